@@ -1,0 +1,3 @@
+from truegreen.cli import main
+
+main()

@@ -1,0 +1,126 @@
+"""The command line: parse arguments, call one function per command, render, exit.
+
+Nothing below this module prints or exits; expected errors arrive here as TruegreenError
+and leave as one plain line on stderr.
+"""
+
+import sys
+import traceback
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from truegreen import __version__
+from truegreen.exitcodes import ExitCode
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _report_errors(command: F) -> F:
+    """Turn expected errors into one line and their exit code; tracebacks only with --debug."""
+
+    @wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from truegreen.errors import TruegreenError
+
+        debug = bool(kwargs.get("debug"))
+        try:
+            return command(*args, **kwargs)
+        except TruegreenError as error:
+            if debug:
+                traceback.print_exc()
+            click.echo(f"truegreen: {error.line()}", err=True)
+            sys.exit(error.exit_code)
+        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+            raise
+        except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
+            if debug:
+                traceback.print_exc()
+            click.echo(
+                f"truegreen: internal error ({type(error).__name__}); this is a bug in truegreen. "
+                "Run again with --debug and report the traceback.",
+                err=True,
+            )
+            sys.exit(ExitCode.BROKEN)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _common_output(command: F) -> F:
+    for option in reversed(
+        [
+            click.option(
+                "-o",
+                "--output",
+                type=click.Choice(["text", "json"]),
+                default="text",
+                show_default=True,
+                help="Text for people, JSON (alone on stdout) for machines.",
+            ),
+            click.option("-v", "--verbose", is_flag=True, help="Show Kubernetes details."),
+            click.option("--no-color", is_flag=True, help="No colour (NO_COLOR is honoured too)."),
+            click.option("--debug", is_flag=True, help="Show tracebacks for errors."),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+def _connection_options(command: F) -> F:
+    for option in reversed(
+        [
+            click.option(
+                "--kubeconfig",
+                type=click.Path(path_type=Path, dir_okay=False),
+                help="Kubeconfig (default: $KUBECONFIG, then ~/.kube/config, then in-cluster).",
+            ),
+            click.option("--context", help="Kubeconfig context (default: the current one)."),
+            click.option(
+                "-n",
+                "--namespace",
+                help="Namespace (default: the context's namespace, else 'default').",
+            ),
+            click.option(
+                "--request-timeout",
+                type=click.FloatRange(min=0.1),
+                default=10.0,
+                show_default=True,
+                help="Seconds to wait for each API request.",
+            ),
+        ]
+    ):
+        command = option(command)
+    return command
+
+
+class _Group(click.Group):
+    """A click group whose usage errors exit 64 (EX_USAGE) instead of click's 2."""
+
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
+        try:
+            return super().main(*args, **kwargs)
+        except click.exceptions.UsageError as error:
+            error.show()
+            sys.exit(ExitCode.USAGE)
+        except click.exceptions.Abort:
+            click.echo("truegreen: aborted", err=True)
+            sys.exit(ExitCode.BROKEN)
+        except click.exceptions.Exit as done:
+            sys.exit(done.exit_code)
+        except click.ClickException as error:
+            error.show()
+            sys.exit(ExitCode.USAGE)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="truegreen")
+def main() -> None:
+    """Tell the truth about a Kubernetes training environment.
+
+    Exit codes: 0 measured good, 2 measured failure, 3 could not check, 1 truegreen broke,
+    64 bad usage.
+    """

@@ -1,0 +1,28 @@
+"""Reading and writing Kubernetes: live client, snapshot reader/writer, one Read result type.
+
+Nothing outside this package imports lightkube or its HTTP library.
+"""
+
+from truegreen.cluster.kinds import Kind
+from truegreen.cluster.reader import ClusterReader
+from truegreen.cluster.reads import (
+    CantRead,
+    GetRead,
+    Got,
+    KubeObject,
+    Listed,
+    ListRead,
+    ReadFailure,
+)
+
+__all__ = [
+    "CantRead",
+    "ClusterReader",
+    "GetRead",
+    "Got",
+    "Kind",
+    "KubeObject",
+    "ListRead",
+    "Listed",
+    "ReadFailure",
+]

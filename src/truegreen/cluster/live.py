@@ -1,0 +1,162 @@
+"""The live cluster, read and written through lightkube."""
+
+from collections.abc import Iterator, Mapping
+from types import TracebackType
+from typing import Any
+
+import httpx2
+from lightkube import Client
+from lightkube.core.exceptions import ConfigError
+from lightkube.generic_resource import create_global_resource, create_namespaced_resource
+from lightkube.operators import not_equal
+
+from truegreen.cluster.classify import MalformedAnswerError, classify, describe
+from truegreen.cluster.kinds import Kind
+from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
+from truegreen.cluster.reads import (
+    CantRead,
+    GetRead,
+    Got,
+    KubeObject,
+    Listed,
+    ListRead,
+    ReadFailure,
+)
+from truegreen.cluster.settings import ConnectionSettings
+from truegreen.errors import ConnectionSetupError
+
+PAGE_SIZE = 500
+"""Objects per list page, as kubectl asks for."""
+
+
+def _resource(kind: Kind) -> Any:
+    """A lightkube resource class that decodes objects of `kind` into plain dictionaries."""
+    spec = kind.spec
+    make = create_namespaced_resource if spec.namespaced else create_global_resource
+    return make(spec.group, spec.version, spec.name, spec.plural)
+
+
+_RESOURCES = {kind: _resource(kind) for kind in Kind}
+
+
+class LiveCluster:
+    """Reads a live cluster. Every read is a value; nothing here raises on an API failure."""
+
+    def __init__(self, connection: ResolvedConnection, request_timeout: float) -> None:
+        self._connection = connection
+        self._requests = 0
+        try:
+            self._client = Client(
+                config=connection.config,
+                namespace=connection.namespace,
+                timeout=httpx2.Timeout(request_timeout),
+                field_manager="truegreen",
+            )
+        except (ConfigError, OSError, ValueError) as error:
+            raise ConnectionSetupError(
+                f"cannot use the credentials in {connection.source}",
+                type(error).__name__,
+                "check the user entry of the kubeconfig",
+            ) from None
+        # Count every HTTP request, pages and retries of the auth flow included.
+        self._client._client._client.event_hooks["request"].append(self._count)
+
+    @classmethod
+    def connect(cls, settings: ConnectionSettings) -> "LiveCluster":
+        """Resolve `settings` like kubectl; ConnectionSetupError when they are unusable."""
+        return cls(resolve(settings), settings.request_timeout)
+
+    def _count(self, _request: object) -> None:
+        self._requests += 1
+
+    @property
+    def namespace(self) -> str:
+        """The namespace from `-n`, else the context's, else `default`."""
+        return self._connection.namespace
+
+    @property
+    def server(self) -> str:
+        """The API server address, for messages."""
+        return self._connection.server
+
+    @property
+    def requests_made(self) -> int:
+        """HTTP requests sent so far (each list page counts)."""
+        return self._requests
+
+    def list(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None,
+        labels: Mapping[str, str] | None = None,
+        fields: Mapping[str, str] | None = None,
+    ) -> ListRead:
+        """Every matching object, all pages fetched; or why the list could not be read."""
+        action = action_of(kind)
+        try:
+            items = tuple(self._iterate(kind, namespace, labels, fields))
+        except Exception as error:
+            cant = classify(error, action)
+            if cant is None:
+                raise
+            return cant
+        return Listed(items)
+
+    def _iterate(
+        self,
+        kind: Kind,
+        namespace: str | None,
+        labels: Mapping[str, str] | None,
+        fields: Mapping[str, str] | None,
+    ) -> Iterator[KubeObject]:
+        selector: dict[str, Any] | None = None
+        if fields:
+            selector = {
+                path: not_equal(value[1:]) if value.startswith("!") else value
+                for path, value in fields.items()
+            }
+        for item in self._client.list(
+            _RESOURCES[kind],
+            namespace="*" if namespace is None and kind.namespaced else namespace,
+            chunk_size=PAGE_SIZE,
+            labels=dict(labels) if labels else None,
+            fields=selector,
+        ):
+            if not isinstance(item, Mapping):
+                raise MalformedAnswerError(action_of(kind))
+            yield dict(item)
+
+    def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
+        """One object by name; NotFound is a measured absence."""
+        action = f"read {kind.spec.name.lower()} {name!r}"
+        try:
+            item = self._client.get(_RESOURCES[kind], name, namespace=namespace)
+        except Exception as error:
+            cant = classify(error, action)
+            if cant is None:
+                raise
+            return cant
+        if not isinstance(item, Mapping) or not isinstance(item.get("metadata"), Mapping):
+            return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
+        return Got(dict(item))
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        self._client.close()
+
+    def __enter__(self) -> "LiveCluster":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def action_of(kind: Kind) -> str:
+    """The plain words for listing `kind`, used in can't-read reasons."""
+    return f"list {kind.plural}"

@@ -1,0 +1,70 @@
+"""One read result type: either the objects, or a classified reason the read could not look.
+
+The classification happens once, in this package, from status codes and exception types.
+Checks match on `ReadFailure`, never on message text.
+"""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+KubeObject = Mapping[str, Any]
+"""A Kubernetes object as the API serves it (apiVersion, kind, metadata, spec, status)."""
+
+
+class ReadFailure(StrEnum):
+    """Why a read returned no objects."""
+
+    NOT_FOUND = "not-found"
+    """The server answered that the object is absent: a measurement, not a failure to look."""
+    UNAUTHORIZED = "unauthorized"
+    """The server did not accept our credentials (401)."""
+    FORBIDDEN = "forbidden"
+    """Our credentials may not read this (403)."""
+    TIMEOUT = "timeout"
+    """No answer within the request timeout."""
+    UNREACHABLE = "unreachable"
+    """No connection: bad address, refused, reset, TLS failure."""
+    SERVER_ERROR = "server-error"
+    """The server answered with an error of its own (5xx, throttling, an unexpected status)."""
+    MALFORMED = "malformed"
+    """The answer was not the JSON document the API promises."""
+    NOT_CAPTURED = "not-captured"
+    """Offline: the snapshot does not hold this read."""
+
+    @property
+    def is_measurement(self) -> bool:
+        """True when the failure itself is knowledge about the cluster (the object is absent)."""
+        return self is ReadFailure.NOT_FOUND
+
+
+@dataclass(frozen=True)
+class CantRead:
+    """A read that returned no objects, and why. `reason` is one plain line, free of secrets."""
+
+    failure: ReadFailure
+    reason: str
+
+    @property
+    def is_measurement(self) -> bool:
+        """True when this is a measured absence rather than a failure to look."""
+        return self.failure.is_measurement
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A list read that succeeded; every page has been fetched."""
+
+    items: tuple[KubeObject, ...]
+
+
+@dataclass(frozen=True)
+class Got:
+    """A get read that found the object."""
+
+    obj: KubeObject
+
+
+ListRead = Listed | CantRead
+GetRead = Got | CantRead

@@ -1,0 +1,18 @@
+"""How to reach a cluster, resolved the way kubectl resolves it."""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True)
+class ConnectionSettings:
+    """What the operator said about the connection; unset fields fall back like kubectl's."""
+
+    kubeconfig: Path | None = None
+    """`--kubeconfig`; else `$KUBECONFIG`, else `~/.kube/config`, else the in-cluster account."""
+    context: str | None = None
+    """`--context`; else the kubeconfig's current context."""
+    namespace: str | None = None
+    """`-n`; else the context's namespace, else `default`."""
+    request_timeout: float = 10.0
+    """Seconds to wait for any one API request."""

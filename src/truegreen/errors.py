@@ -1,0 +1,44 @@
+"""Expected errors: each becomes one plain line on stderr and an exit code, never a traceback."""
+
+from truegreen.exitcodes import ExitCode
+
+
+class TruegreenError(Exception):
+    """An error the operator can act on: what happened, why, and what to do."""
+
+    exit_code: ExitCode = ExitCode.BROKEN
+
+    def __init__(self, what: str, why: str = "", todo: str = "") -> None:
+        self.what = what
+        self.why = why
+        self.todo = todo
+        super().__init__(self.line())
+
+    def line(self) -> str:
+        """The single line printed for this error."""
+        parts = [self.what]
+        if self.why:
+            parts.append(self.why)
+        text = ": ".join(parts)
+        return f"{text}. {self.todo}" if self.todo else text
+
+
+class UsageError(TruegreenError):
+    """The command was called wrongly: a bad flag value or configuration file."""
+
+    exit_code = ExitCode.USAGE
+
+
+class ConnectionSetupError(TruegreenError):
+    """The cluster connection settings (kubeconfig, context) cannot be used.
+
+    Exit 3: the cluster could not be checked, which is neither a pass nor a measured failure.
+    """
+
+    exit_code = ExitCode.UNKNOWN
+
+
+class CheckImpossibleError(TruegreenError):
+    """Nothing could be checked at all, for a reason outside truegreen."""
+
+    exit_code = ExitCode.UNKNOWN

@@ -1,0 +1,18 @@
+"""The one exit-code contract shared by every command."""
+
+from enum import IntEnum
+
+
+class ExitCode(IntEnum):
+    """What a truegreen process tells its caller."""
+
+    GOOD = 0
+    """Measured good; warnings are allowed."""
+    BROKEN = 1
+    """truegreen itself broke (a bug, not a finding)."""
+    FAILED = 2
+    """A measured failure: not ready, a rollout failed, lint errors."""
+    UNKNOWN = 3
+    """Something could not be checked and nothing failed."""
+    USAGE = 64
+    """Bad usage: wrong flags, unreadable configuration."""

@@ -1,0 +1,878 @@
+"""An in-memory Kubernetes API server over real HTTP, faithful enough for kubectl to use.
+
+It serves discovery, list (label and field selectors, limit/continue pagination with 410 for a
+stale token), get (404 Status bodies), merge and strategic-merge patches (409 on a stale
+resourceVersion, generation bumps like the real registries), and injects faults by method, path
+pattern and count. Every request is logged so tests can assert on what a client asked for.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import re
+import socket
+import struct
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import Enum
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import yaml
+
+JsonObject = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ResourceType:
+    """One API resource the fake serves."""
+
+    group: str
+    version: str
+    kind: str
+    plural: str
+    namespaced: bool
+    short_names: tuple[str, ...] = ()
+
+    @property
+    def group_version(self) -> str:
+        return f"{self.group}/{self.version}" if self.group else self.version
+
+
+RESOURCE_TYPES = (
+    ResourceType("", "v1", "Pod", "pods", True, ("po",)),
+    ResourceType("", "v1", "Node", "nodes", False, ("no",)),
+    ResourceType("", "v1", "Namespace", "namespaces", False, ("ns",)),
+    ResourceType("", "v1", "Secret", "secrets", True),
+    ResourceType("", "v1", "ConfigMap", "configmaps", True, ("cm",)),
+    ResourceType("", "v1", "Service", "services", True, ("svc",)),
+    ResourceType("", "v1", "ServiceAccount", "serviceaccounts", True, ("sa",)),
+    ResourceType("", "v1", "PersistentVolumeClaim", "persistentvolumeclaims", True, ("pvc",)),
+    ResourceType("", "v1", "PersistentVolume", "persistentvolumes", False, ("pv",)),
+    ResourceType("", "v1", "LimitRange", "limitranges", True, ("limits",)),
+    ResourceType("", "v1", "Event", "events", True, ("ev",)),
+    ResourceType("apps", "v1", "Deployment", "deployments", True, ("deploy",)),
+    ResourceType("apps", "v1", "StatefulSet", "statefulsets", True, ("sts",)),
+    ResourceType("apps", "v1", "DaemonSet", "daemonsets", True, ("ds",)),
+    ResourceType("apps", "v1", "ReplicaSet", "replicasets", True, ("rs",)),
+    ResourceType("batch", "v1", "Job", "jobs", True),
+    ResourceType("batch", "v1", "CronJob", "cronjobs", True, ("cj",)),
+    ResourceType("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, ("sc",)),
+)
+
+_BY_PATH = {(t.group, t.version, t.plural): t for t in RESOURCE_TYPES}
+_BY_KIND = {(t.group_version, t.kind): t for t in RESOURCE_TYPES}
+_VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"]
+# The registries that bump metadata.generation; Deployments also count annotation changes
+# because the Deployment registry copies annotations to its ReplicaSets.
+_GENERATION_ON_ANNOTATIONS = {"deployments"}
+_GENERATION_ON_SPEC = {
+    "deployments",
+    "statefulsets",
+    "daemonsets",
+    "replicasets",
+    "jobs",
+    "cronjobs",
+}
+
+
+class Fault(Enum):
+    """What an injected fault does to a matching request."""
+
+    UNAUTHORIZED = 401
+    FORBIDDEN = 403
+    NOT_FOUND = 404
+    CONFLICT = 409
+    TOO_MANY_REQUESTS = 429
+    SERVER_ERROR = 500
+    UNAVAILABLE = 503
+    DELAY = "delay"
+    """Sleep `delay` seconds before answering (past the client's timeout)."""
+    RESET = "reset"
+    """Close the connection with a TCP reset and no answer."""
+    MALFORMED = "malformed"
+    """200 with a body that is not JSON."""
+    WRONG_KIND = "wrong-kind"
+    """200 with valid JSON that is not the promised document."""
+
+
+@dataclass
+class FaultRule:
+    """Inject `fault` into requests whose method and path match; `count` None means forever."""
+
+    fault: Fault
+    path: re.Pattern[str]
+    method: str | None = None
+    count: int | None = None
+    delay: float = 30.0
+    hits: int = 0
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    """One request the fake received, and the status it answered with (0 for a reset)."""
+
+    method: str
+    path: str
+    query: Mapping[str, str]
+    status: int
+    fault: Fault | None = None
+
+
+class ApiFailureError(Exception):
+    def __init__(
+        self, code: int, reason: str, message: str, headers: Mapping[str, str] | None = None
+    ):
+        super().__init__(message)
+        self.code = code
+        self.reason = reason
+        self.message = message
+        self.headers = dict(headers or {})
+
+
+class FakeApiServer:
+    """The in-memory API server. Use as a context manager, or start() and stop()."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()
+        self._objects: dict[tuple[str, str, str], dict[tuple[str, str], JsonObject]] = {}
+        self._resource_version = 1000
+        self._compacted_before = 0
+        self.faults: list[FaultRule] = []
+        self.log: list[RequestRecord] = []
+        self.patch_hooks: list[Callable[[FakeApiServer, str, JsonObject], None]] = []
+        self._stopping = threading.Event()
+        self._server: ThreadingHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # -- lifecycle ---------------------------------------------------------------------------
+
+    def start(self) -> FakeApiServer:
+        handler = _make_handler(self)
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    def __enter__(self) -> FakeApiServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def url(self) -> str:
+        assert self._server is not None, "server not started"
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def write_kubeconfig(
+        self, path: Path, namespace: str | None = None, token: str = "t0ken"
+    ) -> Path:
+        """A kubeconfig pointing at this server with one context, `fake`."""
+        context: JsonObject = {"cluster": "fake", "user": "fake"}
+        if namespace:
+            context["namespace"] = namespace
+        config = {
+            "apiVersion": "v1",
+            "kind": "Config",
+            "clusters": [{"name": "fake", "cluster": {"server": self.url}}],
+            "users": [{"name": "fake", "user": {"token": token}}],
+            "contexts": [{"name": "fake", "context": context}],
+            "current-context": "fake",
+        }
+        path.write_text(yaml.safe_dump(config), encoding="utf-8")
+        return path
+
+    # -- objects -----------------------------------------------------------------------------
+
+    def add(self, *objects: Mapping[str, Any]) -> None:
+        """Store objects (as the API would after a create), assigning resourceVersion and uid."""
+        with self._lock:
+            for obj in objects:
+                stored = copy.deepcopy(dict(obj))
+                rtype = _BY_KIND.get((stored.get("apiVersion", ""), stored.get("kind", "")))
+                if rtype is None:
+                    raise ValueError(f"fake API server does not serve {stored.get('kind')}")
+                meta = stored.setdefault("metadata", {})
+                if rtype.namespaced:
+                    meta.setdefault("namespace", "default")
+                    self._ensure_namespace(meta["namespace"])
+                else:
+                    meta.pop("namespace", None)
+                meta.setdefault("uid", f"uid-{meta['name']}-{self._resource_version}")
+                meta.setdefault("creationTimestamp", "2026-01-01T00:00:00Z")
+                if rtype.plural in _GENERATION_ON_SPEC:
+                    meta.setdefault("generation", 1)
+                meta["resourceVersion"] = self._next_rv()
+                bucket = self._objects.setdefault((rtype.group, rtype.version, rtype.plural), {})
+                bucket[(meta.get("namespace", ""), meta["name"])] = stored
+
+    def _ensure_namespace(self, name: str) -> None:
+        """Namespaces exist before their objects, as kubectl expects when it explains a 404."""
+        bucket = self._objects.setdefault(("", "v1", "namespaces"), {})
+        if ("", name) not in bucket:
+            bucket[("", name)] = {
+                "apiVersion": "v1",
+                "kind": "Namespace",
+                "metadata": {"name": name, "uid": f"uid-ns-{name}", "resourceVersion": "1"},
+                "status": {"phase": "Active"},
+            }
+
+    def load_yaml(self, text_or_path: str | Path) -> None:
+        """Store every object of a (multi-document) YAML text or file; `List` kinds unwrap."""
+        text = text_or_path.read_text() if isinstance(text_or_path, Path) else text_or_path
+        for doc in yaml.safe_load_all(text):
+            if not doc:
+                continue
+            if str(doc.get("kind", "")).endswith("List"):
+                self.add(*doc.get("items", []))
+            else:
+                self.add(doc)
+
+    def get_object(self, kind: str, name: str, namespace: str = "") -> JsonObject | None:
+        """A copy of a stored object, by kind name (e.g. "Deployment")."""
+        with self._lock:
+            for rtype in RESOURCE_TYPES:
+                if rtype.kind == kind:
+                    bucket = self._objects.get((rtype.group, rtype.version, rtype.plural), {})
+                    found = bucket.get((namespace if rtype.namespaced else "", name))
+                    return copy.deepcopy(found) if found else None
+        return None
+
+    def update_object(self, obj: Mapping[str, Any]) -> None:
+        """Replace a stored object as a controller would: new resourceVersion, same generation."""
+        with self._lock:
+            stored = copy.deepcopy(dict(obj))
+            rtype = _BY_KIND[(stored["apiVersion"], stored["kind"])]
+            stored["metadata"]["resourceVersion"] = self._next_rv()
+            bucket = self._objects.setdefault((rtype.group, rtype.version, rtype.plural), {})
+            bucket[(stored["metadata"].get("namespace", ""), stored["metadata"]["name"])] = stored
+
+    def delete_object(self, kind: str, name: str, namespace: str = "") -> None:
+        with self._lock:
+            for rtype in RESOURCE_TYPES:
+                if rtype.kind == kind:
+                    bucket = self._objects.get((rtype.group, rtype.version, rtype.plural), {})
+                    bucket.pop((namespace if rtype.namespaced else "", name), None)
+
+    def compact(self) -> None:
+        """Expire every continue token issued so far, as etcd compaction does."""
+        with self._lock:
+            self._compacted_before = self._resource_version + 1
+            self._next_rv()
+
+    # -- faults and log ----------------------------------------------------------------------
+
+    def inject(
+        self,
+        fault: Fault,
+        path: str,
+        *,
+        method: str | None = None,
+        count: int | None = None,
+        delay: float = 30.0,
+    ) -> FaultRule:
+        """Make requests matching `path` (a regex searched in the URL path) fail with `fault`."""
+        rule = FaultRule(fault, re.compile(path), method.upper() if method else None, count, delay)
+        with self._lock:
+            self.faults.append(rule)
+        return rule
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self.faults.clear()
+
+    def requests(self, method: str | None = None, path: str | None = None) -> list[RequestRecord]:
+        """Logged requests, optionally filtered by method and a path regex."""
+        with self._lock:
+            return [
+                r
+                for r in self.log
+                if (method is None or r.method == method)
+                and (path is None or re.search(path, r.path))
+            ]
+
+    def _take_fault(self, method: str, path: str) -> FaultRule | None:
+        with self._lock:
+            for rule in self.faults:
+                if rule.method not in (None, method) or not rule.path.search(path):
+                    continue
+                if rule.count is not None and rule.hits >= rule.count:
+                    continue
+                rule.hits += 1
+                return rule
+        return None
+
+    def _record(self, record: RequestRecord) -> None:
+        with self._lock:
+            self.log.append(record)
+
+    def _next_rv(self) -> str:
+        self._resource_version += 1
+        return str(self._resource_version)
+
+    # -- request handling --------------------------------------------------------------------
+
+    def handle(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str],
+        headers: Mapping[str, str],
+        body: bytes,
+    ) -> tuple[int, JsonObject | list[Any], dict[str, str]]:
+        """Answer one request; returns status, JSON body and extra headers."""
+        if path == "/version":
+            return 200, _VERSION, {}
+        if path in ("/api", "/api/"):
+            return (
+                200,
+                {
+                    "kind": "APIVersions",
+                    "versions": ["v1"],
+                    "serverAddressByClientCIDRs": [
+                        {"clientCIDR": "0.0.0.0/0", "serverAddress": self.url.split("//")[1]}
+                    ],
+                },
+                {},
+            )
+        if path in ("/apis", "/apis/"):
+            return 200, _api_group_list(), {}
+        parsed = _parse_resource_path(path)
+        if parsed is None:
+            raise ApiFailureError(
+                404, "NotFound", "the server could not find the requested resource"
+            )
+        group, version, rest = parsed
+        if not rest:
+            return 200, _resource_list(group, version), {}
+        namespace, plural, name, subresource = _split_rest(rest)
+        rtype = _BY_PATH.get((group, version, plural))
+        if rtype is None:
+            raise ApiFailureError(
+                404, "NotFound", "the server could not find the requested resource"
+            )
+        if subresource:
+            raise ApiFailureError(
+                404, "NotFound", f"subresource {subresource} is not served by the fake"
+            )
+        if method == "GET" and name is None:
+            return 200, self._list(rtype, namespace, query), {}
+        if method == "GET" and name is not None:
+            return 200, self._get(rtype, namespace, name), {}
+        if method == "PATCH" and name is not None:
+            return (
+                200,
+                self._patch(rtype, namespace, name, headers.get("content-type", ""), body),
+                {},
+            )
+        raise ApiFailureError(405, "MethodNotAllowed", f"{method} is not supported by the fake")
+
+    def _bucket(self, rtype: ResourceType) -> dict[tuple[str, str], JsonObject]:
+        return self._objects.setdefault((rtype.group, rtype.version, rtype.plural), {})
+
+    def _list(
+        self, rtype: ResourceType, namespace: str | None, query: Mapping[str, str]
+    ) -> JsonObject:
+        labels = parse_label_selector(query.get("labelSelector", ""))
+        fields = parse_field_selector(query.get("fieldSelector", ""))
+        limit = int(query.get("limit") or 0)
+        token = query.get("continue", "")
+        with self._lock:
+            start_after = ""
+            list_rv = self._resource_version
+            if token:
+                state = _decode_token(token)
+                if state is None:
+                    raise ApiFailureError(400, "BadRequest", "continue key is not valid")
+                if state["rv"] < self._compacted_before:
+                    raise ApiFailureError(
+                        410,
+                        "Expired",
+                        "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
+                    )
+                start_after, list_rv = state["after"], state["rv"]
+            keys = sorted(self._bucket(rtype))
+            matched = [
+                copy.deepcopy(self._bucket(rtype)[key])
+                for key in keys
+                if (namespace is None or key[0] == namespace)
+                and f"{key[0]}/{key[1]}" > start_after
+                and labels(self._bucket(rtype)[key].get("metadata", {}).get("labels") or {})
+                and fields(self._bucket(rtype)[key])
+            ]
+        metadata: JsonObject = {"resourceVersion": str(list_rv)}
+        if limit and len(matched) > limit:
+            matched, rest = matched[:limit], matched[limit:]
+            last = matched[-1]["metadata"]
+            after = f"{last.get('namespace', '')}/{last['name']}"
+            metadata["continue"] = _encode_token({"after": after, "rv": list_rv})
+            metadata["remainingItemCount"] = len(rest)
+        return {
+            "kind": f"{rtype.kind}List",
+            "apiVersion": rtype.group_version,
+            "metadata": metadata,
+            "items": matched,
+        }
+
+    def _get(self, rtype: ResourceType, namespace: str | None, name: str) -> JsonObject:
+        with self._lock:
+            found = self._bucket(rtype).get((namespace or "", name))
+            if found is None:
+                raise ApiFailureError(404, "NotFound", f'{rtype.plural} "{name}" not found')
+            return copy.deepcopy(found)
+
+    def _patch(
+        self, rtype: ResourceType, namespace: str | None, name: str, content_type: str, body: bytes
+    ) -> JsonObject:
+        try:
+            patch = json.loads(body or b"{}")
+        except ValueError:
+            raise ApiFailureError(400, "BadRequest", "the patch is not valid JSON") from None
+        with self._lock:
+            key = (namespace or "", name)
+            current = self._bucket(rtype).get(key)
+            if current is None:
+                raise ApiFailureError(404, "NotFound", f'{rtype.plural} "{name}" not found')
+            if "json-patch" in content_type:
+                updated = _apply_json_patch(current, patch)
+            elif isinstance(patch, dict):
+                wanted_rv = (patch.get("metadata") or {}).get("resourceVersion")
+                if wanted_rv is not None and wanted_rv != current["metadata"]["resourceVersion"]:
+                    raise ApiFailureError(
+                        409,
+                        "Conflict",
+                        f'Operation cannot be fulfilled on {rtype.plural}.{rtype.group or "core"} "{name}": the object has been modified; please apply your changes to the latest version and try again',
+                    )
+                strategic = "strategic-merge-patch" in content_type
+                updated = _merge(current, patch, strategic=strategic)
+            else:
+                raise ApiFailureError(400, "BadRequest", "the patch is not an object")
+            meta = updated.setdefault("metadata", {})
+            meta["name"], meta["uid"] = current["metadata"]["name"], current["metadata"]["uid"]
+            spec_changed = updated.get("spec") != current.get("spec")
+            annotations_changed = meta.get("annotations") != current["metadata"].get("annotations")
+            if (rtype.plural in _GENERATION_ON_SPEC and spec_changed) or (
+                rtype.plural in _GENERATION_ON_ANNOTATIONS and annotations_changed
+            ):
+                meta["generation"] = int(current["metadata"].get("generation", 1)) + 1
+            if updated != current:
+                meta["resourceVersion"] = self._next_rv()
+            else:
+                meta["resourceVersion"] = current["metadata"]["resourceVersion"]
+            self._bucket(rtype)[key] = updated
+            result = copy.deepcopy(updated)
+        for hook in list(self.patch_hooks):
+            hook(self, rtype.plural, result)
+        return result
+
+
+# -- selectors ---------------------------------------------------------------------------------
+
+_LABEL_TERM = re.compile(
+    r"^\s*(?:(?P<not>!)\s*(?P<nkey>[\w./-]+)|(?P<key>[\w./-]+)\s*(?:(?P<op>==|=|!=)\s*(?P<value>[\w.-]*)|\s+(?P<setop>in|notin)\s*\((?P<values>[^)]*)\)|))\s*$"
+)
+
+
+def _split_terms(selector: str) -> list[str]:
+    """Split on commas that are not inside parentheses."""
+    terms, depth, current = [], 0, ""
+    for char in selector:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        if char == "," and depth == 0:
+            terms.append(current)
+            current = ""
+        else:
+            current += char
+    if current.strip():
+        terms.append(current)
+    return terms
+
+
+@dataclass(frozen=True)
+class LabelRequirement:
+    """One term of a label selector: `key op values`."""
+
+    key: str
+    op: str  # "exists", "!exists", "=", "!=", "in", "notin"
+    values: frozenset[str] = frozenset()
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        value = labels.get(self.key)
+        return {
+            "exists": self.key in labels,
+            "!exists": self.key not in labels,
+            "=": value in self.values,
+            "!=": value not in self.values,
+            "in": value in self.values,
+            # notin also selects objects without the key, as the real API server does
+            "notin": value not in self.values,
+        }[self.op]
+
+
+@dataclass(frozen=True)
+class LabelSelector:
+    requirements: tuple[LabelRequirement, ...]
+
+    def __call__(self, labels: Mapping[str, str]) -> bool:
+        return all(r.matches(labels) for r in self.requirements)
+
+
+def parse_label_selector(selector: str) -> LabelSelector:
+    """A predicate over label maps for a Kubernetes label selector string; 400 if invalid."""
+    requirements: list[LabelRequirement] = []
+    for term in _split_terms(selector):
+        match = _LABEL_TERM.match(term)
+        if match is None:
+            raise ApiFailureError(400, "BadRequest", f"unable to parse requirement: {term!r}")
+        if match["not"]:
+            requirements.append(LabelRequirement(match["nkey"], "!exists"))
+        elif match["op"]:
+            op = "!=" if match["op"] == "!=" else "="
+            requirements.append(LabelRequirement(match["key"], op, frozenset({match["value"]})))
+        elif match["setop"]:
+            values = frozenset(v.strip() for v in match["values"].split(",") if v.strip())
+            requirements.append(LabelRequirement(match["key"], match["setop"], values))
+        else:
+            requirements.append(LabelRequirement(match["key"], "exists"))
+    return LabelSelector(tuple(requirements))
+
+
+@dataclass(frozen=True)
+class FieldRequirement:
+    path: str
+    equal: bool
+    value: str
+
+    def matches(self, obj: Mapping[str, Any]) -> bool:
+        return (_field(obj, self.path) == self.value) is self.equal
+
+
+@dataclass(frozen=True)
+class FieldSelector:
+    requirements: tuple[FieldRequirement, ...]
+
+    def __call__(self, obj: Mapping[str, Any]) -> bool:
+        return all(r.matches(obj) for r in self.requirements)
+
+
+def parse_field_selector(selector: str) -> FieldSelector:
+    """A predicate over objects for a field selector (dotted paths with =, ==, !=)."""
+    requirements: list[FieldRequirement] = []
+    for term in filter(None, (t.strip() for t in selector.split(","))):
+        match = re.match(r"^([\w.]+)\s*(==|=|!=)\s*(.*)$", term)
+        if match is None:
+            raise ApiFailureError(400, "BadRequest", f"invalid field selector: {term!r}")
+        path, op, value = match.groups()
+        requirements.append(FieldRequirement(path, op != "!=", value))
+    return FieldSelector(tuple(requirements))
+
+
+def _field(obj: Mapping[str, Any], path: str) -> str:
+    current: Any = obj
+    for part in path.split("."):
+        if not isinstance(current, Mapping):
+            return ""
+        current = current.get(part)
+    return "" if current is None else str(current)
+
+
+# -- patches -----------------------------------------------------------------------------------
+
+
+def _merge(target: Any, patch: Any, *, strategic: bool) -> Any:
+    """JSON merge patch (RFC 7386); strategic adds merge-by-name for lists of named objects."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = copy.deepcopy(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if key.startswith("$"):
+            continue
+        if value is None:
+            result.pop(key, None)
+        elif (
+            strategic
+            and isinstance(value, list)
+            and isinstance(result.get(key), list)
+            and _named(value)
+            and _named(result[key])
+        ):
+            merged = {item["name"]: item for item in result[key]}
+            order = [item["name"] for item in result[key]]
+            for item in value:
+                if item.get("$patch") == "delete":
+                    merged.pop(item["name"], None)
+                    continue
+                if item["name"] not in merged:
+                    order.append(item["name"])
+                merged[item["name"]] = _merge(merged.get(item["name"], {}), item, strategic=True)
+            result[key] = [merged[n] for n in order if n in merged]
+        else:
+            result[key] = _merge(result.get(key), value, strategic=strategic)
+    return result
+
+
+def _named(items: list[Any]) -> bool:
+    return all(isinstance(i, dict) and "name" in i for i in items)
+
+
+def _apply_json_patch(target: JsonObject, operations: Any) -> JsonObject:
+    result = copy.deepcopy(target)
+    if not isinstance(operations, list):
+        raise ApiFailureError(400, "BadRequest", "a JSON patch is a list of operations")
+    for op in operations:
+        parts = [
+            p.replace("~1", "/").replace("~0", "~") for p in str(op.get("path", "")).split("/")[1:]
+        ]
+        parent: Any = result
+        for part in parts[:-1]:
+            parent = parent[int(part)] if isinstance(parent, list) else parent.setdefault(part, {})
+        last = parts[-1]
+        if op.get("op") in ("add", "replace"):
+            if isinstance(parent, list):
+                parent.insert(len(parent) if last == "-" else int(last), op["value"]) if op[
+                    "op"
+                ] == "add" else parent.__setitem__(int(last), op["value"])
+            else:
+                parent[last] = op["value"]
+        elif op.get("op") == "remove":
+            if isinstance(parent, list):
+                del parent[int(last)]
+            else:
+                parent.pop(last, None)
+        elif op.get("op") == "test":
+            actual = parent[int(last)] if isinstance(parent, list) else parent.get(last)
+            if actual != op.get("value"):
+                raise ApiFailureError(422, "Invalid", "the test operation failed")
+    return result
+
+
+# -- paths and discovery -----------------------------------------------------------------------
+
+
+def _parse_resource_path(path: str) -> tuple[str, str, list[str]] | None:
+    parts = [p for p in path.split("/") if p]
+    if len(parts) >= 2 and parts[0] == "api":
+        return "", parts[1], parts[2:]
+    if len(parts) >= 3 and parts[0] == "apis":
+        return parts[1], parts[2], parts[3:]
+    return None
+
+
+def _split_rest(rest: list[str]) -> tuple[str | None, str, str | None, str | None]:
+    """namespace, plural, name, subresource from the part of a path after the group version."""
+    if rest[0] == "namespaces" and len(rest) >= 3:
+        return (
+            rest[1],
+            rest[2],
+            (rest[3] if len(rest) > 3 else None),
+            (rest[4] if len(rest) > 4 else None),
+        )
+    return None, rest[0], (rest[1] if len(rest) > 1 else None), (rest[2] if len(rest) > 2 else None)
+
+
+_VERSION = {
+    "major": "1",
+    "minor": "32",
+    "gitVersion": "v1.32.0",
+    "gitCommit": "fake",
+    "gitTreeState": "clean",
+    "buildDate": "2026-01-01T00:00:00Z",
+    "goVersion": "go1.23",
+    "compiler": "gc",
+    "platform": "linux/amd64",
+}
+
+
+def _api_group_list() -> JsonObject:
+    groups: dict[str, list[str]] = {}
+    for rtype in RESOURCE_TYPES:
+        if rtype.group and rtype.version not in groups.setdefault(rtype.group, []):
+            groups[rtype.group].append(rtype.version)
+    return {
+        "kind": "APIGroupList",
+        "apiVersion": "v1",
+        "groups": [
+            {
+                "name": name,
+                "versions": [{"groupVersion": f"{name}/{v}", "version": v} for v in versions],
+                "preferredVersion": {
+                    "groupVersion": f"{name}/{versions[0]}",
+                    "version": versions[0],
+                },
+            }
+            for name, versions in groups.items()
+        ],
+    }
+
+
+def _resource_list(group: str, version: str) -> JsonObject:
+    resources = [
+        {
+            "name": t.plural,
+            "singularName": t.kind.lower(),
+            "namespaced": t.namespaced,
+            "kind": t.kind,
+            "verbs": _VERBS,
+            **({"shortNames": list(t.short_names)} if t.short_names else {}),
+        }
+        for t in RESOURCE_TYPES
+        if t.group == group and t.version == version
+    ]
+    if not resources:
+        raise ApiFailureError(404, "NotFound", "the server could not find the requested resource")
+    return {
+        "kind": "APIResourceList",
+        "apiVersion": "v1",
+        "groupVersion": f"{group}/{version}" if group else version,
+        "resources": resources,
+    }
+
+
+def _encode_token(state: Mapping[str, Any]) -> str:
+    return base64.urlsafe_b64encode(json.dumps(state).encode()).decode()
+
+
+def _decode_token(token: str) -> dict[str, Any] | None:
+    try:
+        state = json.loads(base64.urlsafe_b64decode(token.encode()))
+    except ValueError:
+        return None
+    return state if isinstance(state, dict) and {"after", "rv"} <= state.keys() else None
+
+
+def status_body(code: int, reason: str, message: str) -> JsonObject:
+    return {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason,
+        "code": code,
+    }
+
+
+_FAULT_MESSAGES = {
+    Fault.UNAUTHORIZED: ("Unauthorized", "Unauthorized"),
+    Fault.FORBIDDEN: (
+        "Forbidden",
+        'pods is forbidden: User "system:serviceaccount:train:reader" cannot list resource "pods" in API group "" in the namespace "train"',
+    ),
+    Fault.NOT_FOUND: ("NotFound", "the server could not find the requested resource"),
+    Fault.CONFLICT: (
+        "Conflict",
+        "Operation cannot be fulfilled: the object has been modified; please apply your changes to the latest version and try again",
+    ),
+    Fault.TOO_MANY_REQUESTS: ("TooManyRequests", "Too many requests, please try again later."),
+    Fault.SERVER_ERROR: ("InternalError", "Internal error occurred: etcdserver: request timed out"),
+    Fault.UNAVAILABLE: (
+        "ServiceUnavailable",
+        "the server is currently unable to handle the request",
+    ),
+}
+
+
+def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:
+            """Silence the default stderr access log; the request log is in `server.log`."""
+
+        def _serve(self, method: str) -> None:
+            split = urlsplit(self.path)
+            query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
+            length = int(self.headers.get("Content-Length") or 0)
+            body = self.rfile.read(length) if length else b""
+            rule = server._take_fault(method, split.path)
+            if rule is not None and self._inject(rule, method, split.path, query):
+                return
+            try:
+                status, payload, headers = server.handle(
+                    method, split.path, query, {k.lower(): v for k, v in self.headers.items()}, body
+                )
+            except ApiFailureError as failure:
+                status, payload, headers = (
+                    failure.code,
+                    status_body(failure.code, failure.reason, failure.message),
+                    failure.headers,
+                )
+            server._record(RequestRecord(method, split.path, query, status))
+            self._send(status, json.dumps(payload).encode(), headers)
+
+        def _inject(
+            self, rule: FaultRule, method: str, path: str, query: Mapping[str, str]
+        ) -> bool:
+            fault = rule.fault
+            if fault is Fault.DELAY:
+                server._record(RequestRecord(method, path, query, 0, fault))
+                server._stopping.wait(rule.delay)
+                return False
+            if fault is Fault.RESET:
+                server._record(RequestRecord(method, path, query, 0, fault))
+                self.connection.setsockopt(
+                    socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0)
+                )
+                self.connection.close()
+                self.close_connection = True
+                return True
+            if fault is Fault.MALFORMED:
+                server._record(RequestRecord(method, path, query, 200, fault))
+                self._send(200, b'{"kind": "List", "items": [{"metadata": ', {})
+                return True
+            if fault is Fault.WRONG_KIND:
+                server._record(RequestRecord(method, path, query, 200, fault))
+                self._send(200, b'["this", "is", "not", "an", "object"]', {})
+                return True
+            code = int(fault.value)
+            reason, message = _FAULT_MESSAGES[fault]
+            headers = {"Retry-After": "1"} if fault is Fault.TOO_MANY_REQUESTS else {}
+            server._record(RequestRecord(method, path, query, code, fault))
+            self._send(code, json.dumps(status_body(code, reason, message)).encode(), headers)
+            return True
+
+        def _send(self, status: int, body: bytes, headers: Mapping[str, str]) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            for key, value in headers.items():
+                self.send_header(key, value)
+            self.end_headers()
+            try:
+                self.wfile.write(body)
+            except (BrokenPipeError, ConnectionResetError):
+                self.close_connection = True
+
+        def do_GET(self) -> None:
+            self._serve("GET")
+
+        def do_PATCH(self) -> None:
+            self._serve("PATCH")
+
+        def do_POST(self) -> None:
+            self._serve("POST")
+
+        def do_PUT(self) -> None:
+            self._serve("PUT")
+
+        def do_DELETE(self) -> None:
+            self._serve("DELETE")
+
+    return Handler

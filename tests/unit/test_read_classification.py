@@ -1,0 +1,134 @@
+"""Each way a read can fail is classified once, in cluster/, from status codes and exceptions.
+
+These go through the real LiveCluster over HTTP against the fake API server.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from tests.support.fake_apiserver import FakeApiServer, Fault
+from truegreen.cluster import CantRead, Got, Kind, Listed, ReadFailure
+from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.settings import ConnectionSettings
+
+POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "train"}}
+
+
+def _connect(kubeconfig: Path, timeout: float = 10.0) -> LiveCluster:
+    return LiveCluster.connect(ConnectionSettings(kubeconfig=kubeconfig, request_timeout=timeout))
+
+
+@pytest.mark.parametrize(
+    ("fault", "expected"),
+    [
+        (Fault.UNAUTHORIZED, ReadFailure.UNAUTHORIZED),
+        (Fault.FORBIDDEN, ReadFailure.FORBIDDEN),
+        (Fault.NOT_FOUND, ReadFailure.NOT_FOUND),
+        (Fault.CONFLICT, ReadFailure.SERVER_ERROR),
+        (Fault.TOO_MANY_REQUESTS, ReadFailure.SERVER_ERROR),
+        (Fault.SERVER_ERROR, ReadFailure.SERVER_ERROR),
+        (Fault.UNAVAILABLE, ReadFailure.SERVER_ERROR),
+        (Fault.DELAY, ReadFailure.TIMEOUT),
+        (Fault.RESET, ReadFailure.UNREACHABLE),
+        (Fault.MALFORMED, ReadFailure.MALFORMED),
+        (Fault.WRONG_KIND, ReadFailure.MALFORMED),
+    ],
+)
+def test_list_failure_is_classified(
+    fake_api: FakeApiServer, kubeconfig: Path, fault: Fault, expected: ReadFailure
+) -> None:
+    fake_api.add(POD)
+    fake_api.inject(fault, r"/pods$", delay=3.0)
+    with _connect(kubeconfig, timeout=0.5) as cluster:
+        read = cluster.list(Kind.POD, namespace="train")
+    assert isinstance(read, CantRead), f"{fault} should not yield objects, got {read}"
+    assert read.failure is expected
+    assert read.is_measurement is (expected is ReadFailure.NOT_FOUND)
+
+
+def test_get_of_absent_object_is_a_measured_absence(
+    fake_api: FakeApiServer, kubeconfig: Path
+) -> None:
+    fake_api.add(POD)
+    with _connect(kubeconfig) as cluster:
+        present = cluster.get(Kind.POD, "p", namespace="train")
+        absent = cluster.get(Kind.POD, "gone", namespace="train")
+    assert isinstance(present, Got)
+    assert present.obj["metadata"]["name"] == "p"
+    assert absent == CantRead(ReadFailure.NOT_FOUND, "read pod 'gone': not found (404)")
+    assert absent.is_measurement
+
+
+def test_forbidden_get_is_not_a_measurement(fake_api: FakeApiServer, kubeconfig: Path) -> None:
+    fake_api.add(POD)
+    fake_api.inject(Fault.FORBIDDEN, r"/pods/p$")
+    with _connect(kubeconfig) as cluster:
+        read = cluster.get(Kind.POD, "p", namespace="train")
+    assert isinstance(read, CantRead)
+    assert read.failure is ReadFailure.FORBIDDEN
+    assert not read.is_measurement
+
+
+def test_unreachable_server(tmp_path: Path) -> None:
+    server = FakeApiServer().start()
+    kubeconfig = server.write_kubeconfig(tmp_path / "kc")
+    server.stop()  # nothing listens on that port any more
+    with _connect(kubeconfig, timeout=2) as cluster:
+        read = cluster.list(Kind.NODE, namespace=None)
+    assert isinstance(read, CantRead)
+    assert read.failure is ReadFailure.UNREACHABLE
+    assert read.reason == "list nodes: could not connect (connection refused)"
+
+
+def test_list_follows_every_page_and_counts_requests(
+    fake_api: FakeApiServer, kubeconfig: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from truegreen.cluster import live
+
+    fake_api.add(*[{**POD, "metadata": {"name": f"p{i}", "namespace": "train"}} for i in range(7)])
+    monkeypatch.setattr(live, "PAGE_SIZE", 3)  # the page size, not the client, is what varies
+    with _connect(kubeconfig) as cluster:
+        read = cluster.list(Kind.POD, namespace="train")
+        assert isinstance(read, Listed)
+        assert sorted(p["metadata"]["name"] for p in read.items) == [f"p{i}" for i in range(7)]
+        assert cluster.requests_made == 3
+    assert [r.query.get("limit") for r in fake_api.requests("GET", "/pods$")] == ["3", "3", "3"]
+
+
+def test_stale_continue_token_is_not_a_partial_list(
+    fake_api: FakeApiServer, kubeconfig: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from truegreen.cluster import live
+
+    fake_api.add(*[{**POD, "metadata": {"name": f"p{i}", "namespace": "train"}} for i in range(4)])
+    monkeypatch.setattr(live, "PAGE_SIZE", 2)
+    original = fake_api.handle
+
+    def compacting_handle(*args: object, **kwargs: object) -> object:
+        result = original(*args, **kwargs)  # type: ignore[arg-type]
+        fake_api.compact()
+        return result
+
+    monkeypatch.setattr(fake_api, "handle", compacting_handle)
+    with _connect(kubeconfig) as cluster:
+        read = cluster.list(Kind.POD, namespace="train")
+    assert isinstance(read, CantRead), "a list whose later page expired must not look complete"
+    assert read.failure is ReadFailure.SERVER_ERROR
+    assert read.reason == "list pods: the cluster answered with an error (410)"
+
+
+def test_field_selector_not_equal_is_sent(fake_api: FakeApiServer, kubeconfig: Path) -> None:
+    done = {
+        **POD,
+        "metadata": {"name": "done", "namespace": "train"},
+        "status": {"phase": "Succeeded"},
+    }
+    fake_api.add(POD, done)
+    with _connect(kubeconfig) as cluster:
+        read = cluster.list(Kind.POD, namespace="train", fields={"status.phase": "!Succeeded"})
+    assert isinstance(read, Listed)
+    assert [p["metadata"]["name"] for p in read.items] == ["p"]
+    assert (
+        fake_api.requests("GET", "/pods$")[-1].query["fieldSelector"] == "status.phase!=Succeeded"
+    )
