@@ -124,3 +124,124 @@ def main() -> None:
     Exit codes: 0 measured good, 2 measured failure, 3 could not check, 1 truegreen broke,
     64 bad usage.
     """
+
+
+def _emit_json(document: object) -> None:
+    import json
+
+    click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+
+
+def _connection(
+    kubeconfig: Path | None, context: str | None, namespace: str | None, request_timeout: float
+) -> Any:
+    from truegreen.cluster.settings import ConnectionSettings
+
+    return ConnectionSettings(kubeconfig, context, namespace, request_timeout)
+
+
+@main.command()
+@_connection_options
+@click.option(
+    "--snapshot",
+    type=click.Path(path_type=Path, file_okay=False),
+    help="Check a saved snapshot folder instead of the live cluster.",
+)
+@click.option(
+    "--job-requests",
+    metavar="cpu=4,memory=16Gi,nvidia.com/gpu=1",
+    help="One training job pod's requests (default: the newest training job's template).",
+)
+@click.option(
+    "--credentials-secret",
+    metavar="NAME:KEY1,KEY2",
+    help="The backend credentials and the keys they must hold.",
+)
+@click.option(
+    "--config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="YAML file with the same settings (flags win).",
+)
+@_common_output
+@_report_errors
+def doctor(
+    kubeconfig: Path | None,
+    context: str | None,
+    namespace: str | None,
+    request_timeout: float,
+    snapshot: Path | None,
+    job_requests: str | None,
+    credentials_secret: str | None,
+    config: Path | None,
+    output: str,
+    verbose: bool,
+    no_color: bool,
+    debug: bool,
+) -> None:
+    """Can this environment run training right now? One headline, a remedy, then the rest.
+
+    Exit 0 ready (warnings allowed), 2 not ready, 3 could not check.
+    """
+    from truegreen.console import make_consoles
+    from truegreen.doctor.command import DoctorRequest, run_doctor
+    from truegreen.doctor.render import to_json, to_text
+
+    request = DoctorRequest(
+        _connection(kubeconfig, context, namespace, request_timeout),
+        snapshot,
+        job_requests,
+        credentials_secret,
+        config,
+    )
+    report = run_doctor(request)
+    if output == "json":
+        _emit_json(to_json(report))
+    else:
+        consoles = make_consoles(no_color)
+        for line in to_text(report, verbose=verbose):
+            consoles.out.print(line)
+    sys.exit(report.exit_code)
+
+
+@main.command()
+@_connection_options
+@click.option(
+    "-o",
+    "--output-dir",
+    "output_dir",
+    type=click.Path(path_type=Path, file_okay=False),
+    required=True,
+    help="New folder to write the snapshot to.",
+)
+@click.option("--credentials-secret", metavar="NAME:KEY1,KEY2", help="Also save this read.")
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="doctor's config.")
+@click.option("--no-color", is_flag=True, help="No colour.")
+@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@_report_errors
+def snapshot(
+    kubeconfig: Path | None,
+    context: str | None,
+    namespace: str | None,
+    request_timeout: float,
+    output_dir: Path,
+    credentials_secret: str | None,
+    config: Path | None,
+    no_color: bool,
+    debug: bool,
+) -> None:
+    """Save every read doctor makes (failed reads too, secrets redacted) for offline checks."""
+    from truegreen.console import make_consoles
+    from truegreen.doctor.command import DoctorRequest, take_snapshot
+
+    request = DoctorRequest(
+        _connection(kubeconfig, context, namespace, request_timeout),
+        credentials_secret=credentials_secret,
+        config=config,
+    )
+    summary = take_snapshot(request, output_dir)
+    failed = f", {summary.failed_reads} could not be read" if summary.failed_reads else ""
+    make_consoles(no_color).err.print(
+        f"Saved {summary.reads} reads of '{summary.namespace}' to {summary.directory}{failed}. "
+        f"Check it with: truegreen doctor --snapshot {summary.directory}",
+        markup=False,
+    )

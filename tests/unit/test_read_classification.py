@@ -10,6 +10,7 @@ import pytest
 from tests.support.fake_apiserver import FakeApiServer, Fault
 from truegreen.cluster import CantRead, Got, Kind, Listed, ReadFailure
 from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.reader import FieldIsNot
 from truegreen.cluster.settings import ConnectionSettings
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "train"}}
@@ -119,16 +120,14 @@ def test_stale_continue_token_is_not_a_partial_list(
 
 
 def test_field_selector_not_equal_is_sent(fake_api: FakeApiServer, kubeconfig: Path) -> None:
-    done = {
-        **POD,
-        "metadata": {"name": "done", "namespace": "train"},
-        "status": {"phase": "Succeeded"},
-    }
-    fake_api.add(POD, done)
+    def pod(name: str, phase: str) -> dict[str, object]:
+        return {**POD, "metadata": {"name": name, "namespace": "train"}, "status": {"phase": phase}}
+
+    fake_api.add(pod("run", "Running"), pod("done", "Succeeded"), pod("failed", "Failed"))
+    terminated = FieldIsNot(("Succeeded", "Failed"))
     with _connect(kubeconfig) as cluster:
-        read = cluster.list(Kind.POD, namespace="train", fields={"status.phase": "!Succeeded"})
+        read = cluster.list(Kind.POD, namespace="train", fields={"status.phase": terminated})
     assert isinstance(read, Listed)
-    assert [p["metadata"]["name"] for p in read.items] == ["p"]
-    assert (
-        fake_api.requests("GET", "/pods$")[-1].query["fieldSelector"] == "status.phase!=Succeeded"
-    )
+    assert [p["metadata"]["name"] for p in read.items] == ["run"]
+    sent = fake_api.requests("GET", "/pods$")[-1].query["fieldSelector"]
+    assert set(sent.split(",")) == {"status.phase!=Succeeded", "status.phase!=Failed"}

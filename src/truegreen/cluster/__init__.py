@@ -4,7 +4,7 @@ Nothing outside this package imports lightkube or its HTTP library.
 """
 
 from truegreen.cluster.kinds import Kind
-from truegreen.cluster.reader import ClusterReader
+from truegreen.cluster.reader import ClusterReader, FieldIsNot, ReadKey
 from truegreen.cluster.reads import (
     CantRead,
     GetRead,
@@ -18,6 +18,7 @@ from truegreen.cluster.reads import (
 __all__ = [
     "CantRead",
     "ClusterReader",
+    "FieldIsNot",
     "GetRead",
     "Got",
     "Kind",
@@ -25,4 +26,5 @@ __all__ = [
     "ListRead",
     "Listed",
     "ReadFailure",
+    "ReadKey",
 ]

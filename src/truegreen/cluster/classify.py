@@ -51,12 +51,15 @@ def classify(error: Exception, action: str) -> CantRead | None:
         return CantRead(
             failure_for_status(code), describe(failure_for_status(code), action, str(code))
         )
+    # Refused, no route, DNS or TLS failure: no answer was ever possible, so no later read
+    # can succeed either. A dropped or slow connection says nothing about the next request.
+    reached = not isinstance(error, httpx2.ConnectError | httpx2.ConnectTimeout)
     if isinstance(error, httpx2.TimeoutException):
-        return CantRead(ReadFailure.TIMEOUT, describe(ReadFailure.TIMEOUT, action))
+        return CantRead(ReadFailure.TIMEOUT, describe(ReadFailure.TIMEOUT, action), reached)
     if isinstance(error, httpx2.TransportError):
+        cause = _transport_cause(error)
         return CantRead(
-            ReadFailure.UNREACHABLE,
-            describe(ReadFailure.UNREACHABLE, action, _transport_cause(error)),
+            ReadFailure.UNREACHABLE, describe(ReadFailure.UNREACHABLE, action, cause), reached
         )
     if isinstance(
         error,

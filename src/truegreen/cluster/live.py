@@ -8,11 +8,12 @@ import httpx2
 from lightkube import Client
 from lightkube.core.exceptions import ConfigError
 from lightkube.generic_resource import create_global_resource, create_namespaced_resource
-from lightkube.operators import not_equal
+from lightkube.operators import not_in
 
 from truegreen.cluster.classify import MalformedAnswerError, classify, describe
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
+from truegreen.cluster.reader import FieldIsNot, FieldSelector
 from truegreen.cluster.reads import (
     CantRead,
     GetRead,
@@ -75,6 +76,11 @@ class LiveCluster:
         return self._connection.namespace
 
     @property
+    def source(self) -> str:
+        """Where the connection settings came from: a kubeconfig path or `in-cluster`."""
+        return self._connection.source
+
+    @property
     def server(self) -> str:
         """The API server address, for messages."""
         return self._connection.server
@@ -90,7 +96,7 @@ class LiveCluster:
         *,
         namespace: str | None,
         labels: Mapping[str, str] | None = None,
-        fields: Mapping[str, str] | None = None,
+        fields: FieldSelector | None = None,
     ) -> ListRead:
         """Every matching object, all pages fetched; or why the list could not be read."""
         action = action_of(kind)
@@ -108,12 +114,12 @@ class LiveCluster:
         kind: Kind,
         namespace: str | None,
         labels: Mapping[str, str] | None,
-        fields: Mapping[str, str] | None,
+        fields: FieldSelector | None,
     ) -> Iterator[KubeObject]:
         selector: dict[str, Any] | None = None
         if fields:
             selector = {
-                path: not_equal(value[1:]) if value.startswith("!") else value
+                path: not_in(list(value.values)) if isinstance(value, FieldIsNot) else value
                 for path, value in fields.items()
             }
         for item in self._client.list(

@@ -1,10 +1,49 @@
 """The read interface shared by the live cluster and a saved snapshot."""
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Protocol
 
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.reads import GetRead, ListRead
+
+
+@dataclass(frozen=True)
+class FieldIsNot:
+    """A field selector condition: the field equals none of `values`."""
+
+    values: tuple[str, ...]
+
+
+FieldSelector = Mapping[str, str | FieldIsNot]
+
+
+def label_selector_text(labels: Mapping[str, str] | None) -> str:
+    """The canonical label selector string (`a=b,c=d`)."""
+    return ",".join(f"{k}={v}" for k, v in sorted((labels or {}).items()))
+
+
+def field_selector_text(fields: FieldSelector | None) -> str:
+    """The canonical field selector string (`status.phase!=Failed,status.phase!=Succeeded`)."""
+    terms: list[str] = []
+    for path, condition in sorted((fields or {}).items()):
+        if isinstance(condition, FieldIsNot):
+            terms.extend(f"{path}!={value}" for value in sorted(condition.values))
+        else:
+            terms.append(f"{path}={condition}")
+    return ",".join(terms)
+
+
+@dataclass(frozen=True)
+class ReadKey:
+    """Identifies one read, so a snapshot can answer exactly the reads it recorded."""
+
+    verb: str  # "list" or "get"
+    kind: Kind
+    namespace: str | None
+    name: str | None = None
+    labels: str = ""
+    fields: str = ""
 
 
 class ClusterReader(Protocol):
@@ -21,12 +60,9 @@ class ClusterReader(Protocol):
         *,
         namespace: str | None,
         labels: Mapping[str, str] | None = None,
-        fields: Mapping[str, str] | None = None,
+        fields: FieldSelector | None = None,
     ) -> ListRead:
-        """Every object of `kind` in `namespace` (all namespaces when None) matching the selectors.
-
-        `fields` maps a field path to a value; a value starting with `!` means "not equal".
-        """
+        """Every object of `kind` in `namespace` (all namespaces when None) matching selectors."""
         ...
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:

@@ -45,6 +45,8 @@ class CantRead:
 
     failure: ReadFailure
     reason: str
+    reached: bool = True
+    """False when no connection to the server was ever made (refused, no route, TLS)."""
 
     @property
     def is_measurement(self) -> bool:

@@ -1,0 +1,259 @@
+"""Saved snapshots: every read doctor makes, failed reads included, as plain YAML.
+
+Layout of a snapshot directory:
+  snapshot.yaml          what was captured: namespace, time, server, truegreen version
+  reads/NNN-....yaml     one read each: the read's key and either its objects or its CantRead
+"""
+
+import os
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from truegreen.cluster.classify import describe
+from truegreen.cluster.kinds import Kind
+from truegreen.cluster.reader import (
+    ClusterReader,
+    FieldSelector,
+    ReadKey,
+    field_selector_text,
+    label_selector_text,
+)
+from truegreen.cluster.reads import CantRead, GetRead, Got, Listed, ListRead, ReadFailure
+from truegreen.errors import UsageError
+
+FORMAT_VERSION = 1
+_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+
+
+@dataclass(frozen=True)
+class SnapshotInfo:
+    """What a snapshot says about its own capture."""
+
+    namespace: str
+    taken_at: datetime
+    server: str
+
+
+class RecordingReader:
+    """Wraps a reader and remembers every read and its answer, in order."""
+
+    def __init__(self, inner: ClusterReader) -> None:
+        self._inner = inner
+        self.recorded: list[tuple[ReadKey, ListRead | GetRead]] = []
+
+    @property
+    def namespace(self) -> str:
+        """The inner reader's namespace."""
+        return self._inner.namespace
+
+    def list(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None,
+        labels: Mapping[str, str] | None = None,
+        fields: FieldSelector | None = None,
+    ) -> ListRead:
+        """Read through, and record the answer."""
+        read = self._inner.list(kind, namespace=namespace, labels=labels, fields=fields)
+        key = ReadKey(
+            "list", kind, namespace, None, label_selector_text(labels), field_selector_text(fields)
+        )
+        self.recorded.append((key, read))
+        return read
+
+    def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
+        """Read through, and record the answer."""
+        read = self._inner.get(kind, name, namespace=namespace)
+        self.recorded.append((ReadKey("get", kind, namespace, name), read))
+        return read
+
+
+def write_snapshot(
+    directory: Path, info: SnapshotInfo, recorded: list[tuple[ReadKey, ListRead | GetRead]]
+) -> None:
+    """Write a snapshot atomically: into a temporary sibling, then renamed into place."""
+    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+        raise UsageError(
+            f"cannot write the snapshot to {directory}",
+            "it already exists and is not an empty folder",
+            "choose a new folder with -o",
+        )
+    parent = directory.resolve().parent
+    if not parent.is_dir():
+        raise UsageError(f"cannot write the snapshot to {directory}", f"{parent} does not exist")
+    staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=parent))
+    try:
+        meta = {
+            "truegreen_snapshot": FORMAT_VERSION,
+            "namespace": info.namespace,
+            "taken_at": info.taken_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "server": info.server,
+        }
+        (staging / "snapshot.yaml").write_text(yaml.dump(meta, Dumper=_Dumper, sort_keys=False))
+        (staging / "reads").mkdir()
+        for number, (key, read) in enumerate(recorded, start=1):
+            name = f"{number:03d}-{key.verb}-{key.kind.plural}" + (
+                f"-{key.name}" if key.name else ""
+            )
+            document = {"read": _key_document(key), "result": _result_document(read)}
+            (staging / "reads" / f"{name}.yaml").write_text(
+                yaml.dump(document, Dumper=_Dumper, sort_keys=False)
+            )
+        if directory.exists():
+            directory.rmdir()
+        os.replace(staging, directory)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+
+
+def _key_document(key: ReadKey) -> dict[str, Any]:
+    document: dict[str, Any] = {"verb": key.verb, "resource": key.kind.plural}
+    document["namespace"] = key.namespace
+    if key.name is not None:
+        document["name"] = key.name
+    if key.labels:
+        document["labels"] = key.labels
+    if key.fields:
+        document["fields"] = key.fields
+    return document
+
+
+def _result_document(read: ListRead | GetRead) -> dict[str, Any]:
+    if isinstance(read, Listed):
+        return {"items": [dict(item) for item in read.items]}
+    if isinstance(read, Got):
+        return {"object": dict(read.obj)}
+    cant: dict[str, Any] = {"failure": read.failure.value, "reason": read.reason}
+    if not read.reached:
+        cant["reached"] = False
+    return {"cant_read": cant}
+
+
+class SnapshotReader:
+    """Answers reads from a snapshot directory; a read it does not hold is NOT_CAPTURED."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.info = _load_info(directory)
+        self._reads: dict[ReadKey, ListRead | GetRead] = {}
+        for path in sorted((directory / "reads").glob("*.yaml")):
+            loaded = _load_read(path)
+            if loaded is not None:
+                self._reads[loaded[0]] = loaded[1]
+
+    @property
+    def namespace(self) -> str:
+        """The namespace the snapshot was taken of."""
+        return self.info.namespace
+
+    def list(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None,
+        labels: Mapping[str, str] | None = None,
+        fields: FieldSelector | None = None,
+    ) -> ListRead:
+        """The recorded answer to this list."""
+        key = ReadKey(
+            "list", kind, namespace, None, label_selector_text(labels), field_selector_text(fields)
+        )
+        read = self._reads.get(key)
+        if isinstance(read, Listed | CantRead):
+            return read
+        return CantRead(
+            ReadFailure.NOT_CAPTURED, describe(ReadFailure.NOT_CAPTURED, f"list {kind.plural}")
+        )
+
+    def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
+        """The recorded answer to this get."""
+        read = self._reads.get(ReadKey("get", kind, namespace, name))
+        if isinstance(read, Got | CantRead):
+            return read
+        action = f"read {kind.spec.name.lower()} {name!r}"
+        return CantRead(ReadFailure.NOT_CAPTURED, describe(ReadFailure.NOT_CAPTURED, action))
+
+
+def _load_info(directory: Path) -> SnapshotInfo:
+    meta_path = directory / "snapshot.yaml"
+    if not directory.is_dir():
+        raise UsageError(
+            f"snapshot {directory} is not a folder", todo="pass a folder to --snapshot"
+        )
+    try:
+        meta = yaml.load(meta_path.read_text(encoding="utf-8"), Loader=_Loader)
+    except OSError:
+        raise UsageError(
+            f"snapshot {directory} has no snapshot.yaml",
+            todo="pass a folder written by `truegreen snapshot -o DIR`",
+        ) from None
+    except (yaml.YAMLError, UnicodeDecodeError):
+        raise UsageError(
+            f"snapshot {meta_path} is not valid YAML", todo="fix or re-take it"
+        ) from None
+    if not isinstance(meta, Mapping) or meta.get("truegreen_snapshot") != FORMAT_VERSION:
+        raise UsageError(
+            f"{meta_path} is not a truegreen snapshot (format {FORMAT_VERSION})",
+            todo="re-take it with `truegreen snapshot -o DIR`",
+        )
+    try:
+        taken_at = datetime.strptime(str(meta["taken_at"]), "%Y-%m-%dT%H:%M:%SZ").replace(
+            tzinfo=UTC
+        )
+        namespace = str(meta["namespace"])
+    except (KeyError, ValueError):
+        raise UsageError(
+            f"{meta_path} lacks a valid taken_at or namespace", todo="fix or re-take it"
+        ) from None
+    return SnapshotInfo(namespace, taken_at, str(meta.get("server", "")))
+
+
+def _load_read(path: Path) -> tuple[ReadKey, ListRead | GetRead] | None:
+    """One recorded read; a file that cannot be understood answers as MALFORMED, or is skipped."""
+    try:
+        document = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+        read_doc, result = document["read"], document["result"]
+        kind = Kind.from_plural(str(read_doc["resource"]))
+        namespace = read_doc.get("namespace")
+        key = ReadKey(
+            str(read_doc["verb"]),
+            kind,
+            None if namespace is None else str(namespace),
+            None if read_doc.get("name") is None else str(read_doc["name"]),
+            str(read_doc.get("labels", "")),
+            str(read_doc.get("fields", "")),
+        )
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, KeyError, TypeError, ValueError):
+        return None
+    action = f"{key.verb} {kind.plural}"
+    malformed = CantRead(
+        ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action, f"snapshot file {path.name}")
+    )
+    if not isinstance(result, Mapping):
+        return key, malformed
+    if "cant_read" in result:
+        cant = result["cant_read"]
+        try:
+            failure, reason = ReadFailure(cant["failure"]), str(cant["reason"])
+            return key, CantRead(failure, reason, cant.get("reached", True) is not False)
+        except (KeyError, TypeError, ValueError):
+            return key, malformed
+    if key.verb == "list":
+        items = result.get("items")
+        if not isinstance(items, list) or not all(isinstance(i, Mapping) for i in items):
+            return key, malformed
+        return key, Listed(tuple(items))
+    obj = result.get("object")
+    if not isinstance(obj, Mapping):
+        return key, malformed
+    return key, Got(obj)

@@ -1,0 +1,1 @@
+"""doctor: one honest verdict on a training namespace."""

@@ -1,0 +1,1 @@
+"""The checks, one module each. Every check is a pure function of the gathered Environment."""

@@ -1,0 +1,50 @@
+"""Building findings from the wording catalogue."""
+
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+
+from truegreen.cluster import CantRead, Kind
+from truegreen.doctor.environment import Environment
+from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.wording import plain_why, render
+
+Check = Callable[[Environment], list[Finding]]
+
+
+def finding(
+    check: CheckId,
+    status: Status,
+    basis: Basis,
+    code: str,
+    *,
+    details: Iterable[str] = (),
+    objects: Iterable[str] = (),
+    **fields: object,
+) -> Finding:
+    """A finding whose headline and remedy come from the catalogue entry for `code`."""
+    headline, remedy = render(code, **fields)
+    return Finding(check, status, basis, code, headline, remedy, tuple(details), tuple(objects))
+
+
+def ok(
+    check: CheckId, *, details: Iterable[str] = (), objects: Iterable[str] = (), **fields: object
+) -> Finding:
+    """The check looked and found nothing wrong."""
+    return finding(
+        check, Status.OK, Basis.MEASURED, f"{check}.ok", details=details, objects=objects, **fields
+    )
+
+
+def cant_check(check: CheckId, kind: Kind, cant: CantRead, *objects: str) -> Finding:
+    """The check could not look: unknown, never ok and never a failure."""
+    why = plain_why(kind, cant)
+    unknown = finding(
+        check,
+        Status.UNKNOWN,
+        Basis.CANT_CHECK,
+        f"{check}.cant-read",
+        details=(cant.reason,),
+        objects=objects,
+        why=why,
+    )
+    return replace(unknown, why=why)

@@ -1,0 +1,276 @@
+"""Capacity: can a training job of the given size start now, by kube-scheduler's fit rules?"""
+
+from collections.abc import Mapping
+from datetime import timedelta
+from typing import Any
+
+from truegreen.cluster import CantRead, Kind, KubeObject, ReadFailure
+from truegreen.doctor import objects as o
+from truegreen.doctor.checks.base import cant_check, finding
+from truegreen.doctor.checks.workloads import format_age
+from truegreen.doctor.environment import Environment, newest_job
+from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.fit import (
+    MachineRoom,
+    apply_limit_range_defaults,
+    closest,
+    exclusion,
+    format_resources,
+    machine_room,
+    pod_requests,
+    shortfalls,
+)
+from truegreen.quantity import QuantityError, Resources
+
+CHECK = CheckId.CAPACITY
+
+
+def _stuck_job_pods(env: Environment, pods: tuple[KubeObject, ...]) -> list[KubeObject]:
+    """Training job pods of this namespace still unscheduled after the grace period."""
+    stuck = []
+    for pod in pods:
+        meta = o.mapping(pod.get("metadata"))
+        if meta.get("namespace") != env.namespace or not o.job_owner(pod) or o.node_name(pod):
+            continue
+        if o.phase(pod) != "Pending":
+            continue
+        created = o.created_at(pod)
+        if created is not None and env.now - created > env.settings.pending_grace:
+            stuck.append(pod)
+    return stuck
+
+
+def _job_shape(env: Environment) -> tuple[Resources | None, Mapping[str, Any], str, Finding | None]:
+    """The training job pod's requests and placement spec, where they came from, or a finding."""
+    job = newest_job(env.jobs)
+    spec = o.pod_spec(o.pod_template(job)) if job is not None else {}
+    if env.settings.job_requests is not None:
+        return env.settings.job_requests, spec, "--job-requests", None
+    if isinstance(env.jobs, CantRead):
+        return None, {}, "", cant_check(CHECK, Kind.JOB, env.jobs)
+    if job is None:
+        return None, {}, "", None
+    if isinstance(env.limit_ranges, CantRead):
+        return None, {}, "", cant_check(CHECK, Kind.LIMIT_RANGE, env.limit_ranges)
+    try:
+        requests = pod_requests(apply_limit_range_defaults(spec, env.limit_ranges.items))
+    except QuantityError as error:
+        problem = finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "capacity.bad-job-size",
+            details=(f"{o.ref(job)}: {error}",),
+            objects=(o.ref(job),),
+            problem=str(error),
+        )
+        return None, {}, "", problem
+    return requests, spec, f"the template of {o.ref(job)}", None
+
+
+def check(env: Environment) -> list[Finding]:
+    """Findings about whether a training job fits on the cluster's machines now."""
+    if isinstance(env.nodes, CantRead):
+        return [cant_check(CHECK, Kind.NODE, env.nodes)]
+    if isinstance(env.pods_holding_capacity, CantRead):
+        return [cant_check(CHECK, Kind.POD, env.pods_holding_capacity)]
+    request, spec, source, problem = _job_shape(env)
+    if problem is not None:
+        return [problem]
+    try:
+        rooms, job_pods_by_machine = _machine_rooms(
+            env, env.nodes.items, env.pods_holding_capacity.items
+        )
+    except QuantityError as error:
+        cant = CantRead(
+            ReadFailure.MALFORMED, f"a resource amount in the cluster is invalid: {error}"
+        )
+        return [cant_check(CHECK, Kind.POD, cant)]
+    free_lines = [
+        f"{room.name}: free {format_resources(room.allocatable - room.requested)}"
+        for room in rooms.values()
+    ]
+    if request is None:
+        return [finding(CHECK, Status.OK, Basis.MEASURED, "capacity.free-only", details=free_lines)]
+    size = format_resources(request)
+    eligible: list[MachineRoom] = []
+    excluded: dict[str, list[str]] = {}
+    for node in env.nodes.items:
+        reason = exclusion(node, spec)
+        if reason is None:
+            eligible.append(rooms[o.name_of(node)])
+        else:
+            excluded.setdefault(reason, []).append(o.name_of(node))
+    details = [f"job size {size} (from {source})"]
+    details += [f"excluded ({reason}): {', '.join(names)}" for reason, names in excluded.items()]
+    stuck = _stuck_job_pods(env, env.pods_holding_capacity.items)
+    stuck_lines = [
+        f"pod {o.name_of(p)} of job {o.job_owner(p)} unscheduled for "
+        f"{format_age(env.now - (o.created_at(p) or env.now))}"
+        for p in stuck
+    ]
+    objects = [f"Node/{room.name}" for room in eligible]
+    if not eligible:
+        why = "there are no machines" if not env.nodes.items else _exclusion_words(excluded)
+        return [
+            finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "capacity.no-eligible-machine",
+                details=details + stuck_lines,
+                why=why,
+            )
+        ]
+    fitting = [room for room in eligible if not shortfalls(request, room)]
+    if fitting:
+        best = fitting[0].name
+        findings = [
+            finding(
+                CHECK,
+                Status.OK,
+                Basis.MEASURED,
+                "capacity.fits",
+                details=[*details, f"fits on {', '.join(r.name for r in fitting)}"],
+                objects=[f"Node/{best}"],
+                size=size,
+            )
+        ]
+        if stuck:
+            findings.append(_job_stuck(env, stuck, stuck_lines))
+        return findings
+    after_jobs = [
+        room.without(*job_pods_by_machine[room.name][:2])
+        if room.name in job_pods_by_machine
+        else room
+        for room in eligible
+    ]
+    if job_pods_by_machine and any(not shortfalls(request, room) for room in after_jobs):
+        jobs = sorted(
+            {
+                o.job_owner(p) or ""
+                for p in env.pods_holding_capacity.items
+                if o.job_owner(p)
+                and o.mapping(p.get("metadata")).get("namespace") == env.namespace
+                and o.node_name(p)
+            }
+        )
+        holders = [f"{m}: {', '.join(v[2])}" for m, v in job_pods_by_machine.items()]
+        return [
+            finding(
+                CHECK,
+                Status.WARN,
+                Basis.INFERRED,
+                "capacity.held-by-running-job",
+                details=[
+                    *details,
+                    *(f"held by training job pods on {h}" for h in holders),
+                    *stuck_lines,
+                ],
+                objects=objects,
+                jobs=", ".join(f"'{j}'" for j in jobs),
+            )
+        ]
+    empty = [room.emptied() for room in eligible]
+    if any(not shortfalls(request, room) for room in empty):
+        near = closest(request, eligible)
+        return [
+            finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "capacity.blocked-by-other-work",
+                details=[*details, _closest_words(near), *stuck_lines],
+                objects=objects,
+                size=size,
+                closest=_closest_words(near),
+            )
+        ]
+    near = closest(request, empty)
+    return [
+        finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "capacity.too-large",
+            details=[*details, _closest_words(near) + " even when empty", *stuck_lines],
+            objects=objects,
+            size=size,
+            closest=_closest_words(near) + " even when empty",
+        )
+    ]
+
+
+_JobPodsOnMachine = tuple[Resources, int, list[str]]
+
+
+def _machine_rooms(
+    env: Environment, nodes: tuple[KubeObject, ...], pods: tuple[KubeObject, ...]
+) -> tuple[dict[str, MachineRoom], dict[str, _JobPodsOnMachine]]:
+    """Each machine's room with every non-terminated pod bound to it counted (Pending too), and
+    what this namespace's training job pods hold on each machine."""
+    rooms = {o.name_of(n): machine_room(n) for n in nodes}
+    job_pods: dict[str, _JobPodsOnMachine] = {}
+    for pod in pods:
+        machine = o.node_name(pod)
+        if not machine or machine not in rooms or o.is_terminated(pod):
+            continue
+        requests = pod_requests(o.pod_spec(pod))
+        room = rooms[machine]
+        rooms[machine] = MachineRoom(
+            room.name,
+            room.allocatable,
+            room.max_pods,
+            room.requested + requests,
+            room.pod_count + 1,
+        )
+        is_ours = o.mapping(pod.get("metadata")).get("namespace") == env.namespace
+        if is_ours and o.job_owner(pod):
+            held, count, names = job_pods.get(machine, (Resources(), 0, []))
+            job_pods[machine] = (held + requests, count + 1, [*names, o.name_of(pod)])
+    return rooms, job_pods
+
+
+def _job_stuck(env: Environment, stuck: list[KubeObject], lines: list[str]) -> Finding:
+    oldest = min(stuck, key=lambda p: str(o.created_at(p)))
+    age = env.now - (o.created_at(oldest) or env.now)
+    return finding(
+        CHECK,
+        Status.FAIL,
+        Basis.INFERRED,
+        "capacity.job-stuck",
+        details=[*lines, *_scheduler_messages(stuck)],
+        objects=[o.ref(p) for p in stuck],
+        job=f"'{o.job_owner(oldest)}'",
+        age=format_age(max(age, timedelta(0))),
+    )
+
+
+def _scheduler_messages(pods: list[KubeObject]) -> list[str]:
+    messages = []
+    for pod in pods:
+        scheduled = o.condition(pod, "PodScheduled")
+        if scheduled and scheduled.get("message"):
+            messages.append(f"scheduler on {o.name_of(pod)}: {scheduled['message']}")
+    return messages
+
+
+def _closest_words(near: tuple[MachineRoom, list[Any]] | None) -> str:
+    if near is None:
+        return "no machine"
+    room, missing = near
+    return f"best machine {room.name} is {', '.join(str(s) for s in missing)}"
+
+
+def _exclusion_words(excluded: Mapping[str, list[str]]) -> str:
+    parts = []
+    for reason, names in excluded.items():
+        count = len(names)
+        noun = "machine" if count == 1 else "machines"
+        plain = {
+            "cordoned": "closed to new work",
+            "nodeSelector does not match": "outside the job's placement rules",
+            "required node affinity does not match": "outside the job's placement rules",
+        }.get(reason, "reserved for other work")
+        parts.append(f"{count} {noun} {plain}")
+    return ", ".join(parts)

@@ -1,0 +1,75 @@
+"""Backend credentials: the stored login exists and holds every required key, non-empty."""
+
+import base64
+import binascii
+
+from truegreen.cluster import CantRead, Kind
+from truegreen.doctor import objects as o
+from truegreen.doctor.checks.base import cant_check, finding, ok
+from truegreen.doctor.environment import Environment
+from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+
+CHECK = CheckId.CREDENTIALS
+
+
+def _is_empty(value: object) -> bool:
+    try:
+        return not value or not base64.b64decode(str(value), validate=True)
+    except (binascii.Error, ValueError):
+        return False  # undecodable is damaged, not empty; the backend will say so
+
+
+def check(env: Environment) -> list[Finding]:
+    """Findings about the backend credentials named with --credentials-secret."""
+    required = env.settings.credentials
+    if required is None or env.credentials is None:
+        return []
+    ref = f"Secret/{required.name}"
+    keys_text = ", ".join(required.keys)
+    read = env.credentials
+    if isinstance(read, CantRead):
+        if read.is_measurement:
+            return [
+                finding(
+                    CHECK,
+                    Status.FAIL,
+                    Basis.MEASURED,
+                    "credentials.missing",
+                    details=(read.reason,),
+                    objects=(ref,),
+                    name=required.name,
+                    keys=keys_text,
+                )
+            ]
+        return [cant_check(CHECK, Kind.SECRET, read, ref)]
+    data = o.mapping(read.obj.get("data"))
+    missing = [k for k in required.keys if k not in data]
+    empty = [k for k in required.keys if k in data and _is_empty(data[k])]
+    findings = []
+    if missing:
+        findings.append(
+            finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "credentials.keys-missing",
+                details=(f"secret {required.name} has keys: {', '.join(sorted(data)) or 'none'}",),
+                objects=(ref,),
+                name=required.name,
+                keys=", ".join(missing),
+            )
+        )
+    if empty:
+        findings.append(
+            finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "credentials.keys-empty",
+                details=(f"empty keys in secret {required.name}: {', '.join(empty)}",),
+                objects=(ref,),
+                name=required.name,
+                keys=", ".join(empty),
+            )
+        )
+    return findings or [ok(CHECK, objects=(ref,))]

@@ -1,0 +1,74 @@
+"""The doctor and snapshot commands below the CLI: build the reader, run, return values."""
+
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+from truegreen.cluster import CantRead
+from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.redact import RedactingReader
+from truegreen.cluster.settings import ConnectionSettings
+from truegreen.cluster.snapshot import RecordingReader, SnapshotInfo, SnapshotReader, write_snapshot
+from truegreen.doctor.config import DoctorConfig, doctor_settings, load_config
+from truegreen.doctor.environment import gather
+from truegreen.doctor.rollup import Report
+from truegreen.doctor.run import diagnose
+
+
+@dataclass(frozen=True)
+class DoctorRequest:
+    """What the operator asked doctor to do."""
+
+    connection: ConnectionSettings
+    snapshot: Path | None = None
+    job_requests: str | None = None
+    credentials_secret: str | None = None
+    config: Path | None = None
+
+
+@dataclass(frozen=True)
+class SnapshotSummary:
+    """What `truegreen snapshot` saved."""
+
+    directory: Path
+    namespace: str
+    reads: int
+    failed_reads: int
+
+
+def _with_config(connection: ConnectionSettings, config: DoctorConfig) -> ConnectionSettings:
+    return replace(
+        connection,
+        namespace=connection.namespace or config.namespace,
+        context=connection.context or config.context,
+        kubeconfig=connection.kubeconfig or config.kubeconfig,
+    )
+
+
+def run_doctor(request: DoctorRequest) -> Report:
+    """Check the namespace live, or offline from a snapshot."""
+    config = load_config(request.config)
+    settings = doctor_settings(config, request.job_requests, request.credentials_secret)
+    connection = _with_config(request.connection, config)
+    if request.snapshot is not None:
+        snapshot = SnapshotReader(request.snapshot)
+        namespace = connection.namespace or snapshot.namespace
+        source = f"the snapshot {request.snapshot}"
+        return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, source)
+    with LiveCluster.connect(connection) as cluster:
+        return diagnose(cluster, cluster.namespace, datetime.now(UTC), settings, cluster.source)
+
+
+def take_snapshot(request: DoctorRequest, directory: Path) -> SnapshotSummary:
+    """Make every read doctor makes and save them, failed reads included, redacted."""
+    config = load_config(request.config)
+    settings = doctor_settings(config, request.job_requests, request.credentials_secret)
+    connection = _with_config(request.connection, config)
+    with LiveCluster.connect(connection) as cluster:
+        recorder = RecordingReader(RedactingReader(cluster))
+        now = datetime.now(UTC).replace(microsecond=0)
+        gather(recorder, cluster.namespace, now, settings)
+        info = SnapshotInfo(cluster.namespace, now, cluster.server)
+    write_snapshot(directory, info, recorder.recorded)
+    failed = sum(1 for _, read in recorder.recorded if isinstance(read, CantRead))
+    return SnapshotSummary(directory, info.namespace, len(recorder.recorded), failed)

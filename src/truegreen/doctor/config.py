@@ -1,0 +1,108 @@
+"""doctor's settings from flags and an optional YAML file (`--config`); flags win."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from truegreen.doctor.environment import CredentialsRequirement, DoctorSettings
+from truegreen.errors import UsageError
+from truegreen.quantity import QuantityError, parse_requests_flag
+
+_KEYS = {
+    "namespace",
+    "context",
+    "kubeconfig",
+    "job_requests",
+    "credentials_secret",
+    "pending_grace_seconds",
+}
+
+
+@dataclass(frozen=True)
+class DoctorConfig:
+    """Everything `--config` may hold, all optional."""
+
+    namespace: str | None = None
+    context: str | None = None
+    kubeconfig: Path | None = None
+    job_requests: str | None = None
+    credentials_secret: str | None = None
+    pending_grace_seconds: float | None = None
+
+
+def load_config(path: Path | None) -> DoctorConfig:
+    """Read a doctor config file; UsageError naming the file and the problem."""
+    if path is None:
+        return DoctorConfig()
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"cannot read config {path}", error.strerror or "") from None
+    except (yaml.YAMLError, UnicodeDecodeError) as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise UsageError(f"config {path} is not valid YAML{where}") from None
+    if loaded is None:
+        return DoctorConfig()
+    if not isinstance(loaded, Mapping):
+        raise UsageError(f"config {path} is not a mapping of settings")
+    unknown = sorted(set(map(str, loaded)) - _KEYS)
+    if unknown:
+        raise UsageError(
+            f"config {path} has unknown settings: {', '.join(unknown)}",
+            todo=f"known settings are {', '.join(sorted(_KEYS))}",
+        )
+    values: dict[str, Any] = dict(loaded)
+    if isinstance(values.get("job_requests"), Mapping):
+        values["job_requests"] = ",".join(f"{k}={v}" for k, v in values["job_requests"].items())
+    secret = values.get("credentials_secret")
+    if isinstance(secret, Mapping):
+        keys = secret.get("keys") or []
+        values["credentials_secret"] = f"{secret.get('name', '')}:{','.join(map(str, keys))}"
+    grace = values.get("pending_grace_seconds")
+    if grace is not None and (
+        not isinstance(grace, int | float) or isinstance(grace, bool) or grace < 0
+    ):
+        raise UsageError(f"config {path}: pending_grace_seconds must be a number of seconds")
+    for key in ("namespace", "context", "job_requests", "credentials_secret"):
+        if values.get(key) is not None and not isinstance(values[key], str):
+            raise UsageError(f"config {path}: {key} must be text")
+    if values.get("kubeconfig") is not None:
+        values["kubeconfig"] = Path(str(values["kubeconfig"])).expanduser()
+    return DoctorConfig(**values)
+
+
+def parse_credentials(text: str) -> CredentialsRequirement:
+    """`NAME:KEY1,KEY2` as a requirement; UsageError when malformed."""
+    name, sep, keys = text.partition(":")
+    key_list = tuple(k.strip() for k in keys.split(",") if k.strip())
+    if not name.strip() or not sep or not key_list:
+        raise UsageError(
+            f"--credentials-secret {text!r} is not NAME:KEY1,KEY2",
+            todo="for example --credentials-secret backend-login:username,password",
+        )
+    return CredentialsRequirement(name.strip(), key_list)
+
+
+def doctor_settings(
+    config: DoctorConfig, job_requests: str | None, credentials_secret: str | None
+) -> DoctorSettings:
+    """The settings for one run: flags first, then the config file."""
+    requests_text = job_requests if job_requests is not None else config.job_requests
+    try:
+        requests = parse_requests_flag(requests_text) if requests_text is not None else None
+    except QuantityError as error:
+        raise UsageError("--job-requests is not valid", str(error)) from None
+    secret_text = (
+        credentials_secret if credentials_secret is not None else config.credentials_secret
+    )
+    grace = config.pending_grace_seconds
+    return DoctorSettings(
+        job_requests=requests,
+        credentials=parse_credentials(secret_text) if secret_text is not None else None,
+        pending_grace=timedelta(seconds=grace) if grace is not None else timedelta(minutes=5),
+    )

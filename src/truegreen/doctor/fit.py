@@ -1,0 +1,248 @@
+"""kube-scheduler's fit rules, as pure functions.
+
+Ground truth: component-helpers/resource/helpers.go (PodRequests), the NodeResourcesFit,
+NodeUnschedulable, TaintToleration and NodeAffinity filter plugins.
+"""
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from truegreen.cluster import KubeObject
+from truegreen.doctor import objects as o
+from truegreen.quantity import CPU, MEMORY, PODS, Resources, format_amount
+
+_POD_LEVEL = (CPU, MEMORY)
+_UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
+
+
+def container_requests(container: Mapping[str, Any]) -> Resources:
+    """A container's requests; a limit without a request counts as the request (API defaulting)."""
+    resources = o.mapping(container.get("resources"))
+    limits = Resources.parse(o.mapping(resources.get("limits")))
+    requests = Resources.parse(o.mapping(resources.get("requests")))
+    return requests.replaced(limits, limits.names - requests.names)
+
+
+def pod_requests(spec: Mapping[str, Any]) -> Resources:
+    """What the scheduler reserves for a pod.
+
+    max(sum of containers + sidecars, each init container plus the sidecars started before
+    it); pod-level cpu/memory requests replace the aggregate; overhead is added.
+    """
+    total = Resources()
+    for container in o.containers(spec):
+        total += container_requests(container)
+    sidecars = Resources()
+    init_peak = Resources()
+    for container in o.init_containers(spec):
+        requests = container_requests(container)
+        if o.is_sidecar(container):
+            total += requests
+            sidecars += requests
+            during = sidecars
+        else:
+            during = requests + sidecars
+        init_peak = init_peak.max_with(during)
+    total = total.max_with(init_peak)
+    pod_level = Resources.parse(
+        {
+            k: v
+            for k, v in o.mapping(o.mapping(spec.get("resources")).get("requests")).items()
+            if k in _POD_LEVEL
+        }
+    )
+    if pod_level.names:
+        total = total.replaced(pod_level, pod_level.names)
+    return total + Resources.parse(o.mapping(spec.get("overhead")))
+
+
+def apply_limit_range_defaults(
+    spec: Mapping[str, Any], limit_ranges: Iterable[KubeObject]
+) -> dict[str, Any]:
+    """The pod spec as admission would store it: LimitRange container defaults filled in."""
+    default_limits: dict[str, Any] = {}
+    default_requests: dict[str, Any] = {}
+    for limit_range in limit_ranges:
+        for item in o.sequence(o.mapping(limit_range.get("spec")).get("limits")):
+            entry = o.mapping(item)
+            if entry.get("type") == "Container":
+                default_limits.update(o.mapping(entry.get("default")))
+                default_requests.update(o.mapping(entry.get("defaultRequest")))
+
+    def defaulted(container: Mapping[str, Any]) -> dict[str, Any]:
+        resources = o.mapping(container.get("resources"))
+        limits = {**default_limits, **o.mapping(resources.get("limits"))}
+        requests = {**limits, **default_requests, **o.mapping(resources.get("requests"))}
+        return {**container, "resources": {"limits": limits, "requests": requests}}
+
+    return {
+        **spec,
+        "containers": [defaulted(c) for c in o.containers(spec)],
+        "initContainers": [defaulted(c) for c in o.init_containers(spec)],
+    }
+
+
+def tolerates(tolerations: Sequence[Mapping[str, Any]], taint: Mapping[str, Any]) -> bool:
+    """Whether any toleration tolerates the taint (v1 helper ToleratesTaint)."""
+    for toleration in tolerations:
+        effect = toleration.get("effect") or ""
+        if effect and effect != taint.get("effect"):
+            continue
+        key = toleration.get("key") or ""
+        operator = toleration.get("operator") or "Equal"
+        if key and key != taint.get("key"):
+            continue
+        if operator == "Exists":
+            return True
+        if (
+            operator == "Equal"
+            and key
+            and (toleration.get("value") or "") == (taint.get("value") or "")
+        ):
+            return True
+    return False
+
+
+def _expression_matches(expression: Mapping[str, Any], value: str | None) -> bool:
+    operator = expression.get("operator")
+    values = [str(v) for v in o.sequence(expression.get("values"))]
+    if operator == "In":
+        return value is not None and value in values
+    if operator == "NotIn":
+        return value is None or value not in values
+    if operator == "Exists":
+        return value is not None
+    if operator == "DoesNotExist":
+        return value is None
+    if operator in ("Gt", "Lt") and value is not None and len(values) == 1:
+        try:
+            left, right = int(value), int(values[0])
+        except ValueError:
+            return False
+        return left > right if operator == "Gt" else left < right
+    return False
+
+
+def _term_matches(term: Mapping[str, Any], node: KubeObject) -> bool:
+    expressions = [o.mapping(e) for e in o.sequence(term.get("matchExpressions"))]
+    fields = [o.mapping(e) for e in o.sequence(term.get("matchFields"))]
+    if not expressions and not fields:
+        return False  # an empty term selects no machine
+    labels = o.labels_of(node)
+    if not all(_expression_matches(e, labels.get(str(e.get("key")))) for e in expressions):
+        return False
+    return all(
+        _expression_matches(f, o.name_of(node) if f.get("key") == "metadata.name" else None)
+        for f in fields
+    )
+
+
+def exclusion(node: KubeObject, spec: Mapping[str, Any]) -> str | None:
+    """Why the scheduler would never place this pod spec on `node`; None when it may."""
+    tolerations = [o.mapping(t) for t in o.sequence(spec.get("tolerations"))]
+    node_spec = o.mapping(node.get("spec"))
+    if node_spec.get("unschedulable") and not tolerates(tolerations, _UNSCHEDULABLE_TAINT):
+        return "cordoned"
+    for taint in (o.mapping(t) for t in o.sequence(node_spec.get("taints"))):
+        if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(tolerations, taint):
+            key, value, effect = taint.get("key"), taint.get("value", ""), taint.get("effect")
+            return f"taint {key}={value}:{effect} not tolerated"
+    labels = o.labels_of(node)
+    selector = o.mapping(spec.get("nodeSelector"))
+    if any(labels.get(k) != v for k, v in selector.items()):
+        return "nodeSelector does not match"
+    required = o.mapping(
+        o.mapping(o.mapping(spec.get("affinity")).get("nodeAffinity")).get(
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        )
+    )
+    if required:
+        terms = [o.mapping(t) for t in o.sequence(required.get("nodeSelectorTerms"))]
+        if not any(_term_matches(t, node) for t in terms):
+            return "required node affinity does not match"
+    return None
+
+
+@dataclass(frozen=True)
+class MachineRoom:
+    """One machine's allocatable resources and what its pods already reserve."""
+
+    name: str
+    allocatable: Resources
+    max_pods: int
+    requested: Resources = Resources()  # noqa: RUF009 - frozen, so sharing is safe
+    pod_count: int = 0
+
+    def without(self, requests: Resources, pods: int) -> "MachineRoom":
+        """This machine as it would be once pods reserving `requests` finish."""
+        return MachineRoom(
+            self.name,
+            self.allocatable,
+            self.max_pods,
+            self.requested - requests,
+            self.pod_count - pods,
+        )
+
+    def emptied(self) -> "MachineRoom":
+        """This machine with nothing running on it."""
+        return MachineRoom(self.name, self.allocatable, self.max_pods)
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """How much of one resource a machine lacks for a pod."""
+
+    resource: str
+    missing: int
+
+    def __str__(self) -> str:
+        if self.resource == PODS:
+            return "at its limit of running programs"
+        return f"{format_amount(self.resource, self.missing)} short"
+
+
+def shortfalls(request: Resources, room: MachineRoom) -> list[Shortfall]:
+    """What `room` lacks to host a pod requesting `request` (NodeResourcesFit's fitsRequest)."""
+    missing: list[Shortfall] = []
+    if room.pod_count + 1 > room.max_pods:
+        missing.append(Shortfall(PODS, 1))
+    for resource, amount in request.amounts:
+        free = room.allocatable.get(resource) - room.requested.get(resource)
+        if amount > free:
+            missing.append(Shortfall(resource, amount - free))
+    return missing
+
+
+def closest(
+    request: Resources, rooms: Sequence[MachineRoom]
+) -> tuple[MachineRoom, list[Shortfall]] | None:
+    """The machine that misses the request by the least: fewest resources short, then least."""
+    if not rooms:
+        return None
+    scored = []
+    for room in rooms:
+        missing = shortfalls(request, room)
+        relative = sum(
+            s.missing / max(request.get(s.resource), 1) for s in missing if s.resource != PODS
+        )
+        scored.append((len(missing), relative, room.name, room, missing))
+    _, _, _, room, missing = min(scored, key=lambda entry: entry[:3])
+    return room, missing
+
+
+def machine_room(node: KubeObject) -> MachineRoom:
+    """A machine's allocatable resources (not its capacity) and its pod limit."""
+    allocatable = dict(o.mapping(o.mapping(node.get("status")).get("allocatable")))
+    max_pods_value = allocatable.pop(PODS, "110")
+    max_pods = Resources.parse({PODS: max_pods_value}).get(PODS)
+    return MachineRoom(o.name_of(node), Resources.parse(allocatable), max_pods)
+
+
+def format_resources(resources: Resources) -> str:
+    """`4 CPUs, 16 GiB memory, 1 nvidia.com/gpu`."""
+    parts = []
+    for name, amount in resources.amounts:
+        text = format_amount(name, amount)
+        parts.append(f"{text} memory" if name == MEMORY else text)
+    return ", ".join(parts) or "no resources"

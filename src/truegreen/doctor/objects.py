@@ -1,0 +1,182 @@
+"""Reading the parts of Kubernetes objects the checks need, tolerating missing fields."""
+
+from collections.abc import Iterator, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from truegreen.cluster import KubeObject
+
+TERMINATED_PHASES = ("Succeeded", "Failed")
+
+
+def mapping(value: object) -> Mapping[str, Any]:
+    """`value` if it is a mapping, else an empty one."""
+    return value if isinstance(value, Mapping) else {}
+
+
+def sequence(value: object) -> Sequence[Any]:
+    """`value` if it is a list, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def name_of(obj: KubeObject) -> str:
+    """metadata.name."""
+    return str(mapping(obj.get("metadata")).get("name", ""))
+
+
+def labels_of(obj: KubeObject) -> Mapping[str, str]:
+    """metadata.labels."""
+    return mapping(mapping(obj.get("metadata")).get("labels"))
+
+
+def annotations_of(obj: KubeObject) -> Mapping[str, str]:
+    """metadata.annotations."""
+    return mapping(mapping(obj.get("metadata")).get("annotations"))
+
+
+def ref(obj: KubeObject) -> str:
+    """`Kind/name`, as findings list the objects they looked at."""
+    return f"{obj.get('kind', 'Object')}/{name_of(obj)}"
+
+
+def parse_time(value: object) -> datetime | None:
+    """An API timestamp (`2026-01-01T00:00:00Z`) as an aware datetime; None when absent/invalid."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).astimezone(UTC)
+    except ValueError:
+        return None
+
+
+def created_at(obj: KubeObject) -> datetime | None:
+    """metadata.creationTimestamp."""
+    return parse_time(mapping(obj.get("metadata")).get("creationTimestamp"))
+
+
+def pod_template(workload: KubeObject) -> Mapping[str, Any]:
+    """spec.template of a Deployment, StatefulSet, DaemonSet or Job."""
+    return mapping(mapping(workload.get("spec")).get("template"))
+
+
+def pod_spec(template_or_pod: KubeObject) -> Mapping[str, Any]:
+    """spec of a pod or pod template."""
+    return mapping(template_or_pod.get("spec"))
+
+
+def containers(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The main containers of a pod spec."""
+    return [mapping(c) for c in sequence(spec.get("containers"))]
+
+
+def init_containers(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The init containers of a pod spec, sidecars included, in order."""
+    return [mapping(c) for c in sequence(spec.get("initContainers"))]
+
+
+def is_sidecar(container: Mapping[str, Any]) -> bool:
+    """A restartable init container (restartPolicy Always): it runs beside the main containers."""
+    return container.get("restartPolicy") == "Always"
+
+
+def all_images(spec: Mapping[str, Any]) -> Iterator[str]:
+    """Every image a pod spec runs, init containers first."""
+    for container in [*init_containers(spec), *containers(spec)]:
+        image = container.get("image")
+        if isinstance(image, str) and image:
+            yield image
+
+
+def pull_secret_names(spec: Mapping[str, Any]) -> list[str]:
+    """spec.imagePullSecrets names, in order."""
+    names = [mapping(s).get("name") for s in sequence(spec.get("imagePullSecrets"))]
+    return [str(n) for n in names if n]
+
+
+def service_account_name(spec: Mapping[str, Any]) -> str:
+    """The pod's service account (`default` when unset)."""
+    return str(spec.get("serviceAccountName") or spec.get("serviceAccount") or "default")
+
+
+def claim_names(spec: Mapping[str, Any]) -> list[str]:
+    """Volume claims a pod spec mounts."""
+    names = [
+        mapping(mapping(v).get("persistentVolumeClaim")).get("claimName")
+        for v in sequence(spec.get("volumes"))
+    ]
+    return [str(n) for n in names if n]
+
+
+def owner_kinds(obj: KubeObject) -> list[tuple[str, str]]:
+    """(kind, name) of each owner reference."""
+    refs = sequence(mapping(obj.get("metadata")).get("ownerReferences"))
+    return [(str(mapping(r).get("kind")), str(mapping(r).get("name"))) for r in refs]
+
+
+def job_owner(pod: KubeObject) -> str | None:
+    """The name of the Job that owns this pod, if one does."""
+    return next((name for kind, name in owner_kinds(pod) if kind == "Job"), None)
+
+
+def phase(pod: KubeObject) -> str:
+    """status.phase (`Pending`, `Running`, `Succeeded`, `Failed`, `Unknown`)."""
+    return str(mapping(pod.get("status")).get("phase", "Unknown"))
+
+
+def is_terminated(pod: KubeObject) -> bool:
+    """Succeeded or Failed: the pod holds no capacity and needs no attention."""
+    return phase(pod) in TERMINATED_PHASES
+
+
+def node_name(pod: KubeObject) -> str:
+    """spec.nodeName ('' while unscheduled)."""
+    return str(pod_spec(pod).get("nodeName") or "")
+
+
+def condition(obj: KubeObject, kind: str) -> Mapping[str, Any] | None:
+    """The status condition of `kind`, if present."""
+    for cond in sequence(mapping(obj.get("status")).get("conditions")):
+        if mapping(cond).get("type") == kind:
+            return mapping(cond)
+    return None
+
+
+def selector_matches(selector: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    """A LabelSelector (matchLabels, matchExpressions) against labels; an empty one matches none.
+
+    Workload selectors are never empty in a valid object, so an empty one selecting nothing is
+    the safe reading of a damaged object.
+    """
+    match_labels = mapping(selector.get("matchLabels"))
+    expressions = [mapping(e) for e in sequence(selector.get("matchExpressions"))]
+    if not match_labels and not expressions:
+        return False
+    if any(labels.get(k) != v for k, v in match_labels.items()):
+        return False
+    return all(_expression_matches(e, labels) for e in expressions)
+
+
+def _expression_matches(expression: Mapping[str, Any], labels: Mapping[str, str]) -> bool:
+    key, operator = str(expression.get("key")), expression.get("operator")
+    values = {str(v) for v in sequence(expression.get("values"))}
+    if operator == "In":
+        return labels.get(key) in values
+    if operator == "NotIn":
+        return labels.get(key) not in values
+    if operator == "Exists":
+        return key in labels
+    if operator == "DoesNotExist":
+        return key not in labels
+    return False
+
+
+def container_statuses(pod: KubeObject) -> list[Mapping[str, Any]]:
+    """Statuses of init and main containers."""
+    status = mapping(pod.get("status"))
+    return [
+        mapping(s)
+        for s in [
+            *sequence(status.get("initContainerStatuses")),
+            *sequence(status.get("containerStatuses")),
+        ]
+    ]

@@ -1,0 +1,183 @@
+"""The rollup: one ordered, declarative rule table picks the headline; all findings set the exit.
+
+Measured beats inferred; a root cause beats its symptom; an inference that explains a symptom
+(a running job holds the capacity) beats the failure it explains but never a measured failure.
+Every other non-ok finding is still shown: nothing is shadowed.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from enum import StrEnum
+
+from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.wording import render
+from truegreen.exitcodes import ExitCode
+
+_CHECK_ORDER = {check: index for index, check in enumerate(CheckId)}
+
+
+@dataclass(frozen=True)
+class HeadlineRule:
+    """Matches findings by status, and optionally by basis, check and code."""
+
+    id: str
+    status: Status
+    basis: Basis | None = None
+    checks: frozenset[CheckId] | None = None
+    codes: frozenset[str] | None = None
+
+    def matches(self, finding: Finding) -> bool:
+        """Whether `finding` can be the headline under this rule."""
+        return (
+            finding.status is self.status
+            and (self.basis is None or finding.basis is self.basis)
+            and (self.checks is None or finding.check in self.checks)
+            and (self.codes is None or finding.code in self.codes)
+        )
+
+
+ROOT_CAUSE_CHECKS = frozenset({CheckId.CREDENTIALS, CheckId.IMAGE_PULL, CheckId.STORAGE})
+WAIT_FOR_RUNNING_JOB = "capacity.held-by-running-job"
+
+HEADLINE_RULES: tuple[HeadlineRule, ...] = (
+    HeadlineRule("cluster-unreachable", Status.UNKNOWN, codes=frozenset({"cluster-unreachable"})),
+    HeadlineRule("root-cause-failure", Status.FAIL, Basis.MEASURED, checks=ROOT_CAUSE_CHECKS),
+    HeadlineRule("measured-failure", Status.FAIL, Basis.MEASURED),
+    HeadlineRule("inferred-failure", Status.FAIL, Basis.INFERRED),
+    HeadlineRule("waiting-for-running-job", Status.WARN, codes=frozenset({WAIT_FOR_RUNNING_JOB})),
+    HeadlineRule("could-not-check", Status.UNKNOWN),
+    HeadlineRule("warning", Status.WARN),
+)
+"""The headline is the first finding, in check order, matched by the first rule that matches."""
+
+
+class Verdict(StrEnum):
+    """The one-word answer."""
+
+    READY = "ready"
+    NOT_READY = "not-ready"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class Headline:
+    """What the operator reads first."""
+
+    rule: str
+    check: CheckId | None
+    code: str
+    status: Status
+    text: str
+    remedy: str
+    finding: Finding | None
+
+
+@dataclass(frozen=True)
+class NotChecked:
+    """A check that did not measure, and why."""
+
+    check: CheckId
+    reason: str
+    asked: bool = True
+    """False for a check the operator did not ask for (credentials without a secret name)."""
+
+
+@dataclass(frozen=True)
+class Report:
+    """doctor's whole answer."""
+
+    verdict: Verdict
+    exit_code: ExitCode
+    headline: Headline
+    findings: tuple[Finding, ...]
+    checked: tuple[CheckId, ...]
+    not_checked: tuple[NotChecked, ...]
+
+    @property
+    def also(self) -> tuple[Finding, ...]:
+        """Every other non-ok finding, in check order; a repeat of the headline's words is not
+        shown twice (an unreachable cluster makes every check say the same thing)."""
+        said = (self.headline.status, self.headline.text)
+        return tuple(
+            f
+            for f in self.findings
+            if f.status is not Status.OK
+            and f is not self.headline.finding
+            and (f.status, f.headline) != said
+        )
+
+
+def exit_code_for(findings: Sequence[Finding]) -> ExitCode:
+    """From ALL findings, never the headline: any fail → 2; else any unknown → 3; else 0."""
+    statuses = {f.status for f in findings}
+    if Status.FAIL in statuses:
+        return ExitCode.FAILED
+    if Status.UNKNOWN in statuses:
+        return ExitCode.UNKNOWN
+    return ExitCode.GOOD
+
+
+def pick_headline(findings: Sequence[Finding]) -> Headline:
+    """The first rule of the table that matches any finding; all ok otherwise."""
+    for rule in HEADLINE_RULES:
+        for finding in findings:
+            if rule.matches(finding):
+                return Headline(
+                    rule.id,
+                    finding.check,
+                    finding.code,
+                    finding.status,
+                    finding.headline,
+                    finding.remedy,
+                    finding,
+                )
+    text, remedy = render("ready")
+    return Headline("ready", None, "ready", Status.OK, text, remedy, None)
+
+
+def merge_duplicates(findings: Sequence[Finding]) -> list[Finding]:
+    """One finding per distinct statement; the details and objects of repeats are kept."""
+    merged: dict[tuple[CheckId, Status, Basis, str, str], Finding] = {}
+    for finding in findings:
+        key = (finding.check, finding.status, finding.basis, finding.code, finding.headline)
+        first = merged.get(key)
+        if first is None:
+            merged[key] = finding
+            continue
+        merged[key] = replace(
+            first,
+            details=tuple(dict.fromkeys((*first.details, *finding.details))),
+            objects=tuple(dict.fromkeys((*first.objects, *finding.objects))),
+        )
+    return list(merged.values())
+
+
+def roll_up(
+    findings: Sequence[Finding], ran: Sequence[CheckId], skipped: Sequence[NotChecked] = ()
+) -> Report:
+    """Order the findings, pick the headline, and say what was and was not measured."""
+    ordered = tuple(sorted(merge_duplicates(findings), key=lambda f: _CHECK_ORDER[f.check]))
+    exit_code = exit_code_for(ordered)
+    verdict = {
+        ExitCode.FAILED: Verdict.NOT_READY,
+        ExitCode.UNKNOWN: Verdict.UNKNOWN,
+        ExitCode.GOOD: Verdict.READY,
+    }[exit_code]
+    not_checked = list(skipped)
+    checked = []
+    for check in sorted(ran, key=_CHECK_ORDER.__getitem__):
+        unknown = next(
+            (f for f in ordered if f.check is check and f.status is Status.UNKNOWN), None
+        )
+        if unknown is None:
+            checked.append(check)
+        else:
+            not_checked.append(NotChecked(check, unknown.why or unknown.headline))
+    return Report(
+        verdict,
+        exit_code,
+        pick_headline(ordered),
+        ordered,
+        tuple(checked),
+        tuple(sorted(not_checked, key=lambda n: _CHECK_ORDER[n.check])),
+    )

@@ -1,0 +1,1 @@
+"""lint: refuse health probes that lie or that kill long-running work."""

@@ -1,0 +1,32 @@
+"""Every probe rule, in the order findings are reported."""
+
+from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
+from truegreen.lint.rules.exec_probes import PROBE_CANNOT_FAIL
+from truegreen.lint.rules.ports import PROBE_PORT_UNDECLARED, PROBE_TARGETS_DISABLED_SERVER
+from truegreen.lint.rules.readiness import READINESS_MISSING, READINESS_MISSING_NO_PORT
+from truegreen.lint.rules.restarts import LIVENESS_SAME_AS_READINESS, RESTART_PROBE_ON_KEEP_RUNNING
+from truegreen.probes import WorkloadModel
+
+RULES: tuple[Rule, ...] = (
+    READINESS_MISSING,
+    RESTART_PROBE_ON_KEEP_RUNNING,
+    PROBE_PORT_UNDECLARED,
+    PROBE_TARGETS_DISABLED_SERVER,
+    LIVENESS_SAME_AS_READINESS,
+    PROBE_CANNOT_FAIL,
+    READINESS_MISSING_NO_PORT,
+)
+RULES_BY_ID = {rule.id: rule for rule in RULES}
+
+
+def evaluate(workload: WorkloadModel, context: Context) -> list[tuple[Rule, RuleHit]]:
+    """Every rule hit for one workload, minus the rules its annotations ignore."""
+    return [
+        (rule, hit)
+        for rule in RULES
+        if rule.id not in workload.intent.ignore
+        for hit in rule.check(workload, context)
+    ]
+
+
+__all__ = ["RULES", "RULES_BY_ID", "Context", "Rule", "RuleHit", "Severity", "evaluate"]

@@ -1,0 +1,44 @@
+"""What a rule is, and what it reports."""
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from truegreen.probes import WorkloadModel
+
+
+class Severity(StrEnum):
+    """How bad a finding is; only errors fail the run (exit 2)."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True)
+class RuleHit:
+    """One place a rule fires: the container to change and why."""
+
+    container: str | None
+    message: str
+    values: Mapping[str, str] = field(default_factory=dict)
+    """Plain values for doctor's wording (`port`, `setting`)."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What the rules know beyond the workload: the Services that route to its containers."""
+
+    services_by_container: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A probe rule: id, severity, what it says, why, and how to fix it."""
+
+    id: str
+    severity: Severity
+    summary: str
+    rationale: str
+    fix: str
+    check: Callable[[WorkloadModel, Context], Iterable[RuleHit]]

@@ -1,0 +1,27 @@
+"""Exec probe rules: a probe whose command cannot fail checks nothing."""
+
+from collections.abc import Iterator
+
+from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
+from truegreen.probes import WorkloadModel
+
+
+def _cannot_fail(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
+    for container in workload.containers:
+        for probe in container.probes:
+            if probe.cannot_fail:
+                yield RuleHit(
+                    container.name,
+                    f"container {container.name}'s {probe.kind} runs {' '.join(probe.command)!r}, "
+                    "which always succeeds: the probe reports healthy whatever the state.",
+                )
+
+
+PROBE_CANNOT_FAIL = Rule(
+    id="probe-cannot-fail",
+    severity=Severity.WARNING,
+    summary="An exec probe whose command always succeeds.",
+    rationale="A probe that cannot fail makes the container look healthy whatever its state.",
+    fix="Run a command that fails when the program is broken, or remove the probe.",
+    check=_cannot_fail,
+)

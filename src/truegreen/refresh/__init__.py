@@ -1,0 +1,1 @@
+"""refresh: keep opted-in workloads on the newest image digest, recording only what happened."""
