@@ -131,3 +131,15 @@ def test_field_selector_not_equal_is_sent(fake_api: FakeApiServer, kubeconfig: P
     assert [p["metadata"]["name"] for p in read.items] == ["run"]
     sent = fake_api.requests("GET", "/pods$")[-1].query["fieldSelector"]
     assert set(sent.split(",")) == {"status.phase!=Succeeded", "status.phase!=Failed"}
+
+
+@pytest.mark.parametrize("fault", [Fault.MALFORMED, Fault.WRONG_KIND])
+def test_get_of_a_garbled_answer_is_malformed(
+    fake_api: FakeApiServer, kubeconfig: Path, fault: Fault
+) -> None:
+    fake_api.add(POD)
+    fake_api.inject(fault, r"/pods/p$")
+    with _connect(kubeconfig) as cluster:
+        read = cluster.get(Kind.POD, "p", namespace="train")
+    assert isinstance(read, CantRead)
+    assert read.failure is ReadFailure.MALFORMED

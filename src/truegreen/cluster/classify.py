@@ -66,6 +66,10 @@ def classify(error: Exception, action: str) -> CantRead | None:
         json.JSONDecodeError | msgspec.DecodeError | msgspec.ValidationError | MalformedAnswerError,
     ):
         return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
+    if isinstance(error, ValueError | TypeError):
+        # Raised while lightkube builds an object from an answer of the wrong shape (a JSON
+        # array where an object belongs); only the API call is inside the caller's try block.
+        return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
     if isinstance(error, ConfigError):
         # An exec credential plugin or token file failed while authenticating the request.
         return CantRead(

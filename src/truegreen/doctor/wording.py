@@ -187,7 +187,8 @@ WORDING: Final[dict[str, Wording]] = {
     ),
     "probes.restarts-training": Wording(
         "{workload} can be restarted by its own health check while it keeps training running.",
-        "Remove the liveness and startup checks from '{container}'; keep the readiness check.",
+        "Remove the checks that restart '{container}' when they fail; keep the one that only "
+        "pauses its traffic.",
     ),
     "probes.wrong-port": Wording(
         "{workload}'s health check looks at port {port}, which '{container}' doesn't serve.",
@@ -200,7 +201,8 @@ WORDING: Final[dict[str, Wording]] = {
     ),
     "probes.liveness-same-as-readiness": Wording(
         "{workload} restarts '{container}' on the same signal that only should pause its traffic.",
-        "Make the liveness check more lenient than the readiness check, or remove it.",
+        "Make the check that restarts it more lenient than the one that pauses its traffic, "
+        "or remove it.",
     ),
     "probes.cannot-fail": Wording(
         "{workload}'s health check on '{container}' always passes, so it tells nothing.",

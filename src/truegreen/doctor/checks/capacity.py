@@ -172,8 +172,9 @@ def check(env: Environment) -> list[Finding]:
             )
         ]
     empty = [room.emptied() for room in eligible]
-    if any(not shortfalls(request, room) for room in empty):
-        near = closest(request, eligible)
+    could_host = [room for room in eligible if not shortfalls(request, room.emptied())]
+    if could_host:
+        near = closest(request, could_host)
         return [
             finding(
                 CHECK,

@@ -1,0 +1,136 @@
+"""Capacity over the fake API server: what holds a machine's room, and what the verdict says."""
+
+from datetime import datetime
+from typing import Any
+
+from tests.scenario.conftest import Doctor
+from tests.support.scenarios import healthy
+
+GPU_JOB = ("--job-requests", "cpu=1,memory=1Gi,nvidia.com/gpu=1")
+
+
+def _other_pod(phase: str, node_name: str = "gpu-1", gpus: int = 2) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": f"other-{phase.lower()}", "namespace": "someone-else"},
+        "spec": {
+            "nodeName": node_name,
+            "containers": [
+                {
+                    "name": "x",
+                    "image": "x",
+                    "resources": {"requests": {"nvidia.com/gpu": str(gpus)}},
+                }
+            ],
+        },
+        "status": {"phase": phase},
+    }
+
+
+def _capacity(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["check"] == "capacity"]
+
+
+def test_gpu_job_fits_on_the_healthy_cluster(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    (finding,) = _capacity(doctor.live("-o", "json", *GPU_JOB).json())
+    assert (finding["status"], finding["code"]) == ("ok", "capacity.fits")
+    assert "fits on gpu-1" in finding["details"]
+
+
+def test_pending_pod_bound_to_a_machine_holds_its_room(doctor: Doctor) -> None:
+    """The scheduler reserves a pod's requests once it is bound, before it runs."""
+    doctor.load("healthy")
+    doctor.server.add(_other_pod("Pending"))
+    result = doctor.live("-o", "json", *GPU_JOB)
+    (finding,) = _capacity(result.json())
+    assert (finding["status"], finding["code"]) == ("fail", "capacity.blocked-by-other-work")
+    assert "best machine gpu-1 is 1 nvidia.com/gpu short" in finding["details"]
+    assert result.exit_code == 2
+
+
+def test_succeeded_pod_holds_nothing(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.add(_other_pod("Succeeded"))
+    (finding,) = _capacity(doctor.live("-o", "json", *GPU_JOB).json())
+    assert finding["code"] == "capacity.fits"
+    # precondition: the pod is in the cluster and would block the job if it counted
+    assert doctor.server.get_object("Pod", "other-succeeded", "someone-else") is not None
+
+
+def test_cordoned_and_tainted_machines_are_not_eligible(doctor: Doctor) -> None:
+    def cordoned(now: datetime) -> list[dict[str, Any]]:
+        objects = healthy(now)
+        for obj in objects:
+            if obj["kind"] == "Node":
+                obj["spec"] = (
+                    {"unschedulable": True}
+                    if obj["metadata"]["name"] == "cpu-1"
+                    else {
+                        "taints": [{"key": "dedicated", "value": "infra", "effect": "NoSchedule"}]
+                    }
+                )
+        return objects
+
+    doctor.load(cordoned)
+    result = doctor.live("-o", "json", *GPU_JOB)
+    (finding,) = _capacity(result.json())
+    assert finding["code"] == "capacity.no-eligible-machine"
+    assert finding["headline"] == (
+        "No machine may run a training job: 1 machine closed to new work, "
+        "1 machine reserved for other work."
+    )
+    assert result.exit_code == 2
+
+
+def test_job_requests_flag_overrides_the_template(doctor: Doctor) -> None:
+    doctor.load("job-too-large")  # the newest template asks for 4 GPUs
+    report = doctor.live("-o", "json", *GPU_JOB).json()
+    (finding,) = _capacity(report)
+    assert finding["code"] == "capacity.fits"
+    assert (
+        finding["details"][0]
+        == "job size 1 CPU, 1 GiB memory, 1 nvidia.com/gpu (from --job-requests)"
+    )
+
+
+def test_without_any_job_size_free_capacity_is_reported(doctor: Doctor) -> None:
+    def no_jobs(now: datetime) -> list[dict[str, Any]]:
+        return [o for o in healthy(now) if o["kind"] != "Job"]
+
+    doctor.load(no_jobs)
+    (finding,) = _capacity(doctor.live("-o", "json").json())
+    assert (finding["status"], finding["code"]) == ("ok", "capacity.free-only")
+    assert any(
+        line.startswith("gpu-1: free") and "2 nvidia.com/gpu" in line for line in finding["details"]
+    )
+
+
+def test_unexplained_stuck_job_pod_fails(doctor: Doctor) -> None:
+    """A job pod waits past the grace period although the job fits: something else is wrong."""
+    from tests.support.scenarios import job_pod, training_job
+
+    def stuck(now: datetime) -> list[dict[str, Any]]:
+        from datetime import timedelta
+
+        job = training_job("train-009", now, gpus=1, finished=False, age=timedelta(minutes=15))
+        pod = job_pod(
+            job, now, suffix="z", node_name=None, phase="Pending", age=timedelta(minutes=15)
+        )
+        return [*healthy(now), job, pod]
+
+    doctor.load(stuck)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    codes = [f["code"] for f in _capacity(report)]
+    assert codes == ["capacity.fits", "capacity.job-stuck"]
+    assert (report["headline"]["rule"], report["headline"]["code"]) == (
+        "inferred-failure",
+        "capacity.job-stuck",
+    )
+    assert report["headline"]["text"] == (
+        "A training job ('train-009') has waited 15 minutes for a machine, and free capacity "
+        "doesn't explain it."
+    )
+    assert result.exit_code == 2

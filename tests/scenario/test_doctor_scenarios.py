@@ -1,0 +1,194 @@
+"""doctor on whole environments, live over HTTP and offline from a snapshot of the same cluster.
+
+Each case pins the exact headline rule and code, not merely the status.
+"""
+
+from typing import Any
+
+import pytest
+
+from tests.scenario.conftest import Doctor
+from tests.support.fake_apiserver import Fault
+from tests.support.scenarios import missing_pull_credentials
+
+
+def _statuses(report: dict[str, Any]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for finding in report["findings"]:
+        found.setdefault(finding["check"], set()).add(finding["status"])
+    return found
+
+
+def _codes(report: dict[str, Any]) -> list[str]:
+    return [f["code"] for f in report["findings"]]
+
+
+@pytest.mark.parametrize(
+    ("scenario", "exit_code", "rule", "code"),
+    [
+        ("healthy", 0, "ready", "ready"),
+        ("missing-pull-credentials", 2, "root-cause-failure", "image-pull.login-missing"),
+        ("unbound-dataset-volume", 2, "root-cause-failure", "storage.volume-unbound"),
+        ("held-by-running-job", 0, "waiting-for-running-job", "capacity.held-by-running-job"),
+        ("job-too-large", 2, "measured-failure", "capacity.too-large"),
+        ("crash-looping-manager", 2, "measured-failure", "workloads.crash-loop"),
+    ],
+)
+def test_scenario_verdict_live_equals_snapshot(
+    doctor: Doctor, scenario: str, exit_code: int, rule: str, code: str
+) -> None:
+    doctor.load(scenario)
+    live = doctor.live("-o", "json")
+    assert live.exit_code == exit_code, live.stdout
+    report = live.json()
+    assert (report["headline"]["rule"], report["headline"]["code"]) == (rule, code)
+    assert report["exit_code"] == exit_code
+    offline = doctor.offline(doctor.snapshot(), "-o", "json")
+    assert offline.exit_code == exit_code
+    assert offline.json() == report
+
+
+def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    report = doctor.live("-o", "json").json()
+    assert report["verdict"] == "ready"
+    assert report["headline"]["check"] is None
+    assert report["headline"]["text"] == "Ready: training can run."
+    assert _statuses(report) == {
+        check: {"ok"}
+        for check in (
+            "credentials",
+            "image-pull",
+            "storage",
+            "workloads",
+            "capacity",
+            "probes",
+            "freshness",
+        )
+    }
+    assert report["coverage"] == {
+        "checked": [
+            "credentials",
+            "image-pull",
+            "storage",
+            "workloads",
+            "capacity",
+            "probes",
+            "freshness",
+        ],
+        "not_checked": [],
+    }
+
+
+def test_measured_failure_beside_the_wait_wins(doctor: Doctor) -> None:
+    """The seed's bug: a comforting wait warning must never shadow a measured failure."""
+    objects = doctor.load("held-by-running-job")
+    doctor.server.delete_object("Secret", "regcred", "train")
+    assert any(o["kind"] == "Secret" and o["metadata"]["name"] == "regcred" for o in objects)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    # Precondition, pinned to the exact rule: the wait is still found, as an also-line.
+    assert "capacity.held-by-running-job" in _codes(report)
+    assert (report["headline"]["rule"], report["headline"]["code"]) == (
+        "root-cause-failure",
+        "image-pull.login-missing",
+    )
+    assert result.exit_code == 2
+    text = doctor.live("--no-color").stdout
+    assert "Also:" in text
+    assert "a running training job is using the free capacity" in text.split("Also:")[1]
+
+
+def test_permission_error_beside_the_wait_keeps_the_wait(doctor: Doctor) -> None:
+    doctor.load("held-by-running-job")
+    doctor.server.inject(Fault.FORBIDDEN, r"/secrets/regcred$")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    image_pull = [f for f in report["findings"] if f["check"] == "image-pull"]
+    assert [(f["status"], f["basis"], f["code"]) for f in image_pull] == [
+        ("unknown", "cant-check", "image-pull.cant-read")
+    ]
+    assert (report["headline"]["rule"], report["headline"]["code"]) == (
+        "waiting-for-running-job",
+        "capacity.held-by-running-job",
+    )
+    assert result.exit_code == 3
+
+
+def test_wait_alone_is_ready_with_a_warning(doctor: Doctor) -> None:
+    doctor.load("held-by-running-job")
+    report = doctor.live("-o", "json").json()
+    capacity = [f for f in report["findings"] if f["check"] == "capacity"]
+    assert [(f["status"], f["basis"]) for f in capacity] == [("warn", "inferred")]
+    # the waiting job's stuck pod is explained by the wait: it is not a failure of its own
+    assert "capacity.job-stuck" not in _codes(report)
+    assert any("train-003-y1" in d for d in capacity[0]["details"])
+    assert report["exit_code"] == 0
+
+
+def test_no_permission_for_machines_gives_an_honest_partial_answer(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/nodes$")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 3
+    assert report["verdict"] == "unknown"
+    assert report["headline"]["code"] == "capacity.cant-read"
+    assert report["headline"]["text"] == (
+        "Couldn't check whether there is room for a training job: "
+        "no permission to read the machines."
+    )
+    statuses = _statuses(report)
+    assert statuses.pop("capacity") == {"unknown"}
+    assert set(map(frozenset, statuses.values())) == {frozenset({"ok"})}
+    assert report["coverage"]["not_checked"] == [
+        {"check": "capacity", "reason": "no permission to read the machines"}
+    ]
+
+
+def test_unreachable_cluster(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.stop()
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 3
+    assert report["headline"]["rule"] == "cluster-unreachable"
+    assert report["headline"]["text"] == "Couldn't reach the cluster: connection refused."
+    assert {f["status"] for f in report["findings"]} == {"unknown"}
+    assert {f["check"] for f in report["findings"]} == {
+        "credentials",
+        "image-pull",
+        "storage",
+        "workloads",
+        "capacity",
+        "probes",
+        "freshness",
+    }
+    assert report["coverage"]["checked"] == []
+
+
+def test_unreadable_service_list_never_reports_references_ok(doctor: Doctor) -> None:
+    """image-pull and storage learn what to look at from the services: no list, no ok."""
+    doctor.load(missing_pull_credentials)
+    doctor.server.inject(Fault.FORBIDDEN, r"/deployments$")
+    report = doctor.live("-o", "json").json()
+    statuses = _statuses(report)
+    assert statuses["storage"] == {"unknown"}
+    assert "ok" not in statuses["image-pull"]
+    assert "unknown" in statuses["image-pull"]
+
+
+def test_text_output_has_headline_remedy_also_and_coverage(doctor: Doctor) -> None:
+    doctor.load("held-by-running-job")
+    doctor.server.inject(Fault.FORBIDDEN, r"/secrets/regcred$")
+    text = doctor.live("--no-color").stdout.splitlines()
+    assert text[0] == (
+        "! COULD NOT CHECK  Training can run, but a running training job is using the free "
+        "capacity; the next one waits for it to finish."
+    )
+    assert text[1] == "  → Wait for 'train-002' to finish, or add capacity."
+    assert "Also:" in text
+    assert text[-1] == (
+        "6 checks measured, 1 could not be checked "
+        "(image-pull: no permission to read the stored logins)."
+    )

@@ -1,0 +1,117 @@
+"""The doctor fault matrix: every request a healthy run makes, times every fault class.
+
+For each cell: no traceback, valid JSON, the checks that consume that read become unknown
+(cant-check) — except a 404 on a get of a referenced object, which is a measured failure — and
+no other check changes status. The exit code follows the rollup rules.
+"""
+
+import re
+from typing import Any
+
+import pytest
+
+from tests.scenario.conftest import Doctor
+from tests.support.fake_apiserver import Fault, RequestRecord
+
+SERVICES = {"workloads", "probes", "freshness", "image-pull", "storage"}
+# Which checks consume each read (a path pattern); derived from what each check looks at.
+OWNERS: list[tuple[str, set[str]]] = [
+    (r"/deployments$|/statefulsets$|/daemonsets$", SERVICES),
+    (r"/namespaces/train/jobs$", {"image-pull", "storage", "capacity"}),
+    (r"/namespaces/train/pods$", {"workloads"}),
+    (r"/limitranges$", {"capacity"}),
+    (r"^/api/v1/nodes$", {"capacity"}),
+    (r"^/api/v1/pods$", {"capacity"}),
+    (r"/serviceaccounts/default$", {"image-pull"}),
+    (r"/secrets/regcred$", {"image-pull"}),
+    (r"/secrets/backend-credentials$", {"credentials"}),
+    (r"/persistentvolumeclaims/datasets$", {"storage"}),
+    (r"/storageclasses/standard$", {"storage"}),
+]
+# A 404 on a get is a measurement: the referenced object is absent.
+MEASURED_ABSENCE = {
+    r"/secrets/regcred$": ("image-pull", "image-pull.login-missing"),
+    r"/secrets/backend-credentials$": ("credentials", "credentials.missing"),
+    r"/persistentvolumeclaims/datasets$": ("storage", "storage.volume-missing"),
+    r"/storageclasses/standard$": ("storage", "storage.type-missing"),
+}
+# The default service account only adds registry logins; its absence changes nothing here.
+ABSENCE_CHANGES_NOTHING = {r"/serviceaccounts/default$"}
+
+
+def _statuses(report: dict[str, Any]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for finding in report["findings"]:
+        found.setdefault(finding["check"], set()).add(finding["status"])
+    return found
+
+
+def _owners(path: str) -> set[str]:
+    owners = [checks for pattern, checks in OWNERS if re.search(pattern, path)]
+    assert len(owners) == 1, f"no single owner declared for {path}"
+    return owners[0]
+
+
+def _matching(table: dict[str, Any] | set[str], path: str) -> Any:
+    return next(
+        (table[p] if isinstance(table, dict) else p for p in table if re.search(p, path)), None
+    )
+
+
+def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> None:
+    doctor.load("healthy")
+    baseline = doctor.live("-o", "json", "--request-timeout", "0.5")
+    assert baseline.exit_code == 0
+    base_statuses = _statuses(baseline.json())
+    requests: list[RequestRecord] = []
+    for record in doctor.server.requests():
+        if (record.method, record.path) not in {(r.method, r.path) for r in requests}:
+            requests.append(record)
+    # every read doctor makes is owned by a check (and the healthy run made all of them)
+    assert sorted({r.path for r in requests}) == sorted(
+        {r.path for r in requests if _owners(r.path)}
+    )
+    assert len(requests) == 13
+    held = 0
+    for record in requests:
+        owners = _owners(record.path)
+        for fault in Fault:
+            doctor.server.clear_faults()
+            doctor.server.inject(
+                fault, "^" + re.escape(record.path) + "$", method=record.method, delay=3
+            )
+            result = doctor.live("-o", "json", "--request-timeout", "0.5")
+            cell = f"{fault.name} on {record.method} {record.path}"
+            assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
+            report = result.json()
+            statuses = _statuses(report)
+            absence = _matching(MEASURED_ABSENCE, record.path)
+            if fault is Fault.NOT_FOUND and _matching(ABSENCE_CHANGES_NOTHING, record.path):
+                assert statuses == base_statuses, cell
+                assert result.exit_code == 0, cell
+            elif fault is Fault.NOT_FOUND and absence is not None:
+                check, code = absence
+                assert statuses[check] == {"fail"}, cell
+                assert code in {f["code"] for f in report["findings"]}, cell
+                assert {f["basis"] for f in report["findings"] if f["check"] == check} == {
+                    "measured"
+                }
+                assert result.exit_code == 2, cell
+                assert {c: s for c, s in statuses.items() if c != check} == {
+                    c: s for c, s in base_statuses.items() if c != check
+                }, cell
+            else:
+                for check in owners:
+                    assert "unknown" in statuses[check], cell
+                    assert "ok" not in statuses[check], cell
+                    assert "fail" not in statuses[check], cell
+                others = {c: s for c, s in statuses.items() if c not in owners}
+                assert others == {c: s for c, s in base_statuses.items() if c not in owners}, cell
+                unknown = [f for f in report["findings"] if f["status"] == "unknown"]
+                assert {f["basis"] for f in unknown} == {"cant-check"}, cell
+                assert result.exit_code == 3, cell
+            held += 1
+    cells = len(requests) * len(Fault)
+    with capsys.disabled():
+        print(f"\ndoctor fault matrix: {held}/{cells} hold")
+    assert held == cells

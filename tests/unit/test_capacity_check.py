@@ -1,0 +1,54 @@
+"""The capacity check on a hand-built environment: what a snapshot (or a lenient server) holds."""
+
+from datetime import UTC, datetime
+from typing import Any
+
+from truegreen.cluster import Kind, Listed
+from truegreen.doctor.checks import capacity
+from truegreen.doctor.environment import DoctorSettings, Environment
+from truegreen.quantity import Resources
+
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def _env(pods: list[dict[str, Any]]) -> Environment:
+    gpu_node = {
+        "metadata": {"name": "gpu-1"},
+        "status": {
+            "allocatable": {"cpu": "8", "memory": "32Gi", "nvidia.com/gpu": "2", "pods": "110"}
+        },
+    }
+    return Environment(
+        namespace="train",
+        now=NOW,
+        settings=DoctorSettings(job_requests=Resources.of({"nvidia.com/gpu": 1})),
+        workloads={
+            kind: Listed(()) for kind in (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
+        },
+        jobs=Listed(()),
+        pods=Listed(()),
+        limit_ranges=Listed(()),
+        nodes=Listed((gpu_node,)),
+        pods_holding_capacity=Listed(tuple(pods)),
+    )
+
+
+def _gpu_pod(phase: str) -> dict[str, Any]:
+    return {
+        "metadata": {"name": f"p-{phase}", "namespace": "other"},
+        "spec": {
+            "nodeName": "gpu-1",
+            "containers": [{"name": "x", "resources": {"requests": {"nvidia.com/gpu": "2"}}}],
+        },
+        "status": {"phase": phase},
+    }
+
+
+def test_terminated_pods_in_the_list_hold_nothing() -> None:
+    (finding,) = capacity.check(_env([_gpu_pod("Succeeded"), _gpu_pod("Failed")]))
+    assert finding.code == "capacity.fits"
+
+
+def test_running_pod_in_the_list_holds_its_room() -> None:
+    (finding,) = capacity.check(_env([_gpu_pod("Running")]))
+    assert finding.code == "capacity.blocked-by-other-work"

@@ -1,0 +1,204 @@
+"""kube-scheduler's fit arithmetic (component-helpers PodRequests, NodeResourcesFit and friends)."""
+
+from typing import Any
+
+import pytest
+
+from truegreen.doctor.fit import (
+    MachineRoom,
+    apply_limit_range_defaults,
+    exclusion,
+    machine_room,
+    pod_requests,
+    shortfalls,
+    tolerates,
+)
+from truegreen.quantity import Resources
+
+
+def c(name: str, cpu: str | None = None, memory: str | None = None, **extra: Any) -> dict[str, Any]:
+    requests = {k: v for k, v in (("cpu", cpu), ("memory", memory)) if v is not None}
+    container: dict[str, Any] = {"name": name, "resources": {"requests": requests}}
+    container.update(extra)
+    return container
+
+
+def test_sum_of_containers() -> None:
+    spec = {"containers": [c("a", "500m", "1Gi"), c("b", "250m", "512Mi")]}
+    assert pod_requests(spec) == Resources.of({"cpu": 750, "memory": 1536 * 1024**2})
+
+
+def test_init_container_peak_exceeds_sum() -> None:
+    spec = {"containers": [c("a", "1", "1Gi")], "initContainers": [c("init", "3", "512Mi")]}
+    # max(sum of containers, each init container): cpu from the init, memory from the main
+    assert pod_requests(spec) == Resources.of({"cpu": 3000, "memory": 1024**3})
+
+
+def test_sidecars_add_to_the_sum_and_to_later_init_containers() -> None:
+    spec = {
+        "containers": [c("main", "1")],
+        "initContainers": [
+            c("sidecar", "500m", restartPolicy="Always"),
+            c("init-after-sidecar", "2"),
+        ],
+    }
+    # containers + sidecar = 1.5; init-after-sidecar runs beside the sidecar: 2 + 0.5 = 2.5
+    assert pod_requests(spec).get("cpu") == 2500
+
+
+def test_init_before_sidecar_does_not_count_it() -> None:
+    spec = {
+        "containers": [c("main", "1")],
+        "initContainers": [c("early", "2"), c("sidecar", "500m", restartPolicy="Always")],
+    }
+    assert pod_requests(spec).get("cpu") == 2000  # max(1 + 0.5, 2)
+
+
+def test_pod_level_requests_replace_cpu_and_memory_and_overhead_is_added() -> None:
+    spec = {
+        "containers": [
+            c("a", "1", "1Gi", resources={"requests": {"cpu": "1", "nvidia.com/gpu": "1"}})
+        ],
+        "resources": {"requests": {"cpu": "3"}},
+        "overhead": {"cpu": "100m", "memory": "64Mi"},
+    }
+    assert pod_requests(spec) == Resources.of(
+        {"cpu": 3100, "memory": 64 * 1024**2, "nvidia.com/gpu": 1}
+    )
+
+
+def test_limit_without_request_counts_as_request() -> None:
+    spec = {"containers": [{"name": "a", "resources": {"limits": {"cpu": "2", "memory": "4Gi"}}}]}
+    assert pod_requests(spec) == Resources.of({"cpu": 2000, "memory": 4 * 1024**3})
+
+
+def test_limit_range_defaults_fill_missing_requests() -> None:
+    spec = {"containers": [{"name": "a"}, c("b", "1")]}
+    limit_range = {
+        "spec": {
+            "limits": [
+                {
+                    "type": "Container",
+                    "defaultRequest": {"cpu": "250m"},
+                    "default": {"memory": "1Gi"},
+                }
+            ]
+        }
+    }
+    defaulted = apply_limit_range_defaults(spec, [limit_range])
+    # a: cpu from defaultRequest, memory from default limit; b keeps its cpu, gets default memory
+    assert pod_requests(defaulted) == Resources.of({"cpu": 1250, "memory": 2 * 1024**3})
+
+
+def test_allocatable_not_capacity_and_pod_limit() -> None:
+    node = {
+        "metadata": {"name": "n"},
+        "status": {
+            "capacity": {"cpu": "8", "memory": "32Gi", "pods": "110"},
+            "allocatable": {"cpu": "7500m", "memory": "30Gi", "pods": "3"},
+        },
+    }
+    room = machine_room(node)
+    assert room.allocatable == Resources.of({"cpu": 7500, "memory": 30 * 1024**3})
+    assert room.max_pods == 3
+    full = MachineRoom("n", room.allocatable, 3, Resources(), 3)
+    assert [s.resource for s in shortfalls(Resources.of({"cpu": 100}), full)] == ["pods"]
+
+
+def test_shortfall_amounts() -> None:
+    room = MachineRoom(
+        "gpu",
+        Resources.of({"cpu": 16000, "nvidia.com/gpu": 2}),
+        110,
+        Resources.of({"cpu": 15000, "nvidia.com/gpu": 1}),
+        4,
+    )
+    missing = shortfalls(Resources.of({"cpu": 1000, "nvidia.com/gpu": 2}), room)
+    assert [(s.resource, s.missing) for s in missing] == [("nvidia.com/gpu", 1)]
+    assert str(missing[0]) == "1 nvidia.com/gpu short"
+    # exactly the free amount fits: the scheduler's test is request > free
+    assert shortfalls(Resources.of({"cpu": 1000, "nvidia.com/gpu": 1}), room) == []
+
+
+def test_extended_resource_absent_on_machine_does_not_fit() -> None:
+    room = MachineRoom("cpu", Resources.of({"cpu": 8000}), 110)
+    assert [s.resource for s in shortfalls(Resources.of({"nvidia.com/gpu": 1}), room)] == [
+        "nvidia.com/gpu"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("toleration", "taint", "expected"),
+    [
+        ({"key": "gpu", "operator": "Exists"}, {"key": "gpu", "effect": "NoSchedule"}, True),
+        (
+            {"key": "gpu", "value": "a", "effect": "NoSchedule"},
+            {"key": "gpu", "value": "a", "effect": "NoSchedule"},
+            True,
+        ),
+        ({"key": "gpu", "value": "b"}, {"key": "gpu", "value": "a", "effect": "NoSchedule"}, False),
+        (
+            {"key": "gpu", "operator": "Exists", "effect": "NoExecute"},
+            {"key": "gpu", "effect": "NoSchedule"},
+            False,
+        ),
+        ({"operator": "Exists"}, {"key": "anything", "effect": "NoSchedule"}, True),
+        ({"key": "other", "operator": "Exists"}, {"key": "gpu", "effect": "NoSchedule"}, False),
+    ],
+)
+def test_toleration_matching(
+    toleration: dict[str, str], taint: dict[str, str], expected: bool
+) -> None:
+    assert tolerates([toleration], taint) is expected
+
+
+def _node(**spec: Any) -> dict[str, Any]:
+    labels = spec.pop("labels", {})
+    return {"metadata": {"name": "n1", "labels": labels}, "spec": spec}
+
+
+def test_exclusions() -> None:
+    assert exclusion(_node(unschedulable=True), {}) == "cordoned"
+    tolerate_cordon = {
+        "tolerations": [{"key": "node.kubernetes.io/unschedulable", "operator": "Exists"}]
+    }
+    assert exclusion(_node(unschedulable=True), tolerate_cordon) is None
+    tainted = _node(taints=[{"key": "gpu", "value": "only", "effect": "NoSchedule"}])
+    assert exclusion(tainted, {}) == "taint gpu=only:NoSchedule not tolerated"
+    soft = _node(taints=[{"key": "gpu", "effect": "PreferNoSchedule"}])
+    assert exclusion(soft, {}) is None
+    assert exclusion(_node(labels={"pool": "cpu"}), {"nodeSelector": {"pool": "gpu"}}) == (
+        "nodeSelector does not match"
+    )
+    affinity = {
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": "gpus", "operator": "Gt", "values": ["3"]}]},
+                        {
+                            "matchFields": [
+                                {"key": "metadata.name", "operator": "In", "values": ["n1"]}
+                            ]
+                        },
+                    ]
+                }
+            }
+        }
+    }
+    assert exclusion(_node(labels={"gpus": "2"}), affinity) is None  # second term matches by name
+    affinity["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"][
+        "nodeSelectorTerms"
+    ].pop()
+    assert (
+        exclusion(_node(labels={"gpus": "2"}), affinity) == "required node affinity does not match"
+    )
+    assert exclusion(_node(labels={"gpus": "4"}), affinity) is None
+
+
+def test_sidecar_counts_in_the_running_sum() -> None:
+    spec = {
+        "containers": [c("main", "2")],
+        "initContainers": [c("proxy", "1", restartPolicy="Always")],
+    }
+    assert pod_requests(spec).get("cpu") == 3000  # the sidecar runs beside main for the pod's life

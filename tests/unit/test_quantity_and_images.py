@@ -1,0 +1,114 @@
+"""Kubernetes quantities and docker image references."""
+
+from decimal import Decimal
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from truegreen.images import ImageReferenceError, parse_image, registry_key
+from truegreen.quantity import (
+    QuantityError,
+    Resources,
+    format_amount,
+    parse_quantity,
+    parse_requests_flag,
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("500m", Decimal("0.5")),
+        ("2", Decimal(2)),
+        ("1.5Gi", Decimal(1.5 * 1024**3)),
+        ("1e3", Decimal(1000)),
+        ("1E-3", Decimal("0.001")),
+        ("128Mi", Decimal(128 * 1024**2)),
+        ("1k", Decimal(1000)),
+        ("100n", Decimal("0.0000001")),
+        (".5", Decimal("0.5")),
+        ("+3", Decimal(3)),
+    ],
+)
+def test_valid_quantities(text: str, value: Decimal) -> None:
+    assert parse_quantity(text) == value
+
+
+@pytest.mark.parametrize(
+    "text", ["", "0x10", "1.5.2", "Gi", "1gi", "1 Gi", "1KiB", "abc", "1e", "--1"]
+)
+def test_invalid_quantities(text: str) -> None:
+    with pytest.raises(QuantityError):
+        parse_quantity(text)
+
+
+def test_requests_flag_uses_scheduler_units() -> None:
+    assert parse_requests_flag("cpu=4,memory=16Gi,nvidia.com/gpu=1") == Resources.of(
+        {"cpu": 4000, "memory": 16 * 1024**3, "nvidia.com/gpu": 1}
+    )
+    # CPU rounds up to whole millicores; other resources to whole units
+    assert parse_requests_flag("cpu=0.0001,memory=1.5").as_dict() == {"cpu": 1, "memory": 2}
+
+
+@pytest.mark.parametrize("text", ["", "cpu", "cpu=", "=4", "cpu=-1", "cpu=lots"])
+def test_bad_requests_flag(text: str) -> None:
+    with pytest.raises(QuantityError):
+        parse_requests_flag(text)
+
+
+@given(st.text(max_size=30))
+def test_any_text_is_a_quantity_or_a_clean_error(text: str) -> None:
+    message = ""
+    try:
+        parse_quantity(text)
+    except QuantityError as error:
+        message = str(error)
+    assert "\n" not in message.replace(repr(text), "")
+
+
+def test_format_amount() -> None:
+    assert format_amount("cpu", 1500) == "1.5 CPUs"
+    assert format_amount("cpu", 1000) == "1 CPU"
+    assert format_amount("memory", 16 * 1024**3) == "16 GiB"
+    assert format_amount("nvidia.com/gpu", 2) == "2 nvidia.com/gpu"
+
+
+@pytest.mark.parametrize(
+    ("text", "normalised"),
+    [
+        ("python", "docker.io/library/python:latest"),
+        ("python:3.11", "docker.io/library/python:3.11"),
+        ("team/app:v1", "docker.io/team/app:v1"),
+        ("registry.example.com/team/app", "registry.example.com/team/app:latest"),
+        ("localhost:5000/app:v2", "localhost:5000/app:v2"),
+        ("127.0.0.1:5000/app", "127.0.0.1:5000/app:latest"),
+        ("index.docker.io/library/busybox:1", "docker.io/library/busybox:1"),
+        ("app@sha256:" + "a" * 64, "docker.io/library/app@sha256:" + "a" * 64),
+        ("r.example/app:v1@sha256:" + "b" * 64, "r.example/app:v1@sha256:" + "b" * 64),
+    ],
+)
+def test_image_normalisation(text: str, normalised: str) -> None:
+    assert str(parse_image(text)) == normalised
+
+
+@pytest.mark.parametrize("text", ["", "team/UPPER", "app:", "app@sha256:xyz", " app", "a//b"])
+def test_invalid_images(text: str) -> None:
+    with pytest.raises(ImageReferenceError):
+        parse_image(text)
+
+
+@given(st.text(max_size=60))
+def test_any_text_is_an_image_or_a_clean_error(text: str) -> None:
+    message = ""
+    try:
+        parse_image(text)
+    except ImageReferenceError as error:
+        message = str(error)
+    assert "\n" not in message.replace(repr(text), "")
+
+
+def test_registry_keys_of_docker_configs() -> None:
+    assert registry_key("https://index.docker.io/v1/") == "docker.io"
+    assert registry_key("registry.example.com:5000") == "registry.example.com:5000"
+    assert registry_key("https://Registry.Example.com/v2/") == "registry.example.com"
