@@ -213,7 +213,14 @@ def doctor(
     required=True,
     help="New folder to write the snapshot to.",
 )
-@click.option("--credentials-secret", metavar="NAME:KEY1,KEY2", help="Also save this read.")
+@click.option(
+    "--job-requests",
+    metavar="cpu=4,memory=16Gi,nvidia.com/gpu=1",
+    help="Saved with the snapshot; doctor uses it offline.",
+)
+@click.option(
+    "--credentials-secret", metavar="NAME:KEY1,KEY2", help="Also save this read (names only)."
+)
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="doctor's config.")
 @click.option("--no-color", is_flag=True, help="No colour.")
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
@@ -224,6 +231,7 @@ def snapshot(
     namespace: str | None,
     request_timeout: float,
     output_dir: Path,
+    job_requests: str | None,
     credentials_secret: str | None,
     config: Path | None,
     no_color: bool,
@@ -235,6 +243,7 @@ def snapshot(
 
     request = DoctorRequest(
         _connection(kubeconfig, context, namespace, request_timeout),
+        job_requests=job_requests,
         credentials_secret=credentials_secret,
         config=config,
     )

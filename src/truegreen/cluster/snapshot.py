@@ -9,7 +9,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -40,6 +40,8 @@ class SnapshotInfo:
     namespace: str
     taken_at: datetime
     server: str
+    settings: Mapping[str, str] = field(default_factory=dict)
+    """The command settings the snapshot was taken with (`credentials_secret`, `job_requests`)."""
 
 
 class RecordingReader:
@@ -97,6 +99,7 @@ def write_snapshot(
             "namespace": info.namespace,
             "taken_at": info.taken_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
             "server": info.server,
+            "settings": dict(info.settings),
         }
         (staging / "snapshot.yaml").write_text(yaml.dump(meta, Dumper=_Dumper, sort_keys=False))
         (staging / "reads").mkdir()
@@ -215,7 +218,11 @@ def _load_info(directory: Path) -> SnapshotInfo:
         raise UsageError(
             f"{meta_path} lacks a valid taken_at or namespace", todo="fix or re-take it"
         ) from None
-    return SnapshotInfo(namespace, taken_at, str(meta.get("server", "")))
+    settings = meta.get("settings") or {}
+    if not isinstance(settings, Mapping):
+        raise UsageError(f"{meta_path}: settings must be a mapping", todo="fix or re-take it")
+    kept = {str(k): str(v) for k, v in settings.items() if v is not None}
+    return SnapshotInfo(namespace, taken_at, str(meta.get("server", "")), kept)
 
 
 def _load_read(path: Path) -> tuple[ReadKey, ListRead | GetRead] | None:

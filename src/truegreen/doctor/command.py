@@ -48,13 +48,22 @@ def _with_config(connection: ConnectionSettings, config: DoctorConfig) -> Connec
 def run_doctor(request: DoctorRequest) -> Report:
     """Check the namespace live, or offline from a snapshot."""
     config = load_config(request.config)
-    settings = doctor_settings(config, request.job_requests, request.credentials_secret)
     connection = _with_config(request.connection, config)
     if request.snapshot is not None:
         snapshot = SnapshotReader(request.snapshot)
+        # Flags, then the config file, then the settings the snapshot was taken with.
+        taken_with = snapshot.info.settings
+        settings = doctor_settings(
+            config,
+            request.job_requests or config.job_requests or taken_with.get("job_requests"),
+            request.credentials_secret
+            or config.credentials_secret
+            or taken_with.get("credentials_secret"),
+        )
         namespace = connection.namespace or snapshot.namespace
         source = f"the snapshot {request.snapshot}"
         return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, source)
+    settings = doctor_settings(config, request.job_requests, request.credentials_secret)
     with LiveCluster.connect(connection) as cluster:
         return diagnose(cluster, cluster.namespace, datetime.now(UTC), settings, cluster.source)
 
@@ -68,7 +77,16 @@ def take_snapshot(request: DoctorRequest, directory: Path) -> SnapshotSummary:
         recorder = RecordingReader(RedactingReader(cluster))
         now = datetime.now(UTC).replace(microsecond=0)
         gather(recorder, cluster.namespace, now, settings)
-        info = SnapshotInfo(cluster.namespace, now, cluster.server)
+        taken_with = {
+            "credentials_secret": request.credentials_secret or config.credentials_secret,
+            "job_requests": request.job_requests or config.job_requests,
+        }
+        info = SnapshotInfo(
+            cluster.namespace,
+            now,
+            cluster.server,
+            {key: value for key, value in taken_with.items() if value},
+        )
     write_snapshot(directory, info, recorder.recorded)
     failed = sum(1 for _, read in recorder.recorded if isinstance(read, CantRead))
     return SnapshotSummary(directory, info.namespace, len(recorder.recorded), failed)
