@@ -254,3 +254,45 @@ def snapshot(
         f"Check it with: truegreen doctor --snapshot {summary.directory}",
         markup=False,
     )
+
+
+@main.command()
+@click.argument("paths", nargs=-1)
+@click.option(
+    "--config",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="YAML with rules to ignore per namespace or name pattern.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Choice(["text", "json", "sarif"]),
+    default="text",
+    show_default=True,
+    help="Text for people, JSON or SARIF 2.1.0 for machines.",
+)
+@click.option("--no-color", is_flag=True, help="No colour (NO_COLOR is honoured too).")
+@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@_report_errors
+def lint(
+    paths: tuple[str, ...], config: Path | None, output: str, no_color: bool, debug: bool
+) -> None:
+    """Refuse health probes that lie or that kill long-running work.
+
+    PATHS are files or folders (*.yaml, *.yml, *.json, searched recursively); `-` reads stdin,
+    so `helm template . | truegreen lint -` works. Exit 2 when any finding is an error.
+    """
+    from truegreen.console import make_consoles
+    from truegreen.lint.reports import to_json, to_sarif, to_text
+    from truegreen.lint.run import lint as run_lint
+
+    result = run_lint(list(paths), config)
+    if output == "json":
+        _emit_json(to_json(result))
+    elif output == "sarif":
+        _emit_json(to_sarif(result))
+    else:
+        consoles = make_consoles(no_color)
+        for line in to_text(result):
+            consoles.out.print(line)
+    sys.exit(result.exit_code)

@@ -10,7 +10,7 @@ def _served_ports(container: ContainerModel, workload: WorkloadModel) -> list[st
     """Declared ports whose servers the container's env does not turn off."""
     off = disabled_ports(container, workload.intent)
     return [
-        str(p.name or p.number)
+        f"port {p.number}" + (f" ({p.name})" if p.name else "")
         for p in container.ports
         if not any(same_port(container, d.port, p.number) or d.port == p.name for d in off)
     ]
@@ -31,7 +31,7 @@ def _missing(workload: WorkloadModel, context: Context) -> Iterator[RuleHit]:
         if not ports and not services:
             continue
         routed = f" Service {', '.join(services)} routes to it, and" if services else ""
-        port_text = ", ".join(ports) if ports else "its Service port"
+        port_text = ", ".join(ports) if ports else "the port its Service targets"
         yield RuleHit(
             container.name,
             f"container {container.name} serves {port_text} but has no readinessProbe:{routed} "

@@ -1,0 +1,80 @@
+"""lint's config file: rules to ignore, per namespace and name pattern."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+import yaml
+
+from truegreen.errors import UsageError
+
+
+@dataclass(frozen=True)
+class IgnoreEntry:
+    """Ignore `rules` for objects whose namespace, name and kind match the (glob) patterns."""
+
+    rules: frozenset[str]
+    namespace: str = "*"
+    name: str = "*"
+    kind: str = "*"
+
+    def covers(self, rule: str, kind: str, namespace: str | None, name: str) -> bool:
+        """Whether this entry silences `rule` for that object."""
+        return (
+            (rule in self.rules or "*" in self.rules)
+            and fnmatchcase(namespace or "", self.namespace)
+            and fnmatchcase(name, self.name)
+            and fnmatchcase(kind, self.kind)
+        )
+
+
+@dataclass(frozen=True)
+class LintConfig:
+    """What `--config` says."""
+
+    ignore: tuple[IgnoreEntry, ...] = ()
+
+    def ignores(self, rule: str, kind: str, namespace: str | None, name: str) -> bool:
+        """Whether any entry silences `rule` for that object."""
+        return any(entry.covers(rule, kind, namespace, name) for entry in self.ignore)
+
+
+def load_lint_config(path: Path | None, known_rules: frozenset[str]) -> LintConfig:
+    """Read the config; UsageError for a file that cannot be used, naming the problem."""
+    if path is None:
+        return LintConfig()
+    try:
+        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise UsageError(f"cannot read lint config {path}", error.strerror or "") from None
+    except (yaml.YAMLError, UnicodeDecodeError):
+        raise UsageError(f"lint config {path} is not valid YAML") from None
+    if loaded is None:
+        return LintConfig()
+    if not isinstance(loaded, Mapping) or set(loaded) - {"ignore"}:
+        raise UsageError(f"lint config {path} may only hold an `ignore` list")
+    entries = []
+    for raw in loaded.get("ignore") or []:
+        if not isinstance(raw, Mapping) or "rules" not in raw:
+            raise UsageError(f"lint config {path}: each ignore entry needs `rules`")
+        rules = raw["rules"]
+        rule_set = frozenset([rules] if isinstance(rules, str) else map(str, rules or []))
+        unknown = sorted(rule_set - known_rules - {"*"})
+        if unknown:
+            raise UsageError(
+                f"lint config {path} names unknown rules: {', '.join(unknown)}",
+                todo=f"known rules are {', '.join(sorted(known_rules))}",
+            )
+        extra = set(raw) - {"rules", "namespace", "name", "kind"}
+        if extra:
+            raise UsageError(f"lint config {path}: unknown keys {', '.join(sorted(extra))}")
+        entries.append(
+            IgnoreEntry(
+                rule_set,
+                str(raw.get("namespace", "*")),
+                str(raw.get("name", "*")),
+                str(raw.get("kind", "*")),
+            )
+        )
+    return LintConfig(tuple(entries))

@@ -1,0 +1,77 @@
+"""Which containers the Services in the input route traffic to (Kubernetes selector semantics)."""
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from truegreen.probes import Port, WorkloadModel
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+@dataclass(frozen=True)
+class ServiceModel:
+    """A Service: where it lives, what it selects and which ports it targets."""
+
+    name: str
+    namespace: str | None
+    selector: Mapping[str, str]
+    """Empty when the Service has no selector: it then selects nothing (endpoints are manual)."""
+    target_ports: tuple[Port, ...]
+
+    @classmethod
+    def parse(cls, obj: Mapping[str, Any]) -> "ServiceModel":
+        """The model of a Service object."""
+        meta = _mapping(obj.get("metadata"))
+        spec = _mapping(obj.get("spec"))
+        selector = _mapping(spec.get("selector"))
+        targets: list[Port] = []
+        ports = spec.get("ports")
+        for entry in ports if isinstance(ports, list) else []:
+            if not isinstance(entry, Mapping):
+                continue
+            target = entry.get("targetPort", entry.get("port"))
+            if isinstance(target, int) and not isinstance(target, bool):
+                targets.append(target)
+            elif isinstance(target, str) and target:
+                targets.append(int(target) if target.isdigit() else target)
+        namespace = meta.get("namespace")
+        return cls(
+            str(meta.get("name", "")),
+            str(namespace) if namespace else None,
+            {str(k): str(v) for k, v in selector.items()},
+            tuple(targets),
+        )
+
+    def selects(self, workload: WorkloadModel) -> bool:
+        """Every selector key matches the pod template's labels, in the same namespace.
+
+        An object without a namespace (as `helm template` often renders) matches any namespace.
+        """
+        if not self.selector:
+            return False
+        if self.namespace and workload.namespace and self.namespace != workload.namespace:
+            return False
+        return all(workload.labels.get(k) == v for k, v in self.selector.items())
+
+
+def routed_containers(
+    workload: WorkloadModel, services: Iterable[ServiceModel]
+) -> dict[str, tuple[str, ...]]:
+    """Container name -> the Services that send it traffic."""
+    routed: dict[str, list[str]] = {}
+    mains = workload.main_containers
+    for service in services:
+        if not service.selects(workload):
+            continue
+        for target in service.target_ports:
+            owners = [c for c in mains if c.declares(target)]
+            if not owners and isinstance(target, int) and len(mains) == 1:
+                owners = list(mains)  # a numeric target in a one-container pod can only be it
+            for container in owners:
+                names = routed.setdefault(container.name, [])
+                if service.name not in names:
+                    names.append(service.name)
+    return {name: tuple(services) for name, services in routed.items()}

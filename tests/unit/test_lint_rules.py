@@ -1,0 +1,323 @@
+"""Every probe rule: cases that must fire and cases that must not.
+
+The must-not cases include the false positives users reported against other linters.
+"""
+
+import copy
+from typing import Any
+
+import pytest
+
+from truegreen.lint.rules import Context, evaluate
+from truegreen.lint.services import ServiceModel, routed_containers
+from truegreen.probes import workload_model
+
+Obj = dict[str, Any]
+
+
+def workload(
+    kind: str = "Deployment",
+    *containers: Obj,
+    init: list[Obj] | None = None,
+    annotations: dict[str, str] | None = None,
+) -> Obj:
+    annotations = annotations or {}
+    spec: Obj = {"containers": list(containers) or [server()]}
+    if init:
+        spec["initContainers"] = init
+    template = {"metadata": {"labels": {"app": "w"}}, "spec": spec}
+    if kind == "Pod":
+        return {
+            "kind": "Pod",
+            "metadata": {"name": "w", "annotations": annotations, "labels": {"app": "w"}},
+            "spec": spec,
+        }
+    body: Obj = {"template": template}
+    if kind == "CronJob":
+        body = {"jobTemplate": {"spec": {"template": template}}}
+    return {"kind": kind, "metadata": {"name": "w", "annotations": annotations}, "spec": body}
+
+
+def server(
+    name: str = "app", port: int | None = 8080, port_name: str | None = "http", **fields: Any
+) -> Obj:
+    container: Obj = {"name": name, "image": "x"}
+    if port is not None:
+        container["ports"] = [{"containerPort": port, **({"name": port_name} if port_name else {})}]
+    container.update(fields)
+    return container
+
+
+TCP = {"tcpSocket": {"port": 8080}}
+HTTP_NAMED = {"httpGet": {"port": "http", "path": "/healthz"}}
+HTTP_NUMBER = {"httpGet": {"port": 8080, "path": "/healthz"}}
+ALIVE = {"httpGet": {"port": 8080, "path": "/alive"}}
+
+
+def hits(obj: Obj, services: list[Obj] | None = None) -> list[tuple[str, str | None]]:
+    model = workload_model(obj)
+    assert model is not None
+    routed = routed_containers(model, [ServiceModel.parse(s) for s in services or []])
+    return [(rule.id, hit.container) for rule, hit in evaluate(model, Context(routed))]
+
+
+def service(selector: dict[str, str] | None, target: int | str = 8080) -> Obj:
+    spec: Obj = {"ports": [{"port": 80, "targetPort": target}]}
+    if selector is not None:
+        spec["selector"] = selector
+    return {"kind": "Service", "metadata": {"name": "svc"}, "spec": spec}
+
+
+# -- readiness-missing ---------------------------------------------------------------------
+
+
+def test_readiness_missing_fires_for_a_server_without_readiness() -> None:
+    assert hits(workload()) == [("readiness-missing", "app")]
+
+
+@pytest.mark.parametrize("kind", ["Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod"])
+def test_readiness_missing_applies_to_long_running_kinds(kind: str) -> None:
+    assert ("readiness-missing", "app") in hits(workload(kind))
+
+
+@pytest.mark.parametrize("kind", ["Job", "CronJob"])
+def test_batch_work_is_exempt_from_readiness(kind: str) -> None:
+    assert hits(workload(kind)) == []
+
+
+def test_run_to_completion_pod_is_exempt() -> None:
+    pod = workload("Pod")
+    pod["spec"]["restartPolicy"] = "Never"
+    assert hits(pod) == []
+
+
+def test_readiness_present_is_fine() -> None:
+    assert hits(workload("Deployment", server(readinessProbe=TCP))) == []
+
+
+def test_probe_on_a_sidecar_does_not_cover_the_main_container() -> None:
+    sidecar = server("proxy", 9000, "proxy", readinessProbe={"tcpSocket": {"port": 9000}})
+    sidecar["restartPolicy"] = "Always"
+    assert hits(workload("Deployment", server(), init=[sidecar])) == [("readiness-missing", "app")]
+
+
+def test_plain_init_container_with_a_port_is_not_long_running() -> None:
+    init = server("migrate", 5432, "db")
+    assert hits(workload("Deployment", server(readinessProbe=TCP), init=[init])) == []
+
+
+def test_service_routing_to_a_container_without_ports_fires_and_names_the_service() -> None:
+    obj = workload("Deployment", server(port=None))
+    assert hits(obj, [service({"app": "w"})]) == [("readiness-missing", "app")]
+    model = workload_model(obj)
+    assert model is not None
+    routed = routed_containers(model, [ServiceModel.parse(service({"app": "w"}))])
+    ((_, hit),) = evaluate(model, Context(routed))
+    assert "Service svc routes to it" in hit.message
+
+
+@pytest.mark.parametrize(
+    "svc",
+    [
+        service(None),  # no selector: selects nothing
+        service({"app": "w", "tier": "api"}),  # partial match: every key must match
+        service({"app": "other"}),
+    ],
+)
+def test_services_that_do_not_select_the_pods(svc: Obj) -> None:
+    # no ports declared: only a Service could make this container a server
+    assert hits(workload("Deployment", server(port=None)), [svc]) == [
+        ("readiness-missing-no-port", "app")
+    ]
+
+
+def test_named_target_port_picks_the_container_that_declares_it() -> None:
+    obj = workload("Deployment", server(port=None), server("web", 8081, "web"))
+    assert hits(obj, [service({"app": "w"}, "web")]) == [
+        ("readiness-missing", "web"),
+        ("readiness-missing-no-port", "app"),
+    ]
+
+
+def test_server_disabled_by_its_env_needs_no_readiness() -> None:
+    container = server(env=[{"name": "HTTP_OFF", "value": ""}])
+    assert hits(
+        workload("Deployment", container, annotations={"truegreen.io/disabled-by": "8080=HTTP_OFF"})
+    ) == [("readiness-missing", "app")]
+    container["env"][0]["value"] = "1"
+    found = hits(
+        workload("Deployment", container, annotations={"truegreen.io/disabled-by": "8080=HTTP_OFF"})
+    )
+    assert ("readiness-missing", "app") not in found
+
+
+# -- restart-probe-on-keep-running -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("probe", ["livenessProbe", "startupProbe"])
+def test_restart_probe_on_keep_running_container(probe: str) -> None:
+    container = server(readinessProbe=TCP)
+    container[probe] = ALIVE
+    found = hits(
+        workload("Deployment", container, annotations={"truegreen.io/keep-running": "app"})
+    )
+    assert found == [("restart-probe-on-keep-running", "app")]
+
+
+def test_keep_running_on_the_pod_template_counts_too() -> None:
+    obj = workload("Deployment", server(readinessProbe=TCP, livenessProbe=ALIVE))
+    obj["spec"]["template"]["metadata"]["annotations"] = {"truegreen.io/keep-running": "app"}
+    assert hits(obj) == [("restart-probe-on-keep-running", "app")]
+
+
+def test_restart_probes_on_other_containers_are_fine() -> None:
+    container = server(
+        readinessProbe=TCP, livenessProbe={"tcpSocket": {"port": 8080}, "periodSeconds": 30}
+    )
+    assert "restart-probe-on-keep-running" not in [
+        r
+        for r, _ in hits(
+            workload("Deployment", container, annotations={"truegreen.io/keep-running": "other"})
+        )
+    ]
+
+
+def test_readiness_alone_on_keep_running_is_the_fix() -> None:
+    assert (
+        hits(
+            workload(
+                "Deployment",
+                server(readinessProbe=TCP),
+                annotations={"truegreen.io/keep-running": "app"},
+            )
+        )
+        == []
+    )
+
+
+# -- probe-port-undeclared -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("port", [9090, "metrics"])
+def test_probe_on_undeclared_port(port: int | str) -> None:
+    container = server(readinessProbe={"tcpSocket": {"port": port}})
+    assert hits(workload("Deployment", container)) == [("probe-port-undeclared", "app")]
+
+
+@pytest.mark.parametrize("port", [8080, "http"])
+def test_probe_on_declared_port_by_number_or_name(port: int | str) -> None:
+    assert hits(workload("Deployment", server(readinessProbe={"tcpSocket": {"port": port}}))) == []
+
+
+def test_sidecar_probe_on_undeclared_port() -> None:
+    sidecar = server("proxy", 9000, "proxy", readinessProbe={"httpGet": {"port": 9001}})
+    sidecar["restartPolicy"] = "Always"
+    found = hits(workload("Deployment", server(readinessProbe=TCP), init=[sidecar]))
+    assert found == [("probe-port-undeclared", "proxy")]
+
+
+def test_exec_probe_has_no_port() -> None:
+    container = server(readinessProbe={"exec": {"command": ["pg_isready"]}})
+    assert hits(workload("Deployment", container)) == []
+
+
+# -- probe-targets-disabled-server ----------------------------------------------------------
+
+
+def _disabled(value: str, probes: Obj) -> Obj:
+    container = server(env=[{"name": "HTTP_OFF", "value": value}])
+    container.update(probes)
+    return workload(
+        "Deployment", container, annotations={"truegreen.io/disabled-by": "http=HTTP_OFF"}
+    )
+
+
+def test_probe_on_a_disabled_server() -> None:
+    found = hits(_disabled("true", {"readinessProbe": HTTP_NUMBER}))
+    # the probe (by number, the annotation by name) and the declared port both fire
+    assert found == [
+        ("probe-targets-disabled-server", "app"),
+        ("probe-targets-disabled-server", "app"),
+    ]
+
+
+@pytest.mark.parametrize("value", ["1", "false", "0", "no"])
+def test_any_non_empty_value_disables(value: str) -> None:
+    assert ("probe-targets-disabled-server", "app") in hits(
+        _disabled(value, {"readinessProbe": TCP})
+    )
+
+
+def test_empty_value_leaves_the_server_on() -> None:
+    assert hits(_disabled("", {"readinessProbe": TCP})) == []
+
+
+def test_value_from_elsewhere_cannot_be_judged() -> None:
+    container = server(
+        env=[{"name": "HTTP_OFF", "valueFrom": {"configMapKeyRef": {"name": "c", "key": "k"}}}],
+        readinessProbe=TCP,
+    )
+    assert (
+        hits(
+            workload(
+                "Deployment", container, annotations={"truegreen.io/disabled-by": "8080=HTTP_OFF"}
+            )
+        )
+        == []
+    )
+
+
+# -- liveness-same-as-readiness ---------------------------------------------------------------
+
+
+def test_liveness_identical_to_readiness_by_name_and_number() -> None:
+    container = server(readinessProbe=HTTP_NAMED, livenessProbe=HTTP_NUMBER)
+    assert hits(workload("Deployment", container)) == [("liveness-same-as-readiness", "app")]
+
+
+def test_different_paths_are_not_identical() -> None:
+    container = server(
+        readinessProbe=HTTP_NAMED, livenessProbe={"httpGet": {"port": 8080, "path": "/alive"}}
+    )
+    assert hits(workload("Deployment", container)) == []
+
+
+# -- probe-cannot-fail -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command", [["true"], ["/bin/true"], ["sh", "-c", "exit 0"], ["/bin/sh", "-c", "true"]]
+)
+def test_exec_probe_that_cannot_fail(command: list[str]) -> None:
+    container = server(port=None, readinessProbe={"exec": {"command": command}})
+    assert hits(workload("Deployment", container)) == [("probe-cannot-fail", "app")]
+
+
+@pytest.mark.parametrize(
+    "command", [["pg_isready"], ["sh", "-c", "test -f /tmp/ready"], ["true", "x"]]
+)
+def test_exec_probe_that_can_fail(command: list[str]) -> None:
+    container = server(port=None, readinessProbe={"exec": {"command": command}})
+    assert hits(workload("Deployment", container)) == []
+
+
+# -- readiness-missing-no-port and ignore ------------------------------------------------------
+
+
+def test_no_listener_no_readiness_is_info() -> None:
+    assert hits(workload("Deployment", server(port=None))) == [("readiness-missing-no-port", "app")]
+
+
+def test_ignore_annotation_silences_only_the_named_rules() -> None:
+    obj = workload("Deployment", server(readinessProbe=HTTP_NAMED, livenessProbe=HTTP_NAMED))
+    assert hits(obj) == [("liveness-same-as-readiness", "app")]
+    silenced = copy.deepcopy(obj)
+    silenced["metadata"]["annotations"]["truegreen.io/ignore"] = "liveness-same-as-readiness"
+    assert hits(silenced) == []
+
+
+def test_sidecar_serving_a_port_is_not_asked_for_readiness() -> None:
+    """Readiness is judged on the main containers; a proxy sidecar gates nothing on its own."""
+    sidecar = server("proxy", 9000, "proxy")
+    sidecar["restartPolicy"] = "Always"
+    assert hits(workload("Deployment", server(readinessProbe=TCP), init=[sidecar])) == []
