@@ -6,6 +6,9 @@ from pathlib import Path
 import pytest
 
 from tests.support.fake_apiserver import FakeApiServer
+from tests.support.registry import Registry, TokenFront, registry_binary, start_registry
+
+REGISTRY_PASSWORD = "reg-s3cret-PASSWORD-77a1"
 
 
 @pytest.fixture
@@ -19,3 +22,35 @@ def fake_api() -> Iterator[FakeApiServer]:
 def kubeconfig(fake_api: FakeApiServer, tmp_path: Path) -> Path:
     """A kubeconfig whose current context points at `fake_api`, namespace `train`."""
     return fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace="train")
+
+
+@pytest.fixture(scope="session")
+def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry]:
+    """A real docker-registry with basic auth (user `robot`); shared by the session."""
+    binary = registry_binary()
+    if binary is None:
+        pytest.skip("docker-registry is not installed (Debian package docker-registry)")
+    running = start_registry(
+        binary, tmp_path_factory.mktemp("registry"), username="robot", password=REGISTRY_PASSWORD
+    )
+    yield running
+    running.stop()
+
+
+@pytest.fixture(scope="session")
+def open_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry]:
+    """A real docker-registry without auth, for anonymous pulls and behind the token front."""
+    binary = registry_binary()
+    if binary is None:
+        pytest.skip("docker-registry is not installed (Debian package docker-registry)")
+    running = start_registry(binary, tmp_path_factory.mktemp("open-registry"))
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+def token_registry(open_registry: Registry) -> Iterator[TokenFront]:
+    """The open registry behind a bearer-token challenge (user `robot`)."""
+    front = TokenFront(open_registry, "robot", REGISTRY_PASSWORD)
+    yield front
+    front.stop()

@@ -1,0 +1,186 @@
+"""The registry client against a real docker-registry: digests, auth flows, and failures."""
+
+import base64
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from tests.conftest import REGISTRY_PASSWORD
+from tests.support.registry import Registry, TokenFront
+from truegreen.images import parse_image
+from truegreen.refresh.registry import (
+    LookupFailed,
+    LookupFailure,
+    PullCredentials,
+    RegistryClient,
+    RegistryLogin,
+    Resolved,
+)
+
+
+def _login(host: str, password: str = REGISTRY_PASSWORD) -> PullCredentials:
+    auth = base64.b64encode(f"robot:{password}".encode()).decode()
+    config = base64.b64encode(json.dumps({"auths": {host: {"auth": auth}}}).encode()).decode()
+    return PullCredentials.from_docker_configs([(".dockerconfigjson", config)])
+
+
+@pytest.fixture
+def anonymous() -> Iterator[RegistryClient]:
+    client = RegistryClient(PullCredentials({}), timeout=5)
+    yield client
+    client.close()
+
+
+def test_tag_resolves_to_the_pushed_digest(
+    open_registry: Registry, anonymous: RegistryClient
+) -> None:
+    digest = open_registry.push_image("team/app", "v1", content="one")
+    result = anonymous.lookup(parse_image(f"{open_registry.host}/team/app:v1"))
+    assert result == Resolved(digest, "application/vnd.oci.image.manifest.v1+json", ())
+
+
+def test_moved_tag_resolves_to_the_new_digest(
+    open_registry: Registry, anonymous: RegistryClient
+) -> None:
+    first = open_registry.push_image("team/moving", "stable", content="a")
+    second = open_registry.push_image("team/moving", "stable", content="b")
+    assert first != second
+    result = anonymous.lookup(parse_image(f"{open_registry.host}/team/moving:stable"))
+    assert isinstance(result, Resolved)
+    assert result.digest == second
+
+
+def test_index_lists_its_platform_manifests(
+    open_registry: Registry, anonymous: RegistryClient
+) -> None:
+    index, children = open_registry.push_index("team/multi", "v2", content="multi")
+    result = anonymous.lookup(parse_image(f"{open_registry.host}/team/multi:v2"))
+    assert isinstance(result, Resolved)
+    assert (result.digest, result.children) == (index, tuple(children))
+    assert result.all_digests == {index, *children}
+
+
+def test_missing_tag_and_deleted_pin_are_not_found(
+    open_registry: Registry, anonymous: RegistryClient
+) -> None:
+    digest = open_registry.push_image("team/gone", "v1", content="gone")
+    assert isinstance(
+        anonymous.lookup(parse_image(f"{open_registry.host}/team/gone@{digest}")), Resolved
+    )
+    open_registry.delete_manifest("team/gone", digest)
+    pinned = anonymous.lookup(parse_image(f"{open_registry.host}/team/gone@{digest}"))
+    assert isinstance(pinned, LookupFailed)
+    assert pinned.failure is LookupFailure.NOT_FOUND
+    tag = anonymous.lookup(parse_image(f"{open_registry.host}/team/gone:nope"))
+    assert isinstance(tag, LookupFailed)
+    assert tag.failure is LookupFailure.NOT_FOUND
+
+
+def test_basic_auth(registry: Registry) -> None:
+    digest = registry.push_image("private/app", "v1", content="private")
+    reference = parse_image(f"{registry.host}/private/app:v1")
+    assert RegistryClient(_login(registry.host)).lookup(reference) == Resolved(
+        digest, "application/vnd.oci.image.manifest.v1+json", ()
+    )
+    for credentials in (
+        _login(registry.host, "wrong"),
+        PullCredentials({}),
+        _login("other.example"),
+    ):
+        result = RegistryClient(credentials).lookup(reference)
+        assert isinstance(result, LookupFailed)
+        assert result.failure is LookupFailure.UNAUTHORIZED
+
+
+def test_bearer_token_flow(open_registry: Registry, token_registry: TokenFront) -> None:
+    digest = open_registry.push_image("team/tokened", "v1", content="tokened")
+    reference = parse_image(f"{token_registry.host}/team/tokened:v1")
+    result = RegistryClient(_login(token_registry.host)).lookup(reference)
+    assert isinstance(result, Resolved)
+    assert result.digest == digest
+    token_requests = [(p, a) for p, a in token_registry.seen if p.startswith("/token")]
+    assert len(token_requests) == 1
+    assert "scope=repository%3Ateam%2Ftokened%3Apull" in token_requests[0][0]
+    assert token_registry.seen[-1][1] == f"Bearer {token_registry.token}"
+    refused = RegistryClient(_login(token_registry.host, "wrong")).lookup(reference)
+    assert isinstance(refused, LookupFailed)
+    assert refused.failure is LookupFailure.UNAUTHORIZED
+
+
+def test_redirect_to_another_host_drops_the_credentials(
+    open_registry: Registry, token_registry: TokenFront
+) -> None:
+    open_registry.push_image("team/moved", "v1", content="moved")
+    elsewhere = TokenFront(open_registry, "someone", "else")
+    try:
+        token_registry.faults["/team/moved/"] = "redirect"
+        token_registry.redirect_to = f"http://{elsewhere.host}"
+        RegistryClient(_login(token_registry.host)).lookup(
+            parse_image(f"{token_registry.host}/team/moved:v1")
+        )
+        assert elsewhere.seen, "precondition: the redirect was followed"
+        assert all(authorization is None for _, authorization in elsewhere.seen)
+    finally:
+        elsewhere.stop()
+
+
+@pytest.mark.parametrize(
+    ("fault", "failure"),
+    [("429", LookupFailure.RATE_LIMITED), ("schema1", LookupFailure.UNSUPPORTED)],
+)
+def test_registry_faults_are_classified(
+    open_registry: Registry, token_registry: TokenFront, fault: str, failure: LookupFailure
+) -> None:
+    open_registry.push_image("team/faulty", "v1", content=fault)
+    token_registry.faults["/team/faulty/"] = fault
+    result = RegistryClient(_login(token_registry.host)).lookup(
+        parse_image(f"{token_registry.host}/team/faulty:v1")
+    )
+    assert isinstance(result, LookupFailed)
+    assert result.failure is failure
+
+
+def test_missing_digest_header_is_computed_from_the_body(
+    open_registry: Registry, token_registry: TokenFront
+) -> None:
+    digest = open_registry.push_image("team/nodigest", "v1", content="nodigest")
+    token_registry.faults["/team/nodigest/"] = "no-digest"
+    result = RegistryClient(_login(token_registry.host)).lookup(
+        parse_image(f"{token_registry.host}/team/nodigest:v1")
+    )
+    assert isinstance(result, Resolved)
+    assert result.digest == digest
+
+
+def test_rate_limit_reserve_stops_further_lookups(
+    open_registry: Registry, token_registry: TokenFront
+) -> None:
+    open_registry.push_image("team/limited", "v1", content="limited")
+    open_registry.push_image("team/limited", "v2", content="limited2")
+    token_registry.faults["/team/limited/"] = "low-remaining"
+    client = RegistryClient(_login(token_registry.host), rate_limit_reserve=5)
+    first = client.lookup(parse_image(f"{token_registry.host}/team/limited:v1"))
+    assert isinstance(first, Resolved)
+    second = client.lookup(parse_image(f"{token_registry.host}/team/limited:v2"))
+    assert isinstance(second, LookupFailed)
+    assert second.failure is LookupFailure.RATE_LIMITED
+    assert "below the reserve of 5" in second.reason
+
+
+def test_distinct_references_are_looked_up_once(
+    open_registry: Registry, anonymous: RegistryClient
+) -> None:
+    open_registry.push_image("team/once", "v1", content="once")
+    reference = parse_image(f"{open_registry.host}/team/once:v1")
+    results = anonymous.resolve_all(
+        [reference, reference, parse_image(f"{open_registry.host}/team/once:v1")]
+    )
+    assert list(results) == [str(reference)]
+    assert anonymous.requests_made == 1
+
+
+def test_login_repr_hides_the_secret() -> None:
+    login = RegistryLogin("r.example", "robot", REGISTRY_PASSWORD)
+    assert REGISTRY_PASSWORD not in repr(login)
+    assert "robot" not in repr(login)

@@ -1,0 +1,294 @@
+"""A real OCI registry for tests: Debian's `docker-registry`, started on loopback.
+
+Tests push their own tiny images through the registry's HTTP API (config + layer + manifest,
+and two-platform indexes), move tags, and delete manifests.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import bcrypt
+import httpx2
+
+OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
+OCI_INDEX = "application/vnd.oci.image.index.v1+json"
+OCI_CONFIG = "application/vnd.oci.image.config.v1+json"
+OCI_LAYER = "application/vnd.oci.image.layer.v1.tar"
+SCHEMA1 = "application/vnd.docker.distribution.manifest.v1+prettyjws"
+
+
+def registry_binary() -> str | None:
+    """The registry binary, or None; under CI a missing binary is a failure, not a skip."""
+    found = shutil.which("docker-registry")
+    if found is None and os.environ.get("TRUEGREEN_REQUIRE_REAL_PARTS"):
+        raise RuntimeError("docker-registry is required in CI (Debian package docker-registry)")
+    return found
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def digest_of(content: bytes) -> str:
+    return "sha256:" + hashlib.sha256(content).hexdigest()
+
+
+@dataclass
+class Registry:
+    """A running registry; `host` is what image references name (127.0.0.1:PORT)."""
+
+    host: str
+    process: subprocess.Popen[bytes]
+    username: str | None
+    password: str | None
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}"
+
+    def _client(self) -> httpx2.Client:
+        auth = (self.username, self.password) if self.username and self.password else None
+        return httpx2.Client(base_url=self.url, auth=auth, timeout=10)
+
+    def _push_blob(self, client: httpx2.Client, repository: str, content: bytes) -> str:
+        digest = digest_of(content)
+        started = client.post(f"/v2/{repository}/blobs/uploads/")
+        started.raise_for_status()
+        location = started.headers["location"]
+        separator = "&" if "?" in location else "?"
+        client.put(f"{location}{separator}digest={digest}", content=content).raise_for_status()
+        return digest
+
+    def push_image(
+        self, repository: str, tag: str | None, *, content: str, arch: str = "amd64"
+    ) -> str:
+        """Push a one-layer image whose bytes depend on `content`; returns its manifest digest."""
+        with self._client() as client:
+            config = json.dumps(
+                {"architecture": arch, "os": "linux", "config": {"Labels": {"c": content}}}
+            ).encode()
+            layer = f"layer {content} {arch}".encode()
+            config_digest = self._push_blob(client, repository, config)
+            layer_digest = self._push_blob(client, repository, layer)
+            manifest = json.dumps(
+                {
+                    "schemaVersion": 2,
+                    "mediaType": OCI_MANIFEST,
+                    "config": {
+                        "mediaType": OCI_CONFIG,
+                        "digest": config_digest,
+                        "size": len(config),
+                    },
+                    "layers": [
+                        {"mediaType": OCI_LAYER, "digest": layer_digest, "size": len(layer)}
+                    ],
+                }
+            ).encode()
+            reference = tag or digest_of(manifest)
+            response = client.put(
+                f"/v2/{repository}/manifests/{reference}",
+                content=manifest,
+                headers={"Content-Type": OCI_MANIFEST},
+            )
+            response.raise_for_status()
+            return digest_of(manifest)
+
+    def push_index(self, repository: str, tag: str, *, content: str) -> tuple[str, list[str]]:
+        """Push a two-platform index under `tag`; returns (index digest, platform digests)."""
+        children = [
+            self.push_image(repository, None, content=content, arch=a) for a in ("amd64", "arm64")
+        ]
+        with self._client() as client:
+            index = json.dumps(
+                {
+                    "schemaVersion": 2,
+                    "mediaType": OCI_INDEX,
+                    "manifests": [
+                        {
+                            "mediaType": OCI_MANIFEST,
+                            "digest": d,
+                            "size": 1,
+                            "platform": {"architecture": a, "os": "linux"},
+                        }
+                        for d, a in zip(children, ("amd64", "arm64"), strict=True)
+                    ],
+                }
+            ).encode()
+            client.put(
+                f"/v2/{repository}/manifests/{tag}",
+                content=index,
+                headers={"Content-Type": OCI_INDEX},
+            ).raise_for_status()
+        return digest_of(index), children
+
+    def delete_manifest(self, repository: str, digest: str) -> None:
+        with self._client() as client:
+            client.delete(f"/v2/{repository}/manifests/{digest}").raise_for_status()
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+def start_registry(
+    binary: str, workdir: Path, *, username: str | None = None, password: str | None = None
+) -> Registry:
+    """Start a registry with its own storage; basic auth through htpasswd when a user is given."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    auth = ""
+    if username and password:
+        hashed = bcrypt.hashpw(password.encode(), bcrypt.gensalt(rounds=4)).decode()
+        (workdir / "htpasswd").write_text(f"{username}:{hashed}\n")
+        auth = f"auth:\n  htpasswd:\n    realm: test\n    path: {workdir / 'htpasswd'}\n"
+    config = workdir / "config.yml"
+    config.write_text(
+        "version: 0.1\n"
+        "log:\n  level: error\n  accesslog:\n    disabled: true\n"
+        f"storage:\n  filesystem:\n    rootdirectory: {workdir / 'data'}\n"
+        "  delete:\n    enabled: true\n"
+        f"http:\n  addr: 127.0.0.1:{port}\n" + auth
+    )
+    log = (workdir / "registry.log").open("wb")
+    process = subprocess.Popen([binary, "serve", str(config)], stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return Registry(f"127.0.0.1:{port}", process, username, password)
+        except OSError:
+            if process.poll() is not None:
+                break
+            time.sleep(0.05)
+    process.kill()
+    raise RuntimeError(
+        f"docker-registry did not start: {(workdir / 'registry.log').read_text()[-500:]}"
+    )
+
+
+class TokenFront:
+    """A bearer-token front for a registry: the challenge flow Docker Hub and others use.
+
+    GET /token with the right basic login returns a token; /v2/ requests without it get a 401
+    Bearer challenge. Requests with it are forwarded to the upstream registry. Faults can be
+    set per path fragment: 429 with Retry-After, a missing Docker-Content-Digest, a schema-1
+    answer, or a redirect to `redirect_to` (another host). `seen` records each request's path
+    and Authorization header.
+    """
+
+    def __init__(self, upstream: Registry, username: str, password: str) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.upstream = upstream
+        self.username, self.password = username, password
+        self.token = "tok-" + digest_of(os.urandom(8))[7:19]
+        self.faults: dict[str, str] = {}
+        self.seen: list[tuple[str, str | None]] = []
+        front = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: object) -> None:
+                """Quiet."""
+
+            def _reply(
+                self, status: int, body: bytes = b"", headers: dict[str, str] | None = None
+            ) -> None:
+                self.send_response(status)
+                for key, value in (headers or {}).items():
+                    self.send_header(key, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(body)
+
+            def _serve(self) -> None:
+                front.seen.append((self.path, self.headers.get("Authorization")))
+                if self.path.startswith("/token"):
+                    import base64
+
+                    expected = (
+                        "Basic "
+                        + base64.b64encode(f"{front.username}:{front.password}".encode()).decode()
+                    )
+                    if self.headers.get("Authorization") != expected:
+                        self._reply(401, b'{"errors":[{"code":"UNAUTHORIZED"}]}')
+                        return
+                    self._reply(
+                        200,
+                        json.dumps({"token": front.token}).encode(),
+                        {"Content-Type": "application/json"},
+                    )
+                    return
+                if self.headers.get("Authorization") != f"Bearer {front.token}":
+                    name = self.path.split("/manifests/")[0].removeprefix("/v2/")
+                    challenge = (
+                        f'Bearer realm="http://{front.host}/token",service="test-registry",'
+                        f'scope="repository:{name}:pull"'
+                    )
+                    self._reply(401, b"{}", {"WWW-Authenticate": challenge})
+                    return
+                fault = next((f for part, f in front.faults.items() if part in self.path), None)
+                if fault == "429":
+                    self._reply(429, b"{}", {"Retry-After": "120"})
+                    return
+                if fault == "redirect":
+                    self._reply(307, b"", {"Location": f"{front.redirect_to}{self.path}"})
+                    return
+                if fault == "schema1":
+                    self._reply(
+                        200,
+                        b"{}",
+                        {"Content-Type": SCHEMA1},
+                    )
+                    return
+                with httpx2.Client(base_url=front.upstream.url, timeout=10) as client:
+                    upstream = client.request(
+                        self.command, self.path, headers={"Accept": self.headers.get("Accept", "")}
+                    )
+                headers = {
+                    k: v
+                    for k, v in upstream.headers.items()
+                    if k.lower() in ("content-type", "docker-content-digest")
+                }
+                if fault == "low-remaining":
+                    headers["RateLimit-Remaining"] = "2;w=21600"
+                if fault == "no-digest":
+                    headers.pop("docker-content-digest", None)
+                    headers.pop("Docker-Content-Digest", None)
+                self._reply(upstream.status_code, upstream.content, headers)
+
+            def do_GET(self) -> None:
+                self._serve()
+
+            def do_HEAD(self) -> None:
+                self._serve()
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.host = f"127.0.0.1:{self._server.server_address[1]}"
+        self.redirect_to = ""
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
