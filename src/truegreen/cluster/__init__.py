@@ -7,17 +7,21 @@ from truegreen.cluster.kinds import Kind
 from truegreen.cluster.reader import ClusterReader, FieldIsNot, ReadKey
 from truegreen.cluster.reads import (
     CantRead,
+    Conflict,
     GetRead,
     Got,
     KubeObject,
     Listed,
     ListRead,
+    Patched,
+    PatchResult,
     ReadFailure,
 )
 
 __all__ = [
     "CantRead",
     "ClusterReader",
+    "Conflict",
     "FieldIsNot",
     "GetRead",
     "Got",
@@ -25,6 +29,8 @@ __all__ = [
     "KubeObject",
     "ListRead",
     "Listed",
+    "PatchResult",
+    "Patched",
     "ReadFailure",
     "ReadKey",
 ]

@@ -9,6 +9,7 @@ from lightkube import Client
 from lightkube.core.exceptions import ConfigError
 from lightkube.generic_resource import create_global_resource, create_namespaced_resource
 from lightkube.operators import not_in
+from lightkube.types import PatchType
 
 from truegreen.cluster.classify import MalformedAnswerError, classify, describe
 from truegreen.cluster.kinds import Kind
@@ -16,11 +17,14 @@ from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
 from truegreen.cluster.reader import FieldIsNot, FieldSelector
 from truegreen.cluster.reads import (
     CantRead,
+    Conflict,
     GetRead,
     Got,
     KubeObject,
     Listed,
     ListRead,
+    Patched,
+    PatchResult,
     ReadFailure,
 )
 from truegreen.cluster.settings import ConnectionSettings
@@ -146,6 +150,34 @@ class LiveCluster:
         if not isinstance(item, Mapping) or not isinstance(item.get("metadata"), Mapping):
             return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
         return Got(dict(item))
+
+    def patch(
+        self,
+        kind: Kind,
+        name: str,
+        *,
+        namespace: str | None,
+        patch: Mapping[str, Any],
+        strategic: bool = False,
+    ) -> PatchResult:
+        """One merge (or strategic-merge) patch. A resourceVersion in `patch` makes it
+        conditional: the server answers Conflict when the object changed since."""
+        action = f"patch {kind.spec.name.lower()} {name!r}"
+        patch_type = PatchType.STRATEGIC if strategic else PatchType.MERGE
+        try:
+            stored = self._client.patch(
+                _RESOURCES[kind], name, dict(patch), namespace=namespace, patch_type=patch_type
+            )
+        except Exception as error:
+            if getattr(getattr(error, "response", None), "status_code", None) == 409:
+                return Conflict()
+            cant = classify(error, action)
+            if cant is None:
+                raise
+            return cant
+        if not isinstance(stored, Mapping):
+            return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
+        return Patched(dict(stored))
 
     def close(self) -> None:
         """Release the connection pool."""

@@ -68,5 +68,19 @@ class Got:
     obj: KubeObject
 
 
+@dataclass(frozen=True)
+class Patched:
+    """A write that landed; `obj` is the object as the server stored it."""
+
+    obj: KubeObject
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A write refused because the object changed since it was read (409)."""
+
+
 ListRead = Listed | CantRead
 GetRead = Got | CantRead
+PatchResult = Patched | Conflict | CantRead
+"""A write's outcome; a CantRead here means the write could not be made, and why."""

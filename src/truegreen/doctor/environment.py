@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
+from truegreen import kubeobjects as o
 from truegreen.cluster import (
     CantRead,
     ClusterReader,
@@ -19,7 +20,6 @@ from truegreen.cluster import (
     Listed,
     ListRead,
 )
-from truegreen.doctor import objects as o
 from truegreen.quantity import Resources
 
 WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)

@@ -8,8 +8,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
-from truegreen.doctor import objects as o
 from truegreen.quantity import CPU, MEMORY, PODS, Resources, format_amount
 
 _POD_LEVEL = (CPU, MEMORY)

@@ -4,8 +4,8 @@ from collections.abc import Mapping
 from datetime import timedelta
 from typing import Any
 
+from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, ReadFailure
-from truegreen.doctor import objects as o
 from truegreen.doctor.checks.base import cant_check, finding
 from truegreen.doctor.checks.workloads import format_age
 from truegreen.doctor.environment import Environment, newest_job

@@ -1,7 +1,7 @@
 """Image freshness: what refresh has recorded on the workloads (stale or dangling pins, a stop)."""
 
+from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead
-from truegreen.doctor import objects as o
 from truegreen.doctor.checks.base import cant_check, finding, ok
 from truegreen.doctor.environment import WORKLOAD_KINDS, Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status

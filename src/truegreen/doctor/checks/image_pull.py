@@ -9,8 +9,8 @@ import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind
-from truegreen.doctor import objects as o
 from truegreen.doctor.checks.base import cant_check, finding, ok
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status

@@ -3,8 +3,8 @@
 from collections.abc import Mapping
 from typing import Any
 
+from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind
-from truegreen.doctor import objects as o
 from truegreen.doctor.checks.base import cant_check, finding, ok
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status

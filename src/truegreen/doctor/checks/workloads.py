@@ -5,87 +5,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed
-from truegreen.doctor import objects as o
 from truegreen.doctor.checks.base import cant_check, finding, ok
 from truegreen.doctor.environment import WORKLOAD_KINDS, Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.rollout import rollout_status
 
 CHECK = CheckId.WORKLOADS
 _CRASHING = {"CrashLoopBackOff"}
 _IMAGE_FAILING = {"ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull"}
 _SETTING_MISSING = {"CreateContainerConfigError", "CreateContainerError"}
-
-
-@dataclass(frozen=True)
-class RolloutStatus:
-    """kubectl's `rollout status` answer: done, in progress (with why), or stuck."""
-
-    done: bool
-    stuck: bool = False
-    progress: str = ""
-
-
-def _int(value: object, default: int = 0) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
-def rollout_status(workload: KubeObject) -> RolloutStatus:
-    """Rollout status by the rules of kubectl's polymorphichelpers/rollout_status.go."""
-    meta = o.mapping(workload.get("metadata"))
-    spec, status = o.mapping(workload.get("spec")), o.mapping(workload.get("status"))
-    generation, observed = _int(meta.get("generation")), _int(status.get("observedGeneration"))
-    kind = workload.get("kind")
-    if kind == "Deployment":
-        if generation > observed:
-            return RolloutStatus(False, progress="waiting for the update to be picked up")
-        progressing = o.condition(workload, "Progressing")
-        if progressing is not None and progressing.get("reason") == "ProgressDeadlineExceeded":
-            return RolloutStatus(False, stuck=True, progress="exceeded its progress deadline")
-        replicas = _int(spec.get("replicas"), 1)
-        updated = _int(status.get("updatedReplicas"))
-        if updated < replicas:
-            return RolloutStatus(False, progress=f"{updated} of {replicas} copies updated")
-        if _int(status.get("replicas")) > updated:
-            old = _int(status.get("replicas")) - updated
-            return RolloutStatus(False, progress=f"{old} old copies still stopping")
-        if _int(status.get("availableReplicas")) < updated:
-            available = _int(status.get("availableReplicas"))
-            return RolloutStatus(
-                False, progress=f"{available} of {updated} updated copies available"
-            )
-        return RolloutStatus(True)
-    strategy = o.mapping(spec.get("updateStrategy")).get("type", "RollingUpdate")
-    if strategy != "RollingUpdate":
-        return RolloutStatus(True)  # kubectl cannot judge OnDelete rollouts either
-    if kind == "StatefulSet":
-        if observed == 0 or generation > observed:
-            return RolloutStatus(False, progress="waiting for the update to be picked up")
-        replicas = _int(spec.get("replicas"), 1)
-        ready = _int(status.get("readyReplicas"))
-        if ready < replicas:
-            return RolloutStatus(False, progress=f"{ready} of {replicas} copies ready")
-        rolling = o.mapping(o.mapping(spec.get("updateStrategy")).get("rollingUpdate"))
-        partition = _int(rolling.get("partition"))
-        if partition:
-            if _int(status.get("updatedReplicas")) < replicas - partition:
-                return RolloutStatus(False, progress="partitioned update in progress")
-            return RolloutStatus(True)
-        if status.get("updateRevision") != status.get("currentRevision"):
-            return RolloutStatus(False, progress="copies still moving to the new version")
-        return RolloutStatus(True)
-    if kind == "DaemonSet":
-        if generation > observed:
-            return RolloutStatus(False, progress="waiting for the update to be picked up")
-        desired = _int(status.get("desiredNumberScheduled"))
-        updated = _int(status.get("updatedNumberScheduled"))
-        if updated < desired:
-            return RolloutStatus(False, progress=f"{updated} of {desired} copies updated")
-        available = _int(status.get("numberAvailable"))
-        if available < desired:
-            return RolloutStatus(False, progress=f"{available} of {desired} copies available")
-        return RolloutStatus(True)
-    return RolloutStatus(True)
 
 
 def _age(since: datetime | None, now: datetime) -> timedelta:
@@ -121,7 +51,7 @@ def _pod_problem(
         cname = container.get("name")
         last = o.mapping(o.mapping(container.get("lastState")).get("terminated"))
         if reason in _CRASHING:
-            restarts = _int(container.get("restartCount"))
+            restarts = o.integer(container.get("restartCount"))
             detail = f"pod {name} container {cname}: {reason}, {restarts} restarts"
             if last.get("reason") == "OOMKilled":
                 return _PodProblem(

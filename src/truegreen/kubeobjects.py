@@ -19,6 +19,11 @@ def sequence(value: object) -> Sequence[Any]:
     return value if isinstance(value, list) else []
 
 
+def integer(value: object, default: int = 0) -> int:
+    """`value` if it is an integer (not a bool), else `default`."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
 def name_of(obj: KubeObject) -> str:
     """metadata.name."""
     return str(mapping(obj.get("metadata")).get("name", ""))

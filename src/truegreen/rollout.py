@@ -1,0 +1,76 @@
+"""Rollout status by kubectl's rules (polymorphichelpers/rollout_status.go)."""
+
+from dataclasses import dataclass
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import KubeObject
+
+
+@dataclass(frozen=True)
+class RolloutStatus:
+    """kubectl's `rollout status` answer: done, in progress (with why), or stuck."""
+
+    done: bool
+    stuck: bool = False
+    progress: str = ""
+
+
+def rollout_status(workload: KubeObject) -> RolloutStatus:
+    """Rollout status by the rules of kubectl's polymorphichelpers/rollout_status.go."""
+    meta = o.mapping(workload.get("metadata"))
+    spec, status = o.mapping(workload.get("spec")), o.mapping(workload.get("status"))
+    generation, observed = (
+        o.integer(meta.get("generation")),
+        o.integer(status.get("observedGeneration")),
+    )
+    kind = workload.get("kind")
+    if kind == "Deployment":
+        if generation > observed:
+            return RolloutStatus(False, progress="waiting for the update to be picked up")
+        progressing = o.condition(workload, "Progressing")
+        if progressing is not None and progressing.get("reason") == "ProgressDeadlineExceeded":
+            return RolloutStatus(False, stuck=True, progress="exceeded its progress deadline")
+        replicas = o.integer(spec.get("replicas"), 1)
+        updated = o.integer(status.get("updatedReplicas"))
+        if updated < replicas:
+            return RolloutStatus(False, progress=f"{updated} of {replicas} copies updated")
+        if o.integer(status.get("replicas")) > updated:
+            old = o.integer(status.get("replicas")) - updated
+            return RolloutStatus(False, progress=f"{old} old copies still stopping")
+        if o.integer(status.get("availableReplicas")) < updated:
+            available = o.integer(status.get("availableReplicas"))
+            return RolloutStatus(
+                False, progress=f"{available} of {updated} updated copies available"
+            )
+        return RolloutStatus(True)
+    strategy = o.mapping(spec.get("updateStrategy")).get("type", "RollingUpdate")
+    if strategy != "RollingUpdate":
+        return RolloutStatus(True)  # kubectl cannot judge OnDelete rollouts either
+    if kind == "StatefulSet":
+        if observed == 0 or generation > observed:
+            return RolloutStatus(False, progress="waiting for the update to be picked up")
+        replicas = o.integer(spec.get("replicas"), 1)
+        ready = o.integer(status.get("readyReplicas"))
+        if ready < replicas:
+            return RolloutStatus(False, progress=f"{ready} of {replicas} copies ready")
+        rolling = o.mapping(o.mapping(spec.get("updateStrategy")).get("rollingUpdate"))
+        partition = o.integer(rolling.get("partition"))
+        if partition:
+            if o.integer(status.get("updatedReplicas")) < replicas - partition:
+                return RolloutStatus(False, progress="partitioned update in progress")
+            return RolloutStatus(True)
+        if status.get("updateRevision") != status.get("currentRevision"):
+            return RolloutStatus(False, progress="copies still moving to the new version")
+        return RolloutStatus(True)
+    if kind == "DaemonSet":
+        if generation > observed:
+            return RolloutStatus(False, progress="waiting for the update to be picked up")
+        desired = o.integer(status.get("desiredNumberScheduled"))
+        updated = o.integer(status.get("updatedNumberScheduled"))
+        if updated < desired:
+            return RolloutStatus(False, progress=f"{updated} of {desired} copies updated")
+        available = o.integer(status.get("numberAvailable"))
+        if available < desired:
+            return RolloutStatus(False, progress=f"{available} of {desired} copies available")
+        return RolloutStatus(True)
+    return RolloutStatus(True)
