@@ -296,3 +296,82 @@ def lint(
         for line in to_text(result):
             consoles.out.print(line)
     sys.exit(result.exit_code)
+
+
+@main.command()
+@_connection_options
+@click.option("-A", "--all-namespaces", is_flag=True, help="Every namespace.")
+@click.option(
+    "--selector",
+    default="truegreen.io/refresh=enabled",
+    show_default=True,
+    help="Label selector (key=value[,key=value]) of the opted-in workloads.",
+)
+@click.option("--mode", type=click.Choice(["restart", "pin"]), default="restart", show_default=True)
+@click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True)
+@click.option("--rollout-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True)
+@click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
+@click.option(
+    "--insecure-registry",
+    multiple=True,
+    metavar="HOST",
+    help="Allow plain HTTP to this registry (loopback registries always may).",
+)
+@_common_output
+@_report_errors
+def refresh(
+    kubeconfig: Path | None,
+    context: str | None,
+    namespace: str | None,
+    request_timeout: float,
+    all_namespaces: bool,
+    selector: str,
+    mode: str,
+    max_attempts: int,
+    rollout_timeout: float,
+    dry_run: bool,
+    insecure_registry: tuple[str, ...],
+    output: str,
+    verbose: bool,
+    no_color: bool,
+    debug: bool,
+) -> None:
+    """One image-refresh tick over the opted-in workloads.
+
+    Exit 0 converged or deliberately held, 2 a rollout failed (or a pin dangles), 3 a read failed.
+    """
+    from truegreen.cluster.live import LiveCluster
+    from truegreen.console import make_consoles
+    from truegreen.errors import UsageError
+    from truegreen.refresh.plan import RefreshMode
+    from truegreen.refresh.render import to_json, to_text
+    from truegreen.refresh.tick import RefreshSettings, run_tick
+
+    if all_namespaces and namespace:
+        raise UsageError("-n and --all-namespaces cannot be used together")
+    labels = {}
+    for term in filter(None, (t.strip() for t in selector.split(","))):
+        key, sep, value = term.partition("=")
+        if not sep or not key or "!" in key:
+            raise UsageError(f"--selector {selector!r} is not key=value[,key=value]")
+        labels[key.strip()] = value.strip()
+    connection = _connection(kubeconfig, context, namespace, request_timeout)
+    with LiveCluster.connect(connection) as cluster:
+        settings = RefreshSettings(
+            namespace=None if all_namespaces else cluster.namespace,
+            selector=labels,
+            mode=RefreshMode(mode),
+            max_attempts=max_attempts,
+            rollout_timeout=rollout_timeout,
+            dry_run=dry_run,
+            insecure_registries=frozenset(insecure_registry),
+            request_timeout=request_timeout,
+        )
+        report = run_tick(cluster, settings)
+    if output == "json":
+        _emit_json(to_json(report, dry_run=dry_run))
+    else:
+        consoles = make_consoles(no_color)
+        for line in to_text(report, verbose=verbose):
+            consoles.out.print(line)
+    sys.exit(report.exit_code)

@@ -255,6 +255,17 @@ class FakeApiServer:
                     return copy.deepcopy(found) if found else None
         return None
 
+    def list_objects(self, kind: str, namespace: str | None = None) -> list[JsonObject]:
+        """Copies of every stored object of `kind` (e.g. "Pod"), optionally in one namespace."""
+        with self._lock:
+            found: list[JsonObject] = []
+            for rtype in RESOURCE_TYPES:
+                if rtype.kind == kind:
+                    for (ns, _), obj in sorted(self._bucket(rtype).items()):
+                        if namespace is None or ns == namespace:
+                            found.append(copy.deepcopy(obj))
+            return found
+
     def update_object(self, obj: Mapping[str, Any]) -> None:
         """Replace a stored object as a controller would: new resourceVersion, same generation."""
         with self._lock:

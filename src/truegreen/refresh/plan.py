@@ -1,0 +1,282 @@
+"""Deciding, per container, what one tick should do. Pure: no reads, no writes."""
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from truegreen import kubeobjects as o
+from truegreen.images import ImageReference, ImageReferenceError, parse_image
+from truegreen.refresh.annotations import (
+    ATTEMPTS,
+    DANGLING_PIN,
+    PENDING,
+    RECORDED_DIGEST,
+    STALE_PIN,
+    TRACK_TAG,
+    container_key,
+)
+from truegreen.refresh.registry import DigestLookup, LookupFailed, LookupFailure, Resolved
+
+_SHA = re.compile(r"sha256:[a-f0-9]{64}")
+
+
+class RefreshMode(StrEnum):
+    """How a restart makes pods take the newest image."""
+
+    RESTART = "restart"
+    """Like `kubectl rollout restart`: new pods pull the tag again."""
+    PIN = "pin"
+    """Set the template image to `repo:tag@digest`: every pod runs exactly that digest."""
+
+
+class Decision(StrEnum):
+    """What the tick decided for one container."""
+
+    UP_TO_DATE = "up-to-date"
+    RECORD_RUNNING = "record-running"
+    """Nothing recorded yet, and the pods already run the newest digest: record, don't restart."""
+    RESTART = "restart"
+    PINNED = "pinned"
+    """Digest-pinned by the operator: never restarted; stale-pin findings only."""
+    LOOKUP_FAILED = "lookup-failed"
+    INVALID_IMAGE = "invalid-image"
+
+
+@dataclass(frozen=True)
+class ContainerPlan:
+    """One container's image, what the registry and the pods say, and the decision."""
+
+    container: str
+    image: str
+    tracked_tag: str | None
+    newest: str | None
+    recorded: str | None
+    running: tuple[str, ...]
+    decision: Decision
+    reason: str = ""
+    reference: ImageReference | None = None
+    newest_digests: frozenset[str] = frozenset()
+
+
+def containers_of(workload: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """Init containers and main containers of a workload's pod template."""
+    spec = o.pod_spec(o.pod_template(workload))
+    return [*o.init_containers(spec), *o.containers(spec)]
+
+
+def tracked_reference(
+    container: Mapping[str, Any], annotations: Mapping[str, str], mode: RefreshMode
+) -> tuple[ImageReference | None, ImageReference | None]:
+    """(reference to look up for the newest digest, operator pin to check), either may be None.
+
+    `repo:tag` tracks the tag. `repo:tag@digest` is an operator pin tracking `tag`, except in
+    pin mode, where it is refresh's own pin and tracks `tag` like a tag image. A digest-only
+    image tracks the tag named by the `track-tag.<container>` annotation, if any.
+    """
+    reference = parse_image(str(container.get("image", "")))
+    name = str(container.get("name", ""))
+    if reference.digest is None:
+        return reference, None
+    tag = reference.tag or annotations.get(container_key(TRACK_TAG, name))
+    tracked = ImageReference(reference.registry, reference.repository, tag, None) if tag else None
+    if mode is RefreshMode.PIN and reference.tag:
+        return tracked, None
+    return tracked, reference
+
+
+def running_digests(pods: Sequence[Mapping[str, Any]], container: str) -> tuple[str, ...]:
+    """The digests the pods report running for `container` (from containerStatuses imageID)."""
+    found: list[str] = []
+    for pod in pods:
+        if o.is_terminated(pod):
+            continue
+        for status in o.container_statuses(pod):
+            if status.get("name") == container:
+                found += _SHA.findall(str(status.get("imageID", "")))
+    return tuple(dict.fromkeys(found))
+
+
+def pods_run(pods: Sequence[Mapping[str, Any]], container: str, digests: frozenset[str]) -> bool:
+    """Every live pod reports running one of `digests` for `container` (and there is a pod)."""
+    live = [p for p in pods if not o.is_terminated(p)]
+    if not live:
+        return False
+    for pod in live:
+        statuses = [s for s in o.container_statuses(pod) if s.get("name") == container]
+        ids = [_SHA.findall(str(s.get("imageID", ""))) for s in statuses]
+        if not statuses or not all(found and found[-1] in digests for found in ids):
+            return False
+    return True
+
+
+def plan_container(
+    container: Mapping[str, Any],
+    annotations: Mapping[str, str],
+    lookups: Mapping[str, DigestLookup],
+    pods: Sequence[Mapping[str, Any]],
+    mode: RefreshMode,
+) -> ContainerPlan:
+    """The decision for one container."""
+    name, image = str(container.get("name", "")), str(container.get("image", ""))
+    try:
+        tracked, pinned = tracked_reference(container, annotations, mode)
+    except ImageReferenceError as error:
+        return ContainerPlan(name, image, None, None, None, (), Decision.INVALID_IMAGE, str(error))
+    running = running_digests(pods, name)
+    recorded = annotations.get(container_key(RECORDED_DIGEST, name))
+    tag = tracked.tag if tracked else None
+    lookup = lookups.get(str(tracked)) if tracked else None
+    if pinned is not None:
+        newest = lookup.digest if isinstance(lookup, Resolved) else None
+        return ContainerPlan(
+            name, image, tag, newest, recorded, running, Decision.PINNED, "", tracked
+        )
+    assert tracked is not None
+    if isinstance(lookup, LookupFailed) or lookup is None:
+        reason = lookup.reason if lookup else "not looked up"
+        return ContainerPlan(
+            name, image, tag, None, recorded, running, Decision.LOOKUP_FAILED, reason, tracked
+        )
+    newest = lookup.digest
+    current = recorded
+    if mode is RefreshMode.PIN and parse_image(image).digest:
+        current = parse_image(image).digest  # refresh's own pin is what the pods run
+    plan = ContainerPlan(
+        name,
+        image,
+        tag,
+        newest,
+        recorded,
+        running,
+        Decision.UP_TO_DATE,
+        "",
+        tracked,
+        lookup.all_digests,
+    )
+    if current is not None and current in lookup.all_digests:
+        if recorded is None or recorded not in lookup.all_digests:
+            return _with(plan, Decision.RECORD_RUNNING, "the pods run the newest digest")
+        return plan
+    if current is None and pods_run(pods, name, lookup.all_digests):
+        return _with(
+            plan, Decision.RECORD_RUNNING, "first run: the pods already run the newest digest"
+        )
+    why = (
+        "nothing recorded yet" if current is None else f"recorded {current[:19]}… is not the newest"
+    )
+    return _with(plan, Decision.RESTART, why)
+
+
+def _with(plan: ContainerPlan, decision: Decision, reason: str) -> ContainerPlan:
+    return ContainerPlan(
+        plan.container,
+        plan.image,
+        plan.tracked_tag,
+        plan.newest,
+        plan.recorded,
+        plan.running,
+        decision,
+        reason,
+        plan.reference,
+        plan.newest_digests,
+    )
+
+
+def pin_findings(
+    workload: Mapping[str, Any],
+    lookups: Mapping[str, DigestLookup],
+    pin_lookups: Mapping[str, DigestLookup],
+    mode: RefreshMode,
+) -> dict[str, str | None]:
+    """The stale-pin and dangling-pin annotation changes: set, clear, or leave alone.
+
+    The four clear/set paths: set when the tracked tag moved past the pin; clear when the pin
+    is current; clear when no tag is known (pin checking disabled); clear when the container is
+    no longer pinned (or no longer exists). Only keys whose value changes are returned.
+    """
+    annotations = o.annotations_of(workload)
+    desired: dict[str, str | None] = {}
+    unknown: set[str] = set()  # could not look: leave these findings as they are
+    for container in containers_of(workload):
+        name = str(container.get("name", ""))
+        stale_key, dangling_key = container_key(STALE_PIN, name), container_key(DANGLING_PIN, name)
+        desired[stale_key] = desired[dangling_key] = None
+        try:
+            tracked, pinned = tracked_reference(container, annotations, mode)
+        except ImageReferenceError:
+            continue
+        if pinned is None:
+            continue
+        exists = pin_lookups.get(str(pinned))
+        if isinstance(exists, LookupFailed) and exists.failure is LookupFailure.NOT_FOUND:
+            desired[dangling_key] = f"{pinned.digest} no longer exists in {pinned.registry}"
+        elif isinstance(exists, LookupFailed):
+            unknown.add(dangling_key)
+        newest = lookups.get(str(tracked)) if tracked else None
+        if tracked is None:
+            continue  # pin tracking disabled: clear
+        if isinstance(newest, Resolved):
+            if pinned.digest not in newest.all_digests:
+                desired[stale_key] = f"{tracked.tag} {newest.digest}"
+        else:
+            unknown.add(stale_key)
+    prefix = container_key(STALE_PIN, "x").rsplit(".", 1)[0] + "."
+    dangling_prefix = container_key(DANGLING_PIN, "x").rsplit(".", 1)[0] + "."
+    for key in annotations:
+        if (key.startswith(prefix) or key.startswith(dangling_prefix)) and key not in desired:
+            desired[key] = None  # a container that no longer exists
+    return {k: v for k, v in desired.items() if k not in unknown and annotations.get(k) != v}
+
+
+@dataclass(frozen=True)
+class AttemptCounter:
+    """Consecutive restart attempts at one target (a set of container digests)."""
+
+    count: int
+    target: str
+
+    @classmethod
+    def read(cls, annotations: Mapping[str, str]) -> "AttemptCounter":
+        """The counter from its annotation (`<count> <target id>`); zero when absent or bad."""
+        count, _, target = annotations.get(ATTEMPTS, "").partition(" ")
+        return cls(int(count), target) if count.isdigit() else cls(0, "")
+
+    def at(self, target: str) -> int:
+        """Attempts so far at `target`; a moved tag starts counting again."""
+        return self.count if self.target == target else 0
+
+    def text(self) -> str:
+        """The annotation value."""
+        return f"{self.count} {self.target}"
+
+
+def target_id(target: Mapping[str, str]) -> str:
+    """A short, stable id for a set of container -> digest targets."""
+    canonical = json.dumps(dict(sorted(target.items())), separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class PendingRestart:
+    """Written with the restart: what it aims at, so a tick that died can be resumed."""
+
+    target: Mapping[str, str]
+    stamp: str
+
+    @classmethod
+    def read(cls, annotations: Mapping[str, str]) -> "PendingRestart | None":
+        """The marker, or None when absent or unreadable."""
+        try:
+            value = json.loads(annotations.get(PENDING, ""))
+            target = {str(k): str(v) for k, v in dict(value["target"]).items()}
+            return cls(target, str(value["stamp"]))
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def text(self) -> str:
+        """The annotation value."""
+        return json.dumps({"target": dict(sorted(self.target.items())), "stamp": self.stamp})

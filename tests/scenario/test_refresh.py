@@ -1,0 +1,390 @@
+"""refresh ticks against the fake API server and a real docker-registry.
+
+The rollout simulator plays the Deployment controller: new pods report the digest the real
+registry serves when they start.
+"""
+
+import base64
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REGISTRY_PASSWORD
+from tests.support.cli import CliResult, run_cli
+from tests.support.fake_apiserver import FakeApiServer, Fault
+from tests.support.registry import Registry
+from tests.support.rollout import RolloutSimulator
+from truegreen.images import parse_image
+from truegreen.refresh.annotations import (
+    ATTEMPTS,
+    DANGLING_PIN,
+    LATCHED,
+    PENDING,
+    RECORDED_DIGEST,
+    STALE_PIN,
+    container_key,
+)
+from truegreen.refresh.registry import PullCredentials, RegistryClient, Resolved
+
+Obj = dict[str, Any]
+NS = "train"
+RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
+
+
+def _regcred(host: str) -> Obj:
+    auth = base64.b64encode(f"robot:{REGISTRY_PASSWORD}".encode()).decode()
+    config = json.dumps({"auths": {host: {"auth": auth}}})
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "kubernetes.io/dockerconfigjson",
+        "metadata": {"name": "regcred", "namespace": NS},
+        "data": {".dockerconfigjson": base64.b64encode(config.encode()).decode()},
+    }
+
+
+def deployment(name: str, *containers: Obj, annotations: dict[str, str] | None = None) -> Obj:
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": name,
+            "namespace": NS,
+            "labels": {"truegreen.io/refresh": "enabled"},
+            "annotations": annotations or {},
+            "generation": 1,
+        },
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"imagePullSecrets": [{"name": "regcred"}], "containers": list(containers)},
+            },
+        },
+        "status": {
+            "observedGeneration": 1,
+            "replicas": 1,
+            "updatedReplicas": 1,
+            "readyReplicas": 1,
+            "availableReplicas": 1,
+        },
+    }
+
+
+def container(name: str, image: str, policy: str | None = "Always") -> Obj:
+    return {"name": name, "image": image, **({"imagePullPolicy": policy} if policy else {})}
+
+
+@dataclass
+class RefreshEnv:
+    server: FakeApiServer
+    registry: Registry
+    simulator: RolloutSimulator
+    kubeconfig: Path
+
+    def image(self, repository: str, tag: str) -> str:
+        return f"{self.registry.host}/{repository}:{tag}"
+
+    def install(self, workload: Obj) -> None:
+        """Store the Deployment with one pod running what its template names right now."""
+        self.server.add(workload)
+        stored = self.server.get_object("Deployment", workload["metadata"]["name"], NS)
+        assert stored is not None
+        self.simulator.remember(stored)
+        self.server.add(self.simulator.make_pod(stored, f"{workload['metadata']['name']}-0"))
+
+    def tick(self, *args: str) -> CliResult:
+        result = run_cli(
+            "refresh",
+            "--kubeconfig",
+            str(self.kubeconfig),
+            "-o",
+            "json",
+            "--rollout-timeout",
+            "5",
+            *args,
+        )
+        assert REGISTRY_PASSWORD not in result.stdout + result.stderr
+        return result
+
+    def annotations(self, name: str) -> dict[str, str]:
+        stored = self.server.get_object("Deployment", name, NS)
+        assert stored is not None
+        return dict(stored["metadata"].get("annotations") or {})
+
+    def restarts(self, name: str) -> int:
+        """PATCHes of the Deployment that changed its pod template."""
+        return self.simulator.rollouts.get(name, 0)
+
+
+@pytest.fixture
+def env(fake_api: FakeApiServer, kubeconfig: Path, registry: Registry) -> Iterator[RefreshEnv]:
+    client = RegistryClient(
+        PullCredentials.from_docker_configs(
+            [(".dockerconfigjson", _regcred(registry.host)["data"][".dockerconfigjson"])]
+        )
+    )
+
+    def digest_for(image: str) -> str:
+        reference = parse_image(image)
+        if reference.digest:
+            return reference.digest
+        result = client.lookup(reference)
+        # an image the registry lacks still runs (from a node's cache) in some scenarios
+        return result.digest if isinstance(result, Resolved) else "sha256:" + "0" * 64
+
+    fake_api.add(_regcred(registry.host))
+    yield RefreshEnv(fake_api, registry, RolloutSimulator(fake_api, digest_for), kubeconfig)
+    client.close()
+
+
+def _workload(report: dict[str, Any], name: str) -> dict[str, Any]:
+    return next(w for w in report["workloads"] if w["name"] == name)
+
+
+def test_first_run_records_what_the_pods_already_run(env: RefreshEnv) -> None:
+    digest = env.registry.push_image("r/fresh", "stable", content="v1")
+    env.install(deployment("fresh", container("runner", env.image("r/fresh", "stable"))))
+    result = env.tick()
+    workload = _workload(result.json(), "fresh")
+    assert (workload["outcome"], workload["containers"][0]["decision"]) == (
+        "converged",
+        "record-running",
+    )
+    assert env.annotations("fresh")[container_key(RECORDED_DIGEST, "runner")] == digest
+    assert env.restarts("fresh") == 0
+    assert result.exit_code == 0
+
+
+def test_moved_tag_restarts_verifies_and_records(env: RefreshEnv) -> None:
+    env.registry.push_image("r/moving", "stable", content="v1")
+    env.install(deployment("moving", container("runner", env.image("r/moving", "stable"))))
+    assert env.tick().exit_code == 0  # records v1
+    newest = env.registry.push_image("r/moving", "stable", content="v2")
+    result = env.tick()
+    workload = _workload(result.json(), "moving")
+    assert workload["outcome"] == "restarted"
+    assert [w["step"] for w in workload["writes"]] == ["restart", "record"]
+    annotations = env.annotations("moving")
+    assert annotations[container_key(RECORDED_DIGEST, "runner")] == newest
+    assert not {ATTEMPTS, PENDING, LATCHED} & annotations.keys()
+    assert env.restarts("moving") == 1
+    pods = env.server.list_objects("Pod", NS)
+    assert [p["status"]["containerStatuses"][0]["imageID"].split("@")[1] for p in pods] == [newest]
+    assert env.tick().json()["workloads"][0]["outcome"] == "converged"
+    assert env.restarts("moving") == 1
+
+
+def test_failed_rollout_records_nothing_and_the_guard_latches(env: RefreshEnv) -> None:
+    old = env.registry.push_image("r/crashy", "stable", content="v1")
+    env.install(deployment("crashy", container("runner", env.image("r/crashy", "stable"))))
+    env.tick()
+    env.registry.push_image("r/crashy", "stable", content="v2")
+    env.simulator.behaviour["crashy"] = "crash"
+    for attempt in (1, 2):
+        result = env.tick("--max-attempts", "2")
+        workload = _workload(result.json(), "crashy")
+        assert (workload["outcome"], result.exit_code) == ("rollout-failed", 2)
+        assert "CrashLoopBackOff" in workload["reason"]
+        annotations = env.annotations("crashy")
+        assert annotations[container_key(RECORDED_DIGEST, "runner")] == old
+        assert annotations[ATTEMPTS].startswith(f"{attempt} ")
+        assert PENDING not in annotations
+    result = env.tick("--max-attempts", "2")
+    workload = _workload(result.json(), "crashy")
+    assert (workload["outcome"], result.exit_code) == ("latched", 0)
+    assert env.restarts("crashy") == 2
+    assert LATCHED in env.annotations("crashy")
+
+
+def test_rollout_whose_pods_run_the_old_digest_records_nothing(env: RefreshEnv) -> None:
+    old = env.registry.push_image("r/cache", "stable", content="v1")
+    env.install(deployment("cache", container("runner", env.image("r/cache", "stable"))))
+    env.tick()
+    env.registry.push_image("r/cache", "stable", content="v2")
+    env.simulator.behaviour["cache"] = "old-image"
+    result = env.tick()
+    workload = _workload(result.json(), "cache")
+    assert (workload["outcome"], result.exit_code) == ("rollout-failed", 2)
+    assert workload["reason"] == "the new pods do not run the newest digest (runner)"
+    assert env.annotations("cache")[container_key(RECORDED_DIGEST, "runner")] == old
+    assert env.restarts("cache") == 1  # precondition: the rollout did happen
+
+
+def test_latched_tick_still_lands_its_stale_pin_writes(env: RefreshEnv) -> None:
+    """The seed's regression: off-digest AND latched, the stale-pin clear and set still land,
+    and the digest is not recorded."""
+    env.registry.push_image("r/app", "stable", content="v1")
+    pinned_old = env.registry.push_image("r/side", "v3", content="old")
+    current = env.registry.push_image("r/helper", "v1", content="helper")
+    workload = deployment(
+        "seed",
+        container("runner", env.image("r/app", "stable")),
+        container("side", f"{env.image('r/side', 'v3')}@{pinned_old}"),
+        container("helper", f"{env.image('r/helper', 'v1')}@{current}"),
+    )
+    env.install(workload)
+    env.tick()  # records the runner's digest
+    recorded = env.annotations("seed")[container_key(RECORDED_DIGEST, "runner")]
+    moved = env.registry.push_image("r/side", "v3", content="new")  # side's pin is now stale
+    env.registry.push_image("r/app", "stable", content="v2")  # runner is off-digest
+    stored = env.server.get_object("Deployment", "seed", NS)
+    assert stored is not None
+    target = "0" * 12
+    stored["metadata"]["annotations"].update(
+        {
+            ATTEMPTS: f"3 {target}",  # replaced below by the real target id
+            container_key(STALE_PIN, "helper"): "v1 sha256:" + "f" * 64,  # a stale finding to clear
+        }
+    )
+    env.server.update_object(stored)
+    from truegreen.refresh.plan import target_id
+
+    newest_runner = env.registry.push_image("r/app", "stable", content="v2")
+    stored = env.server.get_object("Deployment", "seed", NS)
+    assert stored is not None
+    stored["metadata"]["annotations"][ATTEMPTS] = f"3 {target_id({'runner': newest_runner})}"
+    env.server.update_object(stored)
+    result = env.tick()
+    report = _workload(result.json(), "seed")
+    assert report["outcome"] == "latched"
+    assert report["writes"][0]["step"] == "stale-pins"
+    annotations = env.annotations("seed")
+    assert annotations[container_key(STALE_PIN, "side")] == f"v3 {moved}"
+    assert container_key(STALE_PIN, "helper") not in annotations
+    assert annotations[container_key(RECORDED_DIGEST, "runner")] == recorded
+    assert env.restarts("seed") == 0
+
+
+def test_pins_are_never_restarted_and_their_findings_follow_the_four_paths(env: RefreshEnv) -> None:
+    first = env.registry.push_image("r/pinned", "v1", content="a")
+    env.install(deployment("pins", container("p", f"{env.image('r/pinned', 'v1')}@{first}")))
+    key = container_key(STALE_PIN, "p")
+    assert env.tick().exit_code == 0
+    assert key not in env.annotations("pins")  # current pin: no finding
+    moved = env.registry.push_image("r/pinned", "v1", content="b")
+    env.tick()
+    assert env.annotations("pins")[key] == f"v1 {moved}"  # tag moved past the pin: set
+    assert env.restarts("pins") == 0
+    stored = env.server.get_object("Deployment", "pins", NS)
+    assert stored is not None
+    stored["spec"]["template"]["spec"]["containers"][0]["image"] = (
+        f"{env.registry.host}/r/pinned@{first}"
+    )
+    env.server.update_object(stored)
+    env.tick()
+    assert key not in env.annotations("pins")  # digest-only, no tag tracked: cleared
+    stored = env.server.get_object("Deployment", "pins", NS)
+    assert stored is not None
+    stored["metadata"]["annotations"][key] = "v1 sha256:" + "e" * 64
+    stored["spec"]["template"]["spec"]["containers"][0]["image"] = env.image("r/pinned", "v1")
+    env.server.update_object(stored)
+    env.tick()
+    assert key not in env.annotations("pins")  # no longer pinned: cleared
+
+
+def test_dangling_pin_is_a_measured_failure(env: RefreshEnv) -> None:
+    digest = env.registry.push_image("r/dangling", "v1", content="gone-soon")
+    env.install(deployment("dangle", container("p", f"{env.image('r/dangling', 'v1')}@{digest}")))
+    env.registry.delete_manifest("r/dangling", digest)
+    result = env.tick()
+    assert (_workload(result.json(), "dangle")["outcome"], result.exit_code) == ("dangling-pin", 2)
+    assert digest in env.annotations("dangle")[container_key(DANGLING_PIN, "p")]
+
+
+def test_pull_policy_that_keeps_the_old_image_is_refused(env: RefreshEnv) -> None:
+    env.registry.push_image("r/cached", "v1", content="a")
+    env.install(deployment("cached", container("runner", env.image("r/cached", "v1"), policy=None)))
+    env.tick()
+    env.registry.push_image("r/cached", "v1", content="b")
+    result = env.tick()
+    workload = _workload(result.json(), "cached")
+    assert (workload["outcome"], result.exit_code) == ("refused", 2)
+    assert "imagePullPolicy is not Always for runner (IfNotPresent)" in workload["reason"]
+    assert env.restarts("cached") == 0
+
+
+def test_pin_mode_sets_the_template_image_to_the_digest(env: RefreshEnv) -> None:
+    env.registry.push_image("r/pinmode", "stable", content="a")
+    env.install(
+        deployment("pinmode", container("runner", env.image("r/pinmode", "stable"), policy=None))
+    )
+    env.tick("--mode", "pin")
+    newest = env.registry.push_image("r/pinmode", "stable", content="b")
+    result = env.tick("--mode", "pin")
+    assert _workload(result.json(), "pinmode")["outcome"] == "restarted"
+    stored = env.server.get_object("Deployment", "pinmode", NS)
+    assert stored is not None
+    assert stored["spec"]["template"]["spec"]["containers"][0]["image"] == (
+        f"{env.image('r/pinmode', 'stable')}@{newest}"
+    )
+    assert env.tick("--mode", "pin").json()["workloads"][0]["outcome"] == "converged"
+
+
+def test_dry_run_writes_nothing(env: RefreshEnv) -> None:
+    env.registry.push_image("r/dry", "stable", content="a")
+    env.install(deployment("dry", container("runner", env.image("r/dry", "stable"))))
+    before = env.server.get_object("Deployment", "dry", NS)
+    result = env.tick("--dry-run")
+    workload = _workload(result.json(), "dry")
+    assert [w["applied"] for w in workload["writes"]] == [False]
+    assert env.server.requests("PATCH") == []
+    assert env.server.get_object("Deployment", "dry", NS) == before
+
+
+def test_registry_failure_restarts_nothing_and_exits_3(env: RefreshEnv) -> None:
+    env.install(deployment("missing", container("runner", env.image("r/never-pushed", "v1"))))
+    result = env.tick()
+    workload = _workload(result.json(), "missing")
+    assert (workload["outcome"], result.exit_code) == ("could-not-check", 3)
+    assert env.server.requests("PATCH") == []
+
+
+def test_concurrent_ticks_restart_once(env: RefreshEnv) -> None:
+    import threading
+
+    env.registry.push_image("r/race", "stable", content="a")
+    env.install(deployment("race", container("runner", env.image("r/race", "stable"))))
+    env.tick()
+    env.registry.push_image("r/race", "stable", content="b")
+    # The first restart write waits a moment, so the other tick reads the same version first.
+    env.server.inject(Fault.DELAY, r"/deployments/race$", method="PATCH", count=1, delay=1.0)
+    results: list[CliResult] = []
+    threads = [threading.Thread(target=lambda: results.append(env.tick())) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(r.json()["workloads"][0]["outcome"] for r in results) in (
+        ["converged", "restarted"],
+        ["restarted", "restarted"],
+    )
+    patches = [(r.status, r.fault) for r in env.server.requests("PATCH", r"/deployments/race$")]
+    assert env.restarts("race") == 1, patches
+    assert len(env.server.requests("PATCH", r"/deployments/race$")) >= 3  # a 409 was answered
+    assert [r.status for r in env.server.requests("PATCH", r"/deployments/race$")].count(409) == 1
+
+
+def test_a_tick_that_died_mid_rollout_is_resumed_not_restarted(env: RefreshEnv) -> None:
+    env.registry.push_image("r/resume", "stable", content="a")
+    env.install(deployment("resume", container("runner", env.image("r/resume", "stable"))))
+    env.tick()
+    newest = env.registry.push_image("r/resume", "stable", content="b")
+    env.simulator.behaviour["resume"] = "stall"
+    result = env.tick("--rollout-timeout", "1")
+    assert _workload(result.json(), "resume")["reason"].startswith("timed out")
+    assert PENDING in env.annotations("resume")  # the marker survives for the next tick
+    stored = env.server.get_object("Deployment", "resume", NS)
+    assert stored is not None
+    env.simulator.roll_out(stored, "ok")  # the controller finishes on its own
+    result = env.tick()
+    workload = _workload(result.json(), "resume")
+    assert workload["outcome"] == "restarted"
+    assert [w["step"] for w in workload["writes"]] == ["record"]
+    assert env.restarts("resume") == 1
+    assert env.annotations("resume")[container_key(RECORDED_DIGEST, "runner")] == newest
