@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.conftest import REGISTRY_PASSWORD
 from tests.support.cli import CliResult, run_cli
@@ -388,3 +389,41 @@ def test_a_tick_that_died_mid_rollout_is_resumed_not_restarted(env: RefreshEnv) 
     assert [w["step"] for w in workload["writes"]] == ["record"]
     assert env.restarts("resume") == 1
     assert env.annotations("resume")[container_key(RECORDED_DIGEST, "runner")] == newest
+
+
+def test_role_grants_exactly_what_a_tick_uses(env: RefreshEnv) -> None:
+    """Least privilege, measured: the verbs a restarting tick really sends are the Role's."""
+    env.registry.push_image("r/rbac", "stable", content="a")
+    pinned = env.registry.push_image("r/rbac-pin", "v1", content="p")
+    env.install(
+        deployment(
+            "rbac",
+            container("runner", env.image("r/rbac", "stable")),
+            container("pin", f"{env.image('r/rbac-pin', 'v1')}@{pinned}"),
+        )
+    )
+    env.tick()
+    env.registry.push_image("r/rbac", "stable", content="b")
+    env.registry.push_image("r/rbac-pin", "v1", content="q")  # a stale pin to write
+    assert _workload(env.tick().json(), "rbac")["outcome"] == "restarted"
+    used: set[tuple[str, str, str]] = set()
+    for request in env.server.requests():
+        parts = [p for p in request.path.split("/") if p]
+        group = "" if parts[0] == "api" else parts[1]
+        rest = parts[2:] if parts[0] == "api" else parts[3:]
+        if rest[:1] == ["namespaces"]:
+            rest = rest[2:]
+        resource, named = rest[0], len(rest) > 1
+        verb = {"PATCH": "patch", "GET": "get" if named else "list"}[request.method]
+        used.add((group, resource, verb))
+    role = yaml.safe_load(
+        (Path(__file__).resolve().parents[2] / "deploy/refresh/role.yaml").read_text()
+    )
+    granted = {
+        (group, resource, verb)
+        for rule in role["rules"]
+        for group in rule["apiGroups"]
+        for resource in rule["resources"]
+        for verb in rule["verbs"]
+    }
+    assert used == granted

@@ -1,0 +1,49 @@
+"""Refresh's annotation keys are valid Kubernetes keys for any container name, and documented."""
+
+import re
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from truegreen.refresh import annotations as a
+from truegreen.refresh.annotations import container_key, is_valid_key
+
+DNS_LABEL = st.from_regex(r"\A[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\Z")
+
+
+@given(DNS_LABEL, st.sampled_from([a.STALE_PIN, a.DANGLING_PIN, a.RECORDED_DIGEST, a.TRACK_TAG]))
+def test_every_container_name_gives_a_valid_distinct_key(container: str, kind: str) -> None:
+    key = container_key(kind, container)
+    assert is_valid_key(key), key
+    assert key.startswith(f"truegreen.io/{kind}.")
+
+
+def test_long_names_stay_distinct() -> None:
+    a63 = "a" * 62 + "b"
+    b63 = "a" * 62 + "c"
+    assert len(a63) == 63
+    assert container_key(a.STALE_PIN, a63) != container_key(a.STALE_PIN, b63)
+    assert len(container_key(a.STALE_PIN, a63).split("/")[1]) == 63
+
+
+def test_short_names_stay_readable() -> None:
+    assert container_key(a.STALE_PIN, "api") == "truegreen.io/stale-pin.api"
+
+
+@pytest.mark.parametrize(
+    ("key", "valid"),
+    [("truegreen.io/x", True), ("truegreen.io/" + "a" * 64, False), ("truegreen.io/-x", False)],
+)
+def test_key_validity(key: str, valid: bool) -> None:
+    assert is_valid_key(key) is valid
+
+
+def test_every_key_is_documented() -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "refresh.md").read_text()
+    for name in (a.LATCHED, a.ATTEMPTS, a.PENDING, a.OPT_IN_LABEL):
+        assert f"`{name}`" in docs or f"`{name}` (label)" in docs, name
+    for kind in (a.STALE_PIN, a.DANGLING_PIN, a.RECORDED_DIGEST, a.TRACK_TAG):
+        assert f"`truegreen.io/{kind}.<container>`" in docs, kind
+    assert re.search(r"63-character", docs)
