@@ -19,6 +19,8 @@ from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.registry import Registry
 from tests.support.rollout import RolloutSimulator
+from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.settings import ConnectionSettings
 from truegreen.images import parse_image
 from truegreen.refresh.annotations import (
     ATTEMPTS,
@@ -30,6 +32,7 @@ from truegreen.refresh.annotations import (
     container_key,
 )
 from truegreen.refresh.registry import PullCredentials, RegistryClient, Resolved
+from truegreen.refresh.tick import RefreshSettings, run_tick
 
 Obj = dict[str, Any]
 NS = "train"
@@ -355,16 +358,21 @@ def test_concurrent_ticks_restart_once(env: RefreshEnv) -> None:
     env.registry.push_image("r/race", "stable", content="b")
     # The first restart write waits a moment, so the other tick reads the same version first.
     env.server.inject(Fault.DELAY, r"/deployments/race$", method="PATCH", count=1, delay=1.0)
-    results: list[CliResult] = []
-    threads = [threading.Thread(target=lambda: results.append(env.tick())) for _ in range(2)]
+    # Each thread has its own client, as two CronJob pods would (click's test runner swaps
+    # sys.stdout process-wide, so the ticks run below the CLI here).
+    settings = RefreshSettings(namespace=NS, selector={"truegreen.io/refresh": "enabled"})
+    outcomes: list[str] = []
+
+    def tick() -> None:
+        with LiveCluster.connect(ConnectionSettings(kubeconfig=env.kubeconfig)) as cluster:
+            outcomes.append(run_tick(cluster, settings).workloads[0].outcome.value)
+
+    threads = [threading.Thread(target=tick) for _ in range(2)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(r.json()["workloads"][0]["outcome"] for r in results) in (
-        ["converged", "restarted"],
-        ["restarted", "restarted"],
-    )
+    assert sorted(outcomes) in (["converged", "restarted"], ["restarted", "restarted"])
     patches = [(r.status, r.fault) for r in env.server.requests("PATCH", r"/deployments/race$")]
     assert env.restarts("race") == 1, patches
     assert len(env.server.requests("PATCH", r"/deployments/race$")) >= 3  # a 409 was answered
