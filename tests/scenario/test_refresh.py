@@ -435,3 +435,61 @@ def test_role_grants_exactly_what_a_tick_uses(env: RefreshEnv) -> None:
         for verb in rule["verbs"]
     }
     assert used == granted
+
+
+@pytest.mark.parametrize(
+    ("step", "method", "path", "after"),
+    [
+        ("stale-pin write", "PATCH", r"/deployments/steps$", 0),
+        ("restart write", "PATCH", r"/deployments/steps$", 1),
+        ("rollout wait", "GET", r"/deployments/steps$", 0),
+        # the controller's status update after the stale-pin write makes the first restart
+        # attempt a 409 that is retried, so the record is the fourth PATCH
+        ("record write", "PATCH", r"/deployments/steps$", 3),
+    ],
+)
+def test_a_tick_broken_at_any_step_converges_on_the_next(
+    env: RefreshEnv, step: str, method: str, path: str, after: int
+) -> None:
+    """Break a tick from one step on (every later request of that kind fails, as if the process
+    died there); the next tick converges: one restart, and a record of what the pods run."""
+    env.registry.push_image("r/steps", "stable", content="a")
+    first_pin = env.registry.push_image("r/steps-pin", "v1", content="p")
+    env.install(
+        deployment(
+            "steps",
+            container("runner", env.image("r/steps", "stable")),
+            container("pin", f"{env.image('r/steps-pin', 'v1')}@{first_pin}"),
+        )
+    )
+    env.tick()
+    newest = env.registry.push_image("r/steps", "stable", content="b")
+    moved_pin = env.registry.push_image("r/steps-pin", "v1", content="q")
+    env.server.inject(Fault.SERVER_ERROR, path, method=method, after=after)
+    broken = env.tick()
+    env.server.clear_faults()
+    writes = broken.json()["workloads"][0]["writes"]
+    failed = [w["step"] for w in writes if w["error"]]
+    expected_first_failure = {
+        "stale-pin write": "stale-pins",
+        "restart write": "restart",
+        "record write": "record",
+    }.get(step)
+    assert (failed[:1] == [expected_first_failure]) if expected_first_failure else not failed
+    assert broken.exit_code == 3, f"precondition: the tick broke at the {step}"
+    healed = env.tick()
+    assert healed.exit_code == 0, healed.stdout
+    annotations = env.annotations("steps")
+    assert annotations[container_key(RECORDED_DIGEST, "runner")] == newest
+    assert annotations[container_key(STALE_PIN, "pin")] == f"v1 {moved_pin}"
+    assert PENDING not in annotations
+    assert ATTEMPTS not in annotations
+    assert env.restarts("steps") == 1
+    running = [
+        s["imageID"]
+        for p in env.server.list_objects("Pod", NS)
+        for s in p["status"]["containerStatuses"]
+        if s["name"] == "runner"
+    ]
+    assert running, "precondition: the runner has pods"
+    assert all(newest in image_id for image_id in running)

@@ -111,7 +111,10 @@ class FaultRule:
     method: str | None = None
     count: int | None = None
     delay: float = 30.0
+    after: int = 0
+    """Let this many matching requests through before the fault starts."""
     hits: int = 0
+    matched: int = 0
 
 
 @dataclass(frozen=True)
@@ -298,9 +301,13 @@ class FakeApiServer:
         method: str | None = None,
         count: int | None = None,
         delay: float = 30.0,
+        after: int = 0,
     ) -> FaultRule:
-        """Make requests matching `path` (a regex searched in the URL path) fail with `fault`."""
-        rule = FaultRule(fault, re.compile(path), method.upper() if method else None, count, delay)
+        """Make requests matching `path` (a regex searched in the URL path) fail with `fault`,
+        `count` times (None: always), after letting `after` matching requests through."""
+        rule = FaultRule(
+            fault, re.compile(path), method.upper() if method else None, count, delay, after
+        )
         with self._lock:
             self.faults.append(rule)
         return rule
@@ -323,6 +330,9 @@ class FakeApiServer:
         with self._lock:
             for rule in self.faults:
                 if rule.method not in (None, method) or not rule.path.search(path):
+                    continue
+                rule.matched += 1
+                if rule.matched <= rule.after:
                     continue
                 if rule.count is not None and rule.hits >= rule.count:
                     continue

@@ -468,7 +468,11 @@ def _finish(
         return done(Outcome.ROLLOUT_FAILED, reason)
     verified = [replace(p, decision=Decision.RESTART) for p in plans]
     record = _record_changes(o.annotations_of(obj), verified, force=True)
-    writes.append(_annotate(cluster, workload, "record", record, False)[0])
+    written = _annotate(cluster, workload, "record", record, False)[0]
+    writes.append(written)
+    if written.error:
+        # The marker stays: the next tick finds the rollout done, verifies again and records.
+        return done(Outcome.COULD_NOT_CHECK, f"rolled out, but the record failed: {written.error}")
     return done(Outcome.RESTARTED, "rolled out and verified: the pods run the newest digest")
 
 
