@@ -138,8 +138,11 @@ class ContainerModel:
             if isinstance(number, int):
                 name = entry.get("name")
                 ports.append(DeclaredPort(number, str(name) if name else None))
+        # `readinessProbe: null` (or a bare `readinessProbe:` in YAML) declares no probe at all.
         probes = tuple(
-            Probe.parse(kind, _mapping(spec[kind])) for kind in ProbeKind if kind in spec
+            Probe.parse(kind, spec[kind])
+            for kind in ProbeKind
+            if isinstance(spec.get(kind), Mapping)
         )
         env = []
         for entry in (_mapping(e) for e in _sequence(spec.get("env"))):

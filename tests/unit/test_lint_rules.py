@@ -321,3 +321,9 @@ def test_sidecar_serving_a_port_is_not_asked_for_readiness() -> None:
     sidecar = server("proxy", 9000, "proxy")
     sidecar["restartPolicy"] = "Always"
     assert hits(workload("Deployment", server(readinessProbe=TCP), init=[sidecar])) == []
+
+
+def test_a_null_probe_is_no_probe() -> None:
+    assert hits(workload("Deployment", server(readinessProbe=None))) == [
+        ("readiness-missing", "app")
+    ]
