@@ -367,11 +367,22 @@ def refresh(
             insecure_registries=frozenset(insecure_registry),
             request_timeout=request_timeout,
         )
-        report = run_tick(cluster, settings)
+        consoles = make_consoles(no_color)
+        if output == "text" and consoles.err.is_terminal:
+            from rich.progress import Progress
+
+            with Progress(console=consoles.err, transient=True) as bar:
+
+                def progress(total: int) -> Any:
+                    task = bar.add_task("Looking up image digests", total=total)
+                    return lambda: bar.advance(task)
+
+                report = run_tick(cluster, settings, progress=progress)
+        else:
+            report = run_tick(cluster, settings)
     if output == "json":
         _emit_json(to_json(report, dry_run=dry_run))
     else:
-        consoles = make_consoles(no_color)
         for line in to_text(report, verbose=verbose):
             consoles.out.print(line)
     sys.exit(report.exit_code)

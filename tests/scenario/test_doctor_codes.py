@@ -291,6 +291,13 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
         ("freshness.refresh-stopped", "warn", "measured"),
     ),
     ("bad job size", _job_size(cpu="lots"), ("capacity.bad-job-size", "fail", "measured")),
+    (
+        "no machines at all, no job size",
+        lambda objects, now: objects.__setitem__(
+            slice(None), [o for o in objects if o["kind"] not in ("Node", "Job")]
+        ),
+        ("capacity.no-eligible-machine", "fail", "measured"),
+    ),
 ]
 
 

@@ -493,3 +493,28 @@ def test_a_tick_broken_at_any_step_converges_on_the_next(
     ]
     assert running, "precondition: the runner has pods"
     assert all(newest in image_id for image_id in running)
+
+
+def test_progress_counts_every_distinct_lookup(env: RefreshEnv) -> None:
+    env.registry.push_image("r/progress", "stable", content="a")
+    pinned = env.registry.push_image("r/progress-pin", "v1", content="p")
+    env.install(
+        deployment(
+            "progress",
+            container("a", env.image("r/progress", "stable")),
+            container("b", env.image("r/progress", "stable")),  # the same reference: one look-up
+            container("pin", f"{env.image('r/progress-pin', 'v1')}@{pinned}"),
+        )
+    )
+    totals: list[int] = []
+    done: list[int] = []
+
+    def progress(total: int) -> Any:
+        totals.append(total)
+        return lambda: done.append(1)
+
+    settings = RefreshSettings(namespace=NS, selector={"truegreen.io/refresh": "enabled"})
+    with LiveCluster.connect(ConnectionSettings(kubeconfig=env.kubeconfig)) as cluster:
+        report = run_tick(cluster, settings, progress=progress)
+    # one tag look-up shared by a and b, the pin's tag, and the pin's digest
+    assert (totals, len(done), report.distinct_references) == ([3], 3, 3)

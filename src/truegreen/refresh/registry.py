@@ -14,7 +14,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
@@ -191,11 +191,23 @@ class RegistryClient:
         """Release connections."""
         self._client.close()
 
-    def resolve_all(self, references: Iterable[ImageReference]) -> dict[str, DigestLookup]:
-        """Each distinct reference looked up once, concurrently; keyed by `str(reference)`."""
+    def resolve_all(
+        self,
+        references: Iterable[ImageReference],
+        on_each: Callable[[], None] | None = None,
+    ) -> dict[str, DigestLookup]:
+        """Each distinct reference looked up once, concurrently; keyed by `str(reference)`.
+        `on_each` is called after every look-up (a progress bar)."""
         distinct = {str(r): r for r in references}
+
+        def lookup(reference: ImageReference) -> DigestLookup:
+            result = self.lookup(reference)
+            if on_each is not None:
+                on_each()
+            return result
+
         with ThreadPoolExecutor(max_workers=8) as pool:
-            results = pool.map(self.lookup, distinct.values())
+            results = pool.map(lookup, distinct.values())
             return dict(zip(distinct, results, strict=True))
 
     def lookup(self, reference: ImageReference) -> DigestLookup:

@@ -185,8 +185,10 @@ def run_tick(
     *,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
+    progress: Callable[[int], Callable[[], None]] | None = None,
 ) -> TickReport:
-    """One tick over every opted-in Deployment."""
+    """One tick over every opted-in Deployment. `progress(total)` returns the callback each
+    registry look-up calls when done (for a progress bar)."""
     listed = cluster.list(Kind.DEPLOYMENT, namespace=settings.namespace, labels=settings.selector)
     if isinstance(listed, CantRead):
         return TickReport((), (listed.reason,))
@@ -204,7 +206,7 @@ def run_tick(
             continue
         configs += _docker_configs(cluster, obj)
         workloads.append(_Workload(obj, pods))
-    lookups, pin_lookups, client = _resolve(workloads, configs, settings)
+    lookups, pin_lookups, client = _resolve(workloads, configs, settings, progress)
     for workload in workloads:
         reports.append(
             _tick_workload(cluster, workload, lookups, pin_lookups, settings, sleep, clock)
@@ -268,7 +270,10 @@ def _docker_configs(cluster: Cluster, obj: Mapping[str, Any]) -> list[tuple[str,
 
 
 def _resolve(
-    workloads: Sequence[_Workload], configs: list[tuple[str, str]], settings: RefreshSettings
+    workloads: Sequence[_Workload],
+    configs: list[tuple[str, str]],
+    settings: RefreshSettings,
+    progress: Callable[[int], Callable[[], None]] | None,
 ) -> tuple[dict[str, DigestLookup], dict[str, DigestLookup], RegistryClient]:
     """Every distinct tracked tag and operator pin, looked up once, concurrently."""
     tracked: list[ImageReference] = []
@@ -289,8 +294,10 @@ def _resolve(
         timeout=settings.request_timeout,
         insecure_registries=settings.insecure_registries,
     )
+    total = len({str(r) for r in tracked}) + len({str(r) for r in pinned})
+    advance = progress(total) if progress is not None else None
     try:
-        return client.resolve_all(tracked), client.resolve_all(pinned), client
+        return client.resolve_all(tracked, advance), client.resolve_all(pinned, advance), client
     finally:
         client.close()
 
@@ -339,6 +346,14 @@ def _tick_workload(
             writes.append(_annotate(cluster, workload, "record", record, settings.dry_run)[0])
         if dangling:
             return done(Outcome.DANGLING_PIN, "a pinned image no longer exists in the registry")
+        behind = [
+            p.container
+            for p in plans
+            if p.decision is Decision.PINNED and p.newest and not p.image.endswith(p.newest)
+        ]
+        if behind:
+            pins = ", ".join(behind)
+            return done(Outcome.CONVERGED, f"pinned, never restarted; behind its tag: {pins}")
         return done(Outcome.CONVERGED, "every tracked image runs its newest digest")
     if settings.mode is RefreshMode.RESTART:
         refused = _pull_policy_refusals(obj, restart)

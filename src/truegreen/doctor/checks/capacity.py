@@ -90,6 +90,17 @@ def check(env: Environment) -> list[Finding]:
         f"{room.name}: free {format_resources(room.allocatable - room.requested)}"
         for room in rooms.values()
     ]
+    if not env.nodes.items:
+        return [
+            finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "capacity.no-eligible-machine",
+                details=("the cluster lists no nodes",),
+                why="there are no machines",
+            )
+        ]
     if request is None:
         return [finding(CHECK, Status.OK, Basis.MEASURED, "capacity.free-only", details=free_lines)]
     size = format_resources(request)
