@@ -142,6 +142,11 @@ def _image(image: str) -> Change:
     return change
 
 
+def _unbound_without_storage_type(objects: list[Obj], now: datetime) -> None:
+    _drop("StorageClass", "standard")(objects, now)
+    _claim(status={"phase": "Pending"})(objects, now)
+
+
 def _disabled_server(objects: list[Obj], now: datetime) -> None:
     _annotate(**{"truegreen.io/disabled-by": "8080=HTTP_OFF"})(objects, now)
     _container(env=[{"name": "HTTP_OFF", "value": "1"}])(objects, now)
@@ -221,8 +226,8 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
     ),
     ("claim lost", _claim(status={"phase": "Lost"}), ("storage.volume-lost", "fail", "measured")),
     (
-        "storage type missing",
-        _drop("StorageClass", "standard"),
+        "storage type missing for a waiting claim",
+        _unbound_without_storage_type,
         ("storage.type-missing", "fail", "measured"),
     ),
     (

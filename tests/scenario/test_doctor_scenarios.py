@@ -192,3 +192,16 @@ def test_text_output_has_headline_remedy_also_and_coverage(doctor: Doctor) -> No
         "6 checks measured, 1 could not be checked "
         "(image-pull: no permission to read the stored logins)."
     )
+
+
+def test_namespace_only_access_measures_all_but_capacity(doctor: Doctor) -> None:
+    """An account that may read only its namespace: capacity unknown, the rest measured."""
+    doctor.load("healthy")
+    for cluster_wide in (r"^/api/v1/nodes$", r"^/api/v1/pods$", r"^/apis/storage\.k8s\.io/"):
+        doctor.server.inject(Fault.FORBIDDEN, cluster_wide)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    statuses = _statuses(report)
+    assert statuses.pop("capacity") == {"unknown"}
+    assert set(map(frozenset, statuses.values())) == {frozenset({"ok"})}
+    assert result.exit_code == 3

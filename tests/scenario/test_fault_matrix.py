@@ -26,14 +26,12 @@ OWNERS: list[tuple[str, set[str]]] = [
     (r"/secrets/regcred$", {"image-pull"}),
     (r"/secrets/backend-credentials$", {"credentials"}),
     (r"/persistentvolumeclaims/datasets$", {"storage"}),
-    (r"/storageclasses/standard$", {"storage"}),
 ]
 # A 404 on a get is a measurement: the referenced object is absent.
 MEASURED_ABSENCE = {
     r"/secrets/regcred$": ("image-pull", "image-pull.login-missing"),
     r"/secrets/backend-credentials$": ("credentials", "credentials.missing"),
     r"/persistentvolumeclaims/datasets$": ("storage", "storage.volume-missing"),
-    r"/storageclasses/standard$": ("storage", "storage.type-missing"),
 }
 # The default service account only adds registry logins; its absence changes nothing here.
 ABSENCE_CHANGES_NOTHING = {r"/serviceaccounts/default$"}
@@ -71,7 +69,7 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
     assert sorted({r.path for r in requests}) == sorted(
         {r.path for r in requests if _owners(r.path)}
     )
-    assert len(requests) == 13
+    assert len(requests) == 12
     held = 0
     for record in requests:
         owners = _owners(record.path)

@@ -178,10 +178,14 @@ def gather(
         else None
     )
     claims = get_each(Kind.PERSISTENT_VOLUME_CLAIM, referenced_claims(env))
+    # A storage type only matters while a claim waits to be bound; reading it otherwise would
+    # make namespace-only access (no cluster-wide reads) an unknown for a healthy volume.
     storage_type_names = [
         str(o.mapping(read.obj.get("spec")).get("storageClassName"))
         for read in claims.values()
-        if isinstance(read, Got) and o.mapping(read.obj.get("spec")).get("storageClassName")
+        if isinstance(read, Got)
+        and o.mapping(read.obj.get("spec")).get("storageClassName")
+        and o.mapping(read.obj.get("status")).get("phase") != "Bound"
     ]
     storage_types = {
         n: reader.get(Kind.STORAGE_CLASS, n, namespace=None)

@@ -41,25 +41,6 @@ def check(env: Environment) -> list[Finding]:
                 findings.append(cant_check(CHECK, Kind.PERSISTENT_VOLUME_CLAIM, read, ref))
             continue
         spec, status = o.mapping(read.obj.get("spec")), o.mapping(read.obj.get("status"))
-        type_name = spec.get("storageClassName")
-        type_read = env.storage_types.get(str(type_name)) if type_name else None
-        storage_type = type_read.obj if isinstance(type_read, Got) else None
-        if isinstance(type_read, CantRead):
-            if type_read.is_measurement:
-                findings.append(
-                    finding(
-                        CHECK,
-                        Status.FAIL,
-                        Basis.MEASURED,
-                        "storage.type-missing",
-                        details=(f"storageclass {type_name} not found",),
-                        objects=(ref, f"StorageClass/{type_name}"),
-                        name=name,
-                        storage_type=type_name,
-                    )
-                )
-                continue
-            findings.append(cant_check(CHECK, Kind.STORAGE_CLASS, type_read, ref))
         claim_phase = str(status.get("phase", "Pending"))
         if claim_phase == "Bound":
             continue
@@ -75,7 +56,28 @@ def check(env: Environment) -> list[Finding]:
                     name=name,
                 )
             )
-        elif not _waits_for_first_use(storage_type):
+            continue
+        type_name = spec.get("storageClassName")
+        type_read = env.storage_types.get(str(type_name)) if type_name else None
+        if isinstance(type_read, CantRead):
+            if not type_read.is_measurement:
+                findings.append(cant_check(CHECK, Kind.STORAGE_CLASS, type_read, ref))
+                continue
+            findings.append(
+                finding(
+                    CHECK,
+                    Status.FAIL,
+                    Basis.MEASURED,
+                    "storage.type-missing",
+                    details=(f"storageclass {type_name} not found",),
+                    objects=(ref, f"StorageClass/{type_name}"),
+                    name=name,
+                    storage_type=type_name,
+                )
+            )
+            continue
+        storage_type = type_read.obj if isinstance(type_read, Got) else None
+        if not _waits_for_first_use(storage_type):
             findings.append(
                 finding(
                     CHECK,
