@@ -90,6 +90,11 @@ def _connection_options(command: F) -> F:
                 show_default=True,
                 help="Seconds to wait for each API request.",
             ),
+            click.option(
+                "--insecure-skip-tls-verify",
+                is_flag=True,
+                help="Do not verify the cluster's TLS certificate (prints a warning).",
+            ),
         ]
     ):
         command = option(command)
@@ -133,11 +138,23 @@ def _emit_json(document: object) -> None:
 
 
 def _connection(
-    kubeconfig: Path | None, context: str | None, namespace: str | None, request_timeout: float
+    kubeconfig: Path | None,
+    context: str | None,
+    namespace: str | None,
+    request_timeout: float,
+    insecure_skip_tls_verify: bool,
 ) -> Any:
     from truegreen.cluster.settings import ConnectionSettings
 
-    return ConnectionSettings(kubeconfig, context, namespace, request_timeout)
+    if insecure_skip_tls_verify:
+        click.echo(
+            "truegreen: warning: not verifying the cluster's TLS certificate "
+            "(--insecure-skip-tls-verify); anyone on the network path could answer for it",
+            err=True,
+        )
+    return ConnectionSettings(
+        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify
+    )
 
 
 @main.command()
@@ -169,6 +186,7 @@ def doctor(
     context: str | None,
     namespace: str | None,
     request_timeout: float,
+    insecure_skip_tls_verify: bool,
     snapshot: Path | None,
     job_requests: str | None,
     credentials_secret: str | None,
@@ -187,7 +205,7 @@ def doctor(
     from truegreen.doctor.render import to_json, to_text
 
     request = DoctorRequest(
-        _connection(kubeconfig, context, namespace, request_timeout),
+        _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
         snapshot,
         job_requests,
         credentials_secret,
@@ -230,6 +248,7 @@ def snapshot(
     context: str | None,
     namespace: str | None,
     request_timeout: float,
+    insecure_skip_tls_verify: bool,
     output_dir: Path,
     job_requests: str | None,
     credentials_secret: str | None,
@@ -242,7 +261,7 @@ def snapshot(
     from truegreen.doctor.command import DoctorRequest, take_snapshot
 
     request = DoctorRequest(
-        _connection(kubeconfig, context, namespace, request_timeout),
+        _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
         job_requests=job_requests,
         credentials_secret=credentials_secret,
         config=config,
@@ -317,6 +336,11 @@ def lint(
     metavar="HOST",
     help="Allow plain HTTP to this registry (loopback registries always may).",
 )
+@click.option(
+    "--registry-skip-tls-verify",
+    is_flag=True,
+    help="Do not verify registries' TLS certificates (prints a warning).",
+)
 @_common_output
 @_report_errors
 def refresh(
@@ -324,6 +348,7 @@ def refresh(
     context: str | None,
     namespace: str | None,
     request_timeout: float,
+    insecure_skip_tls_verify: bool,
     all_namespaces: bool,
     selector: str,
     mode: str,
@@ -331,6 +356,7 @@ def refresh(
     rollout_timeout: float,
     dry_run: bool,
     insecure_registry: tuple[str, ...],
+    registry_skip_tls_verify: bool,
     output: str,
     verbose: bool,
     no_color: bool,
@@ -355,7 +381,15 @@ def refresh(
         if not sep or not key or "!" in key:
             raise UsageError(f"--selector {selector!r} is not key=value[,key=value]")
         labels[key.strip()] = value.strip()
-    connection = _connection(kubeconfig, context, namespace, request_timeout)
+    if registry_skip_tls_verify:
+        click.echo(
+            "truegreen: warning: not verifying registries' TLS certificates "
+            "(--registry-skip-tls-verify)",
+            err=True,
+        )
+    connection = _connection(
+        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify
+    )
     with LiveCluster.connect(connection) as cluster:
         settings = RefreshSettings(
             namespace=None if all_namespaces else cluster.namespace,
@@ -366,6 +400,7 @@ def refresh(
             dry_run=dry_run,
             insecure_registries=frozenset(insecure_registry),
             request_timeout=request_timeout,
+            verify_registry_tls=not registry_skip_tls_verify,
         )
         consoles = make_consoles(no_color)
         if output == "text" and consoles.err.is_terminal:

@@ -13,6 +13,7 @@ import copy
 import json
 import re
 import socket
+import ssl
 import struct
 import threading
 from collections.abc import Callable, Mapping
@@ -151,14 +152,21 @@ class FakeApiServer:
         self.log: list[RequestRecord] = []
         self.patch_hooks: list[Callable[[FakeApiServer, str, JsonObject], None]] = []
         self._stopping = threading.Event()
+        self._scheme = "http"
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    def start(self) -> FakeApiServer:
+    def start(self, tls: tuple[Path, Path] | None = None) -> FakeApiServer:
+        """Serve on 127.0.0.1; over HTTPS with `tls` = (certificate, key) files."""
         handler = _make_handler(self)
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(str(tls[0]), str(tls[1]))
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
+            self._scheme = "https"
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -182,19 +190,26 @@ class FakeApiServer:
     def url(self) -> str:
         assert self._server is not None, "server not started"
         host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}"
+        return f"{self._scheme}://{host!s}:{port}"
 
     def write_kubeconfig(
-        self, path: Path, namespace: str | None = None, token: str = "t0ken"
+        self,
+        path: Path,
+        namespace: str | None = None,
+        token: str = "t0ken",
+        certificate_authority: Path | None = None,
     ) -> Path:
         """A kubeconfig pointing at this server with one context, `fake`."""
         context: JsonObject = {"cluster": "fake", "user": "fake"}
+        cluster: JsonObject = {"server": self.url}
+        if certificate_authority is not None:
+            cluster["certificate-authority"] = str(certificate_authority)
         if namespace:
             context["namespace"] = namespace
         config = {
             "apiVersion": "v1",
             "kind": "Config",
-            "clusters": [{"name": "fake", "cluster": {"server": self.url}}],
+            "clusters": [{"name": "fake", "cluster": cluster}],
             "users": [{"name": "fake", "user": {"token": token}}],
             "contexts": [{"name": "fake", "context": context}],
             "current-context": "fake",

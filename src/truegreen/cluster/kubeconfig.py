@@ -34,6 +34,13 @@ def resolve(settings: ConnectionSettings) -> ResolvedConnection:
     if not paths:
         return _in_cluster(settings)
     merged = _merge([(path, _load_file(path)) for path in paths])
+    if settings.insecure_skip_tls_verify:
+        for entry in merged.get("clusters", []):
+            cluster = entry["cluster"]
+            # lightkube honours the skip only when no certificate authority is configured
+            cluster.pop("certificate-authority", None)
+            cluster.pop("certificate-authority-data", None)
+            cluster["insecure-skip-tls-verify"] = True
     source = str(paths[0])
     try:
         kubeconfig = KubeConfig.from_dict(merged, fname=paths[0])

@@ -16,3 +16,5 @@ class ConnectionSettings:
     """`-n`; else the context's namespace, else `default`."""
     request_timeout: float = 10.0
     """Seconds to wait for any one API request."""
+    insecure_skip_tls_verify: bool = False
+    """`--insecure-skip-tls-verify`: skip verifying the server certificate (prints a warning)."""

@@ -96,6 +96,7 @@ class RefreshSettings:
     insecure_registries: frozenset[str] = frozenset()
     request_timeout: float = 10.0
     poll_interval: float = 1.0
+    verify_registry_tls: bool = True
 
 
 class Outcome(StrEnum):
@@ -293,6 +294,7 @@ def _resolve(
         PullCredentials.from_docker_configs(configs),
         timeout=settings.request_timeout,
         insecure_registries=settings.insecure_registries,
+        verify_tls=settings.verify_registry_tls,
     )
     total = len({str(r) for r in tracked}) + len({str(r) for r in pinned})
     advance = progress(total) if progress is not None else None
