@@ -17,8 +17,8 @@ demo: $(STAMP)
 	@./examples/demo.sh $(BIN)
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests bench
-	$(BIN)/ruff format --check src tests bench
+	$(BIN)/ruff check src tests bench .ci
+	$(BIN)/ruff format --check src tests bench .ci
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict
@@ -32,7 +32,10 @@ bench: $(STAMP)
 	@echo "make bench: not yet (issue: performance benchmarks)"
 
 mutation: $(STAMP)
-	@echo "make mutation: not yet (issue: mutation testing gate)"
+	rm -rf mutants
+	$(BIN)/mutmut run
+	$(BIN)/mutmut export-cicd-stats
+	$(BIN)/python .ci/mutation_score.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

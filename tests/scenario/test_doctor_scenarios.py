@@ -42,6 +42,9 @@ def test_scenario_verdict_live_equals_snapshot(
     assert live.exit_code == exit_code, live.stdout
     report = live.json()
     assert (report["headline"]["rule"], report["headline"]["code"]) == (rule, code)
+    assert report["headline"]["check"] == (
+        None if code == "ready" else code.split(".", maxsplit=1)[0]
+    )
     assert report["exit_code"] == exit_code
     offline = doctor.offline(doctor.snapshot(), "-o", "json")
     assert offline.exit_code == exit_code
@@ -205,3 +208,18 @@ def test_namespace_only_access_measures_all_but_capacity(doctor: Doctor) -> None
     assert statuses.pop("capacity") == {"unknown"}
     assert set(map(frozenset, statuses.values())) == {frozenset({"ok"})}
     assert result.exit_code == 3
+
+
+def test_the_same_statement_is_one_finding_with_every_reason(doctor: Doctor) -> None:
+    """Three unreadable service lists make one unknown, carrying all three reasons."""
+    doctor.load("healthy")
+    for kind in ("deployments", "statefulsets", "daemonsets"):
+        doctor.server.inject(Fault.FORBIDDEN, rf"/{kind}$")
+    report = doctor.live("-o", "json").json()
+    workloads = [f for f in report["findings"] if f["check"] == "workloads"]
+    assert [f["code"] for f in workloads] == ["workloads.cant-read"]
+    assert workloads[0]["details"] == [
+        "list deployments: no permission (403)",
+        "list statefulsets: no permission (403)",
+        "list daemonsets: no permission (403)",
+    ]
