@@ -518,3 +518,39 @@ def test_progress_counts_every_distinct_lookup(env: RefreshEnv) -> None:
         report = run_tick(cluster, settings, progress=progress)
     # one tag look-up shared by a and b, the pin's tag, and the pin's digest
     assert (totals, len(done), report.distinct_references) == ([3], 3, 3)
+
+
+def test_no_credential_reaches_any_output(env: RefreshEnv) -> None:
+    """Verbose, debug and error paths included: the registry password and the docker-config
+    forms it travels in never appear."""
+    env.registry.push_image("r/secret", "stable", content="a")
+    env.install(deployment("secret", container("runner", env.image("r/secret", "stable"))))
+    forms = [
+        REGISTRY_PASSWORD,
+        base64.b64encode(f"robot:{REGISTRY_PASSWORD}".encode()).decode(),
+        _regcred(env.registry.host)["data"][".dockerconfigjson"],
+    ]
+    outputs = [
+        env.tick("-v", "-o", "text"),
+        env.tick("--debug", "-v", "-o", "text"),
+        env.tick("-v"),
+    ]
+    broken = _regcred(env.registry.host)
+    broken["data"][".dockerconfigjson"] = base64.b64encode(
+        json.dumps(
+            {
+                "auths": {
+                    env.registry.host: {"username": "robot", "password": REGISTRY_PASSWORD + "x"}
+                }
+            }
+        ).encode()
+    ).decode()
+    stored = env.server.get_object("Secret", "regcred", NS)
+    assert stored is not None
+    stored["data"] = broken["data"]
+    env.server.update_object(stored)
+    refused = env.tick("--debug", "-v")
+    assert _workload(refused.json(), "secret")["outcome"] == "could-not-check"  # precondition
+    for result in [*outputs, refused]:
+        for form in forms:
+            assert form not in result.stdout + result.stderr
