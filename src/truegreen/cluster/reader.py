@@ -2,10 +2,10 @@
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 from truegreen.cluster.kinds import Kind
-from truegreen.cluster.reads import GetRead, ListRead
+from truegreen.cluster.reads import GetRead, ListRead, PatchResult
 
 
 @dataclass(frozen=True)
@@ -67,4 +67,20 @@ class ClusterReader(Protocol):
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
         """One object by name."""
+        ...
+
+
+class ClusterWriter(ClusterReader, Protocol):
+    """Reads, and patches one object at a time (refresh's only writes)."""
+
+    def patch(
+        self,
+        kind: Kind,
+        name: str,
+        *,
+        namespace: str | None,
+        patch: Mapping[str, Any],
+        strategic: bool = False,
+    ) -> PatchResult:
+        """A merge (or strategic-merge) patch; conditional when it carries a resourceVersion."""
         ...

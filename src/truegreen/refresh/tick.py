@@ -16,11 +16,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Conflict, GetRead, Got, Kind, ListRead, PatchResult
-from truegreen.cluster.reader import FieldSelector
+from truegreen.cluster import CantRead, Conflict, Got, Kind
+from truegreen.cluster.reader import ClusterWriter
 from truegreen.exitcodes import ExitCode
 from truegreen.images import ImageReference, ImageReferenceError, parse_image
 from truegreen.refresh.annotations import ATTEMPTS, LATCHED, PENDING, RECORDED_DIGEST, container_key
@@ -49,37 +49,6 @@ from truegreen.rollout import rollout_status
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
 _STUCK_REASONS = {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName"}
 _CONFLICT_RETRIES = 3
-
-
-class Cluster(Protocol):
-    """What a tick needs from the cluster: reads and patches (LiveCluster provides both)."""
-
-    def list(
-        self,
-        kind: Kind,
-        *,
-        namespace: str | None,
-        labels: Mapping[str, str] | None = None,
-        fields: FieldSelector | None = None,
-    ) -> ListRead:
-        """List objects."""
-        ...
-
-    def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
-        """Get one object."""
-        ...
-
-    def patch(
-        self,
-        kind: Kind,
-        name: str,
-        *,
-        namespace: str | None,
-        patch: Mapping[str, Any],
-        strategic: bool = False,
-    ) -> PatchResult:
-        """Patch one object."""
-        ...
 
 
 @dataclass(frozen=True)
@@ -181,7 +150,7 @@ def _now_stamp() -> str:
 
 
 def run_tick(
-    cluster: Cluster,
+    cluster: ClusterWriter,
     settings: RefreshSettings,
     *,
     sleep: Callable[[float], None] = time.sleep,
@@ -241,7 +210,7 @@ def _rolling(obj: Mapping[str, Any]) -> bool:
     return o.integer(status.get("updatedReplicas")) < o.integer(spec.get("replicas"), 1)
 
 
-def _pods(cluster: Cluster, obj: Mapping[str, Any]) -> list[Mapping[str, Any]] | CantRead:
+def _pods(cluster: ClusterWriter, obj: Mapping[str, Any]) -> list[Mapping[str, Any]] | CantRead:
     selector = o.mapping(o.mapping(obj.get("spec")).get("selector"))
     namespace = str(o.mapping(obj.get("metadata")).get("namespace", ""))
     labels = {str(k): str(v) for k, v in o.mapping(selector.get("matchLabels")).items()}
@@ -251,7 +220,7 @@ def _pods(cluster: Cluster, obj: Mapping[str, Any]) -> list[Mapping[str, Any]] |
     return [p for p in read.items if o.selector_matches(selector, o.labels_of(p))]
 
 
-def _docker_configs(cluster: Cluster, obj: Mapping[str, Any]) -> list[tuple[str, str]]:
+def _docker_configs(cluster: ClusterWriter, obj: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Registry logins from the workload's image pull secrets (pod spec and service account)."""
     namespace = str(o.mapping(obj.get("metadata")).get("namespace", ""))
     spec = o.pod_spec(o.pod_template(obj))
@@ -305,7 +274,7 @@ def _resolve(
 
 
 def _tick_workload(
-    cluster: Cluster,
+    cluster: ClusterWriter,
     workload: _Workload,
     lookups: Mapping[str, DigestLookup],
     pin_lookups: Mapping[str, DigestLookup],
@@ -365,7 +334,7 @@ def _tick_workload(
 
 
 def _restart(
-    cluster: Cluster,
+    cluster: ClusterWriter,
     workload: _Workload,
     obj: Mapping[str, Any],
     plans: tuple[ContainerPlan, ...],
@@ -447,7 +416,7 @@ def _restart(
 
 
 def _finish(
-    cluster: Cluster,
+    cluster: ClusterWriter,
     workload: _Workload,
     obj: Mapping[str, Any],
     plans: tuple[ContainerPlan, ...],
@@ -494,7 +463,7 @@ def _finish(
 
 
 def _wait_for_rollout(
-    cluster: Cluster,
+    cluster: ClusterWriter,
     workload: _Workload,
     generation: int,
     marker: PendingRestart,
@@ -541,7 +510,7 @@ def _stuck_new_pod(pods: Sequence[Mapping[str, Any]], marker: PendingRestart) ->
 
 
 def _annotate(
-    cluster: Cluster,
+    cluster: ClusterWriter,
     workload: _Workload,
     step: str,
     changes: Mapping[str, str | None],

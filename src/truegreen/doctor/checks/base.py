@@ -3,12 +3,26 @@
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from truegreen.cluster import CantRead, Kind
-from truegreen.doctor.environment import Environment
+from truegreen.cluster import CantRead, Kind, KubeObject
+from truegreen.doctor.environment import WORKLOAD_KINDS, Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.wording import plain_why, render
 
 Check = Callable[[Environment], list[Finding]]
+
+
+def services(env: Environment, check: CheckId) -> tuple[list[KubeObject], list[Finding]]:
+    """The environment's Deployments, StatefulSets and DaemonSets, and an unknown finding for
+    each list that could not be read."""
+    items: list[KubeObject] = []
+    unknown: list[Finding] = []
+    for kind in WORKLOAD_KINDS:
+        read = env.workloads[kind]
+        if isinstance(read, CantRead):
+            unknown.append(cant_check(check, kind, read))
+        else:
+            items.extend(read.items)
+    return items, unknown
 
 
 def finding(

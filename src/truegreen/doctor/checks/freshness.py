@@ -1,9 +1,8 @@
 """Image freshness: what refresh has recorded on the workloads (stale or dangling pins, a stop)."""
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead
-from truegreen.doctor.checks.base import cant_check, finding, ok
-from truegreen.doctor.environment import WORKLOAD_KINDS, Environment, owner_words
+from truegreen.doctor.checks.base import finding, ok, services
+from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.refresh.annotations import DANGLING_PIN, LATCHED, STALE_PIN, container_key
 
@@ -12,50 +11,43 @@ CHECK = CheckId.FRESHNESS
 
 def check(env: Environment) -> list[Finding]:
     """Findings from refresh's annotations on the environment's services."""
-    findings: list[Finding] = []
-    for kind in WORKLOAD_KINDS:
-        read = env.workloads[kind]
-        if isinstance(read, CantRead):
-            findings.append(cant_check(CHECK, kind, read))
-            continue
-        for workload in read.items:
-            annotations = o.annotations_of(workload)
-            workload_words = owner_words(workload).capitalize()
-            spec = o.pod_spec(o.pod_template(workload))
-            for container in [*o.init_containers(spec), *o.containers(spec)]:
-                cname = str(container.get("name", ""))
-                for marker, code, status in (
-                    (DANGLING_PIN, "freshness.dangling-pin", Status.FAIL),
-                    (STALE_PIN, "freshness.stale-pin", Status.WARN),
-                ):
-                    value = annotations.get(container_key(marker, cname))
-                    if value:
-                        findings.append(
-                            finding(
-                                CHECK,
-                                status,
-                                Basis.MEASURED,
-                                code,
-                                details=(
-                                    f"{o.ref(workload)} {container_key(marker, cname)}: {value}",
-                                ),
-                                objects=(o.ref(workload),),
-                                workload=workload_words,
-                                container=cname,
-                                tag=str(value).split(" ", 1)[0],
-                            )
+    items, findings = services(env, CHECK)
+    for workload in items:
+        annotations = o.annotations_of(workload)
+        workload_words = owner_words(workload).capitalize()
+        spec = o.pod_spec(o.pod_template(workload))
+        for container in [*o.init_containers(spec), *o.containers(spec)]:
+            cname = str(container.get("name", ""))
+            for marker, code, status in (
+                (DANGLING_PIN, "freshness.dangling-pin", Status.FAIL),
+                (STALE_PIN, "freshness.stale-pin", Status.WARN),
+            ):
+                value = annotations.get(container_key(marker, cname))
+                if value:
+                    findings.append(
+                        finding(
+                            CHECK,
+                            status,
+                            Basis.MEASURED,
+                            code,
+                            details=(f"{o.ref(workload)} {container_key(marker, cname)}: {value}",),
+                            objects=(o.ref(workload),),
+                            workload=workload_words,
+                            container=cname,
+                            tag=str(value).split(" ", 1)[0],
                         )
-            if annotations.get(LATCHED):
-                findings.append(
-                    finding(
-                        CHECK,
-                        Status.WARN,
-                        Basis.MEASURED,
-                        "freshness.refresh-stopped",
-                        details=(f"{o.ref(workload)} {LATCHED}: {annotations[LATCHED]}",),
-                        objects=(o.ref(workload),),
-                        workload=workload_words,
-                        marker=LATCHED,
                     )
+        if annotations.get(LATCHED):
+            findings.append(
+                finding(
+                    CHECK,
+                    Status.WARN,
+                    Basis.MEASURED,
+                    "freshness.refresh-stopped",
+                    details=(f"{o.ref(workload)} {LATCHED}: {annotations[LATCHED]}",),
+                    objects=(o.ref(workload),),
+                    workload=workload_words,
+                    marker=LATCHED,
                 )
+            )
     return findings or [ok(CHECK)]

@@ -4,9 +4,8 @@ In a running environment these are warnings: they make rollouts and restarts unt
 but they do not by themselves stop training from running now.
 """
 
-from truegreen.cluster import CantRead
-from truegreen.doctor.checks.base import cant_check, finding, ok
-from truegreen.doctor.environment import WORKLOAD_KINDS, Environment
+from truegreen.doctor.checks.base import finding, ok, services
+from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.lint.rules import Context, Severity, evaluate
 from truegreen.probes import workload_model
@@ -24,31 +23,26 @@ _CODES = {
 
 def check(env: Environment) -> list[Finding]:
     """Findings from the probe rules on the environment's services."""
-    findings: list[Finding] = []
-    for kind in WORKLOAD_KINDS:
-        read = env.workloads[kind]
-        if isinstance(read, CantRead):
-            findings.append(cant_check(CHECK, kind, read))
+    items, findings = services(env, CHECK)
+    for obj in items:
+        model = workload_model(obj)
+        if model is None:
             continue
-        for obj in read.items:
-            model = workload_model(obj)
-            if model is None:
+        for rule, hit in evaluate(model, Context()):
+            if rule.severity is Severity.INFO:
                 continue
-            for rule, hit in evaluate(model, Context()):
-                if rule.severity is Severity.INFO:
-                    continue
-                fields = {"port": "", "setting": "", **hit.values}
-                findings.append(
-                    finding(
-                        CHECK,
-                        Status.WARN,
-                        Basis.MEASURED,
-                        _CODES[rule.id],
-                        details=(f"{model.kind}/{model.name} [{rule.id}] {hit.message}",),
-                        objects=(f"{model.kind}/{model.name}",),
-                        workload=f"The service '{model.name}'",
-                        container=hit.container or "",
-                        **fields,
-                    )
+            fields = {"port": "", "setting": "", **hit.values}
+            findings.append(
+                finding(
+                    CHECK,
+                    Status.WARN,
+                    Basis.MEASURED,
+                    _CODES[rule.id],
+                    details=(f"{model.kind}/{model.name} [{rule.id}] {hit.message}",),
+                    objects=(f"{model.kind}/{model.name}",),
+                    workload=f"The service '{model.name}'",
+                    container=hit.container or "",
+                    **fields,
                 )
+            )
     return findings or [ok(CHECK)]

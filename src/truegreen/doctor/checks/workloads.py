@@ -7,8 +7,8 @@ from typing import Any
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed
-from truegreen.doctor.checks.base import cant_check, finding, ok
-from truegreen.doctor.environment import WORKLOAD_KINDS, Environment, owner_words
+from truegreen.doctor.checks.base import cant_check, finding, ok, services
+from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.rollout import rollout_status
 
@@ -131,16 +131,8 @@ def _owner_of(
 
 def check(env: Environment) -> list[Finding]:
     """Findings about the environment's services and the pods of services and training jobs."""
-    findings: list[Finding] = []
-    workloads: list[KubeObject] = []
-    all_listed = True
-    for kind in WORKLOAD_KINDS:
-        read = env.workloads[kind]
-        if isinstance(read, CantRead):
-            findings.append(cant_check(CHECK, kind, read))
-            all_listed = False
-            continue
-        workloads.extend(read.items)
+    workloads, findings = services(env, CHECK)
+    all_listed = not findings
     for workload in workloads:
         rollout = rollout_status(workload)
         if rollout.done:
