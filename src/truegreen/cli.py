@@ -305,6 +305,14 @@ def lint(
     from truegreen.lint.reports import to_json, to_sarif, to_text
     from truegreen.lint.run import lint as run_lint
 
+    if not paths and sys.stdin.isatty():
+        from truegreen.errors import UsageError
+
+        raise UsageError(
+            "nothing to lint",
+            "no path was given and stdin is a terminal",
+            "pass files, folders or -",
+        )
     result = run_lint(list(paths), config)
     if output == "json":
         _emit_json(to_json(result))

@@ -554,3 +554,19 @@ def test_no_credential_reaches_any_output(env: RefreshEnv) -> None:
     for result in [*outputs, refused]:
         for form in forms:
             assert form not in result.stdout + result.stderr
+
+
+def test_all_namespaces(env: RefreshEnv) -> None:
+    env.registry.push_image("r/everywhere", "stable", content="a")
+    env.install(deployment("everywhere", container("runner", env.image("r/everywhere", "stable"))))
+    result = run_cli("refresh", "--kubeconfig", str(env.kubeconfig), "-A", "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    elsewhere = run_cli("refresh", "--kubeconfig", str(env.kubeconfig), "-n", "other", "-o", "json")
+    assert [w["name"] for w in elsewhere.json()["workloads"]] == []
+    everywhere = run_cli(
+        "refresh", "--kubeconfig", str(env.kubeconfig), "-n", "other", "-o", "json", "-A"
+    )
+    assert everywhere.exit_code == 64  # -n and -A together
+    listed = env.server.requests("GET", r"^/apis/apps/v1/deployments$")
+    assert listed, "precondition: -A lists across namespaces"
+    assert [w["namespace"] for w in result.json()["workloads"]] == [NS]
