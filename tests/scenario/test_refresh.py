@@ -17,7 +17,7 @@ import yaml
 from tests.conftest import REGISTRY_PASSWORD
 from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault
-from tests.support.registry import Registry
+from tests.support.registry import Registry, TokenFront
 from tests.support.rollout import RolloutSimulator
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.settings import ConnectionSettings
@@ -570,3 +570,45 @@ def test_all_namespaces(env: RefreshEnv) -> None:
     listed = env.server.requests("GET", r"^/apis/apps/v1/deployments$")
     assert listed, "precondition: -A lists across namespaces"
     assert [w["namespace"] for w in result.json()["workloads"]] == [NS]
+
+
+def test_rate_limit_reserve_holds_every_restart(
+    env: RefreshEnv, open_registry: Registry, token_registry: TokenFront
+) -> None:
+    """One registry near its limit: no workload restarts this tick, not even on other registries."""
+    env.registry.push_image("r/busy", "stable", content="a")
+    env.install(deployment("busy", container("runner", env.image("r/busy", "stable"))))
+    open_registry.push_image("team/limited", "v1", content="l")
+    env.install(
+        deployment("limited", container("runner", f"{token_registry.host}/team/limited:v1"))
+    )
+    env.tick()
+    env.registry.push_image("r/busy", "stable", content="b")  # busy needs a restart
+    token_registry.faults["/team/limited/"] = "low-remaining"
+    stored = env.server.get_object("Secret", "regcred", NS)
+    assert stored is not None
+    auth = base64.b64encode(f"robot:{REGISTRY_PASSWORD}".encode()).decode()
+    config = {"auths": {env.registry.host: {"auth": auth}, token_registry.host: {"auth": auth}}}
+    stored["data"][".dockerconfigjson"] = base64.b64encode(json.dumps(config).encode()).decode()
+    env.server.update_object(stored)
+    result = env.tick()
+    busy = _workload(result.json(), "busy")
+    assert busy["containers"][0]["decision"] == "restart"  # precondition: it would restart
+    assert busy["outcome"] == "could-not-check"
+    assert "holding every restart this tick" in busy["reason"]
+    assert result.exit_code == 3
+    assert env.restarts("busy") == 0
+
+
+def test_first_run_accepts_a_platform_manifest_of_an_index(env: RefreshEnv) -> None:
+    index, children = env.registry.push_index("r/multi", "stable", content="m")
+    env.install(deployment("multi", container("runner", env.image("r/multi", "stable"))))
+    pod = env.server.get_object("Pod", "multi-0", NS)
+    assert pod is not None
+    pod["status"]["containerStatuses"][0]["imageID"] = f"{env.image('r/multi', 'x')}@{children[1]}"
+    env.server.update_object(pod)
+    result = env.tick()
+    workload = _workload(result.json(), "multi")
+    assert workload["containers"][0]["decision"] == "record-running"
+    assert env.annotations("multi")[container_key(RECORDED_DIGEST, "runner")] == index
+    assert env.restarts("multi") == 0

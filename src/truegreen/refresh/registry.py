@@ -191,6 +191,12 @@ class RegistryClient:
         """Release connections."""
         self._client.close()
 
+    @property
+    def below_reserve(self) -> tuple[str, ...]:
+        """Why look-ups stopped: registries whose remaining rate limit fell below the reserve."""
+        with self._lock:
+            return tuple(sorted(self._exhausted.values()))
+
     def resolve_all(
         self,
         references: Iterable[ImageReference],

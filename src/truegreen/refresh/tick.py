@@ -177,9 +177,19 @@ def run_tick(
         configs += _docker_configs(cluster, obj)
         workloads.append(_Workload(obj, pods))
     lookups, pin_lookups, client = _resolve(workloads, configs, settings, progress)
+    limited = sorted(
+        {
+            r.reason
+            for r in [*lookups.values(), *pin_lookups.values()]
+            if isinstance(r, LookupFailed) and r.failure is LookupFailure.RATE_LIMITED
+        }
+        | set(client.below_reserve)
+    )
+    # A registry near its rate limit: restart nothing this tick (findings are still written).
+    hold = f"holding every restart this tick: {'; '.join(limited)}" if limited else ""
     for workload in workloads:
         reports.append(
-            _tick_workload(cluster, workload, lookups, pin_lookups, settings, sleep, clock)
+            _tick_workload(cluster, workload, lookups, pin_lookups, settings, sleep, clock, hold)
         )
     return TickReport(
         tuple(reports),
@@ -281,6 +291,7 @@ def _tick_workload(
     settings: RefreshSettings,
     sleep: Callable[[float], None],
     clock: Callable[[], float],
+    hold: str = "",
 ) -> WorkloadReport:
     writes: list[Write] = []
     obj = workload.obj
@@ -311,6 +322,8 @@ def _tick_workload(
     if failed:
         return done(Outcome.COULD_NOT_CHECK, "; ".join(sorted({p.reason for p in failed})))
     restart = [p for p in plans if p.decision is Decision.RESTART]
+    if restart and hold:
+        return done(Outcome.COULD_NOT_CHECK, hold)
     if not restart:
         record = _record_changes(o.annotations_of(obj), plans)
         if record:
