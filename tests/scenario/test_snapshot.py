@@ -85,3 +85,26 @@ def test_not_a_snapshot_is_one_clear_line(
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1
     assert message in lines[0]
+
+
+def test_cluster_wide_pods_are_folded_to_what_the_fit_needs(doctor: Doctor) -> None:
+    """Each page of the cluster's pods is reduced as it arrives: no images, env or labels kept."""
+    import yaml
+
+    from truegreen.doctor.fit import fit_view
+
+    doctor.load("held-by-running-job")
+    directory = doctor.snapshot()
+    cluster_pods = [
+        p
+        for p in (directory / "reads").glob("*-list-pods.yaml")
+        if yaml.safe_load(p.read_text())["read"]["namespace"] is None
+    ]
+    assert len(cluster_pods) == 1, "precondition: one cluster-wide pod list"
+    items = yaml.safe_load(cluster_pods[0].read_text())["result"]["items"]
+    assert items, "precondition: the list holds pods"
+    text = cluster_pods[0].read_text()
+    for dropped in ("image:", "env:", "labels:", "imagePullSecrets", "containerStatuses"):
+        assert dropped not in text
+    assert all(fit_view(item) == item for item in items)  # folding is idempotent
+    assert any(item["spec"]["containers"][0]["resources"]["requests"] for item in items)

@@ -14,7 +14,7 @@ from lightkube.types import PatchType
 from truegreen.cluster.classify import MalformedAnswerError, classify, describe
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
-from truegreen.cluster.reader import FieldIsNot, FieldSelector
+from truegreen.cluster.reader import FieldIsNot, FieldSelector, Slimmer
 from truegreen.cluster.reads import (
     CantRead,
     Conflict,
@@ -101,11 +101,13 @@ class LiveCluster:
         namespace: str | None,
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
+        slim: Slimmer | None = None,
     ) -> ListRead:
         """Every matching object, all pages fetched; or why the list could not be read."""
         action = action_of(kind)
         try:
-            items = tuple(self._iterate(kind, namespace, labels, fields))
+            objects = self._iterate(kind, namespace, labels, fields)
+            items = tuple(slim(item) for item in objects) if slim else tuple(objects)
         except Exception as error:
             cant = classify(error, action)
             if cant is None:

@@ -1,11 +1,11 @@
 """The read interface shared by the live cluster and a saved snapshot."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from truegreen.cluster.kinds import Kind
-from truegreen.cluster.reads import GetRead, ListRead, PatchResult
+from truegreen.cluster.reads import GetRead, KubeObject, ListRead, PatchResult
 
 
 @dataclass(frozen=True)
@@ -16,6 +16,8 @@ class FieldIsNot:
 
 
 FieldSelector = Mapping[str, str | FieldIsNot]
+Slimmer = Callable[[KubeObject], KubeObject]
+"""Keeps only what a check needs of each object, as the pages stream in."""
 
 
 def label_selector_text(labels: Mapping[str, str] | None) -> str:
@@ -61,8 +63,10 @@ class ClusterReader(Protocol):
         namespace: str | None,
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
+        slim: Slimmer | None = None,
     ) -> ListRead:
-        """Every object of `kind` in `namespace` (all namespaces when None) matching selectors."""
+        """Every object of `kind` in `namespace` (all namespaces when None) matching selectors;
+        with `slim`, each object is reduced as its page arrives (a cluster's pods never pile up)."""
         ...
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:

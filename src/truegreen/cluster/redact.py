@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from truegreen.cluster.kinds import Kind
-from truegreen.cluster.reader import ClusterReader, FieldSelector
+from truegreen.cluster.reader import ClusterReader, FieldSelector, Slimmer
 from truegreen.cluster.reads import GetRead, Got, KubeObject, Listed, ListRead
 
 REDACTED = "REDACTED"
@@ -96,9 +96,10 @@ class RedactingReader:
         namespace: str | None,
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
+        slim: Slimmer | None = None,
     ) -> ListRead:
         """The inner list, secrets redacted."""
-        read = self._inner.list(kind, namespace=namespace, labels=labels, fields=fields)
+        read = self._inner.list(kind, namespace=namespace, labels=labels, fields=fields, slim=slim)
         if kind is Kind.SECRET and isinstance(read, Listed):
             return Listed(tuple(redact_secret(item) for item in read.items))
         return read

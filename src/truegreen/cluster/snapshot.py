@@ -22,6 +22,7 @@ from truegreen.cluster.reader import (
     ClusterReader,
     FieldSelector,
     ReadKey,
+    Slimmer,
     field_selector_text,
     label_selector_text,
 )
@@ -63,9 +64,10 @@ class RecordingReader:
         namespace: str | None,
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
+        slim: Slimmer | None = None,
     ) -> ListRead:
         """Read through, and record the answer."""
-        read = self._inner.list(kind, namespace=namespace, labels=labels, fields=fields)
+        read = self._inner.list(kind, namespace=namespace, labels=labels, fields=fields, slim=slim)
         key = ReadKey(
             "list", kind, namespace, None, label_selector_text(labels), field_selector_text(fields)
         )
@@ -166,12 +168,15 @@ class SnapshotReader:
         namespace: str | None,
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
+        slim: Slimmer | None = None,
     ) -> ListRead:
         """The recorded answer to this list."""
         key = ReadKey(
             "list", kind, namespace, None, label_selector_text(labels), field_selector_text(fields)
         )
         read = self._reads.get(key)
+        if isinstance(read, Listed) and slim is not None:
+            return Listed(tuple(slim(item) for item in read.items))
         if isinstance(read, Listed | CantRead):
             return read
         return CantRead(

@@ -20,6 +20,7 @@ from truegreen.cluster import (
     Listed,
     ListRead,
 )
+from truegreen.doctor.fit import fit_view
 from truegreen.quantity import Resources
 
 WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
@@ -158,7 +159,9 @@ def gather(
         pods=reader.list(Kind.POD, namespace=namespace),
         limit_ranges=reader.list(Kind.LIMIT_RANGE, namespace=namespace),
         nodes=reader.list(Kind.NODE, namespace=None),
-        pods_holding_capacity=reader.list(Kind.POD, namespace=None, fields=HOLDING_CAPACITY),
+        pods_holding_capacity=reader.list(
+            Kind.POD, namespace=None, fields=HOLDING_CAPACITY, slim=fit_view
+        ),
     )
     templates = env.templates()
 
