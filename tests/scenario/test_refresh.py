@@ -612,3 +612,63 @@ def test_first_run_accepts_a_platform_manifest_of_an_index(env: RefreshEnv) -> N
     assert workload["containers"][0]["decision"] == "record-running"
     assert env.annotations("multi")[container_key(RECORDED_DIGEST, "runner")] == index
     assert env.restarts("multi") == 0
+
+
+@pytest.mark.parametrize(
+    ("step", "method", "after"),
+    [
+        ("stale-pin write", "PATCH", 0),
+        ("restart write", "PATCH", 1),
+        ("rollout wait", "GET", 0),
+        ("record write", "PATCH", 3),
+    ],
+)
+def test_sigkill_at_each_step_then_two_ticks_converge(
+    env: RefreshEnv, step: str, method: str, after: int
+) -> None:
+    """The real process, killed with SIGKILL while its request for that step hangs."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    env.registry.push_image("r/killed", "stable", content="a")
+    first_pin = env.registry.push_image("r/killed-pin", "v1", content="p")
+    env.install(
+        deployment(
+            "killed",
+            container("runner", env.image("r/killed", "stable")),
+            container("pin", f"{env.image('r/killed-pin', 'v1')}@{first_pin}"),
+        )
+    )
+    env.tick()
+    newest = env.registry.push_image("r/killed", "stable", content="b")
+    moved_pin = env.registry.push_image("r/killed-pin", "v1", content="q")
+    path = r"/deployments/killed$"
+    env.server.inject(Fault.DELAY, path, method=method, after=after, count=1, delay=60)
+    process = subprocess.Popen(
+        [
+            str(Path(sys.executable).parent / "truegreen"),
+            "refresh",
+            "--kubeconfig",
+            str(env.kubeconfig),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while not any(r.fault is Fault.DELAY for r in env.server.requests(method, path)):
+        assert process.poll() is None, f"precondition: the tick reached the {step}"
+        assert time.monotonic() < deadline, f"the tick never reached the {step}"
+        time.sleep(0.02)
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=10)
+    env.server.clear_faults()
+    env.tick()
+    final = env.tick()
+    assert final.exit_code == 0, final.stdout
+    annotations = env.annotations("killed")
+    assert annotations[container_key(RECORDED_DIGEST, "runner")] == newest
+    assert annotations[container_key(STALE_PIN, "pin")] == f"v1 {moved_pin}"
+    assert not {PENDING, ATTEMPTS, LATCHED} & annotations.keys()
+    assert env.restarts("killed") == 1
