@@ -29,7 +29,7 @@ unit: $(STAMP)
 test: lint typecheck unit
 
 bench: $(STAMP)
-	@echo "make bench: not yet (issue: performance benchmarks)"
+	$(BIN)/python -m bench.run
 
 mutation: $(STAMP)
 	rm -rf mutants

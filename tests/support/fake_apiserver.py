@@ -153,6 +153,10 @@ class FakeApiServer:
         self.patch_hooks: list[Callable[[FakeApiServer, str, JsonObject], None]] = []
         self._stopping = threading.Event()
         self._scheme = "http"
+        self.frozen = False
+        """Frozen: every GET answer is encoded once and then served from those bytes, so that a
+        benchmark measures its client and not this server (`freeze()`)."""
+        self._encoded: dict[tuple[str, str], tuple[int, bytes]] = {}
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -299,6 +303,10 @@ class FakeApiServer:
                 if rtype.kind == kind:
                     bucket = self._objects.get((rtype.group, rtype.version, rtype.plural), {})
                     bucket.pop((namespace if rtype.namespaced else "", name), None)
+
+    def freeze(self) -> None:
+        """Serve every GET from pre-encoded bytes from now on; writes are no longer expected."""
+        self.frozen = True
 
     def compact(self) -> None:
         """Expire every continue token issued so far, as etcd compaction does."""
@@ -843,6 +851,12 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             rule = server._take_fault(method, split.path)
             if rule is not None and self._inject(rule, method, split.path, query):
                 return
+            cache_key = (split.path, split.query)
+            cached = server._encoded.get(cache_key) if method == "GET" else None
+            if cached is not None:
+                server._record(RequestRecord(method, split.path, query, cached[0]))
+                self._send(cached[0], cached[1], {})
+                return
             try:
                 status, payload, headers = server.handle(
                     method, split.path, query, {k.lower(): v for k, v in self.headers.items()}, body
@@ -853,8 +867,11 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                     status_body(failure.code, failure.reason, failure.message),
                     failure.headers,
                 )
+            encoded = json.dumps(payload).encode()
+            if server.frozen and method == "GET" and not headers:
+                server._encoded[cache_key] = (status, encoded)
             server._record(RequestRecord(method, split.path, query, status))
-            self._send(status, json.dumps(payload).encode(), headers)
+            self._send(status, encoded, headers)
 
         def _inject(
             self, rule: FaultRule, method: str, path: str, query: Mapping[str, str]
