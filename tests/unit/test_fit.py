@@ -202,3 +202,126 @@ def test_sidecar_counts_in_the_running_sum() -> None:
         "initContainers": [c("proxy", "1", restartPolicy="Always")],
     }
     assert pod_requests(spec).get("cpu") == 3000  # the sidecar runs beside main for the pod's life
+
+
+def _affinity(*expressions: dict[str, Any]) -> dict[str, Any]:
+    term = {"matchExpressions": list(expressions)}
+    return {
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}
+            }
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    ("expression", "labels", "allowed"),
+    [
+        ({"key": "pool", "operator": "In", "values": ["gpu", "big"]}, {"pool": "big"}, True),
+        ({"key": "pool", "operator": "In", "values": ["gpu"]}, {"pool": "cpu"}, False),
+        ({"key": "pool", "operator": "In", "values": ["gpu"]}, {}, False),
+        ({"key": "pool", "operator": "NotIn", "values": ["cpu"]}, {"pool": "gpu"}, True),
+        ({"key": "pool", "operator": "NotIn", "values": ["cpu"]}, {"pool": "cpu"}, False),
+        ({"key": "pool", "operator": "NotIn", "values": ["cpu"]}, {}, True),  # absent key: not in
+        ({"key": "gpu", "operator": "Exists"}, {"gpu": ""}, True),
+        ({"key": "gpu", "operator": "Exists"}, {}, False),
+        ({"key": "gpu", "operator": "DoesNotExist"}, {}, True),
+        ({"key": "gpu", "operator": "DoesNotExist"}, {"gpu": "a100"}, False),
+        ({"key": "gpus", "operator": "Gt", "values": ["3"]}, {"gpus": "4"}, True),
+        ({"key": "gpus", "operator": "Gt", "values": ["3"]}, {"gpus": "3"}, False),
+        ({"key": "gpus", "operator": "Lt", "values": ["3"]}, {"gpus": "2"}, True),
+        ({"key": "gpus", "operator": "Lt", "values": ["3"]}, {"gpus": "3"}, False),
+        ({"key": "gpus", "operator": "Gt", "values": ["3"]}, {"gpus": "many"}, False),
+        ({"key": "gpus", "operator": "Gt", "values": ["3"]}, {}, False),
+        ({"key": "gpus", "operator": "Gt", "values": ["3", "4"]}, {"gpus": "9"}, False),
+        ({"key": "pool", "operator": "Unknown", "values": ["x"]}, {"pool": "x"}, False),
+    ],
+)
+def test_node_affinity_operators(
+    expression: dict[str, Any], labels: dict[str, str], allowed: bool
+) -> None:
+    reason = exclusion(_node(labels=labels), _affinity(expression))
+    assert (reason is None) is allowed, reason
+
+
+def test_all_expressions_of_a_term_must_match() -> None:
+    both = _affinity(
+        {"key": "pool", "operator": "In", "values": ["gpu"]}, {"key": "zone", "operator": "Exists"}
+    )
+    assert exclusion(_node(labels={"pool": "gpu", "zone": "a"}), both) is None
+    assert exclusion(_node(labels={"pool": "gpu"}), both) == "required node affinity does not match"
+
+
+def test_an_empty_term_selects_no_machine() -> None:
+    empty: dict[str, Any] = {
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [{}]}
+            }
+        }
+    }
+    assert exclusion(_node(), empty) == "required node affinity does not match"
+
+
+@pytest.mark.parametrize(
+    ("toleration", "allowed"),
+    [
+        ({"key": "gpu", "operator": "Equal", "value": "only", "effect": "NoSchedule"}, True),
+        ({"key": "gpu", "value": "only"}, True),  # operator defaults to Equal; any effect
+        ({"key": "gpu", "operator": "Equal", "value": "other"}, False),
+        ({"operator": "Equal", "value": "only"}, False),  # Equal needs a key
+        ({"key": "gpu", "operator": "Exists", "effect": "NoExecute"}, False),
+        ({"operator": "Exists", "effect": "NoSchedule"}, True),
+    ],
+)
+def test_taint_toleration_rules(toleration: dict[str, str], allowed: bool) -> None:
+    tainted = _node(taints=[{"key": "gpu", "value": "only", "effect": "NoSchedule"}])
+    assert (exclusion(tainted, {"tolerations": [toleration]}) is None) is allowed
+
+
+def test_no_execute_taints_exclude_too() -> None:
+    tainted = _node(taints=[{"key": "maintenance", "effect": "NoExecute"}])
+    assert exclusion(tainted, {}) == "taint maintenance=:NoExecute not tolerated"
+
+
+def test_limit_range_defaults_reach_init_containers_and_the_first_range_wins() -> None:
+    spec = {"containers": [{"name": "main"}], "initContainers": [{"name": "init"}]}
+    ranges = [
+        {"spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"}}]}},
+        {
+            "spec": {
+                "limits": [
+                    {"type": "Pod", "max": {"cpu": "64"}},
+                    {"type": "Container", "defaultRequest": {"cpu": "300m"}},
+                ]
+            }
+        },
+    ]
+    defaulted = apply_limit_range_defaults(spec, ranges)
+    assert defaulted["initContainers"][0]["resources"]["requests"] == {"cpu": "100m"}
+    assert pod_requests(defaulted) == Resources.of({"cpu": 100})
+
+
+def test_explicit_requests_beat_limit_range_defaults() -> None:
+    spec = {
+        "containers": [
+            {"name": "main", "resources": {"requests": {"cpu": "2"}, "limits": {"memory": "1Gi"}}}
+        ]
+    }
+    ranges = [
+        {
+            "spec": {
+                "limits": [
+                    {
+                        "type": "Container",
+                        "default": {"memory": "4Gi", "cpu": "8"},
+                        "defaultRequest": {"cpu": "1"},
+                    }
+                ]
+            }
+        }
+    ]
+    resources = apply_limit_range_defaults(spec, ranges)["containers"][0]["resources"]
+    assert resources["requests"] == {"cpu": "2", "memory": "1Gi"}
+    assert resources["limits"] == {"memory": "1Gi", "cpu": "8"}

@@ -94,8 +94,12 @@ def apply_limit_range_defaults(
         for item in o.sequence(o.mapping(limit_range.get("spec")).get("limits")):
             entry = o.mapping(item)
             if entry.get("type") == "Container":
-                default_limits.update(o.mapping(entry.get("default")))
-                default_requests.update(o.mapping(entry.get("defaultRequest")))
+                # Admission applies each LimitRange in turn, filling only what is still
+                # missing: the first range (in list order) to name a default wins.
+                for name, value in o.mapping(entry.get("default")).items():
+                    default_limits.setdefault(name, value)
+                for name, value in o.mapping(entry.get("defaultRequest")).items():
+                    default_requests.setdefault(name, value)
 
     def defaulted(container: Mapping[str, Any]) -> dict[str, Any]:
         resources = o.mapping(container.get("resources"))
