@@ -143,3 +143,64 @@ def test_get_of_a_garbled_answer_is_malformed(
         read = cluster.get(Kind.POD, "p", namespace="train")
     assert isinstance(read, CantRead)
     assert read.failure is ReadFailure.MALFORMED
+
+
+@pytest.mark.parametrize(
+    ("failure", "line"),
+    [
+        (ReadFailure.NOT_FOUND, "list pods: not found"),
+        (ReadFailure.UNAUTHORIZED, "list pods: the cluster did not accept the credentials"),
+        (ReadFailure.FORBIDDEN, "list pods: no permission"),
+        (ReadFailure.TIMEOUT, "list pods: no answer in time"),
+        (ReadFailure.UNREACHABLE, "list pods: could not connect"),
+        (ReadFailure.SERVER_ERROR, "list pods: the cluster answered with an error"),
+        (ReadFailure.MALFORMED, "list pods: the cluster's answer was not valid"),
+        (ReadFailure.NOT_CAPTURED, "list pods: not in the snapshot"),
+    ],
+)
+def test_every_reason_reads_plainly(failure: ReadFailure, line: str) -> None:
+    from truegreen.cluster.classify import describe
+
+    assert describe(failure, "list pods") == line
+    assert describe(failure, "list pods", "403") == f"{line} (403)"
+
+
+@pytest.mark.parametrize(
+    ("error", "cause", "reached"),
+    [
+        (
+            "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed",
+            "TLS certificate was not accepted",
+            False,
+        ),
+        ("[Errno 111] Connection refused", "connection refused", False),
+        ("[Errno -2] Name or service not known", "address not found", False),
+        ("", "ConnectError", False),
+    ],
+)
+def test_connection_causes(error: str, cause: str, reached: bool) -> None:
+    import httpx2
+
+    from truegreen.cluster.classify import classify
+
+    cant = classify(httpx2.ConnectError(error), "list nodes")
+    assert cant == CantRead(
+        ReadFailure.UNREACHABLE, f"list nodes: could not connect ({cause})", reached
+    )
+
+
+def test_dropped_connection_was_reached() -> None:
+    import httpx2
+
+    from truegreen.cluster.classify import classify
+
+    cant = classify(httpx2.RemoteProtocolError("peer closed"), "list nodes")
+    assert cant == CantRead(
+        ReadFailure.UNREACHABLE, "list nodes: could not connect (connection dropped)", True
+    )
+
+
+def test_an_unexpected_exception_is_not_a_read_failure() -> None:
+    from truegreen.cluster.classify import classify
+
+    assert classify(KeyError("bug"), "list nodes") is None
