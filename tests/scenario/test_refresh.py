@@ -437,6 +437,32 @@ def test_role_grants_exactly_what_a_tick_uses(env: RefreshEnv) -> None:
     assert used == granted
 
 
+def _runner_and_pin_moved(env: RefreshEnv, name: str) -> tuple[str, str]:
+    """A recorded workload whose tag then moves (a restart is due) and whose pinned sidecar's
+    tag moves too (a stale-pin finding is due). Returns (newest digest, moved pin digest)."""
+    env.registry.push_image(f"r/{name}", "stable", content="a")
+    first_pin = env.registry.push_image(f"r/{name}-pin", "v1", content="p")
+    env.install(
+        deployment(
+            name,
+            container("runner", env.image(f"r/{name}", "stable")),
+            container("pin", f"{env.image(f'r/{name}-pin', 'v1')}@{first_pin}"),
+        )
+    )
+    env.tick()
+    newest = env.registry.push_image(f"r/{name}", "stable", content="b")
+    return newest, env.registry.push_image(f"r/{name}-pin", "v1", content="q")
+
+
+def _assert_converged(env: RefreshEnv, name: str, newest: str, moved_pin: str) -> None:
+    """Recorded what the pods run, the stale pin reported, nothing left over, one restart."""
+    annotations = env.annotations(name)
+    assert annotations[container_key(RECORDED_DIGEST, "runner")] == newest
+    assert annotations[container_key(STALE_PIN, "pin")] == f"v1 {moved_pin}"
+    assert not {PENDING, ATTEMPTS, LATCHED} & annotations.keys()
+    assert env.restarts(name) == 1
+
+
 @pytest.mark.parametrize(
     ("step", "method", "path", "after"),
     [
@@ -453,18 +479,7 @@ def test_a_tick_broken_at_any_step_converges_on_the_next(
 ) -> None:
     """Break a tick from one step on (every later request of that kind fails, as if the process
     died there); the next tick converges: one restart, and a record of what the pods run."""
-    env.registry.push_image("r/steps", "stable", content="a")
-    first_pin = env.registry.push_image("r/steps-pin", "v1", content="p")
-    env.install(
-        deployment(
-            "steps",
-            container("runner", env.image("r/steps", "stable")),
-            container("pin", f"{env.image('r/steps-pin', 'v1')}@{first_pin}"),
-        )
-    )
-    env.tick()
-    newest = env.registry.push_image("r/steps", "stable", content="b")
-    moved_pin = env.registry.push_image("r/steps-pin", "v1", content="q")
+    newest, moved_pin = _runner_and_pin_moved(env, "steps")
     env.server.inject(Fault.SERVER_ERROR, path, method=method, after=after)
     broken = env.tick()
     env.server.clear_faults()
@@ -479,12 +494,7 @@ def test_a_tick_broken_at_any_step_converges_on_the_next(
     assert broken.exit_code == 3, f"precondition: the tick broke at the {step}"
     healed = env.tick()
     assert healed.exit_code == 0, healed.stdout
-    annotations = env.annotations("steps")
-    assert annotations[container_key(RECORDED_DIGEST, "runner")] == newest
-    assert annotations[container_key(STALE_PIN, "pin")] == f"v1 {moved_pin}"
-    assert PENDING not in annotations
-    assert ATTEMPTS not in annotations
-    assert env.restarts("steps") == 1
+    _assert_converged(env, "steps", newest, moved_pin)
     running = [
         s["imageID"]
         for p in env.server.list_objects("Pod", NS)
@@ -632,18 +642,7 @@ def test_sigkill_at_each_step_then_two_ticks_converge(
     import sys
     import time
 
-    env.registry.push_image("r/killed", "stable", content="a")
-    first_pin = env.registry.push_image("r/killed-pin", "v1", content="p")
-    env.install(
-        deployment(
-            "killed",
-            container("runner", env.image("r/killed", "stable")),
-            container("pin", f"{env.image('r/killed-pin', 'v1')}@{first_pin}"),
-        )
-    )
-    env.tick()
-    newest = env.registry.push_image("r/killed", "stable", content="b")
-    moved_pin = env.registry.push_image("r/killed-pin", "v1", content="q")
+    newest, moved_pin = _runner_and_pin_moved(env, "killed")
     path = r"/deployments/killed$"
     env.server.inject(Fault.DELAY, path, method=method, after=after, count=1, delay=60)
     process = subprocess.Popen(
@@ -667,8 +666,4 @@ def test_sigkill_at_each_step_then_two_ticks_converge(
     env.tick()
     final = env.tick()
     assert final.exit_code == 0, final.stdout
-    annotations = env.annotations("killed")
-    assert annotations[container_key(RECORDED_DIGEST, "runner")] == newest
-    assert annotations[container_key(STALE_PIN, "pin")] == f"v1 {moved_pin}"
-    assert not {PENDING, ATTEMPTS, LATCHED} & annotations.keys()
-    assert env.restarts("killed") == 1
+    _assert_converged(env, "killed", newest, moved_pin)
