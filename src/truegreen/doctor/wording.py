@@ -183,7 +183,7 @@ WORDING: Final[dict[str, Wording]] = {
     "probes.ok": Wording("Every service's health checks can be trusted.", ""),
     "probes.no-readiness": Wording(
         "Updates of {workload} can report success before it works: it has no readiness check.",
-        "Add a readiness check on the port it serves ({port}).",
+        "Add a readiness check on {port}.",
     ),
     "probes.restarts-training": Wording(
         "{workload} can be restarted by its own health check while it keeps training running.",

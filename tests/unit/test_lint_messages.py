@@ -1,0 +1,96 @@
+"""The exact message of every rule: lint's JSON `message` field is what a reviewer reads."""
+
+from typing import Any
+
+import pytest
+
+from tests.unit.test_lint_rules import ALIVE, HTTP_NAMED, HTTP_NUMBER, TCP, server, workload
+from truegreen.lint.rules import Context, evaluate
+from truegreen.probes import workload_model
+
+CASES: list[tuple[dict[str, Any], str, str, dict[str, str]]] = [
+    (
+        workload("Deployment", server()),
+        "readiness-missing",
+        "container app serves port 8080 (http) but has no readinessProbe: it counts as Ready as "
+        "soon as it runs, so a rollout over a crash loop reports success.",
+        {"port": "port 8080 (http)"},
+    ),
+    (
+        workload(
+            "Deployment",
+            server(readinessProbe=TCP, livenessProbe=ALIVE),
+            annotations={"truegreen.io/keep-running": "app"},
+        ),
+        "restart-probe-on-keep-running",
+        "container app is declared keep-running but has a livenessProbe: when it fails the kubelet "
+        "kills the container and the work it keeps running.",
+        {},
+    ),
+    (
+        workload("Deployment", server(readinessProbe={"tcpSocket": {"port": "metrics"}})),
+        "probe-port-undeclared",
+        "container app's readinessProbe targets named port metrics, which the container does not "
+        "declare.",
+        {"port": "metrics"},
+    ),
+    (
+        workload("Deployment", server(readinessProbe={"tcpSocket": {"port": 9090}})),
+        "probe-port-undeclared",
+        "container app's readinessProbe targets port 9090, which the container does not declare.",
+        {"port": "9090"},
+    ),
+    (
+        workload("Deployment", server(readinessProbe=HTTP_NAMED, livenessProbe=HTTP_NUMBER)),
+        "liveness-same-as-readiness",
+        "container app's livenessProbe checks exactly what its readinessProbe checks: a moment of "
+        "overload restarts the container instead of pausing its traffic.",
+        {},
+    ),
+    (
+        workload(
+            "Deployment",
+            server(port=None, readinessProbe={"exec": {"command": ["sh", "-c", "exit 0"]}}),
+        ),
+        "probe-cannot-fail",
+        "container app's readinessProbe runs 'sh -c exit 0', which always succeeds: the probe "
+        "reports healthy whatever the state.",
+        {},
+    ),
+    (
+        workload("Deployment", server(port=None)),
+        "readiness-missing-no-port",
+        "container app listens on nothing and has no readinessProbe: rollout status only means the "
+        "process started.",
+        {},
+    ),
+]
+
+
+@pytest.mark.parametrize(("obj", "rule_id", "message", "values"), CASES)
+def test_message(obj: dict[str, Any], rule_id: str, message: str, values: dict[str, str]) -> None:
+    model = workload_model(obj)
+    assert model is not None
+    hits = [(rule.id, hit.message, dict(hit.values)) for rule, hit in evaluate(model, Context())]
+    assert hits == [(rule_id, message, values)]
+
+
+def test_disabled_server_messages() -> None:
+    obj = workload(
+        "Deployment",
+        server(env=[{"name": "OFF", "value": "1"}], readinessProbe=HTTP_NAMED),
+        annotations={"truegreen.io/disabled-by": "8080=OFF"},
+    )
+    model = workload_model(obj)
+    assert model is not None
+    assert [(hit.message, dict(hit.values)) for _, hit in evaluate(model, Context())] == [
+        (
+            "container app's readinessProbe targets port http, but OFF='1' turns that server off: "
+            "the pod never becomes Ready.",
+            {"setting": "OFF", "port": "http"},
+        ),
+        (
+            "container app declares port http, but OFF='1' turns that server off.",
+            {"setting": "OFF", "port": "http"},
+        ),
+    ]
