@@ -21,30 +21,39 @@ def _connect(kubeconfig: Path, timeout: float = 10.0) -> LiveCluster:
 
 
 @pytest.mark.parametrize(
-    ("fault", "expected"),
+    ("fault", "expected", "reason"),
     [
-        (Fault.UNAUTHORIZED, ReadFailure.UNAUTHORIZED),
-        (Fault.FORBIDDEN, ReadFailure.FORBIDDEN),
-        (Fault.NOT_FOUND, ReadFailure.NOT_FOUND),
-        (Fault.CONFLICT, ReadFailure.SERVER_ERROR),
-        (Fault.TOO_MANY_REQUESTS, ReadFailure.SERVER_ERROR),
-        (Fault.SERVER_ERROR, ReadFailure.SERVER_ERROR),
-        (Fault.UNAVAILABLE, ReadFailure.SERVER_ERROR),
-        (Fault.DELAY, ReadFailure.TIMEOUT),
-        (Fault.RESET, ReadFailure.UNREACHABLE),
-        (Fault.MALFORMED, ReadFailure.MALFORMED),
-        (Fault.WRONG_KIND, ReadFailure.MALFORMED),
+        (
+            Fault.UNAUTHORIZED,
+            ReadFailure.UNAUTHORIZED,
+            "the cluster did not accept the credentials (401)",
+        ),
+        (Fault.FORBIDDEN, ReadFailure.FORBIDDEN, "no permission (403)"),
+        (Fault.NOT_FOUND, ReadFailure.NOT_FOUND, "not found (404)"),
+        (Fault.CONFLICT, ReadFailure.SERVER_ERROR, "the cluster answered with an error (409)"),
+        (
+            Fault.TOO_MANY_REQUESTS,
+            ReadFailure.SERVER_ERROR,
+            "the cluster answered with an error (429)",
+        ),
+        (Fault.SERVER_ERROR, ReadFailure.SERVER_ERROR, "the cluster answered with an error (500)"),
+        (Fault.UNAVAILABLE, ReadFailure.SERVER_ERROR, "the cluster answered with an error (503)"),
+        (Fault.DELAY, ReadFailure.TIMEOUT, "no answer in time"),
+        (Fault.RESET, ReadFailure.UNREACHABLE, "could not connect (connection dropped)"),
+        (Fault.MALFORMED, ReadFailure.MALFORMED, "the cluster's answer was not valid"),
+        (Fault.WRONG_KIND, ReadFailure.MALFORMED, "the cluster's answer was not valid"),
     ],
 )
 def test_list_failure_is_classified(
-    fake_api: FakeApiServer, kubeconfig: Path, fault: Fault, expected: ReadFailure
+    fake_api: FakeApiServer, kubeconfig: Path, fault: Fault, expected: ReadFailure, reason: str
 ) -> None:
     fake_api.add(POD)
     fake_api.inject(fault, r"/pods$", delay=3.0)
     with _connect(kubeconfig, timeout=0.5) as cluster:
         read = cluster.list(Kind.POD, namespace="train")
     assert isinstance(read, CantRead), f"{fault} should not yield objects, got {read}"
-    assert read.failure is expected
+    # the server answered (or at least accepted the connection): later reads may still work
+    assert read == CantRead(expected, f"list pods: {reason}", reached=True)
     assert read.is_measurement is (expected is ReadFailure.NOT_FOUND)
 
 
@@ -204,3 +213,24 @@ def test_an_unexpected_exception_is_not_a_read_failure() -> None:
     from truegreen.cluster.classify import classify
 
     assert classify(KeyError("bug"), "list nodes") is None
+
+
+def test_connect_timeout_never_reached_the_server() -> None:
+    import httpx2
+
+    from truegreen.cluster.classify import classify
+
+    cant = classify(httpx2.ConnectTimeout("timed out"), "list nodes")
+    assert cant == CantRead(ReadFailure.TIMEOUT, "list nodes: no answer in time", reached=False)
+
+
+def test_failing_credential_plugin_is_unauthorized() -> None:
+    from lightkube.core.exceptions import ConfigError
+
+    from truegreen.cluster.classify import classify
+
+    cant = classify(ConfigError("exec plugin exited 1"), "list nodes")
+    assert cant == CantRead(
+        ReadFailure.UNAUTHORIZED,
+        "list nodes: the cluster did not accept the credentials (could not obtain credentials)",
+    )
