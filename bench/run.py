@@ -29,15 +29,28 @@ RESULTS = ROOT / "bench" / "results"
 BIN = Path(sys.executable).parent
 
 
+TIME = shutil.which("time") or "/usr/bin/time"
+
+
 def _run(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one process."""
+    """Wall seconds and peak RSS (MB) of one process.
+
+    GNU time forks the measured process from its own small process: forking it from this one,
+    which holds the whole synthetic cluster, would count this process's pages in the child's
+    peak RSS (ru_maxrss includes what the child shared before exec).
+    """
     start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(process.pid, 0)
+    done = subprocess.run(
+        [TIME, "-f", "%M", *command],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
     elapsed = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) not in (0, 2, 3):
+    if done.returncode not in (0, 2, 3):
         raise SystemExit(f"benchmark command failed: {' '.join(command)}")
-    return elapsed, usage.ru_maxrss / 1024
+    return elapsed, int(done.stderr.strip().splitlines()[-1]) / 1024
 
 
 def _server_floor(url: str) -> float:
