@@ -36,9 +36,3 @@ class ConnectionSetupError(TruegreenError):
     """
 
     exit_code = ExitCode.UNKNOWN
-
-
-class CheckImpossibleError(TruegreenError):
-    """Nothing could be checked at all, for a reason outside truegreen."""
-
-    exit_code = ExitCode.UNKNOWN

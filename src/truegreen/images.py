@@ -23,11 +23,6 @@ class ImageReference:
     digest: str | None
 
     @property
-    def tracked_tag(self) -> str | None:
-        """The tag this reference follows (`latest` when neither tag nor digest is given)."""
-        return self.tag
-
-    @property
     def name(self) -> str:
         """`registry/repository`, the part credentials and the registry API are keyed by."""
         return f"{self.registry}/{self.repository}"

@@ -57,7 +57,6 @@ class PodTemplate:
     ref: str
     """`Kind/name` of the owner."""
     spec: Mapping[str, Any]
-    is_training_job: bool
 
 
 @dataclass(frozen=True)
@@ -96,10 +95,10 @@ class Environment:
             if isinstance(read, Listed):
                 for item in read.items:
                     spec = o.pod_spec(o.pod_template(item))
-                    found.append(PodTemplate(owner_words(item), o.ref(item), spec, False))
+                    found.append(PodTemplate(owner_words(item), o.ref(item), spec))
         for job in relevant_jobs(self.jobs):
             spec = o.pod_spec(o.pod_template(job))
-            found.append(PodTemplate(owner_words(job), o.ref(job), spec, True))
+            found.append(PodTemplate(owner_words(job), o.ref(job), spec))
         return found
 
 
@@ -108,7 +107,6 @@ class Unreachable:
     """The cluster could not be reached at all; nothing was read."""
 
     cant_read: CantRead
-    source: str
 
 
 def owner_words(obj: Mapping[str, Any]) -> str:
@@ -146,7 +144,7 @@ def gather(
     """Make every read doctor needs, once. Stops at once if the cluster cannot be reached."""
     first = reader.list(Kind.DEPLOYMENT, namespace=namespace)
     if isinstance(first, CantRead) and not first.reached:
-        return Unreachable(first, "")
+        return Unreachable(first)
     workloads: dict[Kind, ListRead] = {Kind.DEPLOYMENT: first}
     for kind in WORKLOAD_KINDS[1:]:
         workloads[kind] = reader.list(kind, namespace=namespace)
