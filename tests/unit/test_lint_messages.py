@@ -94,3 +94,73 @@ def test_disabled_server_messages() -> None:
             {"setting": "OFF", "port": "http"},
         ),
     ]
+
+
+def _messages(obj: dict[str, Any], routed: dict[str, tuple[str, ...]] | None = None) -> list[str]:
+    model = workload_model(obj)
+    assert model is not None
+    return [f"{rule.id}: {hit.message}" for rule, hit in evaluate(model, Context(routed or {}))]
+
+
+def test_an_unnamed_port_is_named_by_its_number_alone() -> None:
+    assert _messages(workload("Deployment", server(port_name=None))) == [
+        "readiness-missing: container app serves port 8080 but has no readinessProbe: it counts "
+        "as Ready as soon as it runs, so a rollout over a crash loop reports success."
+    ]
+
+
+def test_services_routing_to_a_container_without_declared_ports_are_all_named() -> None:
+    obj = workload("Deployment", server(port=None))
+    assert _messages(obj, {"app": ("api", "internal")}) == [
+        "readiness-missing: container app serves the port its Service targets but has no "
+        "readinessProbe: Service api, internal routes to it, and it counts as Ready as soon as it "
+        "runs, so a rollout over a crash loop reports success."
+    ]
+
+
+def test_only_the_port_a_setting_turns_off_is_dropped() -> None:
+    app = server(env=[{"name": "OFF", "value": "1"}])
+    app["ports"].append({"containerPort": 9090, "name": "metrics"})
+    obj = workload("Deployment", app, annotations={"truegreen.io/disabled-by": "metrics=OFF"})
+    assert _messages(obj) == [
+        "readiness-missing: container app serves port 8080 (http) but has no readinessProbe: it "
+        "counts as Ready as soon as it runs, so a rollout over a crash loop reports success.",
+        "probe-targets-disabled-server: container app declares port metrics, but OFF='1' turns "
+        "that server off.",
+    ]
+
+
+def test_every_container_is_judged_not_only_those_before_a_clean_one() -> None:
+    # A clean container first, then one each rule must still reach.
+    clean = server("clean", readinessProbe=TCP)
+    quiet = server("quiet", port=None)
+    keeper = server("keeper", readinessProbe=TCP, livenessProbe=ALIVE)
+    typo = server("typo", readinessProbe=TCP, livenessProbe={"tcpSocket": {"port": 9999}})
+    obj = workload(
+        "Deployment",
+        clean,
+        quiet,
+        keeper,
+        typo,
+        annotations={"truegreen.io/keep-running": "keeper"},
+    )
+    model = workload_model(obj)
+    assert model is not None
+    assert sorted((rule.id, hit.container) for rule, hit in evaluate(model, Context())) == [
+        ("probe-port-undeclared", "typo"),
+        ("readiness-missing-no-port", "quiet"),
+        ("restart-probe-on-keep-running", "keeper"),
+    ]
+
+
+def test_every_served_port_is_named_and_a_quiet_container_after_them_is_reached() -> None:
+    app = server()
+    app["ports"].append({"containerPort": 9090, "name": "metrics"})
+    obj = workload("Deployment", app, server("quiet", port=None))
+    assert _messages(obj) == [
+        "readiness-missing: container app serves port 8080 (http), port 9090 (metrics) but has no "
+        "readinessProbe: it counts as Ready as soon as it runs, so a rollout over a crash loop "
+        "reports success.",
+        "readiness-missing-no-port: container quiet listens on nothing and has no readinessProbe: "
+        "rollout status only means the process started.",
+    ]

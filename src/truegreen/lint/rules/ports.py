@@ -33,7 +33,7 @@ def _disabled_server(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
                         {"setting": off.env_var, "port": str(probe.port)},
                     )
             for port in container.ports:
-                if same_port(container, port.number, off.port) or port.name == off.port:
+                if same_port(container, port.number, off.port):
                     yield RuleHit(
                         container.name,
                         f"container {container.name} declares port {port.name or port.number}, but "

@@ -12,7 +12,7 @@ def _served_ports(container: ContainerModel, workload: WorkloadModel) -> list[st
     return [
         f"port {p.number}" + (f" ({p.name})" if p.name else "")
         for p in container.ports
-        if not any(same_port(container, d.port, p.number) or d.port == p.name for d in off)
+        if not any(same_port(container, d.port, p.number) for d in off)
     ]
 
 
@@ -27,7 +27,7 @@ def _needs_readiness(workload: WorkloadModel) -> Iterator[ContainerModel]:
 def _missing(workload: WorkloadModel, context: Context) -> Iterator[RuleHit]:
     for container in _needs_readiness(workload):
         ports = _served_ports(container, workload)
-        services = context.services_by_container.get(container.name, ())
+        services = context.services_by_container.get(container.name)
         if not ports and not services:
             continue
         routed = f" Service {', '.join(services)} routes to it, and" if services else ""
