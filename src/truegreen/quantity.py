@@ -4,6 +4,7 @@ Values are compared the way kube-scheduler compares them: CPU in whole millicore
 resource in whole units, each rounded up.
 """
 
+import functools
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -68,9 +69,7 @@ class Resources:
     @classmethod
     def parse(cls, quantities: Mapping[str, object]) -> "Resources":
         """Resources from an API resource list (`{"cpu": "500m"}`); QuantityError on a bad value."""
-        return cls.of(
-            {name: scheduler_units(name, parse_quantity(str(q))) for name, q in quantities.items()}
-        )
+        return _parse_list(tuple((str(name), str(q)) for name, q in quantities.items()))
 
     def as_dict(self) -> dict[str, int]:
         """The amounts as a mapping."""
@@ -129,6 +128,12 @@ def format_amount(resource: str, amount: int) -> str:
                 return f"{value.normalize():f} {unit}"
         return f"{amount} bytes"
     return f"{amount} {resource}"
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_list(quantities: tuple[tuple[str, str], ...]) -> Resources:
+    # A cluster's pods repeat a few resource lists thousands of times; each is parsed once.
+    return Resources.of({name: scheduler_units(name, parse_quantity(q)) for name, q in quantities})
 
 
 def parse_requests_flag(text: str) -> Resources:

@@ -134,3 +134,49 @@ def test_unexplained_stuck_job_pod_fails(doctor: Doctor) -> None:
         "doesn't explain it."
     )
     assert result.exit_code == 2
+
+
+def _many_small_pods(count: int) -> list[dict[str, Any]]:
+    """`count` pods of 1 millicore each on a big machine, more than two list pages."""
+    big = {
+        "apiVersion": "v1",
+        "kind": "Node",
+        "metadata": {"name": "big-1", "labels": {"kubernetes.io/hostname": "big-1"}},
+        "spec": {},
+        "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "5000"}},
+    }
+    pods = []
+    for index in range(count):
+        pod = _other_pod("Running", node_name="big-1")
+        pod["metadata"]["name"] = f"small-{index:04d}"
+        # Two shapes, alternating: a shape seen before is summed again, not skipped.
+        cpu = "1m" if index % 2 else "2m"
+        pod["spec"]["containers"][0]["resources"] = {"requests": {"cpu": cpu}}
+        pods.append(pod)
+    return [big, *pods]
+
+
+def test_every_page_of_the_cluster_s_pods_is_summed(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.add(*_many_small_pods(1201))
+    # 600 pods of 1m and 601 of 2m reserve 1802m of big-1's 64 CPUs: exactly 62198m is left.
+    (exact,) = _capacity(doctor.live("-o", "json", "--job-requests", "cpu=62198m").json())
+    assert (exact["code"], exact["details"][-1]) == ("capacity.fits", "fits on big-1")
+    pages = [r for r in doctor.server.log if r.path == "/api/v1/pods"]
+    assert len(pages) == 3, "precondition: the pods came in three pages"
+    (over,) = _capacity(doctor.live("-o", "json", "--job-requests", "cpu=62199m").json())
+    assert over["code"] == "capacity.blocked-by-other-work"
+    assert "best machine big-1 is 0.001 CPUs short" in over["details"]
+
+
+def test_a_page_that_fails_mid_list_sums_nothing(doctor: Doctor) -> None:
+    """Two pages summed and the third lost must not read as a lightly loaded cluster."""
+    from tests.support.fake_apiserver import Fault
+
+    doctor.load("healthy")
+    doctor.server.add(*_many_small_pods(1201))
+    doctor.server.inject(Fault.SERVER_ERROR, r"^/api/v1/pods$", after=2)
+    result = doctor.live("-o", "json", "--job-requests", "cpu=1")
+    assert result.exit_code == 3
+    (finding,) = _capacity(result.json())
+    assert (finding["status"], finding["code"]) == ("unknown", "capacity.cant-read")

@@ -1,5 +1,6 @@
 """Snapshots: written whole or not at all, read back honestly, damaged parts never read as ok."""
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -87,24 +88,41 @@ def test_not_a_snapshot_is_one_clear_line(
     assert message in lines[0]
 
 
-def test_cluster_wide_pods_are_folded_to_what_the_fit_needs(doctor: Doctor) -> None:
-    """Each page of the cluster's pods is reduced as it arrives: no images, env or labels kept."""
+def test_cluster_wide_pods_are_summed_per_machine_not_kept(doctor: Doctor) -> None:
+    """The cluster's pods are folded into per-machine sums as the pages arrive; only this
+    namespace's pods are kept, as fit views (no images, env or labels)."""
+    import copy
+
     import yaml
 
-    from truegreen.doctor.fit import fit_view
-
-    doctor.load("held-by-running-job")
+    objects = doctor.load("held-by-running-job")
+    running = next(o for o in objects if o["metadata"]["name"] == "train-002-x1")
+    elsewhere = copy.deepcopy(running)
+    elsewhere["metadata"].update(name="other-team-1", namespace="other", ownerReferences=[])
+    elsewhere["spec"]["containers"][0]["resources"] = {"limits": {"cpu": "1500m"}}
+    finished = copy.deepcopy(elsewhere)
+    finished["metadata"]["name"] = "other-team-done"
+    finished["status"]["phase"] = "Succeeded"
+    doctor.server.add(elsewhere, finished)
     directory = doctor.snapshot()
-    cluster_pods = [
-        p
-        for p in (directory / "reads").glob("*-list-pods.yaml")
-        if yaml.safe_load(p.read_text())["read"]["namespace"] is None
-    ]
-    assert len(cluster_pods) == 1, "precondition: one cluster-wide pod list"
-    items = yaml.safe_load(cluster_pods[0].read_text())["result"]["items"]
-    assert items, "precondition: the list holds pods"
-    text = cluster_pods[0].read_text()
+    folds = list((directory / "reads").glob("*-fold-pods-capacity.yaml"))
+    assert len(folds) == 1, "precondition: one fold of the cluster's pods"
+    document = yaml.safe_load(folds[0].read_text())
+    assert document["read"]["namespace"] is None
+    assert document["read"]["fields"] == "status.phase!=Failed,status.phase!=Succeeded"
+    summary = document["result"]["summary"]
+    # A limit without a request counts as the request; the finished pod holds nothing.
+    assert summary["machines"] == {
+        "cpu-1": {"pods": 2, "requested": {"cpu": 1500, "memory": 3 * 2**30}},
+        "gpu-1": {"pods": 2, "requested": {"cpu": 5500, "memory": 16 * 2**30, "nvidia.com/gpu": 2}},
+    }
+    assert summary["invalid"] == ""
+    kept = sorted(p["metadata"]["name"] for p in summary["pods_here"])
+    assert kept == ["jobs-manager-abc12", "mysql-def34", "train-002-x1", "train-003-y1"]
+    text = folds[0].read_text()
     for dropped in ("image:", "env:", "labels:", "imagePullSecrets", "containerStatuses"):
         assert dropped not in text
-    assert all(fit_view(item) == item for item in items)  # folding is idempotent
-    assert any(item["spec"]["containers"][0]["resources"]["requests"] for item in items)
+    # The snapshot answers doctor exactly as the live cluster did.
+    live = doctor.live("--output", "json")
+    offline = doctor.offline(directory, "--output", "json")
+    assert json.loads(offline.stdout)["findings"] == json.loads(live.stdout)["findings"]

@@ -3,9 +3,12 @@
 from datetime import UTC, datetime
 from typing import Any
 
-from truegreen.cluster import Kind, Listed
+import msgspec
+
+from truegreen.cluster import CantRead, Folded, Kind, Listed
 from truegreen.doctor.checks import capacity
 from truegreen.doctor.environment import DoctorSettings, Environment
+from truegreen.doctor.usage import CapacityTally, ClusterUsage, PodView, cluster_usage
 from truegreen.quantity import Resources
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
@@ -29,8 +32,16 @@ def _env(pods: list[dict[str, Any]]) -> Environment:
         pods=Listed(()),
         limit_ranges=Listed(()),
         nodes=Listed((gpu_node,)),
-        pods_holding_capacity=Listed(tuple(pods)),
+        cluster_usage=_tally(pods),
     )
+
+
+def _tally(pods: list[dict[str, Any]]) -> ClusterUsage | CantRead:
+    """The fold a live read makes, over objects as a lenient server would send them."""
+    tally = CapacityTally("train")
+    for pod in pods:
+        tally.add(msgspec.convert(pod, PodView))
+    return cluster_usage(Folded(tally.summary()))
 
 
 def _gpu_pod(phase: str) -> dict[str, Any]:

@@ -8,6 +8,8 @@ from truegreen.cluster.reader import ClusterReader, FieldIsNot, ReadKey
 from truegreen.cluster.reads import (
     CantRead,
     Conflict,
+    Folded,
+    FoldRead,
     GetRead,
     Got,
     KubeObject,
@@ -23,6 +25,8 @@ __all__ = [
     "ClusterReader",
     "Conflict",
     "FieldIsNot",
+    "FoldRead",
+    "Folded",
     "GetRead",
     "Got",
     "Kind",

@@ -5,6 +5,7 @@ from types import TracebackType
 from typing import Any
 
 import httpx2
+import msgspec
 from lightkube import Client
 from lightkube.core.exceptions import ConfigError
 from lightkube.generic_resource import create_global_resource, create_namespaced_resource
@@ -14,10 +15,12 @@ from lightkube.types import PatchType
 from truegreen.cluster.classify import MalformedAnswerError, classify, describe
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
-from truegreen.cluster.reader import FieldIsNot, FieldSelector, Slimmer
+from truegreen.cluster.reader import FieldIsNot, FieldSelector, Fold, field_selector_text
 from truegreen.cluster.reads import (
     CantRead,
     Conflict,
+    Folded,
+    FoldRead,
     GetRead,
     Got,
     KubeObject,
@@ -42,6 +45,18 @@ def _resource(kind: Kind) -> Any:
 
 
 _RESOURCES = {kind: _resource(kind) for kind in Kind}
+
+
+class _ListMeta(msgspec.Struct, rename={"continue_": "continue"}):
+    continue_: str = ""
+
+
+def _page_of(view: type[Any]) -> type[Any]:
+    """The Struct of one list page whose items decode as `view`."""
+    return msgspec.defstruct(
+        "Page",
+        [("items", list[view]), ("metadata", _ListMeta, msgspec.field(default_factory=_ListMeta))],  # type: ignore[valid-type]
+    )
 
 
 class LiveCluster:
@@ -101,13 +116,11 @@ class LiveCluster:
         namespace: str | None,
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
-        slim: Slimmer | None = None,
     ) -> ListRead:
         """Every matching object, all pages fetched; or why the list could not be read."""
         action = action_of(kind)
         try:
-            objects = self._iterate(kind, namespace, labels, fields)
-            items = tuple(slim(item) for item in objects) if slim else tuple(objects)
+            items = tuple(self._iterate(kind, namespace, labels, fields))
         except Exception as error:
             cant = classify(error, action)
             if cant is None:
@@ -138,6 +151,41 @@ class LiveCluster:
             if not isinstance(item, Mapping):
                 raise MalformedAnswerError(action_of(kind))
             yield dict(item)
+
+    def fold(
+        self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
+    ) -> FoldRead:
+        """Every matching object, folded page by page as it arrives.
+
+        Each page is decoded straight into `fold.view`, skipping every field the fold does not
+        read: at cluster scale decoding is the cost, and whole objects would pile up otherwise.
+        """
+        action = action_of(kind)
+        # lightkube builds the request (path, auth, timeout); only the decoding is ours.
+        api = self._client._client
+        decode = msgspec.json.Decoder(_page_of(fold.view)).decode
+        try:
+            request = api.prepare_request(
+                "list",
+                _RESOURCES[kind],
+                namespace="*" if namespace is None and kind.namespaced else namespace,
+                params={"limit": PAGE_SIZE, "fieldSelector": field_selector_text(fields) or None},
+            )
+            while True:
+                response = api.send(api.build_adapter_request(request))
+                api.raise_for_status(response)
+                page = decode(response.content)
+                for item in page.items:
+                    fold.add(item)
+                if not page.metadata.continue_:
+                    break
+                request.params["continue"] = page.metadata.continue_
+        except Exception as error:
+            cant = classify(error, action)
+            if cant is None:
+                raise
+            return cant
+        return Folded(fold.summary())
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
         """One object by name; NotFound is a measured absence."""

@@ -1,11 +1,11 @@
 """The read interface shared by the live cluster and a saved snapshot."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from truegreen.cluster.kinds import Kind
-from truegreen.cluster.reads import GetRead, KubeObject, ListRead, PatchResult
+from truegreen.cluster.reads import FoldRead, GetRead, ListRead, PatchResult
 
 
 @dataclass(frozen=True)
@@ -16,8 +16,32 @@ class FieldIsNot:
 
 
 FieldSelector = Mapping[str, str | FieldIsNot]
-Slimmer = Callable[[KubeObject], KubeObject]
-"""Keeps only what a check needs of each object, as the pages stream in."""
+
+
+class Fold(Protocol):
+    """Reduces a list to a summary as its pages arrive, so a cluster's objects never pile up.
+
+    A fold is used for one read. `view` is the msgspec Struct each object is decoded into:
+    only the fields `add` reads are decoded at all.
+    """
+
+    @property
+    def name(self) -> str:
+        """Identifies the fold in a snapshot."""
+        ...
+
+    @property
+    def view(self) -> type[Any]:
+        """The msgspec Struct type of one object, as `add` receives it."""
+        ...
+
+    def add(self, item: Any) -> None:
+        """Count one object, decoded as `view`."""
+        ...
+
+    def summary(self) -> dict[str, Any]:
+        """The result, as plain JSON-able values."""
+        ...
 
 
 def label_selector_text(labels: Mapping[str, str] | None) -> str:
@@ -63,10 +87,14 @@ class ClusterReader(Protocol):
         namespace: str | None,
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
-        slim: Slimmer | None = None,
     ) -> ListRead:
-        """Every object of `kind` in `namespace` (all namespaces when None) matching selectors;
-        with `slim`, each object is reduced as its page arrives (a cluster's pods never pile up)."""
+        """Every object of `kind` in `namespace` (all namespaces when None) matching selectors."""
+        ...
+
+    def fold(
+        self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
+    ) -> FoldRead:
+        """Every matching object, folded by `fold` page by page; or why it could not be read."""
         ...
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:

@@ -62,6 +62,13 @@ class Listed:
 
 
 @dataclass(frozen=True)
+class Folded:
+    """A list read folded into a summary as its pages arrived (plain JSON-able values)."""
+
+    summary: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class Got:
     """A get read that found the object."""
 
@@ -82,5 +89,6 @@ class Conflict:
 
 ListRead = Listed | CantRead
 GetRead = Got | CantRead
+FoldRead = Folded | CantRead
 PatchResult = Patched | Conflict | CantRead
 """A write's outcome; a CantRead here means the write could not be made, and why."""

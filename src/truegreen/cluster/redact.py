@@ -13,8 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from truegreen.cluster.kinds import Kind
-from truegreen.cluster.reader import ClusterReader, FieldSelector, Slimmer
-from truegreen.cluster.reads import GetRead, Got, KubeObject, Listed, ListRead
+from truegreen.cluster.reader import ClusterReader, FieldSelector, Fold
+from truegreen.cluster.reads import FoldRead, GetRead, Got, KubeObject, Listed, ListRead
 
 REDACTED = "REDACTED"
 UNPARSABLE = "REDACTED-UNPARSABLE"
@@ -96,13 +96,21 @@ class RedactingReader:
         namespace: str | None,
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
-        slim: Slimmer | None = None,
     ) -> ListRead:
         """The inner list, secrets redacted."""
-        read = self._inner.list(kind, namespace=namespace, labels=labels, fields=fields, slim=slim)
+        read = self._inner.list(kind, namespace=namespace, labels=labels, fields=fields)
         if kind is Kind.SECRET and isinstance(read, Listed):
             return Listed(tuple(redact_secret(item) for item in read.items))
         return read
+
+    def fold(
+        self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
+    ) -> FoldRead:
+        """The inner fold. A fold's view decodes only what it names, so secrets are never
+        folded; folding secrets is refused outright rather than trusted to a view."""
+        if kind is Kind.SECRET:
+            raise ValueError("secrets are never folded")
+        return self._inner.fold(kind, fold, namespace=namespace, fields=fields)
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
         """The inner get, a secret redacted."""

@@ -2,7 +2,8 @@
 
 Layout of a snapshot directory:
   snapshot.yaml          what was captured: namespace, time, server, truegreen version
-  reads/NNN-....yaml     one read each: the read's key and either its objects or its CantRead
+  reads/NNN-....yaml     one read each: its key and its objects, its summary (a fold) or
+                         its CantRead
 """
 
 import os
@@ -21,13 +22,24 @@ from truegreen.cluster.kinds import Kind
 from truegreen.cluster.reader import (
     ClusterReader,
     FieldSelector,
+    Fold,
     ReadKey,
-    Slimmer,
     field_selector_text,
     label_selector_text,
 )
-from truegreen.cluster.reads import CantRead, GetRead, Got, Listed, ListRead, ReadFailure
+from truegreen.cluster.reads import (
+    CantRead,
+    Folded,
+    FoldRead,
+    GetRead,
+    Got,
+    Listed,
+    ListRead,
+    ReadFailure,
+)
 from truegreen.errors import UsageError
+
+Recorded = ListRead | GetRead | FoldRead
 
 FORMAT_VERSION = 1
 _Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -50,7 +62,7 @@ class RecordingReader:
 
     def __init__(self, inner: ClusterReader) -> None:
         self._inner = inner
-        self.recorded: list[tuple[ReadKey, ListRead | GetRead]] = []
+        self.recorded: list[tuple[ReadKey, Recorded]] = []
 
     @property
     def namespace(self) -> str:
@@ -64,13 +76,21 @@ class RecordingReader:
         namespace: str | None,
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
-        slim: Slimmer | None = None,
     ) -> ListRead:
         """Read through, and record the answer."""
-        read = self._inner.list(kind, namespace=namespace, labels=labels, fields=fields, slim=slim)
+        read = self._inner.list(kind, namespace=namespace, labels=labels, fields=fields)
         key = ReadKey(
             "list", kind, namespace, None, label_selector_text(labels), field_selector_text(fields)
         )
+        self.recorded.append((key, read))
+        return read
+
+    def fold(
+        self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
+    ) -> FoldRead:
+        """Fold through, and record the summary (never the objects)."""
+        read = self._inner.fold(kind, fold, namespace=namespace, fields=fields)
+        key = ReadKey("fold", kind, namespace, fold.name, fields=field_selector_text(fields))
         self.recorded.append((key, read))
         return read
 
@@ -82,7 +102,7 @@ class RecordingReader:
 
 
 def write_snapshot(
-    directory: Path, info: SnapshotInfo, recorded: list[tuple[ReadKey, ListRead | GetRead]]
+    directory: Path, info: SnapshotInfo, recorded: list[tuple[ReadKey, Recorded]]
 ) -> None:
     """Write a snapshot atomically: into a temporary sibling, then renamed into place."""
     if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
@@ -133,11 +153,13 @@ def _key_document(key: ReadKey) -> dict[str, Any]:
     return document
 
 
-def _result_document(read: ListRead | GetRead) -> dict[str, Any]:
+def _result_document(read: Recorded) -> dict[str, Any]:
     if isinstance(read, Listed):
         return {"items": [dict(item) for item in read.items]}
     if isinstance(read, Got):
         return {"object": dict(read.obj)}
+    if isinstance(read, Folded):
+        return {"summary": dict(read.summary)}
     cant: dict[str, Any] = {"failure": read.failure.value, "reason": read.reason}
     if not read.reached:
         cant["reached"] = False
@@ -150,7 +172,7 @@ class SnapshotReader:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.info = _load_info(directory)
-        self._reads: dict[ReadKey, ListRead | GetRead] = {}
+        self._reads: dict[ReadKey, Recorded] = {}
         for path in sorted((directory / "reads").glob("*.yaml")):
             loaded = _load_read(path)
             if loaded is not None:
@@ -168,16 +190,25 @@ class SnapshotReader:
         namespace: str | None,
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
-        slim: Slimmer | None = None,
     ) -> ListRead:
         """The recorded answer to this list."""
         key = ReadKey(
             "list", kind, namespace, None, label_selector_text(labels), field_selector_text(fields)
         )
         read = self._reads.get(key)
-        if isinstance(read, Listed) and slim is not None:
-            return Listed(tuple(slim(item) for item in read.items))
         if isinstance(read, Listed | CantRead):
+            return read
+        return CantRead(
+            ReadFailure.NOT_CAPTURED, describe(ReadFailure.NOT_CAPTURED, f"list {kind.plural}")
+        )
+
+    def fold(
+        self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
+    ) -> FoldRead:
+        """The recorded summary of this fold."""
+        key = ReadKey("fold", kind, namespace, fold.name, fields=field_selector_text(fields))
+        read = self._reads.get(key)
+        if isinstance(read, Folded | CantRead):
             return read
         return CantRead(
             ReadFailure.NOT_CAPTURED, describe(ReadFailure.NOT_CAPTURED, f"list {kind.plural}")
@@ -230,7 +261,7 @@ def _load_info(directory: Path) -> SnapshotInfo:
     return SnapshotInfo(namespace, taken_at, str(meta.get("server", "")), kept)
 
 
-def _load_read(path: Path) -> tuple[ReadKey, ListRead | GetRead] | None:
+def _load_read(path: Path) -> tuple[ReadKey, Recorded] | None:
     """One recorded read; a file that cannot be understood answers as MALFORMED, or is skipped."""
     try:
         document = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
@@ -260,6 +291,9 @@ def _load_read(path: Path) -> tuple[ReadKey, ListRead | GetRead] | None:
             return key, CantRead(failure, reason, cant.get("reached", True) is not False)
         except (KeyError, TypeError, ValueError):
             return key, malformed
+    if key.verb == "fold":
+        summary = result.get("summary")
+        return key, Folded(summary) if isinstance(summary, Mapping) else malformed
     if key.verb == "list":
         items = result.get("items")
         if not isinstance(items, list) or not all(isinstance(i, Mapping) for i in items):

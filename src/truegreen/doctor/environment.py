@@ -20,7 +20,7 @@ from truegreen.cluster import (
     Listed,
     ListRead,
 )
-from truegreen.doctor.fit import fit_view
+from truegreen.doctor.usage import CapacityTally, ClusterUsage, cluster_usage
 from truegreen.quantity import Resources
 
 WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
@@ -71,7 +71,8 @@ class Environment:
     pods: ListRead
     limit_ranges: ListRead
     nodes: ListRead
-    pods_holding_capacity: ListRead
+    cluster_usage: ClusterUsage | CantRead
+    """What the pods of the whole cluster reserve per machine, summed as the pages arrived."""
     service_accounts: Mapping[str, GetRead] = field(default_factory=dict)
     secrets: Mapping[str, GetRead] = field(default_factory=dict)
     claims: Mapping[str, GetRead] = field(default_factory=dict)
@@ -157,8 +158,8 @@ def gather(
         pods=reader.list(Kind.POD, namespace=namespace),
         limit_ranges=reader.list(Kind.LIMIT_RANGE, namespace=namespace),
         nodes=reader.list(Kind.NODE, namespace=None),
-        pods_holding_capacity=reader.list(
-            Kind.POD, namespace=None, fields=HOLDING_CAPACITY, slim=fit_view
+        cluster_usage=cluster_usage(
+            reader.fold(Kind.POD, CapacityTally(namespace), namespace=None, fields=HOLDING_CAPACITY)
         ),
     )
     templates = env.templates()

@@ -1,6 +1,7 @@
 """Capacity: can a training job of the given size start now, by kube-scheduler's fit rules?"""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -20,17 +21,17 @@ from truegreen.doctor.fit import (
     pod_requests,
     shortfalls,
 )
+from truegreen.doctor.usage import ClusterUsage
 from truegreen.quantity import QuantityError, Resources
 
 CHECK = CheckId.CAPACITY
 
 
-def _stuck_job_pods(env: Environment, pods: tuple[KubeObject, ...]) -> list[KubeObject]:
+def _stuck_job_pods(env: Environment, pods: Sequence[KubeObject]) -> list[KubeObject]:
     """Training job pods of this namespace still unscheduled after the grace period."""
     stuck = []
     for pod in pods:
-        meta = o.mapping(pod.get("metadata"))
-        if meta.get("namespace") != env.namespace or not o.job_owner(pod) or o.node_name(pod):
+        if not o.job_owner(pod) or o.node_name(pod):
             continue
         if o.phase(pod) != "Pending":
             continue
@@ -72,20 +73,18 @@ def check(env: Environment) -> list[Finding]:
     """Findings about whether a training job fits on the cluster's machines now."""
     if isinstance(env.nodes, CantRead):
         return [cant_check(CHECK, Kind.NODE, env.nodes)]
-    if isinstance(env.pods_holding_capacity, CantRead):
-        return [cant_check(CHECK, Kind.POD, env.pods_holding_capacity)]
+    usage = env.cluster_usage
+    if isinstance(usage, CantRead):
+        return [cant_check(CHECK, Kind.POD, usage)]
     request, spec, source, problem = _job_shape(env)
     if problem is not None:
         return [problem]
+    if usage.invalid:
+        return [_invalid_amount(usage.invalid)]
     try:
-        rooms, job_pods_by_machine = _machine_rooms(
-            env, env.nodes.items, env.pods_holding_capacity.items
-        )
-    except QuantityError as error:
-        cant = CantRead(
-            ReadFailure.MALFORMED, f"a resource amount in the cluster is invalid: {error}"
-        )
-        return [cant_check(CHECK, Kind.POD, cant)]
+        rooms, job_pods_by_machine = _machine_rooms(env.nodes.items, usage)
+    except QuantityError as error:  # only a hand-edited snapshot gets here
+        return [_invalid_amount(str(error))]
     free_lines = [
         f"{room.name}: free {format_resources(room.allocatable - room.requested)}"
         for room in rooms.values()
@@ -114,7 +113,7 @@ def check(env: Environment) -> list[Finding]:
             excluded.setdefault(reason, []).append(o.name_of(node))
     details = [f"job size {size} (from {source})"]
     details += [f"excluded ({reason}): {', '.join(names)}" for reason, names in excluded.items()]
-    stuck = _stuck_job_pods(env, env.pods_holding_capacity.items)
+    stuck = _stuck_job_pods(env, usage.pods_here)
     stuck_lines = [
         f"pod {o.name_of(p)} of job {o.job_owner(p)} unscheduled for "
         f"{format_age(env.now - (o.created_at(p) or env.now))}"
@@ -158,13 +157,7 @@ def check(env: Environment) -> list[Finding]:
     ]
     if job_pods_by_machine and any(not shortfalls(request, room) for room in after_jobs):
         jobs = sorted(
-            {
-                o.job_owner(p) or ""
-                for p in env.pods_holding_capacity.items
-                if o.job_owner(p)
-                and o.mapping(p.get("metadata")).get("namespace") == env.namespace
-                and o.node_name(p)
-            }
+            {o.job_owner(p) or "" for p in usage.pods_here if o.job_owner(p) and o.node_name(p)}
         )
         holders = [f"{m}: {', '.join(v[2])}" for m, v in job_pods_by_machine.items()]
         return [
@@ -217,30 +210,28 @@ _JobPodsOnMachine = tuple[Resources, int, list[str]]
 
 
 def _machine_rooms(
-    env: Environment, nodes: tuple[KubeObject, ...], pods: tuple[KubeObject, ...]
+    nodes: tuple[KubeObject, ...], usage: ClusterUsage
 ) -> tuple[dict[str, MachineRoom], dict[str, _JobPodsOnMachine]]:
     """Each machine's room with every non-terminated pod bound to it counted (Pending too), and
     what this namespace's training job pods hold on each machine."""
-    rooms = {o.name_of(n): machine_room(n) for n in nodes}
+    rooms = {}
+    for node in nodes:
+        room = machine_room(node)
+        requested, pods = usage.reserved_on(room.name)
+        rooms[room.name] = replace(room, requested=requested, pod_count=pods)
     job_pods: dict[str, _JobPodsOnMachine] = {}
-    for pod in pods:
+    for pod in usage.pods_here:
         machine = o.node_name(pod)
-        if not machine or machine not in rooms or o.is_terminated(pod):
-            continue
-        requests = pod_requests(o.pod_spec(pod))
-        room = rooms[machine]
-        rooms[machine] = MachineRoom(
-            room.name,
-            room.allocatable,
-            room.max_pods,
-            room.requested + requests,
-            room.pod_count + 1,
-        )
-        is_ours = o.mapping(pod.get("metadata")).get("namespace") == env.namespace
-        if is_ours and o.job_owner(pod):
+        if machine in rooms and o.job_owner(pod):
             held, count, names = job_pods.get(machine, (Resources(), 0, []))
+            requests = pod_requests(o.pod_spec(pod))
             job_pods[machine] = (held + requests, count + 1, [*names, o.name_of(pod)])
     return rooms, job_pods
+
+
+def _invalid_amount(error: str) -> Finding:
+    cant = CantRead(ReadFailure.MALFORMED, f"a resource amount in the cluster is invalid: {error}")
+    return cant_check(CHECK, Kind.POD, cant)
 
 
 def _job_stuck(env: Environment, stuck: list[KubeObject], lines: list[str]) -> Finding:

@@ -1,0 +1,143 @@
+"""What the cluster's pods reserve on each machine, summed while the pages stream in.
+
+At 30,000 pods the pods themselves must never be held: each page is decoded into the few
+fields the scheduler's fit reads, added to its machine's sum, and dropped. Only this
+namespace's pods are kept whole (as fit views): the capacity check names them.
+"""
+
+from typing import Any
+
+import msgspec
+
+from truegreen.cluster import CantRead, FoldRead, ReadFailure
+from truegreen.cluster.classify import describe
+from truegreen.doctor.fit import pod_requests
+from truegreen.quantity import QuantityError, Resources
+
+TERMINATED_PHASES = frozenset({"Succeeded", "Failed"})
+
+AnyMapping = dict[str, Any] | None
+
+
+class _Container(msgspec.Struct, omit_defaults=True, rename="camel"):
+    name: str | None = None
+    resources: AnyMapping = None
+    restart_policy: str | None = None
+
+
+class _Spec(msgspec.Struct, omit_defaults=True, rename="camel"):
+    node_name: str | None = None
+    containers: list[_Container] | None = None
+    init_containers: list[_Container] | None = None
+    overhead: AnyMapping = None
+    resources: AnyMapping = None
+
+
+class _Metadata(msgspec.Struct, omit_defaults=True, rename="camel"):
+    name: str | None = None
+    namespace: str | None = None
+    creation_timestamp: str | None = None
+    owner_references: list[dict[str, Any]] | None = None
+
+
+class _Condition(msgspec.Struct, omit_defaults=True, rename="camel"):
+    type: str | None = None
+    status: str | None = None
+    message: str | None = None
+
+
+class _Status(msgspec.Struct, omit_defaults=True, rename="camel"):
+    phase: str | None = None
+    conditions: list[_Condition] | None = None
+
+
+class PodView(msgspec.Struct, omit_defaults=True, rename="camel"):
+    """The part of a pod the capacity check reads: requests, machine, phase, owner, scheduling."""
+
+    metadata: _Metadata = msgspec.field(default_factory=_Metadata)
+    spec: _Spec = msgspec.field(default_factory=_Spec)
+    status: _Status = msgspec.field(default_factory=_Status)
+
+
+class MachineUsage(msgspec.Struct, frozen=True):
+    """What the pods bound to one machine reserve, in scheduler units."""
+
+    pods: int
+    requested: dict[str, int]
+
+
+class ClusterUsage(msgspec.Struct, frozen=True):
+    """Every machine's reserved resources, and this namespace's pods as fit views."""
+
+    machines: dict[str, MachineUsage] = msgspec.field(default_factory=dict)
+    pods_here: list[dict[str, Any]] = msgspec.field(default_factory=list)
+    invalid: str = ""
+    """The first resource amount that is not a quantity; the sums cannot be trusted then."""
+
+    def reserved_on(self, machine: str) -> tuple[Resources, int]:
+        """What the pods on `machine` reserve, and how many there are."""
+        usage = self.machines.get(machine)
+        if usage is None:
+            return Resources(), 0
+        return Resources.of(usage.requested), usage.pods
+
+
+class CapacityTally:
+    """The fold behind `ClusterUsage`: sums each holding pod's requests onto its machine."""
+
+    name = "capacity"
+    view = PodView
+
+    def __init__(self, namespace: str) -> None:
+        self._namespace = namespace
+        self._requested: dict[str, dict[str, int]] = {}
+        self._pods: dict[str, int] = {}
+        self._here: list[dict[str, Any]] = []
+        self._invalid = ""
+        # Replicas share one pod spec: each distinct shape is summed up once, not per pod.
+        self._requests_by_shape: dict[bytes, Resources] = {}
+
+    def add(self, item: PodView) -> None:
+        """Count one pod; Succeeded and Failed pods hold nothing (the scheduler skips them)."""
+        if item.status.phase in TERMINATED_PHASES:
+            return
+        if item.metadata.namespace == self._namespace:
+            self._here.append(msgspec.to_builtins(item))
+        machine = item.spec.node_name
+        if not machine:
+            return
+        shape = msgspec.json.encode(msgspec.structs.replace(item.spec, node_name=None))
+        requests = self._requests_by_shape.get(shape)
+        if requests is None:
+            try:
+                requests = pod_requests(msgspec.to_builtins(item.spec))
+            except QuantityError as error:
+                self._invalid = self._invalid or str(error)
+                return
+            self._requests_by_shape[shape] = requests
+        sums = self._requested.setdefault(machine, {})
+        for resource, amount in requests.amounts:
+            sums[resource] = sums.get(resource, 0) + amount
+        self._pods[machine] = self._pods.get(machine, 0) + 1
+
+    def summary(self) -> dict[str, Any]:
+        """The sums per machine, this namespace's pods and the first invalid amount."""
+        usage = ClusterUsage(
+            {m: MachineUsage(self._pods[m], self._requested[m]) for m in sorted(self._pods)},
+            self._here,
+            self._invalid,
+        )
+        result: dict[str, Any] = msgspec.to_builtins(usage)
+        return result
+
+
+def cluster_usage(read: FoldRead) -> ClusterUsage | CantRead:
+    """The typed usage from a fold's summary; a summary of the wrong shape is malformed."""
+    if isinstance(read, CantRead):
+        return read
+    try:
+        return msgspec.convert(read.summary, ClusterUsage)
+    except msgspec.ValidationError as error:
+        return CantRead(
+            ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, "list pods", str(error))
+        )

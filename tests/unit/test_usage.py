@@ -1,0 +1,80 @@
+"""The fold of the cluster's pods: sums per machine, this namespace's pods, invalid amounts."""
+
+from typing import Any
+
+import msgspec
+
+from truegreen.cluster import CantRead, Folded, ReadFailure
+from truegreen.doctor.usage import CapacityTally, ClusterUsage, MachineUsage, PodView, cluster_usage
+from truegreen.quantity import Resources
+
+
+def _pod(name: str, namespace: str, node: str | None, cpu: str, phase: str = "Running") -> Any:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}
+    if node:
+        spec["nodeName"] = node
+    raw = {
+        "metadata": {"name": name, "namespace": namespace, "labels": {"a": "b"}},
+        "spec": {**spec, "serviceAccountName": "x"},
+        "status": {"phase": phase, "podIP": "10.0.0.1"},
+    }
+    return msgspec.json.decode(msgspec.json.encode(raw), type=PodView)
+
+
+def _fold(*pods: Any) -> ClusterUsage:
+    tally = CapacityTally("train")
+    for pod in pods:
+        tally.add(pod)
+    usage = cluster_usage(Folded(tally.summary()))
+    assert isinstance(usage, ClusterUsage)
+    return usage
+
+
+def test_pods_are_summed_per_machine_and_only_this_namespace_is_kept() -> None:
+    usage = _fold(
+        _pod("a", "train", "m1", "250m"),
+        _pod("b", "other", "m1", "250m"),
+        _pod("c", "other", "m2", "1"),
+        _pod("waiting", "train", None, "4"),
+        _pod("done", "train", "m2", "8", phase="Succeeded"),
+    )
+    assert usage.machines == {
+        "m1": MachineUsage(2, {"cpu": 500}),
+        "m2": MachineUsage(1, {"cpu": 1000}),
+    }
+    assert usage.reserved_on("m1") == (Resources.of({"cpu": 500}), 2)
+    assert usage.reserved_on("unknown") == (Resources(), 0)
+    # Kept as the fit reads them: the fields the view names, nothing else.
+    assert usage.pods_here == [
+        {
+            "metadata": {"name": "a", "namespace": "train"},
+            "spec": {
+                "nodeName": "m1",
+                "containers": [{"name": "c", "resources": {"requests": {"cpu": "250m"}}}],
+            },
+            "status": {"phase": "Running"},
+        },
+        {
+            "metadata": {"name": "waiting", "namespace": "train"},
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "4"}}}]},
+            "status": {"phase": "Running"},
+        },
+    ]
+    assert usage.invalid == ""
+
+
+def test_the_first_invalid_amount_is_kept_and_its_pod_not_summed() -> None:
+    usage = _fold(
+        _pod("a", "other", "m1", "lots"),
+        _pod("b", "other", "m1", "500m"),
+        _pod("c", "other", "m1", "many"),
+    )
+    assert usage.invalid == "'lots' is not a quantity (examples: 500m, 2, 1.5Gi, 1e3)"
+    assert usage.machines == {"m1": MachineUsage(1, {"cpu": 500})}
+
+
+def test_a_summary_of_the_wrong_shape_is_a_malformed_read() -> None:
+    read = cluster_usage(Folded({"machines": {"m1": {"pods": "many"}}}))
+    assert isinstance(read, CantRead)
+    assert read.failure is ReadFailure.MALFORMED
+    assert read.reason.startswith("list pods: the cluster's answer was not valid (")
