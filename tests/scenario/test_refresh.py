@@ -667,3 +667,33 @@ def test_sigkill_at_each_step_then_two_ticks_converge(
     final = env.tick()
     assert final.exit_code == 0, final.stdout
     _assert_converged(env, "killed", newest, moved_pin)
+
+
+def test_a_fleet_costs_one_pod_list_and_one_read_per_shared_login(env: RefreshEnv) -> None:
+    """API requests do not grow with the number of Deployments that share a namespace and a
+    registry login; each still sees only its own pods."""
+    digest = env.registry.push_image("r/fleet", "stable", content="v1")
+    other = env.registry.push_image("r/other", "stable", content="other")
+    assert other != digest, "precondition: the two images differ"
+    for index in range(3):
+        env.install(
+            deployment(f"fleet-{index}", container("runner", env.image("r/fleet", "stable")))
+        )
+    env.install(deployment("odd", container("runner", env.image("r/other", "stable"))))
+    before = len(env.server.log)
+    result = env.tick()
+    assert result.exit_code == 0
+    made = env.server.log[before:]
+    gets = [r.path for r in made if r.method == "GET"]
+    assert gets.count(f"/api/v1/namespaces/{NS}/pods") == 1
+    assert gets.count(f"/api/v1/namespaces/{NS}/serviceaccounts/default") == 1
+    assert gets.count(f"/api/v1/namespaces/{NS}/secrets/regcred") == 1
+    recorded = {
+        w["name"]: w["containers"][0]["running_digests"] for w in result.json()["workloads"]
+    }
+    assert recorded == {
+        "fleet-0": [digest],
+        "fleet-1": [digest],
+        "fleet-2": [digest],
+        "odd": [other],
+    }

@@ -452,22 +452,24 @@ class FakeApiServer:
                         "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.",
                     )
                 start_after, list_rv = state["after"], state["rv"]
-            keys = sorted(self._bucket(rtype))
-            matched = [
-                copy.deepcopy(self._bucket(rtype)[key])
-                for key in keys
+            bucket = self._bucket(rtype)
+            matching = [
+                key
+                for key in sorted(bucket)
                 if (namespace is None or key[0] == namespace)
                 and f"{key[0]}/{key[1]}" > start_after
-                and labels(self._bucket(rtype)[key].get("metadata", {}).get("labels") or {})
-                and fields(self._bucket(rtype)[key])
+                and labels(bucket[key].get("metadata", {}).get("labels") or {})
+                and fields(bucket[key])
             ]
+            # Copy only the page served: copying the whole remainder made every page O(cluster).
+            page = matching[:limit] if limit else matching
+            matched = [copy.deepcopy(bucket[key]) for key in page]
         metadata: JsonObject = {"resourceVersion": str(list_rv)}
-        if limit and len(matched) > limit:
-            matched, rest = matched[:limit], matched[limit:]
+        if limit and len(matching) > limit:
             last = matched[-1]["metadata"]
             after = f"{last.get('namespace', '')}/{last['name']}"
             metadata["continue"] = _encode_token({"after": after, "rv": list_rv})
-            metadata["remainingItemCount"] = len(rest)
+            metadata["remainingItemCount"] = len(matching) - limit
         return {
             "kind": f"{rtype.kind}List",
             "apiVersion": rtype.group_version,

@@ -19,7 +19,7 @@ from enum import StrEnum
 from typing import Any
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Conflict, Got, Kind
+from truegreen.cluster import CantRead, Conflict, GetRead, Got, Kind, ListRead
 from truegreen.cluster.reader import ClusterWriter
 from truegreen.exitcodes import ExitCode
 from truegreen.images import ImageReference, ImageReferenceError, parse_image
@@ -165,16 +165,17 @@ def run_tick(
     reports: list[WorkloadReport] = []
     workloads: list[_Workload] = []
     configs: list[tuple[str, str]] = []
+    reads = _SharedReads(cluster)
     for obj in listed.items:
         early = _skip(obj)
         if early is not None:
             reports.append(early)
             continue
-        pods = _pods(cluster, obj)
+        pods = reads.pods_of(obj)
         if isinstance(pods, CantRead):
             reports.append(_report(obj, Outcome.COULD_NOT_CHECK, pods.reason))
             continue
-        configs += _docker_configs(cluster, obj)
+        configs += _docker_configs(reads, obj)
         workloads.append(_Workload(obj, pods))
     lookups, pin_lookups, client = _resolve(workloads, configs, settings, progress)
     limited = sorted(
@@ -230,7 +231,35 @@ def _pods(cluster: ClusterWriter, obj: Mapping[str, Any]) -> list[Mapping[str, A
     return [p for p in read.items if o.selector_matches(selector, o.labels_of(p))]
 
 
-def _docker_configs(cluster: ClusterWriter, obj: Mapping[str, Any]) -> list[tuple[str, str]]:
+class _SharedReads:
+    """The tick's first pass: one pod list per namespace and one read per service account or
+    secret, however many Deployments share them (a request each would grow with the fleet)."""
+
+    def __init__(self, cluster: ClusterWriter) -> None:
+        self._cluster = cluster
+        self._pods: dict[str, ListRead] = {}
+        self._objects: dict[tuple[Kind, str, str], GetRead] = {}
+
+    def pods_of(self, obj: Mapping[str, Any]) -> list[Mapping[str, Any]] | CantRead:
+        """The pods the Deployment's selector matches."""
+        namespace = str(o.mapping(obj.get("metadata")).get("namespace", ""))
+        if namespace not in self._pods:
+            self._pods[namespace] = self._cluster.list(Kind.POD, namespace=namespace)
+        read = self._pods[namespace]
+        if isinstance(read, CantRead):
+            return read
+        selector = o.mapping(o.mapping(obj.get("spec")).get("selector"))
+        return [p for p in read.items if o.selector_matches(selector, o.labels_of(p))]
+
+    def get(self, kind: Kind, name: str, *, namespace: str) -> GetRead:
+        """One object, read once per tick."""
+        key = (kind, namespace, name)
+        if key not in self._objects:
+            self._objects[key] = self._cluster.get(kind, name, namespace=namespace)
+        return self._objects[key]
+
+
+def _docker_configs(cluster: _SharedReads, obj: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Registry logins from the workload's image pull secrets (pod spec and service account)."""
     namespace = str(o.mapping(obj.get("metadata")).get("namespace", ""))
     spec = o.pod_spec(o.pod_template(obj))

@@ -1,0 +1,66 @@
+"""A loopback TCP proxy that adds a fixed latency to every request and counts the requests.
+
+Each chunk a client sends (one HTTP request on a kept-alive connection) waits `delay` seconds
+before it is forwarded, like a registry across a network. Requests are counted by their
+request line (`GET `, `HEAD `), so a benchmark can report how many a tick really made.
+"""
+
+import asyncio
+import threading
+
+_METHODS = (b"GET ", b"HEAD ", b"POST ", b"PUT ", b"PATCH ", b"DELETE ")
+
+
+class LatencyProxy:
+    """Start with `with LatencyProxy(upstream_port, delay) as proxy:`; `proxy.port` listens."""
+
+    def __init__(self, upstream_port: int, delay: float) -> None:
+        self.upstream_port = upstream_port
+        self.delay = delay
+        self.requests = 0
+        self.port = 0
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> "LatencyProxy":
+        self._thread.start()
+        self._ready.wait(10)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(10)
+
+    def _run(self) -> None:
+        asyncio.set_event_loop(self._loop)
+        server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0))
+        self.port = server.sockets[0].getsockname()[1]
+        self._ready.set()
+        self._loop.run_forever()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        upstream_reader, upstream_writer = await asyncio.open_connection(
+            "127.0.0.1", self.upstream_port
+        )
+
+        async def forward_requests() -> None:
+            while chunk := await reader.read(65536):
+                if chunk.startswith(_METHODS):
+                    self.requests += 1
+                    await asyncio.sleep(self.delay)
+                upstream_writer.write(chunk)
+                await upstream_writer.drain()
+            upstream_writer.close()
+
+        async def forward_answers() -> None:
+            while chunk := await upstream_reader.read(65536):
+                writer.write(chunk)
+                await writer.drain()
+            writer.close()
+
+        try:
+            await asyncio.gather(forward_requests(), forward_answers())
+        except (ConnectionError, asyncio.CancelledError):
+            writer.close()
+            upstream_writer.close()
