@@ -28,7 +28,15 @@ unit: $(STAMP)
 
 test: lint typecheck unit
 
-bench: $(STAMP)
+# The baselines live in venvs of their own: Checkov's pins clash with the Kubernetes client's.
+BENCH_VENVS := .venv-bench
+$(BENCH_VENVS)/%/.installed: bench/requirements-%.txt
+	rm -rf $(BENCH_VENVS)/$*
+	$(PYTHON) -m venv $(BENCH_VENVS)/$*
+	$(BENCH_VENVS)/$*/bin/python -m pip install --quiet -r $<
+	@touch $@
+
+bench: $(STAMP) $(BENCH_VENVS)/kubernetes/.installed $(BENCH_VENVS)/checkov/.installed
 	$(BIN)/python -m bench.run
 
 mutation: $(STAMP)

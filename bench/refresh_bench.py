@@ -7,10 +7,8 @@ it must write only to the Deployments that use them.
 """
 
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +17,7 @@ from tests.support.registry import registry_binary, start_registry
 from tests.support.rollout import RolloutSimulator
 
 from bench.latency_proxy import LatencyProxy
+from bench.measure import measured, summary
 from truegreen.refresh.annotations import RECORDED_DIGEST, container_key
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,13 +64,8 @@ def _deployment(name: str, images: list[str], recorded: list[str]) -> Obj:
     }
 
 
-def _timed(command: list[str]) -> tuple[float, str]:
-    start = time.perf_counter()
-    done = subprocess.run(command, capture_output=True, text=True, check=False)
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        raise SystemExit(f"refresh benchmark: {command[1]} exited {done.returncode}: {done.stderr}")
-    return elapsed, done.stdout
+def _timed(command: list[str]) -> float:
+    return measured(command).seconds
 
 
 def bench_refresh(runs: int) -> dict[str, Any]:
@@ -125,10 +119,10 @@ def _run(registry: Any, proxy: Any, server: FakeApiServer, scratch: Path, runs: 
     steady_writes: list[int] = []
     for _ in range(runs):
         before, written = proxy.requests, writes()
-        tick_seconds.append(_timed(tick)[0])
+        tick_seconds.append(_timed(tick))
         requests.append(proxy.requests - before)
         steady_writes.append(writes() - written)
-        baseline_seconds.append(_timed(baseline)[0])
+        baseline_seconds.append(_timed(baseline))
     moved = references[:MOVED]
     for ref in moved:
         repository = ref.split("/", 1)[1].rsplit(":", 1)[0]
@@ -146,8 +140,8 @@ def _run(registry: Any, proxy: Any, server: FakeApiServer, scratch: Path, runs: 
         "containers": 2 * DEPLOYMENTS,
         "distinct_refs": REFERENCES,
         "latency_ms": int(LATENCY * 1000),
-        "tick_seconds": _summary(tick_seconds),
-        "sequential_seconds": _summary(baseline_seconds),
+        "tick_seconds": summary(tick_seconds),
+        "sequential_seconds": summary(baseline_seconds),
         "speedup_vs_sequential": round(baseline_median / tick_median, 2),
         "registry_requests": int(statistics.median(requests)),
         "cluster_writes_steady": max(steady_writes),
@@ -156,14 +150,6 @@ def _run(registry: Any, proxy: Any, server: FakeApiServer, scratch: Path, runs: 
         "written_workloads": len(written_names),
         "writes_only_changed": written_names == changed,
         "cluster_writes_moved": writes() - written,
-    }
-
-
-def _summary(samples: list[float]) -> dict[str, float]:
-    return {
-        "median": round(statistics.median(samples), 3),
-        "min": round(min(samples), 3),
-        "max": round(max(samples), 3),
     }
 
 

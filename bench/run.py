@@ -1,18 +1,22 @@
-"""`make bench`: doctor at cluster scale, side by side with kubectl and the decode floor.
+"""`make bench`: truegreen side by side with what people would use instead, at cluster scale.
 
-Every measurement runs as its own process (peak RSS from os.wait4), after a warm-up, interleaved
-(doctor, kubectl, floor, doctor, ...), against the fake API server serving pre-encoded pages, so
-that the server's own cost (the server floor) is measured and reported, not mixed in.
-Sizes: BENCH_SIZES (default 1000,10000,30000); runs per size: BENCH_RUNS (default 5).
+doctor: against the fake API server serving pre-encoded pages (so the server's own cost, the
+server floor, is measured and reported, not mixed in), next to kubectl, the official Kubernetes
+client and the decode floor; plus doctor on a snapshot of the same state. refresh: a tick next
+to one-by-one look-ups (bench/refresh_bench.py). lint: next to Checkov (bench/lint_bench.py).
+Every measurement runs as its own process, after a warm-up, interleaved (A B C A B C ...).
+
+Environment: BENCH_SIZES (default 1000,10000,30000,100000), BENCH_RUNS (default 5),
+BENCH_BASELINE_MAX (largest size the slow baselines run at; default 30000),
+BENCH_PARTS (default doctor,refresh,lint).
 """
 
 import http.client
 import json
+import math
 import os
 import platform
 import shutil
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,46 +27,28 @@ from urllib.parse import quote, urlsplit
 from tests.support.fake_apiserver import FakeApiServer
 
 from bench.cluster import synthetic_cluster
+from bench.lint_bench import bench_lint
+from bench.measure import measured, summary
+from bench.refresh_bench import bench_refresh
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 BIN = Path(sys.executable).parent
-
-
-TIME = shutil.which("time") or "/usr/bin/time"
-
-
-def _run(command: list[str]) -> tuple[float, float]:
-    """Wall seconds and peak RSS (MB) of one process.
-
-    GNU time forks the measured process from its own small process: forking it from this one,
-    which holds the whole synthetic cluster, would count this process's pages in the child's
-    peak RSS (ru_maxrss includes what the child shared before exec).
-    """
-    start = time.perf_counter()
-    done = subprocess.run(
-        [TIME, "-f", "%M", *command],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        check=False,
-    )
-    elapsed = time.perf_counter() - start
-    if done.returncode not in (0, 2, 3):
-        raise SystemExit(f"benchmark command failed: {' '.join(command)}")
-    return elapsed, int(done.stderr.strip().splitlines()[-1]) / 1024
+OFFICIAL_PYTHON = ROOT / ".venv-bench" / "kubernetes" / "bin" / "python"
+PAGE = 500
+DOCTOR_OK = (0, 2, 3)
 
 
 def _server_floor(url: str) -> float:
     """Fetch every page of pods and the machines, decoding nothing: what the server costs."""
     parts = urlsplit(url)
     start = time.perf_counter()
-    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=120)
+    connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port, timeout=300)
     connection.request("GET", "/api/v1/nodes")
     connection.getresponse().read()
     token = ""
     while True:
-        path = "/api/v1/pods?limit=500" + (f"&continue={quote(token)}" if token else "")
+        path = f"/api/v1/pods?limit={PAGE}" + (f"&continue={quote(token)}" if token else "")
         connection.request("GET", path)
         body = connection.getresponse().read()
         marker = body.rfind(b'"continue": "')
@@ -73,157 +59,259 @@ def _server_floor(url: str) -> float:
     return time.perf_counter() - start
 
 
-def _summary(samples: list[float]) -> dict[str, float]:
-    return {
-        "median": round(statistics.median(samples), 3),
-        "min": round(min(samples), 3),
-        "max": round(max(samples), 3),
+def _tools(
+    server: FakeApiServer, kubeconfig: Path, snapshot: Path, baselines: bool
+) -> dict[str, list[str]]:
+    truegreen = str(BIN / "truegreen")
+    tools: dict[str, list[str]] = {
+        "doctor": [truegreen, "doctor", "--kubeconfig", str(kubeconfig), "-o", "json"],
+        "doctor_snapshot": [truegreen, "doctor", "--snapshot", str(snapshot), "-o", "json"],
+        "decode_floor": [sys.executable, str(ROOT / "bench" / "decode_floor.py"), server.url],
     }
-
-
-def bench_size(pods: int, runs: int) -> dict[str, Any]:
+    tools["doctor"] += ["--request-timeout", "300"]
     kubectl = shutil.which("kubectl")
+    if baselines and kubectl:
+        for resource, flags in (("pods", ["-A"]), ("nodes", [])):
+            tools[f"kubectl_{resource}"] = [
+                kubectl,
+                "--kubeconfig",
+                str(kubeconfig),
+                "--request-timeout",
+                "300s",
+                "get",
+                resource,
+                *flags,
+                "-o",
+                "json",
+            ]
+    if baselines and OFFICIAL_PYTHON.exists():
+        tools["official_client"] = [
+            str(OFFICIAL_PYTHON),
+            str(ROOT / "bench" / "official_client.py"),
+            str(kubeconfig),
+        ]
+    return tools
+
+
+def bench_size(pods: int, runs: int, baselines: bool) -> dict[str, Any]:
+    """Every doctor-side tool at one cluster size."""
     with FakeApiServer() as server, tempfile.TemporaryDirectory() as scratch:
         server.add(*synthetic_cluster(pods))
         kubeconfig = server.write_kubeconfig(Path(scratch) / "kubeconfig", namespace="train")
-        server.freeze()
-        tools: dict[str, list[str]] = {
-            "doctor": [
+        snapshot = Path(scratch) / "snapshot"
+        measured(
+            [
                 str(BIN / "truegreen"),
-                "doctor",
+                "snapshot",
                 "--kubeconfig",
                 str(kubeconfig),
                 "-o",
-                "json",
-                "--request-timeout",
-                "300",
+                str(snapshot),
             ],
-            "decode_floor": [sys.executable, str(ROOT / "bench" / "decode_floor.py"), server.url],
-        }
-        if kubectl:
-            for resource, name in (("pods", "kubectl_pods"), ("nodes", "kubectl_nodes")):
-                flags = ["-A"] if resource == "pods" else []
-                tools[name] = [
-                    kubectl,
-                    "--kubeconfig",
-                    str(kubeconfig),
-                    "get",
-                    resource,
-                    *flags,
-                    "-o",
-                    "json",
-                ]
+            DOCTOR_OK,
+        )
+        server.freeze()
+        tools = _tools(server, kubeconfig, snapshot, baselines)
         before = len(server.log)
-        _run(tools["doctor"])  # warm-up, which also fills the pre-encoded answers
+        measured(tools["doctor"], DOCTOR_OK)  # warm-up, which also fills the pre-encoded answers
         doctor_requests = len(server.log) - before
         for name, command in tools.items():
             if name != "doctor":
-                _run(command)
+                measured(command, DOCTOR_OK)
         _server_floor(server.url)
         seconds: dict[str, list[float]] = {name: [] for name in tools}
         megabytes: dict[str, list[float]] = {name: [] for name in tools}
         floor: list[float] = []
         for _ in range(runs):
             for name, command in tools.items():
-                elapsed, peak = _run(command)
-                seconds[name].append(elapsed)
-                megabytes[name].append(peak)
+                run = measured(command, DOCTOR_OK)
+                seconds[name].append(run.seconds)
+                megabytes[name].append(run.peak_rss_mb)
             floor.append(_server_floor(server.url))
     result: dict[str, Any] = {
-        name: {"seconds": _summary(seconds[name]), "peak_rss_mb": round(max(megabytes[name]), 1)}
+        name: {"seconds": summary(seconds[name]), "peak_rss_mb": round(max(megabytes[name]), 1)}
         for name in tools
     }
-    if kubectl:
-        kubectl_total = [
+    if "kubectl_pods" in tools:
+        both = [
             a + b for a, b in zip(seconds["kubectl_pods"], seconds["kubectl_nodes"], strict=True)
         ]
         result["kubectl"] = {
-            "seconds": _summary(kubectl_total),
+            "seconds": summary(both),
             "peak_rss_mb": max(
                 result["kubectl_pods"]["peak_rss_mb"], result["kubectl_nodes"]["peak_rss_mb"]
             ),
         }
-    result["server_floor"] = {"seconds": _summary(floor)}
+    result["server_floor"] = {"seconds": summary(floor)}
     result["doctor_requests"] = doctor_requests
+    result["pod_pages"] = math.ceil(pods / PAGE)
     return result
 
 
+def _ratio(numerator: float | None, denominator: float | None, digits: int = 2) -> float | None:
+    if numerator is None or not denominator:
+        return None
+    return round(numerator / denominator, digits)
+
+
+def _median(point: dict[str, Any], tool: str) -> float | None:
+    entry = point.get(tool)
+    return float(entry["seconds"]["median"]) if entry else None
+
+
+def doctor_section(points: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """The doctor keys of latest.json, ratios taken at 30,000 pods (or the largest size run)."""
+    at = 30000 if 30000 in points else max(points)
+    point = points[at]
+    doctor = _median(point, "doctor")
+    return {
+        "pods": at,
+        "median_seconds": doctor,
+        "peak_rss_mb": point["doctor"]["peak_rss_mb"],
+        "requests": point["doctor_requests"],
+        "requests_beyond_pod_pages": point["doctor_requests"] - point["pod_pages"],
+        "speedup_vs_kubectl": _ratio(_median(point, "kubectl"), doctor),
+        "speedup_vs_official_client": _ratio(_median(point, "official_client"), doctor),
+        "ratio_vs_floor": _ratio(doctor, _median(point, "decode_floor")),
+        "server_floor_share": _ratio(_median(point, "server_floor"), _median(point, "kubectl"), 3),
+        "snapshot": {
+            "seconds": _median(point, "doctor_snapshot"),
+            "peak_rss_mb": point["doctor_snapshot"]["peak_rss_mb"],
+        },
+        "scaling": {
+            str(pods): {
+                "seconds": p["doctor"]["seconds"]["median"],
+                "mb": p["doctor"]["peak_rss_mb"],
+                "requests": p["doctor_requests"],
+            }
+            for pods, p in points.items()
+        },
+        "points": {str(pods): p for pods, p in points.items()},
+    }
+
+
+def _cell(point: dict[str, Any], tool: str, key: str = "seconds") -> str:
+    entry = point.get(tool)
+    if not entry:
+        return "-"
+    return str(entry["seconds"]["median"]) if key == "seconds" else str(entry["peak_rss_mb"])
+
+
+def markdown(document: dict[str, Any]) -> str:
+    """The short table committed as latest.md and quoted in the README."""
+    machine, runs = document["machine"], document["runs"]
+    lines = [
+        "# Benchmarks (latest)",
+        "",
+        f"{machine['cores']} cores, Python {machine['python']}; {runs} interleaved runs after a "
+        "warm-up; medians in seconds, peak RSS in MB.",
+        "",
+    ]
+    doctor = document.get("doctor")
+    if doctor:
+        lines += [
+            "## doctor (whole process, all checks) vs the tools people use instead",
+            "",
+            "| pods | doctor s | doctor MB | snapshot doctor s / MB | kubectl s / MB | official client s / MB | decode floor s | server floor s | requests |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for pods, p in doctor["points"].items():
+            lines.append(
+                f"| {pods} | {_cell(p, 'doctor')} | {_cell(p, 'doctor', 'mb')} "
+                f"| {_cell(p, 'doctor_snapshot')} / {_cell(p, 'doctor_snapshot', 'mb')} "
+                f"| {_cell(p, 'kubectl')} / {_cell(p, 'kubectl', 'mb')} "
+                f"| {_cell(p, 'official_client')} / {_cell(p, 'official_client', 'mb')} "
+                f"| {_cell(p, 'decode_floor')} | {p['server_floor']['seconds']['median']} "
+                f"| {p['doctor_requests']} |"
+            )
+        lines += [
+            "",
+            f"At {doctor['pods']} pods doctor is {doctor['speedup_vs_kubectl']}x faster than kubectl, "
+            f"{doctor['speedup_vs_official_client']}x faster than the official client and "
+            f"{doctor['ratio_vs_floor']}x the decode floor; the server floor is "
+            f"{doctor['server_floor_share']} of kubectl's time.",
+            "",
+        ]
+    refresh = document.get("refresh")
+    if refresh:
+        lines += [
+            "## refresh: one tick vs one-by-one look-ups",
+            "",
+            f"{refresh['deployments']} Deployments x 2 containers, {refresh['distinct_refs']} distinct "
+            f"references, {refresh['latency_ms']} ms added per registry request.",
+            "",
+            "| tick s | sequential s | speedup | registry requests | writes (nothing moved) | writes ({} refs moved) |".format(
+                refresh["moved_refs"]
+            ),
+            "|---|---|---|---|---|---|",
+            f"| {refresh['tick_seconds']['median']} | {refresh['sequential_seconds']['median']} "
+            f"| {refresh['speedup_vs_sequential']}x | {refresh['registry_requests']} "
+            f"| {refresh['cluster_writes_steady']} | {refresh['cluster_writes_moved']} to "
+            f"{refresh['written_workloads']} of {refresh['changed_workloads']} changed workloads |",
+            "",
+        ]
+    lint = document.get("lint")
+    if lint:
+        lines += [
+            "## lint vs Checkov (Kubernetes framework)",
+            "",
+            f"{lint['files']} files, {lint['objects']} objects, plus examples/manifests.",
+            "",
+            "| truegreen s / MB | Checkov s / MB | speedup |",
+            "|---|---|---|",
+            f"| {lint['truegreen']['seconds']['median']} / {lint['truegreen']['peak_rss_mb']} "
+            f"| {lint['checkov']['seconds']['median']} / {lint['checkov']['peak_rss_mb']} "
+            f"| {lint['speedup_vs_checkov']}x |",
+            "",
+            "| labelled incident | truegreen says | Checkov (CKV_K8S_8/9) says |",
+            "|---|---|---|",
+        ]
+        for case in lint["cases"]:
+            mark = {True: "right", False: "wrong"}
+            lines.append(
+                f"| {case['incident']} | {', '.join(case['truegreen']) or 'nothing'} "
+                f"({mark[case['truegreen_right']]}) | {', '.join(case['checkov']) or 'passes'} "
+                f"({mark[case['checkov_right']]}) |"
+            )
+        rates = lint["catch_rate"]
+        lines += [
+            "",
+            f"Catch rate: truegreen {rates['truegreen']}, Checkov {rates['checkov']}.",
+            "",
+        ]
+    return "\n".join(lines)
+
+
 def main() -> None:
-    sizes = [int(s) for s in os.environ.get("BENCH_SIZES", "1000,10000,30000").split(",")]
+    sizes = [int(s) for s in os.environ.get("BENCH_SIZES", "1000,10000,30000,100000").split(",")]
     runs = int(os.environ.get("BENCH_RUNS", "5"))
-    points = {pods: bench_size(pods, runs) for pods in sizes}
-    main_size = max(s for s in sizes if s <= 30000) if any(s <= 30000 for s in sizes) else sizes[0]
-    point = points[main_size]
-    doctor = point["doctor"]["seconds"]["median"]
+    baseline_max = int(os.environ.get("BENCH_BASELINE_MAX", "30000"))
+    parts = os.environ.get("BENCH_PARTS", "doctor,refresh,lint").split(",")
     document: dict[str, Any] = {
         "machine": {
             "cores": os.cpu_count(),
             "python": platform.python_version(),
             "platform": platform.platform(),
         },
-        "runs_per_size": runs,
-        "doctor": {
-            "pods": main_size,
-            "median_seconds": doctor,
-            "peak_rss_mb": point["doctor"]["peak_rss_mb"],
-            "requests": point["doctor_requests"],
-            "ratio_vs_floor": round(doctor / point["decode_floor"]["seconds"]["median"], 2),
-            "speedup_vs_kubectl": (
-                round(point["kubectl"]["seconds"]["median"] / doctor, 2)
-                if "kubectl" in point
-                else None
-            ),
-            "server_floor_share": (
-                round(
-                    point["server_floor"]["seconds"]["median"]
-                    / point["kubectl"]["seconds"]["median"],
-                    3,
-                )
-                if "kubectl" in point
-                else None
-            ),
-            "scaling": {
-                str(pods): {
-                    "seconds": p["doctor"]["seconds"]["median"],
-                    "mb": p["doctor"]["peak_rss_mb"],
-                }
-                for pods, p in points.items()
-            },
-            "points": {str(pods): p for pods, p in points.items()},
-        },
-        "not_measured_yet": [
-            "official kubernetes client baseline",
-            "refresh.speedup_vs_sequential, refresh.registry_requests, refresh.distinct_refs",
-            "lint.speedup_vs_checkov, lint.catch_rate",
-        ],
+        "runs": runs,
     }
+    if "doctor" in parts:
+        points = {}
+        for pods in sizes:
+            sys.stderr.write(f"bench: doctor at {pods} pods\n")
+            points[pods] = bench_size(pods, runs, baselines=pods <= baseline_max)
+        document["doctor"] = doctor_section(points)
+    if "refresh" in parts:
+        sys.stderr.write("bench: refresh\n")
+        document["refresh"] = bench_refresh(runs)
+    if "lint" in parts:
+        sys.stderr.write("bench: lint\n")
+        document["lint"] = bench_lint(runs)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(document, indent=2) + "\n")
-    lines = [
-        "# Benchmarks (latest)",
-        "",
-        f"{document['machine']['cores']} cores, Python {document['machine']['python']}; "
-        f"{runs} interleaved runs per size after a warm-up; medians (min-max).",
-        "",
-        "| pods | doctor s | doctor MB | kubectl s | kubectl MB | decode floor s | server floor s | requests |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
-    for pods, p in points.items():
-        k = p.get("kubectl", {"seconds": {"median": "-"}, "peak_rss_mb": "-"})
-        lines.append(
-            f"| {pods} | {p['doctor']['seconds']['median']} ({p['doctor']['seconds']['min']}-{p['doctor']['seconds']['max']}) "
-            f"| {p['doctor']['peak_rss_mb']} | {k['seconds']['median']} | {k['peak_rss_mb']} "
-            f"| {p['decode_floor']['seconds']['median']} | {p['server_floor']['seconds']['median']} | {p['doctor_requests']} |"
-        )
-    lines += [
-        "",
-        f"At {main_size} pods: doctor is {document['doctor']['speedup_vs_kubectl']}x kubectl, "
-        f"{document['doctor']['ratio_vs_floor']}x the decode floor; the server floor is "
-        f"{document['doctor']['server_floor_share']} of kubectl's time.",
-        "",
-    ]
-    (RESULTS / "latest.md").write_text("\n".join(lines))
-    sys.stdout.write("\n".join(lines))
+    text = markdown(document)
+    (RESULTS / "latest.md").write_text(text)
+    sys.stdout.write(text)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ live doctor, which reads the clock, and for snapshots, which carry their capture
 
 import base64
 import copy
+import hashlib
 import json
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -24,6 +25,12 @@ def ts(moment: datetime) -> str:
 
 def b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
+
+
+def image_id(image: str) -> str:
+    """The imageID a kubelet reports for a pulled image: repository@digest (fixed per image)."""
+    repository = image.rsplit(":", 1)[0]
+    return f"{repository}@sha256:{hashlib.sha256(image.encode()).hexdigest()}"
 
 
 def node(name: str, cpu: str, memory: str, gpus: int = 0, **spec: Any) -> Obj:
@@ -125,7 +132,13 @@ def pod_for(
             "labels": dict(template["metadata"]["labels"]),
             "creationTimestamp": started,
             "ownerReferences": [
-                {"kind": "ReplicaSet", "name": f"{workload['metadata']['name']}-rs"}
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "ReplicaSet",
+                    "name": f"{workload['metadata']['name']}-rs",
+                    "uid": f"uid-{workload['metadata']['name']}-rs",
+                    "controller": True,
+                }
             ],
         },
         "spec": spec,
@@ -139,6 +152,7 @@ def pod_for(
                 {
                     "name": c["name"],
                     "image": c["image"],
+                    "imageID": image_id(c["image"]),
                     "ready": True,
                     "restartCount": 0,
                     "state": {"running": {"startedAt": started}},
@@ -223,7 +237,13 @@ def job_pod(
             "labels": {"job-name": job["metadata"]["name"]},
             "creationTimestamp": ts(now - age),
             "ownerReferences": [
-                {"kind": "Job", "name": job["metadata"]["name"], "apiVersion": "batch/v1"}
+                {
+                    "apiVersion": "batch/v1",
+                    "kind": "Job",
+                    "name": job["metadata"]["name"],
+                    "uid": f"uid-{job['metadata']['name']}",
+                    "controller": True,
+                }
             ],
         },
         "spec": spec,
@@ -341,6 +361,7 @@ def crash_looping_manager(now: datetime) -> list[Obj]:
     pod["status"]["containerStatuses"][0] = {
         "name": "api",
         "image": f"{REGISTRY}/jobs-manager:1.4",
+        "imageID": image_id(f"{REGISTRY}/jobs-manager:1.4"),
         "ready": False,
         "restartCount": 7,
         "state": {

@@ -327,3 +327,27 @@ def test_a_null_probe_is_no_probe() -> None:
     assert hits(workload("Deployment", server(readinessProbe=None))) == [
         ("readiness-missing", "app")
     ]
+
+
+def test_the_service_index_offers_every_service_that_could_select_and_keeps_input_order() -> None:
+    from truegreen.lint.services import ServiceIndex
+
+    def named(name: str, selector: dict[str, str] | None) -> ServiceModel:
+        obj = service(selector)
+        obj["metadata"]["name"] = name
+        return ServiceModel.parse(obj)
+
+    model = workload_model(workload("Deployment", server(port=None)))
+    assert model is not None
+    assert dict(model.labels) == {"app": "w"}, "precondition: the pods carry app=w only"
+    index = ServiceIndex(
+        [
+            named("zeta", {"app": "w"}),
+            named("two-keys", {"tier": "api", "app": "w"}),  # indexed by app=w, still checked
+            named("none", None),
+            named("other", {"app": "x"}),
+            named("alpha", {"app": "w"}),
+        ]
+    )
+    assert [s.name for s in index.candidates(model)] == ["zeta", "two-keys", "alpha"]
+    assert routed_containers(model, index.candidates(model)) == {"app": ("zeta", "alpha")}

@@ -9,7 +9,7 @@ from truegreen.exitcodes import ExitCode
 from truegreen.lint.config import load_lint_config
 from truegreen.lint.loader import Manifest, ParseFailure, input_files, load_file
 from truegreen.lint.rules import RULES_BY_ID, Context, Severity, evaluate
-from truegreen.lint.services import ServiceModel, routed_containers
+from truegreen.lint.services import ServiceIndex, ServiceModel, routed_containers
 from truegreen.probes import pod_template_of, workload_model
 
 PARSE_ERROR = "parse-error"
@@ -83,12 +83,14 @@ def lint(paths: list[str], config_path: Path | None = None) -> LintResult:
                 )
             else:
                 manifests.append(loaded)
-    services = [ServiceModel.parse(m.obj) for m in manifests if m.obj.get("kind") == "Service"]
+    services = ServiceIndex(
+        [ServiceModel.parse(m.obj) for m in manifests if m.obj.get("kind") == "Service"]
+    )
     for manifest in manifests:
         model = workload_model(manifest.obj)
         if model is None:
             continue
-        context = Context(routed_containers(model, services))
+        context = Context(routed_containers(model, services.candidates(model)))
         for rule, hit in evaluate(model, context):
             if config.ignores(rule.id, model.kind, model.namespace, model.name):
                 continue

@@ -1,6 +1,6 @@
 """Which containers the Services in the input route traffic to (Kubernetes selector semantics)."""
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +55,23 @@ class ServiceModel:
         if self.namespace and workload.namespace and self.namespace != workload.namespace:
             return False
         return all(workload.labels.get(k) == v for k, v in self.selector.items())
+
+
+class ServiceIndex:
+    """The Services of the input, found by one pair of their selector: a workload is compared
+    only with the Services that could select it, not with every Service in the input."""
+
+    def __init__(self, services: Sequence[ServiceModel]) -> None:
+        self._services = list(services)
+        self._by_pair: dict[tuple[str, str], list[int]] = {}
+        for position, service in enumerate(self._services):
+            if service.selector:
+                self._by_pair.setdefault(min(service.selector.items()), []).append(position)
+
+    def candidates(self, workload: WorkloadModel) -> list[ServiceModel]:
+        """Services whose selector shares a label pair with the workload, in input order."""
+        positions = {p for pair in workload.labels.items() for p in self._by_pair.get(pair, ())}
+        return [self._services[p] for p in sorted(positions)]
 
 
 def routed_containers(

@@ -1,0 +1,139 @@
+"""lint throughput against Checkov on a 5,000-file corpus, and the catch-rate table.
+
+Both tools run as their own processes under GNU time (wall time and peak RSS), after a warm-up,
+interleaved. Checkov runs its Kubernetes framework only, from its own venv (.venv-bench/checkov).
+"""
+
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bench.manifests import INCIDENTS, corpus
+from bench.measure import Measurement, measured, summary
+
+ROOT = Path(__file__).resolve().parents[1]
+BIN = Path(sys.executable).parent
+CHECKOV = ROOT / ".venv-bench" / "checkov" / "bin" / "checkov"
+# Exit 1 (Checkov) and 2 (truegreen) mean findings, not failure.
+FINDINGS = (0, 1, 2)
+
+
+def _truegreen(path: Path) -> list[str]:
+    return [str(BIN / "truegreen"), "lint", str(path), "-o", "json"]
+
+
+CHECKOV_PROBE_CHECKS = ("CKV_K8S_8", "CKV_K8S_9")
+"""Liveness and readiness probe should be configured: Checkov's probe checks."""
+
+
+def _checkov(path: Path, checks: tuple[str, ...] = ()) -> list[str]:
+    flag = "-f" if path.is_file() else "-d"
+    command = [str(CHECKOV), flag, str(path), "--framework", "kubernetes", "--quiet", "-o", "json"]
+    command += ["--skip-download"]
+    if checks:
+        command += ["--check", ",".join(checks)]
+    return command
+
+
+def _run(command: list[str]) -> Measurement:
+    # Checkov phones home for its policy metadata unless told not to; the bench is offline.
+    os.environ["BC_SKIP_MAPPING"] = "TRUE"
+    return measured(command, FINDINGS)
+
+
+def _checkov_failures(output: str) -> set[str]:
+    reports = json.loads(output) if output.strip() else []
+    if isinstance(reports, dict):
+        reports = [reports]
+    return {
+        check["check_id"]
+        for report in reports
+        for check in report.get("results", {}).get("failed_checks", [])
+    }
+
+
+def catch_rate(scratch: Path) -> dict[str, Any]:
+    """Each labelled incident through both tools: what each says, and the share caught."""
+    rows = []
+    for number, incident in enumerate(INCIDENTS):
+        path = scratch / f"incident-{number}.yaml"
+        path.write_text(yaml.safe_dump_all(incident.documents, sort_keys=False))
+        findings = json.loads(_run(_truegreen(path)).stdout)["findings"]
+        found = {f["rule"] for f in findings if f["severity"] == "error"}
+        failed = _checkov_failures(_run(_checkov(path, CHECKOV_PROBE_CHECKS)).stdout)
+        expected, naming = incident.truegreen_rule, incident.checkov_check
+        rows.append(
+            {
+                "incident": incident.name,
+                "problem": expected is not None,
+                "truegreen": sorted(found),
+                "truegreen_right": (expected in found) if expected else not found,
+                "checkov": sorted(failed),
+                # Caught only by the check that names the problem: CKV_K8S_8 failing on a
+                # probe-port typo asks for a liveness probe, which is not the fix.
+                "checkov_right": (naming in failed) if expected else not failed,
+            }
+        )
+    problems = [row for row in rows if row["problem"]]
+    return {
+        "cases": rows,
+        "catch_rate": {
+            tool: round(sum(bool(row[f"{tool}_right"]) for row in problems) / len(problems), 2)
+            for tool in ("truegreen", "checkov")
+        },
+        "false_alarms": {
+            tool: sum(not row[f"{tool}_right"] for row in rows if not row["problem"])
+            for tool in ("truegreen", "checkov")
+        },
+    }
+
+
+def bench_lint(runs: int, files: int = 5000) -> dict[str, Any]:
+    """The lint figures for latest.json."""
+    if not CHECKOV.exists():
+        raise SystemExit(f"lint benchmark: {CHECKOV} is missing (make bench installs it)")
+    with tempfile.TemporaryDirectory() as scratch_name:
+        scratch = Path(scratch_name)
+        tree = scratch / "corpus"
+        objects = corpus(tree, files)
+        shutil.copytree(ROOT / "examples" / "manifests", tree / "examples")
+        tools = {"truegreen": _truegreen(tree), "checkov": _checkov(tree)}
+        for command in tools.values():
+            _run(command)  # warm-up
+        seconds: dict[str, list[float]] = {name: [] for name in tools}
+        megabytes: dict[str, list[float]] = {name: [] for name in tools}
+        for _ in range(runs):
+            for name, command in tools.items():
+                run = _run(command)
+                seconds[name].append(run.seconds)
+                megabytes[name].append(run.peak_rss_mb)
+        table = catch_rate(scratch)
+    result: dict[str, Any] = {
+        "files": files,
+        "objects": objects,
+        "runs": runs,
+        **{
+            name: {"seconds": summary(seconds[name]), "peak_rss_mb": round(max(megabytes[name]), 1)}
+            for name in tools
+        },
+    }
+    result["speedup_vs_checkov"] = round(
+        statistics.median(seconds["checkov"]) / statistics.median(seconds["truegreen"]), 1
+    )
+    result.update(table)
+    return result
+
+
+if __name__ == "__main__":
+    figures = bench_lint(
+        int(sys.argv[1]) if len(sys.argv) > 1 else 1,
+        int(sys.argv[2]) if len(sys.argv) > 2 else 5000,
+    )
+    print(json.dumps(figures, indent=2))

@@ -1,0 +1,69 @@
+"""Run one command and write its wall time, peak RSS and exit code as JSON.
+
+`python bench/measure.py OUT.json COMMAND...`. The command is started from this small process,
+never from the benchmark itself: a child forked from the process that holds a whole synthetic
+cluster would count that process's pages in its peak RSS (ru_maxrss is a high-water mark that
+includes what the child shared before exec).
+"""
+
+import json
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+LAUNCHER = Path(__file__).resolve()
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One run of one command."""
+
+    seconds: float
+    peak_rss_mb: float
+    stdout: str
+
+
+def measured(command: list[str], ok_exits: tuple[int, ...] = (0,)) -> Measurement:
+    """Run `command` through the launcher; SystemExit when it exits otherwise than expected."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        subprocess.run([sys.executable, str(LAUNCHER), out.name, *command], check=True)
+        result = json.loads(Path(out.name).read_text(encoding="utf-8"))
+    if result["exit"] not in ok_exits:
+        raise SystemExit(f"benchmark: {command[0]} exited {result['exit']}: {result['stderr']}")
+    return Measurement(result["seconds"], result["peak_rss_mb"], result["stdout"])
+
+
+def summary(samples: list[float]) -> dict[str, float]:
+    """Median, min and max, rounded to milliseconds."""
+    return {
+        "median": round(statistics.median(samples), 3),
+        "min": round(min(samples), 3),
+        "max": round(max(samples), 3),
+    }
+
+
+def _launch(out: str, command: list[str]) -> None:
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, check=False)
+    seconds = time.perf_counter() - start
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    with open(out, "w", encoding="utf-8") as handle:
+        json.dump(
+            {
+                "seconds": seconds,
+                "peak_rss_mb": peak_kb / 1024,
+                "exit": done.returncode,
+                "stdout": done.stdout.decode(errors="replace"),
+                "stderr": done.stderr.decode(errors="replace")[-2000:],
+            },
+            handle,
+        )
+
+
+if __name__ == "__main__":
+    _launch(sys.argv[1], sys.argv[2:])
