@@ -70,6 +70,8 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
         {r.path for r in requests if _owners(r.path)}
     )
     assert len(requests) == 12
+    healthy_run = len(doctor.server.log)
+    assert healthy_run == 12, "precondition: a healthy run makes each read once"
     held = 0
     for record in requests:
         owners = _owners(record.path)
@@ -78,8 +80,15 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
             doctor.server.inject(
                 fault, "^" + re.escape(record.path) + "$", method=record.method, delay=3
             )
+            before = len(doctor.server.log)
             result = doctor.live("-o", "json", "--request-timeout", "0.5")
             cell = f"{fault.name} on {record.method} {record.path}"
+            # Bounded by construction, not by a clock: a failed read is never retried and no
+            # read is added, so a run lasts at most 12 request timeouts plus its own work.
+            made = doctor.server.log[before:]
+            assert len(made) <= healthy_run, f"{cell}: {len(made)} requests"
+            faulted = [r for r in made if (r.method, r.path) == (record.method, record.path)]
+            assert len(faulted) == 1, f"{cell}: the failed read was sent {len(faulted)} times"
             assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
             report = result.json()
             statuses = _statuses(report)

@@ -17,8 +17,9 @@ import ssl
 import struct
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
+from functools import partial
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -363,9 +364,16 @@ class FakeApiServer:
                 return rule
         return None
 
-    def _record(self, record: RequestRecord) -> None:
+    def _record(self, record: RequestRecord) -> int:
+        """Log a request; its position in the log."""
         with self._lock:
             self.log.append(record)
+            return len(self.log) - 1
+
+    def _complete(self, index: int, record: RequestRecord) -> None:
+        """Give a delayed request, logged on arrival, the status it was finally answered with."""
+        with self._lock:
+            self.log[index] = replace(self.log[index], status=record.status)
 
     def _next_rv(self) -> str:
         self._resource_version += 1
@@ -851,12 +859,16 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             rule = server._take_fault(method, split.path)
+            self.arrival: int | None = None
             if rule is not None and self._inject(rule, method, split.path, query):
                 return
+            # A delayed request was logged when it arrived; serving it late completes that entry.
+            arrived = self.arrival
+            record = server._record if arrived is None else partial(server._complete, arrived)
             cache_key = (split.path, split.query)
             cached = server._encoded.get(cache_key) if method == "GET" else None
             if cached is not None:
-                server._record(RequestRecord(method, split.path, query, cached[0]))
+                record(RequestRecord(method, split.path, query, cached[0]))
                 self._send(cached[0], cached[1], {})
                 return
             try:
@@ -872,7 +884,7 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             encoded = json.dumps(payload).encode()
             if server.frozen and method == "GET" and not headers:
                 server._encoded[cache_key] = (status, encoded)
-            server._record(RequestRecord(method, split.path, query, status))
+            record(RequestRecord(method, split.path, query, status))
             self._send(status, encoded, headers)
 
         def _inject(
@@ -880,7 +892,7 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
         ) -> bool:
             fault = rule.fault
             if fault is Fault.DELAY:
-                server._record(RequestRecord(method, path, query, 0, fault))
+                self.arrival = server._record(RequestRecord(method, path, query, 0, fault))
                 server._stopping.wait(rule.delay)
                 return False
             if fault is Fault.RESET:
