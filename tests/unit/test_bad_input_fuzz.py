@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.cli import run_cli
+from truegreen.images import ImageReferenceError, parse_image
 
 FUZZ = settings(
     max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
@@ -98,3 +99,52 @@ def test_any_job_requests_value(tmp_path: Path, value: str) -> None:
     result = run_cli("doctor", "--snapshot", str(tmp_path / "none"), "--job-requests", value)
     assert result.exit_code == 64
     _one_clear_line(result.stderr)
+
+
+def _unparseable(text: str) -> bool:
+    try:
+        parse_image(text)
+    except ImageReferenceError:
+        return True
+    return False
+
+
+@FUZZ
+@given(st.text(max_size=60).filter(_unparseable))
+def test_any_broken_image_reference_in_a_refreshed_workload(tmp_path: Path, image: str) -> None:
+    """A Deployment naming an image that is not a reference: that container is reported as
+    invalid with the reference named, nothing is restarted, and the report is whole."""
+    from tests.support.fake_apiserver import FakeApiServer
+
+    deployment = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {
+            "name": "fuzzed",
+            "namespace": "train",
+            "labels": {"truegreen.io/refresh": "enabled"},
+            "generation": 1,
+        },
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {"app": "fuzzed"}},
+            "template": {
+                "metadata": {"labels": {"app": "fuzzed"}},
+                "spec": {"containers": [{"name": "runner", "image": image}]},
+            },
+        },
+        "status": {"observedGeneration": 1, "replicas": 1, "updatedReplicas": 1},
+    }
+    with FakeApiServer() as server:
+        server.add(deployment)
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace="train")
+        result = run_cli("refresh", "--kubeconfig", str(kubeconfig), "-o", "json")
+        assert "Traceback" not in result.stderr
+        (workload,) = result.json()["workloads"]
+        (container,) = workload["containers"]
+        assert container["decision"] == "invalid-image", container
+        assert container["image"] == image
+        assert server.requests("PATCH") == []
+        assert (workload["outcome"], result.exit_code) == ("invalid-image", 2)
+        assert workload["reason"] == f"runner: {container['reason']}"
+        assert repr(image) in container["reason"]

@@ -80,10 +80,11 @@ class Outcome(StrEnum):
     ROLLOUT_FAILED = "rollout-failed"
     REFUSED = "refused"
     DANGLING_PIN = "dangling-pin"
+    INVALID_IMAGE = "invalid-image"
     COULD_NOT_CHECK = "could-not-check"
 
 
-_FAILED = {Outcome.ROLLOUT_FAILED, Outcome.REFUSED, Outcome.DANGLING_PIN}
+_FAILED = {Outcome.ROLLOUT_FAILED, Outcome.REFUSED, Outcome.DANGLING_PIN, Outcome.INVALID_IMAGE}
 
 
 @dataclass(frozen=True)
@@ -347,6 +348,10 @@ def _tick_workload(
         for r in (pin_lookups.get(str(p)) for p in _pins(obj, settings.mode))
         if isinstance(r, LookupFailed) and r.failure is LookupFailure.NOT_FOUND
     ]
+    # An image that is not a reference can never be pulled: no digest to keep it on.
+    invalid = [p for p in plans if p.decision is Decision.INVALID_IMAGE]
+    if invalid:
+        return done(Outcome.INVALID_IMAGE, "; ".join(f"{p.container}: {p.reason}" for p in invalid))
     failed = [p for p in plans if p.decision is Decision.LOOKUP_FAILED]
     if failed:
         return done(Outcome.COULD_NOT_CHECK, "; ".join(sorted({p.reason for p in failed})))
