@@ -219,7 +219,22 @@ def test_the_same_statement_is_one_finding_with_every_reason(doctor: Doctor) -> 
     workloads = [f for f in report["findings"] if f["check"] == "workloads"]
     assert [f["code"] for f in workloads] == ["workloads.cant-read"]
     assert workloads[0]["details"] == [
-        "list deployments: no permission (403)",
-        "list statefulsets: no permission (403)",
-        "list daemonsets: no permission (403)",
+        "list deployments: no permission (403); needs list deployments.apps in namespace train",
+        "list statefulsets: no permission (403); needs list statefulsets.apps in namespace train",
+        "list daemonsets: no permission (403); needs list daemonsets.apps in namespace train",
     ]
+
+
+def test_the_doctor_roles_grant_exactly_what_doctor_reads(doctor: Doctor) -> None:
+    """deploy/doctor: the namespace Role and the capacity ClusterRole, derived from requests.
+
+    The unbound volume makes doctor read its storage class too, so every read is exercised."""
+    from tests.support import rbac
+
+    doctor.load("unbound-dataset-volume")
+    doctor.live("-o", "json")
+    paths = {r.path for r in doctor.server.requests()}
+    assert "/apis/storage.k8s.io/v1/storageclasses/standard" in paths, "precondition: all read"
+    namespaced, cluster_wide = rbac.used(doctor.server.requests())
+    assert namespaced == rbac.granted("doctor/role.yaml")
+    assert cluster_wide == rbac.granted("doctor/clusterrole.yaml")

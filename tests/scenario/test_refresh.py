@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from tests.conftest import REGISTRY_PASSWORD
+from tests.support import rbac
 from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.registry import Registry, TokenFront
@@ -414,27 +414,9 @@ def test_role_grants_exactly_what_a_tick_uses(env: RefreshEnv) -> None:
     env.registry.push_image("r/rbac", "stable", content="b")
     env.registry.push_image("r/rbac-pin", "v1", content="q")  # a stale pin to write
     assert _workload(env.tick().json(), "rbac")["outcome"] == "restarted"
-    used: set[tuple[str, str, str]] = set()
-    for request in env.server.requests():
-        parts = [p for p in request.path.split("/") if p]
-        group = "" if parts[0] == "api" else parts[1]
-        rest = parts[2:] if parts[0] == "api" else parts[3:]
-        if rest[:1] == ["namespaces"]:
-            rest = rest[2:]
-        resource, named = rest[0], len(rest) > 1
-        verb = {"PATCH": "patch", "GET": "get" if named else "list"}[request.method]
-        used.add((group, resource, verb))
-    role = yaml.safe_load(
-        (Path(__file__).resolve().parents[2] / "deploy/refresh/role.yaml").read_text()
-    )
-    granted = {
-        (group, resource, verb)
-        for rule in role["rules"]
-        for group in rule["apiGroups"]
-        for resource in rule["resources"]
-        for verb in rule["verbs"]
-    }
-    assert used == granted
+    namespaced, cluster_wide = rbac.used(env.server.requests())
+    assert cluster_wide == set()
+    assert namespaced == rbac.granted("refresh/role.yaml")
 
 
 def _runner_and_pin_moved(env: RefreshEnv, name: str) -> tuple[str, str]:

@@ -28,7 +28,11 @@ def _connect(kubeconfig: Path, timeout: float = 10.0) -> LiveCluster:
             ReadFailure.UNAUTHORIZED,
             "the cluster did not accept the credentials (401)",
         ),
-        (Fault.FORBIDDEN, ReadFailure.FORBIDDEN, "no permission (403)"),
+        (
+            Fault.FORBIDDEN,
+            ReadFailure.FORBIDDEN,
+            "no permission (403); needs list pods in namespace train",
+        ),
         (Fault.NOT_FOUND, ReadFailure.NOT_FOUND, "not found (404)"),
         (Fault.CONFLICT, ReadFailure.SERVER_ERROR, "the cluster answered with an error (409)"),
         (
@@ -77,7 +81,39 @@ def test_forbidden_get_is_not_a_measurement(fake_api: FakeApiServer, kubeconfig:
         read = cluster.get(Kind.POD, "p", namespace="train")
     assert isinstance(read, CantRead)
     assert read.failure is ReadFailure.FORBIDDEN
+    assert read.reason == "read pod 'p': no permission (403); needs get pods in namespace train"
     assert not read.is_measurement
+
+
+def test_a_forbidden_read_names_the_exact_permission(
+    fake_api: FakeApiServer, kubeconfig: Path
+) -> None:
+    """What `kubectl auth can-i` would be asked: verb, resource.group, scope."""
+    from truegreen.cluster.reader import FieldIsNot
+    from truegreen.doctor.usage import CapacityTally
+
+    fake_api.inject(Fault.FORBIDDEN, r".")
+    with _connect(kubeconfig) as cluster:
+        reads = {
+            "nodes": cluster.list(Kind.NODE, namespace=None),
+            "jobs": cluster.list(Kind.JOB, namespace="train"),
+            "storage": cluster.get(Kind.STORAGE_CLASS, "fast", namespace=None),
+            "pods": cluster.fold(
+                Kind.POD,
+                CapacityTally("train"),
+                namespace=None,
+                fields={"status.phase": FieldIsNot(("Failed",))},
+            ),
+        }
+    reasons = {name: read.reason for name, read in reads.items() if isinstance(read, CantRead)}
+    assert reasons == {
+        "nodes": "list nodes: no permission (403); needs list nodes (cluster-wide: a ClusterRole)",
+        "jobs": "list jobs: no permission (403); needs list jobs.batch in namespace train",
+        "storage": "read storageclass 'fast': no permission (403); needs get "
+        "storageclasses.storage.k8s.io (cluster-wide: a ClusterRole)",
+        "pods": "list pods: no permission (403); needs list pods in every namespace "
+        "(a ClusterRole)",
+    }
 
 
 def test_unreachable_server(tmp_path: Path) -> None:

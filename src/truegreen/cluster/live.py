@@ -1,6 +1,7 @@
 """The live cluster, read and written through lightkube."""
 
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
@@ -125,7 +126,7 @@ class LiveCluster:
             cant = classify(error, action)
             if cant is None:
                 raise
-            return cant
+            return with_permission(cant, "list", kind, namespace)
         return Listed(items)
 
     def _iterate(
@@ -184,7 +185,7 @@ class LiveCluster:
             cant = classify(error, action)
             if cant is None:
                 raise
-            return cant
+            return with_permission(cant, "list", kind, namespace)
         return Folded(fold.summary())
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
@@ -196,7 +197,7 @@ class LiveCluster:
             cant = classify(error, action)
             if cant is None:
                 raise
-            return cant
+            return with_permission(cant, "get", kind, namespace)
         if not isinstance(item, Mapping) or not isinstance(item.get("metadata"), Mapping):
             return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
         return Got(dict(item))
@@ -243,6 +244,23 @@ class LiveCluster:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+def permission(verb: str, kind: Kind, namespace: str | None) -> str:
+    """The RBAC grant a read needs, as `kubectl auth can-i` takes it: `list pods -A`."""
+    resource = f"{kind.plural}.{kind.spec.group}" if kind.spec.group else kind.plural
+    if not kind.namespaced:
+        return f"{verb} {resource} (cluster-wide: a ClusterRole)"
+    if namespace is None:
+        return f"{verb} {resource} in every namespace (a ClusterRole)"
+    return f"{verb} {resource} in namespace {namespace}"
+
+
+def with_permission(cant: CantRead, verb: str, kind: Kind, namespace: str | None) -> CantRead:
+    """A forbidden read's reason, naming the exact permission that is missing."""
+    if cant.failure is not ReadFailure.FORBIDDEN:
+        return cant
+    return replace(cant, reason=f"{cant.reason}; needs {permission(verb, kind, namespace)}")
 
 
 def action_of(kind: Kind) -> str:

@@ -1,0 +1,43 @@
+"""Least privilege, measured: the RBAC grants a run used (from the fake server's log) and the
+grants a Role or ClusterRole in deploy/ gives, in one comparable form."""
+
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.support.fake_apiserver import RequestRecord
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+Grant = tuple[str, str, str]
+"""(API group, resource, verb), as an RBAC rule names them."""
+
+
+def used(requests: Iterable[RequestRecord]) -> tuple[set[Grant], set[Grant]]:
+    """The grants the requests needed: (inside a namespace, cluster-wide)."""
+    namespaced: set[Grant] = set()
+    cluster: set[Grant] = set()
+    for request in requests:
+        parts = [p for p in request.path.split("/") if p]
+        group = "" if parts[0] == "api" else parts[1]
+        rest = parts[2:] if parts[0] == "api" else parts[3:]
+        inside = rest[:1] == ["namespaces"]
+        if inside:
+            rest = rest[2:]
+        resource, named = rest[0], len(rest) > 1
+        verb = {"PATCH": "patch", "GET": "get" if named else "list"}[request.method]
+        (namespaced if inside else cluster).add((group, resource, verb))
+    return namespaced, cluster
+
+
+def granted(path: str) -> set[Grant]:
+    """Every (group, resource, verb) the Role or ClusterRole at deploy/`path` grants."""
+    role: Mapping[str, Any] = yaml.safe_load((DEPLOY / path).read_text())
+    return {
+        (group, resource, verb)
+        for rule in role["rules"]
+        for group in rule["apiGroups"]
+        for resource in rule["resources"]
+        for verb in rule["verbs"]
+    }
