@@ -4,7 +4,7 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
@@ -159,31 +159,17 @@ def plan_container(
     )
     if current is not None and current in lookup.all_digests:
         if recorded is None or recorded not in lookup.all_digests:
-            return _with(plan, Decision.RECORD_RUNNING, "the pods run the newest digest")
+            return replace(
+                plan, decision=Decision.RECORD_RUNNING, reason="the pods run the newest digest"
+            )
         return plan
     if current is None and pods_run(pods, name, lookup.all_digests):
-        return _with(
-            plan, Decision.RECORD_RUNNING, "first run: the pods already run the newest digest"
-        )
+        reason = "first run: the pods already run the newest digest"
+        return replace(plan, decision=Decision.RECORD_RUNNING, reason=reason)
     why = (
         "nothing recorded yet" if current is None else f"recorded {current[:19]}… is not the newest"
     )
-    return _with(plan, Decision.RESTART, why)
-
-
-def _with(plan: ContainerPlan, decision: Decision, reason: str) -> ContainerPlan:
-    return ContainerPlan(
-        plan.container,
-        plan.image,
-        plan.tracked_tag,
-        plan.newest,
-        plan.recorded,
-        plan.running,
-        decision,
-        reason,
-        plan.reference,
-        plan.newest_digests,
-    )
+    return replace(plan, decision=Decision.RESTART, reason=why)
 
 
 def pin_findings(

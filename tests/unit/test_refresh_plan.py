@@ -1,0 +1,232 @@
+"""The refresh plan's pure decisions, pinned value by value (the ticks' scenarios run them too,
+against a real registry; these say exactly what each decision carries)."""
+
+from typing import Any
+
+import pytest
+
+from truegreen.images import parse_image
+from truegreen.refresh.annotations import ATTEMPTS, RECORDED_DIGEST, TRACK_TAG, container_key
+from truegreen.refresh.plan import (
+    AttemptCounter,
+    ContainerPlan,
+    Decision,
+    RefreshMode,
+    plan_container,
+    pods_run,
+    running_digests,
+    target_id,
+    tracked_reference,
+)
+from truegreen.refresh.registry import LookupFailed, LookupFailure, Resolved
+
+OLD, NEW, ARM, OTHER = (f"sha256:{c * 64}" for c in "0123")
+IMAGE = "registry.example.com/team/runner:stable"
+REF = parse_image(IMAGE)
+NEWEST = Resolved(NEW, "application/vnd.oci.image.index.v1+json", (ARM,))
+RESTART = RefreshMode.RESTART
+
+
+def _pod(*statuses: tuple[str, str], phase: str = "Running") -> dict[str, Any]:
+    return {
+        "status": {
+            "phase": phase,
+            "containerStatuses": [
+                {"name": name, "imageID": f"registry.example.com/team/x@{digest}"}
+                for name, digest in statuses
+            ],
+        }
+    }
+
+
+def _runner(image: str = IMAGE) -> dict[str, str]:
+    return {"name": "runner", "image": image}
+
+
+def test_running_digests_are_the_named_container_s_in_live_pods_once_each() -> None:
+    pods = [
+        _pod(("runner", OLD), phase="Succeeded"),  # finished: runs nothing
+        _pod(("sidecar", OTHER), ("runner", NEW)),
+        _pod(("runner", NEW)),
+        _pod(("runner", ARM)),
+    ]
+    assert running_digests(pods, "runner") == (NEW, ARM)
+    assert running_digests(pods, "sidecar") == (OTHER,)
+    assert (
+        running_digests([{"status": {"containerStatuses": [{"name": "runner"}]}}], "runner") == ()
+    )
+
+
+def test_pods_run_needs_every_live_pod_on_one_of_the_digests() -> None:
+    digests = frozenset({NEW, ARM})
+    assert pods_run([_pod(("runner", NEW)), _pod(("runner", ARM))], "runner", digests)
+    assert pods_run(
+        [_pod(("runner", OLD), phase="Failed"), _pod(("runner", NEW))], "runner", digests
+    )
+    assert not pods_run([_pod(("runner", NEW)), _pod(("runner", OLD))], "runner", digests)
+    assert not pods_run([_pod(("sidecar", NEW))], "runner", digests)  # no status for it
+    assert not pods_run([_pod(("runner", NEW), phase="Succeeded")], "runner", digests)  # no pod
+    assert not pods_run([], "runner", digests)
+
+
+@pytest.mark.parametrize(
+    ("image", "annotations", "mode", "tracked", "pinned"),
+    [
+        (IMAGE, {}, RESTART, IMAGE, None),
+        (f"{IMAGE}@{OLD}", {}, RESTART, IMAGE, f"{IMAGE}@{OLD}"),
+        (f"{IMAGE}@{OLD}", {}, RefreshMode.PIN, IMAGE, None),  # refresh's own pin
+        (
+            f"registry.example.com/team/runner@{OLD}",
+            {container_key(TRACK_TAG, "runner"): "stable"},
+            RESTART,
+            IMAGE,
+            f"registry.example.com/team/runner@{OLD}",
+        ),
+        (
+            f"registry.example.com/team/runner@{OLD}",
+            {container_key(TRACK_TAG, "other"): "stable"},
+            RefreshMode.PIN,
+            None,
+            f"registry.example.com/team/runner@{OLD}",
+        ),
+    ],
+)
+def test_tracked_reference(
+    image: str,
+    annotations: dict[str, str],
+    mode: RefreshMode,
+    tracked: str | None,
+    pinned: str | None,
+) -> None:
+    found = tracked_reference(_runner(image), annotations, mode)
+    assert found == (
+        parse_image(tracked) if tracked else None,
+        parse_image(pinned) if pinned else None,
+    )
+
+
+def test_an_image_that_is_not_a_reference_is_invalid_with_the_reason() -> None:
+    plan = plan_container(_runner("Not An Image"), {}, {}, [], RESTART)
+    assert plan == ContainerPlan(
+        "runner",
+        "Not An Image",
+        None,
+        None,
+        None,
+        (),
+        Decision.INVALID_IMAGE,
+        "'Not An Image' has an invalid repository name",
+    )
+
+
+def test_a_pinned_container_is_never_restarted_and_says_its_tag_s_newest() -> None:
+    pinned = f"{IMAGE}@{OLD}"
+    recorded = {container_key(RECORDED_DIGEST, "runner"): OLD}
+    plan = plan_container(
+        _runner(pinned), recorded, {str(REF): NEWEST}, [_pod(("runner", OLD))], RESTART
+    )
+    assert plan == ContainerPlan(
+        "runner", pinned, "stable", NEW, OLD, (OLD,), Decision.PINNED, "", REF
+    )
+    unknown = plan_container(_runner(pinned), {}, {}, [], RESTART)
+    assert (unknown.decision, unknown.newest) == (Decision.PINNED, None)
+
+
+@pytest.mark.parametrize(
+    ("lookups", "reason"),
+    [
+        (
+            {str(REF): LookupFailed(LookupFailure.TIMEOUT, "registry did not answer")},
+            "registry did not answer",
+        ),
+        ({}, "not looked up"),
+    ],
+)
+def test_a_failed_look_up_decides_nothing(lookups: dict[str, Any], reason: str) -> None:
+    recorded = {container_key(RECORDED_DIGEST, "runner"): OLD}
+    plan = plan_container(_runner(), recorded, lookups, [_pod(("runner", OLD))], RESTART)
+    assert plan == ContainerPlan(
+        "runner", IMAGE, "stable", None, OLD, (OLD,), Decision.LOOKUP_FAILED, reason, REF
+    )
+
+
+@pytest.mark.parametrize(
+    ("recorded", "pods", "decision", "reason"),
+    [
+        (NEW, [_pod(("runner", NEW))], Decision.UP_TO_DATE, ""),
+        (ARM, [_pod(("runner", ARM))], Decision.UP_TO_DATE, ""),  # a platform child counts
+        (OLD, [_pod(("runner", OLD))], Decision.RESTART, f"recorded {OLD[:19]}… is not the newest"),
+        (
+            None,
+            [_pod(("runner", NEW))],
+            Decision.RECORD_RUNNING,
+            "first run: the pods already run the newest digest",
+        ),
+        (None, [_pod(("runner", OLD))], Decision.RESTART, "nothing recorded yet"),
+        (None, [], Decision.RESTART, "nothing recorded yet"),
+    ],
+)
+def test_tag_tracking_decisions(
+    recorded: str | None, pods: list[dict[str, Any]], decision: Decision, reason: str
+) -> None:
+    annotations = {container_key(RECORDED_DIGEST, "runner"): recorded} if recorded else {}
+    plan = plan_container(_runner(), annotations, {str(REF): NEWEST}, pods, RESTART)
+    running = tuple(d for p in pods for d in running_digests([p], "runner"))
+    assert plan == ContainerPlan(
+        "runner",
+        IMAGE,
+        "stable",
+        NEW,
+        recorded,
+        running,
+        decision,
+        reason,
+        REF,
+        frozenset({NEW, ARM}),
+    )
+
+
+def test_in_pin_mode_the_template_pin_is_what_runs() -> None:
+    own_pin = f"{IMAGE}@{NEW}"
+    stale = {container_key(RECORDED_DIGEST, "runner"): OLD}
+    plan = plan_container(_runner(own_pin), stale, {str(REF): NEWEST}, [], RefreshMode.PIN)
+    assert (plan.decision, plan.reason) == (
+        Decision.RECORD_RUNNING,
+        "the pods run the newest digest",
+    )
+    behind = plan_container(_runner(f"{IMAGE}@{OLD}"), {}, {str(REF): NEWEST}, [], RefreshMode.PIN)
+    assert (behind.decision, behind.reason) == (
+        Decision.RESTART,
+        f"recorded {OLD[:19]}… is not the newest",
+    )
+    # In restart mode the same image is an operator pin, never restarted.
+    assert plan_container(_runner(own_pin), {}, {str(REF): NEWEST}, [], RESTART).decision is (
+        Decision.PINNED
+    )
+
+
+@pytest.mark.parametrize(
+    ("value", "counter"),
+    [
+        ("2 abc123", AttemptCounter(2, "abc123")),
+        ("", AttemptCounter(0, "")),
+        ("two abc", AttemptCounter(0, "")),
+        ("-1 abc", AttemptCounter(0, "")),
+    ],
+)
+def test_attempt_counter(value: str, counter: AttemptCounter) -> None:
+    read = AttemptCounter.read({ATTEMPTS: value} if value else {})
+    assert read == counter
+    assert read.at(counter.target) == counter.count
+    assert AttemptCounter(2, "abc123").at("other") == 0
+    assert AttemptCounter(2, "abc123").text() == "2 abc123"
+
+
+def test_target_id_is_short_stable_and_order_free() -> None:
+    a = target_id({"runner": NEW, "sidecar": OLD})
+    assert a == target_id({"sidecar": OLD, "runner": NEW})
+    assert len(a) == 12
+    assert a != target_id({"runner": NEW, "sidecar": ARM})
+    assert a != target_id({"runner": NEW})
+    # The id lands in annotations on clusters: it must not change between versions.
+    assert target_id({"a": "b"}) == "db4a7ecb114b"  # sha256(b'{"a":"b"}')[:12]
