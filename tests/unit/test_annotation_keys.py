@@ -34,7 +34,19 @@ def test_short_names_stay_readable() -> None:
 
 @pytest.mark.parametrize(
     ("key", "valid"),
-    [("truegreen.io/x", True), ("truegreen.io/" + "a" * 64, False), ("truegreen.io/-x", False)],
+    [
+        ("truegreen.io/x", True),
+        ("truegreen.io/" + "a" * 63, True),
+        ("truegreen.io/" + "a" * 64, False),
+        ("truegreen.io/-x", False),
+        ("truegreen.io/", False),
+        ("x", True),  # no prefix is allowed
+        ("a" * 253 + "/x", True),
+        ("a" * 254 + "/x", False),
+        ("a/b/c", False),  # a prefix is a DNS subdomain: no slash
+        ("/x", False),  # a slash needs a prefix
+        ("Truegreen.io/x", False),
+    ],
 )
 def test_key_validity(key: str, valid: bool) -> None:
     assert is_valid_key(key) is valid

@@ -325,3 +325,28 @@ def test_explicit_requests_beat_limit_range_defaults() -> None:
     resources = apply_limit_range_defaults(spec, ranges)["containers"][0]["resources"]
     assert resources["requests"] == {"cpu": "2", "memory": "1Gi"}
     assert resources["limits"] == {"memory": "1Gi", "cpu": "8"}
+
+
+def test_resources_read_as_plain_amounts() -> None:
+    from truegreen.doctor.fit import format_resources
+
+    amounts = Resources.of({"cpu": 4500, "memory": 16 * 2**30, "nvidia.com/gpu": 1})
+    assert format_resources(amounts) == "4.5 CPUs, 16 GiB memory, 1 nvidia.com/gpu"
+    assert format_resources(Resources()) == "no resources"
+
+
+def test_the_closest_machine_misses_by_the_fewest_resources_then_the_least() -> None:
+    from truegreen.doctor.fit import MachineRoom, Shortfall, closest
+
+    request = Resources.of({"cpu": 4000, "memory": 8 * 2**30})
+    small_cpu = MachineRoom("a", Resources.of({"cpu": 3000, "memory": 64 * 2**30}), 110)
+    both_short = MachineRoom("b", Resources.of({"cpu": 3900, "memory": 4 * 2**30}), 110)
+    tiny_cpu = MachineRoom("c", Resources.of({"cpu": 1000, "memory": 64 * 2**30}), 110)
+    full = MachineRoom("d", Resources.of({"cpu": 8000, "memory": 64 * 2**30}), 1, pod_count=1)
+    assert closest(request, [both_short, tiny_cpu, small_cpu]) == (
+        small_cpu,
+        [Shortfall("cpu", 1000)],
+    )
+    # Short only of room for one more program beats being short of CPU by any amount.
+    assert closest(request, [small_cpu, full]) == (full, [Shortfall("pods", 1)])
+    assert closest(request, []) is None

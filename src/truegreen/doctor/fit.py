@@ -16,33 +16,6 @@ _POD_LEVEL = (CPU, MEMORY)
 _UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
 
 
-def fit_view(pod: KubeObject) -> KubeObject:
-    """The part of a pod the capacity check reads: its requests, machine, phase, owner and
-    scheduling condition. Folding each page to this keeps memory flat at any cluster size."""
-    meta, spec, status = (o.mapping(pod.get(k)) for k in ("metadata", "spec", "status"))
-
-    def slim(container: Mapping[str, Any]) -> dict[str, Any]:
-        return {k: container[k] for k in ("name", "resources", "restartPolicy") if k in container}
-
-    scheduled = o.condition(pod, "PodScheduled")
-    return {
-        "metadata": {
-            k: meta[k]
-            for k in ("name", "namespace", "creationTimestamp", "ownerReferences")
-            if k in meta
-        },
-        "spec": {
-            **{k: spec[k] for k in ("nodeName", "overhead", "resources") if k in spec},
-            "containers": [slim(c) for c in o.containers(spec)],
-            "initContainers": [slim(c) for c in o.init_containers(spec)],
-        },
-        "status": {
-            "phase": status.get("phase", "Unknown"),
-            "conditions": [dict(scheduled)] if scheduled else [],
-        },
-    }
-
-
 def container_requests(container: Mapping[str, Any]) -> Resources:
     """A container's requests; a limit without a request counts as the request (API defaulting)."""
     resources = o.mapping(container.get("resources"))

@@ -19,6 +19,7 @@ ATTEMPTS = f"{PREFIX}/refresh-attempts"
 PENDING = f"{PREFIX}/refresh-pending"
 
 _NAME_LIMIT = 63
+_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _VALID_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 
 
@@ -34,10 +35,11 @@ def container_key(kind: str, container: str) -> str:
 
 
 def is_valid_key(key: str) -> bool:
-    """Whether `key` is a valid annotation key (`prefix/name`, name of 1-63 valid characters)."""
-    prefix, _, name = key.rpartition("/")
+    """Whether `key` is a valid annotation key: an optional DNS-subdomain prefix of at most
+    253 characters and `/`, then a name of 1-63 valid characters (apimachinery's rule)."""
+    prefix, slash, name = key.rpartition("/")
     return (
-        (not prefix or len(prefix) <= 253)
+        (not slash or (len(prefix) <= 253 and bool(_DNS_SUBDOMAIN.fullmatch(prefix))))
         and 0 < len(name) <= _NAME_LIMIT
         and bool(_VALID_NAME.match(name))
     )
