@@ -6,12 +6,22 @@ from typing import Any
 import pytest
 
 from truegreen.images import parse_image
-from truegreen.refresh.annotations import ATTEMPTS, RECORDED_DIGEST, TRACK_TAG, container_key
+from truegreen.refresh.annotations import (
+    ATTEMPTS,
+    DANGLING_PIN,
+    PENDING,
+    RECORDED_DIGEST,
+    STALE_PIN,
+    TRACK_TAG,
+    container_key,
+)
 from truegreen.refresh.plan import (
     AttemptCounter,
     ContainerPlan,
     Decision,
+    PendingRestart,
     RefreshMode,
+    pin_findings,
     plan_container,
     pods_run,
     running_digests,
@@ -230,3 +240,101 @@ def test_target_id_is_short_stable_and_order_free() -> None:
     assert a != target_id({"runner": NEW})
     # The id lands in annotations on clusters: it must not change between versions.
     assert target_id({"a": "b"}) == "db4a7ecb114b"  # sha256(b'{"a":"b"}')[:12]
+
+
+def _pinned_workload(annotations: dict[str, str], *images: tuple[str, str]) -> dict[str, Any]:
+    containers = [{"name": name, "image": image} for name, image in images]
+    return {
+        "metadata": {"annotations": annotations},
+        "spec": {"template": {"spec": {"containers": containers}}},
+    }
+
+
+STALE = container_key(STALE_PIN, "side")
+DANGLING = container_key(DANGLING_PIN, "side")
+PIN = parse_image(f"{IMAGE}@{OLD}")
+
+
+@pytest.mark.parametrize(
+    ("annotations", "lookups", "pin_lookups", "changes"),
+    [
+        # The tag moved past the pin: set the finding, naming the tag and its newest digest.
+        ({}, {str(REF): NEWEST}, {str(PIN): Resolved(OLD, "m")}, {STALE: f"stable {NEW}"}),
+        # Already said: nothing to write.
+        ({STALE: f"stable {NEW}"}, {str(REF): NEWEST}, {str(PIN): Resolved(OLD, "m")}, {}),
+        # The pin is current again (any platform digest counts): clear.
+        (
+            {STALE: "stable x"},
+            {str(REF): Resolved(OLD, "m", (ARM,))},
+            {str(PIN): Resolved(OLD, "m")},
+            {STALE: None},
+        ),
+        # Could not look up the tag: leave the finding as it is.
+        (
+            {STALE: "stable x"},
+            {str(REF): LookupFailed(LookupFailure.TIMEOUT, "t")},
+            {str(PIN): Resolved(OLD, "m")},
+            {},
+        ),
+        # The pinned digest is gone from the registry: dangling, said with the registry.
+        (
+            {},
+            {str(REF): Resolved(OLD, "m")},
+            {str(PIN): LookupFailed(LookupFailure.NOT_FOUND, "gone")},
+            {DANGLING: f"{OLD} no longer exists in registry.example.com"},
+        ),
+        # Could not check the pin: leave a dangling finding as it is.
+        (
+            {DANGLING: "said before"},
+            {str(REF): Resolved(OLD, "m")},
+            {str(PIN): LookupFailed(LookupFailure.SERVER_ERROR, "500")},
+            {},
+        ),
+    ],
+)
+def test_pin_findings(
+    annotations: dict[str, str],
+    lookups: dict[str, Any],
+    pin_lookups: dict[str, Any],
+    changes: dict[str, str | None],
+) -> None:
+    workload = _pinned_workload(annotations, ("side", f"{IMAGE}@{OLD}"), ("main", IMAGE))
+    assert pin_findings(workload, lookups, pin_lookups, RESTART) == changes
+
+
+def test_pin_findings_are_cleared_when_the_pin_or_its_container_goes() -> None:
+    gone = container_key(STALE_PIN, "removed")
+    said = {STALE: "stable x", DANGLING: "d", gone: "stable y", "other.io/keep": "k"}
+    unpinned = _pinned_workload(said, ("side", IMAGE))
+    assert pin_findings(unpinned, {str(REF): NEWEST}, {}, RESTART) == {
+        STALE: None,
+        DANGLING: None,
+        gone: None,
+    }
+    # A digest-only image with no tag to track: pin checking is off, the finding is cleared.
+    untracked = _pinned_workload(
+        {STALE: "stable x"}, ("side", f"registry.example.com/team/runner@{OLD}")
+    )
+    assert pin_findings(untracked, {}, {}, RESTART) == {STALE: None}
+    # A broken image reference: its findings are cleared, nothing else is said about it.
+    broken = _pinned_workload({STALE: "stable x"}, ("side", "Not An Image"))
+    assert pin_findings(broken, {}, {}, RESTART) == {STALE: None}
+
+
+def test_the_pending_marker_reads_back_what_was_written() -> None:
+    marker = PendingRestart({"runner": NEW, "aside": OLD}, "2026-11-30T12:00:00.000001Z")
+    text = marker.text()
+    assert text == (
+        f'{{"target": {{"aside": "{OLD}", "runner": "{NEW}"}}, '
+        '"stamp": "2026-11-30T12:00:00.000001Z"}'
+    )
+    assert PendingRestart.read({PENDING: text}) == marker
+    for broken in (
+        "",
+        "{",
+        "[]",
+        '{"target": {}}',
+        '{"stamp": "s"}',
+        '{"target": 3, "stamp": "s"}',
+    ):
+        assert PendingRestart.read({PENDING: broken} if broken else {}) is None
