@@ -1,5 +1,6 @@
 """Refresh's annotation keys are valid Kubernetes keys for any container name, and documented."""
 
+import hashlib
 import re
 from pathlib import Path
 
@@ -59,3 +60,19 @@ def test_every_key_is_documented() -> None:
     for kind in (a.STALE_PIN, a.DANGLING_PIN, a.RECORDED_DIGEST, a.TRACK_TAG):
         assert f"`truegreen.io/{kind}.<container>`" in docs, kind
     assert re.search(r"63-character", docs)
+
+
+def test_a_key_of_exactly_63_characters_is_kept_verbatim() -> None:
+    name = "c" * (63 - len("stale-pin."))
+    assert container_key(a.STALE_PIN, name) == f"truegreen.io/stale-pin.{name}"
+    longer = container_key(a.STALE_PIN, name + "c")
+    assert longer != f"truegreen.io/stale-pin.{name}c"
+    assert len(longer.split("/")[1]) == 63
+
+
+def test_characters_a_key_cannot_hold_become_dashes_and_the_name_is_hashed() -> None:
+    key = container_key(a.STALE_PIN, "Side Car")
+    digest = hashlib.sha256(b"Side Car").hexdigest()[:10]
+    assert key == f"truegreen.io/stale-pin.Side-Car-{digest}"
+    assert is_valid_key(key)
+    assert a.key_prefix(a.STALE_PIN) == "truegreen.io/stale-pin."

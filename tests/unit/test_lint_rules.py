@@ -351,3 +351,44 @@ def test_the_service_index_offers_every_service_that_could_select_and_keeps_inpu
     )
     assert [s.name for s in index.candidates(model)] == ["zeta", "two-keys", "alpha"]
     assert routed_containers(model, index.candidates(model)) == {"app": ("zeta", "alpha")}
+
+
+@pytest.mark.parametrize(
+    ("obj", "identity", "is_batch"),
+    [
+        (
+            {**workload("Deployment"), "metadata": {"name": "api", "namespace": "apps"}},
+            ("Deployment", "api", "apps"),
+            False,
+        ),
+        (workload("Job"), ("Job", "w", None), True),
+        (workload("CronJob"), ("CronJob", "w", None), True),
+        (workload("Pod"), ("Pod", "w", None), False),
+    ],
+)
+def test_the_workload_model_names_the_object(
+    obj: Obj, identity: tuple[str, str, str | None], is_batch: bool
+) -> None:
+    model = workload_model(obj)
+    assert model is not None
+    assert (model.kind, model.name, model.namespace) == identity
+    assert model.is_batch is is_batch
+    assert [c.is_sidecar for c in model.containers] == [False]
+
+
+@pytest.mark.parametrize(
+    ("policy", "is_batch"), [("Never", True), ("OnFailure", True), ("Always", False)]
+)
+def test_a_bare_pod_runs_to_completion_unless_it_always_restarts(
+    policy: str, is_batch: bool
+) -> None:
+    obj = workload("Pod")
+    obj["spec"]["restartPolicy"] = policy
+    model = workload_model(obj)
+    assert model is not None
+    assert model.is_batch is is_batch
+
+
+def test_objects_without_a_pod_template_have_no_model() -> None:
+    assert workload_model({"kind": "Service", "metadata": {"name": "s"}}) is None
+    assert workload_model({"metadata": {"name": "nameless-kind"}}) is None

@@ -298,27 +298,45 @@ def test_pin_findings(
     pin_lookups: dict[str, Any],
     changes: dict[str, str | None],
 ) -> None:
-    workload = _pinned_workload(annotations, ("side", f"{IMAGE}@{OLD}"), ("main", IMAGE))
+    # An unpinned container first: the pinned one after it must still be judged.
+    workload = _pinned_workload(annotations, ("main", IMAGE), ("side", f"{IMAGE}@{OLD}"))
     assert pin_findings(workload, lookups, pin_lookups, RESTART) == changes
 
 
 def test_pin_findings_are_cleared_when_the_pin_or_its_container_goes() -> None:
     gone = container_key(STALE_PIN, "removed")
-    said = {STALE: "stable x", DANGLING: "d", gone: "stable y", "other.io/keep": "k"}
+    gone_dangling = container_key(DANGLING_PIN, "removed")
+    recorded = container_key(RECORDED_DIGEST, "removed")
+    said = {
+        STALE: "stable x",
+        DANGLING: "d",
+        gone: "stable y",
+        gone_dangling: "d",
+        recorded: OLD,  # not a finding: never cleared here
+        "other.io/stale-pin.removed": "k",
+    }
     unpinned = _pinned_workload(said, ("side", IMAGE))
     assert pin_findings(unpinned, {str(REF): NEWEST}, {}, RESTART) == {
         STALE: None,
         DANGLING: None,
         gone: None,
+        gone_dangling: None,
     }
     # A digest-only image with no tag to track: pin checking is off, the finding is cleared.
+    # Each is followed by a pinned container whose tag moved: it is still judged.
+    moved = ("later", f"{IMAGE}@{OLD}")
+    later = container_key(STALE_PIN, "later")
+    lookups = {str(REF): NEWEST}
     untracked = _pinned_workload(
-        {STALE: "stable x"}, ("side", f"registry.example.com/team/runner@{OLD}")
+        {STALE: "stable x"}, ("side", f"registry.example.com/team/runner@{OLD}"), moved
     )
-    assert pin_findings(untracked, {}, {}, RESTART) == {STALE: None}
+    assert pin_findings(untracked, lookups, {}, RESTART) == {STALE: None, later: f"stable {NEW}"}
     # A broken image reference: its findings are cleared, nothing else is said about it.
-    broken = _pinned_workload({STALE: "stable x"}, ("side", "Not An Image"))
-    assert pin_findings(broken, {}, {}, RESTART) == {STALE: None}
+    broken = _pinned_workload({STALE: "stable x"}, ("side", "Not An Image"), moved)
+    assert pin_findings(broken, lookups, {}, RESTART) == {STALE: None, later: f"stable {NEW}"}
+    # In pin mode `repo:tag@digest` is refresh's own pin, not an operator's: no finding.
+    own = _pinned_workload({STALE: "stable x"}, ("side", f"{IMAGE}@{OLD}"))
+    assert pin_findings(own, lookups, {}, RefreshMode.PIN) == {STALE: None}
 
 
 def test_the_pending_marker_reads_back_what_was_written() -> None:

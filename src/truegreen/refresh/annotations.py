@@ -23,6 +23,11 @@ _DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]
 _VALID_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 
 
+def key_prefix(kind: str) -> str:
+    """What every per-container key of `kind` starts with: `truegreen.io/<kind>.`."""
+    return f"{PREFIX}/{kind}."
+
+
 def container_key(kind: str, container: str) -> str:
     """`truegreen.io/<kind>.<container>`, shortened with a hash when the name part is too long."""
     name = f"{kind}.{container}"

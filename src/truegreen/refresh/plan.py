@@ -18,6 +18,7 @@ from truegreen.refresh.annotations import (
     STALE_PIN,
     TRACK_TAG,
     container_key,
+    key_prefix,
 )
 from truegreen.refresh.registry import DigestLookup, LookupFailed, LookupFailure, Resolved
 
@@ -202,18 +203,17 @@ def pin_findings(
             desired[dangling_key] = f"{pinned.digest} no longer exists in {pinned.registry}"
         elif isinstance(exists, LookupFailed):
             unknown.add(dangling_key)
-        newest = lookups.get(str(tracked)) if tracked else None
         if tracked is None:
             continue  # pin tracking disabled: clear
+        newest = lookups.get(str(tracked))
         if isinstance(newest, Resolved):
             if pinned.digest not in newest.all_digests:
                 desired[stale_key] = f"{tracked.tag} {newest.digest}"
         else:
             unknown.add(stale_key)
-    prefix = container_key(STALE_PIN, "x").rsplit(".", 1)[0] + "."
-    dangling_prefix = container_key(DANGLING_PIN, "x").rsplit(".", 1)[0] + "."
+    prefixes = (key_prefix(STALE_PIN), key_prefix(DANGLING_PIN))
     for key in annotations:
-        if (key.startswith(prefix) or key.startswith(dangling_prefix)) and key not in desired:
+        if key.startswith(prefixes) and key not in desired:
             desired[key] = None  # a container that no longer exists
     return {k: v for k, v in desired.items() if k not in unknown and annotations.get(k) != v}
 
