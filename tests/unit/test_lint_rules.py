@@ -286,7 +286,15 @@ def test_different_paths_are_not_identical() -> None:
 
 
 @pytest.mark.parametrize(
-    "command", [["true"], ["/bin/true"], ["sh", "-c", "exit 0"], ["/bin/sh", "-c", "true"]]
+    "command",
+    [
+        ["true"],
+        ["/bin/true"],
+        ["sh", "-c", "exit 0"],
+        ["/bin/sh", "-c", "true"],
+        ["bash", "-ec", "true"],
+        ["sh", "-ce", "exit 0"],
+    ],
 )
 def test_exec_probe_that_cannot_fail(command: list[str]) -> None:
     container = server(port=None, readinessProbe={"exec": {"command": command}})
@@ -294,7 +302,14 @@ def test_exec_probe_that_cannot_fail(command: list[str]) -> None:
 
 
 @pytest.mark.parametrize(
-    "command", [["pg_isready"], ["sh", "-c", "test -f /tmp/ready"], ["true", "x"]]
+    "command",
+    [
+        ["pg_isready"],
+        ["sh", "-c", "test -f /tmp/ready"],
+        ["true", "x"],
+        ["cat", "/tmp/ready", "true"],  # three words, but not a shell running `true`
+        ["sh", "-x", "true"],  # a script file named true, not the command
+    ],
 )
 def test_exec_probe_that_can_fail(command: list[str]) -> None:
     container = server(port=None, readinessProbe={"exec": {"command": command}})
@@ -392,3 +407,32 @@ def test_a_bare_pod_runs_to_completion_unless_it_always_restarts(
 def test_objects_without_a_pod_template_have_no_model() -> None:
     assert workload_model({"kind": "Service", "metadata": {"name": "s"}}) is None
     assert workload_model({"metadata": {"name": "nameless-kind"}}) is None
+
+
+def test_grpc_probes_have_ports_and_are_compared_by_port() -> None:
+    typo = server(readinessProbe={"grpc": {"port": 9999}})
+    assert hits(workload("Deployment", typo)) == [("probe-port-undeclared", "app")]
+    same = {"grpc": {"port": "http"}}
+    twin = server(readinessProbe=same, livenessProbe={"grpc": {"port": 8080}})
+    assert hits(workload("Deployment", twin)) == [("liveness-same-as-readiness", "app")]
+
+
+def test_http_probes_on_different_ports_are_different_checks() -> None:
+    app = server(
+        readinessProbe=HTTP_NAMED, livenessProbe={"httpGet": {"port": 9090, "path": "/healthz"}}
+    )
+    app["ports"].append({"containerPort": 9090, "name": "admin"})
+    assert hits(workload("Deployment", app)) == []
+
+
+def test_keep_running_names_several_containers_separated_by_commas() -> None:
+    first = server("first", readinessProbe=TCP, livenessProbe=ALIVE)
+    second = server("second", 8081, "api", readinessProbe={"tcpSocket": {"port": 8081}})
+    second["livenessProbe"] = {"tcpSocket": {"port": 8081}, "periodSeconds": 30}
+    obj = workload(
+        "Deployment", first, second, annotations={"truegreen.io/keep-running": "first, second"}
+    )
+    assert sorted(h for h in hits(obj) if h[0] == "restart-probe-on-keep-running") == [
+        ("restart-probe-on-keep-running", "first"),
+        ("restart-probe-on-keep-running", "second"),
+    ]
