@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.support.fake_apiserver import FakeApiServer
+from tests.support.refresh_kit import container, deployment
 from tests.support.registry import registry_binary, start_registry
 from tests.support.rollout import RolloutSimulator
 
@@ -32,36 +33,12 @@ Obj = dict[str, Any]
 
 
 def _deployment(name: str, images: list[str], recorded: list[str]) -> Obj:
-    containers = [
-        {"name": f"c{i}", "image": image, "imagePullPolicy": "Always"}
-        for i, image in enumerate(images)
-    ]
+    """Anonymous pulls, Always policy, each container's digest already recorded."""
     annotations = {
         container_key(RECORDED_DIGEST, f"c{i}"): digest for i, digest in enumerate(recorded)
     }
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {
-            "name": name,
-            "namespace": NAMESPACE,
-            "labels": {"truegreen.io/refresh": "enabled"},
-            "annotations": annotations,
-            "generation": 1,
-        },
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {"metadata": {"labels": {"app": name}}, "spec": {"containers": containers}},
-        },
-        "status": {
-            "observedGeneration": 1,
-            "replicas": 1,
-            "updatedReplicas": 1,
-            "readyReplicas": 1,
-            "availableReplicas": 1,
-        },
-    }
+    containers = [container(f"c{i}", image) for i, image in enumerate(images)]
+    return deployment(name, *containers, annotations=annotations, pull_secret=None)
 
 
 def _timed(command: list[str]) -> float:

@@ -17,6 +17,7 @@ from tests.conftest import REGISTRY_PASSWORD
 from tests.support import rbac
 from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault
+from tests.support.refresh_kit import container, deployment
 from tests.support.registry import Registry, TokenFront
 from tests.support.rollout import RolloutSimulator
 from truegreen.cluster.live import LiveCluster
@@ -49,39 +50,6 @@ def _regcred(host: str) -> Obj:
         "metadata": {"name": "regcred", "namespace": NS},
         "data": {".dockerconfigjson": base64.b64encode(config.encode()).decode()},
     }
-
-
-def deployment(name: str, *containers: Obj, annotations: dict[str, str] | None = None) -> Obj:
-    return {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {
-            "name": name,
-            "namespace": NS,
-            "labels": {"truegreen.io/refresh": "enabled"},
-            "annotations": annotations or {},
-            "generation": 1,
-        },
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": name}},
-            "template": {
-                "metadata": {"labels": {"app": name}},
-                "spec": {"imagePullSecrets": [{"name": "regcred"}], "containers": list(containers)},
-            },
-        },
-        "status": {
-            "observedGeneration": 1,
-            "replicas": 1,
-            "updatedReplicas": 1,
-            "readyReplicas": 1,
-            "availableReplicas": 1,
-        },
-    }
-
-
-def container(name: str, image: str, policy: str | None = "Always") -> Obj:
-    return {"name": name, "image": image, **({"imagePullPolicy": policy} if policy else {})}
 
 
 @dataclass

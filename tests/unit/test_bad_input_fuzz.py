@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.cli import run_cli
+from tests.support.refresh_kit import container, deployment
 from truegreen.images import ImageReferenceError, parse_image
 
 FUZZ = settings(
@@ -116,35 +117,17 @@ def test_any_broken_image_reference_in_a_refreshed_workload(tmp_path: Path, imag
     invalid with the reference named, nothing is restarted, and the report is whole."""
     from tests.support.fake_apiserver import FakeApiServer
 
-    deployment = {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "metadata": {
-            "name": "fuzzed",
-            "namespace": "train",
-            "labels": {"truegreen.io/refresh": "enabled"},
-            "generation": 1,
-        },
-        "spec": {
-            "replicas": 1,
-            "selector": {"matchLabels": {"app": "fuzzed"}},
-            "template": {
-                "metadata": {"labels": {"app": "fuzzed"}},
-                "spec": {"containers": [{"name": "runner", "image": image}]},
-            },
-        },
-        "status": {"observedGeneration": 1, "replicas": 1, "updatedReplicas": 1},
-    }
+    fuzzed = deployment("fuzzed", container("runner", image), pull_secret=None)
     with FakeApiServer() as server:
-        server.add(deployment)
+        server.add(fuzzed)
         kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace="train")
         result = run_cli("refresh", "--kubeconfig", str(kubeconfig), "-o", "json")
         assert "Traceback" not in result.stderr
         (workload,) = result.json()["workloads"]
-        (container,) = workload["containers"]
-        assert container["decision"] == "invalid-image", container
-        assert container["image"] == image
+        (reported,) = workload["containers"]
+        assert reported["decision"] == "invalid-image", reported
+        assert reported["image"] == image
         assert server.requests("PATCH") == []
         assert (workload["outcome"], result.exit_code) == ("invalid-image", 2)
-        assert workload["reason"] == f"runner: {container['reason']}"
-        assert repr(image) in container["reason"]
+        assert workload["reason"] == f"runner: {reported['reason']}"
+        assert repr(image) in reported["reason"]

@@ -104,6 +104,7 @@ def test_a_forbidden_read_names_the_exact_permission(
                 namespace=None,
                 fields={"status.phase": FieldIsNot(("Failed",))},
             ),
+            "patch": cluster.patch(Kind.DEPLOYMENT, "api", namespace="train", patch={}),
         }
     reasons = {name: read.reason for name, read in reads.items() if isinstance(read, CantRead)}
     assert reasons == {
@@ -113,6 +114,8 @@ def test_a_forbidden_read_names_the_exact_permission(
         "storageclasses.storage.k8s.io (cluster-wide: a ClusterRole)",
         "pods": "list pods: no permission (403); needs list pods in every namespace "
         "(a ClusterRole)",
+        "patch": "patch deployment 'api': no permission (403); needs patch deployments.apps in "
+        "namespace train",
     }
 
 

@@ -122,11 +122,8 @@ class LiveCluster:
         action = action_of(kind)
         try:
             items = tuple(self._iterate(kind, namespace, labels, fields))
-        except Exception as error:
-            cant = classify(error, action)
-            if cant is None:
-                raise
-            return with_permission(cant, "list", kind, namespace)
+        except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
+            return _cant(error, action, permission("list", kind, namespace))
         return Listed(items)
 
     def _iterate(
@@ -181,11 +178,8 @@ class LiveCluster:
                 if not page.metadata.continue_:
                     break
                 request.params["continue"] = page.metadata.continue_
-        except Exception as error:
-            cant = classify(error, action)
-            if cant is None:
-                raise
-            return with_permission(cant, "list", kind, namespace)
+        except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
+            return _cant(error, action, permission("list", kind, namespace))
         return Folded(fold.summary())
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
@@ -193,11 +187,8 @@ class LiveCluster:
         action = f"read {kind.spec.name.lower()} {name!r}"
         try:
             item = self._client.get(_RESOURCES[kind], name, namespace=namespace)
-        except Exception as error:
-            cant = classify(error, action)
-            if cant is None:
-                raise
-            return with_permission(cant, "get", kind, namespace)
+        except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
+            return _cant(error, action, permission("get", kind, namespace))
         if not isinstance(item, Mapping) or not isinstance(item.get("metadata"), Mapping):
             return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
         return Got(dict(item))
@@ -219,13 +210,10 @@ class LiveCluster:
             stored = self._client.patch(
                 _RESOURCES[kind], name, dict(patch), namespace=namespace, patch_type=patch_type
             )
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             if getattr(getattr(error, "response", None), "status_code", None) == 409:
                 return Conflict()
-            cant = classify(error, action)
-            if cant is None:
-                raise
-            return cant
+            return _cant(error, action, permission("patch", kind, namespace))
         if not isinstance(stored, Mapping):
             return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
         return Patched(dict(stored))
@@ -256,11 +244,15 @@ def permission(verb: str, kind: Kind, namespace: str | None) -> str:
     return f"{verb} {resource} in namespace {namespace}"
 
 
-def with_permission(cant: CantRead, verb: str, kind: Kind, namespace: str | None) -> CantRead:
-    """A forbidden read's reason, naming the exact permission that is missing."""
-    if cant.failure is not ReadFailure.FORBIDDEN:
-        return cant
-    return replace(cant, reason=f"{cant.reason}; needs {permission(verb, kind, namespace)}")
+def _cant(error: Exception, action: str, needed: str) -> CantRead:
+    """The classified failure of a call; a refusal names the grant it needed. An exception that
+    is not a failure to read is re-raised: it is a bug, not an answer."""
+    cant = classify(error, action)
+    if cant is None:
+        raise error
+    if cant.failure is ReadFailure.FORBIDDEN:
+        return replace(cant, reason=f"{cant.reason}; needs {needed}")
+    return cant
 
 
 def action_of(kind: Kind) -> str:

@@ -106,10 +106,7 @@ class RedactingReader:
     def fold(
         self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
     ) -> FoldRead:
-        """The inner fold. A fold's view decodes only what it names, so secrets are never
-        folded; folding secrets is refused outright rather than trusted to a view."""
-        if kind is Kind.SECRET:
-            raise ValueError("secrets are never folded")
+        """The inner fold: a fold keeps only its summary, and doctor folds only pods."""
         return self._inner.fold(kind, fold, namespace=namespace, fields=fields)
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:

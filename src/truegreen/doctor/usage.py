@@ -12,9 +12,8 @@ import msgspec
 from truegreen.cluster import CantRead, FoldRead, ReadFailure
 from truegreen.cluster.classify import describe
 from truegreen.doctor.fit import pod_requests
+from truegreen.kubeobjects import TERMINATED_PHASES
 from truegreen.quantity import QuantityError, Resources
-
-TERMINATED_PHASES = frozenset({"Succeeded", "Failed"})
 
 AnyMapping = dict[str, Any] | None
 

@@ -222,14 +222,21 @@ def _rolling(obj: Mapping[str, Any]) -> bool:
     return o.integer(status.get("updatedReplicas")) < o.integer(spec.get("replicas"), 1)
 
 
-def _pods(cluster: ClusterWriter, obj: Mapping[str, Any]) -> list[Mapping[str, Any]] | CantRead:
-    selector = o.mapping(o.mapping(obj.get("spec")).get("selector"))
-    namespace = str(o.mapping(obj.get("metadata")).get("namespace", ""))
-    labels = {str(k): str(v) for k, v in o.mapping(selector.get("matchLabels")).items()}
-    read = cluster.list(Kind.POD, namespace=namespace, labels=labels or None)
+def _selector(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    return o.mapping(o.mapping(obj.get("spec")).get("selector"))
+
+
+def _selected(obj: Mapping[str, Any], read: ListRead) -> list[Mapping[str, Any]] | CantRead:
+    """The pods of `read` the Deployment's selector matches."""
     if isinstance(read, CantRead):
         return read
-    return [p for p in read.items if o.selector_matches(selector, o.labels_of(p))]
+    return [p for p in read.items if o.selector_matches(_selector(obj), o.labels_of(p))]
+
+
+def _pods(cluster: ClusterWriter, obj: Mapping[str, Any]) -> list[Mapping[str, Any]] | CantRead:
+    namespace = str(o.mapping(obj.get("metadata")).get("namespace", ""))
+    labels = {str(k): str(v) for k, v in o.mapping(_selector(obj).get("matchLabels")).items()}
+    return _selected(obj, cluster.list(Kind.POD, namespace=namespace, labels=labels or None))
 
 
 class _SharedReads:
@@ -246,11 +253,7 @@ class _SharedReads:
         namespace = str(o.mapping(obj.get("metadata")).get("namespace", ""))
         if namespace not in self._pods:
             self._pods[namespace] = self._cluster.list(Kind.POD, namespace=namespace)
-        read = self._pods[namespace]
-        if isinstance(read, CantRead):
-            return read
-        selector = o.mapping(o.mapping(obj.get("spec")).get("selector"))
-        return [p for p in read.items if o.selector_matches(selector, o.labels_of(p))]
+        return _selected(obj, self._pods[namespace])
 
     def get(self, kind: Kind, name: str, *, namespace: str) -> GetRead:
         """One object, read once per tick."""

@@ -121,7 +121,6 @@ def check(env: Environment) -> list[Finding]:
     ]
     objects = [f"Node/{room.name}" for room in eligible]
     if not eligible:
-        why = "there are no machines" if not env.nodes.items else _exclusion_words(excluded)
         return [
             finding(
                 CHECK,
@@ -129,7 +128,7 @@ def check(env: Environment) -> list[Finding]:
                 Basis.MEASURED,
                 "capacity.no-eligible-machine",
                 details=details + stuck_lines,
-                why=why,
+                why=_exclusion_words(excluded),
             )
         ]
     fitting = [room for room in eligible if not shortfalls(request, room)]
