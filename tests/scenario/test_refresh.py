@@ -359,6 +359,12 @@ def test_a_tick_that_died_mid_rollout_is_resumed_not_restarted(env: RefreshEnv) 
     stored = env.server.get_object("Deployment", "resume", NS)
     assert stored is not None
     env.simulator.roll_out(stored, "ok")  # the controller finishes on its own
+    patches = len(env.server.requests("PATCH"))
+    dry = _workload(env.tick("--dry-run").json(), "resume")  # a dry run neither waits nor records
+    assert (dry["outcome"], dry["writes"]) == ("planned", [])
+    assert dry["reason"] == "a restart is under way: would wait for it and record"
+    assert len(env.server.requests("PATCH")) == patches
+    assert env.annotations("resume")[container_key(RECORDED_DIGEST, "runner")] != newest
     result = env.tick()
     workload = _workload(result.json(), "resume")
     assert workload["outcome"] == "restarted"

@@ -4,7 +4,7 @@ from typing import Any
 
 from rich.markup import escape
 
-from truegreen.refresh.tick import Outcome, TickReport
+from truegreen.refresh.report import Outcome, TickReport
 
 SCHEMA_VERSION = 1
 _STYLES = {
@@ -17,6 +17,7 @@ _STYLES = {
     Outcome.ROLLOUT_FAILED: "red",
     Outcome.REFUSED: "red",
     Outcome.DANGLING_PIN: "red",
+    Outcome.INVALID_IMAGE: "red",
     Outcome.COULD_NOT_CHECK: "magenta",
 }
 

@@ -9,45 +9,45 @@
 4. only after a successful rollout, and after the new pods' imageIDs prove they run the newest
    digest, is the digest recorded and the counter, latch and marker cleared.
 A failed rollout records nothing. A tick that died mid-rollout is resumed from the marker.
+
+This module makes the reads and writes; what to do at each step is decided in steps.py.
 """
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from datetime import UTC, datetime
-from enum import StrEnum
 from typing import Any
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Conflict, GetRead, Got, Kind, ListRead
 from truegreen.cluster.reader import ClusterWriter
-from truegreen.exitcodes import ExitCode
-from truegreen.images import ImageReference, ImageReferenceError, parse_image
-from truegreen.refresh.annotations import ATTEMPTS, LATCHED, PENDING, RECORDED_DIGEST, container_key
+from truegreen.images import ImageReference, ImageReferenceError
 from truegreen.refresh.plan import (
-    AttemptCounter,
     ContainerPlan,
-    Decision,
     PendingRestart,
     RefreshMode,
     containers_of,
     pin_findings,
     plan_container,
-    pods_run,
-    target_id,
     tracked_reference,
 )
-from truegreen.refresh.registry import (
-    DigestLookup,
-    LookupFailed,
-    LookupFailure,
-    PullCredentials,
-    RegistryClient,
+from truegreen.refresh.registry import DigestLookup, PullCredentials, RegistryClient
+from truegreen.refresh.report import Outcome, TickReport, WorkloadReport, Write
+from truegreen.refresh.steps import (
+    AnnotationWrite,
+    Ending,
+    Resume,
+    RolloutEnd,
+    after_rollout,
+    before_restart,
+    poll_rollout,
+    registry_hold,
+    restart_step,
+    skip,
 )
-from truegreen.rollout import rollout_status
+from truegreen.refresh.template import describe_template, template_change
 
-RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
-_STUCK_REASONS = {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName"}
 _CONFLICT_RETRIES = 3
 
 
@@ -66,69 +66,6 @@ class RefreshSettings:
     request_timeout: float = 10.0
     poll_interval: float = 1.0
     verify_registry_tls: bool = True
-
-
-class Outcome(StrEnum):
-    """How a workload ended the tick."""
-
-    CONVERGED = "converged"
-    RESTARTED = "restarted"
-    LATCHED = "latched"
-    PAUSED = "paused"
-    IN_PROGRESS = "in-progress"
-    PLANNED = "planned"
-    ROLLOUT_FAILED = "rollout-failed"
-    REFUSED = "refused"
-    DANGLING_PIN = "dangling-pin"
-    INVALID_IMAGE = "invalid-image"
-    COULD_NOT_CHECK = "could-not-check"
-
-
-_FAILED = {Outcome.ROLLOUT_FAILED, Outcome.REFUSED, Outcome.DANGLING_PIN, Outcome.INVALID_IMAGE}
-
-
-@dataclass(frozen=True)
-class Write:
-    """One write the tick made (or, in a dry run, would make)."""
-
-    step: str
-    annotations: Mapping[str, str | None] = field(default_factory=dict)
-    template: str = ""
-    applied: bool = True
-    error: str = ""
-
-
-@dataclass(frozen=True)
-class WorkloadReport:
-    """What happened to one workload."""
-
-    namespace: str
-    name: str
-    outcome: Outcome
-    reason: str
-    containers: tuple[ContainerPlan, ...] = ()
-    writes: tuple[Write, ...] = ()
-
-
-@dataclass(frozen=True)
-class TickReport:
-    """The whole tick."""
-
-    workloads: tuple[WorkloadReport, ...]
-    cant_read: tuple[str, ...] = ()
-    registry_requests: int = 0
-    distinct_references: int = 0
-
-    @property
-    def exit_code(self) -> ExitCode:
-        """2 a rollout failed (or a pin dangles, or a restart was refused); else 3 when a read
-        failed; else 0 (converged, or deliberately held)."""
-        outcomes = {w.outcome for w in self.workloads}
-        if outcomes & _FAILED:
-            return ExitCode.FAILED
-        if self.cant_read or Outcome.COULD_NOT_CHECK in outcomes:
-            return ExitCode.UNKNOWN
-        return ExitCode.GOOD
 
 
 @dataclass
@@ -168,9 +105,9 @@ def run_tick(
     configs: list[tuple[str, str]] = []
     reads = _SharedReads(cluster)
     for obj in listed.items:
-        early = _skip(obj)
-        if early is not None:
-            reports.append(early)
+        skipped = skip(obj)
+        if skipped is not None:
+            reports.append(_report(obj, skipped.outcome, skipped.reason))
             continue
         pods = reads.pods_of(obj)
         if isinstance(pods, CantRead):
@@ -179,20 +116,11 @@ def run_tick(
         configs += _docker_configs(reads, obj)
         workloads.append(_Workload(obj, pods))
     lookups, pin_lookups, client = _resolve(workloads, configs, settings, progress)
-    limited = sorted(
-        {
-            r.reason
-            for r in [*lookups.values(), *pin_lookups.values()]
-            if isinstance(r, LookupFailed) and r.failure is LookupFailure.RATE_LIMITED
-        }
-        | set(client.below_reserve)
-    )
     # A registry near its rate limit: restart nothing this tick (findings are still written).
-    hold = f"holding every restart this tick: {'; '.join(limited)}" if limited else ""
+    hold = registry_hold([*lookups.values(), *pin_lookups.values()], client.below_reserve)
     for workload in workloads:
-        reports.append(
-            _tick_workload(cluster, workload, lookups, pin_lookups, settings, sleep, clock, hold)
-        )
+        tick = _WorkloadTick(cluster, workload, settings, sleep, clock)
+        reports.append(tick.run(lookups, pin_lookups, hold))
     return TickReport(
         tuple(reports),
         registry_requests=client.requests_made,
@@ -200,26 +128,9 @@ def run_tick(
     )
 
 
-def _report(obj: Mapping[str, Any], outcome: Outcome, reason: str, **kwargs: Any) -> WorkloadReport:
+def _report(obj: Mapping[str, Any], outcome: Outcome, reason: str) -> WorkloadReport:
     namespace = str(o.mapping(obj.get("metadata")).get("namespace", ""))
-    return WorkloadReport(namespace, o.name_of(obj), outcome, reason, **kwargs)
-
-
-def _skip(obj: Mapping[str, Any]) -> WorkloadReport | None:
-    if o.mapping(obj.get("spec")).get("paused"):
-        return _report(obj, Outcome.PAUSED, "the Deployment is paused")
-    if PendingRestart.read(o.annotations_of(obj)) is None and _rolling(obj):
-        return _report(obj, Outcome.IN_PROGRESS, "a rollout is in progress; not touching it")
-    return None
-
-
-def _rolling(obj: Mapping[str, Any]) -> bool:
-    """Generation ahead of observedGeneration, or fewer updated replicas than desired. A rollout
-    whose new pods crash is not "in progress": it failed, and the next tick may retry it."""
-    meta, spec, status = (o.mapping(obj.get(k)) for k in ("metadata", "spec", "status"))
-    if o.integer(meta.get("generation")) > o.integer(status.get("observedGeneration")):
-        return True
-    return o.integer(status.get("updatedReplicas")) < o.integer(spec.get("replicas"), 1)
+    return WorkloadReport(namespace, o.name_of(obj), outcome, reason)
 
 
 def _selector(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -316,351 +227,173 @@ def _resolve(
         client.close()
 
 
-def _tick_workload(
-    cluster: ClusterWriter,
-    workload: _Workload,
-    lookups: Mapping[str, DigestLookup],
-    pin_lookups: Mapping[str, DigestLookup],
-    settings: RefreshSettings,
-    sleep: Callable[[float], None],
-    clock: Callable[[], float],
-    hold: str = "",
-) -> WorkloadReport:
-    writes: list[Write] = []
-    obj = workload.obj
-    annotations = o.annotations_of(obj)
-    plans = tuple(
-        plan_container(c, annotations, lookups, workload.pods, settings.mode)
-        for c in containers_of(obj)
-    )
+class _WorkloadTick:
+    """One workload's tick: the writes and waits the decisions in steps.py ask for, in order."""
 
-    def done(outcome: Outcome, reason: str) -> WorkloadReport:
-        return WorkloadReport(
-            workload.namespace, workload.name, outcome, reason, plans, tuple(writes)
-        )
+    def __init__(
+        self,
+        cluster: ClusterWriter,
+        workload: _Workload,
+        settings: RefreshSettings,
+        sleep: Callable[[float], None],
+        clock: Callable[[], float],
+    ) -> None:
+        self._cluster = cluster
+        self._workload = workload
+        self._settings = settings
+        self._sleep = sleep
+        self._clock = clock
+        self._plans: tuple[ContainerPlan, ...] = ()
+        self._writes: list[Write] = []
 
-    # (1) Stale-pin findings first: nothing below may stop them from landing.
-    changes = pin_findings(obj, lookups, pin_lookups, settings.mode)
-    if changes:
-        written = _annotate(cluster, workload, "stale-pins", changes, settings.dry_run)
-        writes.append(written[0])
-        if written[1] is not None:
-            obj = written[1]
-    dangling = [
-        str(r)
-        for r in (pin_lookups.get(str(p)) for p in _pins(obj, settings.mode))
-        if isinstance(r, LookupFailed) and r.failure is LookupFailure.NOT_FOUND
-    ]
-    # An image that is not a reference can never be pulled: no digest to keep it on.
-    invalid = [p for p in plans if p.decision is Decision.INVALID_IMAGE]
-    if invalid:
-        return done(Outcome.INVALID_IMAGE, "; ".join(f"{p.container}: {p.reason}" for p in invalid))
-    failed = [p for p in plans if p.decision is Decision.LOOKUP_FAILED]
-    if failed:
-        return done(Outcome.COULD_NOT_CHECK, "; ".join(sorted({p.reason for p in failed})))
-    restart = [p for p in plans if p.decision is Decision.RESTART]
-    if restart and hold:
-        return done(Outcome.COULD_NOT_CHECK, hold)
-    if not restart:
-        record = _record_changes(o.annotations_of(obj), plans)
-        if record:
-            writes.append(_annotate(cluster, workload, "record", record, settings.dry_run)[0])
-        if dangling:
-            return done(Outcome.DANGLING_PIN, "a pinned image no longer exists in the registry")
-        behind = [
-            p.container
-            for p in plans
-            if p.decision is Decision.PINNED and p.newest and not p.image.endswith(p.newest)
-        ]
-        if behind:
-            pins = ", ".join(behind)
-            return done(Outcome.CONVERGED, f"pinned, never restarted; behind its tag: {pins}")
-        return done(Outcome.CONVERGED, "every tracked image runs its newest digest")
-    if settings.mode is RefreshMode.RESTART:
-        refused = _pull_policy_refusals(obj, restart)
-        if refused:
-            return done(Outcome.REFUSED, refused)
-    return _restart(cluster, workload, obj, plans, restart, settings, writes, sleep, clock)
-
-
-def _restart(
-    cluster: ClusterWriter,
-    workload: _Workload,
-    obj: Mapping[str, Any],
-    plans: tuple[ContainerPlan, ...],
-    restart: Sequence[ContainerPlan],
-    settings: RefreshSettings,
-    writes: list[Write],
-    sleep: Callable[[float], None],
-    clock: Callable[[], float],
-) -> WorkloadReport:
-    """Steps (2) and (3): the flap guard, then one conditional write that counts the attempt,
-    leaves the pending marker and restarts. After a conflict, decide again from a fresh read."""
-
-    def done(outcome: Outcome, reason: str) -> WorkloadReport:
-        return WorkloadReport(
-            workload.namespace, workload.name, outcome, reason, plans, tuple(writes)
-        )
-
-    target = {p.container: p.newest or "" for p in restart}
-    tid = target_id(target)
-    for _ in range(_CONFLICT_RETRIES):
+    def run(
+        self,
+        lookups: Mapping[str, DigestLookup],
+        pin_lookups: Mapping[str, DigestLookup],
+        hold: str,
+    ) -> WorkloadReport:
+        """Steps (1) to (4) for this workload."""
+        obj, settings = self._workload.obj, self._settings
         annotations = o.annotations_of(obj)
-        if all(annotations.get(container_key(RECORDED_DIGEST, c)) == d for c, d in target.items()):
-            return done(Outcome.CONVERGED, "another tick already rolled out the newest digests")
-        pending = PendingRestart.read(annotations)
-        if pending is not None and dict(pending.target) == target:
-            return _finish(cluster, workload, obj, plans, pending, settings, writes, sleep, clock)
-        # (2) The flap guard.
-        attempts = AttemptCounter.read(annotations).at(tid)
-        if attempts >= settings.max_attempts:
-            reason = (
-                f"{attempts} restarts toward the same digests did not roll out; "
-                f"stopped until someone looks (clear {LATCHED} to retry)"
+        self._plans = tuple(
+            plan_container(c, annotations, lookups, self._workload.pods, settings.mode)
+            for c in containers_of(obj)
+        )
+        # (1) Stale-pin findings first: nothing below may stop them from landing.
+        changes = pin_findings(obj, lookups, pin_lookups, settings.mode)
+        if changes:
+            updated = self._annotate(AnnotationWrite("stale-pins", changes), settings.dry_run)
+            obj = updated if updated is not None else obj
+        verdict = before_restart(obj, self._plans, pin_lookups, settings.mode, hold)
+        if isinstance(verdict, Ending):
+            return self._end(verdict, settings.dry_run)
+        return self._restart(obj, verdict)
+
+    def _done(self, outcome: Outcome, reason: str) -> WorkloadReport:
+        workload = self._workload
+        return WorkloadReport(
+            workload.namespace, workload.name, outcome, reason, self._plans, tuple(self._writes)
+        )
+
+    def _end(self, ending: Ending, dry_run: bool) -> WorkloadReport:
+        if ending.write is not None:
+            self._annotate(ending.write, dry_run)
+            error = self._writes[-1].error
+            if ending.write_must_land and error:
+                # The marker stays: the next tick finds the rollout done, verifies and records.
+                return self._done(
+                    Outcome.COULD_NOT_CHECK, f"rolled out, but the record failed: {error}"
+                )
+        return self._done(ending.outcome, ending.reason)
+
+    def _restart(self, obj: Mapping[str, Any], restart: Sequence[ContainerPlan]) -> WorkloadReport:
+        """Steps (2) and (3): one conditional write; after a conflict, decide again from a
+        fresh read, never restart blindly."""
+        settings, workload = self._settings, self._workload
+        for _ in range(_CONFLICT_RETRIES):
+            stamp = _now_stamp()
+            step = restart_step(o.annotations_of(obj), restart, settings.max_attempts, stamp)
+            if isinstance(step, Ending):
+                return self._end(step, settings.dry_run)
+            if isinstance(step, Resume):
+                if settings.dry_run:
+                    return self._done(
+                        Outcome.PLANNED, "a restart is under way: would wait for it and record"
+                    )
+                return self._finish(obj, step.marker)
+            template = template_change(obj, restart, settings.mode, stamp)
+            described = describe_template(template)
+            if settings.dry_run:
+                self._writes.append(Write("restart", step.annotations, described, applied=False))
+                return self._done(
+                    Outcome.PLANNED, "would restart: " + ", ".join(p.reason for p in restart)
+                )
+            patch = {
+                "metadata": {
+                    "resourceVersion": o.mapping(obj.get("metadata")).get("resourceVersion"),
+                    "annotations": dict(step.annotations),
+                },
+                "spec": {"template": template},
+            }
+            result = self._cluster.patch(
+                Kind.DEPLOYMENT,
+                workload.name,
+                namespace=workload.namespace,
+                patch=patch,
+                strategic=True,
             )
-            if annotations.get(LATCHED) != reason:
-                latch = _annotate(cluster, workload, "latch", {LATCHED: reason}, settings.dry_run)
-                writes.append(latch[0])
-            return done(Outcome.LATCHED, reason)
-        # (3) Count the attempt, leave the marker, restart: one conditional write.
-        stamp = _now_stamp()
-        marker = PendingRestart(target, stamp)
-        restart_annotations: dict[str, str | None] = {
-            ATTEMPTS: AttemptCounter(attempts + 1, tid).text(),
-            PENDING: marker.text(),
-        }
-        template = _template_change(obj, restart, settings.mode, stamp)
-        if settings.dry_run:
-            writes.append(Write("restart", restart_annotations, _describe(template), applied=False))
-            return done(Outcome.PLANNED, "would restart: " + ", ".join(p.reason for p in restart))
-        patch = {
-            "metadata": {
-                "resourceVersion": o.mapping(obj.get("metadata")).get("resourceVersion"),
-                "annotations": restart_annotations,
-            },
-            "spec": {"template": template},
-        }
-        result = cluster.patch(
+            if isinstance(result, Conflict):
+                # Someone else wrote since we read: re-read and decide again.
+                fresh = self._cluster.get(
+                    Kind.DEPLOYMENT, workload.name, namespace=workload.namespace
+                )
+                if isinstance(fresh, CantRead):
+                    return self._done(Outcome.COULD_NOT_CHECK, fresh.reason)
+                obj = fresh.obj
+                continue
+            if isinstance(result, CantRead):
+                self._writes.append(
+                    Write("restart", step.annotations, described, False, result.reason)
+                )
+                return self._done(Outcome.COULD_NOT_CHECK, result.reason)
+            self._writes.append(Write("restart", step.annotations, described))
+            return self._finish(result.obj, step.marker)
+        return self._done(Outcome.COULD_NOT_CHECK, "the Deployment kept changing under the tick")
+
+    def _finish(self, obj: Mapping[str, Any], marker: PendingRestart) -> WorkloadReport:
+        """(4) Wait for the rollout; record only what the new pods are proven to run."""
+        generation = o.integer(o.mapping(obj.get("metadata")).get("generation"))
+        waited = self._wait_for_rollout(generation, marker)
+        if isinstance(waited, CantRead):
+            return self._done(
+                Outcome.COULD_NOT_CHECK, f"{waited.reason}; the next tick resumes the wait"
+            )
+        end, pods = waited
+        return self._end(
+            after_rollout(end, o.annotations_of(obj), self._plans, pods, marker), False
+        )
+
+    def _wait_for_rollout(
+        self, generation: int, marker: PendingRestart
+    ) -> tuple[RolloutEnd, list[Mapping[str, Any]]] | CantRead:
+        workload, settings = self._workload, self._settings
+        deadline = self._clock() + settings.rollout_timeout
+        while True:
+            read = self._cluster.get(Kind.DEPLOYMENT, workload.name, namespace=workload.namespace)
+            if isinstance(read, CantRead):
+                return read
+            pods = _pods(self._cluster, read.obj)
+            if isinstance(pods, CantRead):
+                return pods
+            expired = self._clock() >= deadline
+            end = poll_rollout(
+                read.obj,
+                pods,
+                generation,
+                marker,
+                expired=expired,
+                timeout=settings.rollout_timeout,
+            )
+            if end is not None:
+                return end, pods
+            self._sleep(settings.poll_interval)
+
+    def _annotate(self, write: AnnotationWrite, dry_run: bool) -> Mapping[str, Any] | None:
+        """One bounded, non-fatal annotation patch; the Deployment as written, or None."""
+        changes = dict(write.changes)
+        if dry_run:
+            self._writes.append(Write(write.step, changes, applied=False))
+            return None
+        workload = self._workload
+        result = self._cluster.patch(
             Kind.DEPLOYMENT,
             workload.name,
             namespace=workload.namespace,
-            patch=patch,
-            strategic=True,
+            patch={"metadata": {"annotations": changes}},
         )
-        if isinstance(result, Conflict):
-            # Someone else wrote since we read: re-read and decide again, never restart blindly.
-            fresh = cluster.get(Kind.DEPLOYMENT, workload.name, namespace=workload.namespace)
-            if isinstance(fresh, CantRead):
-                return done(Outcome.COULD_NOT_CHECK, fresh.reason)
-            obj = fresh.obj
-            continue
-        if isinstance(result, CantRead):
-            failed_write = Write(
-                "restart", restart_annotations, _describe(template), False, result.reason
-            )
-            writes.append(failed_write)
-            return done(Outcome.COULD_NOT_CHECK, result.reason)
-        writes.append(Write("restart", restart_annotations, _describe(template)))
-        return _finish(cluster, workload, result.obj, plans, marker, settings, writes, sleep, clock)
-    return done(Outcome.COULD_NOT_CHECK, "the Deployment kept changing under the tick")
-
-
-def _finish(
-    cluster: ClusterWriter,
-    workload: _Workload,
-    obj: Mapping[str, Any],
-    plans: tuple[ContainerPlan, ...],
-    marker: PendingRestart,
-    settings: RefreshSettings,
-    writes: list[Write],
-    sleep: Callable[[float], None],
-    clock: Callable[[], float],
-) -> WorkloadReport:
-    """(4) Wait for the rollout; record only what the new pods are proven to run."""
-
-    def done(outcome: Outcome, reason: str) -> WorkloadReport:
-        return WorkloadReport(
-            workload.namespace, workload.name, outcome, reason, plans, tuple(writes)
-        )
-
-    generation = o.integer(o.mapping(obj.get("metadata")).get("generation"))
-    waited = _wait_for_rollout(cluster, workload, generation, marker, settings, sleep, clock)
-    if isinstance(waited, CantRead):
-        return done(Outcome.COULD_NOT_CHECK, f"{waited.reason}; the next tick resumes the wait")
-    ok, reason, pods = waited
-    if ok:
-        restarted = [p for p in plans if p.container in marker.target]
-        unproven = [
-            p.container for p in restarted if not pods_run(pods, p.container, p.newest_digests)
-        ]
-        if unproven:
-            ok, reason = False, f"the new pods do not run the newest digest ({', '.join(unproven)})"
-    if not ok:
-        if reason.startswith("timed out"):
-            # The rollout may still finish: keep the marker so the next tick resumes, not restarts.
-            return done(Outcome.ROLLOUT_FAILED, reason)
-        cleared = _annotate(cluster, workload, "clear-pending", {PENDING: None}, False)
-        writes.append(cleared[0])
-        return done(Outcome.ROLLOUT_FAILED, reason)
-    verified = [replace(p, decision=Decision.RESTART) for p in plans]
-    record = _record_changes(o.annotations_of(obj), verified, force=True)
-    written = _annotate(cluster, workload, "record", record, False)[0]
-    writes.append(written)
-    if written.error:
-        # The marker stays: the next tick finds the rollout done, verifies again and records.
-        return done(Outcome.COULD_NOT_CHECK, f"rolled out, but the record failed: {written.error}")
-    return done(Outcome.RESTARTED, "rolled out and verified: the pods run the newest digest")
-
-
-def _wait_for_rollout(
-    cluster: ClusterWriter,
-    workload: _Workload,
-    generation: int,
-    marker: PendingRestart,
-    settings: RefreshSettings,
-    sleep: Callable[[float], None],
-    clock: Callable[[], float],
-) -> tuple[bool, str, list[Mapping[str, Any]]] | CantRead:
-    deadline = clock() + settings.rollout_timeout
-    while True:
-        read = cluster.get(Kind.DEPLOYMENT, workload.name, namespace=workload.namespace)
-        if isinstance(read, CantRead):
-            return read
-        status = rollout_status(read.obj)
-        observed = o.integer(o.mapping(read.obj.get("status")).get("observedGeneration"))
-        pods = _pods(cluster, read.obj)
-        if isinstance(pods, CantRead):
-            return pods
-        if observed >= generation and status.done:
-            return True, "rolled out", pods
-        if status.stuck:
-            return False, f"the rollout {status.progress}", pods
-        stuck = _stuck_new_pod(pods, marker)
-        if stuck:
-            return False, stuck, pods
-        if clock() >= deadline:
-            return False, f"timed out after {settings.rollout_timeout:g}s ({status.progress})", pods
-        sleep(settings.poll_interval)
-
-
-def _stuck_new_pod(pods: Sequence[Mapping[str, Any]], marker: PendingRestart) -> str:
-    for pod in pods:
-        is_new = o.annotations_of(pod).get(RESTARTED_AT) == marker.stamp or any(
-            str(c.get("image", "")).endswith(digest)
-            for c in [*o.init_containers(o.pod_spec(pod)), *o.containers(o.pod_spec(pod))]
-            for digest in marker.target.values()
-        )
-        if not is_new:
-            continue
-        for status in o.container_statuses(pod):
-            reason = str(o.mapping(o.mapping(status.get("state")).get("waiting")).get("reason", ""))
-            if reason in _STUCK_REASONS:
-                return f"new pod {o.name_of(pod)} is in {reason}"
-    return ""
-
-
-def _annotate(
-    cluster: ClusterWriter,
-    workload: _Workload,
-    step: str,
-    changes: Mapping[str, str | None],
-    dry_run: bool,
-) -> tuple[Write, Mapping[str, Any] | None]:
-    """One bounded, non-fatal annotation patch (no call when there is nothing to change)."""
-    if dry_run:
-        return Write(step, dict(changes), applied=False), None
-    result = cluster.patch(
-        Kind.DEPLOYMENT,
-        workload.name,
-        namespace=workload.namespace,
-        patch={"metadata": {"annotations": dict(changes)}},
-    )
-    if isinstance(result, Conflict | CantRead):
-        error = result.reason if isinstance(result, CantRead) else "conflict"
-        return Write(step, dict(changes), applied=False, error=error), None
-    return Write(step, dict(changes)), result.obj
-
-
-def _record_changes(
-    annotations: Mapping[str, str], plans: Sequence[ContainerPlan], *, force: bool = False
-) -> dict[str, str | None]:
-    """Record the newest digests and clear the counter, latch and marker (only what changes)."""
-    desired: dict[str, str | None] = {ATTEMPTS: None, LATCHED: None, PENDING: None}
-    for plan in plans:
-        recordable = (Decision.RECORD_RUNNING, Decision.UP_TO_DATE) + (
-            (Decision.RESTART,) if force else ()
-        )
-        if plan.decision in recordable and plan.newest:
-            desired[container_key(RECORDED_DIGEST, plan.container)] = plan.newest
-    return {k: v for k, v in desired.items() if annotations.get(k) != v}
-
-
-def _pins(obj: Mapping[str, Any], mode: RefreshMode) -> list[ImageReference]:
-    found = []
-    for container in containers_of(obj):
-        try:
-            _, pinned = tracked_reference(container, o.annotations_of(obj), mode)
-        except ImageReferenceError:
-            continue
-        if pinned is not None:
-            found.append(pinned)
-    return found
-
-
-def _pull_policy_refusals(obj: Mapping[str, Any], restart: Sequence[ContainerPlan]) -> str:
-    """A restart cannot change the image when the kubelet keeps a cached one."""
-    by_name = {str(c.get("name")): c for c in containers_of(obj)}
-    refused = []
-    for plan in restart:
-        container = by_name[plan.container]
-        reference = parse_image(str(container.get("image", "")))
-        default = "Always" if reference.tag == "latest" and not reference.digest else "IfNotPresent"
-        policy = container.get("imagePullPolicy") or default
-        if policy != "Always":
-            refused.append(f"{plan.container} ({policy})")
-    if not refused:
-        return ""
-    return (
-        "a restart would keep the old image: imagePullPolicy is not Always for "
-        + ", ".join(refused)
-        + "; set imagePullPolicy: Always or use --mode pin"
-    )
-
-
-def _template_change(
-    obj: Mapping[str, Any], restart: Sequence[ContainerPlan], mode: RefreshMode, stamp: str
-) -> dict[str, Any]:
-    if mode is RefreshMode.RESTART:
-        return {"metadata": {"annotations": {RESTARTED_AT: stamp}}}
-    spec = o.pod_spec(o.pod_template(obj))
-    pinned = {
-        p.container: f"{p.reference.registry}/{p.reference.repository}:{p.reference.tag}@{p.newest}"
-        for p in restart
-        if p.reference is not None
-    }
-    change: dict[str, Any] = {}
-    for field_name, entries in (
-        ("initContainers", o.init_containers(spec)),
-        ("containers", o.containers(spec)),
-    ):
-        updates = [
-            {"name": c.get("name"), "image": pinned[str(c.get("name"))]}
-            for c in entries
-            if str(c.get("name")) in pinned
-        ]
-        if updates:
-            change[field_name] = updates
-    return {"spec": change}
-
-
-def _describe(template: Mapping[str, Any]) -> str:
-    annotations = o.mapping(o.mapping(template.get("metadata")).get("annotations"))
-    if RESTARTED_AT in annotations:
-        return f"template annotation {RESTARTED_AT}={annotations[RESTARTED_AT]}"
-    spec = o.mapping(template.get("spec"))
-    images = [
-        f"{c['name']}={c['image']}"
-        for key in ("initContainers", "containers")
-        for c in spec.get(key, [])
-    ]
-    return "template images " + ", ".join(images)
+        if isinstance(result, Conflict | CantRead):
+            error = result.reason if isinstance(result, CantRead) else "conflict"
+            self._writes.append(Write(write.step, changes, applied=False, error=error))
+            return None
+        self._writes.append(Write(write.step, changes))
+        return result.obj

@@ -1,0 +1,71 @@
+"""What a refresh tick did: per workload an outcome, its reason and its writes; one exit code."""
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from truegreen.exitcodes import ExitCode
+from truegreen.refresh.plan import ContainerPlan
+
+
+class Outcome(StrEnum):
+    """How a workload ended the tick."""
+
+    CONVERGED = "converged"
+    RESTARTED = "restarted"
+    LATCHED = "latched"
+    PAUSED = "paused"
+    IN_PROGRESS = "in-progress"
+    PLANNED = "planned"
+    ROLLOUT_FAILED = "rollout-failed"
+    REFUSED = "refused"
+    DANGLING_PIN = "dangling-pin"
+    INVALID_IMAGE = "invalid-image"
+    COULD_NOT_CHECK = "could-not-check"
+
+
+_FAILED = {Outcome.ROLLOUT_FAILED, Outcome.REFUSED, Outcome.DANGLING_PIN, Outcome.INVALID_IMAGE}
+
+
+@dataclass(frozen=True)
+class Write:
+    """One write the tick made (or, in a dry run, would make)."""
+
+    step: str
+    annotations: Mapping[str, str | None] = field(default_factory=dict)
+    template: str = ""
+    applied: bool = True
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class WorkloadReport:
+    """What happened to one workload."""
+
+    namespace: str
+    name: str
+    outcome: Outcome
+    reason: str
+    containers: tuple[ContainerPlan, ...] = ()
+    writes: tuple[Write, ...] = ()
+
+
+@dataclass(frozen=True)
+class TickReport:
+    """The whole tick."""
+
+    workloads: tuple[WorkloadReport, ...]
+    cant_read: tuple[str, ...] = ()
+    registry_requests: int = 0
+    distinct_references: int = 0
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """2 a rollout failed (or a pin dangles, or a restart was refused); else 3 when a read
+        failed; else 0 (converged, or deliberately held)."""
+        outcomes = {w.outcome for w in self.workloads}
+        if outcomes & _FAILED:
+            return ExitCode.FAILED
+        if self.cant_read or Outcome.COULD_NOT_CHECK in outcomes:
+            return ExitCode.UNKNOWN
+        return ExitCode.GOOD
