@@ -2,7 +2,7 @@
 the reads and the writes these decisions ask for, in the order they give (see tick.py)."""
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from truegreen import kubeobjects as o
@@ -219,8 +219,8 @@ def stuck_new_pod(pods: Sequence[Mapping[str, Any]], marker: PendingRestart) -> 
     """A pod of this restart that waits in a state it will not leave by itself, named, or ""."""
     for pod in pods:
         is_new = o.annotations_of(pod).get(RESTARTED_AT) == marker.stamp or any(
-            str(c.get("image", "")).endswith(digest)
-            for c in [*o.init_containers(o.pod_spec(pod)), *o.containers(o.pod_spec(pod))]
+            image.endswith(digest)
+            for image in o.all_images(o.pod_spec(pod))
             for digest in marker.target.values()
         )
         if not is_new:
@@ -240,24 +240,21 @@ def after_rollout(
     marker: PendingRestart,
 ) -> Ending:
     """Step (4): record only what the new pods are proven to run; a failure records nothing."""
-    rolled_out, reason = end.rolled_out, end.reason
-    if rolled_out:
-        unproven = [
-            p.container
-            for p in plans
-            if p.container in marker.target and not pods_run(pods, p.container, p.newest_digests)
-        ]
-        if unproven:
-            rolled_out = False
-            reason = f"the new pods do not run the newest digest ({', '.join(unproven)})"
-    if not rolled_out:
-        if end.timed_out:
-            return Ending(Outcome.ROLLOUT_FAILED, reason)
-        return Ending(
-            Outcome.ROLLOUT_FAILED, reason, AnnotationWrite("clear-pending", {PENDING: None})
-        )
-    verified = [replace(p, decision=Decision.RESTART) for p in plans]
-    record = record_changes(annotations, verified, force=True)
+    if end.timed_out:
+        return Ending(Outcome.ROLLOUT_FAILED, end.reason)
+    clear_marker = AnnotationWrite("clear-pending", {PENDING: None})
+    if not end.rolled_out:
+        return Ending(Outcome.ROLLOUT_FAILED, end.reason, clear_marker)
+    unproven = [
+        p.container
+        for p in plans
+        if p.container in marker.target and not pods_run(pods, p.container, p.newest_digests)
+    ]
+    if unproven:
+        reason = f"the new pods do not run the newest digest ({', '.join(unproven)})"
+        return Ending(Outcome.ROLLOUT_FAILED, reason, clear_marker)
+    # Every restarted container is proven: record it (an operator pin never is).
+    record = record_changes(annotations, plans, force=True)
     return Ending(
         Outcome.RESTARTED,
         "rolled out and verified: the pods run the newest digest",
@@ -283,13 +280,13 @@ def record_changes(
 
 def pull_policy_refusals(deployment: Mapping[str, Any], restart: Sequence[ContainerPlan]) -> str:
     """Why a restart cannot change the image (the kubelet keeps a cached one), or ""."""
-    by_name = {str(c.get("name")): c for c in containers_of(deployment)}
+    policies = {str(c.get("name")): c.get("imagePullPolicy") for c in containers_of(deployment)}
     refused = []
     for plan in restart:
-        container = by_name[plan.container]
-        reference = parse_image(str(container.get("image", "")))
+        reference = parse_image(plan.image)
+        # The API server's default: Always for :latest (or no tag), else IfNotPresent.
         default = "Always" if reference.tag == "latest" and not reference.digest else "IfNotPresent"
-        policy = container.get("imagePullPolicy") or default
+        policy = policies[plan.container] or default
         if policy != "Always":
             refused.append(f"{plan.container} ({policy})")
     if not refused:
