@@ -226,7 +226,7 @@ def stuck_new_pod(pods: Sequence[Mapping[str, Any]], marker: PendingRestart) -> 
         if not is_new:
             continue
         for status in o.container_statuses(pod):
-            reason = str(o.mapping(o.mapping(status.get("state")).get("waiting")).get("reason", ""))
+            reason = o.mapping(o.mapping(status.get("state")).get("waiting")).get("reason")
             if reason in _STUCK_REASONS:
                 return f"new pod {o.name_of(pod)} is in {reason}"
     return ""
