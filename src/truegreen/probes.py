@@ -210,9 +210,10 @@ def parse_intent(*annotation_maps: Mapping[str, Any]) -> Intent:
         keep |= _names(annotations.get(KEEP_RUNNING))
         ignore |= _names(annotations.get(IGNORE))
         for entry in _names(annotations.get(DISABLED_BY)):
+            # `port=ENV`, once: neither a port nor an env var name can hold "=".
             port, sep, env_var = entry.partition("=")
             parsed = _port(port.strip())
-            if sep and parsed is not None and env_var.strip():
+            if sep and parsed is not None and env_var.strip() and "=" not in env_var:
                 disabled.append(DisabledServer(parsed, env_var.strip()))
     return Intent(keep, tuple(dict.fromkeys(disabled)), ignore)
 

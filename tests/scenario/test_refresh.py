@@ -138,9 +138,17 @@ def test_moved_tag_restarts_verifies_and_records(env: RefreshEnv) -> None:
     env.install(deployment("moving", container("runner", env.image("r/moving", "stable"))))
     assert env.tick().exit_code == 0  # records v1
     newest = env.registry.push_image("r/moving", "stable", content="v2")
+    before = len(env.server.log)
     result = env.tick()
     workload = _workload(result.json(), "moving")
     assert workload["outcome"] == "restarted"
+    # The first pass lists the namespace's pods once; the rollout wait asks for this
+    # Deployment's pods only, by its selector.
+    pod_lists = [
+        r.query for r in env.server.log[before:] if r.path == f"/api/v1/namespaces/{NS}/pods"
+    ]
+    assert pod_lists[0].get("labelSelector") is None
+    assert {q.get("labelSelector") for q in pod_lists[1:]} == {"app=moving"}, pod_lists
     assert [w["step"] for w in workload["writes"]] == ["restart", "record"]
     annotations = env.annotations("moving")
     assert annotations[container_key(RECORDED_DIGEST, "runner")] == newest

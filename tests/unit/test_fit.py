@@ -350,3 +350,93 @@ def test_the_closest_machine_misses_by_the_fewest_resources_then_the_least() -> 
     # Short only of room for one more program beats being short of CPU by any amount.
     assert closest(request, [small_cpu, full]) == (full, [Shortfall("pods", 1)])
     assert closest(request, []) is None
+
+
+def test_every_earlier_sidecar_runs_beside_a_later_init_container() -> None:
+    spec = {
+        "containers": [c("main", "1")],
+        "initContainers": [
+            c("proxy", "1", restartPolicy="Always"),
+            c("logs", "1", restartPolicy="Always"),
+            c("setup", "3"),
+        ],
+    }
+    # running: 1 + 1 + 1 = 3; setup runs beside both sidecars: 3 + 1 + 1 = 5
+    assert pod_requests(spec).get("cpu") == 5000
+
+
+def test_any_toleration_in_the_list_may_be_the_one_that_tolerates() -> None:
+    taint = {"key": "gpu", "value": "only", "effect": "NoSchedule"}
+    other_effect = {"key": "gpu", "operator": "Exists", "effect": "NoExecute"}
+    other_key = {"key": "spot", "operator": "Exists"}
+    matching = {"key": "gpu", "operator": "Exists"}
+    assert tolerates([other_effect, matching], taint)
+    assert tolerates([other_key, matching], taint)
+    assert not tolerates([other_effect, other_key], taint)
+
+
+def test_equal_without_a_value_matches_a_taint_without_one() -> None:
+    taint = {"key": "dedicated", "effect": "NoSchedule"}
+    assert tolerates([{"key": "dedicated", "operator": "Equal"}], taint)
+    assert tolerates([{"key": "dedicated", "operator": "Equal", "value": ""}], taint)
+    assert not tolerates([{"key": "dedicated", "operator": "Equal", "value": "x"}], taint)
+    valued = {"key": "dedicated", "value": "x", "effect": "NoSchedule"}
+    assert not tolerates([{"key": "dedicated", "operator": "Equal"}], valued)
+
+
+def _required(term: dict[str, Any]) -> dict[str, Any]:
+    selector = {"nodeSelectorTerms": [term]}
+    return {
+        "affinity": {"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": selector}}
+    }
+
+
+def test_match_fields_know_only_the_machine_s_name() -> None:
+    by_name = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}
+    assert exclusion(_node(), _required(by_name)) is None
+    other = {"matchFields": [{"key": "metadata.namespace", "operator": "In", "values": ["n1"]}]}
+    assert exclusion(_node(), _required(other)) == "required node affinity does not match"
+
+
+def test_a_matching_node_selector_does_not_exclude() -> None:
+    node = _node(labels={"pool": "gpu", "zone": "a"})
+    assert exclusion(node, {"nodeSelector": {"pool": "gpu"}}) is None
+    assert exclusion(node, {"nodeSelector": {"pool": "gpu", "zone": "b"}}) == (
+        "nodeSelector does not match"
+    )
+
+
+def test_a_machine_without_a_pod_limit_takes_the_kubelet_default_of_110() -> None:
+    node = {"metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "4"}}}
+    assert machine_room(node) == MachineRoom("n", Resources.of({"cpu": 4000}), 110)
+
+
+def test_the_pod_limit_counts_the_new_program() -> None:
+    room = MachineRoom("n", Resources.of({"cpu": 8000}), 3, Resources(), 2)
+    assert shortfalls(Resources.of({"cpu": 100}), room) == []
+    full = MachineRoom("n", Resources.of({"cpu": 8000}), 3, Resources(), 3)
+    missing = shortfalls(Resources.of({"cpu": 100}), full)
+    assert [(s.resource, s.missing) for s in missing] == [("pods", 1)]
+    assert str(missing[0]) == "at its limit of running programs"
+
+
+def test_an_emptied_machine_keeps_its_name_size_and_limit() -> None:
+    busy = MachineRoom("gpu-1", Resources.of({"cpu": 8000}), 3, Resources.of({"cpu": 500}), 2)
+    assert busy.emptied() == MachineRoom("gpu-1", Resources.of({"cpu": 8000}), 3)
+
+
+def test_closeness_weighs_each_shortfall_against_what_the_pod_asks() -> None:
+    from truegreen.doctor.fit import Shortfall, closest
+
+    request = Resources.of({"cpu": 4000, "memory": 2**30, "nvidia.com/gpu": 1})
+    gpu = Resources.of({"nvidia.com/gpu": 1})
+    # half the memory missing (0.5) is closer than three quarters of the CPU (0.75) ...
+    half_memory = MachineRoom("m", Resources.of({"cpu": 8000, "memory": 2**29}) + gpu, 110)
+    most_cpu = MachineRoom("c", Resources.of({"cpu": 1000, "memory": 2**31}) + gpu, 110)
+    assert closest(request, [most_cpu, half_memory]) == (half_memory, [Shortfall("memory", 2**29)])
+    # ... and the one GPU asked for, missing, weighs 1: farther than 0.75.
+    no_gpu = MachineRoom("g", Resources.of({"cpu": 8000, "memory": 2**31}), 110)
+    assert closest(request, [no_gpu, most_cpu]) == (most_cpu, [Shortfall("cpu", 3000)])
+    # A tie goes to the first name, whatever the order the machines were listed in.
+    twin = MachineRoom("a", most_cpu.allocatable, 110)
+    assert closest(request, [most_cpu, twin]) == (twin, [Shortfall("cpu", 3000)])

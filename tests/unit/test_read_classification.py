@@ -214,24 +214,31 @@ def test_every_reason_reads_plainly(failure: ReadFailure, line: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("error", "cause", "reached"),
+    ("kind", "message", "cause", "reached"),
     [
         (
+            "ConnectError",
             "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed",
             "TLS certificate was not accepted",
             False,
         ),
-        ("[Errno 111] Connection refused", "connection refused", False),
-        ("[Errno -2] Name or service not known", "address not found", False),
-        ("", "ConnectError", False),
+        ("ConnectError", "SSL handshake failed", "TLS certificate was not accepted", False),
+        ("ConnectError", "[Errno 111] Connection refused", "connection refused", False),
+        ("ConnectError", "[Errno -2] Name or service not known", "address not found", False),
+        ("ConnectError", "nodename nor servname provided", "address not found", False),
+        ("ConnectError", "", "ConnectError", False),
+        ("ReadError", "peer went away", "connection dropped", True),
+        ("ReadError", "", "connection dropped", True),
+        ("WriteError", "broken pipe", "WriteError", True),
+        ("ProxyError", "407", "ProxyError", True),
     ],
 )
-def test_connection_causes(error: str, cause: str, reached: bool) -> None:
+def test_connection_causes(kind: str, message: str, cause: str, reached: bool) -> None:
     import httpx2
 
     from truegreen.cluster.classify import classify
 
-    cant = classify(httpx2.ConnectError(error), "list nodes")
+    cant = classify(getattr(httpx2, kind)(message), "list nodes")
     assert cant == CantRead(
         ReadFailure.UNREACHABLE, f"list nodes: could not connect ({cause})", reached
     )
