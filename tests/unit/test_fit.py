@@ -440,3 +440,11 @@ def test_closeness_weighs_each_shortfall_against_what_the_pod_asks() -> None:
     # A tie goes to the first name, whatever the order the machines were listed in.
     twin = MachineRoom("a", most_cpu.allocatable, 110)
     assert closest(request, [most_cpu, twin]) == (twin, [Shortfall("cpu", 3000)])
+
+
+def test_a_machine_without_some_pods_gives_back_their_reservation_and_their_count() -> None:
+    busy = MachineRoom("gpu-1", Resources.of({"cpu": 8000}), 3, Resources.of({"cpu": 3000}), 3)
+    freed = busy.without(Resources.of({"cpu": 1000}), 1)
+    assert freed == MachineRoom(
+        "gpu-1", Resources.of({"cpu": 8000}), 3, Resources.of({"cpu": 2000}), 2
+    )

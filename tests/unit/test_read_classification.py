@@ -280,3 +280,12 @@ def test_failing_credential_plugin_is_unauthorized() -> None:
         ReadFailure.UNAUTHORIZED,
         "list nodes: the cluster did not accept the credentials (could not obtain credentials)",
     )
+
+
+@pytest.mark.parametrize("error", [ValueError("array, not object"), TypeError("not a mapping")])
+def test_an_answer_of_the_wrong_shape_is_malformed(error: Exception) -> None:
+    from truegreen.cluster.classify import classify
+
+    assert classify(error, "list pods") == CantRead(
+        ReadFailure.MALFORMED, "list pods: the cluster's answer was not valid"
+    )

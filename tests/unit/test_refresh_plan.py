@@ -129,6 +129,34 @@ def test_an_image_that_is_not_a_reference_is_invalid_with_the_reason() -> None:
     )
 
 
+def test_a_container_without_an_image_is_invalid_and_shown_as_empty() -> None:
+    plan = plan_container({"name": "runner"}, {}, {}, [], RESTART)
+    assert (plan.image, plan.decision, plan.reason) == (
+        "",
+        Decision.INVALID_IMAGE,
+        "'' is not an image reference",
+    )
+
+
+def test_a_digest_only_image_is_a_pin_tracking_the_annotated_tag_if_any() -> None:
+    bare = f"registry.example.com/team/runner@{OLD}"
+    untracked = plan_container(_runner(bare), {}, {str(REF): NEWEST}, [], RESTART)
+    assert untracked == ContainerPlan(
+        "runner", bare, None, None, None, (), Decision.PINNED, "", None
+    )
+    track = {container_key(TRACK_TAG, "runner"): "stable"}
+    tracked = plan_container(_runner(bare), track, {str(REF): NEWEST}, [], RESTART)
+    assert tracked == ContainerPlan(
+        "runner", bare, "stable", NEW, None, (), Decision.PINNED, "", REF
+    )
+
+
+def test_in_pin_mode_a_tag_image_not_pinned_yet_goes_by_the_record() -> None:
+    recorded = {container_key(RECORDED_DIGEST, "runner"): NEW}
+    plan = plan_container(_runner(), recorded, {str(REF): NEWEST}, [], RefreshMode.PIN)
+    assert (plan.decision, plan.reason) == (Decision.UP_TO_DATE, "")
+
+
 def test_a_pinned_container_is_never_restarted_and_says_its_tag_s_newest() -> None:
     pinned = f"{IMAGE}@{OLD}"
     recorded = {container_key(RECORDED_DIGEST, "runner"): OLD}
@@ -240,6 +268,7 @@ def test_target_id_is_short_stable_and_order_free() -> None:
     assert a != target_id({"runner": NEW})
     # The id lands in annotations on clusters: it must not change between versions.
     assert target_id({"a": "b"}) == "db4a7ecb114b"  # sha256(b'{"a":"b"}')[:12]
+    assert a == "a968fc97ddff"  # sha256 of the sorted, compact JSON of both entries
 
 
 def _pinned_workload(annotations: dict[str, str], *images: tuple[str, str]) -> dict[str, Any]:

@@ -35,7 +35,7 @@ def container_key(kind: str, container: str) -> str:
         digest = hashlib.sha256(container.encode()).hexdigest()[:10]
         room = _NAME_LIMIT - len(kind) - len(digest) - 2
         head = re.sub(r"[^-A-Za-z0-9_.]", "-", container)[:room]
-        name = f"{kind}.{head}-{digest}" if head else f"{kind}.{digest}"
+        name = f"{kind}.{head}-{digest}"
     return f"{PREFIX}/{name}"
 
 
@@ -45,6 +45,6 @@ def is_valid_key(key: str) -> bool:
     prefix, slash, name = key.rpartition("/")
     return (
         (not slash or (len(prefix) <= 253 and bool(_DNS_SUBDOMAIN.fullmatch(prefix))))
-        and 0 < len(name) <= _NAME_LIMIT
+        and len(name) <= _NAME_LIMIT
         and bool(_VALID_NAME.match(name))
     )
