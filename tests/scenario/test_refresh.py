@@ -381,6 +381,39 @@ def test_a_tick_that_died_mid_rollout_is_resumed_not_restarted(env: RefreshEnv) 
     assert env.annotations("resume")[container_key(RECORDED_DIGEST, "runner")] == newest
 
 
+def test_a_rollout_that_takes_a_while_is_waited_for(env: RefreshEnv) -> None:
+    import threading
+    import time
+
+    env.registry.push_image("r/slow", "stable", content="a")
+    env.install(deployment("slow", container("runner", env.image("r/slow", "stable"))))
+    env.tick()
+    newest = env.registry.push_image("r/slow", "stable", content="b")
+    env.simulator.behaviour["slow"] = "stall"
+    reads = r"/deployments/slow$"
+
+    def controller() -> None:
+        """Finish the rollout only once the tick has looked at it after the restart."""
+        deadline = time.monotonic() + 10
+        while not env.restarts("slow") and time.monotonic() < deadline:
+            time.sleep(0.01)
+        seen = len(env.server.requests("GET", reads))
+        while len(env.server.requests("GET", reads)) == seen and time.monotonic() < deadline:
+            time.sleep(0.01)
+        stored = env.server.get_object("Deployment", "slow", NS)
+        assert stored is not None
+        env.simulator.roll_out(stored, "ok")
+
+    finisher = threading.Thread(target=controller)
+    finisher.start()
+    result = env.tick()
+    finisher.join()
+    workload = _workload(result.json(), "slow")
+    assert (workload["outcome"], result.exit_code) == ("restarted", 0), workload["reason"]
+    assert len(env.server.requests("GET", reads)) >= 2, "precondition: the tick looked twice"
+    assert env.annotations("slow")[container_key(RECORDED_DIGEST, "runner")] == newest
+
+
 def test_role_grants_exactly_what_a_tick_uses(env: RefreshEnv) -> None:
     """Least privilege, measured: the verbs a restarting tick really sends are the Role's."""
     env.registry.push_image("r/rbac", "stable", content="a")
@@ -427,24 +460,30 @@ def _assert_converged(env: RefreshEnv, name: str, newest: str, moved_pin: str) -
     assert env.restarts(name) == 1
 
 
+_PATCH_FAILED = "patch deployment 'steps': the cluster answered with an error (500)"
+_READ_FAILED = "read deployment 'steps': the cluster answered with an error (500)"
+
+
 @pytest.mark.parametrize(
-    ("step", "method", "path", "after"),
+    ("step", "method", "after", "reason"),
     [
-        ("stale-pin write", "PATCH", r"/deployments/steps$", 0),
-        ("restart write", "PATCH", r"/deployments/steps$", 1),
-        ("rollout wait", "GET", r"/deployments/steps$", 0),
+        ("stale-pin write", "PATCH", 0, f"{_PATCH_FAILED}"),
+        ("restart write", "PATCH", 1, f"{_PATCH_FAILED}"),
         # the controller's status update after the stale-pin write makes the first restart
-        # attempt a 409 that is retried, so the record is the fourth PATCH
-        ("record write", "PATCH", r"/deployments/steps$", 3),
+        # attempt a 409: the tick reads the Deployment again before deciding again ...
+        ("re-read after a conflict", "GET", 0, f"{_READ_FAILED}"),
+        # ... so the rollout wait's first read is the second, and the record the fourth PATCH
+        ("rollout wait", "GET", 1, f"{_READ_FAILED}; the next tick resumes the wait"),
+        ("record write", "PATCH", 3, f"rolled out, but the record failed: {_PATCH_FAILED}"),
     ],
 )
 def test_a_tick_broken_at_any_step_converges_on_the_next(
-    env: RefreshEnv, step: str, method: str, path: str, after: int
+    env: RefreshEnv, step: str, method: str, after: int, reason: str
 ) -> None:
     """Break a tick from one step on (every later request of that kind fails, as if the process
     died there); the next tick converges: one restart, and a record of what the pods run."""
     newest, moved_pin = _runner_and_pin_moved(env, "steps")
-    env.server.inject(Fault.SERVER_ERROR, path, method=method, after=after)
+    env.server.inject(Fault.SERVER_ERROR, r"/deployments/steps$", method=method, after=after)
     broken = env.tick()
     env.server.clear_faults()
     writes = broken.json()["workloads"][0]["writes"]
@@ -456,6 +495,7 @@ def test_a_tick_broken_at_any_step_converges_on_the_next(
     }.get(step)
     assert (failed[:1] == [expected_first_failure]) if expected_first_failure else not failed
     assert broken.exit_code == 3, f"precondition: the tick broke at the {step}"
+    assert broken.json()["workloads"][0]["reason"] == reason
     healed = env.tick()
     assert healed.exit_code == 0, healed.stdout
     _assert_converged(env, "steps", newest, moved_pin)
@@ -544,6 +584,27 @@ def test_all_namespaces(env: RefreshEnv) -> None:
     listed = env.server.requests("GET", r"^/apis/apps/v1/deployments$")
     assert listed, "precondition: -A lists across namespaces"
     assert [w["namespace"] for w in result.json()["workloads"]] == [NS]
+
+
+def test_a_restart_outside_the_kubeconfig_s_namespace_stays_in_its_own(env: RefreshEnv) -> None:
+    env.registry.push_image("r/away", "stable", content="a")
+    away = deployment("away", container("runner", env.image("r/away", "stable")))
+    login = _regcred(env.registry.host)
+    for obj in (away, login):
+        obj["metadata"]["namespace"] = "elsewhere"
+        env.server.add(obj)
+    stored = env.server.get_object("Deployment", "away", "elsewhere")
+    assert stored is not None
+    env.simulator.remember(stored)
+    env.server.add(env.simulator.make_pod(stored, "away-0"))
+    assert env.tick("-A").exit_code == 0  # records what runs
+    newest = env.registry.push_image("r/away", "stable", content="b")
+    result = env.tick("-A")
+    workload = _workload(result.json(), "away")
+    assert (workload["namespace"], workload["outcome"]) == ("elsewhere", "restarted")
+    restarted = env.server.get_object("Deployment", "away", "elsewhere")
+    assert restarted is not None
+    assert restarted["metadata"]["annotations"][container_key(RECORDED_DIGEST, "runner")] == newest
 
 
 def test_rate_limit_reserve_holds_every_restart(

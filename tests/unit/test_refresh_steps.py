@@ -434,18 +434,18 @@ def _rolled(generation: int = 2, *, updated: int = 1, stuck: bool = False) -> Ob
 MARKER = PendingRestart({"runner": NEW}, STAMP)
 
 
-def _poll(
-    obj: Obj, pods: list[Obj] | None = None, *, generation: int = 2, expired: bool = False
-) -> RolloutEnd | None:
-    return poll_rollout(obj, pods or [], generation, MARKER, expired=expired, timeout=5.0)
+def _poll(obj: Obj, pods: list[Obj] | None = None, *, expired: bool = False) -> RolloutEnd | None:
+    return poll_rollout(obj, pods or [], MARKER, expired=expired, timeout=5.0)
 
 
-def test_a_rollout_is_done_once_the_restart_s_generation_is_observed_and_done() -> None:
-    assert _poll(_rolled(2)) == RolloutEnd(True, "rolled out")
-    assert _poll(_rolled(3)) == RolloutEnd(True, "rolled out")
-    # A read from before the restart write landed: done, but not this restart's rollout yet.
-    assert _poll(_rolled(1)) is None
-    assert _poll(_rolled(1), expired=True) == RolloutEnd(False, "timed out after 5s ()", True)
+def test_a_rollout_is_done_by_kubectl_s_rules_whatever_else_is_late() -> None:
+    crashing = [_pod("runner-new", ("runner", "CrashLoopBackOff"), stamp=STAMP)]
+    assert _poll(_rolled(2), crashing, expired=True) == RolloutEnd(True, "rolled out")
+    not_observed = _with(_rolled(2), metadata={"generation": 3})
+    assert _poll(not_observed) is None
+    assert _poll(not_observed, expired=True) == RolloutEnd(
+        False, "timed out after 5s (waiting for the update to be picked up)", True
+    )
 
 
 def test_a_stuck_rollout_fails_before_a_stuck_pod_and_a_timeout() -> None:
@@ -462,7 +462,7 @@ def test_a_stuck_rollout_fails_before_a_stuck_pod_and_a_timeout() -> None:
 
 
 def test_the_timeout_is_named_as_the_operator_gave_it() -> None:
-    end = poll_rollout(_rolled(updated=0), [], 2, MARKER, expired=True, timeout=2.5)
+    end = poll_rollout(_rolled(updated=0), [], MARKER, expired=True, timeout=2.5)
     assert end == RolloutEnd(False, "timed out after 2.5s (0 of 1 copies updated)", True)
 
 

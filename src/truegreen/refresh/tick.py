@@ -262,11 +262,11 @@ class _WorkloadTick:
         # (1) Stale-pin findings first: nothing below may stop them from landing.
         changes = pin_findings(obj, lookups, pin_lookups, settings.mode)
         if changes:
-            updated = self._annotate(AnnotationWrite("stale-pins", changes), settings.dry_run)
+            updated = self._annotate(AnnotationWrite("stale-pins", changes))
             obj = updated if updated is not None else obj
         verdict = before_restart(obj, self._plans, pin_lookups, settings.mode, hold)
         if isinstance(verdict, Ending):
-            return self._end(verdict, settings.dry_run)
+            return self._end(verdict)
         return self._restart(obj, verdict)
 
     def _done(self, outcome: Outcome, reason: str) -> WorkloadReport:
@@ -275,9 +275,9 @@ class _WorkloadTick:
             workload.namespace, workload.name, outcome, reason, self._plans, tuple(self._writes)
         )
 
-    def _end(self, ending: Ending, dry_run: bool) -> WorkloadReport:
+    def _end(self, ending: Ending) -> WorkloadReport:
         if ending.write is not None:
-            self._annotate(ending.write, dry_run)
+            self._annotate(ending.write)
             error = self._writes[-1].error
             if ending.write_must_land and error:
                 # The marker stays: the next tick finds the rollout done, verifies and records.
@@ -294,7 +294,7 @@ class _WorkloadTick:
             stamp = _now_stamp()
             step = restart_step(o.annotations_of(obj), restart, settings.max_attempts, stamp)
             if isinstance(step, Ending):
-                return self._end(step, settings.dry_run)
+                return self._end(step)
             if isinstance(step, Resume):
                 if settings.dry_run:
                     return self._done(
@@ -342,19 +342,16 @@ class _WorkloadTick:
 
     def _finish(self, obj: Mapping[str, Any], marker: PendingRestart) -> WorkloadReport:
         """(4) Wait for the rollout; record only what the new pods are proven to run."""
-        generation = o.integer(o.mapping(obj.get("metadata")).get("generation"))
-        waited = self._wait_for_rollout(generation, marker)
+        waited = self._wait_for_rollout(marker)
         if isinstance(waited, CantRead):
             return self._done(
                 Outcome.COULD_NOT_CHECK, f"{waited.reason}; the next tick resumes the wait"
             )
         end, pods = waited
-        return self._end(
-            after_rollout(end, o.annotations_of(obj), self._plans, pods, marker), False
-        )
+        return self._end(after_rollout(end, o.annotations_of(obj), self._plans, pods, marker))
 
     def _wait_for_rollout(
-        self, generation: int, marker: PendingRestart
+        self, marker: PendingRestart
     ) -> tuple[RolloutEnd, list[Mapping[str, Any]]] | CantRead:
         workload, settings = self._workload, self._settings
         deadline = self._clock() + settings.rollout_timeout
@@ -369,7 +366,6 @@ class _WorkloadTick:
             end = poll_rollout(
                 read.obj,
                 pods,
-                generation,
                 marker,
                 expired=expired,
                 timeout=settings.rollout_timeout,
@@ -378,10 +374,11 @@ class _WorkloadTick:
                 return end, pods
             self._sleep(settings.poll_interval)
 
-    def _annotate(self, write: AnnotationWrite, dry_run: bool) -> Mapping[str, Any] | None:
-        """One bounded, non-fatal annotation patch; the Deployment as written, or None."""
+    def _annotate(self, write: AnnotationWrite) -> Mapping[str, Any] | None:
+        """One bounded, non-fatal annotation patch; the Deployment as written, or None. A dry
+        run never gets past a restart, so only the writes before one are ever held back."""
         changes = dict(write.changes)
-        if dry_run:
+        if self._settings.dry_run:
             self._writes.append(Write(write.step, changes, applied=False))
             return None
         workload = self._workload
