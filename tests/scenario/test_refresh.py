@@ -306,6 +306,45 @@ def test_pin_mode_sets_the_template_image_to_the_digest(env: RefreshEnv) -> None
     assert env.tick("--mode", "pin").json()["workloads"][0]["outcome"] == "converged"
 
 
+def test_paused_and_moving_deployments_are_left_alone(env: RefreshEnv) -> None:
+    env.registry.push_image("r/held", "stable", content="a")
+    image = env.image("r/held", "stable")
+    paused = deployment("paused", container("runner", image))
+    paused["spec"]["paused"] = True
+    moving = deployment("moving", container("runner", image))
+    moving["metadata"]["generation"] = 2  # someone else's change, not yet picked up
+    for workload in (paused, moving):
+        env.install(workload)
+    stored = env.server.get_object("Deployment", "moving", NS)
+    assert stored is not None
+    assert stored["metadata"]["generation"] > stored["status"]["observedGeneration"], "precondition"
+    result = env.tick()
+    outcomes = {
+        w["name"]: (w["namespace"], w["outcome"], w["reason"], w["writes"])
+        for w in result.json()["workloads"]
+    }
+    assert outcomes == {
+        "paused": (NS, "paused", "the Deployment is paused", []),
+        "moving": (NS, "in-progress", "a rollout is in progress; not touching it", []),
+    }
+    assert (result.exit_code, env.server.requests("PATCH")) == (0, [])
+
+
+def test_pods_that_cannot_be_read_leave_the_workload_unchecked(env: RefreshEnv) -> None:
+    env.registry.push_image("r/blind", "stable", content="a")
+    env.install(deployment("blind", container("runner", env.image("r/blind", "stable"))))
+    env.server.inject(Fault.FORBIDDEN, r"/pods$", method="GET")
+    result = env.tick()
+    workload = _workload(result.json(), "blind")
+    assert (workload["namespace"], workload["outcome"], result.exit_code) == (
+        NS,
+        "could-not-check",
+        3,
+    )
+    assert workload["reason"].startswith("list pods: no permission (403)"), workload["reason"]
+    assert env.server.requests("PATCH") == []
+
+
 def test_dry_run_writes_nothing(env: RefreshEnv) -> None:
     env.registry.push_image("r/dry", "stable", content="a")
     env.install(deployment("dry", container("runner", env.image("r/dry", "stable"))))
