@@ -356,6 +356,41 @@ def test_dry_run_writes_nothing(env: RefreshEnv) -> None:
     assert env.server.get_object("Deployment", "dry", NS) == before
 
 
+def test_a_dry_run_shows_the_restart_it_would_make_stamped_in_utc(
+    env: RefreshEnv, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import re
+    import time
+    from datetime import UTC, datetime
+
+    env.registry.push_image("r/plan", "stable", content="a")
+    env.install(deployment("plan", container("runner", env.image("r/plan", "stable"))))
+    assert env.tick().exit_code == 0  # records what runs
+    recorded = env.annotations("plan")[container_key(RECORDED_DIGEST, "runner")]
+    env.registry.push_image("r/plan", "stable", content="b")
+    before = env.server.get_object("Deployment", "plan", NS)
+    monkeypatch.setenv("TZ", "Pacific/Kiritimati")  # UTC+14: a local stamp would be a day off
+    time.tzset()
+    try:
+        result = env.tick("--dry-run")
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    workload = _workload(result.json(), "plan")
+    assert (workload["outcome"], result.exit_code) == ("planned", 0)
+    assert workload["reason"] == f"would restart: recorded {recorded[:19]}… is not the newest"
+    [write] = workload["writes"]
+    assert (write["step"], write["applied"], write["error"]) == ("restart", False, "")
+    assert set(write["annotations"]) == {ATTEMPTS, PENDING}
+    assert write["annotations"][ATTEMPTS].startswith("1 ")
+    stamp = write["template"].removeprefix("template annotation kubectl.kubernetes.io/restartedAt=")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", stamp), write["template"]
+    taken = datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    assert abs((datetime.now(UTC) - taken).total_seconds()) < 60
+    assert json.loads(write["annotations"][PENDING])["stamp"] == stamp
+    assert env.server.get_object("Deployment", "plan", NS) == before
+
+
 def test_registry_failure_restarts_nothing_and_exits_3(env: RefreshEnv) -> None:
     env.install(deployment("missing", container("runner", env.image("r/never-pushed", "v1"))))
     result = env.tick()
