@@ -142,6 +142,14 @@ def test_moved_tag_restarts_verifies_and_records(env: RefreshEnv) -> None:
     result = env.tick()
     workload = _workload(result.json(), "moving")
     assert workload["outcome"] == "restarted"
+    restarted = env.server.get_object("Deployment", "moving", NS)
+    assert restarted is not None
+    stamp = restarted["spec"]["template"]["metadata"]["annotations"][RESTARTED_AT]
+    restart = workload["writes"][0]
+    assert (restart["template"], restart["applied"]) == (
+        f"template annotation {RESTARTED_AT}={stamp}",
+        True,
+    )
     # The first pass lists the namespace's pods once; the rollout wait asks for this
     # Deployment's pods only, by its selector.
     pod_lists = [
@@ -291,18 +299,20 @@ def test_pull_policy_that_keeps_the_old_image_is_refused(env: RefreshEnv) -> Non
 
 def test_pin_mode_sets_the_template_image_to_the_digest(env: RefreshEnv) -> None:
     env.registry.push_image("r/pinmode", "stable", content="a")
-    env.install(
-        deployment("pinmode", container("runner", env.image("r/pinmode", "stable"), policy=None))
-    )
+    env.registry.push_image("r/pinside", "stable", content="side")
+    runner = container("runner", env.image("r/pinmode", "stable"), policy=None)
+    runner["env"] = [{"name": "MODE", "value": "train"}]
+    side = container("side", env.image("r/pinside", "stable"), policy=None)
+    env.install(deployment("pinmode", runner, side))
     env.tick("--mode", "pin")
     newest = env.registry.push_image("r/pinmode", "stable", content="b")
     result = env.tick("--mode", "pin")
     assert _workload(result.json(), "pinmode")["outcome"] == "restarted"
     stored = env.server.get_object("Deployment", "pinmode", NS)
     assert stored is not None
-    assert stored["spec"]["template"]["spec"]["containers"][0]["image"] == (
-        f"{env.image('r/pinmode', 'stable')}@{newest}"
-    )
+    # Only the runner's image changes: the patch merges containers by name, keeping the rest.
+    pinned = {**runner, "image": f"{env.image('r/pinmode', 'stable')}@{newest}"}
+    assert stored["spec"]["template"]["spec"]["containers"] == [pinned, side]
     assert env.tick("--mode", "pin").json()["workloads"][0]["outcome"] == "converged"
 
 
@@ -427,6 +437,35 @@ def test_concurrent_ticks_restart_once(env: RefreshEnv) -> None:
     assert env.restarts("race") == 1, patches
     assert len(env.server.requests("PATCH", r"/deployments/race$")) >= 3  # a 409 was answered
     assert [r.status for r in env.server.requests("PATCH", r"/deployments/race$")].count(409) == 1
+
+
+def test_a_deployment_that_keeps_changing_is_not_restarted_blindly(env: RefreshEnv) -> None:
+    env.registry.push_image("r/busy", "stable", content="a")
+    busy = deployment("busy", container("runner", env.image("r/busy", "stable")))
+    busy["metadata"]["namespace"] = "elsewhere"  # the re-read must ask in the right place
+    login = _regcred(env.registry.host)
+    login["metadata"]["namespace"] = "elsewhere"
+    for obj in (busy, login):
+        env.server.add(obj)
+    stored = env.server.get_object("Deployment", "busy", "elsewhere")
+    assert stored is not None
+    env.simulator.remember(stored)
+    env.server.add(env.simulator.make_pod(stored, "busy-0"))
+    assert env.tick("-A").exit_code == 0  # records what runs
+    env.registry.push_image("r/busy", "stable", content="b")
+    env.server.inject(Fault.CONFLICT, r"/deployments/busy$", method="PATCH")
+    before = len(env.server.log)
+    result = env.tick("-A")
+    workload = _workload(result.json(), "busy")
+    assert (workload["outcome"], workload["reason"], result.exit_code) == (
+        "could-not-check",
+        "the Deployment kept changing under the tick",
+        3,
+    )
+    made = [(r.method, r.path) for r in env.server.log[before:] if r.path.endswith("/busy")]
+    busy_path = "/apis/apps/v1/namespaces/elsewhere/deployments/busy"
+    assert made == [("PATCH", busy_path), ("GET", busy_path)] * 3  # write, 409, re-read
+    assert env.restarts("busy") == 0
 
 
 def test_a_tick_that_died_mid_rollout_is_resumed_not_restarted(env: RefreshEnv) -> None:
@@ -568,6 +607,12 @@ def test_a_tick_broken_at_any_step_converges_on_the_next(
         "record write": "record",
     }.get(step)
     assert (failed[:1] == [expected_first_failure]) if expected_first_failure else not failed
+    assert [w["applied"] for w in writes if w["error"]] == [False] * len(failed)
+    restarts = [w["template"] for w in writes if w["step"] == "restart"]
+    assert all(
+        t.startswith("template annotation kubectl.kubernetes.io/restartedAt=") for t in restarts
+    )
+    assert restarts or step in ("stale-pin write", "re-read after a conflict"), "precondition"
     assert broken.exit_code == 3, f"precondition: the tick broke at the {step}"
     assert broken.json()["workloads"][0]["reason"] == reason
     healed = env.tick()
