@@ -356,12 +356,20 @@ def test_pods_that_cannot_be_read_leave_the_workload_unchecked(env: RefreshEnv) 
 
 
 def test_dry_run_writes_nothing(env: RefreshEnv) -> None:
-    env.registry.push_image("r/dry", "stable", content="a")
+    digest = env.registry.push_image("r/dry", "stable", content="a")
     env.install(deployment("dry", container("runner", env.image("r/dry", "stable"))))
     before = env.server.get_object("Deployment", "dry", NS)
     result = env.tick("--dry-run")
     workload = _workload(result.json(), "dry")
-    assert [w["applied"] for w in workload["writes"]] == [False]
+    assert workload["writes"] == [
+        {
+            "step": "record",
+            "annotations": {container_key(RECORDED_DIGEST, "runner"): digest},
+            "template": "",
+            "applied": False,
+            "error": "",
+        }
+    ]
     assert env.server.requests("PATCH") == []
     assert env.server.get_object("Deployment", "dry", NS) == before
 
@@ -399,6 +407,26 @@ def test_a_dry_run_shows_the_restart_it_would_make_stamped_in_utc(
     assert abs((datetime.now(UTC) - taken).total_seconds()) < 60
     assert json.loads(write["annotations"][PENDING])["stamp"] == stamp
     assert env.server.get_object("Deployment", "plan", NS) == before
+
+
+def test_an_annotation_write_refused_with_a_conflict_is_reported_not_fatal(
+    env: RefreshEnv,
+) -> None:
+    digest = env.registry.push_image("r/clash", "stable", content="a")
+    env.install(deployment("clash", container("runner", env.image("r/clash", "stable"))))
+    env.server.inject(Fault.CONFLICT, r"/deployments/clash$", method="PATCH", count=1)
+    workload = _workload(env.tick().json(), "clash")
+    assert workload["outcome"] == "converged"
+    assert workload["writes"] == [
+        {
+            "step": "record",
+            "annotations": {container_key(RECORDED_DIGEST, "runner"): digest},
+            "template": "",
+            "applied": False,
+            "error": "conflict",
+        }
+    ]
+    assert container_key(RECORDED_DIGEST, "runner") not in env.annotations("clash")
 
 
 def test_registry_failure_restarts_nothing_and_exits_3(env: RefreshEnv) -> None:
