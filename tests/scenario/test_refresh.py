@@ -122,12 +122,25 @@ def _workload(report: dict[str, Any], name: str) -> dict[str, Any]:
 def test_first_run_records_what_the_pods_already_run(env: RefreshEnv) -> None:
     digest = env.registry.push_image("r/fresh", "stable", content="v1")
     env.install(deployment("fresh", container("runner", env.image("r/fresh", "stable"))))
+    bystander = deployment("bystander", container("runner", env.image("r/fresh", "stable")))
+    del bystander["metadata"]["labels"]["truegreen.io/refresh"]  # not opted in
+    env.install(bystander)
     result = env.tick()
+    assert [w["name"] for w in result.json()["workloads"]] == ["fresh"]
     workload = _workload(result.json(), "fresh")
     assert (workload["outcome"], workload["containers"][0]["decision"]) == (
         "converged",
         "record-running",
     )
+    assert workload["writes"] == [
+        {
+            "step": "record",
+            "annotations": {container_key(RECORDED_DIGEST, "runner"): digest},
+            "template": "",
+            "applied": True,
+            "error": "",
+        }
+    ]
     assert env.annotations("fresh")[container_key(RECORDED_DIGEST, "runner")] == digest
     assert env.restarts("fresh") == 0
     assert result.exit_code == 0
@@ -340,11 +353,23 @@ def test_paused_and_moving_deployments_are_left_alone(env: RefreshEnv) -> None:
     assert (result.exit_code, env.server.requests("PATCH")) == (0, [])
 
 
+def test_deployments_that_cannot_be_listed_are_a_tick_that_could_not_look(
+    env: RefreshEnv,
+) -> None:
+    env.server.inject(Fault.FORBIDDEN, r"/deployments$", method="GET")
+    result = env.tick()
+    report = result.json()
+    assert (result.exit_code, report["workloads"], report["registry_requests"]) == (3, [], 0)
+    assert [r.split(" (")[0] for r in report["cant_read"]] == ["list deployments: no permission"]
+
+
 def test_pods_that_cannot_be_read_leave_the_workload_unchecked(env: RefreshEnv) -> None:
     env.registry.push_image("r/blind", "stable", content="a")
     env.install(deployment("blind", container("runner", env.image("r/blind", "stable"))))
+    env.install(deployment("blinder", container("runner", env.image("r/blind", "stable"))))
     env.server.inject(Fault.FORBIDDEN, r"/pods$", method="GET")
     result = env.tick()
+    assert [w["outcome"] for w in result.json()["workloads"]] == ["could-not-check"] * 2
     workload = _workload(result.json(), "blind")
     assert (workload["namespace"], workload["outcome"], result.exit_code) == (
         NS,
@@ -735,8 +760,12 @@ def test_all_namespaces(env: RefreshEnv) -> None:
 
 def test_a_restart_outside_the_kubeconfig_s_namespace_stays_in_its_own(env: RefreshEnv) -> None:
     env.registry.push_image("r/away", "stable", content="a")
-    away = deployment("away", container("runner", env.image("r/away", "stable")))
+    # Its login exists only there: reading it anywhere else finds nothing to log in with.
+    away = deployment(
+        "away", container("runner", env.image("r/away", "stable")), pull_secret="away-login"
+    )
     login = _regcred(env.registry.host)
+    login["metadata"]["name"] = "away-login"
     for obj in (away, login):
         obj["metadata"]["namespace"] = "elsewhere"
         env.server.add(obj)
@@ -851,7 +880,10 @@ def test_a_fleet_costs_one_pod_list_and_one_read_per_shared_login(env: RefreshEn
         env.install(
             deployment(f"fleet-{index}", container("runner", env.image("r/fleet", "stable")))
         )
-    env.install(deployment("odd", container("runner", env.image("r/other", "stable"))))
+    # Listed last and without a login of its own: the tick keeps the logins read before it.
+    env.install(
+        deployment("odd", container("runner", env.image("r/other", "stable")), pull_secret=None)
+    )
     before = len(env.server.log)
     result = env.tick()
     assert result.exit_code == 0
