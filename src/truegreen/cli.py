@@ -378,6 +378,7 @@ def refresh(
     from truegreen.console import make_consoles
     from truegreen.errors import UsageError
     from truegreen.refresh.plan import RefreshMode
+    from truegreen.refresh.registry import RegistryAccess
     from truegreen.refresh.render import to_json, to_text
     from truegreen.refresh.tick import RefreshSettings, run_tick
 
@@ -406,9 +407,11 @@ def refresh(
             max_attempts=max_attempts,
             rollout_timeout=rollout_timeout,
             dry_run=dry_run,
-            insecure_registries=frozenset(insecure_registry),
-            request_timeout=request_timeout,
-            verify_registry_tls=not registry_skip_tls_verify,
+            registry=RegistryAccess(
+                timeout=request_timeout,
+                insecure_registries=frozenset(insecure_registry),
+                verify_tls=not registry_skip_tls_verify,
+            ),
         )
         consoles = make_consoles(no_color)
         if output == "text" and consoles.err.is_terminal:

@@ -13,6 +13,7 @@ from truegreen.refresh.registry import (
     LookupFailed,
     LookupFailure,
     PullCredentials,
+    RegistryAccess,
     RegistryClient,
     RegistryLogin,
     Resolved,
@@ -27,7 +28,7 @@ def _login(host: str, password: str = REGISTRY_PASSWORD) -> PullCredentials:
 
 @pytest.fixture
 def anonymous() -> Iterator[RegistryClient]:
-    client = RegistryClient(PullCredentials({}), timeout=5)
+    client = RegistryClient(PullCredentials({}), RegistryAccess(timeout=5))
     yield client
     client.close()
 

@@ -326,6 +326,18 @@ def test_pin_mode_sets_the_template_image_to_the_digest(env: RefreshEnv) -> None
     # Only the runner's image changes: the patch merges containers by name, keeping the rest.
     pinned = {**runner, "image": f"{env.image('r/pinmode', 'stable')}@{newest}"}
     assert stored["spec"]["template"]["spec"]["containers"] == [pinned, side]
+    # Refresh's own pin tracks its tag: the next move restarts again, and is never a stale
+    # operator pin (nor looked up as one).
+    again = env.registry.push_image("r/pinmode", "stable", content="c")
+    moved = env.tick("--mode", "pin").json()
+    assert (_workload(moved, "pinmode")["outcome"], moved["distinct_references"]) == (
+        "restarted",
+        2,
+    )
+    stored = env.server.get_object("Deployment", "pinmode", NS)
+    assert stored is not None
+    assert stored["spec"]["template"]["spec"]["containers"][0]["image"].endswith(again)
+    assert not [k for k in env.annotations("pinmode") if "stale-pin" in k]
     assert env.tick("--mode", "pin").json()["workloads"][0]["outcome"] == "converged"
 
 
@@ -351,6 +363,76 @@ def test_paused_and_moving_deployments_are_left_alone(env: RefreshEnv) -> None:
         "moving": (NS, "in-progress", "a rollout is in progress; not touching it", []),
     }
     assert (result.exit_code, env.server.requests("PATCH")) == (0, [])
+
+
+def _login_secret(name: str, key: str, hosts: dict[str, str]) -> Obj:
+    """A pull secret named `name` holding `key` (.dockerconfigjson or the legacy .dockercfg),
+    with one login per host: host -> password for user robot."""
+    entries = {
+        host: {"auth": base64.b64encode(f"robot:{password}".encode()).decode()}
+        for host, password in hosts.items()
+    }
+    config = {"auths": entries} if key == ".dockerconfigjson" else entries
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": name, "namespace": NS},
+        "data": {key: base64.b64encode(json.dumps(config).encode()).decode()},
+    }
+
+
+@pytest.mark.parametrize(
+    ("pod_secrets", "account_secrets"),
+    [
+        # the login is in the pod's second secret: every secret is read, not only the last
+        (["other-registry", "login"], []),
+        # the service account's secrets count too, after the pod's own
+        (["other-registry"], ["login"]),
+        (["login"], ["other-registry"]),
+    ],
+)
+@pytest.mark.parametrize("key", [".dockerconfigjson", ".dockercfg"])
+def test_registry_logins_come_from_every_pull_secret_of_the_pod_and_its_account(
+    env: RefreshEnv, pod_secrets: list[str], account_secrets: list[str], key: str
+) -> None:
+    digest = env.registry.push_image("r/login", "stable", content="a")
+    env.server.add(_login_secret("login", key, {env.registry.host: REGISTRY_PASSWORD}))
+    env.server.add(_login_secret("other-registry", key, {"registry.example.com": "x"}))
+    env.server.add(
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": {"name": "runner", "namespace": NS},
+            "imagePullSecrets": [{"name": n} for n in account_secrets],
+        }
+    )
+    workload = deployment("login", container("runner", env.image("r/login", "stable")))
+    pod_spec = workload["spec"]["template"]["spec"]
+    pod_spec["imagePullSecrets"] = [{"name": n} for n in pod_secrets]
+    pod_spec["serviceAccountName"] = "runner"
+    env.install(workload)
+    result = env.tick()
+    report = _workload(result.json(), "login")
+    assert (report["outcome"], report["containers"][0]["newest_digest"]) == ("converged", digest)
+
+
+def test_an_image_that_is_no_reference_still_lets_its_neighbours_be_looked_up(
+    env: RefreshEnv,
+) -> None:
+    digest = env.registry.push_image("r/neighbour", "stable", content="a")
+    bad = container("bad", "Not An Image")
+    # No pod: no kubelet could pull the bad image either.
+    env.server.add(
+        deployment("mixed", bad, container("runner", env.image("r/neighbour", "stable")))
+    )
+    result = env.tick()
+    workload = _workload(result.json(), "mixed")
+    assert (workload["outcome"], result.exit_code) == ("invalid-image", 2)
+    assert workload["reason"] == "bad: 'Not An Image' has an invalid repository name"
+    assert [(c["decision"], c["newest_digest"]) for c in workload["containers"]] == [
+        ("invalid-image", None),
+        ("restart", digest),
+    ]
 
 
 def test_deployments_that_cannot_be_listed_are_a_tick_that_could_not_look(

@@ -166,22 +166,36 @@ def _digest_of(body: bytes) -> str:
     return "sha256:" + hashlib.sha256(body).hexdigest()
 
 
+@dataclass(frozen=True)
+class RegistryAccess:
+    """How the operator lets refresh talk to registries."""
+
+    timeout: float = 10.0
+    """Seconds for each registry request."""
+    insecure_registries: frozenset[str] = frozenset()
+    """Hosts that may be reached over plain HTTP (loopback always may)."""
+    verify_tls: bool = True
+
+
+_DEFAULT_ACCESS = RegistryAccess()
+
+
 class RegistryClient:
     """Looks up digests; one per tick. Thread-safe: lookups run concurrently."""
 
     def __init__(
         self,
         credentials: PullCredentials,
+        access: RegistryAccess = _DEFAULT_ACCESS,
         *,
-        timeout: float = 10.0,
-        insecure_registries: frozenset[str] = frozenset(),
         rate_limit_reserve: int = 5,
-        verify_tls: bool = True,
     ) -> None:
         self._credentials = credentials
-        self._insecure = insecure_registries
+        self._insecure = access.insecure_registries
         self._reserve = rate_limit_reserve
-        self._client = httpx2.Client(timeout=timeout, follow_redirects=False, verify=verify_tls)
+        self._client = httpx2.Client(
+            timeout=access.timeout, follow_redirects=False, verify=access.verify_tls
+        )
         self._tokens: dict[tuple[str, str], str] = {}
         self._exhausted: dict[str, str] = {}
         self._lock = threading.Lock()

@@ -15,7 +15,7 @@ This module makes the reads and writes; what to do at each step is decided in st
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,7 +32,12 @@ from truegreen.refresh.plan import (
     plan_container,
     tracked_reference,
 )
-from truegreen.refresh.registry import DigestLookup, PullCredentials, RegistryClient
+from truegreen.refresh.registry import (
+    DigestLookup,
+    PullCredentials,
+    RegistryAccess,
+    RegistryClient,
+)
 from truegreen.refresh.report import Outcome, TickReport, WorkloadReport, Write
 from truegreen.refresh.steps import (
     AnnotationWrite,
@@ -62,10 +67,8 @@ class RefreshSettings:
     max_attempts: int = 3
     rollout_timeout: float = 600.0
     dry_run: bool = False
-    insecure_registries: frozenset[str] = frozenset()
-    request_timeout: float = 10.0
     poll_interval: float = 1.0
-    verify_registry_tls: bool = True
+    registry: RegistryAccess = field(default_factory=RegistryAccess)
 
 
 @dataclass
@@ -119,7 +122,12 @@ def run_tick(
     # A registry near its rate limit: restart nothing this tick (findings are still written).
     hold = registry_hold([*lookups.values(), *pin_lookups.values()], client.below_reserve)
     for workload in workloads:
-        tick = _WorkloadTick(cluster, workload, settings, sleep, clock)
+        annotations = o.annotations_of(workload.obj)
+        plans = tuple(
+            plan_container(c, annotations, lookups, workload.pods, settings.mode)
+            for c in containers_of(workload.obj)
+        )
+        tick = _WorkloadTick(cluster, workload, plans, settings, sleep, clock)
         reports.append(tick.run(lookups, pin_lookups, hold))
     return TickReport(
         tuple(reports),
@@ -213,12 +221,7 @@ def _resolve(
                 tracked.append(tag_ref)
             if pin_ref is not None:
                 pinned.append(pin_ref)
-    client = RegistryClient(
-        PullCredentials.from_docker_configs(configs),
-        timeout=settings.request_timeout,
-        insecure_registries=settings.insecure_registries,
-        verify_tls=settings.verify_registry_tls,
-    )
+    client = RegistryClient(PullCredentials.from_docker_configs(configs), settings.registry)
     total = len({str(r) for r in tracked}) + len({str(r) for r in pinned})
     advance = progress(total) if progress is not None else None
     try:
@@ -234,16 +237,17 @@ class _WorkloadTick:
         self,
         cluster: ClusterWriter,
         workload: _Workload,
+        plans: tuple[ContainerPlan, ...],
         settings: RefreshSettings,
         sleep: Callable[[float], None],
         clock: Callable[[], float],
     ) -> None:
         self._cluster = cluster
         self._workload = workload
+        self._plans = plans
         self._settings = settings
         self._sleep = sleep
         self._clock = clock
-        self._plans: tuple[ContainerPlan, ...] = ()
         self._writes: list[Write] = []
 
     def run(
@@ -254,11 +258,6 @@ class _WorkloadTick:
     ) -> WorkloadReport:
         """Steps (1) to (4) for this workload."""
         obj, settings = self._workload.obj, self._settings
-        annotations = o.annotations_of(obj)
-        self._plans = tuple(
-            plan_container(c, annotations, lookups, self._workload.pods, settings.mode)
-            for c in containers_of(obj)
-        )
         # (1) Stale-pin findings first: nothing below may stop them from landing.
         changes = pin_findings(obj, lookups, pin_lookups, settings.mode)
         if changes:
