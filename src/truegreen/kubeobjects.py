@@ -24,6 +24,11 @@ def integer(value: object, default: int = 0) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
+def namespace_of(obj: KubeObject) -> str:
+    """metadata.namespace ('' for a cluster-scoped object)."""
+    return str(mapping(obj.get("metadata")).get("namespace", ""))
+
+
 def name_of(obj: KubeObject) -> str:
     """metadata.name."""
     return str(mapping(obj.get("metadata")).get("name", ""))

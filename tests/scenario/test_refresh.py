@@ -489,7 +489,8 @@ def test_a_dry_run_shows_the_restart_it_would_make_stamped_in_utc(
     from datetime import UTC, datetime
 
     env.registry.push_image("r/plan", "stable", content="a")
-    env.install(deployment("plan", container("runner", env.image("r/plan", "stable"))))
+    image = env.image("r/plan", "stable")
+    env.install(deployment("plan", container("runner", image), container("helper", image)))
     assert env.tick().exit_code == 0  # records what runs
     recorded = env.annotations("plan")[container_key(RECORDED_DIGEST, "runner")]
     env.registry.push_image("r/plan", "stable", content="b")
@@ -503,7 +504,8 @@ def test_a_dry_run_shows_the_restart_it_would_make_stamped_in_utc(
         time.tzset()
     workload = _workload(result.json(), "plan")
     assert (workload["outcome"], result.exit_code) == ("planned", 0)
-    assert workload["reason"] == f"would restart: recorded {recorded[:19]}… is not the newest"
+    behind = f"recorded {recorded[:19]}… is not the newest"
+    assert workload["reason"] == f"would restart: {behind}, {behind}"
     [write] = workload["writes"]
     assert (write["step"], write["applied"], write["error"]) == ("restart", False, "")
     assert set(write["annotations"]) == {ATTEMPTS, PENDING}
@@ -840,15 +842,25 @@ def test_all_namespaces(env: RefreshEnv) -> None:
     assert [w["namespace"] for w in result.json()["workloads"]] == [NS]
 
 
-def test_a_restart_outside_the_kubeconfig_s_namespace_stays_in_its_own(env: RefreshEnv) -> None:
+@pytest.mark.parametrize("login_on", ["pod", "service account"])
+def test_a_restart_outside_the_kubeconfig_s_namespace_stays_in_its_own(
+    env: RefreshEnv, login_on: str
+) -> None:
     env.registry.push_image("r/away", "stable", content="a")
     # Its login exists only there: reading it anywhere else finds nothing to log in with.
+    secret = "away-login" if login_on == "pod" else None
     away = deployment(
-        "away", container("runner", env.image("r/away", "stable")), pull_secret="away-login"
+        "away", container("runner", env.image("r/away", "stable")), pull_secret=secret
     )
     login = _regcred(env.registry.host)
     login["metadata"]["name"] = "away-login"
-    for obj in (away, login):
+    account: Obj = {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": "default"},
+        "imagePullSecrets": [] if secret else [{"name": "away-login"}],
+    }
+    for obj in (away, login, account):
         obj["metadata"]["namespace"] = "elsewhere"
         env.server.add(obj)
     stored = env.server.get_object("Deployment", "away", "elsewhere")

@@ -78,7 +78,7 @@ class _Workload:
 
     @property
     def namespace(self) -> str:
-        return str(o.mapping(self.obj.get("metadata")).get("namespace", ""))
+        return o.namespace_of(self.obj)
 
     @property
     def name(self) -> str:
@@ -137,7 +137,7 @@ def run_tick(
 
 
 def _report(obj: Mapping[str, Any], outcome: Outcome, reason: str) -> WorkloadReport:
-    namespace = str(o.mapping(obj.get("metadata")).get("namespace", ""))
+    namespace = o.namespace_of(obj)
     return WorkloadReport(namespace, o.name_of(obj), outcome, reason)
 
 
@@ -153,7 +153,7 @@ def _selected(obj: Mapping[str, Any], read: ListRead) -> list[Mapping[str, Any]]
 
 
 def _pods(cluster: ClusterWriter, obj: Mapping[str, Any]) -> list[Mapping[str, Any]] | CantRead:
-    namespace = str(o.mapping(obj.get("metadata")).get("namespace", ""))
+    namespace = o.namespace_of(obj)
     labels = {str(k): str(v) for k, v in o.mapping(_selector(obj).get("matchLabels")).items()}
     return _selected(obj, cluster.list(Kind.POD, namespace=namespace, labels=labels or None))
 
@@ -169,7 +169,7 @@ class _SharedReads:
 
     def pods_of(self, obj: Mapping[str, Any]) -> list[Mapping[str, Any]] | CantRead:
         """The pods the Deployment's selector matches."""
-        namespace = str(o.mapping(obj.get("metadata")).get("namespace", ""))
+        namespace = o.namespace_of(obj)
         if namespace not in self._pods:
             self._pods[namespace] = self._cluster.list(Kind.POD, namespace=namespace)
         return _selected(obj, self._pods[namespace])
@@ -184,7 +184,7 @@ class _SharedReads:
 
 def _docker_configs(cluster: _SharedReads, obj: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Registry logins from the workload's image pull secrets (pod spec and service account)."""
-    namespace = str(o.mapping(obj.get("metadata")).get("namespace", ""))
+    namespace = o.namespace_of(obj)
     spec = o.pod_spec(o.pod_template(obj))
     names = o.pull_secret_names(spec)
     account = cluster.get(Kind.SERVICE_ACCOUNT, o.service_account_name(spec), namespace=namespace)
