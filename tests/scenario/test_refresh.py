@@ -905,6 +905,25 @@ def test_rate_limit_reserve_holds_every_restart(
     assert env.restarts("busy") == 0
 
 
+def test_the_request_timeout_bounds_registry_requests_too(
+    env: RefreshEnv, open_registry: Registry, token_registry: TokenFront
+) -> None:
+    open_registry.push_image("team/slow", "v1", content="s")
+    env.install(deployment("slow", container("runner", f"{token_registry.host}/team/slow:v1")))
+    stored = env.server.get_object("Secret", "regcred", NS)
+    assert stored is not None
+    auth = base64.b64encode(f"robot:{REGISTRY_PASSWORD}".encode()).decode()
+    config = {"auths": {token_registry.host: {"auth": auth}}}
+    stored["data"][".dockerconfigjson"] = base64.b64encode(json.dumps(config).encode()).decode()
+    env.server.update_object(stored)
+    token_registry.faults["/team/slow/"] = "slow"
+    assert token_registry.slow_seconds > 1, "precondition: slower than the timeout below"
+    result = env.tick("--request-timeout", "1")
+    workload = _workload(result.json(), "slow")
+    assert (workload["outcome"], result.exit_code) == ("could-not-check", 3)
+    assert workload["containers"][0]["reason"] == f"{token_registry.host} did not answer in time"
+
+
 def test_first_run_accepts_a_platform_manifest_of_an_index(env: RefreshEnv) -> None:
     index, children = env.registry.push_index("r/multi", "stable", content="m")
     env.install(deployment("multi", container("runner", env.image("r/multi", "stable"))))
@@ -981,6 +1000,10 @@ def test_a_fleet_costs_one_pod_list_and_one_read_per_shared_login(env: RefreshEn
     before = len(env.server.log)
     result = env.tick()
     assert result.exit_code == 0
+    # Two references, each one manifest request after the registry's login challenge, which
+    # concurrent look-ups may each meet before the first answer teaches the client the login.
+    assert result.json()["distinct_references"] == 2
+    assert result.json()["registry_requests"] in (3, 4)
     made = env.server.log[before:]
     gets = [r.path for r in made if r.method == "GET"]
     assert gets.count(f"/api/v1/namespaces/{NS}/pods") == 1

@@ -187,8 +187,8 @@ class TokenFront:
     GET /token with the right basic login returns a token; /v2/ requests without it get a 401
     Bearer challenge. Requests with it are forwarded to the upstream registry. Faults can be
     set per path fragment: 429 with Retry-After, a missing Docker-Content-Digest, a schema-1
-    answer, or a redirect to `redirect_to` (another host). `seen` records each request's path
-    and Authorization header.
+    answer, a redirect to `redirect_to` (another host), or an answer `slow_seconds` late.
+    `seen` records each request's path and Authorization header.
     """
 
     def __init__(self, upstream: Registry, username: str, password: str) -> None:
@@ -199,6 +199,7 @@ class TokenFront:
         self.username, self.password = username, password
         self.token = "tok-" + digest_of(os.urandom(8))[7:19]
         self.faults: dict[str, str] = {}
+        self.slow_seconds = 3.0
         self.seen: list[tuple[str, str | None]] = []
         front = self
 
@@ -252,6 +253,8 @@ class TokenFront:
                 if fault == "redirect":
                     self._reply(307, b"", {"Location": f"{front.redirect_to}{self.path}"})
                     return
+                if fault == "slow":
+                    time.sleep(front.slow_seconds)  # past a client's timeout
                 if fault == "schema1":
                     self._reply(
                         200,

@@ -46,9 +46,12 @@ class RolloutSimulator:
         key = self._key(obj)
         template = json.dumps(obj["spec"]["template"], sort_keys=True)
         if self._templates.get(key) == template:
-            observed = copy.deepcopy(obj)
-            observed.setdefault("status", {})["observedGeneration"] = obj["metadata"]["generation"]
-            server.update_object(observed)
+            # Like the controller: status is written only when it changes.
+            generation = obj["metadata"]["generation"]
+            if obj.get("status", {}).get("observedGeneration") != generation:
+                observed = copy.deepcopy(obj)
+                observed.setdefault("status", {})["observedGeneration"] = generation
+                server.update_object(observed)
             return
         self._templates[key] = template
         self.rollouts[obj["metadata"]["name"]] = self.rollouts.get(obj["metadata"]["name"], 0) + 1
