@@ -223,6 +223,12 @@ def test_every_reason_reads_plainly(failure: ReadFailure, line: str) -> None:
             False,
         ),
         ("ConnectError", "SSL handshake failed", "TLS certificate was not accepted", False),
+        (
+            "ConnectError",
+            "hostname mismatch, certificate is not valid for 'api'",
+            "TLS certificate was not accepted",
+            False,
+        ),
         ("ConnectError", "[Errno 111] Connection refused", "connection refused", False),
         ("ConnectError", "[Errno -2] Name or service not known", "address not found", False),
         ("ConnectError", "nodename nor servname provided", "address not found", False),

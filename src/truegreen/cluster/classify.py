@@ -81,8 +81,7 @@ def classify(error: Exception, action: str) -> CantRead | None:
 
 def _transport_cause(error: httpx2.TransportError) -> str:
     """A short, secret-free cause for a connection failure (refused, reset, certificate)."""
-    text = str(error) or type(error).__name__
-    lowered = text.lower()
+    lowered = str(error).lower()
     if "certificate" in lowered or "ssl" in lowered:
         return "TLS certificate was not accepted"
     if "refused" in lowered:
