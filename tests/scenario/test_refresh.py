@@ -40,16 +40,26 @@ NS = "train"
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
 
 
-def _regcred(host: str) -> Obj:
-    auth = base64.b64encode(f"robot:{REGISTRY_PASSWORD}".encode()).decode()
-    config = json.dumps({"auths": {host: {"auth": auth}}})
+def _login_secret(name: str, key: str, hosts: dict[str, str]) -> Obj:
+    """A pull secret named `name` holding `key` (.dockerconfigjson or the legacy .dockercfg),
+    with one login per host: host -> password for user robot."""
+    entries = {
+        host: {"auth": base64.b64encode(f"robot:{password}".encode()).decode()}
+        for host, password in hosts.items()
+    }
+    config = {"auths": entries} if key == ".dockerconfigjson" else entries
     return {
         "apiVersion": "v1",
         "kind": "Secret",
-        "type": "kubernetes.io/dockerconfigjson",
-        "metadata": {"name": "regcred", "namespace": NS},
-        "data": {".dockerconfigjson": base64.b64encode(config.encode()).decode()},
+        "metadata": {"name": name, "namespace": NS},
+        "data": {key: base64.b64encode(json.dumps(config).encode()).decode()},
     }
+
+
+def _regcred(*hosts: str) -> Obj:
+    """The `regcred` pull secret the Deployments name, with the robot's login for each host."""
+    secret = _login_secret("regcred", ".dockerconfigjson", dict.fromkeys(hosts, REGISTRY_PASSWORD))
+    return {**secret, "type": "kubernetes.io/dockerconfigjson"}
 
 
 @dataclass
@@ -65,7 +75,8 @@ class RefreshEnv:
     def install(self, workload: Obj) -> None:
         """Store the Deployment with one pod running what its template names right now."""
         self.server.add(workload)
-        stored = self.server.get_object("Deployment", workload["metadata"]["name"], NS)
+        meta = workload["metadata"]
+        stored = self.server.get_object("Deployment", meta["name"], meta["namespace"])
         assert stored is not None
         self.simulator.remember(stored)
         self.server.add(self.simulator.make_pod(stored, f"{workload['metadata']['name']}-0"))
@@ -83,6 +94,13 @@ class RefreshEnv:
         )
         assert REGISTRY_PASSWORD not in result.stdout + result.stderr
         return result
+
+    def set_regcred(self, secret: Obj) -> None:
+        """Replace the stored `regcred` secret's data with `secret`'s (new logins)."""
+        stored = self.server.get_object("Secret", "regcred", NS)
+        assert stored is not None
+        stored["data"] = secret["data"]
+        self.server.update_object(stored)
 
     def annotations(self, name: str) -> dict[str, str]:
         stored = self.server.get_object("Deployment", name, NS)
@@ -365,22 +383,6 @@ def test_paused_and_moving_deployments_are_left_alone(env: RefreshEnv) -> None:
     assert (result.exit_code, env.server.requests("PATCH")) == (0, [])
 
 
-def _login_secret(name: str, key: str, hosts: dict[str, str]) -> Obj:
-    """A pull secret named `name` holding `key` (.dockerconfigjson or the legacy .dockercfg),
-    with one login per host: host -> password for user robot."""
-    entries = {
-        host: {"auth": base64.b64encode(f"robot:{password}".encode()).decode()}
-        for host, password in hosts.items()
-    }
-    config = {"auths": entries} if key == ".dockerconfigjson" else entries
-    return {
-        "apiVersion": "v1",
-        "kind": "Secret",
-        "metadata": {"name": name, "namespace": NS},
-        "data": {key: base64.b64encode(json.dumps(config).encode()).decode()},
-    }
-
-
 @pytest.mark.parametrize(
     ("pod_secrets", "account_secrets"),
     [
@@ -579,15 +581,11 @@ def test_concurrent_ticks_restart_once(env: RefreshEnv) -> None:
 def test_a_deployment_that_keeps_changing_is_not_restarted_blindly(env: RefreshEnv) -> None:
     env.registry.push_image("r/busy", "stable", content="a")
     busy = deployment("busy", container("runner", env.image("r/busy", "stable")))
-    busy["metadata"]["namespace"] = "elsewhere"  # the re-read must ask in the right place
     login = _regcred(env.registry.host)
-    login["metadata"]["namespace"] = "elsewhere"
     for obj in (busy, login):
-        env.server.add(obj)
-    stored = env.server.get_object("Deployment", "busy", "elsewhere")
-    assert stored is not None
-    env.simulator.remember(stored)
-    env.server.add(env.simulator.make_pod(stored, "busy-0"))
+        obj["metadata"]["namespace"] = "elsewhere"  # the re-read must ask in the right place
+    env.server.add(login)
+    env.install(busy)
     assert env.tick("-A").exit_code == 0  # records what runs
     env.registry.push_image("r/busy", "stable", content="b")
     env.server.inject(Fault.CONFLICT, r"/deployments/busy$", method="PATCH")
@@ -815,10 +813,7 @@ def test_no_credential_reaches_any_output(env: RefreshEnv) -> None:
             }
         ).encode()
     ).decode()
-    stored = env.server.get_object("Secret", "regcred", NS)
-    assert stored is not None
-    stored["data"] = broken["data"]
-    env.server.update_object(stored)
+    env.set_regcred(broken)
     refused = env.tick("--debug", "-v")
     assert _workload(refused.json(), "secret")["outcome"] == "could-not-check"  # precondition
     for result in [*outputs, refused]:
@@ -862,11 +857,9 @@ def test_a_restart_outside_the_kubeconfig_s_namespace_stays_in_its_own(
     }
     for obj in (away, login, account):
         obj["metadata"]["namespace"] = "elsewhere"
-        env.server.add(obj)
-    stored = env.server.get_object("Deployment", "away", "elsewhere")
-    assert stored is not None
-    env.simulator.remember(stored)
-    env.server.add(env.simulator.make_pod(stored, "away-0"))
+    env.server.add(login)
+    env.server.add(account)
+    env.install(away)
     assert env.tick("-A").exit_code == 0  # records what runs
     newest = env.registry.push_image("r/away", "stable", content="b")
     result = env.tick("-A")
@@ -890,12 +883,7 @@ def test_rate_limit_reserve_holds_every_restart(
     env.tick()
     env.registry.push_image("r/busy", "stable", content="b")  # busy needs a restart
     token_registry.faults["/team/limited/"] = "low-remaining"
-    stored = env.server.get_object("Secret", "regcred", NS)
-    assert stored is not None
-    auth = base64.b64encode(f"robot:{REGISTRY_PASSWORD}".encode()).decode()
-    config = {"auths": {env.registry.host: {"auth": auth}, token_registry.host: {"auth": auth}}}
-    stored["data"][".dockerconfigjson"] = base64.b64encode(json.dumps(config).encode()).decode()
-    env.server.update_object(stored)
+    env.set_regcred(_regcred(env.registry.host, token_registry.host))
     result = env.tick()
     busy = _workload(result.json(), "busy")
     assert busy["containers"][0]["decision"] == "restart"  # precondition: it would restart
@@ -910,12 +898,7 @@ def test_the_request_timeout_bounds_registry_requests_too(
 ) -> None:
     open_registry.push_image("team/slow", "v1", content="s")
     env.install(deployment("slow", container("runner", f"{token_registry.host}/team/slow:v1")))
-    stored = env.server.get_object("Secret", "regcred", NS)
-    assert stored is not None
-    auth = base64.b64encode(f"robot:{REGISTRY_PASSWORD}".encode()).decode()
-    config = {"auths": {token_registry.host: {"auth": auth}}}
-    stored["data"][".dockerconfigjson"] = base64.b64encode(json.dumps(config).encode()).decode()
-    env.server.update_object(stored)
+    env.set_regcred(_regcred(token_registry.host))
     token_registry.faults["/team/slow/"] = "slow"
     assert token_registry.slow_seconds > 1, "precondition: slower than the timeout below"
     result = env.tick("--request-timeout", "1")
