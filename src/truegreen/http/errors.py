@@ -1,0 +1,46 @@
+"""Why an HTTP exchange produced no usable answer.
+
+Modelled on httpx's exception tree: each class is one failure mode a caller treats differently.
+Messages are plain and never quote a body, a header value or a credential.
+"""
+
+
+class TransportError(Exception):
+    """No usable HTTP answer."""
+
+
+class ConnectFailedError(TransportError):
+    """No connection was made: refused, no route, name not found, or a proxy refused the tunnel.
+
+    Nothing reached the server, so no later request to the same address can succeed either.
+    """
+
+
+class TlsFailedError(ConnectFailedError):
+    """The TLS handshake failed: an unknown certificate authority, a wrong name, a bad client
+    certificate."""
+
+
+class TimedOutError(TransportError):
+    """The deadline passed before the exchange completed (connect, headers or body)."""
+
+    def __init__(self, message: str, *, connected: bool) -> None:
+        super().__init__(message)
+        self.connected = connected
+        """False when the deadline passed before a connection existed."""
+
+
+class ConnectionDroppedError(TransportError):
+    """The connection closed or reset before a whole answer arrived."""
+
+
+class ProtocolViolationError(TransportError):
+    """The peer's bytes are not valid HTTP/1.1."""
+
+
+class AnswerTooLargeError(TransportError):
+    """The answer's body exceeded the cap set for it; it was not read further."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the answer was larger than {limit:,} bytes")
+        self.limit = limit

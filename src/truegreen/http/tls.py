@@ -1,0 +1,28 @@
+"""What a TLS connection needs: whom to trust, which name to check, which certificate to show."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ClientCertificate:
+    """A client certificate and its private key, PEM-encoded. `repr` never shows the key."""
+
+    cert_pem: bytes
+    key_pem: bytes
+
+    def __repr__(self) -> str:
+        return "ClientCertificate(<hidden>)"
+
+
+@dataclass(frozen=True)
+class TlsSettings:
+    """How to verify the server and authenticate to it over TLS."""
+
+    ca_pem: bytes | None = None
+    """Certificate authorities to trust (PEM); None: the system's trust store."""
+    verify: bool = True
+    """False only for `insecure-skip-tls-verify`: any certificate is accepted."""
+    server_name: str | None = None
+    """`tls-server-name`: the name sent in SNI and checked in the certificate, when it is not
+    the host of the URL."""
+    client_certificate: ClientCertificate | None = None
