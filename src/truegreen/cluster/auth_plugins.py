@@ -1,8 +1,7 @@
-"""The pieces of a kubeconfig that reach outside it: credential plugins and proxies.
+"""Credential plugins named by a kubeconfig: `exec` plugins and `auth-provider` entries.
 
-`exec` plugins and `auth-provider` entries yield a `CredentialSource`; `proxy-url` (and the
-proxy environment variables, as kubectl honours them) yield a `Dialer`. The kubeconfig resolver
-calls these two functions and knows nothing else about plugins or proxies.
+Each yields a `CredentialSource`. The kubeconfig resolver calls `plugin_credentials` and knows
+nothing else about plugins.
 """
 
 from collections.abc import Mapping
@@ -11,7 +10,6 @@ from typing import Any
 
 from truegreen.cluster.credentials import CredentialSource
 from truegreen.errors import ConnectionSetupError
-from truegreen.http.dial import Dialer
 
 
 def plugin_credentials(
@@ -28,14 +26,3 @@ def plugin_credentials(
         "truegreen cannot run credential plugins yet",
         "use a token or client certificate user",
     )
-
-
-def dialer_for(server: str, proxy_url: str | None) -> Dialer | None:
-    """How to reach `server`: through `proxy_url` when set, else None (directly)."""
-    if proxy_url:
-        raise ConnectionSetupError(
-            f"the kubeconfig names the proxy {proxy_url!r}",
-            "truegreen cannot connect through a proxy yet",
-            "connect without one",
-        )
-    return None
