@@ -8,6 +8,8 @@ from truegreen.cluster.reader import ClusterReader, FieldIsNot, ReadKey
 from truegreen.cluster.reads import (
     CantRead,
     Conflict,
+    Created,
+    CreateResult,
     Folded,
     FoldRead,
     GetRead,
@@ -24,6 +26,8 @@ __all__ = [
     "CantRead",
     "ClusterReader",
     "Conflict",
+    "CreateResult",
+    "Created",
     "FieldIsNot",
     "FoldRead",
     "Folded",

@@ -47,6 +47,9 @@ class CantRead:
     reason: str
     reached: bool = True
     """False when no connection to the server was ever made (refused, no route, TLS)."""
+    server_message: str = ""
+    """The message of the server's Status answer, when it sent one (`pods "x" is forbidden:
+    exceeded quota: …`): admission refusals are quoted to the operator as the server said them."""
 
     @property
     def is_measurement(self) -> bool:
@@ -83,6 +86,13 @@ class Patched:
 
 
 @dataclass(frozen=True)
+class Created:
+    """A create that the server accepted; with dry-run, admitted but not stored."""
+
+    obj: KubeObject
+
+
+@dataclass(frozen=True)
 class Conflict:
     """A write refused because the object changed since it was read (409)."""
 
@@ -92,3 +102,5 @@ GetRead = Got | CantRead
 FoldRead = Folded | CantRead
 PatchResult = Patched | Conflict | CantRead
 """A write's outcome; a CantRead here means the write could not be made, and why."""
+CreateResult = Created | CantRead
+"""A create's outcome; a refusal by admission is a CantRead carrying the server's message."""
