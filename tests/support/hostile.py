@@ -18,6 +18,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Self
 
 DRIP_INTERVAL = 0.02
 """Seconds between two dripped bytes."""
@@ -32,6 +33,8 @@ class Peer:
         self.server = server
         self.sock = sock
         self._buffer = b""
+        self.body = b""
+        """The body of the last request read."""
 
     def read_request(self) -> bytes | None:
         """The next request's head (its body, if any, is read and dropped); None at EOF."""
@@ -44,13 +47,14 @@ class Peer:
                 return None
             self._buffer += data
         head, _, self._buffer = self._buffer.partition(b"\r\n\r\n")
+        self.body = b""
         for line in head.split(b"\r\n")[1:]:
             name, _, value = line.partition(b":")
             if name.strip().lower() == b"content-length":
                 length = int(value.strip())
                 while len(self._buffer) < length:
                     self._buffer += self.sock.recv(65536)
-                self._buffer = self._buffer[length:]
+                self.body, self._buffer = self._buffer[:length], self._buffer[length:]
         self.server.count("requests")
         return head
 
@@ -186,7 +190,7 @@ class HostileServer:
         for worker in self._threads:
             worker.join(5)
 
-    def __enter__(self) -> HostileServer:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -391,3 +395,45 @@ def relay_to(port: int) -> Behaviour:
         upstream.close()
 
     return behaviour
+
+
+@dataclass(frozen=True)
+class Received:
+    """One request a scripted server read."""
+
+    method: str
+    target: str
+    headers: dict[str, str]
+    body: bytes
+
+
+Answer = tuple[int, dict[str, str], bytes]
+"""Status, headers and body of a scripted answer."""
+
+
+class ScriptedApi(HostileServer):
+    """A keep-alive server answering each request with `answer(request, n)`, n counting from 0;
+    every request is kept in `received`."""
+
+    def __init__(self, answer: Callable[[Received, int], Answer]) -> None:
+        self.received: list[Received] = []
+        self._answer = answer
+        super().__init__(self._serve_scripted)
+
+    def _serve_scripted(self, peer: Peer, _connection: int) -> None:
+        while (head := peer.read_request()) is not None:
+            request_line, *header_lines = head.decode("latin-1").split("\r\n")
+            method, target, _version = request_line.split(" ", 2)
+            headers = {}
+            for line in header_lines:
+                name, _sep, value = line.partition(":")
+                headers[name.strip().lower()] = value.strip()
+            request = Received(method, target, headers, peer.body)
+            with self._lock:
+                index = len(self.received)
+                self.received.append(request)
+            status, extra, body = self._answer(request, index)
+            lines = [f"HTTP/1.1 {status} X", f"Content-Length: {len(body)}"]
+            lines += [f"{k}: {v}" for k, v in extra.items()]
+            if not peer.send(("\r\n".join(lines) + "\r\n\r\n").encode() + body):
+                return
