@@ -192,3 +192,19 @@ def test_a_quiet_stream_ends_at_its_idle_bound() -> None:
 def test_the_drip_bound_is_meaningful() -> None:
     """Precondition of the drip tests: the drip outlasts the deadline many times over."""
     assert DRIP_CAP * DRIP_INTERVAL > 20 * DEADLINE
+
+
+def test_a_head_answer_s_length_is_not_a_body() -> None:
+    """HEAD (the registry's digest look-up) announces the size of a body it does not send."""
+
+    def head(peer: hostile.Peer, _: int) -> None:
+        while peer.read_request() is not None:
+            peer.send(b"HTTP/1.1 200 OK\r\nContent-Length: 1000000000\r\nX-Digest: d\r\n\r\n")
+
+    with HostileServer(head) as server, Transport() as transport:
+        for _ in range(2):
+            answer = transport.request(
+                "HEAD", server.url + "/", deadline=Deadline.after(10), max_bytes=100
+            )
+            assert (answer.status, answer.header("x-digest"), answer.body) == (200, "d", b"")
+    assert (server.counts["connections"], server.counts["requests"]) == (1, 2)

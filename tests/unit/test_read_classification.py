@@ -13,6 +13,7 @@ from tests.support.fake_apiserver import FakeApiServer, Fault
 from truegreen.cluster import CantRead, Got, Kind, Listed, ReadFailure
 from truegreen.cluster.classify import (
     SERVER_MESSAGE_LIMIT,
+    RunTimeLimitError,
     TooManyPagesError,
     classify,
     from_status,
@@ -269,6 +270,13 @@ def test_an_unexpected_exception_is_not_a_read_failure() -> None:
     assert classify(ValueError("a bug, not an answer"), "list nodes") is None
 
 
+def test_past_the_run_s_time_limit_is_a_timeout_that_reached_the_server() -> None:
+    cant = classify(RunTimeLimitError(60), "list pods")
+    assert cant == CantRead(
+        ReadFailure.TIMEOUT, "list pods: no answer in time (the run's time limit of 60 s passed)"
+    )
+
+
 @pytest.mark.parametrize("connected", [True, False])
 def test_a_timeout_says_whether_the_server_was_reached(connected: bool) -> None:
     cant = classify(TimedOutError("deadline", connected=connected), "list nodes")
@@ -300,14 +308,19 @@ def test_an_answer_of_the_wrong_shape_is_malformed(error: Exception) -> None:
 
 
 @pytest.mark.parametrize(
-    ("error", "reason"),
+    ("cap", "limit", "reason"),
     [
-        (AnswerTooLargeError(64 << 20), "list pods: the server's answer was larger than 64 MiB"),
-        (TooManyPagesError(10_000), "list pods: the list had more than 10,000 pages"),
+        (AnswerTooLargeError, 64 << 20, "the server's answer was larger than 64 MiB"),
+        (AnswerTooLargeError, 1 << 20, "the server's answer was larger than 1 MiB"),
+        (AnswerTooLargeError, (1 << 20) + 1, "the server's answer was larger than 1,048,577 bytes"),
+        (AnswerTooLargeError, 4096, "the server's answer was larger than 4,096 bytes"),
+        (TooManyPagesError, 10_000, "the list had more than 10,000 pages"),
     ],
 )
-def test_past_a_cap_is_too_large(error: Exception, reason: str) -> None:
-    assert classify(error, "list pods") == CantRead(ReadFailure.TOO_LARGE, reason)
+def test_past_a_cap_is_too_large(cap: type[Exception], limit: int, reason: str) -> None:
+    assert classify(cap(limit), "list pods") == CantRead(
+        ReadFailure.TOO_LARGE, f"list pods: {reason}"
+    )
 
 
 def test_only_a_status_answer_is_quoted() -> None:
@@ -315,6 +328,8 @@ def test_only_a_status_answer_is_quoted() -> None:
     assert from_status(403, status, "create pod").server_message == "exceeded quota: compute"
     assert from_status(403, b'{"message": "not a Status"}', "create pod").server_message == ""
     assert from_status(500, b"<html>secret=hunter2</html>", "create pod").server_message == ""
+    whole = b'{"kind": "Status", "message": "' + b"w" * SERVER_MESSAGE_LIMIT + b'"}'
+    assert from_status(403, whole, "create pod").server_message == "w" * SERVER_MESSAGE_LIMIT
     long = b'{"kind": "Status", "message": "' + b"m" * 2000 + b'"}'
     quoted = from_status(403, long, "create pod").server_message
     assert quoted == "m" * SERVER_MESSAGE_LIMIT + "…"
@@ -354,7 +369,7 @@ def test_stamping_fills_only_what_is_missing() -> None:
         "apiVersion": "batch/v1",
     }
     assert stamp({"kind": "", "apiVersion": "v1"}, Kind.POD) == {"kind": "Pod", "apiVersion": "v1"}
-    kept = {"kind": "Pod", "apiVersion": "v1beta9"}
+    kept = {"kind": "PodTemplate", "apiVersion": "v1beta9"}
     assert stamp(dict(kept), Kind.POD) == kept
 
 

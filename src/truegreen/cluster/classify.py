@@ -33,7 +33,6 @@ class TooManyPagesError(Exception):
 
     def __init__(self, limit: int) -> None:
         super().__init__(f"the list had more than {limit:,} pages")
-        self.limit = limit
 
 
 class RunTimeLimitError(Exception):

@@ -41,7 +41,7 @@ def view_stamper(view: type[Any], kind: Kind) -> Callable[[Any], None] | None:
 
     Only fields a view declares are set (`kind`, `api_version`), and only when left empty.
     """
-    fields = set(getattr(view, "__struct_fields__", ()))
+    fields = set(view.__struct_fields__)
     wants = [
         (f, v)
         for f, v in (("kind", kind.spec.name), ("api_version", kind.spec.api_version))

@@ -110,10 +110,11 @@ class SocketStream:
     def is_reusable(self) -> bool:
         """An idle HTTP connection has nothing to read; readable means closed or garbage."""
         try:
-            readable, _, _ = select.select([self._sock], [], [], 0)
+            poller = select.poll()  # poll, not select: descriptors past 1024 are fine
+            poller.register(self._sock, select.POLLIN)
+            return not poller.poll(0)
         except (OSError, ValueError):
             return False
-        return not readable
 
     def close(self) -> None:
         """Close the socket, ignoring errors from a peer already gone."""

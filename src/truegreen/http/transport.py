@@ -400,7 +400,9 @@ class Answer:
     def read_all(self, max_bytes: int) -> bytes:
         """The whole body, or AnswerTooLargeError as soon as it is known to exceed `max_bytes`."""
         declared = self.header("content-length")
-        if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+        # A HEAD answer's Content-Length describes a body that is not sent.
+        bodiless = self._method == "HEAD" or self.status in (204, 304)
+        if not bodiless and declared and declared.isdigit() and int(declared) > max_bytes:
             self.close()
             raise AnswerTooLargeError(max_bytes)
         parts: list[bytes] = []
