@@ -25,6 +25,8 @@ GATE_MODULES = [
     "src/truegreen/doctor/rollup.py",
     "src/truegreen/doctor/fit.py",
     "src/truegreen/cluster/classify.py",
+    "src/truegreen/cluster/throttle.py",
+    "src/truegreen/cluster/endpoints.py",
     "src/truegreen/refresh/plan.py",
     "src/truegreen/refresh/steps.py",
     "src/truegreen/refresh/template.py",

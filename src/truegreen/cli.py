@@ -88,7 +88,8 @@ def _connection_options(command: F) -> F:
                 type=click.FloatRange(min=0.1),
                 default=10.0,
                 show_default=True,
-                help="Seconds to wait for each API request.",
+                help="Seconds for each API request, from connecting to the last byte of the "
+                "answer; doctor and snapshot also stop reading after 30 times this in all.",
             ),
             click.option(
                 "--insecure-skip-tls-verify",
@@ -146,14 +147,12 @@ def _connection(
 ) -> Any:
     from truegreen.cluster.settings import ConnectionSettings
 
-    if insecure_skip_tls_verify:
-        click.echo(
-            "truegreen: warning: not verifying the cluster's TLS certificate "
-            "(--insecure-skip-tls-verify); anyone on the network path could answer for it",
-            err=True,
-        )
+    def warn(line: str) -> None:
+        # The flag and the kubeconfig's insecure-skip-tls-verify both end up here, once.
+        click.echo(f"truegreen: warning: {line}", err=True)
+
     return ConnectionSettings(
-        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify
+        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, warn
     )
 
 

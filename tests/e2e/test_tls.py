@@ -87,3 +87,21 @@ def test_skipping_verification_needs_the_flag_and_warns(
     assert result.stderr.startswith(
         "truegreen: warning: not verifying the cluster's TLS certificate"
     )
+
+
+def test_skipping_verification_in_the_kubeconfig_works_and_warns_the_same(
+    tls_api: FakeApiServer, tmp_path: Path
+) -> None:
+    import yaml
+
+    kubeconfig = tls_api.write_kubeconfig(tmp_path / "kc", namespace="train")
+    config = yaml.safe_load(kubeconfig.read_text())
+    config["clusters"][0]["cluster"]["insecure-skip-tls-verify"] = True
+    kubeconfig.write_text(yaml.safe_dump(config))
+    result = run_cli("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
+    assert (result.exit_code, result.json()["verdict"]) == (0, "ready")
+    assert result.stderr == (
+        "truegreen: warning: not verifying the cluster's TLS certificate "
+        f"(insecure-skip-tls-verify in {kubeconfig}); anyone on the network path could "
+        "answer for it\n"
+    )

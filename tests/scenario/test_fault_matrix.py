@@ -77,23 +77,36 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
         owners = _owners(record.path)
         for fault in Fault:
             doctor.server.clear_faults()
+            throttled = fault is Fault.TOO_MANY_REQUESTS
             doctor.server.inject(
-                fault, "^" + re.escape(record.path) + "$", method=record.method, delay=3
+                fault,
+                "^" + re.escape(record.path) + "$",
+                method=record.method,
+                delay=3,
+                # Throttling ends after one answer here; it is waited out (Retry-After: 1)
+                # within a request timeout that leaves room for the wait.
+                count=1 if throttled else None,
             )
             before = len(doctor.server.log)
-            result = doctor.live("-o", "json", "--request-timeout", "0.5")
+            result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.5")
             cell = f"{fault.name} on {record.method} {record.path}"
-            # Bounded by construction, not by a clock: a failed read is never retried and no
-            # read is added, so a run lasts at most 12 request timeouts plus its own work.
+            # Bounded by construction, not by a clock: a failed read is never retried (only
+            # throttling is, once here) and no read is added, so a run lasts at most 12
+            # request timeouts plus its own work.
             made = doctor.server.log[before:]
-            assert len(made) <= healthy_run, f"{cell}: {len(made)} requests"
+            assert len(made) <= healthy_run + throttled, f"{cell}: {len(made)} requests"
             faulted = [r for r in made if (r.method, r.path) == (record.method, record.path)]
-            assert len(faulted) == 1, f"{cell}: the failed read was sent {len(faulted)} times"
+            sends = 2 if throttled else 1
+            assert len(faulted) == sends, f"{cell}: the read was sent {len(faulted)} times"
             assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
             report = result.json()
             statuses = _statuses(report)
             absence = _matching(MEASURED_ABSENCE, record.path)
-            if fault is Fault.NOT_FOUND and _matching(ABSENCE_CHANGES_NOTHING, record.path):
+            if throttled:
+                assert [r.status for r in faulted] == [429, 200], cell
+                assert statuses == base_statuses, cell
+                assert result.exit_code == 0, cell
+            elif fault is Fault.NOT_FOUND and _matching(ABSENCE_CHANGES_NOTHING, record.path):
                 assert statuses == base_statuses, cell
                 assert result.exit_code == 0, cell
             elif fault is Fault.NOT_FOUND and absence is not None:
@@ -122,3 +135,34 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
     with capsys.disabled():
         print(f"\ndoctor fault matrix: {held}/{cells} hold")
     assert held == cells
+
+
+def test_throttling_that_never_ends_reads_unknown(doctor: Doctor) -> None:
+    """A 429 on every answer to one read: retried while Retry-After fits in the request's
+    deadline, then that read is unknown, like any other failed read. Bounded by counting: the
+    read is sent at most 1 + client-go's 10 retries, and at least twice (1 s fits in 1.5 s)."""
+    from truegreen.cluster.throttle import MAX_RETRIES
+
+    doctor.load("healthy")
+    baseline = doctor.live("-o", "json", "--request-timeout", "1.5")
+    assert baseline.exit_code == 0
+    base_statuses = _statuses(baseline.json())
+    reads = sorted({(r.method, r.path) for r in doctor.server.requests()})
+    assert len(reads) == 12, "precondition: a healthy run makes 12 distinct reads"
+    for method, path in reads:
+        doctor.server.clear_faults()
+        doctor.server.inject(Fault.TOO_MANY_REQUESTS, "^" + re.escape(path) + "$", method=method)
+        before = len(doctor.server.log)
+        result = doctor.live("-o", "json", "--request-timeout", "1.5")
+        cell = f"endless 429 on {method} {path}"
+        faulted = [r for r in doctor.server.log[before:] if (r.method, r.path) == (method, path)]
+        assert 2 <= len(faulted) <= 1 + MAX_RETRIES, f"{cell}: sent {len(faulted)} times"
+        assert {r.status for r in faulted} == {429}, cell
+        statuses = _statuses(result.json())
+        for check in _owners(path):
+            assert "unknown" in statuses[check], cell
+            assert not {"ok", "fail"} & statuses[check], cell
+        owners = _owners(path)
+        others = {c: s for c, s in statuses.items() if c not in owners}
+        assert others == {c: s for c, s in base_statuses.items() if c not in owners}, cell
+        assert result.exit_code == 3, cell

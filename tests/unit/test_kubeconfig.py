@@ -1,14 +1,17 @@
 """Connection settings resolve like kubectl's, and a broken kubeconfig is one clear error."""
 
+import base64
 from pathlib import Path
 
 import pytest
 import yaml
 
-from truegreen.cluster.kubeconfig import resolve
+from truegreen.cluster.credentials import Credential, StaticCredentials, TokenFileCredentials
+from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.errors import ConnectionSetupError
+from truegreen.errors import ConnectionSetupError, TruegreenError
 from truegreen.exitcodes import ExitCode
+from truegreen.http.tls import ClientCertificate, TlsSettings
 
 
 def _config(
@@ -116,3 +119,176 @@ def test_errors_never_quote_credentials(tmp_path: Path) -> None:
     with pytest.raises(ConnectionSetupError) as caught:
         resolve(ConnectionSettings(kubeconfig=path))
     assert "s3cr3t-token-value" not in caught.value.line()
+
+
+# -- what a user and a cluster entry may say (client-go tools/clientcmd) ---------------------
+
+CA_PEM = b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+
+
+def _entries(
+    cluster: dict[str, object] | None = None, user: dict[str, object] | None = None
+) -> dict[str, object]:
+    config = _config()
+    config["clusters"] = [
+        {"name": "a", "cluster": {"server": "https://a.example", **(cluster or {})}}
+    ]
+    config["users"] = [{"name": "a", "user": user if user is not None else {"token": "tok"}}]
+    return config
+
+
+def _resolve(tmp_path: Path, config: dict[str, object], **settings: object) -> ResolvedConnection:
+    return resolve(ConnectionSettings(kubeconfig=_write(tmp_path / "kc", config), **settings))  # type: ignore[arg-type]
+
+
+def test_relative_paths_resolve_against_the_file_that_defined_the_entry(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    first.mkdir()
+    second.mkdir()
+    (first / "ca.pem").write_bytes(CA_PEM)
+    (second / "token").write_text("from-the-second-folder\n")
+    clusters = _config()
+    clusters["users"] = []
+    clusters["clusters"] = [
+        {"name": "a", "cluster": {"server": "https://a.example", "certificate-authority": "ca.pem"}}
+    ]
+    users = _config()
+    users["clusters"] = []
+    users["users"] = [{"name": "a", "user": {"tokenFile": "token"}}]
+    monkeypatch.setenv(
+        "KUBECONFIG", f"{_write(first / 'config', clusters)}:{_write(second / 'config', users)}"
+    )
+    resolved = resolve(ConnectionSettings())
+    assert resolved.tls.ca_pem == CA_PEM
+    assert resolved.credentials.current().authorization == "Bearer from-the-second-folder"
+
+
+def test_data_fields_are_base64(tmp_path: Path) -> None:
+    def encode(data: bytes) -> str:
+        return base64.b64encode(data).decode()
+
+    resolved = _resolve(
+        tmp_path,
+        _entries(
+            {"certificate-authority-data": encode(CA_PEM), "tls-server-name": "api.internal"},
+            {"client-certificate-data": encode(b"CERT"), "client-key-data": encode(b"KEY")},
+        ),
+    )
+    assert resolved.tls == TlsSettings(ca_pem=CA_PEM, server_name="api.internal")
+    assert resolved.credentials.current() == Credential(None, ClientCertificate(b"CERT", b"KEY"))
+    assert resolved.unverified_because is None
+
+
+@pytest.mark.parametrize(
+    ("cluster", "user", "expected"),
+    [
+        (
+            {"certificate-authority-data": "QQ==", "certificate-authority": "ca.pem"},
+            None,
+            "sets both certificate-authority and certificate-authority-data",
+        ),
+        ({"certificate-authority-data": "not base64!"}, None, "is not base64"),
+        ({"certificate-authority-data": "QUJD"}, None, "is not a PEM certificate"),
+        (None, {"token": "t", "username": "u"}, "has more than one login method"),
+        (None, {"client-certificate-data": "QQ=="}, "has a client certificate but no key"),
+        (
+            {"proxy-url": "http://proxy.corp:3128"},
+            None,
+            "connecting through a proxy is not supported yet",
+        ),
+        (None, {"tokenFile": "absent"}, "cannot read the token file"),
+    ],
+)
+def test_unusable_entries_are_one_line(
+    tmp_path: Path, cluster: dict[str, object] | None, user: dict[str, object] | None, expected: str
+) -> None:
+    with pytest.raises(TruegreenError) as caught:
+        _resolve(tmp_path, _entries(cluster, user))
+    assert expected in caught.value.line()
+    assert "\n" not in caught.value.line()
+    assert caught.value.exit_code is ExitCode.UNKNOWN
+
+
+def test_basic_login_and_a_missing_user(tmp_path: Path) -> None:
+    basic = _resolve(tmp_path, _entries(user={"username": "admin", "password": "pw"}))
+    assert basic.credentials.current().authorization == "Basic YWRtaW46cHc="
+    anonymous = _entries()
+    anonymous["users"] = []
+    assert _resolve(tmp_path, anonymous).credentials.current() == Credential()
+
+
+def test_skipping_verification_in_the_file_or_by_flag(tmp_path: Path) -> None:
+    in_file = _resolve(tmp_path, _entries({"insecure-skip-tls-verify": True}))
+    assert in_file.tls == TlsSettings(verify=False)
+    assert in_file.unverified_because == f"insecure-skip-tls-verify in {tmp_path / 'kc'}"
+    with_ca = _entries({"insecure-skip-tls-verify": True, "certificate-authority-data": "QQ=="})
+    with pytest.raises(ConnectionSetupError, match="both names a certificate authority"):
+        _resolve(tmp_path, with_ca)
+    # The flag overrides the file's authority, as kubectl's does (client_config.go).
+    flagged = _resolve(tmp_path, with_ca, insecure_skip_tls_verify=True)
+    assert flagged.tls == TlsSettings(verify=False)
+    assert flagged.unverified_because == "--insecure-skip-tls-verify"
+
+
+def test_a_token_file_is_reread_every_minute(tmp_path: Path) -> None:
+    path = tmp_path / "token"
+    path.write_text("first")
+    now = [0.0]
+    source = TokenFileCredentials(path, "test", clock=lambda: now[0])
+    path.write_text("second")
+    now[0] = 59.0
+    assert source.current().authorization == "Bearer first"
+    now[0] = 60.0
+    assert source.current().authorization == "Bearer second"
+    path.unlink()  # a failed re-read keeps the last token
+    now[0] = 200.0
+    assert source.current().authorization == "Bearer second"
+
+
+def test_plugins_are_handed_to_auth_plugins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from truegreen.cluster import auth_plugins
+
+    calls: list[tuple[str, dict[str, object], Path, dict[str, object]]] = []
+    source = StaticCredentials(Credential("Bearer from-plugin"), "plugin")
+
+    def plugin_credentials(
+        user_name: str, user: dict[str, object], *, base_dir: Path, cluster: dict[str, object]
+    ) -> StaticCredentials:
+        calls.append((user_name, user, base_dir, cluster))
+        return source
+
+    monkeypatch.setattr(auth_plugins, "plugin_credentials", plugin_credentials)
+    user: dict[str, object] = {
+        "exec": {"command": "login", "apiVersion": "client.authentication.k8s.io/v1"}
+    }
+    resolved = _resolve(tmp_path, _entries(user=user))
+    assert resolved.credentials is source
+    assert calls == [("a", user, tmp_path, {"server": "https://a.example"})]
+
+
+def test_in_cluster_service_account(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    account = tmp_path / "sa"
+    account.mkdir()
+    (account / "token").write_text("sa-token\n")
+    (account / "ca.crt").write_bytes(CA_PEM)
+    (account / "namespace").write_text("train\n")
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.0.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
+    resolved = resolve(ConnectionSettings(), service_account=account)
+    assert (resolved.server, resolved.namespace, resolved.source) == (
+        "https://10.0.0.1:443",
+        "train",
+        "in-cluster",
+    )
+    assert resolved.tls == TlsSettings(ca_pem=CA_PEM)
+    assert resolved.credentials.current().authorization == "Bearer sa-token"
+    (account / "token").write_text("rotated\n")
+    assert resolved.credentials.after_unauthorized() == Credential("Bearer rotated")
+    monkeypatch.setenv("POD_NAMESPACE", "elsewhere")
+    assert resolve(ConnectionSettings(), service_account=account).namespace == "elsewhere"
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "fd00::1")
+    assert resolve(ConnectionSettings(), service_account=account).server == "https://[fd00::1]:443"

@@ -3,15 +3,36 @@
 These go through the real LiveCluster over HTTP against the fake API server.
 """
 
+from dataclasses import replace
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from tests.support.fake_apiserver import FakeApiServer, Fault
 from truegreen.cluster import CantRead, Got, Kind, Listed, ReadFailure
+from truegreen.cluster.classify import (
+    SERVER_MESSAGE_LIMIT,
+    RunTimeLimitError,
+    TooManyPagesError,
+    classify,
+    from_status,
+)
+from truegreen.cluster.credentials import CredentialError
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reader import FieldIsNot
 from truegreen.cluster.settings import ConnectionSettings
+from truegreen.http.errors import (
+    AddressNotFoundError,
+    AnswerTooLargeError,
+    ConnectFailedError,
+    ConnectionDroppedError,
+    ConnectRefusedError,
+    ProtocolViolationError,
+    SendFailedError,
+    TimedOutError,
+    TlsFailedError,
+)
 
 POD = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "train"}}
 
@@ -57,8 +78,10 @@ def test_list_failure_is_classified(
         read = cluster.list(Kind.POD, namespace="train")
     assert isinstance(read, CantRead), f"{fault} should not yield objects, got {read}"
     # the server answered (or at least accepted the connection): later reads may still work
-    assert read == CantRead(expected, f"list pods: {reason}", reached=True)
+    assert replace(read, server_message="") == CantRead(expected, f"list pods: {reason}")
     assert read.is_measurement is (expected is ReadFailure.NOT_FOUND)
+    # A Status answer's message is kept apart (its exact text: test_only_a_status_answer_is_quoted)
+    assert bool(read.server_message) is isinstance(fault.value, int)
 
 
 def test_get_of_absent_object_is_a_measured_absence(
@@ -70,7 +93,11 @@ def test_get_of_absent_object_is_a_measured_absence(
         absent = cluster.get(Kind.POD, "gone", namespace="train")
     assert isinstance(present, Got)
     assert present.obj["metadata"]["name"] == "p"
-    assert absent == CantRead(ReadFailure.NOT_FOUND, "read pod 'gone': not found (404)")
+    assert absent == CantRead(
+        ReadFailure.NOT_FOUND,
+        "read pod 'gone': not found (404)",
+        server_message='pods "gone" not found',
+    )
     assert absent.is_measurement
 
 
@@ -203,6 +230,7 @@ def test_get_of_a_garbled_answer_is_malformed(
         (ReadFailure.UNREACHABLE, "list pods: could not connect"),
         (ReadFailure.SERVER_ERROR, "list pods: the cluster answered with an error"),
         (ReadFailure.MALFORMED, "list pods: the cluster's answer was not valid"),
+        (ReadFailure.TOO_LARGE, "list pods: the cluster's answer was too large"),
         (ReadFailure.NOT_CAPTURED, "list pods: not in the snapshot"),
     ],
 )
@@ -210,88 +238,163 @@ def test_every_reason_reads_plainly(failure: ReadFailure, line: str) -> None:
     from truegreen.cluster.classify import describe
 
     assert describe(failure, "list pods") == line
-    assert describe(failure, "list pods", "403") == f"{line} (403)"
+    if failure is ReadFailure.TOO_LARGE:  # its detail says it all: "…larger than 64 MiB"
+        assert describe(failure, "list pods", "more than 9 pages") == "list pods: more than 9 pages"
+    else:
+        assert describe(failure, "list pods", "403") == f"{line} (403)"
 
 
 @pytest.mark.parametrize(
-    ("kind", "message", "cause", "reached"),
+    ("error", "cause", "reached"),
     [
-        (
-            "ConnectError",
-            "[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed",
-            "TLS certificate was not accepted",
-            False,
-        ),
-        ("ConnectError", "SSL handshake failed", "TLS certificate was not accepted", False),
-        (
-            "ConnectError",
-            "hostname mismatch, certificate is not valid for 'api'",
-            "TLS certificate was not accepted",
-            False,
-        ),
-        ("ConnectError", "[Errno 111] Connection refused", "connection refused", False),
-        ("ConnectError", "[Errno -2] Name or service not known", "address not found", False),
-        ("ConnectError", "nodename nor servname provided", "address not found", False),
-        ("ConnectError", "", "ConnectError", False),
-        ("ReadError", "peer went away", "connection dropped", True),
-        ("ReadError", "", "connection dropped", True),
-        ("WriteError", "broken pipe", "WriteError", True),
-        ("ProxyError", "407", "ProxyError", True),
+        (TlsFailedError("certificate verify failed"), "TLS certificate was not accepted", False),
+        (ConnectRefusedError("refused"), "connection refused", False),
+        (AddressNotFoundError("no such name"), "address not found", False),
+        (ConnectFailedError("no route to host"), "no route to the server", False),
+        (ConnectionDroppedError("reset by peer"), "connection dropped", True),
+        (SendFailedError("broken pipe"), "connection dropped", True),
     ],
 )
-def test_connection_causes(kind: str, message: str, cause: str, reached: bool) -> None:
-    import httpx2
-
-    from truegreen.cluster.classify import classify
-
-    cant = classify(getattr(httpx2, kind)(message), "list nodes")
+def test_connection_causes(error: Exception, cause: str, reached: bool) -> None:
+    """By exception class alone: the message never decides."""
+    cant = classify(error, "list nodes")
     assert cant == CantRead(
         ReadFailure.UNREACHABLE, f"list nodes: could not connect ({cause})", reached
     )
-
-
-def test_dropped_connection_was_reached() -> None:
-    import httpx2
-
-    from truegreen.cluster.classify import classify
-
-    cant = classify(httpx2.RemoteProtocolError("peer closed"), "list nodes")
-    assert cant == CantRead(
-        ReadFailure.UNREACHABLE, "list nodes: could not connect (connection dropped)", True
-    )
+    misleading = type(error)("connection refused: certificate verify failed, name not known")
+    assert classify(misleading, "list nodes") == cant
 
 
 def test_an_unexpected_exception_is_not_a_read_failure() -> None:
-    from truegreen.cluster.classify import classify
-
     assert classify(KeyError("bug"), "list nodes") is None
+    assert classify(ValueError("a bug, not an answer"), "list nodes") is None
 
 
-def test_connect_timeout_never_reached_the_server() -> None:
-    import httpx2
-
-    from truegreen.cluster.classify import classify
-
-    cant = classify(httpx2.ConnectTimeout("timed out"), "list nodes")
-    assert cant == CantRead(ReadFailure.TIMEOUT, "list nodes: no answer in time", reached=False)
-
-
-def test_failing_credential_plugin_is_unauthorized() -> None:
-    from lightkube.core.exceptions import ConfigError
-
-    from truegreen.cluster.classify import classify
-
-    cant = classify(ConfigError("exec plugin exited 1"), "list nodes")
+def test_past_the_run_s_time_limit_is_a_timeout_that_reached_the_server() -> None:
+    cant = classify(RunTimeLimitError(60), "list pods")
     assert cant == CantRead(
-        ReadFailure.UNAUTHORIZED,
-        "list nodes: the cluster did not accept the credentials (could not obtain credentials)",
+        ReadFailure.TIMEOUT, "list pods: no answer in time (the run's time limit of 60 s passed)"
     )
 
 
-@pytest.mark.parametrize("error", [ValueError("array, not object"), TypeError("not a mapping")])
-def test_an_answer_of_the_wrong_shape_is_malformed(error: Exception) -> None:
-    from truegreen.cluster.classify import classify
+@pytest.mark.parametrize("connected", [True, False])
+def test_a_timeout_says_whether_the_server_was_reached(connected: bool) -> None:
+    cant = classify(TimedOutError("deadline", connected=connected), "list nodes")
+    assert cant == CantRead(ReadFailure.TIMEOUT, "list nodes: no answer in time", connected)
 
+
+def test_a_failing_credential_source_is_one_line_and_unreached() -> None:
+    error = CredentialError("the login plugin 'aws' failed", "exit status 1", "log in again")
+    cant = classify(error, "list nodes")
+    assert cant == CantRead(
+        ReadFailure.UNAUTHORIZED,
+        "the login plugin 'aws' failed: exit status 1. log in again",
+        reached=False,
+    )
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        msgspec.DecodeError("truncated"),
+        msgspec.ValidationError("array, not object"),
+        ProtocolViolationError("not HTTP"),
+    ],
+)
+def test_an_answer_of_the_wrong_shape_is_malformed(error: Exception) -> None:
     assert classify(error, "list pods") == CantRead(
         ReadFailure.MALFORMED, "list pods: the cluster's answer was not valid"
     )
+
+
+@pytest.mark.parametrize(
+    ("cap", "limit", "reason"),
+    [
+        (AnswerTooLargeError, 64 << 20, "the server's answer was larger than 64 MiB"),
+        (AnswerTooLargeError, 1 << 20, "the server's answer was larger than 1 MiB"),
+        (AnswerTooLargeError, (1 << 20) + 1, "the server's answer was larger than 1,048,577 bytes"),
+        (AnswerTooLargeError, 4096, "the server's answer was larger than 4,096 bytes"),
+        (TooManyPagesError, 10_000, "the list had more than 10,000 pages"),
+    ],
+)
+def test_past_a_cap_is_too_large(cap: type[Exception], limit: int, reason: str) -> None:
+    assert classify(cap(limit), "list pods") == CantRead(
+        ReadFailure.TOO_LARGE, f"list pods: {reason}"
+    )
+
+
+def test_only_a_status_answer_is_quoted() -> None:
+    status = b'{"kind": "Status", "message": "exceeded quota: compute"}'
+    assert from_status(403, status, "create pod").server_message == "exceeded quota: compute"
+    assert from_status(403, b'{"message": "not a Status"}', "create pod").server_message == ""
+    assert from_status(500, b"<html>secret=hunter2</html>", "create pod").server_message == ""
+    whole = b'{"kind": "Status", "message": "' + b"w" * SERVER_MESSAGE_LIMIT + b'"}'
+    assert from_status(403, whole, "create pod").server_message == "w" * SERVER_MESSAGE_LIMIT
+    long = b'{"kind": "Status", "message": "' + b"m" * 2000 + b'"}'
+    quoted = from_status(403, long, "create pod").server_message
+    assert quoted == "m" * SERVER_MESSAGE_LIMIT + "…"
+
+
+@pytest.mark.parametrize(
+    ("kind", "namespace", "path"),
+    [
+        (Kind.POD, "train", "/api/v1/namespaces/train/pods"),
+        (Kind.POD, None, "/api/v1/pods"),
+        (Kind.NODE, "train", "/api/v1/nodes"),  # not namespaced: the namespace is ignored
+        (Kind.DEPLOYMENT, "train", "/apis/apps/v1/namespaces/train/deployments"),
+        (Kind.STORAGE_CLASS, None, "/apis/storage.k8s.io/v1/storageclasses"),
+        (Kind.JOB, "a/b", "/apis/batch/v1/namespaces/a%2Fb/jobs"),
+    ],
+)
+def test_collection_paths(kind: Kind, namespace: str | None, path: str) -> None:
+    from truegreen.cluster.endpoints import collection_path
+
+    assert collection_path(kind, namespace) == path
+
+
+def test_object_paths_quote_the_name() -> None:
+    from truegreen.cluster.endpoints import object_path
+
+    assert object_path(Kind.SECRET, "a b/../c", "train") == (
+        "/api/v1/namespaces/train/secrets/a%20b%2F..%2Fc"
+    )
+
+
+def test_stamping_fills_only_what_is_missing() -> None:
+    from truegreen.cluster.endpoints import stamp
+
+    assert stamp({"metadata": {}}, Kind.JOB) == {
+        "metadata": {},
+        "kind": "Job",
+        "apiVersion": "batch/v1",
+    }
+    assert stamp({"kind": "", "apiVersion": "v1"}, Kind.POD) == {"kind": "Pod", "apiVersion": "v1"}
+    kept = {"kind": "PodTemplate", "apiVersion": "v1beta9"}
+    assert stamp(dict(kept), Kind.POD) == kept
+
+
+def test_views_are_stamped_only_where_they_declare_the_fields() -> None:
+    from truegreen.cluster.endpoints import view_stamper
+
+    class Both(msgspec.Struct, frozen=True):
+        kind: str = ""
+        api_version: str = ""
+
+    class KindOnly(msgspec.Struct):
+        kind: str = ""
+        name: str = ""
+
+    class Neither(msgspec.Struct):
+        name: str = ""
+
+    both = Both()
+    stamp_both = view_stamper(Both, Kind.DEPLOYMENT)
+    assert stamp_both is not None
+    stamp_both(both)
+    assert (both.kind, both.api_version) == ("Deployment", "apps/v1")
+    only = KindOnly(kind="Set")
+    stamp_only = view_stamper(KindOnly, Kind.POD)
+    assert stamp_only is not None
+    stamp_only(only)
+    assert only == KindOnly(kind="Set")
+    assert view_stamper(Neither, Kind.POD) is None

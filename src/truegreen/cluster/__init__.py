@@ -1,6 +1,6 @@
 """Reading and writing Kubernetes: live client, snapshot reader/writer, one Read result type.
 
-Nothing outside this package imports lightkube or its HTTP library.
+Nothing outside this package talks to the API server; it does so over `truegreen.http`.
 """
 
 from truegreen.cluster.kinds import Kind

@@ -1,20 +1,45 @@
 """The single place where a failed API call becomes a `ReadFailure`.
 
-Status codes and exception types decide; message strings never do. Reasons are written here
-in plain words and never quote response bodies, which may carry secrets.
+Status codes and exception classes decide; message strings never do. Reasons are written here
+in plain words and never quote response bodies, which may carry secrets; the one exception is
+the `message` of a Kubernetes Status answer, kept apart in `CantRead.server_message`.
 """
 
-import json
-
-import httpx2
 import msgspec
-from lightkube.core.exceptions import ApiError, ConfigError
 
+from truegreen.cluster.credentials import CredentialError
 from truegreen.cluster.reads import CantRead, ReadFailure
+from truegreen.http.errors import (
+    AddressNotFoundError,
+    AnswerTooLargeError,
+    ConnectFailedError,
+    ConnectionDroppedError,
+    ConnectRefusedError,
+    ProtocolViolationError,
+    TimedOutError,
+    TlsFailedError,
+)
+
+SERVER_MESSAGE_LIMIT = 500
+"""Characters of a Status answer's message kept for the operator."""
 
 
 class MalformedAnswerError(ValueError):
     """An answer that parsed as JSON but is not the document the API promises."""
+
+
+class TooManyPagesError(Exception):
+    """A list whose continue tokens did not end within the page cap."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the list had more than {limit:,} pages")
+
+
+class RunTimeLimitError(Exception):
+    """The whole run's deadline passed: no more requests are sent."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(f"the run's time limit of {seconds:g} s passed")
 
 
 _STATUS_FAILURES = {
@@ -31,6 +56,8 @@ def failure_for_status(code: int) -> ReadFailure:
 
 def describe(failure: ReadFailure, action: str, detail: str = "") -> str:
     """One plain line saying why `action` ("list pods") could not look."""
+    if failure is ReadFailure.TOO_LARGE and detail:
+        return f"{action}: {detail}"
     text = {
         ReadFailure.NOT_FOUND: f"{action}: not found",
         ReadFailure.UNAUTHORIZED: f"{action}: the cluster did not accept the credentials",
@@ -39,55 +66,82 @@ def describe(failure: ReadFailure, action: str, detail: str = "") -> str:
         ReadFailure.UNREACHABLE: f"{action}: could not connect",
         ReadFailure.SERVER_ERROR: f"{action}: the cluster answered with an error",
         ReadFailure.MALFORMED: f"{action}: the cluster's answer was not valid",
+        ReadFailure.TOO_LARGE: f"{action}: the cluster's answer was too large",
         ReadFailure.NOT_CAPTURED: f"{action}: not in the snapshot",
     }[failure]
     return f"{text} ({detail})" if detail else text
 
 
+class _Status(msgspec.Struct):
+    kind: str = ""
+    message: str = ""
+
+
+def server_message(body: bytes) -> str:
+    """The `message` of a Kubernetes Status answer, bounded; "" for any other body."""
+    try:
+        status = msgspec.json.decode(body, type=_Status)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return ""
+    if status.kind != "Status":
+        return ""
+    message = status.message
+    return message if len(message) <= SERVER_MESSAGE_LIMIT else message[:SERVER_MESSAGE_LIMIT] + "…"
+
+
+def from_status(code: int, body: bytes, action: str) -> CantRead:
+    """The failure of an answer with a non-success status code."""
+    failure = failure_for_status(code)
+    return CantRead(
+        failure, describe(failure, action, str(code)), server_message=server_message(body)
+    )
+
+
+# Refused, no route, DNS or TLS failure: no answer was ever possible, so no later read can
+# succeed either. A dropped or slow connection says nothing about the next request.
+_CONNECT_CAUSES: tuple[tuple[type[ConnectFailedError], str], ...] = (
+    (TlsFailedError, "TLS certificate was not accepted"),
+    (ConnectRefusedError, "connection refused"),
+    (AddressNotFoundError, "address not found"),
+    (ConnectFailedError, "no route to the server"),
+)
+
+
 def classify(error: Exception, action: str) -> CantRead | None:
     """Classify an exception raised by an API call; None when it is not a read failure."""
-    if isinstance(error, ApiError | httpx2.HTTPStatusError):
-        code = error.response.status_code
+    if isinstance(error, TimedOutError):
+        return CantRead(ReadFailure.TIMEOUT, describe(ReadFailure.TIMEOUT, action), error.connected)
+    if isinstance(error, RunTimeLimitError):
+        return CantRead(ReadFailure.TIMEOUT, describe(ReadFailure.TIMEOUT, action, str(error)))
+    if isinstance(error, ConnectFailedError):
+        cause = next(words for cls, words in _CONNECT_CAUSES if isinstance(error, cls))
         return CantRead(
-            failure_for_status(code), describe(failure_for_status(code), action, str(code))
+            ReadFailure.UNREACHABLE, describe(ReadFailure.UNREACHABLE, action, cause), False
         )
-    # Refused, no route, DNS or TLS failure: no answer was ever possible, so no later read
-    # can succeed either. A dropped or slow connection says nothing about the next request.
-    reached = not isinstance(error, httpx2.ConnectError | httpx2.ConnectTimeout)
-    if isinstance(error, httpx2.TimeoutException):
-        return CantRead(ReadFailure.TIMEOUT, describe(ReadFailure.TIMEOUT, action), reached)
-    if isinstance(error, httpx2.TransportError):
-        cause = _transport_cause(error)
+    if isinstance(error, ConnectionDroppedError):
         return CantRead(
-            ReadFailure.UNREACHABLE, describe(ReadFailure.UNREACHABLE, action, cause), reached
+            ReadFailure.UNREACHABLE, describe(ReadFailure.UNREACHABLE, action, "connection dropped")
         )
+    if isinstance(error, AnswerTooLargeError):
+        detail = f"the server's answer was larger than {_size(error.limit)}"
+        return CantRead(ReadFailure.TOO_LARGE, describe(ReadFailure.TOO_LARGE, action, detail))
+    if isinstance(error, TooManyPagesError):
+        return CantRead(ReadFailure.TOO_LARGE, describe(ReadFailure.TOO_LARGE, action, str(error)))
     if isinstance(
         error,
-        json.JSONDecodeError | msgspec.DecodeError | msgspec.ValidationError | MalformedAnswerError,
+        ProtocolViolationError
+        | msgspec.DecodeError
+        | msgspec.ValidationError
+        | MalformedAnswerError,
     ):
         return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
-    if isinstance(error, ValueError | TypeError):
-        # Raised while lightkube builds an object from an answer of the wrong shape (a JSON
-        # array where an object belongs); only the API call is inside the caller's try block.
-        return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
-    if isinstance(error, ConfigError):
-        # An exec credential plugin or token file failed while authenticating the request.
-        return CantRead(
-            ReadFailure.UNAUTHORIZED,
-            describe(ReadFailure.UNAUTHORIZED, action, "could not obtain credentials"),
-        )
+    if isinstance(error, CredentialError):
+        # No login could be obtained (a plugin failed, a token file vanished): nothing was
+        # sent, so this reads as the cluster being out of reach, with the plugin's own line.
+        return CantRead(ReadFailure.UNAUTHORIZED, error.line(), reached=False)
     return None
 
 
-def _transport_cause(error: httpx2.TransportError) -> str:
-    """A short, secret-free cause for a connection failure (refused, reset, certificate)."""
-    lowered = str(error).lower()
-    if "certificate" in lowered or "ssl" in lowered:
-        return "TLS certificate was not accepted"
-    if "refused" in lowered:
-        return "connection refused"
-    if "name or service not known" in lowered or "nodename nor servname" in lowered:
-        return "address not found"
-    if isinstance(error, httpx2.RemoteProtocolError | httpx2.ReadError):
-        return "connection dropped"
-    return type(error).__name__
+def _size(limit: int) -> str:
+    """`64 MiB` for a whole number of MiB, else the byte count."""
+    return f"{limit >> 20} MiB" if limit % (1 << 20) == 0 else f"{limit:,} bytes"

@@ -4,8 +4,12 @@ A credential source may run a plugin (exec, OIDC) and may expire; the client ask
 expiry and after a 401, as client-go does.
 """
 
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Protocol
 
 from truegreen.errors import TruegreenError
@@ -56,3 +60,97 @@ class CredentialError(TruegreenError):
     """
 
     exit_code = ExitCode.UNKNOWN
+
+
+class StaticCredentials:
+    """A credential written in the kubeconfig itself: a token, a login, a client certificate
+    (or none at all). Asking again after a 401 cannot help."""
+
+    def __init__(self, credential: Credential, description: str) -> None:
+        self._credential = credential
+        self._description = description
+
+    def current(self) -> Credential:
+        """The one credential this source has."""
+        return self._credential
+
+    def after_unauthorized(self) -> Credential | None:
+        """Nothing fresher exists."""
+        return None
+
+    def describe(self) -> str:
+        """Plain words naming the source."""
+        return self._description
+
+
+def basic_authorization(username: str, password: str) -> str:
+    """The Authorization header value of an HTTP Basic login."""
+    import base64
+
+    return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode("ascii")
+
+
+class TokenFileCredentials:
+    """A bearer token kept in a file that something else rotates (a service account's token).
+
+    Re-read at most once a minute, and at once after a 401, as client-go's cachingTokenSource
+    does (`transport/token_source.go`); when a re-read fails, the last token read stays in use.
+    """
+
+    PERIOD = 60.0
+    """Seconds a token read from the file is used before the file is read again."""
+
+    def __init__(
+        self,
+        path: Path,
+        description: str,
+        *,
+        certificate: ClientCertificate | None = None,
+        fallback: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._path = path
+        self._description = description
+        self._certificate = certificate
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._token = fallback
+        self._read_at: float | None = None
+        self._refresh(initial=fallback is None)
+
+    def _refresh(self, *, initial: bool = False) -> None:
+        try:
+            token = self._path.read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError) as error:
+            if initial:
+                raise CredentialError(
+                    f"cannot read the token file {self._path}",
+                    getattr(error, "strerror", None) or type(error).__name__,
+                    "check the file, or the kubeconfig's tokenFile",
+                ) from None
+            return
+        if token:
+            self._token = token
+        self._read_at = self._clock()
+
+    def _credential(self) -> Credential:
+        authorization = f"Bearer {self._token}" if self._token else None
+        return Credential(authorization, self._certificate)
+
+    def current(self) -> Credential:
+        """The token, re-read from the file when the last read is a minute old."""
+        with self._lock:
+            if self._read_at is None or self._clock() - self._read_at >= self.PERIOD:
+                self._refresh()
+            return self._credential()
+
+    def after_unauthorized(self) -> Credential | None:
+        """Re-read the file now; a new token is worth one more try, the same one is not."""
+        with self._lock:
+            before = self._token
+            self._refresh()
+            return self._credential() if self._token != before else None
+
+    def describe(self) -> str:
+        """Plain words naming the source."""
+        return self._description

@@ -1,86 +1,124 @@
-"""Finding and loading connection settings with kubectl's precedence rules."""
+"""Finding and loading connection settings with kubectl's precedence and validation rules.
 
+Follows client-go's `tools/clientcmd` (loader.go, client_config.go, validation.go): KUBECONFIG
+files merge with the first definition of a name winning; relative paths resolve against the
+folder of the file that defined the entry (`ResolveLocalPaths`); a context's missing user is
+an anonymous one, a missing cluster is an error.
+"""
+
+import base64
+import binascii
 import os
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
-from lightkube.config.kubeconfig import KubeConfig, SingleConfig
-from lightkube.core.exceptions import ConfigError
 
+from truegreen.cluster.credentials import (
+    Credential,
+    CredentialError,
+    CredentialSource,
+    StaticCredentials,
+    TokenFileCredentials,
+    basic_authorization,
+)
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.errors import ConnectionSetupError
+from truegreen.http.tls import ClientCertificate, TlsSettings
 
-_IN_CLUSTER_TOKEN = Path("/var/run/secrets/kubernetes.io/serviceaccount/token")
+SERVICE_ACCOUNT = Path("/var/run/secrets/kubernetes.io/serviceaccount")
+"""Where Kubernetes mounts a pod's service account (token, ca.crt, namespace)."""
 _MERGED_SECTIONS = ("clusters", "contexts", "users")
+_MAX_FILE_BYTES = 4 << 20
+"""A kubeconfig or a file it names larger than this is refused (real ones are kilobytes)."""
 
 
 @dataclass(frozen=True)
 class ResolvedConnection:
-    """A usable connection: the lightkube configuration plus the namespace to work in."""
+    """A usable connection: where, how to trust it, who we are, and the namespace to work in."""
 
-    config: Any  # lightkube SingleConfig; typed loosely because lightkube is untyped for mypy
-    namespace: str
     server: str
+    namespace: str
     source: str
     """Where the settings came from, for messages: a kubeconfig path or "in-cluster"."""
+    tls: TlsSettings
+    credentials: CredentialSource
+    unverified_because: str | None = None
+    """Why the server's certificate is not verified (the flag, or the kubeconfig's setting);
+    None when it is."""
 
 
-def resolve(settings: ConnectionSettings) -> ResolvedConnection:
+@dataclass(frozen=True)
+class _Entry:
+    """One named clusters/users/contexts entry and the folder of the file that defined it."""
+
+    settings: Mapping[str, Any]
+    folder: Path
+
+
+def resolve(
+    settings: ConnectionSettings, *, service_account: Path = SERVICE_ACCOUNT
+) -> ResolvedConnection:
     """Resolve the settings to one cluster, user and namespace; ConnectionSetupError if unusable."""
     paths = _kubeconfig_paths(settings.kubeconfig)
     if not paths:
-        return _in_cluster(settings)
-    merged = _merge([(path, _load_file(path)) for path in paths])
-    if settings.insecure_skip_tls_verify:
-        for entry in merged.get("clusters", []):
-            cluster = entry["cluster"]
-            # lightkube honours the skip only when no certificate authority is configured
-            cluster.pop("certificate-authority", None)
-            cluster.pop("certificate-authority-data", None)
-            cluster["insecure-skip-tls-verify"] = True
+        return _in_cluster(settings, service_account)
     source = str(paths[0])
-    try:
-        kubeconfig = KubeConfig.from_dict(merged, fname=paths[0])
-    except (ConfigError, KeyError, TypeError, ValueError, AttributeError) as error:
-        raise ConnectionSetupError(
-            f"kubeconfig {source} is not usable",
-            f"its clusters, users or contexts are incomplete ({type(error).__name__})",
-            "check the file, or pass another with --kubeconfig",
-        ) from None
-    contexts = sorted(
-        c.get("name", "") for c in merged.get("contexts") or [] if isinstance(c, dict)
-    )
+    merged, current = _merge([(path, _load_file(path)) for path in paths])
+    contexts = sorted(merged["contexts"])
     if settings.context is not None and settings.context not in contexts:
         raise ConnectionSetupError(
             f"context {settings.context!r} is not in kubeconfig {source}",
             f"it has {', '.join(contexts) or 'no contexts'}",
             "pass one of those with --context",
         )
-    if settings.context is None and not merged.get("current-context"):
+    name = settings.context or current
+    if not name:
         raise ConnectionSetupError(
             f"kubeconfig {source} names no current context",
             f"it has {', '.join(contexts) or 'no contexts'}",
             "pass one with --context",
         )
-    try:
-        single: SingleConfig = kubeconfig.get(context_name=settings.context)
-    except (ConfigError, KeyError, TypeError, ValueError, AttributeError) as error:
-        raise ConnectionSetupError(
-            f"kubeconfig {source} is not usable",
-            f"the context's cluster or user is missing ({type(error).__name__})",
-            "check the file, or pass another with --kubeconfig",
-        ) from None
-    server = getattr(getattr(single, "cluster", None), "server", None)
-    if not server:
+    if name not in merged["contexts"]:
+        raise _unusable(source, f"its current context {name!r} is not defined")
+    context = merged["contexts"][name].settings
+    cluster_name = context.get("cluster")
+    if cluster_name not in merged["clusters"]:
+        raise _unusable(source, f"the context's cluster {cluster_name!r} is not defined")
+    cluster = merged["clusters"][cluster_name]
+    server = cluster.settings.get("server")
+    if not isinstance(server, str) or not server:
         raise ConnectionSetupError(
             f"kubeconfig {source} names no server address for this context",
             todo="check the file's clusters section",
         )
-    namespace = settings.namespace or getattr(single, "namespace", None) or "default"
-    return ResolvedConnection(single, namespace, str(server), source)
+    if cluster.settings.get("proxy-url"):
+        raise ConnectionSetupError(
+            f"kubeconfig {source} sends this cluster through a proxy (proxy-url)",
+            "connecting through a proxy is not supported yet",
+            "connect without the proxy, or run truegreen where the cluster is reachable",
+        )
+    tls, unverified = _cluster_tls(cluster, source, settings.insecure_skip_tls_verify)
+    user_name = str(context.get("user") or "")
+    user = merged["users"].get(user_name, _Entry({}, cluster.folder))
+    credentials = _user_credentials(user_name, user, cluster, source)
+    namespace = settings.namespace or _text(context.get("namespace")) or "default"
+    return ResolvedConnection(server, namespace, source, tls, credentials, unverified)
+
+
+def _unusable(source: str, why: str) -> ConnectionSetupError:
+    return ConnectionSetupError(
+        f"kubeconfig {source} is not usable",
+        why,
+        "check the file, or pass another with --kubeconfig",
+    )
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _kubeconfig_paths(explicit: Path | None) -> list[Path]:
@@ -102,15 +140,30 @@ def _kubeconfig_paths(explicit: Path | None) -> list[Path]:
     return [default] if default.exists() else []
 
 
-def _load_file(path: Path) -> Mapping[str, Any]:
+def _read_bytes(path: Path, what: str, fix: str) -> bytes:
+    """A small regular file's bytes, or one plain line saying why not."""
     try:
-        text = path.read_text(encoding="utf-8")
+        if not stat.S_ISREG(path.stat().st_mode):
+            raise ConnectionSetupError(
+                f"cannot read {what} {path}", "it is not a regular file", fix
+            )
+        with path.open("rb") as file:
+            data = file.read(_MAX_FILE_BYTES + 1)
     except OSError as error:
         raise ConnectionSetupError(
-            f"cannot read kubeconfig {path}",
-            error.strerror or type(error).__name__,
-            "check the path, or pass another with --kubeconfig",
+            f"cannot read {what} {path}", error.strerror or type(error).__name__, fix
         ) from None
+    if len(data) > _MAX_FILE_BYTES:
+        raise ConnectionSetupError(
+            f"cannot read {what} {path}", f"it is larger than {_MAX_FILE_BYTES >> 20} MiB", fix
+        )
+    return data
+
+
+def _load_file(path: Path) -> Mapping[str, Any]:
+    data = _read_bytes(path, "kubeconfig", "check the path, or pass another with --kubeconfig")
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ConnectionSetupError(
             f"kubeconfig {path} is not a text file", todo="pass a kubeconfig with --kubeconfig"
@@ -133,46 +186,171 @@ def _load_file(path: Path) -> Mapping[str, Any]:
     return loaded
 
 
-def _merge(files: list[tuple[Path, Mapping[str, Any]]]) -> dict[str, Any]:
-    """Merge kubeconfig files as kubectl does: the first file to define a name wins."""
-    merged: dict[str, Any] = {"apiVersion": "v1", "kind": "Config"}
+def _merge(
+    files: list[tuple[Path, Mapping[str, Any]]],
+) -> tuple[dict[str, dict[str, _Entry]], str | None]:
+    """Merge kubeconfig files as kubectl does: the first file to define a name wins, and so
+    does the first current-context. Each entry keeps the folder of its own file."""
+    merged: dict[str, dict[str, _Entry]] = {section: {} for section in _MERGED_SECTIONS}
+    current: str | None = None
     for path, content in files:
+        folder = path.absolute().parent
         for section in _MERGED_SECTIONS:
             entries = content.get(section) or []
             if not isinstance(entries, list):
-                raise ConnectionSetupError(
-                    f"kubeconfig {path} is not usable",
-                    f"its {section} entry is not a list",
-                    "fix the file, or pass another with --kubeconfig",
-                )
-            known = {e.get("name") for e in merged.setdefault(section, [])}
+                raise _unusable(str(path), f"its {section} entry is not a list")
             for entry in entries:
                 if not isinstance(entry, dict) or not isinstance(entry.get(section[:-1]), dict):
-                    raise ConnectionSetupError(
-                        f"kubeconfig {path} is not usable",
-                        f"an entry under {section} has no {section[:-1]} settings",
-                        "fix the file, or pass another with --kubeconfig",
+                    raise _unusable(
+                        str(path), f"an entry under {section} has no {section[:-1]} settings"
                     )
-                if entry.get("name") not in known:
-                    merged[section].append(entry)
-                    known.add(entry.get("name"))
-        if "current-context" not in merged and content.get("current-context"):
-            merged["current-context"] = content["current-context"]
-    return merged
+                name = entry.get("name")
+                if isinstance(name, str) and name not in merged[section]:
+                    merged[section][name] = _Entry(entry[section[:-1]], folder)
+        if current is None:
+            current = _text(content.get("current-context"))
+    return merged, current
 
 
-def _in_cluster(settings: ConnectionSettings) -> ResolvedConnection:
-    if not (os.environ.get("KUBERNETES_SERVICE_HOST") and _IN_CLUSTER_TOKEN.exists()):
+def _path(entry: _Entry, key: str) -> Path | None:
+    """A path setting of `entry`, relative ones resolved against its own file's folder."""
+    value = _text(entry.settings.get(key))
+    return None if value is None else entry.folder / value
+
+
+def _pem(entry: _Entry, key: str, what: str, where: str) -> bytes | None:
+    """`key` (a file) or `key`-data (base64), never both, as kubectl requires."""
+    data, path = entry.settings.get(f"{key}-data"), _path(entry, key)
+    if data and path is not None:
+        raise ConnectionSetupError(
+            f"{where} sets both {key} and {key}-data",
+            todo=f"keep one of them in the kubeconfig ({what})",
+        )
+    if data:
+        try:
+            return base64.b64decode(str(data), validate=True)
+        except (binascii.Error, ValueError):
+            raise ConnectionSetupError(
+                f"{where}: {key}-data is not base64", todo="fix the kubeconfig"
+            ) from None
+    if path is not None:
+        return _read_bytes(path, what, "fix the path in the kubeconfig")
+    return None
+
+
+def _cluster_tls(cluster: _Entry, source: str, skip_flag: bool) -> tuple[TlsSettings, str | None]:
+    settings = cluster.settings
+    where = f"the kubeconfig cluster in {source}"
+    server_name = _text(settings.get("tls-server-name"))
+    if skip_flag:
+        # kubectl: the flag without a CA of its own clears the file's CA (client_config.go).
+        return TlsSettings(verify=False, server_name=server_name), "--insecure-skip-tls-verify"
+    ca = _pem(cluster, "certificate-authority", "certificate authority", where)
+    if settings.get("insecure-skip-tls-verify") is True:
+        if ca is not None:
+            raise ConnectionSetupError(
+                f"{where} both names a certificate authority and skips verification",
+                "kubectl refuses that combination too",
+                "remove insecure-skip-tls-verify or the certificate authority",
+            )
+        return (
+            TlsSettings(verify=False, server_name=server_name),
+            f"insecure-skip-tls-verify in {source}",
+        )
+    if ca is not None and b"-----BEGIN CERTIFICATE-----" not in ca:
+        raise ConnectionSetupError(
+            f"{where}: the certificate authority is not a PEM certificate",
+            todo="fix certificate-authority or certificate-authority-data",
+        )
+    return TlsSettings(ca_pem=ca, server_name=server_name), None
+
+
+def _user_credentials(name: str, user: _Entry, cluster: _Entry, source: str) -> CredentialSource:
+    settings = user.settings
+    where = f"the kubeconfig user {name!r}"
+    if "exec" in settings or "auth-provider" in settings:
+        from truegreen.cluster.auth_plugins import plugin_credentials
+
+        return plugin_credentials(name, settings, base_dir=user.folder, cluster=cluster.settings)
+    token, token_file = _text(settings.get("token")), _path(user, "tokenFile")
+    username, password = _text(settings.get("username")), _text(settings.get("password"))
+    if (token or token_file) and (username or password):
+        raise ConnectionSetupError(
+            f"{where} in {source} has more than one login method",
+            "a token and a username/password",
+            "keep one of them, as kubectl requires",
+        )
+    certificate = _client_certificate(user, where)
+    if token_file is not None:
+        return TokenFileCredentials(
+            token_file,
+            f"the token file of user {name!r}",
+            certificate=certificate,
+            fallback=token,
+        )
+    authorization = (
+        f"Bearer {token}"
+        if token
+        else basic_authorization(username or "", password or "")
+        if username or password
+        else None
+    )
+    return StaticCredentials(Credential(authorization, certificate), f"user {name!r}")
+
+
+def _client_certificate(user: _Entry, where: str) -> ClientCertificate | None:
+    cert = _pem(user, "client-certificate", "client certificate", where)
+    key = _pem(user, "client-key", "client key", where)
+    if cert is None:
+        return None
+    if key is None:
+        raise ConnectionSetupError(
+            f"{where} has a client certificate but no key",
+            todo="add client-key or client-key-data to the kubeconfig",
+        )
+    return ClientCertificate(cert, key)
+
+
+def _in_cluster(settings: ConnectionSettings, account: Path) -> ResolvedConnection:
+    """The pod's own service account, as client-go's InClusterConfig reads it."""
+    host = os.environ.get("KUBERNETES_SERVICE_HOST", "")
+    port = os.environ.get("KUBERNETES_SERVICE_PORT", "")
+    if not host or not port:
         raise ConnectionSetupError(
             "no cluster is configured",
             "there is no ~/.kube/config, KUBECONFIG is unset, and this is not running in a cluster",
             "pass --kubeconfig or set KUBECONFIG",
         )
+    fix = "check the pod's service account mount"
     try:
-        single = KubeConfig.from_service_account().get()
-    except (ConfigError, OSError) as error:
+        credentials = TokenFileCredentials(account / "token", "this pod's service account")
+    except CredentialError as error:
         raise ConnectionSetupError(
-            "cannot use this pod's service account", type(error).__name__
+            "cannot use this pod's service account", error.why, fix
         ) from None
-    namespace = settings.namespace or getattr(single, "namespace", None) or "default"
-    return ResolvedConnection(single, namespace, str(single.cluster.server), "in-cluster")
+    ca_path = account / "ca.crt"
+    ca = (
+        _read_bytes(ca_path, "service account certificate authority", fix)
+        if ca_path.exists()
+        else None
+    )
+    if settings.insecure_skip_tls_verify:
+        tls, unverified = TlsSettings(verify=False), "--insecure-skip-tls-verify"
+    else:
+        tls, unverified = TlsSettings(ca_pem=ca), None
+    namespace = (
+        settings.namespace
+        or os.environ.get("POD_NAMESPACE")
+        or _namespace_in(account / "namespace")
+    )
+    bracketed = f"[{host}]" if ":" in host else host
+    return ResolvedConnection(
+        f"https://{bracketed}:{port}", namespace, "in-cluster", tls, credentials, unverified
+    )
+
+
+def _namespace_in(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8").strip() or "default"
+    except (OSError, UnicodeDecodeError):
+        return "default"

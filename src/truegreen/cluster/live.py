@@ -1,25 +1,38 @@
-"""The live cluster, read and written through lightkube."""
+"""The live cluster, read and written over truegreen's own bounded HTTP transport.
 
-from collections.abc import Iterator, Mapping
+Every request has one deadline (the earlier of `--request-timeout` and the run's), every answer
+a byte cap, every list a page cap; throttling is retried as client-go retries it; a 401 asks
+the credential source once for a fresh credential. Every read is a value, never an exception.
+"""
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from types import TracebackType
 from typing import Any
+from urllib.parse import urlencode
 
-import httpx2
 import msgspec
-from lightkube import Client
-from lightkube.core.exceptions import ConfigError
-from lightkube.generic_resource import create_global_resource, create_namespaced_resource
-from lightkube.operators import not_in
-from lightkube.types import PatchType
 
-from truegreen.cluster.classify import MalformedAnswerError, classify, describe
+from truegreen.cluster import throttle
+from truegreen.cluster.classify import (
+    MalformedAnswerError,
+    RunTimeLimitError,
+    TooManyPagesError,
+    classify,
+    from_status,
+)
+from truegreen.cluster.credentials import Credential
+from truegreen.cluster.endpoints import collection_path, object_path, stamp, view_stamper
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
-from truegreen.cluster.reader import FieldIsNot, FieldSelector, Fold, field_selector_text
+from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
 from truegreen.cluster.reads import (
     CantRead,
     Conflict,
+    Created,
+    CreateResult,
     Folded,
     FoldRead,
     GetRead,
@@ -32,63 +45,79 @@ from truegreen.cluster.reads import (
     ReadFailure,
 )
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.errors import ConnectionSetupError
+from truegreen.http.deadline import Deadline
+from truegreen.http.errors import TimedOutError
+from truegreen.http.tls import TlsSettings
+from truegreen.http.transport import Response, Transport
 
 PAGE_SIZE = 500
 """Objects per list page, as kubectl asks for."""
-
-
-def _resource(kind: Kind) -> Any:
-    """A lightkube resource class that decodes objects of `kind` into plain dictionaries."""
-    spec = kind.spec
-    make = create_namespaced_resource if spec.namespaced else create_global_resource
-    return make(spec.group, spec.version, spec.name, spec.plural)
-
-
-_RESOURCES = {kind: _resource(kind) for kind in Kind}
+MAX_ANSWER_BYTES = 64 << 20
+"""Bytes per answer. A real page of 500 pods is 3-4 MB; anything near this is not an answer."""
+MAX_PAGES = 10_000
+"""Pages per list (5 million objects at PAGE_SIZE): continue tokens that never end stop here."""
+FIELD_MANAGER = "truegreen"
+"""Who server-side field ownership records as making our writes."""
+_MERGE = "application/merge-patch+json"
+_STRATEGIC = "application/strategic-merge-patch+json"
 
 
 class _ListMeta(msgspec.Struct, rename={"continue_": "continue"}):
     continue_: str = ""
 
 
+class _Page(msgspec.Struct):
+    items: list[dict[str, Any]] | None = None
+    metadata: _ListMeta = msgspec.field(default_factory=_ListMeta)
+
+
 def _page_of(view: type[Any]) -> type[Any]:
     """The Struct of one list page whose items decode as `view`."""
     return msgspec.defstruct(
         "Page",
-        [("items", list[view]), ("metadata", _ListMeta, msgspec.field(default_factory=_ListMeta))],  # type: ignore[valid-type]
+        [
+            ("items", list[view] | None, None),  # type: ignore[valid-type]
+            ("metadata", _ListMeta, msgspec.field(default_factory=_ListMeta)),
+        ],
     )
 
 
 class LiveCluster:
-    """Reads a live cluster. Every read is a value; nothing here raises on an API failure."""
+    """Reads and writes a live cluster. Thread-safe: independent reads may run concurrently."""
 
-    def __init__(self, connection: ResolvedConnection, request_timeout: float) -> None:
+    def __init__(
+        self,
+        connection: ResolvedConnection,
+        request_timeout: float,
+        run_seconds: float | None = None,
+        *,
+        transport: Transport | None = None,
+    ) -> None:
         self._connection = connection
+        self._timeout = request_timeout
+        self._run_seconds = run_seconds or 0.0
+        self._run_deadline = None if run_seconds is None else Deadline.after(run_seconds)
+        self._base = connection.server.rstrip("/")
+        self._transport = transport or Transport(connection.tls)
+        self._lock = threading.Lock()
         self._requests = 0
-        try:
-            self._client = Client(
-                config=connection.config,
-                namespace=connection.namespace,
-                timeout=httpx2.Timeout(request_timeout),
-                field_manager="truegreen",
-            )
-        except (ConfigError, OSError, ValueError) as error:
-            raise ConnectionSetupError(
-                f"cannot use the credentials in {connection.source}",
-                type(error).__name__,
-                "check the user entry of the kubeconfig",
-            ) from None
-        # Count every HTTP request, pages and retries of the auth flow included.
-        self._client._client._client.event_hooks["request"].append(self._count)
 
     @classmethod
-    def connect(cls, settings: ConnectionSettings) -> "LiveCluster":
-        """Resolve `settings` like kubectl; ConnectionSetupError when they are unusable."""
-        return cls(resolve(settings), settings.request_timeout)
+    def connect(
+        cls, settings: ConnectionSettings, run_seconds: float | None = None
+    ) -> "LiveCluster":
+        """Resolve `settings` like kubectl; ConnectionSetupError when they are unusable.
 
-    def _count(self, _request: object) -> None:
-        self._requests += 1
+        With `run_seconds`, no request is sent (or lasts) past that many seconds from now.
+        Tells `settings.on_warning` when the server's certificate will not be verified.
+        """
+        connection = resolve(settings)
+        if connection.unverified_because is not None and settings.on_warning is not None:
+            settings.on_warning(
+                "not verifying the cluster's TLS certificate "
+                f"({connection.unverified_because}); anyone on the network path could answer for it"
+            )
+        return cls(connection, settings.request_timeout, run_seconds)
 
     @property
     def namespace(self) -> str:
@@ -107,8 +136,76 @@ class LiveCluster:
 
     @property
     def requests_made(self) -> int:
-        """HTTP requests sent so far (each list page counts)."""
+        """HTTP requests sent so far (each list page and each retry counts)."""
         return self._requests
+
+    # -- one request -------------------------------------------------------------------------
+
+    def _request_deadline(self) -> Deadline:
+        if self._run_deadline is not None and self._run_deadline.expired:
+            raise RunTimeLimitError(self._run_seconds)
+        return Deadline.after(self._timeout).earliest(self._run_deadline)
+
+    def _send(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str | int] | None = None,
+        *,
+        body: bytes | None = None,
+        content_type: str | None = None,
+    ) -> Response:
+        """One API request, sent again only for throttling or a refreshed credential."""
+        deadline = self._request_deadline()
+        url = self._base + path + (f"?{urlencode(query)}" if query else "")
+        credential = self._connection.credentials.current()
+        retries = 0
+        reauthenticated = False
+        while True:
+            with self._lock:
+                self._requests += 1
+            try:
+                response = self._transport.request(
+                    method,
+                    url,
+                    deadline=deadline,
+                    max_bytes=MAX_ANSWER_BYTES,
+                    headers=self._headers(credential, content_type),
+                    body=body,
+                    tls=self._tls_for(credential),
+                )
+            except TimedOutError:
+                if self._run_deadline is not None and self._run_deadline.expired:
+                    raise RunTimeLimitError(self._run_seconds) from None
+                raise
+            if response.status == 401 and not reauthenticated:
+                # client-go's exec authenticator asks its plugin again after a 401, once.
+                reauthenticated = True
+                fresh = self._connection.credentials.after_unauthorized()
+                if fresh is not None:
+                    credential = fresh
+                    continue
+            wait = throttle.retry_wait(response.status, response.header("retry-after"))
+            if wait is None or not throttle.may_retry(retries, wait, deadline.remaining()):
+                return response
+            retries += 1
+            time.sleep(wait)
+
+    @staticmethod
+    def _headers(credential: Credential, content_type: str | None) -> list[tuple[str, str]]:
+        headers = [("accept", "application/json")]
+        if credential.authorization:
+            headers.append(("authorization", credential.authorization))
+        if content_type:
+            headers.append(("content-type", content_type))
+        return headers
+
+    def _tls_for(self, credential: Credential) -> TlsSettings | None:
+        if credential.certificate is None:
+            return None
+        return replace(self._connection.tls, client_certificate=credential.certificate)
+
+    # -- reads -------------------------------------------------------------------------------
 
     def list(
         self,
@@ -119,36 +216,14 @@ class LiveCluster:
         fields: FieldSelector | None = None,
     ) -> ListRead:
         """Every matching object, all pages fetched; or why the list could not be read."""
-        action = action_of(kind)
+        decode = msgspec.json.Decoder(_Page).decode
+        items: list[KubeObject] = []
         try:
-            items = tuple(self._iterate(kind, namespace, labels, fields))
+            for page in self._pages(kind, namespace, labels, fields, decode):
+                items.extend(stamp(item, kind) for item in page.items or ())
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
-            return _cant(error, action, permission("list", kind, namespace))
-        return Listed(items)
-
-    def _iterate(
-        self,
-        kind: Kind,
-        namespace: str | None,
-        labels: Mapping[str, str] | None,
-        fields: FieldSelector | None,
-    ) -> Iterator[KubeObject]:
-        selector: dict[str, Any] | None = None
-        if fields:
-            selector = {
-                path: not_in(list(value.values)) if isinstance(value, FieldIsNot) else value
-                for path, value in fields.items()
-            }
-        for item in self._client.list(
-            _RESOURCES[kind],
-            namespace="*" if namespace is None and kind.namespaced else namespace,
-            chunk_size=PAGE_SIZE,
-            labels=dict(labels) if labels else None,
-            fields=selector,
-        ):
-            if not isinstance(item, Mapping):
-                raise MalformedAnswerError(action_of(kind))
-            yield dict(item)
+            return _cant(error, action_of(kind), permission("list", kind, namespace))
+        return Listed(tuple(items))
 
     def fold(
         self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
@@ -158,40 +233,58 @@ class LiveCluster:
         Each page is decoded straight into `fold.view`, skipping every field the fold does not
         read: at cluster scale decoding is the cost, and whole objects would pile up otherwise.
         """
-        action = action_of(kind)
-        # lightkube builds the request (path, auth, timeout); only the decoding is ours.
-        api = self._client._client
         decode = msgspec.json.Decoder(_page_of(fold.view)).decode
+        stamp_view = view_stamper(fold.view, kind)
         try:
-            request = api.prepare_request(
-                "list",
-                _RESOURCES[kind],
-                namespace="*" if namespace is None and kind.namespaced else namespace,
-                params={"limit": PAGE_SIZE, "fieldSelector": field_selector_text(fields) or None},
-            )
-            while True:
-                response = api.send(api.build_adapter_request(request))
-                api.raise_for_status(response)
-                page = decode(response.content)
-                for item in page.items:
+            for page in self._pages(kind, namespace, None, fields, decode):
+                for item in page.items or ():
+                    if stamp_view is not None:
+                        stamp_view(item)
                     fold.add(item)
-                if not page.metadata.continue_:
-                    break
-                request.params["continue"] = page.metadata.continue_
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
-            return _cant(error, action, permission("list", kind, namespace))
+            return _cant(error, action_of(kind), permission("list", kind, namespace))
         return Folded(fold.summary())
+
+    def _pages(
+        self,
+        kind: Kind,
+        namespace: str | None,
+        labels: Mapping[str, str] | None,
+        fields: FieldSelector | None,
+        decode: Callable[[bytes], Any],
+    ) -> Iterator[Any]:
+        """Each page of a list, decoded, following continue tokens up to MAX_PAGES.
+
+        A non-success answer on any page raises: a list missing a page is never returned.
+        """
+        path = collection_path(kind, namespace)
+        query: dict[str, str | int] = {"limit": PAGE_SIZE}
+        if labels:
+            query["labelSelector"] = label_selector_text(labels)
+        if fields:
+            query["fieldSelector"] = field_selector_text(fields)
+        for _ in range(MAX_PAGES):
+            response = self._send("GET", path, query)
+            if response.status != 200:
+                raise _StatusError(response)
+            page = decode(response.body)
+            yield page
+            token = page.metadata.continue_
+            if not token:
+                return
+            query["continue"] = token
+        raise TooManyPagesError(MAX_PAGES)
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
         """One object by name; NotFound is a measured absence."""
         action = f"read {kind.spec.name.lower()} {name!r}"
         try:
-            item = self._client.get(_RESOURCES[kind], name, namespace=namespace)
+            obj = _object(self._send("GET", object_path(kind, name, namespace)))
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             return _cant(error, action, permission("get", kind, namespace))
-        if not isinstance(item, Mapping) or not isinstance(item.get("metadata"), Mapping):
-            return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
-        return Got(dict(item))
+        return Got(stamp(obj, kind))
+
+    # -- writes ------------------------------------------------------------------------------
 
     def patch(
         self,
@@ -205,22 +298,48 @@ class LiveCluster:
         """One merge (or strategic-merge) patch. A resourceVersion in `patch` makes it
         conditional: the server answers Conflict when the object changed since."""
         action = f"patch {kind.spec.name.lower()} {name!r}"
-        patch_type = PatchType.STRATEGIC if strategic else PatchType.MERGE
         try:
-            stored = self._client.patch(
-                _RESOURCES[kind], name, dict(patch), namespace=namespace, patch_type=patch_type
+            response = self._send(
+                "PATCH",
+                object_path(kind, name, namespace),
+                {"fieldManager": FIELD_MANAGER},
+                body=msgspec.json.encode(patch),
+                content_type=_STRATEGIC if strategic else _MERGE,
             )
-        except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
-            if getattr(getattr(error, "response", None), "status_code", None) == 409:
+            if response.status == 409:
                 return Conflict()
+            obj = _object(response)
+        except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             return _cant(error, action, permission("patch", kind, namespace))
-        if not isinstance(stored, Mapping):
-            return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
-        return Patched(dict(stored))
+        return Patched(stamp(obj, kind))
+
+    def create(
+        self, kind: Kind, obj: Mapping[str, Any], *, namespace: str | None, dry_run: bool
+    ) -> CreateResult:
+        """Create one object (POST); with `dry_run`, admission runs and nothing is stored.
+
+        A refusal (by admission, quota, validation) is a CantRead carrying the server's words.
+        """
+        action = f"create {kind.spec.name.lower()}"
+        query: dict[str, str | int] = {"fieldManager": FIELD_MANAGER}
+        if dry_run:
+            query["dryRun"] = "All"
+        try:
+            response = self._send(
+                "POST",
+                collection_path(kind, namespace),
+                query,
+                body=msgspec.json.encode(obj),
+                content_type="application/json",
+            )
+            created = _object(response, succeeded=(200, 201, 202))
+        except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
+            return _cant(error, action, permission("create", kind, namespace))
+        return Created(stamp(created, kind))
 
     def close(self) -> None:
         """Release the connection pool."""
-        self._client.close()
+        self._transport.close()
 
     def __enter__(self) -> "LiveCluster":
         return self
@@ -232,6 +351,28 @@ class LiveCluster:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class _StatusError(Exception):
+    """An answer with a status code that is not the success the call expects."""
+
+    def __init__(self, response: Response) -> None:
+        super().__init__(response.status)
+        self.response = response
+
+
+_decode_object = msgspec.json.Decoder(dict[str, Any]).decode
+
+
+def _object(response: Response, succeeded: tuple[int, ...] = (200,)) -> dict[str, Any]:
+    """The one object a successful answer holds; _StatusError for any other status,
+    MalformedAnswerError when the object has no metadata mapping."""
+    if response.status not in succeeded:
+        raise _StatusError(response)
+    obj = _decode_object(response.body)
+    if not isinstance(obj.get("metadata"), dict):
+        raise MalformedAnswerError("the object has no metadata")
+    return obj
 
 
 def permission(verb: str, kind: Kind, namespace: str | None) -> str:
@@ -247,9 +388,13 @@ def permission(verb: str, kind: Kind, namespace: str | None) -> str:
 def _cant(error: Exception, action: str, needed: str) -> CantRead:
     """The classified failure of a call; a refusal names the grant it needed. An exception that
     is not a failure to read is re-raised: it is a bug, not an answer."""
-    cant = classify(error, action)
-    if cant is None:
-        raise error
+    if isinstance(error, _StatusError):
+        cant = from_status(error.response.status, error.response.body, action)
+    else:
+        found = classify(error, action)
+        if found is None:
+            raise error
+        cant = found
     if cant.failure is ReadFailure.FORBIDDEN:
         return replace(cant, reason=f"{cant.reason}; needs {needed}")
     return cant

@@ -30,6 +30,8 @@ class ReadFailure(StrEnum):
     """The server answered with an error of its own (5xx, throttling, an unexpected status)."""
     MALFORMED = "malformed"
     """The answer was not the JSON document the API promises."""
+    TOO_LARGE = "too-large"
+    """The answer (or a list's pages) went past truegreen's cap; nothing partial is kept."""
     NOT_CAPTURED = "not-captured"
     """Offline: the snapshot does not hold this read."""
 

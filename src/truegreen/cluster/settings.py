@@ -1,6 +1,7 @@
 """How to reach a cluster, resolved the way kubectl resolves it."""
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 
@@ -18,3 +19,5 @@ class ConnectionSettings:
     """Seconds to wait for any one API request."""
     insecure_skip_tls_verify: bool = False
     """`--insecure-skip-tls-verify`: skip verifying the server certificate (prints a warning)."""
+    on_warning: Callable[[str], None] | None = field(default=None, compare=False)
+    """Told a one-line warning about the connection (certificate not verified), if given."""

@@ -14,6 +14,9 @@ from truegreen.doctor.environment import gather
 from truegreen.doctor.rollup import Report
 from truegreen.doctor.run import diagnose
 
+RUN_LIMIT_IN_REQUESTS = 30
+"""doctor and snapshot stop reading after this many request timeouts in all."""
+
 
 @dataclass(frozen=True)
 class DoctorRequest:
@@ -34,6 +37,12 @@ class SnapshotSummary:
     namespace: str
     reads: int
     failed_reads: int
+
+
+def _run_limit(connection: ConnectionSettings) -> float:
+    """Seconds for the whole run: a fixed number of request timeouts, so a cluster that answers
+    every request just in time still cannot hold the run for long."""
+    return RUN_LIMIT_IN_REQUESTS * connection.request_timeout
 
 
 def _with_config(connection: ConnectionSettings, config: DoctorConfig) -> ConnectionSettings:
@@ -64,7 +73,7 @@ def run_doctor(request: DoctorRequest) -> Report:
         source = f"the snapshot {request.snapshot}"
         return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, source)
     settings = doctor_settings(config, request.job_requests, request.credentials_secret)
-    with LiveCluster.connect(connection) as cluster:
+    with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
         return diagnose(cluster, cluster.namespace, datetime.now(UTC), settings, cluster.source)
 
 
@@ -73,7 +82,7 @@ def take_snapshot(request: DoctorRequest, directory: Path) -> SnapshotSummary:
     config = load_config(request.config)
     settings = doctor_settings(config, request.job_requests, request.credentials_secret)
     connection = _with_config(request.connection, config)
-    with LiveCluster.connect(connection) as cluster:
+    with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
         recorder = RecordingReader(RedactingReader(cluster))
         now = datetime.now(UTC).replace(microsecond=0)
         gather(recorder, cluster.namespace, now, settings)

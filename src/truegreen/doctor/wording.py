@@ -253,6 +253,7 @@ _FAILURE_WORDS = {
     ReadFailure.UNREACHABLE: "the connection broke while reading {noun}",
     ReadFailure.SERVER_ERROR: "the cluster answered with an error when reading {noun}",
     ReadFailure.MALFORMED: "the cluster's answer about {noun} was garbled",
+    ReadFailure.TOO_LARGE: "the cluster's answer about {noun} was too large to read",
     ReadFailure.NOT_CAPTURED: "the snapshot doesn't include {noun}",
     ReadFailure.NOT_FOUND: "{noun} were not found",
 }
@@ -268,6 +269,8 @@ def plain_connection_why(cant: CantRead) -> str:
     detail = cant.reason.rpartition("(")[2].rstrip(")") if "(" in cant.reason else ""
     if cant.failure is ReadFailure.TIMEOUT:
         return "it did not answer in time"
+    if cant.failure is ReadFailure.UNAUTHORIZED:
+        return cant.reason  # no login could be obtained: the plugin's or the file's own line
     return detail or "could not connect"
 
 

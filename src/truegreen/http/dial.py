@@ -1,22 +1,199 @@
-"""Opening the TCP connection a request travels on: directly, or through a proxy."""
+"""Opening the connection a request travels on: directly, or (later) through a proxy.
 
+A dialer returns a `Stream`, not a socket: a proxy reached over TLS hands back a stream that is
+itself TLS, and the request's own TLS must run inside it (TLS in TLS). `start_tls` in
+`truegreen.http.tlsstream` runs over any `Stream`, so every dialer composes with every target.
+"""
+
+import contextlib
+import errno
+import ipaddress
+import select
 import socket
+import threading
 from typing import Protocol
 
 from truegreen.http.deadline import Deadline
+from truegreen.http.errors import (
+    AddressNotFoundError,
+    ConnectFailedError,
+    ConnectionDroppedError,
+    ConnectRefusedError,
+    SendFailedError,
+    TimedOutError,
+)
+
+CHUNK = 65536
+"""Bytes asked of the operating system per receive."""
+
+
+class Stream(Protocol):
+    """A connected byte stream whose every blocking step ends by the caller's deadline."""
+
+    def send_all(self, data: bytes, deadline: Deadline) -> None:
+        """Send every byte of `data`, or raise (TimedOutError, ConnectionDroppedError)."""
+        ...
+
+    def receive(self, deadline: Deadline) -> bytes:
+        """The next bytes to arrive (at most `CHUNK`); b"" once the peer has closed."""
+        ...
+
+    def is_reusable(self) -> bool:
+        """True when an idle stream is still open with nothing unexpected waiting on it."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection; never raises."""
+        ...
 
 
 class Dialer(Protocol):
-    """Opens a connection to `host:port`, bounded by `deadline`.
+    """Opens a stream to `host:port`, bounded by `deadline`.
 
     Raises `ConnectFailedError` (or `TimedOutError` with connected=False) when it cannot; the
-    socket it returns is connected end to end, TLS to the target not yet started.
+    stream it returns reaches `host:port` end to end, TLS to the target not yet started.
     """
 
-    def connect(self, host: str, port: int, deadline: Deadline) -> socket.socket:
-        """A socket connected to `host:port` (through whatever this dialer goes through)."""
+    def connect(self, host: str, port: int, deadline: Deadline) -> Stream:
+        """A stream to `host:port` (through whatever this dialer goes through)."""
         ...
 
     def describe(self) -> str:
         """Plain words for messages: `directly`, `through the proxy proxy.corp:3128`."""
         ...
+
+
+class SocketStream:
+    """A `Stream` over a connected TCP socket.
+
+    Before every blocking call the socket's timeout is set to what is left of the deadline, so
+    a peer that drips one byte at a time still ends at the deadline, never per read.
+    """
+
+    def __init__(self, sock: socket.socket) -> None:
+        self._sock = sock
+
+    def _arm(self, deadline: Deadline, doing: str) -> None:
+        left = deadline.remaining()
+        if left <= 0:
+            raise TimedOutError(f"the deadline passed while {doing}", connected=True)
+        self._sock.settimeout(left)
+
+    def send_all(self, data: bytes, deadline: Deadline) -> None:
+        """Send all of `data`, re-arming the timeout from the deadline between partial sends."""
+        view = memoryview(data)
+        while view:
+            self._arm(deadline, "sending")
+            try:
+                sent = self._sock.send(view)
+            except TimeoutError:
+                raise TimedOutError("the deadline passed while sending", connected=True) from None
+            except OSError as error:
+                raise SendFailedError(
+                    f"the connection broke while sending ({_errno_name(error)})"
+                ) from None
+            view = view[sent:]
+
+    def receive(self, deadline: Deadline) -> bytes:
+        """Up to `CHUNK` bytes; b"" at end of stream; TimedOutError at the deadline."""
+        self._arm(deadline, "waiting for the answer")
+        try:
+            data = self._sock.recv(CHUNK)
+        except TimeoutError:
+            raise TimedOutError("no answer before the deadline", connected=True) from None
+        except OSError as error:
+            raise ConnectionDroppedError(f"the connection broke ({_errno_name(error)})") from None
+        if data and deadline.expired:
+            raise TimedOutError("the answer was still arriving at the deadline", connected=True)
+        return data
+
+    def is_reusable(self) -> bool:
+        """An idle HTTP connection has nothing to read; readable means closed or garbage."""
+        try:
+            poller = select.poll()  # poll, not select: descriptors past 1024 are fine
+            poller.register(self._sock, select.POLLIN)
+            return not poller.poll(0)
+        except (OSError, ValueError):
+            return False
+
+    def close(self) -> None:
+        """Close the socket, ignoring errors from a peer already gone."""
+        with contextlib.suppress(OSError):
+            self._sock.close()
+
+
+def _errno_name(error: OSError) -> str:
+    return errno.errorcode.get(error.errno or 0, type(error).__name__)
+
+
+class DirectDialer:
+    """Connects straight to the target with TCP; name resolution is bounded by the deadline."""
+
+    def connect(self, host: str, port: int, deadline: Deadline) -> Stream:
+        """A TCP stream to `host:port`, trying each resolved address until one answers."""
+        addresses = _resolve(host, port, deadline)
+        failure: ConnectFailedError | None = None
+        for family, address in addresses:
+            left = deadline.remaining()
+            if left <= 0:
+                break
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            sock.settimeout(left)
+            try:
+                sock.connect(address)
+            except TimeoutError:
+                sock.close()
+                break
+            except ConnectionRefusedError:
+                sock.close()
+                failure = ConnectRefusedError(f"{host}:{port} refused the connection")
+                continue
+            except OSError as error:
+                sock.close()
+                failure = ConnectFailedError(
+                    f"could not connect to {host}:{port} ({_errno_name(error)})"
+                )
+                continue
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            return SocketStream(sock)
+        if failure is not None and not deadline.expired:
+            raise failure
+        raise TimedOutError(f"no connection to {host}:{port} before the deadline", connected=False)
+
+    def describe(self) -> str:
+        """How this dialer reaches a server."""
+        return "directly"
+
+
+def _resolve(host: str, port: int, deadline: Deadline) -> list[tuple[int, tuple[str, int]]]:
+    """The addresses of `host`; a literal IP without asking anyone.
+
+    `getaddrinfo` ignores socket timeouts, so a name is resolved on a helper thread and
+    abandoned at the deadline rather than holding the request past it.
+    """
+    bare = host.strip("[]")
+    try:
+        literal = ipaddress.ip_address(bare)
+    except ValueError:
+        pass
+    else:
+        family = socket.AF_INET6 if literal.version == 6 else socket.AF_INET
+        return [(family, (bare, port))]
+    found: list[tuple[int, tuple[str, int]]] = []
+    errors: list[OSError] = []
+
+    def look_up() -> None:
+        try:
+            for family, _, _, _, address in socket.getaddrinfo(bare, port, type=socket.SOCK_STREAM):
+                found.append((family, (str(address[0]), int(address[1]))))
+        except OSError as error:
+            errors.append(error)
+
+    worker = threading.Thread(target=look_up, name=f"resolve {bare}", daemon=True)
+    worker.start()
+    worker.join(deadline.remaining())
+    if worker.is_alive():
+        raise TimedOutError(f"the name {bare} did not resolve before the deadline", connected=False)
+    if errors or not found:
+        raise AddressNotFoundError(f"the name {bare} was not found")
+    return found

@@ -16,6 +16,14 @@ class ConnectFailedError(TransportError):
     """
 
 
+class ConnectRefusedError(ConnectFailedError):
+    """The address answered that nothing listens on that port."""
+
+
+class AddressNotFoundError(ConnectFailedError):
+    """The host name did not resolve to any address."""
+
+
 class TlsFailedError(ConnectFailedError):
     """The TLS handshake failed: an unknown certificate authority, a wrong name, a bad client
     certificate."""
@@ -32,6 +40,11 @@ class TimedOutError(TransportError):
 
 class ConnectionDroppedError(TransportError):
     """The connection closed or reset before a whole answer arrived."""
+
+
+class SendFailedError(ConnectionDroppedError):
+    """The connection broke while the request was being sent: the server cannot have acted on
+    a request it did not receive whole."""
 
 
 class ProtocolViolationError(TransportError):

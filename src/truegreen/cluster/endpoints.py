@@ -1,0 +1,58 @@
+"""Where each kind lives in the API, and the kind stamped on every object that leaves.
+
+A real API server omits `kind` and `apiVersion` on the items of a list (kubernetes#3030);
+kubectl's printers add them back, and so does everything that leaves `cluster/`.
+"""
+
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote
+
+from msgspec.structs import force_setattr
+
+from truegreen.cluster.kinds import Kind
+
+
+def collection_path(kind: Kind, namespace: str | None) -> str:
+    """`/api/v1/namespaces/train/pods`, `/apis/apps/v1/deployments` (every namespace)."""
+    spec = kind.spec
+    base = f"/apis/{spec.group}/{spec.version}" if spec.group else f"/api/{spec.version}"
+    if spec.namespaced and namespace is not None:
+        return f"{base}/namespaces/{quote(namespace, safe='')}/{spec.plural}"
+    return f"{base}/{spec.plural}"
+
+
+def object_path(kind: Kind, name: str, namespace: str | None) -> str:
+    """The path of one named object."""
+    return f"{collection_path(kind, namespace)}/{quote(name, safe='')}"
+
+
+def stamp(obj: dict[str, Any], kind: Kind) -> dict[str, Any]:
+    """`obj` with `kind` and `apiVersion` set where the server left them out."""
+    if not obj.get("kind"):
+        obj["kind"] = kind.spec.name
+    if not obj.get("apiVersion"):
+        obj["apiVersion"] = kind.spec.api_version
+    return obj
+
+
+def view_stamper(view: type[Any], kind: Kind) -> Callable[[Any], None] | None:
+    """A function that stamps decoded `view` items, or None when the view has neither field.
+
+    Only fields a view declares are set (`kind`, `api_version`), and only when left empty.
+    """
+    fields = set(view.__struct_fields__)
+    wants = [
+        (f, v)
+        for f, v in (("kind", kind.spec.name), ("api_version", kind.spec.api_version))
+        if f in fields
+    ]
+    if not wants:
+        return None
+
+    def stamp_view(item: Any) -> None:
+        for field, value in wants:
+            if not getattr(item, field):
+                force_setattr(item, field, value)  # frozen views too
+
+    return stamp_view

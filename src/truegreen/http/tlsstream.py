@@ -1,0 +1,171 @@
+"""TLS over any `Stream`, with SSL contexts built once per `TlsSettings`.
+
+TLS runs through memory buffers (`ssl.MemoryBIO`) rather than a wrapped socket, so it works
+the same over a plain TCP stream and over a stream that is itself TLS (a proxy reached over
+https); every byte still moves through the inner stream's deadline-bounded calls.
+"""
+
+import os
+import ssl
+import tempfile
+import threading
+from pathlib import Path
+
+from truegreen.http.deadline import Deadline
+from truegreen.http.dial import CHUNK, Stream
+from truegreen.http.errors import ConnectionDroppedError, SendFailedError, TlsFailedError
+from truegreen.http.tls import ClientCertificate, TlsSettings
+
+_contexts: dict[TlsSettings, ssl.SSLContext] = {}
+_contexts_lock = threading.Lock()
+
+
+def ssl_context(settings: TlsSettings) -> ssl.SSLContext:
+    """The client SSL context for `settings`, built on first use and cached.
+
+    The system trust store is loaded only here, that is only when an https server is used
+    without a certificate authority of its own; plain http never pays for it.
+    """
+    with _contexts_lock:
+        cached = _contexts.get(settings)
+        if cached is not None:
+            return cached
+        context = _build(settings)
+        _contexts[settings] = context
+        return context
+
+
+def _build(settings: TlsSettings) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    context.minimum_version = ssl.TLSVersion.TLSv1_2
+    if not settings.verify:
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    elif settings.ca_pem is not None:
+        try:
+            context.load_verify_locations(cadata=settings.ca_pem.decode("ascii", "replace"))
+        except (ssl.SSLError, ValueError):
+            raise TlsFailedError("the certificate authority is not a PEM certificate") from None
+    else:
+        context.load_default_certs(ssl.Purpose.SERVER_AUTH)
+    if settings.client_certificate is not None:
+        _load_client_certificate(context, settings.client_certificate)
+    return context
+
+
+def _load_client_certificate(context: ssl.SSLContext, certificate: ClientCertificate) -> None:
+    """`ssl` reads client keys only from files: write them to a private folder, load, delete."""
+    folder = Path(tempfile.mkdtemp(prefix="truegreen-tls-"))  # mkdtemp makes it 0700
+    cert, key = folder / "client.crt", folder / "client.key"
+    try:
+        for path, content in ((cert, certificate.cert_pem), (key, certificate.key_pem)):
+            handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(handle, "wb") as file:
+                file.write(content)
+        context.load_cert_chain(str(cert), str(key))
+    except (ssl.SSLError, ValueError):
+        raise TlsFailedError("the client certificate or its key is not usable") from None
+    finally:
+        for path in (cert, key):
+            path.unlink(missing_ok=True)
+        folder.rmdir()
+
+
+def start_tls(stream: Stream, settings: TlsSettings, host: str, deadline: Deadline) -> Stream:
+    """A TLS stream to `host` over `stream`, its handshake done by `deadline`.
+
+    The certificate is checked against `settings.server_name` when set (`tls-server-name`),
+    else against `host`; that name is also the one sent in SNI.
+    """
+    tls = TlsStream(stream, ssl_context(settings), settings.server_name or host)
+    tls.handshake(deadline)
+    return tls
+
+
+class TlsStream:
+    """A `Stream` that encrypts through memory buffers and moves bytes through another one."""
+
+    def __init__(self, inner: Stream, context: ssl.SSLContext, server_name: str) -> None:
+        self._inner = inner
+        self._incoming = ssl.MemoryBIO()
+        self._outgoing = ssl.MemoryBIO()
+        self._tls = context.wrap_bio(
+            self._incoming, self._outgoing, server_side=False, server_hostname=server_name
+        )
+
+    def _flush(self, deadline: Deadline) -> None:
+        pending = self._outgoing.read()
+        if pending:
+            self._inner.send_all(pending, deadline)
+
+    def _fill(self, deadline: Deadline) -> None:
+        data = self._inner.receive(deadline)
+        if data:
+            self._incoming.write(data)
+        else:
+            self._incoming.write_eof()
+
+    def handshake(self, deadline: Deadline) -> None:
+        """Run the TLS handshake; TlsFailedError when the peer or its certificate is refused."""
+        while True:
+            try:
+                self._tls.do_handshake()
+            except ssl.SSLWantReadError:
+                self._flush(deadline)
+                self._fill(deadline)
+                continue
+            except ssl.SSLCertVerificationError as error:
+                raise TlsFailedError(
+                    f"the server's certificate was not accepted ({error.verify_message})"
+                ) from None
+            except (ssl.SSLEOFError, ssl.SSLZeroReturnError):
+                raise TlsFailedError("the server closed the connection during TLS setup") from None
+            except ssl.SSLError as error:
+                raise TlsFailedError(f"TLS setup failed ({error.reason or 'unknown'})") from None
+            self._flush(deadline)
+            return
+
+    def send_all(self, data: bytes, deadline: Deadline) -> None:
+        """Encrypt and send all of `data`."""
+        view = memoryview(data)
+        while view:
+            try:
+                written = self._tls.write(view[:CHUNK])
+            except ssl.SSLError as error:
+                raise SendFailedError(
+                    f"TLS failed while sending ({error.reason or 'unknown'})"
+                ) from None
+            view = view[written:]
+            self._flush(deadline)
+
+    def receive(self, deadline: Deadline) -> bytes:
+        """The next decrypted bytes; b"" once the peer closed (cleanly or not)."""
+        while True:
+            try:
+                return self._tls.read(CHUNK)
+            except ssl.SSLWantReadError:
+                self._flush(deadline)
+                self._fill(deadline)
+            except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
+                return b""
+            except ssl.SSLError as error:
+                raise ConnectionDroppedError(
+                    f"TLS failed while receiving ({error.reason or 'unknown'})"
+                ) from None
+
+    def is_reusable(self) -> bool:
+        """Open and idle. Bytes waiting may be TLS 1.3 session tickets, which do not count."""
+        if self._inner.is_reusable():
+            return True
+        try:
+            self._fill(Deadline.after(1.0))  # readable now, so this does not wait
+            self._tls.read(CHUNK)
+        except ssl.SSLWantReadError:
+            return True  # only handshake messages (session tickets) were waiting
+        except Exception:  # noqa: BLE001 - any failure here means: do not reuse
+            return False
+        return False  # application bytes nobody asked for, or the end of the stream
+
+    def close(self) -> None:
+        """Close the inner stream (no close_notify: the connection is being dropped)."""
+        self._inner.close()

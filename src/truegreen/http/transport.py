@@ -1,0 +1,481 @@
+"""A small, fully bounded HTTP/1.1 client on sockets, `ssl` and h11 (a sans-IO HTTP/1.1 parser).
+
+Every request has ONE deadline covering the wait for a pooled connection, connect, TLS, sending,
+headers and body: each blocking step is armed with what is left of it, so a server dripping a
+byte at a time ends at the deadline, never resets it. Every answer has a cap on its body. Kept-
+alive connections are pooled per origin (scheme, host, port, TLS settings), a bounded number
+each. The transport knows nothing of Kubernetes or registries.
+"""
+
+import threading
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from urllib.parse import urlsplit
+
+import h11
+
+from truegreen import __version__
+from truegreen.http.deadline import Deadline
+from truegreen.http.dial import Dialer, DirectDialer, Stream
+from truegreen.http.errors import (
+    AnswerTooLargeError,
+    ConnectFailedError,
+    ConnectionDroppedError,
+    ProtocolViolationError,
+    SendFailedError,
+    TimedOutError,
+)
+from truegreen.http.tls import TlsSettings
+
+CONNECTIONS_PER_HOST = 6
+"""Connections open at once to one origin, as browsers allow."""
+MAX_HEAD_BYTES = 65536
+"""The status line and headers of an answer may not exceed this."""
+_REPLAYABLE = frozenset({"GET", "HEAD", "OPTIONS"})
+_USER_AGENT = f"truegreen/{__version__}"
+
+Headers = Sequence[tuple[str, str]]
+
+
+@dataclass(frozen=True)
+class Response:
+    """A whole answer: status, headers (names lower-cased) and a body no larger than its cap."""
+
+    status: int
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+
+    def header(self, name: str) -> str | None:
+        """The last value of header `name` (case-insensitive), or None."""
+        return _header(self.headers, name)
+
+
+def _header(headers: tuple[tuple[str, str], ...], name: str) -> str | None:
+    wanted = name.lower()
+    found = None
+    for key, value in headers:
+        if key == wanted:
+            found = value
+    return found
+
+
+@dataclass(frozen=True)
+class _Origin:
+    scheme: str
+    host: str
+    port: int
+    tls: TlsSettings | None
+
+    @property
+    def authority(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        default = 443 if self.scheme == "https" else 80
+        return host if self.port == default else f"{host}:{self.port}"
+
+
+def _split(url: str, tls: TlsSettings) -> tuple[_Origin, str]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
+        raise ConnectFailedError(f"cannot connect to {url!r}: not an http or https address")
+    try:
+        port = parts.port or (443 if scheme == "https" else 80)
+    except ValueError:
+        raise ConnectFailedError(f"cannot connect to {url!r}: the port is not valid") from None
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return _Origin(scheme, parts.hostname, port, tls if scheme == "https" else None), target
+
+
+class _StaleConnectionError(Exception):
+    """A kept-alive connection turned out closed before one byte of the answer arrived."""
+
+
+@dataclass
+class _Connection:
+    stream: Stream
+    parser: h11.Connection = field(
+        default_factory=lambda: h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
+    )
+    reused: bool = False
+    received: bool = False
+    """Whether any byte of the current answer has arrived."""
+    at_eof: bool = False
+
+    def send(
+        self, method: str, target: str, headers: Headers, body: bytes | None, deadline: Deadline
+    ) -> None:
+        request = h11.Request(method=method, target=target, headers=list(headers))
+        data = self.parser.send(request) or b""
+        if body:
+            data += self.parser.send(h11.Data(data=body)) or b""
+        data += self.parser.send(h11.EndOfMessage()) or b""
+        try:
+            self.stream.send_all(data, deadline)
+        except SendFailedError:
+            if self.reused:
+                raise _StaleConnectionError from None
+            raise
+
+    def next_event(self, deadline: Deadline, method: str) -> h11.Event:
+        while True:
+            try:
+                event = self.parser.next_event()
+            except h11.RemoteProtocolError:
+                if self.at_eof:
+                    raise self._dropped(method) from None
+                raise ProtocolViolationError("the answer was not valid HTTP/1.1") from None
+            if event is h11.NEED_DATA:
+                data = self.stream.receive(deadline)
+                if data:
+                    self.received = True
+                else:
+                    self.at_eof = True
+                self.parser.receive_data(data)
+                continue
+            if isinstance(event, h11.ConnectionClosed):
+                raise self._dropped(method)
+            if event is h11.PAUSED:
+                raise ProtocolViolationError("the server answered more than was asked")
+            assert isinstance(event, h11.Event)
+            return event
+
+    def _dropped(self, method: str) -> Exception:
+        if self.reused and not self.received and method in _REPLAYABLE:
+            return _StaleConnectionError()
+        return ConnectionDroppedError("the connection closed before the whole answer arrived")
+
+    def head(self, deadline: Deadline, method: str) -> h11.Response:
+        while True:
+            event = self.next_event(deadline, method)
+            if isinstance(event, h11.Response):
+                return event
+            if not isinstance(event, h11.InformationalResponse):
+                raise ProtocolViolationError("the answer did not start with a status line")
+
+    def body_chunk(self, deadline: Deadline, method: str) -> bytes | None:
+        """The next piece of the body; None at its end."""
+        event = self.next_event(deadline, method)
+        if isinstance(event, h11.Data):
+            return bytes(event.data)
+        if isinstance(event, h11.EndOfMessage):
+            return None
+        raise ProtocolViolationError("the answer's body was not valid HTTP/1.1")
+
+    def finish_cycle(self) -> bool:
+        """Ready the connection for the next request; False when it must be closed instead."""
+        if self.parser.our_state is h11.DONE and self.parser.their_state is h11.DONE:
+            self.parser.start_next_cycle()
+            self.reused = True
+            self.received = False
+            return True
+        return False
+
+
+class Transport:
+    """A thread-safe HTTP/1.1 client with a bounded keep-alive pool per origin.
+
+    `tls` applies to every https origin unless a request passes its own (a client certificate
+    that rotates, for instance). Use as a context manager, or call `close()`.
+    """
+
+    def __init__(
+        self,
+        tls: TlsSettings | None = None,
+        dialer: Dialer | None = None,
+        per_host: int = CONNECTIONS_PER_HOST,
+    ) -> None:
+        self._tls = tls or TlsSettings()
+        self._dialer = dialer or DirectDialer()
+        self._per_host = per_host
+        self._cond = threading.Condition()
+        self._idle: dict[_Origin, list[_Connection]] = {}
+        self._open: dict[_Origin, int] = {}
+        self._closed = False
+
+    # -- the pool ----------------------------------------------------------------------------
+
+    def _checkout(self, origin: _Origin, deadline: Deadline, *, fresh: bool) -> _Connection:
+        """An idle kept-alive connection that still looks open, else a new one (slot permitting)."""
+        while True:
+            with self._cond:
+                idle = self._idle.get(origin, [])
+                reuse = idle.pop() if idle and not fresh else None
+                if reuse is None:
+                    while self._open.get(origin, 0) >= self._per_host:
+                        left = deadline.remaining()
+                        if left <= 0:
+                            raise TimedOutError(
+                                "no connection came free before the deadline", connected=False
+                            )
+                        self._cond.wait(left)
+                        idle = self._idle.get(origin, [])
+                        if idle and not fresh:
+                            reuse = idle.pop()
+                            break
+                    if reuse is None:
+                        self._open[origin] = self._open.get(origin, 0) + 1
+            if reuse is None:
+                return self._dial(origin, deadline)
+            if reuse.stream.is_reusable():
+                return reuse
+            self._discard(origin, reuse)
+
+    def _dial(self, origin: _Origin, deadline: Deadline) -> _Connection:
+        try:
+            stream = self._dialer.connect(origin.host, origin.port, deadline)
+            if origin.tls is not None:
+                from truegreen.http.tlsstream import start_tls  # ssl only for https
+
+                try:
+                    stream = start_tls(stream, origin.tls, origin.host, deadline)
+                except BaseException:
+                    stream.close()
+                    raise
+        except BaseException:
+            self._release_slot(origin)
+            raise
+        return _Connection(stream)
+
+    def _release_slot(self, origin: _Origin) -> None:
+        with self._cond:
+            self._open[origin] -= 1
+            self._cond.notify()
+
+    def _discard(self, origin: _Origin, connection: _Connection) -> None:
+        connection.stream.close()
+        self._release_slot(origin)
+
+    def _give_back(self, origin: _Origin, connection: _Connection) -> None:
+        if not connection.finish_cycle():
+            self._discard(origin, connection)
+            return
+        with self._cond:
+            if self._closed:
+                connection.stream.close()
+                self._open[origin] -= 1
+            else:
+                self._idle.setdefault(origin, []).append(connection)
+            self._cond.notify()
+
+    # -- requests ----------------------------------------------------------------------------
+
+    def request(
+        self,
+        method: str,
+        url: str,
+        *,
+        deadline: Deadline,
+        max_bytes: int,
+        headers: Headers = (),
+        body: bytes | None = None,
+        tls: TlsSettings | None = None,
+    ) -> Response:
+        """Send one request and read its whole answer, by `deadline`, at most `max_bytes` of body.
+
+        Raises a `TransportError`: TimedOutError, ConnectFailedError (TlsFailedError, …),
+        ConnectionDroppedError, ProtocolViolationError, AnswerTooLargeError.
+        """
+        with self._open_answer(method, url, deadline, headers, body, tls) as answer:
+            return Response(answer.status, answer.headers, answer.read_all(max_bytes))
+
+    def stream_lines(
+        self,
+        method: str,
+        url: str,
+        *,
+        deadline: Deadline,
+        idle_seconds: float,
+        max_line: int,
+        headers: Headers = (),
+        tls: TlsSettings | None = None,
+    ) -> "LineStream":
+        """Open a streamed answer (a watch) whose body is read as lines, each at most `max_line`
+        bytes; a wait longer than `idle_seconds` for the next bytes, or the `deadline`, ends it.
+        Close it (or use it as a context manager) to release the connection."""
+        answer = self._open_answer(method, url, deadline, headers, None, tls)
+        return LineStream(answer, deadline, idle_seconds, max_line)
+
+    def _open_answer(
+        self,
+        method: str,
+        url: str,
+        deadline: Deadline,
+        headers: Headers,
+        body: bytes | None,
+        tls: TlsSettings | None,
+    ) -> "Answer":
+        origin, target = _split(url, tls or self._tls)
+        sent = [
+            ("host", origin.authority),
+            ("user-agent", _USER_AGENT),
+            *((k, v) for k, v in headers if k.lower() not in ("host", "content-length")),
+        ]
+        if body is not None:
+            sent.append(("content-length", str(len(body))))
+        fresh = False
+        while True:
+            connection = self._checkout(origin, deadline, fresh=fresh)
+            try:
+                connection.send(method, target, sent, body, deadline)
+                head = connection.head(deadline, method)
+            except _StaleConnectionError:
+                # The server closed a kept-alive connection before our request reached it:
+                # send once more, on a new connection (never twice).
+                self._discard(origin, connection)
+                fresh = True
+                continue
+            except BaseException:
+                self._discard(origin, connection)
+                raise
+            return Answer(self, origin, connection, method, head, deadline)
+
+    def close(self) -> None:
+        """Close every idle connection; connections in use close when their answer is done."""
+        with self._cond:
+            self._closed = True
+            for origin, idle in self._idle.items():
+                for connection in idle:
+                    connection.stream.close()
+                    self._open[origin] -= 1
+            self._idle.clear()
+
+    def __enter__(self) -> "Transport":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class Answer:
+    """An answer whose head has arrived and whose body is still on the connection."""
+
+    def __init__(
+        self,
+        transport: Transport,
+        origin: _Origin,
+        connection: _Connection,
+        method: str,
+        head: h11.Response,
+        deadline: Deadline,
+    ) -> None:
+        self._transport = transport
+        self._origin = origin
+        self._connection: _Connection | None = connection
+        self._method = method
+        self._deadline = deadline
+        self.status: int = head.status_code
+        self.headers: tuple[tuple[str, str], ...] = tuple(
+            (bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in head.headers
+        )
+
+    def header(self, name: str) -> str | None:
+        """The last value of header `name`, or None."""
+        return _header(self.headers, name)
+
+    def chunk(self, deadline: Deadline) -> bytes | None:
+        """The next piece of the body, by `deadline`; None at its end (connection released)."""
+        connection = self._connection
+        if connection is None:
+            return None
+        try:
+            piece = connection.body_chunk(deadline, self._method)
+        except _StaleConnectionError:
+            # An answer already started cannot be stale; the head arrived, so this is a drop.
+            self.close()
+            raise ConnectionDroppedError("the connection closed mid-answer") from None
+        except BaseException:
+            self.close()
+            raise
+        if piece is None:
+            self._connection = None
+            self._transport._give_back(self._origin, connection)
+        return piece
+
+    def read_all(self, max_bytes: int) -> bytes:
+        """The whole body, or AnswerTooLargeError as soon as it is known to exceed `max_bytes`."""
+        declared = self.header("content-length")
+        # A HEAD answer's Content-Length describes a body that is not sent.
+        bodiless = self._method == "HEAD" or self.status in (204, 304)
+        if not bodiless and declared and declared.isdigit() and int(declared) > max_bytes:
+            self.close()
+            raise AnswerTooLargeError(max_bytes)
+        parts: list[bytes] = []
+        size = 0
+        while (piece := self.chunk(self._deadline)) is not None:
+            size += len(piece)
+            if size > max_bytes:
+                self.close()
+                raise AnswerTooLargeError(max_bytes)
+            parts.append(piece)
+        return b"".join(parts)
+
+    def close(self) -> None:
+        """Drop the connection unless the body was read to its end (then it went back)."""
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            self._transport._discard(self._origin, connection)
+
+    def __enter__(self) -> "Answer":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LineStream:
+    """The body of a streamed answer as lines (a watch: one JSON document per line)."""
+
+    def __init__(self, answer: Answer, deadline: Deadline, idle_seconds: float, max_line: int):
+        self.answer = answer
+        self._deadline = deadline
+        self._idle = idle_seconds
+        self._max_line = max_line
+        self._buffer = b""
+
+    @property
+    def status(self) -> int:
+        """The answer's status code."""
+        return self.answer.status
+
+    def lines(self) -> Iterator[bytes]:
+        """Each non-empty line, without its newline, until the body ends.
+
+        Raises TimedOutError when no byte arrives for `idle_seconds` or the deadline passes,
+        AnswerTooLargeError when a line grows past `max_line`.
+        """
+        while True:
+            while b"\n" in self._buffer:
+                line, _, self._buffer = self._buffer.partition(b"\n")
+                self._check(line)
+                if line.strip():
+                    yield line
+            self._check(self._buffer)
+            wait = Deadline.after(self._idle).earliest(self._deadline)
+            piece = self.answer.chunk(wait)
+            if piece is None:
+                if self._buffer.strip():
+                    yield self._buffer
+                self._buffer = b""
+                return
+            self._buffer += piece
+
+    def _check(self, line: bytes) -> None:
+        if len(line) > self._max_line:
+            self.close()
+            raise AnswerTooLargeError(self._max_line)
+
+    def close(self) -> None:
+        """Release the connection (closed: a watch's body never ends on its own)."""
+        self.answer.close()
+
+    def __enter__(self) -> "LineStream":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
