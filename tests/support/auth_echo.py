@@ -1,10 +1,8 @@
 """A tiny loopback API server that records who knocked: the oracle's ear for credential plugins.
 
 The real `kubectl get --raw /version` needs only `/version` to answer; this server answers it and
-keeps each request's Authorization header and, over TLS, the client certificate's subject, so a
-test can see exactly what kubectl presented after running a plugin. It answers 401 to a token on
-its `rejected` list, to watch kubectl re-run a plugin after a 401 (client-go's
-`plugin/pkg/client/auth/exec/exec.go`, `roundTripper.RoundTrip`).
+keeps each request's Authorization header and client certificate subject, so a test can see
+exactly what kubectl presented after running a plugin; a request with neither is answered 401.
 """
 
 import json
@@ -122,7 +120,6 @@ class AuthEcho:
     def __init__(self, pki: Pki) -> None:
         """Serve with `pki`'s server certificate; accept client certificates its CA signed."""
         self.knocks: list[Knock] = []
-        self.rejected: set[str] = set()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -156,10 +153,11 @@ class AuthEcho:
 
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
-                authorization = self.headers.get("Authorization")
-                echo._record(Knock(self.path, authorization, _subject(self.connection)))
-                token = (authorization or "").removeprefix("Bearer ")
-                if authorization is None or token in echo.rejected:
+                knock = Knock(
+                    self.path, self.headers.get("Authorization"), _subject(self.connection)
+                )
+                echo._record(knock)
+                if knock.authorization is None and knock.client_subject is None:
                     self._answer(401, _status(401, "Unauthorized"))
                 elif urlsplit(self.path).path == "/version":
                     self._answer(200, VERSION)
