@@ -224,6 +224,7 @@ if "kind" in answer:
     answer = {{"stdout": answer}}
 sys.stderr.write(answer.get("stderr", ""))
 sys.stderr.flush()
+os.write(2, bytes.fromhex(answer.get("stderr_hex", "")))
 time.sleep(answer.get("sleep", 0))
 if answer.get("signal"):
     os.kill(os.getpid(), answer["signal"])
@@ -249,7 +250,8 @@ class RecordingPlugin:
         """What the plugin does on each run (the last answer repeats).
 
         An answer is an ExecCredential to print, or a dict of `stdout` (text or JSON to print),
-        `stdout_bytes`, `stderr`, `sleep`, `signal` (to kill itself with), `exit`.
+        `stdout_bytes`, `stderr` (or raw bytes as `stderr_hex`), `sleep`, `signal` (to kill
+        itself with), `exit`.
         """
         plan = {"answers": list(answers), "record_env": list(record_env)}
         (self.path.parent / "plan.json").write_text(json.dumps(plan))

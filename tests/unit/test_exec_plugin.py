@@ -10,9 +10,8 @@ import base64
 import json
 import os
 import signal
-import subprocess
-import sys
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,8 @@ from truegreen.exitcodes import ExitCode
 from truegreen.http.tls import ClientCertificate
 
 T0 = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
+PEM_CERT = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
+PEM_KEY = "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n"
 SECRET = "s3cret-token-never-printed"
 
 
@@ -171,6 +172,85 @@ def test_provide_cluster_info_hands_over_the_cluster_as_kubectl_encodes_it(
     )
 
 
+@pytest.mark.parametrize(
+    ("cluster", "encoded"),
+    [
+        ({"extensions": None}, '{"server":""}'),
+        ({"server": "https://x", "insecure-skip-tls-verify": False}, '{"server":"https://x"}'),
+        (
+            {
+                "server": "https://x",
+                "certificate-authority-data": "Q0E=",
+                "certificate-authority": "/no/such",
+            },
+            '{"server":"https://x","certificate-authority-data":"Q0E="}',
+        ),
+        (
+            {
+                "server": "https://x",
+                "extensions": [
+                    {
+                        "name": "client.authentication.k8s.io/exec",
+                        "extension": {10: "ten", 9: "nine", "list": [{"y": 1, "x": "zürich"}]},
+                    }
+                ],
+            },
+            '{"server":"https://x","config":{"10":"ten","9":"nine","list":[{"x":"zürich","y":1}]}}',
+        ),
+    ],
+    ids=["nothing-set", "only-a-server", "data-beats-file", "sorted-as-strings-raw-utf8"],
+)
+def test_the_cluster_info_sends_only_what_is_set(
+    plugin: RecordingPlugin, cluster: dict[str, Any], encoded: str
+) -> None:
+    plugin.plan(exec_credential(token="t"))
+    source(plugin, exec_entry(str(plugin.path), provideClusterInfo=True), cluster=cluster).current()
+    assert plugin.runs()[0]["info"] == (
+        '{"kind":"ExecCredential","apiVersion":"client.authentication.k8s.io/v1","spec":'
+        f'{{"cluster":{encoded},"interactive":false}}}}\n'
+    )
+
+
+@pytest.mark.parametrize(
+    ("cluster", "line"),
+    [
+        (
+            # Python would skip the "*" unless told to validate; Go refuses it
+            {"server": "https://x", "certificate-authority-data": "Q0E=*"},
+            "the kubeconfig's certificate-authority-data is not base64. fix the cluster's entry "
+            "in the kubeconfig",
+        ),
+        (
+            {"server": "https://x", "certificate-authority": "missing-ca.pem"},
+            "cannot read the certificate authority missing-ca.pem for the exec plugin: No such "
+            "file or directory. fix the cluster's certificate-authority in the kubeconfig",
+        ),
+    ],
+)
+def test_a_certificate_authority_that_cannot_be_read_is_one_line(
+    tmp_path: Path, cluster: dict[str, Any], line: str
+) -> None:
+    with pytest.raises(ConnectionSetupError) as raised:
+        parse_exec(
+            "alice", exec_entry("p", provideClusterInfo=True), base_dir=tmp_path, cluster=cluster
+        )
+    assert raised.value.line() == line
+
+
+def test_an_absolute_certificate_authority_path_is_read_as_it_is(
+    plugin: RecordingPlugin, tmp_path: Path
+) -> None:
+    (tmp_path / "ca.pem").write_bytes(b"CA")
+    parsed = parse_exec(
+        "alice",
+        exec_entry("p", provideClusterInfo=True),
+        base_dir=plugin.path.parent,
+        cluster={"certificate-authority": str(tmp_path / "ca.pem")},
+    )
+    assert parsed.cluster is not None
+    assert parsed.cluster.certificate_authority_data == b"CA"
+
+
 def test_without_provide_cluster_info_the_plugin_sees_no_cluster(plugin: RecordingPlugin) -> None:
     plugin.plan(exec_credential(token="t"))
     source(plugin, cluster={"server": "https://secret-host:6443"}).current()
@@ -202,7 +282,8 @@ def test_a_bare_command_is_looked_up_on_path(
     assert parse_exec("alice", entry, base_dir=tmp_path, cluster={}).command == "plugin"
     # PATH is searched in truegreen's own environment, as Go's exec.LookPath does
     monkeypatch.setenv("PATH", str(plugin.path.parent))
-    assert source(plugin, entry).current().authorization == "Bearer t"
+    found = source(plugin, entry, environ={"PATH": "/nonexistent"})
+    assert found.current().authorization == "Bearer t"
 
 
 # --- interactive mode ------------------------------------------------------------------------
@@ -238,14 +319,18 @@ def test_always_interactive_without_a_terminal_is_refused_before_running(
     assert plugin.runs() == []
 
 
-_PTY_CHILD = """
-import json, sys
-from pathlib import Path
-from truegreen.cluster.exec_plugin import ExecCredentialSource, parse_exec
-entry = json.loads(sys.argv[1])
-plugin = parse_exec("alice", entry, base_dir=Path("."), cluster={})
-print(ExecCredentialSource(plugin).current().authorization)
-"""
+@contextmanager
+def terminal_on_stdin() -> Iterator[None]:
+    """A real pseudo-terminal as this process's standard input (fd 0), for the default seam."""
+    primary, secondary = os.openpty()
+    saved = os.dup(0)
+    os.dup2(secondary, 0)
+    try:
+        yield
+    finally:
+        os.dup2(saved, 0)
+        for fd in (saved, primary, secondary):
+            os.close(fd)
 
 
 @pytest.mark.parametrize(("mode", "shares_terminal"), [("IfAvailable", True), ("Never", False)])
@@ -253,26 +338,45 @@ def test_on_a_real_terminal_the_plugin_shares_stdin_only_when_interactive(
     plugin: RecordingPlugin, mode: str, shares_terminal: bool
 ) -> None:
     plugin.plan(exec_credential(token="t"))
-    primary, secondary = os.openpty()
-    try:
-        entry = exec_entry(str(plugin.path), interactiveMode=mode)
-        child = subprocess.run(
-            [sys.executable, "-c", _PTY_CHILD, json.dumps(entry)],
-            stdin=secondary,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-            cwd=Path(__file__).parents[2],
-            env={**os.environ, "PYTHONPATH": "src"},
-        )
-    finally:
-        os.close(primary)
-        os.close(secondary)
-    assert (child.returncode, child.stdout) == (0, "Bearer t\n"), child.stderr
+    entry = exec_entry(str(plugin.path), interactiveMode=mode)
+    login = ExecCredentialSource(
+        parse_exec("alice", entry, base_dir=plugin.path.parent, cluster={})
+    )
+    with terminal_on_stdin():
+        assert login.current().authorization == "Bearer t"
     [run] = plugin.runs()
     assert (run["stdin_tty"], run["stdin_null"]) == (shares_terminal, not shares_terminal)
     assert json.loads(run["info"])["spec"]["interactive"] is shares_terminal
+
+
+def test_without_a_terminal_the_real_check_says_not_interactive(plugin: RecordingPlugin) -> None:
+    plugin.plan(exec_credential(token="t"))
+    entry = exec_entry(str(plugin.path), interactiveMode="IfAvailable")
+    login = ExecCredentialSource(
+        parse_exec("alice", entry, base_dir=plugin.path.parent, cluster={})
+    )
+    with open(os.devnull) as null:
+        saved = os.dup(0)
+        os.dup2(null.fileno(), 0)
+        try:
+            login.current()
+        finally:
+            os.dup2(saved, 0)
+            os.close(saved)
+    assert plugin.runs()[0]["stdin_null"] is True
+
+
+def test_an_interactive_plugin_that_fails_points_at_its_own_messages(
+    plugin: RecordingPlugin,
+) -> None:
+    plugin.plan({"stderr": "Password: ", "exit": 1})
+    entry = exec_entry(str(plugin.path), interactiveMode="IfAvailable")
+    line = failure(source(plugin, entry, terminal=True))
+    assert line == (
+        f"cannot log in as user 'alice': exec: executable {plugin.path} failed with exit code 1"
+        " (its own messages are above). do what the plugin asks (often: log in with it again),"
+        " then retry"
+    )
 
 
 # --- the answer --------------------------------------------------------------------------------
@@ -328,6 +432,38 @@ def test_a_token_and_a_certificate_are_both_used(plugin: RecordingPlugin, tmp_pa
             exec_credential(token=SECRET, expirationTimestamp="tomorrow"),
             "answered an expirationTimestamp that is not an RFC 3339 time",
         ),
+        (
+            exec_credential(token=SECRET, expirationTimestamp=""),
+            "answered an expirationTimestamp that is not an RFC 3339 time",
+        ),
+        (
+            exec_credential(token=SECRET, expirationTimestamp="2026-12-01T12:00:00"),
+            "answered an expirationTimestamp that is not an RFC 3339 time",
+        ),
+        (
+            exec_credential(token=SECRET, expirationTimestamp="2026-13-45T99:99:99Z"),
+            "answered an expirationTimestamp that is not an RFC 3339 time",
+        ),
+        (
+            {
+                "apiVersion": V1,
+                "kind": "ExecCredential",
+                "status": {"token": SECRET, "expirationTimestamp": 1},
+            },
+            "answered an expirationTimestamp that is not an RFC 3339 time",
+        ),
+        (
+            exec_credential(clientCertificateData=PEM_CERT, clientKeyData=SECRET),
+            "returned a client certificate or key that is not PEM",
+        ),
+        (
+            exec_credential(clientCertificateData=SECRET, clientKeyData=PEM_KEY),
+            "returned a client certificate or key that is not PEM",
+        ),
+        (
+            exec_credential("v" * 200, token=SECRET),
+            f"answered in {'v' * 79}… where the kubeconfig asks for {V1}",
+        ),
     ],
 )
 def test_an_answer_client_go_refuses_is_one_line_that_never_quotes_it(
@@ -377,8 +513,14 @@ def test_the_credential_is_kept_until_its_expiration_timestamp_then_renewed(
     assert len(plugin.runs()) == 2
 
 
-def test_without_an_expiration_timestamp_the_plugin_runs_once(plugin: RecordingPlugin) -> None:
-    plugin.plan(exec_credential(token="only"))
+@pytest.mark.parametrize("expiry", ["absent", None])
+def test_without_an_expiration_timestamp_the_plugin_runs_once(
+    plugin: RecordingPlugin, expiry: str | None
+) -> None:
+    answer = exec_credential(token="only")
+    if expiry is None:
+        answer["status"]["expirationTimestamp"] = None  # JSON null, as metav1.Time allows
+    plugin.plan(answer)
     clock = Clock()
     login = source(plugin, clock=clock)
     login.current()
@@ -427,6 +569,14 @@ def test_a_missing_plugin_names_the_command_and_quotes_its_install_hint(
     )
 
 
+def test_a_long_install_hint_is_cut_at_300_characters(tmp_path: Path) -> None:
+    entry = exec_entry("no-such-plugin", installHint="h" * 400)
+    parsed = parse_exec("alice", entry, base_dir=tmp_path, cluster={})
+    with pytest.raises(CredentialError) as raised:
+        ExecCredentialSource(parsed).current()
+    assert raised.value.todo == "h" * 299 + "…"
+
+
 def test_a_missing_plugin_without_a_hint_says_what_to_do(tmp_path: Path) -> None:
     parsed = parse_exec("alice", exec_entry("no-such-plugin"), base_dir=tmp_path, cluster={})
     with pytest.raises(CredentialError) as raised:
@@ -445,6 +595,11 @@ def test_a_failing_plugin_s_own_words_and_exit_code_reach_the_operator(
         "saying: token expired, run aws sso login | \\x1b]0;owned\\x07. do what the plugin "
         "asks (often: log in with it again), then retry"
     )
+
+
+def test_a_complaint_that_is_not_utf8_is_still_quoted(plugin: RecordingPlugin) -> None:
+    plugin.plan({"stderr_hex": b"caf\xe9 closed".hex(), "exit": 2})
+    assert "failed with exit code 2, saying: caf\ufffd closed. do what" in failure(source(plugin))
 
 
 def test_a_long_complaint_is_quoted_by_its_last_two_kilobytes(plugin: RecordingPlugin) -> None:
@@ -508,6 +663,28 @@ def test_a_plugin_that_is_not_a_program_cannot_be_started(tmp_path: Path) -> Non
             exec_entry("p", env=[{"value": "x"}]),
             "env variable name must be specified to use exec authentication plugin",
         ),
+        (
+            exec_entry("p", env=[{"name": 5, "value": "x"}]),
+            "env variable name must be specified to use exec authentication plugin",
+        ),
+        (
+            exec_entry("p", env=["NAME=value"]),
+            "env variable name must be specified to use exec authentication plugin",
+        ),
+        (
+            {**exec_entry("p"), "command": 5},
+            "command must be specified to use exec authentication plugin",
+        ),
+        (
+            {"apiVersion": 5, "command": "p"},
+            "apiVersion must be specified to use exec authentication plugin",
+        ),
+        (exec_entry("p", args="--one --two"), "its args are not a list"),
+        (
+            {"apiVersion": "v" * 100, "command": "p"},
+            f'exec plugin: invalid apiVersion "{"v" * 79}…" (kubectl accepts {V1} and {V1BETA1})',
+        ),
+        (exec_entry("p", interactiveMode="m" * 50), f'invalid interactiveMode "{"m" * 39}…"'),
     ],
 )
 def test_an_exec_entry_kubectl_rejects_is_rejected_with_its_reason(
@@ -519,6 +696,12 @@ def test_an_exec_entry_kubectl_rejects_is_rejected_with_its_reason(
         f"the kubeconfig user 'alice' cannot log in: {why}. fix its exec section in the kubeconfig"
     )
     assert raised.value.exit_code == ExitCode.UNKNOWN
+
+
+def test_an_env_entry_without_a_value_is_set_empty(plugin: RecordingPlugin) -> None:
+    plugin.plan(exec_credential(token="t"), record_env=("EMPTY",))
+    source(plugin, exec_entry(str(plugin.path), env=[{"name": "EMPTY"}])).current()
+    assert plugin.runs()[0]["env"] == {"EMPTY": ""}
 
 
 def test_plugin_credentials_runs_the_exec_plugin_of_the_user(

@@ -103,6 +103,9 @@ def test_a_token_without_exp_reads_as_long_expired_as_client_go_reads_it() -> No
         jwt({"exp": "tomorrow"}),
         jwt({"exp": True}),
         "a." + base64.urlsafe_b64encode(b'{"exp": NaN}').decode().rstrip("=") + ".c",
+        # characters outside base64url, which Python's decoder would silently skip
+        jwt({"exp": 4102444800}).replace(".", ".*", 1),
+        jwt({"exp": 4102444800}).replace(".", ".+", 1),
     ],
 )
 def test_a_token_that_is_not_a_jwt_is_one_line(token: str) -> None:
@@ -113,6 +116,19 @@ def test_a_token_that_is_not_a_jwt_is_one_line(token: str) -> None:
 
 def test_an_exp_beyond_what_a_date_holds_is_far_future_not_a_crash() -> None:
     token = jwt({"exp": 10**20})
+    assert login(config(token)).current().authorization == f"Bearer {token}"
+
+
+def test_an_exp_before_what_a_date_holds_is_long_expired_not_a_crash() -> None:
+    assert refusal(config(jwt({"exp": -(10**20)}))).why.startswith(
+        "its id-token expired at 1970-01-01 00:00:00 UTC;"
+    )
+
+
+@pytest.mark.parametrize("name_length", [0, 1, 2])
+def test_a_payload_of_any_length_decodes(name_length: int) -> None:
+    # these payloads encode to 0, 2 and 3 characters mod 4: no, two and one "=" were dropped
+    token = jwt({"exp": 4102444800, "sub": "c" * name_length})
     assert login(config(token)).current().authorization == f"Bearer {token}"
 
 
@@ -136,7 +152,10 @@ def test_an_oidc_entry_without_issuer_or_client_is_refused_as_client_go_refuses_
             base_dir=tmp_path,
             cluster={},
         )
-    assert raised.value.why == f"its oidc auth-provider does not name its {missing}"
+    assert raised.value.line() == (
+        f"the kubeconfig user 'carol' cannot log in: its oidc auth-provider does not name its "
+        f"{missing}. fix the user's auth-provider config in the kubeconfig"
+    )
 
 
 def test_plugin_credentials_hands_an_oidc_user_its_login(tmp_path: Path) -> None:

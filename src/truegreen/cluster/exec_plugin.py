@@ -43,7 +43,9 @@ STDOUT_CAP = 1024 * 1024
 STDERR_TAIL = 2048
 """The last bytes of the plugin's complaint that the failure line quotes."""
 
-_RFC3339 = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?(Z|[+-]\d{2}:\d{2})", re.ASCII)
+# Go's time.RFC3339 layout as metav1.Time parses it; Python 3.11 reads every such text
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})", re.ASCII)
+_NOT_A_TIME = "answered an expirationTimestamp that is not an RFC 3339 time"
 # Go's encoding/json escapes these inside strings; byte-identical requests keep plugins that
 # compare KUBERNETES_EXEC_INFO (or log it) seeing what kubectl would send.
 _GO_JSON_ESCAPES = str.maketrans(
@@ -162,7 +164,7 @@ def _resolve_command(command: str, base_dir: Path) -> str:
 def _exec_cluster(cluster: Mapping[str, Any], base_dir: Path) -> ExecCluster:
     """The cluster fields client-go's `ConfigToExecCluster` copies from the kubeconfig."""
     inner = cluster.get("cluster")
-    if isinstance(inner, Mapping) and "name" in cluster:
+    if isinstance(inner, Mapping):
         cluster = inner  # a whole named entry was passed; its settings are inside
     return ExecCluster(
         server=str(cluster.get("server") or ""),
@@ -322,25 +324,19 @@ def _looks_like_pair(cert: str, key: str) -> bool:
 
 
 def _expiry(value: object, refused: Callable[[str], CredentialError]) -> datetime | None:
-    if value is None or value == "":
+    if value is None:  # JSON null; metav1.Time refuses any other non-RFC 3339 text, "" too
         return None
-    match = _RFC3339.fullmatch(value) if isinstance(value, str) else None
-    if match is None:
-        raise refused("answered an expirationTimestamp that is not an RFC 3339 time")
-    whole, fraction, zone = match.groups()
-    # Python reads at most microseconds; Go writes up to nanoseconds
-    text = whole + (fraction or "")[:7] + ("+00:00" if zone == "Z" else zone)
+    if not isinstance(value, str) or _RFC3339.fullmatch(value) is None:
+        raise refused(_NOT_A_TIME)
     try:
-        return datetime.fromisoformat(text)
-    except ValueError:
-        raise refused("answered an expirationTimestamp that is not an RFC 3339 time") from None
+        return datetime.fromisoformat(value)
+    except ValueError:  # the right shape, but no such day or hour
+        raise refused(_NOT_A_TIME) from None
 
 
 def _stdin_is_terminal() -> bool:
-    try:
-        return os.isatty(0)
-    except OSError:
-        return False
+    # client-go asks the same of os.Stdin (fd 0); a closed fd 0 is simply not a terminal
+    return os.isatty(0)
 
 
 class ExecCredentialSource:
@@ -435,8 +431,7 @@ class ExecCredentialSource:
         except OSError as error:
             raise CredentialError(
                 f"cannot log in as user {plugin.user_name!r}",
-                f"its credential plugin {plugin.shown} could not be started"
-                f" ({error.strerror or type(error).__name__})",
+                f"its credential plugin {plugin.shown} could not be started ({error.strerror})",
                 "check that the file is a program you may run",
             ) from None
         if run.ending is not Ending.EXITED or run.exit_code != 0:
@@ -460,7 +455,7 @@ class ExecCredentialSource:
             how = f"was ended by signal {-run.exit_code}"
         else:
             how = f"failed with exit code {run.exit_code}"
-        said = one_line(run.stderr_tail.decode("utf-8", errors="replace"))
+        said = one_line(run.stderr_tail.decode(errors="replace"))
         if said:
             how += f", saying: {'…' if run.stderr_cut else ''}{said}"
         elif interactive:

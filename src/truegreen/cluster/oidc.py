@@ -99,7 +99,8 @@ def _claims(token: str) -> dict[str, Any] | None:
     if len(parts) != 3 or not _BASE64URL.fullmatch(parts[1]):
         return None
     try:
-        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+        # JWTs drop base64's padding; Python's decoder wants it and ignores any surplus
+        claims = json.loads(base64.urlsafe_b64decode(parts[1] + "=="))
     except (binascii.Error, ValueError):
         return None
     return claims if isinstance(claims, dict) else None
