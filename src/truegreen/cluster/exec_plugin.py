@@ -1,0 +1,469 @@
+"""A kubeconfig `exec` credential plugin, run as client-go runs it.
+
+Ground truth: kubernetes/client-go `plugin/pkg/client/auth/exec/exec.go` (request, environment,
+interactive mode, answer checks, re-run on expiry and after a 401), `pkg/apis/
+clientauthentication/{v1,v1beta1}/types.go` (ExecCredential), `tools/clientcmd/validation.go`
+(what a kubeconfig's exec entry must hold), `tools/clientcmd/api/v1/defaults.go` (v1beta1 means
+interactiveMode IfAvailable), `tools/clientcmd/loader.go` (`GetAuthInfoFileReferences`: a command
+with a slash is relative to the kubeconfig's folder), `rest/exec.go` (`ConfigToExecCluster`).
+
+Where truegreen differs, on purpose: the plugin gets 60 seconds (client-go waits forever); its
+answer is capped at 1 MiB; its error output is quoted in the failure line (bounded, escaped)
+rather than only passed through; a command given as a path that does not exist is reported with
+the install hint too (client-go shows the hint only for a bare name not found on PATH).
+"""
+
+import base64
+import binascii
+import json
+import os
+import re
+import shutil
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from truegreen.cluster.credentials import Credential, CredentialError
+from truegreen.cluster.plugin_process import Ending, PluginRun, one_line, run_plugin
+from truegreen.errors import ConnectionSetupError
+from truegreen.http.tls import ClientCertificate
+
+V1 = "client.authentication.k8s.io/v1"
+V1BETA1 = "client.authentication.k8s.io/v1beta1"
+EXEC_INFO_ENV = "KUBERNETES_EXEC_INFO"
+CLUSTER_EXTENSION = "client.authentication.k8s.io/exec"
+PLUGIN_TIMEOUT_SECONDS = 60.0
+"""Generous: a plugin may open a browser or wait for a second factor; it must not hang us."""
+STDOUT_CAP = 1024 * 1024
+"""A token or a certificate chain with its key is a few KiB; 1 MiB is far beyond any real one."""
+STDERR_TAIL = 2048
+"""The last bytes of the plugin's complaint that the failure line quotes."""
+
+# Go's time.RFC3339 layout as metav1.Time parses it; Python 3.11 reads every such text
+_RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})", re.ASCII)
+_NOT_A_TIME = "answered an expirationTimestamp that is not an RFC 3339 time"
+# Go's encoding/json escapes these inside strings; byte-identical requests keep plugins that
+# compare KUBERNETES_EXEC_INFO (or log it) seeing what kubectl would send.
+_GO_JSON_ESCAPES = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+
+
+class InteractiveMode(Enum):
+    """`interactiveMode`: whether the plugin may use standard input."""
+
+    NEVER = "Never"
+    IF_AVAILABLE = "IfAvailable"
+    ALWAYS = "Always"
+
+
+@dataclass(frozen=True)
+class ExecCluster:
+    """The cluster as `provideClusterInfo` hands it to the plugin (client-go `Cluster`)."""
+
+    server: str
+    tls_server_name: str = ""
+    insecure_skip_tls_verify: bool = False
+    certificate_authority_data: bytes = b""
+    proxy_url: str = ""
+    disable_compression: bool = False
+    config_json: str | None = None
+    """The cluster's `client.authentication.k8s.io/exec` extension, already encoded as JSON."""
+
+
+@dataclass(frozen=True)
+class ExecPlugin:
+    """One kubeconfig user's exec entry, checked as kubectl checks it. `repr` hides `env`."""
+
+    user_name: str
+    command: str
+    """As written in the kubeconfig after path resolution; named in messages."""
+    args: tuple[str, ...]
+    env: tuple[tuple[str, str], ...]
+    api_version: str
+    interactive_mode: InteractiveMode
+    install_hint: str
+    cluster: ExecCluster | None
+    """Set only with `provideClusterInfo: true`."""
+
+    @property
+    def shown(self) -> str:
+        """The command as messages show it: one line, control characters escaped."""
+        return one_line(self.command, limit=200)
+
+    def __repr__(self) -> str:
+        return f"ExecPlugin({self.user_name!r}, {self.command!r}, {self.api_version})"
+
+
+def parse_exec(
+    user_name: str, entry: Mapping[str, Any], *, base_dir: Path, cluster: Mapping[str, Any]
+) -> ExecPlugin:
+    """The user's `exec` entry, validated as `tools/clientcmd/validation.go` validates it.
+
+    Raises ConnectionSetupError with kubectl's reason when the entry cannot be used.
+    """
+
+    def unusable(why: str) -> ConnectionSetupError:
+        return ConnectionSetupError(
+            f"the kubeconfig user {user_name!r} cannot log in",
+            why,
+            "fix its exec section in the kubeconfig",
+        )
+
+    command = entry.get("command")
+    if not isinstance(command, str) or not command:
+        raise unusable("command must be specified to use exec authentication plugin")
+    api_version = entry.get("apiVersion")
+    if not isinstance(api_version, str) or not api_version:
+        raise unusable("apiVersion must be specified to use exec authentication plugin")
+    if api_version not in (V1, V1BETA1):
+        raise unusable(
+            f'exec plugin: invalid apiVersion "{one_line(api_version, limit=80)}"'
+            f" (kubectl accepts {V1} and {V1BETA1})"
+        )
+    mode_text = entry.get("interactiveMode") or ("IfAvailable" if api_version == V1BETA1 else "")
+    if not mode_text:
+        raise unusable("interactiveMode must be specified to use exec authentication plugin")
+    try:
+        mode = InteractiveMode(mode_text)
+    except ValueError:
+        raise unusable(f'invalid interactiveMode "{one_line(str(mode_text), limit=40)}"') from None
+    env: list[tuple[str, str]] = []
+    for variable in entry.get("env") or []:
+        name = variable.get("name") if isinstance(variable, Mapping) else None
+        if not isinstance(name, str) or not name:
+            raise unusable("env variable name must be specified to use exec authentication plugin")
+        env.append((name, str(variable.get("value") or "")))
+    args = entry.get("args") or []
+    if not isinstance(args, list):
+        raise unusable("its args are not a list")
+    return ExecPlugin(
+        user_name=user_name,
+        command=_resolve_command(command, base_dir),
+        args=tuple(str(arg) for arg in args),
+        env=tuple(env),
+        api_version=api_version,
+        interactive_mode=mode,
+        install_hint=str(entry.get("installHint") or ""),
+        cluster=_exec_cluster(cluster, base_dir) if entry.get("provideClusterInfo") else None,
+    )
+
+
+def _resolve_command(command: str, base_dir: Path) -> str:
+    # client-go resolves only commands with a slash against the kubeconfig's folder; bare names
+    # are looked up on PATH when the plugin runs (`loader.go`, `GetAuthInfoFileReferences`).
+    if "/" not in command:
+        return command
+    return os.path.normpath(base_dir / command)
+
+
+def _exec_cluster(cluster: Mapping[str, Any], base_dir: Path) -> ExecCluster:
+    """The cluster fields client-go's `ConfigToExecCluster` copies from the kubeconfig."""
+    inner = cluster.get("cluster")
+    if isinstance(inner, Mapping):
+        cluster = inner  # a whole named entry was passed; its settings are inside
+    return ExecCluster(
+        server=str(cluster.get("server") or ""),
+        tls_server_name=str(cluster.get("tls-server-name") or ""),
+        insecure_skip_tls_verify=cluster.get("insecure-skip-tls-verify") is True,
+        certificate_authority_data=_ca_data(cluster, base_dir),
+        proxy_url=str(cluster.get("proxy-url") or ""),
+        disable_compression=cluster.get("disable-compression") is True,
+        config_json=_extension_json(cluster.get("extensions")),
+    )
+
+
+def _ca_data(cluster: Mapping[str, Any], base_dir: Path) -> bytes:
+    data = cluster.get("certificate-authority-data")
+    if data:
+        try:
+            return base64.b64decode(str(data), validate=True)
+        except (binascii.Error, ValueError):
+            raise ConnectionSetupError(
+                "the kubeconfig's certificate-authority-data is not base64",
+                todo="fix the cluster's entry in the kubeconfig",
+            ) from None
+    path = cluster.get("certificate-authority")
+    if not path:
+        return b""
+    try:
+        return (base_dir / str(path)).read_bytes()
+    except OSError as error:
+        raise ConnectionSetupError(
+            f"cannot read the certificate authority {path} for the exec plugin",
+            error.strerror or type(error).__name__,
+            "fix the cluster's certificate-authority in the kubeconfig",
+        ) from None
+
+
+def _extension_json(extensions: object) -> str | None:
+    for extension in extensions if isinstance(extensions, list) else []:
+        if isinstance(extension, Mapping) and extension.get("name") == CLUSTER_EXTENSION:
+            # kubectl turns YAML into JSON through Go maps, whose keys encoding/json sorts
+            return go_json(_sorted_keys(extension.get("extension")))
+    return None
+
+
+def _sorted_keys(value: object) -> object:
+    if isinstance(value, Mapping):
+        return {str(key): _sorted_keys(value[key]) for key in sorted(value, key=str)}
+    if isinstance(value, list):
+        return [_sorted_keys(item) for item in value]
+    return value
+
+
+def go_json(value: object) -> str:
+    """`value` encoded as Go's encoding/json encodes it: compact, HTML characters escaped."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).translate(_GO_JSON_ESCAPES)
+
+
+def exec_request(plugin: ExecPlugin, *, interactive: bool) -> str:
+    """The ExecCredential put in KUBERNETES_EXEC_INFO, byte for byte as kubectl encodes it."""
+    spec: list[tuple[str, str]] = []
+    if plugin.cluster is not None:
+        spec.append(("cluster", _cluster_json(plugin.cluster)))
+    spec.append(("interactive", go_json(interactive)))
+    request = [
+        ("kind", go_json("ExecCredential")),
+        ("apiVersion", go_json(plugin.api_version)),
+        ("spec", _object(spec)),
+    ]
+    return _object(request) + "\n"
+
+
+def _object(fields: list[tuple[str, str]]) -> str:
+    """A JSON object from (name, value already encoded) pairs, in the order given."""
+    return "{" + ",".join(f"{go_json(name)}:{value}" for name, value in fields) + "}"
+
+
+def _cluster_json(cluster: ExecCluster) -> str:
+    # field order and omitempty follow clientauthentication/v1 `Cluster`
+    fields = [("server", go_json(cluster.server))]
+    if cluster.tls_server_name:
+        fields.append(("tls-server-name", go_json(cluster.tls_server_name)))
+    if cluster.insecure_skip_tls_verify:
+        fields.append(("insecure-skip-tls-verify", "true"))
+    if cluster.certificate_authority_data:
+        encoded = base64.b64encode(cluster.certificate_authority_data).decode()
+        fields.append(("certificate-authority-data", go_json(encoded)))
+    if cluster.proxy_url:
+        fields.append(("proxy-url", go_json(cluster.proxy_url)))
+    if cluster.disable_compression:
+        fields.append(("disable-compression", "true"))
+    if cluster.config_json is not None:
+        fields.append(("config", cluster.config_json))
+    return _object(fields)
+
+
+def plugin_environment(
+    plugin: ExecPlugin, request: str, inherited: Mapping[str, str]
+) -> dict[str, str]:
+    """Our environment, then the entry's `env`, then KUBERNETES_EXEC_INFO; later names win."""
+    environment = dict(inherited)
+    environment.update(plugin.env)
+    environment[EXEC_INFO_ENV] = request
+    return environment
+
+
+def parse_answer(plugin: ExecPlugin, stdout: bytes) -> Credential:
+    """The credential in the plugin's answer, checked as client-go checks it.
+
+    Raises CredentialError naming what is wrong; never quotes the answer, which may hold a
+    secret.
+    """
+
+    def refused(why: str) -> CredentialError:
+        return CredentialError(
+            f"cannot log in as user {plugin.user_name!r}",
+            f"its credential plugin {plugin.shown} {why}",
+            "check the plugin, or run it by hand to see what it prints",
+        )
+
+    try:
+        answer = json.loads(stdout)
+    except (UnicodeDecodeError, ValueError):
+        raise refused("did not answer with JSON") from None
+    if not isinstance(answer, dict):
+        raise refused("did not answer with a JSON object")
+    version = answer.get("apiVersion")
+    if answer.get("kind") != "ExecCredential" or not isinstance(version, str):
+        raise refused("did not answer with an ExecCredential (kind and apiVersion)")
+    if version != plugin.api_version:
+        raise refused(
+            f"answered in {one_line(version, limit=80)} where the kubeconfig asks for"
+            f" {plugin.api_version}"
+        )
+    status = answer.get("status")
+    if not isinstance(status, dict):
+        raise refused("did not return a status field")
+    token, cert, key = (
+        status.get(name) or "" for name in ("token", "clientCertificateData", "clientKeyData")
+    )
+    if not all(isinstance(value, str) for value in (token, cert, key)):
+        raise refused("answered a token or certificate that is not a string")
+    if not (token or cert or key):
+        raise refused("did not return a token or cert/key pair")
+    if bool(cert) != bool(key):
+        raise refused("returned only certificate or key, not both")
+    if cert and not _looks_like_pair(cert, key):
+        raise refused("returned a client certificate or key that is not PEM")
+    return Credential(
+        authorization=f"Bearer {token}" if token else None,
+        certificate=ClientCertificate(cert.encode(), key.encode()) if cert else None,
+        expires_at=_expiry(status.get("expirationTimestamp"), refused),
+    )
+
+
+def _looks_like_pair(cert: str, key: str) -> bool:
+    # The pairing itself is checked where the TLS context loads it (the transport).
+    return "-----BEGIN CERTIFICATE-----" in cert and "PRIVATE KEY-----" in key
+
+
+def _expiry(value: object, refused: Callable[[str], CredentialError]) -> datetime | None:
+    if value is None:  # JSON null; metav1.Time refuses any other non-RFC 3339 text, "" too
+        return None
+    if not isinstance(value, str) or _RFC3339.fullmatch(value) is None:
+        raise refused(_NOT_A_TIME)
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:  # the right shape, but no such day or hour
+        raise refused(_NOT_A_TIME) from None
+
+
+def _stdin_is_terminal() -> bool:
+    # client-go asks the same of os.Stdin (fd 0); a closed fd 0 is simply not a terminal
+    return os.isatty(0)
+
+
+class ExecCredentialSource:
+    """Runs the plugin when a credential is needed; caches it until its expirationTimestamp.
+
+    As client-go's Authenticator: the first request runs the plugin, an expired credential runs
+    it again, and a 401 runs it again once. Safe to share between threads.
+    """
+
+    def __init__(
+        self,
+        plugin: ExecPlugin,
+        *,
+        timeout_seconds: float = PLUGIN_TIMEOUT_SECONDS,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        stdin_is_terminal: Callable[[], bool] = _stdin_is_terminal,
+        environ: Callable[[], Mapping[str, str]] = lambda: os.environ,
+    ) -> None:
+        """`clock`, `stdin_is_terminal` and `environ` are client-go's `now`, `isTerminalFunc`
+        and `environ` seams; the defaults are the real ones."""
+        self.plugin = plugin
+        self._timeout = timeout_seconds
+        self._clock = clock
+        self._stdin_is_terminal = stdin_is_terminal
+        self._environ = environ
+        self._lock = threading.Lock()
+        self._cached: Credential | None = None
+
+    def current(self) -> Credential:
+        """The cached credential while it is valid; otherwise the plugin's new answer."""
+        with self._lock:
+            cached = self._cached
+            if cached is not None and not self._expired(cached):
+                return cached
+            self._cached = self._run()
+            return self._cached
+
+    def after_unauthorized(self) -> Credential | None:
+        """Run the plugin again; None when it answers what the server just refused."""
+        with self._lock:
+            before = self._cached
+            self._cached = self._run()
+            if before is not None and (
+                before.authorization,
+                before.certificate,
+            ) == (self._cached.authorization, self._cached.certificate):
+                return None
+            return self._cached
+
+    def describe(self) -> str:
+        """Names the plugin and the user, for messages."""
+        return f"the credential plugin {self.plugin.shown} of user {self.plugin.user_name!r}"
+
+    def _expired(self, credential: Credential) -> bool:
+        # client-go: expired once now is after the expirationTimestamp, never without one
+        return credential.expires_at is not None and self._clock() > credential.expires_at
+
+    def _interactive(self) -> bool:
+        mode = self.plugin.interactive_mode
+        if mode is InteractiveMode.NEVER:
+            return False
+        if mode is InteractiveMode.IF_AVAILABLE:
+            return self._stdin_is_terminal()
+        if not self._stdin_is_terminal():
+            raise CredentialError(
+                f"cannot log in as user {self.plugin.user_name!r}",
+                f"its credential plugin {self.plugin.shown} needs to ask questions"
+                " (interactiveMode Always) but standard input is not a terminal",
+                "run truegreen in a terminal, or log in with the plugin first",
+            )
+        return True
+
+    def _run(self) -> Credential:
+        plugin = self.plugin
+        interactive = self._interactive()
+        request = exec_request(plugin, interactive=interactive)
+        executable = plugin.command if "/" in plugin.command else shutil.which(plugin.command)
+        if executable is None:
+            raise self._not_installed()
+        try:
+            run = run_plugin(
+                [plugin.command, *plugin.args],
+                executable=executable,
+                env=plugin_environment(plugin, request, self._environ()),
+                interactive=interactive,
+                timeout_seconds=self._timeout,
+                stdout_cap=STDOUT_CAP,
+                stderr_tail=STDERR_TAIL,
+            )
+        except FileNotFoundError:
+            raise self._not_installed() from None
+        except OSError as error:
+            raise CredentialError(
+                f"cannot log in as user {plugin.user_name!r}",
+                f"its credential plugin {plugin.shown} could not be started ({error.strerror})",
+                "check that the file is a program you may run",
+            ) from None
+        if run.ending is not Ending.EXITED or run.exit_code != 0:
+            raise self._failed(run, interactive)
+        return parse_answer(plugin, run.stdout)
+
+    def _not_installed(self) -> CredentialError:
+        hint = one_line(self.plugin.install_hint, limit=300)
+        return CredentialError(
+            f"cannot log in as user {self.plugin.user_name!r}",
+            f"exec: executable {self.plugin.shown} not found",
+            hint or "install the credential plugin, or correct `command` in the kubeconfig",
+        )
+
+    def _failed(self, run: PluginRun, interactive: bool) -> CredentialError:
+        if run.ending is Ending.TIMED_OUT:
+            how = f"did not answer within {self._timeout:g} seconds and was stopped"
+        elif run.ending is Ending.TOO_MUCH_OUTPUT:
+            how = f"answered more than {STDOUT_CAP // 1024} KiB and was stopped"
+        elif run.exit_code is not None and run.exit_code < 0:
+            how = f"was ended by signal {-run.exit_code}"
+        else:
+            how = f"failed with exit code {run.exit_code}"
+        said = one_line(run.stderr_tail.decode(errors="replace"))
+        if said:
+            how += f", saying: {'…' if run.stderr_cut else ''}{said}"
+        elif interactive:
+            how += " (its own messages are above)"
+        else:
+            how += " without saying why"
+        return CredentialError(
+            f"cannot log in as user {self.plugin.user_name!r}",
+            f"exec: executable {self.plugin.shown} {how}",
+            "do what the plugin asks (often: log in with it again), then retry",
+        )
