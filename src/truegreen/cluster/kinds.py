@@ -1,7 +1,9 @@
 """The Kubernetes kinds truegreen reads, with the coordinates of their API endpoints."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -61,3 +63,15 @@ class Kind(Enum):
             if kind.plural == plural:
                 return kind
         raise ValueError(f"unknown resource {plural!r}")
+
+
+def stamped(kind: Kind, obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of `obj` carrying its kind and apiVersion, from the request that fetched it.
+
+    A real API server sends list items without them (kubernetes/kubernetes#3030); kubectl's
+    printers add them back the same way. A value the object already carries is kept.
+    """
+    result = dict(obj)
+    result.setdefault("kind", kind.spec.name)
+    result.setdefault("apiVersion", kind.spec.api_version)
+    return result

@@ -14,7 +14,7 @@ from lightkube.operators import not_in
 from lightkube.types import PatchType
 
 from truegreen.cluster.classify import MalformedAnswerError, classify, describe
-from truegreen.cluster.kinds import Kind
+from truegreen.cluster.kinds import Kind, stamped
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
 from truegreen.cluster.reader import FieldIsNot, FieldSelector, Fold, field_selector_text
 from truegreen.cluster.reads import (
@@ -148,7 +148,7 @@ class LiveCluster:
         ):
             if not isinstance(item, Mapping):
                 raise MalformedAnswerError(action_of(kind))
-            yield dict(item)
+            yield stamped(kind, item)
 
     def fold(
         self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
