@@ -37,7 +37,6 @@ class _Metadata(msgspec.Struct, omit_defaults=True, rename="camel"):
     name: str | None = None
     namespace: str | None = None
     creation_timestamp: str | None = None
-    deletion_timestamp: str | None = None
     owner_references: list[dict[str, Any]] | None = None
 
 
