@@ -202,6 +202,7 @@ class FakeApiServer:
         simulator's controllers and kubelet act between a client's reads."""
         self._stopping = threading.Event()
         self._scheme = "http"
+        self._tls: tuple[Path, Path] | None = None
         self.frozen = False
         """Frozen: every GET answer is encoded once and then served from those bytes, so that a
         benchmark measures its client and not this server (`freeze()`)."""
@@ -214,6 +215,7 @@ class FakeApiServer:
     def start(self, tls: tuple[Path, Path] | None = None) -> FakeApiServer:
         """Serve on 127.0.0.1; over HTTPS with `tls` = (certificate, key) files."""
         handler = _make_handler(self)
+        self._tls = tls
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         if tls is not None:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -353,6 +355,22 @@ class FakeApiServer:
                 if rtype.kind == kind:
                     bucket = self._objects.get((rtype.group, rtype.version, rtype.plural), {})
                     bucket.pop((namespace if rtype.namespaced else "", name), None)
+
+    def twin(self) -> FakeApiServer:
+        """A started copy of this cluster: the same objects and resource versions, and the
+        same faults with their counters reset, so it answers the same run of requests the
+        same way. Requests to the twin never reach this server's log or fault counters.
+        The twin of a stopped server is stopped too. Stop it with `stop()`."""
+        twin = FakeApiServer()
+        with self._lock:
+            twin._objects = copy.deepcopy(self._objects)
+            twin._resource_version = self._resource_version
+            twin._compacted_before = self._compacted_before
+            twin.faults = [replace(rule, hits=0, matched=0) for rule in self.faults]
+        twin.start(self._tls)
+        if self._stopping.is_set():
+            twin.stop()
+        return twin
 
     def freeze(self) -> None:
         """Serve every GET from pre-encoded bytes from now on; writes are no longer expected."""
