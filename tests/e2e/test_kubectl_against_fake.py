@@ -373,7 +373,7 @@ def test_kubectl_sees_the_replaced_pod_terminating_after_the_rollout_completes(
     assert done.stdout.strip() == 'deployment "manager" successfully rolled out', done.stderr
     described = kubectl("describe", "pod", "manager-old").stdout.splitlines()
     assert [line.split(":", 1)[1].strip() for line in described if line.startswith("Status:")] == [
-        "Terminating (lasts <invalid>)"  # kubectl's words for a grace period still running
+        "Terminating (lasts <invalid>)"  # deletionTimestamp is the grace period's end, ahead
     ]
     assert "Termination Grace Period:  30s" in described
     assert [line.split()[-1] for line in described if "Image ID:" in line] == [
