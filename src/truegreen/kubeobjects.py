@@ -44,9 +44,17 @@ def annotations_of(obj: KubeObject) -> Mapping[str, str]:
     return mapping(mapping(obj.get("metadata")).get("annotations"))
 
 
+class KindMissingError(ValueError):
+    """An object reached a finding without its kind: `cluster/` failed to stamp it. A bug in
+    truegreen, never a cluster's answer, so it is raised rather than guessed around."""
+
+
 def ref(obj: KubeObject) -> str:
     """`Kind/name`, as findings list the objects they looked at."""
-    return f"{obj.get('kind', 'Object')}/{name_of(obj)}"
+    kind = obj.get("kind")
+    if not isinstance(kind, str) or not kind:
+        raise KindMissingError(f"an object without kind reached a finding: {name_of(obj)!r}")
+    return f"{kind}/{name_of(obj)}"
 
 
 def parse_time(value: object) -> datetime | None:
@@ -136,6 +144,17 @@ def phase(pod: KubeObject) -> str:
 def is_terminated(pod: KubeObject) -> bool:
     """Succeeded or Failed: the pod holds no capacity and needs no attention."""
     return phase(pod) in TERMINATED_PHASES
+
+
+def is_terminating(pod: KubeObject) -> bool:
+    """Deleted and on its way out (metadata.deletionTimestamp set), though it may still run,
+    hold its machine's room and report its old image for its grace period (kubectl#1628)."""
+    return bool(mapping(pod.get("metadata")).get("deletionTimestamp"))
+
+
+def remaining(pods: Sequence[KubeObject]) -> list[KubeObject]:
+    """The pods that will stay: neither finished nor terminating."""
+    return [p for p in pods if not is_terminated(p) and not is_terminating(p)]
 
 
 def node_name(pod: KubeObject) -> str:

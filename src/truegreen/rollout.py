@@ -5,6 +5,8 @@ from dataclasses import dataclass
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
 
+_RULED = ("Deployment", "StatefulSet", "DaemonSet")
+
 
 @dataclass(frozen=True)
 class RolloutStatus:
@@ -15,15 +17,21 @@ class RolloutStatus:
     progress: str = ""
 
 
-def rollout_status(workload: KubeObject) -> RolloutStatus:
-    """Rollout status by the rules of kubectl's polymorphichelpers/rollout_status.go."""
+def rollout_status(workload: KubeObject, kind: str | None = None) -> RolloutStatus:
+    """Rollout status by the rules of kubectl's polymorphichelpers/rollout_status.go.
+
+    `kind` is what the caller read the object as (refresh reads Deployments) and wins over the
+    object's own. A kind with no rules is a bug, never "rolled out".
+    """
+    kind = kind or workload.get("kind")
+    if kind not in _RULED:
+        raise o.KindMissingError(f"no rollout rules for kind {kind!r} ({o.name_of(workload)})")
     meta = o.mapping(workload.get("metadata"))
     spec, status = o.mapping(workload.get("spec")), o.mapping(workload.get("status"))
     generation, observed = (
         o.integer(meta.get("generation")),
         o.integer(status.get("observedGeneration")),
     )
-    kind = workload.get("kind")
     if kind == "Deployment":
         if generation > observed:
             return RolloutStatus(False, progress="waiting for the update to be picked up")
@@ -62,15 +70,14 @@ def rollout_status(workload: KubeObject) -> RolloutStatus:
         if status.get("updateRevision") != status.get("currentRevision"):
             return RolloutStatus(False, progress="copies still moving to the new version")
         return RolloutStatus(True)
-    if kind == "DaemonSet":
-        if generation > observed:
-            return RolloutStatus(False, progress="waiting for the update to be picked up")
-        desired = o.integer(status.get("desiredNumberScheduled"))
-        updated = o.integer(status.get("updatedNumberScheduled"))
-        if updated < desired:
-            return RolloutStatus(False, progress=f"{updated} of {desired} copies updated")
-        available = o.integer(status.get("numberAvailable"))
-        if available < desired:
-            return RolloutStatus(False, progress=f"{available} of {desired} copies available")
-        return RolloutStatus(True)
+    # A DaemonSet: the only kind left.
+    if generation > observed:
+        return RolloutStatus(False, progress="waiting for the update to be picked up")
+    desired = o.integer(status.get("desiredNumberScheduled"))
+    updated = o.integer(status.get("updatedNumberScheduled"))
+    if updated < desired:
+        return RolloutStatus(False, progress=f"{updated} of {desired} copies updated")
+    available = o.integer(status.get("numberAvailable"))
+    if available < desired:
+        return RolloutStatus(False, progress=f"{available} of {desired} copies available")
     return RolloutStatus(True)

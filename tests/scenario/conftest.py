@@ -1,27 +1,53 @@
-"""Scenario fixtures: a fake API server loaded with a training environment."""
+"""Scenario fixtures: a fake API server loaded with a training environment.
 
+Every doctor run a scenario makes is held to two invariants, for free:
+- no output names an `Object/...`, and every finding's objects name a real kind;
+- the same cluster, saved with `truegreen snapshot` and checked with `doctor --snapshot`, gives
+  the same verdict, exit code, headline and per-check statuses as the live run.
+"""
+
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import FakeApiServer
 from tests.support.plain_words import assert_plain_report
 from tests.support.scenarios import BACKEND_SECRET_VALUE, PULL_SECRET_VALUE, SCENARIOS, Obj
+from truegreen.cluster import Kind
 
 CREDENTIALS = ("--credentials-secret", "backend-credentials:username,password")
+REAL_KINDS = frozenset(kind.spec.name for kind in Kind)
+"""Every kind a finding may name: the kinds truegreen reads."""
+_OBJECT_REF = re.compile(r"^(?P<kind>[A-Za-z]+)/[^/\s]+$")
+# Options that only change how a report is shown; every other one is passed to the snapshot.
+_DISPLAY_FLAGS = {"-v", "--verbose", "--no-color"}
+_DISPLAY_OPTIONS = {"-o", "--output"}
+_SETTINGS = {"--job-requests", "--config"}
+_CONNECTION_OPTIONS = {"--kubeconfig", "--context", "-n", "--namespace", "--request-timeout"}
+# The fault matrix runs doctor 144 times; a round trip per cell triples its time. Each fault
+# class's round trip is pinned once instead (test_snapshot.py::test_every_failed_read_...).
+_WITHOUT_ROUND_TRIP = {"test_fault_matrix"}
 
 
 class Doctor:
     """Runs `truegreen doctor` against the fake server, live or from a snapshot of it."""
 
-    def __init__(self, server: FakeApiServer, kubeconfig: Path, tmp_path: Path) -> None:
+    def __init__(
+        self, server: FakeApiServer, kubeconfig: Path, tmp_path: Path, *, round_trip: bool = True
+    ) -> None:
         self.server = server
+        self.round_trip = round_trip
         self.kubeconfig = kubeconfig
         self.tmp_path = tmp_path
         self.now = datetime.now(UTC)
+        self.round_trips = 0
+        """How many live runs were also checked from a snapshot (a precondition tests read)."""
 
     def load(self, scenario: str | Callable[[datetime], list[Obj]]) -> list[Obj]:
         build = SCENARIOS[scenario] if isinstance(scenario, str) else scenario
@@ -30,17 +56,15 @@ class Doctor:
         return objects
 
     def live(self, *args: str) -> CliResult:
-        return _checked(
-            run_cli(
-                "doctor",
-                "--kubeconfig",
-                str(self.kubeconfig),
-                "--request-timeout",
-                "2",
-                *CREDENTIALS,
-                *args,
-            ),
-            args,
+        """`doctor` against the live fake; then the same from a snapshot of the same cluster."""
+        result = _checked(self._live(self.kubeconfig, *args), args)
+        if self.round_trip:
+            self._round_trip(args, result)
+        return result
+
+    def _live(self, kubeconfig: Path, *args: str) -> CliResult:
+        return run_cli(
+            "doctor", "--kubeconfig", str(kubeconfig), "--request-timeout", "2", *CREDENTIALS, *args
         )
 
     def snapshot(self, name: str = "snap") -> Path:
@@ -54,16 +78,115 @@ class Doctor:
     def offline(self, directory: Path, *args: str) -> CliResult:
         return _checked(run_cli("doctor", "--snapshot", str(directory), *CREDENTIALS, *args), args)
 
+    def _round_trip(self, args: tuple[str, ...], live: CliResult) -> None:
+        """Snapshot a twin of the cluster (same objects, same faults replayed) and check it
+        offline: the test's own server, its request log and its faults never see it."""
+        shared, as_json = _shared_options(args)
+        twin = self.server.twin()
+        try:
+            kubeconfig = _pointed_at(self.kubeconfig, twin, self.tmp_path)
+            if as_json:
+                report = live.json()
+            else:
+                again = self._live(kubeconfig, *shared, "-o", "json")
+                report = _checked(again, ("-o", "json")).json()
+            self.round_trips += 1
+            directory = self.tmp_path / f"round-trip-{self.round_trips}"
+            saved = run_cli(
+                "snapshot",
+                "--kubeconfig",
+                str(kubeconfig),
+                "--request-timeout",
+                "2",
+                *CREDENTIALS,
+                *shared,
+                "-o",
+                str(directory),
+            )
+        finally:
+            twin.stop()
+        assert saved.exit_code == 0, f"round trip: snapshot failed: {saved.stderr}"
+        offline = self.offline(directory, *_settings_only(shared), "-o", "json")
+        assert _verdict(offline.json()) == _verdict(report), (
+            f"doctor {' '.join(args)}: the snapshot round trip changed the verdict"
+        )
+        assert offline.exit_code == live.exit_code
+
+
+def _shared_options(args: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
+    """The options a snapshot takes too (all but the display ones), and whether the live run
+    printed JSON."""
+    shared: list[str] = []
+    as_json = False
+    rest = iter(args)
+    for arg in rest:
+        if arg in _DISPLAY_FLAGS:
+            continue
+        if arg in _DISPLAY_OPTIONS:
+            as_json = next(rest) == "json"
+            continue
+        shared.append(arg)
+    return tuple(shared), as_json
+
+
+def _settings_only(shared: tuple[str, ...]) -> tuple[str, ...]:
+    """The doctor settings among `shared` (an offline run has no connection to configure)."""
+    kept: list[str] = []
+    rest = iter(shared)
+    for arg in rest:
+        if arg in _SETTINGS:
+            kept += [arg, next(rest)]
+        elif arg in _CONNECTION_OPTIONS:
+            next(rest)
+    return tuple(kept)
+
+
+def _pointed_at(kubeconfig: Path, server: FakeApiServer, directory: Path) -> Path:
+    """A copy of `kubeconfig` whose clusters all point at `server`."""
+    config: dict[str, Any] = yaml.safe_load(kubeconfig.read_text(encoding="utf-8"))
+    for entry in config.get("clusters") or []:
+        entry["cluster"]["server"] = server.url
+    copy = directory / "kubeconfig-twin"
+    copy.write_text(yaml.safe_dump(config), encoding="utf-8")
+    return copy
+
+
+def _verdict(report: dict[str, Any]) -> tuple[object, ...]:
+    """What a snapshot must not change: verdict, exit code, headline, and each check's
+    statuses and codes."""
+    checks: dict[str, list[tuple[str, str]]] = {}
+    for finding in report["findings"]:
+        checks.setdefault(finding["check"], []).append((finding["status"], finding["code"]))
+    return (
+        report["verdict"],
+        report["exit_code"],
+        report["headline"]["code"],
+        {check: sorted(found) for check, found in checks.items()},
+    )
+
 
 def _checked(result: CliResult, args: tuple[str, ...]) -> CliResult:
-    """Every JSON report a scenario produces is checked for jargon and secret values."""
+    """Every report a scenario produces is checked for jargon, secret values and objects
+    named without their kind."""
+    output = result.stdout + result.stderr
     for secret in (PULL_SECRET_VALUE, BACKEND_SECRET_VALUE):
-        assert secret not in result.stdout + result.stderr, "a secret value reached the output"
+        assert secret not in output, "a secret value reached the output"
+    assert "Object/" not in output, f"an object named without its kind: {output}"
     if "json" in args:
-        assert_plain_report(result.json())
+        assert result.stdout.startswith("{"), f"no report (exit {result.exit_code}): {output}"
+        report = result.json()
+        assert_plain_report(report)
+        for finding in report["findings"]:
+            for ref in finding["objects"]:
+                named = _OBJECT_REF.match(ref)
+                assert named is not None, f"{finding['code']}: {ref!r} is not Kind/name"
+                assert named["kind"] in REAL_KINDS, f"{finding['code']}: {ref!r}: no such kind"
     return result
 
 
 @pytest.fixture
-def doctor(fake_api: FakeApiServer, kubeconfig: Path, tmp_path: Path) -> Doctor:
-    return Doctor(fake_api, kubeconfig, tmp_path)
+def doctor(
+    fake_api: FakeApiServer, kubeconfig: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> Doctor:
+    name = getattr(request.node, "originalname", request.node.name)
+    return Doctor(fake_api, kubeconfig, tmp_path, round_trip=name not in _WITHOUT_ROUND_TRIP)

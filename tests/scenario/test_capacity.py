@@ -50,6 +50,21 @@ def test_pending_pod_bound_to_a_machine_holds_its_room(doctor: Doctor) -> None:
     assert result.exit_code == 2
 
 
+def test_terminating_pod_holds_its_room_until_it_is_gone(doctor: Doctor) -> None:
+    """kube-scheduler keeps a deleted pod's requests on its node until the pod object is gone
+    (its grace period), so a terminating pod still blocks the job."""
+    doctor.load("healthy")
+    leaving = _other_pod("Running")
+    leaving["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:30Z"
+    leaving["metadata"]["deletionGracePeriodSeconds"] = 30
+    doctor.server.add(leaving)
+    result = doctor.live("-o", "json", *GPU_JOB)
+    (finding,) = _capacity(result.json())
+    assert (finding["status"], finding["code"]) == ("fail", "capacity.blocked-by-other-work")
+    assert "best machine gpu-1 is 1 nvidia.com/gpu short" in finding["details"]
+    assert result.exit_code == 2
+
+
 def test_succeeded_pod_holds_nothing(doctor: Doctor) -> None:
     doctor.load("healthy")
     doctor.server.add(_other_pod("Succeeded"))
@@ -133,6 +148,8 @@ def test_unexplained_stuck_job_pod_fails(doctor: Doctor) -> None:
         "A training job ('train-009') has waited 15 minutes for a machine, and free capacity "
         "doesn't explain it."
     )
+    # The pod comes from the capacity fold's views, which a server sends without a kind.
+    assert [f["objects"] for f in _capacity(report)][1] == ["Pod/train-009-z"]
     assert result.exit_code == 2
 
 

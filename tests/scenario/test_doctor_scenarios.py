@@ -3,13 +3,14 @@
 Each case pins the exact headline rule and code, not merely the status.
 """
 
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.support.fake_apiserver import Fault
-from tests.support.scenarios import missing_pull_credentials
+from tests.support.scenarios import Obj, healthy, missing_pull_credentials, pod_for, ts
 
 
 def _statuses(report: dict[str, Any]) -> dict[str, set[str]]:
@@ -238,3 +239,35 @@ def test_the_doctor_roles_grant_exactly_what_doctor_reads(doctor: Doctor) -> Non
     namespaced, cluster_wide = rbac.used(doctor.server.requests())
     assert namespaced == rbac.granted("doctor/role.yaml")
     assert cluster_wide == rbac.granted("doctor/clusterrole.yaml")
+
+
+@pytest.mark.parametrize(
+    "state",
+    [{"ready": False}, {"ready": False, "state": {"waiting": {"reason": "CrashLoopBackOff"}}}],
+    ids=["unready", "crash-looping"],
+)
+def test_a_terminating_old_pod_is_not_the_service_s_state(
+    doctor: Doctor, state: dict[str, Any]
+) -> None:
+    """After a rollout the replaced pod lingers Terminating (kubectl#1628): stopping, not ready,
+    perhaps restarting on its way out. The service is what its staying pods are."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        manager = next(o for o in objects if o["metadata"]["name"] == "jobs-manager")
+        old = pod_for(manager, now, suffix="old99", age=timedelta(days=1))
+        old["metadata"]["deletionTimestamp"] = ts(now + timedelta(seconds=30))
+        old["metadata"]["deletionGracePeriodSeconds"] = 30
+        old["status"]["conditions"][1].update(
+            status="False", lastTransitionTime=ts(now - timedelta(hours=1))
+        )
+        old["status"]["containerStatuses"][0].update(state)
+        return [*objects, old]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    workloads = [f for f in result.json()["findings"] if f["check"] == "workloads"]
+    assert [(f["code"], f["status"]) for f in workloads] == [("workloads.ok", "ok")]
+    assert result.exit_code == 0
+    pods = doctor.server.list_objects("Pod", "train")
+    assert "jobs-manager-old99" in {p["metadata"]["name"] for p in pods}, "precondition"

@@ -137,6 +137,13 @@ def _workload(report: dict[str, Any], name: str) -> dict[str, Any]:
     return next(w for w in report["workloads"] if w["name"] == name)
 
 
+def _staying(env: RefreshEnv) -> list[Obj]:
+    """The namespace's pods that are not terminating (replaced ones linger, as on a cluster)."""
+    return [
+        p for p in env.server.list_objects("Pod", NS) if "deletionTimestamp" not in p["metadata"]
+    ]
+
+
 def test_first_run_records_what_the_pods_already_run(env: RefreshEnv) -> None:
     digest = env.registry.push_image("r/fresh", "stable", content="v1")
     env.install(deployment("fresh", container("runner", env.image("r/fresh", "stable"))))
@@ -193,10 +200,73 @@ def test_moved_tag_restarts_verifies_and_records(env: RefreshEnv) -> None:
     assert annotations[container_key(RECORDED_DIGEST, "runner")] == newest
     assert not {ATTEMPTS, PENDING, LATCHED} & annotations.keys()
     assert env.restarts("moving") == 1
-    pods = env.server.list_objects("Pod", NS)
+    pods = _staying(env)
     assert [p["status"]["containerStatuses"][0]["imageID"].split("@")[1] for p in pods] == [newest]
     assert env.tick().json()["workloads"][0]["outcome"] == "converged"
     assert env.restarts("moving") == 1
+
+
+def _leaving(env: RefreshEnv) -> list[Obj]:
+    """The namespace's pods that are terminating."""
+    return [p for p in env.server.list_objects("Pod", NS) if "deletionTimestamp" in p["metadata"]]
+
+
+@pytest.mark.parametrize("status_lag", [0, 1], ids=["status-on-time", "status-late"])
+def test_old_pods_still_terminating_mean_one_restart_a_record_and_a_quiet_next_tick(
+    env: RefreshEnv, status_lag: int
+) -> None:
+    """kubectl#1628, kubernetes#110171: the Deployment reports complete while the replaced
+    pod is still Terminating, Running, with the OLD imageID; its status may even come late.
+    The tick verifies the pods that stay, records, and the next tick does nothing."""
+    old = env.registry.push_image("r/linger", "stable", content="v1")
+    env.install(deployment("linger", container("runner", env.image("r/linger", "stable"))))
+    assert env.tick().exit_code == 0  # records v1
+    newest = env.registry.push_image("r/linger", "stable", content="v2")
+    env.simulator.terminating_reads = 50  # the replaced pod outlives both ticks
+    env.simulator.status_lag_reads = status_lag
+    reads = len(env.server.requests("GET", r"/deployments/linger$"))
+    result = env.tick()
+    workload = _workload(result.json(), "linger")
+    assert (workload["outcome"], result.exit_code) == ("restarted", 0), workload["reason"]
+    assert env.restarts("linger") == 1
+    assert env.annotations("linger")[container_key(RECORDED_DIGEST, "runner")] == newest
+    (leaving,) = _leaving(env)  # precondition: the old pod was there all along
+    assert leaving["metadata"]["deletionGracePeriodSeconds"] == 30
+    assert leaving["status"]["phase"] == "Running"
+    assert leaving["status"]["containerStatuses"][0]["imageID"].endswith(old)
+    polls = len(env.server.requests("GET", r"/deployments/linger$")) - reads
+    assert polls == 1 + status_lag, "precondition: the tick saw the late status"
+    patches = len(env.server.requests("PATCH"))
+    again = env.tick()
+    quiet = _workload(again.json(), "linger")
+    assert (quiet["outcome"], quiet["writes"], again.exit_code) == ("converged", [], 0)
+    assert len(env.server.requests("PATCH")) == patches
+    assert env.restarts("linger") == 1
+    assert len(_leaving(env)) == 1, "precondition: still terminating on the next tick"
+
+
+def test_first_run_judges_the_pods_that_stay_not_the_terminating_ones(env: RefreshEnv) -> None:
+    """Someone else's rollout to the newest digest just finished; its old pod still runs the
+    old one while it terminates. Nothing recorded yet: record, do not restart."""
+    env.registry.push_image("r/handover", "stable", content="v1")
+    env.install(deployment("handover", container("runner", env.image("r/handover", "stable"))))
+    newest = env.registry.push_image("r/handover", "stable", content="v2")
+    env.simulator.terminating_reads = 50
+    stored = env.server.get_object("Deployment", "handover", NS)
+    assert stored is not None
+    env.simulator.roll_out(stored, "ok")  # the controller replaced the pod on its own
+    assert len(_leaving(env)) == 1, "precondition: the old pod is terminating"
+    assert [p["status"]["containerStatuses"][0]["imageID"] for p in _staying(env)] == [
+        f"{env.image('r/handover', 'stable').rsplit(':', 1)[0]}@{newest}"
+    ]
+    result = env.tick()
+    workload = _workload(result.json(), "handover")
+    assert (workload["outcome"], workload["containers"][0]["decision"]) == (
+        "converged",
+        "record-running",
+    )
+    assert env.annotations("handover")[container_key(RECORDED_DIGEST, "runner")] == newest
+    assert env.restarts("handover") == 0
 
 
 def test_failed_rollout_records_nothing_and_the_guard_latches(env: RefreshEnv) -> None:
@@ -755,7 +825,7 @@ def test_a_tick_broken_at_any_step_converges_on_the_next(
     _assert_converged(env, "steps", newest, moved_pin)
     running = [
         s["imageID"]
-        for p in env.server.list_objects("Pod", NS)
+        for p in _staying(env)
         for s in p["status"]["containerStatuses"]
         if s["name"] == "runner"
     ]

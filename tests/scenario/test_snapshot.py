@@ -2,13 +2,18 @@
 
 import json
 from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from tests.scenario.conftest import Doctor
 from tests.support.cli import run_cli
 from tests.support.fake_apiserver import Fault
+from tests.support.scenarios import Obj, healthy, job_pod, training_job
+from truegreen.cluster import Kind
 
 
 def test_snapshot_refuses_an_existing_folder_and_writes_nothing(
@@ -93,8 +98,6 @@ def test_cluster_wide_pods_are_summed_per_machine_not_kept(doctor: Doctor) -> No
     namespace's pods are kept, as fit views (no images, env or labels)."""
     import copy
 
-    import yaml
-
     objects = doctor.load("held-by-running-job")
     running = next(o for o in objects if o["metadata"]["name"] == "train-002-x1")
     elsewhere = copy.deepcopy(running)
@@ -126,3 +129,74 @@ def test_cluster_wide_pods_are_summed_per_machine_not_kept(doctor: Doctor) -> No
     live = doctor.live("--output", "json")
     offline = doctor.offline(directory, "--output", "json")
     assert json.loads(offline.stdout)["findings"] == json.loads(live.stdout)["findings"]
+
+
+@pytest.mark.parametrize("fault", list(Fault), ids=[f.name for f in Fault])
+def test_every_failed_read_class_reads_back_as_live_saw_it(doctor: Doctor, fault: Fault) -> None:
+    """The fault matrix's classes, once each, through the scenario fixture's snapshot round
+    trip (same verdict, exit code, headline and per-check statuses as live)."""
+    doctor.load("healthy")
+    doctor.server.inject(fault, r"^/api/v1/nodes$", delay=3)
+    result = doctor.live("-o", "json", "--request-timeout", "0.5")
+    capacity = {f["status"] for f in result.json()["findings"] if f["check"] == "capacity"}
+    assert capacity == {"unknown"}, "precondition: the read failed"
+    assert doctor.round_trips == 1
+
+
+def _stuck(now: datetime) -> list[Obj]:
+    """The healthy namespace, with the manager's rollout past its progress deadline."""
+    objects = healthy(now)
+    manager = next(o for o in objects if o["metadata"]["name"] == "jobs-manager")
+    manager["status"]["conditions"][1].update(status="False", reason="ProgressDeadlineExceeded")
+    return objects
+
+
+def _reads(directory: Path, pattern: str) -> dict[str, Any]:
+    (path,) = (directory / "reads").glob(pattern)
+    document: dict[str, Any] = yaml.safe_load(path.read_text())
+    return document
+
+
+def test_list_items_are_saved_as_the_server_sent_them_and_read_back_with_their_kind(
+    doctor: Doctor,
+) -> None:
+    doctor.load(_stuck)
+    directory = doctor.snapshot()
+    items = _reads(directory, "*-list-deployments.yaml")["result"]["items"]
+    assert sorted(i["metadata"]["name"] for i in items) == ["jobs-manager", "mysql"]
+    assert [sorted(i.keys() & {"kind", "apiVersion"}) for i in items] == [[], []]
+    # A single object is sent with its kind, and kept so.
+    secret = _reads(directory, "*-get-secrets-regcred.yaml")["result"]["object"]
+    assert (secret["kind"], secret["apiVersion"]) == ("Secret", "v1")
+    report = doctor.offline(directory, "-o", "json").json()
+    stuck = [f for f in report["findings"] if f["code"] == "workloads.update-stuck"]
+    assert [f["objects"] for f in stuck] == [["Deployment/jobs-manager"]]
+    assert report["exit_code"] == 2
+
+
+def _job_stuck(now: datetime) -> list[Obj]:
+    """A training job pod unscheduled past the grace period although the job fits."""
+    job = training_job("train-009", now, gpus=1, finished=False, age=timedelta(minutes=15))
+    pod = job_pod(job, now, suffix="z", node_name=None, phase="Pending", age=timedelta(minutes=15))
+    return [*healthy(now), job, pod]
+
+
+def test_a_snapshot_written_with_kinds_on_its_items_reads_the_same(doctor: Doctor) -> None:
+    """Snapshots taken before list items were stored as sent carry a kind on every item; the
+    capacity fold's pods never carried one: both read as a new snapshot does."""
+    doctor.load(_job_stuck)
+    directory = doctor.snapshot()
+    before = doctor.offline(directory, "-o", "json").json()
+    stuck = [f["objects"] for f in before["findings"] if f["code"] == "capacity.job-stuck"]
+    assert stuck == [["Pod/train-009-z"]], "the fold's pods are named as pods"
+    fold = _reads(directory, "*-fold-pods-capacity.yaml")["result"]["summary"]["pods_here"]
+    assert not any("kind" in pod for pod in fold), "precondition: fit views carry no kind"
+    for path in (directory / "reads").glob("*-list-*.yaml"):
+        document = yaml.safe_load(path.read_text())
+        kind = Kind.from_plural(document["read"]["resource"]).spec
+        for item in document["result"].get("items", []):
+            item.update(kind=kind.name, apiVersion=kind.api_version)
+        path.write_text(yaml.safe_dump(document))
+    deployments = _reads(directory, "*-list-deployments.yaml")["result"]["items"]
+    assert {i["kind"] for i in deployments} == {"Deployment"}, "precondition: the old form"
+    assert doctor.offline(directory, "-o", "json").json() == before

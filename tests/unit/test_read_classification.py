@@ -361,7 +361,7 @@ def test_object_paths_quote_the_name() -> None:
 
 
 def test_stamping_fills_only_what_is_missing() -> None:
-    from truegreen.cluster.endpoints import stamp
+    from truegreen.cluster.kinds import stamp
 
     assert stamp({"metadata": {}}, Kind.JOB) == {
         "metadata": {},

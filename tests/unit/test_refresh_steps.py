@@ -494,6 +494,31 @@ def test_a_new_pod_that_is_merely_starting_is_not_stuck() -> None:
     assert stuck_new_pod([running], MARKER) == ""
 
 
+def _leaving(pod: Obj) -> Obj:
+    """`pod` deleted and in its grace period, as the API server marks it."""
+    pod["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:30Z"
+    return pod
+
+
+def test_old_pods_still_terminating_do_not_hold_back_a_complete_rollout() -> None:
+    old = _leaving(_pod("old", ("runner", OLD)))
+    assert _poll(_rolled(2), [old, _pod("new", ("runner", NEW))]) == RolloutEnd(True, "rolled out")
+    assert _poll(_rolled(2), []) == RolloutEnd(True, "rolled out")
+
+
+def test_a_complete_rollout_with_only_leaving_pods_listed_waits_for_the_staying_ones() -> None:
+    old = _leaving(_pod("old", ("runner", OLD)))
+    finished = _with(_pod("done", ("runner", OLD)), status={"phase": "Succeeded"})
+    assert _poll(_rolled(2), [old]) is None
+    assert _poll(_rolled(2), [old, finished]) is None
+    assert _poll(_rolled(2), [old], expired=True) == RolloutEnd(True, "rolled out")
+
+
+def test_a_leaving_pod_of_this_restart_is_not_stuck() -> None:
+    leaving = _leaving(_pod("new", ("runner", "CrashLoopBackOff"), stamp=STAMP))
+    assert _poll(_rolled(updated=0), [leaving]) is None
+
+
 # after_rollout / record_changes -----------------------------------------------------------
 
 
@@ -618,3 +643,21 @@ def test_a_measured_failure_wins_over_could_not_check_which_wins_over_green() ->
     held = [o for o in Outcome if o not in failed and o is not Outcome.COULD_NOT_CHECK]
     assert _tick(*held).exit_code is ExitCode.GOOD
     assert _tick().exit_code is ExitCode.GOOD
+
+
+def test_pods_on_their_way_out_prove_nothing_after_a_rollout() -> None:
+    """Terminating pods still report the old image for their grace period (kubectl#1628)."""
+    old = _leaving(_pod("old", ("runner", OLD)))
+    finished = _with(_pod("done", ("runner", OLD)), status={"phase": "Failed"})
+    new = _pod("new", ("runner", NEW))
+    done = RolloutEnd(True, "rolled out")
+    ending = after_rollout(done, {}, [_plan()], [old, finished, new], MARKER)
+    assert (ending.outcome, ending.write) == (
+        Outcome.RESTARTED,
+        AnnotationWrite("record", {DIGEST_KEY: NEW}),
+    )
+    assert after_rollout(done, {}, [_plan()], [old], MARKER) == Ending(
+        Outcome.ROLLOUT_FAILED,
+        "the new pods do not run the newest digest (runner)",
+        AnnotationWrite("clear-pending", {PENDING: None}),
+    )

@@ -44,9 +44,11 @@ def test_pods_are_summed_per_machine_and_only_this_namespace_is_kept() -> None:
     }
     assert usage.reserved_on("m1") == (Resources.of({"cpu": 500}), 2)
     assert usage.reserved_on("unknown") == (Resources(), 0)
-    # Kept as the fit reads them: the fields the view names, nothing else.
+    # Kept as the fit reads them: the fields the view names, nothing else; stamped as pods.
     assert usage.pods_here == [
         {
+            "kind": "Pod",
+            "apiVersion": "v1",
             "metadata": {"name": "a", "namespace": "train"},
             "spec": {
                 "nodeName": "m1",
@@ -55,6 +57,8 @@ def test_pods_are_summed_per_machine_and_only_this_namespace_is_kept() -> None:
             "status": {"phase": "Running"},
         },
         {
+            "kind": "Pod",
+            "apiVersion": "v1",
             "metadata": {"name": "waiting", "namespace": "train"},
             "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "4"}}}]},
             "status": {"phase": "Running"},

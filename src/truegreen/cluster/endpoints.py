@@ -27,15 +27,6 @@ def object_path(kind: Kind, name: str, namespace: str | None) -> str:
     return f"{collection_path(kind, namespace)}/{quote(name, safe='')}"
 
 
-def stamp(obj: dict[str, Any], kind: Kind) -> dict[str, Any]:
-    """`obj` with `kind` and `apiVersion` set where the server left them out."""
-    if not obj.get("kind"):
-        obj["kind"] = kind.spec.name
-    if not obj.get("apiVersion"):
-        obj["apiVersion"] = kind.spec.api_version
-    return obj
-
-
 def view_stamper(view: type[Any], kind: Kind) -> Callable[[Any], None] | None:
     """A function that stamps decoded `view` items, or None when the view has neither field.
 

@@ -1,7 +1,9 @@
 """The Kubernetes kinds truegreen reads, with the coordinates of their API endpoints."""
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -61,3 +63,21 @@ class Kind(Enum):
             if kind.plural == plural:
                 return kind
         raise ValueError(f"unknown resource {plural!r}")
+
+
+def stamp(obj: dict[str, Any], kind: Kind) -> dict[str, Any]:
+    """`obj` itself, with its kind and apiVersion set where the server left them out.
+
+    A real API server sends list items without them (kubernetes/kubernetes#3030); kubectl's
+    printers add them back the same way, from the request that fetched the list.
+    """
+    if not obj.get("kind"):
+        obj["kind"] = kind.spec.name
+    if not obj.get("apiVersion"):
+        obj["apiVersion"] = kind.spec.api_version
+    return obj
+
+
+def stamped(kind: Kind, obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A stamped copy of `obj` (see `stamp`), for objects this package does not own."""
+    return stamp(dict(obj), kind)

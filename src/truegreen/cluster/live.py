@@ -24,8 +24,8 @@ from truegreen.cluster.classify import (
     from_status,
 )
 from truegreen.cluster.credentials import Credential
-from truegreen.cluster.endpoints import collection_path, object_path, stamp, view_stamper
-from truegreen.cluster.kinds import Kind
+from truegreen.cluster.endpoints import collection_path, object_path, view_stamper
+from truegreen.cluster.kinds import Kind, stamp
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
 from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
 from truegreen.cluster.reads import (

@@ -4,6 +4,10 @@ Layout of a snapshot directory:
   snapshot.yaml          what was captured: namespace, time, server, truegreen version
   reads/NNN-....yaml     one read each: its key and its objects, its summary (a fold) or
                          its CantRead
+
+List items are stored as a real API server sends them, without kind and apiVersion
+(kubernetes/kubernetes#3030); reading a snapshot stamps them back from the read's kind, so a
+snapshot written by any version reads the same.
 """
 
 import os
@@ -18,7 +22,7 @@ from typing import Any
 import yaml
 
 from truegreen.cluster.classify import describe
-from truegreen.cluster.kinds import Kind
+from truegreen.cluster.kinds import Kind, stamped
 from truegreen.cluster.reader import (
     ClusterReader,
     FieldSelector,
@@ -129,7 +133,7 @@ def write_snapshot(
             name = f"{number:03d}-{key.verb}-{key.kind.plural}" + (
                 f"-{key.name}" if key.name else ""
             )
-            document = {"read": _key_document(key), "result": _result_document(read)}
+            document = {"read": _key_document(key), "result": _result_document(key.kind, read)}
             (staging / "reads" / f"{name}.yaml").write_text(
                 yaml.dump(document, Dumper=_Dumper, sort_keys=False)
             )
@@ -153,9 +157,9 @@ def _key_document(key: ReadKey) -> dict[str, Any]:
     return document
 
 
-def _result_document(read: Recorded) -> dict[str, Any]:
+def _result_document(kind: Kind, read: Recorded) -> dict[str, Any]:
     if isinstance(read, Listed):
-        return {"items": [dict(item) for item in read.items]}
+        return {"items": [_as_sent(kind, item) for item in read.items]}
     if isinstance(read, Got):
         return {"object": dict(read.obj)}
     if isinstance(read, Folded):
@@ -221,6 +225,18 @@ class SnapshotReader:
             return read
         action = f"read {kind.spec.name.lower()} {name!r}"
         return CantRead(ReadFailure.NOT_CAPTURED, describe(ReadFailure.NOT_CAPTURED, action))
+
+
+def _as_sent(kind: Kind, item: Mapping[str, Any]) -> dict[str, Any]:
+    """A list item as the server sent it: the kind and apiVersion the reader stamped on it
+    (they are the read's own) are left out."""
+    spec = kind.spec
+    return {
+        key: value
+        for key, value in item.items()
+        if not (key == "kind" and value == spec.name)
+        and not (key == "apiVersion" and value == spec.api_version)
+    }
 
 
 def _load_info(directory: Path) -> SnapshotInfo:
@@ -298,8 +314,8 @@ def _load_read(path: Path) -> tuple[ReadKey, Recorded] | None:
         items = result.get("items")
         if not isinstance(items, list) or not all(isinstance(i, Mapping) for i in items):
             return key, malformed
-        return key, Listed(tuple(items))
+        return key, Listed(tuple(stamped(kind, item) for item in items))
     obj = result.get("object")
     if not isinstance(obj, Mapping):
         return key, malformed
-    return key, Got(obj)
+    return key, Got(stamped(kind, obj))

@@ -9,8 +9,9 @@ from typing import Any
 
 import msgspec
 
-from truegreen.cluster import CantRead, FoldRead, ReadFailure
+from truegreen.cluster import CantRead, FoldRead, Kind, ReadFailure
 from truegreen.cluster.classify import describe
+from truegreen.cluster.kinds import stamped
 from truegreen.doctor.fit import pod_requests
 from truegreen.kubeobjects import TERMINATED_PHASES
 from truegreen.quantity import QuantityError, Resources
@@ -66,7 +67,8 @@ class MachineUsage(msgspec.Struct, frozen=True):
 
 
 class ClusterUsage(msgspec.Struct, frozen=True):
-    """Every machine's reserved resources, and this namespace's pods as fit views."""
+    """Every machine's reserved resources, and this namespace's pods as fit views (each with
+    its kind, as every object leaving a read carries it)."""
 
     machines: dict[str, MachineUsage] = msgspec.field(default_factory=dict)
     pods_here: list[dict[str, Any]] = msgspec.field(default_factory=list)
@@ -135,8 +137,13 @@ def cluster_usage(read: FoldRead) -> ClusterUsage | CantRead:
     if isinstance(read, CantRead):
         return read
     try:
-        return msgspec.convert(read.summary, ClusterUsage)
+        usage = msgspec.convert(read.summary, ClusterUsage)
     except msgspec.ValidationError as error:
         return CantRead(
             ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, "list pods", str(error))
         )
+    # The fold views decode only what the tally reads; a snapshot's summary (old ones too)
+    # holds them as they were decoded. Either way they leave here as pods.
+    return msgspec.structs.replace(
+        usage, pods_here=[stamped(Kind.POD, pod) for pod in usage.pods_here]
+    )

@@ -201,13 +201,21 @@ def poll_rollout(
 ) -> RolloutEnd | None:
     """One look at a restart's rollout: ended (and how), or None to look again. `deployment`
     is read after the restart write (reads are consistent), so kubectl's rule that the
-    controller has observed its generation is enough to know it is this restart's rollout."""
-    status = rollout_status(deployment)
+    controller has observed its generation is enough to know it is this restart's rollout.
+
+    The old pods may still be terminating when the status reports complete (kubectl#1628):
+    they are on their way out and are not waited for, unless no pod that stays is listed yet;
+    then the wait goes on, within the timeout, for the pods the record will be checked on."""
+    staying = o.remaining(pods)
+    status = rollout_status(deployment, "Deployment")
     if status.done:
+        leaving_only = not staying and any(o.is_terminating(p) for p in pods)
+        if leaving_only and not expired:
+            return None
         return RolloutEnd(True, "rolled out")
     if status.stuck:
         return RolloutEnd(False, f"the rollout {status.progress}")
-    stuck = stuck_new_pod(pods, marker)
+    stuck = stuck_new_pod(staying, marker)
     if stuck:
         return RolloutEnd(False, stuck)
     if expired:
@@ -239,16 +247,19 @@ def after_rollout(
     pods: Sequence[Mapping[str, Any]],
     marker: PendingRestart,
 ) -> Ending:
-    """Step (4): record only what the new pods are proven to run; a failure records nothing."""
+    """Step (4): record only what the new pods are proven to run; a failure records nothing.
+    Pods on their way out (terminating, or finished) still report the old image and prove
+    nothing either way: only the pods that stay are checked."""
     if end.timed_out:
         return Ending(Outcome.ROLLOUT_FAILED, end.reason)
     clear_marker = AnnotationWrite("clear-pending", {PENDING: None})
     if not end.rolled_out:
         return Ending(Outcome.ROLLOUT_FAILED, end.reason, clear_marker)
+    staying = o.remaining(pods)
     unproven = [
         p.container
         for p in plans
-        if p.container in marker.target and not pods_run(pods, p.container, p.newest_digests)
+        if p.container in marker.target and not pods_run(staying, p.container, p.newest_digests)
     ]
     if unproven:
         reason = f"the new pods do not run the newest digest ({', '.join(unproven)})"

@@ -117,7 +117,9 @@ def run_tick(
             reports.append(_report(obj, Outcome.COULD_NOT_CHECK, pods.reason))
             continue
         configs += _docker_configs(reads, obj)
-        workloads.append(_Workload(obj, pods))
+        # What the pods run is judged on the pods that stay: a terminating one still reports
+        # the image it was started with for its grace period.
+        workloads.append(_Workload(obj, o.remaining(pods)))
     lookups, pin_lookups, client = _resolve(workloads, configs, settings, progress)
     # A registry near its rate limit: restart nothing this tick (findings are still written).
     hold = registry_hold([*lookups.values(), *pin_lookups.values()], client.below_reserve)

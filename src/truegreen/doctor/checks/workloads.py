@@ -171,9 +171,9 @@ def check(env: Environment) -> list[Finding]:
     selectors = [(w, o.mapping(o.mapping(w.get("spec")).get("selector"))) for w in workloads]
     jobs = {o.name_of(j): j for j in env.jobs.items} if isinstance(env.jobs, Listed) else {}
     grouped: dict[tuple[str, str], tuple[KubeObject, list[tuple[_PodProblem, KubeObject]]]] = {}
-    for pod in env.pods.items:
-        if o.is_terminated(pod):
-            continue
+    # A terminating pod is on its way out: its old image, crash loop or unreadiness is no
+    # longer the workload's state (the controller already counts it out, kubectl#1628).
+    for pod in o.remaining(env.pods.items):
         job_name = o.job_owner(pod)
         owner = jobs.get(job_name) if job_name else _owner_of(pod, selectors)
         if owner is None and job_name:
