@@ -14,6 +14,6 @@ def test_every_outcome_renders_in_the_colour_of_its_exit_code(outcome: Outcome) 
     report = TickReport((WorkloadReport("train", "runner", outcome, "why"),))
     lines = to_text(report, verbose=False)
     colour = lines[0].partition("]")[0].lstrip("[")
-    assert lines[0] == f"[{colour}]{outcome.value:<15}[/] train/runner: why"
+    assert lines[0] == f"[{colour}]{outcome.value:<18}[/] train/runner: why"
     assert colour in _COLOURS.get(report.exit_code, {"green", "yellow", "cyan"})
     assert lines[1] == "1 workloads, 0 distinct images, 0 registry requests."
