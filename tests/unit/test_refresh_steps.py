@@ -253,6 +253,22 @@ def test_nothing_to_restart_records_what_changed_with_the_ending() -> None:
     )
 
 
+def test_nothing_left_to_restart_after_a_lost_race_is_another_tick_s_restart() -> None:
+    obj = _runner(container("runner", IMAGE), annotations={DIGEST_KEY: NEW})
+    up_to_date = [_plan(decision=Decision.UP_TO_DATE)]
+    assert before_restart(obj, up_to_date, {}, RESTART, "", lost_race=True) == Ending(
+        Outcome.RESTARTED_BY_OTHER, "another tick already rolled out the newest digests"
+    )
+    behind = [*up_to_date, _plan("pinned", Decision.PINNED, image=PIN)]
+    assert before_restart(obj, behind, {}, RESTART, "", lost_race=True) == Ending(
+        Outcome.RESTARTED_BY_OTHER, "pinned, never restarted; behind its tag: pinned"
+    )
+    pinned = _runner(container("runner", IMAGE), container("pinned", PIN))
+    gone = before_restart(pinned, behind, {PIN: NOT_FOUND}, RESTART, "", lost_race=True)
+    assert isinstance(gone, Ending)
+    assert gone.outcome is Outcome.DANGLING_PIN  # a measured failure still outranks
+
+
 def test_a_dangling_pin_is_a_failure_even_with_the_record_written() -> None:
     obj = _runner(container("runner", IMAGE), container("pinned", PIN))
     plans = [

@@ -7,7 +7,7 @@ stale does not repeat its Event every tick).
 """
 
 from collections.abc import Callable, Mapping
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from truegreen import kubeobjects as o
@@ -22,6 +22,7 @@ MESSAGE_LIMIT = 1024
 _FIELD_LIMIT = 128
 """reportingComponent and reportingInstance may not be longer (core/v1 Event validation)."""
 _NAME_LIMIT = 253
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def planned_events(
@@ -110,7 +111,8 @@ def event_object(
     describe` shows as its age), the writer in `source.component` and `reportingComponent`."""
     meta = o.mapping(deployment.get("metadata"))
     name, namespace = o.name_of(deployment), o.namespace_of(deployment)
-    nanoseconds = int(now.timestamp() * 1_000_000) * 1000 + sequence
+    # Integer arithmetic: a float timestamp loses the last microsecond now and then.
+    nanoseconds = (now - _EPOCH) // timedelta(microseconds=1) * 1000 + sequence
     suffix = f".{nanoseconds:x}"
     stamp = now.strftime("%Y-%m-%dT%H:%M:%SZ")
     return {

@@ -14,7 +14,9 @@ from truegreen.refresh.report import Outcome, TickReport
 # C0 controls, DEL and the C1 controls; bidirectional marks, embeddings, overrides, isolates.
 _UNSAFE = [*range(0x20), 0x7F, *range(0x80, 0xA0)]
 _BIDI = [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]
-_ESCAPES = {code: f"\\x{code:02x}" for code in _UNSAFE} | {code: f"\\u{code:04x}" for code in _BIDI}
+_ESCAPES = {code: f"\\x{code:02x}" for code in _UNSAFE}
+_ESCAPES |= {code: f"\\u{code:04x}" for code in _BIDI}
+_ESCAPES |= {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"}
 
 
 def shown(text: str) -> str:

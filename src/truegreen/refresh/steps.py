@@ -126,9 +126,12 @@ def before_restart(
     pin_lookups: Mapping[str, DigestLookup],
     mode: RefreshMode,
     hold: str,
+    *,
+    lost_race: bool = False,
 ) -> Ending | tuple[ContainerPlan, ...]:
     """After the stale-pin findings are written: how the workload ends the tick without a
-    restart, or the containers a restart must move."""
+    restart, or the containers a restart must move. `lost_race`: this tick's restart write met
+    a conflict, so nothing left to restart now means another tick restarted first."""
     invalid = [p for p in plans if p.decision is Decision.INVALID_IMAGE]
     if invalid:
         # An image that is not a reference can never be pulled: no digest to keep it on.
@@ -152,10 +155,13 @@ def before_restart(
             for p in plans
             if p.decision is Decision.PINNED and p.newest and not p.image.endswith(p.newest)
         ]
+        outcome = Outcome.RESTARTED_BY_OTHER if lost_race else Outcome.CONVERGED
         if behind:
             reason = f"pinned, never restarted; behind its tag: {', '.join(behind)}"
-            return Ending(Outcome.CONVERGED, reason, write)
-        return Ending(Outcome.CONVERGED, "every tracked image runs its newest digest", write)
+            return Ending(outcome, reason, write)
+        if lost_race:
+            return Ending(outcome, "another tick already rolled out the newest digests", write)
+        return Ending(outcome, "every tracked image runs its newest digest", write)
     if mode is RefreshMode.RESTART:
         refused = pull_policy_refusals(deployment, restart)
         if refused:

@@ -323,6 +323,8 @@ class _WorkloadTick:
         self._plans: tuple[ContainerPlan, ...] = ()
         self._writes: list[Write] = []
         self._latest: Mapping[str, Any] = workload.obj
+        self._lost_race = False
+        """A restart write of this tick met a conflict: someone else wrote first."""
 
     def run(self, hold: str) -> WorkloadReport:
         """Steps (1) to (4) for this workload, decided again from a fresh read after each
@@ -368,7 +370,9 @@ class _WorkloadTick:
             if isinstance(updated, Conflict):
                 return updated
             obj = updated if updated is not None else obj
-        verdict = before_restart(obj, self._plans, lookups.pinned, settings.mode, hold)
+        verdict = before_restart(
+            obj, self._plans, lookups.pinned, settings.mode, hold, lost_race=self._lost_race
+        )
         if isinstance(verdict, Ending):
             return self._end(verdict, obj)
         return self._restart(obj, verdict)
@@ -430,6 +434,7 @@ class _WorkloadTick:
             strategic=True,
         )
         if isinstance(result, Conflict):
+            self._lost_race = True
             return result  # someone else wrote since we read: read again and decide again
         if isinstance(result, CantRead):
             self._writes.append(Write("restart", step.annotations, described, False, result.reason))
