@@ -315,3 +315,20 @@ def test_a_hostile_retry_after_is_clamped_never_a_crash(
             LookupFailure.RATE_LIMITED, f"127.0.0.1:{server.port} {reason}"
         )
         assert len(server.received) == requests
+
+
+def test_one_deadline_bounds_the_whole_look_up() -> None:
+    """Each answer comes in time on its own, the two a look-up needs together do not: the
+    look-up ends at --request-timeout, not a timeout per request."""
+    import time
+
+    def slow(request: Received, _: int) -> Answer:
+        time.sleep(0.35)
+        return _no_digest_on_head((200, {"Content-Type": MANIFEST}, BODY))(request, 0)
+
+    with _loopback(slow) as server:
+        result = _lookup(server, timeout=0.5)
+        assert result == LookupFailed(
+            LookupFailure.TIMEOUT, f"127.0.0.1:{server.port} did not answer in time"
+        )
+        assert [r.method for r in server.received] == ["HEAD", "GET"]

@@ -663,13 +663,13 @@ def test_a_record_never_lands_on_a_marker_it_did_not_wait_on(env: RefreshEnv) ->
     result = env.tick()
     racer.join()
     workload = _workload(result.json(), "erase")
-    statuses = [r.status for r in env.server.requests("PATCH", path)]
-    assert statuses[-2:] == [200, 409], "precondition: the record met the other tick's write"
+    assert env.annotations("erase").get(PENDING) == theirs, "another tick's marker was erased"
     assert (workload["outcome"], workload["reason"]) == (
         "restarted",
         "rolled out and verified; not recorded: another tick has restarted since",
     )
-    assert env.annotations("erase")[PENDING] == theirs
+    statuses = [r.status for r in env.server.requests("PATCH", path)]
+    assert statuses[-2:] == [200, 409], "the restart landed, the record met the other's write"
 
 
 def test_a_deployment_that_keeps_changing_is_not_restarted_blindly(env: RefreshEnv) -> None:
