@@ -188,3 +188,27 @@ def test_long_names_stay_within_the_api_s_limits() -> None:
     assert event["involvedObject"]["name"] == "d" * 253
     assert event["reportingInstance"] == "i" * 128
     assert event["type"] == "Normal"
+    # A Deployment read without them (a hostile answer): empty, never "None".
+    assert (event["involvedObject"]["uid"], event["involvedObject"]["resourceVersion"]) == ("", "")
+
+
+def test_every_restarted_container_is_named_in_the_refresh() -> None:
+    plans = (_plan(), _plan("side", Decision.PINNED), _plan("helper"))
+    report = WorkloadReport(
+        "train", "runner", Outcome.RESTARTED, "", plans, (Write("record", {PENDING: None}),)
+    )
+    [(_, message)] = planned_events(report, DEPLOYMENT)
+    assert message.endswith(f": runner runs {NEW}; helper runs {NEW}")
+
+
+def test_a_container_without_a_name_is_named_as_the_finding_was_keyed() -> None:
+    """pin_findings keys a nameless container (only a hostile answer has one) by ""."""
+    nameless = deployment("runner", {"image": PIN})
+    changes = {container_key(STALE_PIN, ""): f"v1 {MOVED}"}
+    report = _report(Outcome.CONVERGED, Write("stale-pins", changes))
+    assert planned_events(report, nameless) == [
+        (
+            EventReason.STALE_PIN,
+            f" stays on its pinned image while its tag v1 has moved on to {MOVED}",
+        )
+    ]

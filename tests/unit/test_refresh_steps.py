@@ -259,6 +259,12 @@ def test_nothing_left_to_restart_after_a_lost_race_is_another_tick_s_restart() -
     assert before_restart(obj, up_to_date, {}, RESTART, "", lost_race=True) == Ending(
         Outcome.RESTARTED_BY_OTHER, "another tick already rolled out the newest digests"
     )
+    leftover = _runner(container("runner", IMAGE), annotations={DIGEST_KEY: NEW, ATTEMPTS: "1 a"})
+    assert before_restart(leftover, up_to_date, {}, RESTART, "", lost_race=True) == Ending(
+        Outcome.RESTARTED_BY_OTHER,
+        "another tick already rolled out the newest digests",
+        AnnotationWrite("record", {ATTEMPTS: None}),
+    )
     behind = [*up_to_date, _plan("pinned", Decision.PINNED, image=PIN)]
     assert before_restart(obj, behind, {}, RESTART, "", lost_race=True) == Ending(
         Outcome.RESTARTED_BY_OTHER, "pinned, never restarted; behind its tag: pinned"
