@@ -33,6 +33,7 @@ GATE_MODULES = [
     "src/truegreen/refresh/steps.py",
     "src/truegreen/refresh/template.py",
     "src/truegreen/refresh/annotations.py",
+    "src/truegreen/refresh/events.py",
     "src/truegreen/lint/rules/__init__.py",
     "src/truegreen/lint/rules/readiness.py",
     "src/truegreen/lint/rules/restarts.py",

@@ -371,7 +371,9 @@ def refresh(
 ) -> None:
     """One image-refresh tick over the opted-in workloads.
 
-    Exit 0 converged or deliberately held, 2 a rollout failed (or a pin dangles), 3 a read failed.
+    --request-timeout also bounds each registry look-up as a whole (login, redirects, retries).
+    Exit 0 converged, restarted (by this tick or another) or deliberately held, 2 a rollout
+    failed (or a pin dangles), 3 a read failed.
     """
     from truegreen.cluster.live import LiveCluster
     from truegreen.console import make_consoles

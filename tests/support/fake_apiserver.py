@@ -497,6 +497,8 @@ class FakeApiServer:
             return 200, self._list(rtype, namespace, query), {}
         if method == "GET" and name is not None:
             return 200, self._get(rtype, namespace, name), {}
+        if method == "POST" and name is None and rtype.plural == "events":
+            return 201, self._create_event(namespace or "", body), {}
         if method == "PATCH" and name is not None:
             return (
                 200,
@@ -565,6 +567,43 @@ class FakeApiServer:
             if found is None:
                 raise not_found(rtype, name)
             return copy.deepcopy(found)
+
+    def _create_event(self, namespace: str, body: bytes) -> JsonObject:
+        """Create an Event (refresh writes them), as kube-apiserver does: the body's namespace
+        must be the request's (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go`),
+        the involved object's namespace the Event's (`pkg/apis/core/validation/events.go`,
+        legacyValidateEvent), a taken name is 409 AlreadyExists; stored with uid and version."""
+        try:
+            event = json.loads(body or b"{}")
+        except ValueError:
+            raise ApiFailureError(400, "BadRequest", "the event is not valid JSON") from None
+        if not isinstance(event, dict):
+            raise ApiFailureError(400, "BadRequest", "the event is not an object")
+        meta = event.setdefault("metadata", {})
+        if meta.setdefault("namespace", namespace) != namespace:
+            raise ApiFailureError(
+                400,
+                "BadRequest",
+                "the namespace of the provided object does not match the namespace sent on the request",
+            )
+        name = str(meta.get("name") or "")
+        involved = str((event.get("involvedObject") or {}).get("namespace") or "")
+        if not name or involved != namespace:
+            why = (
+                "metadata.name: Required value: name or generateName is required"
+                if not name
+                else f'involvedObject.namespace: Invalid value: "{involved}": does not match event.namespace'
+            )
+            raise ApiFailureError(422, "Invalid", f'Event "{name}" is invalid: {why}')
+        with self._lock:
+            bucket = self._objects.setdefault(("", "v1", "events"), {})
+            if (namespace, name) in bucket:
+                raise ApiFailureError(409, "AlreadyExists", f'events "{name}" already exists')
+            meta["uid"] = f"uid-{name}-{self._resource_version}"
+            meta["creationTimestamp"] = event.get("firstTimestamp") or "2026-01-01T00:00:00Z"
+            meta["resourceVersion"] = self._next_rv()
+            bucket[(namespace, name)] = event
+            return copy.deepcopy(event)
 
     def _patch(
         self, rtype: ResourceType, namespace: str | None, name: str, content_type: str, body: bytes

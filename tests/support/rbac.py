@@ -26,7 +26,8 @@ def used(requests: Iterable[RequestRecord]) -> tuple[set[Grant], set[Grant]]:
         if inside:
             rest = rest[2:]
         resource, named = rest[0], len(rest) > 1
-        verb = {"PATCH": "patch", "GET": "get" if named else "list"}[request.method]
+        verbs = {"PATCH": "patch", "POST": "create", "GET": "get" if named else "list"}
+        verb = verbs[request.method]
         (namespaced if inside else cluster).add((group, resource, verb))
     return namespaced, cluster
 

@@ -244,6 +244,7 @@ _KIND_NOUNS = {
     Kind.REPLICA_SET: "the services",
     Kind.JOB: "the training jobs",
     Kind.STORAGE_CLASS: "the storage types",
+    Kind.EVENT: "the activity log",
 }
 
 _FAILURE_WORDS = {
