@@ -28,6 +28,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import yaml
 
+from tests.support import fake_admission
+
 JsonObject = dict[str, Any]
 
 
@@ -66,6 +68,22 @@ RESOURCE_TYPES = (
     ResourceType("batch", "v1", "Job", "jobs", True),
     ResourceType("batch", "v1", "CronJob", "cronjobs", True, ("cj",)),
     ResourceType("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, ("sc",)),
+    ResourceType("", "v1", "ResourceQuota", "resourcequotas", True, ("quota",)),
+    ResourceType("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
+    ResourceType(
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingWebhookConfiguration",
+        "validatingwebhookconfigurations",
+        False,
+    ),
+    ResourceType(
+        "admissionregistration.k8s.io",
+        "v1",
+        "MutatingWebhookConfiguration",
+        "mutatingwebhookconfigurations",
+        False,
+    ),
 )
 
 _BY_PATH = {(t.group, t.version, t.plural): t for t in RESOURCE_TYPES}
@@ -152,6 +170,8 @@ class FakeApiServer:
         self.faults: list[FaultRule] = []
         self.log: list[RequestRecord] = []
         self.patch_hooks: list[Callable[[FakeApiServer, str, JsonObject], None]] = []
+        self.admission = fake_admission.AdmissionSettings()
+        """What pod creates meet (tests/support/fake_admission.py)."""
         self._stopping = threading.Event()
         self._scheme = "http"
         self.frozen = False
@@ -428,6 +448,11 @@ class FakeApiServer:
             return 200, self._list(rtype, namespace, query), {}
         if method == "GET" and name is not None:
             return 200, self._get(rtype, namespace, name), {}
+        if method == "POST" and name is None and rtype.plural == "pods" and namespace:
+            try:
+                return 201, fake_admission.create_pod(self, namespace, query, body), {}
+            except fake_admission.AdmissionRefusedError as refusal:
+                raise ApiFailureError(refusal.code, refusal.reason, refusal.message) from None
         if method == "PATCH" and name is not None:
             return (
                 200,

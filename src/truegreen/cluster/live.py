@@ -20,6 +20,8 @@ from truegreen.cluster.reader import FieldIsNot, FieldSelector, Fold, field_sele
 from truegreen.cluster.reads import (
     CantRead,
     Conflict,
+    Created,
+    CreateResult,
     Folded,
     FoldRead,
     GetRead,
@@ -217,6 +219,24 @@ class LiveCluster:
         if not isinstance(stored, Mapping):
             return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
         return Patched(dict(stored))
+
+    def create(
+        self, kind: Kind, obj: Mapping[str, Any], *, namespace: str, dry_run: bool
+    ) -> CreateResult:
+        """Create one object; with `dry_run` (`?dryRun=All`) the server runs every admission
+        step and stores nothing. A refusal keeps the server's own message."""
+        action = f"create {kind.plural}"
+        try:
+            stored = self._client.create(
+                _RESOURCES[kind].from_dict(dict(obj)), namespace=namespace, dry_run=dry_run
+            )
+        except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
+            cant = _cant(error, action, permission("create", kind, namespace))
+            status = getattr(error, "status", None)
+            return replace(cant, server_message=str(getattr(status, "message", None) or ""))
+        if not isinstance(stored, Mapping):
+            return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
+        return Created(dict(stored))
 
     def close(self) -> None:
         """Release the connection pool."""
