@@ -190,6 +190,23 @@ def test_quota_needs_every_container_to_state_its_cpu(doctor: Doctor) -> None:
     )
 
 
+def test_limit_range_defaults_state_the_sizes_a_quota_needs(doctor: Doctor) -> None:
+    """LimitRanger fills in a default CPU limit before the quota plugin looks."""
+    doctor.load("healthy")
+    doctor.server.add(
+        quota("cpu-cap", {"limits.cpu": "64"}, {"limits.cpu": "2"}),
+        {
+            "apiVersion": "v1",
+            "kind": "LimitRange",
+            "metadata": {"name": "defaults", "namespace": NAMESPACE},
+            "spec": {"limits": [{"type": "Container", "default": {"cpu": "8"}}]},
+        },
+    )
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")]
+    assert "usage limit cpu-cap compared" in _admission(report)[0]["details"]
+
+
 def test_an_uncounted_quota_refuses_until_counted(doctor: Doctor) -> None:
     doctor.load("healthy")
     doctor.server.add(quota("fresh", {"pods": "10"}, {}))
@@ -336,6 +353,9 @@ def test_an_admitted_trial_overrules_what_doctor_could_not_check(doctor: Doctor)
         in (_admission(report)[0]["details"])
     )
     assert result.exit_code == 0
+    # admitted, and still nothing stored: the dry run is the only write and keeps nothing
+    assert [r.method for r in doctor.server.requests() if r.method != "GET"] == ["POST"]
+    assert doctor.server.get_object("Pod", "truegreen-trial-train-001", NAMESPACE) is None
 
 
 def test_no_permission_for_the_trial_is_could_not_check(doctor: Doctor) -> None:
@@ -415,3 +435,19 @@ def test_the_trial_role_grants_exactly_the_trial(doctor: Doctor) -> None:
     doctor.live("-o", "json", "--admission-dry-run")
     namespaced, _ = rbac.used(doctor.server.requests(), namespace="train")
     assert namespaced - rbac.granted("doctor/role.yaml") == rbac.granted("doctor/trial-role.yaml")
+
+
+def test_the_config_file_can_ask_for_the_trial(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    config = doctor.tmp_path / "doctor.yaml"
+    config.write_text("admission_dry_run: true\n")
+    doctor.live("-o", "json", "--config", str(config))
+    assert [(r.method, r.query.get("dryRun")) for r in doctor.server.requests("POST")] == [
+        ("POST", "All")
+    ]
+    config.write_text("admission_dry_run: sometimes\n")
+    result = doctor.live("--config", str(config))
+    assert result.exit_code == 64
+    assert result.stderr.strip() == (
+        f"truegreen: config {config}: admission_dry_run must be true or false"
+    )

@@ -109,7 +109,7 @@ def _who(noun: str, names: Sequence[str]) -> str:
 def _containers_where(
     spec: Mapping[str, Any], test: Callable[[Mapping[str, Any]], bool]
 ) -> list[str]:
-    return [str(c.get("name", "")) for c in _containers(spec) if test(_context(c))]
+    return [str(c.get("name")) for c in _containers(spec) if test(_context(c))]
 
 
 Check = Callable[[Mapping[str, Any], Mapping[str, Any]], Violation | None]
@@ -145,7 +145,7 @@ def host_namespaces(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violat
 def host_path_volumes(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
     """check_hostPathVolumes.go: no hostPath volumes."""
     bad = [
-        str(o.mapping(v).get("name", ""))
+        str(o.mapping(v).get("name"))
         for v in o.sequence(spec.get("volumes"))
         if "hostPath" in o.mapping(v)
     ]
@@ -162,7 +162,7 @@ def host_path_volumes(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Viol
 def host_ports(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
     """check_hostPorts.go: no container port bound on the host."""
     bad = [
-        (str(c.get("name", "")), o.integer(o.mapping(p).get("hostPort")))
+        (str(c.get("name")), o.integer(o.mapping(p).get("hostPort")))
         for c in _containers(spec)
         for p in o.sequence(c.get("ports"))
         if o.integer(o.mapping(p).get("hostPort"))
@@ -203,7 +203,7 @@ def _added(sc: Mapping[str, Any]) -> list[str]:
 
 def _capabilities_added(spec: Mapping[str, Any], allowed: frozenset[str]) -> Violation | None:
     bad = [
-        (str(c.get("name", "")), cap)
+        (str(c.get("name")), cap)
         for c in _containers(spec)
         for cap in _added(_context(c))
         if cap not in allowed
@@ -252,7 +252,7 @@ def _owners(spec: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     """The pod's security context and each container's, named as Pod Security names them."""
     return [
         ("pod", _context(spec)),
-        *((f'container "{c.get("name", "")}"', _context(c)) for c in _containers(spec)),
+        *((f'container "{c.get("name")}"', _context(c)) for c in _containers(spec)),
     ]
 
 
@@ -284,7 +284,7 @@ def app_armor(meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | N
 _SELINUX_TYPES = frozenset({"", "container_t", "container_init_t", "container_kvm_t"})
 
 
-def se_linux(meta: Mapping[str, Any], spec: Mapping[str, Any], engine: bool) -> Violation | None:
+def se_linux(spec: Mapping[str, Any], engine: bool) -> Violation | None:
     """check_seLinuxOptions.go: only the container types; no user or role."""
     allowed = _SELINUX_TYPES | ({"container_engine_t"} if engine else set())
     bad = []
@@ -452,7 +452,7 @@ def restricted_volumes(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Vio
     """check_restrictedVolumes.go: configMap, csi, downwardAPI, emptyDir, ephemeral,
     persistentVolumeClaim, projected and secret volumes only."""
     bad = [
-        (str(volume.get("name", "")), source)
+        (str(volume.get("name")), source)
         for volume in map(o.mapping, o.sequence(spec.get("volumes")))
         for source in volume
         if source != "name" and source not in _RESTRICTED_VOLUMES
@@ -569,6 +569,6 @@ def violations(policy: Policy, meta: Mapping[str, Any], spec: Mapping[str, Any])
     replaced = {r.replaces for r in rules}
     found = [r.check(meta, spec) for r in rules if r.check.__name__ not in replaced]
     if _STRICTNESS[policy.level] >= _STRICTNESS[Level.BASELINE]:
-        found.append(se_linux(meta, spec, engine=_at_least(policy.version, (1, 31))))
+        found.append(se_linux(spec, engine=_at_least(policy.version, (1, 31))))
         found.append(sysctls(spec, policy.version))
     return [v for v in found if v is not None]

@@ -49,13 +49,13 @@ _COUNT_PREFIX = "count/"
 
 def amount(resource: str, text: object) -> int:
     """A quota amount in the units doctor compares: millicores for CPU, whole units otherwise."""
-    unit = CPU if resource.rpartition(".")[2] == CPU else resource
+    unit = resource.removeprefix("requests.").removeprefix("limits.")
     return scheduler_units(unit, parse_quantity(str(text)))
 
 
 def _extended(name: str) -> bool:
     """An extended resource (`nvidia.com/gpu`): not native, so quota charges `requests.<name>`."""
-    return "/" in name and "kubernetes.io/" not in name and not name.startswith("requests.")
+    return "/" in name and "kubernetes.io/" not in name
 
 
 @dataclass(frozen=True)
@@ -70,8 +70,6 @@ class QuotaPod:
     """spec.activeDeadlineSeconds >= 0: the Terminating scope."""
     priority_class: str = ""
     cross_namespace_affinity: bool = False
-    finished: bool = False
-    """Succeeded or Failed: charged only as an object count."""
 
     @property
     def best_effort(self) -> bool:
@@ -123,44 +121,44 @@ def _affinity_terms(spec: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:
             yield o.mapping(o.mapping(weighted).get("podAffinityTerm"))
 
 
-def quota_pod(
-    spec: Mapping[str, Any], *, requests: Resources | None = None, finished: bool = False
-) -> QuotaPod:
+def _stated(container: Mapping[str, Any]) -> frozenset[tuple[str, str]]:
+    """The cpu/memory sizes a container states; a limit states the request too (the API
+    defaults a missing request to the limit: pkg/apis/core/v1/defaults.go SetDefaults_Pod)."""
+    resources = o.mapping(container.get("resources"))
+    limits = o.mapping(resources.get("limits"))
+    requests = {**limits, **o.mapping(resources.get("requests"))}
+    return frozenset(
+        (part, name)
+        for part, given in (("requests", requests), ("limits", limits))
+        for name in (CPU, MEMORY)
+        if name in given
+    )
+
+
+def quota_pod(spec: Mapping[str, Any], *, requests: Resources | None = None) -> QuotaPod:
     """The quota view of a pod spec (LimitRange defaults already applied); `requests`, when
     given, replaces what the containers request (`--job-requests`). QuantityError on a bad
     amount."""
     stated = tuple(
-        (
-            str(container.get("name", "")),
-            frozenset(
-                (part, name)
-                for part in ("requests", "limits")
-                for name in (CPU, MEMORY)
-                if name in o.mapping(o.mapping(container.get("resources")).get(part))
-            ),
-        )
+        (str(container.get("name")), _stated(container))
         for container in [*o.init_containers(spec), *o.containers(spec)]
     )
-    deadline = spec.get("activeDeadlineSeconds")
     return QuotaPod(
         requests=pod_requests(spec) if requests is None else requests,
         limits=pod_limits(spec),
         stated=stated,
-        terminating=o.integer(deadline, -1) >= 0,
+        terminating="activeDeadlineSeconds" in spec
+        and o.integer(spec["activeDeadlineSeconds"]) >= 0,
         priority_class=str(spec.get("priorityClassName") or ""),
         cross_namespace_affinity=any(
             term.get("namespaces") or "namespaceSelector" in term for term in _affinity_terms(spec)
         ),
-        finished=finished,
     )
 
 
 def charge(pod: QuotaPod) -> dict[str, int]:
-    """What the pod counts against a quota (podComputeUsageHelper, PodUsageFunc)."""
-    charged = {_POD_OBJECTS: 1}
-    if pod.finished:
-        return charged
-    charged[POD_COUNT] = 1
+    """What an unfinished pod counts against a quota (podComputeUsageHelper, PodUsageFunc)."""
+    charged = {_POD_OBJECTS: 1, POD_COUNT: 1}
     for name in _COMPUTE:
         if name in pod.requests.names:
             charged[name] = charged[f"requests.{name}"] = pod.requests.get(name)
@@ -305,9 +303,9 @@ class QuotaVerdict:
 def _shortfalls(quota: Quota, charged: Mapping[str, int]) -> list[Shortfall]:
     """quota.LessThanOrEqual(used + requested, hard) over the resources the request names."""
     return [
-        Shortfall(name, charged[name], quota.used.get(name, 0), hard)
+        Shortfall(name, charged[name], quota.used[name], hard)
         for name, hard in sorted(quota.hard.items())
-        if name in charged and quota.used.get(name, 0) + charged[name] > hard
+        if name in charged and quota.used[name] + charged[name] > hard
     ]
 
 

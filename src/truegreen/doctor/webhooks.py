@@ -80,17 +80,20 @@ def _selector_matches(selector: object, labels: Mapping[str, str] | None) -> boo
     return o.selector_matches(chosen, labels)
 
 
+_NOT_CALLED = (Applies.NO, "")
+
+
 def _applies(
     hook: Mapping[str, Any],
     namespace_labels: Mapping[str, str] | None,
     pod_labels: Mapping[str, str] | None,
 ) -> tuple[Applies, str]:
     if not any(_rule_matches_pod_create(o.mapping(r)) for r in o.sequence(hook.get("rules"))):
-        return Applies.NO, ""
+        return _NOT_CALLED
     in_namespace = _selector_matches(hook.get("namespaceSelector"), namespace_labels)
     on_object = _selector_matches(hook.get("objectSelector"), pod_labels)
     if in_namespace is False or on_object is False:
-        return Applies.NO, ""
+        return _NOT_CALLED
     if in_namespace is None:
         return Applies.UNSURE, "it is limited to some places, and doctor couldn't read this one"
     if on_object is None:
@@ -117,11 +120,9 @@ def pod_create_webhooks(
             found.append(
                 Webhook(
                     o.ref(configuration),
-                    str(hook.get("name", "")),
-                    hook.get("failurePolicy", "Fail") != "Ignore",
-                    (str(service.get("namespace", "")), str(service.get("name", "")))
-                    if service
-                    else None,
+                    str(hook.get("name")),
+                    hook.get("failurePolicy") != "Ignore",
+                    (str(service.get("namespace")), str(service.get("name"))) if service else None,
                     applies,
                     why,
                 )

@@ -153,7 +153,7 @@ WORDING: Final[dict[str, Wording]] = {
     ),
     "admission.trial-refused": Wording(
         "The cluster refused a trial start of the training job: {reason}",
-        "Fix what the cluster names; the other lines below may already explain it.",
+        "Fix what the cluster names; doctor's other lines may already explain it.",
     ),
     "admission.trial-not-allowed": Wording(
         "Couldn't make a trial start of the training job: no permission.",

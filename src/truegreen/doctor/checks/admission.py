@@ -336,8 +336,6 @@ def _trial_findings(env: Environment, job: KubeObject | None) -> list[Finding]:
         return []
     trial = judge(env.trial, trial_name(job))
     details = [f"trial create of pod {trial_name(job)} with dryRun=All: {trial.outcome}"]
-    if trial.cant is not None:
-        details.append(trial.cant.reason)
     if trial.outcome is TrialOutcome.REFUSED:
         return [
             finding(
@@ -357,6 +355,8 @@ def _trial_findings(env: Environment, job: KubeObject | None) -> list[Finding]:
         if trial.outcome is TrialOutcome.NOT_ALLOWED
         else "admission.trial-failed"
     )
+    if trial.cant is not None:
+        details.append(trial.cant.reason)  # names the grant a refused permission needs
     unknown = finding(
         CHECK, Status.UNKNOWN, Basis.CANT_CHECK, code, details=[*details, trial.reason]
     )
