@@ -40,6 +40,10 @@ GATE_MODULES = [
     "src/truegreen/lint/rules/ports.py",
     "src/truegreen/lint/rules/exec_probes.py",
     "src/truegreen/probes.py",
+    "src/truegreen/doctor/quota.py",
+    "src/truegreen/doctor/podsecurity.py",
+    "src/truegreen/doctor/webhooks.py",
+    "src/truegreen/doctor/trial.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 JUDGED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")

@@ -178,6 +178,12 @@ def _connection(
     type=click.Path(path_type=Path, dir_okay=False),
     help="YAML file with the same settings (flags win).",
 )
+@click.option(
+    "--admission-dry-run",
+    is_flag=True,
+    help="Also ask the cluster to admit the training job's pod as a dry run (stores nothing; "
+    "needs create on pods).",
+)
 @_common_output
 @_report_errors
 def doctor(
@@ -190,6 +196,7 @@ def doctor(
     job_requests: str | None,
     credentials_secret: str | None,
     config: Path | None,
+    admission_dry_run: bool,
     output: str,
     verbose: bool,
     no_color: bool,
@@ -209,6 +216,7 @@ def doctor(
         job_requests,
         credentials_secret,
         config,
+        admission_dry_run,
     )
     report = run_doctor(request)
     if output == "json":

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from tests.scenario.conftest import Doctor
+from tests.scenario.test_admission import PINNED_HERE as ADMISSION_CODES
 from tests.support.scenarios import healthy, ts
 from truegreen.doctor.wording import WORDING
 
@@ -339,19 +340,23 @@ def test_wait_for_first_use_storage_is_not_unbound(doctor: Doctor) -> None:
 
 
 # Codes other tests pin (scenario, capacity, fault matrix and examples tests).
-COVERED_ELSEWHERE = {
-    "ready",
-    "cluster-unreachable",
-    "image-pull.login-missing",
-    "storage.volume-unbound",
-    "capacity.fits",
-    "capacity.free-only",
-    "capacity.held-by-running-job",
-    "capacity.blocked-by-other-work",
-    "capacity.too-large",
-    "capacity.no-eligible-machine",
-    "capacity.job-stuck",
-} | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}
+COVERED_ELSEWHERE = (
+    {
+        "ready",
+        "cluster-unreachable",
+        "image-pull.login-missing",
+        "storage.volume-unbound",
+        "capacity.fits",
+        "capacity.free-only",
+        "capacity.held-by-running-job",
+        "capacity.blocked-by-other-work",
+        "capacity.too-large",
+        "capacity.no-eligible-machine",
+        "capacity.job-stuck",
+    }
+    | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}
+    | ADMISSION_CODES
+)
 
 
 def test_every_code_in_the_catalogue_is_tested() -> None:

@@ -64,6 +64,7 @@ def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
             "credentials",
             "image-pull",
             "storage",
+            "admission",
             "workloads",
             "capacity",
             "probes",
@@ -75,6 +76,7 @@ def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
             "credentials",
             "image-pull",
             "storage",
+            "admission",
             "workloads",
             "capacity",
             "probes",
@@ -163,6 +165,7 @@ def test_unreachable_cluster(doctor: Doctor) -> None:
         "credentials",
         "image-pull",
         "storage",
+        "admission",
         "workloads",
         "capacity",
         "probes",
@@ -193,20 +196,27 @@ def test_text_output_has_headline_remedy_also_and_coverage(doctor: Doctor) -> No
     assert text[1] == "  → Wait for 'train-002' to finish, or add capacity."
     assert "Also:" in text
     assert text[-1] == (
-        "6 checks measured, 1 could not be checked "
+        "7 checks measured, 1 could not be checked "
         "(image-pull: no permission to read the stored logins)."
     )
 
 
 def test_namespace_only_access_measures_all_but_capacity(doctor: Doctor) -> None:
-    """An account that may read only its namespace: capacity unknown, the rest measured."""
+    """An account that may read only its namespace: capacity and admission (the cluster's
+    webhooks) unknown, the rest measured."""
     doctor.load("healthy")
-    for cluster_wide in (r"^/api/v1/nodes$", r"^/api/v1/pods$", r"^/apis/storage\.k8s\.io/"):
+    for cluster_wide in (
+        r"^/api/v1/nodes$",
+        r"^/api/v1/pods$",
+        r"^/apis/storage\.k8s\.io/",
+        r"^/apis/admissionregistration\.k8s\.io/",
+    ):
         doctor.server.inject(Fault.FORBIDDEN, cluster_wide)
     result = doctor.live("-o", "json")
     report = result.json()
     statuses = _statuses(report)
     assert statuses.pop("capacity") == {"unknown"}
+    assert statuses.pop("admission") == {"unknown"}
     assert set(map(frozenset, statuses.values())) == {frozenset({"ok"})}
     assert result.exit_code == 3
 
@@ -230,15 +240,20 @@ def test_the_doctor_roles_grant_exactly_what_doctor_reads(doctor: Doctor) -> Non
     """deploy/doctor: the namespace Role and the capacity ClusterRole, derived from requests.
 
     The unbound volume makes doctor read its storage class too, so every read is exercised."""
+    from tests.scenario.test_admission import webhook_behind
     from tests.support import rbac
 
     doctor.load("unbound-dataset-volume")
+    doctor.server.add(*webhook_behind(ready=True))
     doctor.live("-o", "json")
     paths = {r.path for r in doctor.server.requests()}
     assert "/apis/storage.k8s.io/v1/storageclasses/standard" in paths, "precondition: all read"
-    namespaced, cluster_wide = rbac.used(doctor.server.requests())
+    assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
+    namespaced, cluster_wide = rbac.used(doctor.server.requests(), namespace="train")
     assert namespaced == rbac.granted("doctor/role.yaml")
-    assert cluster_wide == rbac.granted("doctor/clusterrole.yaml")
+    assert cluster_wide == rbac.granted("doctor/clusterrole.yaml") | rbac.granted(
+        "doctor/clusterrole-admission.yaml"
+    )
 
 
 @pytest.mark.parametrize(

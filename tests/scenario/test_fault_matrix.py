@@ -26,12 +26,14 @@ OWNERS: list[tuple[str, set[str]]] = [
     (r"/secrets/regcred$", {"image-pull"}),
     (r"/secrets/backend-credentials$", {"credentials"}),
     (r"/persistentvolumeclaims/datasets$", {"storage"}),
+    (r"^/api/v1/namespaces/train$|/resourcequotas$|webhookconfigurations$", {"admission"}),
 ]
 # A 404 on a get is a measurement: the referenced object is absent.
 MEASURED_ABSENCE = {
     r"/secrets/regcred$": ("image-pull", "image-pull.login-missing"),
     r"/secrets/backend-credentials$": ("credentials", "credentials.missing"),
     r"/persistentvolumeclaims/datasets$": ("storage", "storage.volume-missing"),
+    r"^/api/v1/namespaces/train$": ("admission", "admission.namespace-missing"),
 }
 # The default service account only adds registry logins; its absence changes nothing here.
 ABSENCE_CHANGES_NOTHING = {r"/serviceaccounts/default$"}
@@ -69,9 +71,9 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
     assert sorted({r.path for r in requests}) == sorted(
         {r.path for r in requests if _owners(r.path)}
     )
-    assert len(requests) == 12
+    assert len(requests) == 16
     healthy_run = len(doctor.server.log)
-    assert healthy_run == 12, "precondition: a healthy run makes each read once"
+    assert healthy_run == 16, "precondition: a healthy run makes each read once"
     held = 0
     for record in requests:
         owners = _owners(record.path)
@@ -91,7 +93,7 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
             result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.5")
             cell = f"{fault.name} on {record.method} {record.path}"
             # Bounded by construction, not by a clock: a failed read is never retried (only
-            # throttling is, once here) and no read is added, so a run lasts at most 12
+            # throttling is, once here) and no read is added, so a run lasts at most 16
             # request timeouts plus its own work.
             made = doctor.server.log[before:]
             assert len(made) <= healthy_run + throttled, f"{cell}: {len(made)} requests"
@@ -148,7 +150,7 @@ def test_throttling_that_never_ends_reads_unknown(doctor: Doctor) -> None:
     assert baseline.exit_code == 0
     base_statuses = _statuses(baseline.json())
     reads = sorted({(r.method, r.path) for r in doctor.server.requests()})
-    assert len(reads) == 12, "precondition: a healthy run makes 12 distinct reads"
+    assert len(reads) == 16, "precondition: a healthy run makes 16 distinct reads"
     for method, path in reads:
         doctor.server.clear_faults()
         doctor.server.inject(Fault.TOO_MANY_REQUESTS, "^" + re.escape(path) + "$", method=method)

@@ -45,6 +45,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import yaml
 
+from tests.support import fake_admission
+
 JsonObject = dict[str, Any]
 
 
@@ -88,6 +90,22 @@ RESOURCE_TYPES = (
     ResourceType("batch", "v1", "Job", "jobs", True),
     ResourceType("batch", "v1", "CronJob", "cronjobs", True, ("cj",)),
     ResourceType("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, ("sc",)),
+    ResourceType("", "v1", "ResourceQuota", "resourcequotas", True, ("quota",)),
+    ResourceType("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
+    ResourceType(
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingWebhookConfiguration",
+        "validatingwebhookconfigurations",
+        False,
+    ),
+    ResourceType(
+        "admissionregistration.k8s.io",
+        "v1",
+        "MutatingWebhookConfiguration",
+        "mutatingwebhookconfigurations",
+        False,
+    ),
 )
 
 _BY_PATH = {(t.group, t.version, t.plural): t for t in RESOURCE_TYPES}
@@ -200,6 +218,8 @@ class FakeApiServer:
         self.request_hooks: list[Callable[[FakeApiServer, str, str], None]] = []
         """Called with (server, method, path) before each request is answered: the rollout
         simulator's controllers and kubelet act between a client's reads."""
+        self.admission = fake_admission.AdmissionSettings()
+        """What pod creates meet (tests/support/fake_admission.py)."""
         self._stopping = threading.Event()
         self._scheme = "http"
         self._tls: tuple[Path, Path] | None = None
@@ -367,6 +387,7 @@ class FakeApiServer:
             twin._resource_version = self._resource_version
             twin._compacted_before = self._compacted_before
             twin.faults = [replace(rule, hits=0, matched=0) for rule in self.faults]
+            twin.admission = copy.deepcopy(self.admission)
         twin.start(self._tls)
         if self._stopping.is_set():
             twin.stop()
@@ -499,6 +520,11 @@ class FakeApiServer:
             return 200, self._get(rtype, namespace, name), {}
         if method == "POST" and name is None and rtype.plural == "events":
             return 201, self._create_event(namespace or "", body), {}
+        if method == "POST" and name is None and rtype.plural == "pods" and namespace:
+            try:
+                return 201, fake_admission.create_pod(self, namespace, query, body), {}
+            except fake_admission.AdmissionRefusedError as refusal:
+                raise ApiFailureError(refusal.code, refusal.reason, refusal.message) from None
         if method == "PATCH" and name is not None:
             return (
                 200,

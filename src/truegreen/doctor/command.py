@@ -13,6 +13,7 @@ from truegreen.doctor.config import DoctorConfig, doctor_settings, load_config
 from truegreen.doctor.environment import gather
 from truegreen.doctor.rollup import Report
 from truegreen.doctor.run import diagnose
+from truegreen.errors import UsageError
 
 RUN_LIMIT_IN_REQUESTS = 30
 """doctor and snapshot stop reading after this many request timeouts in all."""
@@ -27,6 +28,8 @@ class DoctorRequest:
     job_requests: str | None = None
     credentials_secret: str | None = None
     config: Path | None = None
+    admission_dry_run: bool = False
+    """`--admission-dry-run`: a trial start of the training job's pod, live only."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,11 @@ def run_doctor(request: DoctorRequest) -> Report:
     config = load_config(request.config)
     connection = _with_config(request.connection, config)
     if request.snapshot is not None:
+        if request.admission_dry_run:
+            raise UsageError(
+                "--admission-dry-run asks the live cluster; a snapshot cannot answer it",
+                todo="drop --snapshot, or drop --admission-dry-run",
+            )
         snapshot = SnapshotReader(request.snapshot)
         # Flags, then the config file, then the settings the snapshot was taken with.
         taken_with = snapshot.info.settings
@@ -72,9 +80,13 @@ def run_doctor(request: DoctorRequest) -> Report:
         namespace = connection.namespace or snapshot.namespace
         source = f"the snapshot {request.snapshot}"
         return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, source)
-    settings = doctor_settings(config, request.job_requests, request.credentials_secret)
+    settings = doctor_settings(
+        config, request.job_requests, request.credentials_secret, request.admission_dry_run
+    )
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
-        return diagnose(cluster, cluster.namespace, datetime.now(UTC), settings, cluster.source)
+        return diagnose(
+            cluster, cluster.namespace, datetime.now(UTC), settings, cluster.source, cluster
+        )
 
 
 def take_snapshot(request: DoctorRequest, directory: Path) -> SnapshotSummary:

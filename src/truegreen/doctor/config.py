@@ -19,6 +19,7 @@ _KEYS = {
     "job_requests",
     "credentials_secret",
     "pending_grace_seconds",
+    "admission_dry_run",
 }
 
 
@@ -32,6 +33,7 @@ class DoctorConfig:
     job_requests: str | None = None
     credentials_secret: str | None = None
     pending_grace_seconds: float | None = None
+    admission_dry_run: bool = False
 
 
 def load_config(path: Path | None) -> DoctorConfig:
@@ -68,6 +70,8 @@ def load_config(path: Path | None) -> DoctorConfig:
         not isinstance(grace, int | float) or isinstance(grace, bool) or grace < 0
     ):
         raise UsageError(f"config {path}: pending_grace_seconds must be a number of seconds")
+    if not isinstance(values.get("admission_dry_run", False), bool):
+        raise UsageError(f"config {path}: admission_dry_run must be true or false")
     for key in ("namespace", "context", "job_requests", "credentials_secret"):
         if values.get(key) is not None and not isinstance(values[key], str):
             raise UsageError(f"config {path}: {key} must be text")
@@ -89,7 +93,10 @@ def parse_credentials(text: str) -> CredentialsRequirement:
 
 
 def doctor_settings(
-    config: DoctorConfig, job_requests: str | None, credentials_secret: str | None
+    config: DoctorConfig,
+    job_requests: str | None,
+    credentials_secret: str | None,
+    admission_dry_run: bool = False,
 ) -> DoctorSettings:
     """The settings for one run: flags first, then the config file."""
     requests_text = job_requests if job_requests is not None else config.job_requests
@@ -105,4 +112,5 @@ def doctor_settings(
         job_requests=requests,
         credentials=parse_credentials(secret_text) if secret_text is not None else None,
         pending_grace=timedelta(seconds=grace) if grace is not None else timedelta(minutes=5),
+        admission_dry_run=admission_dry_run or config.admission_dry_run,
     )

@@ -5,27 +5,43 @@ and a live cluster give the same findings, and no read is made twice.
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import (
     CantRead,
     ClusterReader,
+    CreateResult,
     FieldIsNot,
     GetRead,
     Got,
     Kind,
     Listed,
     ListRead,
+    ReadFailure,
 )
+from truegreen.doctor.trial import labels_of_template, trial_pod
 from truegreen.doctor.usage import CapacityTally, ClusterUsage, cluster_usage
+from truegreen.doctor.webhooks import SERVICE_NAME_LABEL, Webhook, pod_create_webhooks
 from truegreen.quantity import Resources
 
 WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
 # Only pods that hold capacity: the scheduler ignores Succeeded and Failed pods.
 HOLDING_CAPACITY = {"status.phase": FieldIsNot(("Succeeded", "Failed"))}
+WEBHOOK_KINDS = (Kind.VALIDATING_WEBHOOK_CONFIGURATION, Kind.MUTATING_WEBHOOK_CONFIGURATION)
+_NOT_READ = CantRead(ReadFailure.NOT_CAPTURED, "not read")
+
+
+class PodCreator(Protocol):
+    """Sends doctor's one write: the trial start, a create with `dryRun=All`."""
+
+    def create(
+        self, kind: Kind, obj: Mapping[str, Any], *, namespace: str, dry_run: bool
+    ) -> CreateResult:
+        """Create `obj` (only as a dry run, from doctor); a refusal keeps the server's words."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -46,6 +62,8 @@ class DoctorSettings:
     """`--credentials-secret NAME:KEY1,KEY2`; the credentials check runs only when given."""
     pending_grace: timedelta = timedelta(minutes=5)
     """How long a pod may wait to start before it is called stuck."""
+    admission_dry_run: bool = False
+    """`--admission-dry-run`: make a trial start of the training job's pod (`dryRun=All`)."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +96,36 @@ class Environment:
     claims: Mapping[str, GetRead] = field(default_factory=dict)
     storage_types: Mapping[str, GetRead] = field(default_factory=dict)
     credentials: GetRead | None = None
+    namespace_object: GetRead = _NOT_READ
+    """The namespace itself: its phase and its labels (Pod Security, webhook selectors)."""
+    quotas: ListRead = _NOT_READ
+    webhook_configurations: Mapping[Kind, ListRead] = field(default_factory=dict)
+    endpoint_slices: Mapping[tuple[str, str], ListRead] = field(default_factory=dict)
+    """Per (namespace, name) of a Service behind a webhook that pod creation calls."""
+    trial: CreateResult | None = None
+    """The server's answer to the trial start; None when none was made."""
+
+    def namespace_labels(self) -> Mapping[str, str] | None:
+        """The namespace's labels; None when the namespace could not be read."""
+        read = self.namespace_object
+        return o.labels_of(read.obj) if isinstance(read, Got) else None
+
+    def training_pod_labels(self) -> Mapping[str, str] | None:
+        """The labels the next training job's pods get; None when no training job shows them."""
+        job = newest_job(self.jobs)
+        return labels_of_template(job) if job is not None else None
+
+    def pod_create_webhooks(self) -> list[Webhook]:
+        """The webhooks that creating the training job's pod calls (or may call)."""
+        configurations = [
+            item
+            for kind in WEBHOOK_KINDS
+            if isinstance(read := self.webhook_configurations.get(kind), Listed)
+            for item in read.items
+        ]
+        return pod_create_webhooks(
+            configurations, self.namespace_labels(), self.training_pod_labels()
+        )
 
     def unread_template_sources(self) -> list[tuple[Kind, CantRead]]:
         """The lists the pod templates come from that could not be read.
@@ -140,9 +188,15 @@ def relevant_jobs(jobs: ListRead) -> list[Mapping[str, Any]]:
 
 
 def gather(
-    reader: ClusterReader, namespace: str, now: datetime, settings: DoctorSettings
+    reader: ClusterReader,
+    namespace: str,
+    now: datetime,
+    settings: DoctorSettings,
+    creator: PodCreator | None = None,
 ) -> Environment | Unreachable:
-    """Make every read doctor needs, once. Stops at once if the cluster cannot be reached."""
+    """Make every read doctor needs, once. Stops at once if the cluster cannot be reached.
+
+    The trial start is made only when asked for and `creator` is given (never offline)."""
     first = reader.list(Kind.DEPLOYMENT, namespace=namespace)
     if isinstance(first, CantRead) and not first.reached:
         return Unreachable(first)
@@ -193,16 +247,32 @@ def gather(
         n: reader.get(Kind.STORAGE_CLASS, n, namespace=None)
         for n in dict.fromkeys(storage_type_names)
     }
-    return Environment(
-        **{
-            **env.__dict__,
-            "service_accounts": service_accounts,
-            "secrets": get_each(Kind.SECRET, secret_names),
-            "claims": claims,
-            "storage_types": storage_types,
-            "credentials": credentials,
-        }
+    env = replace(
+        env,
+        service_accounts=service_accounts,
+        secrets=get_each(Kind.SECRET, secret_names),
+        claims=claims,
+        storage_types=storage_types,
+        credentials=credentials,
+        namespace_object=reader.get(Kind.NAMESPACE, namespace, namespace=None),
+        quotas=reader.list(Kind.RESOURCE_QUOTA, namespace=namespace),
+        webhook_configurations={kind: reader.list(kind, namespace=None) for kind in WEBHOOK_KINDS},
     )
+    services = dict.fromkeys(h.service for h in env.pod_create_webhooks() if h.service)
+    slices = {
+        service: reader.list(
+            Kind.ENDPOINT_SLICE, namespace=service[0], labels={SERVICE_NAME_LABEL: service[1]}
+        )
+        for service in services
+        if service is not None
+    }
+    job = newest_job(env.jobs)
+    trial = (
+        creator.create(Kind.POD, trial_pod(job), namespace=namespace, dry_run=True)
+        if settings.admission_dry_run and creator is not None and job is not None
+        else None
+    )
+    return replace(env, endpoint_slices=slices, trial=trial)
 
 
 def referenced_claims(env: Environment) -> list[str]:

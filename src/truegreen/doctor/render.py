@@ -1,4 +1,15 @@
-"""Rendering a doctor report: text for people (rich markup), a JSON document for machines."""
+"""Rendering a doctor report: text for people (rich markup), a JSON document for machines.
+
+The JSON document (`schema_version` 1): `verdict` (ready, not-ready, unknown), `exit_code`,
+`headline` {check, code, status, rule, text, remedy}, `findings` [{check, status, basis, code,
+headline, remedy, details, objects}] and `coverage` {checked, not_checked [{check, reason}]}.
+`check` is one of, in root-cause order: credentials, image-pull, storage, admission (the API
+server's gates: namespace state, ResourceQuota, webhooks, Pod Security, the trial start; codes
+`admission.*`, docs/admission.md), workloads, capacity (the scheduler's fit rules), probes,
+freshness. `status` is ok, warn, fail or unknown; `basis` is measured, inferred or cant-check.
+`objects` name what a finding looked at as `Kind/name`, or `Kind/namespace/name` for an object
+in another namespace than the one checked (a webhook's Service).
+"""
 
 from typing import Any
 

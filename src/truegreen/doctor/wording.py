@@ -99,6 +99,73 @@ WORDING: Final[dict[str, Wording]] = {
         "Use an existing storage type for '{name}', or ask your cluster admin to add it.",
     ),
     "storage.cant-read": Wording("Couldn't check the dataset volumes: {why}.", _PERMISSION),
+    # -- admission ------------------------------------------------------------------------
+    "admission.ok": Wording("New training work would be let in.", ""),
+    "admission.namespace-terminating": Wording(
+        "The environment's space '{name}' is being deleted, so nothing new can start there.",
+        "Wait for the deletion to finish and set the environment up again, or ask your cluster "
+        "admin why it is being deleted.",
+    ),
+    "admission.namespace-missing": Wording(
+        "The environment's space '{name}' doesn't exist, so nothing can start there.",
+        "Check the name passed with -n, or set the environment up there.",
+    ),
+    "admission.quota-exceeded": Wording(
+        "A training job can't start: the usage limit '{quota}' is reached ({shortfall}).",
+        "{free}, or ask your cluster admin to raise the limit '{quota}'.",
+    ),
+    "admission.quota-held-by-running-job": Wording(
+        "Training can run, but the running training job {jobs} uses up the limit '{quota}'; "
+        "the next one waits for it to finish.",
+        "Wait for {jobs} to finish, or ask your cluster admin to raise the limit '{quota}'.",
+    ),
+    "admission.quota-needs-sizes": Wording(
+        "A training job can't start: the usage limit '{quota}' requires every program to state "
+        "its {sizes}, and {containers} doesn't.",
+        "Set {sizes} for {containers} in the training job's settings, or give this environment "
+        "default sizes.",
+    ),
+    "admission.quota-not-counted": Wording(
+        "New work is refused until the cluster has counted what the usage limit '{quota}' holds.",
+        "Wait a minute and run again; if it stays, ask your cluster admin to check why the "
+        "limit is not counted.",
+    ),
+    "admission.security-level": Wording(
+        "The training job is refused by the environment's security level {level}: it asks "
+        "for {problems}.",
+        "Change {fields} in the training job's settings, or ask your cluster admin for a lower "
+        "security level.",
+    ),
+    "admission.webhook-down": Wording(
+        "Nothing new can start: the cluster's approval hook '{hook}' has no server running "
+        "behind it ({service}).",
+        "Bring {service} back, or ask your cluster admin to fix or remove the approval hook "
+        "'{hook}'.",
+    ),
+    "admission.webhook-down-ignored": Wording(
+        "The cluster's approval hook '{hook}' has no server running behind it ({service}); "
+        "new work starts without its approval.",
+        "Bring {service} back, or ask your cluster admin to remove the approval hook '{hook}'.",
+    ),
+    "admission.webhook-unverifiable": Wording(
+        "Couldn't check whether the approval hook '{hook}' can answer: {why}.",
+        "Run with --admission-dry-run to have the cluster try a start without keeping it.",
+    ),
+    "admission.trial-refused": Wording(
+        "The cluster refused a trial start of the training job: {reason}",
+        "Fix what the cluster names; doctor's other lines may already explain it.",
+    ),
+    "admission.trial-not-allowed": Wording(
+        "Couldn't make a trial start of the training job: no permission.",
+        "Grant the optional trial role from deploy/doctor, or run without --admission-dry-run.",
+    ),
+    "admission.trial-failed": Wording(
+        "Couldn't make a trial start of the training job: the cluster gave no usable answer.",
+        _VERBOSE,
+    ),
+    "admission.cant-read": Wording(
+        "Couldn't check whether new training work would be let in: {why}.", _PERMISSION
+    ),
     # -- workloads ------------------------------------------------------------------------
     "workloads.ok": Wording("Every service of the environment is running and ready.", ""),
     "workloads.none-found": Wording(
@@ -245,6 +312,11 @@ _KIND_NOUNS = {
     Kind.JOB: "the training jobs",
     Kind.STORAGE_CLASS: "the storage types",
     Kind.EVENT: "the activity log",
+    Kind.NAMESPACE: "the environment's space",
+    Kind.RESOURCE_QUOTA: "the usage limits",
+    Kind.ENDPOINT_SLICE: "the servers behind the approval hooks",
+    Kind.VALIDATING_WEBHOOK_CONFIGURATION: "the approval hooks",
+    Kind.MUTATING_WEBHOOK_CONFIGURATION: "the approval hooks",
 }
 
 _FAILURE_WORDS = {
