@@ -5,9 +5,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-import yaml
-
 from truegreen.errors import UsageError
+from truegreen.yamlsafe import Refusal, load_single
 
 
 @dataclass(frozen=True)
@@ -44,12 +43,13 @@ def load_lint_config(path: Path | None, known_rules: frozenset[str]) -> LintConf
     """Read the config; UsageError for a file that cannot be used, naming the problem."""
     if path is None:
         return LintConfig()
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UsageError(f"cannot read lint config {path}", error.strerror or "") from None
-    except (yaml.YAMLError, UnicodeDecodeError):
-        raise UsageError(f"lint config {path} is not valid YAML") from None
+    document = load_single(path)
+    if isinstance(document, Refusal):
+        if document.problem.is_read:
+            raise UsageError(f"cannot read lint config {path}", document.detail)
+        where = f" at line {document.line}" if document.line is not None else ""
+        raise UsageError(f"lint config {path} is not valid YAML{where}", document.detail)
+    loaded = document.data
     if loaded is None:
         return LintConfig()
     if not isinstance(loaded, Mapping) or set(loaded) - {"ignore"}:
