@@ -35,6 +35,8 @@ GATE_MODULES = [
     "src/truegreen/lint/rules/ports.py",
     "src/truegreen/lint/rules/exec_probes.py",
     "src/truegreen/probes.py",
+    "src/truegreen/yamlsafe.py",
+    "src/truegreen/textsafe.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 JUDGED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")

@@ -26,10 +26,11 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 MIB = 1024 * 1024
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _SCALARS: Mapping[Any, Any] = yaml.constructor.SafeConstructor.yaml_constructors
-_STR = "tag:yaml.org,2002:str"
-_MAP = "tag:yaml.org,2002:map"
-_SEQ = "tag:yaml.org,2002:seq"
-_MERGE = "tag:yaml.org,2002:merge"
+_YAML_TAGS = "tag:yaml.org,2002:"
+_STR = _YAML_TAGS + "str"
+_MAP = _YAML_TAGS + "map"
+_SEQ = _YAML_TAGS + "seq"
+_MERGE = _YAML_TAGS + "merge"
 # go-yaml v3 decode.go: alias_ratio_range_low/high. Below 400,000 decoded nodes 99% may come
 # from aliases; the share falls to 10% at 4,000,000.
 _ALIAS_RANGE_LOW = 400_000
@@ -126,8 +127,11 @@ class Document:
 
 class _RefusedError(Exception):
     def __init__(self, refusal: Refusal) -> None:
-        super().__init__(refusal.detail)
         self.refusal = refusal
+
+
+def _unreadable(error: OSError) -> Refusal:
+    return Refusal(Problem.UNREADABLE, error.strerror or str(error))
 
 
 def _size(count: int) -> str:
@@ -141,7 +145,7 @@ def decode(data: bytes, limits: Limits = MANIFEST_LIMITS) -> str | Refusal:
     if b"\0" in data:
         return Refusal(Problem.BINARY, "it is a binary file, not text")
     try:
-        return data.decode("utf-8")
+        return data.decode()
     except UnicodeDecodeError as error:
         return Refusal(Problem.NOT_UTF8, f"it is not UTF-8 text (byte {error.start + 1})")
 
@@ -151,7 +155,7 @@ def read_file(path: Path, limits: Limits = MANIFEST_LIMITS) -> str | Refusal:
     try:
         info = os.stat(path)
     except OSError as error:
-        return Refusal(Problem.UNREADABLE, error.strerror or type(error).__name__)
+        return _unreadable(error)
     if not stat.S_ISREG(info.st_mode):
         return _not_regular(info.st_mode)
     if info.st_size > limits.max_bytes:
@@ -163,9 +167,9 @@ def read_opened(path: Path, limits: Limits = MANIFEST_LIMITS) -> str | Refusal:
     """Open without blocking and check again what was opened: the path may have been swapped
     for a pipe or a device since it was looked at."""
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as error:
-        return Refusal(Problem.UNREADABLE, error.strerror or type(error).__name__)
+        return _unreadable(error)
     try:
         mode = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(mode):
@@ -176,18 +180,17 @@ def read_opened(path: Path, limits: Limits = MANIFEST_LIMITS) -> str | Refusal:
         os.close(descriptor)
 
 
+_NOT_REGULAR = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a pipe",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
 def _not_regular(mode: int) -> Refusal:
-    what = (
-        "a folder"
-        if stat.S_ISDIR(mode)
-        else "a pipe"
-        if stat.S_ISFIFO(mode)
-        else "a device"
-        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
-        else "a socket"
-        if stat.S_ISSOCK(mode)
-        else "not a regular file"
-    )
+    what = _NOT_REGULAR.get(stat.S_IFMT(mode), "something else")
     return Refusal(Problem.NOT_REGULAR, f"it is {what}, not a regular file")
 
 
@@ -196,7 +199,7 @@ def read_stream(stream: BinaryIO, limits: Limits = MANIFEST_LIMITS) -> str | Ref
     try:
         data = stream.read(limits.max_bytes + 1)
     except OSError as error:
-        return Refusal(Problem.UNREADABLE, error.strerror or type(error).__name__)
+        return _unreadable(error)
     return decode(data, limits)
 
 
@@ -215,14 +218,13 @@ def load_all(
     except RecursionError:
         yield Refusal(Problem.UNSUPPORTED, "it is nested too deeply, or an alias holds itself")
     except yaml.MarkedYAMLError as error:
-        mark = error.problem_mark or error.context_mark
-        problem = error.problem or error.context or type(error).__name__
-        # libyaml places an error at the end of the input one line past the last line.
-        last = text.count("\n") + (0 if text.endswith("\n") else 1)
-        line = min(mark.line + 1, max(last, 1)) if mark is not None else None
-        yield Refusal(Problem.SYNTAX, str(problem), line)
-    except yaml.YAMLError as error:
-        yield Refusal(Problem.SYNTAX, str(error).splitlines()[0] if str(error) else "not YAML")
+        # libyaml's parse errors carry both; it places one at the end of the input a line past
+        # the last line.
+        mark = error.problem_mark
+        line = None if mark is None else min(mark.line + 1, len(text.splitlines()))
+        yield Refusal(Problem.SYNTAX, str(error.problem), line)
+    except yaml.YAMLError as error:  # the reader's: a character YAML does not allow, no line
+        yield Refusal(Problem.SYNTAX, str(error).partition("\n")[0])
     finally:
         loader.dispose()
 
@@ -249,22 +251,22 @@ def load_single(
 class _Builder:
     """Builds Python values from composed nodes, counting each node as often as aliases use it."""
 
+    built: dict[int, tuple[object, int]]
+    """Per document: what a collection node built and how many nodes it counted."""
+    lines: dict[int, int]
+
     def __init__(self, loader: Any, limits: Limits, track_lines: bool, may_alias: bool) -> None:
         self.loader = loader
         self.limits = limits
         self.track_lines = track_lines
         # Without a `*` in the text there is no alias, and no node needs remembering.
         self.may_alias = may_alias
-        self.built: dict[int, tuple[object, int]] = {}
-        self.lines: dict[int, int] = {}
         self.nodes = 0
         self.aliased = 0
 
-    def document(self, root: Node | None) -> Document:
+    def document(self, root: Node) -> Document:
         self.built = {}
         self.lines = {}
-        if root is None:
-            return Document(None, 1, 1)
         data = self.build(root)
         self._check_nodes(root)
         return Document(data, root.start_mark.line + 1, root.end_mark.line + 1, self.lines)
@@ -319,7 +321,8 @@ class _Builder:
         return mapping
 
     def _merge(self, values: list[Node]) -> dict[object, object]:
-        """`<<: *base` and `<<: [*a, *b]`: earlier mappings win, explicit keys win over all."""
+        """`<<: *base`, `<<: [*a, *b]`, several `<<`: the earliest mapping wins, and the mapping's
+        own keys win over all (as PyYAML builds it)."""
         sources: list[Node] = []
         for value in values:
             sources += value.value if type(value) is SequenceNode else [value]
@@ -336,14 +339,15 @@ class _Builder:
         return result
 
     def _duplicate(self, node: MappingNode) -> None:
+        """go-yaml v2's setMapIndex in strict mode: the line is the second value's."""
         seen: set[object] = set()
-        for key_node, _ in node.value:
+        for key_node, value_node in node.value:
             if key_node.tag == _MERGE:
                 continue
             key = self.build(key_node)
             if key in seen:
                 shown = json.dumps(key, ensure_ascii=False, default=str)
-                raise _refuse(Problem.DUPLICATE_KEY, f"key {shown} already set in map", key_node)
+                raise _refuse(Problem.DUPLICATE_KEY, f"key {shown} already set in map", value_node)
             seen.add(key)
 
     def _scalar(self, node: ScalarNode) -> object:
@@ -352,13 +356,17 @@ class _Builder:
             raise _unsupported_tag(node)
         try:
             return construct(self.loader, node)
-        except (ValueError, TypeError, yaml.YAMLError) as error:
-            problem = getattr(error, "problem", None) or str(error)
-            raise _refuse(Problem.SYNTAX, str(problem), node) from None
+        except Exception:  # noqa: BLE001 - PyYAML's constructors fail in many ways on bad text
+            value = node.value if len(node.value) <= 40 else node.value[:40] + "..."
+            shown = node.tag.replace(_YAML_TAGS, "!!")
+            raise _refuse(
+                Problem.SYNTAX, f"cannot decode !!str `{value}` as a {shown}", node
+            ) from None
 
     def _check_aliases(self, node: Node) -> None:
+        # go-yaml also asks for more than 100 aliased nodes, which these two imply.
         nodes, aliased = self.nodes, self.aliased
-        if aliased > 100 and nodes > 1000 and aliased / nodes > _allowed_alias_ratio(nodes):
+        if nodes > 1000 and aliased / nodes > _allowed_alias_ratio(nodes):
             raise _refuse(Problem.ALIASES, "document contains excessive aliasing", node)
         self._check_nodes(node)
 
@@ -382,7 +390,7 @@ def _allowed_alias_ratio(nodes: int) -> float:
 
 
 def _unsupported_tag(node: Node) -> _RefusedError:
-    shown = node.tag.replace("tag:yaml.org,2002:", "!!", 1)
+    shown = node.tag.replace(_YAML_TAGS, "!!")
     return _refuse(Problem.UNSUPPORTED, f"the tag {shown} is not supported", node)
 
 

@@ -43,7 +43,7 @@ def _duplicate(path: Path) -> None:
     path.write_text(text + "result: {items: []}\n")
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(20)
 @pytest.mark.parametrize(
     "damage", [_fifo, _zero, _pod_named_by_a_bomb, _duplicate], ids=lambda f: f.__name__
 )
@@ -61,7 +61,7 @@ def test_a_hostile_read_in_a_snapshot_is_a_read_not_captured(
     assert "list pods" in result.stdout  # the read that was not captured is named
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(20)
 @pytest.mark.parametrize(
     ("damage", "message"),
     [
@@ -84,7 +84,7 @@ def test_a_hostile_snapshot_yaml_is_one_line_of_bad_usage(
     assert result.stderr == f"truegreen: snapshot {meta} {message}. fix or re-take it\n"
 
 
-@pytest.mark.timeout(60)
+@pytest.mark.timeout(20)
 @pytest.mark.parametrize(
     ("damage", "doctor_says", "lint_says"),
     [
