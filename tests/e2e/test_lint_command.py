@@ -156,6 +156,17 @@ def test_config_with_unknown_rule_is_bad_usage(tmp_path: Path) -> None:
     assert "unknown rules: no-such-rule" in result.stderr
 
 
+def test_a_config_s_names_reach_the_terminal_escaped(tmp_path: Path) -> None:
+    config = tmp_path / "lint.yaml"
+    config.write_text('ignore:\n  - rules: ["x\\e[2J"]\n    "k\\e[31m": 1\n')
+    result = run_cli("lint", str(INCIDENT), "--config", str(config))
+    assert result.exit_code == 64
+    assert "unknown rules: x\\x1b[2J" in result.stderr
+    config.write_text('ignore:\n  - rules: [readiness-missing]\n    "k\\e[31m": 1\n')
+    again = run_cli("lint", str(INCIDENT), "--config", str(config))
+    assert "unknown keys k\\x1b[31m" in again.stderr
+
+
 def test_missing_path_is_bad_usage(tmp_path: Path) -> None:
     result = run_cli("lint", str(tmp_path / "nope.yaml"))
     assert result.exit_code == 64

@@ -6,6 +6,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 
 from truegreen.errors import UsageError
+from truegreen.textsafe import terminal_safe
 from truegreen.yamlsafe import Refusal, load_single
 
 
@@ -63,12 +64,13 @@ def load_lint_config(path: Path | None, known_rules: frozenset[str]) -> LintConf
         unknown = sorted(rule_set - known_rules - {"*"})
         if unknown:
             raise UsageError(
-                f"lint config {path} names unknown rules: {', '.join(unknown)}",
+                f"lint config {path} names unknown rules: {terminal_safe(', '.join(unknown))}",
                 todo=f"known rules are {', '.join(sorted(known_rules))}",
             )
         extra = set(raw) - {"rules", "namespace", "name", "kind"}
         if extra:
-            raise UsageError(f"lint config {path}: unknown keys {', '.join(sorted(extra))}")
+            shown = terminal_safe(", ".join(sorted(map(str, extra))))
+            raise UsageError(f"lint config {path}: unknown keys {shown}")
         entries.append(
             IgnoreEntry(
                 rule_set,
