@@ -69,6 +69,7 @@ def parse_floor(tree: Path, runs: int) -> dict[str, Any]:
         for name, command in tools.items():
             seconds[name].append(_run(command).seconds)
     return {
+        "lint_seconds": summary(seconds["truegreen"]),
         "parse_floor_seconds": summary(seconds["parse_floor"]),
         "ratio_vs_parse_floor": round(
             statistics.median(seconds["truegreen"]) / statistics.median(seconds["parse_floor"]), 2

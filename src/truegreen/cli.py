@@ -9,12 +9,15 @@ import traceback
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from truegreen import __version__
 from truegreen.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from truegreen.console import Consoles
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -296,6 +299,32 @@ def snapshot(
     )
 
 
+def _print_rules(explain: str | None, output: str, consoles: "Consoles", width: int | None) -> None:
+    """lint's --list-rules and --explain RULE, from the one rule table."""
+    from truegreen.errors import UsageError
+    from truegreen.lint import reports
+    from truegreen.lint.rules import ALL_RULES, ALL_RULES_BY_ID
+
+    if output == "sarif":
+        raise UsageError("--list-rules and --explain print text or JSON", todo="use -o json")
+    if explain is not None and explain not in ALL_RULES_BY_ID:
+        known = ", ".join(ALL_RULES_BY_ID)
+        raise UsageError(f"no rule {explain!r}", todo=f"known rules are {known}")
+    if output == "json":
+        if explain is None:
+            _emit_json([reports.rule_json(rule) for rule in ALL_RULES])
+        else:
+            _emit_json(reports.rule_json(ALL_RULES_BY_ID[explain]))
+        return
+    text = (
+        reports.rules_table(width)
+        if explain is None
+        else reports.rule_explained(ALL_RULES_BY_ID[explain], width)
+    )
+    for line in text:
+        consoles.out.print(line, markup=False)
+
+
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option(
@@ -322,7 +351,7 @@ def snapshot(
     default=16,
     show_default=True,
     metavar="MIB",
-    help="Refuse (as a finding) any file or stdin larger than this many MiB.",
+    help="Refuse a larger file (a finding) or stdin (bad usage), in MiB.",
 )
 @click.option("--list-rules", is_flag=True, help="Print every rule: id, severity, summary.")
 @click.option("--explain", metavar="RULE", help="Print one rule's reason and fix.")
@@ -355,24 +384,7 @@ def lint(
     consoles = make_consoles(no_color)
     width = consoles.out.width if consoles.out.is_terminal else None
     if list_rules or explain is not None:
-        from truegreen.lint.rules import ALL_RULES, ALL_RULES_BY_ID
-
-        if output == "sarif":
-            raise UsageError("--list-rules and --explain print text or JSON", todo="use -o json")
-        if explain is not None and explain not in ALL_RULES_BY_ID:
-            raise UsageError(
-                f"no rule {explain!r}", todo=f"known rules are {', '.join(ALL_RULES_BY_ID)}"
-            )
-        chosen = [ALL_RULES_BY_ID[explain]] if explain is not None else list(ALL_RULES)
-        if output == "json":
-            documents = [reports.rule_json(rule) for rule in chosen]
-            _emit_json(documents[0] if explain is not None else documents)
-        else:
-            text = (
-                reports.rule_explained(chosen[0], width) if explain else reports.rules_table(width)
-            )
-            for line in text:
-                consoles.out.print(line, markup=False)
+        _print_rules(explain, output, consoles, width)
         return
     if not paths and sys.stdin.isatty():
         raise UsageError(
