@@ -9,6 +9,7 @@ resolves names its clients cannot.
 
 import base64
 import contextlib
+import select
 import socket
 import ssl
 import struct
@@ -35,19 +36,23 @@ class Passage:
     """Whether the proxy opened the way (login accepted, target reached)."""
 
 
-def _pump(source: socket.socket, sink: socket.socket) -> None:
-    with contextlib.suppress(OSError):
-        while data := source.recv(65536):
-            sink.sendall(data)
-    with contextlib.suppress(OSError):
-        sink.shutdown(socket.SHUT_WR)
-
-
 def _relay(client: socket.socket, upstream: socket.socket) -> None:
-    back = threading.Thread(target=_pump, args=(upstream, client), daemon=True)
-    back.start()
-    _pump(client, upstream)
-    back.join(30)
+    """Copy bytes both ways on ONE thread until either side closes: an SSL socket must not be
+    read and written from two threads at once (an https proxy's client side is one)."""
+    while True:
+        ready: list[socket.socket] = []
+        if isinstance(client, ssl.SSLSocket) and client.pending():
+            ready = [client]  # decrypted bytes wait inside the SSL object, not in the socket
+        if not ready:
+            ready, _, _ = select.select([client, upstream], [], [], 30)
+        if not ready:
+            return
+        for source in ready:
+            sink = upstream if source is client else client
+            data = source.recv(65536)
+            if not data:
+                return
+            sink.sendall(data)
 
 
 def _read_exactly(sock: socket.socket, count: int) -> bytes:
