@@ -6,6 +6,9 @@ The tables below are golang.org/x/net `http/httpproxy/proxy_test.go`'s own (`pro
 
 import pytest
 
+from truegreen.cluster.classify import classify
+from truegreen.cluster.reads import CantRead, ReadFailure
+from truegreen.http.errors import ProxyFailedError
 from truegreen.http.proxy import (
     Proxy,
     ProxyUrlError,
@@ -234,3 +237,10 @@ def test_the_proxy_login_is_basic_and_never_shown() -> None:
 )
 def test_host_and_port_split_as_go_splits_them(text: str, expected: tuple[str, str] | None) -> None:
     assert split_host_port(text) == expected
+
+
+def test_a_proxy_failure_reads_as_an_unreached_cluster_in_the_proxy_s_words() -> None:
+    cause = "the proxy 10.0.0.1:3128 refused the tunnel: 407 Proxy Authentication Required"
+    assert classify(ProxyFailedError(cause), "list pods") == CantRead(
+        ReadFailure.UNREACHABLE, f"list pods: could not connect ({cause})", False
+    )
