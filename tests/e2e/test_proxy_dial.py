@@ -203,6 +203,20 @@ def _not_socks(peer: Peer, _: int) -> None:
     peer.wait_for_hang_up()
 
 
+def _no_content(peer: Peer, _: int) -> None:
+    peer.read_request()
+    peer.send(b"HTTP/1.1 204 No Content\r\n\r\n")
+    peer.wait_for_hang_up()
+
+
+def test_only_a_200_opens_the_tunnel_as_in_go(pki: Pki) -> None:
+    with HostileServer(_no_content) as proxy:
+        port = proxy.port
+        with pytest.raises(ProxyFailedError) as caught:
+            _get("https://api.internal/", pki, Proxy("http", "127.0.0.1", port))
+    assert caught.value.cause == f"the proxy 127.0.0.1:{port} refused the tunnel: 204 No Content"
+
+
 def test_a_silent_proxy_ends_at_the_deadline_unconnected(pki: Pki) -> None:
     with HostileServer(_silent) as proxy:
         port = proxy.port

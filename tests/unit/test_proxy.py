@@ -219,6 +219,8 @@ def test_the_proxy_login_is_basic_and_never_shown() -> None:
     assert "s3cret" not in repr(proxy)
     assert parse_proxy_url("http://alice@p:1").basic_authorization() == "Basic YWxpY2U6"
     assert parse_proxy_url("http://p:1").basic_authorization() is None
+    # Go sends a login whenever the URL has userinfo, even an empty one
+    assert parse_proxy_url("http://:@p:1").basic_authorization() == "Basic Og=="
     assert Proxy("http", "fd00::1", 3128).address == "[fd00::1]:3128"
 
 
