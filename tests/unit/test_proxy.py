@@ -173,6 +173,17 @@ def test_a_star_exempts_every_host(host: str, _: bool) -> None:
     assert proxy_from_environment(environ, "http", host.strip("[]"), 80) is None
 
 
+def test_http_proxy_is_refused_in_a_cgi_environment_and_https_proxy_is_not() -> None:
+    # Go's table: "refusing to use HTTP_PROXY value in CGI environment", HTTPS_PROXY still used
+    cgi = {"REQUEST_METHOD": "GET", "HTTP_PROXY": "10.1.2.3:8080", "HTTPS_PROXY": "p:3128"}
+    with pytest.raises(ProxyUrlError, match="not trusted in a CGI environment"):
+        proxy_from_environment(cgi, "http", "example.com", 80)
+    assert proxy_from_environment(cgi, "https", "example.com", 443) == Proxy("http", "p", 3128)
+    with pytest.raises(ProxyUrlError):  # refused before NO_PROXY is read, as in Go
+        proxy_from_environment({**cgi, "NO_PROXY": "*"}, "http", "example.com", 80)
+    assert proxy_from_environment({"REQUEST_METHOD": "GET"}, "http", "example.com", 80) is None
+
+
 def test_an_unknown_proxy_kind_in_the_environment_is_refused() -> None:
     with pytest.raises(ProxyUrlError, match='unsupported scheme "foo", must be http'):
         proxy_from_environment({"HTTPS_PROXY": "foo://host"}, "https", "api.corp", 443)

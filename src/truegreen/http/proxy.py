@@ -233,6 +233,10 @@ def proxy_from_environment(
     if scheme not in names:
         return None
     proxy = _environment_proxy(_getenv_any(environ, *names[scheme]))
+    if proxy is not None and scheme == "http" and environ.get("REQUEST_METHOD"):
+        # In a CGI program a client sets HTTP_PROXY through its Proxy header ("httpoxy"); Go
+        # refuses before NO_PROXY is even read.
+        raise ProxyUrlError("it is not trusted in a CGI environment (REQUEST_METHOD is set)")
     if proxy is None or not _use_proxy(environ, ascii_host(host), str(port)):
         return None
     return proxy
