@@ -210,3 +210,20 @@ def test_the_plugin_gets_the_ca_of_the_cluster_s_own_file(
     assert isinstance(resolved.credentials, ExecCredentialSource)
     assert resolved.credentials.plugin.cluster is not None
     assert resolved.credentials.plugin.cluster.certificate_authority_data == CA_PEM
+
+
+def test_in_a_pod_the_environment_decides_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # client-go's InClusterConfig sets no Proxy: the transport reads the environment.
+    account = tmp_path / "sa"
+    account.mkdir()
+    (account / "token").write_text("sa-token\n")
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
+    monkeypatch.setenv("HTTPS_PROXY", "http://egress.corp:3128")
+    assert resolve(ConnectionSettings(), service_account=account).proxy == Proxy(
+        "http", "egress.corp", 3128
+    )
+    monkeypatch.setenv("NO_PROXY", "10.96.0.0/12,.svc")
+    assert resolve(ConnectionSettings(), service_account=account).proxy is None

@@ -134,6 +134,11 @@ def _proxy(cluster: _Entry, server: str, source: str) -> Proxy | None:
                 str(error),
                 "fix or remove proxy-url in the kubeconfig",
             ) from None
+    return _environment_proxy(server)
+
+
+def _environment_proxy(server: str) -> Proxy | None:
+    """The proxy `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` name for `server` (Go's rules)."""
     scheme = _scheme(server)
     try:
         parts = urlsplit(server)
@@ -403,9 +408,10 @@ def _in_cluster(settings: ConnectionSettings, account: Path) -> ResolvedConnecti
         or _namespace_in(account / "namespace")
     )
     bracketed = f"[{host}]" if ":" in host else host
-    return ResolvedConnection(
-        f"https://{bracketed}:{port}", namespace, "in-cluster", tls, credentials, unverified
-    )
+    server = f"https://{bracketed}:{port}"
+    # client-go's InClusterConfig sets no proxy, so its transport reads the environment's
+    proxy = _environment_proxy(server)
+    return ResolvedConnection(server, namespace, "in-cluster", tls, credentials, unverified, proxy)
 
 
 def _namespace_in(path: Path) -> str:
