@@ -29,6 +29,7 @@ GATE_MODULES = [
     "src/truegreen/cluster/throttle.py",
     "src/truegreen/cluster/endpoints.py",
     "src/truegreen/cluster/oidc.py",
+    "src/truegreen/http/proxy.py",
     "src/truegreen/refresh/plan.py",
     "src/truegreen/refresh/steps.py",
     "src/truegreen/refresh/template.py",

@@ -292,6 +292,19 @@ class FakeApiServer:
         path.write_text(yaml.safe_dump(config), encoding="utf-8")
         return path
 
+    def require_client_certificates(self, authority: Path) -> None:
+        """From now on, refuse a TLS client without a certificate `authority` signed.
+
+        kube-apiserver with `--client-ca-file` asks for one and answers 401 when no credential
+        is valid; refusing at the handshake is stricter, and proves a certificate was shown.
+        Call after `start(tls=…)`: new connections use the changed context.
+        """
+        assert self._server is not None, "start(tls=…) first"
+        assert isinstance(self._server.socket, ssl.SSLSocket), "start(tls=…) first"
+        context = self._server.socket.context
+        context.load_verify_locations(str(authority))
+        context.verify_mode = ssl.CERT_REQUIRED
+
     # -- objects -----------------------------------------------------------------------------
 
     def add(self, *objects: Mapping[str, Any]) -> None:

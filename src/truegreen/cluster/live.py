@@ -47,6 +47,7 @@ from truegreen.cluster.reads import (
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.http.deadline import Deadline
 from truegreen.http.errors import TimedOutError
+from truegreen.http.proxy_dial import ProxyDialer
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import Response, Transport
 
@@ -98,7 +99,13 @@ class LiveCluster:
         self._run_seconds = run_seconds or 0.0
         self._run_deadline = None if run_seconds is None else Deadline.after(run_seconds)
         self._base = connection.server.rstrip("/")
-        self._transport = transport or Transport(connection.tls)
+        self._transport = transport or Transport(
+            connection.tls,
+            # an https proxy is verified with the cluster's TLS settings, as Go's transport does
+            dialer=None
+            if connection.proxy is None
+            else ProxyDialer(connection.proxy, connection.tls),
+        )
         self._lock = threading.Lock()
         self._requests = 0
 
