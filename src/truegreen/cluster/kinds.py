@@ -39,6 +39,7 @@ class Kind(Enum):
     REPLICA_SET = KindSpec("ReplicaSet", "apps", "v1", "replicasets", True)
     JOB = KindSpec("Job", "batch", "v1", "jobs", True)
     STORAGE_CLASS = KindSpec("StorageClass", "storage.k8s.io", "v1", "storageclasses", False)
+    EVENT = KindSpec("Event", "", "v1", "events", True)
 
     @property
     def spec(self) -> KindSpec:
