@@ -176,6 +176,7 @@ class WatchCache:
                     view=view,
                     settings=self._watch,
                     on_change=self._on_change,
+                    clock=self._clock,
                 )
                 self._reflectors[key] = reflector
         if fresh:

@@ -80,7 +80,11 @@ def stale_report(report: Report, age: float) -> Report:
 
 
 class Monitor:
-    """Runs evaluations over a watch cache of one namespace; `run()` until stopped."""
+    """Runs evaluations over a watch cache of one namespace; `run()` until stopped.
+
+    Each followed collection keeps a connection open for its watch: give `cluster` a transport
+    with room for them (`monitor.requests.CONNECTIONS`), or the reads queue behind the watches.
+    """
 
     def __init__(
         self,

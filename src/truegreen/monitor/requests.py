@@ -41,8 +41,8 @@ def request_kind(method: str, url: str) -> tuple[str, str]:
         rest = segments[3:]
     else:
         return "other", ""
-    if len(rest) >= 2 and rest[0] == "namespaces":
-        rest = rest[2:] or ["namespaces"]
+    if len(rest) > 2 and rest[0] == "namespaces":
+        rest = rest[2:]
     if not rest:
         return "other", ""
     resource, named = rest[0], len(rest) > 1
