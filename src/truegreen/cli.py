@@ -474,14 +474,27 @@ def _watch_doctor(request: Any, *, verbose: bool, no_color: bool) -> int:
         live.update(Group(*lines, Text(""), Text(footer, style="dim")), refresh=True)
 
     watching = MonitorRequest(request, listen=None, min_interval=2.0, events=False)
-    # Ctrl-C is how it is meant to end.
     with (
         RunningMonitor(watching, on_evaluation=draw, on_event=lambda _: None) as running,
         live,
         contextlib.suppress(KeyboardInterrupt),
     ):
+        _stop_on_signals(running.stop)
         running.run()
     return int(shown[-1].report.exit_code) if shown else 3
+
+
+def _stop_on_signals(stop: Callable[[], None]) -> None:
+    """Ctrl-C and SIGTERM end the loop once the evaluation under way is drawn; a second Ctrl-C
+    does not wait for it."""
+    import signal
+
+    def first(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        stop()
+
+    signal.signal(signal.SIGINT, first)
+    signal.signal(signal.SIGTERM, first)
 
 
 @main.command()
@@ -560,8 +573,6 @@ def monitor(
     Re-evaluates on a change (at most every --min-interval) and at least every --interval;
     writes an Event on the namespace when the verdict changes. Runs until stopped (exit 0).
     """
-    import signal
-
     from truegreen.console import make_consoles
     from truegreen.doctor.command import DoctorRequest
     from truegreen.monitor.command import EventOutcome, MonitorRequest, RunningMonitor
@@ -608,6 +619,6 @@ def monitor(
             f"metrics and status on http://{host}:{port}/",
             markup=False,
         )
-        signal.signal(signal.SIGTERM, lambda *_: running.stop())
-        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how it is meant to end
+        _stop_on_signals(running.stop)
+        with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C
             running.run()
