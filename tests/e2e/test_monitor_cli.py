@@ -1,59 +1,18 @@
 """`truegreen monitor` and `doctor --watch` as processes against the fake API server: the
 endpoints, the Events on a verdict change, and how each one ends."""
 
-import os
 import re
 import signal
 import subprocess
 import sys
-import threading
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from tests.support.fake_apiserver import FakeApiServer
+from tests.support.monitoring import BOUND, Process, http_get, start_monitor, wait_for
 from tests.support.scenarios import NAMESPACE, healthy
-
-BOUND = 60.0
-"""Seconds any awaited state may take on a slow, shared machine before the test fails."""
-
-
-def wait_for(what: str, condition: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + BOUND
-    while not condition():
-        assert time.monotonic() < deadline, f"waited {BOUND:g} s for {what}"
-        time.sleep(0.05)
-
-
-class Process:
-    """A truegreen command running, its stderr lines collected as they come."""
-
-    def __init__(self, *args: str) -> None:
-        env = {**os.environ, "NO_COLOR": "1"}
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "truegreen", *args],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        self.err: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self) -> None:
-        assert self.process.stderr is not None
-        for line in self.process.stderr:
-            self.err.append(line.rstrip("\n"))
-
-    def end(self, how: signal.Signals) -> tuple[int, str]:
-        self.process.send_signal(how)
-        out, _ = self.process.communicate(timeout=BOUND)
-        return self.process.returncode, out
 
 
 @pytest.fixture
@@ -64,17 +23,9 @@ def cluster(fake_api: FakeApiServer, tmp_path: Path) -> Path:
     return fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
 
 
-def _get(url: str) -> tuple[int, str]:
-    try:
-        with urllib.request.urlopen(url, timeout=10) as answer:
-            return answer.status, answer.read().decode()
-    except urllib.error.HTTPError as error:
-        return error.code, error.read().decode()
-
-
 def _verdict(base: str) -> float | None:
     found = re.search(
-        r'^truegreen_verdict\{namespace="train"\} (\S+)$', _get(base + "/metrics")[1], re.M
+        r'^truegreen_verdict\{namespace="train"\} (\S+)$', http_get(base + "/metrics")[1], re.M
     )
     return float(found.group(1)) if found else None
 
@@ -93,20 +44,14 @@ def _pend_the_claim(fake_api: FakeApiServer) -> None:
 def test_monitor_serves_the_verdict_writes_an_event_per_change_and_ends_on_sigterm(
     fake_api: FakeApiServer, cluster: Path
 ) -> None:
-    monitor = Process(
-        "monitor",
-        *("--kubeconfig", str(cluster), "--listen", "127.0.0.1:0"),
-        *("--min-interval", "0.2", "--interval", "5", "--max-age", "30"),
+    monitor, base = start_monitor(
+        cluster, "--min-interval", "0.2", "--interval", "5", "--max-age", "30"
     )
     try:
-        wait_for("the address line", lambda: any("http://" in line for line in monitor.err))
-        found = re.search(r"http://(127\.0\.0\.1:\d+)/", "\n".join(monitor.err))
-        assert found is not None, monitor.err
-        base = f"http://{found.group(1)}"
-        assert _get(base + "/healthz") == (200, "ok\n")
-        wait_for("/readyz", lambda: _get(base + "/readyz")[0] == 200)
+        assert http_get(base + "/healthz") == (200, "ok\n")
+        wait_for("/readyz", lambda: http_get(base + "/readyz")[0] == 200)
         assert _verdict(base) == 0.0
-        status, page = _get(base + "/")
+        status, page = http_get(base + "/")
         assert status == 200
         assert "READY</span> Ready: training can run." in page
         wait_for("the first Event", lambda: _events(fake_api) == ["TrainingReady"])
@@ -114,13 +59,13 @@ def test_monitor_serves_the_verdict_writes_an_event_per_change_and_ends_on_sigte
         wait_for("verdict 2", lambda: _verdict(base) == 2.0)
         assert (
             'truegreen_check_status{check="storage",namespace="train"} 2.0'
-            in _get(base + "/metrics")[1]
+            in http_get(base + "/metrics")[1]
         )
         wait_for(
             "the second Event",
             lambda: sorted(_events(fake_api)) == ["TrainingNotReady", "TrainingReady"],
         )
-        assert _get(base + "/nothing-here")[0] == 404
+        assert http_get(base + "/nothing-here")[0] == 404
     finally:
         code, _ = monitor.end(signal.SIGTERM)
     assert code == 0, monitor.err
