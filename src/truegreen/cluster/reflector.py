@@ -12,7 +12,7 @@ whether objects it could not keep current may still be used (never for long: see
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
@@ -62,6 +62,18 @@ class WatchSource(Protocol):
         view: type[Any] | None = None,
     ) -> WatchStream | WatchRefused:
         """The changes after `resource_version`."""
+        ...
+
+
+class Mirror(Protocol):
+    """Something kept in step with a reflector's objects (a running sum), change by change."""
+
+    def replace(self, items: Sequence[tuple[ObjectKey, Any]]) -> None:
+        """Start over from a whole list."""
+        ...
+
+    def put(self, key: ObjectKey, obj: Any | None) -> None:
+        """One object arrived or changed, or went (None)."""
         ...
 
 
@@ -156,8 +168,11 @@ class Reflector:
         on_change: Callable[[], None] = lambda: None,
         clock: Callable[[], float] = time.monotonic,
         rand: Callable[[], float] = random.random,
+        mirror: Mirror | None = None,
     ) -> None:
+        """With a `mirror`, the objects go to it alone: the reflector keeps none itself."""
         self._source = source
+        self._mirror = mirror
         self.kind = kind
         self._where: dict[str, Any] = {
             "namespace": namespace,
@@ -188,6 +203,11 @@ class Reflector:
             return CacheState(
                 tuple(self._store.values()), self._listed, self._confirmed_at, self._failure
             )
+
+    @property
+    def mirror(self) -> Mirror | None:
+        """What the objects go to instead of the reflector's own store."""
+        return self._mirror
 
     def find(self, namespace: str, name: str) -> Any | None:
         """One object by namespace and name, or None."""
@@ -230,7 +250,10 @@ class Reflector:
             self._attempted.set()
             return None
         with self._lock:
-            self._store = dict(listed.items)
+            if self._mirror is None:
+                self._store = dict(listed.items)
+            else:
+                self._mirror.replace(listed.items)
             self._listed = True
             self._confirmed_at = self._clock()
             self._failure = None
@@ -272,7 +295,9 @@ class Reflector:
             self._confirmed_at = self._clock()
             if change is Change.BOOKMARK:
                 return
-            if change is Change.DELETED:
+            if self._mirror is not None:
+                self._mirror.put(key, None if change is Change.DELETED else obj)
+            elif change is Change.DELETED:
                 self._store.pop(key, None)
             else:
                 self._store[key] = obj

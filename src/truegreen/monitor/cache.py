@@ -22,14 +22,16 @@ from truegreen.cluster.live import LiveCluster, action_of
 from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
 from truegreen.cluster.reads import ReadFailure
 from truegreen.cluster.reflector import Reflector, WatchSettings
+from truegreen.doctor.usage import CapacityTally
 from truegreen.monitor.age import Held, served
+from truegreen.monitor.tally import RunningCapacity
 from truegreen.monitor.views import LIST_VIEWS
 
 WATCHED_FOR_GETS = frozenset({Kind.PERSISTENT_VOLUME_CLAIM, Kind.SERVICE_ACCOUNT})
 """Kinds whose gets are answered from a watch of the namespace: a claim that stops being bound
 is a change worth evaluating at once."""
 
-_Key = tuple[Kind, str | None, str, str, type[Any] | None]
+_Key = tuple[Kind, str | None, str, str, type[Any] | None, str | None]
 
 
 class WatchCache:
@@ -103,7 +105,14 @@ class WatchCache:
     def fold(
         self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
     ) -> FoldRead:
-        """The held views, folded afresh (the fold's own view is what is held)."""
+        """The capacity fold from its running sums; any other fold over the held views."""
+        if isinstance(fold, CapacityTally):
+            running = RunningCapacity(fold.namespace)
+            reflector = self._reflector(kind, namespace, None, fields, fold.view, running)
+            mirror = reflector.mirror
+            assert isinstance(mirror, RunningCapacity)
+            why = self._unusable(reflector, action_of(kind))
+            return why if why is not None else Folded(mirror.summary())
         found = self._held(kind, namespace, None, fields, fold.view)
         if isinstance(found, CantRead):
             return found
@@ -160,9 +169,18 @@ class WatchCache:
         labels: Mapping[str, str] | None,
         fields: FieldSelector | None,
         view: type[Any] | None,
+        mirror: RunningCapacity | None = None,
     ) -> Reflector:
-        """The reflector for one read, started (and its first list awaited) on first use."""
-        key = (kind, namespace, label_selector_text(labels), field_selector_text(fields), view)
+        """The reflector for one read, started (and its first list awaited) on first use; a
+        `mirror` is used only by the reflector it creates, and is part of its key."""
+        key = (
+            kind,
+            namespace,
+            label_selector_text(labels),
+            field_selector_text(fields),
+            view,
+            mirror.namespace if mirror is not None else None,
+        )
         with self._lock:
             reflector = self._reflectors.get(key)
             fresh = reflector is None
@@ -177,6 +195,7 @@ class WatchCache:
                     settings=self._watch,
                     on_change=self._on_change,
                     clock=self._clock,
+                    mirror=mirror,
                 )
                 self._reflectors[key] = reflector
         if fresh:
