@@ -260,6 +260,8 @@ def test_the_engine_follows_the_cluster_without_listing_it_again(
         )
         lists = _collection_lists(fake_api)
         assert len(lists) >= 8, lists
+        again = monitor.evaluate()
+        assert (again.number, again.changed_at) == (2, first.changed_at)
         claim = fake_api.get_object("PersistentVolumeClaim", "datasets", NAMESPACE)
         assert claim is not None
         claim["status"] = {"phase": "Pending"}
@@ -271,9 +273,13 @@ def test_the_engine_follows_the_cluster_without_listing_it_again(
         latest = monitor.latest()
         assert latest is not None
         assert latest.report.headline.code == "storage.volume-unbound"
+        assert latest.changed_at == latest.at > first.changed_at
         assert _collection_lists(fake_api) == lists, (
             "after the first evaluation the cache follows watches; nothing is listed again"
         )
+        assert monitor.latest().number >= 2  # type: ignore[union-attr]
+        logins = fake_api.requests("GET", "/secrets/regcred$")
+        assert len(logins) == 1, "a login read live is read again only after --interval"
     finally:
         monitor.cache.close()
 

@@ -44,10 +44,13 @@ class WatchCache:
         max_age: float,
         watch: WatchSettings,
         on_change: Callable[[], None],
+        reread_after: float,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self._cluster = cluster
         self._max_age = max_age
+        self._reread_after = reread_after
+        self._gets: dict[tuple[Kind, str, str | None], tuple[GetRead, float]] = {}
         self._watch = watch
         self._on_change = on_change
         self._clock = clock
@@ -121,9 +124,9 @@ class WatchCache:
         return Folded(fold.summary())
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
-        """From the namespace's watch for `WATCHED_FOR_GETS`, else live."""
+        """From the namespace's watch for `WATCHED_FOR_GETS`, else live (`_read_live`)."""
         if kind not in WATCHED_FOR_GETS or namespace is None:
-            return self._cluster.get(kind, name, namespace=namespace)
+            return self._read_live(kind, name, namespace)
         reflector = self._reflector(kind, namespace, None, None, None)
         why = self._unusable(reflector, action_of(kind))
         if why is not None:
@@ -133,6 +136,29 @@ class WatchCache:
             action = f"read {kind.spec.name.lower()} {name!r}"
             return CantRead(ReadFailure.NOT_FOUND, describe(ReadFailure.NOT_FOUND, action))
         return Got(obj)
+
+    def _read_live(self, kind: Kind, name: str, namespace: str | None) -> GetRead:
+        """A live get, reused until `reread_after` seconds old: evaluations on every change
+        would otherwise read the same logins again each time. A failed read is never reused."""
+        key = (kind, name, namespace)
+        now = self._clock()
+        with self._lock:
+            kept = self._gets.get(key)
+        if kept is not None and now - kept[1] < self._reread_after:
+            self._note_confirmed(kept[1])
+            return kept[0]
+        read = self._cluster.get(kind, name, namespace=namespace)
+        with self._lock:
+            if isinstance(read, CantRead) and not read.is_measurement:
+                self._gets.pop(key, None)
+            else:
+                self._gets[key] = (read, now)
+        return read
+
+    def _note_confirmed(self, at: float) -> None:
+        with self._lock:
+            if self._oldest is None or at < self._oldest:
+                self._oldest = at
 
     # -- the reflectors --------------------------------------------------------------------
 
@@ -157,9 +183,7 @@ class WatchCache:
             action,
         )
         if why is None and state.confirmed_at is not None:
-            with self._lock:
-                if self._oldest is None or state.confirmed_at < self._oldest:
-                    self._oldest = state.confirmed_at
+            self._note_confirmed(state.confirmed_at)
         return why
 
     def _reflector(

@@ -109,6 +109,7 @@ class Monitor:
             max_age=settings.max_age,
             watch=settings.watch,
             on_change=self._note_change,
+            reread_after=settings.interval,
             clock=clock,
         )
 
