@@ -52,6 +52,13 @@ def _get(url: str) -> tuple[int, str]:
         return 0, ""
 
 
+def _evaluations(base: str) -> float:
+    found = re.search(
+        r"^truegreen_evaluation_duration_seconds_count (\S+)$", _get(base + "/metrics")[1], re.M
+    )
+    return float(found.group(1)) if found else 0.0
+
+
 def _verdict(base: str) -> str | None:
     found = re.search(
         r'^truegreen_verdict\{namespace="train"\} (\S+)$', _get(base + "/metrics")[1], re.M
@@ -69,7 +76,8 @@ def _wait(condition: Any, bound: float, what: str) -> float:
 
 
 class _Writer(threading.Thread):
-    """Changes `rate` pods a second outside the training namespace (an annotation each)."""
+    """Changes `rate` pods a second outside the training namespace, as kubelets and
+    controllers do most of the time: status and annotations, not requests or placement."""
 
     def __init__(self, server: FakeApiServer, names: list[tuple[str, str]], rate: float) -> None:
         super().__init__(daemon=True)
@@ -86,6 +94,8 @@ class _Writer(threading.Thread):
             pod = self.server.get_object("Pod", name, namespace)
             if pod is not None:
                 pod["metadata"].setdefault("annotations", {})["bench/tick"] = str(self.written)
+                for status in pod["status"].get("containerStatuses", []):
+                    status["restartCount"] = self.written
                 self.server.update_object(pod)
                 self.written += 1
             next_at += step
@@ -157,9 +167,11 @@ def bench_size(pods: int, rate: float, window: float) -> dict[str, Any]:
                 time.monotonic(),
             )
             written_before = writer.written
+            evaluations_before = _evaluations(base)
             time.sleep(window)
             elapsed = time.monotonic() - at
             written = writer.written - written_before
+            evaluations = _evaluations(base) - evaluations_before
             cpu = _cpu_seconds(monitor.pid) - cpu_before
             window_log = server.log[log_before:]
             by_verb: dict[str, int] = {}
@@ -188,6 +200,7 @@ def bench_size(pods: int, rate: float, window: float) -> dict[str, Any]:
         "window_seconds": round(elapsed, 1),
         "first_evaluation_seconds": round(ready, 2),
         "cpu_share_of_a_core": round(monitor_cpu, 4),
+        "evaluations_per_minute": round(evaluations * 60 / elapsed, 1),
         "api_requests_per_minute": round(monitor_requests, 1),
         "api_requests_by_verb": by_verb,
         "peak_rss_mb": round(peak, 1),

@@ -78,3 +78,16 @@ def test_a_machine_whose_last_pod_left_is_gone_from_the_sums() -> None:
     assert running.summary()["machines"] == {"m1": {"pods": 1, "requested": {"cpu": 2000}}}
     running.put(("other", "b"), _pod("b", "other", "m1", "2", 0, "Succeeded"))
     assert running.summary() == {"machines": {}, "pods_here": [], "invalid": ""}
+
+
+def test_a_pod_whose_share_stayed_the_same_changes_nothing() -> None:
+    running = RunningCapacity(NAMESPACE)
+    pod = _pod("a", "other", "m1", "1", 0, "Running")
+    assert running.put(("other", "a"), pod) is True
+    assert running.put(("other", "a"), _pod("a", "other", "m1", "1", 0, "Running")) is False
+    assert running.put(("other", "a"), _pod("a", "other", "m2", "1", 0, "Running")) is True
+    assert running.put(("other", "a"), None) is True
+    assert running.put(("other", "a"), None) is False
+    here = _pod("b", NAMESPACE, None, "1", 0, "Pending")
+    assert running.put((NAMESPACE, "b"), here) is True
+    assert running.put((NAMESPACE, "b"), _pod("b", NAMESPACE, None, "1", 0, "Running")) is True

@@ -367,9 +367,11 @@ class LiveCluster:
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
         view: type[Any] | None = None,
+        each: Callable[[ObjectKey, Any], object] | None = None,
     ) -> ListedAt | CantRead:
         """Every matching object (decoded as `view`, else whole) keyed by namespace and name,
-        and the resourceVersion of the list, from which a watch follows it."""
+        and the resourceVersion of the list, from which a watch follows it. With `each`, every
+        object goes to it as its page arrives and none is kept (`items` is empty)."""
         decode_object = object_decoder(kind, view)
         decode = msgspec.json.Decoder(_page_of(msgspec.Raw)).decode
         items: list[tuple[ObjectKey, Any]] = []
@@ -379,7 +381,10 @@ class LiveCluster:
                 version = version or page.metadata.version
                 for raw in page.items or ():
                     obj = decode_object(raw)
-                    items.append((key_of(obj), obj))
+                    if each is None:
+                        items.append((key_of(obj), obj))
+                    else:
+                        each(key_of(obj), obj)
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             return _cant(error, action_of(kind), permission("list", kind, namespace))
         return ListedAt(tuple(items), version)

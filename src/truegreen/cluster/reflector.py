@@ -12,7 +12,7 @@ whether objects it could not keep current may still be used (never for long: see
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
@@ -46,8 +46,9 @@ class WatchSource(Protocol):
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
         view: type[Any] | None = None,
+        each: Callable[[ObjectKey, Any], object] | None = None,
     ) -> ListedAt | CantRead:
-        """Every matching object and the list's resourceVersion."""
+        """Every matching object (or each given to `each`) and the list's resourceVersion."""
         ...
 
     def watch(
@@ -68,12 +69,16 @@ class WatchSource(Protocol):
 class Mirror(Protocol):
     """Something kept in step with a reflector's objects (a running sum), change by change."""
 
-    def replace(self, items: Sequence[tuple[ObjectKey, Any]]) -> None:
-        """Start over from a whole list."""
+    def fresh(self) -> "Mirror":
+        """An empty one like it, for a list to be folded into as its pages arrive."""
         ...
 
-    def put(self, key: ObjectKey, obj: Any | None) -> None:
-        """One object arrived or changed, or went (None)."""
+    def take(self, other: Any) -> None:
+        """Become `other`, a `fresh()` one that a whole list went into."""
+        ...
+
+    def put(self, key: ObjectKey, obj: Any | None) -> bool:
+        """One object arrived or changed, or went (None); whether that changed anything."""
         ...
 
 
@@ -244,7 +249,11 @@ class Reflector:
                 self._stopping.wait(self._backoff.next_wait())
 
     def _list(self) -> str | None:
-        listed = self._source.list_at(self.kind, **self._where)
+        # With a mirror, each object goes into a fresh one as its page arrives: 30,000 decoded
+        # pods are never held at once.
+        staged = None if self._mirror is None else self._mirror.fresh()
+        each = None if staged is None else staged.put
+        listed = self._source.list_at(self.kind, each=each, **self._where)
         if isinstance(listed, CantRead):
             self._fail(listed)
             self._attempted.set()
@@ -253,7 +262,7 @@ class Reflector:
             if self._mirror is None:
                 self._store = dict(listed.items)
             else:
-                self._mirror.replace(listed.items)
+                self._mirror.take(staged)
             self._listed = True
             self._confirmed_at = self._clock()
             self._failure = None
@@ -295,13 +304,15 @@ class Reflector:
             self._confirmed_at = self._clock()
             if change is Change.BOOKMARK:
                 return
+            changed = True
             if self._mirror is not None:
-                self._mirror.put(key, None if change is Change.DELETED else obj)
+                changed = self._mirror.put(key, None if change is Change.DELETED else obj)
             elif change is Change.DELETED:
                 self._store.pop(key, None)
             else:
                 self._store[key] = obj
-        self._on_change()
+        if changed:
+            self._on_change()
 
     def _confirm(self) -> None:
         with self._lock:

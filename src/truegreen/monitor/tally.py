@@ -42,32 +42,46 @@ class RunningCapacity:
         """Per machine and resource, how many pods request some of it (a sum whose last pod
         left is dropped, as a fresh tally would never have had it)."""
         self._pods: dict[str, int] = {}
+        self._here: dict[ObjectKey, dict[str, Any]] = {}
+        self._invalid: dict[ObjectKey, str] = {}
         self._shapes: dict[bytes, Resources | str] = {}
+
+    def fresh(self) -> "RunningCapacity":
+        """An empty tally for the same namespace (a list is summed into it, then `take`n)."""
+        return RunningCapacity(self.namespace)
+
+    def take(self, other: "RunningCapacity") -> None:
+        """Become `other` (a whole list summed apart, so a re-list replaces at once)."""
+        with self._lock, other._lock:
+            self._shares, self._requested, self._holders = (
+                other._shares,
+                other._requested,
+                other._holders,
+            )
+            self._pods, self._here, self._invalid = other._pods, other._here, other._invalid
 
     def replace(self, items: Iterable[tuple[ObjectKey, Any]]) -> None:
         """Start over from a whole list."""
-        with self._lock:
-            self._shares.clear()
-            self._requested.clear()
-            self._holders.clear()
-            self._pods.clear()
-            for key, pod in items:
-                self._put(key, pod)
+        staged = self.fresh()
+        for key, pod in items:
+            staged.put(key, pod)
+        self.take(staged)
 
-    def put(self, key: ObjectKey, pod: Any | None) -> None:
-        """A pod arrived or changed (`pod`), or went (None)."""
+    def put(self, key: ObjectKey, pod: Any | None) -> bool:
+        """A pod arrived or changed (`pod`), or went (None); whether the sums changed (a pod
+        whose machine, requests, phase and, here, whole self stayed the same changes nothing)."""
         with self._lock:
-            self._put(key, pod)
+            return self._put(key, pod)
 
-    def _put(self, key: ObjectKey, pod: PodView | None) -> None:
+    def _put(self, key: ObjectKey, pod: PodView | None) -> bool:
+        share = None if pod is None or pod.status.phase in TERMINATED_PHASES else self._share(pod)
         old = self._shares.pop(key, None)
         if old is not None:
-            self._take(old)
-        if pod is None or pod.status.phase in TERMINATED_PHASES:
-            return
-        share = self._share(pod)
-        self._shares[key] = share
-        self._give(share)
+            self._take(key, old)
+        if share is not None:
+            self._shares[key] = share
+            self._give(key, share)
+        return share != old
 
     def _share(self, pod: PodView) -> _Share:
         here = msgspec.to_builtins(pod) if pod.metadata.namespace == self.namespace else None
@@ -88,7 +102,11 @@ class RunningCapacity:
             return _Share(None, (), here, requests)
         return _Share(machine, requests.amounts, here, "")
 
-    def _give(self, share: _Share) -> None:
+    def _give(self, key: ObjectKey, share: _Share) -> None:
+        if share.here is not None:
+            self._here[key] = share.here
+        if share.invalid:
+            self._invalid[key] = share.invalid
         if share.machine is None:
             return
         sums = self._requested.setdefault(share.machine, {})
@@ -98,7 +116,9 @@ class RunningCapacity:
             holders[resource] = holders.get(resource, 0) + 1
         self._pods[share.machine] = self._pods.get(share.machine, 0) + 1
 
-    def _take(self, share: _Share) -> None:
+    def _take(self, key: ObjectKey, share: _Share) -> None:
+        self._here.pop(key, None)
+        self._invalid.pop(key, None)
         machine = share.machine
         if machine is None:
             return
@@ -115,14 +135,13 @@ class RunningCapacity:
     def summary(self) -> dict[str, Any]:
         """As `CapacityTally.summary()` over the same pods in the server's list order."""
         with self._lock:
-            ordered = sorted(self._shares.items())
             usage = ClusterUsage(
                 {
                     m: MachineUsage(self._pods[m], dict(self._requested[m]))
                     for m in sorted(self._pods)
                 },
-                [share.here for _, share in ordered if share.here is not None],
-                next((share.invalid for _, share in ordered if share.invalid), ""),
+                [self._here[key] for key in sorted(self._here)],
+                self._invalid[min(self._invalid)] if self._invalid else "",
             )
         result: dict[str, Any] = msgspec.to_builtins(usage)
         return result
