@@ -39,6 +39,11 @@ GATE_MODULES = [
     "src/truegreen/lint/rules/ports.py",
     "src/truegreen/lint/rules/exec_probes.py",
     "src/truegreen/probes.py",
+    "src/truegreen/monitor/schedule.py",
+    "src/truegreen/monitor/age.py",
+    "src/truegreen/monitor/events.py",
+    "src/truegreen/monitor/tally.py",
+    "src/truegreen/monitor/refresh_state.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 JUDGED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")

@@ -63,12 +63,6 @@ class WatchCache:
         """The namespace from the connection settings."""
         return self._cluster.namespace
 
-    @property
-    def reflectors(self) -> int:
-        """Collections followed so far."""
-        with self._lock:
-            return len(self._reflectors)
-
     def begin(self) -> None:
         """Start counting the oldest confirmation among the reads that follow."""
         with self._lock:

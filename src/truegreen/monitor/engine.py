@@ -12,7 +12,7 @@ from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reflector import WatchSettings
 from truegreen.doctor.environment import DoctorSettings
 from truegreen.doctor.findings import Basis, Finding, Status
-from truegreen.doctor.rollup import NotChecked, Report, Verdict, roll_up
+from truegreen.doctor.rollup import NotChecked, Report, roll_up
 from truegreen.doctor.run import diagnose
 from truegreen.doctor.wording import render
 from truegreen.monitor.age import is_stale
@@ -201,8 +201,3 @@ class Monitor:
         )
         refreshed = last_refreshed(events.items) if isinstance(events, Listed) else {}
         return refresh_states(workloads.items, refreshed)
-
-
-def verdict_of(evaluation: Evaluation | None) -> Verdict:
-    """The verdict to show: unknown before the first evaluation."""
-    return Verdict.UNKNOWN if evaluation is None else evaluation.report.verdict
