@@ -47,6 +47,11 @@ GATE_MODULES = [
     "src/truegreen/doctor/trial.py",
     "src/truegreen/yamlsafe.py",
     "src/truegreen/textsafe.py",
+    "src/truegreen/monitor/schedule.py",
+    "src/truegreen/monitor/age.py",
+    "src/truegreen/monitor/events.py",
+    "src/truegreen/monitor/tally.py",
+    "src/truegreen/monitor/refresh_state.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 JUDGED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")

@@ -8,7 +8,7 @@ Every measurement runs as its own process, after a warm-up, interleaved (A B C A
 
 Environment: BENCH_SIZES (default 1000,10000,30000,100000), BENCH_RUNS (default 5),
 BENCH_BASELINE_MAX (largest size the slow baselines run at; default 30000),
-BENCH_PARTS (default doctor,refresh,lint).
+BENCH_PARTS (default doctor,refresh,lint,monitor; bench/monitor_bench.py has its own settings).
 """
 
 import http.client
@@ -29,6 +29,7 @@ from tests.support.fake_apiserver import FakeApiServer
 from bench.cluster import synthetic_cluster
 from bench.lint_bench import bench_lint
 from bench.measure import measured, summary
+from bench.monitor_bench import bench_monitor
 from bench.refresh_bench import bench_refresh
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -286,7 +287,7 @@ def main() -> None:
     sizes = [int(s) for s in os.environ.get("BENCH_SIZES", "1000,10000,30000,100000").split(",")]
     runs = int(os.environ.get("BENCH_RUNS", "5"))
     baseline_max = int(os.environ.get("BENCH_BASELINE_MAX", "30000"))
-    parts = os.environ.get("BENCH_PARTS", "doctor,refresh,lint").split(",")
+    parts = os.environ.get("BENCH_PARTS", "doctor,refresh,lint,monitor").split(",")
     document: dict[str, Any] = {
         "machine": {
             "cores": os.cpu_count(),
@@ -307,6 +308,8 @@ def main() -> None:
     if "lint" in parts:
         sys.stderr.write("bench: lint\n")
         document["lint"] = bench_lint(runs)
+    if "monitor" in parts:
+        document["monitor"] = bench_monitor()
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(document, indent=2) + "\n")
     text = markdown(document)

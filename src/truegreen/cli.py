@@ -4,6 +4,7 @@ Nothing below this module prints or exits; expected errors arrive here as Truegr
 and leave as one plain line on stderr.
 """
 
+import contextlib
 import sys
 import traceback
 from collections.abc import Callable
@@ -208,6 +209,12 @@ def _connection(
     help="Also ask the cluster to admit the training job's pod as a dry run (stores nothing; "
     "needs create on pods).",
 )
+@click.option(
+    "--watch",
+    is_flag=True,
+    help="Keep the report on screen, redrawn when the cluster changes (Ctrl-C ends it and "
+    "exits with the last verdict's code).",
+)
 @_common_output
 @_report_errors
 def doctor(
@@ -221,6 +228,7 @@ def doctor(
     credentials_secret: str | None,
     config: Path | None,
     admission_dry_run: bool,
+    watch: bool,
     output: str,
     verbose: bool,
     no_color: bool,
@@ -242,6 +250,12 @@ def doctor(
         config,
         admission_dry_run,
     )
+    if watch:
+        if output == "json":
+            from truegreen.errors import UsageError
+
+            raise UsageError("--watch draws on the terminal", "", "drop --output json")
+        sys.exit(_watch_doctor(request, verbose=verbose, no_color=no_color))
     report = run_doctor(request)
     if output == "json":
         _emit_json(to_json(report))
@@ -525,3 +539,180 @@ def refresh(
         for line in to_text(report, verbose=verbose):
             consoles.out.print(line)
     sys.exit(report.exit_code)
+
+
+def _watch_doctor(request: Any, *, verbose: bool, no_color: bool) -> int:
+    """`doctor --watch`: the monitor's engine, its report redrawn in place; the exit code of
+    the last verdict when Ctrl-C ends it (3 if no evaluation finished)."""
+    from datetime import datetime
+
+    from rich.console import Group
+    from rich.live import Live
+    from rich.text import Text
+
+    from truegreen.console import make_consoles
+    from truegreen.doctor.render import to_text
+    from truegreen.monitor.command import MonitorRequest, RunningMonitor
+    from truegreen.monitor.engine import Evaluation
+
+    consoles = make_consoles(no_color)
+    shown: list[Evaluation] = []
+    live = Live(console=consoles.out, auto_refresh=False, redirect_stderr=False)
+
+    def draw(evaluation: Evaluation, previous: Evaluation | None) -> None:
+        shown[:] = [evaluation]
+        changed = evaluation.changed_at.astimezone().strftime("%H:%M:%S")
+        checked = datetime.now().astimezone().strftime("%H:%M:%S")
+        lines = [Text.from_markup(line) for line in to_text(evaluation.report, verbose=verbose)]
+        footer = f"Last change {changed}; checked {checked}. Ctrl-C to stop."
+        live.update(Group(*lines, Text(""), Text(footer, style="dim")), refresh=True)
+
+    watching = MonitorRequest(request, listen=None, min_interval=2.0, events=False)
+    with (
+        RunningMonitor(watching, on_evaluation=draw, on_event=lambda _: None) as running,
+        live,
+        contextlib.suppress(KeyboardInterrupt),
+    ):
+        _stop_on_signals(running.stop)
+        running.run()
+    return int(shown[-1].report.exit_code) if shown else 3
+
+
+def _stop_on_signals(stop: Callable[[], None]) -> None:
+    """Ctrl-C and SIGTERM end the loop once the evaluation under way is drawn; a second Ctrl-C
+    does not wait for it."""
+    import signal
+
+    def first(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        stop()
+
+    signal.signal(signal.SIGINT, first)
+    signal.signal(signal.SIGTERM, first)
+
+
+@main.command()
+@_connection_options
+@click.option(
+    "--job-requests",
+    metavar="cpu=4,memory=16Gi,nvidia.com/gpu=1",
+    help="One training job pod's requests (default: the newest training job's template).",
+)
+@click.option(
+    "--credentials-secret",
+    metavar="NAME:KEY1,KEY2",
+    help="The backend credentials and the keys they must hold.",
+)
+@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="doctor's config.")
+@click.option(
+    "--listen",
+    default=":9108",
+    show_default=True,
+    metavar="[HOST]:PORT",
+    help="Where to serve /metrics, /healthz, /readyz and the status page.",
+)
+@click.option(
+    "--interval",
+    type=click.FloatRange(min=1),
+    default=60.0,
+    show_default=True,
+    help="Seconds between evaluations when nothing changes.",
+)
+@click.option(
+    "--min-interval",
+    type=click.FloatRange(min=0.1),
+    default=10.0,
+    show_default=True,
+    help="Seconds at least between two evaluations, however often the cluster changes.",
+)
+@click.option(
+    "--max-age",
+    type=click.FloatRange(min=1),
+    default=180.0,
+    show_default=True,
+    help="Seconds a read or a verdict may go unconfirmed by the cluster before it reads "
+    "'could not check'.",
+)
+@click.option(
+    "--watch-timeout",
+    type=click.FloatRange(min=1),
+    default=300.0,
+    show_default=True,
+    help="Each watch is renewed after this many seconds (up to twice it, at random).",
+)
+@click.option("--no-events", is_flag=True, help="Write no Event when the verdict changes.")
+@click.option("--no-color", is_flag=True, help="No colour (NO_COLOR is honoured too).")
+@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@_report_errors
+def monitor(
+    kubeconfig: Path | None,
+    context: str | None,
+    namespace: str | None,
+    request_timeout: float,
+    insecure_skip_tls_verify: bool,
+    job_requests: str | None,
+    credentials_secret: str | None,
+    config: Path | None,
+    listen: str,
+    interval: float,
+    min_interval: float,
+    max_age: float,
+    watch_timeout: float,
+    no_events: bool,
+    no_color: bool,
+    debug: bool,
+) -> None:
+    """doctor kept current: watches the namespace, serves Prometheus metrics and a status page.
+
+    Re-evaluates on a change (at most every --min-interval) and at least every --interval;
+    writes an Event on the namespace when the verdict changes. Runs until stopped (exit 0).
+    """
+    from truegreen.console import make_consoles
+    from truegreen.doctor.command import DoctorRequest
+    from truegreen.monitor.command import EventOutcome, MonitorRequest, RunningMonitor
+    from truegreen.monitor.engine import Evaluation
+
+    err = make_consoles(no_color).err
+    request = MonitorRequest(
+        DoctorRequest(
+            _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
+            job_requests=job_requests,
+            credentials_secret=credentials_secret,
+            config=config,
+        ),
+        listen=listen,
+        interval=interval,
+        min_interval=min_interval,
+        max_age=max_age,
+        watch_timeout=watch_timeout,
+        events=not no_events,
+    )
+
+    def evaluated(evaluation: Evaluation, previous: Evaluation | None) -> None:
+        if previous is None or previous.changed_at != evaluation.changed_at:
+            report = evaluation.report
+            err.print(
+                f"truegreen: {evaluation.at:%Y-%m-%dT%H:%M:%SZ} {report.verdict.value}: "
+                f"{report.headline.text}",
+                markup=False,
+                highlight=False,
+            )
+
+    def event(outcome: EventOutcome) -> None:
+        if outcome.failure is not None:
+            err.print(
+                f"truegreen: warning: could not write the {outcome.reason} Event "
+                f"({outcome.failure.reason})",
+                markup=False,
+            )
+
+    with RunningMonitor(request, on_evaluation=evaluated, on_event=event) as running:
+        host, port = running.address or ("", 0)
+        err.print(
+            f"truegreen: watching namespace '{running.monitor.namespace}'; "
+            f"metrics and status on http://{host}:{port}/",
+            markup=False,
+        )
+        _stop_on_signals(running.stop)
+        with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C
+            running.run()

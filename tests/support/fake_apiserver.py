@@ -20,6 +20,11 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | a JSON patch `test` that fails: 422 `Invalid`, the generic message, empty details | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go `applyJSPatch`, errors.go `NewGenericServerResponse` |
 | zero counts are omitted from workload status (`omitempty` int fields); the fields without it stay | staging/src/k8s.io/api/apps/v1/types.go, staging/src/k8s.io/api/batch/v1/types.go |
 | `metadata.generation` bumps on spec changes, and on annotation changes for Deployments | pkg/registry/apps/deployment/strategy.go `PrepareForUpdate` |
+| `?watch=1`: a chunked stream of JSON lines `{"type": ADDED, MODIFIED, DELETED, BOOKMARK or ERROR, "object": …}`, each object whole with its kind; from a `resourceVersion`, every change after it; without one (or `0`), the current objects as ADDED first | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/watch.go (`serveWatch`: chunked, one encoded event per flush), staging/src/k8s.io/apimachinery/pkg/watch/json/types.go, staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go |
+| a watch with selectors: an object that stops matching is sent as DELETED (the old object, the new version); one that starts matching as ADDED | staging/src/k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go `convertToWatchEvent` |
+| `allowWatchBookmarks=true`: BOOKMARK events (an empty object of the kind with only `metadata.resourceVersion`) when nothing else is sent, about every minute (`watch_bookmark_seconds`) | cache_watcher.go `nextBookmarkTime`, cacher.go `bookmarkFrequency` |
+| a watch from a resourceVersion older than the kept history: 200, then one ERROR event whose object is a 410 `Expired` Status, `too old resource version: R (O)`, and the stream ends | staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go `getAllEventsSinceLocked` (`errors.NewResourceExpired`), cacher.go `newErrWatcher` |
+| `timeoutSeconds`: the server ends the stream (a clean end of the chunked body) after that long | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go `ListResource` (`timeout = time.Duration(*opts.TimeoutSeconds)`), watch.go |
 | old pods stay Terminating (deletionTimestamp, Running, old imageID) after the Deployment reports complete; its status counts non-terminating pods only; the status may lag the pods (`tests/support/rollout.py`) | kubernetes/kubectl#1628, kubernetes/kubernetes#110171, pkg/controller/deployment/sync.go `calculateStatus` |
 """
 
@@ -33,7 +38,9 @@ import socket
 import ssl
 import struct
 import threading
-from collections.abc import Callable, Mapping
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 from functools import partial
@@ -109,6 +116,11 @@ RESOURCE_TYPES = (
 )
 
 _BY_PATH = {(t.group, t.version, t.plural): t for t in RESOURCE_TYPES}
+WATCH_HISTORY = 10_000
+"""Changes kept for watches to start from; a watch from before them is 410 Expired. (The
+real watch cache keeps a window of 100 to 100,000 events, watch_cache.go.)"""
+WATCH_TIMEOUT_SECONDS = 1800.0
+"""A watch without timeoutSeconds ends after this long (the server's --min-request-timeout)."""
 PRIORITY_AND_FAIRNESS_RETRY_AFTER = "1"
 """maxinflight.go's retryAfter: the seconds priority and fairness asks a client to wait."""
 _BY_KIND = {(t.group_version, t.kind): t for t in RESOURCE_TYPES}
@@ -175,6 +187,33 @@ class RequestRecord:
     fault: Fault | None = None
 
 
+@dataclass(frozen=True)
+class _Change:
+    """One stored change, kept for watches: the object after it and before it."""
+
+    rv: int
+    rtype: ResourceType
+    type: str
+    obj: JsonObject
+    previous: JsonObject | None
+
+
+def _event_for(change: _Change, passes: Callable[[JsonObject | None], bool]) -> JsonObject | None:
+    """The event one watcher sees for `change`, by its selectors before and after (None: not
+    its business), as cache_watcher.go's convertToWatchEvent decides it."""
+    now = change.type != "DELETED" and passes(change.obj)
+    before = passes(change.previous)
+    if now and not before:
+        return {"type": "ADDED", "object": copy.deepcopy(change.obj)}
+    if now:
+        return {"type": "MODIFIED", "object": copy.deepcopy(change.obj)}
+    if before:
+        gone = copy.deepcopy(change.previous or {})
+        gone.setdefault("metadata", {})["resourceVersion"] = str(change.rv)
+        return {"type": "DELETED", "object": gone}
+    return None
+
+
 class ApiFailureError(Exception):
     """A failure answered as a Status object; `details` and `list_continue` as the real server
     fills them (None: the field is absent)."""
@@ -220,6 +259,13 @@ class FakeApiServer:
         simulator's controllers and kubelet act between a client's reads."""
         self.admission = fake_admission.AdmissionSettings()
         """What pod creates meet (tests/support/fake_admission.py)."""
+        self._changes: deque[_Change] = deque(maxlen=WATCH_HISTORY)
+        self._expired_through = 0
+        """A watch from a resourceVersion below this has missed changes: 410 Expired."""
+        self._changed = threading.Condition(self._lock)
+        self._watch_epoch = 0
+        self.watch_bookmark_seconds = 60.0
+        """How often an idle watch that asked for bookmarks gets one (cacher.go: a minute)."""
         self._stopping = threading.Event()
         self._scheme = "http"
         self._tls: tuple[Path, Path] | None = None
@@ -251,6 +297,8 @@ class FakeApiServer:
 
     def stop(self) -> None:
         self._stopping.set()
+        with self._changed:
+            self._changed.notify_all()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -327,7 +375,10 @@ class FakeApiServer:
                     meta.setdefault("generation", 1)
                 meta["resourceVersion"] = self._next_rv()
                 bucket = self._objects.setdefault((rtype.group, rtype.version, rtype.plural), {})
-                bucket[(meta.get("namespace", ""), meta["name"])] = _as_served(rtype, stored)
+                key = (meta.get("namespace", ""), meta["name"])
+                previous = bucket.get(key)
+                bucket[key] = _as_served(rtype, stored)
+                self._record_change(rtype, "MODIFIED" if previous else "ADDED", stored, previous)
 
     def _ensure_namespace(self, name: str) -> None:
         """Namespaces exist before their objects, as kubectl expects when it explains a 404."""
@@ -380,14 +431,21 @@ class FakeApiServer:
             stored["metadata"]["resourceVersion"] = self._next_rv()
             bucket = self._objects.setdefault((rtype.group, rtype.version, rtype.plural), {})
             key = (stored["metadata"].get("namespace", ""), stored["metadata"]["name"])
+            previous = bucket.get(key)
             bucket[key] = _as_served(rtype, stored)
+            self._record_change(rtype, "MODIFIED" if previous else "ADDED", stored, previous)
 
     def delete_object(self, kind: str, name: str, namespace: str = "") -> None:
         with self._lock:
             for rtype in RESOURCE_TYPES:
                 if rtype.kind == kind:
                     bucket = self._objects.get((rtype.group, rtype.version, rtype.plural), {})
-                    bucket.pop((namespace if rtype.namespaced else "", name), None)
+                    gone = bucket.pop((namespace if rtype.namespaced else "", name), None)
+                    if gone is not None:
+                        # The DELETED event carries the last state at the deletion's version.
+                        last = copy.deepcopy(gone)
+                        last["metadata"]["resourceVersion"] = self._next_rv()
+                        self._record_change(rtype, "DELETED", last, gone)
 
     def twin(self) -> FakeApiServer:
         """A started copy of this cluster: the same objects and resource versions, and the
@@ -411,10 +469,146 @@ class FakeApiServer:
         self.frozen = True
 
     def compact(self) -> None:
-        """Expire every continue token issued so far, as etcd compaction does."""
+        """Expire every continue token issued so far, as etcd compaction does, and every
+        resourceVersion a watch could start from."""
         with self._lock:
             self._compacted_before = self._resource_version + 1
+            self._expired_through = self._resource_version + 1
+            self._changes.clear()
             self._next_rv()
+
+    def drop_watches(self) -> None:
+        """End every open watch stream now, cleanly (an API server restart, a load balancer)."""
+        with self._changed:
+            self._watch_epoch += 1
+            self._changed.notify_all()
+
+    # -- watch ---------------------------------------------------------------------------------
+
+    def _record_change(
+        self, rtype: ResourceType, kind: str, obj: JsonObject, previous: JsonObject | None
+    ) -> None:
+        """Keep a change for watches (the caller holds the lock); the oldest falls off."""
+        if len(self._changes) == self._changes.maxlen:
+            self._expired_through = self._changes[0].rv
+        rv = int(obj["metadata"]["resourceVersion"])
+        self._changes.append(_Change(rv, rtype, kind, obj, previous))
+        self._changed.notify_all()
+
+    def open_watch(self, path: str, query: Mapping[str, str]) -> Iterator[JsonObject]:
+        """The events of a `?watch=1` request, as they happen; ApiFailureError before the
+        first one when the request itself is refused (as the real handler refuses it)."""
+        parsed = _parse_resource_path(path)
+        if parsed is None:
+            raise ApiFailureError(
+                404, "NotFound", "the server could not find the requested resource"
+            )
+        group, version, rest = parsed
+        namespace, plural, name, _ = _split_rest(rest) if rest else (None, "", None, None)
+        rtype = _BY_PATH.get((group, version, plural))
+        if rtype is None or name is not None:
+            raise ApiFailureError(
+                404, "NotFound", "the server could not find the requested resource"
+            )
+        labels = parse_label_selector(query.get("labelSelector", ""))
+        fields = parse_field_selector(query.get("fieldSelector", ""), rtype)
+        text = query.get("resourceVersion", "")
+        if text and not text.isdigit():
+            raise ApiFailureError(
+                400, "BadRequest", f'resourceVersion: Invalid value: "{text}": must be a number'
+            )
+        try:
+            timeout = float(query.get("timeoutSeconds") or WATCH_TIMEOUT_SECONDS)
+        except ValueError:
+            raise ApiFailureError(400, "BadRequest", "timeoutSeconds is not a number") from None
+
+        def passes(obj: JsonObject | None) -> bool:
+            if obj is None:
+                return False
+            meta = obj.get("metadata") or {}
+            return (
+                (namespace is None or meta.get("namespace", "") == namespace)
+                and labels(meta.get("labels") or {})
+                and fields(obj)
+            )
+
+        with self._lock:
+            epoch = self._watch_epoch
+            if text in ("", "0"):
+                # No version: the current objects first, as synthetic ADDED events.
+                start = self._resource_version
+                initial = [
+                    copy.deepcopy(obj)
+                    for _, obj in sorted(self._bucket(rtype).items())
+                    if passes(obj)
+                ]
+            else:
+                start, initial = int(text), []
+        bookmarks = query.get("allowWatchBookmarks") == "true"
+        return self._watch_stream(rtype, passes, start, initial, timeout, bookmarks, epoch)
+
+    def _watch_stream(
+        self,
+        rtype: ResourceType,
+        passes: Callable[[JsonObject | None], bool],
+        cursor: int,
+        initial: list[JsonObject],
+        timeout: float,
+        bookmarks: bool,
+        epoch: int,
+    ) -> Iterator[JsonObject]:
+        for obj in initial:
+            yield {"type": "ADDED", "object": obj}
+        deadline = time.monotonic() + timeout
+        next_bookmark = time.monotonic() + self.watch_bookmark_seconds
+        while True:
+            bookmark: JsonObject | None = None
+            expired = 0
+            with self._changed:
+                while True:
+                    if self._stopping.is_set() or epoch != self._watch_epoch:
+                        return
+                    if cursor < self._expired_through:
+                        expired = self._expired_through
+                        break
+                    fresh = []
+                    for change in reversed(self._changes):
+                        if change.rv <= cursor:
+                            break
+                        if change.rtype is rtype:
+                            fresh.append(change)
+                    if fresh:
+                        fresh.reverse()
+                        break
+                    now = time.monotonic()
+                    if now >= deadline:
+                        return
+                    if bookmarks and now >= next_bookmark:
+                        bookmark = {
+                            "type": "BOOKMARK",
+                            "object": {
+                                "kind": rtype.kind,
+                                "apiVersion": rtype.group_version,
+                                "metadata": {"resourceVersion": str(self._resource_version)},
+                            },
+                        }
+                        cursor = self._resource_version
+                        next_bookmark = now + self.watch_bookmark_seconds
+                        break
+                    wake = min(deadline, next_bookmark) if bookmarks else deadline
+                    self._changed.wait(wake - now)
+                events = [] if bookmark or expired else [_event_for(c, passes) for c in fresh]
+            if expired:
+                message = f"too old resource version: {cursor} ({expired})"
+                yield {"type": "ERROR", "object": status_body(410, "Expired", message)}
+                return
+            if bookmark:
+                yield bookmark
+                continue
+            for event in events:
+                if event is not None:
+                    yield event
+            cursor = fresh[-1].rv
 
     # -- faults and log ----------------------------------------------------------------------
 
@@ -642,6 +836,7 @@ class FakeApiServer:
             meta["creationTimestamp"] = event.get("firstTimestamp") or "2026-01-01T00:00:00Z"
             meta["resourceVersion"] = self._next_rv()
             bucket[(namespace, name)] = event
+            self._record_change(_BY_PATH[("", "v1", "events")], "ADDED", event, None)
             return copy.deepcopy(event)
 
     def _patch(
@@ -685,6 +880,8 @@ class FakeApiServer:
                 meta["resourceVersion"] = current["metadata"]["resourceVersion"]
             updated = _as_served(rtype, updated)
             self._bucket(rtype)[key] = updated
+            if meta["resourceVersion"] != current["metadata"]["resourceVersion"]:
+                self._record_change(rtype, "MODIFIED", updated, current)
             result = copy.deepcopy(updated)
         for hook in list(self.patch_hooks):
             hook(self, rtype.plural, result)
@@ -1191,6 +1388,9 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             # A delayed request was logged when it arrived; serving it late completes that entry.
             arrived = self.arrival
             record = server._record if arrived is None else partial(server._complete, arrived)
+            if method == "GET" and query.get("watch") in ("1", "true"):
+                self._watch(split.path, query, record)
+                return
             cache_key = (split.path, split.query)
             cached = server._encoded.get(cache_key) if method == "GET" else None
             if cached is not None:
@@ -1255,6 +1455,39 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             body = json.dumps(status_body(code, reason, message, details)).encode()
             self._send(code, body, headers)
             return True
+
+        def _watch(
+            self, path: str, query: Mapping[str, str], record: Callable[[RequestRecord], Any]
+        ) -> None:
+            """A watch answer: chunked, one JSON line per event, flushed as it happens."""
+            for hook in list(server.request_hooks):
+                hook(server, "GET", path)
+            try:
+                events = server.open_watch(path, query)
+            except ApiFailureError as failure:
+                record(RequestRecord("GET", path, query, failure.code))
+                self._send(failure.code, json.dumps(failure.body()).encode(), failure.headers)
+                return
+            record(RequestRecord("GET", path, query, 200))
+            head = (
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                "Cache-Control: no-cache, private\r\nTransfer-Encoding: chunked\r\n\r\n"
+            )
+            try:
+                self.wfile.write(head.encode())
+                for event in events:
+                    data = json.dumps(event).encode() + b"\n"
+                    self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.write(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                self.close_connection = True
+
+        def handle(self) -> None:
+            try:
+                super().handle()
+            except (ConnectionResetError, BrokenPipeError):
+                # A client that drops a kept-alive connection (a watch closed early) is normal.
+                self.close_connection = True
 
         def setup(self) -> None:
             super().setup()

@@ -45,11 +45,20 @@ from truegreen.cluster.reads import (
     ReadFailure,
 )
 from truegreen.cluster.settings import ConnectionSettings
+from truegreen.cluster.watch import (
+    MAX_EVENT_BYTES,
+    ListedAt,
+    ObjectKey,
+    WatchRefused,
+    WatchStream,
+    key_of,
+    object_decoder,
+)
 from truegreen.http.deadline import Deadline
 from truegreen.http.errors import TimedOutError
 from truegreen.http.proxy_dial import ProxyDialer
 from truegreen.http.tls import TlsSettings
-from truegreen.http.transport import Response, Transport
+from truegreen.http.transport import LineStream, Response, Transport
 
 PAGE_SIZE = 500
 """Objects per list page, as kubectl asks for."""
@@ -63,8 +72,9 @@ _MERGE = "application/merge-patch+json"
 _STRATEGIC = "application/strategic-merge-patch+json"
 
 
-class _ListMeta(msgspec.Struct, rename={"continue_": "continue"}):
+class _ListMeta(msgspec.Struct, rename={"continue_": "continue", "version": "resourceVersion"}):
     continue_: str = ""
+    version: str = ""
 
 
 class _Page(msgspec.Struct):
@@ -111,12 +121,17 @@ class LiveCluster:
 
     @classmethod
     def connect(
-        cls, settings: ConnectionSettings, run_seconds: float | None = None
+        cls,
+        settings: ConnectionSettings,
+        run_seconds: float | None = None,
+        *,
+        make_transport: Callable[[TlsSettings], Transport] = Transport,
     ) -> "LiveCluster":
         """Resolve `settings` like kubectl; ConnectionSetupError when they are unusable.
 
         With `run_seconds`, no request is sent (or lasts) past that many seconds from now.
         Tells `settings.on_warning` when the server's certificate will not be verified.
+        `make_transport` builds the HTTP transport from the connection's TLS settings.
         """
         connection = resolve(settings)
         if connection.unverified_because is not None and settings.on_warning is not None:
@@ -124,7 +139,12 @@ class LiveCluster:
                 "not verifying the cluster's TLS certificate "
                 f"({connection.unverified_because}); anyone on the network path could answer for it"
             )
-        return cls(connection, settings.request_timeout, run_seconds)
+        return cls(
+            connection,
+            settings.request_timeout,
+            run_seconds,
+            transport=make_transport(connection.tls),
+        )
 
     @property
     def namespace(self) -> str:
@@ -344,6 +364,97 @@ class LiveCluster:
             return _cant(error, action, permission("create", kind, namespace))
         return Created(stamp(created, kind))
 
+    # -- list, then watch (cluster/watch.py) ---------------------------------------------------
+
+    def list_at(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None,
+        labels: Mapping[str, str] | None = None,
+        fields: FieldSelector | None = None,
+        view: type[Any] | None = None,
+        each: Callable[[ObjectKey, Any], object] | None = None,
+    ) -> ListedAt | CantRead:
+        """Every matching object (decoded as `view`, else whole) keyed by namespace and name,
+        and the resourceVersion of the list, from which a watch follows it. With `each`, every
+        object goes to it as its page arrives and none is kept (`items` is empty)."""
+        decode_object = object_decoder(kind, view)
+        decode = msgspec.json.Decoder(_page_of(msgspec.Raw)).decode
+        items: list[tuple[ObjectKey, Any]] = []
+        version = ""
+        try:
+            for page in self._pages(kind, namespace, labels, fields, decode):
+                version = version or page.metadata.version
+                for raw in page.items or ():
+                    obj = decode_object(raw)
+                    if each is None:
+                        items.append((key_of(obj), obj))
+                    else:
+                        each(key_of(obj), obj)
+        except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
+            return _cant(error, action_of(kind), permission("list", kind, namespace))
+        return ListedAt(tuple(items), version)
+
+    def watch(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None,
+        resource_version: str,
+        timeout_seconds: int,
+        labels: Mapping[str, str] | None = None,
+        fields: FieldSelector | None = None,
+        view: type[Any] | None = None,
+    ) -> WatchStream | WatchRefused:
+        """Open a watch from `resource_version`, with bookmarks, for `timeout_seconds` (the
+        server ends it then; we give up `--request-timeout` later). Connecting and the status
+        line are bounded by `--request-timeout`; a 401 asks for a fresh credential once."""
+        query: dict[str, str | int] = {
+            "watch": "1",
+            "resourceVersion": resource_version,
+            "allowWatchBookmarks": "true",
+            "timeoutSeconds": timeout_seconds,
+        }
+        if labels:
+            query["labelSelector"] = label_selector_text(labels)
+        if fields:
+            query["fieldSelector"] = field_selector_text(fields)
+        url = self._base + collection_path(kind, namespace) + f"?{urlencode(query)}"
+        action = f"watch {kind.plural}"
+        whole = Deadline.after(timeout_seconds + self._timeout)
+        credential = self._connection.credentials.current()
+        for attempt in range(2):
+            with self._lock:
+                self._requests += 1
+            try:
+                lines = self._transport.stream_lines(
+                    "GET",
+                    url,
+                    deadline=whole,
+                    idle_seconds=timeout_seconds + self._timeout,
+                    max_line=MAX_EVENT_BYTES,
+                    headers=self._headers(credential, None),
+                    tls=self._tls_for(credential),
+                    head_deadline=Deadline.after(self._timeout),
+                )
+            except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failure
+                needed = permission("watch", kind, namespace)
+                return WatchRefused(_cant(error, action, needed), None)
+            if lines.status == 200:
+                return WatchStream(lines, kind, view, action)
+            body = _bounded_body(lines)
+            if lines.status == 401 and attempt == 0:
+                fresh = self._connection.credentials.after_unauthorized()
+                if fresh is not None:
+                    credential = fresh
+                    continue
+            refused = _StatusError(Response(lines.status, (), body))
+            return WatchRefused(
+                _cant(refused, action, permission("watch", kind, namespace)), lines.status
+            )
+        raise AssertionError("unreachable: the loop returns on its second attempt")
+
     def close(self) -> None:
         """Release the connection pool."""
         self._transport.close()
@@ -380,6 +491,16 @@ def _object(response: Response, succeeded: tuple[int, ...] = (200,)) -> dict[str
     if not isinstance(obj.get("metadata"), dict):
         raise MalformedAnswerError("the object has no metadata")
     return obj
+
+
+def _bounded_body(lines: LineStream) -> bytes:
+    """The body of a refused watch (one line: a Status), for its message."""
+    try:
+        return next(iter(lines.lines()), b"")
+    except Exception:  # noqa: BLE001 - a refusal without a readable body is still a refusal
+        return b""
+    finally:
+        lines.close()
 
 
 def permission(verb: str, kind: Kind, namespace: str | None) -> str:

@@ -91,6 +91,8 @@ class CapacityTally:
 
     def __init__(self, namespace: str) -> None:
         self._namespace = namespace
+        self.namespace = namespace
+        """Whose pods are kept whole (as `ClusterUsage.pods_here`)."""
         self._requested: dict[str, dict[str, int]] = {}
         self._pods: dict[str, int] = {}
         self._here: list[dict[str, Any]] = []

@@ -39,6 +39,10 @@ WORDING: Final[dict[str, Wording]] = {
         "Check the cluster address in {source} and your network, then run again.",
     ),
     "ready": Wording("Ready: training can run.", ""),
+    "monitor-stale": Wording(
+        "Couldn't keep the verdict current: nothing was confirmed for {age} seconds.",
+        "Check that truegreen monitor is running and can reach the cluster; its log says why.",
+    ),
     # -- credentials ----------------------------------------------------------------------
     "credentials.ok": Wording("The backend login details are in place.", ""),
     "credentials.missing": Wording(
