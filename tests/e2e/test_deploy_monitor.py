@@ -47,7 +47,9 @@ def _promtool() -> str | None:
 def test_the_package_renders_a_monitor_with_a_readiness_probe_and_no_liveness_probe() -> None:
     objects = {(o["kind"], o["metadata"]["name"]): o for o in _kustomize(DEPLOY)}
     assert sorted(objects) == [
+        ("ClusterRole", "truegreen-monitor-admission"),
         ("ClusterRole", "truegreen-monitor-capacity"),
+        ("ClusterRoleBinding", "truegreen-monitor-admission"),
         ("ClusterRoleBinding", "truegreen-monitor-capacity"),
         ("Deployment", "truegreen-monitor"),
         ("Role", "truegreen-monitor"),
@@ -216,14 +218,17 @@ def test_the_alerts_fire_after_their_durations_as_promtool_evaluates_them(tmp_pa
 
 
 def _grants(requests: list[RequestRecord]) -> tuple[set[rbac.Grant], set[rbac.Grant]]:
-    """rbac.used, with watches and creates named as RBAC names them."""
+    """rbac.used, with watches and creates named as RBAC names them; a read in another
+    namespace than the monitor's needs a ClusterRole."""
     plain = [r for r in requests if r.method == "GET" and "watch" not in r.query]
-    namespaced, cluster = rbac.used(plain)
+    namespaced, cluster = rbac.used(plain, namespace=NAMESPACE)
     for request in requests:
         if request in plain:
             continue
         verb = "create" if request.method == "POST" else "watch"
-        (found_ns, found_cluster) = rbac.used([RequestRecord("GET", request.path, {}, 200)])
+        (found_ns, found_cluster) = rbac.used(
+            [RequestRecord("GET", request.path, {}, 200)], namespace=NAMESPACE
+        )
         for group, resource, _ in found_ns:
             namespaced.add((group, resource, verb))
         for group, resource, _ in found_cluster:
@@ -234,9 +239,13 @@ def _grants(requests: list[RequestRecord]) -> tuple[set[rbac.Grant], set[rbac.Gr
 def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     fake_api: FakeApiServer, tmp_path: Path
 ) -> None:
+    from tests.scenario.test_admission import webhook_behind
+
     fake_api.watch_bookmark_seconds = 0.2
     for obj in healthy(datetime.now(UTC)):
         fake_api.add(obj)
+    # an admission webhook behind a Service, so its EndpointSlices are read too
+    fake_api.add(*webhook_behind(ready=True))
     kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
     request = MonitorRequest(
         DoctorRequest(ConnectionSettings(kubeconfig, None, None, 5.0, False, None)),
@@ -258,7 +267,11 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
         run.stop()
         thread.join(BOUND)
     namespaced, cluster_wide = _grants(fake_api.requests())
+    paths = {r.path for r in fake_api.requests()}
+    assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
     writes = {g for g in namespaced if g[2] == "create"}
     assert writes == rbac.granted("monitor/events-role.yaml") == {("", "events", "create")}
     assert namespaced - writes == rbac.granted("monitor/role.yaml")
-    assert cluster_wide == rbac.granted("monitor/clusterrole.yaml")
+    assert cluster_wide == rbac.granted("monitor/clusterrole.yaml") | rbac.granted(
+        "monitor/clusterrole-admission.yaml"
+    )

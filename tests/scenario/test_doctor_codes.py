@@ -353,6 +353,7 @@ COVERED_ELSEWHERE = (
         "capacity.too-large",
         "capacity.no-eligible-machine",
         "capacity.job-stuck",
+        "monitor-stale",  # the monitor's aged-out checks: test_watch.py, test_monitor_rules.py
     }
     | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}
     | ADMISSION_CODES

@@ -55,6 +55,7 @@ from truegreen.cluster.watch import (
     object_decoder,
 )
 from truegreen.http.deadline import Deadline
+from truegreen.http.dial import Dialer
 from truegreen.http.errors import TimedOutError
 from truegreen.http.proxy_dial import ProxyDialer
 from truegreen.http.tls import TlsSettings
@@ -93,6 +94,14 @@ def _page_of(view: type[Any]) -> type[Any]:
     )
 
 
+def _dialer(connection: ResolvedConnection) -> Dialer | None:
+    """How to reach the server: through the connection's proxy, or directly (None)."""
+    if connection.proxy is None:
+        return None
+    # an https proxy is verified with the cluster's TLS settings, as Go's transport does
+    return ProxyDialer(connection.proxy, connection.tls)
+
+
 class LiveCluster:
     """Reads and writes a live cluster. Thread-safe: independent reads may run concurrently."""
 
@@ -109,13 +118,7 @@ class LiveCluster:
         self._run_seconds = run_seconds or 0.0
         self._run_deadline = None if run_seconds is None else Deadline.after(run_seconds)
         self._base = connection.server.rstrip("/")
-        self._transport = transport or Transport(
-            connection.tls,
-            # an https proxy is verified with the cluster's TLS settings, as Go's transport does
-            dialer=None
-            if connection.proxy is None
-            else ProxyDialer(connection.proxy, connection.tls),
-        )
+        self._transport = transport or Transport(connection.tls, _dialer(connection))
         self._lock = threading.Lock()
         self._requests = 0
 
@@ -125,13 +128,14 @@ class LiveCluster:
         settings: ConnectionSettings,
         run_seconds: float | None = None,
         *,
-        make_transport: Callable[[TlsSettings], Transport] = Transport,
+        make_transport: Callable[[TlsSettings, Dialer | None], Transport] = Transport,
     ) -> "LiveCluster":
         """Resolve `settings` like kubectl; ConnectionSetupError when they are unusable.
 
         With `run_seconds`, no request is sent (or lasts) past that many seconds from now.
         Tells `settings.on_warning` when the server's certificate will not be verified.
-        `make_transport` builds the HTTP transport from the connection's TLS settings.
+        `make_transport` builds the HTTP transport from the connection's TLS settings and the
+        dialer its proxy needs (None: a direct connection).
         """
         connection = resolve(settings)
         if connection.unverified_because is not None and settings.on_warning is not None:
@@ -143,7 +147,7 @@ class LiveCluster:
             connection,
             settings.request_timeout,
             run_seconds,
-            transport=make_transport(connection.tls),
+            transport=make_transport(connection.tls, _dialer(connection)),
         )
 
     @property

@@ -14,6 +14,7 @@ from truegreen.doctor.command import DoctorRequest
 from truegreen.doctor.command import _with_config as connection_with_config
 from truegreen.doctor.config import doctor_settings, load_config
 from truegreen.errors import TruegreenError, UsageError
+from truegreen.http.dial import Dialer
 from truegreen.http.tls import TlsSettings
 from truegreen.monitor.engine import Evaluation, Monitor, MonitorSettings
 from truegreen.monitor.events import event_due, verdict_event
@@ -93,9 +94,11 @@ class RunningMonitor:
         self._metrics: MonitorMetrics | None = None
         counting: list[MonitorMetrics] = []
 
-        def transport(tls: TlsSettings) -> CountingTransport:
+        def transport(tls: TlsSettings, dialer: Dialer | None) -> CountingTransport:
             return CountingTransport(
-                tls, lambda *labels: counting[0].count_request(*labels) if counting else None
+                tls,
+                dialer,
+                lambda *labels: counting[0].count_request(*labels) if counting else None,
             )
 
         self.cluster = LiveCluster.connect(connection, make_transport=transport)

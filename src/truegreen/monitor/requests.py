@@ -9,6 +9,7 @@ from collections.abc import Callable
 from urllib.parse import parse_qs, urlsplit
 
 from truegreen.http.deadline import Deadline
+from truegreen.http.dial import Dialer
 from truegreen.http.errors import ConnectFailedError, TimedOutError
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import Headers, LineStream, Response, Transport
@@ -73,8 +74,8 @@ def failure_outcome(error: Exception) -> str:
 class CountingTransport(Transport):
     """A `Transport` that reports every request it sends to `observe`."""
 
-    def __init__(self, tls: TlsSettings | None, observe: Observe) -> None:
-        super().__init__(tls, per_host=CONNECTIONS)
+    def __init__(self, tls: TlsSettings | None, dialer: Dialer | None, observe: Observe) -> None:
+        super().__init__(tls, dialer, per_host=CONNECTIONS)
         self._observe = observe
 
     def request(
