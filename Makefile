@@ -27,8 +27,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict
 
+# Most tests wait on servers and processes rather than compute: four at a time, even on 2 cores.
 unit: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n 4
 
 test: lint typecheck unit
 
