@@ -27,9 +27,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict
 
-# Most tests wait on servers and processes rather than compute: four at a time, even on 2 cores.
+# Most tests wait on servers and processes rather than compute: three at a time, even on 2 cores.
 unit: $(STAMP)
-	$(BIN)/pytest -n 4
+	$(BIN)/pytest -n 3
 
 test: lint typecheck unit
 

@@ -60,7 +60,7 @@ def _matching(table: dict[str, Any] | set[str], path: str) -> Any:
 
 def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> None:
     doctor.load("healthy")
-    baseline = doctor.live("-o", "json", "--request-timeout", "0.5")
+    baseline = doctor.live("-o", "json", "--request-timeout", "0.9")
     assert baseline.exit_code == 0
     base_statuses = _statuses(baseline.json())
     requests: list[RequestRecord] = []
@@ -90,7 +90,7 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
                 count=1 if throttled else None,
             )
             before = len(doctor.server.log)
-            result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.5")
+            result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
             cell = f"{fault.name} on {record.method} {record.path}"
             # Bounded by construction, not by a clock: a failed read is never retried (only
             # throttling is, once here) and no read is added, so a run lasts at most 16

@@ -101,6 +101,21 @@ def test_a_watch_streams_each_change_after_the_list_then_ends_at_its_timeout(
     }
 
 
+def test_a_watch_dropped_from_another_thread_ends_quietly_as_unclean(
+    fake_api: FakeApiServer, cluster: LiveCluster
+) -> None:
+    """The monitor stops a reflector by closing its stream under the reading thread; the
+    socket then fails in whatever way it was caught, which is the drop, not an error."""
+    fake_api.add(_pod("a"))
+    stream = _watch(cluster, _listed(cluster).resource_version, timeout=30)
+    events = iter(stream)
+    first = next(events)
+    assert first.change is Change.BOOKMARK, "precondition: the stream is open and read"
+    stream.close()
+    assert list(events) == []
+    assert stream.end == Closed(clean=False)
+
+
 def test_an_object_that_leaves_the_selection_is_deleted_with_its_last_state(
     fake_api: FakeApiServer, cluster: LiveCluster
 ) -> None:

@@ -150,6 +150,7 @@ class WatchStream:
         self._action = action
         self.end: WatchEnd | None = None
         self.events = 0
+        self._dropped = False
 
     def __iter__(self) -> Iterator[WatchEvent]:
         try:
@@ -162,6 +163,11 @@ class WatchStream:
                     self.end = event
                     return
         except Exception as error:
+            # A stream dropped by `close()` from another thread fails in whatever way its socket
+            # was caught (a closed descriptor): that is the drop, not a failure.
+            if self._dropped:
+                self.end = Closed(clean=False)
+                return
             found = classify(error, self._action)
             if found is None:
                 raise
@@ -170,7 +176,7 @@ class WatchStream:
             return
         finally:
             self._lines.close()
-        self.end = Closed(clean=True)
+        self.end = Closed(clean=not self._dropped)
 
     def _event(self, line: bytes) -> WatchEvent | WatchEnd | None:
         """The event on one line; how the stream ends for an ERROR; None for a type this
@@ -190,7 +196,8 @@ class WatchStream:
         return WatchEvent(change, meta.resource_version, (meta.namespace, meta.name), obj)
 
     def close(self) -> None:
-        """Drop the connection."""
+        """Drop the connection; an iteration under way ends as an unclean close."""
+        self._dropped = True
         self._lines.close()
 
     def __enter__(self) -> "WatchStream":
