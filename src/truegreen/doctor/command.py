@@ -11,8 +11,9 @@ from truegreen.cluster.settings import ConnectionSettings
 from truegreen.cluster.snapshot import RecordingReader, SnapshotInfo, SnapshotReader, write_snapshot
 from truegreen.doctor.config import DoctorConfig, doctor_settings, load_config
 from truegreen.doctor.environment import gather
+from truegreen.doctor.kubectl import Kubectl
 from truegreen.doctor.rollup import Report
-from truegreen.doctor.run import diagnose
+from truegreen.doctor.run import Where, diagnose
 from truegreen.errors import UsageError
 
 RUN_LIMIT_IN_REQUESTS = 30
@@ -78,15 +79,27 @@ def run_doctor(request: DoctorRequest) -> Report:
             or taken_with.get("credentials_secret"),
         )
         namespace = connection.namespace or snapshot.namespace
-        source = f"the snapshot {request.snapshot}"
-        return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, source)
+        # Commands in remedies are for the cluster the snapshot came from: name the namespace.
+        settings = replace(settings, kubectl=Kubectl(namespace=namespace))
+        where = Where(snapshot.info.server, f"the snapshot {request.snapshot}")
+        return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, where)
     settings = doctor_settings(
         config, request.job_requests, request.credentials_secret, request.admission_dry_run
     )
+    settings = replace(settings, kubectl=kubectl_for(connection))
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
-        return diagnose(
-            cluster, cluster.namespace, datetime.now(UTC), settings, cluster.source, cluster
-        )
+        where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        return diagnose(cluster, cluster.namespace, datetime.now(UTC), settings, where, cluster)
+
+
+def kubectl_for(connection: ConnectionSettings) -> Kubectl:
+    """kubectl flags that reach what doctor reads: only the ones the operator gave, so that
+    kubectl falls back (current context, its namespace) exactly as doctor did."""
+    return Kubectl(
+        str(connection.kubeconfig) if connection.kubeconfig else None,
+        connection.context,
+        connection.namespace,
+    )
 
 
 def take_snapshot(request: DoctorRequest, directory: Path) -> SnapshotSummary:
