@@ -19,34 +19,50 @@ from truegreen.exitcodes import ExitCode
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _report_errors(command: F) -> F:
-    """Turn expected errors into one line and their exit code; tracebacks only with --debug."""
+FailureDocument = Callable[[int, str, str], object]
+"""The JSON document of a run that failed before it had a result: (exit code, what happened,
+what to do)."""
 
-    @wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from truegreen.errors import TruegreenError
 
-        debug = bool(kwargs.get("debug"))
-        try:
-            return command(*args, **kwargs)
-        except TruegreenError as error:
-            if debug:
-                traceback.print_exc()
-            click.echo(f"truegreen: {error.line()}", err=True)
-            sys.exit(error.exit_code)
-        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
-            raise
-        except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
-            if debug:
-                traceback.print_exc()
-            click.echo(
-                f"truegreen: internal error ({type(error).__name__}); this is a bug in truegreen. "
-                "Run again with --debug and report the traceback.",
-                err=True,
-            )
-            sys.exit(ExitCode.BROKEN)
+def _reporting_errors(failure_json: FailureDocument | None) -> Callable[[F], F]:
+    """Turn expected errors into one line and their exit code; tracebacks only with --debug.
+    With `-o json` and `failure_json`, stdout still gets one JSON document saying why."""
 
-    return wrapper  # type: ignore[return-value]
+    def decorate(command: F) -> F:
+        @wraps(command)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            from truegreen.errors import TruegreenError
+
+            debug = bool(kwargs.get("debug"))
+            as_json = failure_json is not None and kwargs.get("output") == "json"
+            try:
+                return command(*args, **kwargs)
+            except TruegreenError as error:
+                if debug:
+                    traceback.print_exc()
+                if as_json and failure_json is not None:
+                    what = f"{error.what}: {error.why}" if error.why else error.what
+                    _emit_json(failure_json(int(error.exit_code), what, error.todo))
+                click.echo(f"truegreen: {error.line()}", err=True)
+                sys.exit(error.exit_code)
+            except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+                raise
+            except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
+                if debug:
+                    traceback.print_exc()
+                what = f"internal error ({type(error).__name__}); this is a bug in truegreen"
+                todo = "Run again with --debug and report the traceback."
+                if as_json and failure_json is not None:
+                    _emit_json(failure_json(int(ExitCode.BROKEN), what, todo))
+                click.echo(f"truegreen: {what}. {todo}", err=True)
+                sys.exit(ExitCode.BROKEN)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+_report_errors = _reporting_errors(None)
 
 
 def _common_output(command: F) -> F:
@@ -138,6 +154,18 @@ def _emit_json(document: object) -> None:
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
+def _doctor_failure(exit_code: int, what: str, todo: str) -> object:
+    from truegreen.doctor.render import failure_json
+
+    return failure_json(exit_code, what, todo)
+
+
+def _refresh_failure(exit_code: int, what: str, todo: str) -> object:
+    from truegreen.refresh.render import failure_json
+
+    return failure_json(exit_code, what, todo)
+
+
 def _connection(
     kubeconfig: Path | None,
     context: str | None,
@@ -185,7 +213,7 @@ def _connection(
     "needs create on pods).",
 )
 @_common_output
-@_report_errors
+@_reporting_errors(_doctor_failure)
 def doctor(
     kubeconfig: Path | None,
     context: str | None,
@@ -357,7 +385,7 @@ def lint(
     help="Do not verify registries' TLS certificates (prints a warning).",
 )
 @_common_output
-@_report_errors
+@_reporting_errors(_refresh_failure)
 def refresh(
     kubeconfig: Path | None,
     context: str | None,

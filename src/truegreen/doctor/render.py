@@ -7,6 +7,9 @@ headline, remedy, details, objects}] and `coverage` {checked, not_checked [{chec
 server's gates: namespace state, ResourceQuota, webhooks, Pod Security, the trial start; codes
 `admission.*`, docs/admission.md), workloads, capacity (the scheduler's fit rules), probes,
 freshness. `status` is ok, warn, fail or unknown; `basis` is measured, inferred or cant-check.
+A run that could not start checking (kubeconfig unusable, a bad setting) still prints one
+document: verdict `unknown`, its exit code, headline code `setup-failed` (`bad-usage` for exit
+64, `internal-error` for 1) with the reason as its text, and no findings.
 `objects` name what a finding looked at as `Kind/name`, or `Kind/namespace/name` for an object
 in another namespace than the one checked (a webhook's Service).
 """
@@ -17,6 +20,7 @@ from rich.markup import escape
 
 from truegreen.doctor.findings import Finding, Status
 from truegreen.doctor.rollup import Report, Verdict
+from truegreen.exitcodes import ExitCode
 
 SCHEMA_VERSION = 1
 _GLYPHS = {
@@ -54,6 +58,31 @@ def to_json(report: Report) -> dict[str, Any]:
                 {"check": n.check.value, "reason": n.reason} for n in report.not_checked
             ],
         },
+    }
+
+
+def failure_json(exit_code: int, what: str, todo: str) -> dict[str, Any]:
+    """The document of a run that could not start checking (a kubeconfig that cannot be used,
+    a bad setting, a bug): verdict `unknown`, its exit code, the headline saying why, no
+    findings. Same shape as a report, so a machine reads one document per run."""
+    code = {
+        ExitCode.USAGE: "bad-usage",
+        ExitCode.BROKEN: "internal-error",
+    }.get(ExitCode(exit_code), "setup-failed")
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "verdict": Verdict.UNKNOWN.value,
+        "exit_code": exit_code,
+        "headline": {
+            "check": None,
+            "code": code,
+            "status": Status.UNKNOWN.value,
+            "rule": code,
+            "text": what,
+            "remedy": todo,
+        },
+        "findings": [],
+        "coverage": {"checked": [], "not_checked": []},
     }
 
 

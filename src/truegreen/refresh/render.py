@@ -96,6 +96,21 @@ def to_json(report: TickReport, *, dry_run: bool) -> dict[str, Any]:
     }
 
 
+def failure_json(exit_code: int, what: str, todo: str) -> dict[str, Any]:
+    """The document of a tick that could not start (a kubeconfig that cannot be used, a bad
+    flag, a bug): its exit code, the reason in `error`, nothing read and nothing written."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "exit_code": exit_code,
+        "dry_run": False,
+        "error": {"text": what, "remedy": todo},
+        "cant_read": [],
+        "registry_requests": 0,
+        "distinct_references": 0,
+        "workloads": [],
+    }
+
+
 def to_text(report: TickReport, *, verbose: bool) -> list[str]:
     """Rich markup lines: one per workload, writes and Events when verbose, a summary line."""
     lines = [f"[magenta]could not read:[/] {shown(r)}" for r in report.cant_read]
