@@ -44,6 +44,8 @@ GATE_MODULES = [
     "src/truegreen/doctor/podsecurity.py",
     "src/truegreen/doctor/webhooks.py",
     "src/truegreen/doctor/trial.py",
+    "src/truegreen/yamlsafe.py",
+    "src/truegreen/textsafe.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 JUDGED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")

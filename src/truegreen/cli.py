@@ -9,12 +9,15 @@ import traceback
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from truegreen import __version__
 from truegreen.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from truegreen.console import Consoles
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -47,6 +50,8 @@ def _reporting_errors(failure_json: FailureDocument | None) -> Callable[[F], F]:
                 sys.exit(error.exit_code)
             except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
                 raise
+            except BrokenPipeError:
+                _quiet_after_broken_pipe()  # the reader went away (`| head -1`)
             except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
                 if debug:
                     traceback.print_exc()
@@ -124,7 +129,16 @@ class _Group(click.Group):
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
         try:
-            return super().main(*args, **kwargs)
+            try:
+                return super().main(*args, **kwargs)
+            finally:
+                sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
+        except BrokenPipeError:
+            _quiet_after_broken_pipe()
+        except SystemExit as done:
+            if isinstance(done.__context__, BrokenPipeError):  # rich's own exit on a closed pipe
+                _quiet_after_broken_pipe()
+            raise
         except click.exceptions.UsageError as error:
             error.show()
             sys.exit(ExitCode.USAGE)
@@ -136,6 +150,16 @@ class _Group(click.Group):
         except click.ClickException as error:
             error.show()
             sys.exit(ExitCode.USAGE)
+
+
+def _quiet_after_broken_pipe() -> None:
+    """End as a tool killed by SIGPIPE does: no message, exit 128 + 13. stdout now points at
+    /dev/null so that Python's own flush at exit cannot complain about the closed pipe."""
+    import os
+    import signal
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(128 + signal.SIGPIPE)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -310,6 +334,32 @@ def snapshot(
     )
 
 
+def _print_rules(explain: str | None, output: str, consoles: "Consoles", width: int | None) -> None:
+    """lint's --list-rules and --explain RULE, from the one rule table."""
+    from truegreen.errors import UsageError
+    from truegreen.lint import reports
+    from truegreen.lint.rules import ALL_RULES, ALL_RULES_BY_ID
+
+    if output == "sarif":
+        raise UsageError("--list-rules and --explain print text or JSON", todo="use -o json")
+    if explain is not None and explain not in ALL_RULES_BY_ID:
+        known = ", ".join(ALL_RULES_BY_ID)
+        raise UsageError(f"no rule {explain!r}", todo=f"known rules are {known}")
+    if output == "json":
+        if explain is None:
+            _emit_json([reports.rule_json(rule) for rule in ALL_RULES])
+        else:
+            _emit_json(reports.rule_json(ALL_RULES_BY_ID[explain]))
+        return
+    text = (
+        reports.rules_table(width)
+        if explain is None
+        else reports.rule_explained(ALL_RULES_BY_ID[explain], width)
+    )
+    for line in text:
+        consoles.out.print(line, markup=False)
+
+
 @main.command()
 @click.argument("paths", nargs=-1)
 @click.option(
@@ -325,37 +375,71 @@ def snapshot(
     show_default=True,
     help="Text for people, JSON or SARIF 2.1.0 for machines.",
 )
+@click.option(
+    "--allow-empty",
+    is_flag=True,
+    help="Exit 0, not 3, when the paths hold no Kubernetes object (for hooks on any YAML).",
+)
+@click.option(
+    "--max-file-size",
+    type=click.IntRange(min=1),
+    default=16,
+    show_default=True,
+    metavar="MIB",
+    help="Refuse a larger file (a finding) or stdin (bad usage), in MiB.",
+)
+@click.option("--list-rules", is_flag=True, help="Print every rule: id, severity, summary.")
+@click.option("--explain", metavar="RULE", help="Print one rule's reason and fix.")
 @click.option("--no-color", is_flag=True, help="No colour (NO_COLOR is honoured too).")
 @click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
 @_report_errors
 def lint(
-    paths: tuple[str, ...], config: Path | None, output: str, no_color: bool, debug: bool
+    paths: tuple[str, ...],
+    config: Path | None,
+    output: str,
+    allow_empty: bool,
+    max_file_size: int,
+    list_rules: bool,
+    explain: str | None,
+    no_color: bool,
+    debug: bool,
 ) -> None:
     """Refuse health probes that lie or that kill long-running work.
 
     PATHS are files or folders (*.yaml, *.yml, *.json, searched recursively); `-` reads stdin,
-    so `helm template . | truegreen lint -` works. Exit 2 when any finding is an error.
+    so `helm template CHART | truegreen lint -` works. Exit 2 when any finding is an error,
+    3 when no Kubernetes object was found (unless --allow-empty).
     """
     from truegreen.console import make_consoles
-    from truegreen.lint.reports import to_json, to_sarif, to_text
+    from truegreen.errors import UsageError
+    from truegreen.lint import reports
     from truegreen.lint.run import lint as run_lint
+    from truegreen.yamlsafe import MIB, Limits
 
+    consoles = make_consoles(no_color)
+    width = consoles.out.width if consoles.out.is_terminal else None
+    if list_rules or explain is not None:
+        _print_rules(explain, output, consoles, width)
+        return
     if not paths and sys.stdin.isatty():
-        from truegreen.errors import UsageError
-
         raise UsageError(
             "nothing to lint",
             "no path was given and stdin is a terminal",
             "pass files, folders or -",
         )
-    result = run_lint(list(paths), config)
+    result = run_lint(
+        list(paths),
+        config,
+        limits=Limits(max_bytes=max_file_size * MIB),
+        stdin=sys.stdin.buffer,
+        allow_empty=allow_empty,
+    )
     if output == "json":
-        _emit_json(to_json(result))
+        _emit_json(reports.to_json(result))
     elif output == "sarif":
-        _emit_json(to_sarif(result))
+        _emit_json(reports.to_sarif(result))
     else:
-        consoles = make_consoles(no_color)
-        for line in to_text(result):
+        for line in reports.to_text(result, width):
             consoles.out.print(line)
     sys.exit(result.exit_code)
 

@@ -42,11 +42,11 @@ from truegreen.cluster.reads import (
     ReadFailure,
 )
 from truegreen.errors import UsageError
+from truegreen.yamlsafe import SNAPSHOT_LIMITS, Refusal, load_single
 
 Recorded = ListRead | GetRead | FoldRead
 
 FORMAT_VERSION = 1
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
 
@@ -245,17 +245,16 @@ def _load_info(directory: Path) -> SnapshotInfo:
         raise UsageError(
             f"snapshot {directory} is not a folder", todo="pass a folder to --snapshot"
         )
-    try:
-        meta = yaml.load(meta_path.read_text(encoding="utf-8"), Loader=_Loader)
-    except OSError:
+    loaded = load_single(meta_path, SNAPSHOT_LIMITS)
+    if isinstance(loaded, Refusal) and not os.path.lexists(meta_path):
         raise UsageError(
             f"snapshot {directory} has no snapshot.yaml",
             todo="pass a folder written by `truegreen snapshot -o DIR`",
-        ) from None
-    except (yaml.YAMLError, UnicodeDecodeError):
-        raise UsageError(
-            f"snapshot {meta_path} is not valid YAML", todo="fix or re-take it"
-        ) from None
+        )
+    if isinstance(loaded, Refusal):
+        what = "cannot be read" if loaded.problem.is_read else "is not valid YAML"
+        raise UsageError(f"snapshot {meta_path} {what}", loaded.detail, "fix or re-take it")
+    meta = loaded.data
     if not isinstance(meta, Mapping) or meta.get("truegreen_snapshot") != FORMAT_VERSION:
         raise UsageError(
             f"{meta_path} is not a truegreen snapshot (format {FORMAT_VERSION})",
@@ -279,8 +278,11 @@ def _load_info(directory: Path) -> SnapshotInfo:
 
 def _load_read(path: Path) -> tuple[ReadKey, Recorded] | None:
     """One recorded read; a file that cannot be understood answers as MALFORMED, or is skipped."""
+    loaded = load_single(path, SNAPSHOT_LIMITS)
+    if isinstance(loaded, Refusal):
+        return None  # a pipe, a device, a bomb or a broken file: that read was not captured
     try:
-        document = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+        document: Any = loaded.data
         read_doc, result = document["read"], document["result"]
         kind = Kind.from_plural(str(read_doc["resource"]))
         namespace = read_doc.get("namespace")
@@ -292,7 +294,7 @@ def _load_read(path: Path) -> tuple[ReadKey, Recorded] | None:
             str(read_doc.get("labels", "")),
             str(read_doc.get("fields", "")),
         )
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError):
         return None
     action = f"{key.verb} {kind.plural}"
     malformed = CantRead(

@@ -6,11 +6,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from truegreen.doctor.environment import CredentialsRequirement, DoctorSettings
 from truegreen.errors import UsageError
 from truegreen.quantity import QuantityError, parse_requests_flag
+from truegreen.yamlsafe import Refusal, load_single
 
 _KEYS = {
     "namespace",
@@ -40,14 +39,13 @@ def load_config(path: Path | None) -> DoctorConfig:
     """Read a doctor config file; UsageError naming the file and the problem."""
     if path is None:
         return DoctorConfig()
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UsageError(f"cannot read config {path}", error.strerror or "") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise UsageError(f"config {path} is not valid YAML{where}") from None
+    document = load_single(path)
+    if isinstance(document, Refusal):
+        if document.problem.is_read:
+            raise UsageError(f"cannot read config {path}", document.detail)
+        where = f" at line {document.line}" if document.line is not None else ""
+        raise UsageError(f"config {path} is not valid YAML{where}", document.detail)
+    loaded = document.data
     if loaded is None:
         return DoctorConfig()
     if not isinstance(loaded, Mapping):
