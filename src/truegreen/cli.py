@@ -124,7 +124,8 @@ def _connection_options(command: F) -> F:
 
 
 class _Group(click.Group):
-    """A click group whose usage errors exit 64 (EX_USAGE) instead of click's 2."""
+    """A click group whose usage errors are one line and a pointer to --help, exit 64
+    (EX_USAGE) instead of click's three lines and 2."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
@@ -140,7 +141,7 @@ class _Group(click.Group):
                 _quiet_after_broken_pipe()
             raise
         except click.exceptions.UsageError as error:
-            error.show()
+            _show_usage_error(error)
             sys.exit(ExitCode.USAGE)
         except click.exceptions.Abort:
             click.echo("truegreen: aborted", err=True)
@@ -148,8 +149,19 @@ class _Group(click.Group):
         except click.exceptions.Exit as done:
             sys.exit(done.exit_code)
         except click.ClickException as error:
-            error.show()
+            click.echo(f"truegreen: {_one_line(error.format_message())}", err=True)
             sys.exit(ExitCode.USAGE)
+
+
+def _show_usage_error(error: click.exceptions.UsageError) -> None:
+    """One line saying what is wrong, then where to look: not click's usage block."""
+    path = error.ctx.command_path if error.ctx is not None else "truegreen"
+    click.echo(f"truegreen: {_one_line(error.format_message())}", err=True)
+    click.echo(f"Try '{path} --help'.", err=True)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _quiet_after_broken_pipe() -> None:
@@ -453,9 +465,29 @@ def lint(
     show_default=True,
     help="Label selector (key=value[,key=value]) of the opted-in workloads.",
 )
-@click.option("--mode", type=click.Choice(["restart", "pin"]), default="restart", show_default=True)
-@click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True)
-@click.option("--rollout-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True)
+@click.option(
+    "--mode",
+    type=click.Choice(["restart", "pin"]),
+    default="restart",
+    show_default=True,
+    help="restart: restart the workload so it pulls the tag again (needs imagePullPolicy "
+    "Always); pin: set the image to tag@digest.",
+)
+@click.option(
+    "--max-attempts",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Restarts toward the same digests before refresh stops trying (the latch).",
+)
+@click.option(
+    "--rollout-timeout",
+    type=click.FloatRange(min=1),
+    default=600.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait for a restart to roll out before calling it failed.",
+)
 @click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
 @click.option(
     "--insecure-registry",

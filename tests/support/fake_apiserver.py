@@ -19,6 +19,7 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | 404 `NotFound` and 409 `Conflict` Status bodies with `details` {name, group, kind: the resource}; core resources have no group | staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go `NewNotFound`, `NewConflict` |
 | a JSON patch `test` that fails: 422 `Invalid`, the generic message, empty details | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go `applyJSPatch`, errors.go `NewGenericServerResponse` |
 | zero counts are omitted from workload status (`omitempty` int fields); the fields without it stay | staging/src/k8s.io/api/apps/v1/types.go, staging/src/k8s.io/api/batch/v1/types.go |
+| a Secret's `stringData` is written into `data` (base64) and never served | pkg/apis/core/v1/conversion.go `Convert_v1_Secret_To_core_Secret` ("StringData overwrites Data") |
 | `metadata.generation` bumps on spec changes, and on annotation changes for Deployments | pkg/registry/apps/deployment/strategy.go `PrepareForUpdate` |
 | old pods stay Terminating (deletionTimestamp, Running, old imageID) after the Deployment reports complete; its status counts non-terminating pods only; the status may lag the pods (`tests/support/rollout.py`) | kubernetes/kubectl#1628, kubernetes/kubernetes#110171, pkg/controller/deployment/sync.go `calculateStatus` |
 """
@@ -908,7 +909,13 @@ _OMITTED_WHEN_ZERO: dict[str, frozenset[str]] = {
 
 
 def _as_served(rtype: ResourceType, obj: JsonObject) -> JsonObject:
-    """`obj` as the real server would store and send it: zero counts omitted."""
+    """`obj` as the real server would store and send it: zero counts omitted, a Secret's
+    write-only `stringData` folded into `data`."""
+    string_data = obj.pop("stringData", None) if rtype.plural == "secrets" else None
+    if isinstance(string_data, dict) and string_data:
+        data = obj.setdefault("data", {})
+        for key, value in string_data.items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
     omitted = _OMITTED_WHEN_ZERO.get(rtype.plural)
     status = obj.get("status")
     if omitted and isinstance(status, dict):
