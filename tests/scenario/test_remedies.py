@@ -33,7 +33,7 @@ def _paste(command: list[str]) -> subprocess.CompletedProcess[str]:
 
 
 def _finding(report: dict[str, Any], code: str) -> dict[str, Any]:
-    found = [f for f in report["findings"] if f["code"] == code]
+    found: list[dict[str, Any]] = [f for f in report["findings"] if f["code"] == code]
     assert len(found) == 1, [f["code"] for f in report["findings"]]
     return found[0]
 
