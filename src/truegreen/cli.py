@@ -190,6 +190,14 @@ def _emit_json(document: object) -> None:
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
+def _progress_console(consoles: "Consoles", output: str, no_color: bool) -> Any:
+    """stderr's console when a progress line is wanted there (text output, a person watching
+    a terminal); else None."""
+    from truegreen.console import progress_wanted
+
+    return consoles.err if output == "text" and progress_wanted(no_color) else None
+
+
 def _doctor_failure(exit_code: int, what: str, todo: str) -> object:
     from truegreen.doctor.render import failure_json
 
@@ -270,7 +278,7 @@ def doctor(
 
     Exit 0 ready (warnings allowed), 2 not ready, 3 could not check.
     """
-    from truegreen.console import make_consoles
+    from truegreen.console import make_consoles, progress_line
     from truegreen.doctor.command import DoctorRequest, run_doctor
     from truegreen.doctor.render import to_json, to_text
 
@@ -282,12 +290,13 @@ def doctor(
         config,
         admission_dry_run,
     )
-    report = run_doctor(request)
+    consoles = make_consoles(no_color)
+    with progress_line(_progress_console(consoles, output, no_color)) as told:
+        report = run_doctor(request, told)
     if output == "json":
         _emit_json(to_json(report))
     else:
-        consoles = make_consoles(no_color)
-        for line in to_text(report, verbose=verbose):
+        for line in to_text(report, verbose=verbose, width=consoles.width):
             consoles.out.print(line)
     sys.exit(report.exit_code)
 
@@ -528,11 +537,12 @@ def refresh(
     failed (or a pin dangles), 3 a read failed.
     """
     from truegreen.cluster.live import LiveCluster
-    from truegreen.console import make_consoles
+    from truegreen.console import make_consoles, progress_line
     from truegreen.errors import UsageError
+    from truegreen.kubectl import for_connection
     from truegreen.refresh.plan import RefreshMode
     from truegreen.refresh.registry import RegistryAccess
-    from truegreen.refresh.render import to_json, to_text
+    from truegreen.refresh.render import ProgressWords, to_json, to_text
     from truegreen.refresh.tick import RefreshSettings, run_tick
 
     if all_namespaces and namespace:
@@ -567,21 +577,16 @@ def refresh(
             ),
         )
         consoles = make_consoles(no_color)
-        if output == "text" and consoles.err.is_terminal:
-            from rich.progress import Progress
-
-            with Progress(console=consoles.err, transient=True) as bar:
-
-                def progress(total: int) -> Any:
-                    task = bar.add_task("Looking up image digests", total=total)
-                    return lambda: bar.advance(task)
-
-                report = run_tick(cluster, settings, progress=progress)
-        else:
-            report = run_tick(cluster, settings)
+        with progress_line(_progress_console(consoles, output, no_color)) as told:
+            progress = ProgressWords(told) if told is not None else None
+            report = run_tick(cluster, settings, progress=progress)
     if output == "json":
         _emit_json(to_json(report, dry_run=dry_run))
     else:
-        for line in to_text(report, verbose=verbose):
+        kubectl = for_connection(connection)
+        lines = to_text(
+            report, verbose=verbose, width=consoles.width, kubectl=kubectl, selector=selector
+        )
+        for line in lines:
             consoles.out.print(line)
     sys.exit(report.exit_code)

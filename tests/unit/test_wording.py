@@ -6,8 +6,8 @@ import pytest
 
 from tests.support.plain_words import jargon_in
 from truegreen.cluster import CantRead, Kind, ReadFailure
-from truegreen.doctor.kubectl import Kubectl
 from truegreen.doctor.wording import READ_REMEDIES, WORDING, plain_why, read_remedy, render
+from truegreen.kubectl import Kubectl
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "headlines.txt"
 

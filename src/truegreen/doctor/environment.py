@@ -23,10 +23,10 @@ from truegreen.cluster import (
     ListRead,
     ReadFailure,
 )
-from truegreen.doctor.kubectl import Kubectl
 from truegreen.doctor.trial import labels_of_template, trial_pod
 from truegreen.doctor.usage import CapacityTally, ClusterUsage, cluster_usage
 from truegreen.doctor.webhooks import SERVICE_NAME_LABEL, Webhook, pod_create_webhooks
+from truegreen.kubectl import Kubectl
 from truegreen.quantity import Resources
 from truegreen.refresh.annotations import ATTEMPTS, LATCHED
 from truegreen.refresh.report import EventReason

@@ -21,6 +21,8 @@ from rich.markup import escape
 from truegreen.doctor.findings import Finding, Status
 from truegreen.doctor.rollup import Report, Verdict
 from truegreen.exitcodes import ExitCode
+from truegreen.textsafe import terminal_safe
+from truegreen.wrapping import wrap
 
 SCHEMA_VERSION = 1
 _GLYPHS = {
@@ -30,10 +32,11 @@ _GLYPHS = {
     Status.UNKNOWN: "[magenta]?[/]",
 }
 _VERDICT_WORDS = {
-    Verdict.READY: "[bold green]READY[/]",
-    Verdict.NOT_READY: "[bold red]NOT READY[/]",
-    Verdict.UNKNOWN: "[bold magenta]COULD NOT CHECK[/]",
+    Verdict.READY: ("[bold green]READY[/]", "READY"),
+    Verdict.NOT_READY: ("[bold red]NOT READY[/]", "NOT READY"),
+    Verdict.UNKNOWN: ("[bold magenta]COULD NOT CHECK[/]", "COULD NOT CHECK"),
 }
+"""Each verdict as markup, and as the plain words whose width the markup takes."""
 
 
 def to_json(report: Report) -> dict[str, Any]:
@@ -99,41 +102,54 @@ def _finding_json(finding: Finding) -> dict[str, Any]:
     }
 
 
-def to_text(report: Report, *, verbose: bool) -> list[str]:
-    """Rich markup lines: headline, remedy, also-lines, coverage; details when verbose."""
+def to_text(report: Report, *, verbose: bool, width: int | None = None) -> list[str]:
+    """Rich markup lines: headline, remedy, also-lines, coverage; details when verbose.
+    With `width` (a terminal's), every line is wrapped at word boundaries to fit it."""
     headline = report.headline
-    lines = [
-        f"{_GLYPHS[headline.status]} {_VERDICT_WORDS[report.verdict]}  {escape(headline.text)}"
-    ]
+    verdict = _VERDICT_WORDS[report.verdict]
+    lines = _wrapped(
+        f"{_GLYPHS[headline.status]} {verdict[0]}  ", 4 + len(verdict[1]), headline.text, width, 2
+    )
     if headline.remedy:
-        lines.append(f"  → {escape(headline.remedy)}")
+        lines += _wrapped("  → ", 4, headline.remedy, width, 4)
     if verbose and headline.finding is not None:
-        lines += _detail_lines(headline.finding, indent="    ")
+        lines += _detail_lines(headline.finding, 4, width)
     if report.also:
         lines.append("")
         lines.append("Also:")
         for finding in report.also:
-            lines.append(f"  {_GLYPHS[finding.status]} {escape(finding.headline)}")
+            lines += _wrapped(f"  {_GLYPHS[finding.status]} ", 4, finding.headline, width, 4)
             if verbose:
-                lines.append(f"      → {escape(finding.remedy)}")
-                lines += _detail_lines(finding, indent="      ")
+                lines += _wrapped("      → ", 8, finding.remedy, width, 8)
+                lines += _detail_lines(finding, 6, width)
     lines.append("")
-    lines.append(escape(coverage_line(report)))
+    lines += _wrapped("", 0, coverage_line(report), width, 2)
     if verbose:
         lines.append("")
         lines.append("Checks:")
         for finding in report.findings:
-            lines.append(
-                f"  {_GLYPHS[finding.status]} {finding.check.value:<11} {finding.code:<36} "
-                f"{finding.basis.value}"
-            )
+            row = f"{finding.check.value:<11} {finding.code:<36} {finding.basis.value}"
+            if width is None or 4 + len(row) <= width:
+                lines.append(f"  {_GLYPHS[finding.status]} {escape(row)}")
+            else:  # too narrow for the columns: the row's words, wrapped
+                lines += _wrapped(f"  {_GLYPHS[finding.status]} ", 4, row, width, 6)
     return lines
 
 
-def _detail_lines(finding: Finding, indent: str) -> list[str]:
-    lines = [f"{indent}[dim]{escape(d)}[/]" for d in finding.details]
+def _wrapped(prefix: str, taken: int, text: str, width: int | None, indent: int) -> list[str]:
+    """`prefix` (markup, `taken` columns wide) then `text`, wrapped and shown safely."""
+    first, *rest = wrap(terminal_safe(text), width, first=taken, indent=indent)
+    return [prefix + escape(first), *(escape(line) for line in rest)]
+
+
+def _detail_lines(finding: Finding, indent: int, width: int | None) -> list[str]:
+    texts = [*finding.details]
     if finding.objects:
-        lines.append(f"{indent}[dim]objects: {escape(', '.join(finding.objects))}[/]")
+        texts.append(f"objects: {', '.join(finding.objects)}")
+    lines = []
+    for text in texts:
+        first, *rest = wrap(terminal_safe(text), width, first=indent, indent=indent + 2)
+        lines += [f"{' ' * indent}[dim]{escape(first)}[/]", *(f"[dim]{escape(r)}[/]" for r in rest)]
     return lines
 
 

@@ -18,9 +18,9 @@ from truegreen.doctor.checks import (
 from truegreen.doctor.checks.base import Check
 from truegreen.doctor.environment import DoctorSettings, PodCreator, Unreachable, gather
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.kubectl import Kubectl
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
 from truegreen.doctor.wording import plain_connection_why, render
+from truegreen.kubectl import Kubectl
 
 CHECKS: tuple[tuple[CheckId, Check], ...] = (
     (CheckId.CREDENTIALS, credentials.check),

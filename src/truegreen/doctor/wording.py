@@ -9,7 +9,7 @@ from string import Formatter
 from typing import Final
 
 from truegreen.cluster import CantRead, Kind, ReadFailure
-from truegreen.doctor.kubectl import Kubectl, truegreen_command
+from truegreen.kubectl import Kubectl, truegreen_command
 
 
 @dataclass(frozen=True)
@@ -386,6 +386,11 @@ _FAILURE_WORDS = {
     ReadFailure.NOT_CAPTURED: "the snapshot doesn't include {noun}",
     ReadFailure.NOT_FOUND: "{noun} were not found",
 }
+
+
+def kind_noun(kind: Kind) -> str:
+    """Plain words for what a read of `kind` is after (`the machines`)."""
+    return _KIND_NOUNS[kind]
 
 
 def plain_why(kind: Kind, cant: CantRead) -> str:

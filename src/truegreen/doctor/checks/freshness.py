@@ -12,7 +12,7 @@ from truegreen.doctor.checks.base import finding, ok, workloads_of
 from truegreen.doctor.checks.workloads import format_age
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.kubectl import truegreen_command
+from truegreen.kubectl import truegreen_command
 from truegreen.refresh.annotations import (
     ATTEMPTS,
     DANGLING_PIN,

@@ -10,7 +10,7 @@ from truegreen.cluster import CantRead, Kind, KubeObject, Listed
 from truegreen.doctor.checks.base import cant_check, finding, ok, workloads_of
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.kubectl import Kubectl
+from truegreen.kubectl import Kubectl
 from truegreen.rollout import rollout_status
 
 CHECK = CheckId.WORKLOADS

@@ -8,6 +8,8 @@ comes back in backticks, the one place plain-words checks allow Kubernetes words
 import shlex
 from dataclasses import dataclass
 
+from truegreen.cluster.settings import ConnectionSettings
+
 
 @dataclass(frozen=True)
 class Kubectl:
@@ -43,6 +45,16 @@ class Kubectl:
         if self.context:
             words += ["--context", self.context]
         return words
+
+
+def for_connection(connection: ConnectionSettings) -> Kubectl:
+    """kubectl flags that reach what a command reads: only the ones the operator gave, so that
+    kubectl falls back (current context, its namespace) exactly as truegreen did."""
+    return Kubectl(
+        str(connection.kubeconfig) if connection.kubeconfig else None,
+        connection.context,
+        connection.namespace,
+    )
 
 
 def truegreen_command(*args: str) -> str:
