@@ -43,4 +43,9 @@ def test_at_sixty_columns_no_word_breaks_and_the_command_stays_whole() -> None:
     shown_words = " ".join(lines).split()
     for word in ("notebook", "graphics", "'alice-notebook'."):
         assert word in shown_words, f"{word!r} was broken across lines"
-    assert lines[1].startswith("  "), "a wrapped headline is indented under its verdict"
+    assert lines[1:5] == [
+        "  only graphics card is held by the notebook",
+        "  'alice-notebook'.",
+        "  → Stop the notebook, or let work run on the machine set",
+        f"    aside again with {COMMAND}.",
+    ], "wrapped lines are indented under their first"
