@@ -206,6 +206,10 @@ def test_a_refused_login_is_one_headline_naming_server_and_login(doctor: Doctor)
     assert text[0].startswith("? COULD NOT CHECK  The cluster at ")
     assert "Also:" not in text, "one cause, said once"
     assert sum("Couldn't check" in line for line in text) == 0
+    assert text[-1] == (
+        "0 checks measured, 8 could not be checked (credentials, image-pull, storage, admission, "
+        "workloads, capacity, probes, freshness: as said above)."
+    ), "the coverage line does not repeat the headline's reason"
 
 
 @pytest.fixture

@@ -162,7 +162,11 @@ def coverage_line(report: Report) -> str:
         by_reason: dict[str, list[str]] = {}
         for entry in unknown:
             by_reason.setdefault(entry.reason, []).append(entry.check.value)
-        reasons = "; ".join(f"{', '.join(checks)}: {why}" for why, checks in by_reason.items())
+        said = report.headline.finding.why if report.headline.finding is not None else ""
+        reasons = "; ".join(
+            f"{', '.join(checks)}: {'as said above' if why == said else why}"
+            for why, checks in by_reason.items()
+        )
         text += f", {len(unknown)} could not be checked ({reasons})"
     text += "."
     not_asked = [n.check.value for n in report.not_checked if not n.asked]
