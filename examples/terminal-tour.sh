@@ -15,6 +15,7 @@ screens=${2:-$(mktemp -d "${TMPDIR:-/tmp}/truegreen-tour.XXXXXX")}
 work=$(mktemp -d "${TMPDIR:-/tmp}/truegreen-tour-work.XXXXXX")
 socket="truegreen-tour-$$"
 server_pid=""
+session=tour0
 
 finish() {
   tmux -L "$socket" kill-server 2>/dev/null || true
@@ -64,22 +65,39 @@ stop_scene() {
 }
 
 open_terminal() {  # a fresh shell at $1 columns; each prompt signals the channel `prompt`
-  tmux -L "$socket" kill-server 2>/dev/null || true
-  tmux -L "$socket" -f /dev/null new-session -d -s tour -x "$1" -y 60 \
+  local previous=$session
+  # A new session before the old one goes: the server stays up (killing it and starting
+  # another at once races with its shutdown).
+  session="tour$((${session#tour} + 1))"
+  tmux -L "$socket" -f /dev/null new-session -d -s "$session" -x "$1" -y 60 \
     env -u NO_COLOR TERM=xterm-256color PATH="$bin:$PATH" PS1='$ ' \
     PROMPT_COMMAND="tmux -L $socket wait-for -S prompt" bash --norc --noprofile
   tmux -L "$socket" wait-for prompt
+  if [ "$previous" != tour0 ]; then tmux -L "$socket" kill-session -t "$previous"; fi
 }
 
 type_in() {  # type one command line and wait for the next prompt
-  tmux -L "$socket" send-keys -t tour -l "$1"
-  tmux -L "$socket" send-keys -t tour Enter
+  tmux -L "$socket" send-keys -t "$session" -l "$1"
+  tmux -L "$socket" send-keys -t "$session" Enter
   tmux -L "$socket" wait-for prompt
 }
 
 save() {  # the terminal as it looks now
-  tmux -L "$socket" capture-pane -t tour -p >"$screens/$width/$1.txt"
+  tmux -L "$socket" capture-pane -t "$session" -p >"$screens/$width/$1.txt"
   sed -i -e :a -e '/^\n*$/{$d;N;ba' -e '}' "$screens/$width/$1.txt"  # trailing blank lines
+}
+
+run_and_catch() {  # run_and_catch COMMAND TEXT NAME: save the screen once TEXT shows, mid-run
+  tmux -L "$socket" send-keys -t "$session" -l "$1"
+  tmux -L "$socket" send-keys -t "$session" Enter
+  for _ in $(seq 200); do
+    if tmux -L "$socket" capture-pane -t "$session" -p | grep -q "$2"; then
+      save "$3"
+      break
+    fi
+    sleep 0.05
+  done
+  tmux -L "$socket" wait-for prompt
 }
 
 scene() {  # scene NAME CLUSTER-SCENE COMMAND...: a fresh terminal, the commands, one screen
@@ -96,19 +114,22 @@ for width in ${TOUR_WIDTHS:-120 60}; do
   mkdir -p "$screens/$width"
   scene login-refused login-refused 'truegreen doctor' 'echo "exit $?"'
   scene login-plugin-fails login-plugin-fails 'truegreen doctor' 'echo "exit $?"' \
-    'truegreen doctor -o json | head -12'
+    'truegreen doctor -o json | head -9'
   scene cordoned cordoned 'truegreen doctor' 'echo "exit $?"'
-  scene gpu-held-by-notebook gpu-held-by-notebook 'truegreen doctor -v | head -12'
+  scene gpu-held-by-notebook gpu-held-by-notebook 'truegreen doctor -v'
+
+  # While a command runs, stderr shows what it is doing; the results replace it.
+  start_scene slow-machines
+  open_terminal "$width"
+  type_in "cd $work && export KUBECONFIG=$work/slow-machines/kubeconfig && clear"
+  run_and_catch 'truegreen doctor' 'Reading' doctor-progress
+  stop_scene
 
   # refresh tells each phase while it waits on the rollout, then says what to do.
   start_scene refresh-fails
   open_terminal "$width"
   type_in "cd $work && export KUBECONFIG=$work/refresh-fails/kubeconfig && clear"
-  tmux -L "$socket" send-keys -t tour -l 'truegreen refresh --rollout-timeout 6'
-  tmux -L "$socket" send-keys -t tour Enter
-  sleep 3
-  save refresh-progress
-  tmux -L "$socket" wait-for prompt
+  run_and_catch 'truegreen refresh --rollout-timeout 8' 'Waiting for' refresh-progress
   type_in 'echo "exit $?"'
   type_in 'truegreen doctor'
   save refresh-fails-then-doctor
@@ -118,7 +139,8 @@ for width in ${TOUR_WIDTHS:-120 60}; do
   scene usage-and-pipe - 'truegreen doctor --snapshot examples/snapshots/healthy --frobnicate' \
     'echo "exit $?"' \
     "truegreen doctor --snapshot $repo/examples/snapshots/job-too-large | head -1" \
-    'echo "exit ${PIPESTATUS[*]}"' \
+    "truegreen doctor --snapshot $repo/examples/snapshots/job-too-large | true" \
+    'echo "exit $?"' \
     "truegreen refresh --mode bogus" 'echo "exit $?"'
 done
 echo "$screens"

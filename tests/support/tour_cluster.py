@@ -76,6 +76,14 @@ def _loaded(objects: Callable[[datetime], list[dict[str, Any]]]) -> Any:
     return scene
 
 
+def _slow_machines(server: FakeApiServer, folder: Path) -> list[Callable[[], None]]:
+    """A healthy namespace whose list of machines takes three seconds to arrive."""
+    server.add(*healthy(datetime.now(UTC)))
+    server.inject(Fault.DELAY, r"^/api/v1/nodes$", delay=3.0)
+    server.write_kubeconfig(folder / "kubeconfig", namespace="train")
+    return []
+
+
 def _refresh_fails(server: FakeApiServer, folder: Path) -> list[Callable[[], None]]:
     """`train/api` runs `stable` v1; the tag has moved to v2, whose copies crash on start."""
     binary = registry_binary()
@@ -108,6 +116,8 @@ def _refresh_fails(server: FakeApiServer, folder: Path) -> list[Callable[[], Non
     server.add(simulator.make_pod(stored, "api-0"))
     newest[image] = registry.push_image("team/api", "stable", content="v2")
     simulator.behaviour["api"] = "crash"
+    # a second per look at the rollout, so that a person sees refresh waiting on it
+    server.inject(Fault.DELAY, r"^/apis/apps/v1/namespaces/train/deployments/api$", delay=1.0)
     server.write_kubeconfig(folder / "kubeconfig", namespace="train")
     return [registry.stop]
 
@@ -118,6 +128,7 @@ SCENES = {
     "cordoned": _loaded(cordoned_machines),
     "gpu-held-by-notebook": _loaded(gpu_held_by_notebook),
     "refresh-fails": _refresh_fails,
+    "slow-machines": _slow_machines,
 }
 
 

@@ -49,3 +49,12 @@ def test_at_sixty_columns_no_word_breaks_and_the_command_stays_whole() -> None:
         "  → Stop the notebook, or let work run on the machine set",
         f"    aside again with {COMMAND}.",
     ], "wrapped lines are indented under their first"
+
+
+def test_the_checks_table_is_as_wide_as_its_entries_and_wraps_only_when_it_must() -> None:
+    report = roll_up(_report(), [CheckId.CAPACITY])
+    assert _plain(to_text(report, verbose=True, width=60))[-1] == (
+        "  ✗ capacity  capacity.no-room  measured"
+    )
+    narrow = _plain(to_text(report, verbose=True, width=30))
+    assert narrow[-2:] == ["  ✗ capacity capacity.no-room", "      measured"]

@@ -127,8 +127,11 @@ def to_text(report: Report, *, verbose: bool, width: int | None = None) -> list[
     if verbose:
         lines.append("")
         lines.append("Checks:")
+        # columns as wide as their longest entry, so that the table fits narrow terminals
+        checks = max((len(f.check.value) for f in report.findings), default=0)
+        codes = max((len(f.code) for f in report.findings), default=0)
         for finding in report.findings:
-            row = f"{finding.check.value:<11} {finding.code:<36} {finding.basis.value}"
+            row = f"{finding.check.value:<{checks}}  {finding.code:<{codes}}  {finding.basis.value}"
             if width is None or 4 + len(row) <= width:
                 lines.append(f"  {_GLYPHS[finding.status]} {escape(row)}")
             else:  # too narrow for the columns: the row's words, wrapped
