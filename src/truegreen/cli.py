@@ -142,6 +142,8 @@ class _Group(click.Group):
             raise
         except click.exceptions.UsageError as error:
             _show_usage_error(error)
+            argv = kwargs.get("args") or (args[0] if args else None) or sys.argv[1:]
+            _usage_error_json(error, list(argv))
             sys.exit(ExitCode.USAGE)
         except click.exceptions.Abort:
             click.echo("truegreen: aborted", err=True)
@@ -158,6 +160,20 @@ def _show_usage_error(error: click.exceptions.UsageError) -> None:
     path = error.ctx.command_path if error.ctx is not None else "truegreen"
     click.echo(f"truegreen: {_one_line(error.format_message())}", err=True)
     click.echo(f"Try '{path} --help'.", err=True)
+
+
+def _usage_error_json(error: click.exceptions.UsageError, argv: list[str]) -> None:
+    """A bad flag on a run that asked for JSON still gets its one JSON document (exit 64)."""
+    command = error.ctx.command.name if error.ctx is not None else None
+    failure = {"doctor": _doctor_failure, "refresh": _refresh_failure}.get(command or "")
+    pairs = zip(argv, [*argv[1:], ""], strict=True)
+    asked = any(
+        word in ("-ojson", "--output=json") or (word in ("-o", "--output") and value == "json")
+        for word, value in pairs
+    )
+    if failure is not None and asked:
+        todo = f"See `truegreen {command} --help`."
+        _emit_json(failure(ExitCode.USAGE, _one_line(error.format_message()), todo))
 
 
 def _one_line(text: str) -> str:

@@ -3,7 +3,8 @@
     python -m tests.support.tour_cluster SCENE FOLDER
 
 Starts the fake API server (and, for `refresh-fails`, a real docker-registry) on loopback,
-loads the scene, writes FOLDER/kubeconfig, prints `ready` and serves until SIGTERM or SIGINT. Scenes are the ones the issue asks the tour to show.
+loads the scene, writes FOLDER/kubeconfig, prints `ready` and serves until SIGTERM or SIGINT.
+Scenes are the ones the issue asks the tour to show.
 """
 
 import base64

@@ -44,3 +44,25 @@ def test_a_usage_error_is_one_line_and_where_to_look(
     lines = result.stderr.splitlines()
     assert lines[0].startswith(first), lines
     assert lines[1:] == [f"Try '{command_path} --help'."]
+
+
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        (["doctor", "-o", "json", "--frobnicate"], "No such option '--frobnicate'."),
+        (["doctor", "--frobnicate", "--output=json"], "No such option '--frobnicate'."),
+        (
+            ["refresh", "-ojson", "--mode", "bogus"],
+            "Invalid value for '--mode': 'bogus' is not one of 'restart', 'pin'.",
+        ),
+    ],
+)
+def test_a_usage_error_with_json_is_still_one_json_document(args: list[str], text: str) -> None:
+    result = run_cli(*args)
+    assert result.exit_code == 64
+    document = result.json()
+    assert document["exit_code"] == 64
+    said = document["headline"] if args[0] == "doctor" else document["error"]
+    assert said["text"] == text
+    assert said["remedy"] == f"See `truegreen {args[0]} --help`."
+    assert result.stderr.splitlines()[1:] == [f"Try 'truegreen {args[0]} --help'."]
