@@ -353,7 +353,7 @@ def snapshot(
     debug: bool,
 ) -> None:
     """Save every read doctor makes (failed reads too, secrets redacted) for offline checks."""
-    from truegreen.console import make_consoles
+    from truegreen.console import make_consoles, progress_line
     from truegreen.doctor.command import DoctorRequest, take_snapshot
 
     request = DoctorRequest(
@@ -362,10 +362,13 @@ def snapshot(
         credentials_secret=credentials_secret,
         config=config,
     )
-    summary = take_snapshot(request, output_dir)
+    consoles = make_consoles(no_color)
+    with progress_line(_progress_console(consoles, "text", no_color)) as told:
+        summary = take_snapshot(request, output_dir, told)
     failed = f", {summary.failed_reads} could not be read" if summary.failed_reads else ""
-    make_consoles(no_color).err.print(
-        f"Saved {summary.reads} reads of '{summary.namespace}' to {summary.directory}{failed}. "
+    reads = f"{summary.reads} read{'' if summary.reads == 1 else 's'}"
+    consoles.err.print(
+        f"Saved {reads} of '{summary.namespace}' to {summary.directory}{failed}. "
         f"Check it with: truegreen doctor --snapshot {summary.directory}",
         markup=False,
     )

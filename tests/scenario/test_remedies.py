@@ -348,3 +348,14 @@ def test_a_config_key_given_both_ways_is_refused(doctor: Doctor, tmp_path: Path)
     result = run_cli("doctor", "--kubeconfig", str(doctor.kubeconfig), "--config", str(config))
     assert result.exit_code == 64
     assert result.stderr.strip() == f"truegreen: config {config} sets job-requests twice"
+
+
+def test_a_snapshot_of_one_read_says_read_not_reads(doctor: Doctor, tmp_path: Path) -> None:
+    doctor.load("healthy")
+    doctor.server.inject(Fault.UNAUTHORIZED, r".")
+    folder = tmp_path / "bundle"
+    result = run_cli("snapshot", "--kubeconfig", str(doctor.kubeconfig), "-o", str(folder))
+    assert result.stderr.strip() == (
+        f"Saved 1 read of 'train' to {folder}, 1 could not be read. "
+        f"Check it with: truegreen doctor --snapshot {folder}"
+    )
