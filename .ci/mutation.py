@@ -46,6 +46,7 @@ GATE_MODULES = [
     "src/truegreen/doctor/trial.py",
     "src/truegreen/yamlsafe.py",
     "src/truegreen/textsafe.py",
+    "src/truegreen/wrapping.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 JUDGED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")
