@@ -52,6 +52,7 @@ GATE_MODULES = [
     "src/truegreen/monitor/events.py",
     "src/truegreen/monitor/tally.py",
     "src/truegreen/monitor/refresh_state.py",
+    "src/truegreen/wrapping.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 JUDGED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")

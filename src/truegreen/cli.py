@@ -23,36 +23,52 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _report_errors(command: F) -> F:
-    """Turn expected errors into one line and their exit code; tracebacks only with --debug."""
+FailureDocument = Callable[[int, str, str], object]
+"""The JSON document of a run that failed before it had a result: (exit code, what happened,
+what to do)."""
 
-    @wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from truegreen.errors import TruegreenError
 
-        debug = bool(kwargs.get("debug"))
-        try:
-            return command(*args, **kwargs)
-        except TruegreenError as error:
-            if debug:
-                traceback.print_exc()
-            click.echo(f"truegreen: {error.line()}", err=True)
-            sys.exit(error.exit_code)
-        except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
-            raise
-        except BrokenPipeError:
-            _quiet_after_broken_pipe()  # the reader went away (`| head -1`)
-        except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
-            if debug:
-                traceback.print_exc()
-            click.echo(
-                f"truegreen: internal error ({type(error).__name__}); this is a bug in truegreen. "
-                "Run again with --debug and report the traceback.",
-                err=True,
-            )
-            sys.exit(ExitCode.BROKEN)
+def _reporting_errors(failure_json: FailureDocument | None) -> Callable[[F], F]:
+    """Turn expected errors into one line and their exit code; tracebacks only with --debug.
+    With `-o json` and `failure_json`, stdout still gets one JSON document saying why."""
 
-    return wrapper  # type: ignore[return-value]
+    def decorate(command: F) -> F:
+        @wraps(command)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            from truegreen.errors import TruegreenError
+
+            debug = bool(kwargs.get("debug"))
+            as_json = failure_json is not None and kwargs.get("output") == "json"
+            try:
+                return command(*args, **kwargs)
+            except TruegreenError as error:
+                if debug:
+                    traceback.print_exc()
+                if as_json and failure_json is not None:
+                    what = f"{error.what}: {error.why}" if error.why else error.what
+                    _emit_json(failure_json(int(error.exit_code), what, error.todo))
+                click.echo(f"truegreen: {error.line()}", err=True)
+                sys.exit(error.exit_code)
+            except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
+                raise
+            except BrokenPipeError:
+                _quiet_after_broken_pipe()  # the reader went away (`| head -1`)
+            except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
+                if debug:
+                    traceback.print_exc()
+                what = f"internal error ({type(error).__name__}); this is a bug in truegreen"
+                todo = "Run again with --debug and report the traceback."
+                if as_json and failure_json is not None:
+                    _emit_json(failure_json(int(ExitCode.BROKEN), what, todo))
+                click.echo(f"truegreen: {what}. {todo}", err=True)
+                sys.exit(ExitCode.BROKEN)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
+
+
+_report_errors = _reporting_errors(None)
 
 
 def _common_output(command: F) -> F:
@@ -109,7 +125,8 @@ def _connection_options(command: F) -> F:
 
 
 class _Group(click.Group):
-    """A click group whose usage errors exit 64 (EX_USAGE) instead of click's 2."""
+    """A click group whose usage errors are one line and a pointer to --help, exit 64
+    (EX_USAGE) instead of click's three lines and 2."""
 
     def main(self, *args: Any, **kwargs: Any) -> Any:
         kwargs["standalone_mode"] = False
@@ -125,7 +142,9 @@ class _Group(click.Group):
                 _quiet_after_broken_pipe()
             raise
         except click.exceptions.UsageError as error:
-            error.show()
+            _show_usage_error(error)
+            argv = kwargs.get("args") or (args[0] if args else None) or sys.argv[1:]
+            _usage_error_json(error, list(argv))
             sys.exit(ExitCode.USAGE)
         except click.exceptions.Abort:
             click.echo("truegreen: aborted", err=True)
@@ -133,8 +152,33 @@ class _Group(click.Group):
         except click.exceptions.Exit as done:
             sys.exit(done.exit_code)
         except click.ClickException as error:
-            error.show()
+            click.echo(f"truegreen: {_one_line(error.format_message())}", err=True)
             sys.exit(ExitCode.USAGE)
+
+
+def _show_usage_error(error: click.exceptions.UsageError) -> None:
+    """One line saying what is wrong, then where to look: not click's usage block."""
+    path = error.ctx.command_path if error.ctx is not None else "truegreen"
+    click.echo(f"truegreen: {_one_line(error.format_message())}", err=True)
+    click.echo(f"Try '{path} --help'.", err=True)
+
+
+def _usage_error_json(error: click.exceptions.UsageError, argv: list[str]) -> None:
+    """A bad flag on a run that asked for JSON still gets its one JSON document (exit 64)."""
+    command = error.ctx.command.name if error.ctx is not None else None
+    failure = {"doctor": _doctor_failure, "refresh": _refresh_failure}.get(command or "")
+    pairs = zip(argv, [*argv[1:], ""], strict=True)
+    asked = any(
+        word in ("-ojson", "--output=json") or (word in ("-o", "--output") and value == "json")
+        for word, value in pairs
+    )
+    if failure is not None and asked:
+        todo = f"See `truegreen {command} --help`."
+        _emit_json(failure(ExitCode.USAGE, _one_line(error.format_message()), todo))
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _quiet_after_broken_pipe() -> None:
@@ -161,6 +205,26 @@ def _emit_json(document: object) -> None:
     import json
 
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+
+
+def _progress_console(consoles: "Consoles", output: str, no_color: bool) -> Any:
+    """stderr's console when a progress line is wanted there (text output, a person watching
+    a terminal); else None."""
+    from truegreen.console import progress_wanted
+
+    return consoles.err if output == "text" and progress_wanted(no_color) else None
+
+
+def _doctor_failure(exit_code: int, what: str, todo: str) -> object:
+    from truegreen.doctor.render import failure_json
+
+    return failure_json(exit_code, what, todo)
+
+
+def _refresh_failure(exit_code: int, what: str, todo: str) -> object:
+    from truegreen.refresh.render import failure_json
+
+    return failure_json(exit_code, what, todo)
 
 
 def _connection(
@@ -216,7 +280,7 @@ def _connection(
     "exits with the last verdict's code).",
 )
 @_common_output
-@_report_errors
+@_reporting_errors(_doctor_failure)
 def doctor(
     kubeconfig: Path | None,
     context: str | None,
@@ -238,7 +302,7 @@ def doctor(
 
     Exit 0 ready (warnings allowed), 2 not ready, 3 could not check.
     """
-    from truegreen.console import make_consoles
+    from truegreen.console import make_consoles, progress_line
     from truegreen.doctor.command import DoctorRequest, run_doctor
     from truegreen.doctor.render import to_json, to_text
 
@@ -256,12 +320,13 @@ def doctor(
 
             raise UsageError("--watch draws on the terminal", "", "drop --output json")
         sys.exit(_watch_doctor(request, verbose=verbose, no_color=no_color))
-    report = run_doctor(request)
+    consoles = make_consoles(no_color)
+    with progress_line(_progress_console(consoles, output, no_color)) as told:
+        report = run_doctor(request, told)
     if output == "json":
         _emit_json(to_json(report))
     else:
-        consoles = make_consoles(no_color)
-        for line in to_text(report, verbose=verbose):
+        for line in to_text(report, verbose=verbose, width=consoles.width):
             consoles.out.print(line)
     sys.exit(report.exit_code)
 
@@ -302,7 +367,7 @@ def snapshot(
     debug: bool,
 ) -> None:
     """Save every read doctor makes (failed reads too, secrets redacted) for offline checks."""
-    from truegreen.console import make_consoles
+    from truegreen.console import make_consoles, progress_line
     from truegreen.doctor.command import DoctorRequest, take_snapshot
 
     request = DoctorRequest(
@@ -311,10 +376,13 @@ def snapshot(
         credentials_secret=credentials_secret,
         config=config,
     )
-    summary = take_snapshot(request, output_dir)
+    consoles = make_consoles(no_color)
+    with progress_line(_progress_console(consoles, "text", no_color)) as told:
+        summary = take_snapshot(request, output_dir, told)
     failed = f", {summary.failed_reads} could not be read" if summary.failed_reads else ""
-    make_consoles(no_color).err.print(
-        f"Saved {summary.reads} reads of '{summary.namespace}' to {summary.directory}{failed}. "
+    reads = f"{summary.reads} read{'' if summary.reads == 1 else 's'}"
+    consoles.err.print(
+        f"Saved {reads} of '{summary.namespace}' to {summary.directory}{failed}. "
         f"Check it with: truegreen doctor --snapshot {summary.directory}",
         markup=False,
     )
@@ -439,9 +507,29 @@ def lint(
     show_default=True,
     help="Label selector (key=value[,key=value]) of the opted-in workloads.",
 )
-@click.option("--mode", type=click.Choice(["restart", "pin"]), default="restart", show_default=True)
-@click.option("--max-attempts", type=click.IntRange(min=1), default=3, show_default=True)
-@click.option("--rollout-timeout", type=click.FloatRange(min=1), default=600.0, show_default=True)
+@click.option(
+    "--mode",
+    type=click.Choice(["restart", "pin"]),
+    default="restart",
+    show_default=True,
+    help="restart: restart the workload so it pulls the tag again (needs imagePullPolicy "
+    "Always); pin: set the image to tag@digest.",
+)
+@click.option(
+    "--max-attempts",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    help="Restarts toward the same digests before refresh stops trying (the latch).",
+)
+@click.option(
+    "--rollout-timeout",
+    type=click.FloatRange(min=1),
+    default=600.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="How long to wait for a restart to roll out before calling it failed.",
+)
 @click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
 @click.option(
     "--insecure-registry",
@@ -455,7 +543,7 @@ def lint(
     help="Do not verify registries' TLS certificates (prints a warning).",
 )
 @_common_output
-@_report_errors
+@_reporting_errors(_refresh_failure)
 def refresh(
     kubeconfig: Path | None,
     context: str | None,
@@ -482,11 +570,12 @@ def refresh(
     failed (or a pin dangles), 3 a read failed.
     """
     from truegreen.cluster.live import LiveCluster
-    from truegreen.console import make_consoles
+    from truegreen.console import make_consoles, progress_line
     from truegreen.errors import UsageError
+    from truegreen.kubectl import for_connection
     from truegreen.refresh.plan import RefreshMode
     from truegreen.refresh.registry import RegistryAccess
-    from truegreen.refresh.render import to_json, to_text
+    from truegreen.refresh.render import ProgressWords, to_json, to_text
     from truegreen.refresh.tick import RefreshSettings, run_tick
 
     if all_namespaces and namespace:
@@ -521,22 +610,17 @@ def refresh(
             ),
         )
         consoles = make_consoles(no_color)
-        if output == "text" and consoles.err.is_terminal:
-            from rich.progress import Progress
-
-            with Progress(console=consoles.err, transient=True) as bar:
-
-                def progress(total: int) -> Any:
-                    task = bar.add_task("Looking up image digests", total=total)
-                    return lambda: bar.advance(task)
-
-                report = run_tick(cluster, settings, progress=progress)
-        else:
-            report = run_tick(cluster, settings)
+        with progress_line(_progress_console(consoles, output, no_color)) as told:
+            progress = ProgressWords(told) if told is not None else None
+            report = run_tick(cluster, settings, progress=progress)
     if output == "json":
         _emit_json(to_json(report, dry_run=dry_run))
     else:
-        for line in to_text(report, verbose=verbose):
+        kubectl = for_connection(connection)
+        lines = to_text(
+            report, verbose=verbose, width=consoles.width, kubectl=kubectl, selector=selector
+        )
+        for line in lines:
             consoles.out.print(line)
     sys.exit(report.exit_code)
 
@@ -563,7 +647,8 @@ def _watch_doctor(request: Any, *, verbose: bool, no_color: bool) -> int:
         shown[:] = [evaluation]
         changed = evaluation.changed_at.astimezone().strftime("%H:%M:%S")
         checked = datetime.now().astimezone().strftime("%H:%M:%S")
-        lines = [Text.from_markup(line) for line in to_text(evaluation.report, verbose=verbose)]
+        report_lines = to_text(evaluation.report, verbose=verbose, width=consoles.width)
+        lines = [Text.from_markup(line) for line in report_lines]
         footer = f"Last change {changed}; checked {checked}. Ctrl-C to stop."
         live.update(Group(*lines, Text(""), Text(footer, style="dim")), refresh=True)
 

@@ -169,6 +169,25 @@ def _verdict(report: dict[str, Any]) -> tuple[object, ...]:
     )
 
 
+_COMMAND = re.compile(r"`[^`]*`")
+_CONNECTION_FLAG = re.compile(r" (?:--kubeconfig|--context|-n) \S+")
+
+
+def without_connection_flags(report: Any) -> Any:
+    """`report` with the flags that point pasted commands at a cluster taken out of them.
+
+    A live run's commands carry the flags doctor was given (`--kubeconfig`); a snapshot's carry
+    the namespace it was taken in: everything else about the two must be the same.
+    """
+    if isinstance(report, dict):
+        return {key: without_connection_flags(value) for key, value in report.items()}
+    if isinstance(report, list):
+        return [without_connection_flags(value) for value in report]
+    if isinstance(report, str):
+        return _COMMAND.sub(lambda m: _CONNECTION_FLAG.sub("", m.group(0)), report)
+    return report
+
+
 def _checked(result: CliResult, args: tuple[str, ...]) -> CliResult:
     """Every report a scenario produces is checked for jargon, secret values and objects
     named without their kind."""

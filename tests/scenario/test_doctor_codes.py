@@ -6,6 +6,7 @@ produced somewhere in the test suite.
 """
 
 import base64
+import json
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -296,6 +297,23 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
         _annotate(**{"truegreen.io/refresh-latched": "3 restarts did not roll out"}),
         ("freshness.refresh-stopped", "warn", "measured"),
     ),
+    (
+        "refresh failed once, will retry",
+        _annotate(**{"truegreen.io/refresh-attempts": "1 0123456789ab"}),
+        ("freshness.refresh-failed", "warn", "measured"),
+    ),
+    (
+        "refresh restart pending past the rollout timeout",
+        lambda objects, now: _annotate(
+            **{
+                "truegreen.io/refresh-attempts": "1 0123456789ab",
+                "truegreen.io/refresh-pending": json.dumps(
+                    {"target": {"api": "sha256:" + "c" * 64}, "stamp": ts(now - timedelta(hours=2))}
+                ),
+            }
+        )(objects, now),
+        ("freshness.refresh-unfinished", "warn", "measured"),
+    ),
     ("bad job size", _job_size(cpu="lots"), ("capacity.bad-job-size", "fail", "measured")),
     (
         "no machines at all, no job size",
@@ -344,6 +362,8 @@ COVERED_ELSEWHERE = (
     {
         "ready",
         "cluster-unreachable",
+        "cluster-login-failed",  # test_remedies.py
+        "cluster-login-refused",  # test_remedies.py
         "image-pull.login-missing",
         "storage.volume-unbound",
         "capacity.fits",

@@ -108,6 +108,14 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
                 assert [r.status for r in faulted] == [429, 200], cell
                 assert statuses == base_statuses, cell
                 assert result.exit_code == 0, cell
+            elif fault is Fault.UNAUTHORIZED and record == requests[0]:
+                # A login refused on the first read would be refused on every read: doctor
+                # stops there and says so once, for every check.
+                assert len(made) == 1, f"{cell}: {len(made)} requests"
+                assert set(statuses) == set(base_statuses), cell
+                assert all(s == {"unknown"} for s in statuses.values()), cell
+                assert report["headline"]["code"] == "cluster-login-refused", cell
+                assert result.exit_code == 3, cell
             elif fault is Fault.NOT_FOUND and _matching(ABSENCE_CHANGES_NOTHING, record.path):
                 assert statuses == base_statuses, cell
                 assert result.exit_code == 0, cell

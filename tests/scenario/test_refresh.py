@@ -17,6 +17,7 @@ from tests.conftest import REGISTRY_PASSWORD
 from tests.support import rbac
 from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault
+from tests.support.plain_words import jargon_in
 from tests.support.refresh_kit import container, deployment
 from tests.support.registry import Registry, TokenFront
 from tests.support.rollout import RolloutSimulator
@@ -942,13 +943,22 @@ def test_progress_counts_every_distinct_lookup(env: RefreshEnv) -> None:
     totals: list[int] = []
     done: list[int] = []
 
-    def progress(total: int) -> Any:
-        totals.append(total)
-        return lambda: done.append(1)
+    class Progress:
+        def looking_up(self, total: int) -> None:
+            totals.append(total)
+
+        def looked_up(self) -> None:
+            done.append(1)
+
+        def restarting(self, workload: str) -> None:
+            raise AssertionError("nothing moved: no restart")
+
+        def waiting(self, workload: str, progress: str) -> None:
+            raise AssertionError("nothing moved: no wait")
 
     settings = RefreshSettings(namespace=NS, selector={"truegreen.io/refresh": "enabled"})
     with LiveCluster.connect(ConnectionSettings(kubeconfig=env.kubeconfig)) as cluster:
-        report = run_tick(cluster, settings, progress=progress)
+        report = run_tick(cluster, settings, progress=Progress())
     # one tag look-up shared by a and b, the pin's tag, and the pin's digest
     assert (totals, len(done), report.distinct_references) == ([3], 3, 3)
 
@@ -1313,3 +1323,104 @@ def test_text_output_escapes_what_the_cluster_and_registry_say(env: RefreshEnv) 
         assert control not in result.stdout
     assert "runner\\x1b[2J\\x1b]0;owned\\x07" in result.stdout
     assert "evil\\x1b[31m image\\r\\n" in result.stdout
+
+
+# -- refresh and doctor agree; a tick tells its phases (ux branch) -----------------------------
+
+
+def _doctor_report(env: RefreshEnv) -> dict[str, object]:
+    result = run_cli("doctor", "--kubeconfig", str(env.kubeconfig), "-o", "json")
+    report: dict[str, object] = result.json()
+    return report
+
+
+def _freshness(report: dict[str, object]) -> list[dict[str, object]]:
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    return [f for f in findings if f["check"] == "freshness"]
+
+
+def test_after_a_failed_refresh_doctor_says_it_failed_and_when(env: RefreshEnv) -> None:
+    env.registry.push_image("r/crashy", "stable", content="v1")
+    env.install(deployment("crashy", container("runner", env.image("r/crashy", "stable"))))
+    assert env.tick().exit_code == 0
+    assert [f["code"] for f in _freshness(_doctor_report(env))] == ["freshness.ok"]
+    env.registry.push_image("r/crashy", "stable", content="v2")
+    env.simulator.behaviour["crashy"] = "crash"
+    assert env.tick().exit_code == 2, "precondition: the rollout failed"
+    (failed,) = _freshness(_doctor_report(env))
+    assert (failed["code"], failed["status"]) == ("freshness.refresh-failed", "warn")
+    assert failed["headline"] == (
+        "Automatic image refresh of the workload 'crashy' could not update it (1 failed try so "
+        "far); the next run tries again."
+    )
+    assert failed["remedy"] == (
+        "See why its new copies did not become ready with "
+        f"`kubectl --kubeconfig {env.kubeconfig} describe deployment/crashy`."
+    )
+    details = failed["details"]
+    assert isinstance(details, list)
+    last = [d for d in details if d.startswith("last failed rollout")]
+    assert len(last) == 1, details
+    assert "ago: the restart toward the newest image did not complete" in last[0]
+    assert not jargon_in(str(failed["headline"]))
+
+
+def test_after_refresh_latched_doctor_says_it_stopped(env: RefreshEnv) -> None:
+    env.registry.push_image("r/crashy", "stable", content="v1")
+    env.install(deployment("crashy", container("runner", env.image("r/crashy", "stable"))))
+    env.tick()
+    env.registry.push_image("r/crashy", "stable", content="v2")
+    env.simulator.behaviour["crashy"] = "crash"
+    for _ in range(3):
+        env.tick("--max-attempts", "1")
+    (stopped,) = _freshness(_doctor_report(env))
+    assert stopped["code"] == "freshness.refresh-stopped"
+    assert stopped["headline"] == (
+        "Automatic image refresh of the workload 'crashy' has stopped after 1 failed try to "
+        "update it."
+    )
+
+
+def test_a_tick_tells_each_phase_as_it_goes(env: RefreshEnv) -> None:
+    env.registry.push_image("r/moving", "stable", content="v1")
+    env.install(deployment("moving", container("runner", env.image("r/moving", "stable"))))
+    assert env.tick().exit_code == 0
+    env.registry.push_image("r/moving", "stable", content="v2")
+    told: list[tuple[str, ...]] = []
+
+    class Recorder:
+        def looking_up(self, total: int) -> None:
+            told.append(("looking up", str(total)))
+
+        def looked_up(self) -> None:
+            told.append(("looked up",))
+
+        def restarting(self, workload: str) -> None:
+            told.append(("restarting", workload))
+
+        def waiting(self, workload: str, progress: str) -> None:
+            told.append(("waiting", workload, progress))
+
+    settings = RefreshSettings(
+        namespace=NS, selector={"truegreen.io/refresh": "enabled"}, rollout_timeout=5
+    )
+    with LiveCluster.connect(ConnectionSettings(kubeconfig=env.kubeconfig)) as cluster:
+        report = run_tick(cluster, settings, progress=Recorder())
+    assert report.workloads[0].outcome.value == "restarted"
+    assert told[:3] == [("looking up", "1"), ("looked up",), ("restarting", f"{NS}/moving")]
+    waits = told[3:]
+    assert waits, "the wait was told"
+    assert all(entry[:2] == ("waiting", f"{NS}/moving") for entry in waits)
+    assert waits[-1] == ("waiting", f"{NS}/moving", "rolled out")
+
+
+def test_refresh_with_nothing_opted_in_says_how_to_opt_in(env: RefreshEnv) -> None:
+    result = run_cli("refresh", "--kubeconfig", str(env.kubeconfig))
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "No workload here is opted in to refresh (selector truegreen.io/refresh=enabled). Opt "
+        f"one in with `kubectl --kubeconfig {env.kubeconfig} label deployment NAME "
+        "truegreen.io/refresh=enabled`.",
+        "0 workloads, 0 distinct images, 0 registry requests.",
+    ]

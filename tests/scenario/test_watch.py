@@ -19,6 +19,7 @@ from truegreen.cluster.watch import Change, Closed, Expired, ListedAt, WatchRefu
 from truegreen.doctor.environment import DoctorSettings
 from truegreen.doctor.findings import CheckId
 from truegreen.doctor.rollup import Verdict
+from truegreen.doctor.run import Where
 from truegreen.http.transport import Transport
 from truegreen.monitor.engine import Monitor, MonitorSettings
 from truegreen.monitor.metrics import MonitorMetrics, check_codes
@@ -259,7 +260,10 @@ def training(fake_api: FakeApiServer, tmp_path: Path) -> Iterator[LiveCluster]:
 def _settings(**overrides: float) -> MonitorSettings:
     values = {"interval": 60.0, "min_interval": 0.1, "max_age": 180.0, **overrides}
     return MonitorSettings(
-        DoctorSettings(), "the test kubeconfig", watch=WatchSettings(2.0), **values
+        DoctorSettings(),
+        Where("http://127.0.0.1", "the test kubeconfig"),
+        watch=WatchSettings(2.0),
+        **values,
     )
 
 

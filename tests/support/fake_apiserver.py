@@ -19,6 +19,7 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | 404 `NotFound` and 409 `Conflict` Status bodies with `details` {name, group, kind: the resource}; core resources have no group | staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go `NewNotFound`, `NewConflict` |
 | a JSON patch `test` that fails: 422 `Invalid`, the generic message, empty details | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go `applyJSPatch`, errors.go `NewGenericServerResponse` |
 | zero counts are omitted from workload status (`omitempty` int fields); the fields without it stay | staging/src/k8s.io/api/apps/v1/types.go, staging/src/k8s.io/api/batch/v1/types.go |
+| a Secret's `stringData` is written into `data` (base64) and never served | pkg/apis/core/v1/conversion.go `Convert_v1_Secret_To_core_Secret` ("StringData overwrites Data") |
 | `metadata.generation` bumps on spec changes, and on annotation changes for Deployments | pkg/registry/apps/deployment/strategy.go `PrepareForUpdate` |
 | `?watch=1`: a chunked stream of JSON lines `{"type": ADDED, MODIFIED, DELETED, BOOKMARK or ERROR, "object": …}`, each object whole with its kind; from a `resourceVersion`, every change after it; without one (or `0`), the current objects as ADDED first | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/watch.go (`serveWatch`: chunked, one encoded event per flush), staging/src/k8s.io/apimachinery/pkg/watch/json/types.go, staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go |
 | a watch with selectors: an object that stops matching is sent as DELETED (the old object, the new version); one that starts matching as ADDED | staging/src/k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go `convertToWatchEvent` |
@@ -1118,7 +1119,13 @@ _OMITTED_WHEN_ZERO: dict[str, frozenset[str]] = {
 
 
 def _as_served(rtype: ResourceType, obj: JsonObject) -> JsonObject:
-    """`obj` as the real server would store and send it: zero counts omitted."""
+    """`obj` as the real server would store and send it: zero counts omitted, a Secret's
+    write-only `stringData` folded into `data`."""
+    string_data = obj.pop("stringData", None) if rtype.plural == "secrets" else None
+    if isinstance(string_data, dict) and string_data:
+        data = obj.setdefault("data", {})
+        for key, value in string_data.items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
     omitted = _OMITTED_WHEN_ZERO.get(rtype.plural)
     status = obj.get("status")
     if omitted and isinstance(status, dict):

@@ -375,6 +375,51 @@ def crash_looping_manager(now: datetime) -> list[Obj]:
     return objects
 
 
+def cordoned_machines(now: datetime) -> list[Obj]:
+    """Both machines closed to new work (`kubectl cordon`): no training job may start."""
+    objects = healthy(now)
+    for name in ("cpu-1", "gpu-1"):
+        _find(objects, "Node", name)["spec"]["unschedulable"] = True
+    return objects
+
+
+def gpu_held_by_notebook(now: datetime) -> list[Obj]:
+    """A notebook in another namespace holds both GPUs of gpu-1, the only GPU machine."""
+    objects = healthy(now)
+    notebook = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "notebook-alice-0",
+            "namespace": "research",
+            "creationTimestamp": ts(now - timedelta(days=2)),
+            "ownerReferences": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "StatefulSet",
+                    "name": "notebook-alice",
+                    "uid": "uid-notebook-alice",
+                    "controller": True,
+                }
+            ],
+        },
+        "spec": {
+            "nodeName": "gpu-1",
+            "containers": [
+                container(
+                    "notebook",
+                    "jupyter/base:4",
+                    cpu="2",
+                    memory="8Gi",
+                    extra={"nvidia.com/gpu": "2"},
+                )
+            ],
+        },
+        "status": {"phase": "Running"},
+    }
+    return [*objects, notebook]
+
+
 SCENARIOS: dict[str, Callable[[datetime], list[Obj]]] = {
     "healthy": healthy,
     "missing-pull-credentials": missing_pull_credentials,
@@ -382,4 +427,6 @@ SCENARIOS: dict[str, Callable[[datetime], list[Obj]]] = {
     "held-by-running-job": held_by_running_job,
     "job-too-large": job_too_large,
     "crash-looping-manager": crash_looping_manager,
+    "cordoned-machines": cordoned_machines,
+    "gpu-held-by-notebook": gpu_held_by_notebook,
 }

@@ -143,7 +143,7 @@ def classify(error: Exception, action: str) -> CantRead | None:
     if isinstance(error, CredentialError):
         # No login could be obtained (a plugin failed, a token file vanished): nothing was
         # sent, so this reads as the cluster being out of reach, with the plugin's own line.
-        return CantRead(ReadFailure.UNAUTHORIZED, error.line(), reached=False)
+        return CantRead(ReadFailure.UNAUTHORIZED, error.line(), reached=False, todo=error.todo)
     return None
 
 

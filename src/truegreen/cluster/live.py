@@ -166,6 +166,19 @@ class LiveCluster:
         return self._connection.server
 
     @property
+    def login(self) -> str:
+        """Plain words naming how requests log in (`user 'admin'`), for messages."""
+        return self._connection.credentials.describe()
+
+    @property
+    def login_command(self) -> str | None:
+        """The credential plugin's command, when a plugin logs in; None otherwise."""
+        from truegreen.cluster.exec_plugin import ExecCredentialSource
+
+        credentials = self._connection.credentials
+        return credentials.plugin.command if isinstance(credentials, ExecCredentialSource) else None
+
+    @property
     def requests_made(self) -> int:
         """HTTP requests sent so far (each list page and each retry counts)."""
         return self._requests

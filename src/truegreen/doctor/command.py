@@ -11,9 +11,11 @@ from truegreen.cluster.settings import ConnectionSettings
 from truegreen.cluster.snapshot import RecordingReader, SnapshotInfo, SnapshotReader, write_snapshot
 from truegreen.doctor.config import DoctorConfig, doctor_settings, load_config
 from truegreen.doctor.environment import gather
+from truegreen.doctor.progress import ProgressReader, Told
 from truegreen.doctor.rollup import Report
-from truegreen.doctor.run import diagnose
+from truegreen.doctor.run import Where, diagnose
 from truegreen.errors import UsageError
+from truegreen.kubectl import Kubectl, for_connection
 
 RUN_LIMIT_IN_REQUESTS = 30
 """doctor and snapshot stop reading after this many request timeouts in all."""
@@ -57,8 +59,8 @@ def _with_config(connection: ConnectionSettings, config: DoctorConfig) -> Connec
     )
 
 
-def run_doctor(request: DoctorRequest) -> Report:
-    """Check the namespace live, or offline from a snapshot."""
+def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
+    """Check the namespace live, or offline from a snapshot; `told` hears each live read."""
     config = load_config(request.config)
     connection = _with_config(request.connection, config)
     if request.snapshot is not None:
@@ -78,24 +80,31 @@ def run_doctor(request: DoctorRequest) -> Report:
             or taken_with.get("credentials_secret"),
         )
         namespace = connection.namespace or snapshot.namespace
-        source = f"the snapshot {request.snapshot}"
-        return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, source)
+        # Commands in remedies are for the cluster the snapshot came from: name the namespace.
+        settings = replace(settings, kubectl=Kubectl(namespace=namespace))
+        where = Where(snapshot.info.server, f"the snapshot {request.snapshot}")
+        return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, where)
     settings = doctor_settings(
         config, request.job_requests, request.credentials_secret, request.admission_dry_run
     )
+    settings = replace(settings, kubectl=for_connection(connection))
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
-        return diagnose(
-            cluster, cluster.namespace, datetime.now(UTC), settings, cluster.source, cluster
-        )
+        where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        reader = cluster if told is None else ProgressReader(cluster, told)
+        return diagnose(reader, cluster.namespace, datetime.now(UTC), settings, where, cluster)
 
 
-def take_snapshot(request: DoctorRequest, directory: Path) -> SnapshotSummary:
-    """Make every read doctor makes and save them, failed reads included, redacted."""
+def take_snapshot(
+    request: DoctorRequest, directory: Path, told: Told | None = None
+) -> SnapshotSummary:
+    """Make every read doctor makes and save them, failed reads included, redacted; `told`
+    hears each read."""
     config = load_config(request.config)
     settings = doctor_settings(config, request.job_requests, request.credentials_secret)
     connection = _with_config(request.connection, config)
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
-        recorder = RecordingReader(RedactingReader(cluster))
+        reader = cluster if told is None else ProgressReader(cluster, told)
+        recorder = RecordingReader(RedactingReader(reader))
         now = datetime.now(UTC).replace(microsecond=0)
         gather(recorder, cluster.namespace, now, settings)
         taken_with = {

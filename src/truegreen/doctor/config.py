@@ -50,13 +50,7 @@ def load_config(path: Path | None) -> DoctorConfig:
         return DoctorConfig()
     if not isinstance(loaded, Mapping):
         raise UsageError(f"config {path} is not a mapping of settings")
-    unknown = sorted(set(map(str, loaded)) - _KEYS)
-    if unknown:
-        raise UsageError(
-            f"config {path} has unknown settings: {', '.join(unknown)}",
-            todo=f"known settings are {', '.join(sorted(_KEYS))}",
-        )
-    values: dict[str, Any] = dict(loaded)
+    values = _as_settings(path, loaded)
     if isinstance(values.get("job_requests"), Mapping):
         values["job_requests"] = ",".join(f"{k}={v}" for k, v in values["job_requests"].items())
     secret = values.get("credentials_secret")
@@ -76,6 +70,24 @@ def load_config(path: Path | None) -> DoctorConfig:
     if values.get("kubeconfig") is not None:
         values["kubeconfig"] = Path(str(values["kubeconfig"])).expanduser()
     return DoctorConfig(**values)
+
+
+def _as_settings(path: Path, loaded: Mapping[Any, Any]) -> dict[str, Any]:
+    """The file's settings by their Python names. Each key may be spelled as its flag is
+    (`job-requests`) or with underscores (`job_requests`), but only once."""
+    values: dict[str, Any] = {}
+    for key, value in loaded.items():
+        name = str(key).replace("-", "_")
+        if name in values:
+            raise UsageError(f"config {path} sets {name.replace('_', '-')} twice")
+        values[name] = value
+    unknown = sorted(str(k) for k in loaded if str(k).replace("-", "_") not in _KEYS)
+    if unknown:
+        raise UsageError(
+            f"config {path} has unknown settings: {', '.join(unknown)}",
+            todo=f"known settings are {', '.join(sorted(k.replace('_', '-') for k in _KEYS))}",
+        )
+    return values
 
 
 def parse_credentials(text: str) -> CredentialsRequirement:

@@ -18,6 +18,7 @@ from truegreen.cluster import (
     GetRead,
     Got,
     Kind,
+    KubeObject,
     Listed,
     ListRead,
     ReadFailure,
@@ -25,11 +26,16 @@ from truegreen.cluster import (
 from truegreen.doctor.trial import labels_of_template, trial_pod
 from truegreen.doctor.usage import CapacityTally, ClusterUsage, cluster_usage
 from truegreen.doctor.webhooks import SERVICE_NAME_LABEL, Webhook, pod_create_webhooks
+from truegreen.kubectl import Kubectl
 from truegreen.quantity import Resources
+from truegreen.refresh.annotations import ATTEMPTS, LATCHED
+from truegreen.refresh.report import EventReason
 
 WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
 # Only pods that hold capacity: the scheduler ignores Succeeded and Failed pods.
 HOLDING_CAPACITY = {"status.phase": FieldIsNot(("Succeeded", "Failed"))}
+REFRESH_FAILURE_EVENTS = {"reason": EventReason.ROLLOUT_FAILED.value}
+"""The field selector of refresh's failed-rollout Events (events accept `reason`)."""
 WEBHOOK_KINDS = (Kind.VALIDATING_WEBHOOK_CONFIGURATION, Kind.MUTATING_WEBHOOK_CONFIGURATION)
 _NOT_READ = CantRead(ReadFailure.NOT_CAPTURED, "not read")
 
@@ -64,6 +70,8 @@ class DoctorSettings:
     """How long a pod may wait to start before it is called stuck."""
     admission_dry_run: bool = False
     """`--admission-dry-run`: make a trial start of the training job's pod (`dryRun=All`)."""
+    kubectl: Kubectl = Kubectl()  # noqa: RUF009 - frozen, so sharing is safe
+    """How remedies write kubectl commands that reach this cluster and namespace."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +79,7 @@ class PodTemplate:
     """A pod template of the environment: whose it is, and the pod spec it stamps out."""
 
     owner: str
-    """Plain words for the owner: `the service 'manager'`, `the training job 'run-7'`."""
+    """Plain words for the owner: `the workload 'manager'`, `the training job 'run-7'`."""
     ref: str
     """`Kind/name` of the owner."""
     spec: Mapping[str, Any]
@@ -104,6 +112,8 @@ class Environment:
     """Per (namespace, name) of a Service behind a webhook that pod creation calls."""
     trial: CreateResult | None = None
     """The server's answer to the trial start; None when none was made."""
+    refresh_failures: ListRead | None = None
+    """refresh's failed-rollout Events, read only when a workload shows refresh attempts."""
 
     def namespace_labels(self) -> Mapping[str, str] | None:
         """The namespace's labels; None when the namespace could not be read."""
@@ -153,14 +163,16 @@ class Environment:
 
 @dataclass(frozen=True)
 class Unreachable:
-    """The cluster could not be reached at all; nothing was read."""
+    """The cluster could not be reached, or refused the login: nothing was read."""
 
     cant_read: CantRead
 
 
 def owner_words(obj: Mapping[str, Any]) -> str:
-    """Plain words for a workload: `the service 'manager'`, `the training job 'run-7'`."""
-    noun = "training job" if obj.get("kind") == "Job" else "service"
+    """Plain words for a workload: `the workload 'manager'`, `the training job 'run-7'`.
+
+    Not "service": that is a different thing to anyone who knows Kubernetes."""
+    noun = "training job" if obj.get("kind") == "Job" else "workload"
     return f"the {noun} '{o.name_of(obj)}'"
 
 
@@ -198,8 +210,10 @@ def gather(
 
     The trial start is made only when asked for and `creator` is given (never offline)."""
     first = reader.list(Kind.DEPLOYMENT, namespace=namespace)
-    if isinstance(first, CantRead) and not first.reached:
-        return Unreachable(first)
+    if isinstance(first, CantRead) and (
+        not first.reached or first.failure is ReadFailure.UNAUTHORIZED
+    ):
+        return Unreachable(first)  # a refused login refuses every later read too
     workloads: dict[Kind, ListRead] = {Kind.DEPLOYMENT: first}
     for kind in WORKLOAD_KINDS[1:]:
         workloads[kind] = reader.list(kind, namespace=namespace)
@@ -272,7 +286,22 @@ def gather(
         if settings.admission_dry_run and creator is not None and job is not None
         else None
     )
-    return replace(env, endpoint_slices=slices, trial=trial)
+    # refresh's own word on why it failed, only where its annotations say it has been trying.
+    failures = (
+        reader.list(Kind.EVENT, namespace=namespace, fields=REFRESH_FAILURE_EVENTS)
+        if any(refresh_tried(o.annotations_of(w)) for w in _listed(workloads))
+        else None
+    )
+    return replace(env, endpoint_slices=slices, trial=trial, refresh_failures=failures)
+
+
+def refresh_tried(annotations: Mapping[str, str]) -> bool:
+    """refresh has counted restart attempts here that it has not recorded as done, or latched."""
+    return bool(annotations.get(ATTEMPTS) or annotations.get(LATCHED))
+
+
+def _listed(workloads: Mapping[Kind, ListRead]) -> list[KubeObject]:
+    return [item for read in workloads.values() if isinstance(read, Listed) for item in read.items]
 
 
 def referenced_claims(env: Environment) -> list[str]:

@@ -17,6 +17,8 @@ from truegreen.kubeobjects import TERMINATED_PHASES
 from truegreen.quantity import QuantityError, Resources
 
 AnyMapping = dict[str, Any] | None
+HOLDERS_KEPT = 3
+"""Per machine and resource, how many of the largest holders are kept to be named."""
 
 
 class _Container(msgspec.Struct, omit_defaults=True, rename="camel"):
@@ -59,6 +61,17 @@ class PodView(msgspec.Struct, omit_defaults=True, rename="camel"):
     status: _Status = msgspec.field(default_factory=_Status)
 
 
+class Holder(msgspec.Struct, frozen=True):
+    """One pod among the largest holders of a resource on its machine, and what owns it."""
+
+    namespace: str
+    pod: str
+    owner_kind: str
+    """The kind of the pod's controller (`ReplicaSet`, `StatefulSet`, `Job`); "" for none."""
+    owner: str
+    requested: dict[str, int]
+
+
 class MachineUsage(msgspec.Struct, frozen=True):
     """What the pods bound to one machine reserve, in scheduler units."""
 
@@ -74,6 +87,9 @@ class ClusterUsage(msgspec.Struct, frozen=True):
     pods_here: list[dict[str, Any]] = msgspec.field(default_factory=list)
     invalid: str = ""
     """The first resource amount that is not a quantity; the sums cannot be trusted then."""
+    holders: dict[str, list[Holder]] = msgspec.field(default_factory=dict)
+    """Per machine, the pods that hold the most of each resource (HOLDERS_KEPT per resource),
+    so a finding can name what holds the room (older snapshots have none)."""
 
     def reserved_on(self, machine: str) -> tuple[Resources, int]:
         """What the pods on `machine` reserve, and how many there are."""
@@ -99,6 +115,8 @@ class CapacityTally:
         self._invalid = ""
         # Replicas share one pod spec: each distinct shape is summed up once, not per pod.
         self._requests_by_shape: dict[bytes, Resources] = {}
+        # Per machine and resource, the largest holders as (amount, namespace, pod) → Holder.
+        self._largest: dict[str, dict[str, dict[tuple[int, str, str], Holder]]] = {}
 
     def add(self, item: PodView) -> None:
         """Count one pod; Succeeded and Failed pods hold nothing (the scheduler skips them)."""
@@ -122,16 +140,55 @@ class CapacityTally:
         for resource, amount in requests.amounts:
             sums[resource] = sums.get(resource, 0) + amount
         self._pods[machine] = self._pods.get(machine, 0) + 1
+        self._keep_if_largest(machine, item, requests)
+
+    def _keep_if_largest(self, machine: str, item: PodView, requests: Resources) -> None:
+        """Keep `item` among its machine's largest holders of any resource it requests."""
+        largest = self._largest.setdefault(machine, {})
+        holder: Holder | None = None
+        for resource, amount in requests.amounts:
+            kept = largest.setdefault(resource, {})
+            key = (amount, item.metadata.namespace or "", item.metadata.name or "")
+            if len(kept) >= HOLDERS_KEPT:
+                smallest = min(kept)
+                if key <= smallest:
+                    continue
+                del kept[smallest]
+            holder = holder or _holder(item, requests)
+            kept[key] = holder
 
     def summary(self) -> dict[str, Any]:
         """The sums per machine, this namespace's pods and the first invalid amount."""
+        holders = {
+            machine: sorted(
+                {
+                    (h.namespace, h.pod): h for kept in by_resource.values() for h in kept.values()
+                }.values(),
+                key=lambda h: (h.namespace, h.pod),
+            )
+            for machine, by_resource in sorted(self._largest.items())
+        }
         usage = ClusterUsage(
             {m: MachineUsage(self._pods[m], self._requested[m]) for m in sorted(self._pods)},
             self._here,
             self._invalid,
+            holders,
         )
         result: dict[str, Any] = msgspec.to_builtins(usage)
         return result
+
+
+def _holder(item: PodView, requests: Resources) -> Holder:
+    controller = next(
+        (ref for ref in item.metadata.owner_references or [] if ref.get("controller")), {}
+    )
+    return Holder(
+        item.metadata.namespace or "",
+        item.metadata.name or "",
+        str(controller.get("kind", "")),
+        str(controller.get("name", "")),
+        requests.as_dict(),
+    )
 
 
 def cluster_usage(read: FoldRead) -> ClusterUsage | CantRead:

@@ -13,6 +13,7 @@ from truegreen.cluster.reflector import WatchSettings
 from truegreen.doctor.command import DoctorRequest
 from truegreen.doctor.command import _with_config as connection_with_config
 from truegreen.doctor.config import doctor_settings, load_config
+from truegreen.doctor.run import Where
 from truegreen.errors import TruegreenError, UsageError
 from truegreen.http.dial import Dialer
 from truegreen.http.tls import TlsSettings
@@ -110,7 +111,12 @@ class RunningMonitor:
             self.cluster,
             MonitorSettings(
                 settings,
-                self.cluster.source,
+                Where(
+                    self.cluster.server,
+                    self.cluster.source,
+                    self.cluster.login,
+                    self.cluster.login_command,
+                ),
                 request.interval,
                 request.min_interval,
                 request.max_age,

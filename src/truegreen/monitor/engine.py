@@ -13,7 +13,7 @@ from truegreen.cluster.reflector import WatchSettings
 from truegreen.doctor.environment import DoctorSettings
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
-from truegreen.doctor.run import diagnose
+from truegreen.doctor.run import Where, diagnose
 from truegreen.doctor.wording import render
 from truegreen.monitor.age import is_stale
 from truegreen.monitor.cache import WatchCache
@@ -31,8 +31,8 @@ class MonitorSettings:
     """How the monitor runs."""
 
     doctor: DoctorSettings
-    source: str
-    """Where the connection settings came from, for the unreachable headline."""
+    where: Where
+    """Which cluster and login, for the lines that say it could not be read."""
     interval: float = 60.0
     min_interval: float = 10.0
     max_age: float = 180.0
@@ -169,7 +169,7 @@ class Monitor:
         namespace = self.cache.namespace
         self.cache.begin()
         report = diagnose(
-            self.cache, namespace, self._wall(), self._settings.doctor, self._settings.source
+            self.cache, namespace, self._wall(), self._settings.doctor, self._settings.where
         )
         as_of = self.cache.as_of()
         refresh = self._refresh_states(namespace)

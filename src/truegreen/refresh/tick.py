@@ -60,6 +60,7 @@ from truegreen.refresh.steps import (
     skip,
 )
 from truegreen.refresh.template import describe_template, template_change
+from truegreen.rollout import rollout_status
 
 _CONFLICT_RETRIES = 3
 _KEPT_CHANGING = "the Deployment kept changing under the tick"
@@ -72,6 +73,27 @@ class RefreshCluster(ClusterWriter, Protocol):
         self, kind: Kind, obj: Mapping[str, Any], *, namespace: str | None, dry_run: bool
     ) -> CreateResult:
         """Create one object."""
+        ...
+
+
+class TickProgress(Protocol):
+    """Told what a tick is doing as it goes, so a terminal can show it; a tick never prints.
+    Called from the look-up threads too: an implementation must be thread-safe."""
+
+    def looking_up(self, total: int) -> None:
+        """`total` distinct registry look-ups are about to start."""
+        ...
+
+    def looked_up(self) -> None:
+        """One look-up finished."""
+        ...
+
+    def restarting(self, workload: str) -> None:
+        """`namespace/name` is being restarted toward newer images."""
+        ...
+
+    def waiting(self, workload: str, progress: str) -> None:
+        """Waiting for `namespace/name` to roll out; `progress` as kubectl's rules say it."""
         ...
 
 
@@ -125,10 +147,9 @@ def run_tick(
     *,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
-    progress: Callable[[int], Callable[[], None]] | None = None,
+    progress: TickProgress | None = None,
 ) -> TickReport:
-    """One tick over every opted-in Deployment. `progress(total)` returns the callback each
-    registry look-up calls when done (for a progress bar)."""
+    """One tick over every opted-in Deployment; `progress` is told each phase as it starts."""
     listed = cluster.list(Kind.DEPLOYMENT, namespace=settings.namespace, labels=settings.selector)
     if isinstance(listed, CantRead):
         return TickReport((), (listed.reason,))
@@ -153,7 +174,7 @@ def run_tick(
     every = [r for view in views for r in (*view.tracked.values(), *view.pinned.values())]
     hold = registry_hold(every, registry.below_reserve)
     for workload, view in zip(workloads, views, strict=True):
-        tick = _WorkloadTick(cluster, workload, view, settings, sleep, clock)
+        tick = _WorkloadTick(cluster, workload, view, settings, sleep, clock, progress)
         reports.append(tick.run(hold))
     return TickReport(
         tuple(reports),
@@ -250,7 +271,7 @@ def _references(
 def _resolve(
     workloads: Sequence[_Workload],
     settings: RefreshSettings,
-    progress: Callable[[int], Callable[[], None]] | None,
+    progress: TickProgress | None,
 ) -> tuple[list[_Lookups], "_RegistrySummary"]:
     """Every distinct tracked tag and operator pin, looked up once per login that would be
     sent for it, concurrently; then each workload's view through its own logins."""
@@ -267,7 +288,10 @@ def _resolve(
     total = len({LookupKey(str(r), login) for r, login in tracked}) + len(
         {LookupKey(str(r), login) for r, login in pinned}
     )
-    advance = progress(total) if progress is not None else None
+    advance = None
+    if progress is not None:
+        progress.looking_up(total)
+        advance = progress.looked_up
     try:
         tracked_results = client.resolve_all(tracked, advance)
         pinned_results = client.resolve_all(pinned, advance)
@@ -315,8 +339,10 @@ class _WorkloadTick:
         settings: RefreshSettings,
         sleep: Callable[[float], None],
         clock: Callable[[], float],
+        progress: TickProgress | None = None,
     ) -> None:
         self._cluster = cluster
+        self._progress = progress
         self._workload = workload
         self._lookups = lookups
         self._settings = settings
@@ -421,6 +447,8 @@ class _WorkloadTick:
             return self._done(
                 Outcome.PLANNED, "would restart: " + ", ".join(p.reason for p in restart)
             )
+        if self._progress is not None:
+            self._progress.restarting(f"{workload.namespace}/{workload.name}")
         patch = {
             "metadata": {
                 "resourceVersion": _version(obj),
@@ -483,6 +511,12 @@ class _WorkloadTick:
             pods = _pods(self._cluster, read.obj)
             if isinstance(pods, CantRead):
                 return pods
+            if self._progress is not None:
+                status = rollout_status(read.obj, "Deployment")
+                self._progress.waiting(
+                    f"{workload.namespace}/{workload.name}",
+                    "rolled out" if status.done else status.progress,
+                )
             expired = self._clock() >= deadline
             end = poll_rollout(
                 read.obj,

@@ -131,9 +131,9 @@ def _quota_finding(verdict: QuotaVerdict, *, for_job: bool = False) -> Finding:
     return _exceeded(verdict, for_job)
 
 
-def _invalid(error: QuantityError) -> Finding:
+def _invalid(env: Environment, error: QuantityError) -> Finding:
     cant = CantRead(ReadFailure.MALFORMED, f"a usage limit holds an invalid amount: {error}")
-    return cant_check(CHECK, Kind.RESOURCE_QUOTA, cant)
+    return cant_check(env, CHECK, Kind.RESOURCE_QUOTA, cant)
 
 
 def _holders(pods: Sequence[KubeObject]) -> list[Holder]:
@@ -158,11 +158,11 @@ def _training_quota_pod(
     requests = env.settings.job_requests
     if job is None:
         if isinstance(env.jobs, CantRead) and requests is None:
-            return None, [], cant_check(CHECK, Kind.JOB, env.jobs)
+            return None, [], cant_check(env, CHECK, Kind.JOB, env.jobs)
         note = "no training job to copy: compared the program count and --job-requests only"
         return QuotaPod(requests or Resources(), Resources()), [note], None
     if isinstance(env.limit_ranges, CantRead):
-        return None, [], cant_check(CHECK, Kind.LIMIT_RANGE, env.limit_ranges)
+        return None, [], cant_check(env, CHECK, Kind.LIMIT_RANGE, env.limit_ranges)
     spec = apply_limit_range_defaults(o.pod_spec(o.pod_template(job)), env.limit_ranges.items)
     try:
         return quota_pod(spec, requests=requests), [], None
@@ -175,13 +175,13 @@ def _quota_findings(
 ) -> tuple[list[Finding], list[Finding], list[str]]:
     """(refusals of the Job object, refusals of its pod, notes) from the namespace's quotas."""
     if isinstance(env.quotas, CantRead):
-        return [], [cant_check(CHECK, Kind.RESOURCE_QUOTA, env.quotas)], []
+        return [], [cant_check(env, CHECK, Kind.RESOURCE_QUOTA, env.quotas)], []
     if not env.quotas.items:
         return [], [], ["no usage limits"]
     try:
         quotas = [parse_quota(q) for q in env.quotas.items]
     except QuantityError as error:
-        return [], [_invalid(error)], []
+        return [], [_invalid(env, error)], []
     for_job = [_quota_finding(v, for_job=True) for v in job_verdicts(quotas)]
     pod, notes, problem = _training_quota_pod(env, job)
     if pod is None:
@@ -223,9 +223,10 @@ def _namespace_findings(env: Environment) -> list[Finding]:
                 details=[read.reason],
                 objects=[f"Namespace/{name}"],
                 name=name,
+                command=env.settings.kubectl.cluster("get", "namespaces"),
             )
         ]
-    return [cant_check(CHECK, Kind.NAMESPACE, read)]
+    return [cant_check(env, CHECK, Kind.NAMESPACE, read)]
 
 
 def _security_findings(env: Environment, job: KubeObject | None) -> tuple[list[Finding], list[str]]:
@@ -238,7 +239,7 @@ def _security_findings(env: Environment, job: KubeObject | None) -> tuple[list[F
         return [], [*notes, "security level: privileged (every program is let in)"]
     if job is None:
         if isinstance(env.jobs, CantRead):
-            return [cant_check(CHECK, Kind.JOB, env.jobs)], notes
+            return [cant_check(env, CHECK, Kind.JOB, env.jobs)], notes
         return [], [*notes, f"security level {policy}: no training job to compare"]
     template = o.pod_template(job)
     found = violations(policy, o.mapping(template.get("metadata")), o.pod_spec(template))
@@ -283,7 +284,9 @@ def _webhook_findings(env: Environment) -> tuple[list[Finding], list[str]]:
     for kind in WEBHOOK_KINDS:
         read = env.webhook_configurations.get(kind)
         if isinstance(read, CantRead) or read is None:
-            findings.append(cant_check(CHECK, kind, read or CantRead(ReadFailure.NOT_CAPTURED, "")))
+            findings.append(
+                cant_check(env, CHECK, kind, read or CantRead(ReadFailure.NOT_CAPTURED, ""))
+            )
     notes = []
     for hook in env.pod_create_webhooks():
         where = f"webhook {hook.name} of {hook.configuration}"
@@ -303,7 +306,11 @@ def _webhook_findings(env: Environment) -> tuple[list[Finding], list[str]]:
         if not isinstance(slices, Listed):
             findings.append(
                 cant_check(
-                    CHECK, Kind.ENDPOINT_SLICE, slices or CantRead(ReadFailure.NOT_CAPTURED, "")
+                    env,
+                    CHECK,
+                    Kind.ENDPOINT_SLICE,
+                    slices or CantRead(ReadFailure.NOT_CAPTURED, ""),
+                    everywhere=True,  # the hook's server may live in any namespace
                 )
             )
             continue
@@ -358,7 +365,12 @@ def _trial_findings(env: Environment, job: KubeObject | None) -> list[Finding]:
     if trial.cant is not None:
         details.append(trial.cant.reason)  # names the grant a refused permission needs
     unknown = finding(
-        CHECK, Status.UNKNOWN, Basis.CANT_CHECK, code, details=[*details, trial.reason]
+        CHECK,
+        Status.UNKNOWN,
+        Basis.CANT_CHECK,
+        code,
+        details=[*details, trial.reason],
+        command=env.settings.kubectl.cluster("get", "--raw", "/readyz"),
     )
     return [replace(unknown, why="the trial start could not be made")]
 
