@@ -289,9 +289,11 @@ def test_a_missing_plugin_shows_its_install_hint_in_both(
     by_kubectl = kubectl(config, tmp_path)
     assert not by_kubectl.connected
     assert hint in by_kubectl.result.stderr
-    why = truegreen(config, monkeypatch).why
-    assert why.startswith("Couldn't reach the cluster: cannot log in as user 'u': exec: ")
-    assert hint in why
+    ours = truegreen(config, monkeypatch)
+    assert ours.why.startswith(
+        f"Couldn't log in to the cluster at {api.url}: cannot log in as user 'u': exec: "
+    )
+    assert hint in ours.report["headline"]["remedy"]  # the plugin's advice is what to do
     assert api.authorizations == []
 
 
@@ -431,7 +433,8 @@ def test_a_proxy_refusing_the_login_stops_both_for_the_same_reason(
     assert not by_kubectl.connected
     assert "Proxy Authentication Required" in by_kubectl.result.stderr
     assert why == (
-        f"Couldn't reach the cluster: the proxy 127.0.0.1:{proxy.port} refused the tunnel: "
+        f"Couldn't reach the cluster at {api.url}: the proxy 127.0.0.1:{proxy.port} refused the "
+        "tunnel: "
         "407 Proxy Authentication Required."
     )
     assert api.authorizations == []
@@ -492,7 +495,7 @@ def test_the_proxy_environment_and_no_proxy_decide_for_both(
     assert len(proxy.passages) == used  # exempted: neither asked the proxy
     assert not by_kubectl.connected
     assert "no such host" in by_kubectl.result.stderr
-    assert why == "Couldn't reach the cluster: address not found."
+    assert why == f"Couldn't reach the cluster at https://{API_NAME}:{port}: address not found."
 
 
 # -- TLS and files (tools/clientcmd/loader.go, client_config.go) -----------------------------
@@ -517,7 +520,9 @@ def test_tls_server_name_decides_for_both(
     else:
         assert not by_kubectl.connected
         assert "x509: cannot validate certificate for 127.0.0.1" in by_kubectl.result.stderr
-        assert ours.why == "Couldn't reach the cluster: TLS certificate was not accepted."
+        assert ours.why == (
+            f"Couldn't reach the cluster at {api.url}: TLS certificate was not accepted."
+        )
 
 
 def test_relative_paths_follow_their_own_file_for_both(

@@ -4,6 +4,7 @@ said once with what to do, the holders of capacity named, and JSON on every run.
 
 import shlex
 import subprocess
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 import yaml
 
 from tests.scenario.conftest import Doctor
-from tests.support.auth_echo import write_plugin
+from tests.support.auth_echo import make_pki, write_plugin
 from tests.support.cli import run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.plain_words import jargon_in
@@ -184,40 +185,56 @@ def test_a_refused_read_names_the_permission_and_the_can_i_that_proves_it(
 # -- a login is one headline --------------------------------------------------------------------
 
 
-def test_a_refused_login_is_one_headline_naming_server_and_login(doctor: Doctor) -> None:
-    doctor.load("healthy")
-    doctor.server.inject(Fault.UNAUTHORIZED, r".")
-    before = len(doctor.server.log)
-    json_run = doctor.live("-o", "json")
-    assert len(doctor.server.log) - before == 1, "one refused read ends the run"
+@pytest.fixture
+def tls_fake(tmp_path: Path) -> Iterator[tuple[FakeApiServer, Path]]:
+    """The fake over TLS, with a healthy namespace: client-go sends a login only over HTTPS
+    (clientcmd's ClientConfig reads the user's credentials only for a TLS transport)."""
+    pki = make_pki(tmp_path / "pki")
+    server = FakeApiServer().start(tls=(pki.server_cert, pki.server_key))
+    server.add(*healthy(datetime.now(UTC)))
+    kubeconfig = server.write_kubeconfig(
+        tmp_path / "kc", namespace="train", certificate_authority=pki.ca
+    )
+    try:
+        yield server, kubeconfig
+    finally:
+        server.stop()
+
+
+def test_a_refused_login_is_one_headline_naming_server_and_login(
+    tls_fake: tuple[FakeApiServer, Path],
+) -> None:
+    server, kubeconfig = tls_fake
+    server.inject(Fault.UNAUTHORIZED, r".")
+    json_run = run_cli("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
+    assert len(server.log) == 1, "one refused read ends the run"
     report = json_run.json()
     assert json_run.exit_code == 3
     assert report["verdict"] == "unknown"
     assert report["headline"]["code"] == "cluster-login-refused"
+    assert report["headline"]["rule"] == "cluster-unreachable", "no read could be made"
     assert report["headline"]["text"] == (
-        f"The cluster at {doctor.server.url} did not accept the login of user 'fake': Unauthorized."
+        f"The cluster at {server.url} did not accept the login of user 'fake': Unauthorized."
     )
     assert report["headline"]["remedy"] == (
-        f"Check the login details of user 'fake' in {doctor.kubeconfig}: they may have expired "
+        f"Check the login details of user 'fake' in {kubeconfig}: they may have expired "
         "or been revoked, then run again; "
-        f"`kubectl --kubeconfig {doctor.kubeconfig} auth whoami` shows whether the login works."
+        f"`kubectl --kubeconfig {kubeconfig} auth whoami` shows whether the login works."
     )
-    text = doctor.live("--no-color").stdout.splitlines()
+    text = run_cli("doctor", "--kubeconfig", str(kubeconfig), "--no-color").stdout.splitlines()
     assert text[0].startswith("? COULD NOT CHECK  The cluster at ")
     assert "Also:" not in text, "one cause, said once"
     assert sum("Couldn't check" in line for line in text) == 0
     assert text[-1] == (
-        "0 checks measured, 8 could not be checked (credentials, image-pull, storage, admission, "
-        "workloads, capacity, probes, freshness: as said above)."
+        "0 checks measured, 7 could not be checked (image-pull, storage, admission, workloads, "
+        "capacity, probes, freshness: as said above). Not asked for: credentials."
     ), "the coverage line does not repeat the headline's reason"
 
 
 @pytest.fixture
-def plugin_kubeconfig(fake_api: FakeApiServer, tmp_path: Path) -> tuple[Path, Any]:
+def plugin_kubeconfig(tls_fake: tuple[FakeApiServer, Path], tmp_path: Path) -> tuple[Path, Any]:
     plugin = write_plugin(tmp_path / "bin", name="aws")
-    config = yaml.safe_load(
-        fake_api.write_kubeconfig(tmp_path / "kc", namespace="train").read_text()
-    )
+    config = yaml.safe_load(tls_fake[1].read_text())
     config["users"] = [
         {
             "name": "eks",
@@ -238,8 +255,9 @@ def plugin_kubeconfig(fake_api: FakeApiServer, tmp_path: Path) -> tuple[Path, An
 
 
 def test_a_failing_login_plugin_is_one_headline_with_its_own_words_and_the_cloud_login(
-    fake_api: FakeApiServer, plugin_kubeconfig: tuple[Path, Any]
+    tls_fake: tuple[FakeApiServer, Path], plugin_kubeconfig: tuple[Path, Any]
 ) -> None:
+    fake_api = tls_fake[0]
     kubeconfig, plugin = plugin_kubeconfig
     plugin.plan(
         {
@@ -248,11 +266,11 @@ def test_a_failing_login_plugin_is_one_headline_with_its_own_words_and_the_cloud
             "exit": 255,
         }
     )
-    fake_api.add(*healthy(datetime.now(UTC)))
     result = run_cli("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
     assert result.exit_code == 3
     report = result.json()
     assert report["headline"]["code"] == "cluster-login-failed"
+    assert report["headline"]["rule"] == "cluster-unreachable", "no read could be made"
     text = report["headline"]["text"]
     assert text.startswith(
         f"Couldn't log in to the cluster at {fake_api.url}: cannot log in as user 'eks'"

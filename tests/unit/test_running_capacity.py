@@ -77,7 +77,7 @@ def test_a_machine_whose_last_pod_left_is_gone_from_the_sums() -> None:
     running.put(("other", "a"), None)
     assert running.summary()["machines"] == {"m1": {"pods": 1, "requested": {"cpu": 2000}}}
     running.put(("other", "b"), _pod("b", "other", "m1", "2", 0, "Succeeded"))
-    assert running.summary() == {"machines": {}, "pods_here": [], "invalid": ""}
+    assert running.summary() == {"machines": {}, "pods_here": [], "invalid": "", "holders": {}}
 
 
 def test_a_pod_whose_share_stayed_the_same_changes_nothing() -> None:
@@ -91,3 +91,16 @@ def test_a_pod_whose_share_stayed_the_same_changes_nothing() -> None:
     here = _pod("b", NAMESPACE, None, "1", 0, "Pending")
     assert running.put((NAMESPACE, "b"), here) is True
     assert running.put((NAMESPACE, "b"), _pod("b", NAMESPACE, None, "1", 0, "Running")) is True
+
+
+def test_the_largest_holders_are_named_as_the_fold_names_them() -> None:
+    """Five pods on one machine: three are kept per resource, the same three as the fold's."""
+    cpus = {"a": "1", "b": "5", "c": "2", "d": "4", "e": "3"}
+    pods = {("other", n): _pod(n, "other", "m1", cpu, 0, "Running") for n, cpu in cpus.items()}
+    pods[("other", "f")] = _pod("f", "other", "m1", "100m", 1, "Running")
+    running = RunningCapacity(NAMESPACE)
+    running.replace(list(pods.items()))
+    named = [h["pod"] for h in running.summary()["holders"]["m1"]]
+    # cpu: b, d, e (5, 4, 3); the GPU: f, its only holder
+    assert named == ["b", "d", "e", "f"]
+    assert running.summary() == _folded(pods)

@@ -44,11 +44,13 @@ ROOT_CAUSE_CHECKS = frozenset(
 WAIT_FOR_RUNNING_JOB = frozenset(
     {"capacity.held-by-running-job", "admission.quota-held-by-running-job"}
 )
+# No read could be made at all: the cluster was not reached, or no login was made or accepted.
+NOTHING_READ = frozenset({"cluster-unreachable", "cluster-login-failed", "cluster-login-refused"})
 # A namespace being deleted (or gone) refuses everything; nothing else is worth fixing first.
 NAMESPACE_CLOSED = frozenset({"admission.namespace-terminating", "admission.namespace-missing"})
 
 HEADLINE_RULES: tuple[HeadlineRule, ...] = (
-    HeadlineRule("cluster-unreachable", Status.UNKNOWN, codes=frozenset({"cluster-unreachable"})),
+    HeadlineRule("cluster-unreachable", Status.UNKNOWN, codes=NOTHING_READ),
     HeadlineRule("namespace-closed", Status.FAIL, Basis.MEASURED, codes=NAMESPACE_CLOSED),
     HeadlineRule("root-cause-failure", Status.FAIL, Basis.MEASURED, checks=ROOT_CAUSE_CHECKS),
     HeadlineRule("measured-failure", Status.FAIL, Basis.MEASURED),

@@ -154,7 +154,7 @@ class CapacityTally:
                 if key <= smallest:
                     continue
                 del kept[smallest]
-            holder = holder or _holder(item, requests)
+            holder = holder or holder_of(item, requests)
             kept[key] = holder
 
     def summary(self) -> dict[str, Any]:
@@ -178,7 +178,8 @@ class CapacityTally:
         return result
 
 
-def _holder(item: PodView, requests: Resources) -> Holder:
+def holder_of(item: PodView, requests: Resources) -> Holder:
+    """`item` as a holder of room on its machine: its name, its controller and its requests."""
     controller = next(
         (ref for ref in item.metadata.owner_references or [] if ref.get("controller")), {}
     )

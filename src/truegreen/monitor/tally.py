@@ -5,6 +5,7 @@ Its summary is the one `doctor.usage.CapacityTally` makes from the same pods lis
 server's order (by namespace, then name): a test holds the two equal on random pod churn.
 """
 
+import heapq
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -14,7 +15,14 @@ import msgspec
 
 from truegreen.cluster.watch import ObjectKey
 from truegreen.doctor.fit import pod_requests
-from truegreen.doctor.usage import ClusterUsage, MachineUsage, PodView
+from truegreen.doctor.usage import (
+    HOLDERS_KEPT,
+    ClusterUsage,
+    Holder,
+    MachineUsage,
+    PodView,
+    holder_of,
+)
 from truegreen.kubeobjects import TERMINATED_PHASES
 from truegreen.quantity import QuantityError, Resources
 
@@ -28,6 +36,7 @@ class _Share:
     amounts: tuple[tuple[str, int], ...]
     here: dict[str, Any] | None
     invalid: str
+    holder: Holder | None = None
 
 
 class RunningCapacity:
@@ -42,6 +51,8 @@ class RunningCapacity:
         """Per machine and resource, how many pods request some of it (a sum whose last pod
         left is dropped, as a fresh tally would never have had it)."""
         self._pods: dict[str, int] = {}
+        self._on_machine: dict[str, dict[ObjectKey, _Share]] = {}
+        """Each machine's holding pods, from which its largest holders are picked."""
         self._here: dict[ObjectKey, dict[str, Any]] = {}
         self._invalid: dict[ObjectKey, str] = {}
         self._shapes: dict[bytes, Resources | str] = {}
@@ -59,6 +70,7 @@ class RunningCapacity:
                 other._holders,
             )
             self._pods, self._here, self._invalid = other._pods, other._here, other._invalid
+            self._on_machine = other._on_machine
 
     def replace(self, items: Iterable[tuple[ObjectKey, Any]]) -> None:
         """Start over from a whole list."""
@@ -100,7 +112,7 @@ class RunningCapacity:
             self._shapes[shape] = requests
         if isinstance(requests, str):
             return _Share(None, (), here, requests)
-        return _Share(machine, requests.amounts, here, "")
+        return _Share(machine, requests.amounts, here, "", holder_of(pod, requests))
 
     def _give(self, key: ObjectKey, share: _Share) -> None:
         if share.here is not None:
@@ -115,6 +127,7 @@ class RunningCapacity:
             sums[resource] = sums.get(resource, 0) + amount
             holders[resource] = holders.get(resource, 0) + 1
         self._pods[share.machine] = self._pods.get(share.machine, 0) + 1
+        self._on_machine.setdefault(share.machine, {})[key] = share
 
     def _take(self, key: ObjectKey, share: _Share) -> None:
         self._here.pop(key, None)
@@ -129,8 +142,10 @@ class RunningCapacity:
             if not holders[resource]:
                 del sums[resource], holders[resource]
         self._pods[machine] -= 1
+        del self._on_machine[machine][key]
         if not self._pods[machine]:
             del self._pods[machine], self._requested[machine], self._holders[machine]
+            del self._on_machine[machine]
 
     def summary(self) -> dict[str, Any]:
         """As `CapacityTally.summary()` over the same pods in the server's list order."""
@@ -142,6 +157,22 @@ class RunningCapacity:
                 },
                 [self._here[key] for key in sorted(self._here)],
                 self._invalid[min(self._invalid)] if self._invalid else "",
+                {m: self._largest_holders(m) for m in sorted(self._on_machine)},
             )
         result: dict[str, Any] = msgspec.to_builtins(usage)
         return result
+
+    def _largest_holders(self, machine: str) -> list[Holder]:
+        """As the fold keeps them: per resource the HOLDERS_KEPT largest by (amount, namespace,
+        pod), each pod once, by namespace and name."""
+        by_resource: dict[str, list[tuple[int, str, str, Holder]]] = {}
+        for (namespace, name), share in self._on_machine[machine].items():
+            assert share.holder is not None  # every share on a machine has one
+            for resource, amount in share.amounts:
+                by_resource.setdefault(resource, []).append((amount, namespace, name, share.holder))
+        kept = {
+            (h.namespace, h.pod): h
+            for candidates in by_resource.values()
+            for *_, h in heapq.nlargest(HOLDERS_KEPT, candidates, key=lambda c: c[:3])
+        }
+        return [kept[key] for key in sorted(kept)]
