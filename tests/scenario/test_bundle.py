@@ -366,9 +366,16 @@ def test_a_hostile_secret_in_a_snapshot_never_crashes_doctor(
         ("../escape.yaml", "it holds a member named '../escape.yaml'"),
         ("/etc/passwd", "it holds a member named '/etc/passwd'"),
         ("top/reads/../../x.yaml", "it holds a member named 'top/reads/../../x.yaml'"),
-        ("top/link", "it holds something a snapshot does not: 'top/link'"),
+        (
+            "top/reads/001-list-pods.yaml",
+            "it holds something a snapshot does not: 'top/reads/001-list-pods.yaml'",
+        ),
+        (
+            "top/reads/002-list-jobs.yaml",
+            "it holds something a snapshot does not: 'top/reads/002-list-jobs.yaml'",
+        ),
     ],
-    ids=["dotdot", "absolute", "nested-dotdot", "symlink"],
+    ids=["dotdot", "absolute", "nested-dotdot", "symlink", "hardlink"],
 )
 def test_a_hostile_archive_is_one_plain_line_and_nothing_is_extracted(
     doctor: Doctor, member: str, why: str
@@ -380,8 +387,10 @@ def test_a_hostile_archive_is_one_plain_line_and_nothing_is_extracted(
         info.size = len(meta)
         tar.addfile(info, io.BytesIO(meta))
         bad = tarfile.TarInfo(member)
-        if member.endswith("link"):
+        if member.endswith("pods.yaml"):
             bad.type, bad.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        elif member.endswith("jobs.yaml"):
+            bad.type, bad.linkname = tarfile.LNKTYPE, "top/snapshot.yaml"
         tar.addfile(bad, io.BytesIO(b""))
     result = run_cli("doctor", "--snapshot", str(archive))
     assert result.exit_code == 64

@@ -1,6 +1,7 @@
 """What a support bundle adds to doctor's reads: which container logs it asks for, the newest
 events it keeps, and the one-line summary it prints."""
 
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -9,9 +10,10 @@ import msgspec
 import pytest
 import yaml
 
+from truegreen.cluster.archive import write_archive
 from truegreen.cluster.logs import LogRequest, is_failing, log_requests, select_logs
 from truegreen.cluster.recent_events import MESSAGE_LIMIT, EventView, NewestEvents, last_seen
-from truegreen.cluster.snapshot import Capture, SnapshotInfo, render
+from truegreen.cluster.snapshot import Capture, SnapshotInfo, render, write_folder
 from truegreen.doctor.command import SnapshotSummary, default_archive_name
 from truegreen.doctor.snapshot_report import exit_code, headline, to_json, to_text
 from truegreen.errors import ConnectionSetupError
@@ -305,3 +307,32 @@ def test_snapshot_yaml_keeps_no_userinfo_of_the_server_or_secret_in_a_setting() 
         "credentials_secret": "backend:password=<redacted>",
     }
     assert list(files) == ["snapshot.yaml"]
+
+
+class _DiskFull(Sequence[tuple[str, bytes]]):
+    """Files whose second one cannot be written, as when the disk fills mid-bundle."""
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, index: Any) -> Any:
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[tuple[str, bytes]]:
+        yield ("snapshot.yaml", b"truegreen_snapshot: 1\n")
+        raise OSError(28, "No space left on device")
+
+
+@pytest.mark.parametrize("folder", [False, True], ids=["archive", "folder"])
+def test_a_failed_write_leaves_nothing_behind(tmp_path: Path, folder: bool) -> None:
+    target = tmp_path / ("bundle" if folder else "bundle.tar.gz")
+
+    def write() -> None:
+        if folder:
+            write_folder(target, _DiskFull())
+        else:
+            write_archive(target, "bundle", _DiskFull(), 0)
+
+    with pytest.raises(OSError, match="No space left"):
+        write()
+    assert sorted(tmp_path.iterdir()) == []
