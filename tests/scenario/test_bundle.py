@@ -440,3 +440,35 @@ def test_a_read_file_that_is_a_link_is_not_read(doctor: Doctor) -> None:
     assert report["coverage"]["not_checked"] == [
         {"check": "image-pull", "reason": "the snapshot doesn't include the stored logins"}
     ]
+
+
+def test_an_existing_archive_is_never_overwritten(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    archive = doctor.tmp_path / "bundle.tar.gz"
+    archive.write_bytes(b"mine")
+    result = _snapshot(doctor, "--archive", str(archive))
+    assert result.exit_code == 64
+    assert result.stderr.splitlines() == [
+        f"truegreen: cannot write the snapshot to {archive}: it already exists. "
+        "choose a new name with --archive"
+    ]
+    assert archive.read_bytes() == b"mine"
+    assert not [r for r in doctor.server.requests() if "/namespaces/" in r.path], (
+        "refused before any read"
+    )
+
+
+def test_an_archive_and_a_folder_at_once_is_bad_usage(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    result = _snapshot(
+        doctor,
+        "--archive",
+        str(doctor.tmp_path / "a.tar.gz"),
+        "--output-directory",
+        str(doctor.tmp_path / "b"),
+    )
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr.splitlines() == [
+        "truegreen: --archive and --output-directory cannot be used together. choose one"
+    ]
+    assert sorted(p.name for p in doctor.tmp_path.iterdir()) == ["kubeconfig"]
