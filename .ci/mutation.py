@@ -46,6 +46,10 @@ GATE_MODULES = [
     "src/truegreen/doctor/trial.py",
     "src/truegreen/yamlsafe.py",
     "src/truegreen/textsafe.py",
+    "src/truegreen/cluster/redact.py",
+    "src/truegreen/cluster/logs.py",
+    "src/truegreen/cluster/recent_events.py",
+    "src/truegreen/doctor/snapshot_report.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 JUDGED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")

@@ -268,16 +268,50 @@ def test_a_failed_read_makes_the_bundle_incomplete_exit_3() -> None:
     )
 
 
+def test_the_json_document_holds_every_documented_field() -> None:
+    """docs/snapshot.md lists these fields; a reader's program keys on each."""
+    summary = _summary(
+        folder=True,
+        saved_to=Path("bundle"),
+        could_not_read=("list nodes: no permission (403)", "list events: timed out"),
+        events=None,
+        logs_left_out=3,
+    )
+    assert to_json(summary) == {
+        "schema_version": 1,
+        "verdict": "incomplete",
+        "exit_code": 3,
+        "headline": headline(summary),
+        "saved_to": "bundle",
+        "format": "folder",
+        "namespace": "train",
+        "reads": 16,
+        "failed_reads": 2,
+        "could_not_read": ["list nodes: no permission (403)", "list events: timed out"],
+        "events": None,
+        "logs": 2,
+        "logs_left_out": 3,
+    }
+
+
 def test_a_setup_failure_is_a_json_document_too() -> None:
     from truegreen.doctor.snapshot_report import failure_json
 
     error = ConnectionSetupError("no kubeconfig", todo="set KUBECONFIG")
-    document = failure_json(error)
-    assert {k: document[k] for k in ("verdict", "exit_code", "headline", "saved_to")} == {
+    assert failure_json(error) == {
+        "schema_version": 1,
         "verdict": "unknown",
         "exit_code": 3,
         "headline": "no kubeconfig. set KUBECONFIG",
         "saved_to": None,
+        "format": None,
+        "namespace": None,
+        "reads": None,
+        "failed_reads": None,
+        "could_not_read": None,
+        "events": None,
+        "logs": None,
+        "logs_left_out": None,
     }
 
 

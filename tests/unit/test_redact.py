@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truegreen.cluster import CantRead, Got, Kind, Listed, ReadFailure
+from truegreen.cluster.logs import LIMIT_BYTES
 from truegreen.cluster.reader import FieldSelector, Fold
 from truegreen.cluster.reads import Folded, FoldRead, GetRead, ListRead
 from truegreen.cluster.redact import (
@@ -411,3 +412,23 @@ def test_the_redacting_reader_redacts_every_object_it_passes_on() -> None:
     assert reader.get(Kind.POD, "p", namespace="train") == CantRead(ReadFailure.NOT_FOUND, "gone")
     # A fold's summary is the fold's own making (fit views, or events it redacted itself).
     assert reader.fold(Kind.POD, object(), namespace=None) == Folded({"token=abc": 1})  # type: ignore[arg-type]
+
+
+HOSTILE_LINES = {
+    "secret words": "key" * 21_846,
+    "secret words with dashes": "key-" * 16_384,
+    "schemes": "a://" * 16_384,
+    "schemes with a colon": "a://b:" * 10_923,
+    "assignments without a value": "token:" * 10_923,
+    "flags without a value": "--token " * 8_192,
+    "key-shaped runs": "A/b1+" * 13_108,
+}
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("line", HOSTILE_LINES.values(), ids=HOSTILE_LINES.keys())
+def test_a_hostile_line_the_size_of_a_saved_log_is_redacted_in_linear_time(line: str) -> None:
+    """A log line is up to 64 KiB (logs.LIMIT_BYTES) of anything. A rule that backtracks
+    quadratically took minutes on these; linear rules take well under a second."""
+    assert len(line) >= LIMIT_BYTES, "precondition: a whole saved log"
+    assert redact_text(redact_text(line)) == redact_text(line)

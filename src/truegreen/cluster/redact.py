@@ -40,14 +40,18 @@ SECRET_WORDS = (
     r"pass(?:wd|word|phrase)?|pwd|secret|token|key|cred|auth|private|dsn"
     r"|conn(?:ection)?[_.\-]?str(?:ing)?|(?:database|db)[_.\-]?url"
 )
-_NAME = rf"[a-z0-9_.\-]*(?:{SECRET_WORDS})[a-z0-9_.\-]*"
+# Atomic: a name is its whole run of name characters, never a part of it; without this, a long
+# run holding many secret words ("keykeykey…" in a log line) takes quadratic time to reject.
+_NAME = rf"(?>[a-z0-9_.\-]*(?:{SECRET_WORDS})[a-z0-9_.\-]*)"
 _SECRET_NAME = re.compile(SECRET_WORDS, re.IGNORECASE)
 _SECRET_FLAG = re.compile(rf"--?{_NAME}", re.IGNORECASE)
-# `scheme://userinfo@`; not an image digest (`docker-pullable://repo@sha256:…`).
-_USERINFO = re.compile(
-    r"(?i)(?<![a-z0-9+.\-])([a-z][a-z0-9+.\-]*://)"
-    r"([^\s/?#@:\"']*(?::[^\s\"']*)?)@(?![a-z0-9]+:[0-9a-f]{32})"
-)
+# `scheme://`, where a URL's userinfo may start.
+_SCHEME = re.compile(r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://")
+_URL_END = re.compile(r"[\s\"']")
+# A user name never holds these: before the first `:`, they mean the `@` is in the path.
+_URL_PATH = re.compile(r"[^:/?#]*+[/?#]")
+# What follows the `@` of an image digest (`docker-pullable://repo@sha256:…`): not userinfo.
+_DIGEST = re.compile(r"(?i)[a-z0-9]+:[0-9a-f]{32}")
 _AWS_KEY_ID = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")
 # 40 base64 characters with upper case, lower case and a digit, standing alone: the shape of an
 # AWS secret access key. Hex digests (no upper case) and names (no upper case) never match.
@@ -75,9 +79,30 @@ def redact_shapes(text: str) -> str:
     plain words for a secret (for truegreen's own lines, such as a failed read's reason)."""
     if _plainly_safe(text):
         return text
-    text = _USERINFO.sub(lambda m: f"{m[1]}{REDACTED}@", text)
+    text = _redact_userinfo(text)
     text = _AWS_KEY_ID.sub(REDACTED, text)
     return _AWS_SECRET_SHAPE.sub(REDACTED, text)
+
+
+def _redact_userinfo(text: str) -> str:
+    """`postgres://user:pass@host` as `postgres://<redacted>@host`. A password may hold `/` and
+    unescaped `@`, so the userinfo runs to the last `@` before the URL ends; a URL ends at
+    a space or a quote, or where the next `scheme://` starts. Done by hand, not by one regular
+    expression: those spans never overlap, so a hostile line (many `a://b:`) costs linear time."""
+    schemes = list(_SCHEME.finditer(text))
+    pieces: list[str] = []
+    kept = 0
+    for index, scheme in enumerate(schemes):
+        start = scheme.end()
+        stop = schemes[index + 1].start() if index + 1 < len(schemes) else len(text)
+        end = _URL_END.search(text, start, stop)
+        stop = end.start() if end else stop
+        at = text.rfind("@", start, stop)
+        if at < 0 or _URL_PATH.match(text, start, at) or _DIGEST.match(text, at + 1):
+            continue  # no userinfo, a path before the `@`, or an image digest
+        pieces += [text[kept:start], REDACTED]
+        kept = at
+    return "".join([*pieces, text[kept:]])
 
 
 def redact_text(text: str) -> str:
