@@ -53,6 +53,10 @@ GATE_MODULES = [
     "src/truegreen/monitor/tally.py",
     "src/truegreen/monitor/refresh_state.py",
     "src/truegreen/wrapping.py",
+    "src/truegreen/cluster/redact.py",
+    "src/truegreen/cluster/logs.py",
+    "src/truegreen/cluster/recent_events.py",
+    "src/truegreen/doctor/snapshot_report.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 JUDGED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")

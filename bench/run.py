@@ -106,7 +106,7 @@ def bench_size(pods: int, runs: int, baselines: bool) -> dict[str, Any]:
                 "snapshot",
                 "--kubeconfig",
                 str(kubeconfig),
-                "-o",
+                "--output-directory",
                 str(snapshot),
             ],
             DOCTOR_OK,

@@ -249,8 +249,8 @@ def _connection(
 @_connection_options
 @click.option(
     "--snapshot",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Check a saved snapshot folder instead of the live cluster.",
+    type=click.Path(path_type=Path),
+    help="Check a saved snapshot (an archive or a folder) instead of the live cluster.",
 )
 @click.option(
     "--job-requests",
@@ -334,12 +334,15 @@ def doctor(
 @main.command()
 @_connection_options
 @click.option(
-    "-o",
-    "--output-dir",
-    "output_dir",
+    "--archive",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the bundle to this new .tar.gz file "
+    "(default: truegreen-snapshot-NAMESPACE-TIME.tar.gz in the current folder).",
+)
+@click.option(
+    "--output-directory",
     type=click.Path(path_type=Path, file_okay=False),
-    required=True,
-    help="New folder to write the snapshot to.",
+    help="Write a folder instead of an archive (a new or empty folder).",
 )
 @click.option(
     "--job-requests",
@@ -350,8 +353,7 @@ def doctor(
     "--credentials-secret", metavar="NAME:KEY1,KEY2", help="Also save this read (names only)."
 )
 @click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="doctor's config.")
-@click.option("--no-color", is_flag=True, help="No colour.")
-@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+@_common_output
 @_report_errors
 def snapshot(
     kubeconfig: Path | None,
@@ -359,33 +361,53 @@ def snapshot(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
-    output_dir: Path,
+    archive: Path | None,
+    output_directory: Path | None,
     job_requests: str | None,
     credentials_secret: str | None,
     config: Path | None,
+    output: str,
+    verbose: bool,
     no_color: bool,
     debug: bool,
 ) -> None:
-    """Save every read doctor makes (failed reads too, secrets redacted) for offline checks."""
-    from truegreen.console import make_consoles, progress_line
-    from truegreen.doctor.command import DoctorRequest, take_snapshot
+    """Save a support bundle: every read doctor makes (failed reads too), the namespace's
+    newest events and the last lines of failing containers' logs, redacted by policy
+    (docs/snapshot.md). Check it offline with `truegreen doctor --snapshot FILE`.
 
-    request = DoctorRequest(
-        _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
-        job_requests=job_requests,
-        credentials_secret=credentials_secret,
-        config=config,
-    )
-    consoles = make_consoles(no_color)
-    with progress_line(_progress_console(consoles, "text", no_color)) as told:
-        summary = take_snapshot(request, output_dir, told)
-    failed = f", {summary.failed_reads} could not be read" if summary.failed_reads else ""
-    reads = f"{summary.reads} read{'' if summary.reads == 1 else 's'}"
-    consoles.err.print(
-        f"Saved {reads} of '{summary.namespace}' to {summary.directory}{failed}. "
-        f"Check it with: truegreen doctor --snapshot {summary.directory}",
-        markup=False,
-    )
+    Exit 0 saved, 3 saved but some reads could not be made.
+    """
+    from truegreen.console import make_consoles, progress_line
+    from truegreen.doctor.command import DoctorRequest, SnapshotTarget, take_snapshot
+    from truegreen.doctor.snapshot_report import exit_code, failure_json, to_json, to_text
+    from truegreen.errors import TruegreenError, UsageError
+
+    try:
+        if archive is not None and output_directory is not None:
+            raise UsageError(
+                "--archive and --output-directory cannot be used together",
+                todo="choose one",
+            )
+        request = DoctorRequest(
+            _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
+            job_requests=job_requests,
+            credentials_secret=credentials_secret,
+            config=config,
+        )
+        target = SnapshotTarget(output_directory or archive, folder=output_directory is not None)
+        consoles = make_consoles(no_color)
+        with progress_line(_progress_console(consoles, output, no_color)) as told:
+            summary = take_snapshot(request, target, told)
+    except TruegreenError as error:
+        if output == "json":  # one document on stdout, whatever happened
+            _emit_json(failure_json(error))
+        raise
+    if output == "json":
+        _emit_json(to_json(summary))
+    else:
+        for line in to_text(summary, verbose=verbose):
+            consoles.out.print(line, markup=False, highlight=False)
+    sys.exit(exit_code(summary))
 
 
 def _print_rules(explain: str | None, output: str, consoles: "Consoles", width: int | None) -> None:

@@ -71,12 +71,18 @@ class Doctor:
             "doctor", "--kubeconfig", str(kubeconfig), "--request-timeout", "2", *CREDENTIALS, *args
         )
 
-    def snapshot(self, name: str = "snap") -> Path:
+    def snapshot(self, name: str = "snap", *, exit_code: int = 0) -> Path:
+        """A snapshot folder of the fake; `exit_code` 3 when a read is meant to fail."""
         directory = self.tmp_path / name
         result = run_cli(
-            "snapshot", "--kubeconfig", str(self.kubeconfig), *CREDENTIALS, "-o", str(directory)
+            "snapshot",
+            "--kubeconfig",
+            str(self.kubeconfig),
+            *CREDENTIALS,
+            "--output-directory",
+            str(directory),
         )
-        assert result.exit_code == 0, result.stderr
+        assert result.exit_code == exit_code, result.stdout + result.stderr
         return directory
 
     def offline(self, directory: Path, *args: str) -> CliResult:
@@ -104,12 +110,13 @@ class Doctor:
                 "2",
                 *CREDENTIALS,
                 *shared,
-                "-o",
+                "--output-directory",
                 str(directory),
             )
         finally:
             twin.stop()
-        assert saved.exit_code == 0, f"round trip: snapshot failed: {saved.stderr}"
+        # A snapshot exits 3 when a read failed, as doctor does; the twin replays the faults.
+        assert saved.exit_code in (0, 3), f"round trip: snapshot failed: {saved.stderr}"
         offline = self.offline(directory, *_settings_only(shared), "-o", "json")
         assert _verdict(offline.json()) == _verdict(report), (
             f"doctor {' '.join(args)}: the snapshot round trip changed the verdict"

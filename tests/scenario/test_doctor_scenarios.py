@@ -244,19 +244,30 @@ def test_the_same_statement_is_one_finding_with_every_reason(doctor: Doctor) -> 
     ]
 
 
-def test_the_doctor_roles_grant_exactly_what_doctor_reads(doctor: Doctor) -> None:
+def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Doctor) -> None:
     """deploy/doctor: the namespace Role and the capacity ClusterRole, derived from requests.
 
-    The unbound volume makes doctor read its storage class too, so every read is exercised."""
+    The unbound volume makes doctor read its storage class too, and a crash-looping container
+    makes the snapshot read its log, so every read is exercised."""
     from tests.scenario.test_admission import webhook_behind
     from tests.support import rbac
+    from tests.support.scenarios import crash_looping_manager
 
-    doctor.load("unbound-dataset-volume")
+    def build(now: datetime) -> list[Obj]:
+        objects = crash_looping_manager(now)
+        volume = next(o for o in objects if o["kind"] == "PersistentVolumeClaim")
+        volume["status"] = {"phase": "Pending"}
+        return objects
+
+    doctor.load(build)
     doctor.server.add(*webhook_behind(ready=True))
     doctor.live("-o", "json")
     paths = {r.path for r in doctor.server.requests()}
     assert "/apis/storage.k8s.io/v1/storageclasses/standard" in paths, "precondition: all read"
     assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
+    doctor.snapshot(exit_code=0)
+    asked = {r.path for r in doctor.server.requests()} - paths
+    assert "/api/v1/namespaces/train/pods/jobs-manager-abc12/log" in asked, "precondition"
     namespaced, cluster_wide = rbac.used(doctor.server.requests(), namespace="train")
     assert namespaced == rbac.granted("doctor/role.yaml")
     assert cluster_wide == rbac.granted("doctor/clusterrole.yaml") | rbac.granted(

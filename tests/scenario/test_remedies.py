@@ -372,8 +372,11 @@ def test_a_snapshot_of_one_read_says_read_not_reads(doctor: Doctor, tmp_path: Pa
     doctor.load("healthy")
     doctor.server.inject(Fault.UNAUTHORIZED, r".")
     folder = tmp_path / "bundle"
-    result = run_cli("snapshot", "--kubeconfig", str(doctor.kubeconfig), "-o", str(folder))
-    assert result.stderr.strip() == (
-        f"Saved 1 read of 'train' to {folder}, 1 could not be read. "
-        f"Check it with: truegreen doctor --snapshot {folder}"
+    result = run_cli(
+        "snapshot", "--kubeconfig", str(doctor.kubeconfig), "--output-directory", str(folder)
     )
+    assert result.exit_code == 3
+    assert result.stdout.splitlines()[:2] == [
+        f"Saved 1 read of 'train' to {folder}, 1 could not be read.",
+        f"Check it with: truegreen doctor --snapshot {folder}",
+    ]

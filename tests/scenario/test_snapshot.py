@@ -23,7 +23,9 @@ def test_snapshot_refuses_an_existing_folder_and_writes_nothing(
     target = tmp_path / "taken"
     target.mkdir()
     (target / "keep.txt").write_text("mine")
-    result = run_cli("snapshot", "--kubeconfig", str(doctor.kubeconfig), "-o", str(target))
+    result = run_cli(
+        "snapshot", "--kubeconfig", str(doctor.kubeconfig), "--output-directory", str(target)
+    )
     assert result.exit_code == 64
     assert result.stderr.strip().startswith(f"truegreen: cannot write the snapshot to {target}")
     assert len(result.stderr.strip().splitlines()) == 1
@@ -33,7 +35,7 @@ def test_snapshot_refuses_an_existing_folder_and_writes_nothing(
 def test_failed_reads_are_saved_and_read_back_as_failed(doctor: Doctor) -> None:
     doctor.load("healthy")
     doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/nodes$")
-    directory = doctor.snapshot()
+    directory = doctor.snapshot(exit_code=3)
     saved = next((directory / "reads").glob("*-list-nodes.yaml")).read_text()
     assert "failure: forbidden" in saved
     live = doctor.live("-o", "json")

@@ -26,6 +26,8 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | `allowWatchBookmarks=true`: BOOKMARK events (an empty object of the kind with only `metadata.resourceVersion`) when nothing else is sent, about every minute (`watch_bookmark_seconds`) | cache_watcher.go `nextBookmarkTime`, cacher.go `bookmarkFrequency` |
 | a watch from a resourceVersion older than the kept history: 200, then one ERROR event whose object is a 410 `Expired` Status, `too old resource version: R (O)`, and the stream ends | staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go `getAllEventsSinceLocked` (`errors.NewResourceExpired`), cacher.go `newErrWatcher` |
 | `timeoutSeconds`: the server ends the stream (a clean end of the chunked body) after that long | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go `ListResource` (`timeout = time.Duration(*opts.TimeoutSeconds)`), watch.go |
+| `pods/log` (GET): the container named by `container` (400 `BadRequest` "a container name must be specified for pod P, choose one of: [...]" when the pod has several, "container C is not valid for pod P" when it has no such container); the kubelet picks the instance: `previous=true` the last terminated one (else 400 `previous terminated container "C" in pod "P" not found`), otherwise the running one, the terminated one, or the last terminated one, else 400 "is waiting to start"; `tailLines` then `limitBytes` cut the text; served as `text/plain` | pkg/registry/core/pod/strategy.go `LogLocation`, pkg/kubelet/kubelet_pods.go `validateContainerLogStatus`, pkg/kubelet/kuberuntime/logs/logs.go `ReadLogs` (tail, then a limited writer), staging/src/k8s.io/apiserver/pkg/registry/generic/rest/response_checker.go (a kubelet 400 becomes `NewBadRequest(body)`) |
+| Events are listed like any namespaced resource, in storage order (by name), not by time | staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go `GetList` (keys in order) |
 | old pods stay Terminating (deletionTimestamp, Running, old imageID) after the Deployment reports complete; its status counts non-terminating pods only; the status may lag the pods (`tests/support/rollout.py`) | kubernetes/kubectl#1628, kubernetes/kubernetes#110171, pkg/controller/deployment/sync.go `calculateStatus` |
 """
 
@@ -258,6 +260,8 @@ class FakeApiServer:
         self.request_hooks: list[Callable[[FakeApiServer, str, str], None]] = []
         """Called with (server, method, path) before each request is answered: the rollout
         simulator's controllers and kubelet act between a client's reads."""
+        self.container_logs: dict[str, str] = {}
+        """What the kubelet holds per container instance, by `containerID` (`pods/log`)."""
         self.admission = fake_admission.AdmissionSettings()
         """What pod creates meet (tests/support/fake_admission.py)."""
         self._changes: deque[_Change] = deque(maxlen=WATCH_HISTORY)
@@ -460,6 +464,7 @@ class FakeApiServer:
             twin._compacted_before = self._compacted_before
             twin.faults = [replace(rule, hits=0, matched=0) for rule in self.faults]
             twin.admission = copy.deepcopy(self.admission)
+            twin.container_logs = dict(self.container_logs)
         twin.start(self._tls)
         if self._stopping.is_set():
             twin.stop()
@@ -684,8 +689,9 @@ class FakeApiServer:
         query: Mapping[str, str],
         headers: Mapping[str, str],
         body: bytes,
-    ) -> tuple[int, JsonObject | list[Any], dict[str, str]]:
-        """Answer one request; returns status, JSON body and extra headers."""
+    ) -> tuple[int, JsonObject | list[Any] | bytes, dict[str, str]]:
+        """Answer one request; returns status, JSON body (bytes: plain text) and extra
+        headers."""
         for hook in list(self.request_hooks):
             hook(self, method, path)
         if path == "/version":
@@ -718,6 +724,8 @@ class FakeApiServer:
             raise ApiFailureError(
                 404, "NotFound", "the server could not find the requested resource"
             )
+        if subresource == "log" and rtype.plural == "pods" and method == "GET" and name:
+            return 200, self._pod_log(namespace or "", name, query), {}
         if subresource:
             raise ApiFailureError(
                 404, "NotFound", f"subresource {subresource} is not served by the fake"
@@ -801,6 +809,66 @@ class FakeApiServer:
             if found is None:
                 raise not_found(rtype, name)
             return copy.deepcopy(found)
+
+    def _pod_log(self, namespace: str, name: str, query: Mapping[str, str]) -> bytes:
+        """The kubelet's answer to `pods/log`: the chosen instance's text, tailed and cut."""
+        pod = self._get(_BY_PATH[("", "v1", "pods")], namespace, name)
+        spec, status = pod.get("spec") or {}, pod.get("status") or {}
+        names = [
+            c.get("name")
+            for field in ("initContainers", "containers", "ephemeralContainers")
+            for c in spec.get(field) or []
+        ]
+        container = query.get("container") or ""
+        if not container:
+            if len(spec.get("containers") or []) != 1:
+                raise ApiFailureError(
+                    400,
+                    "BadRequest",
+                    f"a container name must be specified for pod {name}, choose one of: [{' '.join(names)}]",
+                )
+            container = spec["containers"][0]["name"]
+        if container not in names:
+            raise ApiFailureError(
+                400, "BadRequest", f"container {container} is not valid for pod {name}"
+            )
+        statuses = [
+            *(status.get("containerStatuses") or []),
+            *(status.get("initContainerStatuses") or []),
+        ]
+        found = next((c for c in statuses if c.get("name") == container), None)
+        if found is None:
+            raise ApiFailureError(
+                400, "BadRequest", f'container "{container}" in pod "{name}" is not available'
+            )
+        last = (found.get("lastState") or {}).get("terminated")
+        state = found.get("state") or {}
+        if query.get("previous") == "true":
+            if not last or not last.get("containerID"):
+                raise ApiFailureError(
+                    400,
+                    "BadRequest",
+                    f'previous terminated container "{container}" in pod "{name}" not found',
+                )
+            instance = last["containerID"]
+        elif "running" in state:
+            instance = found.get("containerID", "")
+        elif state.get("terminated") and state["terminated"].get("containerID"):
+            instance = state["terminated"]["containerID"]
+        elif last and last.get("containerID"):
+            instance = last["containerID"]
+        else:
+            reason = (state.get("waiting") or {}).get("reason", "")
+            raise ApiFailureError(
+                400,
+                "BadRequest",
+                f'container "{container}" in pod "{name}" is waiting to start: {reason}',
+            )
+        lines = self.container_logs.get(instance, "").encode().splitlines(keepends=True)
+        if query.get("tailLines"):
+            lines = lines[-int(query["tailLines"]) :] if int(query["tailLines"]) else []
+        text = b"".join(lines)
+        return text[: int(query["limitBytes"])] if query.get("limitBytes") else text
 
     def _create_event(self, namespace: str, body: bytes) -> JsonObject:
         """Create an Event (refresh writes them), as kube-apiserver does: the body's namespace
@@ -1410,6 +1478,10 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 )
             except ApiFailureError as failure:
                 status, payload, headers = failure.code, failure.body(), failure.headers
+            if isinstance(payload, bytes):  # a log: plain text, never cached
+                record(RequestRecord(method, split.path, query, status))
+                self._send(status, payload, headers, content_type="text/plain")
+                return
             encoded = json.dumps(payload).encode()
             if server.frozen and method == "GET" and not headers:
                 server._encoded[cache_key] = (status, encoded)

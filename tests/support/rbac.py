@@ -21,7 +21,8 @@ def used(
 
     With `namespace`, a request inside any other namespace needs a ClusterRole too. A get of
     the namespace object itself is authorized inside that namespace (RequestInfo sets the
-    namespace to the name: apiserver/pkg/endpoints/request/requestinfo.go)."""
+    namespace to the name: apiserver/pkg/endpoints/request/requestinfo.go). A subresource is
+    its own resource to RBAC: `pods/log` (the same file: `Subresource`)."""
     namespaced: set[Grant] = set()
     cluster: set[Grant] = set()
     for request in requests:
@@ -33,6 +34,8 @@ def used(
         if inside and len(rest) > 2:
             rest = rest[2:]
         resource, named = rest[0], len(rest) > 1
+        if len(rest) > 2:
+            resource = f"{rest[0]}/{rest[2]}"
         verb = {"PATCH": "patch", "POST": "create", "GET": "get" if named else "list"}[
             request.method
         ]

@@ -33,6 +33,12 @@ def image_id(image: str) -> str:
     return f"{repository}@sha256:{hashlib.sha256(image.encode()).hexdigest()}"
 
 
+def container_id(pod: str, container: str, restart: int = 0) -> str:
+    """The containerID a kubelet reports for one instance of a container (fixed per instance)."""
+    digest = hashlib.sha256(f"{pod}/{container}/{restart}".encode()).hexdigest()
+    return f"containerd://{digest}"
+
+
 def node(name: str, cpu: str, memory: str, gpus: int = 0, **spec: Any) -> Obj:
     allocatable = {"cpu": cpu, "memory": memory, "pods": "110"}
     if gpus:
@@ -155,6 +161,9 @@ def pod_for(
                     "imageID": image_id(c["image"]),
                     "ready": True,
                     "restartCount": 0,
+                    "containerID": container_id(
+                        f"{workload['metadata']['name']}-{suffix}", c["name"]
+                    ),
                     "state": {"running": {"startedAt": started}},
                 }
                 for c in spec["containers"]
@@ -370,7 +379,13 @@ def crash_looping_manager(now: datetime) -> list[Obj]:
                 "message": "back-off 5m0s restarting failed container",
             }
         },
-        "lastState": {"terminated": {"reason": "Error", "exitCode": 1}},
+        "lastState": {
+            "terminated": {
+                "reason": "Error",
+                "exitCode": 1,
+                "containerID": container_id("jobs-manager-abc12", "api", restart=7),
+            }
+        },
     }
     return objects
 

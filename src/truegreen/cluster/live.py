@@ -27,6 +27,7 @@ from truegreen.cluster.credentials import Credential
 from truegreen.cluster.endpoints import collection_path, object_path, view_stamper
 from truegreen.cluster.kinds import Kind, stamp
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
+from truegreen.cluster.logs import Logged, LogRead
 from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
 from truegreen.cluster.reads import (
     CantRead,
@@ -198,8 +199,10 @@ class LiveCluster:
         *,
         body: bytes | None = None,
         content_type: str | None = None,
+        max_bytes: int | None = None,
     ) -> Response:
-        """One API request, sent again only for throttling or a refreshed credential."""
+        """One API request, sent again only for throttling or a refreshed credential; its
+        answer capped at `max_bytes` (MAX_ANSWER_BYTES unless given)."""
         deadline = self._request_deadline()
         url = self._base + path + (f"?{urlencode(query)}" if query else "")
         credential = self._connection.credentials.current()
@@ -213,7 +216,7 @@ class LiveCluster:
                     method,
                     url,
                     deadline=deadline,
-                    max_bytes=MAX_ANSWER_BYTES,
+                    max_bytes=MAX_ANSWER_BYTES if max_bytes is None else max_bytes,
                     headers=self._headers(credential, content_type),
                     body=body,
                     tls=self._tls_for(credential),
@@ -327,6 +330,41 @@ class LiveCluster:
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             return _cant(error, action, permission("get", kind, namespace))
         return Got(stamp(obj, kind))
+
+    def container_log(
+        self,
+        pod: str,
+        container: str,
+        *,
+        namespace: str,
+        previous: bool,
+        tail_lines: int,
+        limit_bytes: int,
+    ) -> LogRead:
+        """The last lines of one container's log (`pods/log`, as `kubectl logs --tail`).
+
+        The server cuts the log at `limit_bytes`; an answer much larger than that is refused,
+        not kept (a server that ignores the limit)."""
+        action = f"read the log of {pod}/{container}" + (" (previous)" if previous else "")
+        query: dict[str, str | int] = {
+            "container": container,
+            "tailLines": tail_lines,
+            "limitBytes": limit_bytes,
+        }
+        if previous:
+            query["previous"] = "true"
+        try:
+            text = _text(
+                self._send(
+                    "GET",
+                    object_path(Kind.POD, pod, namespace) + "/log",
+                    query,
+                    max_bytes=2 * limit_bytes + 4096,
+                )
+            )
+        except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
+            return _cant(error, action, f"get pods/log in namespace {namespace}")
+        return Logged(text)
 
     # -- writes ------------------------------------------------------------------------------
 
@@ -518,6 +556,14 @@ def _bounded_body(lines: LineStream) -> bytes:
         return b""
     finally:
         lines.close()
+
+
+def _text(response: Response) -> str:
+    """The text of a successful answer (a log), undecodable bytes replaced; _StatusError for
+    any other status."""
+    if response.status != 200:
+        raise _StatusError(response)
+    return response.body.decode("utf-8", errors="replace")
 
 
 def permission(verb: str, kind: Kind, namespace: str | None) -> str:
