@@ -117,6 +117,11 @@ for width in ${TOUR_WIDTHS:-120 60}; do
     'truegreen doctor -o json | head -9'
   scene cordoned cordoned 'truegreen doctor' 'echo "exit $?"'
   scene gpu-held-by-notebook gpu-held-by-notebook 'truegreen doctor -v'
+  # the support bundle: one archive to attach, read back offline
+  scene snapshot-archive gpu-held-by-notebook 'truegreen snapshot' 'echo "exit $?"' \
+    'tar tzf truegreen-snapshot-*.tar.gz | sed -n 1,6p' \
+    'truegreen doctor --snapshot truegreen-snapshot-*.tar.gz | head -3' \
+    'rm truegreen-snapshot-*.tar.gz'
 
   # While a command runs, stderr shows what it is doing; the results replace it.
   start_scene slow-machines

@@ -2,8 +2,9 @@
 
     python -m tests.support.tour_cluster SCENE FOLDER
 
-Starts the fake API server (and, for `refresh-fails`, a real docker-registry) on loopback,
-loads the scene, writes FOLDER/kubeconfig, prints `ready` and serves until SIGTERM or SIGINT.
+Starts the fake API server over TLS with its own CA (and, for `refresh-fails`, a real
+docker-registry) on loopback, loads the scene, writes FOLDER/kubeconfig, prints `ready` and
+serves until SIGTERM or SIGINT.
 Scenes are the ones the issue asks the tour to show.
 """
 
@@ -19,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from tests.support.auth_echo import write_plugin
+from tests.support.auth_echo import make_pki, write_plugin
 from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.refresh_kit import container, deployment
 from tests.support.registry import Registry, registry_binary, start_registry
@@ -29,11 +30,19 @@ from tests.support.scenarios import cordoned_machines, gpu_held_by_notebook, hea
 PASSWORD = "tour-registry-password"
 
 
+def _kubeconfig(server: FakeApiServer, folder: Path, namespace: str | None = None) -> Path:
+    """FOLDER/kubeconfig for the scene's server, trusting the scene's own CA (logins are sent
+    only over TLS, as client-go sends them)."""
+    return server.write_kubeconfig(
+        folder / "kubeconfig", namespace=namespace, certificate_authority=folder / "pki" / "ca.crt"
+    )
+
+
 def _login_refused(server: FakeApiServer, folder: Path) -> list[Callable[[], None]]:
     """Every request answered 401, as a cluster answers a revoked token."""
     server.add(*healthy(datetime.now(UTC)))
     server.inject(Fault.UNAUTHORIZED, r".")
-    server.write_kubeconfig(folder / "kubeconfig", namespace="train")
+    _kubeconfig(server, folder, namespace="train")
     return []
 
 
@@ -48,7 +57,7 @@ def _login_plugin_fails(server: FakeApiServer, folder: Path) -> list[Callable[[]
             "exit": 255,
         }
     )
-    config = yaml.safe_load(server.write_kubeconfig(folder / "kubeconfig").read_text())
+    config = yaml.safe_load(_kubeconfig(server, folder).read_text())
     config["users"] = [
         {
             "name": "eks",
@@ -71,7 +80,7 @@ def _login_plugin_fails(server: FakeApiServer, folder: Path) -> list[Callable[[]
 def _loaded(objects: Callable[[datetime], list[dict[str, Any]]]) -> Any:
     def scene(server: FakeApiServer, folder: Path) -> list[Callable[[], None]]:
         server.add(*objects(datetime.now(UTC)))
-        server.write_kubeconfig(folder / "kubeconfig", namespace="train")
+        _kubeconfig(server, folder, namespace="train")
         return []
 
     return scene
@@ -81,7 +90,7 @@ def _slow_machines(server: FakeApiServer, folder: Path) -> list[Callable[[], Non
     """A healthy namespace whose list of machines takes three seconds to arrive."""
     server.add(*healthy(datetime.now(UTC)))
     server.inject(Fault.DELAY, r"^/api/v1/nodes$", delay=3.0)
-    server.write_kubeconfig(folder / "kubeconfig", namespace="train")
+    _kubeconfig(server, folder, namespace="train")
     return []
 
 
@@ -119,7 +128,7 @@ def _refresh_fails(server: FakeApiServer, folder: Path) -> list[Callable[[], Non
     simulator.behaviour["api"] = "crash"
     # a second per look at the rollout, so that a person sees refresh waiting on it
     server.inject(Fault.DELAY, r"^/apis/apps/v1/namespaces/train/deployments/api$", delay=1.0)
-    server.write_kubeconfig(folder / "kubeconfig", namespace="train")
+    _kubeconfig(server, folder, namespace="train")
     return [registry.stop]
 
 
@@ -143,7 +152,9 @@ def main(argv: list[str]) -> int:
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    with FakeApiServer() as server:
+    pki = make_pki(folder / "pki")
+    server = FakeApiServer().start(tls=(pki.server_cert, pki.server_key))
+    try:
         cleanups = SCENES[argv[0]](server, folder)
         try:
             print("ready", flush=True)
@@ -151,6 +162,8 @@ def main(argv: list[str]) -> int:
         finally:
             for cleanup in cleanups:
                 cleanup()
+    finally:
+        server.stop()
     return 0
 
 
