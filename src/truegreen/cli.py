@@ -5,18 +5,26 @@ and leave as one plain line on stderr.
 """
 
 import sys
-import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from truegreen import __version__
 from truegreen.exitcodes import ExitCode
 
+if TYPE_CHECKING:
+    from truegreen.console import Consoles
+
 F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _print_traceback() -> None:
+    import traceback  # only with --debug: it pulls in linecache and tokenize
+
+    traceback.print_exc()
 
 
 def _report_errors(command: F) -> F:
@@ -31,14 +39,14 @@ def _report_errors(command: F) -> F:
             return command(*args, **kwargs)
         except TruegreenError as error:
             if debug:
-                traceback.print_exc()
+                _print_traceback()
             click.echo(f"truegreen: {error.line()}", err=True)
             sys.exit(error.exit_code)
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
         except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
             if debug:
-                traceback.print_exc()
+                _print_traceback()
             click.echo(
                 f"truegreen: internal error ({type(error).__name__}); this is a bug in truegreen. "
                 "Run again with --debug and report the traceback.",
@@ -138,6 +146,18 @@ def _emit_json(document: object) -> None:
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
+def _consoles(no_color: bool) -> "Consoles":
+    from truegreen.console import make_consoles  # rich: for text output only
+
+    return make_consoles(no_color)
+
+
+def _print_lines(lines: Iterable[str], no_color: bool) -> None:
+    out = _consoles(no_color).out
+    for line in lines:
+        out.print(line)
+
+
 def _connection(
     kubeconfig: Path | None,
     context: str | None,
@@ -199,7 +219,6 @@ def doctor(
 
     Exit 0 ready (warnings allowed), 2 not ready, 3 could not check.
     """
-    from truegreen.console import make_consoles
     from truegreen.doctor.command import DoctorRequest, run_doctor
     from truegreen.doctor.render import to_json, to_text
 
@@ -214,9 +233,7 @@ def doctor(
     if output == "json":
         _emit_json(to_json(report))
     else:
-        consoles = make_consoles(no_color)
-        for line in to_text(report, verbose=verbose):
-            consoles.out.print(line)
+        _print_lines(to_text(report, verbose=verbose), no_color)
     sys.exit(report.exit_code)
 
 
@@ -300,7 +317,6 @@ def lint(
     PATHS are files or folders (*.yaml, *.yml, *.json, searched recursively); `-` reads stdin,
     so `helm template . | truegreen lint -` works. Exit 2 when any finding is an error.
     """
-    from truegreen.console import make_consoles
     from truegreen.lint.reports import to_json, to_sarif, to_text
     from truegreen.lint.run import lint as run_lint
 
@@ -318,9 +334,7 @@ def lint(
     elif output == "sarif":
         _emit_json(to_sarif(result))
     else:
-        consoles = make_consoles(no_color)
-        for line in to_text(result):
-            consoles.out.print(line)
+        _print_lines(to_text(result), no_color)
     sys.exit(result.exit_code)
 
 
@@ -374,7 +388,6 @@ def refresh(
     Exit 0 converged or deliberately held, 2 a rollout failed (or a pin dangles), 3 a read failed.
     """
     from truegreen.cluster.live import LiveCluster
-    from truegreen.console import make_consoles
     from truegreen.errors import UsageError
     from truegreen.refresh.plan import RefreshMode
     from truegreen.refresh.registry import RegistryAccess
@@ -412,8 +425,8 @@ def refresh(
                 verify_tls=not registry_skip_tls_verify,
             ),
         )
-        consoles = make_consoles(no_color)
-        if output == "text" and consoles.err.is_terminal:
+        consoles = _consoles(no_color) if output == "text" else None
+        if consoles is not None and consoles.err.is_terminal:
             from rich.progress import Progress
 
             with Progress(console=consoles.err, transient=True) as bar:
@@ -428,6 +441,5 @@ def refresh(
     if output == "json":
         _emit_json(to_json(report, dry_run=dry_run))
     else:
-        for line in to_text(report, verbose=verbose):
-            consoles.out.print(line)
+        _print_lines(to_text(report, verbose=verbose), no_color)
     sys.exit(report.exit_code)

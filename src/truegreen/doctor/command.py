@@ -8,7 +8,6 @@ from truegreen.cluster import CantRead
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.cluster.snapshot import RecordingReader, SnapshotInfo, SnapshotReader, write_snapshot
 from truegreen.doctor.config import DoctorConfig, doctor_settings, load_config
 from truegreen.doctor.environment import gather
 from truegreen.doctor.rollup import Report
@@ -59,6 +58,8 @@ def run_doctor(request: DoctorRequest) -> Report:
     config = load_config(request.config)
     connection = _with_config(request.connection, config)
     if request.snapshot is not None:
+        from truegreen.cluster.snapshot import SnapshotReader
+
         snapshot = SnapshotReader(request.snapshot)
         # Flags, then the config file, then the settings the snapshot was taken with.
         taken_with = snapshot.info.settings
@@ -79,6 +80,8 @@ def run_doctor(request: DoctorRequest) -> Report:
 
 def take_snapshot(request: DoctorRequest, directory: Path) -> SnapshotSummary:
     """Make every read doctor makes and save them, failed reads included, redacted."""
+    from truegreen.cluster.snapshot import RecordingReader, SnapshotInfo, write_snapshot
+
     config = load_config(request.config)
     settings = doctor_settings(config, request.job_requests, request.credentials_secret)
     connection = _with_config(request.connection, config)

@@ -2,10 +2,16 @@
 
 from typing import Any
 
-from rich.markup import escape
-
 from truegreen.doctor.findings import Finding, Status
 from truegreen.doctor.rollup import Report, Verdict
+
+
+def _escape(text: str) -> str:
+    """Rich markup escaped; rich is imported only when text is rendered (not for JSON)."""
+    from rich.markup import escape
+
+    return escape(text)
+
 
 SCHEMA_VERSION = 1
 _GLYPHS = {
@@ -63,22 +69,22 @@ def to_text(report: Report, *, verbose: bool) -> list[str]:
     """Rich markup lines: headline, remedy, also-lines, coverage; details when verbose."""
     headline = report.headline
     lines = [
-        f"{_GLYPHS[headline.status]} {_VERDICT_WORDS[report.verdict]}  {escape(headline.text)}"
+        f"{_GLYPHS[headline.status]} {_VERDICT_WORDS[report.verdict]}  {_escape(headline.text)}"
     ]
     if headline.remedy:
-        lines.append(f"  → {escape(headline.remedy)}")
+        lines.append(f"  → {_escape(headline.remedy)}")
     if verbose and headline.finding is not None:
         lines += _detail_lines(headline.finding, indent="    ")
     if report.also:
         lines.append("")
         lines.append("Also:")
         for finding in report.also:
-            lines.append(f"  {_GLYPHS[finding.status]} {escape(finding.headline)}")
+            lines.append(f"  {_GLYPHS[finding.status]} {_escape(finding.headline)}")
             if verbose:
-                lines.append(f"      → {escape(finding.remedy)}")
+                lines.append(f"      → {_escape(finding.remedy)}")
                 lines += _detail_lines(finding, indent="      ")
     lines.append("")
-    lines.append(escape(coverage_line(report)))
+    lines.append(_escape(coverage_line(report)))
     if verbose:
         lines.append("")
         lines.append("Checks:")
@@ -91,9 +97,9 @@ def to_text(report: Report, *, verbose: bool) -> list[str]:
 
 
 def _detail_lines(finding: Finding, indent: str) -> list[str]:
-    lines = [f"{indent}[dim]{escape(d)}[/]" for d in finding.details]
+    lines = [f"{indent}[dim]{_escape(d)}[/]" for d in finding.details]
     if finding.objects:
-        lines.append(f"{indent}[dim]objects: {escape(', '.join(finding.objects))}[/]")
+        lines.append(f"{indent}[dim]objects: {_escape(', '.join(finding.objects))}[/]")
     return lines
 
 

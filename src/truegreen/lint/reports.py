@@ -2,11 +2,17 @@
 
 from typing import Any
 
-from rich.markup import escape
-
 from truegreen import __version__
 from truegreen.lint.rules import RULES, Severity
 from truegreen.lint.run import PARSE_ERROR, LintFinding, LintResult
+
+
+def _escape(text: str) -> str:
+    """Rich markup escaped; rich is imported only when text is rendered (not for JSON)."""
+    from rich.markup import escape
+
+    return escape(text)
+
 
 SCHEMA_VERSION = 1
 _SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -113,17 +119,17 @@ def to_text(result: LintResult) -> list[str]:
     for finding in result.findings:
         by_file.setdefault(finding.file, []).append(finding)
     for file, findings in by_file.items():
-        lines.append(f"[bold]{escape(file)}[/]")
+        lines.append(f"[bold]{_escape(file)}[/]")
         for f in sorted(findings, key=lambda f: (f.line or 0, f.rule)):
             where = f"{f.line}" if f.line is not None else "-"
             target = f"{f.kind}/{f.name}" + (f" container {f.container}" if f.container else "")
             style = _STYLES[f.severity]
             lines.append(
                 f"  {where:>5}  [{style}]{f.severity.value:<7}[/] {f.rule}  "
-                f"{escape(target if f.name else '')}"
+                f"{_escape(target if f.name else '')}"
             )
-            lines.append(f"         {escape(f.message)}")
-            lines.append(f"         [dim]fix: {escape(f.fix)}[/]")
+            lines.append(f"         {_escape(f.message)}")
+            lines.append(f"         [dim]fix: {_escape(f.fix)}[/]")
         lines.append("")
     counts = {s: sum(1 for f in result.findings if f.severity is s) for s in Severity}
     files = len(result.files)

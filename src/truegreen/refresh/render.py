@@ -2,9 +2,15 @@
 
 from typing import Any
 
-from rich.markup import escape
-
 from truegreen.refresh.report import Outcome, TickReport
+
+
+def _escape(text: str) -> str:
+    """Rich markup escaped; rich is imported only when text is rendered (not for JSON)."""
+    from rich.markup import escape
+
+    return escape(text)
+
 
 SCHEMA_VERSION = 1
 _STYLES = {
@@ -68,17 +74,17 @@ def to_json(report: TickReport, *, dry_run: bool) -> dict[str, Any]:
 
 def to_text(report: TickReport, *, verbose: bool) -> list[str]:
     """Rich markup lines: one per workload, writes when verbose, a summary line."""
-    lines = [f"[magenta]could not read:[/] {escape(r)}" for r in report.cant_read]
+    lines = [f"[magenta]could not read:[/] {_escape(r)}" for r in report.cant_read]
     for w in report.workloads:
         style = _STYLES[w.outcome]
         lines.append(
             f"[{style}]{w.outcome.value:<15}[/] "
-            f"{escape(w.namespace)}/{escape(w.name)}: {escape(w.reason)}"
+            f"{_escape(w.namespace)}/{_escape(w.name)}: {_escape(w.reason)}"
         )
         if verbose:
             for c in w.containers:
                 lines.append(
-                    f"    {escape(c.container)}: {escape(c.image)} → {c.decision.value}"
+                    f"    {_escape(c.container)}: {_escape(c.image)} → {c.decision.value}"
                     + (f" (newest {c.newest})" if c.newest else "")
                 )
             for write in w.writes:
@@ -88,8 +94,8 @@ def to_text(report: TickReport, *, verbose: bool) -> list[str]:
                     else ("FAILED: " + write.error if write.error else "not written")
                 )
                 lines.append(
-                    f"    write {write.step}: {escape(state)} "
-                    f"{escape(str(dict(write.annotations)))}"
+                    f"    write {write.step}: {_escape(state)} "
+                    f"{_escape(str(dict(write.annotations)))}"
                 )
     lines.append(
         f"{len(report.workloads)} workloads, {report.distinct_references} distinct images, "
