@@ -5,8 +5,10 @@ and a live cluster give the same findings, and no read is made twice.
 """
 
 from collections.abc import Mapping
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from truegreen import kubeobjects as o
@@ -20,6 +22,7 @@ from truegreen.cluster import (
     Listed,
     ListRead,
 )
+from truegreen.cluster.schedule import IN_FLIGHT, ReadSchedule
 from truegreen.doctor.usage import CapacityTally, ClusterUsage, cluster_usage
 from truegreen.quantity import Resources
 
@@ -90,17 +93,22 @@ class Environment:
 
     def templates(self) -> list[PodTemplate]:
         """Pod templates of the services and of the training jobs that matter now."""
-        found: list[PodTemplate] = []
-        for kind in WORKLOAD_KINDS:
-            read = self.workloads[kind]
-            if isinstance(read, Listed):
-                for item in read.items:
-                    spec = o.pod_spec(o.pod_template(item))
-                    found.append(PodTemplate(owner_words(item), o.ref(item), spec))
-        for job in relevant_jobs(self.jobs):
-            spec = o.pod_spec(o.pod_template(job))
-            found.append(PodTemplate(owner_words(job), o.ref(job), spec))
-        return found
+        return templates_of(self.workloads, self.jobs)
+
+
+def templates_of(workloads: Mapping[Kind, ListRead], jobs: ListRead) -> list[PodTemplate]:
+    """Pod templates of the services and of the training jobs that matter now."""
+    found: list[PodTemplate] = []
+    for kind in WORKLOAD_KINDS:
+        read = workloads[kind]
+        if isinstance(read, Listed):
+            for item in read.items:
+                spec = o.pod_spec(o.pod_template(item))
+                found.append(PodTemplate(owner_words(item), o.ref(item), spec))
+    for job in relevant_jobs(jobs):
+        spec = o.pod_spec(o.pod_template(job))
+        found.append(PodTemplate(owner_words(job), o.ref(job), spec))
+    return found
 
 
 @dataclass(frozen=True)
@@ -140,75 +148,108 @@ def relevant_jobs(jobs: ListRead) -> list[Mapping[str, Any]]:
 
 
 def gather(
-    reader: ClusterReader, namespace: str, now: datetime, settings: DoctorSettings
+    reader: ClusterReader,
+    namespace: str,
+    now: datetime,
+    settings: DoctorSettings,
+    in_flight: int = IN_FLIGHT,
 ) -> Environment | Unreachable:
-    """Make every read doctor needs, once. Stops at once if the cluster cannot be reached."""
+    """Make every read doctor needs, once. Stops at once if the cluster cannot be reached.
+
+    The first read goes alone: it learns whether the cluster answers at all (and fetches a
+    login once). The other reads then go out together, at most `in_flight` at a time, each
+    as soon as what it depends on is in: the gets that follow from the templates are made
+    while the cluster's pods still stream. The reads, and their order, are the same for any
+    `in_flight` (1 is one after another).
+    """
     first = reader.list(Kind.DEPLOYMENT, namespace=namespace)
     if isinstance(first, CantRead) and not first.reached:
         return Unreachable(first)
-    workloads: dict[Kind, ListRead] = {Kind.DEPLOYMENT: first}
-    for kind in WORKLOAD_KINDS[1:]:
-        workloads[kind] = reader.list(kind, namespace=namespace)
-    env = Environment(
-        namespace=namespace,
-        now=now,
-        settings=settings,
-        workloads=workloads,
-        jobs=reader.list(Kind.JOB, namespace=namespace),
-        pods=reader.list(Kind.POD, namespace=namespace),
-        limit_ranges=reader.list(Kind.LIMIT_RANGE, namespace=namespace),
-        nodes=reader.list(Kind.NODE, namespace=None),
-        cluster_usage=cluster_usage(
-            reader.fold(Kind.POD, CapacityTally(namespace), namespace=None, fields=HOLDING_CAPACITY)
-        ),
-    )
-    templates = env.templates()
+    with ReadSchedule(in_flight) as schedule:
 
-    def get_each(kind: Kind, names: list[str]) -> dict[str, GetRead]:
-        return {n: reader.get(kind, n, namespace=namespace) for n in dict.fromkeys(names)}
+        def listing(kind: Kind, where: str | None = namespace) -> "Future[ListRead]":
+            return schedule.submit(partial(reader.list, kind, namespace=where))
 
-    service_accounts = get_each(
-        Kind.SERVICE_ACCOUNT, [o.service_account_name(t.spec) for t in templates]
-    )
-    secret_names = [n for t in templates for n in o.pull_secret_names(t.spec)]
-    for read in service_accounts.values():
-        if isinstance(read, Got):
-            secret_names += o.pull_secret_names(read.obj)
-    credentials = (
-        reader.get(Kind.SECRET, settings.credentials.name, namespace=namespace)
-        if settings.credentials
-        else None
-    )
-    claims = get_each(Kind.PERSISTENT_VOLUME_CLAIM, referenced_claims(env))
-    # A storage type only matters while a claim waits to be bound; reading it otherwise would
-    # make namespace-only access (no cluster-wide reads) an unknown for a healthy volume.
-    storage_type_names = [
-        str(o.mapping(read.obj.get("spec")).get("storageClassName"))
-        for read in claims.values()
-        if isinstance(read, Got)
-        and o.mapping(read.obj.get("spec")).get("storageClassName")
-        and o.mapping(read.obj.get("status")).get("phase") != "Bound"
-    ]
-    storage_types = {
-        n: reader.get(Kind.STORAGE_CLASS, n, namespace=None)
-        for n in dict.fromkeys(storage_type_names)
-    }
-    return Environment(
-        **{
-            **env.__dict__,
-            "service_accounts": service_accounts,
-            "secrets": get_each(Kind.SECRET, secret_names),
-            "claims": claims,
-            "storage_types": storage_types,
-            "credentials": credentials,
+        def get_each(kind: Kind, names: list[str]) -> dict[str, "Future[GetRead]"]:
+            return {
+                n: schedule.submit(partial(reader.get, kind, n, namespace=namespace))
+                for n in dict.fromkeys(names)
+            }
+
+        later_workloads = {kind: listing(kind) for kind in WORKLOAD_KINDS[1:]}
+        jobs = listing(Kind.JOB)
+        pods = listing(Kind.POD)
+        limit_ranges = listing(Kind.LIMIT_RANGE)
+        nodes = listing(Kind.NODE, None)
+        usage = schedule.submit(
+            lambda: reader.fold(
+                Kind.POD, CapacityTally(namespace), namespace=None, fields=HOLDING_CAPACITY
+            )
+        )
+        workloads: dict[Kind, ListRead] = {Kind.DEPLOYMENT: first}
+        workloads.update({kind: read.result() for kind, read in later_workloads.items()})
+        templates = templates_of(workloads, jobs.result())
+        service_accounts = get_each(
+            Kind.SERVICE_ACCOUNT, [o.service_account_name(t.spec) for t in templates]
+        )
+        credentials = (
+            schedule.submit(
+                partial(reader.get, Kind.SECRET, settings.credentials.name, namespace=namespace)
+            )
+            if settings.credentials
+            else None
+        )
+        claims = results(
+            get_each(Kind.PERSISTENT_VOLUME_CLAIM, referenced_claims(templates, workloads))
+        )
+        # A storage type only matters while a claim waits to be bound; reading it otherwise would
+        # make namespace-only access (no cluster-wide reads) an unknown for a healthy volume.
+        storage_type_names = [
+            str(o.mapping(read.obj.get("spec")).get("storageClassName"))
+            for read in claims.values()
+            if isinstance(read, Got)
+            and o.mapping(read.obj.get("spec")).get("storageClassName")
+            and o.mapping(read.obj.get("status")).get("phase") != "Bound"
+        ]
+        storage_types = {
+            n: schedule.submit(partial(reader.get, Kind.STORAGE_CLASS, n, namespace=None))
+            for n in dict.fromkeys(storage_type_names)
         }
-    )
+        accounts = results(service_accounts)
+        secret_names = [n for t in templates for n in o.pull_secret_names(t.spec)]
+        for read in accounts.values():
+            if isinstance(read, Got):
+                secret_names += o.pull_secret_names(read.obj)
+        secrets = get_each(Kind.SECRET, secret_names)
+        return Environment(
+            namespace=namespace,
+            now=now,
+            settings=settings,
+            workloads=workloads,
+            jobs=jobs.result(),
+            pods=pods.result(),
+            limit_ranges=limit_ranges.result(),
+            nodes=nodes.result(),
+            cluster_usage=cluster_usage(usage.result()),
+            service_accounts=accounts,
+            secrets=results(secrets),
+            claims=claims,
+            storage_types=results(storage_types),
+            credentials=None if credentials is None else credentials.result(),
+        )
 
 
-def referenced_claims(env: Environment) -> list[str]:
+def results(reads: Mapping[str, "Future[GetRead]"]) -> dict[str, GetRead]:
+    """Each name's read, once it is in."""
+    return {name: read.result() for name, read in reads.items()}
+
+
+def referenced_claims(
+    templates: list[PodTemplate], workloads: Mapping[Kind, ListRead]
+) -> list[str]:
     """Volume claims the environment uses, StatefulSet claim templates expanded per replica."""
-    names = [n for t in env.templates() for n in o.claim_names(t.spec)]
-    statefulsets = env.workloads[Kind.STATEFUL_SET]
+    names = [n for t in templates for n in o.claim_names(t.spec)]
+    statefulsets = workloads[Kind.STATEFUL_SET]
     if isinstance(statefulsets, Listed):
         for sts in statefulsets.items:
             spec = o.mapping(sts.get("spec"))

@@ -1,0 +1,101 @@
+"""doctor's reads in flight together give what the same reads one after another give: the same
+snapshot, byte for byte, the same environment and the same findings. And a cluster that cannot
+be reached is asked once, not once per read."""
+
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import yaml
+
+from tests.support.auth_echo import write_plugin
+from tests.support.fake_apiserver import FakeApiServer
+from tests.support.scenarios import NAMESPACE, unbound_dataset_volume
+from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.redact import RedactingReader
+from truegreen.cluster.settings import ConnectionSettings
+from truegreen.cluster.snapshot import RecordingReader, SnapshotInfo, write_snapshot
+from truegreen.doctor.environment import (
+    CredentialsRequirement,
+    DoctorSettings,
+    Environment,
+    Unreachable,
+    gather,
+)
+from truegreen.doctor.run import CHECKS
+
+SETTINGS = DoctorSettings(
+    credentials=CredentialsRequirement("backend-credentials", ("username", "password"))
+)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def _take(kubeconfig: Path, directory: Path, in_flight: int) -> Environment:
+    """gather with `in_flight` reads at once, recorded and written as `truegreen snapshot` does."""
+    with LiveCluster.connect(ConnectionSettings(kubeconfig, request_timeout=10)) as cluster:
+        recorder = RecordingReader(RedactingReader(cluster))
+        env = gather(recorder, NAMESPACE, NOW, SETTINGS, in_flight=in_flight)
+        info = SnapshotInfo(NAMESPACE, NOW, cluster.server)
+    write_snapshot(directory, info, recorder.recorded)
+    assert isinstance(env, Environment)
+    return env
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((directory / "reads").iterdir())}
+
+
+def test_reads_in_flight_together_give_the_sequential_snapshot_and_findings(
+    tmp_path: Path,
+) -> None:
+    with FakeApiServer() as server:
+        server.add(*unbound_dataset_volume(NOW))
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+        one_by_one = _take(kubeconfig, tmp_path / "sequential", in_flight=1)
+        # The StatefulSet list (asked for first) is answered only once the DaemonSet list (asked
+        # for after it) has arrived: both are in flight together and finish out of order.
+        daemonsets_arrived = threading.Event()
+
+        def hold_statefulsets(_: FakeApiServer, method: str, path: str) -> None:
+            if path.endswith("/daemonsets"):
+                daemonsets_arrived.set()
+            if path.endswith("/statefulsets"):
+                daemonsets_arrived.wait(timeout=10)
+
+        server.request_hooks.append(hold_statefulsets)
+        together = _take(kubeconfig, tmp_path / "together", in_flight=6)
+    assert daemonsets_arrived.is_set(), "precondition: two reads were in flight at once"
+    sequential_files = _files(tmp_path / "sequential")
+    assert len(sequential_files) == 13, "precondition: every kind of read was made"
+    assert list(sequential_files)[:3] == [
+        "001-list-deployments.yaml",
+        "002-list-statefulsets.yaml",
+        "003-list-daemonsets.yaml",
+    ]
+    assert _files(tmp_path / "together") == sequential_files
+    assert together == one_by_one
+    findings = [f for _, check in CHECKS for f in check(one_by_one)]
+    assert [f for _, check in CHECKS for f in check(together)] == findings
+
+
+def test_a_cluster_that_cannot_be_reached_is_asked_once(tmp_path: Path) -> None:
+    """The first read goes alone: a login plugin that fails runs once, not once per read."""
+    plugin = write_plugin(tmp_path / "plugins")
+    plugin.plan({"stderr": "token expired\n", "exit": 7})
+    with FakeApiServer() as server:
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+        config = yaml.safe_load(kubeconfig.read_text())
+        config["users"][0]["user"] = {
+            "exec": {
+                "apiVersion": "client.authentication.k8s.io/v1",
+                "interactiveMode": "Never",
+                "command": str(plugin.path),
+            }
+        }
+        kubeconfig.write_text(yaml.safe_dump(config))
+        with LiveCluster.connect(ConnectionSettings(kubeconfig, request_timeout=10)) as cluster:
+            gathered = gather(cluster, NAMESPACE, NOW, SETTINGS)
+        assert server.log == []
+    assert isinstance(gathered, Unreachable)
+    assert not gathered.cant_read.reached
+    assert len(plugin.runs()) == 1
