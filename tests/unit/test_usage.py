@@ -3,9 +3,17 @@
 from typing import Any
 
 import msgspec
+import pytest
 
-from truegreen.cluster import CantRead, Folded, ReadFailure
-from truegreen.doctor.usage import CapacityTally, ClusterUsage, MachineUsage, PodView, cluster_usage
+from truegreen.cluster import CantRead, Folded, Listed, ReadFailure
+from truegreen.doctor.usage import (
+    CapacityTally,
+    ClusterUsage,
+    MachineUsage,
+    PodView,
+    cluster_usage,
+    machines_for_fit,
+)
 from truegreen.quantity import Resources
 
 
@@ -82,3 +90,45 @@ def test_a_summary_of_the_wrong_shape_is_a_malformed_read() -> None:
     assert isinstance(read, CantRead)
     assert read.failure is ReadFailure.MALFORMED
     assert read.reason.startswith("list pods: the cluster's answer was not valid (")
+
+
+def test_machines_are_held_as_the_fields_the_fit_reads() -> None:
+    node = {
+        "kind": "Node",
+        "apiVersion": "v1",
+        "metadata": {"name": "m1", "labels": {"zone": "a"}, "annotations": {"x": "y"}, "uid": "1"},
+        "spec": {"unschedulable": True, "taints": [{"key": "gpu"}], "podCIDR": "10.0.0.0/24"},
+        "status": {
+            "allocatable": {"cpu": "8"},
+            "capacity": {"cpu": "9"},
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
+    }
+    held = machines_for_fit(Listed((node, {"kind": "Node", "metadata": "odd", "status": 3})))
+    assert held == Listed(
+        (
+            {
+                "kind": "Node",
+                "apiVersion": "v1",
+                "metadata": {"name": "m1", "labels": {"zone": "a"}},
+                "spec": {"unschedulable": True, "taints": [{"key": "gpu"}]},
+                "status": {"allocatable": {"cpu": "8"}},
+            },
+            {"kind": "Node", "metadata": {}, "spec": {}, "status": {}},
+        )
+    )
+    refused = CantRead(ReadFailure.FORBIDDEN, "list nodes: forbidden")
+    assert machines_for_fit(refused) is refused
+
+
+def test_requests_of_the_wrong_type_are_a_malformed_answer_whatever_the_namespace() -> None:
+    """Requests stay raw bytes until a new shape is summed; then they are checked as the API
+    defines them, and a page holding one cannot be folded (the read is malformed)."""
+    raw = {
+        "metadata": {"name": "p", "namespace": "elsewhere"},
+        "spec": {"nodeName": "m1", "containers": [{"name": "c", "resources": "lots"}]},
+        "status": {"phase": "Running"},
+    }
+    pod = msgspec.json.decode(msgspec.json.encode(raw), type=PodView)
+    with pytest.raises(msgspec.ValidationError, match=r"Expected `object \| null`, got `str`"):
+        CapacityTally("train").add(pod)

@@ -23,7 +23,7 @@ from truegreen.cluster import (
     ListRead,
 )
 from truegreen.cluster.schedule import IN_FLIGHT, ReadSchedule
-from truegreen.doctor.usage import CapacityTally, ClusterUsage, cluster_usage
+from truegreen.doctor.usage import CapacityTally, ClusterUsage, cluster_usage, machines_for_fit
 from truegreen.quantity import Resources
 
 WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
@@ -180,7 +180,7 @@ def gather(
         jobs = listing(Kind.JOB)
         pods = listing(Kind.POD)
         limit_ranges = listing(Kind.LIMIT_RANGE)
-        nodes = listing(Kind.NODE, None)
+        nodes = schedule.submit(lambda: machines_for_fit(reader.list(Kind.NODE, namespace=None)))
         usage = schedule.submit(
             lambda: reader.fold(
                 Kind.POD, CapacityTally(namespace), namespace=None, fields=HOLDING_CAPACITY
