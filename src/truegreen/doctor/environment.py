@@ -5,7 +5,6 @@ and a live cluster give the same findings, and no read is made twice.
 """
 
 from collections.abc import Mapping
-from concurrent.futures import Future
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
@@ -22,7 +21,7 @@ from truegreen.cluster import (
     Listed,
     ListRead,
 )
-from truegreen.cluster.schedule import IN_FLIGHT, ReadSchedule
+from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
 from truegreen.doctor.usage import CapacityTally, ClusterUsage, cluster_usage, machines_for_fit
 from truegreen.quantity import Resources
 
@@ -167,10 +166,10 @@ def gather(
         return Unreachable(first)
     with ReadSchedule(in_flight) as schedule:
 
-        def listing(kind: Kind, where: str | None = namespace) -> "Future[ListRead]":
+        def listing(kind: Kind, where: str | None = namespace) -> Pending[ListRead]:
             return schedule.submit(partial(reader.list, kind, namespace=where))
 
-        def get_each(kind: Kind, names: list[str]) -> dict[str, "Future[GetRead]"]:
+        def get_each(kind: Kind, names: list[str]) -> dict[str, Pending[GetRead]]:
             return {
                 n: schedule.submit(partial(reader.get, kind, n, namespace=namespace))
                 for n in dict.fromkeys(names)
@@ -239,7 +238,7 @@ def gather(
         )
 
 
-def results(reads: Mapping[str, "Future[GetRead]"]) -> dict[str, GetRead]:
+def results(reads: Mapping[str, Pending[GetRead]]) -> dict[str, GetRead]:
     """Each name's read, once it is in."""
     return {name: read.result() for name, read in reads.items()}
 
