@@ -1,4 +1,5 @@
-"""lint throughput against Checkov on a 5,000-file corpus, and the catch-rate table.
+"""lint throughput against Checkov and the YAML parse floor (bench/lint_floor.py) on a
+5,000-file corpus, and the catch-rate table.
 
 Both tools run as their own processes under GNU time (wall time and peak RSS), after a warm-up,
 interleaved. Checkov runs its Kubernetes framework only, from its own venv (.venv-bench/checkov).
@@ -104,7 +105,11 @@ def bench_lint(runs: int, files: int = 5000) -> dict[str, Any]:
         tree = scratch / "corpus"
         objects = corpus(tree, files)
         shutil.copytree(ROOT / "examples" / "manifests", tree / "examples")
-        tools = {"truegreen": _truegreen(tree), "checkov": _checkov(tree)}
+        tools = {
+            "truegreen": _truegreen(tree),
+            "checkov": _checkov(tree),
+            "parse_floor": [sys.executable, str(ROOT / "bench" / "lint_floor.py"), str(tree)],
+        }
         for command in tools.values():
             _run(command)  # warm-up
         seconds: dict[str, list[float]] = {name: [] for name in tools}
@@ -126,6 +131,9 @@ def bench_lint(runs: int, files: int = 5000) -> dict[str, Any]:
     }
     result["speedup_vs_checkov"] = round(
         statistics.median(seconds["checkov"]) / statistics.median(seconds["truegreen"]), 1
+    )
+    result["ratio_vs_parse_floor"] = round(
+        statistics.median(seconds["truegreen"]) / statistics.median(seconds["parse_floor"]), 2
     )
     result.update(table)
     return result
