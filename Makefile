@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench mutation mutation-gate clean
+.PHONY: demo monitor-demo test lint typecheck unit bench mutation mutation-gate clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "truegreen needs Python 3.11 or newer")'
@@ -16,6 +16,10 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	@./examples/demo.sh $(BIN)
 
+# truegreen monitor against the tests' fake API server on http://127.0.0.1:9108/ (Ctrl-C ends it).
+monitor-demo: $(STAMP)
+	@PYTHONPATH=. $(BIN)/python examples/monitor_demo.py
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench .ci
 	$(BIN)/ruff format --check src tests bench .ci
@@ -23,8 +27,9 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict
 
+# Most tests wait on servers and processes rather than compute: three at a time, even on 2 cores.
 unit: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n 3
 
 test: lint typecheck unit
 

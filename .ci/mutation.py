@@ -21,7 +21,8 @@ THRESHOLD = 90.0
 # Every decision module that unit tests reach, which fits the CI budget on 2 cores
 # (docs/mutation.md). refresh/tick.py, the tick's reads and writes, needs the registry
 # scenarios and stays in `make mutation`; so does cluster/exec_plugin.py, whose tests run a
-# real plugin process each (about 13 minutes of mutants on 2 cores).
+# real plugin process each (about 13 minutes of mutants on 2 cores), and yamlsafe.py, whose
+# every mutant re-runs the property-based YAML tests and every lint test that loads a file.
 GATE_MODULES = [
     "src/truegreen/doctor/rollup.py",
     "src/truegreen/doctor/fit.py",
@@ -29,16 +30,33 @@ GATE_MODULES = [
     "src/truegreen/cluster/throttle.py",
     "src/truegreen/cluster/endpoints.py",
     "src/truegreen/cluster/oidc.py",
+    "src/truegreen/http/proxy.py",
     "src/truegreen/refresh/plan.py",
     "src/truegreen/refresh/steps.py",
     "src/truegreen/refresh/template.py",
     "src/truegreen/refresh/annotations.py",
+    "src/truegreen/refresh/events.py",
     "src/truegreen/lint/rules/__init__.py",
     "src/truegreen/lint/rules/readiness.py",
     "src/truegreen/lint/rules/restarts.py",
     "src/truegreen/lint/rules/ports.py",
     "src/truegreen/lint/rules/exec_probes.py",
     "src/truegreen/probes.py",
+    "src/truegreen/doctor/quota.py",
+    "src/truegreen/doctor/podsecurity.py",
+    "src/truegreen/doctor/webhooks.py",
+    "src/truegreen/doctor/trial.py",
+    "src/truegreen/textsafe.py",
+    "src/truegreen/monitor/schedule.py",
+    "src/truegreen/monitor/age.py",
+    "src/truegreen/monitor/events.py",
+    "src/truegreen/monitor/tally.py",
+    "src/truegreen/monitor/refresh_state.py",
+    "src/truegreen/wrapping.py",
+    "src/truegreen/cluster/redact.py",
+    "src/truegreen/cluster/logs.py",
+    "src/truegreen/cluster/recent_events.py",
+    "src/truegreen/doctor/snapshot_report.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 JUDGED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")

@@ -12,7 +12,8 @@ its own process, after a warm-up, interleaved (A B C A B C ...).
 
 Environment: BENCH_SIZES (default 3,10,1000,10000,30000,100000), BENCH_RUNS (default 5),
 BENCH_BASELINE_MAX (largest size the slow baselines run at; default 30000),
-BENCH_PARTS (default doctor,startup,refresh,lint).
+BENCH_PARTS (default doctor,startup,refresh,lint,monitor; bench/monitor_bench.py has its own
+settings).
 """
 
 import http.client
@@ -32,6 +33,7 @@ from urllib.parse import quote, urlsplit
 from bench.imports import startup
 from bench.lint_bench import bench_lint
 from bench.measure import measured, summary
+from bench.monitor_bench import bench_monitor
 from bench.refresh_bench import bench_refresh
 from bench.served import RealisticServer
 
@@ -107,7 +109,8 @@ def bench_size(pods: int, runs: int, baselines: bool) -> dict[str, Any]:
         kubeconfig = server.write_kubeconfig(Path(scratch) / "kubeconfig", namespace="train")
         snapshot = Path(scratch) / "snapshot"
         truegreen = str(BIN / "truegreen")
-        measured([truegreen, "snapshot", "--kubeconfig", str(kubeconfig), "-o", str(snapshot)])
+        to_folder = ["--output-directory", str(snapshot)]
+        measured([truegreen, "snapshot", "--kubeconfig", str(kubeconfig), *to_folder], DOCTOR_OK)
         server.freeze()
         tools = _tools(server, kubeconfig, snapshot, baselines)
         before = len(server.log)
@@ -362,7 +365,7 @@ def main() -> None:
     ]
     runs = int(os.environ.get("BENCH_RUNS", "5"))
     baseline_max = int(os.environ.get("BENCH_BASELINE_MAX", "30000"))
-    parts = os.environ.get("BENCH_PARTS", "doctor,startup,refresh,lint").split(",")
+    parts = os.environ.get("BENCH_PARTS", "doctor,startup,refresh,lint,monitor").split(",")
     document: dict[str, Any] = {
         "machine": {
             "cores": os.cpu_count(),
@@ -393,6 +396,9 @@ def main() -> None:
     if "lint" in parts:
         sys.stderr.write("bench: lint\n")
         document.setdefault("lint", {}).update(bench_lint(runs))
+    if "monitor" in parts:
+        sys.stderr.write("bench: monitor\n")
+        document["monitor"] = bench_monitor()
     document["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(document, indent=2) + "\n")

@@ -59,3 +59,58 @@ def test_runs_as_kubectl_plugin() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "Tell the truth about a Kubernetes training environment." in result.stdout
+
+
+# -- the README's first-contact commands work as written (ux branch) ----------------------------
+
+README = Path(__file__).parent.parent.parent / "README.md"
+
+
+def test_the_readme_s_completion_lines_give_each_shell_its_script() -> None:
+    readme = README.read_text()
+    marker = {"bash": "complete -o nosort", "zsh": "#compdef truegreen", "fish": "complete"}
+    for shell, expected in marker.items():
+        variable = f"_TRUEGREEN_COMPLETE={shell}_source truegreen"
+        assert variable in readme, f"README gives the {shell} line"
+        result = _run(env={"_TRUEGREEN_COMPLETE": f"{shell}_source"})
+        assert result.returncode == 0, result.stderr
+        assert "_truegreen_completion" in result.stdout, shell
+        assert expected in result.stdout, shell
+
+
+def test_completion_completes_commands_and_refresh_s_flags() -> None:
+    commands = _run(
+        env={
+            "_TRUEGREEN_COMPLETE": "bash_complete",
+            "COMP_WORDS": "truegreen ref",
+            "COMP_CWORD": "1",
+        }
+    )
+    assert commands.stdout.split() == ["plain,refresh"]
+    flags = _run(
+        env={
+            "_TRUEGREEN_COMPLETE": "bash_complete",
+            "COMP_WORDS": "truegreen refresh --max",
+            "COMP_CWORD": "2",
+        }
+    )
+    assert flags.stdout.split() == ["plain,--max-attempts"]
+
+
+def test_the_readme_s_config_example_loads_with_flag_names(tmp_path: Path) -> None:
+    from truegreen.doctor.config import load_config
+
+    readme = README.read_text()
+    start = readme.index("```yaml\n") + len("```yaml\n")
+    example = readme[start : readme.index("```", start)]
+    config_file = tmp_path / "doctor.yaml"
+    config_file.write_text(example)
+    config = load_config(config_file)
+    assert (config.namespace, config.context, config.job_requests) == (
+        "training",
+        "prod",
+        "cpu=4,memory=16Gi",
+    )
+    assert config.credentials_secret == "backend-login:username,password"
+    assert (config.admission_dry_run, config.pending_grace_seconds) == (True, 600)
+    assert config.kubeconfig == Path("~/.kube/prod").expanduser()

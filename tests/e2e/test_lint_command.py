@@ -1,14 +1,28 @@
 """`truegreen lint` through its command-line contract."""
 
+import fcntl
 import json
+import os
+import pty
+import re
+import signal
+import struct
+import subprocess
+import sys
+import termios
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
+import yaml
+from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.cli import run_cli
+from truegreen.cli import main
+from truegreen.lint.rules import ALL_RULES, ALL_RULES_BY_ID
 
 ROOT = Path(__file__).resolve().parents[2]
 INCIDENT = ROOT / "examples" / "manifests" / "incident.yaml"
@@ -99,7 +113,7 @@ def test_broken_file_is_a_finding_and_the_others_are_still_linted(tmp_path: Path
     findings = result.json()["findings"]
     parse = [f for f in findings if f["rule"] == "parse-error"]
     assert [(Path(f["file"]).name, f["line"], f["severity"]) for f in parse] == [
-        ("a-broken.yaml", 3, "error")
+        ("a-broken.yaml", 2, "error")
     ]
     assert {f["rule"] for f in findings if Path(f["file"]).name == "b.yml"} == {
         "readiness-missing",
@@ -142,6 +156,17 @@ def test_config_with_unknown_rule_is_bad_usage(tmp_path: Path) -> None:
     assert "unknown rules: no-such-rule" in result.stderr
 
 
+def test_a_config_s_names_reach_the_terminal_escaped(tmp_path: Path) -> None:
+    config = tmp_path / "lint.yaml"
+    config.write_text('ignore:\n  - rules: ["x\\e[2J"]\n    "k\\e[31m": 1\n')
+    result = run_cli("lint", str(INCIDENT), "--config", str(config))
+    assert result.exit_code == 64
+    assert "unknown rules: x\\x1b[2J" in result.stderr
+    config.write_text('ignore:\n  - rules: [readiness-missing]\n    "k\\e[31m": 1\n')
+    again = run_cli("lint", str(INCIDENT), "--config", str(config))
+    assert "unknown keys k\\x1b[31m" in again.stderr
+
+
 def test_missing_path_is_bad_usage(tmp_path: Path) -> None:
     result = run_cli("lint", str(tmp_path / "nope.yaml"))
     assert result.exit_code == 64
@@ -169,6 +194,358 @@ def test_any_input_gives_findings_not_tracebacks(tmp_path: Path, text: str) -> N
     path = tmp_path / "fuzz.yaml"
     path.write_text(text)
     result = run_cli("lint", str(path), "-o", "json")
-    assert result.exit_code in (0, 2)
-    for finding in result.json()["findings"]:
+    findings = result.json()["findings"]
+    errors = any(f["severity"] == "error" for f in findings)
+    # 3 (nothing checked) only when no object was read and nothing failed.
+    assert result.exit_code in ((2,) if errors else (0, 3))
+    for finding in findings:
         assert Path(finding["file"]).exists()
+
+
+# -- hostile input: each bad file is one finding, and the others are still linted ------------
+
+BIN = Path(sys.executable).parent / "truegreen"
+BOMB = "\n".join(
+    ['l0: &l0 "lol"']
+    + [f"l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 9)}]" for n in range(1, 10)]
+    + ["kind: *l9", ""]
+)
+
+
+NOT_UTF8 = "it is not UTF-8 text (byte 31)"
+NOT_REGULAR = "it is a device, not a regular file"
+
+
+@pytest.mark.timeout(60)
+def test_each_hostile_file_is_one_finding_and_the_good_one_is_still_linted(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "bomb.yaml").write_text(BOMB)
+    os.mkfifo(tmp_path / "pipe.yaml")
+    (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+    (tmp_path / "binary.yaml").write_bytes(b"kind: Pod\x00\x01")
+    (tmp_path / "latin1.yaml").write_bytes(b"kind: Pod\nmetadata: {name: caf\xe9}\n")
+    with (tmp_path / "huge.yaml").open("wb") as huge:
+        huge.truncate(200 * 1000 * 1000)  # a 200 MB manifest (sparse on disk)
+    (tmp_path / "z-good.yaml").write_text(INCIDENT.read_text())
+    result = run_cli("lint", str(tmp_path), "-o", "json")
+    found = [
+        (Path(f["file"]).name, f["rule"], f["line"], f["message"])
+        for f in result.json()["findings"]
+    ]
+    assert found == [
+        ("binary.yaml", "unreadable-file", None, "cannot be read: it is a binary file, not text"),
+        ("bomb.yaml", "parse-error", 4, "not valid YAML: document contains excessive aliasing"),
+        ("huge.yaml", "unreadable-file", None, "cannot be read: it is larger than 16 MiB"),
+        ("latin1.yaml", "unreadable-file", None, "cannot be read: it is not UTF-8 text (byte 31)"),
+        ("pipe.yaml", "unreadable-file", None, "cannot be read: it is a pipe, not a regular file"),
+        (
+            "zero.yaml",
+            "unreadable-file",
+            None,
+            "cannot be read: it is a device, not a regular file",
+        ),
+        ("z-good.yaml", "readiness-missing", 38, found[-2][3]),
+        ("z-good.yaml", "restart-probe-on-keep-running", 38, found[-1][3]),
+    ]
+    assert result.exit_code == 2
+
+
+def test_a_duplicate_key_cannot_hide_a_probe_behind_another(tmp_path: Path) -> None:
+    """Last-wins would keep the httpGet probe and hide the one that cannot fail."""
+    path = tmp_path / "dup.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n      - name: api\n"
+        "        readinessProbe: {exec: {command: [sh, -c, 'exit 0']}}\n"
+        "        readinessProbe: {httpGet: {port: 8080}}\n"
+    )
+    result = run_cli("lint", str(path), "-o", "json")
+    assert [(f["rule"], f["line"], f["message"]) for f in result.json()["findings"]] == [
+        ("parse-error", 10, 'duplicate key: key "readinessProbe" already set in map')
+    ]
+    assert result.exit_code == 2
+
+
+def _invoke_with_stdin(data: bytes, *args: str) -> Any:
+    return CliRunner().invoke(main, ["lint", *args], input=data, catch_exceptions=False)
+
+
+def test_stdin_that_is_not_utf_8_is_bad_usage_in_one_line() -> None:
+    result = _invoke_with_stdin(b"kind: Pod\nmetadata: {name: caf\xe9}\n", "-")
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr == "truegreen: cannot lint stdin: it is not UTF-8 text (byte 31)\n"
+
+
+def test_stdin_over_the_size_cap_is_bad_usage() -> None:
+    result = _invoke_with_stdin(b"a" * (2 * 1024 * 1024), "-", "--max-file-size", "1")
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr == "truegreen: cannot lint stdin: it is larger than 1 MiB\n"
+
+
+# -- Helm and CI ---------------------------------------------------------------------------
+
+
+def _chart(root: Path) -> Path:
+    chart = root / "chart"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: chart\nversion: 0.1.0\n")
+    (chart / "values.yaml").write_text("replicas: 1\n")
+    (chart / "templates" / "deployment.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: {{ .Release.Name }}-api\n"
+    )
+    (chart / "templates" / "service.yaml").write_text("apiVersion: v1\nkind: Service\n")
+    return chart
+
+
+def test_a_chart_s_templates_are_one_finding_that_says_render_first(tmp_path: Path) -> None:
+    chart = _chart(tmp_path)
+    (tmp_path / "fixed.yaml").write_text(FIXED.read_text())
+    result = run_cli("lint", str(tmp_path), "-o", "json")
+    assert [(f["rule"], f["file"], f["message"]) for f in result.json()["findings"]] == [
+        (
+            "helm-template",
+            str(chart / "templates" / "deployment.yaml"),
+            f"2 unrendered Helm templates in chart {chart}: "
+            f"render it first: `helm template {chart} | truegreen lint -`",
+        )
+    ]
+    assert result.exit_code == 2
+
+
+def test_a_raw_template_on_stdin_is_recognised_not_a_parse_error(tmp_path: Path) -> None:
+    template = _chart(tmp_path) / "templates" / "deployment.yaml"
+    result = run_cli("lint", "-", "-o", "json", stdin=template.read_text())
+    assert [(f["rule"], f["line"], f["message"]) for f in result.json()["findings"]] == [
+        (
+            "helm-template",
+            4,
+            "this is an unrendered Helm template: render it first: "
+            "`helm template <chart> | truegreen lint -`",
+        )
+    ]
+
+
+def _helm_output() -> str:
+    """What `helm template` prints (helm pkg/action: "---\\n# Source: %s\\n%s\\n")."""
+    service, deployment = INCIDENT.read_text().split("---\n")
+    return (
+        f"---\n# Source: training/templates/service.yaml\n{service}"
+        f"---\n# Source: training/templates/deployment.yaml\n{deployment}"
+    )
+
+
+def test_helm_source_comments_locate_findings_in_sarif_json_and_text() -> None:
+    rendered = _helm_output()
+    runner_line = next(
+        n for n, line in enumerate(rendered.splitlines(), 1) if "- name: runner" in line
+    )
+    source_line = rendered.splitlines().index("# Source: training/templates/deployment.yaml") + 1
+    # In the template, the Deployment starts on line 1: the line after its Source comment.
+    relative = runner_line - source_line
+    assert relative == 38 - 15  # incident.yaml: `---` on line 15, the container on 38
+    log = run_cli("lint", "-", "-o", "sarif", stdin=rendered).json()
+    jsonschema.validate(log, SARIF_SCHEMA)
+    locations = [r["locations"][0]["physicalLocation"] for r in log["runs"][0]["results"]]
+    assert locations == 2 * [
+        {
+            "artifactLocation": {"uri": "training/templates/deployment.yaml"},
+            "region": {"startLine": relative},
+        }
+    ]
+    findings = run_cli("lint", "-", "-o", "json", stdin=rendered).json()["findings"]
+    assert {(f["file"], f["line"]) for f in findings} == {
+        ("training/templates/deployment.yaml", relative)
+    }
+    text = run_cli("lint", "-", "--no-color", stdin=rendered).stdout.splitlines()
+    assert text[0] == "training/templates/deployment.yaml"
+    assert text[1].split()[:2] == [str(relative), "error"]
+
+
+def test_a_document_without_a_source_comment_is_not_given_the_one_before() -> None:
+    """`{ helm template chart; cat extra.yaml; } | truegreen lint -`: the extra document is
+    stdin's, at its line in the stream."""
+    deployment = INCIDENT.read_text().split("---\n")[1]
+    rendered = f"---\n# Source: training/templates/other.yaml\nkind: ConfigMap\n---\n{deployment}"
+    runner_line = rendered.splitlines().index("        - name: runner") + 1
+    findings = run_cli("lint", "-", "-o", "json", stdin=rendered).json()["findings"]
+    assert {(f["file"], f["line"]) for f in findings} == {("<stdin>", runner_line)}
+
+
+def test_a_parse_error_in_helm_output_names_its_template() -> None:
+    rendered = _helm_output() + "---\n# Source: training/templates/broken.yaml\nkind: [x\n"
+    findings = run_cli("lint", "-", "-o", "json", stdin=rendered).json()["findings"]
+    assert [(f["file"], f["line"]) for f in findings if f["rule"] == "parse-error"] == [
+        ("training/templates/broken.yaml", 1)
+    ]
+
+
+@pytest.mark.parametrize("kind", ["notes", "empty-folder", "other-yaml"])
+def test_nothing_to_check_is_said_plainly_and_exits_3(tmp_path: Path, kind: str) -> None:
+    target = {
+        "notes": tmp_path / "notes.txt",
+        "empty-folder": tmp_path / "empty",
+        "other-yaml": tmp_path / "workflow.yaml",
+    }[kind]
+    if kind == "empty-folder":
+        target.mkdir()
+    else:
+        target.write_text("on: [push]\njobs: {}\n" if kind == "other-yaml" else "some notes\n")
+    result = run_cli("lint", str(target), "--no-color")
+    files = "0 files" if kind == "empty-folder" else "1 file"
+    assert result.stdout.splitlines() == [
+        f"0 errors, 0 warnings, 0 info in {files} (0 objects read). No Kubernetes objects found, "
+        "so nothing was checked. Pass --allow-empty where that is expected (a hook on any YAML "
+        "file)."
+    ]
+    assert result.exit_code == 3
+    allowed = run_cli("lint", str(target), "--allow-empty", "-o", "json")
+    assert (allowed.exit_code, allowed.json()["objects"], allowed.json()["findings"]) == (0, 0, [])
+
+
+def test_an_unknown_rule_in_an_ignore_annotation_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "typo.yaml"
+    path.write_text(
+        INCIDENT.read_text().replace(
+            'truegreen.io/keep-running: "runner"',
+            'truegreen.io/keep-running: "runner"\n'
+            '    truegreen.io/ignore: "readiness-mising, restart-probe-on-keep-running"',
+        )
+    )
+    result = run_cli("lint", str(path), "-o", "json")
+    found = [(f["rule"], f["severity"], f["message"]) for f in result.json()["findings"]]
+    assert found == [
+        (
+            "ignore-unknown-rule",
+            "error",
+            "truegreen.io/ignore names an unknown rule: readiness-mising; known rules are "
+            "readiness-missing, restart-probe-on-keep-running, probe-port-undeclared, "
+            "probe-targets-disabled-server, liveness-same-as-readiness, probe-cannot-fail, "
+            "readiness-missing-no-port",
+        ),
+        ("readiness-missing", "error", found[1][2]),  # the known rule is still silenced
+    ]
+    assert result.exit_code == 2
+
+
+def test_pre_commit_hook_skips_chart_templates_and_tolerates_other_yaml() -> None:
+    (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
+    files, exclude = re.compile(hook["files"]), re.compile(hook["exclude"])
+    for path in ("deploy/job.yaml", "chart/values.yml", "k8s/list.json"):
+        assert files.search(path), path
+        assert not exclude.search(path), path
+    for path in ("chart/templates/deployment.yaml", "templates/x.yaml"):
+        assert files.search(path), path
+        assert exclude.search(path), path
+    assert "--allow-empty" in [*hook["entry"].split(), *hook.get("args", [])]
+
+
+def test_ci_docs_pin_no_tag_that_does_not_exist() -> None:
+    """The snippets install from the repository (`repo: local`) or pin a commit by its hash."""
+    for doc in (ROOT / "docs" / "ci.md", ROOT / "README.md"):
+        for rev in re.findall(r"^\s*rev:\s*(\S+)", doc.read_text(), re.MULTILINE):
+            assert re.fullmatch(r"[0-9a-f]{40}|<[A-Z-]+>", rev), f"{doc.name} pins rev {rev}"
+    assert "repo: local" in (ROOT / "docs" / "ci.md").read_text()
+
+
+# -- the rule table from the command line --------------------------------------------------
+
+
+def test_list_rules_prints_every_rule_from_the_table() -> None:
+    result = run_cli("lint", "--list-rules")
+    assert result.exit_code == 0
+    rows = [line.split(None, 2) for line in result.stdout.splitlines()]
+    assert [(rule.id, rule.severity.value, rule.summary) for rule in ALL_RULES] == [
+        (row[0], row[1], row[2]) for row in rows
+    ]
+    listed = run_cli("lint", "--list-rules", "-o", "json").json()
+    assert [r["id"] for r in listed] == [rule.id for rule in ALL_RULES]
+
+
+def test_explain_prints_one_rule_s_reason_and_fix() -> None:
+    rule = ALL_RULES_BY_ID["restart-probe-on-keep-running"]
+    result = run_cli("lint", "--explain", rule.id)
+    assert result.exit_code == 0
+    assert result.stdout == (
+        f"{rule.id} ({rule.severity.value})\n{rule.summary}\n\nWhy: {rule.rationale}\n\n"
+        f"Fix: {rule.fix}\n"
+    )
+    assert run_cli("lint", "--explain", rule.id, "-o", "json").json() == {
+        "id": rule.id,
+        "severity": rule.severity.value,
+        "summary": rule.summary,
+        "rationale": rule.rationale,
+        "fix": rule.fix,
+    }
+
+
+def test_explain_of_an_unknown_rule_names_the_known_ones() -> None:
+    result = run_cli("lint", "--explain", "readiness")
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr == (
+        "truegreen: no rule 'readiness'. known rules are " + ", ".join(ALL_RULES_BY_ID) + "\n"
+    )
+
+
+# -- text: terminal-safe, wrapped at word boundaries, quiet on a closed pipe -----------------
+
+
+def test_escape_sequences_from_a_file_never_reach_the_terminal(tmp_path: Path) -> None:
+    path = tmp_path / "ansi.yaml"
+    path.write_text(
+        'kind: Deployment\nmetadata: {name: "a\\e[31mRED\\e]0;title\\a\\u202eevil"}\n'
+        "spec: {template: {spec: {containers: "
+        '[{name: "c\\e[2J\\nfake", ports: [{containerPort: 80}]}]}}}\n'
+    )
+    text = run_cli("lint", str(path), "--no-color").stdout
+    assert not {"\x1b", "\x07", "\u202e"} & set(text)
+    shown = "Deployment/a\\x1b[31mRED\\x1b]0;title\\x07\\u202eevil container c\\x1b[2J\\nfake"
+    assert shown in text
+    names = {f["name"] for f in run_cli("lint", str(path), "-o", "json").json()["findings"]}
+    assert names == {"a\x1b[31mRED\x1b]0;title\x07\u202eevil"}  # JSON stays exact
+
+
+def _in_a_terminal(columns: int, *args: str) -> str:
+    """Run truegreen on a real pseudo-terminal `columns` wide; what the terminal shows."""
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, columns, 0, 0))
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES", "FORCE_COLOR")}
+    process = subprocess.Popen([str(BIN), *args], stdout=follower, stderr=follower, env=env)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        shown += chunk
+    process.wait(timeout=60)
+    os.close(leader)
+    # Bold and dim stay with --no-color; only the text is compared.
+    return re.sub(r"\x1b\[[0-9;]*m", "", shown.decode().replace("\r\n", "\n"))
+
+
+def test_sixty_columns_wrap_between_words_never_inside_one() -> None:
+    shown = _in_a_terminal(60, "lint", str(INCIDENT), "--no-color")
+    whole = run_cli("lint", str(INCIDENT), "--no-color").stdout  # a pipe: lines left whole
+    assert max(len(line) for line in shown.splitlines()) <= 60
+    assert max(len(line) for line in whole.splitlines()) > 60  # so wrapping had work to do
+    assert shown.split() == whole.split()  # the same words, none broken
+
+
+def test_a_closed_pipe_ends_the_run_quietly() -> None:
+    """`truegreen lint … | head -1`: the reader is gone before the first write."""
+    for output in ("text", "json"):
+        reader, writer = os.pipe()
+        os.close(reader)
+        done = subprocess.run(
+            [str(BIN), "lint", str(INCIDENT), "-o", output],
+            stdout=writer,
+            stderr=subprocess.PIPE,
+            timeout=60,
+            check=False,
+        )
+        os.close(writer)
+        assert (done.returncode, done.stderr) == (128 + signal.SIGPIPE, b""), output

@@ -12,6 +12,7 @@ from truegreen.images import parse_image
 from truegreen.refresh.registry import (
     LookupFailed,
     LookupFailure,
+    LookupKey,
     PullCredentials,
     RegistryAccess,
     RegistryClient,
@@ -20,15 +21,17 @@ from truegreen.refresh.registry import (
 )
 
 
-def _login(host: str, password: str = REGISTRY_PASSWORD) -> PullCredentials:
+def _login(host: str, password: str = REGISTRY_PASSWORD) -> RegistryLogin | None:
+    """The robot's login for `host`, as a pull secret holds it and refresh reads it."""
     auth = base64.b64encode(f"robot:{password}".encode()).decode()
     config = base64.b64encode(json.dumps({"auths": {host: {"auth": auth}}}).encode()).decode()
-    return PullCredentials.from_docker_configs([(".dockerconfigjson", config)])
+    logins = PullCredentials.from_docker_configs([(".dockerconfigjson", config)])
+    return logins.for_registry(host)
 
 
 @pytest.fixture
 def anonymous() -> Iterator[RegistryClient]:
-    client = RegistryClient(PullCredentials({}), RegistryAccess(timeout=5))
+    client = RegistryClient(RegistryAccess(timeout=5))
     yield client
     client.close()
 
@@ -81,15 +84,13 @@ def test_missing_tag_and_deleted_pin_are_not_found(
 def test_basic_auth(registry: Registry) -> None:
     digest = registry.push_image("private/app", "v1", content="private")
     reference = parse_image(f"{registry.host}/private/app:v1")
-    assert RegistryClient(_login(registry.host)).lookup(reference) == Resolved(
+    assert RegistryClient().lookup(reference, _login(registry.host)) == Resolved(
         digest, "application/vnd.oci.image.manifest.v1+json", ()
     )
-    for credentials in (
-        _login(registry.host, "wrong"),
-        PullCredentials({}),
-        _login("other.example"),
-    ):
-        result = RegistryClient(credentials).lookup(reference)
+    other = _login("other.example")
+    assert other is not None, "precondition: a login, for another registry"
+    for login in (_login(registry.host, "wrong"), None, other):
+        result = RegistryClient().lookup(reference, login)
         assert isinstance(result, LookupFailed)
         assert result.failure is LookupFailure.UNAUTHORIZED
 
@@ -97,14 +98,14 @@ def test_basic_auth(registry: Registry) -> None:
 def test_bearer_token_flow(open_registry: Registry, token_registry: TokenFront) -> None:
     digest = open_registry.push_image("team/tokened", "v1", content="tokened")
     reference = parse_image(f"{token_registry.host}/team/tokened:v1")
-    result = RegistryClient(_login(token_registry.host)).lookup(reference)
+    result = RegistryClient().lookup(reference, _login(token_registry.host))
     assert isinstance(result, Resolved)
     assert result.digest == digest
     token_requests = [(p, a) for p, a in token_registry.seen if p.startswith("/token")]
     assert len(token_requests) == 1
     assert "scope=repository%3Ateam%2Ftokened%3Apull" in token_requests[0][0]
     assert token_registry.seen[-1][1] == f"Bearer {token_registry.token}"
-    refused = RegistryClient(_login(token_registry.host, "wrong")).lookup(reference)
+    refused = RegistryClient().lookup(reference, _login(token_registry.host, "wrong"))
     assert isinstance(refused, LookupFailed)
     assert refused.failure is LookupFailure.UNAUTHORIZED
 
@@ -117,8 +118,8 @@ def test_redirect_to_another_host_drops_the_credentials(
     try:
         token_registry.faults["/team/moved/"] = "redirect"
         token_registry.redirect_to = f"http://{elsewhere.host}"
-        RegistryClient(_login(token_registry.host)).lookup(
-            parse_image(f"{token_registry.host}/team/moved:v1")
+        RegistryClient().lookup(
+            parse_image(f"{token_registry.host}/team/moved:v1"), _login(token_registry.host)
         )
         assert elsewhere.seen, "precondition: the redirect was followed"
         assert all(authorization is None for _, authorization in elsewhere.seen)
@@ -135,8 +136,8 @@ def test_registry_faults_are_classified(
 ) -> None:
     open_registry.push_image("team/faulty", "v1", content=fault)
     token_registry.faults["/team/faulty/"] = fault
-    result = RegistryClient(_login(token_registry.host)).lookup(
-        parse_image(f"{token_registry.host}/team/faulty:v1")
+    result = RegistryClient().lookup(
+        parse_image(f"{token_registry.host}/team/faulty:v1"), _login(token_registry.host)
     )
     assert isinstance(result, LookupFailed)
     assert result.failure is failure
@@ -147,8 +148,8 @@ def test_missing_digest_header_is_computed_from_the_body(
 ) -> None:
     digest = open_registry.push_image("team/nodigest", "v1", content="nodigest")
     token_registry.faults["/team/nodigest/"] = "no-digest"
-    result = RegistryClient(_login(token_registry.host)).lookup(
-        parse_image(f"{token_registry.host}/team/nodigest:v1")
+    result = RegistryClient().lookup(
+        parse_image(f"{token_registry.host}/team/nodigest:v1"), _login(token_registry.host)
     )
     assert isinstance(result, Resolved)
     assert result.digest == digest
@@ -160,10 +161,11 @@ def test_rate_limit_reserve_stops_further_lookups(
     open_registry.push_image("team/limited", "v1", content="limited")
     open_registry.push_image("team/limited", "v2", content="limited2")
     token_registry.faults["/team/limited/"] = "low-remaining"
-    client = RegistryClient(_login(token_registry.host), rate_limit_reserve=5)
-    first = client.lookup(parse_image(f"{token_registry.host}/team/limited:v1"))
+    client = RegistryClient(rate_limit_reserve=5)
+    login = _login(token_registry.host)
+    first = client.lookup(parse_image(f"{token_registry.host}/team/limited:v1"), login)
     assert isinstance(first, Resolved)
-    second = client.lookup(parse_image(f"{token_registry.host}/team/limited:v2"))
+    second = client.lookup(parse_image(f"{token_registry.host}/team/limited:v2"), login)
     assert isinstance(second, LookupFailed)
     assert second.failure is LookupFailure.RATE_LIMITED
     assert "below the reserve of 5" in second.reason
@@ -174,10 +176,9 @@ def test_distinct_references_are_looked_up_once(
 ) -> None:
     open_registry.push_image("team/once", "v1", content="once")
     reference = parse_image(f"{open_registry.host}/team/once:v1")
-    results = anonymous.resolve_all(
-        [reference, reference, parse_image(f"{open_registry.host}/team/once:v1")]
-    )
-    assert list(results) == [str(reference)]
+    same = parse_image(f"{open_registry.host}/team/once:v1")
+    results = anonymous.resolve_all([(reference, None), (reference, None), (same, None)])
+    assert list(results) == [LookupKey(str(reference), None)]
     assert anonymous.requests_made == 1
 
 

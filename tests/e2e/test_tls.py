@@ -61,7 +61,7 @@ def test_unknown_certificate_is_an_unreachable_cluster(
     assert report["headline"]["rule"] == "cluster-unreachable"
     assert (
         report["headline"]["text"]
-        == "Couldn't reach the cluster: TLS certificate was not accepted."
+        == f"Couldn't reach the cluster at {tls_api.url}: TLS certificate was not accepted."
     )
 
 

@@ -44,11 +44,16 @@ def _status(code: int, message: str, **headers: str) -> Answer:
     return _json({**body, "code": code}, code, **headers)
 
 
-def _kubeconfig(path: Path, url: str, user: dict[str, Any] | None = None) -> Path:
+def _kubeconfig(
+    path: Path, url: str, user: dict[str, Any] | None = None, ca: Path | None = None
+) -> Path:
+    cluster: dict[str, Any] = {"server": url}
+    if ca is not None:
+        cluster["certificate-authority"] = str(ca)
     config = {
         "apiVersion": "v1",
         "kind": "Config",
-        "clusters": [{"name": "c", "cluster": {"server": url}}],
+        "clusters": [{"name": "c", "cluster": cluster}],
         "users": [{"name": "u", "user": user or {"token": "t0ken"}}],
         "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u", "namespace": "train"}}],
         "current-context": "x",
@@ -61,6 +66,13 @@ def _connect(kubeconfig: Path, timeout: float = 5.0, **kwargs: Any) -> LiveClust
     return LiveCluster.connect(
         ConnectionSettings(kubeconfig=kubeconfig, request_timeout=timeout), **kwargs
     )
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> hostile.ServerCertificate:
+    """For the credential tests: kubectl sends a user's credentials only over TLS."""
+    folder = tmp_path_factory.mktemp("pki")
+    return hostile.issue(folder, hostile.make_authority(folder), "api", "IP:127.0.0.1")
 
 
 @pytest.fixture
@@ -93,7 +105,7 @@ def test_list_items_get_their_kind_and_api_version(
     assert server.received[0].target == (
         "/api/v1/namespaces/train/pods?limit=500&labelSelector=app%3Dx"
     )
-    assert server.received[0].headers["authorization"] == "Bearer t0ken"
+    assert "authorization" not in server.received[0].headers  # plain http: no credentials
 
 
 class _PodKinds(msgspec.Struct, rename="camel"):
@@ -273,11 +285,15 @@ def _accepts(token: str) -> Any:
     return answer
 
 
-def test_a_401_rereads_the_token_file_and_resends_once(tmp_path: Path) -> None:
+def test_a_401_rereads_the_token_file_and_resends_once(
+    tmp_path: Path, certificate: hostile.ServerCertificate
+) -> None:
     token = tmp_path / "token"
     token.write_text("old\n")
-    with ScriptedApi(_accepts("new")) as server:
-        kubeconfig = _kubeconfig(tmp_path / "kc", server.url, {"tokenFile": "token"})
+    with ScriptedApi(_accepts("new"), certificate) as server:
+        kubeconfig = _kubeconfig(
+            tmp_path / "kc", server.url, {"tokenFile": "token"}, certificate.ca
+        )
         with _connect(kubeconfig) as cluster:
             token.write_text("new\n")  # rotated, as a projected service account token is
             read = cluster.list(Kind.POD, namespace="train")
@@ -291,9 +307,11 @@ def test_a_401_rereads_the_token_file_and_resends_once(tmp_path: Path) -> None:
     ]
 
 
-def test_a_401_with_nothing_fresher_is_sent_once(tmp_path: Path) -> None:
-    with ScriptedApi(_accepts("other")) as server:
-        kubeconfig = _kubeconfig(tmp_path / "kc", server.url, {"token": "mine"})
+def test_a_401_with_nothing_fresher_is_sent_once(
+    tmp_path: Path, certificate: hostile.ServerCertificate
+) -> None:
+    with ScriptedApi(_accepts("other"), certificate) as server:
+        kubeconfig = _kubeconfig(tmp_path / "kc", server.url, {"token": "mine"}, certificate.ca)
         with _connect(kubeconfig) as cluster:
             read = cluster.list(Kind.POD, namespace="train")
     assert isinstance(read, CantRead)
@@ -301,13 +319,13 @@ def test_a_401_with_nothing_fresher_is_sent_once(tmp_path: Path) -> None:
     assert len(server.received) == 1
 
 
-def test_basic_login_is_sent(tmp_path: Path) -> None:
+def test_basic_login_is_sent(tmp_path: Path, certificate: hostile.ServerCertificate) -> None:
     def answer(request: Received, _: int) -> Answer:
         return _json({"seen": request.headers.get("authorization"), "metadata": {}})
 
-    with ScriptedApi(answer) as server:
+    with ScriptedApi(answer, certificate) as server:
         kubeconfig = _kubeconfig(
-            tmp_path / "kc", server.url, {"username": "admin", "password": "pa:ss"}
+            tmp_path / "kc", server.url, {"username": "admin", "password": "pa:ss"}, certificate.ca
         )
         with _connect(kubeconfig) as cluster:
             read = cluster.get(Kind.NODE, "n1", namespace=None)

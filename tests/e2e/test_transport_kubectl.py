@@ -147,5 +147,5 @@ def test_kubectl_and_truegreen_agree(
     else:
         assert "certificate" in kubectl.stderr
         assert report["headline"]["text"] == (
-            "Couldn't reach the cluster: TLS certificate was not accepted."
+            f"Couldn't reach the cluster at {api.url}: TLS certificate was not accepted."
         )

@@ -6,6 +6,7 @@ produced somewhere in the test suite.
 """
 
 import base64
+import json
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.scenario.conftest import Doctor
+from tests.scenario.test_admission import PINNED_HERE as ADMISSION_CODES
 from tests.support.scenarios import healthy, ts
 from truegreen.doctor.wording import WORDING
 
@@ -295,6 +297,23 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
         _annotate(**{"truegreen.io/refresh-latched": "3 restarts did not roll out"}),
         ("freshness.refresh-stopped", "warn", "measured"),
     ),
+    (
+        "refresh failed once, will retry",
+        _annotate(**{"truegreen.io/refresh-attempts": "1 0123456789ab"}),
+        ("freshness.refresh-failed", "warn", "measured"),
+    ),
+    (
+        "refresh restart pending past the rollout timeout",
+        lambda objects, now: _annotate(
+            **{
+                "truegreen.io/refresh-attempts": "1 0123456789ab",
+                "truegreen.io/refresh-pending": json.dumps(
+                    {"target": {"api": "sha256:" + "c" * 64}, "stamp": ts(now - timedelta(hours=2))}
+                ),
+            }
+        )(objects, now),
+        ("freshness.refresh-unfinished", "warn", "measured"),
+    ),
     ("bad job size", _job_size(cpu="lots"), ("capacity.bad-job-size", "fail", "measured")),
     (
         "no machines at all, no job size",
@@ -339,19 +358,26 @@ def test_wait_for_first_use_storage_is_not_unbound(doctor: Doctor) -> None:
 
 
 # Codes other tests pin (scenario, capacity, fault matrix and examples tests).
-COVERED_ELSEWHERE = {
-    "ready",
-    "cluster-unreachable",
-    "image-pull.login-missing",
-    "storage.volume-unbound",
-    "capacity.fits",
-    "capacity.free-only",
-    "capacity.held-by-running-job",
-    "capacity.blocked-by-other-work",
-    "capacity.too-large",
-    "capacity.no-eligible-machine",
-    "capacity.job-stuck",
-} | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}
+COVERED_ELSEWHERE = (
+    {
+        "ready",
+        "cluster-unreachable",
+        "cluster-login-failed",  # test_remedies.py
+        "cluster-login-refused",  # test_remedies.py
+        "image-pull.login-missing",
+        "storage.volume-unbound",
+        "capacity.fits",
+        "capacity.free-only",
+        "capacity.held-by-running-job",
+        "capacity.blocked-by-other-work",
+        "capacity.too-large",
+        "capacity.no-eligible-machine",
+        "capacity.job-stuck",
+        "monitor-stale",  # the monitor's aged-out checks: test_watch.py, test_monitor_rules.py
+    }
+    | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}
+    | ADMISSION_CODES
+)
 
 
 def test_every_code_in_the_catalogue_is_tested() -> None:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.scenario.conftest import Doctor
+from tests.scenario.conftest import Doctor, without_connection_flags
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import Obj, healthy, missing_pull_credentials, pod_for, ts
 
@@ -49,7 +49,7 @@ def test_scenario_verdict_live_equals_snapshot(
     assert report["exit_code"] == exit_code
     offline = doctor.offline(doctor.snapshot(), "-o", "json")
     assert offline.exit_code == exit_code
-    assert offline.json() == report
+    assert without_connection_flags(offline.json()) == without_connection_flags(report)
 
 
 def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
@@ -64,6 +64,7 @@ def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
             "credentials",
             "image-pull",
             "storage",
+            "admission",
             "workloads",
             "capacity",
             "probes",
@@ -75,6 +76,7 @@ def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
             "credentials",
             "image-pull",
             "storage",
+            "admission",
             "workloads",
             "capacity",
             "probes",
@@ -100,7 +102,10 @@ def test_measured_failure_beside_the_wait_wins(doctor: Doctor) -> None:
     assert result.exit_code == 2
     text = doctor.live("--no-color").stdout
     assert "Also:" in text
-    assert "a running training job is using the free capacity" in text.split("Also:")[1]
+    assert (
+        "the free capacity is held by the running training job 'train-002'"
+        in text.split("Also:")[1]
+    )
 
 
 def test_permission_error_beside_the_wait_keeps_the_wait(doctor: Doctor) -> None:
@@ -157,12 +162,15 @@ def test_unreachable_cluster(doctor: Doctor) -> None:
     report = result.json()
     assert result.exit_code == 3
     assert report["headline"]["rule"] == "cluster-unreachable"
-    assert report["headline"]["text"] == "Couldn't reach the cluster: connection refused."
+    assert report["headline"]["text"] == (
+        f"Couldn't reach the cluster at {doctor.server.url}: connection refused."
+    )
     assert {f["status"] for f in report["findings"]} == {"unknown"}
     assert {f["check"] for f in report["findings"]} == {
         "credentials",
         "image-pull",
         "storage",
+        "admission",
         "workloads",
         "capacity",
         "probes",
@@ -187,26 +195,36 @@ def test_text_output_has_headline_remedy_also_and_coverage(doctor: Doctor) -> No
     doctor.server.inject(Fault.FORBIDDEN, r"/secrets/regcred$")
     text = doctor.live("--no-color").stdout.splitlines()
     assert text[0] == (
-        "! COULD NOT CHECK  Training can run, but a running training job is using the free "
-        "capacity; the next one waits for it to finish."
+        "! COULD NOT CHECK  Training can run, but the free capacity is held by the running "
+        "training job 'train-002' (4 CPUs, 16 GiB memory, 2 nvidia.com/gpu on gpu-1); the next "
+        "training job waits for it."
     )
-    assert text[1] == "  → Wait for 'train-002' to finish, or add capacity."
+    assert (
+        text[1] == "  → Wait for the running training job 'train-002' to finish, or add capacity."
+    )
     assert "Also:" in text
     assert text[-1] == (
-        "6 checks measured, 1 could not be checked "
+        "7 checks measured, 1 could not be checked "
         "(image-pull: no permission to read the stored logins)."
     )
 
 
 def test_namespace_only_access_measures_all_but_capacity(doctor: Doctor) -> None:
-    """An account that may read only its namespace: capacity unknown, the rest measured."""
+    """An account that may read only its namespace: capacity and admission (the cluster's
+    webhooks) unknown, the rest measured."""
     doctor.load("healthy")
-    for cluster_wide in (r"^/api/v1/nodes$", r"^/api/v1/pods$", r"^/apis/storage\.k8s\.io/"):
+    for cluster_wide in (
+        r"^/api/v1/nodes$",
+        r"^/api/v1/pods$",
+        r"^/apis/storage\.k8s\.io/",
+        r"^/apis/admissionregistration\.k8s\.io/",
+    ):
         doctor.server.inject(Fault.FORBIDDEN, cluster_wide)
     result = doctor.live("-o", "json")
     report = result.json()
     statuses = _statuses(report)
     assert statuses.pop("capacity") == {"unknown"}
+    assert statuses.pop("admission") == {"unknown"}
     assert set(map(frozenset, statuses.values())) == {frozenset({"ok"})}
     assert result.exit_code == 3
 
@@ -226,19 +244,35 @@ def test_the_same_statement_is_one_finding_with_every_reason(doctor: Doctor) -> 
     ]
 
 
-def test_the_doctor_roles_grant_exactly_what_doctor_reads(doctor: Doctor) -> None:
+def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Doctor) -> None:
     """deploy/doctor: the namespace Role and the capacity ClusterRole, derived from requests.
 
-    The unbound volume makes doctor read its storage class too, so every read is exercised."""
+    The unbound volume makes doctor read its storage class too, and a crash-looping container
+    makes the snapshot read its log, so every read is exercised."""
+    from tests.scenario.test_admission import webhook_behind
     from tests.support import rbac
+    from tests.support.scenarios import crash_looping_manager
 
-    doctor.load("unbound-dataset-volume")
+    def build(now: datetime) -> list[Obj]:
+        objects = crash_looping_manager(now)
+        volume = next(o for o in objects if o["kind"] == "PersistentVolumeClaim")
+        volume["status"] = {"phase": "Pending"}
+        return objects
+
+    doctor.load(build)
+    doctor.server.add(*webhook_behind(ready=True))
     doctor.live("-o", "json")
     paths = {r.path for r in doctor.server.requests()}
     assert "/apis/storage.k8s.io/v1/storageclasses/standard" in paths, "precondition: all read"
-    namespaced, cluster_wide = rbac.used(doctor.server.requests())
+    assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
+    doctor.snapshot(exit_code=0)
+    asked = {r.path for r in doctor.server.requests()} - paths
+    assert "/api/v1/namespaces/train/pods/jobs-manager-abc12/log" in asked, "precondition"
+    namespaced, cluster_wide = rbac.used(doctor.server.requests(), namespace="train")
     assert namespaced == rbac.granted("doctor/role.yaml")
-    assert cluster_wide == rbac.granted("doctor/clusterrole.yaml")
+    assert cluster_wide == rbac.granted("doctor/clusterrole.yaml") | rbac.granted(
+        "doctor/clusterrole-admission.yaml"
+    )
 
 
 @pytest.mark.parametrize(

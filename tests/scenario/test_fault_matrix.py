@@ -26,12 +26,14 @@ OWNERS: list[tuple[str, set[str]]] = [
     (r"/secrets/regcred$", {"image-pull"}),
     (r"/secrets/backend-credentials$", {"credentials"}),
     (r"/persistentvolumeclaims/datasets$", {"storage"}),
+    (r"^/api/v1/namespaces/train$|/resourcequotas$|webhookconfigurations$", {"admission"}),
 ]
 # A 404 on a get is a measurement: the referenced object is absent.
 MEASURED_ABSENCE = {
     r"/secrets/regcred$": ("image-pull", "image-pull.login-missing"),
     r"/secrets/backend-credentials$": ("credentials", "credentials.missing"),
     r"/persistentvolumeclaims/datasets$": ("storage", "storage.volume-missing"),
+    r"^/api/v1/namespaces/train$": ("admission", "admission.namespace-missing"),
 }
 # The default service account only adds registry logins; its absence changes nothing here.
 ABSENCE_CHANGES_NOTHING = {r"/serviceaccounts/default$"}
@@ -58,7 +60,7 @@ def _matching(table: dict[str, Any] | set[str], path: str) -> Any:
 
 def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> None:
     doctor.load("healthy")
-    baseline = doctor.live("-o", "json", "--request-timeout", "0.5")
+    baseline = doctor.live("-o", "json", "--request-timeout", "0.9")
     assert baseline.exit_code == 0
     base_statuses = _statuses(baseline.json())
     requests: list[RequestRecord] = []
@@ -69,9 +71,9 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
     assert sorted({r.path for r in requests}) == sorted(
         {r.path for r in requests if _owners(r.path)}
     )
-    assert len(requests) == 12
+    assert len(requests) == 16
     healthy_run = len(doctor.server.log)
-    assert healthy_run == 12, "precondition: a healthy run makes each read once"
+    assert healthy_run == 16, "precondition: a healthy run makes each read once"
     held = 0
     for record in requests:
         owners = _owners(record.path)
@@ -88,10 +90,10 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
                 count=1 if throttled else None,
             )
             before = len(doctor.server.log)
-            result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.5")
+            result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
             cell = f"{fault.name} on {record.method} {record.path}"
             # Bounded by construction, not by a clock: a failed read is never retried (only
-            # throttling is, once here) and no read is added, so a run lasts at most 12
+            # throttling is, once here) and no read is added, so a run lasts at most 16
             # request timeouts plus its own work.
             made = doctor.server.log[before:]
             assert len(made) <= healthy_run + throttled, f"{cell}: {len(made)} requests"
@@ -106,6 +108,14 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
                 assert [r.status for r in faulted] == [429, 200], cell
                 assert statuses == base_statuses, cell
                 assert result.exit_code == 0, cell
+            elif fault is Fault.UNAUTHORIZED and record == requests[0]:
+                # A login refused on the first read would be refused on every read: doctor
+                # stops there and says so once, for every check.
+                assert len(made) == 1, f"{cell}: {len(made)} requests"
+                assert set(statuses) == set(base_statuses), cell
+                assert all(s == {"unknown"} for s in statuses.values()), cell
+                assert report["headline"]["code"] == "cluster-login-refused", cell
+                assert result.exit_code == 3, cell
             elif fault is Fault.NOT_FOUND and _matching(ABSENCE_CHANGES_NOTHING, record.path):
                 assert statuses == base_statuses, cell
                 assert result.exit_code == 0, cell
@@ -148,7 +158,7 @@ def test_throttling_that_never_ends_reads_unknown(doctor: Doctor) -> None:
     assert baseline.exit_code == 0
     base_statuses = _statuses(baseline.json())
     reads = sorted({(r.method, r.path) for r in doctor.server.requests()})
-    assert len(reads) == 12, "precondition: a healthy run makes 12 distinct reads"
+    assert len(reads) == 16, "precondition: a healthy run makes 16 distinct reads"
     for method, path in reads:
         doctor.server.clear_faults()
         doctor.server.inject(Fault.TOO_MANY_REQUESTS, "^" + re.escape(path) + "$", method=method)

@@ -17,6 +17,7 @@ from tests.conftest import REGISTRY_PASSWORD
 from tests.support import rbac
 from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault
+from tests.support.plain_words import jargon_in
 from tests.support.refresh_kit import container, deployment
 from tests.support.registry import Registry, TokenFront
 from tests.support.rollout import RolloutSimulator
@@ -114,17 +115,16 @@ class RefreshEnv:
 
 @pytest.fixture
 def env(fake_api: FakeApiServer, kubeconfig: Path, registry: Registry) -> Iterator[RefreshEnv]:
-    client = RegistryClient(
-        PullCredentials.from_docker_configs(
-            [(".dockerconfigjson", _regcred(registry.host)["data"][".dockerconfigjson"])]
-        )
+    logins = PullCredentials.from_docker_configs(
+        [(".dockerconfigjson", _regcred(registry.host)["data"][".dockerconfigjson"])]
     )
+    client = RegistryClient()
 
     def digest_for(image: str) -> str:
         reference = parse_image(image)
         if reference.digest:
             return reference.digest
-        result = client.lookup(reference)
+        result = client.lookup(reference, logins.for_registry(reference.registry))
         # an image the registry lacks still runs (from a node's cache) in some scenarios
         return result.digest if isinstance(result, Resolved) else "sha256:" + "0" * 64
 
@@ -142,6 +142,17 @@ def _staying(env: RefreshEnv) -> list[Obj]:
     return [
         p for p in env.server.list_objects("Pod", NS) if "deletionTimestamp" not in p["metadata"]
     ]
+
+
+def _events(env: RefreshEnv, name: str, namespace: str = NS) -> list[tuple[str, str]]:
+    """(type, reason) of the Events stored about Deployment `name`, oldest first."""
+    about = [
+        e
+        for e in env.server.list_objects("Event", namespace)
+        if e["involvedObject"]["name"] == name
+    ]
+    about.sort(key=lambda e: int(e["metadata"]["resourceVersion"]))
+    return [(e["type"], e["reason"]) for e in about]
 
 
 def test_first_run_records_what_the_pods_already_run(env: RefreshEnv) -> None:
@@ -275,6 +286,7 @@ def test_failed_rollout_records_nothing_and_the_guard_latches(env: RefreshEnv) -
     env.tick()
     env.registry.push_image("r/crashy", "stable", content="v2")
     env.simulator.behaviour["crashy"] = "crash"
+    failed = ("Warning", "RefreshRolloutFailed")
     for attempt in (1, 2):
         result = env.tick("--max-attempts", "2")
         workload = _workload(result.json(), "crashy")
@@ -284,11 +296,16 @@ def test_failed_rollout_records_nothing_and_the_guard_latches(env: RefreshEnv) -
         assert annotations[container_key(RECORDED_DIGEST, "runner")] == old
         assert annotations[ATTEMPTS].startswith(f"{attempt} ")
         assert PENDING not in annotations
+        assert _events(env, "crashy") == [failed] * attempt
     result = env.tick("--max-attempts", "2")
     workload = _workload(result.json(), "crashy")
     assert (workload["outcome"], result.exit_code) == ("latched", 0)
     assert env.restarts("crashy") == 2
     assert LATCHED in env.annotations("crashy")
+    latched = ("Warning", "RefreshLatched")
+    assert _events(env, "crashy") == [failed, failed, latched]
+    assert env.tick("--max-attempts", "2").exit_code == 0
+    assert _events(env, "crashy") == [failed, failed, latched]  # latched once, said once
 
 
 def test_rollout_whose_pods_run_the_old_digest_records_nothing(env: RefreshEnv) -> None:
@@ -381,9 +398,12 @@ def test_dangling_pin_is_a_measured_failure(env: RefreshEnv) -> None:
     digest = env.registry.push_image("r/dangling", "v1", content="gone-soon")
     env.install(deployment("dangle", container("p", f"{env.image('r/dangling', 'v1')}@{digest}")))
     env.registry.delete_manifest("r/dangling", digest)
-    result = env.tick()
-    assert (_workload(result.json(), "dangle")["outcome"], result.exit_code) == ("dangling-pin", 2)
-    assert digest in env.annotations("dangle")[container_key(DANGLING_PIN, "p")]
+    for _ in range(2):  # the finding stays a failure; its Event is said when it appears
+        result = env.tick()
+        workload = _workload(result.json(), "dangle")
+        assert (workload["outcome"], result.exit_code) == ("dangling-pin", 2)
+        assert digest in env.annotations("dangle")[container_key(DANGLING_PIN, "p")]
+        assert _events(env, "dangle") == [("Warning", "DanglingPin")]
 
 
 def test_pull_policy_that_keeps_the_old_image_is_refused(env: RefreshEnv) -> None:
@@ -590,12 +610,13 @@ def test_a_dry_run_shows_the_restart_it_would_make_stamped_in_utc(
     assert env.server.get_object("Deployment", "plan", NS) == before
 
 
-def test_an_annotation_write_refused_with_a_conflict_is_reported_not_fatal(
+def test_an_annotation_write_refused_with_a_conflict_is_decided_again_from_a_fresh_read(
     env: RefreshEnv,
 ) -> None:
     digest = env.registry.push_image("r/clash", "stable", content="a")
     env.install(deployment("clash", container("runner", env.image("r/clash", "stable"))))
     env.server.inject(Fault.CONFLICT, r"/deployments/clash$", method="PATCH", count=1)
+    before = len(env.server.log)
     workload = _workload(env.tick().json(), "clash")
     assert workload["outcome"] == "converged"
     assert workload["writes"] == [
@@ -603,11 +624,13 @@ def test_an_annotation_write_refused_with_a_conflict_is_reported_not_fatal(
             "step": "record",
             "annotations": {container_key(RECORDED_DIGEST, "runner"): digest},
             "template": "",
-            "applied": False,
-            "error": "conflict",
+            "applied": True,
+            "error": "",
         }
     ]
-    assert container_key(RECORDED_DIGEST, "runner") not in env.annotations("clash")
+    made = [(r.method, r.status) for r in env.server.log[before:] if r.path.endswith("/clash")]
+    assert made == [("PATCH", 409), ("GET", 200), ("PATCH", 200)]  # refused, re-read, written
+    assert env.annotations("clash")[container_key(RECORDED_DIGEST, "runner")] == digest
 
 
 def test_registry_failure_restarts_nothing_and_exits_3(env: RefreshEnv) -> None:
@@ -618,17 +641,11 @@ def test_registry_failure_restarts_nothing_and_exits_3(env: RefreshEnv) -> None:
     assert env.server.requests("PATCH") == []
 
 
-def test_concurrent_ticks_restart_once(env: RefreshEnv) -> None:
+def _concurrent_ticks(env: RefreshEnv, count: int) -> list[str]:
+    """`count` ticks at once, each with its own client, as CronJob pods would be (click's test
+    runner swaps sys.stdout process-wide, so the ticks run below the CLI here)."""
     import threading
 
-    env.registry.push_image("r/race", "stable", content="a")
-    env.install(deployment("race", container("runner", env.image("r/race", "stable"))))
-    env.tick()
-    env.registry.push_image("r/race", "stable", content="b")
-    # The first restart write waits a moment, so the other tick reads the same version first.
-    env.server.inject(Fault.DELAY, r"/deployments/race$", method="PATCH", count=1, delay=1.0)
-    # Each thread has its own client, as two CronJob pods would (click's test runner swaps
-    # sys.stdout process-wide, so the ticks run below the CLI here).
     settings = RefreshSettings(namespace=NS, selector={"truegreen.io/refresh": "enabled"})
     outcomes: list[str] = []
 
@@ -636,16 +653,94 @@ def test_concurrent_ticks_restart_once(env: RefreshEnv) -> None:
         with LiveCluster.connect(ConnectionSettings(kubeconfig=env.kubeconfig)) as cluster:
             outcomes.append(run_tick(cluster, settings).workloads[0].outcome.value)
 
-    threads = [threading.Thread(target=tick) for _ in range(2)]
+    threads = [threading.Thread(target=tick) for _ in range(count)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    assert sorted(outcomes) in (["converged", "restarted"], ["restarted", "restarted"])
+    return sorted(outcomes)
+
+
+def test_concurrent_ticks_restart_once(env: RefreshEnv) -> None:
+    env.registry.push_image("r/race", "stable", content="a")
+    env.install(deployment("race", container("runner", env.image("r/race", "stable"))))
+    env.tick()
+    env.registry.push_image("r/race", "stable", content="b")
+    # The first restart write waits a moment, so the other tick reads the same version first.
+    env.server.inject(Fault.DELAY, r"/deployments/race$", method="PATCH", count=1, delay=1.0)
+    outcomes = _concurrent_ticks(env, 2)
+    # The loser says who restarted: another tick did, not it.
+    assert outcomes == ["restarted", "restarted-by-other"]
     patches = [(r.status, r.fault) for r in env.server.requests("PATCH", r"/deployments/race$")]
     assert env.restarts("race") == 1, patches
-    assert len(env.server.requests("PATCH", r"/deployments/race$")) >= 3  # a 409 was answered
-    assert [r.status for r in env.server.requests("PATCH", r"/deployments/race$")].count(409) == 1
+    assert [status for status, _ in patches].count(409) == 1, patches
+
+
+def test_three_concurrent_ticks_make_one_restart_per_digest(env: RefreshEnv) -> None:
+    """Issue 14's case: three ticks at once, twice, as the tag moves twice. Each digest gets
+    one restart; one tick says restarted, the others restarted-by-other; nothing is left."""
+    env.registry.push_image("r/three", "stable", content="a")
+    env.install(deployment("three", container("runner", env.image("r/three", "stable"))))
+    env.tick()
+    for round_, content in enumerate(("b", "c"), start=1):
+        newest = env.registry.push_image("r/three", "stable", content=content)
+        # Each tick's restart write is held, so all three have read the same version first.
+        env.server.inject(Fault.DELAY, r"/deployments/three$", method="PATCH", count=3, delay=3)
+        before = len(env.server.requests("PATCH", r"/deployments/three$"))
+        outcomes = _concurrent_ticks(env, 3)
+        held = env.server.requests("PATCH", r"/deployments/three$")[before : before + 3]
+        assert [r.fault for r in held] == [Fault.DELAY] * 3, "precondition: three restart writes"
+        assert [r.status for r in held].count(409) == 2, "precondition: they raced"
+        assert outcomes == ["restarted", "restarted-by-other", "restarted-by-other"]
+        assert env.restarts("three") == round_
+        annotations = env.annotations("three")
+        assert annotations[container_key(RECORDED_DIGEST, "runner")] == newest
+        assert not {PENDING, ATTEMPTS, LATCHED} & annotations.keys()
+        refreshed = [
+            e for e in env.server.list_objects("Event", NS) if e["reason"] == "ImageRefreshed"
+        ]
+        assert len(refreshed) == round_  # one Event per rollout, from whoever recorded it
+
+
+def test_a_record_never_lands_on_a_marker_it_did_not_wait_on(env: RefreshEnv) -> None:
+    """While a tick's record write is in flight, another tick restarts toward a newer digest
+    (its marker replaces ours). The record carries the version it read: 409, read again,
+    and the other tick's marker survives."""
+    import threading
+    import time
+
+    env.registry.push_image("r/erase", "stable", content="a")
+    env.install(deployment("erase", container("runner", env.image("r/erase", "stable"))))
+    env.tick()
+    env.registry.push_image("r/erase", "stable", content="b")
+    path = r"/deployments/erase$"
+    # PATCH 0 is this tick's restart, PATCH 1 its record: hold the record a moment.
+    env.server.inject(Fault.DELAY, path, method="PATCH", after=1, count=1, delay=2)
+    theirs = json.dumps({"target": {"runner": "sha256:" + "c" * 64}, "stamp": "theirs"})
+
+    def other_tick() -> None:
+        deadline = time.monotonic() + 30
+        while not any(r.fault is Fault.DELAY for r in env.server.requests("PATCH", path)):
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.01)
+        stored = env.server.get_object("Deployment", "erase", NS)
+        assert stored is not None
+        stored["metadata"]["annotations"][PENDING] = theirs
+        env.server.update_object(stored)
+
+    racer = threading.Thread(target=other_tick)
+    racer.start()
+    result = env.tick()
+    racer.join()
+    workload = _workload(result.json(), "erase")
+    assert env.annotations("erase").get(PENDING) == theirs, "another tick's marker was erased"
+    assert (workload["outcome"], workload["reason"]) == (
+        "restarted",
+        "rolled out and verified; not recorded: another tick has restarted since",
+    )
+    statuses = [r.status for r in env.server.requests("PATCH", path)]
+    assert statuses[-2:] == [200, 409], "the restart landed, the record met the other's write"
 
 
 def test_a_deployment_that_keeps_changing_is_not_restarted_blindly(env: RefreshEnv) -> None:
@@ -693,7 +788,8 @@ def test_a_tick_that_died_mid_rollout_is_resumed_not_restarted(env: RefreshEnv) 
     assert env.annotations("resume")[container_key(RECORDED_DIGEST, "runner")] != newest
     result = env.tick()
     workload = _workload(result.json(), "resume")
-    assert workload["outcome"] == "restarted"
+    # This tick restarted nothing: it verified and recorded the restart the dead tick made.
+    assert (workload["outcome"], result.exit_code) == ("restarted-by-other", 0)
     assert [w["step"] for w in workload["writes"]] == ["record"]
     assert env.restarts("resume") == 1
     assert env.annotations("resume")[container_key(RECORDED_DIGEST, "runner")] == newest
@@ -847,13 +943,22 @@ def test_progress_counts_every_distinct_lookup(env: RefreshEnv) -> None:
     totals: list[int] = []
     done: list[int] = []
 
-    def progress(total: int) -> Any:
-        totals.append(total)
-        return lambda: done.append(1)
+    class Progress:
+        def looking_up(self, total: int) -> None:
+            totals.append(total)
+
+        def looked_up(self) -> None:
+            done.append(1)
+
+        def restarting(self, workload: str) -> None:
+            raise AssertionError("nothing moved: no restart")
+
+        def waiting(self, workload: str, progress: str) -> None:
+            raise AssertionError("nothing moved: no wait")
 
     settings = RefreshSettings(namespace=NS, selector={"truegreen.io/refresh": "enabled"})
     with LiveCluster.connect(ConnectionSettings(kubeconfig=env.kubeconfig)) as cluster:
-        report = run_tick(cluster, settings, progress=progress)
+        report = run_tick(cluster, settings, progress=Progress())
     # one tag look-up shared by a and b, the pin's tag, and the pin's digest
     assert (totals, len(done), report.distinct_references) == ([3], 3, 3)
 
@@ -1046,10 +1151,8 @@ def test_a_fleet_costs_one_pod_list_and_one_read_per_shared_login(env: RefreshEn
         env.install(
             deployment(f"fleet-{index}", container("runner", env.image("r/fleet", "stable")))
         )
-    # Listed last and without a login of its own: the tick keeps the logins read before it.
-    env.install(
-        deployment("odd", container("runner", env.image("r/other", "stable")), pull_secret=None)
-    )
+    # Another image under the same login: one more look-up, no more secret reads.
+    env.install(deployment("odd", container("runner", env.image("r/other", "stable"))))
     before = len(env.server.log)
     result = env.tick()
     assert result.exit_code == 0
@@ -1071,3 +1174,253 @@ def test_a_fleet_costs_one_pod_list_and_one_read_per_shared_login(env: RefreshEn
         "fleet-2": [digest],
         "odd": [other],
     }
+
+
+def test_events_tell_what_a_tick_did_once(env: RefreshEnv) -> None:
+    """A restart and a stale pin: one Event each on the Deployment, as client-go's recorder
+    writes them (involved object with its uid, the writer, count and timestamps)."""
+    newest, moved_pin = _runner_and_pin_moved(env, "told")
+    result = env.tick()
+    workload = _workload(result.json(), "told")
+    assert workload["outcome"] == "restarted"
+    stale = f"pin stays on its pinned image while its tag v1 has moved on to {moved_pin}"
+    refreshed = (
+        f"restarted onto the newest image and checked the new copies run it: runner runs {newest}"
+    )
+    assert workload["events"] == [
+        {
+            "reason": "StalePin",
+            "type": "Warning",
+            "message": stale,
+            "written": True,
+            "error": "",
+        },
+        {
+            "reason": "ImageRefreshed",
+            "type": "Normal",
+            "message": refreshed,
+            "written": True,
+            "error": "",
+        },
+    ]
+    stored = env.server.get_object("Deployment", "told", NS)
+    assert stored is not None
+    events = sorted(
+        env.server.list_objects("Event", NS), key=lambda e: int(e["metadata"]["resourceVersion"])
+    )
+    assert [(e["reason"], e["message"]) for e in events] == [
+        ("StalePin", stale),
+        ("ImageRefreshed", refreshed),
+    ]
+    for event in events:
+        assert event["involvedObject"] | {"resourceVersion": ""} == {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "name": "told",
+            "namespace": NS,
+            "uid": stored["metadata"]["uid"],
+            "resourceVersion": "",
+        }
+        assert event["source"] == {"component": "truegreen-refresh"}
+        assert event["reportingComponent"] == "truegreen-refresh"
+        assert event["count"] == 1
+        assert event["firstTimestamp"] == event["lastTimestamp"]
+        assert event["metadata"]["name"].startswith("told.")
+    assert env.tick().exit_code == 0
+    assert len(env.server.list_objects("Event", NS)) == 2  # nothing new happened: no Event
+
+
+def test_a_failed_event_write_never_fails_the_tick(env: RefreshEnv) -> None:
+    env.registry.push_image("r/mute", "stable", content="a")
+    env.install(deployment("mute", container("runner", env.image("r/mute", "stable"))))
+    env.tick()
+    newest = env.registry.push_image("r/mute", "stable", content="b")
+    env.server.inject(Fault.FORBIDDEN, r"/events$", method="POST")
+    result = env.tick()
+    workload = _workload(result.json(), "mute")
+    assert (workload["outcome"], result.exit_code) == ("restarted", 0)
+    [event] = workload["events"]
+    assert (event["reason"], event["written"]) == ("ImageRefreshed", False)
+    assert event["error"].startswith("create event: ")
+    assert env.server.requests("POST", r"/events$"), "precondition: the write was tried"
+    assert env.annotations("mute")[container_key(RECORDED_DIGEST, "runner")] == newest
+
+
+@pytest.mark.kubectl
+def test_kubectl_describe_shows_the_events(env: RefreshEnv) -> None:
+    """kubectl is the oracle: its describe finds the Events by the Deployment's uid and shows
+    type, reason, age, source and message."""
+    import shutil
+    import subprocess
+
+    kubectl = shutil.which("kubectl")
+    assert kubectl is not None, "kubectl is required (Debian: kubernetes-client)"
+    newest, _ = _runner_and_pin_moved(env, "described")
+    assert env.tick().exit_code == 0
+    shown = subprocess.run(
+        [kubectl, "--kubeconfig", str(env.kubeconfig), "describe", "deployment", "described"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert shown.returncode == 0, shown.stderr
+    events = shown.stdout.split("Events:", 1)[1].splitlines()
+    rows = [line.split() for line in events[3:] if line.strip()]
+    assert [row[:2] for row in rows] == [["Warning", "StalePin"], ["Normal", "ImageRefreshed"]]
+    assert all("truegreen-refresh" in row for row in rows), events
+    assert events[-1].rstrip().endswith(f"runner runs {newest}")
+
+
+def test_logins_never_cross_namespaces(env: RefreshEnv) -> None:
+    """`refresh -A` over three namespaces naming one private image: only the namespace with
+    the right login looks it up; none borrows another's, and a bogus login fails only its own."""
+    digest = env.registry.push_image("r/shared", "stable", content="s")
+    for namespace, password in (("has-login", REGISTRY_PASSWORD), ("bogus", "wrong")):
+        secret = _login_secret("regcred", ".dockerconfigjson", {env.registry.host: password})
+        secret["metadata"]["namespace"] = namespace
+        env.server.add(secret)
+    for namespace in ("has-login", "no-login", "bogus"):
+        workload = deployment(
+            "app",
+            container("runner", env.image("r/shared", "stable")),
+            pull_secret=None if namespace == "no-login" else "regcred",
+        )
+        workload["metadata"]["namespace"] = namespace
+        env.install(workload)
+    result = env.tick("-A")
+    report = result.json()
+    found = {w["namespace"]: (w["outcome"], w["reason"]) for w in report["workloads"]}
+    host = env.registry.host
+    assert found == {
+        "has-login": ("converged", "every tracked image runs its newest digest"),
+        "no-login": (
+            "could-not-check",
+            f"{host} needs a login; the workload's pull secrets hold none for it",
+        ),
+        "bogus": ("could-not-check", f"{host} refused the credentials for r/shared"),
+    }
+    assert result.exit_code == 3
+    assert report["distinct_references"] == 3  # one reference, three different logins
+    recorded = container_key(RECORDED_DIGEST, "runner")
+    stored = {
+        ns: (env.server.get_object("Deployment", "app", ns) or {})["metadata"]["annotations"]
+        for ns in found
+    }
+    assert stored["has-login"][recorded] == digest
+    assert recorded not in stored["no-login"]
+    assert recorded not in stored["bogus"]
+
+
+def test_text_output_escapes_what_the_cluster_and_registry_say(env: RefreshEnv) -> None:
+    """A container name and an image carrying terminal escapes (clear the screen, recolour)
+    reach the terminal as visible text, never as control sequences."""
+    hostile = "runner\x1b[2J\x1b]0;owned\x07"
+    env.server.add(deployment("loud", container(hostile, "evil\x1b[31m image\r\n")))
+    result = run_cli("refresh", "--kubeconfig", str(env.kubeconfig), "--verbose")
+    assert result.exit_code == 2  # precondition: an invalid image, a measured failure
+    for control in ("\x1b", "\x07", "\r"):
+        assert control not in result.stdout
+    assert "runner\\x1b[2J\\x1b]0;owned\\x07" in result.stdout
+    assert "evil\\x1b[31m image\\r\\n" in result.stdout
+
+
+# -- refresh and doctor agree; a tick tells its phases (ux branch) -----------------------------
+
+
+def _doctor_report(env: RefreshEnv) -> dict[str, object]:
+    result = run_cli("doctor", "--kubeconfig", str(env.kubeconfig), "-o", "json")
+    report: dict[str, object] = result.json()
+    return report
+
+
+def _freshness(report: dict[str, object]) -> list[dict[str, object]]:
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    return [f for f in findings if f["check"] == "freshness"]
+
+
+def test_after_a_failed_refresh_doctor_says_it_failed_and_when(env: RefreshEnv) -> None:
+    env.registry.push_image("r/crashy", "stable", content="v1")
+    env.install(deployment("crashy", container("runner", env.image("r/crashy", "stable"))))
+    assert env.tick().exit_code == 0
+    assert [f["code"] for f in _freshness(_doctor_report(env))] == ["freshness.ok"]
+    env.registry.push_image("r/crashy", "stable", content="v2")
+    env.simulator.behaviour["crashy"] = "crash"
+    assert env.tick().exit_code == 2, "precondition: the rollout failed"
+    (failed,) = _freshness(_doctor_report(env))
+    assert (failed["code"], failed["status"]) == ("freshness.refresh-failed", "warn")
+    assert failed["headline"] == (
+        "Automatic image refresh of the workload 'crashy' could not update it (1 failed try so "
+        "far); the next run tries again."
+    )
+    assert failed["remedy"] == (
+        "See why its new copies did not become ready with "
+        f"`kubectl --kubeconfig {env.kubeconfig} describe deployment/crashy`."
+    )
+    details = failed["details"]
+    assert isinstance(details, list)
+    last = [d for d in details if d.startswith("last failed rollout")]
+    assert len(last) == 1, details
+    assert "ago: the restart toward the newest image did not complete" in last[0]
+    assert not jargon_in(str(failed["headline"]))
+
+
+def test_after_refresh_latched_doctor_says_it_stopped(env: RefreshEnv) -> None:
+    env.registry.push_image("r/crashy", "stable", content="v1")
+    env.install(deployment("crashy", container("runner", env.image("r/crashy", "stable"))))
+    env.tick()
+    env.registry.push_image("r/crashy", "stable", content="v2")
+    env.simulator.behaviour["crashy"] = "crash"
+    for _ in range(3):
+        env.tick("--max-attempts", "1")
+    (stopped,) = _freshness(_doctor_report(env))
+    assert stopped["code"] == "freshness.refresh-stopped"
+    assert stopped["headline"] == (
+        "Automatic image refresh of the workload 'crashy' has stopped after 1 failed try to "
+        "update it."
+    )
+
+
+def test_a_tick_tells_each_phase_as_it_goes(env: RefreshEnv) -> None:
+    env.registry.push_image("r/moving", "stable", content="v1")
+    env.install(deployment("moving", container("runner", env.image("r/moving", "stable"))))
+    assert env.tick().exit_code == 0
+    env.registry.push_image("r/moving", "stable", content="v2")
+    told: list[tuple[str, ...]] = []
+
+    class Recorder:
+        def looking_up(self, total: int) -> None:
+            told.append(("looking up", str(total)))
+
+        def looked_up(self) -> None:
+            told.append(("looked up",))
+
+        def restarting(self, workload: str) -> None:
+            told.append(("restarting", workload))
+
+        def waiting(self, workload: str, progress: str) -> None:
+            told.append(("waiting", workload, progress))
+
+    settings = RefreshSettings(
+        namespace=NS, selector={"truegreen.io/refresh": "enabled"}, rollout_timeout=5
+    )
+    with LiveCluster.connect(ConnectionSettings(kubeconfig=env.kubeconfig)) as cluster:
+        report = run_tick(cluster, settings, progress=Recorder())
+    assert report.workloads[0].outcome.value == "restarted"
+    assert told[:3] == [("looking up", "1"), ("looked up",), ("restarting", f"{NS}/moving")]
+    waits = told[3:]
+    assert waits, "the wait was told"
+    assert all(entry[:2] == ("waiting", f"{NS}/moving") for entry in waits)
+    assert waits[-1] == ("waiting", f"{NS}/moving", "rolled out")
+
+
+def test_refresh_with_nothing_opted_in_says_how_to_opt_in(env: RefreshEnv) -> None:
+    result = run_cli("refresh", "--kubeconfig", str(env.kubeconfig))
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [
+        "No workload here is opted in to refresh (selector truegreen.io/refresh=enabled). Opt "
+        f"one in with `kubectl --kubeconfig {env.kubeconfig} label deployment NAME "
+        "truegreen.io/refresh=enabled`.",
+        "0 workloads, 0 distinct images, 0 registry requests.",
+    ]

@@ -22,5 +22,7 @@ class CliResult:
 def run_cli(*args: str, stdin: str | None = None) -> CliResult:
     """`truegreen ARGS…` as the console script runs it; exceptions are never swallowed."""
     runner = CliRunner()
-    result = runner.invoke(main, list(args), input=stdin, catch_exceptions=False)
+    result = runner.invoke(
+        main, list(args), input=stdin, catch_exceptions=False, prog_name="truegreen"
+    )
     return CliResult(result.exit_code, result.stdout, result.stderr)

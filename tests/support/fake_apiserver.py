@@ -19,7 +19,15 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | 404 `NotFound` and 409 `Conflict` Status bodies with `details` {name, group, kind: the resource}; core resources have no group | staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go `NewNotFound`, `NewConflict` |
 | a JSON patch `test` that fails: 422 `Invalid`, the generic message, empty details | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go `applyJSPatch`, errors.go `NewGenericServerResponse` |
 | zero counts are omitted from workload status (`omitempty` int fields); the fields without it stay | staging/src/k8s.io/api/apps/v1/types.go, staging/src/k8s.io/api/batch/v1/types.go |
+| a Secret's `stringData` is written into `data` (base64) and never served | pkg/apis/core/v1/conversion.go `Convert_v1_Secret_To_core_Secret` ("StringData overwrites Data") |
 | `metadata.generation` bumps on spec changes, and on annotation changes for Deployments | pkg/registry/apps/deployment/strategy.go `PrepareForUpdate` |
+| `?watch=1`: a chunked stream of JSON lines `{"type": ADDED, MODIFIED, DELETED, BOOKMARK or ERROR, "object": …}`, each object whole with its kind; from a `resourceVersion`, every change after it; without one (or `0`), the current objects as ADDED first | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/watch.go (`serveWatch`: chunked, one encoded event per flush), staging/src/k8s.io/apimachinery/pkg/watch/json/types.go, staging/src/k8s.io/apiserver/pkg/storage/cacher/cacher.go |
+| a watch with selectors: an object that stops matching is sent as DELETED (the old object, the new version); one that starts matching as ADDED | staging/src/k8s.io/apiserver/pkg/storage/cacher/cache_watcher.go `convertToWatchEvent` |
+| `allowWatchBookmarks=true`: BOOKMARK events (an empty object of the kind with only `metadata.resourceVersion`) when nothing else is sent, about every minute (`watch_bookmark_seconds`) | cache_watcher.go `nextBookmarkTime`, cacher.go `bookmarkFrequency` |
+| a watch from a resourceVersion older than the kept history: 200, then one ERROR event whose object is a 410 `Expired` Status, `too old resource version: R (O)`, and the stream ends | staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go `getAllEventsSinceLocked` (`errors.NewResourceExpired`), cacher.go `newErrWatcher` |
+| `timeoutSeconds`: the server ends the stream (a clean end of the chunked body) after that long | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go `ListResource` (`timeout = time.Duration(*opts.TimeoutSeconds)`), watch.go |
+| `pods/log` (GET): the container named by `container` (400 `BadRequest` "a container name must be specified for pod P, choose one of: [...]" when the pod has several, "container C is not valid for pod P" when it has no such container); the kubelet picks the instance: `previous=true` the last terminated one (else 400 `previous terminated container "C" in pod "P" not found`), otherwise the running one, the terminated one, or the last terminated one, else 400 "is waiting to start"; `tailLines` then `limitBytes` cut the text; served as `text/plain` | pkg/registry/core/pod/strategy.go `LogLocation`, pkg/kubelet/kubelet_pods.go `validateContainerLogStatus`, pkg/kubelet/kuberuntime/logs/logs.go `ReadLogs` (tail, then a limited writer), staging/src/k8s.io/apiserver/pkg/registry/generic/rest/response_checker.go (a kubelet 400 becomes `NewBadRequest(body)`) |
+| Events are listed like any namespaced resource, in storage order (by name), not by time | staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go `GetList` (keys in order) |
 | old pods stay Terminating (deletionTimestamp, Running, old imageID) after the Deployment reports complete; its status counts non-terminating pods only; the status may lag the pods (`tests/support/rollout.py`) | kubernetes/kubectl#1628, kubernetes/kubernetes#110171, pkg/controller/deployment/sync.go `calculateStatus` |
 """
 
@@ -33,7 +41,9 @@ import socket
 import ssl
 import struct
 import threading
-from collections.abc import Callable, Mapping
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 from functools import partial
@@ -44,6 +54,8 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import yaml
+
+from tests.support import fake_admission
 
 JsonObject = dict[str, Any]
 
@@ -88,9 +100,30 @@ RESOURCE_TYPES = (
     ResourceType("batch", "v1", "Job", "jobs", True),
     ResourceType("batch", "v1", "CronJob", "cronjobs", True, ("cj",)),
     ResourceType("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, ("sc",)),
+    ResourceType("", "v1", "ResourceQuota", "resourcequotas", True, ("quota",)),
+    ResourceType("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
+    ResourceType(
+        "admissionregistration.k8s.io",
+        "v1",
+        "ValidatingWebhookConfiguration",
+        "validatingwebhookconfigurations",
+        False,
+    ),
+    ResourceType(
+        "admissionregistration.k8s.io",
+        "v1",
+        "MutatingWebhookConfiguration",
+        "mutatingwebhookconfigurations",
+        False,
+    ),
 )
 
 _BY_PATH = {(t.group, t.version, t.plural): t for t in RESOURCE_TYPES}
+WATCH_HISTORY = 10_000
+"""Changes kept for watches to start from; a watch from before them is 410 Expired. (The
+real watch cache keeps a window of 100 to 100,000 events, watch_cache.go.)"""
+WATCH_TIMEOUT_SECONDS = 1800.0
+"""A watch without timeoutSeconds ends after this long (the server's --min-request-timeout)."""
 PRIORITY_AND_FAIRNESS_RETRY_AFTER = "1"
 """maxinflight.go's retryAfter: the seconds priority and fairness asks a client to wait."""
 _BY_KIND = {(t.group_version, t.kind): t for t in RESOURCE_TYPES}
@@ -157,6 +190,33 @@ class RequestRecord:
     fault: Fault | None = None
 
 
+@dataclass(frozen=True)
+class _Change:
+    """One stored change, kept for watches: the object after it and before it."""
+
+    rv: int
+    rtype: ResourceType
+    type: str
+    obj: JsonObject
+    previous: JsonObject | None
+
+
+def _event_for(change: _Change, passes: Callable[[JsonObject | None], bool]) -> JsonObject | None:
+    """The event one watcher sees for `change`, by its selectors before and after (None: not
+    its business), as cache_watcher.go's convertToWatchEvent decides it."""
+    now = change.type != "DELETED" and passes(change.obj)
+    before = passes(change.previous)
+    if now and not before:
+        return {"type": "ADDED", "object": copy.deepcopy(change.obj)}
+    if now:
+        return {"type": "MODIFIED", "object": copy.deepcopy(change.obj)}
+    if before:
+        gone = copy.deepcopy(change.previous or {})
+        gone.setdefault("metadata", {})["resourceVersion"] = str(change.rv)
+        return {"type": "DELETED", "object": gone}
+    return None
+
+
 class ApiFailureError(Exception):
     """A failure answered as a Status object; `details` and `list_continue` as the real server
     fills them (None: the field is absent)."""
@@ -200,6 +260,17 @@ class FakeApiServer:
         self.request_hooks: list[Callable[[FakeApiServer, str, str], None]] = []
         """Called with (server, method, path) before each request is answered: the rollout
         simulator's controllers and kubelet act between a client's reads."""
+        self.container_logs: dict[str, str] = {}
+        """What the kubelet holds per container instance, by `containerID` (`pods/log`)."""
+        self.admission = fake_admission.AdmissionSettings()
+        """What pod creates meet (tests/support/fake_admission.py)."""
+        self._changes: deque[_Change] = deque(maxlen=WATCH_HISTORY)
+        self._expired_through = 0
+        """A watch from a resourceVersion below this has missed changes: 410 Expired."""
+        self._changed = threading.Condition(self._lock)
+        self._watch_epoch = 0
+        self.watch_bookmark_seconds = 60.0
+        """How often an idle watch that asked for bookmarks gets one (cacher.go: a minute)."""
         self._stopping = threading.Event()
         self._scheme = "http"
         self._tls: tuple[Path, Path] | None = None
@@ -231,6 +302,8 @@ class FakeApiServer:
 
     def stop(self) -> None:
         self._stopping.set()
+        with self._changed:
+            self._changed.notify_all()
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -272,6 +345,19 @@ class FakeApiServer:
         path.write_text(yaml.safe_dump(config), encoding="utf-8")
         return path
 
+    def require_client_certificates(self, authority: Path) -> None:
+        """From now on, refuse a TLS client without a certificate `authority` signed.
+
+        kube-apiserver with `--client-ca-file` asks for one and answers 401 when no credential
+        is valid; refusing at the handshake is stricter, and proves a certificate was shown.
+        Call after `start(tls=…)`: new connections use the changed context.
+        """
+        assert self._server is not None, "start(tls=…) first"
+        assert isinstance(self._server.socket, ssl.SSLSocket), "start(tls=…) first"
+        context = self._server.socket.context
+        context.load_verify_locations(str(authority))
+        context.verify_mode = ssl.CERT_REQUIRED
+
     # -- objects -----------------------------------------------------------------------------
 
     def add(self, *objects: Mapping[str, Any]) -> None:
@@ -294,7 +380,10 @@ class FakeApiServer:
                     meta.setdefault("generation", 1)
                 meta["resourceVersion"] = self._next_rv()
                 bucket = self._objects.setdefault((rtype.group, rtype.version, rtype.plural), {})
-                bucket[(meta.get("namespace", ""), meta["name"])] = _as_served(rtype, stored)
+                key = (meta.get("namespace", ""), meta["name"])
+                previous = bucket.get(key)
+                bucket[key] = _as_served(rtype, stored)
+                self._record_change(rtype, "MODIFIED" if previous else "ADDED", stored, previous)
 
     def _ensure_namespace(self, name: str) -> None:
         """Namespaces exist before their objects, as kubectl expects when it explains a 404."""
@@ -347,14 +436,21 @@ class FakeApiServer:
             stored["metadata"]["resourceVersion"] = self._next_rv()
             bucket = self._objects.setdefault((rtype.group, rtype.version, rtype.plural), {})
             key = (stored["metadata"].get("namespace", ""), stored["metadata"]["name"])
+            previous = bucket.get(key)
             bucket[key] = _as_served(rtype, stored)
+            self._record_change(rtype, "MODIFIED" if previous else "ADDED", stored, previous)
 
     def delete_object(self, kind: str, name: str, namespace: str = "") -> None:
         with self._lock:
             for rtype in RESOURCE_TYPES:
                 if rtype.kind == kind:
                     bucket = self._objects.get((rtype.group, rtype.version, rtype.plural), {})
-                    bucket.pop((namespace if rtype.namespaced else "", name), None)
+                    gone = bucket.pop((namespace if rtype.namespaced else "", name), None)
+                    if gone is not None:
+                        # The DELETED event carries the last state at the deletion's version.
+                        last = copy.deepcopy(gone)
+                        last["metadata"]["resourceVersion"] = self._next_rv()
+                        self._record_change(rtype, "DELETED", last, gone)
 
     def twin(self) -> FakeApiServer:
         """A started copy of this cluster: the same objects and resource versions, and the
@@ -367,6 +463,8 @@ class FakeApiServer:
             twin._resource_version = self._resource_version
             twin._compacted_before = self._compacted_before
             twin.faults = [replace(rule, hits=0, matched=0) for rule in self.faults]
+            twin.admission = copy.deepcopy(self.admission)
+            twin.container_logs = dict(self.container_logs)
         twin.start(self._tls)
         if self._stopping.is_set():
             twin.stop()
@@ -377,10 +475,146 @@ class FakeApiServer:
         self.frozen = True
 
     def compact(self) -> None:
-        """Expire every continue token issued so far, as etcd compaction does."""
+        """Expire every continue token issued so far, as etcd compaction does, and every
+        resourceVersion a watch could start from."""
         with self._lock:
             self._compacted_before = self._resource_version + 1
+            self._expired_through = self._resource_version + 1
+            self._changes.clear()
             self._next_rv()
+
+    def drop_watches(self) -> None:
+        """End every open watch stream now, cleanly (an API server restart, a load balancer)."""
+        with self._changed:
+            self._watch_epoch += 1
+            self._changed.notify_all()
+
+    # -- watch ---------------------------------------------------------------------------------
+
+    def _record_change(
+        self, rtype: ResourceType, kind: str, obj: JsonObject, previous: JsonObject | None
+    ) -> None:
+        """Keep a change for watches (the caller holds the lock); the oldest falls off."""
+        if len(self._changes) == self._changes.maxlen:
+            self._expired_through = self._changes[0].rv
+        rv = int(obj["metadata"]["resourceVersion"])
+        self._changes.append(_Change(rv, rtype, kind, obj, previous))
+        self._changed.notify_all()
+
+    def open_watch(self, path: str, query: Mapping[str, str]) -> Iterator[JsonObject]:
+        """The events of a `?watch=1` request, as they happen; ApiFailureError before the
+        first one when the request itself is refused (as the real handler refuses it)."""
+        parsed = _parse_resource_path(path)
+        if parsed is None:
+            raise ApiFailureError(
+                404, "NotFound", "the server could not find the requested resource"
+            )
+        group, version, rest = parsed
+        namespace, plural, name, _ = _split_rest(rest) if rest else (None, "", None, None)
+        rtype = _BY_PATH.get((group, version, plural))
+        if rtype is None or name is not None:
+            raise ApiFailureError(
+                404, "NotFound", "the server could not find the requested resource"
+            )
+        labels = parse_label_selector(query.get("labelSelector", ""))
+        fields = parse_field_selector(query.get("fieldSelector", ""), rtype)
+        text = query.get("resourceVersion", "")
+        if text and not text.isdigit():
+            raise ApiFailureError(
+                400, "BadRequest", f'resourceVersion: Invalid value: "{text}": must be a number'
+            )
+        try:
+            timeout = float(query.get("timeoutSeconds") or WATCH_TIMEOUT_SECONDS)
+        except ValueError:
+            raise ApiFailureError(400, "BadRequest", "timeoutSeconds is not a number") from None
+
+        def passes(obj: JsonObject | None) -> bool:
+            if obj is None:
+                return False
+            meta = obj.get("metadata") or {}
+            return (
+                (namespace is None or meta.get("namespace", "") == namespace)
+                and labels(meta.get("labels") or {})
+                and fields(obj)
+            )
+
+        with self._lock:
+            epoch = self._watch_epoch
+            if text in ("", "0"):
+                # No version: the current objects first, as synthetic ADDED events.
+                start = self._resource_version
+                initial = [
+                    copy.deepcopy(obj)
+                    for _, obj in sorted(self._bucket(rtype).items())
+                    if passes(obj)
+                ]
+            else:
+                start, initial = int(text), []
+        bookmarks = query.get("allowWatchBookmarks") == "true"
+        return self._watch_stream(rtype, passes, start, initial, timeout, bookmarks, epoch)
+
+    def _watch_stream(
+        self,
+        rtype: ResourceType,
+        passes: Callable[[JsonObject | None], bool],
+        cursor: int,
+        initial: list[JsonObject],
+        timeout: float,
+        bookmarks: bool,
+        epoch: int,
+    ) -> Iterator[JsonObject]:
+        for obj in initial:
+            yield {"type": "ADDED", "object": obj}
+        deadline = time.monotonic() + timeout
+        next_bookmark = time.monotonic() + self.watch_bookmark_seconds
+        while True:
+            bookmark: JsonObject | None = None
+            expired = 0
+            with self._changed:
+                while True:
+                    if self._stopping.is_set() or epoch != self._watch_epoch:
+                        return
+                    if cursor < self._expired_through:
+                        expired = self._expired_through
+                        break
+                    fresh = []
+                    for change in reversed(self._changes):
+                        if change.rv <= cursor:
+                            break
+                        if change.rtype is rtype:
+                            fresh.append(change)
+                    if fresh:
+                        fresh.reverse()
+                        break
+                    now = time.monotonic()
+                    if now >= deadline:
+                        return
+                    if bookmarks and now >= next_bookmark:
+                        bookmark = {
+                            "type": "BOOKMARK",
+                            "object": {
+                                "kind": rtype.kind,
+                                "apiVersion": rtype.group_version,
+                                "metadata": {"resourceVersion": str(self._resource_version)},
+                            },
+                        }
+                        cursor = self._resource_version
+                        next_bookmark = now + self.watch_bookmark_seconds
+                        break
+                    wake = min(deadline, next_bookmark) if bookmarks else deadline
+                    self._changed.wait(wake - now)
+                events = [] if bookmark or expired else [_event_for(c, passes) for c in fresh]
+            if expired:
+                message = f"too old resource version: {cursor} ({expired})"
+                yield {"type": "ERROR", "object": status_body(410, "Expired", message)}
+                return
+            if bookmark:
+                yield bookmark
+                continue
+            for event in events:
+                if event is not None:
+                    yield event
+            cursor = fresh[-1].rv
 
     # -- faults and log ----------------------------------------------------------------------
 
@@ -455,8 +689,9 @@ class FakeApiServer:
         query: Mapping[str, str],
         headers: Mapping[str, str],
         body: bytes,
-    ) -> tuple[int, JsonObject | list[Any], dict[str, str]]:
-        """Answer one request; returns status, JSON body and extra headers."""
+    ) -> tuple[int, JsonObject | list[Any] | bytes, dict[str, str]]:
+        """Answer one request; returns status, JSON body (bytes: plain text) and extra
+        headers."""
         for hook in list(self.request_hooks):
             hook(self, method, path)
         if path == "/version":
@@ -489,6 +724,8 @@ class FakeApiServer:
             raise ApiFailureError(
                 404, "NotFound", "the server could not find the requested resource"
             )
+        if subresource == "log" and rtype.plural == "pods" and method == "GET" and name:
+            return 200, self._pod_log(namespace or "", name, query), {}
         if subresource:
             raise ApiFailureError(
                 404, "NotFound", f"subresource {subresource} is not served by the fake"
@@ -497,6 +734,13 @@ class FakeApiServer:
             return 200, self._list(rtype, namespace, query), {}
         if method == "GET" and name is not None:
             return 200, self._get(rtype, namespace, name), {}
+        if method == "POST" and name is None and rtype.plural == "events":
+            return 201, self._create_event(namespace or "", body), {}
+        if method == "POST" and name is None and rtype.plural == "pods" and namespace:
+            try:
+                return 201, fake_admission.create_pod(self, namespace, query, body), {}
+            except fake_admission.AdmissionRefusedError as refusal:
+                raise ApiFailureError(refusal.code, refusal.reason, refusal.message) from None
         if method == "PATCH" and name is not None:
             return (
                 200,
@@ -566,6 +810,104 @@ class FakeApiServer:
                 raise not_found(rtype, name)
             return copy.deepcopy(found)
 
+    def _pod_log(self, namespace: str, name: str, query: Mapping[str, str]) -> bytes:
+        """The kubelet's answer to `pods/log`: the chosen instance's text, tailed and cut."""
+        pod = self._get(_BY_PATH[("", "v1", "pods")], namespace, name)
+        spec, status = pod.get("spec") or {}, pod.get("status") or {}
+        names = [
+            c.get("name")
+            for field in ("initContainers", "containers", "ephemeralContainers")
+            for c in spec.get(field) or []
+        ]
+        container = query.get("container") or ""
+        if not container:
+            if len(spec.get("containers") or []) != 1:
+                raise ApiFailureError(
+                    400,
+                    "BadRequest",
+                    f"a container name must be specified for pod {name}, choose one of: [{' '.join(names)}]",
+                )
+            container = spec["containers"][0]["name"]
+        if container not in names:
+            raise ApiFailureError(
+                400, "BadRequest", f"container {container} is not valid for pod {name}"
+            )
+        statuses = [
+            *(status.get("containerStatuses") or []),
+            *(status.get("initContainerStatuses") or []),
+        ]
+        found = next((c for c in statuses if c.get("name") == container), None)
+        if found is None:
+            raise ApiFailureError(
+                400, "BadRequest", f'container "{container}" in pod "{name}" is not available'
+            )
+        last = (found.get("lastState") or {}).get("terminated")
+        state = found.get("state") or {}
+        if query.get("previous") == "true":
+            if not last or not last.get("containerID"):
+                raise ApiFailureError(
+                    400,
+                    "BadRequest",
+                    f'previous terminated container "{container}" in pod "{name}" not found',
+                )
+            instance = last["containerID"]
+        elif "running" in state:
+            instance = found.get("containerID", "")
+        elif state.get("terminated") and state["terminated"].get("containerID"):
+            instance = state["terminated"]["containerID"]
+        elif last and last.get("containerID"):
+            instance = last["containerID"]
+        else:
+            reason = (state.get("waiting") or {}).get("reason", "")
+            raise ApiFailureError(
+                400,
+                "BadRequest",
+                f'container "{container}" in pod "{name}" is waiting to start: {reason}',
+            )
+        lines = self.container_logs.get(instance, "").encode().splitlines(keepends=True)
+        if query.get("tailLines"):
+            lines = lines[-int(query["tailLines"]) :] if int(query["tailLines"]) else []
+        text = b"".join(lines)
+        return text[: int(query["limitBytes"])] if query.get("limitBytes") else text
+
+    def _create_event(self, namespace: str, body: bytes) -> JsonObject:
+        """Create an Event (refresh writes them), as kube-apiserver does: the body's namespace
+        must be the request's (`staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go`),
+        the involved object's namespace the Event's (`pkg/apis/core/validation/events.go`,
+        legacyValidateEvent), a taken name is 409 AlreadyExists; stored with uid and version."""
+        try:
+            event = json.loads(body or b"{}")
+        except ValueError:
+            raise ApiFailureError(400, "BadRequest", "the event is not valid JSON") from None
+        if not isinstance(event, dict):
+            raise ApiFailureError(400, "BadRequest", "the event is not an object")
+        meta = event.setdefault("metadata", {})
+        if meta.setdefault("namespace", namespace) != namespace:
+            raise ApiFailureError(
+                400,
+                "BadRequest",
+                "the namespace of the provided object does not match the namespace sent on the request",
+            )
+        name = str(meta.get("name") or "")
+        involved = str((event.get("involvedObject") or {}).get("namespace") or "")
+        if not name or involved != namespace:
+            why = (
+                "metadata.name: Required value: name or generateName is required"
+                if not name
+                else f'involvedObject.namespace: Invalid value: "{involved}": does not match event.namespace'
+            )
+            raise ApiFailureError(422, "Invalid", f'Event "{name}" is invalid: {why}')
+        with self._lock:
+            bucket = self._objects.setdefault(("", "v1", "events"), {})
+            if (namespace, name) in bucket:
+                raise ApiFailureError(409, "AlreadyExists", f'events "{name}" already exists')
+            meta["uid"] = f"uid-{name}-{self._resource_version}"
+            meta["creationTimestamp"] = event.get("firstTimestamp") or "2026-01-01T00:00:00Z"
+            meta["resourceVersion"] = self._next_rv()
+            bucket[(namespace, name)] = event
+            self._record_change(_BY_PATH[("", "v1", "events")], "ADDED", event, None)
+            return copy.deepcopy(event)
+
     def _patch(
         self, rtype: ResourceType, namespace: str | None, name: str, content_type: str, body: bytes
     ) -> JsonObject:
@@ -607,6 +949,8 @@ class FakeApiServer:
                 meta["resourceVersion"] = current["metadata"]["resourceVersion"]
             updated = _as_served(rtype, updated)
             self._bucket(rtype)[key] = updated
+            if meta["resourceVersion"] != current["metadata"]["resourceVersion"]:
+                self._record_change(rtype, "MODIFIED", updated, current)
             result = copy.deepcopy(updated)
         for hook in list(self.patch_hooks):
             hook(self, rtype.plural, result)
@@ -843,7 +1187,13 @@ _OMITTED_WHEN_ZERO: dict[str, frozenset[str]] = {
 
 
 def _as_served(rtype: ResourceType, obj: JsonObject) -> JsonObject:
-    """`obj` as the real server would store and send it: zero counts omitted."""
+    """`obj` as the real server would store and send it: zero counts omitted, a Secret's
+    write-only `stringData` folded into `data`."""
+    string_data = obj.pop("stringData", None) if rtype.plural == "secrets" else None
+    if isinstance(string_data, dict) and string_data:
+        data = obj.setdefault("data", {})
+        for key, value in string_data.items():
+            data[key] = base64.b64encode(str(value).encode()).decode()
     omitted = _OMITTED_WHEN_ZERO.get(rtype.plural)
     status = obj.get("status")
     if omitted and isinstance(status, dict):
@@ -1113,6 +1463,9 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             # A delayed request was logged when it arrived; serving it late completes that entry.
             arrived = self.arrival
             record = server._record if arrived is None else partial(server._complete, arrived)
+            if method == "GET" and query.get("watch") in ("1", "true"):
+                self._watch(split.path, query, record)
+                return
             cache_key = (split.path, split.query)
             cached = server._encoded.get(cache_key) if method == "GET" else None
             if cached is not None:
@@ -1125,6 +1478,10 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 )
             except ApiFailureError as failure:
                 status, payload, headers = failure.code, failure.body(), failure.headers
+            if isinstance(payload, bytes):  # a log: plain text, never cached
+                record(RequestRecord(method, split.path, query, status))
+                self._send(status, payload, headers, content_type="text/plain")
+                return
             encoded = json.dumps(payload).encode()
             if server.frozen and method == "GET" and not headers:
                 server._encoded[cache_key] = (status, encoded)
@@ -1177,6 +1534,39 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             body = json.dumps(status_body(code, reason, message, details)).encode()
             self._send(code, body, headers)
             return True
+
+        def _watch(
+            self, path: str, query: Mapping[str, str], record: Callable[[RequestRecord], Any]
+        ) -> None:
+            """A watch answer: chunked, one JSON line per event, flushed as it happens."""
+            for hook in list(server.request_hooks):
+                hook(server, "GET", path)
+            try:
+                events = server.open_watch(path, query)
+            except ApiFailureError as failure:
+                record(RequestRecord("GET", path, query, failure.code))
+                self._send(failure.code, json.dumps(failure.body()).encode(), failure.headers)
+                return
+            record(RequestRecord("GET", path, query, 200))
+            head = (
+                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                "Cache-Control: no-cache, private\r\nTransfer-Encoding: chunked\r\n\r\n"
+            )
+            try:
+                self.wfile.write(head.encode())
+                for event in events:
+                    data = json.dumps(event).encode() + b"\n"
+                    self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.write(b"0\r\n\r\n")
+            except (BrokenPipeError, ConnectionResetError, OSError):
+                self.close_connection = True
+
+        def handle(self) -> None:
+            try:
+                super().handle()
+            except (ConnectionResetError, BrokenPipeError):
+                # A client that drops a kept-alive connection (a watch closed early) is normal.
+                self.close_connection = True
 
         def setup(self) -> None:
             super().setup()

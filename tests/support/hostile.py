@@ -415,10 +415,12 @@ class ScriptedApi(HostileServer):
     """A keep-alive server answering each request with `answer(request, n)`, n counting from 0;
     every request is kept in `received`."""
 
-    def __init__(self, answer: Callable[[Received, int], Answer]) -> None:
+    def __init__(
+        self, answer: Callable[[Received, int], Answer], tls: ServerCertificate | None = None
+    ) -> None:
         self.received: list[Received] = []
         self._answer = answer
-        super().__init__(self._serve_scripted)
+        super().__init__(self._serve_scripted, tls)
 
     def _serve_scripted(self, peer: Peer, _connection: int) -> None:
         while (head := peer.read_request()) is not None:
@@ -435,5 +437,7 @@ class ScriptedApi(HostileServer):
             status, extra, body = self._answer(request, index)
             lines = [f"HTTP/1.1 {status} X", f"Content-Length: {len(body)}"]
             lines += [f"{k}: {v}" for k, v in extra.items()]
+            if method == "HEAD":
+                body = b""  # the length of the body a GET would bring, and no body
             if not peer.send(("\r\n".join(lines) + "\r\n\r\n").encode() + body):
                 return

@@ -14,8 +14,15 @@ Grant = tuple[str, str, str]
 """(API group, resource, verb), as an RBAC rule names them."""
 
 
-def used(requests: Iterable[RequestRecord]) -> tuple[set[Grant], set[Grant]]:
-    """The grants the requests needed: (inside a namespace, cluster-wide)."""
+def used(
+    requests: Iterable[RequestRecord], namespace: str | None = None
+) -> tuple[set[Grant], set[Grant]]:
+    """The grants the requests needed: (inside a namespace, cluster-wide).
+
+    With `namespace`, a request inside any other namespace needs a ClusterRole too. A get of
+    the namespace object itself is authorized inside that namespace (RequestInfo sets the
+    namespace to the name: apiserver/pkg/endpoints/request/requestinfo.go). A subresource is
+    its own resource to RBAC: `pods/log` (the same file: `Subresource`)."""
     namespaced: set[Grant] = set()
     cluster: set[Grant] = set()
     for request in requests:
@@ -23,11 +30,17 @@ def used(requests: Iterable[RequestRecord]) -> tuple[set[Grant], set[Grant]]:
         group = "" if parts[0] == "api" else parts[1]
         rest = parts[2:] if parts[0] == "api" else parts[3:]
         inside = rest[:1] == ["namespaces"]
-        if inside:
+        where = rest[1] if inside else None
+        if inside and len(rest) > 2:
             rest = rest[2:]
         resource, named = rest[0], len(rest) > 1
-        verb = {"PATCH": "patch", "GET": "get" if named else "list"}[request.method]
-        (namespaced if inside else cluster).add((group, resource, verb))
+        if len(rest) > 2:
+            resource = f"{rest[0]}/{rest[2]}"
+        verb = {"PATCH": "patch", "POST": "create", "GET": "get" if named else "list"}[
+            request.method
+        ]
+        elsewhere = namespace is not None and where != namespace
+        (namespaced if inside and not elsewhere else cluster).add((group, resource, verb))
     return namespaced, cluster
 
 

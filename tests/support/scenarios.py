@@ -33,6 +33,12 @@ def image_id(image: str) -> str:
     return f"{repository}@sha256:{hashlib.sha256(image.encode()).hexdigest()}"
 
 
+def container_id(pod: str, container: str, restart: int = 0) -> str:
+    """The containerID a kubelet reports for one instance of a container (fixed per instance)."""
+    digest = hashlib.sha256(f"{pod}/{container}/{restart}".encode()).hexdigest()
+    return f"containerd://{digest}"
+
+
 def node(name: str, cpu: str, memory: str, gpus: int = 0, **spec: Any) -> Obj:
     allocatable = {"cpu": cpu, "memory": memory, "pods": "110"}
     if gpus:
@@ -155,6 +161,9 @@ def pod_for(
                     "imageID": image_id(c["image"]),
                     "ready": True,
                     "restartCount": 0,
+                    "containerID": container_id(
+                        f"{workload['metadata']['name']}-{suffix}", c["name"]
+                    ),
                     "state": {"running": {"startedAt": started}},
                 }
                 for c in spec["containers"]
@@ -370,9 +379,60 @@ def crash_looping_manager(now: datetime) -> list[Obj]:
                 "message": "back-off 5m0s restarting failed container",
             }
         },
-        "lastState": {"terminated": {"reason": "Error", "exitCode": 1}},
+        "lastState": {
+            "terminated": {
+                "reason": "Error",
+                "exitCode": 1,
+                "containerID": container_id("jobs-manager-abc12", "api", restart=7),
+            }
+        },
     }
     return objects
+
+
+def cordoned_machines(now: datetime) -> list[Obj]:
+    """Both machines closed to new work (`kubectl cordon`): no training job may start."""
+    objects = healthy(now)
+    for name in ("cpu-1", "gpu-1"):
+        _find(objects, "Node", name)["spec"]["unschedulable"] = True
+    return objects
+
+
+def gpu_held_by_notebook(now: datetime) -> list[Obj]:
+    """A notebook in another namespace holds both GPUs of gpu-1, the only GPU machine."""
+    objects = healthy(now)
+    notebook = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "notebook-alice-0",
+            "namespace": "research",
+            "creationTimestamp": ts(now - timedelta(days=2)),
+            "ownerReferences": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "StatefulSet",
+                    "name": "notebook-alice",
+                    "uid": "uid-notebook-alice",
+                    "controller": True,
+                }
+            ],
+        },
+        "spec": {
+            "nodeName": "gpu-1",
+            "containers": [
+                container(
+                    "notebook",
+                    "jupyter/base:4",
+                    cpu="2",
+                    memory="8Gi",
+                    extra={"nvidia.com/gpu": "2"},
+                )
+            ],
+        },
+        "status": {"phase": "Running"},
+    }
+    return [*objects, notebook]
 
 
 SCENARIOS: dict[str, Callable[[datetime], list[Obj]]] = {
@@ -382,4 +442,6 @@ SCENARIOS: dict[str, Callable[[datetime], list[Obj]]] = {
     "held-by-running-job": held_by_running_job,
     "job-too-large": job_too_large,
     "crash-looping-manager": crash_looping_manager,
+    "cordoned-machines": cordoned_machines,
+    "gpu-held-by-notebook": gpu_held_by_notebook,
 }

@@ -131,3 +131,32 @@ def test_any_broken_image_reference_in_a_refreshed_workload(tmp_path: Path, imag
         assert (workload["outcome"], result.exit_code) == ("invalid-image", 2)
         assert workload["reason"] == f"runner: {reported['reason']}"
         assert repr(image) in reported["reason"]
+
+
+INCIDENT = Path(__file__).resolve().parents[2] / "examples" / "manifests" / "incident.yaml"
+MANIFEST_BYTES = st.one_of(
+    st.binary(max_size=200),
+    st.text(max_size=200).map(lambda text: text.encode("utf-8", "surrogatepass")),
+    st.integers(0, 600).map(lambda n: INCIDENT.read_bytes()[:n] + b"\xff\xfe"),
+)
+
+
+@FUZZ
+@given(st.lists(MANIFEST_BYTES, min_size=1, max_size=4))
+def test_any_bytes_beside_a_manifest_leave_it_linted(tmp_path: Path, files: list[bytes]) -> None:
+    """Whatever the other files hold, each is at most its own findings and the incident is
+    still found, exit 2, no traceback."""
+    folder = tmp_path / "manifests"
+    folder.mkdir(exist_ok=True)
+    for old in folder.iterdir():
+        old.unlink()
+    for number, data in enumerate(files):
+        (folder / f"{number}.yaml").write_bytes(data)
+    (folder / "z-incident.yaml").write_bytes(INCIDENT.read_bytes())
+    result = run_cli("lint", str(folder), "-o", "json")
+    assert "Traceback" not in result.stderr
+    findings = result.json()["findings"]
+    incident = [f["rule"] for f in findings if f["file"].endswith("z-incident.yaml")]
+    assert incident == ["readiness-missing", "restart-probe-on-keep-running"]
+    assert {Path(f["file"]).name for f in findings} <= {p.name for p in folder.iterdir()}
+    assert result.exit_code == 2

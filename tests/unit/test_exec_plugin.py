@@ -175,15 +175,19 @@ def test_provide_cluster_info_hands_over_the_cluster_as_kubectl_encodes_it(
 @pytest.mark.parametrize(
     ("cluster", "encoded"),
     [
-        ({"extensions": None}, '{"server":""}'),
-        ({"server": "https://x", "insecure-skip-tls-verify": False}, '{"server":"https://x"}'),
+        # `config` is always sent, `null` without the extension, as kubectl sends it
+        ({"extensions": None}, '{"server":"","config":null}'),
+        (
+            {"server": "https://x", "insecure-skip-tls-verify": False},
+            '{"server":"https://x","config":null}',
+        ),
         (
             {
                 "server": "https://x",
                 "certificate-authority-data": "Q0E=",
                 "certificate-authority": "/no/such",
             },
-            '{"server":"https://x","certificate-authority-data":"Q0E="}',
+            '{"server":"https://x","certificate-authority-data":"Q0E=","config":null}',
         ),
         (
             {

@@ -194,9 +194,10 @@ def test_data_fields_are_base64(tmp_path: Path) -> None:
         (None, {"token": "t", "username": "u"}, "has more than one login method"),
         (None, {"client-certificate-data": "QQ=="}, "has a client certificate but no key"),
         (
-            {"proxy-url": "http://proxy.corp:3128"},
+            {"proxy-url": "ftp://user:secret@proxy.corp:3128"},
             None,
-            "connecting through a proxy is not supported yet",
+            'has a proxy-url kubectl would refuse: unsupported scheme "ftp", must be http, '
+            "https, or socks5",
         ),
         (None, {"tokenFile": "absent"}, "cannot read the token file"),
     ],

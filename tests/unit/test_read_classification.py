@@ -292,6 +292,7 @@ def test_a_failing_credential_source_is_one_line_and_unreached() -> None:
         ReadFailure.UNAUTHORIZED,
         "the login plugin 'aws' failed: exit status 1. log in again",
         reached=False,
+        todo="log in again",  # kept apart too, so doctor's remedy can say it once
     )
 
 

@@ -67,6 +67,15 @@ def test_running_digests_are_the_named_container_s_in_live_pods_once_each() -> N
     )
 
 
+def test_a_sha512_image_id_is_a_digest_too_and_no_longer_hex_is_cut_to_fit() -> None:
+    """The OCI image spec registers sha256 and sha512; a longer hex run is no digest at all."""
+    sha512 = "sha512:" + "5" * 128
+    too_long = "sha256:" + "6" * 65
+    pods = [_pod(("runner", sha512)), _pod(("runner", too_long)), _pod(("runner", NEW))]
+    assert running_digests(pods, "runner") == (sha512, NEW)
+    assert pods_run([_pod(("runner", sha512))], "runner", frozenset({sha512}))
+
+
 def test_pods_run_needs_every_live_pod_on_one_of_the_digests() -> None:
     digests = frozenset({NEW, ARM})
     assert pods_run([_pod(("runner", NEW)), _pod(("runner", ARM))], "runner", digests)

@@ -253,6 +253,28 @@ def test_nothing_to_restart_records_what_changed_with_the_ending() -> None:
     )
 
 
+def test_nothing_left_to_restart_after_a_lost_race_is_another_tick_s_restart() -> None:
+    obj = _runner(container("runner", IMAGE), annotations={DIGEST_KEY: NEW})
+    up_to_date = [_plan(decision=Decision.UP_TO_DATE)]
+    assert before_restart(obj, up_to_date, {}, RESTART, "", lost_race=True) == Ending(
+        Outcome.RESTARTED_BY_OTHER, "another tick already rolled out the newest digests"
+    )
+    leftover = _runner(container("runner", IMAGE), annotations={DIGEST_KEY: NEW, ATTEMPTS: "1 a"})
+    assert before_restart(leftover, up_to_date, {}, RESTART, "", lost_race=True) == Ending(
+        Outcome.RESTARTED_BY_OTHER,
+        "another tick already rolled out the newest digests",
+        AnnotationWrite("record", {ATTEMPTS: None}),
+    )
+    behind = [*up_to_date, _plan("pinned", Decision.PINNED, image=PIN)]
+    assert before_restart(obj, behind, {}, RESTART, "", lost_race=True) == Ending(
+        Outcome.RESTARTED_BY_OTHER, "pinned, never restarted; behind its tag: pinned"
+    )
+    pinned = _runner(container("runner", IMAGE), container("pinned", PIN))
+    gone = before_restart(pinned, behind, {PIN: NOT_FOUND}, RESTART, "", lost_race=True)
+    assert isinstance(gone, Ending)
+    assert gone.outcome is Outcome.DANGLING_PIN  # a measured failure still outranks
+
+
 def test_a_dangling_pin_is_a_failure_even_with_the_record_written() -> None:
     obj = _runner(container("runner", IMAGE), container("pinned", PIN))
     plans = [
@@ -392,7 +414,7 @@ def test_digests_already_recorded_for_every_container_mean_another_tick_finished
     plans = [_plan(), _plan("side", newest=ARM)]
     recorded = {DIGEST_KEY: NEW, container_key(RECORDED_DIGEST, "side"): ARM}
     assert restart_step(recorded, plans, 3, STAMP) == Ending(
-        Outcome.CONVERGED, "another tick already rolled out the newest digests"
+        Outcome.RESTARTED_BY_OTHER, "another tick already rolled out the newest digests"
     )
     one_left = {DIGEST_KEY: NEW, container_key(RECORDED_DIGEST, "side"): OLD}
     assert isinstance(restart_step(one_left, plans, 3, STAMP), RestartWrite)
@@ -432,6 +454,8 @@ def _rolled(generation: int = 2, *, updated: int = 1, stuck: bool = False) -> Ob
 
 
 MARKER = PendingRestart({"runner": NEW}, STAMP)
+OURS = {PENDING: MARKER.text()}
+"""The annotations after the wait while the marker is still the one this tick waited on."""
 
 
 def _poll(obj: Obj, pods: list[Obj] | None = None, *, expired: bool = False) -> RolloutEnd | None:
@@ -526,7 +550,8 @@ def test_a_verified_rollout_records_the_digest_and_clears_the_bookkeeping() -> N
     annotations = {ATTEMPTS: "1 abc", PENDING: MARKER.text(), DIGEST_KEY: OLD}
     pods = [_pod("new", ("runner", ARM))]  # a platform manifest of the newest index
     plans = [_plan(), _plan("side", Decision.UP_TO_DATE, newest=ARM)]
-    assert after_rollout(RolloutEnd(True, "rolled out"), annotations, plans, pods, MARKER) == (
+    done = RolloutEnd(True, "rolled out")
+    assert after_rollout(done, annotations, plans, pods, MARKER, ours=True) == (
         Ending(
             Outcome.RESTARTED,
             "rolled out and verified: the pods run the newest digest",
@@ -547,34 +572,71 @@ def test_a_verified_rollout_records_the_digest_and_clears_the_bookkeeping() -> N
 def test_a_rollout_whose_pods_run_another_digest_records_nothing_and_drops_the_marker() -> None:
     pods = [_pod("new", ("runner", OLD), ("side", OLD), ("init", OLD))]
     plans = [_plan(), _plan("side", Decision.UP_TO_DATE)]  # side was not restarted: not checked
-    assert after_rollout(RolloutEnd(True, "rolled out"), {}, plans, pods, MARKER) == Ending(
+    done = RolloutEnd(True, "rolled out")
+    assert after_rollout(done, OURS, plans, pods, MARKER, ours=True) == Ending(
         Outcome.ROLLOUT_FAILED,
         "the new pods do not run the newest digest (runner)",
         AnnotationWrite("clear-pending", {PENDING: None}),
     )
     both = PendingRestart({"init": NEW, "runner": NEW}, STAMP)
-    two = after_rollout(RolloutEnd(True, "rolled out"), {}, [_plan("init"), *plans], pods, both)
+    marked = {PENDING: both.text()}
+    two = after_rollout(done, marked, [_plan("init"), *plans], pods, both, ours=True)
     assert two.reason == "the new pods do not run the newest digest (init, runner)"
 
 
 def test_an_operator_pin_is_never_recorded_even_after_a_verified_rollout() -> None:
     pods = [_pod("new", ("runner", NEW), ("pinned", OLD))]
     plans = [_plan(), _plan("pinned", Decision.PINNED, image=PIN)]
-    ending = after_rollout(RolloutEnd(True, "rolled out"), {}, plans, pods, MARKER)
-    assert ending.write == AnnotationWrite("record", {DIGEST_KEY: NEW})
+    ending = after_rollout(RolloutEnd(True, "rolled out"), OURS, plans, pods, MARKER, ours=True)
+    assert ending.write == AnnotationWrite("record", {PENDING: None, DIGEST_KEY: NEW})
 
 
 def test_a_failed_rollout_drops_the_marker_a_timed_out_one_keeps_it() -> None:
     crashed = RolloutEnd(False, "new pod new is in CrashLoopBackOff")
-    assert after_rollout(crashed, {}, [_plan()], [], MARKER) == Ending(
+    assert after_rollout(crashed, OURS, [_plan()], [], MARKER, ours=True) == Ending(
         Outcome.ROLLOUT_FAILED,
         "new pod new is in CrashLoopBackOff",
         AnnotationWrite("clear-pending", {PENDING: None}),
     )
     timed_out = RolloutEnd(False, "timed out after 5s", timed_out=True)
-    assert after_rollout(timed_out, {}, [_plan()], [], MARKER) == Ending(
+    assert after_rollout(timed_out, OURS, [_plan()], [], MARKER, ours=True) == Ending(
         Outcome.ROLLOUT_FAILED, "timed out after 5s"
     )
+
+
+def test_a_marker_another_tick_wrote_since_is_never_cleared_nor_recorded_over() -> None:
+    """The wait ended, but the pending marker read after it is not the one waited on: another
+    tick restarted toward newer digests since. Nothing this tick writes may erase its marker."""
+    newer = PendingRestart({"runner": ARM}, "2026-11-30T12:05:00.000001Z")
+    theirs = {PENDING: newer.text(), DIGEST_KEY: OLD}
+    crashed = RolloutEnd(False, "new pod new is in CrashLoopBackOff")
+    assert after_rollout(crashed, theirs, [_plan()], [], MARKER, ours=True) == Ending(
+        Outcome.ROLLOUT_FAILED, "new pod new is in CrashLoopBackOff"
+    )
+    pods = [_pod("new", ("runner", NEW))]
+    done = RolloutEnd(True, "rolled out")
+    assert after_rollout(done, theirs, [_plan()], pods, MARKER, ours=True) == Ending(
+        Outcome.RESTARTED,
+        "rolled out and verified; not recorded: another tick has restarted since",
+    )
+    assert after_rollout(done, theirs, [_plan()], [], MARKER, ours=True) == Ending(
+        Outcome.ROLLOUT_FAILED, "the new pods do not run the newest digest (runner)"
+    )
+
+
+def test_a_restart_another_tick_made_is_reported_as_theirs() -> None:
+    pods = [_pod("new", ("runner", NEW))]
+    done = RolloutEnd(True, "rolled out")
+    resumed = after_rollout(done, OURS, [_plan()], pods, MARKER, ours=False)
+    assert (resumed.outcome, resumed.write) == (
+        Outcome.RESTARTED_BY_OTHER,
+        AnnotationWrite("record", {PENDING: None, DIGEST_KEY: NEW}),
+    )
+    recorded = {DIGEST_KEY: NEW}  # the other tick recorded and cleared its marker first
+    for ours, outcome in ((True, Outcome.RESTARTED), (False, Outcome.RESTARTED_BY_OTHER)):
+        assert after_rollout(done, recorded, [_plan()], pods, MARKER, ours=ours) == Ending(
+            outcome, "rolled out and verified; another tick recorded it"
+        )
 
 
 def test_record_changes_name_only_what_changes() -> None:
@@ -651,12 +713,12 @@ def test_pods_on_their_way_out_prove_nothing_after_a_rollout() -> None:
     finished = _with(_pod("done", ("runner", OLD)), status={"phase": "Failed"})
     new = _pod("new", ("runner", NEW))
     done = RolloutEnd(True, "rolled out")
-    ending = after_rollout(done, {}, [_plan()], [old, finished, new], MARKER)
+    ending = after_rollout(done, OURS, [_plan()], [old, finished, new], MARKER, ours=True)
     assert (ending.outcome, ending.write) == (
         Outcome.RESTARTED,
-        AnnotationWrite("record", {DIGEST_KEY: NEW}),
+        AnnotationWrite("record", {PENDING: None, DIGEST_KEY: NEW}),
     )
-    assert after_rollout(done, {}, [_plan()], [old], MARKER) == Ending(
+    assert after_rollout(done, OURS, [_plan()], [old], MARKER, ours=True) == Ending(
         Outcome.ROLLOUT_FAILED,
         "the new pods do not run the newest digest (runner)",
         AnnotationWrite("clear-pending", {PENDING: None}),

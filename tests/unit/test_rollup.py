@@ -71,6 +71,12 @@ INFERRED_IN_ROOT_CHECK = _f(CheckId.IMAGE_PULL, Status.FAIL, Basis.INFERRED, "im
 HELD = _f(CheckId.CAPACITY, Status.WARN, Basis.INFERRED, "capacity.held-by-running-job")
 PLAIN_WARN = _f(CheckId.CREDENTIALS, Status.WARN, Basis.MEASURED, "credentials.odd")
 OK = _f(CheckId.IMAGE_PULL, Status.OK, Basis.MEASURED, "image-pull.ok")
+CLOSING = _f(CheckId.ADMISSION, Status.FAIL, Basis.MEASURED, "admission.namespace-terminating")
+GONE = _f(CheckId.ADMISSION, Status.FAIL, Basis.MEASURED, "admission.namespace-missing")
+HOOK_DOWN = _f(CheckId.ADMISSION, Status.FAIL, Basis.MEASURED, "admission.webhook-down")
+QUOTA_HELD = _f(
+    CheckId.ADMISSION, Status.WARN, Basis.INFERRED, "admission.quota-held-by-running-job"
+)
 
 
 @pytest.mark.parametrize(
@@ -82,10 +88,24 @@ OK = _f(CheckId.IMAGE_PULL, Status.OK, Basis.MEASURED, "image-pull.ok")
             "cluster-unreachable",
             "cluster-unreachable",
         ),
+        (
+            [ROOT_FAIL, SYMPTOM_FAIL, CLOSING, UNREACHABLE],
+            "cluster-unreachable",
+            "cluster-unreachable",
+        ),
+        ([ROOT_FAIL, HOOK_DOWN, CLOSING], "namespace-closed", "admission.namespace-terminating"),
+        ([ROOT_FAIL, HOOK_DOWN, GONE], "namespace-closed", "admission.namespace-missing"),
         ([PLAIN_WARN, SYMPTOM_FAIL, ROOT_FAIL], "root-cause-failure", "storage.unbound"),
+        ([SYMPTOM_FAIL, HOOK_DOWN], "root-cause-failure", "admission.webhook-down"),
         ([INFERRED_IN_ROOT_CHECK, SYMPTOM_FAIL], "measured-failure", "workloads.crash-loop"),
         ([HELD, CANT_READ, INFERRED_IN_ROOT_CHECK], "inferred-failure", "image-pull.stuck"),
         ([PLAIN_WARN, CANT_READ, HELD], "waiting-for-running-job", "capacity.held-by-running-job"),
+        (
+            [PLAIN_WARN, CANT_READ, QUOTA_HELD],
+            "waiting-for-running-job",
+            "admission.quota-held-by-running-job",
+        ),
+        ([HELD, QUOTA_HELD, SYMPTOM_FAIL], "measured-failure", "workloads.crash-loop"),
         ([OK, PLAIN_WARN, CANT_READ], "could-not-check", "credentials.cant-read"),
         ([OK, PLAIN_WARN], "warning", "credentials.odd"),
     ],

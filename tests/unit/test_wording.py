@@ -6,7 +6,8 @@ import pytest
 
 from tests.support.plain_words import jargon_in
 from truegreen.cluster import CantRead, Kind, ReadFailure
-from truegreen.doctor.wording import WORDING, plain_why, render
+from truegreen.doctor.wording import READ_REMEDIES, WORDING, plain_why, read_remedy, render
+from truegreen.kubectl import Kubectl
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "headlines.txt"
 
@@ -28,10 +29,22 @@ def test_no_jargon(code: str, headline: str, remedy: str) -> None:
         assert not found, f"{code}: jargon {found} in {text!r}"
 
 
+def _read_remedies() -> list[tuple[str, str]]:
+    """What to do about each kind of failed read, for a namespace and context kubectl would
+    not pick by itself."""
+    kubectl = Kubectl(context="prod", namespace="train")
+    return [
+        (str(failure), read_remedy(Kind.NODE, CantRead(failure, "reason"), kubectl))
+        for failure in READ_REMEDIES
+    ]
+
+
 def test_golden_file_lists_every_sentence() -> None:
     lines = []
     for code, headline, remedy in _rendered():
         lines.append(f"{code}\n  headline: {headline}\n  remedy:   {remedy}\n")
+    for failure, remedy in _read_remedies():
+        lines.append(f"a read failed: {failure}\n  remedy:   {remedy}\n")
     current = "\n".join(lines)
     if not GOLDEN.exists():
         GOLDEN.write_text(current)
@@ -47,6 +60,41 @@ def test_golden_file_lists_every_sentence() -> None:
 def test_plain_reasons_have_no_jargon(kind: Kind, failure: ReadFailure) -> None:
     why = plain_why(kind, CantRead(failure, "technical reason"))
     assert not jargon_in(why), why
+
+
+@pytest.mark.parametrize("kind", list(Kind))
+@pytest.mark.parametrize("failure", list(ReadFailure))
+@pytest.mark.parametrize("everywhere", [False, True])
+def test_read_remedies_have_no_jargon_outside_commands(
+    kind: Kind, failure: ReadFailure, everywhere: bool
+) -> None:
+    kubectl = Kubectl(context="prod", namespace="train")
+    remedy = read_remedy(
+        kind, CantRead(failure, "technical reason"), kubectl, everywhere=everywhere
+    )
+    assert not jargon_in(remedy), remedy
+
+
+def test_a_refused_read_names_the_permission_check_for_that_read() -> None:
+    kubectl = Kubectl(context="prod", namespace="train")
+    forbidden = CantRead(ReadFailure.FORBIDDEN, "list nodes: no permission (403)")
+    assert read_remedy(Kind.NODE, forbidden, kubectl) == (
+        "Ask your cluster admin to let you read the machines; "
+        "`kubectl --context prod auth can-i list nodes` answers yes once you may."
+    )
+    assert "`kubectl --context prod -n train auth can-i get secrets`" in read_remedy(
+        Kind.SECRET, forbidden, kubectl
+    )
+    assert "`kubectl --context prod auth can-i list pods --all-namespaces`" in read_remedy(
+        Kind.POD, forbidden, kubectl, everywhere=True
+    )
+
+
+def test_commands_are_exempt_from_the_jargon_check_and_nothing_else_is() -> None:
+    # A pasted command must say what kubectl understands; the words around it stay plain.
+    assert jargon_in("Run `kubectl uncordon node-1` to open it.") == []
+    assert jargon_in("Run `kubectl uncordon node-1` on the node.") == ["node"]
+    assert jargon_in("The pod `x` and the `y` namespace") == ["pod", "namespace"]
 
 
 def test_the_jargon_check_catches_jargon() -> None:

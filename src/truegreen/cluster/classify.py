@@ -16,6 +16,7 @@ from truegreen.http.errors import (
     ConnectionDroppedError,
     ConnectRefusedError,
     ProtocolViolationError,
+    ProxyFailedError,
     TimedOutError,
     TlsFailedError,
 )
@@ -114,7 +115,11 @@ def classify(error: Exception, action: str) -> CantRead | None:
     if isinstance(error, RunTimeLimitError):
         return CantRead(ReadFailure.TIMEOUT, describe(ReadFailure.TIMEOUT, action, str(error)))
     if isinstance(error, ConnectFailedError):
-        cause = next(words for cls, words in _CONNECT_CAUSES if isinstance(error, cls))
+        cause = (
+            error.cause  # names the proxy and what it did, in plain words
+            if isinstance(error, ProxyFailedError)
+            else next(words for cls, words in _CONNECT_CAUSES if isinstance(error, cls))
+        )
         return CantRead(
             ReadFailure.UNREACHABLE, describe(ReadFailure.UNREACHABLE, action, cause), False
         )
@@ -138,7 +143,7 @@ def classify(error: Exception, action: str) -> CantRead | None:
     if isinstance(error, CredentialError):
         # No login could be obtained (a plugin failed, a token file vanished): nothing was
         # sent, so this reads as the cluster being out of reach, with the plugin's own line.
-        return CantRead(ReadFailure.UNAUTHORIZED, error.line(), reached=False)
+        return CantRead(ReadFailure.UNAUTHORIZED, error.line(), reached=False, todo=error.todo)
     return None
 
 

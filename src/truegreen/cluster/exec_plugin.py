@@ -254,8 +254,8 @@ def _cluster_json(cluster: ExecCluster) -> str:
         fields.append(("proxy-url", go_json(cluster.proxy_url)))
     if cluster.disable_compression:
         fields.append(("disable-compression", "true"))
-    if cluster.config_json is not None:
-        fields.append(("config", cluster.config_json))
+    # `config` is a RawExtension, a struct: omitempty never drops it, and empty it is `null`
+    fields.append(("config", cluster.config_json if cluster.config_json is not None else "null"))
     return _object(fields)
 
 

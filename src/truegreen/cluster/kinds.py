@@ -33,12 +33,30 @@ class Kind(Enum):
         "PersistentVolumeClaim", "", "v1", "persistentvolumeclaims", True
     )
     LIMIT_RANGE = KindSpec("LimitRange", "", "v1", "limitranges", True)
+    NAMESPACE = KindSpec("Namespace", "", "v1", "namespaces", False)
+    RESOURCE_QUOTA = KindSpec("ResourceQuota", "", "v1", "resourcequotas", True)
     DEPLOYMENT = KindSpec("Deployment", "apps", "v1", "deployments", True)
     STATEFUL_SET = KindSpec("StatefulSet", "apps", "v1", "statefulsets", True)
     DAEMON_SET = KindSpec("DaemonSet", "apps", "v1", "daemonsets", True)
     REPLICA_SET = KindSpec("ReplicaSet", "apps", "v1", "replicasets", True)
     JOB = KindSpec("Job", "batch", "v1", "jobs", True)
     STORAGE_CLASS = KindSpec("StorageClass", "storage.k8s.io", "v1", "storageclasses", False)
+    EVENT = KindSpec("Event", "", "v1", "events", True)
+    ENDPOINT_SLICE = KindSpec("EndpointSlice", "discovery.k8s.io", "v1", "endpointslices", True)
+    VALIDATING_WEBHOOK_CONFIGURATION = KindSpec(
+        "ValidatingWebhookConfiguration",
+        "admissionregistration.k8s.io",
+        "v1",
+        "validatingwebhookconfigurations",
+        False,
+    )
+    MUTATING_WEBHOOK_CONFIGURATION = KindSpec(
+        "MutatingWebhookConfiguration",
+        "admissionregistration.k8s.io",
+        "v1",
+        "mutatingwebhookconfigurations",
+        False,
+    )
 
     @property
     def spec(self) -> KindSpec:

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
@@ -27,6 +28,7 @@ from truegreen.cluster.credentials import (
 )
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.errors import ConnectionSetupError
+from truegreen.http.proxy import Proxy, ProxyUrlError, parse_proxy_url, proxy_from_environment
 from truegreen.http.tls import ClientCertificate, TlsSettings
 
 SERVICE_ACCOUNT = Path("/var/run/secrets/kubernetes.io/serviceaccount")
@@ -49,6 +51,9 @@ class ResolvedConnection:
     unverified_because: str | None = None
     """Why the server's certificate is not verified (the flag, or the kubeconfig's setting);
     None when it is."""
+    proxy: Proxy | None = None
+    """The proxy every request goes through (`proxy-url`, or `HTTPS_PROXY` and its kin);
+    None to connect directly."""
 
 
 @dataclass(frozen=True)
@@ -95,18 +100,59 @@ def resolve(
             f"kubeconfig {source} names no server address for this context",
             todo="check the file's clusters section",
         )
-    if cluster.settings.get("proxy-url"):
-        raise ConnectionSetupError(
-            f"kubeconfig {source} sends this cluster through a proxy (proxy-url)",
-            "connecting through a proxy is not supported yet",
-            "connect without the proxy, or run truegreen where the cluster is reachable",
-        )
+    proxy = _proxy(cluster, server, source)
     tls, unverified = _cluster_tls(cluster, source, settings.insecure_skip_tls_verify)
     user_name = str(context.get("user") or "")
     user = merged["users"].get(user_name, _Entry({}, cluster.folder))
-    credentials = _user_credentials(user_name, user, cluster, source)
     namespace = settings.namespace or _text(context.get("namespace")) or "default"
-    return ResolvedConnection(server, namespace, source, tls, credentials, unverified)
+    if _scheme(server) != "https":
+        # client-go reads the user's credentials and the server's TLS settings only for an
+        # https server (`client_config.go`, IsConfigTransportTLS): nothing is sent over http.
+        anonymous = StaticCredentials(Credential(), "no login (the server address is plain http)")
+        return ResolvedConnection(server, namespace, source, tls, anonymous, None, proxy)
+    credentials = _user_credentials(user_name, user, cluster, source)
+    return ResolvedConnection(server, namespace, source, tls, credentials, unverified, proxy)
+
+
+def _scheme(server: str) -> str:
+    try:
+        return urlsplit(server).scheme.lower()
+    except ValueError:
+        return ""
+
+
+def _proxy(cluster: _Entry, server: str, source: str) -> Proxy | None:
+    """The cluster's `proxy-url`, else the proxy the environment names for this server, as
+    client-go picks them (`client_config.go`: http.ProxyURL, else ProxyFromEnvironment)."""
+    written = cluster.settings.get("proxy-url")
+    if written:
+        try:
+            return parse_proxy_url(str(written))
+        except ProxyUrlError as error:
+            raise ConnectionSetupError(
+                f"the kubeconfig cluster in {source} has a proxy-url kubectl would refuse",
+                str(error),
+                "fix or remove proxy-url in the kubeconfig",
+            ) from None
+    return _environment_proxy(server)
+
+
+def _environment_proxy(server: str) -> Proxy | None:
+    """The proxy `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` name for `server` (Go's rules)."""
+    scheme = _scheme(server)
+    try:
+        parts = urlsplit(server)
+        port = parts.port or (443 if scheme == "https" else 80)
+    except ValueError:
+        return None  # the request itself reports the unusable address
+    try:
+        return proxy_from_environment(os.environ, scheme, parts.hostname or "", port)
+    except ProxyUrlError as error:
+        raise ConnectionSetupError(
+            f"{scheme.upper()}_PROXY (or {scheme}_proxy) names a proxy kubectl cannot use",
+            str(error),
+            "fix or unset it",
+        ) from None
 
 
 def _unusable(source: str, why: str) -> ConnectionSetupError:
@@ -268,10 +314,6 @@ def _cluster_tls(cluster: _Entry, source: str, skip_flag: bool) -> tuple[TlsSett
 def _user_credentials(name: str, user: _Entry, cluster: _Entry, source: str) -> CredentialSource:
     settings = user.settings
     where = f"the kubeconfig user {name!r}"
-    if "exec" in settings or "auth-provider" in settings:
-        from truegreen.cluster.auth_plugins import plugin_credentials
-
-        return plugin_credentials(name, settings, base_dir=user.folder, cluster=cluster.settings)
     token, token_file = _text(settings.get("token")), _path(user, "tokenFile")
     username, password = _text(settings.get("username")), _text(settings.get("password"))
     if (token or token_file) and (username or password):
@@ -281,6 +323,19 @@ def _user_credentials(name: str, user: _Entry, cluster: _Entry, source: str) -> 
             "keep one of them, as kubectl requires",
         )
     certificate = _client_certificate(user, where)
+    if "exec" in settings or "auth-provider" in settings:
+        from truegreen.cluster.auth_plugins import plugin_credentials
+
+        # Checked like kubectl checks it even when it will not run (validation.go).
+        plugin = plugin_credentials(
+            name, settings, base_dir=user.folder, cluster=_cluster_for_plugin(cluster)
+        )
+        # A token or login written beside a plugin wins: kubectl's exec authenticator stands
+        # aside for them and for a client certificate (exec.go UpdateTransportConfig), and the
+        # bearer and basic wrappers run before an auth-provider's (round_trippers.go).
+        written = token or token_file or username or password
+        if not written and (certificate is None or "auth-provider" in settings):
+            return plugin
     if token_file is not None:
         return TokenFileCredentials(
             token_file,
@@ -296,6 +351,15 @@ def _user_credentials(name: str, user: _Entry, cluster: _Entry, source: str) -> 
         else None
     )
     return StaticCredentials(Credential(authorization, certificate), f"user {name!r}")
+
+
+def _cluster_for_plugin(cluster: _Entry) -> Mapping[str, Any]:
+    """The cluster settings handed to a plugin, its certificate authority's path resolved
+    against the cluster's OWN file (which may not be the user's), as client-go's loader does."""
+    ca = _path(cluster, "certificate-authority")
+    if ca is None:
+        return cluster.settings
+    return {**cluster.settings, "certificate-authority": str(ca)}
 
 
 def _client_certificate(user: _Entry, where: str) -> ClientCertificate | None:
@@ -344,9 +408,10 @@ def _in_cluster(settings: ConnectionSettings, account: Path) -> ResolvedConnecti
         or _namespace_in(account / "namespace")
     )
     bracketed = f"[{host}]" if ":" in host else host
-    return ResolvedConnection(
-        f"https://{bracketed}:{port}", namespace, "in-cluster", tls, credentials, unverified
-    )
+    server = f"https://{bracketed}:{port}"
+    # client-go's InClusterConfig sets no proxy, so its transport reads the environment's
+    proxy = _environment_proxy(server)
+    return ResolvedConnection(server, namespace, "in-cluster", tls, credentials, unverified, proxy)
 
 
 def _namespace_in(path: Path) -> str:

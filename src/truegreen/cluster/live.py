@@ -27,6 +27,7 @@ from truegreen.cluster.credentials import Credential
 from truegreen.cluster.endpoints import collection_path, object_path, view_stamper
 from truegreen.cluster.kinds import Kind, stamp
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
+from truegreen.cluster.logs import Logged, LogRead
 from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
 from truegreen.cluster.reads import (
     CantRead,
@@ -45,10 +46,21 @@ from truegreen.cluster.reads import (
     ReadFailure,
 )
 from truegreen.cluster.settings import ConnectionSettings
+from truegreen.cluster.watch import (
+    MAX_EVENT_BYTES,
+    ListedAt,
+    ObjectKey,
+    WatchRefused,
+    WatchStream,
+    key_of,
+    object_decoder,
+)
 from truegreen.http.deadline import Deadline
+from truegreen.http.dial import Dialer
 from truegreen.http.errors import TimedOutError
+from truegreen.http.proxy_dial import ProxyDialer
 from truegreen.http.tls import TlsSettings
-from truegreen.http.transport import Response, Transport
+from truegreen.http.transport import LineStream, Response, Transport
 
 PAGE_SIZE = 500
 """Objects per list page, as kubectl asks for."""
@@ -62,8 +74,9 @@ _MERGE = "application/merge-patch+json"
 _STRATEGIC = "application/strategic-merge-patch+json"
 
 
-class _ListMeta(msgspec.Struct, rename={"continue_": "continue"}):
+class _ListMeta(msgspec.Struct, rename={"continue_": "continue", "version": "resourceVersion"}):
     continue_: str = ""
+    version: str = ""
 
 
 class _Page(msgspec.Struct):
@@ -172,6 +185,14 @@ def _page_of(view: type[Any]) -> type[Any]:
     )
 
 
+def _dialer(connection: ResolvedConnection) -> Dialer | None:
+    """How to reach the server: through the connection's proxy, or directly (None)."""
+    if connection.proxy is None:
+        return None
+    # an https proxy is verified with the cluster's TLS settings, as Go's transport does
+    return ProxyDialer(connection.proxy, connection.tls)
+
+
 class LiveCluster:
     """Reads and writes a live cluster. Thread-safe: independent reads may run concurrently."""
 
@@ -188,18 +209,24 @@ class LiveCluster:
         self._run_seconds = run_seconds or 0.0
         self._run_deadline = None if run_seconds is None else Deadline.after(run_seconds)
         self._base = connection.server.rstrip("/")
-        self._transport = transport or Transport(connection.tls)
+        self._transport = transport or Transport(connection.tls, _dialer(connection))
         self._lock = threading.Lock()
         self._requests = 0
 
     @classmethod
     def connect(
-        cls, settings: ConnectionSettings, run_seconds: float | None = None
+        cls,
+        settings: ConnectionSettings,
+        run_seconds: float | None = None,
+        *,
+        make_transport: Callable[[TlsSettings, Dialer | None], Transport] = Transport,
     ) -> "LiveCluster":
         """Resolve `settings` like kubectl; ConnectionSetupError when they are unusable.
 
         With `run_seconds`, no request is sent (or lasts) past that many seconds from now.
         Tells `settings.on_warning` when the server's certificate will not be verified.
+        `make_transport` builds the HTTP transport from the connection's TLS settings and the
+        dialer its proxy needs (None: a direct connection).
         """
         connection = resolve(settings)
         if connection.unverified_because is not None and settings.on_warning is not None:
@@ -207,7 +234,12 @@ class LiveCluster:
                 "not verifying the cluster's TLS certificate "
                 f"({connection.unverified_because}); anyone on the network path could answer for it"
             )
-        return cls(connection, settings.request_timeout, run_seconds)
+        return cls(
+            connection,
+            settings.request_timeout,
+            run_seconds,
+            transport=make_transport(connection.tls, _dialer(connection)),
+        )
 
     @property
     def namespace(self) -> str:
@@ -223,6 +255,19 @@ class LiveCluster:
     def server(self) -> str:
         """The API server address, for messages."""
         return self._connection.server
+
+    @property
+    def login(self) -> str:
+        """Plain words naming how requests log in (`user 'admin'`), for messages."""
+        return self._connection.credentials.describe()
+
+    @property
+    def login_command(self) -> str | None:
+        """The credential plugin's command, when a plugin logs in; None otherwise."""
+        from truegreen.cluster.exec_plugin import ExecCredentialSource
+
+        credentials = self._connection.credentials
+        return credentials.plugin.command if isinstance(credentials, ExecCredentialSource) else None
 
     @property
     def requests_made(self) -> int:
@@ -244,8 +289,10 @@ class LiveCluster:
         *,
         body: bytes | None = None,
         content_type: str | None = None,
+        max_bytes: int | None = None,
     ) -> Response:
-        """One API request, sent again only for throttling or a refreshed credential."""
+        """One API request, sent again only for throttling or a refreshed credential; its
+        answer capped at `max_bytes` (MAX_ANSWER_BYTES unless given)."""
         deadline = self._request_deadline()
         url = self._base + path + (f"?{urlencode(query)}" if query else "")
         credential = self._connection.credentials.current()
@@ -259,7 +306,7 @@ class LiveCluster:
                     method,
                     url,
                     deadline=deadline,
-                    max_bytes=MAX_ANSWER_BYTES,
+                    max_bytes=MAX_ANSWER_BYTES if max_bytes is None else max_bytes,
                     headers=self._headers(credential, content_type),
                     body=body,
                     tls=self._tls_for(credential),
@@ -382,6 +429,41 @@ class LiveCluster:
             return _cant(error, action, permission("get", kind, namespace))
         return Got(stamp(obj, kind))
 
+    def container_log(
+        self,
+        pod: str,
+        container: str,
+        *,
+        namespace: str,
+        previous: bool,
+        tail_lines: int,
+        limit_bytes: int,
+    ) -> LogRead:
+        """The last lines of one container's log (`pods/log`, as `kubectl logs --tail`).
+
+        The server cuts the log at `limit_bytes`; an answer much larger than that is refused,
+        not kept (a server that ignores the limit)."""
+        action = f"read the log of {pod}/{container}" + (" (previous)" if previous else "")
+        query: dict[str, str | int] = {
+            "container": container,
+            "tailLines": tail_lines,
+            "limitBytes": limit_bytes,
+        }
+        if previous:
+            query["previous"] = "true"
+        try:
+            text = _text(
+                self._send(
+                    "GET",
+                    object_path(Kind.POD, pod, namespace) + "/log",
+                    query,
+                    max_bytes=2 * limit_bytes + 4096,
+                )
+            )
+        except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
+            return _cant(error, action, f"get pods/log in namespace {namespace}")
+        return Logged(text)
+
     # -- writes ------------------------------------------------------------------------------
 
     def patch(
@@ -435,6 +517,97 @@ class LiveCluster:
             return _cant(error, action, permission("create", kind, namespace))
         return Created(stamp(created, kind))
 
+    # -- list, then watch (cluster/watch.py) ---------------------------------------------------
+
+    def list_at(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None,
+        labels: Mapping[str, str] | None = None,
+        fields: FieldSelector | None = None,
+        view: type[Any] | None = None,
+        each: Callable[[ObjectKey, Any], object] | None = None,
+    ) -> ListedAt | CantRead:
+        """Every matching object (decoded as `view`, else whole) keyed by namespace and name,
+        and the resourceVersion of the list, from which a watch follows it. With `each`, every
+        object goes to it as its page arrives and none is kept (`items` is empty)."""
+        decode_object = object_decoder(kind, view)
+        decode = msgspec.json.Decoder(_page_of(msgspec.Raw)).decode
+        items: list[tuple[ObjectKey, Any]] = []
+        version = ""
+        try:
+            for page in self._pages(kind, namespace, labels, fields, decode):
+                version = version or page.metadata.version
+                for raw in page.items or ():
+                    obj = decode_object(raw)
+                    if each is None:
+                        items.append((key_of(obj), obj))
+                    else:
+                        each(key_of(obj), obj)
+        except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
+            return _cant(error, action_of(kind), permission("list", kind, namespace))
+        return ListedAt(tuple(items), version)
+
+    def watch(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None,
+        resource_version: str,
+        timeout_seconds: int,
+        labels: Mapping[str, str] | None = None,
+        fields: FieldSelector | None = None,
+        view: type[Any] | None = None,
+    ) -> WatchStream | WatchRefused:
+        """Open a watch from `resource_version`, with bookmarks, for `timeout_seconds` (the
+        server ends it then; we give up `--request-timeout` later). Connecting and the status
+        line are bounded by `--request-timeout`; a 401 asks for a fresh credential once."""
+        query: dict[str, str | int] = {
+            "watch": "1",
+            "resourceVersion": resource_version,
+            "allowWatchBookmarks": "true",
+            "timeoutSeconds": timeout_seconds,
+        }
+        if labels:
+            query["labelSelector"] = label_selector_text(labels)
+        if fields:
+            query["fieldSelector"] = field_selector_text(fields)
+        url = self._base + collection_path(kind, namespace) + f"?{urlencode(query)}"
+        action = f"watch {kind.plural}"
+        whole = Deadline.after(timeout_seconds + self._timeout)
+        credential = self._connection.credentials.current()
+        for attempt in range(2):
+            with self._lock:
+                self._requests += 1
+            try:
+                lines = self._transport.stream_lines(
+                    "GET",
+                    url,
+                    deadline=whole,
+                    idle_seconds=timeout_seconds + self._timeout,
+                    max_line=MAX_EVENT_BYTES,
+                    headers=self._headers(credential, None),
+                    tls=self._tls_for(credential),
+                    head_deadline=Deadline.after(self._timeout),
+                )
+            except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failure
+                needed = permission("watch", kind, namespace)
+                return WatchRefused(_cant(error, action, needed), None)
+            if lines.status == 200:
+                return WatchStream(lines, kind, view, action)
+            body = _bounded_body(lines)
+            if lines.status == 401 and attempt == 0:
+                fresh = self._connection.credentials.after_unauthorized()
+                if fresh is not None:
+                    credential = fresh
+                    continue
+            refused = _StatusError(Response(lines.status, (), body))
+            return WatchRefused(
+                _cant(refused, action, permission("watch", kind, namespace)), lines.status
+            )
+        raise AssertionError("unreachable: the loop returns on its second attempt")
+
     def close(self) -> None:
         """Release the connection pool."""
         self._transport.close()
@@ -471,6 +644,24 @@ def _object(response: Response, succeeded: tuple[int, ...] = (200,)) -> dict[str
     if not isinstance(obj.get("metadata"), dict):
         raise MalformedAnswerError("the object has no metadata")
     return obj
+
+
+def _bounded_body(lines: LineStream) -> bytes:
+    """The body of a refused watch (one line: a Status), for its message."""
+    try:
+        return next(iter(lines.lines()), b"")
+    except Exception:  # noqa: BLE001 - a refusal without a readable body is still a refusal
+        return b""
+    finally:
+        lines.close()
+
+
+def _text(response: Response) -> str:
+    """The text of a successful answer (a log), undecodable bytes replaced; _StatusError for
+    any other status."""
+    if response.status != 200:
+        raise _StatusError(response)
+    return response.body.decode("utf-8", errors="replace")
 
 
 def permission(verb: str, kind: Kind, namespace: str | None) -> str:

@@ -52,6 +52,9 @@ class CantRead:
     server_message: str = ""
     """The message of the server's Status answer, when it sent one (`pods "x" is forbidden:
     exceeded quota: …`): admission refusals are quoted to the operator as the server said them."""
+    todo: str = ""
+    """What to do, when the failure itself says (a login plugin's advice, already the end of
+    `reason`); "" otherwise."""
 
     @property
     def is_measurement(self) -> bool:

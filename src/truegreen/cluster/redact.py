@@ -1,14 +1,27 @@
-"""Secrets are read, used and dropped: a reader that replaces every secret value on arrival.
+"""Redaction by policy: no secret value leaves `cluster/`, for doctor and for snapshots alike.
 
-What survives is what the checks need and nothing more: key names, whether each value is
-empty, and for registry logins which registries have credentials. Redaction is idempotent, so a
-snapshot (written redacted) reads back to exactly what the live doctor saw.
+The policy, listed for operators in docs/snapshot.md:
+- Secrets: every `data` and `stringData` value and every annotation value. What survives is
+  what the checks need: key names, whether each value is empty, and for registry logins which
+  registries have credentials.
+- Every object: `metadata.managedFields` and the `kubectl.kubernetes.io/last-applied-configuration`
+  annotation (a second copy of everything, secrets included); the values of env vars whose
+  names look secret; the value after a command-line flag whose name looks secret.
+- Every string anywhere (log lines and event messages too): URL userinfo
+  (`postgres://user:pass@host`), AWS access key ids and secret-key shapes, and `name=value`,
+  `name: value` and `--name value` where the name looks secret.
+truegreen's own annotations (`truegreen.io/…`) hold intent, never secrets, and are kept whole.
+
+A redacted value reads `<redacted>`, so the reader knows something was there; an empty value
+stays empty, because emptiness is what some checks measure. Redaction is idempotent: a
+snapshot, written redacted, reads back to exactly what the live doctor saw. It never raises,
+whatever shape an object has: a snapshot may be hostile.
 """
 
 import base64
 import binascii
-import copy
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -16,10 +29,216 @@ from truegreen.cluster.kinds import Kind
 from truegreen.cluster.reader import ClusterReader, FieldSelector, Fold
 from truegreen.cluster.reads import FoldRead, GetRead, Got, KubeObject, Listed, ListRead
 
-REDACTED = "REDACTED"
-UNPARSABLE = "REDACTED-UNPARSABLE"
+REDACTED = "<redacted>"
+UNPARSABLE = "<redacted: unparsable>"
 DOCKER_CONFIG_KEYS = (".dockerconfigjson", ".dockercfg")
-_LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+OWN_PREFIX = "truegreen.io/"
+
+# A name looks secret when it contains one of these (case-insensitive, anywhere in the name).
+SECRET_WORDS = (
+    r"pass(?:wd|word|phrase)?|pwd|secret|token|key|cred|auth|private|dsn"
+    r"|conn(?:ection)?[_.\-]?str(?:ing)?|(?:database|db)[_.\-]?url"
+)
+# Atomic: a name is its whole run of name characters, never a part of it; without this, a long
+# run holding many secret words ("keykeykey…" in a log line) takes quadratic time to reject.
+_NAME = rf"(?>[a-z0-9_.\-]*(?:{SECRET_WORDS})[a-z0-9_.\-]*)"
+_SECRET_NAME = re.compile(SECRET_WORDS, re.IGNORECASE)
+_SECRET_FLAG = re.compile(rf"--?{_NAME}", re.IGNORECASE)
+# `scheme://`, where a URL's userinfo may start.
+_SCHEME = re.compile(r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://")
+_URL_END = re.compile(r"[\s\"']")
+# A user name never holds these: before the first `:`, they mean the `@` is in the path.
+_URL_PATH = re.compile(r"[^:/?#]*+[/?#]")
+# What follows the `@` of an image digest (`docker-pullable://repo@sha256:…`): not userinfo.
+_DIGEST = re.compile(r"(?i)[a-z0-9]+:[0-9a-f]{32}")
+_AWS_KEY_ID = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")
+# 40 base64 characters with upper case, lower case and a digit, standing alone: the shape of an
+# AWS secret access key. Hex digests (no upper case) and names (no upper case) never match.
+_AWS_SECRET_SHAPE = re.compile(
+    r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])"
+    r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
+)
+_VALUE = r"(?:(?:bearer|basic)[ \t]+)?[^\s\"'&;,]+"
+# `password=x`, `"token": "x"`, `api-key: x`; a colon needs a space after it, or quotes around
+# it, so that an image reference (`auth-proxy:1.2`) is never taken for one.
+_ASSIGNMENT = re.compile(
+    rf"(?i)(?<![a-z0-9_.\-])({_NAME})"
+    rf"([\"']?[ \t]*=[ \t]*[\"']?|[\"']?:[ \t]+[\"']?|[\"']:[\"'])({_VALUE})"
+)
+_FLAG_AND_VALUE = re.compile(rf"(?i)(?<![^\s\"'])(--?{_NAME})([\"']?[ \t]+[\"']?)(?!-)({_VALUE})")
+
+
+def looks_secret(name: str) -> bool:
+    """Whether an env var or flag named `name` holds a secret by the policy's word list."""
+    return _SECRET_NAME.search(name) is not None
+
+
+def redact_shapes(text: str) -> str:
+    """`text` with URL userinfo and AWS key shapes replaced: the rules that never mistake
+    plain words for a secret (for truegreen's own lines, such as a failed read's reason)."""
+    if _plainly_safe(text):
+        return text
+    text = _redact_userinfo(text)
+    text = _AWS_KEY_ID.sub(REDACTED, text)
+    return _AWS_SECRET_SHAPE.sub(REDACTED, text)
+
+
+def _redact_userinfo(text: str) -> str:
+    """`postgres://user:pass@host` as `postgres://<redacted>@host`. A password may hold `/` and
+    unescaped `@`, so the userinfo runs to the last `@` before the URL ends; a URL ends at
+    a space or a quote, or where the next `scheme://` starts. Done by hand, not by one regular
+    expression: those spans never overlap, so a hostile line (many `a://b:`) costs linear time."""
+    schemes = list(_SCHEME.finditer(text))
+    pieces: list[str] = []
+    kept = 0
+    for index, scheme in enumerate(schemes):
+        start = scheme.end()
+        stop = schemes[index + 1].start() if index + 1 < len(schemes) else len(text)
+        end = _URL_END.search(text, start, stop)
+        stop = end.start() if end else stop
+        at = text.rfind("@", start, stop)
+        if at < 0 or _URL_PATH.match(text, start, at) or _DIGEST.match(text, at + 1):
+            continue  # no userinfo, a path before the `@`, or an image digest
+        pieces += [text[kept:start], REDACTED]
+        kept = at
+    return "".join([*pieces, text[kept:]])
+
+
+def redact_text(text: str) -> str:
+    """`text` with every secret shape of the policy replaced by `<redacted>`."""
+    if _plainly_safe(text):
+        return text
+    text = redact_shapes(text)
+    text = _ASSIGNMENT.sub(lambda m: f"{m[1]}{m[2]}{REDACTED}", text)
+    return _FLAG_AND_VALUE.sub(lambda m: f"{m[1]}{m[2]}{REDACTED}", text)
+
+
+def _plainly_safe(text: str) -> bool:
+    """True when no rule can match: most strings (names, numbers) are this, and cheap to see."""
+    return (
+        len(text) < 20
+        and "=" not in text
+        and ":" not in text
+        and not ("-" in text and (" " in text or "\t" in text))
+    )
+
+
+def redact_object(obj: KubeObject) -> dict[str, Any]:
+    """A redacted copy of one object (a Secret's values too); `obj` is left as it was."""
+    redacted = _walk(obj)
+    assert isinstance(redacted, dict)  # _walk maps a mapping to a dict
+    if obj.get("kind") == Kind.SECRET.spec.name:
+        _redact_secret_values(redacted, obj)
+    return redacted
+
+
+def redact_value(value: object) -> object:
+    """Any JSON-like value (a fold's summary, an event list) redacted by the same policy."""
+    return _walk(value)
+
+
+def _walk(value: object) -> object:
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, Mapping):
+        return {key: _member(str(key), item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_walk(item) for item in value]
+    return value
+
+
+def _member(key: str, value: object) -> object:
+    if key == "metadata" and isinstance(value, Mapping):
+        return _metadata(value)
+    if key == "env" and isinstance(value, list):
+        return [_env_entry(entry) for entry in value]
+    if key in ("command", "args") and isinstance(value, list):
+        return _arguments(value)
+    return _walk(value)
+
+
+def _metadata(metadata: Mapping[Any, Any]) -> dict[Any, Any]:
+    kept = {key: _walk(value) for key, value in metadata.items() if key != "annotations"}
+    if "managedFields" in metadata:
+        kept["managedFields"] = REDACTED
+    if "annotations" in metadata:
+        kept["annotations"] = _annotations(metadata["annotations"])
+    return kept
+
+
+def _annotations(annotations: object) -> object:
+    if not isinstance(annotations, Mapping):
+        return _walk(annotations)
+    return {
+        key: (
+            value
+            if str(key).startswith(OWN_PREFIX)
+            else REDACTED
+            if key == LAST_APPLIED
+            else _walk(value)
+        )
+        for key, value in annotations.items()
+    }
+
+
+def _env_entry(entry: object) -> object:
+    if not isinstance(entry, Mapping):
+        return _walk(entry)
+    redacted = {key: _walk(value) for key, value in entry.items()}
+    if entry.get("value") and looks_secret(str(entry.get("name", ""))):
+        redacted["value"] = REDACTED
+    return redacted
+
+
+def _arguments(arguments: list[Any]) -> list[Any]:
+    """Each argument's text redacted, and the argument after a secret-named flag
+    (`--password hunter2`) replaced whole."""
+    redacted: list[Any] = []
+    for index, argument in enumerate(arguments):
+        previous = arguments[index - 1] if index else None
+        if (
+            isinstance(argument, str)
+            and not argument.startswith("-")
+            and isinstance(previous, str)
+            and _SECRET_FLAG.fullmatch(previous)
+        ):
+            redacted.append(REDACTED)
+        else:
+            redacted.append(_walk(argument))
+    return redacted
+
+
+def _redact_secret_values(secret: dict[str, Any], original: KubeObject) -> None:
+    """Replace a Secret's values in `secret` (a copy of `original`): data, stringData, every
+    annotation. Registry logins are read from the original: text rules must not touch them."""
+    data = original.get("data")
+    if isinstance(data, Mapping):
+        secret["data"] = {
+            key: (
+                ""
+                if not value
+                else _redact_docker_config(str(key), str(value))
+                if key in DOCKER_CONFIG_KEYS
+                else _encode(REDACTED)
+            )
+            for key, value in data.items()
+        }
+    elif "data" in secret:
+        secret["data"] = {}
+    string_data = original.get("stringData")
+    if isinstance(string_data, Mapping):
+        secret["stringData"] = {
+            key: REDACTED if value else "" for key, value in string_data.items()
+        }
+    elif "stringData" in secret:
+        secret["stringData"] = {}
+    metadata = secret.get("metadata")
+    if isinstance(metadata, dict) and "annotations" in metadata:
+        annotations = metadata["annotations"]
+        metadata["annotations"] = (
+            dict.fromkeys(annotations, REDACTED) if isinstance(annotations, Mapping) else REDACTED
+        )
 
 
 def _encode(text: str) -> str:
@@ -54,32 +273,8 @@ def _redact_docker_config(key: str, value: str) -> str:
     return _encode(json.dumps({"auths": kept} if key == ".dockerconfigjson" else kept))
 
 
-def redact_secret(secret: KubeObject) -> dict[str, Any]:
-    """A copy of `secret` that holds no secret value."""
-    redacted: dict[str, Any] = copy.deepcopy(dict(secret))
-    redacted.pop("stringData", None)
-    annotations = (redacted.get("metadata") or {}).get("annotations")
-    if isinstance(annotations, dict):
-        annotations.pop(_LAST_APPLIED, None)
-    data = redacted.get("data")
-    if isinstance(data, Mapping):
-        redacted["data"] = {
-            str(key): (
-                ""
-                if not value
-                else _redact_docker_config(str(key), str(value))
-                if key in DOCKER_CONFIG_KEYS
-                else _encode(REDACTED)
-            )
-            for key, value in data.items()
-        }
-    elif data is not None:
-        redacted["data"] = {}
-    return redacted
-
-
 class RedactingReader:
-    """Wraps a reader so that no secret value leaves it."""
+    """Wraps a reader so that no secret value leaves it: every object by the policy."""
 
     def __init__(self, inner: ClusterReader) -> None:
         self._inner = inner
@@ -97,21 +292,21 @@ class RedactingReader:
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
     ) -> ListRead:
-        """The inner list, secrets redacted."""
+        """The inner list, redacted."""
         read = self._inner.list(kind, namespace=namespace, labels=labels, fields=fields)
-        if kind is Kind.SECRET and isinstance(read, Listed):
-            return Listed(tuple(redact_secret(item) for item in read.items))
+        if isinstance(read, Listed):
+            return Listed(tuple(redact_object(item) for item in read.items))
         return read
 
     def fold(
         self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
     ) -> FoldRead:
-        """The inner fold: a fold keeps only its summary, and doctor folds only pods."""
+        """The inner fold: a fold keeps only the summary it builds, redacted by its own view."""
         return self._inner.fold(kind, fold, namespace=namespace, fields=fields)
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
-        """The inner get, a secret redacted."""
+        """The inner get, redacted."""
         read = self._inner.get(kind, name, namespace=namespace)
-        if kind is Kind.SECRET and isinstance(read, Got):
-            return Got(redact_secret(read.obj))
+        if isinstance(read, Got):
+            return Got(redact_object(read.obj))
         return read

@@ -1,9 +1,11 @@
-"""Saved snapshots: every read doctor makes, failed reads included, as plain YAML.
+"""Saved snapshots: every read doctor makes, failed reads included, as plain YAML; with the
+namespace's newest events and the last lines of every failing container's logs. Everything is
+redacted by policy (cluster/redact.py, listed in docs/snapshot.md) before it is written.
 
-Layout of a snapshot directory:
-  snapshot.yaml          what was captured: namespace, time, server, truegreen version
-  reads/NNN-....yaml     one read each: its key and its objects, its summary (a fold) or
-                         its CantRead
+Layout, as a folder or under one top folder of a `.tar.gz` archive (cluster/archive.py):
+  snapshot.yaml          what was captured: namespace, time, server, settings
+  reads/NNN-....yaml     one read each: its key and its objects, its summary (a fold), a log's
+                         text, or its CantRead
 
 List items are stored as a real API server sends them, without kind and apiVersion
 (kubernetes/kubernetes#3030); reading a snapshot stamps them back from the read's kind, so a
@@ -11,19 +13,22 @@ snapshot written by any version reads the same.
 """
 
 import os
+import re
 import shutil
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
 
+from truegreen.cluster.archive import META, READS, is_archive, read_archive
 from truegreen.cluster.classify import describe
 from truegreen.cluster.kinds import Kind, stamped
+from truegreen.cluster.logs import LogRead, LogRequest
 from truegreen.cluster.reader import (
     ClusterReader,
     FieldSelector,
@@ -42,14 +47,40 @@ from truegreen.cluster.reads import (
     ListRead,
     ReadFailure,
 )
+from truegreen.cluster.redact import redact_object, redact_shapes, redact_text, redact_value
 from truegreen.cluster.schedule import read_ticket
 from truegreen.errors import UsageError
+from truegreen.yamlsafe import (
+    SNAPSHOT_LIMITS,
+    Document,
+    Problem,
+    Refusal,
+    decode,
+    load_all,
+    load_single,
+)
 
 Recorded = ListRead | GetRead | FoldRead
 
 FORMAT_VERSION = 1
-_Loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-_Dumper: Any = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_VERBS = ("list", "get", "fold")
+"""The reads a snapshot answers; a log is kept for people and never asked for."""
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+Loaded = Document | Refusal | None
+"""A snapshot file as loaded: its one YAML document, why it was refused, or None: absent."""
+
+
+class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
+    """The safe dumper, writing text of several lines (logs, messages) as a literal block."""
+
+
+def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    return dumper.represent_scalar(
+        "tag:yaml.org,2002:str", text, style="|" if "\n" in text else None
+    )
+
+
+_Dumper.add_representer(str, _represent_text)
 
 
 @dataclass(frozen=True)
@@ -122,44 +153,105 @@ class RecordingReader:
         return read
 
 
-def write_snapshot(
-    directory: Path, info: SnapshotInfo, recorded: list[tuple[ReadKey, Recorded]]
-) -> None:
-    """Write a snapshot atomically: into a temporary sibling, then renamed into place."""
-    if directory.exists() and (not directory.is_dir() or any(directory.iterdir())):
+@dataclass(frozen=True)
+class Capture:
+    """Everything one snapshot saves, before it is written."""
+
+    info: SnapshotInfo
+    reads: Sequence[tuple[ReadKey, Recorded]]
+    logs: Sequence[tuple[LogRequest, LogRead]] = ()
+    logs_left_out: int = 0
+    """Failing containers whose logs were not read: more than the cap."""
+
+
+def render(capture: Capture) -> list[tuple[str, bytes]]:
+    """The snapshot's files, by layout-relative name, every value passed through the redaction
+    policy once more on its way out (redaction is idempotent: it costs time, never meaning)."""
+    info = capture.info
+    meta: dict[str, Any] = {
+        "truegreen_snapshot": FORMAT_VERSION,
+        "namespace": info.namespace,
+        "taken_at": info.taken_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "server": redact_text(info.server),
+        "settings": {key: redact_text(value) for key, value in info.settings.items()},
+    }
+    if capture.logs_left_out:
+        meta["logs_left_out"] = capture.logs_left_out
+    files = [(META, _dump(meta))]
+    for number, (key, read) in enumerate(capture.reads, start=1):
+        name = _file_name(number, key.verb, key.kind.plural, key.name)
+        document = {"read": _key_document(key), "result": _result_document(key.kind, read)}
+        files.append((name, _dump(document)))
+    for number, (request, log) in enumerate(capture.logs, start=len(capture.reads) + 1):
+        container = request.container + ("-previous" if request.previous else "")
+        name = _file_name(number, "log", Kind.POD.plural, f"{request.pod}-{container}")
+        document = {
+            "read": {
+                "verb": "log",
+                "resource": Kind.POD.plural,
+                "namespace": info.namespace,
+                "name": request.pod,
+                "container": request.container,
+                "previous": request.previous,
+            },
+            "result": _cant_document(log)
+            if isinstance(log, CantRead)
+            else {"log": redact_text(log.text)},
+        }
+        files.append((name, _dump(document)))
+    return files
+
+
+def _dump(document: Mapping[str, Any]) -> bytes:
+    return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True).encode()
+
+
+def _file_name(number: int, verb: str, plural: str, name: str | None) -> str:
+    """`reads/007-get-secrets-regcred.yaml`. Names come from the cluster: only their safe
+    characters reach a file name (the read's key inside the file is what counts)."""
+    stem = f"{number:03d}-{verb}-{plural}" + (f"-{name}" if name else "")
+    return f"{READS}/{_UNSAFE.sub('_', stem)[:120]}.yaml"
+
+
+def check_new_folder(directory: Path) -> Path:
+    """The folder `directory` goes in; UsageError unless `directory` is new or empty."""
+    if directory.is_symlink() or (
+        directory.exists() and (not directory.is_dir() or any(directory.iterdir()))
+    ):
         raise UsageError(
             f"cannot write the snapshot to {directory}",
             "it already exists and is not an empty folder",
-            "choose a new folder with -o",
+            "choose a new folder with --output-directory",
         )
-    parent = directory.resolve().parent
+    parent = directory.absolute().parent
     if not parent.is_dir():
         raise UsageError(f"cannot write the snapshot to {directory}", f"{parent} does not exist")
+    return parent
+
+
+def write_folder(directory: Path, files: Sequence[tuple[str, bytes]]) -> None:
+    """Write a snapshot folder (0700, files 0600) atomically: into a temporary sibling, then
+    renamed into place. An existing folder must be empty."""
+    parent = check_new_folder(directory)
     staging = Path(tempfile.mkdtemp(prefix=f".{directory.name}.", dir=parent))
     try:
-        meta = {
-            "truegreen_snapshot": FORMAT_VERSION,
-            "namespace": info.namespace,
-            "taken_at": info.taken_at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "server": info.server,
-            "settings": dict(info.settings),
-        }
-        (staging / "snapshot.yaml").write_text(yaml.dump(meta, Dumper=_Dumper, sort_keys=False))
-        (staging / "reads").mkdir()
-        for number, (key, read) in enumerate(recorded, start=1):
-            name = f"{number:03d}-{key.verb}-{key.kind.plural}" + (
-                f"-{key.name}" if key.name else ""
-            )
-            document = {"read": _key_document(key), "result": _result_document(key.kind, read)}
-            (staging / "reads" / f"{name}.yaml").write_text(
-                yaml.dump(document, Dumper=_Dumper, sort_keys=False)
-            )
+        (staging / READS).mkdir(mode=0o700)
+        for name, data in files:
+            _write_private(staging / name, data)
         if directory.exists():
             directory.rmdir()
         os.replace(staging, directory)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
+
+
+def _write_private(path: Path, data: bytes) -> None:
+    """A new file readable by its owner only, whatever the umask."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    with os.fdopen(descriptor, "wb") as stream:
+        os.fchmod(stream.fileno(), 0o600)
+        stream.write(data)
 
 
 def _key_document(key: ReadKey) -> dict[str, Any]:
@@ -176,28 +268,62 @@ def _key_document(key: ReadKey) -> dict[str, Any]:
 
 def _result_document(kind: Kind, read: Recorded) -> dict[str, Any]:
     if isinstance(read, Listed):
-        return {"items": [_as_sent(kind, item) for item in read.items]}
+        return {"items": [_as_sent(kind, redact_object(item)) for item in read.items]}
     if isinstance(read, Got):
-        return {"object": dict(read.obj)}
+        return {"object": redact_object(read.obj)}
     if isinstance(read, Folded):
-        return {"summary": dict(read.summary)}
-    cant: dict[str, Any] = {"failure": read.failure.value, "reason": read.reason}
+        return {"summary": redact_value(dict(read.summary))}
+    return _cant_document(read)
+
+
+def _cant_document(read: CantRead) -> dict[str, Any]:
+    cant: dict[str, Any] = {"failure": read.failure.value, "reason": redact_shapes(read.reason)}
     if not read.reached:
         cant["reached"] = False
     return {"cant_read": cant}
 
 
 class SnapshotReader:
-    """Answers reads from a snapshot directory; a read it does not hold is NOT_CAPTURED."""
+    """Answers reads from a snapshot folder or archive; a read it does not hold is NOT_CAPTURED.
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-        self.info = _load_info(directory)
+    Everything is loaded at once and checked as hostile input: files that are not regular,
+    links, oversized or malformed files are reads not captured, never a crash."""
+
+    def __init__(self, where: str, meta: Loaded, reads: Iterable[tuple[str, Loaded]]) -> None:
+        self.where = where
+        self.info = _load_info(where, meta)
         self._reads: dict[ReadKey, Recorded] = {}
-        for path in sorted((directory / "reads").glob("*.yaml")):
-            loaded = _load_read(path)
-            if loaded is not None:
-                self._reads[loaded[0]] = loaded[1]
+        for name, loaded in reads:
+            read = _load_read(name, loaded)
+            if read is not None:
+                self._reads[read[0]] = read[1]
+
+    @classmethod
+    def open(cls, path: Path) -> "SnapshotReader":
+        """The snapshot at `path`: a folder, or a `.tar.gz` archive written by truegreen."""
+        if is_archive(path):
+            files = read_archive(path)
+            meta = files.pop(META, None)
+            return cls(
+                f"{path}:{META}",
+                _parsed(decode(meta, SNAPSHOT_LIMITS)) if meta is not None else None,
+                (
+                    (PurePosixPath(name).name, _parsed(decode(files.pop(name), SNAPSHOT_LIMITS)))
+                    for name in sorted(files)
+                ),
+            )
+        if not path.is_dir():
+            raise UsageError(
+                f"snapshot {path} is not a folder or a snapshot archive",
+                todo="pass a folder or a .tar.gz file written by `truegreen snapshot`",
+            )
+        meta_path = path / META
+        reads = sorted((path / READS).glob("*.yaml"))
+        return cls(
+            str(meta_path),
+            _load_file(meta_path) if os.path.lexists(meta_path) else None,
+            ((read.name, _load_file(read)) for read in reads),
+        )
 
     @property
     def namespace(self) -> str:
@@ -256,27 +382,43 @@ def _as_sent(kind: Kind, item: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _load_info(directory: Path) -> SnapshotInfo:
-    meta_path = directory / "snapshot.yaml"
-    if not directory.is_dir():
+def _load_file(path: Path) -> Document | Refusal:
+    """One snapshot file; a link to a regular file is refused like any file that is not
+    regular (a link to a device or a pipe is refused for what it points at)."""
+    if path.is_symlink() and path.is_file():
+        return Refusal(Problem.NOT_REGULAR, "it is a link, not a regular file")
+    return load_single(path, SNAPSHOT_LIMITS)
+
+
+def _parsed(text: str | Refusal) -> Document | Refusal:
+    """The single YAML document of a file's text."""
+    if isinstance(text, Refusal):
+        return text
+    found: Document | None = None
+    for loaded in load_all(text, SNAPSHOT_LIMITS, lines=False):
+        if isinstance(loaded, Refusal):
+            return loaded
+        if found is not None:
+            return Refusal(Problem.SYNTAX, "expected a single document, found more")
+        found = loaded
+    return found if found is not None else Document(None, 1, 1)
+
+
+def _load_info(where: str, loaded: Loaded) -> SnapshotInfo:
+    snapshot = where.removesuffix(META).rstrip("/:")
+    if loaded is None:
         raise UsageError(
-            f"snapshot {directory} is not a folder", todo="pass a folder to --snapshot"
+            f"snapshot {snapshot} has no {META}",
+            todo="pass a folder or an archive written by `truegreen snapshot`",
         )
-    try:
-        meta = yaml.load(meta_path.read_text(encoding="utf-8"), Loader=_Loader)
-    except OSError:
-        raise UsageError(
-            f"snapshot {directory} has no snapshot.yaml",
-            todo="pass a folder written by `truegreen snapshot -o DIR`",
-        ) from None
-    except (yaml.YAMLError, UnicodeDecodeError):
-        raise UsageError(
-            f"snapshot {meta_path} is not valid YAML", todo="fix or re-take it"
-        ) from None
+    if isinstance(loaded, Refusal):
+        what = "cannot be read" if loaded.problem.is_read else "is not valid YAML"
+        raise UsageError(f"snapshot {where} {what}", loaded.detail, "fix or re-take it")
+    meta = loaded.data
     if not isinstance(meta, Mapping) or meta.get("truegreen_snapshot") != FORMAT_VERSION:
         raise UsageError(
-            f"{meta_path} is not a truegreen snapshot (format {FORMAT_VERSION})",
-            todo="re-take it with `truegreen snapshot -o DIR`",
+            f"{where} is not a truegreen snapshot (format {FORMAT_VERSION})",
+            todo="re-take it with `truegreen snapshot`",
         )
     try:
         taken_at = datetime.strptime(str(meta["taken_at"]), "%Y-%m-%dT%H:%M:%SZ").replace(
@@ -285,20 +427,25 @@ def _load_info(directory: Path) -> SnapshotInfo:
         namespace = str(meta["namespace"])
     except (KeyError, ValueError):
         raise UsageError(
-            f"{meta_path} lacks a valid taken_at or namespace", todo="fix or re-take it"
+            f"{where} lacks a valid taken_at or namespace", todo="fix or re-take it"
         ) from None
     settings = meta.get("settings") or {}
     if not isinstance(settings, Mapping):
-        raise UsageError(f"{meta_path}: settings must be a mapping", todo="fix or re-take it")
+        raise UsageError(f"{where}: settings must be a mapping", todo="fix or re-take it")
     kept = {str(k): str(v) for k, v in settings.items() if v is not None}
     return SnapshotInfo(namespace, taken_at, str(meta.get("server", "")), kept)
 
 
-def _load_read(path: Path) -> tuple[ReadKey, Recorded] | None:
-    """One recorded read; a file that cannot be understood answers as MALFORMED, or is skipped."""
+def _load_read(file_name: str, loaded: Loaded) -> tuple[ReadKey, Recorded] | None:
+    """One recorded read; a file that cannot be understood answers as MALFORMED, or is skipped
+    (and so does a log: doctor never asks for one)."""
+    if not isinstance(loaded, Document):
+        return None  # a pipe, a device, a bomb or a broken file: that read was not captured
     try:
-        document = yaml.load(path.read_text(encoding="utf-8"), Loader=_Loader)
+        document: Any = loaded.data
         read_doc, result = document["read"], document["result"]
+        if read_doc["verb"] not in _VERBS:
+            return None
         kind = Kind.from_plural(str(read_doc["resource"]))
         namespace = read_doc.get("namespace")
         key = ReadKey(
@@ -309,11 +456,11 @@ def _load_read(path: Path) -> tuple[ReadKey, Recorded] | None:
             str(read_doc.get("labels", "")),
             str(read_doc.get("fields", "")),
         )
-    except (OSError, UnicodeDecodeError, yaml.YAMLError, KeyError, TypeError, ValueError):
+    except (KeyError, TypeError, ValueError):
         return None
     action = f"{key.verb} {kind.plural}"
     malformed = CantRead(
-        ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action, f"snapshot file {path.name}")
+        ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action, f"snapshot file {file_name}")
     )
     if not isinstance(result, Mapping):
         return key, malformed

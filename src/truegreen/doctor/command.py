@@ -1,18 +1,24 @@
 """The doctor and snapshot commands below the CLI: build the reader, run, return values."""
 
 import gc
+import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from truegreen.cluster import CantRead
+from truegreen.cluster import CantRead, Folded, Kind, Listed
 from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.logs import LIMIT_BYTES, TAIL_LINES, Logged, LogRead, LogRequest, select_logs
+from truegreen.cluster.recent_events import NewestEvents
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.doctor.config import DoctorConfig, doctor_settings, load_config
-from truegreen.doctor.environment import gather
+from truegreen.doctor.environment import Unreachable, gather
+from truegreen.doctor.progress import ProgressReader, Told
 from truegreen.doctor.rollup import Report
-from truegreen.doctor.run import diagnose
+from truegreen.doctor.run import Where, diagnose
+from truegreen.errors import UsageError
+from truegreen.kubectl import Kubectl, for_connection
 
 RUN_LIMIT_IN_REQUESTS = 30
 """doctor and snapshot stop reading after this many request timeouts in all."""
@@ -27,16 +33,36 @@ class DoctorRequest:
     job_requests: str | None = None
     credentials_secret: str | None = None
     config: Path | None = None
+    admission_dry_run: bool = False
+    """`--admission-dry-run`: a trial start of the training job's pod, live only."""
+
+
+@dataclass(frozen=True)
+class SnapshotTarget:
+    """Where `truegreen snapshot` writes: an archive (`path` None: a default name in the
+    current folder) or a folder."""
+
+    path: Path | None = None
+    folder: bool = False
 
 
 @dataclass(frozen=True)
 class SnapshotSummary:
     """What `truegreen snapshot` saved."""
 
-    directory: Path
+    saved_to: Path
+    folder: bool
     namespace: str
     reads: int
-    failed_reads: int
+    """Every read saved: doctor's, the events, each log."""
+    could_not_read: tuple[str, ...]
+    """The reason of each read that failed (a measured absence is not a failure)."""
+    events: int | None
+    """Events kept; None when the events could not be read."""
+    logs: int
+    """Logs saved (a container's previous and current log count as two)."""
+    logs_left_out: int
+    """Failing containers whose logs were not read: more than the cap."""
 
 
 def _run_limit(connection: ConnectionSettings) -> float:
@@ -60,14 +86,19 @@ def _settled() -> None:
     gc.freeze()
 
 
-def run_doctor(request: DoctorRequest) -> Report:
-    """Check the namespace live, or offline from a snapshot."""
+def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
+    """Check the namespace live, or offline from a snapshot; `told` hears each live read."""
     config = load_config(request.config)
     connection = _with_config(request.connection, config)
     if request.snapshot is not None:
+        if request.admission_dry_run:
+            raise UsageError(
+                "--admission-dry-run asks the live cluster; a snapshot cannot answer it",
+                todo="drop --snapshot, or drop --admission-dry-run",
+            )
         from truegreen.cluster.snapshot import SnapshotReader
 
-        snapshot = SnapshotReader(request.snapshot)
+        snapshot = SnapshotReader.open(request.snapshot)
         # Flags, then the config file, then the settings the snapshot was taken with.
         taken_with = snapshot.info.settings
         settings = doctor_settings(
@@ -78,36 +109,121 @@ def run_doctor(request: DoctorRequest) -> Report:
             or taken_with.get("credentials_secret"),
         )
         namespace = connection.namespace or snapshot.namespace
-        source = f"the snapshot {request.snapshot}"
-        return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, source)
-    settings = doctor_settings(config, request.job_requests, request.credentials_secret)
+        # Commands in remedies are for the cluster the snapshot came from: name the namespace.
+        settings = replace(settings, kubectl=Kubectl(namespace=namespace))
+        where = Where(snapshot.info.server, f"the snapshot {request.snapshot}")
+        return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, where)
+    settings = doctor_settings(
+        config, request.job_requests, request.credentials_secret, request.admission_dry_run
+    )
+    settings = replace(settings, kubectl=for_connection(connection))
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
         _settled()
-        return diagnose(cluster, cluster.namespace, datetime.now(UTC), settings, cluster.source)
+        where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        reader = cluster if told is None else ProgressReader(cluster, told)
+        return diagnose(reader, cluster.namespace, datetime.now(UTC), settings, where, cluster)
 
 
-def take_snapshot(request: DoctorRequest, directory: Path) -> SnapshotSummary:
-    """Make every read doctor makes and save them, failed reads included, redacted."""
-    from truegreen.cluster.snapshot import RecordingReader, SnapshotInfo, write_snapshot
+def take_snapshot(
+    request: DoctorRequest, target: SnapshotTarget, told: Told | None = None
+) -> SnapshotSummary:
+    """Make every read doctor makes, then read the namespace's newest events and the logs of
+    its failing containers; save it all, failed reads included, redacted by policy. `told`
+    hears each read."""
+    from truegreen.cluster.archive import check_new_archive, write_archive
+    from truegreen.cluster.snapshot import (
+        Capture,
+        RecordingReader,
+        SnapshotInfo,
+        check_new_folder,
+        render,
+        write_folder,
+    )
 
     config = load_config(request.config)
     settings = doctor_settings(config, request.job_requests, request.credentials_secret)
     connection = _with_config(request.connection, config)
+    if target.path is not None:  # a bad target is refused before any read is made
+        (check_new_folder if target.folder else check_new_archive)(target.path)
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
         _settled()
-        recorder = RecordingReader(RedactingReader(cluster))
+        namespace = cluster.namespace
+        reader = cluster if told is None else ProgressReader(cluster, told)
+        recorder = RecordingReader(RedactingReader(reader))
         now = datetime.now(UTC).replace(microsecond=0)
-        gather(recorder, cluster.namespace, now, settings)
+        env = gather(recorder, namespace, now, settings)
+        logs: list[tuple[LogRequest, LogRead]] = []
+        left_out = 0
+        if not isinstance(env, Unreachable):
+            recorder.fold(Kind.EVENT, NewestEvents(), namespace=namespace)
+            if isinstance(env.pods, Listed):
+                selection = select_logs(env.pods.items)
+                left_out = selection.left_out
+                logs = [
+                    (wanted, _read_log(cluster, namespace, wanted)) for wanted in selection.requests
+                ]
         taken_with = {
             "credentials_secret": request.credentials_secret or config.credentials_secret,
             "job_requests": request.job_requests or config.job_requests,
         }
         info = SnapshotInfo(
-            cluster.namespace,
+            namespace,
             now,
             cluster.server,
             {key: value for key, value in taken_with.items() if value},
         )
-    write_snapshot(directory, info, recorder.recorded)
-    failed = sum(1 for _, read in recorder.recorded if isinstance(read, CantRead))
-    return SnapshotSummary(directory, info.namespace, len(recorder.recorded), failed)
+    files = render(Capture(info, recorder.recorded, logs, left_out))
+    saved_to = target.path or Path(default_archive_name(namespace, now))
+    if target.folder:
+        write_folder(saved_to, files)
+    else:
+        write_archive(saved_to, _top_folder(saved_to), files, now.timestamp())
+    reads = [read for _, read in recorder.recorded] + [log for _, log in logs]
+    events = next(
+        (
+            len(read.summary.get("events") or ())
+            for key, read in recorder.recorded
+            if key.kind is Kind.EVENT and isinstance(read, Folded)
+        ),
+        None,
+    )
+    return SnapshotSummary(
+        saved_to=saved_to,
+        folder=target.folder,
+        namespace=namespace,
+        reads=len(reads),
+        could_not_read=tuple(
+            read.reason for read in reads if isinstance(read, CantRead) and not read.is_measurement
+        ),
+        events=events,
+        logs=sum(1 for log in logs if isinstance(log[1], Logged)),
+        logs_left_out=left_out,
+    )
+
+
+def _read_log(cluster: LiveCluster, namespace: str, wanted: LogRequest) -> LogRead:
+    return cluster.container_log(
+        wanted.pod,
+        wanted.container,
+        namespace=namespace,
+        previous=wanted.previous,
+        tail_lines=TAIL_LINES,
+        limit_bytes=LIMIT_BYTES,
+    )
+
+
+def default_archive_name(namespace: str, taken_at: datetime) -> str:
+    """`truegreen-snapshot-train-20250102T030405Z.tar.gz`: sorts by time, names the namespace."""
+    stamp = taken_at.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return f"truegreen-snapshot-{_UNSAFE.sub('-', namespace)[:63]}-{stamp}.tar.gz"
+
+
+def _top_folder(archive: Path) -> str:
+    """The folder an archive unpacks into: its own name without the `.tar.gz`."""
+    name = archive.name
+    for suffix in (".tar.gz", ".tgz"):
+        name = name.removesuffix(suffix)
+    return _UNSAFE.sub("-", name) or "truegreen-snapshot"
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")

@@ -6,11 +6,10 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from truegreen.doctor.environment import CredentialsRequirement, DoctorSettings
 from truegreen.errors import UsageError
 from truegreen.quantity import QuantityError, parse_requests_flag
+from truegreen.yamlsafe import Refusal, load_single
 
 _KEYS = {
     "namespace",
@@ -19,6 +18,7 @@ _KEYS = {
     "job_requests",
     "credentials_secret",
     "pending_grace_seconds",
+    "admission_dry_run",
 }
 
 
@@ -32,31 +32,25 @@ class DoctorConfig:
     job_requests: str | None = None
     credentials_secret: str | None = None
     pending_grace_seconds: float | None = None
+    admission_dry_run: bool = False
 
 
 def load_config(path: Path | None) -> DoctorConfig:
     """Read a doctor config file; UsageError naming the file and the problem."""
     if path is None:
         return DoctorConfig()
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UsageError(f"cannot read config {path}", error.strerror or "") from None
-    except (yaml.YAMLError, UnicodeDecodeError) as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
-        raise UsageError(f"config {path} is not valid YAML{where}") from None
+    document = load_single(path)
+    if isinstance(document, Refusal):
+        if document.problem.is_read:
+            raise UsageError(f"cannot read config {path}", document.detail)
+        where = f" at line {document.line}" if document.line is not None else ""
+        raise UsageError(f"config {path} is not valid YAML{where}", document.detail)
+    loaded = document.data
     if loaded is None:
         return DoctorConfig()
     if not isinstance(loaded, Mapping):
         raise UsageError(f"config {path} is not a mapping of settings")
-    unknown = sorted(set(map(str, loaded)) - _KEYS)
-    if unknown:
-        raise UsageError(
-            f"config {path} has unknown settings: {', '.join(unknown)}",
-            todo=f"known settings are {', '.join(sorted(_KEYS))}",
-        )
-    values: dict[str, Any] = dict(loaded)
+    values = _as_settings(path, loaded)
     if isinstance(values.get("job_requests"), Mapping):
         values["job_requests"] = ",".join(f"{k}={v}" for k, v in values["job_requests"].items())
     secret = values.get("credentials_secret")
@@ -68,12 +62,32 @@ def load_config(path: Path | None) -> DoctorConfig:
         not isinstance(grace, int | float) or isinstance(grace, bool) or grace < 0
     ):
         raise UsageError(f"config {path}: pending_grace_seconds must be a number of seconds")
+    if not isinstance(values.get("admission_dry_run", False), bool):
+        raise UsageError(f"config {path}: admission_dry_run must be true or false")
     for key in ("namespace", "context", "job_requests", "credentials_secret"):
         if values.get(key) is not None and not isinstance(values[key], str):
             raise UsageError(f"config {path}: {key} must be text")
     if values.get("kubeconfig") is not None:
         values["kubeconfig"] = Path(str(values["kubeconfig"])).expanduser()
     return DoctorConfig(**values)
+
+
+def _as_settings(path: Path, loaded: Mapping[Any, Any]) -> dict[str, Any]:
+    """The file's settings by their Python names. Each key may be spelled as its flag is
+    (`job-requests`) or with underscores (`job_requests`), but only once."""
+    values: dict[str, Any] = {}
+    for key, value in loaded.items():
+        name = str(key).replace("-", "_")
+        if name in values:
+            raise UsageError(f"config {path} sets {name.replace('_', '-')} twice")
+        values[name] = value
+    unknown = sorted(str(k) for k in loaded if str(k).replace("-", "_") not in _KEYS)
+    if unknown:
+        raise UsageError(
+            f"config {path} has unknown settings: {', '.join(unknown)}",
+            todo=f"known settings are {', '.join(sorted(k.replace('_', '-') for k in _KEYS))}",
+        )
+    return values
 
 
 def parse_credentials(text: str) -> CredentialsRequirement:
@@ -89,7 +103,10 @@ def parse_credentials(text: str) -> CredentialsRequirement:
 
 
 def doctor_settings(
-    config: DoctorConfig, job_requests: str | None, credentials_secret: str | None
+    config: DoctorConfig,
+    job_requests: str | None,
+    credentials_secret: str | None,
+    admission_dry_run: bool = False,
 ) -> DoctorSettings:
     """The settings for one run: flags first, then the config file."""
     requests_text = job_requests if job_requests is not None else config.job_requests
@@ -105,4 +122,5 @@ def doctor_settings(
         job_requests=requests,
         credentials=parse_credentials(secret_text) if secret_text is not None else None,
         pending_grace=timedelta(seconds=grace) if grace is not None else timedelta(minutes=5),
+        admission_dry_run=admission_dry_run or config.admission_dry_run,
     )

@@ -8,26 +8,48 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import (
     CantRead,
     ClusterReader,
+    CreateResult,
     FieldIsNot,
     GetRead,
     Got,
     Kind,
+    KubeObject,
     Listed,
     ListRead,
+    ReadFailure,
 )
 from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
+from truegreen.doctor.trial import labels_of_template, trial_pod
 from truegreen.doctor.usage import CapacityTally, ClusterUsage, cluster_usage, machines_for_fit
+from truegreen.doctor.webhooks import SERVICE_NAME_LABEL, Webhook, pod_create_webhooks
+from truegreen.kubectl import Kubectl
 from truegreen.quantity import Resources
+from truegreen.refresh.annotations import ATTEMPTS, LATCHED
+from truegreen.refresh.report import EventReason
 
 WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
 # Only pods that hold capacity: the scheduler ignores Succeeded and Failed pods.
 HOLDING_CAPACITY = {"status.phase": FieldIsNot(("Succeeded", "Failed"))}
+REFRESH_FAILURE_EVENTS = {"reason": EventReason.ROLLOUT_FAILED.value}
+"""The field selector of refresh's failed-rollout Events (events accept `reason`)."""
+WEBHOOK_KINDS = (Kind.VALIDATING_WEBHOOK_CONFIGURATION, Kind.MUTATING_WEBHOOK_CONFIGURATION)
+_NOT_READ = CantRead(ReadFailure.NOT_CAPTURED, "not read")
+
+
+class PodCreator(Protocol):
+    """Sends doctor's one write: the trial start, a create with `dryRun=All`."""
+
+    def create(
+        self, kind: Kind, obj: Mapping[str, Any], *, namespace: str, dry_run: bool
+    ) -> CreateResult:
+        """Create `obj` (only as a dry run, from doctor); a refusal keeps the server's words."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -48,6 +70,10 @@ class DoctorSettings:
     """`--credentials-secret NAME:KEY1,KEY2`; the credentials check runs only when given."""
     pending_grace: timedelta = timedelta(minutes=5)
     """How long a pod may wait to start before it is called stuck."""
+    admission_dry_run: bool = False
+    """`--admission-dry-run`: make a trial start of the training job's pod (`dryRun=All`)."""
+    kubectl: Kubectl = Kubectl()  # noqa: RUF009 - frozen, so sharing is safe
+    """How remedies write kubectl commands that reach this cluster and namespace."""
 
 
 @dataclass(frozen=True)
@@ -55,7 +81,7 @@ class PodTemplate:
     """A pod template of the environment: whose it is, and the pod spec it stamps out."""
 
     owner: str
-    """Plain words for the owner: `the service 'manager'`, `the training job 'run-7'`."""
+    """Plain words for the owner: `the workload 'manager'`, `the training job 'run-7'`."""
     ref: str
     """`Kind/name` of the owner."""
     spec: Mapping[str, Any]
@@ -80,6 +106,28 @@ class Environment:
     claims: Mapping[str, GetRead] = field(default_factory=dict)
     storage_types: Mapping[str, GetRead] = field(default_factory=dict)
     credentials: GetRead | None = None
+    namespace_object: GetRead = _NOT_READ
+    """The namespace itself: its phase and its labels (Pod Security, webhook selectors)."""
+    quotas: ListRead = _NOT_READ
+    webhook_configurations: Mapping[Kind, ListRead] = field(default_factory=dict)
+    endpoint_slices: Mapping[tuple[str, str], ListRead] = field(default_factory=dict)
+    """Per (namespace, name) of a Service behind a webhook that pod creation calls."""
+    trial: CreateResult | None = None
+    """The server's answer to the trial start; None when none was made."""
+    refresh_failures: ListRead | None = None
+    """refresh's failed-rollout Events, read only when a workload shows refresh attempts."""
+
+    def namespace_labels(self) -> Mapping[str, str] | None:
+        """The namespace's labels; None when the namespace could not be read."""
+        return namespace_labels(self.namespace_object)
+
+    def training_pod_labels(self) -> Mapping[str, str] | None:
+        """The labels the next training job's pods get; None when no training job shows them."""
+        return training_pod_labels(self.jobs)
+
+    def pod_create_webhooks(self) -> list[Webhook]:
+        """The webhooks that creating the training job's pod calls (or may call)."""
+        return webhooks_called(self.webhook_configurations, self.namespace_object, self.jobs)
 
     def unread_template_sources(self) -> list[tuple[Kind, CantRead]]:
         """The lists the pod templates come from that could not be read.
@@ -110,16 +158,46 @@ def templates_of(workloads: Mapping[Kind, ListRead], jobs: ListRead) -> list[Pod
     return found
 
 
+def namespace_labels(namespace_object: GetRead) -> Mapping[str, str] | None:
+    """The namespace's labels; None when the namespace could not be read."""
+    return o.labels_of(namespace_object.obj) if isinstance(namespace_object, Got) else None
+
+
+def training_pod_labels(jobs: ListRead) -> Mapping[str, str] | None:
+    """The labels the next training job's pods get; None when no training job shows them."""
+    job = newest_job(jobs)
+    return labels_of_template(job) if job is not None else None
+
+
+def webhooks_called(
+    webhook_configurations: Mapping[Kind, ListRead], namespace_object: GetRead, jobs: ListRead
+) -> list[Webhook]:
+    """The webhooks that creating the training job's pod calls (or may call).
+
+    A function of three reads, so `gather` can look up their Services before the rest is in."""
+    configurations = [
+        item
+        for kind in WEBHOOK_KINDS
+        if isinstance(read := webhook_configurations.get(kind), Listed)
+        for item in read.items
+    ]
+    return pod_create_webhooks(
+        configurations, namespace_labels(namespace_object), training_pod_labels(jobs)
+    )
+
+
 @dataclass(frozen=True)
 class Unreachable:
-    """The cluster could not be reached at all; nothing was read."""
+    """The cluster could not be reached, or refused the login: nothing was read."""
 
     cant_read: CantRead
 
 
 def owner_words(obj: Mapping[str, Any]) -> str:
-    """Plain words for a workload: `the service 'manager'`, `the training job 'run-7'`."""
-    noun = "training job" if obj.get("kind") == "Job" else "service"
+    """Plain words for a workload: `the workload 'manager'`, `the training job 'run-7'`.
+
+    Not "service": that is a different thing to anyone who knows Kubernetes."""
+    noun = "training job" if obj.get("kind") == "Job" else "workload"
     return f"the {noun} '{o.name_of(obj)}'"
 
 
@@ -151,6 +229,7 @@ def gather(
     namespace: str,
     now: datetime,
     settings: DoctorSettings,
+    creator: PodCreator | None = None,
     in_flight: int = IN_FLIGHT,
 ) -> Environment | Unreachable:
     """Make every read doctor needs, once. Stops at once if the cluster cannot be reached.
@@ -159,11 +238,14 @@ def gather(
     login once). The other reads then go out together, at most `in_flight` at a time, each
     as soon as what it depends on is in: the gets that follow from the templates are made
     while the cluster's pods still stream. The reads, and their order, are the same for any
-    `in_flight` (1 is one after another).
+    `in_flight` (1 is one after another). The trial start is made only when asked for and
+    `creator` is given (never offline).
     """
     first = reader.list(Kind.DEPLOYMENT, namespace=namespace)
-    if isinstance(first, CantRead) and not first.reached:
-        return Unreachable(first)
+    if isinstance(first, CantRead) and (
+        not first.reached or first.failure is ReadFailure.UNAUTHORIZED
+    ):
+        return Unreachable(first)  # a refused login refuses every later read too
     with ReadSchedule(in_flight) as schedule:
 
         def listing(kind: Kind, where: str | None = namespace) -> Pending[ListRead]:
@@ -185,9 +267,31 @@ def gather(
                 Kind.POD, CapacityTally(namespace), namespace=None, fields=HOLDING_CAPACITY
             )
         )
+        namespace_object = schedule.submit(
+            partial(reader.get, Kind.NAMESPACE, namespace, namespace=None)
+        )
+        quotas = listing(Kind.RESOURCE_QUOTA)
+        webhook_lists = {kind: listing(kind, None) for kind in WEBHOOK_KINDS}
         workloads: dict[Kind, ListRead] = {Kind.DEPLOYMENT: first}
         workloads.update({kind: read.result() for kind, read in later_workloads.items()})
-        templates = templates_of(workloads, jobs.result())
+        # refresh's own word on why it failed, only where its annotations say it has been trying.
+        failures = (
+            schedule.submit(
+                partial(reader.list, Kind.EVENT, namespace=namespace, fields=REFRESH_FAILURE_EVENTS)
+            )
+            if any(refresh_tried(o.annotations_of(w)) for w in _listed(workloads))
+            else None
+        )
+        job_list = jobs.result()
+        job = newest_job(job_list)
+        trial = (
+            schedule.submit(
+                partial(creator.create, Kind.POD, trial_pod(job), namespace=namespace, dry_run=True)
+            )
+            if settings.admission_dry_run and creator is not None and job is not None
+            else None
+        )
+        templates = templates_of(workloads, job_list)
         service_accounts = get_each(
             Kind.SERVICE_ACCOUNT, [o.service_account_name(t.spec) for t in templates]
         )
@@ -220,12 +324,29 @@ def gather(
             if isinstance(read, Got):
                 secret_names += o.pull_secret_names(read.obj)
         secrets = get_each(Kind.SECRET, secret_names)
+        namespace_read = namespace_object.result()
+        webhook_configurations = {kind: read.result() for kind, read in webhook_lists.items()}
+        # A webhook's Service is looked up only once the webhooks pod creation calls are known.
+        called = webhooks_called(webhook_configurations, namespace_read, job_list)
+        services = dict.fromkeys(h.service for h in called if h.service)
+        slices = {
+            service: schedule.submit(
+                partial(
+                    reader.list,
+                    Kind.ENDPOINT_SLICE,
+                    namespace=service[0],
+                    labels={SERVICE_NAME_LABEL: service[1]},
+                )
+            )
+            for service in services
+            if service is not None
+        }
         return Environment(
             namespace=namespace,
             now=now,
             settings=settings,
             workloads=workloads,
-            jobs=jobs.result(),
+            jobs=job_list,
             pods=pods.result(),
             limit_ranges=limit_ranges.result(),
             nodes=nodes.result(),
@@ -235,7 +356,22 @@ def gather(
             claims=claims,
             storage_types=results(storage_types),
             credentials=None if credentials is None else credentials.result(),
+            namespace_object=namespace_read,
+            quotas=quotas.result(),
+            webhook_configurations=webhook_configurations,
+            endpoint_slices={service: read.result() for service, read in slices.items()},
+            trial=None if trial is None else trial.result(),
+            refresh_failures=None if failures is None else failures.result(),
         )
+
+
+def refresh_tried(annotations: Mapping[str, str]) -> bool:
+    """refresh has counted restart attempts here that it has not recorded as done, or latched."""
+    return bool(annotations.get(ATTEMPTS) or annotations.get(LATCHED))
+
+
+def _listed(workloads: Mapping[Kind, ListRead]) -> list[KubeObject]:
+    return [item for read in workloads.values() if isinstance(read, Listed) for item in read.items]
 
 
 def results(reads: Mapping[str, Pending[GetRead]]) -> dict[str, GetRead]:

@@ -10,6 +10,7 @@ class CheckId(StrEnum):
     CREDENTIALS = "credentials"
     IMAGE_PULL = "image-pull"
     STORAGE = "storage"
+    ADMISSION = "admission"
     WORKLOADS = "workloads"
     CAPACITY = "capacity"
     PROBES = "probes"

@@ -1,9 +1,26 @@
-"""Rendering a doctor report: text for people (rich markup), a JSON document for machines."""
+"""Rendering a doctor report: text for people (rich markup), a JSON document for machines.
+
+The JSON document (`schema_version` 1): `verdict` (ready, not-ready, unknown), `exit_code`,
+`headline` {check, code, status, rule, text, remedy}, `findings` [{check, status, basis, code,
+headline, remedy, details, objects}] and `coverage` {checked, not_checked [{check, reason}]}.
+`check` is one of, in root-cause order: credentials, image-pull, storage, admission (the API
+server's gates: namespace state, ResourceQuota, webhooks, Pod Security, the trial start; codes
+`admission.*`, docs/admission.md), workloads, capacity (the scheduler's fit rules), probes,
+freshness. `status` is ok, warn, fail or unknown; `basis` is measured, inferred or cant-check.
+A run that could not start checking (kubeconfig unusable, a bad setting) still prints one
+document: verdict `unknown`, its exit code, headline code `setup-failed` (`bad-usage` for exit
+64, `internal-error` for 1) with the reason as its text, and no findings.
+`objects` name what a finding looked at as `Kind/name`, or `Kind/namespace/name` for an object
+in another namespace than the one checked (a webhook's Service).
+"""
 
 from typing import Any
 
 from truegreen.doctor.findings import Finding, Status
 from truegreen.doctor.rollup import Report, Verdict
+from truegreen.exitcodes import ExitCode
+from truegreen.textsafe import terminal_safe
+from truegreen.wrapping import wrap
 
 
 def _escape(text: str) -> str:
@@ -21,10 +38,11 @@ _GLYPHS = {
     Status.UNKNOWN: "[magenta]?[/]",
 }
 _VERDICT_WORDS = {
-    Verdict.READY: "[bold green]READY[/]",
-    Verdict.NOT_READY: "[bold red]NOT READY[/]",
-    Verdict.UNKNOWN: "[bold magenta]COULD NOT CHECK[/]",
+    Verdict.READY: ("[bold green]READY[/]", "READY"),
+    Verdict.NOT_READY: ("[bold red]NOT READY[/]", "NOT READY"),
+    Verdict.UNKNOWN: ("[bold magenta]COULD NOT CHECK[/]", "COULD NOT CHECK"),
 }
+"""Each verdict as markup, and as the plain words whose width the markup takes."""
 
 
 def to_json(report: Report) -> dict[str, Any]:
@@ -52,6 +70,31 @@ def to_json(report: Report) -> dict[str, Any]:
     }
 
 
+def failure_json(exit_code: int, what: str, todo: str) -> dict[str, Any]:
+    """The document of a run that could not start checking (a kubeconfig that cannot be used,
+    a bad setting, a bug): verdict `unknown`, its exit code, the headline saying why, no
+    findings. Same shape as a report, so a machine reads one document per run."""
+    code = {
+        ExitCode.USAGE: "bad-usage",
+        ExitCode.BROKEN: "internal-error",
+    }.get(ExitCode(exit_code), "setup-failed")
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "verdict": Verdict.UNKNOWN.value,
+        "exit_code": exit_code,
+        "headline": {
+            "check": None,
+            "code": code,
+            "status": Status.UNKNOWN.value,
+            "rule": code,
+            "text": what,
+            "remedy": todo,
+        },
+        "findings": [],
+        "coverage": {"checked": [], "not_checked": []},
+    }
+
+
 def _finding_json(finding: Finding) -> dict[str, Any]:
     return {
         "check": finding.check.value,
@@ -65,41 +108,60 @@ def _finding_json(finding: Finding) -> dict[str, Any]:
     }
 
 
-def to_text(report: Report, *, verbose: bool) -> list[str]:
-    """Rich markup lines: headline, remedy, also-lines, coverage; details when verbose."""
+def to_text(report: Report, *, verbose: bool, width: int | None = None) -> list[str]:
+    """Rich markup lines: headline, remedy, also-lines, coverage; details when verbose.
+    With `width` (a terminal's), every line is wrapped at word boundaries to fit it."""
     headline = report.headline
-    lines = [
-        f"{_GLYPHS[headline.status]} {_VERDICT_WORDS[report.verdict]}  {_escape(headline.text)}"
-    ]
+    verdict = _VERDICT_WORDS[report.verdict]
+    lines = _wrapped(
+        f"{_GLYPHS[headline.status]} {verdict[0]}  ", 4 + len(verdict[1]), headline.text, width, 2
+    )
     if headline.remedy:
-        lines.append(f"  → {_escape(headline.remedy)}")
+        lines += _wrapped("  → ", 4, headline.remedy, width, 4)
     if verbose and headline.finding is not None:
-        lines += _detail_lines(headline.finding, indent="    ")
+        lines += _detail_lines(headline.finding, 4, width)
     if report.also:
         lines.append("")
         lines.append("Also:")
         for finding in report.also:
-            lines.append(f"  {_GLYPHS[finding.status]} {_escape(finding.headline)}")
+            lines += _wrapped(f"  {_GLYPHS[finding.status]} ", 4, finding.headline, width, 4)
             if verbose:
-                lines.append(f"      → {_escape(finding.remedy)}")
-                lines += _detail_lines(finding, indent="      ")
+                lines += _wrapped("      → ", 8, finding.remedy, width, 8)
+                lines += _detail_lines(finding, 6, width)
     lines.append("")
-    lines.append(_escape(coverage_line(report)))
+    lines += _wrapped("", 0, coverage_line(report), width, 2)
     if verbose:
         lines.append("")
         lines.append("Checks:")
+        # columns as wide as their longest entry, so that the table fits narrow terminals
+        checks = max((len(f.check.value) for f in report.findings), default=0)
+        codes = max((len(f.code) for f in report.findings), default=0)
         for finding in report.findings:
-            lines.append(
-                f"  {_GLYPHS[finding.status]} {finding.check.value:<11} {finding.code:<36} "
-                f"{finding.basis.value}"
-            )
+            row = f"{finding.check.value:<{checks}}  {finding.code:<{codes}}  {finding.basis.value}"
+            if width is None or 4 + len(row) <= width:
+                lines.append(f"  {_GLYPHS[finding.status]} {_escape(row)}")
+            else:  # too narrow for the columns: the row's words, wrapped
+                lines += _wrapped(f"  {_GLYPHS[finding.status]} ", 4, row, width, 6)
     return lines
 
 
-def _detail_lines(finding: Finding, indent: str) -> list[str]:
-    lines = [f"{indent}[dim]{_escape(d)}[/]" for d in finding.details]
+def _wrapped(prefix: str, taken: int, text: str, width: int | None, indent: int) -> list[str]:
+    """`prefix` (markup, `taken` columns wide) then `text`, wrapped and shown safely."""
+    first, *rest = wrap(terminal_safe(text), width, first=taken, indent=indent)
+    return [prefix + _escape(first), *(_escape(line) for line in rest)]
+
+
+def _detail_lines(finding: Finding, indent: int, width: int | None) -> list[str]:
+    texts = [*finding.details]
     if finding.objects:
-        lines.append(f"{indent}[dim]objects: {_escape(', '.join(finding.objects))}[/]")
+        texts.append(f"objects: {', '.join(finding.objects)}")
+    lines = []
+    for text in texts:
+        first, *rest = wrap(terminal_safe(text), width, first=indent, indent=indent + 2)
+        lines += [
+            f"{' ' * indent}[dim]{_escape(first)}[/]",
+            *(f"[dim]{_escape(r)}[/]" for r in rest),
+        ]
     return lines
 
 
@@ -112,7 +174,11 @@ def coverage_line(report: Report) -> str:
         by_reason: dict[str, list[str]] = {}
         for entry in unknown:
             by_reason.setdefault(entry.reason, []).append(entry.check.value)
-        reasons = "; ".join(f"{', '.join(checks)}: {why}" for why, checks in by_reason.items())
+        said = report.headline.finding.why if report.headline.finding is not None else ""
+        reasons = "; ".join(
+            f"{', '.join(checks)}: {'as said above' if why == said else why}"
+            for why, checks in by_reason.items()
+        )
         text += f", {len(unknown)} could not be checked ({reasons})"
     text += "."
     not_asked = [n.check.value for n in report.not_checked if not n.asked]

@@ -36,15 +36,26 @@ class HeadlineRule:
         )
 
 
-ROOT_CAUSE_CHECKS = frozenset({CheckId.CREDENTIALS, CheckId.IMAGE_PULL, CheckId.STORAGE})
-WAIT_FOR_RUNNING_JOB = "capacity.held-by-running-job"
+# Admission is a root cause: a refused pod never exists, so the pods and rollouts waiting for it
+# are its symptoms.
+ROOT_CAUSE_CHECKS = frozenset(
+    {CheckId.CREDENTIALS, CheckId.IMAGE_PULL, CheckId.STORAGE, CheckId.ADMISSION}
+)
+WAIT_FOR_RUNNING_JOB = frozenset(
+    {"capacity.held-by-running-job", "admission.quota-held-by-running-job"}
+)
+# No read could be made at all: the cluster was not reached, or no login was made or accepted.
+NOTHING_READ = frozenset({"cluster-unreachable", "cluster-login-failed", "cluster-login-refused"})
+# A namespace being deleted (or gone) refuses everything; nothing else is worth fixing first.
+NAMESPACE_CLOSED = frozenset({"admission.namespace-terminating", "admission.namespace-missing"})
 
 HEADLINE_RULES: tuple[HeadlineRule, ...] = (
-    HeadlineRule("cluster-unreachable", Status.UNKNOWN, codes=frozenset({"cluster-unreachable"})),
+    HeadlineRule("cluster-unreachable", Status.UNKNOWN, codes=NOTHING_READ),
+    HeadlineRule("namespace-closed", Status.FAIL, Basis.MEASURED, codes=NAMESPACE_CLOSED),
     HeadlineRule("root-cause-failure", Status.FAIL, Basis.MEASURED, checks=ROOT_CAUSE_CHECKS),
     HeadlineRule("measured-failure", Status.FAIL, Basis.MEASURED),
     HeadlineRule("inferred-failure", Status.FAIL, Basis.INFERRED),
-    HeadlineRule("waiting-for-running-job", Status.WARN, codes=frozenset({WAIT_FOR_RUNNING_JOB})),
+    HeadlineRule("waiting-for-running-job", Status.WARN, codes=WAIT_FOR_RUNNING_JOB),
     HeadlineRule("could-not-check", Status.UNKNOWN),
     HeadlineRule("warning", Status.WARN),
 )

@@ -1,10 +1,12 @@
 """doctor from end to end: gather once, run every check, roll up."""
 
+from dataclasses import dataclass
 from datetime import datetime
 
-from truegreen.cluster import ClusterReader
+from truegreen.cluster import CantRead, ClusterReader, ReadFailure
 from truegreen.cluster.redact import RedactingReader
 from truegreen.doctor.checks import (
+    admission,
     capacity,
     credentials,
     freshness,
@@ -14,15 +16,17 @@ from truegreen.doctor.checks import (
     workloads,
 )
 from truegreen.doctor.checks.base import Check
-from truegreen.doctor.environment import DoctorSettings, Unreachable, gather
+from truegreen.doctor.environment import DoctorSettings, PodCreator, Unreachable, gather
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
 from truegreen.doctor.wording import plain_connection_why, render
+from truegreen.kubectl import Kubectl
 
 CHECKS: tuple[tuple[CheckId, Check], ...] = (
     (CheckId.CREDENTIALS, credentials.check),
     (CheckId.IMAGE_PULL, image_pull.check),
     (CheckId.STORAGE, storage.check),
+    (CheckId.ADMISSION, admission.check),
     (CheckId.WORKLOADS, workloads.check),
     (CheckId.CAPACITY, capacity.check),
     (CheckId.PROBES, probes.check),
@@ -31,39 +35,113 @@ CHECKS: tuple[tuple[CheckId, Check], ...] = (
 _NO_CREDENTIALS = "not asked for: pass --credentials-secret NAME:KEY1,KEY2"
 
 
+@dataclass(frozen=True)
+class Where:
+    """Which cluster doctor read, and as whom, for the lines that say it could not."""
+
+    server: str
+    source: str
+    """Where the connection settings came from: a kubeconfig path, `in-cluster`, a snapshot."""
+    login: str = ""
+    """Plain words naming the login (`user 'admin'`, `the credential plugin aws of user …`)."""
+    login_command: str | None = None
+    """The credential plugin's command, when one logs in."""
+
+
+# The usual way to log in again for the credential plugins of the big clouds, by command name.
+_PLUGIN_LOGINS = {
+    "aws": "aws sso login",
+    "aws-iam-authenticator": "aws sso login",
+    "gke-gcloud-auth-plugin": "gcloud auth login",
+    "kubelogin": "az login",
+    "doctl": "doctl auth init",
+}
+
+
 def diagnose(
-    reader: ClusterReader, namespace: str, now: datetime, settings: DoctorSettings, source: str
+    reader: ClusterReader,
+    namespace: str,
+    now: datetime,
+    settings: DoctorSettings,
+    where: Where,
+    creator: PodCreator | None = None,
 ) -> Report:
-    """Check one namespace. `source` names where the connection settings came from."""
+    """Check one namespace. `where` names the cluster and login for the lines that say it could
+    not be read; `creator` makes the trial start when one is asked for (live only)."""
     ran = [check for check, _ in CHECKS if check is not CheckId.CREDENTIALS or settings.credentials]
     skipped = (
         []
         if settings.credentials
         else [NotChecked(CheckId.CREDENTIALS, _NO_CREDENTIALS, asked=False)]
     )
-    gathered = gather(RedactingReader(reader), namespace, now, settings)
+    gathered = gather(RedactingReader(reader), namespace, now, settings, creator)
     if isinstance(gathered, Unreachable):
-        return roll_up(unreachable_findings(ran, gathered, source), ran, skipped)
+        return roll_up(unreachable_findings(ran, gathered, where, settings.kubectl), ran, skipped)
     findings = [f for check, run in CHECKS if check in ran for f in run(gathered)]
     return roll_up(findings, ran, skipped)
 
 
 def unreachable_findings(
-    ran: list[CheckId], unreachable: Unreachable, source: str
+    ran: list[CheckId], unreachable: Unreachable, where: Where, kubectl: Kubectl
 ) -> list[Finding]:
-    """Every check unknown, for one reason: the cluster could not be reached."""
-    why = plain_connection_why(unreachable.cant_read)
-    headline, remedy = render("cluster-unreachable", why=why, source=source)
+    """Every check unknown, for one reason: the cluster could not be reached, or it refused the
+    login. One headline says which server, which login, and what to do."""
+    cant = unreachable.cant_read
+    check = kubectl.cluster("auth", "whoami")
+    if cant.failure is ReadFailure.UNAUTHORIZED and not cant.reached:
+        # No login could be made: the plugin's (or the token file's) own words say why.
+        code, why = "cluster-login-failed", _without_todo(cant)
+        fields = {"why": why, "todo": _login_todo(where, cant.todo)}
+    elif cant.failure is ReadFailure.UNAUTHORIZED:
+        code = "cluster-login-refused"
+        message = cant.server_message or "401 Unauthorized"
+        why = f"the cluster did not accept the login of {where.login or 'this user'}"
+        fields = {
+            "login": where.login or "this user",
+            "message": message.rstrip("."),
+            "todo": _login_todo(where, ""),
+        }
+    else:
+        code, why = "cluster-unreachable", plain_connection_why(cant)
+        fields = {"why": why}
+        check = kubectl.cluster("cluster-info")
+    headline, remedy = render(code, server=where.server, source=where.source, check=check, **fields)
     return [
         Finding(
-            check,
+            check_id,
             Status.UNKNOWN,
             Basis.CANT_CHECK,
-            "cluster-unreachable",
+            code,
             headline,
             remedy,
-            (unreachable.cant_read.reason,),
-            why=f"the cluster could not be reached ({why})",
+            (cant.reason,),
+            why=why,
         )
-        for check in ran
+        for check_id in ran
     ]
+
+
+def _without_todo(cant: CantRead) -> str:
+    """The failure's words without the advice at their end (the remedy gives it)."""
+    ending = f". {cant.todo}"
+    reason = (
+        cant.reason[: -len(ending)] if cant.todo and cant.reason.endswith(ending) else cant.reason
+    )
+    return reason.rstrip(".")
+
+
+def _login_todo(where: Where, advice: str) -> str:
+    """What to do about a login: the cloud's own login command, the plugin's advice, or the
+    place the login details are kept."""
+    command = where.login_command
+    name = command.rsplit("/", 1)[-1] if command else ""
+    if name in _PLUGIN_LOGINS:
+        return f"log in again with `{_PLUGIN_LOGINS[name]}`"
+    if advice:
+        return advice.removesuffix(", then retry")
+    if command:
+        return f"log in again the way the plugin `{name}` expects"
+    return (
+        f"check the login details of {where.login or 'this user'} in {where.source}: they may "
+        "have expired or been revoked"
+    )

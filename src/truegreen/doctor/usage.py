@@ -19,6 +19,8 @@ from truegreen.quantity import QuantityError, Resources
 
 AnyMapping = dict[str, Any] | None
 _NOTHING = msgspec.Raw(b"null")
+HOLDERS_KEPT = 3
+"""Per machine and resource, how many of the largest holders are kept to be named."""
 
 
 # What the capacity check keeps of a pod, each field checked for its type.
@@ -54,7 +56,10 @@ class _Status(msgspec.Struct, omit_defaults=True, rename="camel"):
     conditions: list[_Condition] | None = None
 
 
-class _Pod(msgspec.Struct, omit_defaults=True, rename="camel"):
+class CheckedPodView(msgspec.Struct, omit_defaults=True, rename="camel"):
+    """`PodView`'s fields, every one checked as it is decoded: how the monitor holds a pod
+    from a watch, where a malformed pod must end the stream, not a later sum."""
+
     metadata: _Metadata = msgspec.field(default_factory=_Metadata)
     spec: _Spec = msgspec.field(default_factory=_Spec)
     status: _Status = msgspec.field(default_factory=_Status)
@@ -102,6 +107,17 @@ class PodView(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
     status: _RawStatus = msgspec.field(default_factory=_RawStatus)
 
 
+class Holder(msgspec.Struct, frozen=True):
+    """One pod among the largest holders of a resource on its machine, and what owns it."""
+
+    namespace: str
+    pod: str
+    owner_kind: str
+    """The kind of the pod's controller (`ReplicaSet`, `StatefulSet`, `Job`); "" for none."""
+    owner: str
+    requested: dict[str, int]
+
+
 class MachineUsage(msgspec.Struct, frozen=True):
     """What the pods bound to one machine reserve, in scheduler units."""
 
@@ -117,6 +133,9 @@ class ClusterUsage(msgspec.Struct, frozen=True):
     pods_here: list[dict[str, Any]] = msgspec.field(default_factory=list)
     invalid: str = ""
     """The first resource amount that is not a quantity; the sums cannot be trusted then."""
+    holders: dict[str, list[Holder]] = msgspec.field(default_factory=dict)
+    """Per machine, the pods that hold the most of each resource (HOLDERS_KEPT per resource),
+    so a finding can name what holds the room (older snapshots have none)."""
 
     def reserved_on(self, machine: str) -> tuple[Resources, int]:
         """What the pods on `machine` reserve, and how many there are."""
@@ -134,6 +153,8 @@ class CapacityTally:
 
     def __init__(self, namespace: str) -> None:
         self._namespace = namespace
+        self.namespace = namespace
+        """Whose pods are kept whole (as `ClusterUsage.pods_here`)."""
         self._requested: dict[str, dict[str, int]] = {}
         self._pods: dict[str, int] = {}
         self._here: list[dict[str, Any]] = []
@@ -141,21 +162,23 @@ class CapacityTally:
         # Pods share shapes (replicas one spec, services the same sizes): each distinct shape
         # is summed up once, not per pod.
         self._requests_by_shape: dict[bytes, Resources] = {}
+        # Per machine and resource, the largest holders as (amount, namespace, pod) → Holder.
+        self._largest: dict[str, dict[str, dict[tuple[int, str, str], Holder]]] = {}
 
     def add(self, item: PodView) -> None:
         """Count one pod; Succeeded and Failed pods hold nothing (the scheduler skips them)."""
         if item.status.phase in TERMINATED_PHASES:
             return
         if item.metadata.namespace == self._namespace:
-            self._here.append(msgspec.to_builtins(_checked(item, _Pod)))
+            self._here.append(pod_whole(item))
         machine = item.spec.node_name
         if not machine:
             return
-        shape = _shape(item.spec)
+        shape = request_shape(item.spec)
         requests = self._requests_by_shape.get(shape)
         if requests is None:
             try:
-                requests = pod_requests(msgspec.to_builtins(_checked(item.spec, _Spec)))
+                requests = requests_of(item.spec)
             except QuantityError as error:
                 self._invalid = self._invalid or str(error)
                 return
@@ -164,13 +187,39 @@ class CapacityTally:
         for resource, amount in requests.amounts:
             sums[resource] = sums.get(resource, 0) + amount
         self._pods[machine] = self._pods.get(machine, 0) + 1
+        self._keep_if_largest(machine, item, requests)
+
+    def _keep_if_largest(self, machine: str, item: PodView, requests: Resources) -> None:
+        """Keep `item` among its machine's largest holders of any resource it requests."""
+        largest = self._largest.setdefault(machine, {})
+        holder: Holder | None = None
+        for resource, amount in requests.amounts:
+            kept = largest.setdefault(resource, {})
+            key = (amount, item.metadata.namespace or "", item.metadata.name or "")
+            if len(kept) >= HOLDERS_KEPT:
+                smallest = min(kept)
+                if key <= smallest:
+                    continue
+                del kept[smallest]
+            holder = holder or holder_of(item, requests)
+            kept[key] = holder
 
     def summary(self) -> dict[str, Any]:
         """The sums per machine, this namespace's pods and the first invalid amount."""
+        holders = {
+            machine: sorted(
+                {
+                    (h.namespace, h.pod): h for kept in by_resource.values() for h in kept.values()
+                }.values(),
+                key=lambda h: (h.namespace, h.pod),
+            )
+            for machine, by_resource in sorted(self._largest.items())
+        }
         usage = ClusterUsage(
             {m: MachineUsage(self._pods[m], self._requested[m]) for m in sorted(self._pods)},
             self._here,
             self._invalid,
+            holders,
         )
         result: dict[str, Any] = msgspec.to_builtins(usage)
         return result
@@ -182,7 +231,19 @@ def _checked(view: msgspec.Struct, fields: type[msgspec.Struct]) -> Any:
     return msgspec.json.decode(msgspec.json.encode(view), type=fields)
 
 
-def _shape(spec: _RawSpec) -> bytes:
+def pod_whole(item: PodView | CheckedPodView) -> dict[str, Any]:
+    """A pod of this namespace as the capacity check keeps it, every field decoded."""
+    whole: dict[str, Any] = msgspec.to_builtins(_checked(item, CheckedPodView))
+    return whole
+
+
+def requests_of(spec: _RawSpec | _Spec) -> Resources:
+    """What a pod with `spec` requests of its machine; QuantityError for an amount that is not
+    a quantity."""
+    return pod_requests(msgspec.to_builtins(_checked(spec, _Spec)))
+
+
+def request_shape(spec: _RawSpec | _Spec) -> bytes:
     """All a pod's requests depend on: its containers' resources and restart policies (not
     their names), overhead and pod-level resources."""
     return msgspec.json.encode(
@@ -192,6 +253,23 @@ def _shape(spec: _RawSpec) -> bytes:
             spec.overhead,
             spec.resources,
         )
+    )
+
+
+def holder_of(item: PodView | CheckedPodView, requests: Resources) -> Holder:
+    """`item` as a holder of room on its machine: its name, its controller and its requests.
+
+    A raw view's owner references are decoded here, for the few pods kept as holders."""
+    refs = item.metadata.owner_references
+    if isinstance(refs, msgspec.Raw):
+        refs = msgspec.json.decode(refs, type=list[dict[str, Any]] | None)
+    controller = next((ref for ref in refs or [] if ref.get("controller")), {})
+    return Holder(
+        item.metadata.namespace or "",
+        item.metadata.name or "",
+        str(controller.get("kind", "")),
+        str(controller.get("name", "")),
+        requests.as_dict(),
     )
 
 

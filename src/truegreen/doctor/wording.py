@@ -9,6 +9,7 @@ from string import Formatter
 from typing import Final
 
 from truegreen.cluster import CantRead, Kind, ReadFailure
+from truegreen.kubectl import Kubectl, truegreen_command
 
 
 @dataclass(frozen=True)
@@ -29,109 +30,194 @@ class Wording:
         )
 
 
-_VERBOSE = "Run with --verbose for the details."
-_PERMISSION = "Run with --verbose to see which read failed; check your access or the network."
-
 WORDING: Final[dict[str, Wording]] = {
     # -- the whole cluster ----------------------------------------------------------------
     "cluster-unreachable": Wording(
-        "Couldn't reach the cluster: {why}.",
-        "Check the cluster address in {source} and your network, then run again.",
+        "Couldn't reach the cluster at {server}: {why}.",
+        "Check the cluster address in {source} and your network, then run again; {check} "
+        "shows whether kubectl gets through.",
+    ),
+    "cluster-login-failed": Wording(
+        "Couldn't log in to the cluster at {server}: {why}.",
+        "{todo}, then run again; {check} shows whether the login works.",
+    ),
+    "cluster-login-refused": Wording(
+        "The cluster at {server} did not accept the login of {login}: {message}.",
+        "{todo}, then run again; {check} shows whether the login works.",
     ),
     "ready": Wording("Ready: training can run.", ""),
+    "monitor-stale": Wording(
+        "Couldn't keep the verdict current: nothing was confirmed for {age} seconds.",
+        "Check that truegreen monitor is running and can reach the cluster; its log says why.",
+    ),
     # -- credentials ----------------------------------------------------------------------
     "credentials.ok": Wording("The backend login details are in place.", ""),
     "credentials.missing": Wording(
         "Training can't reach its backend: the stored login '{name}' doesn't exist.",
-        "Create '{name}' with the keys {keys}, then restart the environment's services.",
+        "Create it with {command}, then restart the environment's workloads.",
     ),
     "credentials.keys-missing": Wording(
         "Training can't reach its backend: the stored login '{name}' lacks {keys}.",
-        "Add {keys} to '{name}', then restart the environment's services.",
+        "Add {keys} with {command}, then restart the environment's workloads.",
     ),
     "credentials.keys-empty": Wording(
         "Training can't reach its backend: the stored login '{name}' has empty {keys}.",
-        "Fill in {keys} in '{name}', then restart the environment's services.",
+        "Fill in {keys} with {command}, then restart the environment's workloads.",
     ),
     "credentials.cant-read": Wording(
         "Couldn't check the backend login details: {why}.",
-        _PERMISSION,
+        "{remedy}",
     ),
     # -- image pull -----------------------------------------------------------------------
     "image-pull.ok": Wording("Every training image has the registry login it needs.", ""),
     "image-pull.login-missing": Wording(
         "Training images can't be downloaded: the registry login '{name}' doesn't exist.",
-        "Create the registry login '{name}' for {registries}, or stop referring to it.",
+        "Create it for {registries} with {command}, or stop referring to it.",
     ),
     "image-pull.login-wrong-type": Wording(
         "Training images can't be downloaded: '{name}' is not a registry login.",
-        "Recreate '{name}' with the type kubernetes.io/dockerconfigjson.",
+        "Delete it with {delete} and create it again with {command}.",
     ),
     "image-pull.login-damaged": Wording(
         "Training images can't be downloaded: the registry login '{name}' is damaged.",
-        "Recreate '{name}' from a working docker login.",
+        "Delete it with {delete} and create it again with {command}.",
     ),
     "image-pull.no-login-for-registry": Wording(
         "Training images from {registry} can't be downloaded: no registry login covers it.",
-        "Add login details for {registry} to one of the registry logins in use ({names}).",
+        "Add a login for {registry} to one of the registry logins in use ({names}), or create "
+        "one with {command} and name it in the workload's settings.",
     ),
     "image-pull.cant-read": Wording(
         "Couldn't check whether training images can be downloaded: {why}.",
-        _PERMISSION,
+        "{remedy}",
     ),
     # -- storage --------------------------------------------------------------------------
     "storage.ok": Wording("Every dataset volume is ready.", ""),
     "storage.volume-missing": Wording(
         "The dataset volume '{name}' doesn't exist, so what uses it can't start.",
-        "Create the volume '{name}', or fix its name in the environment's settings.",
+        "Create the volume '{name}', or fix its name in the environment's settings; "
+        "{command} lists the volumes there are.",
     ),
     "storage.volume-unbound": Wording(
         "The dataset volume '{name}' has no storage behind it yet ({state}).",
-        "Check that the storage type '{storage_type}' can provide it; ask your cluster "
-        "admin whether storage has run out.",
+        "See why with {command}; check that the storage type '{storage_type}' can provide "
+        "it, and ask your cluster admin whether storage has run out.",
     ),
     "storage.volume-lost": Wording(
         "The dataset volume '{name}' lost its storage.",
-        "Restore the volume from a backup or recreate it; ask your cluster admin.",
+        "Restore the volume from a backup or recreate it; {command} shows what it was bound "
+        "to. Ask your cluster admin.",
     ),
     "storage.type-missing": Wording(
         "The dataset volume '{name}' asks for a storage type '{storage_type}' that doesn't exist.",
-        "Use an existing storage type for '{name}', or ask your cluster admin to add it.",
+        "Use an existing storage type for '{name}' ({command} lists them), or ask your cluster "
+        "admin to add it.",
     ),
-    "storage.cant-read": Wording("Couldn't check the dataset volumes: {why}.", _PERMISSION),
+    "storage.cant-read": Wording("Couldn't check the dataset volumes: {why}.", "{remedy}"),
+    # -- admission ------------------------------------------------------------------------
+    "admission.ok": Wording("New training work would be let in.", ""),
+    "admission.namespace-terminating": Wording(
+        "The environment's space '{name}' is being deleted, so nothing new can start there.",
+        "Wait for the deletion to finish and set the environment up again, or ask your cluster "
+        "admin why it is being deleted.",
+    ),
+    "admission.namespace-missing": Wording(
+        "The environment's space '{name}' doesn't exist, so nothing can start there.",
+        "Check the name passed with -n ({command} lists them), or set the environment up there.",
+    ),
+    "admission.quota-exceeded": Wording(
+        "A training job can't start: the usage limit '{quota}' is reached ({shortfall}).",
+        "{free}, or ask your cluster admin to raise the limit '{quota}'.",
+    ),
+    "admission.quota-held-by-running-job": Wording(
+        "Training can run, but the running training job {jobs} uses up the limit '{quota}'; "
+        "the next one waits for it to finish.",
+        "Wait for {jobs} to finish, or ask your cluster admin to raise the limit '{quota}'.",
+    ),
+    "admission.quota-needs-sizes": Wording(
+        "A training job can't start: the usage limit '{quota}' requires every program to state "
+        "its {sizes}, and {containers} doesn't.",
+        "Set {sizes} for {containers} in the training job's settings, or give this environment "
+        "default sizes.",
+    ),
+    "admission.quota-not-counted": Wording(
+        "New work is refused until the cluster has counted what the usage limit '{quota}' holds.",
+        "Wait a minute and run again; if it stays, ask your cluster admin to check why the "
+        "limit is not counted.",
+    ),
+    "admission.security-level": Wording(
+        "The training job is refused by the environment's security level {level}: it asks "
+        "for {problems}.",
+        "Change {fields} in the training job's settings, or ask your cluster admin for a lower "
+        "security level.",
+    ),
+    "admission.webhook-down": Wording(
+        "Nothing new can start: the cluster's approval hook '{hook}' has no server running "
+        "behind it ({service}).",
+        "Bring {service} back, or ask your cluster admin to fix or remove the approval hook "
+        "'{hook}'.",
+    ),
+    "admission.webhook-down-ignored": Wording(
+        "The cluster's approval hook '{hook}' has no server running behind it ({service}); "
+        "new work starts without its approval.",
+        "Bring {service} back, or ask your cluster admin to remove the approval hook '{hook}'.",
+    ),
+    "admission.webhook-unverifiable": Wording(
+        "Couldn't check whether the approval hook '{hook}' can answer: {why}.",
+        "Run with --admission-dry-run to have the cluster try a start without keeping it.",
+    ),
+    "admission.trial-refused": Wording(
+        "The cluster refused a trial start of the training job: {reason}",
+        "Fix what the cluster names; doctor's other lines may already explain it.",
+    ),
+    "admission.trial-not-allowed": Wording(
+        "Couldn't make a trial start of the training job: no permission.",
+        "Grant the optional trial role from deploy/doctor, or run without --admission-dry-run.",
+    ),
+    "admission.trial-failed": Wording(
+        "Couldn't make a trial start of the training job: the cluster gave no usable answer.",
+        "Run again; if it stays, ask your cluster admin to check the cluster's health ({command}).",
+    ),
+    "admission.cant-read": Wording(
+        "Couldn't check whether new training work would be let in: {why}.", "{remedy}"
+    ),
     # -- workloads ------------------------------------------------------------------------
-    "workloads.ok": Wording("Every service of the environment is running and ready.", ""),
+    "workloads.ok": Wording("Every workload of the environment is running and ready.", ""),
     "workloads.none-found": Wording(
         "Found no training environment in '{namespace}'.",
-        "Check the name passed with -n, or install the environment there.",
+        "Check the name passed with -n, or install the environment there; {command} lists "
+        "what runs there.",
     ),
     "workloads.crash-loop": Wording(
         "{workload} keeps crashing and restarting.",
-        "Read its error output ({hint}) and fix what it reports.",
+        "Read its error output with {command} and fix what it reports.",
     ),
     "workloads.out-of-memory": Wording(
         "{workload} runs out of memory and is restarted.",
-        "Give it more memory in the environment's settings, or make it use less.",
+        "Give it more memory in the environment's settings, or make it use less; {command} "
+        "shows its last run.",
     ),
     "workloads.image-download-failing": Wording(
         "{workload} can't download its image {image}.",
-        "Check that the image name and tag exist and that a registry login covers them.",
+        "Check that the image name and tag exist and that a registry login covers them; "
+        "{command} shows the download error.",
     ),
     "workloads.setting-missing": Wording(
         "{workload} can't start: a stored setting or login it needs is missing.",
-        _VERBOSE,
+        "See which one with {command}, then create it.",
     ),
     "workloads.update-stuck": Wording(
         "{workload}'s latest update stopped making progress.",
-        "Look at why its new copies don't become ready. " + _VERBOSE,
+        "See why its new copies don't become ready with {command}, or go back to the "
+        "version before with {undo}.",
     ),
     "workloads.updating": Wording(
         "{workload} is being updated: {progress}.",
-        "Wait for the update to finish, then run this check again.",
+        "Wait for the update to finish ({command} follows it), then run this check again.",
     ),
     "workloads.not-ready": Wording(
         "{workload} is running but has not been ready for {age}.",
-        "It fails its own readiness check; read its output. " + _VERBOSE,
+        "It fails its own readiness check; {command} shows why.",
     ),
     "workloads.starting": Wording(
         "{workload} is still starting ({age} so far).",
@@ -139,10 +225,11 @@ WORDING: Final[dict[str, Wording]] = {
     ),
     "workloads.waiting-too-long": Wording(
         "{workload} has been waiting {age} to start.",
-        "Usually no machine has room for it; free some capacity or add a machine. " + _VERBOSE,
+        "See why with {command}; usually no machine has room for it, so free some capacity "
+        "or add a machine.",
     ),
     "workloads.cant-read": Wording(
-        "Couldn't check whether the environment's services are healthy: {why}.", _PERMISSION
+        "Couldn't check whether the environment's workloads are healthy: {why}.", "{remedy}"
     ),
     # -- capacity -------------------------------------------------------------------------
     "capacity.fits": Wording("A training job of {size} fits now.", ""),
@@ -151,13 +238,14 @@ WORDING: Final[dict[str, Wording]] = {
         "Pass --job-requests (for example cpu=4,memory=16Gi,nvidia.com/gpu=1) for a verdict.",
     ),
     "capacity.held-by-running-job": Wording(
-        "Training can run, but a running training job is using the free capacity; "
-        "the next one waits for it to finish.",
+        "Training can run, but the free capacity is held by {jobs} ({held}); the next "
+        "training job waits for it.",
         "Wait for {jobs} to finish, or add capacity.",
     ),
     "capacity.blocked-by-other-work": Wording(
-        "A training job of {size} can't start: other programs use the room it needs.",
-        "Free capacity on a machine that can host it ({closest}), or add a machine.",
+        "A training job of {size} can't start: {holders}.",
+        "Free room on {machine} by stopping what holds it when it is done, or add a machine "
+        "({closest}).",
     ),
     "capacity.too-large": Wording(
         "A training job of {size} doesn't fit on any machine, even an empty one.",
@@ -165,22 +253,22 @@ WORDING: Final[dict[str, Wording]] = {
     ),
     "capacity.no-eligible-machine": Wording(
         "No machine may run a training job: {why}.",
-        "Make a machine available for training jobs, or change where they may run.",
+        "{todo}.",
     ),
     "capacity.job-stuck": Wording(
         "A training job ({job}) has waited {age} for a machine, and free capacity doesn't "
         "explain it.",
-        _VERBOSE,
+        "See what the cluster says about it with {command}.",
     ),
     "capacity.bad-job-size": Wording(
         "The training job's size can't be read: {problem}.",
         "Fix the resource amounts in the training job's settings.",
     ),
     "capacity.cant-read": Wording(
-        "Couldn't check whether there is room for a training job: {why}.", _PERMISSION
+        "Couldn't check whether there is room for a training job: {why}.", "{remedy}"
     ),
     # -- probes ---------------------------------------------------------------------------
-    "probes.ok": Wording("Every service's health checks can be trusted.", ""),
+    "probes.ok": Wording("Every workload's health checks can be trusted.", ""),
     "probes.no-readiness": Wording(
         "Updates of {workload} can report success before it works: it has no readiness check.",
         "Add a readiness check on {port}.",
@@ -209,10 +297,10 @@ WORDING: Final[dict[str, Wording]] = {
         "Check something that fails when the program is broken.",
     ),
     "probes.cant-read": Wording(
-        "Couldn't check the environment's health checks: {why}.", _PERMISSION
+        "Couldn't check the environment's health checks: {why}.", "{remedy}"
     ),
     # -- freshness ------------------------------------------------------------------------
-    "freshness.ok": Wording("Image refresh has nothing to report.", ""),
+    "freshness.ok": Wording("Automatic image refresh has nothing to report.", ""),
     "freshness.stale-pin": Wording(
         "{workload} runs a pinned image of '{container}' that is behind the tag {tag}.",
         "Move the pin to the newest image, or stop following {tag}.",
@@ -223,12 +311,51 @@ WORDING: Final[dict[str, Wording]] = {
         "Pin '{container}' to an image that exists.",
     ),
     "freshness.refresh-stopped": Wording(
-        "Automatic image refresh of {workload} stopped after repeated failed updates.",
-        "Fix the failing update, then clear the stop marker {marker}.",
+        "Automatic image refresh of {workload} has stopped after {tries} to update it.",
+        "See why with {describe}; once that is fixed, let refresh try again with {command}.",
     ),
-    "freshness.cant-read": Wording("Couldn't check image freshness: {why}.", _PERMISSION),
+    "freshness.refresh-failed": Wording(
+        "Automatic image refresh of {workload} could not update it ({tries} so far); the next "
+        "run tries again.",
+        "See why its new copies did not become ready with {command}.",
+    ),
+    "freshness.refresh-unfinished": Wording(
+        "An automatic image refresh of {workload} started {age} ago and has not finished.",
+        "Run {refresh} to finish it, and check that the scheduled refresh still runs ({command}).",
+    ),
+    "freshness.cant-read": Wording("Couldn't check image freshness: {why}.", "{remedy}"),
 }
 
+READ_REMEDIES: Final[dict[ReadFailure, str]] = {
+    ReadFailure.UNAUTHORIZED: "Log in to the cluster anew and run again; {check} shows "
+    "whether the login works.",
+    ReadFailure.FORBIDDEN: "Ask your cluster admin to let you read {noun}; {check} answers "
+    "yes once you may.",
+    ReadFailure.TIMEOUT: "Run again, or allow each answer more time with --request-timeout 30.",
+    ReadFailure.UNREACHABLE: "Check your network to the cluster and run again; {health} shows "
+    "whether kubectl gets through.",
+    ReadFailure.SERVER_ERROR: "Run again; if it stays, ask your cluster admin to check the "
+    "cluster's health ({health}).",
+    ReadFailure.MALFORMED: "Check for a proxy between you and the cluster that changes its "
+    "answers, then run again.",
+    ReadFailure.TOO_LARGE: "Ask your cluster admin why {noun} are so many or so large; "
+    "{count} lists them.",
+    ReadFailure.NOT_CAPTURED: "Take a new snapshot with {snapshot} and check that one.",
+    ReadFailure.NOT_FOUND: "Check that {noun} exist; {count} lists them.",
+}
+"""What to do when a read could not look, per failure: the step that fixes that read."""
+
+
+# Read one by one, by name; the rest are listed.
+_GOT_BY_NAME = frozenset(
+    {
+        Kind.SECRET,
+        Kind.SERVICE_ACCOUNT,
+        Kind.PERSISTENT_VOLUME_CLAIM,
+        Kind.STORAGE_CLASS,
+        Kind.NAMESPACE,
+    }
+)
 
 # Plain nouns for what a read was after, used in "couldn't check" lines.
 _KIND_NOUNS = {
@@ -238,12 +365,18 @@ _KIND_NOUNS = {
     Kind.SERVICE_ACCOUNT: "the environment's identities",
     Kind.PERSISTENT_VOLUME_CLAIM: "the dataset volumes",
     Kind.LIMIT_RANGE: "the default sizes",
-    Kind.DEPLOYMENT: "the services",
-    Kind.STATEFUL_SET: "the services",
-    Kind.DAEMON_SET: "the services",
-    Kind.REPLICA_SET: "the services",
+    Kind.DEPLOYMENT: "the workloads",
+    Kind.STATEFUL_SET: "the workloads",
+    Kind.DAEMON_SET: "the workloads",
+    Kind.REPLICA_SET: "the workloads",
     Kind.JOB: "the training jobs",
     Kind.STORAGE_CLASS: "the storage types",
+    Kind.EVENT: "the activity log",
+    Kind.NAMESPACE: "the environment's space",
+    Kind.RESOURCE_QUOTA: "the usage limits",
+    Kind.ENDPOINT_SLICE: "the servers behind the approval hooks",
+    Kind.VALIDATING_WEBHOOK_CONFIGURATION: "the approval hooks",
+    Kind.MUTATING_WEBHOOK_CONFIGURATION: "the approval hooks",
 }
 
 _FAILURE_WORDS = {
@@ -259,6 +392,11 @@ _FAILURE_WORDS = {
 }
 
 
+def kind_noun(kind: Kind) -> str:
+    """Plain words for what a read of `kind` is after (`the machines`)."""
+    return _KIND_NOUNS[kind]
+
+
 def plain_why(kind: Kind, cant: CantRead) -> str:
     """Why a read could not look, in plain words (`no permission to read the machines`)."""
     return _FAILURE_WORDS[cant.failure].format(noun=_KIND_NOUNS[kind])
@@ -269,13 +407,43 @@ def plain_connection_why(cant: CantRead) -> str:
     detail = cant.reason.rpartition("(")[2].rstrip(")") if "(" in cant.reason else ""
     if cant.failure is ReadFailure.TIMEOUT:
         return "it did not answer in time"
-    if cant.failure is ReadFailure.UNAUTHORIZED:
-        return cant.reason  # no login could be obtained: the plugin's or the file's own line
     return detail or "could not connect"
 
 
+def read_remedy(kind: Kind, cant: CantRead, kubectl: Kubectl, *, everywhere: bool = False) -> str:
+    """The step that fixes one failed read: the permission to ask for (with the `kubectl auth
+    can-i` that proves it), the login or network to check, or a new snapshot.
+    `everywhere`: the read covered every namespace (the cluster's pods)."""
+    verb = "get" if kind in _GOT_BY_NAME else "list"
+    if everywhere:
+        scope = ["--all-namespaces"]
+        where = kubectl.cluster
+    else:
+        scope = []
+        where = kubectl.here if kind.namespaced else kubectl.cluster
+    template = READ_REMEDIES[cant.failure]
+    return template.format(
+        noun=_KIND_NOUNS[kind],
+        check=(
+            where("auth", "can-i", verb, kind.plural, *scope)
+            if cant.failure is ReadFailure.FORBIDDEN
+            else kubectl.cluster("auth", "whoami")
+        ),
+        health=kubectl.cluster("get", "--raw", "/readyz"),
+        count=where("get", kind.plural, *scope),
+        snapshot=truegreen_command("snapshot", *kubectl.flags()),
+    )
+
+
+def sentence(text: str) -> str:
+    """`text` with its first letter capitalised and the rest untouched (`str.capitalize`
+    would lower a name in the middle)."""
+    return text[:1].upper() + text[1:]
+
+
 def render(code: str, **fields: object) -> tuple[str, str]:
-    """The headline and remedy for `code`, filled in; KeyError when a field is missing."""
+    """The headline and remedy for `code`, filled in, each starting as a sentence does;
+    KeyError when a field is missing."""
     wording = WORDING[code]
     values = {k: str(v) for k, v in fields.items()}
-    return wording.headline.format(**values), wording.remedy.format(**values)
+    return sentence(wording.headline.format(**values)), sentence(wording.remedy.format(**values))

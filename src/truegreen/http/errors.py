@@ -29,6 +29,16 @@ class TlsFailedError(ConnectFailedError):
     certificate."""
 
 
+class ProxyFailedError(ConnectFailedError):
+    """The proxy on the way to the server could not be used: it was out of reach, refused the
+    login or the tunnel, could not reach the server itself, or did not speak its protocol."""
+
+    def __init__(self, cause: str) -> None:
+        super().__init__(cause)
+        self.cause = cause
+        """Plain words naming the proxy by address and saying what went wrong (no credentials)."""
+
+
 class TimedOutError(TransportError):
     """The deadline passed before the exchange completed (connect, headers or body)."""
 

@@ -289,11 +289,14 @@ class Transport:
         max_line: int,
         headers: Headers = (),
         tls: TlsSettings | None = None,
+        head_deadline: Deadline | None = None,
     ) -> "LineStream":
         """Open a streamed answer (a watch) whose body is read as lines, each at most `max_line`
         bytes; a wait longer than `idle_seconds` for the next bytes, or the `deadline`, ends it.
+        `head_deadline` (default `deadline`) bounds connecting and the wait for the status line.
         Close it (or use it as a context manager) to release the connection."""
-        answer = self._open_answer(method, url, deadline, headers, None, tls)
+        opening = deadline if head_deadline is None else head_deadline.earliest(deadline)
+        answer = self._open_answer(method, url, opening, headers, None, tls)
         return LineStream(answer, deadline, idle_seconds, max_line)
 
     def _open_answer(

@@ -5,9 +5,9 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
 
-import yaml
-
 from truegreen.errors import UsageError
+from truegreen.textsafe import terminal_safe
+from truegreen.yamlsafe import Refusal, load_single
 
 
 @dataclass(frozen=True)
@@ -44,12 +44,13 @@ def load_lint_config(path: Path | None, known_rules: frozenset[str]) -> LintConf
     """Read the config; UsageError for a file that cannot be used, naming the problem."""
     if path is None:
         return LintConfig()
-    try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise UsageError(f"cannot read lint config {path}", error.strerror or "") from None
-    except (yaml.YAMLError, UnicodeDecodeError):
-        raise UsageError(f"lint config {path} is not valid YAML") from None
+    document = load_single(path)
+    if isinstance(document, Refusal):
+        if document.problem.is_read:
+            raise UsageError(f"cannot read lint config {path}", document.detail)
+        where = f" at line {document.line}" if document.line is not None else ""
+        raise UsageError(f"lint config {path} is not valid YAML{where}", document.detail)
+    loaded = document.data
     if loaded is None:
         return LintConfig()
     if not isinstance(loaded, Mapping) or set(loaded) - {"ignore"}:
@@ -63,12 +64,13 @@ def load_lint_config(path: Path | None, known_rules: frozenset[str]) -> LintConf
         unknown = sorted(rule_set - known_rules - {"*"})
         if unknown:
             raise UsageError(
-                f"lint config {path} names unknown rules: {', '.join(unknown)}",
+                f"lint config {path} names unknown rules: {terminal_safe(', '.join(unknown))}",
                 todo=f"known rules are {', '.join(sorted(known_rules))}",
             )
         extra = set(raw) - {"rules", "namespace", "name", "kind"}
         if extra:
-            raise UsageError(f"lint config {path}: unknown keys {', '.join(sorted(extra))}")
+            shown = terminal_safe(", ".join(sorted(map(str, extra))))
+            raise UsageError(f"lint config {path}: unknown keys {shown}")
         entries.append(
             IgnoreEntry(
                 rule_set,

@@ -1,6 +1,7 @@
 """docs/rules.md, generated from the rule table so the two never drift."""
 
-from truegreen.lint.rules import RULES
+from truegreen.lint.rules import RULES, RuleInfo
+from truegreen.lint.rules.inputs import INPUT_RULES
 from truegreen.probes import DISABLED_BY, IGNORE, KEEP_RUNNING
 
 _EXAMPLES = {
@@ -16,6 +17,13 @@ _EXAMPLES = {
     "`http` is 8080).",
     "probe-cannot-fail": '`exec: {command: ["sh", "-c", "exit 0"]}`.',
     "readiness-missing-no-port": "a long-running worker with no ports and no readiness probe.",
+    "parse-error": "`metadata: {name: x` (a brace never closed), or `image:` twice in one "
+    "container.",
+    "unreadable-file": "a `.yaml` that is a link to `/dev/zero`, a 200 MB file, or a file saved "
+    "as UTF-16.",
+    "helm-template": "`name: {{ .Release.Name }}-api` read as it is, or any file under "
+    "`templates/` beside a `Chart.yaml` (reported once per chart).",
+    "ignore-unknown-rule": f'`{IGNORE}: "readiness-mising"`.',
 }
 
 
@@ -25,7 +33,10 @@ def rules_markdown() -> str:
         "# truegreen lint rules",
         "",
         "Generated from `src/truegreen/lint/rules/`; `TRUEGREEN_UPDATE_DOCS=1 make unit` rewrites",
-        "it and a test keeps it current. Only `error` findings fail the run (exit 2).",
+        "it and a test keeps it current. Only `error` findings fail the run (exit 2); reading no",
+        "Kubernetes object at all exits 3 (nothing was checked) unless `--allow-empty`.",
+        "`truegreen lint --list-rules` prints this table and `truegreen lint --explain RULE` one",
+        "rule (`-o json` for both).",
         "",
         "Intent a manifest cannot show is declared by annotations on the workload or its pod",
         "template:",
@@ -47,16 +58,28 @@ def rules_markdown() -> str:
         "",
     ]
     for rule in RULES:
-        lines += [
-            f"## {rule.id}",
-            "",
-            f"**Severity:** {rule.severity.value}. {rule.summary}",
-            "",
-            f"**Why:** {rule.rationale}",
-            "",
-            f"**Fix:** {rule.fix}",
-            "",
-            f"**Fires on:** {_EXAMPLES[rule.id]}",
-            "",
-        ]
+        lines += _section(rule)
+    lines += [
+        "# Findings about the input",
+        "",
+        "Each is one finding for the file (or chart) it names; the other files are still checked.",
+        "",
+    ]
+    for info in INPUT_RULES:
+        lines += _section(info)
     return "\n".join(lines)
+
+
+def _section(rule: RuleInfo) -> list[str]:
+    return [
+        f"## {rule.id}",
+        "",
+        f"**Severity:** {rule.severity.value}. {rule.summary}",
+        "",
+        f"**Why:** {rule.rationale}",
+        "",
+        f"**Fix:** {rule.fix}",
+        "",
+        f"**Fires on:** {_EXAMPLES[rule.id]}",
+        "",
+    ]

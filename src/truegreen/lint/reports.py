@@ -1,10 +1,17 @@
-"""lint output: text grouped by file, the documented JSON, and SARIF 2.1.0."""
+"""lint output: text grouped by file, the documented JSON, SARIF 2.1.0, and the rule table.
 
+Text is for a terminal: everything that came from a file passes through `terminal_safe`, and
+lines wrap at word boundaries when a width is given. JSON and SARIF keep every value exact.
+"""
+
+import textwrap
 from typing import Any
 
 from truegreen import __version__
-from truegreen.lint.rules import RULES, Severity
-from truegreen.lint.run import PARSE_ERROR, LintFinding, LintResult
+from truegreen.exitcodes import ExitCode
+from truegreen.lint.rules import ALL_RULES, RuleInfo, Severity
+from truegreen.lint.run import LintFinding, LintResult
+from truegreen.textsafe import terminal_safe
 
 
 def _escape(text: str) -> str:
@@ -24,6 +31,8 @@ def to_json(result: LintResult) -> dict[str, Any]:
     """The documented JSON document."""
     return {
         "schema_version": SCHEMA_VERSION,
+        "files": len(result.files),
+        "objects": result.objects,
         "findings": [
             {
                 "rule": f.rule,
@@ -43,7 +52,7 @@ def to_json(result: LintResult) -> dict[str, Any]:
 
 
 def _sarif_rules() -> list[dict[str, Any]]:
-    rules = [
+    return [
         {
             "id": rule.id,
             "name": "".join(part.capitalize() for part in rule.id.split("-")),
@@ -56,19 +65,8 @@ def _sarif_rules() -> list[dict[str, Any]]:
             "helpUri": f"{HELP_URI}#{rule.id}",
             "defaultConfiguration": {"level": _SARIF_LEVELS[rule.severity]},
         }
-        for rule in RULES
+        for rule in ALL_RULES
     ]
-    rules.append(
-        {
-            "id": PARSE_ERROR,
-            "name": "ParseError",
-            "shortDescription": {"text": "A manifest file is not valid YAML."},
-            "fullDescription": {"text": "The file could not be parsed; nothing in it was checked."},
-            "help": {"text": "Fix the YAML syntax at the reported line."},
-            "defaultConfiguration": {"level": "error"},
-        }
-    )
-    return rules
 
 
 def _uri(file: str) -> str:
@@ -112,31 +110,110 @@ def to_sarif(result: LintResult) -> dict[str, Any]:
     }
 
 
-def to_text(result: LintResult) -> list[str]:
-    """Rich markup lines: findings grouped by file with line numbers, then a summary."""
+def _plural(count: int, thing: str) -> str:
+    return f"{count} {thing}{'' if count == 1 or thing == 'info' else 's'}"
+
+
+def _wrapped(text: str, width: int | None, indent: str, then: str | None = None) -> list[str]:
+    """`text` made terminal-safe, wrapped at word boundaries (never inside a word); `indent`
+    starts the first line, `then` (default: `indent`) the others."""
+    safe = terminal_safe(text)
+    if width is None:
+        return [indent + safe]
+    return textwrap.wrap(
+        safe,
+        width=max(width, len(indent) + 20),
+        initial_indent=indent,
+        subsequent_indent=indent if then is None else then,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [indent]
+
+
+_BODY = " " * 9
+
+
+def to_text(result: LintResult, width: int | None = None) -> list[str]:
+    """Rich markup lines: findings grouped by file with line numbers, then a summary.
+
+    `width` wraps every line at word boundaries (a terminal's width); None leaves lines whole.
+    """
     lines: list[str] = []
     by_file: dict[str, list[LintFinding]] = {}
     for finding in result.findings:
         by_file.setdefault(finding.file, []).append(finding)
-    for file, findings in by_file.items():
-        lines.append(f"[bold]{_escape(file)}[/]")
+    order = {file: position for position, file in enumerate(result.files)}
+    for file in sorted(by_file, key=lambda file: order.get(file, len(order))):
+        findings = by_file[file]
+        lines.append(f"[bold]{_escape(terminal_safe(file))}[/]")
         for f in sorted(findings, key=lambda f: (f.line or 0, f.rule)):
             where = f"{f.line}" if f.line is not None else "-"
             target = f"{f.kind}/{f.name}" + (f" container {f.container}" if f.container else "")
-            style = _STYLES[f.severity]
-            lines.append(
-                f"  {where:>5}  [{style}]{f.severity.value:<7}[/] {f.rule}  "
-                f"{_escape(target if f.name else '')}"
+            head = _wrapped(
+                f"  {where:>5}  {f.severity.value:<7} {f.rule}  {target if f.name else ''}",
+                width,
+                "",
+                _BODY,
             )
-            lines.append(f"         {_escape(f.message)}")
-            lines.append(f"         [dim]fix: {_escape(f.fix)}[/]")
+            first, style, cut = head[0].rstrip(), _STYLES[f.severity], len(f"  {where:>5}  ")
+            severity = first[cut : cut + 7]
+            lines.append(f"{first[:cut]}[{style}]{severity}[/]{_escape(first[cut + 7 :])}")
+            lines += [_escape(line) for line in head[1:]]
+            lines += [_escape(line) for line in _wrapped(f.message, width, _BODY)]
+            lines += [
+                f"[dim]{_escape(line)}[/]" for line in _wrapped(f"fix: {f.fix}", width, _BODY)
+            ]
         lines.append("")
-    counts = {s: sum(1 for f in result.findings if f.severity is s) for s in Severity}
-    files = len(result.files)
-    lines.append(
-        f"{counts[Severity.ERROR]} error{'s' if counts[Severity.ERROR] != 1 else ''}, "
-        f"{counts[Severity.WARNING]} warning{'s' if counts[Severity.WARNING] != 1 else ''}, "
-        f"{counts[Severity.INFO]} info in {files} file{'s' if files != 1 else ''} "
-        f"({result.objects} object{'s' if result.objects != 1 else ''} read)."
-    )
+    lines += [_escape(line) for line in _wrapped(_summary(result), width, "")]
     return lines
+
+
+def _summary(result: LintResult) -> str:
+    counts = {s: sum(1 for f in result.findings if f.severity is s) for s in Severity}
+    files = _plural(len(result.files), "file")
+    summary = (
+        f"{_plural(counts[Severity.ERROR], 'error')}, "
+        f"{_plural(counts[Severity.WARNING], 'warning')}, "
+        f"{_plural(counts[Severity.INFO], 'info')} in {files} "
+        f"({_plural(result.objects, 'object')} read)."
+    )
+    if result.exit_code is ExitCode.UNKNOWN:
+        summary += (
+            " No Kubernetes objects found, so nothing was checked. Pass --allow-empty where "
+            "that is expected (a hook on any YAML file)."
+        )
+    return summary
+
+
+def rules_table(width: int | None = None) -> list[str]:
+    """`--list-rules`: every rule's id, severity and one-line summary (plain text)."""
+    id_width = max(len(rule.id) for rule in ALL_RULES)
+    lines = []
+    for rule in ALL_RULES:
+        lead = f"{rule.id:<{id_width}}  {rule.severity.value:<7}  "
+        wrapped = _wrapped(rule.summary, width, " " * len(lead))
+        lines += [lead + wrapped[0].lstrip(), *wrapped[1:]]
+    return lines
+
+
+def rule_explained(rule: RuleInfo, width: int | None = None) -> list[str]:
+    """`--explain RULE`: the rule's summary, why it matters and how to fix it (plain text)."""
+    return [
+        f"{rule.id} ({rule.severity.value})",
+        *_wrapped(rule.summary, width, ""),
+        "",
+        *_wrapped(f"Why: {rule.rationale}", width, ""),
+        "",
+        *_wrapped(f"Fix: {rule.fix}", width, ""),
+    ]
+
+
+def rule_json(rule: RuleInfo) -> dict[str, str]:
+    """One rule as JSON: id, severity, summary, rationale and fix."""
+    return {
+        "id": rule.id,
+        "severity": rule.severity.value,
+        "summary": rule.summary,
+        "rationale": rule.rationale,
+        "fix": rule.fix,
+    }

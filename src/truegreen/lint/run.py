@@ -3,16 +3,16 @@
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from truegreen.exitcodes import ExitCode
 from truegreen.lint.config import load_lint_config
-from truegreen.lint.loader import Manifest, ParseFailure, input_files, load_file
-from truegreen.lint.rules import RULES_BY_ID, Context, Severity, evaluate
+from truegreen.lint.loader import BadInput, Manifest, chart_findings, input_files, load_file
+from truegreen.lint.rules import ALL_RULES_BY_ID, RULES_BY_ID, Context, Severity, evaluate
+from truegreen.lint.rules.inputs import IGNORE_UNKNOWN_RULE
 from truegreen.lint.services import ServiceIndex, ServiceModel, routed_containers
-from truegreen.probes import pod_template_of, workload_model
-
-PARSE_ERROR = "parse-error"
+from truegreen.probes import IGNORE, WorkloadModel, pod_template_of, workload_model
+from truegreen.yamlsafe import MANIFEST_LIMITS, Limits
 
 
 @dataclass(frozen=True)
@@ -38,12 +38,21 @@ class LintResult:
     findings: tuple[LintFinding, ...]
     files: tuple[str, ...]
     objects: int
+    allow_empty: bool = False
+    """Reading no Kubernetes object at all is fine (a hook that saw only other YAML)."""
+
+    @property
+    def checked_nothing(self) -> bool:
+        """No Kubernetes object was read, so nothing could be checked."""
+        return self.objects == 0
 
     @property
     def exit_code(self) -> ExitCode:
-        """2 when any finding is an error, else 0."""
+        """2 when any finding is an error; else 3 when nothing was checked; else 0."""
         if any(f.severity is Severity.ERROR for f in self.findings):
             return ExitCode.FAILED
+        if self.checked_nothing and not self.allow_empty:
+            return ExitCode.UNKNOWN
         return ExitCode.GOOD
 
 
@@ -58,29 +67,52 @@ def _container_line(manifest: Manifest, container: str | None) -> int | None:
     return manifest.line
 
 
-def lint(paths: list[str], config_path: Path | None = None) -> LintResult:
-    """Lint the manifests at `paths` (files, folders, or `-` for stdin)."""
+def _input_finding(bad: BadInput) -> LintFinding:
+    rule = ALL_RULES_BY_ID[bad.rule]
+    return LintFinding(
+        rule.id, rule.severity, bad.file, bad.line, "", None, "", None, bad.message, rule.fix
+    )
+
+
+def _unknown_ignores(manifest: Manifest, model: WorkloadModel) -> list[LintFinding]:
+    unknown = sorted(model.intent.ignore - set(RULES_BY_ID))
+    if not unknown:
+        return []
+    rule = IGNORE_UNKNOWN_RULE
+    return [
+        LintFinding(
+            rule.id,
+            rule.severity,
+            manifest.file,
+            manifest.line,
+            model.kind,
+            model.namespace,
+            model.name,
+            None,
+            f"{IGNORE} names {'an unknown rule' if len(unknown) == 1 else 'unknown rules'}: "
+            f"{', '.join(unknown)}; known rules are {', '.join(RULES_BY_ID)}",
+            rule.fix,
+        )
+    ]
+
+
+def lint(
+    paths: list[str],
+    config_path: Path | None = None,
+    *,
+    limits: Limits = MANIFEST_LIMITS,
+    stdin: BinaryIO | None = None,
+    allow_empty: bool = False,
+) -> LintResult:
+    """Lint the manifests at `paths` (files, folders, or `-` for `stdin`)."""
     config = load_lint_config(config_path, frozenset(RULES_BY_ID))
-    files = input_files(paths)
+    inputs = input_files(paths)
     manifests: list[Manifest] = []
-    findings: list[LintFinding] = []
-    for file in files:
-        for loaded in load_file(file):
-            if isinstance(loaded, ParseFailure):
-                findings.append(
-                    LintFinding(
-                        PARSE_ERROR,
-                        Severity.ERROR,
-                        loaded.file,
-                        loaded.line,
-                        "",
-                        None,
-                        "",
-                        None,
-                        f"not valid YAML: {loaded.problem}",
-                        "Fix the YAML syntax; the other files were still checked.",
-                    )
-                )
+    findings = [_input_finding(bad) for bad in chart_findings(inputs)]
+    for file in inputs.files:
+        for loaded in load_file(file, limits, stdin):
+            if isinstance(loaded, BadInput):
+                findings.append(_input_finding(loaded))
             else:
                 manifests.append(loaded)
     services = ServiceIndex(
@@ -90,6 +122,7 @@ def lint(paths: list[str], config_path: Path | None = None) -> LintResult:
         model = workload_model(manifest.obj)
         if model is None:
             continue
+        findings += _unknown_ignores(manifest, model)
         context = Context(routed_containers(model, services.candidates(model)))
         for rule, hit in evaluate(model, context):
             if config.ignores(rule.id, model.kind, model.namespace, model.name):
@@ -108,4 +141,5 @@ def lint(paths: list[str], config_path: Path | None = None) -> LintResult:
                     rule.fix,
                 )
             )
-    return LintResult(tuple(findings), tuple(files), len(manifests))
+    files = (*inputs.files, *(f for templates in inputs.charts.values() for f in templates))
+    return LintResult(tuple(findings), files, len(manifests), allow_empty)

@@ -20,9 +20,15 @@ from truegreen.refresh.annotations import (
     container_key,
     key_prefix,
 )
-from truegreen.refresh.registry import DigestLookup, LookupFailed, LookupFailure, Resolved
+from truegreen.refresh.registry import (
+    DIGEST_TEXT,
+    DigestLookup,
+    LookupFailed,
+    LookupFailure,
+    Resolved,
+)
 
-_SHA = re.compile(r"sha256:[a-f0-9]{64}")
+_SHA = re.compile(DIGEST_TEXT)
 
 
 class RefreshMode(StrEnum):

@@ -1,10 +1,13 @@
-"""Resolving image tags to digests with the OCI distribution API.
+"""Resolving image tags to digests with the OCI distribution API, on truegreen's own transport.
 
 HEAD /v2/<name>/manifests/<tag> with the index and manifest Accept types; the digest comes from
-Docker-Content-Digest, or from hashing the body when a registry leaves it out. Auth is anonymous,
-basic, or the bearer-token challenge flow. Credentials go only to the registry they belong to
-(and to the token realm that registry names): a redirect to another host is followed without
-them. Every failure is a value naming what went wrong; nothing here raises on a registry answer.
+Docker-Content-Digest, or from the body when a registry leaves it out. Whenever the body is read
+(GET), every digest claimed for it is checked against it. Auth is anonymous, basic, or the
+bearer-token challenge flow, with the login of the workload that names the image: credentials
+go only to the scheme, host and port they belong to (and to the token realm that registry
+names). Redirects are followed without credentials elsewhere and never from https to http.
+One deadline bounds each look-up, a cap each answer. Every failure is a value naming what went
+wrong; nothing here raises on a registry's answer.
 """
 
 import base64
@@ -15,13 +18,23 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import urlencode, urljoin, urlsplit
 
-import httpx2
-
+from truegreen.cluster import throttle
+from truegreen.http.deadline import Deadline
+from truegreen.http.errors import (
+    AnswerTooLargeError,
+    ConnectFailedError,
+    ConnectionDroppedError,
+    ProtocolViolationError,
+    TimedOutError,
+    TlsFailedError,
+    TransportError,
+)
+from truegreen.http.tls import TlsSettings
+from truegreen.http.transport import Response, Transport
 from truegreen.images import ImageReference, registry_key
 
 INDEX_TYPES = (
@@ -37,10 +50,16 @@ SCHEMA1_TYPES = (
     "application/vnd.docker.distribution.manifest.v1+prettyjws",
 )
 ACCEPT = ", ".join((*INDEX_TYPES, *MANIFEST_TYPES))
-_DIGEST = re.compile(r"^sha256:[a-f0-9]{64}$")
+DIGEST_TEXT = r"sha256:[a-f0-9]{64}(?![a-f0-9])|sha512:[a-f0-9]{128}(?![a-f0-9])"
+"""The digests truegreen can verify: the algorithms the OCI image spec registers
+(opencontainers/image-spec descriptor.md: sha256, sha512), lower-case hex of their length."""
+_DIGEST = re.compile(f"^(?:{DIGEST_TEXT})$")
+MAX_ANSWER_BYTES = 4 << 20
+"""A registry answer (manifest, index, token, error) may not exceed this. The OCI distribution
+spec (opencontainers/distribution-spec spec.md) has clients and registries expect manifests of
+at least 4 megabytes; a larger answer is refused unread rather than hashed."""
 _MAX_REDIRECTS = 5
-_RETRY_AFTER_LIMIT = 10.0
-"""Longest Retry-After (seconds) worth waiting for inside one tick; longer ones end the lookup."""
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
 
 class LookupFailure(StrEnum):
@@ -54,10 +73,15 @@ class LookupFailure(StrEnum):
     TIMEOUT = "timeout"
     UNREACHABLE = "unreachable"
     MALFORMED = "malformed"
+    TOO_LARGE = "too-large"
+    """The answer was larger than MAX_ANSWER_BYTES; it was not read further."""
+    DIGEST_MISMATCH = "digest-mismatch"
+    """The manifest's content does not hash to the digest claimed for it."""
     UNSUPPORTED = "unsupported"
     """A Docker schema-1 manifest, which has no stable content digest."""
     INSECURE_REFUSED = "insecure-refused"
-    """Plain HTTP to a registry that is neither on loopback nor named with --insecure-registry."""
+    """Plain HTTP to a registry that is neither on loopback nor named with --insecure-registry,
+    or a redirect from https to http."""
 
 
 @dataclass(frozen=True)
@@ -99,7 +123,7 @@ class RegistryLogin:
 
 @dataclass(frozen=True)
 class PullCredentials:
-    """Registry logins by registry host, from image pull secrets."""
+    """Registry logins by registry host, from one workload's image pull secrets."""
 
     logins: Mapping[str, RegistryLogin]
 
@@ -144,6 +168,15 @@ def _login(registry: str, entry: object) -> RegistryLogin | None:
     return None
 
 
+@dataclass(frozen=True)
+class LookupKey:
+    """One look-up: a reference as one login sees it (None: anonymously). Two workloads share
+    a look-up only when they would send the same credentials for it."""
+
+    reference: str
+    login: RegistryLogin | None
+
+
 def is_loopback(host: str) -> bool:
     """Whether a registry host (with optional port) is on this machine."""
     name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
@@ -162,8 +195,30 @@ def _challenge(header: str) -> tuple[str, dict[str, str]]:
     return scheme.lower(), params
 
 
-def _digest_of(body: bytes) -> str:
-    return "sha256:" + hashlib.sha256(body).hexdigest()
+def digest_of(body: bytes, algorithm: str = "sha256") -> str:
+    """`algorithm:hex` of `body` (sha256 or sha512)."""
+    return f"{algorithm}:{hashlib.new(algorithm, body).hexdigest()}"
+
+
+@dataclass(frozen=True)
+class _Origin:
+    """Where a credential may go: scheme, host and port, as a browser's same-origin rule."""
+
+    scheme: str
+    host: str
+    port: int
+
+    @classmethod
+    def of(cls, url: str) -> "_Origin | None":
+        parts = urlsplit(url)
+        scheme = parts.scheme.lower()
+        try:
+            port = parts.port or (443 if scheme == "https" else 80)
+        except ValueError:
+            return None
+        if scheme not in ("http", "https") or not parts.hostname:
+            return None
+        return cls(scheme, parts.hostname.lower(), port)
 
 
 @dataclass(frozen=True)
@@ -171,7 +226,7 @@ class RegistryAccess:
     """How the operator lets refresh talk to registries."""
 
     timeout: float = 10.0
-    """Seconds for each registry request."""
+    """Seconds for each look-up: every request it makes (login, redirects, retries) included."""
     insecure_registries: frozenset[str] = frozenset()
     """Hosts that may be reached over plain HTTP (loopback always may)."""
     verify_tls: bool = True
@@ -185,25 +240,24 @@ class RegistryClient:
 
     def __init__(
         self,
-        credentials: PullCredentials,
         access: RegistryAccess = _DEFAULT_ACCESS,
         *,
         rate_limit_reserve: int = 5,
+        transport: Transport | None = None,
     ) -> None:
-        self._credentials = credentials
+        self._timeout = access.timeout
         self._insecure = access.insecure_registries
         self._reserve = rate_limit_reserve
-        self._client = httpx2.Client(
-            timeout=access.timeout, follow_redirects=False, verify=access.verify_tls
-        )
-        self._tokens: dict[tuple[str, str], str] = {}
+        self._transport = transport or Transport(TlsSettings(verify=access.verify_tls))
+        # Keyed by the login too: one workload's token never answers for another's login.
+        self._tokens: dict[tuple[RegistryLogin | None, str, str], str] = {}
         self._exhausted: dict[str, str] = {}
         self._lock = threading.Lock()
         self.requests_made = 0
 
     def close(self) -> None:
         """Release connections."""
-        self._client.close()
+        self._transport.close()
 
     @property
     def below_reserve(self) -> tuple[str, ...]:
@@ -213,73 +267,68 @@ class RegistryClient:
 
     def resolve_all(
         self,
-        references: Iterable[ImageReference],
+        wanted: Iterable[tuple[ImageReference, RegistryLogin | None]],
         on_each: Callable[[], None] | None = None,
-    ) -> dict[str, DigestLookup]:
-        """Each distinct reference looked up once, concurrently; keyed by `str(reference)`.
-        `on_each` is called after every look-up (a progress bar)."""
-        distinct = {str(r): r for r in references}
+    ) -> dict[LookupKey, DigestLookup]:
+        """Each distinct (reference, login) looked up once, concurrently. `on_each` is called
+        after every look-up (a progress bar)."""
+        distinct = {LookupKey(str(r), login): (r, login) for r, login in wanted}
 
-        def lookup(reference: ImageReference) -> DigestLookup:
-            result = self.lookup(reference)
+        def lookup(item: tuple[ImageReference, RegistryLogin | None]) -> DigestLookup:
+            result = self.lookup(*item)
             if on_each is not None:
                 on_each()
             return result
+
+        # Here, not at module import: doctor imports this module (through refresh's reports)
+        # and must not pay for concurrent.futures, which brings logging and traceback.
+        from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=8) as pool:
             results = pool.map(lookup, distinct.values())
             return dict(zip(distinct, results, strict=True))
 
-    def lookup(self, reference: ImageReference) -> DigestLookup:
-        """The digest a tag points to, or whether a pinned digest still exists."""
-        target = reference.digest or reference.tag or "latest"
-        base = self._base_url(reference.registry)
-        if isinstance(base, LookupFailed):
-            return base
+    def lookup(self, reference: ImageReference, login: RegistryLogin | None = None) -> DigestLookup:
+        """The digest a tag points to, or whether a pinned digest still exists, as `login`
+        (the workload's own login for this registry, or None) sees it."""
+        deadline = Deadline.after(self._timeout)
+        if login is not None and login.registry != reference.registry:
+            login = None  # a login goes only to the registry it belongs to
         with self._lock:
             stop = self._exhausted.get(reference.registry)
         if stop:
             return LookupFailed(LookupFailure.RATE_LIMITED, stop)
-        url = f"{base}/v2/{reference.repository}/manifests/{target}"
-        try:
-            response = self._request("HEAD", url, reference)
-            if isinstance(response, LookupFailed):
-                return response
-            digest = response.headers.get("docker-content-digest", "")
-            media_type = response.headers.get("content-type", "").split(";")[0].strip()
+        target = reference.digest or reference.tag or "latest"
+        url = f"{self._base_url(reference.registry)}/v2/{reference.repository}/manifests/{target}"
+        head = self._request("HEAD", url, reference, login, deadline)
+        if isinstance(head, LookupFailed):
+            return head
+        digest = head.header("docker-content-digest") or ""
+        media_type = _media_type(head, "")
+        if media_type in SCHEMA1_TYPES:
+            return _schema1(reference)
+        children: tuple[str, ...] = ()
+        if not digest or media_type in INDEX_TYPES:
+            got = self._request("GET", url, reference, login, deadline)
+            if isinstance(got, LookupFailed):
+                return got
+            media_type = _media_type(got, media_type)
             if media_type in SCHEMA1_TYPES:
-                return LookupFailed(
-                    LookupFailure.UNSUPPORTED,
-                    f"{reference.name} serves a Docker schema-1 manifest (no stable digest)",
-                )
-            if not digest or media_type in INDEX_TYPES:
-                body = self._request("GET", url, reference)
-                if isinstance(body, LookupFailed):
-                    return body
-                content = body.content
-                digest = digest or _digest_of(content)
-                media_type = body.headers.get("content-type", media_type).split(";")[0].strip()
-                if media_type in SCHEMA1_TYPES:
-                    return LookupFailed(
-                        LookupFailure.UNSUPPORTED,
-                        f"{reference.name} serves a Docker schema-1 manifest",
-                    )
-                children = _children(content) if media_type in INDEX_TYPES else ()
-                if children is None:
+                return _schema1(reference)
+            claims = [
+                d for d in (digest, got.header("docker-content-digest"), reference.digest) if d
+            ]
+            verified = _verified(got.body, claims, reference.registry)
+            if isinstance(verified, LookupFailed):
+                return verified
+            digest = verified
+            if media_type in INDEX_TYPES:
+                found = _children(got.body)
+                if found is None:
                     return LookupFailed(
                         LookupFailure.MALFORMED, f"{reference.name}: index is not valid"
                     )
-            else:
-                children = ()
-        except httpx2.TimeoutException:
-            return LookupFailed(
-                LookupFailure.TIMEOUT, f"{reference.registry} did not answer in time"
-            )
-        except httpx2.TransportError as error:
-            return LookupFailed(
-                LookupFailure.UNREACHABLE,
-                f"could not connect to {reference.registry} ({type(error).__name__})",
-            )
+                children = found
         if not _DIGEST.match(digest):
             return LookupFailed(
                 LookupFailure.MALFORMED, f"{reference.registry} answered an invalid digest"
@@ -289,59 +338,107 @@ class RegistryClient:
                 LookupFailure.MALFORMED,
                 f"{reference.registry} served another digest than asked for",
             )
-        return Resolved(digest, media_type, tuple(children))
+        return Resolved(digest, media_type, children)
 
-    def _base_url(self, registry: str) -> str | LookupFailed:
+    def _base_url(self, registry: str) -> str:
         if registry == "docker.io":
             return "https://registry-1.docker.io"
-        if is_loopback(registry) or registry in self._insecure:
+        if self._plain_http_allowed(registry):
             return f"http://{registry}"
         return f"https://{registry}"
 
+    def _plain_http_allowed(self, host: str, port: int | None = None) -> bool:
+        """Docker's rule: plain HTTP only on loopback or to a registry named insecure."""
+        named = {host} if port is None else {host, f"{host}:{port}"}
+        return is_loopback(host) or bool(named & self._insecure)
+
+    def _send(
+        self, method: str, url: str, headers: list[tuple[str, str]], deadline: Deadline
+    ) -> Response | LookupFailed:
+        """One exchange on the transport; a transport failure becomes a plain reason."""
+        with self._lock:
+            self.requests_made += 1
+        host = urlsplit(url).netloc
+        try:
+            return self._transport.request(
+                method, url, deadline=deadline, max_bytes=MAX_ANSWER_BYTES, headers=headers
+            )
+        except TimedOutError:
+            return LookupFailed(LookupFailure.TIMEOUT, f"{host} did not answer in time")
+        except AnswerTooLargeError as error:
+            return LookupFailed(
+                LookupFailure.TOO_LARGE,
+                f"{host}'s answer was larger than {error.limit:,} bytes",
+            )
+        except TlsFailedError:
+            return LookupFailed(
+                LookupFailure.UNREACHABLE,
+                f"could not connect to {host}: its TLS certificate was not accepted",
+            )
+        except ConnectFailedError:
+            return LookupFailed(LookupFailure.UNREACHABLE, f"could not connect to {host}")
+        except ConnectionDroppedError:
+            return LookupFailed(
+                LookupFailure.UNREACHABLE, f"{host} closed the connection before answering"
+            )
+        except ProtocolViolationError:
+            return LookupFailed(LookupFailure.MALFORMED, f"{host} did not answer in HTTP")
+        except TransportError:
+            return LookupFailed(LookupFailure.UNREACHABLE, f"no usable answer from {host}")
+
     def _request(
-        self, method: str, url: str, reference: ImageReference
-    ) -> httpx2.Response | LookupFailed:
-        """One request with auth, redirects that drop credentials, and 429 handling."""
+        self,
+        method: str,
+        url: str,
+        reference: ImageReference,
+        login: RegistryLogin | None,
+        deadline: Deadline,
+    ) -> Response | LookupFailed:
+        """One request with auth, safe redirects, and client-go's throttling retry."""
         registry = reference.registry
         scope = f"repository:{reference.repository}:pull"
+        home = _Origin.of(url)
         retried_auth = False
-        waited = False
-        redirects = 0
+        retries = redirects = 0
         current = url
         while True:
-            same_host = urlsplit(current).netloc == urlsplit(url).netloc
-            headers = {"Accept": ACCEPT}
-            if same_host:
-                authorization = self._authorization(registry, scope)
+            headers = [("accept", ACCEPT)]
+            at_home = _Origin.of(current) == home
+            if at_home:
+                authorization = self._authorization(login, registry, scope)
                 if authorization:
-                    headers["Authorization"] = authorization
-            with self._lock:
-                self.requests_made += 1
-            response = self._client.request(method, current, headers=headers)
+                    headers.append(("authorization", authorization))
+            response = self._send(method, current, headers, deadline)
+            if isinstance(response, LookupFailed):
+                return response
             self._note_rate_limit(registry, response)
-            status = response.status_code
-            if status in (301, 302, 303, 307, 308) and "location" in response.headers:
+            status = response.status
+            location = response.header("location")
+            if status in _REDIRECTS and location:
                 redirects += 1
                 if redirects > _MAX_REDIRECTS:
                     return LookupFailed(LookupFailure.MALFORMED, f"{registry} redirects in a loop")
-                current = str(httpx2.URL(current).join(response.headers["location"]))
+                target = urljoin(current, location.strip())
+                refused = self._redirect_refusal(current, target, registry)
+                if refused is not None:
+                    return refused
+                current = target
                 continue
-            if status == 401 and same_host and not retried_auth:
+            if status == 401 and at_home and not retried_auth:
                 retried_auth = True
-                failed = self._authenticate(registry, scope, response)
+                failed = self._authenticate(registry, scope, login, response, deadline)
                 if failed is not None:
                     return failed
                 continue
+            wait = throttle.retry_wait(status, response.header("retry-after"))
+            if wait is not None and throttle.may_retry(retries, wait, deadline.remaining()):
+                retries += 1
+                time.sleep(wait)
+                continue
             if status == 429:
-                retry_after = _seconds(response.headers.get("retry-after"))
-                if not waited and retry_after is not None and retry_after <= _RETRY_AFTER_LIMIT:
-                    waited = True
-                    time.sleep(retry_after)
-                    continue
+                asked = f" (asked to wait {wait:.0f}s)" if wait else ""
                 return LookupFailed(
-                    LookupFailure.RATE_LIMITED,
-                    f"{registry} is rate limiting "
-                    f"(retry after {response.headers.get('retry-after', '?')}s)",
+                    LookupFailure.RATE_LIMITED, f"{registry} is rate limiting{asked}"
                 )
             if status in (401, 403):
                 return LookupFailed(
@@ -352,72 +449,125 @@ class RegistryClient:
                 return LookupFailed(
                     LookupFailure.NOT_FOUND, f"{reference} does not exist in the registry"
                 )
-            if status >= 400:
+            if not 200 <= status < 300:
                 return LookupFailed(LookupFailure.SERVER_ERROR, f"{registry} answered {status}")
             return response
 
-    def _authorization(self, registry: str, scope: str) -> str | None:
+    def _redirect_refusal(self, source: str, target: str, registry: str) -> LookupFailed | None:
+        """Why a redirect is not followed: never to plain HTTP from HTTPS, and plain HTTP only
+        where the registry itself could be plain HTTP."""
+        origin = _Origin.of(target)
+        if origin is None:
+            return LookupFailed(
+                LookupFailure.MALFORMED, f"{registry} redirected to an address that is not web"
+            )
+        if origin.scheme == "http" and urlsplit(source).scheme.lower() == "https":
+            return LookupFailed(
+                LookupFailure.INSECURE_REFUSED,
+                f"{registry} redirected from https to plain http; not followed",
+            )
+        if origin.scheme == "http" and not self._plain_http_allowed(origin.host, origin.port):
+            return LookupFailed(
+                LookupFailure.INSECURE_REFUSED,
+                f"{registry} redirected to plain http at {origin.host}; not followed",
+            )
+        return None
+
+    def _authorization(self, login: RegistryLogin | None, registry: str, scope: str) -> str | None:
         with self._lock:
-            return self._tokens.get((registry, scope)) or self._tokens.get((registry, "basic"))
+            return self._tokens.get((login, registry, scope)) or self._tokens.get(
+                (login, registry, "basic")
+            )
 
     def _authenticate(
-        self, registry: str, scope: str, response: httpx2.Response
+        self,
+        registry: str,
+        scope: str,
+        login: RegistryLogin | None,
+        response: Response,
+        deadline: Deadline,
     ) -> LookupFailed | None:
-        scheme, params = _challenge(response.headers.get("www-authenticate", ""))
-        login = self._credentials.for_registry(registry)
+        scheme, params = _challenge(response.header("www-authenticate") or "")
         if scheme == "basic":
             if login is None:
                 return LookupFailed(
-                    LookupFailure.UNAUTHORIZED, f"{registry} needs a login; none is set"
+                    LookupFailure.UNAUTHORIZED,
+                    f"{registry} needs a login; the workload's pull secrets hold none for it",
                 )
             basic = base64.b64encode(f"{login.username}:{login.password}".encode()).decode()
             with self._lock:
-                self._tokens[(registry, "basic")] = f"Basic {basic}"
+                self._tokens[(login, registry, "basic")] = f"Basic {basic}"
             return None
         if scheme == "bearer" and params.get("realm"):
-            realm = params["realm"]
-            realm_host = urlsplit(realm).netloc
-            if urlsplit(realm).scheme != "https" and not is_loopback(realm_host):
-                return LookupFailed(
-                    LookupFailure.INSECURE_REFUSED,
-                    f"{registry} names a token service over plain HTTP",
-                )
-            query = {"service": params.get("service", ""), "scope": params.get("scope", scope)}
-            auth = (login.username, login.password) if login else None
+            token = self._token(registry, scope, login, params, deadline)
+            if isinstance(token, LookupFailed):
+                return token
             with self._lock:
-                self.requests_made += 1
-            token_response = self._client.get(f"{realm}?{urlencode(query)}", auth=auth)
-            if token_response.status_code in (401, 403):
-                return LookupFailed(
-                    LookupFailure.UNAUTHORIZED, f"{registry}'s token service refused the login"
-                )
-            if token_response.status_code >= 400:
-                return LookupFailed(
-                    LookupFailure.SERVER_ERROR,
-                    f"{registry}'s token service answered {token_response.status_code}",
-                )
-            try:
-                body = token_response.json()
-                token = body.get("token") or body.get("access_token")
-            except (ValueError, AttributeError):
-                token = None
-            if not isinstance(token, str) or not token:
-                return LookupFailed(
-                    LookupFailure.MALFORMED, f"{registry}'s token service sent no token"
-                )
-            with self._lock:
-                self._tokens[(registry, scope)] = f"Bearer {token}"
+                self._tokens[(login, registry, scope)] = f"Bearer {token}"
             return None
         return LookupFailed(
             LookupFailure.UNAUTHORIZED, f"{registry} asks for an unknown kind of login"
         )
 
-    def _note_rate_limit(self, registry: str, response: httpx2.Response) -> None:
+    def _token(
+        self,
+        registry: str,
+        scope: str,
+        login: RegistryLogin | None,
+        params: Mapping[str, str],
+        deadline: Deadline,
+    ) -> str | LookupFailed:
+        """A bearer token from the realm the registry named (the login goes there, and only
+        over https unless the realm is on loopback or named insecure). No redirect is followed."""
+        realm = params["realm"]
+        origin = _Origin.of(realm)
+        if origin is None:
+            return LookupFailed(
+                LookupFailure.MALFORMED, f"{registry} names a token service that is not web"
+            )
+        if origin.scheme != "https" and not self._plain_http_allowed(origin.host, origin.port):
+            return LookupFailed(
+                LookupFailure.INSECURE_REFUSED,
+                f"{registry} names a token service over plain HTTP",
+            )
+        query = urlencode(
+            {"service": params.get("service", ""), "scope": params.get("scope", scope)}
+        )
+        headers = [("accept", "application/json")]
+        if login is not None:
+            basic = base64.b64encode(f"{login.username}:{login.password}".encode()).decode()
+            headers.append(("authorization", f"Basic {basic}"))
+        answer = self._send(
+            "GET", f"{realm}{'&' if '?' in realm else '?'}{query}", headers, deadline
+        )
+        if isinstance(answer, LookupFailed):
+            return answer
+        if answer.status in (401, 403):
+            return LookupFailed(
+                LookupFailure.UNAUTHORIZED, f"{registry}'s token service refused the login"
+            )
+        if answer.status != 200:
+            return LookupFailed(
+                LookupFailure.SERVER_ERROR,
+                f"{registry}'s token service answered {answer.status}",
+            )
+        try:
+            body = json.loads(answer.body)
+            token = body.get("token") or body.get("access_token")
+        except (ValueError, AttributeError, RecursionError):
+            token = None
+        if not isinstance(token, str) or not token:
+            return LookupFailed(
+                LookupFailure.MALFORMED, f"{registry}'s token service sent no token"
+            )
+        return token
+
+    def _note_rate_limit(self, registry: str, response: Response) -> None:
         """Below the reserve of `ratelimit-remaining`, stop looking up at this registry."""
-        remaining = response.headers.get("ratelimit-remaining")
+        remaining = response.header("ratelimit-remaining")
         if remaining is None:
             return
-        match = re.match(r"\s*(\d+)", remaining)
+        match = re.match(r"\s*(\d{1,9})", remaining)
         if match and int(match.group(1)) < self._reserve:
             with self._lock:
                 self._exhausted[registry] = (
@@ -426,11 +576,33 @@ class RegistryClient:
                 )
 
 
-def _seconds(value: str | None) -> float | None:
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
+def _media_type(response: Response, default: str) -> str:
+    found = response.header("content-type")
+    return found.split(";")[0].strip() if found is not None else default
+
+
+def _schema1(reference: ImageReference) -> LookupFailed:
+    return LookupFailed(
+        LookupFailure.UNSUPPORTED,
+        f"{reference.name} serves a Docker schema-1 manifest (no stable digest)",
+    )
+
+
+def _verified(body: bytes, claims: list[str], registry: str) -> str | LookupFailed:
+    """The body's digest: the first digest claimed for it, once every claim is checked against
+    the bytes; sha256 of the bytes when nothing was claimed."""
+    for claim in claims:
+        if not _DIGEST.match(claim):
+            return LookupFailed(
+                LookupFailure.MALFORMED,
+                f"{registry} answered a digest truegreen cannot verify (sha256 or sha512 only)",
+            )
+        if digest_of(body, claim.partition(":")[0]) != claim:
+            return LookupFailed(
+                LookupFailure.DIGEST_MISMATCH,
+                f"{registry} sent a manifest whose content does not match its digest",
+            )
+    return claims[0] if claims else digest_of(body)
 
 
 def _children(content: bytes) -> tuple[str, ...] | None:
@@ -438,6 +610,6 @@ def _children(content: bytes) -> tuple[str, ...] | None:
         parsed = json.loads(content)
         manifests = parsed["manifests"]
         digests = tuple(str(m["digest"]) for m in manifests)
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         return None
     return digests if all(_DIGEST.match(d) for d in digests) else None

@@ -13,6 +13,9 @@ class Outcome(StrEnum):
 
     CONVERGED = "converged"
     RESTARTED = "restarted"
+    RESTARTED_BY_OTHER = "restarted-by-other"
+    """Another tick (running now, or one that died) made the restart this tick found; this tick
+    waited for it, or found it already recorded. Never a second restart toward the same digests."""
     LATCHED = "latched"
     PAUSED = "paused"
     IN_PROGRESS = "in-progress"
@@ -38,6 +41,31 @@ class Write:
     error: str = ""
 
 
+class EventReason(StrEnum):
+    """The Kubernetes Event reasons refresh writes on a Deployment it acted on."""
+
+    IMAGE_REFRESHED = "ImageRefreshed"
+    ROLLOUT_FAILED = "RefreshRolloutFailed"
+    LATCHED = "RefreshLatched"
+    STALE_PIN = "StalePin"
+    DANGLING_PIN = "DanglingPin"
+
+    @property
+    def warning(self) -> bool:
+        """Warning events call for a look; only a verified refresh is Normal."""
+        return self is not EventReason.IMAGE_REFRESHED
+
+
+@dataclass(frozen=True)
+class EventNote:
+    """One Event the tick wrote (or tried to) on the workload; a failed one never fails it."""
+
+    reason: EventReason
+    message: str
+    written: bool = True
+    error: str = ""
+
+
 @dataclass(frozen=True)
 class WorkloadReport:
     """What happened to one workload."""
@@ -48,6 +76,7 @@ class WorkloadReport:
     reason: str
     containers: tuple[ContainerPlan, ...] = ()
     writes: tuple[Write, ...] = ()
+    events: tuple[EventNote, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -126,9 +126,12 @@ def before_restart(
     pin_lookups: Mapping[str, DigestLookup],
     mode: RefreshMode,
     hold: str,
+    *,
+    lost_race: bool = False,
 ) -> Ending | tuple[ContainerPlan, ...]:
     """After the stale-pin findings are written: how the workload ends the tick without a
-    restart, or the containers a restart must move."""
+    restart, or the containers a restart must move. `lost_race`: this tick's restart write met
+    a conflict, so nothing left to restart now means another tick restarted first."""
     invalid = [p for p in plans if p.decision is Decision.INVALID_IMAGE]
     if invalid:
         # An image that is not a reference can never be pulled: no digest to keep it on.
@@ -152,10 +155,13 @@ def before_restart(
             for p in plans
             if p.decision is Decision.PINNED and p.newest and not p.image.endswith(p.newest)
         ]
+        outcome = Outcome.RESTARTED_BY_OTHER if lost_race else Outcome.CONVERGED
         if behind:
             reason = f"pinned, never restarted; behind its tag: {', '.join(behind)}"
-            return Ending(Outcome.CONVERGED, reason, write)
-        return Ending(Outcome.CONVERGED, "every tracked image runs its newest digest", write)
+            return Ending(outcome, reason, write)
+        if lost_race:
+            return Ending(outcome, "another tick already rolled out the newest digests", write)
+        return Ending(outcome, "every tracked image runs its newest digest", write)
     if mode is RefreshMode.RESTART:
         refused = pull_policy_refusals(deployment, restart)
         if refused:
@@ -172,8 +178,11 @@ def restart_step(
     """Steps (2) and (3), decided from the Deployment's current annotations: already done,
     resume a restart under way, the flap guard's latch, or the restart write."""
     target = {p.container: p.newest or "" for p in restart}
-    if all(annotations.get(container_key(RECORDED_DIGEST, c)) == d for c, d in target.items()):
-        return Ending(Outcome.CONVERGED, "another tick already rolled out the newest digests")
+    if _recorded(annotations, target):
+        # Only a fresh read after a conflict gets here: the restart was another tick's.
+        return Ending(
+            Outcome.RESTARTED_BY_OTHER, "another tick already rolled out the newest digests"
+        )
     pending = PendingRestart.read(annotations)
     if pending is not None and dict(pending.target) == target:
         return Resume(pending)
@@ -246,13 +255,20 @@ def after_rollout(
     plans: Sequence[ContainerPlan],
     pods: Sequence[Mapping[str, Any]],
     marker: PendingRestart,
+    *,
+    ours: bool,
 ) -> Ending:
     """Step (4): record only what the new pods are proven to run; a failure records nothing.
     Pods on their way out (terminating, or finished) still report the old image and prove
-    nothing either way: only the pods that stay are checked."""
+    nothing either way: only the pods that stay are checked.
+    `annotations` are read after the wait: a write is asked for only while the pending marker
+    is still the one waited on, so a tick never clears or records over another tick's restart.
+    `ours`: this tick made the restart (else it resumed one another tick made)."""
+    done = Outcome.RESTARTED if ours else Outcome.RESTARTED_BY_OTHER
+    still_ours = PendingRestart.read(annotations) == marker
     if end.timed_out:
         return Ending(Outcome.ROLLOUT_FAILED, end.reason)
-    clear_marker = AnnotationWrite("clear-pending", {PENDING: None})
+    clear_marker = AnnotationWrite("clear-pending", {PENDING: None}) if still_ours else None
     if not end.rolled_out:
         return Ending(Outcome.ROLLOUT_FAILED, end.reason, clear_marker)
     staying = o.remaining(pods)
@@ -264,14 +280,25 @@ def after_rollout(
     if unproven:
         reason = f"the new pods do not run the newest digest ({', '.join(unproven)})"
         return Ending(Outcome.ROLLOUT_FAILED, reason, clear_marker)
+    if not still_ours:
+        if _recorded(annotations, marker.target):
+            return Ending(done, "rolled out and verified; another tick recorded it")
+        return Ending(
+            done, "rolled out and verified; not recorded: another tick has restarted since"
+        )
     # Every restarted container is proven: record it (an operator pin never is).
     record = record_changes(annotations, plans, force=True)
     return Ending(
-        Outcome.RESTARTED,
+        done,
         "rolled out and verified: the pods run the newest digest",
         AnnotationWrite("record", record),
         write_must_land=True,
     )
+
+
+def _recorded(annotations: Mapping[str, str], target: Mapping[str, str]) -> bool:
+    """Every container of `target` has its digest recorded."""
+    return all(annotations.get(container_key(RECORDED_DIGEST, c)) == d for c, d in target.items())
 
 
 def record_changes(

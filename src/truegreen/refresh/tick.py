@@ -4,25 +4,31 @@
    that can stop the tick;
 2. the flap guard: a restart is needed but the attempt counter has reached its maximum, so the
    workload is latched and nothing is restarted;
-3. the attempt is counted and a pending marker left in the same write as the restart, guarded
-   by resourceVersion so two ticks never restart twice;
+3. the attempt is counted and a pending marker left in the same write as the restart;
 4. only after a successful rollout, and after the new pods' imageIDs prove they run the newest
    digest, is the digest recorded and the counter, latch and marker cleared.
 A failed rollout records nothing. A tick that died mid-rollout is resumed from the marker.
 
+Every write carries the resourceVersion of the read it was decided from, so two ticks never
+restart twice and a write never erases what it did not read: on a conflict the tick reads the
+Deployment again and decides again. Registry logins are the workload's own (its namespace's
+pull secrets), as the kubelet's. Each workload the tick acted on gets Kubernetes Events.
+
 This module makes the reads and writes; what to do at each step is decided in steps.py.
 """
 
+import socket
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Conflict, GetRead, Got, Kind, ListRead
+from truegreen.cluster import CantRead, Conflict, CreateResult, GetRead, Got, Kind, ListRead
 from truegreen.cluster.reader import ClusterWriter
 from truegreen.images import ImageReference, ImageReferenceError
+from truegreen.refresh.events import event_object, planned_events
 from truegreen.refresh.plan import (
     ContainerPlan,
     PendingRestart,
@@ -34,11 +40,13 @@ from truegreen.refresh.plan import (
 )
 from truegreen.refresh.registry import (
     DigestLookup,
+    LookupKey,
     PullCredentials,
     RegistryAccess,
     RegistryClient,
+    RegistryLogin,
 )
-from truegreen.refresh.report import Outcome, TickReport, WorkloadReport, Write
+from truegreen.refresh.report import EventNote, Outcome, TickReport, WorkloadReport, Write
 from truegreen.refresh.steps import (
     AnnotationWrite,
     Ending,
@@ -52,8 +60,41 @@ from truegreen.refresh.steps import (
     skip,
 )
 from truegreen.refresh.template import describe_template, template_change
+from truegreen.rollout import rollout_status
 
 _CONFLICT_RETRIES = 3
+_KEPT_CHANGING = "the Deployment kept changing under the tick"
+
+
+class RefreshCluster(ClusterWriter, Protocol):
+    """What a tick needs of the cluster: reads, patches, and creating its Events."""
+
+    def create(
+        self, kind: Kind, obj: Mapping[str, Any], *, namespace: str | None, dry_run: bool
+    ) -> CreateResult:
+        """Create one object."""
+        ...
+
+
+class TickProgress(Protocol):
+    """Told what a tick is doing as it goes, so a terminal can show it; a tick never prints.
+    Called from the look-up threads too: an implementation must be thread-safe."""
+
+    def looking_up(self, total: int) -> None:
+        """`total` distinct registry look-ups are about to start."""
+        ...
+
+    def looked_up(self) -> None:
+        """One look-up finished."""
+        ...
+
+    def restarting(self, workload: str) -> None:
+        """`namespace/name` is being restarted toward newer images."""
+        ...
+
+    def waiting(self, workload: str, progress: str) -> None:
+        """Waiting for `namespace/name` to roll out; `progress` as kubectl's rules say it."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -75,6 +116,8 @@ class RefreshSettings:
 class _Workload:
     obj: Mapping[str, Any]
     pods: list[Mapping[str, Any]]
+    logins: PullCredentials
+    """The registry logins of this workload's own pull secrets (pod spec and account)."""
 
     @property
     def namespace(self) -> str:
@@ -85,27 +128,33 @@ class _Workload:
         return o.name_of(self.obj)
 
 
+@dataclass(frozen=True)
+class _Lookups:
+    """One workload's view of the tick's registry look-ups, by reference text."""
+
+    tracked: Mapping[str, DigestLookup]
+    pinned: Mapping[str, DigestLookup]
+
+
 def _now_stamp() -> str:
     # Microseconds: two restarts within one second must still change the pod template.
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 def run_tick(
-    cluster: ClusterWriter,
+    cluster: RefreshCluster,
     settings: RefreshSettings,
     *,
     sleep: Callable[[float], None] = time.sleep,
     clock: Callable[[], float] = time.monotonic,
-    progress: Callable[[int], Callable[[], None]] | None = None,
+    progress: TickProgress | None = None,
 ) -> TickReport:
-    """One tick over every opted-in Deployment. `progress(total)` returns the callback each
-    registry look-up calls when done (for a progress bar)."""
+    """One tick over every opted-in Deployment; `progress` is told each phase as it starts."""
     listed = cluster.list(Kind.DEPLOYMENT, namespace=settings.namespace, labels=settings.selector)
     if isinstance(listed, CantRead):
         return TickReport((), (listed.reason,))
     reports: list[WorkloadReport] = []
     workloads: list[_Workload] = []
-    configs: list[tuple[str, str]] = []
     reads = _SharedReads(cluster)
     for obj in listed.items:
         skipped = skip(obj)
@@ -116,25 +165,21 @@ def run_tick(
         if isinstance(pods, CantRead):
             reports.append(_report(obj, Outcome.COULD_NOT_CHECK, pods.reason))
             continue
-        configs += _docker_configs(reads, obj)
+        logins = PullCredentials.from_docker_configs(_docker_configs(reads, obj))
         # What the pods run is judged on the pods that stay: a terminating one still reports
         # the image it was started with for its grace period.
-        workloads.append(_Workload(obj, o.remaining(pods)))
-    lookups, pin_lookups, client = _resolve(workloads, configs, settings, progress)
+        workloads.append(_Workload(obj, o.remaining(pods), logins))
+    views, registry = _resolve(workloads, settings, progress)
     # A registry near its rate limit: restart nothing this tick (findings are still written).
-    hold = registry_hold([*lookups.values(), *pin_lookups.values()], client.below_reserve)
-    for workload in workloads:
-        annotations = o.annotations_of(workload.obj)
-        plans = tuple(
-            plan_container(c, annotations, lookups, workload.pods, settings.mode)
-            for c in containers_of(workload.obj)
-        )
-        tick = _WorkloadTick(cluster, workload, plans, settings, sleep, clock)
-        reports.append(tick.run(lookups, pin_lookups, hold))
+    every = [r for view in views for r in (*view.tracked.values(), *view.pinned.values())]
+    hold = registry_hold(every, registry.below_reserve)
+    for workload, view in zip(workloads, views, strict=True):
+        tick = _WorkloadTick(cluster, workload, view, settings, sleep, clock, progress)
+        reports.append(tick.run(hold))
     return TickReport(
         tuple(reports),
-        registry_requests=client.requests_made,
-        distinct_references=len(lookups) + len(pin_lookups),
+        registry_requests=registry.requests_made,
+        distinct_references=registry.distinct_lookups,
     )
 
 
@@ -185,7 +230,8 @@ class _SharedReads:
 
 
 def _docker_configs(cluster: _SharedReads, obj: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Registry logins from the workload's image pull secrets (pod spec and service account)."""
+    """Registry logins from the workload's image pull secrets (pod spec and service account),
+    read in the workload's own namespace only: the kubelet lets a pod use no other."""
     namespace = o.namespace_of(obj)
     spec = o.pod_spec(o.pod_template(obj))
     names = o.pull_secret_names(spec)
@@ -203,33 +249,83 @@ def _docker_configs(cluster: _SharedReads, obj: Mapping[str, Any]) -> list[tuple
     return configs
 
 
-def _resolve(
-    workloads: Sequence[_Workload],
-    configs: list[tuple[str, str]],
-    settings: RefreshSettings,
-    progress: Callable[[int], Callable[[], None]] | None,
-) -> tuple[dict[str, DigestLookup], dict[str, DigestLookup], RegistryClient]:
-    """Every distinct tracked tag and operator pin, looked up once, concurrently."""
+def _references(
+    workload: _Workload, mode: RefreshMode
+) -> tuple[list[ImageReference], list[ImageReference]]:
+    """The workload's tracked tags and operator pins."""
     tracked: list[ImageReference] = []
     pinned: list[ImageReference] = []
-    for workload in workloads:
-        annotations = o.annotations_of(workload.obj)
-        for container in containers_of(workload.obj):
-            try:
-                tag_ref, pin_ref = tracked_reference(container, annotations, settings.mode)
-            except ImageReferenceError:
-                continue
-            if tag_ref is not None:
-                tracked.append(tag_ref)
-            if pin_ref is not None:
-                pinned.append(pin_ref)
-    client = RegistryClient(PullCredentials.from_docker_configs(configs), settings.registry)
-    total = len({str(r) for r in tracked}) + len({str(r) for r in pinned})
-    advance = progress(total) if progress is not None else None
+    annotations = o.annotations_of(workload.obj)
+    for container in containers_of(workload.obj):
+        try:
+            tag_ref, pin_ref = tracked_reference(container, annotations, mode)
+        except ImageReferenceError:
+            continue
+        if tag_ref is not None:
+            tracked.append(tag_ref)
+        if pin_ref is not None:
+            pinned.append(pin_ref)
+    return tracked, pinned
+
+
+def _resolve(
+    workloads: Sequence[_Workload],
+    settings: RefreshSettings,
+    progress: TickProgress | None,
+) -> tuple[list[_Lookups], "_RegistrySummary"]:
+    """Every distinct tracked tag and operator pin, looked up once per login that would be
+    sent for it, concurrently; then each workload's view through its own logins."""
+    wanted = [_references(w, settings.mode) for w in workloads]
+
+    def keyed(
+        workload: _Workload, references: list[ImageReference]
+    ) -> list[tuple[ImageReference, RegistryLogin | None]]:
+        return [(r, workload.logins.for_registry(r.registry)) for r in references]
+
+    tracked = [pair for w, (t, _) in zip(workloads, wanted, strict=True) for pair in keyed(w, t)]
+    pinned = [pair for w, (_, p) in zip(workloads, wanted, strict=True) for pair in keyed(w, p)]
+    client = RegistryClient(settings.registry)
+    total = len({LookupKey(str(r), login) for r, login in tracked}) + len(
+        {LookupKey(str(r), login) for r, login in pinned}
+    )
+    advance = None
+    if progress is not None:
+        progress.looking_up(total)
+        advance = progress.looked_up
     try:
-        return client.resolve_all(tracked, advance), client.resolve_all(pinned, advance), client
+        tracked_results = client.resolve_all(tracked, advance)
+        pinned_results = client.resolve_all(pinned, advance)
     finally:
         client.close()
+
+    def view(
+        workload: _Workload,
+        references: list[ImageReference],
+        results: Mapping[LookupKey, DigestLookup],
+    ) -> dict[str, DigestLookup]:
+        found: dict[str, DigestLookup] = {}
+        for reference in references:
+            login = workload.logins.for_registry(reference.registry)
+            found[str(reference)] = results[LookupKey(str(reference), login)]
+        return found
+
+    views = [
+        _Lookups(view(w, t, tracked_results), view(w, p, pinned_results))
+        for w, (t, p) in zip(workloads, wanted, strict=True)
+    ]
+    summary = _RegistrySummary(
+        client.requests_made, len(tracked_results) + len(pinned_results), client.below_reserve
+    )
+    return views, summary
+
+
+@dataclass(frozen=True)
+class _RegistrySummary:
+    """What the tick needs of the registry side once the client is closed."""
+
+    requests_made: int
+    distinct_lookups: int
+    below_reserve: tuple[str, ...]
 
 
 class _WorkloadTick:
@@ -237,37 +333,76 @@ class _WorkloadTick:
 
     def __init__(
         self,
-        cluster: ClusterWriter,
+        cluster: RefreshCluster,
         workload: _Workload,
-        plans: tuple[ContainerPlan, ...],
+        lookups: _Lookups,
         settings: RefreshSettings,
         sleep: Callable[[float], None],
         clock: Callable[[], float],
+        progress: TickProgress | None = None,
     ) -> None:
         self._cluster = cluster
+        self._progress = progress
         self._workload = workload
-        self._plans = plans
+        self._lookups = lookups
         self._settings = settings
         self._sleep = sleep
         self._clock = clock
+        self._plans: tuple[ContainerPlan, ...] = ()
         self._writes: list[Write] = []
+        self._latest: Mapping[str, Any] = workload.obj
+        self._lost_race = False
+        """A restart write of this tick met a conflict: someone else wrote first."""
 
-    def run(
-        self,
-        lookups: Mapping[str, DigestLookup],
-        pin_lookups: Mapping[str, DigestLookup],
-        hold: str,
-    ) -> WorkloadReport:
-        """Steps (1) to (4) for this workload."""
-        obj, settings = self._workload.obj, self._settings
+    def run(self, hold: str) -> WorkloadReport:
+        """Steps (1) to (4) for this workload, decided again from a fresh read after each
+        conflict (at most _CONFLICT_RETRIES times); then its Events."""
+        obj, pods = self._workload.obj, self._workload.pods
+        report = None
+        for _ in range(_CONFLICT_RETRIES):
+            attempt = self._attempt(obj, pods, hold)
+            if not isinstance(attempt, Conflict):
+                report = attempt
+                break
+            fresh = self._reread()
+            if isinstance(fresh, CantRead):
+                report = self._done(Outcome.COULD_NOT_CHECK, fresh.reason)
+                break
+            obj, pods = fresh
+        if report is None:
+            report = self._done(Outcome.COULD_NOT_CHECK, _KEPT_CHANGING)
+        return self._with_events(report)
+
+    def _reread(self) -> tuple[Mapping[str, Any], list[Mapping[str, Any]]] | CantRead:
+        workload = self._workload
+        read = self._cluster.get(Kind.DEPLOYMENT, workload.name, namespace=workload.namespace)
+        if isinstance(read, CantRead):
+            return read
+        self._latest = read.obj
+        pods = _pods(self._cluster, read.obj)
+        return pods if isinstance(pods, CantRead) else (read.obj, pods)
+
+    def _attempt(
+        self, obj: Mapping[str, Any], pods: list[Mapping[str, Any]], hold: str
+    ) -> WorkloadReport | Conflict:
+        settings, lookups = self._settings, self._lookups
+        annotations = o.annotations_of(obj)
+        self._plans = tuple(
+            plan_container(c, annotations, lookups.tracked, pods, settings.mode)
+            for c in containers_of(obj)
+        )
         # (1) Stale-pin findings first: nothing below may stop them from landing.
-        changes = pin_findings(obj, lookups, pin_lookups, settings.mode)
+        changes = pin_findings(obj, lookups.tracked, lookups.pinned, settings.mode)
         if changes:
-            updated = self._annotate(AnnotationWrite("stale-pins", changes))
+            updated = self._annotate(AnnotationWrite("stale-pins", changes), obj)
+            if isinstance(updated, Conflict):
+                return updated
             obj = updated if updated is not None else obj
-        verdict = before_restart(obj, self._plans, pin_lookups, settings.mode, hold)
+        verdict = before_restart(
+            obj, self._plans, lookups.pinned, settings.mode, hold, lost_race=self._lost_race
+        )
         if isinstance(verdict, Ending):
-            return self._end(verdict)
+            return self._end(verdict, obj)
         return self._restart(obj, verdict)
 
     def _done(self, outcome: Outcome, reason: str) -> WorkloadReport:
@@ -276,9 +411,11 @@ class _WorkloadTick:
             workload.namespace, workload.name, outcome, reason, self._plans, tuple(self._writes)
         )
 
-    def _end(self, ending: Ending) -> WorkloadReport:
+    def _end(self, ending: Ending, obj: Mapping[str, Any]) -> WorkloadReport | Conflict:
         if ending.write is not None:
-            self._annotate(ending.write)
+            written = self._annotate(ending.write, obj)
+            if isinstance(written, Conflict):
+                return written
             error = self._writes[-1].error
             if ending.write_must_land and error:
                 # The marker stays: the next tick finds the rollout done, verifies and records.
@@ -287,82 +424,99 @@ class _WorkloadTick:
                 )
         return self._done(ending.outcome, ending.reason)
 
-    def _restart(self, obj: Mapping[str, Any], restart: Sequence[ContainerPlan]) -> WorkloadReport:
-        """Steps (2) and (3): one conditional write; after a conflict, decide again from a
-        fresh read, never restart blindly."""
+    def _restart(
+        self, obj: Mapping[str, Any], restart: Sequence[ContainerPlan]
+    ) -> WorkloadReport | Conflict:
+        """Steps (2) and (3): one conditional write, or the resumption of a restart another
+        tick made."""
         settings, workload = self._settings, self._workload
-        for _ in range(_CONFLICT_RETRIES):
-            stamp = _now_stamp()
-            step = restart_step(o.annotations_of(obj), restart, settings.max_attempts, stamp)
-            if isinstance(step, Ending):
-                return self._end(step)
-            if isinstance(step, Resume):
-                if settings.dry_run:
-                    return self._done(
-                        Outcome.PLANNED, "a restart is under way: would wait for it and record"
-                    )
-                return self._finish(obj, step.marker)
-            template = template_change(obj, restart, settings.mode, stamp)
-            described = describe_template(template)
+        stamp = _now_stamp()
+        step = restart_step(o.annotations_of(obj), restart, settings.max_attempts, stamp)
+        if isinstance(step, Ending):
+            return self._end(step, obj)
+        if isinstance(step, Resume):
             if settings.dry_run:
-                self._writes.append(Write("restart", step.annotations, described, applied=False))
                 return self._done(
-                    Outcome.PLANNED, "would restart: " + ", ".join(p.reason for p in restart)
+                    Outcome.PLANNED, "a restart is under way: would wait for it and record"
                 )
-            patch = {
-                "metadata": {
-                    "resourceVersion": o.mapping(obj.get("metadata")).get("resourceVersion"),
-                    "annotations": dict(step.annotations),
-                },
-                "spec": {"template": template},
-            }
-            result = self._cluster.patch(
-                Kind.DEPLOYMENT,
-                workload.name,
-                namespace=workload.namespace,
-                patch=patch,
-                strategic=True,
+            return self._finish(step.marker, ours=False)
+        template = template_change(obj, restart, settings.mode, stamp)
+        described = describe_template(template)
+        if settings.dry_run:
+            self._writes.append(Write("restart", step.annotations, described, applied=False))
+            return self._done(
+                Outcome.PLANNED, "would restart: " + ", ".join(p.reason for p in restart)
             )
-            if isinstance(result, Conflict):
-                # Someone else wrote since we read: re-read and decide again.
-                fresh = self._cluster.get(
-                    Kind.DEPLOYMENT, workload.name, namespace=workload.namespace
-                )
-                if isinstance(fresh, CantRead):
-                    return self._done(Outcome.COULD_NOT_CHECK, fresh.reason)
-                obj = fresh.obj
-                continue
-            if isinstance(result, CantRead):
-                self._writes.append(
-                    Write("restart", step.annotations, described, False, result.reason)
-                )
-                return self._done(Outcome.COULD_NOT_CHECK, result.reason)
-            self._writes.append(Write("restart", step.annotations, described))
-            return self._finish(result.obj, step.marker)
-        return self._done(Outcome.COULD_NOT_CHECK, "the Deployment kept changing under the tick")
+        if self._progress is not None:
+            self._progress.restarting(f"{workload.namespace}/{workload.name}")
+        patch = {
+            "metadata": {
+                "resourceVersion": _version(obj),
+                "annotations": dict(step.annotations),
+            },
+            "spec": {"template": template},
+        }
+        result = self._cluster.patch(
+            Kind.DEPLOYMENT,
+            workload.name,
+            namespace=workload.namespace,
+            patch=patch,
+            strategic=True,
+        )
+        if isinstance(result, Conflict):
+            self._lost_race = True
+            return result  # someone else wrote since we read: read again and decide again
+        if isinstance(result, CantRead):
+            self._writes.append(Write("restart", step.annotations, described, False, result.reason))
+            return self._done(Outcome.COULD_NOT_CHECK, result.reason)
+        self._latest = result.obj
+        self._writes.append(Write("restart", step.annotations, described))
+        return self._finish(step.marker, ours=True)
 
-    def _finish(self, obj: Mapping[str, Any], marker: PendingRestart) -> WorkloadReport:
-        """(4) Wait for the rollout; record only what the new pods are proven to run."""
+    def _finish(self, marker: PendingRestart, *, ours: bool) -> WorkloadReport:
+        """(4) Wait for the rollout; record only what the new pods are proven to run. A record
+        or clear that meets a conflict is decided again from a fresh read of the Deployment."""
         waited = self._wait_for_rollout(marker)
         if isinstance(waited, CantRead):
             return self._done(
                 Outcome.COULD_NOT_CHECK, f"{waited.reason}; the next tick resumes the wait"
             )
-        end, pods = waited
-        return self._end(after_rollout(end, o.annotations_of(obj), self._plans, pods, marker))
+        end, latest, pods = waited
+        workload = self._workload
+        for _ in range(_CONFLICT_RETRIES):
+            ending = after_rollout(
+                end, o.annotations_of(latest), self._plans, pods, marker, ours=ours
+            )
+            report = self._end(ending, latest)
+            if not isinstance(report, Conflict):
+                return report
+            read = self._cluster.get(Kind.DEPLOYMENT, workload.name, namespace=workload.namespace)
+            if isinstance(read, CantRead):
+                return self._done(
+                    Outcome.COULD_NOT_CHECK, f"{read.reason}; the next tick resumes the wait"
+                )
+            latest = self._latest = read.obj
+        return self._done(Outcome.COULD_NOT_CHECK, _KEPT_CHANGING)
 
     def _wait_for_rollout(
         self, marker: PendingRestart
-    ) -> tuple[RolloutEnd, list[Mapping[str, Any]]] | CantRead:
+    ) -> tuple[RolloutEnd, Mapping[str, Any], list[Mapping[str, Any]]] | CantRead:
         workload, settings = self._workload, self._settings
         deadline = self._clock() + settings.rollout_timeout
         while True:
             read = self._cluster.get(Kind.DEPLOYMENT, workload.name, namespace=workload.namespace)
             if isinstance(read, CantRead):
                 return read
+            self._latest = read.obj
             pods = _pods(self._cluster, read.obj)
             if isinstance(pods, CantRead):
                 return pods
+            if self._progress is not None:
+                status = rollout_status(read.obj, "Deployment")
+                self._progress.waiting(
+                    f"{workload.namespace}/{workload.name}",
+                    "rolled out" if status.done else status.progress,
+                )
             expired = self._clock() >= deadline
             end = poll_rollout(
                 read.obj,
@@ -372,12 +526,15 @@ class _WorkloadTick:
                 timeout=settings.rollout_timeout,
             )
             if end is not None:
-                return end, pods
+                return end, read.obj, pods
             self._sleep(settings.poll_interval)
 
-    def _annotate(self, write: AnnotationWrite) -> Mapping[str, Any] | None:
-        """One bounded, non-fatal annotation patch; the Deployment as written, or None. A dry
-        run never gets past a restart, so only the writes before one are ever held back."""
+    def _annotate(
+        self, write: AnnotationWrite, obj: Mapping[str, Any]
+    ) -> Mapping[str, Any] | Conflict | None:
+        """One bounded annotation patch, conditional on the version `obj` was read at: the
+        Deployment as written, Conflict (decide again), or None when it failed (non-fatal). A
+        dry run never gets past a restart, so only the writes before one are ever held back."""
         changes = dict(write.changes)
         if self._settings.dry_run:
             self._writes.append(Write(write.step, changes, applied=False))
@@ -387,11 +544,37 @@ class _WorkloadTick:
             Kind.DEPLOYMENT,
             workload.name,
             namespace=workload.namespace,
-            patch={"metadata": {"annotations": changes}},
+            patch={"metadata": {"resourceVersion": _version(obj), "annotations": changes}},
         )
-        if isinstance(result, Conflict | CantRead):
-            error = result.reason if isinstance(result, CantRead) else "conflict"
-            self._writes.append(Write(write.step, changes, applied=False, error=error))
+        if isinstance(result, Conflict):
+            return result
+        if isinstance(result, CantRead):
+            self._writes.append(Write(write.step, changes, applied=False, error=result.reason))
             return None
+        self._latest = result.obj
         self._writes.append(Write(write.step, changes))
         return result.obj
+
+    def _with_events(self, report: WorkloadReport) -> WorkloadReport:
+        """Write the Events the tick earned on this Deployment. A failed write is noted in the
+        report, never a failure of the tick: the annotations are the record, Events the news."""
+        planned = planned_events(report, self._latest)
+        if not planned or self._settings.dry_run:
+            return report
+        now, instance = datetime.now(UTC), socket.gethostname()
+        notes: list[EventNote] = []
+        for sequence, (reason, message) in enumerate(planned):
+            event = event_object(
+                reason, message, self._latest, now=now, sequence=sequence, instance=instance
+            )
+            created = self._cluster.create(
+                Kind.EVENT, event, namespace=report.namespace, dry_run=False
+            )
+            error = created.reason if isinstance(created, CantRead) else ""
+            notes.append(EventNote(reason, message, written=not error, error=error))
+        return replace(report, events=tuple(notes))
+
+
+def _version(obj: Mapping[str, Any]) -> Any:
+    """The resourceVersion `obj` was read at: a write carrying it lands only on that version."""
+    return o.mapping(obj.get("metadata")).get("resourceVersion")

@@ -6,12 +6,12 @@ from dataclasses import replace
 from truegreen.cluster import CantRead, Kind, KubeObject
 from truegreen.doctor.environment import WORKLOAD_KINDS, Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.wording import plain_why, render
+from truegreen.doctor.wording import plain_why, read_remedy, render
 
 Check = Callable[[Environment], list[Finding]]
 
 
-def services(env: Environment, check: CheckId) -> tuple[list[KubeObject], list[Finding]]:
+def workloads_of(env: Environment, check: CheckId) -> tuple[list[KubeObject], list[Finding]]:
     """The environment's Deployments, StatefulSets and DaemonSets, and an unknown finding for
     each list that could not be read."""
     items: list[KubeObject] = []
@@ -19,7 +19,7 @@ def services(env: Environment, check: CheckId) -> tuple[list[KubeObject], list[F
     for kind in WORKLOAD_KINDS:
         read = env.workloads[kind]
         if isinstance(read, CantRead):
-            unknown.append(cant_check(check, kind, read))
+            unknown.append(cant_check(env, check, kind, read))
         else:
             items.extend(read.items)
     return items, unknown
@@ -49,8 +49,16 @@ def ok(
     )
 
 
-def cant_check(check: CheckId, kind: Kind, cant: CantRead, *objects: str) -> Finding:
-    """The check could not look: unknown, never ok and never a failure."""
+def cant_check(
+    env: Environment,
+    check: CheckId,
+    kind: Kind,
+    cant: CantRead,
+    *objects: str,
+    everywhere: bool = False,
+) -> Finding:
+    """The check could not look: unknown, never ok and never a failure. The remedy is the step
+    that fixes this read (`everywhere`: it covered every namespace)."""
     why = plain_why(kind, cant)
     unknown = finding(
         check,
@@ -60,5 +68,6 @@ def cant_check(check: CheckId, kind: Kind, cant: CantRead, *objects: str) -> Fin
         details=(cant.reason,),
         objects=objects,
         why=why,
+        remedy=read_remedy(kind, cant, env.settings.kubectl, everywhere=everywhere),
     )
     return replace(unknown, why=why)

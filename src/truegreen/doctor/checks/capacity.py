@@ -1,5 +1,6 @@
 """Capacity: can a training job of the given size start now, by kube-scheduler's fit rules?"""
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import timedelta
@@ -13,6 +14,7 @@ from truegreen.doctor.environment import Environment, newest_job
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.fit import (
     MachineRoom,
+    Shortfall,
     apply_limit_range_defaults,
     closest,
     exclusion,
@@ -21,10 +23,13 @@ from truegreen.doctor.fit import (
     pod_requests,
     shortfalls,
 )
-from truegreen.doctor.usage import ClusterUsage
-from truegreen.quantity import QuantityError, Resources
+from truegreen.doctor.usage import ClusterUsage, Holder
+from truegreen.doctor.wording import sentence
+from truegreen.quantity import PODS, QuantityError, Resources
 
 CHECK = CheckId.CAPACITY
+_TAINT = re.compile(r"^taint ([^=]+)=")
+"""A reserved machine's reason from `fit.exclusion`: `taint KEY=VALUE:EFFECT not tolerated`."""
 
 
 def _stuck_job_pods(env: Environment, pods: Sequence[KubeObject]) -> list[KubeObject]:
@@ -48,11 +53,11 @@ def _job_shape(env: Environment) -> tuple[Resources | None, Mapping[str, Any], s
     if env.settings.job_requests is not None:
         return env.settings.job_requests, spec, "--job-requests", None
     if isinstance(env.jobs, CantRead):
-        return None, {}, "", cant_check(CHECK, Kind.JOB, env.jobs)
+        return None, {}, "", cant_check(env, CHECK, Kind.JOB, env.jobs)
     if job is None:
         return None, {}, "", None
     if isinstance(env.limit_ranges, CantRead):
-        return None, {}, "", cant_check(CHECK, Kind.LIMIT_RANGE, env.limit_ranges)
+        return None, {}, "", cant_check(env, CHECK, Kind.LIMIT_RANGE, env.limit_ranges)
     try:
         requests = pod_requests(apply_limit_range_defaults(spec, env.limit_ranges.items))
     except QuantityError as error:
@@ -72,19 +77,19 @@ def _job_shape(env: Environment) -> tuple[Resources | None, Mapping[str, Any], s
 def check(env: Environment) -> list[Finding]:
     """Findings about whether a training job fits on the cluster's machines now."""
     if isinstance(env.nodes, CantRead):
-        return [cant_check(CHECK, Kind.NODE, env.nodes)]
+        return [cant_check(env, CHECK, Kind.NODE, env.nodes)]
     usage = env.cluster_usage
     if isinstance(usage, CantRead):
-        return [cant_check(CHECK, Kind.POD, usage)]
+        return [cant_check(env, CHECK, Kind.POD, usage, everywhere=True)]
     request, spec, source, problem = _job_shape(env)
     if problem is not None:
         return [problem]
     if usage.invalid:
-        return [_invalid_amount(usage.invalid)]
+        return [_invalid_amount(env, usage.invalid)]
     try:
         rooms, job_pods_by_machine = _machine_rooms(env.nodes.items, usage)
     except QuantityError as error:  # only a hand-edited snapshot gets here
-        return [_invalid_amount(str(error))]
+        return [_invalid_amount(env, str(error))]
     free_lines = [
         f"{room.name}: free {format_resources(room.allocatable - room.requested)}"
         for room in rooms.values()
@@ -98,6 +103,7 @@ def check(env: Environment) -> list[Finding]:
                 "capacity.no-eligible-machine",
                 details=("the cluster lists no nodes",),
                 why="there are no machines",
+                todo="Add a machine to the cluster",
             )
         ]
     if request is None:
@@ -129,6 +135,7 @@ def check(env: Environment) -> list[Finding]:
                 "capacity.no-eligible-machine",
                 details=details + stuck_lines,
                 why=_exclusion_words(excluded),
+                todo=_exclusion_remedy(env, excluded),
             )
         ]
     fitting = [room for room in eligible if not shortfalls(request, room)]
@@ -159,6 +166,9 @@ def check(env: Environment) -> list[Finding]:
             {o.job_owner(p) or "" for p in usage.pods_here if o.job_owner(p) and o.node_name(p)}
         )
         holders = [f"{m}: {', '.join(v[2])}" for m, v in job_pods_by_machine.items()]
+        held = "; ".join(
+            f"{format_resources(v[0])} on {m}" for m, v in sorted(job_pods_by_machine.items())
+        )
         return [
             finding(
                 CHECK,
@@ -171,13 +181,22 @@ def check(env: Environment) -> list[Finding]:
                     *stuck_lines,
                 ],
                 objects=objects,
-                jobs=", ".join(f"'{j}'" for j in jobs),
+                jobs=f"the running training job{'s' if len(jobs) != 1 else ''} "
+                + _and([f"'{j}'" for j in jobs]),
+                held=held,
             )
         ]
     empty = [room.emptied() for room in eligible]
     could_host = [room for room in eligible if not shortfalls(request, room.emptied())]
-    if could_host:
-        near = closest(request, could_host)
+    near = closest(request, could_host)
+    if near is not None:
+        room, missing = near
+        named = _largest_holders(env, usage, room.name, missing)
+        held_by = (
+            f"the room it needs on {room.name} is held by {_and(named)}"
+            if named
+            else "other programs use the room it needs"
+        )
         return [
             finding(
                 CHECK,
@@ -187,6 +206,8 @@ def check(env: Environment) -> list[Finding]:
                 details=[*details, _closest_words(near), *stuck_lines],
                 objects=objects,
                 size=size,
+                holders=held_by,
+                machine=room.name,
                 closest=_closest_words(near),
             )
         ]
@@ -228,9 +249,74 @@ def _machine_rooms(
     return rooms, job_pods
 
 
-def _invalid_amount(error: str) -> Finding:
+def _invalid_amount(env: Environment, error: str) -> Finding:
     cant = CantRead(ReadFailure.MALFORMED, f"a resource amount in the cluster is invalid: {error}")
-    return cant_check(CHECK, Kind.POD, cant)
+    return cant_check(env, CHECK, Kind.POD, cant, everywhere=True)
+
+
+def _largest_holders(
+    env: Environment, usage: ClusterUsage, machine: str, missing: Sequence[Shortfall]
+) -> list[str]:
+    """Who holds most of what `machine` lacks, largest first, at most three, in plain words
+    with their amounts: `the workload 'notebook' in 'research' (1 nvidia.com/gpu)`."""
+    short = [s.resource for s in missing if s.resource != PODS]
+    holding = [h for h in usage.holders.get(machine, []) if any(r in h.requested for r in short)]
+    holding.sort(key=lambda h: (*(-h.requested.get(r, 0) for r in short), h.namespace, h.pod))
+    return [
+        f"{_holder_words(env, h)} "
+        f"({format_resources(Resources.of({r: h.requested.get(r, 0) for r in short}))})"
+        for h in holding[:3]
+    ]
+
+
+def _holder_words(env: Environment, holder: Holder) -> str:
+    """`the workload 'notebook' in 'research'`; the namespace left out when it is this one."""
+    kind, name = holder.owner_kind, holder.owner
+    if kind == "ReplicaSet":
+        # A Deployment's ReplicaSet is named `<deployment>-<pod-template-hash>`.
+        noun, name = "workload", name.rpartition("-")[0] or name
+    elif kind in ("Deployment", "StatefulSet", "DaemonSet"):
+        noun = "workload"
+    elif kind == "Job":
+        noun = "training job" if holder.namespace == env.namespace else "job"
+    elif kind:
+        noun = "workload"
+    else:
+        noun, name = "program", holder.pod
+    where = "" if holder.namespace == env.namespace else f" in '{holder.namespace}'"
+    return f"the {noun} '{name}'{where}"
+
+
+def _and(items: Sequence[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+def _exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> str:
+    """One step per reason the machines are out of reach, each with the command that does it."""
+    kubectl = env.settings.kubectl
+    steps = []
+    tainted: dict[str, list[str]] = {}
+    for reason, names in excluded.items():
+        if reason == "cordoned":
+            steps.append(
+                f"open {_and(names)} to new work again with {kubectl.cluster('uncordon', *names)}"
+            )
+        elif (taint := _TAINT.match(reason)) is not None:
+            for name in names:
+                tainted.setdefault(taint.group(1), []).append(name)
+        else:
+            steps.append(
+                "change where training jobs may run in their settings ("
+                + kubectl.cluster("get", "nodes", "--show-labels")
+                + " shows what each machine offers)"
+            )
+    for key, names in tainted.items():
+        steps.append(
+            f"let training jobs onto the reserved machines {_and(names)} in their settings, or "
+            f"lift the reservation with {kubectl.cluster('taint', 'nodes', *names, key + '-')}"
+        )
+    return sentence("; or ".join(dict.fromkeys(steps)))
 
 
 def _job_stuck(env: Environment, stuck: list[KubeObject], lines: list[str]) -> Finding:
@@ -245,6 +331,7 @@ def _job_stuck(env: Environment, stuck: list[KubeObject], lines: list[str]) -> F
         objects=[o.ref(p) for p in stuck],
         job=f"'{o.job_owner(oldest)}'",
         age=format_age(max(age, timedelta(0))),
+        command=env.settings.kubectl.here("describe", "pod", o.name_of(oldest)),
     )
 
 

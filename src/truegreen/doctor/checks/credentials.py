@@ -2,6 +2,7 @@
 
 import base64
 import binascii
+import json
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind
@@ -17,6 +18,12 @@ def _is_empty(value: object) -> bool:
         return not value or not base64.b64decode(str(value), validate=True)
     except (binascii.Error, ValueError):
         return False  # undecodable is damaged, not empty; the backend will say so
+
+
+def _fill_in(env: Environment, name: str, keys: list[str]) -> str:
+    """The command that sets `keys` of the stored login `name` (VALUE stands for each value)."""
+    values = json.dumps({"stringData": dict.fromkeys(keys, "VALUE")})
+    return env.settings.kubectl.here("patch", "secret", name, "--type", "merge", "-p", values)
 
 
 def check(env: Environment) -> list[Finding]:
@@ -39,9 +46,16 @@ def check(env: Environment) -> list[Finding]:
                     objects=(ref,),
                     name=required.name,
                     keys=keys_text,
+                    command=env.settings.kubectl.here(
+                        "create",
+                        "secret",
+                        "generic",
+                        required.name,
+                        *(f"--from-literal={key}=VALUE" for key in required.keys),
+                    ),
                 )
             ]
-        return [cant_check(CHECK, Kind.SECRET, read, ref)]
+        return [cant_check(env, CHECK, Kind.SECRET, read, ref)]
     data = o.mapping(read.obj.get("data"))
     missing = [k for k in required.keys if k not in data]
     empty = [k for k in required.keys if k in data and _is_empty(data[k])]
@@ -57,6 +71,7 @@ def check(env: Environment) -> list[Finding]:
                 objects=(ref,),
                 name=required.name,
                 keys=", ".join(missing),
+                command=_fill_in(env, required.name, missing),
             )
         )
     if empty:
@@ -70,6 +85,7 @@ def check(env: Environment) -> list[Finding]:
                 objects=(ref,),
                 name=required.name,
                 keys=", ".join(empty),
+                command=_fill_in(env, required.name, empty),
             )
         )
     return findings or [ok(CHECK, objects=(ref,))]

@@ -6,6 +6,7 @@ import base64
 import binascii
 import fnmatch
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -63,9 +64,29 @@ def _is_public_library(image: str) -> bool:
     return reference.registry == DOCKER_HUB and reference.repository.startswith("library/")
 
 
+def _create_login(env: Environment, name: str, registries: set[str]) -> str:
+    """The command that creates the registry login `name` for the first of `registries`
+    (USER and PASSWORD stand for the real ones)."""
+    server = min(registries) if registries else "REGISTRY"
+    return env.settings.kubectl.here(
+        "create",
+        "secret",
+        "docker-registry",
+        name,
+        f"--docker-server={server}",
+        "--docker-username=USER",
+        "--docker-password=PASSWORD",
+    )
+
+
+def _login_name(registry: str) -> str:
+    """A name for a new login to `registry`: `ghcr.io` → `ghcr-io-login`."""
+    return re.sub(r"[^a-z0-9]+", "-", registry.lower()).strip("-") + "-login"
+
+
 def check(env: Environment) -> list[Finding]:
     """Findings about the registry logins the environment's images rely on."""
-    findings = [cant_check(CHECK, kind, read) for kind, read in env.unread_template_sources()]
+    findings = [cant_check(env, CHECK, kind, read) for kind, read in env.unread_template_sources()]
     uses: dict[str, _LoginUse] = {}
     unresolved: list[tuple[str, str, frozenset[str]]] = []
     for template in env.templates():
@@ -73,7 +94,9 @@ def check(env: Environment) -> list[Finding]:
         account = o.service_account_name(template.spec)
         account_read = env.service_accounts.get(account)
         if isinstance(account_read, CantRead) and not account_read.is_measurement:
-            findings.append(cant_check(CHECK, Kind.SERVICE_ACCOUNT, account_read, template.ref))
+            findings.append(
+                cant_check(env, CHECK, Kind.SERVICE_ACCOUNT, account_read, template.ref)
+            )
         elif isinstance(account_read, Got):
             names += o.pull_secret_names(account_read.obj)
         images = [i for i in o.all_images(template.spec) if not _is_public_library(i)]
@@ -103,10 +126,11 @@ def check(env: Environment) -> list[Finding]:
                         objects=objects,
                         name=name,
                         registries=", ".join(sorted(use.registries)) or "its registries",
+                        command=_create_login(env, name, use.registries),
                     )
                 )
             else:
-                findings.append(cant_check(CHECK, Kind.SECRET, read, *objects))
+                findings.append(cant_check(env, CHECK, Kind.SECRET, read, *objects))
             continue
         secret_type = str(read.obj.get("type", ""))
         if secret_type not in _LOGIN_TYPES:
@@ -119,6 +143,8 @@ def check(env: Environment) -> list[Finding]:
                     details=(f"secret {name} has type {secret_type or 'Opaque'}",),
                     objects=objects,
                     name=name,
+                    delete=env.settings.kubectl.here("delete", "secret", name),
+                    command=_create_login(env, name, use.registries),
                 )
             )
             continue
@@ -133,6 +159,8 @@ def check(env: Environment) -> list[Finding]:
                     details=(f"secret {name} ({secret_type}) does not parse as a docker config",),
                     objects=objects,
                     name=name,
+                    delete=env.settings.kubectl.here("delete", "secret", name),
+                    command=_create_login(env, name, use.registries),
                 )
             )
             continue
@@ -159,6 +187,7 @@ def check(env: Environment) -> list[Finding]:
                 objects=(*sorted(f"Secret/{n}" for n in logins), *sorted(owners)),
                 registry=registry,
                 names=", ".join(f"'{n}'" for n in sorted(logins)),
+                command=_create_login(env, _login_name(registry), {registry}),
             )
         )
     if findings:

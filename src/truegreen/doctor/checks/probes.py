@@ -4,7 +4,7 @@ In a running environment these are warnings: they make rollouts and restarts unt
 but they do not by themselves stop training from running now.
 """
 
-from truegreen.doctor.checks.base import finding, ok, services
+from truegreen.doctor.checks.base import finding, ok, workloads_of
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.lint.rules import Context, Severity, evaluate
@@ -22,8 +22,8 @@ _CODES = {
 
 
 def check(env: Environment) -> list[Finding]:
-    """Findings from the probe rules on the environment's services."""
-    items, findings = services(env, CHECK)
+    """Findings from the probe rules on the environment's workloads."""
+    items, findings = workloads_of(env, CHECK)
     for obj in items:
         model = workload_model(obj)
         if model is None:
@@ -40,7 +40,7 @@ def check(env: Environment) -> list[Finding]:
                     _CODES[rule.id],
                     details=(f"{model.kind}/{model.name} [{rule.id}] {hit.message}",),
                     objects=(f"{model.kind}/{model.name}",),
-                    workload=f"The service '{model.name}'",
+                    workload=f"the workload '{model.name}'",
                     container=hit.container or "",
                     **fields,
                 )

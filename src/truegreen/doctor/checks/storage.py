@@ -21,7 +21,7 @@ def _waits_for_first_use(storage_type: Mapping[str, Any] | None) -> bool:
 
 def check(env: Environment) -> list[Finding]:
     """Findings about the dataset volumes the environment mounts."""
-    findings = [cant_check(CHECK, kind, read) for kind, read in env.unread_template_sources()]
+    findings = [cant_check(env, CHECK, kind, read) for kind, read in env.unread_template_sources()]
     for name, read in env.claims.items():
         ref = f"PersistentVolumeClaim/{name}"
         if isinstance(read, CantRead):
@@ -35,10 +35,11 @@ def check(env: Environment) -> list[Finding]:
                         details=(f"persistentvolumeclaim {name} not found",),
                         objects=(ref,),
                         name=name,
+                        command=env.settings.kubectl.here("get", "persistentvolumeclaims"),
                     )
                 )
             else:
-                findings.append(cant_check(CHECK, Kind.PERSISTENT_VOLUME_CLAIM, read, ref))
+                findings.append(cant_check(env, CHECK, Kind.PERSISTENT_VOLUME_CLAIM, read, ref))
             continue
         spec, status = o.mapping(read.obj.get("spec")), o.mapping(read.obj.get("status"))
         claim_phase = str(status.get("phase", "Pending"))
@@ -54,6 +55,7 @@ def check(env: Environment) -> list[Finding]:
                     details=(f"persistentvolumeclaim {name} is Lost",),
                     objects=(ref,),
                     name=name,
+                    command=env.settings.kubectl.here("describe", "pvc", name),
                 )
             )
             continue
@@ -61,7 +63,7 @@ def check(env: Environment) -> list[Finding]:
         type_read = env.storage_types.get(str(type_name)) if type_name else None
         if isinstance(type_read, CantRead):
             if not type_read.is_measurement:
-                findings.append(cant_check(CHECK, Kind.STORAGE_CLASS, type_read, ref))
+                findings.append(cant_check(env, CHECK, Kind.STORAGE_CLASS, type_read, ref))
                 continue
             findings.append(
                 finding(
@@ -73,6 +75,7 @@ def check(env: Environment) -> list[Finding]:
                     objects=(ref, f"StorageClass/{type_name}"),
                     name=name,
                     storage_type=type_name,
+                    command=env.settings.kubectl.cluster("get", "storageclasses"),
                 )
             )
             continue
@@ -89,6 +92,7 @@ def check(env: Environment) -> list[Finding]:
                     name=name,
                     state=claim_phase.lower(),
                     storage_type=type_name or "default",
+                    command=env.settings.kubectl.here("describe", "pvc", name),
                 )
             )
     if findings:

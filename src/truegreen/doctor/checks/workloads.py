@@ -7,9 +7,10 @@ from typing import Any
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed
-from truegreen.doctor.checks.base import cant_check, finding, ok, services
+from truegreen.doctor.checks.base import cant_check, finding, ok, workloads_of
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.kubectl import Kubectl
 from truegreen.rollout import rollout_status
 
 CHECK = CheckId.WORKLOADS
@@ -42,9 +43,10 @@ class _PodProblem:
 
 
 def _pod_problem(
-    pod: KubeObject, now: datetime, grace: timedelta, is_job: bool
+    pod: KubeObject, now: datetime, grace: timedelta, is_job: bool, kubectl: Kubectl
 ) -> _PodProblem | None:
     name = o.name_of(pod)
+    describe = ("command", kubectl.here("describe", "pod", name))
     for container in o.container_statuses(pod):
         waiting = o.mapping(o.mapping(container.get("state")).get("waiting"))
         reason = str(waiting.get("reason", ""))
@@ -55,11 +57,15 @@ def _pod_problem(
             detail = f"pod {name} container {cname}: {reason}, {restarts} restarts"
             if last.get("reason") == "OOMKilled":
                 return _PodProblem(
-                    "workloads.out-of-memory", Status.FAIL, Basis.MEASURED, detail + ", OOMKilled"
+                    "workloads.out-of-memory",
+                    Status.FAIL,
+                    Basis.MEASURED,
+                    detail + ", OOMKilled",
+                    (describe,),
                 )
-            hint = f"kubectl logs --previous {name} -c {cname}"
+            logs = kubectl.here("logs", "--previous", name, "-c", str(cname))
             return _PodProblem(
-                "workloads.crash-loop", Status.FAIL, Basis.MEASURED, detail, (("hint", hint),)
+                "workloads.crash-loop", Status.FAIL, Basis.MEASURED, detail, (("command", logs),)
             )
         if reason in _IMAGE_FAILING:
             image = str(container.get("image", ""))
@@ -69,11 +75,13 @@ def _pod_problem(
                 Status.FAIL,
                 Basis.MEASURED,
                 detail.rstrip(": "),
-                (("image", image),),
+                (("image", image), describe),
             )
         if reason in _SETTING_MISSING:
             detail = f"pod {name} container {cname}: {reason}: {waiting.get('message', '')}"
-            return _PodProblem("workloads.setting-missing", Status.FAIL, Basis.MEASURED, detail)
+            return _PodProblem(
+                "workloads.setting-missing", Status.FAIL, Basis.MEASURED, detail, (describe,)
+            )
     pod_phase = o.phase(pod)
     created = o.created_at(pod)
     if pod_phase == "Pending":
@@ -89,7 +97,7 @@ def _pod_problem(
                 Status.FAIL,
                 Basis.INFERRED,
                 detail,
-                (("age", format_age(age)),),
+                (("age", format_age(age)), describe),
             )
         if is_job:
             return None
@@ -108,7 +116,7 @@ def _pod_problem(
                     Status.FAIL,
                     Basis.MEASURED,
                     detail,
-                    (("age", format_age(age)),),
+                    (("age", format_age(age)), describe),
                 )
             return _PodProblem(
                 "workloads.starting",
@@ -130,8 +138,9 @@ def _owner_of(
 
 
 def check(env: Environment) -> list[Finding]:
-    """Findings about the environment's services and the pods of services and training jobs."""
-    workloads, findings = services(env, CHECK)
+    """Findings about the environment's workloads and the pods of workloads and training jobs."""
+    workloads, findings = workloads_of(env, CHECK)
+    kubectl = env.settings.kubectl
     all_listed = not findings
     for workload in workloads:
         rollout = rollout_status(workload)
@@ -142,6 +151,7 @@ def check(env: Environment) -> list[Finding]:
             if rollout.stuck
             else ("workloads.updating", Status.WARN)
         )
+        target = f"{str(workload.get('kind', '')).lower()}/{o.name_of(workload)}"
         findings.append(
             finding(
                 CHECK,
@@ -150,8 +160,10 @@ def check(env: Environment) -> list[Finding]:
                 code,
                 details=(f"{o.ref(workload)} rollout: {rollout.progress}",),
                 objects=(o.ref(workload),),
-                workload=owner_words(workload).capitalize(),
+                workload=owner_words(workload),
                 progress=rollout.progress,
+                command=kubectl.here("rollout", "status", target),
+                undo=kubectl.here("rollout", "undo", target),
             )
         )
     if all_listed and not workloads and isinstance(env.jobs, Listed) and not env.jobs.items:
@@ -163,10 +175,11 @@ def check(env: Environment) -> list[Finding]:
                 "workloads.none-found",
                 details=(f"no Deployments, StatefulSets, DaemonSets or Jobs in {env.namespace}",),
                 namespace=env.namespace,
+                command=kubectl.here("get", "deployments,statefulsets,daemonsets,jobs"),
             )
         )
     if isinstance(env.pods, CantRead):
-        findings.append(cant_check(CHECK, Kind.POD, env.pods))
+        findings.append(cant_check(env, CHECK, Kind.POD, env.pods))
         return findings
     selectors = [(w, o.mapping(o.mapping(w.get("spec")).get("selector"))) for w in workloads]
     jobs = {o.name_of(j): j for j in env.jobs.items} if isinstance(env.jobs, Listed) else {}
@@ -180,7 +193,7 @@ def check(env: Environment) -> list[Finding]:
             owner = {"kind": "Job", "metadata": {"name": job_name}}
         if owner is None:
             continue  # not part of the environment
-        problem = _pod_problem(pod, env.now, env.settings.pending_grace, is_job=bool(job_name))
+        problem = _pod_problem(pod, env.now, env.settings.pending_grace, bool(job_name), kubectl)
         if problem is not None:
             key = (problem.code, o.ref(owner))
             grouped.setdefault(key, (owner, []))[1].append((problem, pod))
@@ -194,7 +207,7 @@ def check(env: Environment) -> list[Finding]:
                 code,
                 details=[problem.detail for problem, _ in entries],
                 objects=(owner_ref, *(o.ref(pod) for _, pod in entries)),
-                workload=owner_words(owner).capitalize(),
+                workload=owner_words(owner),
                 **dict(first.fields),
             )
         )

@@ -1,7 +1,8 @@
 """Every probe rule, in the order findings are reported."""
 
-from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
+from truegreen.lint.rules.base import Context, Rule, RuleHit, RuleInfo, Severity
 from truegreen.lint.rules.exec_probes import PROBE_CANNOT_FAIL
+from truegreen.lint.rules.inputs import INPUT_RULES
 from truegreen.lint.rules.ports import PROBE_PORT_UNDECLARED, PROBE_TARGETS_DISABLED_SERVER
 from truegreen.lint.rules.readiness import READINESS_MISSING, READINESS_MISSING_NO_PORT
 from truegreen.lint.rules.restarts import LIVENESS_SAME_AS_READINESS, RESTART_PROBE_ON_KEEP_RUNNING
@@ -17,6 +18,10 @@ RULES: tuple[Rule, ...] = (
     READINESS_MISSING_NO_PORT,
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}
+ALL_RULES: tuple[RuleInfo, ...] = (*RULES, *INPUT_RULES)
+"""The probe rules, then the findings about the input: the table --list-rules, --explain,
+docs/rules.md and SARIF's rule list are all made from."""
+ALL_RULES_BY_ID = {rule.id: rule for rule in ALL_RULES}
 
 
 def evaluate(workload: WorkloadModel, context: Context) -> list[tuple[Rule, RuleHit]]:
@@ -29,4 +34,15 @@ def evaluate(workload: WorkloadModel, context: Context) -> list[tuple[Rule, Rule
     ]
 
 
-__all__ = ["RULES", "RULES_BY_ID", "Context", "Rule", "RuleHit", "Severity", "evaluate"]
+__all__ = [
+    "ALL_RULES",
+    "ALL_RULES_BY_ID",
+    "RULES",
+    "RULES_BY_ID",
+    "Context",
+    "Rule",
+    "RuleHit",
+    "RuleInfo",
+    "Severity",
+    "evaluate",
+]

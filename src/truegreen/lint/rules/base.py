@@ -32,13 +32,19 @@ class Context:
     services_by_container: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
-class Rule:
-    """A probe rule: id, severity, what it says, why, and how to fix it."""
+@dataclass(frozen=True, kw_only=True)
+class RuleInfo:
+    """What every rule documents: id, severity, what it says, why, and how to fix it."""
 
     id: str
     severity: Severity
     summary: str
     rationale: str
     fix: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Rule(RuleInfo):
+    """A probe rule: its documentation and the check that finds it in a workload."""
+
     check: Callable[[WorkloadModel, Context], Iterable[RuleHit]]

@@ -1,0 +1,192 @@
+"""A snapshot as one `.tar.gz` file: written whole or not at all, read as hostile input.
+
+Reading never extracts to disk: members are read into memory, so no member name can reach a
+path. Still, an archive is refused, as one plain error, when a member is anything but a
+regular file or folder of the snapshot layout (links, devices, absolute or `..` names), when
+it holds more members or bytes than any snapshot needs, or when it is not gzip and tar at all.
+Every byte counts against the caps as it is decompressed, so a compression bomb stops early.
+"""
+
+import gzip
+import io
+import os
+import stat
+import tarfile
+import tempfile
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+
+from truegreen.errors import UsageError
+from truegreen.textsafe import terminal_safe
+
+MAX_ARCHIVE_BYTES = 256 << 20
+"""Compressed bytes of an archive."""
+MAX_CONTENT_BYTES = 512 << 20
+"""Bytes of an archive once decompressed, headers and all."""
+MAX_MEMBERS = 20_000
+"""Members of an archive: a snapshot has a few dozen."""
+META = "snapshot.yaml"
+READS = "reads"
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def is_archive(path: Path) -> bool:
+    """Whether `path` is a regular file that starts like gzip (without following it if odd)."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return False
+        with open(path, "rb") as stream:
+            return stream.read(2) == _GZIP_MAGIC
+    except OSError:
+        return False
+
+
+def check_new_archive(target: Path) -> Path:
+    """The folder `target` goes in; UsageError when `target` exists or that folder does not."""
+    if target.exists() or target.is_symlink():
+        raise UsageError(
+            f"cannot write the snapshot to {target}",
+            "it already exists",
+            "choose a new name with --archive",
+        )
+    parent = target.absolute().parent
+    if not parent.is_dir():
+        raise UsageError(f"cannot write the snapshot to {target}", f"{parent} does not exist")
+    return parent
+
+
+def write_archive(target: Path, top: str, files: Sequence[tuple[str, bytes]], mtime: float) -> None:
+    """Write `files` (layout-relative names) under folder `top` into `target`, 0600.
+
+    The archive is written to a temporary sibling and renamed into place: a failure leaves
+    nothing behind, and an existing file is never overwritten."""
+    parent = check_new_archive(target)
+    descriptor, temporary = tempfile.mkstemp(
+        prefix=f".{target.name}.", suffix=".partial", dir=parent
+    )
+    try:
+        with os.fdopen(descriptor, "wb") as raw:
+            os.fchmod(raw.fileno(), 0o600)
+            with (
+                gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=int(mtime)) as packed,
+                tarfile.open(fileobj=packed, mode="w|", format=tarfile.PAX_FORMAT) as tar,
+            ):
+                for folder in (top, f"{top}/{READS}"):
+                    tar.addfile(_entry(folder, tarfile.DIRTYPE, 0o700, 0, mtime))
+                for name, data in files:
+                    info = _entry(f"{top}/{name}", tarfile.REGTYPE, 0o600, len(data), mtime)
+                    tar.addfile(info, io.BytesIO(data))
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _entry(name: str, kind: bytes, mode: int, size: int, mtime: float) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.mode = mode
+    info.size = size
+    info.mtime = int(mtime)
+    return info
+
+
+class _Capped(io.RawIOBase):
+    """A stream that refuses to yield more than `limit` bytes in all."""
+
+    def __init__(self, inner: "gzip.GzipFile", limit: int) -> None:
+        self._inner = inner
+        self._left = limit
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: "memoryview | bytearray") -> int:  # type: ignore[override]
+        wanted = min(len(buffer), self._left + 1)
+        data = self._inner.read(wanted)
+        if len(data) > self._left:
+            raise _RefusedError(f"it holds more than {MAX_CONTENT_BYTES >> 20} MiB")
+        self._left -= len(data)
+        buffer[: len(data)] = data
+        return len(data)
+
+
+class _RefusedError(Exception):
+    """Why an archive is not read; the message is one plain clause."""
+
+
+def read_archive(path: Path) -> dict[str, bytes]:
+    """The snapshot files an archive holds, by layout-relative name (`reads/001-….yaml`).
+
+    UsageError, one plain line, for anything that is not a sound snapshot archive."""
+    try:
+        return _read(path)
+    except _RefusedError as refused:
+        why = str(refused)
+    except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as error:
+        why = f"it is not a whole .tar.gz file ({type(error).__name__})"
+    except OSError as error:
+        why = error.strerror or type(error).__name__
+    raise UsageError(
+        f"snapshot {path} cannot be read",
+        terminal_safe(why),
+        "pass a folder or an archive written by `truegreen snapshot`",
+    )
+
+
+def _read(path: Path) -> dict[str, bytes]:
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    with os.fdopen(descriptor, "rb") as raw:
+        info = os.fstat(raw.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise _RefusedError("it is not a regular file")
+        if info.st_size > MAX_ARCHIVE_BYTES:
+            raise _RefusedError(f"it is larger than {MAX_ARCHIVE_BYTES >> 20} MiB")
+        with gzip.GzipFile(fileobj=raw, mode="rb") as unpacked:
+            capped = io.BufferedReader(_Capped(unpacked, MAX_CONTENT_BYTES))
+            with tarfile.open(fileobj=capped, mode="r|") as tar:
+                return _members(tar)
+
+
+def _members(tar: tarfile.TarFile) -> dict[str, bytes]:
+    files: dict[str, bytes] = {}
+    tops: set[str] = set()
+    for number, member in enumerate(tar, start=1):
+        if number > MAX_MEMBERS:
+            raise _RefusedError(f"it holds more than {MAX_MEMBERS:,} members")
+        top, relative = _place(member.name)
+        tops.add(top)
+        if len(tops) > 1:
+            raise _RefusedError("its members are not in one folder")
+        if member.isdir() and relative in ("", READS):
+            continue
+        if not member.isreg() or not _is_file_of_layout(relative):
+            raise _RefusedError(f"it holds something a snapshot does not: {member.name!r}")
+        if relative in files:
+            raise _RefusedError(f"it holds {member.name!r} twice")
+        stream = tar.extractfile(member)
+        if stream is None:  # pragma: no cover - isreg() members always have a stream
+            raise _RefusedError(f"{member.name!r} cannot be read")
+        files[relative] = stream.read(member.size)
+    return files
+
+
+def _place(name: str) -> tuple[str, str]:
+    """(top folder or "", the layout-relative name) of a member; refused when unsafe."""
+    parts = name.rstrip("/").split("/")
+    if name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
+        raise _RefusedError(f"it holds a member named {name!r}")
+    if parts[0] in (META, READS):
+        return "", "/".join(parts)
+    return parts[0], "/".join(parts[1:])
+
+
+def _is_file_of_layout(relative: str) -> bool:
+    if relative == META:
+        return True
+    folder, _, leaf = relative.partition("/")
+    return folder == READS and leaf.endswith(".yaml") and "/" not in leaf

@@ -1,0 +1,1 @@
+"""The always-on loop: watch cache, evaluation schedule, metrics, status page, Events."""

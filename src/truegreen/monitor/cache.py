@@ -1,0 +1,222 @@
+"""The watch cache: doctor's reads answered from collections kept current by watches.
+
+Each distinct list doctor makes (kind, namespace, selectors, view) gets a reflector the first
+time it is asked for, so the cache follows exactly what doctor reads, admission gates and all,
+without a list of its own to keep in step. Gets of claims and service accounts come from a
+namespace-wide watch of their kind; other gets (logins, storage types) are made live each time:
+a handful per evaluation, however large the cluster. A read the cache cannot vouch for
+(`age.served`) is answered as could-not-read, so no check is ever green on stale objects.
+"""
+
+import threading
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import msgspec
+
+from truegreen.cluster import CantRead, Folded, FoldRead, GetRead, Got, Kind, Listed, ListRead
+from truegreen.cluster.classify import describe
+from truegreen.cluster.kinds import stamp
+from truegreen.cluster.live import LiveCluster, action_of
+from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
+from truegreen.cluster.reads import ReadFailure
+from truegreen.cluster.reflector import Reflector, WatchSettings
+from truegreen.doctor.usage import CapacityTally
+from truegreen.monitor.age import Held, served
+from truegreen.monitor.tally import RunningCapacity
+from truegreen.monitor.views import LIST_VIEWS
+
+WATCHED_FOR_GETS = frozenset({Kind.PERSISTENT_VOLUME_CLAIM, Kind.SERVICE_ACCOUNT})
+"""Kinds whose gets are answered from a watch of the namespace: a claim that stops being bound
+is a change worth evaluating at once."""
+
+_Key = tuple[Kind, str | None, str, str, type[Any] | None, str | None]
+
+
+class WatchCache:
+    """A `ClusterReader` over reflectors, thread-safe; `close()` stops them."""
+
+    def __init__(
+        self,
+        cluster: LiveCluster,
+        *,
+        max_age: float,
+        watch: WatchSettings,
+        on_change: Callable[[], None],
+        reread_after: float,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._cluster = cluster
+        self._max_age = max_age
+        self._reread_after = reread_after
+        self._gets: dict[tuple[Kind, str, str | None], tuple[GetRead, float]] = {}
+        self._watch = watch
+        self._on_change = on_change
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._reflectors: dict[_Key, Reflector] = {}
+        self._oldest: float | None = None
+
+    @property
+    def namespace(self) -> str:
+        """The namespace from the connection settings."""
+        return self._cluster.namespace
+
+    def begin(self) -> None:
+        """Start counting the oldest confirmation among the reads that follow."""
+        with self._lock:
+            self._oldest = None
+
+    def as_of(self) -> float:
+        """The oldest confirmation among the reads since `begin()` (now when none was cached)."""
+        with self._lock:
+            return self._clock() if self._oldest is None else self._oldest
+
+    def close(self) -> None:
+        """Stop every reflector."""
+        with self._lock:
+            reflectors = list(self._reflectors.values())
+        for reflector in reflectors:
+            reflector.stop()
+
+    # -- ClusterReader ---------------------------------------------------------------------
+
+    def list(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None,
+        labels: Mapping[str, str] | None = None,
+        fields: FieldSelector | None = None,
+    ) -> ListRead:
+        """The objects a reflector holds, whole (a view's fields for `LIST_VIEWS`)."""
+        view = LIST_VIEWS.get(kind) if namespace is None else None
+        found = self._held(kind, namespace, labels, fields, view)
+        if isinstance(found, CantRead):
+            return found
+        if view is None:
+            return Listed(found)
+        return Listed(tuple(stamp(msgspec.to_builtins(item), kind) for item in found))
+
+    def fold(
+        self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
+    ) -> FoldRead:
+        """The capacity fold from its running sums; any other fold over the held views."""
+        if isinstance(fold, CapacityTally):
+            running = RunningCapacity(fold.namespace)
+            reflector = self._reflector(kind, namespace, None, fields, running.view, running)
+            mirror = reflector.mirror
+            assert isinstance(mirror, RunningCapacity)
+            why = self._unusable(reflector, action_of(kind))
+            return why if why is not None else Folded(mirror.summary())
+        found = self._held(kind, namespace, None, fields, fold.view)
+        if isinstance(found, CantRead):
+            return found
+        for item in found:
+            fold.add(item)
+        return Folded(fold.summary())
+
+    def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
+        """From the namespace's watch for `WATCHED_FOR_GETS`, else live (`_read_live`)."""
+        if kind not in WATCHED_FOR_GETS or namespace is None:
+            return self._read_live(kind, name, namespace)
+        reflector = self._reflector(kind, namespace, None, None, None)
+        why = self._unusable(reflector, action_of(kind))
+        if why is not None:
+            return why
+        obj = reflector.find(namespace, name)
+        if obj is None:
+            action = f"read {kind.spec.name.lower()} {name!r}"
+            return CantRead(ReadFailure.NOT_FOUND, describe(ReadFailure.NOT_FOUND, action))
+        return Got(obj)
+
+    def _read_live(self, kind: Kind, name: str, namespace: str | None) -> GetRead:
+        """A live get, reused until `reread_after` seconds old: evaluations on every change
+        would otherwise read the same logins again each time. A failed read is never reused."""
+        key = (kind, name, namespace)
+        now = self._clock()
+        with self._lock:
+            kept = self._gets.get(key)
+        if kept is not None and now - kept[1] < self._reread_after:
+            self._note_confirmed(kept[1])
+            return kept[0]
+        read = self._cluster.get(kind, name, namespace=namespace)
+        with self._lock:
+            if isinstance(read, CantRead) and not read.is_measurement:
+                self._gets.pop(key, None)
+            else:
+                self._gets[key] = (read, now)
+        return read
+
+    def _note_confirmed(self, at: float) -> None:
+        with self._lock:
+            if self._oldest is None or at < self._oldest:
+                self._oldest = at
+
+    # -- the reflectors --------------------------------------------------------------------
+
+    def _held(
+        self,
+        kind: Kind,
+        namespace: str | None,
+        labels: Mapping[str, str] | None,
+        fields: FieldSelector | None,
+        view: type[Any] | None,
+    ) -> tuple[Any, ...] | CantRead:
+        reflector = self._reflector(kind, namespace, labels, fields, view)
+        why = self._unusable(reflector, action_of(kind))
+        return why if why is not None else reflector.state().items
+
+    def _unusable(self, reflector: Reflector, action: str) -> CantRead | None:
+        state = reflector.state()
+        why = served(
+            Held(state.listed, state.confirmed_at, state.failure),
+            self._clock(),
+            self._max_age,
+            action,
+        )
+        if why is None and state.confirmed_at is not None:
+            self._note_confirmed(state.confirmed_at)
+        return why
+
+    def _reflector(
+        self,
+        kind: Kind,
+        namespace: str | None,
+        labels: Mapping[str, str] | None,
+        fields: FieldSelector | None,
+        view: type[Any] | None,
+        mirror: RunningCapacity | None = None,
+    ) -> Reflector:
+        """The reflector for one read, started (and its first list awaited) on first use; a
+        `mirror` is used only by the reflector it creates, and is part of its key."""
+        key = (
+            kind,
+            namespace,
+            label_selector_text(labels),
+            field_selector_text(fields),
+            view,
+            mirror.namespace if mirror is not None else None,
+        )
+        with self._lock:
+            reflector = self._reflectors.get(key)
+            fresh = reflector is None
+            if reflector is None:
+                reflector = Reflector(
+                    self._cluster,
+                    kind,
+                    namespace=namespace,
+                    labels=labels,
+                    fields=fields,
+                    view=view,
+                    settings=self._watch,
+                    on_change=self._on_change,
+                    clock=self._clock,
+                    mirror=mirror,
+                )
+                self._reflectors[key] = reflector
+        if fresh:
+            reflector.start()
+        reflector.wait_attempted()
+        return reflector

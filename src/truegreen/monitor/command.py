@@ -1,0 +1,214 @@
+"""`truegreen monitor` and `doctor --watch` below the CLI: build the engine, return values."""
+
+import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from types import TracebackType
+
+from truegreen.cluster import CantRead, Kind
+from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.reflector import WatchSettings
+from truegreen.doctor.command import DoctorRequest
+from truegreen.doctor.command import _with_config as connection_with_config
+from truegreen.doctor.config import doctor_settings, load_config
+from truegreen.doctor.run import Where
+from truegreen.errors import TruegreenError, UsageError
+from truegreen.http.dial import Dialer
+from truegreen.http.tls import TlsSettings
+from truegreen.monitor.engine import Evaluation, Monitor, MonitorSettings
+from truegreen.monitor.events import event_due, verdict_event
+from truegreen.monitor.metrics import CONTENT_TYPE, MonitorMetrics
+from truegreen.monitor.page import status_page
+from truegreen.monitor.requests import CountingTransport
+from truegreen.monitor.server import Page, StatusServer, parse_listen
+
+
+@dataclass(frozen=True)
+class MonitorRequest:
+    """What the operator asked the monitor to do."""
+
+    doctor: DoctorRequest
+    listen: str | None = ":9108"
+    """Where to serve /metrics and the page; None serves nothing (`doctor --watch`)."""
+    interval: float = 60.0
+    min_interval: float = 10.0
+    max_age: float = 180.0
+    watch_timeout: float = 300.0
+    events: bool = True
+    """Write an Event on the namespace when the verdict changes."""
+
+
+@dataclass(frozen=True)
+class EventOutcome:
+    """What became of one verdict Event."""
+
+    reason: str
+    failure: CantRead | None
+    """None when the server stored it."""
+
+
+class BindError(TruegreenError):
+    """The status server could not listen where it was told to."""
+
+
+def check_request(request: MonitorRequest) -> None:
+    """UsageError for intervals that contradict each other or a `--listen` that is no address."""
+    if request.doctor.snapshot is not None:
+        raise UsageError(
+            "a snapshot cannot be watched", "it does not change", "drop --snapshot or --watch"
+        )
+    if not 0 < request.min_interval <= request.interval:
+        raise UsageError(
+            f"--min-interval {request.min_interval:g} must be above 0 and at most "
+            f"--interval {request.interval:g}"
+        )
+    if request.max_age <= request.interval:
+        raise UsageError(
+            f"--max-age {request.max_age:g} must be longer than --interval {request.interval:g}",
+            "a value would read unknown between two evaluations",
+        )
+    if request.listen is not None:
+        try:
+            parse_listen(request.listen)
+        except ValueError as error:
+            raise UsageError(f"--listen {request.listen!r} is not an address", str(error)) from None
+
+
+class RunningMonitor:
+    """A connected monitor, its HTTP server started; `run()` until stopped, then `close()`."""
+
+    def __init__(
+        self,
+        request: MonitorRequest,
+        *,
+        on_evaluation: Callable[[Evaluation, Evaluation | None], None],
+        on_event: Callable[[EventOutcome], None],
+    ) -> None:
+        check_request(request)
+        config = load_config(request.doctor.config)
+        connection = connection_with_config(request.doctor.connection, config)
+        settings = doctor_settings(
+            config, request.doctor.job_requests, request.doctor.credentials_secret
+        )
+        self._metrics: MonitorMetrics | None = None
+        counting: list[MonitorMetrics] = []
+
+        def transport(tls: TlsSettings, dialer: Dialer | None) -> CountingTransport:
+            return CountingTransport(
+                tls,
+                dialer,
+                lambda *labels: counting[0].count_request(*labels) if counting else None,
+            )
+
+        self.cluster = LiveCluster.connect(connection, make_transport=transport)
+        self._request = request
+        self._on_evaluation = on_evaluation
+        self._on_event = on_event
+        self._instance = socket.gethostname()
+        self.monitor = Monitor(
+            self.cluster,
+            MonitorSettings(
+                settings,
+                Where(
+                    self.cluster.server,
+                    self.cluster.source,
+                    self.cluster.login,
+                    self.cluster.login_command,
+                ),
+                request.interval,
+                request.min_interval,
+                request.max_age,
+                WatchSettings(request.watch_timeout),
+            ),
+            on_evaluation=self._evaluated,
+        )
+        self._metrics = MonitorMetrics(self.monitor.namespace, self.monitor.current)
+        counting.append(self._metrics)
+        self.server: StatusServer | None = None
+        if request.listen is not None:
+            try:
+                self.server = StatusServer(parse_listen(request.listen), self._routes()).start()
+            except OSError as error:
+                self.cluster.close()
+                raise BindError(
+                    f"cannot listen on {request.listen}", error.strerror or str(error)
+                ) from None
+        self._stop = threading.Event()
+
+    def _routes(self) -> dict[str, Callable[[], Page]]:
+        text = "text/plain; charset=utf-8"
+
+        def metrics() -> Page:
+            assert self._metrics is not None
+            return Page(200, CONTENT_TYPE, self._metrics.exposition())
+
+        def ready() -> Page:
+            if self.monitor.latest() is None:
+                return Page(503, text, b"the first evaluation has not completed\n")
+            return Page(200, text, b"ok\n")
+
+        def page() -> Page:
+            html = status_page(self.monitor.namespace, self.monitor.current(), datetime.now(UTC))
+            return Page(200, "text/html; charset=utf-8", html.encode())
+
+        return {
+            "/metrics": metrics,
+            "/healthz": lambda: Page(200, text, b"ok\n"),
+            "/readyz": ready,
+            "/": page,
+        }
+
+    def _evaluated(self, evaluation: Evaluation, previous: Evaluation | None) -> None:
+        if self._metrics is not None:
+            self._metrics.observe(evaluation)
+        self._on_evaluation(evaluation, previous)
+        verdict = evaluation.report.verdict
+        before = previous.report.verdict if previous is not None else None
+        if self._request.events and event_due(before, verdict):
+            event = verdict_event(
+                verdict,
+                evaluation.report.headline.text,
+                namespace=self.monitor.namespace,
+                now=evaluation.at,
+                instance=self._instance,
+            )
+            written = self.cluster.create(
+                Kind.EVENT, event, namespace=self.monitor.namespace, dry_run=False
+            )
+            failure = written if isinstance(written, CantRead) else None
+            self._on_event(EventOutcome(str(event["reason"]), failure))
+
+    @property
+    def address(self) -> tuple[str, int] | None:
+        """Where the status server listens."""
+        return None if self.server is None else self.server.address
+
+    def run(self) -> None:
+        """Evaluate until `stop()`."""
+        self.monitor.run(self._stop)
+
+    def stop(self) -> None:
+        """Make `run()` return (from a signal handler or another thread)."""
+        self._stop.set()
+        self.monitor.wake()
+
+    def close(self) -> None:
+        """Stop serving and following; release the connections."""
+        self.stop()
+        self.monitor.cache.close()
+        if self.server is not None:
+            self.server.stop()
+        self.cluster.close()
+
+    def __enter__(self) -> "RunningMonitor":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,42 @@
+"""What the watch cache keeps of each object where a cluster's worth of them would not fit.
+
+A machine's full object (its image list, conditions, addresses) runs to tens of kilobytes; the
+capacity check reads only its name, labels, scheduling switches and allocatable resources
+(doctor/fit.py). Pods across the cluster are kept as the capacity fold's own view
+(doctor/usage.py `CheckedPodView`). Objects of the training namespace are kept whole: there are few.
+"""
+
+from typing import Any
+
+import msgspec
+
+from truegreen.cluster.kinds import Kind
+
+
+class _NodeMetadata(msgspec.Struct, omit_defaults=True, rename="camel"):
+    name: str = ""
+    uid: str | None = None
+    labels: dict[str, str] | None = None
+
+
+class _NodeSpec(msgspec.Struct, omit_defaults=True, rename="camel"):
+    unschedulable: bool | None = None
+    taints: list[dict[str, Any]] | None = None
+
+
+class _NodeStatus(msgspec.Struct, omit_defaults=True, rename="camel"):
+    allocatable: dict[str, Any] | None = None
+
+
+class NodeView(msgspec.Struct, omit_defaults=True, rename="camel"):
+    """A machine as the fit rules read it: name, labels, cordon and taints, allocatable."""
+
+    kind: str = ""
+    api_version: str = ""
+    metadata: _NodeMetadata = msgspec.field(default_factory=_NodeMetadata)
+    spec: _NodeSpec = msgspec.field(default_factory=_NodeSpec)
+    status: _NodeStatus = msgspec.field(default_factory=_NodeStatus)
+
+
+LIST_VIEWS: dict[Kind, type[Any]] = {Kind.NODE: NodeView}
+"""Kinds listed cluster-wide whose objects the cache keeps as a view."""

@@ -1,0 +1,398 @@
+"""The one YAML loader for files, stdin and snapshots: every input is hostile until read.
+
+- Only regular files are read, never more than the size cap plus one byte, and a FIFO or a
+  device is refused before it could block or stream forever.
+- Text must be UTF-8 without NUL bytes.
+- libyaml (PyYAML's C parser) composes the nodes; one pass here builds the objects, and in the
+  same pass counts nodes as aliases expand them (go-yaml's `allowedAliasRatio`, the
+  CVE-2019-11253 fix that the API server relies on: a "billion laughs" file is refused, never
+  expanded), refuses duplicate keys with the words of the API server's strict decoding
+  (sigs.k8s.io/yaml `YAMLToJSONStrict`: `key "image" already set in map`), and records the line
+  each mapping starts on.
+"""
+
+import json
+import os
+import stat
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+MIB = 1024 * 1024
+_BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_SCALARS: Mapping[Any, Any] = yaml.constructor.SafeConstructor.yaml_constructors
+_YAML_TAGS = "tag:yaml.org,2002:"
+_STR = _YAML_TAGS + "str"
+_MAP = _YAML_TAGS + "map"
+_SEQ = _YAML_TAGS + "seq"
+_MERGE = _YAML_TAGS + "merge"
+# go-yaml v3 decode.go: alias_ratio_range_low/high. Below 400,000 decoded nodes 99% may come
+# from aliases; the share falls to 10% at 4,000,000.
+_ALIAS_RANGE_LOW = 400_000
+_ALIAS_RANGE_HIGH = 4_000_000
+
+
+# Plain scalars repeat (keys, ports, names): their implicit tag is remembered, within bounds.
+_RESOLVED: dict[str, str] = {}
+_RESOLVED_MAX = 50_000
+_RESOLVED_LENGTH = 64
+
+
+class _Loader(_BaseLoader):  # type: ignore[misc]
+    """libyaml's loader, minus the per-node Python work that only path resolvers need."""
+
+    def descend_resolver(self, current_node: object, current_index: object) -> None:
+        """No path resolvers are registered: nothing to track per level."""
+
+    def ascend_resolver(self) -> None:
+        """No path resolvers are registered: nothing to track per level."""
+
+    def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        """The implicit tag of a plain scalar depends only on its text: remember it."""
+        if kind is not ScalarNode or not implicit[0] or len(value) > _RESOLVED_LENGTH:
+            return str(super().resolve(kind, value, implicit))
+        tag = _RESOLVED.get(value)
+        if tag is None:
+            tag = str(super().resolve(kind, value, implicit))
+            if len(_RESOLVED) < _RESOLVED_MAX:
+                _RESOLVED[value] = tag
+        return tag
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much one input may cost."""
+
+    max_bytes: int = 16 * MIB
+    """Bytes per file or stream; a larger one is refused unread."""
+    max_nodes: int = 4_000_000
+    """Values per file as aliases expand them (each alias counts what it repeats)."""
+
+
+MANIFEST_LIMITS = Limits()
+"""Manifests and config files: generous for any hand-written or rendered manifest."""
+SNAPSHOT_LIMITS = Limits(max_bytes=256 * MIB, max_nodes=64_000_000)
+"""A snapshot's read files: a namespace's whole pod list fits many times over."""
+
+
+class Problem(StrEnum):
+    """Why an input was refused."""
+
+    UNREADABLE = "unreadable"
+    NOT_REGULAR = "not-regular"
+    TOO_LARGE = "too-large"
+    BINARY = "binary"
+    NOT_UTF8 = "not-utf8"
+    SYNTAX = "syntax"
+    DUPLICATE_KEY = "duplicate-key"
+    ALIASES = "aliases"
+    TOO_MANY_NODES = "too-many-nodes"
+    UNSUPPORTED = "unsupported"
+
+    @property
+    def is_read(self) -> bool:
+        """The bytes could not be read as text at all (rather than as YAML)."""
+        return self in _READ_PROBLEMS
+
+
+_READ_PROBLEMS = frozenset(
+    {Problem.UNREADABLE, Problem.NOT_REGULAR, Problem.TOO_LARGE, Problem.BINARY, Problem.NOT_UTF8}
+)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """An input, or the rest of it, that was not loaded: what is wrong, in plain words."""
+
+    problem: Problem
+    detail: str
+    line: int | None = None
+
+
+@dataclass(frozen=True)
+class Document:
+    """One YAML document: its value, and the line each of its mappings starts on."""
+
+    data: object
+    start_line: int
+    end_line: int
+    lines: Mapping[int, int] = field(default_factory=dict)
+    """id(mapping) -> 1-based line, when lines were asked for."""
+
+
+class _RefusedError(Exception):
+    def __init__(self, refusal: Refusal) -> None:
+        self.refusal = refusal
+
+
+def _unreadable(error: OSError) -> Refusal:
+    return Refusal(Problem.UNREADABLE, error.strerror or str(error))
+
+
+def _size(count: int) -> str:
+    return f"{count / MIB:.0f} MiB" if count >= MIB else f"{count:,} bytes"
+
+
+def decode(data: bytes, limits: Limits = MANIFEST_LIMITS) -> str | Refusal:
+    """Bytes as text: refused when larger than the cap, binary (NUL bytes) or not UTF-8."""
+    if len(data) > limits.max_bytes:
+        return Refusal(Problem.TOO_LARGE, f"it is larger than {_size(limits.max_bytes)}")
+    if b"\0" in data:
+        return Refusal(Problem.BINARY, "it is a binary file, not text")
+    try:
+        return data.decode()
+    except UnicodeDecodeError as error:
+        return Refusal(Problem.NOT_UTF8, f"it is not UTF-8 text (byte {error.start + 1})")
+
+
+def read_file(path: Path, limits: Limits = MANIFEST_LIMITS) -> str | Refusal:
+    """A regular file's text, never read beyond the cap; anything else is refused unopened."""
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        return _unreadable(error)
+    if not stat.S_ISREG(info.st_mode):
+        return _not_regular(info.st_mode)
+    if info.st_size > limits.max_bytes:
+        return Refusal(Problem.TOO_LARGE, f"it is larger than {_size(limits.max_bytes)}")
+    return read_opened(path, limits)
+
+
+def read_opened(path: Path, limits: Limits = MANIFEST_LIMITS) -> str | Refusal:
+    """Open without blocking and check again what was opened: the path may have been swapped
+    for a pipe or a device since it was looked at."""
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        return _unreadable(error)
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            return _not_regular(mode)
+        with os.fdopen(descriptor, "rb", closefd=False) as stream:
+            return read_stream(stream, limits)
+    finally:
+        os.close(descriptor)
+
+
+_NOT_REGULAR = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a pipe",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFSOCK: "a socket",
+}
+
+
+def _not_regular(mode: int) -> Refusal:
+    what = _NOT_REGULAR.get(stat.S_IFMT(mode), "something else")
+    return Refusal(Problem.NOT_REGULAR, f"it is {what}, not a regular file")
+
+
+def read_stream(stream: BinaryIO, limits: Limits = MANIFEST_LIMITS) -> str | Refusal:
+    """A stream's text (stdin), reading at most one byte beyond the cap."""
+    try:
+        data = stream.read(limits.max_bytes + 1)
+    except OSError as error:
+        return _unreadable(error)
+    return decode(data, limits)
+
+
+def load_all(
+    text: str, limits: Limits = MANIFEST_LIMITS, *, lines: bool = True
+) -> Iterator[Document | Refusal]:
+    """Every document of a YAML stream; a Refusal, last, where it stops being acceptable."""
+    loader = _Loader(text)
+    builder = _Builder(loader, limits, lines, "*" in text)
+    try:
+        while loader.check_node():
+            root = loader.get_node()
+            yield builder.document(root)
+    except _RefusedError as refused:
+        yield refused.refusal
+    except RecursionError:
+        yield Refusal(Problem.UNSUPPORTED, "it is nested too deeply, or an alias holds itself")
+    except yaml.MarkedYAMLError as error:
+        # libyaml's parse errors carry both; it places one at the end of the input a line past
+        # the last line.
+        mark = error.problem_mark
+        line = None if mark is None else min(mark.line + 1, len(text.splitlines()))
+        yield Refusal(Problem.SYNTAX, str(error.problem), line)
+    except yaml.YAMLError as error:  # the reader's: a character YAML does not allow, no line
+        yield Refusal(Problem.SYNTAX, str(error).partition("\n")[0])
+    finally:
+        loader.dispose()
+
+
+def load_single(
+    path: Path, limits: Limits = MANIFEST_LIMITS, *, lines: bool = False
+) -> Document | Refusal:
+    """The one document of a file (an empty file holds `None`)."""
+    text = read_file(path, limits)
+    if isinstance(text, Refusal):
+        return text
+    found: Document | None = None
+    for loaded in load_all(text, limits, lines=lines):
+        if isinstance(loaded, Refusal):
+            return loaded
+        if found is not None:
+            return Refusal(
+                Problem.SYNTAX, "expected a single document, found more", loaded.start_line
+            )
+        found = loaded
+    return found if found is not None else Document(None, 1, 1)
+
+
+class _Builder:
+    """Builds Python values from composed nodes, counting each node as often as aliases use it."""
+
+    built: dict[int, tuple[object, int]]
+    """Per document: what a collection node built and how many nodes it counted."""
+    lines: dict[int, int]
+
+    def __init__(self, loader: Any, limits: Limits, track_lines: bool, may_alias: bool) -> None:
+        self.loader = loader
+        self.limits = limits
+        self.track_lines = track_lines
+        # Without a `*` in the text there is no alias, and no node needs remembering.
+        self.may_alias = may_alias
+        self.nodes = 0
+        self.aliased = 0
+
+    def document(self, root: Node) -> Document:
+        self.built = {}
+        self.lines = {}
+        data = self.build(root)
+        self._check_nodes(root)
+        return Document(data, root.start_mark.line + 1, root.end_mark.line + 1, self.lines)
+
+    def build(self, node: Node) -> object:
+        if type(node) is ScalarNode:
+            self.nodes += 1
+            return node.value if node.tag == _STR else self._scalar(node)
+        if not self.may_alias:
+            return self._collection(node)
+        done = self.built.get(id(node))
+        if done is not None:
+            value, size = done
+            self.nodes += size
+            self.aliased += size
+            self._check_aliases(node)
+            return value
+        start = self.nodes
+        value = self._collection(node)
+        self.built[id(node)] = (value, self.nodes - start)
+        return value
+
+    def _collection(self, node: Node) -> object:
+        self.nodes += 1
+        if type(node) is SequenceNode and node.tag == _SEQ:
+            return [self.build(item) for item in node.value]
+        if type(node) is MappingNode and node.tag == _MAP:
+            return self._mapping(node)
+        raise _unsupported_tag(node)
+
+    def _mapping(self, node: MappingNode) -> dict[object, object]:
+        mapping: dict[object, object] = {}
+        merged: list[Node] = []
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                merged.append(value_node)
+                continue
+            key = self.build(key_node)
+            value = self.build(value_node)
+            try:
+                mapping[key] = value
+            except TypeError:
+                raise _refuse(
+                    Problem.UNSUPPORTED, "a key is a list or a mapping", key_node
+                ) from None
+        if len(mapping) != len(node.value) - len(merged):
+            self._duplicate(node)
+        if merged:
+            mapping = {**self._merge(merged), **mapping}
+        if self.track_lines:
+            self.lines[id(mapping)] = node.start_mark.line + 1
+        return mapping
+
+    def _merge(self, values: list[Node]) -> dict[object, object]:
+        """`<<: *base`, `<<: [*a, *b]`, several `<<`: the earliest mapping wins, and the mapping's
+        own keys win over all (as PyYAML builds it)."""
+        sources: list[Node] = []
+        for value in values:
+            sources += value.value if type(value) is SequenceNode else [value]
+        result: dict[object, object] = {}
+        for source in reversed(sources):
+            built = self.build(source)
+            if not isinstance(built, dict):
+                raise _refuse(
+                    Problem.UNSUPPORTED,
+                    "map merge requires map or sequence of maps as the value",
+                    source,
+                )
+            result.update(built)
+        return result
+
+    def _duplicate(self, node: MappingNode) -> None:
+        """go-yaml v2's setMapIndex in strict mode: the line is the second value's."""
+        seen: set[object] = set()
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                continue
+            key = self.build(key_node)
+            if key in seen:
+                shown = json.dumps(key, ensure_ascii=False, default=str)
+                raise _refuse(Problem.DUPLICATE_KEY, f"key {shown} already set in map", value_node)
+            seen.add(key)
+
+    def _scalar(self, node: ScalarNode) -> object:
+        construct = _SCALARS.get(node.tag)
+        if construct is None or node.tag in (_MAP, _SEQ):
+            raise _unsupported_tag(node)
+        try:
+            return construct(self.loader, node)
+        except Exception:  # noqa: BLE001 - PyYAML's constructors fail in many ways on bad text
+            value = node.value if len(node.value) <= 40 else node.value[:40] + "..."
+            shown = node.tag.replace(_YAML_TAGS, "!!")
+            raise _refuse(
+                Problem.SYNTAX, f"cannot decode !!str `{value}` as a {shown}", node
+            ) from None
+
+    def _check_aliases(self, node: Node) -> None:
+        # go-yaml also asks for more than 100 aliased nodes, which these two imply.
+        nodes, aliased = self.nodes, self.aliased
+        if nodes > 1000 and aliased / nodes > _allowed_alias_ratio(nodes):
+            raise _refuse(Problem.ALIASES, "document contains excessive aliasing", node)
+        self._check_nodes(node)
+
+    def _check_nodes(self, node: Node) -> None:
+        if self.nodes > self.limits.max_nodes:
+            raise _refuse(
+                Problem.TOO_MANY_NODES,
+                f"it holds more than {self.limits.max_nodes:,} values",
+                node,
+            )
+
+
+def _allowed_alias_ratio(nodes: int) -> float:
+    """go-yaml's allowedAliasRatio: the share of decoded nodes that may come from aliases."""
+    if nodes <= _ALIAS_RANGE_LOW:
+        return 0.99
+    if nodes >= _ALIAS_RANGE_HIGH:
+        return 0.10
+    share = (nodes - _ALIAS_RANGE_LOW) / (_ALIAS_RANGE_HIGH - _ALIAS_RANGE_LOW)
+    return 0.99 - 0.89 * share
+
+
+def _unsupported_tag(node: Node) -> _RefusedError:
+    shown = node.tag.replace(_YAML_TAGS, "!!")
+    return _refuse(Problem.UNSUPPORTED, f"the tag {shown} is not supported", node)
+
+
+def _refuse(problem: Problem, detail: str, node: Node) -> _RefusedError:
+    return _RefusedError(Refusal(problem, detail, node.start_mark.line + 1))

@@ -1,0 +1,277 @@
+"""deploy/monitor: renders with kustomize, passes our own lint (and lint refuses the liveness
+probe it must not have), its alert rules pass promtool, and its RBAC is exactly what the
+monitor's own requests needed."""
+
+import copy
+import os
+import shutil
+import subprocess
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.support import rbac
+from tests.support.cli import run_cli
+from tests.support.fake_apiserver import FakeApiServer, RequestRecord
+from tests.support.monitoring import BOUND, wait_for
+from tests.support.scenarios import NAMESPACE, healthy
+from truegreen.cluster.settings import ConnectionSettings
+from truegreen.doctor.command import DoctorRequest
+from truegreen.monitor.command import MonitorRequest, RunningMonitor
+
+ROOT = Path(__file__).resolve().parents[2]
+DEPLOY = ROOT / "deploy" / "monitor"
+
+
+def _kustomize(path: Path) -> list[dict[str, Any]]:
+    kubectl = shutil.which("kubectl")
+    assert kubectl is not None, "kubectl is required (Debian: kubernetes-client)"
+    result = subprocess.run(
+        [kubectl, "kustomize", str(path)], capture_output=True, text=True, check=False, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    return [doc for doc in yaml.safe_load_all(result.stdout) if doc]
+
+
+def _promtool() -> str | None:
+    found = shutil.which("promtool")
+    if found is None and os.environ.get("TRUEGREEN_REQUIRE_REAL_PARTS"):
+        raise RuntimeError("promtool is required in CI (Debian package prometheus)")
+    return found
+
+
+def test_the_package_renders_a_monitor_with_a_readiness_probe_and_no_liveness_probe() -> None:
+    objects = {(o["kind"], o["metadata"]["name"]): o for o in _kustomize(DEPLOY)}
+    assert sorted(objects) == [
+        ("ClusterRole", "truegreen-monitor-admission"),
+        ("ClusterRole", "truegreen-monitor-capacity"),
+        ("ClusterRoleBinding", "truegreen-monitor-admission"),
+        ("ClusterRoleBinding", "truegreen-monitor-capacity"),
+        ("Deployment", "truegreen-monitor"),
+        ("Role", "truegreen-monitor"),
+        ("Role", "truegreen-monitor-events"),
+        ("RoleBinding", "truegreen-monitor"),
+        ("RoleBinding", "truegreen-monitor-events"),
+        ("Service", "truegreen-monitor"),
+        ("ServiceAccount", "truegreen-monitor"),
+    ]
+    deployment = objects[("Deployment", "truegreen-monitor")]
+    assert deployment["metadata"]["namespace"] == "training"
+    assert deployment["spec"]["replicas"] == 1
+    pod = deployment["spec"]["template"]["spec"]
+    container = pod["containers"][0]
+    assert container["args"] == ["monitor", "--listen", ":9108"]
+    assert container["readinessProbe"]["httpGet"] == {"path": "/readyz", "port": "metrics"}
+    assert "livenessProbe" not in container
+    assert "startupProbe" not in container
+    assert container["ports"] == [{"name": "metrics", "containerPort": 9108}]
+    assert pod["serviceAccountName"] == "truegreen-monitor"
+    binding = objects[("ClusterRoleBinding", "truegreen-monitor-capacity")]
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "truegreen-monitor", "namespace": "training"}
+    ]
+    service = objects[("Service", "truegreen-monitor")]
+    assert service["spec"]["ports"] == [{"name": "metrics", "port": 9108, "targetPort": "metrics"}]
+
+
+def test_our_own_lint_passes_the_package_and_would_refuse_a_liveness_probe() -> None:
+    rendered = _kustomize(DEPLOY)
+    clean = run_cli("lint", "-", "-o", "json", stdin=yaml.safe_dump_all(rendered))
+    assert (clean.exit_code, clean.json()["findings"]) == (0, [])
+    probed = copy.deepcopy(rendered)
+    deployment = next(o for o in probed if o["kind"] == "Deployment")
+    container = deployment["spec"]["template"]["spec"]["containers"][0]
+    container["livenessProbe"] = {"httpGet": {"path": "/healthz", "port": "metrics"}}
+    refused = run_cli("lint", "-", "-o", "json", stdin=yaml.safe_dump_all(probed))
+    assert refused.exit_code == 2
+    assert {(f["rule"], f["severity"]) for f in refused.json()["findings"]} == {
+        ("restart-probe-on-keep-running", "error")
+    }
+
+
+def _rule_groups(tmp_path: Path) -> Path:
+    documents = _kustomize(DEPLOY / "prometheus-operator")
+    rule = next(d for d in documents if d["kind"] == "PrometheusRule")
+    path = tmp_path / "truegreen-rules.yaml"
+    path.write_text(yaml.safe_dump({"groups": rule["spec"]["groups"]}))
+    return path
+
+
+def test_promtool_accepts_the_alert_rules(tmp_path: Path) -> None:
+    promtool = _promtool()
+    if promtool is None:
+        pytest.skip("promtool is not installed (Debian package prometheus)")
+    rules = _rule_groups(tmp_path)
+    result = subprocess.run(
+        [promtool, "check", "rules", str(rules)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "SUCCESS: 3 rules found" in result.stdout
+
+
+def _annotations(rules: Path, alert: str, namespace: str | None) -> dict[str, str]:
+    groups = yaml.safe_load(rules.read_text())["groups"]
+    rule = next(r for g in groups for r in g["rules"] if r.get("alert") == alert)
+    return {
+        key: text.replace("{{ $labels.namespace }}", namespace or "")
+        for key, text in rule["annotations"].items()
+    }
+
+
+def test_the_alerts_fire_after_their_durations_as_promtool_evaluates_them(tmp_path: Path) -> None:
+    promtool = _promtool()
+    if promtool is None:
+        pytest.skip("promtool is not installed (Debian package prometheus)")
+    rules = _rule_groups(tmp_path)
+    job = {"job": "truegreen-monitor"}
+    labels = {"namespace": "train", **job}
+
+    def expected(alert: str, severity: str, namespace: str | None) -> list[dict[str, Any]]:
+        return [
+            {
+                "exp_labels": {"severity": severity, **(labels if namespace else job)},
+                "exp_annotations": _annotations(rules, alert, namespace),
+            }
+        ]
+
+    verdict = 'truegreen_verdict{namespace="train", job="truegreen-monitor"}'
+    tests = {
+        "rule_files": [rules.name],
+        "evaluation_interval": "1m",
+        "tests": [
+            {
+                "interval": "1m",
+                "input_series": [
+                    {"series": verdict, "values": "0 2x15"},
+                    {"series": 'up{job="truegreen-monitor"}', "values": "1x16"},
+                ],
+                "alert_rule_test": [
+                    {"eval_time": "10m", "alertname": "TrainingNotReady", "exp_alerts": []},
+                    {
+                        "eval_time": "11m",
+                        "alertname": "TrainingNotReady",
+                        "exp_alerts": expected("TrainingNotReady", "critical", "train"),
+                    },
+                    {"eval_time": "15m", "alertname": "TrainingUnknown", "exp_alerts": []},
+                    {"eval_time": "15m", "alertname": "TruegreenDown", "exp_alerts": []},
+                ],
+            },
+            {
+                "interval": "1m",
+                "input_series": [
+                    {"series": verdict, "values": "3x40"},
+                    {"series": 'up{job="truegreen-monitor"}', "values": "1x40"},
+                ],
+                "alert_rule_test": [
+                    {"eval_time": "29m", "alertname": "TrainingUnknown", "exp_alerts": []},
+                    {
+                        "eval_time": "31m",
+                        "alertname": "TrainingUnknown",
+                        "exp_alerts": expected("TrainingUnknown", "warning", "train"),
+                    },
+                    {"eval_time": "31m", "alertname": "TrainingNotReady", "exp_alerts": []},
+                ],
+            },
+            {
+                "interval": "1m",
+                "input_series": [{"series": 'up{job="truegreen-monitor"}', "values": "0x20"}],
+                "alert_rule_test": [
+                    {
+                        "eval_time": "11m",
+                        "alertname": "TruegreenDown",
+                        "exp_alerts": expected("TruegreenDown", "warning", None),
+                    }
+                ],
+            },
+            {
+                "interval": "1m",
+                "input_series": [{"series": 'other{job="x"}', "values": "1x20"}],
+                "alert_rule_test": [
+                    {
+                        "eval_time": "11m",
+                        "alertname": "TruegreenDown",
+                        "exp_alerts": expected("TruegreenDown", "warning", None),
+                    }
+                ],
+            },
+        ],
+    }
+    test_file = tmp_path / "truegreen-rules.test.yaml"
+    test_file.write_text(yaml.safe_dump(tests))
+    result = subprocess.run(
+        [promtool, "test", "rules", str(test_file)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def _grants(requests: list[RequestRecord]) -> tuple[set[rbac.Grant], set[rbac.Grant]]:
+    """rbac.used, with watches and creates named as RBAC names them; a read in another
+    namespace than the monitor's needs a ClusterRole."""
+    plain = [r for r in requests if r.method == "GET" and "watch" not in r.query]
+    namespaced, cluster = rbac.used(plain, namespace=NAMESPACE)
+    for request in requests:
+        if request in plain:
+            continue
+        verb = "create" if request.method == "POST" else "watch"
+        (found_ns, found_cluster) = rbac.used(
+            [RequestRecord("GET", request.path, {}, 200)], namespace=NAMESPACE
+        )
+        for group, resource, _ in found_ns:
+            namespaced.add((group, resource, verb))
+        for group, resource, _ in found_cluster:
+            cluster.add((group, resource, verb))
+    return namespaced, cluster
+
+
+def test_the_roles_grant_exactly_what_the_monitor_asked_for(
+    fake_api: FakeApiServer, tmp_path: Path
+) -> None:
+    from tests.scenario.test_admission import webhook_behind
+
+    fake_api.watch_bookmark_seconds = 0.2
+    for obj in healthy(datetime.now(UTC)):
+        fake_api.add(obj)
+    # an admission webhook behind a Service, so its EndpointSlices are read too
+    fake_api.add(*webhook_behind(ready=True))
+    kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+    request = MonitorRequest(
+        DoctorRequest(ConnectionSettings(kubeconfig, None, None, 5.0, False, None)),
+        listen=None,
+        min_interval=0.1,
+        interval=5.0,
+        max_age=30.0,
+        watch_timeout=2.0,
+    )
+    with RunningMonitor(request, on_evaluation=lambda n, o: None, on_event=lambda e: None) as run:
+        thread = threading.Thread(target=run.run, daemon=True)
+        thread.start()
+        wait_for("the first Event", lambda: bool(fake_api.list_objects("Event", NAMESPACE)))
+        claim = fake_api.get_object("PersistentVolumeClaim", "datasets", NAMESPACE)
+        assert claim is not None
+        claim["status"] = {"phase": "Pending"}
+        fake_api.update_object(claim)
+        wait_for("a second Event", lambda: len(fake_api.list_objects("Event", NAMESPACE)) == 2)
+        run.stop()
+        thread.join(BOUND)
+    namespaced, cluster_wide = _grants(fake_api.requests())
+    paths = {r.path for r in fake_api.requests()}
+    assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
+    writes = {g for g in namespaced if g[2] == "create"}
+    assert writes == rbac.granted("monitor/events-role.yaml") == {("", "events", "create")}
+    assert namespaced - writes == rbac.granted("monitor/role.yaml")
+    assert cluster_wide == rbac.granted("monitor/clusterrole.yaml") | rbac.granted(
+        "monitor/clusterrole-admission.yaml"
+    )

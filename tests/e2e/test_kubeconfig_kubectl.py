@@ -1,0 +1,579 @@
+"""kubectl is the oracle for every kubeconfig case: the SAME kubeconfig goes to the real
+kubectl (`get deployments`) and to `truegreen doctor`, against the fake API server over TLS
+(certificates made here with openssl), and they agree: both connect, or both fail for the same
+reason. Each case names the client-go source whose behaviour it pins.
+
+The fake here wants a login (`_LoginRequired`: 401 otherwise, as kube-apiserver with anonymous
+requests off) and records each Authorization it was sent; the proxies (`tests/support/
+proxies.py`) record what they were asked to open, so "both connect" also means "both went the
+same way with the same credentials".
+
+The kubectl on PATH may be gcloud's version dispatcher, which can run a plugin once more than
+kubectl itself would: plugin runs are only ever counted for truegreen.
+"""
+
+import base64
+import json
+import os
+import shutil
+import subprocess
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.support import hostile
+from tests.support.auth_echo import RecordingPlugin, exec_credential, write_plugin
+from tests.support.cli import CliResult, run_cli
+from tests.support.fake_apiserver import ApiFailureError, FakeApiServer
+from tests.support.hostile import ServerCertificate
+from tests.support.proxies import HttpConnectProxy, Passage, Socks5Proxy
+from tests.support.scenarios import healthy
+from truegreen.cluster.exec_plugin import V1, V1BETA1
+
+pytestmark = pytest.mark.kubectl
+
+KUBECTL = shutil.which("kubectl")
+API_NAME = "api.internal"
+"""A name no resolver knows: only a proxy told so maps it to 127.0.0.1."""
+_PROXY_VARIABLES = (
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+)
+
+
+@dataclass(frozen=True)
+class Pki:
+    ca: Path
+    server: ServerCertificate
+    """For IP:127.0.0.1 and DNS:api.internal (the proxies use it too)."""
+    named: ServerCertificate
+    """For DNS:api.internal only: reaching 127.0.0.1 with it needs tls-server-name."""
+    client: ServerCertificate
+    """A client certificate the same authority signed, for a plugin to answer."""
+
+
+@pytest.fixture(scope="module")
+def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
+    folder = tmp_path_factory.mktemp("pki")
+    authority = hostile.make_authority(folder, "ca")
+    return Pki(
+        authority[0],
+        hostile.issue(folder, authority, "server", f"IP:127.0.0.1,DNS:{API_NAME}"),
+        hostile.issue(folder, authority, "named", f"DNS:{API_NAME}"),
+        hostile.issue(folder, authority, "client", "DNS:plugin-user", client=True),
+    )
+
+
+class _LoginRequired(FakeApiServer):
+    """The fake, answering 401 to a request whose Authorization is not one of `accepted` (None:
+    any request, for the client-certificate cases where TLS does the checking)."""
+
+    def __init__(self, accepted: frozenset[str] | None) -> None:
+        super().__init__()
+        self.accepted = accepted
+        self.authorizations: list[str | None] = []
+
+    def handle(
+        self,
+        method: str,
+        path: str,
+        query: Mapping[str, str],
+        headers: Mapping[str, str],
+        body: bytes,
+    ) -> tuple[int, Any, dict[str, str]]:
+        authorization = headers.get("authorization")
+        with self._lock:
+            self.authorizations.append(authorization)
+        if self.accepted is not None and authorization not in self.accepted:
+            raise ApiFailureError(401, "Unauthorized", "Unauthorized")
+        return super().handle(method, path, query, headers, body)
+
+
+Serve = Callable[..., _LoginRequired]
+
+
+@pytest.fixture
+def serve(pki: Pki) -> Iterator[Serve]:
+    """Start a fake with the healthy environment in namespace `train`: over TLS with the given
+    certificate (None: plain http), accepting the given Authorization values."""
+    started: list[_LoginRequired] = []
+
+    def start(
+        *accepted: str, tls: ServerCertificate | None = pki.server, any_login: bool = False
+    ) -> _LoginRequired:
+        server = _LoginRequired(None if any_login else frozenset(accepted))
+        server.start(None if tls is None else (tls.cert, tls.key))
+        server.add(*healthy(datetime.now(UTC)))
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture(autouse=True)
+def _no_ambient_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in _PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
+def _cluster(server: str, pki: Pki, **settings: Any) -> dict[str, Any]:
+    return {"server": server, "certificate-authority": str(pki.ca), **settings}
+
+
+def _write(
+    folder: Path, cluster: dict[str, Any] | None, user: dict[str, Any] | None = None
+) -> Path:
+    """A kubeconfig whose context `x` works in namespace `train`; None leaves a section empty."""
+    folder.mkdir(parents=True, exist_ok=True)
+    config = {
+        "apiVersion": "v1",
+        "kind": "Config",
+        "clusters": [] if cluster is None else [{"name": "c", "cluster": cluster}],
+        "users": [] if user is None else [{"name": "u", "user": user}],
+        "contexts": [{"name": "x", "context": {"cluster": "c", "user": "u", "namespace": "train"}}],
+        "current-context": "x",
+    }
+    path = folder / "config"
+    path.write_text(yaml.safe_dump(config))
+    return path
+
+
+@dataclass(frozen=True)
+class Kubectl:
+    result: subprocess.CompletedProcess[str]
+
+    @property
+    def connected(self) -> bool:
+        return self.result.returncode == 0 and "deployment.apps/" in self.result.stdout
+
+
+@dataclass(frozen=True)
+class Truegreen:
+    result: CliResult
+
+    @property
+    def report(self) -> Any:
+        return self.result.json()
+
+    @property
+    def connected(self) -> bool:
+        return self.result.exit_code == 0 and self.report["headline"]["rule"] == "ready"
+
+    @property
+    def why(self) -> str:
+        """The headline of a run that could not reach the cluster."""
+        assert self.report["headline"]["rule"] == "cluster-unreachable", self.report["headline"]
+        assert self.result.exit_code == 3
+        return str(self.report["headline"]["text"])
+
+
+def kubectl(kubeconfig: Path | str, home: Path, **environ: str) -> Kubectl:
+    """`kubectl get deployments -n train`, stdin not a terminal, only `environ`'s proxies."""
+    assert KUBECTL is not None, (
+        "kubectl is required (Debian: kubernetes-client); .ci/run installs it"
+    )
+    clean = {k: v for k, v in os.environ.items() if k not in _PROXY_VARIABLES}
+    command = [KUBECTL, "get", "deployments", "-n", "train", "-o", "name"]
+    return Kubectl(
+        subprocess.run(
+            [*command, "--request-timeout", "10s"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+            stdin=subprocess.DEVNULL,
+            cwd="/",
+            env={**clean, "KUBECONFIG": str(kubeconfig), "HOME": str(home), **environ},
+        )
+    )
+
+
+def truegreen(kubeconfig: Path | str, monkeypatch: pytest.MonkeyPatch, **environ: str) -> Truegreen:
+    """`truegreen doctor -o json` in this process, with the same file and environment."""
+    monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
+    monkeypatch.chdir("/")
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    return Truegreen(run_cli("doctor", "-o", "json"))
+
+
+def _plugin(tmp_path: Path) -> RecordingPlugin:
+    return write_plugin(tmp_path / "plugins")
+
+
+def _exec(api_version: str = V1, **entry: Any) -> dict[str, Any]:
+    """An exec user entry running the test plugin beside the kubeconfig."""
+    return {
+        "exec": {
+            "apiVersion": api_version,
+            "command": "./plugins/plugin",
+            "interactiveMode": "Never",
+            **entry,
+        }
+    }
+
+
+# -- exec plugins (client-go plugin/pkg/client/auth/exec/exec.go) ---------------------------
+
+
+@pytest.mark.parametrize("api_version", [V1, V1BETA1])
+def test_an_exec_plugin_token_connects_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api_version: str
+) -> None:
+    api = serve("Bearer tok-from-plugin")
+    _plugin(tmp_path).plan(exec_credential(api_version, token="tok-from-plugin"))
+    config = _write(tmp_path, _cluster(api.url, pki), _exec(api_version))
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    assert set(api.authorizations) == {"Bearer tok-from-plugin"}
+    api.authorizations.clear()
+    assert truegreen(config, monkeypatch).connected
+    assert set(api.authorizations) == {"Bearer tok-from-plugin"}
+
+
+def test_an_exec_plugin_client_certificate_connects_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve(any_login=True)
+    api.require_client_certificates(pki.ca)
+    _plugin(tmp_path).plan(
+        exec_credential(
+            V1,
+            clientCertificateData=pki.client.cert.read_text(),
+            clientKeyData=pki.client.key.read_text(),
+        )
+    )
+    config = _write(tmp_path, _cluster(api.url, pki), _exec())
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    assert truegreen(config, monkeypatch).connected
+    assert set(api.authorizations) == {None}  # the certificate alone logged both in
+
+
+def test_without_the_plugin_s_certificate_neither_connects(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve(any_login=True)
+    api.require_client_certificates(pki.ca)
+    config = _write(tmp_path, _cluster(api.url, pki), {"token": "not-a-certificate"})
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "certificate required" in by_kubectl.result.stderr
+    # The fake refuses at the handshake (stricter than kube-apiserver's 401): TLS 1.3 finishes
+    # the client's side first, so truegreen sees the refusal as a dropped connection.
+    ours = truegreen(config, monkeypatch)
+    assert ours.result.exit_code == 3
+    assert ours.report["headline"]["rule"] == "could-not-check"
+    assert api.authorizations == []  # no request got through to either
+
+
+def test_a_missing_plugin_shows_its_install_hint_in_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer never")
+    hint = "Install cloud-login: https://example.com/cloud-login"
+    # a bare name not on PATH: client-go adds the hint only to "executable … not found"
+    user = _exec(command="cloud-login-not-installed", installHint=hint)
+    config = _write(tmp_path, _cluster(api.url, pki), user)
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert hint in by_kubectl.result.stderr
+    ours = truegreen(config, monkeypatch)
+    assert ours.why.startswith(
+        f"Couldn't log in to the cluster at {api.url}: cannot log in as user 'u': exec: "
+    )
+    assert hint in ours.report["headline"]["remedy"]  # the plugin's advice is what to do
+    assert api.authorizations == []
+
+
+def test_a_failing_plugin_s_own_words_reach_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer never")
+    _plugin(tmp_path).plan({"stderr": "token expired, run aws sso login\n", "exit": 1})
+    config = _write(tmp_path, _cluster(api.url, pki), _exec())
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "token expired, run aws sso login" in by_kubectl.result.stderr
+    assert "failed with exit code 1" in by_kubectl.result.stderr
+    why = truegreen(config, monkeypatch).why
+    assert "failed with exit code 1, saying: token expired, run aws sso login" in why
+    assert api.authorizations == []
+
+
+def test_a_written_token_beside_a_plugin_wins_in_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # exec.go UpdateTransportConfig: a token written in the file leaves the plugin unrun.
+    api = serve("Bearer written")
+    plugin = _plugin(tmp_path)
+    plugin.plan({"stderr": "the plugin must not run\n", "exit": 1})
+    config = _write(tmp_path, _cluster(api.url, pki), {"token": "written", **_exec()})
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    runs_before = len(plugin.runs())
+    assert truegreen(config, monkeypatch).connected
+    assert len(plugin.runs()) == runs_before
+    assert set(api.authorizations) == {"Bearer written"}
+
+
+def test_the_plugin_gets_the_same_cluster_from_both_across_two_files(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The cluster, with a RELATIVE certificate-authority, is in the second KUBECONFIG file;
+    # provideClusterInfo hands the plugin that CA's bytes (rest/exec.go ConfigToExecCluster).
+    api = serve("Bearer tok")
+    plugin = _plugin(tmp_path / "first")
+    plugin.plan(exec_credential(V1, token="tok"))
+    first = _write(tmp_path / "first", None, _exec(provideClusterInfo=True))
+    shutil.copy(pki.ca, tmp_path / "second-ca.crt")
+    (tmp_path / "second").mkdir()
+    shutil.move(tmp_path / "second-ca.crt", tmp_path / "second" / "ca.crt")
+    second = _write(
+        tmp_path / "second", {"server": api.url, "certificate-authority": "ca.crt"}, None
+    )
+    both = f"{first}{os.pathsep}{second}"
+    by_kubectl = kubectl(both, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    kubectl_info = plugin.runs()[-1]["info"]
+    assert truegreen(both, monkeypatch).connected
+    ours = plugin.runs()[-1]["info"]
+    assert ours == kubectl_info
+    sent = json.loads(ours)["spec"]["cluster"]["certificate-authority-data"]
+    assert base64.b64decode(sent) == pki.ca.read_bytes()
+
+
+# -- auth-provider: oidc (plugin/pkg/client/auth/oidc/oidc.go) ------------------------------
+
+
+def _jwt(expires: datetime) -> str:
+    def part(value: Any) -> str:
+        return base64.urlsafe_b64encode(json.dumps(value).encode()).rstrip(b"=").decode()
+
+    return f"{part({'alg': 'RS256'})}.{part({'exp': int(expires.timestamp())})}.c2ln"
+
+
+def _oidc(id_token: str) -> dict[str, Any]:
+    config = {"idp-issuer-url": "https://127.0.0.1:9", "client-id": "k", "id-token": id_token}
+    return {"auth-provider": {"name": "oidc", "config": config}}
+
+
+def test_a_valid_oidc_login_connects_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = _jwt(datetime.now(UTC) + timedelta(hours=1))
+    api = serve(f"Bearer {token}")
+    config = _write(tmp_path, _cluster(api.url, pki), _oidc(token))
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    assert truegreen(config, monkeypatch).connected
+    assert set(api.authorizations) == {f"Bearer {token}"}
+
+
+def test_an_expired_oidc_login_stops_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    token = _jwt(datetime.now(UTC) - timedelta(hours=1))
+    api = serve(f"Bearer {token}")
+    config = _write(tmp_path, _cluster(api.url, pki), _oidc(token))
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "No valid id-token, and cannot refresh without refresh-token" in (
+        by_kubectl.result.stderr
+    )
+    why = truegreen(config, monkeypatch).why
+    assert "the login of user 'u' has expired: its id-token expired at " in why
+    assert api.authorizations == []
+
+
+# -- proxies (tools/clientcmd/client_config.go proxy-url; Go net/http and httpproxy) ---------
+
+
+def test_an_http_proxy_url_with_a_login_carries_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer t0ken")
+    with HttpConnectProxy(login=("alice", "pw")) as proxy:
+        proxy_url = f"http://alice:pw@127.0.0.1:{proxy.port}"
+        config = _write(
+            tmp_path, _cluster(api.url, pki, **{"proxy-url": proxy_url}), {"token": "t0ken"}
+        )
+        by_kubectl = kubectl(config, tmp_path)
+        assert by_kubectl.connected, by_kubectl.result.stderr
+        by_kubectl_passages = list(proxy.passages)
+        assert truegreen(config, monkeypatch).connected
+    target = api.url.removeprefix("https://")
+    expected = Passage("CONNECT", target, "authority", ("alice", "pw"), True)
+    assert set(by_kubectl_passages) == {expected}  # a loopback server too: proxy-url is for all
+    assert set(proxy.passages[len(by_kubectl_passages) :]) == {expected}
+
+
+def test_a_proxy_refusing_the_login_stops_both_for_the_same_reason(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer t0ken")
+    with HttpConnectProxy(login=("alice", "pw")) as proxy:
+        proxy_url = f"http://127.0.0.1:{proxy.port}"
+        config = _write(
+            tmp_path, _cluster(api.url, pki, **{"proxy-url": proxy_url}), {"token": "t0ken"}
+        )
+        by_kubectl = kubectl(config, tmp_path)
+        why = truegreen(config, monkeypatch).why
+    assert not by_kubectl.connected
+    assert "Proxy Authentication Required" in by_kubectl.result.stderr
+    assert why == (
+        f"Couldn't reach the cluster at {api.url}: the proxy 127.0.0.1:{proxy.port} refused the "
+        "tunnel: "
+        "407 Proxy Authentication Required."
+    )
+    assert api.authorizations == []
+
+
+def test_an_https_proxy_url_is_tls_inside_tls_for_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Go checks the proxy's certificate with the cluster's own TLS settings (transport.go).
+    api = serve("Bearer t0ken")
+    with HttpConnectProxy(tls=(pki.server.cert, pki.server.key)) as proxy:
+        config = _write(
+            tmp_path, _cluster(api.url, pki, **{"proxy-url": proxy.url}), {"token": "t0ken"}
+        )
+        by_kubectl = kubectl(config, tmp_path)
+        assert by_kubectl.connected, by_kubectl.result.stderr
+        kubectl_passages = len(proxy.passages)
+        assert truegreen(config, monkeypatch).connected
+    assert kubectl_passages > 0
+    assert len(proxy.passages) > kubectl_passages
+    assert {p.target for p in proxy.passages} == {api.url.removeprefix("https://")}
+
+
+def test_a_socks5_proxy_url_resolves_the_name_for_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer t0ken")
+    port = api.url.rsplit(":", 1)[1]
+    with Socks5Proxy(login=("bob", "s3"), names={API_NAME: "127.0.0.1"}) as proxy:
+        proxy_url = f"socks5://bob:s3@127.0.0.1:{proxy.port}"
+        cluster = _cluster(f"https://{API_NAME}:{port}", pki, **{"proxy-url": proxy_url})
+        config = _write(tmp_path, cluster, {"token": "t0ken"})
+        by_kubectl = kubectl(config, tmp_path)
+        assert by_kubectl.connected, by_kubectl.result.stderr
+        kubectl_passages = list(proxy.passages)
+        assert truegreen(config, monkeypatch).connected
+    expected = Passage("SOCKS5", f"{API_NAME}:{port}", "name", ("bob", "s3"), True)
+    assert set(kubectl_passages) == {expected}
+    assert set(proxy.passages[len(kubectl_passages) :]) == {expected}
+
+
+def test_the_proxy_environment_and_no_proxy_decide_for_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer t0ken")
+    port = api.url.rsplit(":", 1)[1]
+    config = _write(tmp_path, _cluster(f"https://{API_NAME}:{port}", pki), {"token": "t0ken"})
+    with HttpConnectProxy(names={API_NAME: "127.0.0.1"}) as proxy:
+        environ = {"https_proxy": f"127.0.0.1:{proxy.port}"}  # no scheme: http, as Go reads it
+        by_kubectl = kubectl(config, tmp_path, **environ)
+        assert by_kubectl.connected, by_kubectl.result.stderr
+        assert truegreen(config, monkeypatch, **environ).connected
+        used = len(proxy.passages)
+        exempt = {**environ, "NO_PROXY": f"other.example,.internal:{port}"}
+        by_kubectl = kubectl(config, tmp_path, **exempt)
+        why = truegreen(config, monkeypatch, **exempt).why
+    assert used >= 2
+    assert len(proxy.passages) == used  # exempted: neither asked the proxy
+    assert not by_kubectl.connected
+    assert "no such host" in by_kubectl.result.stderr
+    assert why == f"Couldn't reach the cluster at https://{API_NAME}:{port}: address not found."
+
+
+# -- TLS and files (tools/clientcmd/loader.go, client_config.go) -----------------------------
+
+
+@pytest.mark.parametrize("server_name", [API_NAME, None])
+def test_tls_server_name_decides_for_both(
+    serve: Serve,
+    pki: Pki,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    server_name: str | None,
+) -> None:
+    api = serve("Bearer t0ken", tls=pki.named)
+    named = {"tls-server-name": server_name} if server_name else {}
+    config = _write(tmp_path, _cluster(api.url, pki, **named), {"token": "t0ken"})
+    by_kubectl = kubectl(config, tmp_path)
+    ours = truegreen(config, monkeypatch)
+    if server_name:
+        assert by_kubectl.connected, by_kubectl.result.stderr
+        assert ours.connected
+    else:
+        assert not by_kubectl.connected
+        assert "x509: cannot validate certificate for 127.0.0.1" in by_kubectl.result.stderr
+        assert ours.why == (
+            f"Couldn't reach the cluster at {api.url}: TLS certificate was not accepted."
+        )
+
+
+def test_relative_paths_follow_their_own_file_for_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer from-the-first-folder")
+    (tmp_path / "first").mkdir()
+    (tmp_path / "first" / "token").write_text("from-the-first-folder\n")
+    first = _write(tmp_path / "first", None, {"tokenFile": "token"})
+    (tmp_path / "second").mkdir()
+    shutil.copy(pki.ca, tmp_path / "second" / "ca.crt")
+    second = _write(
+        tmp_path / "second", {"server": api.url, "certificate-authority": "ca.crt"}, None
+    )
+    both = f"{first}{os.pathsep}{second}"
+    by_kubectl = kubectl(both, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    assert truegreen(both, monkeypatch).connected
+    assert set(api.authorizations) == {"Bearer from-the-first-folder"}
+
+
+def test_insecure_skip_tls_verify_in_the_file_connects_both_with_one_warning(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer t0ken", tls=pki.named)  # a certificate that would not verify
+    config = _write(
+        tmp_path, {"server": api.url, "insecure-skip-tls-verify": True}, {"token": "t0ken"}
+    )
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    ours = truegreen(config, monkeypatch)
+    assert ours.connected
+    assert ours.result.stderr == (
+        "truegreen: warning: not verifying the cluster's TLS certificate (insecure-skip-tls-verify"
+        f" in {config}); anyone on the network path could answer for it\n"
+    )
+
+
+def test_a_plain_http_server_is_sent_no_credentials_by_either(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # client_config.go: credentials are read only when IsConfigTransportTLS.
+    api = serve(tls=None, any_login=True)
+    plugin = _plugin(tmp_path)
+    plugin.plan({"stderr": "the plugin must not run\n", "exit": 1})
+    assert api.url.startswith("http://")
+    for user in ({"token": "must-not-travel"}, _exec()):
+        config = _write(tmp_path, {"server": api.url}, user)
+        by_kubectl = kubectl(config, tmp_path)
+        assert by_kubectl.connected, by_kubectl.result.stderr
+        runs_before = len(plugin.runs())
+        assert truegreen(config, monkeypatch).connected
+        assert len(plugin.runs()) == runs_before
+    assert set(api.authorizations) == {None}

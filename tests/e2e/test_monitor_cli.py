@@ -1,0 +1,121 @@
+"""`truegreen monitor` and `doctor --watch` as processes against the fake API server: the
+endpoints, the Events on a verdict change, and how each one ends."""
+
+import re
+import signal
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from tests.support.fake_apiserver import FakeApiServer
+from tests.support.monitoring import BOUND, Process, http_get, start_monitor, wait_for
+from tests.support.scenarios import NAMESPACE, healthy
+
+
+@pytest.fixture
+def cluster(fake_api: FakeApiServer, tmp_path: Path) -> Path:
+    fake_api.watch_bookmark_seconds = 0.5
+    for obj in healthy(datetime.now(UTC)):
+        fake_api.add(obj)
+    return fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+
+
+def _verdict(base: str) -> float | None:
+    found = re.search(
+        r'^truegreen_verdict\{namespace="train"\} (\S+)$', http_get(base + "/metrics")[1], re.M
+    )
+    return float(found.group(1)) if found else None
+
+
+def _events(fake_api: FakeApiServer) -> list[str]:
+    return [str(e["reason"]) for e in fake_api.list_objects("Event", NAMESPACE)]
+
+
+def _pend_the_claim(fake_api: FakeApiServer) -> None:
+    claim = fake_api.get_object("PersistentVolumeClaim", "datasets", NAMESPACE)
+    assert claim is not None
+    claim["status"] = {"phase": "Pending"}
+    fake_api.update_object(claim)
+
+
+def test_monitor_serves_the_verdict_writes_an_event_per_change_and_ends_on_sigterm(
+    fake_api: FakeApiServer, cluster: Path
+) -> None:
+    monitor, base = start_monitor(
+        cluster, "--min-interval", "0.2", "--interval", "5", "--max-age", "30"
+    )
+    try:
+        assert http_get(base + "/healthz") == (200, "ok\n")
+        wait_for("/readyz", lambda: http_get(base + "/readyz")[0] == 200)
+        assert _verdict(base) == 0.0
+        status, page = http_get(base + "/")
+        assert status == 200
+        assert "READY</span> Ready: training can run." in page
+        wait_for("the first Event", lambda: _events(fake_api) == ["TrainingReady"])
+        _pend_the_claim(fake_api)
+        wait_for("verdict 2", lambda: _verdict(base) == 2.0)
+        assert (
+            'truegreen_check_status{check="storage",namespace="train"} 2.0'
+            in http_get(base + "/metrics")[1]
+        )
+        wait_for(
+            "the second Event",
+            lambda: sorted(_events(fake_api)) == ["TrainingNotReady", "TrainingReady"],
+        )
+        assert http_get(base + "/nothing-here")[0] == 404
+    finally:
+        code, _ = monitor.end(signal.SIGTERM)
+    assert code == 0, monitor.err
+    changes = [line for line in monitor.err if re.match(r"truegreen: \d{4}-", line)]
+    assert [line.split(" ", 2)[2].split(":")[0] for line in changes] == ["ready", "not-ready"]
+
+
+def test_monitor_refuses_contradictory_intervals_as_bad_usage(cluster: Path) -> None:
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "truegreen", "monitor", "--kubeconfig", str(cluster)),
+            *("--interval", "60", "--max-age", "30"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=BOUND,
+        check=False,
+    )
+    assert (result.returncode, result.stdout) == (64, "")
+    assert result.stderr == (
+        "truegreen: --max-age 30 must be longer than --interval 60: a value would read unknown "
+        "between two evaluations\n"
+    )
+
+
+def _evaluated_with_storage_type(fake_api: FakeApiServer) -> bool:
+    # The storage type is read only while a claim waits: the evaluation saw the pending claim.
+    return bool(fake_api.requests("GET", "/storageclasses/standard$"))
+
+
+def test_doctor_watch_ends_on_ctrl_c_with_the_last_verdict_s_code(
+    fake_api: FakeApiServer, cluster: Path
+) -> None:
+    watching = Process("doctor", "--watch", "--kubeconfig", str(cluster))
+    try:
+        wait_for("a first evaluation", lambda: bool(fake_api.requests("GET", "/secrets/")))
+        code, out = watching.end(signal.SIGINT)
+    finally:
+        if watching.process.poll() is None:
+            watching.process.kill()
+    assert code == 0, watching.err
+    assert "READY  Ready: training can run." in out
+    assert re.search(r"Last change \d\d:\d\d:\d\d; checked \d\d:\d\d:\d\d\. Ctrl-C to stop\.", out)
+    _pend_the_claim(fake_api)
+    watching = Process("doctor", "--watch", "--kubeconfig", str(cluster))
+    try:
+        wait_for("the pending claim", lambda: _evaluated_with_storage_type(fake_api))
+        code, out = watching.end(signal.SIGINT)
+    finally:
+        if watching.process.poll() is None:
+            watching.process.kill()
+    assert code == 2, watching.err
+    assert "NOT READY" in out

@@ -1,0 +1,454 @@
+"""Admission over the fake API server: the gates the API server puts before a training pod.
+
+Quota, a webhook with nobody behind it, the namespace's Pod Security level, a namespace being
+deleted, and the trial start (`--admission-dry-run`) whose answer is the server's own.
+"""
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from tests.scenario.conftest import Doctor
+from tests.support import rbac
+from tests.support.fake_apiserver import Fault
+from tests.support.scenarios import NAMESPACE, healthy, job_pod, training_job
+
+Obj = dict[str, Any]
+
+# The codes this file pins (test_doctor_codes checks that every catalogue code is pinned).
+PINNED_HERE = {
+    "admission.namespace-terminating",
+    "admission.namespace-missing",
+    "admission.quota-exceeded",
+    "admission.quota-held-by-running-job",
+    "admission.quota-needs-sizes",
+    "admission.quota-not-counted",
+    "admission.security-level",
+    "admission.webhook-down",
+    "admission.webhook-down-ignored",
+    "admission.webhook-unverifiable",
+    "admission.trial-refused",
+    "admission.trial-not-allowed",
+    "admission.trial-failed",
+}
+
+
+def quota(name: str, hard: dict[str, str], used: dict[str, str], **spec: Any) -> Obj:
+    """A ResourceQuota as the quota controller leaves it: status.hard copied, status.used
+    counted."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": {"hard": hard, **spec},
+        "status": {"hard": hard, "used": used},
+    }
+
+
+def namespace(labels: dict[str, str] | None = None, phase: str = "Active") -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {
+            "name": NAMESPACE,
+            "labels": {"kubernetes.io/metadata.name": NAMESPACE, **(labels or {})},
+        },
+        "status": {"phase": phase},
+    }
+
+
+def webhook_behind(
+    *, ready: bool, policy: str = "Fail", kind: str = "ValidatingWebhookConfiguration"
+) -> list[Obj]:
+    """A webhook on every pod create, served by policy/policy-webhook, and its endpoints."""
+    hook = {
+        "name": "check.policy.example.com",
+        "admissionReviewVersions": ["v1"],
+        "sideEffects": "None",
+        "failurePolicy": policy,
+        "clientConfig": {"service": {"namespace": "policy", "name": "policy-webhook"}},
+        "rules": [
+            {
+                "operations": ["CREATE", "UPDATE"],
+                "apiGroups": [""],
+                "apiVersions": ["v1"],
+                "resources": ["pods"],
+            }
+        ],
+    }
+    return [
+        {
+            "apiVersion": "admissionregistration.k8s.io/v1",
+            "kind": kind,
+            "metadata": {"name": "policy"},
+            "webhooks": [hook],
+        },
+        {
+            "apiVersion": "discovery.k8s.io/v1",
+            "kind": "EndpointSlice",
+            "metadata": {
+                "name": "policy-webhook-x7k2p",
+                "namespace": "policy",
+                "labels": {"kubernetes.io/service-name": "policy-webhook"},
+            },
+            "addressType": "IPv4",
+            "endpoints": [{"addresses": ["10.0.3.7"], "conditions": {"ready": ready}}],
+        },
+    ]
+
+
+def _admission(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["check"] == "admission"]
+
+
+def _codes(report: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [(f["code"], f["status"], f["basis"]) for f in _admission(report)]
+
+
+def test_healthy_namespace_lets_training_in(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")]
+
+
+def test_quota_used_up_refuses_the_training_job(doctor: Doctor) -> None:
+    """The issue's case: `pods: 3`, 3 used; the machines have room, the quota has none."""
+    doctor.load("healthy")
+    doctor.server.add(quota("compute", {"pods": "3"}, {"pods": "3"}))
+    result = doctor.live("-o", "json", "--job-requests", "cpu=2,memory=4Gi,nvidia.com/gpu=1")
+    report = result.json()
+    assert result.exit_code == 2
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+    (found,) = _admission(report)
+    assert report["headline"]["code"] == "admission.quota-exceeded"
+    assert report["headline"]["rule"] == "root-cause-failure"
+    assert report["headline"]["text"] == (
+        "A training job can't start: the usage limit 'compute' is reached "
+        "(running programs: 3 of 3 in use, the job needs 1)."
+    )
+    assert report["headline"]["remedy"] == (
+        "Wait for or stop what uses it ('jobs-manager-abc12', 'mysql-def34'), or ask your "
+        "cluster admin to raise the limit 'compute'."
+    )
+    assert found["details"][0] == "quota compute: pods used 3 + requested 1 > hard 3"
+    assert found["objects"] == ["ResourceQuota/compute"]
+    # The scheduler's arithmetic alone still says it fits: only admission refuses it.
+    capacity = [f["code"] for f in report["findings"] if f["check"] == "capacity"]
+    assert capacity == ["capacity.fits"]
+
+
+def test_quota_with_room_refuses_nothing(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.add(quota("compute", {"pods": "4"}, {"pods": "3"}))
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")]
+    assert "usage limit compute compared" in _admission(report)[0]["details"]
+
+
+def _running_job_holds_the_gpu_quota(now: datetime) -> list[Obj]:
+    """train-002 runs with 2 GPUs; the quota allows 3 and the next job (like it) needs 2."""
+    objects = healthy(now)
+    running = training_job("train-002", now, gpus=2, age=timedelta(hours=1), finished=False)
+    objects += [
+        running,
+        job_pod(running, now, suffix="x1", node_name="gpu-1"),
+        quota("gpus", {"requests.nvidia.com/gpu": "3"}, {"requests.nvidia.com/gpu": "2"}),
+    ]
+    return objects
+
+
+def test_quota_used_up_by_a_running_training_job_is_a_wait(doctor: Doctor) -> None:
+    doctor.load(_running_job_holds_the_gpu_quota)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.quota-held-by-running-job", "warn", "inferred")]
+    assert result.exit_code == 0
+    assert report["headline"]["rule"] == "waiting-for-running-job"
+    assert report["headline"]["code"] == "admission.quota-held-by-running-job"
+    assert report["headline"]["remedy"] == (
+        "Wait for 'train-002' to finish, or ask your cluster admin to raise the limit 'gpus'."
+    )
+    assert _admission(report)[0]["objects"] == ["ResourceQuota/gpus", "Job/train-002"]
+
+
+def test_the_quota_wait_never_outranks_a_measured_failure(doctor: Doctor) -> None:
+    doctor.load(_running_job_holds_the_gpu_quota)
+    doctor.server.delete_object("Secret", "regcred", NAMESPACE)
+    report = doctor.live("-o", "json").json()
+    assert report["headline"]["code"] == "image-pull.login-missing"
+    assert ("admission.quota-held-by-running-job", "warn", "inferred") in _codes(report)
+
+
+def test_quota_needs_every_container_to_state_its_cpu(doctor: Doctor) -> None:
+    """A quota on limits.cpu refuses a container without a CPU limit (pods.go Constraints)."""
+    doctor.load("healthy")
+    doctor.server.add(quota("cpu-cap", {"limits.cpu": "64"}, {"limits.cpu": "2"}))
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.quota-needs-sizes", "fail", "measured")]
+    assert _admission(report)[0]["headline"] == (
+        "A training job can't start: the usage limit 'cpu-cap' requires every program to state "
+        "its limits.cpu, and 'trainer' doesn't."
+    )
+
+
+def test_limit_range_defaults_state_the_sizes_a_quota_needs(doctor: Doctor) -> None:
+    """LimitRanger fills in a default CPU limit before the quota plugin looks."""
+    doctor.load("healthy")
+    doctor.server.add(
+        quota("cpu-cap", {"limits.cpu": "64"}, {"limits.cpu": "2"}),
+        {
+            "apiVersion": "v1",
+            "kind": "LimitRange",
+            "metadata": {"name": "defaults", "namespace": NAMESPACE},
+            "spec": {"limits": [{"type": "Container", "default": {"cpu": "8"}}]},
+        },
+    )
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")]
+    assert "usage limit cpu-cap compared" in _admission(report)[0]["details"]
+
+
+def test_an_uncounted_quota_refuses_until_counted(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.add(quota("fresh", {"pods": "10"}, {}))
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.quota-not-counted", "fail", "measured")]
+
+
+def test_a_down_fail_closed_webhook_outranks_the_pending_pods_it_explains(doctor: Doctor) -> None:
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        waiting = training_job("train-002", now, age=timedelta(minutes=20), finished=False)
+        objects += [
+            waiting,
+            job_pod(waiting, now, suffix="y1", node_name=None, phase="Pending"),
+            *webhook_behind(ready=False),
+        ]
+        return objects
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 2
+    assert _codes(report) == [("admission.webhook-down", "fail", "measured")]
+    assert ("capacity.job-stuck", "fail", "inferred") in {
+        (f["code"], f["status"], f["basis"]) for f in report["findings"]
+    }, "precondition: the pending training pod is reported too"
+    assert report["headline"]["code"] == "admission.webhook-down"
+    assert report["headline"]["text"] == (
+        "Nothing new can start: the cluster's approval hook 'check.policy.example.com' has no "
+        "server running behind it ('policy/policy-webhook')."
+    )
+    assert _admission(report)[0]["details"] == [
+        "webhook check.policy.example.com of ValidatingWebhookConfiguration/policy: no ready "
+        "endpoints behind service policy/policy-webhook, failurePolicy Fail"
+    ]
+
+
+def test_a_webhook_with_a_ready_server_is_fine(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.add(*webhook_behind(ready=True, kind="MutatingWebhookConfiguration"))
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")]
+    assert (
+        "webhook check.policy.example.com of MutatingWebhookConfiguration/policy: 1 ready "
+        "endpoints behind policy/policy-webhook"
+    ) in _admission(report)[0]["details"]
+
+
+def test_an_ignore_policy_webhook_that_is_down_is_a_warning(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.add(*webhook_behind(ready=False, policy="Ignore"))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.webhook-down-ignored", "warn", "measured")]
+    assert result.exit_code == 0
+    assert report["headline"]["rule"] == "warning"
+
+
+def test_a_webhook_at_a_url_cannot_be_checked(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    config, _ = webhook_behind(ready=True)
+    config["webhooks"][0]["clientConfig"] = {"url": "https://policy.example.com/validate"}
+    doctor.server.add(config)
+    result = doctor.live("-o", "json")
+    assert _codes(result.json()) == [("admission.webhook-unverifiable", "unknown", "cant-check")]
+    assert result.exit_code == 3
+
+
+def _privileged_gpu_job(now: datetime) -> list[Obj]:
+    objects = healthy(now)
+    job = training_job("train-002", now, age=timedelta(minutes=5))
+    job["spec"]["template"]["spec"]["containers"][0]["securityContext"] = {"privileged": True}
+    objects += [job, namespace({"pod-security.kubernetes.io/enforce": "restricted"})]
+    return objects
+
+
+def test_a_restricted_namespace_refuses_a_privileged_gpu_template(doctor: Doctor) -> None:
+    doctor.load(_privileged_gpu_job)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 2
+    assert _codes(report) == [("admission.security-level", "fail", "measured")]
+    (found,) = _admission(report)
+    assert found["headline"] == (
+        "The training job is refused by the environment's security level 'restricted': it "
+        "asks for full control of the machine and 4 more."
+    )
+    assert found["remedy"] == (
+        "Change securityContext.privileged of 'trainer', securityContext.allowPrivilegeEscalation"
+        " of 'trainer', securityContext.runAsNonRoot, securityContext.seccompProfile, "
+        "securityContext.capabilities.drop of 'trainer' in the training job's settings, or ask "
+        "your cluster admin for a lower security level."
+    )
+    assert found["details"][0] == (
+        'violates PodSecurity "restricted:latest": privileged (container "trainer" must not '
+        "set securityContext.privileged=true)"
+    )
+    assert found["objects"] == ["Namespace/train", "Job/train-002"]
+
+
+def test_the_trial_start_quotes_the_servers_refusal(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.admission.webhook_denial = (
+        "gpu-policy.example.com",
+        "training jobs must name a priority class",
+    )
+    result = doctor.live("-o", "json", "--admission-dry-run")
+    report = result.json()
+    assert result.exit_code == 2
+    assert _codes(report) == [("admission.trial-refused", "fail", "measured")]
+    assert report["headline"]["text"] == (
+        "The cluster refused a trial start of the training job: admission webhook "
+        '"gpu-policy.example.com" denied the request: training jobs must name a priority class'
+    )
+    # The one write doctor sends: a create with dryRun=All, which stores nothing.
+    writes = [r for r in doctor.server.requests() if r.method != "GET"]
+    assert [(r.method, r.path, r.query.get("dryRun")) for r in writes] == [
+        ("POST", "/api/v1/namespaces/train/pods", "All")
+    ]
+    assert doctor.server.get_object("Pod", "truegreen-trial-train-001", NAMESPACE) is None
+
+
+def test_the_trial_start_quotes_the_quota_plugin(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.add(quota("compute", {"pods": "3"}, {"pods": "3"}))
+    lines = doctor.live("--no-color", "-v", "--admission-dry-run").stdout.splitlines()
+    assert (
+        "  ✗ The cluster refused a trial start of the training job: exceeded quota: compute, "
+        "requested: pods=1, used: pods=3, limited: pods=3"
+    ) in lines
+
+
+def test_an_admitted_trial_overrules_what_doctor_could_not_check(doctor: Doctor) -> None:
+    """A webhook at a URL is unknown to doctor; the server called it and admitted the pod."""
+    doctor.load("healthy")
+    config, _ = webhook_behind(ready=True)
+    config["webhooks"][0]["clientConfig"] = {"url": "https://policy.example.com/validate"}
+    doctor.server.add(config)
+    result = doctor.live("-o", "json", "--admission-dry-run")
+    report = result.json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")]
+    assert (
+        "overruled by the trial: admission.webhook-unverifiable"
+        in (_admission(report)[0]["details"])
+    )
+    assert result.exit_code == 0
+    # admitted, and still nothing stored: the dry run is the only write and keeps nothing
+    assert [r.method for r in doctor.server.requests() if r.method != "GET"] == ["POST"]
+    assert doctor.server.get_object("Pod", "truegreen-trial-train-001", NAMESPACE) is None
+
+
+def test_no_permission_for_the_trial_is_could_not_check(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.inject(Fault.FORBIDDEN, r"/namespaces/train/pods$", method="POST")
+    result = doctor.live("-o", "json", "--admission-dry-run")
+    report = result.json()
+    assert _codes(report) == [("admission.trial-not-allowed", "unknown", "cant-check")]
+    assert result.exit_code == 3
+    assert "needs create pods in namespace train" in " ".join(_admission(report)[0]["details"])
+
+
+def test_a_failed_trial_is_could_not_check(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.inject(Fault.SERVER_ERROR, r"/namespaces/train/pods$", method="POST")
+    result = doctor.live("-o", "json", "--admission-dry-run")
+    assert _codes(result.json()) == [("admission.trial-failed", "unknown", "cant-check")]
+    assert result.exit_code == 3
+
+
+def test_without_the_flag_doctor_sends_no_write(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.live("-o", "json")
+    assert {r.method for r in doctor.server.requests()} == {"GET"}
+
+
+def test_a_terminating_namespace_comes_first(doctor: Doctor) -> None:
+    doctor.load("missing-pull-credentials")
+    doctor.server.add(namespace(phase="Terminating"))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 2
+    assert report["headline"]["rule"] == "namespace-closed"
+    assert report["headline"]["text"] == (
+        "The environment's space 'train' is being deleted, so nothing new can start there."
+    )
+    assert ("image-pull.login-missing", "fail", "measured") in {
+        (f["code"], f["status"], f["basis"]) for f in report["findings"]
+    }, "precondition: a root cause that would otherwise be the headline"
+
+
+def test_a_missing_namespace_is_measured(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.delete_object("Namespace", NAMESPACE)
+    report = doctor.live("-o", "json").json()
+    assert ("admission.namespace-missing", "fail", "measured") in _codes(report)
+    assert report["headline"]["rule"] == "namespace-closed"
+
+
+def test_the_snapshot_replays_the_admission_reads(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.add(quota("compute", {"pods": "3"}, {"pods": "3"}), *webhook_behind(ready=False))
+    live = doctor.live("-o", "json").json()
+    offline = doctor.offline(doctor.snapshot(), "-o", "json").json()
+    assert (
+        _codes(offline)
+        == _codes(live)
+        == [
+            ("admission.webhook-down", "fail", "measured"),
+            ("admission.quota-exceeded", "fail", "measured"),
+        ]
+    )
+
+
+def test_a_trial_needs_the_live_cluster(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    result = doctor.offline(doctor.snapshot(), "--admission-dry-run")
+    assert result.exit_code == 64
+    assert result.stderr.strip().splitlines() == [
+        "truegreen: --admission-dry-run asks the live cluster; a snapshot cannot answer it. drop "
+        "--snapshot, or drop --admission-dry-run"
+    ]
+
+
+def test_the_trial_role_grants_exactly_the_trial(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.live("-o", "json", "--admission-dry-run")
+    namespaced, _ = rbac.used(doctor.server.requests(), namespace="train")
+    assert namespaced - rbac.granted("doctor/role.yaml") == rbac.granted("doctor/trial-role.yaml")
+
+
+def test_the_config_file_can_ask_for_the_trial(doctor: Doctor) -> None:
+    doctor.round_trip = False  # a trial start is live-only; the config file hides the flag
+    doctor.load("healthy")
+    config = doctor.tmp_path / "doctor.yaml"
+    config.write_text("admission_dry_run: true\n")
+    doctor.live("-o", "json", "--config", str(config))
+    assert [(r.method, r.query.get("dryRun")) for r in doctor.server.requests("POST")] == [
+        ("POST", "All")
+    ]
+    config.write_text("admission_dry_run: sometimes\n")
+    result = doctor.live("--config", str(config))
+    assert result.exit_code == 64
+    assert result.stderr.strip() == (
+        f"truegreen: config {config}: admission_dry_run must be true or false"
+    )

@@ -1,0 +1,474 @@
+"""`truegreen snapshot` as a support bundle: redacted by policy, private, whole or absent.
+
+The redaction test seeds every shape docs/snapshot.md lists into the fake cluster (objects,
+Events, container logs) and scans every byte the snapshot writes, folder and archive alike."""
+
+import gzip
+import io
+import json
+import stat
+import tarfile
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.scenario.conftest import CREDENTIALS, Doctor, _verdict
+from tests.support.cli import CliResult, run_cli
+from tests.support.fake_apiserver import Fault
+from tests.support.scenarios import (
+    BACKEND_SECRET_VALUE,
+    NAMESPACE,
+    PULL_SECRET_VALUE,
+    Obj,
+    b64,
+    container_id,
+    crash_looping_manager,
+    ts,
+)
+
+# Every value below must never be written; each stands for one rule of the policy.
+SEEDED_ENV = {
+    "PASSWORD": "seed-env-password-a1",
+    "DB_PASSWD": "seed-env-passwd-a2",
+    "APP_SECRET": "seed-env-secret-a3",
+    "GITHUB_TOKEN": "seed-env-token-a4",
+    "SIGNING_KEY": "seed-env-key-a5",
+    "AWS_CREDENTIALS": "seed-env-credential-a6",
+    "BASIC_AUTH": "seed-env-auth-a7",
+    "PRIVATE_PEM": "seed-env-private-a8",
+    "X_API_KEY": "seed-env-api-key-a9",
+    "S3_ACCESS_KEY": "seed-env-access-key-b1",
+    "DATABASE_URL": "seed-env-database-url-b2",
+    "CONNECTION_STRING": "seed-env-connection-string-b3",
+}
+DSN_PASSWORD = "seed-dsn-pass-b4"
+AWS_KEY_ID = "AKIAIOSFODNN7SEEDED1"
+AWS_SESSION_KEY_ID = "ASIAIOSFODNN7SEEDED2"
+AWS_SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYSEEDEDKEY1"
+URL_PASSWORD = "seed-url-pass-b5"
+ARG_EQUALS = "seed-arg-equals-b6"
+ARG_SEPARATE = "seed-arg-separate-b7"
+ARG_IN_SHELL = "seed-arg-shell-b8"
+LAST_APPLIED_VALUE = "seed-last-applied-b9"
+MANAGED_FIELDS_VALUE = "seed-managed-fields-c1"
+SECRET_ANNOTATION = "seed-secret-annotation-c2"
+STRING_DATA = "seed-string-data-c3"
+EVENT_PASSWORD = "seed-event-password-c4"
+EVENT_DSN = "seed-event-dsn-c5"
+LOG_TOKEN = "seed-log-token-c6"
+LOG_DSN = "seed-log-dsn-c7"
+SEEDED = (
+    *SEEDED_ENV.values(),
+    DSN_PASSWORD,
+    AWS_KEY_ID,
+    AWS_SESSION_KEY_ID,
+    AWS_SECRET_KEY,
+    URL_PASSWORD,
+    ARG_EQUALS,
+    ARG_SEPARATE,
+    ARG_IN_SHELL,
+    LAST_APPLIED_VALUE,
+    MANAGED_FIELDS_VALUE,
+    SECRET_ANNOTATION,
+    STRING_DATA,
+    EVENT_PASSWORD,
+    EVENT_DSN,
+    LOG_TOKEN,
+    LOG_DSN,
+    BACKEND_SECRET_VALUE,
+    PULL_SECRET_VALUE,
+)
+PREVIOUS_INSTANCE = container_id("jobs-manager-abc12", "api", restart=7)
+
+
+def _event(name: str, message: str, seen: datetime) -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "involvedObject": {"kind": "Pod", "name": "jobs-manager-abc12", "namespace": NAMESPACE},
+        "type": "Warning",
+        "reason": "BackOff",
+        "message": message,
+        "count": 3,
+        "lastTimestamp": ts(seen),
+    }
+
+
+def seeded_cluster(now: datetime) -> list[Obj]:
+    """The crash-looping scenario with a secret in every place the policy covers."""
+    objects = crash_looping_manager(now)
+    env = [{"name": name, "value": value} for name, value in SEEDED_ENV.items()]
+    env += [
+        {"name": "BACKEND", "value": f"postgres://trainer:{DSN_PASSWORD}@db:5432/jobs"},
+        {"name": "NOTE", "value": f"ids {AWS_KEY_ID} and {AWS_SESSION_KEY_ID}"},
+        {"name": "BLOB", "value": AWS_SECRET_KEY},
+        {"name": "EMPTY_PASSWORD", "value": ""},
+    ]
+    seeds: dict[str, Any] = {
+        "env": env,
+        "command": ["/bin/manager", f"--password={ARG_EQUALS}", "--api-key", ARG_SEPARATE],
+        "args": ["sh", "-c", f"exec manager --db-token {ARG_IN_SHELL}"],
+    }
+    for obj in objects:
+        if obj["kind"] not in ("Deployment", "Pod") or not obj["metadata"]["name"].startswith(
+            "jobs-manager"
+        ):
+            continue
+        spec = obj["spec"]["template"]["spec"] if obj["kind"] == "Deployment" else obj["spec"]
+        spec["containers"][0].update(seeds)
+        metadata = obj["metadata"]
+        metadata.setdefault("annotations", {}).update(
+            {
+                "kubectl.kubernetes.io/last-applied-configuration": json.dumps(
+                    {"metadata": {"labels": {"note": LAST_APPLIED_VALUE}}}
+                ),
+                "example.com/source": f"https://deploy:{URL_PASSWORD}@git.example.com/jobs.git",
+            }
+        )
+        metadata["managedFields"] = [{"manager": MANAGED_FIELDS_VALUE, "operation": "Apply"}]
+    backend = next(o for o in objects if o["metadata"]["name"] == "backend-credentials")
+    backend["metadata"]["annotations"] = {"note": SECRET_ANNOTATION}
+    backend["stringData"] = {"extra": STRING_DATA}
+    backend["data"]["token"] = b64(STRING_DATA)
+    objects += [
+        _event("a-login", f"login failed: password={EVENT_PASSWORD}", now),
+        _event("b-dsn", f"cannot reach mysql://root:{EVENT_DSN}@mysql:3306", now),
+    ]
+    return objects
+
+
+def _seed_logs(doctor: Doctor) -> None:
+    doctor.server.container_logs[PREVIOUS_INSTANCE] = (
+        "starting\n"
+        f"connecting to postgres://trainer:{LOG_DSN}@db:5432/jobs\n"
+        f'config: {{"token": "{LOG_TOKEN}", "key_id": "{AWS_KEY_ID}"}}\n'
+        "panic: cannot reach the database\n"
+    )
+
+
+def _snapshot(doctor: Doctor, *args: str) -> CliResult:
+    return run_cli(
+        "snapshot", "--kubeconfig", str(doctor.kubeconfig), "--request-timeout", "2", *args
+    )
+
+
+def _leaked(data: bytes) -> list[str]:
+    return [value for value in SEEDED if value.encode() in data]
+
+
+def _archive_members(path: Path) -> dict[str, tarfile.TarInfo]:
+    with tarfile.open(path, "r:gz") as tar:
+        return {member.name: member for member in tar.getmembers()}
+
+
+def test_no_seeded_secret_is_written_anywhere_folder_or_archive(doctor: Doctor) -> None:
+    """Every shape of docs/snapshot.md's policy, seeded where doctor reads it, in Events and in
+    a failing container's log: not one seeded value in any byte written or printed."""
+    doctor.load(seeded_cluster)
+    _seed_logs(doctor)
+    folder = doctor.tmp_path / "bundle"
+    archive = doctor.tmp_path / "bundle.tar.gz"
+    by_folder = _snapshot(doctor, *CREDENTIALS, "--output-directory", str(folder))
+    by_archive = _snapshot(doctor, *CREDENTIALS, "--archive", str(archive))
+    assert (by_folder.exit_code, by_archive.exit_code) == (0, 0), by_folder.stderr
+    written = {path: path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+    # Preconditions: the seeds were read, so a leak would have been written.
+    everything = b"".join(written.values())
+    assert b"panic: cannot reach the database" in everything, "precondition: the log was saved"
+    assert b"login failed: password=<redacted>" in everything, "precondition: events saved"
+    assert b"EMPTY_PASSWORD" in everything, "precondition: the env was saved"
+    assert b"value: ''" in everything, "an empty value stays empty: emptiness is measured"
+    leaks = {str(path): _leaked(data) for path, data in written.items() if _leaked(data)}
+    assert leaks == {}
+    unpacked = gzip.decompress(archive.read_bytes())
+    assert b"panic: cannot reach the database" in unpacked, "precondition: archive has the log"
+    assert _leaked(unpacked) == []
+    assert _leaked(archive.read_bytes()) == []
+    printed = by_folder.stdout + by_folder.stderr + by_archive.stdout + by_archive.stderr
+    assert _leaked(printed.encode()) == []
+
+
+def test_the_bundle_is_private_folder_0700_files_0600_archive_0600(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    folder = doctor.tmp_path / "bundle"
+    archive = doctor.tmp_path / "bundle.tar.gz"
+    assert _snapshot(doctor, "--output-directory", str(folder)).exit_code == 0
+    assert _snapshot(doctor, "--archive", str(archive)).exit_code == 0
+    modes = {
+        str(path.relative_to(folder)): stat.S_IMODE(path.stat().st_mode)
+        for path in [folder, *folder.rglob("*")]
+    }
+    assert len(modes) > 5, "precondition: reads were saved"
+    assert {name: mode for name, mode in modes.items() if Path(name).suffix != ".yaml"} == {
+        ".": 0o700,
+        "reads": 0o700,
+    }
+    assert {mode for name, mode in modes.items() if name.endswith(".yaml")} == {0o600}
+    assert stat.S_IMODE(archive.stat().st_mode) == 0o600
+    members = _archive_members(archive)
+    assert {member.mode for member in members.values() if member.isfile()} == {0o600}
+    assert {member.mode for member in members.values() if member.isdir()} == {0o700}
+
+
+def test_doctor_reads_the_archive_as_it_reads_the_live_cluster(doctor: Doctor) -> None:
+    """The redacted archive gives the live verdict: redaction keeps what the checks need."""
+    doctor.load(seeded_cluster)
+    _seed_logs(doctor)
+    archive = doctor.tmp_path / "bundle.tar.gz"
+    assert _snapshot(doctor, *CREDENTIALS, "--archive", str(archive)).exit_code == 0
+    live = doctor.live("-o", "json")
+    offline = doctor.offline(archive, "-o", "json")
+    assert live.json()["verdict"] != "ok", "precondition: the crash loop is found"
+    assert _verdict(offline.json()) == _verdict(live.json())
+    assert offline.exit_code == live.exit_code
+
+
+def test_the_default_archive_is_named_for_the_namespace_and_time(
+    doctor: Doctor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    doctor.load("healthy")
+    monkeypatch.chdir(doctor.tmp_path)
+    result = _snapshot(doctor)
+    assert result.exit_code == 0, result.stderr
+    made = sorted(doctor.tmp_path.glob("truegreen-snapshot-*"))
+    assert [path.name[: len("truegreen-snapshot-train-")] for path in made] == [
+        "truegreen-snapshot-train-"
+    ]
+    name = made[0].name
+    stamp = name.removeprefix("truegreen-snapshot-train-").removesuffix(".tar.gz")
+    assert datetime.strptime(stamp, "%Y%m%dT%H%M%SZ")
+    assert result.stdout.splitlines()[0].startswith("Saved ")
+    assert f" to {name} (" in result.stdout.splitlines()[0]
+    assert {Path(n).parts[0] for n in _archive_members(made[0])} == {name.removesuffix(".tar.gz")}
+
+
+def test_output_json_is_a_format_not_a_folder(
+    doctor: Doctor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`-o json` means the output format, as for every other command (it once made a folder)."""
+    doctor.load("healthy")
+    monkeypatch.chdir(doctor.tmp_path)
+    folder = doctor.tmp_path / "bundle"
+    result = _snapshot(doctor, "-o", "json", "--output-directory", str(folder))
+    assert result.exit_code == 0, result.stderr
+    assert not (doctor.tmp_path / "json").exists()
+    document = result.json()
+    assert (document["verdict"], document["exit_code"], document["format"]) == (
+        "saved",
+        0,
+        "folder",
+    )
+    assert document["saved_to"] == str(folder)
+    assert document["failed_reads"] == 0
+    assert document["reads"] == len(list((folder / "reads").iterdir()))
+
+
+def test_a_failed_read_exits_3_with_the_count(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/nodes$")
+    doctor.server.inject(Fault.FORBIDDEN, r"/events$")
+    folder = doctor.tmp_path / "bundle"
+    result = _snapshot(doctor, "--output-directory", str(folder))
+    assert result.exit_code == 3, result.stderr
+    assert result.stdout.splitlines() == [
+        f"Saved 16 reads of 'train' to {folder}, 2 could not be read.",
+        f"Check it with: truegreen doctor --snapshot {folder}",
+        "Run with --verbose to see which reads could not be made.",
+    ]
+    assert (folder / "snapshot.yaml").is_file(), "the bundle is saved, incomplete"
+    again = doctor.tmp_path / "again"
+    verbose = _snapshot(doctor, "-v", "--output-directory", str(again))
+    assert verbose.exit_code == 3
+    assert verbose.stdout.splitlines()[2:] == [
+        "  could not read: list nodes: no permission (403); needs list nodes "
+        "(cluster-wide: a ClusterRole)",
+        "  could not read: list events: no permission (403); needs list events in namespace train",
+    ]
+
+
+def test_the_bundle_holds_the_events_newest_first_and_the_failing_logs(doctor: Doctor) -> None:
+    doctor.load(seeded_cluster)
+    _seed_logs(doctor)
+    older = _event("0-older", "pulled image", doctor.now - timedelta(hours=1))
+    doctor.server.add(older)
+    folder = doctor.tmp_path / "bundle"
+    result = _snapshot(doctor, *CREDENTIALS, "--output-directory", str(folder))
+    assert result.exit_code == 0, result.stderr
+    assert "(3 events, 1 log of failing containers)" in result.stdout
+    events = yaml.safe_load(next((folder / "reads").glob("*-fold-events-newest.yaml")).read_text())
+    summary = events["result"]["summary"]
+    assert summary["total"] == 3
+    assert [e["message"] for e in summary["events"]][-1] == "pulled image", "oldest last"
+    logs = [
+        yaml.safe_load(path.read_text()) for path in (folder / "reads").glob("*-log-pods-*.yaml")
+    ]
+    assert [(log["read"]["name"], log["read"]["previous"]) for log in logs] == [
+        ("jobs-manager-abc12", True)
+    ]
+    assert logs[0]["result"]["log"].splitlines()[-1] == "panic: cannot reach the database"
+    asked = [r for r in doctor.server.requests() if r.path.endswith("/log")]
+    assert [
+        (r.query.get("previous"), r.query.get("tailLines"), r.query.get("limitBytes"))
+        for r in asked
+    ] == [("true", "200", "65536")]
+
+
+def _hostile(folder: Path, pattern: str, change: Any) -> None:
+    path = next((folder / "reads").glob(pattern))
+    document = yaml.safe_load(path.read_text())
+    change(document)
+    path.write_text(yaml.safe_dump(document))
+
+
+@pytest.mark.parametrize(
+    ("change", "exit_code", "findings"),
+    [
+        (lambda d: d["result"]["object"].update(metadata=["not", "a", "mapping"]), 0, []),
+        (
+            lambda d: d["result"]["object"].update(data=["x"], metadata={"annotations": ["y"]}),
+            2,
+            [("credentials.keys-missing", "fail")],
+        ),
+        (
+            lambda d: d["result"]["object"].update(data={"password": {"nested": 1}}),
+            2,
+            [("credentials.keys-missing", "fail")],
+        ),
+        (
+            lambda d: d["result"].update(object="a string"),
+            3,
+            [("credentials.cant-read", "unknown")],
+        ),
+    ],
+    ids=["metadata-list", "data-list", "data-nested", "object-string"],
+)
+def test_a_hostile_secret_in_a_snapshot_never_crashes_doctor(
+    doctor: Doctor, change: Any, exit_code: int, findings: list[tuple[str, str]]
+) -> None:
+    """A Secret whose parts have the wrong shape is judged by what it holds, never a crash."""
+    doctor.load("healthy")
+    folder = doctor.snapshot()
+    _hostile(folder, "*-get-secrets-backend-credentials.yaml", change)
+    result = doctor.offline(folder, "-o", "json")
+    assert result.exit_code == exit_code, result.stderr
+    assert [
+        (f["code"], f["status"]) for f in result.json()["findings"] if f["status"] != "ok"
+    ] == findings
+
+
+@pytest.mark.parametrize(
+    ("member", "why"),
+    [
+        ("../escape.yaml", "it holds a member named '../escape.yaml'"),
+        ("/etc/passwd", "it holds a member named '/etc/passwd'"),
+        ("top/reads/../../x.yaml", "it holds a member named 'top/reads/../../x.yaml'"),
+        (
+            "top/reads/001-list-pods.yaml",
+            "it holds something a snapshot does not: 'top/reads/001-list-pods.yaml'",
+        ),
+        (
+            "top/reads/002-list-jobs.yaml",
+            "it holds something a snapshot does not: 'top/reads/002-list-jobs.yaml'",
+        ),
+    ],
+    ids=["dotdot", "absolute", "nested-dotdot", "symlink", "hardlink"],
+)
+def test_a_hostile_archive_is_one_plain_line_and_nothing_is_extracted(
+    doctor: Doctor, member: str, why: str
+) -> None:
+    archive = doctor.tmp_path / "hostile.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        meta = yaml.safe_dump({"truegreen_snapshot": 1}).encode()
+        info = tarfile.TarInfo("top/snapshot.yaml")
+        info.size = len(meta)
+        tar.addfile(info, io.BytesIO(meta))
+        bad = tarfile.TarInfo(member)
+        if member.endswith("pods.yaml"):
+            bad.type, bad.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        elif member.endswith("jobs.yaml"):
+            bad.type, bad.linkname = tarfile.LNKTYPE, "top/snapshot.yaml"
+        tar.addfile(bad, io.BytesIO(b""))
+    result = run_cli("doctor", "--snapshot", str(archive))
+    assert result.exit_code == 64
+    lines = result.stderr.strip().splitlines()
+    assert lines == [
+        f"truegreen: snapshot {archive} cannot be read: {why}. "
+        "pass a folder or an archive written by `truegreen snapshot`"
+    ]
+    assert not (doctor.tmp_path.parent / "escape.yaml").exists()
+
+
+def test_an_archive_that_never_ends_is_refused_early(
+    doctor: Doctor, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A compression bomb: a member larger than the cap, refused as it is decompressed (the
+    cap is lowered so that the test writes 4 MiB, not 512)."""
+    from truegreen.cluster import archive as archive_module
+
+    monkeypatch.setattr(archive_module, "MAX_CONTENT_BYTES", 1 << 20)
+    bomb = doctor.tmp_path / "bomb.tar.gz"
+    with gzip.open(bomb, "wb", compresslevel=1) as stream:
+        info = tarfile.TarInfo("top/reads/001-list-pods.yaml")
+        info.size = 4 << 20
+        stream.write(info.tobuf(format=tarfile.PAX_FORMAT))
+        stream.write(b"\0" * info.size)
+    assert bomb.stat().st_size < 64 << 10, "precondition: small on disk, large unpacked"
+    result = run_cli("doctor", "--snapshot", str(bomb))
+    assert result.exit_code == 64
+    assert result.stderr.strip().splitlines() == [
+        f"truegreen: snapshot {bomb} cannot be read: it holds more than 1 MiB. "
+        "pass a folder or an archive written by `truegreen snapshot`"
+    ]
+
+
+def test_a_read_file_that_is_a_link_is_not_read(doctor: Doctor) -> None:
+    """A link in a snapshot folder could point anywhere: its read is not captured, even when
+    it points at a sound copy of the file."""
+    doctor.load("healthy")
+    folder = doctor.snapshot()
+    saved = next((folder / "reads").glob("*-get-secrets-regcred.yaml"))
+    elsewhere = doctor.tmp_path / "elsewhere.yaml"
+    elsewhere.write_bytes(saved.read_bytes())
+    saved.unlink()
+    saved.symlink_to(elsewhere)
+    report = doctor.offline(folder, "-o", "json").json()
+    assert [f["status"] for f in report["findings"] if f["check"] == "image-pull"] == ["unknown"]
+    assert report["coverage"]["not_checked"] == [
+        {"check": "image-pull", "reason": "the snapshot doesn't include the stored logins"}
+    ]
+
+
+def test_an_existing_archive_is_never_overwritten(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    archive = doctor.tmp_path / "bundle.tar.gz"
+    archive.write_bytes(b"mine")
+    result = _snapshot(doctor, "--archive", str(archive))
+    assert result.exit_code == 64
+    assert result.stderr.splitlines() == [
+        f"truegreen: cannot write the snapshot to {archive}: it already exists. "
+        "choose a new name with --archive"
+    ]
+    assert archive.read_bytes() == b"mine"
+    assert not [r for r in doctor.server.requests() if "/namespaces/" in r.path], (
+        "refused before any read"
+    )
+
+
+def test_an_archive_and_a_folder_at_once_is_bad_usage(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    result = _snapshot(
+        doctor,
+        "--archive",
+        str(doctor.tmp_path / "a.tar.gz"),
+        "--output-directory",
+        str(doctor.tmp_path / "b"),
+    )
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr.splitlines() == [
+        "truegreen: --archive and --output-directory cannot be used together. choose one"
+    ]
+    assert sorted(p.name for p in doctor.tmp_path.iterdir()) == ["kubeconfig"]

@@ -1,0 +1,355 @@
+"""Watches through truegreen's own client against the fake API server: the stream, the
+reflector's list-then-watch, and the monitor's engine over the watch cache."""
+
+import time
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from tests.support.fake_apiserver import FakeApiServer, Fault
+from tests.support.scenarios import NAMESPACE, healthy
+from truegreen.cluster import CantRead, Kind, ReadFailure
+from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.reflector import Reflector, WatchSettings
+from truegreen.cluster.settings import ConnectionSettings
+from truegreen.cluster.watch import Change, Closed, Expired, ListedAt, WatchRefused, WatchStream
+from truegreen.doctor.environment import DoctorSettings
+from truegreen.doctor.findings import CheckId
+from truegreen.doctor.rollup import Verdict
+from truegreen.doctor.run import Where
+from truegreen.http.transport import Transport
+from truegreen.monitor.engine import Monitor, MonitorSettings
+from truegreen.monitor.metrics import MonitorMetrics, check_codes
+from truegreen.monitor.requests import CONNECTIONS, request_kind
+
+BOUND = 30.0
+"""Seconds any awaited state may take on a slow, shared machine before the test fails."""
+
+
+def wait_for(what: str, condition: Callable[[], bool]) -> None:
+    """Poll `condition` until it holds; fail naming `what` after BOUND seconds."""
+    deadline = time.monotonic() + BOUND
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {BOUND:g} s for {what}"
+        time.sleep(0.02)
+
+
+def _pod(name: str, phase: str = "Running", app: str = "a") -> dict[str, object]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": name, "namespace": "t", "labels": {"app": app}},
+        "status": {"phase": phase},
+    }
+
+
+@pytest.fixture
+def cluster(fake_api: FakeApiServer, tmp_path: Path) -> Iterator[LiveCluster]:
+    fake_api.watch_bookmark_seconds = 0.2
+    kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace="t")
+    with LiveCluster.connect(ConnectionSettings(kubeconfig, None, None, 5.0, False, None)) as live:
+        yield live
+
+
+def _listed(cluster: LiveCluster, **where: object) -> ListedAt:
+    listed = cluster.list_at(Kind.POD, namespace="t", **where)  # type: ignore[arg-type]
+    assert isinstance(listed, ListedAt), listed
+    return listed
+
+
+def _watch(cluster: LiveCluster, version: str, timeout: int = 2, **where: object) -> WatchStream:
+    stream = cluster.watch(
+        Kind.POD,
+        namespace="t",
+        resource_version=version,
+        timeout_seconds=timeout,
+        **where,  # type: ignore[arg-type]
+    )
+    assert isinstance(stream, WatchStream), stream
+    return stream
+
+
+def test_a_watch_streams_each_change_after_the_list_then_ends_at_its_timeout(
+    fake_api: FakeApiServer, cluster: LiveCluster
+) -> None:
+    fake_api.add(_pod("a"), _pod("b"))
+    listed = _listed(cluster)
+    assert [key for key, _ in listed.items] == [("t", "a"), ("t", "b")]
+    assert [obj["kind"] for _, obj in listed.items] == ["Pod", "Pod"]  # stamped: #3030
+    changed = fake_api.get_object("Pod", "a", "t")
+    assert changed is not None
+    changed["status"]["phase"] = "Pending"
+    fake_api.update_object(changed)
+    fake_api.delete_object("Pod", "b", "t")
+    fake_api.add(_pod("c"))
+    stream = _watch(cluster, listed.resource_version)
+    seen = [(e.change, e.key) for e in stream if e.change is not Change.BOOKMARK]
+    assert seen == [
+        (Change.MODIFIED, ("t", "a")),
+        (Change.DELETED, ("t", "b")),
+        (Change.ADDED, ("t", "c")),
+    ]
+    assert stream.end == Closed(clean=True)
+    watches = fake_api.requests("GET", "/pods")[-1]
+    assert watches.query == {
+        "watch": "1",
+        "resourceVersion": listed.resource_version,
+        "allowWatchBookmarks": "true",
+        "timeoutSeconds": "2",
+    }
+
+
+def test_a_watch_dropped_from_another_thread_ends_quietly_as_unclean(
+    fake_api: FakeApiServer, cluster: LiveCluster
+) -> None:
+    """The monitor stops a reflector by closing its stream under the reading thread; the
+    socket then fails in whatever way it was caught, which is the drop, not an error."""
+    fake_api.add(_pod("a"))
+    stream = _watch(cluster, _listed(cluster).resource_version, timeout=30)
+    events = iter(stream)
+    first = next(events)
+    assert first.change is Change.BOOKMARK, "precondition: the stream is open and read"
+    stream.close()
+    assert list(events) == []
+    assert stream.end == Closed(clean=False)
+
+
+def test_an_object_that_leaves_the_selection_is_deleted_with_its_last_state(
+    fake_api: FakeApiServer, cluster: LiveCluster
+) -> None:
+    fake_api.add(_pod("a"))
+    running = {"fields": {"status.phase": "Running"}}
+    listed = _listed(cluster, **running)
+    done = fake_api.get_object("Pod", "a", "t")
+    assert done is not None
+    done["status"]["phase"] = "Succeeded"
+    fake_api.update_object(done)
+    events = list(_watch(cluster, listed.resource_version, 2, **running))
+    deleted = [e for e in events if e.change is Change.DELETED]
+    assert [(e.key, e.obj["status"]["phase"]) for e in deleted] == [(("t", "a"), "Running")]
+    assert int(deleted[0].resource_version) > int(listed.resource_version)
+
+
+def test_an_idle_watch_gets_bookmarks_that_carry_the_newest_version(
+    fake_api: FakeApiServer, cluster: LiveCluster
+) -> None:
+    fake_api.add(_pod("a"))
+    listed = _listed(cluster)
+    fake_api.add({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}})
+    events = list(_watch(cluster, listed.resource_version, timeout=1))
+    assert events, "an idle watch of 1 s with bookmarks every 0.2 s got nothing"
+    assert {e.change for e in events} == {Change.BOOKMARK}
+    assert int(events[-1].resource_version) == int(listed.resource_version) + 1
+
+
+def test_a_version_older_than_the_server_keeps_is_expired(
+    fake_api: FakeApiServer, cluster: LiveCluster
+) -> None:
+    fake_api.add(_pod("a"))
+    listed = _listed(cluster)
+    fake_api.compact()
+    stream = _watch(cluster, listed.resource_version)
+    assert list(stream) == []
+    assert isinstance(stream.end, Expired)
+    assert stream.end.message.startswith(f"too old resource version: {listed.resource_version} (")
+
+
+def test_a_watch_refused_for_permission_names_the_grant_it_needs(
+    fake_api: FakeApiServer, cluster: LiveCluster
+) -> None:
+    fake_api.inject(Fault.FORBIDDEN, "/pods$")
+    refused = cluster.watch(Kind.POD, namespace="t", resource_version="1", timeout_seconds=1)
+    assert isinstance(refused, WatchRefused)
+    assert (refused.status, refused.retry_watch, refused.cant.failure) == (
+        403,
+        False,
+        ReadFailure.FORBIDDEN,
+    )
+    assert refused.cant.reason == (
+        "watch pods: no permission (403); needs watch pods in namespace t"
+    )
+
+
+def test_a_garbled_event_ends_the_stream_as_malformed(
+    fake_api: FakeApiServer, cluster: LiveCluster
+) -> None:
+    fake_api.inject(Fault.MALFORMED, "/pods$")
+    stream = _watch(cluster, "1")
+    assert list(stream) == []
+    assert isinstance(stream.end, CantRead)
+    assert stream.end.failure is ReadFailure.MALFORMED
+
+
+def _collection_lists(fake_api: FakeApiServer) -> list[str]:
+    """The list requests made so far (not watches, not gets of one object)."""
+    return [
+        f"{r.path}?{r.query.get('fieldSelector', '')}"
+        for r in fake_api.requests("GET")
+        if "watch" not in r.query and request_kind("GET", r.path)[0] == "list"
+    ]
+
+
+def _lists(fake_api: FakeApiServer) -> int:
+    return sum(1 for r in fake_api.requests("GET", "/pods$") if "watch" not in r.query)
+
+
+def test_the_reflector_follows_changes_rewatches_and_lists_again_only_when_expired(
+    fake_api: FakeApiServer, cluster: LiveCluster
+) -> None:
+    fake_api.add(_pod("a"))
+    reflector = Reflector(cluster, Kind.POD, namespace="t", settings=WatchSettings(2.0)).start()
+    try:
+        assert reflector.wait_attempted(BOUND)
+        assert [o["metadata"]["name"] for o in reflector.state().items] == ["a"]
+        fake_api.add(_pod("b"))
+        wait_for("b to arrive", lambda: reflector.find("t", "b") is not None)
+        fake_api.drop_watches()
+        fake_api.delete_object("Pod", "a", "t")
+        wait_for("a to go", lambda: reflector.find("t", "a") is None)
+        assert _lists(fake_api) == 1, "a watch the server ended is watched again, not listed"
+        fake_api.compact()
+        fake_api.drop_watches()
+        wait_for("the list after 410 Expired", lambda: _lists(fake_api) == 2)
+        fake_api.add(_pod("c"))
+        wait_for("c after the new list", lambda: reflector.find("t", "c") is not None)
+        state = reflector.state()
+        assert (state.listed, state.failure) == (True, None)
+    finally:
+        reflector.stop()
+
+
+def test_the_reflector_keeps_a_refusal_beside_its_objects(
+    fake_api: FakeApiServer, cluster: LiveCluster
+) -> None:
+    fake_api.add(_pod("a"))
+    reflector = Reflector(cluster, Kind.POD, namespace="t", settings=WatchSettings(1.0)).start()
+    try:
+        assert reflector.wait_attempted(BOUND)
+        fake_api.inject(Fault.FORBIDDEN, "/pods$")
+        fake_api.drop_watches()
+        wait_for("the refusal", lambda: reflector.state().failure is not None)
+        state = reflector.state()
+        assert state.failure is not None
+        assert state.failure.failure is ReadFailure.FORBIDDEN
+        assert len(state.items) == 1
+        fake_api.clear_faults()
+        wait_for("the recovery", lambda: reflector.state().failure is None)
+    finally:
+        reflector.stop()
+
+
+# -- the engine over the watch cache ---------------------------------------------------------
+
+
+@pytest.fixture
+def training(fake_api: FakeApiServer, tmp_path: Path) -> Iterator[LiveCluster]:
+    fake_api.watch_bookmark_seconds = 0.2
+    for obj in healthy(datetime.now(UTC)):
+        fake_api.add(obj)
+    kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+    settings = ConnectionSettings(kubeconfig, None, None, 5.0, False, None)
+    # Each followed collection holds a connection for its watch, as in `truegreen monitor`.
+    pooled = partial(Transport, per_host=CONNECTIONS)
+    with LiveCluster.connect(settings, make_transport=pooled) as live:
+        yield live
+
+
+def _settings(**overrides: float) -> MonitorSettings:
+    values = {"interval": 60.0, "min_interval": 0.1, "max_age": 180.0, **overrides}
+    return MonitorSettings(
+        DoctorSettings(),
+        Where("http://127.0.0.1", "the test kubeconfig"),
+        watch=WatchSettings(2.0),
+        **values,
+    )
+
+
+def test_the_engine_follows_the_cluster_without_listing_it_again(
+    fake_api: FakeApiServer, training: LiveCluster
+) -> None:
+    monitor = Monitor(training, _settings())
+    try:
+        first = monitor.evaluate()
+        assert (first.report.verdict, first.report.headline.text) == (
+            Verdict.READY,
+            "Ready: training can run.",
+        )
+        lists = _collection_lists(fake_api)
+        assert len(lists) >= 8, lists
+        again = monitor.evaluate()
+        assert (again.number, again.changed_at) == (2, first.changed_at)
+        claim = fake_api.get_object("PersistentVolumeClaim", "datasets", NAMESPACE)
+        assert claim is not None
+        claim["status"] = {"phase": "Pending"}
+        fake_api.update_object(claim)
+        wait_for(
+            "the claim to go pending in the cache",
+            lambda: monitor.evaluate().report.verdict is Verdict.NOT_READY,
+        )
+        latest = monitor.latest()
+        assert latest is not None
+        assert latest.report.headline.code == "storage.volume-unbound"
+        assert latest.changed_at == latest.at > first.changed_at
+        assert _collection_lists(fake_api) == lists, (
+            "after the first evaluation the cache follows watches; nothing is listed again"
+        )
+        assert monitor.latest().number >= 2  # type: ignore[union-attr]
+        logins = fake_api.requests("GET", "/secrets/regcred$")
+        assert len(logins) == 1, "a login read live is read again only after --interval"
+    finally:
+        monitor.cache.close()
+
+
+def test_machines_that_become_forbidden_make_capacity_unknown(
+    fake_api: FakeApiServer, training: LiveCluster
+) -> None:
+    monitor = Monitor(training, _settings())
+    try:
+        assert monitor.evaluate().report.verdict is Verdict.READY
+        fake_api.inject(Fault.FORBIDDEN, "^/api/v1/nodes$")
+        fake_api.drop_watches()
+        wait_for(
+            "capacity to read unknown",
+            lambda: check_codes(monitor.evaluate().report).get(CheckId.CAPACITY) == 3,
+        )
+        latest = monitor.latest()
+        assert latest is not None
+        assert latest.report.verdict is Verdict.UNKNOWN
+        assert latest.report.headline.text == (
+            "Couldn't check whether there is room for a training job: "
+            "no permission to read the machines."
+        )
+    finally:
+        monitor.cache.close()
+
+
+def test_a_verdict_past_its_maximum_age_is_served_as_unknown(training: LiveCluster) -> None:
+    now = [1000.0]
+    monitor = Monitor(training, _settings(max_age=120.0), clock=lambda: now[0])
+    metrics = MonitorMetrics(NAMESPACE, monitor.current)
+    try:
+        assert monitor.evaluate().report.verdict is Verdict.READY
+        assert b'truegreen_verdict{namespace="train"} 0.0' in metrics.exposition()
+        now[0] += 120.0
+        current = monitor.current()
+        assert current is not None
+        assert current.report.verdict is Verdict.READY
+        now[0] += 0.5
+        current = monitor.current()
+        assert current is not None
+        assert (current.report.verdict, set(check_codes(current.report).values())) == (
+            Verdict.UNKNOWN,
+            {3},
+        )
+        exposed = metrics.exposition().decode()
+        assert 'truegreen_verdict{namespace="train"} 3.0' in exposed
+        assert 'truegreen_check_status{check="capacity",namespace="train"} 3.0' in exposed
+        assert (
+            'truegreen_finding{check="storage",code="monitor-stale",namespace="train",'
+            'status="unknown"} 1.0'
+        ) in exposed
+    finally:
+        monitor.cache.close()

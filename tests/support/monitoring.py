@@ -1,0 +1,92 @@
+"""Running `truegreen monitor` (and Prometheus) as processes in tests, and waiting on them
+without sleeps tuned to pass: every wait polls a condition under one generous bound."""
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable
+from pathlib import Path
+
+BOUND = 60.0
+"""Seconds any awaited state may take on a slow, shared machine before the test fails."""
+
+
+def wait_for(what: str, condition: Callable[[], bool], bound: float = BOUND) -> None:
+    """Poll `condition` until it holds; fail naming `what` after `bound` seconds."""
+    deadline = time.monotonic() + bound
+    while not condition():
+        assert time.monotonic() < deadline, f"waited {bound:g} s for {what}"
+        time.sleep(0.05)
+
+
+def free_port() -> int:
+    """A port nothing listens on now, on loopback."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def http_get(url: str) -> tuple[int, str]:
+    """Status and body of a GET; an error status is an answer too."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            return answer.status, answer.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+class Process:
+    """A truegreen command running, its stderr lines collected as they come."""
+
+    def __init__(self, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "truegreen", *args],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
+        self.err: list[str] = []
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.err.append(line.rstrip("\n"))
+
+    def end(self, how: signal.Signals) -> tuple[int, str]:
+        """Send `how`, wait for the exit; the exit code and stdout."""
+        if self.process.poll() is None:
+            self.process.send_signal(how)
+        try:
+            out, _ = self.process.communicate(timeout=BOUND)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            raise
+        return self.process.returncode, out
+
+
+def start_monitor(kubeconfig: Path, *args: str) -> tuple[Process, str]:
+    """`truegreen monitor` on a free loopback port; the process and its base URL."""
+    monitor = Process("monitor", "--kubeconfig", str(kubeconfig), "--listen", "127.0.0.1:0", *args)
+    wait_for("the monitor's address", lambda: any("http://" in line for line in monitor.err))
+    found = re.search(r"http://(127\.0\.0\.1:\d+)/", "\n".join(monitor.err))
+    assert found is not None, monitor.err
+    return monitor, f"http://{found.group(1)}"
+
+
+def prometheus_binary() -> str | None:
+    """Debian's prometheus, or None; under CI a missing binary is a failure, not a skip."""
+    found = shutil.which("prometheus")
+    if found is None and os.environ.get("TRUEGREEN_REQUIRE_REAL_PARTS"):
+        raise RuntimeError("prometheus is required in CI (Debian package prometheus)")
+    return found

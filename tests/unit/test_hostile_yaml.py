@@ -1,0 +1,117 @@
+"""Every YAML truegreen reads goes through the bounded loader: snapshots and config files too."""
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.support.cli import run_cli
+
+ROOT = Path(__file__).resolve().parents[2]
+HEALTHY = ROOT / "examples" / "snapshots" / "healthy"
+PODS = "005-list-pods.yaml"
+LAUGHS = "\n".join(
+    ['l0: &l0 "lol"'] + [f"l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 9)}]" for n in range(1, 10)]
+)
+BOMB = LAUGHS + "\nread: *l9\nresult: *l9\n"
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def _zero(path: Path) -> None:
+    path.symlink_to("/dev/zero")
+
+
+def _bomb(path: Path) -> None:
+    path.write_text(BOMB)
+
+
+def _pod_named_by_a_bomb(path: Path) -> None:
+    """A well-formed pods read whose first pod's name is 9**9 "lol"s once expanded."""
+    text = (HEALTHY / "reads" / PODS).read_text()
+    assert "      name: jobs-manager-abc12\n" in text
+    path.write_text(LAUGHS + "\n" + text.replace("name: jobs-manager-abc12", "name: *l9", 1))
+
+
+def _duplicate(path: Path) -> None:
+    """The pods read twice in one file: last-wins would silently keep the second."""
+    text = (HEALTHY / "reads" / PODS).read_text()
+    path.write_text(text + "result: {items: []}\n")
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(
+    "damage", [_fifo, _zero, _pod_named_by_a_bomb, _duplicate], ids=lambda f: f.__name__
+)
+def test_a_hostile_read_in_a_snapshot_is_a_read_not_captured(
+    tmp_path: Path, damage: Callable[[Path], None]
+) -> None:
+    snapshot = tmp_path / "snap"
+    shutil.copytree(HEALTHY, snapshot)
+    assert run_cli("doctor", "--snapshot", str(snapshot), "-o", "json").exit_code == 0
+    (snapshot / "reads" / PODS).unlink()
+    damage(snapshot / "reads" / PODS)
+    result = run_cli("doctor", "--snapshot", str(snapshot), "-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["verdict"]) == (3, "unknown")
+    assert "list pods" in result.stdout  # the read that was not captured is named
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (_fifo, "cannot be read: it is a pipe, not a regular file"),
+        (_zero, "cannot be read: it is a device, not a regular file"),
+        (_bomb, "is not valid YAML: document contains excessive aliasing"),
+    ],
+    ids=["fifo", "zero", "bomb"],
+)
+def test_a_hostile_snapshot_yaml_is_one_line_of_bad_usage(
+    tmp_path: Path, damage: Callable[[Path], None], message: str
+) -> None:
+    snapshot = tmp_path / "snap"
+    shutil.copytree(HEALTHY, snapshot)
+    meta = snapshot / "snapshot.yaml"
+    meta.unlink()
+    damage(meta)
+    result = run_cli("doctor", "--snapshot", str(snapshot))
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr == f"truegreen: snapshot {meta} {message}. fix or re-take it\n"
+
+
+@pytest.mark.timeout(20)
+@pytest.mark.parametrize(
+    ("damage", "doctor_says", "lint_says"),
+    [
+        (
+            _fifo,
+            "cannot read config {}: it is a pipe, not a regular file",
+            "cannot read lint config {}: it is a pipe, not a regular file",
+        ),
+        (
+            _bomb,
+            "config {} is not valid YAML at line 4: document contains excessive aliasing",
+            "lint config {} is not valid YAML at line 4: document contains excessive aliasing",
+        ),
+        (
+            lambda path: path.write_text("ignore: []\nignore: [{rules: ['*']}]\n"),
+            'config {} is not valid YAML at line 2: key "ignore" already set in map',
+            'lint config {} is not valid YAML at line 2: key "ignore" already set in map',
+        ),
+    ],
+    ids=["fifo", "bomb", "duplicate"],
+)
+def test_hostile_config_files_are_one_line_of_bad_usage(
+    tmp_path: Path, damage: Callable[[Path], None], doctor_says: str, lint_says: str
+) -> None:
+    config = tmp_path / "config.yaml"
+    damage(config)
+    doctor = run_cli("doctor", "--snapshot", str(HEALTHY), "--config", str(config))
+    assert (doctor.exit_code, doctor.stderr) == (64, f"truegreen: {doctor_says.format(config)}\n")
+    lint = run_cli("lint", str(ROOT / "examples" / "manifests"), "--config", str(config))
+    assert (lint.exit_code, lint.stderr) == (64, f"truegreen: {lint_says.format(config)}\n")

@@ -1,0 +1,341 @@
+"""The monitor's decisions, to the value: schedule, ages, back-off, watch steps, request labels,
+verdict Events, refresh state, check encodings, the listen address and the page's escaping."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from truegreen.cluster import CantRead, ReadFailure
+from truegreen.cluster.reflector import Backoff, Next, after_watch
+from truegreen.cluster.watch import Closed, Expired, WatchRefused
+from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.rollup import NotChecked, Verdict, roll_up
+from truegreen.http.errors import ConnectionDroppedError, ConnectRefusedError, TimedOutError
+from truegreen.monitor.age import Held, is_stale, served
+from truegreen.monitor.engine import Evaluation, stale_report
+from truegreen.monitor.events import event_due, verdict_event
+from truegreen.monitor.metrics import check_codes
+from truegreen.monitor.page import status_page
+from truegreen.monitor.refresh_state import RefreshState, last_refreshed, refresh_states
+from truegreen.monitor.requests import failure_outcome, outcome_of, request_kind
+from truegreen.monitor.schedule import Schedule
+from truegreen.monitor.server import parse_listen
+
+FORBIDDEN = CantRead(ReadFailure.FORBIDDEN, "list nodes: no permission (403)")
+TIMEOUT = CantRead(ReadFailure.TIMEOUT, "list nodes: no answer in time")
+
+# -- schedule -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("last", "changed", "due"),
+    [
+        (None, None, 0.0),  # never evaluated: now
+        (None, 5.0, 0.0),
+        (100.0, None, 160.0),  # quiet: at least every interval
+        (100.0, 101.0, 110.0),  # a change right after: not before min-interval
+        (100.0, 130.0, 130.0),  # a change later: at once
+        (100.0, 170.0, 160.0),  # the interval comes first anyway
+    ],
+)
+def test_the_next_evaluation_is_due(last: float | None, changed: float | None, due: float) -> None:
+    assert Schedule(min_interval=10.0, interval=60.0).next_due(last, changed) == due
+
+
+# -- ages: never a stale green -----------------------------------------------------------------
+
+
+def test_a_read_confirmed_within_the_maximum_age_may_be_used() -> None:
+    assert served(Held(True, 100.0, None), now=280.0, max_age=180.0, action="list nodes") is None
+
+
+def test_a_read_past_its_maximum_age_is_could_not_read() -> None:
+    why = served(Held(True, 100.0, None), now=280.5, max_age=180.0, action="list nodes")
+    assert why == CantRead(
+        ReadFailure.TIMEOUT,
+        "list nodes: no answer in time "
+        "(not confirmed by the cluster for 180 s (the limit is 180 s))",
+    )
+
+
+def test_a_transient_failure_keeps_the_objects_until_they_age_then_names_itself() -> None:
+    assert served(Held(True, 100.0, TIMEOUT), now=200.0, max_age=180.0, action="x") is None
+    aged = served(Held(True, 100.0, TIMEOUT), now=300.0, max_age=180.0, action="x")
+    assert aged == CantRead(
+        ReadFailure.TIMEOUT,
+        "list nodes: no answer in time; not confirmed by the cluster for 200 s "
+        "(the limit is 180 s)",
+    )
+
+
+def test_a_refusal_is_reported_at_once_whatever_the_objects_age() -> None:
+    assert served(Held(True, 100.0, FORBIDDEN), now=100.0, max_age=180.0, action="x") == FORBIDDEN
+
+
+def test_nothing_listed_yet_is_the_failure_or_not_listed() -> None:
+    assert served(Held(False, None, FORBIDDEN), now=1.0, max_age=180.0, action="x") == FORBIDDEN
+    assert served(Held(False, None, None), now=1.0, max_age=180.0, action="list pods") == CantRead(
+        ReadFailure.TIMEOUT, "list pods: no answer in time (not listed yet)"
+    )
+
+
+def test_staleness_is_strictly_past_the_limit() -> None:
+    assert (is_stale(0.0, 180.0, 180.0), is_stale(0.0, 180.1, 180.0)) == (False, True)
+
+
+def _ok(check: CheckId) -> Finding:
+    return Finding(check, Status.OK, Basis.MEASURED, f"{check.value}.ok", "fine", "")
+
+
+def test_a_check_past_its_maximum_age_reads_unknown() -> None:
+    report = roll_up(
+        [_ok(CheckId.STORAGE), _ok(CheckId.CAPACITY)],
+        [CheckId.STORAGE, CheckId.CAPACITY],
+        [NotChecked(CheckId.CREDENTIALS, "not asked for", asked=False)],
+    )
+    assert (report.verdict, check_codes(report)) == (
+        Verdict.READY,
+        {CheckId.STORAGE: 0, CheckId.CAPACITY: 0},
+    )
+    aged = stale_report(report, 181.0)
+    assert (aged.verdict, int(aged.exit_code)) == (Verdict.UNKNOWN, 3)
+    assert check_codes(aged) == {CheckId.STORAGE: 3, CheckId.CAPACITY: 3}
+    assert {(f.check, f.status, f.code) for f in aged.findings} == {
+        (CheckId.STORAGE, Status.UNKNOWN, "monitor-stale"),
+        (CheckId.CAPACITY, Status.UNKNOWN, "monitor-stale"),
+    }
+    assert aged.headline.text == (
+        "Couldn't keep the verdict current: nothing was confirmed for 181 seconds."
+    )
+    assert [(n.check, n.asked) for n in aged.not_checked] == [
+        (CheckId.CREDENTIALS, False),
+        (CheckId.STORAGE, True),
+        (CheckId.CAPACITY, True),
+    ]
+
+
+def test_check_codes_put_a_failure_above_an_unknown_and_warnings_at_zero() -> None:
+    report = roll_up(
+        [
+            Finding(CheckId.STORAGE, Status.FAIL, Basis.MEASURED, "storage.x", "bad", "fix"),
+            Finding(CheckId.STORAGE, Status.UNKNOWN, Basis.CANT_CHECK, "storage.y", "?", "?"),
+            Finding(CheckId.CAPACITY, Status.WARN, Basis.INFERRED, "capacity.w", "wait", ""),
+            Finding(CheckId.PROBES, Status.UNKNOWN, Basis.CANT_CHECK, "probes.z", "?", "?"),
+        ],
+        [CheckId.STORAGE, CheckId.CAPACITY, CheckId.PROBES],
+    )
+    assert check_codes(report) == {CheckId.STORAGE: 2, CheckId.CAPACITY: 0, CheckId.PROBES: 3}
+
+
+# -- the reflector's back-off and steps ------------------------------------------------------
+
+
+def test_backoff_doubles_to_its_cap_with_jitter_and_resets_after_quiet() -> None:
+    now = [0.0]
+    backoff = Backoff(lambda: now[0], lambda: 0.5)
+    waits = [round(backoff.next_wait(), 6) for _ in range(8)]
+    assert waits == [1.2, 2.4, 4.8, 9.6, 19.2, 38.4, 45.0, 45.0]
+    now[0] = 120.0
+    assert round(backoff.next_wait(), 6) == 45.0  # 120 s is not more than two quiet minutes
+    now[0] = 240.5
+    assert round(backoff.next_wait(), 6) == 1.2
+
+
+def test_backoff_without_jitter_is_client_go_s_sequence() -> None:
+    backoff = Backoff(lambda: 0.0, lambda: 0.0)
+    assert [round(backoff.next_wait(), 3) for _ in range(7)] == [0.8, 1.6, 3.2, 6.4, 12.8, 25.6, 30]
+
+
+@pytest.mark.parametrize(
+    ("end", "lasted", "events", "step"),
+    [
+        (Closed(clean=True), 300.0, 0, Next.WATCH),  # the server's timeout: watch on
+        (Closed(clean=False), 5.0, 0, Next.WATCH),  # a dropped connection: watch on
+        (Closed(clean=True), 0.5, 1, Next.WATCH),
+        (Closed(clean=True), 0.5, 0, Next.BACK_OFF_THEN_LIST),  # "very short watch"
+        (Expired("too old resource version: 1 (5)"), 10.0, 3, Next.BACK_OFF_THEN_LIST),
+        (FORBIDDEN, 10.0, 3, Next.BACK_OFF_THEN_LIST),
+        (WatchRefused(FORBIDDEN, 403), 0.0, 0, Next.BACK_OFF_THEN_LIST),
+        (
+            WatchRefused(CantRead(ReadFailure.SERVER_ERROR, "x"), 429),
+            0.0,
+            0,
+            Next.BACK_OFF_THEN_WATCH,
+        ),
+        (
+            WatchRefused(CantRead(ReadFailure.SERVER_ERROR, "x"), 500),
+            0.0,
+            0,
+            Next.BACK_OFF_THEN_LIST,
+        ),
+        (
+            WatchRefused(CantRead(ReadFailure.UNREACHABLE, "refused", reached=False), None),
+            0.0,
+            0,
+            Next.BACK_OFF_THEN_WATCH,
+        ),
+        (WatchRefused(TIMEOUT, None), 0.0, 0, Next.BACK_OFF_THEN_LIST),
+    ],
+)
+def test_after_a_watch(end: object, lasted: float, events: int, step: Next) -> None:
+    assert after_watch(end, lasted, events) is step  # type: ignore[arg-type]
+
+
+# -- request labels ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "kind"),
+    [
+        ("GET", "https://k:6443/api/v1/namespaces/train/pods?limit=500", ("list", "pods")),
+        ("GET", "https://k/api/v1/pods?watch=1&resourceVersion=5", ("watch", "pods")),
+        ("GET", "https://k/api/v1/nodes", ("list", "nodes")),
+        ("GET", "https://k/api/v1/namespaces/train/secrets/regcred", ("get", "secrets")),
+        (
+            "GET",
+            "https://k/apis/apps/v1/namespaces/t/deployments?watch=true",
+            ("watch", "deployments"),
+        ),
+        ("GET", "https://k/apis/storage.k8s.io/v1/storageclasses/std", ("get", "storageclasses")),
+        ("GET", "https://k/api/v1/namespaces/train", ("get", "namespaces")),
+        ("POST", "https://k/api/v1/namespaces/train/events", ("create", "events")),
+        ("PATCH", "https://k/apis/apps/v1/namespaces/t/deployments/m", ("patch", "deployments")),
+        ("GET", "https://k/version", ("other", "")),
+    ],
+)
+def test_request_kind(method: str, url: str, kind: tuple[str, str]) -> None:
+    assert request_kind(method, url) == kind
+
+
+def test_outcomes_are_a_small_fixed_set() -> None:
+    statuses = [200, 201, 401, 403, 404, 409, 410, 429, 500, 503, 400, 422]
+    assert [outcome_of(s) for s in statuses] == [
+        "ok", "ok", "unauthorized", "forbidden", "not-found", "conflict", "expired",
+        "throttled", "server-error", "server-error", "refused", "refused",
+    ]  # fmt: skip
+    errors = [
+        TimedOutError("t", connected=True),
+        ConnectRefusedError("r"),
+        ConnectionDroppedError("d"),
+    ]
+    assert [failure_outcome(e) for e in errors] == ["timeout", "unreachable", "broken"]
+
+
+# -- verdict Events ---------------------------------------------------------------------------
+
+
+def test_an_event_is_due_for_the_first_verdict_and_each_change_only() -> None:
+    assert event_due(None, Verdict.READY) is True
+    assert event_due(Verdict.READY, Verdict.READY) is False
+    assert event_due(Verdict.READY, Verdict.NOT_READY) is True
+    assert event_due(Verdict.NOT_READY, Verdict.UNKNOWN) is True
+
+
+def test_the_verdict_event_is_a_core_event_on_the_namespace() -> None:
+    now = datetime(2026, 5, 1, 12, 0, 0, 123456, tzinfo=UTC)
+    event = verdict_event(
+        Verdict.NOT_READY, "The dataset volume is not ready.", namespace="train", now=now,
+        instance="monitor-7d9",
+    )  # fmt: skip
+    assert event == {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": "train.18ab6f405b054a00", "namespace": "train"},
+        "involvedObject": {
+            "apiVersion": "v1",
+            "kind": "Namespace",
+            "name": "train",
+            "namespace": "train",
+        },
+        "reason": "TrainingNotReady",
+        "message": "The dataset volume is not ready.",
+        "type": "Warning",
+        "source": {"component": "truegreen-monitor"},
+        "reportingComponent": "truegreen-monitor",
+        "reportingInstance": "monitor-7d9",
+        "firstTimestamp": "2026-05-01T12:00:00Z",
+        "lastTimestamp": "2026-05-01T12:00:00Z",
+        "count": 1,
+    }
+    assert int("18ab6f405b054a00", 16) == 1777636800123456000
+    ready = verdict_event(Verdict.READY, "x" * 2000, namespace="t", now=now, instance="i")
+    assert (ready["reason"], ready["type"], len(ready["message"])) == (
+        "TrainingReady",
+        "Normal",
+        1024,
+    )
+    assert ready["message"].endswith("…")
+    unknown = verdict_event(Verdict.UNKNOWN, "?", namespace="t", now=now, instance="i")
+    assert (unknown["reason"], unknown["type"]) == ("TrainingUnknown", "Warning")
+
+
+# -- refresh state ----------------------------------------------------------------------------
+
+
+def _deployment(
+    name: str, labels: dict[str, str], annotations: dict[str, str]
+) -> dict[str, object]:
+    return {
+        "kind": "Deployment",
+        "metadata": {"name": name, "labels": labels, "annotations": annotations},
+    }
+
+
+def test_refresh_state_comes_from_the_opted_in_workloads_annotations_and_events() -> None:
+    workloads = [
+        _deployment("api", {"truegreen.io/refresh": "enabled"}, {
+            "truegreen.io/refresh-latched": "3 attempts failed",
+            "truegreen.io/refresh-attempts": "3 abc123",
+        }),
+        _deployment("db", {"truegreen.io/refresh": "enabled"}, {
+            "truegreen.io/refresh-pending": '{"target": {}, "stamp": "x"}',
+        }),
+        _deployment("other", {"app": "other"}, {"truegreen.io/refresh-latched": "x"}),
+    ]  # fmt: skip
+    events = [
+        {"reason": "ImageRefreshed", "involvedObject": {"kind": "Deployment", "name": "db"},
+         "lastTimestamp": "2026-05-01T10:00:00Z"},
+        {"reason": "ImageRefreshed", "involvedObject": {"kind": "Deployment", "name": "db"},
+         "lastTimestamp": "2026-05-01T11:00:00Z"},
+        {"reason": "RefreshLatched", "involvedObject": {"kind": "Deployment", "name": "api"},
+         "lastTimestamp": "2026-05-01T12:00:00Z"},
+        {"reason": "ImageRefreshed", "involvedObject": {"kind": "Pod", "name": "api"},
+         "lastTimestamp": "2026-05-01T12:00:00Z"},
+    ]  # fmt: skip
+    refreshed = last_refreshed(events)
+    assert refreshed == {"db": datetime(2026, 5, 1, 11, tzinfo=UTC)}
+    assert refresh_states(workloads, refreshed) == (
+        RefreshState("api", latched=True, pending=False, attempts=3, last_refreshed=None),
+        RefreshState("db", False, True, 0, datetime(2026, 5, 1, 11, tzinfo=UTC)),
+    )
+
+
+# -- the listen address and the page ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("listen", "address"),
+    [(":9108", ("0.0.0.0", 9108)), ("127.0.0.1:0", ("127.0.0.1", 0)), ("[::1]:80", ("::1", 80))],
+)
+def test_parse_listen(listen: str, address: tuple[str, int]) -> None:
+    assert parse_listen(listen) == address
+
+
+@pytest.mark.parametrize("listen", ["9108", "host:", ":http", ":70000", ""])
+def test_parse_listen_refuses(listen: str) -> None:
+    with pytest.raises(ValueError, match="is not HOST:PORT or :PORT"):
+        parse_listen(listen)
+
+
+def test_the_page_escapes_what_the_cluster_wrote() -> None:
+    hostile = "<script>alert(1)</script>"
+    finding = Finding(CheckId.STORAGE, Status.FAIL, Basis.MEASURED, "storage.x", hostile, hostile)
+    report = roll_up([finding], [CheckId.STORAGE])
+    at = datetime(2026, 5, 1, 12, tzinfo=UTC)
+    evaluation = Evaluation(report, at, 0.0, 0.1, (), at, 1)
+    page = status_page("<ns>", evaluation, at)
+    assert "<script>" not in page
+    assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") == 2
+    assert "<title>truegreen: &lt;ns&gt;</title>" in page
+    assert "NOT READY" in page
+    assert status_page("t", None, at).count("The first check is still running.") == 1

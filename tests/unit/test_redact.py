@@ -1,0 +1,434 @@
+"""The redaction policy (docs/snapshot.md), rule by rule: what it replaces, what it must leave
+alone because doctor measures it, and that it is idempotent and never raises."""
+
+import base64
+import copy
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from truegreen.cluster import CantRead, Got, Kind, Listed, ReadFailure
+from truegreen.cluster.logs import LIMIT_BYTES
+from truegreen.cluster.reader import FieldSelector, Fold
+from truegreen.cluster.reads import Folded, FoldRead, GetRead, ListRead
+from truegreen.cluster.redact import (
+    LAST_APPLIED,
+    REDACTED,
+    RedactingReader,
+    looks_secret,
+    redact_object,
+    redact_shapes,
+    redact_text,
+    redact_value,
+)
+
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+DIGEST = "sha256:" + "0123456789abcdef" * 4
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def _unb64(text: str) -> Any:
+    return json.loads(base64.b64decode(text))
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("postgres://app:hunter2@db:5432/x", "postgres://<redacted>@db:5432/x"),
+        ("postgres://app:p@ss/w0rd@db/x", "postgres://<redacted>@db/x"),
+        ("https://ghp_tok3n@github.com/org/repo", "https://<redacted>@github.com/org/repo"),
+        ("see mongodb+srv://u:p@h1,h2/db now", "see mongodb+srv://<redacted>@h1,h2/db now"),
+        ("id AKIAIOSFODNN7EXAMPLE!", "id <redacted>!"),
+        ("ASIAIOSFODNN7EXAMPLE", "<redacted>"),
+        (f"k={AWS_SECRET}", "k=<redacted>"),
+        (AWS_SECRET, "<redacted>"),
+        (f"x {AWS_SECRET} y", "x <redacted> y"),
+    ],
+)
+def test_shapes_anywhere_in_a_string_are_redacted(text: str, expected: str) -> None:
+    assert redact_shapes(text) == expected
+    assert redact_text(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"docker-pullable://nginx@{DIGEST}",  # an image ID, not userinfo
+        f"registry.example.com/team/app@{DIGEST}",
+        "http://host:8080/healthz",
+        "https://registry.example.com/v2/",
+        "AKIAIOSFODNN7EXAMPLEX",  # 21 characters: not an access key id
+        "XAKIAIOSFODNN7EXAMPLE",
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKE",  # 39
+        "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYS",  # 41
+        "0123456789abcdef0123456789abcdef01234567",  # hex: no upper case
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZABCDEFGHIJKLMN",  # no lower case, no digit
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN",  # no digit
+        "abcdefghijklmnopqrstuvwxyz0123456789abcd",  # no upper case
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789ABCD",  # no lower case
+        AWS_SECRET[1:] + "A=",
+    ],
+)
+def test_what_only_looks_like_a_shape_is_kept(text: str) -> None:
+    assert redact_shapes(text) == text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Server=db;User Id=sa;Password=hunter2;", "Server=db;User Id=sa;Password=<redacted>;"),
+        (
+            "jdbc:mysql://h/db?user=u&password=p&x=1",
+            "jdbc:mysql://h/db?user=u&password=<redacted>&x=1",
+        ),
+        ('{"token":"abc","a":1}', '{"token":"<redacted>","a":1}'),
+        ('{"api_key": "abc"}', '{"api_key": "<redacted>"}'),
+        ("client_secret: abc def", "client_secret: <redacted> def"),
+        ("Authorization: Bearer abc.def", "Authorization: <redacted>"),
+        ("authorization: basic dXNlcjpwYXNz", "authorization: <redacted>"),
+        ("PASSWORD = 'x y'", "PASSWORD = '<redacted> y'"),
+        ("app --db-password hunter2 --verbose", "app --db-password <redacted> --verbose"),
+        ("app -token=abc", "app -token=<redacted>"),
+        ("--api-key=xyz", "--api-key=<redacted>"),
+        ("'--secret' 'v'", "'--secret' '<redacted>'"),
+        ("DB_PASS=x", "DB_PASS=<redacted>"),
+        ("pwd=x", "pwd=<redacted>"),
+        ("MY_DSN=x", "MY_DSN=<redacted>"),
+        ("connection_string=x", "connection_string=<redacted>"),
+        ("ConnStr=x", "ConnStr=<redacted>"),
+        ("DATABASE_URL=x", "DATABASE_URL=<redacted>"),
+        ("db-url=x", "db-url=<redacted>"),
+        ("private=x", "private=<redacted>"),
+        ("credentials=x", "credentials=<redacted>"),
+        ("passphrase=x", "passphrase=<redacted>"),
+        ("passwd=x", "passwd=<redacted>"),
+    ],
+)
+def test_secret_named_assignments_and_flags_are_redacted(text: str, expected: str) -> None:
+    assert redact_text(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "registry.example.com/auth-proxy:1.2",  # an image: a colon without a space
+        "token-cache:v2",
+        "8080=API_TOKEN",  # the name before `=` is a port
+        "a short line",
+        "app --verbose --password",  # a flag with nothing after it
+        "app --password --verbose",  # the next word is another flag
+        "name=value; other=thing",
+        "x" * 19,
+        "no secrets here, just a long sentence of words",
+        "monitor: ok",
+    ],
+)
+def test_text_without_a_secret_is_kept(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_the_name_list_is_the_documented_one() -> None:
+    for name in [
+        "DB_PASSWORD",
+        "passwd",
+        "PASS",
+        "mysql-pwd",
+        "CLIENT_SECRET",
+        "GITHUB_TOKEN",
+        "API_KEY",
+        "apikey",
+        "AWS_ACCESS_KEY_ID",
+        "credentials",
+        "BASIC_AUTH",
+        "PRIVATE_PEM",
+        "SENTRY_DSN",
+        "ConnectionString",
+        "conn_str",
+        "DATABASE_URL",
+        "db.url",
+    ]:
+        assert looks_secret(name), name
+    for name in ["PATH", "HOME", "LOG_LEVEL", "PORT", "DATABASE_HOST", "URL"]:
+        assert not looks_secret(name), name
+
+
+def _pod(**container: Any) -> dict[str, Any]:
+    return {
+        "kind": "Pod",
+        "metadata": {"name": "p", "namespace": "train"},
+        "spec": {"containers": [{"name": "c", "image": "r/app:1", **container}]},
+    }
+
+
+def test_env_values_with_secret_names_are_redacted_and_empty_ones_stay_empty() -> None:
+    pod = _pod(
+        env=[
+            {"name": "DB_PASSWORD", "value": "hunter2"},
+            {"name": "EMPTY_TOKEN", "value": ""},
+            {"name": "API_KEY", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
+            {"name": "LOG_LEVEL", "value": "debug"},
+            {"name": "DSN_URL", "value": "postgres://u:p@h/db"},
+            {"name": "OPTS", "value": "-Dpassword=x"},
+            {"value": "nameless"},
+            "not-a-mapping",
+        ]
+    )
+    env = redact_object(pod)["spec"]["containers"][0]["env"]
+    assert env == [
+        {"name": "DB_PASSWORD", "value": REDACTED},
+        {"name": "EMPTY_TOKEN", "value": ""},
+        {"name": "API_KEY", "valueFrom": {"secretKeyRef": {"name": "s", "key": "k"}}},
+        {"name": "LOG_LEVEL", "value": "debug"},
+        {"name": "DSN_URL", "value": REDACTED},
+        {"name": "OPTS", "value": "-Dpassword=<redacted>"},
+        {"value": "nameless"},
+        "not-a-mapping",
+    ]
+
+
+def test_the_argument_after_a_secret_named_flag_is_redacted() -> None:
+    pod = _pod(
+        command=["sh", "-c", "serve --api-key abc --port 80"],
+        args=["--password", "hunter2", "--token", "--verbose", "--user", "me", "--auth=x", 7],
+    )
+    container = redact_object(pod)["spec"]["containers"][0]
+    assert container["command"] == ["sh", "-c", "serve --api-key <redacted> --port 80"]
+    assert container["args"] == [
+        "--password",
+        REDACTED,
+        "--token",
+        "--verbose",
+        "--user",
+        "me",
+        "--auth=<redacted>",
+        7,
+    ]
+
+
+def test_probe_commands_are_redacted_like_any_command() -> None:
+    probe = {"exec": {"command": ["check", "--token", "abc"]}}
+    container = redact_object(_pod(livenessProbe=probe))["spec"]["containers"][0]
+    assert container["livenessProbe"] == {"exec": {"command": ["check", "--token", REDACTED]}}
+
+
+def test_last_applied_and_managed_fields_are_redacted_and_own_annotations_kept() -> None:
+    deployment = {
+        "kind": "Deployment",
+        "metadata": {
+            "name": "d",
+            "managedFields": [{"manager": "kubectl", "fieldsV1": {"f:spec": {}}}],
+            "annotations": {
+                LAST_APPLIED: '{"spec": {"env": [{"name": "X", "value": "plain"}]}}',
+                "truegreen.io/disabled-by": "auth=TOKEN_OFF",
+                "note": "password=x",
+            },
+        },
+        "spec": {"template": {"metadata": {"annotations": {LAST_APPLIED: "{}"}}}},
+    }
+    redacted = redact_object(deployment)
+    assert redacted["metadata"] == {
+        "name": "d",
+        "managedFields": REDACTED,
+        "annotations": {
+            LAST_APPLIED: REDACTED,
+            "truegreen.io/disabled-by": "auth=TOKEN_OFF",
+            "note": "password=<redacted>",
+        },
+    }
+    assert redacted["spec"]["template"]["metadata"]["annotations"] == {LAST_APPLIED: REDACTED}
+
+
+def test_a_secret_keeps_key_names_emptiness_and_which_registries_have_logins() -> None:
+    docker = {"auths": {"r.example.com": {"auth": _b64("u:p")}, "other.example.com": {}}}
+    legacy = {"old.example.com": {"username": "u", "password": "p"}}
+    secret = {
+        "kind": "Secret",
+        "metadata": {"name": "s", "annotations": {"owner": "team", LAST_APPLIED: "{}"}},
+        "data": {
+            "password": _b64("hunter2"),
+            "empty": "",
+            ".dockerconfigjson": _b64(json.dumps(docker)),
+            ".dockercfg": _b64(json.dumps(legacy)),
+        },
+        "stringData": {"token": "abc", "none": ""},
+    }
+    redacted = redact_object(secret)
+    assert redacted["metadata"]["annotations"] == {"owner": REDACTED, LAST_APPLIED: REDACTED}
+    assert base64.b64decode(redacted["data"]["password"]).decode() == REDACTED
+    assert redacted["data"]["empty"] == ""
+    assert _unb64(redacted["data"][".dockerconfigjson"]) == {
+        "auths": {"r.example.com": {"auth": REDACTED}, "other.example.com": {}}
+    }
+    assert _unb64(redacted["data"][".dockercfg"]) == {"old.example.com": {"auth": REDACTED}}
+    assert redacted["stringData"] == {"token": REDACTED, "none": ""}
+
+
+@pytest.mark.parametrize(
+    "login",
+    [
+        "not base64!",
+        _b64("not json"),
+        _b64("[1, 2]"),
+        _b64('{"auths": [1]}'),
+    ],
+)
+def test_an_unparsable_registry_login_stays_unparsable(login: str) -> None:
+    secret = {"kind": "Secret", "metadata": {}, "data": {".dockerconfigjson": login}}
+    value = redact_object(secret)["data"][".dockerconfigjson"]
+    with pytest.raises(ValueError, match=r"Expecting value|JSON"):
+        _unb64(value)
+    assert redact_object(redact_object(secret)) == redact_object(secret)
+
+
+def test_a_registry_login_is_judged_by_what_it_holds() -> None:
+    entries = {
+        "token.example.com": {"identitytoken": "t"},
+        "pair.example.com": {"username": "u", "password": "p"},
+        "user-only.example.com": {"username": "u"},
+        "blank.example.com": {"auth": ""},
+        "odd.example.com": "text",
+    }
+    secret = {
+        "kind": "Secret",
+        "data": {".dockerconfigjson": _b64(json.dumps({"auths": entries}))},
+    }
+    assert _unb64(redact_object(secret)["data"][".dockerconfigjson"])["auths"] == {
+        "token.example.com": {"auth": REDACTED},
+        "pair.example.com": {"auth": REDACTED},
+        "user-only.example.com": {},
+        "blank.example.com": {},
+        "odd.example.com": {},
+    }
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        {"kind": "Secret", "metadata": ["a", "list"], "data": {"k": "dg=="}},
+        {"kind": "Secret", "metadata": {"annotations": ["x"]}, "data": ["k"]},
+        {"kind": "Secret", "metadata": {"annotations": None}, "stringData": "text"},
+        {"kind": "Secret", "metadata": "text", "data": None, "stringData": None},
+        {"kind": "Secret"},
+    ],
+)
+def test_a_hostile_secret_never_crashes_and_keeps_no_value(secret: dict[str, Any]) -> None:
+    redacted = redact_object(secret)
+    assert "dg==" not in json.dumps(redacted)
+    assert "text" not in json.dumps(redacted.get("stringData"))
+    assert redact_object(redacted) == redacted
+    if "data" in secret:
+        assert redacted["data"] in ({}, {"k": _b64(REDACTED)})
+
+
+def test_a_secret_s_annotations_that_are_not_a_mapping_are_replaced_whole() -> None:
+    secret = {"kind": "Secret", "metadata": {"annotations": ["token", "abc"]}}
+    assert redact_object(secret)["metadata"]["annotations"] == REDACTED
+
+
+def test_the_object_given_is_never_changed() -> None:
+    pod = _pod(env=[{"name": "TOKEN", "value": "abc"}], args=["--password", "x"])
+    pod["metadata"]["managedFields"] = [{}]
+    before = copy.deepcopy(pod)
+    redact_object(pod)
+    assert pod == before
+
+
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=60),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                ["metadata", "env", "args", "command", "name", "value", "annotations", "data", "x"]
+            )
+            | st.text(max_size=8),
+            inner,
+            max_size=5,
+        )
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.dictionaries(st.text(max_size=8), _json, max_size=5), secret=st.booleans())
+def test_redaction_never_raises_and_is_idempotent(body: dict[str, Any], secret: bool) -> None:
+    obj = {**body, "kind": "Secret"} if secret else body
+    once = redact_object(obj)
+    assert redact_object(once) == once
+    assert redact_value(redact_value(body)) == redact_value(body)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=120))
+def test_text_redaction_is_idempotent(text: str) -> None:
+    assert redact_text(redact_text(text)) == redact_text(text)
+
+
+class _Reader:
+    """A reader that answers from memory: the redacting wrapper is what is tested."""
+
+    namespace = "train"
+
+    def __init__(self, obj: Mapping[str, Any]) -> None:
+        self.obj = obj
+
+    def list(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None,
+        labels: Mapping[str, str] | None = None,
+        fields: FieldSelector | None = None,
+    ) -> ListRead:
+        return Listed((self.obj,)) if kind is Kind.POD else CantRead(ReadFailure.FORBIDDEN, "no")
+
+    def fold(
+        self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
+    ) -> FoldRead:
+        return Folded({"token=abc": 1})
+
+    def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
+        return Got(self.obj) if kind is Kind.SECRET else CantRead(ReadFailure.NOT_FOUND, "gone")
+
+
+def test_the_redacting_reader_redacts_every_object_it_passes_on() -> None:
+    secret = {"kind": "Secret", "metadata": {"name": "s"}, "data": {"k": _b64("v")}}
+    pod = _pod(env=[{"name": "TOKEN", "value": "abc"}])
+    assert RedactingReader(_Reader(pod)).namespace == "train"
+    listed = RedactingReader(_Reader(pod)).list(Kind.POD, namespace="train")
+    assert listed == Listed((redact_object(pod),))
+    got = RedactingReader(_Reader(secret)).get(Kind.SECRET, "s", namespace="train")
+    assert got == Got(redact_object(secret))
+    reader = RedactingReader(_Reader(pod))
+    assert reader.list(Kind.NODE, namespace=None) == CantRead(ReadFailure.FORBIDDEN, "no")
+    assert reader.get(Kind.POD, "p", namespace="train") == CantRead(ReadFailure.NOT_FOUND, "gone")
+    # A fold's summary is the fold's own making (fit views, or events it redacted itself).
+    assert reader.fold(Kind.POD, object(), namespace=None) == Folded({"token=abc": 1})  # type: ignore[arg-type]
+
+
+HOSTILE_LINES = {
+    "secret words": "key" * 21_846,
+    "secret words with dashes": "key-" * 16_384,
+    "schemes": "a://" * 16_384,
+    "schemes with a colon": "a://b:" * 10_923,
+    "assignments without a value": "token:" * 10_923,
+    "flags without a value": "--token " * 8_192,
+    "key-shaped runs": "A/b1+" * 13_108,
+}
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("line", HOSTILE_LINES.values(), ids=HOSTILE_LINES.keys())
+def test_a_hostile_line_the_size_of_a_saved_log_is_redacted_in_linear_time(line: str) -> None:
+    """A log line is up to 64 KiB (logs.LIMIT_BYTES) of anything. A rule that backtracks
+    quadratically took minutes on these; linear rules take well under a second."""
+    assert len(line) >= LIMIT_BYTES, "precondition: a whole saved log"
+    assert redact_text(redact_text(line)) == redact_text(line)

@@ -1,0 +1,106 @@
+"""The monitor's running capacity sums equal doctor's fold over the same pods, whatever the
+order of arrivals, changes and departures."""
+
+from typing import Any
+
+import msgspec
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from truegreen.doctor.usage import CapacityTally, PodView
+from truegreen.monitor.tally import RunningCapacity
+
+NAMESPACE = "train"
+_decode = msgspec.json.Decoder(PodView).decode
+
+
+def _pod(name: str, namespace: str, machine: str | None, cpu: str, gpu: int, phase: str) -> PodView:
+    requests: dict[str, Any] = {"cpu": cpu}
+    if gpu:
+        requests["nvidia.com/gpu"] = str(gpu)
+    obj = {
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            **({"nodeName": machine} if machine else {}),
+            "containers": [{"name": "c", "resources": {"requests": requests}}],
+        },
+        "status": {"phase": phase},
+    }
+    return _decode(msgspec.json.encode(obj))
+
+
+pods = st.builds(
+    _pod,
+    name=st.sampled_from(["a", "b", "c", "d", "e"]),
+    namespace=st.sampled_from([NAMESPACE, "other"]),
+    machine=st.sampled_from([None, "m1", "m2"]),
+    cpu=st.sampled_from(["100m", "1", "2", "not-a-quantity"]),
+    gpu=st.sampled_from([0, 0, 1]),
+    phase=st.sampled_from(["Running", "Pending", "Succeeded", "Failed"]),
+)
+steps = st.lists(st.tuples(st.booleans(), pods), max_size=40)
+
+
+def _folded(current: dict[tuple[str, str], PodView]) -> dict[str, Any]:
+    tally = CapacityTally(NAMESPACE)
+    for _, pod in sorted(current.items()):
+        tally.add(pod)
+    return tally.summary()
+
+
+@settings(max_examples=150, deadline=None)
+@given(first=st.lists(pods, max_size=6), changes=steps)
+def test_running_sums_equal_a_fresh_fold(first: list[PodView], changes: list[Any]) -> None:
+    running = RunningCapacity(NAMESPACE)
+    current = {(p.metadata.namespace or "", p.metadata.name or ""): p for p in first}
+    running.replace(list(current.items()))
+    assert running.summary() == _folded(current)
+    for deleted, pod in changes:
+        key = (pod.metadata.namespace or "", pod.metadata.name or "")
+        if deleted:
+            current.pop(key, None)
+            running.put(key, None)
+        else:
+            current[key] = pod
+            running.put(key, pod)
+        assert running.summary() == _folded(current)
+
+
+def test_a_machine_whose_last_pod_left_is_gone_from_the_sums() -> None:
+    running = RunningCapacity(NAMESPACE)
+    gpu = _pod("a", "other", "m1", "1", 1, "Running")
+    cpu = _pod("b", "other", "m1", "2", 0, "Running")
+    running.replace([(("other", "a"), gpu), (("other", "b"), cpu)])
+    assert running.summary()["machines"] == {
+        "m1": {"pods": 2, "requested": {"cpu": 3000, "nvidia.com/gpu": 1}}
+    }
+    running.put(("other", "a"), None)
+    assert running.summary()["machines"] == {"m1": {"pods": 1, "requested": {"cpu": 2000}}}
+    running.put(("other", "b"), _pod("b", "other", "m1", "2", 0, "Succeeded"))
+    assert running.summary() == {"machines": {}, "pods_here": [], "invalid": "", "holders": {}}
+
+
+def test_a_pod_whose_share_stayed_the_same_changes_nothing() -> None:
+    running = RunningCapacity(NAMESPACE)
+    pod = _pod("a", "other", "m1", "1", 0, "Running")
+    assert running.put(("other", "a"), pod) is True
+    assert running.put(("other", "a"), _pod("a", "other", "m1", "1", 0, "Running")) is False
+    assert running.put(("other", "a"), _pod("a", "other", "m2", "1", 0, "Running")) is True
+    assert running.put(("other", "a"), None) is True
+    assert running.put(("other", "a"), None) is False
+    here = _pod("b", NAMESPACE, None, "1", 0, "Pending")
+    assert running.put((NAMESPACE, "b"), here) is True
+    assert running.put((NAMESPACE, "b"), _pod("b", NAMESPACE, None, "1", 0, "Running")) is True
+
+
+def test_the_largest_holders_are_named_as_the_fold_names_them() -> None:
+    """Five pods on one machine: three are kept per resource, the same three as the fold's."""
+    cpus = {"a": "1", "b": "5", "c": "2", "d": "4", "e": "3"}
+    pods = {("other", n): _pod(n, "other", "m1", cpu, 0, "Running") for n, cpu in cpus.items()}
+    pods[("other", "f")] = _pod("f", "other", "m1", "100m", 1, "Running")
+    running = RunningCapacity(NAMESPACE)
+    running.replace(list(pods.items()))
+    named = [h["pod"] for h in running.summary()["holders"]["m1"]]
+    # cpu: b, d, e (5, 4, 3); the GPU: f, its only holder
+    assert named == ["b", "d", "e", "f"]
+    assert running.summary() == _folded(pods)
