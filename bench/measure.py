@@ -26,6 +26,8 @@ class Measurement:
     seconds: float
     peak_rss_mb: float
     stdout: str
+    cpu_seconds: float = 0.0
+    """User plus system time: less moved than wall time by other work on a shared machine."""
 
 
 def measured(command: list[str], ok_exits: tuple[int, ...] = (0,)) -> Measurement:
@@ -35,7 +37,9 @@ def measured(command: list[str], ok_exits: tuple[int, ...] = (0,)) -> Measuremen
         result = json.loads(Path(out.name).read_text(encoding="utf-8"))
     if result["exit"] not in ok_exits:
         raise SystemExit(f"benchmark: {command[0]} exited {result['exit']}: {result['stderr']}")
-    return Measurement(result["seconds"], result["peak_rss_mb"], result["stdout"])
+    return Measurement(
+        result["seconds"], result["peak_rss_mb"], result["stdout"], result["cpu_seconds"]
+    )
 
 
 def summary(samples: list[float]) -> dict[str, float]:
@@ -51,12 +55,13 @@ def _launch(out: str, command: list[str]) -> None:
     start = time.perf_counter()
     done = subprocess.run(command, capture_output=True, check=False)
     seconds = time.perf_counter() - start
-    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     with open(out, "w", encoding="utf-8") as handle:
         json.dump(
             {
                 "seconds": seconds,
-                "peak_rss_mb": peak_kb / 1024,
+                "peak_rss_mb": usage.ru_maxrss / 1024,
+                "cpu_seconds": usage.ru_utime + usage.ru_stime,
                 "exit": done.returncode,
                 "stdout": done.stdout.decode(errors="replace"),
                 "stderr": done.stderr.decode(errors="replace")[-2000:],

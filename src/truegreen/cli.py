@@ -6,7 +6,6 @@ and leave as one plain line on stderr.
 
 import contextlib
 import sys
-import traceback
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
@@ -43,7 +42,7 @@ def _reporting_errors(failure_json: FailureDocument | None) -> Callable[[F], F]:
                 return command(*args, **kwargs)
             except TruegreenError as error:
                 if debug:
-                    traceback.print_exc()
+                    _print_traceback()
                 if as_json and failure_json is not None:
                     what = f"{error.what}: {error.why}" if error.why else error.what
                     _emit_json(failure_json(int(error.exit_code), what, error.todo))
@@ -55,7 +54,7 @@ def _reporting_errors(failure_json: FailureDocument | None) -> Callable[[F], F]:
                 _quiet_after_broken_pipe()  # the reader went away (`| head -1`)
             except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
                 if debug:
-                    traceback.print_exc()
+                    _print_traceback()
                 what = f"internal error ({type(error).__name__}); this is a bug in truegreen"
                 todo = "Run again with --debug and report the traceback."
                 if as_json and failure_json is not None:
@@ -207,12 +206,31 @@ def _emit_json(document: object) -> None:
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
-def _progress_console(consoles: "Consoles", output: str, no_color: bool) -> Any:
-    """stderr's console when a progress line is wanted there (text output, a person watching
-    a terminal); else None."""
-    from truegreen.console import progress_wanted
+def _print_traceback() -> None:
+    import traceback  # only with --debug: it pulls in linecache and tokenize
 
-    return consoles.err if output == "text" and progress_wanted(no_color) else None
+    traceback.print_exc()
+
+
+def _text_consoles(output: str, no_color: bool) -> "Consoles | None":
+    """The consoles for text output; None for JSON and SARIF, which never load rich."""
+    if output != "text":
+        return None
+    from truegreen.console import make_consoles
+
+    return make_consoles(no_color)
+
+
+def _progress(
+    consoles: "Consoles | None", no_color: bool
+) -> contextlib.AbstractContextManager[Callable[[str], None] | None]:
+    """A progress line on stderr when one is wanted there (text output, a person watching a
+    terminal); else nothing to call (None)."""
+    if consoles is None:
+        return contextlib.nullcontext(None)
+    from truegreen.console import progress_line, progress_wanted
+
+    return progress_line(consoles.err if progress_wanted(no_color) else None)
 
 
 def _doctor_failure(exit_code: int, what: str, todo: str) -> object:
@@ -302,7 +320,6 @@ def doctor(
 
     Exit 0 ready (warnings allowed), 2 not ready, 3 could not check.
     """
-    from truegreen.console import make_consoles, progress_line
     from truegreen.doctor.command import DoctorRequest, run_doctor
     from truegreen.doctor.render import to_json, to_text
 
@@ -320,10 +337,10 @@ def doctor(
 
             raise UsageError("--watch draws on the terminal", "", "drop --output json")
         sys.exit(_watch_doctor(request, verbose=verbose, no_color=no_color))
-    consoles = make_consoles(no_color)
-    with progress_line(_progress_console(consoles, output, no_color)) as told:
+    consoles = _text_consoles(output, no_color)
+    with _progress(consoles, no_color) as told:
         report = run_doctor(request, told)
-    if output == "json":
+    if consoles is None:
         _emit_json(to_json(report))
     else:
         for line in to_text(report, verbose=verbose, width=consoles.width):
@@ -377,7 +394,6 @@ def snapshot(
 
     Exit 0 saved, 3 saved but some reads could not be made.
     """
-    from truegreen.console import make_consoles, progress_line
     from truegreen.doctor.command import DoctorRequest, SnapshotTarget, take_snapshot
     from truegreen.doctor.snapshot_report import exit_code, failure_json, to_json, to_text
     from truegreen.errors import TruegreenError, UsageError
@@ -395,14 +411,14 @@ def snapshot(
             config=config,
         )
         target = SnapshotTarget(output_directory or archive, folder=output_directory is not None)
-        consoles = make_consoles(no_color)
-        with progress_line(_progress_console(consoles, output, no_color)) as told:
+        consoles = _text_consoles(output, no_color)
+        with _progress(consoles, no_color) as told:
             summary = take_snapshot(request, target, told)
     except TruegreenError as error:
         if output == "json":  # one document on stdout, whatever happened
             _emit_json(failure_json(error))
         raise
-    if output == "json":
+    if consoles is None:
         _emit_json(to_json(summary))
     else:
         for line in to_text(summary, verbose=verbose):
@@ -410,7 +426,9 @@ def snapshot(
     sys.exit(exit_code(summary))
 
 
-def _print_rules(explain: str | None, output: str, consoles: "Consoles", width: int | None) -> None:
+def _print_rules(
+    explain: str | None, output: str, consoles: "Consoles | None", width: int | None
+) -> None:
     """lint's --list-rules and --explain RULE, from the one rule table."""
     from truegreen.errors import UsageError
     from truegreen.lint import reports
@@ -432,6 +450,7 @@ def _print_rules(explain: str | None, output: str, consoles: "Consoles", width: 
         if explain is None
         else reports.rule_explained(ALL_RULES_BY_ID[explain], width)
     )
+    assert consoles is not None  # text output has its consoles
     for line in text:
         consoles.out.print(line, markup=False)
 
@@ -486,14 +505,13 @@ def lint(
     so `helm template CHART | truegreen lint -` works. Exit 2 when any finding is an error,
     3 when no Kubernetes object was found (unless --allow-empty).
     """
-    from truegreen.console import make_consoles
     from truegreen.errors import UsageError
     from truegreen.lint import reports
     from truegreen.lint.run import lint as run_lint
     from truegreen.yamlsafe import MIB, Limits
 
-    consoles = make_consoles(no_color)
-    width = consoles.out.width if consoles.out.is_terminal else None
+    consoles = _text_consoles(output, no_color)
+    width = consoles.out.width if consoles is not None and consoles.out.is_terminal else None
     if list_rules or explain is not None:
         _print_rules(explain, output, consoles, width)
         return
@@ -512,7 +530,7 @@ def lint(
     )
     if output == "json":
         _emit_json(reports.to_json(result))
-    elif output == "sarif":
+    elif consoles is None:
         _emit_json(reports.to_sarif(result))
     else:
         for line in reports.to_text(result, width):
@@ -592,7 +610,6 @@ def refresh(
     failed (or a pin dangles), 3 a read failed.
     """
     from truegreen.cluster.live import LiveCluster
-    from truegreen.console import make_consoles, progress_line
     from truegreen.errors import UsageError
     from truegreen.kubectl import for_connection
     from truegreen.refresh.plan import RefreshMode
@@ -631,11 +648,11 @@ def refresh(
                 verify_tls=not registry_skip_tls_verify,
             ),
         )
-        consoles = make_consoles(no_color)
-        with progress_line(_progress_console(consoles, output, no_color)) as told:
+        consoles = _text_consoles(output, no_color)
+        with _progress(consoles, no_color) as told:
             progress = ProgressWords(told) if told is not None else None
             report = run_tick(cluster, settings, progress=progress)
-    if output == "json":
+    if consoles is None:
         _emit_json(to_json(report, dry_run=dry_run))
     else:
         kubectl = for_connection(connection)

@@ -40,7 +40,7 @@ def _tally(pods: list[dict[str, Any]]) -> ClusterUsage | CantRead:
     """The fold a live read makes, over objects as a lenient server would send them."""
     tally = CapacityTally("train")
     for pod in pods:
-        tally.add(msgspec.convert(pod, PodView))
+        tally.add(msgspec.json.decode(msgspec.json.encode(pod), type=PodView))
     return cluster_usage(Folded(tally.summary()))
 
 

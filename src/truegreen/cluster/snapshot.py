@@ -16,6 +16,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -47,6 +48,7 @@ from truegreen.cluster.reads import (
     ReadFailure,
 )
 from truegreen.cluster.redact import redact_object, redact_shapes, redact_text, redact_value
+from truegreen.cluster.schedule import read_ticket
 from truegreen.errors import UsageError
 from truegreen.yamlsafe import (
     SNAPSHOT_LIMITS,
@@ -93,11 +95,23 @@ class SnapshotInfo:
 
 
 class RecordingReader:
-    """Wraps a reader and remembers every read and its answer, in order."""
+    """Wraps a reader and remembers every read and its answer, in the order they were asked
+    for (reads in flight together finish in any order; their tickets keep the order)."""
 
     def __init__(self, inner: ClusterReader) -> None:
         self._inner = inner
-        self.recorded: list[tuple[ReadKey, Recorded]] = []
+        self._records: list[tuple[int, ReadKey, Recorded]] = []
+        self._lock = threading.Lock()
+
+    @property
+    def recorded(self) -> list[tuple[ReadKey, Recorded]]:
+        """Every read and its answer, in the order asked for."""
+        with self._lock:
+            return [(key, read) for _, key, read in sorted(self._records, key=lambda r: r[0])]
+
+    def _record(self, ticket: int, key: ReadKey, read: Recorded) -> None:
+        with self._lock:
+            self._records.append((ticket, key, read))
 
     @property
     def namespace(self) -> str:
@@ -113,26 +127,29 @@ class RecordingReader:
         fields: FieldSelector | None = None,
     ) -> ListRead:
         """Read through, and record the answer."""
+        ticket = read_ticket()
         read = self._inner.list(kind, namespace=namespace, labels=labels, fields=fields)
         key = ReadKey(
             "list", kind, namespace, None, label_selector_text(labels), field_selector_text(fields)
         )
-        self.recorded.append((key, read))
+        self._record(ticket, key, read)
         return read
 
     def fold(
         self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
     ) -> FoldRead:
         """Fold through, and record the summary (never the objects)."""
+        ticket = read_ticket()
         read = self._inner.fold(kind, fold, namespace=namespace, fields=fields)
         key = ReadKey("fold", kind, namespace, fold.name, fields=field_selector_text(fields))
-        self.recorded.append((key, read))
+        self._record(ticket, key, read)
         return read
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
         """Read through, and record the answer."""
+        ticket = read_ticket()
         read = self._inner.get(kind, name, namespace=namespace)
-        self.recorded.append((ReadKey("get", kind, namespace, name), read))
+        self._record(ticket, ReadKey("get", kind, namespace, name), read)
         return read
 
 

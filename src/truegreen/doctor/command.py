@@ -1,26 +1,17 @@
 """The doctor and snapshot commands below the CLI: build the reader, run, return values."""
 
+import gc
 import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 from truegreen.cluster import CantRead, Folded, Kind, Listed
-from truegreen.cluster.archive import check_new_archive, write_archive
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.logs import LIMIT_BYTES, TAIL_LINES, Logged, LogRead, LogRequest, select_logs
 from truegreen.cluster.recent_events import NewestEvents
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.cluster.snapshot import (
-    Capture,
-    RecordingReader,
-    SnapshotInfo,
-    SnapshotReader,
-    check_new_folder,
-    render,
-    write_folder,
-)
 from truegreen.doctor.config import DoctorConfig, doctor_settings, load_config
 from truegreen.doctor.environment import Unreachable, gather
 from truegreen.doctor.progress import ProgressReader, Told
@@ -89,6 +80,12 @@ def _with_config(connection: ConnectionSettings, config: DoctorConfig) -> Connec
     )
 
 
+def _settled() -> None:
+    """What is built so far (modules, settings, the client) lives for the whole run: the cyclic
+    garbage collector need not walk it again each time a page's objects come and go."""
+    gc.freeze()
+
+
 def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
     """Check the namespace live, or offline from a snapshot; `told` hears each live read."""
     config = load_config(request.config)
@@ -99,6 +96,8 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
                 "--admission-dry-run asks the live cluster; a snapshot cannot answer it",
                 todo="drop --snapshot, or drop --admission-dry-run",
             )
+        from truegreen.cluster.snapshot import SnapshotReader
+
         snapshot = SnapshotReader.open(request.snapshot)
         # Flags, then the config file, then the settings the snapshot was taken with.
         taken_with = snapshot.info.settings
@@ -119,6 +118,7 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
     )
     settings = replace(settings, kubectl=for_connection(connection))
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
+        _settled()
         where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
         reader = cluster if told is None else ProgressReader(cluster, told)
         return diagnose(reader, cluster.namespace, datetime.now(UTC), settings, where, cluster)
@@ -130,12 +130,23 @@ def take_snapshot(
     """Make every read doctor makes, then read the namespace's newest events and the logs of
     its failing containers; save it all, failed reads included, redacted by policy. `told`
     hears each read."""
+    from truegreen.cluster.archive import check_new_archive, write_archive
+    from truegreen.cluster.snapshot import (
+        Capture,
+        RecordingReader,
+        SnapshotInfo,
+        check_new_folder,
+        render,
+        write_folder,
+    )
+
     config = load_config(request.config)
     settings = doctor_settings(config, request.job_requests, request.credentials_secret)
     connection = _with_config(request.connection, config)
     if target.path is not None:  # a bad target is refused before any read is made
         (check_new_folder if target.folder else check_new_archive)(target.path)
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
+        _settled()
         namespace = cluster.namespace
         reader = cluster if told is None else ProgressReader(cluster, told)
         recorder = RecordingReader(RedactingReader(reader))

@@ -5,8 +5,9 @@ and a live cluster give the same findings, and no read is made twice.
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, Protocol
 
 from truegreen import kubeobjects as o
@@ -23,8 +24,9 @@ from truegreen.cluster import (
     ListRead,
     ReadFailure,
 )
+from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
 from truegreen.doctor.trial import labels_of_template, trial_pod
-from truegreen.doctor.usage import CapacityTally, ClusterUsage, cluster_usage
+from truegreen.doctor.usage import CapacityTally, ClusterUsage, cluster_usage, machines_for_fit
 from truegreen.doctor.webhooks import SERVICE_NAME_LABEL, Webhook, pod_create_webhooks
 from truegreen.kubectl import Kubectl
 from truegreen.quantity import Resources
@@ -117,25 +119,15 @@ class Environment:
 
     def namespace_labels(self) -> Mapping[str, str] | None:
         """The namespace's labels; None when the namespace could not be read."""
-        read = self.namespace_object
-        return o.labels_of(read.obj) if isinstance(read, Got) else None
+        return namespace_labels(self.namespace_object)
 
     def training_pod_labels(self) -> Mapping[str, str] | None:
         """The labels the next training job's pods get; None when no training job shows them."""
-        job = newest_job(self.jobs)
-        return labels_of_template(job) if job is not None else None
+        return training_pod_labels(self.jobs)
 
     def pod_create_webhooks(self) -> list[Webhook]:
         """The webhooks that creating the training job's pod calls (or may call)."""
-        configurations = [
-            item
-            for kind in WEBHOOK_KINDS
-            if isinstance(read := self.webhook_configurations.get(kind), Listed)
-            for item in read.items
-        ]
-        return pod_create_webhooks(
-            configurations, self.namespace_labels(), self.training_pod_labels()
-        )
+        return webhooks_called(self.webhook_configurations, self.namespace_object, self.jobs)
 
     def unread_template_sources(self) -> list[tuple[Kind, CantRead]]:
         """The lists the pod templates come from that could not be read.
@@ -148,17 +140,50 @@ class Environment:
 
     def templates(self) -> list[PodTemplate]:
         """Pod templates of the services and of the training jobs that matter now."""
-        found: list[PodTemplate] = []
-        for kind in WORKLOAD_KINDS:
-            read = self.workloads[kind]
-            if isinstance(read, Listed):
-                for item in read.items:
-                    spec = o.pod_spec(o.pod_template(item))
-                    found.append(PodTemplate(owner_words(item), o.ref(item), spec))
-        for job in relevant_jobs(self.jobs):
-            spec = o.pod_spec(o.pod_template(job))
-            found.append(PodTemplate(owner_words(job), o.ref(job), spec))
-        return found
+        return templates_of(self.workloads, self.jobs)
+
+
+def templates_of(workloads: Mapping[Kind, ListRead], jobs: ListRead) -> list[PodTemplate]:
+    """Pod templates of the services and of the training jobs that matter now."""
+    found: list[PodTemplate] = []
+    for kind in WORKLOAD_KINDS:
+        read = workloads[kind]
+        if isinstance(read, Listed):
+            for item in read.items:
+                spec = o.pod_spec(o.pod_template(item))
+                found.append(PodTemplate(owner_words(item), o.ref(item), spec))
+    for job in relevant_jobs(jobs):
+        spec = o.pod_spec(o.pod_template(job))
+        found.append(PodTemplate(owner_words(job), o.ref(job), spec))
+    return found
+
+
+def namespace_labels(namespace_object: GetRead) -> Mapping[str, str] | None:
+    """The namespace's labels; None when the namespace could not be read."""
+    return o.labels_of(namespace_object.obj) if isinstance(namespace_object, Got) else None
+
+
+def training_pod_labels(jobs: ListRead) -> Mapping[str, str] | None:
+    """The labels the next training job's pods get; None when no training job shows them."""
+    job = newest_job(jobs)
+    return labels_of_template(job) if job is not None else None
+
+
+def webhooks_called(
+    webhook_configurations: Mapping[Kind, ListRead], namespace_object: GetRead, jobs: ListRead
+) -> list[Webhook]:
+    """The webhooks that creating the training job's pod calls (or may call).
+
+    A function of three reads, so `gather` can look up their Services before the rest is in."""
+    configurations = [
+        item
+        for kind in WEBHOOK_KINDS
+        if isinstance(read := webhook_configurations.get(kind), Listed)
+        for item in read.items
+    ]
+    return pod_create_webhooks(
+        configurations, namespace_labels(namespace_object), training_pod_labels(jobs)
+    )
 
 
 @dataclass(frozen=True)
@@ -205,94 +230,139 @@ def gather(
     now: datetime,
     settings: DoctorSettings,
     creator: PodCreator | None = None,
+    in_flight: int = IN_FLIGHT,
 ) -> Environment | Unreachable:
     """Make every read doctor needs, once. Stops at once if the cluster cannot be reached.
 
-    The trial start is made only when asked for and `creator` is given (never offline)."""
+    The first read goes alone: it learns whether the cluster answers at all (and fetches a
+    login once). The other reads then go out together, at most `in_flight` at a time, each
+    as soon as what it depends on is in: the gets that follow from the templates are made
+    while the cluster's pods still stream. The reads, and their order, are the same for any
+    `in_flight` (1 is one after another). The trial start is made only when asked for and
+    `creator` is given (never offline).
+    """
     first = reader.list(Kind.DEPLOYMENT, namespace=namespace)
     if isinstance(first, CantRead) and (
         not first.reached or first.failure is ReadFailure.UNAUTHORIZED
     ):
         return Unreachable(first)  # a refused login refuses every later read too
-    workloads: dict[Kind, ListRead] = {Kind.DEPLOYMENT: first}
-    for kind in WORKLOAD_KINDS[1:]:
-        workloads[kind] = reader.list(kind, namespace=namespace)
-    env = Environment(
-        namespace=namespace,
-        now=now,
-        settings=settings,
-        workloads=workloads,
-        jobs=reader.list(Kind.JOB, namespace=namespace),
-        pods=reader.list(Kind.POD, namespace=namespace),
-        limit_ranges=reader.list(Kind.LIMIT_RANGE, namespace=namespace),
-        nodes=reader.list(Kind.NODE, namespace=None),
-        cluster_usage=cluster_usage(
-            reader.fold(Kind.POD, CapacityTally(namespace), namespace=None, fields=HOLDING_CAPACITY)
-        ),
-    )
-    templates = env.templates()
+    with ReadSchedule(in_flight) as schedule:
 
-    def get_each(kind: Kind, names: list[str]) -> dict[str, GetRead]:
-        return {n: reader.get(kind, n, namespace=namespace) for n in dict.fromkeys(names)}
+        def listing(kind: Kind, where: str | None = namespace) -> Pending[ListRead]:
+            return schedule.submit(partial(reader.list, kind, namespace=where))
 
-    service_accounts = get_each(
-        Kind.SERVICE_ACCOUNT, [o.service_account_name(t.spec) for t in templates]
-    )
-    secret_names = [n for t in templates for n in o.pull_secret_names(t.spec)]
-    for read in service_accounts.values():
-        if isinstance(read, Got):
-            secret_names += o.pull_secret_names(read.obj)
-    credentials = (
-        reader.get(Kind.SECRET, settings.credentials.name, namespace=namespace)
-        if settings.credentials
-        else None
-    )
-    claims = get_each(Kind.PERSISTENT_VOLUME_CLAIM, referenced_claims(env))
-    # A storage type only matters while a claim waits to be bound; reading it otherwise would
-    # make namespace-only access (no cluster-wide reads) an unknown for a healthy volume.
-    storage_type_names = [
-        str(o.mapping(read.obj.get("spec")).get("storageClassName"))
-        for read in claims.values()
-        if isinstance(read, Got)
-        and o.mapping(read.obj.get("spec")).get("storageClassName")
-        and o.mapping(read.obj.get("status")).get("phase") != "Bound"
-    ]
-    storage_types = {
-        n: reader.get(Kind.STORAGE_CLASS, n, namespace=None)
-        for n in dict.fromkeys(storage_type_names)
-    }
-    env = replace(
-        env,
-        service_accounts=service_accounts,
-        secrets=get_each(Kind.SECRET, secret_names),
-        claims=claims,
-        storage_types=storage_types,
-        credentials=credentials,
-        namespace_object=reader.get(Kind.NAMESPACE, namespace, namespace=None),
-        quotas=reader.list(Kind.RESOURCE_QUOTA, namespace=namespace),
-        webhook_configurations={kind: reader.list(kind, namespace=None) for kind in WEBHOOK_KINDS},
-    )
-    services = dict.fromkeys(h.service for h in env.pod_create_webhooks() if h.service)
-    slices = {
-        service: reader.list(
-            Kind.ENDPOINT_SLICE, namespace=service[0], labels={SERVICE_NAME_LABEL: service[1]}
+        def get_each(kind: Kind, names: list[str]) -> dict[str, Pending[GetRead]]:
+            return {
+                n: schedule.submit(partial(reader.get, kind, n, namespace=namespace))
+                for n in dict.fromkeys(names)
+            }
+
+        later_workloads = {kind: listing(kind) for kind in WORKLOAD_KINDS[1:]}
+        jobs = listing(Kind.JOB)
+        pods = listing(Kind.POD)
+        limit_ranges = listing(Kind.LIMIT_RANGE)
+        nodes = schedule.submit(lambda: machines_for_fit(reader.list(Kind.NODE, namespace=None)))
+        usage = schedule.submit(
+            lambda: reader.fold(
+                Kind.POD, CapacityTally(namespace), namespace=None, fields=HOLDING_CAPACITY
+            )
         )
-        for service in services
-        if service is not None
-    }
-    job = newest_job(env.jobs)
-    trial = (
-        creator.create(Kind.POD, trial_pod(job), namespace=namespace, dry_run=True)
-        if settings.admission_dry_run and creator is not None and job is not None
-        else None
-    )
-    # refresh's own word on why it failed, only where its annotations say it has been trying.
-    failures = (
-        reader.list(Kind.EVENT, namespace=namespace, fields=REFRESH_FAILURE_EVENTS)
-        if any(refresh_tried(o.annotations_of(w)) for w in _listed(workloads))
-        else None
-    )
-    return replace(env, endpoint_slices=slices, trial=trial, refresh_failures=failures)
+        namespace_object = schedule.submit(
+            partial(reader.get, Kind.NAMESPACE, namespace, namespace=None)
+        )
+        quotas = listing(Kind.RESOURCE_QUOTA)
+        webhook_lists = {kind: listing(kind, None) for kind in WEBHOOK_KINDS}
+        workloads: dict[Kind, ListRead] = {Kind.DEPLOYMENT: first}
+        workloads.update({kind: read.result() for kind, read in later_workloads.items()})
+        # refresh's own word on why it failed, only where its annotations say it has been trying.
+        failures = (
+            schedule.submit(
+                partial(reader.list, Kind.EVENT, namespace=namespace, fields=REFRESH_FAILURE_EVENTS)
+            )
+            if any(refresh_tried(o.annotations_of(w)) for w in _listed(workloads))
+            else None
+        )
+        job_list = jobs.result()
+        job = newest_job(job_list)
+        trial = (
+            schedule.submit(
+                partial(creator.create, Kind.POD, trial_pod(job), namespace=namespace, dry_run=True)
+            )
+            if settings.admission_dry_run and creator is not None and job is not None
+            else None
+        )
+        templates = templates_of(workloads, job_list)
+        service_accounts = get_each(
+            Kind.SERVICE_ACCOUNT, [o.service_account_name(t.spec) for t in templates]
+        )
+        credentials = (
+            schedule.submit(
+                partial(reader.get, Kind.SECRET, settings.credentials.name, namespace=namespace)
+            )
+            if settings.credentials
+            else None
+        )
+        claims = results(
+            get_each(Kind.PERSISTENT_VOLUME_CLAIM, referenced_claims(templates, workloads))
+        )
+        # A storage type only matters while a claim waits to be bound; reading it otherwise would
+        # make namespace-only access (no cluster-wide reads) an unknown for a healthy volume.
+        storage_type_names = [
+            str(o.mapping(read.obj.get("spec")).get("storageClassName"))
+            for read in claims.values()
+            if isinstance(read, Got)
+            and o.mapping(read.obj.get("spec")).get("storageClassName")
+            and o.mapping(read.obj.get("status")).get("phase") != "Bound"
+        ]
+        storage_types = {
+            n: schedule.submit(partial(reader.get, Kind.STORAGE_CLASS, n, namespace=None))
+            for n in dict.fromkeys(storage_type_names)
+        }
+        accounts = results(service_accounts)
+        secret_names = [n for t in templates for n in o.pull_secret_names(t.spec)]
+        for read in accounts.values():
+            if isinstance(read, Got):
+                secret_names += o.pull_secret_names(read.obj)
+        secrets = get_each(Kind.SECRET, secret_names)
+        namespace_read = namespace_object.result()
+        webhook_configurations = {kind: read.result() for kind, read in webhook_lists.items()}
+        # A webhook's Service is looked up only once the webhooks pod creation calls are known.
+        called = webhooks_called(webhook_configurations, namespace_read, job_list)
+        services = dict.fromkeys(h.service for h in called if h.service)
+        slices = {
+            service: schedule.submit(
+                partial(
+                    reader.list,
+                    Kind.ENDPOINT_SLICE,
+                    namespace=service[0],
+                    labels={SERVICE_NAME_LABEL: service[1]},
+                )
+            )
+            for service in services
+            if service is not None
+        }
+        return Environment(
+            namespace=namespace,
+            now=now,
+            settings=settings,
+            workloads=workloads,
+            jobs=job_list,
+            pods=pods.result(),
+            limit_ranges=limit_ranges.result(),
+            nodes=nodes.result(),
+            cluster_usage=cluster_usage(usage.result()),
+            service_accounts=accounts,
+            secrets=results(secrets),
+            claims=claims,
+            storage_types=results(storage_types),
+            credentials=None if credentials is None else credentials.result(),
+            namespace_object=namespace_read,
+            quotas=quotas.result(),
+            webhook_configurations=webhook_configurations,
+            endpoint_slices={service: read.result() for service, read in slices.items()},
+            trial=None if trial is None else trial.result(),
+            refresh_failures=None if failures is None else failures.result(),
+        )
 
 
 def refresh_tried(annotations: Mapping[str, str]) -> bool:
@@ -304,10 +374,17 @@ def _listed(workloads: Mapping[Kind, ListRead]) -> list[KubeObject]:
     return [item for read in workloads.values() if isinstance(read, Listed) for item in read.items]
 
 
-def referenced_claims(env: Environment) -> list[str]:
+def results(reads: Mapping[str, Pending[GetRead]]) -> dict[str, GetRead]:
+    """Each name's read, once it is in."""
+    return {name: read.result() for name, read in reads.items()}
+
+
+def referenced_claims(
+    templates: list[PodTemplate], workloads: Mapping[Kind, ListRead]
+) -> list[str]:
     """Volume claims the environment uses, StatefulSet claim templates expanded per replica."""
-    names = [n for t in env.templates() for n in o.claim_names(t.spec)]
-    statefulsets = env.workloads[Kind.STATEFUL_SET]
+    names = [n for t in templates for n in o.claim_names(t.spec)]
+    statefulsets = workloads[Kind.STATEFUL_SET]
     if isinstance(statefulsets, Listed):
         for sts in statefulsets.items:
             spec = o.mapping(sts.get("spec"))

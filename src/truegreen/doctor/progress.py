@@ -4,8 +4,10 @@ Nothing here prints; the CLI shows what it is told on a terminal. Lists that str
 (the cluster's pods) are counted as their objects arrive, so a long wait shows it is moving.
 """
 
+import itertools
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from truegreen.cluster import Kind
@@ -47,12 +49,18 @@ class _CountingFold:
 
 class ProgressReader:
     """A ClusterReader that tells `told` what it reads, and how many objects long lists held.
-    Safe to share between threads when `told` is."""
+    Safe to share between threads when `told` is.
+
+    Reads run together (doctor's ReadSchedule): each is told as it starts, and when one ends
+    the oldest still under way is told again, so a slow read is what the line shows while it
+    is the one being waited for."""
 
     def __init__(self, reader: ClusterReader, told: Told) -> None:
         self._reader = reader
         self._told = told
         self._lock = threading.Lock()
+        self._under_way: dict[int, str] = {}  # in the order the reads started
+        self._tokens = itertools.count()
 
     @property
     def namespace(self) -> str:
@@ -69,10 +77,10 @@ class ProgressReader:
     ) -> ListRead:
         """The wrapped list, told before it starts and with its count when it is long."""
         noun = _where(kind, namespace)
-        self._tell(f"Reading {noun}")
-        read = self._reader.list(kind, namespace=namespace, labels=labels, fields=fields)
-        if isinstance(read, Listed) and len(read.items) >= EVERY:
-            self._tell(f"Read {len(read.items):,} of {noun}")
+        with self._reading(f"Reading {noun}"):
+            read = self._reader.list(kind, namespace=namespace, labels=labels, fields=fields)
+            if isinstance(read, Listed) and len(read.items) >= EVERY:
+                self._tell(f"Read {len(read.items):,} of {noun}")
         return read
 
     def fold(
@@ -80,14 +88,29 @@ class ProgressReader:
     ) -> FoldRead:
         """The wrapped fold, its objects counted as they arrive."""
         noun = _where(kind, namespace)
-        self._tell(f"Reading {noun}")
-        counting = _CountingFold(fold, noun, self._tell)
-        return self._reader.fold(kind, counting, namespace=namespace, fields=fields)
+        with self._reading(f"Reading {noun}"):
+            counting = _CountingFold(fold, noun, self._tell)
+            return self._reader.fold(kind, counting, namespace=namespace, fields=fields)
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
         """The wrapped get, told before it starts."""
-        self._tell(f"Reading {kind_noun(kind)}: '{name}'")
-        return self._reader.get(kind, name, namespace=namespace)
+        with self._reading(f"Reading {kind_noun(kind)}: '{name}'"):
+            return self._reader.get(kind, name, namespace=namespace)
+
+    @contextmanager
+    def _reading(self, text: str) -> Iterator[None]:
+        """`text` told now; when the read ends, the oldest read still under way told again."""
+        with self._lock:
+            token = next(self._tokens)
+            self._under_way[token] = text
+            self._told(text)
+        try:
+            yield
+        finally:
+            with self._lock:
+                del self._under_way[token]
+                if self._under_way:
+                    self._told(next(iter(self._under_way.values())))
 
     def _tell(self, text: str) -> None:
         with self._lock:

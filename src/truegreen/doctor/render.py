@@ -16,13 +16,19 @@ in another namespace than the one checked (a webhook's Service).
 
 from typing import Any
 
-from rich.markup import escape
-
 from truegreen.doctor.findings import Finding, Status
 from truegreen.doctor.rollup import Report, Verdict
 from truegreen.exitcodes import ExitCode
 from truegreen.textsafe import terminal_safe
 from truegreen.wrapping import wrap
+
+
+def _escape(text: str) -> str:
+    """Rich markup escaped; rich is imported only when text is rendered (not for JSON)."""
+    from rich.markup import escape
+
+    return escape(text)
+
 
 SCHEMA_VERSION = 1
 _GLYPHS = {
@@ -133,7 +139,7 @@ def to_text(report: Report, *, verbose: bool, width: int | None = None) -> list[
         for finding in report.findings:
             row = f"{finding.check.value:<{checks}}  {finding.code:<{codes}}  {finding.basis.value}"
             if width is None or 4 + len(row) <= width:
-                lines.append(f"  {_GLYPHS[finding.status]} {escape(row)}")
+                lines.append(f"  {_GLYPHS[finding.status]} {_escape(row)}")
             else:  # too narrow for the columns: the row's words, wrapped
                 lines += _wrapped(f"  {_GLYPHS[finding.status]} ", 4, row, width, 6)
     return lines
@@ -142,7 +148,7 @@ def to_text(report: Report, *, verbose: bool, width: int | None = None) -> list[
 def _wrapped(prefix: str, taken: int, text: str, width: int | None, indent: int) -> list[str]:
     """`prefix` (markup, `taken` columns wide) then `text`, wrapped and shown safely."""
     first, *rest = wrap(terminal_safe(text), width, first=taken, indent=indent)
-    return [prefix + escape(first), *(escape(line) for line in rest)]
+    return [prefix + _escape(first), *(_escape(line) for line in rest)]
 
 
 def _detail_lines(finding: Finding, indent: int, width: int | None) -> list[str]:
@@ -152,7 +158,10 @@ def _detail_lines(finding: Finding, indent: int, width: int | None) -> list[str]
     lines = []
     for text in texts:
         first, *rest = wrap(terminal_safe(text), width, first=indent, indent=indent + 2)
-        lines += [f"{' ' * indent}[dim]{escape(first)}[/]", *(f"[dim]{escape(r)}[/]" for r in rest)]
+        lines += [
+            f"{' ' * indent}[dim]{_escape(first)}[/]",
+            *(f"[dim]{_escape(r)}[/]" for r in rest),
+        ]
     return lines
 
 

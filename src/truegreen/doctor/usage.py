@@ -9,7 +9,8 @@ from typing import Any
 
 import msgspec
 
-from truegreen.cluster import CantRead, FoldRead, Kind, ReadFailure
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, FoldRead, Kind, KubeObject, Listed, ListRead, ReadFailure
 from truegreen.cluster.classify import describe
 from truegreen.cluster.kinds import stamped
 from truegreen.doctor.fit import pod_requests
@@ -17,10 +18,12 @@ from truegreen.kubeobjects import TERMINATED_PHASES
 from truegreen.quantity import QuantityError, Resources
 
 AnyMapping = dict[str, Any] | None
+_NOTHING = msgspec.Raw(b"null")
 HOLDERS_KEPT = 3
 """Per machine and resource, how many of the largest holders are kept to be named."""
 
 
+# What the capacity check keeps of a pod, each field checked for its type.
 class _Container(msgspec.Struct, omit_defaults=True, rename="camel"):
     name: str | None = None
     resources: AnyMapping = None
@@ -53,12 +56,55 @@ class _Status(msgspec.Struct, omit_defaults=True, rename="camel"):
     conditions: list[_Condition] | None = None
 
 
-class PodView(msgspec.Struct, omit_defaults=True, rename="camel"):
-    """The part of a pod the capacity check reads: requests, machine, phase, owner, scheduling."""
+class CheckedPodView(msgspec.Struct, omit_defaults=True, rename="camel"):
+    """`PodView`'s fields, every one checked as it is decoded: how the monitor holds a pod
+    from a watch, where a malformed pod must end the stream, not a later sum."""
 
     metadata: _Metadata = msgspec.field(default_factory=_Metadata)
     spec: _Spec = msgspec.field(default_factory=_Spec)
     status: _Status = msgspec.field(default_factory=_Status)
+
+
+# The same fields as every pod of the cluster arrives: what only this namespace's pods need,
+# and what a pod's requests are computed from, stay raw bytes until a pod needs them.
+class _RawContainer(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
+    name: str | None = None
+    resources: msgspec.Raw = _NOTHING
+    restart_policy: str | None = None
+
+
+class _RawSpec(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
+    node_name: str | None = None
+    containers: list[_RawContainer] | None = None
+    init_containers: list[_RawContainer] | None = None
+    overhead: msgspec.Raw = _NOTHING
+    resources: msgspec.Raw = _NOTHING
+
+
+class _RawMetadata(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
+    name: str | None = None
+    namespace: str | None = None
+    creation_timestamp: str | None = None
+    owner_references: msgspec.Raw = _NOTHING
+
+
+class _RawStatus(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
+    phase: str | None = None
+    conditions: msgspec.Raw = _NOTHING
+
+
+class PodView(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
+    """The part of a pod the capacity check reads: requests, machine, phase, owner, scheduling.
+
+    Decoding is most of doctor's work at cluster scale: what is read of every pod (phase,
+    namespace, machine) is decoded, the rest is kept as raw bytes until it is needed (a new
+    shape of requests; a pod of this namespace). Views are trees: untracked by the cyclic
+    garbage collector, so the pods passing through never make it walk what is held.
+    """
+
+    metadata: _RawMetadata = msgspec.field(default_factory=_RawMetadata)
+    spec: _RawSpec = msgspec.field(default_factory=_RawSpec)
+    status: _RawStatus = msgspec.field(default_factory=_RawStatus)
 
 
 class Holder(msgspec.Struct, frozen=True):
@@ -113,7 +159,8 @@ class CapacityTally:
         self._pods: dict[str, int] = {}
         self._here: list[dict[str, Any]] = []
         self._invalid = ""
-        # Replicas share one pod spec: each distinct shape is summed up once, not per pod.
+        # Pods share shapes (replicas one spec, services the same sizes): each distinct shape
+        # is summed up once, not per pod.
         self._requests_by_shape: dict[bytes, Resources] = {}
         # Per machine and resource, the largest holders as (amount, namespace, pod) → Holder.
         self._largest: dict[str, dict[str, dict[tuple[int, str, str], Holder]]] = {}
@@ -123,15 +170,15 @@ class CapacityTally:
         if item.status.phase in TERMINATED_PHASES:
             return
         if item.metadata.namespace == self._namespace:
-            self._here.append(msgspec.to_builtins(item))
+            self._here.append(pod_whole(item))
         machine = item.spec.node_name
         if not machine:
             return
-        shape = msgspec.json.encode(msgspec.structs.replace(item.spec, node_name=None))
+        shape = request_shape(item.spec)
         requests = self._requests_by_shape.get(shape)
         if requests is None:
             try:
-                requests = pod_requests(msgspec.to_builtins(item.spec))
+                requests = requests_of(item.spec)
             except QuantityError as error:
                 self._invalid = self._invalid or str(error)
                 return
@@ -178,11 +225,45 @@ class CapacityTally:
         return result
 
 
-def holder_of(item: PodView, requests: Resources) -> Holder:
-    """`item` as a holder of room on its machine: its name, its controller and its requests."""
-    controller = next(
-        (ref for ref in item.metadata.owner_references or [] if ref.get("controller")), {}
+def _checked(view: msgspec.Struct, fields: type[msgspec.Struct]) -> Any:
+    """The raw parts of `view` decoded as `fields`; ValidationError (a malformed read) when
+    one is not what the API defines."""
+    return msgspec.json.decode(msgspec.json.encode(view), type=fields)
+
+
+def pod_whole(item: PodView | CheckedPodView) -> dict[str, Any]:
+    """A pod of this namespace as the capacity check keeps it, every field decoded."""
+    whole: dict[str, Any] = msgspec.to_builtins(_checked(item, CheckedPodView))
+    return whole
+
+
+def requests_of(spec: _RawSpec | _Spec) -> Resources:
+    """What a pod with `spec` requests of its machine; QuantityError for an amount that is not
+    a quantity."""
+    return pod_requests(msgspec.to_builtins(_checked(spec, _Spec)))
+
+
+def request_shape(spec: _RawSpec | _Spec) -> bytes:
+    """All a pod's requests depend on: its containers' resources and restart policies (not
+    their names), overhead and pod-level resources."""
+    return msgspec.json.encode(
+        (
+            [(c.resources, c.restart_policy) for c in spec.containers or ()],
+            [(c.resources, c.restart_policy) for c in spec.init_containers or ()],
+            spec.overhead,
+            spec.resources,
+        )
     )
+
+
+def holder_of(item: PodView | CheckedPodView, requests: Resources) -> Holder:
+    """`item` as a holder of room on its machine: its name, its controller and its requests.
+
+    A raw view's owner references are decoded here, for the few pods kept as holders."""
+    refs = item.metadata.owner_references
+    if isinstance(refs, msgspec.Raw):
+        refs = msgspec.json.decode(refs, type=list[dict[str, Any]] | None)
+    controller = next((ref for ref in refs or [] if ref.get("controller")), {})
     return Holder(
         item.metadata.namespace or "",
         item.metadata.name or "",
@@ -207,3 +288,30 @@ def cluster_usage(read: FoldRead) -> ClusterUsage | CantRead:
     return msgspec.structs.replace(
         usage, pods_here=[stamped(Kind.POD, pod) for pod in usage.pods_here]
     )
+
+
+FIT_FIELDS = {
+    "metadata": ("name", "labels"),
+    "spec": ("unschedulable", "taints"),
+    "status": ("allocatable",),
+}
+"""What the fit reads of a machine (fit.py: exclusion and machine_room)."""
+
+
+def machines_for_fit(nodes: ListRead) -> ListRead:
+    """The machines as the fit reads them, and nothing else.
+
+    A real machine is 5-15 KB of JSON, ten times that once decoded; at thousands of machines
+    the whole objects would be most of what doctor holds.
+    """
+    if not isinstance(nodes, Listed):
+        return nodes
+    return Listed(tuple(_fit_fields(node) for node in nodes.items))
+
+
+def _fit_fields(node: KubeObject) -> dict[str, Any]:
+    kept: dict[str, Any] = {k: node[k] for k in ("kind", "apiVersion") if k in node}
+    for part, names in FIT_FIELDS.items():
+        value = o.mapping(node.get(part))
+        kept[part] = {name: value[name] for name in names if name in value}
+    return kept

@@ -7,13 +7,19 @@ lines wrap at word boundaries when a width is given. JSON and SARIF keep every v
 import textwrap
 from typing import Any
 
-from rich.markup import escape
-
 from truegreen import __version__
 from truegreen.exitcodes import ExitCode
 from truegreen.lint.rules import ALL_RULES, RuleInfo, Severity
 from truegreen.lint.run import LintFinding, LintResult
 from truegreen.textsafe import terminal_safe
+
+
+def _escape(text: str) -> str:
+    """Rich markup escaped; rich is imported only when text is rendered (not for JSON)."""
+    from rich.markup import escape
+
+    return escape(text)
+
 
 SCHEMA_VERSION = 1
 _SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -139,7 +145,7 @@ def to_text(result: LintResult, width: int | None = None) -> list[str]:
     order = {file: position for position, file in enumerate(result.files)}
     for file in sorted(by_file, key=lambda file: order.get(file, len(order))):
         findings = by_file[file]
-        lines.append(f"[bold]{escape(terminal_safe(file))}[/]")
+        lines.append(f"[bold]{_escape(terminal_safe(file))}[/]")
         for f in sorted(findings, key=lambda f: (f.line or 0, f.rule)):
             where = f"{f.line}" if f.line is not None else "-"
             target = f"{f.kind}/{f.name}" + (f" container {f.container}" if f.container else "")
@@ -151,12 +157,14 @@ def to_text(result: LintResult, width: int | None = None) -> list[str]:
             )
             first, style, cut = head[0].rstrip(), _STYLES[f.severity], len(f"  {where:>5}  ")
             severity = first[cut : cut + 7]
-            lines.append(f"{first[:cut]}[{style}]{severity}[/]{escape(first[cut + 7 :])}")
-            lines += [escape(line) for line in head[1:]]
-            lines += [escape(line) for line in _wrapped(f.message, width, _BODY)]
-            lines += [f"[dim]{escape(line)}[/]" for line in _wrapped(f"fix: {f.fix}", width, _BODY)]
+            lines.append(f"{first[:cut]}[{style}]{severity}[/]{_escape(first[cut + 7 :])}")
+            lines += [_escape(line) for line in head[1:]]
+            lines += [_escape(line) for line in _wrapped(f.message, width, _BODY)]
+            lines += [
+                f"[dim]{_escape(line)}[/]" for line in _wrapped(f"fix: {f.fix}", width, _BODY)
+            ]
         lines.append("")
-    lines += [escape(line) for line in _wrapped(_summary(result), width, "")]
+    lines += [_escape(line) for line in _wrapped(_summary(result), width, "")]
     return lines
 
 

@@ -105,7 +105,7 @@ class WatchCache:
         """The capacity fold from its running sums; any other fold over the held views."""
         if isinstance(fold, CapacityTally):
             running = RunningCapacity(fold.namespace)
-            reflector = self._reflector(kind, namespace, None, fields, fold.view, running)
+            reflector = self._reflector(kind, namespace, None, fields, running.view, running)
             mirror = reflector.mirror
             assert isinstance(mirror, RunningCapacity)
             why = self._unusable(reflector, action_of(kind))

@@ -14,14 +14,17 @@ from typing import Any
 import msgspec
 
 from truegreen.cluster.watch import ObjectKey
-from truegreen.doctor.fit import pod_requests
 from truegreen.doctor.usage import (
     HOLDERS_KEPT,
+    CheckedPodView,
     ClusterUsage,
     Holder,
     MachineUsage,
     PodView,
     holder_of,
+    pod_whole,
+    request_shape,
+    requests_of,
 )
 from truegreen.kubeobjects import TERMINATED_PHASES
 from truegreen.quantity import QuantityError, Resources
@@ -41,6 +44,9 @@ class _Share:
 
 class RunningCapacity:
     """What `CapacityTally(namespace)` would sum, kept current one pod at a time. Thread-safe."""
+
+    view = CheckedPodView
+    """How the watch cache decodes the pods it hands here (either view is summed alike)."""
 
     def __init__(self, namespace: str) -> None:
         self.namespace = namespace
@@ -85,7 +91,7 @@ class RunningCapacity:
         with self._lock:
             return self._put(key, pod)
 
-    def _put(self, key: ObjectKey, pod: PodView | None) -> bool:
+    def _put(self, key: ObjectKey, pod: PodView | CheckedPodView | None) -> bool:
         share = None if pod is None or pod.status.phase in TERMINATED_PHASES else self._share(pod)
         old = self._shares.pop(key, None)
         if old is not None:
@@ -95,16 +101,16 @@ class RunningCapacity:
             self._give(key, share)
         return share != old
 
-    def _share(self, pod: PodView) -> _Share:
-        here = msgspec.to_builtins(pod) if pod.metadata.namespace == self.namespace else None
+    def _share(self, pod: PodView | CheckedPodView) -> _Share:
+        here = pod_whole(pod) if pod.metadata.namespace == self.namespace else None
         machine = pod.spec.node_name or None
         if machine is None:
             return _Share(None, (), here, "")
-        shape = msgspec.json.encode(msgspec.structs.replace(pod.spec, node_name=None))
+        shape = request_shape(pod.spec)
         requests = self._shapes.get(shape)
         if requests is None:
             try:
-                requests = pod_requests(msgspec.to_builtins(pod.spec))
+                requests = requests_of(pod.spec)
             except QuantityError as error:
                 requests = str(error)
             if len(self._shapes) >= SHAPE_CACHE:

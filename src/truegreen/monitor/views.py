@@ -3,7 +3,7 @@
 A machine's full object (its image list, conditions, addresses) runs to tens of kilobytes; the
 capacity check reads only its name, labels, scheduling switches and allocatable resources
 (doctor/fit.py). Pods across the cluster are kept as the capacity fold's own view
-(doctor/usage.py `PodView`). Objects of the training namespace are kept whole: there are few.
+(doctor/usage.py `CheckedPodView`). Objects of the training namespace are kept whole: there are few.
 """
 
 from typing import Any

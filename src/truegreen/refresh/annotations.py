@@ -5,7 +5,6 @@ names may themselves be 63 characters long, so a per-container key that would be
 a readable head of the container name and adds a short hash of the whole name.
 """
 
-import hashlib
 import re
 
 PREFIX = "truegreen.io"
@@ -32,6 +31,8 @@ def container_key(kind: str, container: str) -> str:
     """`truegreen.io/<kind>.<container>`, shortened with a hash when the name part is too long."""
     name = f"{kind}.{container}"
     if len(name) > _NAME_LIMIT or not _VALID_NAME.match(name):
+        import hashlib  # only for a long name: doctor's start does not pay for it
+
         digest = hashlib.sha256(container.encode()).hexdigest()[:10]
         room = _NAME_LIMIT - len(kind) - len(digest) - 2
         head = re.sub(r"[^-A-Za-z0-9_.]", "-", container)[:room]

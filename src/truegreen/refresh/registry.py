@@ -18,7 +18,6 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from enum import StrEnum
 from urllib.parse import urlencode, urljoin, urlsplit
@@ -280,6 +279,10 @@ class RegistryClient:
             if on_each is not None:
                 on_each()
             return result
+
+        # Here, not at module import: doctor imports this module (through refresh's reports)
+        # and must not pay for concurrent.futures, which brings logging and traceback.
+        from concurrent.futures import ThreadPoolExecutor
 
         with ThreadPoolExecutor(max_workers=8) as pool:
             results = pool.map(lookup, distinct.values())

@@ -1,0 +1,179 @@
+"""A realistic cluster on loopback: the fake API server for the training namespace, and the
+cluster-wide pod and machine lists served from pages encoded once, before any tool runs.
+
+Every tool in a run reads the same bytes; the server's own cost per page is a lookup and a
+write (measured as the server floor). Pages are compact JSON with the list's metadata first,
+as kube-apiserver writes them; the continue token has the real token's shape (base64 of
+`{"v":"meta.k8s.io/v1","rv":...,"start":...}`, staging/src/k8s.io/apiserver/pkg/storage/
+continue.go) and the last page has none. Only running pods outside the training namespace,
+so `status.phase!=Failed,status.phase!=Succeeded` changes nothing past the first page.
+"""
+
+import base64
+import json
+import threading
+from collections.abc import Iterable, Iterator
+from http.server import ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import msgspec
+from tests.support.fake_apiserver import FakeApiServer, RequestRecord, _make_handler
+
+from bench import realistic
+
+Obj = dict[str, Any]
+PAGE = 500
+HOLDING = "status.phase!=Failed,status.phase!=Succeeded"
+_RV = 987654321
+
+
+def _token(start: Obj) -> str:
+    key = f"{start['metadata'].get('namespace', '')}/{start['metadata']['name']}\x00"
+    text = json.dumps({"v": "meta.k8s.io/v1", "rv": _RV, "start": key}, separators=(",", ":"))
+    return base64.b64encode(text.encode()).decode()
+
+
+def _chunks(items: Iterable[Obj]) -> Iterator[list[Obj]]:
+    chunk: list[Obj] = []
+    for item in items:
+        if len(chunk) == PAGE:
+            yield chunk
+            chunk = []
+        chunk.append(item)
+    yield chunk
+
+
+class _Pages:
+    """One list, encoded page by page: the first page's bytes, and each token's page."""
+
+    def __init__(self, kind: str, items: Iterable[Obj], total: int) -> None:
+        self.first = b""
+        self.by_token: dict[str, bytes] = {}
+        self.count = 0
+        pending: list[Obj] | None = None
+        token = ""
+        for chunk in _chunks(items):
+            if pending is not None:
+                self._encode(kind, pending, token, _token(chunk[0]) if chunk else "", total)
+                token = _token(chunk[0]) if chunk else ""
+            pending = chunk
+        if pending is not None:
+            self._encode(kind, pending, token, "", total)
+
+    def _encode(self, kind: str, page: list[Obj], token: str, following: str, total: int) -> None:
+        self.count += len(page)
+        metadata: Obj = {"resourceVersion": str(_RV)}
+        if following:
+            metadata["continue"] = following
+            metadata["remainingItemCount"] = total - self.count
+        body = msgspec.json.encode(
+            {"kind": kind, "apiVersion": "v1", "metadata": metadata, "items": page}
+        )
+        if token:
+            self.by_token[token] = body
+        else:
+            self.first = body
+
+    def page(self, token: str) -> bytes | None:
+        return self.by_token.get(token) if token else self.first
+
+
+def _as_item(obj: Obj) -> Obj:
+    return {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}
+
+
+class RealisticServer(FakeApiServer):
+    """The fake API server holding the training namespace; pods and nodes cluster-wide from
+    pre-encoded pages of `pods` realistic pods in all."""
+
+    def __init__(self, pods: int, seed: int = 7) -> None:
+        super().__init__()
+        machines = realistic.nodes(pods, seed)
+        namespace = realistic.training_namespace(min(pods, 10), machines, seed)
+        self.add(*namespace)
+        here = [_as_item(o) for o in namespace if o["kind"] == "Pod"]
+        others = realistic.other_pods(pods - len(here), machines, seed)
+        self._pods = _Pages("PodList", _chained(here, others), pods)
+        # Past the first page the two lists are the same bytes: only the namespace's own
+        # pods (all on the first page) include a finished one.
+        self._holding = _Pages("PodList", [], 0)
+        self._holding.by_token = self._pods.by_token
+        self._holding.first = _only_holding(self._pods.first)
+        self._nodes = _Pages("NodeList", machines, len(machines))
+        self._all_nodes = _Pages("NodeList", [], 0)
+        self._all_nodes.first = msgspec.json.encode(
+            {
+                "kind": "NodeList",
+                "apiVersion": "v1",
+                "metadata": {"resourceVersion": str(_RV)},
+                "items": machines,
+            }
+        )
+        pod_bytes = len(self._pods.first) + sum(map(len, self._pods.by_token.values()))
+        first = msgspec.json.decode(self._pods.first)["items"]
+        managed = sum(len(msgspec.json.encode(p["metadata"]["managedFields"])) for p in first)
+        self.sizes = {
+            "pods": pods,
+            "machines": len(machines),
+            "pod_bytes": round(pod_bytes / pods),
+            "machine_bytes": round(len(self._all_nodes.first) / len(machines)),
+            "pod_managed_fields_share": round(
+                managed / sum(len(msgspec.json.encode(p)) for p in first), 2
+            ),
+        }
+        """Average sizes as served (compact JSON), and managedFields' share of a pod."""
+
+    def __enter__(self) -> "RealisticServer":
+        return self.start()
+
+    def start(self, tls: tuple[Any, Any] | None = None) -> "RealisticServer":
+        """Serve on 127.0.0.1 (plain HTTP): cluster-wide pods and nodes from the pages."""
+        assert tls is None, "the benchmark serves plain HTTP"
+        base = _make_handler(self)
+        server = self
+
+        class Handler(base):  # type: ignore[misc,valid-type]
+            def _serve(self, method: str) -> None:
+                split = urlsplit(self.path)
+                pages = {"/api/v1/pods": server._pods, "/api/v1/nodes": server._nodes}.get(
+                    split.path
+                )
+                if method != "GET" or pages is None:
+                    super()._serve(method)
+                    return
+                query = {k: v[-1] for k, v in parse_qs(split.query).items()}
+                if query.get("fieldSelector") == HOLDING and pages is server._pods:
+                    pages = server._holding
+                elif query.get("fieldSelector") or query.get("labelSelector"):
+                    raise SystemExit(f"bench server: no pages for {self.path}")
+                if pages is server._nodes and "limit" not in query:
+                    pages = server._all_nodes
+                elif query.get("limit") != str(PAGE):
+                    raise SystemExit(f"bench server: pages are {PAGE} long, not {self.path}")
+                body = pages.page(query.get("continue", ""))
+                status = 200 if body is not None else 410
+                server._record(RequestRecord(method, split.path, query, status))
+                self._send(status, body or b'{"kind":"Status","code":410}', {})
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+
+def _chained(first: list[Obj], rest: Iterator[Obj]) -> Iterator[Obj]:
+    yield from first
+    yield from rest
+
+
+def _only_holding(page: bytes) -> bytes:
+    """The first page without the pods that hold nothing, its metadata kept."""
+    document = msgspec.json.decode(page)
+    document["items"] = [
+        p for p in document["items"] if p["status"]["phase"] not in ("Succeeded", "Failed")
+    ]
+    return msgspec.json.encode(document)

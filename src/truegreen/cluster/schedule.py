@@ -1,0 +1,105 @@
+"""Independent reads sent together, a bounded number at a time, in an order that is kept.
+
+The live client is thread-safe and pools as many connections per server as `IN_FLIGHT`, like a
+browser to one host. Every read is given a ticket when it is asked for, in the caller's order;
+a reader that records (the snapshot writer) keeps its records in ticket order, so a snapshot
+taken with reads in flight together is the same as one taken with reads one after another.
+
+Plain threads, not concurrent.futures: that package imports logging (and with it traceback),
+a cost every doctor run would pay before its first request.
+"""
+
+import itertools
+import threading
+from collections.abc import Callable
+from contextvars import ContextVar
+from types import TracebackType
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+
+IN_FLIGHT = 6
+"""Reads in flight at once (the transport keeps six connections per server)."""
+
+_tickets = itertools.count()
+_current: ContextVar[int | None] = ContextVar("read_ticket", default=None)
+
+
+def read_ticket() -> int:
+    """The running read's place in the order reads were asked for.
+
+    A read run by a `ReadSchedule` carries the ticket it was given when submitted; any other
+    read takes the next ticket now, which is also the order it was asked for.
+    """
+    ticket = _current.get()
+    return next(_tickets) if ticket is None else ticket
+
+
+class Pending(Generic[T]):
+    """A read under way."""
+
+    def __init__(self) -> None:
+        self._done = threading.Event()
+        self._value: T | None = None
+        self._error: BaseException | None = None
+
+    def result(self) -> T:
+        """The read's answer, once it is in; what it raised (a bug), raised here."""
+        self._done.wait()
+        if self._error is not None:
+            raise self._error
+        return self._value  # type: ignore[return-value]
+
+    def _settle(self, value: T | None, error: BaseException | None) -> None:
+        self._value, self._error = value, error
+        self._done.set()
+
+
+class ReadSchedule:
+    """Runs submitted reads, at most `in_flight` at a time, in the order submitted.
+
+    Leaving the `with` block waits for every read submitted (each is bounded by its request
+    deadline); on an error, reads that have not started are dropped.
+    """
+
+    def __init__(self, in_flight: int = IN_FLIGHT) -> None:
+        self._slots = threading.Semaphore(in_flight)  # waiters are woken first come, first served
+        self._threads: list[threading.Thread] = []
+        self._dropped = False
+
+    def submit(self, read: Callable[[], T]) -> Pending[T]:
+        """Start `read` when a slot is free, with the next ticket."""
+        pending: Pending[T] = Pending()
+        thread = threading.Thread(
+            target=self._run, args=(next(_tickets), read, pending), name="read", daemon=True
+        )
+        self._threads.append(thread)
+        thread.start()
+        return pending
+
+    def _run(self, ticket: int, read: Callable[[], T], pending: "Pending[T]") -> None:
+        with self._slots:
+            if self._dropped:
+                return
+            _current.set(ticket)  # each thread starts with a context of its own
+            try:
+                value = read()
+            except BaseException as error:  # noqa: BLE001 - handed to whoever waits for it
+                pending._settle(None, error)
+            else:
+                pending._settle(value, None)
+
+    def __enter__(self) -> "ReadSchedule":
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if exc is not None:
+            self._dropped = True
+            return
+        for thread in self._threads:
+            thread.join()

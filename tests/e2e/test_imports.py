@@ -1,0 +1,77 @@
+"""Each command imports what it needs, when it needs it: lint never loads the Kubernetes client
+or the HTTP stack, JSON output never loads rich, and doctor never loads logging or traceback
+(concurrent.futures would bring both)."""
+
+import json
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+
+from tests.support.fake_apiserver import FakeApiServer
+from tests.support.scenarios import NAMESPACE, healthy
+
+ROOT = Path(__file__).resolve().parents[2]
+_PROBE = """
+import contextlib, io, json, sys
+sys.argv = ["truegreen", *json.loads(sys.argv[1])]
+from truegreen.cli import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main()
+    except SystemExit as done:
+        code = done.code
+print(json.dumps({"exit": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def _imported(*argv: str) -> tuple[int, set[str]]:
+    """The exit code of `truegreen ARGV...` run in a fresh interpreter, and what it imported."""
+    done = subprocess.run(
+        [sys.executable, "-c", _PROBE, json.dumps(argv)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    report = json.loads(done.stdout)
+    return report["exit"], set(report["modules"])
+
+
+def _packages(modules: set[str], *names: str) -> set[str]:
+    return {m for m in modules if m.split(".")[0] in names or m.startswith(names)}
+
+
+def test_lint_loads_no_cluster_client_no_http_and_no_rich() -> None:
+    code, modules = _imported("lint", "examples/manifests", "-o", "json")
+    assert code in (0, 2)
+    assert "truegreen.lint.run" in modules, "precondition: lint ran"
+    assert (
+        _packages(
+            modules,
+            "truegreen.cluster",
+            "truegreen.http",
+            "truegreen.doctor",
+            "h11",
+            "msgspec",
+            "rich",
+            "logging",
+            "traceback",
+        )
+        == set()
+    )
+
+
+def test_json_output_loads_no_rich_and_doctor_no_logging_or_traceback(
+    tmp_path: Path,
+) -> None:
+    with FakeApiServer() as server:
+        server.add(*healthy(datetime.now(UTC)))
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+        doctor_code, doctor = _imported("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
+        refresh_code, refresh = _imported("refresh", "--kubeconfig", str(kubeconfig), "-o", "json")
+    assert (doctor_code, refresh_code) == (0, 0)
+    assert "truegreen.doctor.run" in doctor, "precondition: doctor ran"
+    assert "truegreen.refresh.tick" in refresh, "precondition: refresh ran"
+    assert _packages(doctor, "rich", "logging", "traceback", "concurrent") == set()
+    assert _packages(refresh, "rich") == set()

@@ -1,0 +1,122 @@
+"""doctor's reads in flight together give what the same reads one after another give: the same
+snapshot, byte for byte, the same environment and the same findings, the reads that depend on
+others (a webhook's endpoints, refresh's failure events, the trial start) included. And a
+cluster that cannot be reached is asked once, not once per read."""
+
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+
+import yaml
+
+from tests.scenario.test_admission import webhook_behind
+from tests.support.auth_echo import make_pki, write_plugin
+from tests.support.fake_apiserver import FakeApiServer
+from tests.support.scenarios import NAMESPACE, unbound_dataset_volume
+from truegreen.cluster import Created, Listed
+from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.redact import RedactingReader
+from truegreen.cluster.settings import ConnectionSettings
+from truegreen.cluster.snapshot import Capture, RecordingReader, SnapshotInfo, render, write_folder
+from truegreen.doctor.environment import (
+    CredentialsRequirement,
+    DoctorSettings,
+    Environment,
+    Unreachable,
+    gather,
+)
+from truegreen.doctor.run import CHECKS
+from truegreen.refresh.annotations import LATCHED
+
+SETTINGS = DoctorSettings(
+    credentials=CredentialsRequirement("backend-credentials", ("username", "password")),
+    admission_dry_run=True,
+)
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+def _take(kubeconfig: Path, directory: Path, in_flight: int) -> Environment:
+    """gather with `in_flight` reads at once, recorded and written as `truegreen snapshot` does."""
+    with LiveCluster.connect(ConnectionSettings(kubeconfig, request_timeout=10)) as cluster:
+        recorder = RecordingReader(RedactingReader(cluster))
+        env = gather(recorder, NAMESPACE, NOW, SETTINGS, cluster, in_flight=in_flight)
+        info = SnapshotInfo(NAMESPACE, NOW, cluster.server)
+    write_folder(directory, render(Capture(info, recorder.recorded)))
+    assert isinstance(env, Environment)
+    return env
+
+
+def _files(directory: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((directory / "reads").iterdir())}
+
+
+def test_reads_in_flight_together_give_the_sequential_snapshot_and_findings(
+    tmp_path: Path,
+) -> None:
+    with FakeApiServer() as server:
+        objects = unbound_dataset_volume(NOW)
+        manager = next(o for o in objects if o["kind"] == "Deployment")
+        manager["metadata"].setdefault("annotations", {})[LATCHED] = "3 restarts did not roll out"
+        server.add(*objects, *webhook_behind(ready=True))
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+        one_by_one = _take(kubeconfig, tmp_path / "sequential", in_flight=1)
+        # The StatefulSet list (asked for first) is answered only once the DaemonSet list (asked
+        # for after it) has arrived: both are in flight together and finish out of order.
+        daemonsets_arrived = threading.Event()
+
+        def hold_statefulsets(_: FakeApiServer, method: str, path: str) -> None:
+            if path.endswith("/daemonsets"):
+                daemonsets_arrived.set()
+            if path.endswith("/statefulsets"):
+                daemonsets_arrived.wait(timeout=10)
+
+        server.request_hooks.append(hold_statefulsets)
+        together = _take(kubeconfig, tmp_path / "together", in_flight=6)
+    assert daemonsets_arrived.is_set(), "precondition: two reads were in flight at once"
+    sequential_files = _files(tmp_path / "sequential")
+    assert len(sequential_files) == 19, "precondition: every kind of read was made"
+    names = list(sequential_files)
+    # refresh's failure events follow the workloads; a webhook's endpoints, the webhook lists.
+    assert (names[12], names[-1]) == ("013-list-events.yaml", "019-list-endpointslices.yaml")
+    assert isinstance(one_by_one.trial, Created), "precondition: the trial start was made"
+    assert isinstance(one_by_one.endpoint_slices[("policy", "policy-webhook")], Listed)
+    assert isinstance(one_by_one.refresh_failures, Listed), "precondition: refresh tried here"
+    assert list(sequential_files)[:3] == [
+        "001-list-deployments.yaml",
+        "002-list-statefulsets.yaml",
+        "003-list-daemonsets.yaml",
+    ]
+    assert _files(tmp_path / "together") == sequential_files
+    assert together == one_by_one
+    findings = [f for _, check in CHECKS for f in check(one_by_one)]
+    assert [f for _, check in CHECKS for f in check(together)] == findings
+
+
+def test_a_cluster_that_cannot_be_reached_is_asked_once(tmp_path: Path) -> None:
+    """The first read goes alone: a login plugin that fails runs once, not once per read.
+    Over TLS: client-go, and truegreen, send a login only there."""
+    plugin = write_plugin(tmp_path / "plugins")
+    plugin.plan({"stderr": "token expired\n", "exit": 7})
+    pki = make_pki(tmp_path / "pki")
+    server = FakeApiServer().start(tls=(pki.server_cert, pki.server_key))
+    try:
+        kubeconfig = server.write_kubeconfig(
+            tmp_path / "kubeconfig", namespace=NAMESPACE, certificate_authority=pki.ca
+        )
+        config = yaml.safe_load(kubeconfig.read_text())
+        config["users"][0]["user"] = {
+            "exec": {
+                "apiVersion": "client.authentication.k8s.io/v1",
+                "interactiveMode": "Never",
+                "command": str(plugin.path),
+            }
+        }
+        kubeconfig.write_text(yaml.safe_dump(config))
+        with LiveCluster.connect(ConnectionSettings(kubeconfig, request_timeout=10)) as cluster:
+            gathered = gather(cluster, NAMESPACE, NOW, SETTINGS)
+        assert server.log == []
+    finally:
+        server.stop()
+    assert isinstance(gathered, Unreachable)
+    assert not gathered.cant_read.reached
+    assert len(plugin.runs()) == 1

@@ -1,0 +1,163 @@
+"""The fold of the cluster's pods: sums per machine, this namespace's pods, invalid amounts."""
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from truegreen.cluster import CantRead, Folded, Listed, ReadFailure
+from truegreen.doctor.usage import (
+    CapacityTally,
+    ClusterUsage,
+    MachineUsage,
+    PodView,
+    cluster_usage,
+    machines_for_fit,
+)
+from truegreen.quantity import Resources
+
+
+def _pod(name: str, namespace: str, node: str | None, cpu: str, phase: str = "Running") -> Any:
+    spec: dict[str, Any] = {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]}
+    if node:
+        spec["nodeName"] = node
+    raw = {
+        "metadata": {"name": name, "namespace": namespace, "labels": {"a": "b"}},
+        "spec": {**spec, "serviceAccountName": "x"},
+        "status": {"phase": phase, "podIP": "10.0.0.1"},
+    }
+    return msgspec.json.decode(msgspec.json.encode(raw), type=PodView)
+
+
+def _fold(*pods: Any) -> ClusterUsage:
+    tally = CapacityTally("train")
+    for pod in pods:
+        tally.add(pod)
+    usage = cluster_usage(Folded(tally.summary()))
+    assert isinstance(usage, ClusterUsage)
+    return usage
+
+
+def test_pods_are_summed_per_machine_and_only_this_namespace_is_kept() -> None:
+    usage = _fold(
+        _pod("a", "train", "m1", "250m"),
+        _pod("b", "other", "m1", "250m"),
+        _pod("c", "other", "m2", "1"),
+        _pod("waiting", "train", None, "4"),
+        _pod("done", "train", "m2", "8", phase="Succeeded"),
+    )
+    assert usage.machines == {
+        "m1": MachineUsage(2, {"cpu": 500}),
+        "m2": MachineUsage(1, {"cpu": 1000}),
+    }
+    assert usage.reserved_on("m1") == (Resources.of({"cpu": 500}), 2)
+    assert usage.reserved_on("unknown") == (Resources(), 0)
+    # Kept as the fit reads them: the fields the view names, nothing else; stamped as pods.
+    assert usage.pods_here == [
+        {
+            "kind": "Pod",
+            "apiVersion": "v1",
+            "metadata": {"name": "a", "namespace": "train"},
+            "spec": {
+                "nodeName": "m1",
+                "containers": [{"name": "c", "resources": {"requests": {"cpu": "250m"}}}],
+            },
+            "status": {"phase": "Running"},
+        },
+        {
+            "kind": "Pod",
+            "apiVersion": "v1",
+            "metadata": {"name": "waiting", "namespace": "train"},
+            "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "4"}}}]},
+            "status": {"phase": "Running"},
+        },
+    ]
+    assert usage.invalid == ""
+
+
+def test_the_first_invalid_amount_is_kept_and_its_pod_not_summed() -> None:
+    usage = _fold(
+        _pod("a", "other", "m1", "lots"),
+        _pod("b", "other", "m1", "500m"),
+        _pod("c", "other", "m1", "many"),
+    )
+    assert usage.invalid == "'lots' is not a quantity (examples: 500m, 2, 1.5Gi, 1e3)"
+    assert usage.machines == {"m1": MachineUsage(1, {"cpu": 500})}
+
+
+def test_a_summary_of_the_wrong_shape_is_a_malformed_read() -> None:
+    read = cluster_usage(Folded({"machines": {"m1": {"pods": "many"}}}))
+    assert isinstance(read, CantRead)
+    assert read.failure is ReadFailure.MALFORMED
+    assert read.reason.startswith("list pods: the cluster's answer was not valid (")
+
+
+def test_machines_are_held_as_the_fields_the_fit_reads() -> None:
+    node = {
+        "kind": "Node",
+        "apiVersion": "v1",
+        "metadata": {"name": "m1", "labels": {"zone": "a"}, "annotations": {"x": "y"}, "uid": "1"},
+        "spec": {"unschedulable": True, "taints": [{"key": "gpu"}], "podCIDR": "10.0.0.0/24"},
+        "status": {
+            "allocatable": {"cpu": "8"},
+            "capacity": {"cpu": "9"},
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
+    }
+    held = machines_for_fit(Listed((node, {"kind": "Node", "metadata": "odd", "status": 3})))
+    assert held == Listed(
+        (
+            {
+                "kind": "Node",
+                "apiVersion": "v1",
+                "metadata": {"name": "m1", "labels": {"zone": "a"}},
+                "spec": {"unschedulable": True, "taints": [{"key": "gpu"}]},
+                "status": {"allocatable": {"cpu": "8"}},
+            },
+            {"kind": "Node", "metadata": {}, "spec": {}, "status": {}},
+        )
+    )
+    refused = CantRead(ReadFailure.FORBIDDEN, "list nodes: forbidden")
+    assert machines_for_fit(refused) is refused
+
+
+def test_requests_of_the_wrong_type_are_a_malformed_answer_whatever_the_namespace() -> None:
+    """Requests stay raw bytes until a new shape is summed; then they are checked as the API
+    defines them, and a page holding one cannot be folded (the read is malformed)."""
+    raw = {
+        "metadata": {"name": "p", "namespace": "elsewhere"},
+        "spec": {"nodeName": "m1", "containers": [{"name": "c", "resources": "lots"}]},
+        "status": {"phase": "Running"},
+    }
+    pod = msgspec.json.decode(msgspec.json.encode(raw), type=PodView)
+    with pytest.raises(msgspec.ValidationError, match=r"Expected `object \| null`, got `str`"):
+        CapacityTally("train").add(pod)
+
+
+def test_a_holder_names_its_controller_from_the_raw_owner_references() -> None:
+    """Owner references stay raw bytes through the fold; the few holders kept decode them."""
+    pod = {
+        "metadata": {
+            "name": "notebook-alice-7d9f",
+            "namespace": "research",
+            "ownerReferences": [
+                {"kind": "Node", "name": "gpu-1"},
+                {"kind": "ReplicaSet", "name": "notebook-alice-7d9", "controller": True},
+            ],
+        },
+        "spec": {
+            "nodeName": "gpu-1",
+            "containers": [{"name": "c", "resources": {"requests": {"nvidia.com/gpu": "2"}}}],
+        },
+        "status": {"phase": "Running"},
+    }
+    view = msgspec.json.decode(msgspec.json.encode(pod), type=PodView)
+    assert isinstance(view.metadata.owner_references, msgspec.Raw), "precondition: kept raw"
+    (holder,) = _fold(view).holders["gpu-1"]
+    assert (holder.namespace, holder.pod, holder.owner_kind, holder.owner) == (
+        "research",
+        "notebook-alice-7d9f",
+        "ReplicaSet",
+        "notebook-alice-7d9",
+    )
+    assert holder.requested == {"nvidia.com/gpu": 2}
