@@ -310,6 +310,53 @@ def test_refresh_state_comes_from_the_opted_in_workloads_annotations_and_events(
     )
 
 
+def _refreshed(name: str, **stamps: object) -> dict[str, object]:
+    event: dict[str, object] = {
+        "reason": "ImageRefreshed",
+        "involvedObject": {"kind": "Deployment", "name": name},
+    }
+    return {**event, **stamps}
+
+
+def test_refresh_state_reads_every_event_and_workload_whatever_comes_first() -> None:
+    # A skipped event or a workload without the opt-in label does not end the reading.
+    events = [
+        {**_refreshed("db", lastTimestamp="2026-05-01T09:00:00Z"), "reason": "RefreshLatched"},
+        _refreshed("db", lastTimestamp="2026-05-01T10:00:00Z"),
+    ]
+    refreshed = last_refreshed(events)
+    assert refreshed == {"db": datetime(2026, 5, 1, 10, tzinfo=UTC)}
+    workloads = [
+        _deployment("api", {"app": "api"}, {}),
+        _deployment("db", {"truegreen.io/refresh": "enabled"}, {}),
+    ]
+    assert refresh_states(workloads, refreshed) == (
+        RefreshState("db", False, False, 0, datetime(2026, 5, 1, 10, tzinfo=UTC)),
+    )
+
+
+def test_a_refresh_event_without_a_last_timestamp_is_dated_by_its_event_time() -> None:
+    # An Event written through events.k8s.io/v1 reads back in core/v1 with a null
+    # lastTimestamp and a MicroTime eventTime (k8s.io/api events/v1 `EventTime`).
+    events = [_refreshed("db", lastTimestamp=None, eventTime="2026-05-01T10:00:00.250000Z")]
+    assert last_refreshed(events) == {"db": datetime(2026, 5, 1, 10, 0, 0, 250000, tzinfo=UTC)}
+
+
+def test_a_refresh_event_with_no_readable_time_dates_nothing() -> None:
+    # A time that is not an RFC 3339 string (a broken server's number, garbage) is no time:
+    # the workload keeps its newest readable refresh, or has none, and nothing fails.
+    newest = _refreshed("db", lastTimestamp="2026-05-01T10:00:00Z")
+    unreadable = [
+        _refreshed("db", lastTimestamp=1777629600, eventTime="2026-05-01T11:00:00Z"),
+        _refreshed("db", lastTimestamp="yesterday"),
+        _refreshed("api", lastTimestamp="yesterday", eventTime=None),
+    ]
+    assert last_refreshed([newest, *unreadable]) == {
+        "db": datetime(2026, 5, 1, 11, tzinfo=UTC),  # the number is skipped for eventTime
+    }
+    assert last_refreshed(unreadable[1:]) == {}
+
+
 # -- the listen address and the page ----------------------------------------------------------
 
 

@@ -176,12 +176,38 @@ def test_a_star_exempts_every_host(host: str, _: bool) -> None:
 def test_http_proxy_is_refused_in_a_cgi_environment_and_https_proxy_is_not() -> None:
     # Go's table: "refusing to use HTTP_PROXY value in CGI environment", HTTPS_PROXY still used
     cgi = {"REQUEST_METHOD": "GET", "HTTP_PROXY": "10.1.2.3:8080", "HTTPS_PROXY": "p:3128"}
-    with pytest.raises(ProxyUrlError, match="not trusted in a CGI environment"):
+    with pytest.raises(ProxyUrlError) as caught:
         proxy_from_environment(cgi, "http", "example.com", 80)
+    assert str(caught.value) == "it is not trusted in a CGI environment (REQUEST_METHOD is set)"
     assert proxy_from_environment(cgi, "https", "example.com", 443) == Proxy("http", "p", 3128)
     with pytest.raises(ProxyUrlError):  # refused before NO_PROXY is read, as in Go
         proxy_from_environment({**cgi, "NO_PROXY": "*"}, "http", "example.com", 80)
     assert proxy_from_environment({"REQUEST_METHOD": "GET"}, "http", "example.com", 80) is None
+
+
+def test_the_lower_case_http_proxy_is_read_when_the_upper_case_one_is_unset() -> None:
+    # FromEnvironment: HTTPProxy is getEnvAny("HTTP_PROXY", "http_proxy")
+    environ = {"http_proxy": "p:3128", "https_proxy": "s:3128"}
+    assert proxy_from_environment(environ, "http", "api.corp", 80) == Proxy("http", "p", 3128)
+    assert proxy_from_environment(environ, "https", "api.corp", 443) == Proxy("http", "s", 3128)
+
+
+@pytest.mark.parametrize(
+    ("no_proxy", "host"),
+    [
+        ("other.corp,,api.corp", "api.corp"),  # an empty entry is skipped, not the end
+        ("other.corp, ,api.corp", "api.corp"),
+        (":443,api.corp", "api.corp"),  # no host part: that entry alone is ignored
+        ("2001:0db8::52:0:1", "2001:db8::52:0:1"),  # IPs compare as addresses (ip.Equal) ...
+        ("::ffff:10.0.0.1", "10.0.0.1"),  # ... so an IPv4-mapped entry is that IPv4 address
+    ],
+)
+def test_no_proxy_entries_as_go_s_config_init_reads_them(no_proxy: str, host: str) -> None:
+    # golang.org/x/net http/httpproxy/proxy.go `config.init`: empty and host-less entries are
+    # skipped (`continue`), an entry net.ParseIP accepts is an ipMatch, not a name
+    environ = {"HTTPS_PROXY": "p:3128", "NO_PROXY": no_proxy}
+    assert proxy_from_environment({"HTTPS_PROXY": "p:3128"}, "https", host, 443) is not None
+    assert proxy_from_environment(environ, "https", host, 443) is None
 
 
 def test_an_unknown_proxy_kind_in_the_environment_is_refused() -> None:
@@ -215,6 +241,7 @@ def test_a_proxy_url_as_client_go_reads_it(text: str, expected: Proxy) -> None:
         ("10.0.0.1:3128", "it has no scheme; it must start with http://, https:// or socks5://"),
         ("http://p:99999", "its port is not a number from 0 to 65535"),
         ("http://", "it names no host"),
+        ("http://[::1:3128", "it is not a URL"),  # url.Parse: missing ']' in host
     ],
 )
 def test_a_proxy_url_kubectl_refuses_is_refused(text: str, message: str) -> None:
@@ -233,6 +260,8 @@ def test_the_proxy_login_is_basic_and_never_shown() -> None:
     # Go sends a login whenever the URL has userinfo, even an empty one
     assert parse_proxy_url("http://:@p:1").basic_authorization() == "Basic Og=="
     assert Proxy("http", "fd00::1", 3128).address == "[fd00::1]:3128"
+    # net.JoinHostPort brackets only a host with a colon in it
+    assert Proxy("http", "proxy.corp", 3128).address == "proxy.corp:3128"
 
 
 @pytest.mark.parametrize(
@@ -246,6 +275,11 @@ def test_the_proxy_login_is_basic_and_never_shown() -> None:
         ("[::1]", None),
         ("[::1]x:80", None),
         ("a]:80", None),
+        # Go's net/ipsock.go SplitHostPort: an empty host is no error; a stray bracket is
+        (":80", ("", "80")),
+        ("a[b:80", None),
+        ("host:8[0", None),
+        ("host:8]0", None),
     ],
 )
 def test_host_and_port_split_as_go_splits_them(text: str, expected: tuple[str, str] | None) -> None:

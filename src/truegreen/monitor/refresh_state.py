@@ -69,7 +69,7 @@ def refresh_states(
 def _time(value: object) -> datetime | None:
     if not isinstance(value, str) or not value:
         return None
-    try:
-        return datetime.fromisoformat(value.replace("Z", "+00:00"))
+    try:  # Python 3.11's fromisoformat reads RFC 3339's trailing `Z` itself
+        return datetime.fromisoformat(value)
     except ValueError:
         return None
