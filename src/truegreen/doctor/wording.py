@@ -207,7 +207,7 @@ WORDING: Final[dict[str, Wording]] = {
         "See which one with {command}, then create it.",
     ),
     "workloads.update-stuck": Wording(
-        "{workload}'s latest update stopped making progress.",
+        "The latest update of {workload} stopped making progress.",
         "See why its new copies don't become ready with {command}, or go back to the "
         "version before with {undo}.",
     ),
