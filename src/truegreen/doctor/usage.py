@@ -5,6 +5,7 @@ fields the scheduler's fit reads, added to its machine's sum, and dropped. Only 
 namespace's pods are kept whole (as fit views): the capacity check names them.
 """
 
+from collections.abc import Iterable
 from typing import Any
 
 import msgspec
@@ -207,12 +208,7 @@ class CapacityTally:
     def summary(self) -> dict[str, Any]:
         """The sums per machine, this namespace's pods and the first invalid amount."""
         holders = {
-            machine: sorted(
-                {
-                    (h.namespace, h.pod): h for kept in by_resource.values() for h in kept.values()
-                }.values(),
-                key=lambda h: (h.namespace, h.pod),
-            )
+            machine: each_holder_once(h for kept in by_resource.values() for h in kept.values())
             for machine, by_resource in sorted(self._largest.items())
         }
         usage = ClusterUsage(
@@ -254,6 +250,12 @@ def request_shape(spec: _RawSpec | _Spec) -> bytes:
             spec.resources,
         )
     )
+
+
+def each_holder_once(holders: Iterable[Holder]) -> list[Holder]:
+    """A machine's holders as a summary names them: each pod once, by namespace and name."""
+    unique = {(h.namespace, h.pod): h for h in holders}
+    return [unique[key] for key in sorted(unique)]
 
 
 def holder_of(item: PodView | CheckedPodView, requests: Resources) -> Holder:

@@ -21,6 +21,7 @@ from truegreen.doctor.usage import (
     Holder,
     MachineUsage,
     PodView,
+    each_holder_once,
     holder_of,
     pod_whole,
     request_shape,
@@ -176,9 +177,8 @@ class RunningCapacity:
             assert share.holder is not None  # every share on a machine has one
             for resource, amount in share.amounts:
                 by_resource.setdefault(resource, []).append((amount, namespace, name, share.holder))
-        kept = {
-            (h.namespace, h.pod): h
+        return each_holder_once(
+            h
             for candidates in by_resource.values()
             for *_, h in heapq.nlargest(HOLDERS_KEPT, candidates, key=lambda c: c[:3])
-        }
-        return [kept[key] for key in sorted(kept)]
+        )
