@@ -1,6 +1,7 @@
 """Each command imports what it needs, when it needs it: lint never loads the Kubernetes client
 or the HTTP stack, JSON output never loads rich, and doctor never loads logging or traceback
-(concurrent.futures would bring both)."""
+(concurrent.futures would bring both); doctor leaves refresh's registry client, the monitor's
+watches, bundle logs and credential plugins unloaded when it does not use them."""
 
 import json
 import subprocess
@@ -75,3 +76,25 @@ def test_json_output_loads_no_rich_and_doctor_no_logging_or_traceback(
     assert "truegreen.refresh.tick" in refresh, "precondition: refresh ran"
     assert _packages(doctor, "rich", "logging", "traceback", "concurrent") == set()
     assert _packages(refresh, "rich") == set()
+
+
+def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path) -> None:
+    with FakeApiServer() as server:
+        server.add(*healthy(datetime.now(UTC)))
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+        code, doctor = _imported("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
+    assert code == 0
+    assert {"truegreen.doctor.checks.freshness", "truegreen.cluster.live"} <= doctor, (
+        "precondition: doctor read the live cluster and ran its refresh-state check"
+    )
+    unused = {
+        "truegreen.refresh.plan",
+        "truegreen.refresh.registry",
+        "truegreen.refresh.report",
+        "truegreen.cluster.watch",
+        "truegreen.cluster.logs",
+        "truegreen.cluster.recent_events",
+        "truegreen.cluster.exec_plugin",
+        "truegreen.cluster.snapshot",
+    }
+    assert unused & doctor == set()

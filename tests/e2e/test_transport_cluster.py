@@ -343,6 +343,10 @@ class _FailingSource:
     def describe(self) -> str:
         return "a failing plugin"
 
+    @property
+    def login_command(self) -> str:
+        return "cloud-login"
+
 
 def test_a_credential_source_that_fails_is_an_unreached_cluster() -> None:
     with HostileServer(hostile.keep_alive) as server:

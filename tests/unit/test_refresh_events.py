@@ -6,10 +6,17 @@ import pytest
 
 from tests.support.refresh_kit import container, deployment
 from truegreen.images import parse_image
-from truegreen.refresh.annotations import DANGLING_PIN, LATCHED, PENDING, STALE_PIN, container_key
+from truegreen.refresh.annotations import (
+    DANGLING_PIN,
+    LATCHED,
+    PENDING,
+    STALE_PIN,
+    EventReason,
+    container_key,
+)
 from truegreen.refresh.events import MESSAGE_LIMIT, event_object, planned_events
 from truegreen.refresh.plan import ContainerPlan, Decision
-from truegreen.refresh.report import EventReason, Outcome, WorkloadReport, Write
+from truegreen.refresh.report import Outcome, WorkloadReport, Write
 
 IMAGE = "registry.example.com/team/runner:stable"
 NEW = "sha256:" + "1" * 64

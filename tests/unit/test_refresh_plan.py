@@ -13,13 +13,13 @@ from truegreen.refresh.annotations import (
     RECORDED_DIGEST,
     STALE_PIN,
     TRACK_TAG,
+    AttemptCounter,
+    PendingRestart,
     container_key,
 )
 from truegreen.refresh.plan import (
-    AttemptCounter,
     ContainerPlan,
     Decision,
-    PendingRestart,
     RefreshMode,
     pin_findings,
     plan_container,

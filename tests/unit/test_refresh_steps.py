@@ -15,12 +15,12 @@ from truegreen.refresh.annotations import (
     PENDING,
     RECORDED_DIGEST,
     TRACK_TAG,
+    PendingRestart,
     container_key,
 )
 from truegreen.refresh.plan import (
     ContainerPlan,
     Decision,
-    PendingRestart,
     RefreshMode,
     target_id,
 )

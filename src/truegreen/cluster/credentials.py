@@ -51,6 +51,11 @@ class CredentialSource(Protocol):
         """Plain words naming the source, for messages: `the token of user 'admin'`."""
         ...
 
+    @property
+    def login_command(self) -> str | None:
+        """The command a person runs to log in again (a credential plugin's), else None."""
+        ...
+
 
 class CredentialError(TruegreenError):
     """No credential could be obtained: a plugin is missing, failed, or answered garbage.
@@ -81,6 +86,11 @@ class StaticCredentials:
     def describe(self) -> str:
         """Plain words naming the source."""
         return self._description
+
+    @property
+    def login_command(self) -> None:
+        """No command renews this credential."""
+        return None
 
 
 def basic_authorization(username: str, password: str) -> str:
@@ -154,3 +164,8 @@ class TokenFileCredentials:
     def describe(self) -> str:
         """Plain words naming the source."""
         return self._description
+
+    @property
+    def login_command(self) -> None:
+        """No command renews this credential."""
+        return None

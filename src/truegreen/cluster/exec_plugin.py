@@ -390,6 +390,11 @@ class ExecCredentialSource:
         """Names the plugin and the user, for messages."""
         return f"the credential plugin {self.plugin.shown} of user {self.plugin.user_name!r}"
 
+    @property
+    def login_command(self) -> str:
+        """The plugin's command: running it by hand shows why a login fails."""
+        return self.plugin.command
+
     def _expired(self, credential: Credential) -> bool:
         # client-go: expired once now is after the expirationTimestamp, never without one
         return credential.expires_at is not None and self._clock() > credential.expires_at

@@ -5,12 +5,14 @@ a byte cap, every list a page cap; throttling is retried as client-go retries it
 the credential source once for a fresh credential. Every read is a value, never an exception.
 """
 
+from __future__ import annotations
+
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import msgspec
@@ -27,7 +29,6 @@ from truegreen.cluster.credentials import Credential
 from truegreen.cluster.endpoints import collection_path, object_path, view_stamper
 from truegreen.cluster.kinds import Kind, stamp
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
-from truegreen.cluster.logs import Logged, LogRead
 from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
 from truegreen.cluster.reads import (
     CantRead,
@@ -46,21 +47,16 @@ from truegreen.cluster.reads import (
     ReadFailure,
 )
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.cluster.watch import (
-    MAX_EVENT_BYTES,
-    ListedAt,
-    ObjectKey,
-    WatchRefused,
-    WatchStream,
-    key_of,
-    object_decoder,
-)
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import Dialer
 from truegreen.http.errors import TimedOutError
 from truegreen.http.proxy_dial import ProxyDialer
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import LineStream, Response, Transport
+
+if TYPE_CHECKING:  # logs (bundles) and watches (the monitor) load when a command uses them
+    from truegreen.cluster.logs import LogRead
+    from truegreen.cluster.watch import ListedAt, ObjectKey, WatchRefused, WatchStream
 
 PAGE_SIZE = 500
 """Objects per list page, as kubectl asks for."""
@@ -220,7 +216,7 @@ class LiveCluster:
         run_seconds: float | None = None,
         *,
         make_transport: Callable[[TlsSettings, Dialer | None], Transport] = Transport,
-    ) -> "LiveCluster":
+    ) -> LiveCluster:
         """Resolve `settings` like kubectl; ConnectionSetupError when they are unusable.
 
         With `run_seconds`, no request is sent (or lasts) past that many seconds from now.
@@ -264,10 +260,7 @@ class LiveCluster:
     @property
     def login_command(self) -> str | None:
         """The credential plugin's command, when a plugin logs in; None otherwise."""
-        from truegreen.cluster.exec_plugin import ExecCredentialSource
-
-        credentials = self._connection.credentials
-        return credentials.plugin.command if isinstance(credentials, ExecCredentialSource) else None
+        return self._connection.credentials.login_command
 
     @property
     def requests_made(self) -> int:
@@ -443,6 +436,8 @@ class LiveCluster:
 
         The server cuts the log at `limit_bytes`; an answer much larger than that is refused,
         not kept (a server that ignores the limit)."""
+        from truegreen.cluster.logs import Logged
+
         action = f"read the log of {pod}/{container}" + (" (previous)" if previous else "")
         query: dict[str, str | int] = {
             "container": container,
@@ -532,6 +527,8 @@ class LiveCluster:
         """Every matching object (decoded as `view`, else whole) keyed by namespace and name,
         and the resourceVersion of the list, from which a watch follows it. With `each`, every
         object goes to it as its page arrives and none is kept (`items` is empty)."""
+        from truegreen.cluster.watch import ListedAt, key_of, object_decoder
+
         decode_object = object_decoder(kind, view)
         decode = msgspec.json.Decoder(_page_of(msgspec.Raw)).decode
         items: list[tuple[ObjectKey, Any]] = []
@@ -563,6 +560,8 @@ class LiveCluster:
         """Open a watch from `resource_version`, with bookmarks, for `timeout_seconds` (the
         server ends it then; we give up `--request-timeout` later). Connecting and the status
         line are bounded by `--request-timeout`; a 401 asks for a fresh credential once."""
+        from truegreen.cluster.watch import MAX_EVENT_BYTES, WatchRefused, WatchStream
+
         query: dict[str, str | int] = {
             "watch": "1",
             "resourceVersion": resource_version,
@@ -612,7 +611,7 @@ class LiveCluster:
         """Release the connection pool."""
         self._transport.close()
 
-    def __enter__(self) -> "LiveCluster":
+    def __enter__(self) -> LiveCluster:
         return self
 
     def __exit__(

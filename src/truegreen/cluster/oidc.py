@@ -79,6 +79,11 @@ class OidcLogin:
         """Names the login, for messages."""
         return f"the OIDC login of user {self.user_name!r}"
 
+    @property
+    def login_command(self) -> None:
+        """truegreen does not run the login that renews an OIDC token."""
+        return None
+
     def _expired(self, why: str) -> CredentialError:
         renew = (
             "truegreen does not renew it with the refresh-token as kubectl would"

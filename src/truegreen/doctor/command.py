@@ -1,15 +1,16 @@
 """The doctor and snapshot commands below the CLI: build the reader, run, return values."""
 
+from __future__ import annotations
+
 import gc
 import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from truegreen.cluster import CantRead, Folded, Kind, Listed
 from truegreen.cluster.live import LiveCluster
-from truegreen.cluster.logs import LIMIT_BYTES, TAIL_LINES, Logged, LogRead, LogRequest, select_logs
-from truegreen.cluster.recent_events import NewestEvents
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.doctor.config import DoctorConfig, doctor_settings, load_config
@@ -19,6 +20,9 @@ from truegreen.doctor.rollup import Report
 from truegreen.doctor.run import Where, diagnose
 from truegreen.errors import UsageError
 from truegreen.kubectl import Kubectl, for_connection
+
+if TYPE_CHECKING:  # logs and events are read only for a snapshot
+    from truegreen.cluster.logs import LogRead, LogRequest
 
 RUN_LIMIT_IN_REQUESTS = 30
 """doctor and snapshot stop reading after this many request timeouts in all."""
@@ -131,6 +135,8 @@ def take_snapshot(
     its failing containers; save it all, failed reads included, redacted by policy. `told`
     hears each read."""
     from truegreen.cluster.archive import check_new_archive, write_archive
+    from truegreen.cluster.logs import Logged, select_logs
+    from truegreen.cluster.recent_events import NewestEvents
     from truegreen.cluster.snapshot import (
         Capture,
         RecordingReader,
@@ -202,6 +208,8 @@ def take_snapshot(
 
 
 def _read_log(cluster: LiveCluster, namespace: str, wanted: LogRequest) -> LogRead:
+    from truegreen.cluster.logs import LIMIT_BYTES, TAIL_LINES
+
     return cluster.container_log(
         wanted.pod,
         wanted.container,

@@ -30,8 +30,7 @@ from truegreen.doctor.usage import CapacityTally, ClusterUsage, cluster_usage, m
 from truegreen.doctor.webhooks import SERVICE_NAME_LABEL, Webhook, pod_create_webhooks
 from truegreen.kubectl import Kubectl
 from truegreen.quantity import Resources
-from truegreen.refresh.annotations import ATTEMPTS, LATCHED
-from truegreen.refresh.report import EventReason
+from truegreen.refresh.annotations import ATTEMPTS, LATCHED, EventReason
 
 WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
 # Only pods that hold capacity: the scheduler ignores Succeeded and Failed pods.

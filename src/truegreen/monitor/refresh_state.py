@@ -11,8 +11,7 @@ from datetime import datetime
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
-from truegreen.refresh.annotations import LATCHED, OPT_IN_LABEL, PENDING
-from truegreen.refresh.plan import AttemptCounter
+from truegreen.refresh.annotations import LATCHED, OPT_IN_LABEL, PENDING, AttemptCounter
 
 REFRESHED_REASON = "ImageRefreshed"
 """The Event reason refresh writes after a verified restart onto a newer image."""

@@ -1,11 +1,16 @@
-"""The annotation keys refresh writes, valid Kubernetes keys for any container name.
+"""The marks refresh leaves on a workload: its annotation keys (valid Kubernetes keys for any
+container name) and the reasons of the Events it writes.
 
 An annotation key is `prefix/name` where the name part is at most 63 characters. Container
 names may themselves be 63 characters long, so a per-container key that would be too long keeps
 a readable head of the container name and adds a short hash of the whole name.
 """
 
+import json
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
 
 PREFIX = "truegreen.io"
 OPT_IN_LABEL = f"{PREFIX}/refresh"
@@ -49,3 +54,62 @@ def is_valid_key(key: str) -> bool:
         and len(name) <= _NAME_LIMIT
         and bool(_VALID_NAME.match(name))
     )
+
+
+class EventReason(StrEnum):
+    """The Kubernetes Event reasons refresh writes on a Deployment it acted on."""
+
+    IMAGE_REFRESHED = "ImageRefreshed"
+    ROLLOUT_FAILED = "RefreshRolloutFailed"
+    LATCHED = "RefreshLatched"
+    STALE_PIN = "StalePin"
+    DANGLING_PIN = "DanglingPin"
+
+    @property
+    def warning(self) -> bool:
+        """Warning events call for a look; only a verified refresh is Normal."""
+        return self is not EventReason.IMAGE_REFRESHED
+
+
+@dataclass(frozen=True)
+class AttemptCounter:
+    """Consecutive restart attempts at one target (a set of container digests)."""
+
+    count: int
+    target: str
+
+    @classmethod
+    def read(cls, annotations: Mapping[str, str]) -> "AttemptCounter":
+        """The counter from its annotation (`<count> <target id>`); zero when absent or bad."""
+        count, _, target = annotations.get(ATTEMPTS, "").partition(" ")
+        return cls(int(count), target) if count.isdigit() else cls(0, "")
+
+    def at(self, target: str) -> int:
+        """Attempts so far at `target`; a moved tag starts counting again."""
+        return self.count if self.target == target else 0
+
+    def text(self) -> str:
+        """The annotation value."""
+        return f"{self.count} {self.target}"
+
+
+@dataclass(frozen=True)
+class PendingRestart:
+    """Written with the restart: what it aims at, so a tick that died can be resumed."""
+
+    target: Mapping[str, str]
+    stamp: str
+
+    @classmethod
+    def read(cls, annotations: Mapping[str, str]) -> "PendingRestart | None":
+        """The marker, or None when absent or unreadable."""
+        try:
+            value = json.loads(annotations.get(PENDING, ""))
+            target = {str(k): str(v) for k, v in dict(value["target"]).items()}
+            return cls(target, str(value["stamp"]))
+        except (ValueError, KeyError, TypeError):
+            return None
+
+    def text(self) -> str:
+        """The annotation value."""
+        return json.dumps({"target": dict(sorted(self.target.items())), "stamp": self.stamp})

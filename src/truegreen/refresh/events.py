@@ -11,9 +11,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from truegreen import kubeobjects as o
-from truegreen.refresh.annotations import DANGLING_PIN, STALE_PIN, container_key
+from truegreen.refresh.annotations import DANGLING_PIN, STALE_PIN, EventReason, container_key
 from truegreen.refresh.plan import Decision, containers_of
-from truegreen.refresh.report import EventReason, Outcome, WorkloadReport
+from truegreen.refresh.report import Outcome, WorkloadReport
 
 COMPONENT = "truegreen-refresh"
 """Who the Events say wrote them (`source.component` and `reportingComponent`)."""

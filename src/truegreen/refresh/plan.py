@@ -11,9 +11,7 @@ from typing import Any
 from truegreen import kubeobjects as o
 from truegreen.images import ImageReference, ImageReferenceError, parse_image
 from truegreen.refresh.annotations import (
-    ATTEMPTS,
     DANGLING_PIN,
-    PENDING,
     RECORDED_DIGEST,
     STALE_PIN,
     TRACK_TAG,
@@ -224,51 +222,7 @@ def pin_findings(
     return {k: v for k, v in desired.items() if k not in unknown and annotations.get(k) != v}
 
 
-@dataclass(frozen=True)
-class AttemptCounter:
-    """Consecutive restart attempts at one target (a set of container digests)."""
-
-    count: int
-    target: str
-
-    @classmethod
-    def read(cls, annotations: Mapping[str, str]) -> "AttemptCounter":
-        """The counter from its annotation (`<count> <target id>`); zero when absent or bad."""
-        count, _, target = annotations.get(ATTEMPTS, "").partition(" ")
-        return cls(int(count), target) if count.isdigit() else cls(0, "")
-
-    def at(self, target: str) -> int:
-        """Attempts so far at `target`; a moved tag starts counting again."""
-        return self.count if self.target == target else 0
-
-    def text(self) -> str:
-        """The annotation value."""
-        return f"{self.count} {self.target}"
-
-
 def target_id(target: Mapping[str, str]) -> str:
     """A short, stable id for a set of container -> digest targets."""
     canonical = json.dumps(dict(sorted(target.items())), separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:12]
-
-
-@dataclass(frozen=True)
-class PendingRestart:
-    """Written with the restart: what it aims at, so a tick that died can be resumed."""
-
-    target: Mapping[str, str]
-    stamp: str
-
-    @classmethod
-    def read(cls, annotations: Mapping[str, str]) -> "PendingRestart | None":
-        """The marker, or None when absent or unreadable."""
-        try:
-            value = json.loads(annotations.get(PENDING, ""))
-            target = {str(k): str(v) for k, v in dict(value["target"]).items()}
-            return cls(target, str(value["stamp"]))
-        except (ValueError, KeyError, TypeError):
-            return None
-
-    def text(self) -> str:
-        """The annotation value."""
-        return json.dumps({"target": dict(sorted(self.target.items())), "stamp": self.stamp})

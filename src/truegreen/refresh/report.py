@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 
 from truegreen.exitcodes import ExitCode
+from truegreen.refresh.annotations import EventReason
 from truegreen.refresh.plan import ContainerPlan
 
 
@@ -39,21 +40,6 @@ class Write:
     template: str = ""
     applied: bool = True
     error: str = ""
-
-
-class EventReason(StrEnum):
-    """The Kubernetes Event reasons refresh writes on a Deployment it acted on."""
-
-    IMAGE_REFRESHED = "ImageRefreshed"
-    ROLLOUT_FAILED = "RefreshRolloutFailed"
-    LATCHED = "RefreshLatched"
-    STALE_PIN = "StalePin"
-    DANGLING_PIN = "DanglingPin"
-
-    @property
-    def warning(self) -> bool:
-        """Warning events call for a look; only a verified refresh is Normal."""
-        return self is not EventReason.IMAGE_REFRESHED
 
 
 @dataclass(frozen=True)

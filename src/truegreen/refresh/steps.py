@@ -7,12 +7,18 @@ from typing import Any
 
 from truegreen import kubeobjects as o
 from truegreen.images import ImageReference, ImageReferenceError, parse_image
-from truegreen.refresh.annotations import ATTEMPTS, LATCHED, PENDING, RECORDED_DIGEST, container_key
-from truegreen.refresh.plan import (
+from truegreen.refresh.annotations import (
+    ATTEMPTS,
+    LATCHED,
+    PENDING,
+    RECORDED_DIGEST,
     AttemptCounter,
+    PendingRestart,
+    container_key,
+)
+from truegreen.refresh.plan import (
     ContainerPlan,
     Decision,
-    PendingRestart,
     RefreshMode,
     containers_of,
     pods_run,

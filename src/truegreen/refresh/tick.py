@@ -28,10 +28,10 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Conflict, CreateResult, GetRead, Got, Kind, ListRead
 from truegreen.cluster.reader import ClusterWriter
 from truegreen.images import ImageReference, ImageReferenceError
+from truegreen.refresh.annotations import PendingRestart
 from truegreen.refresh.events import event_object, planned_events
 from truegreen.refresh.plan import (
     ContainerPlan,
-    PendingRestart,
     RefreshMode,
     containers_of,
     pin_findings,

@@ -18,9 +18,10 @@ from truegreen.refresh.annotations import (
     DANGLING_PIN,
     LATCHED,
     STALE_PIN,
+    AttemptCounter,
+    PendingRestart,
     container_key,
 )
-from truegreen.refresh.plan import AttemptCounter, PendingRestart
 
 CHECK = CheckId.FRESHNESS
 ROLLOUT_TIMEOUT = timedelta(seconds=600)
