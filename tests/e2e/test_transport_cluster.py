@@ -234,6 +234,40 @@ def test_which_answers_are_sent_again(
     assert (read.failure.value if isinstance(read, CantRead) else "listed") == outcome
 
 
+def _reset_first_connection(peer: hostile.Peer, index: int) -> None:
+    """The first connection is reset before any answer (a load balancer or an API server
+    going away); later ones answer a pod list."""
+    if index == 0:
+        if peer.read_request() is not None:
+            peer.reset()
+        return
+    while peer.read_request() is not None:
+        if not peer.send(hostile.ok_answer(json.dumps(POD_LIST_WITHOUT_KINDS).encode())):
+            return
+
+
+def test_a_reset_read_is_sent_again_as_client_go_does(tmp_path: Path) -> None:
+    with HostileServer(_reset_first_connection) as server:
+        kubeconfig = _kubeconfig(tmp_path / "kc", server.url)
+        with _connect(kubeconfig) as cluster:
+            read = cluster.list(Kind.POD, namespace="train")
+            assert cluster.requests_made == 2
+    assert server.counts["connections"] == 2, "precondition: the first connection was reset"
+    assert isinstance(read, Listed)
+    assert [item["metadata"]["name"] for item in read.items] == ["p1"]
+
+
+def test_a_reset_write_is_sent_once(tmp_path: Path) -> None:
+    with HostileServer(hostile.reset_mid_body) as server:
+        kubeconfig = _kubeconfig(tmp_path / "kc", server.url)
+        with _connect(kubeconfig) as cluster:
+            written = cluster.patch(Kind.DEPLOYMENT, "api", namespace="train", patch={"a": 1})
+            assert cluster.requests_made == 1
+    assert server.counts["requests"] == 1
+    assert isinstance(written, CantRead)
+    assert written.failure is ReadFailure.UNREACHABLE
+
+
 def test_throttling_that_never_ends_stops_after_ten_retries(
     scripted: tuple[list[Answer], ScriptedApi, Path],
 ) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.support.fake_apiserver import Fault, RequestRecord
+from truegreen.cluster.throttle import MAX_RETRIES
 
 SERVICES = {"workloads", "probes", "freshness", "image-pull", "storage"}
 # Which checks consume each read (a path pattern); derived from what each check looks at.
@@ -92,13 +93,15 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
             before = len(doctor.server.log)
             result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
             cell = f"{fault.name} on {record.method} {record.path}"
-            # Bounded by construction, not by a clock: a failed read is never retried (only
-            # throttling is, once here) and no read is added, so a run lasts at most 16
-            # request timeouts plus its own work.
+            # Bounded by construction, not by a clock: a failed read is never retried, except
+            # throttling (once here) and a reset read, sent again at most MAX_RETRIES times as
+            # client-go does; no read is added, so a run lasts at most 16 request timeouts plus
+            # its own work.
             made = doctor.server.log[before:]
-            assert len(made) <= healthy_run + throttled, f"{cell}: {len(made)} requests"
+            resends = MAX_RETRIES if fault is Fault.RESET and record.method == "GET" else 0
+            assert len(made) <= healthy_run + throttled + resends, f"{cell}: {len(made)} requests"
             faulted = [r for r in made if (r.method, r.path) == (record.method, record.path)]
-            sends = 2 if throttled else 1
+            sends = 2 if throttled else 1 + resends
             assert len(faulted) == sends, f"{cell}: the read was sent {len(faulted)} times"
             assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
             report = result.json()

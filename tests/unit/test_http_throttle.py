@@ -3,7 +3,7 @@ rest/request.go retryAfterSeconds), never past the request's deadline."""
 
 import pytest
 
-from truegreen.cluster.throttle import MAX_RETRIES, may_retry, retry_wait
+from truegreen.cluster.throttle import MAX_RETRIES, may_resend_after_drop, may_retry, retry_wait
 
 
 @pytest.mark.parametrize(
@@ -44,3 +44,20 @@ def test_never_wait_past_the_deadline() -> None:
     assert may_retry(0, 1.0, 1.01)
     assert not may_retry(0, 1.0, 1.0)  # the retry would start with nothing left
     assert not may_retry(0, 2.0, 1.0)
+
+
+@pytest.mark.parametrize(
+    ("method", "retries_made", "resend"),
+    [
+        ("GET", 0, True),
+        ("GET", MAX_RETRIES - 1, True),
+        ("GET", MAX_RETRIES, False),  # the budget throttling retries share
+        ("PATCH", 0, False),  # a write may have been acted on: never sent twice
+        ("POST", 0, False),
+        ("DELETE", 0, False),
+    ],
+)
+def test_a_dropped_connection_resends_reads_only(
+    method: str, retries_made: int, resend: bool
+) -> None:
+    assert may_resend_after_drop(method, retries_made) is resend

@@ -27,3 +27,10 @@ def retry_wait(status: int, retry_after: str | None) -> float | None:
 def may_retry(retries_made: int, wait: float, seconds_left: float) -> bool:
     """True while retries remain and the wait ends before the deadline."""
     return retries_made < MAX_RETRIES and wait < seconds_left
+
+
+def may_resend_after_drop(method: str, retries_made: int) -> bool:
+    """client-go sends a GET again when the connection was reset or the answer ended early
+    (rest/request.go: IsConnectionReset, IsProbableEOF), within the same retry budget; a
+    write is never sent twice, the server may have acted on it."""
+    return method == "GET" and retries_made < MAX_RETRIES
