@@ -117,7 +117,9 @@ def test_the_first_matching_rule_picks_the_headline(
     assert (headline.rule, headline.code) == (rule, code)
     chosen = next(f for f in findings if f.code == code)
     assert headline.finding is chosen
-    assert (headline.check, headline.status) == (chosen.check, chosen.status)
+    # Nothing read speaks for every check: such a headline names none (the finding still does).
+    check = None if rule == "cluster-unreachable" else chosen.check
+    assert (headline.check, headline.status) == (check, chosen.status)
     assert (headline.text, headline.remedy) == (f"says {code}", f"fix {code}")
 
 

@@ -25,6 +25,8 @@ class HeadlineRule:
     basis: Basis | None = None
     checks: frozenset[CheckId] | None = None
     codes: frozenset[str] | None = None
+    every_check: bool = False
+    """The finding speaks for every check (nothing could be read): the headline names none."""
 
     def matches(self, finding: Finding) -> bool:
         """Whether `finding` can be the headline under this rule."""
@@ -50,7 +52,7 @@ NOTHING_READ = frozenset({"cluster-unreachable", "cluster-login-failed", "cluste
 NAMESPACE_CLOSED = frozenset({"admission.namespace-terminating", "admission.namespace-missing"})
 
 HEADLINE_RULES: tuple[HeadlineRule, ...] = (
-    HeadlineRule("cluster-unreachable", Status.UNKNOWN, codes=NOTHING_READ),
+    HeadlineRule("cluster-unreachable", Status.UNKNOWN, codes=NOTHING_READ, every_check=True),
     HeadlineRule("namespace-closed", Status.FAIL, Basis.MEASURED, codes=NAMESPACE_CLOSED),
     HeadlineRule("root-cause-failure", Status.FAIL, Basis.MEASURED, checks=ROOT_CAUSE_CHECKS),
     HeadlineRule("measured-failure", Status.FAIL, Basis.MEASURED),
@@ -135,7 +137,7 @@ def pick_headline(findings: Sequence[Finding]) -> Headline:
             if rule.matches(finding):
                 return Headline(
                     rule.id,
-                    finding.check,
+                    None if rule.every_check else finding.check,
                     finding.code,
                     finding.status,
                     finding.headline,
