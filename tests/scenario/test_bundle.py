@@ -317,6 +317,27 @@ def test_the_bundle_holds_the_events_newest_first_and_the_failing_logs(doctor: D
     ] == [("true", "200", "65536")]
 
 
+def test_a_log_the_runtime_already_removed_is_recorded_absent_not_failed(doctor: Doctor) -> None:
+    doctor.load(seeded_cluster)
+    doctor.server.removed_instances.add(PREVIOUS_INSTANCE)
+    folder = doctor.tmp_path / "bundle"
+    result = _snapshot(doctor, *CREDENTIALS, "--output-directory", str(folder))
+    asked = [r for r in doctor.server.requests() if r.path.endswith("/log")]
+    assert [(r.query.get("previous"), r.status) for r in asked] == [("true", 400)], (
+        "precondition: the kubelet refused the removed instance's log"
+    )
+    assert result.exit_code == 0, result.stdout
+    assert "could not be read" not in result.stdout
+    assert "log of failing containers" not in result.stdout
+    (path,) = (folder / "reads").glob("*-log-pods-*.yaml")
+    recorded = yaml.safe_load(path.read_text())["result"]
+    assert recorded["cant_read"]["failure"] == "not-found"
+    assert recorded["cant_read"]["reason"].startswith(
+        "read the log of jobs-manager-abc12/api (previous): no such log (failed to get container "
+        f'status "{PREVIOUS_INSTANCE}"'
+    )
+
+
 def _hostile(folder: Path, pattern: str, change: Any) -> None:
     path = next((folder / "reads").glob(pattern))
     document = yaml.safe_load(path.read_text())

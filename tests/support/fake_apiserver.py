@@ -26,7 +26,7 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | `allowWatchBookmarks=true`: BOOKMARK events (an empty object of the kind with only `metadata.resourceVersion`) when nothing else is sent, about every minute (`watch_bookmark_seconds`) | cache_watcher.go `nextBookmarkTime`, cacher.go `bookmarkFrequency` |
 | a watch from a resourceVersion older than the kept history: 200, then one ERROR event whose object is a 410 `Expired` Status, `too old resource version: R (O)`, and the stream ends | staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go `getAllEventsSinceLocked` (`errors.NewResourceExpired`), cacher.go `newErrWatcher` |
 | `timeoutSeconds`: the server ends the stream (a clean end of the chunked body) after that long | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go `ListResource` (`timeout = time.Duration(*opts.TimeoutSeconds)`), watch.go |
-| `pods/log` (GET): the container named by `container` (400 `BadRequest` "a container name must be specified for pod P, choose one of: [...]" when the pod has several, "container C is not valid for pod P" when it has no such container); the kubelet picks the instance: `previous=true` the last terminated one (else 400 `previous terminated container "C" in pod "P" not found`), otherwise the running one, the terminated one, or the last terminated one, else 400 "is waiting to start"; `tailLines` then `limitBytes` cut the text; served as `text/plain` | pkg/registry/core/pod/strategy.go `LogLocation`, pkg/kubelet/kubelet_pods.go `validateContainerLogStatus`, pkg/kubelet/kuberuntime/logs/logs.go `ReadLogs` (tail, then a limited writer), staging/src/k8s.io/apiserver/pkg/registry/generic/rest/response_checker.go (a kubelet 400 becomes `NewBadRequest(body)`) |
+| `pods/log` (GET): the container named by `container` (400 `BadRequest` "a container name must be specified for pod P, choose one of: [...]" when the pod has several, "container C is not valid for pod P" when it has no such container); the kubelet picks the instance: `previous=true` the last terminated one (else 400 `previous terminated container "C" in pod "P" not found`), otherwise the running one, the terminated one, or the last terminated one, else 400 "is waiting to start"; an instance the runtime already removed is 400 "failed to get container status" (the kubelet answers 400 to every error of a log read); `tailLines` then `limitBytes` cut the text; served as `text/plain` | pkg/registry/core/pod/strategy.go `LogLocation`, pkg/kubelet/kubelet_pods.go `validateContainerLogStatus`, pkg/kubelet/kuberuntime/logs/logs.go `ReadLogs` (tail, then a limited writer), pkg/kubelet/server/server.go `getContainerLogs` (`WriteError(http.StatusBadRequest, err)`), staging/src/k8s.io/apiserver/pkg/registry/generic/rest/response_checker.go (a kubelet 400 becomes `NewBadRequest(body)`) |
 | Events are listed like any namespaced resource, in storage order (by name), not by time | staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go `GetList` (keys in order) |
 | old pods stay Terminating (deletionTimestamp, Running, old imageID) after the Deployment reports complete; its status counts non-terminating pods only; the status may lag the pods (`tests/support/rollout.py`) | kubernetes/kubectl#1628, kubernetes/kubernetes#110171, pkg/controller/deployment/sync.go `calculateStatus` |
 """
@@ -262,6 +262,9 @@ class FakeApiServer:
         simulator's controllers and kubelet act between a client's reads."""
         self.container_logs: dict[str, str] = {}
         """What the kubelet holds per container instance, by `containerID` (`pods/log`)."""
+        self.removed_instances: set[str] = set()
+        """Container instances the runtime has already removed (garbage-collected) though the
+        pod's status still names them: their log is a 400, as the kubelet answers."""
         self.admission = fake_admission.AdmissionSettings()
         """What pod creates meet (tests/support/fake_admission.py)."""
         self._changes: deque[_Change] = deque(maxlen=WATCH_HISTORY)
@@ -863,6 +866,13 @@ class FakeApiServer:
                 400,
                 "BadRequest",
                 f'container "{container}" in pod "{name}" is waiting to start: {reason}',
+            )
+        if instance in self.removed_instances:
+            raise ApiFailureError(
+                400,
+                "BadRequest",
+                f'failed to get container status "{instance}": rpc error: code = NotFound '
+                f'desc = an error occurred when try to find container "{instance}": not found',
             )
         lines = self.container_logs.get(instance, "").encode().splitlines(keepends=True)
         if query.get("tailLines"):

@@ -460,6 +460,17 @@ class LiveCluster:
                     max_bytes=2 * limit_bytes + 4096,
                 )
             )
+        except _StatusError as refused:
+            cant = _cant(refused, action, f"get pods/log in namespace {namespace}")
+            if refused.response.status != 400:
+                return cant
+            # The kubelet answers 400 to every log it cannot serve: no such instance (any
+            # more), or none started yet (pkg/kubelet/server/server.go getContainerLogs). The
+            # log is measured absent; the server's words say why.
+            why = f" ({cant.server_message})" if cant.server_message else ""
+            return replace(
+                cant, failure=ReadFailure.NOT_FOUND, reason=f"{action}: no such log{why}"
+            )
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             return _cant(error, action, f"get pods/log in namespace {namespace}")
         return Logged(text)
