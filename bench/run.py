@@ -13,7 +13,8 @@ its own process, after a warm-up, interleaved (A B C A B C ...).
 Environment: BENCH_SIZES (default 3,10,1000,10000,30000,100000), BENCH_RUNS (default 5),
 BENCH_BASELINE_MAX (largest size the slow baselines run at; default 30000),
 BENCH_PARTS (default doctor,startup,refresh,lint,monitor; bench/monitor_bench.py has its own
-settings).
+settings). A run of some parts keeps the others' figures from the previous latest.json, each
+part stamped with when it was measured and the machine's load then (`measured`).
 """
 
 import http.client
@@ -229,6 +230,13 @@ def markdown(document: dict[str, Any]) -> str:
         "the columns of one row (measured interleaved), not runs.",
         "",
     ]
+    measured = document.get("measured") or {}
+    if measured:
+        stamps = ", ".join(
+            f"{part} {stamp['at']} (load {stamp['load_average'][0]})"
+            for part, stamp in measured.items()
+        )
+        lines += [f"Measured: {stamps}.", ""]
     calibration = machine.get("calibration")
     if calibration:
         lines += [
@@ -359,6 +367,42 @@ def bench_startup(runs: int) -> dict[str, Any]:
         )
 
 
+PARTS = ("doctor", "startup", "refresh", "lint", "monitor")
+COMMANDS = ("doctor", "lint", "refresh")
+"""The sections the startup part writes its import times into."""
+
+
+def _stamp() -> dict[str, Any]:
+    return {
+        "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "load_average": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def carry_over(previous: dict[str, Any], document: dict[str, Any], ran: list[str]) -> None:
+    """Keep the figures of the parts not run now from the previous results, with their stamps."""
+    for part in PARTS:
+        if part in ran:
+            continue
+        if part == "startup":
+            for command in COMMANDS:
+                kept = {
+                    k: v for k, v in previous.get(command, {}).items() if k.startswith("import_ms")
+                }
+                if kept:
+                    document.setdefault(command, {}).update(kept)
+            if "calibration" in previous.get("machine", {}):
+                document["machine"]["calibration"] = previous["machine"]["calibration"]
+        elif part in previous:
+            section = document.setdefault(part, {})
+            for key, value in previous[part].items():
+                if not key.startswith("import_ms"):
+                    section.setdefault(key, value)
+        stamp = previous.get("measured", {}).get(part)
+        if stamp is not None:
+            document["measured"][part] = stamp
+
+
 def main() -> None:
     sizes = [
         int(s) for s in os.environ.get("BENCH_SIZES", "3,10,1000,10000,30000,100000").split(",")
@@ -374,6 +418,7 @@ def main() -> None:
             "load_average_at_start": [round(x, 2) for x in os.getloadavg()],
         },
         "runs": runs,
+        "measured": {},
     }
     if "doctor" in parts:
         points = {}
@@ -381,6 +426,7 @@ def main() -> None:
             sys.stderr.write(f"bench: doctor at {pods} pods\n")
             points[pods] = bench_size(pods, runs, baselines=pods <= baseline_max)
         document["doctor"] = doctor_section(points)
+        document["measured"]["doctor"] = _stamp()
     if "startup" in parts:
         sys.stderr.write("bench: startup\n")
         startup_runs = bench_startup(max(runs, 7))
@@ -390,16 +436,23 @@ def main() -> None:
             section["import_ms"] = imports["median"]
             section["import_ms_calibrated"] = imports["calibrated"]
             section["import_ms_runs"] = imports
+        document["measured"]["startup"] = _stamp()
     if "refresh" in parts:
         sys.stderr.write("bench: refresh\n")
         document.setdefault("refresh", {}).update(bench_refresh(runs))
+        document["measured"]["refresh"] = _stamp()
     if "lint" in parts:
         sys.stderr.write("bench: lint\n")
         document.setdefault("lint", {}).update(bench_lint(runs))
+        document["measured"]["lint"] = _stamp()
     if "monitor" in parts:
         sys.stderr.write("bench: monitor\n")
         document["monitor"] = bench_monitor()
+        document["measured"]["monitor"] = _stamp()
     document["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    latest = RESULTS / "latest.json"
+    if set(parts) != set(PARTS) and latest.exists():
+        carry_over(json.loads(latest.read_text()), document, parts)
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "latest.json").write_text(json.dumps(document, indent=2) + "\n")
     text = markdown(document)
