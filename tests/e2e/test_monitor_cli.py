@@ -9,9 +9,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+import yaml
 
+from tests.support.auth_echo import make_pki
 from tests.support.fake_apiserver import FakeApiServer
 from tests.support.monitoring import BOUND, Process, http_get, start_monitor, wait_for
+from tests.support.proxies import HttpConnectProxy, Passage
 from tests.support.scenarios import NAMESPACE, healthy
 
 
@@ -71,6 +74,36 @@ def test_monitor_serves_the_verdict_writes_an_event_per_change_and_ends_on_sigte
     assert code == 0, monitor.err
     changes = [line for line in monitor.err if re.match(r"truegreen: \d{4}-", line)]
     assert [line.split(" ", 2)[2].split(":")[0] for line in changes] == ["ready", "not-ready"]
+
+
+def test_monitor_lists_and_watches_through_the_kubeconfig_s_proxy(tmp_path: Path) -> None:
+    """Every connection of the monitor, its lists and its watches, goes through `proxy-url`
+    (a merge once left the watches' transport without the proxy)."""
+    pki = make_pki(tmp_path / "pki")
+    api = FakeApiServer().start(tls=(pki.server_cert, pki.server_key))
+    api.watch_bookmark_seconds = 0.5
+    api.add(*healthy(datetime.now(UTC)))
+    kubeconfig = api.write_kubeconfig(
+        tmp_path / "kc", namespace=NAMESPACE, certificate_authority=pki.ca
+    )
+    try:
+        with HttpConnectProxy() as proxy:
+            config = yaml.safe_load(kubeconfig.read_text())
+            config["clusters"][0]["cluster"]["proxy-url"] = proxy.url
+            kubeconfig.write_text(yaml.safe_dump(config))
+            monitor, base = start_monitor(kubeconfig, "--min-interval", "0.2", "--interval", "5")
+            try:
+                wait_for("/readyz", lambda: http_get(base + "/readyz")[0] == 200)
+                wait_for("a watch", lambda: any(r.query.get("watch") for r in api.requests()))
+            finally:
+                code, _ = monitor.end(signal.SIGTERM)
+            passages = list(proxy.passages)
+    finally:
+        api.stop()
+    assert code == 0, monitor.err
+    target = api.url.removeprefix("https://")
+    assert set(passages) == {Passage("CONNECT", target, "authority", None, True)}
+    assert len(passages) >= 2, "the lists' pool and the watches each opened their own tunnel"
 
 
 def test_monitor_refuses_contradictory_intervals_as_bad_usage(cluster: Path) -> None:
