@@ -3,11 +3,14 @@
 The redaction test seeds every shape docs/snapshot.md lists into the fake cluster (objects,
 Events, container logs) and scans every byte the snapshot writes, folder and archive alike."""
 
+import copy
 import gzip
 import io
 import json
 import stat
 import tarfile
+import threading
+import time
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,7 +20,7 @@ import yaml
 
 from tests.scenario.conftest import CREDENTIALS, Doctor, _verdict
 from tests.support.cli import CliResult, run_cli
-from tests.support.fake_apiserver import Fault
+from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.scenarios import (
     BACKEND_SECRET_VALUE,
     NAMESPACE,
@@ -315,6 +318,43 @@ def test_the_bundle_holds_the_events_newest_first_and_the_failing_logs(doctor: D
         (r.query.get("previous"), r.query.get("tailLines"), r.query.get("limitBytes"))
         for r in asked
     ] == [("true", "200", "65536")]
+
+
+def test_the_logs_are_read_together_and_kept_in_the_order_chosen(doctor: Doctor) -> None:
+    doctor.load(seeded_cluster)
+    _seed_logs(doctor)
+    pod = doctor.server.get_object("Pod", "jobs-manager-abc12", NAMESPACE)
+    assert pod is not None
+    twin = copy.deepcopy(pod)
+    twin["metadata"] = {**twin["metadata"], "name": "jobs-manager-def34"}
+    for key in ("uid", "resourceVersion", "creationTimestamp"):
+        twin["metadata"].pop(key, None)
+    doctor.server.add(twin)
+    lock, in_flight, most = threading.Lock(), [0], [0]
+
+    def hold_each_log(_: FakeApiServer, method: str, path: str) -> None:
+        if not path.endswith("/log"):
+            return
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        time.sleep(0.3)  # long enough that a read sent together is under way meanwhile
+        with lock:
+            in_flight[0] -= 1
+
+    doctor.server.request_hooks.append(hold_each_log)
+    folder = doctor.tmp_path / "bundle"
+    result = _snapshot(doctor, *CREDENTIALS, "--output-directory", str(folder))
+    assert result.exit_code == 0, result.stderr
+    assert len([r for r in doctor.server.requests() if r.path.endswith("/log")]) == 2, (
+        "precondition: two failing containers, two logs"
+    )
+    assert most[0] == 2, "the two logs were read one after the other"
+    logs = [
+        yaml.safe_load(path.read_text())
+        for path in sorted((folder / "reads").glob("*-log-pods-*.yaml"))
+    ]
+    assert [log["read"]["name"] for log in logs] == ["jobs-manager-abc12", "jobs-manager-def34"]
 
 
 def test_a_log_the_runtime_already_removed_is_recorded_absent_not_failed(doctor: Doctor) -> None:

@@ -6,6 +6,7 @@ import gc
 import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -137,6 +138,7 @@ def take_snapshot(
     from truegreen.cluster.archive import check_new_archive, write_archive
     from truegreen.cluster.logs import Logged, select_logs
     from truegreen.cluster.recent_events import NewestEvents
+    from truegreen.cluster.schedule import Pending, ReadSchedule
     from truegreen.cluster.snapshot import (
         Capture,
         RecordingReader,
@@ -158,16 +160,23 @@ def take_snapshot(
         recorder = RecordingReader(RedactingReader(reader))
         now = datetime.now(UTC).replace(microsecond=0)
         env = gather(recorder, namespace, now, settings)
-        logs: list[tuple[LogRequest, LogRead]] = []
+        pending: list[tuple[LogRequest, Pending[LogRead]]] = []
         left_out = 0
         if not isinstance(env, Unreachable):
-            recorder.fold(Kind.EVENT, NewestEvents(), namespace=namespace)
-            if isinstance(env.pods, Listed):
-                selection = select_logs(env.pods.items)
-                left_out = selection.left_out
-                logs = [
-                    (wanted, _read_log(cluster, namespace, wanted)) for wanted in selection.requests
-                ]
+            # The events and every log go out together, as doctor's reads do; the recorder
+            # keeps ticket order and the logs keep the selection's.
+            with ReadSchedule() as schedule:
+                schedule.submit(
+                    partial(recorder.fold, Kind.EVENT, NewestEvents(), namespace=namespace)
+                )
+                if isinstance(env.pods, Listed):
+                    selection = select_logs(env.pods.items)
+                    left_out = selection.left_out
+                    pending = [
+                        (wanted, schedule.submit(partial(_read_log, cluster, namespace, wanted)))
+                        for wanted in selection.requests
+                    ]
+        logs = [(wanted, read.result()) for wanted, read in pending]
         taken_with = {
             "credentials_secret": request.credentials_secret or config.credentials_secret,
             "job_requests": request.job_requests or config.job_requests,
