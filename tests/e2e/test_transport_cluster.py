@@ -257,6 +257,19 @@ def test_a_reset_read_is_sent_again_as_client_go_does(tmp_path: Path) -> None:
     assert [item["metadata"]["name"] for item in read.items] == ["p1"]
 
 
+def test_a_read_cut_mid_answer_is_not_sent_again(tmp_path: Path) -> None:
+    """client-go sends a GET again only for an error before the status line: a body cut short
+    after it is the caller's error (rest/request.go request())."""
+    with HostileServer(hostile.reset_mid_body) as server:
+        kubeconfig = _kubeconfig(tmp_path / "kc", server.url)
+        with _connect(kubeconfig) as cluster:
+            read = cluster.list(Kind.POD, namespace="train")
+            assert cluster.requests_made == 1
+    assert server.counts["requests"] == 1
+    assert isinstance(read, CantRead)
+    assert read.failure is ReadFailure.UNREACHABLE
+
+
 def test_a_reset_write_is_sent_once(tmp_path: Path) -> None:
     with HostileServer(hostile.reset_mid_body) as server:
         kubeconfig = _kubeconfig(tmp_path / "kc", server.url)

@@ -49,7 +49,7 @@ from truegreen.cluster.reads import (
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import Dialer
-from truegreen.http.errors import ConnectionDroppedError, TimedOutError
+from truegreen.http.errors import AnswerCutError, ConnectionDroppedError, TimedOutError
 from truegreen.http.proxy_dial import ProxyDialer
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import LineStream, Response, Transport
@@ -308,8 +308,14 @@ class LiveCluster:
                 if self._run_deadline is not None and self._run_deadline.expired:
                     raise RunTimeLimitError(self._run_seconds) from None
                 raise
-            except ConnectionDroppedError:
-                if not throttle.may_resend_after_drop(method, retries) or deadline.expired:
+            except ConnectionDroppedError as dropped:
+                # client-go decides on the error of sending and reading the status line; a body
+                # cut short after it is the caller's error (rest/request.go request()).
+                if (
+                    isinstance(dropped, AnswerCutError)
+                    or not throttle.may_resend_after_drop(method, retries)
+                    or deadline.expired
+                ):
                     raise
                 retries += 1
                 continue

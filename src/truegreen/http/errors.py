@@ -52,6 +52,10 @@ class ConnectionDroppedError(TransportError):
     """The connection closed or reset before a whole answer arrived."""
 
 
+class AnswerCutError(ConnectionDroppedError):
+    """The connection closed or reset after the answer's status line arrived, before its end."""
+
+
 class SendFailedError(ConnectionDroppedError):
     """The connection broke while the request was being sent: the server cannot have acted on
     a request it did not receive whole."""

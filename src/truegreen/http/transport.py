@@ -19,6 +19,7 @@ from truegreen import __version__
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import Dialer, DirectDialer, Stream
 from truegreen.http.errors import (
+    AnswerCutError,
     AnswerTooLargeError,
     ConnectFailedError,
     ConnectionDroppedError,
@@ -391,7 +392,10 @@ class Answer:
         except _StaleConnectionError:
             # An answer already started cannot be stale; the head arrived, so this is a drop.
             self.close()
-            raise ConnectionDroppedError("the connection closed mid-answer") from None
+            raise AnswerCutError("the connection closed mid-answer") from None
+        except ConnectionDroppedError as dropped:
+            self.close()
+            raise AnswerCutError(str(dropped)) from None
         except BaseException:
             self.close()
             raise
