@@ -22,6 +22,7 @@ from tests.support.rollout import RolloutSimulator
 from bench.latency_proxy import LatencyProxy
 from bench.measure import measured, summary
 from truegreen.refresh.annotations import RECORDED_DIGEST, container_key
+from truegreen.refresh.registry import LOOKUPS_IN_FLIGHT
 
 ROOT = Path(__file__).resolve().parents[1]
 BIN = Path(sys.executable).parent
@@ -30,8 +31,8 @@ DEPLOYMENTS = 100
 REFERENCES = 50
 LATENCY = 0.05
 MOVED = 5
-REGISTRY_CONCURRENCY = 8
-"""Look-ups refresh keeps in flight (src/truegreen/refresh/registry.py's pool)."""
+REGISTRY_CONCURRENCY = LOOKUPS_IN_FLIGHT
+"""Look-ups refresh keeps in flight: the floor follows the product's own bound."""
 NOTHING_OPTED_IN = "truegreen.io/bench=nothing"
 """A selector no workload carries: a tick that makes its reads and looks nothing up."""
 

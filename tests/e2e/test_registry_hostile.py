@@ -10,6 +10,7 @@ own rules about schemes, hosts and ports decide everything, as they would on a n
 import base64
 import hashlib
 import json
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import Transport
 from truegreen.images import parse_image
 from truegreen.refresh.registry import (
+    LOOKUPS_IN_FLIGHT,
     MAX_ANSWER_BYTES,
     LookupFailed,
     LookupFailure,
@@ -332,3 +334,39 @@ def test_one_deadline_bounds_the_whole_look_up() -> None:
             LookupFailure.TIMEOUT, f"127.0.0.1:{server.port} did not answer in time"
         )
         assert [r.method for r in server.received] == ["HEAD", "GET"]
+
+
+def test_look_ups_keep_the_bound_in_flight_on_kept_alive_connections() -> None:
+    """Three rounds of distinct tags: the first answers are held until LOOKUPS_IN_FLIGHT
+    requests are in flight at once, so a pool that lets fewer out (a thread waiting for a
+    connection) fails here instead of only being slower; no more go out than the bound, and
+    every connection opened is kept alive for the next look-up, never one per request."""
+    gate = threading.Barrier(LOOKUPS_IN_FLIGHT, timeout=10)
+    lock = threading.Lock()
+    in_flight = {"now": 0, "most": 0}
+
+    def held(request: Received, index: int) -> Answer:
+        with lock:
+            in_flight["now"] += 1
+            in_flight["most"] = max(in_flight["most"], in_flight["now"])
+        try:
+            if index < LOOKUPS_IN_FLIGHT:
+                gate.wait()
+            return _manifest(request, index)
+        except threading.BrokenBarrierError:
+            return 503, {}, b""
+        finally:
+            with lock:
+                in_flight["now"] -= 1
+
+    with _loopback(held) as server:
+        images = [f"127.0.0.1:{server.port}/team/app-{i}:v1" for i in range(3 * LOOKUPS_IN_FLIGHT)]
+        client = RegistryClient(RegistryAccess(timeout=30))
+        try:
+            results = client.resolve_all([(parse_image(image), None) for image in images])
+        finally:
+            client.close()
+        assert in_flight["most"] == LOOKUPS_IN_FLIGHT == 8
+        assert set(results.values()) == {Resolved(SHA256, MANIFEST)}
+        assert (len(results), client.requests_made, len(server.received)) == (24, 24, 24)
+        assert server.counts["connections"] == LOOKUPS_IN_FLIGHT

@@ -1176,6 +1176,43 @@ def test_a_fleet_costs_one_pod_list_and_one_read_per_shared_login(env: RefreshEn
     }
 
 
+def test_each_deployment_sees_exactly_the_pods_its_whole_selector_matches(
+    env: RefreshEnv,
+) -> None:
+    """Pods are found through one of a selector's labels; the whole selector still decides. Two
+    Deployments share `app`, a third's pod shares `tier`, and one selects by expression alone:
+    each is judged on its own pod only."""
+    digests = {
+        name: env.registry.push_image(f"r/{name}", "stable", content=name)
+        for name in ("web", "batch", "stray", "picked")
+    }
+    for name, labels in (
+        ("web", {"app": "shop", "tier": "web"}),
+        ("batch", {"app": "shop", "tier": "batch"}),
+        ("stray", {"app": "stray", "tier": "web"}),
+    ):
+        workload = deployment(name, container("runner", env.image(f"r/{name}", "stable")))
+        workload["spec"]["selector"]["matchLabels"] = labels
+        workload["spec"]["template"]["metadata"]["labels"] = dict(labels)
+        if name == "stray":
+            del workload["metadata"]["labels"]["truegreen.io/refresh"]  # its pod is still listed
+        env.install(workload)
+    picked = deployment("picked", container("runner", env.image("r/picked", "stable")))
+    picked["spec"]["selector"] = {
+        "matchExpressions": [{"key": "app", "operator": "In", "values": ["picked"]}]
+    }
+    picked["spec"]["template"]["metadata"]["labels"] = {"app": "picked"}
+    env.install(picked)
+    assert len(env.server.list_objects("Pod", NS)) == 4, "precondition: one pod each"
+    result = env.tick()
+    running = {w["name"]: w["containers"][0]["running_digests"] for w in result.json()["workloads"]}
+    assert running == {
+        "web": [digests["web"]],
+        "batch": [digests["batch"]],
+        "picked": [digests["picked"]],
+    }
+
+
 def test_events_tell_what_a_tick_did_once(env: RefreshEnv) -> None:
     """A restart and a stale pin: one Event each on the Deployment, as client-go's recorder
     writes them (involved object with its uid, the writer, count and timestamps)."""

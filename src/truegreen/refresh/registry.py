@@ -58,6 +58,9 @@ MAX_ANSWER_BYTES = 4 << 20
 """A registry answer (manifest, index, token, error) may not exceed this. The OCI distribution
 spec (opencontainers/distribution-spec spec.md) has clients and registries expect manifests of
 at least 4 megabytes; a larger answer is refused unread rather than hashed."""
+LOOKUPS_IN_FLIGHT = 8
+"""Look-ups a tick keeps in flight, and so the connections it may hold open to one registry:
+a look-up thread without a connection of its own would only wait for another's."""
 _MAX_REDIRECTS = 5
 _REDIRECTS = frozenset({301, 302, 303, 307, 308})
 
@@ -248,7 +251,9 @@ class RegistryClient:
         self._timeout = access.timeout
         self._insecure = access.insecure_registries
         self._reserve = rate_limit_reserve
-        self._transport = transport or Transport(TlsSettings(verify=access.verify_tls))
+        self._transport = transport or Transport(
+            TlsSettings(verify=access.verify_tls), per_host=LOOKUPS_IN_FLIGHT
+        )
         # Keyed by the login too: one workload's token never answers for another's login.
         self._tokens: dict[tuple[RegistryLogin | None, str, str], str] = {}
         self._exhausted: dict[str, str] = {}
@@ -284,7 +289,7 @@ class RegistryClient:
         # and must not pay for concurrent.futures, which brings logging and traceback.
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=8) as pool:
+        with ThreadPoolExecutor(max_workers=LOOKUPS_IN_FLIGHT) as pool:
             results = pool.map(lookup, distinct.values())
             return dict(zip(distinct, results, strict=True))
 

@@ -25,7 +25,16 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Conflict, CreateResult, GetRead, Got, Kind, ListRead
+from truegreen.cluster import (
+    CantRead,
+    Conflict,
+    CreateResult,
+    GetRead,
+    Got,
+    Kind,
+    Listed,
+    ListRead,
+)
 from truegreen.cluster.reader import ClusterWriter
 from truegreen.images import ImageReference, ImageReferenceError
 from truegreen.refresh.annotations import PendingRestart
@@ -196,13 +205,31 @@ def _selected(obj: Mapping[str, Any], read: ListRead) -> list[Mapping[str, Any]]
     """The pods of `read` the Deployment's selector matches."""
     if isinstance(read, CantRead):
         return read
-    return [p for p in read.items if o.selector_matches(_selector(obj), o.labels_of(p))]
+    return _matching(obj, read.items)
+
+
+def _matching(obj: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    selector = _selector(obj)
+    return [p for p in pods if o.selector_matches(selector, o.labels_of(p))]
 
 
 def _pods(cluster: ClusterWriter, obj: Mapping[str, Any]) -> list[Mapping[str, Any]] | CantRead:
     namespace = o.namespace_of(obj)
     labels = {str(k): str(v) for k, v in o.mapping(_selector(obj).get("matchLabels")).items()}
     return _selected(obj, cluster.list(Kind.POD, namespace=namespace, labels=labels or None))
+
+
+_LabelIndex = dict[tuple[str, str], list[Mapping[str, Any]]]
+
+
+def _by_label(pods: Sequence[Mapping[str, Any]]) -> _LabelIndex:
+    """Each pod under every label it carries, in the order listed."""
+    index: _LabelIndex = {}
+    for pod in pods:
+        for key, value in o.labels_of(pod).items():
+            if isinstance(value, str):
+                index.setdefault((str(key), value), []).append(pod)
+    return index
 
 
 class _SharedReads:
@@ -212,14 +239,27 @@ class _SharedReads:
     def __init__(self, cluster: ClusterWriter) -> None:
         self._cluster = cluster
         self._pods: dict[str, ListRead] = {}
+        self._labelled: dict[str, _LabelIndex] = {}
         self._objects: dict[tuple[Kind, str, str], GetRead] = {}
 
     def pods_of(self, obj: Mapping[str, Any]) -> list[Mapping[str, Any]] | CantRead:
-        """The pods the Deployment's selector matches."""
+        """The pods the Deployment's selector matches. Only the pods carrying the rarest of its
+        required labels are checked: a selector against every pod of the namespace, for every
+        Deployment, would grow with the square of the fleet."""
         namespace = o.namespace_of(obj)
         if namespace not in self._pods:
-            self._pods[namespace] = self._cluster.list(Kind.POD, namespace=namespace)
-        return _selected(obj, self._pods[namespace])
+            read = self._cluster.list(Kind.POD, namespace=namespace)
+            self._pods[namespace] = read
+            self._labelled[namespace] = _by_label(read.items) if isinstance(read, Listed) else {}
+        read = self._pods[namespace]
+        if isinstance(read, CantRead):
+            return read
+        required = o.mapping(_selector(obj).get("matchLabels")).items()
+        pairs = [(str(k), v) for k, v in required if isinstance(v, str)]
+        if not pairs:
+            return _matching(obj, read.items)
+        index = self._labelled[namespace]
+        return _matching(obj, min((index.get(pair, []) for pair in pairs), key=len))
 
     def get(self, kind: Kind, name: str, *, namespace: str) -> GetRead:
         """One object, read once per tick."""
