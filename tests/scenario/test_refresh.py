@@ -291,7 +291,7 @@ def test_failed_rollout_records_nothing_and_the_guard_latches(env: RefreshEnv) -
         result = env.tick("--max-attempts", "2")
         workload = _workload(result.json(), "crashy")
         assert (workload["outcome"], result.exit_code) == ("rollout-failed", 2)
-        assert "CrashLoopBackOff" in workload["reason"]
+        assert "keeps crashing (CrashLoopBackOff)" in workload["reason"]
         annotations = env.annotations("crashy")
         assert annotations[container_key(RECORDED_DIGEST, "runner")] == old
         assert annotations[ATTEMPTS].startswith(f"{attempt} ")

@@ -73,12 +73,12 @@ def test_a_record_after_converging_is_no_refresh() -> None:
 
 
 def test_a_failed_rollout_says_why_and_that_nothing_was_recorded() -> None:
-    report = _report(Outcome.ROLLOUT_FAILED, reason="new pod x is in CrashLoopBackOff")
+    report = _report(Outcome.ROLLOUT_FAILED, reason="new pod x keeps crashing (CrashLoopBackOff)")
     assert planned_events(report, DEPLOYMENT) == [
         (
             EventReason.ROLLOUT_FAILED,
-            "the restart toward the newest image did not complete: new pod x is in "
-            "CrashLoopBackOff; nothing was recorded, a later run tries again",
+            "the restart toward the newest image did not complete: new pod x keeps crashing "
+            "(CrashLoopBackOff); nothing was recorded, a later run tries again",
         )
     ]
 

@@ -477,7 +477,7 @@ def test_a_stuck_rollout_fails_before_a_stuck_pod_and_a_timeout() -> None:
     end = _poll(_rolled(updated=0, stuck=True), crashing, expired=True)
     assert end == RolloutEnd(False, "the rollout exceeded its progress deadline")
     assert _poll(_rolled(updated=0), crashing, expired=True) == RolloutEnd(
-        False, "new pod runner-new is in CrashLoopBackOff"
+        False, "new pod runner-new keeps crashing (CrashLoopBackOff)"
     )
     assert _poll(_rolled(updated=0), expired=True) == RolloutEnd(
         False, "timed out after 5s (0 of 1 copies updated)", True
@@ -491,23 +491,31 @@ def test_the_timeout_is_named_as_the_operator_gave_it() -> None:
 
 
 @pytest.mark.parametrize(
-    "reason", ["CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName"]
+    ("reason", "words"),
+    [
+        ("CrashLoopBackOff", "keeps crashing"),
+        ("ImagePullBackOff", "cannot pull its image"),
+        ("ErrImagePull", "cannot pull its image"),
+        ("InvalidImageName", "names an image that is not valid"),
+    ],
 )
-def test_a_new_pod_waiting_where_it_will_not_leave_by_itself_is_stuck(reason: str) -> None:
+def test_a_new_pod_waiting_where_it_will_not_leave_by_itself_is_stuck(
+    reason: str, words: str
+) -> None:
     pods = [
         _pod("old", ("runner", reason), stamp="2026-01-01T00:00:00.000000Z"),  # not this restart
         _pod("new", ("side", NEW), ("runner", reason), stamp=STAMP),
     ]
-    assert stuck_new_pod(pods, MARKER) == f"new pod new is in {reason}"
+    assert stuck_new_pod(pods, MARKER) == f"new pod new {words} ({reason})"
     assert stuck_new_pod(pods[:1], MARKER) == ""
 
 
 def test_a_pod_running_a_target_digest_is_new_even_without_the_stamp() -> None:
     pinned = _pod("pinned", ("runner", "ErrImagePull"), image_digest=NEW)
-    assert stuck_new_pod([pinned], MARKER) == "new pod pinned is in ErrImagePull"
+    assert stuck_new_pod([pinned], MARKER) == "new pod pinned cannot pull its image (ErrImagePull)"
     init = _pod("init", ("runner", "ErrImagePull"))
     init["spec"]["initContainers"] = [{"name": "setup", "image": f"{IMAGE}@{NEW}"}]
-    assert stuck_new_pod([init], MARKER) == "new pod init is in ErrImagePull"
+    assert stuck_new_pod([init], MARKER) == "new pod init cannot pull its image (ErrImagePull)"
     assert stuck_new_pod([_pod("old", ("runner", "ErrImagePull"), image_digest=OLD)], MARKER) == ""
 
 
@@ -592,10 +600,10 @@ def test_an_operator_pin_is_never_recorded_even_after_a_verified_rollout() -> No
 
 
 def test_a_failed_rollout_drops_the_marker_a_timed_out_one_keeps_it() -> None:
-    crashed = RolloutEnd(False, "new pod new is in CrashLoopBackOff")
+    crashed = RolloutEnd(False, "new pod new keeps crashing (CrashLoopBackOff)")
     assert after_rollout(crashed, OURS, [_plan()], [], MARKER, ours=True) == Ending(
         Outcome.ROLLOUT_FAILED,
-        "new pod new is in CrashLoopBackOff",
+        "new pod new keeps crashing (CrashLoopBackOff)",
         AnnotationWrite("clear-pending", {PENDING: None}),
     )
     timed_out = RolloutEnd(False, "timed out after 5s", timed_out=True)
@@ -609,9 +617,9 @@ def test_a_marker_another_tick_wrote_since_is_never_cleared_nor_recorded_over() 
     tick restarted toward newer digests since. Nothing this tick writes may erase its marker."""
     newer = PendingRestart({"runner": ARM}, "2026-11-30T12:05:00.000001Z")
     theirs = {PENDING: newer.text(), DIGEST_KEY: OLD}
-    crashed = RolloutEnd(False, "new pod new is in CrashLoopBackOff")
+    crashed = RolloutEnd(False, "new pod new keeps crashing (CrashLoopBackOff)")
     assert after_rollout(crashed, theirs, [_plan()], [], MARKER, ours=True) == Ending(
-        Outcome.ROLLOUT_FAILED, "new pod new is in CrashLoopBackOff"
+        Outcome.ROLLOUT_FAILED, "new pod new keeps crashing (CrashLoopBackOff)"
     )
     pods = [_pod("new", ("runner", NEW))]
     done = RolloutEnd(True, "rolled out")

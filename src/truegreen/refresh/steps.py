@@ -30,7 +30,13 @@ from truegreen.refresh.report import Outcome
 from truegreen.refresh.template import RESTARTED_AT
 from truegreen.rollout import rollout_status
 
-_STUCK_REASONS = {"CrashLoopBackOff", "ImagePullBackOff", "ErrImagePull", "InvalidImageName"}
+_STUCK_REASONS = {
+    "CrashLoopBackOff": "keeps crashing",
+    "ImagePullBackOff": "cannot pull its image",
+    "ErrImagePull": "cannot pull its image",
+    "InvalidImageName": "names an image that is not valid",
+}
+"""The waiting states a new pod does not leave by itself, in plain words."""
 
 
 @dataclass(frozen=True)
@@ -250,8 +256,8 @@ def stuck_new_pod(pods: Sequence[Mapping[str, Any]], marker: PendingRestart) -> 
             continue
         for status in o.container_statuses(pod):
             reason = o.mapping(o.mapping(status.get("state")).get("waiting")).get("reason")
-            if reason in _STUCK_REASONS:
-                return f"new pod {o.name_of(pod)} is in {reason}"
+            if isinstance(reason, str) and reason in _STUCK_REASONS:
+                return f"new pod {o.name_of(pod)} {_STUCK_REASONS[reason]} ({reason})"
     return ""
 
 
