@@ -97,7 +97,7 @@ def gate_config(pyproject: str) -> str:
     table = (
         "[tool.mutmut]\n"
         f"source_paths = {GATE_MODULES!r}\n"
-        'also_copy = ["src/", "tests/", "examples/", "docs/", "deploy/"]\n'
+        'also_copy = ["src/", "tests/", "examples/", "docs/", "deploy/", "bench/"]\n'
         f"pytest_add_cli_args_test_selection = {GATE_TESTS!r}\n"
         'pytest_add_cli_args = ["-p", "no:cacheprovider", "--timeout=30"]\n\n'
     )
