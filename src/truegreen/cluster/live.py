@@ -260,8 +260,8 @@ class LiveCluster:
     ) -> ListRead:
         """Every matching object, all pages fetched; or why the list could not be read.
 
-        Objects come as sent, less their managedFields (and a machine's images list): those
-        are skipped while decoding, never built.
+        Objects come as sent, less their managedFields (and a machine, less all but what the
+        fit reads): those are skipped while decoding, never built (cluster/views.py).
         """
         decode = msgspec.json.Decoder(_page_of(item_view(kind))).decode
         items: list[KubeObject] = []

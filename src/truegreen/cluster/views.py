@@ -1,8 +1,8 @@
 """List items as every reader hands them on: as sent, less what nothing reads.
 
 The live cluster decodes each page of a list, and a snapshot each saved list, into these views:
-managedFields (and a machine's images) are skipped while decoding, never built, and both
-readers answer with the same objects whatever else the bytes carried.
+managedFields (and of a machine, all but what the fit reads) are skipped while decoding, never
+built, and both readers answer with the same objects whatever else the bytes carried.
 """
 
 from typing import Any
@@ -36,24 +36,6 @@ class _Metadata(msgspec.Struct, rename="camel"):
     finalizers: Any = msgspec.UNSET
 
 
-class _NodeStatus(msgspec.Struct, rename="camel"):
-    """NodeStatus as sent, less `images` (every image the machine holds: up to half a node's
-    bytes; nothing reads it). The fields of k8s.io/api/core/v1/types.go NodeStatus."""
-
-    capacity: Any = msgspec.UNSET
-    allocatable: Any = msgspec.UNSET
-    phase: Any = msgspec.UNSET
-    conditions: Any = msgspec.UNSET
-    addresses: Any = msgspec.UNSET
-    daemon_endpoints: Any = msgspec.UNSET
-    node_info: Any = msgspec.UNSET
-    volumes_in_use: Any = msgspec.UNSET
-    volumes_attached: Any = msgspec.UNSET
-    config: Any = msgspec.UNSET
-    runtime_handlers: Any = msgspec.UNSET
-    features: Any = msgspec.UNSET
-
-
 class _Item(msgspec.Struct, rename="camel"):
     """An object whose top level is apiVersion, kind, metadata, spec and status."""
 
@@ -64,8 +46,30 @@ class _Item(msgspec.Struct, rename="camel"):
     status: Any = msgspec.UNSET
 
 
-class _Node(_Item):
-    status: _NodeStatus | _NotAnObject = msgspec.UNSET
+# A machine is read for the fit alone (doctor/usage.py FIT_FIELDS: exclusion and room): a real
+# one is 5-15 KB of JSON, and every field kept is also walked by the redaction of each read.
+class _MachineMetadata(msgspec.Struct):
+    name: Any = msgspec.UNSET
+    labels: Any = msgspec.UNSET
+
+
+class _MachineSpec(msgspec.Struct):
+    unschedulable: Any = msgspec.UNSET
+    taints: Any = msgspec.UNSET
+
+
+class _MachineStatus(msgspec.Struct):
+    allocatable: Any = msgspec.UNSET
+
+
+class _Node(msgspec.Struct, rename="camel"):
+    """A machine as the fit reads it: name, labels, unschedulable, taints, allocatable."""
+
+    api_version: Any = msgspec.UNSET
+    kind: Any = msgspec.UNSET
+    metadata: _MachineMetadata | _NotAnObject = msgspec.UNSET
+    spec: _MachineSpec | _NotAnObject = msgspec.UNSET
+    status: _MachineStatus | _NotAnObject = msgspec.UNSET
 
 
 def _plain(view: Any) -> Any:
@@ -81,7 +85,7 @@ def _plain(view: Any) -> Any:
     }
 
 
-_ITEM_VIEWS: dict[Kind, type[_Item]] = {
+_ITEM_VIEWS: dict[Kind, type[_Item | _Node]] = {
     **dict.fromkeys(
         (
             Kind.POD,
