@@ -2,6 +2,7 @@
 YAML (as it wrote it before, or as a person edits it), within the same caps."""
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -10,8 +11,8 @@ import yaml
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.reader import ReadKey
 from truegreen.cluster.reads import CantRead, Folded, Got, Listed, ReadFailure
-from truegreen.cluster.snapshot_reads import load_read
-from truegreen.yamlsafe import Limits, Problem, Refusal
+from truegreen.cluster.snapshot_reads import file_text, load_read, member_text, parsed
+from truegreen.yamlsafe import Document, Limits, Problem, Refusal
 
 POD: dict[str, Any] = {
     "metadata": {
@@ -141,3 +142,85 @@ def test_a_file_of_more_values_than_the_cap_is_not_captured(written_as: Any) -> 
 
 def test_a_refused_file_is_not_captured() -> None:
     assert load_read("x.yaml", Refusal(Problem.TOO_LARGE, "it is larger than 256 MiB")) is None
+
+
+@FORMS
+def test_the_read_key_names_its_selectors_and_a_failure_reached_the_cluster_by_default(
+    written_as: Any,
+) -> None:
+    read = {"verb": "list", "resource": "pods", "namespace": "t", "labels": "a=b", "fields": "x=y"}
+    cant = {"cant_read": {"failure": "timeout", "reason": "slow"}}
+    assert load_read("x.yaml", written_as({"read": read, "result": cant})) == (
+        ReadKey("list", Kind.POD, "t", None, "a=b", "x=y"),
+        CantRead(ReadFailure.TIMEOUT, "slow", reached=True),
+    )
+
+
+@FORMS
+def test_a_kind_with_more_at_its_top_level_comes_whole(written_as: Any) -> None:
+    account = {"metadata": {"name": "default"}, "secrets": [{"name": "t"}], "automount": False}
+    read = {"verb": "list", "resource": "serviceaccounts", "namespace": "t"}
+    assert load_read("x.yaml", written_as({"read": read, "result": {"items": [account]}})) == (
+        ReadKey("list", Kind.SERVICE_ACCOUNT, "t"),
+        Listed(({**account, "kind": "ServiceAccount", "apiVersion": "v1"},)),
+    )
+
+
+@FORMS
+@pytest.mark.parametrize(
+    ("verb", "result"),
+    [("fold", {"summary": [1]}), ("fold", {}), ("get", {"object": [1]}), ("get", {})],
+    ids=["summary-not-a-mapping", "no-summary", "object-not-a-mapping", "no-object"],
+)
+def test_a_fold_or_get_of_the_wrong_shape_is_malformed(
+    written_as: Any, verb: str, result: Any
+) -> None:
+    read = {"verb": verb, "resource": "events", "namespace": "t", "name": "newest"}
+    assert load_read("9.yaml", written_as({"read": read, "result": result})) == (
+        ReadKey(verb, Kind.EVENT, "t", "newest"),
+        CantRead(
+            ReadFailure.MALFORMED,
+            f"{verb} events: the cluster's answer was not valid (snapshot file 9.yaml)",
+        ),
+    )
+
+
+def test_the_value_cap_is_exact_for_compact_json() -> None:
+    """Compact JSON with no `[{,:` inside its strings: the bound is the count itself."""
+    items = [{"metadata": {"name": f"X-{n}"}} for n in range(20)]
+    text = json.dumps({**PODS_READ, "result": {"items": items}}, separators=(",", ":"))
+    values = 1 + sum(text.count(mark) for mark in "[{,:")
+    assert load_read("x.yaml", text, Limits(max_nodes=values)) is not None
+    assert load_read("x.yaml", text, Limits(max_nodes=values - 1)) is None
+
+
+def test_a_snapshot_file_is_read_as_text_and_a_link_is_refused(tmp_path: Path) -> None:
+    real = tmp_path / "real.yaml"
+    real.write_text("a: 1\n")
+    link = tmp_path / "link.yaml"
+    link.symlink_to(real)
+    assert file_text(real) == "a: 1\n"
+    assert file_text(link) == Refusal(Problem.NOT_REGULAR, "it is a link, not a regular file")
+    assert file_text(tmp_path) == Refusal(Problem.NOT_REGULAR, "it is a folder, not a regular file")
+
+
+def test_an_archive_member_is_text_or_refused() -> None:
+    assert member_text(b"a: 1\n") == "a: 1\n"
+    assert member_text(b"a\0") == Refusal(Problem.BINARY, "it is a binary file, not text")
+
+
+def test_snapshot_yaml_is_one_document_within_the_caps() -> None:
+    assert parsed("a: 1\n") == Document({"a": 1}, 1, 2)
+    assert parsed("") == Document(None, 1, 1)
+    assert parsed("a: 1\n---\nb: 2\n") == Refusal(
+        Problem.SYNTAX, "expected a single document, found more"
+    )
+    refused = Refusal(Problem.TOO_LARGE, "it is larger than 256 MiB")
+    assert parsed(refused) is refused
+    too_many = parsed("[1, 2, 3]\n", Limits(max_nodes=3))
+    assert isinstance(too_many, Refusal)
+    assert too_many.problem is Problem.TOO_MANY_NODES
+    assert isinstance(parsed("[1, 2, 3]\n", Limits(max_nodes=4)), Document)
+    broken = parsed("a: [\n")
+    assert isinstance(broken, Refusal)
+    assert broken.problem is Problem.SYNTAX

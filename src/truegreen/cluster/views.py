@@ -79,8 +79,8 @@ def _plain(view: Any) -> Any:
         return view
     names = view.__struct_encode_fields__
     return {
-        name: _plain(value)
-        for name, value in zip(names, msgspec.structs.astuple(view), strict=True)
+        names[at]: _plain(value)
+        for at, value in enumerate(msgspec.structs.astuple(view))
         if value is not msgspec.UNSET
     }
 
