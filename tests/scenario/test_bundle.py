@@ -184,7 +184,7 @@ def test_no_seeded_secret_is_written_anywhere_folder_or_archive(doctor: Doctor) 
     assert b"panic: cannot reach the database" in everything, "precondition: the log was saved"
     assert b"login failed: password=<redacted>" in everything, "precondition: events saved"
     assert b"EMPTY_PASSWORD" in everything, "precondition: the env was saved"
-    assert b"value: ''" in everything, "an empty value stays empty: emptiness is measured"
+    assert b'"value": ""' in everything, "an empty value stays empty: emptiness is measured"
     leaks = {str(path): _leaked(data) for path, data in written.items() if _leaked(data)}
     assert leaks == {}
     unpacked = gzip.decompress(archive.read_bytes())

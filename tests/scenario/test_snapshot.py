@@ -12,7 +12,7 @@ import yaml
 from tests.scenario.conftest import Doctor, without_connection_flags
 from tests.support.cli import run_cli
 from tests.support.fake_apiserver import Fault
-from tests.support.scenarios import Obj, healthy, job_pod, training_job
+from tests.support.scenarios import Obj, healthy, held_by_running_job, job_pod, training_job
 from truegreen.cluster import Kind
 
 
@@ -36,19 +36,25 @@ def test_failed_reads_are_saved_and_read_back_as_failed(doctor: Doctor) -> None:
     doctor.load("healthy")
     doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/nodes$")
     directory = doctor.snapshot(exit_code=3)
-    saved = next((directory / "reads").glob("*-list-nodes.yaml")).read_text()
-    assert "failure: forbidden" in saved
+    saved = _reads(directory, "*-list-nodes.yaml")["result"]
+    assert saved["cant_read"]["failure"] == "forbidden"
     live = doctor.live("-o", "json")
     offline = doctor.offline(directory, "-o", "json")
     assert without_connection_flags(offline.json()) == without_connection_flags(live.json())
     assert offline.exit_code == 3
 
 
-def test_damaged_read_file_is_unknown_not_ok(doctor: Doctor) -> None:
+@pytest.mark.parametrize("written_as", [json.dumps, yaml.safe_dump])
+def test_damaged_read_file_is_unknown_not_ok(
+    doctor: Doctor, written_as: Callable[[Any], str]
+) -> None:
+    """As truegreen writes a read (JSON) or as it wrote them before (YAML): both decoders."""
     doctor.load("healthy")
     directory = doctor.snapshot()
     nodes = next((directory / "reads").glob("*-list-nodes.yaml"))
-    nodes.write_text(nodes.read_text().replace("result:\n  items:", "result:\n  items: 7\n  was:"))
+    document = yaml.safe_load(nodes.read_text())
+    document["result"] = {"items": 7, "was": document["result"]["items"]}
+    nodes.write_text(written_as(document))
     report = doctor.offline(directory, "-o", "json").json()
     capacity = [f for f in report["findings"] if f["check"] == "capacity"]
     assert [(f["status"], f["basis"]) for f in capacity] == [("unknown", "cant-check")]
@@ -124,9 +130,10 @@ def test_cluster_wide_pods_are_summed_per_machine_not_kept(doctor: Doctor) -> No
     assert summary["invalid"] == ""
     kept = sorted(p["metadata"]["name"] for p in summary["pods_here"])
     assert kept == ["jobs-manager-abc12", "mysql-def34", "train-002-x1", "train-003-y1"]
-    text = folds[0].read_text()
-    for dropped in ("image:", "env:", "labels:", "imagePullSecrets", "containerStatuses"):
-        assert dropped not in text
+    names = _keys(summary)
+    assert {"metadata", "spec", "containers", "resources"} <= names, "precondition: keys seen"
+    for dropped in ("image", "env", "labels", "imagePullSecrets", "containerStatuses"):
+        assert dropped not in names
     # The snapshot answers doctor exactly as the live cluster did.
     live = doctor.live("--output", "json")
     offline = doctor.offline(directory, "--output", "json")
@@ -151,6 +158,15 @@ def _stuck(now: datetime) -> list[Obj]:
     manager = next(o for o in objects if o["metadata"]["name"] == "jobs-manager")
     manager["status"]["conditions"][1].update(status="False", reason="ProgressDeadlineExceeded")
     return objects
+
+
+def _keys(value: Any) -> set[str]:
+    """Every mapping key anywhere in `value`."""
+    if isinstance(value, dict):
+        return set(value) | {k for v in value.values() for k in _keys(v)}
+    if isinstance(value, list):
+        return {k for v in value for k in _keys(v)}
+    return set()
 
 
 def _reads(directory: Path, pattern: str) -> dict[str, Any]:
@@ -202,3 +218,73 @@ def test_a_snapshot_written_with_kinds_on_its_items_reads_the_same(doctor: Docto
     deployments = _reads(directory, "*-list-deployments.yaml")["result"]["items"]
     assert {i["kind"] for i in deployments} == {"Deployment"}, "precondition: the old form"
     assert doctor.offline(directory, "-o", "json").json() == before
+
+
+MANAGED = [{"manager": "kubectl", "operation": "Update", "fieldsV1": {"f:spec": {"f:x": {}}}}]
+
+
+def _with_unread_fields(item: dict[str, Any]) -> dict[str, Any]:
+    """`item` as a newer server (or a hand-made snapshot) might send it: managedFields, and
+    fields at the top and in metadata that no reader knows."""
+    item["metadata"]["managedFields"] = MANAGED
+    item["metadata"]["futureMetadata"] = "x"
+    item["futureField"] = {"nested": [1, 2]}
+    return item
+
+
+@pytest.mark.parametrize("written_as", [json.dumps, yaml.safe_dump], ids=["json", "yaml"])
+def test_saved_items_with_unread_fields_read_back_as_the_live_cluster_reads_them(
+    doctor: Doctor, written_as: Callable[[Any], str]
+) -> None:
+    """The snapshot decodes saved list items through the live path's views: managedFields and
+    unknown fields are dropped whichever form the file is in, and doctor's findings match."""
+    from truegreen.cluster.live import LiveCluster
+    from truegreen.cluster.redact import RedactingReader
+    from truegreen.cluster.settings import ConnectionSettings
+    from truegreen.cluster.snapshot import SnapshotReader
+
+    objects = [
+        _with_unread_fields(o) if o["kind"] in ("Pod", "Node") else o
+        for o in held_by_running_job(doctor.now)
+    ]
+    doctor.server.add(*objects)
+    live = doctor.live("-o", "json")
+    directory = doctor.snapshot()
+    for pattern in ("*-list-pods.yaml", "*-list-nodes.yaml"):
+        (path,) = (directory / "reads").glob(pattern)
+        document = yaml.safe_load(path.read_text())
+        assert document["result"]["items"], "precondition: objects were saved"
+        for item in document["result"]["items"]:
+            assert "managedFields" not in item["metadata"], "precondition: the writer drops it"
+            _with_unread_fields(item)
+        path.write_text(written_as(document))
+    offline = doctor.offline(directory, "-o", "json")
+    assert without_connection_flags(offline.json()) == without_connection_flags(live.json())
+    snapshot = RedactingReader(SnapshotReader.open(directory))
+    settings = ConnectionSettings(kubeconfig=doctor.kubeconfig, request_timeout=10.0)
+    with LiveCluster.connect(settings) as cluster:
+        cluster_reader = RedactingReader(cluster)
+        for kind, namespace in ((Kind.POD, "train"), (Kind.NODE, None)):
+            saved = snapshot.list(kind, namespace=namespace)
+            read_live = cluster_reader.list(kind, namespace=namespace)
+            assert saved == read_live
+            assert saved.items, "precondition: objects compared"  # type: ignore[union-attr]
+            for item in saved.items:  # type: ignore[union-attr]
+                assert "futureField" not in item
+                assert set(item["metadata"]).isdisjoint({"managedFields", "futureMetadata"})
+
+
+def test_read_files_are_written_as_json_which_any_yaml_reader_reads_the_same(
+    doctor: Doctor,
+) -> None:
+    """JSON decodes at the live path's speed; it is YAML too, so people's tools (and older
+    truegreen) read the same values."""
+    doctor.load("healthy")
+    directory = doctor.snapshot()
+    reads = sorted((directory / "reads").glob("*-list-*.yaml"))
+    reads += sorted((directory / "reads").glob("*-get-*.yaml"))
+    reads += sorted((directory / "reads").glob("*-fold-*.yaml"))
+    assert len(reads) >= 10, "precondition: lists, gets and folds were saved"
+    for path in reads:
+        text = path.read_text()
+        assert json.loads(text) == yaml.safe_load(text), path.name

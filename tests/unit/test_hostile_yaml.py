@@ -1,11 +1,13 @@
 """Every YAML truegreen reads goes through the bounded loader: snapshots and config files too."""
 
+import json
 import os
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tests.support.cli import run_cli
 
@@ -43,9 +45,23 @@ def _duplicate(path: Path) -> None:
     path.write_text(text + "result: {items: []}\n")
 
 
+def _json_cut_short(path: Path) -> None:
+    """The pods read as truegreen writes it now (JSON), its last bytes lost."""
+    text = json.dumps(yaml.safe_load((HEALTHY / "reads" / PODS).read_text()), indent=2)
+    path.write_text(text[: len(text) // 2])
+
+
+def _json_duplicate(path: Path) -> None:
+    """The pods read as JSON, with a second result that last-wins would keep."""
+    text = json.dumps(yaml.safe_load((HEALTHY / "reads" / PODS).read_text()))
+    path.write_text(text[:-1] + ', "result": {"items": []}}')
+
+
 @pytest.mark.timeout(20)
 @pytest.mark.parametrize(
-    "damage", [_fifo, _zero, _pod_named_by_a_bomb, _duplicate], ids=lambda f: f.__name__
+    "damage",
+    [_fifo, _zero, _pod_named_by_a_bomb, _duplicate, _json_cut_short, _json_duplicate],
+    ids=lambda f: f.__name__,
 )
 def test_a_hostile_read_in_a_snapshot_is_a_read_not_captured(
     tmp_path: Path, damage: Callable[[Path], None]
@@ -59,6 +75,7 @@ def test_a_hostile_read_in_a_snapshot_is_a_read_not_captured(
     report = result.json()
     assert (result.exit_code, report["verdict"]) == (3, "unknown")
     assert "list pods" in result.stdout  # the read that was not captured is named
+    assert "Traceback" not in result.stderr
 
 
 @pytest.mark.timeout(20)

@@ -47,6 +47,7 @@ from truegreen.cluster.reads import (
     ReadFailure,
 )
 from truegreen.cluster.settings import ConnectionSettings
+from truegreen.cluster.views import as_object, item_view
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import Dialer
 from truegreen.http.errors import AnswerCutError, ConnectionDroppedError, TimedOutError
@@ -73,101 +74,6 @@ _STRATEGIC = "application/strategic-merge-patch+json"
 class _ListMeta(msgspec.Struct, rename={"continue_": "continue", "version": "resourceVersion"}):
     continue_: str = ""
     version: str = ""
-
-
-class _Page(msgspec.Struct):
-    items: list[dict[str, Any]] | None = None
-    metadata: _ListMeta = msgspec.field(default_factory=_ListMeta)
-
-
-# -- list views: every list item as sent, less what nothing reads ------------------------------
-# A value that is not an object where one belongs is kept as it came (checks judge it).
-_NotAnObject = list[Any] | str | int | float | bool | None | msgspec.UnsetType
-
-
-class _Metadata(msgspec.Struct, rename="camel"):
-    """ObjectMeta as sent, less managedFields (about 40 % of a pod's bytes; nothing reads it).
-    The fields of k8s.io/apimachinery/pkg/apis/meta/v1/types.go ObjectMeta."""
-
-    name: Any = msgspec.UNSET
-    generate_name: Any = msgspec.UNSET
-    namespace: Any = msgspec.UNSET
-    self_link: Any = msgspec.UNSET
-    uid: Any = msgspec.UNSET
-    resource_version: Any = msgspec.UNSET
-    generation: Any = msgspec.UNSET
-    creation_timestamp: Any = msgspec.UNSET
-    deletion_timestamp: Any = msgspec.UNSET
-    deletion_grace_period_seconds: Any = msgspec.UNSET
-    labels: Any = msgspec.UNSET
-    annotations: Any = msgspec.UNSET
-    owner_references: Any = msgspec.UNSET
-    finalizers: Any = msgspec.UNSET
-
-
-class _NodeStatus(msgspec.Struct, rename="camel"):
-    """NodeStatus as sent, less `images` (every image the machine holds: up to half a node's
-    bytes; nothing reads it). The fields of k8s.io/api/core/v1/types.go NodeStatus."""
-
-    capacity: Any = msgspec.UNSET
-    allocatable: Any = msgspec.UNSET
-    phase: Any = msgspec.UNSET
-    conditions: Any = msgspec.UNSET
-    addresses: Any = msgspec.UNSET
-    daemon_endpoints: Any = msgspec.UNSET
-    node_info: Any = msgspec.UNSET
-    volumes_in_use: Any = msgspec.UNSET
-    volumes_attached: Any = msgspec.UNSET
-    config: Any = msgspec.UNSET
-    runtime_handlers: Any = msgspec.UNSET
-    features: Any = msgspec.UNSET
-
-
-class _Item(msgspec.Struct, rename="camel"):
-    """An object whose top level is apiVersion, kind, metadata, spec and status."""
-
-    api_version: Any = msgspec.UNSET
-    kind: Any = msgspec.UNSET
-    metadata: _Metadata | _NotAnObject = msgspec.UNSET
-    spec: Any = msgspec.UNSET
-    status: Any = msgspec.UNSET
-
-
-class _Node(_Item):
-    status: _NodeStatus | _NotAnObject = msgspec.UNSET
-
-
-def _plain(view: Any) -> Any:
-    """A decoded view as the mapping it came from (only the fields that were sent); any other
-    value as it is. Shallow: the values inside are already plain."""
-    if not isinstance(view, msgspec.Struct):
-        return view
-    names = view.__struct_encode_fields__
-    return {
-        name: _plain(value)
-        for name, value in zip(names, msgspec.structs.astuple(view), strict=True)
-        if value is not msgspec.UNSET
-    }
-
-
-_ITEM_VIEWS: dict[Kind, type[_Item]] = {
-    **dict.fromkeys(
-        (
-            Kind.POD,
-            Kind.DEPLOYMENT,
-            Kind.STATEFUL_SET,
-            Kind.DAEMON_SET,
-            Kind.REPLICA_SET,
-            Kind.JOB,
-            Kind.LIMIT_RANGE,
-            Kind.PERSISTENT_VOLUME_CLAIM,
-        ),
-        _Item,
-    ),
-    Kind.NODE: _Node,
-}
-"""Kinds whose objects have nothing at the top level but apiVersion, kind, metadata, spec and
-status; any other kind (a Secret's data, a ServiceAccount's secrets) is decoded whole."""
 
 
 def _page_of(view: type[Any]) -> type[Any]:
@@ -358,18 +264,14 @@ class LiveCluster:
     ) -> ListRead:
         """Every matching object, all pages fetched; or why the list could not be read.
 
-        Objects come as sent, less their managedFields (and a machine's images list): those
-        are skipped while decoding, never built.
+        Objects come as sent, less their managedFields (and a machine, less all but what the
+        fit reads): those are skipped while decoding, never built (cluster/views.py).
         """
-        view = _ITEM_VIEWS.get(kind)
-        decode = msgspec.json.Decoder(_Page if view is None else _page_of(view)).decode
+        decode = msgspec.json.Decoder(_page_of(item_view(kind))).decode
         items: list[KubeObject] = []
         try:
             for page in self._pages(kind, namespace, labels, fields, decode):
-                if view is None:
-                    items.extend(stamp(item, kind) for item in page.items or ())
-                else:
-                    items.extend(stamp(_plain(item), kind) for item in page.items or ())
+                items.extend(as_object(item, kind) for item in page.items or ())
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             return _cant(error, action_of(kind), permission("list", kind, namespace))
         return Listed(tuple(items))

@@ -5,7 +5,8 @@ redacted by policy (cluster/redact.py, listed in docs/snapshot.md) before it is 
 Layout, as a folder or under one top folder of a `.tar.gz` archive (cluster/archive.py):
   snapshot.yaml          what was captured: namespace, time, server, settings
   reads/NNN-....yaml     one read each: its key and its objects, its summary (a fold), a log's
-                         text, or its CantRead
+                         text, or its CantRead. Reads are written as JSON (which is YAML) and
+                         read back by cluster/snapshot_reads.py; logs stay literal YAML blocks.
 
 List items are stored as a real API server sends them, without kind and apiVersion
 (kubernetes/kubernetes#3030); reading a snapshot stamps them back from the read's kind, so a
@@ -23,11 +24,12 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import msgspec
 import yaml
 
 from truegreen.cluster.archive import META, READS, is_archive, read_archive
 from truegreen.cluster.classify import describe
-from truegreen.cluster.kinds import Kind, stamped
+from truegreen.cluster.kinds import Kind
 from truegreen.cluster.logs import LogRead, LogRequest
 from truegreen.cluster.reader import (
     ClusterReader,
@@ -49,25 +51,19 @@ from truegreen.cluster.reads import (
 )
 from truegreen.cluster.redact import redact_object, redact_shapes, redact_text, redact_value
 from truegreen.cluster.schedule import read_ticket
-from truegreen.errors import UsageError
-from truegreen.yamlsafe import (
-    SNAPSHOT_LIMITS,
-    Document,
-    Problem,
-    Refusal,
-    decode,
-    load_all,
-    load_single,
+from truegreen.cluster.snapshot_reads import (
+    Recorded,
+    Text,
+    file_text,
+    load_read,
+    member_text,
+    parsed,
 )
-
-Recorded = ListRead | GetRead | FoldRead
+from truegreen.errors import UsageError
+from truegreen.yamlsafe import Document, Refusal
 
 FORMAT_VERSION = 1
-_VERBS = ("list", "get", "fold")
-"""The reads a snapshot answers; a log is kept for people and never asked for."""
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
-Loaded = Document | Refusal | None
-"""A snapshot file as loaded: its one YAML document, why it was refused, or None: absent."""
 
 
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
@@ -181,7 +177,7 @@ def render(capture: Capture) -> list[tuple[str, bytes]]:
     for number, (key, read) in enumerate(capture.reads, start=1):
         name = _file_name(number, key.verb, key.kind.plural, key.name)
         document = {"read": _key_document(key), "result": _result_document(key.kind, read)}
-        files.append((name, _dump(document)))
+        files.append((name, _dump_json(document)))
     for number, (request, log) in enumerate(capture.logs, start=len(capture.reads) + 1):
         container = request.container + ("-previous" if request.previous else "")
         name = _file_name(number, "log", Kind.POD.plural, f"{request.pod}-{container}")
@@ -204,6 +200,12 @@ def render(capture: Capture) -> list[tuple[str, bytes]]:
 
 def _dump(document: Mapping[str, Any]) -> bytes:
     return yaml.dump(document, Dumper=_Dumper, sort_keys=False, allow_unicode=True).encode()
+
+
+def _dump_json(document: Mapping[str, Any]) -> bytes:
+    """A read file as indented JSON: YAML to any reader, and decoded by truegreen at the
+    speed of the live path (cluster/snapshot_reads.py)."""
+    return msgspec.json.format(msgspec.json.encode(document), indent=2) + b"\n"
 
 
 def _file_name(number: int, verb: str, plural: str, name: str | None) -> str:
@@ -289,12 +291,12 @@ class SnapshotReader:
     Everything is loaded at once and checked as hostile input: files that are not regular,
     links, oversized or malformed files are reads not captured, never a crash."""
 
-    def __init__(self, where: str, meta: Loaded, reads: Iterable[tuple[str, Loaded]]) -> None:
+    def __init__(self, where: str, meta: Text | None, reads: Iterable[tuple[str, Text]]) -> None:
         self.where = where
-        self.info = _load_info(where, meta)
+        self.info = _load_info(where, None if meta is None else parsed(meta))
         self._reads: dict[ReadKey, Recorded] = {}
-        for name, loaded in reads:
-            read = _load_read(name, loaded)
+        for name, text in reads:
+            read = load_read(name, text)
             if read is not None:
                 self._reads[read[0]] = read[1]
 
@@ -306,9 +308,9 @@ class SnapshotReader:
             meta = files.pop(META, None)
             return cls(
                 f"{path}:{META}",
-                _parsed(decode(meta, SNAPSHOT_LIMITS)) if meta is not None else None,
+                None if meta is None else member_text(meta),
                 (
-                    (PurePosixPath(name).name, _parsed(decode(files.pop(name), SNAPSHOT_LIMITS)))
+                    (PurePosixPath(name).name, member_text(files.pop(name)))
                     for name in sorted(files)
                 ),
             )
@@ -321,8 +323,8 @@ class SnapshotReader:
         reads = sorted((path / READS).glob("*.yaml"))
         return cls(
             str(meta_path),
-            _load_file(meta_path) if os.path.lexists(meta_path) else None,
-            ((read.name, _load_file(read)) for read in reads),
+            file_text(meta_path) if os.path.lexists(meta_path) else None,
+            ((read.name, file_text(read)) for read in reads),
         )
 
     @property
@@ -382,29 +384,7 @@ def _as_sent(kind: Kind, item: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _load_file(path: Path) -> Document | Refusal:
-    """One snapshot file; a link to a regular file is refused like any file that is not
-    regular (a link to a device or a pipe is refused for what it points at)."""
-    if path.is_symlink() and path.is_file():
-        return Refusal(Problem.NOT_REGULAR, "it is a link, not a regular file")
-    return load_single(path, SNAPSHOT_LIMITS)
-
-
-def _parsed(text: str | Refusal) -> Document | Refusal:
-    """The single YAML document of a file's text."""
-    if isinstance(text, Refusal):
-        return text
-    found: Document | None = None
-    for loaded in load_all(text, SNAPSHOT_LIMITS, lines=False):
-        if isinstance(loaded, Refusal):
-            return loaded
-        if found is not None:
-            return Refusal(Problem.SYNTAX, "expected a single document, found more")
-        found = loaded
-    return found if found is not None else Document(None, 1, 1)
-
-
-def _load_info(where: str, loaded: Loaded) -> SnapshotInfo:
+def _load_info(where: str, loaded: Document | Refusal | None) -> SnapshotInfo:
     snapshot = where.removesuffix(META).rstrip("/:")
     if loaded is None:
         raise UsageError(
@@ -434,52 +414,3 @@ def _load_info(where: str, loaded: Loaded) -> SnapshotInfo:
         raise UsageError(f"{where}: settings must be a mapping", todo="fix or re-take it")
     kept = {str(k): str(v) for k, v in settings.items() if v is not None}
     return SnapshotInfo(namespace, taken_at, str(meta.get("server", "")), kept)
-
-
-def _load_read(file_name: str, loaded: Loaded) -> tuple[ReadKey, Recorded] | None:
-    """One recorded read; a file that cannot be understood answers as MALFORMED, or is skipped
-    (and so does a log: doctor never asks for one)."""
-    if not isinstance(loaded, Document):
-        return None  # a pipe, a device, a bomb or a broken file: that read was not captured
-    try:
-        document: Any = loaded.data
-        read_doc, result = document["read"], document["result"]
-        if read_doc["verb"] not in _VERBS:
-            return None
-        kind = Kind.from_plural(str(read_doc["resource"]))
-        namespace = read_doc.get("namespace")
-        key = ReadKey(
-            str(read_doc["verb"]),
-            kind,
-            None if namespace is None else str(namespace),
-            None if read_doc.get("name") is None else str(read_doc["name"]),
-            str(read_doc.get("labels", "")),
-            str(read_doc.get("fields", "")),
-        )
-    except (KeyError, TypeError, ValueError):
-        return None
-    action = f"{key.verb} {kind.plural}"
-    malformed = CantRead(
-        ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action, f"snapshot file {file_name}")
-    )
-    if not isinstance(result, Mapping):
-        return key, malformed
-    if "cant_read" in result:
-        cant = result["cant_read"]
-        try:
-            failure, reason = ReadFailure(cant["failure"]), str(cant["reason"])
-            return key, CantRead(failure, reason, cant.get("reached", True) is not False)
-        except (KeyError, TypeError, ValueError):
-            return key, malformed
-    if key.verb == "fold":
-        summary = result.get("summary")
-        return key, Folded(summary) if isinstance(summary, Mapping) else malformed
-    if key.verb == "list":
-        items = result.get("items")
-        if not isinstance(items, list) or not all(isinstance(i, Mapping) for i in items):
-            return key, malformed
-        return key, Listed(tuple(stamped(kind, item) for item in items))
-    obj = result.get("object")
-    if not isinstance(obj, Mapping):
-        return key, malformed
-    return key, Got(stamped(kind, obj))

@@ -1,0 +1,43 @@
+"""A list item decoded through its view is what the checks read of it, nothing more or less."""
+
+from typing import Any
+
+import msgspec
+
+from truegreen.cluster.kinds import Kind, stamped
+from truegreen.cluster.reads import Listed
+from truegreen.cluster.views import as_object, item_view
+from truegreen.doctor.usage import FIT_FIELDS, machines_for_fit
+
+
+def _machine_with_every_fit_field() -> dict[str, Any]:
+    """A machine carrying each field the fit reads (FIT_FIELDS, so a field added there is
+    added here), and fields it does not read beside them."""
+    node: dict[str, Any] = {
+        part: {name: f"{part}.{name}" for name in names} for part, names in FIT_FIELDS.items()
+    }
+    node["metadata"]["managedFields"] = [{"manager": "kubelet"}]
+    node["metadata"]["annotations"] = {"a": "b"}
+    node["spec"]["providerID"] = "aws:///i-1"
+    node["status"]["images"] = [{"names": ["x"]}]
+    node["status"]["conditions"] = [{"type": "Ready"}]
+    node["futureField"] = 1
+    return node
+
+
+def test_a_machine_is_decoded_as_the_fit_reads_it_and_nothing_else() -> None:
+    node = _machine_with_every_fit_field()
+    decoded = as_object(
+        msgspec.json.decode(msgspec.json.encode(node), type=item_view(Kind.NODE)), Kind.NODE
+    )
+    whole = stamped(Kind.NODE, node)
+    assert machines_for_fit(Listed((decoded,))) == machines_for_fit(Listed((whole,)))
+    assert decoded == machines_for_fit(Listed((whole,))).items[0]  # type: ignore[union-attr]
+
+
+def test_a_machine_part_that_is_not_an_object_is_kept_as_it_came() -> None:
+    node = {"metadata": {"name": "m"}, "spec": "broken", "status": [1]}
+    decoded = as_object(
+        msgspec.json.decode(msgspec.json.encode(node), type=item_view(Kind.NODE)), Kind.NODE
+    )
+    assert decoded == {**node, "kind": "Node", "apiVersion": "v1"}
