@@ -146,6 +146,30 @@ class ClusterUsage(msgspec.Struct, frozen=True):
         return Resources.of(usage.requested), usage.pods
 
 
+class _Candidate(msgspec.Struct, frozen=True):
+    """A pod that may end among its machine's largest holders: its name, its owner references
+    as they arrived (copied out of the page, which is not kept) and its requests."""
+
+    namespace: str
+    pod: str
+    refs: bytes | list[dict[str, Any]] | None
+    requests: Resources
+
+    @classmethod
+    def of(cls, item: PodView, requests: Resources) -> "_Candidate":
+        """`item` as a candidate holder of `requests`."""
+        refs = item.metadata.owner_references
+        kept = bytes(refs) if isinstance(refs, msgspec.Raw) else refs
+        return cls(item.metadata.namespace or "", item.metadata.name or "", kept, requests)
+
+    def holder(self) -> Holder:
+        """The Holder this candidate names."""
+        refs = self.refs
+        if isinstance(refs, bytes):
+            refs = msgspec.json.decode(refs, type=list[dict[str, Any]] | None)
+        return _holder(self.namespace, self.pod, refs, self.requests)
+
+
 class CapacityTally:
     """The fold behind `ClusterUsage`: sums each holding pod's requests onto its machine."""
 
@@ -163,8 +187,10 @@ class CapacityTally:
         # Pods share shapes (replicas one spec, services the same sizes): each distinct shape
         # is summed up once, not per pod.
         self._requests_by_shape: dict[bytes, Resources] = {}
-        # Per machine and resource, the largest holders as (amount, namespace, pod) → Holder.
-        self._largest: dict[str, dict[str, dict[tuple[int, str, str], Holder]]] = {}
+        # Per machine and resource, the largest holders as (amount, namespace, pod) → what a
+        # Holder is made of. Most candidates are pushed out again: each becomes a Holder (its
+        # owner references decoded) only if it is still kept at the end.
+        self._largest: dict[str, dict[str, dict[tuple[int, str, str], _Candidate]]] = {}
 
     def add(self, item: PodView) -> None:
         """Count one pod; Succeeded and Failed pods hold nothing (the scheduler skips them)."""
@@ -193,7 +219,7 @@ class CapacityTally:
     def _keep_if_largest(self, machine: str, item: PodView, requests: Resources) -> None:
         """Keep `item` among its machine's largest holders of any resource it requests."""
         largest = self._largest.setdefault(machine, {})
-        holder: Holder | None = None
+        candidate: _Candidate | None = None
         for resource, amount in requests.amounts:
             kept = largest.setdefault(resource, {})
             key = (amount, item.metadata.namespace or "", item.metadata.name or "")
@@ -202,13 +228,15 @@ class CapacityTally:
                 if key <= smallest:
                     continue
                 del kept[smallest]
-            holder = holder or holder_of(item, requests)
-            kept[key] = holder
+            candidate = candidate or _Candidate.of(item, requests)
+            kept[key] = candidate
 
     def summary(self) -> dict[str, Any]:
         """The sums per machine, this namespace's pods and the first invalid amount."""
         holders = {
-            machine: each_holder_once(h for kept in by_resource.values() for h in kept.values())
+            machine: each_holder_once(
+                c.holder() for kept in by_resource.values() for c in kept.values()
+            )
             for machine, by_resource in sorted(self._largest.items())
         }
         usage = ClusterUsage(
@@ -265,10 +293,16 @@ def holder_of(item: PodView | CheckedPodView, requests: Resources) -> Holder:
     refs = item.metadata.owner_references
     if isinstance(refs, msgspec.Raw):
         refs = msgspec.json.decode(refs, type=list[dict[str, Any]] | None)
+    return _holder(item.metadata.namespace or "", item.metadata.name or "", refs, requests)
+
+
+def _holder(
+    namespace: str, pod: str, refs: list[dict[str, Any]] | None, requests: Resources
+) -> Holder:
     controller = next((ref for ref in refs or [] if ref.get("controller")), {})
     return Holder(
-        item.metadata.namespace or "",
-        item.metadata.name or "",
+        namespace,
+        pod,
         str(controller.get("kind", "")),
         str(controller.get("name", "")),
         requests.as_dict(),
