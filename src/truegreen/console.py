@@ -5,14 +5,13 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 
+from msgspec import Struct
 from rich.console import Console
 from rich.markup import escape
 
 
-@dataclass(frozen=True)
-class Consoles:
+class Consoles(Struct, frozen=True):
     """The two streams a command writes to."""
 
     out: Console

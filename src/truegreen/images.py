@@ -1,7 +1,8 @@
 """Container image references, normalised the way docker and the kubelet normalise them."""
 
 import re
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 DOCKER_HUB = "docker.io"
 _DIGEST = re.compile(r"^[a-z0-9]+(?:[.+_-][a-z0-9]+)*:[a-fA-F0-9]{32,}$")
@@ -13,8 +14,7 @@ class ImageReferenceError(ValueError):
     """A string that is not a valid image reference."""
 
 
-@dataclass(frozen=True)
-class ImageReference:
+class ImageReference(Struct, frozen=True):
     """`registry/repository[:tag][@digest]`, with docker's defaults filled in."""
 
     registry: str

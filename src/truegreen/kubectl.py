@@ -6,13 +6,13 @@ comes back in backticks, the one place plain-words checks allow Kubernetes words
 """
 
 import shlex
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 from truegreen.cluster.settings import ConnectionSettings
 
 
-@dataclass(frozen=True)
-class Kubectl:
+class Kubectl(Struct, frozen=True):
     """The flags that point kubectl at the cluster and namespace doctor checked."""
 
     kubeconfig: str | None = None

@@ -9,9 +9,10 @@ declare, which a manifest alone cannot show:
 
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct
 
 KEEP_RUNNING = "truegreen.io/keep-running"
 DISABLED_BY = "truegreen.io/disabled-by"
@@ -55,8 +56,7 @@ def _port(value: object) -> Port | None:
     return None
 
 
-@dataclass(frozen=True)
-class Probe:
+class Probe(Struct, frozen=True):
     """One probe: its kind, handler and what it targets."""
 
     kind: ProbeKind
@@ -102,24 +102,21 @@ def command_always_succeeds(command: Sequence[str]) -> bool:
     return False
 
 
-@dataclass(frozen=True)
-class DeclaredPort:
+class DeclaredPort(Struct, frozen=True):
     """A containerPort entry."""
 
     number: int
     name: str | None
 
 
-@dataclass(frozen=True)
-class EnvSetting:
+class EnvSetting(Struct, frozen=True):
     """One env var of a container: its literal value, or None when it comes from elsewhere."""
 
     name: str
     value: str | None
 
 
-@dataclass(frozen=True)
-class ContainerModel:
+class ContainerModel(Struct, frozen=True):
     """What one container serves and how it is probed."""
 
     name: str
@@ -180,16 +177,14 @@ class ContainerModel:
         return value
 
 
-@dataclass(frozen=True)
-class DisabledServer:
+class DisabledServer(Struct, frozen=True):
     """`port=ENV`: the server on `port` is off when ENV holds any non-empty value."""
 
     port: Port
     env_var: str
 
 
-@dataclass(frozen=True)
-class Intent:
+class Intent(Struct, frozen=True):
     """What the workload's annotations declare."""
 
     keep_running: frozenset[str] = frozenset()
@@ -218,8 +213,7 @@ def parse_intent(*annotation_maps: Mapping[str, Any]) -> Intent:
     return Intent(keep, tuple(dict.fromkeys(disabled)), ignore)
 
 
-@dataclass(frozen=True)
-class DisabledPort:
+class DisabledPort(Struct, frozen=True):
     """A port whose server the container's own env turns off."""
 
     port: Port
@@ -259,8 +253,7 @@ def same_check(container: ContainerModel, a: Probe, b: Probe) -> bool:
     return True
 
 
-@dataclass(frozen=True)
-class WorkloadModel:
+class WorkloadModel(Struct, frozen=True):
     """A workload's pod template, as the probe rules see it."""
 
     kind: str

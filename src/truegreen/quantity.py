@@ -8,8 +8,9 @@ import functools
 import math
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+
+from msgspec import Struct
 
 _QUANTITY = re.compile(
     r"^(?P<number>[+-]?(?:\d+(?:\.\d*)?|\.\d+))"
@@ -55,8 +56,7 @@ def scheduler_units(resource: str, value: Decimal) -> int:
     return math.ceil(value)
 
 
-@dataclass(frozen=True)
-class Resources:
+class Resources(Struct, frozen=True):
     """Amounts per resource name, in scheduler units (millicores for CPU)."""
 
     amounts: tuple[tuple[str, int], ...] = ()

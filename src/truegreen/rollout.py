@@ -1,6 +1,6 @@
 """Rollout status by kubectl's rules (polymorphichelpers/rollout_status.go)."""
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
@@ -8,8 +8,7 @@ from truegreen.cluster import KubeObject
 _RULED = ("Deployment", "StatefulSet", "DaemonSet")
 
 
-@dataclass(frozen=True)
-class RolloutStatus:
+class RolloutStatus(Struct, frozen=True):
     """kubectl's `rollout status` answer: done, in progress (with why), or stuck."""
 
     done: bool

@@ -15,12 +15,12 @@ import json
 import os
 import stat
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import yaml
+from msgspec import Struct, field
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 MIB = 1024 * 1024
@@ -64,8 +64,7 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
         return tag
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(Struct, frozen=True):
     """How much one input may cost."""
 
     max_bytes: int = 16 * MIB
@@ -105,8 +104,7 @@ _READ_PROBLEMS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Refusal:
+class Refusal(Struct, frozen=True):
     """An input, or the rest of it, that was not loaded: what is wrong, in plain words."""
 
     problem: Problem
@@ -114,8 +112,7 @@ class Refusal:
     line: int | None = None
 
 
-@dataclass(frozen=True)
-class Document:
+class Document(Struct, frozen=True):
     """One YAML document: its value, and the line each of its mappings starts on."""
 
     data: object

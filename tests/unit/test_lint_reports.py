@@ -1,9 +1,8 @@
 """lint's text report: plurals, word-boundary wrapping, terminal safety, the rule table."""
 
-from dataclasses import replace
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 from rich.text import Text
 
 from truegreen.lint.reports import rule_explained, rules_table, to_text

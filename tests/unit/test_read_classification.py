@@ -3,11 +3,11 @@
 These go through the real LiveCluster over HTTP against the fake API server.
 """
 
-from dataclasses import replace
 from pathlib import Path
 
 import msgspec
 import pytest
+from msgspec.structs import replace
 
 from tests.support.fake_apiserver import FakeApiServer, Fault
 from truegreen.cluster import CantRead, Got, Kind, Listed, ReadFailure

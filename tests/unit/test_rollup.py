@@ -1,8 +1,7 @@
 """The rollup: the headline rule table, merging repeated statements, the exit from all findings."""
 
-from dataclasses import replace
-
 import pytest
+from msgspec.structs import replace
 
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.rollup import (

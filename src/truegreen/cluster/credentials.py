@@ -7,18 +7,18 @@ expiry and after a 401, as client-go does.
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Protocol
+
+from msgspec import Struct
 
 from truegreen.errors import TruegreenError
 from truegreen.exitcodes import ExitCode
 from truegreen.http.tls import ClientCertificate
 
 
-@dataclass(frozen=True)
-class Credential:
+class Credential(Struct, frozen=True):
     """What to present on a request. `repr` never shows a secret."""
 
     authorization: str | None = None

@@ -21,11 +21,12 @@ import re
 import shutil
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import Enum
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from truegreen.cluster.credentials import Credential, CredentialError
 from truegreen.cluster.plugin_process import Ending, PluginRun, one_line, run_plugin
@@ -61,8 +62,7 @@ class InteractiveMode(Enum):
     ALWAYS = "Always"
 
 
-@dataclass(frozen=True)
-class ExecCluster:
+class ExecCluster(Struct, frozen=True):
     """The cluster as `provideClusterInfo` hands it to the plugin (client-go `Cluster`)."""
 
     server: str
@@ -75,8 +75,7 @@ class ExecCluster:
     """The cluster's `client.authentication.k8s.io/exec` extension, already encoded as JSON."""
 
 
-@dataclass(frozen=True)
-class ExecPlugin:
+class ExecPlugin(Struct, frozen=True):
     """One kubeconfig user's exec entry, checked as kubectl checks it. `repr` hides `env`."""
 
     user_name: str

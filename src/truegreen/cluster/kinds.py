@@ -1,13 +1,13 @@
 """The Kubernetes kinds truegreen reads, with the coordinates of their API endpoints."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from msgspec import Struct
 
-@dataclass(frozen=True)
-class KindSpec:
+
+class KindSpec(Struct, frozen=True):
     """Where a kind lives in the API: group, version, plural, and whether it is namespaced."""
 
     name: str

@@ -11,12 +11,12 @@ import binascii
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
+from msgspec import Struct
 
 from truegreen.cluster.credentials import (
     Credential,
@@ -38,8 +38,7 @@ _MAX_FILE_BYTES = 4 << 20
 """A kubeconfig or a file it names larger than this is refused (real ones are kilobytes)."""
 
 
-@dataclass(frozen=True)
-class ResolvedConnection:
+class ResolvedConnection(Struct, frozen=True):
     """A usable connection: where, how to trust it, who we are, and the namespace to work in."""
 
     server: str
@@ -56,8 +55,7 @@ class ResolvedConnection:
     None to connect directly."""
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(Struct, frozen=True):
     """One named clusters/users/contexts entry and the folder of the file that defined it."""
 
     settings: Mapping[str, Any]

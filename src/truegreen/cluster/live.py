@@ -10,12 +10,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import replace
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 import msgspec
+from msgspec.structs import replace
 
 from truegreen.cluster import throttle
 from truegreen.cluster.classify import (

@@ -8,8 +8,9 @@ again (pkg/kubelet/kubelet_pods.go `validateContainerLogStatus`).
 """
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+from msgspec import Struct
 
 from truegreen.cluster.reads import CantRead, KubeObject
 
@@ -21,8 +22,7 @@ CONTAINER_LIMIT = 20
 """Failing containers whose logs one snapshot holds; the rest are counted, not read."""
 
 
-@dataclass(frozen=True)
-class LogRequest:
+class LogRequest(Struct, frozen=True):
     """One log to read: a container of a pod, its current or its previous instance."""
 
     pod: str
@@ -30,8 +30,7 @@ class LogRequest:
     previous: bool
 
 
-@dataclass(frozen=True)
-class Logged:
+class Logged(Struct, frozen=True):
     """A log read that answered: its last lines as text (undecodable bytes replaced)."""
 
     text: str
@@ -57,8 +56,7 @@ class LogReader(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class LogSelection:
+class LogSelection(Struct, frozen=True):
     """The logs to read, and how many failing containers were left out by the cap."""
 
     requests: tuple[LogRequest, ...]

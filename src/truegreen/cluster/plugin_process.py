@@ -11,8 +11,9 @@ import selectors
 import subprocess
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import Enum
+
+from msgspec import Struct
 
 from truegreen.http.deadline import Deadline
 
@@ -30,8 +31,7 @@ class Ending(Enum):
     """Its answer outgrew the cap and it was killed."""
 
 
-@dataclass(frozen=True)
-class PluginRun:
+class PluginRun(Struct, frozen=True):
     """What the plugin did. `repr` never shows its answer, which holds the credential."""
 
     ending: Ending

@@ -1,15 +1,15 @@
 """The read interface shared by the live cluster and a saved snapshot."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any, Protocol
+
+from msgspec import Struct
 
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.reads import FoldRead, GetRead, ListRead, PatchResult
 
 
-@dataclass(frozen=True)
-class FieldIsNot:
+class FieldIsNot(Struct, frozen=True):
     """A field selector condition: the field equals none of `values`."""
 
     values: tuple[str, ...]
@@ -60,8 +60,7 @@ def field_selector_text(fields: FieldSelector | None) -> str:
     return ",".join(terms)
 
 
-@dataclass(frozen=True)
-class ReadKey:
+class ReadKey(Struct, frozen=True):
     """Identifies one read, so a snapshot can answer exactly the reads it recorded."""
 
     verb: str  # "list" or "get"

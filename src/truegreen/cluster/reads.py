@@ -5,9 +5,10 @@ Checks match on `ReadFailure`, never on message text.
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct
 
 KubeObject = Mapping[str, Any]
 """A Kubernetes object as the API serves it (apiVersion, kind, metadata, spec, status)."""
@@ -41,8 +42,7 @@ class ReadFailure(StrEnum):
         return self is ReadFailure.NOT_FOUND
 
 
-@dataclass(frozen=True)
-class CantRead:
+class CantRead(Struct, frozen=True):
     """A read that returned no objects, and why. `reason` is one plain line, free of secrets."""
 
     failure: ReadFailure
@@ -62,43 +62,37 @@ class CantRead:
         return self.failure.is_measurement
 
 
-@dataclass(frozen=True)
-class Listed:
+class Listed(Struct, frozen=True):
     """A list read that succeeded; every page has been fetched."""
 
     items: tuple[KubeObject, ...]
 
 
-@dataclass(frozen=True)
-class Folded:
+class Folded(Struct, frozen=True):
     """A list read folded into a summary as its pages arrived (plain JSON-able values)."""
 
     summary: Mapping[str, Any]
 
 
-@dataclass(frozen=True)
-class Got:
+class Got(Struct, frozen=True):
     """A get read that found the object."""
 
     obj: KubeObject
 
 
-@dataclass(frozen=True)
-class Patched:
+class Patched(Struct, frozen=True):
     """A write that landed; `obj` is the object as the server stored it."""
 
     obj: KubeObject
 
 
-@dataclass(frozen=True)
-class Created:
+class Created(Struct, frozen=True):
     """A create that the server accepted; with dry-run, admitted but not stored."""
 
     obj: KubeObject
 
 
-@dataclass(frozen=True)
-class Conflict:
+class Conflict(Struct, frozen=True):
     """A write refused because the object changed since it was read (409)."""
 
 

@@ -13,9 +13,10 @@ import random
 import threading
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Protocol
+
+from msgspec import Struct
 
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.reader import FieldSelector
@@ -134,8 +135,7 @@ def after_watch(end: WatchEnd | WatchRefused, lasted: float, events: int) -> Nex
     return Next.BACK_OFF_THEN_LIST
 
 
-@dataclass(frozen=True)
-class CacheState:
+class CacheState(Struct, frozen=True):
     """What a reflector holds now."""
 
     items: tuple[Any, ...]
@@ -148,8 +148,7 @@ class CacheState:
     """The last attempt's failure, until an attempt succeeds."""
 
 
-@dataclass(frozen=True)
-class WatchSettings:
+class WatchSettings(Struct, frozen=True):
     """How long watches last."""
 
     timeout_seconds: float = 300.0

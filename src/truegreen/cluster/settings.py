@@ -1,12 +1,12 @@
 """How to reach a cluster, resolved the way kubectl resolves it."""
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from msgspec import Struct
 
-@dataclass(frozen=True)
-class ConnectionSettings:
+
+class ConnectionSettings(Struct, frozen=True):
     """What the operator said about the connection; unset fields fall back like kubectl's."""
 
     kubeconfig: Path | None = None
@@ -19,5 +19,5 @@ class ConnectionSettings:
     """Seconds to wait for any one API request."""
     insecure_skip_tls_verify: bool = False
     """`--insecure-skip-tls-verify`: skip verifying the server certificate (prints a warning)."""
-    on_warning: Callable[[str], None] | None = field(default=None, compare=False)
+    on_warning: Callable[[str], None] | None = None
     """Told a one-line warning about the connection (certificate not verified), if given."""

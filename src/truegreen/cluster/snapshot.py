@@ -19,13 +19,13 @@ import shutil
 import tempfile
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import msgspec
 import yaml
+from msgspec import Struct, field
 
 from truegreen.cluster.archive import META, READS, is_archive, read_archive
 from truegreen.cluster.classify import describe
@@ -79,8 +79,7 @@ def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _represent_text)
 
 
-@dataclass(frozen=True)
-class SnapshotInfo:
+class SnapshotInfo(Struct, frozen=True):
     """What a snapshot says about its own capture."""
 
     namespace: str
@@ -149,8 +148,7 @@ class RecordingReader:
         return read
 
 
-@dataclass(frozen=True)
-class Capture:
+class Capture(Struct, frozen=True):
     """Everything one snapshot saves, before it is written."""
 
     info: SnapshotInfo

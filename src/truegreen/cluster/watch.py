@@ -9,11 +9,11 @@ tells how it ended once it has been read to its end.
 """
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 import msgspec
+from msgspec import Struct
 
 from truegreen.cluster.classify import classify, from_status
 from truegreen.cluster.kinds import Kind, stamp
@@ -38,8 +38,7 @@ ObjectKey = tuple[str, str]
 """(namespace, name); the namespace is "" for a cluster-wide kind."""
 
 
-@dataclass(frozen=True)
-class WatchEvent:
+class WatchEvent(Struct, frozen=True):
     """One change; `obj` is None for a bookmark."""
 
     change: Change
@@ -48,16 +47,14 @@ class WatchEvent:
     obj: Any
 
 
-@dataclass(frozen=True)
-class Closed:
+class Closed(Struct, frozen=True):
     """The stream ended without an error: the server's timeout ended it (`clean`), or the
     connection broke or went quiet (not clean). Watch again from the last version seen."""
 
     clean: bool
 
 
-@dataclass(frozen=True)
-class Expired:
+class Expired(Struct, frozen=True):
     """410: the version asked for is older than the server keeps. List again."""
 
     message: str
@@ -67,8 +64,7 @@ WatchEnd = Closed | Expired | CantRead
 """How a stream ended; a CantRead is an ERROR event or an answer that was not an event."""
 
 
-@dataclass(frozen=True)
-class WatchRefused:
+class WatchRefused(Struct, frozen=True):
     """The watch could not be opened."""
 
     cant: CantRead
@@ -84,8 +80,7 @@ class WatchRefused:
         )
 
 
-@dataclass(frozen=True)
-class ListedAt:
+class ListedAt(Struct, frozen=True):
     """A whole list and the resourceVersion it was read at (a watch starts from there)."""
 
     items: tuple[tuple[ObjectKey, Any], ...]

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import gc
 import re
-from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, Folded, Kind, Listed
 from truegreen.cluster.live import LiveCluster
@@ -29,8 +31,7 @@ RUN_LIMIT_IN_REQUESTS = 30
 """doctor and snapshot stop reading after this many request timeouts in all."""
 
 
-@dataclass(frozen=True)
-class DoctorRequest:
+class DoctorRequest(Struct, frozen=True):
     """What the operator asked doctor to do."""
 
     connection: ConnectionSettings
@@ -42,8 +43,7 @@ class DoctorRequest:
     """`--admission-dry-run`: a trial start of the training job's pod, live only."""
 
 
-@dataclass(frozen=True)
-class SnapshotTarget:
+class SnapshotTarget(Struct, frozen=True):
     """Where `truegreen snapshot` writes: an archive (`path` None: a default name in the
     current folder) or a folder."""
 
@@ -51,8 +51,7 @@ class SnapshotTarget:
     folder: bool = False
 
 
-@dataclass(frozen=True)
-class SnapshotSummary:
+class SnapshotSummary(Struct, frozen=True):
     """What `truegreen snapshot` saved."""
 
     saved_to: Path

@@ -1,10 +1,11 @@
 """doctor's settings from flags and an optional YAML file (`--config`); flags win."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
+
+from msgspec import Struct
 
 from truegreen.doctor.environment import CredentialsRequirement, DoctorSettings
 from truegreen.errors import UsageError
@@ -22,8 +23,7 @@ _KEYS = {
 }
 
 
-@dataclass(frozen=True)
-class DoctorConfig:
+class DoctorConfig(Struct, frozen=True):
     """Everything `--config` may hold, all optional."""
 
     namespace: str | None = None

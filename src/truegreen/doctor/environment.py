@@ -5,10 +5,11 @@ and a live cluster give the same findings, and no read is made twice.
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, Protocol
+
+from msgspec import Struct, field
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import (
@@ -51,16 +52,14 @@ class PodCreator(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class CredentialsRequirement:
+class CredentialsRequirement(Struct, frozen=True):
     """The backend credentials: a stored login and the keys it must hold, non-empty."""
 
     name: str
     keys: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class DoctorSettings:
+class DoctorSettings(Struct, frozen=True):
     """What the operator told doctor about the environment."""
 
     job_requests: Resources | None = None
@@ -71,12 +70,11 @@ class DoctorSettings:
     """How long a pod may wait to start before it is called stuck."""
     admission_dry_run: bool = False
     """`--admission-dry-run`: make a trial start of the training job's pod (`dryRun=All`)."""
-    kubectl: Kubectl = Kubectl()  # noqa: RUF009 - frozen, so sharing is safe
+    kubectl: Kubectl = Kubectl()
     """How remedies write kubectl commands that reach this cluster and namespace."""
 
 
-@dataclass(frozen=True)
-class PodTemplate:
+class PodTemplate(Struct, frozen=True):
     """A pod template of the environment: whose it is, and the pod spec it stamps out."""
 
     owner: str
@@ -86,8 +84,7 @@ class PodTemplate:
     spec: Mapping[str, Any]
 
 
-@dataclass(frozen=True)
-class Environment:
+class Environment(Struct, frozen=True):
     """The reads doctor made of one namespace (and the cluster's machines)."""
 
     namespace: str
@@ -185,8 +182,7 @@ def webhooks_called(
     )
 
 
-@dataclass(frozen=True)
-class Unreachable:
+class Unreachable(Struct, frozen=True):
     """The cluster could not be reached, or refused the login: nothing was read."""
 
     cant_read: CantRead

@@ -1,7 +1,8 @@
 """What a check reports: findings with a status, a basis, a stable code and plain words."""
 
-from dataclasses import dataclass
 from enum import StrEnum
+
+from msgspec import Struct
 
 
 class CheckId(StrEnum):
@@ -37,8 +38,7 @@ class Basis(StrEnum):
     """The check could not look: no permission, a timeout, an unreachable cluster."""
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(Struct, frozen=True):
     """One thing a check found."""
 
     check: CheckId

@@ -5,8 +5,9 @@ NodeUnschedulable, TaintToleration and NodeAffinity filter plugins.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
@@ -168,14 +169,13 @@ def exclusion(node: KubeObject, spec: Mapping[str, Any]) -> str | None:
     return None
 
 
-@dataclass(frozen=True)
-class MachineRoom:
+class MachineRoom(Struct, frozen=True):
     """One machine's allocatable resources and what its pods already reserve."""
 
     name: str
     allocatable: Resources
     max_pods: int
-    requested: Resources = Resources()  # noqa: RUF009 - frozen, so sharing is safe
+    requested: Resources = Resources()
     pod_count: int = 0
 
     def without(self, requests: Resources, pods: int) -> "MachineRoom":
@@ -193,8 +193,7 @@ class MachineRoom:
         return MachineRoom(self.name, self.allocatable, self.max_pods)
 
 
-@dataclass(frozen=True)
-class Shortfall:
+class Shortfall(Struct, frozen=True):
     """How much of one resource a machine lacks for a pod."""
 
     resource: str

@@ -11,9 +11,10 @@ namespaces (privileged unless an AdmissionConfiguration says otherwise) and its 
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct
 
 from truegreen import kubeobjects as o
 
@@ -34,8 +35,7 @@ Version = tuple[int, int] | None
 """(1, minor), or None for `latest`."""
 
 
-@dataclass(frozen=True)
-class Policy:
+class Policy(Struct, frozen=True):
     """The level a namespace enforces, at a version of the standards."""
 
     level: Level
@@ -69,8 +69,7 @@ def enforced_policy(labels: Mapping[str, str]) -> Policy:
     return Policy(level, version, tuple(unparsed))
 
 
-@dataclass(frozen=True)
-class Violation:
+class Violation(Struct, frozen=True):
     """One check the pod fails, in Pod Security's words and in plain ones."""
 
     check: str
@@ -530,8 +529,7 @@ def run_as_user(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation 
     )
 
 
-@dataclass(frozen=True)
-class _Rule:
+class _Rule(Struct, frozen=True):
     level: Level
     since: tuple[int, int]
     check: Check

@@ -12,9 +12,10 @@ Ground truth, kubernetes/kubernetes:
 """
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
@@ -58,8 +59,7 @@ def _extended(name: str) -> bool:
     return "/" in name and "kubernetes.io/" not in name
 
 
-@dataclass(frozen=True)
-class QuotaPod:
+class QuotaPod(Struct, frozen=True):
     """What the quota plugin looks at in a pod about to be created."""
 
     requests: Resources
@@ -172,8 +172,7 @@ def charge(pod: QuotaPod) -> dict[str, int]:
     return charged
 
 
-@dataclass(frozen=True)
-class ScopeTerm:
+class ScopeTerm(Struct, frozen=True):
     """One scope of a quota: `spec.scopes` entries are `Exists` terms."""
 
     scope: str
@@ -181,8 +180,7 @@ class ScopeTerm:
     values: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
-class Quota:
+class Quota(Struct, frozen=True):
     """A ResourceQuota as admission reads it: status.hard, status.used and the scopes."""
 
     name: str
@@ -252,8 +250,7 @@ def applies_to_pod(quota: Quota, pod: QuotaPod) -> bool:
     return bool(covered_for_pods(quota)) and all(_term_matches(t, pod) for t in quota.scopes)
 
 
-@dataclass(frozen=True)
-class Shortfall:
+class Shortfall(Struct, frozen=True):
     """One resource a quota cannot give: the request would take used past hard."""
 
     resource: str
@@ -273,8 +270,7 @@ class Refusal(StrEnum):
     """The quota controller has not counted a covered resource yet (`status unknown`)."""
 
 
-@dataclass(frozen=True)
-class Holder:
+class Holder(Struct, frozen=True):
     """A pod of the namespace that counts against quotas now."""
 
     owner: str
@@ -284,8 +280,7 @@ class Holder:
     pod: QuotaPod
 
 
-@dataclass(frozen=True)
-class QuotaVerdict:
+class QuotaVerdict(Struct, frozen=True):
     """One quota that refuses the create, and why."""
 
     quota: str

@@ -6,8 +6,10 @@ Every other non-ok finding is still shown: nothing is shadowed.
 """
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 from enum import StrEnum
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.wording import render
@@ -16,8 +18,7 @@ from truegreen.exitcodes import ExitCode
 _CHECK_ORDER = {check: index for index, check in enumerate(CheckId)}
 
 
-@dataclass(frozen=True)
-class HeadlineRule:
+class HeadlineRule(Struct, frozen=True):
     """Matches findings by status, and optionally by basis, check and code."""
 
     id: str
@@ -72,8 +73,7 @@ class Verdict(StrEnum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True)
-class Headline:
+class Headline(Struct, frozen=True):
     """What the operator reads first."""
 
     rule: str
@@ -85,8 +85,7 @@ class Headline:
     finding: Finding | None
 
 
-@dataclass(frozen=True)
-class NotChecked:
+class NotChecked(Struct, frozen=True):
     """A check that did not measure, and why."""
 
     check: CheckId
@@ -95,8 +94,7 @@ class NotChecked:
     """False for a check the operator did not ask for (credentials without a secret name)."""
 
 
-@dataclass(frozen=True)
-class Report:
+class Report(Struct, frozen=True):
     """doctor's whole answer."""
 
     verdict: Verdict

@@ -1,7 +1,8 @@
 """doctor from end to end: gather once, run every check, roll up."""
 
-from dataclasses import dataclass
 from datetime import datetime
+
+from msgspec import Struct
 
 from truegreen.cluster import CantRead, ClusterReader, ReadFailure
 from truegreen.cluster.redact import RedactingReader
@@ -35,8 +36,7 @@ CHECKS: tuple[tuple[CheckId, Check], ...] = (
 _NO_CREDENTIALS = "not asked for: pass --credentials-secret NAME:KEY1,KEY2"
 
 
-@dataclass(frozen=True)
-class Where:
+class Where(Struct, frozen=True):
     """Which cluster doctor read, and as whom, for the lines that say it could not."""
 
     server: str

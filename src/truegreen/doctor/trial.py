@@ -15,9 +15,10 @@ measurement. Which answers are refusals of the pod follows the shapes the API bu
 """
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Created, CreateResult, KubeObject, ReadFailure
@@ -75,8 +76,7 @@ class TrialOutcome(StrEnum):
     """No answer about the pod: a timeout, an error, a webhook that can't take a dry run."""
 
 
-@dataclass(frozen=True)
-class Trial:
+class Trial(Struct, frozen=True):
     """The trial's outcome and, for a refusal or a failure, the reason in the server's words."""
 
     outcome: TrialOutcome

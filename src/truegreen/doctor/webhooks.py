@@ -11,9 +11,10 @@ api/discovery/v1 EndpointConditions: a missing `ready` means ready.
 """
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any
+
+from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
@@ -31,8 +32,7 @@ class Applies(Enum):
     """It depends on something doctor cannot evaluate (CEL match conditions, unread labels)."""
 
 
-@dataclass(frozen=True)
-class Webhook:
+class Webhook(Struct, frozen=True):
     """One webhook of a Validating- or MutatingWebhookConfiguration."""
 
     configuration: str

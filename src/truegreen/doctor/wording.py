@@ -4,16 +4,16 @@ One catalogue, so that a test can hold every sentence against the jargon list an
 can show each wording change in review. Placeholders are filled with names and plain amounts.
 """
 
-from dataclasses import dataclass
 from string import Formatter
 from typing import Final
+
+from msgspec import Struct
 
 from truegreen.cluster import CantRead, Kind, ReadFailure
 from truegreen.kubectl import Kubectl, truegreen_command
 
 
-@dataclass(frozen=True)
-class Wording:
+class Wording(Struct, frozen=True):
     """The plain headline and remedy templates for one finding code."""
 
     headline: str

@@ -1,11 +1,11 @@
 """A point in time after which work must stop, on the monotonic clock."""
 
 import time
-from dataclasses import dataclass
+
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class Deadline:
+class Deadline(Struct, frozen=True):
     """When a request (or a whole run) must be over; immune to wall-clock changes."""
 
     at: float

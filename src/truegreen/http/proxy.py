@@ -11,8 +11,9 @@ loopback addresses never proxied. This module only decides; `proxy_dial` connect
 import base64
 import ipaddress
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from urllib.parse import SplitResult, unquote, urlsplit
+
+from msgspec import Struct
 
 PROXY_SCHEMES = ("http", "https", "socks5")
 """The proxy kinds kubectl accepts in `proxy-url` (client-go `parseProxyURL`)."""
@@ -26,8 +27,7 @@ class ProxyUrlError(ValueError):
     """A proxy address that cannot be used; the message never quotes its credentials."""
 
 
-@dataclass(frozen=True)
-class Proxy:
+class Proxy(Struct, frozen=True):
     """One proxy: how to reach it, and the login it asks for. `repr` never shows the password."""
 
     scheme: str
@@ -36,7 +36,14 @@ class Proxy:
     port: int
     username: str | None = None
     """The URL's user, percent-decoded; None when the URL has no userinfo at all."""
-    password: str = field(default="", repr=False)
+    password: str = ""
+
+    def __repr__(self) -> str:
+        # Records print every field; this one leaves the login's secret out.
+        return (
+            f"Proxy(scheme={self.scheme!r}, host={self.host!r}, port={self.port!r}, "
+            f"username={self.username!r})"
+        )
 
     @property
     def address(self) -> str:
@@ -122,8 +129,7 @@ def _getenv_any(environ: Mapping[str, str], *names: str) -> str:
     return next((environ[name] for name in names if environ.get(name)), "")
 
 
-@dataclass(frozen=True)
-class _Exempt:
+class _Exempt(Struct, frozen=True):
     """One `NO_PROXY` entry: all hosts, a network, one IP, or a domain (with optional port)."""
 
     everything: bool = False

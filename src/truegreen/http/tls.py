@@ -1,10 +1,9 @@
 """What a TLS connection needs: whom to trust, which name to check, which certificate to show."""
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class ClientCertificate:
+class ClientCertificate(Struct, frozen=True):
     """A client certificate and its private key, PEM-encoded. `repr` never shows the key."""
 
     cert_pem: bytes
@@ -14,8 +13,7 @@ class ClientCertificate:
         return "ClientCertificate(<hidden>)"
 
 
-@dataclass(frozen=True)
-class TlsSettings:
+class TlsSettings(Struct, frozen=True):
     """How to verify the server and authenticate to it over TLS."""
 
     ca_pem: bytes | None = None

@@ -9,11 +9,11 @@ each. The transport knows nothing of Kubernetes or registries.
 
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
 from types import TracebackType
 from urllib.parse import urlsplit
 
 import h11
+from msgspec import Struct, field
 
 from truegreen import __version__
 from truegreen.http.deadline import Deadline
@@ -39,8 +39,7 @@ _USER_AGENT = f"truegreen/{__version__}"
 Headers = Sequence[tuple[str, str]]
 
 
-@dataclass(frozen=True)
-class Response:
+class Response(Struct, frozen=True):
     """A whole answer: status, headers (names lower-cased) and a body no larger than its cap."""
 
     status: int
@@ -61,8 +60,7 @@ def _header(headers: tuple[tuple[str, str], ...], name: str) -> str | None:
     return found
 
 
-@dataclass(frozen=True)
-class _Origin:
+class _Origin(Struct, frozen=True):
     scheme: str
     host: str
     port: int
@@ -92,8 +90,7 @@ class _StaleConnectionError(Exception):
     """A kept-alive connection turned out closed before one byte of the answer arrived."""
 
 
-@dataclass
-class _Connection:
+class _Connection(Struct):
     stream: Stream
     parser: h11.Connection = field(
         default_factory=lambda: h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)

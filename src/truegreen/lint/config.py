@@ -1,17 +1,17 @@
 """lint's config file: rules to ignore, per namespace and name pattern."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from pathlib import Path
+
+from msgspec import Struct
 
 from truegreen.errors import UsageError
 from truegreen.textsafe import terminal_safe
 from truegreen.yamlsafe import Refusal, load_single
 
 
-@dataclass(frozen=True)
-class IgnoreEntry:
+class IgnoreEntry(Struct, frozen=True):
     """Ignore `rules` for objects whose namespace, name and kind match the (glob) patterns."""
 
     rules: frozenset[str]
@@ -29,8 +29,7 @@ class IgnoreEntry:
         )
 
 
-@dataclass(frozen=True)
-class LintConfig:
+class LintConfig(Struct, frozen=True):
     """What `--config` says."""
 
     ignore: tuple[IgnoreEntry, ...] = ()

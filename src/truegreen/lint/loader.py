@@ -10,9 +10,10 @@ import os
 import re
 import shlex
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from msgspec import Struct
 
 from truegreen.errors import UsageError
 from truegreen.lint.rules.inputs import HELM_TEMPLATE, PARSE_ERROR, UNREADABLE_FILE
@@ -33,8 +34,7 @@ STDIN_NAME = "<stdin>"
 _SOURCE = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class Manifest:
+class Manifest(Struct, frozen=True):
     """One Kubernetes object from an input file, with the lines its mappings start on."""
 
     file: str
@@ -54,8 +54,7 @@ class Manifest:
         return self.line_of(self.obj)
 
 
-@dataclass(frozen=True)
-class BadInput:
+class BadInput(Struct, frozen=True):
     """A file (or the rest of one) that could not be checked, and why, as a finding says it."""
 
     rule: str
@@ -64,8 +63,7 @@ class BadInput:
     message: str
 
 
-@dataclass(frozen=True)
-class Inputs:
+class Inputs(Struct, frozen=True):
     """What the paths name: manifest files (`-` for stdin) and Helm charts' template files."""
 
     files: tuple[str, ...]

@@ -1,9 +1,10 @@
 """lint from end to end: load, model, run the rules, collect findings."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from msgspec import Struct
 
 from truegreen.exitcodes import ExitCode
 from truegreen.lint.config import load_lint_config
@@ -15,8 +16,7 @@ from truegreen.probes import IGNORE, WorkloadModel, pod_template_of, workload_mo
 from truegreen.yamlsafe import MANIFEST_LIMITS, Limits
 
 
-@dataclass(frozen=True)
-class LintFinding:
+class LintFinding(Struct, frozen=True):
     """One problem, on the workload and container to change."""
 
     rule: str
@@ -31,8 +31,7 @@ class LintFinding:
     fix: str
 
 
-@dataclass(frozen=True)
-class LintResult:
+class LintResult(Struct, frozen=True):
     """Every finding, and how much was looked at."""
 
     findings: tuple[LintFinding, ...]

@@ -1,8 +1,9 @@
 """Which containers the Services in the input route traffic to (Kubernetes selector semantics)."""
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from truegreen.probes import Port, WorkloadModel
 
@@ -11,8 +12,7 @@ def _mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-@dataclass(frozen=True)
-class ServiceModel:
+class ServiceModel(Struct, frozen=True):
     """A Service: where it lives, what it selects and which ports it targets."""
 
     name: str

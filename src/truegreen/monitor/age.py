@@ -5,7 +5,7 @@ list, an event, a bookmark, a watch it ended cleanly); a verdict is as current a
 read it used. Past the maximum age either one reads as could-not-check.
 """
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 from truegreen.cluster.classify import describe
 from truegreen.cluster.reads import CantRead, ReadFailure
@@ -15,8 +15,7 @@ TRANSIENT = frozenset({ReadFailure.TIMEOUT, ReadFailure.UNREACHABLE, ReadFailure
 Any other failure (no permission, a garbled answer) is reported at once."""
 
 
-@dataclass(frozen=True)
-class Held:
+class Held(Struct, frozen=True):
     """What the cache holds for one read, as `served` judges it."""
 
     listed: bool

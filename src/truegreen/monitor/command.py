@@ -3,9 +3,10 @@
 import socket
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from types import TracebackType
+
+from msgspec import Struct
 
 from truegreen.cluster import CantRead, Kind
 from truegreen.cluster.live import LiveCluster
@@ -25,8 +26,7 @@ from truegreen.monitor.requests import CountingTransport
 from truegreen.monitor.server import Page, StatusServer, parse_listen
 
 
-@dataclass(frozen=True)
-class MonitorRequest:
+class MonitorRequest(Struct, frozen=True):
     """What the operator asked the monitor to do."""
 
     doctor: DoctorRequest
@@ -40,8 +40,7 @@ class MonitorRequest:
     """Write an Event on the namespace when the verdict changes."""
 
 
-@dataclass(frozen=True)
-class EventOutcome:
+class EventOutcome(Struct, frozen=True):
     """What became of one verdict Event."""
 
     reason: str

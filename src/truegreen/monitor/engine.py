@@ -4,8 +4,10 @@ interval, from the watch cache; every value ages into `unknown` past its maximum
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from truegreen.cluster import Kind, Listed
 from truegreen.cluster.live import LiveCluster
@@ -26,8 +28,7 @@ from truegreen.monitor.refresh_state import (
 from truegreen.monitor.schedule import Schedule
 
 
-@dataclass(frozen=True)
-class MonitorSettings:
+class MonitorSettings(Struct, frozen=True):
     """How the monitor runs."""
 
     doctor: DoctorSettings
@@ -40,8 +41,7 @@ class MonitorSettings:
     watch: WatchSettings = field(default_factory=WatchSettings)
 
 
-@dataclass(frozen=True)
-class Evaluation:
+class Evaluation(Struct, frozen=True):
     """One run of doctor's checks over the cache."""
 
     report: Report

@@ -6,8 +6,9 @@ moved a workload onto a newer image.
 """
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from datetime import datetime
+
+from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
@@ -17,8 +18,7 @@ REFRESHED_REASON = "ImageRefreshed"
 """The Event reason refresh writes after a verified restart onto a newer image."""
 
 
-@dataclass(frozen=True)
-class RefreshState:
+class RefreshState(Struct, frozen=True):
     """One opted-in workload's refresh state."""
 
     workload: str

@@ -1,10 +1,9 @@
 """When to evaluate next: on a change, at most every min-interval, at least every interval."""
 
-from dataclasses import dataclass
+from msgspec import Struct
 
 
-@dataclass(frozen=True)
-class Schedule:
+class Schedule(Struct, frozen=True):
     """The two intervals, in seconds (min_interval <= interval)."""
 
     min_interval: float

@@ -7,15 +7,15 @@ Only GET and HEAD; a slow client is dropped after a few seconds.
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from msgspec import Struct
 
 CLIENT_TIMEOUT_SECONDS = 10.0
 """A client that sends its request slower than this is dropped."""
 
 
-@dataclass(frozen=True)
-class Page:
+class Page(Struct, frozen=True):
     """One answer: status, content type and body."""
 
     status: int

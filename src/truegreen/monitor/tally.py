@@ -8,10 +8,10 @@ server's order (by namespace, then name): a test holds the two equal on random p
 import heapq
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import msgspec
+from msgspec import Struct
 
 from truegreen.cluster.watch import ObjectKey
 from truegreen.doctor.usage import (
@@ -34,8 +34,7 @@ SHAPE_CACHE = 10_000
 """Distinct pod request shapes remembered (replicas share one); past it the memory starts over."""
 
 
-@dataclass(frozen=True)
-class _Share:
+class _Share(Struct, frozen=True):
     machine: str | None
     amounts: tuple[tuple[str, int], ...]
     here: dict[str, Any] | None

@@ -9,8 +9,9 @@ a readable head of the container name and adds a short hash of the whole name.
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from enum import StrEnum
+
+from msgspec import Struct
 
 PREFIX = "truegreen.io"
 OPT_IN_LABEL = f"{PREFIX}/refresh"
@@ -71,8 +72,7 @@ class EventReason(StrEnum):
         return self is not EventReason.IMAGE_REFRESHED
 
 
-@dataclass(frozen=True)
-class AttemptCounter:
+class AttemptCounter(Struct, frozen=True):
     """Consecutive restart attempts at one target (a set of container digests)."""
 
     count: int
@@ -93,8 +93,7 @@ class AttemptCounter:
         return f"{self.count} {self.target}"
 
 
-@dataclass(frozen=True)
-class PendingRestart:
+class PendingRestart(Struct, frozen=True):
     """Written with the restart: what it aims at, so a tick that died can be resumed."""
 
     target: Mapping[str, str]

@@ -4,9 +4,11 @@ import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.images import ImageReference, ImageReferenceError, parse_image
@@ -51,8 +53,7 @@ class Decision(StrEnum):
     INVALID_IMAGE = "invalid-image"
 
 
-@dataclass(frozen=True)
-class ContainerPlan:
+class ContainerPlan(Struct, frozen=True):
     """One container's image, what the registry and the pods say, and the decision."""
 
     container: str

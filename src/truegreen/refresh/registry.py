@@ -18,9 +18,10 @@ import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from enum import StrEnum
 from urllib.parse import urlencode, urljoin, urlsplit
+
+from msgspec import Struct
 
 from truegreen.cluster import throttle
 from truegreen.http.deadline import Deadline
@@ -87,8 +88,7 @@ class LookupFailure(StrEnum):
     or a redirect from https to http."""
 
 
-@dataclass(frozen=True)
-class Resolved:
+class Resolved(Struct, frozen=True):
     """A digest the registry serves for a reference, and the platform manifests under an index."""
 
     digest: str
@@ -101,8 +101,7 @@ class Resolved:
         return frozenset((self.digest, *self.children))
 
 
-@dataclass(frozen=True)
-class LookupFailed:
+class LookupFailed(Struct, frozen=True):
     """A lookup that returned no digest, and why, in one plain line."""
 
     failure: LookupFailure
@@ -112,8 +111,7 @@ class LookupFailed:
 DigestLookup = Resolved | LookupFailed
 
 
-@dataclass(frozen=True)
-class RegistryLogin:
+class RegistryLogin(Struct, frozen=True):
     """Credentials for one registry host. `repr` never shows the secret."""
 
     registry: str
@@ -124,8 +122,7 @@ class RegistryLogin:
         return f"RegistryLogin(registry={self.registry!r}, username=<hidden>, password=<hidden>)"
 
 
-@dataclass(frozen=True)
-class PullCredentials:
+class PullCredentials(Struct, frozen=True):
     """Registry logins by registry host, from one workload's image pull secrets."""
 
     logins: Mapping[str, RegistryLogin]
@@ -171,8 +168,7 @@ def _login(registry: str, entry: object) -> RegistryLogin | None:
     return None
 
 
-@dataclass(frozen=True)
-class LookupKey:
+class LookupKey(Struct, frozen=True):
     """One look-up: a reference as one login sees it (None: anonymously). Two workloads share
     a look-up only when they would send the same credentials for it."""
 
@@ -203,8 +199,7 @@ def digest_of(body: bytes, algorithm: str = "sha256") -> str:
     return f"{algorithm}:{hashlib.new(algorithm, body).hexdigest()}"
 
 
-@dataclass(frozen=True)
-class _Origin:
+class _Origin(Struct, frozen=True):
     """Where a credential may go: scheme, host and port, as a browser's same-origin rule."""
 
     scheme: str
@@ -224,8 +219,7 @@ class _Origin:
         return cls(scheme, parts.hostname.lower(), port)
 
 
-@dataclass(frozen=True)
-class RegistryAccess:
+class RegistryAccess(Struct, frozen=True):
     """How the operator lets refresh talk to registries."""
 
     timeout: float = 10.0

@@ -1,8 +1,9 @@
 """What a refresh tick did: per workload an outcome, its reason and its writes; one exit code."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
+
+from msgspec import Struct, field
 
 from truegreen.exitcodes import ExitCode
 from truegreen.refresh.annotations import EventReason
@@ -31,8 +32,7 @@ class Outcome(StrEnum):
 _FAILED = {Outcome.ROLLOUT_FAILED, Outcome.REFUSED, Outcome.DANGLING_PIN, Outcome.INVALID_IMAGE}
 
 
-@dataclass(frozen=True)
-class Write:
+class Write(Struct, frozen=True):
     """One write the tick made (or, in a dry run, would make)."""
 
     step: str
@@ -42,8 +42,7 @@ class Write:
     error: str = ""
 
 
-@dataclass(frozen=True)
-class EventNote:
+class EventNote(Struct, frozen=True):
     """One Event the tick wrote (or tried to) on the workload; a failed one never fails it."""
 
     reason: EventReason
@@ -52,8 +51,7 @@ class EventNote:
     error: str = ""
 
 
-@dataclass(frozen=True)
-class WorkloadReport:
+class WorkloadReport(Struct, frozen=True):
     """What happened to one workload."""
 
     namespace: str
@@ -65,8 +63,7 @@ class WorkloadReport:
     events: tuple[EventNote, ...] = ()
 
 
-@dataclass(frozen=True)
-class TickReport:
+class TickReport(Struct, frozen=True):
     """The whole tick."""
 
     workloads: tuple[WorkloadReport, ...]

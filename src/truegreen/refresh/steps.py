@@ -2,8 +2,9 @@
 the reads and the writes these decisions ask for, in the order they give (see tick.py)."""
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.images import ImageReference, ImageReferenceError, parse_image
@@ -39,16 +40,14 @@ _STUCK_REASONS = {
 """The waiting states a new pod does not leave by itself, in plain words."""
 
 
-@dataclass(frozen=True)
-class AnnotationWrite:
+class AnnotationWrite(Struct, frozen=True):
     """An annotation patch a decision asks for: its step name and the keys it sets or clears."""
 
     step: str
     changes: Mapping[str, str | None]
 
 
-@dataclass(frozen=True)
-class Ending:
+class Ending(Struct, frozen=True):
     """The workload ends the tick with `outcome`, after making `write` (if any)."""
 
     outcome: Outcome
@@ -58,23 +57,20 @@ class Ending:
     """The outcome holds only if the write lands (the digest record after a verified rollout)."""
 
 
-@dataclass(frozen=True)
-class Resume:
+class Resume(Struct, frozen=True):
     """A restart toward these very digests is already under way (a tick died): wait for it."""
 
     marker: PendingRestart
 
 
-@dataclass(frozen=True)
-class RestartWrite:
+class RestartWrite(Struct, frozen=True):
     """Count the attempt, leave the pending marker and restart, all in one conditional write."""
 
     annotations: Mapping[str, str | None]
     marker: PendingRestart
 
 
-@dataclass(frozen=True)
-class RolloutEnd:
+class RolloutEnd(Struct, frozen=True):
     """How the wait for a restart's rollout ended."""
 
     rolled_out: bool

@@ -20,9 +20,11 @@ This module makes the reads and writes; what to do at each step is decided in st
 import socket
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
+
+from msgspec import Struct, field
+from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import (
@@ -106,8 +108,7 @@ class TickProgress(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class RefreshSettings:
+class RefreshSettings(Struct, frozen=True):
     """What the operator asked one tick to do."""
 
     namespace: str | None
@@ -121,8 +122,7 @@ class RefreshSettings:
     registry: RegistryAccess = field(default_factory=RegistryAccess)
 
 
-@dataclass
-class _Workload:
+class _Workload(Struct):
     obj: Mapping[str, Any]
     pods: list[Mapping[str, Any]]
     logins: PullCredentials
@@ -137,8 +137,7 @@ class _Workload:
         return o.name_of(self.obj)
 
 
-@dataclass(frozen=True)
-class _Lookups:
+class _Lookups(Struct, frozen=True):
     """One workload's view of the tick's registry look-ups, by reference text."""
 
     tracked: Mapping[str, DigestLookup]
@@ -359,8 +358,7 @@ def _resolve(
     return views, summary
 
 
-@dataclass(frozen=True)
-class _RegistrySummary:
+class _RegistrySummary(Struct, frozen=True):
     """What the tick needs of the registry side once the client is closed."""
 
     requests_made: int

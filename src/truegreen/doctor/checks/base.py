@@ -1,7 +1,8 @@
 """Building findings from the wording catalogue."""
 
 from collections.abc import Callable, Iterable
-from dataclasses import replace
+
+from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, Kind, KubeObject
 from truegreen.doctor.environment import WORKLOAD_KINDS, Environment

@@ -8,7 +8,8 @@ import fnmatch
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+
+from msgspec import Struct, field
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind
@@ -24,8 +25,7 @@ _LOGIN_TYPES = {
 }
 
 
-@dataclass
-class _LoginUse:
+class _LoginUse(Struct):
     """Who refers to one login, and for which registries."""
 
     owners: list[str] = field(default_factory=list)

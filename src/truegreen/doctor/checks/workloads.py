@@ -1,9 +1,10 @@
 """Workloads: rollouts complete by kubectl's rules, and the environment's pods are healthy."""
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+
+from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed
@@ -33,8 +34,7 @@ def format_age(age: timedelta) -> str:
     return f"{seconds} second{'s' if seconds != 1 else ''}"
 
 
-@dataclass(frozen=True)
-class _PodProblem:
+class _PodProblem(Struct, frozen=True):
     code: str
     status: Status
     basis: Basis

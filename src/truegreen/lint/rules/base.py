@@ -1,8 +1,9 @@
 """What a rule is, and what it reports."""
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from enum import StrEnum
+
+from msgspec import Struct, field
 
 from truegreen.probes import WorkloadModel
 
@@ -15,8 +16,7 @@ class Severity(StrEnum):
     INFO = "info"
 
 
-@dataclass(frozen=True)
-class RuleHit:
+class RuleHit(Struct, frozen=True):
     """One place a rule fires: the container to change and why."""
 
     container: str | None
@@ -25,15 +25,13 @@ class RuleHit:
     """Plain values for doctor's wording (`port`, `setting`)."""
 
 
-@dataclass(frozen=True)
-class Context:
+class Context(Struct, frozen=True):
     """What the rules know beyond the workload: the Services that route to its containers."""
 
     services_by_container: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
 
 
-@dataclass(frozen=True, kw_only=True)
-class RuleInfo:
+class RuleInfo(Struct, frozen=True, kw_only=True):
     """What every rule documents: id, severity, what it says, why, and how to fix it."""
 
     id: str
@@ -43,8 +41,7 @@ class RuleInfo:
     fix: str
 
 
-@dataclass(frozen=True, kw_only=True)
-class Rule(RuleInfo):
+class Rule(RuleInfo, frozen=True, kw_only=True):
     """A probe rule: its documentation and the check that finds it in a workload."""
 
     check: Callable[[WorkloadModel, Context], Iterable[RuleHit]]
