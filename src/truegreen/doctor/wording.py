@@ -4,7 +4,6 @@ One catalogue, so that a test can hold every sentence against the jargon list an
 can show each wording change in review. Placeholders are filled with names and plain amounts.
 """
 
-from string import Formatter
 from typing import Final
 
 from msgspec import Struct
@@ -22,6 +21,8 @@ class Wording(Struct, frozen=True):
     @property
     def placeholders(self) -> frozenset[str]:
         """The names the templates need."""
+        from string import Formatter  # only reviews and tests ask; importing compiles a pattern
+
         return frozenset(
             name
             for template in (self.headline, self.remedy)
