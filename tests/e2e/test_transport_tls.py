@@ -3,6 +3,8 @@
 Certificates are made in the test with `openssl`; servers are `tests/support/hostile.py`'s.
 """
 
+import contextlib
+import ssl
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -14,7 +16,7 @@ from tests.support import hostile
 from tests.support.hostile import HostileServer, ServerCertificate
 from truegreen.http import tlsstream
 from truegreen.http.deadline import Deadline
-from truegreen.http.dial import DirectDialer, Stream
+from truegreen.http.dial import CHUNK, DirectDialer, Stream
 from truegreen.http.errors import ConnectionDroppedError, TlsFailedError
 from truegreen.http.tls import ClientCertificate, TlsSettings
 from truegreen.http.transport import Transport
@@ -142,3 +144,42 @@ def test_tls_runs_inside_a_dialer_that_is_itself_tls(server: HostileServer, pki:
     assert dialer.used == 2
     assert relay.counts["connections"] == 2
     assert server.counts["requests"] == 1
+
+
+class _ServerInMemory:
+    """A TLS server held in memory as the client's inner stream: what the client sends reaches
+    it at once, and all it has written arrives in the client's next receive."""
+
+    def __init__(self, certificate: ServerCertificate) -> None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(certificate.cert, certificate.key)
+        self._incoming = ssl.MemoryBIO()
+        self._outgoing = ssl.MemoryBIO()
+        self.tls = context.wrap_bio(self._incoming, self._outgoing, server_side=True)
+
+    def send_all(self, data: bytes, deadline: Deadline) -> None:
+        self._incoming.write(data)
+        with contextlib.suppress(ssl.SSLWantReadError):
+            self.tls.do_handshake()
+
+    def receive(self, deadline: Deadline) -> bytes:
+        return self._outgoing.read(CHUNK)
+
+    def is_reusable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        pass
+
+
+def test_one_receive_takes_every_record_already_here(pki: Pki) -> None:
+    """A TLS record holds 16 KiB at most; taking only one per receive made the HTTP parser step
+    four times per 64 KiB read (a third of the time to read a large list over TLS)."""
+    server = _ServerInMemory(pki.server)
+    settings = TlsSettings(ca_pem=pki.authority[0].read_bytes())
+    client = tlsstream.start_tls(server, settings, "127.0.0.1", Deadline.after(10))
+    server.tls.write(b"x" * 3 * 16384)  # three full records, all delivered by one inner receive
+
+    first = client.receive(Deadline.after(10))
+
+    assert len(first) == 3 * 16384

@@ -142,7 +142,7 @@ class TlsStream:
         """The next decrypted bytes; b"" once the peer closed (cleanly or not)."""
         while True:
             try:
-                return self._tls.read(CHUNK)
+                return self._with_what_is_decrypted(self._tls.read(CHUNK))
             except ssl.SSLWantReadError:
                 self._flush(deadline)
                 self._fill(deadline)
@@ -152,6 +152,22 @@ class TlsStream:
                 raise ConnectionDroppedError(
                     f"TLS failed while receiving ({error.reason or 'unknown'})"
                 ) from None
+
+    def _with_what_is_decrypted(self, first: bytes) -> bytes:
+        # One read gives one TLS record (16 KiB at most); the records already received are
+        # taken too, so the HTTP parser steps once per receive, not once per record.
+        pieces = [first]
+        size = len(first)
+        while first and size < CHUNK:
+            try:
+                more = self._tls.read(CHUNK - size)
+            except ssl.SSLError:
+                break  # no whole record waiting, or the end: the next receive says which
+            if not more:
+                break
+            pieces.append(more)
+            size += len(more)
+        return b"".join(pieces)
 
     def is_reusable(self) -> bool:
         """Open and idle. Bytes waiting may be TLS 1.3 session tickets, which do not count."""
