@@ -277,7 +277,7 @@ class CapacityTally:
 def _holders(tally: _MachineTally) -> list[Holder]:
     """A machine's largest holders, each candidate made a Holder once (most hold the most of
     every resource they request)."""
-    candidates = {id(c): c for kept in tally.largest.values() for *_, c in kept}
+    candidates = {id(entry[-1]): entry[-1] for kept in tally.largest.values() for entry in kept}
     return each_holder_once(c.holder() for c in candidates.values())
 
 
@@ -331,7 +331,11 @@ def holder_of(item: PodView | CheckedPodView, requests: Resources) -> Holder:
 def _holder(
     namespace: str, pod: str, refs: list[dict[str, Any]] | None, requests: Resources
 ) -> Holder:
-    controller = next((ref for ref in refs or [] if ref.get("controller")), {})
+    controller: dict[str, Any] = {}
+    for ref in refs or ():
+        if ref.get("controller"):
+            controller = ref
+            break
     return Holder(
         namespace,
         pod,
