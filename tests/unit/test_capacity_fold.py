@@ -161,3 +161,20 @@ def test_a_holder_names_its_controller_from_the_raw_owner_references() -> None:
         "notebook-alice-7d9",
     )
     assert holder.requested == {"nvidia.com/gpu": 2}
+
+
+def test_a_holder_is_named_after_its_first_controller() -> None:
+    """The API server allows one controller reference; of a hostile pair, the first counts."""
+    refs = [
+        {"kind": "Node", "name": "m1"},
+        {"kind": "Job", "name": "first", "controller": True},
+        {"kind": "ReplicaSet", "name": "second", "controller": True},
+    ]
+    pod = {
+        "metadata": {"name": "p", "namespace": "other", "ownerReferences": refs},
+        "spec": {"nodeName": "m1", "containers": [{"resources": {"requests": {"cpu": "1"}}}]},
+        "status": {"phase": "Running"},
+    }
+    view = msgspec.json.decode(msgspec.json.encode(pod), type=PodView)
+    (holder,) = _fold(view).holders["m1"]
+    assert (holder.owner_kind, holder.owner) == ("Job", "first")

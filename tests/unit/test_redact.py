@@ -19,6 +19,8 @@ from truegreen.cluster.redact import (
     LAST_APPLIED,
     REDACTED,
     RedactingReader,
+    _plainly_safe,  # the quick check and the rules it lets text skip, tested against each other
+    _redact_every_rule,
     looks_secret,
     redact_object,
     redact_shapes,
@@ -132,6 +134,53 @@ def test_secret_named_assignments_and_flags_are_redacted(text: str, expected: st
 )
 def test_text_without_a_secret_is_kept(text: str) -> None:
     assert redact_text(text) == text
+
+
+# Text made of what the rules look for (key letters, separators, a scheme, a secret name) and
+# what they do not (label-like words), so that near misses on either side are drawn often.
+_PIECES = st.sampled_from(
+    [
+        "AKIA",
+        "IOSFODNN7EXAMPLE",
+        AWS_SECRET,
+        AWS_SECRET[:20],
+        AWS_SECRET.replace("/", "+"),
+        "password",
+        "--token",
+        "=",
+        ":",
+        "://",
+        "u:p@",
+        " ",
+        "\t",
+        "-",
+        "topology.kubernetes.io/zone",
+        "us-east-1a",
+    ]
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_PIECES, max_size=6).map("".join) | st.text(max_size=60))
+def test_only_text_that_no_rule_changes_skips_the_rules(text: str) -> None:
+    """Most text (names, labels, numbers) is let through by a quick look; only text that every
+    rule would have left as it is."""
+    if _plainly_safe(text):
+        assert _redact_every_rule(text) == text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "topology.kubernetes.io/zone",
+        "failure-domain.beta.kubernetes.io/region",
+        "node-role.kubernetes.io/control-plane",
+        "a-label-value-of-19-letters." + "x" * 19,  # the longest run that is not a key's
+    ],
+)
+def test_long_label_like_text_is_plainly_safe(text: str) -> None:
+    assert len(text) >= 20, "precondition: past the length every short text passes at"
+    assert _plainly_safe(text)
 
 
 def test_the_name_list_is_the_documented_one() -> None:

@@ -59,6 +59,9 @@ _AWS_SECRET_SHAPE = re.compile(
     r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])"
     r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
 )
+# The shortest text an AWS rule matches: `AKIA` and 16 more, within a secret key's alphabet.
+_KEY_RUN_LENGTH = 20
+_KEY_RUN = re.compile(rf"[A-Za-z0-9/+]{{{_KEY_RUN_LENGTH}}}")
 _VALUE = r"(?:(?:bearer|basic)[ \t]+)?[^\s\"'&;,]+"
 # `password=x`, `"token": "x"`, `api-key: x`; a colon needs a space after it, or quotes around
 # it, so that an image reference (`auth-proxy:1.2`) is never taken for one.
@@ -79,6 +82,10 @@ def redact_shapes(text: str) -> str:
     plain words for a secret (for truegreen's own lines, such as a failed read's reason)."""
     if _plainly_safe(text):
         return text
+    return _redact_shapes(text)
+
+
+def _redact_shapes(text: str) -> str:
     text = _redact_userinfo(text)
     text = _AWS_KEY_ID.sub(REDACTED, text)
     return _AWS_SECRET_SHAPE.sub(REDACTED, text)
@@ -109,18 +116,25 @@ def redact_text(text: str) -> str:
     """`text` with every secret shape of the policy replaced by `<redacted>`."""
     if _plainly_safe(text):
         return text
-    text = redact_shapes(text)
+    return _redact_every_rule(text)
+
+
+def _redact_every_rule(text: str) -> str:
+    """`text` through every rule, none skipped."""
+    text = _redact_shapes(text)
     text = _ASSIGNMENT.sub(lambda m: f"{m[1]}{m[2]}{REDACTED}", text)
     return _FLAG_AND_VALUE.sub(lambda m: f"{m[1]}{m[2]}{REDACTED}", text)
 
 
 def _plainly_safe(text: str) -> bool:
-    """True when no rule can match: most strings (names, numbers) are this, and cheap to see."""
+    """True when no rule can match: most strings (names, labels, numbers) are this, and cheap
+    to see. Userinfo and assignments need `:` or `=`, a flag's value a space or tab after a
+    `-`, and an AWS key a run of 20 or more of its characters."""
     return (
-        len(text) < 20
-        and "=" not in text
+        "=" not in text
         and ":" not in text
         and not ("-" in text and (" " in text or "\t" in text))
+        and (len(text) < _KEY_RUN_LENGTH or _KEY_RUN.search(text) is None)
     )
 
 
@@ -141,7 +155,8 @@ def redact_value(value: object) -> object:
 def _walk(value: object) -> object:
     if isinstance(value, str):
         return redact_text(value)
-    if isinstance(value, Mapping):
+    # A dict is asked for first: the abstract Mapping check costs several times more.
+    if isinstance(value, dict | Mapping):
         return {key: _member(str(key), item) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [_walk(item) for item in value]

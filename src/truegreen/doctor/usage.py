@@ -5,6 +5,7 @@ fields the scheduler's fit reads, added to its machine's sum, and dropped. Only 
 namespace's pods are kept whole (as fit views): the capacity check names them.
 """
 
+import heapq
 from collections.abc import Iterable
 from typing import Any
 
@@ -20,6 +21,8 @@ from truegreen.quantity import QuantityError, Resources
 
 AnyMapping = dict[str, Any] | None
 _NOTHING = msgspec.Raw(b"null")
+# One decoder for every holder's owner references: `decode(type=...)` looks the type up per call.
+_decode_owner_references = msgspec.json.Decoder(list[dict[str, Any]] | None).decode
 HOLDERS_KEPT = 3
 """Per machine and resource, how many of the largest holders are kept to be named."""
 
@@ -166,8 +169,22 @@ class _Candidate(msgspec.Struct, frozen=True):
         """The Holder this candidate names."""
         refs = self.refs
         if isinstance(refs, bytes):
-            refs = msgspec.json.decode(refs, type=list[dict[str, Any]] | None)
+            refs = _decode_owner_references(refs)
         return _holder(self.namespace, self.pod, refs, self.requests)
+
+
+_Kept = tuple[int, str, str, int, _Candidate]
+"""A kept holder of one resource: (amount, namespace, pod, arrival, candidate). Ordered by the
+first three (the arrival is unique, so the candidate itself is never compared)."""
+
+
+class _MachineTally(msgspec.Struct):
+    """What the pods on one machine add up to so far, and its largest holders per resource
+    (each a min-heap of at most HOLDERS_KEPT, its smallest first)."""
+
+    pods: int = 0
+    requested: dict[str, int] = msgspec.field(default_factory=dict)
+    largest: dict[str, list[_Kept]] = msgspec.field(default_factory=dict)
 
 
 class CapacityTally:
@@ -180,73 +197,88 @@ class CapacityTally:
         self._namespace = namespace
         self.namespace = namespace
         """Whose pods are kept whole (as `ClusterUsage.pods_here`)."""
-        self._requested: dict[str, dict[str, int]] = {}
-        self._pods: dict[str, int] = {}
+        self._machines: dict[str, _MachineTally] = {}
         self._here: list[dict[str, Any]] = []
         self._invalid = ""
+        self._arrived = 0
         # Pods share shapes (replicas one spec, services the same sizes): each distinct shape
-        # is summed up once, not per pod.
-        self._requests_by_shape: dict[bytes, Resources] = {}
-        # Per machine and resource, the largest holders as (amount, namespace, pod) → what a
-        # Holder is made of. Most candidates are pushed out again: each becomes a Holder (its
-        # owner references decoded) only if it is still kept at the end.
-        self._largest: dict[str, dict[str, dict[tuple[int, str, str], _Candidate]]] = {}
+        # is summed up once, not per pod; a shape that is not a quantity is None.
+        self._requests_by_shape: dict[bytes, Resources | None] = {}
 
     def add(self, item: PodView) -> None:
         """Count one pod; Succeeded and Failed pods hold nothing (the scheduler skips them)."""
         if item.status.phase in TERMINATED_PHASES:
             return
-        if item.metadata.namespace == self._namespace:
+        metadata = item.metadata
+        if metadata.namespace == self._namespace:
             self._here.append(pod_whole(item))
-        machine = item.spec.node_name
+        spec = item.spec
+        machine = spec.node_name
         if not machine:
             return
-        shape = request_shape(item.spec)
-        requests = self._requests_by_shape.get(shape)
+        requests = self._requests_of(spec)
         if requests is None:
-            try:
-                requests = requests_of(item.spec)
-            except QuantityError as error:
-                self._invalid = self._invalid or str(error)
-                return
-            self._requests_by_shape[shape] = requests
-        sums = self._requested.setdefault(machine, {})
-        for resource, amount in requests.amounts:
-            sums[resource] = sums.get(resource, 0) + amount
-        self._pods[machine] = self._pods.get(machine, 0) + 1
-        self._keep_if_largest(machine, item, requests)
-
-    def _keep_if_largest(self, machine: str, item: PodView, requests: Resources) -> None:
-        """Keep `item` among its machine's largest holders of any resource it requests."""
-        largest = self._largest.setdefault(machine, {})
+            return
+        tally = self._machines.get(machine)
+        if tally is None:
+            tally = self._machines[machine] = _MachineTally()
+        tally.pods += 1
+        sums = tally.requested
+        largest = tally.largest
+        namespace = metadata.namespace or ""
+        pod = metadata.name or ""
         candidate: _Candidate | None = None
         for resource, amount in requests.amounts:
-            kept = largest.setdefault(resource, {})
-            key = (amount, item.metadata.namespace or "", item.metadata.name or "")
-            if len(kept) >= HOLDERS_KEPT:
-                smallest = min(kept)
-                if key <= smallest:
+            sums[resource] = sums.get(resource, 0) + amount
+            kept = largest.get(resource)
+            if kept is None:
+                kept = largest[resource] = []
+            elif len(kept) >= HOLDERS_KEPT:
+                # Most pods stop at the first comparison: less than the smallest one kept.
+                smallest = kept[0]
+                if amount < smallest[0] or (
+                    amount == smallest[0] and (namespace, pod) <= (smallest[1], smallest[2])
+                ):
                     continue
-                del kept[smallest]
+                heapq.heappop(kept)
             candidate = candidate or _Candidate.of(item, requests)
-            kept[key] = candidate
+            self._arrived += 1
+            heapq.heappush(kept, (amount, namespace, pod, self._arrived, candidate))
+
+    def _requests_of(self, spec: _RawSpec) -> Resources | None:
+        """What a pod with `spec` requests; None when an amount is not a quantity (the first
+        such is kept as `invalid`)."""
+        shape = request_shape(spec)
+        try:
+            return self._requests_by_shape[shape]
+        except KeyError:
+            pass
+        try:
+            requests: Resources | None = requests_of(spec)
+        except QuantityError as error:
+            self._invalid = self._invalid or str(error)
+            requests = None
+        self._requests_by_shape[shape] = requests
+        return requests
 
     def summary(self) -> dict[str, Any]:
         """The sums per machine, this namespace's pods and the first invalid amount."""
-        holders = {
-            machine: each_holder_once(
-                c.holder() for kept in by_resource.values() for c in kept.values()
-            )
-            for machine, by_resource in sorted(self._largest.items())
-        }
+        machines = sorted(self._machines.items())
         usage = ClusterUsage(
-            {m: MachineUsage(self._pods[m], self._requested[m]) for m in sorted(self._pods)},
+            {machine: MachineUsage(tally.pods, tally.requested) for machine, tally in machines},
             self._here,
             self._invalid,
-            holders,
+            {machine: _holders(tally) for machine, tally in machines},
         )
         result: dict[str, Any] = msgspec.to_builtins(usage)
         return result
+
+
+def _holders(tally: _MachineTally) -> list[Holder]:
+    """A machine's largest holders, each candidate made a Holder once (most hold the most of
+    every resource they request)."""
+    candidates = {id(entry[-1]): entry[-1] for kept in tally.largest.values() for entry in kept}
+    return each_holder_once(c.holder() for c in candidates.values())
 
 
 def _checked(view: msgspec.Struct, fields: type[msgspec.Struct]) -> Any:
@@ -292,14 +324,18 @@ def holder_of(item: PodView | CheckedPodView, requests: Resources) -> Holder:
     A raw view's owner references are decoded here, for the few pods kept as holders."""
     refs = item.metadata.owner_references
     if isinstance(refs, msgspec.Raw):
-        refs = msgspec.json.decode(refs, type=list[dict[str, Any]] | None)
+        refs = _decode_owner_references(refs)
     return _holder(item.metadata.namespace or "", item.metadata.name or "", refs, requests)
 
 
 def _holder(
     namespace: str, pod: str, refs: list[dict[str, Any]] | None, requests: Resources
 ) -> Holder:
-    controller = next((ref for ref in refs or [] if ref.get("controller")), {})
+    controller: dict[str, Any] = {}
+    for ref in refs or ():
+        if ref.get("controller"):
+            controller = ref
+            break
     return Holder(
         namespace,
         pod,
