@@ -24,7 +24,8 @@ THRESHOLD = 90.0
 # redaction (its linear-time test runs up to 30 s for each mutant that slows it);
 # refresh/tick.py, whose mutants need the registry scenarios; cluster/exec_plugin.py, whose
 # tests run a real plugin process each (about 13 minutes); and yamlsafe.py, whose every mutant
-# re-runs the property-based YAML tests and every lint test.
+# re-runs the property-based YAML tests and every lint test; and doctor/podsecurity.py (852
+# mutants, 99.1 %), which took the CI run to 19 minutes on 2 cores with the rest.
 GATE_MODULES = [
     "src/truegreen/doctor/rollup.py",
     "src/truegreen/doctor/fit.py",
@@ -42,7 +43,6 @@ GATE_MODULES = [
     "src/truegreen/lint/rules/exec_probes.py",
     "src/truegreen/probes.py",
     "src/truegreen/doctor/quota.py",
-    "src/truegreen/doctor/podsecurity.py",
     "src/truegreen/doctor/webhooks.py",
     "src/truegreen/doctor/trial.py",
     "src/truegreen/textsafe.py",
