@@ -290,6 +290,34 @@ def keep_alive(peer: Peer, _: int) -> None:
             return
 
 
+def answering(answer: bytes) -> Behaviour:
+    """Answer every request on the connection with the same bytes, for as long as the client
+    sends requests (whatever the answer says about keeping the connection)."""
+
+    def behaviour(peer: Peer, _: int) -> None:
+        while peer.read_request() is not None:
+            if not peer.send(answer):
+                return
+
+    return behaviour
+
+
+def chunked_answer(body: bytes, size: int) -> bytes:
+    """A 200 answer whose `body` is sent chunked, `size` bytes a chunk."""
+    pieces = [body[at : at + size] for at in range(0, len(body), size)]
+    framed = b"".join(b"%x\r\n%s\r\n" % (len(piece), piece) for piece in pieces)
+    return b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + framed + b"0\r\n\r\n"
+
+
+def huge_chunk(peer: Peer, _: int) -> None:
+    """Announce a 1 TB chunk, send a little of it, and wait for the client to give up."""
+    if peer.read_request() is not None:
+        peer.send(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nE8D4A51000\r\n" + b"x" * 100
+        )
+        peer.wait_for_hang_up()
+
+
 def lines(*documents: bytes, hold: bool = False) -> Behaviour:
     """A streamed chunked answer: each document on a line; then end, or hold the line open."""
 

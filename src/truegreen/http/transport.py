@@ -8,7 +8,7 @@ each. The transport knows nothing of Kubernetes or registries.
 """
 
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from types import TracebackType
 from urllib.parse import urlsplit
 
@@ -27,6 +27,7 @@ from truegreen.http.errors import (
     SendFailedError,
     TimedOutError,
 )
+from truegreen.http.framing import FramedBody, Piece
 from truegreen.http.tls import TlsSettings
 
 CONNECTIONS_PER_HOST = 6
@@ -90,19 +91,37 @@ class _StaleConnectionError(Exception):
     """A kept-alive connection turned out closed before one byte of the answer arrived."""
 
 
+def _parser() -> h11.Connection:
+    return h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
+
+
+def _says_close(headers: Iterable[tuple[str, str] | tuple[bytes, bytes]]) -> bool:
+    """Whether a `Connection` header asks to close after this exchange (as h11 decides)."""
+    for name, value in headers:
+        text = name.decode("latin-1") if isinstance(name, bytes) else name
+        if text.lower() == "connection":
+            raw = value.decode("latin-1") if isinstance(value, bytes) else value
+            if "close" in (token.strip().lower() for token in raw.split(",")):
+                return True
+    return False
+
+
 class _Connection(Struct):
     stream: Stream
-    parser: h11.Connection = field(
-        default_factory=lambda: h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
-    )
+    parser: h11.Connection = field(default_factory=_parser)
     reused: bool = False
     received: bool = False
     """Whether any byte of the current answer has arrived."""
     at_eof: bool = False
+    body: FramedBody | None = None
+    """The current answer's body when it is read by its framing, past h11 (see `head`)."""
+    keep_alive: bool = True
+    """Whether both sides allow another request on this connection after the current one."""
 
     def send(
         self, method: str, target: str, headers: Headers, body: bytes | None, deadline: Deadline
     ) -> None:
+        self.keep_alive = not _says_close(headers)
         request = h11.Request(method=method, target=target, headers=list(headers))
         data = self.parser.send(request) or b""
         if body:
@@ -147,12 +166,32 @@ class _Connection(Struct):
         while True:
             event = self.next_event(deadline, method)
             if isinstance(event, h11.Response):
+                self._frame_body(event, method)
                 return event
             if not isinstance(event, h11.InformationalResponse):
                 raise ProtocolViolationError("the answer did not start with a status line")
 
-    def body_chunk(self, deadline: Deadline, method: str) -> bytes | None:
+    def _frame_body(self, head: h11.Response, method: str) -> None:
+        """Read a body framed by length or chunks past h11, which has already validated the
+        framing headers; a body without framing (ended by close, or none) stays with h11."""
+        if method == "HEAD" or head.status_code in (204, 304):
+            return
+        self.keep_alive = self.keep_alive and head.http_version >= b"1.1"
+        self.keep_alive = self.keep_alive and not _says_close(head.headers)
+        names = dict(head.headers)
+        if b"transfer-encoding" in names:  # h11 admits only `chunked`, which outranks a length
+            length = None
+        elif b"content-length" in names:  # one valid value: h11 checked
+            length = int(names[b"content-length"])
+        else:
+            return
+        buffered, _ = self.parser.trailing_data
+        self.body = FramedBody(self.stream, buffered, length)
+
+    def body_chunk(self, deadline: Deadline, method: str) -> Piece | None:
         """The next piece of the body; None at its end."""
+        if self.body is not None:
+            return self.body.next_piece(deadline)
         event = self.next_event(deadline, method)
         if isinstance(event, h11.Data):
             return bytes(event.data)
@@ -162,6 +201,15 @@ class _Connection(Struct):
 
     def finish_cycle(self) -> bool:
         """Ready the connection for the next request; False when it must be closed instead."""
+        if self.body is not None:
+            # h11 saw only the head: the next answer gets a parser of its own.
+            if not self.keep_alive or self.body.leftover:
+                return False
+            self.body = None
+            self.parser = _parser()
+            self.reused = True
+            self.received = False
+            return True
         if self.parser.our_state is h11.DONE and self.parser.their_state is h11.DONE:
             self.parser.start_next_cycle()
             self.reused = True
@@ -379,7 +427,7 @@ class Answer:
         """The last value of header `name`, or None."""
         return _header(self.headers, name)
 
-    def chunk(self, deadline: Deadline) -> bytes | None:
+    def chunk(self, deadline: Deadline) -> Piece | None:
         """The next piece of the body, by `deadline`; None at its end (connection released)."""
         connection = self._connection
         if connection is None:
@@ -409,15 +457,21 @@ class Answer:
         if not bodiless and declared and declared.isdigit() and int(declared) > max_bytes:
             self.close()
             raise AnswerTooLargeError(max_bytes)
-        parts: list[bytes] = []
+        parts: list[Piece] = []
         size = 0
         while (piece := self.chunk(self._deadline)) is not None:
             size += len(piece)
-            if size > max_bytes:
+            if size + self._announced() > max_bytes:
                 self.close()
                 raise AnswerTooLargeError(max_bytes)
             parts.append(piece)
         return b"".join(parts)
+
+    def _announced(self) -> int:
+        """Body bytes the framing has announced but not yet delivered (a chunk's rest)."""
+        connection = self._connection
+        body = connection.body if connection is not None else None
+        return body.announced if body is not None else 0
 
     def close(self) -> None:
         """Drop the connection unless the body was read to its end (then it went back)."""

@@ -1,0 +1,132 @@
+"""Reading an answer's body by its framing: a declared length, or chunked (RFC 9112, 6 and 7.1).
+
+h11 parses the status line and headers; the body, which is nearly every byte of a list of
+pods, is read here straight off the stream. h11 hands each received piece through its own
+buffer and an event object (three copies of every byte and Python work per piece); here a
+piece is a view of what the stream returned, copied once, when the caller joins the body.
+"""
+
+from truegreen.http.deadline import Deadline
+from truegreen.http.dial import Stream
+from truegreen.http.errors import ConnectionDroppedError, ProtocolViolationError
+
+MAX_CHUNK_LINE = 4096
+"""A chunk's size line (with any extensions) and each trailer line may not exceed this."""
+MAX_TRAILER_BYTES = 65536
+"""The trailer section of a chunked body may not exceed this, as a head may not."""
+_HEX = frozenset(b"0123456789abcdefABCDEF")
+_CRLF = b"\r\n"
+
+Piece = bytes | memoryview
+
+
+class FramedBody:
+    """The body of one answer on `stream`, whose first bytes (`buffered`) already arrived with
+    the head: `length` bytes, or chunked when `length` is None.
+
+    `next_piece` returns each piece of the body as it arrives and None at its end; afterwards
+    `leftover` says whether the server sent bytes beyond the body (the connection cannot then
+    carry another request).
+    """
+
+    def __init__(self, stream: Stream, buffered: bytes, length: int | None) -> None:
+        self._stream = stream
+        self._buffer = buffered
+        self._pos = 0
+        self._chunked = length is None
+        self._left = 0 if length is None else length
+        """Bytes of the current chunk (or of the whole declared body) still to come."""
+        self._in_chunk = False
+        self._done = not self._chunked and self._left == 0
+
+    @property
+    def leftover(self) -> bool:
+        """Whether bytes past the body's end have arrived."""
+        return self._pos < len(self._buffer)
+
+    @property
+    def announced(self) -> int:
+        """Bytes the framing has announced and not yet delivered (the declared length, or the
+        current chunk's size): a cap is known to be passed as soon as this passes it."""
+        return self._left
+
+    def next_piece(self, deadline: Deadline) -> Piece | None:
+        """The next piece of the body by `deadline`; None once it has all arrived.
+
+        Raises ConnectionDroppedError when the stream ends first, ProtocolViolationError when
+        the chunked framing is not valid, and whatever the stream raises (TimedOutError).
+        """
+        while not self._done:
+            if self._left:
+                return self._take(deadline)
+            if not self._chunked:
+                self._done = True
+            elif self._in_chunk:
+                self._expect_crlf(deadline)
+                self._in_chunk = False
+            else:
+                size = self._chunk_size(self._line(deadline))
+                if size:
+                    self._left = size
+                    self._in_chunk = True
+                else:
+                    self._skip_trailers(deadline)
+                    self._done = True
+        return None
+
+    def _take(self, deadline: Deadline) -> Piece:
+        if self._pos >= len(self._buffer):
+            self._buffer, self._pos = self._receive(deadline), 0
+        start = self._pos
+        end = min(len(self._buffer), start + self._left)
+        self._pos = end
+        self._left -= end - start
+        if start == 0 and end == len(self._buffer):
+            return self._buffer
+        return memoryview(self._buffer)[start:end]
+
+    def _receive(self, deadline: Deadline) -> bytes:
+        data = self._stream.receive(deadline)
+        if not data:
+            raise ConnectionDroppedError("the connection closed before the whole answer arrived")
+        return data
+
+    def _line(self, deadline: Deadline) -> bytes:
+        """The next CRLF-ended line of the framing, without its CRLF."""
+        while True:
+            end = self._buffer.find(_CRLF, self._pos)
+            if end >= 0:
+                line = self._buffer[self._pos : end]
+                self._pos = end + 2
+                if len(line) > MAX_CHUNK_LINE:
+                    break
+                return line
+            if len(self._buffer) - self._pos > MAX_CHUNK_LINE:
+                break
+            self._buffer = self._buffer[self._pos :] + self._receive(deadline)
+            self._pos = 0
+        raise ProtocolViolationError("the answer's chunked body has a line that is too long")
+
+    def _expect_crlf(self, deadline: Deadline) -> None:
+        while len(self._buffer) - self._pos < 2:
+            self._buffer = self._buffer[self._pos :] + self._receive(deadline)
+            self._pos = 0
+        if self._buffer[self._pos : self._pos + 2] != _CRLF:
+            raise ProtocolViolationError("the answer's chunked body is not valid HTTP/1.1")
+        self._pos += 2
+
+    @staticmethod
+    def _chunk_size(line: bytes) -> int:
+        # chunk-size [ BWS ";" chunk-ext ]: extensions carry nothing a client must act on.
+        digits = line.split(b";", 1)[0].rstrip(b" \t")
+        if not digits or len(digits) > 16 or not _HEX.issuperset(digits):
+            raise ProtocolViolationError("the answer's chunked body has a chunk size not valid")
+        return int(digits, 16)
+
+    def _skip_trailers(self, deadline: Deadline) -> None:
+        """Read the trailer section up to its empty line; its fields are not used."""
+        read = 0
+        while line := self._line(deadline):
+            read += len(line) + 2
+            if read > MAX_TRAILER_BYTES:
+                raise ProtocolViolationError("the answer's trailer fields are too large")

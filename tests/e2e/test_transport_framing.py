@@ -1,0 +1,73 @@
+"""Bodies read by their framing (a declared length, or chunked as kube-apiserver's Go server
+sends a big list) over real loopback connections: exact bodies, the connection kept only when
+both sides allow it and nothing followed the body, and a chunk too large refused unread."""
+
+import pytest
+
+from tests.support import hostile
+from tests.support.hostile import HostileServer
+from truegreen.http.deadline import Deadline
+from truegreen.http.errors import AnswerTooLargeError
+from truegreen.http.transport import Response, Transport
+
+BODY = bytes(range(256)) * 400  # 100 KiB: several receives, several chunks
+
+
+def _three_gets(server: HostileServer) -> list[Response]:
+    with Transport() as transport:
+        return [
+            transport.request(
+                "GET", server.url + "/", deadline=Deadline.after(10), max_bytes=1 << 20
+            )
+            for _ in range(3)
+        ]
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        hostile.chunked_answer(BODY, 4096),
+        hostile.chunked_answer(BODY, len(BODY)),  # the whole list in one Write, one chunk
+        hostile.ok_answer(BODY),
+    ],
+    ids=["chunks-of-4k", "one-chunk", "content-length"],
+)
+def test_a_framed_body_is_read_exactly_on_one_kept_alive_connection(answer: bytes) -> None:
+    with HostileServer(hostile.answering(answer)) as server:
+        answers = _three_gets(server)
+    assert [(a.status, a.body) for a in answers] == [(200, BODY)] * 3
+    assert (server.counts["connections"], server.counts["requests"]) == (1, 3)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        hostile.ok_answer(BODY, close=True),
+        hostile.ok_answer(BODY).replace(b"HTTP/1.1", b"HTTP/1.0", 1),
+        hostile.chunked_answer(BODY, 4096).replace(b"\r\n", b"\r\nConnection: close\r\n", 1),
+    ],
+    ids=["close", "http-1.0", "chunked-close"],
+)
+def test_an_answer_that_closes_the_connection_is_not_followed_on_it(answer: bytes) -> None:
+    """The server here would go on reading requests; the client must not send them."""
+    with HostileServer(hostile.answering(answer)) as server:
+        answers = _three_gets(server)
+    assert [(a.status, a.body) for a in answers] == [(200, BODY)] * 3
+    assert (server.counts["connections"], server.counts["requests"]) == (3, 3)
+
+
+def test_bytes_after_the_body_end_the_connection_not_the_answer() -> None:
+    """Whatever follows a body is no answer to anything we asked: not read as the next one."""
+    stray = b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\nforged!"
+    with HostileServer(hostile.answering(hostile.chunked_answer(BODY, 4096) + stray)) as server:
+        answers = _three_gets(server)
+    assert [(a.status, a.body) for a in answers] == [(200, BODY)] * 3
+    assert server.counts["connections"] == 3
+
+
+def test_a_chunk_announced_past_the_cap_fails_before_it_is_read() -> None:
+    with HostileServer(hostile.huge_chunk) as server:
+        with pytest.raises(AnswerTooLargeError) as caught, Transport() as transport:
+            transport.request("GET", server.url + "/", deadline=Deadline.after(30), max_bytes=4096)
+        assert server.hung_up.wait(5), "the client kept the connection after refusing the body"
+    assert caught.value.limit == 4096

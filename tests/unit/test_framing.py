@@ -1,0 +1,178 @@
+"""Reading a body by its framing, over a stream that hands the wire over in arbitrary pieces:
+the body comes out whole and exact however the bytes were split, and bad framing is refused."""
+
+import itertools
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from truegreen.http.deadline import Deadline
+from truegreen.http.errors import ConnectionDroppedError, ProtocolViolationError
+from truegreen.http.framing import MAX_CHUNK_LINE, MAX_TRAILER_BYTES, FramedBody
+
+
+class _Wire:
+    """The stream side of a connection: each receive returns the next scripted piece, then
+    b"" (the peer closed)."""
+
+    def __init__(self, pieces: Sequence[bytes]) -> None:
+        self._pieces = list(pieces)
+        self.received = 0
+
+    def send_all(self, data: bytes, deadline: Deadline) -> None:
+        raise AssertionError("a body reader never sends")
+
+    def receive(self, deadline: Deadline) -> bytes:
+        if not self._pieces:
+            return b""
+        piece = self._pieces.pop(0)
+        self.received += len(piece)
+        return piece
+
+    def is_reusable(self) -> bool:
+        return True
+
+    def close(self) -> None:
+        pass
+
+
+def _split(wire: bytes, cuts: list[int]) -> list[bytes]:
+    points = sorted({c % (len(wire) + 1) for c in cuts} | {0, len(wire)})
+    return [wire[a:b] for a, b in itertools.pairwise(points)]
+
+
+def _read(body: FramedBody) -> bytes:
+    deadline = Deadline.after(5)
+    parts = []
+    while (piece := body.next_piece(deadline)) is not None:
+        parts.append(bytes(piece))
+    return b"".join(parts)
+
+
+def _chunked(body: bytes, sizes: list[int], extension: bytes = b"", trailer: bytes = b"") -> bytes:
+    wire, at = b"", 0
+    for size in sizes:
+        piece = body[at : at + size]
+        if not piece:
+            break
+        wire += b"%x%s\r\n%s\r\n" % (len(piece), extension, piece)
+        at += len(piece)
+    if at < len(body):
+        wire += b"%x\r\n%s\r\n" % (len(body) - at, body[at:])
+    return wire + b"0" + extension + b"\r\n" + trailer + b"\r\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    body=st.binary(max_size=3000),
+    sizes=st.lists(st.integers(1, 700), max_size=12),
+    cuts=st.lists(st.integers(0, 10_000), max_size=20),
+    head_share=st.integers(0, 10_000),
+    extension=st.sampled_from([b"", b";name=value", b' ; q="x;y"', b"\t"]),
+    trailer=st.sampled_from([b"", b"Checksum: abc\r\n", b"A: 1\r\nB: 2\r\n"]),
+)
+def test_a_chunked_body_comes_out_exact_however_the_wire_is_split(
+    body: bytes,
+    sizes: list[int],
+    cuts: list[int],
+    head_share: int,
+    extension: bytes,
+    trailer: bytes,
+) -> None:
+    wire = _chunked(body, sizes, extension, trailer)
+    buffered = wire[: head_share % (len(wire) + 1)]  # what arrived together with the head
+    reader = FramedBody(_Wire(_split(wire[len(buffered) :], cuts)), buffered, None)
+    assert _read(reader) == body
+    assert reader.leftover is False
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    body=st.binary(max_size=3000),
+    cuts=st.lists(st.integers(0, 10_000), max_size=20),
+    head_share=st.integers(0, 10_000),
+)
+def test_a_declared_length_body_comes_out_exact_however_the_wire_is_split(
+    body: bytes, cuts: list[int], head_share: int
+) -> None:
+    buffered = body[: head_share % (len(body) + 1)]
+    reader = FramedBody(_Wire(_split(body[len(buffered) :], cuts)), buffered, len(body))
+    assert _read(reader) == body
+    assert reader.leftover is False
+
+
+def test_the_reader_stops_at_the_declared_length_and_says_more_arrived() -> None:
+    wire = _Wire([b"abc", b"deHTTP/1.1 200 OK\r\n"])
+    reader = FramedBody(wire, b"", 5)
+    assert _read(reader) == b"abcde"
+    assert reader.leftover is True
+    assert wire.received == 3 + 19  # nothing was asked for after the body's last byte
+
+
+def test_bytes_after_the_last_chunk_are_leftover_not_body() -> None:
+    reader = FramedBody(_Wire([]), b"3\r\nabc\r\n0\r\n\r\nextra", None)
+    assert _read(reader) == b"abc"
+    assert reader.leftover is True
+
+
+def test_a_chunk_announces_its_size_before_its_bytes_arrive() -> None:
+    reader = FramedBody(_Wire([b"x" * 10]), b"100000\r\n", None)
+    first = reader.next_piece(Deadline.after(5))
+    assert first is not None
+    assert len(first) == 10
+    assert reader.announced == 0x100000 - 10
+
+
+@pytest.mark.parametrize(
+    "wire",
+    [
+        b"zz\r\nab\r\n0\r\n\r\n",  # not hexadecimal
+        b"\r\nab\r\n0\r\n\r\n",  # no size at all
+        b"-2\r\nab\r\n0\r\n\r\n",  # a sign
+        b"0x2\r\nab\r\n0\r\n\r\n",  # a prefix
+        b"1" * 17 + b"\r\n",  # more digits than any length
+        b"2\r\nabXY0\r\n\r\n",  # the chunk does not end with CRLF
+        b"2\r\nab\n0\r\n\r\n",  # a bare LF
+    ],
+)
+def test_a_chunked_framing_that_is_not_valid_is_refused(wire: bytes) -> None:
+    with pytest.raises(ProtocolViolationError):
+        _read(FramedBody(_Wire([wire]), b"", None))
+
+
+def test_an_endless_size_line_is_refused_within_its_bound() -> None:
+    wire = _Wire([b"1" * 1000] * 100)
+    with pytest.raises(ProtocolViolationError, match="too long"):
+        _read(FramedBody(wire, b"", None))
+    assert wire.received <= MAX_CHUNK_LINE + 1000
+
+
+def test_an_endless_trailer_section_is_refused_within_its_bound() -> None:
+    wire = _Wire([b"X-Pad: " + b"p" * 100 + b"\r\n"] * 10_000)
+    with pytest.raises(ProtocolViolationError, match="trailer"):
+        _read(FramedBody(wire, b"0\r\n", None))
+    assert wire.received <= MAX_TRAILER_BYTES + 2 * MAX_CHUNK_LINE
+
+
+@pytest.mark.parametrize(
+    ("buffered", "length"),
+    [(b"5\r\nab", None), (b"5\r\nabcde", None), (b"5\r\nabcde\r\n", None), (b"abc", 5)],
+)
+def test_a_body_cut_short_is_a_dropped_connection(buffered: bytes, length: int | None) -> None:
+    with pytest.raises(ConnectionDroppedError):
+        _read(FramedBody(_Wire([]), buffered, length))
+
+
+def test_an_empty_declared_body_asks_the_stream_for_nothing() -> None:
+    wire = _Wire([b"next answer"])
+    reader = FramedBody(wire, b"", 0)
+    assert _read(reader) == b""
+    assert wire.received == 0
+
+
+def test_a_size_line_longer_than_its_bound_is_refused_even_when_whole() -> None:
+    wire = b"1;" + b"e" * MAX_CHUNK_LINE + b"\r\nx\r\n0\r\n\r\n"
+    with pytest.raises(ProtocolViolationError, match="too long"):
+        _read(FramedBody(_Wire([wire]), b"", None))
