@@ -3,7 +3,8 @@ cluster-wide pod and machine lists served from pages encoded once, before any to
 
 Every tool in a run reads the same bytes; the server's own cost per page is a lookup and a
 write (measured as the server floor). Pages are compact JSON with the list's metadata first,
-as kube-apiserver writes them; the continue token has the real token's shape (base64 of
+framed as kube-apiserver writes them (chunked, the chunks its item-by-item writes make through
+Go's buffer: `framed` in tests/support/fake_apiserver.py); the continue token has the real token's shape (base64 of
 `{"v":"meta.k8s.io/v1","rv":...,"start":...}`, staging/src/k8s.io/apiserver/pkg/storage/
 continue.go) and the last page has none. Only running pods outside the training namespace,
 so `status.phase!=Failed,status.phase!=Succeeded` changes nothing past the first page.
@@ -18,7 +19,14 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import msgspec
-from tests.support.fake_apiserver import FakeApiServer, RequestRecord, _make_handler
+from tests.support.fake_apiserver import (
+    FakeApiServer,
+    RequestRecord,
+    Wire,
+    _make_handler,
+    framed,
+    list_writes,
+)
 
 from bench import realistic
 
@@ -44,12 +52,21 @@ def _chunks(items: Iterable[Obj]) -> Iterator[list[Obj]]:
     yield chunk
 
 
+class _Page:
+    """One page as served: its JSON, and its framing on the wire, both made once."""
+
+    def __init__(self, kind: str, items: list[bytes], metadata: Obj) -> None:
+        writes = list(list_writes(kind, "v1", msgspec.json.encode(metadata), items))
+        self.body = b"".join(writes)
+        self.wire: Wire = framed(writes)
+
+
 class _Pages:
-    """One list, encoded page by page: the first page's bytes, and each token's page."""
+    """One list, encoded page by page: the first page, and each token's page."""
 
     def __init__(self, kind: str, items: Iterable[Obj], total: int) -> None:
-        self.first = b""
-        self.by_token: dict[str, bytes] = {}
+        self.first: _Page | None = None
+        self.by_token: dict[str, _Page] = {}
         self.count = 0
         pending: list[Obj] | None = None
         token = ""
@@ -67,15 +84,13 @@ class _Pages:
         if following:
             metadata["continue"] = following
             metadata["remainingItemCount"] = total - self.count
-        body = msgspec.json.encode(
-            {"kind": kind, "apiVersion": "v1", "metadata": metadata, "items": page}
-        )
+        served = _Page(kind, [msgspec.json.encode(item) for item in page], metadata)
         if token:
-            self.by_token[token] = body
+            self.by_token[token] = served
         else:
-            self.first = body
+            self.first = served
 
-    def page(self, token: str) -> bytes | None:
+    def page(self, token: str) -> _Page | None:
         return self.by_token.get(token) if token else self.first
 
 
@@ -99,25 +114,25 @@ class RealisticServer(FakeApiServer):
         # pods (all on the first page) include a finished one.
         self._holding = _Pages("PodList", [], 0)
         self._holding.by_token = self._pods.by_token
-        self._holding.first = _only_holding(self._pods.first)
+        first_page = self._pods.first
+        assert first_page is not None, "a list has a first page, if empty"
+        self._holding.first = _only_holding(first_page)
         self._nodes = _Pages("NodeList", machines, len(machines))
-        self._all_nodes = _Pages("NodeList", [], 0)
-        self._all_nodes.first = msgspec.json.encode(
-            {
-                "kind": "NodeList",
-                "apiVersion": "v1",
-                "metadata": {"resourceVersion": str(_RV)},
-                "items": machines,
-            }
+        all_nodes = _Page(
+            "NodeList",
+            [msgspec.json.encode(machine) for machine in machines],
+            {"resourceVersion": str(_RV)},
         )
-        pod_bytes = len(self._pods.first) + sum(map(len, self._pods.by_token.values()))
-        first = msgspec.json.decode(self._pods.first)["items"]
+        self._all_nodes = _Pages("NodeList", [], 0)
+        self._all_nodes.first = all_nodes
+        pod_bytes = len(first_page.body) + sum(len(p.body) for p in self._pods.by_token.values())
+        first = msgspec.json.decode(first_page.body)["items"]
         managed = sum(len(msgspec.json.encode(p["metadata"]["managedFields"])) for p in first)
         self.sizes = {
             "pods": pods,
             "machines": len(machines),
             "pod_bytes": round(pod_bytes / pods),
-            "machine_bytes": round(len(self._all_nodes.first) / len(machines)),
+            "machine_bytes": round(len(all_nodes.body) / len(machines)),
             "pod_managed_fields_share": round(
                 managed / sum(len(msgspec.json.encode(p)) for p in first), 2
             ),
@@ -151,10 +166,13 @@ class RealisticServer(FakeApiServer):
                     pages = server._all_nodes
                 elif query.get("limit") != str(PAGE):
                     raise SystemExit(f"bench server: pages are {PAGE} long, not {self.path}")
-                body = pages.page(query.get("continue", ""))
-                status = 200 if body is not None else 410
+                page = pages.page(query.get("continue", ""))
+                status = 200 if page is not None else 410
                 server._record(RequestRecord(method, split.path, query, status))
-                self._send(status, body or b'{"kind":"Status","code":410}', {})
+                if page is None:
+                    self._send(status, b'{"kind":"Status","code":410}\n', {})
+                else:
+                    self._send_wire(status, page.wire, {})
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
@@ -170,10 +188,8 @@ def _chained(first: list[Obj], rest: Iterator[Obj]) -> Iterator[Obj]:
     yield from rest
 
 
-def _only_holding(page: bytes) -> bytes:
+def _only_holding(page: _Page) -> _Page:
     """The first page without the pods that hold nothing, its metadata kept."""
-    document = msgspec.json.decode(page)
-    document["items"] = [
-        p for p in document["items"] if p["status"]["phase"] not in ("Succeeded", "Failed")
-    ]
-    return msgspec.json.encode(document)
+    document = msgspec.json.decode(page.body)
+    kept = [p for p in document["items"] if p["status"]["phase"] not in ("Succeeded", "Failed")]
+    return _Page(document["kind"], [msgspec.json.encode(p) for p in kept], document["metadata"])

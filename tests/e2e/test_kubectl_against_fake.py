@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from tests.support.fake_apiserver import FakeApiServer, Fault
+from tests.support.raw_http import raw_get
 from tests.support.rollout import RolloutSimulator
 
 pytestmark = pytest.mark.kubectl
@@ -83,6 +84,28 @@ def test_list_with_label_selector_and_small_pages(
     # Two matches in pages of one: kubectl follows the continue token to the end.
     assert [r.query.get("limit") for r in pages] == ["1", "1"]
     assert "continue" in pages[1].query
+
+
+def test_a_chunked_list_read_page_by_page_is_whole(
+    fake_api: FakeApiServer, kubectl: Kubectl
+) -> None:
+    """Pages framed as kube-apiserver frames them (chunked, items split across chunks, names in
+    a multi-byte script) read by kubectl, which reads a real server's."""
+    names = [f"p{i:04d}" for i in range(1100)]
+    pods = [_pod(name, "a") for name in names]
+    for pod, name in zip(pods, names, strict=True):
+        # 3000 bytes of annotation: every item is longer than Go's buffer.
+        pod["metadata"] = {"name": name, "namespace": "train", "annotations": {"note": "ü" * 1500}}
+    fake_api.add(*pods)
+    page = raw_get(fake_api, "/api/v1/namespaces/train/pods?limit=500")
+    assert page.chunks is not None, "precondition: the fake chunks a page of 500"
+    result = kubectl("get", "pods", "-o", "json", "--chunk-size=500")
+    assert result.returncode == 0, result.stderr
+    items = json.loads(result.stdout)["items"]
+    assert [p["metadata"]["name"] for p in items] == names
+    assert {p["metadata"]["annotations"]["note"] for p in items} == {"ü" * 1500}
+    kubectl_pages = fake_api.requests("GET", r"^/api/v1/namespaces/train/pods$")[1:]
+    assert [r.query.get("limit") for r in kubectl_pages] == ["500"] * 3
 
 
 def test_field_selector_excludes(fake_api: FakeApiServer, kubectl: Kubectl) -> None:

@@ -4,6 +4,7 @@ from datetime import datetime
 from typing import Any
 
 from tests.scenario.conftest import Doctor
+from tests.support.raw_http import raw_get
 from tests.support.scenarios import healthy
 
 GPU_JOB = ("--job-requests", "cpu=1,memory=1Gi,nvidia.com/gpu=1")
@@ -184,6 +185,32 @@ def test_every_page_of_the_cluster_s_pods_is_summed(doctor: Doctor) -> None:
     (over,) = _capacity(doctor.live("-o", "json", "--job-requests", "cpu=62199m").json())
     assert over["code"] == "capacity.blocked-by-other-work"
     assert "best machine big-1 is 0.001 CPUs short" in over["details"]
+
+
+def test_pages_chunked_as_kube_apiserver_sends_them_are_summed_whole(doctor: Doctor) -> None:
+    """truegreen's own client reads pages framed as the real server frames them: chunked, each
+    item split across two chunks, some splits inside a two-byte character."""
+    doctor.load("healthy")
+    pods = _many_small_pods(1201)
+    for pod in pods[1:]:
+        pod["metadata"]["annotations"] = {"note": "ü" * 1500}  # 3000 bytes: past Go's buffer
+    doctor.server.add(*pods)
+    page = raw_get(doctor.server, "/api/v1/pods?limit=500")
+    assert page.chunks is not None, "precondition: a page is chunked"
+    split = [c for c in page.chunks if not _whole_utf8(c)]
+    assert split, "precondition: some chunk ends or starts inside a character"
+    (exact,) = _capacity(doctor.live("-o", "json", "--job-requests", "cpu=62198m").json())
+    assert (exact["code"], exact["details"][-1]) == ("capacity.fits", "fits on big-1")
+    (over,) = _capacity(doctor.live("-o", "json", "--job-requests", "cpu=62199m").json())
+    assert over["code"] == "capacity.blocked-by-other-work", "a page or an item was lost"
+
+
+def _whole_utf8(data: bytes) -> bool:
+    try:
+        data.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def test_a_page_that_fails_mid_list_sums_nothing(doctor: Doctor) -> None:

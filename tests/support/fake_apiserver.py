@@ -29,6 +29,7 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | `pods/log` (GET): the container named by `container` (400 `BadRequest` "a container name must be specified for pod P, choose one of: [...]" when the pod has several, "container C is not valid for pod P" when it has no such container); the kubelet picks the instance: `previous=true` the last terminated one (else 400 `previous terminated container "C" in pod "P" not found`), otherwise the running one, the terminated one, or the last terminated one, else 400 "is waiting to start"; an instance the runtime already removed is 400 "failed to get container status" (the kubelet answers 400 to every error of a log read); `tailLines` then `limitBytes` cut the text; served as `text/plain` | pkg/registry/core/pod/strategy.go `LogLocation`, pkg/kubelet/kubelet_pods.go `validateContainerLogStatus`, pkg/kubelet/kuberuntime/logs/logs.go `ReadLogs` (tail, then a limited writer), pkg/kubelet/server/server.go `getContainerLogs` (`WriteError(http.StatusBadRequest, err)`), staging/src/k8s.io/apiserver/pkg/registry/generic/rest/response_checker.go (a kubelet 400 becomes `NewBadRequest(body)`) |
 | Events are listed like any namespaced resource, in storage order (by name), not by time | staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go `GetList` (keys in order) |
 | old pods stay Terminating (deletionTimestamp, Running, old imageID) after the Deployment reports complete; its status counts non-terminating pods only; the status may lag the pods (`tests/support/rollout.py`) | kubernetes/kubectl#1628, kubernetes/kubernetes#110171, pkg/controller/deployment/sync.go `calculateStatus` |
+| answers framed as kube-apiserver 1.36 over Go 1.26's net/http sends them to a client that does not ask for gzip: compact JSON and a newline; an answer of at most 2048 bytes with `Content-Length`, a bigger one `Transfer-Encoding: chunked`; a list is written a piece at a time (`{`, each key, `:`, each value, `,`, each item, `]`, `}\n`), which Go's 2048-byte buffer turns into chunks: it fills to 2048 and sends that, and a write longer than an empty buffer goes out as one chunk of its own; a pod log flushes its headers first, so it is always chunked, written in 32 KiB reads. The fake never compresses (a real server gzips answers over 128 KiB to a client that sends `Accept-Encoding: gzip`, as kubectl does, and sends a gzip-accepting client a list under 128 KiB in one write) | Go src/net/http/server.go (`bufferBeforeChunkingSize`, `(*chunkWriter).writeHeader`: Content-Length only when the handler is done and the body fit, `(*response).finishRequest`), src/bufio/bufio.go `(*Writer).Write`; kubernetes/apimachinery v0.36.3 pkg/runtime/serializer/json/json.go `doEncode` (`json.NewEncoder(w).Encode`), collections.go `streamingEncodeList`; kubernetes/apiserver v0.36.3 pkg/features/kube_features.go (`StreamingCollectionEncodingToJSON` GA and locked on since 1.34), pkg/server/genericapiserver.go `NewDefaultAPIGroupInfo`, pkg/endpoints/handlers/responsewriters/writers.go `SerializeObject`, `deferredResponseWriter` (gzip above `defaultGzipThresholdBytes`), `StreamObject` (flush, then `io.Copy`) |
 """
 
 from __future__ import annotations
@@ -43,7 +44,7 @@ import struct
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from enum import Enum
 from functools import partial
@@ -126,6 +127,87 @@ WATCH_TIMEOUT_SECONDS = 1800.0
 """A watch without timeoutSeconds ends after this long (the server's --min-request-timeout)."""
 PRIORITY_AND_FAIRNESS_RETRY_AFTER = "1"
 """maxinflight.go's retryAfter: the seconds priority and fairness asks a client to wait."""
+GO_WRITE_BUFFER = 2048
+"""Go net/http's bufferBeforeChunkingSize: a handler's writes gather here; an answer that fits
+when the handler returns gets a Content-Length, any other goes out chunked."""
+LOG_READ = 32 * 1024
+"""io.Copy's buffer: the most a pod log's proxied body is written in at once."""
+
+
+@dataclass(frozen=True)
+class Wire:
+    """An answer's framing header (`Content-Length: N` or `Transfer-Encoding: chunked`) and
+    its body as framed on the wire."""
+
+    framing: str
+    data: bytes
+
+
+_GO_ESCAPES = str.maketrans(
+    {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+)
+
+
+def encode(value: Any) -> bytes:
+    """JSON as Go's json.Marshal writes it: compact, UTF-8 unescaped, but `<`, `>`, `&` and the
+    two line separators escaped (they only ever occur inside strings, so the text is safe)."""
+    text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    return text.translate(_GO_ESCAPES).encode()
+
+
+def list_writes(
+    kind: str, api_version: str, metadata: bytes, items: list[bytes]
+) -> Iterator[bytes]:
+    """The writes collections.go's streamingEncodeList makes for a list, each value encoded."""
+    yield b"{"
+    for key, value in (("kind", kind), ("apiVersion", api_version)):
+        yield from (encode(key), b":", encode(value), b",")
+    yield from (b'"metadata"', b":", metadata, b",", b'"items":[')
+    for index, item in enumerate(items):
+        yield item
+        if index < len(items) - 1:
+            yield b","
+    yield from (b"]", b"}\n")
+
+
+def framed(writes: Iterable[bytes], *, flushed: bool = False) -> Wire:
+    """`writes` as net/http frames them: through its bufio.Writer of GO_WRITE_BUFFER bytes, each
+    flush of it and each write too long for an empty buffer a chunk. `flushed`: the handler
+    flushed its headers before writing, so even a small body is chunked."""
+    chunks: list[bytes] = []
+    buffer = bytearray()
+    for write in writes:
+        rest = write
+        while len(rest) > GO_WRITE_BUFFER - len(buffer):
+            if not buffer:
+                chunks.append(rest)
+                rest = b""
+            else:
+                room = GO_WRITE_BUFFER - len(buffer)
+                chunks.append(bytes(buffer) + rest[:room])
+                buffer.clear()
+                rest = rest[room:]
+        buffer += rest
+    if not chunks and not flushed:
+        return Wire(f"Content-Length: {len(buffer)}", bytes(buffer))
+    if buffer:
+        chunks.append(bytes(buffer))
+    body = b"".join(b"%x\r\n%s\r\n" % (len(chunk), chunk) for chunk in chunks)
+    return Wire("Transfer-Encoding: chunked", body + b"0\r\n\r\n")
+
+
+def _answer_writes(payload: JsonObject | list[Any]) -> Iterator[bytes]:
+    """A list streamed item by item (json.go doEncode: a type of TypeMeta, ListMeta and Items
+    only); anything else encoded whole, one write (encoding/json's Encoder adds the newline)."""
+    if isinstance(payload, dict) and set(payload) == {"kind", "apiVersion", "metadata", "items"}:
+        items = [encode(item) for item in payload["items"]]
+        yield from list_writes(
+            payload["kind"], payload["apiVersion"], encode(payload["metadata"]), items
+        )
+    else:
+        yield encode(payload) + b"\n"
+
+
 _BY_KIND = {(t.group_version, t.kind): t for t in RESOURCE_TYPES}
 _VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"]
 # The registries that bump metadata.generation; Deployments also count annotation changes
@@ -280,7 +362,7 @@ class FakeApiServer:
         self.frozen = False
         """Frozen: every GET answer is encoded once and then served from those bytes, so that a
         benchmark measures its client and not this server (`freeze()`)."""
-        self._encoded: dict[tuple[str, str], tuple[int, bytes]] = {}
+        self._encoded: dict[tuple[str, str], tuple[int, Wire]] = {}
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -1480,7 +1562,7 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             cached = server._encoded.get(cache_key) if method == "GET" else None
             if cached is not None:
                 record(RequestRecord(method, split.path, query, cached[0]))
-                self._send(cached[0], cached[1], {})
+                self._send_wire(cached[0], cached[1], {})
                 return
             try:
                 status, payload, headers = server.handle(
@@ -1490,13 +1572,15 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 status, payload, headers = failure.code, failure.body(), failure.headers
             if isinstance(payload, bytes):  # a log: plain text, never cached
                 record(RequestRecord(method, split.path, query, status))
-                self._send(status, payload, headers, content_type="text/plain")
+                reads = (payload[at : at + LOG_READ] for at in range(0, len(payload), LOG_READ))
+                wire = framed(reads, flushed=True)
+                self._send_wire(status, wire, headers, content_type="text/plain")
                 return
-            encoded = json.dumps(payload).encode()
+            wire = framed(_answer_writes(payload))
             if server.frozen and method == "GET" and not headers:
-                server._encoded[cache_key] = (status, encoded)
+                server._encoded[cache_key] = (status, wire)
             record(RequestRecord(method, split.path, query, status))
-            self._send(status, encoded, headers)
+            self._send_wire(status, wire, headers)
 
         def _inject(
             self, rule: FaultRule, method: str, path: str, query: Mapping[str, str]
@@ -1541,7 +1625,7 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 details = {"retryAfterSeconds": 1}
                 headers = {"Retry-After": "1"}
             server._record(RequestRecord(method, path, query, code, fault))
-            body = json.dumps(status_body(code, reason, message, details)).encode()
+            body = encode(status_body(code, reason, message, details)) + b"\n"
             self._send(code, body, headers)
             return True
 
@@ -1555,7 +1639,7 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 events = server.open_watch(path, query)
             except ApiFailureError as failure:
                 record(RequestRecord("GET", path, query, failure.code))
-                self._send(failure.code, json.dumps(failure.body()).encode(), failure.headers)
+                self._send(failure.code, encode(failure.body()) + b"\n", failure.headers)
                 return
             record(RequestRecord("GET", path, query, 200))
             head = (
@@ -1565,7 +1649,7 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             try:
                 self.wfile.write(head.encode())
                 for event in events:
-                    data = json.dumps(event).encode() + b"\n"
+                    data = encode(event) + b"\n"
                     self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                 self.wfile.write(b"0\r\n\r\n")
             except (BrokenPipeError, ConnectionResetError, OSError):
@@ -1591,6 +1675,16 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             headers: Mapping[str, str],
             content_type: str = "application/json",
         ) -> None:
+            """An answer the real server writes in one Write."""
+            self._send_wire(status, framed([body]), headers, content_type)
+
+        def _send_wire(
+            self,
+            status: int,
+            wire: Wire,
+            headers: Mapping[str, str],
+            content_type: str = "application/json",
+        ) -> None:
             try:
                 phrase = HTTPStatus(status).phrase
             except ValueError:
@@ -1598,12 +1692,12 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             lines = [
                 f"HTTP/1.1 {status} {phrase}",
                 f"Content-Type: {content_type}",
-                f"Content-Length: {len(body)}",
+                wire.framing,
                 *(f"{key}: {value}" for key, value in headers.items()),
             ]
             head = ("\r\n".join(lines) + "\r\n\r\n").encode()
             try:
-                self.wfile.write(head + body)  # headers and body in one write
+                self.wfile.write(head + wire.data)  # headers and body in one write
             except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True
 
