@@ -2,14 +2,18 @@
 the body comes out whole and exact however the bytes were split, and bad framing is refused."""
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truegreen.http.deadline import Deadline
-from truegreen.http.errors import ConnectionDroppedError, ProtocolViolationError
+from truegreen.http.errors import (
+    AnswerTooLargeError,
+    ConnectionDroppedError,
+    ProtocolViolationError,
+)
 from truegreen.http.framing import MAX_CHUNK_LINE, MAX_TRAILER_BYTES, FramedBody
 
 
@@ -43,12 +47,22 @@ def _split(wire: bytes, cuts: list[int]) -> list[bytes]:
     return [wire[a:b] for a, b in itertools.pairwise(points)]
 
 
-def _read(body: FramedBody) -> bytes:
+def _pieces(body: FramedBody) -> bytes:
+    """The body piece by piece, as a watch reads it."""
     deadline = Deadline.after(5)
     parts = []
     while (piece := body.next_piece(deadline)) is not None:
         parts.append(bytes(piece))
     return b"".join(parts)
+
+
+def _whole(body: FramedBody) -> bytes:
+    """The body at once, as a list is read."""
+    return body.read_all(Deadline.after(5), 1 << 30)
+
+
+_read = _whole
+BOTH_WAYS = pytest.mark.parametrize("read", [_pieces, _whole], ids=["pieces", "whole"])
 
 
 def _chunked(body: bytes, sizes: list[int], extension: bytes = b"", trailer: bytes = b"") -> bytes:
@@ -73,7 +87,9 @@ def _chunked(body: bytes, sizes: list[int], extension: bytes = b"", trailer: byt
     extension=st.sampled_from([b"", b";name=value", b' ; q="x;y"', b"\t"]),
     trailer=st.sampled_from([b"", b"Checksum: abc\r\n", b"A: 1\r\nB: 2\r\n"]),
 )
+@BOTH_WAYS
 def test_a_chunked_body_comes_out_exact_however_the_wire_is_split(
+    read: Callable[[FramedBody], bytes],
     body: bytes,
     sizes: list[int],
     cuts: list[int],
@@ -84,7 +100,7 @@ def test_a_chunked_body_comes_out_exact_however_the_wire_is_split(
     wire = _chunked(body, sizes, extension, trailer)
     buffered = wire[: head_share % (len(wire) + 1)]  # what arrived together with the head
     reader = FramedBody(_Wire(_split(wire[len(buffered) :], cuts)), buffered, None)
-    assert _read(reader) == body
+    assert read(reader) == body
     assert reader.leftover is False
 
 
@@ -94,12 +110,13 @@ def test_a_chunked_body_comes_out_exact_however_the_wire_is_split(
     cuts=st.lists(st.integers(0, 10_000), max_size=20),
     head_share=st.integers(0, 10_000),
 )
+@BOTH_WAYS
 def test_a_declared_length_body_comes_out_exact_however_the_wire_is_split(
-    body: bytes, cuts: list[int], head_share: int
+    read: Callable[[FramedBody], bytes], body: bytes, cuts: list[int], head_share: int
 ) -> None:
     buffered = body[: head_share % (len(body) + 1)]
     reader = FramedBody(_Wire(_split(body[len(buffered) :], cuts)), buffered, len(body))
-    assert _read(reader) == body
+    assert read(reader) == body
     assert reader.leftover is False
 
 
@@ -117,12 +134,18 @@ def test_bytes_after_the_last_chunk_are_leftover_not_body() -> None:
     assert reader.leftover is True
 
 
-def test_a_chunk_announces_its_size_before_its_bytes_arrive() -> None:
-    reader = FramedBody(_Wire([b"x" * 10]), b"100000\r\n", None)
-    first = reader.next_piece(Deadline.after(5))
-    assert first is not None
-    assert len(first) == 10
-    assert reader.announced == 0x100000 - 10
+@pytest.mark.parametrize("buffered", [b"100000\r\n", b"2\r\nab\r\n100000\r\n"])
+def test_a_chunk_announced_past_the_cap_fails_before_its_bytes_are_read(buffered: bytes) -> None:
+    wire = _Wire([b"x" * 10] * 1000)
+    with pytest.raises(AnswerTooLargeError):
+        FramedBody(wire, buffered, None).read_all(Deadline.after(5), 4096)
+    assert wire.received <= 10
+
+
+def test_whole_chunks_past_the_cap_fail_once_they_pass_it() -> None:
+    wire = _Wire([_chunked(b"y" * 100_000, [100] * 1000)])
+    with pytest.raises(AnswerTooLargeError):
+        FramedBody(wire, b"", None).read_all(Deadline.after(5), 4096)
 
 
 @pytest.mark.parametrize(
@@ -134,6 +157,7 @@ def test_a_chunk_announces_its_size_before_its_bytes_arrive() -> None:
         b"0x2\r\nab\r\n0\r\n\r\n",  # a prefix
         b"1" * 17 + b"\r\n",  # more digits than any length
         b"2\r\nabXY0\r\n\r\n",  # the chunk does not end with CRLF
+        b"2\r\nabXY3\r\nabc\r\n0\r\n\r\n",  # nor here, with a whole chunk after it
         b"2\r\nab\n0\r\n\r\n",  # a bare LF
     ],
 )

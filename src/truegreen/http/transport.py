@@ -8,8 +8,9 @@ each. The transport knows nothing of Kubernetes or registries.
 """
 
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from types import TracebackType
+from typing import TypeVar
 from urllib.parse import urlsplit
 
 import h11
@@ -38,6 +39,7 @@ _REPLAYABLE = frozenset({"GET", "HEAD", "OPTIONS"})
 _USER_AGENT = f"truegreen/{__version__}"
 
 Headers = Sequence[tuple[str, str]]
+T = TypeVar("T")
 
 
 class Response(Struct, frozen=True):
@@ -432,8 +434,16 @@ class Answer:
         connection = self._connection
         if connection is None:
             return None
+        piece = self._reading(lambda: connection.body_chunk(deadline, self._method))
+        if piece is None:
+            self._connection = None
+            self._transport._give_back(self._origin, connection)
+        return piece
+
+    def _reading(self, read: Callable[[], T]) -> T:
+        """`read()` of the body; the connection dropped when it raises, a drop said as a cut."""
         try:
-            piece = connection.body_chunk(deadline, self._method)
+            return read()
         except _StaleConnectionError:
             # An answer already started cannot be stale; the head arrived, so this is a drop.
             self.close()
@@ -444,10 +454,6 @@ class Answer:
         except BaseException:
             self.close()
             raise
-        if piece is None:
-            self._connection = None
-            self._transport._give_back(self._origin, connection)
-        return piece
 
     def read_all(self, max_bytes: int) -> bytes:
         """The whole body, or AnswerTooLargeError as soon as it is known to exceed `max_bytes`."""
@@ -457,21 +463,22 @@ class Answer:
         if not bodiless and declared and declared.isdigit() and int(declared) > max_bytes:
             self.close()
             raise AnswerTooLargeError(max_bytes)
+        connection = self._connection
+        body = connection.body if connection is not None else None
+        if connection is not None and body is not None:
+            whole = self._reading(lambda: body.read_all(self._deadline, max_bytes))
+            self._connection = None
+            self._transport._give_back(self._origin, connection)
+            return whole
         parts: list[Piece] = []
         size = 0
         while (piece := self.chunk(self._deadline)) is not None:
             size += len(piece)
-            if size + self._announced() > max_bytes:
+            if size > max_bytes:
                 self.close()
                 raise AnswerTooLargeError(max_bytes)
             parts.append(piece)
         return b"".join(parts)
-
-    def _announced(self) -> int:
-        """Body bytes the framing has announced but not yet delivered (a chunk's rest)."""
-        connection = self._connection
-        body = connection.body if connection is not None else None
-        return body.announced if body is not None else 0
 
     def close(self) -> None:
         """Drop the connection unless the body was read to its end (then it went back)."""
