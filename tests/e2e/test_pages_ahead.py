@@ -371,3 +371,23 @@ def test_a_read_that_stops_early_leaves_no_request_behind(
         True,
         False,
     ]
+
+
+def test_no_page_is_asked_ahead_past_the_page_cap(
+    paged: tuple[dict[str, bytes], ScriptedApi, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from truegreen.cluster import live
+
+    bodies, server, kubeconfig = paged
+    endless = json.dumps(_page(["a"], "again")).encode()
+    bodies.update({"": endless, "again": endless})
+    monkeypatch.setattr(live, "MAX_PAGES", 3)
+    with _connect(kubeconfig) as cluster:
+        read = cluster.list(Kind.POD, namespace=None)
+        time.sleep(0.3)  # a request sent ahead of the last page would have arrived by now
+    assert read == CantRead(ReadFailure.TOO_LARGE, "list pods: the list had more than 3 pages")
+    assert [r.target for r in server.received] == [
+        "/api/v1/pods?limit=500",
+        "/api/v1/pods?limit=500&continue=again",
+        "/api/v1/pods?limit=500&continue=again",
+    ]

@@ -144,8 +144,9 @@ class _NextPage:
         self._thread.join()
         if self._error is not None:
             raise self._error
-        assert self._response is not None  # the thread ended without raising
-        return self._response
+        response, self._response = self._response, None  # handed over, not kept
+        assert response is not None  # the thread ended without raising
+        return response
 
     def drop(self) -> None:
         """Wait for the request to end and forget its answer: no request of a list outlives it,
@@ -398,8 +399,9 @@ class LiveCluster:
             query["labelSelector"] = label_selector_text(labels)
         if fields:
             query["fieldSelector"] = field_selector_text(fields)
-        response = self._send("GET", path, query)
+        answer: Callable[[], Response] = partial(self._send, "GET", path, dict(query))
         for number in range(1, MAX_PAGES + 1):
+            response = answer()
             if response.status != 200:
                 raise _StatusError(response)
             ahead = _head_token(response.body) if number < MAX_PAGES else ""
@@ -419,7 +421,7 @@ class LiveCluster:
             token = page.metadata.continue_
             if following is not None:
                 if token == ahead:
-                    response = following.answer()
+                    answer = following.answer
                     query["continue"] = token
                     continue
                 following.drop()  # asked for with a token this page does not name
@@ -428,7 +430,7 @@ class LiveCluster:
             if number == MAX_PAGES:
                 break
             query["continue"] = token
-            response = self._send("GET", path, query)
+            answer = partial(self._send, "GET", path, dict(query))
         raise TooManyPagesError(MAX_PAGES)
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
