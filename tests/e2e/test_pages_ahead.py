@@ -154,7 +154,6 @@ def test_six_reads_folding_with_their_next_pages_asked_share_six_connections(
 
         return _Names(on_add)
 
-    started = time.monotonic()
     with _connect(kubeconfig, per_host=IN_FLIGHT) as cluster, ReadSchedule() as schedule:
         pending = {
             ns: schedule.submit(lambda ns=ns: cluster.fold(Kind.POD, fold_of(ns), namespace=ns))  # type: ignore[misc]
@@ -162,8 +161,8 @@ def test_six_reads_folding_with_their_next_pages_asked_share_six_connections(
         }
     reads = {ns: p.result() for ns, p in pending.items()}
     assert missed == [], f"the next page was not asked for while these folded: {missed}"
+    # A read stuck on the pool would end at its deadline as a CantRead, not a fold.
     assert reads == {ns: Folded({"names": expected[ns]}) for ns in namespaces}
-    assert time.monotonic() - started < WAIT
 
 
 # -- when the head does not name the token, or names another --------------------------------
