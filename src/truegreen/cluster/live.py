@@ -97,16 +97,18 @@ def _head_token(body: bytes) -> str:
     certain (a last page, metadata after the items or missing, a layout not recognised).
 
     kube-apiserver writes a list's kind, apiVersion and metadata before its items: Go's
-    encoding/json writes a struct's fields in declaration order, and every list type declares
+    encoding/json writes a struct's fields in declaration order, and a built-in list declares
     TypeMeta, ListMeta, Items in that order (PodList in staging/src/k8s.io/api/core/v1/types.go);
-    the streaming list encoder writes `{`, kind, apiVersion, `"metadata":…,` and then
-    `"items":[` (streamingEncodeList in staging/src/k8s.io/apimachinery/pkg/runtime/serializer/
-    json/collections.go). The head is the text before the first `,"items":`, closed with `}`.
-    A quote inside a JSON string is escaped, so that match is never inside a string; a match
-    inside a nested object leaves it open, and the closed head does not decode. A head that
-    decodes is therefore the page's own first members. What it cannot rule out (a second
-    "metadata" after the items, which the whole page's decoding takes) the caller rules out by
-    comparing with the decoded page.
+    the streaming list encoder takes only lists of that shape and writes `{`, kind, apiVersion,
+    `"metadata":…,` and then `"items":[` (getListMeta, streamingEncodeList in staging/src/
+    k8s.io/apimachinery/pkg/runtime/serializer/json/collections.go). A custom resource's list
+    is a map, its keys written sorted (streamingEncodeUnstructuredList): items before metadata,
+    so it is followed one page after another. The head is the text before the first
+    `,"items":`, closed with `}`. A quote inside a JSON string is escaped, so that match is
+    never inside a string; a match inside a nested object leaves it open, and the closed head
+    does not decode. A head that decodes is therefore the page's own first members. What it
+    cannot rule out (a second "metadata" after the items, which the whole page's decoding
+    takes) the caller rules out by comparing with the decoded page.
     """
     items = _ITEMS_KEY.search(body, 0, HEAD_BYTES)
     if items is None:
