@@ -7,9 +7,12 @@ the credential source once for a fresh credential. Every read is a value, never 
 
 from __future__ import annotations
 
+import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Generator, Mapping
+from contextlib import closing
+from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -74,6 +77,83 @@ _STRATEGIC = "application/strategic-merge-patch+json"
 class _ListMeta(msgspec.Struct, rename={"continue_": "continue", "version": "resourceVersion"}):
     continue_: str = ""
     version: str = ""
+
+
+class _Head(msgspec.Struct):
+    """What a page holds before its items."""
+
+    metadata: _ListMeta | None = None
+
+
+_decode_head = msgspec.json.Decoder(_Head).decode
+_ITEMS_KEY = re.compile(rb',[ \t\n\r]*"items"[ \t\n\r]*:')
+HEAD_BYTES = 64 << 10
+"""How far into a page the start of its items is looked for; a list's metadata is a few hundred
+bytes, and a page whose items do not start this early is read one page after another."""
+
+
+def _head_token(body: bytes) -> str:
+    """The continue token a page names before its items; "" when its head names none for
+    certain (a last page, metadata after the items or missing, a layout not recognised).
+
+    kube-apiserver writes a list's kind, apiVersion and metadata before its items: Go's
+    encoding/json writes a struct's fields in declaration order, and a built-in list declares
+    TypeMeta, ListMeta, Items in that order (PodList in staging/src/k8s.io/api/core/v1/types.go);
+    the streaming list encoder takes only lists of that shape and writes `{`, kind, apiVersion,
+    `"metadata":…,` and then `"items":[` (getListMeta, streamingEncodeList in staging/src/
+    k8s.io/apimachinery/pkg/runtime/serializer/json/collections.go). A custom resource's list
+    is a map, its keys written sorted (streamingEncodeUnstructuredList): items before metadata,
+    so it is followed one page after another. The head is the text before the first
+    `,"items":`, closed with `}`. A quote inside a JSON string is escaped, so that match is
+    never inside a string; a match inside a nested object leaves it open, and the closed head
+    does not decode. A head that decodes is therefore the page's own first members. What it
+    cannot rule out (a second "metadata" after the items, which the whole page's decoding
+    takes) the caller rules out by comparing with the decoded page.
+    """
+    items = _ITEMS_KEY.search(body, 0, HEAD_BYTES)
+    if items is None:
+        return ""
+    try:
+        head = _decode_head(body[: items.start()] + b"}")
+    except msgspec.DecodeError:
+        return ""
+    return "" if head.metadata is None else head.metadata.continue_
+
+
+class _NextPage:
+    """A list's next page, asked for on a thread of its own while the caller decodes and uses
+    the page before it.
+
+    What the request answers or raises goes only to `answer()`. The request is bounded by its
+    own deadline like any other, so waiting for it is bounded too.
+    """
+
+    def __init__(self, send: Callable[[], Response]) -> None:
+        self._send = send
+        self._response: Response | None = None
+        self._error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name="next-page", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            self._response = self._send()
+        except BaseException as error:  # noqa: BLE001 - raised to whoever waits for the page
+            self._error = error
+
+    def answer(self) -> Response:
+        """The page's answer once it is in; what the request raised, raised here."""
+        self._thread.join()
+        if self._error is not None:
+            raise self._error
+        response, self._response = self._response, None  # handed over, not kept
+        assert response is not None  # the thread ended without raising
+        return response
+
+    def drop(self) -> None:
+        """Wait for the request to end and forget its answer: no request of a list outlives it,
+        so a list never holds more than one of the pool's connections."""
+        self._thread.join()
 
 
 def _page_of(view: type[Any]) -> type[Any]:
@@ -270,8 +350,9 @@ class LiveCluster:
         decode = msgspec.json.Decoder(_page_of(item_view(kind))).decode
         items: list[KubeObject] = []
         try:
-            for page in self._pages(kind, namespace, labels, fields, decode):
-                items.extend(as_object(item, kind) for item in page.items or ())
+            with closing(self._pages(kind, namespace, labels, fields, decode)) as pages:
+                for page in pages:
+                    items.extend(as_object(item, kind) for item in page.items or ())
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             return _cant(error, action_of(kind), permission("list", kind, namespace))
         return Listed(tuple(items))
@@ -287,11 +368,12 @@ class LiveCluster:
         decode = msgspec.json.Decoder(_page_of(fold.view)).decode
         stamp_view = view_stamper(fold.view, kind)
         try:
-            for page in self._pages(kind, namespace, None, fields, decode):
-                for item in page.items or ():
-                    if stamp_view is not None:
-                        stamp_view(item)
-                    fold.add(item)
+            with closing(self._pages(kind, namespace, None, fields, decode)) as pages:
+                for page in pages:
+                    for item in page.items or ():
+                        if stamp_view is not None:
+                            stamp_view(item)
+                        fold.add(item)
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             return _cant(error, action_of(kind), permission("list", kind, namespace))
         return Folded(fold.summary())
@@ -303,10 +385,15 @@ class LiveCluster:
         labels: Mapping[str, str] | None,
         fields: FieldSelector | None,
         decode: Callable[[bytes], Any],
-    ) -> Iterator[Any]:
+    ) -> Generator[Any, None, None]:
         """Each page of a list, decoded, following continue tokens up to MAX_PAGES.
 
         A non-success answer on any page raises: a list missing a page is never returned.
+        The next page is asked for as soon as this one's head names its token (_head_token),
+        so the server works on it while this one is decoded and used; its answer is kept only
+        when this page, decoded whole, names the same token. A list's requests still go one at
+        a time and in the same order: the next is sent once the answer before it is in. Close
+        the generator where the read ends (`closing`): closing waits for a page asked for.
         """
         path = collection_path(kind, namespace)
         query: dict[str, str | int] = {"limit": PAGE_SIZE}
@@ -314,16 +401,38 @@ class LiveCluster:
             query["labelSelector"] = label_selector_text(labels)
         if fields:
             query["fieldSelector"] = field_selector_text(fields)
-        for _ in range(MAX_PAGES):
-            response = self._send("GET", path, query)
+        answer: Callable[[], Response] = partial(self._send, "GET", path, dict(query))
+        for number in range(1, MAX_PAGES + 1):
+            response = answer()
             if response.status != 200:
                 raise _StatusError(response)
-            page = decode(response.body)
-            yield page
+            ahead = _head_token(response.body) if number < MAX_PAGES else ""
+            following = (
+                _NextPage(partial(self._send, "GET", path, {**query, "continue": ahead}))
+                if ahead
+                else None
+            )
+            try:
+                page = decode(response.body)
+                del response  # its bytes can go while the next page's arrive
+                yield page
+            except BaseException:  # a page that does not decode, or a caller that stopped
+                if following is not None:
+                    following.drop()
+                raise
             token = page.metadata.continue_
+            if following is not None:
+                if token == ahead:
+                    answer = following.answer
+                    query["continue"] = token
+                    continue
+                following.drop()  # asked for with a token this page does not name
             if not token:
                 return
+            if number == MAX_PAGES:
+                break
             query["continue"] = token
+            answer = partial(self._send, "GET", path, dict(query))
         raise TooManyPagesError(MAX_PAGES)
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
@@ -458,14 +567,15 @@ class LiveCluster:
         items: list[tuple[ObjectKey, Any]] = []
         version = ""
         try:
-            for page in self._pages(kind, namespace, labels, fields, decode):
-                version = version or page.metadata.version
-                for raw in page.items or ():
-                    obj = decode_object(raw)
-                    if each is None:
-                        items.append((key_of(obj), obj))
-                    else:
-                        each(key_of(obj), obj)
+            with closing(self._pages(kind, namespace, labels, fields, decode)) as pages:
+                for page in pages:
+                    version = version or page.metadata.version
+                    for raw in page.items or ():
+                        obj = decode_object(raw)
+                        if each is None:
+                            items.append((key_of(obj), obj))
+                        else:
+                            each(key_of(obj), obj)
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             return _cant(error, action_of(kind), permission("list", kind, namespace))
         return ListedAt(tuple(items), version)
