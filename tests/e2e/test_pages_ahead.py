@@ -96,6 +96,15 @@ def _next_page_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "next-page"]
 
 
+@pytest.fixture(autouse=True)
+def ask_ahead_always(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every page is asked ahead however fast the fake answers (the threshold has its own
+    tests in test_pages_ahead_threshold.py, over a server that takes its time)."""
+    from truegreen.cluster import live
+
+    monkeypatch.setattr(live, "ASK_AHEAD_AFTER", 0.0)
+
+
 @pytest.fixture
 def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     """Pages of two pods, so a handful of pods make a list of several pages."""
