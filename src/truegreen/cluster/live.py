@@ -87,12 +87,13 @@ class _Head(msgspec.Struct):
 
 _decode_head = msgspec.json.Decoder(_Head).decode
 _ITEMS_KEY = re.compile(rb',[ \t\n\r]*"items"[ \t\n\r]*:')
-ASK_AHEAD_AFTER = 0.015
+ASK_AHEAD_AFTER = 0.05
 """Seconds a page's request must have taken before the next page is asked for while it is
-decoded. A real API server spends tens of milliseconds on a page of 500 pods, and asking ahead
-hides that behind our decoding; a server that answers at once leaves nothing to hide, and a
-second thread receiving while the first decodes only adds switching (at 30,000 pods over
-loopback: +0.1 s of CPU and +3-7 MB at the peak, the same wall time)."""
+decoded. A real API server spends tens of milliseconds encoding 500 pods (3-4 MB) and the
+network as long again, which asking ahead hides behind our decoding; a server that answers at
+once leaves nothing to hide, and a second thread receiving while the first decodes only adds
+switching (30,000 pods over loopback: +0.1 s of CPU, the same wall time). Over loopback a
+page takes 5-10 ms, up to 46 ms while doctor's other reads are decoded at the same time."""
 HEAD_BYTES = 64 << 10
 """How far into a page the start of its items is looked for; a list's metadata is a few hundred
 bytes, and a page whose items do not start this early is read one page after another."""
