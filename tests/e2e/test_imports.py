@@ -105,6 +105,32 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
     assert unused & doctor == set()
 
 
+_COMPILED_PROBE = f"""{_PROBE}
+from truegreen.cluster import redact
+named = (redact._assignment, redact._flag_and_value, redact._secret_flag)
+print(json.dumps([rule.__name__ for rule in named if rule.cache_info().currsize]))
+"""
+
+
+def test_doctor_compiles_no_rule_for_secret_named_values_when_no_text_names_a_secret(
+    tmp_path: Path,
+) -> None:
+    with FakeApiServer() as server:
+        server.add(*healthy(datetime.now(UTC)))
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+        argv = ["doctor", "--kubeconfig", str(kubeconfig)]
+        done = subprocess.run(
+            [sys.executable, "-c", _COMPILED_PROBE, json.dumps(argv)],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        )
+    ran, compiled = map(json.loads, done.stdout.splitlines()[-2:])
+    assert "truegreen.doctor.run" in ran["modules"], "precondition: doctor ran"
+    assert compiled == []
+
+
 _COLLECTOR_PROBE = """
 import contextlib, gc, io, json, os, signal, sys, threading, time
 sys.argv = ["truegreen", *json.loads(sys.argv[1])]

@@ -19,8 +19,11 @@ from truegreen.cluster.redact import (
     LAST_APPLIED,
     REDACTED,
     RedactingReader,
-    _plainly_safe,  # the quick check and the rules it lets text skip, tested against each other
+    _plainly_safe,  # the quick checks and the rules they let text skip, tested against each other
     _redact_every_rule,
+    _redact_named,
+    _redact_shapes,
+    _secret_flag,
     looks_secret,
     redact_object,
     redact_shapes,
@@ -147,6 +150,8 @@ _PIECES = st.sampled_from(
         AWS_SECRET.replace("/", "+"),
         "password",
         "--token",
+        "API_KEY",
+        "secret",
         "=",
         ":",
         "://",
@@ -167,6 +172,15 @@ def test_only_text_that_no_rule_changes_skips_the_rules(text: str) -> None:
     rule would have left as it is."""
     if _plainly_safe(text):
         assert _redact_every_rule(text) == text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_PIECES, max_size=6).map("".join) | st.text(max_size=60))
+def test_the_named_rules_are_skipped_only_where_they_change_nothing(text: str) -> None:
+    """Without a secret word the rules for secret-named values are not tried (nor compiled):
+    only where trying them would have left the text as it is."""
+    assert _redact_every_rule(text) == _redact_named(_redact_shapes(text))
+    assert looks_secret(text) or not _secret_flag().fullmatch(text)
 
 
 @pytest.mark.parametrize(
@@ -259,6 +273,13 @@ def test_the_argument_after_a_secret_named_flag_is_redacted() -> None:
         "--auth=<redacted>",
         7,
     ]
+
+
+def test_arguments_without_a_secret_word_never_compile_the_flag_rule() -> None:
+    _secret_flag.cache_clear()
+    container = redact_object(_pod(args=["--port", "80", "-v", "x"]))["spec"]["containers"][0]
+    assert container["args"] == ["--port", "80", "-v", "x"]
+    assert _secret_flag.cache_info().currsize == 0
 
 
 def test_probe_commands_are_redacted_like_any_command() -> None:
