@@ -105,6 +105,7 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
     assert unused & doctor == set()
 
 
+SERVICE_ACCOUNT_MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"
 _COMPILED_PROBE = f"""{_PROBE}
 from truegreen.cluster import redact
 named = (redact._assignment, redact._flag_and_value, redact._secret_flag)
@@ -115,8 +116,13 @@ print(json.dumps([rule.__name__ for rule in named if rule.cache_info().currsize]
 def test_doctor_compiles_no_rule_for_secret_named_values_when_no_text_names_a_secret(
     tmp_path: Path,
 ) -> None:
+    objects = healthy(datetime.now(UTC))
+    for pod in (o for o in objects if o["kind"] == "Pod"):
+        # As the API server mounts every pod's token: a secret word, but no value it names.
+        mount = {"name": "kube-api-access", "mountPath": SERVICE_ACCOUNT_MOUNT}
+        pod["spec"]["containers"][0]["volumeMounts"] = [mount]
     with FakeApiServer() as server:
-        server.add(*healthy(datetime.now(UTC)))
+        server.add(*objects)
         kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
         argv = ["doctor", "--kubeconfig", str(kubeconfig)]
         done = subprocess.run(

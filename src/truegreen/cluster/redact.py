@@ -135,18 +135,20 @@ def redact_text(text: str) -> str:
 
 
 def _redact_every_rule(text: str) -> str:
-    """`text` through every rule; the named ones only when a secret word is there to start
-    from (without one they cannot match)."""
+    """`text` through every rule that can match it: a named rule needs a secret word, and what
+    its separator needs (a timestamp or a service account's mount path needs neither rule)."""
     text = _redact_shapes(text)
     if _SECRET_NAME.search(text) is None:
         return text
-    return _redact_named(text)
+    if "=" in text or ":" in text:  # what an assignment's separator needs
+        text = _assignment().sub(_value_redacted, text)
+    if "-" in text and (" " in text or "\t" in text):  # a flag, and the blank before its value
+        text = _flag_and_value().sub(_value_redacted, text)
+    return text
 
 
-def _redact_named(text: str) -> str:
-    """`name=value` and `--name value` with a secret-looking name: the value replaced."""
-    text = _assignment().sub(lambda m: f"{m[1]}{m[2]}{REDACTED}", text)
-    return _flag_and_value().sub(lambda m: f"{m[1]}{m[2]}{REDACTED}", text)
+def _value_redacted(named: re.Match[str]) -> str:
+    return f"{named[1]}{named[2]}{REDACTED}"
 
 
 def _plainly_safe(text: str) -> bool:
