@@ -1,8 +1,9 @@
 """Each command imports what it needs, when it needs it: lint never loads the Kubernetes client
 or the HTTP stack (it does load msgspec, which every record is made of), JSON output never
 loads rich, and doctor never loads logging or traceback (concurrent.futures would bring both);
-doctor leaves refresh's registry client, the monitor's watches, bundle logs and credential
-plugins unloaded when it does not use them. The console script loads a command's modules with
+doctor leaves refresh's registry client, the monitor's watches, bundle logs, credential
+plugins, the YAML file loader (no --config) and the progress reader (no terminal) unloaded when
+it does not use them. The console script loads a command's modules with
 the cyclic garbage collector off, and every command turns it back on before its work."""
 
 import gc
@@ -101,6 +102,8 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
         "truegreen.cluster.recent_events",
         "truegreen.cluster.exec_plugin",
         "truegreen.cluster.snapshot",
+        "truegreen.yamlsafe",
+        "truegreen.doctor.progress",
     }
     assert unused & doctor == set()
 
