@@ -3,7 +3,7 @@ or the HTTP stack (it does load msgspec, which every record is made of), JSON ou
 loads rich, and doctor never loads logging or traceback (concurrent.futures would bring both);
 doctor leaves refresh's registry client, the monitor's watches, bundle logs, credential
 plugins, the YAML file loader (no --config) and the progress reader (no terminal) unloaded when
-it does not use them. The console script loads a command's modules with
+it does not use them; a refresh tick with nothing to look up starts no look-up pool. The console script loads a command's modules with
 the cyclic garbage collector off, and every command turns it back on before its work."""
 
 import gc
@@ -82,6 +82,8 @@ def test_json_output_loads_no_rich_and_doctor_no_logging_or_traceback(
     assert "truegreen.refresh.tick" in refresh, "precondition: refresh ran"
     assert _packages(doctor, "rich", "logging", "traceback", "concurrent") == set()
     assert _packages(refresh, "rich") == set()
+    # Nothing is opted in: no registry look-up pool (concurrent.futures, logging), no hashing.
+    assert _packages(refresh, "concurrent", "logging", "hashlib", "_hashlib") == set()
 
 
 def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path) -> None:
