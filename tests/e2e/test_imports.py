@@ -3,8 +3,9 @@ or the HTTP stack (it does load msgspec, which every record is made of), JSON ou
 loads rich, and doctor never loads logging or traceback (concurrent.futures would bring both);
 doctor leaves refresh's registry client, the monitor's watches, bundle logs, credential
 plugins, the YAML file loader (no --config) and the progress reader (no terminal) unloaded when
-it does not use them; a refresh tick with nothing to look up starts no look-up pool. The console script loads a command's modules with
-the cyclic garbage collector off, and every command turns it back on before its work."""
+it does not use them; a refresh tick with nothing to look up starts no look-up pool. The
+console script loads a command's modules with the cyclic garbage collector off, and every
+command turns it back on before its work."""
 
 import gc
 import json
