@@ -1,3 +1,3 @@
-from truegreen.cli import main
+from truegreen.start import main
 
 main()

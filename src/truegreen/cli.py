@@ -5,6 +5,7 @@ and leave as one plain line on stderr.
 """
 
 import contextlib
+import gc
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -200,6 +201,14 @@ def main() -> None:
     """
 
 
+def _loaded() -> None:
+    """The command's modules are in: the cyclic garbage collector goes back on if
+    truegreen.start turned it off while they loaded (in-process callers never do)."""
+    if not gc.isenabled():
+        gc.freeze()  # what start-up built lives for the whole run: never walk it again
+        gc.enable()
+
+
 def _emit_json(document: object) -> None:
     import json
 
@@ -323,6 +332,7 @@ def doctor(
     from truegreen.doctor.command import DoctorRequest, run_doctor
     from truegreen.doctor.render import to_json, to_text
 
+    _loaded()
     request = DoctorRequest(
         _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
         snapshot,
@@ -398,6 +408,7 @@ def snapshot(
     from truegreen.doctor.snapshot_report import exit_code, failure_json, to_json, to_text
     from truegreen.errors import TruegreenError, UsageError
 
+    _loaded()
     try:
         if archive is not None and output_directory is not None:
             raise UsageError(
@@ -510,6 +521,8 @@ def lint(
     from truegreen.lint.run import lint as run_lint
     from truegreen.yamlsafe import MIB, Limits
 
+    _loaded()
+
     consoles = _text_consoles(output, no_color)
     width = consoles.out.width if consoles is not None and consoles.out.is_terminal else None
     if list_rules or explain is not None:
@@ -616,6 +629,8 @@ def refresh(
     from truegreen.refresh.registry import RegistryAccess
     from truegreen.refresh.render import ProgressWords, to_json, to_text
     from truegreen.refresh.tick import RefreshSettings, run_tick
+
+    _loaded()
 
     if all_namespaces and namespace:
         raise UsageError("-n and --all-namespaces cannot be used together")
@@ -796,6 +811,7 @@ def monitor(
     from truegreen.monitor.command import EventOutcome, MonitorRequest, RunningMonitor
     from truegreen.monitor.engine import Evaluation
 
+    _loaded()
     err = make_consoles(no_color).err
     request = MonitorRequest(
         DoctorRequest(

@@ -1,15 +1,22 @@
 """Each command imports what it needs, when it needs it: lint never loads the Kubernetes client
 or the HTTP stack (it does load msgspec, which every record is made of), JSON output never
 loads rich, and doctor never loads logging or traceback (concurrent.futures would bring both);
-doctor leaves refresh's registry client, the monitor's watches, bundle logs and credential
-plugins unloaded when it does not use them."""
+doctor leaves refresh's registry client, the monitor's watches, bundle logs, credential
+plugins, the YAML file loader (no --config) and the progress reader (no terminal) unloaded when
+it does not use them; a refresh tick with nothing to look up starts no look-up pool. The
+console script loads a command's modules with the cyclic garbage collector off, and every
+command turns it back on before its work."""
 
+import gc
 import json
 import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import pytest
+
+from tests.support.cli import run_cli
 from tests.support.fake_apiserver import FakeApiServer
 from tests.support.scenarios import NAMESPACE, healthy
 
@@ -76,6 +83,8 @@ def test_json_output_loads_no_rich_and_doctor_no_logging_or_traceback(
     assert "truegreen.refresh.tick" in refresh, "precondition: refresh ran"
     assert _packages(doctor, "rich", "logging", "traceback", "concurrent") == set()
     assert _packages(refresh, "rich") == set()
+    # Nothing is opted in: no registry look-up pool (concurrent.futures, logging), no hashing.
+    assert _packages(refresh, "concurrent", "logging", "hashlib", "_hashlib") == set()
 
 
 def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path) -> None:
@@ -96,5 +105,110 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
         "truegreen.cluster.recent_events",
         "truegreen.cluster.exec_plugin",
         "truegreen.cluster.snapshot",
+        "truegreen.yamlsafe",
+        "truegreen.doctor.progress",
     }
     assert unused & doctor == set()
+
+
+SERVICE_ACCOUNT_MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"
+_COMPILED_PROBE = f"""{_PROBE}
+from truegreen.cluster import redact
+named = (redact._assignment, redact._flag_and_value, redact._secret_flag)
+print(json.dumps([rule.__name__ for rule in named if rule.cache_info().currsize]))
+"""
+
+
+def test_doctor_compiles_no_rule_for_secret_named_values_when_no_text_names_a_secret(
+    tmp_path: Path,
+) -> None:
+    objects = healthy(datetime.now(UTC))
+    for pod in (o for o in objects if o["kind"] == "Pod"):
+        # As the API server mounts every pod's token: a secret word, but no value it names.
+        mount = {"name": "kube-api-access", "mountPath": SERVICE_ACCOUNT_MOUNT}
+        pod["spec"]["containers"][0]["volumeMounts"] = [mount]
+    with FakeApiServer() as server:
+        server.add(*objects)
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+        argv = ["doctor", "--kubeconfig", str(kubeconfig)]
+        done = subprocess.run(
+            [sys.executable, "-c", _COMPILED_PROBE, json.dumps(argv)],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=ROOT,
+        )
+    ran, compiled = map(json.loads, done.stdout.splitlines()[-2:])
+    assert "truegreen.doctor.run" in ran["modules"], "precondition: doctor ran"
+    assert compiled == []
+
+
+_COLLECTOR_PROBE = """
+import contextlib, gc, io, json, os, signal, sys, threading, time
+sys.argv = ["truegreen", *json.loads(sys.argv[1])]
+
+def end_once_watching():  # monitor runs until stopped: by SIGTERM, once it handles it
+    deadline = time.monotonic() + 30
+    while signal.getsignal(signal.SIGTERM) is signal.SIG_DFL and time.monotonic() < deadline:
+        time.sleep(0.01)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
+if sys.argv[1] == "monitor":
+    threading.Thread(target=end_once_watching, daemon=True).start()
+from truegreen.start import main
+first = []  # the modules loaded when the collector first ran
+gc.callbacks.append(lambda phase, info: first or first.append(sorted(sys.modules)))
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main()
+    except SystemExit:
+        pass
+print(json.dumps({"enabled": gc.isenabled(), "first": first[0] if first else []}))
+"""
+
+
+@pytest.mark.parametrize(
+    ("command", "loaded"),
+    [
+        ("doctor", "truegreen.doctor.run"),
+        ("snapshot", "truegreen.doctor.snapshot_report"),
+        ("lint", "truegreen.lint.run"),
+        ("refresh", "truegreen.refresh.tick"),
+        ("monitor", "truegreen.monitor.engine"),
+    ],
+)
+def test_the_console_script_collects_garbage_only_once_the_command_is_loaded(
+    tmp_path: Path, command: str, loaded: str
+) -> None:
+    with FakeApiServer() as server:
+        server.add(*healthy(datetime.now(UTC)))
+        kubeconfig = str(server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE))
+        argv = {
+            "doctor": ["doctor", "--kubeconfig", kubeconfig, "-o", "json"],
+            "snapshot": ["snapshot", "--kubeconfig", kubeconfig, "--archive", "a.tar.gz"],
+            "lint": ["lint", str(ROOT / "examples" / "manifests"), "-o", "json"],
+            "refresh": ["refresh", "--kubeconfig", kubeconfig, "-o", "json"],
+            "monitor": ["monitor", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0"],
+        }[command]
+        done = subprocess.run(
+            [sys.executable, "-c", _COLLECTOR_PROBE, json.dumps(argv)],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=tmp_path,
+            timeout=60,
+        )
+    report = json.loads(done.stdout)
+    assert report["enabled"], f"{command} never turned the garbage collector back on"
+    assert not report["first"] or loaded in report["first"], (
+        f"the collector ran before {loaded} was loaded"
+    )
+
+
+def test_a_command_run_in_process_leaves_the_collector_as_it_found_it() -> None:
+    frozen = gc.get_freeze_count()
+    result = run_cli("lint", str(ROOT / "examples" / "manifests"), "-o", "json")
+    assert result.exit_code in (0, 2), "precondition: lint ran"
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == frozen, "an in-process lint froze its caller's objects"

@@ -19,8 +19,12 @@ from truegreen.cluster.redact import (
     LAST_APPLIED,
     REDACTED,
     RedactingReader,
-    _plainly_safe,  # the quick check and the rules it lets text skip, tested against each other
+    _assignment,
+    _flag_and_value,
+    _plainly_safe,  # the quick checks and the rules they let text skip, tested against each other
     _redact_every_rule,
+    _redact_shapes,
+    _secret_flag,
     looks_secret,
     redact_object,
     redact_shapes,
@@ -147,6 +151,9 @@ _PIECES = st.sampled_from(
         AWS_SECRET.replace("/", "+"),
         "password",
         "--token",
+        "API_KEY",
+        "secret",
+        "/var/run/secrets/kubernetes.io/serviceaccount",
         "=",
         ":",
         "://",
@@ -167,6 +174,18 @@ def test_only_text_that_no_rule_changes_skips_the_rules(text: str) -> None:
     rule would have left as it is."""
     if _plainly_safe(text):
         assert _redact_every_rule(text) == text
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_PIECES, max_size=6).map("".join) | st.text(max_size=60))
+def test_the_named_rules_are_skipped_only_where_they_change_nothing(text: str) -> None:
+    """The rules for secret-named values are not tried (nor compiled) where the text lacks a
+    secret word or their separator: only where trying them would have left it as it is."""
+    tried = _redact_shapes(text)
+    for rule in (_assignment(), _flag_and_value()):
+        tried = rule.sub(lambda m: f"{m[1]}{m[2]}{REDACTED}", tried)
+    assert _redact_every_rule(text) == tried
+    assert looks_secret(text) or not _secret_flag().fullmatch(text)
 
 
 @pytest.mark.parametrize(
@@ -259,6 +278,13 @@ def test_the_argument_after_a_secret_named_flag_is_redacted() -> None:
         "--auth=<redacted>",
         7,
     ]
+
+
+def test_arguments_without_a_secret_word_never_compile_the_flag_rule() -> None:
+    _secret_flag.cache_clear()
+    container = redact_object(_pod(args=["--port", "80", "-v", "x"]))["spec"]["containers"][0]
+    assert container["args"] == ["--port", "80", "-v", "x"]
+    assert _secret_flag.cache_info().currsize == 0
 
 
 def test_probe_commands_are_redacted_like_any_command() -> None:

@@ -23,6 +23,7 @@ import binascii
 import json
 import re
 from collections.abc import Mapping
+from functools import cache
 from typing import Any
 
 from truegreen.cluster.kinds import Kind
@@ -44,7 +45,6 @@ SECRET_WORDS = (
 # run holding many secret words ("keykeykey…" in a log line) takes quadratic time to reject.
 _NAME = rf"(?>[a-z0-9_.\-]*(?:{SECRET_WORDS})[a-z0-9_.\-]*)"
 _SECRET_NAME = re.compile(SECRET_WORDS, re.IGNORECASE)
-_SECRET_FLAG = re.compile(rf"--?{_NAME}", re.IGNORECASE)
 # `scheme://`, where a URL's userinfo may start.
 _SCHEME = re.compile(r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://")
 _URL_END = re.compile(r"[\s\"']")
@@ -63,13 +63,28 @@ _AWS_SECRET_SHAPE = re.compile(
 _KEY_RUN_LENGTH = 20
 _KEY_RUN = re.compile(rf"[A-Za-z0-9/+]{{{_KEY_RUN_LENGTH}}}")
 _VALUE = r"(?:(?:bearer|basic)[ \t]+)?[^\s\"'&;,]+"
-# `password=x`, `"token": "x"`, `api-key: x`; a colon needs a space after it, or quotes around
-# it, so that an image reference (`auth-proxy:1.2`) is never taken for one.
-_ASSIGNMENT = re.compile(
-    rf"(?i)(?<![a-z0-9_.\-])({_NAME})"
-    rf"([\"']?[ \t]*=[ \t]*[\"']?|[\"']?:[ \t]+[\"']?|[\"']:[\"'])({_VALUE})"
-)
-_FLAG_AND_VALUE = re.compile(rf"(?i)(?<![^\s\"'])(--?{_NAME})([\"']?[ \t]+[\"']?)(?!-)({_VALUE})")
+
+
+# The rules for a secret-named value are compiled on first use (about 3 ms of start-up): each is
+# tried only on text holding a secret word, which most runs' text never does.
+@cache
+def _secret_flag() -> re.Pattern[str]:
+    return re.compile(rf"--?{_NAME}", re.IGNORECASE)
+
+
+@cache
+def _assignment() -> re.Pattern[str]:
+    """`password=x`, `"token": "x"`, `api-key: x`; a colon needs a space after it, or quotes
+    around it, so that an image reference (`auth-proxy:1.2`) is never taken for one."""
+    return re.compile(
+        rf"(?i)(?<![a-z0-9_.\-])({_NAME})"
+        rf"([\"']?[ \t]*=[ \t]*[\"']?|[\"']?:[ \t]+[\"']?|[\"']:[\"'])({_VALUE})"
+    )
+
+
+@cache
+def _flag_and_value() -> re.Pattern[str]:
+    return re.compile(rf"(?i)(?<![^\s\"'])(--?{_NAME})([\"']?[ \t]+[\"']?)(?!-)({_VALUE})")
 
 
 def looks_secret(name: str) -> bool:
@@ -120,10 +135,20 @@ def redact_text(text: str) -> str:
 
 
 def _redact_every_rule(text: str) -> str:
-    """`text` through every rule, none skipped."""
+    """`text` through every rule that can match it: a named rule needs a secret word, and what
+    its separator needs (a timestamp or a service account's mount path needs neither rule)."""
     text = _redact_shapes(text)
-    text = _ASSIGNMENT.sub(lambda m: f"{m[1]}{m[2]}{REDACTED}", text)
-    return _FLAG_AND_VALUE.sub(lambda m: f"{m[1]}{m[2]}{REDACTED}", text)
+    if _SECRET_NAME.search(text) is None:
+        return text
+    if "=" in text or ":" in text:  # what an assignment's separator needs
+        text = _assignment().sub(_value_redacted, text)
+    if "-" in text and (" " in text or "\t" in text):  # a flag, and the blank before its value
+        text = _flag_and_value().sub(_value_redacted, text)
+    return text
+
+
+def _value_redacted(named: re.Match[str]) -> str:
+    return f"{named[1]}{named[2]}{REDACTED}"
 
 
 def _plainly_safe(text: str) -> bool:
@@ -216,7 +241,8 @@ def _arguments(arguments: list[Any]) -> list[Any]:
             isinstance(argument, str)
             and not argument.startswith("-")
             and isinstance(previous, str)
-            and _SECRET_FLAG.fullmatch(previous)
+            and looks_secret(previous)  # the flag's rule needs a secret word: a quick look first
+            and _secret_flag().fullmatch(previous)
         ):
             redacted.append(REDACTED)
         else:

@@ -12,20 +12,20 @@ from typing import TYPE_CHECKING
 from msgspec import Struct
 from msgspec.structs import replace
 
-from truegreen.cluster import CantRead, Folded, Kind, Listed
+from truegreen.cluster import CantRead, ClusterReader, Folded, Kind, Listed
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.doctor.config import DoctorConfig, doctor_settings, load_config
 from truegreen.doctor.environment import Unreachable, gather
-from truegreen.doctor.progress import ProgressReader, Told
 from truegreen.doctor.rollup import Report
 from truegreen.doctor.run import Where, diagnose
 from truegreen.errors import UsageError
 from truegreen.kubectl import Kubectl, for_connection
 
-if TYPE_CHECKING:  # logs and events are read only for a snapshot
+if TYPE_CHECKING:  # logs and events are read only for a snapshot; progress only to a terminal
     from truegreen.cluster.logs import LogRead, LogRequest
+    from truegreen.doctor.progress import Told
 
 RUN_LIMIT_IN_REQUESTS = 30
 """doctor and snapshot stop reading after this many request timeouts in all."""
@@ -90,6 +90,15 @@ def _settled() -> None:
     gc.freeze()
 
 
+def _telling(cluster: LiveCluster, told: Told | None) -> ClusterReader:
+    """The cluster, or when someone watches, a reader that tells them each read."""
+    if told is None:
+        return cluster
+    from truegreen.doctor.progress import ProgressReader
+
+    return ProgressReader(cluster, told)
+
+
 def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
     """Check the namespace live, or offline from a snapshot; `told` hears each live read."""
     config = load_config(request.config)
@@ -124,7 +133,7 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
         _settled()
         where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
-        reader = cluster if told is None else ProgressReader(cluster, told)
+        reader = _telling(cluster, told)
         return diagnose(reader, cluster.namespace, datetime.now(UTC), settings, where, cluster)
 
 
@@ -155,7 +164,7 @@ def take_snapshot(
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
         _settled()
         namespace = cluster.namespace
-        reader = cluster if told is None else ProgressReader(cluster, told)
+        reader = _telling(cluster, told)
         recorder = RecordingReader(RedactingReader(reader))
         now = datetime.now(UTC).replace(microsecond=0)
         env = gather(recorder, namespace, now, settings)

@@ -10,7 +10,6 @@ from msgspec import Struct
 from truegreen.doctor.environment import CredentialsRequirement, DoctorSettings
 from truegreen.errors import UsageError
 from truegreen.quantity import QuantityError, parse_requests_flag
-from truegreen.yamlsafe import Refusal, load_single
 
 _KEYS = {
     "namespace",
@@ -39,6 +38,8 @@ def load_config(path: Path | None) -> DoctorConfig:
     """Read a doctor config file; UsageError naming the file and the problem."""
     if path is None:
         return DoctorConfig()
+    from truegreen.yamlsafe import Refusal, load_single  # most runs name no config file
+
     document = load_single(path)
     if isinstance(document, Refusal):
         if document.problem.is_read:

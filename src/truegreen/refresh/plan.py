@@ -1,6 +1,5 @@
 """Deciding, per container, what one tick should do. Pure: no reads, no writes."""
 
-import hashlib
 import json
 import re
 from collections.abc import Mapping, Sequence
@@ -225,5 +224,7 @@ def pin_findings(
 
 def target_id(target: Mapping[str, str]) -> str:
     """A short, stable id for a set of container -> digest targets."""
+    import hashlib  # only with a target: a tick with nothing to do never loads it
+
     canonical = json.dumps(dict(sorted(target.items())), separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()[:12]
