@@ -443,7 +443,6 @@ class LiveCluster:
             )
             try:
                 page = decode(response.body)
-                del response  # its bytes can go while the next page's arrive
                 yield page
             except BaseException:  # a page that does not decode, or a caller that stopped
                 if following is not None:

@@ -20,11 +20,13 @@ MAX_CHUNK_LINE = 4096
 """A chunk's size line (with any extensions) and each trailer line may not exceed this."""
 MAX_TRAILER_BYTES = 65536
 """The trailer section of a chunked body may not exceed this, as a head may not."""
-_HEX = frozenset(b"0123456789abcdefABCDEF")
-# A whole chunk's head: the CRLF ending the chunk before it, and a plain size line (16 hex
-# digits at most). Anything else (an extension, bad framing) is left to the careful path.
-_FIRST_CHUNK = re.compile(rb"([0-9A-Fa-f]{1,16})\r\n")
-_NEXT_CHUNK = re.compile(rb"\r\n([0-9A-Fa-f]{1,16})\r\n")
+_SIZE = rb"([0-9A-Fa-f]{1,16})"
+"""A chunk's size: hexadecimal digits, 16 at most (no length needs more)."""
+_PLAIN_SIZE = re.compile(_SIZE)
+# A whole chunk's head: the CRLF ending the chunk before it, and a plain size line. Anything
+# else (an extension, bad framing) is left to the careful path.
+_FIRST_CHUNK = re.compile(_SIZE + rb"\r\n")
+_NEXT_CHUNK = re.compile(rb"\r\n" + _SIZE + rb"\r\n")
 _CRLF = b"\r\n"
 
 Piece = bytes | memoryview
@@ -163,7 +165,7 @@ class FramedBody:
     def _chunk_size(line: bytes) -> int:
         # chunk-size [ BWS ";" chunk-ext ]: extensions carry nothing a client must act on.
         digits = line.split(b";", 1)[0].rstrip(b" \t")
-        if not digits or len(digits) > 16 or not _HEX.issuperset(digits):
+        if not _PLAIN_SIZE.fullmatch(digits):
             raise ProtocolViolationError("the answer's chunked body has a chunk size not valid")
         return int(digits, 16)
 

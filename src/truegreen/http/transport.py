@@ -97,15 +97,13 @@ def _parser() -> h11.Connection:
     return h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
 
 
-def _says_close(headers: Iterable[tuple[str, str] | tuple[bytes, bytes]]) -> bool:
+def _says_close(headers: Iterable[tuple[str, str]]) -> bool:
     """Whether a `Connection` header asks to close after this exchange (as h11 decides)."""
-    for name, value in headers:
-        text = name.decode("latin-1") if isinstance(name, bytes) else name
-        if text.lower() == "connection":
-            raw = value.decode("latin-1") if isinstance(value, bytes) else value
-            if "close" in (token.strip().lower() for token in raw.split(",")):
-                return True
-    return False
+    return any(
+        name.lower() == "connection"
+        and "close" in (token.strip().lower() for token in value.split(","))
+        for name, value in headers
+    )
 
 
 class _Connection(Struct):
@@ -179,7 +177,9 @@ class _Connection(Struct):
         if method == "HEAD" or head.status_code in (204, 304):
             return
         self.keep_alive = self.keep_alive and head.http_version >= b"1.1"
-        self.keep_alive = self.keep_alive and not _says_close(head.headers)
+        self.keep_alive = self.keep_alive and not _says_close(
+            (name.decode("latin-1"), value.decode("latin-1")) for name, value in head.headers
+        )
         names = dict(head.headers)
         if b"transfer-encoding" in names:  # h11 admits only `chunked`, which outranks a length
             length = None
