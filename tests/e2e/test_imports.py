@@ -81,7 +81,7 @@ def test_json_output_loads_no_rich_and_doctor_no_logging_or_traceback(
     assert (doctor_code, refresh_code) == (0, 0)
     assert "truegreen.doctor.run" in doctor, "precondition: doctor ran"
     assert "truegreen.refresh.tick" in refresh, "precondition: refresh ran"
-    assert _packages(doctor, "rich", "logging", "traceback", "concurrent") == set()
+    assert _packages(doctor, "rich", "logging", "traceback", "concurrent", "h11") == set()
     assert _packages(refresh, "rich") == set()
     # Nothing is opted in: no registry look-up pool (concurrent.futures, logging), no hashing.
     assert _packages(refresh, "concurrent", "logging", "hashlib", "_hashlib") == set()

@@ -577,3 +577,18 @@ def test_a_plain_http_server_is_sent_no_credentials_by_either(
         assert truegreen(config, monkeypatch).connected
         assert len(plugin.runs()) == runs_before
     assert set(api.authorizations) == {None}
+
+
+def test_a_token_that_would_split_the_request_is_sent_by_neither(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # net/http transport.go roundTrip: httpguts.ValidHeaderFieldValue, else "invalid header
+    # field value for \"Authorization\"" before any connection.
+    api = serve("Bearer good")
+    config = _write(tmp_path, _cluster(api.url, pki), {"token": "good\r\nX-Injected: yes"})
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "invalid header field value" in by_kubectl.result.stderr, by_kubectl.result.stderr
+    ours = truegreen(config, monkeypatch)
+    assert "'authorization' header holds what HTTP forbids" in ours.why
+    assert api.authorizations == []

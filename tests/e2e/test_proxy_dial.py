@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.support import hostile
-from tests.support.hostile import HostileServer, Peer, ServerCertificate
+from tests.support.hostile import Behaviour, HostileServer, Peer, ServerCertificate
 from tests.support.proxies import HttpConnectProxy, Passage, Socks5Proxy
 from truegreen.http.deadline import Deadline
 from truegreen.http.errors import ProxyFailedError, TimedOutError, TlsFailedError
@@ -254,3 +254,46 @@ def test_a_proxy_that_breaks_socks5_is_refused(
         with pytest.raises(ProxyFailedError) as caught:
             _get("https://api.internal/", pki, Proxy("socks5", "127.0.0.1", port))
     assert caught.value.cause == f"the SOCKS5 proxy 127.0.0.1:{port} could not be used: {why}"
+
+
+def _answers(answer: bytes) -> Behaviour:
+    def behaviour(peer: Peer, _: int) -> None:
+        peer.read_request()
+        peer.send(answer)
+        peer.wait_for_hang_up()
+
+    return behaviour
+
+
+def test_an_interim_answer_is_passed_over_for_the_proxy_s_real_one(pki: Pki) -> None:
+    interim = b"HTTP/1.1 100 Continue\r\n\r\n"
+    refused = b"HTTP/1.1 407 Proxy Authentication Required\r\n\r\n"
+    with HostileServer(_answers(interim + refused)) as proxy:
+        port = proxy.port
+        with pytest.raises(ProxyFailedError) as caught:
+            _get("https://api.internal/", pki, Proxy("http", "127.0.0.1", port))
+    assert caught.value.cause == (
+        f"the proxy 127.0.0.1:{port} refused the tunnel: 407 Proxy Authentication Required"
+    )
+
+
+def test_a_proxy_switching_protocols_did_not_answer_in_http(pki: Pki) -> None:
+    with HostileServer(_answers(b"HTTP/1.1 101 Switching Protocols\r\n\r\n")) as proxy:
+        port = proxy.port
+        with pytest.raises(ProxyFailedError) as caught:
+            _get("https://api.internal/", pki, Proxy("http", "127.0.0.1", port))
+    assert caught.value.cause == (
+        f"the proxy 127.0.0.1:{port} did not answer the tunnel request in HTTP"
+    )
+
+
+def _hangs_up(peer: Peer, _: int) -> None:
+    peer.read_request()
+
+
+def test_a_proxy_that_hangs_up_unanswered_says_so(pki: Pki) -> None:
+    with HostileServer(_hangs_up) as proxy:
+        port = proxy.port
+        with pytest.raises(ProxyFailedError) as caught:
+            _get("https://api.internal/", pki, Proxy("http", "127.0.0.1", port))
+    assert caught.value.cause == f"the proxy 127.0.0.1:{port} closed the connection unanswered"

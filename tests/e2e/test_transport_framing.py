@@ -7,7 +7,7 @@ import pytest
 from tests.support import hostile
 from tests.support.hostile import HostileServer
 from truegreen.http.deadline import Deadline
-from truegreen.http.errors import AnswerTooLargeError
+from truegreen.http.errors import AnswerTooLargeError, InvalidRequestError, ProtocolViolationError
 from truegreen.http.transport import Response, Transport
 
 BODY = bytes(range(256)) * 400  # 100 KiB: several receives, several chunks
@@ -71,3 +71,81 @@ def test_a_chunk_announced_past_the_cap_fails_before_it_is_read() -> None:
             transport.request("GET", server.url + "/", deadline=Deadline.after(30), max_bytes=4096)
         assert server.hung_up.wait(5), "the client kept the connection after refusing the body"
     assert caught.value.limit == 4096
+
+
+def test_bytes_after_an_answer_without_a_body_end_the_connection() -> None:
+    """A 204 has no body, so whatever follows its head is no answer to anything we asked."""
+    stray = b"HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\nforged!"
+    with HostileServer(hostile.answering(b"HTTP/1.1 204 No Content\r\n\r\n" + stray)) as server:
+        answers = _three_gets(server)
+    assert [(a.status, a.body) for a in answers] == [(204, b"")] * 3
+    assert server.counts["connections"] == 3
+
+
+def test_an_answer_without_a_body_keeps_the_connection() -> None:
+    with HostileServer(hostile.answering(b"HTTP/1.1 204 No Content\r\n\r\n")) as server:
+        answers = _three_gets(server)
+    assert [(a.status, a.body) for a in answers] == [(204, b"")] * 3
+    assert (server.counts["connections"], server.counts["requests"]) == (1, 3)
+
+
+def _until_close(peer: hostile.Peer, _: int) -> None:
+    """An HTTP/1.1 answer with neither length nor chunks: its body ends with the connection."""
+    if peer.read_request() is not None:
+        peer.send(b"HTTP/1.1 200 OK\r\n\r\n" + BODY)
+
+
+def test_a_body_without_framing_ends_where_the_connection_does() -> None:
+    with HostileServer(_until_close) as server:
+        answers = _three_gets(server)
+    assert [(a.status, a.body) for a in answers] == [(200, BODY)] * 3
+    assert server.counts["connections"] == 3
+
+
+def test_interim_answers_are_passed_over() -> None:
+    interim = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+    with HostileServer(hostile.answering(interim + hostile.ok_answer(BODY))) as server:
+        answers = _three_gets(server)
+    assert [(a.status, a.body) for a in answers] == [(200, BODY)] * 3
+    assert server.counts["connections"] == 1
+
+
+def test_switching_protocols_unasked_is_a_protocol_violation() -> None:
+    switch = b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: h2c\r\n\r\n"
+    with (
+        HostileServer(hostile.answering(switch + hostile.ok_answer(BODY))) as server,
+        pytest.raises(ProtocolViolationError, match="switched protocols"),
+    ):
+        _three_gets(server)
+
+
+def test_a_header_that_would_split_the_request_is_never_sent() -> None:
+    """Refused before a connection is made: the server never hears of it."""
+    with HostileServer(hostile.answering(hostile.ok_answer(BODY))) as server, Transport() as t:
+        with pytest.raises(InvalidRequestError, match="'authorization' header"):
+            t.request(
+                "GET",
+                server.url + "/",
+                deadline=Deadline.after(10),
+                max_bytes=1 << 20,
+                headers=[("authorization", "Bearer abc\r\nX-Injected: 1")],
+            )
+        answer = t.request("GET", server.url + "/", deadline=Deadline.after(10), max_bytes=1 << 20)
+    assert answer.body == BODY, "precondition: the server answers a request that can be sent"
+    assert (server.counts["connections"], server.counts["requests"]) == (1, 1)
+
+
+def test_a_request_that_asks_to_close_is_not_followed_on_its_connection() -> None:
+    with HostileServer(hostile.answering(hostile.ok_answer(BODY))) as server, Transport() as t:
+        answers = [
+            t.request(
+                "GET",
+                server.url + "/",
+                deadline=Deadline.after(10),
+                max_bytes=1 << 20,
+                headers=[("connection", "close")],
+            )
+            for _ in range(3)
+        ]
+    assert [(a.status, a.body) for a in answers] == [(200, BODY)] * 3
+    assert (server.counts["connections"], server.counts["requests"]) == (3, 3)

@@ -15,6 +15,7 @@ from truegreen.http.errors import (
     ConnectFailedError,
     ConnectionDroppedError,
     ConnectRefusedError,
+    InvalidRequestError,
     ProtocolViolationError,
     ProxyFailedError,
     TimedOutError,
@@ -122,6 +123,12 @@ def classify(error: Exception, action: str) -> CantRead | None:
         )
         return CantRead(
             ReadFailure.UNREACHABLE, describe(ReadFailure.UNREACHABLE, action, cause), False
+        )
+    if isinstance(error, InvalidRequestError):
+        # Refused before it was sent (a credential holding a line break): as with a
+        # connection never made, no later read can succeed either.
+        return CantRead(
+            ReadFailure.UNREACHABLE, describe(ReadFailure.UNREACHABLE, action, str(error)), False
         )
     if isinstance(error, ConnectionDroppedError):
         return CantRead(

@@ -61,6 +61,11 @@ class SendFailedError(ConnectionDroppedError):
     a request it did not receive whole."""
 
 
+class InvalidRequestError(TransportError):
+    """The request itself cannot be written as HTTP/1.1 (a header value holding a line break,
+    say); nothing was sent."""
+
+
 class ProtocolViolationError(TransportError):
     """The peer's bytes are not valid HTTP/1.1."""
 

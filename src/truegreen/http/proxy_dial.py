@@ -11,8 +11,6 @@ the server; the transport then starts the server's TLS inside it.
 import ipaddress
 import struct
 
-import h11
-
 from truegreen import __version__
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import Dialer, DirectDialer, Stream
@@ -21,9 +19,11 @@ from truegreen.http.errors import (
     ConnectFailedError,
     ConnectionDroppedError,
     ConnectRefusedError,
+    ProtocolViolationError,
     ProxyFailedError,
     TimedOutError,
 )
+from truegreen.http.head import read_answer_head, request_head
 from truegreen.http.proxy import Proxy, ascii_host, join_host_port
 from truegreen.http.tls import TlsSettings
 
@@ -118,27 +118,26 @@ def _http_connect(stream: Stream, proxy: Proxy, host: str, port: int, deadline: 
     authorization = proxy.basic_authorization()
     if authorization is not None:
         headers.append(("proxy-authorization", authorization))
-    parser = h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_PROXY_HEAD_BYTES)
-    request = parser.send(h11.Request(method="CONNECT", target=target, headers=headers)) or b""
-    stream.send_all(request + (parser.send(h11.EndOfMessage()) or b""), deadline)
-    while True:
+    stream.send_all(request_head("CONNECT", target, headers), deadline)
+    head, buffered = None, b""
+    while head is None or head.status < 200:
         try:
-            event = parser.next_event()
-        except h11.RemoteProtocolError:
+            read = read_answer_head(stream, buffered, deadline, MAX_PROXY_HEAD_BYTES)
+        except ProtocolViolationError:
             raise ProxyFailedError(
                 f"the proxy {proxy.address} did not answer the tunnel request in HTTP"
             ) from None
-        if event is h11.NEED_DATA:
-            parser.receive_data(stream.receive(deadline))
-            continue
-        if isinstance(event, h11.Response):
-            break
-        if not isinstance(event, h11.InformationalResponse):
+        if read is None:
             raise ProxyFailedError(f"the proxy {proxy.address} closed the connection unanswered")
-    if event.status_code != 200:
-        reason = _printable(bytes(event.reason).decode("latin-1"))
+        head, buffered = read
+        if head.status == 101:  # an upgrade, which a tunnel request does not ask for
+            raise ProxyFailedError(
+                f"the proxy {proxy.address} did not answer the tunnel request in HTTP"
+            )
+    if head.status != 200:
+        reason = _printable(head.reason)
         raise ProxyFailedError(
-            f"the proxy {proxy.address} refused the tunnel: {event.status_code} {reason}".rstrip()
+            f"the proxy {proxy.address} refused the tunnel: {head.status} {reason}".rstrip()
         )
     # Bytes after the answer's head are dropped, as Go drops its buffered reader here: a TLS
     # server does not speak before it is spoken to.

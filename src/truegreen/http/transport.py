@@ -1,4 +1,5 @@
-"""A small, fully bounded HTTP/1.1 client on sockets, `ssl` and h11 (a sans-IO HTTP/1.1 parser).
+"""A small, fully bounded HTTP/1.1 client on sockets and `ssl`; heads are written and read in
+`head`, bodies in `framing`.
 
 Every request has ONE deadline covering the wait for a pooled connection, connect, TLS, sending,
 headers and body: each blocking step is armed with what is left of it, so a server dripping a
@@ -8,13 +9,12 @@ each. The transport knows nothing of Kubernetes or registries.
 """
 
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
 from typing import TypeVar
 from urllib.parse import urlsplit
 
-import h11
-from msgspec import Struct, field
+from msgspec import Struct
 
 from truegreen import __version__
 from truegreen.http.deadline import Deadline
@@ -29,6 +29,7 @@ from truegreen.http.errors import (
     TimedOutError,
 )
 from truegreen.http.framing import FramedBody, Piece
+from truegreen.http.head import AnswerHead, Framing, read_answer_head, request_head, says_close
 from truegreen.http.tls import TlsSettings
 
 CONNECTIONS_PER_HOST = 6
@@ -93,131 +94,82 @@ class _StaleConnectionError(Exception):
     """A kept-alive connection turned out closed before one byte of the answer arrived."""
 
 
-def _parser() -> h11.Connection:
-    return h11.Connection(h11.CLIENT, max_incomplete_event_size=MAX_HEAD_BYTES)
-
-
-def _says_close(headers: Iterable[tuple[str, str]]) -> bool:
-    """Whether a `Connection` header asks to close after this exchange (as h11 decides)."""
-    return any(
-        name.lower() == "connection"
-        and "close" in (token.strip().lower() for token in value.split(","))
-        for name, value in headers
-    )
-
-
 class _Connection(Struct):
     stream: Stream
-    parser: h11.Connection = field(default_factory=_parser)
     reused: bool = False
     received: bool = False
     """Whether any byte of the current answer has arrived."""
-    at_eof: bool = False
+    buffered: bytes = b""
+    """Bytes that arrived past the current answer's head, not yet read as its body."""
+    framing: Framing = Framing.NONE
     body: FramedBody | None = None
-    """The current answer's body when it is read by its framing, past h11 (see `head`)."""
+    """The current answer's body when it is framed by a length or chunks."""
     keep_alive: bool = True
     """Whether both sides allow another request on this connection after the current one."""
 
-    def send(
-        self, method: str, target: str, headers: Headers, body: bytes | None, deadline: Deadline
-    ) -> None:
-        self.keep_alive = not _says_close(headers)
-        request = h11.Request(method=method, target=target, headers=list(headers))
-        data = self.parser.send(request) or b""
-        if body:
-            data += self.parser.send(h11.Data(data=body)) or b""
-        data += self.parser.send(h11.EndOfMessage()) or b""
+    def send(self, request: bytes, keep_alive: bool, deadline: Deadline) -> None:
+        self.keep_alive = keep_alive
         try:
-            self.stream.send_all(data, deadline)
+            self.stream.send_all(request, deadline)
         except SendFailedError:
             if self.reused:
                 raise _StaleConnectionError from None
             raise
-
-    def next_event(self, deadline: Deadline, method: str) -> h11.Event:
-        while True:
-            try:
-                event = self.parser.next_event()
-            except h11.RemoteProtocolError:
-                if self.at_eof:
-                    raise self._dropped(method) from None
-                raise ProtocolViolationError("the answer was not valid HTTP/1.1") from None
-            if event is h11.NEED_DATA:
-                data = self.stream.receive(deadline)
-                if data:
-                    self.received = True
-                else:
-                    self.at_eof = True
-                self.parser.receive_data(data)
-                continue
-            if isinstance(event, h11.ConnectionClosed):
-                raise self._dropped(method)
-            if event is h11.PAUSED:
-                raise ProtocolViolationError("the server answered more than was asked")
-            assert isinstance(event, h11.Event)
-            return event
 
     def _dropped(self, method: str) -> Exception:
         if self.reused and not self.received and method in _REPLAYABLE:
             return _StaleConnectionError()
         return ConnectionDroppedError("the connection closed before the whole answer arrived")
 
-    def head(self, deadline: Deadline, method: str) -> h11.Response:
+    def head(self, deadline: Deadline, method: str) -> AnswerHead:
+        """The answer's head, past any interim (1xx) answers; its body is then ready to read."""
         while True:
-            event = self.next_event(deadline, method)
-            if isinstance(event, h11.Response):
-                self._frame_body(event, method)
-                return event
-            if not isinstance(event, h11.InformationalResponse):
-                raise ProtocolViolationError("the answer did not start with a status line")
+            try:
+                read = read_answer_head(self.stream, self.buffered, deadline, MAX_HEAD_BYTES)
+            except ConnectionDroppedError:
+                self.received = True
+                raise
+            if read is None:
+                raise self._dropped(method)
+            head, self.buffered = read
+            self.received = True
+            if head.status >= 200:
+                self._frame_body(head, method)
+                return head
+            if head.status == 101:  # switching protocols, which this client never asks for
+                raise ProtocolViolationError("the server switched protocols unasked")
 
-    def _frame_body(self, head: h11.Response, method: str) -> None:
-        """Read a body framed by length or chunks past h11, which has already validated the
-        framing headers; a body without framing (ended by close, or none) stays with h11."""
-        if method == "HEAD" or head.status_code in (204, 304):
-            return
-        self.keep_alive = self.keep_alive and head.http_version >= b"1.1"
-        self.keep_alive = self.keep_alive and not _says_close(
-            (name.decode("latin-1"), value.decode("latin-1")) for name, value in head.headers
-        )
-        names = dict(head.headers)
-        if b"transfer-encoding" in names:  # h11 admits only `chunked`, which outranks a length
-            length = None
-        elif b"content-length" in names:  # one valid value: h11 checked
-            length = int(names[b"content-length"])
-        else:
-            return
-        buffered, _ = self.parser.trailing_data
-        self.body = FramedBody(self.stream, buffered, length)
+    def _frame_body(self, head: AnswerHead, method: str) -> None:
+        self.framing = head.framing(method)
+        self.keep_alive = self.keep_alive and head.keeps_alive()
+        if self.framing is Framing.UNTIL_CLOSE:
+            self.keep_alive = False
+        elif self.framing is not Framing.NONE:
+            length = head.length if self.framing is Framing.LENGTH else None
+            self.body = FramedBody(self.stream, self.buffered, length)
+            self.buffered = b""
 
-    def body_chunk(self, deadline: Deadline, method: str) -> Piece | None:
+    def body_chunk(self, deadline: Deadline) -> Piece | None:
         """The next piece of the body; None at its end."""
         if self.body is not None:
             return self.body.next_piece(deadline)
-        event = self.next_event(deadline, method)
-        if isinstance(event, h11.Data):
-            return bytes(event.data)
-        if isinstance(event, h11.EndOfMessage):
+        if self.framing is not Framing.UNTIL_CLOSE:
             return None
-        raise ProtocolViolationError("the answer's body was not valid HTTP/1.1")
+        piece, self.buffered = self.buffered or self.stream.receive(deadline), b""
+        if not piece:
+            self.framing = Framing.NONE  # the close that ends this body
+        return piece or None
 
     def finish_cycle(self) -> bool:
         """Ready the connection for the next request; False when it must be closed instead."""
-        if self.body is not None:
-            # h11 saw only the head: the next answer gets a parser of its own.
-            if not self.keep_alive or self.body.leftover:
-                return False
-            self.body = None
-            self.parser = _parser()
-            self.reused = True
-            self.received = False
-            return True
-        if self.parser.our_state is h11.DONE and self.parser.their_state is h11.DONE:
-            self.parser.start_next_cycle()
-            self.reused = True
-            self.received = False
-            return True
-        return False
+        leftover = self.body.leftover if self.body is not None else bool(self.buffered)
+        if not self.keep_alive or leftover:
+            return False  # bytes past the answer are not the next answer: never read them
+        self.body = None
+        self.framing = Framing.NONE
+        self.reused = True
+        self.received = False
+        return True
 
 
 class Transport:
@@ -364,11 +316,13 @@ class Transport:
         ]
         if body is not None:
             sent.append(("content-length", str(len(body))))
+        request = request_head(method, target, sent) + (body or b"")  # refused before dialing
+        keep_alive = not says_close(sent)
         fresh = False
         while True:
             connection = self._checkout(origin, deadline, fresh=fresh)
             try:
-                connection.send(method, target, sent, body, deadline)
+                connection.send(request, keep_alive, deadline)
                 head = connection.head(deadline, method)
             except _StaleConnectionError:
                 # The server closed a kept-alive connection before our request reached it:
@@ -412,7 +366,7 @@ class Answer:
         origin: _Origin,
         connection: _Connection,
         method: str,
-        head: h11.Response,
+        head: AnswerHead,
         deadline: Deadline,
     ) -> None:
         self._transport = transport
@@ -420,10 +374,8 @@ class Answer:
         self._connection: _Connection | None = connection
         self._method = method
         self._deadline = deadline
-        self.status: int = head.status_code
-        self.headers: tuple[tuple[str, str], ...] = tuple(
-            (bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in head.headers
-        )
+        self.status: int = head.status
+        self.headers: tuple[tuple[str, str], ...] = head.headers
 
     def header(self, name: str) -> str | None:
         """The last value of header `name`, or None."""
@@ -434,7 +386,7 @@ class Answer:
         connection = self._connection
         if connection is None:
             return None
-        piece = self._reading(lambda: connection.body_chunk(deadline, self._method))
+        piece = self._reading(lambda: connection.body_chunk(deadline))
         if piece is None:
             self._connection = None
             self._transport._give_back(self._origin, connection)
