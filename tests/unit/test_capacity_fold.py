@@ -129,11 +129,18 @@ def test_requests_of_the_wrong_type_are_a_malformed_answer_whatever_the_namespac
     defines them, and a page holding one cannot be folded (the read is malformed)."""
     raw = {
         "metadata": {"name": "p", "namespace": "elsewhere"},
-        "spec": {"nodeName": "m1", "containers": [{"name": "c", "resources": "lots"}]},
+        "spec": {
+            "nodeName": "m1",
+            "containers": [
+                {"name": "c", "resources": {"requests": {"cpu": "1"}}},
+                {"name": "d", "resources": "lots"},
+            ],
+        },
         "status": {"phase": "Running"},
     }
     pod = msgspec.json.decode(msgspec.json.encode(raw), type=PodView)
-    with pytest.raises(msgspec.ValidationError, match=r"Expected `object \| null`, got `str`"):
+    wrong = r"Expected `object \| null`, got `str` - at `\$\.containers\[1\]\.resources`$"
+    with pytest.raises(msgspec.ValidationError, match=wrong):
         CapacityTally("train").add(pod)
 
 

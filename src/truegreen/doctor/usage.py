@@ -16,7 +16,7 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, FoldRead, Kind, KubeObject, Listed, ListRead, ReadFailure
 from truegreen.cluster.classify import describe
 from truegreen.cluster.kinds import stamped
-from truegreen.doctor.fit import pod_requests
+from truegreen.doctor.fit import container_requests, pod_requests
 from truegreen.kubeobjects import TERMINATED_PHASES
 from truegreen.quantity import QuantityError, Resources
 
@@ -27,6 +27,7 @@ _ABSENT = (None, _NOTHING)
 _encode = msgspec.json.encode
 # One decoder for every holder's owner references: `decode(type=...)` looks the type up per call.
 _decode_owner_references = msgspec.json.Decoder(list[dict[str, Any]] | None).decode
+_decode_resources = msgspec.json.Decoder(AnyMapping).decode
 HOLDERS_KEPT = 3
 """Per machine and resource, how many of the largest holders are kept to be named."""
 
@@ -199,6 +200,7 @@ class CapacityTally:
         # Pods share shapes (replicas one spec, services the same sizes): each distinct shape
         # is summed up once, not per pod; a shape that is not a quantity is None.
         self._requests_by_shape: dict[bytes, Resources | None] = {}
+        self._requests_by_container: dict[bytes, Resources] = {}
 
     def add(self, item: PodView) -> None:
         """Count one pod; Succeeded and Failed pods hold nothing (the scheduler skips them)."""
@@ -252,13 +254,34 @@ class CapacityTally:
     def _new_shape(self, shape: bytes, spec: _RawSpec) -> Resources | None:
         """What a pod with `spec`, the first of its `shape`, requests; None when an amount is
         not a quantity (the first such is kept as `invalid`)."""
+        main_only = shape[:1] == b"["  # how request_shape keys a pod of main containers alone
         try:
-            requests: Resources | None = requests_of(spec)
+            requests: Resources | None = (
+                self._main_containers(spec) if main_only else requests_of(spec)
+            )
         except QuantityError as error:
             self._invalid = self._invalid or str(error)
             requests = None
         self._requests_by_shape[shape] = requests
         return requests
+
+    def _main_containers(self, spec: _RawSpec) -> Resources:
+        """What a pod of main containers alone requests: their requests' sum (as pod_requests
+        adds them), each distinct container's resources read once (shapes share containers:
+        674 shapes of the bench's 30,000 pods hold 48 kinds of container)."""
+        total = Resources()
+        for container in spec.containers or ():
+            resources = bytes(container.resources)
+            try:
+                requests = self._requests_by_container[resources]
+            except KeyError:
+                try:
+                    whole = {"resources": _decode_resources(resources)}
+                except msgspec.ValidationError:
+                    return requests_of(spec)  # which says where the wrong type is
+                requests = self._requests_by_container[resources] = container_requests(whole)
+            total += requests
+        return total
 
     def summary(self) -> dict[str, Any]:
         """The sums per machine, this namespace's pods and the first invalid amount."""
