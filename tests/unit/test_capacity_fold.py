@@ -4,8 +4,11 @@ from typing import Any
 
 import msgspec
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from truegreen.cluster import CantRead, Folded, Listed, ReadFailure
+from truegreen.doctor.fit import pod_requests
 from truegreen.doctor.usage import (
     CapacityTally,
     ClusterUsage,
@@ -126,11 +129,18 @@ def test_requests_of_the_wrong_type_are_a_malformed_answer_whatever_the_namespac
     defines them, and a page holding one cannot be folded (the read is malformed)."""
     raw = {
         "metadata": {"name": "p", "namespace": "elsewhere"},
-        "spec": {"nodeName": "m1", "containers": [{"name": "c", "resources": "lots"}]},
+        "spec": {
+            "nodeName": "m1",
+            "containers": [
+                {"name": "c", "resources": {"requests": {"cpu": "1"}}},
+                {"name": "d", "resources": "lots"},
+            ],
+        },
         "status": {"phase": "Running"},
     }
     pod = msgspec.json.decode(msgspec.json.encode(raw), type=PodView)
-    with pytest.raises(msgspec.ValidationError, match=r"Expected `object \| null`, got `str`"):
+    wrong = r"Expected `object \| null`, got `str` - at `\$\.containers\[1\]\.resources`$"
+    with pytest.raises(msgspec.ValidationError, match=wrong):
         CapacityTally("train").add(pod)
 
 
@@ -178,3 +188,78 @@ def test_a_holder_is_named_after_its_first_controller() -> None:
     view = msgspec.json.decode(msgspec.json.encode(pod), type=PodView)
     (holder,) = _fold(view).holders["m1"]
     assert (holder.owner_kind, holder.owner) == ("Job", "first")
+
+
+_amounts = st.dictionaries(
+    st.sampled_from(["cpu", "memory", "nvidia.com/gpu"]),
+    st.sampled_from(["0", "100m", "1", "3", "2Gi"]),
+    max_size=2,
+)
+_container = st.fixed_dictionaries(
+    {
+        "name": st.sampled_from(["a", "b"]),
+        "resources": st.fixed_dictionaries({}, optional={"requests": _amounts, "limits": _amounts}),
+    },
+    optional={"restartPolicy": st.just("Always")},
+)
+_containers = st.lists(_container, max_size=2)
+_spec = st.fixed_dictionaries(
+    {"containers": _containers},
+    optional={
+        "initContainers": _containers,
+        "overhead": _amounts,
+        "resources": st.fixed_dictionaries({}, optional={"requests": _amounts}),
+    },
+)
+
+
+def _on(machine: str, spec: dict[str, Any]) -> PodView:
+    raw = {
+        "metadata": {"name": machine, "namespace": "other"},
+        "spec": {"nodeName": machine, **spec},
+        "status": {"phase": "Running"},
+    }
+    return msgspec.json.decode(msgspec.json.encode(raw), type=PodView)
+
+
+@settings(max_examples=200, deadline=None)
+@given(specs=st.lists(_spec, min_size=1, max_size=8))
+def test_each_pod_reserves_what_the_scheduler_reserves_for_it(specs: list[dict[str, Any]]) -> None:
+    """Pods of one shape are summed once: whichever pod came first, each pod's machine holds
+    exactly pod_requests of that pod's own spec."""
+    usage = _fold(*(_on(f"m{at}", spec) for at, spec in enumerate(specs)))
+    for at, spec in enumerate(specs):
+        assert usage.reserved_on(f"m{at}") == (pod_requests(spec), 1), spec
+
+
+@pytest.mark.parametrize(
+    "more",
+    [
+        {"initContainers": [{"name": "init", "resources": {"requests": {"cpu": "3"}}}]},
+        {"overhead": {"cpu": "250m"}},
+        {"resources": {"requests": {"cpu": "2"}}},
+    ],
+)
+def test_a_pod_with_more_than_main_containers_is_not_taken_for_one_without(
+    more: dict[str, Any],
+) -> None:
+    """Pods of main containers alone are keyed by their containers' resources: a pod with the
+    same containers and anything else that counts is a shape of its own."""
+    containers = {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}]}
+    usage = _fold(_on("m1", containers), _on("m2", {**containers, **more}))
+    assert usage.machines["m1"].requested == {"cpu": 1000}
+    assert usage.machines["m2"].requested == pod_requests({**containers, **more}).as_dict()
+    assert usage.machines["m2"].requested != {"cpu": 1000}, "precondition: a different sum"
+
+
+def test_the_largest_three_holders_of_each_resource_are_kept_ties_to_the_later_name() -> None:
+    """Per resource, the three largest by (amount, namespace, name); a pod among them for any
+    resource is named once."""
+    cpus = {"a": "2", "b": "5", "c": "2", "d": "2", "e": "1", "f": "3"}
+    pods = [_pod(name, "other", "m1", cpu) for name, cpu in cpus.items()]
+    gpu = {"containers": [{"name": "c", "resources": {"requests": {"nvidia.com/gpu": "1"}}}]}
+    pods.append(_on("m1", gpu))
+    named = [h.pod for h in _fold(*pods).holders["m1"]]
+    # cpu: b, f, then d of the three at 2 (a full heap's smallest, a, gives way to d; e's 1
+    # is below them all); the GPU: the pod named m1, its only holder
+    assert named == ["b", "d", "f", "m1"]
