@@ -99,7 +99,7 @@ HEAD_BYTES = 64 << 10
 bytes, and a page whose items do not start this early is read one page after another."""
 
 
-def _head_token(body: bytes) -> str:
+def _head_token(body: bytes | bytearray) -> str:
     """The continue token a page names before its items; "" when its head names none for
     certain (a last page, metadata after the items or missing, a layout not recognised).
 
@@ -167,10 +167,10 @@ class _NextPage:
         self._thread.join()
 
 
-_page_decoders: dict[object, Callable[[bytes], Any]] = {}
+_page_decoders: dict[object, Callable[[bytes | bytearray], Any]] = {}
 
 
-def _page_decoder(view: type[Any]) -> Callable[[bytes], Any]:
+def _page_decoder(view: type[Any]) -> Callable[[bytes | bytearray], Any]:
     """The decoder of a list page whose items decode as `view`, built once per view (a page
     type and its decoder cost about 0.1 ms each; a doctor run lists about 15 times).
     msgspec's decoders are thread-safe (msgspec#402); two threads may build one twice."""
@@ -408,7 +408,7 @@ class LiveCluster:
         namespace: str | None,
         labels: Mapping[str, str] | None,
         fields: FieldSelector | None,
-        decode: Callable[[bytes], Any],
+        decode: Callable[[bytes | bytearray], Any],
     ) -> Generator[Any, None, None]:
         """Each page of a list, decoded, following continue tokens up to MAX_PAGES.
 

@@ -47,7 +47,8 @@ class Response(Struct, frozen=True):
 
     status: int
     headers: tuple[tuple[str, str], ...]
-    body: bytes
+    body: bytes | bytearray
+    """A body read by its framing is the buffer it was received into (not copied again)."""
 
     def header(self, name: str) -> str | None:
         """The last value of header `name` (case-insensitive), or None."""
@@ -455,7 +456,7 @@ class Answer:
             self.close()
             raise
 
-    def read_all(self, max_bytes: int) -> bytes:
+    def read_all(self, max_bytes: int) -> bytes | bytearray:
         """The whole body, or AnswerTooLargeError as soon as it is known to exceed `max_bytes`."""
         declared = self.header("content-length")
         # A HEAD answer's Content-Length describes a body that is not sent.
