@@ -79,7 +79,7 @@ class _Status(msgspec.Struct):
     message: str = ""
 
 
-def server_message(body: bytes) -> str:
+def server_message(body: bytes | bytearray | memoryview) -> str:
     """The `message` of a Kubernetes Status answer, bounded; "" for any other body."""
     try:
         status = msgspec.json.decode(body, type=_Status)
@@ -91,7 +91,7 @@ def server_message(body: bytes) -> str:
     return message if len(message) <= SERVER_MESSAGE_LIMIT else message[:SERVER_MESSAGE_LIMIT] + "…"
 
 
-def from_status(code: int, body: bytes, action: str) -> CantRead:
+def from_status(code: int, body: bytes | bytearray | memoryview, action: str) -> CantRead:
     """The failure of an answer with a non-success status code."""
     failure = failure_for_status(code)
     return CantRead(

@@ -54,6 +54,7 @@ from truegreen.cluster.views import as_object, item_view
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import Dialer
 from truegreen.http.errors import AnswerCutError, ConnectionDroppedError, TimedOutError
+from truegreen.http.framing import BodyBuffers, mappings_can_grow
 from truegreen.http.proxy_dial import ProxyDialer
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import LineStream, Response, Transport
@@ -99,7 +100,7 @@ HEAD_BYTES = 64 << 10
 bytes, and a page whose items do not start this early is read one page after another."""
 
 
-def _head_token(body: bytes) -> str:
+def _head_token(body: bytes | bytearray | memoryview) -> str:
     """The continue token a page names before its items; "" when its head names none for
     certain (a last page, metadata after the items or missing, a layout not recognised).
 
@@ -121,7 +122,7 @@ def _head_token(body: bytes) -> str:
     if items is None:
         return ""
     try:
-        head = _decode_head(body[: items.start()] + b"}")
+        head = _decode_head(bytes(body[: items.start()]) + b"}")
     except msgspec.DecodeError:
         return ""
     return "" if head.metadata is None else head.metadata.continue_
@@ -167,10 +168,10 @@ class _NextPage:
         self._thread.join()
 
 
-_page_decoders: dict[object, Callable[[bytes], Any]] = {}
+_page_decoders: dict[object, Callable[[bytes | bytearray | memoryview], Any]] = {}
 
 
-def _page_decoder(view: type[Any]) -> Callable[[bytes], Any]:
+def _page_decoder(view: type[Any]) -> Callable[[bytes | bytearray | memoryview], Any]:
     """The decoder of a list page whose items decode as `view`, built once per view (a page
     type and its decoder cost about 0.1 ms each; a doctor run lists about 15 times).
     msgspec's decoders are thread-safe (msgspec#402); two threads may build one twice."""
@@ -293,9 +294,11 @@ class LiveCluster:
         body: bytes | None = None,
         content_type: str | None = None,
         max_bytes: int | None = None,
+        into: BodyBuffers | None = None,
     ) -> Response:
         """One API request, sent again only for throttling or a refreshed credential; its
-        answer capped at `max_bytes` (MAX_ANSWER_BYTES unless given)."""
+        answer capped at `max_bytes` (MAX_ANSWER_BYTES unless given), read into one of `into`'s
+        buffers when given."""
         deadline = self._request_deadline()
         url = self._base + path + (f"?{urlencode(query)}" if query else "")
         credential = self._connection.credentials.current()
@@ -313,6 +316,7 @@ class LiveCluster:
                     headers=self._headers(credential, content_type),
                     body=body,
                     tls=self._tls_for(credential),
+                    into=into,
                 )
             except TimedOutError:
                 if self._run_deadline is not None and self._run_deadline.expired:
@@ -408,7 +412,7 @@ class LiveCluster:
         namespace: str | None,
         labels: Mapping[str, str] | None,
         fields: FieldSelector | None,
-        decode: Callable[[bytes], Any],
+        decode: Callable[[bytes | bytearray | memoryview], Any],
     ) -> Generator[Any, None, None]:
         """Each page of a list, decoded, following continue tokens up to MAX_PAGES.
 
@@ -426,7 +430,10 @@ class LiveCluster:
             query["labelSelector"] = label_selector_text(labels)
         if fields:
             query["fieldSelector"] = field_selector_text(fields)
-        answer: Callable[[], Response] = partial(self._send, "GET", path, dict(query))
+        # The pages' bodies take turns in a few buffers, all released when the list ends.
+        buffers = BodyBuffers() if mappings_can_grow() else None
+        ask = partial(self._send, "GET", path, into=buffers)
+        answer: Callable[[], Response] = partial(ask, dict(query))
         asked_ahead: _NextPage | None = None  # the page `answer` returns, if asked ahead
         for number in range(1, MAX_PAGES + 1):
             started = time.monotonic()
@@ -436,11 +443,7 @@ class LiveCluster:
                 raise _StatusError(response)
             slow = took >= ASK_AHEAD_AFTER
             ahead = _head_token(response.body) if slow and number < MAX_PAGES else ""
-            following = (
-                _NextPage(partial(self._send, "GET", path, {**query, "continue": ahead}))
-                if ahead
-                else None
-            )
+            following = _NextPage(partial(ask, {**query, "continue": ahead})) if ahead else None
             try:
                 page = decode(response.body)
                 yield page
@@ -461,7 +464,7 @@ class LiveCluster:
             if number == MAX_PAGES:
                 break
             query["continue"] = token
-            answer = partial(self._send, "GET", path, dict(query))
+            answer = partial(ask, dict(query))
         raise TooManyPagesError(MAX_PAGES)
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
@@ -723,7 +726,7 @@ def _text(response: Response) -> str:
     any other status."""
     if response.status != 200:
         raise _StatusError(response)
-    return response.body.decode("utf-8", errors="replace")
+    return str(response.body, "utf-8", errors="replace")
 
 
 def permission(verb: str, kind: Kind, namespace: str | None) -> str:

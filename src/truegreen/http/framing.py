@@ -3,10 +3,15 @@
 `head` reads the status line and headers; the body, which is nearly every byte of a list of
 pods, is read here straight off the stream. (h11, used before, handed each received piece
 through its own buffer and an event object: three copies of every byte.) Here a piece is a
-view of what the stream returned, copied once, when the caller joins the body.
+view of what the stream returned, copied once: into the body's one buffer as it arrives
+(`read_all`), or by a caller that streams the pieces.
 """
 
+import mmap
 import re
+import threading
+from collections.abc import Callable
+from functools import cache, partial
 
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import Stream
@@ -30,6 +35,71 @@ _NEXT_CHUNK = re.compile(rb"\r\n" + _SIZE + rb"\r\n")
 _CRLF = b"\r\n"
 
 Piece = bytes | memoryview
+
+
+@cache
+def mappings_can_grow() -> bool:
+    """Whether this system grows an anonymous mapping in place (Linux's mremap). Elsewhere
+    (macOS, Windows) `mmap.resize` raises, and bodies are read into bytearrays instead."""
+    try:
+        probe = mmap.mmap(-1, mmap.PAGESIZE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        probe.resize(2 * mmap.PAGESIZE)
+        probe.close()
+    except (AttributeError, OSError, SystemError, ValueError):
+        return False
+    return True
+
+
+class BodyBuffers:
+    """Buffers for the bodies of one list's pages: anonymous mappings, reused page to page.
+
+    A mapping goes back to the system whole once nothing holds it, where a freed body stays in
+    malloc's heap of the thread that read it (several MB each, docs/performance.md); reusing it
+    spares the system zeroing fresh memory for every page. A buffer is reused only once no body
+    views it: a mapping refuses to resize while a view (a memoryview, a msgspec.Raw) exists.
+    """
+
+    FIRST_SIZE = 1 << 20
+    """Bytes mapped for a new buffer; it doubles while a body needs more (only what is written
+    is ever resident)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # a page asked ahead is read on a thread of its own
+        self._buffers: list[mmap.mmap] = []
+
+    def take(self) -> mmap.mmap:
+        """A buffer no body views any more, at its start; a new one when there is none."""
+        with self._lock:
+            for buffer in self._buffers:
+                if _unviewed(buffer):
+                    self._buffers.remove(buffer)
+                    buffer.seek(0)
+                    return buffer
+        # Private: a shared anonymous mapping cannot grow (its pages past the first size fault).
+        return mmap.mmap(-1, self.FIRST_SIZE, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+
+    def give_back(self, buffer: mmap.mmap) -> None:
+        """Keep `buffer` for a later body, once what views it now is gone."""
+        with self._lock:
+            self._buffers.append(buffer)
+
+
+def _unviewed(buffer: mmap.mmap) -> bool:
+    try:
+        buffer.resize(len(buffer))  # BufferError while any view of it exists
+    except BufferError:
+        return False
+    return True
+
+
+def _grows_itself(more: int) -> None:
+    """A bytearray makes room as it is written."""
+
+
+def _make_room(buffer: mmap.mmap, more: int) -> None:
+    """Grow `buffer` to take `more` bytes past its position (no view of it exists yet)."""
+    if buffer.tell() + more > len(buffer):
+        buffer.resize(max(2 * len(buffer), buffer.tell() + more))
 
 
 class FramedBody:
@@ -80,45 +150,70 @@ class FramedBody:
                     self._done = True
         return None
 
-    def read_all(self, deadline: Deadline, max_bytes: int) -> bytes:
-        """The whole body by `deadline`; AnswerTooLargeError as soon as it is known to pass
-        `max_bytes`. Raises as `next_piece` does."""
-        parts: list[Piece] = []
-        size = 0
+    def read_all(
+        self, deadline: Deadline, max_bytes: int, into: BodyBuffers | None = None
+    ) -> bytearray | memoryview:
+        """The whole body by `deadline`, in a buffer of `into` (a view of it) or a bytearray of
+        its own; AnswerTooLargeError as soon as it is known to pass `max_bytes`. Raises as
+        `next_piece` does.
+
+        Each piece is copied into one buffer as it arrives: a page of a list (3-4 MB) then
+        exists once, where pieces and their join held it twice and scattered malloc's heap."""
+        if into is None:
+            body = bytearray()
+            self._fill(deadline, max_bytes, body.extend, body.__len__, _grows_itself)
+            return body
+        buffer = into.take()
+        try:
+            room = partial(_make_room, buffer)
+            self._fill(deadline, max_bytes, buffer.write, buffer.tell, room)
+            view = memoryview(buffer)[: buffer.tell()]
+        finally:
+            into.give_back(buffer)  # viewed before it goes back: no other read may take it
+        return view
+
+    def _fill(
+        self,
+        deadline: Deadline,
+        max_bytes: int,
+        write: Callable[[Piece], object],
+        size: Callable[[], int],
+        make_room: Callable[[int], None],
+    ) -> None:
+        """Write the whole body with `write` (`size` says how much is written so far,
+        `make_room` readies space for that many more bytes)."""
         while True:
             if self._chunked and not self._left and not self._done:
-                size += self._whole_chunks(parts)
-                if size > max_bytes:
+                make_room(len(self._buffer) - self._pos)
+                self._whole_chunks(write)
+                if size() > max_bytes:
                     raise AnswerTooLargeError(max_bytes)
             piece = self.next_piece(deadline)
             if piece is None:
-                return b"".join(parts)
-            size += len(piece)
-            if size + self._left > max_bytes:
+                return
+            if size() + len(piece) + self._left > max_bytes:
                 raise AnswerTooLargeError(max_bytes)
-            parts.append(piece)
+            make_room(len(piece))
+            write(piece)
 
-    def _whole_chunks(self, parts: list[Piece]) -> int:
-        """Take every chunk that lies whole in the buffer from here, in one tight loop (a real
-        server sends a list as two chunks a pod); the bytes taken. The last chunk, a chunk
-        cut by the buffer's end and anything unusual are left to `next_piece`."""
+    def _whole_chunks(self, write: Callable[[Piece], object]) -> None:
+        """Write every chunk that lies whole in the buffer from here, in one tight loop (a real
+        server sends a list as two chunks a pod). The last chunk, a chunk cut by the buffer's
+        end and anything unusual are left to `next_piece`."""
         buffer, pos = self._buffer, self._pos
         header = _NEXT_CHUNK if self._in_chunk else _FIRST_CHUNK
         view = memoryview(buffer)
         end_of_buffer = len(buffer)
-        taken = 0
         while found := header.match(buffer, pos):
             size = int(found[1], 16)
             data = found.end()
             if not size or data + size > end_of_buffer:
                 break
-            parts.append(view[data : data + size])
-            taken += size
+            write(view[data : data + size])
             pos = data + size
             header = _NEXT_CHUNK
-        if taken:
+        if pos != self._pos:
             self._pos, self._in_chunk = pos, True
-        return taken
 
     def _take(self, deadline: Deadline) -> Piece:
         if self._pos >= len(self._buffer):

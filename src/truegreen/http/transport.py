@@ -28,7 +28,7 @@ from truegreen.http.errors import (
     SendFailedError,
     TimedOutError,
 )
-from truegreen.http.framing import FramedBody, Piece
+from truegreen.http.framing import BodyBuffers, FramedBody, Piece
 from truegreen.http.head import AnswerHead, Framing, read_answer_head, request_head, says_close
 from truegreen.http.tls import TlsSettings
 
@@ -48,7 +48,9 @@ class Response(Struct, frozen=True):
 
     status: int
     headers: tuple[tuple[str, str], ...]
-    body: bytes
+    body: bytes | bytearray | memoryview
+    """A body read by its framing is the buffer it was received into (not copied again): a
+    view of one of the caller's `BodyBuffers`, else a bytearray."""
 
     def header(self, name: str) -> str | None:
         """The last value of header `name` (case-insensitive), or None."""
@@ -270,14 +272,16 @@ class Transport:
         headers: Headers = (),
         body: bytes | None = None,
         tls: TlsSettings | None = None,
+        into: BodyBuffers | None = None,
     ) -> Response:
-        """Send one request and read its whole answer, by `deadline`, at most `max_bytes` of body.
+        """Send one request and read its whole answer, by `deadline`, at most `max_bytes` of body
+        (into one of `into`'s buffers when the body is framed).
 
         Raises a `TransportError`: TimedOutError, ConnectFailedError (TlsFailedError, …),
         ConnectionDroppedError, ProtocolViolationError, AnswerTooLargeError.
         """
         with self._open_answer(method, url, deadline, headers, body, tls) as answer:
-            return Response(answer.status, answer.headers, answer.read_all(max_bytes))
+            return Response(answer.status, answer.headers, answer.read_all(max_bytes, into))
 
     def stream_lines(
         self,
@@ -407,7 +411,9 @@ class Answer:
             self.close()
             raise
 
-    def read_all(self, max_bytes: int) -> bytes:
+    def read_all(
+        self, max_bytes: int, into: BodyBuffers | None = None
+    ) -> bytes | bytearray | memoryview:
         """The whole body, or AnswerTooLargeError as soon as it is known to exceed `max_bytes`."""
         declared = self.header("content-length")
         # A HEAD answer's Content-Length describes a body that is not sent.
@@ -418,7 +424,7 @@ class Answer:
         connection = self._connection
         body = connection.body if connection is not None else None
         if connection is not None and body is not None:
-            whole = self._reading(lambda: body.read_all(self._deadline, max_bytes))
+            whole = self._reading(lambda: body.read_all(self._deadline, max_bytes, into))
             self._connection = None
             self._transport._give_back(self._origin, connection)
             return whole

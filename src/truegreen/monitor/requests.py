@@ -11,6 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import Dialer
 from truegreen.http.errors import ConnectFailedError, TimedOutError
+from truegreen.http.framing import BodyBuffers
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import Headers, LineStream, Response, Transport
 
@@ -88,6 +89,7 @@ class CountingTransport(Transport):
         headers: Headers = (),
         body: bytes | None = None,
         tls: TlsSettings | None = None,
+        into: BodyBuffers | None = None,
     ) -> Response:
         """As `Transport.request`, counted."""
         verb, resource = request_kind(method, url)
@@ -100,6 +102,7 @@ class CountingTransport(Transport):
                 headers=headers,
                 body=body,
                 tls=tls,
+                into=into,
             )
         except Exception as error:
             self._observe(verb, resource, failure_outcome(error))

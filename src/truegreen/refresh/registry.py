@@ -193,7 +193,7 @@ def _challenge(header: str) -> tuple[str, dict[str, str]]:
     return scheme.lower(), params
 
 
-def digest_of(body: bytes, algorithm: str = "sha256") -> str:
+def digest_of(body: bytes | bytearray | memoryview, algorithm: str = "sha256") -> str:
     """`algorithm:hex` of `body` (sha256 or sha512)."""
     import hashlib  # loading it initialises OpenSSL: 2-3 ms a tick with nothing to look up skips
 
@@ -554,7 +554,7 @@ class RegistryClient:
                 f"{registry}'s token service answered {answer.status}",
             )
         try:
-            body = json.loads(answer.body)
+            body = json.loads(bytes(answer.body))  # json reads no memoryview
             token = body.get("token") or body.get("access_token")
         except (ValueError, AttributeError, RecursionError):
             token = None
@@ -590,7 +590,9 @@ def _schema1(reference: ImageReference) -> LookupFailed:
     )
 
 
-def _verified(body: bytes, claims: list[str], registry: str) -> str | LookupFailed:
+def _verified(
+    body: bytes | bytearray | memoryview, claims: list[str], registry: str
+) -> str | LookupFailed:
     """The body's digest: the first digest claimed for it, once every claim is checked against
     the bytes; sha256 of the bytes when nothing was claimed."""
     for claim in claims:
@@ -607,9 +609,9 @@ def _verified(body: bytes, claims: list[str], registry: str) -> str | LookupFail
     return claims[0] if claims else digest_of(body)
 
 
-def _children(content: bytes) -> tuple[str, ...] | None:
+def _children(content: bytes | bytearray | memoryview) -> tuple[str, ...] | None:
     try:
-        parsed = json.loads(content)
+        parsed = json.loads(bytes(content))  # json reads no memoryview (a list page's body)
         manifests = parsed["manifests"]
         digests = tuple(str(m["digest"]) for m in manifests)
     except (ValueError, KeyError, TypeError, RecursionError):
