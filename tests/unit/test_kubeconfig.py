@@ -5,7 +5,10 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
+from truegreen.cluster import kubeconfig
 from truegreen.cluster.credentials import Credential, StaticCredentials, TokenFileCredentials
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
 from truegreen.cluster.settings import ConnectionSettings
@@ -293,3 +296,42 @@ def test_in_cluster_service_account(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert resolve(ConnectionSettings(), service_account=account).namespace == "elsewhere"
     monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "fd00::1")
     assert resolve(ConnectionSettings(), service_account=account).server == "https://[fd00::1]:443"
+
+
+_YAML_TOKENS = st.sampled_from(
+    [
+        *("clusters:", "users:", "- ", "name: a", "server: https://x", "token: 't0'", "  "),
+        *("\n", "\t", "[", "]", "{", "}", ",", "&x ", "*x", "'", '"', "#c", ": ", "- a", "~"),
+        *("0x1f", "certificate-authority-data: LS0t", "? ", "!!str ", "---", "...", "\u00e9"),
+        "\x85",
+    ]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(_YAML_TOKENS, max_size=25).map("".join))
+@example("clusters:\t")  # libyaml reads it (a tab after the colon), the Python loader refuses
+@example("clusters: [unclosed")  # refused by both, at line 2 in libyaml's words, 1 in Python's
+def test_a_kubeconfig_is_read_by_libyaml_and_refused_in_the_python_loader_s_words(
+    text: str,
+) -> None:
+    """libyaml reads the file when it can (as Go's YAML parser, a port of it, does for
+    kubectl), and means by it what PyYAML's Python loader would; a file libyaml refuses gets
+    the Python loader's error, words and line."""
+    libyaml = kubeconfig._LIBYAML_LOADER
+    assert libyaml is not None, "precondition: PyYAML was built with libyaml"
+    try:
+        in_python: object = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        in_python = f"refused: {error}"
+    try:
+        in_libyaml: object = yaml.load(text, Loader=libyaml)
+    except yaml.YAMLError:
+        in_libyaml = in_python  # refused: the Python loader has the last word
+    try:
+        got: object = kubeconfig._parsed(text)
+    except yaml.YAMLError as error:
+        got = f"refused: {error}"
+    assert got == in_libyaml
+    if not str(in_python).startswith("refused: "):
+        assert in_libyaml == in_python, "both read it, but not alike"
