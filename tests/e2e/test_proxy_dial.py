@@ -203,14 +203,17 @@ def _not_socks(peer: Peer, _: int) -> None:
     peer.wait_for_hang_up()
 
 
-def _no_content(peer: Peer, _: int) -> None:
-    peer.read_request()
-    peer.send(b"HTTP/1.1 204 No Content\r\n\r\n")
-    peer.wait_for_hang_up()
+def _answers(answer: bytes) -> Behaviour:
+    def behaviour(peer: Peer, _: int) -> None:
+        peer.read_request()
+        peer.send(answer)
+        peer.wait_for_hang_up()
+
+    return behaviour
 
 
 def test_only_a_200_opens_the_tunnel_as_in_go(pki: Pki) -> None:
-    with HostileServer(_no_content) as proxy:
+    with HostileServer(_answers(b"HTTP/1.1 204 No Content\r\n\r\n")) as proxy:
         port = proxy.port
         with pytest.raises(ProxyFailedError) as caught:
             _get("https://api.internal/", pki, Proxy("http", "127.0.0.1", port))
@@ -254,15 +257,6 @@ def test_a_proxy_that_breaks_socks5_is_refused(
         with pytest.raises(ProxyFailedError) as caught:
             _get("https://api.internal/", pki, Proxy("socks5", "127.0.0.1", port))
     assert caught.value.cause == f"the SOCKS5 proxy 127.0.0.1:{port} could not be used: {why}"
-
-
-def _answers(answer: bytes) -> Behaviour:
-    def behaviour(peer: Peer, _: int) -> None:
-        peer.read_request()
-        peer.send(answer)
-        peer.wait_for_hang_up()
-
-    return behaviour
 
 
 def test_an_interim_answer_is_passed_over_for_the_proxy_s_real_one(pki: Pki) -> None:

@@ -3,13 +3,14 @@ the body comes out whole and exact however the bytes were split, and bad framing
 
 import itertools
 import tracemalloc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.support.scripted_stream import ScriptedStream
 from truegreen.http.deadline import Deadline
 from truegreen.http.errors import (
     AnswerTooLargeError,
@@ -19,32 +20,7 @@ from truegreen.http.errors import (
 from truegreen.http.framing import MAX_CHUNK_LINE, MAX_TRAILER_BYTES, BodyBuffers, FramedBody
 
 
-class _Wire:
-    """The stream side of a connection: each receive returns the next scripted piece, then
-    b"" (the peer closed)."""
-
-    def __init__(self, pieces: Sequence[bytes]) -> None:
-        self._pieces = list(pieces)
-        self.received = 0
-
-    def send_all(self, data: bytes, deadline: Deadline) -> None:
-        raise AssertionError("a body reader never sends")
-
-    def receive(self, deadline: Deadline) -> bytes:
-        if not self._pieces:
-            return b""
-        piece = self._pieces.pop(0)
-        self.received += len(piece)
-        return piece
-
-    def is_reusable(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        pass
-
-
-class _Socket(_Wire):
+class _Socket(ScriptedStream):
     """A wire whose every receive returns new bytes, as a socket's does."""
 
     def receive(self, deadline: Deadline) -> bytes:
@@ -118,7 +94,7 @@ def test_a_chunked_body_comes_out_exact_however_the_wire_is_split(
 ) -> None:
     wire = _chunked(body, sizes, extension, trailer)
     buffered = wire[: head_share % (len(wire) + 1)]  # what arrived together with the head
-    reader = FramedBody(_Wire(_split(wire[len(buffered) :], cuts)), buffered, None)
+    reader = FramedBody(ScriptedStream(_split(wire[len(buffered) :], cuts)), buffered, None)
     assert read(reader) == body
     assert reader.leftover is False
 
@@ -134,13 +110,13 @@ def test_a_declared_length_body_comes_out_exact_however_the_wire_is_split(
     read: Callable[[FramedBody], bytes], body: bytes, cuts: list[int], head_share: int
 ) -> None:
     buffered = body[: head_share % (len(body) + 1)]
-    reader = FramedBody(_Wire(_split(body[len(buffered) :], cuts)), buffered, len(body))
+    reader = FramedBody(ScriptedStream(_split(body[len(buffered) :], cuts)), buffered, len(body))
     assert read(reader) == body
     assert reader.leftover is False
 
 
 def test_the_reader_stops_at_the_declared_length_and_says_more_arrived() -> None:
-    wire = _Wire([b"abc", b"deHTTP/1.1 200 OK\r\n"])
+    wire = ScriptedStream([b"abc", b"deHTTP/1.1 200 OK\r\n"])
     reader = FramedBody(wire, b"", 5)
     assert _read(reader) == b"abcde"
     assert reader.leftover is True
@@ -148,7 +124,7 @@ def test_the_reader_stops_at_the_declared_length_and_says_more_arrived() -> None
 
 
 def test_bytes_after_the_last_chunk_are_leftover_not_body() -> None:
-    reader = FramedBody(_Wire([]), b"3\r\nabc\r\n0\r\n\r\nextra", None)
+    reader = FramedBody(ScriptedStream([]), b"3\r\nabc\r\n0\r\n\r\nextra", None)
     assert _read(reader) == b"abc"
     assert reader.leftover is True
 
@@ -158,7 +134,7 @@ def test_bytes_after_the_last_chunk_are_leftover_not_body() -> None:
 def test_a_chunk_announced_past_the_cap_fails_before_its_bytes_are_read(
     buffered: bytes, into: type[BodyBuffers] | None
 ) -> None:
-    wire = _Wire([b"x" * 10] * 1000)
+    wire = ScriptedStream([b"x" * 10] * 1000)
     with pytest.raises(AnswerTooLargeError):
         FramedBody(wire, buffered, None).read_all(Deadline.after(5), 4096, into() if into else None)
     assert wire.received <= 10
@@ -166,7 +142,7 @@ def test_a_chunk_announced_past_the_cap_fails_before_its_bytes_are_read(
 
 @WITH_OR_WITHOUT_BUFFERS
 def test_whole_chunks_past_the_cap_fail_once_they_pass_it(into: type[BodyBuffers] | None) -> None:
-    wire = _Wire([_chunked(b"y" * 100_000, [100] * 1000)])
+    wire = ScriptedStream([_chunked(b"y" * 100_000, [100] * 1000)])
     with pytest.raises(AnswerTooLargeError):
         FramedBody(wire, b"", None).read_all(Deadline.after(5), 4096, into() if into else None)
 
@@ -186,18 +162,18 @@ def test_whole_chunks_past_the_cap_fail_once_they_pass_it(into: type[BodyBuffers
 )
 def test_a_chunked_framing_that_is_not_valid_is_refused(wire: bytes) -> None:
     with pytest.raises(ProtocolViolationError):
-        _read(FramedBody(_Wire([wire]), b"", None))
+        _read(FramedBody(ScriptedStream([wire]), b"", None))
 
 
 def test_an_endless_size_line_is_refused_within_its_bound() -> None:
-    wire = _Wire([b"1" * 1000] * 100)
+    wire = ScriptedStream([b"1" * 1000] * 100)
     with pytest.raises(ProtocolViolationError, match="too long"):
         _read(FramedBody(wire, b"", None))
     assert wire.received <= MAX_CHUNK_LINE + 1000
 
 
 def test_an_endless_trailer_section_is_refused_within_its_bound() -> None:
-    wire = _Wire([b"X-Pad: " + b"p" * 100 + b"\r\n"] * 10_000)
+    wire = ScriptedStream([b"X-Pad: " + b"p" * 100 + b"\r\n"] * 10_000)
     with pytest.raises(ProtocolViolationError, match="trailer"):
         _read(FramedBody(wire, b"0\r\n", None))
     assert wire.received <= MAX_TRAILER_BYTES + 2 * MAX_CHUNK_LINE
@@ -209,11 +185,11 @@ def test_an_endless_trailer_section_is_refused_within_its_bound() -> None:
 )
 def test_a_body_cut_short_is_a_dropped_connection(buffered: bytes, length: int | None) -> None:
     with pytest.raises(ConnectionDroppedError):
-        _read(FramedBody(_Wire([]), buffered, length))
+        _read(FramedBody(ScriptedStream([]), buffered, length))
 
 
 def test_an_empty_declared_body_asks_the_stream_for_nothing() -> None:
-    wire = _Wire([b"next answer"])
+    wire = ScriptedStream([b"next answer"])
     reader = FramedBody(wire, b"", 0)
     assert _read(reader) == b""
     assert wire.received == 0
@@ -222,7 +198,7 @@ def test_an_empty_declared_body_asks_the_stream_for_nothing() -> None:
 def test_a_size_line_longer_than_its_bound_is_refused_even_when_whole() -> None:
     wire = b"1;" + b"e" * MAX_CHUNK_LINE + b"\r\nx\r\n0\r\n\r\n"
     with pytest.raises(ProtocolViolationError, match="too long"):
-        _read(FramedBody(_Wire([wire]), b"", None))
+        _read(FramedBody(ScriptedStream([wire]), b"", None))
 
 
 @pytest.mark.parametrize("length", [None, 2_000_000], ids=["chunked", "declared"])
@@ -243,7 +219,7 @@ def test_a_long_body_is_held_once_while_it_is_read(length: int | None) -> None:
 
 
 def _chunked_into(buffers: BodyBuffers, body: bytes) -> memoryview:
-    read = FramedBody(_Wire([_chunked(body, [1000] * (len(body) // 1000 + 1))]), b"", None)
+    read = FramedBody(ScriptedStream([_chunked(body, [1000] * (len(body) // 1000 + 1))]), b"", None)
     view = read.read_all(Deadline.after(5), 1 << 30, buffers)
     assert isinstance(view, memoryview)
     return view
@@ -282,7 +258,7 @@ def test_a_body_larger_than_a_new_buffer_grows_it_and_comes_out_exact() -> None:
     body = bytes(range(256)) * (3 * BodyBuffers.FIRST_SIZE // 256 + 7)
     wire = _chunked(body, [3400, 3700] * 500)
     pieces = [wire[at : at + 65536] for at in range(0, len(wire), 65536)]
-    chunked = FramedBody(_Wire(pieces), b"", None)
+    chunked = FramedBody(ScriptedStream(pieces), b"", None)
     assert bytes(chunked.read_all(Deadline.after(5), 1 << 30, BodyBuffers())) == body
-    declared = FramedBody(_Wire([body[:65536], body[65536:]]), b"", len(body))
+    declared = FramedBody(ScriptedStream([body[:65536], body[65536:]]), b"", len(body))
     assert bytes(declared.read_all(Deadline.after(5), 1 << 30, BodyBuffers())) == body

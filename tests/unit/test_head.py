@@ -4,7 +4,6 @@ is cut into; every request head is h11's bytes, and what h11 refuses to send is 
 
 import itertools
 import re
-from collections.abc import Sequence
 
 import h11
 import h11._connection
@@ -12,6 +11,7 @@ import pytest
 from hypothesis import example, find, given, settings
 from hypothesis import strategies as st
 
+from tests.support.scripted_stream import ScriptedStream
 from truegreen.http.deadline import Deadline
 from truegreen.http.errors import (
     ConnectionDroppedError,
@@ -19,27 +19,6 @@ from truegreen.http.errors import (
     ProtocolViolationError,
 )
 from truegreen.http.head import Framing, read_answer_head, request_head
-
-
-class _Wire:
-    """The stream side of a connection: each receive returns the next scripted piece, then
-    b"" (the peer closed)."""
-
-    def __init__(self, pieces: Sequence[bytes]) -> None:
-        self._pieces = list(pieces)
-
-    def send_all(self, data: bytes, deadline: Deadline) -> None:
-        raise AssertionError("a head reader never sends")
-
-    def receive(self, deadline: Deadline) -> bytes:
-        return self._pieces.pop(0) if self._pieces else b""
-
-    def is_reusable(self) -> bool:
-        return True
-
-    def close(self) -> None:
-        pass
-
 
 _EOL = st.sampled_from([b"\r\n", b"\n"])
 _VALUE_BYTES = st.lists(
@@ -118,7 +97,7 @@ def _as_h11_frames(framing: Framing, length: int | None) -> tuple[str, tuple[int
 
 def _by_us(block: bytes) -> tuple[object, ...] | str:
     try:
-        read = read_answer_head(_Wire([block]), b"", Deadline.after(5), 65536)
+        read = read_answer_head(ScriptedStream([block]), b"", Deadline.after(5), 65536)
     except ProtocolViolationError:
         return "refused"
     assert read is not None
@@ -187,7 +166,7 @@ _ANSWER = b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\nX-A: b\r\n\r\nbody"
 @given(st.lists(st.integers(min_value=0), max_size=8), st.integers(0, len(_ANSWER)))
 def test_a_head_is_read_whole_however_the_wire_is_cut(cuts: list[int], ahead: int) -> None:
     """Bytes already buffered count; what follows the head comes back untouched."""
-    wire = _Wire(_split(_ANSWER[ahead:], cuts))
+    wire = ScriptedStream(_split(_ANSWER[ahead:], cuts))
     read = read_answer_head(wire, _ANSWER[:ahead], Deadline.after(5), 1024)
     assert read is not None
     head, rest = read
@@ -196,34 +175,34 @@ def test_a_head_is_read_whole_however_the_wire_is_cut(cuts: list[int], ahead: in
         4,
         (("content-length", "4"), ("x-a", "b")),
     )
-    assert rest + b"".join(wire._pieces) == b"body"  # nothing lost, nothing read twice
+    assert rest + b"".join(wire.pieces) == b"body"  # nothing lost, nothing read twice
 
 
 def test_a_stream_that_ends_before_any_byte_has_no_head() -> None:
-    assert read_answer_head(_Wire([]), b"", Deadline.after(5), 1024) is None
+    assert read_answer_head(ScriptedStream([]), b"", Deadline.after(5), 1024) is None
 
 
 def test_a_stream_that_ends_mid_head_dropped_the_answer() -> None:
     with pytest.raises(ConnectionDroppedError):
-        read_answer_head(_Wire([b"HTTP/1.1 200 OK\r\n"]), b"", Deadline.after(5), 1024)
+        read_answer_head(ScriptedStream([b"HTTP/1.1 200 OK\r\n"]), b"", Deadline.after(5), 1024)
 
 
 def test_a_head_past_the_limit_is_refused_before_the_stream_ends() -> None:
     endless = [b"HTTP/1.1 200 OK\r\n"] + [b"X-A: " + b"a" * 100 + b"\r\n"] * 100
-    wire = _Wire(endless)
+    wire = ScriptedStream(endless)
     with pytest.raises(ProtocolViolationError, match="too large"):
         read_answer_head(wire, b"", Deadline.after(5), 1024)
-    assert len(wire._pieces) > 80, "refused as soon as the limit passed, not at the end"
+    assert len(wire.pieces) > 80, "refused as soon as the limit passed, not at the end"
 
 
 @pytest.mark.parametrize("first", [b"\x16\x03\x01", b" HTTP/1.1", b"\r\nHTTP/1.1 200 OK\r\n"])
 def test_what_cannot_start_a_status_line_is_refused_at_once(first: bytes) -> None:
     """A TLS server's hello, a leading space or an empty line: refused on the first bytes,
     without waiting for an end of head that may never come."""
-    wire = _Wire([first, b"never read"])
+    wire = ScriptedStream([first, b"never read"])
     with pytest.raises(ProtocolViolationError):
         read_answer_head(wire, b"", Deadline.after(5), 1024)
-    assert wire._pieces == [b"never read"]
+    assert wire.pieces == [b"never read"]
 
 
 _HEADERS = st.lists(
