@@ -291,3 +291,12 @@ def test_a_proxy_that_hangs_up_unanswered_says_so(pki: Pki) -> None:
         with pytest.raises(ProxyFailedError) as caught:
             _get("https://api.internal/", pki, Proxy("http", "127.0.0.1", port))
     assert caught.value.cause == f"the proxy 127.0.0.1:{port} closed the connection unanswered"
+
+
+def test_a_proxy_sending_too_many_interim_answers_is_refused(pki: Pki) -> None:
+    interim = b"HTTP/1.1 100 Continue\r\n\r\n" * 6
+    with HostileServer(_answers(interim + b"HTTP/1.1 200 OK\r\n\r\n")) as proxy:
+        port = proxy.port
+        with pytest.raises(ProxyFailedError) as caught:
+            _get("https://api.internal/", pki, Proxy("http", "127.0.0.1", port))
+    assert caught.value.cause == f"the proxy 127.0.0.1:{port} sent too many interim answers"

@@ -126,6 +126,25 @@ def test_a_stale_pooled_connection_is_retried_once_on_a_fresh_one() -> None:
     assert (server.counts["connections"], server.counts["requests"]) == (2, 3)
 
 
+def test_too_many_interim_answers_are_a_protocol_violation() -> None:
+    """Go's transport passes over five 1xx answers at most (`max1xxResponses`)."""
+    interim = b"HTTP/1.1 100 Continue\r\n\r\n"
+    with (
+        HostileServer(hostile.answering(interim * 6 + hostile.ok_answer())) as server,
+        Transport() as transport,
+        pytest.raises(ProtocolViolationError, match="too many interim answers"),
+    ):
+        transport.request("GET", server.url + "/", deadline=Deadline.after(10), max_bytes=100)
+    with (
+        HostileServer(hostile.answering(interim * 5 + hostile.ok_answer())) as server,
+        Transport() as transport,
+    ):
+        five = transport.request(
+            "GET", server.url + "/", deadline=Deadline.after(10), max_bytes=100
+        )
+    assert five.status == 200
+
+
 def test_a_write_is_not_resent_after_the_server_read_it() -> None:
     """A PATCH the server may have acted on is never sent twice."""
     with HostileServer(hostile.close_on_second_request) as server, Transport() as transport:

@@ -18,7 +18,7 @@ from truegreen.http.errors import (
     InvalidRequestError,
     ProtocolViolationError,
 )
-from truegreen.http.head import Framing, read_answer_head, request_head
+from truegreen.http.head import Framing, read_answer_head, request_head, says_close
 
 _EOL = st.sampled_from([b"\r\n", b"\n"])
 _VALUE_BYTES = st.lists(
@@ -50,7 +50,8 @@ _FIELD = st.one_of(
 _STATUS_LINE = st.one_of(
     st.tuples(
         st.sampled_from([b"HTTP/1.1", b"HTTP/1.0", b"HTTP/2.0", b"HTTP/1", b"http/1.1", b"ICY"]),
-        st.sampled_from([b" 200", b" 204", b" 304", b" 404", b" 100", b" 999", b" 20", b"200"]),
+        st.sampled_from([b" 200", b" 204", b" 304", b" 404", b" 100", b" 999", b" 20", b"200"])
+        | st.sampled_from([b" 000", b" 099", b" 103"]),
         st.sampled_from([b"", b" ", b" OK", b" Not Found", b" a\tb", b" \x00", b" \xff", b"  x"]),
     ).map(b"".join),
     _VALUE_BYTES,
@@ -78,6 +79,8 @@ def _by_h11(block: bytes) -> tuple[object, ...] | str:
     headers = tuple(
         (bytes(k).decode("latin-1"), bytes(v).decode("latin-1")) for k, v in event.headers
     )
+    if ("transfer-encoding", "chunked") in headers:  # where we follow Go: chunks drop a length
+        headers = tuple(field for field in headers if field[0] != "content-length")
     framing: object = "interim"
     if isinstance(event, h11.Response):
         framing = h11._connection._body_framing(b"GET", event)
@@ -151,7 +154,11 @@ def test_the_heads_built_reach_every_outcome(outcome: object) -> None:
             "bytes past the head": rest != b"",
         }.get(str(outcome), False)
 
-    find(_answer_heads(), reaches, settings=settings(max_examples=5000, database=None))
+    find(
+        _answer_heads(),
+        reaches,
+        settings=settings(max_examples=5000, database=None, derandomize=True),
+    )
 
 
 def _split(wire: bytes, cuts: list[int]) -> list[bytes]:
@@ -208,7 +215,12 @@ def test_what_cannot_start_a_status_line_is_refused_at_once(first: bytes) -> Non
 _HEADERS = st.lists(
     st.tuples(
         st.sampled_from(["authorization", "x-a", "bad name", "", "x:y", "caf\xe9"]),
-        st.sampled_from(["v", "Bearer abc.def", "a b", " lead", "trail ", "a\r\nb", "x\x00", ""]),
+        st.sampled_from(
+            [
+                *("v", "Bearer abc.def", "a b", " lead", "trail ", "\tt", "a\r\nb", "x\x00"),
+                *("a\x01b", "x\x7f", ""),
+            ]
+        ),
     ),
     max_size=4,
 )
@@ -220,16 +232,23 @@ _HEADERS = st.lists(
     st.sampled_from(["/", "/api/v1/pods?limit=500", "host:443", "/a b", "/\n", ""]),
     _HEADERS,
 )
+@example("GET", "/", [("authorization", "Bearer a\x01b")])  # h11 sends it, Go refuses it
+@example("GET", "/", [("authorization", "Bearer ab\t ")])  # Go trims it, h11 refuses it
 def test_a_request_head_is_the_bytes_h11_writes(
     method: str, target: str, headers: list[tuple[str, str]]
 ) -> None:
+    """Where we follow Go's transport instead: values trimmed of spaces and tabs as they are
+    written, and refused with any other control character (h11 sends those)."""
     sent = [("host", "x"), *headers]
+    trimmed = [(name, value.strip(" \t")) for name, value in sent]
     client = h11.Connection(h11.CLIENT)
     try:
         expected: bytes | None = client.send(
-            h11.Request(method=method, target=target, headers=sent)
+            h11.Request(method=method, target=target, headers=trimmed)
         )
     except (h11.LocalProtocolError, UnicodeEncodeError):  # h11 takes ASCII names only
+        expected = None
+    if any(re.search("[\x00-\x08\x0a-\x1f\x7f]", value) for _, value in trimmed):
         expected = None
     try:
         written: bytes | None = request_head(method, target, sent)
@@ -248,3 +267,9 @@ def test_a_value_past_ascii_is_sent_as_its_utf8_bytes() -> None:
 def test_a_lone_surrogate_is_refused_not_sent() -> None:
     with pytest.raises(InvalidRequestError, match="not valid Unicode"):
         request_head("GET", "/", [("authorization", "Bearer \ud800")])
+
+
+def test_connection_tokens_are_trimmed_of_spaces_and_tabs_only() -> None:
+    """`\\x85close` is no `close` (Python's str.strip would make it one); h11 agrees."""
+    assert says_close([("Connection", " keep-alive,\tClose ")])
+    assert not says_close([("connection", "\x85close")])

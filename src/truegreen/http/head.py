@@ -1,9 +1,11 @@
 """HTTP/1.1 heads (RFC 9112 sections 2-6): a request's written, an answer's read and framed.
 
-The rules are h11's, the strict sans-IO parser this client used before: its grammar for the
-status line and header fields, its line folding, its checks of Content-Length and
-Transfer-Encoding. Written here, they spare every command h11's import (about 12 ms, a tenth of
-doctor's start-up). tests/unit/test_head.py holds every rule against h11 itself.
+An answer is read by h11's rules, the strict sans-IO parser this client used before: its
+grammar for the status line and header fields, its line folding, its checks of Content-Length
+and Transfer-Encoding; beside chunks a length is dropped, as Go's transport drops it. A request
+is written as Go's transport writes it: values trimmed of spaces and tabs, refused with any
+other control character. Written here, the rules spare every command h11's import (about
+12 ms, a tenth of doctor's start-up). tests/unit/test_head.py holds them against h11 itself.
 """
 
 import re
@@ -25,13 +27,17 @@ _TOKEN = rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+"
 _FIELD_CHAR = rb"[^\x00\s]"
 _FIELD_VALUE = rb"(?:" + _FIELD_CHAR + rb"+(?:[ \t]+" + _FIELD_CHAR + rb"+)*)?"
 _NAME = re.compile(_TOKEN)
-_VALUE = re.compile(_FIELD_VALUE)
+_SENDABLE_VALUE = re.compile(rb"[^\x00-\x08\x0a-\x1f\x7f]*")
+"""A value Go's transport sends (httpguts.ValidHeaderFieldValue): no control character but
+the tab."""
 _TARGET = re.compile(rb"[\x21-\x7e]+")
 _FIELD_LINE = re.compile(rb"(" + _TOKEN + rb"):[ \t]*(" + _FIELD_VALUE + rb")[ \t]*")
 _STATUS_LINE = re.compile(rb"HTTP/([0-9]\.[0-9]) ([0-9]{3})(?: ((?:[ \t]|[^\x00\s])*))?")
 _FOLDED = re.compile(rb"[ \t]+")
 _HEAD_END = re.compile(rb"\n\r?\n")
 _DIGITS = re.compile(rb"[0-9]+")
+MAX_INTERIM_ANSWERS = 5
+"""1xx answers passed over before the answer, as Go's transport allows (`max1xxResponses`)."""
 _MAX_LENGTH_DIGITS = 20
 """A Content-Length longer than this is refused (h11's bound; 20 digits pass 2**64)."""
 
@@ -49,8 +55,9 @@ def request_head(method: str, target: str, headers: Headers) -> bytes:
         raise InvalidRequestError("the request's method or path is not valid HTTP")
     lines = [b"%s %s HTTP/1.1" % start]
     for name, value in headers:
-        field = (_encoded(name), _encoded(value))
-        if not _NAME.fullmatch(field[0]) or not _VALUE.fullmatch(field[1]):
+        # Go trims a value's spaces and tabs as it writes it (textproto.TrimString).
+        field = (_encoded(name), _encoded(value.strip(" \t")))
+        if not _NAME.fullmatch(field[0]) or not _SENDABLE_VALUE.fullmatch(field[1]):
             raise InvalidRequestError(f"the request's {name!r} header holds what HTTP forbids")
         lines.append(b"%s: %s" % field)
     return b"\r\n".join(lines) + b"\r\n\r\n"
@@ -105,7 +112,7 @@ def says_close(headers: Headers) -> bool:
     """Whether a `Connection` header asks to close after this exchange."""
     return any(
         name.lower() == "connection"
-        and "close" in (token.strip().lower() for token in value.split(","))
+        and "close" in (token.strip(" \t").lower() for token in value.split(","))
         for name, value in headers
     )
 
@@ -118,8 +125,8 @@ def parse_answer_head(block: bytes) -> AnswerHead:
     lines = block.split(b"\n")[:-2]  # the head ends "\n\n" (each "\n" maybe after "\r")
     lines = [line[:-1] if line.endswith(b"\r") else line for line in lines]
     status = _STATUS_LINE.fullmatch(lines[0]) if lines else None
-    if status is None:
-        raise _not_http()
+    if status is None or status[2] < b"100":
+        raise _not_http()  # no status line, or a status no class of answers has
     headers: list[tuple[str, str]] = []
     length: bytes | None = None
     chunked = False
@@ -143,6 +150,9 @@ def parse_answer_head(block: bytes) -> AnswerHead:
                 raise _not_http()
             chunked, value = True, b"chunked"
         headers.append((name.decode("latin-1"), value.decode("latin-1")))
+    if chunked:  # Go deletes a length that chunks outrank: no cap may be judged by it
+        headers = [(name, value) for name, value in headers if name != "content-length"]
+        length = None
     return AnswerHead(
         status=int(status[2]),
         reason=(status[3] or b"").decode("latin-1"),

@@ -23,7 +23,7 @@ from truegreen.http.errors import (
     ProxyFailedError,
     TimedOutError,
 )
-from truegreen.http.head import read_answer_head, request_head
+from truegreen.http.head import MAX_INTERIM_ANSWERS, read_answer_head, request_head
 from truegreen.http.proxy import Proxy, ascii_host, join_host_port
 from truegreen.http.tls import TlsSettings
 
@@ -119,8 +119,11 @@ def _http_connect(stream: Stream, proxy: Proxy, host: str, port: int, deadline: 
     if authorization is not None:
         headers.append(("proxy-authorization", authorization))
     stream.send_all(request_head("CONNECT", target, headers), deadline)
-    head, buffered = None, b""
+    head, buffered, interim = None, b"", 0
     while head is None or head.status < 200:
+        interim += head is not None
+        if interim > MAX_INTERIM_ANSWERS:
+            raise ProxyFailedError(f"the proxy {proxy.address} sent too many interim answers")
         try:
             read = read_answer_head(stream, buffered, deadline, MAX_PROXY_HEAD_BYTES)
         except ProtocolViolationError:

@@ -29,7 +29,14 @@ from truegreen.http.errors import (
     TimedOutError,
 )
 from truegreen.http.framing import BodyBuffers, FramedBody, Piece
-from truegreen.http.head import AnswerHead, Framing, read_answer_head, request_head, says_close
+from truegreen.http.head import (
+    MAX_INTERIM_ANSWERS,
+    AnswerHead,
+    Framing,
+    read_answer_head,
+    request_head,
+    says_close,
+)
 from truegreen.http.tls import TlsSettings
 
 CONNECTIONS_PER_HOST = 6
@@ -125,7 +132,7 @@ class _Connection(Struct):
 
     def head(self, deadline: Deadline, method: str) -> AnswerHead:
         """The answer's head, past any interim (1xx) answers; its body is then ready to read."""
-        while True:
+        for _ in range(MAX_INTERIM_ANSWERS + 1):
             try:
                 read = read_answer_head(self.stream, self.buffered, deadline, MAX_HEAD_BYTES)
             except ConnectionDroppedError:
@@ -140,6 +147,7 @@ class _Connection(Struct):
                 return head
             if head.status == 101:  # switching protocols, which this client never asks for
                 raise ProtocolViolationError("the server switched protocols unasked")
+        raise ProtocolViolationError("the server sent too many interim answers")
 
     def _frame_body(self, head: AnswerHead, method: str) -> None:
         self.framing = head.framing(method)
