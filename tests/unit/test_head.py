@@ -18,7 +18,7 @@ from truegreen.http.errors import (
     InvalidRequestError,
     ProtocolViolationError,
 )
-from truegreen.http.head import Framing, read_answer_head, request_head, says_close
+from truegreen.http.head import Framing, read_answer_head, read_final_head, request_head, says_close
 
 _EOL = st.sampled_from([b"\r\n", b"\n"])
 _VALUE_BYTES = st.lists(
@@ -273,3 +273,11 @@ def test_connection_tokens_are_trimmed_of_spaces_and_tabs_only() -> None:
     """`\\x85close` is no `close` (Python's str.strip would make it one); h11 agrees."""
     assert says_close([("Connection", " keep-alive,\tClose ")])
     assert not says_close([("connection", "\x85close")])
+
+
+def test_a_stream_that_ends_after_an_interim_answer_dropped_the_answer() -> None:
+    """Something arrived, so this is no stale connection to send the request on again."""
+    interim = ScriptedStream([b"HTTP/1.1 100 Continue\r\n\r\n"])
+    with pytest.raises(ConnectionDroppedError):
+        read_final_head(interim, b"", Deadline.after(5), 1024)
+    assert read_final_head(ScriptedStream([]), b"", Deadline.after(5), 1024) is None

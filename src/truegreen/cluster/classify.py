@@ -21,6 +21,7 @@ from truegreen.http.errors import (
     TimedOutError,
     TlsFailedError,
 )
+from truegreen.http.framing import Body
 
 SERVER_MESSAGE_LIMIT = 500
 """Characters of a Status answer's message kept for the operator."""
@@ -79,7 +80,7 @@ class _Status(msgspec.Struct):
     message: str = ""
 
 
-def server_message(body: bytes | bytearray | memoryview) -> str:
+def server_message(body: Body) -> str:
     """The `message` of a Kubernetes Status answer, bounded; "" for any other body."""
     try:
         status = msgspec.json.decode(body, type=_Status)
@@ -91,7 +92,7 @@ def server_message(body: bytes | bytearray | memoryview) -> str:
     return message if len(message) <= SERVER_MESSAGE_LIMIT else message[:SERVER_MESSAGE_LIMIT] + "…"
 
 
-def from_status(code: int, body: bytes | bytearray | memoryview, action: str) -> CantRead:
+def from_status(code: int, body: Body, action: str) -> CantRead:
     """The failure of an answer with a non-success status code."""
     failure = failure_for_status(code)
     return CantRead(

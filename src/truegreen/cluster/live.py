@@ -54,7 +54,7 @@ from truegreen.cluster.views import as_object, item_view
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import Dialer
 from truegreen.http.errors import AnswerCutError, ConnectionDroppedError, TimedOutError
-from truegreen.http.framing import BodyBuffers, mappings_can_grow
+from truegreen.http.framing import Body, BodyBuffers, mappings_can_grow
 from truegreen.http.proxy_dial import ProxyDialer
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import LineStream, Response, Transport
@@ -100,7 +100,7 @@ HEAD_BYTES = 64 << 10
 bytes, and a page whose items do not start this early is read one page after another."""
 
 
-def _head_token(body: bytes | bytearray | memoryview) -> str:
+def _head_token(body: Body) -> str:
     """The continue token a page names before its items; "" when its head names none for
     certain (a last page, metadata after the items or missing, a layout not recognised).
 
@@ -168,10 +168,10 @@ class _NextPage:
         self._thread.join()
 
 
-_page_decoders: dict[object, Callable[[bytes | bytearray | memoryview], Any]] = {}
+_page_decoders: dict[object, Callable[[Body], Any]] = {}
 
 
-def _page_decoder(view: type[Any]) -> Callable[[bytes | bytearray | memoryview], Any]:
+def _page_decoder(view: type[Any]) -> Callable[[Body], Any]:
     """The decoder of a list page whose items decode as `view`, built once per view (a page
     type and its decoder cost about 0.1 ms each; a doctor run lists about 15 times).
     msgspec's decoders are thread-safe (msgspec#402); two threads may build one twice."""
@@ -412,7 +412,7 @@ class LiveCluster:
         namespace: str | None,
         labels: Mapping[str, str] | None,
         fields: FieldSelector | None,
-        decode: Callable[[bytes | bytearray | memoryview], Any],
+        decode: Callable[[Body], Any],
     ) -> Generator[Any, None, None]:
         """Each page of a list, decoded, following continue tokens up to MAX_PAGES.
 

@@ -35,6 +35,8 @@ _NEXT_CHUNK = re.compile(rb"\r\n" + _SIZE + rb"\r\n")
 _CRLF = b"\r\n"
 
 Piece = bytes | memoryview
+Body = bytes | bytearray | memoryview
+"""A whole body as read: the buffer it was received into, not copied again."""
 
 
 @cache

@@ -208,3 +208,27 @@ def read_answer_head(
                 return None
             raise ConnectionDroppedError("the connection closed before the whole answer arrived")
         buffer += data
+
+
+def read_final_head(
+    stream: Stream, buffered: bytes, deadline: Deadline, limit: int
+) -> tuple[AnswerHead, bytes] | None:
+    """The answer's head past any interim (1xx) answers, as `read_answer_head` reads each;
+    None only when the stream ended before any byte arrived.
+
+    Raises ProtocolViolationError for a 101 (a protocol switch this client never asks for)
+    or more than MAX_INTERIM_ANSWERS interim answers, ConnectionDroppedError when the stream
+    ends after an interim answer, and what `read_answer_head` raises.
+    """
+    for interim in range(MAX_INTERIM_ANSWERS + 1):
+        read = read_answer_head(stream, buffered, deadline, limit)
+        if read is None:
+            if interim:
+                raise ConnectionDroppedError("the connection closed before the answer arrived")
+            return None
+        head, buffered = read
+        if head.status >= 200:
+            return head, buffered
+        if head.status == 101:
+            raise ProtocolViolationError("the server switched protocols unasked")
+    raise ProtocolViolationError("the server sent too many interim answers")

@@ -23,7 +23,7 @@ from truegreen.http.errors import (
     ProxyFailedError,
     TimedOutError,
 )
-from truegreen.http.head import MAX_INTERIM_ANSWERS, read_answer_head, request_head
+from truegreen.http.head import read_final_head, request_head
 from truegreen.http.proxy import Proxy, ascii_host, join_host_port
 from truegreen.http.tls import TlsSettings
 
@@ -119,24 +119,15 @@ def _http_connect(stream: Stream, proxy: Proxy, host: str, port: int, deadline: 
     if authorization is not None:
         headers.append(("proxy-authorization", authorization))
     stream.send_all(request_head("CONNECT", target, headers), deadline)
-    head, buffered, interim = None, b"", 0
-    while head is None or head.status < 200:
-        interim += head is not None
-        if interim > MAX_INTERIM_ANSWERS:
-            raise ProxyFailedError(f"the proxy {proxy.address} sent too many interim answers")
-        try:
-            read = read_answer_head(stream, buffered, deadline, MAX_PROXY_HEAD_BYTES)
-        except ProtocolViolationError:
-            raise ProxyFailedError(
-                f"the proxy {proxy.address} did not answer the tunnel request in HTTP"
-            ) from None
-        if read is None:
-            raise ProxyFailedError(f"the proxy {proxy.address} closed the connection unanswered")
-        head, buffered = read
-        if head.status == 101:  # an upgrade, which a tunnel request does not ask for
-            raise ProxyFailedError(
-                f"the proxy {proxy.address} did not answer the tunnel request in HTTP"
-            )
+    try:
+        read = read_final_head(stream, b"", deadline, MAX_PROXY_HEAD_BYTES)
+    except ProtocolViolationError:
+        raise ProxyFailedError(
+            f"the proxy {proxy.address} did not answer the tunnel request in HTTP"
+        ) from None
+    if read is None:
+        raise ProxyFailedError(f"the proxy {proxy.address} closed the connection unanswered")
+    head = read[0]
     if head.status != 200:
         reason = _printable(head.reason)
         raise ProxyFailedError(

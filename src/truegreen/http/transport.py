@@ -24,19 +24,11 @@ from truegreen.http.errors import (
     AnswerTooLargeError,
     ConnectFailedError,
     ConnectionDroppedError,
-    ProtocolViolationError,
     SendFailedError,
     TimedOutError,
 )
-from truegreen.http.framing import BodyBuffers, FramedBody, Piece
-from truegreen.http.head import (
-    MAX_INTERIM_ANSWERS,
-    AnswerHead,
-    Framing,
-    read_answer_head,
-    request_head,
-    says_close,
-)
+from truegreen.http.framing import Body, BodyBuffers, FramedBody, Piece
+from truegreen.http.head import AnswerHead, Framing, read_final_head, request_head, says_close
 from truegreen.http.tls import TlsSettings
 
 CONNECTIONS_PER_HOST = 6
@@ -55,7 +47,7 @@ class Response(Struct, frozen=True):
 
     status: int
     headers: tuple[tuple[str, str], ...]
-    body: bytes | bytearray | memoryview
+    body: Body
     """A body read by its framing is the buffer it was received into (not copied again): a
     view of one of the caller's `BodyBuffers`, else a bytearray."""
 
@@ -106,8 +98,6 @@ class _StaleConnectionError(Exception):
 class _Connection(Struct):
     stream: Stream
     reused: bool = False
-    received: bool = False
-    """Whether any byte of the current answer has arrived."""
     buffered: bytes = b""
     """Bytes that arrived past the current answer's head, not yet read as its body."""
     framing: Framing = Framing.NONE
@@ -126,28 +116,20 @@ class _Connection(Struct):
             raise
 
     def _dropped(self, method: str) -> Exception:
-        if self.reused and not self.received and method in _REPLAYABLE:
+        """The close that came before a byte of the answer: a stale kept-alive connection when
+        the request may be sent again."""
+        if self.reused and method in _REPLAYABLE:
             return _StaleConnectionError()
         return ConnectionDroppedError("the connection closed before the whole answer arrived")
 
     def head(self, deadline: Deadline, method: str) -> AnswerHead:
         """The answer's head, past any interim (1xx) answers; its body is then ready to read."""
-        for _ in range(MAX_INTERIM_ANSWERS + 1):
-            try:
-                read = read_answer_head(self.stream, self.buffered, deadline, MAX_HEAD_BYTES)
-            except ConnectionDroppedError:
-                self.received = True
-                raise
-            if read is None:
-                raise self._dropped(method)
-            head, self.buffered = read
-            self.received = True
-            if head.status >= 200:
-                self._frame_body(head, method)
-                return head
-            if head.status == 101:  # switching protocols, which this client never asks for
-                raise ProtocolViolationError("the server switched protocols unasked")
-        raise ProtocolViolationError("the server sent too many interim answers")
+        read = read_final_head(self.stream, self.buffered, deadline, MAX_HEAD_BYTES)
+        if read is None:
+            raise self._dropped(method)
+        head, self.buffered = read
+        self._frame_body(head, method)
+        return head
 
     def _frame_body(self, head: AnswerHead, method: str) -> None:
         self.framing = head.framing(method)
@@ -166,9 +148,7 @@ class _Connection(Struct):
         if self.framing is not Framing.UNTIL_CLOSE:
             return None
         piece, self.buffered = self.buffered or self.stream.receive(deadline), b""
-        if not piece:
-            self.framing = Framing.NONE  # the close that ends this body
-        return piece or None
+        return piece or None  # b"": the close that ends this body
 
     def finish_cycle(self) -> bool:
         """Ready the connection for the next request; False when it must be closed instead."""
@@ -178,7 +158,6 @@ class _Connection(Struct):
         self.body = None
         self.framing = Framing.NONE
         self.reused = True
-        self.received = False
         return True
 
 
@@ -419,9 +398,7 @@ class Answer:
             self.close()
             raise
 
-    def read_all(
-        self, max_bytes: int, into: BodyBuffers | None = None
-    ) -> bytes | bytearray | memoryview:
+    def read_all(self, max_bytes: int, into: BodyBuffers | None = None) -> Body:
         """The whole body, or AnswerTooLargeError as soon as it is known to exceed `max_bytes`."""
         declared = self.header("content-length")
         # A HEAD answer's Content-Length describes a body that is not sent.

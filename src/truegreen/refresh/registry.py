@@ -33,6 +33,7 @@ from truegreen.http.errors import (
     TlsFailedError,
     TransportError,
 )
+from truegreen.http.framing import Body
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import Response, Transport
 from truegreen.images import ImageReference, registry_key
@@ -193,7 +194,7 @@ def _challenge(header: str) -> tuple[str, dict[str, str]]:
     return scheme.lower(), params
 
 
-def digest_of(body: bytes | bytearray | memoryview, algorithm: str = "sha256") -> str:
+def digest_of(body: Body, algorithm: str = "sha256") -> str:
     """`algorithm:hex` of `body` (sha256 or sha512)."""
     import hashlib  # loading it initialises OpenSSL: 2-3 ms a tick with nothing to look up skips
 
@@ -590,9 +591,7 @@ def _schema1(reference: ImageReference) -> LookupFailed:
     )
 
 
-def _verified(
-    body: bytes | bytearray | memoryview, claims: list[str], registry: str
-) -> str | LookupFailed:
+def _verified(body: Body, claims: list[str], registry: str) -> str | LookupFailed:
     """The body's digest: the first digest claimed for it, once every claim is checked against
     the bytes; sha256 of the bytes when nothing was claimed."""
     for claim in claims:
@@ -609,7 +608,7 @@ def _verified(
     return claims[0] if claims else digest_of(body)
 
 
-def _children(content: bytes | bytearray | memoryview) -> tuple[str, ...] | None:
+def _children(content: Body) -> tuple[str, ...] | None:
     try:
         parsed = json.loads(bytes(content))  # json reads no memoryview (a list page's body)
         manifests = parsed["manifests"]
