@@ -6,20 +6,17 @@ runs (`python -X importtime -c pass`). Byte-code caches are written by the first
 for any installed package.
 """
 
-import os
 import statistics
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+from bench.measure import environment
+
 CALIBRATION_REFERENCE_SECONDS = 0.47 / 2.5
 """`sum(range(10**7))` on the machine the issue's targets were set on: 0.47 s on the bench
 machine, which is about 2.5 times slower."""
-
-
-def _environment() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
 def _top_level(stderr: str) -> dict[str, int]:
@@ -40,7 +37,7 @@ def _interpreter_imports(python: str) -> set[str]:
         capture_output=True,
         text=True,
         check=True,
-        env=_environment(),
+        env=environment(),
     )
     return set(_top_level(done.stderr))
 
@@ -51,7 +48,7 @@ def _import_ms(python: str, command: list[str], before: set[str]) -> float:
         capture_output=True,
         text=True,
         check=False,
-        env=_environment(),
+        env=environment(),
     )
     if done.returncode not in (0, 2, 3):
         raise SystemExit(f"benchmark: {command} exited {done.returncode}: {done.stderr[-500:]}")

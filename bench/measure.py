@@ -7,6 +7,7 @@ includes what the child shared before exec).
 """
 
 import json
+import os
 import resource
 import statistics
 import subprocess
@@ -30,10 +31,20 @@ class Measurement:
     """User plus system time: less moved than wall time by other work on a shared machine."""
 
 
+def environment() -> dict[str, str]:
+    """This environment, but byte-code caches written as an installed package has them: with
+    PYTHONDONTWRITEBYTECODE set (some shells set it), every run of an editable install would
+    compile truegreen's ~100 modules again, which no user's install does (pip compiles)."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def measured(command: list[str], ok_exits: tuple[int, ...] = (0,)) -> Measurement:
-    """Run `command` through the launcher; SystemExit when it exits otherwise than expected."""
+    """Run `command` through the launcher; SystemExit when it exits otherwise than expected.
+    The first run of a command writes its byte-code caches (every caller warms up first)."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
-        subprocess.run([sys.executable, str(LAUNCHER), out.name, *command], check=True)
+        subprocess.run(
+            [sys.executable, str(LAUNCHER), out.name, *command], check=True, env=environment()
+        )
         result = json.loads(Path(out.name).read_text(encoding="utf-8"))
     if result["exit"] not in ok_exits:
         raise SystemExit(f"benchmark: {command[0]} exited {result['exit']}: {result['stderr']}")
