@@ -109,6 +109,9 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
         "truegreen.doctor.progress",
     }
     assert unused & doctor == set()
+    # The fake's kubeconfig is block YAML, as kubectl writes one: read without PyYAML.
+    assert "truegreen.cluster.blockyaml" in doctor, "precondition: the kubeconfig was read"
+    assert _packages(doctor, "yaml") == set()
 
 
 SERVICE_ACCOUNT_MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"

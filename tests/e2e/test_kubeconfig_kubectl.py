@@ -33,6 +33,7 @@ from tests.support.fake_apiserver import ApiFailureError, FakeApiServer
 from tests.support.hostile import ServerCertificate
 from tests.support.proxies import HttpConnectProxy, Passage, Socks5Proxy
 from tests.support.scenarios import healthy
+from truegreen.cluster.blockyaml import read_block_yaml
 from truegreen.cluster.exec_plugin import V1, V1BETA1
 
 pytestmark = pytest.mark.kubectl
@@ -592,3 +593,39 @@ def test_a_token_that_would_split_the_request_is_sent_by_neither(
     ours = truegreen(config, monkeypatch)
     assert "'authorization' header holds what HTTP forbids" in ours.why
     assert api.authorizations == []
+
+
+def test_a_kubeconfig_kubectl_wrote_is_read_without_pyyaml_and_connects_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """kubectl's own `config set-*` writes the file (sigs.k8s.io/yaml over yaml.v2: block
+    YAML, a sequence at its key's indent, certificates embedded); truegreen's block reader
+    reads it as PyYAML does, so doctor never loads PyYAML for it."""
+    assert KUBECTL is not None, "kubectl is required (Debian: kubernetes-client)"
+    api = serve("Bearer from-kubectl")
+    config = tmp_path / "written-by-kubectl"
+    for words in (
+        [
+            "set-cluster",
+            "training",
+            f"--server={api.url}",
+            "--embed-certs=true",
+            f"--certificate-authority={pki.ca}",
+        ],
+        ["set-credentials", "trainer", "--token=from-kubectl"],
+        ["set-context", "training", "--cluster=training", "--user=trainer", "--namespace=train"],
+        ["use-context", "training"],
+    ):
+        subprocess.run(
+            [KUBECTL, "config", *words],
+            check=True,
+            capture_output=True,
+            env={**os.environ, "KUBECONFIG": str(config), "HOME": str(tmp_path)},
+        )
+    text = config.read_text()
+    assert "certificate-authority-data: " in text, "precondition: kubectl embedded the CA"
+    assert isinstance(yaml.safe_load(text), dict), "precondition: a mapping"
+    assert read_block_yaml(text) == yaml.safe_load(text)
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    assert truegreen(config, monkeypatch).connected

@@ -317,21 +317,33 @@ def test_a_kubeconfig_is_read_by_libyaml_and_refused_in_the_python_loader_s_word
 ) -> None:
     """libyaml reads the file when it can (as Go's YAML parser, a port of it, does for
     kubectl), and means by it what PyYAML's Python loader would; a file libyaml refuses gets
-    the Python loader's error, words and line."""
-    libyaml = kubeconfig._LIBYAML_LOADER
-    assert libyaml is not None, "precondition: PyYAML was built with libyaml"
+    the Python loader's error line. (The block reader before them means what both mean:
+    tests/unit/test_blockyaml.py.)"""
+    assert hasattr(yaml, "CSafeLoader"), "precondition: PyYAML was built with libyaml"
+    in_python: object
     try:
-        in_python: object = yaml.safe_load(text)
+        in_python = yaml.safe_load(text)
     except yaml.YAMLError as error:
-        in_python = f"refused: {error}"
+        mark = getattr(error, "problem_mark", None)
+        in_python = kubeconfig._NotYaml(mark.line + 1 if mark is not None else None)
     try:
-        in_libyaml: object = yaml.load(text, Loader=libyaml)
+        in_libyaml: object = yaml.load(text, Loader=yaml.CSafeLoader)
     except yaml.YAMLError:
         in_libyaml = in_python  # refused: the Python loader has the last word
-    try:
-        got: object = kubeconfig._parsed(text)
-    except yaml.YAMLError as error:
-        got = f"refused: {error}"
-    assert got == in_libyaml
-    if not str(in_python).startswith("refused: "):
+    assert kubeconfig._parsed(text) == in_libyaml
+    if not isinstance(in_python, kubeconfig._NotYaml):
         assert in_libyaml == in_python, "both read it, but not alike"
+
+
+def test_nesting_past_libyaml_s_limit_is_refused_at_its_line_not_a_crash(tmp_path: Path) -> None:
+    """libyaml refuses a file nested past 1,000 levels; PyYAML's Python parser, which gives
+    the error's words, would overflow the stack on it (a RecursionError: truegreen's internal
+    error, exit 1). The file is under the size cap, so only the nesting stops it."""
+    depth = 1200
+    path = tmp_path / "kubeconfig"
+    path.write_text(
+        "".join(f"{'  ' * level}k:\n" for level in range(depth)) + "  " * depth + "k: v"
+    )
+    assert path.stat().st_size < kubeconfig._MAX_FILE_BYTES, "precondition: under the size cap"
+    with pytest.raises(ConnectionSetupError, match=r"is not valid YAML at line 1000\. "):
+        resolve(ConnectionSettings(kubeconfig=path))

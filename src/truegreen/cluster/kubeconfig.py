@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
 from msgspec import Struct
 
+from truegreen.cluster.blockyaml import read_block_yaml
 from truegreen.cluster.credentials import (
     Credential,
     CredentialError,
@@ -204,20 +204,38 @@ def _read_bytes(path: Path, what: str, fix: str) -> bytes:
     return data
 
 
-_LIBYAML_LOADER: type[Any] | None = getattr(yaml, "CSafeLoader", None)
-"""PyYAML's safe loader on libyaml, where PyYAML was built with it."""
+class _NotYaml(Struct, frozen=True):
+    """PyYAML refused the text; `line` (1-based) is where, when it said."""
+
+    line: int | None
 
 
 def _parsed(text: str) -> object:
-    """The YAML document `text`, parsed by libyaml when present: a kubeconfig of 50 clusters
-    with their certificates (250 KB) takes 6 ms there and 110 ms in PyYAML's Python parser. A
-    document libyaml refuses is parsed again in Python, whose error says it as before."""
-    if _LIBYAML_LOADER is not None:
+    """The YAML document `text`. Block YAML of plain and quoted scalars, the kubeconfig as
+    kubectl and the cloud CLIs write it, is read without loading PyYAML (`blockyaml`); any other
+    text by libyaml where PyYAML has it (a kubeconfig of 50 clusters with their certificates,
+    250 KB: 6 ms there, 110 ms in PyYAML's Python parser). A text libyaml refuses is parsed
+    again in Python, whose error says it as before."""
+    block = read_block_yaml(text)
+    if block is not None:
+        return block
+    import yaml
+
+    libyaml: type[Any] | None = getattr(yaml, "CSafeLoader", None)
+    refused: yaml.YAMLError | None = None
+    if libyaml is not None:
         try:
-            return yaml.load(text, Loader=_LIBYAML_LOADER)
-        except yaml.YAMLError:
-            pass
-    return yaml.safe_load(text)
+            return yaml.load(text, Loader=libyaml)
+        except yaml.YAMLError as error:
+            refused = error
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        refused = error
+    except RecursionError:
+        pass  # nesting that libyaml refuses (past 1,000 levels) overflows the Python parser
+    mark = getattr(refused, "problem_mark", None)
+    return _NotYaml(mark.line + 1 if mark is not None else None)
 
 
 def _load_file(path: Path) -> Mapping[str, Any]:
@@ -228,15 +246,13 @@ def _load_file(path: Path) -> Mapping[str, Any]:
         raise ConnectionSetupError(
             f"kubeconfig {path} is not a text file", todo="pass a kubeconfig with --kubeconfig"
         ) from None
-    try:
-        loaded = _parsed(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        where = f" at line {mark.line + 1}" if mark is not None else ""
+    loaded = _parsed(text)
+    if isinstance(loaded, _NotYaml):
+        where = f" at line {loaded.line}" if loaded.line is not None else ""
         raise ConnectionSetupError(
             f"kubeconfig {path} is not valid YAML{where}",
             todo="fix the file, or pass another with --kubeconfig",
-        ) from None
+        )
     if not isinstance(loaded, dict):
         raise ConnectionSetupError(
             f"kubeconfig {path} is not a kubeconfig",
