@@ -41,7 +41,16 @@ $(BENCH_VENVS)/%/.installed: bench/requirements-%.txt
 	$(BENCH_VENVS)/$*/bin/python -m pip install --quiet -r $<
 	@touch $@
 
-bench: $(STAMP) $(BENCH_VENVS)/kubernetes/.installed $(BENCH_VENVS)/checkov/.installed
+# truegreen as a user installs it, runtime dependencies only (bench/measure.py INSTALLED);
+# reinstalled from this checkout on every run.
+$(BENCH_VENVS)/truegreen/.installed: pyproject.toml
+	rm -rf $(BENCH_VENVS)/truegreen
+	$(PYTHON) -m venv $(BENCH_VENVS)/truegreen
+	$(BENCH_VENVS)/truegreen/bin/python -m pip install --quiet .
+	@touch $@
+
+bench: $(STAMP) $(BENCH_VENVS)/kubernetes/.installed $(BENCH_VENVS)/checkov/.installed $(BENCH_VENVS)/truegreen/.installed
+	$(BENCH_VENVS)/truegreen/bin/python -m pip install --quiet --no-deps --force-reinstall .
 	$(BIN)/python -m bench.run
 
 mutation: $(STAMP)

@@ -9,10 +9,9 @@ for any installed package.
 import statistics
 import subprocess
 import sys
-from pathlib import Path
 from typing import Any
 
-from bench.measure import environment
+from bench.measure import environment, installed
 
 CALIBRATION_REFERENCE_SECONDS = 0.47 / 2.5
 """`sum(range(10**7))` on the machine the issue's targets were set on: 0.47 s on the bench
@@ -60,7 +59,7 @@ def startup(commands: dict[str, list[str]], runs: int) -> dict[str, Any]:
     """Import milliseconds of each command (a Python script and its arguments), and this
     machine's speed, measured interleaved after a warm-up: medians, and the calibrated value
     (what the same imports would take on the reference machine)."""
-    python = sys.executable
+    python = installed("python")
     before = _interpreter_imports(python)
     for command in commands.values():
         _import_ms(python, command, before)  # warm-up: byte-code caches written
@@ -95,8 +94,3 @@ def calibration_seconds() -> float:
     code = "import time; t = time.perf_counter(); sum(range(10**7)); print(time.perf_counter() - t)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(done.stdout)
-
-
-def script(name: str) -> str:
-    """The console script `name` of this venv."""
-    return str(Path(sys.executable).parent / name)

@@ -17,17 +17,16 @@ from typing import Any
 import yaml
 
 from bench.manifests import INCIDENTS, corpus
-from bench.measure import Measurement, measured, summary
+from bench.measure import Measurement, installed, measured, summary
 
 ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
 CHECKOV = ROOT / ".venv-bench" / "checkov" / "bin" / "checkov"
 # Exit 1 (Checkov) and 2 (truegreen) mean findings, not failure.
 FINDINGS = (0, 1, 2)
 
 
 def _truegreen(path: Path) -> list[str]:
-    return [str(BIN / "truegreen"), "lint", str(path), "-o", "json"]
+    return [installed("truegreen"), "lint", str(path), "-o", "json"]
 
 
 CHECKOV_PROBE_CHECKS = ("CKV_K8S_8", "CKV_K8S_9")

@@ -18,6 +18,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 LAUNCHER = Path(__file__).resolve()
+INSTALLED = LAUNCHER.parents[1] / ".venv-bench" / "truegreen" / "bin"
+"""truegreen as a user installs it: `pip install .` of this checkout into a venv of its own
+(runtime dependencies only), made by `make bench`. The dev venv's test tools change what the
+product loads: typing_extensions (mypy's) makes msgspec import `inspect`, about 10 ms of
+start-up that no user's install pays."""
+
+
+def installed(name: str) -> str:
+    """The console script or interpreter `name` of the installed truegreen; SystemExit when
+    `make bench` has not installed it."""
+    path = INSTALLED / name
+    if not path.exists():
+        raise SystemExit(f"benchmark: {path} is missing: run `make bench`")
+    return str(path)
 
 
 @dataclass(frozen=True)

@@ -27,8 +27,8 @@ from typing import Any
 from tests.support.fake_apiserver import FakeApiServer
 
 from bench.cluster import synthetic_cluster
+from bench.measure import installed
 
-BIN = Path(sys.executable).parent
 INTERVAL = 60.0
 MIN_INTERVAL = 1.0
 TICKS = os.sysconf("SC_CLK_TCK")
@@ -114,7 +114,7 @@ def _doctor_once(kubeconfig: Path, server: FakeApiServer) -> dict[str, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(
-        [str(BIN / "truegreen"), "doctor", "--kubeconfig", str(kubeconfig), "-o", "json"],
+        [installed("truegreen"), "doctor", "--kubeconfig", str(kubeconfig), "-o", "json"],
         capture_output=True,
         check=False,
         timeout=600,
@@ -141,7 +141,7 @@ def bench_size(pods: int, rate: float, window: float) -> dict[str, Any]:
         started = time.monotonic()
         monitor = subprocess.Popen(
             [
-                *(str(BIN / "truegreen"), "monitor", "--kubeconfig", str(kubeconfig)),
+                *(installed("truegreen"), "monitor", "--kubeconfig", str(kubeconfig)),
                 *("--listen", "127.0.0.1:0", "--no-events", "--min-interval", str(MIN_INTERVAL)),
             ],
             stdout=subprocess.DEVNULL,

@@ -20,12 +20,11 @@ from tests.support.registry import registry_binary, start_registry
 from tests.support.rollout import RolloutSimulator
 
 from bench.latency_proxy import LatencyProxy
-from bench.measure import measured, summary
+from bench.measure import installed, measured, summary
 from truegreen.refresh.annotations import RECORDED_DIGEST, container_key
 from truegreen.refresh.registry import LOOKUPS_IN_FLIGHT
 
 ROOT = Path(__file__).resolve().parents[1]
-BIN = Path(sys.executable).parent
 NAMESPACE = "train"
 DEPLOYMENTS = 100
 REFERENCES = 50
@@ -89,7 +88,7 @@ def _run(registry: Any, proxy: Any, server: FakeApiServer, scratch: Path, runs: 
         simulator.remember(stored)
         server.add(simulator.make_pod(stored, f"{name}-0"))
     kubeconfig = server.write_kubeconfig(scratch / "kubeconfig", namespace=NAMESPACE)
-    tick = [str(BIN / "truegreen"), "refresh", "--kubeconfig", str(kubeconfig), "-o", "json"]
+    tick = [installed("truegreen"), "refresh", "--kubeconfig", str(kubeconfig), "-o", "json"]
     baseline = [sys.executable, str(ROOT / "bench" / "sequential_lookups.py"), *images_in_order]
 
     def writes() -> int:

@@ -33,14 +33,13 @@ from urllib.parse import quote, urlsplit
 
 from bench.imports import startup
 from bench.lint_bench import bench_lint
-from bench.measure import measured, summary
+from bench.measure import installed, measured, summary
 from bench.monitor_bench import bench_monitor
 from bench.refresh_bench import bench_refresh
 from bench.served import RealisticServer
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
-BIN = Path(sys.executable).parent
 OFFICIAL_PYTHON = ROOT / ".venv-bench" / "kubernetes" / "bin" / "python"
 PAGE = 500
 DOCTOR_OK = (0, 2, 3)
@@ -70,7 +69,7 @@ def _server_floor(url: str) -> float:
 def _tools(
     server: RealisticServer, kubeconfig: Path, snapshot: Path, baselines: bool
 ) -> dict[str, list[str]]:
-    truegreen = str(BIN / "truegreen")
+    truegreen = installed("truegreen")
     tools: dict[str, list[str]] = {
         "doctor": [truegreen, "doctor", "--kubeconfig", str(kubeconfig), "-o", "json"],
         "doctor_snapshot": [truegreen, "doctor", "--snapshot", str(snapshot), "-o", "json"],
@@ -109,7 +108,7 @@ def bench_size(pods: int, runs: int, baselines: bool) -> dict[str, Any]:
     with RealisticServer(pods) as server, tempfile.TemporaryDirectory() as scratch:
         kubeconfig = server.write_kubeconfig(Path(scratch) / "kubeconfig", namespace="train")
         snapshot = Path(scratch) / "snapshot"
-        truegreen = str(BIN / "truegreen")
+        truegreen = installed("truegreen")
         to_folder = ["--output-directory", str(snapshot)]
         measured([truegreen, "snapshot", "--kubeconfig", str(kubeconfig), *to_folder], DOCTOR_OK)
         server.freeze()
@@ -354,7 +353,7 @@ def markdown(document: dict[str, Any]) -> str:
 def bench_startup(runs: int) -> dict[str, Any]:
     """Import milliseconds of doctor, lint and refresh (JSON output, against a three-pod
     namespace), and this machine's speed, interleaved."""
-    truegreen = str(BIN / "truegreen")
+    truegreen = installed("truegreen")
     with RealisticServer(3) as server, tempfile.TemporaryDirectory() as scratch:
         kubeconfig = str(server.write_kubeconfig(Path(scratch) / "kubeconfig", namespace="train"))
         return startup(
