@@ -378,10 +378,11 @@ def _no_such_option(word: str, parser: argparse.ArgumentParser) -> str:
 def _did_you_mean(word: str, known: Sequence[str]) -> str:
     from difflib import get_close_matches  # only for a usage error: slow to import
 
-    close = ", ".join(repr(match) for match in sorted(get_close_matches(word, known)))
+    close = sorted(get_close_matches(word, known))
+    quoted = ", ".join(map(repr, close))
     if not close:
         return ""
-    return f" Did you mean {close}?" if "," not in close else f" (Did you mean one of: {close}?)"
+    return f" Did you mean {quoted}?" if len(close) == 1 else f" (Did you mean one of: {quoted}?)"
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -126,6 +126,11 @@ def test_version() -> None:
             "truegreen: No such option '--out'. Did you mean '--output'?",
             "truegreen doctor",
         ),
+        (
+            ["doctor", "--conte"],
+            "truegreen: No such option '--conte'. (Did you mean one of: '--config', '--context'?)",
+            "truegreen doctor",
+        ),
         (["lint", "-x"], "truegreen: No such option '-x'.", "truegreen lint"),
         (
             ["doctor", "-o", "yaml"],
