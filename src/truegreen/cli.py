@@ -1,18 +1,22 @@
 """The command line: parse arguments, call one function per command, render, exit.
 
 Nothing below this module prints or exits; expected errors arrive here as TruegreenError
-and leave as one plain line on stderr.
+and leave as one plain line on stderr. The parser is the standard library's argparse, shaped
+to the contract click used to keep (no abbreviations, one-line usage errors, exit 64): click
+alone cost about 58 M instructions of start-up, argparse about 8.5 M.
 """
 
+import argparse
 import contextlib
+import functools
 import gc
+import itertools
+import os
+import stat
 import sys
-from collections.abc import Callable
-from functools import wraps
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
-
-import click
+from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
 from truegreen import __version__
 from truegreen.exitcodes import ExitCode
@@ -21,11 +25,23 @@ if TYPE_CHECKING:
     from truegreen.console import Consoles
 
 F = TypeVar("F", bound=Callable[..., Any])
+_Number = TypeVar("_Number", int, float)
 
 
 FailureDocument = Callable[[int, str, str], object]
 """The JSON document of a run that failed before it had a result: (exit code, what happened,
 what to do)."""
+
+Arguments = Callable[[argparse.ArgumentParser], None]
+"""Adds one command's options (and arguments) to its parser."""
+
+COMMANDS: dict[str, tuple[Arguments, Callable[..., None]]] = {}
+"""Every command by name: what adds its arguments, and the function that runs it."""
+
+_ABOUT = """Tell the truth about a Kubernetes training environment.
+
+Exit codes: 0 measured good, 2 measured failure, 3 could not check, 1 truegreen broke,
+64 bad usage."""
 
 
 def _reporting_errors(failure_json: FailureDocument | None) -> Callable[[F], F]:
@@ -33,7 +49,7 @@ def _reporting_errors(failure_json: FailureDocument | None) -> Callable[[F], F]:
     With `-o json` and `failure_json`, stdout still gets one JSON document saying why."""
 
     def decorate(command: F) -> F:
-        @wraps(command)
+        @functools.wraps(command)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             from truegreen.errors import TruegreenError
 
@@ -47,10 +63,8 @@ def _reporting_errors(failure_json: FailureDocument | None) -> Callable[[F], F]:
                 if as_json and failure_json is not None:
                     what = f"{error.what}: {error.why}" if error.why else error.what
                     _emit_json(failure_json(int(error.exit_code), what, error.todo))
-                click.echo(f"truegreen: {error.line()}", err=True)
+                print(f"truegreen: {error.line()}", file=sys.stderr)
                 sys.exit(error.exit_code)
-            except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
-                raise
             except BrokenPipeError:
                 _quiet_after_broken_pipe()  # the reader went away (`| head -1`)
             except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
@@ -60,7 +74,7 @@ def _reporting_errors(failure_json: FailureDocument | None) -> Callable[[F], F]:
                 todo = "Run again with --debug and report the traceback."
                 if as_json and failure_json is not None:
                     _emit_json(failure_json(int(ExitCode.BROKEN), what, todo))
-                click.echo(f"truegreen: {what}. {todo}", err=True)
+                print(f"truegreen: {what}. {todo}", file=sys.stderr)
                 sys.exit(ExitCode.BROKEN)
 
         return wrapper  # type: ignore[return-value]
@@ -71,110 +85,370 @@ def _reporting_errors(failure_json: FailureDocument | None) -> Callable[[F], F]:
 _report_errors = _reporting_errors(None)
 
 
-def _common_output(command: F) -> F:
-    for option in reversed(
-        [
-            click.option(
-                "-o",
-                "--output",
-                type=click.Choice(["text", "json"]),
-                default="text",
-                show_default=True,
-                help="Text for people, JSON (alone on stdout) for machines.",
-            ),
-            click.option("-v", "--verbose", is_flag=True, help="Show Kubernetes details."),
-            click.option("--no-color", is_flag=True, help="No colour (NO_COLOR is honoured too)."),
-            click.option("--debug", is_flag=True, help="Show tracebacks for errors."),
-        ]
-    ):
-        command = option(command)
-    return command
+def _command(arguments: Arguments) -> Callable[[F], F]:
+    """Register a command under its function's name; its docstring is its help."""
+
+    def register(run: F) -> F:
+        COMMANDS[run.__name__] = (arguments, run)
+        return run
+
+    return register
 
 
-def _connection_options(command: F) -> F:
-    for option in reversed(
-        [
-            click.option(
-                "--kubeconfig",
-                type=click.Path(path_type=Path, dir_okay=False),
-                help="Kubeconfig (default: $KUBECONFIG, then ~/.kube/config, then in-cluster).",
-            ),
-            click.option("--context", help="Kubeconfig context (default: the current one)."),
-            click.option(
-                "-n",
-                "--namespace",
-                help="Namespace (default: the context's namespace, else 'default').",
-            ),
-            click.option(
-                "--request-timeout",
-                type=click.FloatRange(min=0.1),
-                default=10.0,
-                show_default=True,
-                help="Seconds for each API request, from connecting to the last byte of the "
-                "answer; doctor and snapshot also stop reading after 30 times this in all.",
-            ),
-            click.option(
-                "--insecure-skip-tls-verify",
-                is_flag=True,
-                help="Do not verify the cluster's TLS certificate (prints a warning).",
-            ),
-        ]
-    ):
-        command = option(command)
-    return command
+class _ParseError(Exception):
+    """A command line that cannot be parsed: what is wrong, and the command it was for."""
+
+    def __init__(self, what: str, command: str | None) -> None:
+        super().__init__(what)
+        self.what = what
+        self.command = command
 
 
-class _Group(click.Group):
-    """A click group whose usage errors are one line and a pointer to --help, exit 64
-    (EX_USAGE) instead of click's three lines and 2."""
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser with click's manners: a usage error is raised for `main` to print in
+    one line and exit 64, never argparse's usage block and exit 2."""
 
-    def main(self, *args: Any, **kwargs: Any) -> Any:
-        kwargs["standalone_mode"] = False
+    command: str | None = None
+
+    def error(self, message: str) -> NoReturn:
+        """Every parse error argparse finds ends here (it would print usage and exit 2)."""
+        raise _ParseError(message, self.command)
+
+
+@functools.cache
+def _help_width() -> int:
+    """click's help width: the terminal's columns less 2, between 50 and 78. Read here, not by
+    shutil.get_terminal_size: argparse builds a formatter for every option it adds, and
+    shutil would load zlib, bz2 and lzma on the way."""
+    try:
+        columns = int(os.environ.get("COLUMNS") or os.get_terminal_size().columns)
+    except (ValueError, OSError):
+        columns = 80
+    return max(min(columns, 80) - 2, 50)
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Help laid out as click laid it out: `-o, --output [text|json]`, the default and the
+    lower bound after the help text, the description's paragraphs kept."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, max_help_position=34, width=_help_width())
+
+    def _format_action(self, action: argparse.Action) -> str:
+        if isinstance(action, argparse._SubParsersAction):  # the commands, with no heading line
+            return "".join(map(self._format_action, action._get_subactions()))
+        return super()._format_action(action)
+
+    def _format_action_invocation(self, action: argparse.Action) -> str:
+        names = ", ".join(action.option_strings)
+        if not names:
+            return str(action.metavar or action.dest)
+        if action.nargs == 0:
+            return names
+        return f"{names} {action.metavar or 'TEXT'}"
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        shown = []
+        default = action.default
+        if isinstance(default, str | int | float) and default not in (False, argparse.SUPPRESS):
+            shown.append("default: %(default)s")
+        if isinstance(action.type, _AtLeast):
+            shown.append(f"x>={action.type.minimum}")
+        return f"{action.help}  [{'; '.join(shown)}]" if shown else action.help
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        # Unbroken at hyphens: truegreen-snapshot-NAMESPACE-TIME.tar.gz stays one name.
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = text.split("\n\n")
+        return "\n\n".join(
+            "\n".join(indent + line for line in self._split_lines(paragraph, width - len(indent)))
+            for paragraph in paragraphs
+        )
+
+
+def _new_parser(prog: str, usage: str, description: str) -> _Parser:
+    return _Parser(
+        prog=prog,
+        usage=usage,
+        description=description,
+        formatter_class=_HelpFormatter,
+        add_help=False,
+        allow_abbrev=False,  # click never took `--out` for `--output`
+    )
+
+
+class PathArgument:
+    """click.Path(path_type=Path) with its file_okay/dir_okay rules: an existing folder where a
+    file is wanted (or a file where a folder is) is refused; a missing path is taken."""
+
+    def __init__(self, *, file_okay: bool = True, dir_okay: bool = True) -> None:
+        self.file_okay = file_okay
+        self.dir_okay = dir_okay
+
+    def __call__(self, text: str) -> Path:
+        """The path, or ArgumentTypeError saying why it cannot be one."""
         try:
-            try:
-                return super().main(*args, **kwargs)
-            finally:
-                sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
-        except BrokenPipeError:
+            mode = os.stat(text).st_mode
+        except OSError:
+            return Path(text)
+        if not self.file_okay and stat.S_ISREG(mode):
+            raise argparse.ArgumentTypeError(f"Directory {text!r} is a file.")
+        if not self.dir_okay and stat.S_ISDIR(mode):
+            raise argparse.ArgumentTypeError(f"File {text!r} is a directory.")
+        return Path(text)
+
+
+_FILE = PathArgument(dir_okay=False)
+
+
+class _AtLeast(Generic[_Number]):
+    """click's IntRange(min=…) and FloatRange(min=…): a number no smaller than `minimum`."""
+
+    def __init__(self, number: type[_Number], minimum: _Number) -> None:
+        self.number: type[_Number] = number
+        self.minimum: _Number = minimum
+
+    def __call__(self, text: str) -> _Number:
+        """The number, or ArgumentTypeError in click's words."""
+        try:
+            value = self.number(text)
+        except ValueError:
+            kind = "integer" if self.number is int else "float"
+            raise argparse.ArgumentTypeError(f"{text!r} is not a valid {kind}.") from None
+        if not value >= self.minimum:  # `not >=`: NaN is in no range
+            raise argparse.ArgumentTypeError(f"{value} is not in the range x>={self.minimum}.")
+        return value
+
+
+def _choice(
+    parser: argparse.ArgumentParser, *flags: str, choices: tuple[str, ...], help: str
+) -> None:
+    """An option taking one of `choices`, the first by default, shown as click showed it."""
+    parser.add_argument(
+        *flags, choices=choices, default=choices[0], metavar=f"[{'|'.join(choices)}]", help=help
+    )
+
+
+def _plain_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--no-color", action="store_true", help="No colour (NO_COLOR is honoured too)."
+    )
+    parser.add_argument("--debug", action="store_true", help="Show tracebacks for errors.")
+
+
+def _common_output(parser: argparse.ArgumentParser) -> None:
+    _choice(
+        parser,
+        "-o",
+        "--output",
+        choices=("text", "json"),
+        help="Text for people, JSON (alone on stdout) for machines.",
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help="Show Kubernetes details.")
+    _plain_options(parser)
+
+
+def _connection_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--kubeconfig",
+        type=_FILE,
+        metavar="FILE",
+        help="Kubeconfig (default: $KUBECONFIG, then ~/.kube/config, then in-cluster).",
+    )
+    parser.add_argument("--context", help="Kubeconfig context (default: the current one).")
+    parser.add_argument(
+        "-n",
+        "--namespace",
+        help="Namespace (default: the context's namespace, else 'default').",
+    )
+    parser.add_argument(
+        "--request-timeout",
+        type=_AtLeast(float, 0.1),
+        default=10.0,
+        metavar="FLOAT RANGE",
+        help="Seconds for each API request, from connecting to the last byte of the "
+        "answer; doctor and snapshot also stop reading after 30 times this in all.",
+    )
+    parser.add_argument(
+        "--insecure-skip-tls-verify",
+        action="store_true",
+        help="Do not verify the cluster's TLS certificate (prints a warning).",
+    )
+
+
+def _summary(doc: str, limit: int) -> str:
+    """A command's one line: the first paragraph of its docstring if it fits in `limit`
+    characters, else the words of it that fit followed by `...` (as click's short help)."""
+    line = ""
+    for word in doc.split("\n\n", maxsplit=1)[0].split():
+        longer = f"{line} {word}".lstrip()
+        if len(longer) > limit:
+            while line and len(line) + 3 > limit:
+                line = line.rpartition(" ")[0]
+            return f"{line}..."
+        line = longer
+    return line
+
+
+def _group_parser() -> _Parser:
+    """The parser of `truegreen` itself: -h/--help, --version, and the list of commands."""
+    parser = _new_parser("truegreen", "%(prog)s [OPTIONS] COMMAND [ARGS]...", _ABOUT)
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=f"truegreen, version {__version__}",
+        help="Show the version and exit.",
+    )
+    parser.add_argument("-h", "--help", action="help", help="Show this message and exit.")
+    listing = parser.add_subparsers(title="commands", metavar="COMMAND")
+    width = _help_width() - 6 - max(map(len, COMMANDS))
+    for name, (_, run) in sorted(COMMANDS.items()):
+        listing.add_parser(name, help=_summary(run.__doc__ or "", width), add_help=False)
+    return parser
+
+
+def command_parser(name: str) -> _Parser:
+    """The parser of one command, built only for the command being run."""
+    arguments, run = COMMANDS[name]
+    parser = _new_parser(f"truegreen {name}", "%(prog)s [OPTIONS]", run.__doc__ or "")
+    parser.command = name
+    arguments(parser)
+    parser.add_argument("-h", "--help", action="help", help="Show this message and exit.")
+    return parser
+
+
+def _parse(parser: _Parser, words: list[str]) -> dict[str, Any]:
+    """The command's arguments by name. Options may come anywhere among the positional
+    arguments, and every word after `--` is a positional one, as with click."""
+    words = _values_joined(parser, words)
+    cut = words.index("--") if "--" in words else len(words)
+    # argparse's intermixed parsing loses the words after a leading `--`: they are added here.
+    namespace, extras = parser.parse_known_intermixed_args(words[:cut])
+    verbatim = words[cut + 1 :]
+    unknown = [word for word in extras if word.startswith("-") and word != "-"]
+    if unknown:
+        raise _ParseError(_no_such_option(unknown[0], parser), parser.command)
+    positional = [action for action in parser._actions if not action.option_strings]
+    if positional:
+        dest = positional[0].dest
+        setattr(namespace, dest, [*getattr(namespace, dest), *verbatim])
+    else:
+        extras += verbatim
+    if extras:
+        s = "s" if len(extras) > 1 else ""
+        raise _ParseError(f"Got unexpected extra argument{s} ({' '.join(extras)})", parser.command)
+    return vars(namespace)
+
+
+def _values_joined(parser: argparse.ArgumentParser, words: list[str]) -> list[str]:
+    """click's rule, which argparse lacks: an option that takes a value takes the next word,
+    even one that starts with `-` (`--job-requests -:`). Such a pair is joined into one word
+    (`--job-requests=-:`, `-n-x`), which argparse reads as the option and its value."""
+    takes_value = {
+        name for action in parser._actions if action.nargs is None for name in action.option_strings
+    }
+    joined: list[str] = []
+    rest = iter(words)
+    for word in rest:
+        value = next(rest, None) if word in takes_value else None
+        if value is None:
+            joined.append(word)
+        elif value.startswith("-"):
+            joined.append(f"{word}={value}" if word.startswith("--") else word + value)
+        else:
+            joined += [word, value]
+        if word == "--":
+            joined += rest  # after `--` every word is positional, even an option's name
+    return joined
+
+
+def _no_such_option(word: str, parser: argparse.ArgumentParser) -> str:
+    """click's words for an unknown option, with the long options it is close to."""
+    if not word.startswith("--"):
+        return f"No such option {word[:2]!r}."
+    name = word.partition("=")[0]
+    known = [name for action in parser._actions for name in action.option_strings]
+    return f"No such option {name!r}.{_did_you_mean(name, known)}"
+
+
+def _did_you_mean(word: str, known: Sequence[str]) -> str:
+    from difflib import get_close_matches  # only for a usage error: slow to import
+
+    close = sorted(get_close_matches(word, known))
+    quoted = ", ".join(map(repr, close))
+    if not close:
+        return ""
+    return f" Did you mean {quoted}?" if len(close) == 1 else f" (Did you mean one of: {quoted}?)"
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """`truegreen ARGV…` (by default the process's own arguments): parse, run one command,
+    exit with its code. With `_TRUEGREEN_COMPLETE` set, answer the shell's completion instead."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    instruction = os.environ.get("_TRUEGREEN_COMPLETE")
+    if instruction:
+        from truegreen.completion import complete
+
+        sys.exit(complete(instruction, _group_parser(), command_parser))
+    try:
+        try:
+            _dispatch(words)
+        finally:
+            sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
+    except BrokenPipeError:
+        _quiet_after_broken_pipe()
+    except SystemExit as done:
+        if isinstance(done.__context__, BrokenPipeError):  # rich's own exit on a closed pipe
             _quiet_after_broken_pipe()
-        except SystemExit as done:
-            if isinstance(done.__context__, BrokenPipeError):  # rich's own exit on a closed pipe
-                _quiet_after_broken_pipe()
-            raise
-        except click.exceptions.UsageError as error:
-            _show_usage_error(error)
-            argv = kwargs.get("args") or (args[0] if args else None) or sys.argv[1:]
-            _usage_error_json(error, list(argv))
-            sys.exit(ExitCode.USAGE)
-        except click.exceptions.Abort:
-            click.echo("truegreen: aborted", err=True)
-            sys.exit(ExitCode.BROKEN)
-        except click.exceptions.Exit as done:
-            sys.exit(done.exit_code)
-        except click.ClickException as error:
-            click.echo(f"truegreen: {_one_line(error.format_message())}", err=True)
-            sys.exit(ExitCode.USAGE)
+        raise
+    except _ParseError as error:
+        _show_usage_error(error)
+        _usage_error_json(error, words)
+        sys.exit(ExitCode.USAGE)
+    except KeyboardInterrupt:
+        print("\ntruegreen: aborted", file=sys.stderr)
+        sys.exit(ExitCode.BROKEN)
 
 
-def _show_usage_error(error: click.exceptions.UsageError) -> None:
-    """One line saying what is wrong, then where to look: not click's usage block."""
-    path = error.ctx.command_path if error.ctx is not None else "truegreen"
-    click.echo(f"truegreen: {_one_line(error.format_message())}", err=True)
-    click.echo(f"Try '{path} --help'.", err=True)
+def _dispatch(words: list[str]) -> None:
+    if not words:
+        # No command: the list of them, on stderr as for any other usage error.
+        _group_parser().print_help(sys.stderr)
+        sys.exit(ExitCode.USAGE)
+    name = words[0]
+    if name.startswith("-") and name != "-":
+        group = _group_parser()
+        _, extras = group.parse_known_args(words)  # -h and --version print and exit here
+        unknown = [word for word in extras if word.startswith("-") and word != "-"]
+        raise _ParseError(_no_such_option(unknown[0] if unknown else name, group), None)
+    if name not in COMMANDS:
+        raise _ParseError(f"No such command {name!r}.{_did_you_mean(name, list(COMMANDS))}", None)
+    parser = command_parser(name)
+    COMMANDS[name][1](**_parse(parser, words[1:]))
 
 
-def _usage_error_json(error: click.exceptions.UsageError, argv: list[str]) -> None:
+def _show_usage_error(error: _ParseError) -> None:
+    """One line saying what is wrong, then where to look: not argparse's usage block."""
+    path = f"truegreen {error.command}" if error.command else "truegreen"
+    print(f"truegreen: {_one_line(error.what)}", file=sys.stderr)
+    print(f"Try '{path} --help'.", file=sys.stderr)
+
+
+def _usage_error_json(error: _ParseError, argv: list[str]) -> None:
     """A bad flag on a run that asked for JSON still gets its one JSON document (exit 64)."""
-    command = error.ctx.command.name if error.ctx is not None else None
-    failure = {"doctor": _doctor_failure, "refresh": _refresh_failure}.get(command or "")
-    pairs = zip(argv, [*argv[1:], ""], strict=True)
+    failure = {"doctor": _doctor_failure, "refresh": _refresh_failure}.get(error.command or "")
+    pairs = itertools.pairwise([*argv, ""])
     asked = any(
         word in ("-ojson", "--output=json") or (word in ("-o", "--output") and value == "json")
         for word, value in pairs
     )
     if failure is not None and asked:
-        todo = f"See `truegreen {command} --help`."
-        _emit_json(failure(ExitCode.USAGE, _one_line(error.format_message()), todo))
+        todo = f"See `truegreen {error.command} --help`."
+        _emit_json(failure(ExitCode.USAGE, _one_line(error.what), todo))
 
 
 def _one_line(text: str) -> str:
@@ -184,21 +458,10 @@ def _one_line(text: str) -> str:
 def _quiet_after_broken_pipe() -> None:
     """End as a tool killed by SIGPIPE does: no message, exit 128 + 13. stdout now points at
     /dev/null so that Python's own flush at exit cannot complain about the closed pipe."""
-    import os
     import signal
 
     os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     sys.exit(128 + signal.SIGPIPE)
-
-
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="truegreen")
-def main() -> None:
-    """Tell the truth about a Kubernetes training environment.
-
-    Exit codes: 0 measured good, 2 measured failure, 3 could not check, 1 truegreen broke,
-    64 bad usage.
-    """
 
 
 def _loaded() -> None:
@@ -212,7 +475,7 @@ def _loaded() -> None:
 def _emit_json(document: object) -> None:
     import json
 
-    click.echo(json.dumps(document, indent=2, ensure_ascii=False))
+    print(json.dumps(document, indent=2, ensure_ascii=False))
 
 
 def _print_traceback() -> None:
@@ -265,48 +528,53 @@ def _connection(
 
     def warn(line: str) -> None:
         # The flag and the kubeconfig's insecure-skip-tls-verify both end up here, once.
-        click.echo(f"truegreen: warning: {line}", err=True)
+        print(f"truegreen: warning: {line}", file=sys.stderr)
 
     return ConnectionSettings(
         kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, warn
     )
 
 
-@main.command()
-@_connection_options
-@click.option(
-    "--snapshot",
-    type=click.Path(path_type=Path),
-    help="Check a saved snapshot (an archive or a folder) instead of the live cluster.",
-)
-@click.option(
-    "--job-requests",
-    metavar="cpu=4,memory=16Gi,nvidia.com/gpu=1",
-    help="One training job pod's requests (default: the newest training job's template).",
-)
-@click.option(
-    "--credentials-secret",
-    metavar="NAME:KEY1,KEY2",
-    help="The backend credentials and the keys they must hold.",
-)
-@click.option(
-    "--config",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="YAML file with the same settings (flags win).",
-)
-@click.option(
-    "--admission-dry-run",
-    is_flag=True,
-    help="Also ask the cluster to admit the training job's pod as a dry run (stores nothing; "
-    "needs create on pods).",
-)
-@click.option(
-    "--watch",
-    is_flag=True,
-    help="Keep the report on screen, redrawn when the cluster changes (Ctrl-C ends it and "
-    "exits with the last verdict's code).",
-)
-@_common_output
+def _doctor_arguments(parser: argparse.ArgumentParser) -> None:
+    _connection_options(parser)
+    parser.add_argument(
+        "--snapshot",
+        type=PathArgument(),
+        metavar="PATH",
+        help="Check a saved snapshot (an archive or a folder) instead of the live cluster.",
+    )
+    parser.add_argument(
+        "--job-requests",
+        metavar="cpu=4,memory=16Gi,nvidia.com/gpu=1",
+        help="One training job pod's requests (default: the newest training job's template).",
+    )
+    parser.add_argument(
+        "--credentials-secret",
+        metavar="NAME:KEY1,KEY2",
+        help="The backend credentials and the keys they must hold.",
+    )
+    parser.add_argument(
+        "--config",
+        type=_FILE,
+        metavar="FILE",
+        help="YAML file with the same settings (flags win).",
+    )
+    parser.add_argument(
+        "--admission-dry-run",
+        action="store_true",
+        help="Also ask the cluster to admit the training job's pod as a dry run (stores "
+        "nothing; needs create on pods).",
+    )
+    parser.add_argument(
+        "--watch",
+        action="store_true",
+        help="Keep the report on screen, redrawn when the cluster changes (Ctrl-C ends it and "
+        "exits with the last verdict's code).",
+    )
+    _common_output(parser)
+
+
+@_command(_doctor_arguments)
 @_reporting_errors(_doctor_failure)
 def doctor(
     kubeconfig: Path | None,
@@ -358,29 +626,34 @@ def doctor(
     sys.exit(report.exit_code)
 
 
-@main.command()
-@_connection_options
-@click.option(
-    "--archive",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the bundle to this new .tar.gz file "
-    "(default: truegreen-snapshot-NAMESPACE-TIME.tar.gz in the current folder).",
-)
-@click.option(
-    "--output-directory",
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Write a folder instead of an archive (a new or empty folder).",
-)
-@click.option(
-    "--job-requests",
-    metavar="cpu=4,memory=16Gi,nvidia.com/gpu=1",
-    help="Saved with the snapshot; doctor uses it offline.",
-)
-@click.option(
-    "--credentials-secret", metavar="NAME:KEY1,KEY2", help="Also save this read (names only)."
-)
-@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="doctor's config.")
-@_common_output
+def _snapshot_arguments(parser: argparse.ArgumentParser) -> None:
+    _connection_options(parser)
+    parser.add_argument(
+        "--archive",
+        type=_FILE,
+        metavar="FILE",
+        help="Write the bundle to this new .tar.gz file "
+        "(default: truegreen-snapshot-NAMESPACE-TIME.tar.gz in the current folder).",
+    )
+    parser.add_argument(
+        "--output-directory",
+        type=PathArgument(file_okay=False),
+        metavar="DIRECTORY",
+        help="Write a folder instead of an archive (a new or empty folder).",
+    )
+    parser.add_argument(
+        "--job-requests",
+        metavar="cpu=4,memory=16Gi,nvidia.com/gpu=1",
+        help="Saved with the snapshot; doctor uses it offline.",
+    )
+    parser.add_argument(
+        "--credentials-secret", metavar="NAME:KEY1,KEY2", help="Also save this read (names only)."
+    )
+    parser.add_argument("--config", type=_FILE, metavar="FILE", help="doctor's config.")
+    _common_output(parser)
+
+
+@_command(_snapshot_arguments)
 @_report_errors
 def snapshot(
     kubeconfig: Path | None,
@@ -466,41 +739,47 @@ def _print_rules(
         consoles.out.print(line, markup=False)
 
 
-@main.command()
-@click.argument("paths", nargs=-1)
-@click.option(
-    "--config",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="YAML with rules to ignore per namespace or name pattern.",
-)
-@click.option(
-    "-o",
-    "--output",
-    type=click.Choice(["text", "json", "sarif"]),
-    default="text",
-    show_default=True,
-    help="Text for people, JSON or SARIF 2.1.0 for machines.",
-)
-@click.option(
-    "--allow-empty",
-    is_flag=True,
-    help="Exit 0, not 3, when the paths hold no Kubernetes object (for hooks on any YAML).",
-)
-@click.option(
-    "--max-file-size",
-    type=click.IntRange(min=1),
-    default=16,
-    show_default=True,
-    metavar="MIB",
-    help="Refuse a larger file (a finding) or stdin (bad usage), in MiB.",
-)
-@click.option("--list-rules", is_flag=True, help="Print every rule: id, severity, summary.")
-@click.option("--explain", metavar="RULE", help="Print one rule's reason and fix.")
-@click.option("--no-color", is_flag=True, help="No colour (NO_COLOR is honoured too).")
-@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+def _lint_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.usage = "%(prog)s [OPTIONS] [PATHS]..."
+    parser.add_argument(
+        "paths", nargs="*", metavar="PATHS", help="Files or folders to check; - reads stdin."
+    )
+    parser.add_argument(
+        "--config",
+        type=_FILE,
+        metavar="FILE",
+        help="YAML with rules to ignore per namespace or name pattern.",
+    )
+    _choice(
+        parser,
+        "-o",
+        "--output",
+        choices=("text", "json", "sarif"),
+        help="Text for people, JSON or SARIF 2.1.0 for machines.",
+    )
+    parser.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="Exit 0, not 3, when the paths hold no Kubernetes object (for hooks on any YAML).",
+    )
+    parser.add_argument(
+        "--max-file-size",
+        type=_AtLeast(int, 1),
+        default=16,
+        metavar="MIB",
+        help="Refuse a larger file (a finding) or stdin (bad usage), in MiB.",
+    )
+    parser.add_argument(
+        "--list-rules", action="store_true", help="Print every rule: id, severity, summary."
+    )
+    parser.add_argument("--explain", metavar="RULE", help="Print one rule's reason and fix.")
+    _plain_options(parser)
+
+
+@_command(_lint_arguments)
 @_report_errors
 def lint(
-    paths: tuple[str, ...],
+    paths: list[str],
     config: Path | None,
     output: str,
     allow_empty: bool,
@@ -551,51 +830,52 @@ def lint(
     sys.exit(result.exit_code)
 
 
-@main.command()
-@_connection_options
-@click.option("-A", "--all-namespaces", is_flag=True, help="Every namespace.")
-@click.option(
-    "--selector",
-    default="truegreen.io/refresh=enabled",
-    show_default=True,
-    help="Label selector (key=value[,key=value]) of the opted-in workloads.",
-)
-@click.option(
-    "--mode",
-    type=click.Choice(["restart", "pin"]),
-    default="restart",
-    show_default=True,
-    help="restart: restart the workload so it pulls the tag again (needs imagePullPolicy "
-    "Always); pin: set the image to tag@digest.",
-)
-@click.option(
-    "--max-attempts",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    help="Restarts toward the same digests before refresh stops trying (the latch).",
-)
-@click.option(
-    "--rollout-timeout",
-    type=click.FloatRange(min=1),
-    default=600.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="How long to wait for a restart to roll out before calling it failed.",
-)
-@click.option("--dry-run", is_flag=True, help="Print the plan; write nothing.")
-@click.option(
-    "--insecure-registry",
-    multiple=True,
-    metavar="HOST",
-    help="Allow plain HTTP to this registry (loopback registries always may).",
-)
-@click.option(
-    "--registry-skip-tls-verify",
-    is_flag=True,
-    help="Do not verify registries' TLS certificates (prints a warning).",
-)
-@_common_output
+def _refresh_arguments(parser: argparse.ArgumentParser) -> None:
+    _connection_options(parser)
+    parser.add_argument("-A", "--all-namespaces", action="store_true", help="Every namespace.")
+    parser.add_argument(
+        "--selector",
+        default="truegreen.io/refresh=enabled",
+        help="Label selector (key=value[,key=value]) of the opted-in workloads.",
+    )
+    _choice(
+        parser,
+        "--mode",
+        choices=("restart", "pin"),
+        help="restart: restart the workload so it pulls the tag again (needs imagePullPolicy "
+        "Always); pin: set the image to tag@digest.",
+    )
+    parser.add_argument(
+        "--max-attempts",
+        type=_AtLeast(int, 1),
+        default=3,
+        metavar="INTEGER RANGE",
+        help="Restarts toward the same digests before refresh stops trying (the latch).",
+    )
+    parser.add_argument(
+        "--rollout-timeout",
+        type=_AtLeast(float, 1),
+        default=600.0,
+        metavar="SECONDS",
+        help="How long to wait for a restart to roll out before calling it failed.",
+    )
+    parser.add_argument("--dry-run", action="store_true", help="Print the plan; write nothing.")
+    parser.add_argument(
+        "--insecure-registry",
+        action="append",
+        default=[],
+        metavar="HOST",
+        help="Allow plain HTTP to this registry (loopback registries always may).",
+    )
+    parser.add_argument(
+        "--registry-skip-tls-verify",
+        action="store_true",
+        help="Do not verify registries' TLS certificates (prints a warning).",
+    )
+    _common_output(parser)
+
+
+@_command(_refresh_arguments)
 @_reporting_errors(_refresh_failure)
 def refresh(
     kubeconfig: Path | None,
@@ -609,7 +889,7 @@ def refresh(
     max_attempts: int,
     rollout_timeout: float,
     dry_run: bool,
-    insecure_registry: tuple[str, ...],
+    insecure_registry: list[str],
     registry_skip_tls_verify: bool,
     output: str,
     verbose: bool,
@@ -641,10 +921,10 @@ def refresh(
             raise UsageError(f"--selector {selector!r} is not key=value[,key=value]")
         labels[key.strip()] = value.strip()
     if registry_skip_tls_verify:
-        click.echo(
+        print(
             "truegreen: warning: not verifying registries' TLS certificates "
             "(--registry-skip-tls-verify)",
-            err=True,
+            file=sys.stderr,
         )
     connection = _connection(
         kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify
@@ -730,58 +1010,61 @@ def _stop_on_signals(stop: Callable[[], None]) -> None:
     signal.signal(signal.SIGTERM, first)
 
 
-@main.command()
-@_connection_options
-@click.option(
-    "--job-requests",
-    metavar="cpu=4,memory=16Gi,nvidia.com/gpu=1",
-    help="One training job pod's requests (default: the newest training job's template).",
-)
-@click.option(
-    "--credentials-secret",
-    metavar="NAME:KEY1,KEY2",
-    help="The backend credentials and the keys they must hold.",
-)
-@click.option("--config", type=click.Path(path_type=Path, dir_okay=False), help="doctor's config.")
-@click.option(
-    "--listen",
-    default=":9108",
-    show_default=True,
-    metavar="[HOST]:PORT",
-    help="Where to serve /metrics, /healthz, /readyz and the status page.",
-)
-@click.option(
-    "--interval",
-    type=click.FloatRange(min=1),
-    default=60.0,
-    show_default=True,
-    help="Seconds between evaluations when nothing changes.",
-)
-@click.option(
-    "--min-interval",
-    type=click.FloatRange(min=0.1),
-    default=10.0,
-    show_default=True,
-    help="Seconds at least between two evaluations, however often the cluster changes.",
-)
-@click.option(
-    "--max-age",
-    type=click.FloatRange(min=1),
-    default=180.0,
-    show_default=True,
-    help="Seconds a read or a verdict may go unconfirmed by the cluster before it reads "
-    "'could not check'.",
-)
-@click.option(
-    "--watch-timeout",
-    type=click.FloatRange(min=1),
-    default=300.0,
-    show_default=True,
-    help="Each watch is renewed after this many seconds (up to twice it, at random).",
-)
-@click.option("--no-events", is_flag=True, help="Write no Event when the verdict changes.")
-@click.option("--no-color", is_flag=True, help="No colour (NO_COLOR is honoured too).")
-@click.option("--debug", is_flag=True, help="Show tracebacks for errors.")
+def _monitor_arguments(parser: argparse.ArgumentParser) -> None:
+    _connection_options(parser)
+    parser.add_argument(
+        "--job-requests",
+        metavar="cpu=4,memory=16Gi,nvidia.com/gpu=1",
+        help="One training job pod's requests (default: the newest training job's template).",
+    )
+    parser.add_argument(
+        "--credentials-secret",
+        metavar="NAME:KEY1,KEY2",
+        help="The backend credentials and the keys they must hold.",
+    )
+    parser.add_argument("--config", type=_FILE, metavar="FILE", help="doctor's config.")
+    parser.add_argument(
+        "--listen",
+        default=":9108",
+        metavar="[HOST]:PORT",
+        help="Where to serve /metrics, /healthz, /readyz and the status page.",
+    )
+    parser.add_argument(
+        "--interval",
+        type=_AtLeast(float, 1),
+        default=60.0,
+        metavar="FLOAT RANGE",
+        help="Seconds between evaluations when nothing changes.",
+    )
+    parser.add_argument(
+        "--min-interval",
+        type=_AtLeast(float, 0.1),
+        default=10.0,
+        metavar="FLOAT RANGE",
+        help="Seconds at least between two evaluations, however often the cluster changes.",
+    )
+    parser.add_argument(
+        "--max-age",
+        type=_AtLeast(float, 1),
+        default=180.0,
+        metavar="FLOAT RANGE",
+        help="Seconds a read or a verdict may go unconfirmed by the cluster before it reads "
+        "'could not check'.",
+    )
+    parser.add_argument(
+        "--watch-timeout",
+        type=_AtLeast(float, 1),
+        default=300.0,
+        metavar="FLOAT RANGE",
+        help="Each watch is renewed after this many seconds (up to twice it, at random).",
+    )
+    parser.add_argument(
+        "--no-events", action="store_true", help="Write no Event when the verdict changes."
+    )
+    _plain_options(parser)
+
+
+@_command(_monitor_arguments)
 @_report_errors
 def monitor(
     kubeconfig: Path | None,

@@ -2,10 +2,12 @@
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.monitoring import wait_for
 from truegreen import __version__
 
 BIN = Path(sys.executable).parent
@@ -44,6 +46,54 @@ def test_shell_completion_script() -> None:
     result = _run(env={"_TRUEGREEN_COMPLETE": "bash_source"})
     assert result.returncode == 0
     assert "_truegreen_completion()" in result.stdout
+
+
+def test_bash_completes_through_its_sourced_script() -> None:
+    """The README's line, then TAB as bash's readline calls the completion function."""
+    bash = shutil.which("bash")
+    assert bash is not None, "bash is required"
+    script = """
+eval "$(_TRUEGREEN_COMPLETE=bash_source truegreen)"
+complete -p truegreen
+tab() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=();
+        _truegreen_completion truegreen; echo "${COMPREPLY[*]}"; }
+tab truegreen li
+tab truegreen doctor --out
+tab truegreen doctor -o ""
+tab truegreen refresh --mode ""
+"""
+    done = subprocess.run(
+        [bash, "--norc", "--noprofile", "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"},
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.splitlines() == [
+        "complete -o nosort -F _truegreen_completion truegreen",
+        "lint",
+        "--output",
+        "text json",
+        "restart pin",
+    ]
+
+
+def test_ctrl_c_ends_a_command_in_one_line_exit_1() -> None:
+    """As click's Abort did: a newline, `truegreen: aborted`, exit 1, no traceback."""
+    with subprocess.Popen(
+        [str(BIN / "truegreen"), "lint", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as running:
+        wchan = Path(f"/proc/{running.pid}/wchan")
+        wait_for("lint to read stdin", lambda: "pipe_read" in wchan.read_text())
+        running.send_signal(signal.SIGINT)
+        out, err = running.communicate(timeout=60)
+    assert (running.returncode, out, err) == (1, "", "\ntruegreen: aborted\n")
 
 
 def test_runs_as_kubectl_plugin() -> None:

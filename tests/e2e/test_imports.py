@@ -3,7 +3,8 @@ or the HTTP stack (it does load msgspec, which every record is made of), JSON ou
 loads rich, and doctor never loads logging or traceback (concurrent.futures would bring both);
 doctor leaves refresh's registry client, the monitor's watches, bundle logs, credential
 plugins, the YAML file loader (no --config) and the progress reader (no terminal) unloaded when
-it does not use them; a refresh tick with nothing to look up starts no look-up pool. The
+it does not use them; a refresh tick with nothing to look up starts no look-up pool; no command
+loads click or difflib. The
 console script loads a command's modules with the cyclic garbage collector off, and every
 command turns it back on before its work."""
 
@@ -85,6 +86,27 @@ def test_json_output_loads_no_rich_and_doctor_no_logging_or_traceback(
     assert _packages(refresh, "rich") == set()
     # Nothing is opted in: no registry look-up pool (concurrent.futures, logging), no hashing.
     assert _packages(refresh, "concurrent", "logging", "hashlib", "_hashlib") == set()
+
+
+def test_no_command_loads_click_or_difflib_and_lint_no_shutil(tmp_path: Path) -> None:
+    """The command line is argparse: click (which brought difflib on every `-o`) is gone, and
+    difflib loads only to suggest a name after a usage error. inspect, uuid and platform still
+    come with msgspec (typing_extensions, uuid), so they are not pinned here. argparse's help
+    width is read without shutil, which would bring zlib, bz2 and lzma."""
+    with FakeApiServer() as server:
+        server.add(*healthy(datetime.now(UTC)))
+        kubeconfig = str(server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE))
+        doctor_code, doctor = _imported("doctor", "--kubeconfig", kubeconfig, "-o", "json")
+        refresh_code, refresh = _imported("refresh", "--kubeconfig", kubeconfig, "-o", "json")
+    lint_code, lint = _imported("lint", "examples/manifests", "-o", "json")
+    assert (doctor_code, refresh_code, lint_code) == (0, 0, 2)
+    ran = {"truegreen.doctor.run", "truegreen.refresh.tick", "truegreen.lint.run", "argparse"}
+    assert ran <= doctor | refresh | lint, "precondition: the commands ran, parsed by argparse"
+    for modules in (doctor, refresh, lint):
+        assert _packages(modules, "click", "difflib") == set()
+    assert _packages(lint, "shutil", "bz2", "lzma") == set()
+    _, mistaken = _imported("lint", "--out", "json")
+    assert "difflib" in mistaken, "precondition: a usage error does suggest with difflib"
 
 
 def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path) -> None:

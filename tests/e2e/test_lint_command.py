@@ -11,17 +11,14 @@ import subprocess
 import sys
 import termios
 from pathlib import Path
-from typing import Any
 
 import jsonschema
 import pytest
 import yaml
-from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.cli import run_cli
-from truegreen.cli import main
 from truegreen.lint.rules import ALL_RULES, ALL_RULES_BY_ID
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -267,18 +264,14 @@ def test_a_duplicate_key_cannot_hide_a_probe_behind_another(tmp_path: Path) -> N
     assert result.exit_code == 2
 
 
-def _invoke_with_stdin(data: bytes, *args: str) -> Any:
-    return CliRunner().invoke(main, ["lint", *args], input=data, catch_exceptions=False)
-
-
 def test_stdin_that_is_not_utf_8_is_bad_usage_in_one_line() -> None:
-    result = _invoke_with_stdin(b"kind: Pod\nmetadata: {name: caf\xe9}\n", "-")
+    result = run_cli("lint", "-", stdin=b"kind: Pod\nmetadata: {name: caf\xe9}\n")
     assert (result.exit_code, result.stdout) == (64, "")
     assert result.stderr == "truegreen: cannot lint stdin: it is not UTF-8 text (byte 31)\n"
 
 
 def test_stdin_over_the_size_cap_is_bad_usage() -> None:
-    result = _invoke_with_stdin(b"a" * (2 * 1024 * 1024), "-", "--max-file-size", "1")
+    result = run_cli("lint", "-", "--max-file-size", "1", stdin=b"a" * (2 * 1024 * 1024))
     assert (result.exit_code, result.stdout) == (64, "")
     assert result.stderr == "truegreen: cannot lint stdin: it is larger than 1 MiB\n"
 

@@ -642,7 +642,7 @@ def test_registry_failure_restarts_nothing_and_exits_3(env: RefreshEnv) -> None:
 
 
 def _concurrent_ticks(env: RefreshEnv, count: int) -> list[str]:
-    """`count` ticks at once, each with its own client, as CronJob pods would be (click's test
+    """`count` ticks at once, each with its own client, as CronJob pods would be (the in-process
     runner swaps sys.stdout process-wide, so the ticks run below the CLI here)."""
     import threading
 

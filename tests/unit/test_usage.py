@@ -1,37 +1,194 @@
-"""The command line's own contract: help on every flag, usage errors in one line."""
+"""The command line's own contract: help on every flag, usage errors in one line, exit 64."""
 
-import click
+import argparse
+from pathlib import Path
+
 import pytest
 
 from tests.support.cli import run_cli
-from truegreen.cli import main
+from truegreen import __version__
+from truegreen.cli import COMMANDS, PathArgument, _summary, command_parser
 
-COMMANDS = sorted(main.commands)
+ROOT = Path(__file__).resolve().parents[2]
+INCIDENT = ROOT / "examples" / "manifests" / "incident.yaml"
+FIXED = ROOT / "examples" / "manifests" / "fixed.yaml"
+NAMES = sorted(COMMANDS)
 
 
-@pytest.mark.parametrize("name", COMMANDS)
+def _options(name: str) -> list[argparse.Action]:
+    return [action for action in command_parser(name)._actions if action.option_strings]
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def test_the_commands_are_the_five_of_the_design() -> None:
+    assert NAMES == ["doctor", "lint", "monitor", "refresh", "snapshot"]
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_every_option_has_help(name: str) -> None:
-    command = main.commands[name]
-    options = [p for p in command.params if isinstance(p, click.Option)]
-    assert options, "precondition: the command has options"
-    bare = [p.opts[0] for p in options if not (p.help or "").strip()]
+    options = _options(name)
+    assert len(options) > 3, "precondition: the command has options"
+    bare = [action.option_strings[0] for action in options if not (action.help or "").strip()]
     assert bare == [], f"truegreen {name}: options without help: {bare}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_help_names_every_flag_with_its_sentence(name: str, flag: str) -> None:
+    result = run_cli(name, flag)
+    assert (result.exit_code, result.stderr) == (0, "")
+    shown = _one_line(result.stdout)
+    assert shown.startswith(f"usage: truegreen {name} [OPTIONS]")
+    for action in _options(name):
+        assert ", ".join(action.option_strings) in shown
+        assert _one_line(action.help or "") in shown, action.option_strings
+
+
+def test_help_shows_metavars_defaults_and_lower_bounds_as_click_did() -> None:
+    shown = _one_line(run_cli("refresh", "--help").stdout)
+    assert "-o, --output [text|json] Text for people," in shown
+    assert "--mode [restart|pin] restart: restart" in shown
+    assert "set the image to tag@digest. [default: restart]" in shown
+    assert "the latch). [default: 3; x>=1]" in shown
+    assert "--rollout-timeout SECONDS" in shown
+    assert "--selector TEXT" in shown
+    assert "opted-in workloads. [default: truegreen.io/refresh=enabled]" in shown
+    assert "(loopback registries always may). -" in shown, "no default shown for a repeatable"
+    assert "Show Kubernetes details. --no-color" in shown, "no default shown for a flag"
+    lint = _one_line(run_cli("lint", "--help").stdout)
+    assert "usage: truegreen lint [OPTIONS] [PATHS]..." in lint
+    assert "--max-file-size MIB Refuse a larger file" in lint
+    assert "in MiB. [default: 16; x>=1]" in lint
+    snapshot = _one_line(run_cli("snapshot", "--help").stdout)
+    assert "--output-directory DIRECTORY Write a folder" in snapshot
+
+
+@pytest.mark.parametrize("flag", ["-h", "--help"])
+def test_the_group_help_lists_every_command_with_its_summary(flag: str) -> None:
+    result = run_cli(flag)
+    assert (result.exit_code, result.stderr) == (0, "")
+    lines = result.stdout.splitlines()
+    assert lines[0] == "usage: truegreen [OPTIONS] COMMAND [ARGS]..."
+    assert "Tell the truth about a Kubernetes training environment." in lines
+    listed = lines[lines.index("commands:") + 1 :]
+    assert [line.split()[0] for line in listed] == NAMES
+    assert [" ".join(line.split()[1:]) for line in listed] == [
+        "Can this environment run training right now? One headline, a...",
+        "Refuse health probes that lie or that kill long-running work.",
+        "doctor kept current: watches the namespace, serves Prometheus...",
+        "One image-refresh tick over the opted-in workloads.",
+        "Save a support bundle: every read doctor makes (failed reads...",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("doc", "summary"),
+    [
+        ("aaaa bbbb ccc\n\n    More.", "aaaa bbbb ccc"),  # exactly 13 columns: whole
+        ("aaaa bbbb cccc\n\n    More.", "aaaa bbbb..."),  # 14: cut, room left for `...`
+        ("aaaa bbbbbbb c", "aaaa..."),
+    ],
+)
+def test_a_summary_is_the_first_paragraph_or_what_fits_of_it(doc: str, summary: str) -> None:
+    assert _summary(doc, 13) == summary
+
+
+def test_no_command_prints_the_group_help_on_stderr_and_is_bad_usage() -> None:
+    """Before argparse, click raised its no-arguments help as a usage error and truegreen then
+    crashed on it (exit 1, a traceback); now: the help, on stderr, exit 64."""
+    result = run_cli()
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr == run_cli("--help").stdout
+
+
+def test_version() -> None:
+    result = run_cli("--version")
+    assert (result.exit_code, result.stdout, result.stderr) == (
+        0,
+        f"truegreen, version {__version__}\n",
+        "",
+    )
 
 
 @pytest.mark.parametrize(
     ("args", "first", "command_path"),
     [
-        (["doctor", "--bogus"], "truegreen: No such option '--bogus'.", "truegreen doctor"),
+        (
+            ["doctor", "--bogus"],
+            "truegreen: No such option '--bogus'. Did you mean '--verbose'?",
+            "truegreen doctor",
+        ),
+        (
+            ["doctor", "--out", "json"],
+            "truegreen: No such option '--out'. Did you mean '--output'?",
+            "truegreen doctor",
+        ),
+        (
+            ["doctor", "--conte"],
+            "truegreen: No such option '--conte'. (Did you mean one of: '--config', '--context'?)",
+            "truegreen doctor",
+        ),
+        (["lint", "-x"], "truegreen: No such option '-x'.", "truegreen lint"),
         (
             ["doctor", "-o", "yaml"],
-            "truegreen: Invalid value for '-o' / '--output': 'yaml' is not one of 'text', 'json'.",
+            "truegreen: argument -o/--output: invalid choice: 'yaml' (choose from 'text', 'json')",
+            "truegreen doctor",
+        ),
+        (
+            ["doctor", "-o"],
+            "truegreen: argument -o/--output: expected one argument",
             "truegreen doctor",
         ),
         (["frobnicate"], "truegreen: No such command 'frobnicate'.", "truegreen"),
+        (["lnt"], "truegreen: No such command 'lnt'. Did you mean 'lint'?", "truegreen"),
+        (["--bogus"], "truegreen: No such option '--bogus'.", "truegreen"),
+        (
+            ["--verison"],
+            "truegreen: No such option '--verison'. Did you mean '--version'?",
+            "truegreen",
+        ),
         (
             ["refresh", "--max-attempts", "0"],
-            "truegreen: Invalid value for '--max-attempts': 0 is not in the range x>=1.",
+            "truegreen: argument --max-attempts: 0 is not in the range x>=1.",
             "truegreen refresh",
+        ),
+        (
+            ["refresh", "--max-attempts", "x"],
+            "truegreen: argument --max-attempts: 'x' is not a valid integer.",
+            "truegreen refresh",
+        ),
+        (
+            ["doctor", "--request-timeout", "0.05"],
+            "truegreen: argument --request-timeout: 0.05 is not in the range x>=0.1.",
+            "truegreen doctor",
+        ),
+        (
+            ["doctor", "--request-timeout", "nan"],
+            "truegreen: argument --request-timeout: nan is not in the range x>=0.1.",
+            "truegreen doctor",
+        ),
+        (
+            ["monitor", "--interval", "soon"],
+            "truegreen: argument --interval: 'soon' is not a valid float.",
+            "truegreen monitor",
+        ),
+        (
+            ["doctor", "extra", "more"],
+            "truegreen: Got unexpected extra arguments (extra more)",
+            "truegreen doctor",
+        ),
+        (
+            ["doctor", "--", "-o"],
+            "truegreen: Got unexpected extra argument (-o)",
+            "truegreen doctor",
+        ),
+        (
+            ["doctor", "--debug=yes"],
+            "truegreen: argument --debug: ignored explicit argument 'yes'",
+            "truegreen doctor",
         ),
     ],
 )
@@ -41,9 +198,82 @@ def test_a_usage_error_is_one_line_and_where_to_look(
     result = run_cli(*args)
     assert result.exit_code == 64
     assert result.stdout == ""
-    lines = result.stderr.splitlines()
-    assert lines[0].startswith(first), lines
-    assert lines[1:] == [f"Try '{command_path} --help'."]
+    assert result.stderr.splitlines() == [first, f"Try '{command_path} --help'."]
+
+
+def test_a_path_option_refuses_a_folder_for_a_file_and_a_file_for_a_folder(
+    tmp_path: Path,
+) -> None:
+    folder = run_cli("lint", str(FIXED), "--config", str(tmp_path))
+    assert (folder.exit_code, folder.stderr.splitlines()[0]) == (
+        64,
+        f"truegreen: argument --config: File '{tmp_path}' is a directory.",
+    )
+    file = run_cli("snapshot", "--output-directory", str(FIXED))
+    assert (file.exit_code, file.stderr.splitlines()[0]) == (
+        64,
+        f"truegreen: argument --output-directory: Directory '{FIXED}' is a file.",
+    )
+
+
+def test_a_path_need_not_exist_and_keeps_what_was_typed(tmp_path: Path) -> None:
+    missing = tmp_path / "not-yet"
+    assert PathArgument(dir_okay=False)(str(missing)) == missing
+    assert PathArgument(file_okay=False)(str(missing)) == missing
+    assert PathArgument(dir_okay=False)(str(FIXED)) == FIXED
+    assert PathArgument(file_okay=False)(str(tmp_path)) == tmp_path
+    assert PathArgument()(str(tmp_path)) == tmp_path
+    assert PathArgument()(str(FIXED)) == FIXED
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["-o", "json", str(INCIDENT)],
+        ["-ojson", str(INCIDENT)],
+        ["--output=json", str(INCIDENT)],
+        [str(INCIDENT), "--output", "json"],
+        ["--max-file-size=1", str(INCIDENT), "-o", "json", "--allow-empty"],
+        ["-ojson", "--", str(INCIDENT)],
+    ],
+)
+def test_options_come_in_any_order_and_any_spelling(args: list[str]) -> None:
+    result = run_cli("lint", *args)
+    assert result.exit_code == 2, result.stderr
+    assert {finding["file"] for finding in result.json()["findings"]} == {str(INCIDENT)}
+
+
+def test_paths_and_options_intermix_and_after_double_dash_every_word_is_a_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "-dashed.yaml").write_text(INCIDENT.read_text())
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("lint", str(FIXED), "-o", "json", str(INCIDENT), "--", "-dashed.yaml")
+    assert result.exit_code == 2, result.stderr
+    document = result.json()
+    assert document["files"] == 3
+    assert {f["file"] for f in document["findings"]} == {str(INCIDENT), "-dashed.yaml"}
+
+
+@pytest.mark.parametrize(
+    "args", [["--explain", "-x"], ["--explain=-x"], ["--explain", "-x", "-o", "json"]]
+)
+def test_an_option_s_value_may_start_with_a_dash(args: list[str]) -> None:
+    """As with click: the word after an option that takes a value is its value, whatever it
+    looks like (argparse alone would call it a missing value)."""
+    result = run_cli("lint", *args)
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr.startswith("truegreen: no rule '-x'. known rules are readiness-missing,")
+    choice = run_cli("lint", "-o", "-x")
+    assert choice.stderr.splitlines()[0] == (
+        "truegreen: argument -o/--output: invalid choice: '-x' "
+        "(choose from 'text', 'json', 'sarif')"
+    )
+
+
+def test_the_lowest_value_in_range_is_taken() -> None:
+    result = run_cli("lint", str(FIXED), "--max-file-size", "1", "-o", "json")
+    assert (result.exit_code, result.stderr) == (0, "")
 
 
 @pytest.mark.parametrize(
@@ -52,8 +282,12 @@ def test_a_usage_error_is_one_line_and_where_to_look(
         (["doctor", "-o", "json", "--frobnicate"], "No such option '--frobnicate'."),
         (["doctor", "--frobnicate", "--output=json"], "No such option '--frobnicate'."),
         (
+            ["doctor", "--output", "json", "--out"],
+            "No such option '--out'. Did you mean '--output'?",
+        ),
+        (
             ["refresh", "-ojson", "--mode", "bogus"],
-            "Invalid value for '--mode': 'bogus' is not one of 'restart', 'pin'.",
+            "argument --mode: invalid choice: 'bogus' (choose from 'restart', 'pin')",
         ),
     ],
 )
@@ -65,4 +299,7 @@ def test_a_usage_error_with_json_is_still_one_json_document(args: list[str], tex
     said = document["headline"] if args[0] == "doctor" else document["error"]
     assert said["text"] == text
     assert said["remedy"] == f"See `truegreen {args[0]} --help`."
-    assert result.stderr.splitlines()[1:] == [f"Try 'truegreen {args[0]} --help'."]
+    assert result.stderr.splitlines() == [
+        f"truegreen: {text}",
+        f"Try 'truegreen {args[0]} --help'.",
+    ]

@@ -1,0 +1,267 @@
+"""Shell completion for bash, zsh and fish, answered from the command line's own parsers.
+
+`_TRUEGREEN_COMPLETE=bash_source truegreen` (or `zsh_source`, `fish_source`) prints the script
+a shell sources. On each TAB the script calls truegreen back with
+`_TRUEGREEN_COMPLETE=<shell>_complete` and the words in COMP_WORDS and COMP_CWORD; truegreen
+answers one candidate per line: a value to offer (`plain`), or `file`/`dir` to let the shell
+complete a path. This is click's protocol, so scripts saved from the click-based versions keep
+working. Loaded only when the variable is set.
+"""
+
+import argparse
+import os
+import shlex
+import sys
+from collections.abc import Callable
+from typing import NamedTuple
+
+from truegreen.cli import PathArgument
+
+
+class Candidate(NamedTuple):
+    """One answer to a TAB: `plain` offers `value`; `file` and `dir` hand the shell a path to
+    complete. (A NamedTuple: msgspec would cost every TAB ~40 ms of imports.)"""
+
+    kind: str
+    value: str
+    help: str = ""
+
+
+def complete(
+    instruction: str,
+    group: argparse.ArgumentParser,
+    command_parser: Callable[[str], argparse.ArgumentParser],
+) -> int:
+    """Carry out `_TRUEGREEN_COMPLETE=instruction`: print a shell's script, or the candidates
+    for the words the script passed. Returns the exit code."""
+    shell, _, mode = instruction.partition("_")
+    if shell not in _SCRIPTS or mode not in ("source", "complete"):
+        known = ", ".join(f"{name}_source" for name in _SCRIPTS)
+        print(
+            f"truegreen: _TRUEGREEN_COMPLETE={instruction} is not one of {known}", file=sys.stderr
+        )
+        return 64
+    if mode == "source":
+        sys.stdout.write(_SCRIPTS[shell])
+        return 0
+    args, incomplete = _words(shell)
+    for candidate in candidates(args, incomplete, group, command_parser):
+        print(_FORMATS[shell](candidate))
+    return 0
+
+
+def candidates(
+    args: list[str],
+    incomplete: str,
+    group: argparse.ArgumentParser,
+    command_parser: Callable[[str], argparse.ArgumentParser],
+) -> list[Candidate]:
+    """What may complete `incomplete` after the words `args` (the command name excluded), in
+    click's order of questions: an option name, an option's value, a path, a command."""
+    commands = _commands(group)
+    name = next((word for word in args if not word.startswith("-")), None)
+    if name is None:
+        if incomplete.startswith("-"):
+            return _option_names(group, args, incomplete)
+        return [
+            Candidate("plain", c, about)
+            for c, about in commands.items()
+            if c.startswith(incomplete)
+        ]
+    if name not in commands:
+        return []
+    parser = command_parser(name)
+    rest = args[args.index(name) + 1 :]
+    if incomplete.startswith("-") and "=" in incomplete:  # --output=<TAB>
+        option, _, incomplete = incomplete.partition("=")
+        rest = [*rest, option]
+    if "--" not in rest and incomplete.startswith("-"):
+        return _option_names(parser, rest, incomplete)
+    action = _by_name(parser).get(rest[-1]) if rest and "--" not in rest else None
+    if action is not None and action.nargs != 0:
+        return _values(action, incomplete)
+    if any(not action.option_strings for action in parser._actions):  # lint's PATHS
+        return [Candidate("file", incomplete)]
+    return []
+
+
+def _commands(group: argparse.ArgumentParser) -> dict[str, str]:
+    """The command names and their one-line summaries, from the group's list of commands."""
+    for action in group._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return {choice.dest: choice.help or "" for choice in action._choices_actions}
+    return {}
+
+
+def _by_name(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+    return {name: action for action in parser._actions for name in action.option_strings}
+
+
+def _option_names(
+    parser: argparse.ArgumentParser, args: list[str], incomplete: str
+) -> list[Candidate]:
+    """The option names that start with `incomplete`, but not those already given once (as
+    click: only a repeatable option is offered again)."""
+    by_name = _by_name(parser)
+    given = set()
+    for word in args:
+        name = word.partition("=")[0] if word.startswith("--") else word[:2]
+        if name in by_name:
+            given.add(by_name[name])
+    return [
+        Candidate("plain", name, " ".join((action.help or "").split()))
+        for action in parser._actions
+        if action not in given or isinstance(action, argparse._AppendAction)
+        for name in action.option_strings
+        if name.startswith(incomplete)
+    ]
+
+
+def _values(action: argparse.Action, incomplete: str) -> list[Candidate]:
+    if action.choices is not None:
+        return [
+            Candidate("plain", str(choice))
+            for choice in action.choices
+            if str(choice).startswith(incomplete)
+        ]
+    if isinstance(action.type, PathArgument):
+        return [Candidate("file" if action.type.file_okay else "dir", incomplete)]
+    return []
+
+
+def _words(shell: str) -> tuple[list[str], str]:
+    """The complete words after `truegreen`, and the word being completed, as each shell's
+    script passes them: bash and zsh an index into COMP_WORDS, fish the word itself."""
+    words = _split(os.environ.get("COMP_WORDS", ""))
+    if shell == "fish":
+        current = _split(os.environ.get("COMP_CWORD", ""))
+        incomplete = current[0] if current else ""
+        args = words[1:]
+        if incomplete and args and args[-1] == incomplete:
+            args.pop()
+        return args, incomplete
+    index = int(os.environ.get("COMP_CWORD", "0"))
+    return words[1:index], words[index] if index < len(words) else ""
+
+
+def _split(text: str) -> list[str]:
+    """Words as a shell splits them; an open quote at the end (the word being typed) keeps
+    what was typed so far."""
+    lexer = shlex.shlex(text, posix=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    words: list[str] = []
+    try:
+        words.extend(lexer)
+    except ValueError:  # no closing quotation: the partial word is the one being completed
+        words.append(lexer.token)
+    return words
+
+
+def _bash(candidate: Candidate) -> str:
+    return f"{candidate.kind},{candidate.value}"
+
+
+def _zsh(candidate: Candidate) -> str:
+    # Three lines a candidate; `_` for no help (no value truegreen offers holds a colon, which
+    # zsh's _describe would take for the end of the value).
+    return f"{candidate.kind}\n{candidate.value}\n{candidate.help or '_'}"
+
+
+def _fish(candidate: Candidate) -> str:
+    line = f"{candidate.kind},{candidate.value}"
+    return f"{line}\t{candidate.help}" if candidate.help else line
+
+
+_FORMATS: dict[str, Callable[[Candidate], str]] = {"bash": _bash, "zsh": _zsh, "fish": _fish}
+
+_SCRIPTS = {
+    "bash": """\
+_truegreen_completion() {
+    local IFS=$'\\n'
+    local response
+
+    response=$(env COMP_WORDS="${COMP_WORDS[*]}" COMP_CWORD=$COMP_CWORD \\
+        _TRUEGREEN_COMPLETE=bash_complete $1)
+
+    for completion in $response; do
+        IFS=',' read type value <<< "$completion"
+
+        if [[ $type == 'dir' ]]; then
+            COMPREPLY=()
+            compopt -o dirnames
+        elif [[ $type == 'file' ]]; then
+            COMPREPLY=()
+            compopt -o default
+        elif [[ $type == 'plain' ]]; then
+            COMPREPLY+=($value)
+        fi
+    done
+
+    return 0
+}
+
+complete -o nosort -F _truegreen_completion truegreen
+""",
+    "zsh": """\
+#compdef truegreen
+
+_truegreen_completion() {
+    local -a completions
+    local -a completions_with_descriptions
+    local -a response
+    (( ! $+commands[truegreen] )) && return 1
+
+    response=("${(@f)$(env COMP_WORDS="${words[*]}" COMP_CWORD=$((CURRENT-1)) \\
+        _TRUEGREEN_COMPLETE=zsh_complete truegreen)}")
+
+    for type key descr in ${response}; do
+        if [[ "$type" == "plain" ]]; then
+            if [[ "$descr" == "_" ]]; then
+                completions+=("$key")
+            else
+                completions_with_descriptions+=("$key":"$descr")
+            fi
+        elif [[ "$type" == "dir" ]]; then
+            _path_files -/
+        elif [[ "$type" == "file" ]]; then
+            _path_files -f
+        fi
+    done
+
+    if [ -n "$completions_with_descriptions" ]; then
+        _describe -V unsorted completions_with_descriptions -U
+    fi
+
+    if [ -n "$completions" ]; then
+        compadd -U -V unsorted -a completions
+    fi
+}
+
+if [[ $zsh_eval_context[-1] == loadautofunc ]]; then
+    _truegreen_completion "$@"
+else
+    compdef _truegreen_completion truegreen
+fi
+""",
+    "fish": """\
+function _truegreen_completion
+    set -l response (env _TRUEGREEN_COMPLETE=fish_complete COMP_WORDS=(commandline -cp) \\
+        COMP_CWORD=(commandline -t) truegreen)
+
+    for completion in $response
+        set -l metadata (string split --max 1 "," -- $completion)
+
+        if test $metadata[1] = "dir"
+            __fish_complete_directories $metadata[2]
+        else if test $metadata[1] = "file"
+            __fish_complete_path $metadata[2]
+        else if test $metadata[1] = "plain"
+            echo $metadata[2]
+        end
+    end
+end
+
+complete --no-files --command truegreen --arguments "(_truegreen_completion)"
+""",
+}
