@@ -393,7 +393,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if instruction:
         from truegreen.completion import complete
 
-        sys.exit(complete(instruction, _group_parser(), command_parser))
+        answer = complete(instruction, _group_parser(), command_parser)
+        sys.stdout.write(answer.stdout)
+        if answer.problem:
+            print(f"truegreen: {answer.problem}", file=sys.stderr)
+        sys.exit(answer.exit_code)
     try:
         try:
             _dispatch(words)

@@ -11,7 +11,6 @@ working. Loaded only when the variable is set.
 import argparse
 import os
 import shlex
-import sys
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -27,27 +26,34 @@ class Candidate(NamedTuple):
     help: str = ""
 
 
+class Answer(NamedTuple):
+    """What the CLI prints for one `_TRUEGREEN_COMPLETE` run, and the code it exits with."""
+
+    exit_code: int
+    stdout: str
+    problem: str = ""
+    """One line for stderr when the instruction or the words cannot be used."""
+
+
 def complete(
     instruction: str,
     group: argparse.ArgumentParser,
     command_parser: Callable[[str], argparse.ArgumentParser],
-) -> int:
-    """Carry out `_TRUEGREEN_COMPLETE=instruction`: print a shell's script, or the candidates
-    for the words the script passed. Returns the exit code."""
+) -> Answer:
+    """Carry out `_TRUEGREEN_COMPLETE=instruction`: a shell's script, or the candidates for
+    the words the script passed, one a line."""
     shell, _, mode = instruction.partition("_")
     if shell not in _SCRIPTS or mode not in ("source", "complete"):
         known = ", ".join(f"{name}_source" for name in _SCRIPTS)
-        print(
-            f"truegreen: _TRUEGREEN_COMPLETE={instruction} is not one of {known}", file=sys.stderr
-        )
-        return 64
+        return Answer(64, "", f"_TRUEGREEN_COMPLETE={instruction} is not one of {known}")
     if mode == "source":
-        sys.stdout.write(_SCRIPTS[shell])
-        return 0
-    args, incomplete = _words(shell)
-    for candidate in candidates(args, incomplete, group, command_parser):
-        print(_FORMATS[shell](candidate))
-    return 0
+        return Answer(0, _SCRIPTS[shell])
+    words = _words(shell)
+    if words is None:
+        return Answer(64, "", "COMP_CWORD is not the index of a word")
+    args, incomplete = words
+    found = candidates(args, incomplete, group, command_parser)
+    return Answer(0, "".join(f"{_FORMATS[shell](candidate)}\n" for candidate in found))
 
 
 def candidates(
@@ -129,9 +135,10 @@ def _values(action: argparse.Action, incomplete: str) -> list[Candidate]:
     return []
 
 
-def _words(shell: str) -> tuple[list[str], str]:
+def _words(shell: str) -> tuple[list[str], str] | None:
     """The complete words after `truegreen`, and the word being completed, as each shell's
-    script passes them: bash and zsh an index into COMP_WORDS, fish the word itself."""
+    script passes them: bash and zsh an index into COMP_WORDS, fish the word itself. None
+    when bash's or zsh's index is not a number."""
     words = _split(os.environ.get("COMP_WORDS", ""))
     if shell == "fish":
         current = _split(os.environ.get("COMP_CWORD", ""))
@@ -140,7 +147,10 @@ def _words(shell: str) -> tuple[list[str], str]:
         if incomplete and args and args[-1] == incomplete:
             args.pop()
         return args, incomplete
-    index = int(os.environ.get("COMP_CWORD", "0"))
+    index_text = os.environ.get("COMP_CWORD", "0")
+    if not (index_text.isascii() and index_text.isdigit()):
+        return None
+    index = int(index_text)
     return words[1:index], words[index] if index < len(words) else ""
 
 

@@ -120,3 +120,17 @@ def test_an_unknown_instruction_is_bad_usage(monkeypatch: pytest.MonkeyPatch) ->
         "truegreen: _TRUEGREEN_COMPLETE=tcsh_source is not one of "
         "bash_source, zsh_source, fish_source\n"
     )
+
+
+@pytest.mark.parametrize("index", ["x", "-1", "1.5", "\u0661"])
+def test_a_word_index_that_is_no_number_is_bad_usage(
+    monkeypatch: pytest.MonkeyPatch, index: str
+) -> None:
+    """bash and zsh pass the word's index; anything else is one line and exit 64, not a
+    traceback (`int()` would take the Arabic-Indic one, and a negative index)."""
+    monkeypatch.setenv("_TRUEGREEN_COMPLETE", "bash_complete")
+    monkeypatch.setenv("COMP_WORDS", "truegreen doctor")
+    monkeypatch.setenv("COMP_CWORD", index)
+    result = run_cli()
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr == "truegreen: COMP_CWORD is not the index of a word\n"
