@@ -553,6 +553,13 @@ def _doctor_arguments(parser: argparse.ArgumentParser) -> None:
         help="One training job pod's requests (default: the newest training job's template).",
     )
     parser.add_argument(
+        "--job-file",
+        type=_FILE,
+        metavar="FILE",
+        help="Check this training job's manifest (or - for standard input) before it is "
+        "submitted, instead of the newest training job.",
+    )
+    parser.add_argument(
         "--credentials-secret",
         metavar="NAME:KEY1,KEY2",
         help="The backend credentials and the keys they must hold.",
@@ -588,6 +595,7 @@ def doctor(
     insecure_skip_tls_verify: bool,
     snapshot: Path | None,
     job_requests: str | None,
+    job_file: Path | None,
     credentials_secret: str | None,
     config: Path | None,
     admission_dry_run: bool,
@@ -612,6 +620,7 @@ def doctor(
         credentials_secret,
         config,
         admission_dry_run,
+        job_file,
     )
     if watch:
         if output == "json":

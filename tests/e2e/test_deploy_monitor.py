@@ -240,12 +240,15 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     fake_api: FakeApiServer, tmp_path: Path
 ) -> None:
     from tests.scenario.test_admission import webhook_behind
+    from tests.support.training_kinds import ALL_GROUPS, every_training_read
 
     fake_api.watch_bookmark_seconds = 0.2
+    fake_api.install(*ALL_GROUPS)
     for obj in healthy(datetime.now(UTC)):
         fake_api.add(obj)
-    # an admission webhook behind a Service, so its EndpointSlices are read too
-    fake_api.add(*webhook_behind(ready=True))
+    # an admission webhook behind a Service, so its EndpointSlices are read too; a TrainJob on
+    # each kind of runtime, so both are read
+    fake_api.add(*webhook_behind(ready=True), *every_training_read(datetime.now(UTC)))
     kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
     request = MonitorRequest(
         DoctorRequest(ConnectionSettings(kubeconfig, None, None, 5.0, False, None)),

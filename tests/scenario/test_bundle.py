@@ -278,7 +278,7 @@ def test_a_failed_read_exits_3_with_the_count(doctor: Doctor) -> None:
     result = _snapshot(doctor, "--output-directory", str(folder))
     assert result.exit_code == 3, result.stderr
     assert result.stdout.splitlines() == [
-        f"Saved 16 reads of 'train' to {folder}, 2 could not be read.",
+        f"Saved 18 reads of 'train' to {folder}, 2 could not be read.",
         f"Check it with: truegreen doctor --snapshot {folder}",
         "Run with --verbose to see which reads could not be made.",
     ]

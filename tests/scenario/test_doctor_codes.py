@@ -373,6 +373,8 @@ COVERED_ELSEWHERE = (
         "capacity.too-large",
         "capacity.no-eligible-machine",
         "capacity.job-stuck",
+        "capacity.partly-fits",  # test_training_jobs.py
+        "capacity.job-unshaped",  # test_training_jobs.py
         "monitor-stale",  # the monitor's aged-out checks: test_watch.py, test_monitor_rules.py
     }
     | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}

@@ -326,7 +326,8 @@ def _without(objects: list[Obj], kind: str, name: str) -> list[Obj]:
     return kept
 
 
-def _find(objects: list[Obj], kind: str, name: str) -> Obj:
+def find(objects: list[Obj], kind: str, name: str) -> Obj:
+    """The object of `kind` named `name` among `objects`."""
     return next(o for o in objects if o["kind"] == kind and o["metadata"]["name"] == name)
 
 
@@ -336,7 +337,7 @@ def missing_pull_credentials(now: datetime) -> list[Obj]:
 
 def unbound_dataset_volume(now: datetime) -> list[Obj]:
     objects = healthy(now)
-    _find(objects, "PersistentVolumeClaim", "datasets")["status"] = {"phase": "Pending"}
+    find(objects, "PersistentVolumeClaim", "datasets")["status"] = {"phase": "Pending"}
     return objects
 
 
@@ -365,7 +366,7 @@ def job_too_large(now: datetime) -> list[Obj]:
 
 def crash_looping_manager(now: datetime) -> list[Obj]:
     objects = healthy(now)
-    pod = _find(objects, "Pod", "jobs-manager-abc12")
+    pod = find(objects, "Pod", "jobs-manager-abc12")
     pod["status"]["conditions"][1]["status"] = "False"
     pod["status"]["containerStatuses"][0] = {
         "name": "api",
@@ -394,7 +395,7 @@ def cordoned_machines(now: datetime) -> list[Obj]:
     """Both machines closed to new work (`kubectl cordon`): no training job may start."""
     objects = healthy(now)
     for name in ("cpu-1", "gpu-1"):
-        _find(objects, "Node", name)["spec"]["unschedulable"] = True
+        find(objects, "Node", name)["spec"]["unschedulable"] = True
     return objects
 
 

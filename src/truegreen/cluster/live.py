@@ -29,7 +29,7 @@ from truegreen.cluster.classify import (
     from_status,
 )
 from truegreen.cluster.credentials import Credential
-from truegreen.cluster.endpoints import collection_path, object_path, view_stamper
+from truegreen.cluster.endpoints import collection_path, get_action, object_path, view_stamper
 from truegreen.cluster.kinds import Kind, stamp
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
 from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
@@ -468,10 +468,14 @@ class LiveCluster:
         raise TooManyPagesError(MAX_PAGES)
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
-        """One object by name; NotFound is a measured absence."""
-        action = f"read {kind.spec.name.lower()} {name!r}"
+        """One object by name; NotFound is a measured absence. Discovery's list of groups
+        (`Kind.API_GROUPS`) is read the same way: it is one unnamed object, without metadata."""
+        action = get_action(kind, name)
         try:
-            obj = _object(self._send("GET", object_path(kind, name, namespace)))
+            obj = _object(
+                self._send("GET", object_path(kind, name, namespace)),
+                metadata=kind is not Kind.API_GROUPS,
+            )
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             return _cant(error, action, permission("get", kind, namespace))
         return Got(stamp(obj, kind))
@@ -700,13 +704,15 @@ class _StatusError(Exception):
 _decode_object = msgspec.json.Decoder(dict[str, Any]).decode
 
 
-def _object(response: Response, succeeded: tuple[int, ...] = (200,)) -> dict[str, Any]:
+def _object(
+    response: Response, succeeded: tuple[int, ...] = (200,), *, metadata: bool = True
+) -> dict[str, Any]:
     """The one object a successful answer holds; _StatusError for any other status,
-    MalformedAnswerError when the object has no metadata mapping."""
+    MalformedAnswerError when the object has no metadata mapping (where it must have one)."""
     if response.status not in succeeded:
         raise _StatusError(response)
     obj = _decode_object(response.body)
-    if not isinstance(obj.get("metadata"), dict):
+    if metadata and not isinstance(obj.get("metadata"), dict):
         raise MalformedAnswerError("the object has no metadata")
     return obj
 

@@ -29,6 +29,7 @@ from msgspec import Struct, field
 
 from truegreen.cluster.archive import META, READS, is_archive, read_archive
 from truegreen.cluster.classify import describe
+from truegreen.cluster.endpoints import get_action
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.logs import LogRead, LogRequest
 from truegreen.cluster.reader import (
@@ -366,7 +367,7 @@ class SnapshotReader:
         read = self._reads.get(ReadKey("get", kind, namespace, name))
         if isinstance(read, Got | CantRead):
             return read
-        action = f"read {kind.spec.name.lower()} {name!r}"
+        action = get_action(kind, name)
         return CantRead(ReadFailure.NOT_CAPTURED, describe(ReadFailure.NOT_CAPTURED, action))
 
 

@@ -17,7 +17,7 @@ from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.doctor.config import DoctorConfig, doctor_settings, load_config
-from truegreen.doctor.environment import Unreachable, gather
+from truegreen.doctor.environment import DoctorSettings, Unreachable, gather
 from truegreen.doctor.rollup import Report
 from truegreen.doctor.run import Where, diagnose
 from truegreen.errors import UsageError
@@ -41,6 +41,18 @@ class DoctorRequest(Struct, frozen=True):
     config: Path | None = None
     admission_dry_run: bool = False
     """`--admission-dry-run`: a trial start of the training job's pod, live only."""
+    job_file: Path | None = None
+    """`--job-file`: a training job's manifest (`-`: standard input), judged before it is
+    submitted instead of the newest training job."""
+
+
+def with_planned_job(settings: DoctorSettings, job_file: Path | None) -> DoctorSettings:
+    """`settings` with the job of `job_file` to judge, when one is given."""
+    if job_file is None:
+        return settings
+    from truegreen.doctor.job_file import load_job_file
+
+    return replace(settings, planned_job=load_job_file(job_file))
 
 
 class SnapshotTarget(Struct, frozen=True):
@@ -123,13 +135,17 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
         )
         namespace = connection.namespace or snapshot.namespace
         # Commands in remedies are for the cluster the snapshot came from: name the namespace.
-        settings = replace(settings, kubectl=Kubectl(namespace=namespace))
+        settings = replace(
+            with_planned_job(settings, request.job_file), kubectl=Kubectl(namespace=namespace)
+        )
         where = Where(snapshot.info.server, f"the snapshot {request.snapshot}")
         return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, where)
     settings = doctor_settings(
         config, request.job_requests, request.credentials_secret, request.admission_dry_run
     )
-    settings = replace(settings, kubectl=for_connection(connection))
+    settings = replace(
+        with_planned_job(settings, request.job_file), kubectl=for_connection(connection)
+    )
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
         _settled()
         where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)

@@ -3,6 +3,10 @@
 The JSON document (`schema_version` 1): `verdict` (ready, not-ready, unknown), `exit_code`,
 `headline` {check, code, status, rule, text, remedy}, `findings` [{check, status, basis, code,
 headline, remedy, details, objects}] and `coverage` {checked, not_checked [{check, reason}]}.
+`job` names the training job judged (null when there is none): `kind`, `name`, `source`
+(`newest`, or `job-file` for `--job-file`), `together` (every pod must run at once) and
+`pod_sets` [{name, count, requests}], each pod's requests as the API server would store it, in
+scheduler units (CPU in millicores, memory in bytes).
 `check` is one of, in root-cause order: credentials, image-pull, storage, admission (the API
 server's gates: namespace state, ResourceQuota, webhooks, Pod Security, the trial start; codes
 `admission.*`, docs/admission.md), workloads, capacity (the scheduler's fit rules), probes,
@@ -61,12 +65,28 @@ def to_json(report: Report) -> dict[str, Any]:
             "remedy": headline.remedy,
         },
         "findings": [_finding_json(f) for f in report.findings],
+        "job": _job_json(report),
         "coverage": {
             "checked": [c.value for c in report.checked],
             "not_checked": [
                 {"check": n.check.value, "reason": n.reason} for n in report.not_checked
             ],
         },
+    }
+
+
+def _job_json(report: Report) -> dict[str, Any] | None:
+    job = report.job
+    if job is None:
+        return None
+    return {
+        "kind": job.kind,
+        "name": job.name,
+        "source": job.source,
+        "together": job.together,
+        "pod_sets": [
+            {"name": s.name, "count": s.count, "requests": dict(s.requests)} for s in job.pod_sets
+        ],
     }
 
 

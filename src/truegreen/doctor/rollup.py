@@ -12,6 +12,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.training import JobSummary
 from truegreen.doctor.wording import render
 from truegreen.exitcodes import ExitCode
 
@@ -103,6 +104,8 @@ class Report(Struct, frozen=True):
     findings: tuple[Finding, ...]
     checked: tuple[CheckId, ...]
     not_checked: tuple[NotChecked, ...]
+    job: JobSummary | None = None
+    """The training job the report judged, with its pod sets."""
 
     @property
     def also(self) -> tuple[Finding, ...]:

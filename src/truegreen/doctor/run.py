@@ -3,6 +3,7 @@
 from datetime import datetime
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, ClusterReader, ReadFailure
 from truegreen.cluster.redact import RedactingReader
@@ -78,7 +79,7 @@ def diagnose(
     if isinstance(gathered, Unreachable):
         return roll_up(unreachable_findings(ran, gathered, where, settings.kubectl), ran, skipped)
     findings = [f for check, run in CHECKS if check in ran for f in run(gathered)]
-    return roll_up(findings, ran, skipped)
+    return replace(roll_up(findings, ran, skipped), job=capacity.job_summary(gathered))
 
 
 def unreachable_findings(

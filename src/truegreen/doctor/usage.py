@@ -51,6 +51,7 @@ class _Metadata(msgspec.Struct, omit_defaults=True, rename="camel"):
     name: str | None = None
     namespace: str | None = None
     creation_timestamp: str | None = None
+    labels: dict[str, str] | None = None
     owner_references: list[dict[str, Any]] | None = None
 
 
@@ -94,6 +95,7 @@ class _RawMetadata(msgspec.Struct, omit_defaults=True, rename="camel", gc=False)
     name: str | None = None
     namespace: str | None = None
     creation_timestamp: str | None = None
+    labels: msgspec.Raw = _NOTHING
     owner_references: msgspec.Raw = _NOTHING
 
 

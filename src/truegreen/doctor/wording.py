@@ -243,14 +243,19 @@ WORDING: Final[dict[str, Wording]] = {
         "training job waits for it.",
         "Wait for {jobs} to finish, or add capacity.",
     ),
+    "capacity.partly-fits": Wording(
+        "Only {placed} of the {wanted} programs of the training job {job} can run at once now; "
+        "the others wait for room.",
+        "Wait, or free room or add a machine for them to run side by side.",
+    ),
     "capacity.blocked-by-other-work": Wording(
         "A training job of {size} can't start: {holders}.",
         "Free room on {machine} by stopping what holds it when it is done, or add a machine "
         "({closest}).",
     ),
     "capacity.too-large": Wording(
-        "A training job of {size} doesn't fit on any machine, even an empty one.",
-        "Ask for less ({closest}), or add a machine big enough.",
+        "A training job of {size} doesn't fit on the machines, even empty ones.",
+        "Ask for less ({closest}), or add machines big enough.",
     ),
     "capacity.no-eligible-machine": Wording(
         "No machine may run a training job: {why}.",
@@ -260,6 +265,10 @@ WORDING: Final[dict[str, Wording]] = {
         "A training job ({job}) has waited {age} for a machine, and free capacity doesn't "
         "explain it.",
         "See what the cluster says about it with {command}.",
+    ),
+    "capacity.job-unshaped": Wording(
+        "The training job {job} can't start: {why}.",
+        "Create the runtime it names, or point it at one that exists ({command} lists them).",
     ),
     "capacity.bad-job-size": Wording(
         "The training job's size can't be read: {problem}.",
@@ -371,7 +380,25 @@ _KIND_NOUNS = {
     Kind.DAEMON_SET: "the workloads",
     Kind.REPLICA_SET: "the workloads",
     Kind.JOB: "the training jobs",
+    Kind.CRON_JOB: "the scheduled training jobs",
     Kind.STORAGE_CLASS: "the storage types",
+    Kind.PERSISTENT_VOLUME: "the storage behind the dataset volumes",
+    Kind.PRIORITY_CLASS: "the priority levels",
+    Kind.API_GROUPS: "which kinds of training job the cluster knows",
+    Kind.JOB_SET: "the training jobs (JobSet)",
+    Kind.TRAIN_JOB: "the training jobs (TrainJob)",
+    Kind.TRAINING_RUNTIME: "the training runtimes",
+    Kind.CLUSTER_TRAINING_RUNTIME: "the cluster's training runtimes",
+    Kind.PYTORCH_JOB: "the training jobs (PyTorchJob)",
+    Kind.TF_JOB: "the training jobs (TFJob)",
+    Kind.MPI_JOB: "the training jobs (MPIJob)",
+    Kind.MPI_JOB_V1: "the training jobs (MPIJob)",
+    Kind.XGBOOST_JOB: "the training jobs (XGBoostJob)",
+    Kind.PADDLE_JOB: "the training jobs (PaddleJob)",
+    Kind.JAX_JOB: "the training jobs (JAXJob)",
+    Kind.RAY_JOB: "the training jobs (RayJob)",
+    Kind.RAY_CLUSTER: "the training clusters (RayCluster)",
+    Kind.LEADER_WORKER_SET: "the training groups (LeaderWorkerSet)",
     Kind.EVENT: "the activity log",
     Kind.NAMESPACE: "the environment's space",
     Kind.RESOURCE_QUOTA: "the usage limits",

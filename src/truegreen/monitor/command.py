@@ -11,7 +11,7 @@ from msgspec import Struct
 from truegreen.cluster import CantRead, Kind
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reflector import WatchSettings
-from truegreen.doctor.command import DoctorRequest
+from truegreen.doctor.command import DoctorRequest, with_planned_job
 from truegreen.doctor.command import _with_config as connection_with_config
 from truegreen.doctor.config import doctor_settings, load_config
 from truegreen.doctor.run import Where
@@ -88,8 +88,9 @@ class RunningMonitor:
         check_request(request)
         config = load_config(request.doctor.config)
         connection = connection_with_config(request.doctor.connection, config)
-        settings = doctor_settings(
-            config, request.doctor.job_requests, request.doctor.credentials_secret
+        settings = with_planned_job(
+            doctor_settings(config, request.doctor.job_requests, request.doctor.credentials_secret),
+            request.doctor.job_file,
         )
         self._metrics: MonitorMetrics | None = None
         counting: list[MonitorMetrics] = []

@@ -13,7 +13,7 @@ from msgspec.structs import replace
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.checks.base import cant_check, finding
-from truegreen.doctor.environment import WEBHOOK_KINDS, Environment, newest_job
+from truegreen.doctor.environment import WEBHOOK_KINDS, Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.fit import apply_limit_range_defaults
 from truegreen.doctor.podsecurity import Level, enforced_policy, violations
@@ -28,6 +28,7 @@ from truegreen.doctor.quota import (
     pod_verdicts,
     quota_pod,
 )
+from truegreen.doctor.training import TrainingJob
 from truegreen.doctor.trial import TrialOutcome, judge, trial_name
 from truegreen.doctor.webhooks import Applies, ready_endpoints
 from truegreen.quantity import CPU, MEMORY, QuantityError, Resources, format_amount
@@ -153,7 +154,7 @@ def _holders(pods: Sequence[KubeObject]) -> list[Holder]:
 
 
 def _training_quota_pod(
-    env: Environment, job: KubeObject | None
+    env: Environment, job: TrainingJob | None
 ) -> tuple[QuotaPod | None, list[str], Finding | None]:
     """The training pod as quota sees it, notes on what was left out, or an unknown finding."""
     requests = env.settings.job_requests
@@ -164,7 +165,7 @@ def _training_quota_pod(
         return QuotaPod(requests or Resources(), Resources()), [note], None
     if isinstance(env.limit_ranges, CantRead):
         return None, [], cant_check(env, CHECK, Kind.LIMIT_RANGE, env.limit_ranges)
-    spec = apply_limit_range_defaults(o.pod_spec(o.pod_template(job)), env.limit_ranges.items)
+    spec = apply_limit_range_defaults(job.primary.spec, env.limit_ranges.items)
     try:
         return quota_pod(spec, requests=requests), [], None
     except QuantityError:
@@ -172,7 +173,7 @@ def _training_quota_pod(
 
 
 def _quota_findings(
-    env: Environment, job: KubeObject | None
+    env: Environment, job: TrainingJob | None
 ) -> tuple[list[Finding], list[Finding], list[str]]:
     """(refusals of the Job object, refusals of its pod, notes) from the namespace's quotas."""
     if isinstance(env.quotas, CantRead):
@@ -230,7 +231,9 @@ def _namespace_findings(env: Environment) -> list[Finding]:
     return [cant_check(env, CHECK, Kind.NAMESPACE, read)]
 
 
-def _security_findings(env: Environment, job: KubeObject | None) -> tuple[list[Finding], list[str]]:
+def _security_findings(
+    env: Environment, job: TrainingJob | None
+) -> tuple[list[Finding], list[str]]:
     labels = env.namespace_labels()
     if labels is None:
         return [], []  # the namespace gate already says why
@@ -242,7 +245,7 @@ def _security_findings(env: Environment, job: KubeObject | None) -> tuple[list[F
         if isinstance(env.jobs, CantRead):
             return [cant_check(env, CHECK, Kind.JOB, env.jobs)], notes
         return [], [*notes, f"security level {policy}: no training job to compare"]
-    template = o.pod_template(job)
+    template = job.primary.template
     found = violations(policy, o.mapping(template.get("metadata")), o.pod_spec(template))
     if not found:
         return [], [*notes, f"security level {policy}: the training job passes"]
@@ -258,7 +261,7 @@ def _security_findings(env: Environment, job: KubeObject | None) -> tuple[list[F
                 *notes,
                 *(f'violates PodSecurity "{policy}": {v.check} ({v.detail})' for v in found),
             ],
-            objects=[f"Namespace/{env.namespace}", o.ref(job)],
+            objects=[f"Namespace/{env.namespace}", job.ref],
             level=f"'{policy.level}'",
             problems=problems[0] + (f" and {len(problems) - 1} more" if problems[1:] else ""),
             fields=", ".join(fields),
@@ -339,7 +342,7 @@ def _webhook_findings(env: Environment) -> tuple[list[Finding], list[str]]:
     return findings, notes
 
 
-def _trial_findings(env: Environment, job: KubeObject | None) -> list[Finding]:
+def _trial_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
     if env.trial is None or job is None:
         return []
     trial = judge(env.trial, trial_name(job))
@@ -352,7 +355,7 @@ def _trial_findings(env: Environment, job: KubeObject | None) -> list[Finding]:
                 Basis.MEASURED,
                 "admission.trial-refused",
                 details=details,
-                objects=[o.ref(job)],
+                objects=[job.ref],
                 reason=trial.reason,
             )
         ]
@@ -378,7 +381,7 @@ def _trial_findings(env: Environment, job: KubeObject | None) -> list[Finding]:
 
 def check(env: Environment) -> list[Finding]:
     """Findings about whether the API server would let a training job's pod in."""
-    job = newest_job(env.jobs)
+    job = env.judged_job()
     hooks, notes = _webhook_findings(env)
     for_job, for_pod, quota_notes = _quota_findings(env, job)
     security, security_notes = _security_findings(env, job)

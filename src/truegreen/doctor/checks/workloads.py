@@ -11,6 +11,7 @@ from truegreen.cluster import CantRead, Kind, KubeObject, Listed
 from truegreen.doctor.checks.base import cant_check, finding, ok, workloads_of
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.training import training_owner
 from truegreen.kubectl import Kubectl
 from truegreen.rollout import rollout_status
 
@@ -166,14 +167,24 @@ def check(env: Environment) -> list[Finding]:
                 undo=kubectl.here("rollout", "undo", target),
             )
         )
-    if all_listed and not workloads and isinstance(env.jobs, Listed) and not env.jobs.items:
+    work_found = env.work()
+    if (
+        all_listed
+        and not workloads
+        and isinstance(env.jobs, Listed)
+        and not work_found.jobs
+        and not work_found.unread
+        and not work_found.unshaped
+    ):
         findings.append(
             finding(
                 CHECK,
                 Status.FAIL,
                 Basis.MEASURED,
                 "workloads.none-found",
-                details=(f"no Deployments, StatefulSets, DaemonSets or Jobs in {env.namespace}",),
+                details=(
+                    f"no Deployments, StatefulSets, DaemonSets or training jobs in {env.namespace}",
+                ),
                 namespace=env.namespace,
                 command=kubectl.here("get", "deployments,statefulsets,daemonsets,jobs"),
             )
@@ -183,12 +194,20 @@ def check(env: Environment) -> list[Finding]:
         return findings
     selectors = [(w, o.mapping(o.mapping(w.get("spec")).get("selector"))) for w in workloads]
     jobs = {o.name_of(j): j for j in env.jobs.items} if isinstance(env.jobs, Listed) else {}
+    work = env.work()
     grouped: dict[tuple[str, str], tuple[KubeObject, list[tuple[_PodProblem, KubeObject]]]] = {}
     # A terminating pod is on its way out: its old image, crash loop or unreadiness is no
     # longer the workload's state (the controller already counts it out, kubectl#1628).
     for pod in o.remaining(env.pods.items):
-        job_name = o.job_owner(pod)
-        owner = jobs.get(job_name) if job_name else _owner_of(pod, selectors)
+        job_name = training_owner(pod)
+        training_job = work.job_of(pod)
+        owner: KubeObject | None = (
+            {"kind": training_job.kind.spec.name, "metadata": {"name": training_job.name}}
+            if training_job is not None
+            else jobs.get(job_name)
+            if job_name
+            else _owner_of(pod, selectors)
+        )
         if owner is None and job_name:
             owner = {"kind": "Job", "metadata": {"name": job_name}}
         if owner is None:
