@@ -53,11 +53,13 @@ def test_cordoned_machines_name_the_uncordon_command_and_pasting_it_opens_them(
     report = doctor.live("-o", "json").json()
     assert report["headline"]["code"] == "capacity.no-eligible-machine"
     assert report["headline"]["text"] == (
-        "No machine may run a training job: 2 machines closed to new work."
+        "No machine may run a training job: 2 machines are closed to new work."
     )
     uncordon = f"`kubectl --kubeconfig {doctor.kubeconfig} uncordon cpu-1 gpu-1`"
+    # An administrator may have closed them for maintenance: the remedy says to check first.
     assert report["headline"]["remedy"] == (
-        f"Open cpu-1 and gpu-1 to new work again with {uncordon}."
+        f"If the maintenance on cpu-1 and gpu-1 is done, open them to new work again with "
+        f"{uncordon} (an administrator may have closed them on purpose)."
     )
     (command,) = _commands(report["headline"]["remedy"])
     pasted = _paste(command)

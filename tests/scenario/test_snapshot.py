@@ -197,7 +197,15 @@ def test_list_items_are_saved_as_the_server_sent_them_and_read_back_with_their_k
 def _job_stuck(now: datetime) -> list[Obj]:
     """A training job pod unscheduled past the grace period although the job fits."""
     job = training_job("train-009", now, gpus=1, finished=False, age=timedelta(minutes=15))
-    pod = job_pod(job, now, suffix="z", node_name=None, phase="Pending", age=timedelta(minutes=15))
+    pod = job_pod(
+        job,
+        now,
+        suffix="z",
+        node_name=None,
+        phase="Pending",
+        age=timedelta(minutes=15),
+        scheduler_said=False,
+    )
     return [*healthy(now), job, pod]
 
 

@@ -220,20 +220,25 @@ def job_pod(
     node_name: str | None,
     phase: str = "Running",
     age: timedelta = timedelta(minutes=30),
+    scheduler_said: bool = True,
 ) -> Obj:
+    """A pod the Job controller made; unscheduled (`node_name` None), with the scheduler's
+    Unschedulable condition unless `scheduler_said` is False (no scheduler has looked yet)."""
     spec = copy.deepcopy(job["spec"]["template"]["spec"])
     if node_name:
         spec["nodeName"] = node_name
     conditions: list[Obj] = []
-    if node_name is None:
+    if node_name is None and scheduler_said:
         conditions.append(
             {
                 "type": "PodScheduled",
                 "status": "False",
                 "reason": "Unschedulable",
+                # As kube-scheduler writes it (schedule_one.go FitError, then the
+                # preemption plugin's own verdict).
                 "message": (
-                    "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, "
-                    "1 node(s) didn't match Pod's node affinity/selector."
+                    "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 "
+                    "nodes are available: 2 No preemption victims found for incoming pod."
                 ),
             }
         )

@@ -46,6 +46,9 @@ WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
 # Only pods that hold capacity: the scheduler ignores Succeeded and Failed pods.
 HOLDING_CAPACITY = {"status.phase": FieldIsNot(("Succeeded", "Failed"))}
 REFRESH_FAILURE_EVENTS = {"reason": EventReason.ROLLOUT_FAILED.value}
+WARNING_EVENTS = {"type": "Warning"}
+"""The field selector of the namespace's warnings (events accept `type`:
+pkg/apis/core/v1/conversion.go)."""
 """The field selector of refresh's failed-rollout Events (events accept `reason`)."""
 WEBHOOK_KINDS = (Kind.VALIDATING_WEBHOOK_CONFIGURATION, Kind.MUTATING_WEBHOOK_CONFIGURATION)
 _NOT_READ = CantRead(ReadFailure.NOT_CAPTURED, "not read")
@@ -125,6 +128,9 @@ class Environment(Struct, frozen=True):
     """refresh's failed-rollout Events, read only when a workload shows refresh attempts."""
     training: TrainingWork | None = None
     """Every training job of the namespace as its pod sets (None: from `jobs` alone)."""
+    warning_events: ListRead | None = None
+    """The namespace's Warning Events, read only while some training job does not run whole
+    (`training_not_running`): the controllers' own word on why."""
 
     def namespace_labels(self) -> Mapping[str, str] | None:
         """The namespace's labels; None when the namespace could not be read."""
@@ -139,6 +145,13 @@ class Environment(Struct, frozen=True):
     def judged_job(self) -> TrainingJob | None:
         """The training job the next run is judged by: `--job-file`'s, else the newest."""
         return self.work().judged
+
+    def pods_of(self, job: TrainingJob) -> list[KubeObject]:
+        """The namespace's pods of `job` (none when the pods could not be read)."""
+        if not isinstance(self.pods, Listed):
+            return []
+        work = self.work()
+        return [p for p in self.pods.items if work.job_of(p) is job]
 
     def training_pod_labels(self) -> Mapping[str, str] | None:
         """The labels the next training job's pods get; None when no training job shows them."""
@@ -312,29 +325,17 @@ def gather(
         if isinstance(api_groups, CantRead):
             lists[Kind.API_GROUPS] = api_groups
         lists.update({kind: read.result() for kind, read in optional.items()})
-        planned_objects = [settings.planned_job] if settings.planned_job else []
-        runtimes = {
-            key: schedule.submit(
-                partial(
-                    reader.get,
-                    key[0],
-                    key[1],
-                    namespace=namespace if key[0].namespaced else None,
-                )
+        work = _training(schedule, reader, namespace, lists, settings.planned_job)
+        pod_list = pods.result()
+        # What the cluster said about training that does not run: only then are the
+        # namespace's warnings read (a refused create, a volume that would not attach).
+        warnings = (
+            schedule.submit(
+                partial(reader.list, Kind.EVENT, namespace=namespace, fields=WARNING_EVENTS)
             )
-            for key in dict.fromkeys(
-                runtime_of(obj)
-                for kind, obj in [*_listed_of(lists, Kind.TRAIN_JOB), *planned_objects]
-                if kind is Kind.TRAIN_JOB
-            )
-        }
-        runtime_reads = {key: read.result() for key, read in runtimes.items()}
-        planned = (
-            shape(*settings.planned_job, runtime_reads.get(runtime_of(settings.planned_job[1])))
-            if settings.planned_job
+            if training_not_running(work, pod_list)
             else None
         )
-        work = training_work(lists, runtime_reads, planned)
         job_list = lists[Kind.JOB]
         job = work.judged
         trial = (
@@ -404,7 +405,7 @@ def gather(
             settings=settings,
             workloads=workloads,
             jobs=job_list,
-            pods=pods.result(),
+            pods=pod_list,
             limit_ranges=limit_ranges.result(),
             nodes=nodes.result(),
             cluster_usage=cluster_usage(usage.result()),
@@ -420,7 +421,50 @@ def gather(
             trial=None if trial is None else trial.result(),
             refresh_failures=None if failures is None else failures.result(),
             training=work,
+            warning_events=None if warnings is None else warnings.result(),
         )
+
+
+def _training(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    namespace: str,
+    lists: Mapping[Kind, ListRead],
+    planned_job: tuple[Kind, Mapping[str, Any]] | None,
+) -> TrainingWork:
+    """The training jobs of `lists` and `planned_job`, each TrainJob's runtime read once."""
+    planned_objects = [planned_job] if planned_job else []
+    runtimes = {
+        key: schedule.submit(
+            partial(reader.get, key[0], key[1], namespace=namespace if key[0].namespaced else None)
+        )
+        for key in dict.fromkeys(
+            runtime_of(obj)
+            for kind, obj in [*_listed_of(lists, Kind.TRAIN_JOB), *planned_objects]
+            if kind is Kind.TRAIN_JOB
+        )
+    }
+    runtime_reads = {key: read.result() for key, read in runtimes.items()}
+    planned = (
+        shape(*planned_job, runtime_reads.get(runtime_of(planned_job[1]))) if planned_job else None
+    )
+    return training_work(lists, runtime_reads, planned)
+
+
+def training_not_running(work: TrainingWork, pods: ListRead) -> bool:
+    """Some unfinished training job runs fewer pods than it should (or the pods could not be
+    read): the cluster may have said why."""
+    unfinished = [j for j in work.jobs if not j.finished and not j.suspended]
+    if not unfinished:
+        return False
+    if not isinstance(pods, Listed):
+        return True
+    running: dict[str, int] = {}
+    for pod in o.remaining(pods.items):
+        job = work.job_of(pod)
+        if job is not None and o.phase(pod) == "Running":
+            running[job.ref] = running.get(job.ref, 0) + 1
+    return any(running.get(j.ref, 0) < j.pods for j in unfinished)
 
 
 def refresh_tried(annotations: Mapping[str, str]) -> bool:

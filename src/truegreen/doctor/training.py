@@ -115,6 +115,10 @@ class TrainingJob(Struct, frozen=True):
     uid: str = ""
     cluster_name: str = ""
     """A RayJob's RayCluster (`status.rayClusterName`), whose pods are the job's."""
+    failure: tuple[str, str] = ("", "")
+    """The reason and message of the job's failure, as its status says them."""
+    managed_by: str = ""
+    """`spec.managedBy`: another controller runs this job (Kueue's MultiKueue), "" for its own."""
 
     @property
     def ref(self) -> str:
@@ -209,11 +213,23 @@ def _job_ranks(spec: Mapping[str, Any]) -> bool:
 
 def _common(obj: KubeObject) -> dict[str, Any]:
     meta = o.mapping(obj.get("metadata"))
+    failed = o.condition(obj, "Failed")
+    failure = (
+        (str(failed.get("reason") or ""), str(failed.get("message") or ""))
+        if failed is not None and failed.get("status") == "True"
+        else ("", "")
+    )
+    managed_by = o.mapping(obj.get("spec")).get("managedBy")
     return {
         "name": o.name_of(obj),
         "created": o.created_at(obj),
         "queue": str(o.labels_of(obj).get(QUEUE_LABEL) or ""),
         "uid": str(meta.get("uid") or ""),
+        "failure": failure,
+        # The Job controller's own name for itself (pkg/apis/batch/types.go JobControllerName).
+        "managed_by": ""
+        if managed_by in (None, "", "kubernetes.io/job-controller")
+        else str(managed_by),
     }
 
 
@@ -433,6 +449,9 @@ def from_ray_job(job: KubeObject) -> TrainingJob:
     spec = o.mapping(job.get("spec"))
     status = o.mapping(job.get("status"))
     state = status.get("jobDeploymentStatus")
+    common = _common(job)
+    if state == "Failed":
+        common["failure"] = (str(status.get("reason") or ""), str(status.get("message") or ""))
     return TrainingJob(
         kind=Kind.RAY_JOB,
         pod_sets=_ray_sets(o.mapping(spec.get("rayClusterSpec"))),
@@ -441,7 +460,7 @@ def from_ray_job(job: KubeObject) -> TrainingJob:
         finished=state in ("Complete", "Failed"),
         failed=state == "Failed",
         cluster_name=str(status.get("rayClusterName") or ""),
-        **_common(job),
+        **common,
     )
 
 

@@ -58,6 +58,7 @@ class _Metadata(msgspec.Struct, omit_defaults=True, rename="camel"):
 class _Condition(msgspec.Struct, omit_defaults=True, rename="camel"):
     type: str | None = None
     status: str | None = None
+    reason: str | None = None
     message: str | None = None
 
 

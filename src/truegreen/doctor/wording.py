@@ -114,9 +114,23 @@ WORDING: Final[dict[str, Wording]] = {
         "Use an existing storage type for '{name}' ({command} lists them), or ask your cluster "
         "admin to add it.",
     ),
+    "storage.attached-elsewhere": Wording(
+        "A volume of the training job {job} is in use on another machine, and can be attached "
+        "to one machine at a time: its programs can't start.",
+        "Stop what uses the volume on the other machine, or run the job on that machine; "
+        "{command} shows which volume.",
+    ),
+    "storage.attach-failed": Wording(
+        "A volume of the training job {job} can't be attached to its machine.",
+        "See why with {command}, and ask your cluster admin about the storage.",
+    ),
     "storage.cant-read": Wording("Couldn't check the dataset volumes: {why}.", "{remedy}"),
     # -- admission ------------------------------------------------------------------------
     "admission.ok": Wording("New training work would be let in.", ""),
+    "admission.pods-refused": Wording(
+        "The cluster refuses to create the programs of the training job {job}: {cause}.",
+        "{todo}.",
+    ),
     "admission.namespace-terminating": Wording(
         "The environment's space '{name}' is being deleted, so nothing new can start there.",
         "Wait for the deletion to finish and set the environment up again, or ask your cluster "
@@ -229,6 +243,39 @@ WORDING: Final[dict[str, Wording]] = {
         "See why with {command}; usually no machine has room for it, so free some capacity "
         "or add a machine.",
     ),
+    "workloads.job-paused": Wording(
+        "The training job {job} is paused, and nothing will start it.",
+        "If nobody paused it on purpose, start it with {command}.",
+    ),
+    "workloads.job-queued": Wording(
+        "The training job {job} waits for {queue} to let it start.",
+        "Nothing to do while {queue} has room for it; check its place there if it waits long.",
+    ),
+    "workloads.last-job-out-of-memory": Wording(
+        "The last training job {job} ran out of memory and was stopped; the next one with "
+        "the same settings will be too.",
+        "Give its training program more memory (its memory limit), or make it use less (a "
+        "smaller batch); {command} shows which program.",
+    ),
+    "workloads.last-job-image": Wording(
+        "The last training job {job} failed: its image couldn't be downloaded.",
+        "Fix the image's name or its registry login; {command} shows the error.",
+    ),
+    "workloads.last-job-evicted": Wording(
+        "The last training job {job} was stopped by its machine, which ran short; it may run "
+        "when started again.",
+        "Ask for the memory and disk the job really uses, so that its machine keeps room for "
+        "it; {command} shows what ran short.",
+    ),
+    "workloads.last-job-deadline": Wording(
+        "The last training job {job} ran out of time: it was stopped at its deadline.",
+        "Give it a longer deadline, or make the work shorter; {command} shows the deadline.",
+    ),
+    "workloads.last-job-failed": Wording(
+        "The last training job {job} failed: its program ended with an error.",
+        "See why with {command}; the next job with the same settings fails the same way "
+        "until that is fixed.",
+    ),
     "workloads.cant-read": Wording(
         "Couldn't check whether the environment's workloads are healthy: {why}.", "{remedy}"
     ),
@@ -260,6 +307,14 @@ WORDING: Final[dict[str, Wording]] = {
     "capacity.no-eligible-machine": Wording(
         "No machine may run a training job: {why}.",
         "{todo}.",
+    ),
+    "capacity.machine-kept-out": Wording(
+        "The machines big enough for a training job of {size} can't take it: {why}.",
+        "{todo}.",
+    ),
+    "capacity.unschedulable": Wording(
+        "The cluster found no machine for {what}: {reasons}.",
+        "{todo}; {command} shows the cluster's own words.",
     ),
     "capacity.job-stuck": Wording(
         "A training job ({job}) has waited {age} for a machine, and free capacity doesn't "

@@ -14,6 +14,7 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.checks.base import cant_check, finding
 from truegreen.doctor.environment import WEBHOOK_KINDS, Environment
+from truegreen.doctor.evidence import Cause, refusals
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.fit import apply_limit_range_defaults
 from truegreen.doctor.podsecurity import Level, enforced_policy, violations
@@ -379,6 +380,76 @@ def _trial_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
     return [replace(unknown, why="the trial start could not be made")]
 
 
+_CAUSE_WORDS: dict[Cause, tuple[str, str]] = {
+    Cause.QUOTA: (
+        "they would go over a usage limit of the environment",
+        "Free some of the limit, raise it, or ask for less ({command} shows the limits)",
+    ),
+    Cause.LIMIT_RANGE: (
+        "they are outside the sizes the environment allows one program",
+        "Size the job's programs within the environment's limits ({command} shows them)",
+    ),
+    Cause.WEBHOOK: (
+        "an approval hook turns them down",
+        "Change the job so that the hook lets it in (the details say why it refused), or ask "
+        "your cluster admin about the hook",
+    ),
+    Cause.POD_SECURITY: (
+        "they break the environment's security level",
+        "Change the job's security settings to what the environment's level allows",
+    ),
+    Cause.INVALID: (
+        "their settings are not valid",
+        "Fix the job's settings the details name",
+    ),
+    Cause.OTHER: (
+        "the cluster refused them",
+        "Read the cluster's words in the details",
+    ),
+}
+_COMMANDS = {
+    Cause.QUOTA: ("describe", "resourcequotas"),
+    Cause.LIMIT_RANGE: ("describe", "limitranges"),
+}
+
+
+def _refused_creates(env: Environment) -> list[Finding]:
+    """Each unfinished training job whose controller recorded refused creates of its pods
+    (`FailedCreate`), while the job has fewer pods than it runs: measured, with the cause."""
+    events = env.warning_events
+    if events is None:
+        return []
+    if isinstance(events, CantRead):
+        return [cant_check(env, CHECK, Kind.EVENT, events)]
+    found = []
+    for job in env.work().jobs:
+        if job.finished or job.suspended or len(o.remaining(env.pods_of(job))) >= job.pods:
+            continue
+        refused = refusals(events.items, job)
+        if not refused:
+            continue
+        newest = refused[0]
+        cause, todo = _CAUSE_WORDS[newest.cause]
+        command = env.settings.kubectl.here(*_COMMANDS.get(newest.cause, ("describe", "events")))
+        found.append(
+            finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "admission.pods-refused",
+                details=[
+                    f"{r.reason} on {r.involved} ({r.count} times, last {r.last_seen}): {r.message}"
+                    for r in refused[:3]
+                ],
+                objects=[job.ref],
+                job=f"'{job.name}'",
+                cause=cause,
+                todo=todo.format(command=command),
+            )
+        )
+    return found
+
+
 def check(env: Environment) -> list[Finding]:
     """Findings about whether the API server would let a training job's pod in."""
     job = env.judged_job()
@@ -398,7 +469,13 @@ def check(env: Environment) -> list[Finding]:
         overruled = [f.code for f in pod_gates if f.code != _IGNORED_HOOK]
         pod_gates = [f for f in pod_gates if f.code == _IGNORED_HOOK]
         notes += ["trial start: admitted", *(f"overruled by the trial: {c}" for c in overruled)]
-    problems = [*_namespace_findings(env), *for_job, *pod_gates, *_trial_findings(env, job)]
+    problems = [
+        *_namespace_findings(env),
+        *for_job,
+        *pod_gates,
+        *_trial_findings(env, job),
+        *_refused_creates(env),
+    ]
     if problems:
         return problems
     return [finding(CHECK, Status.OK, Basis.MEASURED, "admission.ok", details=notes)]

@@ -13,6 +13,7 @@ from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.checks.base import cant_check, finding
 from truegreen.doctor.checks.workloads import format_age
 from truegreen.doctor.environment import Environment
+from truegreen.doctor.evidence import scheduler_verdict
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.fit import (
     MachineRoom,
@@ -24,6 +25,8 @@ from truegreen.doctor.fit import (
     pod_requests,
 )
 from truegreen.doctor.placement import Placement, PodGroup, place
+from truegreen.doctor.scheduler_words import first_todo, plain_reasons
+from truegreen.doctor.taints import SYSTEM_TAINTS, system_taint
 from truegreen.doctor.training import (
     JobSummary,
     PodSetSummary,
@@ -43,10 +46,11 @@ _TAINT = re.compile(r"^taint ([^=]+)=")
 
 
 def _stuck_job_pods(env: Environment, pods: Sequence[KubeObject]) -> list[KubeObject]:
-    """Training job pods of this namespace still unscheduled after the grace period."""
+    """Training job pods of this namespace still unscheduled after the grace period, of which
+    the scheduler has not said why (what it said is evidence, `_with_evidence`)."""
     stuck = []
     for pod in pods:
-        if not training_owner(pod) or o.node_name(pod):
+        if not training_owner(pod) or o.node_name(pod) or scheduler_verdict(pod) is not None:
             continue
         if o.phase(pod) != "Pending":
             continue
@@ -249,6 +253,8 @@ class _Judged(Struct, frozen=True):
     stuck: tuple[KubeObject, ...]
     stuck_lines: tuple[str, ...]
     objects: tuple[str, ...]
+    excluded: Mapping[str, tuple[str, ...]]
+    """Per reason, the machines some pod set may not use."""
 
     @property
     def size(self) -> str:
@@ -256,17 +262,81 @@ class _Judged(Struct, frozen=True):
 
 
 def check(env: Environment) -> list[Finding]:
-    """Findings about whether a training job fits on the cluster's machines now."""
+    """Findings about whether a training job fits on the cluster's machines now: what the
+    scheduler already said about the job's pods, then what placing them shows."""
+    return _with_evidence(env, _arithmetic(env))
+
+
+def _arithmetic(env: Environment) -> list[Finding]:
+    """Whether the job fits, by placing its pods on the machines' free room."""
     judged = _prepare(env)
     if isinstance(judged, list):
         return judged
     if judged.now.whole:
         return _fits(judged)
-    for step in (_waits_for_running_jobs, _partly_fits, _blocked_by_other_work):
+    for step in (_waits_for_running_jobs, _partly_fits, _blocked_by_other_work, _kept_out):
         found = step(judged)
         if found is not None:
             return [found]
     return [_too_large(judged)]
+
+
+_EXPLAINS_A_WAIT_FOR_ROOM = frozenset(
+    {
+        "capacity.held-by-running-job",
+        "capacity.partly-fits",
+        "capacity.blocked-by-other-work",
+        "capacity.too-large",
+        "capacity.machine-kept-out",
+        "capacity.no-eligible-machine",
+    }
+)
+"""What placing the pods can say that explains a scheduler that found no room."""
+
+
+def _training_pods(env: Environment) -> Sequence[KubeObject]:
+    """This namespace's pods, whole when the namespace's list was read, else as the capacity
+    fold kept them."""
+    if isinstance(env.pods, Listed):
+        return env.pods.items
+    usage = env.cluster_usage
+    return usage.pods_here if isinstance(usage, ClusterUsage) else ()
+
+
+def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
+    """The scheduler's own verdict on the training pods it could not place is measured and wins:
+    a reason other than room is a failure whatever placing shows; a lack of room alone goes with
+    placing's explanation (a wait, other work, the job's size) and adds its words to it."""
+    verdicts = [
+        (pod, verdict)
+        for pod in o.remaining(_training_pods(env))
+        if training_owner(pod) and (verdict := scheduler_verdict(pod)) is not None
+    ]
+    if not verdicts:
+        return findings
+    lines = [f"scheduler on {v.pod}: {v.message}" for _, v in verdicts]
+    if all(v.only_room for _, v in verdicts):
+        for index, found in enumerate(findings):
+            if found.code in _EXPLAINS_A_WAIT_FOR_ROOM:
+                explained = replace(found, details=(*found.details, *lines))
+                return [*findings[:index], explained, *findings[index + 1 :]]
+    pod, newest = max(verdicts, key=lambda pv: (str(o.created_at(pv[0]) or ""), pv[1].pod))
+    job = training_owner(pod)
+    of_job = [v for p, v in verdicts if training_owner(p) == job]
+    count = len(of_job)
+    unschedulable = finding(
+        CHECK,
+        Status.FAIL,
+        Basis.MEASURED,
+        "capacity.unschedulable",
+        details=lines,
+        objects=[f"Pod/{v.pod}" for _, v in verdicts],
+        what=f"{count} program{'s' if count != 1 else ''} of the training job '{job}'",
+        reasons=plain_reasons(newest),
+        todo=first_todo(of_job),
+        command=env.settings.kubectl.here("describe", "pod", newest.pod),
+    )
+    return [unschedulable, *(f for f in findings if f.status is not Status.OK)]
 
 
 def _prepare(env: Environment) -> _Judged | list[Finding]:
@@ -343,6 +413,7 @@ def _prepare(env: Environment) -> _Judged | list[Finding]:
         tuple(stuck),
         tuple(stuck_lines),
         tuple(f"Node/{name}" for name in eligible),
+        {reason: tuple(names) for reason, names in excluded.items()},
     )
 
 
@@ -461,6 +532,37 @@ def _blocked_by_other_work(judged: _Judged) -> Finding | None:
     )
 
 
+def _kept_out(judged: _Judged) -> Finding | None:
+    """The machines big enough for the job are the ones it may not use: what keeps them out
+    (a machine down, under pressure, closed, reserved) is the reason, not the job's size."""
+    if not judged.excluded:
+        return None
+    everywhere = tuple(
+        replace(group, machines=tuple(sorted(judged.rooms))) for group in judged.pod_groups
+    )
+    emptied = {name: room.emptied() for name, room in judged.rooms.items()}
+    widened = place(everywhere, emptied)
+    if not widened.whole:
+        return None
+    used = {machine for _, machine, _ in widened.on}
+    kept = {
+        reason: [m for m in names if m in used]
+        for reason, names in judged.excluded.items()
+        if any(m in used for m in names)
+    }
+    return finding(
+        CHECK,
+        Status.FAIL,
+        Basis.MEASURED,
+        "capacity.machine-kept-out",
+        details=[*judged.details, *_placed_lines(widened), *judged.stuck_lines],
+        objects=[f"Node/{m}" for names in kept.values() for m in names],
+        size=judged.size,
+        why=_exclusion_words(kept),
+        todo=_exclusion_remedy(judged.env, kept),
+    )
+
+
 def _too_large(judged: _Judged) -> Finding:
     """Not even on empty machines: the job asks for more than the machines are."""
     emptied = {name: room.emptied() for name, room in judged.rooms.items()}
@@ -557,16 +659,27 @@ def _and(items: Sequence[str]) -> str:
 
 
 def _exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> str:
-    """One step per reason the machines are out of reach, each with the command that does it."""
+    """One step per reason the machines are out of reach, each with the command that does it.
+    A taint a controller owns is never removed: the step is about the machine it marks."""
     kubectl = env.settings.kubectl
     steps = []
     tainted: dict[str, list[str]] = {}
     for reason, names in excluded.items():
-        if reason == "cordoned":
+        taint = _TAINT.match(reason)
+        known = (
+            SYSTEM_TAINTS["node.kubernetes.io/unschedulable"]
+            if reason == "cordoned"
+            else (system_taint(taint.group(1)) if taint is not None else None)
+        )
+        if known is not None:
             steps.append(
-                f"open {_and(names)} to new work again with {kubectl.cluster('uncordon', *names)}"
+                known.todo.format(
+                    names=_and(names),
+                    check=kubectl.cluster("describe", "node", names[0]),
+                    uncordon=kubectl.cluster("uncordon", *names),
+                )
             )
-        elif (taint := _TAINT.match(reason)) is not None:
+        elif taint is not None:
             for name in names:
                 tainted.setdefault(taint.group(1), []).append(name)
         else:
@@ -577,8 +690,9 @@ def _exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> st
             )
     for key, names in tainted.items():
         steps.append(
-            f"let training jobs onto the reserved machines {_and(names)} in their settings, or "
-            f"lift the reservation with {kubectl.cluster('taint', 'nodes', *names, key + '-')}"
+            f"let training jobs onto the reserved machines {_and(names)} in their settings, or, "
+            "if nothing else should have them to itself, lift the reservation with "
+            f"{kubectl.cluster('taint', 'nodes', *names, key + '-')}"
         )
     return sentence("; or ".join(dict.fromkeys(steps)))
 
@@ -609,14 +723,25 @@ def _scheduler_messages(pods: list[KubeObject]) -> list[str]:
 
 
 def _exclusion_words(excluded: Mapping[str, list[str]]) -> str:
+    """`1 machine is not ready, 2 machines are outside the job's placement rules`."""
     parts = []
     for reason, names in excluded.items():
         count = len(names)
         noun = "machine" if count == 1 else "machines"
-        plain = {
-            "cordoned": "closed to new work",
-            "nodeSelector does not match": "outside the job's placement rules",
-            "required node affinity does not match": "outside the job's placement rules",
-        }.get(reason, "reserved for other work")
+        taint = _TAINT.match(reason)
+        known = system_taint(taint.group(1)) if taint is not None else None
+        if known is not None:
+            plain = known.one if count == 1 else known.many
+        else:
+            verb = "is" if count == 1 else "are"
+            plain = (
+                verb
+                + " "
+                + {
+                    "cordoned": "closed to new work",
+                    "nodeSelector does not match": "outside the job's placement rules",
+                    "required node affinity does not match": "outside the job's placement rules",
+                }.get(reason, "reserved for other work")
+            )
         parts.append(f"{count} {noun} {plain}")
     return ", ".join(parts)
