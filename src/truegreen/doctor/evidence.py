@@ -80,7 +80,8 @@ _PHRASES: tuple[tuple[re.Pattern[str], Obstacle], ...] = (
     (re.compile(r"^Too many pods$"), Obstacle.ROOM),
     (re.compile(r"didn't match Pod's node affinity/selector"), Obstacle.PLACEMENT_RULES),
     (re.compile(r"had untolerated taint \{(?P<detail>[^:}]+)"), Obstacle.TAINT),
-    (re.compile(r"had taints? \{(?P<detail>[^:}]+).*didn't tolerate"), Obstacle.TAINT),
+    # Before 1.25: `had taint {key: value}, that the pod didn't tolerate` (its tail is split off).
+    (re.compile(r"had taints? \{(?P<detail>[^:}]+)"), Obstacle.TAINT),
     (re.compile(r"were unschedulable"), Obstacle.CLOSED),
     (
         re.compile(r"volume node affinity conflict|available volume zone|volume zone conflict"),
