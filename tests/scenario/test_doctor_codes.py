@@ -387,6 +387,10 @@ COVERED_ELSEWHERE = (
         "workloads.last-job-image",  # test_evidence.py
         "workloads.last-job-deadline",  # test_evidence.py
         "storage.attach-failed",  # test_evidence.py
+        "capacity.gpu-software-down",  # test_gpu_supply.py
+        "capacity.gpus-unhealthy",  # test_gpu_supply.py
+        "capacity.no-such-gpu",  # test_gpu_supply.py
+        "workloads.no-shared-memory",  # test_gpu_supply.py
         "monitor-stale",  # the monitor's aged-out checks: test_watch.py, test_monitor_rules.py
     }
     | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}

@@ -26,6 +26,7 @@ from truegreen.cluster import (
     ReadFailure,
 )
 from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
+from truegreen.doctor.gpu_supply import gpu_problems
 from truegreen.doctor.training import (
     TRAINING_KIND_NAMES,
     TrainingJob,
@@ -46,6 +47,8 @@ WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
 # Only pods that hold capacity: the scheduler ignores Succeeded and Failed pods.
 HOLDING_CAPACITY = {"status.phase": FieldIsNot(("Succeeded", "Failed"))}
 REFRESH_FAILURE_EVENTS = {"reason": EventReason.ROLLOUT_FAILED.value}
+GPU_MACHINES_READ = 3
+"""GPU machines whose pods are read for the state of their GPU software, at most."""
 WARNING_EVENTS = {"type": "Warning"}
 """The field selector of the namespace's warnings (events accept `type`:
 pkg/apis/core/v1/conversion.go)."""
@@ -128,6 +131,9 @@ class Environment(Struct, frozen=True):
     """refresh's failed-rollout Events, read only when a workload shows refresh attempts."""
     training: TrainingWork | None = None
     """Every training job of the namespace as its pod sets (None: from `jobs` alone)."""
+    gpu_machine_pods: Mapping[str, ListRead] = field(default_factory=dict)
+    """The pods on each GPU machine whose GPUs cannot all be used (at most GPU_MACHINES_READ),
+    for the state of its GPU software."""
     warning_events: ListRead | None = None
     """The namespace's Warning Events, read only while some training job does not run whole
     (`training_not_running`): the controllers' own word on why."""
@@ -336,6 +342,22 @@ def gather(
             if training_not_running(work, pod_list)
             else None
         )
+        node_list = nodes.result()
+        gpu_pods = (
+            {
+                problem.machine: schedule.submit(
+                    partial(
+                        reader.list,
+                        Kind.POD,
+                        namespace=None,
+                        fields={"spec.nodeName": problem.machine},
+                    )
+                )
+                for problem in gpu_problems(node_list.items)[:GPU_MACHINES_READ]
+            }
+            if isinstance(node_list, Listed)
+            else {}
+        )
         job_list = lists[Kind.JOB]
         job = work.judged
         trial = (
@@ -407,7 +429,7 @@ def gather(
             jobs=job_list,
             pods=pod_list,
             limit_ranges=limit_ranges.result(),
-            nodes=nodes.result(),
+            nodes=node_list,
             cluster_usage=cluster_usage(usage.result()),
             service_accounts=accounts,
             secrets=results(secrets),
@@ -421,6 +443,7 @@ def gather(
             trial=None if trial is None else trial.result(),
             refresh_failures=None if failures is None else failures.result(),
             training=work,
+            gpu_machine_pods={machine: read.result() for machine, read in gpu_pods.items()},
             warning_events=None if warnings is None else warnings.result(),
         )
 

@@ -24,6 +24,15 @@ from truegreen.doctor.fit import (
     machine_room,
     pod_requests,
 )
+from truegreen.doctor.gpu_supply import (
+    GpuProblem,
+    Supply,
+    gpu_problems,
+    gpu_software_pods,
+    missing_gpu_resources,
+    offered_gpu_resources,
+    pod_state,
+)
 from truegreen.doctor.placement import Placement, PodGroup, place
 from truegreen.doctor.scheduler_words import first_todo, plain_reasons
 from truegreen.doctor.taints import SYSTEM_TAINTS, system_taint
@@ -273,12 +282,22 @@ def _arithmetic(env: Environment) -> list[Finding]:
     if isinstance(judged, list):
         return judged
     if judged.now.whole:
-        return _fits(judged)
-    for step in (_waits_for_running_jobs, _partly_fits, _blocked_by_other_work, _kept_out):
+        fits = _fits(judged)
+        return [*fits, *_gpu_warnings(env, fits[0])]
+    steps = (
+        _waits_for_running_jobs,
+        _partly_fits,
+        _gpus_unusable,
+        _blocked_by_other_work,
+        _kept_out,
+        _no_such_gpu,
+    )
+    for step in steps:
         found = step(judged)
         if found is not None:
-            return [found]
-    return [_too_large(judged)]
+            return [found, *_gpu_warnings(env, found)]
+    verdict = _too_large(judged)
+    return [verdict, *_gpu_warnings(env, verdict)]
 
 
 _EXPLAINS_A_WAIT_FOR_ROOM = frozenset(
@@ -561,6 +580,104 @@ def _kept_out(judged: _Judged) -> Finding | None:
         why=_exclusion_words(kept),
         todo=_exclusion_remedy(judged.env, kept),
     )
+
+
+def _gpu_problems(env: Environment) -> list[GpuProblem]:
+    return gpu_problems(env.nodes.items) if isinstance(env.nodes, Listed) else []
+
+
+def _gpu_problem_finding(
+    env: Environment, problems: Sequence[GpuProblem], status: Status
+) -> Finding:
+    """One finding for the GPU machines whose GPUs cannot all be used, with the state of each
+    one's GPU software where its pods were read."""
+    first = problems[0]
+    details = [
+        f"{p.machine} ({p.signal}): {p.resource} allocatable {p.offered} of {p.expected}"
+        for p in problems
+    ]
+    for problem in problems:
+        read = env.gpu_machine_pods.get(problem.machine)
+        if isinstance(read, Listed):
+            details += [
+                f"{o.ref(pod)} on {problem.machine}: {pod_state(pod)}"
+                for pod in gpu_software_pods(read.items)
+            ]
+        elif isinstance(read, CantRead):
+            details.append(f"the pods on {problem.machine} could not be read: {read.reason}")
+    names = _and([p.machine for p in problems])
+    down = first.supply is Supply.NOT_RUNNING
+    return finding(
+        CHECK,
+        status,
+        Basis.MEASURED,
+        "capacity.gpu-software-down" if down else "capacity.gpus-unhealthy",
+        details=details,
+        objects=[f"Node/{p.machine}" for p in problems],
+        machines=names,
+        count=str(first.expected),
+        usable=str(first.offered),
+        command=env.settings.kubectl.cluster(
+            "get", "pods", "-A", "--field-selector", f"spec.nodeName={first.machine}"
+        ),
+    )
+
+
+def _gpus_unusable(judged: _Judged) -> Finding | None:
+    """The job would fit were the GPU machines' GPUs all usable: the GPU software that is not
+    running (or the unhealthy GPUs) is why it does not."""
+    problems = _gpu_problems(judged.env)
+    if not problems:
+        return None
+    restored = dict(judged.rooms)
+    for problem in problems:
+        room = restored.get(problem.machine)
+        if room is not None:
+            allocatable = room.allocatable.replaced(
+                Resources.of({problem.resource: problem.expected}), [problem.resource]
+            )
+            restored[problem.machine] = replace(room, allocatable=allocatable)
+    emptied = {name: room.emptied() for name, room in restored.items()}
+    if not place(judged.pod_groups, restored).whole and not place(judged.pod_groups, emptied).whole:
+        return None
+    return _gpu_problem_finding(judged.env, problems, Status.FAIL)
+
+
+def _no_such_gpu(judged: _Judged) -> Finding | None:
+    """The job asks for a GPU resource no machine offers while others are offered: a full GPU
+    where the machines offer MIG slices, or the reverse."""
+    if not isinstance(judged.env.nodes, Listed):
+        return None
+    nodes = judged.env.nodes.items
+    asked = {name for g in judged.pod_groups for name in g.requests.names}
+    missing = missing_gpu_resources(asked, nodes)
+    offered = offered_gpu_resources(nodes)
+    if not missing or not offered:
+        return None
+    return finding(
+        CHECK,
+        Status.FAIL,
+        Basis.MEASURED,
+        "capacity.no-such-gpu",
+        details=[*judged.details, f"asked: {', '.join(missing)}; offered: {', '.join(offered)}"],
+        objects=judged.objects,
+        asked=_and(missing),
+        offered=_and(offered),
+    )
+
+
+def _gpu_warnings(env: Environment, verdict: Finding) -> list[Finding]:
+    """GPU machines whose GPUs cannot all be used, where the verdict does not already say so:
+    a warning (the job may fit without them, but the cluster has less than it should)."""
+    if verdict.code in ("capacity.gpu-software-down", "capacity.gpus-unhealthy"):
+        return []
+    problems = _gpu_problems(env)
+    if not problems:
+        return []
+    by_supply: dict[Supply, list[GpuProblem]] = {}
+    for problem in problems:
+        by_supply.setdefault(problem.supply, []).append(problem)
+    return [_gpu_problem_finding(env, group, Status.WARN) for group in by_supply.values()]
 
 
 def _too_large(judged: _Judged) -> Finding:
