@@ -391,6 +391,9 @@ COVERED_ELSEWHERE = (
         "capacity.gpus-unhealthy",  # test_gpu_supply.py
         "capacity.no-such-gpu",  # test_gpu_supply.py
         "workloads.no-shared-memory",  # test_gpu_supply.py
+        "capacity.machine-coming",  # test_autoscaler.py
+        "capacity.no-machine-can-be-added",  # test_autoscaler.py
+        "capacity.autoscaler-unhealthy",  # test_autoscaler.py
         "monitor-stale",  # the monitor's aged-out checks: test_watch.py, test_monitor_rules.py
     }
     | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}

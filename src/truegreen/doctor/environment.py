@@ -26,6 +26,8 @@ from truegreen.cluster import (
     ReadFailure,
 )
 from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
+from truegreen.doctor.autoscaling import AUTOSCALER_SOURCES, STATUS_CONFIG_MAP
+from truegreen.doctor.evidence import scheduler_verdict
 from truegreen.doctor.gpu_supply import gpu_problems
 from truegreen.doctor.training import (
     TRAINING_KIND_NAMES,
@@ -134,6 +136,11 @@ class Environment(Struct, frozen=True):
     gpu_machine_pods: Mapping[str, ListRead] = field(default_factory=dict)
     """The pods on each GPU machine whose GPUs cannot all be used (at most GPU_MACHINES_READ),
     for the state of its GPU software."""
+    autoscaler_events: Mapping[str, ListRead] = field(default_factory=dict)
+    """Per autoscaler (`cluster-autoscaler`, `karpenter`), its Events in the namespace, read
+    only while the scheduler has marked a training pod it could not place."""
+    autoscaler_status: GetRead | None = None
+    """cluster-autoscaler's status ConfigMap, read with its Events."""
     warning_events: ListRead | None = None
     """The namespace's Warning Events, read only while some training job does not run whole
     (`training_not_running`): the controllers' own word on why."""
@@ -333,31 +340,8 @@ def gather(
         lists.update({kind: read.result() for kind, read in optional.items()})
         work = _training(schedule, reader, namespace, lists, settings.planned_job)
         pod_list = pods.result()
-        # What the cluster said about training that does not run: only then are the
-        # namespace's warnings read (a refused create, a volume that would not attach).
-        warnings = (
-            schedule.submit(
-                partial(reader.list, Kind.EVENT, namespace=namespace, fields=WARNING_EVENTS)
-            )
-            if training_not_running(work, pod_list)
-            else None
-        )
         node_list = nodes.result()
-        gpu_pods = (
-            {
-                problem.machine: schedule.submit(
-                    partial(
-                        reader.list,
-                        Kind.POD,
-                        namespace=None,
-                        fields={"spec.nodeName": problem.machine},
-                    )
-                )
-                for problem in gpu_problems(node_list.items)[:GPU_MACHINES_READ]
-            }
-            if isinstance(node_list, Listed)
-            else {}
-        )
+        evidence = _evidence_reads(schedule, reader, namespace, work, pod_list, node_list)
         job_list = lists[Kind.JOB]
         job = work.judged
         trial = (
@@ -443,8 +427,12 @@ def gather(
             trial=None if trial is None else trial.result(),
             refresh_failures=None if failures is None else failures.result(),
             training=work,
-            gpu_machine_pods={machine: read.result() for machine, read in gpu_pods.items()},
-            warning_events=None if warnings is None else warnings.result(),
+            gpu_machine_pods={k: v.result() for k, v in evidence.gpu_pods.items()},
+            autoscaler_events={k: v.result() for k, v in evidence.scaler_events.items()},
+            autoscaler_status=None
+            if evidence.scaler_status is None
+            else (evidence.scaler_status.result()),
+            warning_events=None if evidence.warnings is None else evidence.warnings.result(),
         )
 
 
@@ -472,6 +460,72 @@ def _training(
         shape(*planned_job, runtime_reads.get(runtime_of(planned_job[1]))) if planned_job else None
     )
     return training_work(lists, runtime_reads, planned)
+
+
+class _EvidenceReads(Struct):
+    """Reads made only when what was read calls for them, under way."""
+
+    warnings: Pending[ListRead] | None
+    scaler_events: dict[str, Pending[ListRead]]
+    scaler_status: Pending[GetRead] | None
+    gpu_pods: dict[str, Pending[ListRead]]
+
+
+def _evidence_reads(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    namespace: str,
+    work: TrainingWork,
+    pods: ListRead,
+    nodes: ListRead,
+) -> _EvidenceReads:
+    """What the cluster said about training that does not run (the namespace's warnings: a
+    refused create, a volume that would not attach), about training pods the scheduler could
+    not place (the autoscalers' Events and status), and about GPU machines whose GPUs cannot
+    all be used (the pods on them)."""
+    warnings = (
+        schedule.submit(
+            partial(reader.list, Kind.EVENT, namespace=namespace, fields=WARNING_EVENTS)
+        )
+        if training_not_running(work, pods)
+        else None
+    )
+    unplaced = _unplaced_training_pods(work, pods)
+    scaler_events = {
+        source: schedule.submit(
+            partial(reader.list, Kind.EVENT, namespace=namespace, fields={"source": source})
+        )
+        for source in (AUTOSCALER_SOURCES if unplaced else ())
+    }
+    status_namespace, status_name = STATUS_CONFIG_MAP
+    scaler_status = (
+        schedule.submit(
+            partial(reader.get, Kind.CONFIG_MAP, status_name, namespace=status_namespace)
+        )
+        if unplaced
+        else None
+    )
+    problems = gpu_problems(nodes.items)[:GPU_MACHINES_READ] if isinstance(nodes, Listed) else []
+    gpu_pods: dict[str, Pending[ListRead]] = {
+        problem.machine: schedule.submit(
+            partial(
+                reader.list, Kind.POD, namespace=None, fields={"spec.nodeName": problem.machine}
+            )
+        )
+        for problem in problems
+    }
+    return _EvidenceReads(warnings, scaler_events, scaler_status, gpu_pods)
+
+
+def _unplaced_training_pods(work: TrainingWork, pods: ListRead) -> bool:
+    """Some training pod the scheduler marked as one it could not place: an autoscaler may
+    have said whether a machine comes for it."""
+    if not isinstance(pods, Listed):
+        return False
+    return any(
+        scheduler_verdict(p) is not None and work.job_of(p) is not None
+        for p in o.remaining(pods.items)
+    )
 
 
 def training_not_running(work: TrainingWork, pods: ListRead) -> bool:

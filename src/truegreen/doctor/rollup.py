@@ -46,7 +46,11 @@ ROOT_CAUSE_CHECKS = frozenset(
     {CheckId.CREDENTIALS, CheckId.IMAGE_PULL, CheckId.STORAGE, CheckId.ADMISSION}
 )
 WAIT_FOR_RUNNING_JOB = frozenset(
-    {"capacity.held-by-running-job", "admission.quota-held-by-running-job"}
+    {
+        "capacity.held-by-running-job",
+        "admission.quota-held-by-running-job",
+        "capacity.machine-coming",
+    }
 )
 # No read could be made at all: the cluster was not reached, or no login was made or accepted.
 NOTHING_READ = frozenset({"cluster-unreachable", "cluster-login-failed", "cluster-login-refused"})

@@ -338,6 +338,20 @@ WORDING: Final[dict[str, Wording]] = {
         "Ask for {offered} in the job's settings, or ask your cluster admin to offer {asked} "
         "(how the GPUs are split, MIG).",
     ),
+    "capacity.machine-coming": Wording(
+        "A machine is being added for the training job {job}: {how}.",
+        "Nothing to do: the job starts once the machine is ready (a few minutes).",
+    ),
+    "capacity.no-machine-can-be-added": Wording(
+        "No machine can be added for {what}: {why}.",
+        "Raise the machine groups' limits, ask for less, or free room; {command} shows the "
+        "autoscaler's own words.",
+    ),
+    "capacity.autoscaler-unhealthy": Wording(
+        "The cluster's autoscaler says it is unhealthy, so it may not add machines for waiting "
+        "training.",
+        "Ask your cluster admin to look at the autoscaler ({command} shows its status).",
+    ),
     "capacity.job-stuck": Wording(
         "A training job ({job}) has waited {age} for a machine, and free capacity doesn't "
         "explain it.",
@@ -452,6 +466,7 @@ _KIND_NOUNS = {
     Kind.SERVICE_ACCOUNT: "the environment's identities",
     Kind.PERSISTENT_VOLUME_CLAIM: "the dataset volumes",
     Kind.LIMIT_RANGE: "the default sizes",
+    Kind.CONFIG_MAP: "the autoscaler's status",
     Kind.DEPLOYMENT: "the workloads",
     Kind.STATEFUL_SET: "the workloads",
     Kind.DAEMON_SET: "the workloads",
