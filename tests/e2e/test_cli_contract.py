@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support.monitoring import wait_for
+from tests.support.monitoring import wait_for, with_default_ctrl_c
 from truegreen import __version__
 
 BIN = Path(sys.executable).parent
@@ -81,9 +81,12 @@ tab truegreen refresh --mode ""
 
 
 def test_ctrl_c_ends_a_command_in_one_line_exit_1() -> None:
-    """As click's Abort did: a newline, `truegreen: aborted`, exit 1, no traceback."""
+    """As click's Abort did: a newline, `truegreen: aborted`, exit 1, no traceback. Ctrl-C is
+    restored to its default in the child: a suite started with SIGINT ignored (`nohup make
+    test &`, some CI runners) hands the ignored signal down (signal(7): an ignored disposition
+    survives execve), and Python then never raises KeyboardInterrupt."""
     with subprocess.Popen(
-        [str(BIN / "truegreen"), "lint", "-"],
+        with_default_ctrl_c([str(BIN / "truegreen"), "lint", "-"]),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
