@@ -33,7 +33,7 @@ def test_version() -> None:
 def test_unknown_option_is_usage_exit_64() -> None:
     result = _run("--no-such-flag")
     assert result.returncode == 64, result
-    assert "No such option" in result.stderr
+    assert result.stderr == "truegreen: no such option '--no-such-flag'. see `truegreen --help`\n"
     assert result.stdout == ""
 
 

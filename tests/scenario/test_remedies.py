@@ -327,7 +327,7 @@ def test_refresh_with_a_broken_kubeconfig_and_json_is_one_document(tmp_path: Pat
     assert result.exit_code == 3
     document = result.json()
     assert document["exit_code"] == 3
-    assert document["error"]["text"] == f"kubeconfig {kubeconfig} is not valid YAML at line 1"
+    assert document["headline"]["text"] == f"kubeconfig {kubeconfig} is not valid YAML at line 1"
     assert document["workloads"] == []
 
 
@@ -368,7 +368,11 @@ def test_a_config_key_given_both_ways_is_refused(doctor: Doctor, tmp_path: Path)
     assert result.stderr.strip() == f"truegreen: config {config} sets job-requests twice"
 
 
-def test_a_snapshot_of_one_read_says_read_not_reads(doctor: Doctor, tmp_path: Path) -> None:
+def test_a_snapshot_that_read_nothing_saves_nothing_and_says_why_as_doctor_does(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """A refused login refuses every read: there is nothing to save, so no folder is made and
+    the run is a setup failure (exit 3) with doctor's headline and remedy for that login."""
     doctor.load("healthy")
     doctor.server.inject(Fault.UNAUTHORIZED, r".")
     folder = tmp_path / "bundle"
@@ -376,7 +380,9 @@ def test_a_snapshot_of_one_read_says_read_not_reads(doctor: Doctor, tmp_path: Pa
         "snapshot", "--kubeconfig", str(doctor.kubeconfig), "--output-directory", str(folder)
     )
     assert result.exit_code == 3
-    assert result.stdout.splitlines()[:2] == [
-        f"Saved 1 read of 'train' to {folder}, 1 could not be read.",
-        f"Check it with: truegreen doctor --snapshot {folder}",
-    ]
+    assert result.stdout == ""
+    assert not folder.exists()
+    live = doctor.live("-o", "json").json()["headline"]
+    assert live["code"] == "cluster-login-refused"
+    said = f"{live['text'].removesuffix('.')}. {live['remedy']}"
+    assert result.stderr == f"truegreen: {said}\n"

@@ -368,9 +368,16 @@ def test_parse_listen(listen: str, address: tuple[str, int]) -> None:
     assert parse_listen(listen) == address
 
 
-@pytest.mark.parametrize("listen", ["9108", "host:", ":http", ":70000", ""])
+@pytest.mark.parametrize("listen", ["9108", "host:", ":http", ":٣", ""])
 def test_parse_listen_refuses(listen: str) -> None:
-    with pytest.raises(ValueError, match="is not HOST:PORT or :PORT"):
+    with pytest.raises(ValueError, match=r"^it is not HOST:PORT or :PORT$"):
+        parse_listen(listen)
+
+
+@pytest.mark.parametrize("listen", [":70000", "127.0.0.1:99999"])
+def test_a_port_above_65535_is_out_of_range_not_a_malformed_address(listen: str) -> None:
+    port = listen.rpartition(":")[2]
+    with pytest.raises(ValueError, match=rf"^port {port} is out of range \(0 to 65535\)$"):
         parse_listen(listen)
 
 

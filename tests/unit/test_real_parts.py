@@ -21,7 +21,7 @@ def test_every_missing_part_is_named_with_what_it_is_for_and_its_package() -> No
 
 
 def test_a_missing_part_fails_under_ci_instead_of_skipping(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(real_parts.shutil, "which", lambda binary: None)
+    monkeypatch.setattr("shutil.which", lambda binary: None)
     monkeypatch.delenv("TRUEGREEN_REQUIRE_REAL_PARTS", raising=False)
     assert real_parts.find("chromium") is None
     monkeypatch.setenv("TRUEGREEN_REQUIRE_REAL_PARTS", "1")

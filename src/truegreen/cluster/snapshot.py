@@ -312,6 +312,11 @@ class SnapshotReader:
                     for name in sorted(files)
                 ),
             )
+        if not os.path.lexists(path):
+            raise UsageError(
+                f"snapshot {path} does not exist",
+                todo="pass a folder or a .tar.gz file written by `truegreen snapshot`",
+            )
         if not path.is_dir():
             raise UsageError(
                 f"snapshot {path} is not a folder or a snapshot archive",

@@ -72,7 +72,11 @@ def check_request(request: MonitorRequest) -> None:
         try:
             parse_listen(request.listen)
         except ValueError as error:
-            raise UsageError(f"--listen {request.listen!r} is not an address", str(error)) from None
+            raise UsageError(
+                f"--listen {request.listen!r} is not an address",
+                str(error),
+                "pass [HOST]:PORT, such as :9108 or 127.0.0.1:9108",
+            ) from None
 
 
 class RunningMonitor:
@@ -132,7 +136,9 @@ class RunningMonitor:
             except OSError as error:
                 self.cluster.close()
                 raise BindError(
-                    f"cannot listen on {request.listen}", error.strerror or str(error)
+                    f"cannot listen on {request.listen}",
+                    error.strerror or str(error),
+                    "pass another address with --listen, or stop what listens there",
                 ) from None
         self._stop = threading.Event()
 
