@@ -212,7 +212,7 @@ def test_a_refused_login_is_one_headline_naming_server_and_login(
     assert json_run.exit_code == 3
     assert report["verdict"] == "unknown"
     assert report["headline"]["code"] == "cluster-login-refused"
-    assert report["headline"]["rule"] == "cluster-unreachable", "no read could be made"
+    assert report["headline"]["rule"] == "nothing-read", "no read could be made"
     assert report["headline"]["text"] == (
         f"The cluster at {server.url} did not accept the login of user 'fake': Unauthorized."
     )
@@ -270,7 +270,7 @@ def test_a_failing_login_plugin_is_one_headline_with_its_own_words_and_the_cloud
     assert result.exit_code == 3
     report = result.json()
     assert report["headline"]["code"] == "cluster-login-failed"
-    assert report["headline"]["rule"] == "cluster-unreachable", "no read could be made"
+    assert report["headline"]["rule"] == "nothing-read", "no read could be made"
     text = report["headline"]["text"]
     assert text.startswith(
         f"Couldn't log in to the cluster at {fake_api.url}: cannot log in as user 'eks'"
