@@ -131,7 +131,7 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
         namespace = connection.namespace or snapshot.namespace
         # Commands in remedies are for the cluster the snapshot came from: name the namespace.
         settings = replace(settings, kubectl=Kubectl(namespace=namespace))
-        where = Where(snapshot.info.server, f"the snapshot {request.snapshot}")
+        where = Where(snapshot.info.server, f"the snapshot {request.snapshot}", offline=True)
         return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, where)
     settings = doctor_settings(
         config, request.job_requests, request.credentials_secret, request.admission_dry_run

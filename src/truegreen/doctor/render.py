@@ -188,5 +188,10 @@ def coverage_line(report: Report) -> str:
     text += "."
     not_asked = [n.check.value for n in report.not_checked if not n.asked]
     if not_asked:
-        text += f" Not asked for: {', '.join(not_asked)}."
+        from truegreen.doctor.wording import NOT_ASKED_HINTS
+
+        hints = [NOT_ASKED_HINTS[c] for c in not_asked if c in NOT_ASKED_HINTS]
+        text += f" Not asked for: {', '.join(not_asked)}" + (
+            f" ({'; '.join(hints)})." if hints else "."
+        )
     return text
