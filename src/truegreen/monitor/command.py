@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from types import TracebackType
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, Kind
 from truegreen.cluster.live import LiveCluster
@@ -18,6 +19,7 @@ from truegreen.doctor.run import Where
 from truegreen.errors import TruegreenError, UsageError
 from truegreen.http.dial import Dialer
 from truegreen.http.tls import TlsSettings
+from truegreen.kubectl import for_connection
 from truegreen.monitor.engine import Evaluation, Monitor, MonitorSettings
 from truegreen.monitor.events import event_due, verdict_event
 from truegreen.monitor.metrics import CONTENT_TYPE, MonitorMetrics
@@ -106,6 +108,10 @@ class RunningMonitor:
             )
 
         self.cluster = LiveCluster.connect(connection, make_transport=transport)
+        # The page is read away from this process, where kubectl's namespace is anyone's:
+        # its commands name the namespace, as doctor's do when given -n.
+        kubectl = replace(for_connection(connection), namespace=self.cluster.namespace)
+        settings = replace(settings, kubectl=kubectl)
         self._request = request
         self._on_evaluation = on_evaluation
         self._on_event = on_event
