@@ -310,9 +310,16 @@ def _summary(doc: str, limit: int) -> str:
     return line
 
 
+def _program() -> str:
+    """How the operator called truegreen, for usage lines: `kubectl truegreen` when kubectl ran
+    it as its plugin (kubectl executes `kubectl-truegreen` for `kubectl truegreen`)."""
+    called = os.path.basename(sys.argv[0]) if sys.argv else ""
+    return "kubectl truegreen" if called == "kubectl-truegreen" else "truegreen"
+
+
 def _group_parser() -> _Parser:
     """The parser of `truegreen` itself: -h/--help, --version, and the list of commands."""
-    parser = _new_parser("truegreen", "%(prog)s [OPTIONS] COMMAND [ARGS]...", _ABOUT)
+    parser = _new_parser(_program(), "%(prog)s [OPTIONS] COMMAND [ARGS]...", _ABOUT)
     parser.add_argument(
         "--version",
         action="version",
@@ -330,7 +337,7 @@ def _group_parser() -> _Parser:
 def command_parser(name: str) -> _Parser:
     """The parser of one command, built only for the command being run."""
     arguments, run = COMMANDS[name]
-    parser = _new_parser(f"truegreen {name}", "%(prog)s [OPTIONS]", run.__doc__ or "")
+    parser = _new_parser(f"{_program()} {name}", "%(prog)s [OPTIONS]", run.__doc__ or "")
     parser.command = name
     arguments(parser)
     parser.add_argument("-h", "--help", action="help", help="Show this message and exit.")

@@ -112,6 +112,7 @@ def test_runs_as_kubectl_plugin() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "Tell the truth about a Kubernetes training environment." in result.stdout
+    assert result.stdout.startswith("usage: kubectl truegreen [OPTIONS] COMMAND"), result.stdout
 
 
 # -- the README's first-contact commands work as written (ux branch) ----------------------------

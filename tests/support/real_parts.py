@@ -28,6 +28,7 @@ REAL_PARTS = (
     RealPart("kubectl", "kubernetes-client", "kubectl as the oracle against the fake cluster"),
     RealPart("openssl", "openssl", "certificates for the TLS tests"),
     RealPart("chromium", "chromium", "the monitor's status page read in a browser"),
+    RealPart("jq", "jq", "docs/ci.md's commands, run as written"),
 )
 
 
