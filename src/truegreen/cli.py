@@ -509,6 +509,25 @@ def _loaded() -> None:
         gc.enable()
 
 
+def _warn(text: str) -> None:
+    """`truegreen: warning: TEXT` on stderr, wrapped at word boundaries to the terminal's width
+    when stderr is one (a command in backticks kept whole), one line otherwise."""
+    from truegreen.wrapping import wrap
+
+    line = f"truegreen: warning: {text}"
+    print("\n".join(wrap(line, _stderr_width(), indent=2)), file=sys.stderr)
+
+
+def _stderr_width() -> int | None:
+    """The columns of the terminal stderr is, else None (a pipe, a file: one line)."""
+    try:
+        if not sys.stderr.isatty():
+            return None
+        return int(os.environ.get("COLUMNS") or os.get_terminal_size(sys.stderr.fileno()).columns)
+    except (ValueError, OSError):
+        return None
+
+
 def _emit_json(document: object) -> None:
     import json
 
@@ -593,7 +612,7 @@ def _connection(
 
     def warn(line: str) -> None:
         # The flag and the kubeconfig's insecure-skip-tls-verify both end up here, once.
-        print(f"truegreen: warning: {line}", file=sys.stderr)
+        _warn(line)
 
     return ConnectionSettings(
         kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, warn
@@ -981,11 +1000,7 @@ def refresh(
             raise UsageError(f"--selector {selector!r} is not key=value[,key=value]")
         labels[key.strip()] = value.strip()
     if registry_skip_tls_verify:
-        print(
-            "truegreen: warning: not verifying registries' TLS certificates "
-            "(--registry-skip-tls-verify)",
-            file=sys.stderr,
-        )
+        _warn("not verifying registries' TLS certificates (--registry-skip-tls-verify)")
     connection = _connection(
         kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify
     )

@@ -65,3 +65,20 @@ def test_asking_for_plain_output_gets_no_escape_code_at_all(
     plain = _on_a_terminal([*args, *flag], env)
     assert plain.replace(b"\r\n", b"\n").strip(), "precondition: the command said something"
     assert b"\x1b" not in plain, plain
+
+
+def test_a_warning_on_a_terminal_is_wrapped_to_its_width(tmp_path: Path) -> None:
+    """The TLS warning (kubectl words it as a one-line notice too) fits a 60-column terminal."""
+    kubeconfig = _closed_port_kubeconfig(tmp_path)
+    written = _on_a_terminal(
+        ["doctor", "--kubeconfig", str(kubeconfig), "--insecure-skip-tls-verify", "--no-color"],
+        {"COLUMNS": "60"},
+    ).decode()
+    lines = written.replace("\r\n", "\n").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("truegreen: warning:"))
+    warning = lines[start : start + 3]
+    assert " ".join(w.strip() for w in warning).startswith(
+        "truegreen: warning: not verifying the cluster's TLS certificate "
+        "(--insecure-skip-tls-verify); anyone on the network path could answer for it"
+    ), warning
+    assert max(map(len, warning)) <= 60, warning
