@@ -61,6 +61,7 @@ from truegreen.cluster.snapshot_reads import (
 )
 from truegreen.errors import UsageError
 from truegreen.yamlsafe import Document, Refusal
+from truegreen.yamlwords import plain
 
 FORMAT_VERSION = 1
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -396,7 +397,7 @@ def _load_info(where: str, loaded: Document | Refusal | None) -> SnapshotInfo:
         )
     if isinstance(loaded, Refusal):
         what = "cannot be read" if loaded.problem.is_read else "is not valid YAML"
-        raise UsageError(f"snapshot {where} {what}", loaded.detail, "fix or re-take it")
+        raise UsageError(f"snapshot {where} {what}", plain(loaded.detail), "fix or re-take it")
     meta = loaded.data
     if not isinstance(meta, Mapping) or meta.get("truegreen_snapshot") != FORMAT_VERSION:
         raise UsageError(
