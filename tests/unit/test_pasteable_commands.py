@@ -85,3 +85,9 @@ def test_doctor_never_splits_a_command_in_its_report(width: int, snapshot: str) 
     request = DoctorRequest(ConnectionSettings(), ROOT / "examples" / "snapshots" / snapshot)
     lines = doctor_text(run_doctor(request), verbose=True, width=width)
     assert _split_commands([re.sub(r"\[/?[a-z ]*\]", "", line) for line in lines]) == []
+
+
+def test_a_backtick_without_a_partner_opens_no_command() -> None:
+    """Text from a file may hold one backtick: the words after it still wrap."""
+    assert wrap("see ` one two three four", 10) == ["see ` one", "two three", "four"]
+    assert wrap("run `a b c d` now", 6) == ["run", "`a b c d`", "now"]
