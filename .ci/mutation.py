@@ -63,6 +63,18 @@ GATE_MODULES = [
     "src/truegreen/cluster/views.py",
 ]
 GATE_TESTS = ["tests/unit/"]
+# What the unit tests read besides the code: examples, docs and deploy/, CI's own files.
+ALSO_COPY = [
+    "src/",
+    "tests/",
+    "examples/",
+    "docs/",
+    "deploy/",
+    "bench/",
+    ".ci/",
+    "README.md",
+    "CONTRIBUTING.md",
+]
 GATE_PYTEST_ARGS = ["-p", "no:cacheprovider", "--timeout=30"]
 JUDGED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")
 RECORD = Path(".ci/mutation-scores.json")
@@ -339,7 +351,7 @@ def gate_config(pyproject: str, modules: Iterable[str]) -> str:
     table = (
         "[tool.mutmut]\n"
         f"source_paths = {list(modules)!r}\n"
-        'also_copy = ["src/", "tests/", "examples/", "docs/", "deploy/", "bench/", ".ci/"]\n'
+        f"also_copy = {ALSO_COPY!r}\n"
         f"pytest_add_cli_args_test_selection = {GATE_TESTS!r}\n"
         f"pytest_add_cli_args = {GATE_PYTEST_ARGS!r}\n\n"
     )
