@@ -22,6 +22,7 @@ from truegreen import __version__
 from truegreen.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from truegreen.cluster.settings import ActAs
     from truegreen.console import Consoles
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -278,6 +279,35 @@ def _connection_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Do not verify the cluster's TLS certificate (prints a warning).",
     )
+    for flag, metavar, words in (
+        ("--as", "USER", "Act as this user (your login must be allowed to impersonate it)."),
+        ("--as-group", "GROUP", "Act as a member of this group too; repeat for several."),
+        ("--as-uid", "UID", "Act as the user with this UID."),
+    ):
+        parser.add_argument(flag, action=_ActAs, dest="act_as", metavar=metavar, help=words)
+
+
+class _ActAs(argparse.Action):
+    """`--as`, `--as-uid`, `--as-group`: one ActAs, each flag setting its part of it (every
+    `--as-group` adds a group), as kubectl's flags do."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        from msgspec.structs import replace
+
+        from truegreen.cluster.settings import ActAs
+
+        acting = getattr(namespace, self.dest, None) or ActAs()
+        if option_string == "--as-group":
+            acting = replace(acting, groups=(*acting.groups, values))
+        else:
+            acting = replace(acting, **{"user" if option_string == "--as" else "uid": values})
+        setattr(namespace, self.dest, acting)
 
 
 def _summary(doc: str, limit: int) -> str:
@@ -527,15 +557,17 @@ def _connection(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
 ) -> Any:
-    from truegreen.cluster.settings import ConnectionSettings
+    from truegreen.cluster.settings import ActAs, ConnectionSettings
 
     def warn(line: str) -> None:
         # The flag and the kubeconfig's insecure-skip-tls-verify both end up here, once.
         print(f"truegreen: warning: {line}", file=sys.stderr)
 
+    acting = act_as or ActAs()
     return ConnectionSettings(
-        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, warn
+        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, warn, acting
     )
 
 
@@ -586,6 +618,7 @@ def doctor(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
     snapshot: Path | None,
     job_requests: str | None,
     credentials_secret: str | None,
@@ -606,7 +639,9 @@ def doctor(
 
     _loaded()
     request = DoctorRequest(
-        _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
+        _connection(
+            kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
+        ),
         snapshot,
         job_requests,
         credentials_secret,
@@ -665,6 +700,7 @@ def snapshot(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
     archive: Path | None,
     output_directory: Path | None,
     job_requests: str | None,
@@ -693,7 +729,9 @@ def snapshot(
                 todo="choose one",
             )
         request = DoctorRequest(
-            _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
+            _connection(
+                kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
+            ),
             job_requests=job_requests,
             credentials_secret=credentials_secret,
             config=config,
@@ -887,6 +925,7 @@ def refresh(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
     all_namespaces: bool,
     selector: str,
     mode: str,
@@ -931,7 +970,7 @@ def refresh(
             file=sys.stderr,
         )
     connection = _connection(
-        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify
+        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
     )
     with LiveCluster.connect(connection) as cluster:
         settings = RefreshSettings(
@@ -1076,6 +1115,7 @@ def monitor(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
     job_requests: str | None,
     credentials_secret: str | None,
     config: Path | None,
@@ -1102,7 +1142,9 @@ def monitor(
     err = make_consoles(no_color).err
     request = MonitorRequest(
         DoctorRequest(
-            _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
+            _connection(
+                kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
+            ),
             job_requests=job_requests,
             credentials_secret=credentials_secret,
             config=config,

@@ -274,6 +274,20 @@ class RequestRecord:
 
 
 @dataclass(frozen=True)
+class HeardRequest:
+    """One request's method, path and every header line as sent (names lower-cased; a
+    repeated header, such as `Impersonate-Group`, once per line)."""
+
+    method: str
+    path: str
+    headers: tuple[tuple[str, str], ...]
+
+    def all(self, name: str) -> list[str]:
+        """Every value of header `name`, in the order sent."""
+        return [value for key, value in self.headers if key == name.lower()]
+
+
+@dataclass(frozen=True)
 class _Change:
     """One stored change, kept for watches: the object after it and before it."""
 
@@ -339,6 +353,8 @@ class FakeApiServer:
         self._compacted_before = 0
         self.faults: list[FaultRule] = []
         self.log: list[RequestRecord] = []
+        self.heard: list[HeardRequest] = []
+        """Every request's header lines, in arrival order (faults and watches included)."""
         self.patch_hooks: list[Callable[[FakeApiServer, str, JsonObject], None]] = []
         self.request_hooks: list[Callable[[FakeApiServer, str, str], None]] = []
         """Called with (server, method, path) before each request is answered: the rollout
@@ -1549,6 +1565,9 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
+            lines = tuple((name.lower(), value) for name, value in self.headers.items())
+            with server._lock:
+                server.heard.append(HeardRequest(method, split.path, lines))
             rule = server._take_fault(method, split.path)
             self.arrival: int | None = None
             if rule is not None and self._inject(rule, method, split.path, query):

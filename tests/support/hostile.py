@@ -403,8 +403,9 @@ def issue(
     return ServerCertificate(cert, key, authority[0])
 
 
-def relay_to(port: int) -> Behaviour:
-    """A stand-in for an https proxy: pipe the (TLS-terminated) connection to 127.0.0.1:`port`."""
+def relay_to(port: int, heard: list[bytes] | None = None) -> Behaviour:
+    """A stand-in for an https proxy: pipe the (TLS-terminated) connection to 127.0.0.1:`port`,
+    keeping every byte the client sent in `heard` when given."""
 
     def behaviour(peer: Peer, _: int) -> None:
         upstream = socket.create_connection(("127.0.0.1", port), timeout=30)
@@ -412,6 +413,8 @@ def relay_to(port: int) -> Behaviour:
         def pump(source: socket.socket, sink: socket.socket) -> None:
             with contextlib.suppress(OSError):
                 while data := source.recv(65536):
+                    if heard is not None and source is peer.sock:
+                        heard.append(data)
                     sink.sendall(data)
             with contextlib.suppress(OSError):
                 sink.shutdown(socket.SHUT_WR)

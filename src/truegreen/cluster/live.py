@@ -217,6 +217,8 @@ class LiveCluster:
         self._run_deadline = None if run_seconds is None else Deadline.after(run_seconds)
         self._base = connection.server.rstrip("/")
         self._transport = transport or Transport(connection.tls, _dialer(connection))
+        acting = connection.impersonation
+        self._impersonation = acting.headers() if acting is not None else ()
         self._lock = threading.Lock()
         self._requests = 0
 
@@ -346,11 +348,14 @@ class LiveCluster:
             retries += 1
             time.sleep(wait)
 
-    @staticmethod
-    def _headers(credential: Credential, content_type: str | None) -> list[tuple[str, str]]:
+    def _headers(self, credential: Credential, content_type: str | None) -> list[tuple[str, str]]:
+        """Every request's headers, built again for each send: a retry, a refreshed credential
+        and a watch carry the same identity and impersonation."""
         headers = [("accept", "application/json")]
         if credential.authorization:
             headers.append(("authorization", credential.authorization))
+        if self._impersonation:
+            headers += self._impersonation
         if content_type:
             headers.append(("content-type", content_type))
         return headers
