@@ -341,18 +341,20 @@ def lines(*documents: bytes, hold: bool = False) -> Behaviour:
 
 
 @contextlib.contextmanager
-def full_backlog() -> Iterator[int]:
-    """A port whose listen queue is full, so a new connection is never completed."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
+def full_backlog(host: str = "127.0.0.1") -> Iterator[int]:
+    """A port on `host` (an IPv4 or IPv6 loopback address) whose listen queue is full, so the
+    kernel drops every new SYN and a connection is never completed."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.bind((host, 0))
     listener.listen(0)
     port = int(listener.getsockname()[1])
     fillers = []
     for _ in range(4):
-        filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        filler = socket.socket(family, socket.SOCK_STREAM)
         filler.setblocking(False)
         with contextlib.suppress(BlockingIOError):
-            filler.connect(("127.0.0.1", port))
+            filler.connect((host, port))
         fillers.append(filler)
     time.sleep(0.2)
     try:
