@@ -532,8 +532,33 @@ def test_tls_server_name_decides_for_both(
         assert not by_kubectl.connected
         assert "x509: cannot validate certificate for 127.0.0.1" in by_kubectl.result.stderr
         assert ours.why == (
-            f"Couldn't reach the cluster at {api.url}: TLS certificate was not accepted."
+            f"Couldn't reach the cluster at {api.url}: TLS certificate does not name this "
+            "server among its subject alternative names, as it must; a Common Name alone is "
+            "not enough."
         )
+
+
+def test_a_certificate_naming_its_server_only_in_the_common_name_is_refused_by_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """crypto/x509 (Go 1.15 on) matches names against subject alternative names only; Python's
+    ssl falls back to the Common Name unless told not to (hostname_checks_common_name)."""
+    authority = (pki.ca, pki.ca.with_suffix(".key"))
+    legacy = hostile.issue(tmp_path, authority, API_NAME, "")
+    api = serve("Bearer t0ken", tls=legacy)
+    config = _write(
+        tmp_path, _cluster(api.url, pki, **{"tls-server-name": API_NAME}), {"token": "t0ken"}
+    )
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "x509: certificate relies on legacy Common Name field, use SANs instead" in (
+        by_kubectl.result.stderr
+    )
+    assert truegreen(config, monkeypatch).why == (
+        f"Couldn't reach the cluster at {api.url}: TLS certificate does not name this server "
+        "among its subject alternative names, as it must; a Common Name alone is not enough."
+    )
+    assert api.authorizations == []
 
 
 def test_relative_paths_follow_their_own_file_for_both(

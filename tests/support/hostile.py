@@ -388,7 +388,8 @@ def make_authority(folder: Path, name: str = "ca") -> tuple[Path, Path]:
 def issue(
     folder: Path, authority: tuple[Path, Path], name: str, alt_names: str, *, client: bool = False
 ) -> ServerCertificate:
-    """A certificate for `alt_names` (`IP:127.0.0.1,DNS:api.internal`) signed by `authority`."""
+    """A certificate for `alt_names` (`IP:127.0.0.1,DNS:api.internal`) signed by `authority`;
+    with no `alt_names`, one that names its server only in its Common Name, `name`."""
     cert, key, request = folder / f"{name}.crt", folder / f"{name}.key", folder / f"{name}.csr"
     _openssl(
         "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
@@ -396,7 +397,8 @@ def issue(
     )  # fmt: skip
     usage = "clientAuth" if client else "serverAuth"
     extensions = folder / f"{name}.ext"
-    extensions.write_text(f"subjectAltName={alt_names}\nextendedKeyUsage={usage}\n")
+    named = f"subjectAltName={alt_names}\n" if alt_names else ""
+    extensions.write_text(f"{named}extendedKeyUsage={usage}\n")
     _openssl(
         "x509", "-req", "-in", str(request), "-CA", str(authority[0]), "-CAkey",
         str(authority[1]), "-CAcreateserial", "-days", "2", "-out", str(cert),

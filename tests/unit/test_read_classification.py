@@ -25,6 +25,7 @@ from truegreen.cluster.settings import ConnectionSettings
 from truegreen.http.errors import (
     AddressNotFoundError,
     AnswerTooLargeError,
+    CertificateNameError,
     ConnectFailedError,
     ConnectionDroppedError,
     ConnectRefusedError,
@@ -250,6 +251,12 @@ def test_every_reason_reads_plainly(failure: ReadFailure, line: str) -> None:
     ("error", "cause", "reached"),
     [
         (TlsFailedError("certificate verify failed"), "TLS certificate was not accepted", False),
+        (
+            CertificateNameError("does not name 127.0.0.1"),
+            "TLS certificate does not name this server among its subject alternative names, "
+            "as it must; a Common Name alone is not enough",
+            False,
+        ),
         (ConnectRefusedError("refused"), "connection refused", False),
         (AddressNotFoundError("no such name"), "address not found", False),
         (ConnectFailedError("no route to host"), "no route to the server", False),
