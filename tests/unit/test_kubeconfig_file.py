@@ -91,7 +91,7 @@ def _config(
         ),
         # … Config.current-context of type string
         (
-            _config(**{"current-context": 5}),
+            {**_config(), "current-context": 5},
             "current-context is a number, where kubectl reads text",
         ),
         # … Preferences.preferences.colors of type bool

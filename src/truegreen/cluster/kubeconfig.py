@@ -7,6 +7,7 @@ winning; relative paths resolve against the folder of the file that defined the 
 error.
 """
 
+import ipaddress
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -56,6 +57,8 @@ class ResolvedConnection(Struct, frozen=True):
     None to connect directly."""
     impersonation: Impersonation | None = None
     """Whom every request acts as (`as` and its kin, `--as` and its kin); None: itself."""
+    compressed_lists: bool = False
+    """Whether list pages are asked for gzip-encoded: only where it pays (`_worth_compressing`)."""
 
 
 class _Entry(Struct, frozen=True):
@@ -109,15 +112,37 @@ def resolve(
     # client-go impersonates whatever the scheme (client_config.go sets Impersonate before it
     # reads any credential).
     acting = impersonation(user_name, user.settings, settings.act_as)
+    compressed = _worth_compressing(cluster, server)
     if _scheme(server) != "https":
         # client-go reads the user's credentials and the server's TLS settings only for an
         # https server (`client_config.go`, IsConfigTransportTLS): nothing is sent over http.
         anonymous = StaticCredentials(Credential(), "no login (the server address is plain http)")
-        return ResolvedConnection(server, namespace, source, tls, anonymous, None, proxy, acting)
+        return ResolvedConnection(
+            server, namespace, source, tls, anonymous, None, proxy, acting, compressed
+        )
     credentials = _user_credentials(user_name, user, cluster, source)
     return ResolvedConnection(
-        server, namespace, source, tls, credentials, unverified, proxy, acting
+        server, namespace, source, tls, credentials, unverified, proxy, acting, compressed
     )
+
+
+def _worth_compressing(cluster: _Entry, server: str) -> bool:
+    """Whether to ask for gzip-encoded list pages: unless the cluster says
+    `disable-compression` (client_config.go DisableCompression), and but for a server on this
+    machine, where the bytes cost nothing to move and compressing them costs both ends time
+    (docs/performance.md, *Compressed lists*)."""
+    if cluster.settings.get("disable-compression"):
+        return False
+    try:
+        host = urlsplit(server).hostname or ""
+    except ValueError:
+        return False  # the request itself reports the unusable address
+    if host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True  # a name: the server is elsewhere
 
 
 def _namespace(flag: str | None, written: str | None, where: str) -> str:
@@ -388,6 +413,8 @@ def _in_cluster(settings: ConnectionSettings, account: Path) -> ResolvedConnecti
     # kubectl drops in-cluster settings altogether once --as is given (kubernetes#93474) and
     # dials localhost:8080; here the pod's own account acts as the identity asked for.
     acting = impersonation("", {}, settings.act_as)
+    # Lists are not asked for compressed: a pod reaches its API server over the cluster's own
+    # network, where compressing costs the server more time than moving the bytes does.
     return ResolvedConnection(
         server, namespace, "in-cluster", tls, credentials, unverified, proxy, acting
     )

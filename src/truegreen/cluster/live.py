@@ -297,10 +297,12 @@ class LiveCluster:
         content_type: str | None = None,
         max_bytes: int | None = None,
         into: BodyBuffers | None = None,
+        gzip: bool = False,
     ) -> Response:
         """One API request, sent again only for throttling or a refreshed credential; its
         answer capped at `max_bytes` (MAX_ANSWER_BYTES unless given), read into one of `into`'s
-        buffers when given."""
+        buffers when given, and asked for gzip-encoded with `gzip` where the connection says
+        compressing pays."""
         deadline = self._request_deadline()
         url = self._base + path + (f"?{urlencode(query)}" if query else "")
         credential = self._connection.credentials.current()
@@ -319,6 +321,7 @@ class LiveCluster:
                     body=body,
                     tls=self._tls_for(credential),
                     into=into,
+                    gzip=gzip and self._connection.compressed_lists,
                 )
             except TimedOutError:
                 if self._run_deadline is not None and self._run_deadline.expired:
@@ -437,7 +440,7 @@ class LiveCluster:
             query["fieldSelector"] = field_selector_text(fields)
         # The pages' bodies take turns in a few buffers, all released when the list ends.
         buffers = BodyBuffers() if mappings_can_grow() else None
-        ask = partial(self._send, "GET", path, into=buffers)
+        ask = partial(self._send, "GET", path, into=buffers, gzip=True)
         answer: Callable[[], Response] = partial(ask, dict(query))
         asked_ahead: _NextPage | None = None  # the page `answer` returns, if asked ahead
         for number in range(1, MAX_PAGES + 1):
