@@ -1,9 +1,9 @@
 """The command line: parse arguments, call one function per command, render, exit.
 
 Nothing below this module prints or exits; expected errors arrive here as TruegreenError
-and leave as one plain line on stderr. The parser is the standard library's argparse, shaped
-to the contract click used to keep (no abbreviations, one-line usage errors, exit 64): click
-alone cost about 58 M instructions of start-up, argparse about 8.5 M.
+and leave as one plain line on stderr. The parser is the standard library's argparse, held to
+click's manners (no abbreviations, one-line usage errors, exit 64) without click's cost: click
+alone costs about 58 M instructions of start-up, argparse about 8.5 M.
 """
 
 import argparse

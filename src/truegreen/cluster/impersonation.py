@@ -23,8 +23,7 @@ _TOKEN_BYTES = frozenset(
 
 
 class Impersonation(Struct, frozen=True):
-    """The identity every request to the API server acts as. `repr` is safe to log: these are
-    names, not secrets."""
+    """The identity every request to the API server acts as (names, not secrets)."""
 
     user: str
     uid: str = ""
@@ -45,11 +44,6 @@ class Impersonation(Struct, frozen=True):
             for value in values
         ]
         return tuple(headers)
-
-    def describe(self) -> str:
-        """Plain words for messages: `acting as 'jane' (groups: ops)`."""
-        groups = f" (groups: {', '.join(self.groups)})" if self.groups else ""
-        return f"acting as {self.user!r}{groups}"
 
 
 def escaped_key(key: str) -> str:

@@ -1,10 +1,10 @@
 """Reading an answer's body by its framing: a declared length, or chunked (RFC 9112, 6 and 7.1).
 
 `head` reads the status line and headers; the body, which is nearly every byte of a list of
-pods, is read here straight off the stream. (h11, used before, handed each received piece
-through its own buffer and an event object: three copies of every byte.) Here a piece is a
-view of what the stream returned, copied once: into the body's one buffer as it arrives
-(`read_all`), or by a caller that streams the pieces.
+pods, is read here straight off the stream. (h11 hands each received piece through its own
+buffer and an event object: three copies of every byte.) Here a piece is a view of what the
+stream returned, copied once: into the body's one buffer as it arrives (`read_all`), or by a
+caller that streams the pieces.
 """
 
 import mmap

@@ -1,8 +1,8 @@
 """HTTP/1.1 heads (RFC 9112 sections 2-6): a request's written, an answer's read and framed.
 
-An answer is read by h11's rules, the strict sans-IO parser this client used before: its
-grammar for the status line and header fields, its line folding, its checks of Content-Length
-and Transfer-Encoding; beside chunks a length is dropped, as Go's transport drops it. A request
+An answer is read by the rules of h11, the strict sans-IO parser: its grammar for the status
+line and header fields, its line folding, its checks of Content-Length and Transfer-Encoding;
+beside chunks a length is dropped, as Go's transport drops it. A request
 is written as Go's transport writes it: values trimmed of spaces and tabs, refused with any
 other control character. Written here, the rules spare every command h11's import (about
 12 ms, a tenth of doctor's start-up). tests/unit/test_head.py holds them against h11 itself.
