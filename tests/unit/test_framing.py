@@ -8,7 +8,7 @@ from collections.abc import Callable
 import h11
 import msgspec
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 from tests.support.scripted_stream import ScriptedStream
@@ -322,6 +322,8 @@ def _by_us(wire: bytes) -> bytes | str:
         return "refused"
     except ConnectionDroppedError:
         return "cut short"
+    except AnswerTooLargeError:
+        return "too large"  # a size past the cap: h11, which has none, waits for it
 
 
 _TOKENS = st.sampled_from([b"a", b"name", b"x-1", b"!#$%&'*+.^_`|~"])
@@ -367,6 +369,7 @@ _LINE_BYTES = st.sampled_from(
 
 @settings(max_examples=1500, deadline=None)
 @given(line=st.lists(_LINE_BYTES, max_size=10).map(b"".join))
+@example(line=b"f0000000")  # a size past the cap: refused as too large, not compared
 def test_what_we_read_of_a_chunk_line_h11_and_go_read_alike(line: bytes) -> None:
     """A size line from any bytes: what is read here, h11 reads too with the same body, and
     Go's reader takes (no CR but the last, no LF: net/http/internal/chunked.go readChunkLine);
@@ -375,7 +378,7 @@ def test_what_we_read_of_a_chunk_line_h11_and_go_read_alike(line: bytes) -> None
     assume(b"\r\n" not in line)  # the line is what comes before its CRLF
     wire = line + b"\r\nab\r\n0\r\n\r\n"
     ours = _by_us(wire)
-    if ours != "refused":
+    if ours not in ("refused", "too large"):
         assert ours == _by_h11(wire)
         assert b"\r" not in line
         assert b"\n" not in line

@@ -29,6 +29,7 @@ from truegreen.http.errors import (
     ConnectFailedError,
     ConnectionDroppedError,
     ConnectRefusedError,
+    InvalidRequestError,
     ProtocolViolationError,
     SendFailedError,
     TimedOutError,
@@ -272,6 +273,18 @@ def test_connection_causes(error: Exception, cause: str, reached: bool) -> None:
     )
     misleading = type(error)("connection refused: certificate verify failed, name not known")
     assert classify(misleading, "list nodes") == cant
+
+
+def test_a_request_http_cannot_carry_is_a_cluster_never_reached() -> None:
+    """Refused before a byte was sent (a token, or a user to act as, holding a line break): the
+    reason says which header, and no later read can succeed either."""
+    error = InvalidRequestError("the request's 'Impersonate-User' header holds what HTTP forbids")
+    assert classify(error, "list pods") == CantRead(
+        ReadFailure.UNREACHABLE,
+        "list pods: could not connect (the request's 'Impersonate-User' header holds what HTTP "
+        "forbids)",
+        False,
+    )
 
 
 def test_an_unexpected_exception_is_not_a_read_failure() -> None:
