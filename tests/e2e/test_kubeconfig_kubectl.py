@@ -497,11 +497,14 @@ def test_the_proxy_environment_and_no_proxy_decide_for_both(
         environ = {"https_proxy": f"127.0.0.1:{proxy.port}"}  # no scheme: http, as Go reads it
         by_kubectl = kubectl(config, tmp_path, **environ)
         assert by_kubectl.connected, by_kubectl.result.stderr
-        assert truegreen(config, monkeypatch, **environ).connected
+        # A generous timeout: the proxy and the TLS server are Python threads, slow on a loaded
+        # machine; what is tested is the way taken, not its speed.
+        patient = ("--request-timeout", "60")
+        assert truegreen(config, monkeypatch, *patient, **environ).connected
         used = len(proxy.passages)
         exempt = {**environ, "NO_PROXY": f"other.example,.internal:{port}"}
         by_kubectl = kubectl(config, tmp_path, **exempt)
-        why = truegreen(config, monkeypatch, **exempt).why
+        why = truegreen(config, monkeypatch, *patient, **exempt).why
     assert used >= 2
     assert len(proxy.passages) == used  # exempted: neither asked the proxy
     assert not by_kubectl.connected
