@@ -33,6 +33,7 @@ from truegreen.http.errors import (
     ProtocolViolationError,
     SendFailedError,
     TimedOutError,
+    TlsClosedError,
     TlsFailedError,
 )
 
@@ -252,6 +253,11 @@ def test_every_reason_reads_plainly(failure: ReadFailure, line: str) -> None:
     ("error", "cause", "reached"),
     [
         (TlsFailedError("certificate verify failed"), "TLS certificate was not accepted", False),
+        (
+            TlsClosedError("the server closed the connection during TLS setup"),
+            "the server closed the connection during TLS setup",
+            False,
+        ),
         (
             CertificateNameError("does not name 127.0.0.1"),
             "TLS certificate does not name this server among its subject alternative names, "

@@ -20,6 +20,7 @@ from truegreen.http.errors import (
     ProtocolViolationError,
     ProxyFailedError,
     TimedOutError,
+    TlsClosedError,
     TlsFailedError,
 )
 from truegreen.http.framing import Body
@@ -109,6 +110,7 @@ _CONNECT_CAUSES: tuple[tuple[type[ConnectFailedError], str], ...] = (
         "TLS certificate does not name this server among its subject alternative names, as "
         "it must; a Common Name alone is not enough",
     ),
+    (TlsClosedError, "the server closed the connection during TLS setup"),
     (TlsFailedError, "TLS certificate was not accepted"),
     (ConnectRefusedError, "connection refused"),
     (AddressNotFoundError, "address not found"),

@@ -35,6 +35,11 @@ class CertificateNameError(TlsFailedError):
     Name, which Go, and so kubectl, refuses)."""
 
 
+class TlsClosedError(TlsFailedError):
+    """The server closed the connection during the TLS handshake, before any certificate was
+    judged: an overloaded server, or something in between that cut it."""
+
+
 class ProxyFailedError(ConnectFailedError):
     """The proxy on the way to the server could not be used: it was out of reach, refused the
     login or the tunnel, could not reach the server itself, or did not speak its protocol."""

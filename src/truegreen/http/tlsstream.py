@@ -17,6 +17,7 @@ from truegreen.http.errors import (
     CertificateNameError,
     ConnectionDroppedError,
     SendFailedError,
+    TlsClosedError,
     TlsFailedError,
 )
 from truegreen.http.tls import ClientCertificate, TlsSettings
@@ -135,7 +136,7 @@ class TlsStream:
                     f"the server's certificate was not accepted ({error.verify_message})"
                 ) from None
             except (ssl.SSLEOFError, ssl.SSLZeroReturnError):
-                raise TlsFailedError("the server closed the connection during TLS setup") from None
+                raise TlsClosedError("the server closed the connection during TLS setup") from None
             except ssl.SSLError as error:
                 raise TlsFailedError(f"TLS setup failed ({error.reason or 'unknown'})") from None
             self._flush(deadline)
