@@ -694,6 +694,9 @@ def _doctor_arguments(parser: argparse.ArgumentParser) -> None:
         help="Keep the report on screen, redrawn when the cluster changes (Ctrl-C ends it and "
         "exits with the last verdict's code).",
     )
+    from truegreen.cluster.namespace_selection import add_selection_flags
+
+    add_selection_flags(parser)
     _common_output(parser)
 
 
@@ -713,6 +716,9 @@ def doctor(
     config: Path | None,
     admission_dry_run: bool,
     watch: bool,
+    namespaces: str | None,
+    all_namespaces: bool,
+    namespace_selector: str | None,
     output: str,
     verbose: bool,
     no_color: bool,
@@ -720,12 +726,15 @@ def doctor(
 ) -> None:
     """Can this environment run training right now? One headline, a remedy, then the rest.
 
-    Exit 0 ready (warnings allowed), 2 not ready, 3 could not check.
+    Exit 0 ready (warnings allowed), 2 not ready, 3 could not check. With --namespaces, -A or
+    --namespace-selector: one line per namespace, the worst first, and the worst exit code.
     """
+    from truegreen.cluster.namespace_selection import selection_from_flags
     from truegreen.doctor.command import DoctorRequest, run_doctor
     from truegreen.doctor.render import to_json, to_text
 
     _loaded()
+    selection = selection_from_flags(namespace, namespaces, all_namespaces, namespace_selector)
     request = DoctorRequest(
         _connection(
             kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
@@ -742,8 +751,17 @@ def doctor(
             from truegreen.errors import UsageError
 
             raise UsageError("--watch draws on the terminal", "", "drop --output json")
+        if selection.many:
+            from truegreen.errors import UsageError
+
+            raise UsageError(
+                f"--watch follows one namespace; {selection.flag()} names many",
+                todo="drop --watch, or name one namespace with -n",
+            )
         sys.exit(_watch_doctor(request, verbose=verbose, no_color=no_color))
     consoles = _text_consoles(output, no_color)
+    if selection.many:
+        sys.exit(_doctor_fleet(request, selection, consoles, verbose, no_color))
     with _progress(consoles, no_color) as told:
         report = run_doctor(request, told)
     if consoles is None:
@@ -752,6 +770,23 @@ def doctor(
         for line in to_text(report, verbose=verbose, width=consoles.width):
             consoles.out.print(line)
     sys.exit(report.exit_code)
+
+
+def _doctor_fleet(
+    request: Any, selection: Any, consoles: "Consoles | None", verbose: bool, no_color: bool
+) -> int:
+    """doctor over many namespaces: the fleet's table or document; its exit code."""
+    from truegreen.doctor.command import run_fleet
+    from truegreen.doctor.fleet_render import fleet_json, fleet_text
+
+    with _progress(consoles, no_color) as told:
+        fleet = run_fleet(request, selection, told)
+    if consoles is None:
+        _emit_json(fleet_json(fleet))
+    else:
+        for line in fleet_text(fleet, verbose=verbose, width=consoles.width):
+            consoles.out.print(line)
+    return int(fleet.exit_code)
 
 
 def _snapshot_arguments(parser: argparse.ArgumentParser) -> None:

@@ -27,8 +27,10 @@ from truegreen.kubectl import Kubectl, for_connection
 
 if TYPE_CHECKING:  # logs and events are read only for a snapshot; progress only to a terminal
     from truegreen.cluster.logs import LogRead, LogRequest
+    from truegreen.cluster.namespace_selection import NamespaceSelection
     from truegreen.cluster.reader import ReadKey
     from truegreen.cluster.snapshot_reads import Recorded
+    from truegreen.doctor.fleet import FleetReport
     from truegreen.doctor.progress import Told
 
 RUN_LIMIT_IN_REQUESTS = 30
@@ -158,6 +160,35 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
         where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
         reader = _telling(cluster, told)
         return diagnose(reader, cluster.namespace, datetime.now(UTC), settings, where, cluster)
+
+
+def run_fleet(
+    request: DoctorRequest, selection: NamespaceSelection, told: Told | None = None
+) -> FleetReport:
+    """Check many namespaces of the live cluster in one run (docs/fleet.md): resolve the
+    selection, then judge each namespace, the reads outside them made once."""
+    from truegreen.cluster.namespace_selection import resolve_namespaces
+    from truegreen.doctor.fleet import diagnose_fleet
+
+    if request.snapshot is not None:
+        raise UsageError(
+            f"{selection.flag()} asks the live cluster; a snapshot holds one namespace",
+            todo=f"drop {selection.flag()}: doctor --snapshot checks the snapshot's namespace",
+        )
+    config = load_config(request.config)
+    connection = _with_config(request.connection, config)
+    settings = doctor_settings(
+        config, request.job_requests, request.credentials_secret, request.admission_dry_run
+    )
+    settings = replace(
+        with_planned_job(settings, request.job_file), kubectl=for_connection(connection)
+    )
+    with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
+        _settled()
+        namespaces = resolve_namespaces(selection, cluster)
+        where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        reader = _telling(cluster, told)
+        return diagnose_fleet(reader, namespaces, datetime.now(UTC), settings, where, cluster)
 
 
 def take_snapshot(

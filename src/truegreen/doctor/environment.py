@@ -91,6 +91,9 @@ class DoctorSettings(Struct, frozen=True):
     """`--job-file`: a training job not yet submitted, checked instead of the newest one."""
     kubectl: Kubectl = Kubectl()
     """How remedies write kubectl commands that reach this cluster and namespace."""
+    fleet: tuple[str, ...] = ()
+    """Every namespace of a run over many (empty for one): their reads outside themselves are
+    shared, so the cluster's pods are folded once, keeping all of theirs."""
 
 
 class PodTemplate(Struct, frozen=True):
@@ -310,7 +313,10 @@ def gather(
         nodes = schedule.submit(lambda: machines_for_fit(reader.list(Kind.NODE, namespace=None)))
         usage = schedule.submit(
             lambda: reader.fold(
-                Kind.POD, CapacityTally(namespace), namespace=None, fields=HOLDING_CAPACITY
+                Kind.POD,
+                CapacityTally(namespace, settings.fleet),
+                namespace=None,
+                fields=HOLDING_CAPACITY,
             )
         )
         namespace_object = schedule.submit(
@@ -414,7 +420,7 @@ def gather(
             pods=pod_list,
             limit_ranges=limit_ranges.result(),
             nodes=node_list,
-            cluster_usage=cluster_usage(usage.result()),
+            cluster_usage=cluster_usage(usage.result(), namespace if settings.fleet else None),
             service_accounts=accounts,
             secrets=results(secrets),
             claims=claims,

@@ -18,7 +18,13 @@ from truegreen.doctor.checks import (
     workloads,
 )
 from truegreen.doctor.checks.base import Check
-from truegreen.doctor.environment import DoctorSettings, PodCreator, Unreachable, gather
+from truegreen.doctor.environment import (
+    DoctorSettings,
+    Environment,
+    PodCreator,
+    Unreachable,
+    gather,
+)
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
 from truegreen.doctor.wording import OFFLINE_REMEDY, plain_connection_why, render
@@ -71,13 +77,21 @@ def diagnose(
 ) -> Report:
     """Check one namespace. `where` names the cluster and login for the lines that say it could
     not be read; `creator` makes the trial start when one is asked for (live only)."""
+    gathered = gather(RedactingReader(reader), namespace, now, settings, creator)
+    return report_of(gathered, settings, where)
+
+
+def report_of(
+    gathered: Environment | Unreachable, settings: DoctorSettings, where: Where
+) -> Report:
+    """Every check run on what `gather` read, rolled up; every check unknown for one reason
+    when nothing could be read."""
     ran = [check for check, _ in CHECKS if check is not CheckId.CREDENTIALS or settings.credentials]
     skipped = (
         []
         if settings.credentials
         else [NotChecked(CheckId.CREDENTIALS, _NO_CREDENTIALS, asked=False)]
     )
-    gathered = gather(RedactingReader(reader), namespace, now, settings, creator)
     if isinstance(gathered, Unreachable):
         return roll_up(unreachable_findings(ran, gathered, where, settings.kubectl), ran, skipped)
     findings = [f for check, run in CHECKS if check in ran for f in run(gathered)]

@@ -7,7 +7,7 @@ namespace's pods are kept whole (as fit views): the capacity check names them.
 
 import heapq
 import math
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 import msgspec
@@ -192,10 +192,11 @@ class CapacityTally:
     name = "capacity"
     view = PodView
 
-    def __init__(self, namespace: str) -> None:
-        self._namespace = namespace
+    def __init__(self, namespace: str, also: Collection[str] = ()) -> None:
+        self._kept = frozenset((namespace, *also))
         self.namespace = namespace
-        """Whose pods are kept whole (as `ClusterUsage.pods_here`)."""
+        """Whose pods are kept whole (as `ClusterUsage.pods_here`), with those of `also`: the
+        other namespaces of a run over many, which share this one fold."""
         self._machines: dict[str, _MachineTally] = {}
         self._here: list[dict[str, Any]] = []
         self._invalid = ""
@@ -210,7 +211,7 @@ class CapacityTally:
         if item.status.phase in TERMINATED_PHASES:
             return
         metadata = item.metadata
-        if metadata.namespace == self._namespace:
+        if metadata.namespace in self._kept:
             self._here.append(pod_whole(item))
         spec = item.spec
         machine = spec.node_name
@@ -389,12 +390,17 @@ def _holder(
     )
 
 
-def cluster_usage(read: FoldRead) -> ClusterUsage | CantRead:
-    """The typed usage from a fold's summary; a summary of the wrong shape is malformed."""
+def cluster_usage(read: FoldRead, namespace: str | None = None) -> ClusterUsage | CantRead:
+    """The typed usage from a fold's summary, with only `namespace`'s pods kept whole when it is
+    given (a fold shared by many namespaces keeps all of theirs); a summary of the wrong shape
+    is malformed."""
     if isinstance(read, CantRead):
         return read
+    summary = read.summary
+    if namespace is not None and isinstance(pods := summary.get("pods_here"), list):
+        summary = {**summary, "pods_here": [p for p in pods if _namespace_of(p) == namespace]}
     try:
-        usage = msgspec.convert(read.summary, ClusterUsage)
+        usage = msgspec.convert(summary, ClusterUsage)
     except msgspec.ValidationError as error:
         return CantRead(
             ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, "list pods", str(error))
@@ -404,6 +410,11 @@ def cluster_usage(read: FoldRead) -> ClusterUsage | CantRead:
     return msgspec.structs.replace(
         usage, pods_here=[stamped(Kind.POD, pod) for pod in usage.pods_here]
     )
+
+
+def _namespace_of(pod: object) -> object:
+    metadata = pod.get("metadata") if isinstance(pod, dict) else None
+    return metadata.get("namespace") if isinstance(metadata, dict) else None
 
 
 FIT_FIELDS = {
