@@ -694,9 +694,11 @@ def _doctor_arguments(parser: argparse.ArgumentParser) -> None:
         help="Keep the report on screen, redrawn when the cluster changes (Ctrl-C ends it and "
         "exits with the last verdict's code).",
     )
+    from truegreen.cluster.context_selection import add_context_flags
     from truegreen.cluster.namespace_selection import add_selection_flags
 
     add_selection_flags(parser)
+    add_context_flags(parser)
     _common_output(parser)
 
 
@@ -719,6 +721,8 @@ def doctor(
     namespaces: str | None,
     all_namespaces: bool,
     namespace_selector: str | None,
+    contexts: str | None,
+    all_contexts: bool,
     output: str,
     verbose: bool,
     no_color: bool,
@@ -727,14 +731,17 @@ def doctor(
     """Can this environment run training right now? One headline, a remedy, then the rest.
 
     Exit 0 ready (warnings allowed), 2 not ready, 3 could not check. With --namespaces, -A or
-    --namespace-selector: one line per namespace, the worst first, and the worst exit code.
+    --namespace-selector: one line per namespace, the worst first, and the worst exit code;
+    with --contexts or --all-contexts, of every cluster too.
     """
+    from truegreen.cluster.context_selection import contexts_from_flags
     from truegreen.cluster.namespace_selection import selection_from_flags
     from truegreen.doctor.command import DoctorRequest, run_doctor
     from truegreen.doctor.render import to_json, to_text
 
     _loaded()
     selection = selection_from_flags(namespace, namespaces, all_namespaces, namespace_selector)
+    clusters = contexts_from_flags(context, contexts, all_contexts)
     request = DoctorRequest(
         _connection(
             kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
@@ -751,15 +758,18 @@ def doctor(
             from truegreen.errors import UsageError
 
             raise UsageError("--watch draws on the terminal", "", "drop --output json")
-        if selection.many:
+        if selection.many or clusters.many:
             from truegreen.errors import UsageError
 
+            flag = clusters.flag() if clusters.many else selection.flag()
             raise UsageError(
-                f"--watch follows one namespace; {selection.flag()} names many",
+                f"--watch follows one namespace; {flag} names many",
                 todo="drop --watch, or name one namespace with -n",
             )
         sys.exit(_watch_doctor(request, verbose=verbose, no_color=no_color))
     consoles = _text_consoles(output, no_color)
+    if clusters.many:
+        sys.exit(_doctor_clusters(request, selection, clusters, consoles, verbose))
     if selection.many:
         sys.exit(_doctor_fleet(request, selection, consoles, verbose, no_color))
     with _progress(consoles, no_color) as told:
@@ -787,6 +797,22 @@ def _doctor_fleet(
         for line in fleet_text(fleet, verbose=verbose, width=consoles.width):
             consoles.out.print(line)
     return int(fleet.exit_code)
+
+
+def _doctor_clusters(
+    request: Any, selection: Any, clusters: Any, consoles: "Consoles | None", verbose: bool
+) -> int:
+    """doctor over many clusters: the table with a cluster column, or the document."""
+    from truegreen.doctor.command import run_clusters
+    from truegreen.doctor.fleet_render import clusters_json, clusters_text
+
+    run = run_clusters(request, selection, clusters)
+    if consoles is None:
+        _emit_json(clusters_json(run))
+    else:
+        for line in clusters_text(run, verbose=verbose, width=consoles.width):
+            consoles.out.print(line)
+    return int(run.exit_code)
 
 
 def _snapshot_arguments(parser: argparse.ArgumentParser) -> None:

@@ -26,10 +26,12 @@ from truegreen.exitcodes import ExitCode
 from truegreen.kubectl import Kubectl, for_connection
 
 if TYPE_CHECKING:  # logs and events are read only for a snapshot; progress only to a terminal
+    from truegreen.cluster.context_selection import ContextSelection
     from truegreen.cluster.logs import LogRead, LogRequest
     from truegreen.cluster.namespace_selection import NamespaceSelection
     from truegreen.cluster.reader import ReadKey
     from truegreen.cluster.snapshot_reads import Recorded
+    from truegreen.doctor.clusters import ClustersReport
     from truegreen.doctor.fleet import FleetReport
     from truegreen.doctor.progress import Told
 
@@ -167,25 +169,63 @@ def run_fleet(
 ) -> FleetReport:
     """Check many namespaces of the live cluster in one run (docs/fleet.md): resolve the
     selection, then judge each namespace, the reads outside them made once."""
-    from truegreen.cluster.namespace_selection import resolve_namespaces
-    from truegreen.doctor.fleet import diagnose_fleet
-
-    if request.snapshot is not None:
-        raise UsageError(
-            f"{selection.flag()} asks the live cluster; a snapshot holds one namespace",
-            todo=f"drop {selection.flag()}: doctor --snapshot checks the snapshot's namespace",
-        )
+    _live_only(request, selection.flag())
     config = load_config(request.config)
     connection = _with_config(request.connection, config)
+    return _fleet_of(connection, selection, _fleet_settings(request, config), told)
+
+
+def run_clusters(
+    request: DoctorRequest, selection: NamespaceSelection, contexts: ContextSelection
+) -> ClustersReport:
+    """Check the clusters of many kubeconfig contexts in one run, each as `--context NAME`
+    reaches it and with its own deadline, a few at a time (docs/fleet.md); in each, the
+    namespaces of `selection` (none given: the context's own namespace)."""
+    from truegreen.cluster.context_selection import resolve_contexts
+    from truegreen.doctor.clusters import check_clusters
+
+    _live_only(request, contexts.flag())
+    config = load_config(request.config)
+    connection = _with_config(request.connection, replace(config, context=None))
+    names = resolve_contexts(contexts, connection.kubeconfig)
+    settings = _fleet_settings(request, config)  # a --job-file is read once, for all
+    _settled()
+
+    def check(context: str) -> FleetReport:
+        return _fleet_of(replace(connection, context=context), selection, settings, None)
+
+    return check_clusters(names, check)
+
+
+def _live_only(request: DoctorRequest, flag: str) -> None:
+    if request.snapshot is not None:
+        raise UsageError(
+            f"{flag} asks the live cluster; a snapshot holds one namespace",
+            todo=f"drop {flag}: doctor --snapshot checks the snapshot's namespace",
+        )
+
+
+def _fleet_settings(request: DoctorRequest, config: DoctorConfig) -> DoctorSettings:
     settings = doctor_settings(
         config, request.job_requests, request.credentials_secret, request.admission_dry_run
     )
-    settings = replace(
-        with_planned_job(settings, request.job_file), kubectl=for_connection(connection)
-    )
+    return with_planned_job(settings, request.job_file)
+
+
+def _fleet_of(
+    connection: ConnectionSettings,
+    selection: NamespaceSelection,
+    settings: DoctorSettings,
+    told: Told | None,
+) -> FleetReport:
+    """One cluster's namespaces of `selection` (none named: the context's), judged."""
+    from truegreen.cluster.namespace_selection import resolve_namespaces
+    from truegreen.doctor.fleet import diagnose_fleet
+
+    settings = replace(settings, kubectl=for_connection(connection))
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
         _settled()
-        namespaces = resolve_namespaces(selection, cluster)
+        namespaces = resolve_namespaces(selection, cluster) or (cluster.namespace,)
         where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
         reader = _telling(cluster, told)
         return diagnose_fleet(reader, namespaces, datetime.now(UTC), settings, where, cluster)

@@ -71,13 +71,15 @@ def diagnose_fleet(
 ) -> FleetReport:
     """Check each of `namespaces` with the reads doctor makes for one, sharing the reads
     outside them; remedies name each namespace (`-n`), since it is not the context's."""
-    shared = SharedReads(reader, namespaces)
+    # Redacted once, then shared: every namespace is given the very same answer.
+    shared = SharedReads(RedactingReader(reader), namespaces)
     fleet = replace(settings, fleet=namespaces)
+
     reports: list[NamespaceReport] = []
     unreachable: Unreachable | None = None
     for namespace in namespaces:
         own = replace(fleet, kubectl=replace(settings.kubectl, namespace=namespace))
-        gathered = unreachable or gather(RedactingReader(shared), namespace, now, own, creator)
+        gathered = unreachable or gather(shared, namespace, now, own, creator)
         if isinstance(gathered, Unreachable):
             unreachable = gathered
         reports.append(NamespaceReport(namespace, report_of(gathered, own, where)))

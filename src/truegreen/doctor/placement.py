@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from msgspec import Struct
 
 from truegreen.doctor.fit import MachineRoom, Shortfall, closest, shortfalls
+from truegreen.doctor.last_answer import LastAnswer
 from truegreen.quantity import PODS, Resources
 
 
@@ -87,9 +88,7 @@ def _size(group: PodGroup, totals: Resources) -> tuple[float, str]:
 def place(groups: Sequence[PodGroup], rooms: Mapping[str, MachineRoom]) -> Placement:
     """Every pod of `groups` placed on `rooms` together, by first-fit decreasing."""
     free = dict(rooms)
-    totals = Resources()
-    for machine_room in rooms.values():
-        totals += machine_room.allocatable
+    totals = _totals(rooms)
     wanted = sum(g.count for g in groups)
     placed = 0
     on: list[tuple[str, str, int]] = []
@@ -133,6 +132,18 @@ def place(groups: Sequence[PodGroup], rooms: Mapping[str, MachineRoom]) -> Place
     return Placement(
         wanted, placed, tuple(on), unplaced, proven=_proven(groups, rooms, placed == wanted)
     )
+
+
+def _total_allocatable(rooms: Mapping[str, MachineRoom]) -> Resources:
+    totals = Resources()
+    for machine_room in rooms.values():
+        totals += machine_room.allocatable
+    return totals
+
+
+_totals = LastAnswer(_total_allocatable)
+"""What every machine can hold in all, for the last machines (doctor/last_answer.py): the
+namespaces of a run over many place their jobs on the same ones."""
 
 
 def _most_free(rooms: Sequence[MachineRoom], missing: Sequence[Shortfall]) -> tuple[str, int]:

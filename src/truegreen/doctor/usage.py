@@ -13,10 +13,20 @@ from typing import Any
 import msgspec
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, FoldRead, Kind, KubeObject, Listed, ListRead, ReadFailure
+from truegreen.cluster import (
+    CantRead,
+    Folded,
+    FoldRead,
+    Kind,
+    KubeObject,
+    Listed,
+    ListRead,
+    ReadFailure,
+)
 from truegreen.cluster.classify import describe
 from truegreen.cluster.kinds import stamped
 from truegreen.doctor.fit import container_requests, pod_requests
+from truegreen.doctor.last_answer import LastAnswer
 from truegreen.kubeobjects import TERMINATED_PHASES
 from truegreen.quantity import QuantityError, Resources
 
@@ -393,14 +403,21 @@ def _holder(
 def cluster_usage(read: FoldRead, namespace: str | None = None) -> ClusterUsage | CantRead:
     """The typed usage from a fold's summary, with only `namespace`'s pods kept whole when it is
     given (a fold shared by many namespaces keeps all of theirs); a summary of the wrong shape
-    is malformed."""
+    is malformed. The last fold's conversion is kept (doctor/last_answer.py): every namespace of
+    a run over many converts the same one."""
     if isinstance(read, CantRead):
         return read
-    summary = read.summary
-    if namespace is not None and isinstance(pods := summary.get("pods_here"), list):
-        summary = {**summary, "pods_here": [p for p in pods if _namespace_of(p) == namespace]}
+    usage = _last_usage(read)
+    if namespace is None or isinstance(usage, CantRead):
+        return usage
+    return msgspec.structs.replace(
+        usage, pods_here=[p for p in usage.pods_here if o.namespace_of(p) == namespace]
+    )
+
+
+def _converted(read: Folded) -> ClusterUsage | CantRead:
     try:
-        usage = msgspec.convert(summary, ClusterUsage)
+        usage = msgspec.convert(read.summary, ClusterUsage)
     except msgspec.ValidationError as error:
         return CantRead(
             ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, "list pods", str(error))
@@ -412,9 +429,7 @@ def cluster_usage(read: FoldRead, namespace: str | None = None) -> ClusterUsage 
     )
 
 
-def _namespace_of(pod: object) -> object:
-    metadata = pod.get("metadata") if isinstance(pod, dict) else None
-    return metadata.get("namespace") if isinstance(metadata, dict) else None
+_last_usage = LastAnswer(_converted)
 
 
 FIT_FIELDS = {
@@ -430,11 +445,19 @@ def machines_for_fit(nodes: ListRead) -> ListRead:
     """The machines as the fit reads them, and nothing else.
 
     A real machine is 5-15 KB of JSON, ten times that once decoded; at thousands of machines
-    the whole objects would be most of what doctor holds.
+    the whole objects would be most of what doctor holds. The last list's answer is kept
+    (doctor/last_answer.py): every namespace of a run over many gives the same one.
     """
+    return _last_machines(nodes)
+
+
+def _machines_for_fit(nodes: ListRead) -> ListRead:
     if not isinstance(nodes, Listed):
         return nodes
     return Listed(tuple(_fit_fields(node) for node in nodes.items))
+
+
+_last_machines = LastAnswer(_machines_for_fit)
 
 
 def _fit_fields(node: KubeObject) -> dict[str, Any]:
