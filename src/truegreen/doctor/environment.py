@@ -26,6 +26,7 @@ from truegreen.cluster import (
     ReadFailure,
 )
 from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
+from truegreen.doctor.preemption import priorities_matter
 from truegreen.doctor.training import (
     TRAINING_KIND_NAMES,
     TrainingJob,
@@ -125,6 +126,9 @@ class Environment(Struct, frozen=True):
     """refresh's failed-rollout Events, read only when a workload shows refresh attempts."""
     training: TrainingWork | None = None
     """Every training job of the namespace as its pod sets (None: from `jobs` alone)."""
+    priority_classes: ListRead | None = None
+    """The cluster's PriorityClasses, read only when the job's priority can change its verdict
+    (doctor/preemption.py `priorities_matter`); None when not read."""
 
     def namespace_labels(self) -> Mapping[str, str] | None:
         """The namespace's labels; None when the namespace could not be read."""
@@ -379,25 +383,10 @@ def gather(
         secrets = get_each(Kind.SECRET, secret_names)
         namespace_read = namespace_object.result()
         webhook_configurations = {kind: read.result() for kind, read in webhook_lists.items()}
-        # A webhook's Service is looked up only once the webhooks pod creation calls are known.
-        called = webhooks_called(
-            webhook_configurations,
-            namespace_read,
-            job.primary.labels if job is not None else None,
-        )
-        services = dict.fromkeys(h.service for h in called if h.service)
-        slices = {
-            service: schedule.submit(
-                partial(
-                    reader.list,
-                    Kind.ENDPOINT_SLICE,
-                    namespace=service[0],
-                    labels={SERVICE_NAME_LABEL: service[1]},
-                )
-            )
-            for service in services
-            if service is not None
-        }
+        slices = _webhook_slices(schedule, reader, webhook_configurations, namespace_read, job)
+        capacity = cluster_usage(usage.result())
+        # Read only when the job's priority can change its verdict (doctor/preemption.py).
+        classes = listing(Kind.PRIORITY_CLASS, None) if priorities_matter(capacity, job) else None
         return Environment(
             namespace=namespace,
             now=now,
@@ -407,7 +396,7 @@ def gather(
             pods=pods.result(),
             limit_ranges=limit_ranges.result(),
             nodes=nodes.result(),
-            cluster_usage=cluster_usage(usage.result()),
+            cluster_usage=capacity,
             service_accounts=accounts,
             secrets=results(secrets),
             claims=claims,
@@ -420,7 +409,35 @@ def gather(
             trial=None if trial is None else trial.result(),
             refresh_failures=None if failures is None else failures.result(),
             training=work,
+            priority_classes=None if classes is None else classes.result(),
         )
+
+
+def _webhook_slices(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    configurations: Mapping[Kind, ListRead],
+    namespace_object: GetRead,
+    job: TrainingJob | None,
+) -> dict[tuple[str, str], Pending[ListRead]]:
+    """The EndpointSlices of each Service behind a webhook that creating the job's pod calls:
+    looked up only once those webhooks are known."""
+    called = webhooks_called(
+        configurations, namespace_object, job.primary.labels if job is not None else None
+    )
+    services = dict.fromkeys(h.service for h in called if h.service)
+    return {
+        service: schedule.submit(
+            partial(
+                reader.list,
+                Kind.ENDPOINT_SLICE,
+                namespace=service[0],
+                labels={SERVICE_NAME_LABEL: service[1]},
+            )
+        )
+        for service in services
+        if service is not None
+    }
 
 
 def refresh_tried(annotations: Mapping[str, str]) -> bool:

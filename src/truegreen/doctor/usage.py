@@ -288,16 +288,11 @@ class CapacityTally:
             requests = self._new_shape(shape, spec)
         if requests is None:
             return
-        priority = spec.priority
-        if priority:  # most pods have priority 0: one look-up, as before priorities were kept
-            tally = self._prioritized.get((machine, priority))
-            if tally is None:
-                tally = self._prioritized[machine, priority] = _Tally()
-        else:
-            priority = 0
-            tally = self._machines.get(machine)
-            if tally is None:
-                tally = self._machines[machine] = _Tally()
+        priority = spec.priority or 0
+        # Most pods have priority 0: one look-up, as before priorities were kept.
+        tally = self._machines.get(machine) if not priority else self._ranked(machine, priority)
+        if tally is None:
+            tally = self._machines[machine] = _Tally()
         tally.pods += 1
         resources = tally.resources
         namespace = metadata.namespace or ""
@@ -325,6 +320,13 @@ class CapacityTally:
                 heapq.heappush(kept, (amount, *held))
             if len(kept) >= HOLDERS_KEPT:
                 resource.least = kept[0][0]
+
+    def _ranked(self, machine: str, priority: int) -> _Tally:
+        """The tally of `machine`'s pods of a priority other than 0."""
+        tally = self._prioritized.get((machine, priority))
+        if tally is None:
+            tally = self._prioritized[machine, priority] = _Tally()
+        return tally
 
     def _nominate(self, machine: str, spec: _RawSpec) -> None:
         """A pod the scheduler nominated for `machine` and has not bound: its requests are
@@ -540,10 +542,11 @@ def cluster_usage(read: FoldRead) -> ClusterUsage | CantRead:
 
 FIT_FIELDS = {
     "metadata": ("name", "labels"),
-    "spec": ("unschedulable", "taints"),
+    "spec": ("unschedulable", "taints", "providerID"),
     "status": ("allocatable",),
 }
-"""What the fit reads of a machine (fit.py: exclusion and machine_room)."""
+"""What the fit reads of a machine (fit.py: exclusion and machine_room), and the providerID
+that names its cloud (stored_pod.py `cloud_of`)."""
 
 
 def machines_for_fit(nodes: ListRead) -> ListRead:
