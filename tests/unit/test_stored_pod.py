@@ -28,6 +28,7 @@ from truegreen.doctor.stored_pod import (
     extended_tolerations,
     is_extended,
     job_priority,
+    kept_for,
     limit_items,
     limit_range_refusal,
     pod_sums,
@@ -729,3 +730,101 @@ def test_the_server_s_stored_priority_is_read_back(
     stored: dict[str, Any], level: PriorityLevel | None
 ) -> None:
     assert stated_priority(stored) == level
+
+
+@pytest.mark.parametrize(
+    ("stated", "added"),
+    [
+        # operator defaults to Equal (core Toleration), so this is not the plugin's toleration
+        ({"key": "nvidia.com/gpu", "effect": "NoSchedule"}, True),
+        ({"key": "nvidia.com/gpu", "operator": "Exists"}, True),
+        (
+            {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule", "value": ""},
+            False,
+        ),
+        (
+            {"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule", "value": "x"},
+            True,
+        ),
+        ({"operator": "Exists", "effect": "NoSchedule"}, True),
+    ],
+)
+def test_a_stated_toleration_is_the_plugin_s_only_when_every_field_matches(
+    stated: dict[str, str], added: bool
+) -> None:
+    spec = {"containers": [_c("a", requests={"nvidia.com/gpu": "1"})], "tolerations": [stated]}
+    assert len(with_extended_tolerations(spec)["tolerations"]) == (2 if added else 1)
+
+
+@pytest.mark.parametrize(
+    ("resources", "item"),
+    [
+        # at the bound is within it
+        (
+            {"requests": {"cpu": "2"}, "limits": {"cpu": "2"}},
+            {"type": "Container", "min": {"cpu": "2"}},
+        ),
+        (
+            {"requests": {"cpu": "2"}, "limits": {"cpu": "2"}},
+            {"type": "Container", "max": {"cpu": "2"}},
+        ),
+        (
+            {"requests": {"cpu": "1"}, "limits": {"cpu": "2"}},
+            {"type": "Pod", "maxLimitRequestRatio": {"cpu": "2"}},
+        ),
+        ({"requests": {"memory": "2Gi"}}, {"type": "Pod", "min": {"memory": "1Gi"}}),
+    ],
+)
+def test_an_amount_at_the_bound_is_let_in(resources: dict[str, Any], item: dict[str, Any]) -> None:
+    assert _refusal({"containers": [{"name": "c", "resources": resources}]}, item) is None
+
+
+def test_a_violation_records_each_part_of_the_constraint() -> None:
+    refusal = _refusal(
+        {"containers": [_c("c", requests={"cpu": "250m"}, limits={"cpu": "2"})]},
+        {"type": "Container", "min": {"cpu": "500m"}, "maxLimitRequestRatio": {"cpu": "4"}},
+    )
+    assert refusal is not None
+    assert refusal.violations == (
+        Violation(
+            "Container",
+            "cpu",
+            "min",
+            "500m",
+            "request",
+            "250m",
+            "minimum cpu usage per Container is 500m, but request is 250m",
+            "c",
+        ),
+        Violation(
+            "Container",
+            "cpu",
+            "ratio",
+            "4",
+            "ratio",
+            "8.000000",
+            "cpu max limit to request ratio per Container is 4, but provided ratio is 8.000000",
+            "c",
+        ),
+    )
+
+
+def test_the_machines_kept_for_a_resource_are_those_its_taint_keeps_others_from() -> None:
+    nodes: list[dict[str, Any]] = [
+        {
+            "metadata": {"name": "gpu-1"},
+            "spec": {"taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]},
+        },
+        {
+            "metadata": {"name": "gpu-2"},
+            "spec": {"taints": [{"key": "nvidia.com/gpu", "effect": "NoExecute"}]},
+        },
+        {
+            "metadata": {"name": "fpga-1"},
+            "spec": {"taints": [{"key": "example.com/fpga", "effect": "NoSchedule"}]},
+        },
+        {"metadata": {"name": "cpu-1"}, "spec": {}},
+    ]
+    assert kept_for(nodes, ("nvidia.com/gpu",)) == ["gpu-1"]
+    assert kept_for(nodes, ("example.com/fpga", "nvidia.com/gpu")) == ["gpu-1", "fpga-1"]
+    assert kept_for(nodes, ()) == []

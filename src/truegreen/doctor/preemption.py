@@ -72,6 +72,8 @@ def with_nominated(
     """Each machine's room with the pods nominated for it of `priority` or above counted (all
     of them when the priority is not known), less the job's own nominated pods (`own`, per
     machine): that room is promised to them."""
+    if not own and not usage.any_nominated:
+        return dict(rooms)  # most clusters: nothing is nominated
     counted = {}
     for name, room in rooms.items():
         promised, pods = usage.nominated_to(name, priority)

@@ -623,6 +623,20 @@ def extended_tolerations(
     )
 
 
+def kept_for(nodes: Sequence[KubeObject], resources: Iterable[str]) -> list[str]:
+    """The machines tainted NoSchedule with one of `resources` as the key: the only ones the
+    plugin's tolerations let in, so the only ones whose fit depends on it."""
+    keys = set(resources)
+    return [
+        o.name_of(node)
+        for node in nodes
+        if any(
+            o.mapping(t).get("key") in keys and o.mapping(t).get("effect") == "NoSchedule"
+            for t in o.sequence(o.mapping(node.get("spec")).get("taints"))
+        )
+    ]
+
+
 def cloud_of(nodes: Sequence[KubeObject]) -> tuple[str, str] | None:
     """(providerID prefix, cloud) of the first machine whose providerID names a known cloud."""
     for node in nodes:

@@ -35,6 +35,7 @@ from truegreen.doctor.stored_pod import (
     PriorityLevel,
     extended_tolerations,
     job_priority,
+    kept_for,
     stated_priority,
     stored_spec,
 )
@@ -325,10 +326,14 @@ def check(env: Environment) -> list[Finding]:
     """Findings about whether a training job fits on the cluster's machines now.
 
     Where the cluster may add the job's extended resource tolerations without saying so
-    (ExtendedResourceToleration inferred from the provider, or not known), the job is judged
-    both ways and the answers settled (`_settled`)."""
+    (ExtendedResourceToleration inferred from the provider, or not known) and a machine is kept
+    for those resources, the job is judged both ways and the answers settled (`_settled`);
+    with no such machine the tolerations change nothing."""
     tolerations = _tolerations(env)
     if tolerations.knowledge in (Knowledge.INFERRED_ADDS, Knowledge.UNKNOWN):
+        nodes = env.nodes.items if isinstance(env.nodes, Listed) else ()
+        if not kept_for(nodes, tolerations.resources):
+            return _verdict(env, tolerations.added)
         return _settled(env, tolerations, _verdict(env, False), _verdict(env, True))
     found = _verdict(env, tolerations.added)
     return _noted(found, tolerations.signal) if tolerations.signal else found
@@ -378,16 +383,9 @@ def _settled(
     fails = [any(f.status is Status.FAIL for f in found) for found in (without, with_them)]
     if all(fails):
         return _noted(with_them, f"{tolerations.signal}; assumed it does (fails either way)")
-    nodes = env.nodes.items if isinstance(env.nodes, Listed) else ()
-    reserved = [
-        o.name_of(node)
-        for node in nodes
-        if any(
-            o.mapping(t).get("key") in tolerations.resources
-            and o.mapping(t).get("effect") == "NoSchedule"
-            for t in o.sequence(o.mapping(node.get("spec")).get("taints"))
-        )
-    ]
+    reserved = kept_for(
+        env.nodes.items if isinstance(env.nodes, Listed) else (), tolerations.resources
+    )
     resources = _and([f"'{r}'" for r in tolerations.resources])
     stated = ", ".join(
         f"{{key: {r}, operator: Exists, effect: NoSchedule}}" for r in tolerations.resources
