@@ -484,3 +484,22 @@ def test_a_quota_scoped_to_the_default_priority_counts_a_job_naming_none(doctor:
     result = doctor.live("-o", "json")
     assert _codes(result.json(), "admission") == [("admission.quota-exceeded", "fail", "measured")]
     assert result.exit_code == 2
+
+
+def test_a_size_that_is_no_quantity_under_pod_level_limits_is_one_plain_finding(
+    doctor: Doctor,
+) -> None:
+    """defaultPodResources sums the containers; an amount that is not a quantity there is
+    the job's bad size, never a crash."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = _newest_job(now, {"requests": {"cpu": "lots"}})
+        job["spec"]["template"]["spec"]["resources"] = {"limits": {"cpu": "4"}}
+        return [*healthy(now), job]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert result.stderr == ""
+    (capacity,) = _check(result.json(), "capacity")
+    assert (capacity["code"], capacity["status"]) == ("capacity.bad-job-size", "fail")
+    assert result.exit_code == 2

@@ -181,6 +181,11 @@ def test_pod_level_requests_already_stated_are_kept() -> None:
     assert defaulted(spec)["resources"]["requests"] == {"cpu": "1", "memory": "1073741824"}
 
 
+def test_a_container_amount_that_is_no_quantity_leaves_the_pod_level_requests() -> None:
+    spec = {"resources": {"limits": {"cpu": "4"}}, "containers": [_c("a", requests={"cpu": "x"})]}
+    assert defaulted(spec)["resources"] == {"limits": {"cpu": "4"}}
+
+
 @pytest.mark.parametrize(
     "pod_level",
     [None, {}, {"requests": {"cpu": "1"}}, {"limits": {"hugepages-2Mi": "1Gi"}}],

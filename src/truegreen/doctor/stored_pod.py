@@ -36,7 +36,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
 from truegreen.doctor.fit import pod_requests
-from truegreen.quantity import CPU, MEMORY, parse_quantity
+from truegreen.quantity import CPU, MEMORY, QuantityError, parse_quantity
 
 _POD_LEVEL = (CPU, MEMORY)
 """The resources pod-level requests and limits may name (component-helpers
@@ -172,7 +172,10 @@ def defaulted(spec: Mapping[str, Any]) -> dict[str, Any]:
     if not limits:
         return stored
     requests = dict(o.mapping(pod_level.get("requests")))
-    from_containers = pod_requests({**stored, "resources": {}, "overhead": {}})
+    try:
+        from_containers = pod_requests({**stored, "resources": {}, "overhead": {}})
+    except QuantityError:
+        return stored  # an amount that is not a quantity: the capacity check names it
     for name in _POD_LEVEL:
         if name in requests:
             continue
