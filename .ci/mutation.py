@@ -43,6 +43,8 @@ THRESHOLD = 90.0
 GATE_MODULES = [
     "src/truegreen/doctor/rollup.py",
     "src/truegreen/doctor/fit.py",
+    "src/truegreen/doctor/stored_pod.py",
+    "src/truegreen/doctor/preemption.py",
     "src/truegreen/cluster/classify.py",
     "src/truegreen/cluster/throttle.py",
     "src/truegreen/refresh/plan.py",

@@ -247,6 +247,8 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     fake_api.watch_bookmark_seconds = 0.2
     fake_api.install(*ALL_GROUPS)
     for obj in healthy(datetime.now(UTC)):
+        if obj["metadata"]["name"] == "mysql-def34":
+            obj["spec"]["priority"] = 1000  # so the PriorityClasses are listed too
         fake_api.add(obj)
     # an admission webhook behind a Service, so its EndpointSlices are read too; a TrainJob on
     # each kind of runtime, so both are read
@@ -288,6 +290,7 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     namespaced, cluster_wide = _grants(fake_api.requests())
     paths = {r.path for r in fake_api.requests()}
     assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
+    assert "/apis/scheduling.k8s.io/v1/priorityclasses" in paths, "precondition"
     writes = {g for g in namespaced if g[2] == "create"}
     assert writes == rbac.granted("monitor/events-role.yaml") == {("", "events", "create")}
     assert namespaced - writes == rbac.granted("monitor/role.yaml")

@@ -247,8 +247,9 @@ def test_the_same_statement_is_one_finding_with_every_reason(doctor: Doctor) -> 
 def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Doctor) -> None:
     """deploy/doctor: the namespace Role and the capacity ClusterRole, derived from requests.
 
-    The unbound volume makes doctor read its storage class too, and a crash-looping container
-    makes the snapshot read its log, so every read is exercised."""
+    The unbound volume makes doctor read its storage class too, a pod holding room at a
+    priority other than 0 its PriorityClasses, and a crash-looping container makes the snapshot
+    read its log, so every read is exercised."""
     from tests.scenario.test_admission import webhook_behind
     from tests.support import rbac
     from tests.support.scenarios import crash_looping_manager, job_pod, training_job
@@ -258,6 +259,8 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
         objects = crash_looping_manager(now)
         volume = next(o for o in objects if o["kind"] == "PersistentVolumeClaim")
         volume["status"] = {"phase": "Pending"}
+        database = next(o for o in objects if o["metadata"]["name"] == "mysql-def34")
+        database["spec"]["priority"] = 1000  # as the Priority plugin sets it from a class
         # A training pod the scheduler could not place: its warnings and the autoscalers' word
         # on it are read too.
         waiting = training_job("train-002", now, finished=False)
@@ -279,6 +282,7 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     ), "precondition: both kinds of runtime read"
     assert "/apis/storage.k8s.io/v1/storageclasses/standard" in paths, "precondition: all read"
     assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
+    assert "/apis/scheduling.k8s.io/v1/priorityclasses" in paths, "precondition"
     doctor.snapshot(exit_code=0)
     asked = {r.path for r in doctor.server.requests()} - paths
     assert "/api/v1/namespaces/train/pods/jobs-manager-abc12/log" in asked, "precondition"

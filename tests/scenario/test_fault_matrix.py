@@ -23,7 +23,8 @@ OWNERS: list[tuple[str, set[str]]] = [
     (r"^/apis$", {"image-pull", "storage", "capacity"}),
     (r"/namespaces/train/cronjobs$", {"image-pull", "storage", "capacity"}),
     (r"/namespaces/train/pods$", {"workloads"}),
-    (r"/limitranges$", {"capacity"}),
+    # A LimitRange sizes the stored pod (capacity) and may refuse it (admission).
+    (r"/limitranges$", {"capacity", "admission"}),
     (r"^/api/v1/nodes$", {"capacity"}),
     (r"^/api/v1/pods$", {"capacity"}),
     (r"/serviceaccounts/default$", {"image-pull"}),

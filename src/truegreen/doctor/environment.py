@@ -29,6 +29,7 @@ from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
 from truegreen.doctor.autoscaling import AUTOSCALER_SOURCES, STATUS_CONFIG_MAP
 from truegreen.doctor.evidence import scheduler_verdict
 from truegreen.doctor.gpu_supply import gpu_problems
+from truegreen.doctor.preemption import priorities_matter
 from truegreen.doctor.training import (
     TRAINING_KIND_NAMES,
     TrainingJob,
@@ -144,6 +145,9 @@ class Environment(Struct, frozen=True):
     warning_events: ListRead | None = None
     """The namespace's Warning Events, read only while some training job does not run whole
     (`training_not_running`): the controllers' own word on why."""
+    priority_classes: ListRead | None = None
+    """The cluster's PriorityClasses, read only when the job's priority can change its verdict
+    (doctor/preemption.py `priorities_matter`); None when not read."""
 
     def namespace_labels(self) -> Mapping[str, str] | None:
         """The namespace's labels; None when the namespace could not be read."""
@@ -386,25 +390,10 @@ def gather(
         secrets = get_each(Kind.SECRET, secret_names)
         namespace_read = namespace_object.result()
         webhook_configurations = {kind: read.result() for kind, read in webhook_lists.items()}
-        # A webhook's Service is looked up only once the webhooks pod creation calls are known.
-        called = webhooks_called(
-            webhook_configurations,
-            namespace_read,
-            job.primary.labels if job is not None else None,
-        )
-        services = dict.fromkeys(h.service for h in called if h.service)
-        slices = {
-            service: schedule.submit(
-                partial(
-                    reader.list,
-                    Kind.ENDPOINT_SLICE,
-                    namespace=service[0],
-                    labels={SERVICE_NAME_LABEL: service[1]},
-                )
-            )
-            for service in services
-            if service is not None
-        }
+        slices = _webhook_slices(schedule, reader, webhook_configurations, namespace_read, job)
+        capacity = cluster_usage(usage.result())
+        # Read only when the job's priority can change its verdict (doctor/preemption.py).
+        classes = listing(Kind.PRIORITY_CLASS, None) if priorities_matter(capacity, job) else None
         return Environment(
             namespace=namespace,
             now=now,
@@ -414,7 +403,7 @@ def gather(
             pods=pod_list,
             limit_ranges=limit_ranges.result(),
             nodes=node_list,
-            cluster_usage=cluster_usage(usage.result()),
+            cluster_usage=capacity,
             service_accounts=accounts,
             secrets=results(secrets),
             claims=claims,
@@ -433,6 +422,7 @@ def gather(
             if evidence.scaler_status is None
             else (evidence.scaler_status.result()),
             warning_events=None if evidence.warnings is None else evidence.warnings.result(),
+            priority_classes=None if classes is None else classes.result(),
         )
 
 
@@ -542,6 +532,33 @@ def training_not_running(work: TrainingWork, pods: ListRead) -> bool:
         if job is not None and o.phase(pod) == "Running":
             running[job.ref] = running.get(job.ref, 0) + 1
     return any(running.get(j.ref, 0) < j.pods for j in unfinished)
+
+
+def _webhook_slices(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    configurations: Mapping[Kind, ListRead],
+    namespace_object: GetRead,
+    job: TrainingJob | None,
+) -> dict[tuple[str, str], Pending[ListRead]]:
+    """The EndpointSlices of each Service behind a webhook that creating the job's pod calls:
+    looked up only once those webhooks are known."""
+    called = webhooks_called(
+        configurations, namespace_object, job.primary.labels if job is not None else None
+    )
+    services = dict.fromkeys(h.service for h in called if h.service)
+    return {
+        service: schedule.submit(
+            partial(
+                reader.list,
+                Kind.ENDPOINT_SLICE,
+                namespace=service[0],
+                labels={SERVICE_NAME_LABEL: service[1]},
+            )
+        )
+        for service in services
+        if service is not None
+    }
 
 
 def refresh_tried(annotations: Mapping[str, str]) -> bool:

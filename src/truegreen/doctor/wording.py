@@ -193,6 +193,17 @@ WORDING: Final[dict[str, Wording]] = {
         "Couldn't make a trial start of the training job: the cluster gave no usable answer.",
         "Run again; if it stays, ask your cluster admin to check the cluster's health ({command}).",
     ),
+    "admission.limit-range-refused": Wording(
+        "A training job can't start: the environment's size limits '{limit}' refuse it "
+        "({problem}).",
+        "Change the sizes in the training job's settings to fit ({command} shows the limits), "
+        "or ask your cluster admin to change '{limit}'.",
+    ),
+    "admission.priority-missing": Wording(
+        "A training job can't start: it asks for the priority '{name}', which doesn't exist.",
+        "Name an existing priority in the training job's settings ({command} lists them), or ask "
+        "your cluster admin to create '{name}'.",
+    ),
     "admission.cant-read": Wording(
         "Couldn't check whether new training work would be let in: {why}.", "{remedy}"
     ),
@@ -305,6 +316,17 @@ WORDING: Final[dict[str, Wording]] = {
         "A training job of {size} can't start: {holders}.",
         "Free room on {machine} by stopping what holds it when it is done, or add a machine "
         "({closest}).",
+    ),
+    "capacity.preempts": Wording(
+        "A training job of {size} can start only by stopping work of a lower priority: {victims}.",
+        "If that work may be stopped, nothing to do; otherwise free room or add a machine, or "
+        "give the training job a priority that stops nothing (`preemptionPolicy: Never`).",
+    ),
+    "capacity.reservation-unknown": Wording(
+        "Couldn't tell whether the training job may use {machines}, kept for work that asks "
+        "for {resources}: the cluster may let it in on its own, or not.",
+        "Run again with --admission-dry-run to see what the cluster does, or let the job onto "
+        "them in its settings with {toleration}.",
     ),
     "capacity.too-large": Wording(
         "A training job of {size} doesn't fit on the machines, even empty ones.",
