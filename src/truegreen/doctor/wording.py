@@ -466,6 +466,8 @@ _GOT_BY_NAME = frozenset(
         Kind.PERSISTENT_VOLUME_CLAIM,
         Kind.STORAGE_CLASS,
         Kind.NAMESPACE,
+        Kind.PERSISTENT_VOLUME,
+        Kind.RESOURCE_CLAIM_TEMPLATE,
     }
 )
 
@@ -502,6 +504,10 @@ _KIND_NOUNS = {
     Kind.RAY_JOB: "the training jobs (RayJob)",
     Kind.RAY_CLUSTER: "the training clusters (RayCluster)",
     Kind.LEADER_WORKER_SET: "the training groups (LeaderWorkerSet)",
+    Kind.RESOURCE_CLAIM: "the devices claimed by programs",
+    Kind.RESOURCE_CLAIM_TEMPLATE: "the device requests of the training jobs",
+    Kind.RESOURCE_SLICE: "the devices the machines offer",
+    Kind.DEVICE_CLASS: "the kinds of device",
     Kind.EVENT: "the activity log",
     Kind.NAMESPACE: "the environment's space",
     Kind.RESOURCE_QUOTA: "the usage limits",
