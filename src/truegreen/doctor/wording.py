@@ -352,6 +352,14 @@ WORDING: Final[dict[str, Wording]] = {
         "training.",
         "Ask your cluster admin to look at the autoscaler ({command} shows its status).",
     ),
+    "capacity.rules-block": Wording(
+        "A training job of {size} can't start: {why}.",
+        "{todo}.",
+    ),
+    "capacity.rule-unchecked": Wording(
+        "Couldn't check {rule}: {why}.",
+        "{todo}.",
+    ),
     "capacity.job-stuck": Wording(
         "A training job ({job}) has waited {age} for a machine, and free capacity doesn't "
         "explain it.",

@@ -23,6 +23,15 @@ from truegreen.doctor.checks.base import cant_check, finding
 from truegreen.doctor.checks.workloads import format_age
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.evidence import scheduler_verdict
+from truegreen.doctor.filter_findings import (
+    blocked_by_rules,
+    job_rules,
+    no_machine_left,
+    unchecked,
+    with_devices,
+    with_unchecked,
+)
+from truegreen.doctor.filters import Rules
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.fit import (
     MachineRoom,
@@ -233,6 +242,11 @@ def _placement_words(placement: Placement, groups: Sequence[_Group], empty: bool
     unplaced = placement.unplaced
     if unplaced is None:
         return "every program fits"
+    if unplaced.rule:
+        if placement.wanted == 1:
+            return f"it {unplaced.rule}"
+        fit = f"{placement.placed} of its {placement.wanted} programs fit{when}"
+        return f"{fit}; the next {unplaced.rule}"
     if placement.wanted == 1 or not unplaced.missing:
         if not unplaced.machine:
             return "no machine"
@@ -273,6 +287,12 @@ class _Judged(Struct, frozen=True):
     objects: tuple[str, ...]
     excluded: Mapping[str, tuple[str, ...]]
     """Per reason, the machines some pod set may not use."""
+    rules: Rules = Rules()
+    """The scheduler's filters' rules for the job (doctor/filters.py)."""
+    plain_groups: tuple[PodGroup, ...] = ()
+    """The same pods placed by room alone: the machines before the filters took theirs."""
+    unknown: tuple[Finding, ...] = ()
+    """The filters' rules that could not be evaluated."""
 
     @property
     def size(self) -> str:
@@ -290,6 +310,11 @@ def _arithmetic(env: Environment) -> list[Finding]:
     judged = _prepare(env)
     if isinstance(judged, list):
         return judged
+    return with_unchecked(_verdict(judged), judged.unknown)
+
+
+def _verdict(judged: _Judged) -> list[Finding]:
+    env = judged.env
     if judged.now.whole:
         fits = _fits(judged)
         return [*fits, *_gpu_warnings(env, fits[0])]
@@ -297,6 +322,7 @@ def _arithmetic(env: Environment) -> list[Finding]:
         _waits_for_running_jobs,
         _partly_fits,
         _gpus_unusable,
+        _blocked_by_rules,
         _blocked_by_other_work,
         _kept_out,
         _no_such_gpu,
@@ -462,6 +488,21 @@ def _job_of_pod(env: Environment, pod_name: str) -> str:
     return pod_name
 
 
+def _blocked_by_rules(judged: _Judged) -> Finding | None:
+    """Room alone would do; the scheduler's filters' rules do not let it."""
+    return blocked_by_rules(
+        judged.pod_groups,
+        judged.plain_groups,
+        judged.rooms,
+        judged.now,
+        judged.rules,
+        lambda placement, empty: _placement_words(placement, judged.shape.groups, empty=empty),
+        judged.size,
+        [*judged.details, *judged.stuck_lines],
+        judged.objects,
+    )
+
+
 def _prepare(env: Environment) -> _Judged | list[Finding]:
     """The placement now, and everything a verdict names; or the findings that end the check
     before any placement (a read missing, no machine, no job, no machine the job may use)."""
@@ -520,10 +561,33 @@ def _prepare(env: Environment) -> _Judged | list[Finding]:
                 todo=_exclusion_remedy(env, excluded),
             )
         ]
+    rules = job_rules(env, shape.job, [(g.name, g.spec) for g in shape.groups])
+    narrowed = {g.name: rules.allowed(g.name, allowed[g.name]) for g in shape.groups}
+    if any(not machines for machines in narrowed.values()):
+        theirs = (
+            (_exclusion_words(excluded), _exclusion_remedy(env, excluded)) if excluded else ("", "")
+        )
+        return [
+            no_machine_left(
+                env, rules, [g for g, m in narrowed.items() if not m], details + stuck_lines, theirs
+            ),
+            *unchecked(env, rules),
+        ]
+    rooms = with_devices(rooms, rules.devices)
     pod_groups = tuple(
+        PodGroup(
+            g.name,
+            g.count,
+            g.requests + rules.devices.of(g.name),
+            tuple(sorted(narrowed[g.name])),
+            rules=rules.rules_of(g.name),
+        )
+        for g in shape.groups
+    )
+    plain = tuple(
         PodGroup(g.name, g.count, g.requests, tuple(sorted(allowed[g.name]))) for g in shape.groups
     )
-    eligible = sorted({m for names in allowed.values() for m in names})
+    eligible = sorted({m for names in narrowed.values() for m in names})
     return _Judged(
         env,
         usage,
@@ -537,6 +601,9 @@ def _prepare(env: Environment) -> _Judged | list[Finding]:
         tuple(stuck_lines),
         tuple(f"Node/{name}" for name in eligible),
         {reason: tuple(names) for reason, names in excluded.items()},
+        rules,
+        plain,
+        tuple(unchecked(env, rules)),
     )
 
 
