@@ -266,3 +266,158 @@ def test_a_cap_per_machine_holds_across_the_passes_a_rule_makes() -> None:
     group = PodGroup("w", 3, Resources.of({GPU: 1}), ("a", "b", "c"), per_machine=1, rules=(rule,))
     placement = place([group], _rooms(a=4, b=4, c=4))
     assert (placement.placed, placement.on) == (2, (("w", "a", 1), ("w", "c", 1)))
+
+
+def test_a_machine_at_its_pod_limit_takes_no_more() -> None:
+    rooms = {"a": MachineRoom("a", Resources.of({GPU: 8}), 3, Resources(), 2)}
+    placement = place([_one_gpu("w", 2, ("a",))], rooms)
+    assert (placement.placed, placement.on) == (1, (("w", "a", 1),))
+
+
+def test_pods_placed_count_against_the_pod_limit_for_the_next_set() -> None:
+    rooms = {"a": MachineRoom("a", Resources.of({GPU: 8}), 2)}
+    first = PodGroup("a-first", 2, Resources.of({GPU: 2}), ("a",))
+    second = PodGroup("b-second", 1, Resources.of({GPU: 1}), ("a",))
+    assert place([first, second], rooms).placed == 2
+
+
+def test_how_close_the_first_unplaced_pod_came() -> None:
+    """Of the machines that could hold it empty, the closest; of the resource it lacks, the
+    machine with the most left once the pods before it were placed (ties: the later name)."""
+    from truegreen.doctor.fit import Shortfall
+
+    group = PodGroup("w", 2, Resources.of({GPU: 2}), ("a", "b"))
+    placement = place([group], _rooms(a=3, b=1))
+    assert placement.unplaced == Unplaced(
+        "w", Resources.of({GPU: 2}), "a", (Shortfall(GPU, 1),), ("b", 1)
+    )
+    nowhere = place([PodGroup("w", 1, Resources.of({GPU: 1}), ("z",))], _rooms(a=1))
+    assert nowhere.unplaced == Unplaced("w", Resources.of({GPU: 1}), "", ())
+
+
+def test_a_pod_short_of_pod_slots_only_names_no_most_free_machine() -> None:
+    from truegreen.doctor.fit import Shortfall
+    from truegreen.quantity import PODS
+
+    rooms = {"a": MachineRoom("a", Resources.of({GPU: 8}), 1)}
+    placement = place([_one_gpu("w", 2, ("a",))], rooms)
+    assert placement.unplaced == Unplaced("w", Resources.of({GPU: 1}), "a", (Shortfall(PODS, 1),))
+
+
+def test_a_failure_packing_might_avoid_with_exactly_the_room_asked_is_not_proven() -> None:
+    """4 + 3 + 3 GPUs on two machines of 5: exactly as much asked as there is, and each pod
+    fits alone: first-fit decreasing fails, and that proves nothing."""
+    big = PodGroup("big", 1, Resources.of({GPU: 4}), ("a", "b"))
+    mid = PodGroup("mid", 2, Resources.of({GPU: 3}), ("a", "b"))
+    placement = place([big, mid], _rooms(a=5, b=5))
+    assert (placement.placed, placement.proven) == (2, False)
+
+
+def test_more_asked_by_the_sets_together_than_there_is_is_proven() -> None:
+    one = PodGroup("one", 1, Resources.of({GPU: 3}), ("a", "b"))
+    two = PodGroup("two", 1, Resources.of({GPU: 3}), ("a", "b"))
+    placement = place([one, two], _rooms(a=4, b=1))
+    assert (placement.placed, placement.proven) == (1, True)
+
+
+def test_a_set_asking_nothing_is_placed_after_one_asking_room() -> None:
+    idle = PodGroup("a-idle", 1, Resources(), ("a",))
+    busy = PodGroup("b-busy", 1, Resources.of({GPU: 1}), ("a",))
+    assert place([idle, busy], _rooms(a=1)).on == (("b-busy", "a", 1), ("a-idle", "a", 1))
+
+
+def test_a_resource_no_machine_offers_counts_as_the_largest_share() -> None:
+    """A share of a resource the cluster has none of is the amount itself (over at least 1):
+    that pod goes first, and is the one left unplaced."""
+    odd = PodGroup("odd", 1, Resources.of({"example.com/fpga": 2}), ("a",))
+    gpu = PodGroup("gpu", 1, Resources.of({GPU: 5}), ("a",))
+    placement = place([gpu, odd], _rooms(a=4))
+    assert placement.unplaced is not None
+    assert placement.unplaced.group == "odd"  # 2 / 1 before 5 / 4
+
+
+def test_a_refused_machine_is_the_first_with_room_that_a_rule_refuses() -> None:
+    """Kept apart by zone, a and b in one zone: b has no room, so a is the machine named."""
+    zones = (("a", "z1"), ("b", "z1"))
+    rule = Apart("w", "w", zones, "apart by zone")
+    placement = place([_one_gpu("w", 2, ("a", "b"), rule)], _rooms(a=2, b=0))
+    assert placement.unplaced == Unplaced(
+        "w", Resources.of({GPU: 1}), "a", (), rule="apart by zone"
+    )
+
+
+def test_the_second_of_two_sets_kept_apart_avoids_the_first() -> None:
+    """Apart(leader, worker) with the leader placed first: the workers avoid its machine."""
+    rule = Apart("leader", "worker", _hosts("a", "b"), "apart")
+    leader = PodGroup("leader", 1, Resources.of({GPU: 3}), ("a", "b"), rules=(rule,))
+    worker = PodGroup("worker", 2, Resources.of({GPU: 1}), ("a", "b"))
+    placement = place([leader, worker], _rooms(a=4, b=4))
+    assert placement.on == (("leader", "a", 1), ("worker", "b", 2))
+
+
+def test_every_set_s_rules_are_checked_not_only_the_first() -> None:
+    other = Apart("x", "x", _hosts("a", "b"), "x apart")
+    mine = Apart("w", "w", _hosts("a", "b"), APART)
+    x = PodGroup("x", 1, Resources.of({GPU: 1}), ("b",), rules=(other,))
+    w = _one_gpu("w", 2, ("a",), mine)
+    assert place([x, w], _rooms(a=4, b=4)).on == (("w", "a", 1), ("x", "b", 1))
+
+
+def test_every_rule_records_the_pods_placed_not_only_the_first() -> None:
+    """A spread rule of another set comes first: the set's own rule still counts its pods."""
+    spread = Spread(
+        "x", (("a", "z1"),), frozenset({"a"}), (("z1", 0),), 1, 1, frozenset({"x"}), "s"
+    )
+    near = Near("y", ((_hosts("a"), frozenset()),), frozenset({"y"}), True, "n")
+    x = PodGroup("x", 1, Resources(), ("a",), rules=(spread,))
+    y = PodGroup("y", 1, Resources(), ("a",), rules=(near,))
+    w = _one_gpu("w", 2, ("a",), Apart("w", "w", _hosts("a"), APART))
+    assert place([x, y, w], _rooms(a=4)).on == (("w", "a", 1), ("x", "a", 1), ("y", "a", 1))
+
+
+def test_a_single_domain_spread_keeps_its_minimum() -> None:
+    """One domain holding two matching pods, minDomains 1: the minimum is those two, so one
+    more fits (2 + 1 - 2 <= 1)."""
+    rule = Spread("w", (("a", "z1"),), frozenset({"a"}), (("z1", 2),), 1, 1, frozenset({"w"}), "s")
+    assert place([_one_gpu("w", 1, ("a",), rule)], _rooms(a=4)).placed == 1
+
+
+def test_a_set_outside_its_spread_may_go_where_the_skew_is_within_bounds() -> None:
+    rule = Spread(
+        "w",
+        (("a", "z1"), ("b", "z2")),
+        frozenset({"a", "b"}),
+        (("z1", 2), ("z2", 1)),
+        1,
+        1,
+        frozenset(),
+        "s",
+    )
+    assert place([_one_gpu("w", 2, ("a", "b"), rule)], _rooms(a=1, b=1)).placed == 2
+
+
+def test_a_counted_domain_the_counts_did_not_list_starts_at_zero() -> None:
+    rule = Spread(
+        "w",
+        (("a", "z1"), ("b", "z2")),
+        frozenset({"a", "b"}),
+        (("z1", 1),),
+        1,
+        1,
+        frozenset({"w"}),
+        "s",
+    )
+    placement = place([_one_gpu("w", 3, ("b", "a"), rule)], _rooms(a=4, b=4))
+    assert placement.on == (("w", "b", 2), ("w", "a", 1))
+
+
+def test_an_apart_proof_counts_only_machines_that_could_hold_a_pod() -> None:
+    """Two kept apart on a and b, but b's one pod slot is taken by another set placed first:
+    two pods, two domains that could hold one: not proven (another set might move)."""
+    rule = Apart("w", "w", _hosts("a", "b"), APART)
+    rooms = _rooms(a=2, b=2)
+    rooms["b"] = MachineRoom("b", Resources.of({GPU: 2}), 1)
+    v = PodGroup("v", 1, Resources.of({GPU: 1}), ("b",))
+    w = _one_gpu("w", 2, ("a", "b", "zz"), rule)
+    placement = place([v, w], rooms)
+    assert (placement.placed, placement.proven) == (2, False)

@@ -166,8 +166,8 @@ class _Rules:
 
     def __init__(self, rules: Iterable[Rule]) -> None:
         self.rules = list(rules)
-        # Per rule, per domain and pod set: the pods placed there by this placement.
-        self._placed: list[dict[tuple[int, str], dict[str, int]]] = [{} for _ in self.rules]
+        # Per rule, per (term, domain): the pod sets this placement has put pods in.
+        self._present: list[dict[tuple[int, str], set[str]]] = [{} for _ in self.rules]
         self._domains: list[list[dict[str, str]]] = [
             [dict(rule.domains)]
             if isinstance(rule, Apart)
@@ -211,35 +211,31 @@ class _Rules:
         return most, None
 
     def _cap(self, index: int, rule: Rule, group: str, machine: str) -> int:
-        domains = self._domains[index]
-        placed = self._placed[index]
         if isinstance(rule, Apart):
-            domain = domains[0].get(machine)
+            domain = self._domains[index][0].get(machine)
             if domain is None:
                 return _ANY
-            here = placed.get((0, domain), {})
+            here = self._present[index].get((0, domain), set())
             if rule.first == rule.second:
-                return 0 if here.get(group) else 1
+                return 0 if group in here else 1
             other = rule.second if group == rule.first else rule.first
-            return 0 if here.get(other) else _ANY
+            return 0 if other in here else _ANY
         if isinstance(rule, Near):
             return self._near_cap(index, rule, machine)
         return self._spread_cap(index, rule, group, machine)
 
     def _near_cap(self, index: int, rule: Near, machine: str) -> int:
-        placed = self._placed[index]
+        placed = self._present[index]
         matched = True
         for term, (_, present) in enumerate(rule.terms):
             domain = self._domains[index][term].get(machine)
             if domain is None:
                 return 0  # every term's key must be on the machine
-            if domain not in present and not any(placed.get((term, domain), {}).values()):
+            if domain not in present and (term, domain) not in placed:
                 matched = False
         if matched:
             return _ANY
-        nothing_yet = not any(any(v.values()) for v in placed.values()) and not any(
-            present for _, present in rule.terms
-        )
+        nothing_yet = not placed and not any(present for _, present in rule.terms)
         return _ANY if rule.may_start and nothing_yet else 0
 
     def _spread_cap(self, index: int, rule: Spread, group: str, machine: str) -> int:
@@ -269,8 +265,7 @@ class _Rules:
             for term, domains in enumerate(self._domains[index]):
                 domain = domains.get(machine)
                 if domain is not None:
-                    held = self._placed[index].setdefault((term, domain), {})
-                    held[group] = held.get(group, 0) + count
+                    self._present[index].setdefault((term, domain), set()).add(group)
 
 
 def place(groups: Sequence[PodGroup], rooms: Mapping[str, MachineRoom]) -> Placement:
@@ -311,10 +306,9 @@ def _place_group(
     first machine with room that a rule refused."""
     left = group.count
     refused: tuple[str, Rule] | None = None
-    ruled = rules.involve(group.name)
-    progress = True
-    while left and progress:
-        progress = False
+    # Each pass that goes on places a pod at least: at most one pass per pod.
+    for _ in range(group.count if rules.involve(group.name) else 1):
+        before = left
         for machine in group.machines:
             if left == 0:
                 break
@@ -342,9 +336,8 @@ def _place_group(
             on[(group.name, machine)] = on.get((group.name, machine), 0) + count
             rules.record(group.name, machine, count)
             left -= count
-            progress = True
-        if not ruled:
-            break  # without rules, one pass places all that fits
+        if left == before or not left:
+            break  # a pass placed none (no later one will), or all are placed
     return left, refused
 
 
