@@ -570,6 +570,9 @@ def test_devices_allocated_elsewhere_leave_too_few_for_the_ranks(doctor: Doctor)
         f"can't start: 2 of its 4 programs fit; the next needs 1 {DRIVER} devices and the most "
         f"free on one machine is 0 {DRIVER} devices (gpu-2)."
     )
+    assert found["remedy"] == (
+        "Free what it needs on the machines its rules allow, or add machines that have it."
+    )
     assert f"gpu-2: 2 {DRIVER} devices (2 allocated)" in found["details"]
     paths = {r.path for r in doctor.server.requests()}
     assert {

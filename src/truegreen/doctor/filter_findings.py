@@ -163,7 +163,9 @@ def blocked_by_rules(
         why = (
             f"{_words(taken)}, and {words(placement, empty)}" if taken else words(placement, empty)
         )
-        todo = "; or ".join(dict.fromkeys(e.todo for e in taken)) or "add room for it"
+        todo = "; or ".join(dict.fromkeys(e.todo for e in taken)) or (
+            "free what it needs on the machines its rules allow, or add machines that have it"
+        )
         measured = all(e.measured for e in taken)
     return finding(
         CHECK,
