@@ -530,3 +530,97 @@ def test_a_shared_claim_doctor_cannot_count_stops_there() -> None:
     }
     _, found = _run(_reads([_slice("a", 1)], [claim]), [_set(resourceClaimName="shared")])
     assert (found.exclusions, found.rules, len(found.unchecked)) == ([], {}, 1)
+
+
+def test_devices_taken_with_no_execute_are_not_taken_either() -> None:
+    tainted = _slice("a", 2)
+    tainted["spec"]["devices"][0]["taints"] = [{"key": "evict", "effect": "NoExecute"}]
+    room, _ = _run(_reads([tainted]))
+    assert room.on("a") == (Resources.of({GPUS: 1}), Resources())
+
+
+def test_requests_of_distinct_devices_are_distinct_resources() -> None:
+    nic_class = _class("nic.example.com", "device.driver == 'nic.example.com'")
+    nic = _slice("a", 1, pool="a-nic")
+    nic["spec"]["driver"] = "nic.example.com"
+    nic_request = {"name": "nic", "exactly": {"deviceClassName": "nic.example.com"}}
+    reads = _reads(
+        [_slice("a", 2), nic],
+        classes=[_class(), nic_class],
+        templates={"t": _template(_request(), nic_request)},
+    )
+    room, found = _run(reads)
+    assert found.unchecked == []
+    assert room.of("worker") == Resources.of({GPUS: 1, "nic.example.com devices": 1})
+    assert room.on("a") == (Resources.of({GPUS: 2, "nic.example.com devices": 1}), Resources())
+    assert found.details == [f"a: 2 {GPUS} (0 allocated), 1 nic.example.com devices (0 allocated)"]
+
+
+def test_a_shared_claim_counts_only_free_devices() -> None:
+    claim = {
+        "kind": "ResourceClaim",
+        "metadata": {"name": "shared", "namespace": NS},
+        "spec": {"devices": {"requests": [_request(count=3)]}},
+    }
+    reads = _reads([_slice("a", 1), _slice("b", 3)], [claim, _allocated("b", "gpu-2")])
+    _, found = _run(reads, [_set(resourceClaimName="shared")])
+    assert [e.machines for e in found.exclusions] == [("a", "b")]
+    assert found.exclusions[0].detail == (
+        "ResourceClaim shared: not allocated; too few free candidate devices on a, b"
+    )
+    assert found.details[-1] == "ResourceClaim shared: shared by ['worker'], allocated on one node"
+
+
+def test_a_shared_claim_allocated_on_several_machines_names_them() -> None:
+    claim = _allocated(
+        "b",
+        "gpu-0",
+        namespace=NS,
+        nodeSelector={
+            "nodeSelectorTerms": [
+                {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a", "b"]}]}
+            ]
+        },
+    )
+    claim["metadata"]["name"] = "shared"
+    nodes = _nodes("a1", "b1", "c1")
+    _, found = _run(_reads([], [claim]), [_set(resourceClaimName="shared")], nodes)
+    assert [e.reason for e in found.exclusions] == [
+        "can't use its device claim 'shared', whose devices are on a1, b1"
+    ]
+
+
+def test_the_details_of_requests_doctor_does_not_count() -> None:
+    cases = {
+        "worker: claim constraints (matchAttribute)": _template(
+            constraints=[{"matchAttribute": "x/y"}]
+        ),
+        "worker: request gpu has firstAvailable (or no exactly)": _template({"name": "gpu"}),
+        "worker: request gpu: allocationMode All, adminAccess or capacity": _template(
+            _request(allocationMode="All")
+        ),
+    }
+    for detail, template in cases.items():
+        _, found = _run(_reads([_slice("a", 1)], templates={"t": template}))
+        assert [u.detail for u in found.unchecked] == [detail]
+
+
+def test_a_count_below_one_asks_for_one() -> None:
+    for count in (0, -2):
+        room, _ = _run(_reads([_slice("a", 2)], templates={"t": _template(_request(count=count))}))
+        assert room.of("worker") == Resources.of({GPUS: 1})
+
+
+def test_pools_are_told_apart_by_driver_and_name() -> None:
+    """An old generation of one pool does not hide another pool's devices of the same name."""
+    newer = _slice("a", 2, pool="p", generation=3)
+    other_pool = _slice("b", 2, pool="q", generation=1)
+    room, _ = _run(_reads([newer, other_pool]))
+    assert room.machines == (
+        ("a", Resources.of({GPUS: 2}), Resources()),
+        ("b", Resources.of({GPUS: 2}), Resources()),
+    )
+    unnamed = _slice("a", 1, generation=0)
+    unnamed["spec"]["pool"] = {"generation": 0}
+    room, _ = _run(_reads([unnamed]))
+    assert room.on("a") == (Resources.of({GPUS: 1}), Resources())

@@ -971,3 +971,185 @@ def test_the_namespace_s_pods_not_read_fail_every_pod_rule() -> None:
         (),
         (),
     )
+
+
+# -- the corners the words and the order of terms depend on ----------------------------------
+
+
+def test_the_remedy_query_writes_every_operator_as_kubectl_takes_it() -> None:
+    expressions = [
+        {"key": "app", "operator": "In", "values": ["b", "a"]},
+        {"key": "tier", "operator": "NotIn", "values": ["x"]},
+        {"key": "gpu", "operator": "Exists"},
+        {"key": "spot", "operator": "DoesNotExist"},
+    ]
+    term = {**_term(matchExpressions=expressions), "namespaces": ["other"]}
+    (unchecked,) = _rules([_set(affinity=_anti(term))]).unchecked
+    assert unchecked.todo == (
+        "See which programs it selects with `kubectl get pods --all-namespaces -o wide -l "
+        "'app in (a,b),tier notin (x),gpu,!spot'`"
+    )
+
+
+def test_a_term_s_detail_writes_its_selector() -> None:
+    expressions = [
+        {"key": "tier", "operator": "NotIn", "values": ["x", "w"]},
+        {"key": "gpu", "operator": "Exists"},
+    ]
+    rules = _rules([_set(labels={"gpu": "1"}, affinity=_anti(_term(matchExpressions=expressions)))])
+    assert rules.details == (
+        "worker: required pod anti-affinity on kubernetes.io/hostname with pods matching tier "
+        "NotIn (w,x), gpu Exists: against worker",
+    )
+    everything = _rules([_set(affinity=_anti({"labelSelector": {}, "topologyKey": HOST}))])
+    assert everything.details[0].startswith(
+        "worker: required pod anti-affinity on kubernetes.io/hostname with pods matching everything"
+    )
+    nothing = _rules([_set(affinity=_near({"topologyKey": HOST}))])
+    assert nothing.details[0].startswith(
+        "worker: required pod affinity on kubernetes.io/hostname with pods matching nothing"
+    )
+
+
+def test_a_null_namespace_selector_is_no_selector() -> None:
+    term = {**_term(), "namespaceSelector": None}
+    rules = _rules([_set(affinity=_anti(term))])
+    assert (rules.unchecked, len(rules.rules_of("worker"))) == ((), 1)
+
+
+def test_every_term_is_read_after_one_doctor_cannot_read() -> None:
+    bad = _term(matchExpressions=[{"key": "a", "operator": "Huh"}])
+    rules = _rules([_set(affinity=_anti(bad, _term()))])
+    assert len(rules.unchecked) == 1
+    assert len(rules.rules_of("worker")) == 1
+
+
+def test_a_running_pod_s_every_term_counts_after_one_that_does_not_apply() -> None:
+    elsewhere = {**_term(), "namespaces": ["web"]}
+    unmatched = _term(matchLabels={"app": "db"})
+    off_key = _term("rack")
+    keeper = _pod("keeper", "a", affinity=_anti(elsewhere, unmatched, off_key, _term()))
+    per_pod = _term(matchLabels={"jobset.sigs.k8s.io/job-key": "x"})
+    second = _pod("second", "b", affinity=_anti(per_pod, _term()))
+    rules = _rules([_set()], pods=[keeper, second])
+    assert [e.machines for e in rules.exclusions] == [("a", "b")]
+    assert len(rules.unchecked) == 1
+
+
+def test_a_running_pod_s_terms_merge_its_own_label_keys() -> None:
+    term = {"labelSelector": {"matchLabels": {"job-name": "run"}}, "topologyKey": HOST}
+    keeper = _pod("keeper", "a", {"rev": "2"}, affinity=_anti({**term, "matchLabelKeys": ["rev"]}))
+    assert _rules([_set(labels={"job-name": "run", "rev": "1"})], pods=[keeper]).exclusions == ()
+    assert (
+        len(_rules([_set(labels={"job-name": "run", "rev": "2"})], pods=[keeper]).exclusions) == 1
+    )
+
+
+def test_affinity_merges_the_set_s_own_label_keys() -> None:
+    term = {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": ZONE}
+    cache = _pod("cache-0", "c", {"app": "cache", "team": "b"})
+    near_own_team = _set(labels={"team": "a"}, affinity=_near({**term, "matchLabelKeys": ["team"]}))
+    (exclusion,) = _rules([near_own_team], pods=[cache]).exclusions
+    assert exclusion.everywhere is True
+
+
+def test_mismatch_label_keys_the_controller_sets_per_pod_are_unchecked_too() -> None:
+    term = {**_term(), "mismatchLabelKeys": ["leaderworkerset.sigs.k8s.io/group-index"]}
+    (unchecked,) = _rules([_set(affinity=_anti(term))]).unchecked
+    assert unchecked.detail.endswith(
+        "leaderworkerset.sigs.k8s.io/group-index, set per pod by the controller"
+    )
+
+
+def test_spread_reads_every_constraint_after_one_that_counts_nothing() -> None:
+    constraints = [
+        _constraint(labelSelector={}),
+        _constraint(topologyKey=HOST),
+        _constraint(maxSkew=0),
+        _constraint(),
+    ]
+    rules = _rules([_set(topologySpreadConstraints=constraints)])
+    assert [type(r).__name__ for r in rules.rules_of("worker")] == ["Spread", "Spread"]
+    assert len(rules.unchecked) == 1
+
+
+def test_spread_taints_policy_names_ignore_and_no_execute() -> None:
+    no_execute = {"key": "gone", "effect": "NoExecute"}
+    nodes = [_node("a", {ZONE: "z1"}, [no_execute]), _node("b", {ZONE: "z2"})]
+    ignore = [_constraint(nodeTaintsPolicy="Ignore")]
+    (rule,) = _rules([_set(topologySpreadConstraints=ignore)], nodes=nodes).rules_of("worker")
+    assert isinstance(rule, Spread)
+    assert rule.eligible == frozenset({"a", "b"})
+    honour = [_constraint(nodeTaintsPolicy="Honor")]
+    (rule,) = _rules([_set(topologySpreadConstraints=honour)], nodes=nodes).rules_of("worker")
+    assert isinstance(rule, Spread)
+    assert rule.eligible == frozenset({"b"})
+
+
+def test_multi_attach_words_name_every_machine_it_is_attached_to() -> None:
+    mount = [{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}]
+    holders = [_pod("m1", "a", volumes=mount), _pod("m2", "b", volumes=mount)]
+    rules = _rules(
+        [_mounting()],
+        pods=holders,
+        claims={"data": _claim("data", ["ReadWriteOnce"])},
+        volumes={"pv-1": _volume(["ReadWriteOnce"])},
+    )
+    (exclusion,) = rules.exclusions
+    assert exclusion.reason == (
+        "can't attach its volume 'data', which is attached to a, b and can be attached to one "
+        "machine at a time"
+    )
+    assert exclusion.todo.startswith("run the training job on a, b, or keep")
+    assert exclusion.detail == (
+        "PersistentVolumeClaim data: ReadWriteOnce, in use on a, b (attach-detach Multi-Attach)"
+    )
+
+
+def test_the_details_of_rules_between_the_job_s_own_pods() -> None:
+    claims = {"data": _claim("data", ["ReadWriteOncePod"])}
+    rules = _rules([_mounting()], claims=claims, volumes={"pv-1": _volume(["ReadWriteOncePod"])})
+    assert rules.details == (
+        "PersistentVolumeClaim data is ReadWriteOncePod: one pod of worker, worker at a time",
+    )
+    disk = _rules(
+        [_mounting()],
+        claims={"data": _claim("data", ["ReadWriteOnce"])},
+        volumes={"pv-1": _volume(["ReadWriteOnce"])},
+    )
+    assert disk.details == (
+        "PersistentVolumeClaim data: ReadWriteOnce: its pods on one node (attach-detach "
+        "Multi-Attach)",
+    )
+
+
+def test_words_that_list_several_names() -> None:
+    pods = [_pod("r0", "a", {"job-name": "run"}), _pod("r1", "c", {"job-name": "run"})]
+    (exclusion,) = _rules([_set(affinity=_anti(_term(ZONE)))], pods=pods).exclusions
+    assert exclusion.detail.endswith(": z1, z2 already hold one")
+    keeper = _anti(_term(matchExpressions=[{"key": "job-name", "operator": "Exists"}]))
+    holders = [_pod("k1", "a", affinity=keeper), _pod("k2", "b", affinity=keeper)]
+    (exclusion,) = _rules([_set()], pods=holders).exclusions
+    assert exclusion.todo.startswith("stop 'k1', 'k2' when it is done")
+    assert (
+        exclusion.detail
+        == "worker: the required pod anti-affinity of k1, k2 matches it: a, b refused"
+    )
+    other = {**_term(), "namespaces": ["x", "y"]}
+    (unchecked,) = _rules([_set(affinity=_anti(other))]).unchecked
+    assert (
+        unchecked.why
+        == "it looks at programs of other spaces ('x', 'y'), which doctor doesn't read"
+    )
+    per_pod = _term(
+        matchExpressions=[
+            {"key": "jobset.sigs.k8s.io/job-index", "operator": "Exists"},
+            {"key": "batch.kubernetes.io/job-completion-index", "operator": "Exists"},
+        ]
+    )
+    (unchecked,) = _rules([_set(affinity=_anti(per_pod))]).unchecked
+    assert unchecked.detail == (
+        "worker: a required pod anti-affinity term selects by "
+        "batch.kubernetes.io/job-completion-index, jobset.sigs.k8s.io/job-index, set per pod by "
+        "the controller"
+    )
