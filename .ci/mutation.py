@@ -63,6 +63,8 @@ GATE_MODULES = [
     "src/truegreen/doctor/trial.py",
     "src/truegreen/textsafe.py",
     "src/truegreen/cluster/views.py",
+    "src/truegreen/doctor/filters.py",
+    "src/truegreen/doctor/devices.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 # What the unit tests read besides the code: examples, docs and deploy/, CI's own files.

@@ -241,6 +241,7 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
 ) -> None:
     from tests.scenario.test_admission import webhook_behind
     from tests.scenario.test_autoscaler import scale_up_event
+    from tests.support.filter_objects import every_filter_read
     from tests.support.scenarios import job_pod, training_job
     from tests.support.training_kinds import ALL_GROUPS, every_training_read
 
@@ -259,6 +260,8 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     waiting = training_job("train-002", now, finished=False)
     pod = job_pod(waiting, now, suffix="w", node_name=None, phase="Pending")
     fake_api.add(waiting, pod, scale_up_event(now, pod))
+    # the newest job mounts a bound volume and claims a device: their objects are read too
+    fake_api.add(*every_filter_read(datetime.now(UTC)))
     kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
     request = MonitorRequest(
         DoctorRequest(ConnectionSettings(kubeconfig, None, None, 5.0, False, None)),
@@ -291,6 +294,8 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     paths = {r.path for r in fake_api.requests()}
     assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
     assert "/apis/scheduling.k8s.io/v1/priorityclasses" in paths, "precondition"
+    assert "/api/v1/persistentvolumes/pvc-0a1b2c" in paths, "precondition: the volume read"
+    assert "/apis/resource.k8s.io/v1/resourceslices" in paths, "precondition: devices read"
     writes = {g for g in namespaced if g[2] == "create"}
     assert writes == rbac.granted("monitor/events-role.yaml") == {("", "events", "create")}
     assert namespaced - writes == rbac.granted("monitor/role.yaml")

@@ -378,6 +378,8 @@ COVERED_ELSEWHERE = (
         "capacity.job-unshaped",  # test_training_jobs.py
         "capacity.machine-kept-out",  # test_system_taints.py
         "capacity.unschedulable",  # test_evidence.py
+        "capacity.rules-block",  # test_scheduling_filters.py
+        "capacity.rule-unchecked",  # test_scheduling_filters.py
         "admission.pods-refused",  # test_evidence.py
         "storage.attached-elsewhere",  # test_evidence.py
         "workloads.last-job-out-of-memory",  # test_evidence.py

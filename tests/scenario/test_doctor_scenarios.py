@@ -248,10 +248,12 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     """deploy/doctor: the namespace Role and the capacity ClusterRole, derived from requests.
 
     The unbound volume makes doctor read its storage class too, a pod holding room at a
-    priority other than 0 its PriorityClasses, and a crash-looping container makes the snapshot
-    read its log, so every read is exercised."""
+    priority other than 0 its PriorityClasses, a crash-looping container makes the snapshot
+    read its log, and the newest job's bound volume and device claim make it read their
+    objects, so every read is exercised."""
     from tests.scenario.test_admission import webhook_behind
     from tests.support import rbac
+    from tests.support.filter_objects import every_filter_read
     from tests.support.scenarios import crash_looping_manager, job_pod, training_job
     from tests.support.training_kinds import ALL_GROUPS, every_training_read
 
@@ -273,8 +275,11 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     doctor.server.install(*ALL_GROUPS)
     doctor.load(build)
     doctor.server.add(*webhook_behind(ready=True), *every_training_read(datetime.now(UTC)))
+    doctor.server.add(*every_filter_read(datetime.now(UTC)))
     doctor.live("-o", "json")
     paths = {r.path for r in doctor.server.requests()}
+    assert "/api/v1/persistentvolumes/pvc-0a1b2c" in paths, "precondition: the volume read"
+    assert "/apis/resource.k8s.io/v1/resourceclaims" in paths, "precondition: devices read"
     assert "/apis/kubeflow.org/v2beta1/namespaces/train/mpijobs" in paths, "precondition"
     assert "/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status" in paths
     assert "/apis/trainer.kubeflow.org/v1alpha1/namespaces/train/trainingruntimes/torch-local" in (

@@ -387,3 +387,22 @@ def test_a_machine_without_some_pods_gives_back_their_reservation_and_their_coun
     assert freed == MachineRoom(
         "gpu-1", Resources.of({"cpu": 8000}), 3, Resources.of({"cpu": 2000}), 2
     )
+
+
+def test_a_node_selector_matches_when_any_term_matches_whole() -> None:
+    """component-helpers/scheduling/corev1 `MatchNodeSelectorTerms`: terms are ORed, a term's
+    expressions and fields ANDed; no term, or an empty term, matches no machine."""
+    from truegreen.doctor.fit import matches_node_selector
+
+    machine = {"metadata": {"name": "gpu-1", "labels": {"zone": "a", "gpu": "yes"}}}
+    zone_a = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+    zone_b = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]}
+    named = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["gpu-1"]}]}
+    assert matches_node_selector([zone_a], machine) is True
+    assert matches_node_selector([zone_b], machine) is False
+    assert matches_node_selector([zone_b, zone_a], machine) is True
+    assert matches_node_selector([{**zone_a, **named}], machine) is True
+    assert matches_node_selector([{**zone_b, **named}], machine) is False
+    assert matches_node_selector([named], {"metadata": {"labels": {}}}) is False
+    assert matches_node_selector([{}], machine) is False
+    assert matches_node_selector([], machine) is False

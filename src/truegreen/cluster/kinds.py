@@ -91,6 +91,14 @@ class Kind(Enum):
     LEADER_WORKER_SET = KindSpec(
         "LeaderWorkerSet", "leaderworkerset.x-k8s.io", "v1", "leaderworkersets", True
     )
+    # Dynamic resource allocation (resource.k8s.io/v1, served from Kubernetes 1.34): devices a
+    # pod asks for through claims, read only for a training job that has such claims.
+    RESOURCE_CLAIM = KindSpec("ResourceClaim", "resource.k8s.io", "v1", "resourceclaims", True)
+    RESOURCE_CLAIM_TEMPLATE = KindSpec(
+        "ResourceClaimTemplate", "resource.k8s.io", "v1", "resourceclaimtemplates", True
+    )
+    RESOURCE_SLICE = KindSpec("ResourceSlice", "resource.k8s.io", "v1", "resourceslices", False)
+    DEVICE_CLASS = KindSpec("DeviceClass", "resource.k8s.io", "v1", "deviceclasses", False)
 
     @property
     def spec(self) -> KindSpec:

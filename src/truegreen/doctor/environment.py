@@ -4,7 +4,7 @@ Checks are pure functions of this record: they never read the cluster themselves
 and a live cluster give the same findings, and no read is made twice.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, Protocol
@@ -27,6 +27,7 @@ from truegreen.cluster import (
 )
 from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
 from truegreen.doctor.autoscaling import AUTOSCALER_SOURCES, STATUS_CONFIG_MAP
+from truegreen.doctor.devices import DeviceReads, claim_refs, template_names
 from truegreen.doctor.evidence import scheduler_verdict
 from truegreen.doctor.gpu_supply import gpu_problems
 from truegreen.doctor.preemption import priorities_matter
@@ -36,6 +37,7 @@ from truegreen.doctor.training import (
     TrainingWork,
     optional_kinds_served,
     runtime_of,
+    served_versions,
     shape,
     training_work,
 )
@@ -148,6 +150,10 @@ class Environment(Struct, frozen=True):
     priority_classes: ListRead | None = None
     """The cluster's PriorityClasses, read only when the job's priority can change its verdict
     (doctor/preemption.py `priorities_matter`); None when not read."""
+    volumes: Mapping[str, GetRead] = field(default_factory=dict)
+    """The PersistentVolumes the judged job's bound claims are bound to, by name."""
+    devices: DeviceReads | None = None
+    """The device objects, read only when the judged job's pods claim devices."""
 
     def namespace_labels(self) -> Mapping[str, str] | None:
         """The namespace's labels; None when the namespace could not be read."""
@@ -371,17 +377,19 @@ def gather(
         )
         # A storage type only matters while a claim waits to be bound; reading it otherwise would
         # make namespace-only access (no cluster-wide reads) an unknown for a healthy volume.
-        storage_type_names = [
-            str(o.mapping(read.obj.get("spec")).get("storageClassName"))
-            for read in claims.values()
-            if isinstance(read, Got)
-            and o.mapping(read.obj.get("spec")).get("storageClassName")
-            and o.mapping(read.obj.get("status")).get("phase") != "Bound"
-        ]
         storage_types = {
             n: schedule.submit(partial(reader.get, Kind.STORAGE_CLASS, n, namespace=None))
-            for n in dict.fromkeys(storage_type_names)
+            for n in dict.fromkeys(_waiting_storage_types(claims))
         }
+        # What the scheduler's filters read, only for the features the judged job uses.
+        filter_reads = _filter_reads(
+            schedule,
+            reader,
+            namespace,
+            [s.spec for s in job.pod_sets] if job is not None else [],
+            claims,
+            api_groups,
+        )
         accounts = results(service_accounts)
         secret_names = [n for t in templates for n in o.pull_secret_names(t.spec)]
         for read in accounts.values():
@@ -423,6 +431,7 @@ def gather(
             else (evidence.scaler_status.result()),
             warning_events=None if evidence.warnings is None else evidence.warnings.result(),
             priority_classes=None if classes is None else classes.result(),
+            **filter_reads(),
         )
 
 
@@ -559,6 +568,84 @@ def _webhook_slices(
         for service in services
         if service is not None
     }
+
+
+def _waiting_storage_types(claims: Mapping[str, GetRead]) -> list[str]:
+    """The storage types of the claims not bound yet."""
+    return [
+        str(o.mapping(read.obj.get("spec")).get("storageClassName"))
+        for read in claims.values()
+        if isinstance(read, Got)
+        and o.mapping(read.obj.get("spec")).get("storageClassName")
+        and o.mapping(read.obj.get("status")).get("phase") != "Bound"
+    ]
+
+
+DEVICE_GROUP = Kind.RESOURCE_SLICE.spec.group
+
+
+def bound_volumes(specs: list[Mapping[str, Any]], claims: Mapping[str, GetRead]) -> list[str]:
+    """The PersistentVolumes that the claims the pod specs mount are bound to."""
+    names = []
+    for claim in (n for spec in specs for n in o.claim_names(spec)):
+        read = claims.get(claim)
+        if not isinstance(read, Got):
+            continue
+        volume = o.mapping(read.obj.get("spec")).get("volumeName")
+        if volume and o.mapping(read.obj.get("status")).get("phase") == "Bound":
+            names.append(str(volume))
+    return list(dict.fromkeys(names))
+
+
+def _filter_reads(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    namespace: str,
+    specs: list[Mapping[str, Any]],
+    claims: Mapping[str, GetRead],
+    api_groups: GetRead,
+) -> Callable[[], dict[str, Any]]:
+    """The reads of the scheduler's filters for the judged job's pod specs, sent now: the
+    volumes its bound claims are bound to, and the device objects when its pods claim devices
+    (discovery says whether the cluster serves them; after a failed discovery, they are
+    tried). The Environment fields they fill, once they are in."""
+    volumes = {
+        n: schedule.submit(partial(reader.get, Kind.PERSISTENT_VOLUME, n, namespace=None))
+        for n in bound_volumes(specs, claims)
+    }
+    devices = _device_reads(schedule, reader, namespace, specs, api_groups)
+    return lambda: {
+        "volumes": results(volumes),
+        "devices": None if devices is None else devices(),
+    }
+
+
+def _device_reads(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    namespace: str,
+    specs: list[Mapping[str, Any]],
+    api_groups: GetRead,
+) -> Callable[[], DeviceReads] | None:
+    if not any(claim_refs(spec) for spec in specs):
+        return None
+    served = not isinstance(api_groups, Got) or Kind.RESOURCE_SLICE.spec.version in (
+        served_versions(api_groups.obj).get(DEVICE_GROUP, ())
+    )
+    if not served:
+        return lambda: DeviceReads(False, _NOT_READ, _NOT_READ, _NOT_READ, {})
+    slices = schedule.submit(partial(reader.list, Kind.RESOURCE_SLICE, namespace=None))
+    claims = schedule.submit(partial(reader.list, Kind.RESOURCE_CLAIM, namespace=None))
+    classes = schedule.submit(partial(reader.list, Kind.DEVICE_CLASS, namespace=None))
+    templates = {
+        name: schedule.submit(
+            partial(reader.get, Kind.RESOURCE_CLAIM_TEMPLATE, name, namespace=namespace)
+        )
+        for name in template_names(specs)
+    }
+    return lambda: DeviceReads(
+        True, slices.result(), claims.result(), classes.result(), results(templates)
+    )
 
 
 def refresh_tried(annotations: Mapping[str, str]) -> bool:

@@ -219,3 +219,10 @@ def format_resources(resources: Resources) -> str:
         text = format_amount(name, amount)
         parts.append(f"{text} memory" if name == MEMORY else text)
     return ", ".join(parts) or "no resources"
+
+
+def matches_node_selector(terms: Sequence[Mapping[str, Any]], node: KubeObject) -> bool:
+    """Whether `node` matches any of a node selector's terms (component-helpers/scheduling/
+    corev1 `MatchNodeSelectorTerms`): a term matches when all of its expressions on labels and
+    fields on `metadata.name` do; an empty term, or no term, matches none."""
+    return any(_term_matches(term, node) for term in terms)

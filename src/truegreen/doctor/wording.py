@@ -374,6 +374,14 @@ WORDING: Final[dict[str, Wording]] = {
         "training.",
         "Ask your cluster admin to look at the autoscaler ({command} shows its status).",
     ),
+    "capacity.rules-block": Wording(
+        "A training job of {size} can't start: {why}.",
+        "{todo}.",
+    ),
+    "capacity.rule-unchecked": Wording(
+        "Couldn't check {rule}: {why}.",
+        "{todo}.",
+    ),
     "capacity.job-stuck": Wording(
         "A training job ({job}) has waited {age} for a machine, and free capacity doesn't "
         "explain it.",
@@ -488,6 +496,8 @@ _GOT_BY_NAME = frozenset(
         Kind.PERSISTENT_VOLUME_CLAIM,
         Kind.STORAGE_CLASS,
         Kind.NAMESPACE,
+        Kind.PERSISTENT_VOLUME,
+        Kind.RESOURCE_CLAIM_TEMPLATE,
     }
 )
 
@@ -524,6 +534,10 @@ _KIND_NOUNS = {
     Kind.RAY_JOB: "the training jobs (RayJob)",
     Kind.RAY_CLUSTER: "the training clusters (RayCluster)",
     Kind.LEADER_WORKER_SET: "the training groups (LeaderWorkerSet)",
+    Kind.RESOURCE_CLAIM: "the devices claimed by programs",
+    Kind.RESOURCE_CLAIM_TEMPLATE: "the device requests of the training jobs",
+    Kind.RESOURCE_SLICE: "the devices the machines offer",
+    Kind.DEVICE_CLASS: "the kinds of device",
     Kind.EVENT: "the activity log",
     Kind.NAMESPACE: "the environment's space",
     Kind.RESOURCE_QUOTA: "the usage limits",

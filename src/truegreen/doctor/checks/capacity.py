@@ -23,6 +23,15 @@ from truegreen.doctor.checks.base import cant_check, finding
 from truegreen.doctor.checks.workloads import format_age
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.evidence import scheduler_verdict
+from truegreen.doctor.filter_findings import (
+    blocked_by_rules,
+    job_rules,
+    no_machine_left,
+    unchecked,
+    with_devices,
+    with_unchecked,
+)
+from truegreen.doctor.filters import Rules
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.fit import (
     MachineRoom,
@@ -299,6 +308,11 @@ def _placement_words(placement: Placement, groups: Sequence[_Group], empty: bool
     unplaced = placement.unplaced
     if unplaced is None:
         return "every program fits"
+    if unplaced.rule:
+        if placement.wanted == 1:
+            return f"it {unplaced.rule}"
+        fit = f"{placement.placed} of its {placement.wanted} programs fit{when}"
+        return f"{fit}; the next {unplaced.rule}"
     if placement.wanted == 1 or not unplaced.missing:
         if not unplaced.machine:
             return "no machine"
@@ -340,6 +354,12 @@ class _Judged(Struct, frozen=True):
     excluded: Mapping[str, tuple[str, ...]]
     """Per reason, the machines some pod set may not use."""
     priority: PriorityLevel | CantRead = PriorityLevel(0, "", True)
+    rules: Rules = Rules()
+    """The scheduler's filters' rules for the job (doctor/filters.py)."""
+    plain_groups: tuple[PodGroup, ...] = ()
+    """The same pods placed by room alone: the machines before the filters took theirs."""
+    unknown: tuple[Finding, ...] = ()
+    """The filters' rules that could not be evaluated."""
 
     @property
     def size(self) -> str:
@@ -363,18 +383,24 @@ def _arithmetic(env: Environment) -> list[Finding]:
     if tolerations.knowledge in (Knowledge.INFERRED_ADDS, Knowledge.UNKNOWN):
         nodes = env.nodes.items if isinstance(env.nodes, Listed) else ()
         if not kept_for(nodes, tolerations.resources):
-            return _verdict(env, tolerations.added)
-        return _settled(env, tolerations, _verdict(env, False), _verdict(env, True))
-    found = _verdict(env, tolerations.added)
+            return _judge(env, tolerations.added)
+        return _settled(env, tolerations, _judge(env, False), _judge(env, True))
+    found = _judge(env, tolerations.added)
     return _noted(found, tolerations.signal) if tolerations.signal else found
 
 
-def _verdict(env: Environment, tolerate: bool) -> list[Finding]:
+def _judge(env: Environment, tolerate: bool) -> list[Finding]:
     """The verdict steps in order, on the pods as stored (`tolerate`: with the extended
     resource tolerations the cluster adds)."""
     judged = _prepare(env, tolerate)
     if isinstance(judged, list):
         return judged
+    return with_unchecked(_verdict(judged), judged.unknown)
+
+
+def _verdict(judged: _Judged) -> list[Finding]:
+    """The verdict steps in order: the first that explains the placement names it."""
+    env = judged.env
     if judged.now.whole:
         fits = _fits(judged)
         return [*fits, *_gpu_warnings(env, fits[0])]
@@ -383,6 +409,7 @@ def _verdict(env: Environment, tolerate: bool) -> list[Finding]:
         _preempts,
         _partly_fits,
         _gpus_unusable,
+        _blocked_by_rules,
         _blocked_by_other_work,
         _kept_out,
         _no_such_gpu,
@@ -603,6 +630,21 @@ def _settled(
     return [replace(unknown, why=f"whether the job may use the machines kept for {resources}")]
 
 
+def _blocked_by_rules(judged: _Judged) -> Finding | None:
+    """Room alone would do; the scheduler's filters' rules do not let it."""
+    return blocked_by_rules(
+        judged.pod_groups,
+        judged.plain_groups,
+        judged.rooms,
+        judged.now,
+        judged.rules,
+        lambda placement, empty: _placement_words(placement, judged.shape.groups, empty=empty),
+        judged.size,
+        [*judged.details, *judged.stuck_lines],
+        judged.objects,
+    )
+
+
 def _prepare(env: Environment, tolerate: bool) -> _Judged | list[Finding]:
     """The placement now, and everything a verdict names; or the findings that end the check
     before any placement (a read missing, no machine, no job, no machine the job may use)."""
@@ -664,10 +706,33 @@ def _prepare(env: Environment, tolerate: bool) -> _Judged | list[Finding]:
                 todo=_exclusion_remedy(env, excluded),
             )
         ]
+    rules = job_rules(env, shape.job, [(g.name, g.spec) for g in shape.groups])
+    narrowed = {g.name: rules.allowed(g.name, allowed[g.name]) for g in shape.groups}
+    if any(not machines for machines in narrowed.values()):
+        theirs = (
+            (_exclusion_words(excluded), _exclusion_remedy(env, excluded)) if excluded else ("", "")
+        )
+        return [
+            no_machine_left(
+                env, rules, [g for g, m in narrowed.items() if not m], details + stuck_lines, theirs
+            ),
+            *unchecked(env, rules),
+        ]
+    rooms = with_devices(rooms, rules.devices)
     pod_groups = tuple(
+        PodGroup(
+            g.name,
+            g.count,
+            g.requests + rules.devices.of(g.name),
+            tuple(sorted(narrowed[g.name])),
+            rules=rules.rules_of(g.name),
+        )
+        for g in shape.groups
+    )
+    plain = tuple(
         PodGroup(g.name, g.count, g.requests, tuple(sorted(allowed[g.name]))) for g in shape.groups
     )
-    eligible = sorted({m for names in allowed.values() for m in names})
+    eligible = sorted({m for names in narrowed.values() for m in names})
     return _Judged(
         env,
         usage,
@@ -682,6 +747,9 @@ def _prepare(env: Environment, tolerate: bool) -> _Judged | list[Finding]:
         tuple(f"Node/{name}" for name in eligible),
         {reason: tuple(names) for reason, names in excluded.items()},
         level,
+        rules,
+        plain,
+        tuple(unchecked(env, rules)),
     )
 
 
