@@ -47,6 +47,7 @@ GATE_MODULES = [
     "src/truegreen/doctor/trial.py",
     "src/truegreen/textsafe.py",
     "src/truegreen/cluster/views.py",
+    "src/truegreen/doctor/kueue.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 JUDGED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")

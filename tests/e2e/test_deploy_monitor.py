@@ -49,8 +49,10 @@ def test_the_package_renders_a_monitor_with_a_readiness_probe_and_no_liveness_pr
     assert sorted(objects) == [
         ("ClusterRole", "truegreen-monitor-admission"),
         ("ClusterRole", "truegreen-monitor-capacity"),
+        ("ClusterRole", "truegreen-monitor-queue"),
         ("ClusterRoleBinding", "truegreen-monitor-admission"),
         ("ClusterRoleBinding", "truegreen-monitor-capacity"),
+        ("ClusterRoleBinding", "truegreen-monitor-queue"),
         ("Deployment", "truegreen-monitor"),
         ("Role", "truegreen-monitor"),
         ("Role", "truegreen-monitor-events"),
@@ -240,6 +242,7 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     fake_api: FakeApiServer, tmp_path: Path
 ) -> None:
     from tests.scenario.test_admission import webhook_behind
+    from tests.support.kueue_objects import every_queue_read
     from tests.support.training_kinds import ALL_GROUPS, every_training_read
 
     fake_api.watch_bookmark_seconds = 0.2
@@ -249,6 +252,8 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     # an admission webhook behind a Service, so its EndpointSlices are read too; a TrainJob on
     # each kind of runtime, so both are read
     fake_api.add(*webhook_behind(ready=True), *every_training_read(datetime.now(UTC)))
+    fake_api.install("kueue.x-k8s.io")
+    fake_api.add(*every_queue_read(datetime.now(UTC)))
     kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
     request = MonitorRequest(
         DoctorRequest(ConnectionSettings(kubeconfig, None, None, 5.0, False, None)),
@@ -275,6 +280,7 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     writes = {g for g in namespaced if g[2] == "create"}
     assert writes == rbac.granted("monitor/events-role.yaml") == {("", "events", "create")}
     assert namespaced - writes == rbac.granted("monitor/role.yaml")
+    assert "/apis/kueue.x-k8s.io/v1beta2/admissionchecks" in paths, "precondition: Kueue read"
     assert cluster_wide == rbac.granted("monitor/clusterrole.yaml") | rbac.granted(
         "monitor/clusterrole-admission.yaml"
-    )
+    ) | rbac.granted("monitor/clusterrole-queue.yaml")
