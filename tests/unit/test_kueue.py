@@ -54,7 +54,12 @@ def _cluster_queue_object(version: str) -> dict[str, Any]:
                     {
                         "name": "a100",
                         "resources": [
-                            {"name": "cpu", "nominalQuota": "500m"},
+                            {
+                                "name": "cpu",
+                                "nominalQuota": "500m",
+                                "borrowingLimit": "250m",
+                                "lendingLimit": "100m",
+                            },
                             {
                                 "name": GPU,
                                 "nominalQuota": "8",
@@ -119,7 +124,7 @@ def test_a_cluster_queue_is_read_in_either_version(version: str) -> None:
     assert queue.node.parent == "research"
     assert queue.node.groups == (k.ResourceGroup(("cpu", GPU), ("a100", "h100")),)
     assert queue.node.quotas == {
-        ("a100", "cpu"): k.Quota(500),
+        ("a100", "cpu"): k.Quota(500, 250, 100),
         ("a100", GPU): k.Quota(8, 2, 1),
         ("h100", GPU): k.Quota(4),
     }
@@ -129,7 +134,6 @@ def test_a_cluster_queue_is_read_in_either_version(version: str) -> None:
     assert queue.namespace_selector == {"matchLabels": {"team": "a"}}
     assert sorted(queue.admission_checks) == [("all", ()), ("prov", ("a100",))]
     assert queue.when_can_borrow == "TryNextFlavor"
-    assert queue.when_can_preempt == "TryNextFlavor"
     assert queue.preference == "PreemptionOverBorrowing"
     assert queue.pending_head == (("ns", "w1"), ("ns", "w2"))
 
@@ -721,6 +725,7 @@ def test_what_the_workload_s_conditions_say() -> None:
             k.Said.NEVER_FITS,
         ),
         ("Pending", "untolerated taint t in flavor f", k.Said.NOTHING),
+        ("Pending", "couldn't assign flavors to pod set main: flavor f not found", k.Said.NOTHING),
         ("Inadmissible", "LocalQueue q doesn't exist", k.Said.QUEUE_PROBLEM),
         ("PendingEvaluation", "Workload is pending evaluation", k.Said.NOTHING),
     ],
@@ -778,3 +783,93 @@ def test_who_holds_the_quota_the_job_lacks() -> None:
     )
     found = k.holders([small, elsewhere, big, released, none_of_it, tie], "cq", {FR: 1})
     assert [(w.name, n) for w, n in found] == [("big", 6), ("a-tie", 2), ("small", 2)]
+
+
+def test_a_lending_limit_of_all_keeps_nothing_back() -> None:
+    queue = _cq("a", quotas={FR: k.Quota(4, None, 4)}, parent="root")
+    tree = k.QuotaTree.of([queue], [])
+    assert tree.local_quota(queue.node, FR) == 0
+    assert tree.subtree_quota(tree.cohorts["root"], FR) == 4
+
+
+def test_a_resource_a_cohort_member_has_no_quota_for_borrows_at_once() -> None:
+    queue = _cq("a", parent="root")
+    tree = k.QuotaTree.of([queue], [])
+    assert tree.borrows_with(queue.node, ("g", GPU), 1) is True
+
+
+def test_a_borrowing_limit_counts_what_the_queue_keeps_and_uses() -> None:
+    """b: 4 of its own, lending limit 1 (3 kept), borrowing limit 1, 2 used."""
+    a = _cq("a", quotas={FR: k.Quota(8)}, parent="root")
+    b = _cq("b", quotas={FR: k.Quota(4, 1, 1)}, parent="root", reserved={FR: 2})
+    tree = k.QuotaTree.of([a, b], [])
+    assert tree.local_quota(b.node, FR) == 3
+    assert tree.local_available(b.node, FR) == 1
+    # from the cohort: what b stores there (1), less what it uses there (0), plus 1 borrowed
+    assert tree.available(b.node, FR) == 3
+    used = _cq("b", quotas={FR: k.Quota(4, 1, 1)}, parent="root", reserved={FR: 4})
+    tree = k.QuotaTree.of([a, used], [])
+    assert tree.available(used.node, FR) == 1
+
+
+def test_a_workload_owned_by_nothing() -> None:
+    obj = _workload_object()
+    del obj["metadata"]["ownerReferences"]
+    found = k.workload(obj, lambda spec: Resources())
+    assert found.owner == ""
+    assert found.owner_uids == frozenset()
+
+
+def test_a_term_of_other_keys_still_leaves_the_node_selector() -> None:
+    flavor = k.Flavor("f", {"pool": "a100"})
+    spec = {
+        "nodeSelector": {"pool": "h100"},
+        "affinity": {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {
+                    "nodeSelectorTerms": [
+                        {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["x"]}]}
+                    ]
+                }
+            }
+        },
+    }
+    assert k._flavor_mismatch(flavor, "f", spec) == "flavor f doesn't match node affinity"
+
+
+def test_a_second_resource_group_is_assigned_after_the_first() -> None:
+    groups = (k.ResourceGroup(("cpu", "memory"), ("c",)), k.ResourceGroup((GPU,), ("g",)))
+    quotas = {("c", "cpu"): k.Quota(4000), ("c", "memory"): k.Quota(2**30), ("g", GPU): k.Quota(1)}
+    queue = _cq(groups=groups, quotas=quotas, reserved={("c", "cpu"): 4000, ("g", GPU): 1})
+    pod_set = k.PodSetRequest("main", 1, Resources.of({"cpu": 1000, "memory": 1, GPU: 1}), {})
+    assignment = k.assign(queue, k.QuotaTree.of([queue], []), {}, [pod_set])
+    assert assignment.pod_sets[0].flavors == {}, "flavors named by the queue but not defined"
+    flavors = {"c": k.Flavor("c"), "g": k.Flavor("g")}
+    assignment = k.assign(queue, k.QuotaTree.of([queue], []), flavors, [pod_set])
+    assert assignment.pod_sets[0].flavors == {"cpu": "c", "memory": "c", GPU: "g"}
+    assert assignment.reasons == (
+        "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor "
+        "c, 1 more needed, insufficient unused quota for nvidia.com/gpu in flavor g, 1 more "
+        "needed",
+    )
+
+
+def test_three_pod_sets_add_up() -> None:
+    assignment = _assign(_cq(), _pod_set(2, 1, "a"), _pod_set(2, 1, "b"), _pod_set(5, 1, "c"))
+    assert [p.mode for p in assignment.pod_sets] == [k.Mode.FITS, k.Mode.FITS, k.Mode.NO_FIT]
+
+
+def test_more_binary_quantities() -> None:
+    assert k.quantity_words("memory", 2 * 1024) == "2Ki"
+    assert k.quantity_words("memory", 5 * 1024**4) == "5Ti"
+    assert k.quantity_words("memory", 1024**5) == "1Pi"
+    assert k.quantity_words("memory", 2 * 1024**6) == "2Ei"
+    assert k.quantity_words("memory", 1024**5 + 1024**4) == "1025Ti"
+
+
+def test_preference_between_equals() -> None:
+    other = _cq(preference="PreemptionOverBorrowing")
+    borrows = k.Trial("b", k.Mode.FITS, True)
+    assert not k._preferred(borrows, borrows, other)
+    assert not k._preferred(k.Trial("a", k.Mode.FITS), k.Trial("c", k.Mode.FITS), other)
+    assert k._preferred(k.Trial("a", k.Mode.FITS, True), k.Trial("c", k.Mode.WAITS, True), other)

@@ -144,7 +144,8 @@ class ClusterQueue(Struct, frozen=True):
     admission_checks: tuple[tuple[str, tuple[str, ...]], ...] = ()
     """Each check's name and the flavors it applies to (none: all)."""
     when_can_borrow: str = "MayStopSearch"
-    when_can_preempt: str = TRY_NEXT_FLAVOR
+    """`flavorFungibility.whenCanBorrow`. Its `whenCanPreempt` is not read: a flavor whose
+    quota is in use is always passed over, as Kueue passes one with no preemption candidates."""
     preference: str = ""
     pending_head: tuple[tuple[str, str], ...] = ()
     """The first pending workloads (namespace, name), in order, where the queue reports them
@@ -295,9 +296,8 @@ def cluster_queue(obj: KubeObject) -> ClusterQueue:
         condition_of(obj, "Active"),
         o.mapping(selector) if isinstance(selector, Mapping) else None,
         tuple(checks),
-        # The v1beta1 names of the same choices (`Borrow`, `Preempt`) are MayStopSearch's.
+        # v1beta1's `Borrow` is MayStopSearch's old name: anything but TryNextFlavor stops.
         str(fungibility.get("whenCanBorrow") or "MayStopSearch"),
-        str(fungibility.get("whenCanPreempt") or TRY_NEXT_FLAVOR),
         str(fungibility.get("preference") or ""),
         tuple(
             (str(o.mapping(w).get("namespace") or ""), str(o.mapping(w).get("name") or ""))
