@@ -357,7 +357,7 @@ def test_an_admission_check_in_progress_is_a_wait_with_its_message(doctor: Docto
     found = _finding(report, "queue.check-pending")
     assert found["headline"] == (
         "The training job 'train-042' has its place in the queue 'team-a' and waits for the "
-        f"start check 'provision-gpus': {message}."
+        f"start check 'provision-gpus', which asks the cluster for machines for it: {message}."
     )
     assert any(r.path.endswith("/admissionchecks") for r in doctor.server.requests())
     assert result.exit_code == 0

@@ -873,3 +873,9 @@ def test_preference_between_equals() -> None:
     assert not k._preferred(borrows, borrows, other)
     assert not k._preferred(k.Trial("a", k.Mode.FITS), k.Trial("c", k.Mode.FITS), other)
     assert k._preferred(k.Trial("a", k.Mode.FITS, True), k.Trial("c", k.Mode.WAITS, True), other)
+
+
+def test_an_admission_check_s_controller() -> None:
+    check = {"metadata": {"name": "prov"}, "spec": {"controllerName": k.PROVISIONING}}
+    assert k.admission_check(check) == ("prov", "kueue.x-k8s.io/provisioning-request")
+    assert k.admission_check({"metadata": {"name": "bare"}}) == ("bare", "")

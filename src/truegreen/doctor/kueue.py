@@ -330,6 +330,18 @@ def local_queue(obj: KubeObject) -> LocalQueue:
     return LocalQueue(o.name_of(obj), str(spec.get("clusterQueue") or ""), _stop_policy(spec))
 
 
+PROVISIONING = "kueue.x-k8s.io/provisioning-request"
+"""The controller of an admission check that asks the cluster autoscaler for machines
+(apis/kueue/v1beta2 provisioningrequestconfig_types.go `ProvisioningRequestControllerName`)."""
+MULTIKUEUE = "kueue.x-k8s.io/multikueue"
+"""The controller of an admission check that runs the job on another cluster (MultiKueue)."""
+
+
+def admission_check(obj: KubeObject) -> tuple[str, str]:
+    """An AdmissionCheck's name and the controller that decides it (`spec.controllerName`)."""
+    return o.name_of(obj), str(o.mapping(obj.get("spec")).get("controllerName") or "")
+
+
 RequestsOf = Callable[[Mapping[str, Any]], Resources]
 """One pod's requests from its spec, as the API server would store the pod."""
 

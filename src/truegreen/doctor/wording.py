@@ -171,12 +171,12 @@ WORDING: Final[dict[str, Wording]] = {
     ),
     "queue.check-pending": Wording(
         "The training job {job} has its place in the queue '{queue}' and waits for the start "
-        "check '{step}': {message}.",
+        "check '{step}'{does}: {message}.",
         "Nothing to do while it waits; if it waits long, {command} shows the check's progress.",
     ),
     "queue.check-rejected": Wording(
-        "The start check '{step}' of the queue '{queue}' turned the training job {job} away: "
-        "{message}.",
+        "The start check '{step}'{does} of the queue '{queue}' turned the training job {job} "
+        "away: {message}.",
         "Fix what the check names, then submit the job again; {command} shows the check.",
     ),
     "queue.deactivated": Wording(

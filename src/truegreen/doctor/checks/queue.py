@@ -145,7 +145,7 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
         unread = _unread(env, reads, job, cohorts=True)
         if unread is not None:
             return unread
-    said = _said(env, job, own, shared, fields)
+    said = _said(env, job, own, reads, fields)
     if said is not None:
         return said
     return _arithmetic(env, job, reads, own, workloads, shared, queues, fields)
@@ -210,11 +210,18 @@ def _selector_text(selector: Mapping[str, Any] | None) -> str:
     return "null (no namespace)" if selector is None else str(dict(selector))
 
 
+_CONTROLLER_WORDS = {
+    k.PROVISIONING: ", which asks the cluster for machines for it",
+    k.MULTIKUEUE: ", which hands it to another cluster",
+}
+"""What an admission check does, by its controller, in plain words."""
+
+
 def _said(
     env: Environment,
     job: TrainingJob,
     own: k.Workload | None,
-    shared: k.ClusterQueue,
+    reads: QueueReads,
     fields: Mapping[str, Any],
 ) -> Finding | None:
     """What the job's own Workload measured: admitted, turned off, waiting for a check; None
@@ -258,6 +265,12 @@ def _said(
         waiting = [c for c in own.checks if (c.state == wanted if wanted else c.state != "Ready")]
         first = waiting[0] if waiting else k.CheckState("(unnamed)", "Pending")
         code = "queue.check-rejected" if wanted else "queue.check-pending"
+        controllers = dict(map(k.admission_check, _listed(reads.admission_checks)))
+        unread = (
+            [f"admission checks not read: {reads.admission_checks.reason}"]
+            if isinstance(reads.admission_checks, CantRead)
+            else []
+        )
         return finding(
             CHECK,
             Status.FAIL if wanted else Status.WARN,
@@ -265,12 +278,18 @@ def _said(
             code,
             details=(
                 *details,
-                *(f"admission check {c.name}: {c.state} {c.message}" for c in own.checks),
+                *(
+                    f"admission check {c.name} ({controllers.get(c.name, 'controller unknown')}): "
+                    f"{c.state} {c.message}"
+                    for c in own.checks
+                ),
+                *unread,
             ),
             objects=objects,
             **{
                 **fields,
                 "step": first.name,
+                "does": _CONTROLLER_WORDS.get(controllers.get(first.name, ""), ""),
                 "message": (first.message or f"it is {first.state.lower()}").rstrip("."),
                 "command": env.settings.kubectl.here("describe", "workload", own.name),
             },
