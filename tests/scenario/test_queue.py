@@ -496,3 +496,59 @@ def test_kueue_s_objects_not_readable_is_unknown_naming_the_permission(
     assert result.exit_code == 3
     if noun == "localqueues":
         assert _findings(report, "workloads") == [("workloads.job-queued", "warn", "inferred")]
+
+
+KUEUE_READS = (
+    "localqueues",
+    "clusterqueues",
+    "resourceflavors",
+    "workloads",
+    "cohorts",
+    "admissionchecks",
+)
+FAULTS = (
+    Fault.FORBIDDEN,
+    Fault.SERVER_ERROR,
+    Fault.MALFORMED,
+    Fault.WRONG_KIND,
+    Fault.RESET,
+    Fault.DELAY,
+    Fault.NOT_FOUND,
+)
+
+
+def test_every_kueue_read_times_every_fault_class(doctor: Doctor) -> None:
+    """Each of Kueue's reads, failing as reads fail: never a traceback, always a report; the
+    queue check unknown where the verdict needs the read. Two reads do not decide: a Cohort
+    list answered 404 is a Kueue without Cohort objects (measured: no cohort quota), and the
+    AdmissionChecks only name what a check does."""
+    from datetime import UTC
+
+    doctor.round_trip = False  # each fault class's round trip is pinned in test_snapshot.py
+    _install(doctor, kq.V1BETA2)
+    doctor.load("healthy")
+    doctor.server.add(*kq.every_queue_read(datetime.now(UTC)))
+    baseline = doctor.live("-o", "json", "--request-timeout", "0.9")
+    base = _findings(baseline.json())
+    assert base == [("queue.fits", "ok", "inferred")], "precondition"
+    made = {r.path.rsplit("/", 1)[-1] for r in doctor.server.requests() if "kueue" in r.path}
+    assert made == set(KUEUE_READS), "precondition: every Kueue read is made"
+    held = 0
+    for resource in KUEUE_READS:
+        for fault in FAULTS:
+            doctor.server.clear_faults()
+            doctor.server.inject(fault, rf"/kueue\.x-k8s\.io/v1beta2/.*{resource}$", delay=3)
+            result = doctor.live("-o", "json", "--request-timeout", "0.9")
+            cell = f"{fault.name} on {resource}"
+            assert result.exit_code != 1, f"{cell}: {result.stderr}"
+            found = _findings(result.json())
+            decides = resource != "admissionchecks" and not (
+                resource == "cohorts" and fault is Fault.NOT_FOUND
+            )
+            if decides:
+                assert found == [("queue.cant-read", "unknown", "cant-check")], cell
+                assert result.exit_code == 3, cell
+            else:
+                assert found == base, cell
+            held += 1
+    assert held == len(KUEUE_READS) * len(FAULTS)
