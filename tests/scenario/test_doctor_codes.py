@@ -387,6 +387,13 @@ COVERED_ELSEWHERE = (
         "workloads.last-job-image",  # test_evidence.py
         "workloads.last-job-deadline",  # test_evidence.py
         "storage.attach-failed",  # test_evidence.py
+        "capacity.gpu-software-down",  # test_gpu_supply.py
+        "capacity.gpus-unhealthy",  # test_gpu_supply.py
+        "capacity.no-such-gpu",  # test_gpu_supply.py
+        "workloads.no-shared-memory",  # test_gpu_supply.py
+        "capacity.machine-coming",  # test_autoscaler.py
+        "capacity.no-machine-can-be-added",  # test_autoscaler.py
+        "capacity.autoscaler-unhealthy",  # test_autoscaler.py
         # test_queue.py
         "queue.not-used",
         "queue.admitted",

@@ -255,14 +255,21 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     from tests.scenario.test_admission import webhook_behind
     from tests.support import rbac
     from tests.support.kueue_objects import every_queue_read
-    from tests.support.scenarios import crash_looping_manager
+    from tests.support.scenarios import crash_looping_manager, job_pod, training_job
     from tests.support.training_kinds import ALL_GROUPS, every_training_read
 
     def build(now: datetime) -> list[Obj]:
         objects = crash_looping_manager(now)
         volume = next(o for o in objects if o["kind"] == "PersistentVolumeClaim")
         volume["status"] = {"phase": "Pending"}
-        return objects
+        # A training pod the scheduler could not place: its warnings and the autoscalers' word
+        # on it are read too.
+        waiting = training_job("train-002", now, finished=False)
+        return [
+            *objects,
+            waiting,
+            job_pod(waiting, now, suffix="w", node_name=None, phase="Pending"),
+        ]
 
     doctor.server.install(*ALL_GROUPS, "kueue.x-k8s.io")
     doctor.load(build)
@@ -273,6 +280,7 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     assert "/apis/kueue.x-k8s.io/v1beta2/admissionchecks" in paths, "precondition: Kueue read"
     assert "/apis/kueue.x-k8s.io/v1beta2/cohorts" in paths, "precondition"
     assert "/apis/kubeflow.org/v2beta1/namespaces/train/mpijobs" in paths, "precondition"
+    assert "/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status" in paths
     assert "/apis/trainer.kubeflow.org/v1alpha1/namespaces/train/trainingruntimes/torch-local" in (
         paths
     ), "precondition: both kinds of runtime read"

@@ -290,7 +290,7 @@ def test_warnings_are_read_only_while_training_does_not_run(doctor: Doctor) -> N
     doctor.load("held-by-running-job")
     doctor.live("-o", "json")
     asked = [r for r in doctor.server.log[before:] if r.path.endswith("/events")]
-    assert [r.query.get("fieldSelector") for r in asked] == ["type=Warning"]
+    assert "type=Warning" in [r.query.get("fieldSelector") for r in asked]
 
 
 def _failed_job(now: datetime, reason: str, message: str) -> tuple[Obj, Obj]:

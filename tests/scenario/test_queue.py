@@ -72,10 +72,11 @@ def queued(
 
     def build(now: datetime) -> list[Obj]:
         holder = training_job(HOLDER, now, gpus=8, age=timedelta(hours=1), finished=False)
+        holder = with_shared_memory(holder)
         holder["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "team-a"}
         holder["metadata"]["uid"] = f"uid-{HOLDER}"
         job = training_job(JOB, now, gpus=gpus, age=timedelta(minutes=10), finished=False)
-        job = kq.queued_job(job, "team-a", f"uid-{JOB}")
+        job = kq.queued_job(with_shared_memory(job), "team-a", f"uid-{JOB}")
         if not label:
             del job["metadata"]["labels"]
         objects = [
@@ -104,6 +105,16 @@ def queued(
         return objects + (extra(now) if extra else [])
 
     return build
+
+
+def with_shared_memory(job: Obj) -> Obj:
+    """A multi-GPU job's template with a memory-backed /dev/shm, as PyTorch needs (else doctor
+    warns about it: docs/scheduling.md, what the programs need)."""
+    spec = job["spec"]["template"]["spec"]
+    spec["volumes"] = [*spec.get("volumes", []), {"name": "shm", "emptyDir": {"medium": "Memory"}}]
+    for container in spec["containers"]:
+        container["volumeMounts"] = [{"name": "shm", "mountPath": "/dev/shm"}]
+    return job
 
 
 def _install(doctor: Doctor, version: str) -> None:

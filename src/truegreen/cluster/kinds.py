@@ -33,6 +33,7 @@ class Kind(Enum):
         "PersistentVolumeClaim", "", "v1", "persistentvolumeclaims", True
     )
     LIMIT_RANGE = KindSpec("LimitRange", "", "v1", "limitranges", True)
+    CONFIG_MAP = KindSpec("ConfigMap", "", "v1", "configmaps", True)
     NAMESPACE = KindSpec("Namespace", "", "v1", "namespaces", False)
     RESOURCE_QUOTA = KindSpec("ResourceQuota", "", "v1", "resourcequotas", True)
     DEPLOYMENT = KindSpec("Deployment", "apps", "v1", "deployments", True)

@@ -26,6 +26,9 @@ from truegreen.cluster import (
     ReadFailure,
 )
 from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
+from truegreen.doctor.autoscaling import AUTOSCALER_SOURCES, STATUS_CONFIG_MAP
+from truegreen.doctor.evidence import scheduler_verdict
+from truegreen.doctor.gpu_supply import gpu_problems
 from truegreen.doctor.kueue import DEFAULT_QUEUE, GROUP, KueueKinds, kinds_served
 from truegreen.doctor.training import (
     TRAINING_KIND_NAMES,
@@ -48,6 +51,8 @@ WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
 # Only pods that hold capacity: the scheduler ignores Succeeded and Failed pods.
 HOLDING_CAPACITY = {"status.phase": FieldIsNot(("Succeeded", "Failed"))}
 REFRESH_FAILURE_EVENTS = {"reason": EventReason.ROLLOUT_FAILED.value}
+GPU_MACHINES_READ = 3
+"""GPU machines whose pods are read for the state of their GPU software, at most."""
 WARNING_EVENTS = {"type": "Warning"}
 """The field selector of the namespace's warnings (events accept `type`:
 pkg/apis/core/v1/conversion.go)."""
@@ -147,6 +152,14 @@ class Environment(Struct, frozen=True):
     """refresh's failed-rollout Events, read only when a workload shows refresh attempts."""
     training: TrainingWork | None = None
     """Every training job of the namespace as its pod sets (None: from `jobs` alone)."""
+    gpu_machine_pods: Mapping[str, ListRead] = field(default_factory=dict)
+    """The pods on each GPU machine whose GPUs cannot all be used (at most GPU_MACHINES_READ),
+    for the state of its GPU software."""
+    autoscaler_events: Mapping[str, ListRead] = field(default_factory=dict)
+    """Per autoscaler (`cluster-autoscaler`, `karpenter`), its Events in the namespace, read
+    only while the scheduler has marked a training pod it could not place."""
+    autoscaler_status: GetRead | None = None
+    """cluster-autoscaler's status ConfigMap, read with its Events."""
     warning_events: ListRead | None = None
     """The namespace's Warning Events, read only while some training job does not run whole
     (`training_not_running`): the controllers' own word on why."""
@@ -348,15 +361,8 @@ def gather(
         lists.update({kind: read.result() for kind, read in optional.items()})
         work = _training(schedule, reader, namespace, lists, settings.planned_job)
         pod_list = pods.result()
-        # What the cluster said about training that does not run: only then are the
-        # namespace's warnings read (a refused create, a volume that would not attach).
-        warnings = (
-            schedule.submit(
-                partial(reader.list, Kind.EVENT, namespace=namespace, fields=WARNING_EVENTS)
-            )
-            if training_not_running(work, pod_list)
-            else None
-        )
+        node_list = nodes.result()
+        evidence = _evidence_reads(schedule, reader, namespace, work, pod_list, node_list)
         job_list = lists[Kind.JOB]
         job = work.judged
         queue_start = _queue_start(schedule, reader, namespace, api_groups, job)
@@ -429,7 +435,7 @@ def gather(
             jobs=job_list,
             pods=pod_list,
             limit_ranges=limit_ranges.result(),
-            nodes=nodes.result(),
+            nodes=node_list,
             cluster_usage=cluster_usage(usage.result()),
             service_accounts=accounts,
             secrets=results(secrets),
@@ -443,7 +449,12 @@ def gather(
             trial=None if trial is None else trial.result(),
             refresh_failures=None if failures is None else failures.result(),
             training=work,
-            warning_events=None if warnings is None else warnings.result(),
+            gpu_machine_pods={k: v.result() for k, v in evidence.gpu_pods.items()},
+            autoscaler_events={k: v.result() for k, v in evidence.scaler_events.items()},
+            autoscaler_status=None
+            if evidence.scaler_status is None
+            else (evidence.scaler_status.result()),
+            warning_events=None if evidence.warnings is None else evidence.warnings.result(),
             queue=None
             if queue_start is None
             else _queue_reads(schedule, reader, namespace, queue_start),
@@ -561,6 +572,72 @@ def _queue_reads(
         workloads.result(),
         None if cohorts is None else cohorts.result(),
         None if checks is None else checks.result(),
+    )
+
+
+class _EvidenceReads(Struct):
+    """Reads made only when what was read calls for them, under way."""
+
+    warnings: Pending[ListRead] | None
+    scaler_events: dict[str, Pending[ListRead]]
+    scaler_status: Pending[GetRead] | None
+    gpu_pods: dict[str, Pending[ListRead]]
+
+
+def _evidence_reads(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    namespace: str,
+    work: TrainingWork,
+    pods: ListRead,
+    nodes: ListRead,
+) -> _EvidenceReads:
+    """What the cluster said about training that does not run (the namespace's warnings: a
+    refused create, a volume that would not attach), about training pods the scheduler could
+    not place (the autoscalers' Events and status), and about GPU machines whose GPUs cannot
+    all be used (the pods on them)."""
+    warnings = (
+        schedule.submit(
+            partial(reader.list, Kind.EVENT, namespace=namespace, fields=WARNING_EVENTS)
+        )
+        if training_not_running(work, pods)
+        else None
+    )
+    unplaced = _unplaced_training_pods(work, pods)
+    scaler_events = {
+        source: schedule.submit(
+            partial(reader.list, Kind.EVENT, namespace=namespace, fields={"source": source})
+        )
+        for source in (AUTOSCALER_SOURCES if unplaced else ())
+    }
+    status_namespace, status_name = STATUS_CONFIG_MAP
+    scaler_status = (
+        schedule.submit(
+            partial(reader.get, Kind.CONFIG_MAP, status_name, namespace=status_namespace)
+        )
+        if unplaced
+        else None
+    )
+    problems = gpu_problems(nodes.items)[:GPU_MACHINES_READ] if isinstance(nodes, Listed) else []
+    gpu_pods: dict[str, Pending[ListRead]] = {
+        problem.machine: schedule.submit(
+            partial(
+                reader.list, Kind.POD, namespace=None, fields={"spec.nodeName": problem.machine}
+            )
+        )
+        for problem in problems
+    }
+    return _EvidenceReads(warnings, scaler_events, scaler_status, gpu_pods)
+
+
+def _unplaced_training_pods(work: TrainingWork, pods: ListRead) -> bool:
+    """Some training pod the scheduler marked as one it could not place: an autoscaler may
+    have said whether a machine comes for it."""
+    if not isinstance(pods, Listed):
+        return False
+    return any(
+        scheduler_verdict(p) is not None and work.job_of(p) is not None
+        for p in o.remaining(pods.items)
     )
 
 

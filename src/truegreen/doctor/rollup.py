@@ -46,7 +46,12 @@ ROOT_CAUSE_CHECKS = frozenset(
     {CheckId.CREDENTIALS, CheckId.IMAGE_PULL, CheckId.STORAGE, CheckId.QUEUE, CheckId.ADMISSION}
 )
 WAIT_FOR_RUNNING_JOB = frozenset(
-    {"capacity.held-by-running-job", "admission.quota-held-by-running-job", "queue.held"}
+    {
+        "capacity.held-by-running-job",
+        "admission.quota-held-by-running-job",
+        "capacity.machine-coming",
+        "queue.held",
+    }
 )
 # No read could be made at all: the cluster was not reached, or no login was made or accepted.
 NOTHING_READ = frozenset({"cluster-unreachable", "cluster-login-failed", "cluster-login-refused"})

@@ -409,9 +409,10 @@ def cluster_usage(read: FoldRead) -> ClusterUsage | CantRead:
 FIT_FIELDS = {
     "metadata": ("name", "labels"),
     "spec": ("unschedulable", "taints"),
-    "status": ("allocatable",),
+    "status": ("capacity", "allocatable"),
 }
-"""What the fit reads of a machine (fit.py: exclusion and machine_room)."""
+"""What the fit reads of a machine (fit.py: exclusion and machine_room; gpu_supply.py compares
+a GPU machine's capacity with its allocatable)."""
 
 
 def machines_for_fit(nodes: ListRead) -> ListRead:

@@ -304,6 +304,12 @@ WORDING: Final[dict[str, Wording]] = {
         "See why with {command}; usually no machine has room for it, so free some capacity "
         "or add a machine.",
     ),
+    "workloads.no-shared-memory": Wording(
+        "The training job {job} has the container default of 64 MiB of shared memory, too "
+        "little for its programs ({signal}): they stop with a bus error when it fills.",
+        "Give its programs a memory-backed /dev/shm in the job's settings (the details show "
+        "the lines to add).",
+    ),
     "workloads.job-paused": Wording(
         "The training job {job} is paused, and nothing will start it.",
         "If nobody paused it on purpose, start it with {command}.",
@@ -376,6 +382,36 @@ WORDING: Final[dict[str, Wording]] = {
     "capacity.unschedulable": Wording(
         "The cluster found no machine for {what}: {reasons}.",
         "{todo}; {command} shows the cluster's own words.",
+    ),
+    "capacity.gpu-software-down": Wording(
+        "The GPU software on {machines} is not running, so its {count} GPUs can't be used.",
+        "Look at the GPU software on {machines} (the driver, the container toolkit and the "
+        "device plugin must all run; {command} shows their state).",
+    ),
+    "capacity.gpus-unhealthy": Wording(
+        "Only {usable} of the {count} GPUs on {machines} can be used: the others are reported "
+        "unhealthy.",
+        "Look at the GPUs of {machines} ({command} shows the GPU software there); the machine "
+        "may need a restart or a repair.",
+    ),
+    "capacity.no-such-gpu": Wording(
+        "No machine offers {asked}, which the training job asks for; the machines offer {offered}.",
+        "Ask for {offered} in the job's settings, or ask your cluster admin to offer {asked} "
+        "(how the GPUs are split, MIG).",
+    ),
+    "capacity.machine-coming": Wording(
+        "A machine is being added for the training job {job}: {how}.",
+        "Nothing to do: the job starts once the machine is ready (a few minutes).",
+    ),
+    "capacity.no-machine-can-be-added": Wording(
+        "No machine can be added for {what}: {why}.",
+        "Raise the machine groups' limits, ask for less, or free room; {command} shows the "
+        "autoscaler's own words.",
+    ),
+    "capacity.autoscaler-unhealthy": Wording(
+        "The cluster's autoscaler says it is unhealthy, so it may not add machines for waiting "
+        "training.",
+        "Ask your cluster admin to look at the autoscaler ({command} shows its status).",
     ),
     "capacity.job-stuck": Wording(
         "A training job ({job}) has waited {age} for a machine, and free capacity doesn't "
@@ -491,6 +527,7 @@ _KIND_NOUNS = {
     Kind.SERVICE_ACCOUNT: "the environment's identities",
     Kind.PERSISTENT_VOLUME_CLAIM: "the dataset volumes",
     Kind.LIMIT_RANGE: "the default sizes",
+    Kind.CONFIG_MAP: "the autoscaler's status",
     Kind.DEPLOYMENT: "the workloads",
     Kind.STATEFUL_SET: "the workloads",
     Kind.DAEMON_SET: "the workloads",

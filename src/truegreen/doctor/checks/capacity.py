@@ -10,6 +10,15 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ReadFailure
+from truegreen.doctor.autoscaling import (
+    STATUS_CONFIG_MAP,
+    AutoscalerWord,
+    Word,
+    autoscaler_health,
+    autoscaler_words,
+    plain_adding,
+    plain_cannot_add,
+)
 from truegreen.doctor.checks.base import cant_check, finding
 from truegreen.doctor.checks.workloads import format_age
 from truegreen.doctor.environment import Environment
@@ -23,6 +32,15 @@ from truegreen.doctor.fit import (
     format_resources,
     machine_room,
     pod_requests,
+)
+from truegreen.doctor.gpu_supply import (
+    GpuProblem,
+    Supply,
+    gpu_problems,
+    gpu_software_pods,
+    missing_gpu_resources,
+    offered_gpu_resources,
+    pod_state,
 )
 from truegreen.doctor.placement import Placement, PodGroup, place
 from truegreen.doctor.scheduler_words import first_todo, plain_reasons
@@ -273,12 +291,22 @@ def _arithmetic(env: Environment) -> list[Finding]:
     if isinstance(judged, list):
         return judged
     if judged.now.whole:
-        return _fits(judged)
-    for step in (_waits_for_running_jobs, _partly_fits, _blocked_by_other_work, _kept_out):
+        fits = _fits(judged)
+        return [*fits, *_gpu_warnings(env, fits[0])]
+    steps = (
+        _waits_for_running_jobs,
+        _partly_fits,
+        _gpus_unusable,
+        _blocked_by_other_work,
+        _kept_out,
+        _no_such_gpu,
+    )
+    for step in steps:
         found = step(judged)
         if found is not None:
-            return [found]
-    return [_too_large(judged)]
+            return [found, *_gpu_warnings(env, found)]
+    verdict = _too_large(judged)
+    return [verdict, *_gpu_warnings(env, verdict)]
 
 
 _EXPLAINS_A_WAIT_FOR_ROOM = frozenset(
@@ -306,7 +334,9 @@ def _training_pods(env: Environment) -> Sequence[KubeObject]:
 def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     """The scheduler's own verdict on the training pods it could not place is measured and wins:
     a reason other than room is a failure whatever placing shows; a lack of room alone goes with
-    placing's explanation (a wait, other work, the job's size) and adds its words to it."""
+    placing's explanation (a wait, other work, the job's size) and adds its words to it. What an
+    autoscaler said about those pods comes first: a machine on its way is a measured wait, and
+    one it cannot add is why they will not run."""
     verdicts = [
         (pod, verdict)
         for pod in o.remaining(_training_pods(env))
@@ -315,28 +345,121 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     if not verdicts:
         return findings
     lines = [f"scheduler on {v.pod}: {v.message}" for _, v in verdicts]
+    words = _autoscaler_words(env, [v.pod for _, v in verdicts])
+    adding = [w for w in words if w.word is Word.ADDING]
+    health = _autoscaler_health(env)
+    if adding:
+        return [
+            _machine_coming(env, adding, lines),
+            *(f for f in findings if f.status is not Status.OK and f.code not in _ROOM_CODES),
+        ]
+    cannot = [w for w in words if w.word is Word.CANNOT_ADD]
+    lines += [f"{w.source} on {w.pod}: {w.message}" for w in cannot] + health[1]
     if all(v.only_room for _, v in verdicts):
         for index, found in enumerate(findings):
-            if found.code in _EXPLAINS_A_WAIT_FOR_ROOM:
+            explained_by_wait = found.code == "capacity.held-by-running-job" or not cannot
+            if found.code in _EXPLAINS_A_WAIT_FOR_ROOM and explained_by_wait:
                 explained = replace(found, details=(*found.details, *lines))
-                return [*findings[:index], explained, *findings[index + 1 :]]
+                return [*findings[:index], explained, *findings[index + 1 :], *health[0]]
     pod, newest = max(verdicts, key=lambda pv: (str(o.created_at(pv[0]) or ""), pv[1].pod))
     job = training_owner(pod)
     of_job = [v for p, v in verdicts if training_owner(p) == job]
     count = len(of_job)
-    unschedulable = finding(
+    what = f"{count} program{'s' if count != 1 else ''} of the training job '{job}'"
+    command = env.settings.kubectl.here("describe", "pod", newest.pod)
+    measured = (
+        finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "capacity.no-machine-can-be-added",
+            details=lines,
+            objects=[f"Pod/{v.pod}" for _, v in verdicts],
+            what=what,
+            why=plain_cannot_add(cannot[0].message),
+            command=command,
+        )
+        if cannot
+        else finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "capacity.unschedulable",
+            details=lines,
+            objects=[f"Pod/{v.pod}" for _, v in verdicts],
+            what=what,
+            reasons=plain_reasons(newest),
+            todo=first_todo(of_job),
+            command=command,
+        )
+    )
+    return [measured, *(f for f in findings if f.status is not Status.OK), *health[0]]
+
+
+_ROOM_CODES = _EXPLAINS_A_WAIT_FOR_ROOM | {"capacity.unschedulable"}
+"""What a machine on its way answers: the room it brings is the room these lack."""
+
+
+def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerWord]:
+    """What the autoscalers said about these pods, newest per pod (their Events' reads that
+    failed are left out: the scheduler's own verdict still stands)."""
+    found: dict[str, AutoscalerWord] = {}
+    for read in env.autoscaler_events.values():
+        if isinstance(read, Listed):
+            for pod, word in autoscaler_words(read.items, pods, env.now).items():
+                kept = found.get(pod)
+                if kept is None or (word.at is not None and (kept.at is None or word.at > kept.at)):
+                    found[pod] = word
+    return sorted(found.values(), key=lambda w: w.pod)
+
+
+def _autoscaler_health(env: Environment) -> tuple[list[Finding], list[str]]:
+    """cluster-autoscaler's own health, when it says it is unhealthy: a finding; otherwise a
+    line for the details (or nothing where there is no cluster-autoscaler)."""
+    read = env.autoscaler_status
+    if read is None or (isinstance(read, CantRead) and read.is_measurement):
+        return [], []
+    if isinstance(read, CantRead):
+        return [], [f"the autoscaler's status could not be read: {read.reason}"]
+    health = autoscaler_health(read.obj)
+    if health.healthy is not False:
+        return [], [health.detail]
+    unhealthy = finding(
         CHECK,
         Status.FAIL,
         Basis.MEASURED,
-        "capacity.unschedulable",
-        details=lines,
-        objects=[f"Pod/{v.pod}" for _, v in verdicts],
-        what=f"{count} program{'s' if count != 1 else ''} of the training job '{job}'",
-        reasons=plain_reasons(newest),
-        todo=first_todo(of_job),
-        command=env.settings.kubectl.here("describe", "pod", newest.pod),
+        "capacity.autoscaler-unhealthy",
+        details=(health.detail,),
+        objects=(f"ConfigMap/{STATUS_CONFIG_MAP[0]}/{STATUS_CONFIG_MAP[1]}",),
+        command=env.settings.kubectl.cluster(
+            "-n", STATUS_CONFIG_MAP[0], "describe", "configmap", STATUS_CONFIG_MAP[1]
+        ),
     )
-    return [unschedulable, *(f for f in findings if f.status is not Status.OK)]
+    return [unhealthy], [health.detail]
+
+
+def _machine_coming(
+    env: Environment, adding: Sequence[AutoscalerWord], lines: list[str]
+) -> Finding:
+    first = adding[0]
+    return finding(
+        CHECK,
+        Status.WARN,
+        Basis.MEASURED,
+        "capacity.machine-coming",
+        details=[*lines, *(f"{w.source} on {w.pod}: {w.message}" for w in adding)],
+        objects=[f"Pod/{w.pod}" for w in adding],
+        job=f"'{_job_of_pod(env, first.pod)}'",
+        how=plain_adding(first),
+    )
+
+
+def _job_of_pod(env: Environment, pod_name: str) -> str:
+    """The training job of the namespace's pod named `pod_name`."""
+    for pod in _training_pods(env):
+        if o.name_of(pod) == pod_name:
+            return training_owner(pod) or pod_name
+    return pod_name
 
 
 def _prepare(env: Environment) -> _Judged | list[Finding]:
@@ -561,6 +684,104 @@ def _kept_out(judged: _Judged) -> Finding | None:
         why=_exclusion_words(kept),
         todo=_exclusion_remedy(judged.env, kept),
     )
+
+
+def _gpu_problems(env: Environment) -> list[GpuProblem]:
+    return gpu_problems(env.nodes.items) if isinstance(env.nodes, Listed) else []
+
+
+def _gpu_problem_finding(
+    env: Environment, problems: Sequence[GpuProblem], status: Status
+) -> Finding:
+    """One finding for the GPU machines whose GPUs cannot all be used, with the state of each
+    one's GPU software where its pods were read."""
+    first = problems[0]
+    details = [
+        f"{p.machine} ({p.signal}): {p.resource} allocatable {p.offered} of {p.expected}"
+        for p in problems
+    ]
+    for problem in problems:
+        read = env.gpu_machine_pods.get(problem.machine)
+        if isinstance(read, Listed):
+            details += [
+                f"{o.ref(pod)} on {problem.machine}: {pod_state(pod)}"
+                for pod in gpu_software_pods(read.items)
+            ]
+        elif isinstance(read, CantRead):
+            details.append(f"the pods on {problem.machine} could not be read: {read.reason}")
+    names = _and([p.machine for p in problems])
+    down = first.supply is Supply.NOT_RUNNING
+    return finding(
+        CHECK,
+        status,
+        Basis.MEASURED,
+        "capacity.gpu-software-down" if down else "capacity.gpus-unhealthy",
+        details=details,
+        objects=[f"Node/{p.machine}" for p in problems],
+        machines=names,
+        count=str(first.expected),
+        usable=str(first.offered),
+        command=env.settings.kubectl.cluster(
+            "get", "pods", "-A", "--field-selector", f"spec.nodeName={first.machine}"
+        ),
+    )
+
+
+def _gpus_unusable(judged: _Judged) -> Finding | None:
+    """The job would fit were the GPU machines' GPUs all usable: the GPU software that is not
+    running (or the unhealthy GPUs) is why it does not."""
+    problems = _gpu_problems(judged.env)
+    if not problems:
+        return None
+    restored = dict(judged.rooms)
+    for problem in problems:
+        room = restored.get(problem.machine)
+        if room is not None:
+            allocatable = room.allocatable.replaced(
+                Resources.of({problem.resource: problem.expected}), [problem.resource]
+            )
+            restored[problem.machine] = replace(room, allocatable=allocatable)
+    emptied = {name: room.emptied() for name, room in restored.items()}
+    if not place(judged.pod_groups, restored).whole and not place(judged.pod_groups, emptied).whole:
+        return None
+    return _gpu_problem_finding(judged.env, problems, Status.FAIL)
+
+
+def _no_such_gpu(judged: _Judged) -> Finding | None:
+    """The job asks for a GPU resource no machine offers while others are offered: a full GPU
+    where the machines offer MIG slices, or the reverse."""
+    if not isinstance(judged.env.nodes, Listed):
+        return None
+    nodes = judged.env.nodes.items
+    asked = {name for g in judged.pod_groups for name in g.requests.names}
+    missing = missing_gpu_resources(asked, nodes)
+    offered = offered_gpu_resources(nodes)
+    if not missing or not offered:
+        return None
+    return finding(
+        CHECK,
+        Status.FAIL,
+        Basis.MEASURED,
+        "capacity.no-such-gpu",
+        details=[*judged.details, f"asked: {', '.join(missing)}; offered: {', '.join(offered)}"],
+        objects=judged.objects,
+        asked=_and(missing),
+        offered=_and(offered),
+    )
+
+
+def _gpu_warnings(env: Environment, verdict: Finding) -> list[Finding]:
+    """GPU machines whose GPUs cannot all be used, where the verdict does not already say so:
+    a warning (the job may fit without them, but the cluster has less than it should)."""
+    if verdict.code in ("capacity.gpu-software-down", "capacity.gpus-unhealthy"):
+        return []
+    problems = _gpu_problems(env)
+    if not problems:
+        return []
+    by_supply: dict[Supply, list[GpuProblem]] = {}
+    for problem in problems:
+        by_supply.setdefault(problem.supply, []).append(problem)
+    return [_gpu_problem_finding(env, group, Status.WARN) for group in by_supply.values()]
 
 
 def _too_large(judged: _Judged) -> Finding:

@@ -12,7 +12,8 @@ from truegreen.doctor.checks.base import cant_check, finding, ok, workloads_of
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.evidence import Ending, job_failure
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.training import training_owner
+from truegreen.doctor.runtime_needs import SHM_FIX, SHM_PATH, shared_memory_needs
+from truegreen.doctor.training import TrainingJob, training_owner
 from truegreen.kubectl import Kubectl
 from truegreen.rollout import rollout_status
 
@@ -254,6 +255,34 @@ _ENDING_CODES = {
 }
 
 
+def _shared_memory(env: Environment, job: TrainingJob) -> list[Finding]:
+    """The judged job's programs that need a memory-backed /dev/shm and have the runtime's
+    64 MiB: a warning with the lines that fix it."""
+    needs = shared_memory_needs(job)
+    if not needs:
+        return []
+    first = needs[0]
+    return [
+        finding(
+            CHECK,
+            Status.WARN,
+            Basis.INFERRED,
+            "workloads.no-shared-memory",
+            details=[
+                *(
+                    f"{job.ref} {n.pod_set} container {n.container}: {n.signal}, no emptyDir of "
+                    f"medium Memory at {SHM_PATH}"
+                    for n in needs
+                ),
+                f"fix: {SHM_FIX}",
+            ],
+            objects=[job.ref],
+            job=f"'{job.name}'",
+            signal=first.signal,
+        )
+    ]
+
+
 def _job_states(env: Environment) -> list[Finding]:
     """What the training jobs' own status says: a paused job nothing will start, one waiting
     for its queue or its manager, and the newest job's failure (its pods say how it ended).
@@ -310,6 +339,8 @@ def _job_states(env: Environment) -> list[Finding]:
             )
         )
     judged = work.judged
+    if judged is not None:
+        findings += _shared_memory(env, judged)
     if judged is not None and judged is not work.planned and judged.failed:
         pods = env.pods_of(judged)
         failure = job_failure(judged, pods)
