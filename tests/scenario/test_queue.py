@@ -222,6 +222,26 @@ def test_a_missing_local_queue_is_a_measured_failure(doctor: Doctor) -> None:
     assert result.exit_code == 2
 
 
+def test_an_older_job_held_for_a_missing_queue_never_starts_either(doctor: Doctor) -> None:
+    """Only the judged (newest) job's queue is judged whole; an older unfinished job held for a
+    LocalQueue that does not exist is a measured failure too."""
+
+    def older(now: datetime) -> list[Obj]:
+        job = training_job("train-040", now, gpus=1, age=timedelta(hours=2), finished=False)
+        return [kq.queued_job(job, "gone", "uid-train-040")]
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(said=kq.waiting(WAITING), extra=older))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [
+        ("queue.held", "warn", "measured"),
+        ("queue.missing", "fail", "measured"),
+    ]
+    assert "'train-040'" in _finding(report, "queue.missing")["headline"]
+    assert result.exit_code == 2
+
+
 @pytest.mark.parametrize(
     ("queue", "code", "why"),
     [

@@ -9,6 +9,7 @@ say is measured and wins; before Kueue has said anything, doctor assigns flavors
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ListRead, ReadFailure
 from truegreen.doctor import kueue as k
 from truegreen.doctor.checks.base import cant_check, finding
@@ -41,7 +42,37 @@ def check(env: Environment) -> list[Finding]:
     if job is None or reads is None:
         why = "no training job to judge" if job is None else "Kueue is not installed"
         return [_not_used(why)]
-    return [_judged(env, job, reads)]
+    return [_judged(env, job, reads), *_others_without_a_queue(env, job, reads)]
+
+
+def _others_without_a_queue(
+    env: Environment, judged: TrainingJob, reads: QueueReads
+) -> list[Finding]:
+    """The other unfinished jobs held for a LocalQueue that does not exist: they never start
+    either (only the judged job's queue is judged further)."""
+    if not isinstance(reads.local_queues, Listed):
+        return []
+    names = {o.name_of(q) for q in reads.local_queues.items}
+    return [
+        finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "queue.missing",
+            details=(f"{job.ref}: LocalQueue {job.queue} doesn't exist in {env.namespace}",),
+            objects=(job.ref,),
+            job=f"'{job.name}'",
+            queue=job.queue,
+            command=env.settings.kubectl.here("get", "localqueues"),
+        )
+        for job in env.work().jobs
+        if job is not judged
+        and job.queue
+        and job.suspended
+        and not job.finished
+        and not job.managed_by
+        and job.queue not in names
+    ]
 
 
 def _not_used(why: str) -> Finding:
