@@ -174,7 +174,7 @@ class Truegreen:
     @property
     def why(self) -> str:
         """The headline of a run that could not reach the cluster."""
-        assert self.report["headline"]["rule"] == "cluster-unreachable", self.report["headline"]
+        assert self.report["headline"]["rule"] == "nothing-read", self.report["headline"]
         assert self.result.exit_code == 3
         return str(self.report["headline"]["text"])
 

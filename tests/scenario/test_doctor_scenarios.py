@@ -163,7 +163,7 @@ def test_unreachable_cluster(doctor: Doctor) -> None:
     result = doctor.live("-o", "json")
     report = result.json()
     assert result.exit_code == 3
-    assert report["headline"]["rule"] == "cluster-unreachable"
+    assert report["headline"]["rule"] == "nothing-read"
     assert report["headline"]["text"] == (
         f"Couldn't reach the cluster at {doctor.server.url}: connection refused."
     )

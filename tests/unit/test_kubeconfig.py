@@ -12,7 +12,7 @@ from truegreen.cluster import kubeconfig
 from truegreen.cluster.credentials import Credential, StaticCredentials, TokenFileCredentials
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.errors import ConnectionSetupError, TruegreenError
+from truegreen.errors import ConnectionSetupError, TruegreenError, UsageError
 from truegreen.exitcodes import ExitCode
 from truegreen.http.tls import ClientCertificate, TlsSettings
 
@@ -100,10 +100,12 @@ def test_missing_file(tmp_path: Path) -> None:
         resolve(ConnectionSettings(kubeconfig=tmp_path / "absent"))
 
 
-def test_missing_context_lists_the_known_ones(tmp_path: Path) -> None:
+def test_missing_context_is_bad_usage_and_lists_the_known_ones(tmp_path: Path) -> None:
+    """A --context the kubeconfig lacks is a wrong flag value: exit 64, not 3."""
     path = _write(tmp_path / "kc", _config())
-    with pytest.raises(ConnectionSetupError) as caught:
+    with pytest.raises(UsageError) as caught:
         resolve(ConnectionSettings(kubeconfig=path, context="prod"))
+    assert caught.value.exit_code is ExitCode.USAGE
     assert caught.value.line() == (
         f"context 'prod' is not in kubeconfig {path}: it has ctx-a. "
         "pass one of those with --context"

@@ -27,7 +27,7 @@ from truegreen.cluster.credentials import (
     basic_authorization,
 )
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.errors import ConnectionSetupError
+from truegreen.errors import ConnectionSetupError, UsageError
 from truegreen.http.proxy import Proxy, ProxyUrlError, parse_proxy_url, proxy_from_environment
 from truegreen.http.tls import ClientCertificate, TlsSettings
 
@@ -73,7 +73,9 @@ def resolve(
     merged, current = _merge([(path, _load_file(path)) for path in paths])
     contexts = sorted(merged["contexts"])
     if settings.context is not None and settings.context not in contexts:
-        raise ConnectionSetupError(
+        # A --context the kubeconfig lacks is a wrong flag: bad usage (64), not "could not
+        # check" (kubectl says "context was not found for specified context" and exits 1).
+        raise UsageError(
             f"context {settings.context!r} is not in kubeconfig {source}",
             f"it has {', '.join(contexts) or 'no contexts'}",
             "pass one of those with --context",

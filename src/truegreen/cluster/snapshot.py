@@ -62,6 +62,7 @@ from truegreen.cluster.snapshot_reads import (
 )
 from truegreen.errors import UsageError
 from truegreen.yamlsafe import Document, Refusal
+from truegreen.yamlwords import plain
 
 FORMAT_VERSION = 1
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -316,6 +317,11 @@ class SnapshotReader:
                     for name in sorted(files)
                 ),
             )
+        if not os.path.lexists(path):
+            raise UsageError(
+                f"snapshot {path} does not exist",
+                todo="pass a folder or a .tar.gz file written by `truegreen snapshot`",
+            )
         if not path.is_dir():
             raise UsageError(
                 f"snapshot {path} is not a folder or a snapshot archive",
@@ -395,7 +401,7 @@ def _load_info(where: str, loaded: Document | Refusal | None) -> SnapshotInfo:
         )
     if isinstance(loaded, Refusal):
         what = "cannot be read" if loaded.problem.is_read else "is not valid YAML"
-        raise UsageError(f"snapshot {where} {what}", loaded.detail, "fix or re-take it")
+        raise UsageError(f"snapshot {where} {what}", plain(loaded.detail), "fix or re-take it")
     meta = loaded.data
     if not isinstance(meta, Mapping) or meta.get("truegreen_snapshot") != FORMAT_VERSION:
         raise UsageError(

@@ -59,7 +59,7 @@ NOTHING_READ = frozenset({"cluster-unreachable", "cluster-login-failed", "cluste
 NAMESPACE_CLOSED = frozenset({"admission.namespace-terminating", "admission.namespace-missing"})
 
 HEADLINE_RULES: tuple[HeadlineRule, ...] = (
-    HeadlineRule("cluster-unreachable", Status.UNKNOWN, codes=NOTHING_READ, every_check=True),
+    HeadlineRule("nothing-read", Status.UNKNOWN, codes=NOTHING_READ, every_check=True),
     HeadlineRule("namespace-closed", Status.FAIL, Basis.MEASURED, codes=NAMESPACE_CLOSED),
     HeadlineRule("root-cause-failure", Status.FAIL, Basis.MEASURED, checks=ROOT_CAUSE_CHECKS),
     HeadlineRule("measured-failure", Status.FAIL, Basis.MEASURED),

@@ -43,7 +43,8 @@ class SystemTaint(Struct, frozen=True):
     """The same for several: `are not ready`."""
     todo: str
     """What to do about it: `{names}` is filled with the machines' names, `{check}` with the
-    command that shows the machine's state."""
+    command that shows the machine's state (a closed machine's remedy, with its command, is
+    the capacity check's own)."""
 
 
 _DOWN = (
@@ -66,8 +67,8 @@ SYSTEM_TAINTS: dict[str, SystemTaint] = {
         MachineState.CLOSED,
         "is closed to new work",
         "are closed to new work",
-        "if the maintenance on {names} is done, open them to new work again with {uncordon} (an "
-        "administrator may have closed them on purpose)",
+        "ask whoever closed {names} whether the maintenance is done (an administrator closes "
+        "machines on purpose)",
     ),
     "node.kubernetes.io/memory-pressure": SystemTaint(
         MachineState.MEMORY_PRESSURE,

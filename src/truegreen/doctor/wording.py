@@ -488,6 +488,17 @@ WORDING: Final[dict[str, Wording]] = {
     "freshness.cant-read": Wording("Couldn't check image freshness: {why}.", "{remedy}"),
 }
 
+OFFLINE_REMEDY: Final = (
+    "The snapshot holds no answer from the cluster: take a new one with {snapshot} where the "
+    "cluster answers ({check} shows whether it does), and check that one."
+)
+"""What to do when a snapshot's cluster could not be read: no address can be fixed offline."""
+
+NOT_ASKED_HINTS: Final[dict[str, str]] = {
+    "credentials": "name the backend login with `--credentials-secret NAME:KEY1,KEY2` to check it",
+}
+"""How to ask for a check that was not asked for, by check id."""
+
 READ_REMEDIES: Final[dict[ReadFailure, str]] = {
     ReadFailure.UNAUTHORIZED: "Log in to the cluster anew and run again; {check} shows "
     "whether the login works.",

@@ -27,6 +27,7 @@ from truegreen.yamlsafe import (
     read_file,
     read_stream,
 )
+from truegreen.yamlwords import plain
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 STDIN = "-"
@@ -177,7 +178,7 @@ def _bad(
             f"`helm template {chart} | truegreen lint -`",
         )
     what = "duplicate key: " if refusal.problem is Problem.DUPLICATE_KEY else "not valid YAML: "
-    return BadInput(PARSE_ERROR.id, file, where, what + refusal.detail)
+    return BadInput(PARSE_ERROR.id, file, where, what + plain(refusal.detail))
 
 
 def _sources(text: str) -> list[tuple[int, str]]:

@@ -44,7 +44,7 @@ from truegreen.doctor.gpu_supply import (
 )
 from truegreen.doctor.placement import Placement, PodGroup, place
 from truegreen.doctor.scheduler_words import first_todo, plain_reasons
-from truegreen.doctor.taints import SYSTEM_TAINTS, system_taint
+from truegreen.doctor.taints import system_taint
 from truegreen.doctor.training import (
     JobSummary,
     PodSetSummary,
@@ -887,17 +887,23 @@ def _exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> st
     tainted: dict[str, list[str]] = {}
     for reason, names in excluded.items():
         taint = _TAINT.match(reason)
-        known = (
-            SYSTEM_TAINTS["node.kubernetes.io/unschedulable"]
+        key = (
+            "node.kubernetes.io/unschedulable"
             if reason == "cordoned"
-            else (system_taint(taint.group(1)) if taint is not None else None)
+            else (taint.group(1) if taint is not None else "")
         )
-        if known is not None:
+        known = system_taint(key)
+        if key == "node.kubernetes.io/unschedulable":
+            # An administrator closes a machine on purpose (a drain for maintenance).
+            steps.append(
+                f"if the maintenance on {_and(names)} is done, open them to new work again with "
+                f"{kubectl.cluster('uncordon', *names)} (an administrator may have closed them "
+                "on purpose)"
+            )
+        elif known is not None:
             steps.append(
                 known.todo.format(
-                    names=_and(names),
-                    check=kubectl.cluster("describe", "node", names[0]),
-                    uncordon=kubectl.cluster("uncordon", *names),
+                    names=_and(names), check=kubectl.cluster("describe", "node", names[0])
                 )
             )
         elif taint is not None:
@@ -912,7 +918,7 @@ def _exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> st
     for key, names in tainted.items():
         steps.append(
             f"let training jobs onto the reserved machines {_and(names)} in their settings, or, "
-            "if nothing else should have them to itself, lift the reservation with "
+            "if nobody reserved them on purpose, lift the reservation with "
             f"{kubectl.cluster('taint', 'nodes', *names, key + '-')}"
         )
     return sentence("; or ".join(dict.fromkeys(steps)))
