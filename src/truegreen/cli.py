@@ -1,9 +1,9 @@
 """The command line: parse arguments, call one function per command, render, exit.
 
 Nothing below this module prints or exits; expected errors arrive here as TruegreenError
-and leave as one plain line on stderr. The parser is the standard library's argparse, shaped
-to the contract click used to keep (no abbreviations, one-line usage errors, exit 64): click
-alone cost about 58 M instructions of start-up, argparse about 8.5 M.
+and leave as one plain line on stderr. The parser is the standard library's argparse, held to
+click's manners (no abbreviations, one-line usage errors, exit 64) without click's cost: click
+alone costs about 58 M instructions of start-up, argparse about 8.5 M.
 """
 
 import argparse
@@ -22,6 +22,7 @@ from truegreen import __version__
 from truegreen.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from truegreen.cluster.settings import ActAs
     from truegreen.console import Consoles
     from truegreen.failure import Failure
 
@@ -294,6 +295,35 @@ def _connection_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Do not verify the cluster's TLS certificate (prints a warning).",
     )
+    for flag, metavar, words in (
+        ("--as", "USER", "Act as this user (your login must be allowed to impersonate it)."),
+        ("--as-group", "GROUP", "Act as a member of this group too; repeat for several."),
+        ("--as-uid", "UID", "Act as the user with this UID."),
+    ):
+        parser.add_argument(flag, action=_ActAs, dest="act_as", metavar=metavar, help=words)
+
+
+class _ActAs(argparse.Action):
+    """`--as`, `--as-uid`, `--as-group`: one ActAs, each flag setting its part of it (every
+    `--as-group` adds a group), as kubectl's flags do."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        from msgspec.structs import replace
+
+        from truegreen.cluster.settings import ActAs
+
+        acting = getattr(namespace, self.dest, None) or ActAs()
+        if option_string == "--as-group":
+            acting = replace(acting, groups=(*acting.groups, values))
+        else:
+            acting = replace(acting, **{"user" if option_string == "--as" else "uid": values})
+        setattr(namespace, self.dest, acting)
 
 
 def _summary(doc: str, limit: int) -> str:
@@ -607,15 +637,17 @@ def _connection(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
 ) -> Any:
-    from truegreen.cluster.settings import ConnectionSettings
+    from truegreen.cluster.settings import ActAs, ConnectionSettings
 
     def warn(line: str) -> None:
         # The flag and the kubeconfig's insecure-skip-tls-verify both end up here, once.
         _warn(line)
 
+    acting = act_as or ActAs()
     return ConnectionSettings(
-        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, warn
+        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, warn, acting
     )
 
 
@@ -673,6 +705,7 @@ def doctor(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
     snapshot: Path | None,
     job_requests: str | None,
     job_file: Path | None,
@@ -694,7 +727,9 @@ def doctor(
 
     _loaded()
     request = DoctorRequest(
-        _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
+        _connection(
+            kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
+        ),
         snapshot,
         job_requests,
         credentials_secret,
@@ -754,6 +789,7 @@ def snapshot(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
     archive: Path | None,
     output_directory: Path | None,
     job_requests: str | None,
@@ -781,7 +817,9 @@ def snapshot(
             todo="choose one",
         )
     request = DoctorRequest(
-        _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
+        _connection(
+            kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
+        ),
         job_requests=job_requests,
         credentials_secret=credentials_secret,
         config=config,
@@ -971,6 +1009,7 @@ def refresh(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
     all_namespaces: bool,
     selector: str,
     mode: str,
@@ -1011,7 +1050,7 @@ def refresh(
     if registry_skip_tls_verify:
         _warn("not verifying registries' TLS certificates (--registry-skip-tls-verify)")
     connection = _connection(
-        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify
+        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
     )
     with LiveCluster.connect(connection) as cluster:
         settings = RefreshSettings(
@@ -1169,6 +1208,7 @@ def monitor(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
     job_requests: str | None,
     credentials_secret: str | None,
     config: Path | None,
@@ -1196,7 +1236,9 @@ def monitor(
     err = make_consoles(no_color).err
     request = MonitorRequest(
         DoctorRequest(
-            _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
+            _connection(
+                kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
+            ),
             job_requests=job_requests,
             credentials_secret=credentials_secret,
             config=config,

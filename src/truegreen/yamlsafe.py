@@ -201,11 +201,14 @@ def read_stream(stream: BinaryIO, limits: Limits = MANIFEST_LIMITS) -> str | Ref
 
 
 def load_all(
-    text: str, limits: Limits = MANIFEST_LIMITS, *, lines: bool = True
+    text: str, limits: Limits = MANIFEST_LIMITS, *, lines: bool = True, unique_keys: bool = True
 ) -> Iterator[Document | Refusal]:
-    """Every document of a YAML stream; a Refusal, last, where it stops being acceptable."""
+    """Every document of a YAML stream; a Refusal, last, where it stops being acceptable.
+
+    `unique_keys=False` takes a repeated key's last value, as go-yaml's lenient decoding does
+    (client-go reads a kubeconfig so), instead of refusing it."""
     loader = _Loader(text)
-    builder = _Builder(loader, limits, lines, "*" in text)
+    builder = _Builder(loader, limits, lines, "*" in text, unique_keys)
     try:
         while loader.check_node():
             root = loader.get_node()
@@ -252,12 +255,15 @@ class _Builder:
     """Per document: what a collection node built and how many nodes it counted."""
     lines: dict[int, int]
 
-    def __init__(self, loader: Any, limits: Limits, track_lines: bool, may_alias: bool) -> None:
+    def __init__(
+        self, loader: Any, limits: Limits, track_lines: bool, may_alias: bool, unique_keys: bool
+    ) -> None:
         self.loader = loader
         self.limits = limits
         self.track_lines = track_lines
         # Without a `*` in the text there is no alias, and no node needs remembering.
         self.may_alias = may_alias
+        self.unique_keys = unique_keys
         self.nodes = 0
         self.aliased = 0
 
@@ -309,7 +315,7 @@ class _Builder:
                 raise _refuse(
                     Problem.UNSUPPORTED, "a key is a list or a mapping", key_node
                 ) from None
-        if len(mapping) != len(node.value) - len(merged):
+        if self.unique_keys and len(mapping) != len(node.value) - len(merged):
             self._duplicate(node)
         if merged:
             mapping = {**self._merge(merged), **mapping}

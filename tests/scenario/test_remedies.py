@@ -307,7 +307,8 @@ def test_a_kubeconfig_error_with_json_is_still_one_document(tmp_path: Path) -> N
             "code": "setup-failed",
             "status": "unknown",
             "rule": "setup-failed",
-            "text": f"kubeconfig {kubeconfig} is not valid YAML at line 1",
+            "text": f"kubeconfig {kubeconfig} is not valid YAML at line 1: did not find "
+            "expected ',' or ']'",
             "remedy": "fix the file, or pass another with --kubeconfig",
         },
         "findings": [],
@@ -330,7 +331,9 @@ def test_refresh_with_a_broken_kubeconfig_and_json_is_one_document(tmp_path: Pat
     assert result.exit_code == 3
     document = result.json()
     assert document["exit_code"] == 3
-    assert document["headline"]["text"] == f"kubeconfig {kubeconfig} is not valid YAML at line 1"
+    assert document["headline"]["text"] == (
+        f"kubeconfig {kubeconfig} is not valid YAML at line 1: did not find expected ',' or ']'"
+    )
     assert document["workloads"] == []
 
 

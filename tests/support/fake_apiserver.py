@@ -32,13 +32,14 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | a custom resource (JobSet, TrainJob and its runtimes, Kubeflow's jobs, Ray's, LeaderWorkerSet, Kueue's kinds: `CUSTOM_RESOURCE_TYPES`) is served only once its group is installed (`install`): before, `/apis` does not list the group and its paths answer 404 `NotFound` `the server could not find the requested resource`; once installed, its list items keep their kind and apiVersion, and its list is a map written with its keys sorted (apiVersion, items, kind, metadata: the continue token after the items) | staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go (a path no CRD serves goes to the delegate's NotFound), staging/src/k8s.io/apiserver/pkg/server/mux/pathrecorder.go, staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresource/etcd.go (unstructured objects stored and served whole), staging/src/k8s.io/apimachinery/pkg/runtime/serializer/json/collections.go `streamingEncodeUnstructuredList` |
 | Kueue's kinds (LocalQueue, ClusterQueue, ResourceFlavor, Cohort, Workload, AdmissionCheck) are served at v1beta2 and v1beta1 (v1beta2 stored, and first in discovery's versions and `preferredVersion`), or at v1beta1 alone as releases before v0.15 do; a real server converts an object to the version asked for (Kueue's conversion webhook), the fake keeps each version's objects apart, so tests store an object in the version doctor reads | kubernetes-sigs/kueue config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml (and the others: `served: true` for both, `storage: true` for v1beta2), apis/kueue/v1beta2/doc.go, staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_discovery_controller.go (versions sorted by kube-aware version priority, the first preferred) |
 | old pods stay Terminating (deletionTimestamp, Running, old imageID) after the Deployment reports complete; its status counts non-terminating pods only; the status may lag the pods (`tests/support/rollout.py`) | kubernetes/kubectl#1628, kubernetes/kubernetes#110171, pkg/controller/deployment/sync.go `calculateStatus` |
-| answers framed as kube-apiserver 1.36 over Go 1.26's net/http sends them to a client that does not ask for gzip: compact JSON and a newline; an answer of at most 2048 bytes with `Content-Length`, a bigger one `Transfer-Encoding: chunked`; a list is written a piece at a time (`{`, each key, `:`, each value, `,`, each item, `]`, `}\n`), which Go's 2048-byte buffer turns into chunks: it fills to 2048 and sends that, and a write longer than an empty buffer goes out as one chunk of its own; a pod log flushes its headers first, so it is always chunked, written in 32 KiB reads. The fake never compresses (a real server gzips answers over 128 KiB to a client that sends `Accept-Encoding: gzip`, as kubectl does, and sends a gzip-accepting client a list under 128 KiB in one write) | Go src/net/http/server.go (`bufferBeforeChunkingSize`, `(*chunkWriter).writeHeader`: Content-Length only when the handler is done and the body fit, `(*response).finishRequest`), src/bufio/bufio.go `(*Writer).Write`; kubernetes/apimachinery v0.36.3 pkg/runtime/serializer/json/json.go `doEncode` (`json.NewEncoder(w).Encode`), collections.go `streamingEncodeList`; kubernetes/apiserver v0.36.3 pkg/features/kube_features.go (`StreamingCollectionEncodingToJSON` GA and locked on since 1.34), pkg/server/genericapiserver.go `NewDefaultAPIGroupInfo`, pkg/endpoints/handlers/responsewriters/writers.go `SerializeObject`, `deferredResponseWriter` (gzip above `defaultGzipThresholdBytes`), `StreamObject` (flush, then `io.Copy`) |
+| answers framed as kube-apiserver 1.36 over Go 1.26's net/http sends them to a client that does not ask for gzip: compact JSON and a newline; an answer of at most 2048 bytes with `Content-Length`, a bigger one `Transfer-Encoding: chunked`; a list is written a piece at a time (`{`, each key, `:`, each value, `,`, each item, `]`, `}\n`), which Go's 2048-byte buffer turns into chunks: it fills to 2048 and sends that, and a write longer than an empty buffer goes out as one chunk of its own; a pod log flushes its headers first, so it is always chunked, written in 32 KiB reads. To a client that sends `Accept-Encoding: gzip` (as kubectl does), an answer over 128 KiB is gzip-encoded at level 1 with `Content-Encoding: gzip` and `Vary: Accept-Encoding` (not a watch, not a log) | Go src/net/http/server.go (`bufferBeforeChunkingSize`, `(*chunkWriter).writeHeader`: Content-Length only when the handler is done and the body fit, `(*response).finishRequest`), src/bufio/bufio.go `(*Writer).Write`; kubernetes/apimachinery v0.36.3 pkg/runtime/serializer/json/json.go `doEncode` (`json.NewEncoder(w).Encode`), collections.go `streamingEncodeList`; kubernetes/apiserver v0.36.3 pkg/features/kube_features.go (`StreamingCollectionEncodingToJSON` GA and locked on since 1.34), pkg/server/genericapiserver.go `NewDefaultAPIGroupInfo`, pkg/endpoints/handlers/responsewriters/writers.go `SerializeObject`, `deferredResponseWriter` (gzip above `defaultGzipThresholdBytes`), compression.go (`gzipContentEncodingLevel = 1`, `ContentEncodingSupported`), `StreamObject` (flush, then `io.Copy`) |
 """
 
 from __future__ import annotations
 
 import base64
 import copy
+import gzip
 import json
 import re
 import socket
@@ -250,6 +251,29 @@ def framed(writes: Iterable[bytes], *, flushed: bool = False) -> Wire:
     return Wire("Transfer-Encoding: chunked", body + b"0\r\n\r\n")
 
 
+GZIP_THRESHOLD = 128 * 1024
+"""kube-apiserver gzips an answer larger than this to a client that asks (writers.go
+defaultGzipThresholdBytes), at level 1 (compression.go gzipContentEncodingLevel)."""
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    """Whether an Accept-Encoding value names gzip, as compression.go ContentEncodingSupported
+    reads it: comma-separated tokens, one of them `gzip` once trimmed."""
+    return any(token.strip() == "gzip" for token in accept_encoding.split(","))
+
+
+def answer_wire(writes: Iterable[bytes], gzipped: bool) -> tuple[Wire, dict[str, str]]:
+    """An answer's framing and the headers its encoding adds: gzip-encoded when the client
+    asked and the body passes the threshold (deferredResponseWriter.unbufferedWrite: then
+    `Content-Encoding: gzip` and `Vary: Accept-Encoding`), else the writes framed as they are."""
+    pieces = list(writes)
+    body = b"".join(pieces)
+    if not gzipped or len(body) <= GZIP_THRESHOLD:
+        return framed(pieces), {}
+    encoded = {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+    return framed([gzip.compress(body, compresslevel=1, mtime=0)]), encoded
+
+
 class CustomList(dict[str, Any]):
     """A custom resource's list: a map, written with its keys sorted."""
 
@@ -342,6 +366,20 @@ class RequestRecord:
 
 
 @dataclass(frozen=True)
+class HeardRequest:
+    """One request's method, path and every header line as sent (names lower-cased; a
+    repeated header, such as `Impersonate-Group`, once per line)."""
+
+    method: str
+    path: str
+    headers: tuple[tuple[str, str], ...]
+
+    def all(self, name: str) -> list[str]:
+        """Every value of header `name`, in the order sent."""
+        return [value for key, value in self.headers if key == name.lower()]
+
+
+@dataclass(frozen=True)
 class _Change:
     """One stored change, kept for watches: the object after it and before it."""
 
@@ -407,6 +445,8 @@ class FakeApiServer:
         self._compacted_before = 0
         self.faults: list[FaultRule] = []
         self.log: list[RequestRecord] = []
+        self.heard: list[HeardRequest] = []
+        """Every request's header lines, in arrival order (faults and watches included)."""
         self.patch_hooks: list[Callable[[FakeApiServer, str, JsonObject], None]] = []
         self.request_hooks: list[Callable[[FakeApiServer, str, str], None]] = []
         """Called with (server, method, path) before each request is answered: the rollout
@@ -431,7 +471,7 @@ class FakeApiServer:
         self.frozen = False
         """Frozen: every GET answer is encoded once and then served from those bytes, so that a
         benchmark measures its client and not this server (`freeze()`)."""
-        self._encoded: dict[tuple[str, str], tuple[int, Wire]] = {}
+        self._encoded: dict[tuple[str, str, bool], tuple[int, Wire, dict[str, str]]] = {}
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._served: tuple[ResourceType, ...] = ()
@@ -1656,6 +1696,9 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
+            lines = tuple((name.lower(), value) for name, value in self.headers.items())
+            with server._lock:
+                server.heard.append(HeardRequest(method, split.path, lines))
             rule = server._take_fault(method, split.path)
             self.arrival: int | None = None
             if rule is not None and self._inject(rule, method, split.path, query):
@@ -1666,11 +1709,12 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             if method == "GET" and query.get("watch") in ("1", "true"):
                 self._watch(split.path, query, record)
                 return
-            cache_key = (split.path, split.query)
+            gzipped = accepts_gzip(self.headers.get("Accept-Encoding", ""))
+            cache_key = (split.path, split.query, gzipped)
             cached = server._encoded.get(cache_key) if method == "GET" else None
             if cached is not None:
                 record(RequestRecord(method, split.path, query, cached[0]))
-                self._send_wire(cached[0], cached[1], {})
+                self._send_wire(cached[0], cached[1], cached[2])
                 return
             try:
                 status, payload, headers = server.handle(
@@ -1684,11 +1728,11 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 wire = framed(reads, flushed=True)
                 self._send_wire(status, wire, headers, content_type="text/plain")
                 return
-            wire = framed(_answer_writes(payload))
+            wire, encoded = answer_wire(_answer_writes(payload), gzipped)
             if server.frozen and method == "GET" and not headers:
-                server._encoded[cache_key] = (status, wire)
+                server._encoded[cache_key] = (status, wire, encoded)
             record(RequestRecord(method, split.path, query, status))
-            self._send_wire(status, wire, headers)
+            self._send_wire(status, wire, {**headers, **encoded})
 
         def _inject(
             self, rule: FaultRule, method: str, path: str, query: Mapping[str, str]
