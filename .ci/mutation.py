@@ -65,6 +65,7 @@ GATE_MODULES = [
     "src/truegreen/cluster/views.py",
     "src/truegreen/doctor/filters.py",
     "src/truegreen/doctor/devices.py",
+    "src/truegreen/doctor/kueue.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 # What the unit tests read besides the code: examples, docs and deploy/, CI's own files.

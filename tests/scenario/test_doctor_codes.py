@@ -384,7 +384,7 @@ COVERED_ELSEWHERE = (
         "storage.attached-elsewhere",  # test_evidence.py
         "workloads.last-job-out-of-memory",  # test_evidence.py
         "workloads.job-paused",  # test_evidence.py
-        "workloads.job-queued",  # test_evidence.py
+        "workloads.job-queued",  # test_queue.py (Kueue's objects unreadable)
         "workloads.last-job-evicted",  # test_evidence.py
         "workloads.last-job-failed",  # test_evidence.py
         "workloads.last-job-image",  # test_evidence.py
@@ -397,6 +397,21 @@ COVERED_ELSEWHERE = (
         "capacity.machine-coming",  # test_autoscaler.py
         "capacity.no-machine-can-be-added",  # test_autoscaler.py
         "capacity.autoscaler-unhealthy",  # test_autoscaler.py
+        # test_queue.py
+        "queue.not-used",
+        "queue.admitted",
+        "queue.fits",
+        "queue.fits-borrowing",
+        "queue.missing",
+        "queue.none-named",
+        "queue.inactive",
+        "queue.stopped",
+        "queue.not-allowed",
+        "queue.never-fits",
+        "queue.held",
+        "queue.check-pending",
+        "queue.check-rejected",
+        "queue.deactivated",
         "monitor-stale",  # the monitor's aged-out checks: test_watch.py, test_monitor_rules.py
     }
     | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}

@@ -64,6 +64,7 @@ def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
             "credentials",
             "image-pull",
             "storage",
+            "queue",
             "admission",
             "workloads",
             "capacity",
@@ -76,6 +77,7 @@ def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
             "credentials",
             "image-pull",
             "storage",
+            "queue",
             "admission",
             "workloads",
             "capacity",
@@ -170,6 +172,7 @@ def test_unreachable_cluster(doctor: Doctor) -> None:
         "credentials",
         "image-pull",
         "storage",
+        "queue",
         "admission",
         "workloads",
         "capacity",
@@ -204,7 +207,7 @@ def test_text_output_has_headline_remedy_also_and_coverage(doctor: Doctor) -> No
     )
     assert "Also:" in text
     assert text[-1] == (
-        "7 checks measured, 1 could not be checked "
+        "8 checks measured, 1 could not be checked "
         "(image-pull: no permission to read the stored logins)."
     )
 
@@ -245,7 +248,7 @@ def test_the_same_statement_is_one_finding_with_every_reason(doctor: Doctor) -> 
 
 
 def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Doctor) -> None:
-    """deploy/doctor: the namespace Role and the capacity ClusterRole, derived from requests.
+    """deploy/doctor: the namespace Role and the ClusterRoles, derived from requests.
 
     The unbound volume makes doctor read its storage class too, a pod holding room at a
     priority other than 0 its PriorityClasses, a crash-looping container makes the snapshot
@@ -254,6 +257,7 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     from tests.scenario.test_admission import webhook_behind
     from tests.support import rbac
     from tests.support.filter_objects import every_filter_read
+    from tests.support.kueue_objects import every_queue_read, handed_to_team_a
     from tests.support.scenarios import crash_looping_manager, job_pod, training_job
     from tests.support.training_kinds import ALL_GROUPS, every_training_read
 
@@ -272,14 +276,17 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
             job_pod(waiting, now, suffix="w", node_name=None, phase="Pending"),
         ]
 
-    doctor.server.install(*ALL_GROUPS)
+    doctor.server.install(*ALL_GROUPS, "kueue.x-k8s.io")
     doctor.load(build)
     doctor.server.add(*webhook_behind(ready=True), *every_training_read(datetime.now(UTC)))
-    doctor.server.add(*every_filter_read(datetime.now(UTC)))
+    doctor.server.add(*handed_to_team_a(every_filter_read(datetime.now(UTC))))
+    doctor.server.add(*every_queue_read(datetime.now(UTC)))
     doctor.live("-o", "json")
     paths = {r.path for r in doctor.server.requests()}
     assert "/api/v1/persistentvolumes/pvc-0a1b2c" in paths, "precondition: the volume read"
     assert "/apis/resource.k8s.io/v1/resourceclaims" in paths, "precondition: devices read"
+    assert "/apis/kueue.x-k8s.io/v1beta2/admissionchecks" in paths, "precondition: Kueue read"
+    assert "/apis/kueue.x-k8s.io/v1beta2/cohorts" in paths, "precondition"
     assert "/apis/kubeflow.org/v2beta1/namespaces/train/mpijobs" in paths, "precondition"
     assert "/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status" in paths
     assert "/apis/trainer.kubeflow.org/v1alpha1/namespaces/train/trainingruntimes/torch-local" in (
@@ -295,7 +302,7 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     assert namespaced == rbac.granted("doctor/role.yaml")
     assert cluster_wide == rbac.granted("doctor/clusterrole.yaml") | rbac.granted(
         "doctor/clusterrole-admission.yaml"
-    )
+    ) | rbac.granted("doctor/clusterrole-queue.yaml")
 
 
 @pytest.mark.parametrize(

@@ -19,8 +19,9 @@ SERVICES = {"workloads", "probes", "freshness", "image-pull", "storage"}
 OWNERS: list[tuple[str, set[str]]] = [
     (r"/deployments$|/statefulsets$|/daemonsets$", SERVICES),
     (r"/namespaces/train/jobs$", {"image-pull", "storage", "capacity"}),
-    # Which training kinds are served, and the scheduled jobs: where the next job comes from.
-    (r"^/apis$", {"image-pull", "storage", "capacity"}),
+    # Which training kinds are served, and the scheduled jobs: where the next job comes from;
+    # and whether Kueue is installed, so whether a queue holds the job.
+    (r"^/apis$", {"image-pull", "storage", "capacity", "queue"}),
     (r"/namespaces/train/cronjobs$", {"image-pull", "storage", "capacity"}),
     # The namespace's pods: any of them may hold a rule that keeps the job away (required
     # anti-affinity), and they count for the job's own placement rules.

@@ -258,6 +258,9 @@ def _write_private(path: Path, data: bytes) -> None:
 
 def _key_document(key: ReadKey) -> dict[str, Any]:
     document: dict[str, Any] = {"verb": key.verb, "resource": key.kind.plural}
+    if any(k is not key.kind and k.plural == key.kind.plural for k in Kind):
+        # One resource served at two versions (Kueue's v1beta2 and v1beta1): which one.
+        document["apiVersion"] = key.kind.spec.api_version
     document["namespace"] = key.namespace
     if key.name is not None:
         document["name"] = key.name

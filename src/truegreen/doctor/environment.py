@@ -30,6 +30,7 @@ from truegreen.doctor.autoscaling import AUTOSCALER_SOURCES, STATUS_CONFIG_MAP
 from truegreen.doctor.devices import DeviceReads, claim_refs, template_names
 from truegreen.doctor.evidence import scheduler_verdict
 from truegreen.doctor.gpu_supply import gpu_problems
+from truegreen.doctor.kueue import DEFAULT_QUEUE, GROUP, KueueKinds, kinds_served
 from truegreen.doctor.preemption import priorities_matter
 from truegreen.doctor.training import (
     TRAINING_KIND_NAMES,
@@ -106,6 +107,23 @@ class PodTemplate(Struct, frozen=True):
     spec: Mapping[str, Any]
 
 
+class QueueReads(Struct, frozen=True):
+    """Kueue's objects, read where Kueue is served and the judged job is handed to a queue."""
+
+    kinds: KueueKinds
+    """The version discovery chose (v1beta2, else v1beta1)."""
+    local_queues: ListRead
+    """The namespace's LocalQueues: the one the job names, or the default one."""
+    cluster_queues: ListRead = _NOT_READ
+    flavors: ListRead = _NOT_READ
+    workloads: ListRead = _NOT_READ
+    """The namespace's Workloads: the judged job's own, and those holding its queue's quota."""
+    cohorts: ListRead | None = None
+    """Read only where a ClusterQueue belongs to a cohort."""
+    admission_checks: ListRead | None = None
+    """Read only where a ClusterQueue names admission checks."""
+
+
 class Environment(Struct, frozen=True):
     """The reads doctor made of one namespace (and the cluster's machines)."""
 
@@ -154,6 +172,8 @@ class Environment(Struct, frozen=True):
     """The PersistentVolumes the judged job's bound claims are bound to, by name."""
     devices: DeviceReads | None = None
     """The device objects, read only when the judged job's pods claim devices."""
+    queue: QueueReads | None = None
+    """Kueue's objects; None where Kueue is not served or no training job is judged."""
 
     def namespace_labels(self) -> Mapping[str, str] | None:
         """The namespace's labels; None when the namespace could not be read."""
@@ -354,6 +374,7 @@ def gather(
         evidence = _evidence_reads(schedule, reader, namespace, work, pod_list, node_list)
         job_list = lists[Kind.JOB]
         job = work.judged
+        queue_start = _queue_start(schedule, reader, namespace, api_groups, job)
         trial = (
             schedule.submit(
                 partial(creator.create, Kind.POD, trial_pod(job), namespace=namespace, dry_run=True)
@@ -432,6 +453,9 @@ def gather(
             warning_events=None if evidence.warnings is None else evidence.warnings.result(),
             priority_classes=None if classes is None else classes.result(),
             **filter_reads(),
+            queue=None
+            if queue_start is None
+            else _queue_reads(schedule, reader, namespace, queue_start),
         )
 
 
@@ -459,6 +483,94 @@ def _training(
         shape(*planned_job, runtime_reads.get(runtime_of(planned_job[1]))) if planned_job else None
     )
     return training_work(lists, runtime_reads, planned)
+
+
+class _QueueStart(Struct, frozen=True):
+    """Kueue's reads sent first: the LocalQueues, and the rest when the job names a queue."""
+
+    kinds: KueueKinds
+    job: TrainingJob
+    local_queues: Pending[ListRead]
+    early: tuple[Pending[ListRead], Pending[ListRead], Pending[ListRead]] | None
+
+
+def _kueue_listing(
+    schedule: ReadSchedule, reader: ClusterReader, namespace: str, kind: Kind
+) -> Pending[ListRead]:
+    where = namespace if kind.namespaced else None
+    return schedule.submit(partial(reader.list, kind, namespace=where))
+
+
+def _queue_start(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    namespace: str,
+    api_groups: GetRead,
+    job: TrainingJob | None,
+) -> _QueueStart | None:
+    """Where discovery serves Kueue and a job is judged: the namespace's LocalQueues; with a
+    job that names its queue, the ClusterQueues, flavors and Workloads too, at once (they are
+    needed whatever the LocalQueues say). None: nothing of Kueue's is read."""
+    if not isinstance(api_groups, Got) or job is None:
+        return None
+    kinds = kinds_served(served_versions(api_groups.obj).get(GROUP, ()))
+    if kinds is None:
+        return None
+    listing = partial(_kueue_listing, schedule, reader, namespace)
+    local_queues = listing(kinds.local_queue)
+    early = (
+        (listing(kinds.cluster_queue), listing(kinds.resource_flavor), listing(kinds.workload))
+        if job.queue
+        else None
+    )
+    return _QueueStart(kinds, job, local_queues, early)
+
+
+def _queue_reads(
+    schedule: ReadSchedule, reader: ClusterReader, namespace: str, start: _QueueStart
+) -> QueueReads:
+    """Kueue's objects for the judged job. A job without a queue label needs more only where
+    the namespace has the LocalQueue `default` (Kueue hands it there), or while it is
+    suspended (Kueue may hold it without a queue); then the cohorts and admission checks
+    are read only where a ClusterQueue names them."""
+    listing = partial(_kueue_listing, schedule, reader, namespace)
+    kinds = start.kinds
+    queues = start.local_queues.result()
+    defaulted = isinstance(queues, Listed) and any(
+        o.name_of(q) == DEFAULT_QUEUE for q in queues.items
+    )
+    if start.early is None and not defaulted and not start.job.suspended:
+        return QueueReads(kinds, queues)
+    cluster, flavors, workloads = start.early or (
+        listing(kinds.cluster_queue),
+        listing(kinds.resource_flavor),
+        listing(kinds.workload),
+    )
+    cluster_queues = cluster.result()
+    specs = (
+        [o.mapping(q.get("spec")) for q in cluster_queues.items]
+        if isinstance(cluster_queues, Listed)
+        else []
+    )
+    cohorts = (
+        listing(kinds.cohort)
+        if any(s.get("cohortName") or s.get("cohort") for s in specs)
+        else None
+    )
+    checks = (
+        listing(kinds.admission_check)
+        if any(s.get("admissionChecks") or s.get("admissionChecksStrategy") for s in specs)
+        else None
+    )
+    return QueueReads(
+        kinds,
+        queues,
+        cluster_queues,
+        flavors.result(),
+        workloads.result(),
+        None if cohorts is None else cohorts.result(),
+        None if checks is None else checks.result(),
+    )
 
 
 class _EvidenceReads(Struct):

@@ -14,6 +14,7 @@ from truegreen.doctor.checks import (
     freshness,
     image_pull,
     probes,
+    queue,
     storage,
     workloads,
 )
@@ -28,6 +29,7 @@ CHECKS: tuple[tuple[CheckId, Check], ...] = (
     (CheckId.CREDENTIALS, credentials.check),
     (CheckId.IMAGE_PULL, image_pull.check),
     (CheckId.STORAGE, storage.check),
+    (CheckId.QUEUE, queue.check),
     (CheckId.ADMISSION, admission.check),
     (CheckId.WORKLOADS, workloads.check),
     (CheckId.CAPACITY, capacity.check),

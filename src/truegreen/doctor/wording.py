@@ -125,6 +125,67 @@ WORDING: Final[dict[str, Wording]] = {
         "See why with {command}, and ask your cluster admin about the storage.",
     ),
     "storage.cant-read": Wording("Couldn't check the dataset volumes: {why}.", "{remedy}"),
+    # -- queue ----------------------------------------------------------------------------
+    "queue.not-used": Wording("Training jobs here start without waiting in a queue.", ""),
+    "queue.admitted": Wording("The queue '{queue}' has let the training job {job} start.", ""),
+    "queue.fits": Wording("The queue '{queue}' has room for the training job {job}.", ""),
+    "queue.fits-borrowing": Wording(
+        "The queue '{queue}' has room for the training job {job} by borrowing quota that the "
+        "queues of '{cohort}' share and do not use now.",
+        "",
+    ),
+    "queue.missing": Wording(
+        "The training job {job} waits for the queue '{queue}', which doesn't exist: it will "
+        "never start.",
+        "Create the queue '{queue}' here, or hand the job to a queue that exists ({command} "
+        "lists them).",
+    ),
+    "queue.none-named": Wording(
+        "The queue system holds the training job {job}, which names no queue: it will never start.",
+        "Hand it to a queue with `kueue.x-k8s.io/queue-name: NAME` in its settings; {command} "
+        "lists the queues.",
+    ),
+    "queue.inactive": Wording(
+        "The queue '{queue}' can't let the training job {job} start: {why}.",
+        "Ask your cluster admin to fix the shared queue '{cluster_queue}'; {command} shows why.",
+    ),
+    "queue.stopped": Wording(
+        "The queue '{queue}' is stopped, so the training job {job} can't start: {why}.",
+        "{todo}.",
+    ),
+    "queue.not-allowed": Wording(
+        "The queue '{queue}' feeds the shared queue '{cluster_queue}', which doesn't take work "
+        "from this environment: the training job {job} will never start.",
+        "Ask your cluster admin to open the shared queue '{cluster_queue}' to this environment; "
+        "{command} shows which environments it takes.",
+    ),
+    "queue.never-fits": Wording(
+        "The training job {job} can never start from the queue '{queue}': {why}.",
+        "{todo}; {command} shows what the queue offers.",
+    ),
+    "queue.held": Wording(
+        "The training job {job} waits in the queue '{queue}': its quota of {resources} is in "
+        "use by {holders}{position}.",
+        "Nothing to do but wait for {holders} to finish, or ask your cluster admin for more "
+        "quota in '{cluster_queue}' ({command} shows it).",
+    ),
+    "queue.check-pending": Wording(
+        "The training job {job} has its place in the queue '{queue}' and waits for the start "
+        "check '{step}'{does}: {message}.",
+        "Nothing to do while it waits; if it waits long, {command} shows the check's progress.",
+    ),
+    "queue.check-rejected": Wording(
+        "The start check '{step}'{does} of the queue '{queue}' turned the training job {job} "
+        "away: {message}.",
+        "Fix what the check names, then submit the job again; {command} shows the check.",
+    ),
+    "queue.deactivated": Wording(
+        "The queue turned the training job {job} off, so it will not start again: {message}.",
+        "Once the cause is fixed, turn it back on with {command}.",
+    ),
+    "queue.cant-read": Wording(
+        "Couldn't check whether the queue lets the training job start: {why}.", "{remedy}"
+    ),
     # -- admission ------------------------------------------------------------------------
     "admission.ok": Wording("New training work would be let in.", ""),
     "admission.pods-refused": Wording(
@@ -538,6 +599,18 @@ _KIND_NOUNS = {
     Kind.RESOURCE_CLAIM_TEMPLATE: "the device requests of the training jobs",
     Kind.RESOURCE_SLICE: "the devices the machines offer",
     Kind.DEVICE_CLASS: "the kinds of device",
+    Kind.LOCAL_QUEUE: "the queues",
+    Kind.LOCAL_QUEUE_V1BETA1: "the queues",
+    Kind.CLUSTER_QUEUE: "the shared queues",
+    Kind.CLUSTER_QUEUE_V1BETA1: "the shared queues",
+    Kind.RESOURCE_FLAVOR: "the queues' machine types",
+    Kind.RESOURCE_FLAVOR_V1BETA1: "the queues' machine types",
+    Kind.COHORT: "the groups of shared queues",
+    Kind.COHORT_V1BETA1: "the groups of shared queues",
+    Kind.WORKLOAD: "the queues' records of training jobs",
+    Kind.WORKLOAD_V1BETA1: "the queues' records of training jobs",
+    Kind.ADMISSION_CHECK: "the queues' start checks",
+    Kind.ADMISSION_CHECK_V1BETA1: "the queues' start checks",
     Kind.EVENT: "the activity log",
     Kind.NAMESPACE: "the environment's space",
     Kind.RESOURCE_QUOTA: "the usage limits",
