@@ -394,6 +394,10 @@ COVERED_ELSEWHERE = (
         "capacity.machine-coming",  # test_autoscaler.py
         "capacity.no-machine-can-be-added",  # test_autoscaler.py
         "capacity.autoscaler-unhealthy",  # test_autoscaler.py
+        "image-pull.image-missing",  # test_image_presence.py
+        "image-pull.login-refused",  # test_image_presence.py
+        "image-pull.login-needed",  # test_image_presence.py
+        "image-pull.image-unchecked",  # test_image_presence.py
         "monitor-stale",  # the monitor's aged-out checks: test_watch.py, test_monitor_rules.py
     }
     | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}

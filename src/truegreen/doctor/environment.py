@@ -29,6 +29,7 @@ from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
 from truegreen.doctor.autoscaling import AUTOSCALER_SOURCES, STATUS_CONFIG_MAP
 from truegreen.doctor.evidence import scheduler_verdict
 from truegreen.doctor.gpu_supply import gpu_problems
+from truegreen.doctor.image_presence import ImageRegistry, RegistryAnswers, wanted_lookups
 from truegreen.doctor.training import (
     TRAINING_KIND_NAMES,
     TrainingJob,
@@ -144,6 +145,9 @@ class Environment(Struct, frozen=True):
     warning_events: ListRead | None = None
     """The namespace's Warning Events, read only while some training job does not run whole
     (`training_not_running`): the controllers' own word on why."""
+    registry: RegistryAnswers | None = None
+    """The registries' answers about the images (`image_presence.wanted_lookups`); None when
+    they were not asked."""
 
     def namespace_labels(self) -> Mapping[str, str] | None:
         """The namespace's labels; None when the namespace could not be read."""
@@ -274,6 +278,7 @@ def gather(
     settings: DoctorSettings,
     creator: PodCreator | None = None,
     in_flight: int = IN_FLIGHT,
+    registry: ImageRegistry | None = None,
 ) -> Environment | Unreachable:
     """Make every read doctor needs, once. Stops at once if the cluster cannot be reached.
 
@@ -282,7 +287,8 @@ def gather(
     as soon as what it depends on is in: the gets that follow from the templates are made
     while the cluster's pods still stream. The reads, and their order, are the same for any
     `in_flight` (1 is one after another). The trial start is made only when asked for and
-    `creator` is given (never offline).
+    `creator` is given (never offline). `registry`, when given, is asked about the images
+    once the logins they need are in, while the last reads are still out.
     """
     first = reader.list(Kind.DEPLOYMENT, namespace=namespace)
     if isinstance(first, CantRead) and (
@@ -379,11 +385,7 @@ def gather(
             for n in dict.fromkeys(storage_type_names)
         }
         accounts = results(service_accounts)
-        secret_names = [n for t in templates for n in o.pull_secret_names(t.spec)]
-        for read in accounts.values():
-            if isinstance(read, Got):
-                secret_names += o.pull_secret_names(read.obj)
-        secrets = get_each(Kind.SECRET, secret_names)
+        secrets = get_each(Kind.SECRET, pull_secret_names(templates, accounts))
         namespace_read = namespace_object.result()
         webhook_configurations = {kind: read.result() for kind, read in webhook_lists.items()}
         # A webhook's Service is looked up only once the webhooks pod creation calls are known.
@@ -405,6 +407,7 @@ def gather(
             for service in services
             if service is not None
         }
+        lookups = _ask_registry(schedule, registry, templates, accounts, secrets, job, node_list)
         return Environment(
             namespace=namespace,
             now=now,
@@ -433,7 +436,35 @@ def gather(
             if evidence.scaler_status is None
             else (evidence.scaler_status.result()),
             warning_events=None if evidence.warnings is None else evidence.warnings.result(),
+            registry=None if lookups is None else lookups.result(),
         )
+
+
+def pull_secret_names(templates: list[PodTemplate], accounts: Mapping[str, GetRead]) -> list[str]:
+    """The registry logins the templates name, and those of every service account read."""
+    names = [n for t in templates for n in o.pull_secret_names(t.spec)]
+    for read in accounts.values():
+        if isinstance(read, Got):
+            names += o.pull_secret_names(read.obj)
+    return names
+
+
+def _ask_registry(
+    schedule: ReadSchedule,
+    registry: ImageRegistry | None,
+    templates: list[PodTemplate],
+    accounts: Mapping[str, GetRead],
+    secrets: Mapping[str, Pending[GetRead]],
+    job: TrainingJob | None,
+    machines: ListRead,
+) -> Pending[RegistryAnswers] | None:
+    """The registry look-ups, sent once the logins they need are in; None when not asked."""
+    if registry is None:
+        return None
+    wanted = wanted_lookups(
+        templates, accounts, results(secrets), job.ref if job else None, machines
+    )
+    return schedule.submit(partial(registry.look_up, wanted))
 
 
 def _training(
