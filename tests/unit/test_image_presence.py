@@ -71,6 +71,7 @@ class _Template:
         ("reg?stry.example.com", "registry.example.com", True),
         ("other.example.com", "registry.example.com", False),
         ("docker.io", "docker.io", True),
+        ("registry.example.com:*", "registry.example.com:5000", False),  # no port globs
     ],
 )
 def test_a_login_applies_as_the_kubelet_matches_it(
@@ -110,6 +111,9 @@ def test_the_logins_a_kubelet_reads_and_the_registries_they_cover() -> None:
     assert registries_with_credentials(opaque) is None  # secrets.go reads only the two types
     garbled = {**_login("d", "ghcr.io").obj, "data": {".dockerconfigjson": "not base64!"}}
     assert registries_with_credentials(garbled) is None
+    value = _login("e", "ghcr.io").obj["data"][".dockerconfigjson"]
+    with_junk = {**_login("e", "ghcr.io").obj, "data": {".dockerconfigjson": f"!{value}"}}
+    assert registries_with_credentials(with_junk) is None, "base64 with junk is no login"
 
 
 def test_a_pod_sends_its_own_logins_and_its_account_s_only_when_it_names_none() -> None:
@@ -141,6 +145,7 @@ def test_a_pod_s_logins_are_complete_only_when_doctor_saw_every_one() -> None:
         False,
         {"ok": frozenset({"ghcr.io"})},
     )
+    assert logins.applying_to("ghcr.io") == ("ok",)
 
 
 def test_the_images_pulled_init_containers_first_each_once() -> None:
@@ -150,10 +155,10 @@ def test_the_images_pulled_init_containers_first_each_once() -> None:
             {"image": "local/tool:1", "imagePullPolicy": "Never"},
         ],
         "containers": [
-            {"image": "ghcr.io/team/app:1"},
-            {"image": "busybox:latest"},
             {"image": "Not An Image"},
             {"name": "no-image"},
+            {"image": "ghcr.io/team/app:1"},
+            {"image": "busybox:latest"},
         ],
     }
     assert pulled_images(spec) == ["docker.io/library/busybox:latest", "ghcr.io/team/app:1"]
@@ -169,6 +174,7 @@ def test_the_images_pulled_init_containers_first_each_once() -> None:
         ({"kubernetes.io/arch": "arm64"}, [_machine("amd64")], "linux/arm64"),
         ({}, [_machine("amd64", os_name=None)], "linux/amd64"),
         ({}, [_machine("amd64", os_name="windows")], "windows/amd64"),
+        ({"kubernetes.io/os": "windows"}, [_machine("amd64")], "windows/amd64"),
     ],
 )
 def test_the_platform_a_pod_runs_on(
@@ -176,25 +182,28 @@ def test_the_platform_a_pod_runs_on(
 ) -> None:
     spec = {"nodeSelector": selector} if selector else {}
     assert machine_platform(spec, Listed(tuple(machines))) == platform
-    assert machine_platform(spec, CantRead(ReadFailure.FORBIDDEN, "no")) == (
-        "linux/arm64" if selector else DEFAULT_PLATFORM
-    )
+    unread = machine_platform(spec, CantRead(ReadFailure.FORBIDDEN, "no"))
+    assert unread == (platform if selector else DEFAULT_PLATFORM)
 
 
 def test_one_look_up_per_image_and_logins_the_judged_job_s_first_with_its_platform() -> None:
     secrets = {"regcred": _login("regcred", "ghcr.io")}
     shared = {"imagePullSecrets": [{"name": "regcred"}], "containers": [{"image": "ghcr.io/a:1"}]}
+    job = {
+        "serviceAccountName": "trainer",
+        "containers": [{"image": "ghcr.io/a:1"}, {"image": "quay.io/t"}],
+    }
     templates = [
         _Template("Deployment/web", shared),
         _Template("Deployment/twin", shared),
-        _Template(
-            "Job/run-7", {"containers": [{"image": "ghcr.io/a:1"}, {"image": "ghcr.io/t:2"}]}
-        ),
+        _Template("Job/run-7", job),
     ]
-    wanted = wanted_lookups(templates, {}, secrets, "Job/run-7", Listed(()))
+    account = Got({"kind": "ServiceAccount", "imagePullSecrets": [{"name": "regcred"}]})
+    machines = Listed((_machine("arm64"),))
+    wanted = wanted_lookups(templates, {"trainer": account}, secrets, "Job/run-7", machines)
     assert wanted == [
-        ImageLookup("ghcr.io/a:1", (), DEFAULT_PLATFORM),
-        ImageLookup("ghcr.io/t:2", (), DEFAULT_PLATFORM),
+        ImageLookup("ghcr.io/a:1", ("regcred",), "linux/arm64"),  # the account's login
+        ImageLookup("quay.io/t:latest", (), "linux/arm64"),
         ImageLookup("ghcr.io/a:1", ("regcred",), None),
     ]
 
@@ -230,6 +239,12 @@ def test_the_image_of_an_index_for_a_platform(platform: str, digest: str | None)
     assert platform_manifest(INDEX, platform) == digest
 
 
+def test_an_arm64_image_with_no_variant_named_is_the_arm64_one() -> None:
+    arm = {"os": "linux", "architecture": "arm64", "variant": ""}
+    index = {"manifests": [{"digest": "sha256:a", "platform": arm}]}
+    assert platform_manifest(index, "linux/arm64") == "sha256:a"
+
+
 def test_the_platforms_an_index_offers() -> None:
     assert platforms_offered(INDEX) == ["linux/arm64", "linux/amd64", "linux/s390x"]
     assert platforms_offered({"manifests": "garbage"}) == []
@@ -239,6 +254,7 @@ def test_the_platforms_an_index_offers() -> None:
     ("manifest", "size"),
     [
         ({"layers": [{"size": 10}, {"size": 32}]}, (42, 2)),
+        ({"layers": [{"size": 0}, {"size": 5}]}, (5, 2)),  # an empty layer is a layer
         ({"layers": []}, (0, 0)),
         ({}, (0, 0)),
         ({"layers": [{"size": 10}, {}]}, None),
@@ -334,6 +350,8 @@ def test_only_an_answer_about_the_image_is_a_measurement() -> None:
         (1_000_000_000, "1.0 GB"),
         (999_999_999, "1000 MB"),
         (340_000_000, "340 MB"),
+        (100_000_000, "100 MB"),
+        (99_950_000, "100.0 MB"),
         (12_345_678, "12.3 MB"),
         (12_000, "12.0 kB"),
         (999, "999 bytes"),
