@@ -412,6 +412,10 @@ COVERED_ELSEWHERE = (
         "queue.check-pending",
         "queue.check-rejected",
         "queue.deactivated",
+        "image-pull.image-missing",  # test_image_presence.py
+        "image-pull.login-refused",  # test_image_presence.py
+        "image-pull.login-needed",  # test_image_presence.py
+        "image-pull.image-unchecked",  # test_image_presence.py
         "monitor-stale",  # the monitor's aged-out checks: test_watch.py, test_monitor_rules.py
     }
     | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}

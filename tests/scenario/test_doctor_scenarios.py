@@ -8,7 +8,12 @@ from typing import Any
 
 import pytest
 
-from tests.scenario.conftest import Doctor, without_connection_flags
+from tests.scenario.conftest import (
+    REGISTRY_NOT_ASKED,
+    REGISTRY_NOT_ASKED_TEXT,
+    Doctor,
+    without_connection_flags,
+)
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import Obj, healthy, missing_pull_credentials, pod_for, ts
 
@@ -84,7 +89,7 @@ def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
             "probes",
             "freshness",
         ],
-        "not_checked": [],
+        "not_checked": [REGISTRY_NOT_ASKED],
     }
 
 
@@ -153,7 +158,8 @@ def test_no_permission_for_machines_gives_an_honest_partial_answer(doctor: Docto
     assert statuses.pop("capacity") == {"unknown"}
     assert set(map(frozenset, statuses.values())) == {frozenset({"ok"})}
     assert report["coverage"]["not_checked"] == [
-        {"check": "capacity", "reason": "no permission to read the machines"}
+        REGISTRY_NOT_ASKED,
+        {"check": "capacity", "reason": "no permission to read the machines"},
     ]
 
 
@@ -208,7 +214,7 @@ def test_text_output_has_headline_remedy_also_and_coverage(doctor: Doctor) -> No
     assert "Also:" in text
     assert text[-1] == (
         "8 checks measured, 1 could not be checked "
-        "(image-pull: no permission to read the stored logins)."
+        f"(image-pull: no permission to read the stored logins). {REGISTRY_NOT_ASKED_TEXT}"
     )
 
 

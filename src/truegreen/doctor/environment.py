@@ -30,6 +30,7 @@ from truegreen.doctor.autoscaling import AUTOSCALER_SOURCES, STATUS_CONFIG_MAP
 from truegreen.doctor.devices import DeviceReads, claim_refs, template_names
 from truegreen.doctor.evidence import scheduler_verdict
 from truegreen.doctor.gpu_supply import gpu_problems
+from truegreen.doctor.image_presence import ImageRegistry, RegistryAnswers, wanted_lookups
 from truegreen.doctor.kueue import DEFAULT_QUEUE, GROUP, KueueKinds, kinds_served
 from truegreen.doctor.preemption import priorities_matter
 from truegreen.doctor.training import (
@@ -174,6 +175,9 @@ class Environment(Struct, frozen=True):
     """The device objects, read only when the judged job's pods claim devices."""
     queue: QueueReads | None = None
     """Kueue's objects; None where Kueue is not served or no training job is judged."""
+    registry: RegistryAnswers | None = None
+    """The registries' answers about the images (`image_presence.wanted_lookups`); None when
+    they were not asked."""
 
     def namespace_labels(self) -> Mapping[str, str] | None:
         """The namespace's labels; None when the namespace could not be read."""
@@ -304,6 +308,7 @@ def gather(
     settings: DoctorSettings,
     creator: PodCreator | None = None,
     in_flight: int = IN_FLIGHT,
+    registry: ImageRegistry | None = None,
 ) -> Environment | Unreachable:
     """Make every read doctor needs, once. Stops at once if the cluster cannot be reached.
 
@@ -312,7 +317,8 @@ def gather(
     as soon as what it depends on is in: the gets that follow from the templates are made
     while the cluster's pods still stream. The reads, and their order, are the same for any
     `in_flight` (1 is one after another). The trial start is made only when asked for and
-    `creator` is given (never offline).
+    `creator` is given (never offline). `registry`, when given, is asked about the images
+    once the logins they need are in, while the last reads are still out.
     """
     first = reader.list(Kind.DEPLOYMENT, namespace=namespace)
     if isinstance(first, CantRead) and (
@@ -412,17 +418,14 @@ def gather(
             api_groups,
         )
         accounts = results(service_accounts)
-        secret_names = [n for t in templates for n in o.pull_secret_names(t.spec)]
-        for read in accounts.values():
-            if isinstance(read, Got):
-                secret_names += o.pull_secret_names(read.obj)
-        secrets = get_each(Kind.SECRET, secret_names)
+        secrets = get_each(Kind.SECRET, pull_secret_names(templates, accounts))
         namespace_read = namespace_object.result()
         webhook_configurations = {kind: read.result() for kind, read in webhook_lists.items()}
         slices = _webhook_slices(schedule, reader, webhook_configurations, namespace_read, job)
         capacity = cluster_usage(usage.result())
         # Read only when the job's priority can change its verdict (doctor/preemption.py).
         classes = listing(Kind.PRIORITY_CLASS, None) if priorities_matter(capacity, job) else None
+        lookups = _ask_registry(schedule, registry, templates, accounts, secrets, job, node_list)
         return Environment(
             namespace=namespace,
             now=now,
@@ -456,7 +459,35 @@ def gather(
             queue=None
             if queue_start is None
             else _queue_reads(schedule, reader, namespace, queue_start),
+            registry=None if lookups is None else lookups.result(),
         )
+
+
+def pull_secret_names(templates: list[PodTemplate], accounts: Mapping[str, GetRead]) -> list[str]:
+    """The registry logins the templates name, and those of every service account read."""
+    names = [n for t in templates for n in o.pull_secret_names(t.spec)]
+    for read in accounts.values():
+        if isinstance(read, Got):
+            names += o.pull_secret_names(read.obj)
+    return names
+
+
+def _ask_registry(
+    schedule: ReadSchedule,
+    registry: ImageRegistry | None,
+    templates: list[PodTemplate],
+    accounts: Mapping[str, GetRead],
+    secrets: Mapping[str, Pending[GetRead]],
+    job: TrainingJob | None,
+    machines: ListRead,
+) -> Pending[RegistryAnswers] | None:
+    """The registry look-ups, sent once the logins they need are in; None when not asked."""
+    if registry is None:
+        return None
+    wanted = wanted_lookups(
+        templates, accounts, results(secrets), job.ref if job else None, machines
+    )
+    return schedule.submit(partial(registry.look_up, wanted))
 
 
 def _training(

@@ -98,6 +98,9 @@ class NotChecked(Struct, frozen=True):
     reason: str
     asked: bool = True
     """False for a check the operator did not ask for (credentials without a secret name)."""
+    part: str = ""
+    """The part of the check not asked for, when the rest of it ran (the registry look-ups of
+    image-pull with `--no-registry`); "" for the whole check."""
 
 
 class Report(Struct, frozen=True):
