@@ -689,6 +689,12 @@ def _doctor_arguments(parser: argparse.ArgumentParser) -> None:
         "nothing; needs create on pods).",
     )
     parser.add_argument(
+        "--no-registry",
+        action="store_true",
+        help="Do not ask the registries whether the images are there (they are asked with "
+        "the pods' own logins; a snapshot's recorded answers are used offline).",
+    )
+    parser.add_argument(
         "--watch",
         action="store_true",
         help="Keep the report on screen, redrawn when the cluster changes (Ctrl-C ends it and "
@@ -717,6 +723,7 @@ def doctor(
     credentials_secret: str | None,
     config: Path | None,
     admission_dry_run: bool,
+    no_registry: bool,
     watch: bool,
     namespaces: str | None,
     all_namespaces: bool,
@@ -752,6 +759,7 @@ def doctor(
         config,
         admission_dry_run,
         job_file,
+        no_registry,
     )
     if watch:
         if output == "json":
@@ -839,6 +847,11 @@ def _snapshot_arguments(parser: argparse.ArgumentParser) -> None:
         "--credentials-secret", metavar="NAME:KEY1,KEY2", help="Also save this read (names only)."
     )
     parser.add_argument("--config", type=_FILE, metavar="FILE", help="doctor's config.")
+    parser.add_argument(
+        "--no-registry",
+        action="store_true",
+        help="Do not ask the registries whether the images are there (nor save their answers).",
+    )
     _common_output(parser)
 
 
@@ -856,6 +869,7 @@ def snapshot(
     job_requests: str | None,
     credentials_secret: str | None,
     config: Path | None,
+    no_registry: bool,
     output: str,
     verbose: bool,
     no_color: bool,
@@ -884,6 +898,7 @@ def snapshot(
         job_requests=job_requests,
         credentials_secret=credentials_secret,
         config=config,
+        no_registry=no_registry,
     )
     target = SnapshotTarget(output_directory or archive, folder=output_directory is not None)
     consoles = _text_consoles(output, no_color)

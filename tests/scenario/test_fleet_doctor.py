@@ -59,7 +59,14 @@ def fleet(fake_api: FakeApiServer) -> FakeApiServer:
 
 def _doctor(kubeconfig: Path, *args: str) -> CliResult:
     return run_cli(
-        "doctor", "--kubeconfig", str(kubeconfig), "--request-timeout", "2", *CREDENTIALS, *args
+        "doctor",
+        "--kubeconfig",
+        str(kubeconfig),
+        "--request-timeout",
+        "2",
+        "--no-registry",
+        *CREDENTIALS,
+        *args,
     )
 
 

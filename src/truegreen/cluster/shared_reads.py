@@ -5,8 +5,8 @@ reads that do not belong to a checked namespace (the machines, the cluster's pod
 discovery, a webhook's Service in its own namespace, the autoscaler's status) give every
 namespace the same answer within a run, so the first namespace that asks makes the read and
 every other one is given its answer; one asked while it is under way waits for it. Reads of a
-checked namespace go straight through: they are that namespace's alone, and keeping them would
-hold every namespace's objects for the whole run.
+checked namespace go through that namespace's own reader: they are its alone, and keeping them
+would hold every namespace's objects for the whole run.
 """
 
 import threading
@@ -29,7 +29,8 @@ T = TypeVar("T", ListRead, GetRead, FoldRead)
 
 
 class SharedReads:
-    """A reader that makes each read outside `checked` once and shares its answer."""
+    """The answers of one run's reads outside its checked namespaces, each made once through
+    `reader`; `seen_by` gives each namespace a reader over them."""
 
     def __init__(self, reader: ClusterReader, checked: Collection[str]) -> None:
         self._reader = reader
@@ -39,16 +40,17 @@ class SharedReads:
         self.shared = 0
         """Reads answered from one already made (or under way)."""
 
-    @property
-    def namespace(self) -> str:
-        """The namespace the reader works on when none is named."""
-        return self._reader.namespace
+    def seen_by(self, own: ClusterReader) -> ClusterReader:
+        """A reader that makes the checked namespaces' reads through `own` and answers every
+        other read from this run's shared answers."""
+        return _Sharing(self, own)
 
-    def _own(self, namespace: str | None) -> bool:
+    def owns(self, namespace: str | None) -> bool:
+        """Whether a read in `namespace` belongs to a checked namespace (and is not shared)."""
         return namespace is not None and namespace in self._checked
 
-    def _once(self, key: ReadKey, fold: str, read: Callable[[], T]) -> T:
-        """`read`'s answer, made by the first caller with this key."""
+    def once(self, key: ReadKey, fold: str, read: Callable[[], T]) -> T:
+        """`read`'s answer, made by the first caller with this key (and fold name)."""
         with self._lock:
             pending: Pending[T] | None = self._answers.get((key, fold))
             if pending is not None:
@@ -66,6 +68,24 @@ class SharedReads:
         waiting._settle(answer, None)
         return answer
 
+    @property
+    def reader(self) -> ClusterReader:
+        """The reader the shared reads are made through."""
+        return self._reader
+
+
+class _Sharing:
+    """One namespace's reader: its own reads through `own`, the rest shared."""
+
+    def __init__(self, shared: SharedReads, own: ClusterReader) -> None:
+        self._shared = shared
+        self._own = own
+
+    @property
+    def namespace(self) -> str:
+        """The namespace the reader works on when none is named."""
+        return self._own.namespace
+
     def list(
         self,
         kind: Kind,
@@ -75,16 +95,15 @@ class SharedReads:
         fields: FieldSelector | None = None,
     ) -> ListRead:
         """The list, made once per run when it is outside the checked namespaces."""
-
-        def read() -> ListRead:
-            return self._reader.list(kind, namespace=namespace, labels=labels, fields=fields)
-
-        if self._own(namespace):
-            return read()
+        if self._shared.owns(namespace):
+            return self._own.list(kind, namespace=namespace, labels=labels, fields=fields)
         key = ReadKey(
             "list", kind, namespace, None, label_selector_text(labels), field_selector_text(fields)
         )
-        return self._once(key, "", read)
+        reader = self._shared.reader
+        return self._shared.once(
+            key, "", lambda: reader.list(kind, namespace=namespace, labels=labels, fields=fields)
+        )
 
     def fold(
         self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
@@ -92,21 +111,21 @@ class SharedReads:
         """The fold, made once per run (by its name) outside the checked namespaces: every
         namespace's fold of one name must keep the same things (the capacity fold keeps the
         pods of every checked namespace)."""
-
-        def read() -> FoldRead:
-            return self._reader.fold(kind, fold, namespace=namespace, fields=fields)
-
-        if self._own(namespace):
-            return read()
+        if self._shared.owns(namespace):
+            return self._own.fold(kind, fold, namespace=namespace, fields=fields)
         key = ReadKey("fold", kind, namespace, None, "", field_selector_text(fields))
-        return self._once(key, fold.name, read)
+        reader = self._shared.reader
+        return self._shared.once(
+            key, fold.name, lambda: reader.fold(kind, fold, namespace=namespace, fields=fields)
+        )
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
         """One object, read once per run when it is outside the checked namespaces."""
-
-        def read() -> GetRead:
-            return self._reader.get(kind, name, namespace=namespace)
-
-        if self._own(namespace):
-            return read()
-        return self._once(ReadKey("get", kind, namespace, name), "", read)
+        if self._shared.owns(namespace):
+            return self._own.get(kind, name, namespace=namespace)
+        reader = self._shared.reader
+        return self._shared.once(
+            ReadKey("get", kind, namespace, name),
+            "",
+            lambda: reader.get(kind, name, namespace=namespace),
+        )

@@ -9,6 +9,7 @@ every namespace then says so, without a read of its own.
 """
 
 import gc
+from collections.abc import Callable
 from datetime import datetime
 
 from msgspec import Struct
@@ -18,8 +19,9 @@ from truegreen.cluster import ClusterReader
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.shared_reads import SharedReads
 from truegreen.doctor.environment import DoctorSettings, PodCreator, Unreachable, gather
+from truegreen.doctor.image_presence import ImageRegistry
 from truegreen.doctor.rollup import Report, Verdict
-from truegreen.doctor.run import Where, report_of
+from truegreen.doctor.run import MONITOR_REGISTRY_OFF, RegistryOff, Where, report_of
 from truegreen.exitcodes import ExitCode
 
 _WORST_FIRST = {Verdict.NOT_READY: 0, Verdict.UNKNOWN: 1, Verdict.READY: 2}
@@ -62,6 +64,16 @@ class FleetReport(Struct, frozen=True):
         return sum(1 for entry in self.namespaces if entry.report.verdict is verdict)
 
 
+Registries = Callable[[ClusterReader], tuple[ClusterReader, ImageRegistry | RegistryOff]]
+"""Given the cluster's reader, one namespace's registry (or why none is asked) and the reader
+its own reads go through (one that keeps the registry logins it reads, for that registry)."""
+
+
+def no_registries(reader: ClusterReader) -> tuple[ClusterReader, ImageRegistry | RegistryOff]:
+    """No registry is asked in any namespace (the monitor's way)."""
+    return reader, MONITOR_REGISTRY_OFF
+
+
 def diagnose_fleet(
     reader: ClusterReader,
     namespaces: tuple[str, ...],
@@ -69,21 +81,25 @@ def diagnose_fleet(
     settings: DoctorSettings,
     where: Where,
     creator: PodCreator | None = None,
+    registries: Registries = no_registries,
 ) -> FleetReport:
     """Check each of `namespaces` with the reads doctor makes for one, sharing the reads
-    outside them; remedies name each namespace (`-n`), since it is not the context's."""
+    outside them; remedies name each namespace (`-n`), since it is not the context's. Each
+    namespace asks registries of its own: its logins are its own."""
     # Redacted once, then shared: every namespace is given the very same answer.
     shared = SharedReads(RedactingReader(reader), namespaces)
     fleet = replace(settings, fleet=namespaces)
-
     reports: list[NamespaceReport] = []
     unreachable: Unreachable | None = None
     for namespace in namespaces:
         own = replace(fleet, kubectl=replace(settings.kubectl, namespace=namespace))
-        gathered = unreachable or gather(shared, namespace, now, own, creator)
+        keeping, registry = registries(reader)
+        asked = None if isinstance(registry, RegistryOff) else registry
+        view = shared.seen_by(RedactingReader(keeping))
+        gathered = unreachable or gather(view, namespace, now, own, creator, registry=asked)
         if isinstance(gathered, Unreachable):
             unreachable = gathered
-        reports.append(NamespaceReport(namespace, report_of(gathered, own, where)))
+        reports.append(NamespaceReport(namespace, report_of(gathered, own, where, registry)))
         if len(reports) == 1:
             # The shared answers are all in and live for the run: the cyclic garbage collector
             # need not walk them again each time a namespace's objects come and go.

@@ -17,6 +17,11 @@ document, the shared failure document (docs/failure.schema.json) in this shape: 
 `internal-error` for 1) as headline code and rule, the reason as its text, and no findings.
 `objects` name what a finding looked at as `Kind/name`, or `Kind/namespace/name` for an object
 in another namespace than the one checked (a webhook's Service).
+A `not_checked` entry whose reason starts `not asked for:` is a check, or a part of one, the
+operator did not ask for (`credentials` without `--credentials-secret`; `image-pull`'s registry
+look-ups with `--no-registry`: that check is also in `checked` for the rest of it).
+In text, `--verbose` shows each finding's details: a finding that is not ok under its line,
+an ok one under its row of the checks table.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -167,6 +172,8 @@ def to_text(report: Report, *, verbose: bool, width: int | None = None) -> list[
                 lines.append(f"  {GLYPHS[finding.status]} {escape_markup(row)}")
             else:  # too narrow for the columns: the row's words, wrapped
                 lines += wrapped(f"  {GLYPHS[finding.status]} ", 4, row, width, 6)
+            if finding.status is Status.OK:  # a finding that is not ok showed them above
+                lines += _detail_lines(finding, 6, width, objects=False)
     return lines
 
 
@@ -176,9 +183,11 @@ def wrapped(prefix: str, taken: int, text: str, width: int | None, indent: int) 
     return [prefix + escape_markup(first), *(escape_markup(line) for line in rest)]
 
 
-def _detail_lines(finding: Finding, indent: int, width: int | None) -> list[str]:
+def _detail_lines(
+    finding: Finding, indent: int, width: int | None, *, objects: bool = True
+) -> list[str]:
     texts = [*finding.details]
-    if finding.objects:
+    if objects and finding.objects:
         texts.append(f"objects: {', '.join(finding.objects)}")
     lines = []
     for text in texts:
@@ -206,12 +215,16 @@ def coverage_line(report: Report) -> str:
         )
         text += f", {len(unknown)} could not be checked ({reasons})"
     text += "."
-    not_asked = [n.check.value for n in report.not_checked if not n.asked]
+    not_asked = [n for n in report.not_checked if not n.asked]
     if not_asked:
         from truegreen.doctor.wording import NOT_ASKED_HINTS
 
-        hints = [NOT_ASKED_HINTS[c] for c in not_asked if c in NOT_ASKED_HINTS]
-        text += f" Not asked for: {', '.join(not_asked)}" + (
-            f" ({'; '.join(hints)})." if hints else "."
-        )
+        # A part of a check is named with it; a whole check with how to ask for it.
+        named = [
+            f"{n.check.value} ({n.part or NOT_ASKED_HINTS[n.check.value]})"
+            if n.part or n.check.value in NOT_ASKED_HINTS
+            else n.check.value
+            for n in not_asked
+        ]
+        text += f" Not asked for: {'; '.join(named)}."
     return text
