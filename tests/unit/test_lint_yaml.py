@@ -148,7 +148,7 @@ def test_random_plain_scalars_are_what_kubectl_reads(tmp_path: Path) -> None:
     """Texts from the characters that decide a scalar's type, many at once through kubectl."""
     pick = random.Random(30)
     alphabet = "0123456789+-._eExXoObB:yYnN~T "
-    texts = set()
+    texts: set[str] = set()
     while len(texts) < 400:
         text = "".join(pick.choice(alphabet) for _ in range(pick.randint(1, 8))).strip()
         if text and text[0] not in "-:?" and not text.endswith(":") and ": " not in text:
