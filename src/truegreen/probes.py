@@ -16,7 +16,7 @@ from enum import StrEnum
 from typing import Any
 
 from msgspec import Struct, field
-from msgspec.structs import replace as msgspec_replace
+from msgspec.structs import replace
 
 from truegreen.lint.commands import always_succeeds
 from truegreen.lint.kinds import PodTemplate, Work, understand
@@ -466,7 +466,7 @@ def _model(obj: Mapping[str, Any], template: PodTemplate) -> WorkloadModel:
             if owner == model.name and not model.declares(name)
         )
         containers.append(
-            msgspec_replace(
+            replace(
                 model,
                 ports=model.ports + added,
                 ready_by_controller=model.name in template.ready_by_controller,

@@ -382,6 +382,21 @@ def test_a_parse_error_in_helm_output_names_its_template() -> None:
     ]
 
 
+def test_a_value_the_api_server_refuses_in_helm_output_names_its_template() -> None:
+    refused = "apiVersion: v1\nkind: ConfigMap\ndata:\n  ratio: .nan\n"
+    rendered = _helm_output() + f"---\n# Source: training/templates/config.yaml\n{refused}"
+    findings = run_cli("lint", "-", "-o", "json", stdin=rendered).json()["findings"]
+    assert [
+        (f["file"], f["line"], f["message"]) for f in findings if f["rule"] == "parse-error"
+    ] == [
+        (
+            "training/templates/config.yaml",
+            4,
+            "the API server cannot take it: json: unsupported value: NaN",
+        )
+    ]
+
+
 @pytest.mark.parametrize("kind", ["notes", "empty-folder", "other-yaml"])
 def test_nothing_to_check_is_said_plainly_and_exits_3(tmp_path: Path, kind: str) -> None:
     target = {

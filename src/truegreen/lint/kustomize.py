@@ -75,8 +75,9 @@ def lint_folder(
         if output is None:
             finding = BadInput(KUSTOMIZE_ERROR.id, _kustomization_file(folder), None, reason)
             return Built(folder, (finding,), built_with)
+        sources: dict[str, list[Manifest]] = {}
         items = tuple(
-            _from_origin(item, wrapper, limits)
+            _from_origin(item, wrapper, limits, sources)
             for item in load_text(folder, output, limits, folder)
         )
     return Built(folder, items, built_with)
@@ -160,7 +161,10 @@ def _bounded(
 
 
 def _from_origin(
-    item: Manifest | BadInput | Skipped, wrapper: str, limits: Limits
+    item: Manifest | BadInput | Skipped,
+    wrapper: str,
+    limits: Limits,
+    sources: dict[str, list[Manifest]],
 ) -> Manifest | BadInput | Skipped:
     """A built object located in the file it came from, its origin annotation removed."""
     if not isinstance(item, Manifest):
@@ -174,7 +178,9 @@ def _from_origin(
     if path is None:
         return item
     file = os.path.relpath(os.path.normpath(os.path.join(wrapper, path)))
-    return replace(item, file=file, lines=_source_lines(item, file, limits), offset=0)
+    if file not in sources:  # each source file read once, however many objects it holds
+        sources[file] = [m for m in load_file(file, limits).items if isinstance(m, Manifest)]
+    return replace(item, file=file, lines=_source_lines(item, sources[file]), offset=0)
 
 
 def _origin_path(origin: object) -> str | None:
@@ -189,29 +195,18 @@ def _origin_path(origin: object) -> str | None:
     return None
 
 
-def _source_lines(item: Manifest, file: str, limits: Limits) -> dict[int, int]:
+def _source_lines(item: Manifest, source: list[Manifest]) -> dict[int, int]:
     """The lines of the built object's mappings in its source file, where that file holds the
     same object and the same mapping (a container of the same name): a patch may have added
     what the source does not hold, and that has no line."""
-    source = _same_object(item.obj, file, limits)
-    if source is None:
-        return {}
     lines: dict[int, int] = {}
-    _match_lines(item.obj, source[0], source[1], lines)
-    return lines
-
-
-def _same_object(
-    obj: Mapping[str, Any], file: str, limits: Limits
-) -> tuple[Mapping[str, Any], Mapping[int, int]] | None:
-    for loaded in load_file(file, limits).items:
-        if (
-            isinstance(loaded, Manifest)
-            and loaded.obj.get("kind") == obj.get("kind")
-            and _name(loaded.obj) == _name(obj)
+    for original in source:
+        if original.obj.get("kind") == item.obj.get("kind") and _name(original.obj) == _name(
+            item.obj
         ):
-            return loaded.obj, loaded.lines
-    return None
+            _match_lines(item.obj, original.obj, original.lines, lines)
+            break
+    return lines
 
 
 def _name(obj: Mapping[str, Any]) -> object:

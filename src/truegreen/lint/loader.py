@@ -17,7 +17,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from msgspec import Struct, field
+from msgspec import Struct
 
 from truegreen.errors import UsageError
 from truegreen.lint.rules.inputs import (
@@ -201,7 +201,6 @@ class Loaded(Struct, frozen=True):
     items: tuple[Manifest | BadInput | Skipped, ...]
     text: str = ""
     """The text read (kept for stdin, where rendered lines are mapped back to templates)."""
-    sources: tuple[tuple[int, str], ...] = field(default_factory=tuple)
 
 
 def load_file(
@@ -222,7 +221,7 @@ def load_file(
             raise UsageError("cannot lint stdin", text.detail or "it could not be read")
         sources = _sources(text, charts or {})
         items = tuple(_load_text(STDIN_NAME, text, limits, sources, STDIN_NAME))
-        return Loaded(items, text, tuple(sources))
+        return Loaded(items, text)
     read = read_file(Path(file), limits)
     if isinstance(read, Refusal):
         return Loaded((BadInput(UNREADABLE_FILE.id, file, None, f"cannot be read: {read.detail}"),))
@@ -249,7 +248,7 @@ def _load_text(
         if offset:
             source = file.split("/templates/")[0]  # the chart, as its Services' source
         if loaded.problem is not None and _is_object(loaded.data):
-            yield _bad(name, text, loaded.problem, sources, previous_start - 1)
+            yield _classified(name, text, loaded.problem, file, offset)
             continue
         yield from _objects(file, loaded.data, loaded, offset, source, rendered=bool(offset))
 
@@ -259,10 +258,18 @@ def _bad(
 ) -> BadInput:
     line = refusal.line
     file, offset = _located(name, sources, previous, line) if line is not None else (name, 0)
-    where = None if line is None else line - offset
+    return _classified(name, text, refusal, file, offset)
+
+
+def _classified(name: str, text: str, refusal: Refusal, file: str, offset: int) -> BadInput:
+    """The finding for a document that cannot be checked: a template (Helm's or another
+    tool's) that was never rendered, or YAML the API server would refuse."""
+    where = None if refusal.line is None else refusal.line - offset
     if "{{" in text and "}}" in text and refusal.problem is not Problem.ALIASES:
         if _HELM_ACTION.search(text):
-            chart = "<chart>" if file == name else shlex.quote(file.split("/templates/")[0])
+            chart = (
+                "<chart>" if file == name else shlex.quote(file.split("/templates/", maxsplit=1)[0])
+            )
             return BadInput(
                 HELM_TEMPLATE.id,
                 file,

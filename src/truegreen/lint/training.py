@@ -107,11 +107,14 @@ def training_signal(container: Mapping[str, Any]) -> str | None:
     found = launcher([*_strings(container.get("command")), *_strings(container.get("args"))])
     if found is not None:
         return f"its command runs {found}"
-    names = [str(_mapping(e).get("name")) for e in container.get("env") or [] if _mapping(e)]
+    env = container.get("env")
+    names = (
+        [str(_mapping(e).get("name")) for e in env if _mapping(e)] if isinstance(env, list) else []
+    )
     for name in DISTRIBUTED_ENV:
         if name in names:
             return f"its env sets {name}"
     resource = gpus(container)
-    if resource is not None and not (container.get("ports") or []):
+    if resource is not None and not container.get("ports"):
         return f"it asks for {resource} and declares no port"
     return None
