@@ -622,14 +622,15 @@ spec:
 
 
 def _kustomized(root: Path) -> Path:
-    """base/ (a Deployment whose `worker` has no readiness probe) and overlay/ patching it."""
+    """base/ (a Deployment whose `worker` has no readiness probe) and overlay/ patching it and
+    renaming it (`namePrefix`: the built object is no longer named as in its source)."""
     (root / "base").mkdir(parents=True)
     (root / "base" / "deployment.yaml").write_text(BASE)
     (root / "base" / "kustomization.yaml").write_text("resources: [deployment.yaml]\n")
     (root / "overlay").mkdir()
     (root / "overlay" / "patch.yaml").write_text(PATCH)
     (root / "overlay" / "kustomization.yaml").write_text(
-        "resources: [../base]\npatches:\n- path: patch.yaml\n"
+        "namePrefix: prod-\nresources: [../base]\npatches:\n- path: patch.yaml\n"
     )
     return root / "overlay"
 

@@ -197,15 +197,16 @@ def _origin_path(origin: object) -> str | None:
 
 def _source_lines(item: Manifest, source: list[Manifest]) -> dict[int, int]:
     """The lines of the built object's mappings in its source file, where that file holds the
-    same object and the same mapping (a container of the same name): a patch may have added
-    what the source does not hold, and that has no line."""
+    same object (by kind and name, or the only one of its kind) and the same mapping (a
+    container of the same name): a patch may have added what the source does not hold, and
+    that has no line."""
     lines: dict[int, int] = {}
-    for original in source:
-        if original.obj.get("kind") == item.obj.get("kind") and _name(original.obj) == _name(
-            item.obj
-        ):
-            _match_lines(item.obj, original.obj, original.lines, lines)
-            break
+    same_kind = [m for m in source if m.obj.get("kind") == item.obj.get("kind")]
+    named = [m for m in same_kind if _name(m.obj) == _name(item.obj)]
+    # A namePrefix or nameSuffix renames the object; the only one of its kind is still it.
+    original = named[0] if named else same_kind[0] if len(same_kind) == 1 else None
+    if original is not None:
+        _match_lines(item.obj, original.obj, original.lines, lines)
     return lines
 
 
