@@ -876,3 +876,33 @@ def test_a_broken_document_leaves_the_file_s_other_documents_linted(tmp_path: Pa
         ("restart-probe-on-keep-running", 38 + 4),
     ]
     assert result.json()["objects"] == 2
+
+
+def test_json_files_are_read_the_same_way(tmp_path: Path) -> None:
+    """`kubectl get deploy -o json` writes a List; a package.json is no Kubernetes object."""
+    deployment = yaml.safe_load(INCIDENT.read_text().split("---\n")[1])
+    listed = {"apiVersion": "v1", "kind": "List", "items": [deployment]}
+    (tmp_path / "deployments.json").write_text(json.dumps(listed, indent=2))
+    (tmp_path / "package.json").write_text('{"name": "ui", "version": "1.0.0"}\n')
+    document = run_cli("lint", str(tmp_path), "-o", "json").json()
+    assert [(Path(f["file"]).name, f["rule"]) for f in document["findings"]] == [
+        ("deployments.json", "readiness-missing"),
+        ("deployments.json", "restart-probe-on-keep-running"),
+    ]
+    assert (document["objects"], document["not_objects"]) == (1, 1)
+
+
+def test_a_build_that_fails_loudly_is_told_by_its_last_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """200 kB of noise on stderr, then the error: only the last 64 KiB are kept, and the
+    finding gives the last line, cut at 500 characters."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "kustomization.yaml").write_text("resources: []\n")
+    noise = "yes noise | head -c 200000 >&2; echo >&2"
+    _fake_kubectl(tmp_path / "bin", f"{noise}; echo 'Error: no such base' >&2; exit 1")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    result = run_cli("lint", str(tmp_path / "app"), "-o", "json")
+    assert [f["message"] for f in result.json()["findings"]] == [
+        "kustomize could not build it: Error: no such base"
+    ]

@@ -207,3 +207,17 @@ def test_an_unknown_field_is_named_with_the_field_it_resembles() -> None:
         "unknown-field: container app has a field zzz, which Kubernetes does not know: the API "
         "server refuses the object, or drops the field."
     ]
+
+
+def test_a_startup_probe_holds_a_pod_not_ready_and_its_service_is_named() -> None:
+    startup = {"exec": {"command": ["cat", "/tmp/started"]}}
+    model = workload_model(workload("Pod", server(startupProbe=startup)))
+    assert model is not None
+    ((_, hit),) = evaluate(model, Context({"app": ("api",)}))
+    assert (hit.message, dict(hit.values)) == (
+        "container app serves port 8080 (http) with a startupProbe but no readinessProbe: "
+        "Service api routes to it, and the startupProbe holds it not Ready until it first passes "
+        "(and restarts the container when it fails), but after that nothing takes the container "
+        "out of its Service when it stops answering.",
+        {"port": "port 8080 (http)"},
+    )

@@ -558,3 +558,31 @@ def test_every_field_a_container_may_have_is_known() -> None:
     container: Obj = dict.fromkeys(CONTAINER_FIELDS) | {"name": "app"}
     container["readinessProbe"] = dict.fromkeys(PROBE_FIELDS) | {"tcpSocket": {"port": 1}}
     assert "unknown-field" not in [r for r, _ in hits(workload("Deployment", container))]
+
+
+def test_every_container_is_judged_for_readiness_whatever_the_ones_before_it() -> None:
+    """A startup-gated container, port or none, must not stop the others being looked at."""
+    obj = workload(
+        "Deployment",
+        server("a", startupProbe=STARTUP),
+        server("d", port=None, startupProbe=STARTUP),
+        server("b", 8081, "b"),
+        server("e", port=None),
+        server("c", 8082, "c", startupProbe=STARTUP),
+    )
+    assert sorted(hits(obj)) == [
+        ("readiness-missing", "b"),
+        ("readiness-missing-after-startup", "a"),
+        ("readiness-missing-after-startup", "c"),
+        ("readiness-missing-no-port", "e"),
+    ]
+
+
+def test_ignores_silence_nothing_when_they_are_not_honoured() -> None:
+    obj = workload("Deployment", server(), annotations={"truegreen.io/ignore": "readiness-missing"})
+    model = workload_model(obj)
+    assert model is not None
+    assert evaluate(model, Context()) == [], "precondition: the annotation is honoured"
+    assert [rule.id for rule, _ in evaluate(model, Context(), honour_ignores=False)] == [
+        "readiness-missing"
+    ]

@@ -29,6 +29,16 @@ LIVE = {"exec": {"command": ["cat", "/tmp/alive"]}}
         (["bash", "-c", "pip install -r req.txt && exec torchrun train.py"], "torchrun"),
         (["sh", "-xc", "set -e\ncd /work\nNCCL_DEBUG=INFO deepspeed train.py"], "deepspeed"),
         (["/bin/bash", "-lc", "env OMP=1 accelerate launch x.py"], "accelerate launch"),
+        (["mpirun", "-np", "2", "sh", "-c", "python train.py"], "mpirun"),
+        (["sh", "-c", "'torchrun' train.py"], "torchrun"),  # quotes are the shell's
+        (["sh", "-c", "NX=1 torchrun t.py"], "torchrun"),
+        (["sh", "-c", "A=1; torchrun t.py"], "torchrun"),  # an assignment alone, then the launcher
+        (["python", "-m", "torch.distributed.run"], "python -m torch.distributed.run"),
+        (["sh", "-c", "torchrun 'unbalanced"], "torchrun"),  # read as words all the same
+        (
+            ["sh", "-c", "cd /w; python -m torch.distributed.run --nnodes=2 t.py"],
+            "python -m torch.distributed.run",
+        ),
     ],
 )
 def test_a_launcher_in_the_command_is_found(words: list[str], found: str) -> None:

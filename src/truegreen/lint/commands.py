@@ -59,8 +59,7 @@ def _shell_script(arguments: list[str]) -> tuple[str, bool, bool] | None:
 
 def _tokens(script: str) -> list[str] | None:
     lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|<>()\n")
-    lexer.whitespace = " \t\r"
-    lexer.whitespace_split = True
+    lexer.whitespace = " \t\r"  # a newline ends a command, as `;` does
     try:
         return list(lexer)
     except ValueError:  # an unbalanced quote: the shell refuses the script
@@ -94,20 +93,19 @@ def _script_always_succeeds(script: str, errexit: bool, pipefail: bool) -> bool:
 
 
 def _and_or_always_succeeds(tokens: list[str], pipefail: bool) -> bool:
-    """`A && B || C`: left to right, each operator deciding whether the next pipeline runs."""
-    pipelines: list[tuple[str, list[str]]] = [("", [])]
+    """`A && B || C`: left to right, each operator deciding whether the next pipeline runs: the
+    first as if after `true &&`."""
+    pipelines: list[tuple[str, list[str]]] = [("&&", [])]
     for token in tokens:
         if token in _AND_OR:
             pipelines.append((token, []))
         else:
             pipelines[-1][1].append(token)
-    succeeds = False
-    for number, (operator, pipeline) in enumerate(pipelines):
+    succeeds = True
+    for operator, pipeline in pipelines:
         this = _pipeline_always_succeeds(pipeline, pipefail)
-        if number == 0 or operator == "&&":
-            succeeds = this and (succeeds or number == 0)
-        else:  # ||: runs only after a failure, and then decides
-            succeeds = succeeds or this
+        # `&&` runs it only after a success and its status decides; `||` only after a failure
+        succeeds = succeeds and this if operator == "&&" else succeeds or this
     return succeeds
 
 
@@ -126,10 +124,12 @@ def _simple_always_succeeds(command: list[str]) -> bool:
     words = _without_redirections(command)
     if words is None:
         return False
+    if not words:
+        return False
     while words and ("=" in words[0] or words[0] in _PREFIXES):
         words = words[1:]  # `VAR=x cmd`, `exec cmd`
     if not words:
-        return False
+        return True  # only assignments (or a bare `exec`): the shell exits 0
     name, arguments = _basename(words[0]), words[1:]
     if name in ("true", ":", "exit"):
         return arguments == [] or (name == "exit" and arguments == ["0"])

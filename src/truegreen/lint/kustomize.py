@@ -122,17 +122,18 @@ def _run(command: list[str], limits: Limits, seconds: float) -> tuple[str | None
 def _bounded(
     process: subprocess.Popen[bytes], max_bytes: int, seconds: float
 ) -> tuple[bytes, bytes, str]:
-    """Read stdout and stderr until the process ends, within the deadline and the byte caps;
-    a process past either is killed."""
+    """Read stdout and stderr until the process ends, within the deadline; stdout past its cap
+    kills the process, and of stderr only the last `_ERROR_BYTES` are kept (the error is said
+    last)."""
     assert process.stdout is not None
     assert process.stderr is not None
     deadline = time.monotonic() + seconds
-    chunks: dict[Any, list[bytes]] = {process.stdout: [], process.stderr: []}
-    sizes: dict[Any, int] = {process.stdout: 0, process.stderr: 0}
-    caps: dict[Any, int] = {process.stdout: max_bytes, process.stderr: _ERROR_BYTES}
+    out: list[bytes] = []
+    size = 0
+    err = bytearray()
     reason = ""
     with selectors.DefaultSelector() as selector:
-        for stream in chunks:
+        for stream in (process.stdout, process.stderr):
             selector.register(stream, selectors.EVENT_READ)
         while selector.get_map() and not reason:
             left = deadline - time.monotonic()
@@ -144,20 +145,21 @@ def _bounded(
                 if not data:
                     selector.unregister(key.fileobj)
                     continue
-                stream = key.fileobj
-                sizes[stream] += len(data)
-                if sizes[stream] > caps[stream]:
-                    if stream is process.stdout:
-                        reason = f"kustomize wrote more than {max_bytes:,} bytes"
-                        break
-                    continue  # stderr beyond its cap is dropped, not kept
-                chunks[stream].append(data)
+                if key.fileobj is process.stderr:
+                    err += data
+                    del err[:-_ERROR_BYTES]
+                    continue
+                size += len(data)
+                if size > max_bytes:
+                    reason = f"kustomize wrote more than {max_bytes:,} bytes"
+                    break
+                out.append(data)
     if reason:
         process.kill()
     process.wait()
     process.stdout.close()
     process.stderr.close()
-    return b"".join(chunks[process.stdout]), b"".join(chunks[process.stderr]), reason
+    return b"".join(out), bytes(err), reason
 
 
 def _from_origin(

@@ -49,8 +49,7 @@ def _is_shell(before: Sequence[str]) -> bool:
 
 def _script_commands(script: str) -> list[list[str]]:
     lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|()\n")
-    lexer.whitespace = " \t\r"
-    lexer.whitespace_split = True
+    lexer.whitespace = " \t\r"  # a newline ends a command, as `;` does
     try:
         tokens = list(lexer)
     except ValueError:
