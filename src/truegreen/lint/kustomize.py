@@ -77,7 +77,7 @@ def lint_folder(
             return Built(folder, (finding,), built_with)
         sources: dict[str, list[Manifest]] = {}
         items = tuple(
-            _from_origin(item, wrapper, limits, sources)
+            _from_origin(item, wrapper, folder, limits, sources)
             for item in load_text(folder, output, limits, folder)
         )
     return Built(folder, items, built_with)
@@ -165,6 +165,7 @@ def _bounded(
 def _from_origin(
     item: Manifest | BadInput | Skipped,
     wrapper: str,
+    folder: str,
     limits: Limits,
     sources: dict[str, list[Manifest]],
 ) -> Manifest | BadInput | Skipped:
@@ -179,7 +180,9 @@ def _from_origin(
     path = _origin_path(origin)
     if path is None:
         return item
-    file = os.path.relpath(os.path.normpath(os.path.join(wrapper, path)))
+    # Named from the folder as it was given, as the files of any other path are.
+    source = os.path.normpath(os.path.join(wrapper, path))
+    file = os.path.normpath(os.path.join(folder, os.path.relpath(source, os.path.abspath(folder))))
     if file not in sources:  # each source file read once, however many objects it holds
         sources[file] = [m for m in load_file(file, limits).items if isinstance(m, Manifest)]
     return replace(item, file=file, lines=_source_lines(item, sources[file]), offset=0)
