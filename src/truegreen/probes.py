@@ -40,6 +40,9 @@ class ProbeKind(StrEnum):
         return self is not ProbeKind.READINESS
 
 
+_PROBE_KINDS = tuple(ProbeKind)  # iterating the enum itself costs a call per member
+
+
 def _mapping(value: object) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
@@ -202,7 +205,7 @@ def _unknown(spec: Mapping[str, Any], known: frozenset[str], where: str) -> list
 def unknown_fields(spec: Mapping[str, Any]) -> tuple[UnknownField, ...]:
     """The unknown fields of a container spec, its probes, their handlers and its ports."""
     found = _unknown(spec, CONTAINER_FIELDS, "")
-    for kind in ProbeKind:
+    for kind in _PROBE_KINDS:
         probe = spec.get(kind)
         if not isinstance(probe, Mapping):
             continue
@@ -261,7 +264,7 @@ class ContainerModel(Struct, frozen=True):
         # `readinessProbe: null` (or a bare `readinessProbe:` in YAML) declares no probe at all.
         probes = tuple(
             Probe.parse(kind, spec[kind])
-            for kind in ProbeKind
+            for kind in _PROBE_KINDS
             if isinstance(spec.get(kind), Mapping)
         )
         env = []

@@ -75,25 +75,33 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
 # A plain scalar that Kubernetes reads as something other than a string: its text, resolved once.
 _PLAIN = "tag:truegreen,plain"
 _PLAIN_VALUES: dict[str, tuple[str, goscalars.Scalar]] = {}
+_PLAIN_TAGS: dict[str, str] = {}
+"""A plain scalar's text -> the tag it gets (`str`, `merge` or `_PLAIN`), within the bounds."""
+
+
+def _plain_tag(text: str) -> str:
+    if text == "<<":
+        return _MERGE  # decode.go isMerge: a plain `<<` key merges
+    known = _PLAIN_VALUES.get(text) or goscalars.resolve(text)
+    tag = _STR if known[0] in (goscalars.STR, goscalars.TIMESTAMP) else _PLAIN
+    if len(text) <= _RESOLVED_LENGTH and len(_PLAIN_TAGS) < _RESOLVED_MAX:
+        _PLAIN_TAGS[text] = tag
+        if tag is _PLAIN:
+            _PLAIN_VALUES[text] = known
+    return tag
 
 
 class _KubernetesLoader(_Loader):
     """libyaml's loader with go-yaml v2's resolution of plain scalars (goscalars.resolve)."""
 
     def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
-        """A plain scalar's tag as go-yaml resolves it: `str`, `merge`, or one resolved value."""
-        if kind is not ScalarNode:
-            return str(super().resolve(kind, value, implicit))
-        if not implicit[0]:
-            return _STR  # quoted, or the non-specific `!`
-        if value == "<<":
-            return _MERGE  # decode.go isMerge: a plain `<<` key merges
-        known = _PLAIN_VALUES.get(value)
-        if known is None:
-            known = goscalars.resolve(value)
-            if len(value) <= _RESOLVED_LENGTH and len(_PLAIN_VALUES) < _RESOLVED_MAX:
-                _PLAIN_VALUES[value] = known
-        return _STR if known[0] in (goscalars.STR, goscalars.TIMESTAMP) else _PLAIN
+        """A plain scalar's tag as go-yaml resolves it: `str`, `merge`, or one resolved value;
+        a collection's is its kind's (go-yaml decodes it by kind, whatever its tag)."""
+        if kind is ScalarNode:
+            if not implicit[0]:
+                return _STR  # quoted, or the non-specific `!`
+            return _PLAIN_TAGS.get(value) or _plain_tag(value)
+        return _SEQ if kind is SequenceNode else _MAP
 
 
 class Limits(Struct, frozen=True):

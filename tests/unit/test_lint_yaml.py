@@ -273,3 +273,26 @@ def test_pyyaml_s_reading_stays_for_snapshots_and_config() -> None:
 )
 def test_float_keys_are_written_as_go_writes_a_float32(key: float, text: str) -> None:
     assert goscalars.key_text(key) == text
+
+
+def test_remembered_plain_scalars_stay_bounded() -> None:
+    """Kubernetes' reading remembers each plain text's tag (and a value that is no string) up
+    to the loader's count and length."""
+    from truegreen.yamlsafe import _PLAIN_TAGS, _PLAIN_VALUES, _RESOLVED_MAX
+
+    _PLAIN_TAGS.clear()
+    _PLAIN_VALUES.clear()
+    list(
+        load_all(
+            "port: '8080'\nn: 8080\nlong: " + "9" * 65 + "\nexact: " + "y" * 64 + "\n",
+            kubernetes=True,
+        )
+    )
+    assert set(_PLAIN_TAGS) == {"port", "n", "8080", "long", "exact", "y" * 64}
+    # strings need no value kept; `n` is a boolean to Kubernetes
+    assert _PLAIN_VALUES == {"n": (goscalars.BOOL, False), "8080": (goscalars.INT, 8080)}
+    text = "[" + ", ".join(str(n) for n in range(_RESOLVED_MAX + 10)) + "]"
+    (document,) = load_all(text, kubernetes=True)
+    assert isinstance(document, Document)
+    assert document.data == list(range(_RESOLVED_MAX + 10))  # past the bound, still read right
+    assert len(_PLAIN_TAGS) == _RESOLVED_MAX
