@@ -1,7 +1,9 @@
-"""A loopback TCP proxy that adds a fixed latency to every request and counts the requests.
+"""A TCP proxy that adds a fixed latency to every request, can hold answers to a bandwidth,
+and counts the requests.
 
 Each chunk a client sends (one HTTP request on a kept-alive connection) waits `delay` seconds
-before it is forwarded, like a registry across a network. Requests are counted by their
+before it is forwarded, like a registry across a network. With `bytes_per_second`, the answers
+leave no faster than that, as over a link of that bandwidth. Requests are counted by their
 request line (`GET `, `HEAD `), so a benchmark can report how many a tick really made.
 """
 
@@ -14,9 +16,19 @@ _METHODS = (b"GET ", b"HEAD ", b"POST ", b"PUT ", b"PATCH ", b"DELETE ")
 class LatencyProxy:
     """Start with `with LatencyProxy(upstream_port, delay) as proxy:`; `proxy.port` listens."""
 
-    def __init__(self, upstream_port: int, delay: float) -> None:
+    def __init__(
+        self,
+        upstream_port: int,
+        delay: float,
+        *,
+        host: str = "127.0.0.1",
+        bytes_per_second: float | None = None,
+    ) -> None:
+        """Listen on `host`; forward to 127.0.0.1:`upstream_port`."""
         self.upstream_port = upstream_port
         self.delay = delay
+        self.host = host
+        self.bytes_per_second = bytes_per_second
         self.requests = 0
         self.port = 0
         self._loop = asyncio.new_event_loop()
@@ -34,7 +46,7 @@ class LatencyProxy:
 
     def _run(self) -> None:
         asyncio.set_event_loop(self._loop)
-        server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0))
+        server = self._loop.run_until_complete(asyncio.start_server(self._serve, self.host, 0))
         self.port = server.sockets[0].getsockname()[1]
         self._ready.set()
         self._loop.run_forever()
@@ -54,7 +66,11 @@ class LatencyProxy:
             upstream_writer.close()
 
         async def forward_answers() -> None:
+            due = self._loop.time()  # when the link is free to send the next chunk
             while chunk := await upstream_reader.read(65536):
+                if self.bytes_per_second:
+                    due = max(due, self._loop.time()) + len(chunk) / self.bytes_per_second
+                    await asyncio.sleep(due - self._loop.time())
                 writer.write(chunk)
                 await writer.drain()
             writer.close()

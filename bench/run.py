@@ -12,8 +12,8 @@ its own process, after a warm-up, interleaved (A B C A B C ...).
 
 Environment: BENCH_SIZES (default 3,10,1000,10000,30000,100000), BENCH_RUNS (default 5),
 BENCH_BASELINE_MAX (largest size the slow baselines run at; default 30000),
-BENCH_PARTS (default doctor,startup,refresh,lint,monitor; bench/monitor_bench.py has its own
-settings). A run of some parts keeps the others' figures from the previous latest.json, each
+BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor; bench/monitor_bench.py
+and bench/compression_bench.py have their own settings). A run of some parts keeps the others' figures from the previous latest.json, each
 part stamped with when it was measured and the machine's load then (`measured`).
 """
 
@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from bench.compression_bench import bench_compression
 from bench.imports import startup
 from bench.lint_bench import bench_lint
 from bench.measure import installed, measured, summary
@@ -294,6 +295,9 @@ def markdown(document: dict[str, Any]) -> str:
                 f"| {command} | {section['import_ms']} | {section['import_ms_calibrated']} |"
             )
         lines.append("")
+    compression = document.get("compression")
+    if compression and "links" in compression:
+        lines += _compression_lines(compression)
     refresh = document.get("refresh")
     if refresh and "tick_seconds" in refresh:
         lines += [
@@ -350,6 +354,30 @@ def markdown(document: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _compression_lines(compression: dict[str, Any]) -> list[str]:
+    """The compressed-lists table: doctor with plain and with gzip-encoded pages, per link."""
+    lines = [
+        "## compressed lists: doctor with plain and with gzip-encoded pages",
+        "",
+        f"{compression['pods']} pods, through a proxy on this machine's network address. A page "
+        f"of 500 pods: {compression['page_bytes']:,} bytes, {compression['page_gzip_bytes']:,} "
+        f"gzip-encoded at level 1 ({compression['ratio']}x); encoding it took "
+        f"{compression['server_compress_seconds_per_page']} s (the API server's time, not in "
+        f"the rows), decoding it {compression['client_decompress_seconds_per_page']} s.",
+        "",
+        "| link | plain s / CPU s / MB | gzip s / CPU s / MB |",
+        "|---|---|---|",
+    ]
+    for link, row in compression["links"].items():
+        cells = [
+            f"{row[name]['seconds']['median']} / {row[name]['cpu_seconds']['median']} / "
+            f"{row[name]['peak_rss_mb']}"
+            for name in ("plain", "gzip")
+        ]
+        lines.append(f"| {link} | {cells[0]} | {cells[1]} |")
+    return [*lines, ""]
+
+
 def bench_startup(runs: int) -> dict[str, Any]:
     """Import milliseconds of doctor, lint and refresh (JSON output, against a three-pod
     namespace), and this machine's speed, interleaved."""
@@ -366,7 +394,7 @@ def bench_startup(runs: int) -> dict[str, Any]:
         )
 
 
-PARTS = ("doctor", "startup", "refresh", "lint", "monitor")
+PARTS = ("doctor", "startup", "compression", "refresh", "lint", "monitor")
 COMMANDS = ("doctor", "lint", "refresh")
 """The sections the startup part writes its import times into."""
 
@@ -408,7 +436,7 @@ def main() -> None:
     ]
     runs = int(os.environ.get("BENCH_RUNS", "5"))
     baseline_max = int(os.environ.get("BENCH_BASELINE_MAX", "30000"))
-    parts = os.environ.get("BENCH_PARTS", "doctor,startup,refresh,lint,monitor").split(",")
+    parts = os.environ.get("BENCH_PARTS", ",".join(PARTS)).split(",")
     document: dict[str, Any] = {
         "machine": {
             "cores": os.cpu_count(),
@@ -436,6 +464,10 @@ def main() -> None:
             section["import_ms_calibrated"] = imports["calibrated"]
             section["import_ms_runs"] = imports
         document["measured"]["startup"] = _stamp()
+    if "compression" in parts:
+        sys.stderr.write("bench: compression\n")
+        document["compression"] = bench_compression(min(runs, 3))
+        document["measured"]["compression"] = _stamp()
     if "refresh" in parts:
         sys.stderr.write("bench: refresh\n")
         document.setdefault("refresh", {}).update(bench_refresh(runs))

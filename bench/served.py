@@ -24,6 +24,8 @@ from tests.support.fake_apiserver import (
     RequestRecord,
     Wire,
     _make_handler,
+    accepts_gzip,
+    answer_wire,
     framed,
     list_writes,
 )
@@ -53,12 +55,20 @@ def _chunks(items: Iterable[Obj]) -> Iterator[list[Obj]]:
 
 
 class _Page:
-    """One page as served: its JSON, and its framing on the wire, both made once."""
+    """One page as served: its JSON, and its framing on the wire, both made once; gzip-encoded
+    as kube-apiserver encodes it for a client that asks (made on first ask)."""
 
     def __init__(self, kind: str, items: list[bytes], metadata: Obj) -> None:
-        writes = list(list_writes(kind, "v1", msgspec.json.encode(metadata), items))
-        self.body = b"".join(writes)
-        self.wire: Wire = framed(writes)
+        self._writes = list(list_writes(kind, "v1", msgspec.json.encode(metadata), items))
+        self.body = b"".join(self._writes)
+        self.wire: Wire = framed(self._writes)
+        self._gzipped: tuple[Wire, dict[str, str]] | None = None
+
+    def gzipped(self) -> tuple[Wire, dict[str, str]]:
+        """The page's wire and headers for a client that accepts gzip."""
+        if self._gzipped is None:
+            self._gzipped = answer_wire(self._writes, gzipped=True)
+        return self._gzipped
 
 
 class _Pages:
@@ -171,6 +181,8 @@ class RealisticServer(FakeApiServer):
                 server._record(RequestRecord(method, split.path, query, status))
                 if page is None:
                     self._send(status, b'{"kind":"Status","code":410}\n', {})
+                elif accepts_gzip(self.headers.get("Accept-Encoding", "")):
+                    self._send_wire(status, *page.gzipped())
                 else:
                     self._send_wire(status, page.wire, {})
 

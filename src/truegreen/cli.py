@@ -1,9 +1,9 @@
 """The command line: parse arguments, call one function per command, render, exit.
 
 Nothing below this module prints or exits; expected errors arrive here as TruegreenError
-and leave as one plain line on stderr. The parser is the standard library's argparse, shaped
-to the contract click used to keep (no abbreviations, one-line usage errors, exit 64): click
-alone cost about 58 M instructions of start-up, argparse about 8.5 M.
+and leave as one plain line on stderr. The parser is the standard library's argparse, held to
+click's manners (no abbreviations, one-line usage errors, exit 64) without click's cost: click
+alone costs about 58 M instructions of start-up, argparse about 8.5 M.
 """
 
 import argparse
@@ -22,15 +22,16 @@ from truegreen import __version__
 from truegreen.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from truegreen.cluster.settings import ActAs
     from truegreen.console import Consoles
+    from truegreen.failure import Failure
 
 F = TypeVar("F", bound=Callable[..., Any])
 _Number = TypeVar("_Number", int, float)
 
 
-FailureDocument = Callable[[int, str, str], object]
-"""The JSON document of a run that failed before it had a result: (exit code, what happened,
-what to do)."""
+FailureDocument = Callable[["Failure"], object]
+"""A command's JSON document of a run that failed before it had a result (truegreen.failure)."""
 
 Arguments = Callable[[argparse.ArgumentParser], None]
 """Adds one command's options (and arguments) to its parser."""
@@ -44,9 +45,9 @@ Exit codes: 0 measured good, 2 measured failure, 3 could not check, 1 truegreen 
 64 bad usage."""
 
 
-def _reporting_errors(failure_json: FailureDocument | None) -> Callable[[F], F]:
+def _reporting_errors(failure_json: FailureDocument) -> Callable[[F], F]:
     """Turn expected errors into one line and their exit code; tracebacks only with --debug.
-    With `-o json` and `failure_json`, stdout still gets one JSON document saying why."""
+    With `-o json`, stdout still gets one JSON document saying why (truegreen.failure)."""
 
     def decorate(command: F) -> F:
         @functools.wraps(command)
@@ -54,35 +55,51 @@ def _reporting_errors(failure_json: FailureDocument | None) -> Callable[[F], F]:
             from truegreen.errors import TruegreenError
 
             debug = bool(kwargs.get("debug"))
-            as_json = failure_json is not None and kwargs.get("output") == "json"
             try:
                 return command(*args, **kwargs)
             except TruegreenError as error:
                 if debug:
                     _print_traceback()
-                if as_json and failure_json is not None:
-                    what = f"{error.what}: {error.why}" if error.why else error.what
-                    _emit_json(failure_json(int(error.exit_code), what, error.todo))
-                print(f"truegreen: {error.line()}", file=sys.stderr)
-                sys.exit(error.exit_code)
+                failure = _failure_of(error, command.__name__)
+                _fail(failure, failure_json, kwargs.get("output"), error.line())
             except BrokenPipeError:
                 _quiet_after_broken_pipe()  # the reader went away (`| head -1`)
             except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
                 if debug:
                     _print_traceback()
-                what = f"internal error ({type(error).__name__}); this is a bug in truegreen"
-                todo = "Run again with --debug and report the traceback."
-                if as_json and failure_json is not None:
-                    _emit_json(failure_json(int(ExitCode.BROKEN), what, todo))
-                print(f"truegreen: {what}. {todo}", file=sys.stderr)
-                sys.exit(ExitCode.BROKEN)
+                from truegreen.failure import Failure
+
+                _fail(Failure.internal(error), failure_json, kwargs.get("output"))
 
         return wrapper  # type: ignore[return-value]
 
     return decorate
 
 
-_report_errors = _reporting_errors(None)
+def _failure_of(error: Any, command: str) -> "Failure":
+    """The failure an expected error describes; in JSON, a usage error without advice of its
+    own points at the command's help, so that every document says what to do."""
+    from truegreen.failure import Failure
+
+    failure = Failure.of(error)
+    if not failure.remedy and failure.exit_code == ExitCode.USAGE:
+        return Failure(failure.exit_code, failure.code, failure.text, _see_help(command))
+    return failure
+
+
+def _fail(
+    failure: "Failure", failure_json: FailureDocument, output: object, line: str = ""
+) -> NoReturn:
+    """End the run: its JSON document on stdout when JSON was asked for, one line on stderr
+    (`line`, the error's own, else the failure's)."""
+    if output == "json":
+        _emit_json(failure_json(failure))
+    print(f"truegreen: {line or failure.line()}", file=sys.stderr)
+    sys.exit(failure.exit_code)
+
+
+def _see_help(command: str | None) -> str:
+    return f"see `truegreen {command} --help`" if command else "see `truegreen --help`"
 
 
 def _command(arguments: Arguments) -> Callable[[F], F]:
@@ -196,9 +213,9 @@ class PathArgument:
         except OSError:
             return Path(text)
         if not self.file_okay and stat.S_ISREG(mode):
-            raise argparse.ArgumentTypeError(f"Directory {text!r} is a file.")
+            raise argparse.ArgumentTypeError(f"{text!r} is a file, not a folder")
         if not self.dir_okay and stat.S_ISDIR(mode):
-            raise argparse.ArgumentTypeError(f"File {text!r} is a directory.")
+            raise argparse.ArgumentTypeError(f"{text!r} is a folder, not a file")
         return Path(text)
 
 
@@ -218,9 +235,9 @@ class _AtLeast(Generic[_Number]):
             value = self.number(text)
         except ValueError:
             kind = "integer" if self.number is int else "float"
-            raise argparse.ArgumentTypeError(f"{text!r} is not a valid {kind}.") from None
+            raise argparse.ArgumentTypeError(f"{text!r} is not a valid {kind}") from None
         if not value >= self.minimum:  # `not >=`: NaN is in no range
-            raise argparse.ArgumentTypeError(f"{value} is not in the range x>={self.minimum}.")
+            raise argparse.ArgumentTypeError(f"{value} is not in the range x>={self.minimum}")
         return value
 
 
@@ -278,6 +295,35 @@ def _connection_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Do not verify the cluster's TLS certificate (prints a warning).",
     )
+    for flag, metavar, words in (
+        ("--as", "USER", "Act as this user (your login must be allowed to impersonate it)."),
+        ("--as-group", "GROUP", "Act as a member of this group too; repeat for several."),
+        ("--as-uid", "UID", "Act as the user with this UID."),
+    ):
+        parser.add_argument(flag, action=_ActAs, dest="act_as", metavar=metavar, help=words)
+
+
+class _ActAs(argparse.Action):
+    """`--as`, `--as-uid`, `--as-group`: one ActAs, each flag setting its part of it (every
+    `--as-group` adds a group), as kubectl's flags do."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        from msgspec.structs import replace
+
+        from truegreen.cluster.settings import ActAs
+
+        acting = getattr(namespace, self.dest, None) or ActAs()
+        if option_string == "--as-group":
+            acting = replace(acting, groups=(*acting.groups, values))
+        else:
+            acting = replace(acting, **{"user" if option_string == "--as" else "uid": values})
+        setattr(namespace, self.dest, acting)
 
 
 def _summary(doc: str, limit: int) -> str:
@@ -294,9 +340,16 @@ def _summary(doc: str, limit: int) -> str:
     return line
 
 
+def _program() -> str:
+    """How the operator called truegreen, for usage lines: `kubectl truegreen` when kubectl ran
+    it as its plugin (kubectl executes `kubectl-truegreen` for `kubectl truegreen`)."""
+    called = os.path.basename(sys.argv[0]) if sys.argv else ""
+    return "kubectl truegreen" if called == "kubectl-truegreen" else "truegreen"
+
+
 def _group_parser() -> _Parser:
     """The parser of `truegreen` itself: -h/--help, --version, and the list of commands."""
-    parser = _new_parser("truegreen", "%(prog)s [OPTIONS] COMMAND [ARGS]...", _ABOUT)
+    parser = _new_parser(_program(), "%(prog)s [OPTIONS] COMMAND [ARGS]...", _ABOUT)
     parser.add_argument(
         "--version",
         action="version",
@@ -314,7 +367,7 @@ def _group_parser() -> _Parser:
 def command_parser(name: str) -> _Parser:
     """The parser of one command, built only for the command being run."""
     arguments, run = COMMANDS[name]
-    parser = _new_parser(f"truegreen {name}", "%(prog)s [OPTIONS]", run.__doc__ or "")
+    parser = _new_parser(f"{_program()} {name}", "%(prog)s [OPTIONS]", run.__doc__ or "")
     parser.command = name
     arguments(parser)
     parser.add_argument("-h", "--help", action="help", help="Show this message and exit.")
@@ -340,7 +393,7 @@ def _parse(parser: _Parser, words: list[str]) -> dict[str, Any]:
         extras += verbatim
     if extras:
         s = "s" if len(extras) > 1 else ""
-        raise _ParseError(f"Got unexpected extra argument{s} ({' '.join(extras)})", parser.command)
+        raise _ParseError(f"unexpected extra argument{s} ({' '.join(extras)})", parser.command)
     return vars(namespace)
 
 
@@ -369,20 +422,22 @@ def _values_joined(parser: argparse.ArgumentParser, words: list[str]) -> list[st
 def _no_such_option(word: str, parser: argparse.ArgumentParser) -> str:
     """click's words for an unknown option, with the long options it is close to."""
     if not word.startswith("--"):
-        return f"No such option {word[:2]!r}."
+        return f"no such option {word[:2]!r}"
     name = word.partition("=")[0]
     known = [name for action in parser._actions for name in action.option_strings]
-    return f"No such option {name!r}.{_did_you_mean(name, known)}"
+    return f"no such option {name!r}{_did_you_mean(name, known)}"
 
 
 def _did_you_mean(word: str, known: Sequence[str]) -> str:
+    """` (did you mean '--output'?)` for names close to `word`: difflib's ratio of at least
+    0.7, so that `--bogus` is not taken for `--verbose` (0.625) while `--out` still finds
+    `--output` (0.77)."""
     from difflib import get_close_matches  # only for a usage error: slow to import
 
-    close = sorted(get_close_matches(word, known))
-    quoted = ", ".join(map(repr, close))
+    close = sorted(get_close_matches(word, known, cutoff=0.7))
     if not close:
         return ""
-    return f" Did you mean {quoted}?" if len(close) == 1 else f" (Did you mean one of: {quoted}?)"
+    return f" (did you mean {' or '.join(map(repr, close))}?)"
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -410,8 +465,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             _quiet_after_broken_pipe()
         raise
     except _ParseError as error:
-        _show_usage_error(error)
-        _usage_error_json(error, words)
+        _show_usage_error(error, words)
         sys.exit(ExitCode.USAGE)
     except KeyboardInterrupt:
         print("\ntruegreen: aborted", file=sys.stderr)
@@ -430,29 +484,38 @@ def _dispatch(words: list[str]) -> None:
         unknown = [word for word in extras if word.startswith("-") and word != "-"]
         raise _ParseError(_no_such_option(unknown[0] if unknown else name, group), None)
     if name not in COMMANDS:
-        raise _ParseError(f"No such command {name!r}.{_did_you_mean(name, list(COMMANDS))}", None)
+        raise _ParseError(f"no such command {name!r}{_did_you_mean(name, list(COMMANDS))}", None)
     parser = command_parser(name)
     COMMANDS[name][1](**_parse(parser, words[1:]))
 
 
-def _show_usage_error(error: _ParseError) -> None:
-    """One line saying what is wrong, then where to look: not argparse's usage block."""
-    path = f"truegreen {error.command}" if error.command else "truegreen"
-    print(f"truegreen: {_one_line(error.what)}", file=sys.stderr)
-    print(f"Try '{path} --help'.", file=sys.stderr)
+def _usage_failure(error: _ParseError) -> "Failure":
+    """A command line that cannot be parsed, as the failure every command reports."""
+    from truegreen.failure import Failure
+
+    return Failure(ExitCode.USAGE, "bad-usage", _house_style(error.what), _see_help(error.command))
 
 
-def _usage_error_json(error: _ParseError, argv: list[str]) -> None:
-    """A bad flag on a run that asked for JSON still gets its one JSON document (exit 64)."""
-    failure = {"doctor": _doctor_failure, "refresh": _refresh_failure}.get(error.command or "")
+def _show_usage_error(error: _ParseError, argv: list[str]) -> None:
+    """One line saying what is wrong and where to look, as every other error is said; with
+    `-o json` (or `-ojson`, `--output=json`) its JSON document on stdout too."""
+    failure = _usage_failure(error)
+    document = _FAILURE_DOCUMENTS.get(error.command or "")
     pairs = itertools.pairwise([*argv, ""])
     asked = any(
         word in ("-ojson", "--output=json") or (word in ("-o", "--output") and value == "json")
         for word, value in pairs
     )
-    if failure is not None and asked:
-        todo = f"See `truegreen {error.command} --help`."
-        _emit_json(failure(ExitCode.USAGE, _one_line(error.what), todo))
+    if document is not None and asked:
+        _emit_json(document(failure))
+    print(f"truegreen: {failure.line()}", file=sys.stderr)
+
+
+def _house_style(text: str) -> str:
+    """argparse's and click's sentences as truegreen's errors read: one line, starting in
+    lower case, no full stop (`No such option '-x'.` -> `no such option '-x'`)."""
+    line = _one_line(text).removesuffix(".")
+    return line[:1].lower() + line[1:]
 
 
 def _one_line(text: str) -> str:
@@ -474,6 +537,25 @@ def _loaded() -> None:
     if not gc.isenabled():
         gc.freeze()  # what start-up built lives for the whole run: never walk it again
         gc.enable()
+
+
+def _warn(text: str) -> None:
+    """`truegreen: warning: TEXT` on stderr, wrapped at word boundaries to the terminal's width
+    when stderr is one (a command in backticks kept whole), one line otherwise."""
+    from truegreen.wrapping import wrap
+
+    line = f"truegreen: warning: {text}"
+    print("\n".join(wrap(line, _stderr_width(), indent=2)), file=sys.stderr)
+
+
+def _stderr_width() -> int | None:
+    """The columns of the terminal stderr is, else None (a pipe, a file: one line)."""
+    try:
+        if not sys.stderr.isatty():
+            return None
+        return int(os.environ.get("COLUMNS") or os.get_terminal_size(sys.stderr.fileno()).columns)
+    except (ValueError, OSError):
+        return None
 
 
 def _emit_json(document: object) -> None:
@@ -509,16 +591,44 @@ def _progress(
     return progress_line(consoles.err if progress_wanted(no_color) else None)
 
 
-def _doctor_failure(exit_code: int, what: str, todo: str) -> object:
+def _doctor_failure(failure: "Failure") -> object:
     from truegreen.doctor.render import failure_json
 
-    return failure_json(exit_code, what, todo)
+    return failure_json(failure)
 
 
-def _refresh_failure(exit_code: int, what: str, todo: str) -> object:
+def _refresh_failure(failure: "Failure") -> object:
     from truegreen.refresh.render import failure_json
 
-    return failure_json(exit_code, what, todo)
+    return failure_json(failure)
+
+
+def _snapshot_failure(failure: "Failure") -> object:
+    from truegreen.doctor.snapshot_report import failure_json
+
+    return failure_json(failure)
+
+
+def _lint_failure(failure: "Failure") -> object:
+    from truegreen.failure import failure_document
+
+    # lint's own document, empty: nothing was read, so nothing was found
+    return failure_document(failure, files=0, objects=0, findings=[])
+
+
+def _monitor_failure(failure: "Failure") -> object:
+    from truegreen.failure import failure_document
+
+    return failure_document(failure)
+
+
+_FAILURE_DOCUMENTS: dict[str, FailureDocument] = {
+    "doctor": _doctor_failure,
+    "lint": _lint_failure,
+    "monitor": _monitor_failure,
+    "refresh": _refresh_failure,
+    "snapshot": _snapshot_failure,
+}
 
 
 def _connection(
@@ -527,15 +637,17 @@ def _connection(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
 ) -> Any:
-    from truegreen.cluster.settings import ConnectionSettings
+    from truegreen.cluster.settings import ActAs, ConnectionSettings
 
     def warn(line: str) -> None:
         # The flag and the kubeconfig's insecure-skip-tls-verify both end up here, once.
-        print(f"truegreen: warning: {line}", file=sys.stderr)
+        _warn(line)
 
+    acting = act_as or ActAs()
     return ConnectionSettings(
-        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, warn
+        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, warn, acting
     )
 
 
@@ -551,6 +663,13 @@ def _doctor_arguments(parser: argparse.ArgumentParser) -> None:
         "--job-requests",
         metavar="cpu=4,memory=16Gi,nvidia.com/gpu=1",
         help="One training job pod's requests (default: the newest training job's template).",
+    )
+    parser.add_argument(
+        "--job-file",
+        type=_FILE,
+        metavar="FILE",
+        help="Check this training job's manifest (or - for standard input) before it is "
+        "submitted, instead of the newest training job.",
     )
     parser.add_argument(
         "--credentials-secret",
@@ -586,8 +705,10 @@ def doctor(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
     snapshot: Path | None,
     job_requests: str | None,
+    job_file: Path | None,
     credentials_secret: str | None,
     config: Path | None,
     admission_dry_run: bool,
@@ -606,12 +727,15 @@ def doctor(
 
     _loaded()
     request = DoctorRequest(
-        _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
+        _connection(
+            kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
+        ),
         snapshot,
         job_requests,
         credentials_secret,
         config,
         admission_dry_run,
+        job_file,
     )
     if watch:
         if output == "json":
@@ -658,13 +782,14 @@ def _snapshot_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @_command(_snapshot_arguments)
-@_report_errors
+@_reporting_errors(_snapshot_failure)
 def snapshot(
     kubeconfig: Path | None,
     context: str | None,
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
     archive: Path | None,
     output_directory: Path | None,
     job_requests: str | None,
@@ -682,30 +807,27 @@ def snapshot(
     Exit 0 saved, 3 saved but some reads could not be made.
     """
     from truegreen.doctor.command import DoctorRequest, SnapshotTarget, take_snapshot
-    from truegreen.doctor.snapshot_report import exit_code, failure_json, to_json, to_text
-    from truegreen.errors import TruegreenError, UsageError
+    from truegreen.doctor.snapshot_report import exit_code, to_json, to_text
+    from truegreen.errors import UsageError
 
     _loaded()
-    try:
-        if archive is not None and output_directory is not None:
-            raise UsageError(
-                "--archive and --output-directory cannot be used together",
-                todo="choose one",
-            )
-        request = DoctorRequest(
-            _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
-            job_requests=job_requests,
-            credentials_secret=credentials_secret,
-            config=config,
+    if archive is not None and output_directory is not None:
+        raise UsageError(
+            "--archive and --output-directory cannot be used together",
+            todo="choose one",
         )
-        target = SnapshotTarget(output_directory or archive, folder=output_directory is not None)
-        consoles = _text_consoles(output, no_color)
-        with _progress(consoles, no_color) as told:
-            summary = take_snapshot(request, target, told)
-    except TruegreenError as error:
-        if output == "json":  # one document on stdout, whatever happened
-            _emit_json(failure_json(error))
-        raise
+    request = DoctorRequest(
+        _connection(
+            kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
+        ),
+        job_requests=job_requests,
+        credentials_secret=credentials_secret,
+        config=config,
+    )
+    target = SnapshotTarget(output_directory or archive, folder=output_directory is not None)
+    consoles = _text_consoles(output, no_color)
+    with _progress(consoles, no_color) as told:
+        summary = take_snapshot(request, target, told)
     if consoles is None:
         _emit_json(to_json(summary))
     else:
@@ -792,7 +914,7 @@ def _lint_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 @_command(_lint_arguments)
-@_report_errors
+@_reporting_errors(_lint_failure)
 def lint(
     paths: list[str],
     config: Path | None,
@@ -902,6 +1024,7 @@ def refresh(
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
     all_namespaces: bool,
     selector: str,
     mode: str,
@@ -926,7 +1049,7 @@ def refresh(
     from truegreen.kubectl import for_connection
     from truegreen.refresh.plan import RefreshMode
     from truegreen.refresh.registry import RegistryAccess
-    from truegreen.refresh.render import ProgressWords, to_json, to_text
+    from truegreen.refresh.render import Cluster, ProgressWords, to_json, to_text
     from truegreen.refresh.tick import RefreshSettings, run_tick
 
     _loaded()
@@ -940,13 +1063,9 @@ def refresh(
             raise UsageError(f"--selector {selector!r} is not key=value[,key=value]")
         labels[key.strip()] = value.strip()
     if registry_skip_tls_verify:
-        print(
-            "truegreen: warning: not verifying registries' TLS certificates "
-            "(--registry-skip-tls-verify)",
-            file=sys.stderr,
-        )
+        _warn("not verifying registries' TLS certificates (--registry-skip-tls-verify)")
     connection = _connection(
-        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify
+        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
     )
     with LiveCluster.connect(connection) as cluster:
         settings = RefreshSettings(
@@ -966,12 +1085,18 @@ def refresh(
         with _progress(consoles, no_color) as told:
             progress = ProgressWords(told) if told is not None else None
             report = run_tick(cluster, settings, progress=progress)
-    if consoles is None:
-        _emit_json(to_json(report, dry_run=dry_run))
-    else:
         kubectl = for_connection(connection)
+        reached = Cluster(cluster.server, cluster.source, kubectl)
+    if consoles is None:
+        _emit_json(to_json(report, dry_run=dry_run, cluster=reached))
+    else:
         lines = to_text(
-            report, verbose=verbose, width=consoles.width, kubectl=kubectl, selector=selector
+            report,
+            verbose=verbose,
+            width=consoles.width,
+            kubectl=kubectl,
+            selector=selector,
+            cluster=reached,
         )
         for line in lines:
             consoles.out.print(line)
@@ -1080,17 +1205,25 @@ def _monitor_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-events", action="store_true", help="Write no Event when the verdict changes."
     )
+    _choice(
+        parser,
+        "-o",
+        "--output",
+        choices=("text", "json"),
+        help="json: a failure to start is one JSON document on stdout, as for every command.",
+    )
     _plain_options(parser)
 
 
 @_command(_monitor_arguments)
-@_report_errors
+@_reporting_errors(_monitor_failure)
 def monitor(
     kubeconfig: Path | None,
     context: str | None,
     namespace: str | None,
     request_timeout: float,
     insecure_skip_tls_verify: bool,
+    act_as: "ActAs | None",
     job_requests: str | None,
     credentials_secret: str | None,
     config: Path | None,
@@ -1100,6 +1233,7 @@ def monitor(
     max_age: float,
     watch_timeout: float,
     no_events: bool,
+    output: str,
     no_color: bool,
     debug: bool,
 ) -> None:
@@ -1117,7 +1251,9 @@ def monitor(
     err = make_consoles(no_color).err
     request = MonitorRequest(
         DoctorRequest(
-            _connection(kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify),
+            _connection(
+                kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
+            ),
             job_requests=job_requests,
             credentials_secret=credentials_secret,
             config=config,

@@ -1,16 +1,20 @@
-"""Shell completion for bash, zsh and fish, answered from the command line's own parsers.
+"""Shell completion for bash, zsh and fish, and for `kubectl truegreen`, answered from the
+command line's own parsers.
 
 `_TRUEGREEN_COMPLETE=bash_source truegreen` (or `zsh_source`, `fish_source`) prints the script
-a shell sources. On each TAB the script calls truegreen back with
-`_TRUEGREEN_COMPLETE=<shell>_complete` and the words in COMP_WORDS and COMP_CWORD; truegreen
-answers one candidate per line: a value to offer (`plain`), or `file`/`dir` to let the shell
-complete a path. This is click's protocol, so scripts saved from the click-based versions keep
-working. Loaded only when the variable is set.
+a shell sources, for `truegreen` and `kubectl-truegreen` alike. On each TAB the script calls
+truegreen back with `_TRUEGREEN_COMPLETE=<shell>_complete` and the words in COMP_WORDS and
+COMP_CWORD; truegreen answers one candidate per line: a value to offer (`plain`), or `file`/`dir`
+to let the shell complete a path. This is click's protocol, so scripts saved from the
+click-based versions keep working. `kubectl truegreen …<TAB>` runs `kubectl_complete-truegreen`
+with the words as its arguments (kubectl's pkg/cmd/plugin/plugin_completion.go), which answers
+in Cobra's protocol: one value a line, then `:<directive>`. Loaded only when asked.
 """
 
 import argparse
 import os
 import shlex
+import sys
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -43,6 +47,8 @@ def complete(
     """Carry out `_TRUEGREEN_COMPLETE=instruction`: a shell's script, or the candidates for
     the words the script passed, one a line."""
     shell, _, mode = instruction.partition("_")
+    if instruction == KUBECTL_PLUGIN:
+        return _for_kubectl(sys.argv[1:], group, command_parser)
     if shell not in _SCRIPTS or mode not in ("source", "complete"):
         known = ", ".join(f"{name}_source" for name in _SCRIPTS)
         return Answer(64, "", f"_TRUEGREEN_COMPLETE={instruction} is not one of {known}")
@@ -56,14 +62,47 @@ def complete(
     return Answer(0, "".join(f"{_FORMATS[shell](candidate)}\n" for candidate in found))
 
 
+KUBECTL_PLUGIN = "kubectl_complete"
+"""The instruction of `kubectl_complete-truegreen`, whose words are its own arguments."""
+_COBRA_NO_FILES, _COBRA_DIRS, _COBRA_KEEP_ORDER = 4, 16, 32
+"""Cobra's ShellCompDirective bits: no file completion, directories only, keep the order."""
+
+
+def _for_kubectl(
+    words: list[str],
+    group: argparse.ArgumentParser,
+    command_parser: Callable[[str], argparse.ArgumentParser],
+) -> Answer:
+    """Cobra's answer for `kubectl truegreen WORDS…`: the values, then the directive. A value
+    after `--opt=` is offered bare, as Cobra's scripts put the `--opt=` back themselves."""
+    args, incomplete = words[:-1], words[-1] if words else ""
+    found = candidates(args, incomplete, group, command_parser, joined_prefix=False)
+    kinds = {candidate.kind for candidate in found}
+    if "file" in kinds:
+        return Answer(0, ":0\n")  # the shell completes a path
+    if "dir" in kinds:
+        return Answer(0, f":{_COBRA_DIRS}\n")
+    lines = [f"{c.value}\t{c.help}" if c.help else c.value for c in found]
+    return Answer(
+        0, "".join(f"{line}\n" for line in lines) + f":{_COBRA_NO_FILES | _COBRA_KEEP_ORDER}\n"
+    )
+
+
 def candidates(
     args: list[str],
     incomplete: str,
     group: argparse.ArgumentParser,
     command_parser: Callable[[str], argparse.ArgumentParser],
+    *,
+    joined_prefix: bool = True,
 ) -> list[Candidate]:
     """What may complete `incomplete` after the words `args` (the command name excluded), in
-    click's order of questions: an option name, an option's value, a path, a command."""
+    click's order of questions: an option name, an option's value, a path, a command.
+
+    An option's value after `=` comes two ways. bash splits `--output=j` into `--output`, `=`
+    and `j` (`=` is in its COMP_WORDBREAKS), and replaces only what follows the `=`: the value
+    is offered bare. zsh and fish pass `--output=j` whole and replace all of it: the value is
+    offered as `--output=json` (`joined_prefix`)."""
     commands = _commands(group)
     name = next((word for word in args if not word.startswith("-")), None)
     if name is None:
@@ -78,14 +117,22 @@ def candidates(
         return []
     parser = command_parser(name)
     rest = args[args.index(name) + 1 :]
-    if incomplete.startswith("-") and "=" in incomplete:  # --output=<TAB>
+    prefix = ""
+    if rest[-1:] == ["="] or incomplete == "=":  # bash: `--output`, `=`, the value
+        rest = rest[:-1] if rest[-1:] == ["="] else rest
+        incomplete = "" if incomplete == "=" else incomplete
+    elif incomplete.startswith("-") and "=" in incomplete:  # zsh, fish: `--output=j`
         option, _, incomplete = incomplete.partition("=")
         rest = [*rest, option]
+        prefix = f"{option}=" if joined_prefix else ""
     if "--" not in rest and incomplete.startswith("-"):
         return _option_names(parser, rest, incomplete)
     action = _by_name(parser).get(rest[-1]) if rest and "--" not in rest else None
     if action is not None and action.nargs != 0:
-        return _values(action, incomplete)
+        return [
+            candidate._replace(value=prefix + candidate.value)
+            for candidate in _values(action, incomplete)
+        ]
     if any(not action.option_strings for action in parser._actions):  # lint's PATHS
         return [Candidate("file", incomplete)]
     return []
@@ -211,19 +258,19 @@ _truegreen_completion() {
     return 0
 }
 
-complete -o nosort -F _truegreen_completion truegreen
+complete -o nosort -F _truegreen_completion truegreen kubectl-truegreen
 """,
     "zsh": """\
-#compdef truegreen
+#compdef truegreen kubectl-truegreen
 
 _truegreen_completion() {
     local -a completions
     local -a completions_with_descriptions
     local -a response
-    (( ! $+commands[truegreen] )) && return 1
+    (( ! $+commands[${words[1]}] )) && return 1
 
     response=("${(@f)$(env COMP_WORDS="${words[*]}" COMP_CWORD=$((CURRENT-1)) \\
-        _TRUEGREEN_COMPLETE=zsh_complete truegreen)}")
+        _TRUEGREEN_COMPLETE=zsh_complete ${words[1]})}")
 
     for type key descr in ${response}; do
         if [[ "$type" == "plain" ]]; then
@@ -251,13 +298,13 @@ _truegreen_completion() {
 if [[ $zsh_eval_context[-1] == loadautofunc ]]; then
     _truegreen_completion "$@"
 else
-    compdef _truegreen_completion truegreen
+    compdef _truegreen_completion truegreen kubectl-truegreen
 fi
 """,
     "fish": """\
 function _truegreen_completion
     set -l response (env _TRUEGREEN_COMPLETE=fish_complete COMP_WORDS=(commandline -cp) \\
-        COMP_CWORD=(commandline -t) truegreen)
+        COMP_CWORD=(commandline -t) (commandline -opc)[1])
 
     for completion in $response
         set -l metadata (string split --max 1 "," -- $completion)
@@ -273,5 +320,6 @@ function _truegreen_completion
 end
 
 complete --no-files --command truegreen --arguments "(_truegreen_completion)"
+complete --no-files --command kubectl-truegreen --arguments "(_truegreen_completion)"
 """,
 }

@@ -5,6 +5,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Literal
 
 from msgspec import Struct
 from rich.console import Console
@@ -23,24 +24,26 @@ class Consoles(Struct, frozen=True):
         return self.out.width if self.out.is_terminal else None
 
 
+def plain_wanted(no_color: bool) -> bool:
+    """No escape codes at all: `--no-color`, NO_COLOR (no-color.org: any non-empty value) or
+    TERM=dumb. rich's own no_color drops colours but still writes bold and dim."""
+    return no_color or bool(os.environ.get("NO_COLOR")) or os.environ.get("TERM", "") == "dumb"
+
+
 def make_consoles(no_color: bool) -> Consoles:
-    """Consoles honouring `--no-color` and NO_COLOR; colour only on a terminal."""
-    plain = no_color or bool(os.environ.get("NO_COLOR"))
+    """Consoles honouring `--no-color`, NO_COLOR and TERM=dumb; styles only on a terminal."""
+    plain = plain_wanted(no_color)
+    system: Literal["auto"] | None = None if plain else "auto"
     return Consoles(
-        out=Console(file=sys.stdout, no_color=plain, highlight=False, soft_wrap=True),
-        err=Console(file=sys.stderr, no_color=plain, highlight=False, soft_wrap=True),
+        out=Console(file=sys.stdout, color_system=system, highlight=False, soft_wrap=True),
+        err=Console(file=sys.stderr, color_system=system, highlight=False, soft_wrap=True),
     )
 
 
 def progress_wanted(no_color: bool) -> bool:
     """A progress line only for a person at a terminal: stderr is one, and neither
     `--no-color`, NO_COLOR nor TERM=dumb asks for plain, still output."""
-    return (
-        sys.stderr.isatty()
-        and not no_color
-        and not os.environ.get("NO_COLOR")
-        and os.environ.get("TERM", "") != "dumb"
-    )
+    return sys.stderr.isatty() and not plain_wanted(no_color)
 
 
 @contextmanager

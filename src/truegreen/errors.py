@@ -7,11 +7,15 @@ class TruegreenError(Exception):
     """An error the operator can act on: what happened, why, and what to do."""
 
     exit_code: ExitCode = ExitCode.BROKEN
+    code = "setup-failed"
+    """The stable id of this kind of failure in the JSON failure document (truegreen.failure)."""
 
-    def __init__(self, what: str, why: str = "", todo: str = "") -> None:
+    def __init__(self, what: str, why: str = "", todo: str = "", *, code: str = "") -> None:
         self.what = what
         self.why = why
         self.todo = todo
+        if code:
+            self.code = code
         super().__init__(self.line())
 
     def line(self) -> str:
@@ -27,6 +31,7 @@ class UsageError(TruegreenError):
     """The command was called wrongly: a bad flag value or configuration file."""
 
     exit_code = ExitCode.USAGE
+    code = "bad-usage"
 
 
 class ConnectionSetupError(TruegreenError):

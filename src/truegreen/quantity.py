@@ -96,6 +96,10 @@ class Resources(Struct, frozen=True):
             merged[name] = merged.get(name, 0) - amount
         return Resources.of(merged)
 
+    def __mul__(self, count: int) -> "Resources":
+        """`count` pods' worth of these amounts."""
+        return Resources.of({name: amount * count for name, amount in self.amounts})
+
     def max_with(self, other: "Resources") -> "Resources":
         """Per resource, the larger of the two amounts."""
         merged = self.as_dict()

@@ -2,11 +2,12 @@
 while the command's modules load.
 
 Loading doctor builds about 35,000 objects that live for the whole run and almost no garbage;
-the collector's ~50 passes over them were ~11 ms of doctor's ~110 ms start-up. Each command
+the collector's ~50 passes over them cost ~11 ms of doctor's ~110 ms start-up. Each command
 turns it back on once its modules are in (`truegreen.cli._loaded`).
 """
 
 import gc
+import os
 from typing import Any
 
 
@@ -16,3 +17,13 @@ def main() -> Any:
     from truegreen.cli import main as command_line
 
     return command_line()
+
+
+def kubectl_completion() -> Any:
+    """`kubectl_complete-truegreen WORDS…`, which kubectl runs to complete `kubectl truegreen
+    WORDS…` (pkg/cmd/plugin/plugin_completion.go): the command line's completion, in Cobra's
+    protocol, for the words given as arguments."""
+    from truegreen.completion import KUBECTL_PLUGIN
+
+    os.environ["_TRUEGREEN_COMPLETE"] = KUBECTL_PLUGIN
+    return main()

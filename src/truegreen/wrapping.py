@@ -9,11 +9,13 @@ from collections.abc import Iterator
 
 
 def words(text: str) -> Iterator[str]:
-    """The words of `text`: runs without spaces, where a backticked span counts as no space."""
+    """The words of `text`: runs without spaces, where a backticked span counts as no space.
+    A backtick with no partner after it opens no span (text from a file may hold one)."""
     word: list[str] = []
     quoted = False
-    for char in text:
-        if char == "`":
+    unpaired = text.rfind("`") if text.count("`") % 2 else -1
+    for position, char in enumerate(text):
+        if char == "`" and position != unpaired:
             quoted = not quoted
         if char == " " and not quoted:
             if word:

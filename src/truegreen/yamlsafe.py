@@ -244,16 +244,23 @@ def read_stream(stream: BinaryIO, limits: Limits = MANIFEST_LIMITS) -> str | Ref
 
 
 def load_all(
-    text: str, limits: Limits = MANIFEST_LIMITS, *, lines: bool = True, kubernetes: bool = False
+    text: str,
+    limits: Limits = MANIFEST_LIMITS,
+    *,
+    lines: bool = True,
+    kubernetes: bool = False,
+    unique_keys: bool = True,
 ) -> Iterator[Document | Refusal]:
     """Every document of a YAML stream; a Refusal, last, where it stops being acceptable.
 
-    With `kubernetes`, scalars are read as Kubernetes reads them, a document's own problems are
-    its `problem`, and a document that cannot be parsed is one Refusal: the stream goes on with
-    the next `---`, so the documents after it are still read.
+    `unique_keys=False` takes a repeated key's last value, as go-yaml's lenient decoding does
+    (client-go reads a kubeconfig so), instead of refusing it. With `kubernetes`, scalars are
+    read as Kubernetes reads them, a document's own problems are its `problem`, and a document
+    that cannot be parsed is one Refusal: the stream goes on with the next `---`, so the
+    documents after it are still read.
     """
     if not kubernetes:
-        yield from _documents(text, limits, _Builder(text, limits, lines))
+        yield from _documents(text, limits, _Builder(text, limits, lines, unique_keys))
         return
     builder = _KubernetesBuilder(text, limits, lines)
     last_start = 0
@@ -350,11 +357,14 @@ class _Builder:
 
     loader_class: Any = _Loader
 
-    def __init__(self, text: str, limits: Limits, track_lines: bool) -> None:
+    def __init__(
+        self, text: str, limits: Limits, track_lines: bool, unique_keys: bool = True
+    ) -> None:
         self.limits = limits
         self.track_lines = track_lines
         # Without a `*` in the text there is no alias, and no node needs remembering.
         self.may_alias = "*" in text
+        self.unique_keys = unique_keys
         self.nodes = 0
         self.aliased = 0
         self.line_offset = 0
@@ -417,7 +427,7 @@ class _Builder:
                 raise self._refuse(
                     Problem.UNSUPPORTED, "a key is a list or a mapping", key_node
                 ) from None
-        if len(mapping) != len(node.value) - len(merged):
+        if self.unique_keys and len(mapping) != len(node.value) - len(merged):
             self._duplicate(node)
         if merged:
             mapping = {**self._merge(merged), **mapping}

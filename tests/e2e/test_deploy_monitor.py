@@ -240,12 +240,23 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     fake_api: FakeApiServer, tmp_path: Path
 ) -> None:
     from tests.scenario.test_admission import webhook_behind
+    from tests.scenario.test_autoscaler import scale_up_event
+    from tests.support.scenarios import job_pod, training_job
+    from tests.support.training_kinds import ALL_GROUPS, every_training_read
 
     fake_api.watch_bookmark_seconds = 0.2
+    fake_api.install(*ALL_GROUPS)
     for obj in healthy(datetime.now(UTC)):
         fake_api.add(obj)
-    # an admission webhook behind a Service, so its EndpointSlices are read too
-    fake_api.add(*webhook_behind(ready=True))
+    # an admission webhook behind a Service, so its EndpointSlices are read too; a TrainJob on
+    # each kind of runtime, so both are read
+    fake_api.add(*webhook_behind(ready=True), *every_training_read(datetime.now(UTC)))
+    # a training pod the scheduler could not place, and a machine on its way for it (the verdict
+    # stays ready), so the autoscalers' word on it is read
+    now = datetime.now(UTC)
+    waiting = training_job("train-002", now, finished=False)
+    pod = job_pod(waiting, now, suffix="w", node_name=None, phase="Pending")
+    fake_api.add(waiting, pod, scale_up_event(now, pod))
     kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
     request = MonitorRequest(
         DoctorRequest(ConnectionSettings(kubeconfig, None, None, 5.0, False, None)),
@@ -258,12 +269,20 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     with RunningMonitor(request, on_evaluation=lambda n, o: None, on_event=lambda e: None) as run:
         thread = threading.Thread(target=run.run, daemon=True)
         thread.start()
-        wait_for("the first Event", lambda: bool(fake_api.list_objects("Event", NAMESPACE)))
+
+        def monitor_events() -> list[dict[str, Any]]:
+            return [
+                e
+                for e in fake_api.list_objects("Event", NAMESPACE)
+                if e.get("reason") != "TriggeredScaleUp"
+            ]
+
+        wait_for("the first Event", lambda: bool(monitor_events()))
         claim = fake_api.get_object("PersistentVolumeClaim", "datasets", NAMESPACE)
         assert claim is not None
         claim["status"] = {"phase": "Pending"}
         fake_api.update_object(claim)
-        wait_for("a second Event", lambda: len(fake_api.list_objects("Event", NAMESPACE)) == 2)
+        wait_for("a second Event", lambda: len(monitor_events()) == 2)
         run.stop()
         thread.join(BOUND)
     namespaced, cluster_wide = _grants(fake_api.requests())

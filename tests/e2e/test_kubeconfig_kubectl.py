@@ -174,18 +174,26 @@ class Truegreen:
     @property
     def why(self) -> str:
         """The headline of a run that could not reach the cluster."""
-        assert self.report["headline"]["rule"] == "cluster-unreachable", self.report["headline"]
+        assert self.report["headline"]["rule"] == "nothing-read", self.report["headline"]
         assert self.result.exit_code == 3
         return str(self.report["headline"]["text"])
 
+    def refused(self, exit_code: int = 3) -> str:
+        """The one line of a run that refused its connection settings before any request."""
+        rule = "bad-usage" if exit_code == 64 else "setup-failed"
+        assert self.report["headline"]["rule"] == rule, self.report["headline"]
+        assert self.result.exit_code == exit_code
+        return f"{self.report['headline']['text']}. {self.report['headline']['remedy']}"
 
-def kubectl(kubeconfig: Path | str, home: Path, **environ: str) -> Kubectl:
-    """`kubectl get deployments -n train`, stdin not a terminal, only `environ`'s proxies."""
+
+def kubectl(kubeconfig: Path | str, home: Path, *args: str, **environ: str) -> Kubectl:
+    """`kubectl get deployments -n train ARGS…`, stdin not a terminal, only `environ`'s
+    proxies (`-n` given again in `args` wins, as in kubectl)."""
     assert KUBECTL is not None, (
         "kubectl is required (Debian: kubernetes-client); .ci/run installs it"
     )
     clean = {k: v for k, v in os.environ.items() if k not in _PROXY_VARIABLES}
-    command = [KUBECTL, "get", "deployments", "-n", "train", "-o", "name"]
+    command = [KUBECTL, "get", "deployments", "-n", "train", "-o", "name", *args]
     return Kubectl(
         subprocess.run(
             [*command, "--request-timeout", "10s"],
@@ -200,13 +208,15 @@ def kubectl(kubeconfig: Path | str, home: Path, **environ: str) -> Kubectl:
     )
 
 
-def truegreen(kubeconfig: Path | str, monkeypatch: pytest.MonkeyPatch, **environ: str) -> Truegreen:
-    """`truegreen doctor -o json` in this process, with the same file and environment."""
+def truegreen(
+    kubeconfig: Path | str, monkeypatch: pytest.MonkeyPatch, *args: str, **environ: str
+) -> Truegreen:
+    """`truegreen doctor -o json ARGS…` in this process, with the same file and environment."""
     monkeypatch.setenv("KUBECONFIG", str(kubeconfig))
     monkeypatch.chdir("/")
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
-    return Truegreen(run_cli("doctor", "-o", "json"))
+    return Truegreen(run_cli("doctor", "-o", "json", *args))
 
 
 def _plugin(tmp_path: Path) -> RecordingPlugin:
@@ -487,11 +497,14 @@ def test_the_proxy_environment_and_no_proxy_decide_for_both(
         environ = {"https_proxy": f"127.0.0.1:{proxy.port}"}  # no scheme: http, as Go reads it
         by_kubectl = kubectl(config, tmp_path, **environ)
         assert by_kubectl.connected, by_kubectl.result.stderr
-        assert truegreen(config, monkeypatch, **environ).connected
+        # A generous timeout: the proxy and the TLS server are Python threads, slow on a loaded
+        # machine; what is tested is the way taken, not its speed.
+        patient = ("--request-timeout", "60")
+        assert truegreen(config, monkeypatch, *patient, **environ).connected
         used = len(proxy.passages)
         exempt = {**environ, "NO_PROXY": f"other.example,.internal:{port}"}
         by_kubectl = kubectl(config, tmp_path, **exempt)
-        why = truegreen(config, monkeypatch, **exempt).why
+        why = truegreen(config, monkeypatch, *patient, **exempt).why
     assert used >= 2
     assert len(proxy.passages) == used  # exempted: neither asked the proxy
     assert not by_kubectl.connected
@@ -522,8 +535,33 @@ def test_tls_server_name_decides_for_both(
         assert not by_kubectl.connected
         assert "x509: cannot validate certificate for 127.0.0.1" in by_kubectl.result.stderr
         assert ours.why == (
-            f"Couldn't reach the cluster at {api.url}: TLS certificate was not accepted."
+            f"Couldn't reach the cluster at {api.url}: TLS certificate does not name this "
+            "server among its subject alternative names, as it must; a Common Name alone is "
+            "not enough."
         )
+
+
+def test_a_certificate_naming_its_server_only_in_the_common_name_is_refused_by_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """crypto/x509 (Go 1.15 on) matches names against subject alternative names only; Python's
+    ssl falls back to the Common Name unless told not to (hostname_checks_common_name)."""
+    authority = (pki.ca, pki.ca.with_suffix(".key"))
+    legacy = hostile.issue(tmp_path, authority, API_NAME, "")
+    api = serve("Bearer t0ken", tls=legacy)
+    config = _write(
+        tmp_path, _cluster(api.url, pki, **{"tls-server-name": API_NAME}), {"token": "t0ken"}
+    )
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "x509: certificate relies on legacy Common Name field, use SANs instead" in (
+        by_kubectl.result.stderr
+    )
+    assert truegreen(config, monkeypatch).why == (
+        f"Couldn't reach the cluster at {api.url}: TLS certificate does not name this server "
+        "among its subject alternative names, as it must; a Common Name alone is not enough."
+    )
+    assert api.authorizations == []
 
 
 def test_relative_paths_follow_their_own_file_for_both(
@@ -626,6 +664,288 @@ def test_a_kubeconfig_kubectl_wrote_is_read_without_pyyaml_and_connects_both(
     assert "certificate-authority-data: " in text, "precondition: kubectl embedded the CA"
     assert isinstance(yaml.safe_load(text), dict), "precondition: a mapping"
     assert read_block_yaml(text) == yaml.safe_load(text)
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    assert truegreen(config, monkeypatch).connected
+
+
+# -- impersonation (transport/round_trippers.go NewImpersonatingRoundTripper, tools/clientcmd) --
+
+_EXTRA_KEY = "example.com/with space%"
+"""An extra's key with bytes a header name may not hold: client-go percent-encodes them."""
+
+
+def _acting(api: _LoginRequired, since: int) -> set[tuple[tuple[str, str], ...]]:
+    """The distinct impersonation headers of the requests heard since `since`: each request's
+    Impersonate-* lines, ordered by name (a group's or an extra's values keep their order)."""
+    return {
+        tuple(sorted(((n, v) for n, v in r.headers if n.startswith("impersonate-")), key=_name))
+        for r in api.heard[since:]
+    }
+
+
+def _name(header: tuple[str, str]) -> str:
+    return header[0]
+
+
+def test_the_kubeconfig_user_s_impersonation_reaches_the_server_alike_from_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer t0ken")
+    user = {
+        "token": "t0ken",
+        "as": "jane",
+        "as-uid": "1234",
+        "as-groups": ["ops", "auditors"],
+        "as-user-extra": {"scopes": ["view", "edit"], _EXTRA_KEY: ["x"]},
+    }
+    config = _write(tmp_path, _cluster(api.url, pki), user)
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    theirs = _acting(api, 0)
+    since = len(api.heard)
+    assert truegreen(config, monkeypatch).connected
+    assert len(api.heard) - since >= 10, "precondition: doctor made its reads"
+    assert theirs == {
+        (
+            ("impersonate-extra-example.com%2fwith%20space%25", "x"),
+            ("impersonate-extra-scopes", "view"),
+            ("impersonate-extra-scopes", "edit"),
+            ("impersonate-group", "ops"),
+            ("impersonate-group", "auditors"),
+            ("impersonate-uid", "1234"),
+            ("impersonate-user", "jane"),
+        )
+    }
+    assert _acting(api, since) == theirs
+    assert set(api.authorizations) == {"Bearer t0ken"}  # the login's own credential, always
+
+
+def test_the_as_flags_replace_the_file_s_parts_alike_in_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer t0ken")
+    user = {"token": "t0ken", "as": "bob", "as-groups": ["from-the-file"], "as-uid": "1"}
+    config = _write(tmp_path, _cluster(api.url, pki), user)
+    flags = ("--as", "jane", "--as-group", "ops", "--as-group", "auditors")
+    by_kubectl = kubectl(config, tmp_path, *flags)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    theirs = _acting(api, 0)
+    since = len(api.heard)
+    assert truegreen(config, monkeypatch, *flags).connected
+    assert theirs == {
+        (
+            ("impersonate-group", "ops"),
+            ("impersonate-group", "auditors"),
+            ("impersonate-uid", "1"),  # not given as a flag: the file's stays
+            ("impersonate-user", "jane"),
+        )
+    }
+    assert _acting(api, since) == theirs
+
+
+def test_groups_without_a_user_to_act_as_are_refused_by_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer t0ken")
+    config = _write(tmp_path, _cluster(api.url, pki), {"token": "t0ken", "as-groups": ["ops"]})
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "requesting uid, groups or user-extra for u without impersonating a user" in (
+        by_kubectl.result.stderr
+    )
+    assert truegreen(config, monkeypatch).refused() == (
+        "the kubeconfig user 'u' names a uid, groups or extras to act as, but no user: kubectl "
+        "refuses that too. add `as:` to the user in the kubeconfig, or pass --as"
+    )
+    plain = _write(tmp_path / "plain", _cluster(api.url, pki), {"token": "t0ken"})
+    by_kubectl = kubectl(plain, tmp_path, "--as-group", "ops")
+    assert not by_kubectl.connected
+    assert "without impersonating a user" in by_kubectl.result.stderr
+    assert truegreen(plain, monkeypatch, "--as-group", "ops").refused(64) == (
+        "--as-group without --as: kubectl acts as a uid or groups only together with a user. "
+        "add --as USER"
+    )
+    assert api.heard == []
+
+
+def test_a_user_to_act_as_that_would_split_the_request_is_sent_by_neither(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer t0ken")
+    config = _write(
+        tmp_path, _cluster(api.url, pki), {"token": "t0ken", "as": "jane\r\nX-Injected: yes"}
+    )
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "invalid header field value" in by_kubectl.result.stderr, by_kubectl.result.stderr
+    assert "'Impersonate-User' header holds what HTTP forbids" in truegreen(config, monkeypatch).why
+    assert api.heard == []
+
+
+# -- what kubectl refuses to read (tools/clientcmd loader.go, api/v1, rest/request.go) ---------
+
+
+def _refused_alike(
+    config: Path, home: Path, monkeypatch: pytest.MonkeyPatch, kubectl_says: str, *args: str
+) -> str:
+    """kubectl refuses the file (or flag) with `kubectl_says`; truegreen's one line."""
+    by_kubectl = kubectl(config, home, *args)
+    assert not by_kubectl.connected
+    assert kubectl_says in by_kubectl.result.stderr, by_kubectl.result.stderr
+    exit_code = 64 if args else 3
+    return truegreen(config, monkeypatch, *args).refused(exit_code)
+
+
+@pytest.mark.parametrize(
+    ("user", "context", "cluster", "kubectl_says", "ours"),
+    [
+        (
+            {"token": 12345},
+            {},
+            {},
+            "cannot unmarshal number into Go struct field AuthInfo.users.user.token of type string",
+            "user 'u': token is a number, where kubectl reads text",
+        ),
+        (
+            {"token": "t0ken"},
+            {"namespace": True},
+            {},
+            "cannot unmarshal bool into Go struct field Context.contexts.context.namespace of "
+            "type string",
+            "context 'x': namespace is true (YAML reads an unquoted yes, no, on or off as true "
+            "or false), where kubectl reads text",
+        ),
+        (
+            {"token": "t0ken"},
+            {},
+            {"insecure-skip-tls-verify": "true"},
+            "cannot unmarshal string into Go struct field "
+            "Cluster.clusters.cluster.insecure-skip-tls-verify of type bool",
+            "cluster 'c': insecure-skip-tls-verify is text, where kubectl reads true or false",
+        ),
+        (
+            {"token": "t0ken", "as": "jane", "as-groups": "ops"},
+            {},
+            {},
+            "cannot unmarshal string into Go struct field AuthInfo.users.user.as-groups of type "
+            "[]string",
+            "user 'u': as-groups is text, where kubectl reads a list of text",
+        ),
+    ],
+    ids=["token-number", "namespace-yes", "verify-text", "groups-text"],
+)
+def test_a_value_of_the_wrong_type_is_refused_by_both(
+    serve: Serve,
+    pki: Pki,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    user: dict[str, Any],
+    context: dict[str, Any],
+    cluster: dict[str, Any],
+    kubectl_says: str,
+    ours: str,
+) -> None:
+    api = serve("Bearer t0ken")
+    config = _write(tmp_path, _cluster(api.url, pki, **cluster), user)
+    written = yaml.safe_load(config.read_text())
+    written["contexts"][0]["context"].update(context)
+    config.write_text(yaml.safe_dump(written))
+    line = _refused_alike(config, tmp_path, monkeypatch, kubectl_says)
+    assert line == (
+        f"kubeconfig {config} is not usable: {ours}. check the file, or pass another with "
+        "--kubeconfig"
+    )
+    assert api.heard == []
+
+
+@pytest.mark.parametrize("section", ["clusters", "users", "contexts"])
+def test_two_entries_of_one_name_are_refused_by_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, section: str
+) -> None:
+    api = serve("Bearer t0ken")
+    config = _write(tmp_path, _cluster(api.url, pki), {"token": "t0ken"})
+    written = yaml.safe_load(config.read_text())
+    written[section] = [*written[section], *written[section]]
+    config.write_text(yaml.safe_dump(written))
+    name = written[section][0]["name"]
+    line = _refused_alike(config, tmp_path, monkeypatch, f'duplicate name "{name}" in list')
+    assert f"is not usable: two {section} are named {name!r}. " in line
+    assert api.heard == []
+
+
+@pytest.mark.parametrize(("namespace", "why"), [("..", "may not be '..'"), (".", "may not be '.'")])
+def test_a_namespace_that_is_no_path_segment_is_refused_by_both(
+    serve: Serve,
+    pki: Pki,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    namespace: str,
+    why: str,
+) -> None:
+    """`..` in a request's path would list every namespace's objects (the server cleans the
+    path); client-go refuses it: `invalid namespace "..": [may not be '..']`."""
+    api = serve("Bearer t0ken")
+    config = _write(tmp_path, _cluster(api.url, pki), {"token": "t0ken"})
+    written = yaml.safe_load(config.read_text())
+    written["contexts"][0]["context"]["namespace"] = namespace
+    config.write_text(yaml.safe_dump(written))
+    by_kubectl = kubectl(config, tmp_path, "-n", "")  # the context's namespace
+    assert not by_kubectl.connected
+    assert f'invalid namespace "{namespace}": [{why}]' in by_kubectl.result.stderr
+    assert truegreen(config, monkeypatch).refused() == (
+        f"the namespace {namespace!r} cannot be used: it {why}. fix the namespace in kubeconfig "
+        f"{config}, or pass one with -n"
+    )
+    plain = _write(tmp_path / "plain", _cluster(api.url, pki), {"token": "t0ken"})
+    line = _refused_alike(
+        plain, tmp_path, monkeypatch, f'invalid namespace "{namespace}"', "-n", namespace
+    )
+    assert line == f"the namespace {namespace!r} cannot be used: it {why}. pass another with -n"
+    assert not [r for r in api.heard if "/namespaces/" in r.path]
+
+
+def _extension(text: str) -> str:
+    """A kubeconfig text whose cluster carries `text` as an extension, indented in place."""
+    return "\n".join(f"        {line}" for line in text.splitlines())
+
+
+def test_a_billion_laughs_and_an_alias_holding_itself_are_refused_by_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer t0ken")
+    config = _write(tmp_path, _cluster(api.url, pki), {"token": "t0ken"})
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    levels += [f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 10)}]" for n in range(1, 9)]
+    for hostile_text, kubectl_says, ours in (
+        ("\n".join(levels), "yaml: document contains excessive aliasing", "excessive aliasing"),
+        ("self: &a\n- *a", "yaml: anchor 'a' value contains itself", "an alias holds itself"),
+    ):
+        text = config.read_text().replace(
+            "    server:",
+            "    extensions:\n    - name: e\n      extension:\n"
+            + _extension(hostile_text)
+            + "\n    server:",
+        )
+        (tmp_path / "hostile").write_text(text)
+        line = _refused_alike(tmp_path / "hostile", tmp_path, monkeypatch, kubectl_says)
+        assert line.startswith(f"kubeconfig {tmp_path / 'hostile'} cannot be read"), line
+        assert ours in line
+    assert api.heard == []
+
+
+def test_a_repeated_key_and_a_second_document_are_read_alike_by_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """go-yaml's lenient decoding: a repeated key's last value wins; only the first document
+    is read, a broken second one unread."""
+    api = serve("Bearer t0ken")
+    config = _write(tmp_path, _cluster(api.url, pki), {"token": "t0ken"})
+    text = config.read_text().replace(
+        f"    server: {api.url}", f"    server: https://127.0.0.1:9\n    server: {api.url}"
+    )
+    assert text.count("    server: ") == 2, "precondition: the key repeats"
+    config.write_text(text + "---\nkind: [\n")
     by_kubectl = kubectl(config, tmp_path)
     assert by_kubectl.connected, by_kubectl.result.stderr
     assert truegreen(config, monkeypatch).connected

@@ -130,13 +130,14 @@ def test_a_listed_machine_is_what_the_fit_reads_of_it(
     scripted: tuple[list[Answer], Path],
 ) -> None:
     """Nothing else of a machine is read: images, conditions, nodeInfo and managedFields are
-    skipped while decoding (and so never redacted, held or saved in a snapshot)."""
+    skipped while decoding (and so never redacted, held or saved in a snapshot). Capacity is
+    read: a GPU machine's device plugin shows in it."""
     answers, kubeconfig = scripted
     answers.append(_list(NODE))
     expected = {
         "metadata": {"name": "m1", "labels": {"zone": "a"}},
         "spec": {"taints": [{"key": "gpu", "effect": "NoSchedule"}]},
-        "status": {"allocatable": {"cpu": "8"}},
+        "status": {"capacity": {"cpu": "8"}, "allocatable": {"cpu": "8"}},
     }
     assert _listed(kubeconfig, Kind.NODE) == [{"kind": "Node", "apiVersion": "v1", **expected}]
 

@@ -56,7 +56,7 @@ def test_monitor_serves_the_verdict_writes_an_event_per_change_and_ends_on_sigte
         assert _verdict(base) == 0.0
         status, page = http_get(base + "/")
         assert status == 200
-        assert "READY</span> Ready: training can run." in page
+        assert "READY</span> Training can run." in page
         wait_for("the first Event", lambda: _events(fake_api) == ["TrainingReady"])
         _pend_the_claim(fake_api)
         wait_for("verdict 2", lambda: _verdict(base) == 2.0)

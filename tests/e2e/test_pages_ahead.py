@@ -4,7 +4,7 @@ right pages, in order, one request at a time, none outliving the read.
 
 kube-apiserver writes a list's metadata before its items (cluster/live.py `_head_token` cites
 the source); a page laid out otherwise, or whose head disagrees with the page decoded whole,
-is followed one page after another, as before.
+is followed one page after another.
 """
 
 import json

@@ -58,7 +58,7 @@ def test_unknown_certificate_is_an_unreachable_cluster(
     result = run_cli("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
     report = result.json()
     assert result.exit_code == 3
-    assert report["headline"]["rule"] == "cluster-unreachable"
+    assert report["headline"]["rule"] == "nothing-read"
     assert (
         report["headline"]["text"]
         == f"Couldn't reach the cluster at {tls_api.url}: TLS certificate was not accepted."

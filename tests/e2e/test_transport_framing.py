@@ -149,3 +149,18 @@ def test_a_request_that_asks_to_close_is_not_followed_on_its_connection() -> Non
         ]
     assert [(a.status, a.body) for a in answers] == [(200, BODY)] * 3
     assert (server.counts["connections"], server.counts["requests"]) == (3, 3)
+
+
+def test_a_trailer_section_ended_by_bare_line_feeds_ends_the_answer_not_the_deadline() -> None:
+    """The server keeps the connection open after its answer, as a kept-alive one does: the
+    answer ends at the trailer section's empty line, by h11's rule for a head (CRLF or LF),
+    not at the request's deadline."""
+    head = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+    with (
+        HostileServer(hostile.answering(head + b"2\r\nab\r\n0\r\nX-Sum: 1\n\n")) as server,
+        Transport() as transport,
+    ):
+        answer = transport.request(
+            "GET", server.url + "/", deadline=Deadline.after(30), max_bytes=100
+        )
+    assert (answer.status, answer.body) == (200, b"ab")

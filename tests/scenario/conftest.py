@@ -31,6 +31,8 @@ _OBJECT_REF = re.compile(r"^(?P<kind>[A-Za-z]+)/(?:[^/\s]+/)?[^/\s]+$")
 _DISPLAY_FLAGS = {"-v", "--verbose", "--no-color"}
 _DISPLAY_OPTIONS = {"-o", "--output"}
 _SETTINGS = {"--job-requests", "--config"}
+# Settings of doctor alone: the snapshot is taken without them, doctor reads it with them.
+_OFFLINE_ONLY = {"--job-file"}
 _CONNECTION_OPTIONS = {"--kubeconfig", "--context", "-n", "--namespace", "--request-timeout"}
 # The fault matrix runs doctor 144 times; a round trip per cell triples its time. Each fault
 # class's round trip is pinned once instead (test_snapshot.py::test_every_failed_read_...).
@@ -92,6 +94,7 @@ class Doctor:
         """Snapshot a twin of the cluster (same objects, same faults replayed) and check it
         offline: the test's own server, its request log and its faults never see it."""
         shared, as_json = _shared_options(args)
+        offline_only = _offline_only(args)
         twin = self.server.twin()
         try:
             kubeconfig = _pointed_at(self.kubeconfig, twin, self.tmp_path)
@@ -117,7 +120,14 @@ class Doctor:
             twin.stop()
         # A snapshot exits 3 when a read failed, as doctor does; the twin replays the faults.
         assert saved.exit_code in (0, 3), f"round trip: snapshot failed: {saved.stderr}"
-        offline = self.offline(directory, *_settings_only(shared), "-o", "json")
+        if not directory.exists():
+            # Not one read answered: nothing is saved, and the snapshot says why in doctor's
+            # own headline (up to the address, which is the twin's).
+            opening = report["headline"]["text"].split(self.server.url)[0]
+            assert saved.exit_code == 3, saved.stderr
+            assert saved.stderr.startswith(f"truegreen: {opening}{twin.url}"), saved.stderr
+            return
+        offline = self.offline(directory, *_settings_only(shared), *offline_only, "-o", "json")
         assert _verdict(offline.json()) == _verdict(report), (
             f"doctor {' '.join(args)}: the snapshot round trip changed the verdict"
         )
@@ -136,8 +146,21 @@ def _shared_options(args: tuple[str, ...]) -> tuple[tuple[str, ...], bool]:
         if arg in _DISPLAY_OPTIONS:
             as_json = next(rest) == "json"
             continue
+        if arg in _OFFLINE_ONLY:
+            next(rest)
+            continue
         shared.append(arg)
     return tuple(shared), as_json
+
+
+def _offline_only(args: tuple[str, ...]) -> tuple[str, ...]:
+    """The options doctor takes and a snapshot does not, with their values."""
+    kept: list[str] = []
+    rest = iter(args)
+    for arg in rest:
+        if arg in _OFFLINE_ONLY:
+            kept += [arg, next(rest)]
+    return tuple(kept)
 
 
 def _settings_only(shared: tuple[str, ...]) -> tuple[str, ...]:

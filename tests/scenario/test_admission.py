@@ -230,7 +230,7 @@ def test_a_down_fail_closed_webhook_outranks_the_pending_pods_it_explains(doctor
     report = result.json()
     assert result.exit_code == 2
     assert _codes(report) == [("admission.webhook-down", "fail", "measured")]
-    assert ("capacity.job-stuck", "fail", "inferred") in {
+    assert ("capacity.unschedulable", "fail", "measured") in {
         (f["code"], f["status"], f["basis"]) for f in report["findings"]
     }, "precondition: the pending training pod is reported too"
     assert report["headline"]["code"] == "admission.webhook-down"

@@ -94,8 +94,8 @@ def test_cordoned_and_tainted_machines_are_not_eligible(doctor: Doctor) -> None:
     (finding,) = _capacity(result.json())
     assert finding["code"] == "capacity.no-eligible-machine"
     assert finding["headline"] == (
-        "No machine may run a training job: 1 machine closed to new work, "
-        "1 machine reserved for other work."
+        "No machine may run a training job: 1 machine is closed to new work, "
+        "1 machine is reserved for other work."
     )
     assert result.exit_code == 2
 
@@ -124,7 +124,8 @@ def test_without_any_job_size_free_capacity_is_reported(doctor: Doctor) -> None:
 
 
 def test_unexplained_stuck_job_pod_fails(doctor: Doctor) -> None:
-    """A job pod waits past the grace period although the job fits: something else is wrong."""
+    """A job pod waits past the grace period although the job fits, and no scheduler has said
+    why (it never marked the pod): something else is wrong, inferred from the wait."""
     from tests.support.scenarios import job_pod, training_job
 
     def stuck(now: datetime) -> list[dict[str, Any]]:
@@ -132,7 +133,13 @@ def test_unexplained_stuck_job_pod_fails(doctor: Doctor) -> None:
 
         job = training_job("train-009", now, gpus=1, finished=False, age=timedelta(minutes=15))
         pod = job_pod(
-            job, now, suffix="z", node_name=None, phase="Pending", age=timedelta(minutes=15)
+            job,
+            now,
+            suffix="z",
+            node_name=None,
+            phase="Pending",
+            age=timedelta(minutes=15),
+            scheduler_said=False,
         )
         return [*healthy(now), job, pod]
 

@@ -76,8 +76,8 @@ def test_broken_kubeconfig_is_one_line_exit_3(tmp_path: Path) -> None:
     result = run_cli("doctor", "--kubeconfig", str(kubeconfig))
     assert result.exit_code == 3
     assert result.stderr.strip() == (
-        f"truegreen: kubeconfig {kubeconfig} is not valid YAML at line 1. "
-        "fix the file, or pass another with --kubeconfig"
+        f"truegreen: kubeconfig {kubeconfig} is not valid YAML at line 1: did not find "
+        "expected ',' or ']'. fix the file, or pass another with --kubeconfig"
     )
 
 

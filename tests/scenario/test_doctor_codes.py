@@ -373,6 +373,27 @@ COVERED_ELSEWHERE = (
         "capacity.too-large",
         "capacity.no-eligible-machine",
         "capacity.job-stuck",
+        "capacity.partly-fits",  # test_training_jobs.py
+        "capacity.job-unshaped",  # test_training_jobs.py
+        "capacity.machine-kept-out",  # test_system_taints.py
+        "capacity.unschedulable",  # test_evidence.py
+        "admission.pods-refused",  # test_evidence.py
+        "storage.attached-elsewhere",  # test_evidence.py
+        "workloads.last-job-out-of-memory",  # test_evidence.py
+        "workloads.job-paused",  # test_evidence.py
+        "workloads.job-queued",  # test_evidence.py
+        "workloads.last-job-evicted",  # test_evidence.py
+        "workloads.last-job-failed",  # test_evidence.py
+        "workloads.last-job-image",  # test_evidence.py
+        "workloads.last-job-deadline",  # test_evidence.py
+        "storage.attach-failed",  # test_evidence.py
+        "capacity.gpu-software-down",  # test_gpu_supply.py
+        "capacity.gpus-unhealthy",  # test_gpu_supply.py
+        "capacity.no-such-gpu",  # test_gpu_supply.py
+        "workloads.no-shared-memory",  # test_gpu_supply.py
+        "capacity.machine-coming",  # test_autoscaler.py
+        "capacity.no-machine-can-be-added",  # test_autoscaler.py
+        "capacity.autoscaler-unhealthy",  # test_autoscaler.py
         "monitor-stale",  # the monitor's aged-out checks: test_watch.py, test_monitor_rules.py
     }
     | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}

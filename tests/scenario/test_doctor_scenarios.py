@@ -3,7 +3,7 @@
 Each case pins the exact headline rule and code, not merely the status.
 """
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -161,7 +161,7 @@ def test_unreachable_cluster(doctor: Doctor) -> None:
     result = doctor.live("-o", "json")
     report = result.json()
     assert result.exit_code == 3
-    assert report["headline"]["rule"] == "cluster-unreachable"
+    assert report["headline"]["rule"] == "nothing-read"
     assert report["headline"]["text"] == (
         f"Couldn't reach the cluster at {doctor.server.url}: connection refused."
     )
@@ -251,18 +251,32 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     makes the snapshot read its log, so every read is exercised."""
     from tests.scenario.test_admission import webhook_behind
     from tests.support import rbac
-    from tests.support.scenarios import crash_looping_manager
+    from tests.support.scenarios import crash_looping_manager, job_pod, training_job
+    from tests.support.training_kinds import ALL_GROUPS, every_training_read
 
     def build(now: datetime) -> list[Obj]:
         objects = crash_looping_manager(now)
         volume = next(o for o in objects if o["kind"] == "PersistentVolumeClaim")
         volume["status"] = {"phase": "Pending"}
-        return objects
+        # A training pod the scheduler could not place: its warnings and the autoscalers' word
+        # on it are read too.
+        waiting = training_job("train-002", now, finished=False)
+        return [
+            *objects,
+            waiting,
+            job_pod(waiting, now, suffix="w", node_name=None, phase="Pending"),
+        ]
 
+    doctor.server.install(*ALL_GROUPS)
     doctor.load(build)
-    doctor.server.add(*webhook_behind(ready=True))
+    doctor.server.add(*webhook_behind(ready=True), *every_training_read(datetime.now(UTC)))
     doctor.live("-o", "json")
     paths = {r.path for r in doctor.server.requests()}
+    assert "/apis/kubeflow.org/v2beta1/namespaces/train/mpijobs" in paths, "precondition"
+    assert "/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status" in paths
+    assert "/apis/trainer.kubeflow.org/v1alpha1/namespaces/train/trainingruntimes/torch-local" in (
+        paths
+    ), "precondition: both kinds of runtime read"
     assert "/apis/storage.k8s.io/v1/storageclasses/standard" in paths, "precondition: all read"
     assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
     doctor.snapshot(exit_code=0)

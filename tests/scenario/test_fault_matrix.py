@@ -19,6 +19,9 @@ SERVICES = {"workloads", "probes", "freshness", "image-pull", "storage"}
 OWNERS: list[tuple[str, set[str]]] = [
     (r"/deployments$|/statefulsets$|/daemonsets$", SERVICES),
     (r"/namespaces/train/jobs$", {"image-pull", "storage", "capacity"}),
+    # Which training kinds are served, and the scheduled jobs: where the next job comes from.
+    (r"^/apis$", {"image-pull", "storage", "capacity"}),
+    (r"/namespaces/train/cronjobs$", {"image-pull", "storage", "capacity"}),
     (r"/namespaces/train/pods$", {"workloads"}),
     (r"/limitranges$", {"capacity"}),
     (r"^/api/v1/nodes$", {"capacity"}),
@@ -36,8 +39,9 @@ MEASURED_ABSENCE = {
     r"/persistentvolumeclaims/datasets$": ("storage", "storage.volume-missing"),
     r"^/api/v1/namespaces/train$": ("admission", "admission.namespace-missing"),
 }
-# The default service account only adds registry logins; its absence changes nothing here.
-ABSENCE_CHANGES_NOTHING = {r"/serviceaccounts/default$"}
+# The default service account only adds registry logins; its absence changes nothing here. A
+# list answered 404 is a kind the server does not serve: no scheduled jobs, measured.
+ABSENCE_CHANGES_NOTHING = {r"/serviceaccounts/default$", r"/cronjobs$"}
 
 
 def _statuses(report: dict[str, Any]) -> dict[str, set[str]]:
@@ -72,9 +76,9 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
     assert sorted({r.path for r in requests}) == sorted(
         {r.path for r in requests if _owners(r.path)}
     )
-    assert len(requests) == 16
+    assert len(requests) == 18
     healthy_run = len(doctor.server.log)
-    assert healthy_run == 16, "precondition: a healthy run makes each read once"
+    assert healthy_run == 18, "precondition: a healthy run makes each read once"
     held = 0
     for record in requests:
         owners = _owners(record.path)
@@ -95,7 +99,7 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
             cell = f"{fault.name} on {record.method} {record.path}"
             # Bounded by construction, not by a clock: a failed read is never retried, except
             # throttling (once here) and a reset read, sent again at most MAX_RETRIES times as
-            # client-go does; no read is added, so a run lasts at most 16 request timeouts plus
+            # client-go does; no read is added, so a run lasts at most 18 request timeouts plus
             # its own work.
             made = doctor.server.log[before:]
             resends = MAX_RETRIES if fault is Fault.RESET and record.method == "GET" else 0
@@ -161,7 +165,7 @@ def test_throttling_that_never_ends_reads_unknown(doctor: Doctor) -> None:
     assert baseline.exit_code == 0
     base_statuses = _statuses(baseline.json())
     reads = sorted({(r.method, r.path) for r in doctor.server.requests()})
-    assert len(reads) == 16, "precondition: a healthy run makes 16 distinct reads"
+    assert len(reads) == 18, "precondition: a healthy run makes 18 distinct reads"
     for method, path in reads:
         doctor.server.clear_faults()
         doctor.server.inject(Fault.TOO_MANY_REQUESTS, "^" + re.escape(path) + "$", method=method)

@@ -74,10 +74,10 @@ def test_reads_in_flight_together_give_the_sequential_snapshot_and_findings(
         together = _take(kubeconfig, tmp_path / "together", in_flight=6)
     assert daemonsets_arrived.is_set(), "precondition: two reads were in flight at once"
     sequential_files = _files(tmp_path / "sequential")
-    assert len(sequential_files) == 19, "precondition: every kind of read was made"
+    assert len(sequential_files) == 21, "precondition: every kind of read was made"
     names = list(sequential_files)
     # refresh's failure events follow the workloads; a webhook's endpoints, the webhook lists.
-    assert (names[12], names[-1]) == ("013-list-events.yaml", "019-list-endpointslices.yaml")
+    assert (names[14], names[-1]) == ("015-list-events.yaml", "021-list-endpointslices.yaml")
     assert isinstance(one_by_one.trial, Created), "precondition: the trial start was made"
     assert isinstance(one_by_one.endpoint_slices[("policy", "policy-webhook")], Listed)
     assert isinstance(one_by_one.refresh_failures, Listed), "precondition: refresh tried here"

@@ -53,11 +53,13 @@ def test_cordoned_machines_name_the_uncordon_command_and_pasting_it_opens_them(
     report = doctor.live("-o", "json").json()
     assert report["headline"]["code"] == "capacity.no-eligible-machine"
     assert report["headline"]["text"] == (
-        "No machine may run a training job: 2 machines closed to new work."
+        "No machine may run a training job: 2 machines are closed to new work."
     )
     uncordon = f"`kubectl --kubeconfig {doctor.kubeconfig} uncordon cpu-1 gpu-1`"
+    # An administrator may have closed them for maintenance: the remedy says to check first.
     assert report["headline"]["remedy"] == (
-        f"Open cpu-1 and gpu-1 to new work again with {uncordon}."
+        f"If the maintenance on cpu-1 and gpu-1 is done, open them to new work again with "
+        f"{uncordon} (an administrator may have closed them on purpose)."
     )
     (command,) = _commands(report["headline"]["remedy"])
     pasted = _paste(command)
@@ -212,7 +214,7 @@ def test_a_refused_login_is_one_headline_naming_server_and_login(
     assert json_run.exit_code == 3
     assert report["verdict"] == "unknown"
     assert report["headline"]["code"] == "cluster-login-refused"
-    assert report["headline"]["rule"] == "cluster-unreachable", "no read could be made"
+    assert report["headline"]["rule"] == "nothing-read", "no read could be made"
     assert report["headline"]["text"] == (
         f"The cluster at {server.url} did not accept the login of user 'fake': Unauthorized."
     )
@@ -227,7 +229,8 @@ def test_a_refused_login_is_one_headline_naming_server_and_login(
     assert sum("Couldn't check" in line for line in text) == 0
     assert text[-1] == (
         "0 checks measured, 7 could not be checked (image-pull, storage, admission, workloads, "
-        "capacity, probes, freshness: as said above). Not asked for: credentials."
+        "capacity, probes, freshness: as said above). Not asked for: credentials (name the "
+        "backend login with `--credentials-secret NAME:KEY1,KEY2` to check it)."
     ), "the coverage line does not repeat the headline's reason"
 
 
@@ -270,7 +273,7 @@ def test_a_failing_login_plugin_is_one_headline_with_its_own_words_and_the_cloud
     assert result.exit_code == 3
     report = result.json()
     assert report["headline"]["code"] == "cluster-login-failed"
-    assert report["headline"]["rule"] == "cluster-unreachable", "no read could be made"
+    assert report["headline"]["rule"] == "nothing-read", "no read could be made"
     text = report["headline"]["text"]
     assert text.startswith(
         f"Couldn't log in to the cluster at {fake_api.url}: cannot log in as user 'eks'"
@@ -304,7 +307,8 @@ def test_a_kubeconfig_error_with_json_is_still_one_document(tmp_path: Path) -> N
             "code": "setup-failed",
             "status": "unknown",
             "rule": "setup-failed",
-            "text": f"kubeconfig {kubeconfig} is not valid YAML at line 1",
+            "text": f"kubeconfig {kubeconfig} is not valid YAML at line 1: did not find "
+            "expected ',' or ']'",
             "remedy": "fix the file, or pass another with --kubeconfig",
         },
         "findings": [],
@@ -327,7 +331,9 @@ def test_refresh_with_a_broken_kubeconfig_and_json_is_one_document(tmp_path: Pat
     assert result.exit_code == 3
     document = result.json()
     assert document["exit_code"] == 3
-    assert document["error"]["text"] == f"kubeconfig {kubeconfig} is not valid YAML at line 1"
+    assert document["headline"]["text"] == (
+        f"kubeconfig {kubeconfig} is not valid YAML at line 1: did not find expected ',' or ']'"
+    )
     assert document["workloads"] == []
 
 
@@ -368,7 +374,11 @@ def test_a_config_key_given_both_ways_is_refused(doctor: Doctor, tmp_path: Path)
     assert result.stderr.strip() == f"truegreen: config {config} sets job-requests twice"
 
 
-def test_a_snapshot_of_one_read_says_read_not_reads(doctor: Doctor, tmp_path: Path) -> None:
+def test_a_snapshot_that_read_nothing_saves_nothing_and_says_why_as_doctor_does(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """A refused login refuses every read: there is nothing to save, so no folder is made and
+    the run is a setup failure (exit 3) with doctor's headline and remedy for that login."""
     doctor.load("healthy")
     doctor.server.inject(Fault.UNAUTHORIZED, r".")
     folder = tmp_path / "bundle"
@@ -376,7 +386,9 @@ def test_a_snapshot_of_one_read_says_read_not_reads(doctor: Doctor, tmp_path: Pa
         "snapshot", "--kubeconfig", str(doctor.kubeconfig), "--output-directory", str(folder)
     )
     assert result.exit_code == 3
-    assert result.stdout.splitlines()[:2] == [
-        f"Saved 1 read of 'train' to {folder}, 1 could not be read.",
-        f"Check it with: truegreen doctor --snapshot {folder}",
-    ]
+    assert result.stdout == ""
+    assert not folder.exists()
+    live = doctor.live("-o", "json").json()["headline"]
+    assert live["code"] == "cluster-login-refused"
+    said = f"{live['text'].removesuffix('.')}. {live['remedy']}"
+    assert result.stderr == f"truegreen: {said}\n"

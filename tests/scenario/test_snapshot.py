@@ -132,7 +132,9 @@ def test_cluster_wide_pods_are_summed_per_machine_not_kept(doctor: Doctor) -> No
     assert kept == ["jobs-manager-abc12", "mysql-def34", "train-002-x1", "train-003-y1"]
     names = _keys(summary)
     assert {"metadata", "spec", "containers", "resources"} <= names, "precondition: keys seen"
-    for dropped in ("image", "env", "labels", "imagePullSecrets", "containerStatuses"):
+    # Labels stay (a training controller's pods are known by them); the rest of a pod goes.
+    assert "labels" in names
+    for dropped in ("image", "env", "imagePullSecrets", "containerStatuses"):
         assert dropped not in names
     # The snapshot answers doctor exactly as the live cluster did.
     live = doctor.live("--output", "json")
@@ -195,7 +197,15 @@ def test_list_items_are_saved_as_the_server_sent_them_and_read_back_with_their_k
 def _job_stuck(now: datetime) -> list[Obj]:
     """A training job pod unscheduled past the grace period although the job fits."""
     job = training_job("train-009", now, gpus=1, finished=False, age=timedelta(minutes=15))
-    pod = job_pod(job, now, suffix="z", node_name=None, phase="Pending", age=timedelta(minutes=15))
+    pod = job_pod(
+        job,
+        now,
+        suffix="z",
+        node_name=None,
+        phase="Pending",
+        age=timedelta(minutes=15),
+        scheduler_said=False,
+    )
     return [*healthy(now), job, pod]
 
 

@@ -29,14 +29,16 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | `timeoutSeconds`: the server ends the stream (a clean end of the chunked body) after that long | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go `ListResource` (`timeout = time.Duration(*opts.TimeoutSeconds)`), watch.go |
 | `pods/log` (GET): the container named by `container` (400 `BadRequest` "a container name must be specified for pod P, choose one of: [...]" when the pod has several, "container C is not valid for pod P" when it has no such container); the kubelet picks the instance: `previous=true` the last terminated one (else 400 `previous terminated container "C" in pod "P" not found`), otherwise the running one, the terminated one, or the last terminated one, else 400 "is waiting to start"; an instance the runtime already removed is 400 "failed to get container status" (the kubelet answers 400 to every error of a log read); `tailLines` then `limitBytes` cut the text; served as `text/plain` | pkg/registry/core/pod/strategy.go `LogLocation`, pkg/kubelet/kubelet_pods.go `validateContainerLogStatus`, pkg/kubelet/kuberuntime/logs/logs.go `ReadLogs` (tail, then a limited writer), pkg/kubelet/server/server.go `getContainerLogs` (`WriteError(http.StatusBadRequest, err)`), staging/src/k8s.io/apiserver/pkg/registry/generic/rest/response_checker.go (a kubelet 400 becomes `NewBadRequest(body)`) |
 | Events are listed like any namespaced resource, in storage order (by name), not by time | staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go `GetList` (keys in order) |
+| a custom resource (JobSet, TrainJob and its runtimes, Kubeflow's jobs, Ray's, LeaderWorkerSet: `CUSTOM_RESOURCE_TYPES`) is served only once its group is installed (`install`): before, `/apis` does not list the group and its paths answer 404 `NotFound` `the server could not find the requested resource`; once installed, its list items keep their kind and apiVersion, and its list is a map written with its keys sorted (apiVersion, items, kind, metadata: the continue token after the items) | staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go (a path no CRD serves goes to the delegate's NotFound), staging/src/k8s.io/apiserver/pkg/server/mux/pathrecorder.go, staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresource/etcd.go (unstructured objects stored and served whole), staging/src/k8s.io/apimachinery/pkg/runtime/serializer/json/collections.go `streamingEncodeUnstructuredList` |
 | old pods stay Terminating (deletionTimestamp, Running, old imageID) after the Deployment reports complete; its status counts non-terminating pods only; the status may lag the pods (`tests/support/rollout.py`) | kubernetes/kubectl#1628, kubernetes/kubernetes#110171, pkg/controller/deployment/sync.go `calculateStatus` |
-| answers framed as kube-apiserver 1.36 over Go 1.26's net/http sends them to a client that does not ask for gzip: compact JSON and a newline; an answer of at most 2048 bytes with `Content-Length`, a bigger one `Transfer-Encoding: chunked`; a list is written a piece at a time (`{`, each key, `:`, each value, `,`, each item, `]`, `}\n`), which Go's 2048-byte buffer turns into chunks: it fills to 2048 and sends that, and a write longer than an empty buffer goes out as one chunk of its own; a pod log flushes its headers first, so it is always chunked, written in 32 KiB reads. The fake never compresses (a real server gzips answers over 128 KiB to a client that sends `Accept-Encoding: gzip`, as kubectl does, and sends a gzip-accepting client a list under 128 KiB in one write) | Go src/net/http/server.go (`bufferBeforeChunkingSize`, `(*chunkWriter).writeHeader`: Content-Length only when the handler is done and the body fit, `(*response).finishRequest`), src/bufio/bufio.go `(*Writer).Write`; kubernetes/apimachinery v0.36.3 pkg/runtime/serializer/json/json.go `doEncode` (`json.NewEncoder(w).Encode`), collections.go `streamingEncodeList`; kubernetes/apiserver v0.36.3 pkg/features/kube_features.go (`StreamingCollectionEncodingToJSON` GA and locked on since 1.34), pkg/server/genericapiserver.go `NewDefaultAPIGroupInfo`, pkg/endpoints/handlers/responsewriters/writers.go `SerializeObject`, `deferredResponseWriter` (gzip above `defaultGzipThresholdBytes`), `StreamObject` (flush, then `io.Copy`) |
+| answers framed as kube-apiserver 1.36 over Go 1.26's net/http sends them to a client that does not ask for gzip: compact JSON and a newline; an answer of at most 2048 bytes with `Content-Length`, a bigger one `Transfer-Encoding: chunked`; a list is written a piece at a time (`{`, each key, `:`, each value, `,`, each item, `]`, `}\n`), which Go's 2048-byte buffer turns into chunks: it fills to 2048 and sends that, and a write longer than an empty buffer goes out as one chunk of its own; a pod log flushes its headers first, so it is always chunked, written in 32 KiB reads. To a client that sends `Accept-Encoding: gzip` (as kubectl does), an answer over 128 KiB is gzip-encoded at level 1 with `Content-Encoding: gzip` and `Vary: Accept-Encoding` (not a watch, not a log) | Go src/net/http/server.go (`bufferBeforeChunkingSize`, `(*chunkWriter).writeHeader`: Content-Length only when the handler is done and the body fit, `(*response).finishRequest`), src/bufio/bufio.go `(*Writer).Write`; kubernetes/apimachinery v0.36.3 pkg/runtime/serializer/json/json.go `doEncode` (`json.NewEncoder(w).Encode`), collections.go `streamingEncodeList`; kubernetes/apiserver v0.36.3 pkg/features/kube_features.go (`StreamingCollectionEncodingToJSON` GA and locked on since 1.34), pkg/server/genericapiserver.go `NewDefaultAPIGroupInfo`, pkg/endpoints/handlers/responsewriters/writers.go `SerializeObject`, `deferredResponseWriter` (gzip above `defaultGzipThresholdBytes`), compression.go (`gzipContentEncodingLevel = 1`, `ContentEncodingSupported`), `StreamObject` (flush, then `io.Copy`) |
 """
 
 from __future__ import annotations
 
 import base64
 import copy
+import gzip
 import json
 import re
 import socket
@@ -72,6 +74,8 @@ class ResourceType:
     plural: str
     namespaced: bool
     short_names: tuple[str, ...] = ()
+    custom: bool = False
+    """Served from a CustomResourceDefinition: there only once installed (`install`)."""
 
     @property
     def group_version(self) -> str:
@@ -120,7 +124,41 @@ RESOURCE_TYPES = (
     ),
 )
 
-_BY_PATH = {(t.group, t.version, t.plural): t for t in RESOURCE_TYPES}
+
+def _custom(
+    group: str, version: str, kind: str, plural: str, namespaced: bool = True
+) -> ResourceType:
+    return ResourceType(group, version, kind, plural, namespaced, custom=True)
+
+
+CUSTOM_RESOURCE_TYPES = (
+    # sigs.k8s.io/jobset config/components/crd/bases/jobset.x-k8s.io_jobsets.yaml
+    _custom("jobset.x-k8s.io", "v1alpha2", "JobSet", "jobsets"),
+    # kubeflow/trainer manifests/base/crds (trainer.kubeflow.org_*.yaml)
+    _custom("trainer.kubeflow.org", "v1alpha1", "TrainJob", "trainjobs"),
+    _custom("trainer.kubeflow.org", "v1alpha1", "TrainingRuntime", "trainingruntimes"),
+    _custom(
+        "trainer.kubeflow.org",
+        "v1alpha1",
+        "ClusterTrainingRuntime",
+        "clustertrainingruntimes",
+        namespaced=False,
+    ),
+    # kubeflow/training-operator manifests/base/crds (kubeflow.org_*.yaml)
+    _custom("kubeflow.org", "v1", "PyTorchJob", "pytorchjobs"),
+    _custom("kubeflow.org", "v1", "TFJob", "tfjobs"),
+    _custom("kubeflow.org", "v1", "XGBoostJob", "xgboostjobs"),
+    _custom("kubeflow.org", "v1", "PaddleJob", "paddlejobs"),
+    _custom("kubeflow.org", "v1", "JAXJob", "jaxjobs"),
+    # kubeflow/mpi-operator manifests/base/kubeflow.org_mpijobs.yaml
+    _custom("kubeflow.org", "v2beta1", "MPIJob", "mpijobs"),
+    # ray-project/kuberay ray-operator/config/crd/bases/ray.io_*.yaml
+    _custom("ray.io", "v1", "RayJob", "rayjobs"),
+    _custom("ray.io", "v1", "RayCluster", "rayclusters"),
+    # kubernetes-sigs/lws config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml
+    _custom("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet", "leaderworkersets"),
+)
+"""Kinds a cluster serves only where their controller's CRDs are installed (`install`)."""
 WATCH_HISTORY = 10_000
 """Changes kept for watches to start from; a watch from before them is 410 Expired. (The
 real watch cache keeps a window of 100 to 100,000 events, watch_cache.go.)"""
@@ -197,10 +235,49 @@ def framed(writes: Iterable[bytes], *, flushed: bool = False) -> Wire:
     return Wire("Transfer-Encoding: chunked", body + b"0\r\n\r\n")
 
 
+GZIP_THRESHOLD = 128 * 1024
+"""kube-apiserver gzips an answer larger than this to a client that asks (writers.go
+defaultGzipThresholdBytes), at level 1 (compression.go gzipContentEncodingLevel)."""
+
+
+def accepts_gzip(accept_encoding: str) -> bool:
+    """Whether an Accept-Encoding value names gzip, as compression.go ContentEncodingSupported
+    reads it: comma-separated tokens, one of them `gzip` once trimmed."""
+    return any(token.strip() == "gzip" for token in accept_encoding.split(","))
+
+
+def answer_wire(writes: Iterable[bytes], gzipped: bool) -> tuple[Wire, dict[str, str]]:
+    """An answer's framing and the headers its encoding adds: gzip-encoded when the client
+    asked and the body passes the threshold (deferredResponseWriter.unbufferedWrite: then
+    `Content-Encoding: gzip` and `Vary: Accept-Encoding`), else the writes framed as they are."""
+    pieces = list(writes)
+    body = b"".join(pieces)
+    if not gzipped or len(body) <= GZIP_THRESHOLD:
+        return framed(pieces), {}
+    encoded = {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+    return framed([gzip.compress(body, compresslevel=1, mtime=0)]), encoded
+
+
+class CustomList(dict[str, Any]):
+    """A custom resource's list: a map, written with its keys sorted."""
+
+
 def _answer_writes(payload: JsonObject | list[Any]) -> Iterator[bytes]:
     """A list streamed item by item (json.go doEncode: a type of TypeMeta, ListMeta and Items
-    only); anything else encoded whole, one write (encoding/json's Encoder adds the newline)."""
-    if isinstance(payload, dict) and set(payload) == {"kind", "apiVersion", "metadata", "items"}:
+    only); anything else encoded whole, one write (encoding/json's Encoder adds the newline).
+    A custom resource's list is an unstructured map: its keys are written sorted, so its items
+    come before its metadata (collections.go streamingEncodeUnstructuredList)."""
+    if isinstance(payload, CustomList):
+        yield b"{"
+        yield from (encode("apiVersion"), b":", encode(payload["apiVersion"]), b",")
+        yield b'"items":['
+        for index, item in enumerate(payload["items"]):
+            yield encode(item)
+            if index < len(payload["items"]) - 1:
+                yield b","
+        yield from (b"],", encode("kind"), b":", encode(payload["kind"]), b",")
+        yield from (b'"metadata":', encode(payload["metadata"]), b"}\n")
+    elif isinstance(payload, dict) and set(payload) == {"kind", "apiVersion", "metadata", "items"}:
         items = [encode(item) for item in payload["items"]]
         yield from list_writes(
             payload["kind"], payload["apiVersion"], encode(payload["metadata"]), items
@@ -209,7 +286,6 @@ def _answer_writes(payload: JsonObject | list[Any]) -> Iterator[bytes]:
         yield encode(payload) + b"\n"
 
 
-_BY_KIND = {(t.group_version, t.kind): t for t in RESOURCE_TYPES}
 _VERBS = ["create", "delete", "get", "list", "patch", "update", "watch"]
 # The registries that bump metadata.generation; Deployments also count annotation changes
 # because the Deployment registry copies annotations to its ReplicaSets.
@@ -271,6 +347,20 @@ class RequestRecord:
     query: Mapping[str, str]
     status: int
     fault: Fault | None = None
+
+
+@dataclass(frozen=True)
+class HeardRequest:
+    """One request's method, path and every header line as sent (names lower-cased; a
+    repeated header, such as `Impersonate-Group`, once per line)."""
+
+    method: str
+    path: str
+    headers: tuple[tuple[str, str], ...]
+
+    def all(self, name: str) -> list[str]:
+        """Every value of header `name`, in the order sent."""
+        return [value for key, value in self.headers if key == name.lower()]
 
 
 @dataclass(frozen=True)
@@ -339,6 +429,8 @@ class FakeApiServer:
         self._compacted_before = 0
         self.faults: list[FaultRule] = []
         self.log: list[RequestRecord] = []
+        self.heard: list[HeardRequest] = []
+        """Every request's header lines, in arrival order (faults and watches included)."""
         self.patch_hooks: list[Callable[[FakeApiServer, str, JsonObject], None]] = []
         self.request_hooks: list[Callable[[FakeApiServer, str, str], None]] = []
         """Called with (server, method, path) before each request is answered: the rollout
@@ -363,9 +455,30 @@ class FakeApiServer:
         self.frozen = False
         """Frozen: every GET answer is encoded once and then served from those bytes, so that a
         benchmark measures its client and not this server (`freeze()`)."""
-        self._encoded: dict[tuple[str, str], tuple[int, Wire]] = {}
+        self._encoded: dict[tuple[str, str, bool], tuple[int, Wire, dict[str, str]]] = {}
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._served: tuple[ResourceType, ...] = ()
+        self._by_path: dict[tuple[str, str, str], ResourceType] = {}
+        self._by_kind: dict[tuple[str, str], ResourceType] = {}
+        self._serve(RESOURCE_TYPES)
+
+    def _serve(self, types: Iterable[ResourceType]) -> None:
+        with self._lock:
+            self._served = tuple(dict.fromkeys((*self._served, *types)))
+            self._by_path = {(t.group, t.version, t.plural): t for t in self._served}
+            self._by_kind = {(t.group_version, t.kind): t for t in self._served}
+
+    def install(self, *groups: str) -> None:
+        """Serve the custom resources of `groups` from now on, as installing their CRDs does:
+        discovery lists the group and its versions, and their paths answer. Until then a
+        request to them is 404 `the server could not find the requested resource`
+        (staging/src/k8s.io/apiserver/pkg/server/mux/pathrecorder.go, the NotFound handler),
+        and they are absent from `/apis`."""
+        unknown = set(groups) - {t.group for t in CUSTOM_RESOURCE_TYPES}
+        if unknown:
+            raise ValueError(f"the fake has no custom resources of {sorted(unknown)}")
+        self._serve(t for t in CUSTOM_RESOURCE_TYPES if t.group in groups)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -451,9 +564,12 @@ class FakeApiServer:
         with self._lock:
             for obj in objects:
                 stored = copy.deepcopy(dict(obj))
-                rtype = _BY_KIND.get((stored.get("apiVersion", ""), stored.get("kind", "")))
+                rtype = self._by_kind.get((stored.get("apiVersion", ""), stored.get("kind", "")))
                 if rtype is None:
-                    raise ValueError(f"fake API server does not serve {stored.get('kind')}")
+                    raise ValueError(
+                        f"fake API server does not serve {stored.get('kind')} (install its "
+                        "group first when it is a custom resource)"
+                    )
                 meta = stored.setdefault("metadata", {})
                 if rtype.namespaced:
                     meta.setdefault("namespace", "default")
@@ -496,7 +612,7 @@ class FakeApiServer:
     def get_object(self, kind: str, name: str, namespace: str = "") -> JsonObject | None:
         """A copy of a stored object, by kind name (e.g. "Deployment")."""
         with self._lock:
-            for rtype in RESOURCE_TYPES:
+            for rtype in self._served:
                 if rtype.kind == kind:
                     bucket = self._objects.get((rtype.group, rtype.version, rtype.plural), {})
                     found = bucket.get((namespace if rtype.namespaced else "", name))
@@ -507,7 +623,7 @@ class FakeApiServer:
         """Copies of every stored object of `kind` (e.g. "Pod"), optionally in one namespace."""
         with self._lock:
             found: list[JsonObject] = []
-            for rtype in RESOURCE_TYPES:
+            for rtype in self._served:
                 if rtype.kind == kind:
                     for (ns, _), obj in sorted(self._bucket(rtype).items()):
                         if namespace is None or ns == namespace:
@@ -518,7 +634,7 @@ class FakeApiServer:
         """Replace a stored object as a controller would: new resourceVersion, same generation."""
         with self._lock:
             stored = copy.deepcopy(dict(obj))
-            rtype = _BY_KIND[(stored["apiVersion"], stored["kind"])]
+            rtype = self._by_kind[(stored["apiVersion"], stored["kind"])]
             stored["metadata"]["resourceVersion"] = self._next_rv()
             bucket = self._objects.setdefault((rtype.group, rtype.version, rtype.plural), {})
             key = (stored["metadata"].get("namespace", ""), stored["metadata"]["name"])
@@ -528,7 +644,7 @@ class FakeApiServer:
 
     def delete_object(self, kind: str, name: str, namespace: str = "") -> None:
         with self._lock:
-            for rtype in RESOURCE_TYPES:
+            for rtype in self._served:
                 if rtype.kind == kind:
                     bucket = self._objects.get((rtype.group, rtype.version, rtype.plural), {})
                     gone = bucket.pop((namespace if rtype.namespaced else "", name), None)
@@ -544,6 +660,7 @@ class FakeApiServer:
         same way. Requests to the twin never reach this server's log or fault counters.
         The twin of a stopped server is stopped too. Stop it with `stop()`."""
         twin = FakeApiServer()
+        twin._serve(self._served)
         with self._lock:
             twin._objects = copy.deepcopy(self._objects)
             twin._resource_version = self._resource_version
@@ -597,7 +714,7 @@ class FakeApiServer:
             )
         group, version, rest = parsed
         namespace, plural, name, _ = _split_rest(rest) if rest else (None, "", None, None)
-        rtype = _BY_PATH.get((group, version, plural))
+        rtype = self._by_path.get((group, version, plural))
         if rtype is None or name is not None:
             raise ApiFailureError(
                 404, "NotFound", "the server could not find the requested resource"
@@ -795,7 +912,7 @@ class FakeApiServer:
                 {},
             )
         if path in ("/apis", "/apis/"):
-            return 200, _api_group_list(), {}
+            return 200, _api_group_list(self._served), {}
         parsed = _parse_resource_path(path)
         if parsed is None:
             raise ApiFailureError(
@@ -803,9 +920,9 @@ class FakeApiServer:
             )
         group, version, rest = parsed
         if not rest:
-            return 200, _resource_list(group, version), {}
+            return 200, _resource_list(self._served, group, version), {}
         namespace, plural, name, subresource = _split_rest(rest)
-        rtype = _BY_PATH.get((group, version, plural))
+        rtype = self._by_path.get((group, version, plural))
         if rtype is None:
             raise ApiFailureError(
                 404, "NotFound", "the server could not find the requested resource"
@@ -875,19 +992,26 @@ class FakeApiServer:
             ]
             # Copy only the page served: copying the whole remainder made every page O(cluster).
             page = matching[:limit] if limit else matching
-            matched = [_list_item(bucket[key]) for key in page]
+            # A custom resource's list keeps each item's kind and apiVersion: the objects are
+            # stored and served unstructured, whole (apiextensions-apiserver
+            # pkg/registry/customresource/etcd.go; UnstructuredList keeps them per item).
+            matched = [
+                copy.deepcopy(bucket[key]) if rtype.custom else _list_item(bucket[key])
+                for key in page
+            ]
         metadata: JsonObject = {"resourceVersion": str(list_rv)}
         if limit and len(matching) > limit:
             last = matched[-1]["metadata"]
             after = f"{last.get('namespace', '')}/{last['name']}"
             metadata["continue"] = _encode_token({"after": after, "rv": list_rv})
             metadata["remainingItemCount"] = len(matching) - limit
-        return {
+        listed = {
             "kind": f"{rtype.kind}List",
             "apiVersion": rtype.group_version,
             "metadata": metadata,
             "items": matched,
         }
+        return CustomList(listed) if rtype.custom else listed
 
     def _get(self, rtype: ResourceType, namespace: str | None, name: str) -> JsonObject:
         with self._lock:
@@ -898,7 +1022,7 @@ class FakeApiServer:
 
     def _pod_log(self, namespace: str, name: str, query: Mapping[str, str]) -> bytes:
         """The kubelet's answer to `pods/log`: the chosen instance's text, tailed and cut."""
-        pod = self._get(_BY_PATH[("", "v1", "pods")], namespace, name)
+        pod = self._get(self._by_path[("", "v1", "pods")], namespace, name)
         spec, status = pod.get("spec") or {}, pod.get("status") or {}
         names = [
             c.get("name")
@@ -998,7 +1122,7 @@ class FakeApiServer:
             meta["creationTimestamp"] = event.get("firstTimestamp") or "2026-01-01T00:00:00Z"
             meta["resourceVersion"] = self._next_rv()
             bucket[(namespace, name)] = event
-            self._record_change(_BY_PATH[("", "v1", "events")], "ADDED", event, None)
+            self._record_change(self._by_path[("", "v1", "events")], "ADDED", event, None)
             return copy.deepcopy(event)
 
     def _patch(
@@ -1418,9 +1542,9 @@ _VERSION = {
 }
 
 
-def _api_group_list() -> JsonObject:
+def _api_group_list(served: Iterable[ResourceType]) -> JsonObject:
     groups: dict[str, list[str]] = {}
-    for rtype in RESOURCE_TYPES:
+    for rtype in served:
         if rtype.group and rtype.version not in groups.setdefault(rtype.group, []):
             groups[rtype.group].append(rtype.version)
     return {
@@ -1440,7 +1564,7 @@ def _api_group_list() -> JsonObject:
     }
 
 
-def _resource_list(group: str, version: str) -> JsonObject:
+def _resource_list(served: Iterable[ResourceType], group: str, version: str) -> JsonObject:
     resources = [
         {
             "name": t.plural,
@@ -1450,7 +1574,7 @@ def _resource_list(group: str, version: str) -> JsonObject:
             "verbs": _VERBS,
             **({"shortNames": list(t.short_names)} if t.short_names else {}),
         }
-        for t in RESOURCE_TYPES
+        for t in served
         if t.group == group and t.version == version
     ]
     if not resources:
@@ -1549,6 +1673,9 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
             length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
+            lines = tuple((name.lower(), value) for name, value in self.headers.items())
+            with server._lock:
+                server.heard.append(HeardRequest(method, split.path, lines))
             rule = server._take_fault(method, split.path)
             self.arrival: int | None = None
             if rule is not None and self._inject(rule, method, split.path, query):
@@ -1559,11 +1686,12 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             if method == "GET" and query.get("watch") in ("1", "true"):
                 self._watch(split.path, query, record)
                 return
-            cache_key = (split.path, split.query)
+            gzipped = accepts_gzip(self.headers.get("Accept-Encoding", ""))
+            cache_key = (split.path, split.query, gzipped)
             cached = server._encoded.get(cache_key) if method == "GET" else None
             if cached is not None:
                 record(RequestRecord(method, split.path, query, cached[0]))
-                self._send_wire(cached[0], cached[1], {})
+                self._send_wire(cached[0], cached[1], cached[2])
                 return
             try:
                 status, payload, headers = server.handle(
@@ -1577,11 +1705,11 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 wire = framed(reads, flushed=True)
                 self._send_wire(status, wire, headers, content_type="text/plain")
                 return
-            wire = framed(_answer_writes(payload))
+            wire, encoded = answer_wire(_answer_writes(payload), gzipped)
             if server.frozen and method == "GET" and not headers:
-                server._encoded[cache_key] = (status, wire)
+                server._encoded[cache_key] = (status, wire, encoded)
             record(RequestRecord(method, split.path, query, status))
-            self._send_wire(status, wire, headers)
+            self._send_wire(status, wire, {**headers, **encoded})
 
         def _inject(
             self, rule: FaultRule, method: str, path: str, query: Mapping[str, str]

@@ -341,18 +341,20 @@ def lines(*documents: bytes, hold: bool = False) -> Behaviour:
 
 
 @contextlib.contextmanager
-def full_backlog() -> Iterator[int]:
-    """A port whose listen queue is full, so a new connection is never completed."""
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.bind(("127.0.0.1", 0))
+def full_backlog(host: str = "127.0.0.1") -> Iterator[int]:
+    """A port on `host` (an IPv4 or IPv6 loopback address) whose listen queue is full, so the
+    kernel drops every new SYN and a connection is never completed."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listener = socket.socket(family, socket.SOCK_STREAM)
+    listener.bind((host, 0))
     listener.listen(0)
     port = int(listener.getsockname()[1])
     fillers = []
     for _ in range(4):
-        filler = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        filler = socket.socket(family, socket.SOCK_STREAM)
         filler.setblocking(False)
         with contextlib.suppress(BlockingIOError):
-            filler.connect(("127.0.0.1", port))
+            filler.connect((host, port))
         fillers.append(filler)
     time.sleep(0.2)
     try:
@@ -386,7 +388,8 @@ def make_authority(folder: Path, name: str = "ca") -> tuple[Path, Path]:
 def issue(
     folder: Path, authority: tuple[Path, Path], name: str, alt_names: str, *, client: bool = False
 ) -> ServerCertificate:
-    """A certificate for `alt_names` (`IP:127.0.0.1,DNS:api.internal`) signed by `authority`."""
+    """A certificate for `alt_names` (`IP:127.0.0.1,DNS:api.internal`) signed by `authority`;
+    with no `alt_names`, one that names its server only in its Common Name, `name`."""
     cert, key, request = folder / f"{name}.crt", folder / f"{name}.key", folder / f"{name}.csr"
     _openssl(
         "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
@@ -394,7 +397,8 @@ def issue(
     )  # fmt: skip
     usage = "clientAuth" if client else "serverAuth"
     extensions = folder / f"{name}.ext"
-    extensions.write_text(f"subjectAltName={alt_names}\nextendedKeyUsage={usage}\n")
+    named = f"subjectAltName={alt_names}\n" if alt_names else ""
+    extensions.write_text(f"{named}extendedKeyUsage={usage}\n")
     _openssl(
         "x509", "-req", "-in", str(request), "-CA", str(authority[0]), "-CAkey",
         str(authority[1]), "-CAcreateserial", "-days", "2", "-out", str(cert),
@@ -403,8 +407,9 @@ def issue(
     return ServerCertificate(cert, key, authority[0])
 
 
-def relay_to(port: int) -> Behaviour:
-    """A stand-in for an https proxy: pipe the (TLS-terminated) connection to 127.0.0.1:`port`."""
+def relay_to(port: int, heard: list[bytes] | None = None) -> Behaviour:
+    """A stand-in for an https proxy: pipe the (TLS-terminated) connection to 127.0.0.1:`port`,
+    keeping every byte the client sent in `heard` when given."""
 
     def behaviour(peer: Peer, _: int) -> None:
         upstream = socket.create_connection(("127.0.0.1", port), timeout=30)
@@ -412,6 +417,8 @@ def relay_to(port: int) -> Behaviour:
         def pump(source: socket.socket, sink: socket.socket) -> None:
             with contextlib.suppress(OSError):
                 while data := source.recv(65536):
+                    if heard is not None and source is peer.sock:
+                        heard.append(data)
                     sink.sendall(data)
             with contextlib.suppress(OSError):
                 sink.shutdown(socket.SHUT_WR)

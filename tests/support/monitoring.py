@@ -27,6 +27,21 @@ def wait_for(what: str, condition: Callable[[], bool], bound: float = BOUND) -> 
         time.sleep(0.05)
 
 
+_DEFAULT_CTRL_C = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])"
+)
+
+
+def with_default_ctrl_c(argv: list[str]) -> list[str]:
+    """`argv` run with Ctrl-C (SIGINT) back at its default. An ignored signal is inherited
+    across fork and exec (signal(7)), so a suite started with SIGINT ignored (`nohup make test
+    &`, some CI runners) would start truegreen unable to hear it. The reset happens in a small
+    Python that then becomes `argv` (same process id), not in a preexec_fn, which is unsafe in
+    a process with threads."""
+    return [sys.executable, "-c", _DEFAULT_CTRL_C, *argv]
+
+
 def free_port() -> int:
     """A port nothing listens on now, on loopback."""
     with socket.socket() as sock:
@@ -49,7 +64,7 @@ class Process:
 
     def __init__(self, *args: str) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "truegreen", *args],
+            with_default_ctrl_c([sys.executable, "-m", "truegreen", *args]),
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,

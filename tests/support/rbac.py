@@ -22,11 +22,15 @@ def used(
     With `namespace`, a request inside any other namespace needs a ClusterRole too. A get of
     the namespace object itself is authorized inside that namespace (RequestInfo sets the
     namespace to the name: apiserver/pkg/endpoints/request/requestinfo.go). A subresource is
-    its own resource to RBAC: `pods/log` (the same file: `Subresource`)."""
+    its own resource to RBAC: `pods/log` (the same file: `Subresource`). Discovery (`/apis`) is
+    a non-resource URL every authenticated user may get (the system:discovery ClusterRole,
+    plugin/pkg/auth/authorizer/rbac/bootstrappolicy/policy.go): it needs no grant."""
     namespaced: set[Grant] = set()
     cluster: set[Grant] = set()
     for request in requests:
         parts = [p for p in request.path.split("/") if p]
+        if parts == ["apis"]:
+            continue
         group = "" if parts[0] == "api" else parts[1]
         rest = parts[2:] if parts[0] == "api" else parts[3:]
         inside = rest[:1] == ["namespaces"]

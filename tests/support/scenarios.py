@@ -220,20 +220,25 @@ def job_pod(
     node_name: str | None,
     phase: str = "Running",
     age: timedelta = timedelta(minutes=30),
+    scheduler_said: bool = True,
 ) -> Obj:
+    """A pod the Job controller made; unscheduled (`node_name` None), with the scheduler's
+    Unschedulable condition unless `scheduler_said` is False (no scheduler has looked yet)."""
     spec = copy.deepcopy(job["spec"]["template"]["spec"])
     if node_name:
         spec["nodeName"] = node_name
     conditions: list[Obj] = []
-    if node_name is None:
+    if node_name is None and scheduler_said:
         conditions.append(
             {
                 "type": "PodScheduled",
                 "status": "False",
                 "reason": "Unschedulable",
+                # As kube-scheduler writes it (schedule_one.go FitError, then the
+                # preemption plugin's own verdict).
                 "message": (
-                    "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, "
-                    "1 node(s) didn't match Pod's node affinity/selector."
+                    "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 "
+                    "nodes are available: 2 No preemption victims found for incoming pod."
                 ),
             }
         )
@@ -326,7 +331,8 @@ def _without(objects: list[Obj], kind: str, name: str) -> list[Obj]:
     return kept
 
 
-def _find(objects: list[Obj], kind: str, name: str) -> Obj:
+def find(objects: list[Obj], kind: str, name: str) -> Obj:
+    """The object of `kind` named `name` among `objects`."""
     return next(o for o in objects if o["kind"] == kind and o["metadata"]["name"] == name)
 
 
@@ -336,7 +342,7 @@ def missing_pull_credentials(now: datetime) -> list[Obj]:
 
 def unbound_dataset_volume(now: datetime) -> list[Obj]:
     objects = healthy(now)
-    _find(objects, "PersistentVolumeClaim", "datasets")["status"] = {"phase": "Pending"}
+    find(objects, "PersistentVolumeClaim", "datasets")["status"] = {"phase": "Pending"}
     return objects
 
 
@@ -365,7 +371,7 @@ def job_too_large(now: datetime) -> list[Obj]:
 
 def crash_looping_manager(now: datetime) -> list[Obj]:
     objects = healthy(now)
-    pod = _find(objects, "Pod", "jobs-manager-abc12")
+    pod = find(objects, "Pod", "jobs-manager-abc12")
     pod["status"]["conditions"][1]["status"] = "False"
     pod["status"]["containerStatuses"][0] = {
         "name": "api",
@@ -394,7 +400,7 @@ def cordoned_machines(now: datetime) -> list[Obj]:
     """Both machines closed to new work (`kubectl cordon`): no training job may start."""
     objects = healthy(now)
     for name in ("cpu-1", "gpu-1"):
-        _find(objects, "Node", name)["spec"]["unschedulable"] = True
+        find(objects, "Node", name)["spec"]["unschedulable"] = True
     return objects
 
 

@@ -241,20 +241,28 @@ def test_the_summary_line_counts_in_plain_words(fields: dict[str, Any], line: st
 
 
 def test_a_failed_read_makes_the_bundle_incomplete_exit_3() -> None:
-    incomplete = _summary(could_not_read=("list nodes: no permission (403)",))
+    incomplete = _summary(
+        could_not_read=("list nodes: no permission (403)",),
+        failed_plainly=("no permission to read the machines",),
+    )
     assert exit_code(incomplete) is ExitCode.UNKNOWN
     assert exit_code(_summary()) is ExitCode.GOOD
+    assert headline(incomplete) == (
+        "Saved 16 reads of 'train' to bundle.tar.gz (37 events, 2 logs of failing containers), "
+        "1 could not be read: no permission to read the machines."
+    )
     assert to_text(incomplete, verbose=True) == [
         headline(incomplete),
-        "Check it with: truegreen doctor --snapshot bundle.tar.gz",
+        "Check it with `truegreen doctor --snapshot bundle.tar.gz`.",
         "  could not read: list nodes: no permission (403)",
     ]
-    assert to_text(incomplete, verbose=False)[2] == (
-        "Run with --verbose to see which reads could not be made."
-    )
+    assert to_text(incomplete, verbose=False) == [
+        headline(incomplete),
+        "Check it with `truegreen doctor --snapshot bundle.tar.gz`.",
+    ]
     assert to_text(_summary(), verbose=False) == [
         headline(_summary()),
-        "Check it with: truegreen doctor --snapshot bundle.tar.gz",
+        "Check it with `truegreen doctor --snapshot bundle.tar.gz`.",
     ]
     document = to_json(incomplete)
     assert (document["verdict"], document["exit_code"], document["failed_reads"]) == (
@@ -269,7 +277,8 @@ def test_a_failed_read_makes_the_bundle_incomplete_exit_3() -> None:
 
 
 def test_the_json_document_holds_every_documented_field() -> None:
-    """docs/snapshot.md lists these fields; a reader's program keys on each."""
+    """docs/snapshot.md lists these fields; a reader's program keys on each. The headline
+    has the shape every command's headline has: code, text, remedy."""
     summary = _summary(
         folder=True,
         saved_to=Path("bundle"),
@@ -281,7 +290,11 @@ def test_the_json_document_holds_every_documented_field() -> None:
         "schema_version": 1,
         "verdict": "incomplete",
         "exit_code": 3,
-        "headline": headline(summary),
+        "headline": {
+            "code": "incomplete",
+            "text": headline(summary),
+            "remedy": "Check it with `truegreen doctor --snapshot bundle`.",
+        },
         "saved_to": "bundle",
         "format": "folder",
         "namespace": "train",
@@ -294,15 +307,16 @@ def test_the_json_document_holds_every_documented_field() -> None:
     }
 
 
-def test_a_setup_failure_is_a_json_document_too() -> None:
+def test_a_setup_failure_is_the_shared_failure_document() -> None:
     from truegreen.doctor.snapshot_report import failure_json
+    from truegreen.failure import Failure
 
     error = ConnectionSetupError("no kubeconfig", todo="set KUBECONFIG")
-    assert failure_json(error) == {
+    assert failure_json(Failure.of(error)) == {
         "schema_version": 1,
-        "verdict": "unknown",
         "exit_code": 3,
-        "headline": "no kubeconfig. set KUBECONFIG",
+        "headline": {"code": "setup-failed", "text": "no kubeconfig", "remedy": "set KUBECONFIG"},
+        "verdict": "unknown",
         "saved_to": None,
         "format": None,
         "namespace": None,

@@ -56,11 +56,12 @@ def test_pods_are_summed_per_machine_and_only_this_namespace_is_kept() -> None:
     assert usage.reserved_on("m1") == (Resources.of({"cpu": 500}), 2)
     assert usage.reserved_on("unknown") == (Resources(), 0)
     # Kept as the fit reads them: the fields the view names, nothing else; stamped as pods.
+    # Labels stay: a JobSet's, a Kubeflow job's or a Ray cluster's pods are known by them.
     assert usage.pods_here == [
         {
             "kind": "Pod",
             "apiVersion": "v1",
-            "metadata": {"name": "a", "namespace": "train"},
+            "metadata": {"name": "a", "namespace": "train", "labels": {"a": "b"}},
             "spec": {
                 "nodeName": "m1",
                 "containers": [{"name": "c", "resources": {"requests": {"cpu": "250m"}}}],
@@ -70,7 +71,7 @@ def test_pods_are_summed_per_machine_and_only_this_namespace_is_kept() -> None:
         {
             "kind": "Pod",
             "apiVersion": "v1",
-            "metadata": {"name": "waiting", "namespace": "train"},
+            "metadata": {"name": "waiting", "namespace": "train", "labels": {"a": "b"}},
             "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "4"}}}]},
             "status": {"phase": "Running"},
         },
@@ -115,7 +116,7 @@ def test_machines_are_held_as_the_fields_the_fit_reads() -> None:
                 "apiVersion": "v1",
                 "metadata": {"name": "m1", "labels": {"zone": "a"}},
                 "spec": {"unschedulable": True, "taints": [{"key": "gpu"}]},
-                "status": {"allocatable": {"cpu": "8"}},
+                "status": {"capacity": {"cpu": "9"}, "allocatable": {"cpu": "8"}},
             },
             {"kind": "Node", "metadata": {}, "spec": {}, "status": {}},
         )

@@ -47,7 +47,12 @@ def _complete(
         ("truegreen refresh --max", 2, ["plain,--max-attempts"]),
         ("truegreen lint -", 2, [f"plain,{o}" for o in LINT_OPTIONS]),
         ("truegreen doctor -o ", 3, ["plain,text", "plain,json"]),
-        ("truegreen doctor --output=j", 2, ["plain,json"]),
+        # bash splits `--output=j` at the `=` (COMP_WORDBREAKS) and replaces what follows it
+        ("truegreen doctor --output =", 3, ["plain,text", "plain,json"]),
+        ("truegreen doctor --output = j", 4, ["plain,json"]),
+        ("truegreen doctor --kubeconfig = ", 4, ["file,"]),
+        # a bash without `=` among its word breaks passes the word whole, and replaces it all
+        ("truegreen doctor --output=j", 2, ["plain,--output=json"]),
         ("truegreen lint -o ", 3, ["plain,text", "plain,json", "plain,sarif"]),
         ("truegreen refresh --mode p", 3, ["plain,pin"]),
         ("truegreen doctor --kubeconfig ", 3, ["file,"]),
@@ -83,6 +88,19 @@ def test_zsh_candidates_carry_their_help(monkeypatch: pytest.MonkeyPatch) -> Non
     ]
 
 
+@pytest.mark.parametrize("shell", ["zsh", "fish"])
+def test_zsh_and_fish_get_an_option_s_value_with_the_option_they_replace(
+    monkeypatch: pytest.MonkeyPatch, shell: str
+) -> None:
+    """Both pass `--output=` as the word being completed and replace that whole word."""
+    current = "2" if shell == "zsh" else "--output="
+    expected = {
+        "zsh": ["plain", "--output=text", "_", "plain", "--output=json", "_"],
+        "fish": ["plain,--output=text", "plain,--output=json"],
+    }
+    assert _complete(monkeypatch, "truegreen doctor --output=", current, shell) == expected[shell]
+
+
 def test_fish_passes_the_word_itself_and_gets_help_after_a_tab(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -112,6 +130,12 @@ def test_each_shell_s_script_calls_truegreen_back_in_its_own_mode(
     assert (result.exit_code, result.stderr) == (0, "")
     assert "_truegreen_completion" in result.stdout
     assert f"_TRUEGREEN_COMPLETE={shell}_complete" in result.stdout
+    registered = {
+        "bash": "complete -o nosort -F _truegreen_completion truegreen kubectl-truegreen\n",
+        "zsh": "compdef _truegreen_completion truegreen kubectl-truegreen\n",
+        "fish": "complete --no-files --command kubectl-truegreen --arguments",
+    }
+    assert registered[shell] in result.stdout  # the kubectl plugin's name completes too
 
 
 def test_an_unknown_instruction_is_bad_usage(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,7 @@ from tests.support.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 HEALTHY = ROOT / "examples" / "snapshots" / "healthy"
-PODS = "005-list-pods.yaml"
+PODS = "007-list-pods.yaml"
 LAUGHS = "\n".join(
     ['l0: &l0 "lol"'] + [f"l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 9)}]" for n in range(1, 10)]
 )
@@ -32,28 +32,33 @@ def _bomb(path: Path) -> None:
     path.write_text(BOMB)
 
 
+def _pods_as_yaml() -> str:
+    """The pods read as block YAML, as older snapshots hold their reads (still read)."""
+    return yaml.safe_dump(json.loads((HEALTHY / "reads" / PODS).read_text()), sort_keys=False)
+
+
 def _pod_named_by_a_bomb(path: Path) -> None:
     """A well-formed pods read whose first pod's name is 9**9 "lol"s once expanded."""
-    text = (HEALTHY / "reads" / PODS).read_text()
+    text = _pods_as_yaml()
     assert "      name: jobs-manager-abc12\n" in text
     path.write_text(LAUGHS + "\n" + text.replace("name: jobs-manager-abc12", "name: *l9", 1))
 
 
 def _duplicate(path: Path) -> None:
     """The pods read twice in one file: last-wins would silently keep the second."""
-    text = (HEALTHY / "reads" / PODS).read_text()
+    text = _pods_as_yaml()
     path.write_text(text + "result: {items: []}\n")
 
 
 def _json_cut_short(path: Path) -> None:
     """The pods read as truegreen writes it now (JSON), its last bytes lost."""
-    text = json.dumps(yaml.safe_load((HEALTHY / "reads" / PODS).read_text()), indent=2)
+    text = (HEALTHY / "reads" / PODS).read_text()
     path.write_text(text[: len(text) // 2])
 
 
 def _json_duplicate(path: Path) -> None:
     """The pods read as JSON, with a second result that last-wins would keep."""
-    text = json.dumps(yaml.safe_load((HEALTHY / "reads" / PODS).read_text()))
+    text = json.dumps(json.loads((HEALTHY / "reads" / PODS).read_text()))
     path.write_text(text[:-1] + ', "result": {"items": []}}')
 
 

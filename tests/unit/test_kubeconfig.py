@@ -8,11 +8,11 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from truegreen.cluster import kubeconfig
+from truegreen.cluster import kubeconfig_file
 from truegreen.cluster.credentials import Credential, StaticCredentials, TokenFileCredentials
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.errors import ConnectionSetupError, TruegreenError
+from truegreen.errors import ConnectionSetupError, TruegreenError, UsageError
 from truegreen.exitcodes import ExitCode
 from truegreen.http.tls import ClientCertificate, TlsSettings
 
@@ -78,8 +78,8 @@ def test_home_kubeconfig_is_the_fallback(tmp_path: Path) -> None:
     [
         ("clusters: [unclosed", "is not valid YAML at line 1"),
         ("just a string", "is not a kubeconfig"),
-        ({"clusters": "nope"}, "its clusters entry is not a list"),
-        ({"clusters": [{"name": "a"}]}, "an entry under clusters has no cluster settings"),
+        ({"clusters": "nope"}, "clusters is text, where kubectl reads a list of entries"),
+        ({"clusters": ["nope"]}, "clusters[0] is text, where kubectl reads a mapping"),
     ],
 )
 def test_broken_kubeconfig_is_one_clear_line(
@@ -100,10 +100,12 @@ def test_missing_file(tmp_path: Path) -> None:
         resolve(ConnectionSettings(kubeconfig=tmp_path / "absent"))
 
 
-def test_missing_context_lists_the_known_ones(tmp_path: Path) -> None:
+def test_missing_context_is_bad_usage_and_lists_the_known_ones(tmp_path: Path) -> None:
+    """A --context the kubeconfig lacks is a wrong flag value: exit 64, not 3."""
     path = _write(tmp_path / "kc", _config())
-    with pytest.raises(ConnectionSetupError) as caught:
+    with pytest.raises(UsageError) as caught:
         resolve(ConnectionSettings(kubeconfig=path, context="prod"))
+    assert caught.value.exit_code is ExitCode.USAGE
     assert caught.value.line() == (
         f"context 'prod' is not in kubeconfig {path}: it has ctx-a. "
         "pass one of those with --context"
@@ -303,47 +305,51 @@ _YAML_TOKENS = st.sampled_from(
         *("clusters:", "users:", "- ", "name: a", "server: https://x", "token: 't0'", "  "),
         *("\n", "\t", "[", "]", "{", "}", ",", "&x ", "*x", "'", '"', "#c", ": ", "- a", "~"),
         *("0x1f", "certificate-authority-data: LS0t", "? ", "!!str ", "---", "...", "\u00e9"),
-        "\x85",
+        *("a: 1\n", "a: 2\n", "<<: ", "!!binary ", "\x85"),
     ]
 )
 
 
+def _first_in_pyyaml(text: str) -> object:
+    """The first document as libyaml reads it (the rest unread), or the error it raises."""
+    try:
+        return next(iter(yaml.load_all(text, Loader=yaml.CSafeLoader)), None)
+    except yaml.YAMLError as error:
+        return error
+
+
 @settings(max_examples=600, deadline=None)
 @given(st.lists(_YAML_TOKENS, max_size=25).map("".join))
-@example("clusters:\t")  # libyaml reads it (a tab after the colon), the Python loader refuses
-@example("clusters: [unclosed")  # refused by both, at line 2 in libyaml's words, 1 in Python's
-def test_a_kubeconfig_is_read_by_libyaml_and_refused_in_the_python_loader_s_words(
-    text: str,
-) -> None:
-    """libyaml reads the file when it can (as Go's YAML parser, a port of it, does for
-    kubectl), and means by it what PyYAML's Python loader would; a file libyaml refuses gets
-    the Python loader's error line. (The block reader before them means what both mean:
-    tests/unit/test_blockyaml.py.)"""
+@example("a: 1\na: 2\n")  # a repeated key: its last value, as go-yaml's lenient decoding
+@example("a: 1\n---\nb: [")  # only the first document is read, as kubectl reads it
+@example("a: &x [1]\nb: *x\n")
+def test_a_kubeconfig_means_what_libyaml_means_by_its_first_document(text: str) -> None:
+    """The kubeconfig goes through the block reader or the bounded loader, and means by it
+    what libyaml (a port of which is go-yaml, kubectl's parser) means by the file's first
+    document. The bounded loader refuses more than libyaml (aliases past go-yaml's ratio, tags
+    go-yaml does not read as PyYAML does), never less."""
     assert hasattr(yaml, "CSafeLoader"), "precondition: PyYAML was built with libyaml"
-    in_python: object
-    try:
-        in_python = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        mark = getattr(error, "problem_mark", None)
-        in_python = kubeconfig._NotYaml(mark.line + 1 if mark is not None else None)
-    try:
-        in_libyaml: object = yaml.load(text, Loader=yaml.CSafeLoader)
-    except yaml.YAMLError:
-        in_libyaml = in_python  # refused: the Python loader has the last word
-    assert kubeconfig._parsed(text) == in_libyaml
-    if not isinstance(in_python, kubeconfig._NotYaml):
-        assert in_libyaml == in_python, "both read it, but not alike"
+    ours = kubeconfig_file.parse(text)
+    theirs = _first_in_pyyaml(text)
+    if isinstance(ours, kubeconfig_file.Unreadable):
+        assert isinstance(theirs, yaml.YAMLError) or not ours.syntax, ours
+    else:
+        assert ours == theirs
 
 
 def test_nesting_past_libyaml_s_limit_is_refused_at_its_line_not_a_crash(tmp_path: Path) -> None:
-    """libyaml refuses a file nested past 1,000 levels; PyYAML's Python parser, which gives
-    the error's words, would overflow the stack on it (a RecursionError: truegreen's internal
-    error, exit 1). The file is under the size cap, so only the nesting stops it."""
+    """libyaml refuses a file nested past 1,000 levels (where PyYAML's Python parser would
+    overflow the stack: a RecursionError, truegreen's internal error, exit 1). The file is under
+    the size cap, so only the nesting stops it."""
     depth = 1200
     path = tmp_path / "kubeconfig"
     path.write_text(
         "".join(f"{'  ' * level}k:\n" for level in range(depth)) + "  " * depth + "k: v"
     )
-    assert path.stat().st_size < kubeconfig._MAX_FILE_BYTES, "precondition: under the size cap"
-    with pytest.raises(ConnectionSetupError, match=r"is not valid YAML at line 1000\. "):
+    assert path.stat().st_size < kubeconfig_file.MAX_FILE_BYTES, "precondition: under the cap"
+    with pytest.raises(ConnectionSetupError) as caught:
         resolve(ConnectionSettings(kubeconfig=path))
+    assert caught.value.line() == (
+        f"kubeconfig {path} is not valid YAML at line 1000: exceeded maximum nesting depth. "
+        "fix the file, or pass another with --kubeconfig"
+    )

@@ -368,9 +368,16 @@ def test_parse_listen(listen: str, address: tuple[str, int]) -> None:
     assert parse_listen(listen) == address
 
 
-@pytest.mark.parametrize("listen", ["9108", "host:", ":http", ":70000", ""])
+@pytest.mark.parametrize("listen", ["9108", "host:", ":http", ":٣", ""])
 def test_parse_listen_refuses(listen: str) -> None:
-    with pytest.raises(ValueError, match="is not HOST:PORT or :PORT"):
+    with pytest.raises(ValueError, match=r"^it is not HOST:PORT or :PORT$"):
+        parse_listen(listen)
+
+
+@pytest.mark.parametrize("listen", [":70000", "127.0.0.1:99999"])
+def test_a_port_above_65535_is_out_of_range_not_a_malformed_address(listen: str) -> None:
+    port = listen.rpartition(":")[2]
+    with pytest.raises(ValueError, match=rf"^port {port} is out of range \(0 to 65535\)$"):
         parse_listen(listen)
 
 
@@ -382,7 +389,18 @@ def test_the_page_escapes_what_the_cluster_wrote() -> None:
     evaluation = Evaluation(report, at, 0.0, 0.1, (), at, 1)
     page = status_page("<ns>", evaluation, at)
     assert "<script>" not in page
-    assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") == 2
+    # the headline, its remedy, and the storage row of the checks
+    assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") == 3
     assert "<title>truegreen: &lt;ns&gt;</title>" in page
     assert "NOT READY" in page
     assert status_page("t", None, at).count("The first check is still running.") == 1
+
+
+def test_a_command_in_backticks_is_code_and_still_escaped() -> None:
+    from truegreen.monitor.page import shown
+
+    assert shown("See why with `kubectl -n train describe pvc <x>`; then `a&b`.") == (
+        "See why with <code>kubectl -n train describe pvc &lt;x&gt;</code>; then "
+        "<code>a&amp;b</code>."
+    )
+    assert shown("no command, one ` stray") == "no command, one ` stray"

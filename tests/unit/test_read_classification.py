@@ -25,12 +25,15 @@ from truegreen.cluster.settings import ConnectionSettings
 from truegreen.http.errors import (
     AddressNotFoundError,
     AnswerTooLargeError,
+    CertificateNameError,
     ConnectFailedError,
     ConnectionDroppedError,
     ConnectRefusedError,
+    InvalidRequestError,
     ProtocolViolationError,
     SendFailedError,
     TimedOutError,
+    TlsClosedError,
     TlsFailedError,
 )
 
@@ -250,6 +253,17 @@ def test_every_reason_reads_plainly(failure: ReadFailure, line: str) -> None:
     ("error", "cause", "reached"),
     [
         (TlsFailedError("certificate verify failed"), "TLS certificate was not accepted", False),
+        (
+            TlsClosedError("the server closed the connection during TLS setup"),
+            "the server closed the connection during TLS setup",
+            False,
+        ),
+        (
+            CertificateNameError("does not name 127.0.0.1"),
+            "TLS certificate does not name this server among its subject alternative names, "
+            "as it must; a Common Name alone is not enough",
+            False,
+        ),
         (ConnectRefusedError("refused"), "connection refused", False),
         (AddressNotFoundError("no such name"), "address not found", False),
         (ConnectFailedError("no route to host"), "no route to the server", False),
@@ -265,6 +279,18 @@ def test_connection_causes(error: Exception, cause: str, reached: bool) -> None:
     )
     misleading = type(error)("connection refused: certificate verify failed, name not known")
     assert classify(misleading, "list nodes") == cant
+
+
+def test_a_request_http_cannot_carry_is_a_cluster_never_reached() -> None:
+    """Refused before a byte was sent (a token, or a user to act as, holding a line break): the
+    reason says which header, and no later read can succeed either."""
+    error = InvalidRequestError("the request's 'Impersonate-User' header holds what HTTP forbids")
+    assert classify(error, "list pods") == CantRead(
+        ReadFailure.UNREACHABLE,
+        "list pods: could not connect (the request's 'Impersonate-User' header holds what HTTP "
+        "forbids)",
+        False,
+    )
 
 
 def test_an_unexpected_exception_is_not_a_read_failure() -> None:

@@ -84,12 +84,12 @@ QUOTA_HELD = _f(
         # Each row adds the finding the rule above it must beat; the first rule that matches wins.
         (
             [PLAIN_WARN, CANT_READ, HELD, SYMPTOM_FAIL, UNREACHABLE],
-            "cluster-unreachable",
+            "nothing-read",
             "cluster-unreachable",
         ),
         (
             [ROOT_FAIL, SYMPTOM_FAIL, CLOSING, UNREACHABLE],
-            "cluster-unreachable",
+            "nothing-read",
             "cluster-unreachable",
         ),
         ([ROOT_FAIL, HOOK_DOWN, CLOSING], "namespace-closed", "admission.namespace-terminating"),
@@ -117,7 +117,7 @@ def test_the_first_matching_rule_picks_the_headline(
     chosen = next(f for f in findings if f.code == code)
     assert headline.finding is chosen
     # Nothing read speaks for every check: such a headline names none (the finding still does).
-    check = None if rule == "cluster-unreachable" else chosen.check
+    check = None if rule == "nothing-read" else chosen.check
     assert (headline.check, headline.status) == (check, chosen.status)
     assert (headline.text, headline.remedy) == (f"says {code}", f"fix {code}")
 
@@ -224,3 +224,17 @@ def test_merging_keeps_distinct_statements_apart() -> None:
 def test_checked_lists_the_checks_in_check_order_not_name_order() -> None:
     report = roll_up([], ran=[CheckId.CAPACITY, CheckId.STORAGE, CheckId.CREDENTIALS])
     assert report.checked == (CheckId.CREDENTIALS, CheckId.STORAGE, CheckId.CAPACITY)
+
+
+def test_no_rule_is_named_like_a_code_it_does_not_stand_for() -> None:
+    """`rule` names the rollup's category and `code` the finding: a rule spelled like a code
+    (`cluster-unreachable` chose `cluster-login-failed` headlines) reads as a contradiction."""
+    from truegreen.doctor.rollup import HEADLINE_RULES
+    from truegreen.doctor.wording import WORDING
+
+    clashing = {
+        rule.id: sorted(rule.codes or ())
+        for rule in HEADLINE_RULES
+        if rule.id in WORDING and set(rule.codes or ()) != {rule.id}
+    }
+    assert clashing == {}

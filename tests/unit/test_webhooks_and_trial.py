@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from truegreen.cluster import CantRead, Created, ReadFailure
-from truegreen.doctor.trial import Trial, TrialOutcome, judge, labels_of_template, trial_pod
+from truegreen.doctor.training import from_job
+from truegreen.doctor.trial import Trial, TrialOutcome, judge, trial_pod
 from truegreen.doctor.webhooks import Applies, Webhook, pod_create_webhooks, ready_endpoints
 
 POD_RULE = {
@@ -187,7 +188,7 @@ JOB = {
 
 
 def test_the_trial_pod_is_what_the_job_controller_would_create() -> None:
-    assert trial_pod(JOB) == {
+    assert trial_pod(from_job(JOB)) == {
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": {
@@ -206,9 +207,9 @@ def test_the_trial_pod_is_what_the_job_controller_would_create() -> None:
         },
         "spec": {"containers": [{"name": "trainer"}]},
     }
-    assert labels_of_template(JOB) == {"job-name": "run-7"}
+    assert from_job(JOB).primary.labels == {"job-name": "run-7"}
     without_uid = {**JOB, "metadata": {"name": "run-7"}}
-    assert "ownerReferences" not in trial_pod(without_uid)["metadata"]
+    assert "ownerReferences" not in trial_pod(from_job(without_uid))["metadata"]
 
 
 def _refused(failure: ReadFailure, message: str) -> CantRead:

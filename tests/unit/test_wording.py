@@ -6,7 +6,15 @@ import pytest
 
 from tests.support.plain_words import jargon_in
 from truegreen.cluster import CantRead, Kind, ReadFailure
-from truegreen.doctor.wording import READ_REMEDIES, WORDING, plain_why, read_remedy, render
+from truegreen.doctor.wording import (
+    NOT_ASKED_HINTS,
+    OFFLINE_REMEDY,
+    READ_REMEDIES,
+    WORDING,
+    plain_why,
+    read_remedy,
+    render,
+)
 from truegreen.kubectl import Kubectl
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "headlines.txt"
@@ -39,12 +47,27 @@ def _read_remedies() -> list[tuple[str, str]]:
     ]
 
 
+def _other_sentences() -> list[tuple[str, str]]:
+    """The offline remedy for a snapshot whose cluster could not be read, and the hint for
+    each check that was not asked for."""
+    offline = OFFLINE_REMEDY.format(snapshot="<snapshot_>", check="<check_>")
+    hints = [(f"not asked for: {check}", hint) for check, hint in sorted(NOT_ASKED_HINTS.items())]
+    return [("offline: the snapshot's cluster could not be read", offline), *hints]
+
+
+@pytest.mark.parametrize(("said", "remedy"), _other_sentences())
+def test_offline_remedies_and_hints_have_no_jargon(said: str, remedy: str) -> None:
+    assert not jargon_in(remedy), f"{said}: jargon {jargon_in(remedy)} in {remedy!r}"
+
+
 def test_golden_file_lists_every_sentence() -> None:
     lines = []
     for code, headline, remedy in _rendered():
         lines.append(f"{code}\n  headline: {headline}\n  remedy:   {remedy}\n")
     for failure, remedy in _read_remedies():
         lines.append(f"a read failed: {failure}\n  remedy:   {remedy}\n")
+    for said, remedy in _other_sentences():
+        lines.append(f"{said}\n  remedy:   {remedy}\n")
     current = "\n".join(lines)
     if not GOLDEN.exists():
         GOLDEN.write_text(current)

@@ -1,9 +1,9 @@
 """Block YAML of plain and quoted scalars, read without PyYAML: the kubeconfig as kubectl,
 the cloud CLIs and most people write it.
 
-Loading PyYAML was a fifth of a three-pod doctor run (its Python reader compiles a character
-class of all of Unicode at import, 90 of doctor's 430 million instructions). This reads one
-subset of YAML and says None for any text outside it, which then goes to PyYAML as before:
+Loading PyYAML costs a three-pod doctor run a fifth of its instructions (its Python reader
+compiles a character class of all of Unicode at import). This reads one subset of YAML and
+says None for any text outside it, which the bounded loader then reads (`yamlsafe`):
 block mappings and sequences (a sequence may sit at its key's own indent, as kubectl writes
 it), keys of letters, digits and `_-./`, and single-line scalars: plain, single-quoted,
 double-quoted without escapes, `{}` and `[]`. No tabs, anchors, tags, flow collections,

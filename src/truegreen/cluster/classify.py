@@ -12,6 +12,7 @@ from truegreen.cluster.reads import CantRead, ReadFailure
 from truegreen.http.errors import (
     AddressNotFoundError,
     AnswerTooLargeError,
+    CertificateNameError,
     ConnectFailedError,
     ConnectionDroppedError,
     ConnectRefusedError,
@@ -19,6 +20,7 @@ from truegreen.http.errors import (
     ProtocolViolationError,
     ProxyFailedError,
     TimedOutError,
+    TlsClosedError,
     TlsFailedError,
 )
 from truegreen.http.framing import Body
@@ -103,6 +105,12 @@ def from_status(code: int, body: Body, action: str) -> CantRead:
 # Refused, no route, DNS or TLS failure: no answer was ever possible, so no later read can
 # succeed either. A dropped or slow connection says nothing about the next request.
 _CONNECT_CAUSES: tuple[tuple[type[ConnectFailedError], str], ...] = (
+    (
+        CertificateNameError,
+        "TLS certificate does not name this server among its subject alternative names, as "
+        "it must; a Common Name alone is not enough",
+    ),
+    (TlsClosedError, "the server closed the connection during TLS setup"),
     (TlsFailedError, "TLS certificate was not accepted"),
     (ConnectRefusedError, "connection refused"),
     (AddressNotFoundError, "address not found"),

@@ -12,9 +12,17 @@ from msgspec.structs import force_setattr
 
 from truegreen.cluster.kinds import Kind
 
+DISCOVERY_PATH = "/apis"
+"""The APIGroupList: every group the server serves and its versions, answered to any
+authenticated user (the system:discovery ClusterRole). A client that does not ask for the
+aggregated form (`Accept: application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList`)
+gets this one (staging/src/k8s.io/apiserver/pkg/endpoints/discovery/root.go)."""
+
 
 def collection_path(kind: Kind, namespace: str | None) -> str:
     """`/api/v1/namespaces/train/pods`, `/apis/apps/v1/deployments` (every namespace)."""
+    if kind is Kind.API_GROUPS:
+        return DISCOVERY_PATH
     spec = kind.spec
     base = f"/apis/{spec.group}/{spec.version}" if spec.group else f"/api/{spec.version}"
     if spec.namespaced and namespace is not None:
@@ -23,7 +31,9 @@ def collection_path(kind: Kind, namespace: str | None) -> str:
 
 
 def object_path(kind: Kind, name: str, namespace: str | None) -> str:
-    """The path of one named object."""
+    """The path of one named object; discovery's list of groups is one object, unnamed."""
+    if kind is Kind.API_GROUPS:
+        return DISCOVERY_PATH
     return f"{collection_path(kind, namespace)}/{quote(name, safe='')}"
 
 
@@ -47,3 +57,10 @@ def view_stamper(view: type[Any], kind: Kind) -> Callable[[Any], None] | None:
                 force_setattr(item, field, value)  # frozen views too
 
     return stamp_view
+
+
+def get_action(kind: Kind, name: str) -> str:
+    """The plain words for reading one object, used in can't-read reasons."""
+    if kind is Kind.API_GROUPS:
+        return "read the API groups the server serves"
+    return f"read {kind.spec.name.lower()} {name!r}"

@@ -33,6 +33,7 @@ class Kind(Enum):
         "PersistentVolumeClaim", "", "v1", "persistentvolumeclaims", True
     )
     LIMIT_RANGE = KindSpec("LimitRange", "", "v1", "limitranges", True)
+    CONFIG_MAP = KindSpec("ConfigMap", "", "v1", "configmaps", True)
     NAMESPACE = KindSpec("Namespace", "", "v1", "namespaces", False)
     RESOURCE_QUOTA = KindSpec("ResourceQuota", "", "v1", "resourcequotas", True)
     DEPLOYMENT = KindSpec("Deployment", "apps", "v1", "deployments", True)
@@ -40,7 +41,10 @@ class Kind(Enum):
     DAEMON_SET = KindSpec("DaemonSet", "apps", "v1", "daemonsets", True)
     REPLICA_SET = KindSpec("ReplicaSet", "apps", "v1", "replicasets", True)
     JOB = KindSpec("Job", "batch", "v1", "jobs", True)
+    CRON_JOB = KindSpec("CronJob", "batch", "v1", "cronjobs", True)
     STORAGE_CLASS = KindSpec("StorageClass", "storage.k8s.io", "v1", "storageclasses", False)
+    PERSISTENT_VOLUME = KindSpec("PersistentVolume", "", "v1", "persistentvolumes", False)
+    PRIORITY_CLASS = KindSpec("PriorityClass", "scheduling.k8s.io", "v1", "priorityclasses", False)
     EVENT = KindSpec("Event", "", "v1", "events", True)
     ENDPOINT_SLICE = KindSpec("EndpointSlice", "discovery.k8s.io", "v1", "endpointslices", True)
     VALIDATING_WEBHOOK_CONFIGURATION = KindSpec(
@@ -56,6 +60,36 @@ class Kind(Enum):
         "v1",
         "mutatingwebhookconfigurations",
         False,
+    )
+
+    # The API groups that are there on some clusters only: each group's served versions come
+    # from discovery (`API_GROUPS`), and a kind whose version is not served is absent.
+    API_GROUPS = KindSpec("APIGroupList", "", "v1", "apis", False)
+    """Discovery (`GET /apis`): every API group the server serves, with its versions."""
+    JOB_SET = KindSpec("JobSet", "jobset.x-k8s.io", "v1alpha2", "jobsets", True)
+    TRAIN_JOB = KindSpec("TrainJob", "trainer.kubeflow.org", "v1alpha1", "trainjobs", True)
+    TRAINING_RUNTIME = KindSpec(
+        "TrainingRuntime", "trainer.kubeflow.org", "v1alpha1", "trainingruntimes", True
+    )
+    CLUSTER_TRAINING_RUNTIME = KindSpec(
+        "ClusterTrainingRuntime",
+        "trainer.kubeflow.org",
+        "v1alpha1",
+        "clustertrainingruntimes",
+        False,
+    )
+    PYTORCH_JOB = KindSpec("PyTorchJob", "kubeflow.org", "v1", "pytorchjobs", True)
+    TF_JOB = KindSpec("TFJob", "kubeflow.org", "v1", "tfjobs", True)
+    MPI_JOB = KindSpec("MPIJob", "kubeflow.org", "v2beta1", "mpijobs", True)
+    """mpi-operator's MPIJob; the training operator's older one is `MPI_JOB_V1`."""
+    MPI_JOB_V1 = KindSpec("MPIJob", "kubeflow.org", "v1", "mpijobs", True)
+    XGBOOST_JOB = KindSpec("XGBoostJob", "kubeflow.org", "v1", "xgboostjobs", True)
+    PADDLE_JOB = KindSpec("PaddleJob", "kubeflow.org", "v1", "paddlejobs", True)
+    JAX_JOB = KindSpec("JAXJob", "kubeflow.org", "v1", "jaxjobs", True)
+    RAY_JOB = KindSpec("RayJob", "ray.io", "v1", "rayjobs", True)
+    RAY_CLUSTER = KindSpec("RayCluster", "ray.io", "v1", "rayclusters", True)
+    LEADER_WORKER_SET = KindSpec(
+        "LeaderWorkerSet", "leaderworkerset.x-k8s.io", "v1", "leaderworkersets", True
     )
 
     @property
@@ -75,10 +109,12 @@ class Kind(Enum):
         return self.spec.namespaced
 
     @classmethod
-    def from_plural(cls, plural: str) -> "Kind":
-        """The kind whose resource name is `plural`; ValueError when none is."""
+    def from_plural(cls, plural: str, api_version: str | None = None) -> "Kind":
+        """The kind whose resource name is `plural` (and whose apiVersion is `api_version`,
+        when given: one resource name can be served at several versions); ValueError when
+        none is."""
         for kind in cls:
-            if kind.plural == plural:
+            if kind.plural == plural and api_version in (None, kind.spec.api_version):
                 return kind
         raise ValueError(f"unknown resource {plural!r}")
 

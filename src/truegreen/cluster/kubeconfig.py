@@ -1,15 +1,14 @@
 """Finding and loading connection settings with kubectl's precedence and validation rules.
 
-Follows client-go's `tools/clientcmd` (loader.go, client_config.go, validation.go): KUBECONFIG
-files merge with the first definition of a name winning; relative paths resolve against the
-folder of the file that defined the entry (`ResolveLocalPaths`); a context's missing user is
-an anonymous one, a missing cluster is an error.
+Follows client-go's `tools/clientcmd` (loader.go, client_config.go, validation.go): each file is
+read as `kubeconfig_file` says; KUBECONFIG files merge with the first definition of a name
+winning; relative paths resolve against the folder of the file that defined the entry
+(`ResolveLocalPaths`); a context's missing user is an anonymous one, a missing cluster is an
+error.
 """
 
-import base64
-import binascii
+import ipaddress
 import os
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,6 @@ from urllib.parse import urlsplit
 
 from msgspec import Struct
 
-from truegreen.cluster.blockyaml import read_block_yaml
 from truegreen.cluster.credentials import (
     Credential,
     CredentialError,
@@ -26,16 +24,20 @@ from truegreen.cluster.credentials import (
     TokenFileCredentials,
     basic_authorization,
 )
+from truegreen.cluster.impersonation import Impersonation, impersonation
+from truegreen.cluster.kubeconfig_file import (
+    SECTIONS,
+    decode_base64,
+    load_kubeconfig,
+    read_small_file,
+)
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.errors import ConnectionSetupError
+from truegreen.errors import ConnectionSetupError, TruegreenError, UsageError
 from truegreen.http.proxy import Proxy, ProxyUrlError, parse_proxy_url, proxy_from_environment
 from truegreen.http.tls import ClientCertificate, TlsSettings
 
 SERVICE_ACCOUNT = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 """Where Kubernetes mounts a pod's service account (token, ca.crt, namespace)."""
-_MERGED_SECTIONS = ("clusters", "contexts", "users")
-_MAX_FILE_BYTES = 4 << 20
-"""A kubeconfig or a file it names larger than this is refused (real ones are kilobytes)."""
 
 
 class ResolvedConnection(Struct, frozen=True):
@@ -53,6 +55,10 @@ class ResolvedConnection(Struct, frozen=True):
     proxy: Proxy | None = None
     """The proxy every request goes through (`proxy-url`, or `HTTPS_PROXY` and its kin);
     None to connect directly."""
+    impersonation: Impersonation | None = None
+    """Whom every request acts as (`as` and its kin, `--as` and its kin); None: itself."""
+    compressed_lists: bool = False
+    """Whether list pages are asked for gzip-encoded: only where it pays (`_worth_compressing`)."""
 
 
 class _Entry(Struct, frozen=True):
@@ -70,10 +76,12 @@ def resolve(
     if not paths:
         return _in_cluster(settings, service_account)
     source = str(paths[0])
-    merged, current = _merge([(path, _load_file(path)) for path in paths])
+    merged, current = _merge([(path, load_kubeconfig(path)) for path in paths])
     contexts = sorted(merged["contexts"])
     if settings.context is not None and settings.context not in contexts:
-        raise ConnectionSetupError(
+        # A --context the kubeconfig lacks is a wrong flag: bad usage (64), not "could not
+        # check" (kubectl says "context was not found for specified context" and exits 1).
+        raise UsageError(
             f"context {settings.context!r} is not in kubeconfig {source}",
             f"it has {', '.join(contexts) or 'no contexts'}",
             "pass one of those with --context",
@@ -88,28 +96,79 @@ def resolve(
     if name not in merged["contexts"]:
         raise _unusable(source, f"its current context {name!r} is not defined")
     context = merged["contexts"][name].settings
-    cluster_name = context.get("cluster")
+    cluster_name = context.get("cluster") or ""
     if cluster_name not in merged["clusters"]:
         raise _unusable(source, f"the context's cluster {cluster_name!r} is not defined")
     cluster = merged["clusters"][cluster_name]
     server = cluster.settings.get("server")
-    if not isinstance(server, str) or not server:
+    if not server:
         raise ConnectionSetupError(
             f"kubeconfig {source} names no server address for this context",
             todo="check the file's clusters section",
         )
     proxy = _proxy(cluster, server, source)
     tls, unverified = _cluster_tls(cluster, source, settings.insecure_skip_tls_verify)
-    user_name = str(context.get("user") or "")
+    user_name = context.get("user") or ""
     user = merged["users"].get(user_name, _Entry({}, cluster.folder))
-    namespace = settings.namespace or _text(context.get("namespace")) or "default"
+    namespace = _namespace(settings.namespace, context.get("namespace"), f"kubeconfig {source}")
+    # client-go impersonates whatever the scheme (client_config.go sets Impersonate before it
+    # reads any credential).
+    acting = impersonation(user_name, user.settings, settings.act_as)
+    compressed = _worth_compressing(cluster, server)
     if _scheme(server) != "https":
         # client-go reads the user's credentials and the server's TLS settings only for an
         # https server (`client_config.go`, IsConfigTransportTLS): nothing is sent over http.
         anonymous = StaticCredentials(Credential(), "no login (the server address is plain http)")
-        return ResolvedConnection(server, namespace, source, tls, anonymous, None, proxy)
+        return ResolvedConnection(
+            server, namespace, source, tls, anonymous, None, proxy, acting, compressed
+        )
     credentials = _user_credentials(user_name, user, cluster, source)
-    return ResolvedConnection(server, namespace, source, tls, credentials, unverified, proxy)
+    return ResolvedConnection(
+        server, namespace, source, tls, credentials, unverified, proxy, acting, compressed
+    )
+
+
+def _worth_compressing(cluster: _Entry, server: str) -> bool:
+    """Whether to ask for gzip-encoded list pages: unless the cluster says
+    `disable-compression` (client_config.go DisableCompression), and but for a server on this
+    machine, where the bytes cost nothing to move and compressing them costs both ends time
+    (docs/performance.md, *Compressed lists*)."""
+    if cluster.settings.get("disable-compression"):
+        return False
+    try:
+        host = urlsplit(server).hostname or ""
+    except ValueError:
+        return False  # the request itself reports the unusable address
+    if host == "localhost":
+        return False
+    try:
+        return not ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return True  # a name: the server is elsewhere
+
+
+def _namespace(flag: str | None, written: str | None, where: str) -> str:
+    """`-n`, else the context's namespace, else `default`; refused as client-go refuses a
+    namespace that cannot be one segment of a request's path (rest/request.go Namespace,
+    IsValidPathSegmentName): `..` would list every namespace's objects instead."""
+    namespace = flag or written or "default"
+    refusal = _path_segment_problem(namespace)
+    if refusal is None:
+        return namespace
+    error: type[TruegreenError] = UsageError if flag else ConnectionSetupError
+    raise error(
+        f"the namespace {namespace!r} cannot be used",
+        refusal,
+        "pass another with -n" if flag else f"fix the namespace in {where}, or pass one with -n",
+    )
+
+
+def _path_segment_problem(name: str) -> str | None:
+    """client-go's IsValidPathSegmentName, in its words."""
+    if name in (".", ".."):
+        return f"it may not be {name!r}"
+    found = [part for part in ("/", "%") if part in name]
+    return f"it may not contain {' or '.join(map(repr, found))}" if found else None
 
 
 def _scheme(server: str) -> str:
@@ -161,8 +220,9 @@ def _unusable(source: str, why: str) -> ConnectionSetupError:
     )
 
 
-def _text(value: object) -> str | None:
-    return value if isinstance(value, str) and value else None
+def _text(value: str | None) -> str | None:
+    """A text field's value; None when it is empty or absent (Go's zero value)."""
+    return value or None
 
 
 def _kubeconfig_paths(explicit: Path | None) -> list[Path]:
@@ -184,107 +244,23 @@ def _kubeconfig_paths(explicit: Path | None) -> list[Path]:
     return [default] if default.exists() else []
 
 
-def _read_bytes(path: Path, what: str, fix: str) -> bytes:
-    """A small regular file's bytes, or one plain line saying why not."""
-    try:
-        if not stat.S_ISREG(path.stat().st_mode):
-            raise ConnectionSetupError(
-                f"cannot read {what} {path}", "it is not a regular file", fix
-            )
-        with path.open("rb") as file:
-            data = file.read(_MAX_FILE_BYTES + 1)
-    except OSError as error:
-        raise ConnectionSetupError(
-            f"cannot read {what} {path}", error.strerror or type(error).__name__, fix
-        ) from None
-    if len(data) > _MAX_FILE_BYTES:
-        raise ConnectionSetupError(
-            f"cannot read {what} {path}", f"it is larger than {_MAX_FILE_BYTES >> 20} MiB", fix
-        )
-    return data
-
-
-class _NotYaml(Struct, frozen=True):
-    """PyYAML refused the text; `line` (1-based) is where, when it said."""
-
-    line: int | None
-
-
-def _parsed(text: str) -> object:
-    """The YAML document `text`. Block YAML of plain and quoted scalars, the kubeconfig as
-    kubectl and the cloud CLIs write it, is read without loading PyYAML (`blockyaml`); any other
-    text by libyaml where PyYAML has it (a kubeconfig of 50 clusters with their certificates,
-    250 KB: 6 ms there, 110 ms in PyYAML's Python parser). A text libyaml refuses is parsed
-    again in Python, whose error says it as before."""
-    block = read_block_yaml(text)
-    if block is not None:
-        return block
-    import yaml
-
-    libyaml: type[Any] | None = getattr(yaml, "CSafeLoader", None)
-    refused: yaml.YAMLError | None = None
-    if libyaml is not None:
-        try:
-            return yaml.load(text, Loader=libyaml)
-        except yaml.YAMLError as error:
-            refused = error
-    try:
-        return yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        refused = error
-    except RecursionError:
-        pass  # nesting that libyaml refuses (past 1,000 levels) overflows the Python parser
-    mark = getattr(refused, "problem_mark", None)
-    return _NotYaml(mark.line + 1 if mark is not None else None)
-
-
-def _load_file(path: Path) -> Mapping[str, Any]:
-    data = _read_bytes(path, "kubeconfig", "check the path, or pass another with --kubeconfig")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ConnectionSetupError(
-            f"kubeconfig {path} is not a text file", todo="pass a kubeconfig with --kubeconfig"
-        ) from None
-    loaded = _parsed(text)
-    if isinstance(loaded, _NotYaml):
-        where = f" at line {loaded.line}" if loaded.line is not None else ""
-        raise ConnectionSetupError(
-            f"kubeconfig {path} is not valid YAML{where}",
-            todo="fix the file, or pass another with --kubeconfig",
-        )
-    if not isinstance(loaded, dict):
-        raise ConnectionSetupError(
-            f"kubeconfig {path} is not a kubeconfig",
-            "it holds no clusters, users or contexts",
-            "pass a kubeconfig with --kubeconfig",
-        )
-    return loaded
-
-
 def _merge(
     files: list[tuple[Path, Mapping[str, Any]]],
 ) -> tuple[dict[str, dict[str, _Entry]], str | None]:
     """Merge kubeconfig files as kubectl does: the first file to define a name wins, and so
-    does the first current-context. Each entry keeps the folder of its own file."""
-    merged: dict[str, dict[str, _Entry]] = {section: {} for section in _MERGED_SECTIONS}
+    does the first current-context. Each entry keeps the folder of its own file; an entry
+    without a name or settings has the empty ones, as Go decodes it."""
+    merged: dict[str, dict[str, _Entry]] = {section: {} for section in SECTIONS}
     current: str | None = None
     for path, content in files:
         folder = path.absolute().parent
-        for section in _MERGED_SECTIONS:
-            entries = content.get(section) or []
-            if not isinstance(entries, list):
-                raise _unusable(str(path), f"its {section} entry is not a list")
-            for entry in entries:
-                if not isinstance(entry, dict) or not isinstance(entry.get(section[:-1]), dict):
-                    raise _unusable(
-                        str(path), f"an entry under {section} has no {section[:-1]} settings"
-                    )
-                name = entry.get("name")
-                if isinstance(name, str) and name not in merged[section]:
-                    merged[section][name] = _Entry(entry[section[:-1]], folder)
+        for section in SECTIONS:
+            for entry in content.get(section) or ():
+                name = (entry or {}).get("name") or ""
+                settings = (entry or {}).get(section[:-1]) or {}
+                merged[section].setdefault(name, _Entry(settings, folder))
         if current is None:
-            current = _text(content.get("current-context"))
+            current = content.get("current-context") or None
     return merged, current
 
 
@@ -303,14 +279,9 @@ def _pem(entry: _Entry, key: str, what: str, where: str) -> bytes | None:
             todo=f"keep one of them in the kubeconfig ({what})",
         )
     if data:
-        try:
-            return base64.b64decode(str(data), validate=True)
-        except (binascii.Error, ValueError):
-            raise ConnectionSetupError(
-                f"{where}: {key}-data is not base64", todo="fix the kubeconfig"
-            ) from None
+        return decode_base64(data)  # checked when the file was read
     if path is not None:
-        return _read_bytes(path, what, "fix the path in the kubeconfig")
+        return read_small_file(path, what, "fix the path in the kubeconfig")
     return None
 
 
@@ -424,7 +395,7 @@ def _in_cluster(settings: ConnectionSettings, account: Path) -> ResolvedConnecti
         ) from None
     ca_path = account / "ca.crt"
     ca = (
-        _read_bytes(ca_path, "service account certificate authority", fix)
+        read_small_file(ca_path, "service account certificate authority", fix)
         if ca_path.exists()
         else None
     )
@@ -432,20 +403,27 @@ def _in_cluster(settings: ConnectionSettings, account: Path) -> ResolvedConnecti
         tls, unverified = TlsSettings(verify=False), "--insecure-skip-tls-verify"
     else:
         tls, unverified = TlsSettings(ca_pem=ca), None
-    namespace = (
-        settings.namespace
-        or os.environ.get("POD_NAMESPACE")
-        or _namespace_in(account / "namespace")
+    namespace = _namespace(
+        settings.namespace,
+        os.environ.get("POD_NAMESPACE") or _namespace_in(account / "namespace"),
+        "POD_NAMESPACE or the service account's namespace file",
     )
     bracketed = f"[{host}]" if ":" in host else host
     server = f"https://{bracketed}:{port}"
     # client-go's InClusterConfig sets no proxy, so its transport reads the environment's
     proxy = _environment_proxy(server)
-    return ResolvedConnection(server, namespace, "in-cluster", tls, credentials, unverified, proxy)
+    # kubectl drops in-cluster settings altogether once --as is given (kubernetes#93474) and
+    # dials localhost:8080; here the pod's own account acts as the identity asked for.
+    acting = impersonation("", {}, settings.act_as)
+    # Lists are not asked for compressed: a pod reaches its API server over the cluster's own
+    # network, where compressing costs the server more time than moving the bytes does.
+    return ResolvedConnection(
+        server, namespace, "in-cluster", tls, credentials, unverified, proxy, acting
+    )
 
 
-def _namespace_in(path: Path) -> str:
+def _namespace_in(path: Path) -> str | None:
     try:
-        return path.read_text(encoding="utf-8").strip() or "default"
+        return path.read_text(encoding="utf-8").strip() or None
     except (OSError, UnicodeDecodeError):
-        return "default"
+        return None

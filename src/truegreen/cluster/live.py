@@ -29,7 +29,7 @@ from truegreen.cluster.classify import (
     from_status,
 )
 from truegreen.cluster.credentials import Credential
-from truegreen.cluster.endpoints import collection_path, object_path, view_stamper
+from truegreen.cluster.endpoints import collection_path, get_action, object_path, view_stamper
 from truegreen.cluster.kinds import Kind, stamp
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
 from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
@@ -217,6 +217,8 @@ class LiveCluster:
         self._run_deadline = None if run_seconds is None else Deadline.after(run_seconds)
         self._base = connection.server.rstrip("/")
         self._transport = transport or Transport(connection.tls, _dialer(connection))
+        acting = connection.impersonation
+        self._impersonation = acting.headers() if acting is not None else ()
         self._lock = threading.Lock()
         self._requests = 0
 
@@ -295,10 +297,12 @@ class LiveCluster:
         content_type: str | None = None,
         max_bytes: int | None = None,
         into: BodyBuffers | None = None,
+        gzip: bool = False,
     ) -> Response:
         """One API request, sent again only for throttling or a refreshed credential; its
         answer capped at `max_bytes` (MAX_ANSWER_BYTES unless given), read into one of `into`'s
-        buffers when given."""
+        buffers when given, and asked for gzip-encoded with `gzip` where the connection says
+        compressing pays."""
         deadline = self._request_deadline()
         url = self._base + path + (f"?{urlencode(query)}" if query else "")
         credential = self._connection.credentials.current()
@@ -317,6 +321,7 @@ class LiveCluster:
                     body=body,
                     tls=self._tls_for(credential),
                     into=into,
+                    gzip=gzip and self._connection.compressed_lists,
                 )
             except TimedOutError:
                 if self._run_deadline is not None and self._run_deadline.expired:
@@ -346,11 +351,14 @@ class LiveCluster:
             retries += 1
             time.sleep(wait)
 
-    @staticmethod
-    def _headers(credential: Credential, content_type: str | None) -> list[tuple[str, str]]:
+    def _headers(self, credential: Credential, content_type: str | None) -> list[tuple[str, str]]:
+        """Every request's headers, built again for each send: a retry, a refreshed credential
+        and a watch carry the same identity and impersonation."""
         headers = [("accept", "application/json")]
         if credential.authorization:
             headers.append(("authorization", credential.authorization))
+        if self._impersonation:
+            headers += self._impersonation
         if content_type:
             headers.append(("content-type", content_type))
         return headers
@@ -432,7 +440,7 @@ class LiveCluster:
             query["fieldSelector"] = field_selector_text(fields)
         # The pages' bodies take turns in a few buffers, all released when the list ends.
         buffers = BodyBuffers() if mappings_can_grow() else None
-        ask = partial(self._send, "GET", path, into=buffers)
+        ask = partial(self._send, "GET", path, into=buffers, gzip=True)
         answer: Callable[[], Response] = partial(ask, dict(query))
         asked_ahead: _NextPage | None = None  # the page `answer` returns, if asked ahead
         for number in range(1, MAX_PAGES + 1):
@@ -468,10 +476,14 @@ class LiveCluster:
         raise TooManyPagesError(MAX_PAGES)
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
-        """One object by name; NotFound is a measured absence."""
-        action = f"read {kind.spec.name.lower()} {name!r}"
+        """One object by name; NotFound is a measured absence. Discovery's list of groups
+        (`Kind.API_GROUPS`) is read the same way: it is one unnamed object, without metadata."""
+        action = get_action(kind, name)
         try:
-            obj = _object(self._send("GET", object_path(kind, name, namespace)))
+            obj = _object(
+                self._send("GET", object_path(kind, name, namespace)),
+                metadata=kind is not Kind.API_GROUPS,
+            )
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             return _cant(error, action, permission("get", kind, namespace))
         return Got(stamp(obj, kind))
@@ -700,13 +712,15 @@ class _StatusError(Exception):
 _decode_object = msgspec.json.Decoder(dict[str, Any]).decode
 
 
-def _object(response: Response, succeeded: tuple[int, ...] = (200,)) -> dict[str, Any]:
+def _object(
+    response: Response, succeeded: tuple[int, ...] = (200,), *, metadata: bool = True
+) -> dict[str, Any]:
     """The one object a successful answer holds; _StatusError for any other status,
-    MalformedAnswerError when the object has no metadata mapping."""
+    MalformedAnswerError when the object has no metadata mapping (where it must have one)."""
     if response.status not in succeeded:
         raise _StatusError(response)
     obj = _decode_object(response.body)
-    if not isinstance(obj.get("metadata"), dict):
+    if metadata and not isinstance(obj.get("metadata"), dict):
         raise MalformedAnswerError("the object has no metadata")
     return obj
 

@@ -6,6 +6,15 @@ from pathlib import Path
 from msgspec import Struct
 
 
+class ActAs(Struct, frozen=True):
+    """`--as`, `--as-uid` and `--as-group`: whom requests act as. Each one given replaces the
+    kubeconfig user's own `as`, `as-uid` or `as-groups`, as kubectl's flags do."""
+
+    user: str | None = None
+    uid: str | None = None
+    groups: tuple[str, ...] = ()
+
+
 class ConnectionSettings(Struct, frozen=True):
     """What the operator said about the connection; unset fields fall back like kubectl's."""
 
@@ -21,3 +30,5 @@ class ConnectionSettings(Struct, frozen=True):
     """`--insecure-skip-tls-verify`: skip verifying the server certificate (prints a warning)."""
     on_warning: Callable[[str], None] | None = None
     """Told a one-line warning about the connection (certificate not verified), if given."""
+    act_as: ActAs = ActAs()
+    """`--as`, `--as-uid`, `--as-group`."""

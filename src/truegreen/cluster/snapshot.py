@@ -29,6 +29,7 @@ from msgspec import Struct, field
 
 from truegreen.cluster.archive import META, READS, is_archive, read_archive
 from truegreen.cluster.classify import describe
+from truegreen.cluster.endpoints import get_action
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.logs import LogRead, LogRequest
 from truegreen.cluster.reader import (
@@ -61,6 +62,7 @@ from truegreen.cluster.snapshot_reads import (
 )
 from truegreen.errors import UsageError
 from truegreen.yamlsafe import Document, Refusal
+from truegreen.yamlwords import plain
 
 FORMAT_VERSION = 1
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -312,6 +314,11 @@ class SnapshotReader:
                     for name in sorted(files)
                 ),
             )
+        if not os.path.lexists(path):
+            raise UsageError(
+                f"snapshot {path} does not exist",
+                todo="pass a folder or a .tar.gz file written by `truegreen snapshot`",
+            )
         if not path.is_dir():
             raise UsageError(
                 f"snapshot {path} is not a folder or a snapshot archive",
@@ -366,7 +373,7 @@ class SnapshotReader:
         read = self._reads.get(ReadKey("get", kind, namespace, name))
         if isinstance(read, Got | CantRead):
             return read
-        action = f"read {kind.spec.name.lower()} {name!r}"
+        action = get_action(kind, name)
         return CantRead(ReadFailure.NOT_CAPTURED, describe(ReadFailure.NOT_CAPTURED, action))
 
 
@@ -391,7 +398,7 @@ def _load_info(where: str, loaded: Document | Refusal | None) -> SnapshotInfo:
         )
     if isinstance(loaded, Refusal):
         what = "cannot be read" if loaded.problem.is_read else "is not valid YAML"
-        raise UsageError(f"snapshot {where} {what}", loaded.detail, "fix or re-take it")
+        raise UsageError(f"snapshot {where} {what}", plain(loaded.detail), "fix or re-take it")
     meta = loaded.data
     if not isinstance(meta, Mapping) or meta.get("truegreen_snapshot") != FORMAT_VERSION:
         raise UsageError(

@@ -59,11 +59,13 @@ class _MachineSpec(msgspec.Struct):
 
 
 class _MachineStatus(msgspec.Struct):
+    capacity: Any = msgspec.UNSET
     allocatable: Any = msgspec.UNSET
 
 
 class _Node(msgspec.Struct, rename="camel"):
-    """A machine as the fit reads it: name, labels, unschedulable, taints, allocatable."""
+    """A machine as the fit reads it: name, labels, unschedulable, taints, capacity (a GPU
+    machine's device plugin shows in it), allocatable."""
 
     api_version: Any = msgspec.UNSET
     kind: Any = msgspec.UNSET

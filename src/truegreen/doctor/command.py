@@ -17,14 +17,18 @@ from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.doctor.config import DoctorConfig, doctor_settings, load_config
-from truegreen.doctor.environment import Unreachable, gather
+from truegreen.doctor.environment import DoctorSettings, Unreachable, gather
+from truegreen.doctor.findings import CheckId
 from truegreen.doctor.rollup import Report
 from truegreen.doctor.run import Where, diagnose
-from truegreen.errors import UsageError
+from truegreen.errors import TruegreenError, UsageError
+from truegreen.exitcodes import ExitCode
 from truegreen.kubectl import Kubectl, for_connection
 
 if TYPE_CHECKING:  # logs and events are read only for a snapshot; progress only to a terminal
     from truegreen.cluster.logs import LogRead, LogRequest
+    from truegreen.cluster.reader import ReadKey
+    from truegreen.cluster.snapshot_reads import Recorded
     from truegreen.doctor.progress import Told
 
 RUN_LIMIT_IN_REQUESTS = 30
@@ -41,6 +45,18 @@ class DoctorRequest(Struct, frozen=True):
     config: Path | None = None
     admission_dry_run: bool = False
     """`--admission-dry-run`: a trial start of the training job's pod, live only."""
+    job_file: Path | None = None
+    """`--job-file`: a training job's manifest (`-`: standard input), judged before it is
+    submitted instead of the newest training job."""
+
+
+def with_planned_job(settings: DoctorSettings, job_file: Path | None) -> DoctorSettings:
+    """`settings` with the job of `job_file` to judge, when one is given."""
+    if job_file is None:
+        return settings
+    from truegreen.doctor.job_file import load_job_file
+
+    return replace(settings, planned_job=load_job_file(job_file))
 
 
 class SnapshotTarget(Struct, frozen=True):
@@ -67,6 +83,9 @@ class SnapshotSummary(Struct, frozen=True):
     """Logs saved (a container's previous and current log count as two)."""
     logs_left_out: int
     """Failing containers whose logs were not read: more than the cap."""
+    failed_plainly: tuple[str, ...] = ()
+    """What could not be read and why, in plain words, each once (`no permission to read the
+    machines`)."""
 
 
 def _run_limit(connection: ConnectionSettings) -> float:
@@ -123,13 +142,17 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
         )
         namespace = connection.namespace or snapshot.namespace
         # Commands in remedies are for the cluster the snapshot came from: name the namespace.
-        settings = replace(settings, kubectl=Kubectl(namespace=namespace))
-        where = Where(snapshot.info.server, f"the snapshot {request.snapshot}")
+        settings = replace(
+            with_planned_job(settings, request.job_file), kubectl=Kubectl(namespace=namespace)
+        )
+        where = Where(snapshot.info.server, f"the snapshot {request.snapshot}", offline=True)
         return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, where)
     settings = doctor_settings(
         config, request.job_requests, request.credentials_secret, request.admission_dry_run
     )
-    settings = replace(settings, kubectl=for_connection(connection))
+    settings = replace(
+        with_planned_job(settings, request.job_file), kubectl=for_connection(connection)
+    )
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
         _settled()
         where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
@@ -168,22 +191,24 @@ def take_snapshot(
         recorder = RecordingReader(RedactingReader(reader))
         now = datetime.now(UTC).replace(microsecond=0)
         env = gather(recorder, namespace, now, settings)
+        where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        if isinstance(env, Unreachable):
+            raise _nothing_read(env, where, for_connection(connection))
+        if not any(_answered(read) for _, read in recorder.recorded):
+            raise _nothing_read(Unreachable(_first_failure(recorder.recorded)), where, None)
         pending: list[tuple[LogRequest, Pending[LogRead]]] = []
         left_out = 0
-        if not isinstance(env, Unreachable):
-            # The events and every log go out together, as doctor's reads do; the recorder
-            # keeps ticket order and the logs keep the selection's.
-            with ReadSchedule() as schedule:
-                schedule.submit(
-                    partial(recorder.fold, Kind.EVENT, NewestEvents(), namespace=namespace)
-                )
-                if isinstance(env.pods, Listed):
-                    selection = select_logs(env.pods.items)
-                    left_out = selection.left_out
-                    pending = [
-                        (wanted, schedule.submit(partial(_read_log, cluster, namespace, wanted)))
-                        for wanted in selection.requests
-                    ]
+        # The events and every log go out together, as doctor's reads do; the recorder
+        # keeps ticket order and the logs keep the selection's.
+        with ReadSchedule() as schedule:
+            schedule.submit(partial(recorder.fold, Kind.EVENT, NewestEvents(), namespace=namespace))
+            if isinstance(env.pods, Listed):
+                selection = select_logs(env.pods.items)
+                left_out = selection.left_out
+                pending = [
+                    (wanted, schedule.submit(partial(_read_log, cluster, namespace, wanted)))
+                    for wanted in selection.requests
+                ]
         logs = [(wanted, read.result()) for wanted, read in pending]
         taken_with = {
             "credentials_secret": request.credentials_secret or config.credentials_secret,
@@ -218,10 +243,67 @@ def take_snapshot(
         could_not_read=tuple(
             read.reason for read in reads if isinstance(read, CantRead) and not read.is_measurement
         ),
+        failed_plainly=_failed_plainly(recorder.recorded, logs),
         events=events,
         logs=sum(1 for log in logs if isinstance(log[1], Logged)),
         logs_left_out=left_out,
     )
+
+
+def _answered(read: object) -> bool:
+    """A read that looked: it answered, or measured an absence."""
+    return not isinstance(read, CantRead) or read.is_measurement
+
+
+def _first_failure(recorded: list[tuple[ReadKey, Recorded]]) -> CantRead:
+    return next(read for _, read in recorded if isinstance(read, CantRead))
+
+
+def _nothing_read(
+    unreachable: Unreachable, where: Where, kubectl: Kubectl | None
+) -> TruegreenError:
+    """Not one read looked: nothing worth saving. Said as doctor says it (which cluster, why,
+    what to do), with the exit code of a run that could not check (3) and no archive."""
+    from truegreen.doctor.run import unreachable_findings
+    from truegreen.doctor.wording import plain_why, read_remedy
+
+    cant = unreachable.cant_read
+    if kubectl is not None:
+        found = unreachable_findings([CheckId.WORKLOADS], unreachable, where, kubectl)[0]
+        return NothingReadError(
+            found.headline.removesuffix("."), todo=found.remedy, code=found.code
+        )
+    return NothingReadError(
+        f"Couldn't read anything in the cluster at {where.server}",
+        f"{plain_why(Kind.DEPLOYMENT, cant)}, and every other read failed too",
+        read_remedy(Kind.DEPLOYMENT, cant, Kubectl()),
+        code="nothing-read",
+    )
+
+
+def _failed_plainly(
+    recorded: list[tuple[ReadKey, Recorded]], logs: list[tuple[LogRequest, LogRead]]
+) -> tuple[str, ...]:
+    """Each failed read in plain words, once: `no permission to read the machines`."""
+    from truegreen.doctor.wording import plain_why
+
+    said = [
+        plain_why(key.kind, read)
+        for key, read in recorded
+        if isinstance(read, CantRead) and not read.is_measurement
+    ]
+    said += [
+        f"the output of '{wanted.container}' in '{wanted.pod}' ({read.reason})"
+        for wanted, read in logs
+        if isinstance(read, CantRead) and not read.is_measurement
+    ]
+    return tuple(dict.fromkeys(said))
+
+
+class NothingReadError(TruegreenError):
+    """A snapshot that could not make a single read: nothing is saved (exit 3)."""
+
+    exit_code = ExitCode.UNKNOWN
 
 
 def _read_log(cluster: LiveCluster, namespace: str, wanted: LogRequest) -> LogRead:

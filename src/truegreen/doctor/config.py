@@ -10,6 +10,7 @@ from msgspec import Struct
 from truegreen.doctor.environment import CredentialsRequirement, DoctorSettings
 from truegreen.errors import UsageError
 from truegreen.quantity import QuantityError, parse_requests_flag
+from truegreen.yamlwords import plain
 
 _KEYS = {
     "namespace",
@@ -45,7 +46,7 @@ def load_config(path: Path | None) -> DoctorConfig:
         if document.problem.is_read:
             raise UsageError(f"cannot read config {path}", document.detail)
         where = f" at line {document.line}" if document.line is not None else ""
-        raise UsageError(f"config {path} is not valid YAML{where}", document.detail)
+        raise UsageError(f"config {path} is not valid YAML{where}", plain(document.detail))
     loaded = document.data
     if loaded is None:
         return DoctorConfig()

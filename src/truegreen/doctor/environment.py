@@ -26,7 +26,19 @@ from truegreen.cluster import (
     ReadFailure,
 )
 from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
-from truegreen.doctor.trial import labels_of_template, trial_pod
+from truegreen.doctor.autoscaling import AUTOSCALER_SOURCES, STATUS_CONFIG_MAP
+from truegreen.doctor.evidence import scheduler_verdict
+from truegreen.doctor.gpu_supply import gpu_problems
+from truegreen.doctor.training import (
+    TRAINING_KIND_NAMES,
+    TrainingJob,
+    TrainingWork,
+    optional_kinds_served,
+    runtime_of,
+    shape,
+    training_work,
+)
+from truegreen.doctor.trial import trial_pod
 from truegreen.doctor.usage import CapacityTally, ClusterUsage, cluster_usage, machines_for_fit
 from truegreen.doctor.webhooks import SERVICE_NAME_LABEL, Webhook, pod_create_webhooks
 from truegreen.kubectl import Kubectl
@@ -37,6 +49,11 @@ WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
 # Only pods that hold capacity: the scheduler ignores Succeeded and Failed pods.
 HOLDING_CAPACITY = {"status.phase": FieldIsNot(("Succeeded", "Failed"))}
 REFRESH_FAILURE_EVENTS = {"reason": EventReason.ROLLOUT_FAILED.value}
+GPU_MACHINES_READ = 3
+"""GPU machines whose pods are read for the state of their GPU software, at most."""
+WARNING_EVENTS = {"type": "Warning"}
+"""The field selector of the namespace's warnings (events accept `type`:
+pkg/apis/core/v1/conversion.go)."""
 """The field selector of refresh's failed-rollout Events (events accept `reason`)."""
 WEBHOOK_KINDS = (Kind.VALIDATING_WEBHOOK_CONFIGURATION, Kind.MUTATING_WEBHOOK_CONFIGURATION)
 _NOT_READ = CantRead(ReadFailure.NOT_CAPTURED, "not read")
@@ -70,6 +87,8 @@ class DoctorSettings(Struct, frozen=True):
     """How long a pod may wait to start before it is called stuck."""
     admission_dry_run: bool = False
     """`--admission-dry-run`: make a trial start of the training job's pod (`dryRun=All`)."""
+    planned_job: tuple[Kind, Mapping[str, Any]] | None = None
+    """`--job-file`: a training job not yet submitted, checked instead of the newest one."""
     kubectl: Kubectl = Kubectl()
     """How remedies write kubectl commands that reach this cluster and namespace."""
 
@@ -112,18 +131,51 @@ class Environment(Struct, frozen=True):
     """The server's answer to the trial start; None when none was made."""
     refresh_failures: ListRead | None = None
     """refresh's failed-rollout Events, read only when a workload shows refresh attempts."""
+    training: TrainingWork | None = None
+    """Every training job of the namespace as its pod sets (None: from `jobs` alone)."""
+    gpu_machine_pods: Mapping[str, ListRead] = field(default_factory=dict)
+    """The pods on each GPU machine whose GPUs cannot all be used (at most GPU_MACHINES_READ),
+    for the state of its GPU software."""
+    autoscaler_events: Mapping[str, ListRead] = field(default_factory=dict)
+    """Per autoscaler (`cluster-autoscaler`, `karpenter`), its Events in the namespace, read
+    only while the scheduler has marked a training pod it could not place."""
+    autoscaler_status: GetRead | None = None
+    """cluster-autoscaler's status ConfigMap, read with its Events."""
+    warning_events: ListRead | None = None
+    """The namespace's Warning Events, read only while some training job does not run whole
+    (`training_not_running`): the controllers' own word on why."""
 
     def namespace_labels(self) -> Mapping[str, str] | None:
         """The namespace's labels; None when the namespace could not be read."""
         return namespace_labels(self.namespace_object)
 
+    def work(self) -> TrainingWork:
+        """The namespace's training jobs (of every kind read)."""
+        if self.training is not None:
+            return self.training
+        return training_work({Kind.JOB: self.jobs}, {})
+
+    def judged_job(self) -> TrainingJob | None:
+        """The training job the next run is judged by: `--job-file`'s, else the newest."""
+        return self.work().judged
+
+    def pods_of(self, job: TrainingJob) -> list[KubeObject]:
+        """The namespace's pods of `job` (none when the pods could not be read)."""
+        if not isinstance(self.pods, Listed):
+            return []
+        work = self.work()
+        return [p for p in self.pods.items if work.job_of(p) is job]
+
     def training_pod_labels(self) -> Mapping[str, str] | None:
         """The labels the next training job's pods get; None when no training job shows them."""
-        return training_pod_labels(self.jobs)
+        job = self.judged_job()
+        return job.primary.labels if job is not None else None
 
     def pod_create_webhooks(self) -> list[Webhook]:
         """The webhooks that creating the training job's pod calls (or may call)."""
-        return webhooks_called(self.webhook_configurations, self.namespace_object, self.jobs)
+        return webhooks_called(
+            self.webhook_configurations, self.namespace_object, self.training_pod_labels()
+        )
 
     def unread_template_sources(self) -> list[tuple[Kind, CantRead]]:
         """The lists the pod templates come from that could not be read.
@@ -132,15 +184,17 @@ class Environment(Struct, frozen=True):
         one of these is missing: it never learned what to look at.
         """
         sources = [*((k, self.workloads[k]) for k in WORKLOAD_KINDS), (Kind.JOB, self.jobs)]
-        return [(kind, read) for kind, read in sources if isinstance(read, CantRead)]
+        unread = [(kind, read) for kind, read in sources if isinstance(read, CantRead)]
+        return unread + [u for u in self.work().unread if u[0] is not Kind.JOB]
 
     def templates(self) -> list[PodTemplate]:
         """Pod templates of the services and of the training jobs that matter now."""
-        return templates_of(self.workloads, self.jobs)
+        return templates_of(self.workloads, self.work())
 
 
-def templates_of(workloads: Mapping[Kind, ListRead], jobs: ListRead) -> list[PodTemplate]:
-    """Pod templates of the services and of the training jobs that matter now."""
+def templates_of(workloads: Mapping[Kind, ListRead], work: TrainingWork) -> list[PodTemplate]:
+    """Pod templates of the services and of the training jobs that matter now (each pod set
+    of each unfinished job, and of the judged one)."""
     found: list[PodTemplate] = []
     for kind in WORKLOAD_KINDS:
         read = workloads[kind]
@@ -148,9 +202,9 @@ def templates_of(workloads: Mapping[Kind, ListRead], jobs: ListRead) -> list[Pod
             for item in read.items:
                 spec = o.pod_spec(o.pod_template(item))
                 found.append(PodTemplate(owner_words(item), o.ref(item), spec))
-    for job in relevant_jobs(jobs):
-        spec = o.pod_spec(o.pod_template(job))
-        found.append(PodTemplate(owner_words(job), o.ref(job), spec))
+    for job in work.relevant():
+        for pod_set in job.pod_sets:
+            found.append(PodTemplate(job.words(), job.ref, pod_set.spec))
     return found
 
 
@@ -159,14 +213,10 @@ def namespace_labels(namespace_object: GetRead) -> Mapping[str, str] | None:
     return o.labels_of(namespace_object.obj) if isinstance(namespace_object, Got) else None
 
 
-def training_pod_labels(jobs: ListRead) -> Mapping[str, str] | None:
-    """The labels the next training job's pods get; None when no training job shows them."""
-    job = newest_job(jobs)
-    return labels_of_template(job) if job is not None else None
-
-
 def webhooks_called(
-    webhook_configurations: Mapping[Kind, ListRead], namespace_object: GetRead, jobs: ListRead
+    webhook_configurations: Mapping[Kind, ListRead],
+    namespace_object: GetRead,
+    pod_labels: Mapping[str, str] | None,
 ) -> list[Webhook]:
     """The webhooks that creating the training job's pod calls (or may call).
 
@@ -177,9 +227,7 @@ def webhooks_called(
         if isinstance(read := webhook_configurations.get(kind), Listed)
         for item in read.items
     ]
-    return pod_create_webhooks(
-        configurations, namespace_labels(namespace_object), training_pod_labels(jobs)
-    )
+    return pod_create_webhooks(configurations, namespace_labels(namespace_object), pod_labels)
 
 
 class Unreachable(Struct, frozen=True):
@@ -192,7 +240,7 @@ def owner_words(obj: Mapping[str, Any]) -> str:
     """Plain words for a workload: `the workload 'manager'`, `the training job 'run-7'`.
 
     Not "service": that is a different thing to anyone who knows Kubernetes."""
-    noun = "training job" if obj.get("kind") == "Job" else "workload"
+    noun = "training job" if obj.get("kind") in TRAINING_KIND_NAMES else "workload"
     return f"the {noun} '{o.name_of(obj)}'"
 
 
@@ -253,7 +301,10 @@ def gather(
             }
 
         later_workloads = {kind: listing(kind) for kind in WORKLOAD_KINDS[1:]}
+        # Which optional training kinds the cluster serves, so that only those are listed.
+        discovery = schedule.submit(partial(reader.get, Kind.API_GROUPS, "", namespace=None))
         jobs = listing(Kind.JOB)
+        cron_jobs = listing(Kind.CRON_JOB)
         pods = listing(Kind.POD)
         limit_ranges = listing(Kind.LIMIT_RANGE)
         nodes = schedule.submit(lambda: machines_for_fit(reader.list(Kind.NODE, namespace=None)))
@@ -267,6 +318,12 @@ def gather(
         )
         quotas = listing(Kind.RESOURCE_QUOTA)
         webhook_lists = {kind: listing(kind, None) for kind in WEBHOOK_KINDS}
+        api_groups = discovery.result()
+        optional = (
+            {kind: listing(kind) for kind in optional_kinds_served(api_groups.obj)}
+            if isinstance(api_groups, Got)
+            else {}
+        )
         workloads: dict[Kind, ListRead] = {Kind.DEPLOYMENT: first}
         workloads.update({kind: read.result() for kind, read in later_workloads.items()})
         # refresh's own word on why it failed, only where its annotations say it has been trying.
@@ -277,8 +334,16 @@ def gather(
             if any(refresh_tried(o.annotations_of(w)) for w in _listed(workloads))
             else None
         )
-        job_list = jobs.result()
-        job = newest_job(job_list)
+        lists: dict[Kind, ListRead] = {Kind.JOB: jobs.result(), Kind.CRON_JOB: cron_jobs.result()}
+        if isinstance(api_groups, CantRead):
+            lists[Kind.API_GROUPS] = api_groups
+        lists.update({kind: read.result() for kind, read in optional.items()})
+        work = _training(schedule, reader, namespace, lists, settings.planned_job)
+        pod_list = pods.result()
+        node_list = nodes.result()
+        evidence = _evidence_reads(schedule, reader, namespace, work, pod_list, node_list)
+        job_list = lists[Kind.JOB]
+        job = work.judged
         trial = (
             schedule.submit(
                 partial(creator.create, Kind.POD, trial_pod(job), namespace=namespace, dry_run=True)
@@ -286,7 +351,7 @@ def gather(
             if settings.admission_dry_run and creator is not None and job is not None
             else None
         )
-        templates = templates_of(workloads, job_list)
+        templates = templates_of(workloads, work)
         service_accounts = get_each(
             Kind.SERVICE_ACCOUNT, [o.service_account_name(t.spec) for t in templates]
         )
@@ -322,7 +387,11 @@ def gather(
         namespace_read = namespace_object.result()
         webhook_configurations = {kind: read.result() for kind, read in webhook_lists.items()}
         # A webhook's Service is looked up only once the webhooks pod creation calls are known.
-        called = webhooks_called(webhook_configurations, namespace_read, job_list)
+        called = webhooks_called(
+            webhook_configurations,
+            namespace_read,
+            job.primary.labels if job is not None else None,
+        )
         services = dict.fromkeys(h.service for h in called if h.service)
         slices = {
             service: schedule.submit(
@@ -342,9 +411,9 @@ def gather(
             settings=settings,
             workloads=workloads,
             jobs=job_list,
-            pods=pods.result(),
+            pods=pod_list,
             limit_ranges=limit_ranges.result(),
-            nodes=nodes.result(),
+            nodes=node_list,
             cluster_usage=cluster_usage(usage.result()),
             service_accounts=accounts,
             secrets=results(secrets),
@@ -357,12 +426,132 @@ def gather(
             endpoint_slices={service: read.result() for service, read in slices.items()},
             trial=None if trial is None else trial.result(),
             refresh_failures=None if failures is None else failures.result(),
+            training=work,
+            gpu_machine_pods={k: v.result() for k, v in evidence.gpu_pods.items()},
+            autoscaler_events={k: v.result() for k, v in evidence.scaler_events.items()},
+            autoscaler_status=None
+            if evidence.scaler_status is None
+            else (evidence.scaler_status.result()),
+            warning_events=None if evidence.warnings is None else evidence.warnings.result(),
         )
+
+
+def _training(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    namespace: str,
+    lists: Mapping[Kind, ListRead],
+    planned_job: tuple[Kind, Mapping[str, Any]] | None,
+) -> TrainingWork:
+    """The training jobs of `lists` and `planned_job`, each TrainJob's runtime read once."""
+    planned_objects = [planned_job] if planned_job else []
+    runtimes = {
+        key: schedule.submit(
+            partial(reader.get, key[0], key[1], namespace=namespace if key[0].namespaced else None)
+        )
+        for key in dict.fromkeys(
+            runtime_of(obj)
+            for kind, obj in [*_listed_of(lists, Kind.TRAIN_JOB), *planned_objects]
+            if kind is Kind.TRAIN_JOB
+        )
+    }
+    runtime_reads = {key: read.result() for key, read in runtimes.items()}
+    planned = (
+        shape(*planned_job, runtime_reads.get(runtime_of(planned_job[1]))) if planned_job else None
+    )
+    return training_work(lists, runtime_reads, planned)
+
+
+class _EvidenceReads(Struct):
+    """Reads made only when what was read calls for them, under way."""
+
+    warnings: Pending[ListRead] | None
+    scaler_events: dict[str, Pending[ListRead]]
+    scaler_status: Pending[GetRead] | None
+    gpu_pods: dict[str, Pending[ListRead]]
+
+
+def _evidence_reads(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    namespace: str,
+    work: TrainingWork,
+    pods: ListRead,
+    nodes: ListRead,
+) -> _EvidenceReads:
+    """What the cluster said about training that does not run (the namespace's warnings: a
+    refused create, a volume that would not attach), about training pods the scheduler could
+    not place (the autoscalers' Events and status), and about GPU machines whose GPUs cannot
+    all be used (the pods on them)."""
+    warnings = (
+        schedule.submit(
+            partial(reader.list, Kind.EVENT, namespace=namespace, fields=WARNING_EVENTS)
+        )
+        if training_not_running(work, pods)
+        else None
+    )
+    unplaced = _unplaced_training_pods(work, pods)
+    scaler_events = {
+        source: schedule.submit(
+            partial(reader.list, Kind.EVENT, namespace=namespace, fields={"source": source})
+        )
+        for source in (AUTOSCALER_SOURCES if unplaced else ())
+    }
+    status_namespace, status_name = STATUS_CONFIG_MAP
+    scaler_status = (
+        schedule.submit(
+            partial(reader.get, Kind.CONFIG_MAP, status_name, namespace=status_namespace)
+        )
+        if unplaced
+        else None
+    )
+    problems = gpu_problems(nodes.items)[:GPU_MACHINES_READ] if isinstance(nodes, Listed) else []
+    gpu_pods: dict[str, Pending[ListRead]] = {
+        problem.machine: schedule.submit(
+            partial(
+                reader.list, Kind.POD, namespace=None, fields={"spec.nodeName": problem.machine}
+            )
+        )
+        for problem in problems
+    }
+    return _EvidenceReads(warnings, scaler_events, scaler_status, gpu_pods)
+
+
+def _unplaced_training_pods(work: TrainingWork, pods: ListRead) -> bool:
+    """Some training pod the scheduler marked as one it could not place: an autoscaler may
+    have said whether a machine comes for it."""
+    if not isinstance(pods, Listed):
+        return False
+    return any(
+        scheduler_verdict(p) is not None and work.job_of(p) is not None
+        for p in o.remaining(pods.items)
+    )
+
+
+def training_not_running(work: TrainingWork, pods: ListRead) -> bool:
+    """Some unfinished training job runs fewer pods than it should (or the pods could not be
+    read): the cluster may have said why."""
+    unfinished = [j for j in work.jobs if not j.finished and not j.suspended]
+    if not unfinished:
+        return False
+    if not isinstance(pods, Listed):
+        return True
+    running: dict[str, int] = {}
+    for pod in o.remaining(pods.items):
+        job = work.job_of(pod)
+        if job is not None and o.phase(pod) == "Running":
+            running[job.ref] = running.get(job.ref, 0) + 1
+    return any(running.get(j.ref, 0) < j.pods for j in unfinished)
 
 
 def refresh_tried(annotations: Mapping[str, str]) -> bool:
     """refresh has counted restart attempts here that it has not recorded as done, or latched."""
     return bool(annotations.get(ATTEMPTS) or annotations.get(LATCHED))
+
+
+def _listed_of(lists: Mapping[Kind, ListRead], kind: Kind) -> list[tuple[Kind, KubeObject]]:
+    read = lists.get(kind)
+    return [(kind, obj) for obj in read.items] if isinstance(read, Listed) else []
 
 
 def _listed(workloads: Mapping[Kind, ListRead]) -> list[KubeObject]:

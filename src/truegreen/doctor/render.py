@@ -3,24 +3,31 @@
 The JSON document (`schema_version` 1): `verdict` (ready, not-ready, unknown), `exit_code`,
 `headline` {check, code, status, rule, text, remedy}, `findings` [{check, status, basis, code,
 headline, remedy, details, objects}] and `coverage` {checked, not_checked [{check, reason}]}.
+`job` names the training job judged (null when there is none): `kind`, `name`, `source`
+(`newest`, or `job-file` for `--job-file`), `together` (every pod must run at once) and
+`pod_sets` [{name, count, requests}], each pod's requests as the API server would store it, in
+scheduler units (CPU in millicores, memory in bytes).
 `check` is one of, in root-cause order: credentials, image-pull, storage, admission (the API
 server's gates: namespace state, ResourceQuota, webhooks, Pod Security, the trial start; codes
 `admission.*`, docs/admission.md), workloads, capacity (the scheduler's fit rules), probes,
 freshness. `status` is ok, warn, fail or unknown; `basis` is measured, inferred or cant-check.
 A run that could not start checking (kubeconfig unusable, a bad setting) still prints one
-document: verdict `unknown`, its exit code, headline code `setup-failed` (`bad-usage` for exit
-64, `internal-error` for 1) with the reason as its text, and no findings.
+document, the shared failure document (docs/failure.schema.json) in this shape: verdict
+`unknown`, its exit code, the failure's code (`setup-failed`, `bad-usage` for exit 64,
+`internal-error` for 1) as headline code and rule, the reason as its text, and no findings.
 `objects` name what a finding looked at as `Kind/name`, or `Kind/namespace/name` for an object
 in another namespace than the one checked (a webhook's Service).
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from truegreen.doctor.findings import Finding, Status
 from truegreen.doctor.rollup import Report, Verdict
-from truegreen.exitcodes import ExitCode
 from truegreen.textsafe import terminal_safe
 from truegreen.wrapping import wrap
+
+if TYPE_CHECKING:
+    from truegreen.failure import Failure
 
 
 def _escape(text: str) -> str:
@@ -61,6 +68,7 @@ def to_json(report: Report) -> dict[str, Any]:
             "remedy": headline.remedy,
         },
         "findings": [_finding_json(f) for f in report.findings],
+        "job": _job_json(report),
         "coverage": {
             "checked": [c.value for c in report.checked],
             "not_checked": [
@@ -70,29 +78,46 @@ def to_json(report: Report) -> dict[str, Any]:
     }
 
 
-def failure_json(exit_code: int, what: str, todo: str) -> dict[str, Any]:
-    """The document of a run that could not start checking (a kubeconfig that cannot be used,
-    a bad setting, a bug): verdict `unknown`, its exit code, the headline saying why, no
-    findings. Same shape as a report, so a machine reads one document per run."""
-    code = {
-        ExitCode.USAGE: "bad-usage",
-        ExitCode.BROKEN: "internal-error",
-    }.get(ExitCode(exit_code), "setup-failed")
+def _job_json(report: Report) -> dict[str, Any] | None:
+    job = report.job
+    if job is None:
+        return None
     return {
-        "schema_version": SCHEMA_VERSION,
-        "verdict": Verdict.UNKNOWN.value,
-        "exit_code": exit_code,
-        "headline": {
-            "check": None,
-            "code": code,
-            "status": Status.UNKNOWN.value,
-            "rule": code,
-            "text": what,
-            "remedy": todo,
-        },
-        "findings": [],
-        "coverage": {"checked": [], "not_checked": []},
+        "kind": job.kind,
+        "name": job.name,
+        "source": job.source,
+        "together": job.together,
+        "pod_sets": [
+            {"name": s.name, "count": s.count, "requests": dict(s.requests)} for s in job.pod_sets
+        ],
     }
+
+
+def failure_json(failure: "Failure") -> dict[str, Any]:
+    """The document of a run that could not start checking (a kubeconfig that cannot be used,
+    a bad setting, a bug): the shared failure document (truegreen.failure) with a report's
+    fields, verdict `unknown` and no findings, so a machine reads one shape per run. `rule`
+    is the failure's code: no rule of the rollup chose this headline."""
+    from truegreen.failure import failure_document
+
+    document = failure_document(
+        failure,
+        verdict=Verdict.UNKNOWN.value,
+        findings=[],
+        coverage={"checked": [], "not_checked": []},
+    )
+    document["headline"] = {
+        "check": None,
+        "code": failure.code,
+        "status": Status.UNKNOWN.value,
+        "rule": failure.code,
+        "text": failure.text,
+        "remedy": failure.remedy,
+    }
+    return {key: document[key] for key in _REPORT_ORDER}
+
+
+_REPORT_ORDER = ("schema_version", "verdict", "exit_code", "headline", "findings", "coverage")
 
 
 def _finding_json(finding: Finding) -> dict[str, Any]:
@@ -183,5 +208,10 @@ def coverage_line(report: Report) -> str:
     text += "."
     not_asked = [n.check.value for n in report.not_checked if not n.asked]
     if not_asked:
-        text += f" Not asked for: {', '.join(not_asked)}."
+        from truegreen.doctor.wording import NOT_ASKED_HINTS
+
+        hints = [NOT_ASKED_HINTS[c] for c in not_asked if c in NOT_ASKED_HINTS]
+        text += f" Not asked for: {', '.join(not_asked)}" + (
+            f" ({'; '.join(hints)})." if hints else "."
+        )
     return text

@@ -12,6 +12,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.training import JobSummary
 from truegreen.doctor.wording import render
 from truegreen.exitcodes import ExitCode
 
@@ -45,7 +46,11 @@ ROOT_CAUSE_CHECKS = frozenset(
     {CheckId.CREDENTIALS, CheckId.IMAGE_PULL, CheckId.STORAGE, CheckId.ADMISSION}
 )
 WAIT_FOR_RUNNING_JOB = frozenset(
-    {"capacity.held-by-running-job", "admission.quota-held-by-running-job"}
+    {
+        "capacity.held-by-running-job",
+        "admission.quota-held-by-running-job",
+        "capacity.machine-coming",
+    }
 )
 # No read could be made at all: the cluster was not reached, or no login was made or accepted.
 NOTHING_READ = frozenset({"cluster-unreachable", "cluster-login-failed", "cluster-login-refused"})
@@ -53,7 +58,7 @@ NOTHING_READ = frozenset({"cluster-unreachable", "cluster-login-failed", "cluste
 NAMESPACE_CLOSED = frozenset({"admission.namespace-terminating", "admission.namespace-missing"})
 
 HEADLINE_RULES: tuple[HeadlineRule, ...] = (
-    HeadlineRule("cluster-unreachable", Status.UNKNOWN, codes=NOTHING_READ, every_check=True),
+    HeadlineRule("nothing-read", Status.UNKNOWN, codes=NOTHING_READ, every_check=True),
     HeadlineRule("namespace-closed", Status.FAIL, Basis.MEASURED, codes=NAMESPACE_CLOSED),
     HeadlineRule("root-cause-failure", Status.FAIL, Basis.MEASURED, checks=ROOT_CAUSE_CHECKS),
     HeadlineRule("measured-failure", Status.FAIL, Basis.MEASURED),
@@ -103,6 +108,8 @@ class Report(Struct, frozen=True):
     findings: tuple[Finding, ...]
     checked: tuple[CheckId, ...]
     not_checked: tuple[NotChecked, ...]
+    job: JobSummary | None = None
+    """The training job the report judged, with its pod sets."""
 
     @property
     def also(self) -> tuple[Finding, ...]:

@@ -3,6 +3,7 @@
 from datetime import datetime
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, ClusterReader, ReadFailure
 from truegreen.cluster.redact import RedactingReader
@@ -20,8 +21,8 @@ from truegreen.doctor.checks.base import Check
 from truegreen.doctor.environment import DoctorSettings, PodCreator, Unreachable, gather
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
-from truegreen.doctor.wording import plain_connection_why, render
-from truegreen.kubectl import Kubectl
+from truegreen.doctor.wording import OFFLINE_REMEDY, plain_connection_why, render
+from truegreen.kubectl import Kubectl, truegreen_command
 
 CHECKS: tuple[tuple[CheckId, Check], ...] = (
     (CheckId.CREDENTIALS, credentials.check),
@@ -46,6 +47,8 @@ class Where(Struct, frozen=True):
     """Plain words naming the login (`user 'admin'`, `the credential plugin aws of user …`)."""
     login_command: str | None = None
     """The credential plugin's command, when one logs in."""
+    offline: bool = False
+    """Read from a snapshot: what to do is take a new one, not fix an address."""
 
 
 # The usual way to log in again for the credential plugins of the big clouds, by command name.
@@ -78,7 +81,7 @@ def diagnose(
     if isinstance(gathered, Unreachable):
         return roll_up(unreachable_findings(ran, gathered, where, settings.kubectl), ran, skipped)
     findings = [f for check, run in CHECKS if check in ran for f in run(gathered)]
-    return roll_up(findings, ran, skipped)
+    return replace(roll_up(findings, ran, skipped), job=capacity.job_summary(gathered))
 
 
 def unreachable_findings(
@@ -106,6 +109,9 @@ def unreachable_findings(
         fields = {"why": why}
         check = kubectl.cluster("cluster-info")
     headline, remedy = render(code, server=where.server, source=where.source, check=check, **fields)
+    if where.offline:
+        snapshot = truegreen_command("snapshot", *kubectl.flags())
+        remedy = OFFLINE_REMEDY.format(snapshot=snapshot, check=check)
     return [
         Finding(
             check_id,

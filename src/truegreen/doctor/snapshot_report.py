@@ -1,17 +1,18 @@
 """What `truegreen snapshot` says: one summary line (text) or one JSON document.
 
 The JSON document (`schema_version` 1): `verdict` (saved, incomplete: saved but some reads
-failed, unknown: nothing saved), `exit_code`, `headline`, `saved_to`, `format` (archive,
-folder), `namespace`, `reads`, `failed_reads`, `could_not_read` (each failed read's reason),
-`events`, `logs`, `logs_left_out`. A run that fails before saving prints the same document
-with verdict unknown, the exit code and the error's line as headline, and null for the rest.
+failed, unknown: nothing saved), `exit_code`, `headline` {code (the verdict), text, remedy},
+`saved_to`, `format` (archive, folder), `namespace`, `reads`, `failed_reads`, `could_not_read`
+(each failed read's reason), `events`, `logs`, `logs_left_out`. A run that saves nothing (bad
+usage, no cluster, not one read answered) prints the shared failure document
+(docs/failure.schema.json) with verdict unknown and null for the rest.
 """
 
 from typing import Any
 
 from truegreen.doctor.command import SnapshotSummary
-from truegreen.errors import TruegreenError
 from truegreen.exitcodes import ExitCode
+from truegreen.failure import Failure, failure_document
 from truegreen.textsafe import terminal_safe
 
 SCHEMA_VERSION = 1
@@ -37,37 +38,40 @@ def headline(summary: SnapshotSummary) -> str:
     if summary.logs_left_out:
         extras.append(f"{_counted(summary.logs_left_out, 'more failing container')} left out")
     failed = len(summary.could_not_read)
+    named = "; ".join(terminal_safe(said) for said in summary.failed_plainly)
     return (
         f"Saved {_counted(summary.reads, 'read')} of '{terminal_safe(summary.namespace)}' to "
         f"{terminal_safe(str(summary.saved_to))}"
         + (f" ({', '.join(extras)})" if extras else "")
         + (f", {failed} could not be read" if failed else "")
+        + (f": {named}" if failed and named else "")
         + "."
     )
 
 
+def remedy(summary: SnapshotSummary) -> str:
+    """The command that checks the bundle offline."""
+    return f"Check it with `truegreen doctor --snapshot {terminal_safe(str(summary.saved_to))}`."
+
+
 def to_text(summary: SnapshotSummary, *, verbose: bool) -> list[str]:
-    """The summary line, the command that checks the bundle, and with `verbose` each read
-    that could not be made."""
-    lines = [
-        headline(summary),
-        f"Check it with: truegreen doctor --snapshot {terminal_safe(str(summary.saved_to))}",
-    ]
+    """The summary line (naming what could not be read), the command that checks the bundle,
+    and with `verbose` each failed read's reason in Kubernetes' terms."""
+    lines = [headline(summary), remedy(summary)]
     if verbose:
         lines += [f"  could not read: {terminal_safe(reason)}" for reason in summary.could_not_read]
-    elif summary.could_not_read:
-        lines.append("Run with --verbose to see which reads could not be made.")
     return lines
 
 
 def to_json(summary: SnapshotSummary) -> dict[str, Any]:
     """The documented JSON document for a saved snapshot."""
     code = exit_code(summary)
+    verdict = "incomplete" if code is ExitCode.UNKNOWN else "saved"
     return {
         "schema_version": SCHEMA_VERSION,
-        "verdict": "incomplete" if code is ExitCode.UNKNOWN else "saved",
+        "verdict": verdict,
         "exit_code": int(code),
-        "headline": headline(summary),
+        "headline": {"code": verdict, "text": headline(summary), "remedy": remedy(summary)},
         "saved_to": str(summary.saved_to),
         "format": "folder" if summary.folder else "archive",
         "namespace": summary.namespace,
@@ -80,20 +84,19 @@ def to_json(summary: SnapshotSummary) -> dict[str, Any]:
     }
 
 
-def failure_json(error: TruegreenError) -> dict[str, Any]:
-    """The JSON document of a run that saved nothing."""
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "verdict": "unknown",
-        "exit_code": int(error.exit_code),
-        "headline": error.line(),
-        "saved_to": None,
-        "format": None,
-        "namespace": None,
-        "reads": None,
-        "failed_reads": None,
-        "could_not_read": None,
-        "events": None,
-        "logs": None,
-        "logs_left_out": None,
-    }
+def failure_json(failure: Failure) -> dict[str, Any]:
+    """The JSON document of a run that saved nothing: the shared failure document
+    (truegreen.failure) with a snapshot's fields, null."""
+    return failure_document(
+        failure,
+        verdict="unknown",
+        saved_to=None,
+        format=None,
+        namespace=None,
+        reads=None,
+        failed_reads=None,
+        could_not_read=None,
+        events=None,
+        logs=None,
+        logs_left_out=None,
+    )

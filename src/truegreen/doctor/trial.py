@@ -14,14 +14,14 @@ measurement. Which answers are refusals of the pod follows the shapes the API bu
   NewDryRunUnsupportedErr (`… does not support dry run`) means the trial could not be made.
 """
 
-from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any
 
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Created, CreateResult, KubeObject, ReadFailure
+from truegreen.cluster import CantRead, Created, CreateResult, ReadFailure
+from truegreen.doctor.training import TrainingJob
 
 TRIAL_PREFIX = "truegreen-trial-"
 _LONGEST_REASON = 400
@@ -30,29 +30,28 @@ _NO_DRY_RUN = "does not support dry run"
 _WEBHOOK_FAILURES = ('admission webhook "', 'failed calling webhook "')
 
 
-def trial_name(job: KubeObject) -> str:
+def trial_name(job: TrainingJob) -> str:
     """The fixed name of the trial pod, so that the server's refusal names it."""
-    return f"{TRIAL_PREFIX}{o.name_of(job)}"
+    return f"{TRIAL_PREFIX}{job.name}"
 
 
-def trial_pod(job: KubeObject) -> dict[str, Any]:
-    """The pod the Job controller would create from the Job's template."""
-    template = o.pod_template(job)
+def trial_pod(job: TrainingJob) -> dict[str, Any]:
+    """The pod the job's controller would create from its largest pod set's template."""
+    template = job.primary.template
     template_meta = o.mapping(template.get("metadata"))
     metadata: dict[str, Any] = {
         "name": trial_name(job),
         "labels": dict(o.mapping(template_meta.get("labels"))),
         "annotations": dict(o.mapping(template_meta.get("annotations"))),
     }
-    uid = o.mapping(job.get("metadata")).get("uid")
-    if uid:
+    if job.uid:
         # Policies that treat a job's pods differently see the same owner as the real ones.
         metadata["ownerReferences"] = [
             {
-                "apiVersion": "batch/v1",
-                "kind": "Job",
-                "name": o.name_of(job),
-                "uid": uid,
+                "apiVersion": job.kind.spec.api_version,
+                "kind": job.kind.spec.name,
+                "name": job.name,
+                "uid": job.uid,
                 "controller": True,
             }
         ]
@@ -60,7 +59,7 @@ def trial_pod(job: KubeObject) -> dict[str, Any]:
         "apiVersion": "v1",
         "kind": "Pod",
         "metadata": metadata,
-        "spec": dict(o.pod_spec(template)),
+        "spec": dict(job.primary.spec),
     }
 
 
@@ -105,8 +104,3 @@ def judge(result: CreateResult, pod_name: str) -> Trial:
     if result.failure is ReadFailure.FORBIDDEN:
         return Trial(TrialOutcome.NOT_ALLOWED, _bounded(message or result.reason), result)
     return Trial(TrialOutcome.FAILED, _bounded(message or result.reason), result)
-
-
-def labels_of_template(job: Mapping[str, Any]) -> Mapping[str, str]:
-    """The labels the training job's pods are created with."""
-    return o.mapping(o.mapping(o.pod_template(job).get("metadata")).get("labels"))

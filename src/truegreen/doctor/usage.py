@@ -51,12 +51,14 @@ class _Metadata(msgspec.Struct, omit_defaults=True, rename="camel"):
     name: str | None = None
     namespace: str | None = None
     creation_timestamp: str | None = None
+    labels: dict[str, str] | None = None
     owner_references: list[dict[str, Any]] | None = None
 
 
 class _Condition(msgspec.Struct, omit_defaults=True, rename="camel"):
     type: str | None = None
     status: str | None = None
+    reason: str | None = None
     message: str | None = None
 
 
@@ -94,6 +96,7 @@ class _RawMetadata(msgspec.Struct, omit_defaults=True, rename="camel", gc=False)
     name: str | None = None
     namespace: str | None = None
     creation_timestamp: str | None = None
+    labels: msgspec.Raw = _NOTHING
     owner_references: msgspec.Raw = _NOTHING
 
 
@@ -406,9 +409,10 @@ def cluster_usage(read: FoldRead) -> ClusterUsage | CantRead:
 FIT_FIELDS = {
     "metadata": ("name", "labels"),
     "spec": ("unschedulable", "taints"),
-    "status": ("allocatable",),
+    "status": ("capacity", "allocatable"),
 }
-"""What the fit reads of a machine (fit.py: exclusion and machine_room)."""
+"""What the fit reads of a machine (fit.py: exclusion and machine_room; gpu_supply.py compares
+a GPU machine's capacity with its allocatable)."""
 
 
 def machines_for_fit(nodes: ListRead) -> ListRead:

@@ -114,9 +114,23 @@ WORDING: Final[dict[str, Wording]] = {
         "Use an existing storage type for '{name}' ({command} lists them), or ask your cluster "
         "admin to add it.",
     ),
+    "storage.attached-elsewhere": Wording(
+        "A volume of the training job {job} is in use on another machine, and can be attached "
+        "to one machine at a time: its programs can't start.",
+        "Stop what uses the volume on the other machine, or run the job on that machine; "
+        "{command} shows which volume.",
+    ),
+    "storage.attach-failed": Wording(
+        "A volume of the training job {job} can't be attached to its machine.",
+        "See why with {command}, and ask your cluster admin about the storage.",
+    ),
     "storage.cant-read": Wording("Couldn't check the dataset volumes: {why}.", "{remedy}"),
     # -- admission ------------------------------------------------------------------------
     "admission.ok": Wording("New training work would be let in.", ""),
+    "admission.pods-refused": Wording(
+        "The cluster refuses to create the programs of the training job {job}: {cause}.",
+        "{todo}.",
+    ),
     "admission.namespace-terminating": Wording(
         "The environment's space '{name}' is being deleted, so nothing new can start there.",
         "Wait for the deletion to finish and set the environment up again, or ask your cluster "
@@ -229,6 +243,45 @@ WORDING: Final[dict[str, Wording]] = {
         "See why with {command}; usually no machine has room for it, so free some capacity "
         "or add a machine.",
     ),
+    "workloads.no-shared-memory": Wording(
+        "The training job {job} has the container default of 64 MiB of shared memory, too "
+        "little for its programs ({signal}): they stop with a bus error when it fills.",
+        "Give its programs a memory-backed /dev/shm in the job's settings (the details show "
+        "the lines to add).",
+    ),
+    "workloads.job-paused": Wording(
+        "The training job {job} is paused, and nothing will start it.",
+        "If nobody paused it on purpose, start it with {command}.",
+    ),
+    "workloads.job-queued": Wording(
+        "The training job {job} waits for {queue} to let it start.",
+        "Nothing to do while {queue} has room for it; check its place there if it waits long.",
+    ),
+    "workloads.last-job-out-of-memory": Wording(
+        "The last training job {job} ran out of memory and was stopped; the next one with "
+        "the same settings will be too.",
+        "Give its training program more memory (its memory limit), or make it use less (a "
+        "smaller batch); {command} shows which program.",
+    ),
+    "workloads.last-job-image": Wording(
+        "The last training job {job} failed: its image couldn't be downloaded.",
+        "Fix the image's name or its registry login; {command} shows the error.",
+    ),
+    "workloads.last-job-evicted": Wording(
+        "The last training job {job} was stopped by its machine, which ran short; it may run "
+        "when started again.",
+        "Ask for the memory and disk the job really uses, so that its machine keeps room for "
+        "it; {command} shows what ran short.",
+    ),
+    "workloads.last-job-deadline": Wording(
+        "The last training job {job} ran out of time: it was stopped at its deadline.",
+        "Give it a longer deadline, or make the work shorter; {command} shows the deadline.",
+    ),
+    "workloads.last-job-failed": Wording(
+        "The last training job {job} failed: its program ended with an error.",
+        "See why with {command}; the next job with the same settings fails the same way "
+        "until that is fixed.",
+    ),
     "workloads.cant-read": Wording(
         "Couldn't check whether the environment's workloads are healthy: {why}.", "{remedy}"
     ),
@@ -243,23 +296,70 @@ WORDING: Final[dict[str, Wording]] = {
         "training job waits for it.",
         "Wait for {jobs} to finish, or add capacity.",
     ),
+    "capacity.partly-fits": Wording(
+        "Only {placed} of the {wanted} programs of the training job {job} can run at once now; "
+        "the others wait for room.",
+        "Wait, or free room or add a machine for them to run side by side.",
+    ),
     "capacity.blocked-by-other-work": Wording(
         "A training job of {size} can't start: {holders}.",
         "Free room on {machine} by stopping what holds it when it is done, or add a machine "
         "({closest}).",
     ),
     "capacity.too-large": Wording(
-        "A training job of {size} doesn't fit on any machine, even an empty one.",
-        "Ask for less ({closest}), or add a machine big enough.",
+        "A training job of {size} doesn't fit on the machines, even empty ones.",
+        "Ask for less ({closest}), or add machines big enough.",
     ),
     "capacity.no-eligible-machine": Wording(
         "No machine may run a training job: {why}.",
         "{todo}.",
     ),
+    "capacity.machine-kept-out": Wording(
+        "The machines big enough for a training job of {size} can't take it: {why}.",
+        "{todo}.",
+    ),
+    "capacity.unschedulable": Wording(
+        "The cluster found no machine for {what}: {reasons}.",
+        "{todo}; {command} shows the cluster's own words.",
+    ),
+    "capacity.gpu-software-down": Wording(
+        "The GPU software on {machines} is not running, so its {count} GPUs can't be used.",
+        "Look at the GPU software on {machines} (the driver, the container toolkit and the "
+        "device plugin must all run; {command} shows their state).",
+    ),
+    "capacity.gpus-unhealthy": Wording(
+        "Only {usable} of the {count} GPUs on {machines} can be used: the others are reported "
+        "unhealthy.",
+        "Look at the GPUs of {machines} ({command} shows the GPU software there); the machine "
+        "may need a restart or a repair.",
+    ),
+    "capacity.no-such-gpu": Wording(
+        "No machine offers {asked}, which the training job asks for; the machines offer {offered}.",
+        "Ask for {offered} in the job's settings, or ask your cluster admin to offer {asked} "
+        "(how the GPUs are split, MIG).",
+    ),
+    "capacity.machine-coming": Wording(
+        "A machine is being added for the training job {job}: {how}.",
+        "Nothing to do: the job starts once the machine is ready (a few minutes).",
+    ),
+    "capacity.no-machine-can-be-added": Wording(
+        "No machine can be added for {what}: {why}.",
+        "Raise the machine groups' limits, ask for less, or free room; {command} shows the "
+        "autoscaler's own words.",
+    ),
+    "capacity.autoscaler-unhealthy": Wording(
+        "The cluster's autoscaler says it is unhealthy, so it may not add machines for waiting "
+        "training.",
+        "Ask your cluster admin to look at the autoscaler ({command} shows its status).",
+    ),
     "capacity.job-stuck": Wording(
         "A training job ({job}) has waited {age} for a machine, and free capacity doesn't "
         "explain it.",
         "See what the cluster says about it with {command}.",
+    ),
+    "capacity.job-unshaped": Wording(
+        "The training job {job} can't start: {why}.",
+        "Create the runtime it names, or point it at one that exists ({command} lists them).",
     ),
     "capacity.bad-job-size": Wording(
         "The training job's size can't be read: {problem}.",
@@ -327,6 +427,17 @@ WORDING: Final[dict[str, Wording]] = {
     "freshness.cant-read": Wording("Couldn't check image freshness: {why}.", "{remedy}"),
 }
 
+OFFLINE_REMEDY: Final = (
+    "The snapshot holds no answer from the cluster: take a new one with {snapshot} where the "
+    "cluster answers ({check} shows whether it does), and check that one."
+)
+"""What to do when a snapshot's cluster could not be read: no address can be fixed offline."""
+
+NOT_ASKED_HINTS: Final[dict[str, str]] = {
+    "credentials": "name the backend login with `--credentials-secret NAME:KEY1,KEY2` to check it",
+}
+"""How to ask for a check that was not asked for, by check id."""
+
 READ_REMEDIES: Final[dict[ReadFailure, str]] = {
     ReadFailure.UNAUTHORIZED: "Log in to the cluster anew and run again; {check} shows "
     "whether the login works.",
@@ -366,12 +477,31 @@ _KIND_NOUNS = {
     Kind.SERVICE_ACCOUNT: "the environment's identities",
     Kind.PERSISTENT_VOLUME_CLAIM: "the dataset volumes",
     Kind.LIMIT_RANGE: "the default sizes",
+    Kind.CONFIG_MAP: "the autoscaler's status",
     Kind.DEPLOYMENT: "the workloads",
     Kind.STATEFUL_SET: "the workloads",
     Kind.DAEMON_SET: "the workloads",
     Kind.REPLICA_SET: "the workloads",
     Kind.JOB: "the training jobs",
+    Kind.CRON_JOB: "the scheduled training jobs",
     Kind.STORAGE_CLASS: "the storage types",
+    Kind.PERSISTENT_VOLUME: "the storage behind the dataset volumes",
+    Kind.PRIORITY_CLASS: "the priority levels",
+    Kind.API_GROUPS: "which kinds of training job the cluster knows",
+    Kind.JOB_SET: "the training jobs (JobSet)",
+    Kind.TRAIN_JOB: "the training jobs (TrainJob)",
+    Kind.TRAINING_RUNTIME: "the training runtimes",
+    Kind.CLUSTER_TRAINING_RUNTIME: "the cluster's training runtimes",
+    Kind.PYTORCH_JOB: "the training jobs (PyTorchJob)",
+    Kind.TF_JOB: "the training jobs (TFJob)",
+    Kind.MPI_JOB: "the training jobs (MPIJob)",
+    Kind.MPI_JOB_V1: "the training jobs (MPIJob)",
+    Kind.XGBOOST_JOB: "the training jobs (XGBoostJob)",
+    Kind.PADDLE_JOB: "the training jobs (PaddleJob)",
+    Kind.JAX_JOB: "the training jobs (JAXJob)",
+    Kind.RAY_JOB: "the training jobs (RayJob)",
+    Kind.RAY_CLUSTER: "the training clusters (RayCluster)",
+    Kind.LEADER_WORKER_SET: "the training groups (LeaderWorkerSet)",
     Kind.EVENT: "the activity log",
     Kind.NAMESPACE: "the environment's space",
     Kind.RESOURCE_QUOTA: "the usage limits",

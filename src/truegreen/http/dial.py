@@ -1,4 +1,4 @@
-"""Opening the connection a request travels on: directly, or (later) through a proxy.
+"""Opening the connection a request travels on: directly, or through a proxy.
 
 A dialer returns a `Stream`, not a socket: a proxy reached over TLS hands back a stream that is
 itself TLS, and the request's own TLS must run inside it (TLS in TLS). `start_tls` in
@@ -11,17 +11,17 @@ import ipaddress
 import select
 import socket
 import threading
+from collections.abc import Callable
 from typing import Protocol
 
 from truegreen.http.deadline import Deadline
 from truegreen.http.errors import (
     AddressNotFoundError,
-    ConnectFailedError,
     ConnectionDroppedError,
-    ConnectRefusedError,
     SendFailedError,
     TimedOutError,
 )
+from truegreen.http.racing import Address, connect_first
 
 CHUNK = 65536
 """Bytes asked of the operating system per receive."""
@@ -126,49 +126,36 @@ def _errno_name(error: OSError) -> str:
     return errno.errorcode.get(error.errno or 0, type(error).__name__)
 
 
+Resolver = Callable[[str, int, Deadline], list[Address]]
+"""The addresses of a host and port, found by a deadline (`resolve_name`)."""
+
+
 class DirectDialer:
-    """Connects straight to the target with TCP; name resolution is bounded by the deadline."""
+    """Connects straight to the target with TCP, as Go's dialer connects for kubectl: each of
+    the name's addresses gets its share of the deadline, and the other address family joins
+    after 300 ms (`http/racing.py`). Name resolution is bounded by the deadline too."""
+
+    def __init__(self, resolver: Resolver | None = None) -> None:
+        """`resolver` finds a name's addresses (`resolve_name` unless given)."""
+        self._resolver = resolver or resolve_name
 
     def connect(self, host: str, port: int, deadline: Deadline) -> Stream:
-        """A TCP stream to `host:port`, trying each resolved address until one answers."""
-        addresses = _resolve(host, port, deadline)
-        failure: ConnectFailedError | None = None
-        for family, address in addresses:
-            left = deadline.remaining()
-            if left <= 0:
-                break
-            sock = socket.socket(family, socket.SOCK_STREAM)
-            sock.settimeout(left)
-            try:
-                sock.connect(address)
-            except TimeoutError:
-                sock.close()
-                break
-            except ConnectionRefusedError:
-                sock.close()
-                failure = ConnectRefusedError(f"{host}:{port} refused the connection")
-                continue
-            except OSError as error:
-                sock.close()
-                failure = ConnectFailedError(
-                    f"could not connect to {host}:{port} ({_errno_name(error)})"
-                )
-                continue
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            return SocketStream(sock)
-        if failure is not None and not deadline.expired:
-            raise failure
-        raise TimedOutError(f"no connection to {host}:{port} before the deadline", connected=False)
+        """A TCP stream to `host:port`, to the first of its addresses that answers."""
+        addresses = self._resolver(host, port, deadline)
+        sock = connect_first(addresses, f"{host}:{port}", deadline)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return SocketStream(sock)
 
     def describe(self) -> str:
         """How this dialer reaches a server."""
         return "directly"
 
 
-def _resolve(host: str, port: int, deadline: Deadline) -> list[tuple[int, tuple[str, int]]]:
-    """The addresses of `host`; a literal IP without asking anyone.
+def resolve_name(host: str, port: int, deadline: Deadline) -> list[Address]:
+    """The addresses of `host`, in the order the system's resolver sorts them (RFC 6724, as
+    Go sorts them); a literal IP without asking anyone.
 
-    `getaddrinfo` ignores socket timeouts, so a name is resolved on a helper thread and
+    `getaddrinfo` ignores socket timeouts, so a name is resolved on a thread of its own and
     abandoned at the deadline rather than holding the request past it.
     """
     bare = host.strip("[]")
@@ -179,7 +166,7 @@ def _resolve(host: str, port: int, deadline: Deadline) -> list[tuple[int, tuple[
     else:
         family = socket.AF_INET6 if literal.version == 6 else socket.AF_INET
         return [(family, (bare, port))]
-    found: list[tuple[int, tuple[str, int]]] = []
+    found: list[Address] = []
     errors: list[OSError] = []
 
     def look_up() -> None:

@@ -29,6 +29,17 @@ class TlsFailedError(ConnectFailedError):
     certificate."""
 
 
+class CertificateNameError(TlsFailedError):
+    """The server's certificate does not name the server in a subject alternative name: it
+    names another, or none at all (a certificate naming its server only in the legacy Common
+    Name, which Go, and so kubectl, refuses)."""
+
+
+class TlsClosedError(TlsFailedError):
+    """The server closed the connection during the TLS handshake, before any certificate was
+    judged: an overloaded server, or something in between that cut it."""
+
+
 class ProxyFailedError(ConnectFailedError):
     """The proxy on the way to the server could not be used: it was out of reach, refused the
     login or the tunnel, could not reach the server itself, or did not speak its protocol."""

@@ -1,10 +1,10 @@
 """Reading an answer's body by its framing: a declared length, or chunked (RFC 9112, 6 and 7.1).
 
 `head` reads the status line and headers; the body, which is nearly every byte of a list of
-pods, is read here straight off the stream. (h11, used before, handed each received piece
-through its own buffer and an event object: three copies of every byte.) Here a piece is a
-view of what the stream returned, copied once: into the body's one buffer as it arrives
-(`read_all`), or by a caller that streams the pieces.
+pods, is read here straight off the stream. (h11 hands each received piece through its own
+buffer and an event object: three copies of every byte.) Here a piece is a view of what the
+stream returned, copied once: into the body's one buffer as it arrives (`read_all`), or by a
+caller that streams the pieces.
 """
 
 import mmap
@@ -20,14 +20,25 @@ from truegreen.http.errors import (
     ConnectionDroppedError,
     ProtocolViolationError,
 )
+from truegreen.http.head import TOKEN, parse_fields
 
 MAX_CHUNK_LINE = 4096
-"""A chunk's size line (with any extensions) and each trailer line may not exceed this."""
+"""A chunk's size line (with any extensions) may not exceed this (Go's maxLineLength)."""
 MAX_TRAILER_BYTES = 65536
 """The trailer section of a chunked body may not exceed this, as a head may not."""
 _SIZE = rb"([0-9A-Fa-f]{1,16})"
 """A chunk's size: hexadecimal digits, 16 at most (no length needs more)."""
-_PLAIN_SIZE = re.compile(_SIZE)
+_QUOTED = rb'"(?:[\t \x21\x23-\x5b\x5d-\x7e\x80-\xff]|\\[\t \x21-\x7e\x80-\xff])*"'
+"""RFC 9110 5.6.4 quoted-string: qdtext or quoted-pair between double quotes."""
+_EXTENSION = rb"[ \t]*" + TOKEN + rb"(?:[ \t]*=[ \t]*(?:" + TOKEN + rb"|" + _QUOTED + rb"))?"
+_SIZE_LINE = re.compile(
+    _SIZE + rb"(?:;" + _EXTENSION + rb"(?:[ \t]*;" + _EXTENSION + rb")*)?[ \t]*"
+)
+"""A whole chunk-size line: its size, each extension `;name` or `;name=value`, and the spaces
+and tabs Go and h11 allow before the line's end (not before the first `;`: neither allows
+that)."""
+_SECTION_END = re.compile(rb"\n\r?\n")
+"""The empty line ending a trailer section, as it ends a head."""
 # A whole chunk's head: the CRLF ending the chunk before it, and a plain size line. Anything
 # else (an extension, bad framing) is left to the careful path.
 _FIRST_CHUNK = re.compile(_SIZE + rb"\r\n")
@@ -235,41 +246,62 @@ class FramedBody:
         return data
 
     def _line(self, deadline: Deadline) -> bytes:
-        """The next CRLF-ended line of the framing, without its CRLF."""
+        """The next line of the framing, without its CRLF. A line ended by a bare LF is
+        refused, as Go's chunked reader refuses it ("chunked line ends with bare LF"): a peer
+        that reads it as an end of line would frame the body differently. (A CR inside the
+        line is no part of a size line's grammar: `_chunk_size` refuses it.)"""
         while True:
-            end = self._buffer.find(_CRLF, self._pos)
+            end = self._buffer.find(b"\n", self._pos)
             if end >= 0:
-                line = self._buffer[self._pos : end]
-                self._pos = end + 2
+                line = self._buffer[self._pos : end - 1]
+                if end == self._pos or self._buffer[end - 1 : end] != b"\r":
+                    raise ProtocolViolationError(
+                        "the answer's chunked body has a line ended by a bare LF"
+                    )
+                self._pos = end + 1
                 if len(line) > MAX_CHUNK_LINE:
                     break
                 return line
             if len(self._buffer) - self._pos > MAX_CHUNK_LINE:
                 break
-            self._buffer = self._buffer[self._pos :] + self._receive(deadline)
-            self._pos = 0
+            self._more(deadline)
         raise ProtocolViolationError("the answer's chunked body has a line that is too long")
+
+    def _more(self, deadline: Deadline) -> None:
+        """Keep what is unread of the buffer and add the next bytes to arrive."""
+        self._buffer = self._buffer[self._pos :] + self._receive(deadline)
+        self._pos = 0
 
     def _expect_crlf(self, deadline: Deadline) -> None:
         while len(self._buffer) - self._pos < 2:
-            self._buffer = self._buffer[self._pos :] + self._receive(deadline)
-            self._pos = 0
+            self._more(deadline)
         if self._buffer[self._pos : self._pos + 2] != _CRLF:
             raise ProtocolViolationError("the answer's chunked body is not valid HTTP/1.1")
         self._pos += 2
 
     @staticmethod
     def _chunk_size(line: bytes) -> int:
-        # chunk-size [ BWS ";" chunk-ext ]: extensions carry nothing a client must act on.
-        digits = line.split(b";", 1)[0].rstrip(b" \t")
-        if not _PLAIN_SIZE.fullmatch(digits):
+        """chunk-size [ chunk-ext ] (RFC 9112 7.1.1), the extensions held to their grammar of
+        tokens and quoted strings (RFC 9110 5.6) though nothing in them is used."""
+        found = _SIZE_LINE.fullmatch(line)
+        if found is None:
             raise ProtocolViolationError("the answer's chunked body has a chunk size not valid")
-        return int(digits, 16)
+        return int(found[1], 16)
 
     def _skip_trailers(self, deadline: Deadline) -> None:
-        """Read the trailer section up to its empty line; its fields are not used."""
-        read = 0
-        while line := self._line(deadline):
-            read += len(line) + 2
-            if read > MAX_TRAILER_BYTES:
+        """Read the trailer section as h11 reads it, by the rules of a head's fields (up to an
+        empty line, each line ended by CRLF or LF); its fields are checked, not used."""
+        while True:
+            rest = self._buffer[self._pos :]
+            if rest[:1] == b"\n" or rest[:2] == _CRLF:  # no trailer fields
+                self._pos += 1 if rest[:1] == b"\n" else 2
+                return
+            end = _SECTION_END.search(rest)
+            if end is not None:
+                lines = [line.removesuffix(b"\r") for line in rest[: end.end()].split(b"\n")]
+                parse_fields(lines[:-2])  # the empty line ending the section
+                self._pos += end.end()
+                return
+            if len(rest) > MAX_TRAILER_BYTES:
                 raise ProtocolViolationError("the answer's trailer fields are too large")
+            self._more(deadline)

@@ -1,8 +1,8 @@
 """HTTP/1.1 heads (RFC 9112 sections 2-6): a request's written, an answer's read and framed.
 
-An answer is read by h11's rules, the strict sans-IO parser this client used before: its
-grammar for the status line and header fields, its line folding, its checks of Content-Length
-and Transfer-Encoding; beside chunks a length is dropped, as Go's transport drops it. A request
+An answer is read by the rules of h11, the strict sans-IO parser: its grammar for the status
+line and header fields, its line folding, its checks of Content-Length and Transfer-Encoding;
+beside chunks a length is dropped, as Go's transport drops it. A request
 is written as Go's transport writes it: values trimmed of spaces and tabs, refused with any
 other control character. Written here, the rules spare every command h11's import (about
 12 ms, a tenth of doctor's start-up). tests/unit/test_head.py holds them against h11 itself.
@@ -23,15 +23,16 @@ from truegreen.http.errors import (
 )
 
 # RFC 9110 5.1, 5.5 and RFC 9112 4, as h11's _abnf.py spells them.
-_TOKEN = rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+"
+TOKEN = rb"[-!#$%&'*+.^_`|~0-9a-zA-Z]+"
+"""RFC 9110 5.6.2 token, as a regular expression."""
 _FIELD_CHAR = rb"[^\x00\s]"
 _FIELD_VALUE = rb"(?:" + _FIELD_CHAR + rb"+(?:[ \t]+" + _FIELD_CHAR + rb"+)*)?"
-_NAME = re.compile(_TOKEN)
+_NAME = re.compile(TOKEN)
 _SENDABLE_VALUE = re.compile(rb"[^\x00-\x08\x0a-\x1f\x7f]*")
 """A value Go's transport sends (httpguts.ValidHeaderFieldValue): no control character but
 the tab."""
 _TARGET = re.compile(rb"[\x21-\x7e]+")
-_FIELD_LINE = re.compile(rb"(" + _TOKEN + rb"):[ \t]*(" + _FIELD_VALUE + rb")[ \t]*")
+_FIELD_LINE = re.compile(rb"(" + TOKEN + rb"):[ \t]*(" + _FIELD_VALUE + rb")[ \t]*")
 _STATUS_LINE = re.compile(rb"HTTP/([0-9]\.[0-9]) ([0-9]{3})(?: ((?:[ \t]|[^\x00\s])*))?")
 _FOLDED = re.compile(rb"[ \t]+")
 _HEAD_END = re.compile(rb"\n\r?\n")
@@ -130,11 +131,8 @@ def parse_answer_head(block: bytes) -> AnswerHead:
     headers: list[tuple[str, str]] = []
     length: bytes | None = None
     chunked = False
-    for line in _unfolded(lines[1:]):
-        field = _FIELD_LINE.fullmatch(line)
-        if field is None:
-            raise _not_http()
-        name, value = field[1].lower(), field[2]
+    for name, written in parse_fields(lines[1:]):
+        value = written
         if name == b"content-length":
             given = {part.strip() for part in value.split(b",")}
             one = given.pop() if len(given) == 1 else b""
@@ -161,6 +159,18 @@ def parse_answer_head(block: bytes) -> AnswerHead:
         length=None if length is None else int(length),
         chunked=chunked,
     )
+
+
+def parse_fields(lines: list[bytes]) -> list[tuple[bytes, bytes]]:
+    """The fields of a head's (or a trailer section's) lines, each as its lower-cased name and
+    its value; ProtocolViolationError for a line that is no field by h11's grammar."""
+    fields = []
+    for line in _unfolded(lines):
+        field = _FIELD_LINE.fullmatch(line)
+        if field is None:
+            raise _not_http()
+        fields.append((field[1].lower(), field[2]))
+    return fields
 
 
 def _unfolded(lines: list[bytes]) -> list[bytes]:

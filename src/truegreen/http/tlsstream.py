@@ -13,9 +13,17 @@ from pathlib import Path
 
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import CHUNK, Stream
-from truegreen.http.errors import ConnectionDroppedError, SendFailedError, TlsFailedError
+from truegreen.http.errors import (
+    CertificateNameError,
+    ConnectionDroppedError,
+    SendFailedError,
+    TlsClosedError,
+    TlsFailedError,
+)
 from truegreen.http.tls import ClientCertificate, TlsSettings
 
+_NAME_MISMATCH = (62, 64)
+"""OpenSSL's X509_V_ERR_HOSTNAME_MISMATCH and X509_V_ERR_IP_ADDRESS_MISMATCH."""
 _contexts: dict[TlsSettings, ssl.SSLContext] = {}
 _contexts_lock = threading.Lock()
 
@@ -38,6 +46,9 @@ def ssl_context(settings: TlsSettings) -> ssl.SSLContext:
 def _build(settings: TlsSettings) -> ssl.SSLContext:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.minimum_version = ssl.TLSVersion.TLSv1_2
+    # Go's crypto/x509 matches a name against the subject alternative names only, never the
+    # Common Name ("x509: certificate relies on legacy Common Name field, use SANs instead").
+    context.hostname_checks_common_name = False
     if not settings.verify:
         context.check_hostname = False
         context.verify_mode = ssl.CERT_NONE
@@ -89,6 +100,7 @@ class TlsStream:
         self._inner = inner
         self._incoming = ssl.MemoryBIO()
         self._outgoing = ssl.MemoryBIO()
+        self._server_name = server_name
         self._tls = context.wrap_bio(
             self._incoming, self._outgoing, server_side=False, server_hostname=server_name
         )
@@ -115,11 +127,16 @@ class TlsStream:
                 self._fill(deadline)
                 continue
             except ssl.SSLCertVerificationError as error:
+                if error.verify_code in _NAME_MISMATCH:
+                    raise CertificateNameError(
+                        f"the server's certificate does not name {self._server_name} in a "
+                        "subject alternative name"
+                    ) from None
                 raise TlsFailedError(
                     f"the server's certificate was not accepted ({error.verify_message})"
                 ) from None
             except (ssl.SSLEOFError, ssl.SSLZeroReturnError):
-                raise TlsFailedError("the server closed the connection during TLS setup") from None
+                raise TlsClosedError("the server closed the connection during TLS setup") from None
             except ssl.SSLError as error:
                 raise TlsFailedError(f"TLS setup failed ({error.reason or 'unknown'})") from None
             self._flush(deadline)

@@ -24,6 +24,7 @@ from truegreen.http.errors import (
     AnswerTooLargeError,
     ConnectFailedError,
     ConnectionDroppedError,
+    ProtocolViolationError,
     SendFailedError,
     TimedOutError,
 )
@@ -260,15 +261,35 @@ class Transport:
         body: bytes | None = None,
         tls: TlsSettings | None = None,
         into: BodyBuffers | None = None,
+        gzip: bool = False,
     ) -> Response:
         """Send one request and read its whole answer, by `deadline`, at most `max_bytes` of body
-        (into one of `into`'s buffers when the body is framed).
+        (into one of `into`'s buffers when the body is framed). With `gzip`, the answer may come
+        gzip-encoded (`Accept-Encoding: gzip`) and is handed back decoded, as Go's transport
+        hands it back: the body decompressed within the same cap (`http/gzipped.py`), without
+        its Content-Encoding and Content-Length.
 
         Raises a `TransportError`: TimedOutError, ConnectFailedError (TlsFailedError, …),
         ConnectionDroppedError, ProtocolViolationError, AnswerTooLargeError.
         """
-        with self._open_answer(method, url, deadline, headers, body, tls) as answer:
-            return Response(answer.status, answer.headers, answer.read_all(max_bytes, into))
+        asked = [*headers, ("accept-encoding", "gzip")] if gzip else headers
+        with self._open_answer(method, url, deadline, asked, body, tls) as answer:
+            received = answer.read_all(max_bytes, into)
+            encoding = answer.header("content-encoding") if gzip else None
+            if encoding is None or encoding.lower() == "identity":
+                return Response(answer.status, answer.headers, received)
+        if encoding.lower() != "gzip":
+            raise ProtocolViolationError(f"the answer came encoded as {encoding[:40]!r}, unasked")
+        from truegreen.http.gzipped import gunzip  # zlib only where an answer is gzipped
+
+        decoded = gunzip(received, max_bytes, into)
+        del received  # its buffer may take the next body
+        kept = tuple(
+            (name, value)
+            for name, value in answer.headers
+            if name not in ("content-encoding", "content-length")
+        )
+        return Response(answer.status, kept, decoded)
 
     def stream_lines(
         self,

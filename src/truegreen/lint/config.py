@@ -10,6 +10,7 @@ from msgspec import Struct
 from truegreen.errors import UsageError
 from truegreen.textsafe import terminal_safe
 from truegreen.yamlsafe import Refusal, load_single
+from truegreen.yamlwords import plain
 
 
 class IgnoreEntry(Struct, frozen=True):
@@ -51,7 +52,7 @@ def load_lint_config(path: Path | None, known_rules: frozenset[str]) -> LintConf
         if document.problem.is_read:
             raise UsageError(f"cannot read lint config {path}", document.detail)
         where = f" at line {document.line}" if document.line is not None else ""
-        raise UsageError(f"lint config {path} is not valid YAML{where}", document.detail)
+        raise UsageError(f"lint config {path} is not valid YAML{where}", plain(document.detail))
     loaded = document.data
     if loaded is None:
         return LintConfig()

@@ -36,6 +36,7 @@ from truegreen.yamlsafe import (
     read_file,
     read_stream,
 )
+from truegreen.yamlwords import plain
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
 KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
@@ -292,7 +293,7 @@ def _said(refusal: Refusal) -> str:
         return "duplicate key: " + refusal.detail
     if refusal.problem is Problem.UNSUPPORTED and refusal.detail.startswith(("json:", "a key")):
         return "the API server cannot take it: " + refusal.detail
-    return "not valid YAML: " + refusal.detail
+    return "not valid YAML: " + plain(refusal.detail)
 
 
 def _sources(text: str, charts: Mapping[str, str]) -> list[tuple[int, str]]:

@@ -13,6 +13,7 @@ from truegreen.exitcodes import ExitCode
 from truegreen.lint.rules import ALL_RULES, RuleInfo, Severity
 from truegreen.lint.run import LintFinding, LintResult
 from truegreen.textsafe import terminal_safe
+from truegreen.wrapping import wrap
 
 
 def _escape(text: str) -> str:
@@ -194,6 +195,16 @@ def _wrapped(text: str, width: int | None, indent: str, then: str | None = None)
     ) or [indent]
 
 
+def _prose(text: str, width: int | None, indent: str) -> list[str]:
+    """A message, fix or summary wrapped as every remedy is (truegreen.wrapping): a command in
+    backticks is never split, so it pastes as one line."""
+    safe = terminal_safe(text)
+    if width is None:
+        return [indent + safe]
+    first, *rest = wrap(safe, max(width, len(indent) + 20), first=len(indent), indent=len(indent))
+    return [indent + first, *rest]
+
+
 _BODY = " " * 9
 
 
@@ -227,12 +238,10 @@ def to_text(result: LintResult, width: int | None = None) -> list[str]:
             severity = first[cut : cut + 7]
             lines.append(f"{first[:cut]}[{style}]{severity}[/]{_escape(first[cut + 7 :])}")
             lines += [_escape(line) for line in head[1:]]
-            lines += [_escape(line) for line in _wrapped(f.message, width, _BODY)]
-            lines += [
-                f"[dim]{_escape(line)}[/]" for line in _wrapped(f"fix: {f.fix}", width, _BODY)
-            ]
+            lines += [_escape(line) for line in _prose(f.message, width, _BODY)]
+            lines += [f"[dim]{_escape(line)}[/]" for line in _prose(f"fix: {f.fix}", width, _BODY)]
         lines.append("")
-    lines += [_escape(line) for line in _wrapped(_summary(result), width, "")]
+    lines += [_escape(line) for line in _prose(_summary(result), width, "")]
     return lines
 
 

@@ -17,6 +17,7 @@ import msgspec
 
 from truegreen.cluster import CantRead, Folded, FoldRead, GetRead, Got, Kind, Listed, ListRead
 from truegreen.cluster.classify import describe
+from truegreen.cluster.endpoints import get_action
 from truegreen.cluster.kinds import stamp
 from truegreen.cluster.live import LiveCluster, action_of
 from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
@@ -127,7 +128,7 @@ class WatchCache:
             return why
         obj = reflector.find(namespace, name)
         if obj is None:
-            action = f"read {kind.spec.name.lower()} {name!r}"
+            action = get_action(kind, name)
             return CantRead(ReadFailure.NOT_FOUND, describe(ReadFailure.NOT_FOUND, action))
         return Got(obj)
 

@@ -7,17 +7,19 @@ from datetime import UTC, datetime
 from types import TracebackType
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, Kind
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reflector import WatchSettings
-from truegreen.doctor.command import DoctorRequest
+from truegreen.doctor.command import DoctorRequest, with_planned_job
 from truegreen.doctor.command import _with_config as connection_with_config
 from truegreen.doctor.config import doctor_settings, load_config
 from truegreen.doctor.run import Where
 from truegreen.errors import TruegreenError, UsageError
 from truegreen.http.dial import Dialer
 from truegreen.http.tls import TlsSettings
+from truegreen.kubectl import for_connection
 from truegreen.monitor.engine import Evaluation, Monitor, MonitorSettings
 from truegreen.monitor.events import event_due, verdict_event
 from truegreen.monitor.metrics import CONTENT_TYPE, MonitorMetrics
@@ -72,7 +74,11 @@ def check_request(request: MonitorRequest) -> None:
         try:
             parse_listen(request.listen)
         except ValueError as error:
-            raise UsageError(f"--listen {request.listen!r} is not an address", str(error)) from None
+            raise UsageError(
+                f"--listen {request.listen!r} is not an address",
+                str(error),
+                "pass [HOST]:PORT, such as :9108 or 127.0.0.1:9108",
+            ) from None
 
 
 class RunningMonitor:
@@ -88,8 +94,9 @@ class RunningMonitor:
         check_request(request)
         config = load_config(request.doctor.config)
         connection = connection_with_config(request.doctor.connection, config)
-        settings = doctor_settings(
-            config, request.doctor.job_requests, request.doctor.credentials_secret
+        settings = with_planned_job(
+            doctor_settings(config, request.doctor.job_requests, request.doctor.credentials_secret),
+            request.doctor.job_file,
         )
         self._metrics: MonitorMetrics | None = None
         counting: list[MonitorMetrics] = []
@@ -102,6 +109,10 @@ class RunningMonitor:
             )
 
         self.cluster = LiveCluster.connect(connection, make_transport=transport)
+        # The page is read away from this process, where kubectl's namespace is anyone's:
+        # its commands name the namespace, as doctor's do when given -n.
+        kubectl = replace(for_connection(connection), namespace=self.cluster.namespace)
+        settings = replace(settings, kubectl=kubectl)
         self._request = request
         self._on_evaluation = on_evaluation
         self._on_event = on_event
@@ -132,7 +143,9 @@ class RunningMonitor:
             except OSError as error:
                 self.cluster.close()
                 raise BindError(
-                    f"cannot listen on {request.listen}", error.strerror or str(error)
+                    f"cannot listen on {request.listen}",
+                    error.strerror or str(error),
+                    "pass another address with --listen, or stop what listens there",
                 ) from None
         self._stop = threading.Event()
 

@@ -1,15 +1,18 @@
-"""The status page at `/`: the headline, its remedy and every other finding, in plain HTML.
+"""The status page at `/`: the verdict, its remedy, every other finding and every check with
+its status and age, in plain HTML.
 
 No script and no outside resource: it reads in any browser, a terminal browser included. Every
-piece of text from the cluster is escaped.
+piece of text from the cluster is escaped; a command in backticks is shown as code, as it is
+pasted.
 """
 
+import re
 from datetime import datetime
 from html import escape
 
-from truegreen.doctor.findings import Status
+from truegreen.doctor.findings import CheckId, Finding, Status
 from truegreen.doctor.render import coverage_line
-from truegreen.doctor.rollup import Verdict
+from truegreen.doctor.rollup import Report, Verdict
 from truegreen.monitor.engine import Evaluation
 
 _WORDS = {
@@ -18,6 +21,15 @@ _WORDS = {
     Verdict.UNKNOWN: ("COULD NOT CHECK", "#8250df"),
 }
 _MARKS = {Status.OK: "✓", Status.WARN: "!", Status.FAIL: "✗", Status.UNKNOWN: "?"}
+_STATUS_WORDS = {
+    Status.OK: "good",
+    Status.WARN: "warning",
+    Status.FAIL: "failing",
+    Status.UNKNOWN: "could not check",
+}
+# The worst status of a check's findings is its own: a failure outweighs a warning.
+_SEVERITY = {Status.OK: 0, Status.UNKNOWN: 1, Status.WARN: 2, Status.FAIL: 3}
+_COMMAND = re.compile(r"`([^`]+)`")
 
 
 def status_page(namespace: str, evaluation: Evaluation | None, now: datetime) -> str:
@@ -32,34 +44,82 @@ def status_page(namespace: str, evaluation: Evaluation | None, now: datetime) ->
         '<meta http-equiv="refresh" content="15">'
         f"<title>{title}</title>"
         "<style>body{font-family:sans-serif;max-width:50em;margin:2em auto;padding:0 1em}"
-        ".verdict{font-weight:bold}.remedy{margin-left:1.5em}small{color:#57606a}</style>"
+        ".verdict{font-weight:bold}.remedy{margin-left:1.5em}small{color:#57606a}"
+        "code{background:#f6f8fa;padding:0 .2em}td{padding:.1em .6em;vertical-align:top}"
+        "td:nth-child(2),td:nth-child(4){white-space:nowrap}"
+        "</style>"
         f"</head><body><h1>{title}</h1>\n{body}\n</body></html>\n"
     )
+
+
+def shown(text: str) -> str:
+    """Plain text as HTML: escaped, and each command in backticks as code (without them)."""
+    parts = _COMMAND.split(text)
+    return "".join(
+        f"<code>{escape(part)}</code>" if odd else escape(part)
+        for odd, part in ((i % 2 == 1, p) for i, p in enumerate(parts))
+    )
+
+
+def _headline_text(word: str, text: str) -> str:
+    """The headline without a repeat of the verdict beside it (`READY` and `Ready: training
+    can run.` read `READY Training can run.`)."""
+    said, sep, rest = text.partition(": ")
+    if sep and said.upper() == word:
+        return rest[:1].upper() + rest[1:]
+    return text
 
 
 def _report(evaluation: Evaluation, now: datetime) -> str:
     report = evaluation.report
     word, colour = _WORDS[report.verdict]
     headline = report.headline
-    parts = [
-        f'<p><span class="verdict" style="color:{colour}">{word}</span> {escape(headline.text)}</p>'
-    ]
+    text = _headline_text(word, headline.text)
+    parts = [f'<p><span class="verdict" style="color:{colour}">{word}</span> {shown(text)}</p>']
     if headline.remedy:
-        parts.append(f'<p class="remedy">→ {escape(headline.remedy)}</p>')
+        parts.append(f'<p class="remedy">→ {shown(headline.remedy)}</p>')
     if report.also:
         parts.append("<h2>Also</h2><ul>")
         for finding in report.also:
             parts.append(
-                f"<li>{_MARKS[finding.status]} {escape(finding.headline)}"
-                f'<div class="remedy">→ {escape(finding.remedy)}</div></li>'
+                f"<li>{_MARKS[finding.status]} {shown(finding.headline)}"
+                f'<div class="remedy">→ {shown(finding.remedy)}</div></li>'
             )
         parts.append("</ul>")
-    parts.append(f"<p>{escape(coverage_line(report))}</p>")
+    age = max(0, int((now - evaluation.at).total_seconds()))
+    parts.append(_checks_table(report, age))
+    parts.append(f"<p>{shown(coverage_line(report))}</p>")
     checked = evaluation.at.strftime("%Y-%m-%d %H:%M:%S UTC")
     changed = evaluation.changed_at.strftime("%Y-%m-%d %H:%M:%S UTC")
-    age = max(0, int((now - evaluation.at).total_seconds()))
     parts.append(
         f"<p><small>Checked {escape(checked)} ({age} s ago); "
         f"the answer last changed {escape(changed)}.</small></p>"
     )
     return "\n".join(parts)
+
+
+def _checks_table(report: Report, age: int) -> str:
+    """One row per check, in check order: its status, what it found, and how long ago."""
+    by_check: dict[CheckId, list[Finding]] = {}
+    for finding in report.findings:
+        by_check.setdefault(finding.check, []).append(finding)
+    not_asked = {n.check: n for n in report.not_checked if not n.asked}
+    rows = []
+    for check in CheckId:
+        findings = by_check.get(check, [])
+        if findings:
+            worst = max(findings, key=lambda f: _SEVERITY[f.status])
+            status = f"{_MARKS[worst.status]} {_STATUS_WORDS[worst.status]}"
+            said, when = shown(worst.headline), f"{age} s ago"
+        elif check in not_asked:
+            status, said, when = "-", "not asked for", "-"
+        else:
+            continue
+        rows.append(
+            f"<tr><td>{escape(check.value)}</td><td>{status}</td><td>{said}</td>"
+            f"<td>{when}</td></tr>"
+        )
+    return (
+        "<h2>Checks</h2><table><tr><th>check</th><th>status</th><th>found</th>"
+        "<th>checked</th></tr>" + "".join(rows) + "</table>"
+    )

@@ -90,6 +90,7 @@ class CountingTransport(Transport):
         body: bytes | None = None,
         tls: TlsSettings | None = None,
         into: BodyBuffers | None = None,
+        gzip: bool = False,
     ) -> Response:
         """As `Transport.request`, counted."""
         verb, resource = request_kind(method, url)
@@ -103,6 +104,7 @@ class CountingTransport(Transport):
                 body=body,
                 tls=tls,
                 into=into,
+                gzip=gzip,
             )
         except Exception as error:
             self._observe(verb, resource, failure_outcome(error))

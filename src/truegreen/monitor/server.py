@@ -27,10 +27,13 @@ Routes = dict[str, Callable[[], Page]]
 
 
 def parse_listen(listen: str) -> tuple[str, int]:
-    """`:9108` (every address), `127.0.0.1:9108`, `[::1]:9108`; ValueError otherwise."""
+    """`:9108` (every address), `127.0.0.1:9108`, `[::1]:9108`; ValueError saying what is
+    wrong otherwise (a port above 65535 is out of range, as the socket layer refuses it)."""
     host, sep, port = listen.rpartition(":")
-    if not sep or not port.isdigit() or not 0 <= int(port) <= 65535:
-        raise ValueError(f"{listen!r} is not HOST:PORT or :PORT")
+    if not sep or not port.isascii() or not port.isdigit():
+        raise ValueError("it is not HOST:PORT or :PORT")
+    if int(port) > 65535:
+        raise ValueError(f"port {port} is out of range (0 to 65535)")
     host = host.strip("[]") or "0.0.0.0"  # :PORT means every address, as servers take it
     return host, int(port)
 

@@ -7,12 +7,17 @@ JSON needs no such care (its encoder escapes control characters itself).
 
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
 
 from truegreen.kubectl import Kubectl
 from truegreen.refresh.annotations import OPT_IN_LABEL, STALE_PIN, container_key, key_prefix
 from truegreen.refresh.report import Outcome, TickReport, WorkloadReport
 from truegreen.wrapping import wrap
+
+if TYPE_CHECKING:
+    from truegreen.failure import Failure
 
 
 def _escape(text: str) -> str:
@@ -56,11 +61,48 @@ _STYLES = {
 }
 
 
-def to_json(report: TickReport, *, dry_run: bool) -> dict[str, Any]:
-    """Per workload and container: image, tag, digests, decision, and what was written."""
+class Cluster(Struct, frozen=True):
+    """Which cluster the tick read, for the lines that say it could not: its address, where
+    the connection settings came from, and the kubectl that reaches it."""
+
+    server: str
+    source: str
+    kubectl: Kubectl
+
+
+def first_read_failure(report: TickReport, cluster: Cluster) -> tuple[str, str, str] | None:
+    """When the tick's first read failed (nothing else was read): its code, headline and
+    remedy, in the words doctor uses (the address and how to check it for a connection that
+    failed, the permission for a refused read)."""
+    from truegreen.cluster import Kind, ReadFailure
+    from truegreen.doctor.wording import plain_connection_why, plain_why, read_remedy, render
+
+    cant = report.first_read
+    if cant is None:
+        return None
+    if not cant.reached and cant.failure is not ReadFailure.UNAUTHORIZED:
+        headline, remedy = render(
+            "cluster-unreachable",
+            server=cluster.server,
+            source=cluster.source,
+            why=plain_connection_why(cant),
+            check=cluster.kubectl.cluster("cluster-info"),
+        )
+        return "cluster-unreachable", headline, remedy
+    headline = f"Couldn't look for the opted-in workloads: {plain_why(Kind.DEPLOYMENT, cant)}."
+    return "cant-read", headline, read_remedy(Kind.DEPLOYMENT, cant, cluster.kubectl)
+
+
+def to_json(report: TickReport, *, dry_run: bool, cluster: Cluster | None = None) -> dict[str, Any]:
+    """Per workload and container: image, tag, digests, decision, and what was written; a
+    `headline` {code, text, remedy} when the first read failed (else null)."""
+    failed = first_read_failure(report, cluster) if cluster is not None else None
     return {
         "schema_version": SCHEMA_VERSION,
         "exit_code": int(report.exit_code),
+        "headline": (
+            None if failed is None else {"code": failed[0], "text": failed[1], "remedy": failed[2]}
+        ),
         "dry_run": dry_run,
         "cant_read": list(report.cant_read),
         "registry_requests": report.registry_requests,
@@ -142,19 +184,20 @@ class ProgressWords:
         self._told(f"Waiting for {workload}: {progress}")
 
 
-def failure_json(exit_code: int, what: str, todo: str) -> dict[str, Any]:
+def failure_json(failure: "Failure") -> dict[str, Any]:
     """The document of a tick that could not start (a kubeconfig that cannot be used, a bad
-    flag, a bug): its exit code, the reason in `error`, nothing read and nothing written."""
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "exit_code": exit_code,
-        "dry_run": False,
-        "error": {"text": what, "remedy": todo},
-        "cant_read": [],
-        "registry_requests": 0,
-        "distinct_references": 0,
-        "workloads": [],
-    }
+    flag, a bug): the shared failure document (truegreen.failure) with a tick's fields, nothing
+    read and nothing written."""
+    from truegreen.failure import failure_document
+
+    return failure_document(
+        failure,
+        dry_run=False,
+        cant_read=[],
+        registry_requests=0,
+        distinct_references=0,
+        workloads=[],
+    )
 
 
 def to_text(
@@ -164,14 +207,22 @@ def to_text(
     width: int | None = None,
     kubectl: Kubectl | None = None,
     selector: str = OPT_IN,
+    cluster: Cluster | None = None,
 ) -> list[str]:
     """Rich markup lines: one per workload (and what to do after a failed rollout), stale pins
     always, writes and Events when verbose, a summary line; wrapped to `width` when given.
     `kubectl` writes the commands (the connection flags refresh was given); `selector` is the
-    one the tick used, named when it matched nothing."""
+    one the tick used, named when it matched nothing; `cluster` names the cluster when the
+    first read failed, with what to do."""
     kubectl = kubectl or Kubectl()
     lines: list[str] = []
-    for reason in report.cant_read:
+    failed = first_read_failure(report, cluster) if cluster is not None else None
+    if failed is not None:
+        lines += _wrapped("[magenta]?[/] ", 2, failed[1], width, 2)
+        lines += _wrapped("  → ", 4, failed[2], width, 4)
+        if verbose:
+            lines += _wrapped("    ", 4, f"could not read: {report.cant_read[0]}", width, 6)
+    for reason in report.cant_read if failed is None else ():
         lines += _wrapped("[magenta]could not read:[/] ", 16, reason, width, 2)
     for w in report.workloads:
         style = _STYLES[w.outcome]

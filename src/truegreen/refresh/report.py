@@ -5,6 +5,7 @@ from enum import StrEnum
 
 from msgspec import Struct, field
 
+from truegreen.cluster.reads import CantRead
 from truegreen.exitcodes import ExitCode
 from truegreen.refresh.annotations import EventReason
 from truegreen.refresh.plan import ContainerPlan
@@ -70,6 +71,9 @@ class TickReport(Struct, frozen=True):
     cant_read: tuple[str, ...] = ()
     registry_requests: int = 0
     distinct_references: int = 0
+    first_read: CantRead | None = None
+    """The tick's first read (the opted-in workloads), when it failed: nothing else was read,
+    and what to do depends on how it failed (the address, the login, a permission)."""
 
     @property
     def exit_code(self) -> ExitCode:

@@ -160,7 +160,7 @@ def run_tick(
     """One tick over every opted-in Deployment; `progress` is told each phase as it starts."""
     listed = cluster.list(Kind.DEPLOYMENT, namespace=settings.namespace, labels=settings.selector)
     if isinstance(listed, CantRead):
-        return TickReport((), (listed.reason,))
+        return TickReport((), (listed.reason,), first_read=listed)
     reports: list[WorkloadReport] = []
     workloads: list[_Workload] = []
     reads = _SharedReads(cluster)

@@ -13,7 +13,8 @@ from msgspec.structs import replace
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.checks.base import cant_check, finding
-from truegreen.doctor.environment import WEBHOOK_KINDS, Environment, newest_job
+from truegreen.doctor.environment import WEBHOOK_KINDS, Environment
+from truegreen.doctor.evidence import Cause, refusals
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.fit import apply_limit_range_defaults
 from truegreen.doctor.podsecurity import Level, enforced_policy, violations
@@ -28,6 +29,7 @@ from truegreen.doctor.quota import (
     pod_verdicts,
     quota_pod,
 )
+from truegreen.doctor.training import TrainingJob
 from truegreen.doctor.trial import TrialOutcome, judge, trial_name
 from truegreen.doctor.webhooks import Applies, ready_endpoints
 from truegreen.quantity import CPU, MEMORY, QuantityError, Resources, format_amount
@@ -153,7 +155,7 @@ def _holders(pods: Sequence[KubeObject]) -> list[Holder]:
 
 
 def _training_quota_pod(
-    env: Environment, job: KubeObject | None
+    env: Environment, job: TrainingJob | None
 ) -> tuple[QuotaPod | None, list[str], Finding | None]:
     """The training pod as quota sees it, notes on what was left out, or an unknown finding."""
     requests = env.settings.job_requests
@@ -164,7 +166,7 @@ def _training_quota_pod(
         return QuotaPod(requests or Resources(), Resources()), [note], None
     if isinstance(env.limit_ranges, CantRead):
         return None, [], cant_check(env, CHECK, Kind.LIMIT_RANGE, env.limit_ranges)
-    spec = apply_limit_range_defaults(o.pod_spec(o.pod_template(job)), env.limit_ranges.items)
+    spec = apply_limit_range_defaults(job.primary.spec, env.limit_ranges.items)
     try:
         return quota_pod(spec, requests=requests), [], None
     except QuantityError:
@@ -172,7 +174,7 @@ def _training_quota_pod(
 
 
 def _quota_findings(
-    env: Environment, job: KubeObject | None
+    env: Environment, job: TrainingJob | None
 ) -> tuple[list[Finding], list[Finding], list[str]]:
     """(refusals of the Job object, refusals of its pod, notes) from the namespace's quotas."""
     if isinstance(env.quotas, CantRead):
@@ -230,7 +232,9 @@ def _namespace_findings(env: Environment) -> list[Finding]:
     return [cant_check(env, CHECK, Kind.NAMESPACE, read)]
 
 
-def _security_findings(env: Environment, job: KubeObject | None) -> tuple[list[Finding], list[str]]:
+def _security_findings(
+    env: Environment, job: TrainingJob | None
+) -> tuple[list[Finding], list[str]]:
     labels = env.namespace_labels()
     if labels is None:
         return [], []  # the namespace gate already says why
@@ -242,7 +246,7 @@ def _security_findings(env: Environment, job: KubeObject | None) -> tuple[list[F
         if isinstance(env.jobs, CantRead):
             return [cant_check(env, CHECK, Kind.JOB, env.jobs)], notes
         return [], [*notes, f"security level {policy}: no training job to compare"]
-    template = o.pod_template(job)
+    template = job.primary.template
     found = violations(policy, o.mapping(template.get("metadata")), o.pod_spec(template))
     if not found:
         return [], [*notes, f"security level {policy}: the training job passes"]
@@ -258,7 +262,7 @@ def _security_findings(env: Environment, job: KubeObject | None) -> tuple[list[F
                 *notes,
                 *(f'violates PodSecurity "{policy}": {v.check} ({v.detail})' for v in found),
             ],
-            objects=[f"Namespace/{env.namespace}", o.ref(job)],
+            objects=[f"Namespace/{env.namespace}", job.ref],
             level=f"'{policy.level}'",
             problems=problems[0] + (f" and {len(problems) - 1} more" if problems[1:] else ""),
             fields=", ".join(fields),
@@ -339,7 +343,7 @@ def _webhook_findings(env: Environment) -> tuple[list[Finding], list[str]]:
     return findings, notes
 
 
-def _trial_findings(env: Environment, job: KubeObject | None) -> list[Finding]:
+def _trial_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
     if env.trial is None or job is None:
         return []
     trial = judge(env.trial, trial_name(job))
@@ -352,7 +356,7 @@ def _trial_findings(env: Environment, job: KubeObject | None) -> list[Finding]:
                 Basis.MEASURED,
                 "admission.trial-refused",
                 details=details,
-                objects=[o.ref(job)],
+                objects=[job.ref],
                 reason=trial.reason,
             )
         ]
@@ -376,9 +380,79 @@ def _trial_findings(env: Environment, job: KubeObject | None) -> list[Finding]:
     return [replace(unknown, why="the trial start could not be made")]
 
 
+_CAUSE_WORDS: dict[Cause, tuple[str, str]] = {
+    Cause.QUOTA: (
+        "they would go over a usage limit of the environment",
+        "Free some of the limit, raise it, or ask for less ({command} shows the limits)",
+    ),
+    Cause.LIMIT_RANGE: (
+        "they are outside the sizes the environment allows one program",
+        "Size the job's programs within the environment's limits ({command} shows them)",
+    ),
+    Cause.WEBHOOK: (
+        "an approval hook turns them down",
+        "Change the job so that the hook lets it in (the details say why it refused), or ask "
+        "your cluster admin about the hook",
+    ),
+    Cause.POD_SECURITY: (
+        "they break the environment's security level",
+        "Change the job's security settings to what the environment's level allows",
+    ),
+    Cause.INVALID: (
+        "their settings are not valid",
+        "Fix the job's settings the details name",
+    ),
+    Cause.OTHER: (
+        "the cluster refused them",
+        "Read the cluster's words in the details",
+    ),
+}
+_COMMANDS = {
+    Cause.QUOTA: ("describe", "resourcequotas"),
+    Cause.LIMIT_RANGE: ("describe", "limitranges"),
+}
+
+
+def _refused_creates(env: Environment) -> list[Finding]:
+    """Each unfinished training job whose controller recorded refused creates of its pods
+    (`FailedCreate`), while the job has fewer pods than it runs: measured, with the cause."""
+    events = env.warning_events
+    if events is None:
+        return []
+    if isinstance(events, CantRead):
+        return [cant_check(env, CHECK, Kind.EVENT, events)]
+    found = []
+    for job in env.work().jobs:
+        if job.finished or job.suspended or len(o.remaining(env.pods_of(job))) >= job.pods:
+            continue
+        refused = refusals(events.items, job)
+        if not refused:
+            continue
+        newest = refused[0]
+        cause, todo = _CAUSE_WORDS[newest.cause]
+        command = env.settings.kubectl.here(*_COMMANDS.get(newest.cause, ("describe", "events")))
+        found.append(
+            finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "admission.pods-refused",
+                details=[
+                    f"{r.reason} on {r.involved} ({r.count} times, last {r.last_seen}): {r.message}"
+                    for r in refused[:3]
+                ],
+                objects=[job.ref],
+                job=f"'{job.name}'",
+                cause=cause,
+                todo=todo.format(command=command),
+            )
+        )
+    return found
+
+
 def check(env: Environment) -> list[Finding]:
     """Findings about whether the API server would let a training job's pod in."""
-    job = newest_job(env.jobs)
+    job = env.judged_job()
     hooks, notes = _webhook_findings(env)
     for_job, for_pod, quota_notes = _quota_findings(env, job)
     security, security_notes = _security_findings(env, job)
@@ -395,7 +469,13 @@ def check(env: Environment) -> list[Finding]:
         overruled = [f.code for f in pod_gates if f.code != _IGNORED_HOOK]
         pod_gates = [f for f in pod_gates if f.code == _IGNORED_HOOK]
         notes += ["trial start: admitted", *(f"overruled by the trial: {c}" for c in overruled)]
-    problems = [*_namespace_findings(env), *for_job, *pod_gates, *_trial_findings(env, job)]
+    problems = [
+        *_namespace_findings(env),
+        *for_job,
+        *pod_gates,
+        *_trial_findings(env, job),
+        *_refused_creates(env),
+    ]
     if problems:
         return problems
     return [finding(CHECK, Status.OK, Basis.MEASURED, "admission.ok", details=notes)]

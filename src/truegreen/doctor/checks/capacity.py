@@ -5,28 +5,58 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
+from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Kind, KubeObject, ReadFailure
+from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ReadFailure
+from truegreen.doctor.autoscaling import (
+    STATUS_CONFIG_MAP,
+    AutoscalerWord,
+    Word,
+    autoscaler_health,
+    autoscaler_words,
+    plain_adding,
+    plain_cannot_add,
+)
 from truegreen.doctor.checks.base import cant_check, finding
 from truegreen.doctor.checks.workloads import format_age
-from truegreen.doctor.environment import Environment, newest_job
+from truegreen.doctor.environment import Environment
+from truegreen.doctor.evidence import scheduler_verdict
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.fit import (
     MachineRoom,
     Shortfall,
     apply_limit_range_defaults,
-    closest,
     exclusion,
     format_resources,
     machine_room,
     pod_requests,
-    shortfalls,
+)
+from truegreen.doctor.gpu_supply import (
+    GpuProblem,
+    Supply,
+    gpu_problems,
+    gpu_software_pods,
+    missing_gpu_resources,
+    offered_gpu_resources,
+    pod_state,
+)
+from truegreen.doctor.placement import Placement, PodGroup, place
+from truegreen.doctor.scheduler_words import first_todo, plain_reasons
+from truegreen.doctor.taints import system_taint
+from truegreen.doctor.training import (
+    JobSummary,
+    PodSetSummary,
+    TrainingJob,
+    TrainingWork,
+    Unshaped,
+    pod_set_of,
+    training_owner,
 )
 from truegreen.doctor.usage import ClusterUsage, Holder
 from truegreen.doctor.wording import sentence
-from truegreen.quantity import PODS, QuantityError, Resources
+from truegreen.quantity import PODS, QuantityError, Resources, format_amount
 
 CHECK = CheckId.CAPACITY
 _TAINT = re.compile(r"^taint ([^=]+)=")
@@ -34,10 +64,11 @@ _TAINT = re.compile(r"^taint ([^=]+)=")
 
 
 def _stuck_job_pods(env: Environment, pods: Sequence[KubeObject]) -> list[KubeObject]:
-    """Training job pods of this namespace still unscheduled after the grace period."""
+    """Training job pods of this namespace still unscheduled after the grace period, of which
+    the scheduler has not said why (what it said is evidence, `_with_evidence`)."""
     stuck = []
     for pod in pods:
-        if not o.job_owner(pod) or o.node_name(pod):
+        if not training_owner(pod) or o.node_name(pod) or scheduler_verdict(pod) is not None:
             continue
         if o.phase(pod) != "Pending":
             continue
@@ -47,54 +78,407 @@ def _stuck_job_pods(env: Environment, pods: Sequence[KubeObject]) -> list[KubeOb
     return stuck
 
 
-def _job_shape(env: Environment) -> tuple[Resources | None, Mapping[str, Any], str, Finding | None]:
-    """The training job pod's requests and placement spec, where they came from, or a finding."""
-    job = newest_job(env.jobs)
-    spec = o.pod_spec(o.pod_template(job)) if job is not None else {}
-    if env.settings.job_requests is not None:
-        return env.settings.job_requests, spec, "--job-requests", None
-    if isinstance(env.jobs, CantRead):
-        return None, {}, "", cant_check(env, CHECK, Kind.JOB, env.jobs)
+_JobPodsOnMachine = tuple[Resources, int, list[str], list[str]]
+"""What training job pods hold on one machine: requests, count, pod names, job names."""
+
+
+class _Group(Struct, frozen=True):
+    """Pods of one pod set still to be placed, with the spec their placement rules come from."""
+
+    name: str
+    count: int
+    requests: Resources
+    spec: Mapping[str, Any]
+
+
+class _Shape(Struct, frozen=True):
+    """What the check places: the judged job's pods that are not running yet."""
+
+    groups: tuple[_Group, ...]
+    source: str
+    """Where the sizes came from: `--job-requests`, `the template of Job/run-7`."""
+    job: TrainingJob | None
+    own_pods: frozenset[str]
+    """Pods of the judged job already on a machine: when it is waiting for the rest of its
+    own pods, those are not room it will get back."""
+
+
+def _requests(env: Environment, spec: Mapping[str, Any]) -> Resources:
+    """A pod's requests as the API server stores it: LimitRange defaults applied."""
+    limit_ranges = env.limit_ranges.items if isinstance(env.limit_ranges, Listed) else ()
+    return pod_requests(apply_limit_range_defaults(spec, limit_ranges))
+
+
+def _still_to_place(job: TrainingJob, usage: ClusterUsage, work: TrainingWork) -> dict[str, int]:
+    """Per pod set, the pods of a job under way that have no machine yet (or do not exist)."""
+    bound: dict[str, int] = {}
+    for pod in usage.pods_here:
+        if o.node_name(pod) and work.job_of(pod) is job:
+            name = pod_set_of(job, pod)
+            bound[name] = bound.get(name, 0) + 1
+    return {s.name: max(s.count - bound.get(s.name, 0), 0) for s in job.pod_sets}
+
+
+def _job_shape(env: Environment, usage: ClusterUsage) -> _Shape | Finding | None:
+    """The pods to place and where their sizes came from; a finding when they can't be known;
+    None when no training job (and no --job-requests) says what to place."""
+    work = env.work()
+    job = work.judged
+    given = env.settings.job_requests
+    # A list of training jobs not read could hold the newest job: the judged one is not known.
+    if work.unread and work.planned is None:
+        kind, cant = work.unread[0]
+        return cant_check(env, CHECK, kind, cant)
+    unshaped = work.judged_unshaped
+    if unshaped is not None:
+        return _unshaped(env, unshaped)
+    if job is None and given is None:
+        return None
+    if isinstance(env.limit_ranges, CantRead) and given is None:
+        return cant_check(env, CHECK, Kind.LIMIT_RANGE, env.limit_ranges)
     if job is None:
-        return None, {}, "", None
-    if isinstance(env.limit_ranges, CantRead):
-        return None, {}, "", cant_check(env, CHECK, Kind.LIMIT_RANGE, env.limit_ranges)
+        assert given is not None
+        return _Shape((_Group("worker", 1, given, {}),), "--job-requests", None, frozenset())
+    under_way = not job.finished and job is not work.planned
+    missing = _still_to_place(job, usage, work) if under_way else {}
+    fresh = not under_way or not any(missing.values())
+    counts = {s.name: s.count if fresh else missing[s.name] for s in job.pod_sets}
     try:
-        requests = pod_requests(apply_limit_range_defaults(spec, env.limit_ranges.items))
+        groups = tuple(
+            _Group(
+                s.name,
+                counts[s.name],
+                given if given is not None else _requests(env, s.spec),
+                s.spec,
+            )
+            for s in job.pod_sets
+            if counts[s.name]
+        )
     except QuantityError as error:
-        problem = finding(
+        return finding(
             CHECK,
             Status.FAIL,
             Basis.MEASURED,
             "capacity.bad-job-size",
-            details=(f"{o.ref(job)}: {error}",),
-            objects=(o.ref(job),),
+            details=(f"{job.ref}: {error}",),
+            objects=(job.ref,),
             problem=str(error),
         )
-        return None, {}, "", problem
-    return requests, spec, f"the template of {o.ref(job)}", None
+    own = frozenset(
+        o.name_of(p)
+        for p in usage.pods_here
+        if not fresh and job.together and o.node_name(p) and work.job_of(p) is job
+    )
+    source = "--job-requests" if given is not None else f"the template of {job.ref}"
+    return _Shape(groups, source, job, own)
+
+
+def job_summary(env: Environment) -> JobSummary | None:
+    """The judged training job, for the report: its kind, name and pod sets with each pod's
+    requests (None when there is none, or its sizes cannot be read)."""
+    job = env.judged_job()
+    if job is None:
+        return None
+    try:
+        sets = tuple(
+            PodSetSummary(s.name, s.count, _requests(env, s.spec).as_dict()) for s in job.pod_sets
+        )
+    except QuantityError:
+        return None
+    source = "job-file" if job is env.work().planned else "newest"
+    return JobSummary(job.kind.spec.name, job.name, source, job.together, sets)
+
+
+def _unshaped(env: Environment, job: Unshaped) -> Finding:
+    """The judged job's pod sets could not be worked out: its runtime is missing (measured)
+    or could not be read (unknown)."""
+    if job.cant is not None:
+        return cant_check(env, CHECK, Kind.CLUSTER_TRAINING_RUNTIME, job.cant, job.ref)
+    return finding(
+        CHECK,
+        Status.FAIL,
+        Basis.MEASURED,
+        "capacity.job-unshaped",
+        details=(f"{job.ref}: {job.why}",),
+        objects=(job.ref,),
+        job=f"'{job.name}'",
+        why=job.why,
+        command=env.settings.kubectl.cluster(
+            "get", "clustertrainingruntimes,trainingruntimes", "-A"
+        ),
+    )
+
+
+def _size_words(groups: Sequence[_Group]) -> str:
+    """`4 CPUs, 16 GiB memory` for one program; `4 programs of 8 nvidia.com/gpu each`."""
+    counts: dict[Resources, int] = {}
+    for group in groups:
+        counts[group.requests] = counts.get(group.requests, 0) + group.count
+    if len(counts) == 1 and sum(counts.values()) == 1:
+        return format_resources(groups[0].requests)
+    parts = [
+        format_resources(requests)
+        if count == 1
+        else f"{count} programs of {format_resources(requests)} each"
+        for requests, count in counts.items()
+    ]
+    return _and(parts)
+
+
+def _placement_words(placement: Placement, groups: Sequence[_Group], empty: bool) -> str:
+    """How close the job came: `best machine gpu-1 is 1 nvidia.com/gpu short` for one program;
+    `3 of its 4 programs fit; the next needs 8 nvidia.com/gpu and the most free on one
+    machine is 4 (gpu-d)` for more."""
+    when = " even when empty" if empty else ""
+    unplaced = placement.unplaced
+    if unplaced is None:
+        return "every program fits"
+    if placement.wanted == 1 or not unplaced.missing:
+        if not unplaced.machine:
+            return "no machine"
+        shortfall = ", ".join(str(s) for s in unplaced.missing)
+        return f"best machine {unplaced.machine} is {shortfall}{when}"
+    short = next((s for s in unplaced.missing if s.resource != PODS), unplaced.missing[0])
+    if short.resource == PODS:
+        most = f"{unplaced.machine} is at its limit of running programs"
+    else:
+        machine, free = unplaced.most_free
+        most = f"the most free on one machine is {format_amount(short.resource, free)} ({machine})"
+    need = format_amount(short.resource, unplaced.requests.get(short.resource))
+    return (
+        f"{placement.placed} of its {placement.wanted} programs fit{when}; the next needs "
+        f"{need} and {most}"
+        if short.resource != PODS
+        else f"{placement.placed} of its {placement.wanted} programs fit{when}; {most}"
+    )
+
+
+def _placed_lines(placement: Placement) -> list[str]:
+    return [f"{group} x{count} on {machine}" for group, machine, count in placement.on]
+
+
+class _Judged(Struct, frozen=True):
+    """What the verdict steps share: the pods to place, where they may go, the room now."""
+
+    env: Environment
+    usage: ClusterUsage
+    shape: _Shape
+    rooms: Mapping[str, MachineRoom]
+    job_pods: Mapping[str, _JobPodsOnMachine]
+    pod_groups: tuple[PodGroup, ...]
+    now: Placement
+    details: tuple[str, ...]
+    stuck: tuple[KubeObject, ...]
+    stuck_lines: tuple[str, ...]
+    objects: tuple[str, ...]
+    excluded: Mapping[str, tuple[str, ...]]
+    """Per reason, the machines some pod set may not use."""
+
+    @property
+    def size(self) -> str:
+        return _size_words(self.shape.groups)
 
 
 def check(env: Environment) -> list[Finding]:
-    """Findings about whether a training job fits on the cluster's machines now."""
+    """Findings about whether a training job fits on the cluster's machines now: what the
+    scheduler already said about the job's pods, then what placing them shows."""
+    return _with_evidence(env, _arithmetic(env))
+
+
+def _arithmetic(env: Environment) -> list[Finding]:
+    """Whether the job fits, by placing its pods on the machines' free room."""
+    judged = _prepare(env)
+    if isinstance(judged, list):
+        return judged
+    if judged.now.whole:
+        fits = _fits(judged)
+        return [*fits, *_gpu_warnings(env, fits[0])]
+    steps = (
+        _waits_for_running_jobs,
+        _partly_fits,
+        _gpus_unusable,
+        _blocked_by_other_work,
+        _kept_out,
+        _no_such_gpu,
+    )
+    for step in steps:
+        found = step(judged)
+        if found is not None:
+            return [found, *_gpu_warnings(env, found)]
+    verdict = _too_large(judged)
+    return [verdict, *_gpu_warnings(env, verdict)]
+
+
+_EXPLAINS_A_WAIT_FOR_ROOM = frozenset(
+    {
+        "capacity.held-by-running-job",
+        "capacity.partly-fits",
+        "capacity.blocked-by-other-work",
+        "capacity.too-large",
+        "capacity.machine-kept-out",
+        "capacity.no-eligible-machine",
+    }
+)
+"""What placing the pods can say that explains a scheduler that found no room."""
+
+
+def _training_pods(env: Environment) -> Sequence[KubeObject]:
+    """This namespace's pods, whole when the namespace's list was read, else as the capacity
+    fold kept them."""
+    if isinstance(env.pods, Listed):
+        return env.pods.items
+    usage = env.cluster_usage
+    return usage.pods_here if isinstance(usage, ClusterUsage) else ()
+
+
+def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
+    """The scheduler's own verdict on the training pods it could not place is measured and wins:
+    a reason other than room is a failure whatever placing shows; a lack of room alone goes with
+    placing's explanation (a wait, other work, the job's size) and adds its words to it. What an
+    autoscaler said about those pods comes first: a machine on its way is a measured wait, and
+    one it cannot add is why they will not run."""
+    verdicts = [
+        (pod, verdict)
+        for pod in o.remaining(_training_pods(env))
+        if training_owner(pod) and (verdict := scheduler_verdict(pod)) is not None
+    ]
+    if not verdicts:
+        return findings
+    lines = [f"scheduler on {v.pod}: {v.message}" for _, v in verdicts]
+    words = _autoscaler_words(env, [v.pod for _, v in verdicts])
+    adding = [w for w in words if w.word is Word.ADDING]
+    health = _autoscaler_health(env)
+    if adding:
+        return [
+            _machine_coming(env, adding, lines),
+            *(f for f in findings if f.status is not Status.OK and f.code not in _ROOM_CODES),
+        ]
+    cannot = [w for w in words if w.word is Word.CANNOT_ADD]
+    lines += [f"{w.source} on {w.pod}: {w.message}" for w in cannot] + health[1]
+    if all(v.only_room for _, v in verdicts):
+        for index, found in enumerate(findings):
+            explained_by_wait = found.code == "capacity.held-by-running-job" or not cannot
+            if found.code in _EXPLAINS_A_WAIT_FOR_ROOM and explained_by_wait:
+                explained = replace(found, details=(*found.details, *lines))
+                return [*findings[:index], explained, *findings[index + 1 :], *health[0]]
+    pod, newest = max(verdicts, key=lambda pv: (str(o.created_at(pv[0]) or ""), pv[1].pod))
+    job = training_owner(pod)
+    of_job = [v for p, v in verdicts if training_owner(p) == job]
+    count = len(of_job)
+    what = f"{count} program{'s' if count != 1 else ''} of the training job '{job}'"
+    command = env.settings.kubectl.here("describe", "pod", newest.pod)
+    measured = (
+        finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "capacity.no-machine-can-be-added",
+            details=lines,
+            objects=[f"Pod/{v.pod}" for _, v in verdicts],
+            what=what,
+            why=plain_cannot_add(cannot[0].message),
+            command=command,
+        )
+        if cannot
+        else finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "capacity.unschedulable",
+            details=lines,
+            objects=[f"Pod/{v.pod}" for _, v in verdicts],
+            what=what,
+            reasons=plain_reasons(newest),
+            todo=first_todo(of_job),
+            command=command,
+        )
+    )
+    return [measured, *(f for f in findings if f.status is not Status.OK), *health[0]]
+
+
+_ROOM_CODES = _EXPLAINS_A_WAIT_FOR_ROOM | {"capacity.unschedulable"}
+"""What a machine on its way answers: the room it brings is the room these lack."""
+
+
+def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerWord]:
+    """What the autoscalers said about these pods, newest per pod (their Events' reads that
+    failed are left out: the scheduler's own verdict still stands)."""
+    found: dict[str, AutoscalerWord] = {}
+    for read in env.autoscaler_events.values():
+        if isinstance(read, Listed):
+            for pod, word in autoscaler_words(read.items, pods, env.now).items():
+                kept = found.get(pod)
+                if kept is None or (word.at is not None and (kept.at is None or word.at > kept.at)):
+                    found[pod] = word
+    return sorted(found.values(), key=lambda w: w.pod)
+
+
+def _autoscaler_health(env: Environment) -> tuple[list[Finding], list[str]]:
+    """cluster-autoscaler's own health, when it says it is unhealthy: a finding; otherwise a
+    line for the details (or nothing where there is no cluster-autoscaler)."""
+    read = env.autoscaler_status
+    if read is None or (isinstance(read, CantRead) and read.is_measurement):
+        return [], []
+    if isinstance(read, CantRead):
+        return [], [f"the autoscaler's status could not be read: {read.reason}"]
+    health = autoscaler_health(read.obj)
+    if health.healthy is not False:
+        return [], [health.detail]
+    unhealthy = finding(
+        CHECK,
+        Status.FAIL,
+        Basis.MEASURED,
+        "capacity.autoscaler-unhealthy",
+        details=(health.detail,),
+        objects=(f"ConfigMap/{STATUS_CONFIG_MAP[0]}/{STATUS_CONFIG_MAP[1]}",),
+        command=env.settings.kubectl.cluster(
+            "-n", STATUS_CONFIG_MAP[0], "describe", "configmap", STATUS_CONFIG_MAP[1]
+        ),
+    )
+    return [unhealthy], [health.detail]
+
+
+def _machine_coming(
+    env: Environment, adding: Sequence[AutoscalerWord], lines: list[str]
+) -> Finding:
+    first = adding[0]
+    return finding(
+        CHECK,
+        Status.WARN,
+        Basis.MEASURED,
+        "capacity.machine-coming",
+        details=[*lines, *(f"{w.source} on {w.pod}: {w.message}" for w in adding)],
+        objects=[f"Pod/{w.pod}" for w in adding],
+        job=f"'{_job_of_pod(env, first.pod)}'",
+        how=plain_adding(first),
+    )
+
+
+def _job_of_pod(env: Environment, pod_name: str) -> str:
+    """The training job of the namespace's pod named `pod_name`."""
+    for pod in _training_pods(env):
+        if o.name_of(pod) == pod_name:
+            return training_owner(pod) or pod_name
+    return pod_name
+
+
+def _prepare(env: Environment) -> _Judged | list[Finding]:
+    """The placement now, and everything a verdict names; or the findings that end the check
+    before any placement (a read missing, no machine, no job, no machine the job may use)."""
     if isinstance(env.nodes, CantRead):
         return [cant_check(env, CHECK, Kind.NODE, env.nodes)]
     usage = env.cluster_usage
     if isinstance(usage, CantRead):
         return [cant_check(env, CHECK, Kind.POD, usage, everywhere=True)]
-    request, spec, source, problem = _job_shape(env)
-    if problem is not None:
-        return [problem]
+    shape = _job_shape(env, usage)
+    if isinstance(shape, Finding):
+        return [shape]
     if usage.invalid:
         return [_invalid_amount(env, usage.invalid)]
     try:
-        rooms, job_pods_by_machine = _machine_rooms(env.nodes.items, usage)
+        rooms, job_pods = _machine_rooms(env.nodes.items, usage, shape)
     except QuantityError as error:  # only a hand-edited snapshot gets here
         return [_invalid_amount(env, str(error))]
-    free_lines = [
-        f"{room.name}: free {format_resources(room.allocatable - room.requested)}"
-        for room in rooms.values()
-    ]
     if not env.nodes.items:
         return [
             finding(
@@ -107,27 +491,24 @@ def check(env: Environment) -> list[Finding]:
                 todo="Add a machine to the cluster",
             )
         ]
-    if request is None:
+    if shape is None:
+        free_lines = [
+            f"{room.name}: free {format_resources(room.allocatable - room.requested)}"
+            for room in rooms.values()
+        ]
         return [finding(CHECK, Status.OK, Basis.MEASURED, "capacity.free-only", details=free_lines)]
-    size = format_resources(request)
-    eligible: list[MachineRoom] = []
-    excluded: dict[str, list[str]] = {}
-    for node in env.nodes.items:
-        reason = exclusion(node, spec)
-        if reason is None:
-            eligible.append(rooms[o.name_of(node)])
-        else:
-            excluded.setdefault(reason, []).append(o.name_of(node))
-    details = [f"job size {size} (from {source})"]
+    allowed, excluded = _eligibility(env.nodes.items, shape.groups)
+    details = [f"job size {_size_words(shape.groups)} (from {shape.source})"]
+    if shape.job is not None:
+        details.append(_pod_set_line(shape.job))
     details += [f"excluded ({reason}): {', '.join(names)}" for reason, names in excluded.items()]
     stuck = _stuck_job_pods(env, usage.pods_here)
     stuck_lines = [
-        f"pod {o.name_of(p)} of job {o.job_owner(p)} unscheduled for "
+        f"pod {o.name_of(p)} of job {training_owner(p)} unscheduled for "
         f"{format_age(env.now - (o.created_at(p) or env.now))}"
         for p in stuck
     ]
-    objects = [f"Node/{room.name}" for room in eligible]
-    if not eligible:
+    if any(g.name not in allowed for g in shape.groups):
         return [
             finding(
                 CHECK,
@@ -139,114 +520,319 @@ def check(env: Environment) -> list[Finding]:
                 todo=_exclusion_remedy(env, excluded),
             )
         ]
-    fitting = [room for room in eligible if not shortfalls(request, room)]
-    if fitting:
-        best = fitting[0].name
-        findings = [
-            finding(
-                CHECK,
-                Status.OK,
-                Basis.MEASURED,
-                "capacity.fits",
-                details=[*details, f"fits on {', '.join(r.name for r in fitting)}"],
-                objects=[f"Node/{best}"],
-                size=size,
-            )
-        ]
-        if stuck:
-            findings.append(_job_stuck(env, stuck, stuck_lines))
-        return findings
-    after_jobs = [
-        room.without(*job_pods_by_machine[room.name][:2])
-        if room.name in job_pods_by_machine
-        else room
-        for room in eligible
-    ]
-    if job_pods_by_machine and any(not shortfalls(request, room) for room in after_jobs):
-        jobs = sorted(
-            {o.job_owner(p) or "" for p in usage.pods_here if o.job_owner(p) and o.node_name(p)}
-        )
-        holders = [f"{m}: {', '.join(v[2])}" for m, v in job_pods_by_machine.items()]
-        held = "; ".join(
-            f"{format_resources(v[0])} on {m}" for m, v in sorted(job_pods_by_machine.items())
-        )
-        return [
-            finding(
-                CHECK,
-                Status.WARN,
-                Basis.INFERRED,
-                "capacity.held-by-running-job",
-                details=[
-                    *details,
-                    *(f"held by training job pods on {h}" for h in holders),
-                    *stuck_lines,
-                ],
-                objects=objects,
-                jobs=f"the running training job{'s' if len(jobs) != 1 else ''} "
-                + _and([f"'{j}'" for j in jobs]),
-                held=held,
-            )
-        ]
-    empty = [room.emptied() for room in eligible]
-    could_host = [room for room in eligible if not shortfalls(request, room.emptied())]
-    near = closest(request, could_host)
-    if near is not None:
-        room, missing = near
-        named = _largest_holders(env, usage, room.name, missing)
-        held_by = (
-            f"the room it needs on {room.name} is held by {_and(named)}"
-            if named
-            else "other programs use the room it needs"
-        )
-        return [
-            finding(
-                CHECK,
-                Status.FAIL,
-                Basis.MEASURED,
-                "capacity.blocked-by-other-work",
-                details=[*details, _closest_words(near), *stuck_lines],
-                objects=objects,
-                size=size,
-                holders=held_by,
-                machine=room.name,
-                closest=_closest_words(near),
-            )
-        ]
-    near = closest(request, empty)
-    return [
+    pod_groups = tuple(
+        PodGroup(g.name, g.count, g.requests, tuple(sorted(allowed[g.name]))) for g in shape.groups
+    )
+    eligible = sorted({m for names in allowed.values() for m in names})
+    return _Judged(
+        env,
+        usage,
+        shape,
+        rooms,
+        job_pods,
+        pod_groups,
+        place(pod_groups, rooms),
+        tuple(details),
+        tuple(stuck),
+        tuple(stuck_lines),
+        tuple(f"Node/{name}" for name in eligible),
+        {reason: tuple(names) for reason, names in excluded.items()},
+    )
+
+
+def _eligibility(
+    nodes: Sequence[KubeObject], groups: Sequence[_Group]
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Per pod set, the machines it may use; per reason, the machines some set may not use."""
+    excluded: dict[str, list[str]] = {}
+    allowed: dict[str, list[str]] = {}
+    for group in groups:
+        for node in nodes:
+            reason = exclusion(node, group.spec)
+            if reason is None:
+                allowed.setdefault(group.name, []).append(o.name_of(node))
+            elif o.name_of(node) not in excluded.setdefault(reason, []):
+                excluded[reason].append(o.name_of(node))
+    return allowed, excluded
+
+
+def _fits(judged: _Judged) -> list[Finding]:
+    used = list(dict.fromkeys(machine for _, machine, _ in judged.now.on))
+    findings = [
         finding(
             CHECK,
-            Status.FAIL,
+            Status.OK,
             Basis.MEASURED,
-            "capacity.too-large",
-            details=[*details, _closest_words(near) + " even when empty", *stuck_lines],
-            objects=objects,
-            size=size,
-            closest=_closest_words(near) + " even when empty",
+            "capacity.fits",
+            details=[*judged.details, *_placed_lines(judged.now), f"fits on {', '.join(used)}"],
+            objects=[f"Node/{used[0]}"] if used else [],
+            size=judged.size,
         )
     ]
+    if judged.stuck:
+        findings.append(_job_stuck(judged.env, list(judged.stuck), list(judged.stuck_lines)))
+    return findings
 
 
-_JobPodsOnMachine = tuple[Resources, int, list[str]]
+def _waits_for_running_jobs(judged: _Judged) -> Finding | None:
+    """The job fits once the namespace's running training jobs give their room back."""
+    job_pods = judged.job_pods
+    after_jobs = {
+        name: room.without(*job_pods[name][:2]) if name in job_pods else room
+        for name, room in judged.rooms.items()
+    }
+    if not job_pods or not place(judged.pod_groups, after_jobs).whole:
+        return None
+    jobs = sorted({j for v in job_pods.values() for j in v[3]})
+    holders = [f"{m}: {', '.join(v[2])}" for m, v in job_pods.items()]
+    held = "; ".join(f"{format_resources(v[0])} on {m}" for m, v in sorted(job_pods.items()))
+    return finding(
+        CHECK,
+        Status.WARN,
+        Basis.INFERRED,
+        "capacity.held-by-running-job",
+        details=[
+            *judged.details,
+            _placement_words(judged.now, judged.shape.groups, empty=False),
+            *(f"held by training job pods on {h}" for h in holders),
+            *judged.stuck_lines,
+        ],
+        objects=judged.objects,
+        jobs=f"the running training job{'s' if len(jobs) != 1 else ''} "
+        + _and([f"'{j}'" for j in jobs]),
+        held=held,
+    )
+
+
+def _partly_fits(judged: _Judged) -> Finding | None:
+    """A job whose pods start one by one: some of them run now, the rest as room frees up."""
+    job = judged.shape.job
+    if job is None or job.together or not judged.now.placed:
+        return None
+    return finding(
+        CHECK,
+        Status.WARN,
+        Basis.MEASURED,
+        "capacity.partly-fits",
+        details=[
+            *judged.details,
+            _placement_words(judged.now, judged.shape.groups, empty=False),
+            *judged.stuck_lines,
+        ],
+        objects=judged.objects,
+        job=f"'{job.name}'",
+        placed=str(judged.now.placed),
+        wanted=str(judged.now.wanted),
+    )
+
+
+def _blocked_by_other_work(judged: _Judged) -> Finding | None:
+    """The job would fit on the machines were they empty: other work holds its room."""
+    emptied = {name: room.emptied() for name, room in judged.rooms.items()}
+    if not place(judged.pod_groups, emptied).whole:
+        return None
+    now = judged.now
+    machine = now.unplaced.machine if now.unplaced is not None else ""
+    missing = now.unplaced.missing if now.unplaced is not None else ()
+    named = _largest_holders(judged.env, judged.usage, machine, missing) if machine else []
+    held_by = (
+        f"the room it needs on {machine} is held by {_and(named)}"
+        if named
+        else "other programs use the room it needs"
+    )
+    closest_words = _placement_words(now, judged.shape.groups, empty=False)
+    return finding(
+        CHECK,
+        Status.FAIL,
+        Basis.MEASURED if now.proven else Basis.INFERRED,
+        "capacity.blocked-by-other-work",
+        details=[*judged.details, closest_words, *_placed_lines(now), *judged.stuck_lines],
+        objects=judged.objects,
+        size=judged.size,
+        holders=held_by,
+        machine=machine or "the machines",
+        closest=closest_words,
+    )
+
+
+def _kept_out(judged: _Judged) -> Finding | None:
+    """The machines big enough for the job are the ones it may not use: what keeps them out
+    (a machine down, under pressure, closed, reserved) is the reason, not the job's size."""
+    if not judged.excluded:
+        return None
+    everywhere = tuple(
+        replace(group, machines=tuple(sorted(judged.rooms))) for group in judged.pod_groups
+    )
+    emptied = {name: room.emptied() for name, room in judged.rooms.items()}
+    widened = place(everywhere, emptied)
+    if not widened.whole:
+        return None
+    used = {machine for _, machine, _ in widened.on}
+    kept = {
+        reason: [m for m in names if m in used]
+        for reason, names in judged.excluded.items()
+        if any(m in used for m in names)
+    }
+    return finding(
+        CHECK,
+        Status.FAIL,
+        Basis.MEASURED,
+        "capacity.machine-kept-out",
+        details=[*judged.details, *_placed_lines(widened), *judged.stuck_lines],
+        objects=[f"Node/{m}" for names in kept.values() for m in names],
+        size=judged.size,
+        why=_exclusion_words(kept),
+        todo=_exclusion_remedy(judged.env, kept),
+    )
+
+
+def _gpu_problems(env: Environment) -> list[GpuProblem]:
+    return gpu_problems(env.nodes.items) if isinstance(env.nodes, Listed) else []
+
+
+def _gpu_problem_finding(
+    env: Environment, problems: Sequence[GpuProblem], status: Status
+) -> Finding:
+    """One finding for the GPU machines whose GPUs cannot all be used, with the state of each
+    one's GPU software where its pods were read."""
+    first = problems[0]
+    details = [
+        f"{p.machine} ({p.signal}): {p.resource} allocatable {p.offered} of {p.expected}"
+        for p in problems
+    ]
+    for problem in problems:
+        read = env.gpu_machine_pods.get(problem.machine)
+        if isinstance(read, Listed):
+            details += [
+                f"{o.ref(pod)} on {problem.machine}: {pod_state(pod)}"
+                for pod in gpu_software_pods(read.items)
+            ]
+        elif isinstance(read, CantRead):
+            details.append(f"the pods on {problem.machine} could not be read: {read.reason}")
+    names = _and([p.machine for p in problems])
+    down = first.supply is Supply.NOT_RUNNING
+    return finding(
+        CHECK,
+        status,
+        Basis.MEASURED,
+        "capacity.gpu-software-down" if down else "capacity.gpus-unhealthy",
+        details=details,
+        objects=[f"Node/{p.machine}" for p in problems],
+        machines=names,
+        count=str(first.expected),
+        usable=str(first.offered),
+        command=env.settings.kubectl.cluster(
+            "get", "pods", "-A", "--field-selector", f"spec.nodeName={first.machine}"
+        ),
+    )
+
+
+def _gpus_unusable(judged: _Judged) -> Finding | None:
+    """The job would fit were the GPU machines' GPUs all usable: the GPU software that is not
+    running (or the unhealthy GPUs) is why it does not."""
+    problems = _gpu_problems(judged.env)
+    if not problems:
+        return None
+    restored = dict(judged.rooms)
+    for problem in problems:
+        room = restored.get(problem.machine)
+        if room is not None:
+            allocatable = room.allocatable.replaced(
+                Resources.of({problem.resource: problem.expected}), [problem.resource]
+            )
+            restored[problem.machine] = replace(room, allocatable=allocatable)
+    emptied = {name: room.emptied() for name, room in restored.items()}
+    if not place(judged.pod_groups, restored).whole and not place(judged.pod_groups, emptied).whole:
+        return None
+    return _gpu_problem_finding(judged.env, problems, Status.FAIL)
+
+
+def _no_such_gpu(judged: _Judged) -> Finding | None:
+    """The job asks for a GPU resource no machine offers while others are offered: a full GPU
+    where the machines offer MIG slices, or the reverse."""
+    if not isinstance(judged.env.nodes, Listed):
+        return None
+    nodes = judged.env.nodes.items
+    asked = {name for g in judged.pod_groups for name in g.requests.names}
+    missing = missing_gpu_resources(asked, nodes)
+    offered = offered_gpu_resources(nodes)
+    if not missing or not offered:
+        return None
+    return finding(
+        CHECK,
+        Status.FAIL,
+        Basis.MEASURED,
+        "capacity.no-such-gpu",
+        details=[*judged.details, f"asked: {', '.join(missing)}; offered: {', '.join(offered)}"],
+        objects=judged.objects,
+        asked=_and(missing),
+        offered=_and(offered),
+    )
+
+
+def _gpu_warnings(env: Environment, verdict: Finding) -> list[Finding]:
+    """GPU machines whose GPUs cannot all be used, where the verdict does not already say so:
+    a warning (the job may fit without them, but the cluster has less than it should)."""
+    if verdict.code in ("capacity.gpu-software-down", "capacity.gpus-unhealthy"):
+        return []
+    problems = _gpu_problems(env)
+    if not problems:
+        return []
+    by_supply: dict[Supply, list[GpuProblem]] = {}
+    for problem in problems:
+        by_supply.setdefault(problem.supply, []).append(problem)
+    return [_gpu_problem_finding(env, group, Status.WARN) for group in by_supply.values()]
+
+
+def _too_large(judged: _Judged) -> Finding:
+    """Not even on empty machines: the job asks for more than the machines are."""
+    emptied = {name: room.emptied() for name, room in judged.rooms.items()}
+    on_empty = place(judged.pod_groups, emptied)
+    closest_words = _placement_words(on_empty, judged.shape.groups, empty=True)
+    return finding(
+        CHECK,
+        Status.FAIL,
+        Basis.MEASURED if on_empty.proven else Basis.INFERRED,
+        "capacity.too-large",
+        details=[*judged.details, closest_words, *_placed_lines(on_empty), *judged.stuck_lines],
+        objects=judged.objects,
+        size=judged.size,
+        closest=closest_words,
+    )
+
+
+def _pod_set_line(job: TrainingJob) -> str:
+    """`PyTorchJob/run-7: Master x1, Worker x3, all at once`."""
+    sets = ", ".join(f"{s.name} x{s.count}" for s in job.pod_sets)
+    together = "all at once" if job.together else "each as room allows"
+    return f"{job.ref}: {sets or 'no pods'}, {together}"
 
 
 def _machine_rooms(
-    nodes: tuple[KubeObject, ...], usage: ClusterUsage
+    nodes: tuple[KubeObject, ...], usage: ClusterUsage, shape: _Shape | None
 ) -> tuple[dict[str, MachineRoom], dict[str, _JobPodsOnMachine]]:
     """Each machine's room with every non-terminated pod bound to it counted (Pending too), and
-    what this namespace's training job pods hold on each machine."""
+    what this namespace's training job pods hold on each machine that they will give back
+    when their jobs finish (the judged job's own pods not, while it waits for the rest)."""
     rooms = {}
     for node in nodes:
         room = machine_room(node)
         requested, pods = usage.reserved_on(room.name)
         rooms[room.name] = replace(room, requested=requested, pod_count=pods)
+    own = shape.own_pods if shape is not None else frozenset()
     job_pods: dict[str, _JobPodsOnMachine] = {}
     for pod in usage.pods_here:
         machine = o.node_name(pod)
-        if machine in rooms and o.job_owner(pod):
-            held, count, names = job_pods.get(machine, (Resources(), 0, []))
+        job = training_owner(pod)
+        if machine in rooms and job and o.name_of(pod) not in own:
+            held, count, names, jobs = job_pods.get(machine, (Resources(), 0, [], []))
             requests = pod_requests(o.pod_spec(pod))
-            job_pods[machine] = (held + requests, count + 1, [*names, o.name_of(pod)])
+            job_pods[machine] = (
+                held + requests,
+                count + 1,
+                [*names, o.name_of(pod)],
+                [*jobs, job] if job not in jobs else jobs,
+            )
     return rooms, job_pods
 
 
@@ -294,16 +880,33 @@ def _and(items: Sequence[str]) -> str:
 
 
 def _exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> str:
-    """One step per reason the machines are out of reach, each with the command that does it."""
+    """One step per reason the machines are out of reach, each with the command that does it.
+    A taint a controller owns is never removed: the step is about the machine it marks."""
     kubectl = env.settings.kubectl
     steps = []
     tainted: dict[str, list[str]] = {}
     for reason, names in excluded.items():
-        if reason == "cordoned":
+        taint = _TAINT.match(reason)
+        key = (
+            "node.kubernetes.io/unschedulable"
+            if reason == "cordoned"
+            else (taint.group(1) if taint is not None else "")
+        )
+        known = system_taint(key)
+        if key == "node.kubernetes.io/unschedulable":
+            # An administrator closes a machine on purpose (a drain for maintenance).
             steps.append(
-                f"open {_and(names)} to new work again with {kubectl.cluster('uncordon', *names)}"
+                f"if the maintenance on {_and(names)} is done, open them to new work again with "
+                f"{kubectl.cluster('uncordon', *names)} (an administrator may have closed them "
+                "on purpose)"
             )
-        elif (taint := _TAINT.match(reason)) is not None:
+        elif known is not None:
+            steps.append(
+                known.todo.format(
+                    names=_and(names), check=kubectl.cluster("describe", "node", names[0])
+                )
+            )
+        elif taint is not None:
             for name in names:
                 tainted.setdefault(taint.group(1), []).append(name)
         else:
@@ -314,8 +917,9 @@ def _exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> st
             )
     for key, names in tainted.items():
         steps.append(
-            f"let training jobs onto the reserved machines {_and(names)} in their settings, or "
-            f"lift the reservation with {kubectl.cluster('taint', 'nodes', *names, key + '-')}"
+            f"let training jobs onto the reserved machines {_and(names)} in their settings, or, "
+            "if nobody reserved them on purpose, lift the reservation with "
+            f"{kubectl.cluster('taint', 'nodes', *names, key + '-')}"
         )
     return sentence("; or ".join(dict.fromkeys(steps)))
 
@@ -330,7 +934,7 @@ def _job_stuck(env: Environment, stuck: list[KubeObject], lines: list[str]) -> F
         "capacity.job-stuck",
         details=[*lines, *_scheduler_messages(stuck)],
         objects=[o.ref(p) for p in stuck],
-        job=f"'{o.job_owner(oldest)}'",
+        job=f"'{training_owner(oldest)}'",
         age=format_age(max(age, timedelta(0))),
         command=env.settings.kubectl.here("describe", "pod", o.name_of(oldest)),
     )
@@ -345,22 +949,26 @@ def _scheduler_messages(pods: list[KubeObject]) -> list[str]:
     return messages
 
 
-def _closest_words(near: tuple[MachineRoom, list[Any]] | None) -> str:
-    if near is None:
-        return "no machine"
-    room, missing = near
-    return f"best machine {room.name} is {', '.join(str(s) for s in missing)}"
-
-
 def _exclusion_words(excluded: Mapping[str, list[str]]) -> str:
+    """`1 machine is not ready, 2 machines are outside the job's placement rules`."""
     parts = []
     for reason, names in excluded.items():
         count = len(names)
         noun = "machine" if count == 1 else "machines"
-        plain = {
-            "cordoned": "closed to new work",
-            "nodeSelector does not match": "outside the job's placement rules",
-            "required node affinity does not match": "outside the job's placement rules",
-        }.get(reason, "reserved for other work")
+        taint = _TAINT.match(reason)
+        known = system_taint(taint.group(1)) if taint is not None else None
+        if known is not None:
+            plain = known.one if count == 1 else known.many
+        else:
+            verb = "is" if count == 1 else "are"
+            plain = (
+                verb
+                + " "
+                + {
+                    "cordoned": "closed to new work",
+                    "nodeSelector does not match": "outside the job's placement rules",
+                    "required node affinity does not match": "outside the job's placement rules",
+                }.get(reason, "reserved for other work")
+            )
         parts.append(f"{count} {noun} {plain}")
     return ", ".join(parts)

@@ -7,6 +7,7 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind
 from truegreen.doctor.checks.base import cant_check, finding, ok
 from truegreen.doctor.environment import Environment
+from truegreen.doctor.evidence import attach_failures
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 
 CHECK = CheckId.STORAGE
@@ -95,6 +96,40 @@ def check(env: Environment) -> list[Finding]:
                     command=env.settings.kubectl.here("describe", "pvc", name),
                 )
             )
+    findings += _not_attached(env)
     if findings:
         return findings
     return [ok(CHECK, objects=sorted(f"PersistentVolumeClaim/{n}" for n in env.claims))]
+
+
+def _not_attached(env: Environment) -> list[Finding]:
+    """Volumes the attach-detach controller said it could not attach for a training pod that
+    does not run: measured, whatever the claims' phases say."""
+    events = env.warning_events
+    if events is None:
+        return []
+    if isinstance(events, CantRead):
+        return [cant_check(env, CHECK, Kind.EVENT, events)]
+    found = []
+    work = env.work()
+    for job in work.jobs:
+        pods = [
+            o.name_of(p)
+            for p in o.remaining(env.pods_of(job))
+            if o.node_name(p) and o.phase(p) != "Running"
+        ]
+        for failure in attach_failures(events.items, pods):
+            code = "storage.attached-elsewhere" if failure.multi_attach else "storage.attach-failed"
+            found.append(
+                finding(
+                    CHECK,
+                    Status.FAIL,
+                    Basis.MEASURED,
+                    code,
+                    details=(f"FailedAttachVolume on pod {failure.pod}: {failure.message}",),
+                    objects=(f"Pod/{failure.pod}", job.ref),
+                    job=f"'{job.name}'",
+                    command=env.settings.kubectl.here("describe", "pod", failure.pod),
+                )
+            )
+    return found

@@ -10,7 +10,10 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed
 from truegreen.doctor.checks.base import cant_check, finding, ok, workloads_of
 from truegreen.doctor.environment import Environment, owner_words
+from truegreen.doctor.evidence import Ending, job_failure
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.runtime_needs import SHM_FIX, SHM_PATH, shared_memory_needs
+from truegreen.doctor.training import TrainingJob, training_owner
 from truegreen.kubectl import Kubectl
 from truegreen.rollout import rollout_status
 
@@ -166,14 +169,24 @@ def check(env: Environment) -> list[Finding]:
                 undo=kubectl.here("rollout", "undo", target),
             )
         )
-    if all_listed and not workloads and isinstance(env.jobs, Listed) and not env.jobs.items:
+    work_found = env.work()
+    if (
+        all_listed
+        and not workloads
+        and isinstance(env.jobs, Listed)
+        and not work_found.jobs
+        and not work_found.unread
+        and not work_found.unshaped
+    ):
         findings.append(
             finding(
                 CHECK,
                 Status.FAIL,
                 Basis.MEASURED,
                 "workloads.none-found",
-                details=(f"no Deployments, StatefulSets, DaemonSets or Jobs in {env.namespace}",),
+                details=(
+                    f"no Deployments, StatefulSets, DaemonSets or training jobs in {env.namespace}",
+                ),
                 namespace=env.namespace,
                 command=kubectl.here("get", "deployments,statefulsets,daemonsets,jobs"),
             )
@@ -183,12 +196,20 @@ def check(env: Environment) -> list[Finding]:
         return findings
     selectors = [(w, o.mapping(o.mapping(w.get("spec")).get("selector"))) for w in workloads]
     jobs = {o.name_of(j): j for j in env.jobs.items} if isinstance(env.jobs, Listed) else {}
+    work = env.work()
     grouped: dict[tuple[str, str], tuple[KubeObject, list[tuple[_PodProblem, KubeObject]]]] = {}
     # A terminating pod is on its way out: its old image, crash loop or unreadiness is no
     # longer the workload's state (the controller already counts it out, kubectl#1628).
     for pod in o.remaining(env.pods.items):
-        job_name = o.job_owner(pod)
-        owner = jobs.get(job_name) if job_name else _owner_of(pod, selectors)
+        job_name = training_owner(pod)
+        training_job = work.job_of(pod)
+        owner: KubeObject | None = (
+            {"kind": training_job.kind.spec.name, "metadata": {"name": training_job.name}}
+            if training_job is not None
+            else jobs.get(job_name)
+            if job_name
+            else _owner_of(pod, selectors)
+        )
         if owner is None and job_name:
             owner = {"kind": "Job", "metadata": {"name": job_name}}
         if owner is None:
@@ -211,4 +232,126 @@ def check(env: Environment) -> list[Finding]:
                 **dict(first.fields),
             )
         )
+    findings += _job_states(env)
     return findings or [ok(CHECK, objects=[o.ref(w) for w in workloads])]
+
+
+# Where each kind keeps its `suspend` (the patch that starts it again).
+_SUSPEND_PATCH = {
+    Kind.JOB: '{"spec":{"suspend":false}}',
+    Kind.JOB_SET: '{"spec":{"suspend":false}}',
+    Kind.TRAIN_JOB: '{"spec":{"suspend":false}}',
+    Kind.RAY_JOB: '{"spec":{"suspend":false}}',
+    Kind.RAY_CLUSTER: '{"spec":{"suspend":false}}',
+}
+_KUBEFLOW_PATCH = '{"spec":{"runPolicy":{"suspend":false}}}'
+_ENDING_CODES = {
+    Ending.OUT_OF_MEMORY: ("workloads.last-job-out-of-memory", Status.FAIL),
+    Ending.IMAGE: ("workloads.last-job-image", Status.FAIL),
+    Ending.EVICTED: ("workloads.last-job-evicted", Status.WARN),
+    Ending.DEADLINE: ("workloads.last-job-deadline", Status.FAIL),
+    Ending.PROGRAM_FAILED: ("workloads.last-job-failed", Status.FAIL),
+    Ending.UNKNOWN: ("workloads.last-job-failed", Status.FAIL),
+}
+
+
+def _shared_memory(env: Environment, job: TrainingJob) -> list[Finding]:
+    """The judged job's programs that need a memory-backed /dev/shm and have the runtime's
+    64 MiB: a warning with the lines that fix it."""
+    needs = shared_memory_needs(job)
+    if not needs:
+        return []
+    first = needs[0]
+    return [
+        finding(
+            CHECK,
+            Status.WARN,
+            Basis.INFERRED,
+            "workloads.no-shared-memory",
+            details=[
+                *(
+                    f"{job.ref} {n.pod_set} container {n.container}: {n.signal}, no emptyDir of "
+                    f"medium Memory at {SHM_PATH}"
+                    for n in needs
+                ),
+                f"fix: {SHM_FIX}",
+            ],
+            objects=[job.ref],
+            job=f"'{job.name}'",
+            signal=first.signal,
+        )
+    ]
+
+
+def _job_states(env: Environment) -> list[Finding]:
+    """What the training jobs' own status says: a paused job nothing will start, one waiting
+    for its queue, and the newest job's failure (its pods say how it ended)."""
+    work = env.work()
+    kubectl = env.settings.kubectl
+    findings = []
+    for job in work.jobs:
+        if job.finished or not job.suspended:
+            continue
+        resource = job.kind.spec.plural + (f".{job.kind.spec.group}" if job.kind.spec.group else "")
+        if job.queue or job.managed_by:
+            findings.append(
+                finding(
+                    CHECK,
+                    Status.WARN,
+                    Basis.INFERRED,
+                    "workloads.job-queued",
+                    details=(
+                        f"{job.ref} is suspended; "
+                        + (f"queue {job.queue}" if job.queue else f"managed by {job.managed_by}"),
+                    ),
+                    objects=(job.ref,),
+                    job=f"'{job.name}'",
+                    queue=f"'{job.queue}'" if job.queue else f"'{job.managed_by}'",
+                )
+            )
+            continue
+        patch = _SUSPEND_PATCH.get(job.kind, _KUBEFLOW_PATCH)
+        findings.append(
+            finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "workloads.job-paused",
+                details=(f"{job.ref} is suspended and no queue or other controller manages it",),
+                objects=(job.ref,),
+                job=f"'{job.name}'",
+                command=kubectl.here("patch", resource, job.name, "--type=merge", "-p", patch),
+            )
+        )
+    judged = work.judged
+    if judged is not None:
+        findings += _shared_memory(env, judged)
+    if judged is not None and judged is not work.planned and judged.failed:
+        pods = env.pods_of(judged)
+        failure = job_failure(judged, pods)
+        if failure is not None:
+            code, status = _ENDING_CODES[failure.ending]
+            failed_pod = next((o.name_of(p) for p in pods if o.phase(p) == "Failed"), "")
+            command = (
+                kubectl.here("logs", failed_pod)
+                if failed_pod and failure.ending is Ending.PROGRAM_FAILED
+                else kubectl.here("describe", "pod", failed_pod)
+                if failed_pod
+                else kubectl.here("describe", judged.kind.spec.name.lower(), judged.name)
+            )
+            findings.append(
+                finding(
+                    CHECK,
+                    status,
+                    Basis.MEASURED,
+                    code,
+                    details=(
+                        f"{judged.ref} failed ({failure.reason or 'no reason given'})",
+                        failure.detail,
+                    ),
+                    objects=(judged.ref,),
+                    job=f"'{judged.name}'",
+                    command=command,
+                )
+            )
+    return findings

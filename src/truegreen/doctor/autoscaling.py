@@ -1,0 +1,171 @@
+"""What an autoscaler said about a training pod the scheduler could not place.
+
+cluster-autoscaler records, on every pod it considered, either `TriggeredScaleUp` (`pod
+triggered scale-up: [{group 0->1 (max: 4)}]`) or `NotTriggerScaleUp` (`pod didn't trigger
+scale-up: 2 max node group size reached, 1 …`), both of type Normal from the component
+`cluster-autoscaler` (cluster-autoscaler/processors/status/eventing_scale_up_processor.go), and
+writes its own health to the ConfigMap kube-system/cluster-autoscaler-status (clusterstate/api).
+Karpenter records `Nominated` (`Pod should schedule on: nodeclaim/…`) when it has made or found a
+machine for the pod, and `FailedScheduling` when no NodePool can (pkg/controllers/provisioning).
+A machine being added is a measured wait; a machine that cannot be added is the measured reason
+the job will not run. Everything here is pure.
+"""
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import KubeObject
+
+AUTOSCALER_SOURCES = ("cluster-autoscaler", "karpenter")
+"""The event sources read, each by its own field selector (`source=…`)."""
+STATUS_CONFIG_MAP = ("kube-system", "cluster-autoscaler-status")
+PROVISION_TIME = timedelta(minutes=15)
+"""cluster-autoscaler's --max-node-provision-time default: a scale-up older than this that has
+not placed the pod is no longer a machine on its way."""
+
+
+class Word(StrEnum):
+    """What an autoscaler said about a pod."""
+
+    ADDING = "adding"
+    """A machine is being added for it (TriggeredScaleUp, Karpenter's Nominated)."""
+    CANNOT_ADD = "cannot-add"
+    """No machine can be added for it (NotTriggerScaleUp, Karpenter's FailedScheduling)."""
+
+
+class AutoscalerWord(Struct, frozen=True):
+    """The newest thing an autoscaler said about one pod."""
+
+    pod: str
+    word: Word
+    source: str
+    message: str
+    at: datetime | None
+
+
+def _time(event: Mapping[str, Any]) -> datetime | None:
+    series = o.mapping(event.get("series"))
+    for value in (
+        series.get("lastObservedTime"),
+        event.get("lastTimestamp"),
+        event.get("eventTime"),
+    ):
+        moment = o.parse_time(value)
+        if moment is not None:
+            return moment
+    return o.created_at(event)
+
+
+def _word(event: Mapping[str, Any]) -> Word | None:
+    reason = event.get("reason")
+    source = str(o.mapping(event.get("source")).get("component") or event.get("reportingComponent"))
+    if reason in ("TriggeredScaleUp", "Nominated"):
+        return Word.ADDING
+    if reason == "NotTriggerScaleUp" or (reason == "FailedScheduling" and source == "karpenter"):
+        return Word.CANNOT_ADD
+    return None
+
+
+def autoscaler_words(
+    events: Iterable[KubeObject], pods: Sequence[str], now: datetime
+) -> dict[str, AutoscalerWord]:
+    """Per pod, the newest word of an autoscaler about it; an addition older than
+    PROVISION_TIME is left out (the machine did not come, or did not help)."""
+    wanted = set(pods)
+    newest: dict[str, AutoscalerWord] = {}
+    for event in events:
+        involved = o.mapping(event.get("involvedObject"))
+        name = str(involved.get("name") or "")
+        word = _word(event)
+        if involved.get("kind") != "Pod" or name not in wanted or word is None:
+            continue
+        at = _time(event)
+        if word is Word.ADDING and (at is None or now - at > PROVISION_TIME):
+            continue
+        source = str(o.mapping(event.get("source")).get("component") or "")
+        found = AutoscalerWord(name, word, source, str(event.get("message") or "")[:600], at)
+        kept = newest.get(name)
+        if kept is None or (at is not None and (kept.at is None or at > kept.at)):
+            newest[name] = found
+    return newest
+
+
+_NO_SCALE_UP = (
+    (re.compile(r"max node group size reached"), "its machine groups are at their largest"),
+    (re.compile(r"max total nodes in cluster reached"), "the cluster is at its largest"),
+    (
+        re.compile(r"wouldn't fit if a new node is added|Insufficient"),
+        "it would not fit a new machine either",
+    ),
+    (
+        re.compile(r"node affinity/selector|didn't match"),
+        "no machine group matches its placement rules",
+    ),
+    (re.compile(r"untolerated taint|had taint"), "the machine groups are reserved for other work"),
+    (
+        re.compile(r"backoff|failed scale-up", re.IGNORECASE),
+        "adding machines failed a moment ago, and the autoscaler waits before it tries again",
+    ),
+    (
+        re.compile(r"incompatible with nodepool|no instance type"),
+        "no machine pool can make a machine for it",
+    ),
+    (re.compile(r"limit", re.IGNORECASE), "a machine pool has reached its limit"),
+)
+
+
+def plain_cannot_add(message: str) -> str:
+    """The autoscaler's reasons in plain words, the first that matches."""
+    for pattern, words in _NO_SCALE_UP:
+        if pattern.search(message):
+            return words
+    return "the autoscaler found no way to add one"
+
+
+_TRIGGERED = re.compile(r"\{(?P<group>\S+) (?P<before>\d+)->(?P<after>\d+) \(max: (?P<max>\d+)\)\}")
+
+
+def plain_adding(word: AutoscalerWord) -> str:
+    """`the machine group eks-gpu goes from 0 to 1 machines` (cluster-autoscaler's scale-up
+    info); Karpenter's nomination as it names the new machine."""
+    found = _TRIGGERED.search(word.message)
+    if found is not None:
+        return (
+            f"the machine group {found['group']} goes from {found['before']} to "
+            f"{found['after']} machines"
+        )
+    claim = re.search(r"nodeclaim/(\S+)", word.message)
+    if claim is not None:
+        return f"Karpenter makes the machine {claim.group(1).rstrip('.,')} for it"
+    return "the autoscaler adds one"
+
+
+class AutoscalerHealth(Struct, frozen=True):
+    """What cluster-autoscaler's status ConfigMap says of itself."""
+
+    healthy: bool | None
+    """None when the status says neither."""
+    detail: str
+
+
+_TEXT_HEALTH = re.compile(r"Cluster-wide:\s*\n\s*Health:\s*(?P<status>\w+)", re.MULTILINE)
+_YAML_HEALTH = re.compile(r"clusterWide:\s*\n\s*health:\s*\n\s*status:\s*(?P<status>\w+)")
+
+
+def autoscaler_health(config_map: KubeObject) -> AutoscalerHealth:
+    """The cluster-wide health in the status ConfigMap, in either of its formats: the YAML of
+    cluster-autoscaler 1.30 and later (`clusterWide.health.status`) or the older text
+    (`Cluster-wide:\\n  Health: Healthy (…)`)."""
+    text = str(o.mapping(config_map.get("data")).get("status") or "")
+    for pattern in (_YAML_HEALTH, _TEXT_HEALTH):
+        found = pattern.search(text)
+        if found is not None:
+            status = found["status"]
+            return AutoscalerHealth(status == "Healthy", f"cluster-autoscaler health: {status}")
+    return AutoscalerHealth(None, "cluster-autoscaler status: not understood")

@@ -1,0 +1,704 @@
+"""The namespace's training work as the cluster will run it: each job as its pod sets.
+
+A training job is rarely one pod. Each common form is read as the pod sets its controller
+creates (a pod template times how many of it run at once), from the fields that controller reads:
+- batch/v1 Job: `parallelism` pods at once, at most `completions` (pkg/controller/job/
+  job_controller.go); an Indexed Job whose parallelism equals its completions is a set of ranks
+  that must all run (torchrun, `completionMode: Indexed`); CronJob: its `jobTemplate`.
+- JobSet (jobset.x-k8s.io/v1alpha2, api/jobset/v1alpha2/jobset_types.go): one set per
+  replicated job, `replicas` times its Job's pods; a replicated job that another waits for to
+  complete (`dependsOn` … `status: Complete`) runs before it, not beside it.
+- TrainJob (trainer.kubeflow.org/v1alpha1, pkg/apis/trainer/v1alpha1): its runtime's JobSet
+  template, with `trainer.numNodes` pods in the replicated job of the trainer step and
+  `trainer.resourcesPerNode` on the containers named `node`.
+- Kubeflow's PyTorchJob, TFJob, XGBoostJob, PaddleJob, JAXJob (kubeflow.org/v1) and MPIJob
+  (kubeflow.org/v2beta1 and v1): one set per replica type, `replicas` (default 1) each;
+  `runPolicy.suspend` (training-operator pkg/apis/kubeflow.org/v1/common_types.go).
+- RayCluster and RayJob (ray.io/v1): the head, and per worker group `replicas` times `numOfHosts`
+  (ray-operator/apis/ray/v1/raycluster_types.go).
+- LeaderWorkerSet (leaderworkerset.x-k8s.io/v1): per group one leader and `size` - 1 workers,
+  `replicas` groups (api/leaderworkerset/v1/leaderworkerset_types.go).
+Everything here is pure: a function of the objects read, unit-tested value by value.
+"""
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ListRead, ReadFailure
+
+QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+"""The label that hands a job to a Kueue queue (kueue pkg/controller/constants)."""
+JOBSET_NAME_LABEL = "jobset.sigs.k8s.io/jobset-name"
+REPLICATED_JOB_LABEL = "jobset.sigs.k8s.io/replicatedjob-name"
+KUBEFLOW_JOB_LABEL = "training.kubeflow.org/job-name"
+KUBEFLOW_ROLE_LABEL = "training.kubeflow.org/replica-type"
+RAY_CLUSTER_LABEL = "ray.io/cluster"
+RAY_GROUP_LABEL = "ray.io/group"
+RAY_HEAD_GROUP = "headgroup"
+"""The `ray.io/group` value of a Ray head pod (ray-operator pkg/utils/constant.go)."""
+LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
+LWS_WORKER_INDEX_LABEL = "leaderworkerset.sigs.k8s.io/worker-index"
+TRAINER_NODE = "node"
+"""The container a TrainJob's trainer settings apply to (trainer pkg/constants `Node`)."""
+TRAINER_STEP_LABEL = "trainer.kubeflow.org/trainjob-ancestor-step"
+TRAINER_STEP = "trainer"
+"""The runtime's replicated job labelled as the trainer step runs the TrainJob's nodes."""
+
+KUBEFLOW_REPLICA_SPECS = {
+    Kind.PYTORCH_JOB: "pytorchReplicaSpecs",
+    Kind.TF_JOB: "tfReplicaSpecs",
+    Kind.MPI_JOB: "mpiReplicaSpecs",
+    Kind.MPI_JOB_V1: "mpiReplicaSpecs",
+    Kind.XGBOOST_JOB: "xgbReplicaSpecs",
+    Kind.PADDLE_JOB: "paddleReplicaSpecs",
+    Kind.JAX_JOB: "jaxReplicaSpecs",
+}
+"""The field each Kubeflow kind keeps its replica types in."""
+OPTIONAL_KINDS = (
+    Kind.JOB_SET,
+    Kind.TRAIN_JOB,
+    *KUBEFLOW_REPLICA_SPECS,
+    Kind.RAY_JOB,
+    Kind.RAY_CLUSTER,
+    Kind.LEADER_WORKER_SET,
+)
+"""The training kinds that exist only where their controller is installed."""
+_MAY_BE_ABSENT = frozenset({Kind.CRON_JOB, *OPTIONAL_KINDS})
+"""Kinds a server may not serve at all: a list of them answered 404 finds them absent."""
+TRAINING_KIND_NAMES = frozenset(k.spec.name for k in (Kind.JOB, Kind.CRON_JOB, *OPTIONAL_KINDS))
+"""The kinds whose objects are training jobs, by the name objects carry in `kind`."""
+_PART_OF_OTHER_WORK = frozenset(k.spec.name for k in OPTIONAL_KINDS)
+"""Owners whose Jobs, JobSets or RayClusters are part of their own work (a TrainJob's JobSet, a
+RayJob's RayCluster, a JobSet's Jobs): such an object is read through its owner. A CronJob's
+Jobs are ordinary Jobs, and read as such."""
+
+
+class PodSet(Struct, frozen=True):
+    """Pods of one template that a job runs at the same time."""
+
+    name: str
+    """The role: the replica type, replicated job or worker group (`worker`, `Master`)."""
+    count: int
+    template: Mapping[str, Any]
+    """The pod template: `metadata` and `spec`."""
+
+    @property
+    def spec(self) -> Mapping[str, Any]:
+        """The pod spec the set's pods are made from."""
+        return o.pod_spec(self.template)
+
+    @property
+    def labels(self) -> Mapping[str, str]:
+        """The labels the set's pods are created with."""
+        return o.labels_of(self.template)
+
+
+class TrainingJob(Struct, frozen=True):
+    """One training job, in whatever form, as the pods its controller runs."""
+
+    kind: Kind
+    name: str
+    created: datetime | None
+    pod_sets: tuple[PodSet, ...]
+    together: bool
+    """Every pod must run at once (ranks of one distributed run); a plain parallel Job's pods
+    also start one by one."""
+    suspended: bool = False
+    finished: bool = False
+    failed: bool = False
+    queue: str = ""
+    """The Kueue queue it is handed to (`kueue.x-k8s.io/queue-name`), "" for none."""
+    uid: str = ""
+    cluster_name: str = ""
+    """A RayJob's RayCluster (`status.rayClusterName`), whose pods are the job's."""
+    failure: tuple[str, str] = ("", "")
+    """The reason and message of the job's failure, as its status says them."""
+    managed_by: str = ""
+    """`spec.managedBy`: another controller runs this job (Kueue's MultiKueue), "" for its own."""
+
+    @property
+    def ref(self) -> str:
+        """`Kind/name`, as findings name the objects they looked at."""
+        return f"{self.kind.spec.name}/{self.name}"
+
+    @property
+    def pods(self) -> int:
+        """How many pods run at once."""
+        return sum(s.count for s in self.pod_sets)
+
+    @property
+    def primary(self) -> PodSet:
+        """The set with the most pods (the workers), the first of equals: whose template the
+        admission gates are tried with."""
+        return max(self.pod_sets, key=lambda s: s.count) if self.pod_sets else _NO_POD_SET
+
+    def words(self) -> str:
+        """`the training job 'run-7'`."""
+        return f"the training job '{self.name}'"
+
+
+_NO_POD_SET = PodSet("", 0, {})
+
+
+class PodSetSummary(Struct, frozen=True):
+    """One pod set as the JSON report names it."""
+
+    name: str
+    count: int
+    requests: Mapping[str, int]
+    """Each pod's requests as the API server would store it, in scheduler units (CPU in
+    millicores, memory and storage in bytes)."""
+
+
+class JobSummary(Struct, frozen=True):
+    """The training job a report judged: which one, where it came from, and its pod sets."""
+
+    kind: str
+    name: str
+    source: str
+    """`newest` (the newest training job of the namespace) or `job-file` (`--job-file`)."""
+    together: bool
+    pod_sets: tuple[PodSetSummary, ...]
+
+
+class Unshaped(Struct, frozen=True):
+    """A training job whose pod sets could not be worked out, and why (its runtime missing)."""
+
+    kind: Kind
+    name: str
+    why: str
+    """Plain words: `its runtime 'torch-distributed' doesn't exist`."""
+    cant: CantRead | None = None
+    """The read that failed, when one did (an unknown, not a measurement)."""
+    created: datetime | None = None
+
+    @property
+    def ref(self) -> str:
+        """`Kind/name`."""
+        return f"{self.kind.spec.name}/{self.name}"
+
+
+def _count(value: object, default: int = 1) -> int:
+    """A replica count as the API defaults it; a negative or non-integer one counts as none."""
+    number = o.integer(value, default)
+    return max(number, 0)
+
+
+def pods_of_job_spec(spec: Mapping[str, Any]) -> int:
+    """How many pods a Job runs at once: `parallelism` (default 1), at most `completions`."""
+    parallelism = _count(spec.get("parallelism"))
+    completions = spec.get("completions")
+    if isinstance(completions, int) and not isinstance(completions, bool):
+        return min(parallelism, max(completions, 0))
+    return parallelism
+
+
+def _is_condition(obj: KubeObject, *kinds: str) -> bool:
+    return any((c := o.condition(obj, k)) is not None and c.get("status") == "True" for k in kinds)
+
+
+def _job_ranks(spec: Mapping[str, Any]) -> bool:
+    """An Indexed Job that runs all its indexes at once: ranks of one run."""
+    parallelism = _count(spec.get("parallelism"))
+    return (
+        spec.get("completionMode") == "Indexed"
+        and parallelism > 1
+        and spec.get("completions") == parallelism
+    )
+
+
+def _common(obj: KubeObject) -> dict[str, Any]:
+    meta = o.mapping(obj.get("metadata"))
+    failed = o.condition(obj, "Failed")
+    failure = (
+        (str(failed.get("reason") or ""), str(failed.get("message") or ""))
+        if failed is not None and failed.get("status") == "True"
+        else ("", "")
+    )
+    managed_by = o.mapping(obj.get("spec")).get("managedBy")
+    return {
+        "name": o.name_of(obj),
+        "created": o.created_at(obj),
+        "queue": str(o.labels_of(obj).get(QUEUE_LABEL) or ""),
+        "uid": str(meta.get("uid") or ""),
+        "failure": failure,
+        # The Job controller's own name for itself (pkg/apis/batch/types.go JobControllerName).
+        "managed_by": ""
+        if managed_by in (None, "", "kubernetes.io/job-controller")
+        else str(managed_by),
+    }
+
+
+def from_job(job: KubeObject) -> TrainingJob:
+    """A batch/v1 Job: one set of `parallelism` pods (at most `completions`)."""
+    spec = o.mapping(job.get("spec"))
+    return TrainingJob(
+        kind=Kind.JOB,
+        pod_sets=(PodSet("worker", pods_of_job_spec(spec), o.pod_template(job)),),
+        together=_job_ranks(spec),
+        suspended=spec.get("suspend") is True,
+        finished=_is_condition(job, "Complete", "Failed"),
+        failed=_is_condition(job, "Failed"),
+        **_common(job),
+    )
+
+
+def from_cron_job(cron: KubeObject) -> TrainingJob:
+    """A CronJob: the Job its next run creates."""
+    spec = o.mapping(cron.get("spec"))
+    job_spec = o.mapping(o.mapping(spec.get("jobTemplate")).get("spec"))
+    return TrainingJob(
+        kind=Kind.CRON_JOB,
+        pod_sets=(
+            PodSet("worker", pods_of_job_spec(job_spec), o.pod_template({"spec": job_spec})),
+        ),
+        together=_job_ranks(job_spec),
+        suspended=spec.get("suspend") is True,
+        **_common(cron),
+    )
+
+
+class _ReplicatedJob(Struct, frozen=True):
+    name: str
+    replicas: int
+    job_labels: Mapping[str, str]
+    job_spec: Mapping[str, Any]
+
+    def pod_set(self, pods_per_job: int | None = None) -> PodSet:
+        per_job = pods_of_job_spec(self.job_spec) if pods_per_job is None else pods_per_job
+        return PodSet(self.name, self.replicas * per_job, o.mapping(self.job_spec.get("template")))
+
+
+def _replicated_jobs(jobset_spec: Mapping[str, Any]) -> list[_ReplicatedJob]:
+    """The replicated jobs that run beside each other: one that another waits for to
+    complete has finished before that one starts."""
+    replicated = [o.mapping(r) for r in o.sequence(jobset_spec.get("replicatedJobs"))]
+    before = {
+        str(o.mapping(d).get("name"))
+        for r in replicated
+        for d in o.sequence(r.get("dependsOn"))
+        if o.mapping(d).get("status") == "Complete"
+    }
+    return [
+        _ReplicatedJob(
+            str(job.get("name") or ""),
+            _count(job.get("replicas")),
+            o.labels_of(o.mapping(job.get("template"))),
+            o.mapping(o.mapping(job.get("template")).get("spec")),
+        )
+        for job in replicated
+        if str(job.get("name") or "") not in before
+    ]
+
+
+def from_jobset(jobset: KubeObject) -> TrainingJob:
+    """A JobSet: one set per replicated job that runs beside the others."""
+    spec = o.mapping(jobset.get("spec"))
+    return TrainingJob(
+        kind=Kind.JOB_SET,
+        pod_sets=tuple(job.pod_set() for job in _replicated_jobs(spec)),
+        together=True,
+        suspended=spec.get("suspend") is True,
+        finished=_is_condition(jobset, "Completed", "Failed"),
+        failed=_is_condition(jobset, "Failed"),
+        **_common(jobset),
+    )
+
+
+def runtime_of(train_job: KubeObject) -> tuple[Kind, str]:
+    """The runtime a TrainJob names: a ClusterTrainingRuntime unless it says TrainingRuntime."""
+    ref = o.mapping(o.mapping(train_job.get("spec")).get("runtimeRef"))
+    kind = (
+        Kind.TRAINING_RUNTIME
+        if ref.get("kind") == "TrainingRuntime"
+        else (Kind.CLUSTER_TRAINING_RUNTIME)
+    )
+    return kind, str(ref.get("name") or "")
+
+
+def _with_trainer(template: Mapping[str, Any], trainer: Mapping[str, Any]) -> dict[str, Any]:
+    """A pod template with the TrainJob's image, command, args and resources applied to its
+    container `node`."""
+    spec = dict(o.pod_spec(template))
+    containers = []
+    for container in o.containers(spec):
+        changed = dict(container)
+        if container.get("name") == TRAINER_NODE:
+            for field in ("image", "command", "args"):
+                if trainer.get(field):
+                    changed[field] = trainer[field]
+            resources = o.mapping(trainer.get("resourcesPerNode"))
+            if resources.get("limits") or resources.get("requests"):
+                changed["resources"] = resources
+        containers.append(changed)
+    spec["containers"] = containers
+    return {**template, "spec": spec}
+
+
+def from_train_job(train_job: KubeObject, runtime: Got | CantRead) -> TrainingJob | Unshaped:
+    """A TrainJob as its runtime's JobSet: the replicated job labelled as the trainer step
+    runs `numNodes` pods (the TrainJob's, else the runtime's; under an MPI policy, the job
+    named `node` does), and every container `node` takes the trainer's image, command and
+    resources (pkg/runtime/framework/plugins/jobset/builder.go `Trainer`)."""
+    kind, name = runtime_of(train_job)
+    common = _common(train_job)
+    if isinstance(runtime, CantRead):
+        what = "training runtime" if kind is Kind.TRAINING_RUNTIME else "cluster training runtime"
+        if runtime.is_measurement:
+            return Unshaped(
+                Kind.TRAIN_JOB,
+                common["name"],
+                f"its {what} '{name}' doesn't exist",
+                created=common["created"],
+            )
+        return Unshaped(
+            Kind.TRAIN_JOB,
+            common["name"],
+            f"its {what} '{name}' could not be read",
+            runtime,
+            created=common["created"],
+        )
+    spec = o.mapping(train_job.get("spec"))
+    trainer = o.mapping(spec.get("trainer"))
+    runtime_spec = o.mapping(runtime.obj.get("spec"))
+    jobset_spec = o.mapping(o.mapping(runtime_spec.get("template")).get("spec"))
+    policy = o.mapping(runtime_spec.get("mlPolicy"))
+    nodes = _count(trainer.get("numNodes", policy.get("numNodes")))
+    mpi = o.mapping(policy.get("mpi"))
+    sets = []
+    for job in _replicated_jobs(jobset_spec):
+        pod_set = job.pod_set()
+        if mpi and job.name == TRAINER_NODE:
+            # An MPI runtime's nodes are the job named `node`; a launcher that runs as a node
+            # takes one of them (plugins/mpi/mpi.go EnforceMLPolicy).
+            count = max(nodes - 1, 1) if mpi.get("runLauncherAsNode") is True else nodes
+            pod_set = PodSet(job.name, count, pod_set.template)
+        elif not mpi and job.job_labels.get(TRAINER_STEP_LABEL) == TRAINER_STEP:
+            # The trainer step runs one Job of numNodes pods (replicas forced to 1).
+            pod_set = PodSet(job.name, nodes, pod_set.template)
+        sets.append(PodSet(pod_set.name, pod_set.count, _with_trainer(pod_set.template, trainer)))
+    return TrainingJob(
+        kind=Kind.TRAIN_JOB,
+        pod_sets=tuple(sets),
+        together=True,
+        suspended=spec.get("suspend") is True,
+        finished=_is_condition(train_job, "Complete", "Failed"),
+        failed=_is_condition(train_job, "Failed"),
+        **common,
+    )
+
+
+def from_kubeflow(kind: Kind, job: KubeObject) -> TrainingJob:
+    """A Kubeflow job: one set per replica type, `replicas` (default 1) each."""
+    spec = o.mapping(job.get("spec"))
+    replicas = o.mapping(spec.get(KUBEFLOW_REPLICA_SPECS[kind]))
+    sets = tuple(
+        PodSet(
+            str(role), _count(o.mapping(r).get("replicas")), o.mapping(o.mapping(r).get("template"))
+        )
+        for role, r in replicas.items()
+    )
+    return TrainingJob(
+        kind=kind,
+        pod_sets=sets,
+        together=True,
+        suspended=o.mapping(spec.get("runPolicy")).get("suspend") is True,
+        finished=_is_condition(job, "Succeeded", "Failed"),
+        failed=_is_condition(job, "Failed"),
+        **_common(job),
+    )
+
+
+def _ray_sets(cluster_spec: Mapping[str, Any]) -> tuple[PodSet, ...]:
+    head = o.mapping(cluster_spec.get("headGroupSpec"))
+    sets = [PodSet(RAY_HEAD_GROUP, 1, o.mapping(head.get("template")))] if head else []
+    for group in (o.mapping(g) for g in o.sequence(cluster_spec.get("workerGroupSpecs"))):
+        if group.get("suspend") is True:
+            continue
+        replicas = _count(group.get("replicas", group.get("minReplicas", 0)), 0)
+        hosts = _count(group.get("numOfHosts"))
+        sets.append(
+            PodSet(
+                str(group.get("groupName") or ""),
+                replicas * hosts,
+                o.mapping(group.get("template")),
+            )
+        )
+    return tuple(sets)
+
+
+def from_ray_cluster(cluster: KubeObject) -> TrainingJob:
+    """A RayCluster: its head and its worker groups."""
+    spec = o.mapping(cluster.get("spec"))
+    return TrainingJob(
+        kind=Kind.RAY_CLUSTER,
+        pod_sets=_ray_sets(spec),
+        together=True,
+        suspended=spec.get("suspend") is True,
+        cluster_name=o.name_of(cluster),
+        **_common(cluster),
+    )
+
+
+def from_ray_job(job: KubeObject) -> TrainingJob:
+    """A RayJob: the RayCluster it creates (none when it runs on an existing one)."""
+    spec = o.mapping(job.get("spec"))
+    status = o.mapping(job.get("status"))
+    state = status.get("jobDeploymentStatus")
+    common = _common(job)
+    if state == "Failed":
+        common["failure"] = (str(status.get("reason") or ""), str(status.get("message") or ""))
+    return TrainingJob(
+        kind=Kind.RAY_JOB,
+        pod_sets=_ray_sets(o.mapping(spec.get("rayClusterSpec"))),
+        together=True,
+        suspended=spec.get("suspend") is True,
+        finished=state in ("Complete", "Failed"),
+        failed=state == "Failed",
+        cluster_name=str(status.get("rayClusterName") or ""),
+        **common,
+    )
+
+
+def from_leader_worker_set(lws: KubeObject) -> TrainingJob:
+    """A LeaderWorkerSet: `replicas` groups of one leader and `size` - 1 workers."""
+    spec = o.mapping(lws.get("spec"))
+    template = o.mapping(spec.get("leaderWorkerTemplate"))
+    groups = _count(spec.get("replicas"))
+    size = _count(template.get("size"))
+    workers = o.mapping(template.get("workerTemplate"))
+    leader = o.mapping(template.get("leaderTemplate")) or workers
+    sets = [PodSet("leader", groups, leader)]
+    if size > 1:
+        sets.append(PodSet("worker", groups * (size - 1), workers))
+    return TrainingJob(
+        kind=Kind.LEADER_WORKER_SET,
+        pod_sets=tuple(sets),
+        together=True,
+        **_common(lws),
+    )
+
+
+def _part_of_other_work(obj: KubeObject) -> bool:
+    """An object another training kind created, read through that kind."""
+    return any(kind in _PART_OF_OTHER_WORK for kind, _ in o.owner_kinds(obj))
+
+
+_Key = tuple[str, str, str]
+"""How a pod is matched to its job: ("owner", kind, name) or ("label", key, value)."""
+
+
+def _keys(job: TrainingJob) -> list[_Key]:
+    """What marks a pod as one of `job`'s: its controller, or the label the job's controller
+    puts on every pod it creates."""
+    kind = job.kind
+    if kind is Kind.JOB:
+        return [("owner", "Job", job.name)]
+    if kind in (Kind.JOB_SET, Kind.TRAIN_JOB):
+        return [("label", JOBSET_NAME_LABEL, job.name)]  # a TrainJob's JobSet has its name
+    if kind in KUBEFLOW_REPLICA_SPECS:
+        return [("owner", kind.spec.name, job.name), ("label", KUBEFLOW_JOB_LABEL, job.name)]
+    if kind in (Kind.RAY_CLUSTER, Kind.RAY_JOB) and job.cluster_name:
+        return [("label", RAY_CLUSTER_LABEL, job.cluster_name)]
+    if kind is Kind.LEADER_WORKER_SET:
+        return [("label", LWS_NAME_LABEL, job.name)]
+    return []
+
+
+class TrainingWork(Struct, frozen=True):
+    """Every training job of the namespace, and the lists that could not be read."""
+
+    jobs: tuple[TrainingJob, ...] = ()
+    unshaped: tuple[Unshaped, ...] = ()
+    unread: tuple[tuple[Kind, CantRead], ...] = ()
+    """Lists of training kinds that could not be read (discovery included)."""
+    planned: TrainingJob | None = None
+    """The job to check instead of the newest one (`--job-file`): not yet submitted."""
+    lookup: Mapping[_Key, int] = {}
+    """Which job (its index in `jobs`) a pod's controller or label points at."""
+    planned_unshaped: Unshaped | None = None
+    """`--job-file`'s job, when its pod sets could not be worked out."""
+
+    @property
+    def judged_unshaped(self) -> Unshaped | None:
+        """The job to judge when its pod sets could not be worked out: the planned one, or
+        one newer than every job whose pod sets are known."""
+        if self.planned_unshaped is not None:
+            return self.planned_unshaped
+        if self.planned is not None or not self.unshaped:
+            return None
+        newest = max(self.unshaped, key=lambda u: (str(u.created or ""), u.name))
+        judged = self.judged
+        if judged is None or str(newest.created or "") >= str(judged.created or ""):
+            return newest
+        return None
+
+    @property
+    def judged(self) -> TrainingJob | None:
+        """The job whose shape the next training run is judged by: the planned one, else the
+        newest (by creation, then kind and name)."""
+        if self.planned is not None:
+            return self.planned
+        if not self.jobs:
+            return None
+        return max(self.jobs, key=lambda j: (str(j.created or ""), j.kind.spec.name, j.name))
+
+    def relevant(self) -> list[TrainingJob]:
+        """Unfinished jobs, and the judged one even when finished."""
+        judged = self.judged
+        found = [j for j in self.jobs if not j.finished or j is judged]
+        return [*found, self.planned] if self.planned is not None else found
+
+    def job_of(self, pod: KubeObject) -> TrainingJob | None:
+        """The training job a pod belongs to, by its controller or its controller's label."""
+        for kind, name in o.owner_kinds(pod):
+            index = self.lookup.get(("owner", kind, name))
+            if index is not None:
+                return self.jobs[index]
+        for key, value in o.labels_of(pod).items():
+            index = self.lookup.get(("label", str(key), str(value)))
+            if index is not None:
+                return self.jobs[index]
+        return None
+
+
+_TRAINING_POD_LABELS = (
+    JOBSET_NAME_LABEL,
+    KUBEFLOW_JOB_LABEL,
+    RAY_CLUSTER_LABEL,
+    LWS_NAME_LABEL,
+)
+
+
+def training_owner(pod: KubeObject) -> str | None:
+    """The name of the training job a pod belongs to, from the pod alone: its Job, or the
+    label its training controller sets (a JobSet's, a Kubeflow job's, a Ray cluster's, a
+    LeaderWorkerSet's); None for a pod of no training job."""
+    labels = o.labels_of(pod)
+    for label in _TRAINING_POD_LABELS:
+        if labels.get(label):
+            return str(labels[label])
+    return o.job_owner(pod)
+
+
+def pod_set_of(job: TrainingJob, pod: KubeObject) -> str:
+    """The name of the set `pod` belongs to, by the role label its controller sets; the
+    job's first set when it has no such label."""
+    labels = o.labels_of(pod)
+    role = {
+        Kind.JOB_SET: labels.get(REPLICATED_JOB_LABEL),
+        Kind.TRAIN_JOB: labels.get(REPLICATED_JOB_LABEL),
+        Kind.RAY_CLUSTER: labels.get(RAY_GROUP_LABEL),
+        Kind.RAY_JOB: labels.get(RAY_GROUP_LABEL),
+        Kind.LEADER_WORKER_SET: (
+            None
+            if LWS_WORKER_INDEX_LABEL not in labels
+            else "leader"
+            if labels[LWS_WORKER_INDEX_LABEL] == "0"
+            else "worker"
+        ),
+    }.get(job.kind)
+    if job.kind in KUBEFLOW_REPLICA_SPECS:
+        kubeflow_role = str(labels.get(KUBEFLOW_ROLE_LABEL) or "").lower()
+        role = next((s.name for s in job.pod_sets if s.name.lower() == kubeflow_role), None)
+    names = [s.name for s in job.pod_sets]
+    if role in names:
+        return str(role)
+    return names[0] if names else ""
+
+
+def shape(
+    kind: Kind, obj: KubeObject, runtime: Got | CantRead | None = None
+) -> TrainingJob | Unshaped | None:
+    """The training job an object of `kind` is; None for a kind that is no training job. A
+    TrainJob needs its runtime's read."""
+    if kind is Kind.JOB:
+        return from_job(obj)
+    if kind is Kind.CRON_JOB:
+        return from_cron_job(obj)
+    if kind is Kind.JOB_SET:
+        return from_jobset(obj)
+    if kind is Kind.TRAIN_JOB:
+        return from_train_job(obj, runtime if runtime is not None else _NO_RUNTIME)
+    if kind in KUBEFLOW_REPLICA_SPECS:
+        return from_kubeflow(kind, obj)
+    if kind is Kind.RAY_JOB:
+        return from_ray_job(obj)
+    if kind is Kind.RAY_CLUSTER:
+        return from_ray_cluster(obj)
+    if kind is Kind.LEADER_WORKER_SET:
+        return from_leader_worker_set(obj)
+    return None
+
+
+_NO_RUNTIME = CantRead(ReadFailure.NOT_CAPTURED, "the runtime was not read")
+
+
+def training_work(
+    lists: Mapping[Kind, ListRead],
+    runtimes: Mapping[tuple[Kind, str], Got | CantRead],
+    planned: TrainingJob | Unshaped | None = None,
+) -> TrainingWork:
+    """Every training job in `lists` (Jobs, CronJobs and the optional kinds that are served),
+    each read once; a Job another training kind created is read through that kind."""
+    jobs: list[TrainingJob] = []
+    unshaped: list[Unshaped] = []
+    unread: list[tuple[Kind, CantRead]] = []
+    for kind, read in lists.items():
+        if isinstance(read, CantRead):
+            # A list the server answers 404 is a kind it does not serve: measured absent.
+            if not (read.is_measurement and kind in _MAY_BE_ABSENT):
+                unread.append((kind, read))
+            continue
+        for obj in _own_work(read):
+            runtime = runtimes.get(runtime_of(obj)) if kind is Kind.TRAIN_JOB else None
+            job = shape(kind, obj, runtime)
+            if isinstance(job, TrainingJob):
+                jobs.append(job)
+            elif isinstance(job, Unshaped):
+                unshaped.append(job)
+    lookup: dict[_Key, int] = {}
+    for index, job in enumerate(jobs):
+        for key in _keys(job):
+            lookup.setdefault(key, index)
+    return TrainingWork(
+        tuple(jobs),
+        tuple(unshaped),
+        tuple(unread),
+        planned if isinstance(planned, TrainingJob) else None,
+        lookup,
+        planned if isinstance(planned, Unshaped) else None,
+    )
+
+
+def _own_work(read: Listed) -> Iterable[KubeObject]:
+    return [obj for obj in read.items if not _part_of_other_work(obj)]
+
+
+def served_versions(api_groups: KubeObject) -> dict[str, tuple[str, ...]]:
+    """Each API group the server serves and its versions, from discovery's APIGroupList
+    (staging/src/k8s.io/apimachinery/pkg/apis/meta/v1/types.go `APIGroupList`)."""
+    served: dict[str, tuple[str, ...]] = {}
+    for group in (o.mapping(g) for g in o.sequence(api_groups.get("groups"))):
+        versions = [o.mapping(v).get("version") for v in o.sequence(group.get("versions"))]
+        served[str(group.get("name") or "")] = tuple(str(v) for v in versions if v)
+    return served
+
+
+def optional_kinds_served(api_groups: KubeObject) -> list[Kind]:
+    """The optional training kinds whose group serves their version; of two versions of one
+    resource (MPIJob), the first listed in OPTIONAL_KINDS."""
+    served = served_versions(api_groups)
+    kinds: list[Kind] = []
+    taken: set[tuple[str, str]] = set()
+    for kind in OPTIONAL_KINDS:
+        spec = kind.spec
+        resource = (spec.group, spec.plural)
+        if spec.version in served.get(spec.group, ()) and resource not in taken:
+            kinds.append(kind)
+            taken.add(resource)
+    return kinds

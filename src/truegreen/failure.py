@@ -1,0 +1,60 @@
+"""The one JSON document of a run that stopped before it had a result, for every command.
+
+A bad flag, a path that does not exist, a kubeconfig that cannot be used, a cluster that
+could not be reached, a bug: with `-o json` each command prints this document on stdout, whose
+shape is docs/failure.schema.json (`schema_version` 1): `schema_version`, `exit_code` (1, 3
+or 64) and `headline` {`code`, `text`, `remedy`}. A command adds its own result's fields,
+empty, so that a reader of its results reads its failures too (doctor's `findings`, lint's
+`files`, refresh's `workloads`).
+"""
+
+from typing import Any
+
+from msgspec import Struct
+
+from truegreen.errors import TruegreenError
+from truegreen.exitcodes import ExitCode
+
+SCHEMA_VERSION = 1
+
+INTERNAL_REMEDY = "run again with --debug and report the traceback"
+
+
+class Failure(Struct, frozen=True):
+    """Why a run stopped before it had a result, and what to do."""
+
+    exit_code: ExitCode
+    code: str
+    """A stable id: `bad-usage`, `setup-failed`, `cluster-unreachable`, `internal-error`..."""
+    text: str
+    remedy: str
+
+    @classmethod
+    def of(cls, error: TruegreenError) -> "Failure":
+        """The failure an expected error describes."""
+        text = f"{error.what}: {error.why}" if error.why else error.what
+        return cls(error.exit_code, error.code, text, error.todo)
+
+    @classmethod
+    def internal(cls, error: BaseException) -> "Failure":
+        """A bug in truegreen: named by its exception type, never by its message."""
+        return cls(
+            ExitCode.BROKEN,
+            "internal-error",
+            f"internal error ({type(error).__name__}); this is a bug in truegreen",
+            INTERNAL_REMEDY,
+        )
+
+    def line(self) -> str:
+        """The one line on stderr: `what: why. remedy`."""
+        return f"{self.text}. {self.remedy}" if self.remedy else self.text
+
+
+def failure_document(failure: Failure, **result_fields: Any) -> dict[str, Any]:
+    """The shared document, with a command's own result fields after it."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "exit_code": int(failure.exit_code),
+        "headline": {"code": failure.code, "text": failure.text, "remedy": failure.remedy},
+        **result_fields,
+    }

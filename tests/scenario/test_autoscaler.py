@@ -1,0 +1,178 @@
+"""A training pod the scheduler could not place, and what an autoscaler said about it: a machine
+on its way is a measured wait; a machine that cannot be added is why the job will not run."""
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from tests.scenario.conftest import Doctor
+from tests.support.scenarios import NAMESPACE, Obj, healthy, job_pod, training_job, ts
+
+
+def _capacity(report: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [
+        (f["code"], f["status"], f["basis"]) for f in report["findings"] if f["check"] == "capacity"
+    ]
+
+
+def _waiting(now: datetime) -> tuple[list[Obj], Obj]:
+    """A job of 8 GPUs on a cluster whose largest machine has 2; its pod marked unschedulable."""
+    job = training_job("big", now, gpus=8, finished=False, age=timedelta(minutes=3))
+    pod = job_pod(job, now, suffix="w1", node_name=None, phase="Pending", age=timedelta(minutes=3))
+    return [*healthy(now), job], pod
+
+
+def _scaler_event(
+    now: datetime, pod: Obj, reason: str, message: str, *, source: str, age: timedelta
+) -> Obj:
+    """An Event as cluster-autoscaler (processors/status/eventing_scale_up_processor.go: type
+    Normal, component cluster-autoscaler) or Karpenter records it on the pod."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{pod['metadata']['name']}.{reason.lower()}", "namespace": NAMESPACE},
+        "involvedObject": {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "name": pod["metadata"]["name"],
+            "namespace": NAMESPACE,
+        },
+        "reason": reason,
+        "message": message,
+        "source": {"component": source},
+        "firstTimestamp": ts(now - age),
+        "lastTimestamp": ts(now - age),
+        "count": 1,
+        "type": "Normal",
+    }
+
+
+def scale_up_event(now: datetime, pod: Obj) -> Obj:
+    """cluster-autoscaler's TriggeredScaleUp on `pod`, two minutes ago."""
+    return _scaler_event(
+        now,
+        pod,
+        "TriggeredScaleUp",
+        "pod triggered scale-up: [{eks-gpu-ng 0->1 (max: 4)}]",
+        source="cluster-autoscaler",
+        age=timedelta(minutes=2),
+    )
+
+
+def test_a_scale_up_in_progress_is_a_wait(doctor: Doctor) -> None:
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        return [*objects, pod, scale_up_event(now, pod)]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _capacity(report) == [("capacity.machine-coming", "warn", "measured")]
+    # A wait, as a running job's: it outranks plain warnings (the job's 8 GPUs want shared
+    # memory, a warning of its own here).
+    assert report["headline"]["rule"] == "waiting-for-running-job"
+    assert "workloads.no-shared-memory" in {f["code"] for f in report["findings"]}
+    assert report["headline"]["text"] == (
+        "A machine is being added for the training job 'big': the machine group eks-gpu-ng goes "
+        "from 0 to 1 machines."
+    )
+    assert result.exit_code == 0
+
+
+def test_a_scale_up_long_past_is_no_longer_a_machine_on_its_way(doctor: Doctor) -> None:
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        triggered = _scaler_event(
+            now,
+            pod,
+            "TriggeredScaleUp",
+            "pod triggered scale-up: [{eks-gpu-ng 0->1 (max: 4)}]",
+            source="cluster-autoscaler",
+            age=timedelta(hours=1),
+        )
+        return [*objects, pod, triggered]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert ("capacity.machine-coming", "warn", "measured") not in _capacity(result.json())
+    assert result.exit_code == 2
+
+
+def test_a_node_group_at_its_maximum_is_why_the_job_will_not_run(doctor: Doctor) -> None:
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        refused = _scaler_event(
+            now,
+            pod,
+            "NotTriggerScaleUp",
+            "pod didn't trigger scale-up: 2 max node group size reached",
+            source="cluster-autoscaler",
+            age=timedelta(minutes=1),
+        )
+        return [*objects, pod, refused]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _capacity(report)[0] == ("capacity.no-machine-can-be-added", "fail", "measured")
+    assert report["headline"]["text"] == (
+        "No machine can be added for 1 program of the training job 'big': its machine groups are "
+        "at their largest."
+    )
+    assert result.exit_code == 2
+
+
+def test_karpenter_s_nomination_is_a_machine_on_its_way(doctor: Doctor) -> None:
+    """Karpenter's provisioner nominates the pod for the NodeClaim it launches
+    (pkg/controllers/provisioning: `Pod should schedule on: nodeclaim/<name>`)."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        nominated = _scaler_event(
+            now,
+            pod,
+            "Nominated",
+            "Pod should schedule on: nodeclaim/gpu-pool-8xk2q",
+            source="karpenter",
+            age=timedelta(seconds=40),
+        )
+        return [*objects, pod, nominated]
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    assert _capacity(report) == [("capacity.machine-coming", "warn", "measured")]
+    assert "Karpenter makes the machine gpu-pool-8xk2q for it" in report["headline"]["text"]
+
+
+def test_an_unhealthy_autoscaler_says_so(doctor: Doctor) -> None:
+    """cluster-autoscaler's status ConfigMap in its YAML form (1.30 and later,
+    clusterstate/api/types.go): clusterWide.health.status Unhealthy."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        status = {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": "cluster-autoscaler-status", "namespace": "kube-system"},
+            "data": {
+                "status": (
+                    "time: 2026-12-02 10:00:00.000000000 +0000 UTC\n"
+                    "autoscalerStatus: Running\n"
+                    "clusterWide:\n  health:\n    status: Unhealthy\n"
+                    "    nodeCounts:\n      registered:\n        total: 3\n        ready: 1\n"
+                )
+            },
+        }
+        return [*objects, pod, status]
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    assert ("capacity.autoscaler-unhealthy", "fail", "measured") in _capacity(report)
+
+
+def test_the_autoscaler_is_asked_only_about_pods_the_scheduler_could_not_place(
+    doctor: Doctor,
+) -> None:
+    doctor.load("healthy")
+    doctor.live("-o", "json")
+    assert not [r for r in doctor.server.log if "source" in r.query.get("fieldSelector", "")]
+    assert not [r for r in doctor.server.log if r.path.endswith("cluster-autoscaler-status")]

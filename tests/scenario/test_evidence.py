@@ -1,0 +1,376 @@
+"""What the cluster already measured is a finding the moment it exists: the scheduler's
+Unschedulable condition, a controller's refused creates, a volume that would not attach, the
+last job's failure, a job paused with nothing to start it. No grace period delays a
+measurement."""
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tests.scenario.conftest import Doctor
+from tests.support.scenarios import NAMESPACE, Obj, find, healthy, job_pod, training_job, ts
+
+
+def _codes(report: dict[str, Any], check: str) -> list[tuple[str, str, str]]:
+    return [(f["code"], f["status"], f["basis"]) for f in report["findings"] if f["check"] == check]
+
+
+def _finding(report: dict[str, Any], code: str) -> dict[str, Any]:
+    found: list[dict[str, Any]] = [f for f in report["findings"] if f["code"] == code]
+    assert len(found) == 1, [f["code"] for f in report["findings"]]
+    return found[0]
+
+
+def _event(now: datetime, involved: Obj, reason: str, message: str, *, count: int = 1) -> Obj:
+    """A core/v1 Event as a controller's EventRecorder writes it (`kubectl get events -o yaml`:
+    involvedObject, reason, message, source, counts and times, type Warning)."""
+    meta = involved["metadata"]
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {
+            "name": f"{meta['name']}.{abs(hash(message)) % 10**16:016x}",
+            "namespace": NAMESPACE,
+        },
+        "involvedObject": {
+            "apiVersion": involved["apiVersion"],
+            "kind": involved["kind"],
+            "name": meta["name"],
+            "namespace": NAMESPACE,
+            "uid": meta.get("uid", ""),
+        },
+        "reason": reason,
+        "message": message,
+        "source": {
+            "component": "job-controller" if reason == "FailedCreate" else "attachdetach-controller"
+        },
+        "firstTimestamp": ts(now - timedelta(minutes=20)),
+        "lastTimestamp": ts(now - timedelta(minutes=1)),
+        "count": count,
+        "type": "Warning",
+        "reportingComponent": "",
+        "reportingInstance": "",
+    }
+
+
+def _unschedulable_for_its_volume(now: datetime) -> list[Obj]:
+    """train-002's pod, marked by the scheduler one minute ago: its data volume is in another
+    zone than the machine with room (the message as kube-scheduler writes it: the volumebinding
+    plugin's `node(s) had volume node affinity conflict`, the nodeaffinity plugin's `didn't
+    match Pod's node affinity/selector`, then the preemption plugin's verdict)."""
+    job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=1))
+    pod = job_pod(job, now, suffix="q1", node_name=None, phase="Pending", age=timedelta(minutes=1))
+    pod["status"]["conditions"][0]["message"] = (
+        "0/3 nodes are available: 1 node(s) had volume node affinity conflict, 2 node(s) didn't "
+        "match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption "
+        "is not helpful for scheduling."
+    )
+    return [*healthy(now), job, pod]
+
+
+def test_a_pod_the_scheduler_marked_a_minute_ago_is_a_measured_failure(doctor: Doctor) -> None:
+    doctor.load(_unschedulable_for_its_volume)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert ("capacity.unschedulable", "fail", "measured") in _codes(report, "capacity")
+    found = _finding(report, "capacity.unschedulable")
+    assert found["headline"] == (
+        "The cluster found no machine for 1 program of the training job 'train-002': of 3 "
+        "machines, 1 can't reach its data volume and 2 are outside the job's placement rules."
+    )
+    assert found["remedy"].startswith("Run the job where its data volume can be reached")
+    assert found["details"][0].startswith("scheduler on train-002-q1: 0/3 nodes are available")
+    assert report["headline"]["code"] == "capacity.unschedulable"
+    assert result.exit_code == 2
+
+
+def test_no_room_by_the_scheduler_beats_room_by_arithmetic(doctor: Doctor) -> None:
+    """The scheduler says no machine has the GPU although the sums say one does (a device
+    plugin's count it just saw drop, a pod it counts that doctor does not): its word wins."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=1))
+        pod = job_pod(
+            job, now, suffix="q1", node_name=None, phase="Pending", age=timedelta(minutes=1)
+        )
+        return [*healthy(now), job, pod]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "capacity") == [("capacity.unschedulable", "fail", "measured")]
+    assert _finding(report, "capacity.unschedulable")["headline"] == (
+        "The cluster found no machine for 1 program of the training job 'train-002': of 2 "
+        "machines, 2 lack nvidia.com/gpu."
+    )
+    assert result.exit_code == 2
+
+
+def test_no_room_while_a_running_job_holds_it_stays_a_wait_with_the_scheduler_s_words(
+    doctor: Doctor,
+) -> None:
+    doctor.load("held-by-running-job")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "capacity") == [("capacity.held-by-running-job", "warn", "inferred")]
+    details = _finding(report, "capacity.held-by-running-job")["details"]
+    assert any(
+        d.startswith("scheduler on train-003-y1: 0/2 nodes are available: 2 Insufficient")
+        for d in details
+    )
+    assert result.exit_code == 0
+
+
+def _refused_by_limit_range(now: datetime) -> list[Obj]:
+    """A Job with no pods after 20 minutes: the Job controller's create was refused nine times
+    by the namespace's LimitRange (plugin/pkg/admission/limitranger's words, prefixed by the
+    Job controller's `Error creating: `)."""
+    job = training_job("big", now, gpus=1, finished=False, age=timedelta(minutes=20))
+    job["metadata"]["uid"] = "uid-big"
+    job["status"] = {}
+    message = (
+        'Error creating: pods "big-7x2kq" is forbidden: maximum memory usage per Container is '
+        "1Gi, but limit is 1536Mi."
+    )
+    return [*healthy(now), job, _event(now, job, "FailedCreate", message, count=9)]
+
+
+def test_refused_creates_of_a_job_s_pods_are_measured_with_their_cause(doctor: Doctor) -> None:
+    doctor.load(_refused_by_limit_range)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert ("admission.pods-refused", "fail", "measured") in _codes(report, "admission")
+    found = _finding(report, "admission.pods-refused")
+    assert found["headline"] == (
+        "The cluster refuses to create the programs of the training job 'big': they are outside "
+        "the sizes the environment allows one program."
+    )
+    assert found["details"] == [
+        "FailedCreate on Job/big (9 times, last "
+        + found["details"][0].split("last ")[1].split(")")[0]
+        + '): pods "big-7x2kq" is forbidden: maximum memory usage per Container is 1Gi, but '
+        "limit is 1536Mi."
+    ]
+    assert "describe limitranges" in found["remedy"]
+    assert report["headline"]["code"] == "admission.pods-refused"
+    assert result.exit_code == 2
+
+
+def test_a_refusal_for_a_job_that_has_its_pods_now_is_over(doctor: Doctor) -> None:
+    """The same Event, but the Job has made its pod since (it is starting on gpu-1): the
+    refusal no longer stands, though the warnings are read (the job does not run yet)."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _refused_by_limit_range(now)
+        job = find(objects, "Job", "big")
+        return [*objects, job_pod(job, now, suffix="ok1", node_name="gpu-1", phase="Pending")]
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    assert [r for r in doctor.server.log if r.path.endswith("/events")], "precondition: read"
+    assert "admission.pods-refused" not in {f["code"] for f in report["findings"]}
+
+
+def test_a_volume_attached_to_another_machine_is_measured(doctor: Doctor) -> None:
+    """The pod is on gpu-1 and cannot start: the attach-detach controller's Multi-Attach error
+    (pkg/controller/volume/attachdetach/reconciler: `Multi-Attach error for volume … Volume is
+    already exclusively attached to one node and can't be attached to another`)."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=3))
+        pod = job_pod(
+            job, now, suffix="m1", node_name="gpu-1", phase="Pending", age=timedelta(minutes=3)
+        )
+        message = (
+            'Multi-Attach error for volume "pvc-6b1f3e0a-8d0c-4a57-9b43-2f4d0c0f5a11" Volume is '
+            "already exclusively attached to one node and can't be attached to another"
+        )
+        return [*healthy(now), job, pod, _event(now, pod, "FailedAttachVolume", message)]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "storage") == [("storage.attached-elsewhere", "fail", "measured")]
+    assert report["headline"]["code"] == "storage.attached-elsewhere"
+    assert result.exit_code == 2
+
+
+def test_the_last_job_killed_for_memory_says_the_next_will_be_too(doctor: Doctor) -> None:
+    """The newest Job failed (BackoffLimitExceeded) and its restartPolicy Never pod was
+    OOM-killed, exit code 137 (the kubelet's terminated state, `kubectl describe pod`:
+    `Reason: OOMKilled  Exit Code: 137`)."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=40))
+        job["status"] = {
+            "failed": 1,
+            "conditions": [
+                {"type": "FailureTarget", "status": "True", "reason": "BackoffLimitExceeded"},
+                {
+                    "type": "Failed",
+                    "status": "True",
+                    "reason": "BackoffLimitExceeded",
+                    "message": "Job has reached the specified backoff limit",
+                },
+            ],
+        }
+        pod = job_pod(job, now, suffix="o1", node_name="gpu-1", phase="Failed")
+        pod["status"]["containerStatuses"] = [
+            {
+                "name": "trainer",
+                "ready": False,
+                "restartCount": 0,
+                "state": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}},
+            }
+        ]
+        return [*healthy(now), job, pod]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "workloads") == [("workloads.last-job-out-of-memory", "fail", "measured")]
+    found = _finding(report, "workloads.last-job-out-of-memory")
+    assert found["details"] == [
+        "Job/train-002 failed (BackoffLimitExceeded)",
+        "pod train-002-o1 container trainer: OOMKilled (exit code 137)",
+    ]
+    assert result.exit_code == 2
+
+
+def _suspended(now: datetime, **labels: str) -> list[Obj]:
+    job = training_job("held", now, gpus=1, finished=False, age=timedelta(minutes=1))
+    job["metadata"]["labels"] = labels
+    job["spec"]["suspend"] = True
+    job["status"] = {
+        "conditions": [
+            {
+                "type": "Suspended",
+                "status": "True",
+                "reason": "JobSuspended",
+                "message": "Job suspended",
+            }
+        ]
+    }
+    return [*healthy(now), job]
+
+
+def test_a_paused_job_nothing_will_start_is_a_measured_failure(doctor: Doctor) -> None:
+    doctor.load(_suspended)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "workloads") == [("workloads.job-paused", "fail", "measured")]
+    found = _finding(report, "workloads.job-paused")
+    assert found["remedy"].startswith("If nobody paused it on purpose, start it with `kubectl")
+    assert "patch jobs.batch held --type=merge -p" in found["remedy"]
+    assert result.exit_code == 2
+
+
+def test_a_job_suspended_by_its_queue_waits(doctor: Doctor) -> None:
+    """Kueue suspends the Jobs it queues (the `kueue.x-k8s.io/queue-name` label) until it
+    admits them."""
+    doctor.load(lambda now: _suspended(now, **{"kueue.x-k8s.io/queue-name": "team-a"}))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "workloads") == [("workloads.job-queued", "warn", "inferred")]
+    assert result.exit_code == 0
+
+
+def test_warnings_are_read_only_while_training_does_not_run(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    doctor.live("-o", "json")
+    assert not [r for r in doctor.server.log if r.path.endswith("/events")]
+    before = len(doctor.server.log)
+    doctor.load("held-by-running-job")
+    doctor.live("-o", "json")
+    asked = [r for r in doctor.server.log[before:] if r.path.endswith("/events")]
+    assert "type=Warning" in [r.query.get("fieldSelector") for r in asked]
+
+
+def _failed_job(now: datetime, reason: str, message: str) -> tuple[Obj, Obj]:
+    job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=40))
+    job["status"] = {
+        "failed": 1,
+        "conditions": [{"type": "Failed", "status": "True", "reason": reason, "message": message}],
+    }
+    return job, job_pod(job, now, suffix="f1", node_name="gpu-1", phase="Failed")
+
+
+@pytest.mark.parametrize(
+    ("ending", "code", "status", "detail"),
+    [
+        (
+            {"reason": "Evicted", "message": "The node was low on resource: memory."},
+            "workloads.last-job-evicted",
+            "warn",
+            "pod train-002-f1 evicted: The node was low on resource: memory.",
+        ),
+        (
+            {"terminated": {"exitCode": 1, "reason": "Error"}},
+            "workloads.last-job-failed",
+            "fail",
+            "pod train-002-f1 container trainer: exit code 1 (Error)",
+        ),
+        (
+            {"waiting": {"reason": "ImagePullBackOff", "message": "Back-off pulling image"}},
+            "workloads.last-job-image",
+            "fail",
+            "pod train-002-f1 container trainer: ImagePullBackOff",
+        ),
+        (
+            None,
+            "workloads.last-job-deadline",
+            "fail",
+            "Job was active longer than specified deadline",
+        ),
+    ],
+    ids=["evicted", "exit-1", "image", "deadline"],
+)
+def test_how_the_last_job_ended_decides_what_to_do(
+    doctor: Doctor, ending: Obj | None, code: str, status: str, detail: str
+) -> None:
+    """The pod's own end: evicted (pkg/kubelet/eviction: phase Failed, reason Evicted), a
+    program that exited 1, an image that never came; or, its pods gone, the Job's
+    DeadlineExceeded condition (pkg/controller/job: `Job was active longer than specified
+    deadline`)."""
+
+    def build(now: datetime) -> list[Obj]:
+        if ending is None:
+            job, _ = _failed_job(
+                now, "DeadlineExceeded", "Job was active longer than specified deadline"
+            )
+            return [*healthy(now), job]
+        job, pod = _failed_job(
+            now, "BackoffLimitExceeded", "Job has reached the specified backoff limit"
+        )
+        if "reason" in ending:
+            pod["status"].update(ending)
+        else:
+            pod["status"]["containerStatuses"] = [
+                {"name": "trainer", "ready": False, "restartCount": 0, "state": ending}
+            ]
+        return [*healthy(now), job, pod]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "workloads") == [(code, status, "measured")]
+    assert _finding(report, code)["details"][1] == detail
+    assert result.exit_code == (0 if status == "warn" else 2)
+
+
+def test_a_volume_that_would_not_attach_for_another_reason_is_measured(doctor: Doctor) -> None:
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=3))
+        pod = job_pod(
+            job, now, suffix="m1", node_name="gpu-1", phase="Pending", age=timedelta(minutes=3)
+        )
+        message = (
+            'AttachVolume.Attach failed for volume "pvc-6b1f3e0a" : rpc error: code = Internal '
+            "desc = could not attach volume: quota exceeded"
+        )
+        return [*healthy(now), job, pod, _event(now, pod, "FailedAttachVolume", message)]
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    assert _codes(report, "storage") == [("storage.attach-failed", "fail", "measured")]

@@ -1,0 +1,182 @@
+"""A GPU machine's GPUs reach the scheduler only through its device plugin: a machine labelled
+as a GPU machine that offers none has its GPU software down; one that offers fewer than it has
+has unhealthy GPUs; a job that asks for whole GPUs where the machines offer MIG slices finds
+none."""
+
+from datetime import datetime
+from typing import Any
+
+from tests.scenario.conftest import Doctor
+from tests.support.scenarios import Obj, find, healthy
+
+GPU_JOB = ("--job-requests", "cpu=1,memory=1Gi,nvidia.com/gpu=1")
+
+
+def _capacity(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["check"] == "capacity"]
+
+
+def _gpu_machine(now: datetime, *, allocatable: str, capacity: str = "2") -> list[Obj]:
+    """gpu-1 as the GPU operator labels it (GPU feature discovery's `nvidia.com/gpu.present`,
+    `nvidia.com/gpu.count`, `nvidia.com/gpu.product`), its device plugin's count in capacity and
+    what the kubelet offers in allocatable (NVIDIA/k8s-device-plugin#58: capacity 1,
+    allocatable 0 while the plugin is down)."""
+    objects = healthy(now)
+    gpu = find(objects, "Node", "gpu-1")
+    gpu["metadata"]["labels"].update(
+        {
+            "nvidia.com/gpu.present": "true",
+            "nvidia.com/gpu.count": capacity,
+            "nvidia.com/gpu.product": "NVIDIA-A100-SXM4-80GB",
+        }
+    )
+    gpu["status"]["capacity"]["nvidia.com/gpu"] = capacity
+    gpu["status"]["allocatable"]["nvidia.com/gpu"] = allocatable
+    return objects
+
+
+def _device_plugin_pod(state: dict[str, Any]) -> Obj:
+    """The GPU operator's device plugin on gpu-1 (gpu-operator's nvidia-device-plugin-daemonset,
+    `kubectl get pods -n gpu-operator -o wide`)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "nvidia-device-plugin-daemonset-7xk2p",
+            "namespace": "gpu-operator",
+            "labels": {"app": "nvidia-device-plugin-daemonset"},
+            "ownerReferences": [
+                {
+                    "apiVersion": "apps/v1",
+                    "kind": "DaemonSet",
+                    "name": "nvidia-device-plugin-daemonset",
+                    "uid": "u",
+                    "controller": True,
+                }
+            ],
+        },
+        "spec": {
+            "nodeName": "gpu-1",
+            "containers": [
+                {
+                    "name": "nvidia-device-plugin",
+                    "image": "nvcr.io/nvidia/k8s-device-plugin:v0.17.1",
+                }
+            ],
+        },
+        "status": {
+            "phase": "Running",
+            "containerStatuses": [
+                {"name": "nvidia-device-plugin", "ready": False, "restartCount": 14, "state": state}
+            ],
+        },
+    }
+
+
+def test_a_gpu_machine_that_offers_no_gpu_has_its_gpu_software_down(doctor: Doctor) -> None:
+    doctor.load(
+        lambda now: [
+            *_gpu_machine(now, allocatable="0"),
+            _device_plugin_pod(
+                {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}}
+            ),
+        ]
+    )
+    result = doctor.live("-o", "json", *GPU_JOB)
+    report = result.json()
+    (finding,) = _capacity(report)
+    assert (finding["status"], finding["basis"], finding["code"]) == (
+        "fail",
+        "measured",
+        "capacity.gpu-software-down",
+    )
+    assert finding["headline"] == (
+        "The GPU software on gpu-1 is not running, so its 2 GPUs can't be used."
+    )
+    assert finding["details"] == [
+        "gpu-1 (nvidia.com/gpu.present=true): nvidia.com/gpu allocatable 0 of 2",
+        "Pod/nvidia-device-plugin-daemonset-7xk2p on gpu-1: CrashLoopBackOff",
+    ]
+    assert "--field-selector spec.nodeName=gpu-1" in finding["remedy"]
+    assert report["headline"]["code"] == "capacity.gpu-software-down"
+    assert result.exit_code == 2
+
+
+def test_unhealthy_gpus_are_a_warning_when_the_job_still_fits(doctor: Doctor) -> None:
+    doctor.load(lambda now: _gpu_machine(now, allocatable="1"))
+    result = doctor.live("-o", "json", *GPU_JOB)
+    codes = [(f["code"], f["status"]) for f in _capacity(result.json())]
+    assert codes == [("capacity.fits", "ok"), ("capacity.gpus-unhealthy", "warn")]
+    (warning,) = [f for f in _capacity(result.json()) if f["code"] == "capacity.gpus-unhealthy"]
+    assert warning["headline"] == (
+        "Only 1 of the 2 GPUs on gpu-1 can be used: the others are reported unhealthy."
+    )
+    assert result.exit_code == 0
+
+
+def test_whole_gpus_asked_where_the_machines_offer_mig_slices(doctor: Doctor) -> None:
+    """gpu-1 split by the GPU operator's MIG manager under the mixed strategy (GPU feature
+    discovery's `nvidia.com/mig.strategy=mixed`): it offers `nvidia.com/mig-1g.10gb`, no
+    `nvidia.com/gpu`."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        gpu = find(objects, "Node", "gpu-1")
+        gpu["metadata"]["labels"]["nvidia.com/mig.strategy"] = "mixed"
+        for part in ("capacity", "allocatable"):
+            gpu["status"][part].pop("nvidia.com/gpu")
+            gpu["status"][part]["nvidia.com/mig-1g.10gb"] = "7"
+        return objects
+
+    doctor.load(build)
+    result = doctor.live("-o", "json", *GPU_JOB)
+    (finding,) = _capacity(result.json())
+    assert (finding["status"], finding["code"]) == ("fail", "capacity.no-such-gpu")
+    assert finding["headline"] == (
+        "No machine offers nvidia.com/gpu, which the training job asks for; the machines offer "
+        "nvidia.com/mig-1g.10gb."
+    )
+    assert result.exit_code == 2
+
+
+def _four_gpu_job(now: datetime, *, shm: bool) -> list[Obj]:
+    """A 4-GPU training pod, as kubeflow/pipelines#6880 reports it failing ("bus error" from
+    DataLoader workers on the 64 MiB default /dev/shm); with `shm`, the fix the PyTorch and
+    Kubeflow docs give: an emptyDir of medium Memory mounted at /dev/shm."""
+    from datetime import timedelta
+
+    from tests.support.scenarios import training_job
+
+    objects = healthy(now)
+    find(objects, "Node", "gpu-1")["status"]["allocatable"]["nvidia.com/gpu"] = "4"
+    job = training_job("train-004", now, gpus=4, cpu="8", memory="32Gi", age=timedelta(minutes=1))
+    spec = job["spec"]["template"]["spec"]
+    if shm:
+        spec["volumes"].append(
+            {"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "16Gi"}}
+        )
+        spec["containers"][0]["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
+    return [*objects, job]
+
+
+def test_a_four_gpu_program_without_memory_backed_shared_memory_is_warned(doctor: Doctor) -> None:
+    doctor.load(lambda now: _four_gpu_job(now, shm=False))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    (warning,) = [f for f in report["findings"] if f["code"] == "workloads.no-shared-memory"]
+    assert (warning["status"], warning["basis"]) == ("warn", "inferred")
+    assert warning["headline"] == (
+        "The training job 'train-004' has the container default of 64 MiB of shared memory, too "
+        "little for its programs (4 GPUs): they stop with a bus error when it fills."
+    )
+    assert warning["details"][-1].startswith(
+        "fix: volumes: [{name: dshm, emptyDir: {medium: Memory"
+    )
+    assert result.exit_code == 0
+
+
+def test_with_shared_memory_mounted_there_is_no_warning(doctor: Doctor) -> None:
+    doctor.load(lambda now: _four_gpu_job(now, shm=True))
+    codes = {f["code"] for f in doctor.live("-o", "json").json()["findings"]}
+    assert "workloads.no-shared-memory" not in codes
+    assert "capacity.fits" in codes, "precondition: the job was judged"

@@ -1,0 +1,292 @@
+"""doctor judges the training job as its controller will run it: every kind, every pod set,
+all of its pods placed together; a kind whose controller is not installed is absent, not
+unknown."""
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from tests.scenario.conftest import Doctor
+from tests.support.fake_apiserver import Fault
+from tests.support.scenarios import NAMESPACE, Obj, docker_config, find, healthy, node
+from tests.support.training_kinds import (
+    ALL_GROUPS,
+    cluster_training_runtime,
+    indexed_job,
+    jobset,
+    leader_worker_set,
+    pytorch_job,
+    pytorch_pod,
+    ray_job,
+    train_job,
+)
+
+
+def _capacity(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["check"] == "capacity"]
+
+
+def _with_big_machine(now: datetime) -> list[Obj]:
+    """The healthy namespace, and one free machine of 8 GPUs beside gpu-1's 2."""
+    return [*healthy(now), node("gpu-8", "64", "512Gi", gpus=8)]
+
+
+def test_an_indexed_job_of_four_ranks_does_not_fit_one_free_machine(doctor: Doctor) -> None:
+    """Four ranks of 8 GPUs each (an Indexed Job, parallelism = completions = 4) and one free
+    8-GPU machine: one rank could start, and a torchrun of four never meets."""
+    doctor.load(
+        lambda now: [
+            *_with_big_machine(now),
+            indexed_job("ranks-4", now, ranks=4, gpus=8, age=timedelta(minutes=1)),
+        ]
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    (finding,) = _capacity(report)
+    assert (finding["status"], finding["code"]) == ("fail", "capacity.too-large")
+    assert finding["headline"] == (
+        "A training job of 4 programs of 8 CPUs, 64 GiB memory, 8 nvidia.com/gpu each doesn't "
+        "fit on the machines, even empty ones."
+    )
+    assert (
+        "1 of its 4 programs fit even when empty; the next needs 8 nvidia.com/gpu and the most "
+        "free on one machine is 2 nvidia.com/gpu (gpu-1)" in finding["details"]
+    )
+    assert "Job/ranks-4: worker x4, all at once" in finding["details"]
+    assert report["job"] == {
+        "kind": "Job",
+        "name": "ranks-4",
+        "source": "newest",
+        "together": True,
+        "pod_sets": [
+            {
+                "name": "worker",
+                "count": 4,
+                "requests": {"cpu": 8000, "memory": 64 * 2**30, "nvidia.com/gpu": 8},
+            }
+        ],
+    }
+    assert result.exit_code == 2
+
+
+def test_one_rank_of_the_same_job_fits(doctor: Doctor) -> None:
+    """The same machines and a job of one 8-GPU rank: it fits, so the four-rank verdict above
+    comes from the job's shape and not from the machines."""
+    doctor.load(
+        lambda now: [
+            *_with_big_machine(now),
+            indexed_job("ranks-1", now, ranks=1, gpus=8, age=timedelta(minutes=1)),
+        ]
+    )
+    result = doctor.live("-o", "json")
+    (finding,) = _capacity(result.json())
+    assert (finding["code"], finding["details"][-1]) == ("capacity.fits", "fits on gpu-8")
+    assert result.exit_code == 0
+
+
+def _training_now(now: datetime) -> list[Obj]:
+    """A namespace that trains right now with a PyTorchJob alone: no Deployments, no Jobs; the
+    training operator made the pods itself, and they hold both GPUs of gpu-1."""
+    job = pytorch_job("bert-large", now, workers=1, gpus=1, age=timedelta(hours=1))
+    return [
+        node("cpu-1", "8", "32Gi"),
+        node("gpu-1", "32", "256Gi", gpus=2),
+        docker_config("registry.example.com"),
+        find(healthy(now), "Secret", "backend-credentials"),
+        {
+            "apiVersion": "v1",
+            "kind": "ServiceAccount",
+            "metadata": {"name": "default", "namespace": NAMESPACE},
+        },
+        job,
+        pytorch_pod(job, "Master", 0, now, node_name="gpu-1"),
+        pytorch_pod(job, "Worker", 0, now, node_name="gpu-1"),
+    ]
+
+
+def test_a_namespace_training_with_a_pytorch_job_is_a_training_environment(
+    doctor: Doctor,
+) -> None:
+    doctor.server.install("kubeflow.org")
+    doctor.load(_training_now)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    codes = {f["code"] for f in report["findings"]}
+    assert "workloads.none-found" not in codes
+    (finding,) = _capacity(report)
+    # The next job of the same shape waits for the running one: both GPUs are its own.
+    assert (finding["status"], finding["code"]) == ("warn", "capacity.held-by-running-job")
+    assert finding["headline"].startswith(
+        "Training can run, but the free capacity is held by the running training job 'bert-large'"
+    )
+    assert "PyTorchJob/bert-large: Master x1, Worker x1, all at once" in finding["details"]
+    assert report["job"]["kind"] == "PyTorchJob"
+    assert result.exit_code == 0
+
+
+def test_without_the_controller_installed_the_kind_is_absent_not_unknown(
+    doctor: Doctor,
+) -> None:
+    """The same pods, but the cluster serves no kubeflow.org: nothing is unknown for it, and
+    the list is never asked for (discovery says it is not there)."""
+    doctor.load(lambda now: [o for o in _training_now(now) if o["kind"] != "PyTorchJob"])
+    result = doctor.live("-o", "json")
+    assert not [f for f in result.json()["findings"] if f["status"] == "unknown"]
+    assert not [r for r in doctor.server.log if "kubeflow.org" in r.path]
+    assert any(r.path == "/apis" for r in doctor.server.log), "precondition: discovery read"
+
+
+def test_a_training_kind_that_cannot_be_listed_makes_the_job_unknown(doctor: Doctor) -> None:
+    doctor.server.install(*ALL_GROUPS)
+    doctor.load("healthy")
+    doctor.server.inject(Fault.FORBIDDEN, r"/pytorchjobs$")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    (finding,) = _capacity(report)
+    assert (finding["status"], finding["code"]) == ("unknown", "capacity.cant-read")
+    assert finding["headline"] == (
+        "Couldn't check whether there is room for a training job: no permission to read the "
+        "training jobs (PyTorchJob)."
+    )
+    assert "list pytorchjobs.kubeflow.org in namespace train" in " ".join(finding["details"])
+    assert result.exit_code == 3
+
+
+def test_a_jobset_is_placed_whole(doctor: Doctor) -> None:
+    """A driver and four workers of 2 GPUs each: gpu-1 (2 GPUs) holds one worker, gpu-8 four;
+    the five pods fit only on both machines together."""
+    doctor.server.install("jobset.x-k8s.io")
+    doctor.load(
+        lambda now: [
+            *_with_big_machine(now),
+            jobset("sft", now, workers=5, gpus=2, age=timedelta(minutes=1)),
+        ]
+    )
+    (finding,) = _capacity(doctor.live("-o", "json").json())
+    assert finding["code"] == "capacity.fits"
+    assert "JobSet/sft: driver x1, workers x5, all at once" in finding["details"]
+    # Machines are tried by name: one worker fills gpu-1's memory, gpu-8 takes the rest.
+    assert finding["details"][-1] == "fits on gpu-1, gpu-8"
+    assert "workers x1 on gpu-1" in finding["details"]
+    assert "workers x4 on gpu-8" in finding["details"]
+
+
+def test_a_trainjob_runs_its_runtime_with_its_own_nodes(doctor: Doctor) -> None:
+    """A TrainJob of 3 nodes of 4 GPUs on the torch-distributed runtime: the runtime's `node`
+    job runs numNodes pods with the TrainJob's resources."""
+    doctor.server.install("trainer.kubeflow.org")
+    doctor.load(
+        lambda now: [
+            *_with_big_machine(now),
+            cluster_training_runtime(),
+            train_job("llama", now, nodes=3, gpus=4, age=timedelta(minutes=1)),
+        ]
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    (finding,) = _capacity(report)
+    assert finding["code"] == "capacity.too-large"
+    assert (
+        "2 of its 3 programs fit even when empty; the next needs 4 nvidia.com/gpu and the most "
+        "free on one machine is 2 nvidia.com/gpu (gpu-1)" in finding["details"]
+    )
+    assert report["job"]["pod_sets"] == [
+        {
+            "name": "node",
+            "count": 3,
+            "requests": {"cpu": 8000, "memory": 64 * 2**30, "nvidia.com/gpu": 4},
+        }
+    ]
+
+
+def test_a_trainjob_whose_runtime_is_missing_is_a_measured_failure(doctor: Doctor) -> None:
+    doctor.server.install("trainer.kubeflow.org")
+    doctor.load(
+        lambda now: [*healthy(now), train_job("llama", now, nodes=2, gpus=1, age=timedelta(0))]
+    )
+    result = doctor.live("-o", "json")
+    (finding,) = _capacity(result.json())
+    assert (finding["status"], finding["basis"], finding["code"]) == (
+        "fail",
+        "measured",
+        "capacity.job-unshaped",
+    )
+    assert finding["headline"] == (
+        "The training job 'llama' can't start: its cluster training runtime "
+        "'torch-distributed' doesn't exist."
+    )
+    assert result.exit_code == 2
+
+
+def test_a_ray_job_and_a_leader_worker_set_are_their_pod_sets(doctor: Doctor) -> None:
+    doctor.server.install("ray.io", "leaderworkerset.x-k8s.io")
+    doctor.load(
+        lambda now: [
+            *_with_big_machine(now),
+            ray_job("tune", now, workers=2, gpus=2, age=timedelta(minutes=2)),
+            leader_worker_set("serve", now, size=3, gpus=4, age=timedelta(minutes=1)),
+        ]
+    )
+    report = doctor.live("-o", "json").json()
+    assert report["job"]["kind"] == "LeaderWorkerSet"
+    assert [(s["name"], s["count"]) for s in report["job"]["pod_sets"]] == [
+        ("leader", 1),
+        ("worker", 2),
+    ]
+    (finding,) = _capacity(report)
+    assert finding["code"] == "capacity.too-large"
+
+
+def test_a_job_file_is_judged_as_the_job_it_would_become(doctor: Doctor) -> None:
+    """`--job-file` with a PyTorchJob manifest that is not submitted: its 1 + 3 pods of 8 GPUs
+    are placed, not the namespace's newest job."""
+    import yaml
+
+    doctor.load(_with_big_machine)
+    manifest = pytorch_job("planned", datetime.now(), workers=3, gpus=8, age=timedelta(0))
+    path = doctor.tmp_path / "job.yaml"
+    path.write_text(
+        yaml.safe_dump_all(
+            [{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}}, manifest]
+        )
+    )
+    result = doctor.live("-o", "json", "--job-file", str(path))
+    report = result.json()
+    assert report["job"]["name"] == "planned"
+    assert report["job"]["source"] == "job-file"
+    (finding,) = _capacity(report)
+    assert finding["code"] == "capacity.too-large"
+    assert result.exit_code == 2
+
+
+def test_a_job_file_without_a_training_job_is_bad_usage(doctor: Doctor) -> None:
+    doctor.round_trip = False  # nothing was checked: there is no verdict to compare
+    doctor.load("healthy")
+    path = doctor.tmp_path / "job.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n")
+    result = doctor.live("--job-file", str(path))
+    assert result.exit_code == 64
+    assert result.stderr.strip().startswith(
+        f"truegreen: the job file {path} holds no training job (its 1 document is of other kinds)."
+    )
+    assert "Traceback" not in result.stderr
+
+
+def test_a_parallel_job_whose_pods_start_one_by_one_partly_fits(doctor: Doctor) -> None:
+    """A plain parallel Job (not Indexed: its pods need not meet) of 4 pods of 8 GPUs: one runs
+    now on gpu-8, the others as room frees up. A warning, not a failure."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = indexed_job("sweep", now, ranks=4, gpus=8, age=timedelta(minutes=1))
+        del job["spec"]["completionMode"]
+        return [*_with_big_machine(now), job]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    (finding,) = _capacity(result.json())
+    assert (finding["status"], finding["code"]) == ("warn", "capacity.partly-fits")
+    assert finding["headline"] == (
+        "Only 1 of the 4 programs of the training job 'sweep' can run at once now; the others "
+        "wait for room."
+    )
+    assert "Job/sweep: worker x4, each as room allows" in finding["details"]
+    assert result.exit_code == 0

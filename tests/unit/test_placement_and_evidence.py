@@ -1,0 +1,192 @@
+"""Placing a job whole, and reading what the scheduler and the controllers wrote."""
+
+import pytest
+
+from truegreen.doctor.evidence import (
+    Cause,
+    Obstacle,
+    cause_of,
+    parse_scheduler_message,
+    scheduler_verdict,
+)
+from truegreen.doctor.fit import MachineRoom
+from truegreen.doctor.placement import PodGroup, place
+from truegreen.doctor.scheduler_words import plain_reasons
+from truegreen.quantity import Resources
+
+GPU = "nvidia.com/gpu"
+
+
+def _room(name: str, gpus: int, *, used: int = 0, pods: int = 110) -> MachineRoom:
+    return MachineRoom(
+        name,
+        Resources.of({GPU: gpus, "cpu": 64000}),
+        pods,
+        Resources.of({GPU: used}),
+    )
+
+
+def _group(count: int, gpus: int, machines: tuple[str, ...], name: str = "worker") -> PodGroup:
+    return PodGroup(name, count, Resources.of({GPU: gpus, "cpu": 1000}), machines)
+
+
+def test_every_pod_takes_its_room_before_the_next_is_placed() -> None:
+    rooms = {"a": _room("a", 8), "b": _room("b", 8, used=4)}
+    placement = place([_group(3, 4, ("a", "b"))], rooms)
+    assert (placement.whole, placement.on) == (True, (("worker", "a", 2), ("worker", "b", 1)))
+    too_many = place([_group(4, 4, ("a", "b"))], rooms)
+    assert (too_many.placed, too_many.wanted, too_many.whole) == (3, 4, False)
+    assert too_many.unplaced is not None
+    assert too_many.unplaced.most_free == ("a", 0) or too_many.unplaced.most_free[1] == 0
+    assert too_many.proven is True, "4 x 4 GPUs ask more than the 12 free in all"
+
+
+def test_largest_pods_go_first_and_a_failure_that_another_packing_might_avoid_is_not_proven() -> (
+    None
+):
+    rooms = {"a": _room("a", 6), "b": _room("b", 6)}
+    # 4 + 4 + 2 + 2 fits (4+2, 4+2); placed smallest first it would not.
+    groups = [_group(2, 2, ("a", "b"), "small"), _group(2, 4, ("a", "b"), "big")]
+    placement = place(groups, rooms)
+    assert placement.whole
+    assert placement.on[0][0] == "big", "the largest pods first"
+    tight = {"a": _room("a", 5), "b": _room("b", 5)}
+    # 3 + 3 + 2 + 2 on two machines of 5: 3+2 and 3+2 fits; first-fit decreasing finds it.
+    assert place([_group(2, 3, ("a", "b")), _group(2, 2, ("a", "b"), "s")], tight).whole
+    # 3 + 3 + 3 on 5 + 5: fits nowhere whole, and 9 <= 10 free: not proven impossible.
+    unsure = place([_group(3, 3, ("a", "b"))], tight)
+    assert (unsure.whole, unsure.proven) == (False, False)
+
+
+def test_a_pod_set_goes_only_where_its_rules_allow_and_within_its_cap() -> None:
+    rooms = {"a": _room("a", 8), "b": _room("b", 8)}
+    assert place([_group(2, 1, ("b",))], rooms).on == (("worker", "b", 2),)
+    capped = PodGroup("w", 2, Resources.of({GPU: 1}), ("a", "b"), per_machine=1)
+    assert place([capped], rooms).on == (("w", "a", 1), ("w", "b", 1))
+    nowhere = place([_group(1, 1, ())], rooms)
+    assert nowhere.unplaced is not None
+    assert (nowhere.unplaced.machine, nowhere.proven) == ("", True)
+
+
+def test_the_pod_limit_of_a_machine_counts() -> None:
+    rooms = {"a": _room("a", 8, pods=1)}
+    placement = place([_group(2, 1, ("a",))], rooms)
+    assert placement.placed == 1
+
+
+SCHEDULER = (
+    "0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated taint "
+    "{node.kubernetes.io/unreachable: }, 1 node(s) had volume node affinity conflict, 2 node(s) "
+    "didn't match Pod's node affinity/selector. preemption: 0/5 nodes are available: 1 No "
+    "preemption victims found for incoming pod, 4 Preemption is not helpful for scheduling."
+)
+
+
+def test_a_scheduler_message_is_read_as_its_reasons() -> None:
+    machines, reasons = parse_scheduler_message(SCHEDULER)
+    assert machines == 5
+    assert [(r.machines, r.obstacle, r.detail) for r in reasons] == [
+        (1, Obstacle.ROOM, GPU),
+        (1, Obstacle.TAINT, "node.kubernetes.io/unreachable"),
+        (1, Obstacle.VOLUME, ""),
+        (2, Obstacle.PLACEMENT_RULES, ""),
+    ]
+    assert parse_scheduler_message("something else") == (None, ())
+
+
+@pytest.mark.parametrize(
+    ("text", "obstacle"),
+    [
+        ("0/2 nodes are available: 2 Too many pods.", Obstacle.ROOM),
+        ("0/2 nodes are available: 2 node(s) were unschedulable.", Obstacle.CLOSED),
+        (
+            "0/2 nodes are available: 2 node(s) didn't match pod anti-affinity rules.",
+            Obstacle.POD_RULES,
+        ),
+        (
+            "0/2 nodes are available: 2 node(s) didn't match pod topology spread constraints.",
+            Obstacle.SPREAD,
+        ),
+        (
+            "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod "
+            "ports.",
+            Obstacle.PORTS,
+        ),
+        (
+            "0/2 nodes are available: 2 pod has unbound immediate PersistentVolumeClaims.",
+            Obstacle.VOLUME,
+        ),
+        ("0/2 nodes are available: 2 cannot allocate all claims.", Obstacle.DEVICES),
+        (
+            "0/2 nodes are available: 2 node(s) had taint {dedicated: infra}, that the pod "
+            "didn't tolerate.",
+            Obstacle.TAINT,
+        ),
+    ],
+)
+def test_each_plugin_s_reason_is_known(text: str, obstacle: Obstacle) -> None:
+    _, (reason,) = parse_scheduler_message(text)
+    assert reason.obstacle is obstacle
+
+
+def test_the_reasons_in_plain_words() -> None:
+    pod = {
+        "metadata": {"name": "p"},
+        "spec": {},
+        "status": {
+            "conditions": [
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "reason": "Unschedulable",
+                    "message": SCHEDULER,
+                }
+            ]
+        },
+    }
+    verdict = scheduler_verdict(pod)
+    assert verdict is not None
+    assert plain_reasons(verdict) == (
+        "of 5 machines, 1 lacks nvidia.com/gpu, 1 can't be reached, 1 can't reach its data volume "
+        "and 2 are outside the job's placement rules"
+    )
+    assert verdict.only_room is False
+    bound = {**pod, "spec": {"nodeName": "a"}}
+    assert scheduler_verdict(bound) is None, "a bound pod is placed"
+    gated = {
+        **pod,
+        "status": {
+            "conditions": [{"type": "PodScheduled", "status": "False", "reason": "SchedulingGated"}]
+        },
+    }
+    assert scheduler_verdict(gated) is None, "gated pods were not tried"
+
+
+@pytest.mark.parametrize(
+    ("message", "cause"),
+    [
+        (
+            'pods "x" is forbidden: exceeded quota: q, requested: cpu=4, used: cpu=0, '
+            "limited: cpu=2",
+            Cause.QUOTA,
+        ),
+        (
+            'pods "x" is forbidden: minimum cpu usage per Pod is 2, but request is 1.',
+            Cause.LIMIT_RANGE,
+        ),
+        (
+            'pods "x" is forbidden: cpu max limit to request ratio per Container is 2, but '
+            "provided ratio is 4.000000.",
+            Cause.LIMIT_RANGE,
+        ),
+        ('admission webhook "deny.example.com" denied the request: no', Cause.WEBHOOK),
+        (
+            'pods "x" is forbidden: violates PodSecurity "restricted:latest": privileged',
+            Cause.POD_SECURITY,
+        ),
+        ('pods "x" is invalid: spec.containers[0].image: Required value', Cause.INVALID),
+        ("something else", Cause.OTHER),
+    ],
+)
+def test_a_refused_create_s_cause_comes_from_the_server_s_words(message: str, cause: Cause) -> None:
+    assert cause_of(message) is cause

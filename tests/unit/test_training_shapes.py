@@ -1,0 +1,295 @@
+"""Each training kind read as its controller reads it: pod sets value by value."""
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tests.support.training_kinds import (
+    cluster_training_runtime,
+    indexed_job,
+    jobset,
+    leader_worker_set,
+    pytorch_job,
+    pytorch_pod,
+    ray_job,
+    train_job,
+)
+from truegreen.cluster import CantRead, Got, Kind, Listed, ReadFailure
+from truegreen.doctor.training import (
+    OPTIONAL_KINDS,
+    TrainingJob,
+    Unshaped,
+    from_cron_job,
+    from_job,
+    from_jobset,
+    from_kubeflow,
+    from_leader_worker_set,
+    from_ray_job,
+    from_train_job,
+    optional_kinds_served,
+    pod_set_of,
+    pods_of_job_spec,
+    training_owner,
+    training_work,
+)
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+def _sets(job: TrainingJob) -> list[tuple[str, int]]:
+    return [(s.name, s.count) for s in job.pod_sets]
+
+
+@pytest.mark.parametrize(
+    ("spec", "pods"),
+    [
+        ({}, 1),
+        ({"parallelism": 4}, 4),
+        ({"parallelism": 4, "completions": 2}, 2),
+        ({"parallelism": 2, "completions": 10}, 2),
+        ({"parallelism": 0}, 0),
+        ({"parallelism": -3}, 0),
+        ({"parallelism": True}, 1),
+        ({"completions": 0}, 0),
+    ],
+)
+def test_a_job_runs_parallelism_pods_at_most_its_completions(
+    spec: dict[str, Any], pods: int
+) -> None:
+    assert pods_of_job_spec(spec) == pods
+
+
+def test_an_indexed_job_whose_ranks_all_run_at_once_runs_together() -> None:
+    job = from_job(indexed_job("r", NOW, ranks=4, gpus=8, age=timedelta(0)))
+    assert (_sets(job), job.together) == ([("worker", 4)], True)
+    plain = indexed_job("p", NOW, ranks=4, gpus=8, age=timedelta(0))
+    del plain["spec"]["completionMode"]
+    assert from_job(plain).together is False
+    fewer = indexed_job("f", NOW, ranks=4, gpus=8, age=timedelta(0))
+    fewer["spec"]["completions"] = 8
+    assert from_job(fewer).together is False, "more indexes than run at once: not one gang"
+    one = indexed_job("o", NOW, ranks=1, gpus=8, age=timedelta(0))
+    assert from_job(one).together is False
+
+
+def test_a_job_s_state_comes_from_its_conditions_and_spec() -> None:
+    job = indexed_job("s", NOW, ranks=1, gpus=1, age=timedelta(0))
+    job["spec"]["suspend"] = True
+    job["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "team-a"}
+    job["status"] = {
+        "conditions": [
+            {"type": "Failed", "status": "True", "reason": "DeadlineExceeded", "message": "late"}
+        ]
+    }
+    shaped = from_job(job)
+    assert (shaped.suspended, shaped.finished, shaped.failed, shaped.queue) == (
+        True,
+        True,
+        True,
+        "team-a",
+    )
+    assert shaped.failure == ("DeadlineExceeded", "late")
+    job["status"]["conditions"][0]["status"] = "False"
+    assert (from_job(job).finished, from_job(job).failure) == (False, ("", ""))
+    job["spec"]["managedBy"] = "kueue.x-k8s.io/multikueue"
+    assert from_job(job).managed_by == "kueue.x-k8s.io/multikueue"
+    job["spec"]["managedBy"] = "kubernetes.io/job-controller"
+    assert from_job(job).managed_by == ""
+
+
+def test_a_cron_job_is_the_job_its_next_run_creates() -> None:
+    template = indexed_job("x", NOW, ranks=2, gpus=1, age=timedelta(0))
+    cron = {
+        "kind": "CronJob",
+        "metadata": {"name": "nightly"},
+        "spec": {"suspend": True, "jobTemplate": {"spec": template["spec"]}},
+    }
+    job = from_cron_job(cron)
+    assert (job.kind, _sets(job), job.together, job.suspended) == (
+        Kind.CRON_JOB,
+        [("worker", 2)],
+        True,
+        True,
+    )
+    assert job.primary.spec["containers"][0]["name"] == "trainer"
+
+
+def test_a_jobset_is_its_replicated_jobs_and_skips_those_that_run_before() -> None:
+    obj = jobset("j", NOW, workers=3, gpus=2, age=timedelta(0))
+    assert _sets(from_jobset(obj)) == [("driver", 1), ("workers", 3)]
+    obj["spec"]["replicatedJobs"][1]["template"]["spec"]["parallelism"] = 2
+    obj["spec"]["replicatedJobs"][1]["template"]["spec"]["completions"] = 2
+    assert _sets(from_jobset(obj)) == [("driver", 1), ("workers", 6)]
+    # The driver waits for the workers to be ready: both run together.
+    obj["spec"]["replicatedJobs"][0]["dependsOn"] = [{"name": "workers", "status": "Ready"}]
+    assert _sets(from_jobset(obj)) == [("driver", 1), ("workers", 6)]
+    # The workers wait for the driver to complete: it has finished before they start.
+    obj["spec"]["replicatedJobs"][0].pop("dependsOn")
+    obj["spec"]["replicatedJobs"][1]["dependsOn"] = [{"name": "driver", "status": "Complete"}]
+    assert _sets(from_jobset(obj)) == [("workers", 6)]
+
+
+def test_a_trainjob_runs_its_runtime_s_trainer_step_with_its_own_nodes() -> None:
+    runtime = Got(cluster_training_runtime())
+    job = from_train_job(train_job("t", NOW, nodes=3, gpus=4, age=timedelta(0)), runtime)
+    assert isinstance(job, TrainingJob)
+    assert _sets(job) == [("node", 3)]
+    node = job.primary.spec["containers"][0]
+    assert node["resources"]["requests"]["nvidia.com/gpu"] == "4"
+    assert node["image"] == "registry.example.com/trainer:2.1"
+    without = train_job("t", NOW, nodes=3, gpus=4, age=timedelta(0))
+    del without["spec"]["trainer"]["numNodes"]
+    shaped = from_train_job(without, runtime)
+    assert isinstance(shaped, TrainingJob)
+    assert _sets(shaped) == [("node", 1)], "the runtime's mlPolicy.numNodes"
+
+
+def test_an_mpi_runtime_s_nodes_are_the_job_named_node() -> None:
+    """The deepspeed-distributed runtime (kubeflow/trainer manifests/base/runtimes/
+    deepspeed_distributed.yaml): `node` workers and a `launcher` that runs as a node."""
+    runtime = cluster_training_runtime()
+    runtime["spec"]["mlPolicy"] = {"numNodes": 1, "mpi": {"runLauncherAsNode": True}}
+    node_job = runtime["spec"]["template"]["spec"]["replicatedJobs"][0]
+    node_job["template"]["metadata"] = {}
+    launcher = {
+        "name": "launcher",
+        "dependsOn": [{"name": "node", "status": "Ready"}],
+        "template": {
+            "metadata": {"labels": {"trainer.kubeflow.org/trainjob-ancestor-step": "trainer"}},
+            "spec": {"template": {"spec": {"containers": [{"name": "node"}]}}},
+        },
+    }
+    runtime["spec"]["template"]["spec"]["replicatedJobs"].append(launcher)
+    job = from_train_job(train_job("t", NOW, nodes=4, gpus=1, age=timedelta(0)), Got(runtime))
+    assert isinstance(job, TrainingJob)
+    assert _sets(job) == [("node", 3), ("launcher", 1)]
+    runtime["spec"]["mlPolicy"]["mpi"] = {"runLauncherAsNode": False}
+    job = from_train_job(train_job("t", NOW, nodes=4, gpus=1, age=timedelta(0)), Got(runtime))
+    assert isinstance(job, TrainingJob)
+    assert _sets(job) == [("node", 4), ("launcher", 1)]
+
+
+def test_a_trainjob_whose_runtime_is_missing_or_unread_is_unshaped() -> None:
+    obj = train_job("t", NOW, nodes=3, gpus=4, age=timedelta(0))
+    missing = from_train_job(obj, CantRead(ReadFailure.NOT_FOUND, "not found"))
+    assert isinstance(missing, Unshaped)
+    assert (missing.why, missing.cant) == (
+        "its cluster training runtime 'torch-distributed' doesn't exist",
+        None,
+    )
+    unread = CantRead(ReadFailure.FORBIDDEN, "forbidden")
+    forbidden = from_train_job(obj, unread)
+    assert isinstance(forbidden, Unshaped)
+    assert forbidden.cant is unread
+    obj["spec"]["runtimeRef"] = {"name": "local", "kind": "TrainingRuntime"}
+    local = from_train_job(obj, CantRead(ReadFailure.NOT_FOUND, "not found"))
+    assert isinstance(local, Unshaped)
+    assert local.why == "its training runtime 'local' doesn't exist"
+
+
+def test_kubeflow_jobs_are_their_replica_types() -> None:
+    obj = pytorch_job("p", NOW, workers=3, gpus=1, age=timedelta(0))
+    job = from_kubeflow(Kind.PYTORCH_JOB, obj)
+    assert (_sets(job), job.together) == ([("Master", 1), ("Worker", 3)], True)
+    del obj["spec"]["pytorchReplicaSpecs"]["Worker"]["replicas"]
+    assert _sets(from_kubeflow(Kind.PYTORCH_JOB, obj)) == [("Master", 1), ("Worker", 1)]
+    obj["spec"]["runPolicy"] = {"suspend": True}
+    assert from_kubeflow(Kind.PYTORCH_JOB, obj).suspended is True
+    mpi = {"spec": {"mpiReplicaSpecs": {"Launcher": {"replicas": 1}, "Worker": {"replicas": 2}}}}
+    assert _sets(from_kubeflow(Kind.MPI_JOB, {"metadata": {"name": "m"}, **mpi})) == [
+        ("Launcher", 1),
+        ("Worker", 2),
+    ]
+
+
+def test_a_ray_job_is_its_head_and_worker_groups_by_hosts() -> None:
+    obj = ray_job("r", NOW, workers=2, gpus=1, age=timedelta(0))
+    obj["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["numOfHosts"] = 4
+    job = from_ray_job(obj)
+    assert _sets(job) == [("headgroup", 1), ("gpu-group", 8)]
+    assert job.cluster_name == "r-raycluster-x7k2p"
+    obj["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["suspend"] = True
+    assert _sets(from_ray_job(obj)) == [("headgroup", 1)]
+    obj["status"] = {"jobDeploymentStatus": "Failed", "reason": "AppFailed", "message": "boom"}
+    failed = from_ray_job(obj)
+    assert (failed.finished, failed.failed, failed.failure) == (True, True, ("AppFailed", "boom"))
+
+
+def test_a_leader_worker_set_is_leaders_and_workers_per_group() -> None:
+    obj = leader_worker_set("l", NOW, size=4, gpus=8, age=timedelta(0))
+    obj["spec"]["replicas"] = 2
+    assert _sets(from_leader_worker_set(obj)) == [("leader", 2), ("worker", 6)]
+    obj["spec"]["leaderWorkerTemplate"]["size"] = 1
+    assert _sets(from_leader_worker_set(obj)) == [("leader", 2)]
+
+
+def test_discovery_decides_which_optional_kinds_are_listed() -> None:
+    groups = {
+        "groups": [
+            {"name": "kubeflow.org", "versions": [{"version": "v1"}, {"version": "v2beta1"}]},
+            {"name": "ray.io", "versions": [{"version": "v1alpha1"}]},
+            {"name": "jobset.x-k8s.io", "versions": [{"version": "v1alpha2"}]},
+        ]
+    }
+    served = optional_kinds_served(groups)
+    assert served == [
+        Kind.JOB_SET,
+        Kind.PYTORCH_JOB,
+        Kind.TF_JOB,
+        Kind.MPI_JOB,
+        Kind.XGBOOST_JOB,
+        Kind.PADDLE_JOB,
+        Kind.JAX_JOB,
+    ], "ray.io at v1alpha1 only is not read; of two MPIJob versions, v2beta1"
+    assert optional_kinds_served({}) == []
+    assert set(served) <= set(OPTIONAL_KINDS)
+
+
+def test_pods_belong_to_their_job_by_controller_or_label() -> None:
+    pytorch = pytorch_job("p", NOW, workers=1, gpus=1, age=timedelta(0))
+    lists = {Kind.PYTORCH_JOB: Listed((pytorch,)), Kind.JOB: Listed(())}
+    work = training_work(lists, {})
+    pod = pytorch_pod(pytorch, "Worker", 0, NOW, node_name="gpu-1")
+    assert work.job_of(pod) is work.jobs[0]
+    assert pod_set_of(work.jobs[0], pod) == "Worker"
+    assert training_owner(pod) == "p"
+    stranger = {"metadata": {"name": "x", "labels": {"app": "web"}}}
+    assert (work.job_of(stranger), training_owner(stranger)) == (None, None)
+    by_job = {"metadata": {"name": "y", "ownerReferences": [{"kind": "Job", "name": "run-7"}]}}
+    assert training_owner(by_job) == "run-7"
+
+
+def test_an_object_another_training_kind_made_is_read_through_it() -> None:
+    """A TrainJob's JobSet and a JobSet's Jobs are the TrainJob's and the JobSet's work."""
+    own = {"kind": "Job", "metadata": {"name": "solo"}, "spec": {}}
+    child = {
+        "kind": "Job",
+        "metadata": {
+            "name": "sft-workers-0",
+            "ownerReferences": [{"kind": "JobSet", "name": "sft"}],
+        },
+        "spec": {},
+    }
+    cron = {
+        "kind": "Job",
+        "metadata": {"name": "nightly-1", "ownerReferences": [{"kind": "CronJob", "name": "n"}]},
+        "spec": {},
+    }
+    work = training_work({Kind.JOB: Listed((own, child, cron))}, {})
+    assert [j.name for j in work.jobs] == ["solo", "nightly-1"]
+
+
+def test_the_judged_job_is_the_newest_and_an_unread_list_is_kept() -> None:
+    older = indexed_job("old", NOW, ranks=1, gpus=1, age=timedelta(hours=2))
+    newer = indexed_job("new", NOW, ranks=1, gpus=1, age=timedelta(minutes=1))
+    forbidden = CantRead(ReadFailure.FORBIDDEN, "forbidden")
+    absent = CantRead(ReadFailure.NOT_FOUND, "not found")
+    work = training_work(
+        {Kind.JOB: Listed((older, newer)), Kind.RAY_JOB: forbidden, Kind.CRON_JOB: absent}, {}
+    )
+    assert work.judged is not None
+    assert work.judged.name == "new"
+    assert work.unread == ((Kind.RAY_JOB, forbidden),), "a 404 list is absent, not unread"
+    job_absent = training_work({Kind.JOB: absent}, {})
+    assert job_absent.unread == ((Kind.JOB, absent),), "Jobs are always served"
