@@ -12,8 +12,9 @@ its own process, after a warm-up, interleaved (A B C A B C ...).
 
 Environment: BENCH_SIZES (default 3,10,1000,10000,30000,100000), BENCH_RUNS (default 5),
 BENCH_BASELINE_MAX (largest size the slow baselines run at; default 30000),
-BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor; bench/monitor_bench.py
-and bench/compression_bench.py have their own settings). A run of some parts keeps the others' figures from the previous latest.json, each
+BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor,fleet; bench/monitor_bench.py,
+bench/compression_bench.py and bench/fleet_bench.py have their own settings; `BENCH_PARTS=fleet`
+runs the fleet row alone). A run of some parts keeps the others' figures from the previous latest.json, each
 part stamped with when it was measured and the machine's load then (`measured`).
 """
 
@@ -32,6 +33,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from bench.compression_bench import bench_compression
+from bench.fleet_bench import bench_fleet
 from bench.imports import startup
 from bench.lint_bench import bench_lint
 from bench.measure import installed, measured, summary
@@ -383,7 +385,29 @@ def markdown(document: dict[str, Any]) -> str:
             f"Catch rate: truegreen {rates['truegreen']}, Checkov {rates['checkov']}.",
             "",
         ]
+    fleet = document.get("fleet")
+    if fleet and "seconds" in fleet:
+        lines += _fleet_lines(fleet)
     return "\n".join(lines)
+
+
+def _fleet_lines(fleet: dict[str, Any]) -> list[str]:
+    """doctor over many namespaces in one run, next to one namespace and to a loop of runs."""
+    seconds, requests = fleet["seconds"], fleet["requests"]
+    return [
+        "## doctor over many training namespaces in one run (bench/fleet_bench.py)",
+        "",
+        f"{fleet['pods']} pods, {fleet['namespaces']} training namespaces.",
+        "",
+        "| one run over all s | one namespace s | a loop of single runs s | x one namespace "
+        "| speedup vs the loop | requests (all / one / loop) |",
+        "|---|---|---|---|---|---|",
+        f"| {seconds['fleet']['median']} | {seconds['single']['median']} "
+        f"| {seconds['loop']['median']} | {fleet['ratio_vs_single']} "
+        f"| {fleet['speedup_vs_loop']}x | {requests['fleet']} / {requests['single']} "
+        f"/ {requests['loop']} |",
+        "",
+    ]
 
 
 def _compression_lines(compression: dict[str, Any]) -> list[str]:
@@ -434,7 +458,7 @@ def bench_startup(runs: int) -> dict[str, Any]:
         )
 
 
-PARTS = ("doctor", "startup", "compression", "refresh", "lint", "monitor")
+PARTS = ("doctor", "startup", "compression", "refresh", "lint", "monitor", "fleet")
 COMMANDS = ("doctor", "lint", "refresh")
 """The sections the startup part writes its import times into."""
 
@@ -480,6 +504,13 @@ def kinds_section(point: dict[str, Any]) -> dict[str, Any]:
         "requests": point["doctor_requests"],
         "ratio_vs_floor": _ratio(doctor, _median(point, "decode_floor")),
     }
+
+
+def _fleet_part(document: dict[str, Any]) -> None:
+    """doctor over many namespaces (bench/fleet_bench.py), with when it was measured."""
+    sys.stderr.write("bench: fleet\n")
+    document["fleet"] = bench_fleet()
+    document["measured"]["fleet"] = _stamp()
 
 
 def main() -> None:
@@ -537,6 +568,8 @@ def main() -> None:
         sys.stderr.write("bench: monitor\n")
         document["monitor"] = bench_monitor()
         document["measured"]["monitor"] = _stamp()
+    if "fleet" in parts:
+        _fleet_part(document)
     document["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     latest = RESULTS / "latest.json"
     if set(parts) != set(PARTS) and latest.exists():

@@ -258,10 +258,12 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
 
     The unbound volume makes doctor read its storage class too, a pod holding room at a
     priority other than 0 its PriorityClasses, a crash-looping container makes the snapshot
-    read its log, and the newest job's bound volume and device claim make it read their
-    objects, so every read is exercised."""
+    read its log, the newest job's bound volume and device claim make it read their
+    objects, and a run over the namespaces a label selector picks lists the namespaces, so
+    every read is exercised."""
     from tests.scenario.test_admission import webhook_behind
     from tests.support import rbac
+    from tests.support.cli import run_cli
     from tests.support.filter_objects import every_filter_read
     from tests.support.kueue_objects import every_queue_read, handed_to_team_a
     from tests.support.scenarios import crash_looping_manager, job_pod, training_job
@@ -304,6 +306,13 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     doctor.snapshot(exit_code=0)
     asked = {r.path for r in doctor.server.requests()} - paths
     assert "/api/v1/namespaces/train/pods/jobs-manager-abc12/log" in asked, "precondition"
+    labelled = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "train"}}
+    doctor.server.add({**labelled, "metadata": {"name": "train", "labels": {"fleet": "yes"}}})
+    fleet = run_cli(
+        "doctor", "--kubeconfig", str(doctor.kubeconfig), "--namespace-selector", "fleet=yes"
+    )
+    assert fleet.exit_code in (0, 2, 3), fleet.stderr
+    assert doctor.server.requests("GET", r"^/api/v1/namespaces$"), "precondition: listed"
     namespaced, cluster_wide = rbac.used(doctor.server.requests(), namespace="train")
     assert namespaced == rbac.granted("doctor/role.yaml")
     assert cluster_wide == rbac.granted("doctor/clusterrole.yaml") | rbac.granted(

@@ -27,9 +27,13 @@ from truegreen.exitcodes import ExitCode
 from truegreen.kubectl import Kubectl, for_connection
 
 if TYPE_CHECKING:  # logs and events are read only for a snapshot; progress only to a terminal
+    from truegreen.cluster.context_selection import ContextSelection
     from truegreen.cluster.logs import LogRead, LogRequest
+    from truegreen.cluster.namespace_selection import NamespaceSelection
     from truegreen.cluster.reader import ReadKey
     from truegreen.cluster.snapshot_reads import Recorded
+    from truegreen.doctor.clusters import ClustersReport
+    from truegreen.doctor.fleet import FleetReport
     from truegreen.doctor.progress import Told
     from truegreen.doctor.registry_lookups import LiveRegistry, RecordingRegistry
 
@@ -215,6 +219,86 @@ def _recorded_registry(record: object | None, off: bool) -> ImageRegistry | Regi
     from truegreen.doctor.registry_lookups import RecordedRegistry
 
     return RecordedRegistry.from_document(record)
+
+
+def run_fleet(
+    request: DoctorRequest, selection: NamespaceSelection, told: Told | None = None
+) -> FleetReport:
+    """Check many namespaces of the live cluster in one run (docs/fleet.md): resolve the
+    selection, then judge each namespace, the reads outside them made once."""
+    _live_only(request, selection.flag())
+    config = load_config(request.config)
+    connection = _with_config(request.connection, config)
+    settings = _fleet_settings(request, config)
+    return _fleet_of(connection, selection, settings, told, _no_registry(request, config))
+
+
+def run_clusters(
+    request: DoctorRequest, selection: NamespaceSelection, contexts: ContextSelection
+) -> ClustersReport:
+    """Check the clusters of many kubeconfig contexts in one run, each as `--context NAME`
+    reaches it and with its own deadline, a few at a time (docs/fleet.md); in each, the
+    namespaces of `selection` (none given: the context's own namespace)."""
+    from truegreen.cluster.context_selection import resolve_contexts
+    from truegreen.doctor.clusters import check_clusters
+
+    _live_only(request, contexts.flag())
+    config = load_config(request.config)
+    connection = _with_config(request.connection, replace(config, context=None))
+    names = resolve_contexts(contexts, connection.kubeconfig)
+    settings = _fleet_settings(request, config)  # a --job-file is read once, for all
+    _settled()
+
+    off = _no_registry(request, config)
+
+    def check(context: str) -> FleetReport:
+        return _fleet_of(replace(connection, context=context), selection, settings, None, off)
+
+    return check_clusters(names, check)
+
+
+def _live_only(request: DoctorRequest, flag: str) -> None:
+    if request.snapshot is not None:
+        raise UsageError(
+            f"{flag} asks the live cluster; a snapshot holds one namespace",
+            todo=f"drop {flag}: doctor --snapshot checks the snapshot's namespace",
+        )
+
+
+def _fleet_settings(request: DoctorRequest, config: DoctorConfig) -> DoctorSettings:
+    settings = doctor_settings(
+        config, request.job_requests, request.credentials_secret, request.admission_dry_run
+    )
+    return with_planned_job(settings, request.job_file)
+
+
+def _fleet_of(
+    connection: ConnectionSettings,
+    selection: NamespaceSelection,
+    settings: DoctorSettings,
+    told: Told | None,
+    no_registry: bool,
+) -> FleetReport:
+    """One cluster's namespaces of `selection` (none named: the context's), judged; each
+    namespace asks the registries with its own logins unless `no_registry`."""
+    from truegreen.cluster.namespace_selection import resolve_namespaces
+    from truegreen.doctor.fleet import diagnose_fleet
+
+    settings = replace(settings, kubectl=for_connection(connection))
+    with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
+        _settled()
+        namespaces = resolve_namespaces(selection, cluster) or (cluster.namespace,)
+        where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        reader = _telling(cluster, told)
+
+        def registries(base: ClusterReader) -> tuple[ClusterReader, ImageRegistry | RegistryOff]:
+            if no_registry:
+                return base, NO_REGISTRY
+            live = _live_registry(connection)
+            return live.keeping_logins(base), live
+
+        now = datetime.now(UTC)
+        return diagnose_fleet(reader, namespaces, now, settings, where, cluster, registries)
 
 
 def take_snapshot(

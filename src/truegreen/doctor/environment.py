@@ -96,6 +96,9 @@ class DoctorSettings(Struct, frozen=True):
     """`--job-file`: a training job not yet submitted, checked instead of the newest one."""
     kubectl: Kubectl = Kubectl()
     """How remedies write kubectl commands that reach this cluster and namespace."""
+    fleet: tuple[str, ...] = ()
+    """Every namespace of a run over many (empty for one): their reads outside themselves are
+    shared, so the cluster's pods are folded once, keeping all of theirs."""
 
 
 class PodTemplate(Struct, frozen=True):
@@ -346,7 +349,10 @@ def gather(
         nodes = schedule.submit(lambda: machines_for_fit(reader.list(Kind.NODE, namespace=None)))
         usage = schedule.submit(
             lambda: reader.fold(
-                Kind.POD, CapacityTally(namespace), namespace=None, fields=HOLDING_CAPACITY
+                Kind.POD,
+                CapacityTally(namespace, settings.fleet),
+                namespace=None,
+                fields=HOLDING_CAPACITY,
             )
         )
         namespace_object = schedule.submit(
@@ -422,7 +428,7 @@ def gather(
         namespace_read = namespace_object.result()
         webhook_configurations = {kind: read.result() for kind, read in webhook_lists.items()}
         slices = _webhook_slices(schedule, reader, webhook_configurations, namespace_read, job)
-        capacity = cluster_usage(usage.result())
+        capacity = cluster_usage(usage.result(), namespace if settings.fleet else None)
         # Read only when the job's priority can change its verdict (doctor/preemption.py).
         classes = listing(Kind.PRIORITY_CLASS, None) if priorities_matter(capacity, job) else None
         lookups = _ask_registry(schedule, registry, templates, accounts, secrets, job, node_list)

@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from msgspec import Struct
 
 from truegreen.doctor.fit import MachineRoom, Shortfall, closest, shortfalls
+from truegreen.doctor.last_answer import LastAnswer
 from truegreen.quantity import PODS, Resources
 
 _ANY = 1 << 62
@@ -272,9 +273,7 @@ def place(groups: Sequence[PodGroup], rooms: Mapping[str, MachineRoom]) -> Place
     """Every pod of `groups` placed on `rooms` together, by first-fit decreasing, within the
     rules the groups carry."""
     free = dict(rooms)
-    totals = Resources()
-    for machine_room in rooms.values():
-        totals += machine_room.allocatable
+    totals = _totals(rooms)
     rules = _Rules(rule for group in groups for rule in group.rules)
     wanted = sum(g.count for g in groups)
     placed = 0
@@ -362,6 +361,18 @@ def _unplaced(
         missing,
         _most_free(allowed, missing),
     )
+
+
+def _total_allocatable(rooms: Mapping[str, MachineRoom]) -> Resources:
+    totals = Resources()
+    for machine_room in rooms.values():
+        totals += machine_room.allocatable
+    return totals
+
+
+_totals = LastAnswer(_total_allocatable)
+"""What every machine can hold in all, for the last machines (doctor/last_answer.py): the
+namespaces of a run over many place their jobs on the same ones."""
 
 
 def _most_free(rooms: Sequence[MachineRoom], missing: Sequence[Shortfall]) -> tuple[str, int]:

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from truegreen.failure import Failure
 
 
-def _escape(text: str) -> str:
+def escape_markup(text: str) -> str:
     """Rich markup escaped; rich is imported only when text is rendered (not for JSON)."""
     from rich.markup import escape
 
@@ -43,13 +43,13 @@ def _escape(text: str) -> str:
 
 
 SCHEMA_VERSION = 1
-_GLYPHS = {
+GLYPHS = {
     Status.OK: "[green]✓[/]",
     Status.WARN: "[yellow]![/]",
     Status.FAIL: "[red]✗[/]",
     Status.UNKNOWN: "[magenta]?[/]",
 }
-_VERDICT_WORDS = {
+VERDICT_WORDS = {
     Verdict.READY: ("[bold green]READY[/]", "READY"),
     Verdict.NOT_READY: ("[bold red]NOT READY[/]", "NOT READY"),
     Verdict.UNKNOWN: ("[bold magenta]COULD NOT CHECK[/]", "COULD NOT CHECK"),
@@ -142,24 +142,24 @@ def to_text(report: Report, *, verbose: bool, width: int | None = None) -> list[
     """Rich markup lines: headline, remedy, also-lines, coverage; details when verbose.
     With `width` (a terminal's), every line is wrapped at word boundaries to fit it."""
     headline = report.headline
-    verdict = _VERDICT_WORDS[report.verdict]
-    lines = _wrapped(
-        f"{_GLYPHS[headline.status]} {verdict[0]}  ", 4 + len(verdict[1]), headline.text, width, 2
+    verdict = VERDICT_WORDS[report.verdict]
+    lines = wrapped(
+        f"{GLYPHS[headline.status]} {verdict[0]}  ", 4 + len(verdict[1]), headline.text, width, 2
     )
     if headline.remedy:
-        lines += _wrapped("  → ", 4, headline.remedy, width, 4)
+        lines += wrapped("  → ", 4, headline.remedy, width, 4)
     if verbose and headline.finding is not None:
         lines += _detail_lines(headline.finding, 4, width)
     if report.also:
         lines.append("")
         lines.append("Also:")
         for finding in report.also:
-            lines += _wrapped(f"  {_GLYPHS[finding.status]} ", 4, finding.headline, width, 4)
+            lines += wrapped(f"  {GLYPHS[finding.status]} ", 4, finding.headline, width, 4)
             if verbose:
-                lines += _wrapped("      → ", 8, finding.remedy, width, 8)
+                lines += wrapped("      → ", 8, finding.remedy, width, 8)
                 lines += _detail_lines(finding, 6, width)
     lines.append("")
-    lines += _wrapped("", 0, coverage_line(report), width, 2)
+    lines += wrapped("", 0, coverage_line(report), width, 2)
     if verbose:
         lines.append("")
         lines.append("Checks:")
@@ -169,18 +169,18 @@ def to_text(report: Report, *, verbose: bool, width: int | None = None) -> list[
         for finding in report.findings:
             row = f"{finding.check.value:<{checks}}  {finding.code:<{codes}}  {finding.basis.value}"
             if width is None or 4 + len(row) <= width:
-                lines.append(f"  {_GLYPHS[finding.status]} {_escape(row)}")
+                lines.append(f"  {GLYPHS[finding.status]} {escape_markup(row)}")
             else:  # too narrow for the columns: the row's words, wrapped
-                lines += _wrapped(f"  {_GLYPHS[finding.status]} ", 4, row, width, 6)
+                lines += wrapped(f"  {GLYPHS[finding.status]} ", 4, row, width, 6)
             if finding.status is Status.OK:  # a finding that is not ok showed them above
                 lines += _detail_lines(finding, 6, width, objects=False)
     return lines
 
 
-def _wrapped(prefix: str, taken: int, text: str, width: int | None, indent: int) -> list[str]:
+def wrapped(prefix: str, taken: int, text: str, width: int | None, indent: int) -> list[str]:
     """`prefix` (markup, `taken` columns wide) then `text`, wrapped and shown safely."""
     first, *rest = wrap(terminal_safe(text), width, first=taken, indent=indent)
-    return [prefix + _escape(first), *(_escape(line) for line in rest)]
+    return [prefix + escape_markup(first), *(escape_markup(line) for line in rest)]
 
 
 def _detail_lines(
@@ -193,8 +193,8 @@ def _detail_lines(
     for text in texts:
         first, *rest = wrap(terminal_safe(text), width, first=indent, indent=indent + 2)
         lines += [
-            f"{' ' * indent}[dim]{_escape(first)}[/]",
-            *(f"[dim]{_escape(r)}[/]" for r in rest),
+            f"{' ' * indent}[dim]{escape_markup(first)}[/]",
+            *(f"[dim]{escape_markup(r)}[/]" for r in rest),
         ]
     return lines
 

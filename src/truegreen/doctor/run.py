@@ -19,7 +19,13 @@ from truegreen.doctor.checks import (
     workloads,
 )
 from truegreen.doctor.checks.base import Check
-from truegreen.doctor.environment import DoctorSettings, PodCreator, Unreachable, gather
+from truegreen.doctor.environment import (
+    DoctorSettings,
+    Environment,
+    PodCreator,
+    Unreachable,
+    gather,
+)
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.image_presence import ImageRegistry
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
@@ -88,14 +94,25 @@ def diagnose(
     """Check one namespace. `where` names the cluster and login for the lines that say it could
     not be read; `creator` makes the trial start when one is asked for (live only);
     `registry` answers whether the images are in their registry, or says why it is not asked."""
+    asked = None if isinstance(registry, RegistryOff) else registry
+    gathered = gather(RedactingReader(reader), namespace, now, settings, creator, registry=asked)
+    return report_of(gathered, settings, where, registry)
+
+
+def report_of(
+    gathered: Environment | Unreachable,
+    settings: DoctorSettings,
+    where: Where,
+    registry: ImageRegistry | RegistryOff = MONITOR_REGISTRY_OFF,
+) -> Report:
+    """Every check run on what `gather` read, rolled up; every check unknown for one reason
+    when nothing could be read. `registry` is the one `gather` asked, or why none was."""
     ran = [check for check, _ in CHECKS if check is not CheckId.CREDENTIALS or settings.credentials]
     skipped = (
         []
         if settings.credentials
         else [NotChecked(CheckId.CREDENTIALS, _NO_CREDENTIALS, asked=False)]
     )
-    asked = None if isinstance(registry, RegistryOff) else registry
-    gathered = gather(RedactingReader(reader), namespace, now, settings, creator, registry=asked)
     if isinstance(gathered, Unreachable):
         return roll_up(unreachable_findings(ran, gathered, where, settings.kubectl), ran, skipped)
     if isinstance(registry, RegistryOff):

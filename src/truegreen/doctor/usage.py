@@ -7,16 +7,26 @@ namespace's pods are kept whole (as fit views): the capacity check names them.
 
 import heapq
 import math
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 import msgspec
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, FoldRead, Kind, KubeObject, Listed, ListRead, ReadFailure
+from truegreen.cluster import (
+    CantRead,
+    Folded,
+    FoldRead,
+    Kind,
+    KubeObject,
+    Listed,
+    ListRead,
+    ReadFailure,
+)
 from truegreen.cluster.classify import describe
 from truegreen.cluster.kinds import stamped
 from truegreen.doctor.fit import container_requests, pod_requests
+from truegreen.doctor.last_answer import LastAnswer
 from truegreen.kubeobjects import TERMINATED_PHASES
 from truegreen.quantity import QuantityError, Resources
 
@@ -251,10 +261,11 @@ class CapacityTally:
     name = "capacity"
     view = PodView
 
-    def __init__(self, namespace: str) -> None:
-        self._namespace = namespace
+    def __init__(self, namespace: str, also: Collection[str] = ()) -> None:
+        self._kept = frozenset((namespace, *also))
         self.namespace = namespace
-        """Whose pods are kept whole (as `ClusterUsage.pods_here`)."""
+        """Whose pods are kept whole (as `ClusterUsage.pods_here`), with those of `also`: the
+        other namespaces of a run over many, which share this one fold."""
         self._machines: dict[str, _Tally] = {}
         """Per machine, its pods of priority 0: their sums and largest holders."""
         self._prioritized: dict[tuple[str, int], _Tally] = {}
@@ -273,7 +284,7 @@ class CapacityTally:
         if item.status.phase in TERMINATED_PHASES:
             return
         metadata = item.metadata
-        if metadata.namespace == self._namespace:
+        if metadata.namespace in self._kept:
             self._here.append(pod_whole(item))
         spec = item.spec
         machine = spec.node_name
@@ -524,10 +535,22 @@ def _holder(
     )
 
 
-def cluster_usage(read: FoldRead) -> ClusterUsage | CantRead:
-    """The typed usage from a fold's summary; a summary of the wrong shape is malformed."""
+def cluster_usage(read: FoldRead, namespace: str | None = None) -> ClusterUsage | CantRead:
+    """The typed usage from a fold's summary, with only `namespace`'s pods kept whole when it is
+    given (a fold shared by many namespaces keeps all of theirs); a summary of the wrong shape
+    is malformed. The last fold's conversion is kept (doctor/last_answer.py): every namespace of
+    a run over many converts the same one."""
     if isinstance(read, CantRead):
         return read
+    usage = _last_usage(read)
+    if namespace is None or isinstance(usage, CantRead):
+        return usage
+    return msgspec.structs.replace(
+        usage, pods_here=[p for p in usage.pods_here if o.namespace_of(p) == namespace]
+    )
+
+
+def _converted(read: Folded) -> ClusterUsage | CantRead:
     try:
         usage = msgspec.convert(read.summary, ClusterUsage)
     except msgspec.ValidationError as error:
@@ -539,6 +562,9 @@ def cluster_usage(read: FoldRead) -> ClusterUsage | CantRead:
     return msgspec.structs.replace(
         usage, pods_here=[stamped(Kind.POD, pod) for pod in usage.pods_here]
     )
+
+
+_last_usage = LastAnswer(_converted)
 
 
 FIT_FIELDS = {
@@ -555,11 +581,19 @@ def machines_for_fit(nodes: ListRead) -> ListRead:
     """The machines as the fit reads them, and nothing else.
 
     A real machine is 5-15 KB of JSON, ten times that once decoded; at thousands of machines
-    the whole objects would be most of what doctor holds.
+    the whole objects would be most of what doctor holds. The last list's answer is kept
+    (doctor/last_answer.py): every namespace of a run over many gives the same one.
     """
+    return _last_machines(nodes)
+
+
+def _machines_for_fit(nodes: ListRead) -> ListRead:
     if not isinstance(nodes, Listed):
         return nodes
     return Listed(tuple(_fit_fields(node) for node in nodes.items))
+
+
+_last_machines = LastAnswer(_machines_for_fit)
 
 
 def _fit_fields(node: KubeObject) -> dict[str, Any]:

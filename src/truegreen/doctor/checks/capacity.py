@@ -5,6 +5,7 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
+import msgspec
 from msgspec import Struct
 from msgspec.structs import replace
 
@@ -50,6 +51,7 @@ from truegreen.doctor.gpu_supply import (
     offered_gpu_resources,
     pod_state,
 )
+from truegreen.doctor.last_answer import LastAnswer
 from truegreen.doctor.placement import Placement, PodGroup, place
 from truegreen.doctor.preemption import (
     after_preemption,
@@ -79,7 +81,7 @@ from truegreen.doctor.training import (
     pod_set_of,
     training_owner,
 )
-from truegreen.doctor.usage import ClusterUsage, Holder
+from truegreen.doctor.usage import ClusterUsage, Holder, MachineUsage
 from truegreen.doctor.wording import sentence
 from truegreen.quantity import PODS, QuantityError, Resources, format_amount
 
@@ -759,14 +761,36 @@ def _eligibility(
     """Per pod set, the machines it may use; per reason, the machines some set may not use."""
     excluded: dict[str, list[str]] = {}
     allowed: dict[str, list[str]] = {}
+    names = _machine_names(nodes)
     for group in groups:
-        for node in nodes:
-            reason = exclusion(node, group.spec)
+        for name, reason in zip(names, _exclusions(nodes, group.spec), strict=True):
             if reason is None:
-                allowed.setdefault(group.name, []).append(o.name_of(node))
-            elif o.name_of(node) not in excluded.setdefault(reason, []):
-                excluded[reason].append(o.name_of(node))
+                allowed.setdefault(group.name, []).append(name)
+            elif name not in excluded.setdefault(reason, []):
+                excluded[reason].append(name)
     return allowed, excluded
+
+
+def _exclusions(nodes: Sequence[KubeObject], spec: Mapping[str, Any]) -> tuple[str | None, ...]:
+    """`exclusion(node, spec)` for each machine, in order. Kept per machine list (by identity)
+    and per the parts of the spec it reads: the namespaces of a run over many share the
+    machines, and their jobs often share the same constraints."""
+    wanted = {part: spec.get(part) for part in _PLACEMENT_PARTS}
+    try:
+        key = msgspec.json.encode(wanted, order="sorted")
+    except (TypeError, msgspec.EncodeError):  # a value JSON cannot hold: judged afresh
+        return tuple(exclusion(node, spec) for node in nodes)
+    known = _last_exclusions(nodes)
+    found = known.get(key)
+    if found is None:
+        found = known[key] = tuple(exclusion(node, spec) for node in nodes)
+    return found
+
+
+_machine_names = LastAnswer(lambda nodes: tuple(o.name_of(node) for node in nodes))
+_PLACEMENT_PARTS = ("tolerations", "nodeSelector", "affinity")
+"""The parts of a pod spec `exclusion` reads."""
+_last_exclusions = LastAnswer(lambda nodes: dict[bytes, tuple[str | None, ...]]())
 
 
 def _fits(judged: _Judged) -> list[Finding]:
@@ -1088,11 +1112,7 @@ def _machine_rooms(
     priority is not known), and what this namespace's training job pods hold on each machine
     that they will give back when their jobs finish (the judged job's own pods not, while it
     waits for the rest)."""
-    rooms = {}
-    for node in nodes:
-        room = machine_room(node)
-        requested, pods = usage.reserved_on(room.name)
-        rooms[room.name] = replace(room, requested=requested, pod_count=pods)
+    rooms = _last_rooms(nodes, usage.machines)
     judged = shape.job.name if shape is not None and shape.job is not None else None
     mine: dict[str, tuple[Resources, int]] = {}
     for pod in usage.pods_here:
@@ -1118,6 +1138,24 @@ def _machine_rooms(
                 [*jobs, job] if job not in jobs else jobs,
             )
     return rooms, job_pods
+
+
+def _rooms(
+    nodes: tuple[KubeObject, ...], machines: dict[str, MachineUsage]
+) -> dict[str, MachineRoom]:
+    """Each machine's room with what its pods reserve counted."""
+    usage = ClusterUsage(machines)
+    rooms = {}
+    for node in nodes:
+        room = machine_room(node)
+        requested, pods = usage.reserved_on(room.name)
+        rooms[room.name] = replace(room, requested=requested, pod_count=pods)
+    return rooms
+
+
+_last_rooms = LastAnswer(_rooms)
+"""The last machines' rooms (doctor/last_answer.py): every namespace of a run over many has the
+same machines and the same sums."""
 
 
 def _invalid_amount(env: Environment, error: str) -> Finding:
