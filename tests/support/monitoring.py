@@ -105,3 +105,11 @@ def prometheus_binary() -> str | None:
     if found is None and os.environ.get("TRUEGREEN_REQUIRE_REAL_PARTS"):
         raise RuntimeError("prometheus is required in CI (Debian package prometheus)")
     return found
+
+
+def promtool_binary() -> str | None:
+    """Debian's promtool, or None; under CI a missing binary is a failure, not a skip."""
+    found = shutil.which("promtool")
+    if found is None and os.environ.get("TRUEGREEN_REQUIRE_REAL_PARTS"):
+        raise RuntimeError("promtool is required in CI (Debian package prometheus)")
+    return found
