@@ -54,14 +54,18 @@ def _get(url: str) -> tuple[int, str]:
 
 def _evaluations(base: str) -> float:
     found = re.search(
-        r"^truegreen_evaluation_duration_seconds_count (\S+)$", _get(base + "/metrics")[1], re.M
+        r"^truegreen_evaluation_duration_seconds_count(?:\{[^}]*\})? (\S+)$",
+        _get(base + "/metrics")[1],
+        re.M,
     )
     return float(found.group(1)) if found else 0.0
 
 
 def _verdict(base: str) -> str | None:
     found = re.search(
-        r'^truegreen_verdict\{namespace="train"\} (\S+)$', _get(base + "/metrics")[1], re.M
+        r'^truegreen_verdict\{(?:cluster="[^"]*",)?namespace="train"\} (\S+)$',
+        _get(base + "/metrics")[1],
+        re.M,
     )
     return found.group(1) if found else None
 

@@ -1190,6 +1190,12 @@ def _monitor_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-events", action="store_true", help="Write no Event when the verdict changes."
     )
+    parser.add_argument(
+        "--cluster-name",
+        metavar="NAME",
+        help="The cluster label of every metric (default: the kubeconfig's name for the "
+        "cluster; in a pod, none: Prometheus's external labels name it).",
+    )
     _choice(
         parser,
         "-o",
@@ -1218,6 +1224,7 @@ def monitor(
     max_age: float,
     watch_timeout: float,
     no_events: bool,
+    cluster_name: str | None,
     output: str,
     no_color: bool,
     debug: bool,
@@ -1249,6 +1256,7 @@ def monitor(
         max_age=max_age,
         watch_timeout=watch_timeout,
         events=not no_events,
+        cluster_name=cluster_name,
     )
 
     def evaluated(evaluation: Evaluation, previous: Evaluation | None) -> None:

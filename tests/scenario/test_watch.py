@@ -293,6 +293,9 @@ def test_the_engine_follows_the_cluster_without_listing_it_again(
         assert latest is not None
         assert latest.report.headline.code == "storage.volume-unbound"
         assert latest.changed_at == latest.at > first.changed_at
+        # last measured ready: the last ready evaluation's time, kept while not ready
+        assert (first.ready_at, again.ready_at) == (first.at, again.at)
+        assert latest.ready_at == again.at
         assert _collection_lists(fake_api) == lists, (
             "after the first evaluation the cache follows watches; nothing is listed again"
         )
@@ -329,7 +332,7 @@ def test_machines_that_become_forbidden_make_capacity_unknown(
 def test_a_verdict_past_its_maximum_age_is_served_as_unknown(training: LiveCluster) -> None:
     now = [1000.0]
     monitor = Monitor(training, _settings(max_age=120.0), clock=lambda: now[0])
-    metrics = MonitorMetrics(NAMESPACE, monitor.current)
+    metrics = MonitorMetrics("", monitor.evaluations)
     try:
         assert monitor.evaluate().report.verdict is Verdict.READY
         assert b'truegreen_verdict{namespace="train"} 0.0' in metrics.exposition()

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import msgspec
+from msgspec import Struct
 
 from truegreen.cluster import CantRead, Folded, FoldRead, GetRead, Got, Kind, Listed, ListRead
 from truegreen.cluster.classify import describe
@@ -34,6 +35,26 @@ is a change worth evaluating at once."""
 
 _Key = tuple[Kind, str | None, str, str, type[Any] | None, str | None]
 
+_FLEET = "fleet"
+"""The key's last part for a watch of every namespace shared by the selected ones."""
+
+
+class FleetScope(Struct, frozen=True):
+    """The namespaces a fleet's monitor watches, each namespaced kind through ONE watch of
+    every namespace held to these (a watch per namespace and kind would be 40 x 15 open
+    connections and renewals for 40 namespaces; one per kind costs what one namespace costs)."""
+
+    names: frozenset[str] | None
+    """None: every namespace (`--all-namespaces`)."""
+
+    def holds(self, namespace: str) -> bool:
+        """Whether objects of `namespace` are kept."""
+        return self.names is None or namespace in self.names
+
+    def within(self, other: "FleetScope") -> bool:
+        """Whether every namespace held here is held by `other` too."""
+        return other.names is None or (self.names is not None and self.names <= other.names)
+
 
 class WatchCache:
     """A `ClusterReader` over reflectors, thread-safe; `close()` stops them."""
@@ -47,8 +68,11 @@ class WatchCache:
         on_change: Callable[[], None],
         reread_after: float,
         clock: Callable[[], float] = time.monotonic,
+        fleet: FleetScope | None = None,
     ) -> None:
+        """With `fleet`, namespaced reads go through shared watches of every namespace."""
         self._cluster = cluster
+        self._fleet = fleet
         self._max_age = max_age
         self._reread_after = reread_after
         self._gets: dict[tuple[Kind, str, str | None], tuple[GetRead, float]] = {}
@@ -63,6 +87,21 @@ class WatchCache:
     def namespace(self) -> str:
         """The namespace from the connection settings."""
         return self._cluster.namespace
+
+    def select(self, fleet: FleetScope) -> None:
+        """Watch these namespaces from now on. Objects of a namespace newly selected were not
+        kept: the shared watches start over (one list each), and only then."""
+        with self._lock:
+            grown = self._fleet is None or not fleet.within(self._fleet)
+            self._fleet = fleet
+            dropped = [k for k in self._reflectors if grown and k[5] == _FLEET]
+            stopped = [self._reflectors.pop(k) for k in dropped]
+        for reflector in stopped:
+            reflector.stop()
+
+    def _kept(self, key: tuple[str, str]) -> bool:
+        fleet = self._fleet
+        return fleet is None or fleet.holds(key[0])
 
     def begin(self) -> None:
         """Start counting the oldest confirmation among the reads that follow."""
@@ -105,12 +144,15 @@ class WatchCache:
     ) -> FoldRead:
         """The capacity fold from its running sums; any other fold over the held views."""
         if isinstance(fold, CapacityTally):
-            running = RunningCapacity(fold.namespace)
-            reflector = self._reflector(kind, namespace, None, fields, running.view, running)
+            fleet = self._fleet
+            running = RunningCapacity(fold.namespace if fleet is None else fleet.names)
+            reflector = self._reflector(
+                kind, namespace, None, fields, running.view, running, shared=fleet is not None
+            )
             mirror = reflector.mirror
             assert isinstance(mirror, RunningCapacity)
             why = self._unusable(reflector, action_of(kind))
-            return why if why is not None else Folded(mirror.summary())
+            return why if why is not None else Folded(mirror.summary(fold.namespace))
         found = self._held(kind, namespace, None, fields, fold.view)
         if isinstance(found, CantRead):
             return found
@@ -122,7 +164,7 @@ class WatchCache:
         """From the namespace's watch for `WATCHED_FOR_GETS`, else live (`_read_live`)."""
         if kind not in WATCHED_FOR_GETS or namespace is None:
             return self._read_live(kind, name, namespace)
-        reflector = self._reflector(kind, namespace, None, None, None)
+        reflector = self._namespaced(kind, namespace, None, None, None)
         why = self._unusable(reflector, action_of(kind))
         if why is not None:
             return why
@@ -165,9 +207,23 @@ class WatchCache:
         fields: FieldSelector | None,
         view: type[Any] | None,
     ) -> tuple[Any, ...] | CantRead:
-        reflector = self._reflector(kind, namespace, labels, fields, view)
+        reflector = self._namespaced(kind, namespace, labels, fields, view)
         why = self._unusable(reflector, action_of(kind))
-        return why if why is not None else reflector.state().items
+        return why if why is not None else reflector.state(namespace).items
+
+    def _namespaced(
+        self,
+        kind: Kind,
+        namespace: str | None,
+        labels: Mapping[str, str] | None,
+        fields: FieldSelector | None,
+        view: type[Any] | None,
+    ) -> Reflector:
+        """The reflector for a read in one namespace: in a fleet, the shared one of every
+        namespace (its objects held to the selected namespaces)."""
+        if self._fleet is None or namespace is None:
+            return self._reflector(kind, namespace, labels, fields, view)
+        return self._reflector(kind, None, labels, fields, view, shared=True)
 
     def _unusable(self, reflector: Reflector, action: str) -> CantRead | None:
         state = reflector.state()
@@ -189,16 +245,26 @@ class WatchCache:
         fields: FieldSelector | None,
         view: type[Any] | None,
         mirror: RunningCapacity | None = None,
+        *,
+        shared: bool = False,
     ) -> Reflector:
         """The reflector for one read, started (and its first list awaited) on first use; a
-        `mirror` is used only by the reflector it creates, and is part of its key."""
+        `mirror` is used only by the reflector it creates, and is part of its key. A `shared`
+        one is the fleet's watch of every namespace, restarted when the selection grows."""
+        if shared:
+            part: str | None = _FLEET
+        elif mirror is not None:
+            assert mirror.namespaces is not None
+            (part,) = mirror.namespaces
+        else:
+            part = None
         key = (
             kind,
             namespace,
             label_selector_text(labels),
             field_selector_text(fields),
             view,
-            mirror.namespace if mirror is not None else None,
+            part,
         )
         with self._lock:
             reflector = self._reflectors.get(key)
@@ -215,6 +281,7 @@ class WatchCache:
                     on_change=self._on_change,
                     clock=self._clock,
                     mirror=mirror,
+                    keep=self._kept if shared and mirror is None else None,
                 )
                 self._reflectors[key] = reflector
         if fresh:

@@ -20,12 +20,15 @@ from truegreen.errors import TruegreenError, UsageError
 from truegreen.http.dial import Dialer
 from truegreen.http.tls import TlsSettings
 from truegreen.kubectl import for_connection
-from truegreen.monitor.engine import Evaluation, Monitor, MonitorSettings
+from truegreen.monitor.engine import Evaluation, Monitor, MonitorSettings, NamespaceSource
 from truegreen.monitor.events import event_due, verdict_event
 from truegreen.monitor.metrics import CONTENT_TYPE, MonitorMetrics
-from truegreen.monitor.page import status_page
+from truegreen.monitor.page import fleet_page, status_page
 from truegreen.monitor.requests import CountingTransport
 from truegreen.monitor.server import Page, StatusServer, parse_listen
+
+MAX_CLUSTER_NAME = 253
+"""Characters a `--cluster-name` may have: as long as a DNS name, which most cluster names are."""
 
 
 class MonitorRequest(Struct, frozen=True):
@@ -40,6 +43,9 @@ class MonitorRequest(Struct, frozen=True):
     watch_timeout: float = 300.0
     events: bool = True
     """Write an Event on the namespace when the verdict changes."""
+    cluster_name: str | None = None
+    """The `cluster` label of every metric (`--cluster-name`); None: the kubeconfig's name
+    for the context's cluster, none in a pod."""
 
 
 class EventOutcome(Struct, frozen=True):
@@ -70,6 +76,13 @@ def check_request(request: MonitorRequest) -> None:
             f"--max-age {request.max_age:g} must be longer than --interval {request.interval:g}",
             "a value would read unknown between two evaluations",
         )
+    name = request.cluster_name
+    if name is not None and not (0 < len(name) <= MAX_CLUSTER_NAME and name.isprintable()):
+        raise UsageError(
+            f"--cluster-name {name[:40]!r} cannot label the metrics",
+            f"it must be 1 to {MAX_CLUSTER_NAME} printable characters",
+            "pass the name the fleet knows the cluster by, such as --cluster-name prod-east",
+        )
     if request.listen is not None:
         try:
             parse_listen(request.listen)
@@ -90,7 +103,9 @@ class RunningMonitor:
         *,
         on_evaluation: Callable[[Evaluation, Evaluation | None], None],
         on_event: Callable[[EventOutcome], None],
+        namespaces: NamespaceSource | None = None,
     ) -> None:
+        """With `namespaces`, a fleet's namespaces are watched instead of the connection's."""
         check_request(request)
         config = load_config(request.doctor.config)
         connection = connection_with_config(request.doctor.connection, config)
@@ -133,8 +148,14 @@ class RunningMonitor:
                 WatchSettings(request.watch_timeout),
             ),
             on_evaluation=self._evaluated,
+            namespaces=namespaces,
         )
-        self._metrics = MonitorMetrics(self.monitor.namespace, self.monitor.current)
+        cluster = (
+            request.cluster_name if request.cluster_name is not None else self.cluster.cluster_name
+        )
+        self.cluster_label = cluster
+        """The cluster's name on every metric ("" for none)."""
+        self._metrics = MonitorMetrics(cluster, self.monitor.evaluations)
         counting.append(self._metrics)
         self.server: StatusServer | None = None
         if request.listen is not None:
@@ -157,12 +178,17 @@ class RunningMonitor:
             return Page(200, CONTENT_TYPE, self._metrics.exposition())
 
         def ready() -> Page:
-            if self.monitor.latest() is None:
+            if not self.monitor.complete():
                 return Page(503, text, b"the first evaluation has not completed\n")
             return Page(200, text, b"ok\n")
 
         def page() -> Page:
-            html = status_page(self.monitor.namespace, self.monitor.current(), datetime.now(UTC))
+            now = datetime.now(UTC)
+            monitor = self.monitor
+            if monitor.fleet:
+                html = fleet_page(self.cluster_label or monitor.where, monitor.evaluations(), now)
+            else:
+                html = status_page(monitor.namespace, monitor.current(), now)
             return Page(200, "text/html; charset=utf-8", html.encode())
 
         return {
@@ -182,12 +208,12 @@ class RunningMonitor:
             event = verdict_event(
                 verdict,
                 evaluation.report.headline.text,
-                namespace=self.monitor.namespace,
+                namespace=evaluation.namespace,
                 now=evaluation.at,
                 instance=self._instance,
             )
             written = self.cluster.create(
-                Kind.EVENT, event, namespace=self.monitor.namespace, dry_run=False
+                Kind.EVENT, event, namespace=evaluation.namespace, dry_run=False
             )
             failure = written if isinstance(written, CantRead) else None
             self._on_event(EventOutcome(str(event["reason"]), failure))

@@ -43,13 +43,18 @@ class _Share(Struct, frozen=True):
 
 
 class RunningCapacity:
-    """What `CapacityTally(namespace)` would sum, kept current one pod at a time. Thread-safe."""
+    """What `CapacityTally(namespace)` would sum, kept current one pod at a time. Thread-safe.
+
+    One tally serves many namespaces (the fleet's monitor shares one watch of the cluster's
+    pods): `namespaces` are those whose pods are kept whole, None for every namespace, and
+    `summary(namespace)` is that namespace's CapacityTally summary.
+    """
 
     view = CheckedPodView
     """How the watch cache decodes the pods it hands here (either view is summed alike)."""
 
-    def __init__(self, namespace: str) -> None:
-        self.namespace = namespace
+    def __init__(self, namespaces: str | frozenset[str] | None) -> None:
+        self.namespaces = frozenset({namespaces}) if isinstance(namespaces, str) else namespaces
         self._lock = threading.Lock()
         self._shares: dict[ObjectKey, _Share] = {}
         self._requested: dict[str, dict[str, int]] = {}
@@ -64,8 +69,8 @@ class RunningCapacity:
         self._shapes: dict[bytes, Resources | str] = {}
 
     def fresh(self) -> "RunningCapacity":
-        """An empty tally for the same namespace (a list is summed into it, then `take`n)."""
-        return RunningCapacity(self.namespace)
+        """An empty tally for the same namespaces (a list is summed into it, then `take`n)."""
+        return RunningCapacity(self.namespaces)
 
     def take(self, other: "RunningCapacity") -> None:
         """Become `other` (a whole list summed apart, so a re-list replaces at once)."""
@@ -102,7 +107,8 @@ class RunningCapacity:
         return share != old
 
     def _share(self, pod: PodView | CheckedPodView) -> _Share:
-        here = pod_whole(pod) if pod.metadata.namespace == self.namespace else None
+        kept = self.namespaces is None or pod.metadata.namespace in self.namespaces
+        here = pod_whole(pod) if kept else None
         machine = pod.spec.node_name or None
         if machine is None:
             return _Share(None, (), here, "")
@@ -153,15 +159,20 @@ class RunningCapacity:
             del self._pods[machine], self._requested[machine], self._holders[machine]
             del self._on_machine[machine]
 
-    def summary(self) -> dict[str, Any]:
-        """As `CapacityTally.summary()` over the same pods in the server's list order."""
+    def summary(self, namespace: str | None = None) -> dict[str, Any]:
+        """As `CapacityTally(namespace).summary()` over the same pods in the server's list
+        order (None: with every kept namespace's pods)."""
         with self._lock:
             usage = ClusterUsage(
                 {
                     m: MachineUsage(self._pods[m], dict(self._requested[m]))
                     for m in sorted(self._pods)
                 },
-                [self._here[key] for key in sorted(self._here)],
+                [
+                    self._here[key]
+                    for key in sorted(self._here)
+                    if namespace is None or key[0] == namespace
+                ],
                 self._invalid[min(self._invalid)] if self._invalid else "",
                 {m: self._largest_holders(m) for m in sorted(self._on_machine)},
             )
