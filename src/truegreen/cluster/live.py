@@ -388,6 +388,15 @@ class LiveCluster:
         Objects come as sent, less their managedFields (and a machine, less all but what the
         fit reads): those are skipped while decoding, never built (cluster/views.py).
         """
+        return self._listing(kind, namespace, labels, fields)
+
+    def _listing(
+        self,
+        kind: Kind,
+        namespace: str | None,
+        labels: Mapping[str, str] | str | None,
+        fields: FieldSelector | None,
+    ) -> ListRead:
         decode = _page_decoder(item_view(kind))
         items: list[KubeObject] = []
         try:
@@ -423,7 +432,7 @@ class LiveCluster:
         self,
         kind: Kind,
         namespace: str | None,
-        labels: Mapping[str, str] | None,
+        labels: Mapping[str, str] | str | None,
         fields: FieldSelector | None,
         decode: Callable[[Body], Any],
     ) -> Generator[Any, None, None]:
@@ -440,7 +449,9 @@ class LiveCluster:
         path = collection_path(kind, namespace)
         query: dict[str, str | int] = {"limit": PAGE_SIZE}
         if labels:
-            query["labelSelector"] = label_selector_text(labels)
+            query["labelSelector"] = (
+                labels if isinstance(labels, str) else label_selector_text(labels)
+            )
         if fields:
             query["fieldSelector"] = field_selector_text(fields)
         # The pages' bodies take turns in a few buffers, all released when the list ends.
@@ -479,6 +490,11 @@ class LiveCluster:
             query["continue"] = token
             answer = partial(ask, dict(query))
         raise TooManyPagesError(MAX_PAGES)
+
+    def list_namespaces(self, label_selector: str) -> ListRead:
+        """Every namespace whose labels match `label_selector` (a selector's text, set-based
+        terms too, as kubectl's `-l` sends it; "" for all), every page: `namespace_selection`."""
+        return self._listing(Kind.NAMESPACE, None, label_selector, None)
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
         """One object by name; NotFound is a measured absence. Discovery's list of groups
