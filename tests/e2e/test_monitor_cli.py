@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from tests.support.auth_echo import make_pki
-from tests.support.fake_apiserver import FakeApiServer
+from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.monitoring import BOUND, Process, http_get, start_monitor, wait_for
 from tests.support.proxies import HttpConnectProxy, Passage
 from tests.support.scenarios import NAMESPACE, healthy
@@ -163,6 +163,41 @@ def test_monitor_refuses_a_cluster_name_that_cannot_label_metrics(cluster: Path)
         "printable characters. pass the name the fleet knows the cluster by, such as "
         "--cluster-name prod-east\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "line"),
+    [
+        (
+            ("-A",),
+            3,
+            "truegreen: This login may not list namespaces: so doctor cannot learn which "
+            "namespaces to check. name them with --namespaces a,b,c, or ask an administrator "
+            "for list on namespaces (cluster-wide)\n",
+        ),
+        (
+            ("-n", "train", "--namespace-selector", "team=ml"),
+            64,
+            "truegreen: -n and --namespace-selector cannot be used together. choose one way to "
+            "name the namespaces\n",
+        ),
+    ],
+)
+def test_a_fleet_monitor_that_cannot_know_its_namespaces_says_so_in_one_line(
+    fake_api: FakeApiServer, cluster: Path, args: tuple[str, ...], code: int, line: str
+) -> None:
+    fake_api.inject(Fault.FORBIDDEN, r"^/api/v1/namespaces$")
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "truegreen", "monitor", "--kubeconfig", str(cluster)),
+            *("--listen", "127.0.0.1:0", *args),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=BOUND,
+        check=False,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (code, "", line)
 
 
 def _evaluated_with_storage_type(fake_api: FakeApiServer) -> bool:

@@ -356,3 +356,33 @@ def test_a_verdict_past_its_maximum_age_is_served_as_unknown(training: LiveClust
         ) in exposed
     finally:
         monitor.cache.close()
+
+
+def test_a_reflector_keeps_only_what_it_is_told_to_keep(
+    fake_api: FakeApiServer, cluster: LiveCluster
+) -> None:
+    """A fleet's watch of every namespace, held to the selected ones: the others' objects are
+    neither kept from the list nor from the watch, and their changes wake nobody."""
+    fake_api.add(_pod("a"), {**_pod("b"), "metadata": {"name": "b", "namespace": "other"}})
+    changes: list[int] = []
+    reflector = Reflector(
+        cluster,
+        Kind.POD,
+        namespace=None,
+        settings=WatchSettings(2.0),
+        on_change=lambda: changes.append(1),
+        keep=lambda key: key[0] == "t",
+    ).start()
+    try:
+        assert reflector.wait_attempted(BOUND)
+        assert [p["metadata"]["name"] for p in reflector.state().items] == ["a"]
+        woken = len(changes)
+        fake_api.add({**_pod("c"), "metadata": {"name": "c", "namespace": "other"}})
+        fake_api.add(_pod("d"))
+        wait_for("d", lambda: len(reflector.state().items) == 2)
+        assert sorted(p["metadata"]["name"] for p in reflector.state().items) == ["a", "d"]
+        assert len(changes) == woken + 1, "the other namespace's pod woke no one"
+        assert [p["metadata"]["name"] for p in reflector.state("t").items] == ["a", "d"]
+        assert reflector.state("other").items == ()
+    finally:
+        reflector.stop()

@@ -11,6 +11,7 @@ from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, Kind
 from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.namespace_selection import NamespaceSelection
 from truegreen.cluster.reflector import WatchSettings
 from truegreen.doctor.command import DoctorRequest, with_planned_job
 from truegreen.doctor.command import _with_config as connection_with_config
@@ -20,11 +21,12 @@ from truegreen.errors import TruegreenError, UsageError
 from truegreen.http.dial import Dialer
 from truegreen.http.tls import TlsSettings
 from truegreen.kubectl import for_connection
-from truegreen.monitor.engine import Evaluation, Monitor, MonitorSettings, NamespaceSource
+from truegreen.monitor.engine import Evaluation, Monitor, MonitorSettings
 from truegreen.monitor.events import event_due, verdict_event
 from truegreen.monitor.metrics import CONTENT_TYPE, MonitorMetrics
 from truegreen.monitor.page import fleet_page, status_page
 from truegreen.monitor.requests import CountingTransport
+from truegreen.monitor.selection import SelectedNamespaces
 from truegreen.monitor.server import Page, StatusServer, parse_listen
 
 MAX_CLUSTER_NAME = 253
@@ -46,6 +48,9 @@ class MonitorRequest(Struct, frozen=True):
     cluster_name: str | None = None
     """The `cluster` label of every metric (`--cluster-name`); None: the kubeconfig's name
     for the context's cluster, none in a pod."""
+    selection: NamespaceSelection = NamespaceSelection()
+    """Which namespaces: the connection's one, or a fleet's (`--namespaces`, `-A`,
+    `--namespace-selector`)."""
 
 
 class EventOutcome(Struct, frozen=True):
@@ -103,9 +108,7 @@ class RunningMonitor:
         *,
         on_evaluation: Callable[[Evaluation, Evaluation | None], None],
         on_event: Callable[[EventOutcome], None],
-        namespaces: NamespaceSource | None = None,
     ) -> None:
-        """With `namespaces`, a fleet's namespaces are watched instead of the connection's."""
         check_request(request)
         config = load_config(request.doctor.config)
         connection = connection_with_config(request.doctor.connection, config)
@@ -124,6 +127,14 @@ class RunningMonitor:
             )
 
         self.cluster = LiveCluster.connect(connection, make_transport=transport)
+        namespaces: SelectedNamespaces | None = None
+        if request.selection.many:
+            namespaces = SelectedNamespaces(request.selection, self.cluster)
+            try:
+                namespaces.first()
+            except TruegreenError:
+                self.cluster.close()
+                raise
         # The page is read away from this process, where kubectl's namespace is anyone's:
         # its commands name the namespace, as doctor's do when given -n.
         kubectl = replace(for_connection(connection), namespace=self.cluster.namespace)

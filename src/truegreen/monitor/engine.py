@@ -137,6 +137,7 @@ class Monitor:
             if namespaces is None
             else FleetScope(None if namespaces.every else frozenset()),
         )
+        self._resolve()  # a fleet's first namespaces, before anything is watched
 
     @property
     def namespace(self) -> str:
