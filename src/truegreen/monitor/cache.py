@@ -219,9 +219,11 @@ class WatchCache:
         fields: FieldSelector | None,
         view: type[Any] | None,
     ) -> Reflector:
-        """The reflector for a read in one namespace: in a fleet, the shared one of every
-        namespace (its objects held to the selected namespaces)."""
-        if self._fleet is None or namespace is None:
+        """The reflector for a read in one namespace: for a namespace of a fleet, the shared
+        one of every namespace (its objects held to the selected namespaces). A read in any
+        other namespace (a webhook's servers, the autoscaler's status) has its own."""
+        fleet = self._fleet
+        if fleet is None or namespace is None or not fleet.holds(namespace):
             return self._reflector(kind, namespace, labels, fields, view)
         return self._reflector(kind, None, labels, fields, view, shared=True)
 
