@@ -12,7 +12,7 @@ its own process, after a warm-up, interleaved (A B C A B C ...).
 
 Environment: BENCH_SIZES (default 3,10,1000,10000,30000,100000), BENCH_RUNS (default 5),
 BENCH_BASELINE_MAX (largest size the slow baselines run at; default 30000),
-BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor; bench/monitor_bench.py
+BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor,monitor-fleet; bench/monitor_bench.py
 and bench/compression_bench.py have their own settings). A run of some parts keeps the others' figures from the previous latest.json, each
 part stamped with when it was measured and the machine's load then (`measured`).
 """
@@ -35,7 +35,7 @@ from bench.compression_bench import bench_compression
 from bench.imports import startup
 from bench.lint_bench import bench_lint
 from bench.measure import installed, measured, summary
-from bench.monitor_bench import bench_monitor
+from bench.monitor_bench import bench_fleet, bench_monitor
 from bench.refresh_bench import bench_refresh
 from bench.served import RealisticServer
 
@@ -394,7 +394,9 @@ def bench_startup(runs: int) -> dict[str, Any]:
         )
 
 
-PARTS = ("doctor", "startup", "compression", "refresh", "lint", "monitor")
+PARTS = ("doctor", "startup", "compression", "refresh", "lint", "monitor", "monitor-fleet")
+WITHIN = {"monitor-fleet": ("monitor", ("fleet", "fleet_cpu_ratio"))}
+"""Parts whose figures are keys of another part's section."""
 COMMANDS = ("doctor", "lint", "refresh")
 """The sections the startup part writes its import times into."""
 
@@ -411,7 +413,11 @@ def carry_over(previous: dict[str, Any], document: dict[str, Any], ran: list[str
     for part in PARTS:
         if part in ran:
             continue
-        if part == "startup":
+        if part in WITHIN:
+            section_name, keys = WITHIN[part]
+            kept = {k: v for k, v in previous.get(section_name, {}).items() if k in keys}
+            document.setdefault(section_name, {}).update(kept)
+        elif part == "startup":
             for command in COMMANDS:
                 kept = {
                     k: v for k, v in previous.get(command, {}).items() if k.startswith("import_ms")
@@ -478,8 +484,12 @@ def main() -> None:
         document["measured"]["lint"] = _stamp()
     if "monitor" in parts:
         sys.stderr.write("bench: monitor\n")
-        document["monitor"] = bench_monitor()
+        document.setdefault("monitor", {}).update(bench_monitor())
         document["measured"]["monitor"] = _stamp()
+    if "monitor-fleet" in parts:
+        sys.stderr.write("bench: monitor over many namespaces\n")
+        document.setdefault("monitor", {}).update(bench_fleet())
+        document["measured"]["monitor-fleet"] = _stamp()
     document["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     latest = RESULTS / "latest.json"
     if set(parts) != set(PARTS) and latest.exists():

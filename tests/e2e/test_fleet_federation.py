@@ -192,3 +192,7 @@ def test_the_fleet_s_prometheus_answers_which_namespaces_cannot_run_and_why(
             server.stop()
         codes = [monitor.end(signal.SIGTERM)[0] for monitor in monitors]
     assert codes == [0, 0], [m.err for m in monitors]
+
+
+def test_the_fleet_query_is_the_one_docs_monitor_md_gives() -> None:
+    assert f"```promql\n{FLEET_QUERY}\n```" in (ROOT / "docs" / "monitor.md").read_text()
