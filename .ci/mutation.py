@@ -43,6 +43,8 @@ THRESHOLD = 90.0
 GATE_MODULES = [
     "src/truegreen/doctor/rollup.py",
     "src/truegreen/doctor/fit.py",
+    "src/truegreen/doctor/stored_pod.py",
+    "src/truegreen/doctor/preemption.py",
     "src/truegreen/cluster/classify.py",
     "src/truegreen/cluster/throttle.py",
     "src/truegreen/refresh/plan.py",
@@ -61,6 +63,9 @@ GATE_MODULES = [
     "src/truegreen/doctor/trial.py",
     "src/truegreen/textsafe.py",
     "src/truegreen/cluster/views.py",
+    "src/truegreen/doctor/filters.py",
+    "src/truegreen/doctor/devices.py",
+    "src/truegreen/doctor/kueue.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 # What the unit tests read besides the code: examples, docs and deploy/, CI's own files.

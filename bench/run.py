@@ -12,8 +12,10 @@ its own process, after a warm-up, interleaved (A B C A B C ...).
 
 Environment: BENCH_SIZES (default 3,10,1000,10000,30000,100000), BENCH_RUNS (default 5),
 BENCH_BASELINE_MAX (largest size the slow baselines run at; default 30000),
-BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor,monitor-fleet; bench/monitor_bench.py
-and bench/compression_bench.py have their own settings). A run of some parts keeps the others' figures from the previous latest.json, each
+BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor,fleet,monitor-fleet;
+bench/monitor_bench.py, bench/compression_bench.py and bench/fleet_bench.py have their own
+settings; `BENCH_PARTS=fleet` runs doctor's fleet row alone, `BENCH_PARTS=monitor-fleet` the
+monitor's). A run of some parts keeps the others' figures from the previous latest.json, each
 part stamped with when it was measured and the machine's load then (`measured`).
 """
 
@@ -32,10 +34,11 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from bench.compression_bench import bench_compression
+from bench.fleet_bench import bench_fleet
 from bench.imports import startup
 from bench.lint_bench import bench_lint
 from bench.measure import installed, measured, summary
-from bench.monitor_bench import bench_fleet, bench_monitor
+from bench.monitor_bench import bench_monitor, bench_monitor_fleet
 from bench.refresh_bench import bench_refresh
 from bench.served import RealisticServer
 
@@ -67,12 +70,27 @@ def _server_floor(url: str) -> float:
     return time.perf_counter() - start
 
 
+NO_REGISTRY = ("--no-registry",)
+"""doctor's and snapshot's runs ask no registry: the realistic namespace's images name
+registry.example.com, which nothing here serves, and what doctor measures here is its reading
+of the cluster; a registry look-up costs a request per image to the registry, concurrently,
+beside those reads."""
+
+
 def _tools(
     server: RealisticServer, kubeconfig: Path, snapshot: Path, baselines: bool
 ) -> dict[str, list[str]]:
     truegreen = installed("truegreen")
     tools: dict[str, list[str]] = {
-        "doctor": [truegreen, "doctor", "--kubeconfig", str(kubeconfig), "-o", "json"],
+        "doctor": [
+            truegreen,
+            "doctor",
+            "--kubeconfig",
+            str(kubeconfig),
+            *NO_REGISTRY,
+            "-o",
+            "json",
+        ],
         "doctor_snapshot": [truegreen, "doctor", "--snapshot", str(snapshot), "-o", "json"],
         "decode_floor": [sys.executable, str(ROOT / "bench" / "decode_floor.py"), server.url],
     }
@@ -111,7 +129,10 @@ def bench_size(pods: int, runs: int, baselines: bool) -> dict[str, Any]:
         snapshot = Path(scratch) / "snapshot"
         truegreen = installed("truegreen")
         to_folder = ["--output-directory", str(snapshot)]
-        measured([truegreen, "snapshot", "--kubeconfig", str(kubeconfig), *to_folder], DOCTOR_OK)
+        measured(
+            [truegreen, "snapshot", "--kubeconfig", str(kubeconfig), *NO_REGISTRY, *to_folder],
+            DOCTOR_OK,
+        )
         server.freeze()
         tools = _tools(server, kubeconfig, snapshot, baselines)
         before = len(server.log)
@@ -351,7 +372,29 @@ def markdown(document: dict[str, Any]) -> str:
             f"Catch rate: truegreen {rates['truegreen']}, Checkov {rates['checkov']}.",
             "",
         ]
+    fleet = document.get("fleet")
+    if fleet and "seconds" in fleet:
+        lines += _fleet_lines(fleet)
     return "\n".join(lines)
+
+
+def _fleet_lines(fleet: dict[str, Any]) -> list[str]:
+    """doctor over many namespaces in one run, next to one namespace and to a loop of runs."""
+    seconds, requests = fleet["seconds"], fleet["requests"]
+    return [
+        "## doctor over many training namespaces in one run (bench/fleet_bench.py)",
+        "",
+        f"{fleet['pods']} pods, {fleet['namespaces']} training namespaces.",
+        "",
+        "| one run over all s | one namespace s | a loop of single runs s | x one namespace "
+        "| speedup vs the loop | requests (all / one / loop) |",
+        "|---|---|---|---|---|---|",
+        f"| {seconds['fleet']['median']} | {seconds['single']['median']} "
+        f"| {seconds['loop']['median']} | {fleet['ratio_vs_single']} "
+        f"| {fleet['speedup_vs_loop']}x | {requests['fleet']} / {requests['single']} "
+        f"/ {requests['loop']} |",
+        "",
+    ]
 
 
 def _compression_lines(compression: dict[str, Any]) -> list[str]:
@@ -386,7 +429,15 @@ def bench_startup(runs: int) -> dict[str, Any]:
         kubeconfig = str(server.write_kubeconfig(Path(scratch) / "kubeconfig", namespace="train"))
         return startup(
             {
-                "doctor": [truegreen, "doctor", "--kubeconfig", kubeconfig, "-o", "json"],
+                "doctor": [
+                    truegreen,
+                    "doctor",
+                    "--kubeconfig",
+                    kubeconfig,
+                    *NO_REGISTRY,
+                    "-o",
+                    "json",
+                ],
                 "lint": [truegreen, "lint", str(ROOT / "examples" / "manifests"), "-o", "json"],
                 "refresh": [truegreen, "refresh", "--kubeconfig", kubeconfig, "-o", "json"],
             },
@@ -394,7 +445,7 @@ def bench_startup(runs: int) -> dict[str, Any]:
         )
 
 
-PARTS = ("doctor", "startup", "compression", "refresh", "lint", "monitor", "monitor-fleet")
+PARTS = ("doctor", "startup", "compression", "refresh", "lint", "monitor", "fleet", "monitor-fleet")
 WITHIN = {"monitor-fleet": ("monitor", ("fleet", "fleet_cpu_ratio"))}
 """Parts whose figures are keys of another part's section."""
 COMMANDS = ("doctor", "lint", "refresh")
@@ -434,6 +485,18 @@ def carry_over(previous: dict[str, Any], document: dict[str, Any], ran: list[str
         stamp = previous.get("measured", {}).get(part)
         if stamp is not None:
             document["measured"][part] = stamp
+
+
+def _monitor_parts(document: dict[str, Any], parts: list[str]) -> None:
+    """The monitor's rows: at each cluster size, and over many namespaces (`monitor.fleet`)."""
+    if "monitor" in parts:
+        sys.stderr.write("bench: monitor\n")
+        document.setdefault("monitor", {}).update(bench_monitor())
+        document["measured"]["monitor"] = _stamp()
+    if "monitor-fleet" in parts:
+        sys.stderr.write("bench: monitor over many namespaces\n")
+        document.setdefault("monitor", {}).update(bench_monitor_fleet())
+        document["measured"]["monitor-fleet"] = _stamp()
 
 
 def main() -> None:
@@ -482,14 +545,11 @@ def main() -> None:
         sys.stderr.write("bench: lint\n")
         document.setdefault("lint", {}).update(bench_lint(runs))
         document["measured"]["lint"] = _stamp()
-    if "monitor" in parts:
-        sys.stderr.write("bench: monitor\n")
-        document.setdefault("monitor", {}).update(bench_monitor())
-        document["measured"]["monitor"] = _stamp()
-    if "monitor-fleet" in parts:
-        sys.stderr.write("bench: monitor over many namespaces\n")
-        document.setdefault("monitor", {}).update(bench_fleet())
-        document["measured"]["monitor-fleet"] = _stamp()
+    _monitor_parts(document, parts)
+    if "fleet" in parts:
+        sys.stderr.write("bench: fleet\n")
+        document["fleet"] = bench_fleet()
+        document["measured"]["fleet"] = _stamp()
     document["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     latest = RESULTS / "latest.json"
     if set(parts) != set(PARTS) and latest.exists():

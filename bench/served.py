@@ -29,6 +29,7 @@ from tests.support.fake_apiserver import (
     framed,
     list_writes,
 )
+from tests.support.scenarios import NAMESPACE
 
 from bench import realistic
 
@@ -108,20 +109,39 @@ def _as_item(obj: Obj) -> Obj:
     return {k: v for k, v in obj.items() if k not in ("kind", "apiVersion")}
 
 
-class RealisticServer(FakeApiServer):
-    """The fake API server holding the training namespace; pods and nodes cluster-wide from
-    pre-encoded pages of `pods` realistic pods in all."""
+def training_namespace_names(count: int) -> list[str]:
+    """`train`, then `train-01`, `train-02`, ...: the training namespaces of a fleet."""
+    return [NAMESPACE, *(f"{NAMESPACE}-{i:02d}" for i in range(1, count))]
 
-    def __init__(self, pods: int, seed: int = 7) -> None:
+
+def _moved(objects: list[Obj], namespace: str) -> list[Obj]:
+    """The training namespace's objects in `namespace` (cluster-scoped ones left out)."""
+    moved = []
+    for obj in objects:
+        if obj["metadata"].get("namespace") == NAMESPACE:
+            moved.append({**obj, "metadata": {**obj["metadata"], "namespace": namespace}})
+    return moved
+
+
+class RealisticServer(FakeApiServer):
+    """The fake API server holding the training namespace (or `training_namespaces` of them,
+    each its own copy); pods and nodes cluster-wide from pre-encoded pages of `pods` realistic
+    pods in all."""
+
+    def __init__(self, pods: int, seed: int = 7, training_namespaces: int = 1) -> None:
         super().__init__()
         machines = realistic.nodes(pods, seed)
-        namespace = realistic.training_namespace(min(pods, 10), machines, seed)
+        namespace: list[Obj] = []
+        for index, name in enumerate(training_namespace_names(training_namespaces)):
+            made = realistic.training_namespace(min(pods, 10), machines, seed + index)
+            namespace += made if index == 0 else _moved(made, name)
         self.add(*namespace)
         here = [_as_item(o) for o in namespace if o["kind"] == "Pod"]
         others = realistic.other_pods(pods - len(here), machines, seed)
         self._pods = _Pages("PodList", _chained(here, others), pods)
-        # Past the first page the two lists are the same bytes: only the namespace's own
-        # pods (all on the first page) include a finished one.
+        # Past the first page the two lists are the same bytes: only the training namespaces'
+        # own pods (all on the first page) include finished ones.
+        assert len(here) <= PAGE, "the training namespaces' pods fit on the first page"
         self._holding = _Pages("PodList", [], 0)
         self._holding.by_token = self._pods.by_token
         first_page = self._pods.first

@@ -689,11 +689,22 @@ def _doctor_arguments(parser: argparse.ArgumentParser) -> None:
         "nothing; needs create on pods).",
     )
     parser.add_argument(
+        "--no-registry",
+        action="store_true",
+        help="Do not ask the registries whether the images are there (they are asked with "
+        "the pods' own logins; a snapshot's recorded answers are used offline).",
+    )
+    parser.add_argument(
         "--watch",
         action="store_true",
         help="Keep the report on screen, redrawn when the cluster changes (Ctrl-C ends it and "
         "exits with the last verdict's code).",
     )
+    from truegreen.cluster.context_selection import add_context_flags
+    from truegreen.cluster.namespace_selection import add_selection_flags
+
+    add_selection_flags(parser)
+    add_context_flags(parser)
     _common_output(parser)
 
 
@@ -712,7 +723,13 @@ def doctor(
     credentials_secret: str | None,
     config: Path | None,
     admission_dry_run: bool,
+    no_registry: bool,
     watch: bool,
+    namespaces: str | None,
+    all_namespaces: bool,
+    namespace_selector: str | None,
+    contexts: str | None,
+    all_contexts: bool,
     output: str,
     verbose: bool,
     no_color: bool,
@@ -720,12 +737,18 @@ def doctor(
 ) -> None:
     """Can this environment run training right now? One headline, a remedy, then the rest.
 
-    Exit 0 ready (warnings allowed), 2 not ready, 3 could not check.
+    Exit 0 ready (warnings allowed), 2 not ready, 3 could not check. With --namespaces, -A or
+    --namespace-selector: one line per namespace, the worst first, and the worst exit code;
+    with --contexts or --all-contexts, of every cluster too.
     """
+    from truegreen.cluster.context_selection import contexts_from_flags
+    from truegreen.cluster.namespace_selection import selection_from_flags
     from truegreen.doctor.command import DoctorRequest, run_doctor
     from truegreen.doctor.render import to_json, to_text
 
     _loaded()
+    selection = selection_from_flags(namespace, namespaces, all_namespaces, namespace_selector)
+    clusters = contexts_from_flags(context, contexts, all_contexts)
     request = DoctorRequest(
         _connection(
             kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
@@ -736,14 +759,27 @@ def doctor(
         config,
         admission_dry_run,
         job_file,
+        no_registry,
     )
     if watch:
         if output == "json":
             from truegreen.errors import UsageError
 
             raise UsageError("--watch draws on the terminal", "", "drop --output json")
+        if selection.many or clusters.many:
+            from truegreen.errors import UsageError
+
+            flag = clusters.flag() if clusters.many else selection.flag()
+            raise UsageError(
+                f"--watch follows one namespace; {flag} names many",
+                todo="drop --watch, or name one namespace with -n",
+            )
         sys.exit(_watch_doctor(request, verbose=verbose, no_color=no_color))
     consoles = _text_consoles(output, no_color)
+    if clusters.many:
+        sys.exit(_doctor_clusters(request, selection, clusters, consoles, verbose))
+    if selection.many:
+        sys.exit(_doctor_fleet(request, selection, consoles, verbose, no_color))
     with _progress(consoles, no_color) as told:
         report = run_doctor(request, told)
     if consoles is None:
@@ -752,6 +788,39 @@ def doctor(
         for line in to_text(report, verbose=verbose, width=consoles.width):
             consoles.out.print(line)
     sys.exit(report.exit_code)
+
+
+def _doctor_fleet(
+    request: Any, selection: Any, consoles: "Consoles | None", verbose: bool, no_color: bool
+) -> int:
+    """doctor over many namespaces: the fleet's table or document; its exit code."""
+    from truegreen.doctor.command import run_fleet
+    from truegreen.doctor.fleet_render import fleet_json, fleet_text
+
+    with _progress(consoles, no_color) as told:
+        fleet = run_fleet(request, selection, told)
+    if consoles is None:
+        _emit_json(fleet_json(fleet))
+    else:
+        for line in fleet_text(fleet, verbose=verbose, width=consoles.width):
+            consoles.out.print(line)
+    return int(fleet.exit_code)
+
+
+def _doctor_clusters(
+    request: Any, selection: Any, clusters: Any, consoles: "Consoles | None", verbose: bool
+) -> int:
+    """doctor over many clusters: the table with a cluster column, or the document."""
+    from truegreen.doctor.command import run_clusters
+    from truegreen.doctor.fleet_render import clusters_json, clusters_text
+
+    run = run_clusters(request, selection, clusters)
+    if consoles is None:
+        _emit_json(clusters_json(run))
+    else:
+        for line in clusters_text(run, verbose=verbose, width=consoles.width):
+            consoles.out.print(line)
+    return int(run.exit_code)
 
 
 def _snapshot_arguments(parser: argparse.ArgumentParser) -> None:
@@ -778,6 +847,11 @@ def _snapshot_arguments(parser: argparse.ArgumentParser) -> None:
         "--credentials-secret", metavar="NAME:KEY1,KEY2", help="Also save this read (names only)."
     )
     parser.add_argument("--config", type=_FILE, metavar="FILE", help="doctor's config.")
+    parser.add_argument(
+        "--no-registry",
+        action="store_true",
+        help="Do not ask the registries whether the images are there (nor save their answers).",
+    )
     _common_output(parser)
 
 
@@ -795,6 +869,7 @@ def snapshot(
     job_requests: str | None,
     credentials_secret: str | None,
     config: Path | None,
+    no_registry: bool,
     output: str,
     verbose: bool,
     no_color: bool,
@@ -823,6 +898,7 @@ def snapshot(
         job_requests=job_requests,
         credentials_secret=credentials_secret,
         config=config,
+        no_registry=no_registry,
     )
     target = SnapshotTarget(output_directory or archive, folder=output_directory is not None)
     consoles = _text_consoles(output, no_color)

@@ -21,6 +21,8 @@ import pytest
 import yaml
 
 from tests.support.fake_apiserver import FakeApiServer
+from tests.support.hostile import ScriptedApi
+from tests.support.registry import served_from, serving_manifests
 from tests.support.scenarios import NAMESPACE, healthy
 
 ROOT = Path(__file__).parents[2]
@@ -66,7 +68,14 @@ def test_every_yaml_block_parses(block: str) -> None:
 
 
 def test_every_shell_line_runs_as_written(fake_api: FakeApiServer, tmp_path: Path) -> None:
-    for obj in healthy(datetime.now(UTC)):
+    """doctor asks the registries too: the namespace's images are served by one on loopback."""
+    with ScriptedApi(serving_manifests) as registry:
+        _run_every_shell_line(fake_api, tmp_path, f"127.0.0.1:{registry.port}")
+        assert registry.received, "precondition: doctor asked the registry"
+
+
+def _run_every_shell_line(fake_api: FakeApiServer, tmp_path: Path, registry: str) -> None:
+    for obj in served_from(healthy(datetime.now(UTC)), registry):
         fake_api.add(obj)
     kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
     folder = _sandbox(tmp_path / "repo")

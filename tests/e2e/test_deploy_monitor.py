@@ -40,8 +40,10 @@ def test_the_package_renders_a_monitor_with_a_readiness_probe_and_no_liveness_pr
     assert sorted(objects) == [
         ("ClusterRole", "truegreen-monitor-admission"),
         ("ClusterRole", "truegreen-monitor-capacity"),
+        ("ClusterRole", "truegreen-monitor-queue"),
         ("ClusterRoleBinding", "truegreen-monitor-admission"),
         ("ClusterRoleBinding", "truegreen-monitor-capacity"),
+        ("ClusterRoleBinding", "truegreen-monitor-queue"),
         ("Deployment", "truegreen-monitor"),
         ("Role", "truegreen-monitor"),
         ("Role", "truegreen-monitor-events"),
@@ -108,12 +110,16 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
 ) -> None:
     from tests.scenario.test_admission import webhook_behind
     from tests.scenario.test_autoscaler import scale_up_event
+    from tests.support.filter_objects import every_filter_read
+    from tests.support.kueue_objects import every_queue_read, handed_to_team_a
     from tests.support.scenarios import job_pod, training_job
     from tests.support.training_kinds import ALL_GROUPS, every_training_read
 
     fake_api.watch_bookmark_seconds = 0.2
     fake_api.install(*ALL_GROUPS)
     for obj in healthy(datetime.now(UTC)):
+        if obj["metadata"]["name"] == "mysql-def34":
+            obj["spec"]["priority"] = 1000  # so the PriorityClasses are listed too
         fake_api.add(obj)
     # an admission webhook behind a Service, so its EndpointSlices are read too; a TrainJob on
     # each kind of runtime, so both are read
@@ -124,6 +130,10 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     waiting = training_job("train-002", now, finished=False)
     pod = job_pod(waiting, now, suffix="w", node_name=None, phase="Pending")
     fake_api.add(waiting, pod, scale_up_event(now, pod))
+    # the newest job mounts a bound volume and claims a device: their objects are read too
+    fake_api.add(*handed_to_team_a(every_filter_read(datetime.now(UTC))))
+    fake_api.install("kueue.x-k8s.io")
+    fake_api.add(*every_queue_read(datetime.now(UTC)))
     kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
     request = MonitorRequest(
         DoctorRequest(ConnectionSettings(kubeconfig, None, None, 5.0, False, None)),
@@ -155,9 +165,13 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     namespaced, cluster_wide = _grants(fake_api.requests())
     paths = {r.path for r in fake_api.requests()}
     assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
+    assert "/apis/scheduling.k8s.io/v1/priorityclasses" in paths, "precondition"
+    assert "/api/v1/persistentvolumes/pvc-0a1b2c" in paths, "precondition: the volume read"
+    assert "/apis/resource.k8s.io/v1/resourceslices" in paths, "precondition: devices read"
     writes = {g for g in namespaced if g[2] == "create"}
     assert writes == rbac.granted("monitor/events-role.yaml") == {("", "events", "create")}
     assert namespaced - writes == rbac.granted("monitor/role.yaml")
+    assert "/apis/kueue.x-k8s.io/v1beta2/admissionchecks" in paths, "precondition: Kueue read"
     assert cluster_wide == rbac.granted("monitor/clusterrole.yaml") | rbac.granted(
         "monitor/clusterrole-admission.yaml"
-    )
+    ) | rbac.granted("monitor/clusterrole-queue.yaml")

@@ -1,12 +1,12 @@
 """Each command imports what it needs, when it needs it: lint never loads the Kubernetes client
 or the HTTP stack (it does load msgspec, which every record is made of), JSON output never
-loads rich, and doctor never loads logging or traceback (concurrent.futures would bring both);
-doctor leaves refresh's registry client, the monitor's watches, bundle logs, credential
-plugins, the YAML file loader (no --config) and the progress reader (no terminal) unloaded when
-it does not use them; a refresh tick with nothing to look up starts no look-up pool; no command
-loads click or difflib. The
-console script loads a command's modules with the cyclic garbage collector off, and every
-command turns it back on before its work."""
+loads rich, and doctor never loads logging or traceback (concurrent.futures would bring both),
+its registry look-ups included; doctor leaves the registry client (with --no-registry), the
+monitor's watches, bundle logs, credential plugins, the YAML file loader (no --config) and the
+progress reader (no terminal) unloaded when it does not use them; a refresh tick with nothing
+to look up starts no look-up pool; no command loads click or difflib. The console script loads
+a command's modules with the cyclic garbage collector off, and every command turns it back on
+before its work."""
 
 import gc
 import json
@@ -19,6 +19,8 @@ import pytest
 
 from tests.support.cli import run_cli
 from tests.support.fake_apiserver import FakeApiServer
+from tests.support.hostile import ScriptedApi
+from tests.support.registry import served_from, serving_manifests
 from tests.support.scenarios import NAMESPACE, healthy
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,13 +76,17 @@ def test_lint_loads_no_cluster_client_no_http_and_no_rich() -> None:
 def test_json_output_loads_no_rich_and_doctor_no_logging_or_traceback(
     tmp_path: Path,
 ) -> None:
-    with FakeApiServer() as server:
-        server.add(*healthy(datetime.now(UTC)))
+    """doctor asks the registries too, here one on loopback that serves every image: its
+    look-ups run on plain threads, not concurrent.futures."""
+    with FakeApiServer() as server, ScriptedApi(serving_manifests) as registry:
+        server.add(*served_from(healthy(datetime.now(UTC)), f"127.0.0.1:{registry.port}"))
         kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
         doctor_code, doctor = _imported("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
         refresh_code, refresh = _imported("refresh", "--kubeconfig", str(kubeconfig), "-o", "json")
+        asked = {request.method for request in registry.received}
     assert (doctor_code, refresh_code) == (0, 0)
     assert "truegreen.doctor.run" in doctor, "precondition: doctor ran"
+    assert asked == {"HEAD", "GET"}, "precondition: doctor asked the registry"
     assert "truegreen.refresh.tick" in refresh, "precondition: refresh ran"
     assert _packages(doctor, "rich", "logging", "traceback", "concurrent", "h11") == set()
     assert _packages(refresh, "rich") == set()
@@ -96,7 +102,9 @@ def test_no_command_loads_click_or_difflib_and_lint_no_shutil(tmp_path: Path) ->
     with FakeApiServer() as server:
         server.add(*healthy(datetime.now(UTC)))
         kubeconfig = str(server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE))
-        doctor_code, doctor = _imported("doctor", "--kubeconfig", kubeconfig, "-o", "json")
+        doctor_code, doctor = _imported(
+            "doctor", "--kubeconfig", kubeconfig, "--no-registry", "-o", "json"
+        )
         refresh_code, refresh = _imported("refresh", "--kubeconfig", kubeconfig, "-o", "json")
     lint_code, lint = _imported("lint", "examples/manifests", "-o", "json")
     assert (doctor_code, refresh_code, lint_code) == (0, 0, 2)
@@ -113,7 +121,9 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
     with FakeApiServer() as server:
         server.add(*healthy(datetime.now(UTC)))
         kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
-        code, doctor = _imported("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
+        code, doctor = _imported(
+            "doctor", "--kubeconfig", str(kubeconfig), "--no-registry", "-o", "json"
+        )
     assert code == 0
     assert {"truegreen.doctor.checks.freshness", "truegreen.cluster.live"} <= doctor, (
         "precondition: doctor read the live cluster and ran its refresh-state check"
@@ -121,6 +131,7 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
     unused = {
         "truegreen.refresh.plan",
         "truegreen.refresh.registry",
+        "truegreen.doctor.registry_lookups",
         "truegreen.refresh.report",
         "truegreen.cluster.watch",
         "truegreen.cluster.logs",
@@ -210,8 +221,11 @@ def test_the_console_script_collects_garbage_only_once_the_command_is_loaded(
         server.add(*healthy(datetime.now(UTC)))
         kubeconfig = str(server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE))
         argv = {
-            "doctor": ["doctor", "--kubeconfig", kubeconfig, "-o", "json"],
-            "snapshot": ["snapshot", "--kubeconfig", kubeconfig, "--archive", "a.tar.gz"],
+            "doctor": ["doctor", "--kubeconfig", kubeconfig, "--no-registry", "-o", "json"],
+            "snapshot": [
+                *("snapshot", "--kubeconfig", kubeconfig, "--no-registry"),
+                *("--archive", "a.tar.gz"),
+            ],
             "lint": ["lint", str(ROOT / "examples" / "manifests"), "-o", "json"],
             "refresh": ["refresh", "--kubeconfig", kubeconfig, "-o", "json"],
             "monitor": ["monitor", "--kubeconfig", kubeconfig, "--listen", "127.0.0.1:0"],

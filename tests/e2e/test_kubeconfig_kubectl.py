@@ -216,7 +216,7 @@ def truegreen(
     monkeypatch.chdir("/")
     for name, value in environ.items():
         monkeypatch.setenv(name, value)
-    return Truegreen(run_cli("doctor", "-o", "json", *args))
+    return Truegreen(run_cli("doctor", "--no-registry", "-o", "json", *args))
 
 
 def _plugin(tmp_path: Path) -> RecordingPlugin:

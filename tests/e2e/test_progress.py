@@ -77,7 +77,8 @@ def slow_cluster(fake_api: FakeApiServer, kubeconfig: Path) -> Path:
 
 def test_doctor_on_a_terminal_shows_what_it_is_reading(slow_cluster: Path) -> None:
     code, stdout, stderr = _run_with_terminal_stderr(
-        ["doctor", "--kubeconfig", str(slow_cluster), "--request-timeout", "5"], {"TERM": "xterm"}
+        ["doctor", "--kubeconfig", str(slow_cluster), "--request-timeout", "5", "--no-registry"],
+        {"TERM": "xterm"},
     )
     assert code == 0, stderr
     assert "Reading the machines" in stderr
@@ -97,7 +98,7 @@ def test_no_progress_when_nobody_watches_a_terminal(
     slow_cluster: Path, env: dict[str, str], terminal: bool, why: str
 ) -> None:
     code, stdout, stderr = _run_with_terminal_stderr(
-        ["doctor", "--kubeconfig", str(slow_cluster), "--request-timeout", "5"],
+        ["doctor", "--kubeconfig", str(slow_cluster), "--request-timeout", "5", "--no-registry"],
         env,
         terminal=terminal,
     )
@@ -108,7 +109,16 @@ def test_no_progress_when_nobody_watches_a_terminal(
 
 def test_no_progress_with_json_even_on_a_terminal(slow_cluster: Path) -> None:
     code, stdout, stderr = _run_with_terminal_stderr(
-        ["doctor", "--kubeconfig", str(slow_cluster), "--request-timeout", "5", "-o", "json"],
+        [
+            "doctor",
+            "--kubeconfig",
+            str(slow_cluster),
+            "--request-timeout",
+            "5",
+            "--no-registry",
+            "-o",
+            "json",
+        ],
         {"TERM": "xterm"},
     )
     assert code == 0

@@ -23,7 +23,6 @@ from tests.support.hostile import (
     DRIP_INTERVAL,
     Answer,
     HostileServer,
-    Peer,
     Received,
     ScriptedApi,
     ServerCertificate,
@@ -231,36 +230,7 @@ def test_a_digest_the_body_proves_is_accepted_in_either_algorithm(digest: str | 
         assert _lookup(server) == Resolved(digest or SHA256, MANIFEST)
 
 
-def _huge(peer: Peer, _: int) -> None:
-    """HEAD without a digest; the GET then announces a 2 GiB body and sends until refused."""
-    while (head := peer.read_request()) is not None:
-        if head.startswith(b"HEAD"):
-            peer.send(f"HTTP/1.1 200 OK\r\nContent-Type: {MANIFEST}\r\n\r\n".encode())
-            continue
-        peer.send(f"HTTP/1.1 200 OK\r\nContent-Length: {2 << 30}\r\n\r\n".encode())
-        while peer.send(b"x" * 65536):
-            if peer.server.counts["bytes_sent"] > 64 << 20:
-                return
-        peer.server.hung_up.set()
-        return
-
-
-def _endless(peer: Peer, _: int) -> None:
-    """HEAD without a digest; the GET body is chunked and never ends."""
-    while (head := peer.read_request()) is not None:
-        if head.startswith(b"HEAD"):
-            peer.send(f"HTTP/1.1 200 OK\r\nContent-Type: {MANIFEST}\r\n\r\n".encode())
-            continue
-        peer.send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
-        chunk = b"10000\r\n" + b"y" * 0x10000 + b"\r\n"
-        while peer.send(chunk):
-            if peer.server.counts["bytes_sent"] > 64 << 20:
-                return
-        peer.server.hung_up.set()
-        return
-
-
-@pytest.mark.parametrize("behaviour", [_huge, _endless])
+@pytest.mark.parametrize("behaviour", [hostile.huge_manifest, hostile.endless_manifest])
 def test_a_manifest_past_the_cap_is_refused_not_hashed(behaviour: hostile.Behaviour) -> None:
     with HostileServer(behaviour) as server:
         port = server.port

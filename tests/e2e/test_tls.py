@@ -55,7 +55,7 @@ def test_unknown_certificate_is_an_unreachable_cluster(
     tls_api: FakeApiServer, tmp_path: Path
 ) -> None:
     kubeconfig = tls_api.write_kubeconfig(tmp_path / "kc", namespace="train")
-    result = run_cli("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
+    result = run_cli("doctor", "--kubeconfig", str(kubeconfig), "--no-registry", "-o", "json")
     report = result.json()
     assert result.exit_code == 3
     assert report["headline"]["rule"] == "nothing-read"
@@ -71,7 +71,7 @@ def test_trusted_certificate_verifies(
     kubeconfig = tls_api.write_kubeconfig(
         tmp_path / "kc", namespace="train", certificate_authority=certificate[0]
     )
-    result = run_cli("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
+    result = run_cli("doctor", "--kubeconfig", str(kubeconfig), "--no-registry", "-o", "json")
     assert (result.exit_code, result.json()["verdict"]) == (0, "ready")
     assert "warning" not in result.stderr
 
@@ -81,7 +81,13 @@ def test_skipping_verification_needs_the_flag_and_warns(
 ) -> None:
     kubeconfig = tls_api.write_kubeconfig(tmp_path / "kc", namespace="train")
     result = run_cli(
-        "doctor", "--kubeconfig", str(kubeconfig), "--insecure-skip-tls-verify", "-o", "json"
+        "doctor",
+        "--kubeconfig",
+        str(kubeconfig),
+        "--insecure-skip-tls-verify",
+        "--no-registry",
+        "-o",
+        "json",
     )
     assert (result.exit_code, result.json()["verdict"]) == (0, "ready")
     assert result.stderr.startswith(
@@ -98,7 +104,7 @@ def test_skipping_verification_in_the_kubeconfig_works_and_warns_the_same(
     config = yaml.safe_load(kubeconfig.read_text())
     config["clusters"][0]["cluster"]["insecure-skip-tls-verify"] = True
     kubeconfig.write_text(yaml.safe_dump(config))
-    result = run_cli("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
+    result = run_cli("doctor", "--kubeconfig", str(kubeconfig), "--no-registry", "-o", "json")
     assert (result.exit_code, result.json()["verdict"]) == (0, "ready")
     assert result.stderr == (
         "truegreen: warning: not verifying the cluster's TLS certificate "

@@ -4,6 +4,7 @@ within its byte cap, with the exact error class, bounded by counting what the se
 import pytest
 
 from tests.support import hostile
+from tests.support.fake_apiserver import FakeApiServer
 from tests.support.hostile import DRIP_CAP, DRIP_INTERVAL, HostileServer
 from truegreen.http.deadline import Deadline
 from truegreen.http.errors import (
@@ -227,3 +228,52 @@ def test_a_head_answer_s_length_is_not_a_body() -> None:
             )
             assert (answer.status, answer.header("x-digest"), answer.body) == (200, "d", b"")
     assert (server.counts["connections"], server.counts["requests"]) == (1, 2)
+
+
+def test_watches_never_take_the_connections_the_short_requests_need(
+    fake_api: FakeApiServer,
+) -> None:
+    """A monitor follows up to about 40 collections, each watch holding a connection for its
+    whole life over HTTP/1.1: with `streams` below `per_host`, a watch past that bound waits
+    (and ends at its deadline), while a request still gets a connection. Without the bound,
+    the watches filled the pool and the monitor's Event writes timed out."""
+    watch = fake_api.url + "/api/v1/namespaces/train/pods?watch=true"
+    with Transport(per_host=2, streams=1) as transport:
+        auth = (("authorization", "Bearer t0ken"),)
+        first = transport.stream_lines(
+            "GET",
+            watch,
+            deadline=Deadline.after(30),
+            idle_seconds=30,
+            max_line=1 << 16,
+            headers=auth,
+        )
+        assert first.status == 200, "precondition: the first watch is open"
+        with pytest.raises(TimedOutError, match="no connection came free for a watch"):
+            transport.stream_lines(
+                "GET",
+                watch,
+                deadline=Deadline.after(0.3),
+                idle_seconds=30,
+                max_line=1 << 16,
+                headers=auth,
+            )
+        answer = transport.request(
+            "GET",
+            fake_api.url + "/api/v1/namespaces/train/pods",
+            deadline=Deadline.after(5),
+            max_bytes=1 << 20,
+            headers=auth,
+        )
+        assert answer.status == 200
+        first.close()
+        again = transport.stream_lines(
+            "GET",
+            watch,
+            deadline=Deadline.after(5),
+            idle_seconds=30,
+            max_line=1 << 16,
+            headers=auth,
+        )
+        assert again.status == 200, "closing a watch gives its slot back"
+        again.close()

@@ -136,7 +136,7 @@ def test_kubectl_and_truegreen_agree(
         check=False,
     )
     monkeypatch.setenv("KUBECONFIG", kubeconfig)
-    truegreen = run_cli("doctor", "-o", "json")
+    truegreen = run_cli("doctor", "--no-registry", "-o", "json")
     report = truegreen.json()
     assert (kubectl.returncode == 0) is connects, kubectl.stderr
     reached = report["headline"]["rule"] != "nothing-read"

@@ -39,6 +39,14 @@ _CONNECTION_OPTIONS = {"--kubeconfig", "--context", "-n", "--namespace", "--requ
 _WITHOUT_ROUND_TRIP = {"test_fault_matrix"}
 # A trial start asks the live server; a snapshot cannot replay it (doctor refuses the pair).
 _LIVE_ONLY = {"--admission-dry-run"}
+REGISTRY_NOT_ASKED = {
+    "check": "image-pull",
+    "reason": "not asked for: whether the images are in their registry: --no-registry",
+}
+"""The coverage entry of a run with `--no-registry`, as the scenario kit runs doctor."""
+REGISTRY_NOT_ASKED_TEXT = (
+    "Not asked for: image-pull (whether the images are in their registry: --no-registry)."
+)
 
 
 class Doctor:
@@ -54,6 +62,10 @@ class Doctor:
         self.now = datetime.now(UTC)
         self.round_trips = 0
         """How many live runs were also checked from a snapshot (a precondition tests read)."""
+        self.registry = False
+        """Whether doctor and snapshot ask the registries. Off unless a test serves its images
+        from a registry it starts: the scenarios' images name registry.example.com, which no
+        registry answers, and every other check must not depend on one."""
 
     def load(self, scenario: str | Callable[[datetime], list[Obj]]) -> list[Obj]:
         build = SCENARIOS[scenario] if isinstance(scenario, str) else scenario
@@ -70,8 +82,19 @@ class Doctor:
 
     def _live(self, kubeconfig: Path, *args: str) -> CliResult:
         return run_cli(
-            "doctor", "--kubeconfig", str(kubeconfig), "--request-timeout", "2", *CREDENTIALS, *args
+            "doctor",
+            "--kubeconfig",
+            str(kubeconfig),
+            "--request-timeout",
+            "2",
+            *CREDENTIALS,
+            *self.registry_flags(),
+            *args,
         )
+
+    def registry_flags(self) -> tuple[str, ...]:
+        """`--no-registry`, unless the test asks the registries."""
+        return () if self.registry else ("--no-registry",)
 
     def snapshot(self, name: str = "snap", *, exit_code: int = 0) -> Path:
         """A snapshot folder of the fake; `exit_code` 3 when a read is meant to fail."""
@@ -81,6 +104,7 @@ class Doctor:
             "--kubeconfig",
             str(self.kubeconfig),
             *CREDENTIALS,
+            *self.registry_flags(),
             "--output-directory",
             str(directory),
         )
@@ -112,6 +136,7 @@ class Doctor:
                 "--request-timeout",
                 "2",
                 *CREDENTIALS,
+                *self.registry_flags(),
                 *shared,
                 "--output-directory",
                 str(directory),

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.scenario.conftest import CREDENTIALS, Doctor, _verdict
+from tests.scenario.conftest import CREDENTIALS, REGISTRY_NOT_ASKED, Doctor, _verdict
 from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.scenarios import (
@@ -155,7 +155,13 @@ def _seed_logs(doctor: Doctor) -> None:
 
 def _snapshot(doctor: Doctor, *args: str) -> CliResult:
     return run_cli(
-        "snapshot", "--kubeconfig", str(doctor.kubeconfig), "--request-timeout", "2", *args
+        "snapshot",
+        "--kubeconfig",
+        str(doctor.kubeconfig),
+        "--request-timeout",
+        "2",
+        *doctor.registry_flags(),
+        *args,
     )
 
 
@@ -499,7 +505,8 @@ def test_a_read_file_that_is_a_link_is_not_read(doctor: Doctor) -> None:
     report = doctor.offline(folder, "-o", "json").json()
     assert [f["status"] for f in report["findings"] if f["check"] == "image-pull"] == ["unknown"]
     assert report["coverage"]["not_checked"] == [
-        {"check": "image-pull", "reason": "the snapshot doesn't include the stored logins"}
+        REGISTRY_NOT_ASKED,
+        {"check": "image-pull", "reason": "the snapshot doesn't include the stored logins"},
     ]
 
 

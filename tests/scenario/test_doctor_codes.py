@@ -15,6 +15,7 @@ import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.scenario.test_admission import PINNED_HERE as ADMISSION_CODES
+from tests.scenario.test_stored_pod import PINNED_HERE as STORED_POD_CODES
 from tests.support.scenarios import healthy, ts
 from truegreen.doctor.wording import WORDING
 
@@ -377,11 +378,13 @@ COVERED_ELSEWHERE = (
         "capacity.job-unshaped",  # test_training_jobs.py
         "capacity.machine-kept-out",  # test_system_taints.py
         "capacity.unschedulable",  # test_evidence.py
+        "capacity.rules-block",  # test_scheduling_filters.py
+        "capacity.rule-unchecked",  # test_scheduling_filters.py
         "admission.pods-refused",  # test_evidence.py
         "storage.attached-elsewhere",  # test_evidence.py
         "workloads.last-job-out-of-memory",  # test_evidence.py
         "workloads.job-paused",  # test_evidence.py
-        "workloads.job-queued",  # test_evidence.py
+        "workloads.job-queued",  # test_queue.py (Kueue's objects unreadable)
         "workloads.last-job-evicted",  # test_evidence.py
         "workloads.last-job-failed",  # test_evidence.py
         "workloads.last-job-image",  # test_evidence.py
@@ -394,10 +397,30 @@ COVERED_ELSEWHERE = (
         "capacity.machine-coming",  # test_autoscaler.py
         "capacity.no-machine-can-be-added",  # test_autoscaler.py
         "capacity.autoscaler-unhealthy",  # test_autoscaler.py
+        # test_queue.py
+        "queue.not-used",
+        "queue.admitted",
+        "queue.fits",
+        "queue.fits-borrowing",
+        "queue.missing",
+        "queue.none-named",
+        "queue.inactive",
+        "queue.stopped",
+        "queue.not-allowed",
+        "queue.never-fits",
+        "queue.held",
+        "queue.check-pending",
+        "queue.check-rejected",
+        "queue.deactivated",
+        "image-pull.image-missing",  # test_image_presence.py
+        "image-pull.login-refused",  # test_image_presence.py
+        "image-pull.login-needed",  # test_image_presence.py
+        "image-pull.image-unchecked",  # test_image_presence.py
         "monitor-stale",  # the monitor's aged-out checks: test_watch.py, test_monitor_rules.py
     }
     | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}
     | ADMISSION_CODES
+    | STORED_POD_CODES
 )
 
 

@@ -8,7 +8,12 @@ from typing import Any
 
 import pytest
 
-from tests.scenario.conftest import Doctor, without_connection_flags
+from tests.scenario.conftest import (
+    REGISTRY_NOT_ASKED,
+    REGISTRY_NOT_ASKED_TEXT,
+    Doctor,
+    without_connection_flags,
+)
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import Obj, healthy, missing_pull_credentials, pod_for, ts
 
@@ -64,6 +69,7 @@ def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
             "credentials",
             "image-pull",
             "storage",
+            "queue",
             "admission",
             "workloads",
             "capacity",
@@ -76,13 +82,14 @@ def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
             "credentials",
             "image-pull",
             "storage",
+            "queue",
             "admission",
             "workloads",
             "capacity",
             "probes",
             "freshness",
         ],
-        "not_checked": [],
+        "not_checked": [REGISTRY_NOT_ASKED],
     }
 
 
@@ -151,7 +158,8 @@ def test_no_permission_for_machines_gives_an_honest_partial_answer(doctor: Docto
     assert statuses.pop("capacity") == {"unknown"}
     assert set(map(frozenset, statuses.values())) == {frozenset({"ok"})}
     assert report["coverage"]["not_checked"] == [
-        {"check": "capacity", "reason": "no permission to read the machines"}
+        REGISTRY_NOT_ASKED,
+        {"check": "capacity", "reason": "no permission to read the machines"},
     ]
 
 
@@ -170,6 +178,7 @@ def test_unreachable_cluster(doctor: Doctor) -> None:
         "credentials",
         "image-pull",
         "storage",
+        "queue",
         "admission",
         "workloads",
         "capacity",
@@ -204,8 +213,8 @@ def test_text_output_has_headline_remedy_also_and_coverage(doctor: Doctor) -> No
     )
     assert "Also:" in text
     assert text[-1] == (
-        "7 checks measured, 1 could not be checked "
-        "(image-pull: no permission to read the stored logins)."
+        "8 checks measured, 1 could not be checked "
+        f"(image-pull: no permission to read the stored logins). {REGISTRY_NOT_ASKED_TEXT}"
     )
 
 
@@ -245,12 +254,18 @@ def test_the_same_statement_is_one_finding_with_every_reason(doctor: Doctor) -> 
 
 
 def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Doctor) -> None:
-    """deploy/doctor: the namespace Role and the capacity ClusterRole, derived from requests.
+    """deploy/doctor: the namespace Role and the ClusterRoles, derived from requests.
 
-    The unbound volume makes doctor read its storage class too, and a crash-looping container
-    makes the snapshot read its log, so every read is exercised."""
+    The unbound volume makes doctor read its storage class too, a pod holding room at a
+    priority other than 0 its PriorityClasses, a crash-looping container makes the snapshot
+    read its log, the newest job's bound volume and device claim make it read their
+    objects, and a run over the namespaces a label selector picks lists the namespaces, so
+    every read is exercised."""
     from tests.scenario.test_admission import webhook_behind
     from tests.support import rbac
+    from tests.support.cli import run_cli
+    from tests.support.filter_objects import every_filter_read
+    from tests.support.kueue_objects import every_queue_read, handed_to_team_a
     from tests.support.scenarios import crash_looping_manager, job_pod, training_job
     from tests.support.training_kinds import ALL_GROUPS, every_training_read
 
@@ -258,6 +273,8 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
         objects = crash_looping_manager(now)
         volume = next(o for o in objects if o["kind"] == "PersistentVolumeClaim")
         volume["status"] = {"phase": "Pending"}
+        database = next(o for o in objects if o["metadata"]["name"] == "mysql-def34")
+        database["spec"]["priority"] = 1000  # as the Priority plugin sets it from a class
         # A training pod the scheduler could not place: its warnings and the autoscalers' word
         # on it are read too.
         waiting = training_job("train-002", now, finished=False)
@@ -267,11 +284,17 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
             job_pod(waiting, now, suffix="w", node_name=None, phase="Pending"),
         ]
 
-    doctor.server.install(*ALL_GROUPS)
+    doctor.server.install(*ALL_GROUPS, "kueue.x-k8s.io")
     doctor.load(build)
     doctor.server.add(*webhook_behind(ready=True), *every_training_read(datetime.now(UTC)))
+    doctor.server.add(*handed_to_team_a(every_filter_read(datetime.now(UTC))))
+    doctor.server.add(*every_queue_read(datetime.now(UTC)))
     doctor.live("-o", "json")
     paths = {r.path for r in doctor.server.requests()}
+    assert "/api/v1/persistentvolumes/pvc-0a1b2c" in paths, "precondition: the volume read"
+    assert "/apis/resource.k8s.io/v1/resourceclaims" in paths, "precondition: devices read"
+    assert "/apis/kueue.x-k8s.io/v1beta2/admissionchecks" in paths, "precondition: Kueue read"
+    assert "/apis/kueue.x-k8s.io/v1beta2/cohorts" in paths, "precondition"
     assert "/apis/kubeflow.org/v2beta1/namespaces/train/mpijobs" in paths, "precondition"
     assert "/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status" in paths
     assert "/apis/trainer.kubeflow.org/v1alpha1/namespaces/train/trainingruntimes/torch-local" in (
@@ -279,14 +302,22 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     ), "precondition: both kinds of runtime read"
     assert "/apis/storage.k8s.io/v1/storageclasses/standard" in paths, "precondition: all read"
     assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
+    assert "/apis/scheduling.k8s.io/v1/priorityclasses" in paths, "precondition"
     doctor.snapshot(exit_code=0)
     asked = {r.path for r in doctor.server.requests()} - paths
     assert "/api/v1/namespaces/train/pods/jobs-manager-abc12/log" in asked, "precondition"
+    labelled = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "train"}}
+    doctor.server.add({**labelled, "metadata": {"name": "train", "labels": {"fleet": "yes"}}})
+    fleet = run_cli(
+        "doctor", "--kubeconfig", str(doctor.kubeconfig), "--namespace-selector", "fleet=yes"
+    )
+    assert fleet.exit_code in (0, 2, 3), fleet.stderr
+    assert doctor.server.requests("GET", r"^/api/v1/namespaces$"), "precondition: listed"
     namespaced, cluster_wide = rbac.used(doctor.server.requests(), namespace="train")
     assert namespaced == rbac.granted("doctor/role.yaml")
     assert cluster_wide == rbac.granted("doctor/clusterrole.yaml") | rbac.granted(
         "doctor/clusterrole-admission.yaml"
-    )
+    ) | rbac.granted("doctor/clusterrole-queue.yaml")
 
 
 @pytest.mark.parametrize(

@@ -266,14 +266,20 @@ def test_a_paused_job_nothing_will_start_is_a_measured_failure(doctor: Doctor) -
     assert result.exit_code == 2
 
 
-def test_a_job_suspended_by_its_queue_waits(doctor: Doctor) -> None:
-    """Kueue suspends the Jobs it queues (the `kueue.x-k8s.io/queue-name` label) until it
-    admits them."""
+def test_a_job_held_for_a_queue_that_is_not_installed_is_paused(doctor: Doctor) -> None:
+    """The `kueue.x-k8s.io/queue-name` label hands a job to Kueue, which un-suspends it once
+    admitted; where discovery serves no kueue.x-k8s.io, nothing will (the queue check's own
+    cases are in test_queue.py)."""
     doctor.load(lambda now: _suspended(now, **{"kueue.x-k8s.io/queue-name": "team-a"}))
     result = doctor.live("-o", "json")
     report = result.json()
-    assert _codes(report, "workloads") == [("workloads.job-queued", "warn", "inferred")]
-    assert result.exit_code == 0
+    assert _codes(report, "workloads") == [("workloads.job-paused", "fail", "measured")]
+    found = _finding(report, "workloads.job-paused")
+    assert found["details"] == [
+        "Job/held is suspended; its queue label names Kueue, which is not installed"
+    ]
+    assert _codes(report, "queue") == [("queue.not-used", "ok", "measured")]
+    assert result.exit_code == 2
 
 
 def test_warnings_are_read_only_while_training_does_not_run(doctor: Doctor) -> None:

@@ -19,17 +19,22 @@ SERVICES = {"workloads", "probes", "freshness", "image-pull", "storage"}
 OWNERS: list[tuple[str, set[str]]] = [
     (r"/deployments$|/statefulsets$|/daemonsets$", SERVICES),
     (r"/namespaces/train/jobs$", {"image-pull", "storage", "capacity"}),
-    # Which training kinds are served, and the scheduled jobs: where the next job comes from.
-    (r"^/apis$", {"image-pull", "storage", "capacity"}),
+    # Which training kinds are served, and the scheduled jobs: where the next job comes from;
+    # and whether Kueue is installed, so whether a queue holds the job.
+    (r"^/apis$", {"image-pull", "storage", "capacity", "queue"}),
     (r"/namespaces/train/cronjobs$", {"image-pull", "storage", "capacity"}),
-    (r"/namespaces/train/pods$", {"workloads"}),
-    (r"/limitranges$", {"capacity"}),
+    # The namespace's pods: any of them may hold a rule that keeps the job away (required
+    # anti-affinity), and they count for the job's own placement rules.
+    (r"/namespaces/train/pods$", {"workloads", "capacity"}),
+    # A LimitRange sizes the stored pod (capacity) and may refuse it (admission).
+    (r"/limitranges$", {"capacity", "admission"}),
     (r"^/api/v1/nodes$", {"capacity"}),
     (r"^/api/v1/pods$", {"capacity"}),
     (r"/serviceaccounts/default$", {"image-pull"}),
     (r"/secrets/regcred$", {"image-pull"}),
     (r"/secrets/backend-credentials$", {"credentials"}),
-    (r"/persistentvolumeclaims/datasets$", {"storage"}),
+    # The training job's volume: a bound one may tie it to some machines (its node affinity).
+    (r"/persistentvolumeclaims/datasets$", {"storage", "capacity"}),
     (r"^/api/v1/namespaces/train$|/resourcequotas$|webhookconfigurations$", {"admission"}),
 ]
 # A 404 on a get is a measurement: the referenced object is absent.

@@ -57,5 +57,6 @@ def test_the_coverage_line_says_how_to_ask_for_the_credentials_check(tmp_path: P
     lines = report.stdout.splitlines()
     assert lines[-1].endswith(
         "Not asked for: credentials (name the backend login with `--credentials-secret "
-        "NAME:KEY1,KEY2` to check it)."
+        "NAME:KEY1,KEY2` to check it); image-pull (whether the images are in their registry: "
+        "the snapshot holds no registry answers)."
     ), lines[-1]

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.scenario.conftest import Doctor, without_connection_flags
+from tests.scenario.conftest import REGISTRY_NOT_ASKED, Doctor, without_connection_flags
 from tests.support.cli import run_cli
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import Obj, healthy, held_by_running_job, job_pod, training_job
@@ -72,7 +72,8 @@ def test_missing_read_is_not_captured(doctor: Doctor) -> None:
     image_pull = [f for f in report["findings"] if f["check"] == "image-pull"]
     assert [f["status"] for f in image_pull] == ["unknown"]
     assert report["coverage"]["not_checked"] == [
-        {"check": "image-pull", "reason": "the snapshot doesn't include the stored logins"}
+        REGISTRY_NOT_ASKED,
+        {"check": "image-pull", "reason": "the snapshot doesn't include the stored logins"},
     ]
 
 

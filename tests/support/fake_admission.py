@@ -4,13 +4,17 @@ Only the gates doctor checks, each worded as the real one words it (the table, w
 source of each behaviour, is in tests/support/README.md under "Admission"). It is a witness
 written apart from truegreen's own admission code: nothing here imports truegreen.
 
-Order, as kube-apiserver runs the plugins: authorization, NamespaceLifecycle, mutating
-webhooks, PodSecurity, validating webhooks, ResourceQuota. A dry run (`?dryRun=All`) runs them
-all and stores nothing; any other create is refused by authorization unless a test allows it.
+Order, as kube-apiserver runs the plugins: authorization, defaulting on decoding
+(SetDefaults_Pod), then the mutating phase (NamespaceLifecycle, LimitRanger's defaults,
+Priority, ExtendedResourceToleration when a test turns it on, mutating webhooks), then the
+validating phase (LimitRanger's limits, PodSecurity, validating webhooks, ResourceQuota). A dry
+run (`?dryRun=All`) runs them all, stores nothing and answers the pod as it would be stored;
+any other create is refused by authorization unless a test allows it.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import re
@@ -43,6 +47,9 @@ class AdmissionSettings:
     """Let a create that is not a dry run through (and store it)."""
     webhook_denial: tuple[str, str] | None = None
     """(webhook name, message): a webhook that is called and denies every pod create."""
+    extended_resource_toleration: bool = False
+    """Run ExtendedResourceToleration (EKS, GKE and AKS enable it; kube-apiserver does not by
+    default)."""
 
 
 def _forbidden(name: str, why: str) -> AdmissionRefusedError:
@@ -84,7 +91,171 @@ def _canonical(value: Decimal) -> str:
     return str(whole)
 
 
+def _quantity_string(text: object) -> str:
+    """resource.Quantity's String() for the amounts tests write (binary suffixes, cores,
+    millicores)."""
+    return _canonical(_quantity(text))
+
+
 # -- the gates ------------------------------------------------------------------------------------
+
+
+def _defaulted(spec: JsonObject) -> None:
+    """pkg/apis/core/v1/defaults.go SetDefaults_Pod: a container's limits are its requests
+    where it states none (containers and init containers), before any admission plugin."""
+    for container in _containers(spec):
+        resources = container.setdefault("resources", {})
+        if "limits" in resources:
+            requests = resources.setdefault("requests", {})
+            for name, value in resources["limits"].items():
+                requests.setdefault(name, value)
+
+
+def _range_items(limit_range: JsonObject) -> list[JsonObject]:
+    """pkg/apis/core/v1/defaults.go SetDefaults_LimitRangeItem, as the server stores a range:
+    a Container item's default from its max, its defaultRequest from its default, then min."""
+    items = []
+    for raw in limit_range.get("spec", {}).get("limits", []):
+        item = copy.deepcopy(raw)
+        if item.get("type") == "Container":
+            default = item.setdefault("default", {})
+            request = item.setdefault("defaultRequest", {})
+            for name, value in item.get("max", {}).items():
+                default.setdefault(name, value)
+            for name, value in default.items():
+                request.setdefault(name, value)
+            for name, value in item.get("min", {}).items():
+                request.setdefault(name, value)
+        items.append(item)
+    return items
+
+
+def _limit_range_defaults(server: FakeApiServer, namespace: str, spec: JsonObject) -> None:
+    """plugin/pkg/admission/limitranger/admission.go PodMutateLimitFunc, range by range: what a
+    container or init container still lacks, from the range's Container items."""
+    for limit_range in server.list_objects("LimitRange", namespace):
+        default: JsonObject = {}
+        request: JsonObject = {}
+        for item in _range_items(limit_range):
+            if item.get("type") == "Container":
+                default.update(item["default"])
+                request.update(item["defaultRequest"])
+        for container in _containers(spec):
+            resources = container.setdefault("resources", {})
+            for part, values in (("limits", default), ("requests", request)):
+                stated = resources.setdefault(part, {})
+                for name, value in values.items():
+                    stated.setdefault(name, value)
+
+
+def _constraint_errors(
+    scope: str, item: JsonObject, requests: JsonObject, limits: JsonObject
+) -> list[str]:
+    """minConstraint, maxConstraint and limitRequestRatioConstraint, worded as they are."""
+    errors = []
+    for name, value in item.get("min", {}).items():
+        head = f"minimum {name} usage per {scope} is {_quantity_string(value)}"
+        if name not in requests:
+            errors.append(f"{head}.  No request is specified")
+        elif _quantity(requests[name]) < _quantity(value):
+            errors.append(f"{head}, but request is {_quantity_string(requests[name])}")
+        elif name in limits and _quantity(limits[name]) < _quantity(value):
+            errors.append(f"{head}, but limit is {_quantity_string(limits[name])}")
+    for name, value in item.get("max", {}).items():
+        head = f"maximum {name} usage per {scope} is {_quantity_string(value)}"
+        if name not in limits:
+            errors.append(f"{head}.  No limit is specified")
+        elif _quantity(limits[name]) > _quantity(value):
+            errors.append(f"{head}, but limit is {_quantity_string(limits[name])}")
+        elif name in requests and _quantity(requests[name]) > _quantity(value):
+            errors.append(f"{head}, but request is {_quantity_string(requests[name])}")
+    for name, value in item.get("maxLimitRequestRatio", {}).items():
+        head = f"{name} max limit to request ratio per {scope} is {_quantity_string(value)}"
+        request = _quantity(requests.get(name, 0))
+        limit = _quantity(limits.get(name, 0))
+        if not request:
+            errors.append(f"{head}, but no request is specified or request is 0")
+        elif not limit:
+            errors.append(f"{head}, but no limit is specified or limit is 0")
+        elif limit / request > _quantity(value):
+            errors.append(f"{head}, but provided ratio is {float(limit / request):f}")
+    return errors
+
+
+def _pod_total(spec: JsonObject, part: str) -> JsonObject:
+    """podRequests/podLimits for pods without sidecars: containers added, each init container a
+    floor."""
+    total: dict[str, Decimal] = {}
+    for container in spec.get("containers", []):
+        for name, value in container.get("resources", {}).get(part, {}).items():
+            total[name] = total.get(name, Decimal(0)) + _quantity(value)
+    for container in spec.get("initContainers", []):
+        for name, value in container.get("resources", {}).get(part, {}).items():
+            total[name] = max(total.get(name, Decimal(0)), _quantity(value))
+    return {name: _canonical(value) for name, value in total.items()}
+
+
+def _limit_ranges(server: FakeApiServer, namespace: str, name: str, spec: JsonObject) -> None:
+    """PodValidateLimitFunc: the first range with a violation refuses the pod with all of its
+    violations (utilerrors.NewAggregate: one as it is, several in brackets, repeats once)."""
+    for limit_range in server.list_objects("LimitRange", namespace):
+        errors: list[str] = []
+        for item in _range_items(limit_range):
+            if item.get("type") == "Container":
+                # containers first, then init containers, as PodValidateLimitFunc walks them
+                for container in [*spec.get("containers", []), *spec.get("initContainers", [])]:
+                    resources = container.get("resources", {})
+                    errors += _constraint_errors(
+                        "Container",
+                        item,
+                        resources.get("requests", {}),
+                        resources.get("limits", {}),
+                    )
+            elif item.get("type") == "Pod":
+                errors += _constraint_errors(
+                    "Pod", item, _pod_total(spec, "requests"), _pod_total(spec, "limits")
+                )
+        unique = list(dict.fromkeys(errors))
+        if unique:
+            raise _forbidden(name, unique[0] if len(unique) == 1 else f"[{', '.join(unique)}]")
+
+
+def _priority(server: FakeApiServer, name: str, spec: JsonObject) -> None:
+    """plugin/pkg/admission/priority/admission.go admitPod: the class's value (the lowest
+    globalDefault class when none is named, else 0), refused when the class does not exist."""
+    classes = server.list_objects("PriorityClass")
+    named = spec.get("priorityClassName")
+    if named:
+        found = next((c for c in classes if c["metadata"]["name"] == named), None)
+        if found is None:
+            raise _forbidden(name, f"no PriorityClass with name {named} was found")
+    else:
+        defaults = [c for c in classes if c.get("globalDefault")]
+        found = min(defaults, key=lambda c: c["value"]) if defaults else None
+        if found is not None:
+            spec["priorityClassName"] = found["metadata"]["name"]
+    spec["priority"] = found["value"] if found else 0
+    spec.setdefault(
+        "preemptionPolicy", (found or {}).get("preemptionPolicy", "PreemptLowerPriority")
+    )
+
+
+def _extended_resource_toleration(spec: JsonObject) -> None:
+    """plugin/pkg/admission/extendedresourcetoleration/admission.go: for each extended resource
+    a container requests (sorted), the toleration {key, Exists, NoSchedule} unless it is there."""
+    wanted = sorted(
+        {
+            name
+            for container in _containers(spec)
+            for name in container.get("resources", {}).get("requests", {})
+            if "/" in name and "kubernetes.io/" not in name
+        }
+    )
+    tolerations = spec.setdefault("tolerations", [])
+    for name in wanted:
+        added = {"key": name, "operator": "Exists", "effect": "NoSchedule"}
+        if added not in tolerations:
+            tolerations.append(added)
 
 
 def _namespace_lifecycle(server: FakeApiServer, namespace: str, name: str) -> None:
@@ -274,9 +445,15 @@ def create_pod(
             'pods is forbidden: User "system:serviceaccount:train:reader" cannot create '
             f'resource "pods" in API group "" in the namespace "{namespace}"',
         )
-    spec = pod.get("spec", {})
+    spec = pod.setdefault("spec", {})
+    _defaulted(spec)
     _namespace_lifecycle(server, namespace, name)
+    _limit_range_defaults(server, namespace, spec)
+    _priority(server, name, spec)
+    if settings.extended_resource_toleration:
+        _extended_resource_toleration(spec)
     _webhooks(server, "MutatingWebhookConfiguration", name, dry_run)
+    _limit_ranges(server, namespace, name, spec)
     _pod_security(server, namespace, name, spec)
     if settings.webhook_denial is not None:
         hook, message = settings.webhook_denial

@@ -28,8 +28,11 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | a watch from a resourceVersion older than the kept history: 200, then one ERROR event whose object is a 410 `Expired` Status, `too old resource version: R (O)`, and the stream ends | staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go `getAllEventsSinceLocked` (`errors.NewResourceExpired`), cacher.go `newErrWatcher` |
 | `timeoutSeconds`: the server ends the stream (a clean end of the chunked body) after that long | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go `ListResource` (`timeout = time.Duration(*opts.TimeoutSeconds)`), watch.go |
 | `pods/log` (GET): the container named by `container` (400 `BadRequest` "a container name must be specified for pod P, choose one of: [...]" when the pod has several, "container C is not valid for pod P" when it has no such container); the kubelet picks the instance: `previous=true` the last terminated one (else 400 `previous terminated container "C" in pod "P" not found`), otherwise the running one, the terminated one, or the last terminated one, else 400 "is waiting to start"; an instance the runtime already removed is 400 "failed to get container status" (the kubelet answers 400 to every error of a log read); `tailLines` then `limitBytes` cut the text; served as `text/plain` | pkg/registry/core/pod/strategy.go `LogLocation`, pkg/kubelet/kubelet_pods.go `validateContainerLogStatus`, pkg/kubelet/kuberuntime/logs/logs.go `ReadLogs` (tail, then a limited writer), pkg/kubelet/server/server.go `getContainerLogs` (`WriteError(http.StatusBadRequest, err)`), staging/src/k8s.io/apiserver/pkg/registry/generic/rest/response_checker.go (a kubelet 400 becomes `NewBadRequest(body)`) |
+| PriorityClass (`scheduling.k8s.io/v1`, cluster-scoped) is stored and listed like any object; a pod's `spec.priority` is the one a test writes, as the Priority admission plugin would have set it; a pending pod a preemption is making room for carries `status.nominatedNodeName` and no `spec.nodeName` | plugin/pkg/admission/priority/admission.go `admitPod`, pkg/scheduler/schedule_one.go `handleSchedulingFailure` (the preemptor nominated where its victims were; the patch in pkg/scheduler/framework/api_calls/pod_status_patch.go) |
 | Events are listed like any namespaced resource, in storage order (by name), not by time | staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go `GetList` (keys in order) |
-| a custom resource (JobSet, TrainJob and its runtimes, Kubeflow's jobs, Ray's, LeaderWorkerSet: `CUSTOM_RESOURCE_TYPES`) is served only once its group is installed (`install`): before, `/apis` does not list the group and its paths answer 404 `NotFound` `the server could not find the requested resource`; once installed, its list items keep their kind and apiVersion, and its list is a map written with its keys sorted (apiVersion, items, kind, metadata: the continue token after the items) | staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go (a path no CRD serves goes to the delegate's NotFound), staging/src/k8s.io/apiserver/pkg/server/mux/pathrecorder.go, staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresource/etcd.go (unstructured objects stored and served whole), staging/src/k8s.io/apimachinery/pkg/runtime/serializer/json/collections.go `streamingEncodeUnstructuredList` |
+| resource.k8s.io/v1 (ResourceClaim, ResourceClaimTemplate, ResourceSlice, DeviceClass) is a built-in group served by default from 1.34; `disable` turns a built-in group off: absent from `/apis`, its paths 404 | staging/src/k8s.io/api/resource/v1/types.go (`+k8s:prerelease-lifecycle-gen:introduced=1.34`), staging/src/k8s.io/apiserver/pkg/server/storage/resource_config.go, cmd/kube-apiserver `--runtime-config` |
+| a custom resource (JobSet, TrainJob and its runtimes, Kubeflow's jobs, Ray's, LeaderWorkerSet, Kueue's kinds: `CUSTOM_RESOURCE_TYPES`) is served only once its group is installed (`install`): before, `/apis` does not list the group and its paths answer 404 `NotFound` `the server could not find the requested resource`; once installed, its list items keep their kind and apiVersion, and its list is a map written with its keys sorted (apiVersion, items, kind, metadata: the continue token after the items) | staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go (a path no CRD serves goes to the delegate's NotFound), staging/src/k8s.io/apiserver/pkg/server/mux/pathrecorder.go, staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresource/etcd.go (unstructured objects stored and served whole), staging/src/k8s.io/apimachinery/pkg/runtime/serializer/json/collections.go `streamingEncodeUnstructuredList` |
+| Kueue's kinds (LocalQueue, ClusterQueue, ResourceFlavor, Cohort, Workload, AdmissionCheck) are served at v1beta2 and v1beta1 (v1beta2 stored, and first in discovery's versions and `preferredVersion`), or at v1beta1 alone as releases before v0.15 do; a real server converts an object to the version asked for (Kueue's conversion webhook), the fake keeps each version's objects apart, so tests store an object in the version doctor reads | kubernetes-sigs/kueue config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml (and the others: `served: true` for both, `storage: true` for v1beta2), apis/kueue/v1beta2/doc.go, staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_discovery_controller.go (versions sorted by kube-aware version priority, the first preferred) |
 | old pods stay Terminating (deletionTimestamp, Running, old imageID) after the Deployment reports complete; its status counts non-terminating pods only; the status may lag the pods (`tests/support/rollout.py`) | kubernetes/kubectl#1628, kubernetes/kubernetes#110171, pkg/controller/deployment/sync.go `calculateStatus` |
 | answers framed as kube-apiserver 1.36 over Go 1.26's net/http sends them to a client that does not ask for gzip: compact JSON and a newline; an answer of at most 2048 bytes with `Content-Length`, a bigger one `Transfer-Encoding: chunked`; a list is written a piece at a time (`{`, each key, `:`, each value, `,`, each item, `]`, `}\n`), which Go's 2048-byte buffer turns into chunks: it fills to 2048 and sends that, and a write longer than an empty buffer goes out as one chunk of its own; a pod log flushes its headers first, so it is always chunked, written in 32 KiB reads. To a client that sends `Accept-Encoding: gzip` (as kubectl does), an answer over 128 KiB is gzip-encoded at level 1 with `Content-Encoding: gzip` and `Vary: Accept-Encoding` (not a watch, not a log) | Go src/net/http/server.go (`bufferBeforeChunkingSize`, `(*chunkWriter).writeHeader`: Content-Length only when the handler is done and the body fit, `(*response).finishRequest`), src/bufio/bufio.go `(*Writer).Write`; kubernetes/apimachinery v0.36.3 pkg/runtime/serializer/json/json.go `doEncode` (`json.NewEncoder(w).Encode`), collections.go `streamingEncodeList`; kubernetes/apiserver v0.36.3 pkg/features/kube_features.go (`StreamingCollectionEncodingToJSON` GA and locked on since 1.34), pkg/server/genericapiserver.go `NewDefaultAPIGroupInfo`, pkg/endpoints/handlers/responsewriters/writers.go `SerializeObject`, `deferredResponseWriter` (gzip above `defaultGzipThresholdBytes`), compression.go (`gzipContentEncodingLevel = 1`, `ContentEncodingSupported`), `StreamObject` (flush, then `io.Copy`) |
 """
@@ -108,6 +111,7 @@ RESOURCE_TYPES = (
     ResourceType("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, ("sc",)),
     ResourceType("", "v1", "ResourceQuota", "resourcequotas", True, ("quota",)),
     ResourceType("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
+    ResourceType("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", False, ("pc",)),
     ResourceType(
         "admissionregistration.k8s.io",
         "v1",
@@ -122,6 +126,13 @@ RESOURCE_TYPES = (
         "mutatingwebhookconfigurations",
         False,
     ),
+    # Dynamic resource allocation, GA and served by default from 1.34
+    # (staging/src/k8s.io/api/resource/v1/types.go); `disable` takes it away as
+    # `--runtime-config=resource.k8s.io/v1=false` (or an older server) does.
+    ResourceType("resource.k8s.io", "v1", "ResourceClaim", "resourceclaims", True),
+    ResourceType("resource.k8s.io", "v1", "ResourceClaimTemplate", "resourceclaimtemplates", True),
+    ResourceType("resource.k8s.io", "v1", "ResourceSlice", "resourceslices", False),
+    ResourceType("resource.k8s.io", "v1", "DeviceClass", "deviceclasses", False),
 )
 
 
@@ -157,6 +168,21 @@ CUSTOM_RESOURCE_TYPES = (
     _custom("ray.io", "v1", "RayCluster", "rayclusters"),
     # kubernetes-sigs/lws config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml
     _custom("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet", "leaderworkersets"),
+    # kubernetes-sigs/kueue config/components/crd/bases/kueue.x-k8s.io_*.yaml: every kind
+    # served at v1beta2 (stored) and v1beta1 since v0.15, at v1beta1 alone before (the
+    # `versions` of `install`); v1beta2 is listed first, as discovery prefers it.
+    *(
+        _custom("kueue.x-k8s.io", version, kind, plural, namespaced)
+        for version in ("v1beta2", "v1beta1")
+        for kind, plural, namespaced in (
+            ("LocalQueue", "localqueues", True),
+            ("ClusterQueue", "clusterqueues", False),
+            ("ResourceFlavor", "resourceflavors", False),
+            ("Cohort", "cohorts", False),
+            ("Workload", "workloads", True),
+            ("AdmissionCheck", "admissionchecks", False),
+        )
+    ),
 )
 """Kinds a cluster serves only where their controller's CRDs are installed (`install`)."""
 WATCH_HISTORY = 10_000
@@ -469,16 +495,33 @@ class FakeApiServer:
             self._by_path = {(t.group, t.version, t.plural): t for t in self._served}
             self._by_kind = {(t.group_version, t.kind): t for t in self._served}
 
-    def install(self, *groups: str) -> None:
+    def install(self, *groups: str, versions: Iterable[str] | None = None) -> None:
         """Serve the custom resources of `groups` from now on, as installing their CRDs does:
         discovery lists the group and its versions, and their paths answer. Until then a
         request to them is 404 `the server could not find the requested resource`
         (staging/src/k8s.io/apiserver/pkg/server/mux/pathrecorder.go, the NotFound handler),
-        and they are absent from `/apis`."""
+        and they are absent from `/apis`. `versions`: only these of their versions (a release
+        that serves fewer); each version keeps its own objects, so a test stores an object in
+        the version a client reads (the fake does not convert between versions)."""
         unknown = set(groups) - {t.group for t in CUSTOM_RESOURCE_TYPES}
         if unknown:
             raise ValueError(f"the fake has no custom resources of {sorted(unknown)}")
-        self._serve(t for t in CUSTOM_RESOURCE_TYPES if t.group in groups)
+        wanted = None if versions is None else set(versions)
+        self._serve(
+            t
+            for t in CUSTOM_RESOURCE_TYPES
+            if t.group in groups and (wanted is None or t.version in wanted)
+        )
+
+    def disable(self, *groups: str) -> None:
+        """Stop serving the built-in resources of `groups`, as a server whose
+        `--runtime-config` turns their versions off (or that predates them) does: discovery
+        leaves them out and their paths answer 404 (staging/src/k8s.io/apiserver/pkg/server/
+        storage/resource_config.go: a disabled group version is never installed)."""
+        with self._lock:
+            kept = tuple(t for t in self._served if t.custom or t.group not in groups)
+            self._served = ()
+            self._serve(kept)
 
     # -- lifecycle ---------------------------------------------------------------------------
 
@@ -660,6 +703,7 @@ class FakeApiServer:
         same way. Requests to the twin never reach this server's log or fault counters.
         The twin of a stopped server is stopped too. Stop it with `stop()`."""
         twin = FakeApiServer()
+        twin._served = ()  # exactly what this server serves: installed and disabled groups alike
         twin._serve(self._served)
         with self._lock:
             twin._objects = copy.deepcopy(self._objects)

@@ -290,6 +290,38 @@ def keep_alive(peer: Peer, _: int) -> None:
             return
 
 
+_OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
+
+
+def huge_manifest(peer: Peer, _: int) -> None:
+    """HEAD without a digest; the GET then announces a 2 GiB body and sends until refused."""
+    while (head := peer.read_request()) is not None:
+        if head.startswith(b"HEAD"):
+            peer.send(f"HTTP/1.1 200 OK\r\nContent-Type: {_OCI_MANIFEST}\r\n\r\n".encode())
+            continue
+        peer.send(f"HTTP/1.1 200 OK\r\nContent-Length: {2 << 30}\r\n\r\n".encode())
+        while peer.send(b"x" * 65536):
+            if peer.server.counts["bytes_sent"] > 64 << 20:
+                return
+        peer.server.hung_up.set()
+        return
+
+
+def endless_manifest(peer: Peer, _: int) -> None:
+    """HEAD without a digest; the GET body is chunked and never ends."""
+    while (head := peer.read_request()) is not None:
+        if head.startswith(b"HEAD"):
+            peer.send(f"HTTP/1.1 200 OK\r\nContent-Type: {_OCI_MANIFEST}\r\n\r\n".encode())
+            continue
+        peer.send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        chunk = b"10000\r\n" + b"y" * 0x10000 + b"\r\n"
+        while peer.send(chunk):
+            if peer.server.counts["bytes_sent"] > 64 << 20:
+                return
+        peer.server.hung_up.set()
+        return
+
+
 def answering(answer: bytes) -> Behaviour:
     """Answer every request on the connection with the same bytes, for as long as the client
     sends requests (whatever the answer says about keeping the connection)."""

@@ -33,7 +33,7 @@ def used(
             continue
         group = "" if parts[0] == "api" else parts[1]
         rest = parts[2:] if parts[0] == "api" else parts[3:]
-        inside = rest[:1] == ["namespaces"] and len(rest) > 1  # not the list of namespaces
+        inside = rest[:1] == ["namespaces"] and len(rest) > 1  # `/namespaces` alone: the list
         where = rest[1] if inside else None
         if inside and len(rest) > 2:
             rest = rest[2:]

@@ -6,6 +6,7 @@ and two-platform indexes), move tags, and delete manifests.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -15,6 +16,7 @@ import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import bcrypt
 import httpx2
@@ -295,3 +297,47 @@ class TokenFront:
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+MANIFEST_LAYER_BYTES = 1_234_567
+"""The one layer's size in the manifest `serving_manifests` answers."""
+
+
+def serving_manifests(request: object, _: int) -> tuple[int, dict[str, str], bytes]:
+    """A scripted registry (tests/support/hostile.py ScriptedApi) that serves every manifest
+    asked for: one image of one layer of MANIFEST_LAYER_BYTES, its digest in the header as a
+    registry sends it (distribution spec: Docker-Content-Digest)."""
+    body = json.dumps(
+        {
+            "schemaVersion": 2,
+            "mediaType": OCI_MANIFEST,
+            "config": {"mediaType": OCI_CONFIG, "digest": digest_of(b"{}"), "size": 2},
+            "layers": [
+                {"mediaType": OCI_LAYER, "digest": digest_of(b"x"), "size": MANIFEST_LAYER_BYTES}
+            ],
+        }
+    ).encode()
+    return 200, {"Content-Type": OCI_MANIFEST, "Docker-Content-Digest": digest_of(body)}, body
+
+
+def served_from(objects: list[dict[str, Any]], host: str) -> list[dict[str, Any]]:
+    """`objects` (a scenario) with every image served from the registry at `host`: the
+    scenarios' registry.example.com images, and Docker Hub's mysql as `library/mysql`."""
+    text = json.dumps(objects).replace("registry.example.com/", f"{host}/")
+    served: list[dict[str, Any]] = json.loads(
+        text.replace('"mysql:8.0"', f'"{host}/library/mysql:8.0"')
+    )
+    return served
+
+
+def pull_login(host: str, username: str, password: str, name: str = "regcred") -> dict[str, Any]:
+    """A registry login (a dockerconfigjson Secret of namespace `train`) for `host`."""
+    auth = base64.b64encode(f"{username}:{password}".encode()).decode()
+    config = json.dumps({"auths": {host: {"auth": auth}}}).encode()
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "type": "kubernetes.io/dockerconfigjson",
+        "metadata": {"name": name, "namespace": "train"},
+        "data": {".dockerconfigjson": base64.b64encode(config).decode()},
+    }

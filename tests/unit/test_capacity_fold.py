@@ -14,6 +14,7 @@ from truegreen.doctor.usage import (
     ClusterUsage,
     MachineUsage,
     PodView,
+    PriorityShare,
     cluster_usage,
     machines_for_fit,
 )
@@ -264,3 +265,94 @@ def test_the_largest_three_holders_of_each_resource_are_kept_ties_to_the_later_n
     # cpu: b, f, then d of the three at 2 (a full heap's smallest, a, gives way to d; e's 1
     # is below them all); the GPU: the pod named m1, its only holder
     assert named == ["b", "d", "f", "m1"]
+
+
+def _ranked(
+    name: str, node: str | None, cpu: str, priority: int | None, nominated: str | None = None
+) -> Any:
+    """A pod with `spec.priority` as the Priority admission plugin sets it
+    (plugin/pkg/admission/priority/admission.go), optionally not bound but nominated for a
+    machine by a preemption (`status.nominatedNodeName`, pkg/scheduler/framework/preemption)."""
+    raw: dict[str, Any] = {
+        "metadata": {"name": name, "namespace": "other"},
+        "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": cpu}}}]},
+        "status": {"phase": "Pending" if nominated else "Running"},
+    }
+    if node:
+        raw["spec"]["nodeName"] = node
+    if priority is not None:
+        raw["spec"]["priority"] = priority
+    if nominated:
+        raw["status"]["nominatedNodeName"] = nominated
+    return msgspec.json.decode(msgspec.json.encode(raw), type=PodView)
+
+
+def test_what_each_priority_holds_is_kept_apart() -> None:
+    """Preemption takes back only the room of pods of a lower priority than the preemptor
+    (defaultpreemption SelectVictimsOnNode): each machine keeps what each priority holds."""
+    usage = _fold(
+        _ranked("unset", "m1", "1", None),
+        _ranked("zero", "m1", "2", 0),
+        _ranked("high", "m1", "4", 1000),
+        _ranked("low", "m1", "8", -5),
+        _ranked("also-high", "m1", "16", 1000),
+    )
+    assert usage.machines["m1"] == MachineUsage(
+        5,
+        {"cpu": 31000},
+        by_priority=[
+            PriorityShare(-5, 1, {"cpu": 8000}),
+            PriorityShare(1000, 2, {"cpu": 20000}),
+        ],
+    )
+    assert usage.held_below("m1", 1000) == (Resources.of({"cpu": 11000}), 3)
+    assert usage.held_below("m1", 0) == (Resources.of({"cpu": 8000}), 1)
+    assert usage.held_below("m1", -5) == (Resources(), 0)
+    assert usage.held_below("m1", 1001) == (Resources.of({"cpu": 31000}), 5)
+    assert usage.held_below("elsewhere", 1000) == (Resources(), 0)
+    assert usage.priorities() == {-5, 1000}
+
+
+def test_a_machine_of_priority_zero_alone_keeps_its_summary_as_it_was() -> None:
+    usage = _fold(_ranked("a", "m1", "1", 0), _ranked("b", "m1", "1", None))
+    assert msgspec.to_builtins(usage.machines) == {"m1": {"pods": 2, "requested": {"cpu": 2000}}}
+    assert usage.priorities() == set()
+    assert not usage.any_nominated
+
+
+def test_pods_nominated_for_a_machine_are_promised_there_and_not_bound() -> None:
+    """A pod the scheduler nominated (status.nominatedNodeName, no spec.nodeName) holds that
+    machine's room for pods of its priority or lower (framework/runtime addNominatedPods)."""
+    usage = _fold(
+        _ranked("bound", "m1", "1", 0),
+        _ranked("promised-high", None, "4", 2000, nominated="m2"),
+        _ranked("promised-low", None, "2", 0, nominated="m2"),
+        _ranked("promised-here", None, "8", 10, nominated="m1"),
+        _ranked("waiting", None, "16", 5000),
+    )
+    assert usage.machines["m2"] == MachineUsage(
+        0,
+        {},
+        nominated=[PriorityShare(0, 1, {"cpu": 2000}), PriorityShare(2000, 1, {"cpu": 4000})],
+    )
+    assert usage.reserved_on("m2") == (Resources(), 0)
+    assert usage.reserved_on("m1") == (Resources.of({"cpu": 1000}), 1)
+    assert usage.nominated_to("m2", 2000) == (Resources.of({"cpu": 4000}), 1)
+    assert usage.nominated_to("m2", 1) == (Resources.of({"cpu": 4000}), 1)
+    assert usage.nominated_to("m2", 0) == (Resources.of({"cpu": 6000}), 2)
+    assert usage.nominated_to("m2", None) == (Resources.of({"cpu": 6000}), 2)
+    assert usage.nominated_to("m1", 11) == (Resources(), 0)
+    assert usage.nominated_to("nowhere", None) == (Resources(), 0)
+    assert usage.any_nominated
+    assert "m2" not in usage.holders, "a nominated pod is promised room, it holds none"
+
+
+def test_the_largest_holders_of_each_priority_are_kept() -> None:
+    """Three larger pods of priority 0 do not hide the one of a lower priority that
+    preemption would stop."""
+    usage = _fold(
+        *(_ranked(f"big-{n}", "m1", "4", 0) for n in range(4)),
+        _ranked("small-low", "m1", "100m", -1),
+    )
+    named = [(h.pod, h.priority) for h in usage.holders["m1"]]
+    assert named == [("big-1", 0), ("big-2", 0), ("big-3", 0), ("small-low", -1)]

@@ -6,7 +6,6 @@ import pytest
 
 from truegreen.doctor.fit import (
     MachineRoom,
-    apply_limit_range_defaults,
     exclusion,
     machine_room,
     pod_requests,
@@ -70,24 +69,6 @@ def test_pod_level_requests_replace_cpu_and_memory_and_overhead_is_added() -> No
 def test_limit_without_request_counts_as_request() -> None:
     spec = {"containers": [{"name": "a", "resources": {"limits": {"cpu": "2", "memory": "4Gi"}}}]}
     assert pod_requests(spec) == Resources.of({"cpu": 2000, "memory": 4 * 1024**3})
-
-
-def test_limit_range_defaults_fill_missing_requests() -> None:
-    spec = {"containers": [{"name": "a"}, c("b", "1")]}
-    limit_range = {
-        "spec": {
-            "limits": [
-                {
-                    "type": "Container",
-                    "defaultRequest": {"cpu": "250m"},
-                    "default": {"memory": "1Gi"},
-                }
-            ]
-        }
-    }
-    defaulted = apply_limit_range_defaults(spec, [limit_range])
-    # a: cpu from defaultRequest, memory from default limit; b keeps its cpu, gets default memory
-    assert pod_requests(defaulted) == Resources.of({"cpu": 1250, "memory": 2 * 1024**3})
 
 
 def test_allocatable_not_capacity_and_pod_limit() -> None:
@@ -285,48 +266,6 @@ def test_no_execute_taints_exclude_too() -> None:
     assert exclusion(tainted, {}) == "taint maintenance=:NoExecute not tolerated"
 
 
-def test_limit_range_defaults_reach_init_containers_and_the_first_range_wins() -> None:
-    spec = {"containers": [{"name": "main"}], "initContainers": [{"name": "init"}]}
-    ranges = [
-        {"spec": {"limits": [{"type": "Container", "defaultRequest": {"cpu": "100m"}}]}},
-        {
-            "spec": {
-                "limits": [
-                    {"type": "Pod", "max": {"cpu": "64"}},
-                    {"type": "Container", "defaultRequest": {"cpu": "300m"}},
-                ]
-            }
-        },
-    ]
-    defaulted = apply_limit_range_defaults(spec, ranges)
-    assert defaulted["initContainers"][0]["resources"]["requests"] == {"cpu": "100m"}
-    assert pod_requests(defaulted) == Resources.of({"cpu": 100})
-
-
-def test_explicit_requests_beat_limit_range_defaults() -> None:
-    spec = {
-        "containers": [
-            {"name": "main", "resources": {"requests": {"cpu": "2"}, "limits": {"memory": "1Gi"}}}
-        ]
-    }
-    ranges = [
-        {
-            "spec": {
-                "limits": [
-                    {
-                        "type": "Container",
-                        "default": {"memory": "4Gi", "cpu": "8"},
-                        "defaultRequest": {"cpu": "1"},
-                    }
-                ]
-            }
-        }
-    ]
-    resources = apply_limit_range_defaults(spec, ranges)["containers"][0]["resources"]
-    assert resources["requests"] == {"cpu": "2", "memory": "1Gi"}
-    assert resources["limits"] == {"memory": "1Gi", "cpu": "8"}
-
-
 def test_resources_read_as_plain_amounts() -> None:
     from truegreen.doctor.fit import format_resources
 
@@ -448,3 +387,22 @@ def test_a_machine_without_some_pods_gives_back_their_reservation_and_their_coun
     assert freed == MachineRoom(
         "gpu-1", Resources.of({"cpu": 8000}), 3, Resources.of({"cpu": 2000}), 2
     )
+
+
+def test_a_node_selector_matches_when_any_term_matches_whole() -> None:
+    """component-helpers/scheduling/corev1 `MatchNodeSelectorTerms`: terms are ORed, a term's
+    expressions and fields ANDed; no term, or an empty term, matches no machine."""
+    from truegreen.doctor.fit import matches_node_selector
+
+    machine = {"metadata": {"name": "gpu-1", "labels": {"zone": "a", "gpu": "yes"}}}
+    zone_a = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}
+    zone_b = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["b"]}]}
+    named = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["gpu-1"]}]}
+    assert matches_node_selector([zone_a], machine) is True
+    assert matches_node_selector([zone_b], machine) is False
+    assert matches_node_selector([zone_b, zone_a], machine) is True
+    assert matches_node_selector([{**zone_a, **named}], machine) is True
+    assert matches_node_selector([{**zone_b, **named}], machine) is False
+    assert matches_node_selector([named], {"metadata": {"labels": {}}}) is False
+    assert matches_node_selector([{}], machine) is False
+    assert matches_node_selector([], machine) is False

@@ -18,7 +18,7 @@ def _machine_with_every_fit_field() -> dict[str, Any]:
     }
     node["metadata"]["managedFields"] = [{"manager": "kubelet"}]
     node["metadata"]["annotations"] = {"a": "b"}
-    node["spec"]["providerID"] = "aws:///i-1"
+    node["spec"]["podCIDR"] = "10.0.0.0/24"
     node["status"]["images"] = [{"names": ["x"]}]
     node["status"]["conditions"] = [{"type": "Ready"}]
     node["futureField"] = 1

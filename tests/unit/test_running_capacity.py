@@ -14,7 +14,16 @@ NAMESPACE = "train"
 _decode = msgspec.json.Decoder(PodView).decode
 
 
-def _pod(name: str, namespace: str, machine: str | None, cpu: str, gpu: int, phase: str) -> PodView:
+def _pod(
+    name: str,
+    namespace: str,
+    machine: str | None,
+    cpu: str,
+    gpu: int,
+    phase: str,
+    priority: int | None = None,
+    nominated: str | None = None,
+) -> PodView:
     requests: dict[str, Any] = {"cpu": cpu}
     if gpu:
         requests["nvidia.com/gpu"] = str(gpu)
@@ -22,9 +31,10 @@ def _pod(name: str, namespace: str, machine: str | None, cpu: str, gpu: int, pha
         "metadata": {"name": name, "namespace": namespace},
         "spec": {
             **({"nodeName": machine} if machine else {}),
+            **({"priority": priority} if priority is not None else {}),
             "containers": [{"name": "c", "resources": {"requests": requests}}],
         },
-        "status": {"phase": phase},
+        "status": {"phase": phase, **({"nominatedNodeName": nominated} if nominated else {})},
     }
     return _decode(msgspec.json.encode(obj))
 
@@ -37,6 +47,9 @@ pods = st.builds(
     cpu=st.sampled_from(["100m", "1", "2", "not-a-quantity"]),
     gpu=st.sampled_from([0, 0, 1]),
     phase=st.sampled_from(["Running", "Pending", "Succeeded", "Failed"]),
+    # Pods of several priorities, and pods not bound yet that the scheduler nominated.
+    priority=st.sampled_from([None, 0, -5, 1000]),
+    nominated=st.sampled_from([None, None, "m1", "m3"]),
 )
 steps = st.lists(st.tuples(st.booleans(), pods), max_size=40)
 
@@ -130,4 +143,16 @@ def test_the_largest_holders_are_named_as_the_fold_names_them() -> None:
     named = [h["pod"] for h in running.summary()["holders"]["m1"]]
     # cpu: b, d, e (5, 4, 3); the GPU: f, its only holder
     assert named == ["b", "d", "e", "f"]
+    assert running.summary() == _folded(pods)
+
+
+def test_the_largest_holders_of_each_priority_are_named_as_the_fold_names_them() -> None:
+    """Three larger pods of priority 0 do not hide the smaller one of a lower priority, which
+    preemption would stop first."""
+    pods = {("other", n): _pod(n, "other", "m1", "4", 0, "Running", 0) for n in "abcd"}
+    pods[("other", "e")] = _pod("e", "other", "m1", "100m", 0, "Running", -1)
+    running = RunningCapacity(NAMESPACE)
+    running.replace(list(pods.items()))
+    named = [(h["pod"], h.get("priority", 0)) for h in running.summary()["holders"]["m1"]]
+    assert named == [("b", 0), ("c", 0), ("d", 0), ("e", -1)]
     assert running.summary() == _folded(pods)

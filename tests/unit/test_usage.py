@@ -128,7 +128,7 @@ def test_version() -> None:
         ),
         (
             ["doctor", "--conte"],
-            "truegreen: no such option '--conte' (did you mean '--context'?)",
+            "truegreen: no such option '--conte' (did you mean '--context' or '--contexts'?)",
             "truegreen doctor",
         ),
         (["lint", "-x"], "truegreen: no such option '-x'", "truegreen lint"),

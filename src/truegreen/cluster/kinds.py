@@ -91,6 +91,38 @@ class Kind(Enum):
     LEADER_WORKER_SET = KindSpec(
         "LeaderWorkerSet", "leaderworkerset.x-k8s.io", "v1", "leaderworkersets", True
     )
+    # Dynamic resource allocation (resource.k8s.io/v1, served from Kubernetes 1.34): devices a
+    # pod asks for through claims, read only for a training job that has such claims.
+    RESOURCE_CLAIM = KindSpec("ResourceClaim", "resource.k8s.io", "v1", "resourceclaims", True)
+    RESOURCE_CLAIM_TEMPLATE = KindSpec(
+        "ResourceClaimTemplate", "resource.k8s.io", "v1", "resourceclaimtemplates", True
+    )
+    RESOURCE_SLICE = KindSpec("ResourceSlice", "resource.k8s.io", "v1", "resourceslices", False)
+    DEVICE_CLASS = KindSpec("DeviceClass", "resource.k8s.io", "v1", "deviceclasses", False)
+    # Kueue's queue (kueue.x-k8s.io, apis/kueue/v1beta2 and v1beta1): a release serves both
+    # versions (v1beta2 stored) or, before v0.15, v1beta1 alone; discovery picks the one read.
+    LOCAL_QUEUE = KindSpec("LocalQueue", "kueue.x-k8s.io", "v1beta2", "localqueues", True)
+    CLUSTER_QUEUE = KindSpec("ClusterQueue", "kueue.x-k8s.io", "v1beta2", "clusterqueues", False)
+    RESOURCE_FLAVOR = KindSpec(
+        "ResourceFlavor", "kueue.x-k8s.io", "v1beta2", "resourceflavors", False
+    )
+    COHORT = KindSpec("Cohort", "kueue.x-k8s.io", "v1beta2", "cohorts", False)
+    WORKLOAD = KindSpec("Workload", "kueue.x-k8s.io", "v1beta2", "workloads", True)
+    ADMISSION_CHECK = KindSpec(
+        "AdmissionCheck", "kueue.x-k8s.io", "v1beta2", "admissionchecks", False
+    )
+    LOCAL_QUEUE_V1BETA1 = KindSpec("LocalQueue", "kueue.x-k8s.io", "v1beta1", "localqueues", True)
+    CLUSTER_QUEUE_V1BETA1 = KindSpec(
+        "ClusterQueue", "kueue.x-k8s.io", "v1beta1", "clusterqueues", False
+    )
+    RESOURCE_FLAVOR_V1BETA1 = KindSpec(
+        "ResourceFlavor", "kueue.x-k8s.io", "v1beta1", "resourceflavors", False
+    )
+    COHORT_V1BETA1 = KindSpec("Cohort", "kueue.x-k8s.io", "v1beta1", "cohorts", False)
+    WORKLOAD_V1BETA1 = KindSpec("Workload", "kueue.x-k8s.io", "v1beta1", "workloads", True)
+    ADMISSION_CHECK_V1BETA1 = KindSpec(
+        "AdmissionCheck", "kueue.x-k8s.io", "v1beta1", "admissionchecks", False
+    )
 
     @property
     def spec(self) -> KindSpec:

@@ -237,6 +237,21 @@ def _text(value: str | None) -> str | None:
     return value or None
 
 
+def context_names(kubeconfig: Path | None) -> tuple[str, str, tuple[str, ...]]:
+    """The merged kubeconfig's source, current context ("" for none) and every context name,
+    sorted (as `kubectl config get-contexts` lists them); UsageError without a kubeconfig (the
+    in-cluster account has no contexts)."""
+    paths = _kubeconfig_paths(kubeconfig)
+    if not paths:
+        raise UsageError(
+            "no kubeconfig to take contexts from",
+            "the in-cluster account has none",
+            "pass --kubeconfig",
+        )
+    merged, current = _merge([(path, load_kubeconfig(path)) for path in paths])
+    return str(paths[0]), current or "", tuple(sorted(merged["contexts"]))
+
+
 def _kubeconfig_paths(explicit: Path | None) -> list[Path]:
     """The kubeconfig files to merge, in kubectl's precedence order."""
     if explicit is not None:

@@ -66,6 +66,11 @@ from truegreen.yamlwords import plain
 
 FORMAT_VERSION = 1
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
+REGISTRY_VERB = "registry"
+REGISTRY_RESOURCE = "images"
+"""The key of the file that holds the registries' answers (`reads/NNN-registry-images.yaml`):
+no read of the cluster, so readers of reads skip it."""
+_REGISTRY_FILE = re.compile(rf"\d+-{REGISTRY_VERB}-{REGISTRY_RESOURCE}\.yaml")
 
 
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
@@ -88,7 +93,8 @@ class SnapshotInfo(Struct, frozen=True):
     taken_at: datetime
     server: str
     settings: Mapping[str, str] = field(default_factory=dict)
-    """The command settings the snapshot was taken with (`credentials_secret`, `job_requests`)."""
+    """The command settings the snapshot was taken with (`credentials_secret`, `job_requests`,
+    `no_registry`)."""
 
 
 class RecordingReader:
@@ -158,6 +164,8 @@ class Capture(Struct, frozen=True):
     logs: Sequence[tuple[LogRequest, LogRead]] = ()
     logs_left_out: int = 0
     """Failing containers whose logs were not read: more than the cap."""
+    registry: Sequence[Any] | None = None
+    """The registries' answers about the images, as plain values; None: not asked."""
 
 
 def render(capture: Capture) -> list[tuple[str, bytes]]:
@@ -195,6 +203,15 @@ def render(capture: Capture) -> list[tuple[str, bytes]]:
             else {"log": redact_text(log.text)},
         }
         files.append((name, _dump(document)))
+    if capture.registry is not None:
+        number = len(capture.reads) + len(capture.logs) + 1
+        document = {
+            "read": {"verb": REGISTRY_VERB, "resource": REGISTRY_RESOURCE},
+            "result": {"lookups": redact_value(list(capture.registry))},
+        }
+        files.append(
+            (_file_name(number, REGISTRY_VERB, REGISTRY_RESOURCE, None), _dump_json(document))
+        )
     return files
 
 
@@ -258,6 +275,9 @@ def _write_private(path: Path, data: bytes) -> None:
 
 def _key_document(key: ReadKey) -> dict[str, Any]:
     document: dict[str, Any] = {"verb": key.verb, "resource": key.kind.plural}
+    if any(k is not key.kind and k.plural == key.kind.plural for k in Kind):
+        # One resource served at two versions (Kueue's v1beta2 and v1beta1): which one.
+        document["apiVersion"] = key.kind.spec.api_version
     document["namespace"] = key.namespace
     if key.name is not None:
         document["name"] = key.name
@@ -295,10 +315,15 @@ class SnapshotReader:
         self.where = where
         self.info = _load_info(where, None if meta is None else parsed(meta))
         self._reads: dict[ReadKey, Recorded] = {}
+        self.registry: object | None = None
+        """The registries' answers as saved (hostile: read them as such); None when the
+        snapshot holds none."""
         for name, text in reads:
             read = load_read(name, text)
             if read is not None:
                 self._reads[read[0]] = read[1]
+            elif self.registry is None and _REGISTRY_FILE.fullmatch(name):
+                self.registry = _registry_record(text)
 
     @classmethod
     def open(cls, path: Path) -> "SnapshotReader":
@@ -375,6 +400,19 @@ class SnapshotReader:
             return read
         action = get_action(kind, name)
         return CantRead(ReadFailure.NOT_CAPTURED, describe(ReadFailure.NOT_CAPTURED, action))
+
+
+def _registry_record(text: Text) -> object | None:
+    """The look-ups the registry file holds; None when the file is another (a log); a file
+    that cannot be read as one holds none, so every look-up it should have held answers as
+    not captured."""
+    loaded = parsed(text)
+    if isinstance(loaded, Refusal) or not isinstance(loaded.data, Mapping):
+        return []
+    key, result = loaded.data.get("read"), loaded.data.get("result")
+    if isinstance(key, Mapping) and key.get("verb") != REGISTRY_VERB:
+        return None
+    return result.get("lookups") if isinstance(result, Mapping) else []
 
 
 def _as_sent(kind: Kind, item: Mapping[str, Any]) -> dict[str, Any]:

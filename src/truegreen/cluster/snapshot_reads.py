@@ -201,7 +201,10 @@ def _key(read_doc: Any) -> ReadKey | None:
         namespace = read_doc.get("namespace")
         return ReadKey(
             str(read_doc["verb"]),
-            Kind.from_plural(str(read_doc["resource"])),
+            Kind.from_plural(
+                str(read_doc["resource"]),
+                None if read_doc.get("apiVersion") is None else str(read_doc["apiVersion"]),
+            ),
             None if namespace is None else str(namespace),
             None if read_doc.get("name") is None else str(read_doc["name"]),
             str(read_doc.get("labels", "")),

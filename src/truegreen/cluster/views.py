@@ -56,6 +56,9 @@ class _MachineMetadata(msgspec.Struct):
 class _MachineSpec(msgspec.Struct):
     unschedulable: Any = msgspec.UNSET
     taints: Any = msgspec.UNSET
+    provider_id: Any = msgspec.field(default=msgspec.UNSET, name="providerID")
+    """Which cloud the machine runs on (doctor/stored_pod.py names it when the provider of
+    the control plane is not known)."""
 
 
 class _MachineStatus(msgspec.Struct):
@@ -64,8 +67,8 @@ class _MachineStatus(msgspec.Struct):
 
 
 class _Node(msgspec.Struct, rename="camel"):
-    """A machine as the fit reads it: name, labels, unschedulable, taints, capacity (a GPU
-    machine's device plugin shows in it), allocatable."""
+    """A machine as the fit reads it: name, labels, unschedulable, taints, providerID,
+    capacity (a GPU machine's device plugin shows in it), allocatable."""
 
     api_version: Any = msgspec.UNSET
     kind: Any = msgspec.UNSET

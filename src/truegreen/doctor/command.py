@@ -19,17 +19,26 @@ from truegreen.cluster.settings import ConnectionSettings
 from truegreen.doctor.config import DoctorConfig, doctor_settings, load_config
 from truegreen.doctor.environment import DoctorSettings, Unreachable, gather
 from truegreen.doctor.findings import CheckId
+from truegreen.doctor.image_presence import ImageRegistry
 from truegreen.doctor.rollup import Report
-from truegreen.doctor.run import Where, diagnose
+from truegreen.doctor.run import RegistryOff, Where, diagnose
 from truegreen.errors import TruegreenError, UsageError
 from truegreen.exitcodes import ExitCode
 from truegreen.kubectl import Kubectl, for_connection
 
 if TYPE_CHECKING:  # logs and events are read only for a snapshot; progress only to a terminal
+    from truegreen.cluster.context_selection import ContextSelection
     from truegreen.cluster.logs import LogRead, LogRequest
+    from truegreen.cluster.namespace_selection import NamespaceSelection
     from truegreen.cluster.reader import ReadKey
     from truegreen.cluster.snapshot_reads import Recorded
+    from truegreen.doctor.clusters import ClustersReport
+    from truegreen.doctor.fleet import FleetReport
     from truegreen.doctor.progress import Told
+    from truegreen.doctor.registry_lookups import LiveRegistry, RecordingRegistry
+
+NO_REGISTRY = RegistryOff("--no-registry")
+SNAPSHOT_WITHOUT_REGISTRY = RegistryOff("the snapshot holds no registry answers")
 
 RUN_LIMIT_IN_REQUESTS = 30
 """doctor and snapshot stop reading after this many request timeouts in all."""
@@ -48,6 +57,8 @@ class DoctorRequest(Struct, frozen=True):
     job_file: Path | None = None
     """`--job-file`: a training job's manifest (`-`: standard input), judged before it is
     submitted instead of the newest training job."""
+    no_registry: bool = False
+    """`--no-registry`: do not ask the registries whether the images are there."""
 
 
 def with_planned_job(settings: DoctorSettings, job_file: Path | None) -> DoctorSettings:
@@ -146,7 +157,17 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
             with_planned_job(settings, request.job_file), kubectl=Kubectl(namespace=namespace)
         )
         where = Where(snapshot.info.server, f"the snapshot {request.snapshot}", offline=True)
-        return diagnose(snapshot, namespace, snapshot.info.taken_at, settings, where)
+        return diagnose(
+            snapshot,
+            namespace,
+            snapshot.info.taken_at,
+            settings,
+            where,
+            registry=_recorded_registry(
+                snapshot.registry,
+                _no_registry(request, config) or taken_with.get("no_registry") == "true",
+            ),
+        )
     settings = doctor_settings(
         config, request.job_requests, request.credentials_secret, request.admission_dry_run
     )
@@ -157,7 +178,127 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
         _settled()
         where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
         reader = _telling(cluster, told)
-        return diagnose(reader, cluster.namespace, datetime.now(UTC), settings, where, cluster)
+        registry = None if _no_registry(request, config) else _live_registry(connection)
+        return diagnose(
+            reader if registry is None else registry.keeping_logins(reader),
+            cluster.namespace,
+            datetime.now(UTC),
+            settings,
+            where,
+            cluster,
+            NO_REGISTRY if registry is None else registry,
+        )
+
+
+def _no_registry(request: DoctorRequest, config: DoctorConfig) -> bool:
+    return request.no_registry or config.no_registry
+
+
+def _live_registry(connection: ConnectionSettings) -> LiveRegistry:
+    """The registries, asked with the pods' own logins; each look-up bounded by the request
+    timeout, as refresh bounds its look-ups."""
+    from truegreen.doctor.registry_lookups import LiveRegistry
+    from truegreen.refresh.registry import RegistryAccess
+
+    return LiveRegistry(RegistryAccess(timeout=connection.request_timeout))
+
+
+def _recording(live: LiveRegistry) -> RecordingRegistry:
+    from truegreen.doctor.registry_lookups import RecordingRegistry
+
+    return RecordingRegistry(live)
+
+
+def _recorded_registry(record: object | None, off: bool) -> ImageRegistry | RegistryOff:
+    """What a snapshot recorded of the registries; not asked when it recorded nothing (taken
+    with --no-registry, or before snapshots held registry answers) or with --no-registry."""
+    if off:
+        return NO_REGISTRY
+    if record is None:
+        return SNAPSHOT_WITHOUT_REGISTRY
+    from truegreen.doctor.registry_lookups import RecordedRegistry
+
+    return RecordedRegistry.from_document(record)
+
+
+def run_fleet(
+    request: DoctorRequest, selection: NamespaceSelection, told: Told | None = None
+) -> FleetReport:
+    """Check many namespaces of the live cluster in one run (docs/fleet.md): resolve the
+    selection, then judge each namespace, the reads outside them made once."""
+    _live_only(request, selection.flag())
+    config = load_config(request.config)
+    connection = _with_config(request.connection, config)
+    settings = _fleet_settings(request, config)
+    return _fleet_of(connection, selection, settings, told, _no_registry(request, config))
+
+
+def run_clusters(
+    request: DoctorRequest, selection: NamespaceSelection, contexts: ContextSelection
+) -> ClustersReport:
+    """Check the clusters of many kubeconfig contexts in one run, each as `--context NAME`
+    reaches it and with its own deadline, a few at a time (docs/fleet.md); in each, the
+    namespaces of `selection` (none given: the context's own namespace)."""
+    from truegreen.cluster.context_selection import resolve_contexts
+    from truegreen.doctor.clusters import check_clusters
+
+    _live_only(request, contexts.flag())
+    config = load_config(request.config)
+    connection = _with_config(request.connection, replace(config, context=None))
+    names = resolve_contexts(contexts, connection.kubeconfig)
+    settings = _fleet_settings(request, config)  # a --job-file is read once, for all
+    _settled()
+
+    off = _no_registry(request, config)
+
+    def check(context: str) -> FleetReport:
+        return _fleet_of(replace(connection, context=context), selection, settings, None, off)
+
+    return check_clusters(names, check)
+
+
+def _live_only(request: DoctorRequest, flag: str) -> None:
+    if request.snapshot is not None:
+        raise UsageError(
+            f"{flag} asks the live cluster; a snapshot holds one namespace",
+            todo=f"drop {flag}: doctor --snapshot checks the snapshot's namespace",
+        )
+
+
+def _fleet_settings(request: DoctorRequest, config: DoctorConfig) -> DoctorSettings:
+    settings = doctor_settings(
+        config, request.job_requests, request.credentials_secret, request.admission_dry_run
+    )
+    return with_planned_job(settings, request.job_file)
+
+
+def _fleet_of(
+    connection: ConnectionSettings,
+    selection: NamespaceSelection,
+    settings: DoctorSettings,
+    told: Told | None,
+    no_registry: bool,
+) -> FleetReport:
+    """One cluster's namespaces of `selection` (none named: the context's), judged; each
+    namespace asks the registries with its own logins unless `no_registry`."""
+    from truegreen.cluster.namespace_selection import resolve_namespaces
+    from truegreen.doctor.fleet import diagnose_fleet
+
+    settings = replace(settings, kubectl=for_connection(connection))
+    with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
+        _settled()
+        namespaces = resolve_namespaces(selection, cluster) or (cluster.namespace,)
+        where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        reader = _telling(cluster, told)
+
+        def registries(base: ClusterReader) -> tuple[ClusterReader, ImageRegistry | RegistryOff]:
+            if no_registry:
+                return base, NO_REGISTRY
+            live = _live_registry(connection)
+            return live.keeping_logins(base), live
+
+        now = datetime.now(UTC)
+        return diagnose_fleet(reader, namespaces, now, settings, where, cluster, registries)
 
 
 def take_snapshot(
@@ -188,9 +329,13 @@ def take_snapshot(
         _settled()
         namespace = cluster.namespace
         reader = _telling(cluster, told)
-        recorder = RecordingReader(RedactingReader(reader))
+        live = None if _no_registry(request, config) else _live_registry(connection)
+        registry = None if live is None else _recording(live)
+        recorder = RecordingReader(
+            RedactingReader(reader if live is None else live.keeping_logins(reader))
+        )
         now = datetime.now(UTC).replace(microsecond=0)
-        env = gather(recorder, namespace, now, settings)
+        env = gather(recorder, namespace, now, settings, registry=registry)
         where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
         if isinstance(env, Unreachable):
             raise _nothing_read(env, where, for_connection(connection))
@@ -213,6 +358,7 @@ def take_snapshot(
         taken_with = {
             "credentials_secret": request.credentials_secret or config.credentials_secret,
             "job_requests": request.job_requests or config.job_requests,
+            "no_registry": "true" if live is None else None,
         }
         info = SnapshotInfo(
             namespace,
@@ -220,7 +366,8 @@ def take_snapshot(
             cluster.server,
             {key: value for key, value in taken_with.items() if value},
         )
-    files = render(Capture(info, recorder.recorded, logs, left_out))
+    registry_record = None if registry is None else registry.document()
+    files = render(Capture(info, recorder.recorded, logs, left_out, registry_record))
     saved_to = target.path or Path(default_archive_name(namespace, now))
     if target.folder:
         write_folder(saved_to, files)

@@ -20,6 +20,7 @@ _KEYS = {
     "credentials_secret",
     "pending_grace_seconds",
     "admission_dry_run",
+    "no_registry",
 }
 
 
@@ -33,6 +34,8 @@ class DoctorConfig(Struct, frozen=True):
     credentials_secret: str | None = None
     pending_grace_seconds: float | None = None
     admission_dry_run: bool = False
+    no_registry: bool = False
+    """Do not ask the registries whether the images are there (`--no-registry`)."""
 
 
 def load_config(path: Path | None) -> DoctorConfig:
@@ -64,8 +67,9 @@ def load_config(path: Path | None) -> DoctorConfig:
         not isinstance(grace, int | float) or isinstance(grace, bool) or grace < 0
     ):
         raise UsageError(f"config {path}: pending_grace_seconds must be a number of seconds")
-    if not isinstance(values.get("admission_dry_run", False), bool):
-        raise UsageError(f"config {path}: admission_dry_run must be true or false")
+    for flag in ("admission_dry_run", "no_registry"):
+        if not isinstance(values.get(flag, False), bool):
+            raise UsageError(f"config {path}: {flag} must be true or false")
     for key in ("namespace", "context", "job_requests", "credentials_secret"):
         if values.get(key) is not None and not isinstance(values[key], str):
             raise UsageError(f"config {path}: {key} must be text")

@@ -4,7 +4,7 @@ Checks are pure functions of this record: they never read the cluster themselves
 and a live cluster give the same findings, and no read is made twice.
 """
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, Protocol
@@ -27,14 +27,19 @@ from truegreen.cluster import (
 )
 from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
 from truegreen.doctor.autoscaling import AUTOSCALER_SOURCES, STATUS_CONFIG_MAP
+from truegreen.doctor.devices import DeviceReads, claim_refs, template_names
 from truegreen.doctor.evidence import scheduler_verdict
 from truegreen.doctor.gpu_supply import gpu_problems
+from truegreen.doctor.image_presence import ImageRegistry, RegistryAnswers, wanted_lookups
+from truegreen.doctor.kueue import DEFAULT_QUEUE, GROUP, KueueKinds, kinds_served
+from truegreen.doctor.preemption import priorities_matter
 from truegreen.doctor.training import (
     TRAINING_KIND_NAMES,
     TrainingJob,
     TrainingWork,
     optional_kinds_served,
     runtime_of,
+    served_versions,
     shape,
     training_work,
 )
@@ -91,6 +96,9 @@ class DoctorSettings(Struct, frozen=True):
     """`--job-file`: a training job not yet submitted, checked instead of the newest one."""
     kubectl: Kubectl = Kubectl()
     """How remedies write kubectl commands that reach this cluster and namespace."""
+    fleet: tuple[str, ...] = ()
+    """Every namespace of a run over many (empty for one): their reads outside themselves are
+    shared, so the cluster's pods are folded once, keeping all of theirs."""
 
 
 class PodTemplate(Struct, frozen=True):
@@ -101,6 +109,23 @@ class PodTemplate(Struct, frozen=True):
     ref: str
     """`Kind/name` of the owner."""
     spec: Mapping[str, Any]
+
+
+class QueueReads(Struct, frozen=True):
+    """Kueue's objects, read where Kueue is served and the judged job is handed to a queue."""
+
+    kinds: KueueKinds
+    """The version discovery chose (v1beta2, else v1beta1)."""
+    local_queues: ListRead
+    """The namespace's LocalQueues: the one the job names, or the default one."""
+    cluster_queues: ListRead = _NOT_READ
+    flavors: ListRead = _NOT_READ
+    workloads: ListRead = _NOT_READ
+    """The namespace's Workloads: the judged job's own, and those holding its queue's quota."""
+    cohorts: ListRead | None = None
+    """Read only where a ClusterQueue belongs to a cohort."""
+    admission_checks: ListRead | None = None
+    """Read only where a ClusterQueue names admission checks."""
 
 
 class Environment(Struct, frozen=True):
@@ -144,6 +169,18 @@ class Environment(Struct, frozen=True):
     warning_events: ListRead | None = None
     """The namespace's Warning Events, read only while some training job does not run whole
     (`training_not_running`): the controllers' own word on why."""
+    priority_classes: ListRead | None = None
+    """The cluster's PriorityClasses, read only when the job's priority can change its verdict
+    (doctor/preemption.py `priorities_matter`); None when not read."""
+    volumes: Mapping[str, GetRead] = field(default_factory=dict)
+    """The PersistentVolumes the judged job's bound claims are bound to, by name."""
+    devices: DeviceReads | None = None
+    """The device objects, read only when the judged job's pods claim devices."""
+    queue: QueueReads | None = None
+    """Kueue's objects; None where Kueue is not served or no training job is judged."""
+    registry: RegistryAnswers | None = None
+    """The registries' answers about the images (`image_presence.wanted_lookups`); None when
+    they were not asked."""
 
     def namespace_labels(self) -> Mapping[str, str] | None:
         """The namespace's labels; None when the namespace could not be read."""
@@ -274,6 +311,7 @@ def gather(
     settings: DoctorSettings,
     creator: PodCreator | None = None,
     in_flight: int = IN_FLIGHT,
+    registry: ImageRegistry | None = None,
 ) -> Environment | Unreachable:
     """Make every read doctor needs, once. Stops at once if the cluster cannot be reached.
 
@@ -282,7 +320,8 @@ def gather(
     as soon as what it depends on is in: the gets that follow from the templates are made
     while the cluster's pods still stream. The reads, and their order, are the same for any
     `in_flight` (1 is one after another). The trial start is made only when asked for and
-    `creator` is given (never offline).
+    `creator` is given (never offline). `registry`, when given, is asked about the images
+    once the logins they need are in, while the last reads are still out.
     """
     first = reader.list(Kind.DEPLOYMENT, namespace=namespace)
     if isinstance(first, CantRead) and (
@@ -310,7 +349,10 @@ def gather(
         nodes = schedule.submit(lambda: machines_for_fit(reader.list(Kind.NODE, namespace=None)))
         usage = schedule.submit(
             lambda: reader.fold(
-                Kind.POD, CapacityTally(namespace), namespace=None, fields=HOLDING_CAPACITY
+                Kind.POD,
+                CapacityTally(namespace, settings.fleet),
+                namespace=None,
+                fields=HOLDING_CAPACITY,
             )
         )
         namespace_object = schedule.submit(
@@ -344,6 +386,7 @@ def gather(
         evidence = _evidence_reads(schedule, reader, namespace, work, pod_list, node_list)
         job_list = lists[Kind.JOB]
         job = work.judged
+        queue_start = _queue_start(schedule, reader, namespace, api_groups, job)
         trial = (
             schedule.submit(
                 partial(creator.create, Kind.POD, trial_pod(job), namespace=namespace, dry_run=True)
@@ -367,44 +410,28 @@ def gather(
         )
         # A storage type only matters while a claim waits to be bound; reading it otherwise would
         # make namespace-only access (no cluster-wide reads) an unknown for a healthy volume.
-        storage_type_names = [
-            str(o.mapping(read.obj.get("spec")).get("storageClassName"))
-            for read in claims.values()
-            if isinstance(read, Got)
-            and o.mapping(read.obj.get("spec")).get("storageClassName")
-            and o.mapping(read.obj.get("status")).get("phase") != "Bound"
-        ]
         storage_types = {
             n: schedule.submit(partial(reader.get, Kind.STORAGE_CLASS, n, namespace=None))
-            for n in dict.fromkeys(storage_type_names)
+            for n in dict.fromkeys(_waiting_storage_types(claims))
         }
+        # What the scheduler's filters read, only for the features the judged job uses.
+        filter_reads = _filter_reads(
+            schedule,
+            reader,
+            namespace,
+            [s.spec for s in job.pod_sets] if job is not None else [],
+            claims,
+            api_groups,
+        )
         accounts = results(service_accounts)
-        secret_names = [n for t in templates for n in o.pull_secret_names(t.spec)]
-        for read in accounts.values():
-            if isinstance(read, Got):
-                secret_names += o.pull_secret_names(read.obj)
-        secrets = get_each(Kind.SECRET, secret_names)
+        secrets = get_each(Kind.SECRET, pull_secret_names(templates, accounts))
         namespace_read = namespace_object.result()
         webhook_configurations = {kind: read.result() for kind, read in webhook_lists.items()}
-        # A webhook's Service is looked up only once the webhooks pod creation calls are known.
-        called = webhooks_called(
-            webhook_configurations,
-            namespace_read,
-            job.primary.labels if job is not None else None,
-        )
-        services = dict.fromkeys(h.service for h in called if h.service)
-        slices = {
-            service: schedule.submit(
-                partial(
-                    reader.list,
-                    Kind.ENDPOINT_SLICE,
-                    namespace=service[0],
-                    labels={SERVICE_NAME_LABEL: service[1]},
-                )
-            )
-            for service in services
-            if service is not None
-        }
+        slices = _webhook_slices(schedule, reader, webhook_configurations, namespace_read, job)
+        capacity = cluster_usage(usage.result(), namespace if settings.fleet else None)
+        # Read only when the job's priority can change its verdict (doctor/preemption.py).
+        classes = listing(Kind.PRIORITY_CLASS, None) if priorities_matter(capacity, job) else None
+        lookups = _ask_registry(schedule, registry, templates, accounts, secrets, job, node_list)
         return Environment(
             namespace=namespace,
             now=now,
@@ -414,7 +441,7 @@ def gather(
             pods=pod_list,
             limit_ranges=limit_ranges.result(),
             nodes=node_list,
-            cluster_usage=cluster_usage(usage.result()),
+            cluster_usage=capacity,
             service_accounts=accounts,
             secrets=results(secrets),
             claims=claims,
@@ -433,7 +460,40 @@ def gather(
             if evidence.scaler_status is None
             else (evidence.scaler_status.result()),
             warning_events=None if evidence.warnings is None else evidence.warnings.result(),
+            priority_classes=None if classes is None else classes.result(),
+            **filter_reads(),
+            queue=None
+            if queue_start is None
+            else _queue_reads(schedule, reader, namespace, queue_start),
+            registry=None if lookups is None else lookups.result(),
         )
+
+
+def pull_secret_names(templates: list[PodTemplate], accounts: Mapping[str, GetRead]) -> list[str]:
+    """The registry logins the templates name, and those of every service account read."""
+    names = [n for t in templates for n in o.pull_secret_names(t.spec)]
+    for read in accounts.values():
+        if isinstance(read, Got):
+            names += o.pull_secret_names(read.obj)
+    return names
+
+
+def _ask_registry(
+    schedule: ReadSchedule,
+    registry: ImageRegistry | None,
+    templates: list[PodTemplate],
+    accounts: Mapping[str, GetRead],
+    secrets: Mapping[str, Pending[GetRead]],
+    job: TrainingJob | None,
+    machines: ListRead,
+) -> Pending[RegistryAnswers] | None:
+    """The registry look-ups, sent once the logins they need are in; None when not asked."""
+    if registry is None:
+        return None
+    wanted = wanted_lookups(
+        templates, accounts, results(secrets), job.ref if job else None, machines
+    )
+    return schedule.submit(partial(registry.look_up, wanted))
 
 
 def _training(
@@ -460,6 +520,94 @@ def _training(
         shape(*planned_job, runtime_reads.get(runtime_of(planned_job[1]))) if planned_job else None
     )
     return training_work(lists, runtime_reads, planned)
+
+
+class _QueueStart(Struct, frozen=True):
+    """Kueue's reads sent first: the LocalQueues, and the rest when the job names a queue."""
+
+    kinds: KueueKinds
+    job: TrainingJob
+    local_queues: Pending[ListRead]
+    early: tuple[Pending[ListRead], Pending[ListRead], Pending[ListRead]] | None
+
+
+def _kueue_listing(
+    schedule: ReadSchedule, reader: ClusterReader, namespace: str, kind: Kind
+) -> Pending[ListRead]:
+    where = namespace if kind.namespaced else None
+    return schedule.submit(partial(reader.list, kind, namespace=where))
+
+
+def _queue_start(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    namespace: str,
+    api_groups: GetRead,
+    job: TrainingJob | None,
+) -> _QueueStart | None:
+    """Where discovery serves Kueue and a job is judged: the namespace's LocalQueues; with a
+    job that names its queue, the ClusterQueues, flavors and Workloads too, at once (they are
+    needed whatever the LocalQueues say). None: nothing of Kueue's is read."""
+    if not isinstance(api_groups, Got) or job is None:
+        return None
+    kinds = kinds_served(served_versions(api_groups.obj).get(GROUP, ()))
+    if kinds is None:
+        return None
+    listing = partial(_kueue_listing, schedule, reader, namespace)
+    local_queues = listing(kinds.local_queue)
+    early = (
+        (listing(kinds.cluster_queue), listing(kinds.resource_flavor), listing(kinds.workload))
+        if job.queue
+        else None
+    )
+    return _QueueStart(kinds, job, local_queues, early)
+
+
+def _queue_reads(
+    schedule: ReadSchedule, reader: ClusterReader, namespace: str, start: _QueueStart
+) -> QueueReads:
+    """Kueue's objects for the judged job. A job without a queue label needs more only where
+    the namespace has the LocalQueue `default` (Kueue hands it there), or while it is
+    suspended (Kueue may hold it without a queue); then the cohorts and admission checks
+    are read only where a ClusterQueue names them."""
+    listing = partial(_kueue_listing, schedule, reader, namespace)
+    kinds = start.kinds
+    queues = start.local_queues.result()
+    defaulted = isinstance(queues, Listed) and any(
+        o.name_of(q) == DEFAULT_QUEUE for q in queues.items
+    )
+    if start.early is None and not defaulted and not start.job.suspended:
+        return QueueReads(kinds, queues)
+    cluster, flavors, workloads = start.early or (
+        listing(kinds.cluster_queue),
+        listing(kinds.resource_flavor),
+        listing(kinds.workload),
+    )
+    cluster_queues = cluster.result()
+    specs = (
+        [o.mapping(q.get("spec")) for q in cluster_queues.items]
+        if isinstance(cluster_queues, Listed)
+        else []
+    )
+    cohorts = (
+        listing(kinds.cohort)
+        if any(s.get("cohortName") or s.get("cohort") for s in specs)
+        else None
+    )
+    checks = (
+        listing(kinds.admission_check)
+        if any(s.get("admissionChecks") or s.get("admissionChecksStrategy") for s in specs)
+        else None
+    )
+    return QueueReads(
+        kinds,
+        queues,
+        cluster_queues,
+        flavors.result(),
+        workloads.result(),
+        None if cohorts is None else cohorts.result(),
+        None if checks is None else checks.result(),
+    )
 
 
 class _EvidenceReads(Struct):
@@ -542,6 +690,111 @@ def training_not_running(work: TrainingWork, pods: ListRead) -> bool:
         if job is not None and o.phase(pod) == "Running":
             running[job.ref] = running.get(job.ref, 0) + 1
     return any(running.get(j.ref, 0) < j.pods for j in unfinished)
+
+
+def _webhook_slices(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    configurations: Mapping[Kind, ListRead],
+    namespace_object: GetRead,
+    job: TrainingJob | None,
+) -> dict[tuple[str, str], Pending[ListRead]]:
+    """The EndpointSlices of each Service behind a webhook that creating the job's pod calls:
+    looked up only once those webhooks are known."""
+    called = webhooks_called(
+        configurations, namespace_object, job.primary.labels if job is not None else None
+    )
+    services = dict.fromkeys(h.service for h in called if h.service)
+    return {
+        service: schedule.submit(
+            partial(
+                reader.list,
+                Kind.ENDPOINT_SLICE,
+                namespace=service[0],
+                labels={SERVICE_NAME_LABEL: service[1]},
+            )
+        )
+        for service in services
+        if service is not None
+    }
+
+
+def _waiting_storage_types(claims: Mapping[str, GetRead]) -> list[str]:
+    """The storage types of the claims not bound yet."""
+    return [
+        str(o.mapping(read.obj.get("spec")).get("storageClassName"))
+        for read in claims.values()
+        if isinstance(read, Got)
+        and o.mapping(read.obj.get("spec")).get("storageClassName")
+        and o.mapping(read.obj.get("status")).get("phase") != "Bound"
+    ]
+
+
+DEVICE_GROUP = Kind.RESOURCE_SLICE.spec.group
+
+
+def bound_volumes(specs: list[Mapping[str, Any]], claims: Mapping[str, GetRead]) -> list[str]:
+    """The PersistentVolumes that the claims the pod specs mount are bound to."""
+    names = []
+    for claim in (n for spec in specs for n in o.claim_names(spec)):
+        read = claims.get(claim)
+        if not isinstance(read, Got):
+            continue
+        volume = o.mapping(read.obj.get("spec")).get("volumeName")
+        if volume and o.mapping(read.obj.get("status")).get("phase") == "Bound":
+            names.append(str(volume))
+    return list(dict.fromkeys(names))
+
+
+def _filter_reads(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    namespace: str,
+    specs: list[Mapping[str, Any]],
+    claims: Mapping[str, GetRead],
+    api_groups: GetRead,
+) -> Callable[[], dict[str, Any]]:
+    """The reads of the scheduler's filters for the judged job's pod specs, sent now: the
+    volumes its bound claims are bound to, and the device objects when its pods claim devices
+    (discovery says whether the cluster serves them; after a failed discovery, they are
+    tried). The Environment fields they fill, once they are in."""
+    volumes = {
+        n: schedule.submit(partial(reader.get, Kind.PERSISTENT_VOLUME, n, namespace=None))
+        for n in bound_volumes(specs, claims)
+    }
+    devices = _device_reads(schedule, reader, namespace, specs, api_groups)
+    return lambda: {
+        "volumes": results(volumes),
+        "devices": None if devices is None else devices(),
+    }
+
+
+def _device_reads(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    namespace: str,
+    specs: list[Mapping[str, Any]],
+    api_groups: GetRead,
+) -> Callable[[], DeviceReads] | None:
+    if not any(claim_refs(spec) for spec in specs):
+        return None
+    served = not isinstance(api_groups, Got) or Kind.RESOURCE_SLICE.spec.version in (
+        served_versions(api_groups.obj).get(DEVICE_GROUP, ())
+    )
+    if not served:
+        return lambda: DeviceReads(False, _NOT_READ, _NOT_READ, _NOT_READ, {})
+    slices = schedule.submit(partial(reader.list, Kind.RESOURCE_SLICE, namespace=None))
+    claims = schedule.submit(partial(reader.list, Kind.RESOURCE_CLAIM, namespace=None))
+    classes = schedule.submit(partial(reader.list, Kind.DEVICE_CLASS, namespace=None))
+    templates = {
+        name: schedule.submit(
+            partial(reader.get, Kind.RESOURCE_CLAIM_TEMPLATE, name, namespace=namespace)
+        )
+        for name in template_names(specs)
+    }
+    return lambda: DeviceReads(
+        True, slices.result(), claims.result(), classes.result(), results(templates)
+    )
 
 
 def refresh_tried(annotations: Mapping[str, str]) -> bool:

@@ -11,6 +11,7 @@ class CheckId(StrEnum):
     CREDENTIALS = "credentials"
     IMAGE_PULL = "image-pull"
     STORAGE = "storage"
+    QUEUE = "queue"
     ADMISSION = "admission"
     WORKLOADS = "workloads"
     CAPACITY = "capacity"

@@ -4,7 +4,7 @@ Ground truth: component-helpers/resource/helpers.go (PodRequests), the NodeResou
 NodeUnschedulable, TaintToleration and NodeAffinity filter plugins.
 """
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from msgspec import Struct
@@ -56,36 +56,6 @@ def pod_requests(spec: Mapping[str, Any]) -> Resources:
     if pod_level.names:
         total = total.replaced(pod_level, pod_level.names)
     return total + Resources.parse(o.mapping(spec.get("overhead")))
-
-
-def apply_limit_range_defaults(
-    spec: Mapping[str, Any], limit_ranges: Iterable[KubeObject]
-) -> dict[str, Any]:
-    """The pod spec as admission would store it: LimitRange container defaults filled in."""
-    default_limits: dict[str, Any] = {}
-    default_requests: dict[str, Any] = {}
-    for limit_range in limit_ranges:
-        for item in o.sequence(o.mapping(limit_range.get("spec")).get("limits")):
-            entry = o.mapping(item)
-            if entry.get("type") == "Container":
-                # Admission applies each LimitRange in turn, filling only what is still
-                # missing: the first range (in list order) to name a default wins.
-                for name, value in o.mapping(entry.get("default")).items():
-                    default_limits.setdefault(name, value)
-                for name, value in o.mapping(entry.get("defaultRequest")).items():
-                    default_requests.setdefault(name, value)
-
-    def defaulted(container: Mapping[str, Any]) -> dict[str, Any]:
-        resources = o.mapping(container.get("resources"))
-        limits = {**default_limits, **o.mapping(resources.get("limits"))}
-        requests = {**limits, **default_requests, **o.mapping(resources.get("requests"))}
-        return {**container, "resources": {"limits": limits, "requests": requests}}
-
-    return {
-        **spec,
-        "containers": [defaulted(c) for c in o.containers(spec)],
-        "initContainers": [defaulted(c) for c in o.init_containers(spec)],
-    }
 
 
 def tolerates(tolerations: Sequence[Mapping[str, Any]], taint: Mapping[str, Any]) -> bool:
@@ -249,3 +219,10 @@ def format_resources(resources: Resources) -> str:
         text = format_amount(name, amount)
         parts.append(f"{text} memory" if name == MEMORY else text)
     return ", ".join(parts) or "no resources"
+
+
+def matches_node_selector(terms: Sequence[Mapping[str, Any]], node: KubeObject) -> bool:
+    """Whether `node` matches any of a node selector's terms (component-helpers/scheduling/
+    corev1 `MatchNodeSelectorTerms`): a term matches when all of its expressions on labels and
+    fields on `metadata.name` do; an empty term, or no term, matches none."""
+    return any(_term_matches(term, node) for term in terms)

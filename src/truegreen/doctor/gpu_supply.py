@@ -18,6 +18,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
+from truegreen.doctor.last_answer import LastAnswer
 from truegreen.quantity import QuantityError, Resources
 
 GPU_RESOURCE_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-", "amd.com/gpu", "gpu.intel.com/")
@@ -93,8 +94,15 @@ def _label_count(labels: Mapping[str, Any]) -> int:
     return 0
 
 
-def gpu_problems(nodes: Iterable[KubeObject]) -> list[GpuProblem]:
-    """Every GPU machine whose GPUs cannot all be used, by its name."""
+def gpu_problems(nodes: Sequence[KubeObject]) -> list[GpuProblem]:
+    """Every GPU machine whose GPUs cannot all be used, by its name.
+
+    The last machine list's answer is kept (doctor/last_answer.py): every namespace of a run
+    over many asks about the same one, twice."""
+    return list(_last_problems(nodes))
+
+
+def _gpu_problems(nodes: Sequence[KubeObject]) -> tuple[GpuProblem, ...]:
     problems = []
     for node in nodes:
         labels = o.labels_of(node)
@@ -121,7 +129,10 @@ def gpu_problems(nodes: Iterable[KubeObject]) -> list[GpuProblem]:
                 problems.append(
                     GpuProblem(name, Supply.UNHEALTHY, resource, offered, expected, signal)
                 )
-    return sorted(problems, key=lambda p: p.machine)
+    return tuple(sorted(problems, key=lambda p: p.machine))
+
+
+_last_problems = LastAnswer(_gpu_problems)
 
 
 def offered_gpu_resources(nodes: Iterable[KubeObject]) -> list[str]:

@@ -17,6 +17,11 @@ document, the shared failure document (docs/failure.schema.json) in this shape: 
 `internal-error` for 1) as headline code and rule, the reason as its text, and no findings.
 `objects` name what a finding looked at as `Kind/name`, or `Kind/namespace/name` for an object
 in another namespace than the one checked (a webhook's Service).
+A `not_checked` entry whose reason starts `not asked for:` is a check, or a part of one, the
+operator did not ask for (`credentials` without `--credentials-secret`; `image-pull`'s registry
+look-ups with `--no-registry`: that check is also in `checked` for the rest of it).
+In text, `--verbose` shows each finding's details: a finding that is not ok under its line,
+an ok one under its row of the checks table.
 """
 
 from typing import TYPE_CHECKING, Any
@@ -30,7 +35,7 @@ if TYPE_CHECKING:
     from truegreen.failure import Failure
 
 
-def _escape(text: str) -> str:
+def escape_markup(text: str) -> str:
     """Rich markup escaped; rich is imported only when text is rendered (not for JSON)."""
     from rich.markup import escape
 
@@ -38,13 +43,13 @@ def _escape(text: str) -> str:
 
 
 SCHEMA_VERSION = 1
-_GLYPHS = {
+GLYPHS = {
     Status.OK: "[green]✓[/]",
     Status.WARN: "[yellow]![/]",
     Status.FAIL: "[red]✗[/]",
     Status.UNKNOWN: "[magenta]?[/]",
 }
-_VERDICT_WORDS = {
+VERDICT_WORDS = {
     Verdict.READY: ("[bold green]READY[/]", "READY"),
     Verdict.NOT_READY: ("[bold red]NOT READY[/]", "NOT READY"),
     Verdict.UNKNOWN: ("[bold magenta]COULD NOT CHECK[/]", "COULD NOT CHECK"),
@@ -137,24 +142,24 @@ def to_text(report: Report, *, verbose: bool, width: int | None = None) -> list[
     """Rich markup lines: headline, remedy, also-lines, coverage; details when verbose.
     With `width` (a terminal's), every line is wrapped at word boundaries to fit it."""
     headline = report.headline
-    verdict = _VERDICT_WORDS[report.verdict]
-    lines = _wrapped(
-        f"{_GLYPHS[headline.status]} {verdict[0]}  ", 4 + len(verdict[1]), headline.text, width, 2
+    verdict = VERDICT_WORDS[report.verdict]
+    lines = wrapped(
+        f"{GLYPHS[headline.status]} {verdict[0]}  ", 4 + len(verdict[1]), headline.text, width, 2
     )
     if headline.remedy:
-        lines += _wrapped("  → ", 4, headline.remedy, width, 4)
+        lines += wrapped("  → ", 4, headline.remedy, width, 4)
     if verbose and headline.finding is not None:
         lines += _detail_lines(headline.finding, 4, width)
     if report.also:
         lines.append("")
         lines.append("Also:")
         for finding in report.also:
-            lines += _wrapped(f"  {_GLYPHS[finding.status]} ", 4, finding.headline, width, 4)
+            lines += wrapped(f"  {GLYPHS[finding.status]} ", 4, finding.headline, width, 4)
             if verbose:
-                lines += _wrapped("      → ", 8, finding.remedy, width, 8)
+                lines += wrapped("      → ", 8, finding.remedy, width, 8)
                 lines += _detail_lines(finding, 6, width)
     lines.append("")
-    lines += _wrapped("", 0, coverage_line(report), width, 2)
+    lines += wrapped("", 0, coverage_line(report), width, 2)
     if verbose:
         lines.append("")
         lines.append("Checks:")
@@ -164,28 +169,32 @@ def to_text(report: Report, *, verbose: bool, width: int | None = None) -> list[
         for finding in report.findings:
             row = f"{finding.check.value:<{checks}}  {finding.code:<{codes}}  {finding.basis.value}"
             if width is None or 4 + len(row) <= width:
-                lines.append(f"  {_GLYPHS[finding.status]} {_escape(row)}")
+                lines.append(f"  {GLYPHS[finding.status]} {escape_markup(row)}")
             else:  # too narrow for the columns: the row's words, wrapped
-                lines += _wrapped(f"  {_GLYPHS[finding.status]} ", 4, row, width, 6)
+                lines += wrapped(f"  {GLYPHS[finding.status]} ", 4, row, width, 6)
+            if finding.status is Status.OK:  # a finding that is not ok showed them above
+                lines += _detail_lines(finding, 6, width, objects=False)
     return lines
 
 
-def _wrapped(prefix: str, taken: int, text: str, width: int | None, indent: int) -> list[str]:
+def wrapped(prefix: str, taken: int, text: str, width: int | None, indent: int) -> list[str]:
     """`prefix` (markup, `taken` columns wide) then `text`, wrapped and shown safely."""
     first, *rest = wrap(terminal_safe(text), width, first=taken, indent=indent)
-    return [prefix + _escape(first), *(_escape(line) for line in rest)]
+    return [prefix + escape_markup(first), *(escape_markup(line) for line in rest)]
 
 
-def _detail_lines(finding: Finding, indent: int, width: int | None) -> list[str]:
+def _detail_lines(
+    finding: Finding, indent: int, width: int | None, *, objects: bool = True
+) -> list[str]:
     texts = [*finding.details]
-    if finding.objects:
+    if objects and finding.objects:
         texts.append(f"objects: {', '.join(finding.objects)}")
     lines = []
     for text in texts:
         first, *rest = wrap(terminal_safe(text), width, first=indent, indent=indent + 2)
         lines += [
-            f"{' ' * indent}[dim]{_escape(first)}[/]",
-            *(f"[dim]{_escape(r)}[/]" for r in rest),
+            f"{' ' * indent}[dim]{escape_markup(first)}[/]",
+            *(f"[dim]{escape_markup(r)}[/]" for r in rest),
         ]
     return lines
 
@@ -206,12 +215,16 @@ def coverage_line(report: Report) -> str:
         )
         text += f", {len(unknown)} could not be checked ({reasons})"
     text += "."
-    not_asked = [n.check.value for n in report.not_checked if not n.asked]
+    not_asked = [n for n in report.not_checked if not n.asked]
     if not_asked:
         from truegreen.doctor.wording import NOT_ASKED_HINTS
 
-        hints = [NOT_ASKED_HINTS[c] for c in not_asked if c in NOT_ASKED_HINTS]
-        text += f" Not asked for: {', '.join(not_asked)}" + (
-            f" ({'; '.join(hints)})." if hints else "."
-        )
+        # A part of a check is named with it; a whole check with how to ask for it.
+        named = [
+            f"{n.check.value} ({n.part or NOT_ASKED_HINTS[n.check.value]})"
+            if n.part or n.check.value in NOT_ASKED_HINTS
+            else n.check.value
+            for n in not_asked
+        ]
+        text += f" Not asked for: {'; '.join(named)}."
     return text

@@ -41,15 +41,16 @@ class HeadlineRule(Struct, frozen=True):
 
 
 # Admission is a root cause: a refused pod never exists, so the pods and rollouts waiting for it
-# are its symptoms.
+# are its symptoms; so is the queue: a job it does not admit never gets pods.
 ROOT_CAUSE_CHECKS = frozenset(
-    {CheckId.CREDENTIALS, CheckId.IMAGE_PULL, CheckId.STORAGE, CheckId.ADMISSION}
+    {CheckId.CREDENTIALS, CheckId.IMAGE_PULL, CheckId.STORAGE, CheckId.QUEUE, CheckId.ADMISSION}
 )
 WAIT_FOR_RUNNING_JOB = frozenset(
     {
         "capacity.held-by-running-job",
         "admission.quota-held-by-running-job",
         "capacity.machine-coming",
+        "queue.held",
     }
 )
 # No read could be made at all: the cluster was not reached, or no login was made or accepted.
@@ -97,6 +98,9 @@ class NotChecked(Struct, frozen=True):
     reason: str
     asked: bool = True
     """False for a check the operator did not ask for (credentials without a secret name)."""
+    part: str = ""
+    """The part of the check not asked for, when the rest of it ran (the registry look-ups of
+    image-pull with `--no-registry`); "" for the whole check."""
 
 
 class Report(Struct, frozen=True):

@@ -14,12 +14,20 @@ from truegreen.doctor.checks import (
     freshness,
     image_pull,
     probes,
+    queue,
     storage,
     workloads,
 )
 from truegreen.doctor.checks.base import Check
-from truegreen.doctor.environment import DoctorSettings, PodCreator, Unreachable, gather
+from truegreen.doctor.environment import (
+    DoctorSettings,
+    Environment,
+    PodCreator,
+    Unreachable,
+    gather,
+)
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.image_presence import ImageRegistry
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
 from truegreen.doctor.wording import OFFLINE_REMEDY, plain_connection_why, render
 from truegreen.kubectl import Kubectl, truegreen_command
@@ -28,6 +36,7 @@ CHECKS: tuple[tuple[CheckId, Check], ...] = (
     (CheckId.CREDENTIALS, credentials.check),
     (CheckId.IMAGE_PULL, image_pull.check),
     (CheckId.STORAGE, storage.check),
+    (CheckId.QUEUE, queue.check),
     (CheckId.ADMISSION, admission.check),
     (CheckId.WORKLOADS, workloads.check),
     (CheckId.CAPACITY, capacity.check),
@@ -35,6 +44,18 @@ CHECKS: tuple[tuple[CheckId, Check], ...] = (
     (CheckId.FRESHNESS, freshness.check),
 )
 _NO_CREDENTIALS = "not asked for: pass --credentials-secret NAME:KEY1,KEY2"
+REGISTRY_PART = "whether the images are in their registry"
+"""The part of the image-pull check that asks the registries."""
+
+
+class RegistryOff(Struct, frozen=True):
+    """The registries are not asked, and why (`--no-registry`, a snapshot that holds no
+    registry answers, the monitor)."""
+
+    why: str
+
+
+MONITOR_REGISTRY_OFF = RegistryOff("the monitor does not ask registries")
 
 
 class Where(Struct, frozen=True):
@@ -68,18 +89,35 @@ def diagnose(
     settings: DoctorSettings,
     where: Where,
     creator: PodCreator | None = None,
+    registry: ImageRegistry | RegistryOff = MONITOR_REGISTRY_OFF,
 ) -> Report:
     """Check one namespace. `where` names the cluster and login for the lines that say it could
-    not be read; `creator` makes the trial start when one is asked for (live only)."""
+    not be read; `creator` makes the trial start when one is asked for (live only);
+    `registry` answers whether the images are in their registry, or says why it is not asked."""
+    asked = None if isinstance(registry, RegistryOff) else registry
+    gathered = gather(RedactingReader(reader), namespace, now, settings, creator, registry=asked)
+    return report_of(gathered, settings, where, registry)
+
+
+def report_of(
+    gathered: Environment | Unreachable,
+    settings: DoctorSettings,
+    where: Where,
+    registry: ImageRegistry | RegistryOff = MONITOR_REGISTRY_OFF,
+) -> Report:
+    """Every check run on what `gather` read, rolled up; every check unknown for one reason
+    when nothing could be read. `registry` is the one `gather` asked, or why none was."""
     ran = [check for check, _ in CHECKS if check is not CheckId.CREDENTIALS or settings.credentials]
     skipped = (
         []
         if settings.credentials
         else [NotChecked(CheckId.CREDENTIALS, _NO_CREDENTIALS, asked=False)]
     )
-    gathered = gather(RedactingReader(reader), namespace, now, settings, creator)
     if isinstance(gathered, Unreachable):
         return roll_up(unreachable_findings(ran, gathered, where, settings.kubectl), ran, skipped)
+    if isinstance(registry, RegistryOff):
+        part = f"{REGISTRY_PART}: {registry.why}"
+        skipped.append(NotChecked(CheckId.IMAGE_PULL, f"not asked for: {part}", False, part))
     findings = [f for check, run in CHECKS if check in ran for f in run(gathered)]
     return replace(roll_up(findings, ran, skipped), job=capacity.job_summary(gathered))
 

@@ -7,16 +7,26 @@ namespace's pods are kept whole (as fit views): the capacity check names them.
 
 import heapq
 import math
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from typing import Any
 
 import msgspec
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, FoldRead, Kind, KubeObject, Listed, ListRead, ReadFailure
+from truegreen.cluster import (
+    CantRead,
+    Folded,
+    FoldRead,
+    Kind,
+    KubeObject,
+    Listed,
+    ListRead,
+    ReadFailure,
+)
 from truegreen.cluster.classify import describe
 from truegreen.cluster.kinds import stamped
 from truegreen.doctor.fit import container_requests, pod_requests
+from truegreen.doctor.last_answer import LastAnswer
 from truegreen.kubeobjects import TERMINATED_PHASES
 from truegreen.quantity import QuantityError, Resources
 
@@ -41,6 +51,7 @@ class _Container(msgspec.Struct, omit_defaults=True, rename="camel"):
 
 class _Spec(msgspec.Struct, omit_defaults=True, rename="camel"):
     node_name: str | None = None
+    priority: int | None = None
     containers: list[_Container] | None = None
     init_containers: list[_Container] | None = None
     overhead: AnyMapping = None
@@ -65,6 +76,7 @@ class _Condition(msgspec.Struct, omit_defaults=True, rename="camel"):
 class _Status(msgspec.Struct, omit_defaults=True, rename="camel"):
     phase: str | None = None
     conditions: list[_Condition] | None = None
+    nominated_node_name: str | None = None
 
 
 class CheckedPodView(msgspec.Struct, omit_defaults=True, rename="camel"):
@@ -86,6 +98,7 @@ class _RawContainer(msgspec.Struct, omit_defaults=True, rename="camel", gc=False
 
 class _RawSpec(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
     node_name: str | None = None
+    priority: int | None = None
     containers: list[_RawContainer] | None = None
     init_containers: list[_RawContainer] | None = None
     overhead: msgspec.Raw = _NOTHING
@@ -103,6 +116,7 @@ class _RawMetadata(msgspec.Struct, omit_defaults=True, rename="camel", gc=False)
 class _RawStatus(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
     phase: str | None = None
     conditions: msgspec.Raw = _NOTHING
+    nominated_node_name: str | None = None
 
 
 class PodView(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
@@ -119,7 +133,7 @@ class PodView(msgspec.Struct, omit_defaults=True, rename="camel", gc=False):
     status: _RawStatus = msgspec.field(default_factory=_RawStatus)
 
 
-class Holder(msgspec.Struct, frozen=True):
+class Holder(msgspec.Struct, frozen=True, omit_defaults=True):
     """One pod among the largest holders of a resource on its machine, and what owns it."""
 
     namespace: str
@@ -128,13 +142,29 @@ class Holder(msgspec.Struct, frozen=True):
     """The kind of the pod's controller (`ReplicaSet`, `StatefulSet`, `Job`); "" for none."""
     owner: str
     requested: dict[str, int]
+    priority: int = 0
+    """Its `spec.priority`, as the Priority admission plugin set it (0 when none)."""
 
 
-class MachineUsage(msgspec.Struct, frozen=True):
+class PriorityShare(msgspec.Struct, frozen=True):
+    """What the pods of one priority reserve on one machine."""
+
+    priority: int
+    pods: int
+    requested: dict[str, int]
+
+
+class MachineUsage(msgspec.Struct, frozen=True, omit_defaults=True):
     """What the pods bound to one machine reserve, in scheduler units."""
 
     pods: int
     requested: dict[str, int]
+    by_priority: list[PriorityShare] = []
+    """The part of it held by pods of each priority other than 0, lowest first: what
+    preemption could take back (the rest is priority 0)."""
+    nominated: list[PriorityShare] = []
+    """Pods not bound yet that the scheduler nominated for this machine (status.
+    nominatedNodeName: it is making room for them), per priority, lowest first."""
 
 
 class ClusterUsage(msgspec.Struct, frozen=True):
@@ -146,8 +176,9 @@ class ClusterUsage(msgspec.Struct, frozen=True):
     invalid: str = ""
     """The first resource amount that is not a quantity; the sums cannot be trusted then."""
     holders: dict[str, list[Holder]] = msgspec.field(default_factory=dict)
-    """Per machine, the pods that hold the most of each resource (HOLDERS_KEPT per resource),
-    so a finding can name what holds the room (older snapshots have none)."""
+    """Per machine, the pods that hold the most of each resource among the pods of each
+    priority (HOLDERS_KEPT per resource and priority), so a finding can name what holds the
+    room, or what preemption would stop (older snapshots have none)."""
 
     def reserved_on(self, machine: str) -> tuple[Resources, int]:
         """What the pods on `machine` reserve, and how many there are."""
@@ -156,13 +187,50 @@ class ClusterUsage(msgspec.Struct, frozen=True):
             return Resources(), 0
         return Resources.of(usage.requested), usage.pods
 
+    def held_below(self, machine: str, priority: int) -> tuple[Resources, int]:
+        """What the pods on `machine` of a priority below `priority` reserve, and how many
+        there are: the room preemption could take back for a pod of `priority`."""
+        usage = self.machines.get(machine)
+        if usage is None:
+            return Resources(), 0
+        held, pods = Resources(), 0
+        for share in usage.by_priority:
+            if share.priority < priority:
+                held += Resources.of(share.requested)
+                pods += share.pods
+        if priority > 0:  # the part no share names is priority 0
+            total, count = self.reserved_on(machine)
+            other = sum((Resources.of(s.requested) for s in usage.by_priority), Resources())
+            held += total - other
+            pods += count - sum(s.pods for s in usage.by_priority)
+        return held, pods
+
+    def nominated_to(self, machine: str, priority: int | None) -> tuple[Resources, int]:
+        """What the pods nominated for `machine` of `priority` or above reserve there (all of
+        them for None: a priority not known), and how many there are."""
+        usage = self.machines.get(machine)
+        if usage is None:
+            return Resources(), 0
+        shares = [s for s in usage.nominated if priority is None or s.priority >= priority]
+        held = sum((Resources.of(s.requested) for s in shares), Resources())
+        return held, sum(s.pods for s in shares)
+
+    def priorities(self) -> set[int]:
+        """Every priority other than 0 that holds room on a machine."""
+        return {s.priority for usage in self.machines.values() for s in usage.by_priority}
+
+    @property
+    def any_nominated(self) -> bool:
+        """Some pod is nominated for a machine and not bound yet."""
+        return any(usage.nominated for usage in self.machines.values())
+
 
 _Refs = bytes | list[dict[str, Any]] | None
-_Held = tuple[str, str, int, _Refs, Resources]
+_Held = tuple[str, str, int, _Refs, Resources, int]
 """A pod that may end among its machine's largest holders: (namespace, pod, arrival, owner
-references, requests). The references are copied out of the page (which is not kept) and
-decoded only for the holders still kept at the end."""
-_Kept = tuple[int, str, str, int, _Refs, Resources]
+references, requests, priority). The references are copied out of the page (which is not kept)
+and decoded only for the holders still kept at the end."""
+_Kept = tuple[int, str, str, int, _Refs, Resources, int]
 """A kept holder of one resource: its amount, then the pod (`_Held`). Ordered by the first
 three; the arrival (one per pod, so unique within a heap) breaks ties, so what follows it is
 never compared."""
@@ -179,8 +247,9 @@ class _Resource(msgspec.Struct, gc=False):
     """The amount of `kept[0]` once HOLDERS_KEPT are kept; until then none is too small."""
 
 
-class _MachineTally(msgspec.Struct):
-    """What the pods on one machine add up to so far, per resource in the order first asked."""
+class _Tally(msgspec.Struct):
+    """What the pods of one priority on one machine add up to so far, per resource in the
+    order first asked."""
 
     pods: int = 0
     resources: dict[str, _Resource] = msgspec.field(default_factory=dict)
@@ -192,11 +261,16 @@ class CapacityTally:
     name = "capacity"
     view = PodView
 
-    def __init__(self, namespace: str) -> None:
-        self._namespace = namespace
+    def __init__(self, namespace: str, also: Collection[str] = ()) -> None:
+        self._kept = frozenset((namespace, *also))
         self.namespace = namespace
-        """Whose pods are kept whole (as `ClusterUsage.pods_here`)."""
-        self._machines: dict[str, _MachineTally] = {}
+        """Whose pods are kept whole (as `ClusterUsage.pods_here`), with those of `also`: the
+        other namespaces of a run over many, which share this one fold."""
+        self._machines: dict[str, _Tally] = {}
+        """Per machine, its pods of priority 0: their sums and largest holders."""
+        self._prioritized: dict[tuple[str, int], _Tally] = {}
+        """Per machine and priority other than 0, the same."""
+        self._nominated: dict[str, dict[int, _Tally]] = {}
         self._here: list[dict[str, Any]] = []
         self._invalid = ""
         self._arrived = 0
@@ -210,11 +284,14 @@ class CapacityTally:
         if item.status.phase in TERMINATED_PHASES:
             return
         metadata = item.metadata
-        if metadata.namespace == self._namespace:
+        if metadata.namespace in self._kept:
             self._here.append(pod_whole(item))
         spec = item.spec
         machine = spec.node_name
         if not machine:
+            nominated = item.status.nominated_node_name
+            if nominated:
+                self._nominate(nominated, spec)
             return
         shape = request_shape(spec)
         try:
@@ -223,9 +300,11 @@ class CapacityTally:
             requests = self._new_shape(shape, spec)
         if requests is None:
             return
-        tally = self._machines.get(machine)
+        priority = spec.priority or 0
+        # Most pods have priority 0: one look-up, as before priorities were kept.
+        tally = self._machines.get(machine) if not priority else self._ranked(machine, priority)
         if tally is None:
-            tally = self._machines[machine] = _MachineTally()
+            tally = self._machines[machine] = _Tally()
         tally.pods += 1
         resources = tally.resources
         namespace = metadata.namespace or ""
@@ -246,13 +325,35 @@ class CapacityTally:
                 self._arrived += 1
                 refs = metadata.owner_references
                 copied = bytes(refs) if isinstance(refs, msgspec.Raw) else refs
-                held = (namespace, pod, self._arrived, copied, requests)
+                held = (namespace, pod, self._arrived, copied, requests, priority)
             if full:
                 heapq.heapreplace(kept, (amount, *held))
             else:
                 heapq.heappush(kept, (amount, *held))
             if len(kept) >= HOLDERS_KEPT:
                 resource.least = kept[0][0]
+
+    def _ranked(self, machine: str, priority: int) -> _Tally:
+        """The tally of `machine`'s pods of a priority other than 0."""
+        tally = self._prioritized.get((machine, priority))
+        if tally is None:
+            tally = self._prioritized[machine, priority] = _Tally()
+        return tally
+
+    def _nominate(self, machine: str, spec: _RawSpec) -> None:
+        """A pod the scheduler nominated for `machine` and has not bound: its requests are
+        promised there (few pods are; no holders are kept of them)."""
+        shape = request_shape(spec)
+        try:
+            requests = self._requests_by_shape[shape]
+        except KeyError:
+            requests = self._new_shape(shape, spec)
+        if requests is None:
+            return
+        tally = self._nominated.setdefault(machine, {}).setdefault(spec.priority or 0, _Tally())
+        tally.pods += 1
+        for name, amount in requests.amounts:
+            tally.resources.setdefault(name, _Resource()).requested += amount
 
     def _new_shape(self, shape: bytes, spec: _RawSpec) -> Resources | None:
         """What a pod with `spec`, the first of its `shape`, requests; None when an amount is
@@ -288,29 +389,62 @@ class CapacityTally:
 
     def summary(self) -> dict[str, Any]:
         """The sums per machine, this namespace's pods and the first invalid amount."""
-        machines = sorted(self._machines.items())
+        bound: dict[str, dict[int, _Tally]] = {m: {0: t} for m, t in self._machines.items()}
+        for (machine, priority), tally in self._prioritized.items():
+            bound.setdefault(machine, {})[priority] = tally
+        names = sorted(bound.keys() | self._nominated.keys())
         usage = ClusterUsage(
             {
-                machine: MachineUsage(
-                    tally.pods, {name: r.requested for name, r in tally.resources.items()}
+                machine: machine_usage(
+                    _shares(bound.get(machine, {})), _shares(self._nominated.get(machine, {}))
                 )
-                for machine, tally in machines
+                for machine in names
             },
             self._here,
             self._invalid,
-            {machine: _holders(tally) for machine, tally in machines},
+            {machine: _holders(bound[machine]) for machine in names if machine in bound},
         )
         result: dict[str, Any] = msgspec.to_builtins(usage)
         return result
 
 
-def _holders(tally: _MachineTally) -> list[Holder]:
-    """A machine's largest holders, each pod made a Holder once (most hold the most of every
-    resource they request)."""
-    pods = {entry[3]: entry for r in tally.resources.values() for entry in r.kept}
+def _shares(by_priority: dict[int, _Tally]) -> list[PriorityShare]:
+    return [
+        PriorityShare(
+            priority, tally.pods, {name: r.requested for name, r in tally.resources.items()}
+        )
+        for priority, tally in sorted(by_priority.items())
+    ]
+
+
+def machine_usage(bound: list[PriorityShare], nominated: list[PriorityShare]) -> MachineUsage:
+    """One machine's usage from its pods' shares per priority (lowest first) and its nominated
+    pods' shares: the totals in the order each resource was first asked by the lowest priority,
+    the shares of priorities other than 0."""
+    requested: dict[str, int] = {}
+    for share in bound:
+        for name, amount in share.requested.items():
+            requested[name] = requested.get(name, 0) + amount
+    return MachineUsage(
+        sum(s.pods for s in bound),
+        requested,
+        [s for s in bound if s.priority != 0],
+        nominated,
+    )
+
+
+def _holders(by_priority: dict[int, _Tally]) -> list[Holder]:
+    """A machine's largest holders of each priority, each pod made a Holder once (most hold
+    the most of every resource they request)."""
+    pods = {
+        entry[3]: entry
+        for tally in by_priority.values()
+        for r in tally.resources.values()
+        for entry in r.kept
+    }
     return each_holder_once(
-        _holder(namespace, pod, _owner_references(refs), requests)
-        for _, namespace, pod, _, refs, requests in pods.values()
+        _holder(namespace, pod, _owner_references(refs), requests, priority)
+        for _, namespace, pod, _, refs, requests, priority in pods.values()
     )
 
 
@@ -363,17 +497,28 @@ def each_holder_once(holders: Iterable[Holder]) -> list[Holder]:
 
 
 def holder_of(item: PodView | CheckedPodView, requests: Resources) -> Holder:
-    """`item` as a holder of room on its machine: its name, its controller and its requests.
+    """`item` as a holder of room on its machine: its name, its controller, its requests and
+    its priority.
 
     A raw view's owner references are decoded here, for the few pods kept as holders."""
     refs = item.metadata.owner_references
     if isinstance(refs, msgspec.Raw):
         refs = _decode_owner_references(refs)
-    return _holder(item.metadata.namespace or "", item.metadata.name or "", refs, requests)
+    return _holder(
+        item.metadata.namespace or "",
+        item.metadata.name or "",
+        refs,
+        requests,
+        item.spec.priority or 0,
+    )
 
 
 def _holder(
-    namespace: str, pod: str, refs: list[dict[str, Any]] | None, requests: Resources
+    namespace: str,
+    pod: str,
+    refs: list[dict[str, Any]] | None,
+    requests: Resources,
+    priority: int,
 ) -> Holder:
     controller: dict[str, Any] = {}
     for ref in refs or ():
@@ -386,13 +531,26 @@ def _holder(
         str(controller.get("kind", "")),
         str(controller.get("name", "")),
         requests.as_dict(),
+        priority,
     )
 
 
-def cluster_usage(read: FoldRead) -> ClusterUsage | CantRead:
-    """The typed usage from a fold's summary; a summary of the wrong shape is malformed."""
+def cluster_usage(read: FoldRead, namespace: str | None = None) -> ClusterUsage | CantRead:
+    """The typed usage from a fold's summary, with only `namespace`'s pods kept whole when it is
+    given (a fold shared by many namespaces keeps all of theirs); a summary of the wrong shape
+    is malformed. The last fold's conversion is kept (doctor/last_answer.py): every namespace of
+    a run over many converts the same one."""
     if isinstance(read, CantRead):
         return read
+    usage = _last_usage(read)
+    if namespace is None or isinstance(usage, CantRead):
+        return usage
+    return msgspec.structs.replace(
+        usage, pods_here=[p for p in usage.pods_here if o.namespace_of(p) == namespace]
+    )
+
+
+def _converted(read: Folded) -> ClusterUsage | CantRead:
     try:
         usage = msgspec.convert(read.summary, ClusterUsage)
     except msgspec.ValidationError as error:
@@ -406,24 +564,36 @@ def cluster_usage(read: FoldRead) -> ClusterUsage | CantRead:
     )
 
 
+_last_usage = LastAnswer(_converted)
+
+
 FIT_FIELDS = {
     "metadata": ("name", "labels"),
-    "spec": ("unschedulable", "taints"),
+    "spec": ("unschedulable", "taints", "providerID"),
     "status": ("capacity", "allocatable"),
 }
 """What the fit reads of a machine (fit.py: exclusion and machine_room; gpu_supply.py compares
-a GPU machine's capacity with its allocatable)."""
+a GPU machine's capacity with its allocatable), and the providerID that names its cloud
+(stored_pod.py `cloud_of`)."""
 
 
 def machines_for_fit(nodes: ListRead) -> ListRead:
     """The machines as the fit reads them, and nothing else.
 
     A real machine is 5-15 KB of JSON, ten times that once decoded; at thousands of machines
-    the whole objects would be most of what doctor holds.
+    the whole objects would be most of what doctor holds. The last list's answer is kept
+    (doctor/last_answer.py): every namespace of a run over many gives the same one.
     """
+    return _last_machines(nodes)
+
+
+def _machines_for_fit(nodes: ListRead) -> ListRead:
     if not isinstance(nodes, Listed):
         return nodes
     return Listed(tuple(_fit_fields(node) for node in nodes.items))
+
+
+_last_machines = LastAnswer(_machines_for_fit)
 
 
 def _fit_fields(node: KubeObject) -> dict[str, Any]:

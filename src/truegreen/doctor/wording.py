@@ -9,6 +9,7 @@ from typing import Final
 from msgspec import Struct
 
 from truegreen.cluster import CantRead, Kind, ReadFailure
+from truegreen.doctor.image_presence import Presence
 from truegreen.kubectl import Kubectl, truegreen_command
 
 
@@ -92,6 +93,27 @@ WORDING: Final[dict[str, Wording]] = {
         "Couldn't check whether training images can be downloaded: {why}.",
         "{remedy}",
     ),
+    "image-pull.image-missing": Wording(
+        "The image {image} of {owners} doesn't exist in its registry, so it can't be downloaded.",
+        "Push {image} to {registry}, or correct its name or tag in the settings of {owners}.",
+    ),
+    "image-pull.login-refused": Wording(
+        "The registry {registry} refuses the registry login {names}, so {image} can't be "
+        "downloaded.",
+        "Check the user name and password in {names} (they may have expired), then create the "
+        "login again with {command}.",
+    ),
+    "image-pull.login-needed": Wording(
+        "The registry {registry} won't hand out {image} without a login, and {owners} has no "
+        "registry login for it.",
+        "If the image is private, create a registry login with {command} and name it in the "
+        "settings of {owners}; if it should be public, check its name: a registry may answer "
+        "this way for an image that doesn't exist.",
+    ),
+    "image-pull.image-unchecked": Wording(
+        "Couldn't check whether the image {image} is in its registry: {why}.",
+        "{remedy}",
+    ),
     # -- storage --------------------------------------------------------------------------
     "storage.ok": Wording("Every dataset volume is ready.", ""),
     "storage.volume-missing": Wording(
@@ -125,6 +147,67 @@ WORDING: Final[dict[str, Wording]] = {
         "See why with {command}, and ask your cluster admin about the storage.",
     ),
     "storage.cant-read": Wording("Couldn't check the dataset volumes: {why}.", "{remedy}"),
+    # -- queue ----------------------------------------------------------------------------
+    "queue.not-used": Wording("Training jobs here start without waiting in a queue.", ""),
+    "queue.admitted": Wording("The queue '{queue}' has let the training job {job} start.", ""),
+    "queue.fits": Wording("The queue '{queue}' has room for the training job {job}.", ""),
+    "queue.fits-borrowing": Wording(
+        "The queue '{queue}' has room for the training job {job} by borrowing quota that the "
+        "queues of '{cohort}' share and do not use now.",
+        "",
+    ),
+    "queue.missing": Wording(
+        "The training job {job} waits for the queue '{queue}', which doesn't exist: it will "
+        "never start.",
+        "Create the queue '{queue}' here, or hand the job to a queue that exists ({command} "
+        "lists them).",
+    ),
+    "queue.none-named": Wording(
+        "The queue system holds the training job {job}, which names no queue: it will never start.",
+        "Hand it to a queue with `kueue.x-k8s.io/queue-name: NAME` in its settings; {command} "
+        "lists the queues.",
+    ),
+    "queue.inactive": Wording(
+        "The queue '{queue}' can't let the training job {job} start: {why}.",
+        "Ask your cluster admin to fix the shared queue '{cluster_queue}'; {command} shows why.",
+    ),
+    "queue.stopped": Wording(
+        "The queue '{queue}' is stopped, so the training job {job} can't start: {why}.",
+        "{todo}.",
+    ),
+    "queue.not-allowed": Wording(
+        "The queue '{queue}' feeds the shared queue '{cluster_queue}', which doesn't take work "
+        "from this environment: the training job {job} will never start.",
+        "Ask your cluster admin to open the shared queue '{cluster_queue}' to this environment; "
+        "{command} shows which environments it takes.",
+    ),
+    "queue.never-fits": Wording(
+        "The training job {job} can never start from the queue '{queue}': {why}.",
+        "{todo}; {command} shows what the queue offers.",
+    ),
+    "queue.held": Wording(
+        "The training job {job} waits in the queue '{queue}': its quota of {resources} is in "
+        "use by {holders}{position}.",
+        "Nothing to do but wait for {holders} to finish, or ask your cluster admin for more "
+        "quota in '{cluster_queue}' ({command} shows it).",
+    ),
+    "queue.check-pending": Wording(
+        "The training job {job} has its place in the queue '{queue}' and waits for the start "
+        "check '{step}'{does}: {message}.",
+        "Nothing to do while it waits; if it waits long, {command} shows the check's progress.",
+    ),
+    "queue.check-rejected": Wording(
+        "The start check '{step}'{does} of the queue '{queue}' turned the training job {job} "
+        "away: {message}.",
+        "Fix what the check names, then submit the job again; {command} shows the check.",
+    ),
+    "queue.deactivated": Wording(
+        "The queue turned the training job {job} off, so it will not start again: {message}.",
+        "Once the cause is fixed, turn it back on with {command}.",
+    ),
+    "queue.cant-read": Wording(
+        "Couldn't check whether the queue lets the training job start: {why}.", "{remedy}"
+    ),
     # -- admission ------------------------------------------------------------------------
     "admission.ok": Wording("New training work would be let in.", ""),
     "admission.pods-refused": Wording(
@@ -192,6 +275,17 @@ WORDING: Final[dict[str, Wording]] = {
     "admission.trial-failed": Wording(
         "Couldn't make a trial start of the training job: the cluster gave no usable answer.",
         "Run again; if it stays, ask your cluster admin to check the cluster's health ({command}).",
+    ),
+    "admission.limit-range-refused": Wording(
+        "A training job can't start: the environment's size limits '{limit}' refuse it "
+        "({problem}).",
+        "Change the sizes in the training job's settings to fit ({command} shows the limits), "
+        "or ask your cluster admin to change '{limit}'.",
+    ),
+    "admission.priority-missing": Wording(
+        "A training job can't start: it asks for the priority '{name}', which doesn't exist.",
+        "Name an existing priority in the training job's settings ({command} lists them), or ask "
+        "your cluster admin to create '{name}'.",
     ),
     "admission.cant-read": Wording(
         "Couldn't check whether new training work would be let in: {why}.", "{remedy}"
@@ -306,6 +400,17 @@ WORDING: Final[dict[str, Wording]] = {
         "Free room on {machine} by stopping what holds it when it is done, or add a machine "
         "({closest}).",
     ),
+    "capacity.preempts": Wording(
+        "A training job of {size} can start only by stopping work of a lower priority: {victims}.",
+        "If that work may be stopped, nothing to do; otherwise free room or add a machine, or "
+        "give the training job a priority that stops nothing (`preemptionPolicy: Never`).",
+    ),
+    "capacity.reservation-unknown": Wording(
+        "Couldn't tell whether the training job may use {machines}, kept for work that asks "
+        "for {resources}: the cluster may let it in on its own, or not.",
+        "Run again with --admission-dry-run to see what the cluster does, or let the job onto "
+        "them in its settings with {toleration}.",
+    ),
     "capacity.too-large": Wording(
         "A training job of {size} doesn't fit on the machines, even empty ones.",
         "Ask for less ({closest}), or add machines big enough.",
@@ -351,6 +456,14 @@ WORDING: Final[dict[str, Wording]] = {
         "The cluster's autoscaler says it is unhealthy, so it may not add machines for waiting "
         "training.",
         "Ask your cluster admin to look at the autoscaler ({command} shows its status).",
+    ),
+    "capacity.rules-block": Wording(
+        "A training job of {size} can't start: {why}.",
+        "{todo}.",
+    ),
+    "capacity.rule-unchecked": Wording(
+        "Couldn't check {rule}: {why}.",
+        "{todo}.",
     ),
     "capacity.job-stuck": Wording(
         "A training job ({job}) has waited {age} for a machine, and free capacity doesn't "
@@ -466,6 +579,8 @@ _GOT_BY_NAME = frozenset(
         Kind.PERSISTENT_VOLUME_CLAIM,
         Kind.STORAGE_CLASS,
         Kind.NAMESPACE,
+        Kind.PERSISTENT_VOLUME,
+        Kind.RESOURCE_CLAIM_TEMPLATE,
     }
 )
 
@@ -502,6 +617,22 @@ _KIND_NOUNS = {
     Kind.RAY_JOB: "the training jobs (RayJob)",
     Kind.RAY_CLUSTER: "the training clusters (RayCluster)",
     Kind.LEADER_WORKER_SET: "the training groups (LeaderWorkerSet)",
+    Kind.RESOURCE_CLAIM: "the devices claimed by programs",
+    Kind.RESOURCE_CLAIM_TEMPLATE: "the device requests of the training jobs",
+    Kind.RESOURCE_SLICE: "the devices the machines offer",
+    Kind.DEVICE_CLASS: "the kinds of device",
+    Kind.LOCAL_QUEUE: "the queues",
+    Kind.LOCAL_QUEUE_V1BETA1: "the queues",
+    Kind.CLUSTER_QUEUE: "the shared queues",
+    Kind.CLUSTER_QUEUE_V1BETA1: "the shared queues",
+    Kind.RESOURCE_FLAVOR: "the queues' machine types",
+    Kind.RESOURCE_FLAVOR_V1BETA1: "the queues' machine types",
+    Kind.COHORT: "the groups of shared queues",
+    Kind.COHORT_V1BETA1: "the groups of shared queues",
+    Kind.WORKLOAD: "the queues' records of training jobs",
+    Kind.WORKLOAD_V1BETA1: "the queues' records of training jobs",
+    Kind.ADMISSION_CHECK: "the queues' start checks",
+    Kind.ADMISSION_CHECK_V1BETA1: "the queues' start checks",
     Kind.EVENT: "the activity log",
     Kind.NAMESPACE: "the environment's space",
     Kind.RESOURCE_QUOTA: "the usage limits",
@@ -521,6 +652,47 @@ _FAILURE_WORDS = {
     ReadFailure.NOT_CAPTURED: "the snapshot doesn't include {noun}",
     ReadFailure.NOT_FOUND: "{noun} were not found",
 }
+
+
+_SKIP_LOOK_UP = "--no-registry skips this look-up"
+REGISTRY_WHY: Final[dict[Presence, str]] = {
+    Presence.UNREACHABLE: "couldn't connect to {registry}",
+    Presence.TIMEOUT: "{registry} did not answer in time",
+    Presence.SERVER_ERROR: "{registry} answered with an error",
+    Presence.RATE_LIMITED: "{registry} is limiting how often it may be asked",
+    Presence.GARBLED: "{registry}'s answer could not be understood",
+    Presence.TOO_LARGE: "{registry}'s answer was too large to read",
+    Presence.INSECURE: "{registry} would have to be asked without encryption",
+    Presence.LOGIN_UNUSABLE: "the registry login {names} holds a kind of login doctor can't use",
+    Presence.NOT_ASKED: "doctor asks about at most {limit} images a run",
+    Presence.NOT_CAPTURED: "the snapshot doesn't include the registry's answer about it",
+    Presence.REFUSED: "the machines log in to {registry} on their own, and doctor can't use "
+    "that login",
+}
+"""Why the registry could not say whether an image is there, in plain words (a refusal is
+a reason only at a registry whose machines log in on their own)."""
+REGISTRY_REMEDIES: Final[dict[Presence, str]] = {
+    Presence.UNREACHABLE: "Check that this computer reaches {registry} as the machines do, "
+    f"then run again; {_SKIP_LOOK_UP}.",
+    Presence.TIMEOUT: "Run again, or allow each answer more time with --request-timeout 30; "
+    f"{_SKIP_LOOK_UP}.",
+    Presence.SERVER_ERROR: f"Run again later; if it stays, check {{registry}}'s status; "
+    f"{_SKIP_LOOK_UP}.",
+    Presence.RATE_LIMITED: "Run again later; a registry login often raises the limit; "
+    f"{_SKIP_LOOK_UP}.",
+    Presence.GARBLED: "Check for a proxy between you and {registry} that changes its answers, "
+    f"then run again; {_SKIP_LOOK_UP}.",
+    Presence.TOO_LARGE: f"Check what {{registry}} serves for {{image}}; {_SKIP_LOOK_UP}.",
+    Presence.INSECURE: "If {registry} is meant to be reached without encryption, check the "
+    f"image from a machine of the cluster; {_SKIP_LOOK_UP}.",
+    Presence.LOGIN_UNUSABLE: "Nothing to do if the image downloads on the machines; "
+    f"{_SKIP_LOOK_UP}.",
+    Presence.NOT_ASKED: "Check the image from a machine of the cluster, or check fewer "
+    "images at once.",
+    Presence.NOT_CAPTURED: "Take a new snapshot with {snapshot} and check that one.",
+    Presence.REFUSED: f"Nothing to do if the image downloads on the machines; {_SKIP_LOOK_UP}.",
+}
+"""What to do when the registry could not say, per reason."""
 
 
 def kind_noun(kind: Kind) -> str:

@@ -174,10 +174,15 @@ class Transport:
         tls: TlsSettings | None = None,
         dialer: Dialer | None = None,
         per_host: int = CONNECTIONS_PER_HOST,
+        streams: int | None = None,
     ) -> None:
+        """`streams`: at most that many streamed answers (watches) open at once, so that they
+        never hold every connection and starve the short requests (None: no bound of their
+        own beyond `per_host`)."""
         self._tls = tls or TlsSettings()
         self._dialer = dialer or DirectDialer()
         self._per_host = per_host
+        self._stream_slots = None if streams is None else threading.Semaphore(streams)
         self._cond = threading.Condition()
         self._idle: dict[_Origin, list[_Connection]] = {}
         self._open: dict[_Origin, int] = {}
@@ -308,8 +313,22 @@ class Transport:
         `head_deadline` (default `deadline`) bounds connecting and the wait for the status line.
         Close it (or use it as a context manager) to release the connection."""
         opening = deadline if head_deadline is None else head_deadline.earliest(deadline)
-        answer = self._open_answer(method, url, opening, headers, None, tls)
-        return LineStream(answer, deadline, idle_seconds, max_line)
+        slots = self._stream_slots
+        if slots is None:
+            return LineStream(
+                self._open_answer(method, url, opening, headers, None, tls),
+                deadline,
+                idle_seconds,
+                max_line,
+            )
+        if not slots.acquire(timeout=max(opening.remaining(), 0.0)):
+            raise TimedOutError("no connection came free for a watch in time", connected=False)
+        try:
+            answer = self._open_answer(method, url, opening, headers, None, tls)
+        except BaseException:
+            slots.release()
+            raise
+        return LineStream(answer, deadline, idle_seconds, max_line, released=slots.release)
 
     def _open_answer(
         self,
@@ -460,12 +479,28 @@ class Answer:
 class LineStream:
     """The body of a streamed answer as lines (a watch: one JSON document per line)."""
 
-    def __init__(self, answer: Answer, deadline: Deadline, idle_seconds: float, max_line: int):
+    def __init__(
+        self,
+        answer: Answer,
+        deadline: Deadline,
+        idle_seconds: float,
+        max_line: int,
+        released: Callable[[], None] | None = None,
+    ):
         self.answer = answer
         self._deadline = deadline
         self._idle = idle_seconds
         self._max_line = max_line
         self._buffer = b""
+        self._released = released
+        self._release_lock = threading.Lock()
+
+    def _release(self) -> None:
+        """Give back the stream's slot, once (at the body's end or on close)."""
+        with self._release_lock:
+            released, self._released = self._released, None
+        if released is not None:
+            released()
 
     @property
     def status(self) -> int:
@@ -488,6 +523,7 @@ class LineStream:
             wait = Deadline.after(self._idle).earliest(self._deadline)
             piece = self.answer.chunk(wait)
             if piece is None:
+                self._release()
                 if self._buffer.strip():
                     yield self._buffer
                 self._buffer = b""
@@ -502,6 +538,7 @@ class LineStream:
     def close(self) -> None:
         """Release the connection (closed: a watch's body never ends on its own)."""
         self.answer.close()
+        self._release()
 
     def __enter__(self) -> "LineStream":
         return self

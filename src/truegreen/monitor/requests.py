@@ -15,10 +15,14 @@ from truegreen.http.framing import BodyBuffers
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import Headers, LineStream, Response, Transport
 
-CONNECTIONS = 40
+CONNECTIONS = 72
 """Connections to the API server at once. Over HTTP/1.1 each open watch holds one for its
-whole life (client-go multiplexes them over HTTP/2); the monitor follows about a dozen
-collections and reads a few objects besides."""
+whole life (client-go multiplexes them over HTTP/2); the monitor follows up to about 40
+collections (every training kind, Kueue's and the devices' kinds where served) and reads and
+writes a few objects besides."""
+WATCHES = 64
+"""Watches open at once, fewer than CONNECTIONS: the rest stay free for the short reads and
+the Events the monitor writes, which a full pool of watches would otherwise starve."""
 Observe = Callable[[str, str, str], None]
 """Called with (verb, resource, outcome) once per request."""
 
@@ -76,7 +80,7 @@ class CountingTransport(Transport):
     """A `Transport` that reports every request it sends to `observe`."""
 
     def __init__(self, tls: TlsSettings | None, dialer: Dialer | None, observe: Observe) -> None:
-        super().__init__(tls, dialer, per_host=CONNECTIONS)
+        super().__init__(tls, dialer, per_host=CONNECTIONS, streams=WATCHES)
         self._observe = observe
 
     def request(

@@ -19,10 +19,11 @@ from truegreen.doctor.usage import (
     CheckedPodView,
     ClusterUsage,
     Holder,
-    MachineUsage,
     PodView,
+    PriorityShare,
     each_holder_once,
     holder_of,
+    machine_usage,
     pod_whole,
     request_shape,
     requests_of,
@@ -40,6 +41,40 @@ class _Share(Struct, frozen=True):
     here: dict[str, Any] | None
     invalid: str
     holder: Holder | None = None
+    priority: int = 0
+    nominated: str | None = None
+    """The machine a pod not bound yet is nominated for (its amounts are promised there)."""
+
+
+class _Sums:
+    """Per resource, the amount and how many pods request some of it (a sum whose last pod
+    left is dropped, as a fresh tally would never have had it), and the pods counted."""
+
+    def __init__(self) -> None:
+        self.amounts: dict[str, int] = {}
+        self.counts: dict[str, int] = {}
+        self.pods = 0
+
+    def give(self, amounts: Iterable[tuple[str, int]]) -> None:
+        for resource, amount in amounts:
+            self.amounts[resource] = self.amounts.get(resource, 0) + amount
+            self.counts[resource] = self.counts.get(resource, 0) + 1
+        self.pods += 1
+
+    def take(self, amounts: Iterable[tuple[str, int]]) -> None:
+        for resource, amount in amounts:
+            self.amounts[resource] -= amount
+            self.counts[resource] -= 1
+            if not self.counts[resource]:
+                del self.amounts[resource], self.counts[resource]
+        self.pods -= 1
+
+
+def _shares(by_priority: dict[int, _Sums]) -> list[PriorityShare]:
+    return [
+        PriorityShare(priority, sums.pods, dict(sums.amounts))
+        for priority, sums in sorted(by_priority.items())
+    ]
 
 
 class RunningCapacity:
@@ -57,11 +92,10 @@ class RunningCapacity:
         self.namespaces = frozenset({namespaces}) if isinstance(namespaces, str) else namespaces
         self._lock = threading.Lock()
         self._shares: dict[ObjectKey, _Share] = {}
-        self._requested: dict[str, dict[str, int]] = {}
-        self._holders: dict[str, dict[str, int]] = {}
-        """Per machine and resource, how many pods request some of it (a sum whose last pod
-        left is dropped, as a fresh tally would never have had it)."""
-        self._pods: dict[str, int] = {}
+        self._bound: dict[str, dict[int, _Sums]] = {}
+        """Per machine and priority, what its bound pods request."""
+        self._nominated: dict[str, dict[int, _Sums]] = {}
+        """Per machine and priority, what the pods nominated for it request."""
         self._on_machine: dict[str, dict[ObjectKey, _Share]] = {}
         """Each machine's holding pods, from which its largest holders are picked."""
         self._here: dict[ObjectKey, dict[str, Any]] = {}
@@ -75,12 +109,12 @@ class RunningCapacity:
     def take(self, other: "RunningCapacity") -> None:
         """Become `other` (a whole list summed apart, so a re-list replaces at once)."""
         with self._lock, other._lock:
-            self._shares, self._requested, self._holders = (
+            self._shares, self._bound, self._nominated = (
                 other._shares,
-                other._requested,
-                other._holders,
+                other._bound,
+                other._nominated,
             )
-            self._pods, self._here, self._invalid = other._pods, other._here, other._invalid
+            self._here, self._invalid = other._here, other._invalid
             self._on_machine = other._on_machine
 
     def replace(self, items: Iterable[tuple[ObjectKey, Any]]) -> None:
@@ -110,7 +144,8 @@ class RunningCapacity:
         kept = self.namespaces is None or pod.metadata.namespace in self.namespaces
         here = pod_whole(pod) if kept else None
         machine = pod.spec.node_name or None
-        if machine is None:
+        nominated = None if machine else pod.status.nominated_node_name or None
+        if machine is None and nominated is None:
             return _Share(None, (), here, "")
         shape = request_shape(pod.spec)
         requests = self._shapes.get(shape)
@@ -124,39 +159,36 @@ class RunningCapacity:
             self._shapes[shape] = requests
         if isinstance(requests, str):
             return _Share(None, (), here, requests)
-        return _Share(machine, requests.amounts, here, "", holder_of(pod, requests))
+        priority = pod.spec.priority or 0
+        if machine is None:
+            return _Share(None, requests.amounts, here, "", None, priority, nominated)
+        return _Share(machine, requests.amounts, here, "", holder_of(pod, requests), priority)
 
     def _give(self, key: ObjectKey, share: _Share) -> None:
         if share.here is not None:
             self._here[key] = share.here
         if share.invalid:
             self._invalid[key] = share.invalid
+        if share.nominated is not None:
+            by_priority = self._nominated.setdefault(share.nominated, {})
+            by_priority.setdefault(share.priority, _Sums()).give(share.amounts)
         if share.machine is None:
             return
-        sums = self._requested.setdefault(share.machine, {})
-        holders = self._holders.setdefault(share.machine, {})
-        for resource, amount in share.amounts:
-            sums[resource] = sums.get(resource, 0) + amount
-            holders[resource] = holders.get(resource, 0) + 1
-        self._pods[share.machine] = self._pods.get(share.machine, 0) + 1
+        by_priority = self._bound.setdefault(share.machine, {})
+        by_priority.setdefault(share.priority, _Sums()).give(share.amounts)
         self._on_machine.setdefault(share.machine, {})[key] = share
 
     def _take(self, key: ObjectKey, share: _Share) -> None:
         self._here.pop(key, None)
         self._invalid.pop(key, None)
+        if share.nominated is not None:
+            _take_from(self._nominated, share.nominated, share)
         machine = share.machine
         if machine is None:
             return
-        sums, holders = self._requested[machine], self._holders[machine]
-        for resource, amount in share.amounts:
-            sums[resource] -= amount
-            holders[resource] -= 1
-            if not holders[resource]:
-                del sums[resource], holders[resource]
-        self._pods[machine] -= 1
+        _take_from(self._bound, machine, share)
         del self._on_machine[machine][key]
-        if not self._pods[machine]:
-            del self._pods[machine], self._requested[machine], self._holders[machine]
+        if not self._on_machine[machine]:
             del self._on_machine[machine]
 
     def summary(self, namespace: str | None = None) -> dict[str, Any]:
@@ -165,8 +197,10 @@ class RunningCapacity:
         with self._lock:
             usage = ClusterUsage(
                 {
-                    m: MachineUsage(self._pods[m], dict(self._requested[m]))
-                    for m in sorted(self._pods)
+                    m: machine_usage(
+                        _shares(self._bound.get(m, {})), _shares(self._nominated.get(m, {}))
+                    )
+                    for m in sorted(self._bound.keys() | self._nominated.keys())
                 },
                 [
                     self._here[key]
@@ -180,15 +214,27 @@ class RunningCapacity:
         return result
 
     def _largest_holders(self, machine: str) -> list[Holder]:
-        """As the fold keeps them: per resource the HOLDERS_KEPT largest by (amount, namespace,
-        pod), each pod once, by namespace and name."""
-        by_resource: dict[str, list[tuple[int, str, str, Holder]]] = {}
+        """As the fold keeps them: per priority and resource the HOLDERS_KEPT largest by
+        (amount, namespace, pod), each pod once, by namespace and name."""
+        by_resource: dict[tuple[int, str], list[tuple[int, str, str, Holder]]] = {}
         for (namespace, name), share in self._on_machine[machine].items():
             assert share.holder is not None  # every share on a machine has one
             for resource, amount in share.amounts:
-                by_resource.setdefault(resource, []).append((amount, namespace, name, share.holder))
+                candidates = by_resource.setdefault((share.priority, resource), [])
+                candidates.append((amount, namespace, name, share.holder))
         return each_holder_once(
             h
             for candidates in by_resource.values()
             for *_, h in heapq.nlargest(HOLDERS_KEPT, candidates, key=lambda c: c[:3])
         )
+
+
+def _take_from(sums: dict[str, dict[int, _Sums]], machine: str, share: _Share) -> None:
+    """Take `share` back from `machine`'s sums; a priority, then a machine, left with no pod
+    is dropped."""
+    by_priority = sums[machine]
+    by_priority[share.priority].take(share.amounts)
+    if not by_priority[share.priority].pods:
+        del by_priority[share.priority]
+    if not by_priority:
+        del sums[machine]

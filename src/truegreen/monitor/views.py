@@ -22,6 +22,7 @@ class _NodeMetadata(msgspec.Struct, omit_defaults=True, rename="camel"):
 class _NodeSpec(msgspec.Struct, omit_defaults=True, rename="camel"):
     unschedulable: bool | None = None
     taints: list[dict[str, Any]] | None = None
+    provider_id: str | None = msgspec.field(default=None, name="providerID")
 
 
 class _NodeStatus(msgspec.Struct, omit_defaults=True, rename="camel"):
@@ -29,7 +30,8 @@ class _NodeStatus(msgspec.Struct, omit_defaults=True, rename="camel"):
 
 
 class NodeView(msgspec.Struct, omit_defaults=True, rename="camel"):
-    """A machine as the fit rules read it: name, labels, cordon and taints, allocatable."""
+    """A machine as the fit rules read it: name, labels, cordon, taints and providerID,
+    allocatable."""
 
     kind: str = ""
     api_version: str = ""

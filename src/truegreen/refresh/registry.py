@@ -111,6 +111,15 @@ class LookupFailed(Struct, frozen=True):
 DigestLookup = Resolved | LookupFailed
 
 
+class Manifest(Struct, frozen=True):
+    """What the registry serves for a reference: its media type, the digest it claims (checked
+    against the bytes when they were read), and the bytes when they were asked for (a GET)."""
+
+    media_type: str
+    digest: str | None = None
+    content: bytes | None = None
+
+
 class RegistryLogin(Struct, frozen=True):
     """Credentials for one registry host. `repr` never shows the secret."""
 
@@ -342,6 +351,46 @@ class RegistryClient:
                 f"{reference.registry} served another digest than asked for",
             )
         return Resolved(digest, media_type, children)
+
+    def manifest(
+        self,
+        reference: ImageReference,
+        login: RegistryLogin | None = None,
+        *,
+        content: bool = False,
+        deadline: Deadline | None = None,
+    ) -> Manifest | LookupFailed:
+        """Whether the registry serves `reference` to `login`: a HEAD, or with `content` a GET
+        whose bytes are checked against every digest claimed for them. `deadline` bounds every
+        request of the look-up (several manifests of one image may share it)."""
+        deadline = deadline or Deadline.after(self._timeout)
+        if login is not None and login.registry != reference.registry:
+            login = None  # a login goes only to the registry it belongs to
+        with self._lock:
+            stop = self._exhausted.get(reference.registry)
+        if stop:
+            return LookupFailed(LookupFailure.RATE_LIMITED, stop)
+        target = reference.digest or reference.tag or "latest"
+        url = f"{self._base_url(reference.registry)}/v2/{reference.repository}/manifests/{target}"
+        answer = self._request("GET" if content else "HEAD", url, reference, login, deadline)
+        if isinstance(answer, LookupFailed):
+            return answer
+        media_type = _media_type(answer, "")
+        claimed = answer.header("docker-content-digest")
+        if media_type in SCHEMA1_TYPES or not content:
+            # A schema-1 body is signed, not hashed as sent: it exists, and nothing more is said.
+            digest = claimed if claimed and _DIGEST.match(claimed) else None
+            if reference.digest and digest and digest != reference.digest:
+                return LookupFailed(
+                    LookupFailure.MALFORMED,
+                    f"{reference.registry} served another digest than asked for",
+                )
+            return Manifest(media_type, digest)
+        claims = [d for d in (claimed, reference.digest) if d]
+        verified = _verified(answer.body, claims, reference.registry)
+        if isinstance(verified, LookupFailed):
+            return verified
+        return Manifest(media_type, verified, bytes(answer.body))
 
     def _base_url(self, registry: str) -> str:
         if registry == "docker.io":

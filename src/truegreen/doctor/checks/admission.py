@@ -16,7 +16,6 @@ from truegreen.doctor.checks.base import cant_check, finding
 from truegreen.doctor.environment import WEBHOOK_KINDS, Environment
 from truegreen.doctor.evidence import Cause, refusals
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.fit import apply_limit_range_defaults
 from truegreen.doctor.podsecurity import Level, enforced_policy, violations
 from truegreen.doctor.quota import (
     JOB_COUNT,
@@ -29,10 +28,26 @@ from truegreen.doctor.quota import (
     pod_verdicts,
     quota_pod,
 )
+from truegreen.doctor.stored_pod import (
+    LimitRangeRefusal,
+    Violation,
+    job_priority,
+    limit_range_refusal,
+    stored_spec,
+    with_priority,
+)
 from truegreen.doctor.training import TrainingJob
 from truegreen.doctor.trial import TrialOutcome, judge, trial_name
 from truegreen.doctor.webhooks import Applies, ready_endpoints
-from truegreen.quantity import CPU, MEMORY, QuantityError, Resources, format_amount
+from truegreen.quantity import (
+    CPU,
+    MEMORY,
+    QuantityError,
+    Resources,
+    format_amount,
+    parse_quantity,
+    scheduler_units,
+)
 
 CHECK = CheckId.ADMISSION
 _IGNORED_HOOK = "admission.webhook-down-ignored"
@@ -166,7 +181,10 @@ def _training_quota_pod(
         return QuotaPod(requests or Resources(), Resources()), [note], None
     if isinstance(env.limit_ranges, CantRead):
         return None, [], cant_check(env, CHECK, Kind.LIMIT_RANGE, env.limit_ranges)
-    spec = apply_limit_range_defaults(job.primary.spec, env.limit_ranges.items)
+    spec = stored_spec(job.primary.spec, env.limit_ranges.items, extended_tolerations=False)
+    if isinstance(env.priority_classes, Listed):
+        # The Priority plugin names the default class before the quota plugin matches scopes.
+        spec = with_priority(spec, job_priority(spec, env.priority_classes.items))
     try:
         return quota_pod(spec, requests=requests), [], None
     except QuantityError:
@@ -197,6 +215,115 @@ def _quota_findings(
         notes.append("couldn't read the running programs: no wait for running jobs inferred")
     for_pod = [_quota_finding(v) for v in pod_verdicts(quotas, pod, holders)]
     return for_job, for_pod, [*notes, *(f"usage limit {q.name} compared" for q in quotas)]
+
+
+def _plain_quantity(resource: str, text: str) -> str:
+    """`1.5 GiB memory`, `2 CPUs`, `8 nvidia.com/gpu` from a quantity as the plugin prints it."""
+    amount = format_amount(resource, scheduler_units(resource, parse_quantity(text)))
+    return f"{amount} {_NOUNS[resource]}" if resource in (MEMORY, "ephemeral-storage") else amount
+
+
+def _limit_words(v: Violation) -> str:
+    """One LimitRanger violation in plain words, naming the limit and what breaks it."""
+    noun = _NOUNS.get(v.resource, v.resource)
+    who, each = (
+        (f"'{v.container}'", "each program")
+        if v.scope == "Container"
+        else ("each running copy of the job", "each copy")
+    )
+    allowed = v.allowed if v.bound == "ratio" else _plain_quantity(v.resource, v.allowed)
+    if v.bound == "ratio":
+        if not v.stated:
+            return (
+                f"{who} must state both the {noun} it asks for and the most it may use "
+                f"(at most {allowed} times as much)"
+            )
+        return (
+            f"{who} may use {float(v.asked):g} times the {noun} it asks for, more than "
+            f"{allowed} times"
+        )
+    if not v.stated:
+        need = "the most it may use" if v.bound == "max" else "how much it asks for"
+        return f"{who} doesn't state {need} of {noun}, which {each} must here"
+    asked = _plain_quantity(v.resource, v.asked)
+    verb = "asks for" if v.stated == "request" else "may use up to"
+    if v.bound == "max":
+        return f"{who} {verb} {asked}, more than the {allowed} {each} may have"
+    return f"{who} {verb} {asked}, less than the {allowed} {each} must have"
+
+
+def _limit_range_finding(
+    env: Environment, job: TrainingJob, refusal: LimitRangeRefusal, sets: list[str]
+) -> Finding:
+    first = refusal.violations[0]
+    more = len({v.message for v in refusal.violations}) - 1
+    return finding(
+        CHECK,
+        Status.FAIL,
+        Basis.MEASURED,
+        "admission.limit-range-refused",
+        details=[
+            f"LimitRange {refusal.limit_range} refuses the pods of {job.ref} "
+            f"({', '.join(sets)}): forbidden: {refusal.message}"
+        ],
+        objects=[f"LimitRange/{refusal.limit_range}", job.ref],
+        limit=refusal.limit_range,
+        problem=_limit_words(first) + (f", and {more} more" if more else ""),
+        command=env.settings.kubectl.here("describe", "limitrange", refusal.limit_range),
+    )
+
+
+def _limit_range_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
+    """LimitRanger's refusals of the job's pods as the API server stores them (defaulting and
+    the ranges' defaults first): a refused pod is never created, so the job never runs."""
+    if job is None:
+        return []
+    read = env.limit_ranges
+    if isinstance(read, CantRead):
+        return [cant_check(env, CHECK, Kind.LIMIT_RANGE, read)]
+    refused: dict[str, tuple[LimitRangeRefusal, list[str]]] = {}
+    for pod_set in job.pod_sets:
+        try:
+            spec = stored_spec(pod_set.spec, read.items, extended_tolerations=False)
+            refusal = limit_range_refusal(spec, read.items)
+        except QuantityError:
+            continue  # the capacity check names a size that is not a quantity
+        if refusal is not None:
+            refused.setdefault(refusal.message, (refusal, []))[1].append(pod_set.name)
+    return [_limit_range_finding(env, job, r, sets) for r, sets in refused.values()]
+
+
+def _priority_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
+    """The Priority plugin refuses a pod naming a PriorityClass that does not exist."""
+    named = sorted(
+        {
+            str(s.spec.get("priorityClassName"))
+            for s in job.pod_sets
+            if s.spec.get("priorityClassName")
+        }
+        if job is not None
+        else set()
+    )
+    read = env.priority_classes
+    if not named or read is None:
+        return []
+    if isinstance(read, CantRead):
+        return [cant_check(env, CHECK, Kind.PRIORITY_CLASS, read)]
+    known = {o.name_of(c) for c in read.items}
+    return [
+        finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "admission.priority-missing",
+            details=[f"no PriorityClass with name {name} was found"],
+            objects=[f"PriorityClass/{name}"],
+            name=name,
+            command=env.settings.kubectl.cluster("get", "priorityclasses"),
+        )
+        for name in named
+        if name not in known
+    ]
 
 
 def _namespace_findings(env: Environment) -> list[Finding]:
@@ -456,7 +583,13 @@ def check(env: Environment) -> list[Finding]:
     hooks, notes = _webhook_findings(env)
     for_job, for_pod, quota_notes = _quota_findings(env, job)
     security, security_notes = _security_findings(env, job)
-    pod_gates = [*hooks, *for_pod, *security]
+    pod_gates = [
+        *_priority_findings(env, job),
+        *_limit_range_findings(env, job),
+        *hooks,
+        *for_pod,
+        *security,
+    ]
     notes += quota_notes + security_notes
     admitted = (
         env.trial is not None

@@ -5,11 +5,12 @@ from collections.abc import Mapping, Sequence
 from datetime import timedelta
 from typing import Any
 
+import msgspec
 from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ReadFailure
+from truegreen.cluster import CantRead, Created, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.autoscaling import (
     STATUS_CONFIG_MAP,
     AutoscalerWord,
@@ -23,11 +24,19 @@ from truegreen.doctor.checks.base import cant_check, finding
 from truegreen.doctor.checks.workloads import format_age
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.evidence import scheduler_verdict
+from truegreen.doctor.filter_findings import (
+    blocked_by_rules,
+    job_rules,
+    no_machine_left,
+    unchecked,
+    with_devices,
+    with_unchecked,
+)
+from truegreen.doctor.filters import Rules
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.fit import (
     MachineRoom,
     Shortfall,
-    apply_limit_range_defaults,
     exclusion,
     format_resources,
     machine_room,
@@ -42,11 +51,29 @@ from truegreen.doctor.gpu_supply import (
     offered_gpu_resources,
     pod_state,
 )
+from truegreen.doctor.last_answer import LastAnswer
 from truegreen.doctor.placement import Placement, PodGroup, place
+from truegreen.doctor.preemption import (
+    after_preemption,
+    job_level,
+    victims,
+    with_nominated,
+)
 from truegreen.doctor.scheduler_words import first_todo, plain_reasons
+from truegreen.doctor.stored_pod import (
+    ExtendedTolerations,
+    Knowledge,
+    PriorityLevel,
+    extended_tolerations,
+    job_priority,
+    kept_for,
+    stated_priority,
+    stored_spec,
+)
 from truegreen.doctor.taints import system_taint
 from truegreen.doctor.training import (
     JobSummary,
+    PodSet,
     PodSetSummary,
     TrainingJob,
     TrainingWork,
@@ -54,7 +81,7 @@ from truegreen.doctor.training import (
     pod_set_of,
     training_owner,
 )
-from truegreen.doctor.usage import ClusterUsage, Holder
+from truegreen.doctor.usage import ClusterUsage, Holder, MachineUsage
 from truegreen.doctor.wording import sentence
 from truegreen.quantity import PODS, QuantityError, Resources, format_amount
 
@@ -103,10 +130,57 @@ class _Shape(Struct, frozen=True):
     own pods, those are not room it will get back."""
 
 
-def _requests(env: Environment, spec: Mapping[str, Any]) -> Resources:
-    """A pod's requests as the API server stores it: LimitRange defaults applied."""
+def _trial_spec(env: Environment, job: TrainingJob | None, pod_set: PodSet) -> Mapping[str, Any]:
+    """The server's own stored pod when the trial start was made of this pod set and admitted
+    (`--admission-dry-run`: the measurement); else an empty mapping."""
+    trial = env.trial
+    if isinstance(trial, Created) and job is not None and pod_set is job.primary:
+        return o.pod_spec(trial.obj)
+    return {}
+
+
+def _stored(
+    env: Environment, job: TrainingJob | None, pod_set: PodSet, tolerate: bool
+) -> Mapping[str, Any]:
+    """The pod spec the API server stores for a pod set (doctor/stored_pod.py): the trial
+    start's answer for the set it was made of, else defaulting, the LimitRange defaults and,
+    when `tolerate`, the extended resource tolerations."""
+    measured = _trial_spec(env, job, pod_set)
+    if measured:
+        return measured
     limit_ranges = env.limit_ranges.items if isinstance(env.limit_ranges, Listed) else ()
-    return pod_requests(apply_limit_range_defaults(spec, limit_ranges))
+    return stored_spec(pod_set.spec, limit_ranges, extended_tolerations=tolerate)
+
+
+def _tolerations(env: Environment) -> ExtendedTolerations:
+    """Whether the cluster adds extended resource tolerations to the judged job's pods."""
+    job = env.judged_job()
+    if job is None:
+        return ExtendedTolerations(Knowledge.NOT_ASKED)
+    nodes = env.nodes.items if isinstance(env.nodes, Listed) else ()
+    trial = _trial_spec(env, job, job.primary)
+    return extended_tolerations(
+        [_stored(env, job, s, tolerate=False) for s in job.pod_sets if not _trial_spec(env, job, s)]
+        + ([trial] if trial else []),
+        nodes,
+        (job.primary.spec, trial) if trial else None,
+    )
+
+
+def _job_priority(env: Environment) -> PriorityLevel | CantRead:
+    """The judged job's priority as the Priority admission plugin resolves it: the trial
+    start's answer when there is one (measured), else from the PriorityClasses when they were
+    read (else every pod is of priority 0 but the system's: doctor/preemption.py)."""
+    job = env.judged_job()
+    sets = job.pod_sets if job is not None else (PodSet("worker", 1, {}),)
+    measured = stated_priority(_trial_spec(env, job, sets[0])) if job is not None else None
+    if measured is not None:
+        return measured
+    classes = env.priority_classes
+    if isinstance(classes, CantRead):
+        return classes
+    items = classes.items if isinstance(classes, Listed) else ()
+    return job_level(job_priority(s.spec, items) for s in sets)
 
 
 def _still_to_place(job: TrainingJob, usage: ClusterUsage, work: TrainingWork) -> dict[str, int]:
@@ -119,7 +193,7 @@ def _still_to_place(job: TrainingJob, usage: ClusterUsage, work: TrainingWork) -
     return {s.name: max(s.count - bound.get(s.name, 0), 0) for s in job.pod_sets}
 
 
-def _job_shape(env: Environment, usage: ClusterUsage) -> _Shape | Finding | None:
+def _job_shape(env: Environment, usage: ClusterUsage, tolerate: bool) -> _Shape | Finding | None:
     """The pods to place and where their sizes came from; a finding when they can't be known;
     None when no training job (and no --job-requests) says what to place."""
     work = env.work()
@@ -143,13 +217,14 @@ def _job_shape(env: Environment, usage: ClusterUsage) -> _Shape | Finding | None
     missing = _still_to_place(job, usage, work) if under_way else {}
     fresh = not under_way or not any(missing.values())
     counts = {s.name: s.count if fresh else missing[s.name] for s in job.pod_sets}
+    stored = {s.name: _stored(env, job, s, tolerate) for s in job.pod_sets}
     try:
         groups = tuple(
             _Group(
                 s.name,
                 counts[s.name],
-                given if given is not None else _requests(env, s.spec),
-                s.spec,
+                given if given is not None else pod_requests(stored[s.name]),
+                stored[s.name],
             )
             for s in job.pod_sets
             if counts[s.name]
@@ -180,8 +255,10 @@ def job_summary(env: Environment) -> JobSummary | None:
     if job is None:
         return None
     try:
+        tolerate = _tolerations(env).added
         sets = tuple(
-            PodSetSummary(s.name, s.count, _requests(env, s.spec).as_dict()) for s in job.pod_sets
+            PodSetSummary(s.name, s.count, pod_requests(_stored(env, job, s, tolerate)).as_dict())
+            for s in job.pod_sets
         )
     except QuantityError:
         return None
@@ -233,6 +310,11 @@ def _placement_words(placement: Placement, groups: Sequence[_Group], empty: bool
     unplaced = placement.unplaced
     if unplaced is None:
         return "every program fits"
+    if unplaced.rule:
+        if placement.wanted == 1:
+            return f"it {unplaced.rule}"
+        fit = f"{placement.placed} of its {placement.wanted} programs fit{when}"
+        return f"{fit}; the next {unplaced.rule}"
     if placement.wanted == 1 or not unplaced.missing:
         if not unplaced.machine:
             return "no machine"
@@ -273,6 +355,13 @@ class _Judged(Struct, frozen=True):
     objects: tuple[str, ...]
     excluded: Mapping[str, tuple[str, ...]]
     """Per reason, the machines some pod set may not use."""
+    priority: PriorityLevel | CantRead = PriorityLevel(0, "", True)
+    rules: Rules = Rules()
+    """The scheduler's filters' rules for the job (doctor/filters.py)."""
+    plain_groups: tuple[PodGroup, ...] = ()
+    """The same pods placed by room alone: the machines before the filters took theirs."""
+    unknown: tuple[Finding, ...] = ()
+    """The filters' rules that could not be evaluated."""
 
     @property
     def size(self) -> str:
@@ -286,17 +375,43 @@ def check(env: Environment) -> list[Finding]:
 
 
 def _arithmetic(env: Environment) -> list[Finding]:
-    """Whether the job fits, by placing its pods on the machines' free room."""
-    judged = _prepare(env)
+    """Whether the job fits, by placing its pods as stored on the machines' free room.
+
+    Where the cluster may add the job's extended resource tolerations without saying so
+    (ExtendedResourceToleration inferred from the provider, or not known) and a machine is kept
+    for those resources, the job is judged both ways and the answers settled (`_settled`);
+    with no such machine the tolerations change nothing."""
+    tolerations = _tolerations(env)
+    if tolerations.knowledge in (Knowledge.INFERRED_ADDS, Knowledge.UNKNOWN):
+        nodes = env.nodes.items if isinstance(env.nodes, Listed) else ()
+        if not kept_for(nodes, tolerations.resources):
+            return _judge(env, tolerations.added)
+        return _settled(env, tolerations, _judge(env, False), _judge(env, True))
+    found = _judge(env, tolerations.added)
+    return _noted(found, tolerations.signal) if tolerations.signal else found
+
+
+def _judge(env: Environment, tolerate: bool) -> list[Finding]:
+    """The verdict steps in order, on the pods as stored (`tolerate`: with the extended
+    resource tolerations the cluster adds)."""
+    judged = _prepare(env, tolerate)
     if isinstance(judged, list):
         return judged
+    return with_unchecked(_verdict(judged), judged.unknown)
+
+
+def _verdict(judged: _Judged) -> list[Finding]:
+    """The verdict steps in order: the first that explains the placement names it."""
+    env = judged.env
     if judged.now.whole:
         fits = _fits(judged)
         return [*fits, *_gpu_warnings(env, fits[0])]
     steps = (
         _waits_for_running_jobs,
+        _preempts,
         _partly_fits,
         _gpus_unusable,
+        _blocked_by_rules,
         _blocked_by_other_work,
         _kept_out,
         _no_such_gpu,
@@ -462,7 +577,77 @@ def _job_of_pod(env: Environment, pod_name: str) -> str:
     return pod_name
 
 
-def _prepare(env: Environment) -> _Judged | list[Finding]:
+def _noted(findings: list[Finding], line: str, basis: Basis | None = None) -> list[Finding]:
+    """The findings with `line` added to the first one's details (and its basis changed)."""
+    if not findings:
+        return findings
+    first = findings[0]
+    changed = replace(first, details=(*first.details, line))
+    if basis is not None and first.status is not Status.UNKNOWN:
+        changed = replace(changed, basis=basis)
+    return [changed, *findings[1:]]
+
+
+def _settled(
+    env: Environment,
+    tolerations: ExtendedTolerations,
+    without: list[Finding],
+    with_them: list[Finding],
+) -> list[Finding]:
+    """One answer from the job judged without and with the extended resource tolerations the
+    cluster may add: the same either way, it stands; inferred from the provider, the answer
+    with them, inferred; not known, a failure either way stands (with what was assumed), and
+    any other pair is an honest unknown: which one is true depends on the cluster."""
+    outcome = [(f.status, f.code) for f in without]
+    if outcome == [(f.status, f.code) for f in with_them]:
+        return without
+    if tolerations.knowledge is Knowledge.INFERRED_ADDS:
+        return _noted(with_them, tolerations.signal, Basis.INFERRED)
+    fails = [any(f.status is Status.FAIL for f in found) for found in (without, with_them)]
+    if all(fails):
+        return _noted(with_them, f"{tolerations.signal}; assumed it does (fails either way)")
+    reserved = kept_for(
+        env.nodes.items if isinstance(env.nodes, Listed) else (), tolerations.resources
+    )
+    resources = _and([f"'{r}'" for r in tolerations.resources])
+    stated = ", ".join(
+        f"{{key: {r}, operator: Exists, effect: NoSchedule}}" for r in tolerations.resources
+    )
+    unknown = finding(
+        CHECK,
+        Status.UNKNOWN,
+        Basis.CANT_CHECK,
+        "capacity.reservation-unknown",
+        details=[
+            tolerations.signal,
+            *(f"if it does: {f.code} ({f.status})" for f in with_them),
+            *(f"if it does not: {f.code} ({f.status})" for f in without),
+            *with_them[0].details,
+        ],
+        objects=[f"Node/{name}" for name in reserved],
+        resources=resources,
+        machines=_and(reserved) if reserved else "the machines",
+        toleration=f"`tolerations: [{stated}]`",
+    )
+    return [replace(unknown, why=f"whether the job may use the machines kept for {resources}")]
+
+
+def _blocked_by_rules(judged: _Judged) -> Finding | None:
+    """Room alone would do; the scheduler's filters' rules do not let it."""
+    return blocked_by_rules(
+        judged.pod_groups,
+        judged.plain_groups,
+        judged.rooms,
+        judged.now,
+        judged.rules,
+        lambda placement, empty: _placement_words(placement, judged.shape.groups, empty=empty),
+        judged.size,
+        [*judged.details, *judged.stuck_lines],
+        judged.objects,
+    )
+
+
+def _prepare(env: Environment, tolerate: bool) -> _Judged | list[Finding]:
     """The placement now, and everything a verdict names; or the findings that end the check
     before any placement (a read missing, no machine, no job, no machine the job may use)."""
     if isinstance(env.nodes, CantRead):
@@ -470,13 +655,14 @@ def _prepare(env: Environment) -> _Judged | list[Finding]:
     usage = env.cluster_usage
     if isinstance(usage, CantRead):
         return [cant_check(env, CHECK, Kind.POD, usage, everywhere=True)]
-    shape = _job_shape(env, usage)
+    shape = _job_shape(env, usage, tolerate)
     if isinstance(shape, Finding):
         return [shape]
     if usage.invalid:
         return [_invalid_amount(env, usage.invalid)]
+    level = _job_priority(env)
     try:
-        rooms, job_pods = _machine_rooms(env.nodes.items, usage, shape)
+        rooms, job_pods = _machine_rooms(env.nodes.items, usage, shape, level)
     except QuantityError as error:  # only a hand-edited snapshot gets here
         return [_invalid_amount(env, str(error))]
     if not env.nodes.items:
@@ -501,6 +687,8 @@ def _prepare(env: Environment) -> _Judged | list[Finding]:
     details = [f"job size {_size_words(shape.groups)} (from {shape.source})"]
     if shape.job is not None:
         details.append(_pod_set_line(shape.job))
+    if isinstance(level, CantRead) or level.value or level.class_name:
+        details.append(_priority_line(level))
     details += [f"excluded ({reason}): {', '.join(names)}" for reason, names in excluded.items()]
     stuck = _stuck_job_pods(env, usage.pods_here)
     stuck_lines = [
@@ -520,10 +708,33 @@ def _prepare(env: Environment) -> _Judged | list[Finding]:
                 todo=_exclusion_remedy(env, excluded),
             )
         ]
+    rules = job_rules(env, shape.job, [(g.name, g.spec) for g in shape.groups])
+    narrowed = {g.name: rules.allowed(g.name, allowed[g.name]) for g in shape.groups}
+    if any(not machines for machines in narrowed.values()):
+        theirs = (
+            (_exclusion_words(excluded), _exclusion_remedy(env, excluded)) if excluded else ("", "")
+        )
+        return [
+            no_machine_left(
+                env, rules, [g for g, m in narrowed.items() if not m], details + stuck_lines, theirs
+            ),
+            *unchecked(env, rules),
+        ]
+    rooms = with_devices(rooms, rules.devices)
     pod_groups = tuple(
+        PodGroup(
+            g.name,
+            g.count,
+            g.requests + rules.devices.of(g.name),
+            tuple(sorted(narrowed[g.name])),
+            rules=rules.rules_of(g.name),
+        )
+        for g in shape.groups
+    )
+    plain = tuple(
         PodGroup(g.name, g.count, g.requests, tuple(sorted(allowed[g.name]))) for g in shape.groups
     )
-    eligible = sorted({m for names in allowed.values() for m in names})
+    eligible = sorted({m for names in narrowed.values() for m in names})
     return _Judged(
         env,
         usage,
@@ -537,6 +748,10 @@ def _prepare(env: Environment) -> _Judged | list[Finding]:
         tuple(stuck_lines),
         tuple(f"Node/{name}" for name in eligible),
         {reason: tuple(names) for reason, names in excluded.items()},
+        level,
+        rules,
+        plain,
+        tuple(unchecked(env, rules)),
     )
 
 
@@ -546,14 +761,36 @@ def _eligibility(
     """Per pod set, the machines it may use; per reason, the machines some set may not use."""
     excluded: dict[str, list[str]] = {}
     allowed: dict[str, list[str]] = {}
+    names = _machine_names(nodes)
     for group in groups:
-        for node in nodes:
-            reason = exclusion(node, group.spec)
+        for name, reason in zip(names, _exclusions(nodes, group.spec), strict=True):
             if reason is None:
-                allowed.setdefault(group.name, []).append(o.name_of(node))
-            elif o.name_of(node) not in excluded.setdefault(reason, []):
-                excluded[reason].append(o.name_of(node))
+                allowed.setdefault(group.name, []).append(name)
+            elif name not in excluded.setdefault(reason, []):
+                excluded[reason].append(name)
     return allowed, excluded
+
+
+def _exclusions(nodes: Sequence[KubeObject], spec: Mapping[str, Any]) -> tuple[str | None, ...]:
+    """`exclusion(node, spec)` for each machine, in order. Kept per machine list (by identity)
+    and per the parts of the spec it reads: the namespaces of a run over many share the
+    machines, and their jobs often share the same constraints."""
+    wanted = {part: spec.get(part) for part in _PLACEMENT_PARTS}
+    try:
+        key = msgspec.json.encode(wanted, order="sorted")
+    except (TypeError, msgspec.EncodeError):  # a value JSON cannot hold: judged afresh
+        return tuple(exclusion(node, spec) for node in nodes)
+    known = _last_exclusions(nodes)
+    found = known.get(key)
+    if found is None:
+        found = known[key] = tuple(exclusion(node, spec) for node in nodes)
+    return found
+
+
+_machine_names = LastAnswer(lambda nodes: tuple(o.name_of(node) for node in nodes))
+_PLACEMENT_PARTS = ("tolerations", "nodeSelector", "affinity")
+"""The parts of a pod spec `exclusion` reads."""
+_last_exclusions = LastAnswer(lambda nodes: dict[bytes, tuple[str | None, ...]]())
 
 
 def _fits(judged: _Judged) -> list[Finding]:
@@ -601,6 +838,62 @@ def _waits_for_running_jobs(judged: _Judged) -> Finding | None:
         jobs=f"the running training job{'s' if len(jobs) != 1 else ''} "
         + _and([f"'{j}'" for j in jobs]),
         held=held,
+    )
+
+
+def _priority_line(level: PriorityLevel | CantRead) -> str:
+    """`priority 1000 (class 'training-high'), may preempt lower priorities`."""
+    if isinstance(level, CantRead):
+        return f"priority not known: {level.reason}"
+    may = "may preempt lower priorities" if level.preempts else "never preempts (preemptionPolicy)"
+    return f"{level.words}, {may}"
+
+
+def _preempts(judged: _Judged) -> Finding | None:
+    """The job fits once the pods of a lower priority on the machines it needs are stopped:
+    kube-scheduler's preemption makes that room (a warning naming who would be stopped).
+    Disruption budgets do not stop it: the scheduler only prefers victims that keep them."""
+    level = judged.priority
+    emptied = {name: room.emptied() for name, room in judged.rooms.items()}
+    if not place(judged.pod_groups, emptied).whole:
+        return None  # not even on empty machines: too large, whatever the priority
+    if isinstance(level, CantRead):
+        return cant_check(judged.env, CHECK, Kind.PRIORITY_CLASS, level)
+    if not level.preempts:
+        return None
+    freed = after_preemption(judged.rooms, judged.usage, level.value)
+    placement = place(judged.pod_groups, freed)
+    if not placement.whole:
+        return None
+    requests = {g.name: g.requests for g in judged.pod_groups}
+    found = victims(judged.rooms, placement.on, requests, judged.usage, level.value)
+    if not found:
+        return None  # the room it needs is held by nothing of a lower priority
+    named = [
+        f"{_holder_words(judged.env, v.holder)} ({format_resources(v.gives)} on {v.machine})"
+        for v in found
+    ]
+    return finding(
+        CHECK,
+        Status.WARN,
+        Basis.INFERRED,
+        "capacity.preempts",
+        details=[
+            *judged.details,
+            _placement_words(judged.now, judged.shape.groups, empty=False),
+            *(
+                f"would preempt pod {v.holder.namespace}/{v.holder.pod} (priority "
+                f"{v.holder.priority}) on {v.machine}"
+                for v in found
+            ),
+            "disruption budgets are not read: kube-scheduler prefers victims that keep them "
+            "and preempts through them when no other choice frees the room",
+            *_placed_lines(placement),
+            *judged.stuck_lines,
+        ],
+        objects=judged.objects,
+        size=judged.size,
+        victims=_and(named),
     )
 
 
@@ -809,16 +1102,27 @@ def _pod_set_line(job: TrainingJob) -> str:
 
 
 def _machine_rooms(
-    nodes: tuple[KubeObject, ...], usage: ClusterUsage, shape: _Shape | None
+    nodes: tuple[KubeObject, ...],
+    usage: ClusterUsage,
+    shape: _Shape | None,
+    level: PriorityLevel | CantRead,
 ) -> tuple[dict[str, MachineRoom], dict[str, _JobPodsOnMachine]]:
-    """Each machine's room with every non-terminated pod bound to it counted (Pending too), and
-    what this namespace's training job pods hold on each machine that they will give back
-    when their jobs finish (the judged job's own pods not, while it waits for the rest)."""
-    rooms = {}
-    for node in nodes:
-        room = machine_room(node)
-        requested, pods = usage.reserved_on(room.name)
-        rooms[room.name] = replace(room, requested=requested, pod_count=pods)
+    """Each machine's room with every non-terminated pod bound to it counted (Pending too) and
+    the room promised to pods nominated for it of the job's priority or above (all, when the
+    priority is not known), and what this namespace's training job pods hold on each machine
+    that they will give back when their jobs finish (the judged job's own pods not, while it
+    waits for the rest)."""
+    rooms = _last_rooms(nodes, usage.machines)
+    judged = shape.job.name if shape is not None and shape.job is not None else None
+    mine: dict[str, tuple[Resources, int]] = {}
+    for pod in usage.pods_here:
+        # The judged job's own pods nominated for a machine: that room is promised to it.
+        promised = str(o.mapping(pod.get("status")).get("nominatedNodeName") or "")
+        if promised and not o.node_name(pod) and judged and training_owner(pod) == judged:
+            held, count = mine.get(promised, (Resources(), 0))
+            mine[promised] = (held + pod_requests(o.pod_spec(pod)), count + 1)
+    priority = None if isinstance(level, CantRead) else level.value
+    rooms = with_nominated(rooms, usage, priority, mine)
     own = shape.own_pods if shape is not None else frozenset()
     job_pods: dict[str, _JobPodsOnMachine] = {}
     for pod in usage.pods_here:
@@ -834,6 +1138,24 @@ def _machine_rooms(
                 [*jobs, job] if job not in jobs else jobs,
             )
     return rooms, job_pods
+
+
+def _rooms(
+    nodes: tuple[KubeObject, ...], machines: dict[str, MachineUsage]
+) -> dict[str, MachineRoom]:
+    """Each machine's room with what its pods reserve counted."""
+    usage = ClusterUsage(machines)
+    rooms = {}
+    for node in nodes:
+        room = machine_room(node)
+        requested, pods = usage.reserved_on(room.name)
+        rooms[room.name] = replace(room, requested=requested, pod_count=pods)
+    return rooms
+
+
+_last_rooms = LastAnswer(_rooms)
+"""The last machines' rooms (doctor/last_answer.py): every namespace of a run over many has the
+same machines and the same sums."""
 
 
 def _invalid_amount(env: Environment, error: str) -> Finding:

@@ -1,28 +1,36 @@
 """Image pull: every registry login the environment refers to exists, is one, parses, and covers
-the registries of the images that rely on it. Credential values are never looked at here: the
-reader has already replaced them (cluster/redact.py)."""
+the registries of the images that rely on it; and, when the registries were asked, every image
+is there for the logins its pods send (doctor/image_presence.py). Credential values are never
+looked at here: the reader has already replaced them (cluster/redact.py)."""
 
-import base64
-import binascii
-import fnmatch
-import json
 import re
-from collections.abc import Mapping
 
 from msgspec import Struct, field
+from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind
 from truegreen.doctor.checks.base import cant_check, finding, ok
-from truegreen.doctor.environment import Environment
+from truegreen.doctor.environment import Environment, PodTemplate
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.images import DOCKER_HUB, ImageReferenceError, parse_image, registry_key
+from truegreen.doctor.image_presence import (
+    LOGIN_KEYS,
+    MAX_LOOKUPS,
+    ImageLookup,
+    Outcome,
+    Presence,
+    RegistryAnswer,
+    judge,
+    login_covers,
+    plain_size,
+    registries_with_credentials,
+    template_lookups_of,
+)
+from truegreen.doctor.wording import REGISTRY_REMEDIES, REGISTRY_WHY
+from truegreen.images import DOCKER_HUB, ImageReference, ImageReferenceError, parse_image
+from truegreen.kubectl import truegreen_command
 
 CHECK = CheckId.IMAGE_PULL
-_LOGIN_TYPES = {
-    "kubernetes.io/dockerconfigjson": ".dockerconfigjson",
-    "kubernetes.io/dockercfg": ".dockercfg",
-}
 
 
 class _LoginUse(Struct):
@@ -32,27 +40,8 @@ class _LoginUse(Struct):
     registries: set[str] = field(default_factory=set)
 
 
-def registries_with_credentials(secret: Mapping[str, object]) -> frozenset[str] | None:
-    """The registry hosts a registry login holds credentials for; None when it does not parse."""
-    secret_type = str(secret.get("type", ""))
-    key = _LOGIN_TYPES.get(secret_type)
-    value = o.mapping(secret.get("data")).get(key) if key else None
-    if not value:
-        return None
-    try:
-        parsed = json.loads(base64.b64decode(str(value), validate=True))
-    except (binascii.Error, ValueError):
-        return None
-    auths = (
-        parsed.get("auths") if key == ".dockerconfigjson" and isinstance(parsed, dict) else parsed
-    )
-    if not isinstance(auths, dict):
-        return None
-    return frozenset(registry_key(host) for host, entry in auths.items() if o.mapping(entry))
-
-
 def _covers(hosts: frozenset[str], registry: str) -> bool:
-    return any(fnmatch.fnmatchcase(registry, pattern) for pattern in hosts)
+    return any(login_covers(pattern, registry) for pattern in hosts)
 
 
 def _is_public_library(image: str) -> bool:
@@ -84,11 +73,58 @@ def _login_name(registry: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", registry.lower()).strip("-") + "-login"
 
 
+class _Unresolved(Struct, frozen=True):
+    """An image of a template that names registry logins, and those logins."""
+
+    owner: str
+    """`Kind/name` of the template's owner."""
+    image: ImageReference
+    logins: frozenset[str]
+
+
+def _uncovered(
+    env: Environment,
+    unresolved: list[_Unresolved],
+    usable: dict[str, frozenset[str]],
+    served: set[tuple[str, str]],
+) -> list[Finding]:
+    """A finding per registry that images need a login for, and that none of their usable
+    logins covers (`served`: the images the registry served all the same)."""
+    uncovered: dict[str, tuple[set[str], set[str]]] = {}
+    for entry in unresolved:
+        registry = entry.image.registry
+        if not all(n in usable for n in entry.logins):
+            continue  # a missing or broken login already has its own finding
+        if (entry.owner, str(entry.image)) in served:
+            continue  # no login applies, and none is needed: the kubelet pulls it anonymously
+        if not any(_covers(usable[n], registry) for n in entry.logins):
+            owners, logins = uncovered.setdefault(registry, (set(), set()))
+            owners.add(entry.owner)
+            logins |= entry.logins
+    return [
+        finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "image-pull.no-login-for-registry",
+            details=(
+                f"no imagePullSecret among {', '.join(sorted(logins))} has credentials "
+                f"for {registry}",
+            ),
+            objects=(*sorted(f"Secret/{n}" for n in logins), *sorted(owners)),
+            registry=registry,
+            names=", ".join(f"'{n}'" for n in sorted(logins)),
+            command=_create_login(env, _login_name(registry), {registry}),
+        )
+        for registry, (owners, logins) in sorted(uncovered.items())
+    ]
+
+
 def check(env: Environment) -> list[Finding]:
     """Findings about the registry logins the environment's images rely on."""
     findings = [cant_check(env, CHECK, kind, read) for kind, read in env.unread_template_sources()]
     uses: dict[str, _LoginUse] = {}
-    unresolved: list[tuple[str, str, frozenset[str]]] = []
+    unresolved: list[_Unresolved] = []
     for template in env.templates():
         names = o.pull_secret_names(template.spec)
         account = o.service_account_name(template.spec)
@@ -106,8 +142,9 @@ def check(env: Environment) -> list[Finding]:
             use.owners.append(template.ref)
             use.registries |= registries
         if names:
-            for image in images:
-                unresolved.append((template.ref, parse_image(image).registry, frozenset(names)))
+            unresolved += [
+                _Unresolved(template.ref, parse_image(i), frozenset(names)) for i in images
+            ]
     usable: dict[str, frozenset[str]] = {}
     for name, use in uses.items():
         objects = (f"Secret/{name}", *use.owners)
@@ -133,7 +170,7 @@ def check(env: Environment) -> list[Finding]:
                 findings.append(cant_check(env, CHECK, Kind.SECRET, read, *objects))
             continue
         secret_type = str(read.obj.get("type", ""))
-        if secret_type not in _LOGIN_TYPES:
+        if secret_type not in LOGIN_KEYS:
             findings.append(
                 finding(
                     CHECK,
@@ -165,31 +202,136 @@ def check(env: Environment) -> list[Finding]:
             )
             continue
         usable[name] = hosts
-    uncovered: dict[str, tuple[set[str], set[str]]] = {}
-    for owner, registry, login_names in unresolved:
-        if not all(n in usable for n in login_names):
-            continue  # a missing or broken login already has its own finding
-        if not any(_covers(usable[n], registry) for n in login_names):
-            owners, logins = uncovered.setdefault(registry, (set(), set()))
-            owners.add(owner)
-            logins |= login_names
-    for registry, (owners, logins) in sorted(uncovered.items()):
-        findings.append(
-            finding(
-                CHECK,
-                Status.FAIL,
-                Basis.MEASURED,
-                "image-pull.no-login-for-registry",
-                details=(
-                    f"no imagePullSecret among {', '.join(sorted(logins))} has credentials "
-                    f"for {registry}",
-                ),
-                objects=(*sorted(f"Secret/{n}" for n in logins), *sorted(owners)),
-                registry=registry,
-                names=", ".join(f"'{n}'" for n in sorted(logins)),
-                command=_create_login(env, _login_name(registry), {registry}),
-            )
-        )
+    presence = _presence(env)
+    findings += _uncovered(env, unresolved, usable, presence.served)
+    findings += presence.findings
     if findings:
         return findings
-    return [ok(CHECK, objects=sorted(f"Secret/{n}" for n in usable))]
+    return [ok(CHECK, details=presence.present, objects=sorted(f"Secret/{n}" for n in usable))]
+
+
+class _Presence(Struct):
+    """What the registries' answers add to the check."""
+
+    findings: list[Finding] = field(default_factory=list)
+    present: list[str] = field(default_factory=list)
+    """A line per image found: in its registry, and its download size where it was read."""
+    served: set[tuple[str, str]] = field(default_factory=set)
+    """(owner `Kind/name`, image) pairs the registry served to the logins the pods send
+    (without one, when none applies)."""
+
+
+class _Statement(Struct):
+    """One finding about one image, gathered over the templates that use it."""
+
+    outcome: Outcome
+    image: str
+    registry: str
+    answer: RegistryAnswer
+    owners: list[PodTemplate] = field(default_factory=list)
+    logins: list[str] = field(default_factory=list)
+
+
+_NOT_CAPTURED = RegistryAnswer(Presence.NOT_CAPTURED, "the snapshot holds no answer for it")
+
+
+def _presence(env: Environment) -> _Presence:
+    """Findings from the registries' answers, for every image of every template whose pods'
+    logins doctor saw (a login it could not read, or one missing, has its own finding)."""
+    answers = env.registry
+    found = _Presence()
+    if answers is None:
+        return found
+    judged = env.judged_job()
+    statements: dict[tuple[str, str, Presence | None], _Statement] = {}
+    for template in env.templates():
+        logins, lookups = template_lookups_of(
+            template, env.service_accounts, env.secrets, judged.ref if judged else None, env.nodes
+        )
+        for lookup in lookups:
+            answer = answers.get(lookup, _NOT_CAPTURED)
+            registry = parse_image(lookup.image).registry
+            if answer.presence is Presence.PRESENT:
+                found.served.add((template.ref, lookup.image))
+                line = _present_line(lookup, answer, template.owner)
+                if line not in found.present:
+                    found.present.append(line)
+                continue
+            outcome = judge(answer, registry, bool(logins.names))
+            if outcome is None or not logins.complete:
+                continue
+            key = (outcome.code, lookup.image, outcome.cause)
+            statement = statements.setdefault(
+                key, _Statement(outcome, lookup.image, registry, answer)
+            )
+            statement.owners.append(template)
+            statement.logins += [n for n in lookup.logins if n not in statement.logins]
+    found.findings = [_finding(env, s) for s in statements.values()]
+    return found
+
+
+def _present_line(lookup: ImageLookup, answer: RegistryAnswer, owner: str) -> str:
+    """`registry.example.com/trainer:2.1 (the training job 'run-7'): in its registry, 17.2 GB
+    to download for linux/amd64 (41 layers)`."""
+    line = f"{lookup.image} ({owner}): in its registry"
+    if answer.size is not None:
+        line += f", {plain_size(answer.size)} to download for {lookup.platform}"
+        line += f" ({answer.layers} layer{'s' if answer.layers != 1 else ''})"
+    if answer.note:
+        line += f"; {answer.note}"
+    return line
+
+
+def _owners(templates: list[PodTemplate]) -> str:
+    """`the training job 'a'`, `the workload 'b' and the training job 'a'`."""
+    words = list(dict.fromkeys(t.owner for t in templates))
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def _finding(env: Environment, statement: _Statement) -> Finding:
+    outcome = statement.outcome
+    registry, image = statement.registry, statement.image
+    names = ", ".join(f"'{n}'" for n in statement.logins)
+    details = [statement.answer.reason] if statement.answer.reason else []
+    if statement.logins:
+        details.append(f"asked with the imagePullSecrets {', '.join(statement.logins)}")
+    objects = [
+        *(f"Secret/{n}" for n in statement.logins),
+        *dict.fromkeys(t.ref for t in statement.owners),
+    ]
+    owners = _owners(statement.owners)
+    if outcome.cause is not None:
+        values = {
+            "registry": registry,
+            "image": image,
+            "names": names,
+            "limit": MAX_LOOKUPS,
+            "snapshot": truegreen_command("snapshot", *env.settings.kubectl.flags()),
+        }
+        why = REGISTRY_WHY[outcome.cause].format(**values)
+        unknown = finding(
+            CHECK,
+            outcome.status,
+            outcome.basis,
+            outcome.code,
+            details=details,
+            objects=objects,
+            image=image,
+            why=why,
+            remedy=REGISTRY_REMEDIES[outcome.cause].format(**values),
+        )
+        return replace(unknown, why=why)
+    first = statement.logins[0] if statement.logins else _login_name(registry)
+    return finding(
+        CHECK,
+        outcome.status,
+        outcome.basis,
+        outcome.code,
+        details=details,
+        objects=objects,
+        image=image,
+        registry=registry,
+        owners=owners,
+        names=names,
+        command=_create_login(env, first, {registry}),
+    )

@@ -285,15 +285,26 @@ def _shared_memory(env: Environment, job: TrainingJob) -> list[Finding]:
 
 def _job_states(env: Environment) -> list[Finding]:
     """What the training jobs' own status says: a paused job nothing will start, one waiting
-    for its queue, and the newest job's failure (its pods say how it ended)."""
+    for its queue or its manager, and the newest job's failure (its pods say how it ended).
+
+    A queued job is the queue check's to judge where Kueue's queues were read; where they
+    could not be (discovery or the LocalQueues unread), or for a job another controller
+    manages, it waits (a warning). Where Kueue is not installed, a job held for a queue is
+    paused and nothing will start it."""
     work = env.work()
     kubectl = env.settings.kubectl
     findings = []
+    discovered = not any(kind is Kind.API_GROUPS for kind, _ in work.unread)
+    queue = env.queue
+    judged_by_queue = queue is not None and isinstance(queue.local_queues, Listed)
     for job in work.jobs:
         if job.finished or not job.suspended:
             continue
+        if job.queue and not job.managed_by and job is work.judged and judged_by_queue:
+            continue
+        kueue_absent = queue is None and discovered
         resource = job.kind.spec.plural + (f".{job.kind.spec.group}" if job.kind.spec.group else "")
-        if job.queue or job.managed_by:
+        if job.managed_by or (job.queue and not kueue_absent):
             findings.append(
                 finding(
                     CHECK,
@@ -317,7 +328,11 @@ def _job_states(env: Environment) -> list[Finding]:
                 Status.FAIL,
                 Basis.MEASURED,
                 "workloads.job-paused",
-                details=(f"{job.ref} is suspended and no queue or other controller manages it",),
+                details=(
+                    f"{job.ref} is suspended; its queue label names Kueue, which is not installed"
+                    if job.queue
+                    else f"{job.ref} is suspended and no queue or other controller manages it",
+                ),
                 objects=(job.ref,),
                 job=f"'{job.name}'",
                 command=kubectl.here("patch", resource, job.name, "--type=merge", "-p", patch),

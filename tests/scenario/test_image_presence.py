@@ -1,0 +1,491 @@
+"""The training images are in their registry, for the logins their pods send: doctor against a
+real registry (Debian's docker-registry, on loopback, with the images each test pushes), and
+against scripted and hostile ones for what a real one will not do.
+
+The registry's answers follow the OCI distribution spec (opencontainers/distribution-spec
+spec.md: a manifest that does not exist is 404 MANIFEST_UNKNOWN, a repository NAME_UNKNOWN; a
+login refused 401 UNAUTHORIZED); the kubelet's choice of logins is in
+src/truegreen/doctor/image_presence.py. Every doctor run here is also checked from a snapshot
+of the same cluster (tests/scenario/conftest.py): the recorded answers give the same verdict.
+"""
+
+import json
+import socket
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import REGISTRY_PASSWORD
+from tests.scenario.conftest import Doctor
+from tests.support import hostile
+from tests.support.cli import run_cli
+from tests.support.fake_apiserver import Fault
+from tests.support.hostile import HostileServer, Received, ScriptedApi
+from tests.support.registry import (
+    MANIFEST_LAYER_BYTES,
+    Registry,
+    TokenFront,
+    pull_login,
+    served_from,
+    serving_manifests,
+)
+from tests.support.scenarios import Obj, find, healthy
+from truegreen.doctor.image_presence import MAX_LOOKUPS
+
+WRONG_PASSWORD = "not-the-robot-s-password-31x"
+LAYER = {"trainer": len(b"layer trainer amd64"), "trainer-arm": len(b"layer multi arm64")}
+"""The download size of each pushed image (tests/support/registry.py: one layer of its text)."""
+
+
+def _push_environment(registry: Registry) -> None:
+    """The healthy namespace's three images, in `registry`."""
+    registry.push_image("jobs-manager", "1.4", content="manager")
+    registry.push_image("library/mysql", "8.0", content="mysql")
+    registry.push_image("trainer", "2.1", content="trainer")
+
+
+def _environment(host: str, *, login: tuple[str, str] | None = ("robot", REGISTRY_PASSWORD)) -> Any:
+    """The healthy namespace, its images served from `host`, its registry login for `host`
+    (none at all, neither named nor stored, when `login` is None)."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = [
+            o
+            for o in served_from(healthy(now), host)
+            if not (o["kind"] == "Secret" and o["metadata"]["name"] == "regcred")
+        ]
+        if login is None:
+            for obj in objects:
+                template = obj.get("spec", {}).get("template", {}).get("spec")
+                for spec in (template, obj.get("spec") if obj["kind"] == "Pod" else None):
+                    if isinstance(spec, dict):
+                        spec.pop("imagePullSecrets", None)
+            return objects
+        return [*objects, pull_login(host, *login)]
+
+    return build
+
+
+def _image_pull(report: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [
+        (f["status"], f["basis"], f["code"])
+        for f in report["findings"]
+        if f["check"] == "image-pull"
+    ]
+
+
+def _details(report: dict[str, Any]) -> list[str]:
+    return [d for f in report["findings"] if f["check"] == "image-pull" for d in f["details"]]
+
+
+@pytest.fixture
+def asking(doctor: Doctor) -> Doctor:
+    """The scenario kit with the registries asked (it passes --no-registry otherwise)."""
+    doctor.registry = True
+    return doctor
+
+
+def test_every_image_is_in_its_registry_and_the_job_s_download_size_is_read(
+    asking: Doctor, open_registry: Registry
+) -> None:
+    _push_environment(open_registry)
+    host = open_registry.host
+    asking.load(_environment(host))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (0, "ready")
+    assert _image_pull(report) == [("ok", "measured", "image-pull.ok")]
+    assert _details(report) == [
+        f"{host}/jobs-manager:1.4 (the workload 'jobs-manager'): in its registry",
+        f"{host}/library/mysql:8.0 (the workload 'mysql'): in its registry",
+        f"{host}/trainer:2.1 (the training job 'train-001'): in its registry, "
+        f"{LAYER['trainer']} bytes to download for linux/amd64 (1 layer)",
+    ]
+    assert report["coverage"]["not_checked"] == [], "the registries were asked"
+    assert asking.round_trips == 1, "precondition: the snapshot's answers gave the same verdict"
+    verbose = asking.live("--no-color", "-v").stdout
+    assert f"{host}/trainer:2.1 (the training job 'train-001'): in its registry" in verbose
+
+
+def test_an_index_is_sized_for_the_platform_of_the_machines(
+    asking: Doctor, open_registry: Registry
+) -> None:
+    """containerd pulls the index's entry for the machine's platform (containerd/platforms):
+    machines labelled arm64 download the arm64 image, whose size is the one reported."""
+    _push_environment(open_registry)
+    open_registry.push_index("trainer", "multi", content="multi")
+    host = open_registry.host
+
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = _environment(host)(now)
+        for machine in (o for o in objects if o["kind"] == "Node"):
+            machine["metadata"]["labels"]["kubernetes.io/arch"] = "arm64"
+        job = find(objects, "Job", "train-001")
+        job["spec"]["template"]["spec"]["containers"][0]["image"] = f"{host}/trainer:multi"
+        return objects
+
+    asking.load(build)
+    report = asking.live("-o", "json").json()
+    assert _image_pull(report) == [("ok", "measured", "image-pull.ok")]
+    assert _details(report)[-1] == (
+        f"{host}/trainer:multi (the training job 'train-001'): in its registry, "
+        f"{LAYER['trainer-arm']} bytes to download for linux/arm64 (1 layer)"
+    )
+
+
+def test_a_tag_never_pushed_does_not_exist_in_its_registry(
+    asking: Doctor, open_registry: Registry
+) -> None:
+    _push_environment(open_registry)
+    host = open_registry.host
+
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = _environment(host)(now)
+        job = find(objects, "Job", "train-001")
+        job["spec"]["template"]["spec"]["containers"][0]["image"] = f"{host}/trainer:never-pushed"
+        return objects
+
+    asking.load(build)
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 2
+    assert (report["headline"]["rule"], report["headline"]["code"]) == (
+        "root-cause-failure",
+        "image-pull.image-missing",
+    )
+    assert report["headline"]["text"] == (
+        f"The image {host}/trainer:never-pushed of the training job 'train-001' doesn't exist "
+        "in its registry, so it can't be downloaded."
+    )
+    assert report["headline"]["remedy"] == (
+        f"Push {host}/trainer:never-pushed to {host}, or correct its name or tag in the "
+        "settings of the training job 'train-001'."
+    )
+    assert _image_pull(report) == [("fail", "measured", "image-pull.image-missing")]
+    assert f"{host}/trainer:never-pushed does not exist in the registry" in _details(report)
+
+
+def test_the_pods_own_login_reaches_a_private_registry(asking: Doctor, registry: Registry) -> None:
+    _push_environment(registry)
+    host = registry.host
+    asking.load(_environment(host))
+    result = asking.live("-o", "json")
+    assert result.exit_code == 0
+    assert _image_pull(result.json()) == [("ok", "measured", "image-pull.ok")]
+    assert _details(result.json())[0] == (
+        f"{host}/jobs-manager:1.4 (the workload 'jobs-manager'): in its registry"
+    )
+
+
+def test_a_login_the_registry_refuses_is_a_measured_failure_and_never_printed(
+    asking: Doctor, registry: Registry
+) -> None:
+    _push_environment(registry)
+    host = registry.host
+    asking.load(_environment(host, login=("robot", WRONG_PASSWORD)))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 2
+    assert report["headline"]["code"] == "image-pull.login-refused"
+    assert report["headline"]["text"] == (
+        f"The registry {host} refuses the registry login 'regcred', so "
+        f"{host}/jobs-manager:1.4 can't be downloaded."
+    )
+    assert _image_pull(report) == [("fail", "measured", "image-pull.login-refused")] * 3
+    text = asking.live("--no-color", "-v")
+    snapshot = asking.snapshot("refused")
+    saved = "".join(p.read_text() for p in snapshot.rglob("*.yaml"))
+    for output in (result.stdout + result.stderr, text.stdout + text.stderr, saved):
+        assert WRONG_PASSWORD not in output
+        assert REGISTRY_PASSWORD not in output
+    assert "registry-images" in " ".join(p.name for p in (snapshot / "reads").iterdir()), (
+        "precondition: the snapshot saved the registry's answers"
+    )
+
+
+def test_a_bearer_token_login_reaches_the_registry(
+    asking: Doctor, open_registry: Registry, token_registry: TokenFront
+) -> None:
+    """The token flow Docker Hub and others use (a 401 challenge, a token from the realm it
+    names for the pod's login): refresh's client, as refresh uses it."""
+    _push_environment(open_registry)
+    asking.load(_environment(token_registry.host))
+    result = asking.live("-o", "json")
+    assert result.exit_code == 0
+    assert _image_pull(result.json()) == [("ok", "measured", "image-pull.ok")]
+    asked = [auth for path, auth in token_registry.seen if path.startswith("/v2/")]
+    assert any(path.startswith("/token") for path, _ in token_registry.seen), (
+        "precondition: the token service was asked"
+    )
+    assert f"Bearer {token_registry.token}" in asked
+
+
+def test_a_private_registry_and_no_login_is_a_failure_inferred(
+    asking: Doctor, registry: Registry
+) -> None:
+    """The registry wants a login (measured) and the pods send none: the machines may hold one
+    of their own that doctor cannot see (a node's config.json), so the failure is inferred."""
+    _push_environment(registry)
+    host = registry.host
+    asking.load(_environment(host, login=None))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 2
+    assert (report["headline"]["rule"], report["headline"]["code"]) == (
+        "inferred-failure",
+        "image-pull.login-needed",
+    )
+    assert report["headline"]["text"] == (
+        f"The registry {host} won't hand out {host}/jobs-manager:1.4 without a login, and the "
+        "workload 'jobs-manager' has no registry login for it."
+    )
+    assert _image_pull(report) == [("fail", "inferred", "image-pull.login-needed")] * 3
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+def test_a_registry_that_cannot_be_reached_is_unknown_never_a_failure(asking: Doctor) -> None:
+    host = f"127.0.0.1:{_closed_port()}"
+    asking.load(_environment(host))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 3
+    assert _image_pull(report) == [("unknown", "cant-check", "image-pull.image-unchecked")] * 3
+    assert report["headline"]["text"] == (
+        f"Couldn't check whether the image {host}/jobs-manager:1.4 is in its registry: "
+        f"couldn't connect to {host}."
+    )
+    assert report["headline"]["remedy"] == (
+        f"Check that this computer reaches {host} as the machines do, then run again; "
+        "--no-registry skips this look-up."
+    )
+    assert {"check": "image-pull", "reason": f"couldn't connect to {host}"} in report["coverage"][
+        "not_checked"
+    ]
+
+
+def test_no_registry_asks_none_and_says_so(asking: Doctor) -> None:
+    with ScriptedApi(serving_manifests) as scripted:
+        asking.load(_environment(f"127.0.0.1:{scripted.port}"))
+        asked = asking.live("-o", "json")
+        made = len(scripted.received)
+        skipped = asking.live("-o", "json", "--no-registry")
+        text = asking.live("--no-color", "--no-registry").stdout.splitlines()
+        assert len(scripted.received) == made, "--no-registry sent a request to the registry"
+    assert sorted(r.method for r in scripted.received) == ["GET"] * 2 + ["HEAD"] * 4, (
+        "precondition: a run asks once per image (HEAD), the judged job's with a GET; and its "
+        "snapshot once more"
+    )
+    assert asked.json()["coverage"]["not_checked"] == []
+    assert skipped.exit_code == asked.exit_code == 0
+    assert skipped.json()["coverage"]["not_checked"] == [
+        {
+            "check": "image-pull",
+            "reason": "not asked for: whether the images are in their registry: --no-registry",
+        }
+    ]
+    assert text[-1] == (
+        "9 checks measured. Not asked for: image-pull (whether the images are in their "
+        "registry: --no-registry)."
+    )
+
+
+def test_the_config_file_turns_the_look_ups_off(asking: Doctor, tmp_path: Path) -> None:
+    config = tmp_path / "doctor.yaml"
+    config.write_text("no-registry: true\n")
+    with ScriptedApi(serving_manifests) as scripted:
+        asking.load(_environment(f"127.0.0.1:{scripted.port}"))
+        result = asking.live("-o", "json", "--config", str(config))
+        assert scripted.received == []
+    assert result.json()["coverage"]["not_checked"][0]["reason"].endswith("--no-registry")
+    config.write_text("no-registry: sometimes\n")
+    refused = run_cli("doctor", "--kubeconfig", str(asking.kubeconfig), "--config", str(config))
+    assert (refused.exit_code, refused.stderr.strip()) == (
+        64,
+        f"truegreen: config {config}: no_registry must be true or false",
+    )
+
+
+def test_offline_doctor_answers_from_the_snapshot_and_never_dials(asking: Doctor) -> None:
+    with ScriptedApi(serving_manifests) as scripted:
+        asking.load(_environment(f"127.0.0.1:{scripted.port}"))
+        live = asking.live("-o", "json").json()
+        before = len(scripted.received)
+        folder = asking.snapshot("asked")
+        made = len(scripted.received)
+        offline = asking.offline(folder, "-o", "json").json()
+        assert len(scripted.received) == made, "doctor --snapshot asked the registry"
+    assert made - before == 3, "precondition: the snapshot asked about the 3 images"
+    assert _details(offline) == _details(live)
+    assert f"{MANIFEST_LAYER_BYTES / 1e6:.1f} MB to download" in _details(offline)[-1]
+    record = json.loads(next((folder / "reads").glob("*-registry-images.yaml")).read_text())
+    assert [entry["answer"]["presence"] for entry in record["result"]["lookups"]] == ["present"] * 3
+
+
+def test_an_image_the_snapshot_holds_no_answer_for_is_unknown(
+    asking: Doctor, tmp_path: Path
+) -> None:
+    """A job file judged offline may name an image the snapshot's registry answers do not
+    cover: that image is unknown, and the rest stands."""
+    with ScriptedApi(serving_manifests) as scripted:
+        host = f"127.0.0.1:{scripted.port}"
+        objects = asking.load(_environment(host))
+        folder = asking.snapshot("asked")
+    job = json.loads(json.dumps(find(objects, "Job", "train-001")))
+    job["metadata"]["name"] = "train-next"
+    job["spec"]["template"]["spec"]["containers"][0]["image"] = f"{host}/trainer:3.0"
+    job_file = tmp_path / "next.json"
+    job_file.write_text(json.dumps(job))
+    result = asking.offline(folder, "-o", "json", "--job-file", str(job_file))
+    report = result.json()
+    assert result.exit_code == 3
+    assert _image_pull(report) == [("unknown", "cant-check", "image-pull.image-unchecked")]
+    assert report["headline"]["text"] == (
+        f"Couldn't check whether the image {host}/trainer:3.0 is in its registry: the snapshot "
+        "doesn't include the registry's answer about it."
+    )
+
+
+def test_a_snapshot_that_holds_no_registry_answers_reports_them_not_asked() -> None:
+    """A snapshot taken before snapshots held registry answers (the bundled examples)."""
+    examples = Path(__file__).resolve().parents[2] / "examples" / "snapshots" / "healthy"
+    assert not list((examples / "reads").glob("*-registry-images.yaml")), "precondition"
+    result = run_cli("doctor", "--snapshot", str(examples), "-o", "json")
+    assert result.exit_code == 0
+    assert result.json()["coverage"]["not_checked"] == [
+        {
+            "check": "image-pull",
+            "reason": "not asked for: whether the images are in their registry: the snapshot "
+            "holds no registry answers",
+        }
+    ]
+
+
+@pytest.fixture
+def slow_registry() -> Iterator[HostileServer]:
+    with HostileServer(hostile.drip_headers) as server:
+        yield server
+
+
+def test_a_registry_that_answers_too_slowly_is_unknown_within_the_request_timeout(
+    asking: Doctor, slow_registry: HostileServer
+) -> None:
+    host = f"127.0.0.1:{slow_registry.port}"
+    asking.load(_environment(host))
+    result = asking.live("-o", "json", "--request-timeout", "0.5")
+    report = result.json()
+    assert result.exit_code == 3
+    assert _image_pull(report) == [("unknown", "cant-check", "image-pull.image-unchecked")] * 3
+    assert f"{host} did not answer in time" in _details(report)
+    assert report["headline"]["remedy"].startswith("Run again, or allow each answer more time")
+
+
+def test_a_manifest_past_the_cap_is_unknown_and_not_read(asking: Doctor) -> None:
+    """HEAD answers (the services' images exist); the judged job's GET, for its size, sends a
+    body past the cap (refresh/registry.py MAX_ANSWER_BYTES): not read, unknown."""
+    with HostileServer(hostile.huge_manifest) as server:
+        host = f"127.0.0.1:{server.port}"
+        asking.load(_environment(host))
+        result = asking.live("-o", "json")
+        assert server.hung_up.wait(10), "the client kept reading past its cap"
+    report = result.json()
+    assert result.exit_code == 3
+    assert _image_pull(report) == [("unknown", "cant-check", "image-pull.image-unchecked")]
+    assert f"{host}'s answer was larger than 4,194,304 bytes" in _details(report)
+    assert report["headline"]["text"] == (
+        f"Couldn't check whether the image {host}/trainer:2.1 is in its registry: {host}'s "
+        "answer was too large to read."
+    )
+
+
+def test_a_login_goes_only_to_the_registry_it_is_for(asking: Doctor) -> None:
+    """The pods' login is for another registry: it is never sent to this one (and as no login
+    applies, the image is asked about, and found, anonymously)."""
+    with ScriptedApi(serving_manifests) as scripted:
+        host = f"127.0.0.1:{scripted.port}"
+
+        def build(now: datetime) -> list[Obj]:
+            objects: list[Obj] = _environment(host, login=None)(now)
+            for obj in objects:
+                template = obj.get("spec", {}).get("template", {}).get("spec")
+                if isinstance(template, dict):
+                    template["imagePullSecrets"] = [{"name": "regcred"}]
+            return [*objects, pull_login(f"127.0.0.1:{_closed_port()}", "robot", "elsewhere")]
+
+        asking.load(build)
+        result = asking.live("-o", "json")
+        seen = [r.headers.get("authorization") for r in scripted.received]
+    report = result.json()
+    assert seen, "precondition: the registry was asked"
+    assert seen == [None] * len(seen)
+    assert _image_pull(report) == [("ok", "measured", "image-pull.ok")], (
+        "an image the registry serves without a login needs none"
+    )
+
+
+def _every_image_its_own(count: int, host: str) -> Any:
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = _environment(host)(now)
+        manager = find(objects, "Deployment", "jobs-manager")
+        containers = manager["spec"]["template"]["spec"]["containers"]
+        containers += [
+            {**containers[0], "name": f"c{i}", "image": f"{host}/extra:{i}"} for i in range(count)
+        ]
+        return objects
+
+    return build
+
+
+def test_a_run_asks_about_at_most_its_bound_of_images(asking: Doctor) -> None:
+    """More distinct images than MAX_LOOKUPS: the judged job's are asked first, the rest are
+    unknown, said once each; no more requests than the bound."""
+    answered: list[Received] = []
+
+    def counting(request: Received, index: int) -> hostile.Answer:
+        answered.append(request)
+        return serving_manifests(request, index)
+
+    asking.round_trip = False  # the bound is the live run's; its snapshot would ask again
+    with ScriptedApi(counting) as scripted:
+        host = f"127.0.0.1:{scripted.port}"
+        asking.load(_every_image_its_own(MAX_LOOKUPS, host))
+        result = asking.live("-o", "json")
+    report = result.json()
+    # 67 distinct images: the job's (a GET, for its size), the manager's 65, mysql's.
+    assert len(answered) == MAX_LOOKUPS == 64
+    assert [r.method for r in answered].count("GET") == 1
+    assert ("GET", "/v2/trainer/manifests/2.1") in [(r.method, r.target) for r in answered]
+    unknown = [f for f in report["findings"] if f["code"] == "image-pull.image-unchecked"]
+    assert sorted(f["headline"].split()[5] for f in unknown) == [
+        f"{host}/extra:62",
+        f"{host}/extra:63",
+        f"{host}/library/mysql:8.0",
+    ]
+    assert all(f["headline"].endswith("at most 64 images a run.") for f in unknown)
+    assert result.exit_code == 3
+
+
+def test_an_answer_without_every_login_of_the_pods_is_no_measurement(asking: Doctor) -> None:
+    """The pods' registry login could not be read: the look-up went without it, so what the
+    registry said (here: no such image) measures nothing about these pods; the login that
+    could not be read is the finding, unknown."""
+
+    def nothing_here(request: Received, _: int) -> hostile.Answer:
+        return 404, {}, b'{"errors":[{"code":"MANIFEST_UNKNOWN"}]}'
+
+    with ScriptedApi(nothing_here) as scripted:
+        asking.load(_environment(f"127.0.0.1:{scripted.port}"))
+        asking.server.inject(Fault.FORBIDDEN, r"/secrets/regcred$")
+        result = asking.live("-o", "json")
+        assert scripted.received, "precondition: the registry was asked, and said no"
+    report = result.json()
+    assert result.exit_code == 3
+    assert _image_pull(report) == [("unknown", "cant-check", "image-pull.cant-read")]

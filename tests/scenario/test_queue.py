@@ -1,0 +1,585 @@
+"""The queue check: does Kueue let the judged training job start, as Kueue decides it?
+
+Every object is in Kueue's real shape (tests/support/kueue_objects.py cites each), served by
+the fake at the versions a real Kueue serves: v1beta2 and v1beta1, or v1beta1 alone.
+"""
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tests.scenario.conftest import Doctor
+from tests.support import kueue_objects as kq
+from tests.support.fake_apiserver import Fault
+from tests.support.scenarios import Obj, healthy, job_pod, node, training_job
+
+JOB = "train-042"
+HOLDER = "train-041"
+GPU = "nvidia.com/gpu"
+FLAVOR = "gpu-a100"
+WAITING = (
+    "couldn't assign flavors to pod set main: insufficient unused quota for nvidia.com/gpu in "
+    "flavor gpu-a100, 8 more needed"
+)
+
+
+def _findings(report: dict[str, Any], check: str = "queue") -> list[tuple[str, str, str]]:
+    return [(f["code"], f["status"], f["basis"]) for f in report["findings"] if f["check"] == check]
+
+
+def _finding(report: dict[str, Any], code: str) -> dict[str, Any]:
+    found: list[dict[str, Any]] = [f for f in report["findings"] if f["code"] == code]
+    assert len(found) == 1, [f["code"] for f in report["findings"]]
+    return found[0]
+
+
+def _gpu_queue(
+    version: str,
+    *,
+    nominal: str = "8",
+    reserved: str = "8",
+    covered: tuple[str, ...] = ("cpu", "memory", GPU),
+    **queue: Any,
+) -> Obj:
+    quotas: kq.Quotas = {"cpu": "64", "memory": "512Gi", GPU: nominal}
+    return kq.cluster_queue(
+        "team-a-cq",
+        [(list(covered), [(FLAVOR, {r: q for r, q in quotas.items() if r in covered})])],
+        version=version,
+        reserved={(FLAVOR, GPU): reserved, (FLAVOR, "cpu"): "4", (FLAVOR, "memory"): "16Gi"}
+        if reserved != "0"
+        else {},
+        **queue,
+    )
+
+
+def queued(
+    version: str = kq.V1BETA2,
+    *,
+    said: list[Obj] | None = None,
+    cluster_queue: Callable[[str], Obj] | None = None,
+    local_queue: bool = True,
+    gpus: int = 8,
+    extra: Callable[[datetime], list[Obj]] | None = None,
+    label: bool = True,
+) -> Callable[[datetime], list[Obj]]:
+    """A GPU job handed to the queue 'team-a' and suspended by Kueue, next to an idle 8-GPU
+    machine; the ClusterQueue's 8 GPUs of flavor gpu-a100 are reserved by the running
+    training job 'train-041' (its admitted Workload). `said`: the conditions Kueue wrote on
+    the job's own Workload (None: no Workload yet)."""
+
+    def build(now: datetime) -> list[Obj]:
+        holder = training_job(HOLDER, now, gpus=8, age=timedelta(hours=1), finished=False)
+        holder = with_shared_memory(holder)
+        holder["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "team-a"}
+        holder["metadata"]["uid"] = f"uid-{HOLDER}"
+        job = training_job(JOB, now, gpus=gpus, age=timedelta(minutes=10), finished=False)
+        job = kq.queued_job(with_shared_memory(job), "team-a", f"uid-{JOB}")
+        if not label:
+            del job["metadata"]["labels"]
+        objects = [
+            *healthy(now),
+            node("gpu-a", "64", "512Gi", gpus=8),
+            node("gpu-b", "64", "512Gi", gpus=8),
+            holder,
+            job_pod(holder, now, suffix="x7k2p", node_name="gpu-a"),
+            job,
+            kq.resource_flavor(FLAVOR, version=version, node_labels={"accelerator": "gpu"}),
+            (cluster_queue or _gpu_queue)(version),
+            kq.workload(
+                holder,
+                "team-a",
+                version=version,
+                conditions=kq.admitted("team-a-cq"),
+                admitted_to="team-a-cq",
+                flavors={"cpu": FLAVOR, "memory": FLAVOR, GPU: FLAVOR},
+                usage={"cpu": "4", "memory": "16Gi", GPU: "8"},
+            ),
+        ]
+        if local_queue:
+            objects.append(kq.local_queue("team-a", "team-a-cq", version=version))
+        if said is not None:
+            objects.append(kq.workload(job, "team-a", version=version, conditions=said))
+        return objects + (extra(now) if extra else [])
+
+    return build
+
+
+def with_shared_memory(job: Obj) -> Obj:
+    """A multi-GPU job's template with a memory-backed /dev/shm, as PyTorch needs (else doctor
+    warns about it: docs/scheduling.md, what the programs need)."""
+    spec = job["spec"]["template"]["spec"]
+    spec["volumes"] = [*spec.get("volumes", []), {"name": "shm", "emptyDir": {"medium": "Memory"}}]
+    for container in spec["containers"]:
+        container["volumeMounts"] = [{"name": "shm", "mountPath": "/dev/shm"}]
+    return job
+
+
+def _install(doctor: Doctor, version: str) -> None:
+    versions = ["v1beta2", "v1beta1"] if version == kq.V1BETA2 else ["v1beta1"]
+    doctor.server.install("kueue.x-k8s.io", versions=versions)
+
+
+@pytest.mark.parametrize("version", [kq.V1BETA2, kq.V1BETA1])
+def test_a_queued_job_whose_quota_is_in_use_waits_for_who_holds_it(
+    doctor: Doctor, version: str
+) -> None:
+    """kubernetes-sigs/kueue#2391's case: the Workload says `insufficient unused quota`, an
+    8-GPU machine is idle. The queue's word is measured and names the holder; it is the wait
+    rule (exit 0), not `ready`. Discovery picks the version read: v1beta2 where served."""
+    _install(doctor, version)
+    doctor.load(queued(version, said=kq.waiting(WAITING)))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.held", "warn", "measured")]
+    assert _findings(report, "capacity") == [("capacity.fits", "ok", "measured")], "precondition"
+    assert _findings(report, "workloads") == [("workloads.ok", "ok", "measured")], (
+        "the queue check judges the queued job: no second word from the workloads check"
+    )
+    found = _finding(report, "queue.held")
+    assert found["headline"] == (
+        "The training job 'train-042' waits in the queue 'team-a': its quota of nvidia.com/gpu "
+        "of type 'gpu-a100' is in use by the training job 'train-041'."
+    )
+    assert report["headline"]["code"] == "queue.held"
+    assert report["headline"]["rule"] == "waiting-for-running-job"
+    assert result.exit_code == 0
+    read = {r.path for r in doctor.server.requests() if "kueue" in r.path}
+    assert f"/apis/kueue.x-k8s.io/{version}/clusterqueues" in read
+    assert not [p for p in read if f"/{version}/" not in p], "one version read"
+
+
+def test_the_job_s_place_in_line_where_kueue_reports_it(doctor: Doctor) -> None:
+    """A v1beta1 ClusterQueue's `status.pendingWorkloadsStatus` lists its first pending
+    workloads in order: the job's place is said."""
+    version = kq.V1BETA1
+
+    def with_line(v: str) -> Obj:
+        job = kq.queued_job(
+            training_job(JOB, datetime.now(), finished=False), "team-a", f"uid-{JOB}"
+        )
+        return _gpu_queue(v, pending=["job-other-1a2b3", kq.workload_name(job)])
+
+    _install(doctor, version)
+    doctor.load(queued(version, said=kq.waiting(WAITING), cluster_queue=with_line))
+    found = _finding(doctor.live("-o", "json").json(), "queue.held")
+    assert found["headline"].endswith("the training job 'train-041'; it is number 2 in line.")
+
+
+def test_before_kueue_has_said_anything_the_quota_arithmetic_says_it_waits(
+    doctor: Doctor,
+) -> None:
+    """No Workload yet: the flavor assignment rebuilt from the ClusterQueue's reserved quota
+    says it waits, and says that it is inferred."""
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued())
+    report = doctor.live("-o", "json").json()
+    assert _findings(report) == [("queue.held", "warn", "inferred")]
+    found = _finding(report, "queue.held")
+    assert "inferred: Kueue's flavor assignment rebuilt from the queues' quota" in found["details"]
+    assert (
+        "couldn't assign flavors to pod set worker: insufficient unused quota for "
+        "nvidia.com/gpu in flavor gpu-a100, 8 more needed"
+    ) in found["details"]
+
+
+def test_a_queue_with_room_lets_the_job_in(doctor: Doctor) -> None:
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(cluster_queue=lambda v: _gpu_queue(v, nominal="16")))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.fits", "ok", "inferred")]
+    assert report["headline"]["code"] == "ready"
+    assert result.exit_code == 0
+
+
+def test_an_admitted_job_is_measured_ok(doctor: Doctor) -> None:
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(said=kq.admitted("team-a-cq")))
+    report = doctor.live("-o", "json").json()
+    assert _findings(report) == [("queue.admitted", "ok", "measured")]
+
+
+def test_a_missing_local_queue_is_a_measured_failure(doctor: Doctor) -> None:
+    """Kueue's own words for it: `LocalQueue team-a doesn't exist` (workload_controller.go
+    `getQueueBlocker`); the job never starts."""
+    said = kq.waiting("LocalQueue team-a doesn't exist", reason="Inadmissible")
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(said=said, local_queue=False))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.missing", "fail", "measured")]
+    found = _finding(report, "queue.missing")
+    assert found["headline"] == (
+        "The training job 'train-042' waits for the queue 'team-a', which doesn't exist: it "
+        "will never start."
+    )
+    assert "`kubectl" in found["remedy"]
+    assert "get localqueues" in found["remedy"]
+    assert report["headline"]["code"] == "queue.missing"
+    assert result.exit_code == 2
+
+
+def test_an_older_job_held_for_a_missing_queue_never_starts_either(doctor: Doctor) -> None:
+    """Only the judged (newest) job's queue is judged whole; an older unfinished job held for a
+    LocalQueue that does not exist is a measured failure too."""
+
+    def older(now: datetime) -> list[Obj]:
+        job = training_job("train-040", now, gpus=1, age=timedelta(hours=2), finished=False)
+        return [kq.queued_job(job, "gone", "uid-train-040")]
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(said=kq.waiting(WAITING), extra=older))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [
+        ("queue.held", "warn", "measured"),
+        ("queue.missing", "fail", "measured"),
+    ]
+    assert "'train-040'" in _finding(report, "queue.missing")["headline"]
+    assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("queue", "code", "why"),
+    [
+        (
+            {"stop_policy": "Hold"},
+            "queue.stopped",
+            "the shared queue 'team-a-cq' it feeds is stopped",
+        ),
+        (
+            {
+                "active": (
+                    "False",
+                    "FlavorNotFound",
+                    "Can't admit new workloads: references missing ResourceFlavor(s): gpu-a100",
+                )
+            },
+            "queue.inactive",
+            "the shared queue 'team-a-cq' it feeds is not active: a machine type it offers "
+            "doesn't exist",
+        ),
+    ],
+    ids=["stopped", "inactive"],
+)
+def test_a_stopped_or_inactive_cluster_queue_admits_nothing(
+    doctor: Doctor, queue: dict[str, Any], code: str, why: str
+) -> None:
+    """`stopPolicy` Hold or HoldAndDrain, or the Active condition False (apis/kueue/v1beta2
+    clusterqueue_types.go `ClusterQueueActiveReason*`)."""
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(cluster_queue=lambda v: _gpu_queue(v, **queue)))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [(code, "fail", "measured")]
+    assert why in _finding(report, code)["headline"]
+    assert result.exit_code == 2
+
+
+def test_a_stopped_local_queue_says_how_to_start_it(doctor: Doctor) -> None:
+    def extra(now: datetime) -> list[Obj]:
+        return [kq.local_queue("team-a", "team-a-cq", stop_policy="HoldAndDrain")]
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(local_queue=False, extra=extra))
+    found = _finding(doctor.live("-o", "json").json(), "queue.stopped")
+    assert "patch localqueue team-a --type=merge -p" in found["remedy"]
+
+
+def test_a_resource_no_flavor_offers_is_never_admitted(doctor: Doctor) -> None:
+    """The queue covers cpu and memory only: `resource nvidia.com/gpu unavailable in
+    ClusterQueue` (flavorassigner.go findFlavorForPodSets), even with borrowing."""
+    _install(doctor, kq.V1BETA2)
+    doctor.load(
+        queued(cluster_queue=lambda v: _gpu_queue(v, covered=("cpu", "memory"), reserved="0"))
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.never-fits", "fail", "inferred")]
+    found = _finding(report, "queue.never-fits")
+    assert found["headline"] == (
+        "The training job 'train-042' can never start from the queue 'team-a': it offers no "
+        "nvidia.com/gpu."
+    )
+    assert (
+        "couldn't assign flavors to pod set worker: resource nvidia.com/gpu unavailable in "
+        "ClusterQueue"
+    ) in found["details"]
+    assert result.exit_code == 2
+
+
+def test_more_than_the_quota_even_borrowing_is_never_admitted(doctor: Doctor) -> None:
+    """16 GPUs asked of a queue of 8 whose cohort lends 4 more: over `potentialAvailable`
+    (ExceedsMaxQuota), whatever finishes."""
+
+    def cohort_queue(v: str) -> Obj:
+        return _gpu_queue(v, cohort="research", reserved="0")
+
+    def lender(now: datetime) -> list[Obj]:
+        return [
+            kq.cluster_queue(
+                "team-b-cq",
+                [([GPU], [(FLAVOR, {GPU: ("4", None, None)})])],
+                cohort="research",
+            )
+        ]
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(cluster_queue=cohort_queue, gpus=16, extra=lender))
+    report = doctor.live("-o", "json").json()
+    assert _findings(report) == [("queue.never-fits", "fail", "inferred")]
+    found = _finding(report, "queue.never-fits")
+    assert "more than its quota is, even borrowing all it may" in found["headline"]
+    assert any("> maximum capacity (12)" in d for d in found["details"])
+
+
+def test_borrowing_unused_quota_in_the_cohort_admits_it(doctor: Doctor) -> None:
+    """The queue's own 8 GPUs are in use; its cohort's other queue lends 8 it does not use."""
+
+    def cohort_queue(v: str) -> Obj:
+        return _gpu_queue(v, cohort="research")
+
+    def lender(now: datetime) -> list[Obj]:
+        return [kq.cluster_queue("team-b-cq", [([GPU], [(FLAVOR, {GPU: "8"})])], cohort="research")]
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(cluster_queue=cohort_queue, extra=lender))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.fits-borrowing", "ok", "inferred")]
+    assert "'research'" in _finding(report, "queue.fits-borrowing")["headline"]
+    assert any(r.path.endswith("/cohorts") for r in doctor.server.requests()), "cohorts read"
+    assert result.exit_code == 0
+
+
+def test_an_admission_check_in_progress_is_a_wait_with_its_message(doctor: Doctor) -> None:
+    """Quota reserved, a ProvisioningRequest check still Pending: Kueue copies the request's
+    message to the Workload (kubernetes-sigs/kueue#1749)."""
+    message = "Waiting for resources. Currently there are not enough resources available"
+    said = [kq.admitted("team-a-cq")[0]]
+    checks = [
+        {
+            "name": "provision-gpus",
+            "state": "Pending",
+            "message": message,
+            "lastTransitionTime": "2026-01-01T00:00:00Z",
+        }
+    ]
+
+    def extra(now: datetime) -> list[Obj]:
+        job = kq.queued_job(training_job(JOB, now, finished=False), "team-a", f"uid-{JOB}")
+        return [
+            kq.admission_check("provision-gpus"),
+            kq.workload(job, "team-a", conditions=said, checks=checks, admitted_to="team-a-cq"),
+        ]
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(
+        queued(
+            cluster_queue=lambda v: _gpu_queue(v, admission_checks=["provision-gpus"]), extra=extra
+        )
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.check-pending", "warn", "measured")]
+    found = _finding(report, "queue.check-pending")
+    assert found["headline"] == (
+        "The training job 'train-042' has its place in the queue 'team-a' and waits for the "
+        f"start check 'provision-gpus', which asks the cluster for machines for it: {message}."
+    )
+    assert any(r.path.endswith("/admissionchecks") for r in doctor.server.requests())
+    assert result.exit_code == 0
+
+
+def test_a_rejected_admission_check_is_a_failure(doctor: Doctor) -> None:
+    said = [kq.admitted("team-a-cq")[0]]
+    checks = [
+        {
+            "name": "provision-gpus",
+            "state": "Rejected",
+            "message": "capacity is not available",
+            "lastTransitionTime": "2026-01-01T00:00:00Z",
+        }
+    ]
+
+    def extra(now: datetime) -> list[Obj]:
+        job = kq.queued_job(training_job(JOB, now, finished=False), "team-a", f"uid-{JOB}")
+        return [kq.workload(job, "team-a", conditions=said, checks=checks)]
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(extra=extra))
+    report = doctor.live("-o", "json").json()
+    assert _findings(report) == [("queue.check-rejected", "fail", "measured")]
+
+
+def test_a_deactivated_workload_is_a_failure(doctor: Doctor) -> None:
+    """`spec.active: false` after too many requeues (RequeuingLimitExceeded)."""
+    said = [
+        kq.condition(
+            "Evicted",
+            "True",
+            "Deactivated",
+            "The workload is deactivated due to exceeding the maximum number of re-queuing retries",
+        ),
+        kq.condition("QuotaReserved", "False", "Pending", "The workload is deactivated"),
+    ]
+
+    def extra(now: datetime) -> list[Obj]:
+        job = kq.queued_job(training_job(JOB, now, finished=False), "team-a", f"uid-{JOB}")
+        return [kq.workload(job, "team-a", conditions=said, active=False)]
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(extra=extra))
+    report = doctor.live("-o", "json").json()
+    assert _findings(report) == [("queue.deactivated", "fail", "measured")]
+    found = _finding(report, "queue.deactivated")
+    assert "re-queuing retries" in found["headline"]
+    assert "patch workload job-train-042-" in found["remedy"]
+
+
+def test_a_queue_closed_to_this_environment_never_admits(doctor: Doctor) -> None:
+    """A ClusterQueue's namespaceSelector that the namespace's labels do not match."""
+    selector = {"matchLabels": {"team": "vision"}}
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(cluster_queue=lambda v: _gpu_queue(v, namespace_selector=selector)))
+    report = doctor.live("-o", "json").json()
+    assert _findings(report) == [("queue.not-allowed", "fail", "measured")]
+
+
+def test_a_planned_job_without_a_queue_goes_to_the_default_local_queue(
+    doctor: Doctor, tmp_path: Any
+) -> None:
+    """Kueue hands a job that names no queue to the namespace's LocalQueue `default`
+    (jobframework/defaults.go ApplyDefaultLocalQueue): `--job-file` is judged there."""
+    import json
+
+    def extra(now: datetime) -> list[Obj]:
+        return [kq.local_queue("default", "team-a-cq")]
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(extra=extra))
+    planned = training_job("planned", datetime.now(), gpus=8, finished=False)
+    del planned["status"]
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(planned))
+    report = doctor.live("-o", "json", "--job-file", str(path)).json()
+    assert _findings(report) == [("queue.held", "warn", "inferred")]
+    assert "in the queue 'default'" in _finding(report, "queue.held")["headline"]
+
+
+def test_a_job_held_without_a_queue_never_starts(doctor: Doctor) -> None:
+    """Kueue's `manageJobsWithoutQueueName`: a job with no queue label is suspended and gets a
+    Workload with no queue, never admitted."""
+    _install(doctor, kq.V1BETA2)
+
+    def extra(now: datetime) -> list[Obj]:
+        job = kq.queued_job(training_job(JOB, now, finished=False), "", f"uid-{JOB}")
+        return [kq.workload(job, "")]
+
+    doctor.load(queued(label=False, extra=extra))
+    report = doctor.live("-o", "json").json()
+    assert _findings(report) == [("queue.none-named", "fail", "measured")]
+
+
+def test_kueue_not_installed_is_a_measured_absence(doctor: Doctor) -> None:
+    doctor.load("healthy")
+    report = doctor.live("-o", "json").json()
+    assert _findings(report) == [("queue.not-used", "ok", "measured")]
+    assert _finding(report, "queue.not-used")["details"] == ["Kueue is not installed"]
+    assert not [r for r in doctor.server.requests() if "kueue" in r.path], "no Kueue read"
+
+
+def test_with_kueue_installed_a_job_without_a_queue_costs_one_read(doctor: Doctor) -> None:
+    _install(doctor, kq.V1BETA2)
+    doctor.load("healthy")
+    report = doctor.live("-o", "json").json()
+    assert _findings(report) == [("queue.not-used", "ok", "measured")]
+    read = [r.path for r in doctor.server.requests() if "kueue" in r.path]
+    assert read == ["/apis/kueue.x-k8s.io/v1beta2/namespaces/train/localqueues"]
+
+
+@pytest.mark.parametrize(
+    ("path", "noun"),
+    [
+        (r"/localqueues$", "localqueues"),
+        (r"/clusterqueues$", "clusterqueues"),
+        (r"/resourceflavors$", "resourceflavors"),
+        (r"/workloads$", "workloads"),
+    ],
+)
+def test_kueue_s_objects_not_readable_is_unknown_naming_the_permission(
+    doctor: Doctor, path: str, noun: str
+) -> None:
+    """A 403 on any of the reads the verdict needs: unknown, never ok; the remedy is the
+    permission, with the `kubectl auth can-i` that proves it. The suspended job still gets the
+    workloads check's word that it waits for its queue."""
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(said=kq.waiting(WAITING)))
+    doctor.server.inject(Fault.FORBIDDEN, path)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.cant-read", "unknown", "cant-check")]
+    found = _finding(report, "queue.cant-read")
+    assert f"auth can-i list {noun}" in found["remedy"]
+    assert result.exit_code == 3
+    if noun == "localqueues":
+        assert _findings(report, "workloads") == [("workloads.job-queued", "warn", "inferred")]
+
+
+KUEUE_READS = (
+    "localqueues",
+    "clusterqueues",
+    "resourceflavors",
+    "workloads",
+    "cohorts",
+    "admissionchecks",
+)
+FAULTS = (
+    Fault.FORBIDDEN,
+    Fault.SERVER_ERROR,
+    Fault.MALFORMED,
+    Fault.WRONG_KIND,
+    Fault.RESET,
+    Fault.DELAY,
+    Fault.NOT_FOUND,
+)
+
+
+def test_every_kueue_read_times_every_fault_class(doctor: Doctor) -> None:
+    """Each of Kueue's reads, failing as reads fail: never a traceback, always a report; the
+    queue check unknown where the verdict needs the read. Two reads do not decide: a Cohort
+    list answered 404 is a Kueue without Cohort objects (measured: no cohort quota), and the
+    AdmissionChecks only name what a check does."""
+    from datetime import UTC
+
+    doctor.round_trip = False  # each fault class's round trip is pinned in test_snapshot.py
+    _install(doctor, kq.V1BETA2)
+    doctor.load("healthy")
+    doctor.server.add(*kq.every_queue_read(datetime.now(UTC)))
+    baseline = doctor.live("-o", "json", "--request-timeout", "0.9")
+    base = _findings(baseline.json())
+    assert base == [("queue.fits", "ok", "inferred")], "precondition"
+    made = {r.path.rsplit("/", 1)[-1] for r in doctor.server.requests() if "kueue" in r.path}
+    assert made == set(KUEUE_READS), "precondition: every Kueue read is made"
+    held = 0
+    for resource in KUEUE_READS:
+        for fault in FAULTS:
+            doctor.server.clear_faults()
+            doctor.server.inject(fault, rf"/kueue\.x-k8s\.io/v1beta2/.*{resource}$", delay=3)
+            result = doctor.live("-o", "json", "--request-timeout", "0.9")
+            cell = f"{fault.name} on {resource}"
+            assert result.exit_code != 1, f"{cell}: {result.stderr}"
+            found = _findings(result.json())
+            decides = resource != "admissionchecks" and not (
+                resource == "cohorts" and fault is Fault.NOT_FOUND
+            )
+            if decides:
+                assert found == [("queue.cant-read", "unknown", "cant-check")], cell
+                assert result.exit_code == 3, cell
+            else:
+                assert found == base, cell
+            held += 1
+    assert held == len(KUEUE_READS) * len(FAULTS)

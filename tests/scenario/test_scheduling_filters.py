@@ -1,0 +1,651 @@
+"""Every filter kube-scheduler applies to a training job's pods, over the fake API server.
+
+Each scenario is one where no machine can take the job although its pods fit by room alone
+(doctor said READY before it evaluated the filter), or where a filter cannot be evaluated and
+is named as such. The objects follow the shapes real clusters hold (tests/support/
+filter_objects.py names each one's source); each doctor run is also checked from a snapshot of
+the same cluster (tests/scenario/conftest.py).
+"""
+
+from datetime import datetime
+from typing import Any
+
+import pytest
+
+from tests.scenario.conftest import Doctor
+from tests.support.fake_apiserver import Fault
+from tests.support.filter_objects import (
+    DRIVER,
+    HOSTNAME,
+    ZONE,
+    allocated_claim,
+    bound_claim,
+    claim_template,
+    claim_volume,
+    claims_from_template,
+    device_class,
+    gpu_slice,
+    one_per_machine,
+    ranks_job,
+    running_pod,
+    zonal_volume,
+    zoned_node,
+)
+from tests.support.scenarios import Obj, find, healthy, node
+
+
+def _capacity(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["check"] == "capacity"]
+
+
+def _only(report: dict[str, Any]) -> dict[str, Any]:
+    found = _capacity(report)
+    assert len(found) == 1, f"capacity findings: {[f['code'] for f in found]}"
+    return found[0]
+
+
+def _two_gpu_machines(now: datetime) -> list[Obj]:
+    """The healthy namespace, and a second 2-GPU machine beside gpu-1."""
+    return [*healthy(now), node("gpu-2", "16", "64Gi", gpus=2)]
+
+
+def _in_zones(now: datetime, zones: dict[str, str]) -> list[Obj]:
+    """The healthy namespace with each machine in the zone `zones` names."""
+    objects = healthy(now)
+    for name, zone in zones.items():
+        find(objects, "Node", name)["metadata"]["labels"][ZONE] = zone
+    return objects
+
+
+# -- required inter-pod anti-affinity ---------------------------------------------------------
+
+
+def test_one_trainer_per_machine_needs_as_many_machines_as_ranks(doctor: Doctor) -> None:
+    """Four ranks of one GPU, at most one per machine (required pod anti-affinity on the
+    hostname against the Job's own pods; interpodaffinity/filtering.go
+    `satisfyPodAntiAffinity`), and two machines with GPUs: four GPUs are free, two ranks can
+    start. Certain: four pods kept apart need four machines that can hold one."""
+    doctor.load(
+        lambda now: [
+            *_two_gpu_machines(now),
+            ranks_job("ranks-4", now, ranks=4, gpus=1, affinity=one_per_machine("ranks-4")),
+        ]
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["status"], found["basis"], found["code"]) == (
+        "fail",
+        "measured",
+        "capacity.rules-block",
+    )
+    assert found["headline"] == (
+        "A training job of 4 programs of 2 CPUs, 8 GiB memory, 1 nvidia.com/gpu each can't "
+        "start: 2 of its 4 programs fit; the next may not share a machine with another of its "
+        "programs."
+    )
+    assert found["remedy"] == (
+        "Add machines with room, one for each program it keeps apart, or let them share a "
+        "machine in the training job's settings."
+    )
+    assert result.exit_code == 2
+
+
+def test_as_many_ranks_as_machines_kept_apart_fit(doctor: Doctor) -> None:
+    """The same rule with two ranks: one on each GPU machine."""
+    doctor.load(
+        lambda now: [
+            *_two_gpu_machines(now),
+            ranks_job("ranks-2", now, ranks=2, gpus=1, affinity=one_per_machine("ranks-2")),
+        ]
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert found["code"] == "capacity.fits"
+    assert "worker x1 on gpu-1" in found["details"]
+    assert "worker x1 on gpu-2" in found["details"]
+    assert result.exit_code == 0
+
+
+def test_a_running_program_the_job_must_stay_apart_from_takes_its_machine(
+    doctor: Doctor,
+) -> None:
+    """The job stays apart from the namespace's cache (`app: cache`, on the hostname), and the
+    cache runs on the only GPU machine."""
+    stay_apart = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": HOSTNAME}
+            ]
+        }
+    }
+    doctor.load(
+        lambda now: [
+            *healthy(now),
+            running_pod("cache-0", "gpu-1", now, labels={"app": "cache"}),
+            ranks_job("solo", now, ranks=1, gpus=1, affinity=stay_apart),
+        ]
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.rules-block", "measured")
+    assert found["headline"] == (
+        "A training job of 2 CPUs, 8 GiB memory, 1 nvidia.com/gpu can't start: 1 machine "
+        "already running a program it may not share a machine with, and best machine cpu-1 is "
+        "1 nvidia.com/gpu short."
+    )
+    assert result.exit_code == 2
+
+
+def test_a_running_program_that_keeps_others_away_takes_its_machine(doctor: Doctor) -> None:
+    """A pod of the namespace keeps every pod of a Job off its machine (its own required
+    anti-affinity on `job-name` Exists; `satisfyExistingPodsAntiAffinity`); it runs on the
+    only GPU machine."""
+    keeps_away = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "labelSelector": {
+                        "matchExpressions": [{"key": "job-name", "operator": "Exists"}]
+                    },
+                    "topologyKey": HOSTNAME,
+                }
+            ]
+        }
+    }
+    doctor.load(
+        lambda now: [
+            *healthy(now),
+            running_pod("exclusive-0", "gpu-1", now, affinity=keeps_away),
+            ranks_job("solo", now, ranks=1, gpus=1),
+        ]
+    )
+    result = doctor.live("-o", "json", "-v")
+    found = _only(result.json())
+    assert found["code"] == "capacity.rules-block"
+    assert found["headline"].endswith(
+        "can't start: 1 machine running a program that won't share its place with the job's "
+        "programs, and best machine cpu-1 is 1 nvidia.com/gpu short."
+    )
+    assert (
+        "worker: the required pod anti-affinity of exclusive-0 matches it: gpu-1 refused"
+        in found["details"]
+    )
+    assert result.exit_code == 2
+
+
+def test_a_rule_over_other_spaces_programs_is_unknown(doctor: Doctor) -> None:
+    """An anti-affinity term over every namespace (`namespaceSelector: {}`) needs the pods of
+    other namespaces, which doctor does not read: unknown, naming the rule, never ready."""
+    everywhere = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {
+                    "labelSelector": {"matchLabels": {"app": "cache"}},
+                    "namespaceSelector": {},
+                    "topologyKey": HOSTNAME,
+                }
+            ]
+        }
+    }
+    doctor.load(
+        lambda now: [*healthy(now), ranks_job("solo", now, ranks=1, gpus=1, affinity=everywhere)]
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["status"], found["basis"], found["code"]) == (
+        "unknown",
+        "cant-check",
+        "capacity.rule-unchecked",
+    )
+    assert found["headline"] == (
+        "Couldn't check the training job's rule about which programs it must stay apart from: "
+        "it looks at programs of other spaces, which doctor doesn't read."
+    )
+    assert "get pods --all-namespaces -o wide -l 'app in (cache)'`" in found["remedy"]
+    assert result.exit_code == 3
+
+
+# -- required inter-pod affinity ----------------------------------------------------------------
+
+
+def test_a_job_that_must_run_beside_a_program_in_its_zone_has_no_gpu_there(
+    doctor: Doctor,
+) -> None:
+    """The job must run in the zone of the dataset cache (required pod affinity on the zone;
+    `satisfyPodAffinity`); the cache runs on cpu-1 in zone b, the GPUs are in zone a."""
+    beside_cache = {
+        "podAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "dataset-cache"}}, "topologyKey": ZONE}
+            ]
+        }
+    }
+    doctor.load(
+        lambda now: [
+            *_in_zones(now, {"cpu-1": "zone-b", "gpu-1": "zone-a"}),
+            running_pod("dataset-cache-0", "cpu-1", now, labels={"app": "dataset-cache"}),
+            ranks_job("near-cache", now, ranks=1, gpus=1, affinity=beside_cache),
+        ]
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert found["code"] == "capacity.rules-block"
+    assert found["headline"] == (
+        "A training job of 2 CPUs, 8 GiB memory, 1 nvidia.com/gpu can't start: it must run in "
+        "the same zone as the programs it must run beside."
+    )
+    assert result.exit_code == 2
+
+
+def test_ranks_that_must_share_a_zone_may_start_one_but_not_split(doctor: Doctor) -> None:
+    """Two ranks of two GPUs that must share a zone with each other (affinity to the Job's own
+    pods): none runs yet, so the first may start a zone (`satisfyPodAffinity`: a pod matching
+    its own terms), the second must follow it; each zone's one GPU machine holds one."""
+    together = {
+        "podAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"job-name": "pair"}}, "topologyKey": ZONE}
+            ]
+        }
+    }
+    doctor.load(
+        lambda now: [
+            *_in_zones(now, {"cpu-1": "zone-a", "gpu-1": "zone-a"}),
+            zoned_node("gpu-2", "zone-b", "16", "64Gi", gpus=2),
+            ranks_job("pair", now, ranks=2, gpus=2, affinity=together),
+        ]
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert found["code"] == "capacity.rules-block"
+    assert found["headline"].endswith(
+        "can't start: 1 of its 2 programs fit; the next must run in the same zone as its other "
+        "programs."
+    )
+    assert result.exit_code == 2
+
+
+# -- topology spread ----------------------------------------------------------------------------
+
+
+def _spread(when: str) -> list[Obj]:
+    """One rank per zone at most beyond the emptiest (website content/en/docs/concepts/
+    scheduling-eviction/topology-spread-constraints.md, "Example: one TopologySpreadConstraint",
+    with the Job's own label)."""
+    return [
+        {
+            "maxSkew": 1,
+            "topologyKey": ZONE,
+            "whenUnsatisfiable": when,
+            "labelSelector": {"matchLabels": {"job-name": "spread"}},
+        }
+    ]
+
+
+def _spread_cluster(now: datetime, when: str) -> list[Obj]:
+    """Zone a's gpu-1 has both GPUs free; zone b's gpu-2 has its GPUs held by a notebook."""
+    notebook = running_pod(
+        "notebook-0", "gpu-2", now, namespace="research", labels={"app": "notebook"}
+    )
+    notebook["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"] = "2"
+    return [
+        *_in_zones(now, {"cpu-1": "zone-a", "gpu-1": "zone-a"}),
+        zoned_node("gpu-2", "zone-b", "16", "64Gi", gpus=2),
+        notebook,
+        ranks_job("spread", now, ranks=2, gpus=1, topologySpreadConstraints=_spread(when)),
+    ]
+
+
+def test_spreading_over_zones_where_one_zone_is_full_does_not_start(doctor: Doctor) -> None:
+    """Two ranks spread over zones with maxSkew 1 and DoNotSchedule (podtopologyspread
+    `Filter`: existing + self - minimum <= maxSkew): the first goes to zone a, the second may
+    not (2 - 0 > 1), and zone b has no room: both fit on gpu-1 by room, the rule refuses."""
+    doctor.load(lambda now: _spread_cluster(now, "DoNotSchedule"))
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.rules-block", "inferred")
+    assert found["headline"].endswith(
+        "can't start: 1 of its 2 programs fit; the next would put more than 1 program in one "
+        "zone beyond the zone with the fewest."
+    )
+    assert result.exit_code == 2
+
+
+def test_spreading_that_may_be_unmet_is_no_filter(doctor: Doctor) -> None:
+    """`whenUnsatisfiable: ScheduleAnyway` only scores: both ranks fit on gpu-1."""
+    doctor.load(lambda now: _spread_cluster(now, "ScheduleAnyway"))
+    result = doctor.live("-o", "json")
+    assert _only(result.json())["code"] == "capacity.fits"
+    assert result.exit_code == 0
+
+
+# -- a bound volume's node affinity ---------------------------------------------------------------
+
+
+def _volume(
+    now: datetime, zones: dict[str, str], zone: str | None, modes: tuple[str, ...]
+) -> list[Obj]:
+    """The healthy namespace in `zones`, and the bound claim `checkpoints` of an EBS volume in
+    `zone` (None: usable in every zone)."""
+    volume = zonal_volume("pvc-1f2e3d", "checkpoints", zone or "", modes)
+    if zone is None:
+        del volume["spec"]["nodeAffinity"]
+    return [*_in_zones(now, zones), bound_claim("checkpoints", "pvc-1f2e3d", modes), volume]
+
+
+def _checkpoints(
+    now: datetime, zones: dict[str, str], zone: str | None, modes: tuple[str, ...], ranks: int = 1
+) -> list[Obj]:
+    """`_volume`, and a job of `ranks` one-GPU ranks that mounts it."""
+    job = ranks_job("ckpt", now, ranks=ranks, gpus=1, volumes=claim_volume("checkpoints"))
+    return [*_volume(now, zones, zone, modes), job]
+
+
+def test_a_volume_in_another_zone_than_the_gpus_keeps_the_job_off_them(doctor: Doctor) -> None:
+    """The job's checkpoints are on a volume in zone b (its PersistentVolume's node affinity,
+    volumebinding `checkBoundClaims`); the GPU machine is in zone a."""
+    doctor.load(
+        lambda now: _checkpoints(
+            now, {"cpu-1": "zone-b", "gpu-1": "zone-a"}, "zone-b", ("ReadWriteMany",)
+        )
+    )
+    result = doctor.live("-o", "json", "-v")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.rules-block", "measured")
+    assert found["headline"] == (
+        "A training job of 2 CPUs, 8 GiB memory, 1 nvidia.com/gpu can't start: 1 machine "
+        "can't reach its volume 'checkpoints', and best machine cpu-1 is 1 nvidia.com/gpu "
+        "short."
+    )
+    assert found["remedy"] == (
+        "Run the training job where its volume 'checkpoints' can be used (cpu-1), or keep its "
+        "data on storage the job's machines can reach."
+    )
+    assert (
+        "PersistentVolume pvc-1f2e3d (claim checkpoints): node affinity refuses gpu-1"
+        in (found["details"])
+    )
+    assert "/api/v1/persistentvolumes/pvc-1f2e3d" in {r.path for r in doctor.server.requests()}
+    assert result.exit_code == 2
+
+
+def test_a_volume_no_machine_can_reach_leaves_no_machine(doctor: Doctor) -> None:
+    doctor.load(
+        lambda now: _checkpoints(
+            now, {"cpu-1": "zone-a", "gpu-1": "zone-a"}, "zone-c", ("ReadWriteMany",)
+        )
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.no-eligible-machine", "measured")
+    assert found["headline"] == (
+        "No machine may run a training job: 2 machines can't reach its volume 'checkpoints'."
+    )
+    assert result.exit_code == 2
+
+
+def test_a_claim_waiting_for_its_first_program_is_no_constraint_yet(doctor: Doctor) -> None:
+    """A WaitForFirstConsumer claim is bound where the first pod lands: nothing to read yet."""
+
+    def build(now: datetime) -> list[Obj]:
+        claim = bound_claim("checkpoints", "", ("ReadWriteOnce",), storage_class="local-wffc")
+        del claim["spec"]["volumeName"]
+        claim["status"] = {"phase": "Pending"}
+        wait = {
+            "apiVersion": "storage.k8s.io/v1",
+            "kind": "StorageClass",
+            "metadata": {"name": "local-wffc"},
+            "provisioner": "ebs.csi.aws.com",
+            "volumeBindingMode": "WaitForFirstConsumer",
+        }
+        return [
+            *healthy(now),
+            claim,
+            wait,
+            ranks_job("ckpt", now, ranks=1, gpus=1, volumes=claim_volume("checkpoints")),
+        ]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert _only(result.json())["code"] == "capacity.fits"
+    paths = {r.path for r in doctor.server.requests()}
+    assert not any("/persistentvolumes" in p for p in paths)
+    assert "/api/v1/namespaces/train/persistentvolumeclaims/checkpoints" in paths, "precondition"
+
+
+def test_a_bound_volume_that_is_gone_refuses_every_machine(doctor: Doctor) -> None:
+    """A bound claim whose PersistentVolume does not exist (volumebinding: "pvc(s) bound to
+    non-existent pv(s)"): measured, every machine."""
+    doctor.load(
+        lambda now: [
+            o
+            for o in _checkpoints(now, {}, "zone-a", ("ReadWriteMany",))
+            if o["kind"] != "PersistentVolume"
+        ]
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.no-eligible-machine", "measured")
+    assert found["headline"] == (
+        "No machine may run a training job: its volume 'checkpoints' is tied to storage that "
+        "doesn't exist."
+    )
+    assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    "fault", [Fault.FORBIDDEN, Fault.SERVER_ERROR, Fault.MALFORMED, Fault.DELAY], ids=str
+)
+def test_a_volume_that_cannot_be_read_is_unknown(doctor: Doctor, fault: Fault) -> None:
+    """The volume could tie the job to some machines: not read, the verdict is unknown and
+    the remedy names the read (Forbidden: the permission, with the `auth can-i` that shows
+    it)."""
+    doctor.load(
+        lambda now: _checkpoints(
+            now, {"cpu-1": "zone-a", "gpu-1": "zone-a"}, "zone-a", ("ReadWriteMany",)
+        )
+    )
+    doctor.server.inject(fault, r"^/api/v1/persistentvolumes/pvc-1f2e3d$", delay=3)
+    result = doctor.live("-o", "json", "--request-timeout", "1")
+    found = _only(result.json())
+    assert (found["status"], found["basis"], found["code"]) == (
+        "unknown",
+        "cant-check",
+        "capacity.cant-read",
+    )
+    if fault is Fault.FORBIDDEN:
+        assert found["headline"] == (
+            "Couldn't check whether there is room for a training job: no permission to read "
+            "the storage behind the dataset volumes."
+        )
+        assert "auth can-i get persistentvolumes`" in found["remedy"]
+    assert result.exit_code == 3
+
+
+# -- volumes one program or one machine at a time --------------------------------------------------
+
+
+def test_a_one_program_volume_in_use_refuses_every_machine(doctor: Doctor) -> None:
+    """A ReadWriteOncePod claim another pod uses (volumerestrictions: "node has pod using
+    PersistentVolumeClaim with the same name and ReadWriteOncePod access mode")."""
+    doctor.load(
+        lambda now: [
+            *_checkpoints(now, {}, None, ("ReadWriteOncePod",)),
+            running_pod("notebook-0", "cpu-1", now, volumes=claim_volume("checkpoints")),
+        ]
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.no-eligible-machine", "measured")
+    assert found["headline"] == (
+        "No machine may run a training job: its volume 'checkpoints' may be used by one "
+        "program at a time, and 'notebook-0' uses it."
+    )
+    assert result.exit_code == 2
+
+
+def test_ranks_sharing_a_one_program_volume_cannot_all_run(doctor: Doctor) -> None:
+    """Two ranks mounting one ReadWriteOncePod claim: one at a time, so a two-rank run never
+    meets. Certain."""
+
+    doctor.load(lambda now: _checkpoints(now, {}, None, ("ReadWriteOncePod",), ranks=2))
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.rules-block", "measured")
+    assert found["headline"].endswith(
+        "can't start: 1 of its 2 programs fit; the next can't use the volume 'checkpoints' "
+        "while another of its programs does."
+    )
+    assert result.exit_code == 2
+
+
+def test_a_disk_attached_to_another_machine_keeps_the_job_there(doctor: Doctor) -> None:
+    """A ReadWriteOnce disk attached where the manager runs (cpu-1): a pod elsewhere is placed
+    and then waits on the attach-detach controller's Multi-Attach refusal (pkg/volume/util
+    `IsMultiAttachAllowed`: RWO only). Inferred, not the scheduler's."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _checkpoints(now, {}, None, ("ReadWriteOnce",))
+        find(objects, "Pod", "jobs-manager-abc12")["spec"]["volumes"] += claim_volume("checkpoints")
+        return objects
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.rules-block", "inferred")
+    assert found["headline"] == (
+        "A training job of 2 CPUs, 8 GiB memory, 1 nvidia.com/gpu can't start: 1 machine can't "
+        "attach its volume 'checkpoints', which is attached to cpu-1 and can be attached to one "
+        "machine at a time, and best machine cpu-1 is 1 nvidia.com/gpu short."
+    )
+    assert result.exit_code == 2
+
+
+def test_ranks_sharing_a_disk_must_share_a_machine(doctor: Doctor) -> None:
+    """Two ranks of two GPUs mounting one ReadWriteOnce disk: both on one machine, and no
+    machine has four GPUs."""
+    doctor.load(
+        lambda now: [
+            *_volume(now, {}, None, ("ReadWriteOnce",)),
+            node("gpu-2", "16", "64Gi", gpus=2),
+            ranks_job("ckpt", now, ranks=2, gpus=2, volumes=claim_volume("checkpoints")),
+        ]
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.rules-block", "inferred")
+    assert found["headline"].endswith(
+        "can't start: 1 of its 2 programs fit; the next must run on the machine its other "
+        "programs use the volume 'checkpoints' on (it can be attached to one machine at a time)."
+    )
+    assert result.exit_code == 2
+
+
+# -- devices of dynamic resource allocation ------------------------------------------------------
+
+
+def _devices(now: datetime, ranks: int, expression: str | None = None) -> list[Obj]:
+    """Two machines with two devices each; a claim of another namespace holds gpu-2's."""
+    return [
+        *healthy(now),
+        node("gpu-2", "16", "64Gi"),
+        device_class() if expression is None else device_class(expression),
+        gpu_slice("gpu-1", 2),
+        gpu_slice("gpu-2", 2),
+        allocated_claim("render-gpus", "research", "gpu-2", ["gpu-0", "gpu-1"]),
+        claim_template("one-gpu"),
+        ranks_job("dra", now, ranks=ranks, gpus=0, **claims_from_template("one-gpu")),
+    ]
+
+
+def test_devices_allocated_elsewhere_leave_too_few_for_the_ranks(doctor: Doctor) -> None:
+    """Four ranks, each claiming one device from a ResourceClaimTemplate; of four devices two
+    are allocated to another claim (dynamicresources: a device in any claim's
+    status.allocation is taken). Certain: four asked, two free."""
+    doctor.load(lambda now: _devices(now, 4))
+    result = doctor.live("-o", "json", "-v")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.rules-block", "measured")
+    assert found["headline"].endswith(
+        f"can't start: 2 of its 4 programs fit; the next needs 1 {DRIVER} devices and the most "
+        f"free on one machine is 0 {DRIVER} devices (gpu-2)."
+    )
+    assert found["remedy"] == (
+        "Free what it needs on the machines its rules allow, or add machines that have it."
+    )
+    assert f"gpu-2: 2 {DRIVER} devices (2 allocated)" in found["details"]
+    paths = {r.path for r in doctor.server.requests()}
+    assert {
+        "/apis/resource.k8s.io/v1/resourceslices",
+        "/apis/resource.k8s.io/v1/resourceclaims",
+        "/apis/resource.k8s.io/v1/deviceclasses",
+        "/apis/resource.k8s.io/v1/namespaces/train/resourceclaimtemplates/one-gpu",
+    } <= paths
+    assert result.exit_code == 2
+
+
+def test_ranks_within_the_free_devices_fit(doctor: Doctor) -> None:
+    doctor.load(lambda now: _devices(now, 2))
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert found["code"] == "capacity.fits"
+    assert "worker x2 on gpu-1" in found["details"]
+    assert result.exit_code == 0
+
+
+def test_a_device_rule_doctor_cannot_evaluate_is_unknown(doctor: Doctor) -> None:
+    """A DeviceClass selecting by attributes (website content/en/examples/dra/
+    resourceclaimtemplate.yaml's CEL): doctor evaluates only `device.driver == "..."`."""
+    expression = f"device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].model == 'x'"
+    doctor.load(lambda now: _devices(now, 2, expression))
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["status"], found["code"]) == ("unknown", "capacity.rule-unchecked")
+    assert found["headline"] == (
+        "Couldn't check whether the machines have the devices the training job asks for: its "
+        "kind of device is chosen by a rule doctor can't evaluate."
+    )
+    assert result.exit_code == 3
+
+
+def test_devices_on_a_cluster_that_serves_no_device_claims_are_unknown(doctor: Doctor) -> None:
+    """A server without resource.k8s.io/v1 (before 1.34, or turned off): discovery says so, no
+    device read is made, and the job's device claims are unknown."""
+    doctor.server.disable("resource.k8s.io")
+    doctor.load(
+        lambda now: [o for o in _devices(now, 2) if "resource.k8s.io" not in o["apiVersion"]]
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["status"], found["code"]) == ("unknown", "capacity.rule-unchecked")
+    assert (
+        "the cluster doesn't offer devices the way its programs ask for them" in found["headline"]
+    )
+    assert not any("resource.k8s.io" in r.path for r in doctor.server.requests())
+    assert result.exit_code == 3
+
+
+@pytest.mark.parametrize(
+    ("path", "permission"),
+    [
+        (r"^/apis/resource\.k8s\.io/v1/resourceslices$", "list resourceslices`"),
+        (r"^/apis/resource\.k8s\.io/v1/resourceclaims$", "list resourceclaims --all-namespaces`"),
+        (r"^/apis/resource\.k8s\.io/v1/deviceclasses$", "list deviceclasses`"),
+        (r"/resourceclaimtemplates/one-gpu$", "get resourceclaimtemplates`"),
+    ],
+    ids=["slices", "claims", "classes", "template"],
+)
+def test_a_device_read_not_permitted_is_unknown_naming_the_permission(
+    doctor: Doctor, path: str, permission: str
+) -> None:
+    doctor.load(lambda now: _devices(now, 2))
+    doctor.server.inject(Fault.FORBIDDEN, path)
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["status"], found["basis"], found["code"]) == (
+        "unknown",
+        "cant-check",
+        "capacity.cant-read",
+    )
+    assert f"auth can-i {permission}" in found["remedy"]
+    assert result.exit_code == 3

@@ -1,0 +1,362 @@
+"""What doctor asks a registry about each image, and what each answer means, value by value.
+
+The kubelet's rules these follow are cited in src/truegreen/doctor/image_presence.py:
+keyring.go (which login applies), kuberuntime_image.go (each login tried in turn, no anonymous
+try after them), the ServiceAccount admission plugin (an account's logins only for a pod that
+names none), containerd's platform matcher and the OCI image spec (the size of a pull)."""
+
+import base64
+import json
+from typing import Any
+
+import pytest
+
+from truegreen.cluster import CantRead, Got, Listed, ReadFailure
+from truegreen.doctor.findings import Basis, Status
+from truegreen.doctor.image_presence import (
+    DEFAULT_PLATFORM,
+    MACHINE_LOGIN_REGISTRIES,
+    ImageLookup,
+    Outcome,
+    Presence,
+    RegistryAnswer,
+    combined,
+    download_size,
+    is_index,
+    judge,
+    login_covers,
+    machine_platform,
+    machines_log_in,
+    plain_size,
+    platform_manifest,
+    platforms_offered,
+    pod_logins,
+    pulled_images,
+    registries_with_credentials,
+    wanted_lookups,
+)
+
+UNCHECKED = "image-pull.image-unchecked"
+
+
+def _login(name: str, *hosts: str, kind: str = "kubernetes.io/dockerconfigjson") -> Got:
+    auths = {host: {"auth": base64.b64encode(b"robot:pw").decode()} for host in hosts}
+    document = {"auths": auths} if kind.endswith("dockerconfigjson") else auths
+    key = ".dockerconfigjson" if kind.endswith("dockerconfigjson") else ".dockercfg"
+    value = base64.b64encode(json.dumps(document).encode()).decode()
+    return Got({"kind": "Secret", "metadata": {"name": name}, "type": kind, "data": {key: value}})
+
+
+def _machine(arch: str | None, os_name: str | None = "linux") -> dict[str, Any]:
+    labels = {k: v for k, v in (("kubernetes.io/arch", arch), ("kubernetes.io/os", os_name)) if v}
+    return {"kind": "Node", "metadata": {"name": f"m-{arch}", "labels": labels}}
+
+
+class _Template:
+    def __init__(self, ref: str, spec: dict[str, Any]) -> None:
+        self.ref, self.spec = ref, spec
+
+
+@pytest.mark.parametrize(
+    ("pattern", "registry", "covers"),
+    [
+        ("registry.example.com", "registry.example.com", True),
+        ("*.example.com", "registry.example.com", True),
+        ("*.example.com", "a.b.example.com", False),  # one part per `*`: keyring.go urlsMatch
+        ("*.example.com", "example.com", False),
+        ("registry.example.com:5000", "registry.example.com:5000", True),
+        ("registry.example.com", "registry.example.com:5000", False),  # ports must be equal
+        ("registry.example.com:5000", "registry.example.com", False),
+        ("*.dkr.ecr.*.amazonaws.com", "123.dkr.ecr.eu-west-1.amazonaws.com", True),
+        ("reg?stry.example.com", "registry.example.com", True),
+        ("other.example.com", "registry.example.com", False),
+        ("docker.io", "docker.io", True),
+        ("registry.example.com:*", "registry.example.com:5000", False),  # no port globs
+    ],
+)
+def test_a_login_applies_as_the_kubelet_matches_it(
+    pattern: str, registry: str, covers: bool
+) -> None:
+    assert login_covers(pattern, registry) is covers
+
+
+@pytest.mark.parametrize(
+    ("registry", "own_login"),
+    [
+        ("123456789012.dkr.ecr.us-east-1.amazonaws.com", True),
+        ("123456789012.dkr.ecr.cn-north-1.amazonaws.com.cn", True),
+        ("gcr.io", True),
+        ("eu.gcr.io", True),
+        ("europe-west4-docker.pkg.dev", True),
+        ("team.azurecr.io", True),
+        ("ghcr.io", False),
+        ("registry.example.com", False),
+        ("docker.io", False),
+    ],
+)
+def test_cloud_registries_whose_machines_log_in_on_their_own(
+    registry: str, own_login: bool
+) -> None:
+    assert machines_log_in(registry) is own_login
+    assert len(MACHINE_LOGIN_REGISTRIES) == 14
+
+
+def test_the_logins_a_kubelet_reads_and_the_registries_they_cover() -> None:
+    assert registries_with_credentials(
+        _login("a", "https://index.docker.io/v1/", "ghcr.io").obj
+    ) == frozenset({"docker.io", "ghcr.io"})
+    old_form = _login("b", "quay.io", kind="kubernetes.io/dockercfg")
+    assert registries_with_credentials(old_form.obj) == frozenset({"quay.io"})
+    opaque = {**_login("c", "ghcr.io").obj, "type": "Opaque"}
+    assert registries_with_credentials(opaque) is None  # secrets.go reads only the two types
+    garbled = {**_login("d", "ghcr.io").obj, "data": {".dockerconfigjson": "not base64!"}}
+    assert registries_with_credentials(garbled) is None
+    value = _login("e", "ghcr.io").obj["data"][".dockerconfigjson"]
+    with_junk = {**_login("e", "ghcr.io").obj, "data": {".dockerconfigjson": f"!{value}"}}
+    assert registries_with_credentials(with_junk) is None, "base64 with junk is no login"
+
+
+def test_a_pod_sends_its_own_logins_and_its_account_s_only_when_it_names_none() -> None:
+    account = Got({"kind": "ServiceAccount", "imagePullSecrets": [{"name": "sa-login"}]})
+    secrets = {"own": _login("own", "ghcr.io"), "sa-login": _login("sa-login", "quay.io")}
+    own = pod_logins({"imagePullSecrets": [{"name": "own"}]}, account, secrets)
+    assert (own.names, own.complete) == (("own",), True)
+    assert own.applying_to("ghcr.io") == ("own",)
+    assert own.applying_to("quay.io") == ()
+    none = pod_logins({}, account, secrets)
+    assert (none.names, none.complete, none.applying_to("quay.io")) == (
+        ("sa-login",),
+        True,
+        ("sa-login",),
+    )
+
+
+def test_a_pod_s_logins_are_complete_only_when_doctor_saw_every_one() -> None:
+    secrets = {"ok": _login("ok", "ghcr.io")}
+    missing = CantRead(ReadFailure.NOT_FOUND, "not found")
+    forbidden = CantRead(ReadFailure.FORBIDDEN, "no")
+    assert pod_logins({}, missing, {}).complete, "no account: nothing the kubelet sends"
+    assert not pod_logins({}, forbidden, {}).complete
+    assert not pod_logins({}, None, {}).complete
+    spec = {"imagePullSecrets": [{"name": "ok"}, {"name": "gone"}, {"name": "ok"}]}
+    logins = pod_logins(spec, forbidden, {**secrets, "gone": missing})
+    assert (logins.names, logins.complete, dict(logins.hosts)) == (
+        ("ok", "gone"),
+        False,
+        {"ok": frozenset({"ghcr.io"})},
+    )
+    assert logins.applying_to("ghcr.io") == ("ok",)
+
+
+def test_the_images_pulled_init_containers_first_each_once() -> None:
+    spec = {
+        "initContainers": [
+            {"image": "busybox"},
+            {"image": "local/tool:1", "imagePullPolicy": "Never"},
+        ],
+        "containers": [
+            {"image": "Not An Image"},
+            {"name": "no-image"},
+            {"image": "ghcr.io/team/app:1"},
+            {"image": "busybox:latest"},
+        ],
+    }
+    assert pulled_images(spec) == ["docker.io/library/busybox:latest", "ghcr.io/team/app:1"]
+
+
+@pytest.mark.parametrize(
+    ("selector", "machines", "platform"),
+    [
+        ({}, [_machine("arm64")], "linux/arm64"),
+        ({}, [_machine("arm64"), _machine("arm64")], "linux/arm64"),
+        ({}, [_machine("arm64"), _machine("amd64")], DEFAULT_PLATFORM),
+        ({}, [_machine(None)], DEFAULT_PLATFORM),
+        ({"kubernetes.io/arch": "arm64"}, [_machine("amd64")], "linux/arm64"),
+        ({}, [_machine("amd64", os_name=None)], "linux/amd64"),
+        ({}, [_machine("amd64", os_name="windows")], "windows/amd64"),
+        ({"kubernetes.io/os": "windows"}, [_machine("amd64")], "windows/amd64"),
+    ],
+)
+def test_the_platform_a_pod_runs_on(
+    selector: dict[str, str], machines: list[dict[str, Any]], platform: str
+) -> None:
+    spec = {"nodeSelector": selector} if selector else {}
+    assert machine_platform(spec, Listed(tuple(machines))) == platform
+    unread = machine_platform(spec, CantRead(ReadFailure.FORBIDDEN, "no"))
+    assert unread == (platform if selector else DEFAULT_PLATFORM)
+
+
+def test_one_look_up_per_image_and_logins_the_judged_job_s_first_with_its_platform() -> None:
+    secrets = {"regcred": _login("regcred", "ghcr.io")}
+    shared = {"imagePullSecrets": [{"name": "regcred"}], "containers": [{"image": "ghcr.io/a:1"}]}
+    job = {
+        "serviceAccountName": "trainer",
+        "containers": [{"image": "ghcr.io/a:1"}, {"image": "quay.io/t"}],
+    }
+    templates = [
+        _Template("Deployment/web", shared),
+        _Template("Deployment/twin", shared),
+        _Template("Job/run-7", job),
+    ]
+    account = Got({"kind": "ServiceAccount", "imagePullSecrets": [{"name": "regcred"}]})
+    machines = Listed((_machine("arm64"),))
+    wanted = wanted_lookups(templates, {"trainer": account}, secrets, "Job/run-7", machines)
+    assert wanted == [
+        ImageLookup("ghcr.io/a:1", ("regcred",), "linux/arm64"),  # the account's login
+        ImageLookup("quay.io/t:latest", (), "linux/arm64"),
+        ImageLookup("ghcr.io/a:1", ("regcred",), None),
+    ]
+
+
+INDEX = {
+    "manifests": [
+        {"digest": "sha256:att", "platform": {"os": "unknown", "architecture": "unknown"}},
+        {
+            "digest": "sha256:v7",
+            "platform": {"os": "linux", "architecture": "arm64", "variant": "v7"},
+        },
+        {
+            "digest": "sha256:arm",
+            "platform": {"os": "linux", "architecture": "arm64", "variant": "v8"},
+        },
+        {"digest": "sha256:amd", "platform": {"os": "linux", "architecture": "amd64"}},
+        {"digest": "sha256:amd2", "platform": {"os": "linux", "architecture": "amd64"}},
+        {"platform": {"os": "linux", "architecture": "s390x"}},
+    ]
+}
+
+
+@pytest.mark.parametrize(
+    ("platform", "digest"),
+    [
+        ("linux/amd64", "sha256:amd"),
+        ("linux/arm64", "sha256:arm"),
+        ("linux/s390x", None),  # no digest: not an image to pull
+        ("windows/amd64", None),
+    ],
+)
+def test_the_image_of_an_index_for_a_platform(platform: str, digest: str | None) -> None:
+    assert platform_manifest(INDEX, platform) == digest
+
+
+def test_an_arm64_image_with_no_variant_named_is_the_arm64_one() -> None:
+    arm = {"os": "linux", "architecture": "arm64", "variant": ""}
+    index = {"manifests": [{"digest": "sha256:a", "platform": arm}]}
+    assert platform_manifest(index, "linux/arm64") == "sha256:a"
+
+
+def test_the_platforms_an_index_offers() -> None:
+    assert platforms_offered(INDEX) == ["linux/arm64", "linux/amd64", "linux/s390x"]
+    assert platforms_offered({"manifests": "garbage"}) == []
+
+
+@pytest.mark.parametrize(
+    ("manifest", "size"),
+    [
+        ({"layers": [{"size": 10}, {"size": 32}]}, (42, 2)),
+        ({"layers": [{"size": 0}, {"size": 5}]}, (5, 2)),  # an empty layer is a layer
+        ({"layers": []}, (0, 0)),
+        ({}, (0, 0)),
+        ({"layers": [{"size": 10}, {}]}, None),
+        ({"layers": [{"size": True}]}, None),
+        ({"layers": [{"size": -1}]}, None),
+        ({"layers": [{"size": "10"}]}, None),
+    ],
+)
+def test_the_download_size_is_the_sum_of_the_layers(
+    manifest: dict[str, Any], size: tuple[int, int] | None
+) -> None:
+    assert download_size(manifest) == size
+
+
+def test_an_index_by_its_media_type_or_its_shape() -> None:
+    assert is_index("application/vnd.oci.image.index.v1+json", {})
+    assert is_index("application/vnd.docker.distribution.manifest.list.v2+json", {})
+    assert not is_index("application/vnd.oci.image.manifest.v1+json", {"manifests": []})
+    assert is_index("", {"manifests": []})
+    assert not is_index("", {"manifests": [], "layers": []})
+    assert not is_index("", {"layers": []})
+
+
+FOUND = RegistryAnswer(Presence.PRESENT, size=1)
+GONE = RegistryAnswer(Presence.MISSING, "gone")
+REFUSED = RegistryAnswer(Presence.REFUSED, "refused")
+SLOW = RegistryAnswer(Presence.TIMEOUT, "slow")
+
+
+@pytest.mark.parametrize(
+    ("answers", "expected"),
+    [
+        ([REFUSED, FOUND], FOUND),  # the second login found it: the pull works
+        ([GONE, REFUSED], GONE),
+        ([REFUSED, GONE], GONE),
+        ([REFUSED, REFUSED], REFUSED),
+        ([REFUSED, SLOW], SLOW),  # the second login was never answered: nothing is measured
+        ([SLOW, GONE], SLOW),
+        ([], RegistryAnswer(Presence.NOT_ASKED)),
+    ],
+)
+def test_the_answer_over_every_login_the_kubelet_tries(
+    answers: list[RegistryAnswer], expected: RegistryAnswer
+) -> None:
+    assert combined(answers) == expected
+
+
+MISSING_FAIL = Outcome("image-pull.image-missing", Status.FAIL, Basis.MEASURED)
+REFUSED_FAIL = Outcome("image-pull.login-refused", Status.FAIL, Basis.MEASURED)
+NEEDED_FAIL = Outcome("image-pull.login-needed", Status.FAIL, Basis.INFERRED)
+
+
+def _unknown(cause: Presence) -> Outcome:
+    return Outcome(UNCHECKED, Status.UNKNOWN, Basis.CANT_CHECK, cause)
+
+
+@pytest.mark.parametrize(
+    ("presence", "registry", "has_logins", "outcome"),
+    [
+        (Presence.PRESENT, "ghcr.io", False, None),
+        (Presence.MISSING, "ghcr.io", True, MISSING_FAIL),
+        (Presence.MISSING, "gcr.io", False, MISSING_FAIL),
+        (Presence.REFUSED, "ghcr.io", True, REFUSED_FAIL),
+        (Presence.LOGIN_NEEDED, "ghcr.io", False, NEEDED_FAIL),
+        (Presence.LOGIN_NEEDED, "ghcr.io", True, None),  # no login of the pod's applies: said once
+        (Presence.REFUSED, "gcr.io", True, _unknown(Presence.REFUSED)),
+        (Presence.LOGIN_NEEDED, "team.azurecr.io", False, _unknown(Presence.REFUSED)),
+        (Presence.TIMEOUT, "ghcr.io", True, _unknown(Presence.TIMEOUT)),
+        (Presence.NOT_CAPTURED, "ghcr.io", True, _unknown(Presence.NOT_CAPTURED)),
+        (Presence.LOGIN_UNUSABLE, "ghcr.io", True, _unknown(Presence.LOGIN_UNUSABLE)),
+    ],
+)
+def test_what_each_answer_means(
+    presence: Presence, registry: str, has_logins: bool, outcome: Outcome | None
+) -> None:
+    assert judge(RegistryAnswer(presence), registry, has_logins) == outcome
+
+
+def test_only_an_answer_about_the_image_is_a_measurement() -> None:
+    measured = {p for p in Presence if p.is_measurement}
+    assert measured == {
+        Presence.PRESENT,
+        Presence.MISSING,
+        Presence.REFUSED,
+        Presence.LOGIN_NEEDED,
+    }
+
+
+@pytest.mark.parametrize(
+    ("size", "text"),
+    [
+        (17_234_000_000, "17.2 GB"),
+        (1_000_000_000, "1.0 GB"),
+        (999_999_999, "1000 MB"),
+        (340_000_000, "340 MB"),
+        (100_000_000, "100 MB"),
+        (99_950_000, "100.0 MB"),
+        (12_345_678, "12.3 MB"),
+        (12_000, "12.0 kB"),
+        (999, "999 bytes"),
+        (0, "0 bytes"),
+    ],
+)
+def test_sizes_in_the_units_registries_show(size: int, text: str) -> None:
+    assert plain_size(size) == text

@@ -1,0 +1,77 @@
+"""What a registry's answer is as doctor keeps it: a failed look-up as an answer, the record a
+snapshot saves and reads back (hostile input), and the plain words for each reason an image
+could not be checked."""
+
+import json
+from typing import Any
+
+import pytest
+
+from tests.support.plain_words import jargon_in
+from truegreen.doctor.image_presence import ImageLookup, Presence, RegistryAnswer
+from truegreen.doctor.registry_lookups import RecordedRegistry, RecordingRegistry, answer_of
+from truegreen.doctor.wording import REGISTRY_REMEDIES, REGISTRY_WHY
+from truegreen.refresh.registry import LookupFailed, LookupFailure, RegistryLogin
+
+
+@pytest.mark.parametrize(
+    ("failure", "login", "presence"),
+    [
+        (LookupFailure.NOT_FOUND, None, Presence.MISSING),
+        (LookupFailure.UNAUTHORIZED, RegistryLogin("r", "u", "p"), Presence.REFUSED),
+        (LookupFailure.UNAUTHORIZED, None, Presence.LOGIN_NEEDED),
+        (LookupFailure.TIMEOUT, None, Presence.TIMEOUT),
+        (LookupFailure.UNREACHABLE, None, Presence.UNREACHABLE),
+        (LookupFailure.SERVER_ERROR, None, Presence.SERVER_ERROR),
+        (LookupFailure.RATE_LIMITED, None, Presence.RATE_LIMITED),
+        (LookupFailure.MALFORMED, None, Presence.GARBLED),
+        (LookupFailure.DIGEST_MISMATCH, None, Presence.GARBLED),
+        (LookupFailure.UNSUPPORTED, None, Presence.GARBLED),
+        (LookupFailure.TOO_LARGE, None, Presence.TOO_LARGE),
+        (LookupFailure.INSECURE_REFUSED, None, Presence.INSECURE),
+    ],
+)
+def test_a_failed_look_up_as_an_answer(
+    failure: LookupFailure, login: RegistryLogin | None, presence: Presence
+) -> None:
+    assert answer_of(LookupFailed(failure, "why"), login) == RegistryAnswer(presence, "why")
+
+
+def test_a_snapshot_s_record_reads_back_and_anything_else_is_not_captured() -> None:
+    kept = ImageLookup("ghcr.io/a:1", ("regcred",), "linux/amd64")
+    answer = RegistryAnswer(Presence.PRESENT, size=42, layers=2)
+
+    class Fixed:
+        def look_up(self, wanted: Any) -> dict[ImageLookup, RegistryAnswer]:
+            return dict.fromkeys(wanted, answer)
+
+    recording = RecordingRegistry(Fixed())
+    assert recording.look_up([kept]) == {kept: answer}
+    document = json.loads(json.dumps(recording.document()))
+    hostile = [*document, "garbage", {"lookup": {"image": 7}}, {"lookup": None, "answer": {}}]
+    recorded = RecordedRegistry.from_document(hostile)
+    other = ImageLookup("ghcr.io/a:1", (), "linux/amd64")
+    assert recorded.look_up([kept, other]) == {
+        kept: answer,
+        other: RegistryAnswer(Presence.NOT_CAPTURED, "the snapshot holds no answer for it"),
+    }
+    assert RecordedRegistry.from_document({"not": "a list"}).look_up([kept])[kept].presence is (
+        Presence.NOT_CAPTURED
+    )
+
+
+def test_every_reason_and_remedy_is_plain_and_fills_in() -> None:
+    values = {
+        "registry": "ghcr.io",
+        "image": "ghcr.io/a:1",
+        "names": "'regcred'",
+        "limit": 64,
+        "snapshot": "`truegreen snapshot`",
+    }
+    unknowns = {p for p in Presence if not p.is_measurement} | {Presence.REFUSED}
+    assert set(REGISTRY_WHY) == set(REGISTRY_REMEDIES) == unknowns
+    for presence in unknowns:
+        for text in (REGISTRY_WHY[presence], REGISTRY_REMEDIES[presence]):
+            filled = text.format(**values)
+            assert "{" not in filled, filled
+            assert not jargon_in(filled), filled
