@@ -18,7 +18,13 @@ import pytest
 
 from tests.support.fake_apiserver import FakeApiServer, Fault, RequestRecord
 from tests.support.monitoring import BOUND, wait_for
-from tests.support.scenarios import NAMESPACE, healthy, missing_pull_credentials
+from tests.support.scenarios import (
+    NAMESPACE,
+    healthy,
+    held_by_running_job,
+    missing_pull_credentials,
+)
+from truegreen.cluster import Kind, Listed
 from truegreen.cluster.namespace_selection import (
     NamespaceSelection,
     NamespacesNotListedError,
@@ -27,8 +33,10 @@ from truegreen.cluster.namespace_selection import (
 )
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.doctor.command import DoctorRequest
+from truegreen.doctor.environment import HOLDING_CAPACITY
 from truegreen.doctor.findings import CheckId
 from truegreen.doctor.rollup import Verdict
+from truegreen.doctor.usage import CapacityTally
 from truegreen.monitor.command import MonitorRequest, RunningMonitor
 from truegreen.monitor.metrics import check_codes
 
@@ -103,6 +111,15 @@ def _verdicts(monitor: RunningMonitor) -> dict[str, Verdict | None]:
     }
 
 
+def _found(monitor: RunningMonitor, namespace: str) -> list[tuple[str, str, str, str]]:
+    """Every finding of the namespace's evaluation: check, code, status and headline."""
+    evaluation = monitor.monitor.current(namespace)
+    assert evaluation is not None
+    return sorted(
+        (f.check.value, f.code, f.status.value, f.headline) for f in evaluation.report.findings
+    )
+
+
 def _collections(server: FakeApiServer) -> set[str]:
     """The paths listed (every list is paged: `limit`) or watched: each followed collection."""
     return {r.path for r in server.requests("GET") if "watch" in r.query or "limit" in r.query}
@@ -140,14 +157,11 @@ def test_each_namespace_is_judged_alone_over_one_watch_per_collection(
     per_namespace = {p for p in fleet_collections if "/namespaces/" in p}
     assert per_namespace == set(), "a fleet follows no collection per namespace"
     fleet_watched = _watched(fake_api, fleet_collections)
+    in_fleet = _found(monitor, "team-a")
     lists: dict[tuple[str, str], int] = {}
     for r in fake_api.requests("GET"):
         if "limit" in r.query and "continue" not in r.query and r.path != "/api/v1/namespaces":
-            key = (
-                r.path,
-                r.query.get("labelSelector", "") + "|" + r.query.get("fieldSelector", ""),
-            )
-            lists[key] = lists.get(key, 0) + 1
+            lists[_selected(r)] = lists.get(_selected(r), 0) + 1
     assert {k: n for k, n in lists.items() if n > 1} == {}, "each collection is listed once"
     running.pop().close()
     # the same cluster, one namespace: the same collections, each of every namespace
@@ -156,11 +170,34 @@ def test_each_namespace_is_judged_alone_over_one_watch_per_collection(
     alone = _start(running, _request(fleet, one, namespace="team-a"))
     wait_for("the namespace evaluated", alone.monitor.complete)
     assert _verdicts(alone) == {"team-a": Verdict.READY}
+    assert _found(alone, "team-a") == in_fleet, "judged in a fleet as alone"
     single = _collections(fake_api)
     assert {p.replace("/namespaces/team-a", "") for p in single} == fleet_collections
     # the same number of followed collections (the namespace's pods and the cluster's pods
     # are two watches in both: the cluster's are decoded as a view for the capacity sums)
     assert len(_watched(fake_api, single)) == len(fleet_watched) >= 10
+
+
+def test_a_namespace_of_a_fleet_is_judged_as_a_monitor_of_it_alone_judges_it(
+    fake_api: FakeApiServer, fleet: Path, running: list[RunningMonitor]
+) -> None:
+    """team-c's training job holds the GPUs another of its jobs waits for: its own pods, and
+    never another namespace's, are the ones whose finishing it may wait for."""
+    fake_api.add(*_moved(held_by_running_job(datetime.now(UTC)), "team-c"))
+    names = ("train", "team-a", "team-c")
+    monitor = _start(running, _request(fleet, NamespaceSelection(SelectionMode.LIST, names)))
+    wait_for("every namespace evaluated", monitor.monitor.complete)
+    in_fleet = {name: _found(monitor, name) for name in names}
+    assert any(
+        code.startswith("capacity.") and status == "warn"
+        for _, code, status, _ in in_fleet["team-c"]
+    ), "precondition: team-c waits for its running job"
+    running.pop().close()
+    for name in names:
+        alone = _start(running, _request(fleet, NamespaceSelection(names=(name,)), namespace=name))
+        wait_for(f"{name} alone", alone.monitor.complete)
+        assert _found(alone, name) == in_fleet[name], name
+        running.pop().close()
 
 
 def test_a_selector_is_read_again_and_follows_the_labels(
@@ -212,3 +249,36 @@ def test_a_selector_matching_nothing_watches_nothing_and_says_so(
     monitor = _start(running, _request(fleet, nothing))
     wait_for("the first round", monitor.monitor.complete, BOUND)
     assert monitor.monitor.evaluations() == ()
+
+
+def test_every_namespace_is_given_the_very_same_cluster_wide_answers_while_they_stand(
+    fake_api: FakeApiServer, fleet: Path, running: list[RunningMonitor]
+) -> None:
+    """What doctor computes from the machines and the capacity sums it keeps for the very same
+    answer (doctor/last_answer.py): the cache hands each namespace, and each round, the same
+    object until the objects under it change."""
+    names = NamespaceSelection(SelectionMode.LIST, ("train", "team-a"))
+    monitor = _start(running, _request(fleet, names))
+    wait_for("both evaluated", monitor.monitor.complete)
+    cache = monitor.monitor.cache
+    machines = cache.list(Kind.NODE, namespace=None)
+    sums = [
+        cache.fold(
+            Kind.POD, CapacityTally(ns, names.names), namespace=None, fields=HOLDING_CAPACITY
+        )
+        for ns in names.names
+    ]
+    assert isinstance(machines, Listed), machines
+    assert cache.list(Kind.NODE, namespace=None) is machines
+    assert sums[0] is sums[1]
+    node = fake_api.get_object("Node", "cpu-1", "")
+    assert node is not None
+    node["metadata"]["labels"] = {"changed": "yes"}
+    fake_api.update_object(node)
+    wait_for("the changed machine", lambda: cache.list(Kind.NODE, namespace=None) is not machines)
+    assert (
+        cache.fold(
+            Kind.POD, CapacityTally("train", names.names), namespace=None, fields=HOLDING_CAPACITY
+        )
+        is sums[0]
+    ), "a machine's labels move no sum"

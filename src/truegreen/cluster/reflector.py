@@ -195,6 +195,7 @@ class Reflector:
         self._backoff = Backoff(clock, rand)
         self._lock = threading.Lock()
         self._store: dict[ObjectKey, Any] = {}
+        self._version = 0
         self._listed = False
         self._confirmed_at: float | None = None
         self._failure: CantRead | None = None
@@ -214,6 +215,13 @@ class Reflector:
                 else tuple(v for k, v in self._store.items() if k[0] == namespace)
             )
             return CacheState(items, self._listed, self._confirmed_at, self._failure)
+
+    @property
+    def version(self) -> int:
+        """A count that moves whenever the objects (or the mirror) change: an answer built
+        from them may be reused while it stays."""
+        with self._lock:
+            return self._version
 
     @property
     def mirror(self) -> Mirror | None:
@@ -279,6 +287,7 @@ class Reflector:
                 self._store = kept if keep is not None else dict(listed.items)
             else:
                 self._mirror.take(staged)
+            self._version += 1
             self._listed = True
             self._confirmed_at = self._clock()
             self._failure = None
@@ -327,6 +336,8 @@ class Reflector:
                 self._store.pop(key, None)
             else:
                 self._store[key] = obj
+            if changed:
+                self._version += 1
         if changed:
             self._on_change()
 

@@ -10,8 +10,9 @@ a handful per evaluation, however large the cluster. A read the cache cannot vou
 
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from msgspec import Struct
@@ -23,7 +24,7 @@ from truegreen.cluster.kinds import stamp
 from truegreen.cluster.live import LiveCluster, action_of
 from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
 from truegreen.cluster.reads import ReadFailure
-from truegreen.cluster.reflector import Reflector, WatchSettings
+from truegreen.cluster.reflector import CacheState, Reflector, WatchSettings
 from truegreen.doctor.usage import CapacityTally
 from truegreen.monitor.age import Held, served
 from truegreen.monitor.tally import RunningCapacity
@@ -34,6 +35,8 @@ WATCHED_FOR_GETS = frozenset({Kind.PERSISTENT_VOLUME_CLAIM, Kind.SERVICE_ACCOUNT
 is a change worth evaluating at once."""
 
 _Key = tuple[Kind, str | None, str, str, type[Any] | None, str | None]
+
+A = TypeVar("A")
 
 _FLEET = "fleet"
 """The key's last part for a watch of every namespace shared by the selected ones."""
@@ -81,6 +84,10 @@ class WatchCache:
         self._clock = clock
         self._lock = threading.Lock()
         self._reflectors: dict[_Key, Reflector] = {}
+        self._answers: weakref.WeakKeyDictionary[Reflector, tuple[int, Any]] = (
+            weakref.WeakKeyDictionary()
+        )
+        """Each reflector's last answer and the version it was built at."""
         self._oldest: float | None = None
 
     @property
@@ -132,12 +139,19 @@ class WatchCache:
     ) -> ListRead:
         """The objects a reflector holds, whole (a view's fields for `LIST_VIEWS`)."""
         view = LIST_VIEWS.get(kind) if namespace is None else None
-        found = self._held(kind, namespace, labels, fields, view)
-        if isinstance(found, CantRead):
-            return found
         if view is None:
-            return Listed(found)
-        return Listed(tuple(stamp(msgspec.to_builtins(item), kind) for item in found))
+            found = self._held(kind, namespace, labels, fields, view)
+            return found if isinstance(found, CantRead) else Listed(found)
+        reflector = self._namespaced(kind, namespace, labels, fields, view)
+        why = self._unusable(reflector, action_of(kind))
+        if why is not None:
+            return why
+        return self._remembered(
+            reflector,
+            lambda state: Listed(
+                tuple(stamp(msgspec.to_builtins(item), kind) for item in state.items)
+            ),
+        )
 
     def fold(
         self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
@@ -152,7 +166,11 @@ class WatchCache:
             mirror = reflector.mirror
             assert isinstance(mirror, RunningCapacity)
             why = self._unusable(reflector, action_of(kind))
-            return why if why is not None else Folded(mirror.summary(fold.namespace))
+            if why is not None:
+                return why
+            # A fleet's one summary keeps every selected namespace's pods: doctor keeps each
+            # namespace's own (`DoctorSettings.fleet`, usage.cluster_usage).
+            return self._remembered(reflector, lambda state: Folded(mirror.summary()))
         found = self._held(kind, namespace, None, fields, fold.view)
         if isinstance(found, CantRead):
             return found
@@ -191,6 +209,23 @@ class WatchCache:
             else:
                 self._gets[key] = (read, now)
         return read
+
+    def _remembered(self, reflector: Reflector, build: Callable[[CacheState], A]) -> A:
+        """The answer `build` makes from the reflector's objects, the very same object while
+        they have not changed: what doctor computes from a cluster-wide answer (the machines
+        as the fit reads them, the GPU machines in trouble, the typed sums) it keeps for the
+        same answer (doctor/last_answer.py), so every namespace of a fleet, and every round
+        while the machines stay, reuses it."""
+        version = reflector.version  # before the objects: a change meanwhile builds again
+        with self._lock:
+            kept = self._answers.get(reflector)
+        if kept is not None and kept[0] == version:
+            answer: A = kept[1]
+            return answer
+        answer = build(reflector.state())
+        with self._lock:
+            self._answers[reflector] = (version, answer)
+        return answer
 
     def _note_confirmed(self, at: float) -> None:
         with self._lock:

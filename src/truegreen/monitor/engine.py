@@ -247,9 +247,11 @@ class Monitor:
         started = self._clock()
         self.cache.begin()
         doctor = self._settings.doctor
-        if namespace != doctor.kubectl.namespace:
-            # commands on the page and in Events name the namespace they are about
-            doctor = replace(doctor, kubectl=replace(doctor.kubectl, namespace=namespace))
+        if self.fleet:
+            # commands on the page and in Events name the namespace they are about; the
+            # capacity summary is the fleet's, of which doctor keeps this namespace's pods
+            kubectl = replace(doctor.kubectl, namespace=namespace)
+            doctor = replace(doctor, kubectl=kubectl, fleet=self._names)
         report = diagnose(self.cache, namespace, self._wall(), doctor, self._settings.where)
         as_of = self.cache.as_of()
         refresh = self._refresh_states(namespace)

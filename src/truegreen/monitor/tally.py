@@ -81,8 +81,7 @@ class RunningCapacity:
     """What `CapacityTally(namespace)` would sum, kept current one pod at a time. Thread-safe.
 
     One tally serves many namespaces (the fleet's monitor shares one watch of the cluster's
-    pods): `namespaces` are those whose pods are kept whole, None for every namespace, and
-    `summary(namespace)` is that namespace's CapacityTally summary.
+    pods): `namespaces` are those whose pods are kept whole, None for every namespace.
     """
 
     view = CheckedPodView
@@ -191,9 +190,9 @@ class RunningCapacity:
         if not self._on_machine[machine]:
             del self._on_machine[machine]
 
-    def summary(self, namespace: str | None = None) -> dict[str, Any]:
-        """As `CapacityTally(namespace).summary()` over the same pods in the server's list
-        order (None: with every kept namespace's pods)."""
+    def summary(self) -> dict[str, Any]:
+        """As `CapacityTally(namespace, also).summary()` over the same pods in the server's list
+        order, for the same namespaces kept."""
         with self._lock:
             usage = ClusterUsage(
                 {
@@ -202,11 +201,7 @@ class RunningCapacity:
                     )
                     for m in sorted(self._bound.keys() | self._nominated.keys())
                 },
-                [
-                    self._here[key]
-                    for key in sorted(self._here)
-                    if namespace is None or key[0] == namespace
-                ],
+                [self._here[key] for key in sorted(self._here)],
                 self._invalid[min(self._invalid)] if self._invalid else "",
                 {m: self._largest_holders(m) for m in sorted(self._on_machine)},
             )
