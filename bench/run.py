@@ -122,9 +122,15 @@ def _tools(
     return tools
 
 
-def bench_size(pods: int, runs: int, baselines: bool) -> dict[str, Any]:
-    """Every doctor-side tool at one cluster size."""
-    with RealisticServer(pods) as server, tempfile.TemporaryDirectory() as scratch:
+def bench_size(
+    pods: int, runs: int, baselines: bool, *, training_kinds: bool = False
+) -> dict[str, Any]:
+    """Every doctor-side tool at one cluster size (`training_kinds`: the namespace holds a job
+    of every training kind and a queued one, bench/served.py)."""
+    with (
+        RealisticServer(pods, training_kinds=training_kinds) as server,
+        tempfile.TemporaryDirectory() as scratch,
+    ):
         kubeconfig = server.write_kubeconfig(Path(scratch) / "kubeconfig", namespace="train")
         snapshot = Path(scratch) / "snapshot"
         truegreen = installed("truegreen")
@@ -301,6 +307,14 @@ def markdown(document: dict[str, Any]) -> str:
             f"({doctor['peak_rss_mb_100k']} MB).",
             "",
         ]
+        kinds = doctor.get("with_training_kinds")
+        if kinds:
+            lines += [
+                f"With a job of every training kind and a queued one in the namespace, doctor "
+                f"takes {kinds['median_seconds']} s ({kinds['ratio_vs_floor']}x the decode "
+                f"floor, {kinds['requests']} requests, {kinds['peak_rss_mb']} MB).",
+                "",
+            ]
     imports = {
         c: document[c] for c in ("doctor", "lint", "refresh") if "import_ms" in document.get(c, {})
     }
@@ -499,6 +513,18 @@ def _monitor_parts(document: dict[str, Any], parts: list[str]) -> None:
         document["measured"]["monitor-fleet"] = _stamp()
 
 
+def kinds_section(point: dict[str, Any]) -> dict[str, Any]:
+    """doctor on a namespace holding every training kind and a Kueue-queued job, against the
+    decode floor of the same cluster: what the reads those kinds cause cost."""
+    doctor = _median(point, "doctor")
+    return {
+        "median_seconds": doctor,
+        "peak_rss_mb": point["doctor"]["peak_rss_mb"],
+        "requests": point["doctor_requests"],
+        "ratio_vs_floor": _ratio(doctor, _median(point, "decode_floor")),
+    }
+
+
 def main() -> None:
     sizes = [
         int(s) for s in os.environ.get("BENCH_SIZES", "3,10,1000,10000,30000,100000").split(",")
@@ -522,6 +548,11 @@ def main() -> None:
             sys.stderr.write(f"bench: doctor at {pods} pods\n")
             points[pods] = bench_size(pods, runs, baselines=pods <= baseline_max)
         document["doctor"] = doctor_section(points)
+        at = document["doctor"]["pods"]
+        sys.stderr.write(f"bench: doctor at {at} pods, every training kind and a queue\n")
+        document["doctor"]["with_training_kinds"] = kinds_section(
+            bench_size(at, runs, baselines=False, training_kinds=True)
+        )
         document["measured"]["doctor"] = _stamp()
     if "startup" in parts:
         sys.stderr.write("bench: startup\n")

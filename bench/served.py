@@ -128,7 +128,17 @@ class RealisticServer(FakeApiServer):
     each its own copy); pods and nodes cluster-wide from pre-encoded pages of `pods` realistic
     pods in all."""
 
-    def __init__(self, pods: int, seed: int = 7, training_namespaces: int = 1) -> None:
+    def __init__(
+        self,
+        pods: int,
+        seed: int = 7,
+        training_namespaces: int = 1,
+        *,
+        training_kinds: bool = False,
+    ) -> None:
+        """`training_kinds`: the namespace also holds a job of every training kind and a job
+        handed to a Kueue queue, each group served, so that doctor makes every read they cause
+        (the training kinds' lists, runtimes, Kueue's kinds)."""
         super().__init__()
         machines = realistic.nodes(pods, seed)
         namespace: list[Obj] = []
@@ -136,6 +146,15 @@ class RealisticServer(FakeApiServer):
             made = realistic.training_namespace(min(pods, 10), machines, seed + index)
             namespace += made if index == 0 else _moved(made, name)
         self.add(*namespace)
+        if training_kinds:
+            from datetime import UTC, datetime
+
+            from tests.support.kueue_objects import every_queue_read
+            from tests.support.training_kinds import ALL_GROUPS, every_training_read
+
+            self.install(*ALL_GROUPS, "kueue.x-k8s.io")
+            now = datetime.now(UTC)
+            self.add(*every_training_read(now), *every_queue_read(now))
         here = [_as_item(o) for o in namespace if o["kind"] == "Pod"]
         others = realistic.other_pods(pods - len(here), machines, seed)
         self._pods = _Pages("PodList", _chained(here, others), pods)

@@ -972,6 +972,17 @@ def _lint_arguments(parser: argparse.ArgumentParser) -> None:
         help="Refuse a larger file (a finding) or stdin (bad usage), in MiB.",
     )
     parser.add_argument(
+        "--no-ignores",
+        action="store_true",
+        help="truegreen.io/ignore annotations silence nothing and are findings (for CI).",
+    )
+    parser.add_argument(
+        "--chart-root",
+        action="append",
+        metavar="DIR",
+        help="The folder of a chart whose `helm template` output is on stdin (repeatable).",
+    )
+    parser.add_argument(
         "--list-rules", action="store_true", help="Print every rule: id, severity, summary."
     )
     parser.add_argument("--explain", metavar="RULE", help="Print one rule's reason and fix.")
@@ -986,6 +997,8 @@ def lint(
     output: str,
     allow_empty: bool,
     max_file_size: int,
+    no_ignores: bool,
+    chart_root: list[str] | None,
     list_rules: bool,
     explain: str | None,
     no_color: bool,
@@ -1021,6 +1034,8 @@ def lint(
         limits=Limits(max_bytes=max_file_size * MIB),
         stdin=sys.stdin.buffer,
         allow_empty=allow_empty,
+        no_ignores=no_ignores,
+        chart_roots=chart_root,
     )
     if output == "json":
         _emit_json(reports.to_json(result))

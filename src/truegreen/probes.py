@@ -1,25 +1,30 @@
 """Probe semantics shared by lint and doctor: what a workload's containers serve and check.
 
-The model is built from a workload object (manifest or live) and the intent its annotations
-declare, which a manifest alone cannot show:
-  truegreen.io/keep-running: "api,worker"        never restart these containers by probe
+One model is built per pod template of an object (manifest or live; `truegreen.lint.kinds`
+says where each kind keeps them), with the intent its annotations declare, which a manifest
+alone cannot show:
+  truegreen.io/keep-running: "api,worker"        never restart these containers by probe;
+                                                 "" says none of them keeps work running
   truegreen.io/disabled-by:  "8080=SOME_ENV"     that server is off when SOME_ENV is non-empty
   truegreen.io/ignore:       "RULE,RULE"         suppress rules for this object
+Without keep-running, work that must not be restarted is recognised from the kind (a Job, a
+training job) and from the container itself (`truegreen.lint.training`).
 """
 
-import shlex
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
-from msgspec import Struct
+from msgspec import Struct, field
+from msgspec.structs import replace
+
+from truegreen.lint.commands import always_succeeds
+from truegreen.lint.kinds import PodTemplate, Work, understand
+from truegreen.lint.training import training_signal
 
 KEEP_RUNNING = "truegreen.io/keep-running"
 DISABLED_BY = "truegreen.io/disabled-by"
 IGNORE = "truegreen.io/ignore"
-
-WORKLOAD_KINDS = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Pod", "Job", "CronJob")
-BATCH_KINDS = ("Job", "CronJob")
 
 
 class ProbeKind(StrEnum):
@@ -33,6 +38,9 @@ class ProbeKind(StrEnum):
     def restarts_container(self) -> bool:
         """Whether a failing probe of this kind makes the kubelet kill the container."""
         return self is not ProbeKind.READINESS
+
+
+_PROBE_KINDS = tuple(ProbeKind)  # iterating the enum itself costs a call per member
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
@@ -56,8 +64,25 @@ def _port(value: object) -> Port | None:
     return None
 
 
+_PROBE_DEFAULTS = {
+    "initialDelaySeconds": 0,
+    "periodSeconds": 10,
+    "timeoutSeconds": 1,
+    "successThreshold": 1,
+    "failureThreshold": 3,
+}
+"""k8s.io/api core/v1 Probe: what the API server fills in for a field left out."""
+
+
+def _seconds(spec: Mapping[str, Any], key: str) -> int:
+    value = spec.get(key)
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return _PROBE_DEFAULTS[key]
+
+
 class Probe(Struct, frozen=True):
-    """One probe: its kind, handler and what it targets."""
+    """One probe: its kind, handler, what it targets and how soon it gives up."""
 
     kind: ProbeKind
     handler: str
@@ -65,41 +90,133 @@ class Probe(Struct, frozen=True):
     port: Port | None = None
     path: str = ""
     command: tuple[str, ...] = ()
+    period: int = 10
+    timeout: int = 1
+    failures: int = 3
+    """failureThreshold: consecutive failures before the probe acts."""
 
     @classmethod
     def parse(cls, kind: ProbeKind, spec: Mapping[str, Any]) -> "Probe":
         """The probe a container spec declares under `kind`."""
-        for handler in ("httpGet", "tcpSocket", "grpc"):
-            if handler in spec:
-                target = _mapping(spec[handler])
-                return cls(kind, handler, _port(target.get("port")), str(target.get("path") or ""))
-        if "exec" in spec:
-            command = tuple(str(c) for c in _sequence(_mapping(spec["exec"]).get("command")))
-            return cls(kind, "exec", command=command)
-        return cls(kind, "")
+        period = _seconds(spec, "periodSeconds")
+        timeout = _seconds(spec, "timeoutSeconds")
+        failures = _seconds(spec, "failureThreshold")
+        handler, port, path = "", None, ""
+        command: tuple[str, ...] = ()
+        for network in ("httpGet", "tcpSocket", "grpc"):
+            if network in spec:
+                target = _mapping(spec[network])
+                handler, port, path = (
+                    network,
+                    _port(target.get("port")),
+                    str(target.get("path") or ""),
+                )
+                break
+        else:
+            if "exec" in spec:
+                handler = "exec"
+                command = tuple(str(c) for c in _sequence(_mapping(spec["exec"]).get("command")))
+        return cls(kind, handler, port, path, command, period, timeout, failures)
+
+    @property
+    def gives_up_after(self) -> int:
+        """Seconds of failing before the probe acts: failureThreshold x periodSeconds."""
+        return self.failures * self.period
 
     @property
     def cannot_fail(self) -> bool:
-        """An exec probe whose command always succeeds (`true`, `exit 0`, `sh -c true`)."""
-        return self.handler == "exec" and command_always_succeeds(self.command)
+        """An exec probe whose command always succeeds (`true`, `echo ok`, `cmd || true`)."""
+        return self.handler == "exec" and always_succeeds(self.command)
 
 
-_ALWAYS_TRUE = {("true",), ("/bin/true",), ("/usr/bin/true",), (":",), ("exit", "0"), ("exit",)}
-_SHELLS = {"sh", "bash", "/bin/sh", "/bin/bash", "/usr/bin/sh", "/usr/bin/bash", "ash", "/bin/ash"}
+# k8s.io/api core/v1 types.go: the fields the API server knows; strict field validation refuses
+# any other (`unknown field "spec.containers[0].readinesProbe"`), and so does lint.
+CONTAINER_FIELDS = frozenset(
+    [
+        "name",
+        "image",
+        "command",
+        "args",
+        "workingDir",
+        "ports",
+        "envFrom",
+        "env",
+        "resources",
+        "resizePolicy",
+        "restartPolicy",
+        "restartPolicyRules",
+        "volumeMounts",
+        "volumeDevices",
+        "livenessProbe",
+        "readinessProbe",
+        "startupProbe",
+        "lifecycle",
+        "terminationMessagePath",
+        "terminationMessagePolicy",
+        "imagePullPolicy",
+        "securityContext",
+        "stdin",
+        "stdinOnce",
+        "tty",
+    ]
+)
+PROBE_FIELDS = frozenset(
+    [
+        "exec",
+        "httpGet",
+        "tcpSocket",
+        "grpc",
+        "initialDelaySeconds",
+        "timeoutSeconds",
+        "periodSeconds",
+        "successThreshold",
+        "failureThreshold",
+        "terminationGracePeriodSeconds",
+    ]
+)
+HANDLER_FIELDS = {
+    "exec": frozenset({"command"}),
+    "httpGet": frozenset({"path", "port", "host", "scheme", "httpHeaders", "protocol"}),
+    "tcpSocket": frozenset({"port", "host"}),
+    "grpc": frozenset({"port", "service", "mode"}),
+}
+PORT_FIELDS = frozenset({"name", "hostPort", "containerPort", "protocol", "hostIP"})
 
 
-def command_always_succeeds(command: Sequence[str]) -> bool:
-    """Whether an exec command can never fail."""
-    words = tuple(command)
-    if words in _ALWAYS_TRUE:
-        return True
-    if len(words) == 3 and words[0] in _SHELLS and words[1] in ("-c", "-ec", "-ce"):
-        try:
-            inner = tuple(shlex.split(words[2]))
-        except ValueError:
-            return False
-        return inner in _ALWAYS_TRUE
-    return False
+class UnknownField(Struct, frozen=True):
+    """A field the API server does not know, where it is, and the field it most resembles."""
+
+    path: str
+    """From the container: `readinesProbe`, `livenessProbe.httpGet.paht`, `ports[0].name_`."""
+    suggestion: str | None
+
+
+def _unknown(spec: Mapping[str, Any], known: frozenset[str], where: str) -> list[UnknownField]:
+    found = []
+    for key in spec:
+        if key not in known:
+            import difflib  # only for a field that is wrong: lint's start-up stays without it
+
+            close = difflib.get_close_matches(str(key), sorted(known), n=1, cutoff=0.75)
+            found.append(UnknownField(f"{where}{key}", close[0] if close else None))
+    return found
+
+
+def unknown_fields(spec: Mapping[str, Any]) -> tuple[UnknownField, ...]:
+    """The unknown fields of a container spec, its probes, their handlers and its ports."""
+    found = _unknown(spec, CONTAINER_FIELDS, "")
+    for kind in _PROBE_KINDS:
+        probe = spec.get(kind)
+        if not isinstance(probe, Mapping):
+            continue
+        found += _unknown(probe, PROBE_FIELDS, f"{kind}.")
+        for handler, known in HANDLER_FIELDS.items():
+            if isinstance(probe.get(handler), Mapping):
+                found += _unknown(probe[handler], known, f"{kind}.{handler}.")
+    for number, port in enumerate(_sequence(spec.get("ports"))):
+        if isinstance(port, Mapping):
+            found += _unknown(port, PORT_FIELDS, f"ports[{number}].")
+    return tuple(found)
 
 
 class DeclaredPort(Struct, frozen=True):
@@ -125,9 +242,18 @@ class ContainerModel(Struct, frozen=True):
     env: tuple[EnvSetting, ...]
     is_sidecar: bool
     """A native sidecar: an init container with restartPolicy Always."""
+    training: str | None = None
+    """Why the container looks like training work (`its env sets WORLD_SIZE`), else None."""
+    unknown: tuple[UnknownField, ...] = ()
+    ready_by_controller: bool = False
+    """Its controller gives it a readiness probe when it has none (KubeRay, Knative)."""
+    restarted_by_controller: bool = False
+    """Its controller gives it a liveness probe when it has none (KubeRay)."""
 
     @classmethod
-    def parse(cls, spec: Mapping[str, Any], *, is_sidecar: bool) -> "ContainerModel":
+    def parse(
+        cls, spec: Mapping[str, Any], *, is_sidecar: bool, default_name: str = ""
+    ) -> "ContainerModel":
         """The model of one container spec."""
         ports = []
         for entry in (_mapping(p) for p in _sequence(spec.get("ports"))):
@@ -138,7 +264,7 @@ class ContainerModel(Struct, frozen=True):
         # `readinessProbe: null` (or a bare `readinessProbe:` in YAML) declares no probe at all.
         probes = tuple(
             Probe.parse(kind, spec[kind])
-            for kind in ProbeKind
+            for kind in _PROBE_KINDS
             if isinstance(spec.get(kind), Mapping)
         )
         env = []
@@ -147,11 +273,24 @@ class ContainerModel(Struct, frozen=True):
                 literal = "valueFrom" not in entry
                 value = str(entry.get("value") or "") if literal else None
                 env.append(EnvSetting(str(entry["name"]), value))
-        return cls(str(spec.get("name", "")), tuple(ports), probes, tuple(env), is_sidecar)
+        return cls(
+            str(spec.get("name") or default_name),
+            tuple(ports),
+            probes,
+            tuple(env),
+            is_sidecar,
+            training_signal(spec),
+            unknown_fields(spec),
+        )
 
     def probe(self, kind: ProbeKind) -> Probe | None:
         """The probe of `kind`, if declared."""
         return next((p for p in self.probes if p.kind is kind), None)
+
+    @property
+    def gated_until_ready(self) -> bool:
+        """Something decides when it is Ready: its readiness probe, or its controller's."""
+        return self.ready_by_controller or self.probe(ProbeKind.READINESS) is not None
 
     def resolve(self, port: Port | None) -> int | None:
         """A probe's port as a number: named ports are looked up among the declared ones."""
@@ -187,7 +326,8 @@ class DisabledServer(Struct, frozen=True):
 class Intent(Struct, frozen=True):
     """What the workload's annotations declare."""
 
-    keep_running: frozenset[str] = frozenset()
+    keep_running: frozenset[str] | None = None
+    """The containers declared keep-running; None when no annotation says (signals decide)."""
     disabled_by: tuple[DisabledServer, ...] = ()
     ignore: frozenset[str] = frozenset()
 
@@ -198,11 +338,12 @@ def _names(value: object) -> frozenset[str]:
 
 def parse_intent(*annotation_maps: Mapping[str, Any]) -> Intent:
     """Intent from the workload's and its pod template's annotations (both count)."""
-    keep: frozenset[str] = frozenset()
+    keep: frozenset[str] | None = None
     ignore: frozenset[str] = frozenset()
     disabled: list[DisabledServer] = []
     for annotations in annotation_maps:
-        keep |= _names(annotations.get(KEEP_RUNNING))
+        if KEEP_RUNNING in annotations:
+            keep = (keep or frozenset()) | _names(annotations.get(KEEP_RUNNING))
         ignore |= _names(annotations.get(IGNORE))
         for entry in _names(annotations.get(DISABLED_BY)):
             # `port=ENV`, once: neither a port nor an env var name can hold "=".
@@ -254,67 +395,107 @@ def same_check(container: ContainerModel, a: Probe, b: Probe) -> bool:
 
 
 class WorkloadModel(Struct, frozen=True):
-    """A workload's pod template, as the probe rules see it."""
+    """One pod template of a workload, as the probe rules see it."""
 
     kind: str
     name: str
     namespace: str | None
     labels: Mapping[str, str]
-    """The pod template's labels (what Services select)."""
+    """The pod's labels, the template's and the controller's (what Services select)."""
     containers: tuple[ContainerModel, ...]
     """Main containers, then native sidecars."""
     intent: Intent
-    is_batch: bool
+    work: Work = Work.ROLLED_OUT
+    role: str = ""
+    """Which of the object's pod templates (`worker`, `head`); "" when it has one."""
+    by_kind: str = ""
+    """Why the kind itself is batch or training work ("a PyTorchJob"), else ""."""
+    host_network: bool = False
+    controller: str = ""
+    """Who adds probes of its own (`KubeRay`, `Knative`), for the messages."""
+    pod_spec: Mapping[str, Any] = field(default_factory=dict)
+    """The pod spec the model was read from, to find a container's line."""
+
+    @property
+    def is_batch(self) -> bool:
+        """The pods run to completion (a Job and what is built of Jobs): no readiness to ask."""
+        return self.work is Work.BATCH
 
     @property
     def main_containers(self) -> tuple[ContainerModel, ...]:
         """The containers that are not sidecars."""
         return tuple(c for c in self.containers if not c.is_sidecar)
 
+    def keeps_work(self, container: ContainerModel) -> str | None:
+        """Why a restart of this container would kill work it keeps running; None if it would
+        not. An annotation decides when there is one; else the kind, then the container."""
+        if self.intent.keep_running is not None:
+            return (
+                "it is declared keep-running"
+                if container.name in self.intent.keep_running
+                else None
+            )
+        if container.is_sidecar:
+            return None  # a sidecar's restart leaves the main containers' work alone
+        if self.by_kind:
+            return f"the workload is {self.by_kind}"
+        return container.training
 
-def pod_template_of(obj: Mapping[str, Any]) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
-    """(template metadata, pod spec) of a workload object; None when it has no pod template."""
-    kind = obj.get("kind")
-    spec = _mapping(obj.get("spec"))
-    if kind == "Pod":
-        return _mapping(obj.get("metadata")), spec
-    if kind == "CronJob":
-        spec = _mapping(_mapping(spec.get("jobTemplate")).get("spec"))
-    template = _mapping(spec.get("template"))
-    if not template:
-        return None
-    return _mapping(template.get("metadata")), _mapping(template.get("spec"))
+    def declares_anywhere(self, port: int) -> bool:
+        """A port number is declared by some container of the pod (they share one network)."""
+        return any(container.declares(port) for container in self.containers)
 
 
-def workload_model(obj: Mapping[str, Any]) -> WorkloadModel | None:
-    """The probe model of a workload object; None for kinds without a pod template."""
-    kind = str(obj.get("kind", ""))
-    if kind not in WORKLOAD_KINDS:
+def workload_models(obj: Mapping[str, Any]) -> tuple[WorkloadModel, ...] | None:
+    """One probe model per pod template of an object; None for a kind lint does not understand
+    (a kind known to run no pods has none)."""
+    understood = understand(obj)
+    if understood is None:
         return None
-    template = pod_template_of(obj)
-    if template is None:
-        return None
-    template_meta, spec = template
-    meta = _mapping(obj.get("metadata"))
-    containers = [
-        ContainerModel.parse(_mapping(c), is_sidecar=False)
-        for c in _sequence(spec.get("containers"))
-    ]
+    return tuple(_model(obj, template) for template in understood.templates)
+
+
+def _model(obj: Mapping[str, Any], template: PodTemplate) -> WorkloadModel:
+    spec, meta = template.spec, _mapping(obj.get("metadata"))
+    knative = template.controller == "Knative"
+    containers = []
+    for entry in map(_mapping, _sequence(spec.get("containers"))):
+        model = ContainerModel.parse(
+            entry, is_sidecar=False, default_name="user-container" if knative else ""
+        )
+        added = tuple(
+            DeclaredPort(number, name)
+            for owner, name, number in template.ports_by_controller
+            if owner == model.name and not model.declares(name)
+        )
+        containers.append(
+            replace(
+                model,
+                ports=model.ports + added,
+                ready_by_controller=model.name in template.ready_by_controller,
+                restarted_by_controller=model.name in template.restarted_by_controller,
+            )
+        )
     containers += [
         ContainerModel.parse(_mapping(c), is_sidecar=True)
         for c in _sequence(spec.get("initContainers"))
         if _mapping(c).get("restartPolicy") == "Always"
     ]
-    run_to_completion = kind == "Pod" and spec.get("restartPolicy") in ("Never", "OnFailure")
     namespace = meta.get("namespace")
+    labels = {str(k): str(v) for k, v in _mapping(template.metadata.get("labels")).items()}
     return WorkloadModel(
-        kind=kind,
+        kind=str(obj.get("kind", "")),
         name=str(meta.get("name", "")),
         namespace=str(namespace) if namespace else None,
-        labels={str(k): str(v) for k, v in _mapping(template_meta.get("labels")).items()},
+        labels={**labels, **template.labels},
         containers=tuple(containers),
         intent=parse_intent(
-            _mapping(meta.get("annotations")), _mapping(template_meta.get("annotations"))
+            _mapping(meta.get("annotations")), _mapping(template.metadata.get("annotations"))
         ),
-        is_batch=kind in BATCH_KINDS or run_to_completion,
+        work=template.work,
+        role=template.role,
+        by_kind=template.by_kind,
+        host_network=spec.get("hostNetwork") is True,
+        controller=template.controller,
+        pod_spec=spec,
     )

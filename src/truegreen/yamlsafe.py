@@ -9,19 +9,27 @@
   expanded), refuses duplicate keys with the words of the API server's strict decoding
   (sigs.k8s.io/yaml `YAMLToJSONStrict`: `key "image" already set in map`), and records the line
   each mapping starts on.
+- Manifests (`kubernetes=True`) are read as Kubernetes reads them (`truegreen.goscalars`:
+  sigs.k8s.io/yaml over go-yaml v2), and a problem inside one document (a value or key the API
+  server's decoding refuses, a duplicate key, broken syntax) stops only that document: the
+  caller decides what a document that is no Kubernetes object at all may hold.
 """
 
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator, Mapping
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import msgspec
 import yaml
 from msgspec import Struct, field
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from truegreen import goscalars
 
 MIB = 1024 * 1024
 _BaseLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -62,6 +70,38 @@ class _Loader(_BaseLoader):  # type: ignore[misc]
             if len(_RESOLVED) < _RESOLVED_MAX:
                 _RESOLVED[value] = tag
         return tag
+
+
+# A plain scalar that Kubernetes reads as something other than a string: its text, resolved once.
+_PLAIN = "tag:truegreen,plain"
+_PLAIN_VALUES: dict[str, tuple[str, goscalars.Scalar]] = {}
+_PLAIN_TAGS: dict[str, str] = {}
+"""A plain scalar's text -> the tag it gets (`str`, `merge` or `_PLAIN`), within the bounds."""
+
+
+def _plain_tag(text: str) -> str:
+    if text == "<<":
+        return _MERGE  # decode.go isMerge: a plain `<<` key merges
+    known = _PLAIN_VALUES.get(text) or goscalars.resolve(text)
+    tag = _STR if known[0] in (goscalars.STR, goscalars.TIMESTAMP) else _PLAIN
+    if len(text) <= _RESOLVED_LENGTH and len(_PLAIN_TAGS) < _RESOLVED_MAX:
+        _PLAIN_TAGS[text] = tag
+        if tag is _PLAIN:
+            _PLAIN_VALUES[text] = known
+    return tag
+
+
+class _KubernetesLoader(_Loader):
+    """libyaml's loader with go-yaml v2's resolution of plain scalars (goscalars.resolve)."""
+
+    def resolve(self, kind: type, value: Any, implicit: tuple[bool, bool]) -> str:
+        """A plain scalar's tag as go-yaml resolves it: `str`, `merge`, or one resolved value;
+        a collection's is its kind's (go-yaml decodes it by kind, whatever its tag)."""
+        if kind is ScalarNode:
+            if not implicit[0]:
+                return _STR  # quoted, or the non-specific `!`
+            return _PLAIN_TAGS.get(value) or _plain_tag(value)
+        return _SEQ if kind is SequenceNode else _MAP
 
 
 class Limits(Struct, frozen=True):
@@ -120,6 +160,9 @@ class Document(Struct, frozen=True):
     end_line: int
     lines: Mapping[int, int] = field(default_factory=dict)
     """id(mapping) -> 1-based line, when lines were asked for."""
+    problem: Refusal | None = None
+    """Read as Kubernetes reads it: the first value the API server's decoding would refuse (the
+    value itself is left out of `data`). Always None otherwise: such a document is refused."""
 
 
 class _RefusedError(Exception):
@@ -201,14 +244,67 @@ def read_stream(stream: BinaryIO, limits: Limits = MANIFEST_LIMITS) -> str | Ref
 
 
 def load_all(
-    text: str, limits: Limits = MANIFEST_LIMITS, *, lines: bool = True, unique_keys: bool = True
+    text: str,
+    limits: Limits = MANIFEST_LIMITS,
+    *,
+    lines: bool = True,
+    kubernetes: bool = False,
+    unique_keys: bool = True,
 ) -> Iterator[Document | Refusal]:
     """Every document of a YAML stream; a Refusal, last, where it stops being acceptable.
 
     `unique_keys=False` takes a repeated key's last value, as go-yaml's lenient decoding does
-    (client-go reads a kubeconfig so), instead of refusing it."""
-    loader = _Loader(text)
-    builder = _Builder(loader, limits, lines, "*" in text, unique_keys)
+    (client-go reads a kubeconfig so), instead of refusing it. With `kubernetes`, scalars are
+    read as Kubernetes reads them, a document's own problems are its `problem`, and a document
+    that cannot be parsed is one Refusal: the stream goes on with the next `---`, so the
+    documents after it are still read.
+    """
+    if not kubernetes:
+        yield from _documents(text, limits, _Builder(text, limits, lines, unique_keys))
+        return
+    builder = _KubernetesBuilder(text, limits, lines)
+    last_start = 0
+    for loaded in _documents(text, limits, builder):
+        if isinstance(loaded, Document):
+            last_start = loaded.start_line
+            yield loaded
+            continue
+        yield from _rest_by_parts(text, limits, builder, loaded, last_start)
+
+
+_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.MULTILINE)
+
+
+def _rest_by_parts(
+    text: str, limits: Limits, builder: "_Builder", refusal: Refusal, last_start: int
+) -> Iterator[Document | Refusal]:
+    """After a refusal, each part of the stream that starts at a `---` line (YAML forbids that
+    line inside any scalar) is read on its own, from the part after the last document read, so
+    one broken document costs only itself. A refused bound (aliases, values) ends the stream:
+    it counts over the whole file."""
+    if refusal.problem in _BOUNDS:
+        yield refusal
+        return
+    starts = [0] + [m.start() for m in _DOCUMENT_START.finditer(text) if m.start() > 0]
+    lines = [text.count("\n", 0, start) for start in starts]
+    for number, start in enumerate(starts):
+        if lines[number] < last_start:
+            continue  # this part holds the last document read, or comes before it
+        end = starts[number + 1] if number + 1 < len(starts) else len(text)
+        for loaded in _documents(text[start:end], limits, builder, lines[number]):
+            yield loaded
+            if isinstance(loaded, Refusal) and loaded.problem in _BOUNDS:
+                return
+
+
+_BOUNDS = (Problem.ALIASES, Problem.TOO_MANY_NODES)
+
+
+def _documents(
+    text: str, limits: Limits, builder: "_Builder", line_offset: int = 0
+) -> Iterator[Document | Refusal]:
+    loader = builder.loader_for(text)
+    builder.line_offset = line_offset
     try:
         while loader.check_node():
             root = loader.get_node()
@@ -222,11 +318,15 @@ def load_all(
         # the last line.
         mark = error.problem_mark
         line = None if mark is None else min(mark.line + 1, len(text.splitlines()))
-        yield Refusal(Problem.SYNTAX, str(error.problem), line)
+        yield Refusal(Problem.SYNTAX, str(error.problem), _shifted(line, line_offset))
     except yaml.YAMLError as error:  # the reader's: a character YAML does not allow, no line
         yield Refusal(Problem.SYNTAX, str(error).partition("\n")[0])
     finally:
         loader.dispose()
+
+
+def _shifted(line: int | None, offset: int) -> int | None:
+    return None if line is None else line + offset
 
 
 def load_single(
@@ -255,24 +355,36 @@ class _Builder:
     """Per document: what a collection node built and how many nodes it counted."""
     lines: dict[int, int]
 
+    loader_class: Any = _Loader
+
     def __init__(
-        self, loader: Any, limits: Limits, track_lines: bool, may_alias: bool, unique_keys: bool
+        self, text: str, limits: Limits, track_lines: bool, unique_keys: bool = True
     ) -> None:
-        self.loader = loader
         self.limits = limits
         self.track_lines = track_lines
         # Without a `*` in the text there is no alias, and no node needs remembering.
-        self.may_alias = may_alias
+        self.may_alias = "*" in text
         self.unique_keys = unique_keys
         self.nodes = 0
         self.aliased = 0
+        self.line_offset = 0
+
+    def loader_for(self, text: str) -> Any:
+        self.loader = self.loader_class(text)
+        return self.loader
+
+    def line(self, node: Node) -> int:
+        """The 1-based line of the stream a node starts on."""
+        return int(node.start_mark.line) + 1 + self.line_offset
 
     def document(self, root: Node) -> Document:
         self.built = {}
         self.lines = {}
         data = self.build(root)
         self._check_nodes(root)
-        return Document(data, root.start_mark.line + 1, root.end_mark.line + 1, self.lines)
+        return Document(
+            data, self.line(root), int(root.end_mark.line) + 1 + self.line_offset, self.lines
+        )
 
     def build(self, node: Node) -> object:
         if type(node) is ScalarNode:
@@ -298,7 +410,7 @@ class _Builder:
             return [self.build(item) for item in node.value]
         if type(node) is MappingNode and node.tag == _MAP:
             return self._mapping(node)
-        raise _unsupported_tag(node)
+        raise self._unsupported_tag(node)
 
     def _mapping(self, node: MappingNode) -> dict[object, object]:
         mapping: dict[object, object] = {}
@@ -312,7 +424,7 @@ class _Builder:
             try:
                 mapping[key] = value
             except TypeError:
-                raise _refuse(
+                raise self._refuse(
                     Problem.UNSUPPORTED, "a key is a list or a mapping", key_node
                 ) from None
         if self.unique_keys and len(mapping) != len(node.value) - len(merged):
@@ -320,7 +432,7 @@ class _Builder:
         if merged:
             mapping = {**self._merge(merged), **mapping}
         if self.track_lines:
-            self.lines[id(mapping)] = node.start_mark.line + 1
+            self.lines[id(mapping)] = self.line(node)
         return mapping
 
     def _merge(self, values: list[Node]) -> dict[object, object]:
@@ -333,7 +445,7 @@ class _Builder:
         for source in reversed(sources):
             built = self.build(source)
             if not isinstance(built, dict):
-                raise _refuse(
+                raise self._refuse(
                     Problem.UNSUPPORTED,
                     "map merge requires map or sequence of maps as the value",
                     source,
@@ -350,36 +462,145 @@ class _Builder:
             key = self.build(key_node)
             if key in seen:
                 shown = json.dumps(key, ensure_ascii=False, default=str)
-                raise _refuse(Problem.DUPLICATE_KEY, f"key {shown} already set in map", value_node)
+                raise self._refuse(
+                    Problem.DUPLICATE_KEY, f"key {shown} already set in map", value_node
+                )
             seen.add(key)
 
     def _scalar(self, node: ScalarNode) -> object:
         construct = _SCALARS.get(node.tag)
         if construct is None or node.tag in (_MAP, _SEQ):
-            raise _unsupported_tag(node)
+            raise self._unsupported_tag(node)
         try:
             return construct(self.loader, node)
         except Exception:  # noqa: BLE001 - PyYAML's constructors fail in many ways on bad text
             value = node.value if len(node.value) <= 40 else node.value[:40] + "..."
             shown = node.tag.replace(_YAML_TAGS, "!!")
-            raise _refuse(
+            raise self._refuse(
                 Problem.SYNTAX, f"cannot decode !!str `{value}` as a {shown}", node
             ) from None
+
+    def _unsupported_tag(self, node: Node) -> _RefusedError:
+        shown = node.tag.replace(_YAML_TAGS, "!!")
+        return self._refuse(Problem.UNSUPPORTED, f"the tag {shown} is not supported", node)
+
+    def _refuse(self, problem: Problem, detail: str, node: Node) -> _RefusedError:
+        return _RefusedError(Refusal(problem, detail, self.line(node)))
 
     def _check_aliases(self, node: Node) -> None:
         # go-yaml also asks for more than 100 aliased nodes, which these two imply.
         nodes, aliased = self.nodes, self.aliased
         if nodes > 1000 and aliased / nodes > _allowed_alias_ratio(nodes):
-            raise _refuse(Problem.ALIASES, "document contains excessive aliasing", node)
+            raise self._refuse(Problem.ALIASES, "document contains excessive aliasing", node)
         self._check_nodes(node)
 
     def _check_nodes(self, node: Node) -> None:
         if self.nodes > self.limits.max_nodes:
-            raise _refuse(
+            raise self._refuse(
                 Problem.TOO_MANY_NODES,
                 f"it holds more than {self.limits.max_nodes:,} values",
                 node,
             )
+
+
+class _KubernetesBuilder(_Builder):
+    """Values as sigs.k8s.io/yaml builds them for JSON; a document's first problem is kept as its
+    `problem` (the value left out) rather than ending the stream."""
+
+    loader_class = _KubernetesLoader
+    problem: Refusal | None = None
+
+    def document(self, root: Node) -> Document:
+        self.problem = None
+        document = super().document(root)
+        return msgspec.structs.replace(document, problem=self.problem)
+
+    def _note(self, problem: Problem, detail: str, node: Node) -> None:
+        if self.problem is None:
+            self.problem = Refusal(problem, detail, self.line(node))
+
+    def _collection(self, node: Node) -> object:
+        # go-yaml decodes a collection by its kind whatever its tag says (`!Foo {a: 1}`).
+        self.nodes += 1
+        if type(node) is SequenceNode:
+            return [self.build(item) for item in node.value]
+        assert isinstance(node, MappingNode)
+        return self._mapping(node)
+
+    def _mapping(self, node: MappingNode) -> dict[object, object]:
+        mapping: dict[object, object] = {}
+        merged: list[Node] = []
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE:
+                merged.append(value_node)
+                continue
+            key = self.build(key_node) if type(key_node) is not ScalarNode else self._key(key_node)
+            value = self.build(value_node)
+            if type(key) is not str:
+                key = self._key_text(key, key_node)
+                if key is None:
+                    continue
+            if key in mapping:
+                shown = json.dumps(key, ensure_ascii=False)
+                self._note(Problem.DUPLICATE_KEY, f"key {shown} already set in map", value_node)
+            mapping[key] = value
+        if merged:
+            mapping = {**self._merge(merged), **mapping}
+        if self.track_lines:
+            self.lines[id(mapping)] = self.line(node)
+        return mapping
+
+    def _key_text(self, key: object, node: Node) -> str | None:
+        if isinstance(key, (list, dict)):
+            self._note(Problem.UNSUPPORTED, "a key is a list or a mapping", node)
+            return None
+        try:
+            return goscalars.key_text(key)  # type: ignore[arg-type]
+        except goscalars.ScalarError as error:
+            self._note(Problem.UNSUPPORTED, str(error), node)
+            return None
+
+    def _merge(self, values: list[Node]) -> dict[object, object]:
+        sources: list[Node] = []
+        for value in values:
+            sources += value.value if type(value) is SequenceNode else [value]
+        result: dict[object, object] = {}
+        for source in reversed(sources):
+            built = self.build(source)
+            if isinstance(built, dict):
+                result.update(built)
+            else:
+                detail = "map merge requires map or sequence of maps as the value"
+                self._note(Problem.UNSUPPORTED, detail, source)
+        return result
+
+    def _key(self, node: ScalarNode) -> object:
+        """A key's value before it becomes text: a number is not yet JSON's (1e6 is `1e+06`)."""
+        self.nodes += 1
+        if node.tag == _STR:
+            return node.value
+        if node.tag == _PLAIN:
+            return (_PLAIN_VALUES.get(node.value) or goscalars.resolve(node.value))[1]
+        return self._scalar(node, as_json=False)
+
+    def _scalar(self, node: ScalarNode, *, as_json: bool = True) -> object:
+        tag, text = node.tag, node.value
+        try:
+            if tag == _PLAIN:
+                value = (_PLAIN_VALUES.get(text) or goscalars.resolve(text))[1]
+            elif tag == _MERGE:
+                return "<<"  # a `<<` that is a value, not a key
+            elif tag == goscalars.BINARY:
+                return goscalars.decode_binary(text)
+            else:
+                value = goscalars.resolve(text, tag)[1]
+            return goscalars.for_json(value) if as_json else value
+        except goscalars.NotJsonError as error:
+            self._note(Problem.UNSUPPORTED, str(error), node)
+            return None
+        except goscalars.ScalarError as error:
+            self._note(Problem.SYNTAX, str(error), node)
+            return None
 
 
 def _allowed_alias_ratio(nodes: int) -> float:
@@ -390,12 +611,3 @@ def _allowed_alias_ratio(nodes: int) -> float:
         return 0.10
     share = (nodes - _ALIAS_RANGE_LOW) / (_ALIAS_RANGE_HIGH - _ALIAS_RANGE_LOW)
     return 0.99 - 0.89 * share
-
-
-def _unsupported_tag(node: Node) -> _RefusedError:
-    shown = node.tag.replace(_YAML_TAGS, "!!")
-    return _refuse(Problem.UNSUPPORTED, f"the tag {shown} is not supported", node)
-
-
-def _refuse(problem: Problem, detail: str, node: Node) -> _RefusedError:
-    return _RefusedError(Refusal(problem, detail, node.start_mark.line + 1))

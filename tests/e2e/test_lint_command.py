@@ -5,6 +5,7 @@ import json
 import os
 import pty
 import re
+import shutil
 import signal
 import struct
 import subprocess
@@ -340,18 +341,26 @@ def test_helm_source_comments_locate_findings_in_sarif_json_and_text() -> None:
     log = run_cli("lint", "-", "-o", "sarif", stdin=rendered).json()
     jsonschema.validate(log, SARIF_SCHEMA)
     locations = [r["locations"][0]["physicalLocation"] for r in log["runs"][0]["results"]]
+    # The line counts in the rendered document, so the location says it is that document's
+    # (no template file on disk to map it back to exactly).
     assert locations == 2 * [
         {
-            "artifactLocation": {"uri": "training/templates/deployment.yaml"},
+            "artifactLocation": {
+                "uri": "training/templates/deployment.yaml",
+                "uriBaseId": "HELM_RENDERED",
+            },
             "region": {"startLine": relative},
         }
     ]
+    assert (
+        "rendered" in log["runs"][0]["originalUriBaseIds"]["HELM_RENDERED"]["description"]["text"]
+    )
     findings = run_cli("lint", "-", "-o", "json", stdin=rendered).json()["findings"]
-    assert {(f["file"], f["line"]) for f in findings} == {
-        ("training/templates/deployment.yaml", relative)
+    assert {(f["file"], f["line"], f["rendered"]) for f in findings} == {
+        ("training/templates/deployment.yaml", relative, True)
     }
     text = run_cli("lint", "-", "--no-color", stdin=rendered).stdout.splitlines()
-    assert text[0] == "training/templates/deployment.yaml"
+    assert text[0] == "training/templates/deployment.yaml (lines of the document helm rendered)"
     assert text[1].split()[:2] == [str(relative), "error"]
 
 
@@ -373,6 +382,21 @@ def test_a_parse_error_in_helm_output_names_its_template() -> None:
     ]
 
 
+def test_a_value_the_api_server_refuses_in_helm_output_names_its_template() -> None:
+    refused = "apiVersion: v1\nkind: ConfigMap\ndata:\n  ratio: .nan\n"
+    rendered = _helm_output() + f"---\n# Source: training/templates/config.yaml\n{refused}"
+    findings = run_cli("lint", "-", "-o", "json", stdin=rendered).json()["findings"]
+    assert [
+        (f["file"], f["line"], f["message"]) for f in findings if f["rule"] == "parse-error"
+    ] == [
+        (
+            "training/templates/config.yaml",
+            4,
+            "the API server cannot take it: json: unsupported value: NaN",
+        )
+    ]
+
+
 @pytest.mark.parametrize("kind", ["notes", "empty-folder", "other-yaml"])
 def test_nothing_to_check_is_said_plainly_and_exits_3(tmp_path: Path, kind: str) -> None:
     target = {
@@ -386,10 +410,12 @@ def test_nothing_to_check_is_said_plainly_and_exits_3(tmp_path: Path, kind: str)
         target.write_text("on: [push]\njobs: {}\n" if kind == "other-yaml" else "some notes\n")
     result = run_cli("lint", str(target), "--no-color")
     files = "0 files" if kind == "empty-folder" else "1 file"
+    # notes and a workflow are each one YAML document that is no Kubernetes object
+    skipped = "" if kind == "empty-folder" else "; 1 other document (no Kubernetes object) skipped"
     assert result.stdout.splitlines() == [
-        f"0 errors, 0 warnings, 0 info in {files} (0 objects read). No Kubernetes objects found, "
-        "so nothing was checked. Pass --allow-empty where that is expected (a hook on any YAML "
-        "file)."
+        f"0 errors, 0 warnings, 0 info in {files} (0 objects read{skipped}). No Kubernetes "
+        "objects found, so nothing was checked. Pass --allow-empty where that is expected (a "
+        "hook on any YAML file)."
     ]
     assert result.exit_code == 3
     allowed = run_cli("lint", str(target), "--allow-empty", "-o", "json")
@@ -414,7 +440,8 @@ def test_an_unknown_rule_in_an_ignore_annotation_is_an_error(tmp_path: Path) -> 
             "truegreen.io/ignore names an unknown rule: readiness-mising; known rules are "
             "readiness-missing, restart-probe-on-keep-running, probe-port-undeclared, "
             "probe-targets-disabled-server, liveness-same-as-readiness, probe-cannot-fail, "
-            "readiness-missing-no-port",
+            "readiness-missing-no-port, probe-port-unlisted, readiness-missing-after-startup, "
+            "unknown-field",
         ),
         ("readiness-missing", "error", found[1][2]),  # the known rule is still silenced
     ]
@@ -486,7 +513,8 @@ def test_explain_of_an_unknown_rule_names_the_known_ones() -> None:
 def test_escape_sequences_from_a_file_never_reach_the_terminal(tmp_path: Path) -> None:
     path = tmp_path / "ansi.yaml"
     path.write_text(
-        'kind: Deployment\nmetadata: {name: "a\\e[31mRED\\e]0;title\\a\\u202eevil"}\n'
+        "apiVersion: apps/v1\nkind: Deployment\n"
+        'metadata: {name: "a\\e[31mRED\\e]0;title\\a\\u202eevil"}\n'
         "spec: {template: {spec: {containers: "
         '[{name: "c\\e[2J\\nfake", ports: [{containerPort: 80}]}]}}}\n'
     )
@@ -542,3 +570,339 @@ def test_a_closed_pipe_ends_the_run_quietly() -> None:
         )
         os.close(writer)
         assert (done.returncode, done.stderr) == (128 + signal.SIGPIPE, b""), output
+
+
+# -- kustomize folders: linted as what they build -------------------------------------------
+
+KUBECTL_ON_PATH = shutil.which("kubectl") is not None
+needs_kubectl = pytest.mark.skipif(
+    not KUBECTL_ON_PATH and not os.environ.get("TRUEGREEN_REQUIRE_REAL_PARTS"),
+    reason="kubectl is not installed",
+)
+BASE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  selector:
+    matchLabels: {app: api}
+  template:
+    metadata:
+      labels: {app: api}
+    spec:
+      containers:
+      - name: api
+        image: api:1.0
+        ports:
+        - containerPort: 8443
+        readinessProbe:
+          httpGet: {path: /readyz, port: 8443}
+      - name: worker
+        image: api:1.0
+        ports:
+        - containerPort: 9000
+"""
+# A strategic-merge patch: a Deployment in shape, but no object of its own (kustomize's
+# examples/patchMultipleObjects shape).
+PATCH = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: api
+spec:
+  template:
+    spec:
+      containers:
+      - name: api
+        ports:
+        - containerPort: 8443
+        resources: {limits: {cpu: "1"}}
+"""
+
+
+def _kustomized(root: Path) -> Path:
+    """base/ (a Deployment whose `worker` has no readiness probe) and overlay/ patching it and
+    renaming it (`namePrefix`: the built object is no longer named as in its source)."""
+    (root / "base").mkdir(parents=True)
+    (root / "base" / "deployment.yaml").write_text(BASE)
+    (root / "base" / "kustomization.yaml").write_text("resources: [deployment.yaml]\n")
+    (root / "overlay").mkdir()
+    (root / "overlay" / "patch.yaml").write_text(PATCH)
+    (root / "overlay" / "kustomization.yaml").write_text(
+        "namePrefix: prod-\nresources: [../base]\npatches:\n- path: patch.yaml\n"
+    )
+    return root / "overlay"
+
+
+@needs_kubectl
+def test_a_kustomize_folder_is_what_it_builds_located_in_its_source_files(tmp_path: Path) -> None:
+    overlay = _kustomized(tmp_path)
+    result = run_cli("lint", str(overlay), "-o", "json")
+    document = result.json()
+    # The patch is no object: only the built Deployment is judged, at its source's lines.
+    assert [(f["rule"], f["file"], f["line"], f["container"]) for f in document["findings"]] == [
+        ("readiness-missing", str(tmp_path / "base" / "deployment.yaml"), 19, "worker")
+    ]
+    assert document["objects"] == 1
+    assert document["kustomizations"] == [
+        {"folder": str(overlay), "built_with": "kubectl kustomize"}
+    ]
+    text = run_cli("lint", str(overlay), "--no-color").stdout.splitlines()[-1]
+    assert text.endswith(f"Kustomize folders built with kubectl kustomize: {overlay}.")
+    assert result.exit_code == 2
+
+
+@needs_kubectl
+def test_a_healthy_kustomize_folder_with_patches_exits_0(tmp_path: Path) -> None:
+    overlay = _kustomized(tmp_path)
+    (tmp_path / "base" / "deployment.yaml").write_text(
+        BASE.replace("9000\n", "9000\n        readinessProbe: {tcpSocket: {port: 9000}}\n")
+    )
+    result = run_cli("lint", str(tmp_path), "-o", "json")
+    assert (result.exit_code, result.json()["findings"]) == (0, [])
+    # precondition: both folders were built (the base on its own, the overlay over it)
+    assert [k["folder"] for k in result.json()["kustomizations"]] == [
+        str(tmp_path / "base"),
+        str(overlay),
+    ]
+
+
+@needs_kubectl
+def test_a_patch_named_alone_is_linted_as_its_kustomization_builds(tmp_path: Path) -> None:
+    """pre-commit passes the changed files one by one: a patch is never a whole object."""
+    overlay = _kustomized(tmp_path)
+    result = run_cli("lint", str(overlay / "patch.yaml"), "-o", "json")
+    assert [k["folder"] for k in result.json()["kustomizations"]] == [str(overlay)]
+    assert [f["file"] for f in result.json()["findings"]] == [
+        str(tmp_path / "base" / "deployment.yaml")
+    ]
+
+
+def test_without_kustomize_a_folder_is_its_resources_never_its_patches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    overlay = _kustomized(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "no-tools"))
+    result = run_cli("lint", str(overlay), "-o", "json")
+    document = result.json()
+    assert document["kustomizations"] == [{"folder": str(overlay), "built_with": "resources only"}]
+    assert [(f["rule"], f["container"], Path(f["file"]).name) for f in document["findings"]] == [
+        ("readiness-missing", "worker", "deployment.yaml")
+    ]
+    assert document["objects"] == 1  # the base's Deployment; the patch was not read as one
+    summary = run_cli("lint", str(overlay), "--no-color").stdout.splitlines()[-1]
+    assert "read without kustomize, from their resources only (no patches applied)" in summary
+
+
+@needs_kubectl
+def test_a_kustomization_that_does_not_build_is_one_finding(tmp_path: Path) -> None:
+    (tmp_path / "kustomization.yaml").write_text("resources: [missing.yaml]\n")
+    (tmp_path / "other.yaml").write_text(FIXED.read_text())
+    result = run_cli("lint", str(tmp_path), "-o", "json")
+    ((finding),) = result.json()["findings"]
+    assert (finding["rule"], finding["file"]) == (
+        "kustomize-error",
+        str(tmp_path / "kustomization.yaml"),
+    )
+    assert finding["message"].startswith("kustomize could not build it: ")
+    assert "missing.yaml" in finding["message"]
+    assert result.exit_code == 2
+
+
+def _fake_kubectl(folder: Path, script: str) -> None:
+    folder.mkdir()
+    tool = folder / "kubectl"
+    tool.write_text(f"#!/bin/sh\n{script}\n")
+    tool.chmod(0o755)
+
+
+def test_a_build_that_writes_without_end_is_cut_at_the_size_cap(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "kustomization.yaml").write_text("resources: []\n")
+    _fake_kubectl(tmp_path / "bin", "exec yes 'kind: Pod'")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    result = run_cli("lint", str(tmp_path / "app"), "--max-file-size", "1", "-o", "json")
+    assert [(f["rule"], f["message"]) for f in result.json()["findings"]] == [
+        ("kustomize-error", "kustomize wrote more than 1,048,576 bytes")
+    ]
+    assert result.exit_code == 2
+
+
+def test_a_build_that_hangs_is_stopped_at_its_deadline(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from truegreen.lint.kustomize import lint_folder
+
+    (tmp_path / "kustomization.yaml").write_text("resources: []\n")
+    _fake_kubectl(tmp_path / "bin", "exec sleep 600")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    built = lint_folder(str(tmp_path), seconds=0.5)
+    assert [(item.rule, item.message) for item in built.items] == [  # type: ignore[union-attr]
+        ("kustomize-error", "kustomize took longer than 0.5 s")
+    ]
+
+
+# -- --no-ignores ----------------------------------------------------------------------------
+
+
+def _waived(tmp_path: Path) -> Path:
+    path = tmp_path / "waived.yaml"
+    path.write_text(
+        INCIDENT.read_text().replace(
+            'truegreen.io/keep-running: "runner"',
+            'truegreen.io/keep-running: "runner"\n    truegreen.io/ignore: "readiness-missing"',
+        )
+    )
+    return path
+
+
+def test_no_ignores_makes_an_ignore_annotation_a_finding_that_silences_nothing(
+    tmp_path: Path,
+) -> None:
+    path = _waived(tmp_path)
+    honoured = run_cli("lint", str(path), "-o", "json").json()["findings"]
+    assert [f["rule"] for f in honoured] == ["restart-probe-on-keep-running"], "precondition"
+    refused = run_cli("lint", str(path), "--no-ignores", "-o", "json").json()["findings"]
+    assert [(f["rule"], f["severity"]) for f in refused] == [
+        ("ignore-forbidden", "error"),
+        ("readiness-missing", "error"),
+        ("restart-probe-on-keep-running", "error"),
+    ]
+    assert refused[0]["message"] == (
+        "truegreen.io/ignore waives readiness-missing, but this run forbids waivers in manifests "
+        "(--no-ignores): the rules still apply."
+    )
+    config = tmp_path / "lint.yaml"
+    config.write_text("no-ignores: true\n")
+    by_config = run_cli("lint", str(path), "--config", str(config), "-o", "json").json()
+    assert [f["rule"] for f in by_config["findings"]] == [f["rule"] for f in refused]
+
+
+def test_no_ignores_in_the_config_must_be_true_or_false(tmp_path: Path) -> None:
+    config = tmp_path / "lint.yaml"
+    config.write_text("no-ignores: sometimes\n")
+    result = run_cli("lint", str(INCIDENT), "--config", str(config))
+    assert (result.exit_code, result.stderr) == (
+        64,
+        f"truegreen: lint config {config}: `no-ignores` is true or false\n",
+    )
+
+
+# -- SARIF: Helm lines mapped back exactly, fingerprints, properties --------------------------
+
+
+def test_a_chart_root_maps_rendered_lines_to_the_template_where_they_are_exact(
+    tmp_path: Path,
+) -> None:
+    chart = tmp_path / "charts" / "training"
+    (chart / "templates").mkdir(parents=True)
+    (chart / "Chart.yaml").write_text("apiVersion: v2\nname: training\nversion: 0.1.0\n")
+    deployment = INCIDENT.read_text().split("---\n")[1]
+    template = "{{- /* the runner */}}\n" + deployment.replace(
+        "name: job-runner\n  namespace", "name: {{ .Release.Name }}\n  namespace", 1
+    )
+    (chart / "templates" / "deployment.yaml").write_text(template)
+    rendered = _helm_output()
+    template_line = template.splitlines().index("        - name: runner") + 1
+    log = run_cli("lint", "-", "--chart-root", str(chart), "-o", "sarif", stdin=rendered).json()
+    jsonschema.validate(log, SARIF_SCHEMA)
+    run = log["runs"][0]
+    assert [r["locations"][0]["physicalLocation"] for r in run["results"]] == 2 * [
+        {
+            "artifactLocation": {"uri": str(chart / "templates" / "deployment.yaml")},
+            "region": {"startLine": template_line},
+        }
+    ]
+    assert "originalUriBaseIds" not in run  # nothing left on rendered lines
+    findings = run_cli("lint", "-", "--chart-root", str(chart), "-o", "json", stdin=rendered)
+    assert {(f["line"], f["rendered"]) for f in findings.json()["findings"]} == {
+        (template_line, False)
+    }
+    # A line the template holds twice cannot be placed: it stays a line of the rendered output.
+    (chart / "templates" / "deployment.yaml").write_text(template + "        - name: runner\n")
+    twice = run_cli("lint", "-", "--chart-root", str(chart), "-o", "json", stdin=rendered)
+    assert {(f["line"], f["rendered"]) for f in twice.json()["findings"]} == {(23, True)}
+
+
+def test_a_chart_root_without_a_chart_is_bad_usage(tmp_path: Path) -> None:
+    result = run_cli("lint", "-", "--chart-root", str(tmp_path), stdin=_helm_output())
+    assert result.exit_code == 64
+    assert result.stderr.startswith(f"truegreen: --chart-root {tmp_path}: cannot read ")
+
+
+def test_sarif_results_carry_fingerprints_and_the_object_they_are_about(tmp_path: Path) -> None:
+    path = tmp_path / "deploy.yaml"
+    path.write_text(INCIDENT.read_text())
+    log = run_cli("lint", str(path), "-o", "sarif").json()
+    jsonschema.validate(log, SARIF_SCHEMA)
+    first, second = log["runs"][0]["results"]
+    assert first["properties"] == {
+        "kind": "Deployment",
+        "namespace": "training",
+        "name": "job-runner",
+        "container": "runner",
+    }
+    prints = [r["partialFingerprints"]["truegreenFinding/v1"] for r in (first, second)]
+    assert len(set(prints)) == 2
+    assert all(len(p) == 32 for p in prints)
+    # The same findings two lines lower keep their fingerprints: code scanning keeps the alert.
+    path.write_text("# a\n# b\n" + INCIDENT.read_text())
+    moved = run_cli("lint", str(path), "-o", "sarif").json()["runs"][0]["results"]
+    lines = [r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in moved]
+    assert lines == [40, 40], "precondition: the findings moved"
+    assert [r["partialFingerprints"]["truegreenFinding/v1"] for r in moved] == prints
+
+
+def test_helm_and_other_templates_are_told_apart_on_stdin() -> None:
+    argo = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  q: {{args.name}}\n"
+    helm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-x\n"
+    rules = [
+        run_cli("lint", "-", "-o", "json", stdin=t).json()["findings"][0]["rule"]
+        for t in (argo, helm)
+    ]
+    assert rules == ["unrendered-template", "helm-template"]
+
+
+def test_a_broken_document_leaves_the_file_s_other_documents_linted(tmp_path: Path) -> None:
+    path = tmp_path / "mixed.yaml"
+    path.write_text("apiVersion: v1\nkind: ConfigMap\ndata: {a: [1\n---\n" + INCIDENT.read_text())
+    result = run_cli("lint", str(path), "-o", "json")
+    assert [(f["rule"], f["line"]) for f in result.json()["findings"]] == [
+        ("parse-error", 3),
+        ("readiness-missing", 38 + 4),  # the incident's container, four lines down
+        ("restart-probe-on-keep-running", 38 + 4),
+    ]
+    assert result.json()["objects"] == 2
+
+
+def test_json_files_are_read_the_same_way(tmp_path: Path) -> None:
+    """`kubectl get deploy -o json` writes a List; a package.json is no Kubernetes object."""
+    deployment = yaml.safe_load(INCIDENT.read_text().split("---\n")[1])
+    listed = {"apiVersion": "v1", "kind": "List", "items": [deployment]}
+    (tmp_path / "deployments.json").write_text(json.dumps(listed, indent=2))
+    (tmp_path / "package.json").write_text('{"name": "ui", "version": "1.0.0"}\n')
+    document = run_cli("lint", str(tmp_path), "-o", "json").json()
+    assert [(Path(f["file"]).name, f["rule"]) for f in document["findings"]] == [
+        ("deployments.json", "readiness-missing"),
+        ("deployments.json", "restart-probe-on-keep-running"),
+    ]
+    assert (document["objects"], document["not_objects"]) == (1, 1)
+
+
+def test_a_build_that_fails_loudly_is_told_by_its_last_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """200 kB of noise on stderr, then the error: only the last 64 KiB are kept, and the
+    finding gives the last line, cut at 500 characters."""
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "kustomization.yaml").write_text("resources: []\n")
+    noise = "yes noise | head -c 200000 >&2; echo >&2"
+    _fake_kubectl(tmp_path / "bin", f"{noise}; echo 'Error: no such base' >&2; exit 1")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    result = run_cli("lint", str(tmp_path / "app"), "-o", "json")
+    assert [f["message"] for f in result.json()["findings"]] == [
+        "kustomize could not build it: Error: no such base"
+    ]

@@ -11,6 +11,8 @@ LINT_OPTIONS = [
     "--output",
     "--allow-empty",
     "--max-file-size",
+    "--no-ignores",
+    "--chart-root",
     "--list-rules",
     "--explain",
     "--no-color",

@@ -4,9 +4,16 @@ from typing import Any
 
 import pytest
 
-from tests.unit.test_lint_rules import ALIVE, HTTP_NAMED, HTTP_NUMBER, TCP, server, workload
+from tests.unit.test_lint_rules import (
+    ALIVE,
+    HTTP_NAMED,
+    HTTP_NUMBER,
+    TCP,
+    server,
+    workload,
+    workload_model,
+)
 from truegreen.lint.rules import Context, evaluate
-from truegreen.probes import workload_model
 
 CASES: list[tuple[dict[str, Any], str, str, dict[str, str]]] = [
     (
@@ -36,15 +43,17 @@ CASES: list[tuple[dict[str, Any], str, str, dict[str, str]]] = [
     ),
     (
         workload("Deployment", server(readinessProbe={"tcpSocket": {"port": 9090}})),
-        "probe-port-undeclared",
-        "container app's readinessProbe targets port 9090, which the container does not declare.",
+        "probe-port-unlisted",
+        "container app's readinessProbe targets port 9090, which no container of the pod lists: "
+        "the probe works if the server listens there, but nothing in the manifest says it does.",
         {"port": "9090"},
     ),
     (
         workload("Deployment", server(readinessProbe=HTTP_NAMED, livenessProbe=HTTP_NUMBER)),
         "liveness-same-as-readiness",
-        "container app's livenessProbe checks exactly what its readinessProbe checks: a moment of "
-        "overload restarts the container instead of pausing its traffic.",
+        "container app's livenessProbe checks exactly what its readinessProbe checks, and gives "
+        "up no later (3 x 10 s against 3 x 10 s): a moment of overload restarts the container "
+        "instead of pausing its traffic.",
         {},
     ),
     (
@@ -60,7 +69,7 @@ CASES: list[tuple[dict[str, Any], str, str, dict[str, str]]] = [
     (
         workload("Deployment", server(port=None)),
         "readiness-missing-no-port",
-        "container app listens on nothing and has no readinessProbe: rollout status only means the "
+        "container app declares no port and has no readinessProbe: rollout status only means the "
         "process started.",
         {},
     ),
@@ -147,7 +156,7 @@ def test_every_container_is_judged_not_only_those_before_a_clean_one() -> None:
     model = workload_model(obj)
     assert model is not None
     assert sorted((rule.id, hit.container) for rule, hit in evaluate(model, Context())) == [
-        ("probe-port-undeclared", "typo"),
+        ("probe-port-unlisted", "typo"),
         ("readiness-missing-no-port", "quiet"),
         ("restart-probe-on-keep-running", "keeper"),
     ]
@@ -161,6 +170,54 @@ def test_every_served_port_is_named_and_a_quiet_container_after_them_is_reached(
         "readiness-missing: container app serves port 8080 (http), port 9090 (metrics) but has no "
         "readinessProbe: it counts as Ready as soon as it runs, so a rollout over a crash loop "
         "reports success.",
-        "readiness-missing-no-port: container quiet listens on nothing and has no readinessProbe: "
+        "readiness-missing-no-port: container quiet declares no port and has no readinessProbe: "
         "rollout status only means the process started.",
     ]
+
+
+def test_a_pod_without_a_rollout_is_told_what_really_happens() -> None:
+    """A bare Pod (or a ReplicaSet) has no rollout to report success over a crash loop."""
+    assert _messages(workload("Pod", server())) == [
+        "readiness-missing: container app serves port 8080 (http) but has no readinessProbe: it "
+        "counts as Ready as soon as it runs, so traffic reaches it before it listens and a crash "
+        "loop looks like a working server."
+    ]
+    assert _messages(workload("ReplicaSet", server(port=None))) == [
+        "readiness-missing-no-port: container app declares no port and has no readinessProbe: "
+        "Ready only means the process started."
+    ]
+
+
+def test_a_startup_probe_is_said_to_hold_the_rollout_and_to_restart() -> None:
+    startup = {"exec": {"command": ["cat", "/tmp/started"]}}
+    assert _messages(workload("Deployment", server(startupProbe=startup))) == [
+        "readiness-missing-after-startup: container app serves port 8080 (http) with a "
+        "startupProbe but no readinessProbe: the startupProbe holds the rollout until it first "
+        "passes (and restarts the container when it fails), but after that nothing takes the "
+        "container out of its Service when it stops answering."
+    ]
+
+
+def test_an_unknown_field_is_named_with_the_field_it_resembles() -> None:
+    assert _messages(workload("Deployment", server(readinessProbe=TCP, readinesProbe=TCP))) == [
+        "unknown-field: container app has a field readinesProbe, which Kubernetes does not know "
+        "(did you mean readinessProbe?): the API server refuses the object, or drops the field."
+    ]
+    assert _messages(workload("Deployment", server(readinessProbe=TCP, zzz=1))) == [
+        "unknown-field: container app has a field zzz, which Kubernetes does not know: the API "
+        "server refuses the object, or drops the field."
+    ]
+
+
+def test_a_startup_probe_holds_a_pod_not_ready_and_its_service_is_named() -> None:
+    startup = {"exec": {"command": ["cat", "/tmp/started"]}}
+    model = workload_model(workload("Pod", server(startupProbe=startup)))
+    assert model is not None
+    ((_, hit),) = evaluate(model, Context({"app": ("api",)}))
+    assert (hit.message, dict(hit.values)) == (
+        "container app serves port 8080 (http) with a startupProbe but no readinessProbe: "
+        "Service api routes to it, and the startupProbe holds it not Ready until it first passes "
+        "(and restarts the container when it fails), but after that nothing takes the container "
+        "out of its Service when it stops answering.",
+        {"port": "port 8080 (http)"},
+    )

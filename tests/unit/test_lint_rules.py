@@ -10,9 +10,18 @@ import pytest
 
 from truegreen.lint.rules import Context, evaluate
 from truegreen.lint.services import ServiceModel, routed_containers
-from truegreen.probes import workload_model
+from truegreen.probes import WorkloadModel, workload_models
 
 Obj = dict[str, Any]
+
+
+def workload_model(obj: Obj) -> WorkloadModel | None:
+    """The model of an object with at most one pod template."""
+    models = workload_models(obj)
+    if not models:
+        return None
+    (model,) = models
+    return model
 
 
 def workload(
@@ -198,10 +207,16 @@ def test_readiness_alone_on_keep_running_is_the_fix() -> None:
 # -- probe-port-undeclared -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("port", [9090, "metrics"])
-def test_probe_on_undeclared_port(port: int | str) -> None:
-    container = server(readinessProbe={"tcpSocket": {"port": port}})
+def test_probe_on_an_undeclared_named_port_is_an_error() -> None:
+    container = server(readinessProbe={"tcpSocket": {"port": "metrics"}})
     assert hits(workload("Deployment", container)) == [("probe-port-undeclared", "app")]
+
+
+def test_probe_on_an_unlisted_port_number_is_only_a_warning() -> None:
+    """kubebuilder's scaffold probes :8081 without listing it, and it works: a numeric port
+    needs no `ports` entry (the kubelet dials it as it is)."""
+    container = server(readinessProbe={"tcpSocket": {"port": 9090}})
+    assert hits(workload("Deployment", container)) == [("probe-port-unlisted", "app")]
 
 
 @pytest.mark.parametrize("port", [8080, "http"])
@@ -210,7 +225,7 @@ def test_probe_on_declared_port_by_number_or_name(port: int | str) -> None:
 
 
 def test_sidecar_probe_on_undeclared_port() -> None:
-    sidecar = server("proxy", 9000, "proxy", readinessProbe={"httpGet": {"port": 9001}})
+    sidecar = server("proxy", 9000, "proxy", readinessProbe={"httpGet": {"port": "admin"}})
     sidecar["restartPolicy"] = "Always"
     found = hits(workload("Deployment", server(readinessProbe=TCP), init=[sidecar]))
     assert found == [("probe-port-undeclared", "proxy")]
@@ -410,7 +425,7 @@ def test_objects_without_a_pod_template_have_no_model() -> None:
 
 
 def test_grpc_probes_have_ports_and_are_compared_by_port() -> None:
-    typo = server(readinessProbe={"grpc": {"port": 9999}})
+    typo = server(readinessProbe={"grpc": {"port": "grcp"}})
     assert hits(workload("Deployment", typo)) == [("probe-port-undeclared", "app")]
     same = {"grpc": {"port": "http"}}
     twin = server(readinessProbe=same, livenessProbe={"grpc": {"port": 8080}})
@@ -435,4 +450,139 @@ def test_keep_running_names_several_containers_separated_by_commas() -> None:
     assert sorted(h for h in hits(obj) if h[0] == "restart-probe-on-keep-running") == [
         ("restart-probe-on-keep-running", "first"),
         ("restart-probe-on-keep-running", "second"),
+    ]
+
+
+# -- startup probes gate readiness --------------------------------------------------------------
+
+STARTUP = {"exec": {"command": ["cat", "/tmp/started"]}, "failureThreshold": 120}
+
+
+def test_a_startup_probe_holds_the_rollout_of_a_port_less_container() -> None:
+    """The GPU driver DaemonSet's shape: the kubelet keeps the container not Ready until the
+    startup probe passes, so the rollout waits for it."""
+    assert hits(workload("DaemonSet", server(port=None, startupProbe=STARTUP))) == []
+    assert hits(workload("DaemonSet", server(port=None))) == [("readiness-missing-no-port", "app")]
+
+
+def test_a_server_gated_only_by_its_startup_probe_is_a_warning() -> None:
+    found = hits(workload("Deployment", server(startupProbe=STARTUP)))
+    assert found == [("readiness-missing-after-startup", "app")]
+    assert hits(workload("Deployment", server(startupProbe=STARTUP, readinessProbe=TCP))) == []
+
+
+# -- liveness-same-as-readiness weighs thresholds and periods ----------------------------------
+
+
+@pytest.mark.parametrize(
+    ("liveness", "fires"),
+    [
+        ({}, True),
+        ({"failureThreshold": 3, "periodSeconds": 10}, True),
+        ({"failureThreshold": 2}, True),  # gives up sooner than readiness
+        ({"failureThreshold": 6}, False),  # kube-score#339: more lenient, the usual pattern
+        ({"periodSeconds": 30}, False),
+        ({"timeoutSeconds": 5}, False),  # waits longer for each answer
+        ({"failureThreshold": 6, "periodSeconds": 5}, True),  # 30 s, as readiness's 3 x 10 s
+    ],
+)
+def test_liveness_as_lenient_as_readiness_is_fine(liveness: Obj, fires: bool) -> None:
+    container = server(readinessProbe=HTTP_NAMED, livenessProbe={**HTTP_NUMBER, **liveness})
+    assert hits(workload("Deployment", container)) == (
+        [("liveness-same-as-readiness", "app")] if fires else []
+    )
+
+
+# -- ports: names are the container's own, numbers are the pod's ---------------------------------
+
+
+def test_a_named_port_of_another_container_does_not_resolve() -> None:
+    """kubelet prober.go findPortByName looks in the probed container's ports only."""
+    proxy = server("proxy", 9000, "metrics")
+    app = server(readinessProbe={"httpGet": {"port": "metrics"}})
+    obj = workload("Deployment", app, proxy)
+    assert hits(obj) == [("readiness-missing", "proxy"), ("probe-port-undeclared", "app")]
+    model = workload_model(obj)
+    assert model is not None
+    (_, (_, hit)) = evaluate(model, Context())
+    assert "(container proxy declares it, but the kubelet looks a probe's named port up" in (
+        hit.message
+    )
+
+
+def test_a_port_number_any_container_of_the_pod_lists_is_declared() -> None:
+    proxy = server("proxy", 9000, "proxy", readinessProbe={"tcpSocket": {"port": 9000}})
+    app = server(readinessProbe={"tcpSocket": {"port": 9000}})
+    assert hits(workload("Deployment", app, proxy)) == []
+
+
+def test_on_the_machine_s_network_an_unlisted_port_number_is_not_judged() -> None:
+    obj = workload("DaemonSet", server(port=None, readinessProbe={"httpGet": {"port": 9100}}))
+    assert hits(obj) == [("probe-port-unlisted", "app")]
+    obj["spec"]["template"]["spec"]["hostNetwork"] = True
+    assert hits(obj) == []
+
+
+# -- unknown fields ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fields", "path"),
+    [
+        ({"readinesProbe": TCP}, "readinesProbe"),
+        (
+            {"readinessProbe": {"httpGet": {"port": 8080, "paht": "/"}}},
+            "readinessProbe.httpGet.paht",
+        ),
+        ({"readinessProbe": {"tcpSocket": {"port": 8080}, "period": 5}}, "readinessProbe.period"),
+        ({"ports": [{"containerport": 8080}]}, "ports[0].containerport"),
+        ({"livenessprobe": ALIVE}, "livenessprobe"),  # the API server's fields match by case
+    ],
+)
+def test_a_field_kubernetes_does_not_know_is_an_error(fields: Obj, path: str) -> None:
+    container = server(readinessProbe=TCP)
+    container.update(fields)
+    model = workload_model(workload("Deployment", container))
+    assert model is not None
+    unknown = [
+        hit.values["field"]
+        for rule, hit in evaluate(model, Context())
+        if rule.id == "unknown-field"
+    ]
+    assert unknown == [path]
+
+
+def test_every_field_a_container_may_have_is_known() -> None:
+    from truegreen.probes import CONTAINER_FIELDS, PROBE_FIELDS
+
+    container: Obj = dict.fromkeys(CONTAINER_FIELDS) | {"name": "app"}
+    container["readinessProbe"] = dict.fromkeys(PROBE_FIELDS) | {"tcpSocket": {"port": 1}}
+    assert "unknown-field" not in [r for r, _ in hits(workload("Deployment", container))]
+
+
+def test_every_container_is_judged_for_readiness_whatever_the_ones_before_it() -> None:
+    """A startup-gated container, port or none, must not stop the others being looked at."""
+    obj = workload(
+        "Deployment",
+        server("a", startupProbe=STARTUP),
+        server("d", port=None, startupProbe=STARTUP),
+        server("b", 8081, "b"),
+        server("e", port=None),
+        server("c", 8082, "c", startupProbe=STARTUP),
+    )
+    assert sorted(hits(obj)) == [
+        ("readiness-missing", "b"),
+        ("readiness-missing-after-startup", "a"),
+        ("readiness-missing-after-startup", "c"),
+        ("readiness-missing-no-port", "e"),
+    ]
+
+
+def test_ignores_silence_nothing_when_they_are_not_honoured() -> None:
+    obj = workload("Deployment", server(), annotations={"truegreen.io/ignore": "readiness-missing"})
+    model = workload_model(obj)
+    assert model is not None
+    assert evaluate(model, Context()) == [], "precondition: the annotation is honoured"
+    assert [rule.id for rule, _ in evaluate(model, Context(), honour_ignores=False)] == [
+        "readiness-missing"
     ]

@@ -5,6 +5,8 @@ from typing import Any
 
 import pytest
 
+from tests.unit.test_lint_rules import workload_model
+from truegreen.lint.commands import always_succeeds as command_always_succeeds
 from truegreen.probes import (
     DISABLED_BY,
     IGNORE,
@@ -16,11 +18,9 @@ from truegreen.probes import (
     Intent,
     Probe,
     ProbeKind,
-    command_always_succeeds,
     parse_intent,
     same_check,
     same_port,
-    workload_model,
 )
 
 READY = ProbeKind.READINESS
@@ -42,7 +42,7 @@ def _container(**spec: Any) -> ContainerModel:
         ({"tcpSocket": {"port": 5432}}, Probe(READY, "tcpSocket", 5432, "")),
         ({"grpc": {"port": 9090}}, Probe(READY, "grpc", 9090, "")),
         ({"exec": {"command": ["cat", "/ready"]}}, Probe(READY, "exec", command=("cat", "/ready"))),
-        ({"periodSeconds": 5}, Probe(READY, "")),  # no handler: the API would refuse it
+        ({"periodSeconds": 5}, Probe(READY, "", period=5)),  # no handler: the API refuses it
     ],
 )
 def test_a_probe_is_its_handler_and_target(spec: dict[str, Any], probe: Probe) -> None:

@@ -1,4 +1,5 @@
-"""lint's config file: rules to ignore, per namespace and name pattern."""
+"""lint's config file: rules to ignore, per namespace and name pattern, and whether manifests
+may waive rules themselves (`no-ignores: true`)."""
 
 from collections.abc import Mapping
 from fnmatch import fnmatchcase
@@ -34,6 +35,8 @@ class LintConfig(Struct, frozen=True):
     """What `--config` says."""
 
     ignore: tuple[IgnoreEntry, ...] = ()
+    no_ignores: bool = False
+    """`truegreen.io/ignore` annotations silence nothing and are findings themselves."""
 
     def ignores(self, rule: str, kind: str, namespace: str | None, name: str) -> bool:
         """Whether any entry silences `rule` for that object."""
@@ -53,8 +56,11 @@ def load_lint_config(path: Path | None, known_rules: frozenset[str]) -> LintConf
     loaded = document.data
     if loaded is None:
         return LintConfig()
-    if not isinstance(loaded, Mapping) or set(loaded) - {"ignore"}:
-        raise UsageError(f"lint config {path} may only hold an `ignore` list")
+    if not isinstance(loaded, Mapping) or set(loaded) - {"ignore", "no-ignores"}:
+        raise UsageError(f"lint config {path} may only hold an `ignore` list and `no-ignores`")
+    no_ignores = loaded.get("no-ignores", False)
+    if not isinstance(no_ignores, bool):
+        raise UsageError(f"lint config {path}: `no-ignores` is true or false")
     entries = []
     for raw in loaded.get("ignore") or []:
         if not isinstance(raw, Mapping) or "rules" not in raw:
@@ -79,4 +85,4 @@ def load_lint_config(path: Path | None, known_rules: frozenset[str]) -> LintConf
                 str(raw.get("kind", "*")),
             )
         )
-    return LintConfig(tuple(entries))
+    return LintConfig(tuple(entries), no_ignores)

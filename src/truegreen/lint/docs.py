@@ -1,16 +1,24 @@
 """docs/rules.md, generated from the rule table so the two never drift."""
 
+from truegreen.lint.kinds import NO_PODS, WORKLOADS
 from truegreen.lint.rules import RULES, RuleInfo
 from truegreen.lint.rules.inputs import INPUT_RULES
+from truegreen.lint.training import ACCELERATORS, DISTRIBUTED_ENV, LAUNCHERS, PYTHON_MODULES
 from truegreen.probes import DISABLED_BY, IGNORE, KEEP_RUNNING
 
 _EXAMPLES = {
     "readiness-missing": "a Deployment whose container declares `containerPort: 8080` (or is the "
     "target of a Service) and has no `readinessProbe`.",
     "restart-probe-on-keep-running": f'`{KEEP_RUNNING}: "runner"` on a workload whose `runner` '
-    "container has a `livenessProbe` or `startupProbe`.",
+    "container has a `livenessProbe` or `startupProbe`; a Job, a PyTorchJob worker, or a "
+    "StatefulSet running `torchrun` (or with `WORLD_SIZE` in its env) with a `livenessProbe`.",
     "probe-port-undeclared": "`readinessProbe.httpGet.port: metrics` on a container whose ports "
-    "have no port named `metrics` (or a number it does not list).",
+    "have no port named `metrics`.",
+    "probe-port-unlisted": "`livenessProbe.httpGet.port: 8081` on a pod none of whose containers "
+    "lists 8081 (kubebuilder's manager: fine when the server listens there).",
+    "readiness-missing-after-startup": "a DaemonSet container on `containerPort: 8080` with a "
+    "`startupProbe` and no `readinessProbe`.",
+    "unknown-field": "`readinesProbe:` in a container, or `httpGet: {paht: /healthz}`.",
     "probe-targets-disabled-server": f'`{DISABLED_BY}: "8080=HTTP_DISABLED"` with '
     '`env: [{name: HTTP_DISABLED, value: "1"}]` and a probe on port 8080.',
     "liveness-same-as-readiness": "both probes `httpGet /healthz` on port `http` (or 8080, when "
@@ -24,6 +32,10 @@ _EXAMPLES = {
     "helm-template": "`name: {{ .Release.Name }}-api` read as it is, or any file under "
     "`templates/` beside a `Chart.yaml` (reported once per chart).",
     "ignore-unknown-rule": f'`{IGNORE}: "readiness-mising"`.',
+    "unrendered-template": "`image: {{IMAGE}}` waiting for sed, or a `{{args.name}}` placeholder "
+    "where YAML cannot read it.",
+    "kustomize-error": "a kustomization whose `resources` names a file that does not exist.",
+    "ignore-forbidden": f'`{IGNORE}: "readiness-missing"` in a run with `--no-ignores`.',
 }
 
 
@@ -54,8 +66,15 @@ def rules_markdown() -> str:
         '    name: "*"',
         "```",
         "",
-        "Jobs, CronJobs and run-to-completion Pods are batch work: readiness rules do not apply.",
+        "Batch work (a Job, a CronJob, a Pod that runs to completion, and the training kinds "
+        "built of them) has no readiness to gate: the readiness rules do not apply to it.",
         "",
+        "`--no-ignores` (or `no-ignores: true` in the config file) makes every ignore annotation "
+        "a finding of its own and silences nothing with it; the config file's own `ignore` "
+        "entries still apply.",
+        "",
+        *_kinds_section(),
+        *_training_section(),
     ]
     for rule in RULES:
         lines += _section(rule)
@@ -70,8 +89,97 @@ def rules_markdown() -> str:
     return "\n".join(lines)
 
 
-def _section(rule: RuleInfo) -> list[str]:
+_KIND_NOTES = {
+    ("", "Pod"): "its own spec; runs to completion with restartPolicy Never or OnFailure",
+    ("apps", "Deployment"): "rolled out",
+    ("apps", "StatefulSet"): "rolled out",
+    ("apps", "DaemonSet"): "rolled out",
+    ("argoproj.io", "Rollout"): "rolled out; one with `workloadRef` runs the named "
+    "Deployment's template, checked where that Deployment is",
+    ("apps.openshift.io", "DeploymentConfig"): "rolled out",
+    ("leaderworkerset.x-k8s.io", "LeaderWorkerSet"): "the leader and worker templates; pods "
+    "labelled `leaderworkerset.sigs.k8s.io/name`",
+    ("batch", "Job"): "batch",
+    ("batch", "CronJob"): "batch (its job template)",
+    ("jobset.x-k8s.io", "JobSet"): "batch, each replicated job; pods labelled with the JobSet's "
+    "and replicated job's names",
+    ("trainer.kubeflow.org", "TrainJob"): "no pod template: its pods come from the runtime it "
+    "names",
+    ("trainer.kubeflow.org", "TrainingRuntime"): "batch, each replicated job of its JobSet "
+    "template",
+    ("trainer.kubeflow.org", "ClusterTrainingRuntime"): "batch, each replicated job of its "
+    "JobSet template",
+    ("ray.io", "RayCluster"): "the head and each worker group; KubeRay adds a readiness and a "
+    "liveness probe to the first (Ray) container when it has none",
+    ("ray.io", "RayJob"): "batch: its cluster's groups (probes as for RayCluster) and the "
+    "submitter",
+    ("ray.io", "RayService"): "its cluster's groups, probes as for RayCluster",
+    ("serving.knative.dev", "Service"): "its revision template; Knative's queue-proxy gives the "
+    "serving container a readiness probe when it has none",
+    ("serving.knative.dev", "Configuration"): "as a Knative Service",
+    ("workload.codeflare.dev", "AppWrapper"): "each component's object, when lint understands "
+    "every one of them",
+}
+
+
+def _kinds_section() -> list[str]:
+    lines = [
+        "# The kinds lint understands",
+        "",
+        "An object is judged by its API group and kind. Objects of a kind lint does not "
+        "understand are counted apart and named in the summary (`12 objects read, 9 checked; "
+        "not understood: 3 (Prometheus \u00d73)`) and in JSON (`not_understood`); a document with "
+        "no `apiVersion` and `kind` is no Kubernetes object, and is counted as skipped.",
+        "",
+        "| kind | API group | pod templates |",
+        "|---|---|---|",
+    ]
+    for group, kind in WORKLOADS:
+        note = _KIND_NOTES.get(
+            (group, kind), "batch, each replica type" if group == "kubeflow.org" else "long-running"
+        )
+        lines.append(f"| {kind} | {group or 'core'} | {note} |")
+    lines += [
+        "",
+        "Kinds known to run no pods of their own (nothing in them for the probe rules): "
+        + "; ".join(
+            f"{group or 'core'}: {', '.join(sorted(kinds))}" for group, kinds in NO_PODS.items()
+        )
+        + ".",
+        "",
+    ]
+    return lines
+
+
+def _training_section() -> list[str]:
     return [
+        "# Work that must not be restarted",
+        "",
+        f"Without a `{KEEP_RUNNING}` annotation, a main container keeps work running when",
+        "",
+        "- its kind is batch or training work: Job, CronJob, a Pod that runs to completion, "
+        "JobSet, Kubeflow's PyTorchJob, TFJob, MPIJob, PaddleJob, XGBoostJob and JAXJob, "
+        "Kubeflow Trainer's (Cluster)TrainingRuntime, RayJob;",
+        "- its command or args run a distributed launcher: "
+        + ", ".join(f"`{name}`" for name in LAUNCHERS)
+        + ", `accelerate launch`, "
+        + ", ".join(f"`python -m {module}`" for module in PYTHON_MODULES)
+        + " (also inside `sh -c` scripts, after `exec`, `env` or `VAR=value`);",
+        "- its env sets " + ", ".join(f"`{name}`" for name in DISTRIBUTED_ENV) + ";",
+        "- it asks for GPUs ("
+        + ", ".join(f"`{name}`" for name in ACCELERATORS)
+        + ", `nvidia.com/mig-*`) and declares no port.",
+        "",
+        f"With the annotation, it alone decides, on any kind: the containers it names keep work "
+        f'running and no others (`{KEEP_RUNNING}: ""` names none). The finding says which '
+        "signal made it training work. Such a container is not asked for a readiness probe when "
+        "it declares no port.",
+        "",
+    ]
+
+
+def _section(rule: RuleInfo) -> list[str]:
+    lines = [
         f"## {rule.id}",
         "",
         f"**Severity:** {rule.severity.value}. {rule.summary}",
@@ -80,6 +188,9 @@ def _section(rule: RuleInfo) -> list[str]:
         "",
         f"**Fix:** {rule.fix}",
         "",
-        f"**Fires on:** {_EXAMPLES[rule.id]}",
-        "",
     ]
+    if rule.reads:
+        lines += [f"**Reads:** {rule.reads}", ""]
+    if rule.limits:
+        lines += [f"**Limits:** {rule.limits}", ""]
+    return [*lines, f"**Fires on:** {_EXAMPLES[rule.id]}", ""]

@@ -1,9 +1,13 @@
 """Loading manifests for lint: files, folders and stdin, multi-document YAML with line numbers.
 
-Every byte goes through `truegreen.yamlsafe`. A file that cannot be read or parsed becomes a
-`BadInput` and the other files are still read. Helm is recognised twice: a chart's `templates/`
-(beside a `Chart.yaml`) is reported once per chart instead of being parsed, and on stdin the
-`# Source: chart/templates/x.yaml` comments `helm template` writes locate each document.
+Every byte goes through `truegreen.yamlsafe`, read as Kubernetes reads YAML. A file that cannot
+be read is a `BadInput`; a document that cannot be parsed is one `BadInput` and the file's other
+documents are still read; a document that is no Kubernetes object (no `apiVersion` and `kind`:
+a values file, a CI workflow, mkdocs' config) is `Skipped` and counted. Helm is recognised
+twice: a chart's `templates/` (beside a `Chart.yaml`) is reported once per chart instead of
+being parsed, and on stdin the `# Source: chart/templates/x.yaml` comments `helm template`
+writes locate each document. A folder with a kustomization is linted as what it builds
+(`truegreen.lint.kustomize`).
 """
 
 import os
@@ -16,7 +20,12 @@ from typing import Any, BinaryIO
 from msgspec import Struct
 
 from truegreen.errors import UsageError
-from truegreen.lint.rules.inputs import HELM_TEMPLATE, PARSE_ERROR, UNREADABLE_FILE
+from truegreen.lint.rules.inputs import (
+    HELM_TEMPLATE,
+    PARSE_ERROR,
+    UNREADABLE_FILE,
+    UNRENDERED_TEMPLATE,
+)
 from truegreen.yamlsafe import (
     MANIFEST_LIMITS,
     Document,
@@ -30,9 +39,17 @@ from truegreen.yamlsafe import (
 from truegreen.yamlwords import plain
 
 MANIFEST_SUFFIXES = (".yaml", ".yml", ".json")
+KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 _SOURCE = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
+# Go template actions as Helm charts write them: `{{ .Values.x }}`, `{{- include ... }}`,
+# `{{ if }}`, `{{/* */}}`, `{{ $x := }}`. Other tools' placeholders (`{{args.name}}`,
+# `{{ NAME }}`) start with a bare word.
+_HELM_ACTION = re.compile(
+    r"\{\{-?\s*(?:[.$(/]|(?:if|else|end|range|with|define|template|include|block|toYaml|tpl|"
+    r"printf|quote|default|required|lookup|fail|not|and|or|eq|ne|len|index)\b)"
+)
 
 
 class Manifest(Struct, frozen=True):
@@ -43,6 +60,12 @@ class Manifest(Struct, frozen=True):
     lines: Mapping[int, int]
     offset: int = 0
     """Subtracted from every line: a helm `# Source:` document counts from its comment."""
+    source: str = ""
+    """What the object came with (its file, chart or kustomization): Services without a
+    namespace select only workloads of the same source."""
+    rendered: bool = False
+    """The object is a document `helm template` rendered: `file` names its template, and lines
+    count in the rendered document, not in the template."""
 
     def line_of(self, mapping: object) -> int | None:
         """The line a mapping inside this object starts on."""
@@ -56,7 +79,7 @@ class Manifest(Struct, frozen=True):
 
 
 class BadInput(Struct, frozen=True):
-    """A file (or the rest of one) that could not be checked, and why, as a finding says it."""
+    """A file or document that could not be checked, and why, as a finding says it."""
 
     rule: str
     file: str
@@ -64,12 +87,22 @@ class BadInput(Struct, frozen=True):
     message: str
 
 
+class Skipped(Struct, frozen=True):
+    """A document that is no Kubernetes object: counted, not judged."""
+
+    file: str
+    line: int
+
+
 class Inputs(Struct, frozen=True):
-    """What the paths name: manifest files (`-` for stdin) and Helm charts' template files."""
+    """What the paths name: manifest files (`-` for stdin), Helm charts' template files and
+    kustomize folders."""
 
     files: tuple[str, ...]
     charts: Mapping[str, tuple[str, ...]]
     """Chart folder -> the template files found under its `templates/`."""
+    kustomizations: tuple[str, ...] = ()
+    """Folders holding a kustomization, linted as what they build."""
 
 
 def _chart_of(path: Path) -> str | None:
@@ -80,9 +113,34 @@ def _chart_of(path: Path) -> str | None:
     return None
 
 
-def _walk(folder: str) -> list[str]:
+def is_kustomization(folder: str) -> bool:
+    """Whether a folder holds a kustomization file."""
+    return any(os.path.isfile(os.path.join(folder, name)) for name in KUSTOMIZATIONS)
+
+
+def _kustomization_of(file: str) -> str | None:
+    """The nearest folder above a named file that holds a kustomization, looking no higher than
+    the current folder (or only the file's own folder, for a file outside it)."""
+    here = Path.cwd().resolve()
+    folder = Path(file).parent
+    resolved = folder.resolve()
+    while True:
+        if is_kustomization(str(folder)):
+            return str(folder)
+        if resolved == here or here not in resolved.parents:
+            return None
+        folder, resolved = folder.parent, resolved.parent
+
+
+def _walk(folder: str, kustomizations: list[str]) -> list[str]:
+    """Manifest files under a folder; a folder holding a kustomization is taken whole, as what
+    it builds, and not searched."""
     found: list[str] = []
     for parent, folders, files in os.walk(folder):
+        if is_kustomization(parent):
+            kustomizations.append(parent)
+            folders.clear()
+            continue
         folders.sort()
         found += (os.path.join(parent, f) for f in sorted(files) if f.endswith(MANIFEST_SUFFIXES))
     return found
@@ -92,13 +150,18 @@ def input_files(paths: list[str]) -> Inputs:
     """The files to lint: each path, folders searched for manifests; `-` is stdin."""
     files: list[str] = []
     charts: dict[str, list[str]] = {}
+    kustomizations: list[str] = []
     for path in paths or [STDIN]:
         if path == STDIN:
             files.append(STDIN)
             continue
         if os.path.isdir(path):
-            found = _walk(path)
+            found = _walk(path, kustomizations)
         elif os.path.lexists(path):
+            built = _kustomization_of(path)
+            if built is not None:
+                kustomizations.append(built)  # a file of a kustomization: what it builds
+                continue
             found = [path]  # named explicitly: read whatever it is, or say why not
         else:
             raise UsageError(f"cannot lint {path}", "no such file or folder")
@@ -108,7 +171,11 @@ def input_files(paths: list[str]) -> Inputs:
                 files.append(file)
             else:
                 charts.setdefault(chart, []).append(file)
-    return Inputs(tuple(files), {chart: tuple(found) for chart, found in charts.items()})
+    return Inputs(
+        tuple(files),
+        {chart: tuple(found) for chart, found in charts.items()},
+        tuple(dict.fromkeys(kustomizations)),
+    )
 
 
 def chart_findings(inputs: Inputs) -> list[BadInput]:
@@ -129,37 +196,62 @@ def _count(count: int, thing: str) -> str:
     return f"{count} {thing}{'' if count == 1 else 's'}"
 
 
-def load_file(
-    file: str, limits: Limits = MANIFEST_LIMITS, stdin: BinaryIO | None = None
-) -> Iterator[Manifest | BadInput]:
-    """Every object in a file (`List` kinds unwrapped), then a BadInput where it stops.
+class Loaded(Struct, frozen=True):
+    """What one file or stream held."""
 
-    stdin that cannot be read as text is bad usage (UsageError), not a finding.
+    items: tuple[Manifest | BadInput | Skipped, ...]
+    text: str = ""
+    """The text read (kept for stdin, where rendered lines are mapped back to templates)."""
+
+
+def load_file(
+    file: str,
+    limits: Limits = MANIFEST_LIMITS,
+    stdin: BinaryIO | None = None,
+    charts: Mapping[str, str] | None = None,
+) -> Loaded:
+    """Every object in a file (`List` kinds unwrapped), with a BadInput for each document that
+    could not be read and a Skipped for each that is no Kubernetes object.
+
+    stdin that cannot be read as text is bad usage (UsageError), not a finding. `charts` maps a
+    chart's name to its folder, for the files `helm template`'s comments name.
     """
     if file == STDIN:
         text = read_stream(stdin, limits) if stdin is not None else Refusal(Problem.UNREADABLE, "")
         if isinstance(text, Refusal):
             raise UsageError("cannot lint stdin", text.detail or "it could not be read")
-        yield from _load_text(STDIN_NAME, text, limits, _sources(text))
-        return
-    text = read_file(Path(file), limits)
-    if isinstance(text, Refusal):
-        yield BadInput(UNREADABLE_FILE.id, file, None, f"cannot be read: {text.detail}")
-        return
-    yield from _load_text(file, text, limits, [])
+        sources = _sources(text, charts or {})
+        items = tuple(_load_text(STDIN_NAME, text, limits, sources, STDIN_NAME))
+        return Loaded(items, text)
+    read = read_file(Path(file), limits)
+    if isinstance(read, Refusal):
+        return Loaded((BadInput(UNREADABLE_FILE.id, file, None, f"cannot be read: {read.detail}"),))
+    return Loaded(tuple(_load_text(file, read, limits, [], file)))
+
+
+def load_text(
+    name: str, text: str, limits: Limits, source: str
+) -> Iterator[Manifest | BadInput | Skipped]:
+    """The objects of text already read (kustomize's output), all of one source."""
+    yield from _load_text(name, text, limits, [], source)
 
 
 def _load_text(
-    name: str, text: str, limits: Limits, sources: list[tuple[int, str]]
-) -> Iterator[Manifest | BadInput]:
+    name: str, text: str, limits: Limits, sources: list[tuple[int, str]], source: str
+) -> Iterator[Manifest | BadInput | Skipped]:
     previous_start = 0
-    for loaded in load_all(text, limits):
+    for loaded in load_all(text, limits, kubernetes=True):
         if isinstance(loaded, Refusal):
             yield _bad(name, text, loaded, sources, previous_start)
-            return
+            continue
         file, offset = _located(name, sources, previous_start, loaded.start_line)
         previous_start = loaded.start_line
-        yield from _objects(file, loaded.data, loaded, offset)
+        if offset:
+            source = file.split("/templates/")[0]  # the chart, as its Services' source
+        if loaded.problem is not None and _is_object(loaded.data):
+            yield _classified(name, text, loaded.problem, file, offset)
+            continue
+        yield from _objects(file, loaded.data, loaded, offset, source, rendered=bool(offset))
 
 
 def _bad(
@@ -167,28 +259,54 @@ def _bad(
 ) -> BadInput:
     line = refusal.line
     file, offset = _located(name, sources, previous, line) if line is not None else (name, 0)
-    where = None if line is None else line - offset
-    if "{{" in text and "}}" in text:
-        chart = "<chart>" if file == name else shlex.quote(file.split("/templates/")[0])
+    return _classified(name, text, refusal, file, offset)
+
+
+def _classified(name: str, text: str, refusal: Refusal, file: str, offset: int) -> BadInput:
+    """The finding for a document that cannot be checked: a template (Helm's or another
+    tool's) that was never rendered, or YAML the API server would refuse."""
+    where = None if refusal.line is None else refusal.line - offset
+    if "{{" in text and "}}" in text and refusal.problem is not Problem.ALIASES:
+        if _HELM_ACTION.search(text):
+            chart = (
+                "<chart>" if file == name else shlex.quote(file.split("/templates/", maxsplit=1)[0])
+            )
+            return BadInput(
+                HELM_TEMPLATE.id,
+                file,
+                where,
+                "this is an unrendered Helm template: render it first: "
+                f"`helm template {chart} | truegreen lint -`",
+            )
         return BadInput(
-            HELM_TEMPLATE.id,
+            UNRENDERED_TEMPLATE.id,
             file,
             where,
-            "this is an unrendered Helm template: render it first: "
-            f"`helm template {chart} | truegreen lint -`",
+            "this holds `{{ ... }}` placeholders that some tool fills in (not Helm's): lint what "
+            "that tool renders",
         )
-    what = "duplicate key: " if refusal.problem is Problem.DUPLICATE_KEY else "not valid YAML: "
-    return BadInput(PARSE_ERROR.id, file, where, what + plain(refusal.detail))
+    return BadInput(PARSE_ERROR.id, file, where, _said(refusal))
 
 
-def _sources(text: str) -> list[tuple[int, str]]:
-    """helm template's `# Source:` comments: (line, the template's path in the chart)."""
+def _said(refusal: Refusal) -> str:
+    if refusal.problem is Problem.DUPLICATE_KEY:
+        return "duplicate key: " + refusal.detail
+    if refusal.problem is Problem.UNSUPPORTED and refusal.detail.startswith(("json:", "a key")):
+        return "the API server cannot take it: " + refusal.detail
+    return "not valid YAML: " + plain(refusal.detail)
+
+
+def _sources(text: str, charts: Mapping[str, str]) -> list[tuple[int, str]]:
+    """helm template's `# Source:` comments: (line, the template's path), the chart's name
+    replaced by its folder where `charts` knows it."""
     found: list[tuple[int, str]] = []
     line, position = 1, 0
     for match in _SOURCE.finditer(text):
         line += text.count("\n", position, match.start())
         position = match.start()
-        found.append((line, match.group(1)))
+        chart, sep, rest = match.group(1).partition("/")
+        folder = charts.get(chart)
+        found.append((line, f"{folder.rstrip('/')}/{rest}" if folder and sep else match.group(1)))
     return found
 
 
@@ -204,15 +322,34 @@ def _located(name: str, sources: list[tuple[int, str]], after: int, before: int)
     return located
 
 
-def _objects(file: str, document: object, loaded: Document, offset: int) -> Iterator[Manifest]:
-    if not isinstance(document, dict):
-        return  # empty documents and bare scalars hold no objects
-    kind = document.get("kind")
-    if not isinstance(kind, str):
+def _objects(
+    file: str,
+    document: object,
+    loaded: Document,
+    offset: int,
+    source: str,
+    *,
+    rendered: bool,
+) -> Iterator[Manifest | BadInput | Skipped]:
+    if document is None:
+        return  # an empty document (comments only) holds nothing at all
+    if not _is_object(document):
+        yield Skipped(file, loaded.start_line - offset)
         return
+    assert isinstance(document, dict)
     items = document.get("items")
-    if kind.endswith("List") and isinstance(items, list):
+    if str(document["kind"]).endswith("List") and isinstance(items, list):
         for item in items:
-            yield from _objects(file, item, loaded, offset)
+            if isinstance(item, dict) and _is_object(item):
+                yield Manifest(file, item, loaded.lines, offset, source, rendered)
         return
-    yield Manifest(file, document, loaded.lines, offset)
+    yield Manifest(file, document, loaded.lines, offset, source, rendered)
+
+
+def _is_object(document: object) -> bool:
+    """A Kubernetes object names its apiVersion and kind."""
+    return (
+        isinstance(document, dict)
+        and isinstance(document.get("apiVersion"), str)
+        and isinstance(document.get("kind"), str)
+    )

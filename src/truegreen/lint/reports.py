@@ -4,6 +4,7 @@ Text is for a terminal: everything that came from a file passes through `termina
 lines wrap at word boundaries when a width is given. JSON and SARIF keep every value exact.
 """
 
+import hashlib
 import textwrap
 from typing import Any
 
@@ -34,6 +35,12 @@ def to_json(result: LintResult) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "files": len(result.files),
         "objects": result.objects,
+        "checked": result.checked,
+        "not_understood": dict(result.not_understood or {}),
+        "not_objects": result.not_objects,
+        "kustomizations": [
+            {"folder": k.folder, "built_with": k.built_with} for k in result.kustomizations
+        ],
         "findings": [
             {
                 "rule": f.rule,
@@ -46,6 +53,8 @@ def to_json(result: LintResult) -> dict[str, Any]:
                 "container": f.container,
                 "message": f.message,
                 "fix": f.fix,
+                "rendered": f.rendered,
+                "role": f.role,
             }
             for f in result.findings
         ],
@@ -74,18 +83,57 @@ def _uri(file: str) -> str:
     return "stdin" if file == "<stdin>" else file.removeprefix("./")
 
 
+RENDERED = "HELM_RENDERED"
+"""The uriBaseId of a location inside a document `helm template` rendered: the uri names the
+template it came from, the region counts in the rendered document, not in that file."""
+
+
 def _sarif_result(finding: LintFinding, index: dict[str, int]) -> dict[str, Any]:
-    location: dict[str, Any] = {"artifactLocation": {"uri": _uri(finding.file)}}
+    artifact: dict[str, Any] = {"uri": _uri(finding.file)}
+    if finding.rendered:
+        artifact["uriBaseId"] = RENDERED
+    location: dict[str, Any] = {"artifactLocation": artifact}
     if finding.line is not None:
         location["region"] = {"startLine": finding.line}
     where = f"{finding.kind}/{finding.name}" if finding.name else finding.file
-    return {
+    properties = {
+        key: value
+        for key, value in (
+            ("kind", finding.kind),
+            ("namespace", finding.namespace),
+            ("name", finding.name),
+            ("role", finding.role),
+            ("container", finding.container),
+        )
+        if value
+    }
+    result: dict[str, Any] = {
         "ruleId": finding.rule,
         "ruleIndex": index[finding.rule],
         "level": _SARIF_LEVELS[finding.severity],
         "message": {"text": f"{where}: {finding.message} Fix: {finding.fix}"},
         "locations": [{"physicalLocation": location}],
+        "partialFingerprints": {"truegreenFinding/v1": _fingerprint(finding)},
     }
+    if properties:
+        result["properties"] = properties
+    return result
+
+
+def _fingerprint(finding: LintFinding) -> str:
+    """The same problem on the same object keeps its fingerprint when lines move."""
+    identity = "\0".join(
+        [
+            finding.rule,
+            _uri(finding.file),
+            finding.kind,
+            finding.namespace or "",
+            finding.name,
+            finding.role,
+            finding.container or "",
+        ]
+    )
+    return hashlib.sha256(identity.encode()).hexdigest()[:32]
 
 
 def to_sarif(result: LintResult) -> dict[str, Any]:
@@ -106,6 +154,22 @@ def to_sarif(result: LintResult) -> dict[str, Any]:
                     }
                 },
                 "results": [_sarif_result(f, index) for f in result.findings],
+                **(
+                    {
+                        "originalUriBaseIds": {
+                            RENDERED: {
+                                "description": {
+                                    "text": "Documents as `helm template` rendered them: a "
+                                    "location names the template a document came from, and its "
+                                    "line counts in the rendered document (from the line after "
+                                    "its `# Source:` comment), not in the template file."
+                                }
+                            }
+                        }
+                    }
+                    if any(f.rendered for f in result.findings)
+                    else {}
+                ),
             }
         ],
     }
@@ -156,10 +220,14 @@ def to_text(result: LintResult, width: int | None = None) -> list[str]:
     order = {file: position for position, file in enumerate(result.files)}
     for file in sorted(by_file, key=lambda file: order.get(file, len(order))):
         findings = by_file[file]
-        lines.append(f"[bold]{_escape(terminal_safe(file))}[/]")
+        rendered = " (lines of the document helm rendered)" if findings[0].rendered else ""
+        lines.append(f"[bold]{_escape(terminal_safe(file))}[/]{rendered}")
         for f in sorted(findings, key=lambda f: (f.line or 0, f.rule)):
             where = f"{f.line}" if f.line is not None else "-"
-            target = f"{f.kind}/{f.name}" + (f" container {f.container}" if f.container else "")
+            role = f" ({f.role})" if f.role else ""
+            target = f"{f.kind}/{f.name}{role}" + (
+                f" container {f.container}" if f.container else ""
+            )
             head = _wrapped(
                 f"  {where:>5}  {f.severity.value:<7} {f.rule}  {target if f.name else ''}",
                 width,
@@ -180,16 +248,33 @@ def to_text(result: LintResult, width: int | None = None) -> list[str]:
 def _summary(result: LintResult) -> str:
     counts = {s: sum(1 for f in result.findings if f.severity is s) for s in Severity}
     files = _plural(len(result.files), "file")
+    read = f"{_plural(result.objects, 'object')} read"
+    if result.not_understood:
+        kinds = ", ".join(f"{kind} \u00d7{count}" for kind, count in result.not_understood.items())
+        unknown = sum(result.not_understood.values())
+        read += f", {result.checked} checked; not understood: {unknown} ({kinds})"
+    if result.not_objects:
+        others = _plural(result.not_objects, "other document")
+        read += f"; {others} (no Kubernetes object) skipped"
     summary = (
         f"{_plural(counts[Severity.ERROR], 'error')}, "
         f"{_plural(counts[Severity.WARNING], 'warning')}, "
-        f"{_plural(counts[Severity.INFO], 'info')} in {files} "
-        f"({_plural(result.objects, 'object')} read)."
+        f"{_plural(counts[Severity.INFO], 'info')} in {files} ({read})."
     )
+    for built_with in dict.fromkeys(k.built_with for k in result.kustomizations):
+        folders = ", ".join(k.folder for k in result.kustomizations if k.built_with == built_with)
+        how = (
+            "read without kustomize, from their resources only (no patches applied)"
+            if built_with == "resources only"
+            else f"built with {built_with}"
+        )
+        summary += f" Kustomize folders {how}: {folders}."
     if result.exit_code is ExitCode.UNKNOWN:
         summary += (
             " No Kubernetes objects found, so nothing was checked. Pass --allow-empty where "
             "that is expected (a hook on any YAML file)."
+            if result.objects == 0
+            else " No object of a kind lint understands, so nothing was checked."
         )
     return summary
 

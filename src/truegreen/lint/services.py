@@ -20,9 +20,11 @@ class ServiceModel(Struct, frozen=True):
     selector: Mapping[str, str]
     """Empty when the Service has no selector: it then selects nothing (endpoints are manual)."""
     target_ports: tuple[Port, ...]
+    source: str = ""
+    """The file, chart or kustomization it came from."""
 
     @classmethod
-    def parse(cls, obj: Mapping[str, Any]) -> "ServiceModel":
+    def parse(cls, obj: Mapping[str, Any], source: str = "") -> "ServiceModel":
         """The model of a Service object."""
         meta = _mapping(obj.get("metadata"))
         spec = _mapping(obj.get("spec"))
@@ -43,16 +45,21 @@ class ServiceModel(Struct, frozen=True):
             str(namespace) if namespace else None,
             {str(k): str(v) for k, v in selector.items()},
             tuple(targets),
+            source,
         )
 
-    def selects(self, workload: WorkloadModel) -> bool:
+    def selects(self, workload: WorkloadModel, source: str = "") -> bool:
         """Every selector key matches the pod template's labels, in the same namespace.
 
-        An object without a namespace (as `helm template` often renders) matches any namespace.
+        When neither names a namespace (as `helm template` often renders them), they meet only
+        when they come from the same source: the same file, chart or kustomization. One that
+        names a namespace is compared with one that does not by labels alone.
         """
         if not self.selector:
             return False
         if self.namespace and workload.namespace and self.namespace != workload.namespace:
+            return False
+        if not self.namespace and not workload.namespace and self.source != source:
             return False
         return all(workload.labels.get(k) == v for k, v in self.selector.items())
 
@@ -75,13 +82,14 @@ class ServiceIndex:
 
 
 def routed_containers(
-    workload: WorkloadModel, services: Iterable[ServiceModel]
+    workload: WorkloadModel, services: Iterable[ServiceModel], source: str = ""
 ) -> dict[str, tuple[str, ...]]:
-    """Container name -> the Services that send it traffic."""
+    """Container name -> the Services that send it traffic (`source`: where the workload came
+    from)."""
     routed: dict[str, list[str]] = {}
     mains = workload.main_containers
     for service in services:
-        if not service.selects(workload):
+        if not service.selects(workload, source):
             continue
         for target in service.target_ports:
             owners = [c for c in mains if c.declares(target)]

@@ -39,6 +39,10 @@ class RuleInfo(Struct, frozen=True, kw_only=True):
     summary: str
     rationale: str
     fix: str
+    reads: str = ""
+    """What in a manifest the rule looks at (docs/rules.md)."""
+    limits: str = ""
+    """What it cannot see (docs/rules.md)."""
 
 
 class Rule(RuleInfo, frozen=True, kw_only=True):

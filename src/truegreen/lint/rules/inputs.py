@@ -6,12 +6,15 @@ PARSE_ERROR = RuleInfo(
     id="parse-error",
     severity=Severity.ERROR,
     summary="A manifest is not YAML that the API server would accept.",
-    rationale="From the reported line on, nothing in that file was checked. The API server "
-    "refuses the same input: broken syntax, a duplicate key (its strict decoding says "
+    rationale="Nothing in that document was checked; the file's other documents were. The API "
+    "server refuses the same input: broken syntax, a duplicate key (its strict decoding says "
     '`key "image" already set in map`; with lenient decoding the last one silently wins, so a '
-    "probe can hide behind a later one), aliases that expand to far more than the file holds "
-    '(a "billion laughs"), or a tag it does not know.',
-    fix="Fix the YAML at the reported line; the other files were still checked.",
+    "probe can hide behind a later one), a value JSON cannot carry (`.nan`), a null key, a "
+    "scalar that does not fit its tag (`!!int abc`). Aliases that expand to far more than the "
+    'file holds (a "billion laughs") stop the whole file. YAML is read as Kubernetes reads '
+    "it (sigs.k8s.io/yaml): `=` and `!ENV x` are strings, `y` and `no` are booleans; a document "
+    "that is no Kubernetes object (no apiVersion and kind) is counted and not judged.",
+    fix="Fix the YAML at the reported line; the other documents and files were still checked.",
 )
 
 UNREADABLE_FILE = RuleInfo(
@@ -44,9 +47,43 @@ IGNORE_UNKNOWN_RULE = RuleInfo(
     fix="Use the ids that `truegreen lint --list-rules` prints.",
 )
 
+UNRENDERED_TEMPLATE = RuleInfo(
+    id="unrendered-template",
+    severity=Severity.ERROR,
+    summary="A manifest with `{{ ... }}` placeholders that are not Helm's.",
+    rationale="A sed or envsubst template, or another tool's `{{args.x}}`, is not Kubernetes "
+    "YAML until that tool fills it in: what the placeholders become decides what the probes "
+    "are.",
+    fix="Lint what the tool renders (`TOOL ... | truegreen lint -`), or keep the template out of "
+    "the paths lint reads.",
+)
+
+KUSTOMIZE_ERROR = RuleInfo(
+    id="kustomize-error",
+    severity=Severity.ERROR,
+    summary="A kustomize folder that could not be built.",
+    rationale="A folder with a kustomization is linted as what it builds; when `kubectl "
+    "kustomize` refuses it, took too long or wrote too much, nothing in it was checked (the "
+    "API server would receive nothing either).",
+    fix="Run `kubectl kustomize FOLDER` and fix what it reports.",
+)
+
+IGNORE_FORBIDDEN = RuleInfo(
+    id="ignore-forbidden",
+    severity=Severity.ERROR,
+    summary="A `truegreen.io/ignore` annotation where `--no-ignores` forbids them.",
+    rationale="With --no-ignores (or `no-ignores: true` in --config) the run's owner decides "
+    "what is waived, in the config file; an annotation in a manifest silences nothing and is "
+    "itself reported, so a waiver cannot slip in with the change it waives.",
+    fix="Remove the annotation and fix the finding, or waive it in the --config file.",
+)
+
 INPUT_RULES: tuple[RuleInfo, ...] = (
     PARSE_ERROR,
     UNREADABLE_FILE,
     HELM_TEMPLATE,
     IGNORE_UNKNOWN_RULE,
+    UNRENDERED_TEMPLATE,
+    KUSTOMIZE_ERROR,
+    IGNORE_FORBIDDEN,
 )

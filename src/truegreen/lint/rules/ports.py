@@ -1,4 +1,10 @@
-"""Port rules: probes must target a port the container declares, and a server that is on."""
+"""Port rules: probes must target a port the kubelet can find, and a server that is on.
+
+The kubelet looks a probe's named port up in the probed container's own `ports`
+(pkg/kubelet/prober/prober.go, findPortByName) and reports the probe as errored when the name is
+not there, so it fails forever (kubernetes/kubernetes#139283). A numeric port needs no entry at
+all: `ports` is informational, and containers of a pod share one network.
+"""
 
 from collections.abc import Iterator
 
@@ -6,16 +12,38 @@ from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
 from truegreen.probes import WorkloadModel, disabled_ports, same_port
 
 
-def _undeclared(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
+def _named_undeclared(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
     for container in workload.containers:
         for probe in container.probes:
-            if probe.port is None or container.declares(probe.port):
+            if not isinstance(probe.port, str) or container.declares(probe.port):
                 continue
-            what = "named port" if isinstance(probe.port, str) else "port"
+            others = [c.name for c in workload.containers if c.declares(probe.port)]
+            elsewhere = (
+                f" (container {', '.join(others)} declares it, but the kubelet looks a probe's "
+                "named port up in the probed container only)"
+                if others
+                else ""
+            )
             yield RuleHit(
                 container.name,
-                f"container {container.name}'s {probe.kind} targets {what} {probe.port}, which the "
-                "container does not declare.",
+                f"container {container.name}'s {probe.kind} targets named port {probe.port}, which "
+                f"the container does not declare{elsewhere}.",
+                {"port": probe.port},
+            )
+
+
+def _number_unlisted(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
+    if workload.host_network:
+        return  # the pod uses the machine's network: its ports need not be listed at all
+    for container in workload.containers:
+        for probe in container.probes:
+            if not isinstance(probe.port, int) or workload.declares_anywhere(probe.port):
+                continue
+            yield RuleHit(
+                container.name,
+                f"container {container.name}'s {probe.kind} targets port {probe.port}, which no "
+                "container of the pod lists: the probe works if the server listens there, but "
+                "nothing in the manifest says it does.",
                 {"port": str(probe.port)},
             )
 
@@ -45,13 +73,34 @@ def _disabled_server(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
 PROBE_PORT_UNDECLARED = Rule(
     id="probe-port-undeclared",
     severity=Severity.ERROR,
-    summary="A probe targets a port the container does not declare.",
+    summary="A probe targets a named port the container does not declare.",
     rationale=(
-        "A probe on an undeclared port is usually a typo or a stale port number: it fails forever "
-        "(the pod never becomes Ready) or, for a named port, the pod is rejected outright."
+        "The kubelet resolves a probe's named port from the probed container's own ports. When "
+        "the name is not there it cannot run the probe and reports it as errored, every time: a "
+        "readiness probe keeps the pod out of service forever, a liveness probe restarts it."
     ),
-    fix="Point the probe at a port listed in the container's ports (by number or name).",
-    check=_undeclared,
+    fix="Declare the port under that name in this container's ports, or point the probe at the "
+    "name (or number) the container does declare.",
+    check=_named_undeclared,
+    reads="Every container's probes (sidecars too) with a named httpGet, tcpSocket or grpc port, "
+    "against that container's ports.",
+)
+
+PROBE_PORT_UNLISTED = Rule(
+    id="probe-port-unlisted",
+    severity=Severity.WARNING,
+    summary="A probe targets a port number no container of the pod lists.",
+    rationale=(
+        "A probe on a port number works whether or not the port is listed: `ports` is "
+        "informational, and operators built with kubebuilder probe :8081 without listing it. "
+        "An unlisted number is still the usual shape of a typo or a port that moved."
+    ),
+    fix="List the port in the container's ports (with a name, then probe by the name), or "
+    "check that the server really listens on that number.",
+    check=_number_unlisted,
+    reads="Numeric probe ports against the ports of every container of the pod.",
+    limits="Pods on the machine's network (`hostNetwork: true`) are not judged: their ports "
+    "are the machine's.",
 )
 
 PROBE_TARGETS_DISABLED_SERVER = Rule(
@@ -64,4 +113,7 @@ PROBE_TARGETS_DISABLED_SERVER = Rule(
     ),
     fix="Render the probe (and the port) only when the server is on, gated on the same env var.",
     check=_disabled_server,
+    reads="The truegreen.io/disabled-by annotation, each container's literal env values, its "
+    "probes and ports.",
+    limits="A value from elsewhere (valueFrom, envFrom) cannot be judged and disables nothing.",
 )

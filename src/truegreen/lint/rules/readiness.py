@@ -1,7 +1,13 @@
-"""Readiness rules: a long-running container without a readiness probe makes rollouts lie."""
+"""Readiness rules: a long-running container without a readiness probe makes rollouts lie.
+
+A startup probe also holds a container not Ready until it first passes (the kubelet reports
+Ready false while it runs), so it gates the rollout; after it passes, nothing takes a container
+without a readiness probe out of its Service.
+"""
 
 from collections.abc import Iterator
 
+from truegreen.lint.kinds import Work
 from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
 from truegreen.probes import ContainerModel, ProbeKind, WorkloadModel, disabled_ports, same_port
 
@@ -16,39 +22,82 @@ def _served_ports(container: ContainerModel, workload: WorkloadModel) -> list[st
     ]
 
 
-def _needs_readiness(workload: WorkloadModel) -> Iterator[ContainerModel]:
+def _ungated(workload: WorkloadModel) -> Iterator[ContainerModel]:
+    """Main containers of long-running pods that nothing holds not-Ready: no readiness probe,
+    none from their controller."""
     if workload.is_batch:
-        return  # Jobs and CronJobs run to completion; readiness means nothing for them
+        return  # Jobs and what is built of them run to completion; readiness means nothing
     for container in workload.main_containers:
-        if container.probe(ProbeKind.READINESS) is None:
+        if not container.gated_until_ready:
             yield container
 
 
+def _serving(
+    container: ContainerModel, workload: WorkloadModel, context: Context
+) -> tuple[list[str], tuple[str, ...]]:
+    return _served_ports(container, workload), context.services_by_container.get(container.name, ())
+
+
+def _port_text(ports: list[str]) -> str:
+    return ", ".join(ports) if ports else "the port its Service targets"
+
+
+def _routed_text(services: tuple[str, ...]) -> str:
+    return f" Service {', '.join(services)} routes to it, and" if services else ""
+
+
 def _missing(workload: WorkloadModel, context: Context) -> Iterator[RuleHit]:
-    for container in _needs_readiness(workload):
-        ports = _served_ports(container, workload)
-        services = context.services_by_container.get(container.name)
+    for container in _ungated(workload):
+        if container.probe(ProbeKind.STARTUP) is not None:
+            continue  # readiness-missing-after-startup
+        ports, services = _serving(container, workload, context)
         if not ports and not services:
             continue
-        routed = f" Service {', '.join(services)} routes to it, and" if services else ""
-        port_text = ", ".join(ports) if ports else "the port its Service targets"
+        outcome = (
+            "a rollout over a crash loop reports success"
+            if workload.work is Work.ROLLED_OUT
+            else "traffic reaches it before it listens and a crash loop looks like a working server"
+        )
         yield RuleHit(
             container.name,
-            f"container {container.name} serves {port_text} but has no readinessProbe:{routed} "
-            "it counts as Ready as soon as it runs, so a rollout over a crash loop reports "
-            "success.",
-            {"port": port_text},
+            f"container {container.name} serves {_port_text(ports)} but has no readinessProbe:"
+            f"{_routed_text(services)} it counts as Ready as soon as it runs, so {outcome}.",
+            {"port": _port_text(ports)},
+        )
+
+
+def _after_startup(workload: WorkloadModel, context: Context) -> Iterator[RuleHit]:
+    for container in _ungated(workload):
+        if container.probe(ProbeKind.STARTUP) is None:
+            continue
+        ports, services = _serving(container, workload, context)
+        if not ports and not services:
+            continue  # the startup probe is all the gating a port-less worker has to give
+        held = "holds the rollout" if workload.work is Work.ROLLED_OUT else "holds it not Ready"
+        yield RuleHit(
+            container.name,
+            f"container {container.name} serves {_port_text(ports)} with a startupProbe but no "
+            f"readinessProbe:{_routed_text(services)} the startupProbe {held} until it first "
+            "passes (and restarts the container when it fails), but after that nothing takes "
+            "the container out of its Service when it stops answering.",
+            {"port": _port_text(ports)},
         )
 
 
 def _no_listener(workload: WorkloadModel, context: Context) -> Iterator[RuleHit]:
-    for container in _needs_readiness(workload):
+    for container in _ungated(workload):
+        if container.probe(ProbeKind.STARTUP) is not None or workload.keeps_work(container):
+            continue  # a startup probe gates it; work that runs is no server to gate
         if _served_ports(container, workload) or context.services_by_container.get(container.name):
             continue
+        meaning = (
+            "rollout status only means the process started"
+            if workload.work is Work.ROLLED_OUT
+            else "Ready only means the process started"
+        )
         yield RuleHit(
             container.name,
-            f"container {container.name} listens on nothing and has no readinessProbe: "
-            "rollout status only means the process started.",
+            f"container {container.name} declares no port and has no readinessProbe: {meaning}.",
         )
 
 
@@ -66,16 +115,38 @@ READINESS_MISSING = Rule(
         "the port only opens once startup succeeded). Do not add a liveness probe to get one."
     ),
     check=_missing,
+    reads="Each main container of a long-running pod: its declared ports (minus those its env "
+    "turns off) and the Services of the same source that select the pod; its readiness and "
+    "startup probes, and the readiness probe its controller adds (KubeRay, Knative).",
+    limits="A port is taken as served when declared; a server listening on an undeclared port "
+    "with no Service is not seen.",
+)
+
+READINESS_MISSING_AFTER_STARTUP = Rule(
+    id="readiness-missing-after-startup",
+    severity=Severity.WARNING,
+    summary="A container that serves a port has a startup probe but no readiness probe.",
+    rationale=(
+        "A startup probe holds the container not Ready until it first passes, so the rollout "
+        "waits for it; it also restarts the container when it fails. Once it has passed, the "
+        "container stays Ready whatever happens, and its Service keeps sending it traffic."
+    ),
+    fix="Add a readinessProbe next to the startupProbe; keep the startupProbe's budget for the "
+    "slow start.",
+    check=_after_startup,
+    reads="As readiness-missing, for containers whose only gate is a startupProbe.",
 )
 
 READINESS_MISSING_NO_PORT = Rule(
     id="readiness-missing-no-port",
     severity=Severity.INFO,
-    summary="A long-running container listens on nothing and has no readiness probe.",
+    summary="A long-running container declares no port and has no readiness probe.",
     rationale=(
         "With no port and no readiness probe, rollout status only says the process started, not "
         "that it works."
     ),
     fix="If the process can say it is ready (a file, a command), add an exec readinessProbe.",
     check=_no_listener,
+    reads="Main containers of long-running pods with no declared port, no Service, no "
+    "readiness or startup probe; work that must not be restarted (training) is left out.",
 )

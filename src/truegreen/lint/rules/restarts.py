@@ -3,20 +3,45 @@
 from collections.abc import Iterator
 
 from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
-from truegreen.probes import ProbeKind, WorkloadModel, same_check
+from truegreen.probes import ContainerModel, Probe, ProbeKind, WorkloadModel, same_check
 
 
 def _keep_running(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
     for container in workload.containers:
-        if container.name not in workload.intent.keep_running:
+        reason = workload.keeps_work(container)
+        if reason is None:
             continue
         for probe in container.probes:
             if probe.kind.restarts_container:
-                yield RuleHit(
-                    container.name,
-                    f"container {container.name} is declared keep-running but has a {probe.kind}: "
-                    "when it fails the kubelet kills the container and the work it keeps running.",
-                )
+                yield RuleHit(container.name, _restart_message(workload, container, probe, reason))
+
+
+def _restart_message(
+    workload: WorkloadModel, container: ContainerModel, probe: Probe, reason: str
+) -> str:
+    if workload.intent.keep_running is not None:
+        return (
+            f"container {container.name} is declared keep-running but has a {probe.kind}: when it "
+            "fails the kubelet kills the container and the work it keeps running."
+        )
+    added = (
+        f" ({workload.controller} adds its own liveness check of the Ray node when none is set)"
+        if container.restarted_by_controller and probe.kind is ProbeKind.LIVENESS
+        else ""
+    )
+    return (
+        f"container {container.name} runs work that a restart would kill ({reason}) but has a "
+        f"{probe.kind}: when it fails the kubelet kills the container and the work in it"
+        f"{added}."
+    )
+
+
+def _no_more_lenient(liveness: Probe, readiness: Probe) -> bool:
+    """The liveness probe gives up no later, and waits no longer per try, than readiness."""
+    return (
+        liveness.gives_up_after <= readiness.gives_up_after
+        and liveness.timeout <= readiness.timeout
+    )
 
 
 def _liveness_is_readiness(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
@@ -28,11 +53,14 @@ def _liveness_is_readiness(workload: WorkloadModel, _: Context) -> Iterator[Rule
             and readiness
             and liveness.handler
             and same_check(container, liveness, readiness)
+            and _no_more_lenient(liveness, readiness)
         ):
             yield RuleHit(
                 container.name,
                 f"container {container.name}'s livenessProbe checks exactly what its "
-                "readinessProbe checks: a moment of overload restarts the container instead of "
+                "readinessProbe checks, and gives up no later "
+                f"({liveness.failures} x {liveness.period} s against {readiness.failures} x "
+                f"{readiness.period} s): a moment of overload restarts the container instead of "
                 "pausing its traffic.",
             )
 
@@ -40,27 +68,43 @@ def _liveness_is_readiness(workload: WorkloadModel, _: Context) -> Iterator[Rule
 RESTART_PROBE_ON_KEEP_RUNNING = Rule(
     id="restart-probe-on-keep-running",
     severity=Severity.ERROR,
-    summary="A liveness or startup probe on a container declared to keep running work.",
+    summary="A liveness or startup probe on a container that keeps work running.",
     rationale=(
-        "Liveness and startup probes both restart the container when they fail. A container "
-        "declared keep-running (truegreen.io/keep-running) holds work, such as training runs, "
-        "that must survive its server failing; a restart reverses that decision."
+        "Liveness and startup probes both restart the container when they fail, and a restart "
+        "kills what the container is doing. Training runs and batch work must survive a slow or "
+        "briefly unresponsive moment; a restart throws their progress away. Such work is "
+        "declared by truegreen.io/keep-running, or recognised from the kind (a Job, JobSet, "
+        "Kubeflow or Ray job) and from the container: a distributed launcher in its command, "
+        "torch.distributed's env, or GPUs asked for with no port served."
     ),
     fix=(
         "Remove the livenessProbe and startupProbe from this container and keep a readinessProbe: "
-        "readiness takes it out of the Service without restarting anything."
+        "readiness takes it out of the Service without restarting anything. If the container "
+        'really may be restarted, say so with truegreen.io/keep-running: "" (or name the '
+        "containers that may not)."
     ),
     check=_keep_running,
+    reads="Every container's liveness and startup probes; the truegreen.io/keep-running "
+    "annotation (on the object or its pod template), which decides alone when present; else "
+    "the kind, then the main container's command, args, env and GPU requests.",
+    limits="A launcher hidden in a script file the image holds, or env set by envFrom, is not "
+    "seen. A liveness probe an operator adds itself (KubeRay's, when none is set) is not in "
+    "the manifest and not reported.",
 )
 
 LIVENESS_SAME_AS_READINESS = Rule(
     id="liveness-same-as-readiness",
     severity=Severity.WARNING,
-    summary="The liveness probe is identical to the readiness probe.",
+    summary="The liveness probe is identical to the readiness probe and no more lenient.",
     rationale=(
-        "When both probes check the same thing, every time the container is briefly not ready it "
-        "is also restarted, which turns load spikes into restart storms."
+        "When both probes check the same thing and liveness gives up as soon as readiness does, "
+        "every time the container is briefly not ready it is also restarted, which turns load "
+        "spikes into restart storms. A liveness probe with a larger failureThreshold x "
+        "periodSeconds (or a longer timeout) than readiness is the usual pattern, and is fine."
     ),
-    fix="Make the liveness probe check only that the process is alive, or remove it.",
+    fix="Make the liveness probe check only that the process is alive, give it a larger "
+    "failureThreshold or period than readiness, or remove it.",
     check=_liveness_is_readiness,
+    reads="Each container's liveness and readiness probes: handler, port (a name and its number "
+    "are the same port), path, command, failureThreshold x periodSeconds and timeoutSeconds.",
 )

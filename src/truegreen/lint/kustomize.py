@@ -1,0 +1,277 @@
+"""A kustomize folder, linted as what it builds.
+
+With `kubectl` (or `kustomize`) on PATH, the folder is built through a wrapping kustomization
+that asks for origin annotations (`buildMetadata: [originAnnotations]`), so each built object
+names the file it came from; the annotation is dropped again and the finding points at that
+file. The build is bounded: a deadline, and no more output than one manifest may hold. Without
+either tool, the folder's `resources` are read as they are (folders of them recursively), and
+never its patches: a patch is not an object.
+"""
+
+import os
+import selectors
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
+
+from truegreen.lint.loader import (
+    KUSTOMIZATIONS,
+    BadInput,
+    Manifest,
+    Skipped,
+    is_kustomization,
+    load_file,
+    load_text,
+)
+from truegreen.lint.rules.inputs import KUSTOMIZE_ERROR
+from truegreen.yamlsafe import MANIFEST_LIMITS, Limits, Refusal, decode, load_all, read_file
+
+ORIGIN = "config.kubernetes.io/origin"
+BUILD_SECONDS = 60.0
+"""How long one folder's build may take (a remote base is fetched within it)."""
+_ERROR_BYTES = 64 * 1024
+
+
+class Built(Struct, frozen=True):
+    """What a kustomize folder held, and how it was read."""
+
+    folder: str
+    items: tuple[Manifest | BadInput | Skipped, ...]
+    built_with: str
+    """`kubectl kustomize`, `kustomize build`, or `resources only` (no tool on PATH)."""
+
+
+def builder() -> list[str] | None:
+    """The command that builds a kustomization on this machine, if any."""
+    kubectl = shutil.which("kubectl")
+    if kubectl is not None:
+        return [kubectl, "kustomize"]
+    kustomize = shutil.which("kustomize")
+    return [kustomize, "build"] if kustomize is not None else None
+
+
+def lint_folder(
+    folder: str, limits: Limits = MANIFEST_LIMITS, seconds: float = BUILD_SECONDS
+) -> Built:
+    """The objects a kustomize folder builds, each located in the file it came from; the build
+    may take `seconds` and write no more than one file may hold."""
+    command = builder()
+    if command is None:
+        return Built(folder, tuple(_resources_only(folder, limits, set())), "resources only")
+    built_with = " ".join([Path(command[0]).name, *command[1:]])
+    with tempfile.TemporaryDirectory(prefix="truegreen-kustomize-") as wrapper:
+        target = os.path.relpath(os.path.abspath(folder), wrapper)
+        Path(wrapper, "kustomization.yaml").write_text(
+            f"resources:\n- {_quoted(target)}\nbuildMetadata: [originAnnotations]\n"
+        )
+        output, reason = _run([*command, wrapper], limits, seconds)
+        if output is None:
+            finding = BadInput(KUSTOMIZE_ERROR.id, _kustomization_file(folder), None, reason)
+            return Built(folder, (finding,), built_with)
+        sources: dict[str, list[Manifest]] = {}
+        items = tuple(
+            _from_origin(item, wrapper, folder, limits, sources)
+            for item in load_text(folder, output, limits, folder)
+        )
+    return Built(folder, items, built_with)
+
+
+def _quoted(path: str) -> str:
+    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _kustomization_file(folder: str) -> str:
+    return next(
+        (
+            os.path.join(folder, n)
+            for n in KUSTOMIZATIONS
+            if os.path.isfile(os.path.join(folder, n))
+        ),
+        folder,
+    )
+
+
+def _run(command: list[str], limits: Limits, seconds: float) -> tuple[str | None, str]:
+    """The build's output, or None and why not in plain words."""
+    try:
+        process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+    except OSError as error:
+        return None, f"kustomize could not run: {error.strerror or error}"
+    out, err, reason = _bounded(process, limits.max_bytes, seconds)
+    if reason:
+        return None, reason
+    if process.returncode != 0:
+        said = err.decode(errors="replace").strip().splitlines()
+        last = said[-1] if said else f"it exited {process.returncode}"
+        return None, f"kustomize could not build it: {last[:500]}"
+    text = decode(out, limits)
+    if isinstance(text, Refusal):
+        return None, f"kustomize wrote something lint cannot read: {text.detail}"
+    return text, ""
+
+
+def _bounded(
+    process: subprocess.Popen[bytes], max_bytes: int, seconds: float
+) -> tuple[bytes, bytes, str]:
+    """Read stdout and stderr until the process ends, within the deadline; stdout past its cap
+    kills the process, and of stderr only the last `_ERROR_BYTES` are kept (the error is said
+    last)."""
+    assert process.stdout is not None
+    assert process.stderr is not None
+    deadline = time.monotonic() + seconds
+    out: list[bytes] = []
+    size = 0
+    err = bytearray()
+    reason = ""
+    with selectors.DefaultSelector() as selector:
+        for stream in (process.stdout, process.stderr):
+            selector.register(stream, selectors.EVENT_READ)
+        while selector.get_map() and not reason:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                reason = f"kustomize took longer than {seconds:g} s"
+                break
+            for key, _ in selector.select(timeout=left):
+                data = os.read(key.fd, 65536)
+                if not data:
+                    selector.unregister(key.fileobj)
+                    continue
+                if key.fileobj is process.stderr:
+                    err += data
+                    del err[:-_ERROR_BYTES]
+                    continue
+                size += len(data)
+                if size > max_bytes:
+                    reason = f"kustomize wrote more than {max_bytes:,} bytes"
+                    break
+                out.append(data)
+    if reason:
+        process.kill()
+    process.wait()
+    process.stdout.close()
+    process.stderr.close()
+    return b"".join(out), bytes(err), reason
+
+
+def _from_origin(
+    item: Manifest | BadInput | Skipped,
+    wrapper: str,
+    folder: str,
+    limits: Limits,
+    sources: dict[str, list[Manifest]],
+) -> Manifest | BadInput | Skipped:
+    """A built object located in the file it came from, its origin annotation removed."""
+    if not isinstance(item, Manifest):
+        return item
+    metadata = item.obj.get("metadata")
+    annotations = metadata.get("annotations") if isinstance(metadata, dict) else None
+    origin = annotations.pop(ORIGIN, None) if isinstance(annotations, dict) else None
+    if isinstance(metadata, dict) and isinstance(annotations, dict) and not annotations:
+        del metadata["annotations"]
+    path = _origin_path(origin)
+    if path is None:
+        return item
+    # Named from the folder as it was given, as the files of any other path are.
+    source = os.path.normpath(os.path.join(wrapper, path))
+    file = os.path.normpath(os.path.join(folder, os.path.relpath(source, os.path.abspath(folder))))
+    if file not in sources:  # each source file read once, however many objects it holds
+        sources[file] = [m for m in load_file(file, limits).items if isinstance(m, Manifest)]
+    return replace(item, file=file, lines=_source_lines(item, sources[file]), offset=0)
+
+
+def _origin_path(origin: object) -> str | None:
+    """`path:` of an origin annotation (a small YAML mapping kustomize writes)."""
+    if not isinstance(origin, str):
+        return None
+    for document in load_all(origin, lines=False):
+        if isinstance(document, Refusal) or not isinstance(document.data, dict):
+            return None
+        path = document.data.get("path")
+        return path if isinstance(path, str) and not document.data.get("repo") else None
+    return None
+
+
+def _source_lines(item: Manifest, source: list[Manifest]) -> dict[int, int]:
+    """The lines of the built object's mappings in its source file, where that file holds the
+    same object (by kind and name, or the only one of its kind) and the same mapping (a
+    container of the same name): a patch may have added what the source does not hold, and
+    that has no line."""
+    lines: dict[int, int] = {}
+    same_kind = [m for m in source if m.obj.get("kind") == item.obj.get("kind")]
+    named = [m for m in same_kind if _name(m.obj) == _name(item.obj)]
+    # A namePrefix or nameSuffix renames the object; the only one of its kind is still it.
+    original = named[0] if named else same_kind[0] if len(same_kind) == 1 else None
+    if original is not None:
+        _match_lines(item.obj, original.obj, original.lines, lines)
+    return lines
+
+
+def _name(obj: Mapping[str, Any]) -> object:
+    metadata = obj.get("metadata")
+    return metadata.get("name") if isinstance(metadata, Mapping) else None
+
+
+def _match_lines(
+    built: object, source: object, lines: Mapping[int, int], out: dict[int, int]
+) -> None:
+    """Walk the built object and its source together: mappings at the same place (list items
+    matched by `name`) take the source's line."""
+    if isinstance(built, dict) and isinstance(source, dict):
+        line = lines.get(id(source))
+        if line is not None:
+            out[id(built)] = line
+        for key, value in built.items():
+            if key in source:
+                _match_lines(value, source[key], lines, out)
+    elif isinstance(built, list) and isinstance(source, list):
+        named = {
+            item.get("name"): item for item in source if isinstance(item, dict) and "name" in item
+        }
+        for number, item in enumerate(built):
+            if isinstance(item, dict) and "name" in item:
+                _match_lines(item, named.get(item["name"]), lines, out)
+            elif number < len(source):
+                _match_lines(item, source[number], lines, out)
+
+
+def _resources_only(
+    folder: str, limits: Limits, seen: set[str]
+) -> Iterator[Manifest | BadInput | Skipped]:
+    """Without a kustomize build: the files the kustomization lists as `resources`, folders of
+    them by their own kustomization; remote resources and every kind of patch are left out."""
+    real = os.path.realpath(folder)
+    if real in seen:
+        return
+    seen.add(real)
+    file = _kustomization_file(folder)
+    read = read_file(Path(file), limits)
+    if isinstance(read, Refusal):
+        yield BadInput(KUSTOMIZE_ERROR.id, file, None, f"cannot be read: {read.detail}")
+        return
+    kustomization: object = None
+    for document in load_all(read, limits, kubernetes=True):
+        if isinstance(document, Refusal):
+            yield BadInput(KUSTOMIZE_ERROR.id, file, document.line, document.detail)
+            return
+        kustomization = document.data
+        break
+    resources = kustomization.get("resources") if isinstance(kustomization, dict) else None
+    for resource in resources if isinstance(resources, list) else []:
+        if not isinstance(resource, str) or "://" in resource or resource.startswith("github.com"):
+            continue
+        path = os.path.normpath(os.path.join(folder, resource))
+        if os.path.isdir(path):
+            if is_kustomization(path):
+                yield from _resources_only(path, limits, seen)
+        elif os.path.isfile(path):
+            for item in load_file(path, limits).items:
+                yield replace(item, source=folder) if isinstance(item, Manifest) else item

@@ -1,0 +1,119 @@
+"""Training work recognised without annotations, from what a container runs, sets and asks for.
+
+Third-party manifests carry no `truegreen.io/*` annotations, so a container counts as training
+work when its command runs a distributed launcher, when its env carries the rendezvous variables
+those launchers and the training operators set, or when it asks for GPUs and serves no port.
+Each signal is named in the finding, so a reader can see why lint thought so.
+"""
+
+import shlex
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from truegreen.lint.commands import SHELLS
+
+LAUNCHERS = ("torchrun", "deepspeed", "mpirun", "mpiexec", "horovodrun")
+"""Commands that start distributed training (PyTorch elastic, DeepSpeed, MPI, Horovod)."""
+PYTHON_MODULES = ("torch.distributed.run", "torch.distributed.launch")
+"""`python -m MODULE` launchers."""
+DISTRIBUTED_ENV = ("WORLD_SIZE", "MASTER_ADDR", "RANK", "LOCAL_RANK")
+"""torch.distributed's rendezvous variables, which Kubeflow's PyTorchJob sets too."""
+ACCELERATORS = ("nvidia.com/gpu", "amd.com/gpu", "gpu.intel.com/i915", "gpu.intel.com/xe")
+"""Device-plugin resources of GPUs; `nvidia.com/mig-*` slices count too."""
+
+_SEPARATORS = frozenset({";", "&&", "||", "|", "&", "\n", "(", ")"})
+_PREFIXES = frozenset({"exec", "env", "nohup", "time", "command", "srun"})
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _strings(value: object) -> list[str]:
+    return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def _commands(words: Sequence[str]) -> list[list[str]]:
+    """The commands a container runs: the exec form itself, and every `sh -c` script in it
+    split at the shell's separators."""
+    found = [list(words)]
+    for position, word in enumerate(words[:-1]):
+        if word.startswith("-") and "c" in word and _is_shell(words[:position]):
+            found += _script_commands(words[position + 1])
+    return found
+
+
+def _is_shell(before: Sequence[str]) -> bool:
+    return any(word.rpartition("/")[2] in SHELLS for word in before)
+
+
+def _script_commands(script: str) -> list[list[str]]:
+    lexer = shlex.shlex(script, posix=True, punctuation_chars=";&|()\n")
+    lexer.whitespace = " \t\r"  # a newline ends a command, as `;` does
+    try:
+        tokens = list(lexer)
+    except ValueError:
+        tokens = script.split()
+    commands: list[list[str]] = [[]]
+    for token in tokens:
+        if token in _SEPARATORS:
+            commands.append([])
+        else:
+            commands[-1].append(token)
+    return [command for command in commands if command]
+
+
+def launcher(words: Sequence[str]) -> str | None:
+    """The distributed launcher a command line starts, if any (`torchrun`, `accelerate
+    launch`, `python -m torch.distributed.run`)."""
+    for words_of_one in _commands(words):
+        start = 0
+        while start < len(words_of_one) and (
+            "=" in words_of_one[start] or words_of_one[start] in _PREFIXES
+        ):
+            start += 1  # `VAR=x torchrun`, `exec mpirun`
+        command = words_of_one[start:]
+        if not command:
+            continue
+        name = command[0].rpartition("/")[2]
+        if name in LAUNCHERS:
+            return name
+        if name == "accelerate" and command[1:2] == ["launch"]:
+            return "accelerate launch"
+        if name.startswith("python"):
+            for position, word in enumerate(command[1:-1], 1):
+                if word == "-m" and command[position + 1] in PYTHON_MODULES:
+                    return f"python -m {command[position + 1]}"
+    return None
+
+
+def gpus(container: Mapping[str, Any]) -> str | None:
+    """The GPU resource a container asks for (requests or limits, a non-zero amount)."""
+    resources = _mapping(container.get("resources"))
+    for amounts in (_mapping(resources.get("limits")), _mapping(resources.get("requests"))):
+        for name, amount in amounts.items():
+            wanted = str(name)
+            if (wanted in ACCELERATORS or wanted.startswith("nvidia.com/mig-")) and str(
+                amount
+            ).strip() not in ("0", ""):
+                return wanted
+    return None
+
+
+def training_signal(container: Mapping[str, Any]) -> str | None:
+    """Why a container spec looks like training work, in words for a finding; None if it does
+    not."""
+    found = launcher([*_strings(container.get("command")), *_strings(container.get("args"))])
+    if found is not None:
+        return f"its command runs {found}"
+    env = container.get("env")
+    names = (
+        [str(_mapping(e).get("name")) for e in env if _mapping(e)] if isinstance(env, list) else []
+    )
+    for name in DISTRIBUTED_ENV:
+        if name in names:
+            return f"its env sets {name}"
+    resource = gpus(container)
+    if resource is not None and not container.get("ports"):
+        return f"it asks for {resource} and declares no port"
+    return None

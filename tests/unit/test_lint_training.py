@@ -1,0 +1,157 @@
+"""Training work recognised from the container itself (lint/training.py), and the annotation
+that overrides it either way (probes.WorkloadModel.keeps_work)."""
+
+from typing import Any
+
+import pytest
+
+from tests.unit.test_lint_rules import TCP, hits, server, workload
+from truegreen.lint.training import launcher, training_signal
+
+Obj = dict[str, Any]
+LIVE = {"exec": {"command": ["cat", "/tmp/alive"]}}
+
+
+@pytest.mark.parametrize(
+    ("words", "found"),
+    [
+        (["torchrun", "--nproc_per_node=8", "train.py"], "torchrun"),
+        (["/usr/local/bin/torchrun", "train.py"], "torchrun"),
+        (["python", "-m", "torch.distributed.run", "train.py"], "python -m torch.distributed.run"),
+        (
+            ["python3", "-m", "torch.distributed.launch", "x.py"],
+            "python -m torch.distributed.launch",
+        ),
+        (["deepspeed", "--num_gpus=8", "train.py"], "deepspeed"),
+        (["accelerate", "launch", "train.py"], "accelerate launch"),
+        (["mpirun", "-np", "4", "python", "train.py"], "mpirun"),
+        (["horovodrun", "-np", "4", "python", "train.py"], "horovodrun"),
+        (["bash", "-c", "pip install -r req.txt && exec torchrun train.py"], "torchrun"),
+        (["sh", "-xc", "set -e\ncd /work\nNCCL_DEBUG=INFO deepspeed train.py"], "deepspeed"),
+        (["/bin/bash", "-lc", "env OMP=1 accelerate launch x.py"], "accelerate launch"),
+        (["mpirun", "-np", "2", "sh", "-c", "python train.py"], "mpirun"),
+        (["sh", "-c", "'torchrun' train.py"], "torchrun"),  # quotes are the shell's
+        (["sh", "-c", "NX=1 torchrun t.py"], "torchrun"),
+        (["sh", "-c", "A=1; torchrun t.py"], "torchrun"),  # an assignment alone, then the launcher
+        (["python", "-m", "torch.distributed.run"], "python -m torch.distributed.run"),
+        (["sh", "-c", "torchrun 'unbalanced"], "torchrun"),  # read as words all the same
+        (
+            ["sh", "-c", "cd /w; python -m torch.distributed.run --nnodes=2 t.py"],
+            "python -m torch.distributed.run",
+        ),
+    ],
+)
+def test_a_launcher_in_the_command_is_found(words: list[str], found: str) -> None:
+    assert launcher(words) == found
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["python", "serve.py", "--torchrun"],
+        ["sh", "-c", "pip install deepspeed && python serve.py"],  # an argument, not the command
+        ["echo", "torchrun"],
+        ["accelerate", "config"],
+        ["python", "-m", "torch.distributed.elastic"],
+        ["python", "-m"],
+        ["python", "train.py", "-c", "torchrun x"],  # -c of a program that is no shell
+        [],
+    ],
+)
+def test_a_launcher_named_elsewhere_is_not_training(words: list[str]) -> None:
+    assert launcher(words) is None
+
+
+@pytest.mark.parametrize(
+    ("container", "signal"),
+    [
+        ({"command": ["torchrun"], "args": ["t.py"]}, "its command runs torchrun"),
+        ({"args": ["deepspeed", "t.py"]}, "its command runs deepspeed"),
+        ({"env": [{"name": "WORLD_SIZE", "value": "8"}]}, "its env sets WORLD_SIZE"),
+        ({"env": [{"name": "MASTER_ADDR", "value": "m"}]}, "its env sets MASTER_ADDR"),
+        ({"env": [{"name": "RANK", "valueFrom": {"fieldRef": {}}}]}, "its env sets RANK"),
+        ({"env": [{"name": "LOCAL_RANK", "value": "0"}]}, "its env sets LOCAL_RANK"),
+        (
+            {"resources": {"limits": {"nvidia.com/gpu": 1}}},
+            "it asks for nvidia.com/gpu and declares no port",
+        ),
+        (
+            {"resources": {"requests": {"nvidia.com/mig-1g.5gb": "2"}}},
+            "it asks for nvidia.com/mig-1g.5gb and declares no port",
+        ),
+        (
+            {"resources": {"limits": {"amd.com/gpu": "1"}}},
+            "it asks for amd.com/gpu and declares no port",
+        ),
+    ],
+)
+def test_what_makes_a_container_training_work(container: Obj, signal: str) -> None:
+    assert training_signal(container) == signal
+
+
+@pytest.mark.parametrize(
+    "container",
+    [
+        {"resources": {"limits": {"nvidia.com/gpu": 1}}, "ports": [{"containerPort": 8000}]},
+        {"resources": {"limits": {"nvidia.com/gpu": "0"}}},
+        {"resources": {"limits": {"cpu": "8"}}},
+        {"env": [{"name": "WORLD", "value": "x"}, {"name": "MASTER_PORT", "value": "1"}]},
+        {"env": "WORLD_SIZE"},
+        {},
+    ],
+)
+def test_what_does_not(container: Obj) -> None:
+    assert training_signal(container) is None
+
+
+def test_a_training_container_with_a_liveness_probe_names_its_signal() -> None:
+    container = server(port=None, env=[{"name": "WORLD_SIZE", "value": "2"}], livenessProbe=LIVE)
+    assert hits(workload("StatefulSet", container)) == [("restart-probe-on-keep-running", "app")]
+
+
+def test_the_annotation_says_none_of_them_keeps_work_running() -> None:
+    container = server(port=None, env=[{"name": "WORLD_SIZE", "value": "2"}], livenessProbe=LIVE)
+    obj = workload("StatefulSet", container, annotations={"truegreen.io/keep-running": ""})
+    # no longer work: a port-less server, asked (as info) for a readiness probe like any other
+    assert hits(obj) == [("readiness-missing-no-port", "app")]
+    job = workload("Job", server(livenessProbe=LIVE), annotations={"truegreen.io/keep-running": ""})
+    assert hits(job) == []
+
+
+def test_the_annotation_names_the_containers_that_keep_work_running_and_no_others() -> None:
+    trainer = server("trainer", port=None, command=["torchrun", "t.py"], livenessProbe=LIVE)
+    helper = server("helper", port=None, command=["torchrun", "t.py"], livenessProbe=LIVE)
+    obj = workload(
+        "Deployment", trainer, helper, annotations={"truegreen.io/keep-running": "helper"}
+    )
+    assert [h for h in hits(obj) if h[0] == "restart-probe-on-keep-running"] == [
+        ("restart-probe-on-keep-running", "helper")
+    ]
+
+
+def test_a_sidecar_s_restart_leaves_the_training_alone() -> None:
+    sidecar = server("proxy", 9000, "proxy", readinessProbe={"tcpSocket": {"port": 9000}})
+    sidecar.update(
+        restartPolicy="Always", livenessProbe={"tcpSocket": {"port": 9000}, "periodSeconds": 30}
+    )
+    job = workload("Job", server(port=None), init=[sidecar])
+    assert hits(job) == []
+    annotated = workload("Job", server(port=None), init=[sidecar])
+    annotated["metadata"]["annotations"] = {"truegreen.io/keep-running": "proxy"}
+    assert hits(annotated) == [("restart-probe-on-keep-running", "proxy")]
+
+
+def test_training_work_without_a_port_is_not_asked_for_readiness() -> None:
+    quiet = server(port=None, env=[{"name": "RANK", "value": "0"}])
+    assert hits(workload("StatefulSet", quiet)) == []
+    assert hits(workload("StatefulSet", server(port=None))) == [
+        ("readiness-missing-no-port", "app")
+    ]
+
+
+def test_training_work_that_serves_a_port_is_still_asked_for_readiness() -> None:
+    serving = server(env=[{"name": "RANK", "value": "0"}], livenessProbe=TCP)
+    assert hits(workload("StatefulSet", serving)) == [
+        ("readiness-missing", "app"),
+        ("restart-probe-on-keep-running", "app"),
+    ]
