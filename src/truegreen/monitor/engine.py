@@ -13,14 +13,15 @@ from msgspec.structs import replace
 from truegreen.cluster import Kind, Listed
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reflector import WatchSettings
-from truegreen.doctor.environment import DoctorSettings
+from truegreen.doctor.environment import DoctorSettings, gather
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
-from truegreen.doctor.run import Where, diagnose
+from truegreen.doctor.run import Where, report_of
 from truegreen.doctor.wording import render
 from truegreen.exitcodes import ExitCode
 from truegreen.monitor.age import is_stale
 from truegreen.monitor.cache import FleetScope, WatchCache
+from truegreen.monitor.redacted import RedactedOnce
 from truegreen.monitor.refresh_state import (
     REFRESHED_REASON,
     RefreshState,
@@ -137,6 +138,7 @@ class Monitor:
             if namespaces is None
             else FleetScope(None if namespaces.every else frozenset()),
         )
+        self._redacted = RedactedOnce(self.cache)
         self._resolve()  # a fleet's first namespaces, before anything is watched
 
     @property
@@ -252,7 +254,10 @@ class Monitor:
             # capacity summary is the fleet's, of which doctor keeps this namespace's pods
             kubectl = replace(doctor.kubectl, namespace=namespace)
             doctor = replace(doctor, kubectl=kubectl, fleet=self._names)
-        report = diagnose(self.cache, namespace, self._wall(), doctor, self._settings.where)
+        # diagnose() without its own RedactingReader: RedactedOnce redacts as it does, keeping
+        # the cluster-wide answers' identity that doctor's computations are kept by
+        gathered = gather(self._redacted, namespace, self._wall(), doctor, None)
+        report = report_of(gathered, doctor, self._settings.where)
         as_of = self.cache.as_of()
         refresh = self._refresh_states(namespace)
         previous = self._latest.get(namespace)
