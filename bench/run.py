@@ -525,6 +525,13 @@ def kinds_section(point: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _fleet_part(document: dict[str, Any]) -> None:
+    """doctor over many namespaces (bench/fleet_bench.py), with when it was measured."""
+    sys.stderr.write("bench: fleet\n")
+    document["fleet"] = bench_fleet()
+    document["measured"]["fleet"] = _stamp()
+
+
 def main() -> None:
     sizes = [
         int(s) for s in os.environ.get("BENCH_SIZES", "3,10,1000,10000,30000,100000").split(",")
@@ -578,9 +585,7 @@ def main() -> None:
         document["measured"]["lint"] = _stamp()
     _monitor_parts(document, parts)
     if "fleet" in parts:
-        sys.stderr.write("bench: fleet\n")
-        document["fleet"] = bench_fleet()
-        document["measured"]["fleet"] = _stamp()
+        _fleet_part(document)
     document["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     latest = RESULTS / "latest.json"
     if set(parts) != set(PARTS) and latest.exists():

@@ -61,6 +61,14 @@ def _complete(
         ("truegreen lint ", 2, ["file,"]),
         ("truegreen lint -- -", 3, ["file,-"]),
         ("truegreen doctor --context ", 3, []),
+        # the ways of naming many namespaces and many clusters
+        (
+            "truegreen doctor --namespace",
+            2,
+            ["plain,--namespace", "plain,--namespaces", "plain,--namespace-selector"],
+        ),
+        ("truegreen doctor --all", 2, ["plain,--all-namespaces", "plain,--all-contexts"]),
+        ("truegreen doctor --contexts ", 3, []),
         ("truegreen doctor --output json --o", 4, []),
         ("truegreen refresh --insecure-registry a --insecure-r", 4, ["plain,--insecure-registry"]),
         ("truegreen frobnicate -", 2, []),

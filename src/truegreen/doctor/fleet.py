@@ -9,6 +9,7 @@ every namespace then says so, without a read of its own.
 """
 
 import gc
+import threading
 from collections.abc import Callable
 from datetime import datetime
 
@@ -17,6 +18,7 @@ from msgspec.structs import replace
 
 from truegreen.cluster import ClusterReader
 from truegreen.cluster.redact import RedactingReader
+from truegreen.cluster.schedule import IN_FLIGHT
 from truegreen.cluster.shared_reads import SharedReads
 from truegreen.doctor.environment import DoctorSettings, PodCreator, Unreachable, gather
 from truegreen.doctor.image_presence import ImageRegistry
@@ -24,6 +26,8 @@ from truegreen.doctor.rollup import Report, Verdict
 from truegreen.doctor.run import MONITOR_REGISTRY_OFF, RegistryOff, Where, report_of
 from truegreen.exitcodes import ExitCode
 
+NAMESPACES_IN_FLIGHT = 3
+"""Namespaces checked at once after the first, each with IN_FLIGHT // 3 reads in flight."""
 _WORST_FIRST = {Verdict.NOT_READY: 0, Verdict.UNKNOWN: 1, Verdict.READY: 2}
 
 
@@ -89,20 +93,74 @@ def diagnose_fleet(
     # Redacted once, then shared: every namespace is given the very same answer.
     shared = SharedReads(RedactingReader(reader), namespaces)
     fleet = replace(settings, fleet=namespaces)
-    reports: list[NamespaceReport] = []
-    unreachable: Unreachable | None = None
-    for namespace in namespaces:
-        own = replace(fleet, kubectl=replace(settings.kubectl, namespace=namespace))
+
+    def check(namespace: str, in_flight: int) -> tuple[NamespaceReport, Unreachable | None]:
+        own = _own(fleet, settings, namespace)
         keeping, registry = registries(reader)
         asked = None if isinstance(registry, RegistryOff) else registry
         view = shared.seen_by(RedactingReader(keeping))
-        gathered = unreachable or gather(view, namespace, now, own, creator, registry=asked)
-        if isinstance(gathered, Unreachable):
-            unreachable = gathered
-        reports.append(NamespaceReport(namespace, report_of(gathered, own, where, registry)))
-        if len(reports) == 1:
-            # The shared answers are all in and live for the run: the cyclic garbage collector
-            # need not walk them again each time a namespace's objects come and go.
-            gc.freeze()
+        gathered = gather(view, namespace, now, own, creator, in_flight, registry=asked)
+        lost = gathered if isinstance(gathered, Unreachable) else None
+        return NamespaceReport(namespace, report_of(gathered, own, where, registry)), lost
+
+    # The first namespace goes alone, with the whole schedule: it makes the shared reads and
+    # learns whether the cluster answers at all (if not, no other namespace tries).
+    first, unreachable = check(namespaces[0], IN_FLIGHT)
+    # The shared answers are all in and live for the run: the cyclic garbage collector need
+    # not walk them again each time a namespace's objects come and go.
+    gc.freeze()
+    if unreachable is not None:
+        reports = [first] + [
+            NamespaceReport(n, report_of(unreachable, _own(fleet, settings, n), where))
+            for n in namespaces[1:]
+        ]
+    else:
+        reports = [first, *_each(namespaces[1:], check)]
     reports.sort(key=lambda e: (_WORST_FIRST[e.report.verdict], e.namespace))
     return FleetReport(tuple(reports), shared.shared)
+
+
+def _own(fleet: DoctorSettings, settings: DoctorSettings, namespace: str) -> DoctorSettings:
+    return replace(fleet, kubectl=replace(settings.kubectl, namespace=namespace))
+
+
+def _each(
+    namespaces: tuple[str, ...],
+    check: Callable[[str, int], tuple[NamespaceReport, Unreachable | None]],
+) -> list[NamespaceReport]:
+    """Each namespace checked, NAMESPACES_IN_FLIGHT at a time, each with its share of the
+    read schedule, so the reads in flight stay within IN_FLIGHT (and each namespace's first
+    read, made alone): one namespace's answers arrive while another's are judged. Plain
+    threads, as cluster/schedule.py says why; a bug in one is raised once all have ended."""
+    reports: dict[str, NamespaceReport] = {}
+    bugs: list[BaseException] = []
+    waiting = list(reversed(namespaces))
+    lock = threading.Lock()
+    share = max(1, IN_FLIGHT // NAMESPACES_IN_FLIGHT)
+
+    def work() -> None:
+        while True:
+            with lock:
+                if not waiting or bugs:
+                    return
+                namespace = waiting.pop()
+            try:
+                report, _ = check(namespace, share)
+            except BaseException as error:  # noqa: BLE001 - raised below, in the caller's thread
+                with lock:
+                    bugs.append(error)
+                return
+            with lock:
+                reports[namespace] = report
+
+    workers = [
+        threading.Thread(target=work, name="namespace", daemon=True)
+        for _ in range(min(NAMESPACES_IN_FLIGHT, len(namespaces)))
+    ]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    if bugs:
+        raise bugs[0]
+    return [reports[namespace] for namespace in namespaces]
