@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo monitor-demo test lint typecheck unit bench mutation mutation-gate clean
+.PHONY: demo monitor-demo test lint typecheck unit bench bench-monitor-fleet mutation mutation-gate clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "truegreen needs Python 3.11 or newer")'
@@ -54,6 +54,11 @@ $(BENCH_VENVS)/truegreen/.installed: pyproject.toml
 bench: $(STAMP) $(BENCH_VENVS)/kubernetes/.installed $(BENCH_VENVS)/checkov/.installed $(BENCH_VENVS)/truegreen/.installed
 	$(BENCH_VENVS)/truegreen/bin/python -m pip install --quiet --no-deps --force-reinstall .
 	$(BIN)/python -m bench.run
+
+# One row alone: the monitor over 40 namespaces next to one namespace (bench/monitor_bench.py).
+bench-monitor-fleet: $(STAMP) $(BENCH_VENVS)/truegreen/.installed
+	$(BENCH_VENVS)/truegreen/bin/python -m pip install --quiet --no-deps --force-reinstall .
+	BENCH_PARTS=monitor-fleet $(BIN)/python -m bench.run
 
 mutation: $(STAMP)
 	rm -rf mutants

@@ -8,6 +8,10 @@ evaluation and a warm-up, a window of BENCH_MONITOR_SECONDS (default 60) measure
 flipped between pending and bound five times and the time until /metrics shows each change is
 taken. doctor is run the same way once per size: its CPU and requests, per interval of 60 s,
 are what running it every minute would cost.
+
+The fleet row (`bench_monitor_fleet`, `python -m bench.monitor_bench --fleet`, or BENCH_PARTS=monitor-fleet
+in bench/run.py) runs one monitor over 40 training namespaces and one of one namespace on the
+same cluster, and writes their CPU ratio as `monitor.fleet_cpu_ratio`.
 """
 
 import json
@@ -21,10 +25,12 @@ import tempfile
 import threading
 import time
 import urllib.request
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from tests.support.fake_apiserver import FakeApiServer
+from tests.support.scenarios import healthy
 
 from bench.cluster import synthetic_cluster
 from bench.measure import installed
@@ -54,14 +60,18 @@ def _get(url: str) -> tuple[int, str]:
 
 def _evaluations(base: str) -> float:
     found = re.search(
-        r"^truegreen_evaluation_duration_seconds_count (\S+)$", _get(base + "/metrics")[1], re.M
+        r"^truegreen_evaluation_duration_seconds_count(?:\{[^}]*\})? (\S+)$",
+        _get(base + "/metrics")[1],
+        re.M,
     )
     return float(found.group(1)) if found else 0.0
 
 
 def _verdict(base: str) -> str | None:
     found = re.search(
-        r'^truegreen_verdict\{namespace="train"\} (\S+)$', _get(base + "/metrics")[1], re.M
+        r'^truegreen_verdict\{(?:cluster="[^"]*",)?namespace="train"\} (\S+)$',
+        _get(base + "/metrics")[1],
+        re.M,
     )
     return found.group(1) if found else None
 
@@ -230,6 +240,128 @@ def bench_size(pods: int, rate: float, window: float) -> dict[str, Any]:
     }
 
 
+FLEET_LABEL = "truegreen.io/training"
+
+
+def _training_namespaces(count: int) -> list[dict[str, Any]]:
+    """`train` and count-1 copies of it (team-01, ...): each its own healthy training namespace,
+    labelled for the fleet's selector; the machines stay the cluster's."""
+    now = datetime.now(UTC)
+    objects: list[dict[str, Any]] = []
+    for index in range(count):
+        name = "train" if index == 0 else f"team-{index:02d}"
+        meta = {"name": name, "labels": {FLEET_LABEL: "true"}}
+        objects.append({"apiVersion": "v1", "kind": "Namespace", "metadata": meta})
+        if index == 0:
+            continue  # synthetic_cluster holds train's objects
+        for obj in healthy(now):
+            if obj["metadata"].get("namespace") == "train":
+                obj["metadata"]["namespace"] = name
+                objects.append(obj)
+    return objects
+
+
+def _monitor_window(
+    server: FakeApiServer,
+    kubeconfig: Path,
+    writer: "_Writer",
+    window: float,
+    *args: str,
+) -> dict[str, Any]:
+    """One monitor process with `args`: its first evaluation, then CPU, requests and
+    evaluations over `window` seconds while `writer` writes (started here, left running)."""
+    started = time.monotonic()
+    monitor = subprocess.Popen(
+        [
+            *(installed("truegreen"), "monitor", "--kubeconfig", str(kubeconfig)),
+            *("--listen", "127.0.0.1:0", "--no-events", "--min-interval", str(MIN_INTERVAL)),
+            *args,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert monitor.stderr is not None
+        line = monitor.stderr.readline()
+        found = re.search(r"http://(127\.0\.0\.1:\d+)/", line)
+        if found is None:
+            raise RuntimeError(f"bench: the monitor said {line!r}")
+        threading.Thread(target=monitor.stderr.read, daemon=True).start()
+        base = f"http://{found.group(1)}"
+        _wait(lambda: _get(base + "/readyz")[0] == 200, 900, "the first evaluation")
+        ready = time.monotonic() - started
+        if not writer.is_alive():
+            writer.start()
+        time.sleep(10)  # warm-up: the second evaluation, the first watch renewals
+        cpu_before, log_before, at = _cpu_seconds(monitor.pid), len(server.log), time.monotonic()
+        evaluations_before = _evaluations(base)
+        time.sleep(window)
+        elapsed = time.monotonic() - at
+        cpu = _cpu_seconds(monitor.pid) - cpu_before
+        evaluations = _evaluations(base) - evaluations_before
+        requests = server.log[log_before:]
+        peak = _peak_rss_mb(monitor.pid)
+    finally:
+        monitor.terminate()
+        monitor.wait(60)
+    by_verb: dict[str, int] = {}
+    for record in requests:
+        verb = "watch" if "watch" in record.query else record.method.lower()
+        by_verb[verb] = by_verb.get(verb, 0) + 1
+    return {
+        "first_evaluation_seconds": round(ready, 2),
+        "window_seconds": round(elapsed, 1),
+        "cpu_share_of_a_core": round(cpu / elapsed, 4),
+        "api_requests_per_minute": round(len(requests) * 60 / elapsed, 1),
+        "api_requests_by_verb": by_verb,
+        "namespace_evaluations_per_minute": round(evaluations * 60 / elapsed, 1),
+        "peak_rss_mb": round(peak, 1),
+    }
+
+
+def bench_monitor_fleet() -> dict[str, Any]:
+    """`monitor.fleet` and `monitor.fleet_cpu_ratio`: one monitor over BENCH_FLEET_NAMESPACES
+    (default 40) labelled training namespaces next to one monitor of one of them, on the same
+    cluster (BENCH_FLEET_PODS, default 30000) while the same writer changes pods elsewhere."""
+    pods = int(os.environ.get("BENCH_FLEET_PODS", "30000"))
+    count = int(os.environ.get("BENCH_FLEET_NAMESPACES", "40"))
+    rate = float(os.environ.get("BENCH_MONITOR_RATE", "10"))
+    window = float(os.environ.get("BENCH_MONITOR_SECONDS", "60"))
+    objects = [*synthetic_cluster(pods), *_training_namespaces(count)]
+    names = [
+        (o["metadata"]["namespace"], o["metadata"]["name"])
+        for o in objects
+        if o["kind"] == "Pod" and o["metadata"]["namespace"].startswith("ns-")
+    ]
+    with FakeApiServer() as server, tempfile.TemporaryDirectory() as scratch:
+        server.add(*objects)
+        del objects
+        kubeconfig = server.write_kubeconfig(Path(scratch) / "kubeconfig", namespace="train")
+        writer = _Writer(server, names, rate)
+        sys.stderr.write(f"bench: monitor of one namespace at {pods} pods\n")
+        one = _monitor_window(server, kubeconfig, writer, window)
+        sys.stderr.write(f"bench: monitor of {count} namespaces at {pods} pods\n")
+        fleet = _monitor_window(
+            server, kubeconfig, writer, window, "--namespace-selector", f"{FLEET_LABEL}=true"
+        )
+        writer.stopping.set()
+    ratio = fleet["cpu_share_of_a_core"] / one["cpu_share_of_a_core"]
+    requests_ratio = fleet["api_requests_per_minute"] / max(one["api_requests_per_minute"], 1e-9)
+    return {
+        "fleet": {
+            "pods": pods,
+            "namespaces": count,
+            "pod_updates_per_second": rate,
+            "one_namespace": one,
+            "all_namespaces": fleet,
+            "requests_ratio": round(requests_ratio, 2),
+            "targets": {"cpu_within_2x_of_one_namespace": ratio <= 2},
+        },
+        "fleet_cpu_ratio": round(ratio, 2),
+    }
+
+
 def bench_monitor() -> dict[str, Any]:
     """`monitor.` in bench/results/latest.json: one entry per size, and the targets' verdicts."""
     sizes = [int(s) for s in os.environ.get("BENCH_MONITOR_SIZES", "3000,30000").split(",")]
@@ -254,5 +386,7 @@ def bench_monitor() -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    json.dump(bench_monitor(), sys.stdout, indent=2)
+    json.dump(
+        bench_monitor_fleet() if "--fleet" in sys.argv else bench_monitor(), sys.stdout, indent=2
+    )
     sys.stdout.write("\n")

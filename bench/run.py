@@ -12,9 +12,10 @@ its own process, after a warm-up, interleaved (A B C A B C ...).
 
 Environment: BENCH_SIZES (default 3,10,1000,10000,30000,100000), BENCH_RUNS (default 5),
 BENCH_BASELINE_MAX (largest size the slow baselines run at; default 30000),
-BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor,fleet; bench/monitor_bench.py,
-bench/compression_bench.py and bench/fleet_bench.py have their own settings; `BENCH_PARTS=fleet`
-runs the fleet row alone). A run of some parts keeps the others' figures from the previous latest.json, each
+BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor,fleet,monitor-fleet;
+bench/monitor_bench.py, bench/compression_bench.py and bench/fleet_bench.py have their own
+settings; `BENCH_PARTS=fleet` runs doctor's fleet row alone, `BENCH_PARTS=monitor-fleet` the
+monitor's). A run of some parts keeps the others' figures from the previous latest.json, each
 part stamped with when it was measured and the machine's load then (`measured`).
 """
 
@@ -37,7 +38,7 @@ from bench.fleet_bench import bench_fleet
 from bench.imports import startup
 from bench.lint_bench import bench_lint
 from bench.measure import installed, measured, summary
-from bench.monitor_bench import bench_monitor
+from bench.monitor_bench import bench_monitor, bench_monitor_fleet
 from bench.refresh_bench import bench_refresh
 from bench.served import RealisticServer
 
@@ -458,7 +459,9 @@ def bench_startup(runs: int) -> dict[str, Any]:
         )
 
 
-PARTS = ("doctor", "startup", "compression", "refresh", "lint", "monitor", "fleet")
+PARTS = ("doctor", "startup", "compression", "refresh", "lint", "monitor", "fleet", "monitor-fleet")
+WITHIN = {"monitor-fleet": ("monitor", ("fleet", "fleet_cpu_ratio"))}
+"""Parts whose figures are keys of another part's section."""
 COMMANDS = ("doctor", "lint", "refresh")
 """The sections the startup part writes its import times into."""
 
@@ -475,7 +478,11 @@ def carry_over(previous: dict[str, Any], document: dict[str, Any], ran: list[str
     for part in PARTS:
         if part in ran:
             continue
-        if part == "startup":
+        if part in WITHIN:
+            section_name, keys = WITHIN[part]
+            kept = {k: v for k, v in previous.get(section_name, {}).items() if k in keys}
+            document.setdefault(section_name, {}).update(kept)
+        elif part == "startup":
             for command in COMMANDS:
                 kept = {
                     k: v for k, v in previous.get(command, {}).items() if k.startswith("import_ms")
@@ -492,6 +499,18 @@ def carry_over(previous: dict[str, Any], document: dict[str, Any], ran: list[str
         stamp = previous.get("measured", {}).get(part)
         if stamp is not None:
             document["measured"][part] = stamp
+
+
+def _monitor_parts(document: dict[str, Any], parts: list[str]) -> None:
+    """The monitor's rows: at each cluster size, and over many namespaces (`monitor.fleet`)."""
+    if "monitor" in parts:
+        sys.stderr.write("bench: monitor\n")
+        document.setdefault("monitor", {}).update(bench_monitor())
+        document["measured"]["monitor"] = _stamp()
+    if "monitor-fleet" in parts:
+        sys.stderr.write("bench: monitor over many namespaces\n")
+        document.setdefault("monitor", {}).update(bench_monitor_fleet())
+        document["measured"]["monitor-fleet"] = _stamp()
 
 
 def kinds_section(point: dict[str, Any]) -> dict[str, Any]:
@@ -564,10 +583,7 @@ def main() -> None:
         sys.stderr.write("bench: lint\n")
         document.setdefault("lint", {}).update(bench_lint(runs))
         document["measured"]["lint"] = _stamp()
-    if "monitor" in parts:
-        sys.stderr.write("bench: monitor\n")
-        document["monitor"] = bench_monitor()
-        document["measured"]["monitor"] = _stamp()
+    _monitor_parts(document, parts)
     if "fleet" in parts:
         _fleet_part(document)
     document["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]

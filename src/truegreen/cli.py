@@ -1231,7 +1231,10 @@ def _stop_on_signals(stop: Callable[[], None]) -> None:
 
 
 def _monitor_arguments(parser: argparse.ArgumentParser) -> None:
+    from truegreen.cluster.namespace_selection import add_selection_flags
+
     _connection_options(parser)
+    add_selection_flags(parser)
     parser.add_argument(
         "--job-requests",
         metavar="cpu=4,memory=16Gi,nvidia.com/gpu=1",
@@ -1281,6 +1284,12 @@ def _monitor_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-events", action="store_true", help="Write no Event when the verdict changes."
     )
+    parser.add_argument(
+        "--cluster-name",
+        metavar="NAME",
+        help="The cluster label of every metric (default: the kubeconfig's name for the "
+        "cluster; in a pod, none: Prometheus's external labels name it).",
+    )
     _choice(
         parser,
         "-o",
@@ -1309,6 +1318,10 @@ def monitor(
     max_age: float,
     watch_timeout: float,
     no_events: bool,
+    cluster_name: str | None,
+    namespaces: str | None,
+    all_namespaces: bool,
+    namespace_selector: str | None,
     output: str,
     no_color: bool,
     debug: bool,
@@ -1317,7 +1330,9 @@ def monitor(
 
     Re-evaluates on a change (at most every --min-interval) and at least every --interval;
     writes an Event on the namespace when the verdict changes. Runs until stopped (exit 0).
+    With --namespaces, -A or --namespace-selector one process watches many namespaces.
     """
+    from truegreen.cluster.namespace_selection import selection_from_flags
     from truegreen.console import make_consoles
     from truegreen.doctor.command import DoctorRequest
     from truegreen.monitor.command import EventOutcome, MonitorRequest, RunningMonitor
@@ -1340,13 +1355,17 @@ def monitor(
         max_age=max_age,
         watch_timeout=watch_timeout,
         events=not no_events,
+        cluster_name=cluster_name,
+        selection=selection_from_flags(namespace, namespaces, all_namespaces, namespace_selector),
     )
+    fleet = request.selection.many
 
     def evaluated(evaluation: Evaluation, previous: Evaluation | None) -> None:
         if previous is None or previous.changed_at != evaluation.changed_at:
             report = evaluation.report
+            where = f"{evaluation.namespace} " if fleet else ""
             err.print(
-                f"truegreen: {evaluation.at:%Y-%m-%dT%H:%M:%SZ} {report.verdict.value}: "
+                f"truegreen: {evaluation.at:%Y-%m-%dT%H:%M:%SZ} {where}{report.verdict.value}: "
                 f"{report.headline.text}",
                 markup=False,
                 highlight=False,
@@ -1362,9 +1381,14 @@ def monitor(
 
     with RunningMonitor(request, on_evaluation=evaluated, on_event=event) as running:
         host, port = running.address or ("", 0)
+        watched = running.monitor.namespaces()
+        what = (
+            f"{len(watched)} namespaces ({request.selection.flag()})"
+            if fleet
+            else f"namespace '{running.monitor.namespace}'"
+        )
         err.print(
-            f"truegreen: watching namespace '{running.monitor.namespace}'; "
-            f"metrics and status on http://{host}:{port}/",
+            f"truegreen: watching {what}; metrics and status on http://{host}:{port}/",
             markup=False,
         )
         _stop_on_signals(running.stop)

@@ -1,9 +1,8 @@
 """deploy/monitor: renders with kustomize, passes our own lint (and lint refuses the liveness
-probe it must not have), its alert rules pass promtool, and its RBAC is exactly what the
-monitor's own requests needed."""
+probe it must not have), and its RBAC is exactly what the monitor's own requests needed (its
+Prometheus rules: test_prometheus_rules.py)."""
 
 import copy
-import os
 import shutil
 import subprocess
 import threading
@@ -11,7 +10,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from tests.support import rbac
@@ -35,13 +33,6 @@ def _kustomize(path: Path) -> list[dict[str, Any]]:
     )
     assert result.returncode == 0, result.stderr
     return [doc for doc in yaml.safe_load_all(result.stdout) if doc]
-
-
-def _promtool() -> str | None:
-    found = shutil.which("promtool")
-    if found is None and os.environ.get("TRUEGREEN_REQUIRE_REAL_PARTS"):
-        raise RuntimeError("promtool is required in CI (Debian package prometheus)")
-    return found
 
 
 def test_the_package_renders_a_monitor_with_a_readiness_probe_and_no_liveness_probe() -> None:
@@ -93,130 +84,6 @@ def test_our_own_lint_passes_the_package_and_would_refuse_a_liveness_probe() -> 
     assert {(f["rule"], f["severity"]) for f in refused.json()["findings"]} == {
         ("restart-probe-on-keep-running", "error")
     }
-
-
-def _rule_groups(tmp_path: Path) -> Path:
-    documents = _kustomize(DEPLOY / "prometheus-operator")
-    rule = next(d for d in documents if d["kind"] == "PrometheusRule")
-    path = tmp_path / "truegreen-rules.yaml"
-    path.write_text(yaml.safe_dump({"groups": rule["spec"]["groups"]}))
-    return path
-
-
-def test_promtool_accepts_the_alert_rules(tmp_path: Path) -> None:
-    promtool = _promtool()
-    if promtool is None:
-        pytest.skip("promtool is not installed (Debian package prometheus)")
-    rules = _rule_groups(tmp_path)
-    result = subprocess.run(
-        [promtool, "check", "rules", str(rules)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "SUCCESS: 3 rules found" in result.stdout
-
-
-def _annotations(rules: Path, alert: str, namespace: str | None) -> dict[str, str]:
-    groups = yaml.safe_load(rules.read_text())["groups"]
-    rule = next(r for g in groups for r in g["rules"] if r.get("alert") == alert)
-    return {
-        key: text.replace("{{ $labels.namespace }}", namespace or "")
-        for key, text in rule["annotations"].items()
-    }
-
-
-def test_the_alerts_fire_after_their_durations_as_promtool_evaluates_them(tmp_path: Path) -> None:
-    promtool = _promtool()
-    if promtool is None:
-        pytest.skip("promtool is not installed (Debian package prometheus)")
-    rules = _rule_groups(tmp_path)
-    job = {"job": "truegreen-monitor"}
-    labels = {"namespace": "train", **job}
-
-    def expected(alert: str, severity: str, namespace: str | None) -> list[dict[str, Any]]:
-        return [
-            {
-                "exp_labels": {"severity": severity, **(labels if namespace else job)},
-                "exp_annotations": _annotations(rules, alert, namespace),
-            }
-        ]
-
-    verdict = 'truegreen_verdict{namespace="train", job="truegreen-monitor"}'
-    tests = {
-        "rule_files": [rules.name],
-        "evaluation_interval": "1m",
-        "tests": [
-            {
-                "interval": "1m",
-                "input_series": [
-                    {"series": verdict, "values": "0 2x15"},
-                    {"series": 'up{job="truegreen-monitor"}', "values": "1x16"},
-                ],
-                "alert_rule_test": [
-                    {"eval_time": "10m", "alertname": "TrainingNotReady", "exp_alerts": []},
-                    {
-                        "eval_time": "11m",
-                        "alertname": "TrainingNotReady",
-                        "exp_alerts": expected("TrainingNotReady", "critical", "train"),
-                    },
-                    {"eval_time": "15m", "alertname": "TrainingUnknown", "exp_alerts": []},
-                    {"eval_time": "15m", "alertname": "TruegreenDown", "exp_alerts": []},
-                ],
-            },
-            {
-                "interval": "1m",
-                "input_series": [
-                    {"series": verdict, "values": "3x40"},
-                    {"series": 'up{job="truegreen-monitor"}', "values": "1x40"},
-                ],
-                "alert_rule_test": [
-                    {"eval_time": "29m", "alertname": "TrainingUnknown", "exp_alerts": []},
-                    {
-                        "eval_time": "31m",
-                        "alertname": "TrainingUnknown",
-                        "exp_alerts": expected("TrainingUnknown", "warning", "train"),
-                    },
-                    {"eval_time": "31m", "alertname": "TrainingNotReady", "exp_alerts": []},
-                ],
-            },
-            {
-                "interval": "1m",
-                "input_series": [{"series": 'up{job="truegreen-monitor"}', "values": "0x20"}],
-                "alert_rule_test": [
-                    {
-                        "eval_time": "11m",
-                        "alertname": "TruegreenDown",
-                        "exp_alerts": expected("TruegreenDown", "warning", None),
-                    }
-                ],
-            },
-            {
-                "interval": "1m",
-                "input_series": [{"series": 'other{job="x"}', "values": "1x20"}],
-                "alert_rule_test": [
-                    {
-                        "eval_time": "11m",
-                        "alertname": "TruegreenDown",
-                        "exp_alerts": expected("TruegreenDown", "warning", None),
-                    }
-                ],
-            },
-        ],
-    }
-    test_file = tmp_path / "truegreen-rules.test.yaml"
-    test_file.write_text(yaml.safe_dump(tests))
-    result = subprocess.run(
-        [promtool, "test", "rules", str(test_file)],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=60,
-        cwd=tmp_path,
-    )
-    assert result.returncode == 0, result.stdout + result.stderr
 
 
 def _grants(requests: list[RequestRecord]) -> tuple[set[rbac.Grant], set[rbac.Grant]]:

@@ -72,6 +72,7 @@ def test_every_kustomization_is_rendered() -> None:
     assert {str(k) for k in KUSTOMIZATIONS} == {
         "doctor",
         "monitor",
+        "monitor/fleet",
         "monitor/prometheus-operator",
         "refresh",
     }

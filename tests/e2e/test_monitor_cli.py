@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from tests.support.auth_echo import make_pki
-from tests.support.fake_apiserver import FakeApiServer
+from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.monitoring import BOUND, Process, http_get, start_monitor, wait_for
 from tests.support.proxies import HttpConnectProxy, Passage
 from tests.support.scenarios import NAMESPACE, healthy
@@ -28,7 +28,9 @@ def cluster(fake_api: FakeApiServer, tmp_path: Path) -> Path:
 
 def _verdict(base: str) -> float | None:
     found = re.search(
-        r'^truegreen_verdict\{namespace="train"\} (\S+)$', http_get(base + "/metrics")[1], re.M
+        r'^truegreen_verdict\{cluster="fake",namespace="train"\} (\S+)$',
+        http_get(base + "/metrics")[1],
+        re.M,
     )
     return float(found.group(1)) if found else None
 
@@ -61,7 +63,7 @@ def test_monitor_serves_the_verdict_writes_an_event_per_change_and_ends_on_sigte
         _pend_the_claim(fake_api)
         wait_for("verdict 2", lambda: _verdict(base) == 2.0)
         assert (
-            'truegreen_check_status{check="storage",namespace="train"} 2.0'
+            'truegreen_check_status{check="storage",cluster="fake",namespace="train"} 2.0'
             in http_get(base + "/metrics")[1]
         )
         wait_for(
@@ -122,6 +124,80 @@ def test_monitor_refuses_contradictory_intervals_as_bad_usage(cluster: Path) -> 
         "truegreen: --max-age 30 must be longer than --interval 60: a value would read unknown "
         "between two evaluations\n"
     )
+
+
+def test_monitor_labels_every_series_with_the_cluster_name_given(
+    fake_api: FakeApiServer, cluster: Path
+) -> None:
+    """--cluster-name over the kubeconfig's name for the cluster ("fake", which labels the
+    series without the flag: test_monitor_serves_the_verdict...)."""
+    monitor, base = start_monitor(cluster, "--cluster-name", "prod-east", "--no-events")
+    try:
+        wait_for("/readyz", lambda: http_get(base + "/readyz")[0] == 200)
+        samples = [
+            line
+            for line in http_get(base + "/metrics")[1].splitlines()
+            if line and not line.startswith("#")
+        ]
+    finally:
+        code, _ = monitor.end(signal.SIGTERM)
+    assert code == 0, monitor.err
+    assert 'truegreen_verdict{cluster="prod-east",namespace="train"} 0.0' in samples
+    assert [line for line in samples if 'cluster="prod-east"' not in line] == []
+
+
+def test_monitor_refuses_a_cluster_name_that_cannot_label_metrics(cluster: Path) -> None:
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "truegreen", "monitor", "--kubeconfig", str(cluster)),
+            *("--cluster-name", "east\tside"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=BOUND,
+        check=False,
+    )
+    assert (result.returncode, result.stdout) == (64, "")
+    assert result.stderr == (
+        "truegreen: --cluster-name 'east\\tside' cannot label the metrics: it must be 1 to 253 "
+        "printable characters. pass the name the fleet knows the cluster by, such as "
+        "--cluster-name prod-east\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "line"),
+    [
+        (
+            ("-A",),
+            3,
+            "truegreen: This login may not list namespaces: so doctor cannot learn which "
+            "namespaces to check. name them with --namespaces a,b,c, or ask an administrator "
+            "for list on namespaces (cluster-wide)\n",
+        ),
+        (
+            ("-n", "train", "--namespace-selector", "team=ml"),
+            64,
+            "truegreen: -n and --namespace-selector cannot be used together. choose one way to "
+            "name the namespaces\n",
+        ),
+    ],
+)
+def test_a_fleet_monitor_that_cannot_know_its_namespaces_says_so_in_one_line(
+    fake_api: FakeApiServer, cluster: Path, args: tuple[str, ...], code: int, line: str
+) -> None:
+    fake_api.inject(Fault.FORBIDDEN, r"^/api/v1/namespaces$")
+    result = subprocess.run(
+        [
+            *(sys.executable, "-m", "truegreen", "monitor", "--kubeconfig", str(cluster)),
+            *("--listen", "127.0.0.1:0", *args),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=BOUND,
+        check=False,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (code, "", line)
 
 
 def _evaluated_with_storage_type(fake_api: FakeApiServer) -> bool:

@@ -128,5 +128,5 @@ def test_the_headline_of_a_ready_namespace_does_not_repeat_the_verdict() -> None
     assert report.headline.text == text == "Ready: training can run.", "precondition"
     at = datetime(2026, 5, 1, 12, tzinfo=UTC)
     page = _Text()
-    page.feed(status_page("train", Evaluation(report, at, 0.0, 0.1, (), at, 1), at))
+    page.feed(status_page("train", Evaluation("train", report, at, 0.0, 0.1, (), at, 1), at))
     assert page.text()[1] == "READY Training can run."

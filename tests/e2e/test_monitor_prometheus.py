@@ -2,21 +2,15 @@
 it stores goes 0 (ready), 2 (a dataset volume goes pending), 3 (the machines become
 forbidden while nothing fails). Loopback only, its own storage, killed at the end."""
 
-import json
 import signal
-import subprocess
-import urllib.error
-import urllib.parse
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-import yaml
 
 from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.monitoring import (
-    BOUND,
-    free_port,
+    Prometheus,
     http_get,
     prometheus_binary,
     start_monitor,
@@ -25,72 +19,31 @@ from tests.support.monitoring import (
 from tests.support.scenarios import NAMESPACE, healthy
 
 
-class Prometheus:
-    """Debian's prometheus on loopback, scraping one target every 0.5 s."""
+def _scraping(binary: str, target: str, directory: Path) -> Prometheus:
+    """A Prometheus scraping one monitor every 0.5 s."""
+    job: dict[str, object] = {
+        "job_name": "truegreen-monitor",
+        "scrape_interval": "500ms",
+        "scrape_timeout": "400ms",
+        "static_configs": [{"targets": [target]}],
+    }
+    return Prometheus(binary, directory, [job])
 
-    def __init__(self, binary: str, target: str, directory: Path) -> None:
-        config = directory / "prometheus.yml"
-        config.write_text(
-            yaml.safe_dump(
-                {
-                    "global": {"scrape_interval": "500ms", "evaluation_interval": "1s"},
-                    "scrape_configs": [
-                        {
-                            "job_name": "truegreen-monitor",
-                            "scrape_interval": "500ms",
-                            "scrape_timeout": "400ms",
-                            "static_configs": [{"targets": [target]}],
-                        }
-                    ],
-                }
-            )
-        )
-        self.port = free_port()
-        self.log = directory / "prometheus.log"
-        with self.log.open("w") as log:
-            self.process = subprocess.Popen(
-                [
-                    binary,
-                    f"--config.file={config}",
-                    f"--storage.tsdb.path={directory / 'data'}",
-                    f"--web.listen-address=127.0.0.1:{self.port}",
-                    "--query.lookback-delta=2s",
-                ],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
 
-    def query(self, expression: str) -> list[dict[str, object]]:
-        """The instant query's result; empty while Prometheus is still starting."""
-        try:
-            status, body = http_get(
-                f"http://127.0.0.1:{self.port}/api/v1/query?"
-                + urllib.parse.urlencode({"query": expression})
-            )
-        except urllib.error.URLError:
-            return []
-        if status != 200:
-            return []
-        result: list[dict[str, object]] = json.loads(body)["data"]["result"]
-        return result
+def _samples(prometheus: Prometheus, series: str) -> list[str]:
+    """Every value Prometheus stored for one series in the last five minutes, in order."""
+    (found,) = prometheus.query(f"{series}[5m]")
+    return [str(value) for _, value in found["values"]]
 
-    def samples(self, series: str) -> list[str]:
-        """Every value Prometheus stored for one series in the last five minutes, in order."""
-        (found,) = self.query(f"{series}[5m]")
-        return [str(value) for _, value in found["values"]]  # type: ignore[attr-defined]
 
-    def verdict(self) -> str | None:
-        found = self.query('truegreen_verdict{namespace="train"}')
-        return str(found[0]["value"][1]) if found else None  # type: ignore[index]
-
-    def stop(self) -> None:
-        self.process.kill()
-        self.process.wait(BOUND)
+def _verdict(prometheus: Prometheus) -> str | None:
+    found = prometheus.query('truegreen_verdict{namespace="train"}')
+    return str(found[0]["value"][1]) if found else None
 
 
 def _capacity(prometheus: Prometheus) -> str | None:
     found = prometheus.query('truegreen_check_status{namespace="train",check="capacity"}')
-    return str(found[0]["value"][1]) if found else None  # type: ignore[index]
+    return str(found[0]["value"][1]) if found else None
 
 
 def _changes(values: list[str]) -> list[str]:
@@ -127,14 +80,14 @@ def test_prometheus_sees_the_verdict_go_ready_not_ready_then_unknown(
 
     def verdict_is(value: str) -> bool:
         assert prometheus is not None
-        current = prometheus.verdict()
+        current = _verdict(prometheus)
         if current is not None and (not seen or seen[-1] != current):
             seen.append(current)
         return current == value
 
     try:
         wait_for("/readyz", lambda: http_get(base + "/readyz")[0] == 200)
-        prometheus = Prometheus(prometheus_path, base.removeprefix("http://"), tmp_path)
+        prometheus = _scraping(prometheus_path, base.removeprefix("http://"), tmp_path)
         wait_for("Prometheus to store verdict 0", lambda: verdict_is("0"))
         claim = fake_api.get_object("PersistentVolumeClaim", "datasets", NAMESPACE)
         assert claim is not None
@@ -144,18 +97,18 @@ def test_prometheus_sees_the_verdict_go_ready_not_ready_then_unknown(
         failing = prometheus.query(
             'truegreen_finding{namespace="train",check="storage",status="fail"}'
         )
-        assert [f["metric"]["code"] for f in failing] == ["storage.volume-unbound"]  # type: ignore[index]
+        assert [f["metric"]["code"] for f in failing] == ["storage.volume-unbound"]
         # Then the machines may no longer be read (the open watch learns it when renewed): the
         # capacity check cannot look, but the measured failure still decides the verdict...
         fake_api.inject(Fault.FORBIDDEN, "^/api/v1/nodes$")
         wait_for("capacity to read 3", lambda: _capacity(prometheus) == "3")
-        assert prometheus.verdict() == "2"
+        assert _verdict(prometheus) == "2"
         # ...until the volume is bound again: nothing fails, something could not be checked.
         claim["status"] = {"phase": "Bound"}
         fake_api.update_object(claim)
         wait_for("Prometheus to store verdict 3", lambda: verdict_is("3"))
-        assert prometheus.query('up{job="truegreen-monitor"}')[0]["value"][1] == "1"  # type: ignore[index]
-        stored = prometheus.samples('truegreen_verdict{namespace="train"}')
+        assert prometheus.query('up{job="truegreen-monitor"}')[0]["value"][1] == "1"
+        stored = _samples(prometheus, 'truegreen_verdict{namespace="train"}')
         assert _changes(stored) == ["0", "2", "3"], stored
     finally:
         if prometheus is not None:

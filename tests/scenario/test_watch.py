@@ -293,6 +293,9 @@ def test_the_engine_follows_the_cluster_without_listing_it_again(
         assert latest is not None
         assert latest.report.headline.code == "storage.volume-unbound"
         assert latest.changed_at == latest.at > first.changed_at
+        # last measured ready: the last ready evaluation's time, kept while not ready
+        assert (first.ready_at, again.ready_at) == (first.at, again.at)
+        assert latest.ready_at == again.at
         assert _collection_lists(fake_api) == lists, (
             "after the first evaluation the cache follows watches; nothing is listed again"
         )
@@ -329,7 +332,7 @@ def test_machines_that_become_forbidden_make_capacity_unknown(
 def test_a_verdict_past_its_maximum_age_is_served_as_unknown(training: LiveCluster) -> None:
     now = [1000.0]
     monitor = Monitor(training, _settings(max_age=120.0), clock=lambda: now[0])
-    metrics = MonitorMetrics(NAMESPACE, monitor.current)
+    metrics = MonitorMetrics("", monitor.evaluations)
     try:
         assert monitor.evaluate().report.verdict is Verdict.READY
         assert b'truegreen_verdict{namespace="train"} 0.0' in metrics.exposition()
@@ -353,3 +356,33 @@ def test_a_verdict_past_its_maximum_age_is_served_as_unknown(training: LiveClust
         ) in exposed
     finally:
         monitor.cache.close()
+
+
+def test_a_reflector_keeps_only_what_it_is_told_to_keep(
+    fake_api: FakeApiServer, cluster: LiveCluster
+) -> None:
+    """A fleet's watch of every namespace, held to the selected ones: the others' objects are
+    neither kept from the list nor from the watch, and their changes wake nobody."""
+    fake_api.add(_pod("a"), {**_pod("b"), "metadata": {"name": "b", "namespace": "other"}})
+    changes: list[int] = []
+    reflector = Reflector(
+        cluster,
+        Kind.POD,
+        namespace=None,
+        settings=WatchSettings(2.0),
+        on_change=lambda: changes.append(1),
+        keep=lambda key: key[0] == "t",
+    ).start()
+    try:
+        assert reflector.wait_attempted(BOUND)
+        assert [p["metadata"]["name"] for p in reflector.state().items] == ["a"]
+        woken = len(changes)
+        fake_api.add({**_pod("c"), "metadata": {"name": "c", "namespace": "other"}})
+        fake_api.add(_pod("d"))
+        wait_for("d", lambda: len(reflector.state().items) == 2)
+        assert sorted(p["metadata"]["name"] for p in reflector.state().items) == ["a", "d"]
+        assert len(changes) == woken + 1, "the other namespace's pod woke no one"
+        assert [p["metadata"]["name"] for p in reflector.state("t").items] == ["a", "d"]
+        assert reflector.state("other").items == ()
+    finally:
+        reflector.stop()

@@ -1,6 +1,7 @@
 """Running `truegreen monitor` (and Prometheus) as processes in tests, and waiting on them
 without sleeps tuned to pass: every wait polls a condition under one generous bound."""
 
+import json
 import os
 import re
 import shutil
@@ -11,9 +12,11 @@ import sys
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 BOUND = 60.0
 """Seconds any awaited state may take on a slow, shared machine before the test fails."""
@@ -105,3 +108,80 @@ def prometheus_binary() -> str | None:
     if found is None and os.environ.get("TRUEGREEN_REQUIRE_REAL_PARTS"):
         raise RuntimeError("prometheus is required in CI (Debian package prometheus)")
     return found
+
+
+def promtool_binary() -> str | None:
+    """Debian's promtool, or None; under CI a missing binary is a failure, not a skip."""
+    found = shutil.which("promtool")
+    if found is None and os.environ.get("TRUEGREEN_REQUIRE_REAL_PARTS"):
+        raise RuntimeError("promtool is required in CI (Debian package prometheus)")
+    return found
+
+
+class Prometheus:
+    """Debian's prometheus on loopback with its own storage, killed by `stop()`: the scrape
+    jobs, rule files and external labels given, evaluating rules every second."""
+
+    def __init__(
+        self,
+        binary: str,
+        directory: Path,
+        scrape_configs: list[dict[str, object]],
+        *,
+        rule_files: tuple[Path, ...] = (),
+        external_labels: dict[str, str] | None = None,
+    ) -> None:
+        import yaml
+
+        directory.mkdir(parents=True, exist_ok=True)
+        config = directory / "prometheus.yml"
+        settings: dict[str, object] = {"scrape_interval": "500ms", "evaluation_interval": "1s"}
+        if external_labels:
+            settings["external_labels"] = external_labels
+        config.write_text(
+            yaml.safe_dump(
+                {
+                    "global": settings,
+                    "rule_files": [str(p) for p in rule_files],
+                    "scrape_configs": scrape_configs,
+                }
+            )
+        )
+        self.port = free_port()
+        self.log = directory / "prometheus.log"
+        with self.log.open("w") as log:
+            self.process = subprocess.Popen(
+                [
+                    binary,
+                    f"--config.file={config}",
+                    f"--storage.tsdb.path={directory / 'data'}",
+                    f"--web.listen-address=127.0.0.1:{self.port}",
+                    "--query.lookback-delta=2s",
+                ],
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+
+    @property
+    def address(self) -> str:
+        """HOST:PORT, as a scrape target names it."""
+        return f"127.0.0.1:{self.port}"
+
+    def query(self, expression: str) -> list[dict[str, Any]]:
+        """The instant query's result; empty while Prometheus is still starting."""
+        try:
+            status, body = http_get(
+                f"http://{self.address}/api/v1/query?"
+                + urllib.parse.urlencode({"query": expression})
+            )
+        except urllib.error.URLError:
+            return []
+        if status != 200:
+            return []
+        result: list[dict[str, Any]] = json.loads(body)["data"]["result"]
+        return result
+
+    def stop(self) -> None:
+        """Kill it and wait for the exit."""
+        self.process.kill()
+        self.process.wait(BOUND)

@@ -47,3 +47,27 @@ def test_a_run_never_keeps_an_old_figure_of_a_part_it_ran() -> None:
     assert "import_ms" not in document["doctor"], "startup ran: old import times are not kept"
     assert document["doctor"]["ratio_vs_floor"] == 1.2
     assert document["measured"]["lint"] == {"at": "now"}
+
+
+def test_the_monitor_and_its_fleet_row_keep_each_other_s_figures() -> None:
+    previous = {
+        "machine": {"cores": 2},
+        "measured": {"monitor": {"at": "then"}, "monitor-fleet": {"at": "then"}},
+        "monitor": {"sizes": {"3000": {}}, "fleet": {"namespaces": 40}, "fleet_cpu_ratio": 1.5},
+    }
+    fleet_only = _now({"monitor": {"fleet": {"namespaces": 40}, "fleet_cpu_ratio": 1.2}})
+    carry_over(previous, fleet_only, ["monitor-fleet"])
+    assert fleet_only["monitor"] == {
+        "sizes": {"3000": {}},
+        "fleet": {"namespaces": 40},
+        "fleet_cpu_ratio": 1.2,
+    }
+    assert fleet_only["measured"]["monitor"] == {"at": "then"}
+    monitor_only = _now({"monitor": {"sizes": {"30000": {}}}})
+    carry_over(previous, monitor_only, ["monitor"])
+    assert monitor_only["monitor"] == {
+        "sizes": {"30000": {}},
+        "fleet": {"namespaces": 40},
+        "fleet_cpu_ratio": 1.5,
+    }
+    assert monitor_only["measured"]["monitor-fleet"] == {"at": "then"}

@@ -386,7 +386,7 @@ def test_the_page_escapes_what_the_cluster_wrote() -> None:
     finding = Finding(CheckId.STORAGE, Status.FAIL, Basis.MEASURED, "storage.x", hostile, hostile)
     report = roll_up([finding], [CheckId.STORAGE])
     at = datetime(2026, 5, 1, 12, tzinfo=UTC)
-    evaluation = Evaluation(report, at, 0.0, 0.1, (), at, 1)
+    evaluation = Evaluation("train", report, at, 0.0, 0.1, (), at, 1)
     page = status_page("<ns>", evaluation, at)
     assert "<script>" not in page
     # the headline, its remedy, and the storage row of the checks

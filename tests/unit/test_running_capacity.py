@@ -54,8 +54,8 @@ pods = st.builds(
 steps = st.lists(st.tuples(st.booleans(), pods), max_size=40)
 
 
-def _folded(current: dict[tuple[str, str], PodView]) -> dict[str, Any]:
-    tally = CapacityTally(NAMESPACE)
+def _folded(current: dict[tuple[str, str], PodView], namespace: str = NAMESPACE) -> dict[str, Any]:
+    tally = CapacityTally(namespace)
     for _, pod in sorted(current.items()):
         tally.add(pod)
     return tally.summary()
@@ -77,6 +77,34 @@ def test_running_sums_equal_a_fresh_fold(first: list[PodView], changes: list[Any
             current[key] = pod
             running.put(key, pod)
         assert running.summary() == _folded(current)
+
+
+@settings(max_examples=100, deadline=None)
+@given(first=st.lists(pods, max_size=8), changes=steps)
+def test_one_running_tally_for_many_namespaces_equals_the_fleet_s_fold(
+    first: list[PodView], changes: list[Any]
+) -> None:
+    """A fleet's monitor keeps one tally of the cluster's pods for all its namespaces: it sums
+    as doctor's fold shared by the same namespaces (CapacityTally(namespace, also)); kept for
+    every namespace, it holds every pod whole."""
+    shared = RunningCapacity(frozenset({NAMESPACE, "other"}))
+    every = RunningCapacity(None)
+    current = {(p.metadata.namespace or "", p.metadata.name or ""): p for p in first}
+    for tally in (shared, every):
+        tally.replace(list(current.items()))
+    for deleted, pod in changes:
+        key = (pod.metadata.namespace or "", pod.metadata.name or "")
+        if deleted:
+            current.pop(key, None)
+        else:
+            current[key] = pod
+        for tally in (shared, every):
+            tally.put(key, None if deleted else pod)
+    fold = CapacityTally(NAMESPACE, ("other",))
+    for _, pod in sorted(current.items()):
+        fold.add(pod)
+    assert shared.summary() == fold.summary()
+    assert every.summary() == fold.summary(), "every namespace here is one of the two"
 
 
 def test_a_machine_whose_last_pod_left_is_gone_from_the_sums() -> None:

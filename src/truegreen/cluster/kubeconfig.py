@@ -59,6 +59,9 @@ class ResolvedConnection(Struct, frozen=True):
     """Whom every request acts as (`as` and its kin, `--as` and its kin); None: itself."""
     compressed_lists: bool = False
     """Whether list pages are asked for gzip-encoded: only where it pays (`_worth_compressing`)."""
+    cluster_name: str = ""
+    """The kubeconfig's name for the context's cluster (`contexts[].context.cluster`); "" in
+    a pod, where client-go's InClusterConfig knows no name."""
 
 
 class _Entry(Struct, frozen=True):
@@ -120,11 +123,20 @@ def resolve(
         # https server (`client_config.go`, IsConfigTransportTLS): nothing is sent over http.
         anonymous = StaticCredentials(Credential(), "no login (the server address is plain http)")
         return ResolvedConnection(
-            server, namespace, source, tls, anonymous, None, proxy, acting, compressed
+            server, namespace, source, tls, anonymous, None, proxy, acting, compressed, cluster_name
         )
     credentials = _user_credentials(user_name, user, cluster, source)
     return ResolvedConnection(
-        server, namespace, source, tls, credentials, unverified, proxy, acting, compressed
+        server,
+        namespace,
+        source,
+        tls,
+        credentials,
+        unverified,
+        proxy,
+        acting,
+        compressed,
+        cluster_name,
     )
 
 

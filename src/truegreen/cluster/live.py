@@ -266,6 +266,11 @@ class LiveCluster:
         return self._connection.server
 
     @property
+    def cluster_name(self) -> str:
+        """The kubeconfig's name for the cluster; "" in a pod (none is known there)."""
+        return self._connection.cluster_name
+
+    @property
     def login(self) -> str:
         """Plain words naming how requests log in (`user 'admin'`), for messages."""
         return self._connection.credentials.describe()

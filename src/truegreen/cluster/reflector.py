@@ -173,10 +173,14 @@ class Reflector:
         clock: Callable[[], float] = time.monotonic,
         rand: Callable[[], float] = random.random,
         mirror: Mirror | None = None,
+        keep: Callable[[ObjectKey], bool] | None = None,
     ) -> None:
-        """With a `mirror`, the objects go to it alone: the reflector keeps none itself."""
+        """With a `mirror`, the objects go to it alone: the reflector keeps none itself. With
+        `keep`, only the objects it says yes to are kept (the others are still read: a watch of
+        every namespace held to the selected ones)."""
         self._source = source
         self._mirror = mirror
+        self._keep = keep
         self.kind = kind
         self._where: dict[str, Any] = {
             "namespace": namespace,
@@ -191,6 +195,7 @@ class Reflector:
         self._backoff = Backoff(clock, rand)
         self._lock = threading.Lock()
         self._store: dict[ObjectKey, Any] = {}
+        self._version = 0
         self._listed = False
         self._confirmed_at: float | None = None
         self._failure: CantRead | None = None
@@ -201,12 +206,22 @@ class Reflector:
 
     # -- reading ---------------------------------------------------------------------------
 
-    def state(self) -> CacheState:
-        """The objects and how current they are."""
+    def state(self, namespace: str | None = None) -> CacheState:
+        """The objects (of one namespace, if given) and how current they are."""
         with self._lock:
-            return CacheState(
-                tuple(self._store.values()), self._listed, self._confirmed_at, self._failure
+            items = (
+                tuple(self._store.values())
+                if namespace is None
+                else tuple(v for k, v in self._store.items() if k[0] == namespace)
             )
+            return CacheState(items, self._listed, self._confirmed_at, self._failure)
+
+    @property
+    def version(self) -> int:
+        """A count that moves whenever the objects (or the mirror) change: an answer built
+        from them may be reused while it stays."""
+        with self._lock:
+            return self._version
 
     @property
     def mirror(self) -> Mirror | None:
@@ -251,7 +266,17 @@ class Reflector:
         # With a mirror, each object goes into a fresh one as its page arrives: 30,000 decoded
         # pods are never held at once.
         staged = None if self._mirror is None else self._mirror.fresh()
-        each = None if staged is None else staged.put
+        each: Callable[[ObjectKey, Any], object] | None = None if staged is None else staged.put
+        kept: dict[ObjectKey, Any] = {}
+        keep = self._keep
+        if keep is not None and each is None:
+
+            def held(key: ObjectKey, obj: Any) -> None:
+                # only the kept objects are held while the pages arrive
+                if keep(key):
+                    kept[key] = obj
+
+            each = held
         listed = self._source.list_at(self.kind, each=each, **self._where)
         if isinstance(listed, CantRead):
             self._fail(listed)
@@ -259,9 +284,10 @@ class Reflector:
             return None
         with self._lock:
             if self._mirror is None:
-                self._store = dict(listed.items)
+                self._store = kept if keep is not None else dict(listed.items)
             else:
                 self._mirror.take(staged)
+            self._version += 1
             self._listed = True
             self._confirmed_at = self._clock()
             self._failure = None
@@ -301,7 +327,7 @@ class Reflector:
     def _apply(self, change: Change, key: ObjectKey, obj: Any) -> None:
         with self._lock:
             self._confirmed_at = self._clock()
-            if change is Change.BOOKMARK:
+            if change is Change.BOOKMARK or (self._keep is not None and not self._keep(key)):
                 return
             changed = True
             if self._mirror is not None:
@@ -310,6 +336,8 @@ class Reflector:
                 self._store.pop(key, None)
             else:
                 self._store[key] = obj
+            if changed:
+                self._version += 1
         if changed:
             self._on_change()
 

@@ -10,10 +10,12 @@ a handful per evaluation, however large the cluster. A read the cache cannot vou
 
 import threading
 import time
+import weakref
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
+from msgspec import Struct
 
 from truegreen.cluster import CantRead, Folded, FoldRead, GetRead, Got, Kind, Listed, ListRead
 from truegreen.cluster.classify import describe
@@ -22,7 +24,7 @@ from truegreen.cluster.kinds import stamp
 from truegreen.cluster.live import LiveCluster, action_of
 from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
 from truegreen.cluster.reads import ReadFailure
-from truegreen.cluster.reflector import Reflector, WatchSettings
+from truegreen.cluster.reflector import CacheState, Reflector, WatchSettings
 from truegreen.doctor.usage import CapacityTally
 from truegreen.monitor.age import Held, served
 from truegreen.monitor.tally import RunningCapacity
@@ -33,6 +35,28 @@ WATCHED_FOR_GETS = frozenset({Kind.PERSISTENT_VOLUME_CLAIM, Kind.SERVICE_ACCOUNT
 is a change worth evaluating at once."""
 
 _Key = tuple[Kind, str | None, str, str, type[Any] | None, str | None]
+
+A = TypeVar("A")
+
+_FLEET = "fleet"
+"""The key's last part for a watch of every namespace shared by the selected ones."""
+
+
+class FleetScope(Struct, frozen=True):
+    """The namespaces a fleet's monitor watches, each namespaced kind through ONE watch of
+    every namespace held to these (a watch per namespace and kind would be 40 x 15 open
+    connections and renewals for 40 namespaces; one per kind costs what one namespace costs)."""
+
+    names: frozenset[str] | None
+    """None: every namespace (`--all-namespaces`)."""
+
+    def holds(self, namespace: str) -> bool:
+        """Whether objects of `namespace` are kept."""
+        return self.names is None or namespace in self.names
+
+    def within(self, other: "FleetScope") -> bool:
+        """Whether every namespace held here is held by `other` too."""
+        return other.names is None or (self.names is not None and self.names <= other.names)
 
 
 class WatchCache:
@@ -47,8 +71,11 @@ class WatchCache:
         on_change: Callable[[], None],
         reread_after: float,
         clock: Callable[[], float] = time.monotonic,
+        fleet: FleetScope | None = None,
     ) -> None:
+        """With `fleet`, namespaced reads go through shared watches of every namespace."""
         self._cluster = cluster
+        self._fleet = fleet
         self._max_age = max_age
         self._reread_after = reread_after
         self._gets: dict[tuple[Kind, str, str | None], tuple[GetRead, float]] = {}
@@ -57,12 +84,31 @@ class WatchCache:
         self._clock = clock
         self._lock = threading.Lock()
         self._reflectors: dict[_Key, Reflector] = {}
+        self._answers: weakref.WeakKeyDictionary[Reflector, tuple[int, Any]] = (
+            weakref.WeakKeyDictionary()
+        )
+        """Each reflector's last answer and the version it was built at."""
         self._oldest: float | None = None
 
     @property
     def namespace(self) -> str:
         """The namespace from the connection settings."""
         return self._cluster.namespace
+
+    def select(self, fleet: FleetScope) -> None:
+        """Watch these namespaces from now on. Objects of a namespace newly selected were not
+        kept: the shared watches start over (one list each), and only then."""
+        with self._lock:
+            grown = self._fleet is None or not fleet.within(self._fleet)
+            self._fleet = fleet
+            dropped = [k for k in self._reflectors if grown and k[5] == _FLEET]
+            stopped = [self._reflectors.pop(k) for k in dropped]
+        for reflector in stopped:
+            reflector.stop()
+
+    def _kept(self, key: tuple[str, str]) -> bool:
+        fleet = self._fleet
+        return fleet is None or fleet.holds(key[0])
 
     def begin(self) -> None:
         """Start counting the oldest confirmation among the reads that follow."""
@@ -93,24 +139,38 @@ class WatchCache:
     ) -> ListRead:
         """The objects a reflector holds, whole (a view's fields for `LIST_VIEWS`)."""
         view = LIST_VIEWS.get(kind) if namespace is None else None
-        found = self._held(kind, namespace, labels, fields, view)
-        if isinstance(found, CantRead):
-            return found
         if view is None:
-            return Listed(found)
-        return Listed(tuple(stamp(msgspec.to_builtins(item), kind) for item in found))
+            found = self._held(kind, namespace, labels, fields, view)
+            return found if isinstance(found, CantRead) else Listed(found)
+        reflector = self._namespaced(kind, namespace, labels, fields, view)
+        why = self._unusable(reflector, action_of(kind))
+        if why is not None:
+            return why
+        return self._remembered(
+            reflector,
+            lambda state: Listed(
+                tuple(stamp(msgspec.to_builtins(item), kind) for item in state.items)
+            ),
+        )
 
     def fold(
         self, kind: Kind, fold: Fold, *, namespace: str | None, fields: FieldSelector | None = None
     ) -> FoldRead:
         """The capacity fold from its running sums; any other fold over the held views."""
         if isinstance(fold, CapacityTally):
-            running = RunningCapacity(fold.namespace)
-            reflector = self._reflector(kind, namespace, None, fields, running.view, running)
+            fleet = self._fleet
+            running = RunningCapacity(fold.namespace if fleet is None else fleet.names)
+            reflector = self._reflector(
+                kind, namespace, None, fields, running.view, running, shared=fleet is not None
+            )
             mirror = reflector.mirror
             assert isinstance(mirror, RunningCapacity)
             why = self._unusable(reflector, action_of(kind))
-            return why if why is not None else Folded(mirror.summary())
+            if why is not None:
+                return why
+            # A fleet's one summary keeps every selected namespace's pods: doctor keeps each
+            # namespace's own (`DoctorSettings.fleet`, usage.cluster_usage).
+            return self._remembered(reflector, lambda state: Folded(mirror.summary()))
         found = self._held(kind, namespace, None, fields, fold.view)
         if isinstance(found, CantRead):
             return found
@@ -122,7 +182,7 @@ class WatchCache:
         """From the namespace's watch for `WATCHED_FOR_GETS`, else live (`_read_live`)."""
         if kind not in WATCHED_FOR_GETS or namespace is None:
             return self._read_live(kind, name, namespace)
-        reflector = self._reflector(kind, namespace, None, None, None)
+        reflector = self._namespaced(kind, namespace, None, None, None)
         why = self._unusable(reflector, action_of(kind))
         if why is not None:
             return why
@@ -150,6 +210,23 @@ class WatchCache:
                 self._gets[key] = (read, now)
         return read
 
+    def _remembered(self, reflector: Reflector, build: Callable[[CacheState], A]) -> A:
+        """The answer `build` makes from the reflector's objects, the very same object while
+        they have not changed: what doctor computes from a cluster-wide answer (the machines
+        as the fit reads them, the GPU machines in trouble, the typed sums) it keeps for the
+        same answer (doctor/last_answer.py), so every namespace of a fleet, and every round
+        while the machines stay, reuses it."""
+        version = reflector.version  # before the objects: a change meanwhile builds again
+        with self._lock:
+            kept = self._answers.get(reflector)
+        if kept is not None and kept[0] == version:
+            answer: A = kept[1]
+            return answer
+        answer = build(reflector.state())
+        with self._lock:
+            self._answers[reflector] = (version, answer)
+        return answer
+
     def _note_confirmed(self, at: float) -> None:
         with self._lock:
             if self._oldest is None or at < self._oldest:
@@ -165,9 +242,25 @@ class WatchCache:
         fields: FieldSelector | None,
         view: type[Any] | None,
     ) -> tuple[Any, ...] | CantRead:
-        reflector = self._reflector(kind, namespace, labels, fields, view)
+        reflector = self._namespaced(kind, namespace, labels, fields, view)
         why = self._unusable(reflector, action_of(kind))
-        return why if why is not None else reflector.state().items
+        return why if why is not None else reflector.state(namespace).items
+
+    def _namespaced(
+        self,
+        kind: Kind,
+        namespace: str | None,
+        labels: Mapping[str, str] | None,
+        fields: FieldSelector | None,
+        view: type[Any] | None,
+    ) -> Reflector:
+        """The reflector for a read in one namespace: for a namespace of a fleet, the shared
+        one of every namespace (its objects held to the selected namespaces). A read in any
+        other namespace (a webhook's servers, the autoscaler's status) has its own."""
+        fleet = self._fleet
+        if fleet is None or namespace is None or not fleet.holds(namespace):
+            return self._reflector(kind, namespace, labels, fields, view)
+        return self._reflector(kind, None, labels, fields, view, shared=True)
 
     def _unusable(self, reflector: Reflector, action: str) -> CantRead | None:
         state = reflector.state()
@@ -189,16 +282,26 @@ class WatchCache:
         fields: FieldSelector | None,
         view: type[Any] | None,
         mirror: RunningCapacity | None = None,
+        *,
+        shared: bool = False,
     ) -> Reflector:
         """The reflector for one read, started (and its first list awaited) on first use; a
-        `mirror` is used only by the reflector it creates, and is part of its key."""
+        `mirror` is used only by the reflector it creates, and is part of its key. A `shared`
+        one is the fleet's watch of every namespace, restarted when the selection grows."""
+        if shared:
+            part: str | None = _FLEET
+        elif mirror is not None:
+            assert mirror.namespaces is not None
+            (part,) = mirror.namespaces
+        else:
+            part = None
         key = (
             kind,
             namespace,
             label_selector_text(labels),
             field_selector_text(fields),
             view,
-            mirror.namespace if mirror is not None else None,
+            part,
         )
         with self._lock:
             reflector = self._reflectors.get(key)
@@ -215,6 +318,7 @@ class WatchCache:
                     on_change=self._on_change,
                     clock=self._clock,
                     mirror=mirror,
+                    keep=self._kept if shared and mirror is None else None,
                 )
                 self._reflectors[key] = reflector
         if fresh:

@@ -11,6 +11,7 @@ from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, Kind
 from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.namespace_selection import NamespaceSelection
 from truegreen.cluster.reflector import WatchSettings
 from truegreen.doctor.command import DoctorRequest, with_planned_job
 from truegreen.doctor.command import _with_config as connection_with_config
@@ -23,9 +24,13 @@ from truegreen.kubectl import for_connection
 from truegreen.monitor.engine import Evaluation, Monitor, MonitorSettings
 from truegreen.monitor.events import event_due, verdict_event
 from truegreen.monitor.metrics import CONTENT_TYPE, MonitorMetrics
-from truegreen.monitor.page import status_page
+from truegreen.monitor.page import fleet_page, status_page
 from truegreen.monitor.requests import CountingTransport
+from truegreen.monitor.selection import SelectedNamespaces
 from truegreen.monitor.server import Page, StatusServer, parse_listen
+
+MAX_CLUSTER_NAME = 253
+"""Characters a `--cluster-name` may have: as long as a DNS name, which most cluster names are."""
 
 
 class MonitorRequest(Struct, frozen=True):
@@ -40,6 +45,12 @@ class MonitorRequest(Struct, frozen=True):
     watch_timeout: float = 300.0
     events: bool = True
     """Write an Event on the namespace when the verdict changes."""
+    cluster_name: str | None = None
+    """The `cluster` label of every metric (`--cluster-name`); None: the kubeconfig's name
+    for the context's cluster, none in a pod."""
+    selection: NamespaceSelection = NamespaceSelection()
+    """Which namespaces: the connection's one, or a fleet's (`--namespaces`, `-A`,
+    `--namespace-selector`)."""
 
 
 class EventOutcome(Struct, frozen=True):
@@ -69,6 +80,13 @@ def check_request(request: MonitorRequest) -> None:
         raise UsageError(
             f"--max-age {request.max_age:g} must be longer than --interval {request.interval:g}",
             "a value would read unknown between two evaluations",
+        )
+    name = request.cluster_name
+    if name is not None and not (0 < len(name) <= MAX_CLUSTER_NAME and name.isprintable()):
+        raise UsageError(
+            f"--cluster-name {name[:40]!r} cannot label the metrics",
+            f"it must be 1 to {MAX_CLUSTER_NAME} printable characters",
+            "pass the name the fleet knows the cluster by, such as --cluster-name prod-east",
         )
     if request.listen is not None:
         try:
@@ -109,6 +127,14 @@ class RunningMonitor:
             )
 
         self.cluster = LiveCluster.connect(connection, make_transport=transport)
+        namespaces: SelectedNamespaces | None = None
+        if request.selection.many:
+            namespaces = SelectedNamespaces(request.selection, self.cluster)
+            try:
+                namespaces.first()
+            except TruegreenError:
+                self.cluster.close()
+                raise
         # The page is read away from this process, where kubectl's namespace is anyone's:
         # its commands name the namespace, as doctor's do when given -n.
         kubectl = replace(for_connection(connection), namespace=self.cluster.namespace)
@@ -133,8 +159,14 @@ class RunningMonitor:
                 WatchSettings(request.watch_timeout),
             ),
             on_evaluation=self._evaluated,
+            namespaces=namespaces,
         )
-        self._metrics = MonitorMetrics(self.monitor.namespace, self.monitor.current)
+        cluster = (
+            request.cluster_name if request.cluster_name is not None else self.cluster.cluster_name
+        )
+        self.cluster_label = cluster
+        """The cluster's name on every metric ("" for none)."""
+        self._metrics = MonitorMetrics(cluster, self.monitor.evaluations)
         counting.append(self._metrics)
         self.server: StatusServer | None = None
         if request.listen is not None:
@@ -157,12 +189,17 @@ class RunningMonitor:
             return Page(200, CONTENT_TYPE, self._metrics.exposition())
 
         def ready() -> Page:
-            if self.monitor.latest() is None:
+            if not self.monitor.complete():
                 return Page(503, text, b"the first evaluation has not completed\n")
             return Page(200, text, b"ok\n")
 
         def page() -> Page:
-            html = status_page(self.monitor.namespace, self.monitor.current(), datetime.now(UTC))
+            now = datetime.now(UTC)
+            monitor = self.monitor
+            if monitor.fleet:
+                html = fleet_page(self.cluster_label or monitor.where, monitor.evaluations(), now)
+            else:
+                html = status_page(monitor.namespace, monitor.current(), now)
             return Page(200, "text/html; charset=utf-8", html.encode())
 
         return {
@@ -182,12 +219,12 @@ class RunningMonitor:
             event = verdict_event(
                 verdict,
                 evaluation.report.headline.text,
-                namespace=self.monitor.namespace,
+                namespace=evaluation.namespace,
                 now=evaluation.at,
                 instance=self._instance,
             )
             written = self.cluster.create(
-                Kind.EVENT, event, namespace=self.monitor.namespace, dry_run=False
+                Kind.EVENT, event, namespace=evaluation.namespace, dry_run=False
             )
             failure = written if isinstance(written, CantRead) else None
             self._on_event(EventOutcome(str(event["reason"]), failure))

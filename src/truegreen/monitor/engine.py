@@ -5,6 +5,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Protocol
 
 from msgspec import Struct, field
 from msgspec.structs import replace
@@ -12,13 +13,15 @@ from msgspec.structs import replace
 from truegreen.cluster import Kind, Listed
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reflector import WatchSettings
-from truegreen.doctor.environment import DoctorSettings
+from truegreen.doctor.environment import DoctorSettings, gather
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
-from truegreen.doctor.run import Where, diagnose
+from truegreen.doctor.run import Where, report_of
 from truegreen.doctor.wording import render
+from truegreen.exitcodes import ExitCode
 from truegreen.monitor.age import is_stale
-from truegreen.monitor.cache import WatchCache
+from truegreen.monitor.cache import FleetScope, WatchCache
+from truegreen.monitor.redacted import RedactedOnce
 from truegreen.monitor.refresh_state import (
     REFRESHED_REASON,
     RefreshState,
@@ -44,6 +47,7 @@ class MonitorSettings(Struct, frozen=True):
 class Evaluation(Struct, frozen=True):
     """One run of doctor's checks over the cache."""
 
+    namespace: str
     report: Report
     at: datetime
     """When it ran."""
@@ -55,6 +59,9 @@ class Evaluation(Struct, frozen=True):
     changed_at: datetime
     """When the verdict or headline last changed (this evaluation's time if it changed)."""
     number: int
+    ready_at: datetime | None = None
+    """When an evaluation last measured the namespace ready (this one's time if it did);
+    None when none has since the monitor started."""
 
 
 def stale_report(report: Report, age: float) -> Report:
@@ -79,8 +86,20 @@ def stale_report(report: Report, age: float) -> Report:
     return roll_up(findings, ran, skipped)
 
 
+class NamespaceSource(Protocol):
+    """The namespaces a fleet's monitor watches, read again at most every `--interval`."""
+
+    every: bool
+    """`--all-namespaces`: every namespace's objects are kept."""
+
+    def names(self) -> tuple[str, ...] | None:
+        """The namespaces selected now; None when they could not be read (the last ones stay)."""
+        ...
+
+
 class Monitor:
-    """Runs evaluations over a watch cache of one namespace; `run()` until stopped.
+    """Runs evaluations over a watch cache of one namespace, or of a fleet's namespaces
+    (`namespaces`), sharing every cluster-wide watch; `run()` until stopped.
 
     Each followed collection keeps a connection open for its watch: give `cluster` a transport
     with room for them (`monitor.requests.CONNECTIONS`), or the reads queue behind the watches.
@@ -94,8 +113,12 @@ class Monitor:
         on_evaluation: Callable[[Evaluation, Evaluation | None], None] = lambda new, old: None,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], datetime] = lambda: datetime.now(UTC),
+        namespaces: NamespaceSource | None = None,
     ) -> None:
         self._settings = settings
+        self._source = namespaces
+        self._names: tuple[str, ...] = () if namespaces is not None else (cluster.namespace,)
+        self._resolved_at: float | None = None
         self._schedule = Schedule(settings.min_interval, settings.interval)
         self._on_evaluation = on_evaluation
         self._clock = clock
@@ -103,7 +126,7 @@ class Monitor:
         self._cond = threading.Condition()
         self._changed: float | None = None
         self._last_start: float | None = None
-        self._latest: Evaluation | None = None
+        self._latest: dict[str, Evaluation] = {}
         self.cache = WatchCache(
             cluster,
             max_age=settings.max_age,
@@ -111,20 +134,51 @@ class Monitor:
             on_change=self._note_change,
             reread_after=settings.interval,
             clock=clock,
+            fleet=None
+            if namespaces is None
+            else FleetScope(None if namespaces.every else frozenset()),
         )
+        self._redacted = RedactedOnce(self.cache)
+        self._resolve()  # a fleet's first namespaces, before anything is watched
 
     @property
     def namespace(self) -> str:
-        """The namespace checked."""
+        """The connection's namespace (the one checked, unless a fleet's are)."""
         return self.cache.namespace
 
-    def latest(self) -> Evaluation | None:
-        """The newest evaluation as it was made."""
-        return self._latest
+    @property
+    def where(self) -> str:
+        """The API server's address, for a fleet's page when the cluster has no name."""
+        return self._settings.where.server
 
-    def current(self) -> Evaluation | None:
-        """The newest evaluation, every check unknown once it is past the maximum age."""
+    @property
+    def fleet(self) -> bool:
+        """Whether a selection of namespaces is watched rather than one."""
+        return self._source is not None
+
+    def namespaces(self) -> tuple[str, ...]:
+        """The namespaces checked, as last resolved."""
+        return self._names
+
+    def latest(self, namespace: str | None = None) -> Evaluation | None:
+        """The newest evaluation of `namespace` (default: the connection's) as it was made."""
+        return self._latest.get(namespace or self.namespace)
+
+    def complete(self) -> bool:
+        """Whether every namespace checked has been evaluated at least once."""
         latest = self._latest
+        return all(name in latest for name in self._names) and (
+            bool(self._names) or self._resolved_at is not None
+        )
+
+    def evaluations(self) -> tuple[tuple[str, Evaluation | None], ...]:
+        """Each namespace checked and its `current` evaluation, in the order resolved."""
+        return tuple((name, self.current(name)) for name in self._names)
+
+    def current(self, namespace: str | None = None) -> Evaluation | None:
+        """The newest evaluation of `namespace` (default: the connection's), every check
+        unknown once it is past the maximum age."""
+        latest = self._latest.get(namespace or self.namespace)
         if latest is None:
             return None
         now = self._clock()
@@ -151,7 +205,7 @@ class Monitor:
                         self._cond.wait(left)
                 if stop.is_set():
                     return
-                self.evaluate()
+                self.evaluate_all()
         finally:
             self.cache.close()
 
@@ -160,26 +214,60 @@ class Monitor:
         with self._cond:
             self._cond.notify_all()
 
-    def evaluate(self) -> Evaluation:
-        """One evaluation now."""
+    def evaluate_all(self) -> tuple[Evaluation, ...]:
+        """One evaluation of every namespace now, the selection read again first when due."""
         with self._cond:
             self._last_start = self._clock()
             self._changed = None
+        self._resolve()
+        return tuple(self._evaluate(name) for name in self._names)
+
+    def _resolve(self) -> None:
+        """A fleet's namespaces read again, at most every `--interval` (a namespace labelled
+        into a selector is watched within one interval, one taken out stops being reported)."""
+        source = self._source
+        now = self._clock()
+        due = self._resolved_at is None or now - self._resolved_at >= self._settings.interval
+        if source is None or not due:
+            return
+        self._resolved_at = now
+        names = source.names()
+        if names is None:
+            return
+        self.cache.select(FleetScope(None if source.every else frozenset(names)))
+        self._names = names
+        self._latest = {k: v for k, v in self._latest.items() if k in names}
+
+    def evaluate(self, namespace: str | None = None) -> Evaluation:
+        """One evaluation of `namespace` (default: the connection's) now."""
+        with self._cond:
+            self._last_start = self._clock()
+            self._changed = None
+        return self._evaluate(namespace or self.namespace)
+
+    def _evaluate(self, namespace: str) -> Evaluation:
         started = self._clock()
-        namespace = self.cache.namespace
         self.cache.begin()
-        report = diagnose(
-            self.cache, namespace, self._wall(), self._settings.doctor, self._settings.where
-        )
+        doctor = self._settings.doctor
+        if self.fleet:
+            # commands on the page and in Events name the namespace they are about; the
+            # capacity summary is the fleet's, of which doctor keeps this namespace's pods
+            kubectl = replace(doctor.kubectl, namespace=namespace)
+            doctor = replace(doctor, kubectl=kubectl, fleet=self._names)
+        # diagnose() without its own RedactingReader: RedactedOnce redacts as it does, keeping
+        # the cluster-wide answers' identity that doctor's computations are kept by
+        gathered = gather(self._redacted, namespace, self._wall(), doctor, None)
+        report = report_of(gathered, doctor, self._settings.where)
         as_of = self.cache.as_of()
         refresh = self._refresh_states(namespace)
-        previous = self._latest
+        previous = self._latest.get(namespace)
         at = self._wall()
         same = previous is not None and (
             (previous.report.verdict, previous.report.headline.text)
             == (report.verdict, report.headline.text)
         )
         evaluation = Evaluation(
+            namespace,
             report,
             at,
             as_of,
@@ -187,8 +275,9 @@ class Monitor:
             refresh,
             previous.changed_at if same and previous is not None else at,
             (previous.number + 1) if previous is not None else 1,
+            at if report.exit_code == ExitCode.GOOD else previous.ready_at if previous else None,
         )
-        self._latest = evaluation
+        self._latest = {**self._latest, namespace: evaluation}
         self._on_evaluation(evaluation, previous)
         return evaluation
 

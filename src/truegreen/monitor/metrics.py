@@ -2,10 +2,11 @@
 
 State metrics are built at scrape time from the current evaluation, aged: a finding that went
 away is gone from the next scrape, and a verdict past its maximum age reads 3. Label values are
-check ids, finding codes, statuses and workload names, never free text.
+check ids, finding codes, statuses and workload names, never free text; every series names
+its namespace and, when known, its cluster.
 """
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 
 from prometheus_client import CollectorRegistry, Counter, Histogram
 from prometheus_client.core import GaugeMetricFamily, Metric
@@ -37,111 +38,174 @@ def check_codes(report: Report) -> dict[CheckId, int]:
     return codes
 
 
-class _State(Collector):
-    """The verdict, checks, findings and refresh state of the current evaluation."""
+Evaluations = Callable[[], Sequence[tuple[str, Evaluation | None]]]
+"""Each namespace watched and its current evaluation (None before its first)."""
 
-    def __init__(self, namespace: str, current: Callable[[], Evaluation | None]) -> None:
-        self._namespace = namespace
-        self._current = current
+
+class _State(Collector):
+    """The verdict, checks, findings and refresh state of each namespace's current evaluation."""
+
+    def __init__(self, evaluations: Evaluations) -> None:
+        self._evaluations = evaluations
 
     def collect(self) -> Iterator[Metric]:
-        ns = self._namespace
-        evaluation = self._current()
-        verdict = GaugeMetricFamily(
-            "truegreen_verdict",
-            "Can training run: 0 ready, 2 not ready, 3 could not check (doctor's exit codes).",
-            labels=["namespace"],
+        current = self._evaluations()
+        watched = GaugeMetricFamily(
+            "truegreen_namespaces_watched",
+            "How many namespaces the monitor checks (0: a selector matches none).",
         )
-        verdict.add_metric([ns], 3 if evaluation is None else int(evaluation.report.exit_code))
-        yield verdict
-        if evaluation is None:
-            return
-        report = evaluation.report
-        checks = GaugeMetricFamily(
-            "truegreen_check_status",
-            "Each check: 0 ok (warnings allowed), 2 failed, 3 could not check.",
-            labels=["namespace", "check"],
-        )
-        for check, code in check_codes(report).items():
-            checks.add_metric([ns, check.value], code)
-        yield checks
-        findings = GaugeMetricFamily(
-            "truegreen_finding",
-            "1 for each finding that is not ok, by check, code and status.",
-            labels=["namespace", "check", "code", "status"],
-        )
-        seen: set[tuple[str, str, str]] = set()
-        for finding in report.findings:
-            key = (finding.check.value, finding.code, finding.status.value)
-            if finding.status is not Status.OK and key not in seen:
-                seen.add(key)
-                findings.add_metric([ns, *key], 1)
-        yield findings
-        last = GaugeMetricFamily(
-            "truegreen_last_evaluation_timestamp_seconds",
-            "When the newest evaluation ran (Unix time).",
-            labels=["namespace"],
-        )
-        last.add_metric([ns], evaluation.at.timestamp())
-        yield last
-        changed = GaugeMetricFamily(
-            "truegreen_verdict_changed_timestamp_seconds",
-            "When the verdict or its headline last changed (Unix time).",
-            labels=["namespace"],
-        )
-        changed.add_metric([ns], evaluation.changed_at.timestamp())
-        yield changed
-        yield from _refresh(ns, evaluation)
+        watched.add_metric([], len(current))
+        yield watched
+        families = _families()
+        for ns, evaluation in current:
+            _add(families, ns, evaluation)
+        yield from families.values()
 
 
-def _refresh(ns: str, evaluation: Evaluation) -> Iterator[Metric]:
-    labels = ["namespace", "workload"]
-    latched = GaugeMetricFamily(
-        "truegreen_refresh_latched", "1 when refresh stopped retrying a workload.", labels=labels
+def _families() -> dict[str, GaugeMetricFamily]:
+    def gauge(name: str, text: str, *labels: str) -> tuple[str, GaugeMetricFamily]:
+        return name, GaugeMetricFamily(name, text, labels=["namespace", *labels])
+
+    return dict(
+        (
+            gauge(
+                "truegreen_verdict",
+                "Can training run: 0 ready, 2 not ready, 3 could not check (doctor's exit codes).",
+            ),
+            gauge(
+                "truegreen_check_status",
+                "Each check: 0 ok (warnings allowed), 2 failed, 3 could not check.",
+                "check",
+            ),
+            gauge(
+                "truegreen_finding",
+                "1 for each finding that is not ok, by check, code and status.",
+                "check",
+                "code",
+                "status",
+            ),
+            gauge(
+                "truegreen_last_evaluation_timestamp_seconds",
+                "When the newest evaluation ran (Unix time).",
+            ),
+            gauge(
+                "truegreen_verdict_changed_timestamp_seconds",
+                "When the verdict or its headline last changed (Unix time).",
+            ),
+            gauge(
+                "truegreen_last_ready_timestamp_seconds",
+                "When an evaluation last measured the namespace ready (Unix time); absent when "
+                "none has since the monitor started.",
+            ),
+            gauge(
+                "truegreen_refresh_latched",
+                "1 when refresh stopped retrying a workload.",
+                "workload",
+            ),
+            gauge(
+                "truegreen_refresh_pending",
+                "1 while a restart refresh started on a workload has not been recorded.",
+                "workload",
+            ),
+            gauge(
+                "truegreen_refresh_attempts",
+                "Restart attempts refresh has counted toward the newest image.",
+                "workload",
+            ),
+            gauge(
+                "truegreen_refresh_last_refreshed_timestamp_seconds",
+                "When refresh last moved a workload onto a newer image (Unix time).",
+                "workload",
+            ),
+        )
     )
-    pending = GaugeMetricFamily(
-        "truegreen_refresh_pending",
-        "1 while a restart refresh started on a workload has not been recorded.",
-        labels=labels,
+
+
+def _add(families: dict[str, GaugeMetricFamily], ns: str, evaluation: Evaluation | None) -> None:
+    families["truegreen_verdict"].add_metric(
+        [ns], 3 if evaluation is None else int(evaluation.report.exit_code)
     )
-    attempts = GaugeMetricFamily(
-        "truegreen_refresh_attempts",
-        "Restart attempts refresh has counted toward the newest image.",
-        labels=labels,
+    if evaluation is None:
+        return
+    report = evaluation.report
+    for check, code in check_codes(report).items():
+        families["truegreen_check_status"].add_metric([ns, check.value], code)
+    seen: set[tuple[str, str, str]] = set()
+    for finding in report.findings:
+        key = (finding.check.value, finding.code, finding.status.value)
+        if finding.status is not Status.OK and key not in seen:
+            seen.add(key)
+            families["truegreen_finding"].add_metric([ns, *key], 1)
+    families["truegreen_last_evaluation_timestamp_seconds"].add_metric(
+        [ns], evaluation.at.timestamp()
     )
-    refreshed = GaugeMetricFamily(
-        "truegreen_refresh_last_refreshed_timestamp_seconds",
-        "When refresh last moved a workload onto a newer image (Unix time).",
-        labels=labels,
+    families["truegreen_verdict_changed_timestamp_seconds"].add_metric(
+        [ns], evaluation.changed_at.timestamp()
     )
+    if evaluation.ready_at is not None:
+        families["truegreen_last_ready_timestamp_seconds"].add_metric(
+            [ns], evaluation.ready_at.timestamp()
+        )
+    _refresh(families, ns, evaluation)
+
+
+def _refresh(families: dict[str, GaugeMetricFamily], ns: str, evaluation: Evaluation) -> None:
     for state in evaluation.refresh:
-        latched.add_metric([ns, state.workload], int(state.latched))
-        pending.add_metric([ns, state.workload], int(state.pending))
-        attempts.add_metric([ns, state.workload], state.attempts)
+        labels = [ns, state.workload]
+        families["truegreen_refresh_latched"].add_metric(labels, int(state.latched))
+        families["truegreen_refresh_pending"].add_metric(labels, int(state.pending))
+        families["truegreen_refresh_attempts"].add_metric(labels, state.attempts)
         if state.last_refreshed is not None:
-            refreshed.add_metric([ns, state.workload], state.last_refreshed.timestamp())
-    yield from (latched, pending, attempts, refreshed)
+            families["truegreen_refresh_last_refreshed_timestamp_seconds"].add_metric(
+                labels, state.last_refreshed.timestamp()
+            )
+
+
+class _Labelled(Collector):
+    """Every metric of `inner` with `cluster` added to each sample, so that one Prometheus
+    that federates many clusters' monitors tells their series apart. Empty, no label is
+    added: Prometheus reads an empty label as absent, and its own external_labels (or a
+    target label) then say the cluster."""
+
+    def __init__(self, inner: CollectorRegistry, cluster: str) -> None:
+        self._inner = inner
+        self._cluster = cluster
+
+    def collect(self) -> Iterator[Metric]:
+        for metric in self._inner.collect():
+            if not self._cluster:
+                yield metric
+                continue
+            labelled = Metric(metric.name, metric.documentation, metric.type, metric.unit)
+            labelled.samples = [
+                sample._replace(labels={"cluster": self._cluster, **sample.labels})
+                for sample in metric.samples
+            ]
+            yield labelled
 
 
 class MonitorMetrics:
     """The registry behind `/metrics`."""
 
-    def __init__(self, namespace: str, current: Callable[[], Evaluation | None]) -> None:
-        self.registry = CollectorRegistry()
+    def __init__(self, cluster: str, evaluations: Evaluations) -> None:
+        """`cluster` labels every series ("" for none); `evaluations` are each namespace's."""
+        inner = CollectorRegistry()
         self._requests = Counter(
             "truegreen_api_requests",
             "Requests sent to the API server, by verb, resource and outcome.",
             ["verb", "resource", "outcome"],
-            registry=self.registry,
+            registry=inner,
         )
         self._duration = Histogram(
             "truegreen_evaluation_duration_seconds",
             "How long one evaluation of every check took.",
             buckets=DURATION_BUCKETS,
-            registry=self.registry,
+            registry=inner,
         )
-        self.registry.register(_State(namespace, current))
-        ProcessCollector(registry=self.registry)
+        inner.register(_State(evaluations))
+        ProcessCollector(registry=inner)
+        self.registry = CollectorRegistry(auto_describe=False)
+        self.registry.register(_Labelled(inner, cluster))
 
     def count_request(self, verb: str, resource: str, outcome: str) -> None:
         """Count one API request."""

@@ -7,6 +7,7 @@ pasted.
 """
 
 import re
+from collections.abc import Sequence
 from datetime import datetime
 from html import escape
 
@@ -34,11 +35,55 @@ _COMMAND = re.compile(r"`([^`]+)`")
 
 def status_page(namespace: str, evaluation: Evaluation | None, now: datetime) -> str:
     """The whole page for the current evaluation (None: the first is still running)."""
-    title = f"truegreen: {escape(namespace)}"
     if evaluation is None:
         body = "<p>The first check is still running.</p>"
     else:
         body = _report(evaluation, now)
+    return _page(f"truegreen: {escape(namespace)}", body)
+
+
+# Worst first, as doctor's fleet table orders them: a measured failure, could not check, not
+# yet checked, ready.
+_ORDER = {Verdict.NOT_READY: 0, Verdict.UNKNOWN: 1, None: 2, Verdict.READY: 3}
+
+
+def fleet_page(
+    where: str, evaluations: Sequence[tuple[str, Evaluation | None]], now: datetime
+) -> str:
+    """The page of a fleet's monitor: one line per namespace (verdict, headline), worst first,
+    then each namespace that is not ready in full."""
+    ranked = sorted(
+        evaluations,
+        key=lambda pair: (_ORDER[pair[1].report.verdict if pair[1] else None], pair[0]),
+    )
+    rows = []
+    for name, evaluation in ranked:
+        if evaluation is None:
+            word, colour, text = "CHECKING", "#57606a", "The first check is still running."
+        else:
+            word, colour = _WORDS[evaluation.report.verdict]
+            text = _headline_text(word, evaluation.report.headline.text)
+        rows.append(
+            f'<tr><td><a href="#ns-{escape(name)}">{escape(name)}</a></td>'
+            f'<td class="verdict" style="color:{colour}">{word}</td><td>{shown(text)}</td></tr>'
+        )
+    if not rows:
+        body = "<p>No namespace is selected: the selection matches none.</p>"
+    else:
+        body = (
+            "<table><tr><th>namespace</th><th>verdict</th><th>headline</th></tr>"
+            + "".join(rows)
+            + "</table>"
+        )
+    details = [
+        f'<h2 id="ns-{escape(name)}">{escape(name)}</h2>\n{_report(evaluation, now)}'
+        for name, evaluation in ranked
+        if evaluation is not None and evaluation.report.verdict is not Verdict.READY
+    ]
+    return _page(f"truegreen: {escape(where)}", "\n".join([body, *details]))
+
+
+def _page(title: str, body: str) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta http-equiv="refresh" content="15">'

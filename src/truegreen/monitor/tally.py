@@ -78,13 +78,17 @@ def _shares(by_priority: dict[int, _Sums]) -> list[PriorityShare]:
 
 
 class RunningCapacity:
-    """What `CapacityTally(namespace)` would sum, kept current one pod at a time. Thread-safe."""
+    """What `CapacityTally(namespace)` would sum, kept current one pod at a time. Thread-safe.
+
+    One tally serves many namespaces (the fleet's monitor shares one watch of the cluster's
+    pods): `namespaces` are those whose pods are kept whole, None for every namespace.
+    """
 
     view = CheckedPodView
     """How the watch cache decodes the pods it hands here (either view is summed alike)."""
 
-    def __init__(self, namespace: str) -> None:
-        self.namespace = namespace
+    def __init__(self, namespaces: str | frozenset[str] | None) -> None:
+        self.namespaces = frozenset({namespaces}) if isinstance(namespaces, str) else namespaces
         self._lock = threading.Lock()
         self._shares: dict[ObjectKey, _Share] = {}
         self._bound: dict[str, dict[int, _Sums]] = {}
@@ -98,8 +102,8 @@ class RunningCapacity:
         self._shapes: dict[bytes, Resources | str] = {}
 
     def fresh(self) -> "RunningCapacity":
-        """An empty tally for the same namespace (a list is summed into it, then `take`n)."""
-        return RunningCapacity(self.namespace)
+        """An empty tally for the same namespaces (a list is summed into it, then `take`n)."""
+        return RunningCapacity(self.namespaces)
 
     def take(self, other: "RunningCapacity") -> None:
         """Become `other` (a whole list summed apart, so a re-list replaces at once)."""
@@ -136,7 +140,8 @@ class RunningCapacity:
         return share != old
 
     def _share(self, pod: PodView | CheckedPodView) -> _Share:
-        here = pod_whole(pod) if pod.metadata.namespace == self.namespace else None
+        kept = self.namespaces is None or pod.metadata.namespace in self.namespaces
+        here = pod_whole(pod) if kept else None
         machine = pod.spec.node_name or None
         nominated = None if machine else pod.status.nominated_node_name or None
         if machine is None and nominated is None:
@@ -186,7 +191,8 @@ class RunningCapacity:
             del self._on_machine[machine]
 
     def summary(self) -> dict[str, Any]:
-        """As `CapacityTally.summary()` over the same pods in the server's list order."""
+        """As `CapacityTally(namespace, also).summary()` over the same pods in the server's list
+        order, for the same namespaces kept."""
         with self._lock:
             usage = ClusterUsage(
                 {

@@ -1,0 +1,146 @@
+"""deploy/monitor/fleet: one monitor for every training namespace renders with kustomize,
+passes our own lint, and its two ClusterRoles grant exactly what a fleet's monitor asked for:
+the cluster-wide one its shared watches and cluster reads, the per-namespace one (bound by a
+RoleBinding in each training namespace) its reads by name and its Events there."""
+
+import threading
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tests.e2e.test_deploy_monitor import _kustomize
+from tests.scenario.test_fleet_monitor import _moved, _namespace
+from tests.support import rbac
+from tests.support.cli import run_cli
+from tests.support.fake_apiserver import FakeApiServer, RequestRecord
+from tests.support.monitoring import BOUND, wait_for
+from tests.support.scenarios import NAMESPACE, healthy
+from truegreen.cluster.namespace_selection import (
+    NamespaceSelection,
+    SelectionMode,
+    parse_selector,
+)
+from truegreen.cluster.settings import ConnectionSettings
+from truegreen.doctor.command import DoctorRequest
+from truegreen.monitor.command import MonitorRequest, RunningMonitor
+
+ROOT = Path(__file__).resolve().parents[2]
+FLEET = ROOT / "deploy" / "monitor" / "fleet"
+LABEL = "truegreen.io/training"
+
+
+def test_the_fleet_package_renders_one_monitor_of_the_labelled_namespaces() -> None:
+    objects = {(o["kind"], o["metadata"]["name"]): o for o in _kustomize(FLEET)}
+    assert sorted(objects) == [
+        ("ClusterRole", "truegreen-monitor-fleet"),
+        ("ClusterRole", "truegreen-monitor-fleet-namespace"),
+        ("ClusterRoleBinding", "truegreen-monitor-fleet"),
+        ("Deployment", "truegreen-monitor"),
+        ("Service", "truegreen-monitor"),
+        ("ServiceAccount", "truegreen-monitor"),
+    ]
+    container = objects[("Deployment", "truegreen-monitor")]["spec"]["template"]["spec"][
+        "containers"
+    ][0]
+    assert container["args"] == [
+        *("monitor", "--listen", ":9108"),
+        *("--namespace-selector", f"{LABEL}=true"),
+    ]
+    assert "livenessProbe" not in container
+    clean = run_cli("lint", "-", "-o", "json", stdin=yaml.safe_dump_all(list(objects.values())))
+    assert (clean.exit_code, clean.json()["findings"]) == (0, [])
+
+
+def _fleet_grants(
+    requests: list[RequestRecord], selected: set[str]
+) -> tuple[set[rbac.Grant], set[rbac.Grant]]:
+    """(inside a selected namespace, cluster-wide): a read in any other namespace (the
+    autoscaler's status in kube-system) needs the cluster-wide role; watches and creates named
+    as RBAC names them."""
+    inside: set[rbac.Grant] = set()
+    cluster: set[rbac.Grant] = set()
+    for request in requests:
+        parts = request.path.strip("/").split("/")
+        where = parts[parts.index("namespaces") + 1] if "namespaces" in parts[:-1] else None
+        namespaced, cluster_wide = rbac.used(
+            [
+                RequestRecord(
+                    "GET" if request.method == "GET" else request.method, request.path, {}, 200
+                )
+            ],
+            namespace=where if where in selected else "-",
+        )
+        verb = "watch" if "watch" in request.query else None
+        inside |= {(g, r, verb or v) for g, r, v in namespaced}
+        cluster |= {(g, r, verb or v) for g, r, v in cluster_wide}
+    return inside, cluster
+
+
+def test_the_fleet_roles_grant_exactly_what_a_fleet_monitor_asked_for(
+    fake_api: FakeApiServer, tmp_path: Path
+) -> None:
+    from tests.scenario.test_admission import webhook_behind
+    from tests.scenario.test_autoscaler import scale_up_event
+    from tests.support.scenarios import job_pod, training_job
+    from tests.support.training_kinds import ALL_GROUPS, every_training_read
+
+    fake_api.watch_bookmark_seconds = 0.2
+    fake_api.install(*ALL_GROUPS)
+    now = datetime.now(UTC)
+    # as test_deploy_monitor's: webhooks behind a Service, every training kind, a training pod
+    # waiting for a machine an autoscaler is adding; in two labelled namespaces
+    objects: list[dict[str, Any]] = [
+        *healthy(now),
+        *webhook_behind(ready=True),
+        *every_training_read(now),
+    ]
+    waiting = training_job("train-002", now, finished=False)
+    pod = job_pod(waiting, now, suffix="w", node_name=None, phase="Pending")
+    objects += [waiting, pod, scale_up_event(now, pod)]
+    fake_api.add(_namespace(NAMESPACE, **{LABEL: "true"}), _namespace("team-a", **{LABEL: "true"}))
+    fake_api.add(*objects, *_moved(objects, "team-a"))
+    kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace="default")
+    request = MonitorRequest(
+        DoctorRequest(ConnectionSettings(kubeconfig, None, None, 5.0, False, None)),
+        listen=None,
+        min_interval=0.1,
+        interval=5.0,
+        max_age=30.0,
+        watch_timeout=2.0,
+        selection=NamespaceSelection(
+            SelectionMode.SELECTOR, selector=parse_selector(f"{LABEL}=true")
+        ),
+    )
+
+    def verdict_events(namespace: str) -> list[dict[str, Any]]:
+        return [
+            e
+            for e in fake_api.list_objects("Event", namespace)
+            if e.get("reason") != "TriggeredScaleUp"
+        ]
+
+    with RunningMonitor(request, on_evaluation=lambda n, o: None, on_event=lambda e: None) as run:
+        thread = threading.Thread(target=run.run, daemon=True)
+        thread.start()
+        wait_for(
+            "an Event in each namespace",
+            lambda: all(verdict_events(ns) for ns in (NAMESPACE, "team-a")),
+        )
+        # ready first, the webhook's servers read in its own namespace, outside the selection
+        assert [e["reason"] for e in verdict_events("team-a")] == ["TrainingReady"]
+        claim = fake_api.get_object("PersistentVolumeClaim", "datasets", "team-a")
+        assert claim is not None
+        claim["status"] = {"phase": "Pending"}
+        fake_api.update_object(claim)
+        wait_for("a second Event in team-a", lambda: len(verdict_events("team-a")) == 2)
+        run.stop()
+        thread.join(BOUND)
+    inside, cluster_wide = _fleet_grants(fake_api.requests(), {NAMESPACE, "team-a"})
+    paths = {r.path for r in fake_api.requests()}
+    assert "/api/v1/namespaces/team-a/secrets/regcred" in paths, "precondition"
+    assert "/api/v1/persistentvolumeclaims" in paths, "precondition: shared watches"
+    assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
+    assert inside == rbac.granted("monitor/fleet/clusterrole-namespace.yaml")
+    assert cluster_wide == rbac.granted("monitor/fleet/clusterrole.yaml")
