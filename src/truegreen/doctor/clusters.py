@@ -7,11 +7,12 @@ run; the run's exit code is the worst of all: not ready (2), else could not chec
 Plain threads, not concurrent.futures (schedule.py says why).
 """
 
-import threading
 from collections.abc import Callable
+from functools import partial
 
 from msgspec import Struct
 
+from truegreen.cluster.schedule import ReadSchedule
 from truegreen.doctor.fleet import FleetReport
 from truegreen.doctor.rollup import Verdict
 from truegreen.errors import TruegreenError
@@ -68,41 +69,17 @@ class ClustersReport(Struct, frozen=True):
 def check_clusters(
     contexts: tuple[str, ...], check: Callable[[str], FleetReport]
 ) -> ClustersReport:
-    """`check` each context, CLUSTERS_IN_FLIGHT at a time; an expected error (TruegreenError)
-    becomes that cluster's failure, anything else (a bug) is raised once all have ended."""
-    reports: dict[str, ClusterReport] = {}
-    bugs: list[BaseException] = []
-    waiting = list(reversed(contexts))
-    lock = threading.Lock()
+    """`check` each context, CLUSTERS_IN_FLIGHT at a time (a `ReadSchedule`, whose order is
+    kept); an expected error (TruegreenError) becomes that cluster's failure, anything else (a
+    bug) is raised in the caller's thread."""
 
-    def work() -> None:
-        while True:
-            with lock:
-                if not waiting or bugs:
-                    return
-                context = waiting.pop()
-            try:
-                report = ClusterReport(context, fleet=check(context))
-            except TruegreenError as error:
-                text = f"{error.what}: {error.why}" if error.why else error.what
-                report = ClusterReport(
-                    context, failure=ClusterFailure(error.code, text, error.todo)
-                )
-            except BaseException as error:  # noqa: BLE001 - raised below, in the caller's thread
-                with lock:
-                    bugs.append(error)
-                return
-            with lock:
-                reports[context] = report
+    def one(context: str) -> ClusterReport:
+        try:
+            return ClusterReport(context, fleet=check(context))
+        except TruegreenError as error:
+            text = f"{error.what}: {error.why}" if error.why else error.what
+            return ClusterReport(context, failure=ClusterFailure(error.code, text, error.todo))
 
-    workers = [
-        threading.Thread(target=work, name="cluster", daemon=True)
-        for _ in range(min(CLUSTERS_IN_FLIGHT, len(contexts)))
-    ]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    if bugs:
-        raise bugs[0]
-    return ClustersReport(tuple(reports[context] for context in contexts))
+    with ReadSchedule(CLUSTERS_IN_FLIGHT) as schedule:
+        pending = [schedule.submit(partial(one, context)) for context in contexts]
+        return ClustersReport(tuple(p.result() for p in pending))

@@ -9,16 +9,16 @@ every namespace then says so, without a read of its own.
 """
 
 import gc
-import threading
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen.cluster import ClusterReader
 from truegreen.cluster.redact import RedactingReader
-from truegreen.cluster.schedule import IN_FLIGHT
+from truegreen.cluster.schedule import IN_FLIGHT, ReadSchedule
 from truegreen.cluster.shared_reads import SharedReads
 from truegreen.doctor.environment import DoctorSettings, PodCreator, Unreachable, gather
 from truegreen.doctor.image_presence import ImageRegistry
@@ -130,37 +130,9 @@ def _each(
 ) -> list[NamespaceReport]:
     """Each namespace checked, NAMESPACES_IN_FLIGHT at a time, each with its share of the
     read schedule, so the reads in flight stay within IN_FLIGHT (and each namespace's first
-    read, made alone): one namespace's answers arrive while another's are judged. Plain
-    threads, as cluster/schedule.py says why; a bug in one is raised once all have ended."""
-    reports: dict[str, NamespaceReport] = {}
-    bugs: list[BaseException] = []
-    waiting = list(reversed(namespaces))
-    lock = threading.Lock()
+    read, made alone): one namespace's answers arrive while another's are judged; a bug in one
+    is raised in the caller's thread."""
     share = max(1, IN_FLIGHT // NAMESPACES_IN_FLIGHT)
-
-    def work() -> None:
-        while True:
-            with lock:
-                if not waiting or bugs:
-                    return
-                namespace = waiting.pop()
-            try:
-                report, _ = check(namespace, share)
-            except BaseException as error:  # noqa: BLE001 - raised below, in the caller's thread
-                with lock:
-                    bugs.append(error)
-                return
-            with lock:
-                reports[namespace] = report
-
-    workers = [
-        threading.Thread(target=work, name="namespace", daemon=True)
-        for _ in range(min(NAMESPACES_IN_FLIGHT, len(namespaces)))
-    ]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    if bugs:
-        raise bugs[0]
-    return [reports[namespace] for namespace in namespaces]
+    with ReadSchedule(NAMESPACES_IN_FLIGHT) as schedule:
+        pending = [schedule.submit(partial(check, namespace, share)) for namespace in namespaces]
+        return [p.result()[0] for p in pending]

@@ -1,0 +1,56 @@
+"""doctor over many clusters runs them on a bounded schedule, in the order given: an expected
+error is that cluster's own line, a bug is raised to the caller."""
+
+import threading
+import time
+
+import pytest
+
+from truegreen.doctor.clusters import CLUSTERS_IN_FLIGHT, check_clusters
+from truegreen.doctor.fleet import FleetReport
+from truegreen.errors import TruegreenError
+
+
+def test_clusters_run_at_most_their_bound_at_once_and_report_in_the_order_given() -> None:
+    running = 0
+    most = 0
+    entered = 0
+    lock = threading.Lock()
+    # The first CLUSTERS_IN_FLIGHT checks wait for one another: a lower bound breaks the
+    # barrier, a higher one lets a further check in beside them.
+    together = threading.Barrier(CLUSTERS_IN_FLIGHT, timeout=10)
+
+    def check(context: str) -> FleetReport:
+        nonlocal running, most, entered
+        with lock:
+            running += 1
+            most = max(most, running)
+            entered += 1
+            first = entered <= CLUSTERS_IN_FLIGHT
+        if first:
+            together.wait()
+        time.sleep(0.05)
+        with lock:
+            running -= 1
+        if context == "c3":
+            raise TruegreenError("couldn't reach c3", "connection refused", "check it")
+        return FleetReport(())
+
+    contexts = tuple(f"c{i}" for i in range(10))
+    report = check_clusters(contexts, check)
+    assert [c.context for c in report.clusters] == list(contexts)
+    assert most == CLUSTERS_IN_FLIGHT
+    failed = report.clusters[3].failure
+    assert failed is not None
+    assert failed.text == "couldn't reach c3: connection refused"
+    assert all(c.failure is None for i, c in enumerate(report.clusters) if i != 3)
+
+
+def test_a_bug_in_one_cluster_s_check_is_raised_to_the_caller() -> None:
+    def check(context: str) -> FleetReport:
+        if context == "b":
+            raise KeyError("a bug")
+        return FleetReport(())
+
+    with pytest.raises(KeyError, match="a bug"):
+        check_clusters(("a", "b", "c"), check)
