@@ -16,6 +16,7 @@ from truegreen.doctor.checks.base import cant_check, finding
 from truegreen.doctor.environment import Environment, QueueReads
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.fit import pod_requests
+from truegreen.doctor.stored_pod import limit_items
 from truegreen.doctor.training import TrainingJob
 from truegreen.quantity import QuantityError, Resources, format_amount
 
@@ -346,21 +347,20 @@ def _sizer(env: Environment) -> k.RequestsOf:
 
 def kueue_sized(spec: Mapping[str, Any], limit_ranges: Sequence[KubeObject]) -> dict[str, Any]:
     """A pod set as Kueue sizes it for its quota: the LimitRange container defaults first
-    (the first range to name one wins), then limits as the requests still missing
+    (the first to name one wins), then limits as the requests still missing
     (kueue pkg/workload/resources.go `AdjustResources`: `handlePodLimitRange`, then
     `handleLimitsToRequests`). The API server stores the pod the other way round (requests from
     limits before the LimitRange defaults), so a container with only a limit can count less in
     Kueue's quota than on its machine."""
     default_limits: dict[str, Any] = {}
     default_requests: dict[str, Any] = {}
-    for limit_range in limit_ranges:
-        for item in o.sequence(o.mapping(limit_range.get("spec")).get("limits")):
-            entry = o.mapping(item)
-            if entry.get("type") == "Container":
-                for name, value in o.mapping(entry.get("default")).items():
-                    default_limits.setdefault(name, value)
-                for name, value in o.mapping(entry.get("defaultRequest")).items():
-                    default_requests.setdefault(name, value)
+    # Kueue summarises every range's Container items, the first default of a resource kept
+    # (pkg/util/limitrange/limitrange.go `Summarize`: MergeResourceListKeepFirst).
+    for item in (i for r in limit_ranges for i in limit_items(r) if i.type == "Container"):
+        for name, value in item.default.items():
+            default_limits.setdefault(name, value)
+        for name, value in item.default_request.items():
+            default_requests.setdefault(name, value)
 
     def sized(container: Mapping[str, Any]) -> dict[str, Any]:
         resources = o.mapping(container.get("resources"))
