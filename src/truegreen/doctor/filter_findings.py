@@ -48,9 +48,14 @@ def job_rules(
     )
 
 
-def with_devices(rooms: Mapping[str, MachineRoom], devices: DeviceRoom) -> dict[str, MachineRoom]:
+def with_devices(
+    rooms: Mapping[str, MachineRoom], devices: DeviceRoom
+) -> Mapping[str, MachineRoom]:
     """Each machine's room with its devices: the devices there as allocatable, those allocated
-    as requested (so that an emptied machine has them all free)."""
+    as requested (so that an emptied machine has them all free). With no device on any machine,
+    the very `rooms`: what is computed from them stays known (doctor/last_answer.py)."""
+    if not devices.machines:
+        return rooms
     grown = {}
     for name, room in rooms.items():
         there, used = devices.on(name)

@@ -22,6 +22,7 @@ doctor does not understand, pods of other namespaces it would need); none is pas
 """
 
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from msgspec import Struct
@@ -31,6 +32,7 @@ from truegreen.cluster import CantRead, GetRead, Got, Kind, KubeObject, ListRead
 from truegreen.doctor.constraints import Exclusion, FailedRead, Found, JobPodSet, Unchecked
 from truegreen.doctor.devices import DeviceReads, DeviceRoom, device_rules
 from truegreen.doctor.fit import matches_node_selector, tolerates
+from truegreen.doctor.last_answer import LastAnswer
 from truegreen.doctor.placement import Apart, Near, Rule, Spread
 from truegreen.kubectl import Kubectl
 
@@ -209,6 +211,11 @@ class _Cluster(Struct, frozen=True):
         return {m: str(labels[key]) for m, labels in self.labels.items() if key in labels}
 
 
+_labels = LastAnswer(lambda nodes: MappingProxyType({o.name_of(n): o.labels_of(n) for n in nodes}))
+"""Each machine's labels, for the last machine list (doctor/last_answer.py): the namespaces of
+a run over many read the same machines."""
+
+
 def scheduling_rules(
     sets: Sequence[JobPodSet],
     *,
@@ -229,14 +236,7 @@ def scheduling_rules(
         if not isinstance(pods, CantRead)
         else None
     )
-    cluster = _Cluster(
-        namespace,
-        namespace_labels,
-        tuple(nodes),
-        {o.name_of(n): o.labels_of(n) for n in nodes},
-        placed,
-        kubectl,
-    )
+    cluster = _Cluster(namespace, namespace_labels, tuple(nodes), _labels(nodes), placed, kubectl)
     found = Found()
     if placed is None and isinstance(pods, CantRead):
         # The namespace's pods decide the pod rules and who uses a volume, and any of them may

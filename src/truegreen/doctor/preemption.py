@@ -68,12 +68,14 @@ def with_nominated(
     usage: ClusterUsage,
     priority: int | None,
     own: Mapping[str, tuple[Resources, int]],
-) -> dict[str, MachineRoom]:
+) -> Mapping[str, MachineRoom]:
     """Each machine's room with the pods nominated for it of `priority` or above counted (all
     of them when the priority is not known), less the job's own nominated pods (`own`, per
     machine): that room is promised to them."""
     if not own and not usage.any_nominated:
-        return dict(rooms)  # most clusters: nothing is nominated
+        # Most clusters: nothing is nominated. The very rooms, so that what is computed from
+        # them stays known for the next namespace (doctor/last_answer.py).
+        return rooms
     counted = {}
     for name, room in rooms.items():
         promised, pods = usage.nominated_to(name, priority)

@@ -1,8 +1,9 @@
 """Capacity: can a training job of the given size start now, by kube-scheduler's fit rules?"""
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import timedelta
+from types import MappingProxyType
 from typing import Any
 
 import msgspec
@@ -384,7 +385,7 @@ def _arithmetic(env: Environment) -> list[Finding]:
     tolerations = _tolerations(env)
     if tolerations.knowledge in (Knowledge.INFERRED_ADDS, Knowledge.UNKNOWN):
         nodes = env.nodes.items if isinstance(env.nodes, Listed) else ()
-        if not kept_for(nodes, tolerations.resources):
+        if not _kept_for(nodes, tolerations.resources):
             return _judge(env, tolerations.added)
         return _settled(env, tolerations, _judge(env, False), _judge(env, True))
     found = _judge(env, tolerations.added)
@@ -606,7 +607,7 @@ def _settled(
     fails = [any(f.status is Status.FAIL for f in found) for found in (without, with_them)]
     if all(fails):
         return _noted(with_them, f"{tolerations.signal}; assumed it does (fails either way)")
-    reserved = kept_for(
+    reserved = _kept_for(
         env.nodes.items if isinstance(env.nodes, Listed) else (), tolerations.resources
     )
     resources = _and([f"'{r}'" for r in tolerations.resources])
@@ -1106,13 +1107,13 @@ def _machine_rooms(
     usage: ClusterUsage,
     shape: _Shape | None,
     level: PriorityLevel | CantRead,
-) -> tuple[dict[str, MachineRoom], dict[str, _JobPodsOnMachine]]:
+) -> tuple[Mapping[str, MachineRoom], dict[str, _JobPodsOnMachine]]:
     """Each machine's room with every non-terminated pod bound to it counted (Pending too) and
     the room promised to pods nominated for it of the job's priority or above (all, when the
     priority is not known), and what this namespace's training job pods hold on each machine
     that they will give back when their jobs finish (the judged job's own pods not, while it
     waits for the rest)."""
-    rooms = _last_rooms(nodes, usage.machines)
+    kept = _last_rooms(nodes, usage.machines)
     judged = shape.job.name if shape is not None and shape.job is not None else None
     mine: dict[str, tuple[Resources, int]] = {}
     for pod in usage.pods_here:
@@ -1122,7 +1123,7 @@ def _machine_rooms(
             held, count = mine.get(promised, (Resources(), 0))
             mine[promised] = (held + pod_requests(o.pod_spec(pod)), count + 1)
     priority = None if isinstance(level, CantRead) else level.value
-    rooms = with_nominated(rooms, usage, priority, mine)
+    rooms = with_nominated(kept, usage, priority, mine)
     own = shape.own_pods if shape is not None else frozenset()
     job_pods: dict[str, _JobPodsOnMachine] = {}
     for pod in usage.pods_here:
@@ -1142,18 +1143,33 @@ def _machine_rooms(
 
 def _rooms(
     nodes: tuple[KubeObject, ...], machines: dict[str, MachineUsage]
-) -> dict[str, MachineRoom]:
-    """Each machine's room with what its pods reserve counted."""
+) -> Mapping[str, MachineRoom]:
+    """Each machine's room with what its pods reserve counted; read-only, since every
+    namespace of a run over many is given the same one."""
     usage = ClusterUsage(machines)
     rooms = {}
     for node in nodes:
         room = machine_room(node)
         requested, pods = usage.reserved_on(room.name)
         rooms[room.name] = replace(room, requested=requested, pod_count=pods)
-    return rooms
+    return MappingProxyType(rooms)
 
 
 _last_rooms = LastAnswer(_rooms)
+_last_kept = LastAnswer(lambda nodes: dict[frozenset[str], list[str]]())
+
+
+def _kept_for(nodes: Sequence[KubeObject], resources: Iterable[str]) -> list[str]:
+    """`kept_for(nodes, resources)`, kept per machine list (by identity) and resources: the
+    namespaces of a run over many ask it of the same machines, mostly for the same GPUs."""
+    wanted = frozenset(resources)
+    known = _last_kept(nodes)
+    found = known.get(wanted)
+    if found is None:
+        found = known[wanted] = kept_for(nodes, wanted)
+    return list(found)
+
+
 """The last machines' rooms (doctor/last_answer.py): every namespace of a run over many has the
 same machines and the same sums."""
 
