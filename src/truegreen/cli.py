@@ -559,9 +559,9 @@ def _stderr_width() -> int | None:
 
 
 def _emit_json(document: object) -> None:
-    import json
+    import msgspec  # C-fast: a fleet's document is megabytes, and Python's json took its time
 
-    print(json.dumps(document, indent=2, ensure_ascii=False))
+    print(msgspec.json.format(msgspec.json.encode(document), indent=2).decode())
 
 
 def _print_traceback() -> None:
