@@ -591,6 +591,8 @@ def _spread(pod_set: JobPodSet, sets: Sequence[JobPodSet], cluster: _Cluster, fo
         for c in o.sequence(pod_set.spec.get("topologySpreadConstraints"))
         if o.mapping(c).get("whenUnsatisfiable") == "DoNotSchedule"
     ]
+    if not constraints:
+        return  # most jobs: no machine to count
     keys = [str(c.get("topologyKey") or "") for c in constraints]
     # Only machines with every constraint's key are counted (`nodeLabelsMatchSpreadConstraints`).
     counted_machines = [n for n in cluster.nodes if all(k in o.labels_of(n) for k in keys)]

@@ -36,6 +36,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
 from truegreen.doctor.fit import pod_requests
+from truegreen.doctor.last_answer import LastAnswer
 from truegreen.quantity import CPU, MEMORY, QuantityError, parse_quantity
 
 _POD_LEVEL = (CPU, MEMORY)
@@ -602,16 +603,16 @@ def extended_tolerations(
                     "the trial start's answer carries no toleration for "
                     f"{', '.join(asked)}: the cluster does not add it",
                 )
-    for provider in PROVIDERS:
-        machine = next((o.name_of(n) for n in nodes if provider.label in o.labels_of(n)), None)
-        if machine is not None:
-            return ExtendedTolerations(
-                Knowledge.INFERRED_ADDS,
-                resources,
-                f"inferred: machine {machine} carries the label {provider.label} ({provider.name}"
-                f", whose API server runs ExtendedResourceToleration: {provider.source})",
-            )
-    cloud = cloud_of(nodes)
+    managed = _last_managed(nodes)
+    if managed is not None:
+        provider, machine = managed
+        return ExtendedTolerations(
+            Knowledge.INFERRED_ADDS,
+            resources,
+            f"inferred: machine {machine} carries the label {provider.label} ({provider.name}"
+            f", whose API server runs ExtendedResourceToleration: {provider.source})",
+        )
+    cloud = _last_cloud(nodes)
     where = (
         f"the machines run on {cloud[1]} (providerID {cloud[0]}…) but carry no label of its "
         "managed service: a control plane run elsewhere may not add it"
@@ -624,6 +625,15 @@ def extended_tolerations(
         f"not known whether the cluster adds a toleration for {', '.join(resources)} "
         f"(ExtendedResourceToleration): {where}",
     )
+
+
+def _managed(nodes: Sequence[KubeObject]) -> tuple[Provider, str] | None:
+    """The first managed provider whose label a machine carries, and the first such machine."""
+    for provider in PROVIDERS:
+        machine = next((o.name_of(n) for n in nodes if provider.label in o.labels_of(n)), None)
+        if machine is not None:
+            return provider, machine
+    return None
 
 
 def kept_for(nodes: Sequence[KubeObject], resources: Iterable[str]) -> list[str]:
@@ -712,3 +722,9 @@ def stated_priority(stored: Mapping[str, Any]) -> PriorityLevel | None:
         return None
     name = str(stored.get("priorityClassName") or "")
     return PriorityLevel(value, name, stored.get("preemptionPolicy") != "Never")
+
+
+# Kept for the last machine list (doctor/last_answer.py): every namespace of a run over many,
+# and every evaluation of a monitor while the machines stay, asks it of the same machines.
+_last_managed = LastAnswer(_managed)
+_last_cloud = LastAnswer(cloud_of)

@@ -222,8 +222,12 @@ class ClusterUsage(msgspec.Struct, frozen=True):
     @property
     def any_nominated(self) -> bool:
         """Some pod is nominated for a machine and not bound yet."""
-        return any(usage.nominated for usage in self.machines.values())
+        return _any_nominated(self.machines)
 
+
+_any_nominated = LastAnswer(lambda machines: any(u.nominated for u in machines.values()))
+"""Kept for the last machines' sums (doctor/last_answer.py): each namespace of a run over many
+has its own usage (its own pods) around the same sums."""
 
 _Refs = bytes | list[dict[str, Any]] | None
 _Held = tuple[str, str, int, _Refs, Resources, int]

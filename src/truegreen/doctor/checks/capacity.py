@@ -764,12 +764,34 @@ def _eligibility(
     allowed: dict[str, list[str]] = {}
     names = _machine_names(nodes)
     for group in groups:
-        for name, reason in zip(names, _exclusions(nodes, group.spec), strict=True):
-            if reason is None:
-                allowed.setdefault(group.name, []).append(name)
-            elif name not in excluded.setdefault(reason, []):
-                excluded[reason].append(name)
+        may, may_not = _sorted_out(names, _exclusions(nodes, group.spec))
+        if may:
+            allowed[group.name] = list(may)
+        for reason, machines in may_not:
+            kept = excluded.setdefault(reason, [])
+            seen = set(kept)
+            kept.extend(m for m in machines if m not in seen)
     return allowed, excluded
+
+
+def _machines_sorted_out(
+    names: tuple[str, ...], reasons: tuple[str | None, ...]
+) -> tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
+    """The machines a pod set may use, and per reason those it may not, in the machines'
+    order."""
+    may: list[str] = []
+    may_not: dict[str, list[str]] = {}
+    for name, reason in zip(names, reasons, strict=True):
+        if reason is None:
+            may.append(name)
+        else:
+            may_not.setdefault(reason, []).append(name)
+    return tuple(may), tuple((reason, tuple(m)) for reason, m in may_not.items())
+
+
+_sorted_out = LastAnswer(_machines_sorted_out)
+"""Kept for the last machines and exclusions (both kept themselves): the namespaces of a run
+over many mostly ask it of the same."""
 
 
 def _exclusions(nodes: Sequence[KubeObject], spec: Mapping[str, Any]) -> tuple[str | None, ...]:
