@@ -559,7 +559,7 @@ def _stderr_width() -> int | None:
 
 
 def _emit_json(document: object) -> None:
-    import msgspec  # C-fast: a fleet's document is megabytes, and Python's json took its time
+    import msgspec  # encodes in C: a fleet's document is megabytes
 
     print(msgspec.json.format(msgspec.json.encode(document), indent=2).decode())
 

@@ -61,11 +61,11 @@ _DIGEST = re.compile(r"(?i)[a-z0-9]+:[0-9a-f]{32}")
 _AWS_KEY_ID = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")
 # 40 base64 characters with upper case, lower case and a digit, standing alone: the shape of an
 # AWS secret access key. Hex digests (no upper case) and names (no upper case) never match.
+_SECRET_KEY_LENGTH = 40
 _AWS_SECRET_SHAPE = re.compile(
     r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])"
-    r"[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"
+    rf"[A-Za-z0-9/+]{{{_SECRET_KEY_LENGTH}}}(?![A-Za-z0-9/+=])"
 )
-_SECRET_KEY_LENGTH = 40
 # The shortest text an AWS rule matches: `AKIA` and 16 more, within a secret key's alphabet.
 _KEY_RUN_LENGTH = 20
 _KEY_RUN = re.compile(rf"[A-Za-z0-9/+]{{{_KEY_RUN_LENGTH}}}")
@@ -223,7 +223,7 @@ def _walk(value: object) -> object:
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, Mapping):
-        return {key: _member(str(key), item) for key, item in value.items()}
+        return {key: _member(key, item) for key, item in value.items()}
     if isinstance(value, list | tuple):
         return [_walk(item) for item in value]
     return value

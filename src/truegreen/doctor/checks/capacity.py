@@ -1178,6 +1178,8 @@ def _rooms(
 
 
 _last_rooms = LastAnswer(_rooms)
+"""The last machines' rooms (doctor/last_answer.py): every namespace of a run over many has the
+same machines and the same sums."""
 _last_kept = LastAnswer(lambda nodes: dict[frozenset[str], list[str]]())
 
 
@@ -1190,10 +1192,6 @@ def _kept_for(nodes: Sequence[KubeObject], resources: Iterable[str]) -> list[str
     if found is None:
         found = known[wanted] = kept_for(nodes, wanted)
     return list(found)
-
-
-"""The last machines' rooms (doctor/last_answer.py): every namespace of a run over many has the
-same machines and the same sums."""
 
 
 def _invalid_amount(env: Environment, error: str) -> Finding:
