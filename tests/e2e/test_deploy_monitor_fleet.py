@@ -1,9 +1,11 @@
 """deploy/monitor/fleet: one monitor for every training namespace renders with kustomize,
-passes our own lint, and its two ClusterRoles grant exactly what a fleet's monitor asked for:
-the cluster-wide one its shared watches and cluster reads, the per-namespace one (bound by a
-RoleBinding in each training namespace) its reads by name and its Events there."""
+passes our own lint, and its ClusterRoles grant exactly what a fleet's monitor asked for: the
+cluster-wide one its shared watches and cluster reads, the per-namespace one (bound by a
+RoleBinding in each training namespace) its reads by name and its Events there, and the
+optional logins one its watch of the registry logins by name."""
 
 import threading
+import time
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,7 +16,7 @@ from tests.e2e.test_deploy_monitor import _kustomize
 from tests.scenario.test_fleet_monitor import _moved, _namespace
 from tests.support import rbac
 from tests.support.cli import run_cli
-from tests.support.fake_apiserver import FakeApiServer, RequestRecord
+from tests.support.fake_apiserver import FakeApiServer, Fault, RequestRecord
 from tests.support.monitoring import BOUND, wait_for
 from tests.support.scenarios import NAMESPACE, healthy
 from truegreen.cluster.namespace_selection import (
@@ -56,12 +58,14 @@ def test_the_fleet_package_renders_one_monitor_of_the_labelled_namespaces() -> N
 def _fleet_grants(
     requests: list[RequestRecord], selected: set[str]
 ) -> tuple[set[rbac.Grant], set[rbac.Grant]]:
-    """(inside a selected namespace, cluster-wide): a read in any other namespace (the
-    autoscaler's status in kube-system) needs the cluster-wide role; watches and creates named
-    as RBAC names them."""
+    """(inside a selected namespace, cluster-wide) of the requests the server granted: a read
+    in any other namespace (the autoscaler's status in kube-system) needs the cluster-wide
+    role; watches and creates named as RBAC names them."""
     inside: set[rbac.Grant] = set()
     cluster: set[rbac.Grant] = set()
     for request in requests:
+        if request.status == 403:
+            continue
         parts = request.path.strip("/").split("/")
         where = parts[parts.index("namespaces") + 1] if "namespaces" in parts[:-1] else None
         namespaced, cluster_wide = rbac.used(
@@ -78,9 +82,13 @@ def _fleet_grants(
     return inside, cluster
 
 
-def test_the_fleet_roles_grant_exactly_what_a_fleet_monitor_asked_for(
-    fake_api: FakeApiServer, tmp_path: Path
-) -> None:
+def _run_fleet_monitor(
+    fake_api: FakeApiServer, tmp_path: Path, linger: float = 0.0
+) -> list[RequestRecord]:
+    """A fleet monitor over two labelled namespaces until a claim's change made its second
+    Event (and `linger` seconds more), as test_deploy_monitor's: webhooks behind a Service,
+    every training kind, a training pod waiting for a machine an autoscaler is adding. Every
+    request the fake received."""
     from tests.scenario.test_admission import webhook_behind
     from tests.scenario.test_autoscaler import scale_up_event
     from tests.support.scenarios import job_pod, training_job
@@ -89,8 +97,6 @@ def test_the_fleet_roles_grant_exactly_what_a_fleet_monitor_asked_for(
     fake_api.watch_bookmark_seconds = 0.2
     fake_api.install(*ALL_GROUPS)
     now = datetime.now(UTC)
-    # as test_deploy_monitor's: webhooks behind a Service, every training kind, a training pod
-    # waiting for a machine an autoscaler is adding; in two labelled namespaces
     objects: list[dict[str, Any]] = [
         *healthy(now),
         *webhook_behind(ready=True),
@@ -135,12 +141,52 @@ def test_the_fleet_roles_grant_exactly_what_a_fleet_monitor_asked_for(
         claim["status"] = {"phase": "Pending"}
         fake_api.update_object(claim)
         wait_for("a second Event in team-a", lambda: len(verdict_events("team-a")) == 2)
+        time.sleep(linger)
         run.stop()
         thread.join(BOUND)
-    inside, cluster_wide = _fleet_grants(fake_api.requests(), {NAMESPACE, "team-a"})
-    paths = {r.path for r in fake_api.requests()}
+    return fake_api.requests()
+
+
+def test_the_fleet_roles_grant_exactly_what_a_fleet_monitor_asked_for(
+    fake_api: FakeApiServer, tmp_path: Path
+) -> None:
+    # The package as kustomize renders it: no logins role, so the cluster refuses a watch of
+    # the registry logins in every namespace (as RBAC would), and they are read one by one.
+    fake_api.inject(Fault.FORBIDDEN, r"^/api/v1/secrets$")
+    # past a reflector's first back-off (0.8 s to 1.6 s, cluster/reflector.py Backoff): a
+    # refused watch still retried would have been asked for again
+    requests = _run_fleet_monitor(fake_api, tmp_path, linger=2.0)
+    inside, cluster_wide = _fleet_grants(requests, {NAMESPACE, "team-a"})
+    paths = {r.path for r in requests}
     assert "/api/v1/namespaces/team-a/secrets/regcred" in paths, "precondition"
     assert "/api/v1/persistentvolumeclaims" in paths, "precondition: shared watches"
     assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
+    # the refused watch is asked for once, not again at each back-off
+    assert [r.status for r in requests if r.path == "/api/v1/secrets"] == [403]
     assert inside == rbac.granted("monitor/fleet/clusterrole-namespace.yaml")
     assert cluster_wide == rbac.granted("monitor/fleet/clusterrole.yaml")
+
+
+def test_with_the_logins_role_the_fleet_watches_each_login_by_name_and_gets_none(
+    fake_api: FakeApiServer, tmp_path: Path
+) -> None:
+    requests = _run_fleet_monitor(fake_api, tmp_path)
+    inside, cluster_wide = _fleet_grants(requests, {NAMESPACE, "team-a"})
+    logins = [r for r in requests if r.path == "/api/v1/secrets"]
+    assert logins, "precondition: the logins are watched"
+    # every list and watch of them names the login: what RBAC's resourceNames can grant
+    assert {r.query.get("fieldSelector") for r in logins} == {"metadata.name=regcred"}
+    assert not [r.path for r in requests if "/secrets/" in r.path]
+    assert not [
+        r.path
+        for r in requests
+        if r.path.startswith("/api/v1/namespaces/") and r.path.count("/") == 4
+    ]
+    role = yaml.safe_load((FLEET / "clusterrole-logins.yaml").read_text())
+    assert [rule["resourceNames"] for rule in role["rules"]] == [["regcred"]]
+    assert inside == rbac.granted("monitor/fleet/clusterrole-namespace.yaml") - {
+        ("", "secrets", "get")
+    }
+    assert cluster_wide == rbac.granted("monitor/fleet/clusterrole.yaml") | rbac.granted(
+        "monitor/fleet/clusterrole-logins.yaml"
+    )

@@ -2,12 +2,17 @@
 
 Each namespace is judged as a monitor of that namespace alone judges it; every collection is
 followed by ONE watch of every namespace (a fleet costs the collections one namespace costs,
-not one per namespace and kind); a selector is read again every --interval, so a namespace
-labelled into it is watched and one labelled out is no longer reported; one namespace whose
-reads are refused is that namespace's could-not-check.
+not one per namespace and kind), and each namespace's own object and logins come from a
+watch of the cluster's Namespaces and of each login by name, redacted as a get's answer is; a
+selector is read again every --interval, so a namespace labelled into it is watched and one
+labelled out is no longer reported; one namespace whose reads are refused is that namespace's
+could-not-check.
 """
 
+import base64
+import binascii
 import copy
+import json
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -20,11 +25,12 @@ from tests.support.fake_apiserver import FakeApiServer, Fault, RequestRecord
 from tests.support.monitoring import BOUND, wait_for
 from tests.support.scenarios import (
     NAMESPACE,
+    PULL_SECRET_VALUE,
     healthy,
     held_by_running_job,
     missing_pull_credentials,
 )
-from truegreen.cluster import Kind, Listed
+from truegreen.cluster import Got, Kind, Listed
 from truegreen.cluster.namespace_selection import (
     NamespaceSelection,
     NamespacesNotListedError,
@@ -39,6 +45,7 @@ from truegreen.doctor.rollup import Verdict
 from truegreen.doctor.usage import CapacityTally
 from truegreen.monitor.command import MonitorRequest, RunningMonitor
 from truegreen.monitor.metrics import check_codes
+from truegreen.monitor.redacted import RedactedOnce
 
 Obj = dict[str, Any]
 
@@ -136,6 +143,12 @@ def _watched(server: FakeApiServer, paths: set[str]) -> set[tuple[str, str]]:
     return {_selected(r) for r in server.requests("GET") if r.path in paths and "watch" in r.query}
 
 
+def _selections(server: FakeApiServer) -> list[RequestRecord]:
+    """The lists of namespaces by their labels: the selection."""
+    sent = server.requests("GET", r"^/api/v1/namespaces$")
+    return [r for r in sent if "labelSelector" in r.query]
+
+
 SELECTOR = NamespaceSelection(SelectionMode.SELECTOR, selector=parse_selector("team=ml"))
 
 
@@ -172,10 +185,16 @@ def test_each_namespace_is_judged_alone_over_one_watch_per_collection(
     assert _verdicts(alone) == {"team-a": Verdict.READY}
     assert _found(alone, "team-a") == in_fleet, "judged in a fleet as alone"
     single = _collections(fake_api)
-    assert {p.replace("/namespaces/team-a", "") for p in single} == fleet_collections
+    # the fleet follows the same collections, and in place of each namespace's gets of its
+    # Namespace and its login, the cluster's Namespaces and each login by name
+    in_place_of_gets = {"/api/v1/namespaces", "/api/v1/secrets"}
+    assert in_place_of_gets.isdisjoint(single), "precondition: one namespace gets them"
+    assert {p.replace("/namespaces/team-a", "") for p in single} | in_place_of_gets == (
+        fleet_collections
+    )
     # the same number of followed collections (the namespace's pods and the cluster's pods
     # are two watches in both: the cluster's are decoded as a view for the capacity sums)
-    assert len(_watched(fake_api, single)) == len(fleet_watched) >= 10
+    assert len(_watched(fake_api, single)) + len(in_place_of_gets) == len(fleet_watched) >= 12
 
 
 def test_a_namespace_of_a_fleet_is_judged_as_a_monitor_of_it_alone_judges_it(
@@ -206,7 +225,7 @@ def test_a_selector_is_read_again_and_follows_the_labels(
     monitor = _start(running, _request(fleet, SELECTOR, interval=1.0))
     wait_for("both team=ml namespaces", lambda: set(_verdicts(monitor)) == {"train", "team-a"})
     wait_for("both evaluated", monitor.monitor.complete)
-    lists_before = len(fake_api.requests("GET", r"^/api/v1/namespaces$"))
+    lists_before = len(_selections(fake_api))
     assert lists_before >= 1, "precondition: the selector was sent as a namespace list"
     # team-b is labelled in, team-a out
     fake_api.update_object(_namespace("team-b", team="ml"))
@@ -215,13 +234,21 @@ def test_a_selector_is_read_again_and_follows_the_labels(
         "team-b watched, team-a no longer",
         lambda: _verdicts(monitor) == {"train": Verdict.READY, "team-b": Verdict.NOT_READY},
     )
-    sent = fake_api.requests("GET", r"^/api/v1/namespaces$")
-    assert {r.query.get("labelSelector") for r in sent} == {"team=ml"}
+    selections = _selections(fake_api)
+    assert len(selections) > lists_before, "the selector is read again"
+    assert {r.query["labelSelector"] for r in selections} == {"team=ml"}
+    # the rest follow every Namespace, for the selected namespaces' own objects
+    followed = [r for r in fake_api.requests("GET", r"^/api/v1/namespaces$") if r not in selections]
+    assert followed, "precondition: the Namespaces are followed"
+    assert all("watch" in r.query or "limit" in r.query for r in followed)
 
 
 def test_a_namespace_whose_reads_are_refused_is_its_own_could_not_check(
     fake_api: FakeApiServer, fleet: Path, running: list[RunningMonitor]
 ) -> None:
+    # as deployed without the optional logins role: no secret is watched cluster-wide, and
+    # team-a's own logins are refused
+    fake_api.inject(Fault.FORBIDDEN, r"^/api/v1/secrets$")
     fake_api.inject(Fault.FORBIDDEN, r"^/api/v1/namespaces/team-a/secrets/")
     names = NamespaceSelection(SelectionMode.LIST, ("train", "team-a"))
     monitor = _start(running, _request(fleet, names))
@@ -282,3 +309,50 @@ def test_every_namespace_is_given_the_very_same_cluster_wide_answers_while_they_
         )
         is sums[0]
     ), "a machine's labels move no sum"
+
+
+def _texts(value: object) -> Iterator[str]:
+    """Every text in `value`, and every text base64 hides in it, however deep (a registry
+    login's auth is base64 in JSON in base64)."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _texts(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _texts(item)
+    elif isinstance(value, str):
+        yield value
+        try:
+            decoded = base64.b64decode(value, validate=True).decode()
+        except (binascii.Error, UnicodeDecodeError):
+            return
+        yield decoded
+        if decoded.startswith("{"):
+            yield from _texts(json.loads(decoded))
+        elif decoded != value:
+            yield from _texts(decoded)
+
+
+def test_a_login_watched_by_name_reaches_the_checks_redacted_as_a_read_login(
+    fake_api: FakeApiServer, fleet: Path, running: list[RunningMonitor]
+) -> None:
+    names = NamespaceSelection(SelectionMode.LIST, ("train", "team-a"))
+    monitor = _start(running, _request(fleet, names))
+    wait_for("both evaluated", monitor.monitor.complete)
+    watched = _watched(fake_api, {"/api/v1/secrets"})
+    assert watched == {("/api/v1/secrets", "|metadata.name=regcred")}, (
+        "precondition: the login is watched by name"
+    )
+    fake_api.log.clear()
+    cache = monitor.monitor.cache
+    held = cache.get(Kind.SECRET, "regcred", namespace="team-a")
+    assert isinstance(held, Got)
+    assert any(PULL_SECRET_VALUE in t for t in _texts(held.obj)), (
+        "precondition: the watch holds the login's password, as a get answers it"
+    )
+    checked = RedactedOnce(cache).get(Kind.SECRET, "regcred", namespace="team-a")
+    assert isinstance(checked, Got)
+    assert not any(PULL_SECRET_VALUE in t for t in _texts(checked.obj)), (
+        "the login's password reached the checks"
+    )
+    assert [r.path for r in fake_api.requests("GET")] == [], "answered by the watches"

@@ -3,8 +3,10 @@
 Each distinct list doctor makes (kind, namespace, selectors, view) gets a reflector the first
 time it is asked for, so the cache follows exactly what doctor reads, admission gates and all,
 without a list of its own to keep in step. Gets of claims and service accounts come from a
-namespace-wide watch of their kind; other gets (logins, storage types) are made live each time:
-a handful per evaluation, however large the cluster. A read the cache cannot vouch for
+namespace-wide watch of their kind; in a fleet, a namespace's own object and its logins come from
+one watch of every namespace too (`WATCHED_IN_A_FLEET`); other gets (storage types, and those
+where the cluster refuses such a watch) are made live, reused for `reread_after` seconds: a
+handful per evaluation, however large the cluster. A read the cache cannot vouch for
 (`age.served`) is answered as could-not-read, so no check is ever green on stale objects.
 """
 
@@ -26,13 +28,19 @@ from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, l
 from truegreen.cluster.reads import ReadFailure
 from truegreen.cluster.reflector import CacheState, Reflector, WatchSettings
 from truegreen.doctor.usage import CapacityTally
-from truegreen.monitor.age import Held, served
+from truegreen.monitor.age import TRANSIENT, Held, served
 from truegreen.monitor.tally import RunningCapacity
 from truegreen.monitor.views import LIST_VIEWS
 
 WATCHED_FOR_GETS = frozenset({Kind.PERSISTENT_VOLUME_CLAIM, Kind.SERVICE_ACCOUNT})
 """Kinds whose gets are answered from a watch of the namespace: a claim that stops being bound
 is a change worth evaluating at once."""
+
+WATCHED_IN_A_FLEET = frozenset({Kind.NAMESPACE, Kind.SECRET})
+"""Kinds a fleet's monitor gets from one watch of every namespace: each Namespace by its name,
+each Secret name through a watch of that name (`fieldSelector=metadata.name=`, which RBAC can
+grant by `resourceNames`, deploy/monitor/fleet/clusterrole-logins.yaml). Read one by one, they
+cost two gets per namespace per interval: 40 namespaces would ask 27 times what one asks."""
 
 _Key = tuple[Kind, str | None, str, str, type[Any] | None, str | None]
 
@@ -110,6 +118,10 @@ class WatchCache:
         fleet = self._fleet
         return fleet is None or fleet.holds(key[0])
 
+    def _kept_namespace(self, key: tuple[str, str]) -> bool:
+        fleet = self._fleet
+        return fleet is None or fleet.holds(key[1])
+
     def begin(self) -> None:
         """Start counting the oldest confirmation among the reads that follow."""
         with self._lock:
@@ -179,7 +191,10 @@ class WatchCache:
         return Folded(fold.summary())
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
-        """From the namespace's watch for `WATCHED_FOR_GETS`, else live (`_read_live`)."""
+        """From the namespace's watch for `WATCHED_FOR_GETS`, the fleet's for
+        `WATCHED_IN_A_FLEET`, else live (`_read_live`)."""
+        if kind in WATCHED_IN_A_FLEET:
+            return self._fleet_get(kind, name, namespace) or self._read_live(kind, name, namespace)
         if kind not in WATCHED_FOR_GETS or namespace is None:
             return self._read_live(kind, name, namespace)
         reflector = self._namespaced(kind, namespace, None, None, None)
@@ -187,6 +202,29 @@ class WatchCache:
         if why is not None:
             return why
         obj = reflector.find(namespace, name)
+        if obj is None:
+            action = get_action(kind, name)
+            return CantRead(ReadFailure.NOT_FOUND, describe(ReadFailure.NOT_FOUND, action))
+        return Got(obj)
+
+    def _fleet_get(self, kind: Kind, name: str, namespace: str | None) -> GetRead | None:
+        """From the fleet's watch of `kind` (of that name, for a Secret); None where there is
+        none to use: no fleet, a namespace outside it, a watch not usable now (a live get says
+        why) or refused for good (no permission: live gets from then on)."""
+        fleet = self._fleet
+        where = "" if kind is Kind.NAMESPACE else namespace
+        if fleet is None or where is None or not fleet.holds(where or name):
+            return None
+        fields = None if kind is Kind.NAMESPACE else {"metadata.name": name}
+        reflector = self._reflector(kind, None, None, fields, None, shared=True)
+        why = self._unusable(reflector, action_of(kind))
+        if why is not None:
+            if why.failure not in TRANSIENT:
+                # Refused (no permission): stopped, and kept with its failure so that every
+                # later read goes live, until a grown selection starts the fleet's watches over.
+                reflector.stop()
+            return None
+        obj = reflector.find(where, name)
         if obj is None:
             action = get_action(kind, name)
             return CantRead(ReadFailure.NOT_FOUND, describe(ReadFailure.NOT_FOUND, action))
@@ -318,7 +356,11 @@ class WatchCache:
                     on_change=self._on_change,
                     clock=self._clock,
                     mirror=mirror,
-                    keep=self._kept if shared and mirror is None else None,
+                    keep=None
+                    if not shared or mirror is not None
+                    else self._kept_namespace
+                    if kind is Kind.NAMESPACE
+                    else self._kept,
                 )
                 self._reflectors[key] = reflector
         if fresh:
