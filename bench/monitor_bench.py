@@ -11,7 +11,8 @@ are what running it every minute would cost.
 
 The fleet row (`bench_monitor_fleet`, `python -m bench.monitor_bench --fleet`, or BENCH_PARTS=monitor-fleet
 in bench/run.py) runs one monitor over 40 training namespaces and one of one namespace on the
-same cluster, and writes their CPU ratio as `monitor.fleet_cpu_ratio`.
+same cluster, and writes their CPU ratio as `monitor.fleet_cpu_ratio` and their ratio of API
+requests per minute as `monitor.fleet.requests_ratio` (the targets: both within 2x).
 """
 
 import json
@@ -356,7 +357,10 @@ def bench_monitor_fleet() -> dict[str, Any]:
             "one_namespace": one,
             "all_namespaces": fleet,
             "requests_ratio": round(requests_ratio, 2),
-            "targets": {"cpu_within_2x_of_one_namespace": ratio <= 2},
+            "targets": {
+                "cpu_within_2x_of_one_namespace": ratio <= 2,
+                "requests_within_2x_of_one_namespace": requests_ratio <= 2,
+            },
         },
         "fleet_cpu_ratio": round(ratio, 2),
     }
