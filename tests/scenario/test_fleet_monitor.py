@@ -13,6 +13,7 @@ import base64
 import binascii
 import copy
 import json
+import sys
 import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -356,3 +357,26 @@ def test_a_login_watched_by_name_reaches_the_checks_redacted_as_a_read_login(
         "the login's password reached the checks"
     )
     assert [r.path for r in fake_api.requests("GET")] == [], "answered by the watches"
+
+
+def test_an_evaluation_reads_the_cache_in_its_own_thread(
+    fake_api: FakeApiServer, fleet: Path, running: list[RunningMonitor]
+) -> None:
+    """The watch cache answers from memory: a thread per read would cost more than the read."""
+    names = NamespaceSelection(SelectionMode.LIST, ("train", "team-a", "team-b"))
+    monitor = _start(running, _request(fleet, names))
+    wait_for("every namespace evaluated", monitor.monitor.complete)
+    started: list[str] = []
+
+    def note(*_: object) -> None:
+        started.append(threading.current_thread().name)
+        sys.settrace(None)  # noted once, as the thread starts
+
+    threading.settrace(note)
+    try:
+        evaluations = monitor.monitor.evaluate_all()
+    finally:
+        threading.settrace(None)
+    assert [e.namespace for e in evaluations] == ["train", "team-a", "team-b"]
+    assert [e.report.verdict for e in evaluations][:2] == [Verdict.READY, Verdict.READY]
+    assert [name for name in started if name == "read"] == []

@@ -16,6 +16,7 @@ from tests.support.scenarios import NAMESPACE, unbound_dataset_volume
 from truegreen.cluster import Created, Listed
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.redact import RedactingReader
+from truegreen.cluster.schedule import IN_MEMORY
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.cluster.snapshot import Capture, RecordingReader, SnapshotInfo, render, write_folder
 from truegreen.doctor.environment import (
@@ -72,6 +73,8 @@ def test_reads_in_flight_together_give_the_sequential_snapshot_and_findings(
 
         server.request_hooks.append(hold_statefulsets)
         together = _take(kubeconfig, tmp_path / "together", in_flight=6)
+        server.request_hooks.remove(hold_statefulsets)
+        in_caller = _take(kubeconfig, tmp_path / "in-caller", in_flight=IN_MEMORY)
     assert daemonsets_arrived.is_set(), "precondition: two reads were in flight at once"
     sequential_files = _files(tmp_path / "sequential")
     assert len(sequential_files) == 21, "precondition: every kind of read was made"
@@ -88,6 +91,8 @@ def test_reads_in_flight_together_give_the_sequential_snapshot_and_findings(
     ]
     assert _files(tmp_path / "together") == sequential_files
     assert together == one_by_one
+    assert _files(tmp_path / "in-caller") == sequential_files
+    assert in_caller == one_by_one
     findings = [f for _, check in CHECKS for f in check(one_by_one)]
     assert [f for _, check in CHECKS for f in check(together)] == findings
 

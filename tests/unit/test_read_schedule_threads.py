@@ -1,13 +1,14 @@
 """The read schedule (cluster/schedule.py): reads run at most `in_flight` at a time, on at most
 `in_flight` threads, started in the order submitted, each with the ticket it was given; a read
 that raises hands its error to whoever waits for it; on an error, reads not started are
-dropped."""
+dropped. For a reader answering from memory (`IN_MEMORY`), each read runs in the caller's
+thread as it is submitted, with its ticket."""
 
 import threading
 
 import pytest
 
-from truegreen.cluster.schedule import ReadSchedule, read_ticket
+from truegreen.cluster.schedule import IN_MEMORY, ReadSchedule, read_ticket
 
 
 def _read_threads() -> set[int]:
@@ -105,3 +106,38 @@ def test_on_an_error_in_the_block_reads_not_started_are_dropped() -> None:
         if thread.name == "read":
             thread.join(10)
     assert ran == [0], f"reads queued behind the error still ran: {ran}"
+
+
+def test_in_memory_reads_run_in_the_callers_thread_as_submitted_with_their_tickets() -> None:
+    before = _read_threads()
+    ran: list[tuple[int, threading.Thread, int]] = []
+
+    def read(n: int) -> int:
+        ran.append((n, threading.current_thread(), read_ticket()))
+        return n * n
+
+    with ReadSchedule(IN_MEMORY) as schedule:
+        pending = []
+        for n in range(20):
+            pending.append(schedule.submit(lambda n=n: read(n)))  # type: ignore[misc]
+            assert [r[0] for r in ran] == list(range(n + 1)), "a read waited to be run"
+        outside = read_ticket()
+    assert [p.result() for p in pending] == [n * n for n in range(20)]
+    assert {thread for _, thread, _ in ran} == {threading.current_thread()}
+    assert _read_threads() <= before, "a read thread was started"
+    tickets = [ticket for _, _, ticket in ran]
+    assert tickets == sorted(tickets)
+    assert len(set(tickets)) == 20
+    assert outside > tickets[-1], "the last read's ticket outlived it"
+
+
+def test_an_in_memory_read_that_raises_hands_its_error_to_whoever_waits_for_it() -> None:
+    def broken() -> int:
+        raise KeyError("bug")
+
+    with ReadSchedule(IN_MEMORY) as schedule:
+        failed = schedule.submit(broken)
+        fine = schedule.submit(lambda: 7)
+    assert fine.result() == 7
+    with pytest.raises(KeyError, match="bug"):
+        failed.result()

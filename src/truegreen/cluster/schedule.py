@@ -22,6 +22,11 @@ T = TypeVar("T")
 IN_FLIGHT = 6
 """Reads in flight at once (the transport keeps six connections per server)."""
 
+IN_MEMORY = 0
+"""For a reader that answers from memory (the monitor's watch cache): each read runs in the
+caller's thread as it is submitted. A thread's start and hand-over cost more than such a read:
+a 40-namespace monitor spent half its evaluation CPU on them (bench/monitor_bench.py)."""
+
 _tickets = itertools.count()
 _current: ContextVar[int | None] = ContextVar("read_ticket", default=None)
 
@@ -62,11 +67,14 @@ class ReadSchedule:
     At most `in_flight` threads, each started when a read is submitted while fewer are running,
     each then taking the next read waiting: a thread's start waits for the interpreter to run
     it, which under load costs more than a read answered from memory (a run over many
-    namespaces submits hundreds). Leaving the `with` block waits for every read submitted (each
-    is bounded by its request deadline); on an error, reads that have not started are dropped.
+    namespaces submits hundreds). `in_flight` of `IN_MEMORY` runs each read in the caller's
+    thread as it is submitted, in the same order with the same tickets. Leaving the `with` block
+    waits for every read submitted (each is bounded by its request deadline); on an error,
+    reads that have not started are dropped.
     """
 
     def __init__(self, in_flight: int = IN_FLIGHT) -> None:
+        self._inline = in_flight == IN_MEMORY
         self._in_flight = max(1, in_flight)
         self._waiting: SimpleQueue[_Submitted[Any] | None] = SimpleQueue()  # first come, first run
         self._workers: list[threading.Thread] = []
@@ -74,8 +82,12 @@ class ReadSchedule:
         self._dropped = False
 
     def submit(self, read: Callable[[], T]) -> Pending[T]:
-        """Start `read` when a thread is free, with the next ticket."""
+        """Start `read` when a thread is free (now, here, for `IN_MEMORY`), with the next
+        ticket."""
         pending: Pending[T] = Pending()
+        if self._inline:
+            self._run(_Submitted(next(_tickets), read, pending))
+            return pending
         with self._lock:
             self._waiting.put(_Submitted(next(_tickets), read, pending))
             worker = None
@@ -88,15 +100,20 @@ class ReadSchedule:
 
     def _work(self) -> None:
         while (submitted := self._waiting.get()) is not None:
-            if self._dropped:
-                continue
-            _current.set(submitted.ticket)  # each read carries the ticket it was given
-            try:
-                value = submitted.read()
-            except BaseException as error:  # noqa: BLE001 - handed to whoever waits for it
-                submitted.pending._settle(None, error)
-            else:
-                submitted.pending._settle(value, None)
+            if not self._dropped:
+                self._run(submitted)
+
+    @staticmethod
+    def _run(submitted: "_Submitted[Any]") -> None:
+        token = _current.set(submitted.ticket)  # each read carries the ticket it was given
+        try:
+            value = submitted.read()
+        except BaseException as error:  # noqa: BLE001 - handed to whoever waits for it
+            submitted.pending._settle(None, error)
+        else:
+            submitted.pending._settle(value, None)
+        finally:
+            _current.reset(token)
 
     def __enter__(self) -> "ReadSchedule":
         return self

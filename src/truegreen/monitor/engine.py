@@ -13,6 +13,7 @@ from msgspec.structs import replace
 from truegreen.cluster import Kind, Listed
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reflector import WatchSettings
+from truegreen.cluster.schedule import IN_MEMORY
 from truegreen.doctor.environment import DoctorSettings, gather
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
@@ -255,8 +256,9 @@ class Monitor:
             kubectl = replace(doctor.kubectl, namespace=namespace)
             doctor = replace(doctor, kubectl=kubectl, fleet=self._names)
         # diagnose() without its own RedactingReader: RedactedOnce redacts as it does, keeping
-        # the cluster-wide answers' identity that doctor's computations are kept by
-        gathered = gather(self._redacted, namespace, self._wall(), doctor, None)
+        # the cluster-wide answers' identity that doctor's computations are kept by. The reads
+        # run in this thread: the cache answers from memory, but for the few gets made live.
+        gathered = gather(self._redacted, namespace, self._wall(), doctor, None, IN_MEMORY)
         report = report_of(gathered, doctor, self._settings.where)
         as_of = self.cache.as_of()
         refresh = self._refresh_states(namespace)
