@@ -102,6 +102,27 @@ def test_a_watch_streams_each_change_after_the_list_then_ends_at_its_timeout(
     }
 
 
+def test_a_watch_decodes_only_the_objects_it_is_told_are_wanted(
+    fake_api: FakeApiServer, cluster: LiveCluster
+) -> None:
+    """A fleet's watch of every namespace drops the other namespaces' objects: their events
+    carry their key and version, not a decoded object."""
+    fake_api.add(_pod("a"), _pod("b"))
+    listed = _listed(cluster)
+    for name in ("a", "b"):
+        changed = fake_api.get_object("Pod", name, "t")
+        assert changed is not None
+        changed["status"]["phase"] = "Pending"
+        fake_api.update_object(changed)
+    stream = _watch(cluster, listed.resource_version, wanted=lambda key: key[1] == "a")
+    seen = [(e.key, e.obj is None) for e in stream if e.change is Change.MODIFIED]
+    assert seen == [(("t", "a"), False), (("t", "b"), True)]
+    unfiltered = _watch(cluster, listed.resource_version)
+    assert [e.obj is None for e in unfiltered if e.change is Change.MODIFIED] == [False, False], (
+        "precondition: without `wanted` every object is decoded"
+    )
+
+
 def test_a_watch_dropped_from_another_thread_ends_quietly_as_unclean(
     fake_api: FakeApiServer, cluster: LiveCluster
 ) -> None:

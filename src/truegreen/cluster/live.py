@@ -655,9 +655,11 @@ class LiveCluster:
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
         view: type[Any] | None = None,
+        wanted: Callable[[tuple[str, str]], bool] | None = None,
     ) -> WatchStream | WatchRefused:
         """Open a watch from `resource_version`, with bookmarks, for `timeout_seconds` (the
-        server ends it then; we give up `--request-timeout` later). Connecting and the status
+        server ends it then; we give up `--request-timeout` later); an object `wanted` says no
+        to is not decoded. Connecting and the status
         line are bounded by `--request-timeout`; a 401 asks for a fresh credential once."""
         from truegreen.cluster.watch import MAX_EVENT_BYTES, WatchRefused, WatchStream
 
@@ -693,7 +695,7 @@ class LiveCluster:
                 needed = permission("watch", kind, namespace)
                 return WatchRefused(_cant(error, action, needed), None)
             if lines.status == 200:
-                return WatchStream(lines, kind, view, action)
+                return WatchStream(lines, kind, view, action, wanted)
             body = _bounded_body(lines)
             if lines.status == 401 and attempt == 0:
                 fresh = self._connection.credentials.after_unauthorized()

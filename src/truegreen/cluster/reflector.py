@@ -62,8 +62,9 @@ class WatchSource(Protocol):
         labels: Mapping[str, str] | None = None,
         fields: FieldSelector | None = None,
         view: type[Any] | None = None,
+        wanted: Callable[[ObjectKey], bool] | None = None,
     ) -> WatchStream | WatchRefused:
-        """The changes after `resource_version`."""
+        """The changes after `resource_version`; objects `wanted` says no to not decoded."""
         ...
 
 
@@ -301,7 +302,11 @@ class Reflector:
             started = self._clock()
             timeout = int(self._settings.timeout_seconds * (1 + self._rand()))
             opened = self._source.watch(
-                self.kind, resource_version=version, timeout_seconds=timeout, **self._where
+                self.kind,
+                resource_version=version,
+                timeout_seconds=timeout,
+                wanted=self._keep,
+                **self._where,
             )
             if isinstance(opened, WatchRefused):
                 self._fail(opened.cant)

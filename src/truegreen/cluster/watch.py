@@ -39,7 +39,7 @@ ObjectKey = tuple[str, str]
 
 
 class WatchEvent(Struct, frozen=True):
-    """One change; `obj` is None for a bookmark."""
+    """One change; `obj` is None for a bookmark and for an object the watch was not to decode."""
 
     change: Change
     resource_version: str
@@ -139,9 +139,19 @@ class WatchStream:
     Iterate it once. Close it (or leave the `with` block) to drop the connection early.
     """
 
-    def __init__(self, lines: LineStream, kind: Kind, view: type[Any] | None, action: str):
+    def __init__(
+        self,
+        lines: LineStream,
+        kind: Kind,
+        view: type[Any] | None,
+        action: str,
+        wanted: Callable[[ObjectKey], bool] | None = None,
+    ):
         self._lines = lines
         self._decode = object_decoder(kind, view)
+        self._wanted = wanted
+        """Which objects to decode; the others' events carry their key alone (a fleet's watch of
+        every namespace drops the other namespaces' objects: decoding them was its main cost)."""
         self._action = action
         self.end: WatchEnd | None = None
         self.events = 0
@@ -187,8 +197,10 @@ class WatchStream:
         if change is None:
             return None
         meta = _decode_identity(raw).metadata
-        obj = None if change is Change.BOOKMARK else self._decode(raw)
-        return WatchEvent(change, meta.resource_version, (meta.namespace, meta.name), obj)
+        key = (meta.namespace, meta.name)
+        wanted = self._wanted
+        skip = change is Change.BOOKMARK or (wanted is not None and not wanted(key))
+        return WatchEvent(change, meta.resource_version, key, None if skip else self._decode(raw))
 
     def close(self) -> None:
         """Drop the connection; an iteration under way ends as an unclean close."""
