@@ -25,7 +25,7 @@ IN_FLIGHT = 6
 IN_MEMORY = 0
 """For a reader that answers from memory (the monitor's watch cache): each read runs in the
 caller's thread as it is submitted. A thread's start and hand-over cost more than such a read:
-a 40-namespace monitor spent half its evaluation CPU on them (bench/monitor_bench.py)."""
+over 40 namespaces they are half of a threaded evaluation's CPU (bench/monitor_bench.py)."""
 
 _tickets = itertools.count()
 _current: ContextVar[int | None] = ContextVar("read_ticket", default=None)

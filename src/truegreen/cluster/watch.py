@@ -151,7 +151,8 @@ class WatchStream:
         self._decode = object_decoder(kind, view)
         self._wanted = wanted
         """Which objects to decode; the others' events carry their key alone (a fleet's watch of
-        every namespace drops the other namespaces' objects: decoding them was its main cost)."""
+        every namespace drops the other namespaces' objects: decoding them would be most of its
+        cost)."""
         self._action = action
         self.end: WatchEnd | None = None
         self.events = 0

@@ -201,11 +201,7 @@ class WatchCache:
         why = self._unusable(reflector, action_of(kind))
         if why is not None:
             return why
-        obj = reflector.find(namespace, name)
-        if obj is None:
-            action = get_action(kind, name)
-            return CantRead(ReadFailure.NOT_FOUND, describe(ReadFailure.NOT_FOUND, action))
-        return Got(obj)
+        return _found(reflector, kind, namespace, name)
 
     def _fleet_get(self, kind: Kind, name: str, namespace: str | None) -> GetRead | None:
         """From the fleet's watch of `kind` (of that name, for a Secret); None where there is
@@ -224,11 +220,7 @@ class WatchCache:
                 # later read goes live, until a grown selection starts the fleet's watches over.
                 reflector.stop()
             return None
-        obj = reflector.find(where, name)
-        if obj is None:
-            action = get_action(kind, name)
-            return CantRead(ReadFailure.NOT_FOUND, describe(ReadFailure.NOT_FOUND, action))
-        return Got(obj)
+        return _found(reflector, kind, where, name)
 
     def _read_live(self, kind: Kind, name: str, namespace: str | None) -> GetRead:
         """A live get, reused until `reread_after` seconds old: evaluations on every change
@@ -367,3 +359,12 @@ class WatchCache:
             reflector.start()
         reflector.wait_attempted()
         return reflector
+
+
+def _found(reflector: Reflector, kind: Kind, namespace: str, name: str) -> GetRead:
+    """The watched object, as a get answers it: Got, or a measured not-found."""
+    obj = reflector.find(namespace, name)
+    if obj is None:
+        action = get_action(kind, name)
+        return CantRead(ReadFailure.NOT_FOUND, describe(ReadFailure.NOT_FOUND, action))
+    return Got(obj)
