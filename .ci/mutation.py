@@ -38,13 +38,14 @@ THRESHOLD = 90.0
 # redaction (its linear-time test runs up to 30 s for each mutant that slows it);
 # refresh/tick.py, whose mutants need the registry scenarios; cluster/exec_plugin.py, whose
 # tests run a real plugin process each (about 13 minutes); and yamlsafe.py, whose every mutant
-# re-runs the property-based YAML tests and every lint test; and doctor/podsecurity.py (852
+# re-runs the property-based YAML tests and every lint test; and
+# doctor/checks/admission/podsecurity.py (852
 # mutants, 99.1 %), which took the CI run to 19 minutes on 2 cores with the rest.
 GATE_MODULES = [
     "src/truegreen/doctor/rollup.py",
-    "src/truegreen/doctor/fit.py",
-    "src/truegreen/doctor/stored_pod.py",
-    "src/truegreen/doctor/preemption.py",
+    "src/truegreen/doctor/knowledge/fit.py",
+    "src/truegreen/doctor/knowledge/stored_pod.py",
+    "src/truegreen/doctor/checks/capacity/preemption.py",
     "src/truegreen/cluster/classify.py",
     "src/truegreen/cluster/throttle.py",
     "src/truegreen/refresh/plan.py",
@@ -62,14 +63,14 @@ GATE_MODULES = [
     "src/truegreen/lint/training.py",
     "src/truegreen/lint/commands.py",
     "src/truegreen/probes.py",
-    "src/truegreen/doctor/quota.py",
-    "src/truegreen/doctor/webhooks.py",
-    "src/truegreen/doctor/trial.py",
+    "src/truegreen/doctor/checks/admission/quota.py",
+    "src/truegreen/doctor/knowledge/webhooks.py",
+    "src/truegreen/doctor/checks/admission/trial.py",
     "src/truegreen/textsafe.py",
     "src/truegreen/cluster/views.py",
-    "src/truegreen/doctor/filters.py",
-    "src/truegreen/doctor/devices.py",
-    "src/truegreen/doctor/kueue.py",
+    "src/truegreen/doctor/checks/capacity/filters/rules.py",
+    "src/truegreen/doctor/checks/capacity/filters/dynamic_resources.py",
+    "src/truegreen/doctor/knowledge/kueue.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 # What the unit tests read besides the code: examples, docs and deploy/, CI's own files.

@@ -592,7 +592,7 @@ def _progress(
 
 
 def _doctor_failure(failure: "Failure") -> object:
-    from truegreen.doctor.render import failure_json
+    from truegreen.doctor.present.report import failure_json
 
     return failure_json(failure)
 
@@ -604,7 +604,7 @@ def _refresh_failure(failure: "Failure") -> object:
 
 
 def _snapshot_failure(failure: "Failure") -> object:
-    from truegreen.doctor.snapshot_report import failure_json
+    from truegreen.doctor.present.snapshot_report import failure_json
 
     return failure_json(failure)
 
@@ -743,8 +743,8 @@ def doctor(
     """
     from truegreen.cluster.context_selection import contexts_from_flags
     from truegreen.cluster.namespace_selection import selection_from_flags
-    from truegreen.doctor.command import DoctorRequest, run_doctor
-    from truegreen.doctor.render import to_json, to_text
+    from truegreen.doctor.command.request import DoctorRequest, run_doctor
+    from truegreen.doctor.present.report import to_json, to_text
 
     _loaded()
     selection = selection_from_flags(namespace, namespaces, all_namespaces, namespace_selector)
@@ -794,8 +794,8 @@ def _doctor_fleet(
     request: Any, selection: Any, consoles: "Consoles | None", verbose: bool, no_color: bool
 ) -> int:
     """doctor over many namespaces: the fleet's table or document; its exit code."""
-    from truegreen.doctor.command import run_fleet
-    from truegreen.doctor.fleet_render import fleet_json, fleet_text
+    from truegreen.doctor.command.request import run_fleet
+    from truegreen.doctor.present.fleet import fleet_json, fleet_text
 
     with _progress(consoles, no_color) as told:
         fleet = run_fleet(request, selection, told)
@@ -811,8 +811,8 @@ def _doctor_clusters(
     request: Any, selection: Any, clusters: Any, consoles: "Consoles | None", verbose: bool
 ) -> int:
     """doctor over many clusters: the table with a cluster column, or the document."""
-    from truegreen.doctor.command import run_clusters
-    from truegreen.doctor.fleet_render import clusters_json, clusters_text
+    from truegreen.doctor.command.request import run_clusters
+    from truegreen.doctor.present.fleet import clusters_json, clusters_text
 
     run = run_clusters(request, selection, clusters)
     if consoles is None:
@@ -881,8 +881,8 @@ def snapshot(
 
     Exit 0 saved, 3 saved but some reads could not be made.
     """
-    from truegreen.doctor.command import DoctorRequest, SnapshotTarget, take_snapshot
-    from truegreen.doctor.snapshot_report import exit_code, to_json, to_text
+    from truegreen.doctor.command.request import DoctorRequest, SnapshotTarget, take_snapshot
+    from truegreen.doctor.present.snapshot_report import exit_code, to_json, to_text
     from truegreen.errors import UsageError
 
     _loaded()
@@ -1189,7 +1189,7 @@ def _watch_doctor(request: Any, *, verbose: bool, no_color: bool) -> int:
     from rich.text import Text
 
     from truegreen.console import make_consoles
-    from truegreen.doctor.render import to_text
+    from truegreen.doctor.present.report import to_text
     from truegreen.monitor.command import MonitorRequest, RunningMonitor
     from truegreen.monitor.engine import Evaluation
 
@@ -1334,7 +1334,7 @@ def monitor(
     """
     from truegreen.cluster.namespace_selection import selection_from_flags
     from truegreen.console import make_consoles
-    from truegreen.doctor.command import DoctorRequest
+    from truegreen.doctor.command.request import DoctorRequest
     from truegreen.monitor.command import EventOutcome, MonitorRequest, RunningMonitor
     from truegreen.monitor.engine import Evaluation
 

@@ -152,7 +152,7 @@ def test_completion_completes_commands_and_refresh_s_flags() -> None:
 
 
 def test_the_readme_s_config_example_loads_with_flag_names(tmp_path: Path) -> None:
-    from truegreen.doctor.config import load_config
+    from truegreen.doctor.command.config import load_config
 
     readme = README.read_text()
     start = readme.index("```yaml\n") + len("```yaml\n")

@@ -18,7 +18,7 @@ from tests.support.fake_apiserver import FakeApiServer, RequestRecord
 from tests.support.monitoring import BOUND, wait_for
 from tests.support.scenarios import NAMESPACE, healthy
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.doctor.command import DoctorRequest
+from truegreen.doctor.command.request import DoctorRequest
 from truegreen.monitor.command import MonitorRequest, RunningMonitor
 
 ROOT = Path(__file__).resolve().parents[2]

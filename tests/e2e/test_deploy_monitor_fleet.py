@@ -25,7 +25,7 @@ from truegreen.cluster.namespace_selection import (
     parse_selector,
 )
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.doctor.command import DoctorRequest
+from truegreen.doctor.command.request import DoctorRequest
 from truegreen.monitor.command import MonitorRequest, RunningMonitor
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -85,7 +85,7 @@ def test_json_output_loads_no_rich_and_doctor_no_logging_or_traceback(
         refresh_code, refresh = _imported("refresh", "--kubeconfig", str(kubeconfig), "-o", "json")
         asked = {request.method for request in registry.received}
     assert (doctor_code, refresh_code) == (0, 0)
-    assert "truegreen.doctor.run" in doctor, "precondition: doctor ran"
+    assert "truegreen.doctor.diagnose" in doctor, "precondition: doctor ran"
     assert asked == {"HEAD", "GET"}, "precondition: doctor asked the registry"
     assert "truegreen.refresh.tick" in refresh, "precondition: refresh ran"
     assert _packages(doctor, "rich", "logging", "traceback", "concurrent", "h11") == set()
@@ -108,7 +108,7 @@ def test_no_command_loads_click_or_difflib_and_lint_no_shutil(tmp_path: Path) ->
         refresh_code, refresh = _imported("refresh", "--kubeconfig", kubeconfig, "-o", "json")
     lint_code, lint = _imported("lint", "examples/manifests", "-o", "json")
     assert (doctor_code, refresh_code, lint_code) == (0, 0, 2)
-    ran = {"truegreen.doctor.run", "truegreen.refresh.tick", "truegreen.lint.run", "argparse"}
+    ran = {"truegreen.doctor.diagnose", "truegreen.refresh.tick", "truegreen.lint.run", "argparse"}
     assert ran <= doctor | refresh | lint, "precondition: the commands ran, parsed by argparse"
     for modules in (doctor, refresh, lint):
         assert _packages(modules, "click", "difflib") == set()
@@ -131,7 +131,7 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
     unused = {
         "truegreen.refresh.plan",
         "truegreen.refresh.registry",
-        "truegreen.doctor.registry_lookups",
+        "truegreen.doctor.reads.registry_lookups",
         "truegreen.refresh.report",
         "truegreen.cluster.watch",
         "truegreen.cluster.logs",
@@ -139,7 +139,7 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
         "truegreen.cluster.exec_plugin",
         "truegreen.cluster.snapshot",
         "truegreen.yamlsafe",
-        "truegreen.doctor.progress",
+        "truegreen.doctor.command.progress",
     }
     assert unused & doctor == set()
     # The fake's kubeconfig is block YAML, as kubectl writes one: read without PyYAML.
@@ -175,7 +175,7 @@ def test_doctor_compiles_no_rule_for_secret_named_values_when_no_text_names_a_se
             cwd=ROOT,
         )
     ran, compiled = map(json.loads, done.stdout.splitlines()[-2:])
-    assert "truegreen.doctor.run" in ran["modules"], "precondition: doctor ran"
+    assert "truegreen.doctor.diagnose" in ran["modules"], "precondition: doctor ran"
     assert compiled == []
 
 
@@ -207,8 +207,8 @@ print(json.dumps({"enabled": gc.isenabled(), "first": first[0] if first else []}
 @pytest.mark.parametrize(
     ("command", "loaded"),
     [
-        ("doctor", "truegreen.doctor.run"),
-        ("snapshot", "truegreen.doctor.snapshot_report"),
+        ("doctor", "truegreen.doctor.diagnose"),
+        ("snapshot", "truegreen.doctor.present.snapshot_report"),
         ("lint", "truegreen.lint.run"),
         ("refresh", "truegreen.refresh.tick"),
         ("monitor", "truegreen.monitor.engine"),

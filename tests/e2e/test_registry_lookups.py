@@ -1,4 +1,4 @@
-"""doctor's registry look-ups (doctor/registry_lookups.py) against scripted registries on
+"""doctor's registry look-ups (doctor/reads/registry_lookups.py) against scripted registries on
 loopback: each login the kubelet would send tried in turn, one deadline per look-up however
 many requests it takes, a bound on look-ups in flight, and the size of the image for the
 machines' platform read from the index's entry for it (containerd/platforms; the OCI image
@@ -13,8 +13,8 @@ from typing import Any
 
 from tests.support.hostile import Answer, Received, ScriptedApi
 from tests.support.registry import pull_login, serving_manifests
-from truegreen.doctor.image_presence import ImageLookup, Presence, RegistryAnswer
-from truegreen.doctor.registry_lookups import LiveRegistry
+from truegreen.doctor.knowledge.image_presence import ImageLookup, Presence, RegistryAnswer
+from truegreen.doctor.reads.registry_lookups import LiveRegistry
 from truegreen.refresh.registry import LOOKUPS_IN_FLIGHT, RegistryAccess
 
 MANIFEST = "application/vnd.oci.image.manifest.v1+json"

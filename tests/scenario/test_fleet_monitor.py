@@ -39,11 +39,11 @@ from truegreen.cluster.namespace_selection import (
     parse_selector,
 )
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.doctor.command import DoctorRequest
-from truegreen.doctor.environment import HOLDING_CAPACITY
+from truegreen.doctor.command.request import DoctorRequest
 from truegreen.doctor.findings import CheckId
+from truegreen.doctor.knowledge.usage import CapacityTally
+from truegreen.doctor.reads.gather import HOLDING_CAPACITY
 from truegreen.doctor.rollup import Verdict
-from truegreen.doctor.usage import CapacityTally
 from truegreen.monitor.command import MonitorRequest, RunningMonitor
 from truegreen.monitor.metrics import check_codes
 from truegreen.monitor.redacted import RedactedOnce
@@ -283,7 +283,8 @@ def test_every_namespace_is_given_the_very_same_cluster_wide_answers_while_they_
     fake_api: FakeApiServer, fleet: Path, running: list[RunningMonitor]
 ) -> None:
     """What doctor computes from the machines and the capacity sums it keeps for the very same
-    answer (doctor/last_answer.py): the cache hands each namespace, and each round, the same
+    answer (doctor/knowledge/last_answer.py): the cache hands each namespace, and each round, the
+    same
     object until the objects under it change."""
     names = NamespaceSelection(SelectionMode.LIST, ("train", "team-a"))
     monitor = _start(running, _request(fleet, names))

@@ -5,7 +5,8 @@ against scripted and hostile ones for what a real one will not do.
 The registry's answers follow the OCI distribution spec (opencontainers/distribution-spec
 spec.md: a manifest that does not exist is 404 MANIFEST_UNKNOWN, a repository NAME_UNKNOWN; a
 login refused 401 UNAUTHORIZED); the kubelet's choice of logins is in
-src/truegreen/doctor/image_presence.py. Every doctor run here is also checked from a snapshot
+src/truegreen/doctor/knowledge/image_presence.py. Every doctor run here is also checked from a
+snapshot
 of the same cluster (tests/scenario/conftest.py): the recorded answers give the same verdict.
 """
 
@@ -33,7 +34,7 @@ from tests.support.registry import (
     serving_manifests,
 )
 from tests.support.scenarios import Obj, find, healthy
-from truegreen.doctor.image_presence import MAX_LOOKUPS
+from truegreen.doctor.knowledge.image_presence import MAX_LOOKUPS
 
 WRONG_PASSWORD = "not-the-robot-s-password-31x"
 LAYER = {"trainer": len(b"layer trainer amd64"), "trainer-arm": len(b"layer multi arm64")}

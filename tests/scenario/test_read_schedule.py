@@ -19,14 +19,14 @@ from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.schedule import IN_MEMORY
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.cluster.snapshot import Capture, RecordingReader, SnapshotInfo, render, write_folder
+from truegreen.doctor.checks.registry import CHECKS
 from truegreen.doctor.environment import (
     CredentialsRequirement,
     DoctorSettings,
     Environment,
     Unreachable,
-    gather,
 )
-from truegreen.doctor.run import CHECKS
+from truegreen.doctor.reads.gather import gather
 from truegreen.refresh.annotations import LATCHED
 
 SETTINGS = DoctorSettings(
@@ -93,8 +93,8 @@ def test_reads_in_flight_together_give_the_sequential_snapshot_and_findings(
     assert together == one_by_one
     assert _files(tmp_path / "in-caller") == sequential_files
     assert in_caller == one_by_one
-    findings = [f for _, check in CHECKS for f in check(one_by_one)]
-    assert [f for _, check in CHECKS for f in check(together)] == findings
+    findings = [f for c in CHECKS for f in c.check(one_by_one)]
+    assert [f for c in CHECKS for f in c.check(together)] == findings
 
 
 def test_a_cluster_that_cannot_be_reached_is_asked_once(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.support.scenarios import Obj, find, healthy
-from truegreen.doctor.taints import SYSTEM_TAINTS
+from truegreen.doctor.knowledge.taints import SYSTEM_TAINTS
 
 GPU_JOB = ("--job-requests", "cpu=1,memory=1Gi,nvidia.com/gpu=1")
 

@@ -16,10 +16,10 @@ from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reflector import Reflector, WatchSettings
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.cluster.watch import Change, Closed, Expired, ListedAt, WatchRefused, WatchStream
+from truegreen.doctor.diagnose import Where
 from truegreen.doctor.environment import DoctorSettings
 from truegreen.doctor.findings import CheckId
 from truegreen.doctor.rollup import Verdict
-from truegreen.doctor.run import Where
 from truegreen.http.transport import Transport
 from truegreen.monitor.engine import Evaluation, Monitor, MonitorSettings
 from truegreen.monitor.metrics import MonitorMetrics, check_codes

@@ -14,8 +14,8 @@ from truegreen.cluster.archive import write_archive
 from truegreen.cluster.logs import LogRequest, is_failing, log_requests, select_logs
 from truegreen.cluster.recent_events import MESSAGE_LIMIT, EventView, NewestEvents, last_seen
 from truegreen.cluster.snapshot import Capture, SnapshotInfo, render, write_folder
-from truegreen.doctor.command import SnapshotSummary, default_archive_name
-from truegreen.doctor.snapshot_report import exit_code, headline, to_json, to_text
+from truegreen.doctor.command.request import SnapshotSummary, default_archive_name
+from truegreen.doctor.present.snapshot_report import exit_code, headline, to_json, to_text
 from truegreen.errors import ConnectionSetupError
 from truegreen.exitcodes import ExitCode
 
@@ -308,7 +308,7 @@ def test_the_json_document_holds_every_documented_field() -> None:
 
 
 def test_a_setup_failure_is_the_shared_failure_document() -> None:
-    from truegreen.doctor.snapshot_report import failure_json
+    from truegreen.doctor.present.snapshot_report import failure_json
     from truegreen.failure import Failure
 
     error = ConnectionSetupError("no kubeconfig", todo="set KUBECONFIG")

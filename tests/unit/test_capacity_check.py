@@ -6,9 +6,9 @@ from typing import Any
 import msgspec
 
 from truegreen.cluster import CantRead, Folded, Kind, Listed
-from truegreen.doctor.checks import capacity
+from truegreen.doctor.checks.capacity import check as capacity
 from truegreen.doctor.environment import DoctorSettings, Environment
-from truegreen.doctor.usage import CapacityTally, ClusterUsage, PodView, cluster_usage
+from truegreen.doctor.knowledge.usage import CapacityTally, ClusterUsage, PodView, cluster_usage
 from truegreen.quantity import Resources
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from truegreen.cluster import CantRead, Folded, Listed, ReadFailure
-from truegreen.doctor.fit import pod_requests
-from truegreen.doctor.usage import (
+from truegreen.doctor.knowledge.fit import pod_requests
+from truegreen.doctor.knowledge.usage import (
     CapacityTally,
     ClusterUsage,
     MachineUsage,

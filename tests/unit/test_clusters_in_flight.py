@@ -6,8 +6,8 @@ import time
 
 import pytest
 
-from truegreen.doctor.clusters import CLUSTERS_IN_FLIGHT, check_clusters
-from truegreen.doctor.fleet import FleetReport
+from truegreen.doctor.command.clusters import CLUSTERS_IN_FLIGHT, check_clusters
+from truegreen.doctor.command.fleet import FleetReport
 from truegreen.errors import TruegreenError
 
 

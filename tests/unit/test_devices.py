@@ -1,4 +1,5 @@
-"""Devices of dynamic resource allocation as room per machine (doctor/devices.py).
+"""Devices of dynamic resource allocation as room per machine
+(doctor/checks/capacity/filters/dynamic_resources.py).
 
 Sources: staging/src/k8s.io/api/resource/v1/types.go; staging/src/k8s.io/
 dynamic-resource-allocation/structured/internal/stable/pools_stable.go (`GatherPools`,
@@ -9,15 +10,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from truegreen.cluster import CantRead, GetRead, Got, Kind, Listed, ListRead, ReadFailure
-from truegreen.doctor.constraints import Exclusion, FailedRead, Found, JobPodSet, Unchecked
-from truegreen.doctor.devices import (
-    DeviceReads,
+from truegreen.doctor.checks.capacity.filters.dynamic_resources import (
     DeviceRoom,
     claim_refs,
     device_rules,
     template_names,
 )
-from truegreen.doctor.placement import Near
+from truegreen.doctor.checks.capacity.filters.framework import (
+    Exclusion,
+    FailedRead,
+    Found,
+    JobPodSet,
+    Unchecked,
+)
+from truegreen.doctor.checks.capacity.placement import Near
+from truegreen.doctor.environment import DeviceReads
 from truegreen.kubectl import Kubectl
 from truegreen.quantity import Resources
 

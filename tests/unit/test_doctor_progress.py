@@ -6,7 +6,7 @@ from typing import Any
 from truegreen.cluster import Kind
 from truegreen.cluster.reader import FieldSelector, Fold
 from truegreen.cluster.reads import Folded, FoldRead, GetRead, Got, Listed, ListRead
-from truegreen.doctor.progress import EVERY, ProgressReader
+from truegreen.doctor.command.progress import EVERY, ProgressReader
 
 
 class _Shelf:

@@ -3,7 +3,7 @@
 from rich.text import Text
 
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.render import to_text
+from truegreen.doctor.present.report import to_text
 from truegreen.doctor.rollup import roll_up
 
 COMMAND = "`kubectl -n train uncordon gpu-node-7`"

@@ -1,4 +1,5 @@
-"""The scheduler's filters as placement constraints (doctor/filters.py), value by value.
+"""The scheduler's filters as placement constraints (doctor/checks/capacity/filters/rules.py),
+value by value.
 
 Sources: pkg/scheduler/framework/plugins/interpodaffinity/filtering.go, podtopologyspread/
 filtering.go and common.go, volumebinding/binder.go, volumerestrictions/volume_restrictions.go,
@@ -9,9 +10,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from truegreen.cluster import CantRead, GetRead, Got, Kind, Listed, ReadFailure
-from truegreen.doctor.constraints import Exclusion, FailedRead, JobPodSet, Unchecked
-from truegreen.doctor.filters import Rules, domain_words, scheduling_rules
-from truegreen.doctor.placement import Apart, Near, Spread
+from truegreen.doctor.checks.capacity.filters.framework import (
+    Exclusion,
+    FailedRead,
+    JobPodSet,
+    Unchecked,
+)
+from truegreen.doctor.checks.capacity.filters.rules import Rules, domain_words, scheduling_rules
+from truegreen.doctor.checks.capacity.placement import Apart, Near, Spread
 from truegreen.kubectl import Kubectl
 
 NS = "train"

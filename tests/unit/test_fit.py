@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from truegreen.doctor.fit import (
+from truegreen.doctor.knowledge.fit import (
     MachineRoom,
     exclusion,
     machine_room,
@@ -267,7 +267,7 @@ def test_no_execute_taints_exclude_too() -> None:
 
 
 def test_resources_read_as_plain_amounts() -> None:
-    from truegreen.doctor.fit import format_resources
+    from truegreen.doctor.knowledge.fit import format_resources
 
     amounts = Resources.of({"cpu": 4500, "memory": 16 * 2**30, "nvidia.com/gpu": 1})
     assert format_resources(amounts) == "4.5 CPUs, 16 GiB memory, 1 nvidia.com/gpu"
@@ -275,7 +275,7 @@ def test_resources_read_as_plain_amounts() -> None:
 
 
 def test_the_closest_machine_misses_by_the_fewest_resources_then_the_least() -> None:
-    from truegreen.doctor.fit import MachineRoom, Shortfall, closest
+    from truegreen.doctor.knowledge.fit import MachineRoom, Shortfall, closest
 
     request = Resources.of({"cpu": 4000, "memory": 8 * 2**30})
     small_cpu = MachineRoom("a", Resources.of({"cpu": 3000, "memory": 64 * 2**30}), 110)
@@ -365,7 +365,7 @@ def test_an_emptied_machine_keeps_its_name_size_and_limit() -> None:
 
 
 def test_closeness_weighs_each_shortfall_against_what_the_pod_asks() -> None:
-    from truegreen.doctor.fit import Shortfall, closest
+    from truegreen.doctor.knowledge.fit import Shortfall, closest
 
     request = Resources.of({"cpu": 4000, "memory": 2**30, "nvidia.com/gpu": 1})
     gpu = Resources.of({"nvidia.com/gpu": 1})
@@ -392,7 +392,7 @@ def test_a_machine_without_some_pods_gives_back_their_reservation_and_their_coun
 def test_a_node_selector_matches_when_any_term_matches_whole() -> None:
     """component-helpers/scheduling/corev1 `MatchNodeSelectorTerms`: terms are ORed, a term's
     expressions and fields ANDed; no term, or an empty term, matches no machine."""
-    from truegreen.doctor.fit import matches_node_selector
+    from truegreen.doctor.knowledge.fit import matches_node_selector
 
     machine = {"metadata": {"name": "gpu-1", "labels": {"zone": "a", "gpu": "yes"}}}
     zone_a = {"matchExpressions": [{"key": "zone", "operator": "In", "values": ["a"]}]}

@@ -5,7 +5,8 @@ from typing import Any
 import pytest
 
 from truegreen.cluster import Kind
-from truegreen.doctor.gpu_supply import (
+from truegreen.doctor.checks.workloads.runtime_needs import shared_memory_needs
+from truegreen.doctor.knowledge.gpu_supply import (
     Supply,
     gpu_problems,
     gpu_software_pods,
@@ -13,8 +14,7 @@ from truegreen.doctor.gpu_supply import (
     offered_gpu_resources,
     pod_state,
 )
-from truegreen.doctor.runtime_needs import shared_memory_needs
-from truegreen.doctor.training import PodSet, TrainingJob
+from truegreen.doctor.knowledge.training import PodSet, TrainingJob
 
 
 def _node(

@@ -1,6 +1,6 @@
 """What doctor asks a registry about each image, and what each answer means, value by value.
 
-The kubelet's rules these follow are cited in src/truegreen/doctor/image_presence.py:
+The kubelet's rules these follow are cited in src/truegreen/doctor/knowledge/image_presence.py:
 keyring.go (which login applies), kuberuntime_image.go (each login tried in turn, no anonymous
 try after them), the ServiceAccount admission plugin (an account's logins only for a pod that
 names none), containerd's platform matcher and the OCI image spec (the size of a pull)."""
@@ -13,7 +13,7 @@ import pytest
 
 from truegreen.cluster import CantRead, Got, Listed, ReadFailure
 from truegreen.doctor.findings import Basis, Status
-from truegreen.doctor.image_presence import (
+from truegreen.doctor.knowledge.image_presence import (
     DEFAULT_PLATFORM,
     MACHINE_LOGIN_REGISTRIES,
     ImageLookup,

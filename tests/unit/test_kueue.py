@@ -1,4 +1,5 @@
-"""doctor/kueue.py value by value: Kueue's objects read in both versions, the quota tree of
+"""doctor/knowledge/kueue.py value by value: Kueue's objects read in both versions, the quota tree
+of
 pkg/cache/scheduler/resource_node.go, the flavor assignment of
 pkg/scheduler/flavorassigner/flavorassigner.go, and what a Workload's conditions say."""
 
@@ -7,7 +8,7 @@ from typing import Any
 import pytest
 
 from truegreen.cluster import Kind
-from truegreen.doctor import kueue as k
+from truegreen.doctor.knowledge import kueue as k
 from truegreen.quantity import Resources
 
 GPU = "nvidia.com/gpu"
@@ -887,9 +888,9 @@ def test_kueue_sizes_a_limit_only_container_from_the_limit_range_not_from_its_li
     pod the other way round (pkg/apis/core/v1/defaults.go `SetDefaults_Pod` runs before the
     LimitRanger plugin). A container with only a 2Gi memory limit counts 1Gi in the quota and
     2Gi on its machine."""
-    from truegreen.doctor.checks.queue import kueue_sized
-    from truegreen.doctor.fit import pod_requests
-    from truegreen.doctor.stored_pod import stored_spec
+    from truegreen.doctor.checks.queue.check import kueue_sized
+    from truegreen.doctor.knowledge.fit import pod_requests
+    from truegreen.doctor.knowledge.stored_pod import stored_spec
 
     spec = {"containers": [{"name": "t", "resources": {"limits": {"memory": "2Gi"}}}]}
     limit_range = {

@@ -1,6 +1,6 @@
 """What is computed from a shared read is computed once per read, by identity, never equality."""
 
-from truegreen.doctor.last_answer import LastAnswer
+from truegreen.doctor.knowledge.last_answer import LastAnswer
 
 
 def test_the_same_objects_are_answered_from_the_last_computation() -> None:

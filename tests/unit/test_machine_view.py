@@ -7,7 +7,7 @@ import msgspec
 from truegreen.cluster.kinds import Kind, stamped
 from truegreen.cluster.reads import Listed
 from truegreen.cluster.views import as_object, item_view
-from truegreen.doctor.usage import FIT_FIELDS, machines_for_fit
+from truegreen.doctor.knowledge.usage import FIT_FIELDS, machines_for_fit
 
 
 def _machine_with_every_fit_field() -> dict[str, Any]:

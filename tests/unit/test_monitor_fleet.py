@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.doctor.command import DoctorRequest
+from truegreen.doctor.command.request import DoctorRequest
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.rollup import roll_up
 from truegreen.errors import UsageError

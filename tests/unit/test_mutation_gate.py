@@ -30,7 +30,7 @@ def _load_gate() -> ModuleType:
 gate = _load_gate()
 
 ROLLUP = "src/truegreen/doctor/rollup.py"
-FIT = "src/truegreen/doctor/fit.py"
+FIT = "src/truegreen/doctor/knowledge/fit.py"
 TEST_ROLLUP = "tests/unit/test_rollup.py"
 TEST_BOTH = "tests/unit/test_both.py"
 
@@ -210,7 +210,8 @@ def test_the_gate_says_each_module_as_it_finishes_and_never_stays_quiet_a_minute
         " each function (2 min 02 s)",
         "mutation gate: 1 of 3 mutants judged (3 min 05 s)",
         "mutation gate: doctor.rollup: 1 killed, 1 survived, score 50.0% (3 min 10 s)",
-        "mutation gate: doctor.fit: 0 killed, 0 survived, 1 timeout, score 0.0% (3 min 20 s)",
+        "mutation gate: doctor.knowledge.fit: 0 killed, 0 survived, 1 timeout, score 0.0%"
+        " (3 min 20 s)",
     ]
 
 
@@ -238,7 +239,10 @@ def test_a_gate_with_every_module_recorded_runs_no_mutmut_and_judges_the_record(
     )
     gate.write_record(checkout / gate.RECORD, low)
     assert gate.gate(checkout, full=False) == 1
-    assert "mutation gate: truegreen.doctor.fit scores 80.0%, below 90%" in capsys.readouterr().out
+    assert (
+        "mutation gate: truegreen.doctor.knowledge.fit scores 80.0%, below 90%"
+        in capsys.readouterr().out
+    )
 
 
 def test_the_gate_s_modules_are_files_of_this_checkout() -> None:

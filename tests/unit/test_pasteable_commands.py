@@ -79,8 +79,8 @@ def test_lint_never_splits_a_command_in_a_message_or_a_fix(width: int) -> None:
 )
 def test_doctor_never_splits_a_command_in_its_report(width: int, snapshot: str) -> None:
     from truegreen.cluster.settings import ConnectionSettings
-    from truegreen.doctor.command import DoctorRequest, run_doctor
-    from truegreen.doctor.render import to_text as doctor_text
+    from truegreen.doctor.command.request import DoctorRequest, run_doctor
+    from truegreen.doctor.present.report import to_text as doctor_text
 
     request = DoctorRequest(ConnectionSettings(), ROOT / "examples" / "snapshots" / snapshot)
     lines = doctor_text(run_doctor(request), verbose=True, width=width)

@@ -1,11 +1,11 @@
-"""Placing a job's pods within the rules between pods (doctor/placement.py), value by value.
+"""Placing a job's pods within the rules between pods (doctor/checks/capacity/placement.py), value
+by value.
 
 The rules follow kube-scheduler's filters as each placed pod counts for the next
 (pkg/scheduler/framework/plugins/interpodaffinity and podtopologyspread, `AddPod`).
 """
 
-from truegreen.doctor.fit import MachineRoom
-from truegreen.doctor.placement import (
+from truegreen.doctor.checks.capacity.placement import (
     Apart,
     Near,
     Placement,
@@ -14,6 +14,7 @@ from truegreen.doctor.placement import (
     Unplaced,
     place,
 )
+from truegreen.doctor.knowledge.fit import MachineRoom
 from truegreen.quantity import Resources
 
 GPU = "nvidia.com/gpu"
@@ -284,7 +285,7 @@ def test_pods_placed_count_against_the_pod_limit_for_the_next_set() -> None:
 def test_how_close_the_first_unplaced_pod_came() -> None:
     """Of the machines that could hold it empty, the closest; of the resource it lacks, the
     machine with the most left once the pods before it were placed (ties: the later name)."""
-    from truegreen.doctor.fit import Shortfall
+    from truegreen.doctor.knowledge.fit import Shortfall
 
     group = PodGroup("w", 2, Resources.of({GPU: 2}), ("a", "b"))
     placement = place([group], _rooms(a=3, b=1))
@@ -296,7 +297,7 @@ def test_how_close_the_first_unplaced_pod_came() -> None:
 
 
 def test_a_pod_short_of_pod_slots_only_names_no_most_free_machine() -> None:
-    from truegreen.doctor.fit import Shortfall
+    from truegreen.doctor.knowledge.fit import Shortfall
     from truegreen.quantity import PODS
 
     rooms = {"a": MachineRoom("a", Resources.of({GPU: 8}), 1)}

@@ -2,16 +2,16 @@
 
 import pytest
 
-from truegreen.doctor.evidence import (
+from truegreen.doctor.checks.capacity.placement import PodGroup, place
+from truegreen.doctor.checks.capacity.scheduler_reasons import plain_reasons
+from truegreen.doctor.knowledge.evidence import (
     Cause,
     Obstacle,
     cause_of,
     parse_scheduler_message,
     scheduler_verdict,
 )
-from truegreen.doctor.fit import MachineRoom
-from truegreen.doctor.placement import PodGroup, place
-from truegreen.doctor.scheduler_words import plain_reasons
+from truegreen.doctor.knowledge.fit import MachineRoom
 from truegreen.quantity import Resources
 
 GPU = "nvidia.com/gpu"

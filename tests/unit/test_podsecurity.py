@@ -1,4 +1,5 @@
-"""Pod Security admission (doctor/podsecurity.py): the level a namespace enforces, and each check
+"""Pod Security admission (doctor/checks/admission/podsecurity.py): the level a namespace enforces,
+and each check
 the training pod can fail, naming the field.
 
 Ground truth: staging/src/k8s.io/pod-security-admission/api/helpers.go and policy/check_*.go.
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from truegreen.doctor.podsecurity import (
+from truegreen.doctor.checks.admission.podsecurity import (
     Level,
     Policy,
     Violation,

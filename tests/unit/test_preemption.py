@@ -4,17 +4,17 @@ defaultpreemption SelectVictimsOnNode, framework/runtime addNominatedPods)."""
 from typing import Any
 
 from truegreen.cluster import CantRead, Kind, ReadFailure
-from truegreen.doctor.fit import MachineRoom
-from truegreen.doctor.preemption import (
+from truegreen.doctor.checks.capacity.preemption import (
     after_preemption,
     job_level,
     priorities_matter,
     victims,
     with_nominated,
 )
-from truegreen.doctor.stored_pod import PriorityLevel
-from truegreen.doctor.training import PodSet, TrainingJob
-from truegreen.doctor.usage import ClusterUsage, Holder, MachineUsage, PriorityShare
+from truegreen.doctor.knowledge.fit import MachineRoom
+from truegreen.doctor.knowledge.stored_pod import PriorityLevel
+from truegreen.doctor.knowledge.training import PodSet, TrainingJob
+from truegreen.doctor.knowledge.usage import ClusterUsage, Holder, MachineUsage, PriorityShare
 from truegreen.quantity import Resources
 
 GPU = "nvidia.com/gpu"

@@ -1,4 +1,5 @@
-"""ResourceQuota admission (doctor/quota.py) against the real plugin's rules, value by value.
+"""ResourceQuota admission (doctor/checks/admission/quota.py) against the real plugin's rules,
+value by value.
 
 Ground truth: plugin/pkg/admission/resourcequota/controller.go (checkRequest) and
 pkg/quota/v1/evaluator/core/pods.go (podComputeUsageHelper, podMatchesScopeFunc).
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from truegreen.doctor.quota import (
+from truegreen.doctor.checks.admission.quota import (
     JOB_COUNT,
     Holder,
     Quota,

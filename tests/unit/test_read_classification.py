@@ -122,7 +122,7 @@ def test_a_forbidden_read_names_the_exact_permission(
 ) -> None:
     """What `kubectl auth can-i` would be asked: verb, resource.group, scope."""
     from truegreen.cluster.reader import FieldIsNot
-    from truegreen.doctor.usage import CapacityTally
+    from truegreen.doctor.knowledge.usage import CapacityTally
 
     fake_api.inject(Fault.FORBIDDEN, r".")
     with _connect(kubeconfig) as cluster:

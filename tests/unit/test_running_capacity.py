@@ -7,7 +7,7 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from truegreen.doctor.usage import CapacityTally, PodView
+from truegreen.doctor.knowledge.usage import CapacityTally, PodView
 from truegreen.monitor.tally import RunningCapacity
 
 NAMESPACE = "train"

@@ -1,16 +1,17 @@
 """What a namespace of a run over many computes from the shared machine list alone stays known
-for the next (doctor/last_answer.py): the steps that change nothing hand back the very rooms,
+for the next (doctor/knowledge/last_answer.py): the steps that change nothing hand back the very
+rooms,
 and an answer kept per machine list is kept per question too."""
 
 from typing import Any
 
-from truegreen.doctor.checks.capacity import _kept_for
-from truegreen.doctor.devices import DeviceRoom
-from truegreen.doctor.filter_findings import with_devices
-from truegreen.doctor.fit import MachineRoom
-from truegreen.doctor.preemption import with_nominated
-from truegreen.doctor.stored_pod import kept_for
-from truegreen.doctor.usage import ClusterUsage, MachineUsage, PriorityShare
+from truegreen.doctor.checks.capacity.check import _kept_for
+from truegreen.doctor.checks.capacity.filters.dynamic_resources import DeviceRoom
+from truegreen.doctor.checks.capacity.preemption import with_nominated
+from truegreen.doctor.checks.capacity.rule_findings import with_devices
+from truegreen.doctor.knowledge.fit import MachineRoom
+from truegreen.doctor.knowledge.stored_pod import kept_for
+from truegreen.doctor.knowledge.usage import ClusterUsage, MachineUsage, PriorityShare
 from truegreen.quantity import Resources
 
 GPU = "nvidia.com/gpu"

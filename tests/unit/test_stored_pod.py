@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from truegreen.doctor.fit import pod_requests
-from truegreen.doctor.stored_pod import (
+from truegreen.doctor.knowledge.fit import pod_requests
+from truegreen.doctor.knowledge.stored_pod import (
     Amount,
     ExtendedTolerations,
     Form,

@@ -16,7 +16,7 @@ from tests.support.training_kinds import (
     train_job,
 )
 from truegreen.cluster import CantRead, Got, Kind, Listed, ReadFailure
-from truegreen.doctor.training import (
+from truegreen.doctor.knowledge.training import (
     OPTIONAL_KINDS,
     TrainingJob,
     Unshaped,

@@ -1,5 +1,6 @@
-"""Which webhooks a pod create calls (doctor/webhooks.py), and what a trial start's answer means
-(doctor/trial.py).
+"""Which webhooks a pod create calls (doctor/knowledge/webhooks.py), and what a trial start's
+answer means
+(doctor/checks/admission/trial.py).
 
 Ground truth: apiserver/pkg/admission/plugin/webhook/predicates/{rules,namespace,object} and
 webhook/errors/statuserror.go; apimachinery/pkg/api/errors NewForbidden and NewInvalid.
@@ -10,9 +11,14 @@ from typing import Any
 import pytest
 
 from truegreen.cluster import CantRead, Created, ReadFailure
-from truegreen.doctor.training import from_job
-from truegreen.doctor.trial import Trial, TrialOutcome, judge, trial_pod
-from truegreen.doctor.webhooks import Applies, Webhook, pod_create_webhooks, ready_endpoints
+from truegreen.doctor.checks.admission.trial import Trial, TrialOutcome, judge, trial_pod
+from truegreen.doctor.knowledge.training import from_job
+from truegreen.doctor.knowledge.webhooks import (
+    Applies,
+    Webhook,
+    pod_create_webhooks,
+    ready_endpoints,
+)
 
 POD_RULE = {
     "operations": ["CREATE"],

@@ -1,6 +1,6 @@
 """Redaction by policy: no secret value leaves `cluster/`, for doctor and for snapshots alike.
 The one exception is a registry login's credentials, kept below this reader for the registry
-look-ups and sent to that registry alone (doctor/registry_lookups.py).
+look-ups and sent to that registry alone (doctor/reads/registry_lookups.py).
 
 The policy, listed for operators in docs/snapshot.md:
 - Secrets: every `data` and `stringData` value and every annotation value. What survives is

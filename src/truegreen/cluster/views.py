@@ -46,7 +46,8 @@ class _Item(msgspec.Struct, rename="camel"):
     status: Any = msgspec.UNSET
 
 
-# A machine is read for the fit alone (doctor/usage.py FIT_FIELDS: exclusion and room): a real
+# A machine is read for the fit alone (doctor/knowledge/usage.py FIT_FIELDS: exclusion and room): a
+# real
 # one is 5-15 KB of JSON, and every field kept is also walked by the redaction of each read.
 class _MachineMetadata(msgspec.Struct):
     name: Any = msgspec.UNSET
@@ -57,7 +58,7 @@ class _MachineSpec(msgspec.Struct):
     unschedulable: Any = msgspec.UNSET
     taints: Any = msgspec.UNSET
     provider_id: Any = msgspec.field(default=msgspec.UNSET, name="providerID")
-    """Which cloud the machine runs on (doctor/stored_pod.py names it when the provider of
+    """Which cloud the machine runs on (doctor/knowledge/stored_pod.py names it when the provider of
     the control plane is not known)."""
 
 

@@ -12,7 +12,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.training import JobSummary
+from truegreen.doctor.knowledge.training import JobSummary
 from truegreen.doctor.wording import render
 from truegreen.exitcodes import ExitCode
 

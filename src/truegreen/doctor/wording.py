@@ -9,7 +9,7 @@ from typing import Final
 from msgspec import Struct
 
 from truegreen.cluster import CantRead, Kind, ReadFailure
-from truegreen.doctor.image_presence import Presence
+from truegreen.doctor.knowledge.image_presence import Presence
 from truegreen.kubectl import Kubectl, truegreen_command
 
 

@@ -27,7 +27,7 @@ from truegreen.cluster.live import LiveCluster, action_of
 from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
 from truegreen.cluster.reads import ReadFailure
 from truegreen.cluster.reflector import CacheState, Reflector, WatchSettings
-from truegreen.doctor.usage import CapacityTally
+from truegreen.doctor.knowledge.usage import CapacityTally
 from truegreen.monitor.age import TRANSIENT, Held, served
 from truegreen.monitor.tally import RunningCapacity
 from truegreen.monitor.views import LIST_VIEWS
@@ -244,7 +244,8 @@ class WatchCache:
         """The answer `build` makes from the reflector's objects, the very same object while
         they have not changed: what doctor computes from a cluster-wide answer (the machines
         as the fit reads them, the GPU machines in trouble, the typed sums) it keeps for the
-        same answer (doctor/last_answer.py), so every namespace of a fleet, and every round
+        same answer (doctor/knowledge/last_answer.py), so every namespace of a fleet, and every
+        round
         while the machines stay, reuses it."""
         version = reflector.version  # before the objects: a change meanwhile builds again
         with self._lock:

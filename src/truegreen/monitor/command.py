@@ -13,10 +13,10 @@ from truegreen.cluster import CantRead, Kind
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.namespace_selection import NamespaceSelection
 from truegreen.cluster.reflector import WatchSettings
-from truegreen.doctor.command import DoctorRequest, with_planned_job
-from truegreen.doctor.command import _with_config as connection_with_config
-from truegreen.doctor.config import doctor_settings, load_config
-from truegreen.doctor.run import Where
+from truegreen.doctor.command.config import doctor_settings, load_config
+from truegreen.doctor.command.request import DoctorRequest, with_planned_job
+from truegreen.doctor.command.request import _with_config as connection_with_config
+from truegreen.doctor.diagnose import Where
 from truegreen.errors import TruegreenError, UsageError
 from truegreen.http.dial import Dialer
 from truegreen.http.tls import TlsSettings

@@ -12,7 +12,7 @@ from datetime import datetime
 from html import escape
 
 from truegreen.doctor.findings import CheckId, Finding, Status
-from truegreen.doctor.render import coverage_line
+from truegreen.doctor.present.report import coverage_line
 from truegreen.doctor.rollup import Report, Verdict
 from truegreen.monitor.engine import Evaluation
 

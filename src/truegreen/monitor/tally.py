@@ -1,7 +1,7 @@
 """The capacity fold kept running: each pod's share added when it arrives, taken back when it
 changes or goes, so an evaluation reads the sums instead of re-adding 30,000 pods.
 
-Its summary is the one `doctor.usage.CapacityTally` makes from the same pods listed in the
+Its summary is the one `doctor.knowledge.usage.CapacityTally` makes from the same pods listed in the
 server's order (by namespace, then name): a test holds the two equal on random pod churn.
 """
 
@@ -14,7 +14,7 @@ import msgspec
 from msgspec import Struct
 
 from truegreen.cluster.watch import ObjectKey
-from truegreen.doctor.usage import (
+from truegreen.doctor.knowledge.usage import (
     HOLDERS_KEPT,
     CheckedPodView,
     ClusterUsage,

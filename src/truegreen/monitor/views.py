@@ -2,8 +2,9 @@
 
 A machine's full object (its image list, conditions, addresses) runs to tens of kilobytes; the
 capacity check reads only its name, labels, scheduling switches and allocatable resources
-(doctor/fit.py). Pods across the cluster are kept as the capacity fold's own view
-(doctor/usage.py `CheckedPodView`). Objects of the training namespace are kept whole: there are few.
+(doctor/knowledge/fit.py). Pods across the cluster are kept as the capacity fold's own view
+(doctor/knowledge/usage.py `CheckedPodView`). Objects of the training namespace are kept whole:
+there are few.
 """
 
 from typing import Any

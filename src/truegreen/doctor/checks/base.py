@@ -1,6 +1,7 @@
 """Building findings from the wording catalogue."""
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
+from datetime import timedelta
 
 from msgspec.structs import replace
 
@@ -8,8 +9,6 @@ from truegreen.cluster import CantRead, Kind, KubeObject
 from truegreen.doctor.environment import WORKLOAD_KINDS, Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.wording import plain_why, read_remedy, render
-
-Check = Callable[[Environment], list[Finding]]
 
 
 def workloads_of(env: Environment, check: CheckId) -> tuple[list[KubeObject], list[Finding]]:
@@ -72,3 +71,13 @@ def cant_check(
         remedy=read_remedy(kind, cant, env.settings.kubectl, everywhere=everywhere),
     )
     return replace(unknown, why=why)
+
+
+def format_age(age: timedelta) -> str:
+    """A plain duration: `45 seconds`, `12 minutes`, `3 hours`, `2 days`."""
+    seconds = int(age.total_seconds())
+    for unit, size in (("day", 86400), ("hour", 3600), ("minute", 60)):
+        if seconds >= size:
+            count = seconds // size
+            return f"{count} {unit}{'s' if count != 1 else ''}"
+    return f"{seconds} second{'s' if seconds != 1 else ''}"

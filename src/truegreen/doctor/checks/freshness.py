@@ -8,8 +8,7 @@ from datetime import datetime, timedelta
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject, Listed
-from truegreen.doctor.checks.base import finding, ok, workloads_of
-from truegreen.doctor.checks.workloads import format_age
+from truegreen.doctor.checks.base import finding, format_age, ok, workloads_of
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.kubectl import truegreen_command

@@ -7,8 +7,8 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind
 from truegreen.doctor.checks.base import cant_check, finding, ok
 from truegreen.doctor.environment import Environment
-from truegreen.doctor.evidence import attach_failures
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.knowledge.evidence import attach_failures
 
 CHECK = CheckId.STORAGE
 

@@ -1,0 +1,614 @@
+"""Admission: the gates the API server puts before a training pod, beyond the scheduler.
+
+A Terminating namespace, ResourceQuota, admission webhooks that fail closed with nobody behind
+them, the namespace's Pod Security level, and on request the server's own answer to a trial
+start (`dryRun=All`). The decisions live in quota.py, webhooks.py, podsecurity.py and trial.py;
+this module turns them into findings.
+"""
+
+from collections.abc import Sequence
+
+from msgspec.structs import replace
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailure
+from truegreen.doctor.checks.admission.podsecurity import Level, enforced_policy, violations
+from truegreen.doctor.checks.admission.quota import (
+    JOB_COUNT,
+    Holder,
+    QuotaPod,
+    QuotaVerdict,
+    Refusal,
+    job_verdicts,
+    parse_quota,
+    pod_verdicts,
+    quota_pod,
+)
+from truegreen.doctor.checks.admission.trial import TrialOutcome, judge, trial_name
+from truegreen.doctor.checks.base import cant_check, finding
+from truegreen.doctor.environment import WEBHOOK_KINDS, Environment
+from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.knowledge.evidence import Cause, refusals
+from truegreen.doctor.knowledge.stored_pod import (
+    LimitRangeRefusal,
+    Violation,
+    job_priority,
+    limit_range_refusal,
+    stored_spec,
+    with_priority,
+)
+from truegreen.doctor.knowledge.training import TrainingJob
+from truegreen.doctor.knowledge.webhooks import Applies, ready_endpoints
+from truegreen.quantity import (
+    CPU,
+    MEMORY,
+    QuantityError,
+    Resources,
+    format_amount,
+    parse_quantity,
+    scheduler_units,
+)
+
+CHECK = CheckId.ADMISSION
+_IGNORED_HOOK = "admission.webhook-down-ignored"
+_NOUNS = {
+    "pods": "running programs",
+    "count/pods": "programs (finished ones count until deleted)",
+    JOB_COUNT: "training jobs (finished ones count until deleted)",
+    CPU: "CPU",
+    MEMORY: "memory",
+    "ephemeral-storage": "scratch disk",
+}
+
+
+def _plain_amount(resource: str, value: int) -> str:
+    base = resource.removeprefix("requests.").removeprefix("limits.")
+    return format_amount(base, value) if base in (CPU, MEMORY, "ephemeral-storage") else str(value)
+
+
+def _plain_resource(resource: str) -> str:
+    base = resource.removeprefix("requests.").removeprefix("limits.")
+    noun = _NOUNS.get(base, base)
+    return f"the limit on {noun}" if resource.startswith("limits.") else noun
+
+
+def _exceeded(verdict: QuotaVerdict, for_job: bool) -> Finding:
+    shortfall = "; ".join(
+        f"{_plain_resource(s.resource)}: {_plain_amount(s.resource, s.used)} of "
+        f"{_plain_amount(s.resource, s.hard)} in use, the job needs "
+        f"{_plain_amount(s.resource, s.requested)}"
+        for s in verdict.shortfalls
+    )
+    if for_job:
+        free = "Delete finished training jobs (they count until deleted)"
+    elif verdict.users:
+        free = f"Wait for or stop what uses it ({', '.join(verdict.users[:3])})"
+    else:
+        free = "Free some of it"
+    details = [
+        f"quota {verdict.quota}: {s.resource} used {s.used} + requested {s.requested} "
+        f"> hard {s.hard}"
+        for s in verdict.shortfalls
+    ]
+    if verdict.users:
+        details.append(f"held by {', '.join(verdict.users)}")
+    return finding(
+        CHECK,
+        Status.FAIL,
+        Basis.MEASURED,
+        "admission.quota-exceeded",
+        details=details,
+        objects=[f"ResourceQuota/{verdict.quota}"],
+        quota=verdict.quota,
+        shortfall=shortfall,
+        free=free,
+    )
+
+
+def _quota_finding(verdict: QuotaVerdict, *, for_job: bool = False) -> Finding:
+    objects = [f"ResourceQuota/{verdict.quota}"]
+    if verdict.refusal is Refusal.UNSTATED:
+        sizes = sorted({resource for resource, _ in verdict.unstated})
+        containers = sorted({c for _, names in verdict.unstated for c in names})
+        return finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "admission.quota-needs-sizes",
+            details=[
+                f"quota {verdict.quota} limits {r}; containers without it: {', '.join(n)}"
+                for r, n in verdict.unstated
+            ],
+            objects=objects,
+            quota=verdict.quota,
+            sizes=" and ".join(sizes),
+            containers=", ".join(f"'{c}'" for c in containers),
+        )
+    if verdict.refusal is Refusal.UNCOUNTED:
+        return finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "admission.quota-not-counted",
+            details=[f"quota {verdict.quota}: no status.used for {', '.join(verdict.uncounted)}"],
+            objects=objects,
+            quota=verdict.quota,
+        )
+    if verdict.waiting_for:
+        jobs = ", ".join(f"'{j}'" for j in verdict.waiting_for)
+        return finding(
+            CHECK,
+            Status.WARN,
+            Basis.INFERRED,
+            "admission.quota-held-by-running-job",
+            details=_exceeded(verdict, for_job).details,
+            objects=[*objects, *(f"Job/{j}" for j in verdict.waiting_for)],
+            quota=verdict.quota,
+            jobs=jobs,
+        )
+    return _exceeded(verdict, for_job)
+
+
+def _invalid(env: Environment, error: QuantityError) -> Finding:
+    cant = CantRead(ReadFailure.MALFORMED, f"a usage limit holds an invalid amount: {error}")
+    return cant_check(env, CHECK, Kind.RESOURCE_QUOTA, cant)
+
+
+def _holders(pods: Sequence[KubeObject]) -> list[Holder]:
+    """The namespace's pods that count against quotas now (not finished)."""
+    holders = []
+    for pod in pods:
+        if o.is_terminated(pod):
+            continue
+        job = o.job_owner(pod)
+        owner = f"the training job '{job}'" if job else f"'{o.name_of(pod)}'"
+        try:
+            holders.append(Holder(owner, job, quota_pod(o.pod_spec(pod))))
+        except QuantityError:
+            continue  # the server would not have admitted it; it holds nothing we can count
+    return holders
+
+
+def _training_quota_pod(
+    env: Environment, job: TrainingJob | None
+) -> tuple[QuotaPod | None, list[str], Finding | None]:
+    """The training pod as quota sees it, notes on what was left out, or an unknown finding."""
+    requests = env.settings.job_requests
+    if job is None:
+        if isinstance(env.jobs, CantRead) and requests is None:
+            return None, [], cant_check(env, CHECK, Kind.JOB, env.jobs)
+        note = "no training job to copy: compared the program count and --job-requests only"
+        return QuotaPod(requests or Resources(), Resources()), [note], None
+    if isinstance(env.limit_ranges, CantRead):
+        return None, [], cant_check(env, CHECK, Kind.LIMIT_RANGE, env.limit_ranges)
+    spec = stored_spec(job.primary.spec, env.limit_ranges.items, extended_tolerations=False)
+    if isinstance(env.priority_classes, Listed):
+        # The Priority plugin names the default class before the quota plugin matches scopes.
+        spec = with_priority(spec, job_priority(spec, env.priority_classes.items))
+    try:
+        return quota_pod(spec, requests=requests), [], None
+    except QuantityError:
+        return None, ["the training job's sizes are invalid (see capacity)"], None
+
+
+def _quota_findings(
+    env: Environment, job: TrainingJob | None
+) -> tuple[list[Finding], list[Finding], list[str]]:
+    """(refusals of the Job object, refusals of its pod, notes) from the namespace's quotas."""
+    if isinstance(env.quotas, CantRead):
+        return [], [cant_check(env, CHECK, Kind.RESOURCE_QUOTA, env.quotas)], []
+    if not env.quotas.items:
+        return [], [], ["no usage limits"]
+    try:
+        quotas = [parse_quota(q) for q in env.quotas.items]
+    except QuantityError as error:
+        return [], [_invalid(env, error)], []
+    for_job = [_quota_finding(v, for_job=True) for v in job_verdicts(quotas)]
+    pod, notes, problem = _training_quota_pod(env, job)
+    if pod is None:
+        return for_job, [problem] if problem else [], notes
+    if job is None:
+        # Without a template the pod's scopes are unknown: only unscoped quotas are compared.
+        quotas = [q for q in quotas if not q.scopes]
+    holders = _holders(env.pods.items) if isinstance(env.pods, Listed) else []
+    if isinstance(env.pods, CantRead):
+        notes.append("couldn't read the running programs: no wait for running jobs inferred")
+    for_pod = [_quota_finding(v) for v in pod_verdicts(quotas, pod, holders)]
+    return for_job, for_pod, [*notes, *(f"usage limit {q.name} compared" for q in quotas)]
+
+
+def _plain_quantity(resource: str, text: str) -> str:
+    """`1.5 GiB memory`, `2 CPUs`, `8 nvidia.com/gpu` from a quantity as the plugin prints it."""
+    amount = format_amount(resource, scheduler_units(resource, parse_quantity(text)))
+    return f"{amount} {_NOUNS[resource]}" if resource in (MEMORY, "ephemeral-storage") else amount
+
+
+def _limit_words(v: Violation) -> str:
+    """One LimitRanger violation in plain words, naming the limit and what breaks it."""
+    noun = _NOUNS.get(v.resource, v.resource)
+    who, each = (
+        (f"'{v.container}'", "each program")
+        if v.scope == "Container"
+        else ("each running copy of the job", "each copy")
+    )
+    allowed = v.allowed if v.bound == "ratio" else _plain_quantity(v.resource, v.allowed)
+    if v.bound == "ratio":
+        if not v.stated:
+            return (
+                f"{who} must state both the {noun} it asks for and the most it may use "
+                f"(at most {allowed} times as much)"
+            )
+        return (
+            f"{who} may use {float(v.asked):g} times the {noun} it asks for, more than "
+            f"{allowed} times"
+        )
+    if not v.stated:
+        need = "the most it may use" if v.bound == "max" else "how much it asks for"
+        return f"{who} doesn't state {need} of {noun}, which {each} must here"
+    asked = _plain_quantity(v.resource, v.asked)
+    verb = "asks for" if v.stated == "request" else "may use up to"
+    if v.bound == "max":
+        return f"{who} {verb} {asked}, more than the {allowed} {each} may have"
+    return f"{who} {verb} {asked}, less than the {allowed} {each} must have"
+
+
+def _limit_range_finding(
+    env: Environment, job: TrainingJob, refusal: LimitRangeRefusal, sets: list[str]
+) -> Finding:
+    first = refusal.violations[0]
+    more = len({v.message for v in refusal.violations}) - 1
+    return finding(
+        CHECK,
+        Status.FAIL,
+        Basis.MEASURED,
+        "admission.limit-range-refused",
+        details=[
+            f"LimitRange {refusal.limit_range} refuses the pods of {job.ref} "
+            f"({', '.join(sets)}): forbidden: {refusal.message}"
+        ],
+        objects=[f"LimitRange/{refusal.limit_range}", job.ref],
+        limit=refusal.limit_range,
+        problem=_limit_words(first) + (f", and {more} more" if more else ""),
+        command=env.settings.kubectl.here("describe", "limitrange", refusal.limit_range),
+    )
+
+
+def _limit_range_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
+    """LimitRanger's refusals of the job's pods as the API server stores them (defaulting and
+    the ranges' defaults first): a refused pod is never created, so the job never runs."""
+    if job is None:
+        return []
+    read = env.limit_ranges
+    if isinstance(read, CantRead):
+        return [cant_check(env, CHECK, Kind.LIMIT_RANGE, read)]
+    refused: dict[str, tuple[LimitRangeRefusal, list[str]]] = {}
+    for pod_set in job.pod_sets:
+        try:
+            spec = stored_spec(pod_set.spec, read.items, extended_tolerations=False)
+            refusal = limit_range_refusal(spec, read.items)
+        except QuantityError:
+            continue  # the capacity check names a size that is not a quantity
+        if refusal is not None:
+            refused.setdefault(refusal.message, (refusal, []))[1].append(pod_set.name)
+    return [_limit_range_finding(env, job, r, sets) for r, sets in refused.values()]
+
+
+def _priority_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
+    """The Priority plugin refuses a pod naming a PriorityClass that does not exist."""
+    named = sorted(
+        {
+            str(s.spec.get("priorityClassName"))
+            for s in job.pod_sets
+            if s.spec.get("priorityClassName")
+        }
+        if job is not None
+        else set()
+    )
+    read = env.priority_classes
+    if not named or read is None:
+        return []
+    if isinstance(read, CantRead):
+        return [cant_check(env, CHECK, Kind.PRIORITY_CLASS, read)]
+    known = {o.name_of(c) for c in read.items}
+    return [
+        finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "admission.priority-missing",
+            details=[f"no PriorityClass with name {name} was found"],
+            objects=[f"PriorityClass/{name}"],
+            name=name,
+            command=env.settings.kubectl.cluster("get", "priorityclasses"),
+        )
+        for name in named
+        if name not in known
+    ]
+
+
+def _namespace_findings(env: Environment) -> list[Finding]:
+    read = env.namespace_object
+    name = env.namespace
+    if isinstance(read, Got):
+        if o.mapping(read.obj.get("status")).get("phase") == "Terminating":
+            return [
+                finding(
+                    CHECK,
+                    Status.FAIL,
+                    Basis.MEASURED,
+                    "admission.namespace-terminating",
+                    details=[f"namespace {name}: status.phase Terminating"],
+                    objects=[f"Namespace/{name}"],
+                    name=name,
+                )
+            ]
+        return []
+    if read.is_measurement:
+        return [
+            finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "admission.namespace-missing",
+                details=[read.reason],
+                objects=[f"Namespace/{name}"],
+                name=name,
+                command=env.settings.kubectl.cluster("get", "namespaces"),
+            )
+        ]
+    return [cant_check(env, CHECK, Kind.NAMESPACE, read)]
+
+
+def _security_findings(
+    env: Environment, job: TrainingJob | None
+) -> tuple[list[Finding], list[str]]:
+    labels = env.namespace_labels()
+    if labels is None:
+        return [], []  # the namespace gate already says why
+    policy = enforced_policy(labels)
+    notes = [f"label {u} does not parse: enforced as restricted:latest" for u in policy.unparsed]
+    if policy.level is Level.PRIVILEGED:
+        return [], [*notes, "security level: privileged (every program is let in)"]
+    if job is None:
+        if isinstance(env.jobs, CantRead):
+            return [cant_check(env, CHECK, Kind.JOB, env.jobs)], notes
+        return [], [*notes, f"security level {policy}: no training job to compare"]
+    template = job.primary.template
+    found = violations(policy, o.mapping(template.get("metadata")), o.pod_spec(template))
+    if not found:
+        return [], [*notes, f"security level {policy}: the training job passes"]
+    problems = list(dict.fromkeys(v.plain for v in found))
+    fields = list(dict.fromkeys(f for v in found for f in v.fields))
+    return [
+        finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "admission.security-level",
+            details=[
+                *notes,
+                *(f'violates PodSecurity "{policy}": {v.check} ({v.detail})' for v in found),
+            ],
+            objects=[f"Namespace/{env.namespace}", job.ref],
+            level=f"'{policy.level}'",
+            problems=problems[0] + (f" and {len(problems) - 1} more" if problems[1:] else ""),
+            fields=", ".join(fields),
+        )
+    ], []
+
+
+def _unverifiable(hook: str, configuration: str, why: str, detail: str) -> Finding:
+    unknown = finding(
+        CHECK,
+        Status.UNKNOWN,
+        Basis.CANT_CHECK,
+        "admission.webhook-unverifiable",
+        details=[detail],
+        objects=[configuration],
+        hook=hook,
+        why=why,
+    )
+    return replace(unknown, why=f"the approval hook '{hook}': {why}")
+
+
+def _webhook_findings(env: Environment) -> tuple[list[Finding], list[str]]:
+    findings: list[Finding] = []
+    for kind in WEBHOOK_KINDS:
+        read = env.webhook_configurations.get(kind)
+        if isinstance(read, CantRead) or read is None:
+            findings.append(
+                cant_check(env, CHECK, kind, read or CantRead(ReadFailure.NOT_CAPTURED, ""))
+            )
+    notes = []
+    for hook in env.pod_create_webhooks():
+        where = f"webhook {hook.name} of {hook.configuration}"
+        configuration = hook.configuration
+        if hook.service is None:
+            if hook.fail_closed:
+                findings.append(
+                    _unverifiable(
+                        hook.name,
+                        configuration,
+                        "it is called at an address outside the cluster",
+                        f"{where}: clientConfig.url, failurePolicy Fail",
+                    )
+                )
+            continue
+        slices = env.endpoint_slices.get(hook.service)
+        if not isinstance(slices, Listed):
+            findings.append(
+                cant_check(
+                    env,
+                    CHECK,
+                    Kind.ENDPOINT_SLICE,
+                    slices or CantRead(ReadFailure.NOT_CAPTURED, ""),
+                    everywhere=True,  # the hook's server may live in any namespace
+                )
+            )
+            continue
+        ready = ready_endpoints(slices.items)
+        if ready:
+            notes.append(f"{where}: {ready} ready endpoints behind {hook.service_text}")
+            continue
+        detail = f"{where}: no ready endpoints behind service {hook.service_text}"
+        if hook.applies is Applies.UNSURE:
+            if hook.fail_closed:
+                findings.append(_unverifiable(hook.name, configuration, hook.unsure_why, detail))
+            continue
+        findings.append(
+            finding(
+                CHECK,
+                Status.FAIL if hook.fail_closed else Status.WARN,
+                Basis.MEASURED,
+                "admission.webhook-down" if hook.fail_closed else "admission.webhook-down-ignored",
+                details=[f"{detail}, failurePolicy {'Fail' if hook.fail_closed else 'Ignore'}"],
+                objects=[configuration, f"Service/{hook.service_text}"],
+                hook=hook.name,
+                service=f"'{hook.service_text}'",
+            )
+        )
+    return findings, notes
+
+
+def _trial_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
+    if env.trial is None or job is None:
+        return []
+    trial = judge(env.trial, trial_name(job))
+    details = [f"trial create of pod {trial_name(job)} with dryRun=All: {trial.outcome}"]
+    if trial.outcome is TrialOutcome.REFUSED:
+        return [
+            finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "admission.trial-refused",
+                details=details,
+                objects=[job.ref],
+                reason=trial.reason,
+            )
+        ]
+    if trial.outcome is TrialOutcome.ADMITTED:
+        return []
+    code = (
+        "admission.trial-not-allowed"
+        if trial.outcome is TrialOutcome.NOT_ALLOWED
+        else "admission.trial-failed"
+    )
+    if trial.cant is not None:
+        details.append(trial.cant.reason)  # names the grant a refused permission needs
+    unknown = finding(
+        CHECK,
+        Status.UNKNOWN,
+        Basis.CANT_CHECK,
+        code,
+        details=[*details, trial.reason],
+        command=env.settings.kubectl.cluster("get", "--raw", "/readyz"),
+    )
+    return [replace(unknown, why="the trial start could not be made")]
+
+
+_CAUSE_WORDS: dict[Cause, tuple[str, str]] = {
+    Cause.QUOTA: (
+        "they would go over a usage limit of the environment",
+        "Free some of the limit, raise it, or ask for less ({command} shows the limits)",
+    ),
+    Cause.LIMIT_RANGE: (
+        "they are outside the sizes the environment allows one program",
+        "Size the job's programs within the environment's limits ({command} shows them)",
+    ),
+    Cause.WEBHOOK: (
+        "an approval hook turns them down",
+        "Change the job so that the hook lets it in (the details say why it refused), or ask "
+        "your cluster admin about the hook",
+    ),
+    Cause.POD_SECURITY: (
+        "they break the environment's security level",
+        "Change the job's security settings to what the environment's level allows",
+    ),
+    Cause.INVALID: (
+        "their settings are not valid",
+        "Fix the job's settings the details name",
+    ),
+    Cause.OTHER: (
+        "the cluster refused them",
+        "Read the cluster's words in the details",
+    ),
+}
+_COMMANDS = {
+    Cause.QUOTA: ("describe", "resourcequotas"),
+    Cause.LIMIT_RANGE: ("describe", "limitranges"),
+}
+
+
+def _refused_creates(env: Environment) -> list[Finding]:
+    """Each unfinished training job whose controller recorded refused creates of its pods
+    (`FailedCreate`), while the job has fewer pods than it runs: measured, with the cause."""
+    events = env.warning_events
+    if events is None:
+        return []
+    if isinstance(events, CantRead):
+        return [cant_check(env, CHECK, Kind.EVENT, events)]
+    found = []
+    for job in env.work().jobs:
+        if job.finished or job.suspended or len(o.remaining(env.pods_of(job))) >= job.pods:
+            continue
+        refused = refusals(events.items, job)
+        if not refused:
+            continue
+        newest = refused[0]
+        cause, todo = _CAUSE_WORDS[newest.cause]
+        command = env.settings.kubectl.here(*_COMMANDS.get(newest.cause, ("describe", "events")))
+        found.append(
+            finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "admission.pods-refused",
+                details=[
+                    f"{r.reason} on {r.involved} ({r.count} times, last {r.last_seen}): {r.message}"
+                    for r in refused[:3]
+                ],
+                objects=[job.ref],
+                job=f"'{job.name}'",
+                cause=cause,
+                todo=todo.format(command=command),
+            )
+        )
+    return found
+
+
+def check(env: Environment) -> list[Finding]:
+    """Findings about whether the API server would let a training job's pod in."""
+    job = env.judged_job()
+    hooks, notes = _webhook_findings(env)
+    for_job, for_pod, quota_notes = _quota_findings(env, job)
+    security, security_notes = _security_findings(env, job)
+    pod_gates = [
+        *_priority_findings(env, job),
+        *_limit_range_findings(env, job),
+        *hooks,
+        *for_pod,
+        *security,
+    ]
+    notes += quota_notes + security_notes
+    admitted = (
+        env.trial is not None
+        and job is not None
+        and judge(env.trial, trial_name(job)).outcome is TrialOutcome.ADMITTED
+    )
+    if admitted:
+        # The server's answer is the measurement of every gate the pod passes through; a
+        # webhook that is down but ignored stays worth a warning.
+        overruled = [f.code for f in pod_gates if f.code != _IGNORED_HOOK]
+        pod_gates = [f for f in pod_gates if f.code == _IGNORED_HOOK]
+        notes += ["trial start: admitted", *(f"overruled by the trial: {c}" for c in overruled)]
+    problems = [
+        *_namespace_findings(env),
+        *for_job,
+        *pod_gates,
+        *_trial_findings(env, job),
+        *_refused_creates(env),
+    ]
+    if problems:
+        return problems
+    return [finding(CHECK, Status.OK, Basis.MEASURED, "admission.ok", details=notes)]

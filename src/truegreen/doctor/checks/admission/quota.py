@@ -1,0 +1,399 @@
+"""ResourceQuota admission, as pure functions: would a new training pod (or Job) be refused?
+
+Ground truth, kubernetes/kubernetes:
+- plugin/pkg/admission/resourcequota/controller.go (checkRequest): a quota matters when it
+  covers one of the object's resources and every scope matches; each covered resource the
+  container must state (Constraints), a usage the quota controller has not counted yet, and
+  used + requested > hard, are refusals.
+- pkg/quota/v1/evaluator/core/pods.go: what one pod is charged (podComputeUsageHelper,
+  PodUsageFunc) and how a pod matches a scope (podMatchesScopeFunc).
+- staging/src/k8s.io/apiserver/pkg/quota/v1/generic/evaluator.go: any other kind is charged
+  `count/<resource>.<group>` and matches no scope (a Job: `count/jobs.batch`).
+"""
+
+from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
+from typing import Any
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import KubeObject
+from truegreen.doctor.knowledge.fit import pod_requests
+from truegreen.quantity import CPU, MEMORY, Resources, parse_quantity, scheduler_units
+
+POD_COUNT = "pods"
+JOB_COUNT = "count/jobs.batch"
+_POD_OBJECTS = "count/pods"
+_EPHEMERAL = "ephemeral-storage"
+_COMPUTE = (CPU, MEMORY, _EPHEMERAL)
+# podResources in pods.go: what the pod evaluator covers by name.
+_POD_RESOURCES = frozenset(
+    {_POD_OBJECTS, POD_COUNT}
+    | set(_COMPUTE)
+    | {f"requests.{r}" for r in _COMPUTE}
+    | {f"limits.{r}" for r in _COMPUTE}
+)
+# validationSet in pods.go: a quota on these makes every container state them.
+_MUST_BE_STATED = {
+    CPU: ("requests", CPU),
+    MEMORY: ("requests", MEMORY),
+    f"requests.{CPU}": ("requests", CPU),
+    f"requests.{MEMORY}": ("requests", MEMORY),
+    f"limits.{CPU}": ("limits", CPU),
+    f"limits.{MEMORY}": ("limits", MEMORY),
+}
+_HUGEPAGES = "hugepages-"
+# An object count outlives the work: a finished pod or Job counts until it is deleted.
+_COUNT_PREFIX = "count/"
+
+
+def amount(resource: str, text: object) -> int:
+    """A quota amount in the units doctor compares: millicores for CPU, whole units otherwise."""
+    unit = resource.removeprefix("requests.").removeprefix("limits.")
+    return scheduler_units(unit, parse_quantity(str(text)))
+
+
+def _extended(name: str) -> bool:
+    """An extended resource (`nvidia.com/gpu`): not native, so quota charges `requests.<name>`."""
+    return "/" in name and "kubernetes.io/" not in name
+
+
+class QuotaPod(Struct, frozen=True):
+    """What the quota plugin looks at in a pod about to be created."""
+
+    requests: Resources
+    limits: Resources
+    stated: tuple[tuple[str, frozenset[tuple[str, str]]], ...] = ()
+    """Per container: which (requests|limits, cpu|memory) it states, LimitRange defaults in."""
+    terminating: bool = False
+    """spec.activeDeadlineSeconds >= 0: the Terminating scope."""
+    priority_class: str = ""
+    cross_namespace_affinity: bool = False
+
+    @property
+    def best_effort(self) -> bool:
+        """No CPU or memory requested or limited anywhere: the BestEffort quality of service."""
+        return not {CPU, MEMORY} & (self.requests.names | self.limits.names)
+
+
+def pod_limits(spec: Mapping[str, Any]) -> Resources:
+    """A pod's limits as component-helpers PodLimits sums them: containers and sidecars, the
+    peak of each init container, pod-level limits replacing, overhead on what is limited."""
+    total = Resources()
+    sidecars = Resources()
+    init_peak = Resources()
+    for container in o.init_containers(spec):
+        limits = _limits(container)
+        if o.is_sidecar(container):
+            total += limits
+            sidecars += limits
+            init_peak = init_peak.max_with(sidecars)
+        else:
+            init_peak = init_peak.max_with(limits + sidecars)
+    for container in o.containers(spec):
+        total += _limits(container)
+    total = total.max_with(init_peak)
+    pod_level = Resources.parse(
+        {
+            name: value
+            for name, value in o.mapping(o.mapping(spec.get("resources")).get("limits")).items()
+            if name in (CPU, MEMORY)
+        }
+    )
+    total = total.replaced(pod_level, pod_level.names)
+    overhead = Resources.parse(o.mapping(spec.get("overhead")))
+    return total + Resources.of({n: overhead.get(n) for n in total.names})
+
+
+def _limits(container: Mapping[str, Any]) -> Resources:
+    return Resources.parse(o.mapping(o.mapping(container.get("resources")).get("limits")))
+
+
+def _affinity_terms(spec: Mapping[str, Any]) -> Iterable[Mapping[str, Any]]:
+    affinity = o.mapping(spec.get("affinity"))
+    for kind in ("podAffinity", "podAntiAffinity"):
+        rules = o.mapping(affinity.get(kind))
+        yield from map(
+            o.mapping, o.sequence(rules.get("requiredDuringSchedulingIgnoredDuringExecution"))
+        )
+        for weighted in o.sequence(rules.get("preferredDuringSchedulingIgnoredDuringExecution")):
+            yield o.mapping(o.mapping(weighted).get("podAffinityTerm"))
+
+
+def _stated(container: Mapping[str, Any]) -> frozenset[tuple[str, str]]:
+    """The cpu/memory sizes a container states; a limit states the request too (the API
+    defaults a missing request to the limit: pkg/apis/core/v1/defaults.go SetDefaults_Pod)."""
+    resources = o.mapping(container.get("resources"))
+    limits = o.mapping(resources.get("limits"))
+    requests = {**limits, **o.mapping(resources.get("requests"))}
+    return frozenset(
+        (part, name)
+        for part, given in (("requests", requests), ("limits", limits))
+        for name in (CPU, MEMORY)
+        if name in given
+    )
+
+
+def quota_pod(spec: Mapping[str, Any], *, requests: Resources | None = None) -> QuotaPod:
+    """The quota view of a pod spec (LimitRange defaults already applied); `requests`, when
+    given, replaces what the containers request (`--job-requests`). QuantityError on a bad
+    amount."""
+    stated = tuple(
+        (str(container.get("name")), _stated(container))
+        for container in [*o.init_containers(spec), *o.containers(spec)]
+    )
+    return QuotaPod(
+        requests=pod_requests(spec) if requests is None else requests,
+        limits=pod_limits(spec),
+        stated=stated,
+        terminating="activeDeadlineSeconds" in spec
+        and o.integer(spec["activeDeadlineSeconds"]) >= 0,
+        priority_class=str(spec.get("priorityClassName") or ""),
+        cross_namespace_affinity=any(
+            term.get("namespaces") or "namespaceSelector" in term for term in _affinity_terms(spec)
+        ),
+    )
+
+
+def charge(pod: QuotaPod) -> dict[str, int]:
+    """What an unfinished pod counts against a quota (podComputeUsageHelper, PodUsageFunc)."""
+    charged = {_POD_OBJECTS: 1, POD_COUNT: 1}
+    for name in _COMPUTE:
+        if name in pod.requests.names:
+            charged[name] = charged[f"requests.{name}"] = pod.requests.get(name)
+        if name in pod.limits.names:
+            charged[f"limits.{name}"] = pod.limits.get(name)
+    for name in pod.requests.names:
+        if name.startswith(_HUGEPAGES):
+            charged[name] = pod.requests.get(name)
+        if name.startswith(_HUGEPAGES) or _extended(name):
+            charged[f"requests.{name}"] = pod.requests.get(name)
+    return charged
+
+
+class ScopeTerm(Struct, frozen=True):
+    """One scope of a quota: `spec.scopes` entries are `Exists` terms."""
+
+    scope: str
+    operator: str = "Exists"
+    values: tuple[str, ...] = ()
+
+
+class Quota(Struct, frozen=True):
+    """A ResourceQuota as admission reads it: status.hard, status.used and the scopes."""
+
+    name: str
+    hard: Mapping[str, int]
+    used: Mapping[str, int]
+    scopes: tuple[ScopeTerm, ...] = ()
+
+
+def parse_quota(obj: KubeObject) -> Quota:
+    """The quota view of a ResourceQuota; QuantityError on an amount that is not a quantity."""
+    spec = o.mapping(obj.get("spec"))
+    status = o.mapping(obj.get("status"))
+    scopes = [ScopeTerm(str(s)) for s in o.sequence(spec.get("scopes"))]
+    for term in o.sequence(o.mapping(spec.get("scopeSelector")).get("matchExpressions")):
+        entry = o.mapping(term)
+        scopes.append(
+            ScopeTerm(
+                str(entry.get("scopeName")),
+                str(entry.get("operator")),
+                tuple(str(v) for v in o.sequence(entry.get("values"))),
+            )
+        )
+    return Quota(
+        o.name_of(obj),
+        {str(k): amount(str(k), v) for k, v in o.mapping(status.get("hard")).items()},
+        {str(k): amount(str(k), v) for k, v in o.mapping(status.get("used")).items()},
+        tuple(scopes),
+    )
+
+
+def _term_matches(term: ScopeTerm, pod: QuotaPod) -> bool:
+    """podMatchesScopeFunc: one scope against a pod."""
+    if term.scope == "Terminating":
+        return pod.terminating
+    if term.scope == "NotTerminating":
+        return not pod.terminating
+    if term.scope == "BestEffort":
+        return pod.best_effort
+    if term.scope == "NotBestEffort":
+        return not pod.best_effort
+    if term.scope == "CrossNamespacePodAffinity":
+        return pod.cross_namespace_affinity
+    if term.scope == "PriorityClass":
+        # A label selector over {"PriorityClass": <class>}, empty when the pod names none.
+        if term.operator == "Exists":
+            return bool(pod.priority_class)
+        if term.operator == "DoesNotExist":
+            return not pod.priority_class
+        inside = bool(pod.priority_class) and pod.priority_class in term.values
+        return inside if term.operator == "In" else term.operator == "NotIn" and not inside
+    return False
+
+
+def covered_for_pods(quota: Quota) -> frozenset[str]:
+    """The quota's resources a pod is charged for (podEvaluator.MatchingResources)."""
+    return frozenset(
+        name
+        for name in quota.hard
+        if name in _POD_RESOURCES
+        or name.startswith((_HUGEPAGES, f"requests.{_HUGEPAGES}"))
+        or (name.startswith("requests.") and _extended(name.removeprefix("requests.")))
+    )
+
+
+def applies_to_pod(quota: Quota, pod: QuotaPod) -> bool:
+    """generic.Matches: the quota covers a pod resource and every scope matches the pod."""
+    return bool(covered_for_pods(quota)) and all(_term_matches(t, pod) for t in quota.scopes)
+
+
+class Shortfall(Struct, frozen=True):
+    """One resource a quota cannot give: the request would take used past hard."""
+
+    resource: str
+    requested: int
+    used: int
+    hard: int
+
+
+class Refusal(StrEnum):
+    """Why the quota plugin would refuse the create."""
+
+    EXCEEDED = "exceeded"
+    """used + requested > hard for some resource."""
+    UNSTATED = "unstated"
+    """A container does not state a size the quota limits (`must specify`)."""
+    UNCOUNTED = "uncounted"
+    """The quota controller has not counted a covered resource yet (`status unknown`)."""
+
+
+class Holder(Struct, frozen=True):
+    """A pod of the namespace that counts against quotas now."""
+
+    owner: str
+    """Plain words for what runs it: `the training job 'run-7'`, `'mysql-0'`."""
+    training_job: str | None
+    """The training job it belongs to, if it is one."""
+    pod: QuotaPod
+
+
+class QuotaVerdict(Struct, frozen=True):
+    """One quota that refuses the create, and why."""
+
+    quota: str
+    refusal: Refusal
+    shortfalls: tuple[Shortfall, ...] = ()
+    unstated: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """(resource, containers that do not state it), for `unstated`."""
+    uncounted: tuple[str, ...] = ()
+    users: tuple[str, ...] = ()
+    """What holds the exceeded resources now, largest first."""
+    waiting_for: tuple[str, ...] = ()
+    """The running training jobs whose end would make room; empty when none would."""
+
+
+def _shortfalls(quota: Quota, charged: Mapping[str, int]) -> list[Shortfall]:
+    """quota.LessThanOrEqual(used + requested, hard) over the resources the request names."""
+    return [
+        Shortfall(name, charged[name], quota.used[name], hard)
+        for name, hard in sorted(quota.hard.items())
+        if name in charged and quota.used[name] + charged[name] > hard
+    ]
+
+
+def _unstated(quota: Quota, pod: QuotaPod) -> list[tuple[str, tuple[str, ...]]]:
+    """Constraints: each quota-limited cpu/memory size that some container does not state."""
+    missing = []
+    for resource in sorted(covered_for_pods(quota) & _MUST_BE_STATED.keys()):
+        needed = _MUST_BE_STATED[resource]
+        names = tuple(name for name, stated in pod.stated if needed not in stated)
+        if names:
+            missing.append((resource, names))
+    return missing
+
+
+def _holding(
+    quota: Quota, holders: Sequence[Holder], shortfalls: Sequence[Shortfall]
+) -> list[tuple[Holder, int]]:
+    """The holders this quota counts, with how much of the exceeded resources each holds."""
+    held = []
+    for holder in holders:
+        if all(_term_matches(t, holder.pod) for t in quota.scopes):
+            charged = charge(holder.pod)
+            share = sum(charged.get(s.resource, 0) for s in shortfalls)
+            if share:
+                held.append((holder, share))
+    return held
+
+
+def pod_verdicts(
+    quotas: Sequence[Quota], pod: QuotaPod, holders: Sequence[Holder] = ()
+) -> list[QuotaVerdict]:
+    """Every quota that would refuse `pod`, in the quotas' order.
+
+    Where the only obstacle is what running training job pods hold (compute and `pods`, never
+    an object count, which a finished pod keeps), the verdict names those jobs to wait for.
+    """
+    verdicts = []
+    charged = charge(pod)
+    for quota in quotas:
+        if not applies_to_pod(quota, pod):
+            continue
+        unstated = _unstated(quota, pod)
+        if unstated:
+            verdicts.append(QuotaVerdict(quota.name, Refusal.UNSTATED, unstated=tuple(unstated)))
+            continue
+        uncounted = sorted(n for n in covered_for_pods(quota) if n not in quota.used)
+        if uncounted:
+            verdicts.append(QuotaVerdict(quota.name, Refusal.UNCOUNTED, uncounted=tuple(uncounted)))
+            continue
+        shortfalls = _shortfalls(quota, charged)
+        if not shortfalls:
+            continue
+        held = _holding(quota, holders, shortfalls)
+        users = tuple(dict.fromkeys(h.owner for h, _ in sorted(held, key=lambda pair: -pair[1])))
+        verdicts.append(
+            QuotaVerdict(
+                quota.name,
+                Refusal.EXCEEDED,
+                shortfalls=tuple(shortfalls),
+                users=users,
+                waiting_for=_released_by_jobs(shortfalls, held),
+            )
+        )
+    return verdicts
+
+
+def _released_by_jobs(
+    shortfalls: Sequence[Shortfall], held: Sequence[tuple[Holder, int]]
+) -> tuple[str, ...]:
+    """The training jobs whose end would leave room for every shortfall; () if that is not so."""
+    jobs = [h for h, _ in held if h.training_job is not None]
+    if not jobs or any(s.resource.startswith(_COUNT_PREFIX) for s in shortfalls):
+        return ()
+    for shortfall in shortfalls:
+        freed = sum(charge(h.pod).get(shortfall.resource, 0) for h in jobs)
+        if shortfall.used - freed + shortfall.requested > shortfall.hard:
+            return ()
+    return tuple(sorted({str(h.training_job) for h in jobs}))
+
+
+def job_verdicts(quotas: Sequence[Quota]) -> list[QuotaVerdict]:
+    """Every quota that would refuse creating one more Job: `count/jobs.batch`, unscoped only
+    (the object count evaluator matches no scope)."""
+    verdicts = []
+    for quota in quotas:
+        if JOB_COUNT not in quota.hard or quota.scopes:
+            continue
+        if JOB_COUNT not in quota.used:
+            verdicts.append(QuotaVerdict(quota.name, Refusal.UNCOUNTED, uncounted=(JOB_COUNT,)))
+            continue
+        shortfalls = _shortfalls(quota, {JOB_COUNT: 1})
+        if shortfalls:
+            verdicts.append(
+                QuotaVerdict(quota.name, Refusal.EXCEEDED, shortfalls=tuple(shortfalls))
+            )
+    return verdicts

@@ -1,0 +1,106 @@
+"""The trial start (`--admission-dry-run`): the training job's pod, created with `dryRun=All`, and
+what the server's answer means.
+
+The server runs every admission step on a dry-run create and stores nothing
+(staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go), so its answer is the
+measurement. Which answers are refusals of the pod follows the shapes the API builds them in:
+- apimachinery/pkg/api/errors/errors.go NewForbidden / NewInvalid: `pods "<name>" is forbidden:
+  …` and `pods "<name>" is invalid: …` name the object (quota, Pod Security, namespace
+  lifecycle, validation); a refusal by authorization names no object (`pods is forbidden: User
+  … cannot create …`), so it is a missing permission, not a refusal of the pod;
+- apiserver/pkg/admission/plugin/webhook/errors/statuserror.go: a webhook's denial carries the
+  same `pods "<name>" is forbidden:` prefix, or `Internal error occurred:` for code 500, as does
+  a fail-closed webhook that could not be called (`failed calling webhook`);
+  NewDryRunUnsupportedErr (`… does not support dry run`) means the trial could not be made.
+"""
+
+from enum import StrEnum
+from typing import Any
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, Created, CreateResult, ReadFailure
+from truegreen.doctor.knowledge.training import TrainingJob
+
+TRIAL_PREFIX = "truegreen-trial-"
+_LONGEST_REASON = 400
+_INTERNAL = "Internal error occurred: "
+_NO_DRY_RUN = "does not support dry run"
+_WEBHOOK_FAILURES = ('admission webhook "', 'failed calling webhook "')
+
+
+def trial_name(job: TrainingJob) -> str:
+    """The fixed name of the trial pod, so that the server's refusal names it."""
+    return f"{TRIAL_PREFIX}{job.name}"
+
+
+def trial_pod(job: TrainingJob) -> dict[str, Any]:
+    """The pod the job's controller would create from its largest pod set's template."""
+    template = job.primary.template
+    template_meta = o.mapping(template.get("metadata"))
+    metadata: dict[str, Any] = {
+        "name": trial_name(job),
+        "labels": dict(o.mapping(template_meta.get("labels"))),
+        "annotations": dict(o.mapping(template_meta.get("annotations"))),
+    }
+    if job.uid:
+        # Policies that treat a job's pods differently see the same owner as the real ones.
+        metadata["ownerReferences"] = [
+            {
+                "apiVersion": job.kind.spec.api_version,
+                "kind": job.kind.spec.name,
+                "name": job.name,
+                "uid": job.uid,
+                "controller": True,
+            }
+        ]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": metadata,
+        "spec": dict(job.primary.spec),
+    }
+
+
+class TrialOutcome(StrEnum):
+    """What the trial start showed."""
+
+    ADMITTED = "admitted"
+    REFUSED = "refused"
+    """Admission refused the pod: a measurement, quoted."""
+    NOT_ALLOWED = "not-allowed"
+    """Our credentials may not create pods, even as a dry run."""
+    FAILED = "failed"
+    """No answer about the pod: a timeout, an error, a webhook that can't take a dry run."""
+
+
+class Trial(Struct, frozen=True):
+    """The trial's outcome and, for a refusal or a failure, the reason in the server's words."""
+
+    outcome: TrialOutcome
+    reason: str = ""
+    cant: CantRead | None = None
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= _LONGEST_REASON else text[: _LONGEST_REASON - 1] + "…"
+
+
+def judge(result: CreateResult, pod_name: str) -> Trial:
+    """The meaning of the server's answer to the trial create of `pod_name`."""
+    if isinstance(result, Created):
+        return Trial(TrialOutcome.ADMITTED)
+    message = result.server_message
+    for shape in ("forbidden", "invalid"):
+        prefix = f'pods "{pod_name}" is {shape}: '
+        if message.startswith(prefix) and not message.endswith(_NO_DRY_RUN):
+            return Trial(TrialOutcome.REFUSED, _bounded(message.removeprefix(prefix)), result)
+    internal = message.removeprefix(_INTERNAL)
+    if message.startswith(_INTERNAL) and internal.startswith(_WEBHOOK_FAILURES):
+        return Trial(TrialOutcome.REFUSED, _bounded(internal), result)
+    if result.failure is ReadFailure.NOT_FOUND and message:
+        return Trial(TrialOutcome.REFUSED, _bounded(message), result)
+    if result.failure is ReadFailure.FORBIDDEN:
+        return Trial(TrialOutcome.NOT_ALLOWED, _bounded(message or result.reason), result)
+    return Trial(TrialOutcome.FAILED, _bounded(message or result.reason), result)

@@ -1,0 +1,537 @@
+"""Devices of dynamic resource allocation (resource.k8s.io/v1) as room on each machine.
+
+A pod asks for devices through `spec.resourceClaims`: a ResourceClaimTemplate gives each pod a
+claim of its own, a ResourceClaim is shared by every pod that names it. kube-scheduler's
+DynamicResources plugin (pkg/scheduler/framework/plugins/dynamicresources) allocates a claim on
+the machine it tries: the devices the drivers publish in ResourceSlices that reach that machine
+(`spec.nodeName`, `nodeSelector`, `allNodes`, or per device), of the newest generation of each
+pool, that every selector of the request's DeviceClass and of the request accepts, and that no
+claim's `status.allocation` holds already (staging/src/k8s.io/dynamic-resource-allocation/
+structured: `GatherPools`, the allocator). An allocated shared claim is usable only where its
+`allocation.nodeSelector` says.
+
+doctor counts, per machine, the devices each request could take and how many are in use; a
+pod's requests become its need, and the placement does the rest. What it does not evaluate is
+named, never passed: a selector other than `device.driver == "..."` (CEL,
+https://kubernetes.io/docs/reference/using-api/cel/), prioritized alternatives
+(`firstAvailable`), `allocationMode: All`, admin access, requests that must share an attribute
+(`constraints`), partitionable and shareable devices, devices several machines reach.
+"""
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, GetRead, Kind, KubeObject, Listed, ReadFailure
+from truegreen.doctor.checks.capacity.filters.framework import (
+    Exclusion,
+    FailedRead,
+    Found,
+    JobPodSet,
+    Unchecked,
+)
+from truegreen.doctor.checks.capacity.placement import Near
+from truegreen.doctor.environment import DeviceReads
+from truegreen.doctor.knowledge.fit import matches_node_selector, tolerates
+from truegreen.kubectl import Kubectl
+from truegreen.quantity import Resources
+
+_RULE = "whether the machines have the devices the training job asks for"
+_DRIVER_IS = re.compile(r"""\s*device\.driver\s*==\s*(?P<q>["'])(?P<driver>[^"'\\]*)(?P=q)\s*""")
+"""The one CEL form doctor evaluates: `device.driver == "gpu.example.com"`."""
+_NOT_READ = CantRead(ReadFailure.NOT_CAPTURED, "not read")
+
+
+class DeviceRoom(Struct, frozen=True):
+    """Devices as resources: what each pod asks, what each machine has and has in use."""
+
+    requests: tuple[tuple[str, Resources], ...] = ()
+    """Per pod set, each pod's devices (`gpu.example.com devices`: 2)."""
+    machines: tuple[tuple[str, Resources, Resources], ...] = ()
+    """Per machine: the devices there, and those already allocated."""
+
+    def of(self, group: str) -> Resources:
+        """The devices each pod of `group` asks for."""
+        return dict(self.requests).get(group, Resources())
+
+    def on(self, machine: str) -> tuple[Resources, Resources]:
+        """The devices on `machine`, and those in use."""
+        for name, there, used in self.machines:
+            if name == machine:
+                return there, used
+        return Resources(), Resources()
+
+
+def claim_refs(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """A pod spec's `resourceClaims` entries."""
+    return [o.mapping(c) for c in o.sequence(spec.get("resourceClaims"))]
+
+
+def template_names(specs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The claim templates the pod specs name."""
+    names = [str(c.get("resourceClaimTemplateName") or "") for s in specs for c in claim_refs(s)]
+    return list(dict.fromkeys(n for n in names if n))
+
+
+class _Device(Struct, frozen=True):
+    driver: str
+    pool: str
+    name: str
+    machines: frozenset[str]
+    spec: Mapping[str, Any]
+
+    @property
+    def id(self) -> tuple[str, str, str]:
+        return (self.driver, self.pool, self.name)
+
+
+class _Request(Struct, frozen=True):
+    """One request of a claim, as doctor counts it: which devices, how many."""
+
+    name: str
+    resource: str
+    candidates: frozenset[tuple[str, str, str]]
+    count: int
+
+
+class _Context(Struct, frozen=True):
+    """What every claim of the job is judged against."""
+
+    nodes: tuple[KubeObject, ...]
+    classes: Mapping[str, KubeObject]
+    devices: tuple[_Device, ...]
+    in_use: frozenset[tuple[str, str, str]]
+    asking: tuple[JobPodSet, ...]
+    kubectl: Kubectl
+
+    @property
+    def machines(self) -> tuple[str, ...]:
+        return tuple(sorted(o.name_of(n) for n in self.nodes))
+
+
+def device_rules(
+    sets: Sequence[JobPodSet],
+    namespace: str,
+    nodes: Sequence[KubeObject],
+    reads: DeviceReads | None,
+    kubectl: Kubectl,
+    found: Found,
+) -> DeviceRoom:
+    """The devices the job's pod sets ask for, as room per machine; what cannot be evaluated
+    goes to `found`."""
+    asking = tuple(s for s in sets if claim_refs(s.spec))
+    if not asking:
+        return DeviceRoom()
+    if reads is None or not reads.served:
+        found.uncheck(
+            Unchecked(
+                _RULE,
+                "the cluster doesn't offer devices the way its programs ask for them",
+                "Check which device interfaces the cluster offers with "
+                + kubectl.cluster("api-versions"),
+                "pod resourceClaims, and discovery lists no resource.k8s.io/v1",
+            )
+        )
+        return DeviceRoom()
+    slices, claims, classes = reads.slices, reads.claims, reads.classes
+    if not (
+        isinstance(slices, Listed) and isinstance(claims, Listed) and isinstance(classes, Listed)
+    ):
+        for kind, read in (
+            (Kind.RESOURCE_SLICE, slices),
+            (Kind.RESOURCE_CLAIM, claims),
+            (Kind.DEVICE_CLASS, classes),
+        ):
+            if isinstance(read, CantRead):
+                found.fail(FailedRead(kind, read, everywhere=kind is Kind.RESOURCE_CLAIM))
+        return DeviceRoom()
+    devices = _devices(slices.items, nodes, kubectl, found)
+    if devices is None:
+        return DeviceRoom()
+    context = _Context(
+        tuple(nodes),
+        {o.name_of(c): c for c in classes.items},
+        tuple(devices),
+        _allocated(claims.items),
+        asking,
+        kubectl,
+    )
+    shared = {o.name_of(c): c for c in claims.items if o.namespace_of(c) == namespace}
+    per_pod: dict[str, list[_Request]] = {}
+    for pod_set in asking:
+        for ref in claim_refs(pod_set.spec):
+            template = str(ref.get("resourceClaimTemplateName") or "")
+            claim = str(ref.get("resourceClaimName") or "")
+            if template:
+                spec = _template_spec(
+                    template, reads.templates.get(template), context, pod_set, found
+                )
+                requests = None if spec is None else _requests(spec, context, pod_set.name, found)
+                if requests is not None:
+                    per_pod.setdefault(pod_set.name, []).extend(requests)
+            elif claim:
+                _shared_claim(claim, shared.get(claim), pod_set, context, found)
+    names = _resources(per_pod, kubectl, found)
+    if not names:
+        return DeviceRoom()
+    return _room(per_pod, names, context, found)
+
+
+def _devices(
+    slices: Sequence[KubeObject], nodes: Sequence[KubeObject], kubectl: Kubectl, found: Found
+) -> list[_Device] | None:
+    """Every device of the newest generation of each pool, with the machines it reaches;
+    None when a pool holds devices doctor cannot count."""
+    newest: dict[tuple[str, str], int] = {}
+    for item in slices:
+        spec = o.mapping(item.get("spec"))
+        pool = o.mapping(spec.get("pool"))
+        key = (str(spec.get("driver") or ""), str(pool.get("name") or ""))
+        newest[key] = max(newest.get(key, 0), o.integer(pool.get("generation")))
+    devices: list[_Device] = []
+    for item in slices:
+        spec = o.mapping(item.get("spec"))
+        pool = o.mapping(spec.get("pool"))
+        key = (str(spec.get("driver") or ""), str(pool.get("name") or ""))
+        if o.integer(pool.get("generation")) < newest[key]:
+            continue  # out of date: GatherPools keeps the newest generation only
+        for device in (o.mapping(d) for d in o.sequence(spec.get("devices"))):
+            if device.get("consumesCounters") or device.get("allowMultipleAllocations"):
+                found.uncheck(
+                    Unchecked(
+                        _RULE,
+                        "some devices are parts of one device or shared between programs, "
+                        "which doctor doesn't count",
+                        "Check the devices each machine offers with "
+                        + kubectl.cluster("get", "resourceslices", "-o", "yaml"),
+                        f"ResourceSlice {o.name_of(item)}: device {device.get('name')} consumes "
+                        "shared counters or allows multiple allocations",
+                    )
+                )
+                return None
+            where = spec if not spec.get("perDeviceNodeSelection") else device
+            devices.append(
+                _Device(
+                    key[0],
+                    key[1],
+                    str(device.get("name") or ""),
+                    _reaches(where, nodes),
+                    device,
+                )
+            )
+    return devices
+
+
+def _reaches(where: Mapping[str, Any], nodes: Sequence[KubeObject]) -> frozenset[str]:
+    """The machines a slice (or a device of it) reaches (pools_stable.go `nodeMatches`)."""
+    name = str(where.get("nodeName") or "")
+    if name:
+        return frozenset(o.name_of(n) for n in nodes if o.name_of(n) == name)
+    if where.get("allNodes") is True:
+        return frozenset(o.name_of(n) for n in nodes)
+    selector = o.mapping(where.get("nodeSelector"))
+    if selector:
+        terms = [o.mapping(t) for t in o.sequence(selector.get("nodeSelectorTerms"))]
+        return frozenset(o.name_of(n) for n in nodes if matches_node_selector(terms, n))
+    return frozenset()
+
+
+def _allocated(claims: Sequence[KubeObject]) -> frozenset[tuple[str, str, str]]:
+    """The devices every claim's allocation holds (admin access holds none)."""
+    held = set()
+    for claim in claims:
+        allocation = o.mapping(o.mapping(claim.get("status")).get("allocation"))
+        results = o.sequence(o.mapping(allocation.get("devices")).get("results"))
+        for result in (o.mapping(r) for r in results):
+            if result.get("adminAccess") is True:
+                continue
+            held.add(
+                (str(result.get("driver")), str(result.get("pool")), str(result.get("device")))
+            )
+    return frozenset(held)
+
+
+def _template_spec(
+    name: str,
+    read: GetRead | None,
+    context: _Context,
+    pod_set: JobPodSet,
+    found: Found,
+) -> Mapping[str, Any] | None:
+    """The claim spec a template stamps out; None (and why in `found`) when it can't be read."""
+    if read is None or (isinstance(read, CantRead) and not read.is_measurement):
+        found.fail(FailedRead(Kind.RESOURCE_CLAIM_TEMPLATE, read or _NOT_READ))
+        return None
+    if isinstance(read, CantRead):
+        found.exclude(
+            Exclusion(
+                pod_set.name,
+                context.machines,
+                f"the device request '{name}' its programs name doesn't exist",
+                f"create the device request '{name}', or point the training job at one that exists",
+                f"ResourceClaimTemplate {name} not found: no claim is created for the pods",
+                everywhere=True,
+            )
+        )
+        return None
+    return o.mapping(o.mapping(read.obj.get("spec")).get("spec"))
+
+
+def _requests(
+    spec: Mapping[str, Any], context: _Context, group: str, found: Found
+) -> list[_Request] | None:
+    """A claim spec's requests as counts of candidate devices; None when one can't be
+    evaluated (the reason is in `found`)."""
+    claim_devices = o.mapping(spec.get("devices"))
+    if o.sequence(claim_devices.get("constraints")):
+        found.uncheck(
+            _not_counted(
+                "its devices must share a property, which doctor doesn't evaluate",
+                f"{group}: claim constraints (matchAttribute)",
+                context.kubectl,
+            )
+        )
+        return None
+    requests: list[_Request] = []
+    for request in (o.mapping(r) for r in o.sequence(claim_devices.get("requests"))):
+        name = str(request.get("name") or "")
+        exactly = o.mapping(request.get("exactly"))
+        if not exactly:
+            found.uncheck(
+                _not_counted(
+                    "it lists alternative devices to choose from, which doctor doesn't evaluate",
+                    f"{group}: request {name} has firstAvailable (or no exactly)",
+                    context.kubectl,
+                )
+            )
+            return None
+        mode = str(exactly.get("allocationMode") or "ExactCount")
+        if mode != "ExactCount" or exactly.get("adminAccess") is True or exactly.get("capacity"):
+            found.uncheck(
+                _not_counted(
+                    "it asks for devices in a way doctor doesn't count (all of a kind, "
+                    "administrator access, or a share of a device)",
+                    f"{group}: request {name}: allocationMode {mode}, adminAccess or capacity",
+                    context.kubectl,
+                )
+            )
+            return None
+        class_name = str(exactly.get("deviceClassName") or "")
+        device_class = context.classes.get(class_name)
+        if device_class is None:
+            found.exclude(
+                Exclusion(
+                    group,
+                    context.machines,
+                    f"it asks for devices of a kind ('{class_name}') the cluster doesn't define",
+                    "ask for a kind of device the cluster defines ("
+                    + context.kubectl.cluster("get", "deviceclasses")
+                    + " lists them)",
+                    f"{group}: request {name}: DeviceClass {class_name} not found",
+                    everywhere=True,
+                )
+            )
+            return None
+        selectors = [
+            *o.sequence(o.mapping(device_class.get("spec")).get("selectors")),
+            *o.sequence(exactly.get("selectors")),
+        ]
+        drivers = _drivers(selectors)
+        if drivers is None:
+            found.uncheck(
+                _not_counted(
+                    "its kind of device is chosen by a rule doctor can't evaluate",
+                    f"{group}: request {name}: a CEL selector of DeviceClass {class_name} or of "
+                    'the request other than device.driver == "..."',
+                    context.kubectl,
+                )
+            )
+            return None
+        tolerations = [o.mapping(t) for t in o.sequence(exactly.get("tolerations"))]
+        candidates = frozenset(
+            d.id
+            for d in context.devices
+            if all(d.driver == driver for driver in drivers) and _untainted(d, tolerations)
+        )
+        if any(len(d.machines) > 1 for d in context.devices if d.id in candidates):
+            found.uncheck(
+                _not_counted(
+                    "some of the devices it could take are reached by several machines, "
+                    "which doctor doesn't count",
+                    f"{group}: request {name}: devices of a pool with nodeSelector or allNodes",
+                    context.kubectl,
+                )
+            )
+            return None
+        count = max(o.integer(exactly.get("count"), 1), 1)
+        requests.append(_Request(name, f"{class_name} devices", candidates, count))
+    return requests
+
+
+def _not_counted(why: str, detail: str, kubectl: Kubectl) -> Unchecked:
+    return Unchecked(
+        _RULE,
+        why,
+        "Check the devices each machine has free with "
+        + kubectl.cluster("get", "resourceslices,resourceclaims", "--all-namespaces", "-o", "wide"),
+        detail,
+    )
+
+
+def _drivers(selectors: Sequence[Any]) -> list[str] | None:
+    """The driver each selector requires; None when one is not of the form doctor evaluates."""
+    drivers = []
+    for selector in (o.mapping(s) for s in selectors):
+        expression = str(o.mapping(selector.get("cel")).get("expression") or "")
+        matched = _DRIVER_IS.fullmatch(expression)
+        if matched is None:
+            return None
+        drivers.append(matched["driver"])
+    return drivers
+
+
+def _untainted(device: _Device, tolerations: Sequence[Mapping[str, Any]]) -> bool:
+    """No NoSchedule or NoExecute taint of the device that the request does not tolerate
+    (device taints: the same matching as a machine's)."""
+    for taint in (o.mapping(t) for t in o.sequence(device.spec.get("taints"))):
+        if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(tolerations, taint):
+            return False
+    return True
+
+
+def _shared_claim(
+    name: str, claim: KubeObject | None, pod_set: JobPodSet, context: _Context, found: Found
+) -> None:
+    """A claim every pod that names it shares: usable where its allocation is; not allocated
+    yet, on one machine with the free devices it asks (its devices are each on one machine)."""
+    if claim is None:
+        found.exclude(
+            Exclusion(
+                pod_set.name,
+                context.machines,
+                f"its device claim '{name}' doesn't exist",
+                f"create the device claim '{name}', or point the training job at one that exists",
+                f"ResourceClaim {name} not found",
+                everywhere=True,
+            )
+        )
+        return
+    allocation = o.mapping(o.mapping(claim.get("status")).get("allocation"))
+    if allocation:
+        selector = o.mapping(allocation.get("nodeSelector"))
+        if not selector:
+            return  # available everywhere
+        terms = [o.mapping(t) for t in o.sequence(selector.get("nodeSelectorTerms"))]
+        where = sorted(o.name_of(n) for n in context.nodes if matches_node_selector(terms, n))
+        found.exclude(
+            Exclusion(
+                pod_set.name,
+                tuple(m for m in context.machines if m not in where),
+                f"can't use its device claim '{name}', whose devices are on "
+                + (", ".join(where) or "no machine"),
+                f"run the training job where the devices of '{name}' are",
+                f"ResourceClaim {name}: allocated; allocation.nodeSelector refuses the others",
+            )
+        )
+        return
+    requests = _requests(o.mapping(claim.get("spec")), context, pod_set.name, found)
+    if requests is None:
+        return
+    free = {m: Resources() for m in context.machines}
+    for request in requests:
+        for device in context.devices:
+            if device.id in request.candidates and device.id not in context.in_use:
+                for machine in device.machines:
+                    free[machine] += Resources.of({request.resource: 1})
+    short = tuple(
+        m for m in context.machines if any(free[m].get(r.resource) < r.count for r in requests)
+    )
+    found.exclude(
+        Exclusion(
+            pod_set.name,
+            short,
+            f"lacking the free devices its shared device claim '{name}' needs",
+            f"free devices on one machine for the shared device claim '{name}'",
+            f"ResourceClaim {name}: not allocated; too few free candidate devices on "
+            f"{', '.join(short)}",
+        )
+    )
+    users = frozenset(
+        s.name
+        for s in context.asking
+        if any(str(c.get("resourceClaimName") or "") == name for c in claim_refs(s.spec))
+    )
+    words = f"must run on the machine where its shared device claim '{name}' gets its devices"
+    found.rule(
+        pod_set.name,
+        Near(
+            pod_set.name,
+            ((tuple((m, m) for m in context.machines), frozenset()),),
+            users,
+            True,
+            words,
+        ),
+        f"make room for every program that shares '{name}' on one machine with its devices",
+        f"ResourceClaim {name}: shared by {sorted(users)}, allocated on one node",
+    )
+
+
+def _resources(
+    per_pod: Mapping[str, Sequence[_Request]], kubectl: Kubectl, found: Found
+) -> dict[frozenset[tuple[str, str, str]], str] | None:
+    """One resource name per set of candidate devices; None when two requests could take some
+    of the same devices but not all (their counts would overlap)."""
+    names: dict[frozenset[tuple[str, str, str]], str] = {}
+    for requests in per_pod.values():
+        for request in requests:
+            if request.candidates not in names:
+                taken = request.resource in names.values()
+                names[request.candidates] = (
+                    f"{request.resource} ({request.name})" if taken else request.resource
+                )
+    sets = list(names)
+    for index, first in enumerate(sets):
+        for second in sets[index + 1 :]:
+            if first & second:
+                found.uncheck(
+                    _not_counted(
+                        "two of its device requests could take the same devices, which "
+                        "doctor doesn't count",
+                        f"requests for {names[first]} and {names[second]} share candidate devices",
+                        kubectl,
+                    )
+                )
+                return None
+    return names
+
+
+def _room(
+    per_pod: Mapping[str, Sequence[_Request]],
+    names: Mapping[frozenset[tuple[str, str, str]], str],
+    context: _Context,
+    found: Found,
+) -> DeviceRoom:
+    """Each pod's devices and each machine's, as resources the placement counts."""
+    requests = []
+    for group, asked in per_pod.items():
+        amounts: dict[str, int] = {}
+        for request in asked:
+            resource = names[request.candidates]
+            amounts[resource] = amounts.get(resource, 0) + request.count
+        requests.append((group, Resources.of(amounts)))
+    room = []
+    for machine in context.machines:
+        there: dict[str, int] = {}
+        used: dict[str, int] = {}
+        for candidates, resource in names.items():
+            here = [d for d in context.devices if d.id in candidates and machine in d.machines]
+            there[resource] = len(here)
+            used[resource] = sum(1 for d in here if d.id in context.in_use)
+        room.append((machine, Resources.of(there), Resources.of(used)))
+        listed = [f"{n} {r} ({used[r]} allocated)" for r, n in sorted(there.items()) if n]
+        if listed:
+            found.details.append(f"{machine}: {', '.join(listed)}")
+    return DeviceRoom(tuple(requests), tuple(room))

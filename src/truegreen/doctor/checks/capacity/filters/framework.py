@@ -1,0 +1,95 @@
+"""What the scheduler's filters ask of a job's placement, in the words findings use.
+
+Shared by the pod and volume rules (doctor/checks/capacity/filters/rules.py) and the device rules
+(doctor/checks/capacity/filters/dynamic_resources.py):
+machines a rule takes away from a pod set, rules between pods, rules doctor could not evaluate,
+and the reads they needed that failed.
+"""
+
+from collections.abc import Mapping
+from typing import Any
+
+from msgspec import Struct
+
+from truegreen.cluster import CantRead, Kind
+from truegreen.doctor.checks.capacity.placement import Rule
+
+
+class JobPodSet(Struct, frozen=True):
+    """A pod set of the judged job, to be placed: its name, pod spec and pod labels."""
+
+    name: str
+    spec: Mapping[str, Any]
+    labels: Mapping[str, str]
+
+
+class Exclusion(Struct, frozen=True):
+    """Machines a rule takes away from a pod set, in plain words."""
+
+    group: str
+    machines: tuple[str, ...]
+    reason: str
+    """After the count of machines: `can't reach its volume 'datasets'`; or, `everywhere`,
+    on its own: `its volume 'x' may be used by one program at a time, and 'p' uses it`."""
+    todo: str
+    """The step that gives the pod set its machines back, in plain words."""
+    detail: str
+    """The same in Kubernetes terms, for --verbose."""
+    everywhere: bool = False
+    """Every machine is refused, for a reason that is not the machines'."""
+    measured: bool = True
+    """A rule of the scheduler itself; False for one doctor infers (a volume's attachment)."""
+
+
+class Unchecked(Struct, frozen=True):
+    """A rule doctor could not evaluate, and why, in plain words."""
+
+    rule: str
+    """`the training job's rule about which programs it must stay apart from`."""
+    why: str
+    todo: str
+    detail: str
+
+
+class FailedRead(Struct, frozen=True):
+    """A read a rule needed that could not look."""
+
+    kind: Kind
+    cant: CantRead
+    everywhere: bool = False
+    """The read covered every namespace."""
+
+
+class Found:
+    """What the rules found so far: built up by each rule, then frozen into `Rules`."""
+
+    def __init__(self) -> None:
+        self.exclusions: list[Exclusion] = []
+        self.rules: dict[str, list[Rule]] = {}
+        self.todos: dict[str, str] = {}
+        self.unchecked: list[Unchecked] = []
+        self.failed: list[FailedRead] = []
+        self.details: list[str] = []
+
+    def rule(self, group: str, rule: Rule, todo: str, detail: str) -> None:
+        """Pod set `group` carries `rule`; `todo` makes room under it."""
+        self.rules.setdefault(group, []).append(rule)
+        self.todos.setdefault(rule.words, todo)
+        self.details.append(detail)
+
+    def exclude(self, exclusion: Exclusion) -> None:
+        """A rule takes machines away (nothing when it takes none)."""
+        if exclusion.machines:
+            self.exclusions.append(exclusion)
+            self.details.append(exclusion.detail)
+
+    def uncheck(self, unchecked: Unchecked) -> None:
+        """A rule doctor could not evaluate (each said once)."""
+        if unchecked not in self.unchecked:
+            self.unchecked.append(unchecked)
+            self.details.append(unchecked.detail)
+
+    def fail(self, failed: FailedRead) -> None:
+        """A read a rule needed failed (each said once)."""
+        if failed not in self.failed:
+            self.failed.append(failed)

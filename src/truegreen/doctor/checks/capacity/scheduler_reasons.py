@@ -1,0 +1,92 @@
+"""The scheduler's reasons in plain words, and what to do about the first that matters."""
+
+from collections.abc import Sequence
+
+from truegreen.doctor.knowledge.evidence import Obstacle, Reason, SchedulerVerdict
+from truegreen.doctor.knowledge.taints import system_taint
+from truegreen.quantity import CPU, MEMORY, PODS
+
+_RESOURCE_NOUNS = {CPU: "CPU", MEMORY: "memory", "ephemeral-storage": "scratch disk", PODS: "room"}
+
+# (one machine, several machines) for each obstacle, after the count: `1 machine is …`.
+_WORDS: dict[Obstacle, tuple[str, str]] = {
+    Obstacle.PLACEMENT_RULES: (
+        "is outside the job's placement rules",
+        "are outside the job's placement rules",
+    ),
+    Obstacle.TAINT: ("is reserved for other work", "are reserved for other work"),
+    Obstacle.CLOSED: ("is closed to new work", "are closed to new work"),
+    Obstacle.VOLUME: ("can't reach its data volume", "can't reach its data volume"),
+    Obstacle.POD_RULES: (
+        "breaks its rules about which programs may run together",
+        "break its rules about which programs may run together",
+    ),
+    Obstacle.SPREAD: ("would break its spread rules", "would break its spread rules"),
+    Obstacle.DEVICES: ("lacks the devices it claims", "lack the devices it claims"),
+    Obstacle.PORTS: ("has its ports taken", "have its ports taken"),
+    Obstacle.OTHER: ("is held back for another reason", "are held back for other reasons"),
+}
+
+_TODO: dict[Obstacle, str] = {
+    Obstacle.ROOM: "wait for room to free up, free some, or add a machine",
+    Obstacle.PLACEMENT_RULES: "change where the job may run in its settings, or add a machine "
+    "that matches them",
+    Obstacle.TAINT: "let the job onto the reserved machines in its settings, or use others",
+    Obstacle.CLOSED: "if the maintenance on the closed machines is done, open them to new work "
+    "again (an administrator may have closed them on purpose)",
+    Obstacle.VOLUME: "run the job where its data volume can be reached (a volume tied to one "
+    "zone or machine goes only there), or move the data",
+    Obstacle.POD_RULES: "loosen the job's rules about which programs may share a machine, or "
+    "add machines",
+    Obstacle.SPREAD: "loosen the job's spread rules, or add machines where it must spread",
+    Obstacle.DEVICES: "free or add the devices the job claims",
+    Obstacle.PORTS: "free the machine ports the job asks for, or stop asking for them",
+    Obstacle.OTHER: "read the scheduler's words",
+}
+
+
+def _one_reason(reason: Reason, noun: bool) -> str:
+    """`4 lack nvidia.com/gpu` (`4 machines lack …` with `noun`)."""
+    count = reason.machines
+    counted = f"{count} machine{'s' if count != 1 else ''}" if noun else str(count)
+    one = count == 1
+    if reason.obstacle is Obstacle.ROOM:
+        if not reason.detail:
+            runs, they = ("runs", "it") if one else ("run", "they")
+            return f"{counted} {runs} as many programs as {they} may"
+        resource = _RESOURCE_NOUNS.get(reason.detail, reason.detail)
+        return f"{counted} {'lacks' if one else 'lack'} {resource}"
+    if reason.obstacle is Obstacle.TAINT:
+        known = system_taint(reason.detail)
+        if known is not None:
+            return f"{counted} {known.one if one else known.many}"
+    singular, plural = _WORDS[reason.obstacle]
+    return f"{counted} {singular if one else plural}"
+
+
+def plain_reasons(verdict: SchedulerVerdict) -> str:
+    """`of 5 machines, 4 lack nvidia.com/gpu and 1 can't be reached`."""
+    if not verdict.reasons:
+        return "it gave no reason doctor knows"
+    parts = [_one_reason(r, noun=verdict.machines is None) for r in verdict.reasons]
+    listed = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+    if verdict.machines is None:
+        return listed
+    return f"of {verdict.machines} machine{'s' if verdict.machines != 1 else ''}, {listed}"
+
+
+def first_todo(verdicts: Sequence[SchedulerVerdict]) -> str:
+    """What to do about the first obstacle that is not room (room is often a wait), else about
+    room; a controller's taint says what to do about its machine."""
+    reasons = [r for v in verdicts for r in v.reasons]
+    chosen = next((r for r in reasons if r.obstacle is not Obstacle.ROOM), None)
+    if chosen is None:
+        return _TODO[Obstacle.ROOM] if reasons else _TODO[Obstacle.OTHER]
+    if chosen.obstacle is Obstacle.TAINT:
+        known = system_taint(chosen.detail)
+        if known is not None:
+            return (
+                f"look after the machines that {known.many} (the cluster lets work onto them "
+                "again by itself once they are well)"
+            )
+    return _TODO[chosen.obstacle]

@@ -1,0 +1,338 @@
+"""Image pull: every registry login the environment refers to exists, is one, parses, and covers
+the registries of the images that rely on it; and, when the registries were asked, every image
+is there for the logins its pods send (doctor/knowledge/image_presence.py). Credential values are
+never
+looked at here: the reader has already replaced them (cluster/redact.py)."""
+
+import re
+
+from msgspec import Struct, field
+from msgspec.structs import replace
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, Got, Kind
+from truegreen.doctor.checks.base import cant_check, finding, ok
+from truegreen.doctor.environment import Environment, PodTemplate
+from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.knowledge.image_presence import (
+    LOGIN_KEYS,
+    MAX_LOOKUPS,
+    ImageLookup,
+    Outcome,
+    Presence,
+    RegistryAnswer,
+    judge,
+    login_covers,
+    plain_size,
+    registries_with_credentials,
+    template_lookups_of,
+)
+from truegreen.doctor.wording import REGISTRY_REMEDIES, REGISTRY_WHY
+from truegreen.images import DOCKER_HUB, ImageReference, ImageReferenceError, parse_image
+from truegreen.kubectl import truegreen_command
+
+CHECK = CheckId.IMAGE_PULL
+
+
+class _LoginUse(Struct):
+    """Who refers to one login, and for which registries."""
+
+    owners: list[str] = field(default_factory=list)
+    registries: set[str] = field(default_factory=set)
+
+
+def _covers(hosts: frozenset[str], registry: str) -> bool:
+    return any(login_covers(pattern, registry) for pattern in hosts)
+
+
+def _is_public_library(image: str) -> bool:
+    """Docker's official images (docker.io/library/…) never need a login."""
+    try:
+        reference = parse_image(image)
+    except ImageReferenceError:
+        return True  # an invalid name is the workloads check's finding, not a login problem
+    return reference.registry == DOCKER_HUB and reference.repository.startswith("library/")
+
+
+def _create_login(env: Environment, name: str, registries: set[str]) -> str:
+    """The command that creates the registry login `name` for the first of `registries`
+    (USER and PASSWORD stand for the real ones)."""
+    server = min(registries) if registries else "REGISTRY"
+    return env.settings.kubectl.here(
+        "create",
+        "secret",
+        "docker-registry",
+        name,
+        f"--docker-server={server}",
+        "--docker-username=USER",
+        "--docker-password=PASSWORD",
+    )
+
+
+def _login_name(registry: str) -> str:
+    """A name for a new login to `registry`: `ghcr.io` → `ghcr-io-login`."""
+    return re.sub(r"[^a-z0-9]+", "-", registry.lower()).strip("-") + "-login"
+
+
+class _Unresolved(Struct, frozen=True):
+    """An image of a template that names registry logins, and those logins."""
+
+    owner: str
+    """`Kind/name` of the template's owner."""
+    image: ImageReference
+    logins: frozenset[str]
+
+
+def _uncovered(
+    env: Environment,
+    unresolved: list[_Unresolved],
+    usable: dict[str, frozenset[str]],
+    served: set[tuple[str, str]],
+) -> list[Finding]:
+    """A finding per registry that images need a login for, and that none of their usable
+    logins covers (`served`: the images the registry served all the same)."""
+    uncovered: dict[str, tuple[set[str], set[str]]] = {}
+    for entry in unresolved:
+        registry = entry.image.registry
+        if not all(n in usable for n in entry.logins):
+            continue  # a missing or broken login already has its own finding
+        if (entry.owner, str(entry.image)) in served:
+            continue  # no login applies, and none is needed: the kubelet pulls it anonymously
+        if not any(_covers(usable[n], registry) for n in entry.logins):
+            owners, logins = uncovered.setdefault(registry, (set(), set()))
+            owners.add(entry.owner)
+            logins |= entry.logins
+    return [
+        finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "image-pull.no-login-for-registry",
+            details=(
+                f"no imagePullSecret among {', '.join(sorted(logins))} has credentials "
+                f"for {registry}",
+            ),
+            objects=(*sorted(f"Secret/{n}" for n in logins), *sorted(owners)),
+            registry=registry,
+            names=", ".join(f"'{n}'" for n in sorted(logins)),
+            command=_create_login(env, _login_name(registry), {registry}),
+        )
+        for registry, (owners, logins) in sorted(uncovered.items())
+    ]
+
+
+def check(env: Environment) -> list[Finding]:
+    """Findings about the registry logins the environment's images rely on."""
+    findings = [cant_check(env, CHECK, kind, read) for kind, read in env.unread_template_sources()]
+    uses: dict[str, _LoginUse] = {}
+    unresolved: list[_Unresolved] = []
+    for template in env.templates():
+        names = o.pull_secret_names(template.spec)
+        account = o.service_account_name(template.spec)
+        account_read = env.service_accounts.get(account)
+        if isinstance(account_read, CantRead) and not account_read.is_measurement:
+            findings.append(
+                cant_check(env, CHECK, Kind.SERVICE_ACCOUNT, account_read, template.ref)
+            )
+        elif isinstance(account_read, Got):
+            names += o.pull_secret_names(account_read.obj)
+        images = [i for i in o.all_images(template.spec) if not _is_public_library(i)]
+        registries = {parse_image(i).registry for i in images}
+        for name in names:
+            use = uses.setdefault(name, _LoginUse())
+            use.owners.append(template.ref)
+            use.registries |= registries
+        if names:
+            unresolved += [
+                _Unresolved(template.ref, parse_image(i), frozenset(names)) for i in images
+            ]
+    usable: dict[str, frozenset[str]] = {}
+    for name, use in uses.items():
+        objects = (f"Secret/{name}", *use.owners)
+        read = env.secrets.get(name)
+        if read is None:
+            continue
+        if isinstance(read, CantRead):
+            if read.is_measurement:
+                findings.append(
+                    finding(
+                        CHECK,
+                        Status.FAIL,
+                        Basis.MEASURED,
+                        "image-pull.login-missing",
+                        details=(f"imagePullSecret {name} not found: {read.reason}",),
+                        objects=objects,
+                        name=name,
+                        registries=", ".join(sorted(use.registries)) or "its registries",
+                        command=_create_login(env, name, use.registries),
+                    )
+                )
+            else:
+                findings.append(cant_check(env, CHECK, Kind.SECRET, read, *objects))
+            continue
+        secret_type = str(read.obj.get("type", ""))
+        if secret_type not in LOGIN_KEYS:
+            findings.append(
+                finding(
+                    CHECK,
+                    Status.FAIL,
+                    Basis.MEASURED,
+                    "image-pull.login-wrong-type",
+                    details=(f"secret {name} has type {secret_type or 'Opaque'}",),
+                    objects=objects,
+                    name=name,
+                    delete=env.settings.kubectl.here("delete", "secret", name),
+                    command=_create_login(env, name, use.registries),
+                )
+            )
+            continue
+        hosts = registries_with_credentials(read.obj)
+        if hosts is None:
+            findings.append(
+                finding(
+                    CHECK,
+                    Status.FAIL,
+                    Basis.MEASURED,
+                    "image-pull.login-damaged",
+                    details=(f"secret {name} ({secret_type}) does not parse as a docker config",),
+                    objects=objects,
+                    name=name,
+                    delete=env.settings.kubectl.here("delete", "secret", name),
+                    command=_create_login(env, name, use.registries),
+                )
+            )
+            continue
+        usable[name] = hosts
+    presence = _presence(env)
+    findings += _uncovered(env, unresolved, usable, presence.served)
+    findings += presence.findings
+    if findings:
+        return findings
+    return [ok(CHECK, details=presence.present, objects=sorted(f"Secret/{n}" for n in usable))]
+
+
+class _Presence(Struct):
+    """What the registries' answers add to the check."""
+
+    findings: list[Finding] = field(default_factory=list)
+    present: list[str] = field(default_factory=list)
+    """A line per image found: in its registry, and its download size where it was read."""
+    served: set[tuple[str, str]] = field(default_factory=set)
+    """(owner `Kind/name`, image) pairs the registry served to the logins the pods send
+    (without one, when none applies)."""
+
+
+class _Statement(Struct):
+    """One finding about one image, gathered over the templates that use it."""
+
+    outcome: Outcome
+    image: str
+    registry: str
+    answer: RegistryAnswer
+    owners: list[PodTemplate] = field(default_factory=list)
+    logins: list[str] = field(default_factory=list)
+
+
+_NOT_CAPTURED = RegistryAnswer(Presence.NOT_CAPTURED, "the snapshot holds no answer for it")
+
+
+def _presence(env: Environment) -> _Presence:
+    """Findings from the registries' answers, for every image of every template whose pods'
+    logins doctor saw (a login it could not read, or one missing, has its own finding)."""
+    answers = env.registry
+    found = _Presence()
+    if answers is None:
+        return found
+    judged = env.judged_job()
+    statements: dict[tuple[str, str, Presence | None], _Statement] = {}
+    for template in env.templates():
+        logins, lookups = template_lookups_of(
+            template, env.service_accounts, env.secrets, judged.ref if judged else None, env.nodes
+        )
+        for lookup in lookups:
+            answer = answers.get(lookup, _NOT_CAPTURED)
+            registry = parse_image(lookup.image).registry
+            if answer.presence is Presence.PRESENT:
+                found.served.add((template.ref, lookup.image))
+                line = _present_line(lookup, answer, template.owner)
+                if line not in found.present:
+                    found.present.append(line)
+                continue
+            outcome = judge(answer, registry, bool(logins.names))
+            if outcome is None or not logins.complete:
+                continue
+            key = (outcome.code, lookup.image, outcome.cause)
+            statement = statements.setdefault(
+                key, _Statement(outcome, lookup.image, registry, answer)
+            )
+            statement.owners.append(template)
+            statement.logins += [n for n in lookup.logins if n not in statement.logins]
+    found.findings = [_finding(env, s) for s in statements.values()]
+    return found
+
+
+def _present_line(lookup: ImageLookup, answer: RegistryAnswer, owner: str) -> str:
+    """`registry.example.com/trainer:2.1 (the training job 'run-7'): in its registry, 17.2 GB
+    to download for linux/amd64 (41 layers)`."""
+    line = f"{lookup.image} ({owner}): in its registry"
+    if answer.size is not None:
+        line += f", {plain_size(answer.size)} to download for {lookup.platform}"
+        line += f" ({answer.layers} layer{'s' if answer.layers != 1 else ''})"
+    if answer.note:
+        line += f"; {answer.note}"
+    return line
+
+
+def _owners(templates: list[PodTemplate]) -> str:
+    """`the training job 'a'`, `the workload 'b' and the training job 'a'`."""
+    words = list(dict.fromkeys(t.owner for t in templates))
+    return words[0] if len(words) == 1 else f"{', '.join(words[:-1])} and {words[-1]}"
+
+
+def _finding(env: Environment, statement: _Statement) -> Finding:
+    outcome = statement.outcome
+    registry, image = statement.registry, statement.image
+    names = ", ".join(f"'{n}'" for n in statement.logins)
+    details = [statement.answer.reason] if statement.answer.reason else []
+    if statement.logins:
+        details.append(f"asked with the imagePullSecrets {', '.join(statement.logins)}")
+    objects = [
+        *(f"Secret/{n}" for n in statement.logins),
+        *dict.fromkeys(t.ref for t in statement.owners),
+    ]
+    owners = _owners(statement.owners)
+    if outcome.cause is not None:
+        values = {
+            "registry": registry,
+            "image": image,
+            "names": names,
+            "limit": MAX_LOOKUPS,
+            "snapshot": truegreen_command("snapshot", *env.settings.kubectl.flags()),
+        }
+        why = REGISTRY_WHY[outcome.cause].format(**values)
+        unknown = finding(
+            CHECK,
+            outcome.status,
+            outcome.basis,
+            outcome.code,
+            details=details,
+            objects=objects,
+            image=image,
+            why=why,
+            remedy=REGISTRY_REMEDIES[outcome.cause].format(**values),
+        )
+        return replace(unknown, why=why)
+    first = statement.logins[0] if statement.logins else _login_name(registry)
+    return finding(
+        CHECK,
+        outcome.status,
+        outcome.basis,
+        outcome.code,
+        details=details,
+        objects=objects,
+        image=image,
+        registry=registry,
+        owners=owners,
+        names=names,
+        command=_create_login(env, first, {registry}),
+    )

@@ -1,0 +1,561 @@
+"""Queue: does Kueue let the judged training job start?
+
+A job handed to Kueue (the `kueue.x-k8s.io/queue-name` label, or the namespace's LocalQueue
+`default`) stays suspended until its ClusterQueue admits it. What the Workload's own conditions
+say is measured and wins; before Kueue has said anything, doctor assigns flavors as Kueue does
+(doctor/knowledge/kueue.py) and says so (basis inferred).
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ListRead, ReadFailure
+from truegreen.doctor.checks.base import cant_check, finding
+from truegreen.doctor.environment import Environment, QueueReads
+from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.knowledge import kueue as k
+from truegreen.doctor.knowledge.fit import pod_requests
+from truegreen.doctor.knowledge.stored_pod import limit_items
+from truegreen.doctor.knowledge.training import TrainingJob
+from truegreen.quantity import QuantityError, Resources, format_amount
+
+CHECK = CheckId.QUEUE
+_INACTIVE_WORDS = {
+    "FlavorNotFound": "a machine type it offers doesn't exist",
+    "AdmissionCheckNotFound": "a start check it needs doesn't exist",
+    "AdmissionCheckInactive": "a start check it needs is not ready",
+    "TopologyNotFound": "the placement layout it names doesn't exist",
+    "Terminating": "it is being deleted",
+}
+"""Plain words for a ClusterQueue's `Active` False reasons (apis/kueue/v1beta1
+clusterqueue_types.go `ClusterQueueActiveReason*`)."""
+
+
+def check(env: Environment) -> list[Finding]:
+    """What the queue says, or would say, about the judged training job."""
+    work = env.work()
+    job = work.judged
+    discovery = next((cant for kind, cant in work.unread if kind is Kind.API_GROUPS), None)
+    if job is not None and discovery is not None:
+        return [cant_check(env, CHECK, Kind.API_GROUPS, discovery)]
+    reads = env.queue
+    if job is None or reads is None:
+        why = "no training job to judge" if job is None else "Kueue is not installed"
+        return [_not_used(why)]
+    return [_judged(env, job, reads), *_others_without_a_queue(env, job, reads)]
+
+
+def _others_without_a_queue(
+    env: Environment, judged: TrainingJob, reads: QueueReads
+) -> list[Finding]:
+    """The other unfinished jobs held for a LocalQueue that does not exist: they never start
+    either (only the judged job's queue is judged further)."""
+    if not isinstance(reads.local_queues, Listed):
+        return []
+    names = {o.name_of(q) for q in reads.local_queues.items}
+    return [
+        finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "queue.missing",
+            details=(f"{job.ref}: LocalQueue {job.queue} doesn't exist in {env.namespace}",),
+            objects=(job.ref,),
+            job=f"'{job.name}'",
+            queue=job.queue,
+            command=env.settings.kubectl.here("get", "localqueues"),
+        )
+        for job in env.work().jobs
+        if job is not judged
+        and job.queue
+        and job.suspended
+        and not job.finished
+        and not job.managed_by
+        and job.queue not in names
+    ]
+
+
+def _not_used(why: str) -> Finding:
+    return finding(CHECK, Status.OK, Basis.MEASURED, "queue.not-used", details=(why,))
+
+
+def _listed(read: ListRead | None) -> tuple[KubeObject, ...]:
+    return read.items if isinstance(read, Listed) else ()
+
+
+def _unread(env: Environment, reads: QueueReads, job: TrainingJob, cohorts: bool) -> Finding | None:
+    """An unknown for the first Kueue read the verdict needs that could not be made."""
+    kinds = reads.kinds
+    needed: list[tuple[Kind, ListRead | None]] = [
+        (kinds.cluster_queue, reads.cluster_queues),
+        (kinds.resource_flavor, reads.flavors),
+        (kinds.workload, reads.workloads),
+    ]
+    if cohorts:
+        needed.append((kinds.cohort, reads.cohorts))
+    for kind, read in needed:
+        # Cohort objects are served since Kueue v0.11: a 404 is a release without them.
+        if isinstance(read, CantRead) and not (kind is kinds.cohort and read.is_measurement):
+            return cant_check(env, CHECK, kind, read, job.ref)
+    return None
+
+
+def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
+    kubectl = env.settings.kubectl
+    if isinstance(reads.local_queues, CantRead):
+        return cant_check(env, CHECK, reads.kinds.local_queue, reads.local_queues, job.ref)
+    local = {q.name: q for q in map(k.local_queue, reads.local_queues.items)}
+    workloads = [k.workload(w, _sizer(env)) for w in _listed(reads.workloads)]
+    own = k.workload_of(workloads, job.uid) if job is not env.work().planned else None
+    name = job.queue or (k.DEFAULT_QUEUE if k.DEFAULT_QUEUE in local else "")
+    fields: dict[str, Any] = {"job": f"'{job.name}'", "queue": name}
+    if not name:
+        if own is not None and not job.finished:
+            # Kueue holds it without a queue (its `manageJobsWithoutQueueName`): never admitted.
+            return finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "queue.none-named",
+                details=(f"{job.ref} names no queue; Workload {own.name} holds it suspended",),
+                objects=(job.ref,),
+                **fields,
+                command=kubectl.here("get", "localqueues"),
+            )
+        return _not_used(f"{job.ref} names no queue and there is no LocalQueue 'default'")
+    queue = local.get(name)
+    if queue is None:
+        return finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "queue.missing",
+            details=(f"{job.ref}: LocalQueue {name} doesn't exist in {env.namespace}",),
+            objects=(job.ref,),
+            **fields,
+            command=kubectl.here("get", "localqueues"),
+        )
+    fields["cluster_queue"] = queue.cluster_queue
+    if queue.stop_policy != k.NO_STOP:
+        patch = '{"spec":{"stopPolicy":"None"}}'
+        return finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "queue.stopped",
+            details=(f"LocalQueue {name}: stopPolicy {queue.stop_policy}",),
+            objects=(f"LocalQueue/{name}", job.ref),
+            **fields,
+            why="it was stopped",
+            todo="If nobody stopped it on purpose, start it again with "
+            + kubectl.here("patch", "localqueue", name, "--type=merge", "-p", patch),
+        )
+    unread = _unread(env, reads, job, cohorts=False)
+    if unread is not None:
+        return unread
+    queues = {q.name: q for q in map(k.cluster_queue, _listed(reads.cluster_queues))}
+    shared = queues.get(queue.cluster_queue)
+    describe = kubectl.cluster("describe", "clusterqueue", queue.cluster_queue)
+    fields["command"] = describe
+    if shared is None:
+        return finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "queue.inactive",
+            details=(f"LocalQueue {name} points at ClusterQueue {queue.cluster_queue}, absent",),
+            objects=(f"LocalQueue/{name}", job.ref),
+            **fields,
+            why=f"the shared queue '{queue.cluster_queue}' it feeds doesn't exist",
+            command=kubectl.cluster("get", "clusterqueues"),
+        )
+    blocked = _shared_queue_blocked(env, job, name, shared, fields)
+    if blocked is not None:
+        return blocked
+    if shared.node.parent:
+        unread = _unread(env, reads, job, cohorts=True)
+        if unread is not None:
+            return unread
+    said = _said(env, job, own, reads, fields)
+    if said is not None:
+        return said
+    return _arithmetic(env, job, reads, own, workloads, shared, queues, fields)
+
+
+def _shared_queue_blocked(
+    env: Environment,
+    job: TrainingJob,
+    name: str,
+    shared: k.ClusterQueue,
+    fields: Mapping[str, Any],
+) -> Finding | None:
+    """The ClusterQueue is stopped, inactive, or closed to this namespace."""
+    objects = (f"ClusterQueue/{shared.name}", f"LocalQueue/{name}", job.ref)
+    if shared.stop_policy != k.NO_STOP:
+        return finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "queue.stopped",
+            details=(f"ClusterQueue {shared.name}: stopPolicy {shared.stop_policy}",),
+            objects=objects,
+            **fields,
+            why=f"the shared queue '{shared.name}' it feeds is stopped",
+            todo=f"Ask your cluster admin to start the shared queue '{shared.name}' again "
+            f"({fields['command']} shows it)",
+        )
+    active = shared.active
+    if active is not None and active.status == "False":
+        return finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "queue.inactive",
+            details=(f"ClusterQueue {shared.name} Active=False {active.reason}: {active.message}",),
+            objects=objects,
+            **fields,
+            why=f"the shared queue '{shared.name}' it feeds is not active: "
+            + _INACTIVE_WORDS.get(active.reason, "it says why"),
+        )
+    labels = env.namespace_labels()
+    if labels is None and isinstance(env.namespace_object, CantRead):
+        return cant_check(env, CHECK, Kind.NAMESPACE, env.namespace_object, job.ref)
+    if not k.namespace_allowed(shared, labels or {}):
+        return finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "queue.not-allowed",
+            details=(
+                f"ClusterQueue {shared.name} namespaceSelector "
+                f"{_selector_text(shared.namespace_selector)} does not match namespace "
+                f"{env.namespace}",
+            ),
+            objects=objects,
+            **fields,
+        )
+    return None
+
+
+def _selector_text(selector: Mapping[str, Any] | None) -> str:
+    return "null (no namespace)" if selector is None else str(dict(selector))
+
+
+_CONTROLLER_WORDS = {
+    k.PROVISIONING: ", which asks the cluster for machines for it",
+    k.MULTIKUEUE: ", which hands it to another cluster",
+}
+"""What an admission check does, by its controller, in plain words."""
+
+
+def _said(
+    env: Environment,
+    job: TrainingJob,
+    own: k.Workload | None,
+    reads: QueueReads,
+    fields: Mapping[str, Any],
+) -> Finding | None:
+    """What the job's own Workload measured: admitted, turned off, waiting for a check; None
+    where it has not said (or says what the arithmetic explains: a wait, never)."""
+    if own is None or job.finished or own.holds("Finished"):
+        return None
+    state = k.said(own)
+    objects = (f"Workload/{own.name}", job.ref)
+    details = _conditions(own)
+    if state is k.Said.DEACTIVATED:
+        evicted = own.conditions.get("Evicted")
+        message = (evicted.message if evicted is not None else "") or "it was turned off"
+        patch = '{"spec":{"active":true}}'
+        return finding(
+            CHECK,
+            Status.FAIL,
+            Basis.MEASURED,
+            "queue.deactivated",
+            details=details,
+            objects=objects,
+            **{
+                **fields,
+                "message": message.rstrip("."),
+                "command": env.settings.kubectl.here(
+                    "patch", "workload", own.name, "--type=merge", "-p", patch
+                ),
+            },
+        )
+    if state is k.Said.ADMITTED:
+        return finding(
+            CHECK,
+            Status.OK,
+            Basis.MEASURED,
+            "queue.admitted",
+            details=details,
+            objects=objects,
+            **fields,
+        )
+    if state in (k.Said.CHECK_REJECTED, k.Said.CHECKS_PENDING):
+        wanted = "Rejected" if state is k.Said.CHECK_REJECTED else ""
+        waiting = [c for c in own.checks if (c.state == wanted if wanted else c.state != "Ready")]
+        first = waiting[0] if waiting else k.CheckState("(unnamed)", "Pending")
+        code = "queue.check-rejected" if wanted else "queue.check-pending"
+        controllers = dict(map(k.admission_check, _listed(reads.admission_checks)))
+        unread = (
+            [f"admission checks not read: {reads.admission_checks.reason}"]
+            if isinstance(reads.admission_checks, CantRead)
+            else []
+        )
+        return finding(
+            CHECK,
+            Status.FAIL if wanted else Status.WARN,
+            Basis.MEASURED,
+            code,
+            details=(
+                *details,
+                *(
+                    f"admission check {c.name} ({controllers.get(c.name, 'controller unknown')}): "
+                    f"{c.state} {c.message}"
+                    for c in own.checks
+                ),
+                *unread,
+            ),
+            objects=objects,
+            **{
+                **fields,
+                "step": first.name,
+                "does": _CONTROLLER_WORDS.get(controllers.get(first.name, ""), ""),
+                "message": (first.message or f"it is {first.state.lower()}").rstrip("."),
+                "command": env.settings.kubectl.here("describe", "workload", own.name),
+            },
+        )
+    return None
+
+
+def _conditions(own: k.Workload) -> tuple[str, ...]:
+    return tuple(
+        f"Workload {own.name} {kind}={c.status} {c.reason}: {c.message}".rstrip(": ")
+        for kind, c in own.conditions.items()
+    )
+
+
+def _sizer(env: Environment) -> k.RequestsOf:
+    limit_ranges = _listed(env.limit_ranges)
+
+    def requests(spec: Mapping[str, Any]) -> Resources:
+        return pod_requests(kueue_sized(spec, limit_ranges))
+
+    return requests
+
+
+def kueue_sized(spec: Mapping[str, Any], limit_ranges: Sequence[KubeObject]) -> dict[str, Any]:
+    """A pod set as Kueue sizes it for its quota: the LimitRange container defaults first
+    (the first to name one wins), then limits as the requests still missing
+    (kueue pkg/workload/resources.go `AdjustResources`: `handlePodLimitRange`, then
+    `handleLimitsToRequests`). The API server stores the pod the other way round (requests from
+    limits before the LimitRange defaults), so a container with only a limit can count less in
+    Kueue's quota than on its machine."""
+    default_limits: dict[str, Any] = {}
+    default_requests: dict[str, Any] = {}
+    # Kueue summarises every range's Container items, the first default of a resource kept
+    # (pkg/util/limitrange/limitrange.go `Summarize`: MergeResourceListKeepFirst).
+    for item in (i for r in limit_ranges for i in limit_items(r) if i.type == "Container"):
+        for name, value in item.default.items():
+            default_limits.setdefault(name, value)
+        for name, value in item.default_request.items():
+            default_requests.setdefault(name, value)
+
+    def sized(container: Mapping[str, Any]) -> dict[str, Any]:
+        resources = o.mapping(container.get("resources"))
+        limits = {**default_limits, **o.mapping(resources.get("limits"))}
+        requests = {**limits, **default_requests, **o.mapping(resources.get("requests"))}
+        return {**container, "resources": {"limits": limits, "requests": requests}}
+
+    return {
+        **spec,
+        "containers": [sized(c) for c in o.containers(spec)],
+        "initContainers": [sized(c) for c in o.init_containers(spec)],
+    }
+
+
+def _pod_sets(env: Environment, job: TrainingJob, own: k.Workload | None) -> list[k.PodSetRequest]:
+    """The pod sets Kueue admits: the Workload's where it has one, else the job's own."""
+    if own is not None and own.pod_sets:
+        return list(own.pod_sets)
+    size = _sizer(env)
+    return [k.PodSetRequest(s.name, s.count, size(s.spec), s.spec) for s in job.pod_sets]
+
+
+def _arithmetic(
+    env: Environment,
+    job: TrainingJob,
+    reads: QueueReads,
+    own: k.Workload | None,
+    workloads: Sequence[k.Workload],
+    shared: k.ClusterQueue,
+    queues: Mapping[str, k.ClusterQueue],
+    fields: Mapping[str, Any],
+) -> Finding:
+    """The flavor assignment rebuilt from the queues' quota (inferred), unless the Workload
+    already said it waits for quota or never fits (measured)."""
+    if isinstance(env.limit_ranges, CantRead) and own is None:
+        return cant_check(env, CHECK, Kind.LIMIT_RANGE, env.limit_ranges, job.ref)
+    try:
+        pod_sets = _pod_sets(env, job, own)
+    except QuantityError as error:
+        cant = CantRead(ReadFailure.MALFORMED, f"the training job's size can't be read: {error}")
+        return cant_check(env, CHECK, Kind.JOB, cant, job.ref)
+    tree = k.QuotaTree.of(queues.values(), map(k.cohort, _listed(reads.cohorts)))
+    flavors = {f.name: f for f in map(k.flavor, _listed(reads.flavors))}
+    assignment = k.assign(shared, tree, flavors, pod_sets)
+    state = k.said(own) if own is not None and not job.finished else k.Said.NOTHING
+    measured = state in (k.Said.WAITS_FOR_QUOTA, k.Said.NEVER_FITS)
+    basis = Basis.MEASURED if measured else Basis.INFERRED
+    details = [
+        *(_conditions(own) if own is not None else ()),
+        *(f"pod set {p.name} x{p.count}: {_size(p.requests)} each" for p in pod_sets),
+        *(
+            f"pod set {p.name}: flavors {dict(p.flavors)}" + (" (borrowing)" if p.borrows else "")
+            for p in assignment.pod_sets
+            if p.flavors
+        ),
+        *assignment.reasons,
+    ]
+    if not measured:
+        details.append("inferred: Kueue's flavor assignment rebuilt from the queues' quota")
+    objects = (f"ClusterQueue/{shared.name}", job.ref)
+    never = state is k.Said.NEVER_FITS or (
+        state is not k.Said.WAITS_FOR_QUOTA and assignment.mode is k.Mode.NO_FIT
+    )
+    if never:
+        return finding(
+            CHECK,
+            Status.FAIL,
+            basis,
+            "queue.never-fits",
+            details=details,
+            objects=objects,
+            **fields,
+            why=_never_words(assignment, shared),
+            todo=f"Ask for less, or ask your cluster admin for more quota in '{shared.name}'",
+        )
+    if state is k.Said.WAITS_FOR_QUOTA or assignment.mode is k.Mode.WAITS:
+        return _held(env, job, own, workloads, shared, tree, assignment, details, basis, fields)
+    checks = k.checks_for(shared, assignment)
+    if checks:
+        details.append(f"once its quota is reserved, the admission checks {', '.join(checks)} run")
+    if assignment.borrows:
+        return finding(
+            CHECK,
+            Status.OK,
+            basis,
+            "queue.fits-borrowing",
+            details=details,
+            objects=objects,
+            **fields,
+            cohort=_root_cohort(tree, shared.node),
+        )
+    return finding(
+        CHECK, Status.OK, basis, "queue.fits", details=details, objects=objects, **fields
+    )
+
+
+def _size(requests: Resources) -> str:
+    return ", ".join(format_amount(r, n) for r, n in requests.amounts) or "nothing"
+
+
+def _root_cohort(tree: k.QuotaTree, node: k.QuotaNode) -> str:
+    """The top of the cohort tree the queue borrows in."""
+    seen = {node.name}
+    parent = tree.parent(node)
+    top = node.parent
+    while parent is not None and parent.name not in seen:
+        seen.add(parent.name)
+        top = parent.name
+        parent = tree.parent(parent)
+    return top
+
+
+def _never_words(assignment: k.Assignment, shared: k.ClusterQueue) -> str:
+    """Why no flavor will ever take the job, in plain words."""
+    reasons = " ".join(r for p in assignment.pod_sets for r in p.reasons)
+    missing = sorted(
+        {
+            r.split(" ")[1]
+            for p in assignment.pod_sets
+            for r in p.reasons
+            if r.startswith("resource ")
+        }
+    )
+    if missing:
+        return f"it offers no {_and(missing)}"
+    if "maximum capacity" in reasons:
+        return "the job asks for more than its quota is, even borrowing all it may"
+    if reasons:
+        return "none of its machine types is one the job may run on"
+    return f"the shared queue '{shared.name}' has nothing the job asks for"
+
+
+def _held(
+    env: Environment,
+    job: TrainingJob,
+    own: k.Workload | None,
+    workloads: Sequence[k.Workload],
+    shared: k.ClusterQueue,
+    tree: k.QuotaTree,
+    assignment: k.Assignment,
+    details: list[str],
+    basis: Basis,
+    fields: Mapping[str, Any],
+) -> Finding:
+    """The quota is there but in use: who holds it, and the job's place in line."""
+    short = assignment.short or {
+        fr: 1 for fr in shared.node.reserved if fr[1] in _asked(assignment, own)
+    }
+    held = [h for h in k.holders(workloads, shared.name, short) if own is None or h[0] is not own]
+    names = [_holder_words(h[0]) for h in held[:3]]
+    ours = {fr: sum(h[0].usage.get(fr, 0) for h in held) for fr in short}
+    others = any(shared.node.reserved.get(fr, 0) > ours[fr] for fr in short)
+    if others or not names:
+        names.append(f"other work in the shared queue '{shared.name}'")
+    if shared.node.parent and any(tree.borrows_with(shared.node, fr, n) for fr, n in short.items()):
+        names.append(f"the other queues of '{_root_cohort(tree, shared.node)}'")
+    details += [
+        f"{fr[1]} in flavor {fr[0]}: reserved {shared.node.reserved.get(fr, 0)}, "
+        f"available {tree.available(shared.node, fr)}"
+        for fr in short
+    ]
+    details += [f"held by Workload {h[0].name}: {h[1]}" for h in held]
+    details.append("Kueue may instead preempt lower-priority work (not evaluated)")
+    position = ""
+    if own is not None and (env.namespace, own.name) in shared.pending_head:
+        place = shared.pending_head.index((env.namespace, own.name)) + 1
+        position = f"; it is number {place} in line"
+    resources = _and(sorted({f"{r} of type '{f}'" for f, r in short}))
+    return finding(
+        CHECK,
+        Status.WARN,
+        basis,
+        "queue.held",
+        details=details,
+        objects=(f"ClusterQueue/{shared.name}", job.ref, *(f"Workload/{h[0].name}" for h in held)),
+        **fields,
+        resources=resources or "the resources it asks for",
+        holders=_and(names),
+        position=position,
+    )
+
+
+def _asked(assignment: k.Assignment, own: k.Workload | None) -> set[str]:
+    asked = {r for p in assignment.pod_sets for r in p.flavors}
+    if own is not None:
+        asked |= {r for p in own.pod_sets for r in p.requests.names}
+    return asked
+
+
+def _holder_words(holder: k.Workload) -> str:
+    """`the training job 'run-7'` for a Workload its job owns."""
+    return f"the training job '{holder.owner or holder.name}'"
+
+
+def _and(items: Sequence[str]) -> str:
+    if not items:
+        return ""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"

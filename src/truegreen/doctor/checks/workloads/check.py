@@ -1,0 +1,362 @@
+"""Workloads: rollouts complete by kubectl's rules, and the environment's pods are healthy."""
+
+from collections.abc import Mapping
+from datetime import datetime, timedelta
+from typing import Any
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, Kind, KubeObject, Listed
+from truegreen.doctor.checks.base import cant_check, finding, format_age, ok, workloads_of
+from truegreen.doctor.checks.workloads.runtime_needs import SHM_FIX, SHM_PATH, shared_memory_needs
+from truegreen.doctor.environment import Environment, owner_words
+from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.knowledge.evidence import Ending, job_failure
+from truegreen.doctor.knowledge.training import TrainingJob, training_owner
+from truegreen.kubectl import Kubectl
+from truegreen.rollout import rollout_status
+
+CHECK = CheckId.WORKLOADS
+_CRASHING = {"CrashLoopBackOff"}
+_IMAGE_FAILING = {"ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull"}
+_SETTING_MISSING = {"CreateContainerConfigError", "CreateContainerError"}
+
+
+def _age(since: datetime | None, now: datetime) -> timedelta:
+    return max(now - since, timedelta(0)) if since else timedelta(0)
+
+
+class _PodProblem(Struct, frozen=True):
+    code: str
+    status: Status
+    basis: Basis
+    detail: str
+    fields: tuple[tuple[str, str], ...] = ()
+
+
+def _pod_problem(
+    pod: KubeObject, now: datetime, grace: timedelta, is_job: bool, kubectl: Kubectl
+) -> _PodProblem | None:
+    name = o.name_of(pod)
+    describe = ("command", kubectl.here("describe", "pod", name))
+    for container in o.container_statuses(pod):
+        waiting = o.mapping(o.mapping(container.get("state")).get("waiting"))
+        reason = str(waiting.get("reason", ""))
+        cname = container.get("name")
+        last = o.mapping(o.mapping(container.get("lastState")).get("terminated"))
+        if reason in _CRASHING:
+            restarts = o.integer(container.get("restartCount"))
+            detail = f"pod {name} container {cname}: {reason}, {restarts} restarts"
+            if last.get("reason") == "OOMKilled":
+                return _PodProblem(
+                    "workloads.out-of-memory",
+                    Status.FAIL,
+                    Basis.MEASURED,
+                    detail + ", OOMKilled",
+                    (describe,),
+                )
+            logs = kubectl.here("logs", "--previous", name, "-c", str(cname))
+            return _PodProblem(
+                "workloads.crash-loop", Status.FAIL, Basis.MEASURED, detail, (("command", logs),)
+            )
+        if reason in _IMAGE_FAILING:
+            image = str(container.get("image", ""))
+            detail = f"pod {name} container {cname}: {reason}: {waiting.get('message', '')}"
+            return _PodProblem(
+                "workloads.image-download-failing",
+                Status.FAIL,
+                Basis.MEASURED,
+                detail.rstrip(": "),
+                (("image", image), describe),
+            )
+        if reason in _SETTING_MISSING:
+            detail = f"pod {name} container {cname}: {reason}: {waiting.get('message', '')}"
+            return _PodProblem(
+                "workloads.setting-missing", Status.FAIL, Basis.MEASURED, detail, (describe,)
+            )
+    pod_phase = o.phase(pod)
+    created = o.created_at(pod)
+    if pod_phase == "Pending":
+        if not o.node_name(pod) and is_job:
+            return None  # unscheduled training job pods are the capacity check's to explain
+        scheduled = o.condition(pod, "PodScheduled")
+        why = (scheduled or {}).get("message") or "not yet started"
+        age = _age(created, now)
+        detail = f"pod {name} is Pending for {format_age(age)}: {why}"
+        if age > grace:
+            return _PodProblem(
+                "workloads.waiting-too-long",
+                Status.FAIL,
+                Basis.INFERRED,
+                detail,
+                (("age", format_age(age)), describe),
+            )
+        if is_job:
+            return None
+        return _PodProblem(
+            "workloads.starting", Status.WARN, Basis.MEASURED, detail, (("age", format_age(age)),)
+        )
+    if pod_phase == "Running" and not is_job:
+        ready = o.condition(pod, "Ready")
+        if ready is not None and ready.get("status") != "True":
+            since = o.parse_time(ready.get("lastTransitionTime")) or created
+            age = _age(since, now)
+            detail = f"pod {name} is Running but not Ready for {format_age(age)}"
+            if age > grace:
+                return _PodProblem(
+                    "workloads.not-ready",
+                    Status.FAIL,
+                    Basis.MEASURED,
+                    detail,
+                    (("age", format_age(age)), describe),
+                )
+            return _PodProblem(
+                "workloads.starting",
+                Status.WARN,
+                Basis.MEASURED,
+                detail,
+                (("age", format_age(age)),),
+            )
+    return None
+
+
+def _owner_of(
+    pod: KubeObject, selectors: list[tuple[KubeObject, Mapping[str, Any]]]
+) -> KubeObject | None:
+    for workload, selector in selectors:
+        if o.selector_matches(selector, o.labels_of(pod)):
+            return workload
+    return None
+
+
+def check(env: Environment) -> list[Finding]:
+    """Findings about the environment's workloads and the pods of workloads and training jobs."""
+    workloads, findings = workloads_of(env, CHECK)
+    kubectl = env.settings.kubectl
+    all_listed = not findings
+    for workload in workloads:
+        rollout = rollout_status(workload)
+        if rollout.done:
+            continue
+        code, status = (
+            ("workloads.update-stuck", Status.FAIL)
+            if rollout.stuck
+            else ("workloads.updating", Status.WARN)
+        )
+        target = f"{str(workload.get('kind', '')).lower()}/{o.name_of(workload)}"
+        findings.append(
+            finding(
+                CHECK,
+                status,
+                Basis.MEASURED,
+                code,
+                details=(f"{o.ref(workload)} rollout: {rollout.progress}",),
+                objects=(o.ref(workload),),
+                workload=owner_words(workload),
+                progress=rollout.progress,
+                command=kubectl.here("rollout", "status", target),
+                undo=kubectl.here("rollout", "undo", target),
+            )
+        )
+    work_found = env.work()
+    if (
+        all_listed
+        and not workloads
+        and isinstance(env.jobs, Listed)
+        and not work_found.jobs
+        and not work_found.unread
+        and not work_found.unshaped
+    ):
+        findings.append(
+            finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "workloads.none-found",
+                details=(
+                    f"no Deployments, StatefulSets, DaemonSets or training jobs in {env.namespace}",
+                ),
+                namespace=env.namespace,
+                command=kubectl.here("get", "deployments,statefulsets,daemonsets,jobs"),
+            )
+        )
+    if isinstance(env.pods, CantRead):
+        findings.append(cant_check(env, CHECK, Kind.POD, env.pods))
+        return findings
+    selectors = [(w, o.mapping(o.mapping(w.get("spec")).get("selector"))) for w in workloads]
+    jobs = {o.name_of(j): j for j in env.jobs.items} if isinstance(env.jobs, Listed) else {}
+    work = env.work()
+    grouped: dict[tuple[str, str], tuple[KubeObject, list[tuple[_PodProblem, KubeObject]]]] = {}
+    # A terminating pod is on its way out: its old image, crash loop or unreadiness is no
+    # longer the workload's state (the controller already counts it out, kubectl#1628).
+    for pod in o.remaining(env.pods.items):
+        job_name = training_owner(pod)
+        training_job = work.job_of(pod)
+        owner: KubeObject | None = (
+            {"kind": training_job.kind.spec.name, "metadata": {"name": training_job.name}}
+            if training_job is not None
+            else jobs.get(job_name)
+            if job_name
+            else _owner_of(pod, selectors)
+        )
+        if owner is None and job_name:
+            owner = {"kind": "Job", "metadata": {"name": job_name}}
+        if owner is None:
+            continue  # not part of the environment
+        problem = _pod_problem(pod, env.now, env.settings.pending_grace, bool(job_name), kubectl)
+        if problem is not None:
+            key = (problem.code, o.ref(owner))
+            grouped.setdefault(key, (owner, []))[1].append((problem, pod))
+    for (code, owner_ref), (owner, entries) in grouped.items():
+        first = entries[0][0]
+        findings.append(
+            finding(
+                CHECK,
+                first.status,
+                first.basis,
+                code,
+                details=[problem.detail for problem, _ in entries],
+                objects=(owner_ref, *(o.ref(pod) for _, pod in entries)),
+                workload=owner_words(owner),
+                **dict(first.fields),
+            )
+        )
+    findings += _job_states(env)
+    return findings or [ok(CHECK, objects=[o.ref(w) for w in workloads])]
+
+
+# Where each kind keeps its `suspend` (the patch that starts it again).
+_SUSPEND_PATCH = {
+    Kind.JOB: '{"spec":{"suspend":false}}',
+    Kind.JOB_SET: '{"spec":{"suspend":false}}',
+    Kind.TRAIN_JOB: '{"spec":{"suspend":false}}',
+    Kind.RAY_JOB: '{"spec":{"suspend":false}}',
+    Kind.RAY_CLUSTER: '{"spec":{"suspend":false}}',
+}
+_KUBEFLOW_PATCH = '{"spec":{"runPolicy":{"suspend":false}}}'
+_ENDING_CODES = {
+    Ending.OUT_OF_MEMORY: ("workloads.last-job-out-of-memory", Status.FAIL),
+    Ending.IMAGE: ("workloads.last-job-image", Status.FAIL),
+    Ending.EVICTED: ("workloads.last-job-evicted", Status.WARN),
+    Ending.DEADLINE: ("workloads.last-job-deadline", Status.FAIL),
+    Ending.PROGRAM_FAILED: ("workloads.last-job-failed", Status.FAIL),
+    Ending.UNKNOWN: ("workloads.last-job-failed", Status.FAIL),
+}
+
+
+def _shared_memory(env: Environment, job: TrainingJob) -> list[Finding]:
+    """The judged job's programs that need a memory-backed /dev/shm and have the runtime's
+    64 MiB: a warning with the lines that fix it."""
+    needs = shared_memory_needs(job)
+    if not needs:
+        return []
+    first = needs[0]
+    return [
+        finding(
+            CHECK,
+            Status.WARN,
+            Basis.INFERRED,
+            "workloads.no-shared-memory",
+            details=[
+                *(
+                    f"{job.ref} {n.pod_set} container {n.container}: {n.signal}, no emptyDir of "
+                    f"medium Memory at {SHM_PATH}"
+                    for n in needs
+                ),
+                f"fix: {SHM_FIX}",
+            ],
+            objects=[job.ref],
+            job=f"'{job.name}'",
+            signal=first.signal,
+        )
+    ]
+
+
+def _job_states(env: Environment) -> list[Finding]:
+    """What the training jobs' own status says: a paused job nothing will start, one waiting
+    for its queue or its manager, and the newest job's failure (its pods say how it ended).
+
+    A queued job is the queue check's to judge where Kueue's queues were read; where they
+    could not be (discovery or the LocalQueues unread), or for a job another controller
+    manages, it waits (a warning). Where Kueue is not installed, a job held for a queue is
+    paused and nothing will start it."""
+    work = env.work()
+    kubectl = env.settings.kubectl
+    findings = []
+    discovered = not any(kind is Kind.API_GROUPS for kind, _ in work.unread)
+    queue = env.queue
+    judged_by_queue = queue is not None and isinstance(queue.local_queues, Listed)
+    for job in work.jobs:
+        if job.finished or not job.suspended:
+            continue
+        if job.queue and not job.managed_by and job is work.judged and judged_by_queue:
+            continue
+        kueue_absent = queue is None and discovered
+        resource = job.kind.spec.plural + (f".{job.kind.spec.group}" if job.kind.spec.group else "")
+        if job.managed_by or (job.queue and not kueue_absent):
+            findings.append(
+                finding(
+                    CHECK,
+                    Status.WARN,
+                    Basis.INFERRED,
+                    "workloads.job-queued",
+                    details=(
+                        f"{job.ref} is suspended; "
+                        + (f"queue {job.queue}" if job.queue else f"managed by {job.managed_by}"),
+                    ),
+                    objects=(job.ref,),
+                    job=f"'{job.name}'",
+                    queue=f"'{job.queue}'" if job.queue else f"'{job.managed_by}'",
+                )
+            )
+            continue
+        patch = _SUSPEND_PATCH.get(job.kind, _KUBEFLOW_PATCH)
+        findings.append(
+            finding(
+                CHECK,
+                Status.FAIL,
+                Basis.MEASURED,
+                "workloads.job-paused",
+                details=(
+                    f"{job.ref} is suspended; its queue label names Kueue, which is not installed"
+                    if job.queue
+                    else f"{job.ref} is suspended and no queue or other controller manages it",
+                ),
+                objects=(job.ref,),
+                job=f"'{job.name}'",
+                command=kubectl.here("patch", resource, job.name, "--type=merge", "-p", patch),
+            )
+        )
+    judged = work.judged
+    if judged is not None:
+        findings += _shared_memory(env, judged)
+    if judged is not None and judged is not work.planned and judged.failed:
+        pods = env.pods_of(judged)
+        failure = job_failure(judged, pods)
+        if failure is not None:
+            code, status = _ENDING_CODES[failure.ending]
+            failed_pod = next((o.name_of(p) for p in pods if o.phase(p) == "Failed"), "")
+            command = (
+                kubectl.here("logs", failed_pod)
+                if failed_pod and failure.ending is Ending.PROGRAM_FAILED
+                else kubectl.here("describe", "pod", failed_pod)
+                if failed_pod
+                else kubectl.here("describe", judged.kind.spec.name.lower(), judged.name)
+            )
+            findings.append(
+                finding(
+                    CHECK,
+                    status,
+                    Basis.MEASURED,
+                    code,
+                    details=(
+                        f"{judged.ref} failed ({failure.reason or 'no reason given'})",
+                        failure.detail,
+                    ),
+                    objects=(judged.ref,),
+                    job=f"'{judged.name}'",
+                    command=command,
+                )
+            )
+    return findings

@@ -1,0 +1,484 @@
+"""The doctor and snapshot commands below the CLI: build the reader, run, return values."""
+
+from __future__ import annotations
+
+import gc
+import re
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from msgspec import Struct
+from msgspec.structs import replace
+
+from truegreen.cluster import CantRead, ClusterReader, Folded, Kind, Listed
+from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.redact import RedactingReader
+from truegreen.cluster.settings import ConnectionSettings
+from truegreen.doctor.command.config import DoctorConfig, doctor_settings, load_config
+from truegreen.doctor.diagnose import RegistryOff, Where, diagnose
+from truegreen.doctor.environment import DoctorSettings, Unreachable
+from truegreen.doctor.findings import CheckId
+from truegreen.doctor.knowledge.image_presence import ImageRegistry
+from truegreen.doctor.reads.gather import gather
+from truegreen.doctor.rollup import Report
+from truegreen.errors import TruegreenError, UsageError
+from truegreen.exitcodes import ExitCode
+from truegreen.kubectl import Kubectl, for_connection
+
+if TYPE_CHECKING:  # logs and events are read only for a snapshot; progress only to a terminal
+    from truegreen.cluster.context_selection import ContextSelection
+    from truegreen.cluster.logs import LogRead, LogRequest
+    from truegreen.cluster.namespace_selection import NamespaceSelection
+    from truegreen.cluster.reader import ReadKey
+    from truegreen.cluster.snapshot_reads import Recorded
+    from truegreen.doctor.command.clusters import ClustersReport
+    from truegreen.doctor.command.fleet import FleetReport
+    from truegreen.doctor.command.progress import Told
+    from truegreen.doctor.reads.registry_lookups import LiveRegistry, RecordingRegistry
+
+NO_REGISTRY = RegistryOff("--no-registry")
+SNAPSHOT_WITHOUT_REGISTRY = RegistryOff("the snapshot holds no registry answers")
+
+RUN_LIMIT_IN_REQUESTS = 30
+"""doctor and snapshot stop reading after this many request timeouts in all."""
+
+
+class DoctorRequest(Struct, frozen=True):
+    """What the operator asked doctor to do."""
+
+    connection: ConnectionSettings
+    snapshot: Path | None = None
+    job_requests: str | None = None
+    credentials_secret: str | None = None
+    config: Path | None = None
+    admission_dry_run: bool = False
+    """`--admission-dry-run`: a trial start of the training job's pod, live only."""
+    job_file: Path | None = None
+    """`--job-file`: a training job's manifest (`-`: standard input), judged before it is
+    submitted instead of the newest training job."""
+    no_registry: bool = False
+    """`--no-registry`: do not ask the registries whether the images are there."""
+
+
+def with_planned_job(settings: DoctorSettings, job_file: Path | None) -> DoctorSettings:
+    """`settings` with the job of `job_file` to judge, when one is given."""
+    if job_file is None:
+        return settings
+    from truegreen.doctor.command.job_file import load_job_file
+
+    return replace(settings, planned_job=load_job_file(job_file))
+
+
+class SnapshotTarget(Struct, frozen=True):
+    """Where `truegreen snapshot` writes: an archive (`path` None: a default name in the
+    current folder) or a folder."""
+
+    path: Path | None = None
+    folder: bool = False
+
+
+class SnapshotSummary(Struct, frozen=True):
+    """What `truegreen snapshot` saved."""
+
+    saved_to: Path
+    folder: bool
+    namespace: str
+    reads: int
+    """Every read saved: doctor's, the events, each log."""
+    could_not_read: tuple[str, ...]
+    """The reason of each read that failed (a measured absence is not a failure)."""
+    events: int | None
+    """Events kept; None when the events could not be read."""
+    logs: int
+    """Logs saved (a container's previous and current log count as two)."""
+    logs_left_out: int
+    """Failing containers whose logs were not read: more than the cap."""
+    failed_plainly: tuple[str, ...] = ()
+    """What could not be read and why, in plain words, each once (`no permission to read the
+    machines`)."""
+
+
+def _run_limit(connection: ConnectionSettings) -> float:
+    """Seconds for the whole run: a fixed number of request timeouts, so a cluster that answers
+    every request just in time still cannot hold the run for long."""
+    return RUN_LIMIT_IN_REQUESTS * connection.request_timeout
+
+
+def _with_config(connection: ConnectionSettings, config: DoctorConfig) -> ConnectionSettings:
+    return replace(
+        connection,
+        namespace=connection.namespace or config.namespace,
+        context=connection.context or config.context,
+        kubeconfig=connection.kubeconfig or config.kubeconfig,
+    )
+
+
+def _settled() -> None:
+    """What is built so far (modules, settings, the client) lives for the whole run: the cyclic
+    garbage collector need not walk it again each time a page's objects come and go."""
+    gc.freeze()
+
+
+def _telling(cluster: LiveCluster, told: Told | None) -> ClusterReader:
+    """The cluster, or when someone watches, a reader that tells them each read."""
+    if told is None:
+        return cluster
+    from truegreen.doctor.command.progress import ProgressReader
+
+    return ProgressReader(cluster, told)
+
+
+def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
+    """Check the namespace live, or offline from a snapshot; `told` hears each live read."""
+    config = load_config(request.config)
+    connection = _with_config(request.connection, config)
+    if request.snapshot is not None:
+        if request.admission_dry_run:
+            raise UsageError(
+                "--admission-dry-run asks the live cluster; a snapshot cannot answer it",
+                todo="drop --snapshot, or drop --admission-dry-run",
+            )
+        from truegreen.cluster.snapshot import SnapshotReader
+
+        snapshot = SnapshotReader.open(request.snapshot)
+        # Flags, then the config file, then the settings the snapshot was taken with.
+        taken_with = snapshot.info.settings
+        settings = doctor_settings(
+            config,
+            request.job_requests or config.job_requests or taken_with.get("job_requests"),
+            request.credentials_secret
+            or config.credentials_secret
+            or taken_with.get("credentials_secret"),
+        )
+        namespace = connection.namespace or snapshot.namespace
+        # Commands in remedies are for the cluster the snapshot came from: name the namespace.
+        settings = replace(
+            with_planned_job(settings, request.job_file), kubectl=Kubectl(namespace=namespace)
+        )
+        where = Where(snapshot.info.server, f"the snapshot {request.snapshot}", offline=True)
+        return diagnose(
+            snapshot,
+            namespace,
+            snapshot.info.taken_at,
+            settings,
+            where,
+            registry=_recorded_registry(
+                snapshot.registry,
+                _no_registry(request, config) or taken_with.get("no_registry") == "true",
+            ),
+        )
+    settings = doctor_settings(
+        config, request.job_requests, request.credentials_secret, request.admission_dry_run
+    )
+    settings = replace(
+        with_planned_job(settings, request.job_file), kubectl=for_connection(connection)
+    )
+    with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
+        _settled()
+        where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        reader = _telling(cluster, told)
+        registry = None if _no_registry(request, config) else _live_registry(connection)
+        return diagnose(
+            reader if registry is None else registry.keeping_logins(reader),
+            cluster.namespace,
+            datetime.now(UTC),
+            settings,
+            where,
+            cluster,
+            NO_REGISTRY if registry is None else registry,
+        )
+
+
+def _no_registry(request: DoctorRequest, config: DoctorConfig) -> bool:
+    return request.no_registry or config.no_registry
+
+
+def _live_registry(connection: ConnectionSettings) -> LiveRegistry:
+    """The registries, asked with the pods' own logins; each look-up bounded by the request
+    timeout, as refresh bounds its look-ups."""
+    from truegreen.doctor.reads.registry_lookups import LiveRegistry
+    from truegreen.refresh.registry import RegistryAccess
+
+    return LiveRegistry(RegistryAccess(timeout=connection.request_timeout))
+
+
+def _recording(live: LiveRegistry) -> RecordingRegistry:
+    from truegreen.doctor.reads.registry_lookups import RecordingRegistry
+
+    return RecordingRegistry(live)
+
+
+def _recorded_registry(record: object | None, off: bool) -> ImageRegistry | RegistryOff:
+    """What a snapshot recorded of the registries; not asked when it recorded nothing (taken
+    with --no-registry, or before snapshots held registry answers) or with --no-registry."""
+    if off:
+        return NO_REGISTRY
+    if record is None:
+        return SNAPSHOT_WITHOUT_REGISTRY
+    from truegreen.doctor.reads.registry_lookups import RecordedRegistry
+
+    return RecordedRegistry.from_document(record)
+
+
+def run_fleet(
+    request: DoctorRequest, selection: NamespaceSelection, told: Told | None = None
+) -> FleetReport:
+    """Check many namespaces of the live cluster in one run (docs/fleet.md): resolve the
+    selection, then judge each namespace, the reads outside them made once."""
+    _live_only(request, selection.flag())
+    config = load_config(request.config)
+    connection = _with_config(request.connection, config)
+    settings = _fleet_settings(request, config)
+    return _fleet_of(connection, selection, settings, told, _no_registry(request, config))
+
+
+def run_clusters(
+    request: DoctorRequest, selection: NamespaceSelection, contexts: ContextSelection
+) -> ClustersReport:
+    """Check the clusters of many kubeconfig contexts in one run, each as `--context NAME`
+    reaches it and with its own deadline, a few at a time (docs/fleet.md); in each, the
+    namespaces of `selection` (none given: the context's own namespace)."""
+    from truegreen.cluster.context_selection import resolve_contexts
+    from truegreen.doctor.command.clusters import check_clusters
+
+    _live_only(request, contexts.flag())
+    config = load_config(request.config)
+    connection = _with_config(request.connection, replace(config, context=None))
+    names = resolve_contexts(contexts, connection.kubeconfig)
+    settings = _fleet_settings(request, config)  # a --job-file is read once, for all
+    _settled()
+
+    off = _no_registry(request, config)
+
+    def check(context: str) -> FleetReport:
+        return _fleet_of(replace(connection, context=context), selection, settings, None, off)
+
+    return check_clusters(names, check)
+
+
+def _live_only(request: DoctorRequest, flag: str) -> None:
+    if request.snapshot is not None:
+        raise UsageError(
+            f"{flag} asks the live cluster; a snapshot holds one namespace",
+            todo=f"drop {flag}: doctor --snapshot checks the snapshot's namespace",
+        )
+
+
+def _fleet_settings(request: DoctorRequest, config: DoctorConfig) -> DoctorSettings:
+    settings = doctor_settings(
+        config, request.job_requests, request.credentials_secret, request.admission_dry_run
+    )
+    return with_planned_job(settings, request.job_file)
+
+
+def _fleet_of(
+    connection: ConnectionSettings,
+    selection: NamespaceSelection,
+    settings: DoctorSettings,
+    told: Told | None,
+    no_registry: bool,
+) -> FleetReport:
+    """One cluster's namespaces of `selection` (none named: the context's), judged; each
+    namespace asks the registries with its own logins unless `no_registry`."""
+    from truegreen.cluster.namespace_selection import resolve_namespaces
+    from truegreen.doctor.command.fleet import diagnose_fleet
+
+    settings = replace(settings, kubectl=for_connection(connection))
+    with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
+        _settled()
+        namespaces = resolve_namespaces(selection, cluster) or (cluster.namespace,)
+        where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        reader = _telling(cluster, told)
+
+        def registries(base: ClusterReader) -> tuple[ClusterReader, ImageRegistry | RegistryOff]:
+            if no_registry:
+                return base, NO_REGISTRY
+            live = _live_registry(connection)
+            return live.keeping_logins(base), live
+
+        now = datetime.now(UTC)
+        return diagnose_fleet(reader, namespaces, now, settings, where, cluster, registries)
+
+
+def take_snapshot(
+    request: DoctorRequest, target: SnapshotTarget, told: Told | None = None
+) -> SnapshotSummary:
+    """Make every read doctor makes, then read the namespace's newest events and the logs of
+    its failing containers; save it all, failed reads included, redacted by policy. `told`
+    hears each read."""
+    from truegreen.cluster.archive import check_new_archive, write_archive
+    from truegreen.cluster.logs import Logged, select_logs
+    from truegreen.cluster.recent_events import NewestEvents
+    from truegreen.cluster.schedule import Pending, ReadSchedule
+    from truegreen.cluster.snapshot import (
+        Capture,
+        RecordingReader,
+        SnapshotInfo,
+        check_new_folder,
+        render,
+        write_folder,
+    )
+
+    config = load_config(request.config)
+    settings = doctor_settings(config, request.job_requests, request.credentials_secret)
+    connection = _with_config(request.connection, config)
+    if target.path is not None:  # a bad target is refused before any read is made
+        (check_new_folder if target.folder else check_new_archive)(target.path)
+    with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
+        _settled()
+        namespace = cluster.namespace
+        reader = _telling(cluster, told)
+        live = None if _no_registry(request, config) else _live_registry(connection)
+        registry = None if live is None else _recording(live)
+        recorder = RecordingReader(
+            RedactingReader(reader if live is None else live.keeping_logins(reader))
+        )
+        now = datetime.now(UTC).replace(microsecond=0)
+        env = gather(recorder, namespace, now, settings, registry=registry)
+        where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        if isinstance(env, Unreachable):
+            raise _nothing_read(env, where, for_connection(connection))
+        if not any(_answered(read) for _, read in recorder.recorded):
+            raise _nothing_read(Unreachable(_first_failure(recorder.recorded)), where, None)
+        pending: list[tuple[LogRequest, Pending[LogRead]]] = []
+        left_out = 0
+        # The events and every log go out together, as doctor's reads do; the recorder
+        # keeps ticket order and the logs keep the selection's.
+        with ReadSchedule() as schedule:
+            schedule.submit(partial(recorder.fold, Kind.EVENT, NewestEvents(), namespace=namespace))
+            if isinstance(env.pods, Listed):
+                selection = select_logs(env.pods.items)
+                left_out = selection.left_out
+                pending = [
+                    (wanted, schedule.submit(partial(_read_log, cluster, namespace, wanted)))
+                    for wanted in selection.requests
+                ]
+        logs = [(wanted, read.result()) for wanted, read in pending]
+        taken_with = {
+            "credentials_secret": request.credentials_secret or config.credentials_secret,
+            "job_requests": request.job_requests or config.job_requests,
+            "no_registry": "true" if live is None else None,
+        }
+        info = SnapshotInfo(
+            namespace,
+            now,
+            cluster.server,
+            {key: value for key, value in taken_with.items() if value},
+        )
+    registry_record = None if registry is None else registry.document()
+    files = render(Capture(info, recorder.recorded, logs, left_out, registry_record))
+    saved_to = target.path or Path(default_archive_name(namespace, now))
+    if target.folder:
+        write_folder(saved_to, files)
+    else:
+        write_archive(saved_to, _top_folder(saved_to), files, now.timestamp())
+    reads = [read for _, read in recorder.recorded] + [log for _, log in logs]
+    events = next(
+        (
+            len(read.summary.get("events") or ())
+            for key, read in recorder.recorded
+            if key.kind is Kind.EVENT and isinstance(read, Folded)
+        ),
+        None,
+    )
+    return SnapshotSummary(
+        saved_to=saved_to,
+        folder=target.folder,
+        namespace=namespace,
+        reads=len(reads),
+        could_not_read=tuple(
+            read.reason for read in reads if isinstance(read, CantRead) and not read.is_measurement
+        ),
+        failed_plainly=_failed_plainly(recorder.recorded, logs),
+        events=events,
+        logs=sum(1 for log in logs if isinstance(log[1], Logged)),
+        logs_left_out=left_out,
+    )
+
+
+def _answered(read: object) -> bool:
+    """A read that looked: it answered, or measured an absence."""
+    return not isinstance(read, CantRead) or read.is_measurement
+
+
+def _first_failure(recorded: list[tuple[ReadKey, Recorded]]) -> CantRead:
+    return next(read for _, read in recorded if isinstance(read, CantRead))
+
+
+def _nothing_read(
+    unreachable: Unreachable, where: Where, kubectl: Kubectl | None
+) -> TruegreenError:
+    """Not one read looked: nothing worth saving. Said as doctor says it (which cluster, why,
+    what to do), with the exit code of a run that could not check (3) and no archive."""
+    from truegreen.doctor.diagnose import unreachable_findings
+    from truegreen.doctor.wording import plain_why, read_remedy
+
+    cant = unreachable.cant_read
+    if kubectl is not None:
+        found = unreachable_findings([CheckId.WORKLOADS], unreachable, where, kubectl)[0]
+        return NothingReadError(
+            found.headline.removesuffix("."), todo=found.remedy, code=found.code
+        )
+    return NothingReadError(
+        f"Couldn't read anything in the cluster at {where.server}",
+        f"{plain_why(Kind.DEPLOYMENT, cant)}, and every other read failed too",
+        read_remedy(Kind.DEPLOYMENT, cant, Kubectl()),
+        code="nothing-read",
+    )
+
+
+def _failed_plainly(
+    recorded: list[tuple[ReadKey, Recorded]], logs: list[tuple[LogRequest, LogRead]]
+) -> tuple[str, ...]:
+    """Each failed read in plain words, once: `no permission to read the machines`."""
+    from truegreen.doctor.wording import plain_why
+
+    said = [
+        plain_why(key.kind, read)
+        for key, read in recorded
+        if isinstance(read, CantRead) and not read.is_measurement
+    ]
+    said += [
+        f"the output of '{wanted.container}' in '{wanted.pod}' ({read.reason})"
+        for wanted, read in logs
+        if isinstance(read, CantRead) and not read.is_measurement
+    ]
+    return tuple(dict.fromkeys(said))
+
+
+class NothingReadError(TruegreenError):
+    """A snapshot that could not make a single read: nothing is saved (exit 3)."""
+
+    exit_code = ExitCode.UNKNOWN
+
+
+def _read_log(cluster: LiveCluster, namespace: str, wanted: LogRequest) -> LogRead:
+    from truegreen.cluster.logs import LIMIT_BYTES, TAIL_LINES
+
+    return cluster.container_log(
+        wanted.pod,
+        wanted.container,
+        namespace=namespace,
+        previous=wanted.previous,
+        tail_lines=TAIL_LINES,
+        limit_bytes=LIMIT_BYTES,
+    )
+
+
+def default_archive_name(namespace: str, taken_at: datetime) -> str:
+    """`truegreen-snapshot-train-20250102T030405Z.tar.gz`: sorts by time, names the namespace."""
+    stamp = taken_at.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+    return f"truegreen-snapshot-{_UNSAFE.sub('-', namespace)[:63]}-{stamp}.tar.gz"
+
+
+def _top_folder(archive: Path) -> str:
+    """The folder an archive unpacks into: its own name without the `.tar.gz`."""
+    name = archive.name
+    for suffix in (".tar.gz", ".tgz"):
+        name = name.removesuffix(suffix)
+    return _UNSAFE.sub("-", name) or "truegreen-snapshot"
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")

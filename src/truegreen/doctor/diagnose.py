@@ -1,0 +1,165 @@
+"""doctor from end to end: gather once, run every check, roll up."""
+
+from datetime import datetime
+
+from msgspec import Struct
+from msgspec.structs import replace
+
+from truegreen.cluster import CantRead, ClusterReader, ReadFailure
+from truegreen.cluster.redact import RedactingReader
+from truegreen.doctor.checks.capacity.check import job_summary
+from truegreen.doctor.checks.registry import CHECKS
+from truegreen.doctor.environment import DoctorSettings, Environment, PodCreator, Unreachable
+from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.knowledge.image_presence import ImageRegistry
+from truegreen.doctor.reads.gather import gather
+from truegreen.doctor.rollup import NotChecked, Report, roll_up
+from truegreen.doctor.wording import OFFLINE_REMEDY, plain_connection_why, render
+from truegreen.kubectl import Kubectl, truegreen_command
+
+_NO_CREDENTIALS = "not asked for: pass --credentials-secret NAME:KEY1,KEY2"
+REGISTRY_PART = "whether the images are in their registry"
+"""The part of the image-pull check that asks the registries."""
+
+
+class RegistryOff(Struct, frozen=True):
+    """The registries are not asked, and why (`--no-registry`, a snapshot that holds no
+    registry answers, the monitor)."""
+
+    why: str
+
+
+MONITOR_REGISTRY_OFF = RegistryOff("the monitor does not ask registries")
+
+
+class Where(Struct, frozen=True):
+    """Which cluster doctor read, and as whom, for the lines that say it could not."""
+
+    server: str
+    source: str
+    """Where the connection settings came from: a kubeconfig path, `in-cluster`, a snapshot."""
+    login: str = ""
+    """Plain words naming the login (`user 'admin'`, `the credential plugin aws of user …`)."""
+    login_command: str | None = None
+    """The credential plugin's command, when one logs in."""
+    offline: bool = False
+    """Read from a snapshot: what to do is take a new one, not fix an address."""
+
+
+# The usual way to log in again for the credential plugins of the big clouds, by command name.
+_PLUGIN_LOGINS = {
+    "aws": "aws sso login",
+    "aws-iam-authenticator": "aws sso login",
+    "gke-gcloud-auth-plugin": "gcloud auth login",
+    "kubelogin": "az login",
+    "doctl": "doctl auth init",
+}
+
+
+def diagnose(
+    reader: ClusterReader,
+    namespace: str,
+    now: datetime,
+    settings: DoctorSettings,
+    where: Where,
+    creator: PodCreator | None = None,
+    registry: ImageRegistry | RegistryOff = MONITOR_REGISTRY_OFF,
+) -> Report:
+    """Check one namespace. `where` names the cluster and login for the lines that say it could
+    not be read; `creator` makes the trial start when one is asked for (live only);
+    `registry` answers whether the images are in their registry, or says why it is not asked."""
+    asked = None if isinstance(registry, RegistryOff) else registry
+    gathered = gather(RedactingReader(reader), namespace, now, settings, creator, registry=asked)
+    return report_of(gathered, settings, where, registry)
+
+
+def report_of(
+    gathered: Environment | Unreachable,
+    settings: DoctorSettings,
+    where: Where,
+    registry: ImageRegistry | RegistryOff = MONITOR_REGISTRY_OFF,
+) -> Report:
+    """Every check run on what `gather` read, rolled up; every check unknown for one reason
+    when nothing could be read. `registry` is the one `gather` asked, or why none was."""
+    ran = [c.CHECK for c in CHECKS if c.CHECK is not CheckId.CREDENTIALS or settings.credentials]
+    skipped = (
+        []
+        if settings.credentials
+        else [NotChecked(CheckId.CREDENTIALS, _NO_CREDENTIALS, asked=False)]
+    )
+    if isinstance(gathered, Unreachable):
+        return roll_up(unreachable_findings(ran, gathered, where, settings.kubectl), ran, skipped)
+    if isinstance(registry, RegistryOff):
+        part = f"{REGISTRY_PART}: {registry.why}"
+        skipped.append(NotChecked(CheckId.IMAGE_PULL, f"not asked for: {part}", False, part))
+    findings = [f for c in CHECKS if c.CHECK in ran for f in c.check(gathered)]
+    return replace(roll_up(findings, ran, skipped), job=job_summary(gathered))
+
+
+def unreachable_findings(
+    ran: list[CheckId], unreachable: Unreachable, where: Where, kubectl: Kubectl
+) -> list[Finding]:
+    """Every check unknown, for one reason: the cluster could not be reached, or it refused the
+    login. One headline says which server, which login, and what to do."""
+    cant = unreachable.cant_read
+    check = kubectl.cluster("auth", "whoami")
+    if cant.failure is ReadFailure.UNAUTHORIZED and not cant.reached:
+        # No login could be made: the plugin's (or the token file's) own words say why.
+        code, why = "cluster-login-failed", _without_todo(cant)
+        fields = {"why": why, "todo": _login_todo(where, cant.todo)}
+    elif cant.failure is ReadFailure.UNAUTHORIZED:
+        code = "cluster-login-refused"
+        message = cant.server_message or "401 Unauthorized"
+        why = f"the cluster did not accept the login of {where.login or 'this user'}"
+        fields = {
+            "login": where.login or "this user",
+            "message": message.rstrip("."),
+            "todo": _login_todo(where, ""),
+        }
+    else:
+        code, why = "cluster-unreachable", plain_connection_why(cant)
+        fields = {"why": why}
+        check = kubectl.cluster("cluster-info")
+    headline, remedy = render(code, server=where.server, source=where.source, check=check, **fields)
+    if where.offline:
+        snapshot = truegreen_command("snapshot", *kubectl.flags())
+        remedy = OFFLINE_REMEDY.format(snapshot=snapshot, check=check)
+    return [
+        Finding(
+            check_id,
+            Status.UNKNOWN,
+            Basis.CANT_CHECK,
+            code,
+            headline,
+            remedy,
+            (cant.reason,),
+            why=why,
+        )
+        for check_id in ran
+    ]
+
+
+def _without_todo(cant: CantRead) -> str:
+    """The failure's words without the advice at their end (the remedy gives it)."""
+    ending = f". {cant.todo}"
+    reason = (
+        cant.reason[: -len(ending)] if cant.todo and cant.reason.endswith(ending) else cant.reason
+    )
+    return reason.rstrip(".")
+
+
+def _login_todo(where: Where, advice: str) -> str:
+    """What to do about a login: the cloud's own login command, the plugin's advice, or the
+    place the login details are kept."""
+    command = where.login_command
+    name = command.rsplit("/", 1)[-1] if command else ""
+    if name in _PLUGIN_LOGINS:
+        return f"log in again with `{_PLUGIN_LOGINS[name]}`"
+    if advice:
+        return advice.removesuffix(", then retry")
+    if command:
+        return f"log in again the way the plugin `{name}` expects"
+    return (
+        f"check the login details of {where.login or 'this user'} in {where.source}: they may "
+        "have expired or been revoked"
+    )

@@ -1,0 +1,374 @@
+"""What the cluster has already measured about a training job, read from its own words.
+
+The scheduler writes why it could not place a pod into the pod's `PodScheduled` condition; the
+Job controller (and every controller that creates pods) records each refused create as a
+`FailedCreate` Event on the job; the attach-detach controller records a volume it cannot attach
+as `FailedAttachVolume` on the pod; a finished job says why it failed in its `Failed` condition,
+and its pods say how their programs ended. Each of these is a measurement the moment it exists,
+whatever arithmetic would predict. Everything here is pure: typed readings of objects.
+"""
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
+from typing import Any
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import Kind, KubeObject
+from truegreen.doctor.knowledge.training import TrainingJob
+
+# -- the scheduler ------------------------------------------------------------------------------
+
+
+class Obstacle(StrEnum):
+    """What kept machines from taking a pod, by the scheduler's own reason."""
+
+    ROOM = "room"
+    """Not enough free room (NodeResourcesFit: `Insufficient cpu`, `Too many pods`)."""
+    PLACEMENT_RULES = "placement-rules"
+    """The pod's node selector or node affinity (NodeAffinity)."""
+    TAINT = "taint"
+    """A taint the pod does not tolerate (TaintToleration)."""
+    CLOSED = "closed"
+    """Cordoned (NodeUnschedulable)."""
+    VOLUME = "volume"
+    """Its volumes: in another zone, not bound, not found (VolumeBinding, VolumeZone)."""
+    POD_RULES = "pod-rules"
+    """Inter-pod affinity or anti-affinity (InterPodAffinity)."""
+    SPREAD = "spread"
+    """Topology spread constraints (PodTopologySpread)."""
+    DEVICES = "devices"
+    """Devices of dynamic resource allocation (DynamicResources)."""
+    PORTS = "ports"
+    """Host ports already taken (NodePorts)."""
+    OTHER = "other"
+
+
+class Reason(Struct, frozen=True):
+    """One reason of a scheduler's message: how many machines it held back, and why."""
+
+    machines: int
+    text: str
+    """As the scheduler wrote it (`Insufficient nvidia.com/gpu`)."""
+    obstacle: Obstacle
+    detail: str = ""
+    """The resource short of (ROOM) or the taint's key (TAINT)."""
+
+
+class SchedulerVerdict(Struct, frozen=True):
+    """A pod the scheduler marked unschedulable, in its own words."""
+
+    pod: str
+    message: str
+    machines: int | None
+    """How many machines it looked at (`0/5 nodes are available`); None when not said."""
+    reasons: tuple[Reason, ...]
+
+    @property
+    def only_room(self) -> bool:
+        """Every machine it looked at was held back for room alone: the wait for running
+        work to finish can explain it."""
+        return bool(self.reasons) and all(r.obstacle is Obstacle.ROOM for r in self.reasons)
+
+
+# The phrases of kube-scheduler's filter plugins (pkg/scheduler/framework/plugins/*: the
+# ErrReason constants), matched in the order given; each message lists "N reason" pairs.
+_PHRASES: tuple[tuple[re.Pattern[str], Obstacle], ...] = (
+    (re.compile(r"^Insufficient (?P<detail>\S+)$"), Obstacle.ROOM),
+    (re.compile(r"^Too many pods$"), Obstacle.ROOM),
+    (re.compile(r"didn't match Pod's node affinity/selector"), Obstacle.PLACEMENT_RULES),
+    (re.compile(r"had untolerated taint \{(?P<detail>[^:}]+)"), Obstacle.TAINT),
+    # Before 1.25: `had taint {key: value}, that the pod didn't tolerate` (its tail is split off).
+    (re.compile(r"had taints? \{(?P<detail>[^:}]+)"), Obstacle.TAINT),
+    (re.compile(r"were unschedulable"), Obstacle.CLOSED),
+    (
+        re.compile(r"volume node affinity conflict|available volume zone|volume zone conflict"),
+        Obstacle.VOLUME,
+    ),
+    (re.compile(r"persistent ?volume|PersistentVolumeClaim|pvc", re.IGNORECASE), Obstacle.VOLUME),
+    (re.compile(r"pod (anti-)?affinity|existing pods anti-affinity"), Obstacle.POD_RULES),
+    (re.compile(r"topology spread constraints"), Obstacle.SPREAD),
+    (re.compile(r"claim|device", re.IGNORECASE), Obstacle.DEVICES),
+    (re.compile(r"free ports"), Obstacle.PORTS),
+)
+_COUNTED = re.compile(r"^(?P<count>\d+) (?:node\(s\) )?(?P<reason>.+)$")
+_HEAD = re.compile(r"^0/(?P<machines>\d+) nodes are available: ")
+
+
+def _reason(count: int, text: str) -> Reason:
+    for pattern, obstacle in _PHRASES:
+        found = pattern.search(text)
+        if found is not None:
+            detail = found.groupdict().get("detail") or ""
+            return Reason(count, text, obstacle, detail.strip())
+    return Reason(count, text, Obstacle.OTHER)
+
+
+def parse_scheduler_message(message: str) -> tuple[int | None, tuple[Reason, ...]]:
+    """`0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) had untolerated
+    taint {node.kubernetes.io/unreachable: }. preemption: …` as (5, its reasons). The part after
+    `preemption:` says what preemption could do, not why the machines were held back."""
+    head = _HEAD.match(message)
+    if head is None:
+        return None, ()
+    body = message[head.end() :].split(" preemption:", 1)[0].strip().rstrip(".")
+    reasons = []
+    for part in _split_reasons(body):
+        counted = _COUNTED.match(part.strip())
+        if counted is not None:
+            reasons.append(_reason(int(counted["count"]), counted["reason"].strip()))
+    return int(head["machines"]), tuple(reasons)
+
+
+def _split_reasons(body: str) -> list[str]:
+    """The reasons of a message, split at the commas between them (not inside a taint's
+    braces: `{key: value}`)."""
+    parts: list[str] = []
+    depth = 0
+    current = ""
+    for char in body:
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            parts.append(current)
+            current = ""
+        else:
+            current += char
+    parts.append(current)
+    return [p for p in parts if p.strip()]
+
+
+def scheduler_verdict(pod: KubeObject) -> SchedulerVerdict | None:
+    """The scheduler's word on a pod it could not place: `PodScheduled` False with reason
+    `Unschedulable` (pkg/scheduler/schedule_one.go, handleSchedulingFailure); None otherwise."""
+    if o.node_name(pod):
+        return None
+    condition = o.condition(pod, "PodScheduled")
+    if (
+        condition is None
+        or condition.get("status") != "False"
+        or condition.get("reason") != "Unschedulable"
+    ):
+        return None
+    message = str(condition.get("message") or "")
+    machines, reasons = parse_scheduler_message(message)
+    return SchedulerVerdict(o.name_of(pod), message, machines, reasons)
+
+
+# -- events -------------------------------------------------------------------------------------
+
+
+class Cause(StrEnum):
+    """Why a controller's create of a pod was refused, by the API server's words."""
+
+    QUOTA = "quota"
+    LIMIT_RANGE = "limit-range"
+    WEBHOOK = "webhook"
+    POD_SECURITY = "pod-security"
+    INVALID = "invalid"
+    OTHER = "other"
+
+
+_CAUSES: tuple[tuple[re.Pattern[str], Cause], ...] = (
+    # plugin/pkg/admission/resourcequota: "exceeded quota: …", "status unknown for quota: …"
+    (re.compile(r"exceeded quota|status unknown for quota"), Cause.QUOTA),
+    # plugin/pkg/admission/limitranger: "maximum memory usage per Container is …"
+    (
+        re.compile(r"(?i)(minimum|maximum) \S+ usage per (Container|Pod)|limit to request ratio"),
+        Cause.LIMIT_RANGE,
+    ),
+    # apiserver/pkg/admission/plugin/webhook/errors: `admission webhook "x" denied the request`
+    (re.compile(r'admission webhook "|failed calling webhook "'), Cause.WEBHOOK),
+    # pod-security-admission: `violates PodSecurity "restricted:latest": …`
+    (re.compile(r"violates PodSecurity"), Cause.POD_SECURITY),
+    (re.compile(r'pods "[^"]*" is invalid'), Cause.INVALID),
+)
+
+
+class Refusal(Struct, frozen=True):
+    """A refused create of a job's pod, as the controller recorded it."""
+
+    cause: Cause
+    reason: str
+    """The Event's reason (`FailedCreate`)."""
+    involved: str
+    """`Kind/name` of the object the Event is about: the job, or a Job its controller made."""
+    message: str
+    """The server's words, after the controller's `Error creating: ` (redacted, bounded)."""
+    count: int
+    last_seen: str
+
+
+class AttachFailure(Struct, frozen=True):
+    """A volume the attach-detach controller could not attach for a pod."""
+
+    pod: str
+    message: str
+    multi_attach: bool
+    """`Multi-Attach error`: the volume is attached to another machine and can be attached
+    to one at a time (pkg/controller/volume/attachdetach/reconciler)."""
+
+
+_MESSAGE_CAP = 600
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= _MESSAGE_CAP else text[: _MESSAGE_CAP - 1] + "…"
+
+
+def _involved(event: Mapping[str, Any]) -> tuple[str, str, str]:
+    involved = o.mapping(event.get("involvedObject"))
+    return (
+        str(involved.get("kind") or ""),
+        str(involved.get("name") or ""),
+        str(involved.get("uid") or ""),
+    )
+
+
+def _last_seen(event: Mapping[str, Any]) -> str:
+    series = o.mapping(event.get("series"))
+    for value in (
+        series.get("lastObservedTime"),
+        event.get("lastTimestamp"),
+        event.get("eventTime"),
+        o.mapping(event.get("metadata")).get("creationTimestamp"),
+    ):
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def cause_of(message: str) -> Cause:
+    """What refused a pod, from the server's message."""
+    for pattern, cause in _CAUSES:
+        if pattern.search(message):
+            return cause
+    return Cause.OTHER
+
+
+_REFUSED_REASONS = frozenset({"FailedCreate", "FailedCreatePod"})
+"""pkg/controller/controller_utils.go `FailedCreatePodReason` (the Job controller's, and the
+training operator's copy of it); `FailedCreatePod` where a controller names it so."""
+
+
+def refusals(events: Iterable[KubeObject], job: TrainingJob) -> list[Refusal]:
+    """The refused creates recorded for a training job (the newest first): on the job itself
+    (pkg/controller/job/job_controller.go: `Error creating: %v`), or on a Job its controller
+    made (a JobSet's `<jobset>-<replicated job>-<index>`, whose Job controller refuses)."""
+    found = []
+    for event in events:
+        reason = str(event.get("reason") or "")
+        if reason not in _REFUSED_REASONS:
+            continue
+        kind, name, uid = _involved(event)
+        own = kind == job.kind.spec.name and name == job.name and uid in ("", job.uid or uid)
+        child = kind == "Job" and job.kind is not Kind.JOB and name.startswith(f"{job.name}-")
+        if not own and not child:
+            continue
+        message = str(event.get("message") or "").removeprefix("Error creating: ")
+        found.append(
+            Refusal(
+                cause_of(message),
+                reason,
+                f"{kind}/{name}",
+                _bounded(message),
+                o.integer(event.get("count"), 1),
+                _last_seen(event),
+            )
+        )
+    return sorted(found, key=lambda r: r.last_seen, reverse=True)
+
+
+def attach_failures(events: Iterable[KubeObject], pods: Sequence[str]) -> list[AttachFailure]:
+    """`FailedAttachVolume` Events of the given pods, one per pod (the newest)."""
+    wanted = set(pods)
+    newest: dict[str, tuple[str, AttachFailure]] = {}
+    for event in events:
+        if event.get("reason") != "FailedAttachVolume":
+            continue
+        kind, name, _ = _involved(event)
+        if kind != "Pod" or name not in wanted:
+            continue
+        message = str(event.get("message") or "")
+        seen = _last_seen(event)
+        failure = AttachFailure(name, _bounded(message), message.startswith("Multi-Attach error"))
+        if name not in newest or seen > newest[name][0]:
+            newest[name] = (seen, failure)
+    return [failure for _, failure in sorted(newest.values(), key=lambda v: v[1].pod)]
+
+
+# -- a job that failed --------------------------------------------------------------------------
+
+
+class Ending(StrEnum):
+    """How a failed job's program ended, by what its pods and its conditions say."""
+
+    OUT_OF_MEMORY = "out-of-memory"
+    EVICTED = "evicted"
+    DEADLINE = "deadline"
+    IMAGE = "image"
+    PROGRAM_FAILED = "program-failed"
+    UNKNOWN = "unknown"
+
+
+class JobFailure(Struct, frozen=True):
+    """Why a finished job failed: its condition, and what its pods showed."""
+
+    ending: Ending
+    reason: str
+    """The job's `Failed` condition reason (`BackoffLimitExceeded`, `DeadlineExceeded`)."""
+    detail: str
+    """One line with the Kubernetes words: the pod, container and what ended it."""
+
+
+def _pod_ending(pod: KubeObject) -> tuple[Ending, str] | None:
+    """How a failed pod's program ended, when it says (the kubelet's terminated state, or the
+    pod's eviction: pkg/kubelet/eviction sets reason Evicted)."""
+    status = o.mapping(pod.get("status"))
+    name = o.name_of(pod)
+    if status.get("reason") == "Evicted":
+        return Ending.EVICTED, f"pod {name} evicted: {_bounded(str(status.get('message') or ''))}"
+    for container in o.container_statuses(pod):
+        terminated = o.mapping(o.mapping(container.get("state")).get("terminated"))
+        last = o.mapping(o.mapping(container.get("lastState")).get("terminated"))
+        for ended in (terminated, last):
+            if ended.get("reason") == "OOMKilled":
+                return (
+                    Ending.OUT_OF_MEMORY,
+                    f"pod {name} container {container.get('name')}: OOMKilled (exit code "
+                    f"{ended.get('exitCode', 137)})",
+                )
+        waiting = o.mapping(o.mapping(container.get("state")).get("waiting"))
+        if waiting.get("reason") in ("ImagePullBackOff", "ErrImagePull", "InvalidImageName"):
+            return (
+                Ending.IMAGE,
+                f"pod {name} container {container.get('name')}: {waiting['reason']}",
+            )
+        if terminated and o.integer(terminated.get("exitCode")) != 0:
+            return (
+                Ending.PROGRAM_FAILED,
+                f"pod {name} container {container.get('name')}: exit code "
+                f"{terminated.get('exitCode')} ({terminated.get('reason') or 'Error'})",
+            )
+    return None
+
+
+_ORDER = (Ending.OUT_OF_MEMORY, Ending.IMAGE, Ending.EVICTED, Ending.PROGRAM_FAILED)
+
+
+def job_failure(job: TrainingJob, pods: Sequence[KubeObject]) -> JobFailure | None:
+    """Why `job` failed, when its status says it did; its pods decide how (an out-of-memory
+    kill over an image that would not download, over an eviction, over a plain exit); None for
+    a job that did not fail."""
+    if not job.failed:
+        return None
+    reason, message = job.failure
+    endings = [e for e in (_pod_ending(p) for p in pods) if e is not None]
+    for ending in _ORDER:
+        for found, detail in endings:
+            if found is ending:
+                return JobFailure(found, reason, detail)
+    if reason == "DeadlineExceeded":
+        return JobFailure(Ending.DEADLINE, reason, _bounded(message))
+    return JobFailure(Ending.UNKNOWN, reason, _bounded(message or reason or "failed"))

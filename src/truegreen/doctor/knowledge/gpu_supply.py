@@ -1,0 +1,174 @@
+"""Whether each GPU machine's GPUs can be used: its labels say it has GPUs, its allocatable says
+how many the device plugin offers.
+
+A machine's GPUs reach the scheduler only through the device plugin, which advertises them in
+the machine's `capacity` and `allocatable` and takes unhealthy devices out of `allocatable`
+(kubelet pkg/kubelet/cm/devicemanager: healthy devices only). So a GPU machine whose allocatable
+has no GPU has its GPU software not running (the driver, the container toolkit or the device
+plugin), and one with fewer allocatable than its capacity has unhealthy GPUs. A machine is a GPU
+machine by the labels the GPU operator, GPU feature discovery, Node Feature Discovery and the
+clouds put on it. Everything here is pure.
+"""
+
+from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
+from typing import Any
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import KubeObject
+from truegreen.doctor.knowledge.last_answer import LastAnswer
+from truegreen.quantity import QuantityError, Resources
+
+GPU_RESOURCE_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-", "amd.com/gpu", "gpu.intel.com/")
+"""The extended resources that are GPUs or slices of one (NVIDIA's device plugin: `nvidia.com/
+gpu`, and `nvidia.com/mig-<profile>` under the mixed MIG strategy; AMD's and Intel's plugins)."""
+
+GPU_LABELS: tuple[tuple[str, str | None], ...] = (
+    # NVIDIA GPU feature discovery (k8s-device-plugin docs/gpu-feature-discovery) and the GPU
+    # operator, which deploys its components where this is true.
+    ("nvidia.com/gpu.present", "true"),
+    ("nvidia.com/gpu.count", None),
+    # Node Feature Discovery: a PCI device of NVIDIA's vendor id 10de.
+    ("feature.node.kubernetes.io/pci-10de.present", "true"),
+    # GKE's accelerator node pools; AKS's GPU node pools; Karpenter on AWS.
+    ("cloud.google.com/gke-accelerator", None),
+    ("kubernetes.azure.com/accelerator", None),
+    ("karpenter.k8s.aws/instance-gpu-count", None),
+)
+"""Labels that make a machine a GPU machine: (key, value), None for any value."""
+
+_COUNT_LABELS = ("nvidia.com/gpu.count", "karpenter.k8s.aws/instance-gpu-count")
+"""Labels that say how many GPUs the machine holds."""
+
+
+class Supply(StrEnum):
+    """How a GPU machine's GPUs stand."""
+
+    NOT_RUNNING = "not-running"
+    """None offered: the GPU software (driver, toolkit, device plugin) is not running."""
+    UNHEALTHY = "unhealthy"
+    """Fewer offered than it has: some GPUs are unhealthy."""
+
+
+class GpuProblem(Struct, frozen=True):
+    """One GPU machine whose GPUs cannot all be used."""
+
+    machine: str
+    supply: Supply
+    resource: str
+    """The GPU resource it should offer (`nvidia.com/gpu`)."""
+    offered: int
+    expected: int
+    """What it has: its capacity, or the count its labels give when that is more."""
+    signal: str
+    """The label (or capacity) that says it is a GPU machine."""
+
+
+def is_gpu_resource(name: str) -> bool:
+    """A GPU or a slice of one."""
+    return name.startswith(GPU_RESOURCE_PREFIXES)
+
+
+def _signal(labels: Mapping[str, Any]) -> str:
+    for key, value in GPU_LABELS:
+        if key in labels and (value is None or str(labels[key]).lower() == value):
+            return f"{key}={labels[key]}"
+    return ""
+
+
+def _amounts(node: KubeObject, part: str) -> Resources:
+    values = o.mapping(o.mapping(node.get("status")).get(part))
+    try:
+        return Resources.parse({k: v for k, v in values.items() if is_gpu_resource(str(k))})
+    except QuantityError:
+        return Resources()
+
+
+def _label_count(labels: Mapping[str, Any]) -> int:
+    for key in _COUNT_LABELS:
+        value = labels.get(key)
+        if isinstance(value, str) and value.isdigit():
+            return int(value)
+    return 0
+
+
+def gpu_problems(nodes: Sequence[KubeObject]) -> list[GpuProblem]:
+    """Every GPU machine whose GPUs cannot all be used, by its name.
+
+    The last machine list's answer is kept (doctor/knowledge/last_answer.py): every namespace of a
+    run
+    over many asks about the same one, twice."""
+    return list(_last_problems(nodes))
+
+
+def _gpu_problems(nodes: Sequence[KubeObject]) -> tuple[GpuProblem, ...]:
+    problems = []
+    for node in nodes:
+        labels = o.labels_of(node)
+        capacity = _amounts(node, "capacity")
+        allocatable = _amounts(node, "allocatable")
+        signal = _signal(labels) or (
+            f"capacity {', '.join(sorted(capacity.names))}" if capacity.names else ""
+        )
+        if not signal:
+            continue
+        name = o.name_of(node)
+        counted = _label_count(labels)
+        if not allocatable.names:
+            resource = min(capacity.names, default="nvidia.com/gpu")
+            expected = max(capacity.get(resource), counted)
+            problems.append(GpuProblem(name, Supply.NOT_RUNNING, resource, 0, expected, signal))
+            continue
+        for resource in sorted(capacity.names | allocatable.names):
+            offered = allocatable.get(resource)
+            expected = capacity.get(resource)
+            if resource == "nvidia.com/gpu":
+                expected = max(expected, counted)
+            if offered < expected:
+                problems.append(
+                    GpuProblem(name, Supply.UNHEALTHY, resource, offered, expected, signal)
+                )
+    return tuple(sorted(problems, key=lambda p: p.machine))
+
+
+_last_problems = LastAnswer(_gpu_problems)
+
+
+def offered_gpu_resources(nodes: Iterable[KubeObject]) -> list[str]:
+    """The GPU resources the machines offer, by name (`nvidia.com/mig-1g.10gb`)."""
+    names: set[str] = set()
+    for node in nodes:
+        names |= _amounts(node, "allocatable").names
+    return sorted(names)
+
+
+def missing_gpu_resources(requested: Iterable[str], nodes: Sequence[KubeObject]) -> list[str]:
+    """The GPU resources the job asks for that no machine offers at all."""
+    offered = set(offered_gpu_resources(nodes))
+    return sorted({r for r in requested if is_gpu_resource(r) and r not in offered})
+
+
+_GPU_SOFTWARE = ("device-plugin", "operator-validator", "driver", "container-toolkit", "dcgm")
+"""Words in the names of the pods that make a machine's GPUs usable (the GPU operator's
+DaemonSets: nvidia-driver-daemonset, nvidia-container-toolkit-daemonset, nvidia-device-plugin-
+daemonset, nvidia-operator-validator; the standalone nvidia-device-plugin)."""
+
+
+def gpu_software_pods(pods: Iterable[KubeObject]) -> list[KubeObject]:
+    """The pods on a machine that run its GPU software, by their names."""
+    return [p for p in pods if any(word in o.name_of(p) for word in _GPU_SOFTWARE)]
+
+
+def pod_state(pod: KubeObject) -> str:
+    """`Running`, `CrashLoopBackOff`, `Init:0/1`-like: the state `kubectl get pods` would show
+    first (a waiting container's reason, else the phase)."""
+    for status in o.container_statuses(pod):
+        waiting = o.mapping(o.mapping(status.get("state")).get("waiting"))
+        if waiting.get("reason"):
+            return str(waiting["reason"])
+    ready = o.condition(pod, "Ready")
+    if o.phase(pod) == "Running" and ready is not None and ready.get("status") != "True":
+        return "Running, not ready"
+    return o.phase(pod)

@@ -1,0 +1,439 @@
+"""Whether the environment's images are in their registry, as each pod's own logins see them.
+
+Pure: what to ask the registry (one look-up per image and the logins the kubelet would send
+for it), and what an answer means. doctor/reads/registry_lookups.py does the asking, and
+checks/image_pull.py turns the answers into findings.
+
+The kubelet's rules, followed here (kubernetes/kubernetes):
+- pkg/credentialprovider/keyring.go: a login applies to an image when the login's host matches
+  the image's registry part by part (`*` within one part, `*.example.com` never covers
+  `a.b.example.com`) with the same port (`index.docker.io` and `docker.io` are one: images.py).
+- pkg/kubelet/kuberuntime/kuberuntime_image.go (PullImage): with no login that applies, the
+  image is pulled anonymously; otherwise each login is tried in turn, and the pull fails only
+  when every one failed. There is no anonymous try after the logins.
+- pkg/credentialprovider/secrets/secrets.go (MakeDockerKeyring): only a `dockerconfigjson`
+  login's `.dockerconfigjson` and a `dockercfg` login's `.dockercfg` are read.
+- pkg/kubelet/images/image_manager.go (shouldPullImage): `imagePullPolicy: Never` never pulls.
+"""
+
+import base64
+import binascii
+import fnmatch
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
+from typing import Any, Protocol
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, GetRead, Got, Listed, ListRead
+from truegreen.doctor.findings import Basis, Status
+from truegreen.images import ImageReferenceError, parse_image, registry_key
+
+MAX_LOOKUPS = 64
+"""Distinct look-ups one run makes at most; the rest are reported as not looked up. A
+namespace's images are a few dozen: this bounds a run against a hostile or huge one."""
+DEFAULT_PLATFORM = "linux/amd64"
+"""The platform an image's size is read for when the machines do not name one."""
+LOGIN_KEYS = {
+    "kubernetes.io/dockerconfigjson": ".dockerconfigjson",
+    "kubernetes.io/dockercfg": ".dockercfg",
+}
+"""The login types the kubelet reads, and the one key it reads of each (secrets.go)."""
+ARCH_LABEL = "kubernetes.io/arch"
+OS_LABEL = "kubernetes.io/os"
+"""The kubelet labels every machine with its GOOS and GOARCH (k8s.io/api core/v1
+well_known_labels.go); a pod asks for one with a node selector on them."""
+
+# Registries whose machines log in on their own, through the cloud's kubelet credential
+# provider, so a pod needs no login there and doctor cannot see the one the machine uses:
+# awslabs/amazon-eks-ami nodeadm/internal/kubelet/image-credential-provider.template.json (ECR),
+# kubernetes/kubernetes pkg/credentialprovider/gcp/metadata.go and
+# pkg/credentialprovider/azure/azure_credentials.go (containerRegistryUrls: GCR, Artifact
+# Registry, ACR). Matched as the kubelet matches them (keyring.go).
+MACHINE_LOGIN_REGISTRIES = (
+    "*.dkr.ecr.*.amazonaws.com",
+    "*.dkr-ecr.*.on.aws",
+    "*.dkr.ecr.*.amazonaws.com.cn",
+    "*.dkr-ecr.*.on.amazonwebservices.com.cn",
+    "*.dkr.ecr-fips.*.amazonaws.com",
+    "*.dkr-ecr-fips.*.on.aws",
+    "container.cloud.google.com",
+    "gcr.io",
+    "*.gcr.io",
+    "*.pkg.dev",
+    "*.azurecr.io",
+    "*.azurecr.cn",
+    "*.azurecr.de",
+    "*.azurecr.us",
+)
+
+
+class Presence(StrEnum):
+    """What the registry said about one image, as the pod's logins see it."""
+
+    PRESENT = "present"
+    MISSING = "missing"
+    """404: the tag or digest (or the repository) does not exist. A measurement."""
+    REFUSED = "refused"
+    """401/403 to every login the pod sends for it (after the token flow)."""
+    LOGIN_NEEDED = "login-needed"
+    """The pod sends no login for it, and the registry refuses to answer without one."""
+    LOGIN_UNUSABLE = "login-unusable"
+    """The pod's logins for it hold no user name and password (an identity token only)."""
+    UNREACHABLE = "unreachable"
+    TIMEOUT = "timeout"
+    SERVER_ERROR = "server-error"
+    RATE_LIMITED = "rate-limited"
+    GARBLED = "garbled"
+    TOO_LARGE = "too-large"
+    INSECURE = "insecure"
+    """Plain HTTP where it is not allowed, or a redirect from https to http."""
+    NOT_ASKED = "not-asked"
+    """Past MAX_LOOKUPS: the registry was not asked."""
+    NOT_CAPTURED = "not-captured"
+    """Offline: the snapshot holds no answer for this look-up."""
+
+    @property
+    def is_measurement(self) -> bool:
+        """The registry answered about the image itself (present, missing, or refused)."""
+        return self in _MEASURED
+
+
+_MEASURED = frozenset({Presence.PRESENT, Presence.MISSING, Presence.REFUSED, Presence.LOGIN_NEEDED})
+
+
+class ImageLookup(Struct, frozen=True):
+    """One question to a registry: an image, as one set of logins sees it. Two pods share a
+    look-up only when the kubelet would send the same logins for the image."""
+
+    image: str
+    """The reference, normalised (`docker.io/library/python:3.12`)."""
+    logins: tuple[str, ...] = ()
+    """The registry logins that apply to it, by name, in the order the kubelet tries them."""
+    platform: str | None = None
+    """`os/arch` to read the download size for; None: whether it exists is enough."""
+
+
+class RegistryAnswer(Struct, frozen=True):
+    """The registry's answer to one look-up. No credential is ever part of it."""
+
+    presence: Presence
+    reason: str = ""
+    """One plain line from the look-up (details; may name the registry and the reference)."""
+    size: int | None = None
+    """Bytes to download: the compressed layers of the image for the look-up's platform."""
+    layers: int | None = None
+    note: str = ""
+    """What else was learned (the index holds no image for the platform)."""
+
+
+RegistryAnswers = Mapping[ImageLookup, RegistryAnswer]
+
+
+class ImageRegistry(Protocol):
+    """Answers look-ups: the registries themselves, or what a snapshot recorded of them
+    (doctor/reads/registry_lookups.py)."""
+
+    def look_up(self, wanted: Sequence[ImageLookup]) -> RegistryAnswers:
+        """An answer for every look-up of `wanted`."""
+        ...
+
+
+class PodLogins(Struct, frozen=True):
+    """The registry logins one pod sends, as doctor could read them."""
+
+    names: tuple[str, ...]
+    """Login names, each once: the pod's own, or with none its account's."""
+    hosts: Mapping[str, frozenset[str]]
+    """Each usable login's registry hosts (patterns), by name."""
+    complete: bool
+    """Every login the pod names was read and usable, and its account was read: a refusal is
+    then a measurement of everything the kubelet would try."""
+
+    def applying_to(self, registry: str) -> tuple[str, ...]:
+        """The usable logins that hold credentials for `registry`, in the order tried."""
+        return tuple(
+            n
+            for n in self.names
+            if any(login_covers(host, registry) for host in self.hosts.get(n, ()))
+        )
+
+
+class Template(Protocol):
+    """What doctor knows of a pod template: whose it is and its pod spec."""
+
+    @property
+    def ref(self) -> str:
+        """`Kind/name` of the owner."""
+        ...
+
+    @property
+    def spec(self) -> Mapping[str, Any]:
+        """The pod spec."""
+        ...
+
+
+def registries_with_credentials(secret: Mapping[str, object]) -> frozenset[str] | None:
+    """The registry hosts a registry login holds credentials for; None when it is not a login
+    the kubelet reads, or does not parse."""
+    key = LOGIN_KEYS.get(str(secret.get("type", "")))
+    value = o.mapping(secret.get("data")).get(key) if key else None
+    if not value:
+        return None
+    try:
+        parsed = json.loads(base64.b64decode(str(value), validate=True))
+    except (binascii.Error, ValueError):
+        return None
+    auths = (
+        parsed.get("auths") if key == ".dockerconfigjson" and isinstance(parsed, dict) else parsed
+    )
+    if not isinstance(auths, dict):
+        return None
+    return frozenset(registry_key(host) for host, entry in auths.items() if o.mapping(entry))
+
+
+def _host_and_port(server: str) -> tuple[list[str], str]:
+    host, colon, port = server.rpartition(":")
+    if not colon or not port.isdigit():
+        host, port = server, ""
+    return host.split("."), port
+
+
+def login_covers(pattern: str, registry: str) -> bool:
+    """Whether a login for `pattern` (a host, maybe with `*` parts and a port) applies to an
+    image of `registry`, by the kubelet's rule (keyring.go urlsMatch): the same port, as many
+    parts, each part matched on its own."""
+    if pattern == registry:
+        return True
+    pattern_parts, pattern_port = _host_and_port(pattern)
+    parts, port = _host_and_port(registry)
+    return (
+        pattern_port == port
+        and len(pattern_parts) == len(parts)
+        and all(fnmatch.fnmatchcase(p, g) for g, p in zip(pattern_parts, parts, strict=True))
+    )
+
+
+def machines_log_in(registry: str) -> bool:
+    """A cloud registry whose machines hold a login of their own (a credential provider)."""
+    return any(login_covers(pattern, registry) for pattern in MACHINE_LOGIN_REGISTRIES)
+
+
+def pod_logins(
+    spec: Mapping[str, Any], account: GetRead | None, secrets: Mapping[str, GetRead]
+) -> PodLogins:
+    """The logins a pod of `spec` sends: its own; with none, its service account's, which the
+    ServiceAccount admission plugin copies into a pod that names none
+    (plugin/pkg/admission/serviceaccount/admission.go). `account`: the account's read, None
+    when it was not read."""
+    names = o.pull_secret_names(spec)
+    complete = True
+    if not names:
+        complete = isinstance(account, Got) or (
+            isinstance(account, CantRead) and account.is_measurement
+        )
+        if isinstance(account, Got):
+            names = o.pull_secret_names(account.obj)
+    hosts: dict[str, frozenset[str]] = {}
+    for name in dict.fromkeys(names):
+        read = secrets.get(name)
+        found = registries_with_credentials(read.obj) if isinstance(read, Got) else None
+        if found is None:
+            complete = False  # missing, unread or no login: its own finding says so
+        else:
+            hosts[name] = found
+    return PodLogins(tuple(dict.fromkeys(names)), hosts, complete)
+
+
+def pulled_images(spec: Mapping[str, Any]) -> list[str]:
+    """The images the kubelet pulls for a pod of `spec`, init containers first, each once;
+    not those it never pulls (`imagePullPolicy: Never`) nor those that are not references
+    (the workloads check's finding)."""
+    found: list[str] = []
+    for container in [*o.init_containers(spec), *o.containers(spec)]:
+        image = container.get("image")
+        if not isinstance(image, str) or container.get("imagePullPolicy") == "Never":
+            continue
+        try:
+            normalised = str(parse_image(image))
+        except ImageReferenceError:
+            continue
+        if normalised not in found:
+            found.append(normalised)
+    return found
+
+
+def machine_platform(spec: Mapping[str, Any], machines: ListRead) -> str:
+    """The `os/arch` a pod of `spec` runs on: its node selector's, else the one platform every
+    machine has, else linux/amd64."""
+    selector = o.mapping(spec.get("nodeSelector"))
+    platforms = {
+        (str(labels.get(OS_LABEL) or "linux"), str(labels[ARCH_LABEL]))
+        for labels in (
+            o.labels_of(m) for m in (machines.items if isinstance(machines, Listed) else ())
+        )
+        if labels.get(ARCH_LABEL)
+    }
+    os_name, arch = next(iter(platforms)) if len(platforms) == 1 else ("linux", "amd64")
+    return f"{selector.get(OS_LABEL) or os_name}/{selector.get(ARCH_LABEL) or arch}"
+
+
+def template_lookups(
+    spec: Mapping[str, Any], logins: PodLogins, platform: str | None
+) -> list[ImageLookup]:
+    """One look-up per image a pod of `spec` pulls, with the logins that apply to it."""
+    return [
+        ImageLookup(image, logins.applying_to(parse_image(image).registry), platform)
+        for image in pulled_images(spec)
+    ]
+
+
+def template_lookups_of(
+    template: Template,
+    accounts: Mapping[str, GetRead],
+    secrets: Mapping[str, GetRead],
+    judged: str | None,
+    machines: ListRead,
+) -> tuple[PodLogins, list[ImageLookup]]:
+    """The logins a template's pods send, and its look-ups; the judged training job's
+    (`judged`: its `Kind/name`) also ask for the download size on its machines' platform."""
+    account = accounts.get(o.service_account_name(template.spec))
+    logins = pod_logins(template.spec, account, secrets)
+    platform = machine_platform(template.spec, machines) if template.ref == judged else None
+    return logins, template_lookups(template.spec, logins, platform)
+
+
+def wanted_lookups(
+    templates: Iterable[Template],
+    accounts: Mapping[str, GetRead],
+    secrets: Mapping[str, GetRead],
+    judged: str | None,
+    machines: ListRead,
+) -> list[ImageLookup]:
+    """Every distinct look-up the templates need, in the order asked: the judged training
+    job's first, so that a run past MAX_LOOKUPS still asks about the job it judges."""
+    found: dict[ImageLookup, None] = {}
+    for template in sorted(templates, key=lambda t: t.ref != judged):
+        _, lookups = template_lookups_of(template, accounts, secrets, judged, machines)
+        found.update(dict.fromkeys(lookups))
+    return list(found)
+
+
+def platform_manifest(index: Mapping[str, Any], platform: str) -> str | None:
+    """The digest of the image for `platform` (`os/arch`) in an image index, as containerd's
+    default matcher picks it (containerd/platforms: os and architecture equal; for arm64 the
+    variant unset or v8); None when the index holds none."""
+    os_name, _, arch = platform.partition("/")
+    for entry in o.sequence(index.get("manifests")):
+        item = o.mapping(entry)
+        offered = o.mapping(item.get("platform"))
+        variant = offered.get("variant")
+        if (
+            offered.get("os") == os_name
+            and offered.get("architecture") == arch
+            and (arch != "arm64" or variant in (None, "", "v8"))
+            and isinstance(item.get("digest"), str)
+        ):
+            return str(item["digest"])
+    return None
+
+
+def platforms_offered(index: Mapping[str, Any]) -> list[str]:
+    """`os/arch` of every image an index holds (attestations, `unknown/unknown`, left out)."""
+    found: list[str] = []
+    for entry in o.sequence(index.get("manifests")):
+        offered = o.mapping(o.mapping(entry).get("platform"))
+        name = f"{offered.get('os')}/{offered.get('architecture')}"
+        if offered.get("os") not in (None, "unknown") and name not in found:
+            found.append(name)
+    return found
+
+
+def download_size(manifest: Mapping[str, Any]) -> tuple[int, int] | None:
+    """(bytes, layers): what pulling an image downloads, the compressed sizes of its layers
+    (opencontainers/image-spec manifest.md: `layers[].size`); None when they are not all there."""
+    layers = o.sequence(manifest.get("layers"))
+    sizes = [o.mapping(layer).get("size") for layer in layers]
+    if not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in sizes):
+        return None
+    return sum(s for s in sizes if isinstance(s, int)), len(sizes)
+
+
+def is_index(media_type: str, document: Mapping[str, Any]) -> bool:
+    """An image index (several platforms) rather than one image's manifest."""
+    if media_type:
+        return media_type in _INDEX_TYPES
+    return "manifests" in document and "layers" not in document
+
+
+_INDEX_TYPES = frozenset(
+    {
+        "application/vnd.oci.image.index.v1+json",
+        "application/vnd.docker.distribution.manifest.list.v2+json",
+    }
+)
+
+
+def combined(answers: Sequence[RegistryAnswer]) -> RegistryAnswer:
+    """One answer from the answers to each login the kubelet tries, in order: the first that
+    found the image; else one that could not look (then no failure is measured for every
+    login); else missing before refused."""
+    for answer in answers:
+        if answer.presence is Presence.PRESENT:
+            return answer
+    unknown = [a for a in answers if not a.presence.is_measurement]
+    if unknown:
+        return unknown[0]
+    for presence in (Presence.MISSING, Presence.REFUSED, Presence.LOGIN_NEEDED):
+        for answer in answers:
+            if answer.presence is presence:
+                return answer
+    return RegistryAnswer(Presence.NOT_ASKED)
+
+
+def plain_size(size: int) -> str:
+    """`17.2 GB`, `340 MB`, `12 kB`: decimal units, as registries and `docker pull` show them."""
+    for unit, scale in (("GB", 10**9), ("MB", 10**6), ("kB", 10**3)):
+        if size >= scale:
+            value = size / scale
+            return f"{value:.1f} {unit}" if value < 100 else f"{value:.0f} {unit}"
+    return f"{size} bytes"
+
+
+UNCHECKED = "image-pull.image-unchecked"
+"""The code of an image the registry could not say anything about."""
+
+
+class Outcome(Struct, frozen=True):
+    """What one answer means for the image-pull check."""
+
+    code: str
+    status: Status
+    basis: Basis
+    cause: Presence | None = None
+    """For an unknown: why the registry could not say (the key of its words)."""
+
+
+def judge(answer: RegistryAnswer, registry: str, pod_has_logins: bool) -> Outcome | None:
+    """What an answer about an image means, for a pod whose every login doctor saw. None:
+    nothing to report (present; or refused without a login while the pod has logins, none
+    for this registry, which the check reports as a login missing for the registry)."""
+    presence = answer.presence
+    if presence is Presence.PRESENT:
+        return None
+    if presence is Presence.MISSING:
+        return Outcome("image-pull.image-missing", Status.FAIL, Basis.MEASURED)
+    if presence in (Presence.REFUSED, Presence.LOGIN_NEEDED) and machines_log_in(registry):
+        # The machine's own login (a credential provider) may be the one that works.
+        return Outcome(UNCHECKED, Status.UNKNOWN, Basis.CANT_CHECK, Presence.REFUSED)
+    if presence is Presence.REFUSED:
+        return Outcome("image-pull.login-refused", Status.FAIL, Basis.MEASURED)
+    if presence is Presence.LOGIN_NEEDED:
+        if pod_has_logins:
+            return None
+        # Measured: the registry wants a login. Inferred: that the machines hold none of
+        # their own (a node's config.json or the runtime's registry settings may).
+        return Outcome("image-pull.login-needed", Status.FAIL, Basis.INFERRED)
+    return Outcome(UNCHECKED, Status.UNKNOWN, Basis.CANT_CHECK, presence)

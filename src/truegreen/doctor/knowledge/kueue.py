@@ -1,0 +1,882 @@
+"""Kueue's admission of a training job, as Kueue decides it: pure functions of its objects.
+
+Kueue (kubernetes-sigs/kueue) holds a job suspended until its queue admits it. The objects and
+their fields follow apis/kueue/v1beta2 and v1beta1 (`*_types.go`); both versions are parsed, and
+where they differ (a ClusterQueue's `cohortName` / `cohort`, its `admissionChecksStrategy` /
+`admissionChecks`) each spelling is read. The quota arithmetic is rebuilt value by value from
+Kueue's own code:
+- pkg/cache/scheduler/resource_node.go: a ClusterQueue's or Cohort's `SubtreeQuota`,
+  `localQuota` (lending limits), `Usage` bubbling to the cohort (`accumulateFromChild`),
+  `available` and `potentialAvailable` (borrowing limits), `LocalAvailable`;
+- pkg/cache/scheduler/clusterqueue_snapshot.go: `Available` (never below 0), `BorrowingWith`;
+- pkg/scheduler/flavorassigner/flavorassigner.go: `assignFlavors` (pod sets in order, each
+  resource group once, the `pods` resource when the queue covers it, usage of earlier pod sets
+  counted), `findFlavorForPodSets` (flavors in order, FlavorFungibility's `shouldTryNextFlavor`
+  and `isPreferred`), `checkFlavorForPodSets` (the flavor's taints and tolerations, the node
+  selector and required affinity reduced to the flavor's label keys: `flavorSelector`) and
+  `fitsResourceQuota` (over `PotentialAvailable`: never; within `Available`: fits; else waits).
+What is not rebuilt: preemption (`SimulatePreemption`: a job that waits for quota may instead
+take the place of lower-priority work), fair sharing, topology-aware placement, partial
+admission, resource transformations and the `IgnoreUndeclared` quota check strategy.
+"""
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from enum import IntEnum
+from typing import Any
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import Kind, KubeObject
+from truegreen.doctor.knowledge.fit import exclusion, tolerates
+from truegreen.quantity import CPU, PODS, QuantityError, Resources, parse_quantity, scheduler_units
+
+GROUP = "kueue.x-k8s.io"
+JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
+"""The label Kueue puts on a job's Workload: the job's uid (pkg/controller/constants)."""
+DEFAULT_QUEUE = "default"
+"""The LocalQueue a job without a queue label is handed to, where one of that name exists
+(pkg/controller/jobframework/defaults.go `ApplyDefaultLocalQueue`, stable since v0.17)."""
+NO_STOP = "None"
+"""The `stopPolicy` of a queue that admits (apis/kueue/v1beta2: None, Hold, HoldAndDrain)."""
+TRY_NEXT_FLAVOR = "TryNextFlavor"
+PREEMPTION_OVER_BORROWING = "PreemptionOverBorrowing"
+
+FlavorResource = tuple[str, str]
+"""(flavor, resource): what one quota is of."""
+
+
+class KueueKinds(Struct, frozen=True):
+    """The kinds of one served version of kueue.x-k8s.io."""
+
+    local_queue: Kind
+    cluster_queue: Kind
+    resource_flavor: Kind
+    cohort: Kind
+    workload: Kind
+    admission_check: Kind
+
+
+V1BETA2 = KueueKinds(
+    Kind.LOCAL_QUEUE,
+    Kind.CLUSTER_QUEUE,
+    Kind.RESOURCE_FLAVOR,
+    Kind.COHORT,
+    Kind.WORKLOAD,
+    Kind.ADMISSION_CHECK,
+)
+V1BETA1 = KueueKinds(
+    Kind.LOCAL_QUEUE_V1BETA1,
+    Kind.CLUSTER_QUEUE_V1BETA1,
+    Kind.RESOURCE_FLAVOR_V1BETA1,
+    Kind.COHORT_V1BETA1,
+    Kind.WORKLOAD_V1BETA1,
+    Kind.ADMISSION_CHECK_V1BETA1,
+)
+
+
+def kinds_served(versions: Sequence[str]) -> KueueKinds | None:
+    """The version doctor reads, of those discovery lists for kueue.x-k8s.io: v1beta2 where it
+    is served (Kueue's storage version since v0.15), else v1beta1; None: Kueue is not installed."""
+    if V1BETA2.local_queue.spec.version in versions:
+        return V1BETA2
+    if V1BETA1.local_queue.spec.version in versions:
+        return V1BETA1
+    return None
+
+
+class Condition(Struct, frozen=True):
+    """A metav1.Condition as Kueue writes it."""
+
+    status: str
+    reason: str = ""
+    message: str = ""
+
+
+def condition_of(obj: Mapping[str, Any], kind: str) -> Condition | None:
+    """The condition of `kind` on `obj`, if it has one."""
+    found = o.condition(obj, kind)
+    if found is None:
+        return None
+    return Condition(
+        str(found.get("status") or ""),
+        str(found.get("reason") or ""),
+        str(found.get("message") or ""),
+    )
+
+
+class Quota(Struct, frozen=True):
+    """One resource's quota in one flavor (`ResourceQuota`), in scheduler units."""
+
+    nominal: int
+    borrowing_limit: int | None = None
+    lending_limit: int | None = None
+
+
+class ResourceGroup(Struct, frozen=True):
+    """Resources that always take the same flavor, and the flavors to try, in order."""
+
+    covered: tuple[str, ...]
+    flavors: tuple[str, ...]
+
+
+class QuotaNode(Struct, frozen=True):
+    """A ClusterQueue or a Cohort as the quota tree holds it (resource_node.go)."""
+
+    name: str
+    parent: str = ""
+    """The cohort it belongs to, "" for none."""
+    quotas: Mapping[FlavorResource, Quota] = {}
+    groups: tuple[ResourceGroup, ...] = ()
+    reserved: Mapping[FlavorResource, int] = {}
+    """A ClusterQueue's quota reserved by its workloads (`status.flavorsReservation`); a
+    Cohort's usage is what its members use past their own quota."""
+
+
+class ClusterQueue(Struct, frozen=True):
+    """The parts of a ClusterQueue that decide admission."""
+
+    node: QuotaNode
+    stop_policy: str = NO_STOP
+    active: Condition | None = None
+    namespace_selector: Mapping[str, Any] | None = None
+    """None admits no namespace (the API's default); `{}` admits every one."""
+    admission_checks: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Each check's name and the flavors it applies to (none: all)."""
+    when_can_borrow: str = "MayStopSearch"
+    """`flavorFungibility.whenCanBorrow`. Its `whenCanPreempt` is not read: a flavor whose
+    quota is in use is always passed over, as Kueue passes one with no preemption candidates."""
+    preference: str = ""
+    pending_head: tuple[tuple[str, str], ...] = ()
+    """The first pending workloads (namespace, name), in order, where the queue reports them
+    (v1beta1 `status.pendingWorkloadsStatus`)."""
+
+    @property
+    def name(self) -> str:
+        """The ClusterQueue's name."""
+        return self.node.name
+
+
+class Flavor(Struct, frozen=True):
+    """A ResourceFlavor: the machines its quota stands for."""
+
+    name: str
+    node_labels: Mapping[str, str] = {}
+    node_taints: tuple[Mapping[str, Any], ...] = ()
+    tolerations: tuple[Mapping[str, Any], ...] = ()
+
+
+class LocalQueue(Struct, frozen=True):
+    """A namespace's LocalQueue: the ClusterQueue it feeds."""
+
+    name: str
+    cluster_queue: str
+    stop_policy: str = NO_STOP
+
+
+class CheckState(Struct, frozen=True):
+    """One admission check's state on a Workload (`status.admissionChecks`)."""
+
+    name: str
+    state: str
+    message: str = ""
+
+
+class PodSetRequest(Struct, frozen=True):
+    """One pod set as Kueue admits it: `count` pods of `requests` each, and its placement
+    rules (`nodeSelector`, affinity, tolerations)."""
+
+    name: str
+    count: int
+    requests: Resources
+    spec: Mapping[str, Any] = {}
+
+
+class Workload(Struct, frozen=True):
+    """A Workload: Kueue's record of one job's admission."""
+
+    name: str
+    namespace: str
+    queue: str
+    owner_uids: frozenset[str]
+    owner: str = ""
+    """The name of the job it is for (its controller owner)."""
+    job_uid: str = ""
+    active: bool = True
+    conditions: Mapping[str, Condition] = {}
+    cluster_queue: str = ""
+    """`status.admission.clusterQueue`: where its quota is reserved, "" while it is not."""
+    usage: Mapping[FlavorResource, int] = {}
+    """The quota its admission holds, per flavor and resource."""
+    checks: tuple[CheckState, ...] = ()
+    pod_sets: tuple[PodSetRequest, ...] = ()
+    priority: int = 0
+
+    def holds(self, condition: str) -> bool:
+        """The condition is there and True."""
+        found = self.conditions.get(condition)
+        return found is not None and found.status == "True"
+
+
+# -- reading the objects -------------------------------------------------------------------------
+
+
+def _amount(resource: str, value: object) -> int | None:
+    try:
+        return scheduler_units(resource, parse_quantity(str(value)))
+    except QuantityError:
+        return None
+
+
+def _usage(entries: object) -> dict[FlavorResource, int]:
+    """`flavorsReservation` / `flavorsUsage`: per flavor, each resource's `total`."""
+    usage: dict[FlavorResource, int] = {}
+    for flavor in (o.mapping(f) for f in o.sequence(entries)):
+        for resource in (o.mapping(r) for r in o.sequence(flavor.get("resources"))):
+            name = str(resource.get("name") or "")
+            amount = _amount(name, resource.get("total", "0"))
+            if amount:
+                usage[(str(flavor.get("name") or ""), name)] = amount
+    return usage
+
+
+def _groups(
+    spec: Mapping[str, Any],
+) -> tuple[tuple[ResourceGroup, ...], dict[FlavorResource, Quota]]:
+    groups = []
+    quotas: dict[FlavorResource, Quota] = {}
+    for group in (o.mapping(g) for g in o.sequence(spec.get("resourceGroups"))):
+        flavors = []
+        for flavor in (o.mapping(f) for f in o.sequence(group.get("flavors"))):
+            flavor_name = str(flavor.get("name") or "")
+            flavors.append(flavor_name)
+            for resource in (o.mapping(r) for r in o.sequence(flavor.get("resources"))):
+                name = str(resource.get("name") or "")
+                borrowing = resource.get("borrowingLimit")
+                lending = resource.get("lendingLimit")
+                quotas[(flavor_name, name)] = Quota(
+                    _amount(name, resource.get("nominalQuota", "0")) or 0,
+                    None if borrowing is None else _amount(name, borrowing),
+                    None if lending is None else _amount(name, lending),
+                )
+        covered = tuple(str(r) for r in o.sequence(group.get("coveredResources")))
+        groups.append(ResourceGroup(covered, tuple(flavors)))
+    return tuple(groups), quotas
+
+
+def _stop_policy(spec: Mapping[str, Any]) -> str:
+    return str(spec.get("stopPolicy") or NO_STOP)
+
+
+def cluster_queue(obj: KubeObject) -> ClusterQueue:
+    """A ClusterQueue of either version."""
+    spec = o.mapping(obj.get("spec"))
+    status = o.mapping(obj.get("status"))
+    groups, quotas = _groups(spec)
+    parent = spec.get("cohortName", spec.get("cohort"))
+    checks: list[tuple[str, tuple[str, ...]]] = [
+        (str(c), ()) for c in o.sequence(spec.get("admissionChecks"))
+    ]
+    strategy = o.mapping(spec.get("admissionChecksStrategy"))
+    for rule in (o.mapping(r) for r in o.sequence(strategy.get("admissionChecks"))):
+        on = tuple(str(f) for f in o.sequence(rule.get("onFlavors")))
+        checks.append((str(rule.get("name") or ""), on))
+    fungibility = o.mapping(spec.get("flavorFungibility"))
+    head = o.mapping(status.get("pendingWorkloadsStatus")).get("clusterQueuePendingWorkload")
+    selector = spec.get("namespaceSelector")
+    return ClusterQueue(
+        QuotaNode(
+            o.name_of(obj),
+            str(parent or ""),
+            quotas,
+            groups,
+            _usage(status.get("flavorsReservation")),
+        ),
+        _stop_policy(spec),
+        condition_of(obj, "Active"),
+        o.mapping(selector) if isinstance(selector, Mapping) else None,
+        tuple(checks),
+        # v1beta1's `Borrow` is MayStopSearch's old name: anything but TryNextFlavor stops.
+        str(fungibility.get("whenCanBorrow") or "MayStopSearch"),
+        str(fungibility.get("preference") or ""),
+        tuple(
+            (str(o.mapping(w).get("namespace") or ""), str(o.mapping(w).get("name") or ""))
+            for w in o.sequence(head)
+        ),
+    )
+
+
+def cohort(obj: KubeObject) -> QuotaNode:
+    """A Cohort object: its own quota and its parent cohort (`parentName`)."""
+    spec = o.mapping(obj.get("spec"))
+    groups, quotas = _groups(spec)
+    return QuotaNode(o.name_of(obj), str(spec.get("parentName") or ""), quotas, groups)
+
+
+def flavor(obj: KubeObject) -> Flavor:
+    """A ResourceFlavor."""
+    spec = o.mapping(obj.get("spec"))
+    return Flavor(
+        o.name_of(obj),
+        {str(k): str(v) for k, v in o.mapping(spec.get("nodeLabels")).items()},
+        tuple(o.mapping(t) for t in o.sequence(spec.get("nodeTaints"))),
+        tuple(o.mapping(t) for t in o.sequence(spec.get("tolerations"))),
+    )
+
+
+def local_queue(obj: KubeObject) -> LocalQueue:
+    """A LocalQueue."""
+    spec = o.mapping(obj.get("spec"))
+    return LocalQueue(o.name_of(obj), str(spec.get("clusterQueue") or ""), _stop_policy(spec))
+
+
+PROVISIONING = "kueue.x-k8s.io/provisioning-request"
+"""The controller of an admission check that asks the cluster autoscaler for machines
+(apis/kueue/v1beta2 provisioningrequestconfig_types.go `ProvisioningRequestControllerName`)."""
+MULTIKUEUE = "kueue.x-k8s.io/multikueue"
+"""The controller of an admission check that runs the job on another cluster (MultiKueue)."""
+
+
+def admission_check(obj: KubeObject) -> tuple[str, str]:
+    """An AdmissionCheck's name and the controller that decides it (`spec.controllerName`)."""
+    return o.name_of(obj), str(o.mapping(obj.get("spec")).get("controllerName") or "")
+
+
+RequestsOf = Callable[[Mapping[str, Any]], Resources]
+"""One pod's requests from its spec, as the API server would store the pod."""
+
+
+def workload(obj: KubeObject, requests_of: RequestsOf) -> Workload:
+    """A Workload of either version, each pod set's pod sized by `requests_of` (an amount that
+    cannot be read counts as none)."""
+    meta = o.mapping(obj.get("metadata"))
+    spec = o.mapping(obj.get("spec"))
+    status = o.mapping(obj.get("status"))
+    admission = o.mapping(status.get("admission"))
+    usage: dict[FlavorResource, int] = {}
+    for assignment in (o.mapping(a) for a in o.sequence(admission.get("podSetAssignments"))):
+        flavors = o.mapping(assignment.get("flavors"))
+        for resource, quantity in o.mapping(assignment.get("resourceUsage")).items():
+            amount = _amount(str(resource), quantity)
+            key = (str(flavors.get(resource) or ""), str(resource))
+            if amount:
+                usage[key] = usage.get(key, 0) + amount
+    conditions = {}
+    for entry in (o.mapping(c) for c in o.sequence(status.get("conditions"))):
+        kind = str(entry.get("type") or "")
+        conditions[kind] = Condition(
+            str(entry.get("status") or ""),
+            str(entry.get("reason") or ""),
+            str(entry.get("message") or ""),
+        )
+    checks = tuple(
+        CheckState(str(c.get("name") or ""), str(c.get("state") or ""), str(c.get("message") or ""))
+        for c in (o.mapping(x) for x in o.sequence(status.get("admissionChecks")))
+    )
+    sets = []
+    for pod_set in (o.mapping(p) for p in o.sequence(spec.get("podSets"))):
+        pod_spec = o.pod_spec(o.mapping(pod_set.get("template")))
+        try:
+            requests = requests_of(pod_spec)
+        except QuantityError:
+            requests = Resources()
+        sets.append(
+            PodSetRequest(
+                str(pod_set.get("name") or ""), o.integer(pod_set.get("count")), requests, pod_spec
+            )
+        )
+    references = [o.mapping(r) for r in o.sequence(meta.get("ownerReferences"))]
+    owners = frozenset(str(r.get("uid") or "") for r in references)
+    controller = next((r for r in references if r.get("controller") is True), None)
+    owner = controller or (references[0] if references else {})
+    return Workload(
+        o.name_of(obj),
+        o.namespace_of(obj),
+        str(spec.get("queueName") or ""),
+        owners - {""},
+        str(owner.get("name") or ""),
+        str(o.labels_of(obj).get(JOB_UID_LABEL) or ""),
+        spec.get("active") is not False,
+        conditions,
+        str(admission.get("clusterQueue") or ""),
+        usage,
+        checks,
+        tuple(sets),
+        o.integer(spec.get("priority")),
+    )
+
+
+def workload_of(workloads: Iterable[Workload], uid: str) -> Workload | None:
+    """The Workload Kueue made for the job of `uid`: owned by it, or carrying its uid in the
+    `kueue.x-k8s.io/job-uid` label (pkg/controller/jobframework/reconciler.go)."""
+    if not uid:
+        return None
+    for found in workloads:
+        if uid in found.owner_uids or found.job_uid == uid:
+            return found
+    return None
+
+
+# -- the quota tree (pkg/cache/scheduler/resource_node.go) ---------------------------------------
+
+
+class QuotaTree(Struct, frozen=True):
+    """Every ClusterQueue and Cohort, linked by their parents."""
+
+    queues: Mapping[str, QuotaNode]
+    cohorts: Mapping[str, QuotaNode]
+    """Cohorts by name: those with an object, and those only named by a member."""
+
+    @classmethod
+    def of(cls, queues: Iterable[ClusterQueue], cohorts: Iterable[QuotaNode]) -> "QuotaTree":
+        """The tree of `queues`; a cohort a member names without an object has no quota."""
+        by_name = {c.name: c for c in cohorts}
+        nodes = {q.name: q.node for q in queues}
+        for parent in [n.parent for n in [*nodes.values(), *by_name.values()] if n.parent]:
+            by_name.setdefault(parent, QuotaNode(parent))
+        return cls(nodes, by_name)
+
+    def parent(self, node: QuotaNode) -> QuotaNode | None:
+        """The cohort `node` belongs to."""
+        return self.cohorts.get(node.parent) if node.parent else None
+
+    def _children(self, cohort_node: QuotaNode) -> list[QuotaNode]:
+        return [
+            n
+            for n in [*self.cohorts.values(), *self.queues.values()]
+            if n.parent == cohort_node.name
+        ]
+
+    def _is_queue(self, node: QuotaNode) -> bool:
+        return self.queues.get(node.name) is node
+
+    def subtree_quota(self, node: QuotaNode, fr: FlavorResource, depth: int = 0) -> int:
+        """The node's own quota, and what its children lend it (`SubtreeQuota`)."""
+        own = node.quotas[fr].nominal if fr in node.quotas else 0
+        if self._is_queue(node) or depth > _MAX_DEPTH:
+            return own
+        for child in self._children(node):
+            own += self.subtree_quota(child, fr, depth + 1) - self.local_quota(child, fr, depth + 1)
+        return own
+
+    def local_quota(self, node: QuotaNode, fr: FlavorResource, depth: int = 0) -> int:
+        """What a lending limit keeps from the cohort (`localQuota`)."""
+        quota = node.quotas.get(fr)
+        if quota is None or quota.lending_limit is None:
+            return 0
+        return max(0, self.subtree_quota(node, fr, depth) - quota.lending_limit)
+
+    def usage(self, node: QuotaNode, fr: FlavorResource, depth: int = 0) -> int:
+        """A queue's reserved quota; a cohort's members' use past their own (`Usage`)."""
+        if self._is_queue(node) or depth > _MAX_DEPTH:
+            return node.reserved.get(fr, 0)
+        return sum(
+            max(0, self.usage(c, fr, depth + 1) - self.local_quota(c, fr, depth + 1))
+            for c in self._children(node)
+        )
+
+    def local_available(self, node: QuotaNode, fr: FlavorResource) -> int:
+        """Quota kept at the node that it does not use (`LocalAvailable`)."""
+        return max(0, self.local_quota(node, fr) - self.usage(node, fr))
+
+    def _available(self, node: QuotaNode, fr: FlavorResource, depth: int = 0) -> int:
+        parent = self.parent(node)
+        if parent is None or depth > _MAX_DEPTH:
+            return self.subtree_quota(node, fr) - self.usage(node, fr)
+        from_parent = self._available(parent, fr, depth + 1)
+        quota = node.quotas.get(fr)
+        if quota is not None and quota.borrowing_limit is not None:
+            kept = self.local_quota(node, fr)
+            stored = self.subtree_quota(node, fr) - kept
+            used = max(0, self.usage(node, fr) - kept)
+            from_parent = min(stored - used + quota.borrowing_limit, from_parent)
+        return self.local_available(node, fr) + from_parent
+
+    def available(self, node: QuotaNode, fr: FlavorResource) -> int:
+        """What a new workload may take now, borrowing included (`Available`, at least 0)."""
+        return max(0, self._available(node, fr))
+
+    def potential(self, node: QuotaNode, fr: FlavorResource, depth: int = 0) -> int:
+        """The most the node could ever take, were nothing used (`potentialAvailable`)."""
+        parent = self.parent(node)
+        if parent is None or depth > _MAX_DEPTH:
+            return self.subtree_quota(node, fr)
+        most = self.local_quota(node, fr) + self.potential(parent, fr, depth + 1)
+        quota = node.quotas.get(fr)
+        if quota is not None and quota.borrowing_limit is not None:
+            most = min(self.subtree_quota(node, fr) + quota.borrowing_limit, most)
+        return most
+
+    def borrows_with(self, node: QuotaNode, fr: FlavorResource, amount: int) -> bool:
+        """Taking `amount` more goes past the queue's own quota (`BorrowingWith`)."""
+        nominal = node.quotas[fr].nominal if fr in node.quotas else 0
+        return self.parent(node) is not None and nominal < self.usage(node, fr) + amount
+
+
+_MAX_DEPTH = 16
+"""A cohort tree deeper than this is cut short: Kueue refuses a cycle (ErrCohortHasCycle)."""
+
+
+# -- flavor assignment (pkg/scheduler/flavorassigner/flavorassigner.go) --------------------------
+
+
+class Mode(IntEnum):
+    """How a flavor can take a pod set, worst first (`preemptionMode`, reduced)."""
+
+    NO_FIT = 0
+    """Not this flavor, ever: the machines do not match, or the quota is too small."""
+    WAITS = 1
+    """The quota is there, but in use: it waits (or takes lower-priority work's place)."""
+    FITS = 2
+
+
+class Trial(Struct, frozen=True):
+    """One flavor tried for one pod set: how it fits, whether it borrows, and why not."""
+
+    flavor: str
+    mode: Mode
+    borrows: bool = False
+    reasons: tuple[str, ...] = ()
+    short: tuple[tuple[str, int], ...] = ()
+    """Per resource in use by others, how much more is needed (`more needed`)."""
+
+
+class PodSetAssignment(Struct, frozen=True):
+    """The flavors a pod set gets, and the trials that led there."""
+
+    name: str
+    mode: Mode
+    flavors: Mapping[str, str]
+    """Per resource, the flavor assigned."""
+    borrows: bool = False
+    reasons: tuple[str, ...] = ()
+    short: tuple[tuple[FlavorResource, int], ...] = ()
+
+
+class Assignment(Struct, frozen=True):
+    """The whole job's flavor assignment: its worst pod set decides."""
+
+    pod_sets: tuple[PodSetAssignment, ...]
+
+    @property
+    def mode(self) -> Mode:
+        """The worst pod set's mode (`RepresentativeMode`)."""
+        return min((p.mode for p in self.pod_sets), default=Mode.FITS)
+
+    @property
+    def borrows(self) -> bool:
+        """Some quota comes from the cohort."""
+        return any(p.borrows for p in self.pod_sets)
+
+    @property
+    def reasons(self) -> tuple[str, ...]:
+        """Kueue's reasons for the pod sets that do not fit, as its `Message` joins them."""
+        return tuple(
+            f"couldn't assign flavors to pod set {p.name}: {', '.join(sorted(p.reasons))}"
+            for p in self.pod_sets
+            if p.mode is not Mode.FITS and p.reasons
+        )
+
+    @property
+    def short(self) -> dict[FlavorResource, int]:
+        """Per flavor and resource in use, how much more the job needs."""
+        found: dict[FlavorResource, int] = {}
+        for pod_set in self.pod_sets:
+            for fr, amount in pod_set.short:
+                found[fr] = max(found.get(fr, 0), amount)
+        return found
+
+
+def quantity_words(resource: str, amount: int) -> str:
+    """An amount as Kueue prints a quantity: `500m`, `4`, `16Gi`."""
+    if resource == CPU:
+        return str(amount // 1000) if amount % 1000 == 0 else f"{amount}m"
+    for suffix, power in (("Ei", 6), ("Pi", 5), ("Ti", 4), ("Gi", 3), ("Mi", 2), ("Ki", 1)):
+        if amount and amount % (1024**power) == 0:
+            return f"{amount // 1024**power}{suffix}"
+    return str(amount)
+
+
+def _flavor_mismatch(found: Flavor | None, name: str, spec: Mapping[str, Any]) -> str | None:
+    """Why the flavor's machines never take the pod set (`checkFlavorForPodSets`), else None."""
+    if found is None:
+        return f"flavor {name} not found"
+    tolerations = [*(o.mapping(t) for t in o.sequence(spec.get("tolerations"))), *found.tolerations]
+    for taint in found.node_taints:
+        if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(tolerations, taint):
+            value = f"={taint['value']}" if taint.get("value") else ""
+            named = f"{taint.get('key')}{value}:{taint.get('effect')}"
+            return f"untolerated taint {named} in flavor {name}"
+    keys = set(found.node_labels)
+    selector = {k: v for k, v in o.mapping(spec.get("nodeSelector")).items() if k in keys}
+    reduced: dict[str, Any] = {"nodeSelector": selector}
+    required = o.mapping(
+        o.mapping(o.mapping(spec.get("affinity")).get("nodeAffinity")).get(
+            "requiredDuringSchedulingIgnoredDuringExecution"
+        )
+    )
+    terms: list[dict[str, Any]] = []
+    for term in (o.mapping(t) for t in o.sequence(required.get("nodeSelectorTerms"))):
+        kept = [
+            o.mapping(e)
+            for e in o.sequence(term.get("matchExpressions"))
+            if o.mapping(e).get("key") in keys
+        ]
+        if not kept:
+            terms = []  # a term with no key of the flavor's matches any flavor
+            break
+        terms.append({"matchExpressions": kept})
+    if terms:
+        reduced["affinity"] = {
+            "nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}
+            }
+        }
+    machine = {"metadata": {"name": name, "labels": dict(found.node_labels)}, "spec": {}}
+    if exclusion(machine, reduced) is not None:
+        return f"flavor {name} doesn't match node affinity"
+    return None
+
+
+def _fits_quota(
+    tree: QuotaTree, queue: QuotaNode, fr: FlavorResource, assumed: int, request: int
+) -> Trial:
+    """One resource of one flavor (`fitsResourceQuota`)."""
+    flavor_name, resource = fr
+    total = assumed + request
+    most = tree.potential(queue, fr)
+    if total > most:
+        return Trial(
+            flavor_name,
+            Mode.NO_FIT,
+            reasons=(
+                f"insufficient quota for {resource} in flavor {flavor_name}, previously "
+                f"considered podsets requests ({quantity_words(resource, assumed)}) + current "
+                f"podset request ({quantity_words(resource, request)}) > maximum capacity "
+                f"({quantity_words(resource, most)})",
+            ),
+        )
+    borrows = tree.borrows_with(queue, fr, total)
+    free = tree.available(queue, fr)
+    if total <= free:
+        return Trial(flavor_name, Mode.FITS, borrows)
+    more = total - free
+    return Trial(
+        flavor_name,
+        Mode.WAITS,
+        borrows,
+        (
+            f"insufficient unused quota for {resource} in flavor {flavor_name}, "
+            f"{quantity_words(resource, more)} more needed",
+        ),
+        ((resource, more),),
+    )
+
+
+def _preferred(a: Trial, b: Trial | None, queue: ClusterQueue) -> bool:
+    """`a` is a better choice than `b` (`isPreferred`)."""
+    if a.mode is Mode.NO_FIT:
+        return False
+    if b is None or b.mode is Mode.NO_FIT:
+        return True
+    if queue.preference == PREEMPTION_OVER_BORROWING:
+        if a.borrows != b.borrows:
+            return not a.borrows
+        return a.mode > b.mode
+    if a.mode != b.mode:
+        return a.mode > b.mode
+    return not a.borrows and b.borrows
+
+
+def _try_next(trial: Trial, queue: ClusterQueue) -> bool:
+    """Look at the next flavor before taking this one (`shouldTryNextFlavor`). A flavor whose
+    quota is in use is passed over as Kueue passes one with no preemption candidates."""
+    if trial.mode is not Mode.FITS:
+        return True
+    return trial.borrows and queue.when_can_borrow == TRY_NEXT_FLAVOR
+
+
+def _try_flavors(
+    tree: QuotaTree,
+    queue: ClusterQueue,
+    flavors: Mapping[str, Flavor],
+    group: ResourceGroup,
+    pod_set: PodSetRequest,
+    requests: Mapping[str, int],
+    assigned: Mapping[FlavorResource, int],
+) -> tuple[Trial | None, list[str]]:
+    """The flavor the group's resources get (`findFlavorForPodSets`), and every reason met."""
+    reasons: list[str] = []
+    best: Trial | None = None
+    wanted = [(r, requests[r]) for r in group.covered if r in requests]
+    for name in group.flavors:
+        mismatch = _flavor_mismatch(flavors.get(name), name, pod_set.spec)
+        if mismatch is not None:
+            reasons.append(mismatch)
+            continue
+        # Every resource of the group is tried; the worst decides, and any borrowing borrows.
+        trials = [
+            _fits_quota(tree, queue.node, (name, r), assigned.get((name, r), 0), amount)
+            for r, amount in wanted
+        ]
+        for trial in trials:
+            reasons += trial.reasons
+        worst = Trial(
+            name,
+            min((t.mode for t in trials), default=Mode.FITS),
+            any(t.borrows for t in trials),
+            short=tuple(s for t in trials for s in t.short),
+        )
+        if not _try_next(worst, queue):
+            return worst, reasons
+        if _preferred(worst, best, queue):
+            best = worst
+    return best, reasons
+
+
+def assign(
+    queue: ClusterQueue,
+    tree: QuotaTree,
+    flavors: Mapping[str, Flavor],
+    pod_sets: Sequence[PodSetRequest],
+) -> Assignment:
+    """The flavors Kueue would give the job's pod sets now (`assignFlavors`), in order, each
+    pod set's quota counted before the next; the first pod set that fits no flavor ends it."""
+    assigned: dict[FlavorResource, int] = {}
+    done: list[PodSetAssignment] = []
+    covers_pods = any(PODS in g.covered for g in queue.node.groups)
+    for pod_set in pod_sets:
+        requests = (pod_set.requests * pod_set.count).as_dict()
+        if covers_pods:
+            requests[PODS] = pod_set.count
+        chosen: dict[str, str] = {}
+        trials: list[Trial] = []
+        reasons: list[str] = []
+        failed = False
+        for resource in sorted(requests):
+            if resource in chosen or not requests[resource]:
+                continue
+            group = next((g for g in queue.node.groups if resource in g.covered), None)
+            if group is None:
+                reasons.append(f"resource {resource} unavailable in ClusterQueue")
+                failed = True
+                break
+            best, met = _try_flavors(tree, queue, flavors, group, pod_set, requests, assigned)
+            reasons += met
+            if best is None:
+                failed = True
+                break
+            trials.append(best)
+            for covered in group.covered:
+                if covered in requests:
+                    chosen[covered] = best.flavor
+        if failed:
+            done.append(PodSetAssignment(pod_set.name, Mode.NO_FIT, {}, reasons=tuple(reasons)))
+            break
+        for resource, name in chosen.items():
+            assigned[(name, resource)] = assigned.get((name, resource), 0) + requests[resource]
+        mode = min((t.mode for t in trials), default=Mode.FITS)
+        done.append(
+            PodSetAssignment(
+                pod_set.name,
+                mode,
+                chosen,
+                any(t.borrows for t in trials),
+                tuple(reasons) if mode is not Mode.FITS else (),
+                tuple(((t.flavor, r), n) for t in trials for r, n in t.short),
+            )
+        )
+    return Assignment(tuple(done))
+
+
+# -- what the Workload's conditions say (apis/kueue/v1beta2/workload_types.go) -------------------
+
+
+class Said(IntEnum):
+    """What a Workload's own conditions measured about its admission."""
+
+    NOTHING = 0
+    """No verdict yet (pending evaluation, or no condition)."""
+    ADMITTED = 1
+    CHECKS_PENDING = 2
+    """Quota reserved; an admission check has not said Ready."""
+    CHECK_REJECTED = 3
+    WAITS_FOR_QUOTA = 4
+    NEVER_FITS = 5
+    DEACTIVATED = 6
+    QUEUE_PROBLEM = 7
+    """The queue is missing, stopped or inactive (the reads of the queues say which)."""
+
+
+_NEVER_REASONS = frozenset({"NoMatchingFlavor", "ExceedsMaxQuota"})
+_QUEUE_REASONS = frozenset({"Misconfigured", "Suspended"})
+_NEVER_WORDS = (
+    "> maximum capacity",
+    "unavailable in ClusterQueue",
+    "doesn't match node affinity",
+    "untolerated taint",
+)
+
+
+def said(found: Workload) -> Said:
+    """What the Workload's conditions say, measured: Kueue's granular QuotaReserved reasons
+    (NoMatchingFlavor, ExceedsMaxQuota, WaitingForQuota, Misconfigured, Suspended), and in
+    older releases the reasons `Pending` and `Inadmissible`, read by their messages
+    (flavorassigner.go `Message`, workload_controller.go `getQueueBlocker`)."""
+    if not found.active:
+        return Said.DEACTIVATED
+    if found.holds("Admitted"):
+        return Said.ADMITTED
+    if found.holds("QuotaReserved"):
+        if any(c.state == "Rejected" for c in found.checks):
+            return Said.CHECK_REJECTED
+        return Said.CHECKS_PENDING
+    reserved = found.conditions.get("QuotaReserved")
+    if reserved is None:
+        return Said.NOTHING
+    if reserved.reason in _NEVER_REASONS:
+        return Said.NEVER_FITS
+    if reserved.reason in _QUEUE_REASONS:
+        return Said.QUEUE_PROBLEM
+    if reserved.reason == "WaitingForQuota" or "insufficient unused quota" in reserved.message:
+        return Said.WAITS_FOR_QUOTA
+    if "couldn't assign flavors" in reserved.message and any(
+        w in reserved.message for w in _NEVER_WORDS
+    ):
+        return Said.NEVER_FITS
+    if reserved.reason == "Inadmissible":
+        return Said.QUEUE_PROBLEM
+    return Said.NOTHING
+
+
+def namespace_allowed(queue: ClusterQueue, labels: Mapping[str, str]) -> bool:
+    """The ClusterQueue takes work from a namespace with these labels (a null selector takes
+    none: apis/kueue/v1beta2 `namespaceSelector`)."""
+    selector = queue.namespace_selector
+    if selector is None:
+        return False
+    if not selector.get("matchLabels") and not selector.get("matchExpressions"):
+        return True  # `{}` selects everything (metav1.LabelSelectorAsSelector)
+    return o.selector_matches(selector, labels)
+
+
+def checks_for(queue: ClusterQueue, assignment: Assignment) -> list[str]:
+    """The admission checks the job meets once its quota is reserved: those for every flavor
+    and those on a flavor it is assigned (`AdmissionChecksForWorkload`)."""
+    used = {f for p in assignment.pod_sets for f in p.flavors.values()}
+    return [name for name, on in queue.admission_checks if not on or used & set(on)]
+
+
+def holders(
+    workloads: Iterable[Workload], queue: str, short: Mapping[FlavorResource, int]
+) -> list[tuple[Workload, int]]:
+    """The admitted workloads of `queue` that hold the quota the job lacks, the largest first,
+    each with how much of it they hold."""
+    held = []
+    for found in workloads:
+        if found.cluster_queue != queue or not found.holds("QuotaReserved"):
+            continue
+        amount = sum(found.usage.get(fr, 0) for fr in short)
+        if amount:
+            held.append((found, amount))
+    return sorted(held, key=lambda h: (-h[1], h[0].name))
