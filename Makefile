@@ -23,6 +23,7 @@ monitor-demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench .ci
 	$(BIN)/ruff format --check src tests bench .ci
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict

@@ -62,7 +62,7 @@ GATE_MODULES = [
     "src/truegreen/lint/kinds.py",
     "src/truegreen/lint/training.py",
     "src/truegreen/lint/commands.py",
-    "src/truegreen/probes.py",
+    "src/truegreen/lint/probes.py",
     "src/truegreen/doctor/checks/admission/quota.py",
     "src/truegreen/doctor/knowledge/webhooks.py",
     "src/truegreen/doctor/checks/admission/trial.py",

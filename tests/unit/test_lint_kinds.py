@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from truegreen.lint.kinds import PodTemplate, Work, group_of, understand
-from truegreen.probes import ProbeKind, workload_models
+from truegreen.lint.probes import ProbeKind, workload_models
 
 Obj = dict[str, Any]
 

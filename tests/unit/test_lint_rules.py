@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
+from truegreen.lint.probes import WorkloadModel, workload_models
 from truegreen.lint.rules import Context, evaluate
 from truegreen.lint.services import ServiceModel, routed_containers
-from truegreen.probes import WorkloadModel, workload_models
 
 Obj = dict[str, Any]
 
@@ -553,7 +553,7 @@ def test_a_field_kubernetes_does_not_know_is_an_error(fields: Obj, path: str) ->
 
 
 def test_every_field_a_container_may_have_is_known() -> None:
-    from truegreen.probes import CONTAINER_FIELDS, PROBE_FIELDS
+    from truegreen.lint.probes import CONTAINER_FIELDS, PROBE_FIELDS
 
     container: Obj = dict.fromkeys(CONTAINER_FIELDS) | {"name": "app"}
     container["readinessProbe"] = dict.fromkeys(PROBE_FIELDS) | {"tcpSocket": {"port": 1}}

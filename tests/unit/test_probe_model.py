@@ -7,7 +7,7 @@ import pytest
 
 from tests.unit.test_lint_rules import workload_model
 from truegreen.lint.commands import always_succeeds as command_always_succeeds
-from truegreen.probes import (
+from truegreen.lint.probes import (
     DISABLED_BY,
     IGNORE,
     KEEP_RUNNING,

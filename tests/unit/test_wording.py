@@ -6,16 +6,9 @@ import pytest
 
 from tests.support.plain_words import jargon_in
 from truegreen.cluster import CantRead, Kind, ReadFailure
-from truegreen.doctor.wording import (
-    NOT_ASKED_HINTS,
-    OFFLINE_REMEDY,
-    READ_REMEDIES,
-    WORDING,
-    plain_why,
-    read_remedy,
-    render,
-)
+from truegreen.doctor.wording import NOT_ASKED_HINTS, OFFLINE_REMEDY, WORDING, render
 from truegreen.kubectl import Kubectl
+from truegreen.plain_words import READ_REMEDIES, plain_why, read_remedy
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "headlines.txt"
 

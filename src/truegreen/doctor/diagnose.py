@@ -14,8 +14,9 @@ from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.image_presence import ImageRegistry
 from truegreen.doctor.reads.gather import gather
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
-from truegreen.doctor.wording import OFFLINE_REMEDY, plain_connection_why, render
+from truegreen.doctor.wording import OFFLINE_REMEDY, render
 from truegreen.kubectl import Kubectl, truegreen_command
+from truegreen.plain_words import plain_connection_why
 
 _NO_CREDENTIALS = "not asked for: pass --credentials-secret NAME:KEY1,KEY2"
 REGISTRY_PART = "whether the images are in their registry"

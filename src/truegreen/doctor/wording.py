@@ -6,47 +6,11 @@ can show each wording change in review. Placeholders are filled with names and p
 
 from typing import Final
 
-from msgspec import Struct
-
-from truegreen.cluster import CantRead, Kind, ReadFailure
 from truegreen.doctor.knowledge.image_presence import Presence
-from truegreen.kubectl import Kubectl, truegreen_command
-
-
-class Wording(Struct, frozen=True):
-    """The plain headline and remedy templates for one finding code."""
-
-    headline: str
-    remedy: str
-
-    @property
-    def placeholders(self) -> frozenset[str]:
-        """The names the templates need."""
-        from string import Formatter  # only reviews and tests ask; importing compiles a pattern
-
-        return frozenset(
-            name
-            for template in (self.headline, self.remedy)
-            for _, name, _, _ in Formatter().parse(template)
-            if name
-        )
-
+from truegreen.plain_words import CLUSTER_WORDING, Wording, fill
 
 WORDING: Final[dict[str, Wording]] = {
-    # -- the whole cluster ----------------------------------------------------------------
-    "cluster-unreachable": Wording(
-        "Couldn't reach the cluster at {server}: {why}.",
-        "Check the cluster address in {source} and your network, then run again; {check} "
-        "shows whether kubectl gets through.",
-    ),
-    "cluster-login-failed": Wording(
-        "Couldn't log in to the cluster at {server}: {why}.",
-        "{todo}, then run again; {check} shows whether the login works.",
-    ),
-    "cluster-login-refused": Wording(
-        "The cluster at {server} did not accept the login of {login}: {message}.",
-        "{todo}, then run again; {check} shows whether the login works.",
-    ),
+    **CLUSTER_WORDING,
     "ready": Wording("Ready: training can run.", ""),
     "monitor-stale": Wording(
         "Couldn't keep the verdict current: nothing was confirmed for {age} seconds.",
@@ -551,109 +515,6 @@ NOT_ASKED_HINTS: Final[dict[str, str]] = {
 }
 """How to ask for a check that was not asked for, by check id."""
 
-READ_REMEDIES: Final[dict[ReadFailure, str]] = {
-    ReadFailure.UNAUTHORIZED: "Log in to the cluster anew and run again; {check} shows "
-    "whether the login works.",
-    ReadFailure.FORBIDDEN: "Ask your cluster admin to let you read {noun}; {check} answers "
-    "yes once you may.",
-    ReadFailure.TIMEOUT: "Run again, or allow each answer more time with --request-timeout 30.",
-    ReadFailure.UNREACHABLE: "Check your network to the cluster and run again; {health} shows "
-    "whether kubectl gets through.",
-    ReadFailure.SERVER_ERROR: "Run again; if it stays, ask your cluster admin to check the "
-    "cluster's health ({health}).",
-    ReadFailure.MALFORMED: "Check for a proxy between you and the cluster that changes its "
-    "answers, then run again.",
-    ReadFailure.TOO_LARGE: "Ask your cluster admin why {noun} are so many or so large; "
-    "{count} lists them.",
-    ReadFailure.NOT_CAPTURED: "Take a new snapshot with {snapshot} and check that one.",
-    ReadFailure.NOT_FOUND: "Check that {noun} exist; {count} lists them.",
-}
-"""What to do when a read could not look, per failure: the step that fixes that read."""
-
-
-# Read one by one, by name; the rest are listed.
-_GOT_BY_NAME = frozenset(
-    {
-        Kind.SECRET,
-        Kind.SERVICE_ACCOUNT,
-        Kind.PERSISTENT_VOLUME_CLAIM,
-        Kind.STORAGE_CLASS,
-        Kind.NAMESPACE,
-        Kind.PERSISTENT_VOLUME,
-        Kind.RESOURCE_CLAIM_TEMPLATE,
-    }
-)
-
-# Plain nouns for what a read was after, used in "couldn't check" lines.
-_KIND_NOUNS = {
-    Kind.POD: "the running programs",
-    Kind.NODE: "the machines",
-    Kind.SECRET: "the stored logins",
-    Kind.SERVICE_ACCOUNT: "the environment's identities",
-    Kind.PERSISTENT_VOLUME_CLAIM: "the dataset volumes",
-    Kind.LIMIT_RANGE: "the default sizes",
-    Kind.CONFIG_MAP: "the autoscaler's status",
-    Kind.DEPLOYMENT: "the workloads",
-    Kind.STATEFUL_SET: "the workloads",
-    Kind.DAEMON_SET: "the workloads",
-    Kind.REPLICA_SET: "the workloads",
-    Kind.JOB: "the training jobs",
-    Kind.CRON_JOB: "the scheduled training jobs",
-    Kind.STORAGE_CLASS: "the storage types",
-    Kind.PERSISTENT_VOLUME: "the storage behind the dataset volumes",
-    Kind.PRIORITY_CLASS: "the priority levels",
-    Kind.API_GROUPS: "which kinds of training job the cluster knows",
-    Kind.JOB_SET: "the training jobs (JobSet)",
-    Kind.TRAIN_JOB: "the training jobs (TrainJob)",
-    Kind.TRAINING_RUNTIME: "the training runtimes",
-    Kind.CLUSTER_TRAINING_RUNTIME: "the cluster's training runtimes",
-    Kind.PYTORCH_JOB: "the training jobs (PyTorchJob)",
-    Kind.TF_JOB: "the training jobs (TFJob)",
-    Kind.MPI_JOB: "the training jobs (MPIJob)",
-    Kind.MPI_JOB_V1: "the training jobs (MPIJob)",
-    Kind.XGBOOST_JOB: "the training jobs (XGBoostJob)",
-    Kind.PADDLE_JOB: "the training jobs (PaddleJob)",
-    Kind.JAX_JOB: "the training jobs (JAXJob)",
-    Kind.RAY_JOB: "the training jobs (RayJob)",
-    Kind.RAY_CLUSTER: "the training clusters (RayCluster)",
-    Kind.LEADER_WORKER_SET: "the training groups (LeaderWorkerSet)",
-    Kind.RESOURCE_CLAIM: "the devices claimed by programs",
-    Kind.RESOURCE_CLAIM_TEMPLATE: "the device requests of the training jobs",
-    Kind.RESOURCE_SLICE: "the devices the machines offer",
-    Kind.DEVICE_CLASS: "the kinds of device",
-    Kind.LOCAL_QUEUE: "the queues",
-    Kind.LOCAL_QUEUE_V1BETA1: "the queues",
-    Kind.CLUSTER_QUEUE: "the shared queues",
-    Kind.CLUSTER_QUEUE_V1BETA1: "the shared queues",
-    Kind.RESOURCE_FLAVOR: "the queues' machine types",
-    Kind.RESOURCE_FLAVOR_V1BETA1: "the queues' machine types",
-    Kind.COHORT: "the groups of shared queues",
-    Kind.COHORT_V1BETA1: "the groups of shared queues",
-    Kind.WORKLOAD: "the queues' records of training jobs",
-    Kind.WORKLOAD_V1BETA1: "the queues' records of training jobs",
-    Kind.ADMISSION_CHECK: "the queues' start checks",
-    Kind.ADMISSION_CHECK_V1BETA1: "the queues' start checks",
-    Kind.EVENT: "the activity log",
-    Kind.NAMESPACE: "the environment's space",
-    Kind.RESOURCE_QUOTA: "the usage limits",
-    Kind.ENDPOINT_SLICE: "the servers behind the approval hooks",
-    Kind.VALIDATING_WEBHOOK_CONFIGURATION: "the approval hooks",
-    Kind.MUTATING_WEBHOOK_CONFIGURATION: "the approval hooks",
-}
-
-_FAILURE_WORDS = {
-    ReadFailure.UNAUTHORIZED: "the cluster did not accept the login when reading {noun}",
-    ReadFailure.FORBIDDEN: "no permission to read {noun}",
-    ReadFailure.TIMEOUT: "the cluster did not answer in time when reading {noun}",
-    ReadFailure.UNREACHABLE: "the connection broke while reading {noun}",
-    ReadFailure.SERVER_ERROR: "the cluster answered with an error when reading {noun}",
-    ReadFailure.MALFORMED: "the cluster's answer about {noun} was garbled",
-    ReadFailure.TOO_LARGE: "the cluster's answer about {noun} was too large to read",
-    ReadFailure.NOT_CAPTURED: "the snapshot doesn't include {noun}",
-    ReadFailure.NOT_FOUND: "{noun} were not found",
-}
-
-
 _SKIP_LOOK_UP = "--no-registry skips this look-up"
 REGISTRY_WHY: Final[dict[Presence, str]] = {
     Presence.UNREACHABLE: "couldn't connect to {registry}",
@@ -695,58 +556,7 @@ REGISTRY_REMEDIES: Final[dict[Presence, str]] = {
 """What to do when the registry could not say, per reason."""
 
 
-def kind_noun(kind: Kind) -> str:
-    """Plain words for what a read of `kind` is after (`the machines`)."""
-    return _KIND_NOUNS[kind]
-
-
-def plain_why(kind: Kind, cant: CantRead) -> str:
-    """Why a read could not look, in plain words (`no permission to read the machines`)."""
-    return _FAILURE_WORDS[cant.failure].format(noun=_KIND_NOUNS[kind])
-
-
-def plain_connection_why(cant: CantRead) -> str:
-    """Why the cluster could not be reached at all, from the classified reason."""
-    detail = cant.reason.rpartition("(")[2].rstrip(")") if "(" in cant.reason else ""
-    if cant.failure is ReadFailure.TIMEOUT:
-        return "it did not answer in time"
-    return detail or "could not connect"
-
-
-def read_remedy(kind: Kind, cant: CantRead, kubectl: Kubectl, *, everywhere: bool = False) -> str:
-    """The step that fixes one failed read: the permission to ask for (with the `kubectl auth
-    can-i` that proves it), the login or network to check, or a new snapshot.
-    `everywhere`: the read covered every namespace (the cluster's pods)."""
-    verb = "get" if kind in _GOT_BY_NAME else "list"
-    if everywhere:
-        scope = ["--all-namespaces"]
-        where = kubectl.cluster
-    else:
-        scope = []
-        where = kubectl.here if kind.namespaced else kubectl.cluster
-    template = READ_REMEDIES[cant.failure]
-    return template.format(
-        noun=_KIND_NOUNS[kind],
-        check=(
-            where("auth", "can-i", verb, kind.plural, *scope)
-            if cant.failure is ReadFailure.FORBIDDEN
-            else kubectl.cluster("auth", "whoami")
-        ),
-        health=kubectl.cluster("get", "--raw", "/readyz"),
-        count=where("get", kind.plural, *scope),
-        snapshot=truegreen_command("snapshot", *kubectl.flags()),
-    )
-
-
-def sentence(text: str) -> str:
-    """`text` with its first letter capitalised and the rest untouched (`str.capitalize`
-    would lower a name in the middle)."""
-    return text[:1].upper() + text[1:]
-
-
 def render(code: str, **fields: object) -> tuple[str, str]:
     """The headline and remedy for `code`, filled in, each starting as a sentence does;
     KeyError when a field is missing."""
-    wording = WORDING[code]
-    values = {k: str(v) for k, v in fields.items()}
-    return sentence(wording.headline.format(**values)), sentence(wording.remedy.format(**values))
+    return fill(WORDING[code], **fields)

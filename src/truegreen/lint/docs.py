@@ -1,10 +1,10 @@
 """docs/rules.md, generated from the rule table so the two never drift."""
 
 from truegreen.lint.kinds import NO_PODS, WORKLOADS
+from truegreen.lint.probes import DISABLED_BY, IGNORE, KEEP_RUNNING
 from truegreen.lint.rules import RULES, RuleInfo
 from truegreen.lint.rules.inputs import INPUT_RULES
 from truegreen.lint.training import ACCELERATORS, DISTRIBUTED_ENV, LAUNCHERS, PYTHON_MODULES
-from truegreen.probes import DISABLED_BY, IGNORE, KEEP_RUNNING
 
 _EXAMPLES = {
     "readiness-missing": "a Deployment whose container declares `containerPort: 8080` (or is the "

@@ -18,11 +18,11 @@ from truegreen.lint.loader import (
     input_files,
     load_file,
 )
+from truegreen.lint.probes import IGNORE, WorkloadModel, workload_models
 from truegreen.lint.rules import ALL_RULES_BY_ID, RULES_BY_ID, Context, Severity, evaluate
 from truegreen.lint.rules.inputs import IGNORE_FORBIDDEN, IGNORE_UNKNOWN_RULE
 from truegreen.lint.services import ServiceIndex, ServiceModel, routed_containers
 from truegreen.lint.templates import TemplateLines, chart_folders
-from truegreen.probes import IGNORE, WorkloadModel, workload_models
 from truegreen.yamlsafe import MANIFEST_LIMITS, Limits
 
 

@@ -5,7 +5,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from truegreen.probes import Port, WorkloadModel
+from truegreen.lint.probes import Port, WorkloadModel
 
 
 def _mapping(value: object) -> Mapping[str, Any]:

@@ -75,14 +75,20 @@ def first_read_failure(report: TickReport, cluster: Cluster) -> tuple[str, str, 
     remedy, in the words doctor uses (the address and how to check it for a connection that
     failed, the permission for a refused read)."""
     from truegreen.cluster import Kind, ReadFailure
-    from truegreen.doctor.wording import plain_connection_why, plain_why, read_remedy, render
+    from truegreen.plain_words import (
+        CLUSTER_WORDING,
+        fill,
+        plain_connection_why,
+        plain_why,
+        read_remedy,
+    )
 
     cant = report.first_read
     if cant is None:
         return None
     if not cant.reached and cant.failure is not ReadFailure.UNAUTHORIZED:
-        headline, remedy = render(
-            "cluster-unreachable",
+        headline, remedy = fill(
+            CLUSTER_WORDING["cluster-unreachable"],
             server=cluster.server,
             source=cluster.source,
             why=plain_connection_why(cant),

@@ -8,7 +8,8 @@ from msgspec.structs import replace
 from truegreen.cluster import CantRead, Kind, KubeObject
 from truegreen.doctor.environment import WORKLOAD_KINDS, Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.wording import plain_why, read_remedy, render
+from truegreen.doctor.wording import render
+from truegreen.plain_words import plain_why, read_remedy
 
 
 def workloads_of(env: Environment, check: CheckId) -> tuple[list[KubeObject], list[Finding]]:

@@ -7,8 +7,8 @@ but they do not by themselves stop training from running now.
 from truegreen.doctor.checks.base import finding, ok, workloads_of
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.lint.probes import WorkloadModel, workload_models
 from truegreen.lint.rules import Context, Severity, evaluate
-from truegreen.probes import WorkloadModel, workload_models
 
 CHECK = CheckId.PROBES
 _CODES = {

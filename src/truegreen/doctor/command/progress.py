@@ -13,7 +13,7 @@ from typing import Any
 from truegreen.cluster import Kind
 from truegreen.cluster.reader import ClusterReader, FieldSelector, Fold
 from truegreen.cluster.reads import FoldRead, GetRead, Listed, ListRead
-from truegreen.doctor.wording import kind_noun
+from truegreen.plain_words import kind_noun
 
 Told = Callable[[str], None]
 EVERY = 500

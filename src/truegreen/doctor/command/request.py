@@ -413,7 +413,7 @@ def _nothing_read(
     """Not one read looked: nothing worth saving. Said as doctor says it (which cluster, why,
     what to do), with the exit code of a run that could not check (3) and no archive."""
     from truegreen.doctor.diagnose import unreachable_findings
-    from truegreen.doctor.wording import plain_why, read_remedy
+    from truegreen.plain_words import plain_why, read_remedy
 
     cant = unreachable.cant_read
     if kubectl is not None:
@@ -433,7 +433,7 @@ def _failed_plainly(
     recorded: list[tuple[ReadKey, Recorded]], logs: list[tuple[LogRequest, LogRead]]
 ) -> tuple[str, ...]:
     """Each failed read in plain words, once: `no permission to read the machines`."""
-    from truegreen.doctor.wording import plain_why
+    from truegreen.plain_words import plain_why
 
     said = [
         plain_why(key.kind, read)

@@ -1,5 +1,6 @@
 """Every probe rule, in the order findings are reported."""
 
+from truegreen.lint.probes import WorkloadModel
 from truegreen.lint.rules.base import Context, Rule, RuleHit, RuleInfo, Severity
 from truegreen.lint.rules.exec_probes import PROBE_CANNOT_FAIL
 from truegreen.lint.rules.fields import UNKNOWN_FIELD
@@ -15,7 +16,6 @@ from truegreen.lint.rules.readiness import (
     READINESS_MISSING_NO_PORT,
 )
 from truegreen.lint.rules.restarts import LIVENESS_SAME_AS_READINESS, RESTART_PROBE_ON_KEEP_RUNNING
-from truegreen.probes import WorkloadModel
 
 RULES: tuple[Rule, ...] = (
     READINESS_MISSING,

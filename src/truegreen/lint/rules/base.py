@@ -5,7 +5,7 @@ from enum import StrEnum
 
 from msgspec import Struct, field
 
-from truegreen.probes import WorkloadModel
+from truegreen.lint.probes import WorkloadModel
 
 
 class Severity(StrEnum):

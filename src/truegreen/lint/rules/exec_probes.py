@@ -2,8 +2,8 @@
 
 from collections.abc import Iterator
 
+from truegreen.lint.probes import WorkloadModel
 from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
-from truegreen.probes import WorkloadModel
 
 
 def _cannot_fail(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:

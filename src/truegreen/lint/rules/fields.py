@@ -7,8 +7,8 @@ decoding the field is dropped silently, so a misspelled probe is no probe at all
 
 from collections.abc import Iterator
 
+from truegreen.lint.probes import WorkloadModel
 from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
-from truegreen.probes import WorkloadModel
 
 
 def _unknown_field(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:

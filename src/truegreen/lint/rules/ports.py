@@ -8,8 +8,8 @@ all: `ports` is informational, and containers of a pod share one network.
 
 from collections.abc import Iterator
 
+from truegreen.lint.probes import WorkloadModel, disabled_ports, same_port
 from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
-from truegreen.probes import WorkloadModel, disabled_ports, same_port
 
 
 def _named_undeclared(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:

@@ -8,8 +8,14 @@ without a readiness probe out of its Service.
 from collections.abc import Iterator
 
 from truegreen.lint.kinds import Work
+from truegreen.lint.probes import (
+    ContainerModel,
+    ProbeKind,
+    WorkloadModel,
+    disabled_ports,
+    same_port,
+)
 from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
-from truegreen.probes import ContainerModel, ProbeKind, WorkloadModel, disabled_ports, same_port
 
 
 def _served_ports(container: ContainerModel, workload: WorkloadModel) -> list[str]:

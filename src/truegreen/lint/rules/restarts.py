@@ -2,8 +2,8 @@
 
 from collections.abc import Iterator
 
+from truegreen.lint.probes import ContainerModel, Probe, ProbeKind, WorkloadModel, same_check
 from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
-from truegreen.probes import ContainerModel, Probe, ProbeKind, WorkloadModel, same_check
 
 
 def _keep_running(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:

@@ -82,7 +82,7 @@ from truegreen.doctor.knowledge.training import (
     training_owner,
 )
 from truegreen.doctor.knowledge.usage import ClusterUsage, Holder, MachineUsage
-from truegreen.doctor.wording import sentence
+from truegreen.plain_words import sentence
 from truegreen.quantity import PODS, QuantityError, Resources, format_amount
 
 CHECK = CheckId.CAPACITY

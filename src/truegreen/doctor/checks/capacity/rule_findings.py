@@ -22,7 +22,7 @@ from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.fit import MachineRoom
 from truegreen.doctor.knowledge.training import TrainingJob
-from truegreen.doctor.wording import sentence
+from truegreen.plain_words import sentence
 
 CHECK = CheckId.CAPACITY
 PlacementWords = Callable[[Placement, bool], str]
