@@ -11,12 +11,12 @@ from typing import Any
 
 from truegreen.cluster import CantRead, GetRead, Got, Kind, Listed, ListRead, ReadFailure
 from truegreen.doctor.checks.capacity.filters.dynamic_resources import (
-    DeviceRoom,
     claim_refs,
     device_rules,
     template_names,
 )
 from truegreen.doctor.checks.capacity.filters.framework import (
+    DeviceRoom,
     Exclusion,
     FailedRead,
     Found,

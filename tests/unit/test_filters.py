@@ -10,13 +10,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from truegreen.cluster import CantRead, GetRead, Got, Kind, Listed, ReadFailure
+from truegreen.doctor.checks.capacity.filters.cycle import domain_words
 from truegreen.doctor.checks.capacity.filters.framework import (
     Exclusion,
     FailedRead,
     JobPodSet,
     Unchecked,
 )
-from truegreen.doctor.checks.capacity.filters.rules import Rules, domain_words, scheduling_rules
+from truegreen.doctor.checks.capacity.filters.rules import Rules, scheduling_rules
 from truegreen.doctor.checks.capacity.placement import Apart, Near, Spread
 from truegreen.kubectl import Kubectl
 

@@ -4,9 +4,9 @@ from typing import Any
 
 import pytest
 
+from truegreen.doctor.checks.capacity.filters.rules import node_exclusion as exclusion
 from truegreen.doctor.knowledge.fit import (
     MachineRoom,
-    exclusion,
     machine_room,
     pod_requests,
     shortfalls,

@@ -6,7 +6,7 @@ and an answer kept per machine list is kept per question too."""
 from typing import Any
 
 from truegreen.doctor.checks.capacity.check import _kept_for
-from truegreen.doctor.checks.capacity.filters.dynamic_resources import DeviceRoom
+from truegreen.doctor.checks.capacity.filters.framework import DeviceRoom
 from truegreen.doctor.checks.capacity.preemption import with_nominated
 from truegreen.doctor.checks.capacity.rule_findings import with_devices
 from truegreen.doctor.knowledge.fit import MachineRoom

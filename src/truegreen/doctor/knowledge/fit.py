@@ -1,7 +1,8 @@
 """kube-scheduler's fit rules, as pure functions.
 
-Ground truth: component-helpers/resource/helpers.go (PodRequests), the NodeResourcesFit,
-NodeUnschedulable, TaintToleration and NodeAffinity filter plugins.
+Ground truth: component-helpers/resource/helpers.go (PodRequests), the NodeResourcesFit filter
+plugin, and component-helpers/scheduling/corev1 (tolerations, node selector terms), which the
+NodeUnschedulable, TaintToleration and NodeAffinity filters and Kueue's flavor assignment share.
 """
 
 from collections.abc import Mapping, Sequence
@@ -14,7 +15,6 @@ from truegreen.cluster import KubeObject
 from truegreen.quantity import CPU, MEMORY, PODS, Resources, format_amount
 
 _POD_LEVEL = (CPU, MEMORY)
-_UNSCHEDULABLE_TAINT = {"key": "node.kubernetes.io/unschedulable", "effect": "NoSchedule"}
 
 
 def container_requests(container: Mapping[str, Any]) -> Resources:
@@ -113,30 +113,17 @@ def _term_matches(term: Mapping[str, Any], node: KubeObject) -> bool:
     )
 
 
-def exclusion(node: KubeObject, spec: Mapping[str, Any]) -> str | None:
-    """Why the scheduler would never place this pod spec on `node`; None when it may."""
-    tolerations = [o.mapping(t) for t in o.sequence(spec.get("tolerations"))]
-    node_spec = o.mapping(node.get("spec"))
-    if node_spec.get("unschedulable") and not tolerates(tolerations, _UNSCHEDULABLE_TAINT):
-        return "cordoned"
-    for taint in (o.mapping(t) for t in o.sequence(node_spec.get("taints"))):
-        if taint.get("effect") in ("NoSchedule", "NoExecute") and not tolerates(tolerations, taint):
-            key, value, effect = taint.get("key"), taint.get("value", ""), taint.get("effect")
-            return f"taint {key}={value}:{effect} not tolerated"
-    labels = o.labels_of(node)
-    selector = o.mapping(spec.get("nodeSelector"))
-    if any(labels.get(k) != v for k, v in selector.items()):
-        return "nodeSelector does not match"
+def matches_required_affinity(node: KubeObject, spec: Mapping[str, Any]) -> bool:
+    """Whether the pod spec's required node affinity terms admit `node` (no terms: any)."""
     required = o.mapping(
         o.mapping(o.mapping(spec.get("affinity")).get("nodeAffinity")).get(
             "requiredDuringSchedulingIgnoredDuringExecution"
         )
     )
-    if required:
-        terms = [o.mapping(t) for t in o.sequence(required.get("nodeSelectorTerms"))]
-        if not any(_term_matches(t, node) for t in terms):
-            return "required node affinity does not match"
-    return None
+    if not required:
+        return True
+    terms = [o.mapping(t) for t in o.sequence(required.get("nodeSelectorTerms"))]
+    return any(_term_matches(t, node) for t in terms)
 
 
 class MachineRoom(Struct, frozen=True):

@@ -28,7 +28,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import Kind, KubeObject
-from truegreen.doctor.knowledge.fit import exclusion, tolerates
+from truegreen.doctor.knowledge.fit import matches_required_affinity, tolerates
 from truegreen.quantity import CPU, PODS, QuantityError, Resources, parse_quantity, scheduler_units
 
 GROUP = "kueue.x-k8s.io"
@@ -632,8 +632,11 @@ def _flavor_mismatch(found: Flavor | None, name: str, spec: Mapping[str, Any]) -
                 "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}
             }
         }
-    machine = {"metadata": {"name": name, "labels": dict(found.node_labels)}, "spec": {}}
-    if exclusion(machine, reduced) is not None:
+    labels = dict(found.node_labels)
+    machine = {"metadata": {"name": name, "labels": labels}, "spec": {}}
+    if any(labels.get(k) != v for k, v in selector.items()) or not matches_required_affinity(
+        machine, reduced
+    ):
         return f"flavor {name} doesn't match node affinity"
     return None
 

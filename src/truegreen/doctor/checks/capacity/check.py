@@ -22,7 +22,7 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     plain_adding,
     plain_cannot_add,
 )
-from truegreen.doctor.checks.capacity.filters.rules import Rules
+from truegreen.doctor.checks.capacity.filters.rules import Rules, node_exclusion
 from truegreen.doctor.checks.capacity.placement import Placement, PodGroup, place
 from truegreen.doctor.checks.capacity.preemption import (
     after_preemption,
@@ -45,7 +45,6 @@ from truegreen.doctor.knowledge.evidence import scheduler_verdict
 from truegreen.doctor.knowledge.fit import (
     MachineRoom,
     Shortfall,
-    exclusion,
     format_resources,
     machine_room,
     pod_requests,
@@ -87,7 +86,7 @@ from truegreen.quantity import PODS, QuantityError, Resources, format_amount
 
 CHECK = CheckId.CAPACITY
 _TAINT = re.compile(r"^taint ([^=]+)=")
-"""A reserved machine's reason from `fit.exclusion`: `taint KEY=VALUE:EFFECT not tolerated`."""
+"""A reserved machine's reason from `node_exclusion`: `taint KEY=VALUE:EFFECT not tolerated`."""
 
 
 def _stuck_job_pods(env: Environment, pods: Sequence[KubeObject]) -> list[KubeObject]:
@@ -795,24 +794,24 @@ over many mostly ask it of the same."""
 
 
 def _exclusions(nodes: Sequence[KubeObject], spec: Mapping[str, Any]) -> tuple[str | None, ...]:
-    """`exclusion(node, spec)` for each machine, in order. Kept per machine list (by identity)
+    """`node_exclusion(node, spec)` for each machine, in order. Kept per machine list (by identity)
     and per the parts of the spec it reads: the namespaces of a run over many share the
     machines, and their jobs often share the same constraints."""
     wanted = {part: spec.get(part) for part in _PLACEMENT_PARTS}
     try:
         key = msgspec.json.encode(wanted, order="sorted")
     except (TypeError, msgspec.EncodeError):  # a value JSON cannot hold: judged afresh
-        return tuple(exclusion(node, spec) for node in nodes)
+        return tuple(node_exclusion(node, spec) for node in nodes)
     known = _last_exclusions(nodes)
     found = known.get(key)
     if found is None:
-        found = known[key] = tuple(exclusion(node, spec) for node in nodes)
+        found = known[key] = tuple(node_exclusion(node, spec) for node in nodes)
     return found
 
 
 _machine_names = LastAnswer(lambda nodes: tuple(o.name_of(node) for node in nodes))
 _PLACEMENT_PARTS = ("tolerations", "nodeSelector", "affinity")
-"""The parts of a pod spec `exclusion` reads."""
+"""The parts of a pod spec `node_exclusion` reads."""
 _last_exclusions = LastAnswer(lambda nodes: dict[bytes, tuple[str | None, ...]]())
 
 

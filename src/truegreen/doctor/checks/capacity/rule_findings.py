@@ -14,8 +14,7 @@ from msgspec.structs import replace
 
 from truegreen.cluster import Listed
 from truegreen.doctor.checks.base import cant_check, finding
-from truegreen.doctor.checks.capacity.filters.dynamic_resources import DeviceRoom
-from truegreen.doctor.checks.capacity.filters.framework import Exclusion, JobPodSet
+from truegreen.doctor.checks.capacity.filters.framework import DeviceRoom, Exclusion, JobPodSet
 from truegreen.doctor.checks.capacity.filters.rules import Rules, scheduling_rules
 from truegreen.doctor.checks.capacity.placement import Placement, PodGroup, place
 from truegreen.doctor.environment import Environment

@@ -20,13 +20,15 @@ https://kubernetes.io/docs/reference/using-api/cel/), prioritized alternatives
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, GetRead, Kind, KubeObject, Listed, ReadFailure
+from truegreen.doctor.checks.capacity.filters.cycle import Cycle
 from truegreen.doctor.checks.capacity.filters.framework import (
+    DeviceRoom,
     Exclusion,
     FailedRead,
     Found,
@@ -43,26 +45,6 @@ _RULE = "whether the machines have the devices the training job asks for"
 _DRIVER_IS = re.compile(r"""\s*device\.driver\s*==\s*(?P<q>["'])(?P<driver>[^"'\\]*)(?P=q)\s*""")
 """The one CEL form doctor evaluates: `device.driver == "gpu.example.com"`."""
 _NOT_READ = CantRead(ReadFailure.NOT_CAPTURED, "not read")
-
-
-class DeviceRoom(Struct, frozen=True):
-    """Devices as resources: what each pod asks, what each machine has and has in use."""
-
-    requests: tuple[tuple[str, Resources], ...] = ()
-    """Per pod set, each pod's devices (`gpu.example.com devices`: 2)."""
-    machines: tuple[tuple[str, Resources, Resources], ...] = ()
-    """Per machine: the devices there, and those already allocated."""
-
-    def of(self, group: str) -> Resources:
-        """The devices each pod of `group` asks for."""
-        return dict(self.requests).get(group, Resources())
-
-    def on(self, machine: str) -> tuple[Resources, Resources]:
-        """The devices on `machine`, and those in use."""
-        for name, there, used in self.machines:
-            if name == machine:
-                return there, used
-        return Resources(), Resources()
 
 
 def claim_refs(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -535,3 +517,15 @@ def _room(
         if listed:
             found.details.append(f"{machine}: {', '.join(listed)}")
     return DeviceRoom(tuple(requests), tuple(room))
+
+
+NAME: Final = "DynamicResources"
+READS_PODS: Final = False
+
+
+def filter(cycle: Cycle, found: Found) -> None:
+    """The devices the job's pods claim, as room per machine (pkg/scheduler/framework/plugins/
+    dynamicresources); what cannot be evaluated goes to `found`."""
+    found.devices = device_rules(
+        cycle.sets, cycle.namespace, cycle.nodes, cycle.devices, cycle.kubectl, found
+    )

@@ -13,6 +13,7 @@ from msgspec import Struct
 
 from truegreen.cluster import CantRead, Kind
 from truegreen.doctor.checks.capacity.placement import Rule
+from truegreen.quantity import Resources
 
 
 class JobPodSet(Struct, frozen=True):
@@ -60,6 +61,26 @@ class FailedRead(Struct, frozen=True):
     """The read covered every namespace."""
 
 
+class DeviceRoom(Struct, frozen=True):
+    """Devices as resources: what each pod asks, what each machine has and has in use."""
+
+    requests: tuple[tuple[str, Resources], ...] = ()
+    """Per pod set, each pod's devices (`gpu.example.com devices`: 2)."""
+    machines: tuple[tuple[str, Resources, Resources], ...] = ()
+    """Per machine: the devices there, and those already allocated."""
+
+    def of(self, group: str) -> Resources:
+        """The devices each pod of `group` asks for."""
+        return dict(self.requests).get(group, Resources())
+
+    def on(self, machine: str) -> tuple[Resources, Resources]:
+        """The devices on `machine`, and those in use."""
+        for name, there, used in self.machines:
+            if name == machine:
+                return there, used
+        return Resources(), Resources()
+
+
 class Found:
     """What the rules found so far: built up by each rule, then frozen into `Rules`."""
 
@@ -70,6 +91,7 @@ class Found:
         self.unchecked: list[Unchecked] = []
         self.failed: list[FailedRead] = []
         self.details: list[str] = []
+        self.devices = DeviceRoom()
 
     def rule(self, group: str, rule: Rule, todo: str, detail: str) -> None:
         """Pod set `group` carries `rule`; `todo` makes room under it."""
