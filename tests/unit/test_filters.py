@@ -1160,3 +1160,106 @@ def test_words_that_list_several_names() -> None:
         "batch.kubernetes.io/job-completion-index, jobset.sigs.k8s.io/job-index, set per pod by "
         "the controller"
     )
+
+
+# -- NodePorts: pkg/scheduler/framework/plugins/nodeports, framework.HostPortInfo --------------
+
+
+def _ports(*ports: Obj, host_network: bool = False) -> Obj:
+    spec: Obj = {"containers": [{"name": "main", "ports": list(ports)}]}
+    if host_network:
+        spec["hostNetwork"] = True
+    return spec
+
+
+def test_a_machine_whose_pod_holds_the_port_is_taken_away() -> None:
+    held = _pod("exporter", "b", **_ports({"containerPort": 9100, "hostPort": 29500}))
+    other = _pod("web", "c", **_ports({"containerPort": 8080}))  # no hostPort: holds nothing
+    sets = [_set(**_ports({"containerPort": 29500, "hostPort": 29500}))]
+    rules = _rules(sets, pods=[held, other])
+    assert rules.exclusions == (
+        Exclusion(
+            "worker",
+            ("b",),
+            "already running a program that holds a port it needs (29500/TCP)",
+            "stop the programs that hold the port when they are done, or give the training "
+            "job's programs another port in its settings",
+            "NodePorts: worker asks for hostPort 29500/TCP; held on b by exporter",
+        ),
+    )
+    assert rules.allowed("worker", ["a", "b", "c"]) == ["a", "c"]
+
+
+def test_ports_conflict_by_protocol_and_address_as_host_port_info_does() -> None:
+    def taken(wanted: Obj, holding: Obj) -> tuple[str, ...]:
+        rules = _rules([_set(**_ports(wanted))], pods=[_pod("p", "a", **_ports(holding))])
+        return tuple(m for e in rules.exclusions for m in e.machines)
+
+    port = {"containerPort": 80, "hostPort": 8080}
+    assert taken(port, port) == ("a",)
+    assert taken(port, {**port, "protocol": "UDP"}) == ()  # another protocol
+    assert taken({**port, "protocol": "SCTP"}, {**port, "protocol": "SCTP"}) == ("a",)
+    assert taken({**port, "hostIP": "10.0.0.1"}, {**port, "hostIP": "10.0.0.2"}) == ()
+    assert taken({**port, "hostIP": "10.0.0.1"}, port) == ("a",)  # 0.0.0.0 binds every address
+    assert taken(port, {**port, "hostIP": "10.0.0.1"}) == ("a",)
+    assert taken(port, {**port, "hostPort": 8081}) == ()
+    assert taken({"containerPort": 8080}, {"containerPort": 8080}) == ()  # hostPort 0: none
+
+
+def test_host_network_defaults_each_host_port_to_its_container_port() -> None:
+    held = _pod("old", "a", **_ports({"containerPort": 29500, "hostPort": 29500}))
+    sets = [_set(**_ports({"containerPort": 29500}, host_network=True))]
+    assert [e.machines for e in _rules(sets, pods=[held]).exclusions] == [("a",)]
+    plain = [_set(**_ports({"containerPort": 29500}))]
+    assert _rules(plain, pods=[held]).exclusions == ()
+
+
+def test_init_container_ports_are_not_held() -> None:
+    init = {"name": "init", "ports": [{"containerPort": 1, "hostPort": 80}]}
+    spec: Obj = {"initContainers": [init]}
+    held = _pod("old", "a", **spec)
+    assert (
+        _rules([_set(**_ports({"containerPort": 80, "hostPort": 80}))], pods=[held]).exclusions
+        == ()
+    )
+
+
+def test_the_jobs_own_pods_that_need_one_port_never_share_a_machine() -> None:
+    port = {"containerPort": 29500, "hostPort": 29500}
+    worker = _set("worker", **_ports(port))
+    leader = _set("leader", **_ports(port, {"containerPort": 6000, "hostPort": 6000}))
+    rules = _rules([leader, worker])
+    machines = (("a", "a"), ("b", "b"), ("c", "c"))
+    assert rules.exclusions == ()
+    assert rules.rules_of("leader") == (
+        Apart(
+            "leader",
+            "leader",
+            machines,
+            "may not share a machine with another of its programs (each holds port 29500/TCP, "
+            "6000/TCP)",
+        ),
+        Apart(
+            "leader",
+            "worker",
+            machines,
+            "may not share a machine with the programs of 'worker' (both hold port 29500/TCP)",
+        ),
+    )
+    assert rules.rules_of("worker") == (
+        Apart(
+            "worker",
+            "worker",
+            machines,
+            "may not share a machine with another of its programs (each holds port 29500/TCP)",
+        ),
+    )
+    assert rules.todo(rules.rules_of("worker")[0].words) == (
+        "give the training job's programs different ports, or run them on more machines"
+    )
+
+
+def test_a_job_without_host_ports_carries_no_port_rule() -> None:
+    held = _pod("old", "a", **_ports({"containerPort": 80, "hostPort": 80}))
+    rules = _rules([_set(**_ports({"containerPort": 80}))], pods=[held])
+    assert (rules.exclusions, rules.rules_of("worker"), rules.details) == ((), (), ())

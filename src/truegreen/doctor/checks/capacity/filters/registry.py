@@ -14,6 +14,7 @@ from truegreen.doctor.checks.capacity.filters import (
     dynamic_resources,
     inter_pod_affinity,
     node_affinity,
+    node_ports,
     node_unschedulable,
     pod_topology_spread,
     taint_toleration,
@@ -61,6 +62,7 @@ NODE_FILTERS: tuple[NodeFilter, ...] = (node_unschedulable, taint_toleration, no
 """In kube-scheduler's order: the first that refuses a machine names the reason."""
 
 FILTERS: tuple[Filter, ...] = (
+    node_ports,
     inter_pod_affinity,
     pod_topology_spread,
     volume_binding,

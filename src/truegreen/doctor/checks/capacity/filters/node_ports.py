@@ -1,0 +1,125 @@
+"""NodePorts (pkg/scheduler/framework/plugins/nodeports/node_ports.go): a pod that asks for a
+port on its machine (a container's `hostPort`) runs only where no pod already holds that port
+for the same protocol and address, and two of the job's pods that ask for the same port never
+share a machine.
+
+A conflict is framework.HostPortInfo's `CheckConflict` (pkg/scheduler/framework/types.go): the
+same port and protocol, and the same address or either one binding every address (an empty
+`hostIP` is 0.0.0.0, an empty protocol TCP). The ports come from the regular containers only
+(`getContainerPorts`), a `hostPort` of 0 holds nothing, and under `hostNetwork` the API server
+sets each port's `hostPort` to its `containerPort` when none is given
+(pkg/apis/core/v1/defaults.go `defaultHostNetworkPorts`), which a job's template has not been
+through yet.
+
+The ports held are those of the namespace's pods on a machine (terminating ones too: they hold
+their ports until they are gone). Pods of other namespaces are not read; once the job's pods
+wait, the scheduler's own reason ("node(s) didn't have free ports for the requested pod ports")
+is the capacity check's evidence.
+"""
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.doctor.checks.capacity.filters.cycle import Cycle, Placed
+from truegreen.doctor.checks.capacity.filters.framework import Exclusion, Found
+from truegreen.doctor.checks.capacity.placement import Apart
+
+NAME: Final = "NodePorts"
+READS_PODS: Final = True
+EVERY_ADDRESS: Final = "0.0.0.0"
+
+
+class HostPort(Struct, frozen=True):
+    """A port a pod holds on its machine."""
+
+    address: str
+    protocol: str
+    port: int
+
+    def __str__(self) -> str:
+        return f"{self.port}/{self.protocol}"
+
+
+def host_ports(spec: Mapping[str, Any]) -> tuple[HostPort, ...]:
+    """The ports a pod spec holds on its machine, each once."""
+    host_network = spec.get("hostNetwork") is True
+    held: list[HostPort] = []
+    for container in o.containers(spec):
+        for port in (o.mapping(p) for p in o.sequence(container.get("ports"))):
+            number = o.integer(port.get("hostPort"))
+            if not number and host_network:
+                number = o.integer(port.get("containerPort"))
+            if number > 0:
+                address = str(port.get("hostIP") or EVERY_ADDRESS)
+                held.append(HostPort(address, str(port.get("protocol") or "TCP"), number))
+    return tuple(dict.fromkeys(held))
+
+
+def conflict(one: HostPort, other: HostPort) -> bool:
+    """Whether the two ports cannot be held on one machine at once."""
+    return (
+        one.port == other.port
+        and one.protocol == other.protocol
+        and (one.address == other.address or EVERY_ADDRESS in (one.address, other.address))
+    )
+
+
+def _shared(wanted: Sequence[HostPort], held: Sequence[HostPort]) -> list[HostPort]:
+    """The ports of `wanted` that conflict with one of `held`."""
+    return [w for w in wanted if any(conflict(w, h) for h in held)]
+
+
+def _holders(cycle: Cycle, wanted: Sequence[HostPort]) -> dict[str, list[Placed]]:
+    """Per machine, the namespace's pods there that hold a port `wanted` needs."""
+    holders: dict[str, list[Placed]] = {}
+    for pod in cycle.placed or ():
+        if pod.machine in cycle.labels and _shared(wanted, host_ports(pod.spec)):
+            holders.setdefault(pod.machine, []).append(pod)
+    return holders
+
+
+def filter(cycle: Cycle, found: Found) -> None:
+    """The machines whose pods hold a port a pod set needs, and one pod per machine for the pod
+    sets that need the same port."""
+    wanted = {pod_set.name: host_ports(pod_set.spec) for pod_set in cycle.sets}
+    machines = tuple((m, m) for m in sorted(cycle.labels))
+    for index, pod_set in enumerate(cycle.sets):
+        ports = wanted[pod_set.name]
+        if not ports:
+            continue
+        holders = _holders(cycle, ports)
+        named = ", ".join(str(p) for p in ports)
+        found.exclude(
+            Exclusion(
+                pod_set.name,
+                tuple(sorted(holders)),
+                f"already running a program that holds a port it needs ({named})",
+                "stop the programs that hold the port when they are done, or give the training "
+                "job's programs another port in its settings",
+                f"NodePorts: {pod_set.name} asks for hostPort {named}; held on "
+                + "; ".join(
+                    f"{machine} by {', '.join(p.name for p in pods)}"
+                    for machine, pods in sorted(holders.items())
+                ),
+            )
+        )
+        for other in cycle.sets[index:]:
+            shared = _shared(ports, wanted[other.name])
+            if not shared:
+                continue
+            both = ", ".join(str(p) for p in shared)
+            words = (
+                f"may not share a machine with another of its programs (each holds port {both})"
+                if other.name == pod_set.name
+                else f"may not share a machine with the programs of '{other.name}' (both hold "
+                f"port {both})"
+            )
+            found.rule(
+                pod_set.name,
+                Apart(pod_set.name, other.name, machines, words),
+                "give the training job's programs different ports, or run them on more machines",
+                f"NodePorts: {pod_set.name} and {other.name} both ask for hostPort {both}",
+            )
