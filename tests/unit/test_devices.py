@@ -9,6 +9,7 @@ dynamic-resource-allocation/structured/internal/stable/pools_stable.go (`GatherP
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tests.support.plain_words import jargon_in
 from truegreen.cluster import CantRead, GetRead, Got, Kind, Listed, ListRead, ReadFailure
 from truegreen.doctor.checks.capacity.filters.dynamic_resources import (
     claim_refs,
@@ -139,6 +140,13 @@ def _run(
         Kubectl(),
         found,
     )
+    # Every word an operator reads holds no jargon (the jargon test's list).
+    words = [text for e in found.exclusions for text in (e.reason, e.todo)]
+    words += [text for u in found.unchecked for text in (u.rule, u.why, u.todo)]
+    words += [rule.words for group in found.rules.values() for rule in group]
+    words += list(found.todos.values())
+    for text in words:
+        assert not jargon_in(text), f"jargon {jargon_in(text)} in {text!r}"
     return room, found
 
 

@@ -9,6 +9,7 @@ pkg/volume/util `IsMultiAttachAllowed`, component-helpers storage/volume `CheckN
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tests.support.plain_words import jargon_in
 from truegreen.cluster import CantRead, GetRead, Got, Kind, Listed, ReadFailure
 from truegreen.doctor.checks.capacity.filters.cycle import domain_words
 from truegreen.doctor.checks.capacity.filters.framework import (
@@ -62,7 +63,7 @@ def _rules(
     volumes: Mapping[str, GetRead] | None = None,
     namespace_labels: Mapping[str, str] | None = None,
 ) -> Rules:
-    return scheduling_rules(
+    rules = scheduling_rules(
         sets,
         namespace=NS,
         namespace_labels={"team": "ml"} if namespace_labels is None else namespace_labels,
@@ -73,6 +74,19 @@ def _rules(
         devices=None,
         kubectl=Kubectl(),
     )
+    _assert_plain(rules)
+    return rules
+
+
+def _assert_plain(rules: Rules) -> None:
+    """Every filter's words an operator reads (reasons, steps, rules) hold no jargon: the
+    jargon test's list, applied to each plugin's own words as the tests here produce them."""
+    words = [text for e in rules.exclusions for text in (e.reason, e.todo)]
+    words += [text for u in rules.unchecked for text in (u.rule, u.why, u.todo)]
+    words += [rule.words for _, group in rules.rules for rule in group]
+    words += [todo for _, todo in rules.todos]
+    for text in words:
+        assert not jargon_in(text), f"jargon {jargon_in(text)} in {text!r}"
 
 
 def _anti(*terms: Obj) -> Obj:
@@ -205,7 +219,8 @@ def test_a_term_doctor_cannot_read_is_unchecked() -> None:
     assert rules.unchecked == (
         Unchecked(
             "the training job's rule about which programs it must stay apart from",
-            "the rule states something doctor can't read (a selector or grouping it doesn't know)",
+            "the rule states something doctor can't read (a way of choosing programs or a "
+            "grouping it doesn't know)",
             "Check the training job's settings for that rule",
             "worker: a required pod anti-affinity term doctor cannot parse",
         ),

@@ -12,18 +12,17 @@ from typing import Any
 import pytest
 
 from truegreen.cluster import CantRead, Got, Listed, ReadFailure
+from truegreen.doctor.checks.image_pull.presence import Outcome, judge
 from truegreen.doctor.findings import Basis, Status
 from truegreen.doctor.knowledge.image_presence import (
     DEFAULT_PLATFORM,
     MACHINE_LOGIN_REGISTRIES,
     ImageLookup,
-    Outcome,
     Presence,
     RegistryAnswer,
     combined,
     download_size,
     is_index,
-    judge,
     login_covers,
     machine_platform,
     machines_log_in,

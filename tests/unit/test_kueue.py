@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from truegreen.cluster import Kind
+from truegreen.doctor.checks.queue import flavor_assigner as fa
 from truegreen.doctor.knowledge import kueue as k
 from truegreen.quantity import Resources
 
@@ -404,15 +405,15 @@ TWO_FLAVORS = (k.ResourceGroup((GPU,), ("first", "second")),)
 FLAVORS = {"first": k.Flavor("first"), "second": k.Flavor("second"), "f": k.Flavor("f")}
 
 
-def _assign(queue: k.ClusterQueue, *pod_sets: k.PodSetRequest, cohorts: Any = ()) -> k.Assignment:
+def _assign(queue: k.ClusterQueue, *pod_sets: k.PodSetRequest, cohorts: Any = ()) -> fa.Assignment:
     lenders = [q for q in cohorts if isinstance(q, k.ClusterQueue)]
-    return k.assign(queue, k.QuotaTree.of([queue, *lenders], []), FLAVORS, pod_sets)
+    return fa.assign(queue, k.QuotaTree.of([queue, *lenders], []), FLAVORS, pod_sets)
 
 
 def test_a_pod_set_that_fits_takes_the_first_flavor() -> None:
     assignment = _assign(_cq(), _pod_set(4, 2))
-    assert assignment.mode is k.Mode.FITS
-    assert assignment.pod_sets == (k.PodSetAssignment("main", k.Mode.FITS, {GPU: "f"}),)
+    assert assignment.mode is fa.Mode.FITS
+    assert assignment.pod_sets == (fa.PodSetAssignment("main", fa.Mode.FITS, {GPU: "f"}),)
     assert not assignment.borrows
     assert assignment.reasons == ()
     assert assignment.short == {}
@@ -420,7 +421,7 @@ def test_a_pod_set_that_fits_takes_the_first_flavor() -> None:
 
 def test_in_use_quota_waits_and_says_how_much_more() -> None:
     assignment = _assign(_cq(reserved={FR: 6}), _pod_set(4))
-    assert assignment.mode is k.Mode.WAITS
+    assert assignment.mode is fa.Mode.WAITS
     assert assignment.reasons == (
         "couldn't assign flavors to pod set main: insufficient unused quota for "
         "nvidia.com/gpu in flavor f, 2 more needed",
@@ -431,7 +432,7 @@ def test_in_use_quota_waits_and_says_how_much_more() -> None:
 
 def test_more_than_the_quota_ever_is_no_fit() -> None:
     assignment = _assign(_cq(), _pod_set(9))
-    assert assignment.mode is k.Mode.NO_FIT
+    assert assignment.mode is fa.Mode.NO_FIT
     assert assignment.pod_sets[0].flavors == {}
     assert assignment.reasons == (
         "couldn't assign flavors to pod set main: insufficient quota for nvidia.com/gpu in "
@@ -445,7 +446,7 @@ def test_earlier_pod_sets_count_against_later_ones_and_a_failure_ends_it() -> No
         _cq(), _pod_set(2, 2, "launcher"), _pod_set(5, 1, "worker"), _pod_set(1, 1, "never")
     )
     assert [p.name for p in assignment.pod_sets] == ["launcher", "worker"]
-    assert assignment.pod_sets[1].mode is k.Mode.NO_FIT
+    assert assignment.pod_sets[1].mode is fa.Mode.NO_FIT
     assert (
         "previously considered podsets requests (4) + current podset request (5)"
         in (assignment.reasons[0])
@@ -456,7 +457,7 @@ def test_a_resource_no_group_covers_is_no_fit() -> None:
     queue = _cq()
     pod_set = k.PodSetRequest("main", 1, Resources.of({"cpu": 1000, GPU: 1}), {})
     assignment = _assign(queue, pod_set)
-    assert assignment.mode is k.Mode.NO_FIT
+    assert assignment.mode is fa.Mode.NO_FIT
     assert assignment.reasons == (
         "couldn't assign flavors to pod set main: resource cpu unavailable in ClusterQueue",
     )
@@ -465,9 +466,9 @@ def test_a_resource_no_group_covers_is_no_fit() -> None:
 def test_the_pods_resource_counts_where_the_queue_covers_it() -> None:
     groups = (k.ResourceGroup((GPU, "pods"), ("f",)),)
     queue = _cq(groups=groups, quotas={FR: k.Quota(8), ("f", "pods"): k.Quota(2)})
-    assert _assign(queue, _pod_set(1, 2)).mode is k.Mode.FITS
-    assert _assign(queue, _pod_set(1, 3)).mode is k.Mode.NO_FIT
-    assert _assign(_cq(), _pod_set(1, 300)).mode is k.Mode.NO_FIT  # gpus, not pods
+    assert _assign(queue, _pod_set(1, 2)).mode is fa.Mode.FITS
+    assert _assign(queue, _pod_set(1, 3)).mode is fa.Mode.NO_FIT
+    assert _assign(_cq(), _pod_set(1, 300)).mode is fa.Mode.NO_FIT  # gpus, not pods
 
 
 def test_a_flavor_in_use_is_passed_over_for_one_with_room() -> None:
@@ -475,10 +476,10 @@ def test_a_flavor_in_use_is_passed_over_for_one_with_room() -> None:
     queue = _cq(groups=TWO_FLAVORS, quotas=quotas, reserved={("first", GPU): 4})
     assignment = _assign(queue, _pod_set(2))
     assert assignment.pod_sets[0].flavors == {GPU: "second"}
-    assert assignment.mode is k.Mode.FITS
+    assert assignment.mode is fa.Mode.FITS
     both = _cq(groups=TWO_FLAVORS, quotas=quotas, reserved={("first", GPU): 4, ("second", GPU): 4})
     waits = _assign(both, _pod_set(2))
-    assert waits.mode is k.Mode.WAITS
+    assert waits.mode is fa.Mode.WAITS
     assert waits.pod_sets[0].flavors == {GPU: "first"}, "of equals, the first"
     assert waits.short == {("first", GPU): 2}
 
@@ -502,7 +503,7 @@ def test_borrowing_stops_the_search_unless_told_to_try_the_next_flavor() -> None
     borrows = _assign(queue, _pod_set(2), cohorts=[lender])
     assert borrows.pod_sets[0].flavors == {GPU: "first"}
     assert borrows.borrows
-    assert borrows.mode is k.Mode.FITS
+    assert borrows.mode is fa.Mode.FITS
     queue, lender = _borrowing_queue(when_can_borrow="TryNextFlavor")
     own = _assign(queue, _pod_set(2), cohorts=[lender])
     assert own.pod_sets[0].flavors == {GPU: "second"}
@@ -511,32 +512,32 @@ def test_borrowing_stops_the_search_unless_told_to_try_the_next_flavor() -> None
 
 def test_which_flavor_is_preferred() -> None:
     queue = _cq()
-    fits = k.Trial("a", k.Mode.FITS)
-    borrows = k.Trial("b", k.Mode.FITS, True)
-    waits = k.Trial("c", k.Mode.WAITS)
-    never = k.Trial("d", k.Mode.NO_FIT)
-    assert k._preferred(fits, None, queue)
-    assert not k._preferred(never, None, queue)
-    assert k._preferred(waits, never, queue)
-    assert k._preferred(fits, borrows, queue)
-    assert not k._preferred(borrows, fits, queue)
-    assert k._preferred(borrows, waits, queue), "borrowing over waiting, by default"
-    assert not k._preferred(fits, fits, queue)
+    fits = fa.Trial("a", fa.Mode.FITS)
+    borrows = fa.Trial("b", fa.Mode.FITS, True)
+    waits = fa.Trial("c", fa.Mode.WAITS)
+    never = fa.Trial("d", fa.Mode.NO_FIT)
+    assert fa._preferred(fits, None, queue)
+    assert not fa._preferred(never, None, queue)
+    assert fa._preferred(waits, never, queue)
+    assert fa._preferred(fits, borrows, queue)
+    assert not fa._preferred(borrows, fits, queue)
+    assert fa._preferred(borrows, waits, queue), "borrowing over waiting, by default"
+    assert not fa._preferred(fits, fits, queue)
     other = _cq(preference="PreemptionOverBorrowing")
-    assert k._preferred(waits, borrows, other)
-    assert not k._preferred(borrows, waits, other)
-    assert k._preferred(fits, waits, other)
-    assert not k._preferred(waits, waits, other)
+    assert fa._preferred(waits, borrows, other)
+    assert not fa._preferred(borrows, waits, other)
+    assert fa._preferred(fits, waits, other)
+    assert not fa._preferred(waits, waits, other)
 
 
 def test_when_to_look_at_the_next_flavor() -> None:
     queue = _cq()
-    assert k._try_next(k.Trial("a", k.Mode.NO_FIT), queue)
-    assert k._try_next(k.Trial("a", k.Mode.WAITS), queue)
-    assert not k._try_next(k.Trial("a", k.Mode.FITS), queue)
-    assert not k._try_next(k.Trial("a", k.Mode.FITS, True), queue)
-    assert k._try_next(k.Trial("a", k.Mode.FITS, True), _cq(when_can_borrow="TryNextFlavor"))
-    assert not k._try_next(k.Trial("a", k.Mode.FITS), _cq(when_can_borrow="TryNextFlavor"))
+    assert fa._try_next(fa.Trial("a", fa.Mode.NO_FIT), queue)
+    assert fa._try_next(fa.Trial("a", fa.Mode.WAITS), queue)
+    assert not fa._try_next(fa.Trial("a", fa.Mode.FITS), queue)
+    assert not fa._try_next(fa.Trial("a", fa.Mode.FITS, True), queue)
+    assert fa._try_next(fa.Trial("a", fa.Mode.FITS, True), _cq(when_can_borrow="TryNextFlavor"))
+    assert not fa._try_next(fa.Trial("a", fa.Mode.FITS), _cq(when_can_borrow="TryNextFlavor"))
 
 
 def test_every_resource_of_a_group_takes_the_same_flavor() -> None:
@@ -563,7 +564,7 @@ def test_a_worse_resource_decides_and_any_borrowing_borrows() -> None:
     queue = _cq(groups=groups, quotas=quotas, parent="c", reserved={("f", "cpu"): 1000})
     pod_set = k.PodSetRequest("main", 1, Resources.of({"cpu": 500, GPU: 1}), {})
     assignment = _assign(queue, pod_set, cohorts=[lender])
-    assert assignment.mode is k.Mode.WAITS
+    assert assignment.mode is fa.Mode.WAITS
     assert assignment.borrows
     assert assignment.short == {("f", "cpu"): 500}
     assert assignment.reasons == (
@@ -575,27 +576,27 @@ def test_a_worse_resource_decides_and_any_borrowing_borrows() -> None:
 def test_a_flavor_whose_machines_the_job_may_not_use() -> None:
     tainted = k.Flavor("f", node_taints=({"key": "gpu", "value": "a100", "effect": "NoSchedule"},))
     assert (
-        k._flavor_mismatch(tainted, "f", {}) == "untolerated taint gpu=a100:NoSchedule in flavor f"
+        fa._flavor_mismatch(tainted, "f", {}) == "untolerated taint gpu=a100:NoSchedule in flavor f"
     )
     assert (
-        k._flavor_mismatch(tainted, "f", {"tolerations": [{"key": "gpu", "operator": "Exists"}]})
+        fa._flavor_mismatch(tainted, "f", {"tolerations": [{"key": "gpu", "operator": "Exists"}]})
         is None
     )
     own = k.Flavor("f", node_taints=tainted.node_taints, tolerations=({"operator": "Exists"},))
-    assert k._flavor_mismatch(own, "f", {}) is None
+    assert fa._flavor_mismatch(own, "f", {}) is None
     soft = k.Flavor("f", node_taints=({"key": "gpu", "effect": "PreferNoSchedule"},))
-    assert k._flavor_mismatch(soft, "f", {}) is None
+    assert fa._flavor_mismatch(soft, "f", {}) is None
     bare = k.Flavor("f", node_taints=({"key": "gpu", "effect": "NoExecute"},))
-    assert k._flavor_mismatch(bare, "f", {}) == "untolerated taint gpu:NoExecute in flavor f"
-    assert k._flavor_mismatch(None, "gone", {}) == "flavor gone not found"
+    assert fa._flavor_mismatch(bare, "f", {}) == "untolerated taint gpu:NoExecute in flavor f"
+    assert fa._flavor_mismatch(None, "gone", {}) == "flavor gone not found"
 
 
 def test_placement_rules_are_read_on_the_flavor_s_own_label_keys() -> None:
     flavor = k.Flavor("f", {"pool": "a100"})
-    assert k._flavor_mismatch(flavor, "f", {"nodeSelector": {"pool": "h100"}}) == (
+    assert fa._flavor_mismatch(flavor, "f", {"nodeSelector": {"pool": "h100"}}) == (
         "flavor f doesn't match node affinity"
     )
-    assert k._flavor_mismatch(flavor, "f", {"nodeSelector": {"pool": "a100", "zone": "x"}}) is None
+    assert fa._flavor_mismatch(flavor, "f", {"nodeSelector": {"pool": "a100", "zone": "x"}}) is None
 
     def affinity(*terms: list[dict[str, Any]]) -> dict[str, Any]:
         return {
@@ -612,13 +613,13 @@ def test_placement_rules_are_read_on_the_flavor_s_own_label_keys() -> None:
     other_key = [{"key": "zone", "operator": "In", "values": ["x"]}]
     right = [{"key": "pool", "operator": "In", "values": ["a100"]}]
     assert (
-        k._flavor_mismatch(flavor, "f", affinity(wrong)) == "flavor f doesn't match node affinity"
+        fa._flavor_mismatch(flavor, "f", affinity(wrong)) == "flavor f doesn't match node affinity"
     )
-    assert k._flavor_mismatch(flavor, "f", affinity(wrong, right)) is None
-    assert k._flavor_mismatch(flavor, "f", affinity(wrong, other_key)) is None, (
+    assert fa._flavor_mismatch(flavor, "f", affinity(wrong, right)) is None
+    assert fa._flavor_mismatch(flavor, "f", affinity(wrong, other_key)) is None, (
         "a term with none of the flavor's keys matches any flavor"
     )
-    assert k._flavor_mismatch(flavor, "f", affinity(other_key + wrong)) == (
+    assert fa._flavor_mismatch(flavor, "f", affinity(other_key + wrong)) == (
         "flavor f doesn't match node affinity"
     )
 
@@ -632,10 +633,10 @@ def test_a_mismatched_flavor_is_passed_over_with_its_reason() -> None:
     queue = _cq(groups=TWO_FLAVORS, quotas=quotas)
     tree = k.QuotaTree.of([queue], [])
     ps = _pod_set(1, nodeSelector={"pool": "b"})
-    assignment = k.assign(queue, tree, flavors, [ps])
+    assignment = fa.assign(queue, tree, flavors, [ps])
     assert assignment.pod_sets[0].flavors == {GPU: "second"}
-    never = k.assign(queue, tree, flavors, [_pod_set(1, nodeSelector={"pool": "c"})])
-    assert never.mode is k.Mode.NO_FIT
+    never = fa.assign(queue, tree, flavors, [_pod_set(1, nodeSelector={"pool": "c"})])
+    assert never.mode is fa.Mode.NO_FIT
     assert never.reasons == (
         "couldn't assign flavors to pod set main: flavor first doesn't match node affinity, "
         "flavor second doesn't match node affinity",
@@ -643,8 +644,8 @@ def test_a_mismatched_flavor_is_passed_over_with_its_reason() -> None:
 
 
 def test_an_empty_job_fits() -> None:
-    assert k.Assignment(()).mode is k.Mode.FITS
-    assert _assign(_cq(), k.PodSetRequest("main", 1, Resources(), {})).mode is k.Mode.FITS
+    assert fa.Assignment(()).mode is fa.Mode.FITS
+    assert _assign(_cq(), k.PodSetRequest("main", 1, Resources(), {})).mode is fa.Mode.FITS
 
 
 @pytest.mark.parametrize(
@@ -661,7 +662,7 @@ def test_an_empty_job_fits() -> None:
     ],
 )
 def test_quantities_as_kueue_prints_them(resource: str, amount: int, words: str) -> None:
-    assert k.quantity_words(resource, amount) == words
+    assert fa.quantity_words(resource, amount) == words
 
 
 # -- what the Workload says ----------------------------------------------------------------------
@@ -748,8 +749,8 @@ def test_which_namespaces_a_cluster_queue_takes() -> None:
 
 def test_the_admission_checks_a_job_meets() -> None:
     queue = _cq(admission_checks=(("all", ()), ("a100-only", ("a100",)), ("h100-only", ("h100",))))
-    assignment = k.Assignment((k.PodSetAssignment("main", k.Mode.FITS, {GPU: "a100"}),))
-    assert k.checks_for(queue, assignment) == ["all", "a100-only"]
+    assignment = fa.Assignment((fa.PodSetAssignment("main", fa.Mode.FITS, {GPU: "a100"}),))
+    assert fa.checks_for(queue, assignment) == ["all", "a100-only"]
 
 
 def test_who_holds_the_quota_the_job_lacks() -> None:
@@ -835,7 +836,7 @@ def test_a_term_of_other_keys_still_leaves_the_node_selector() -> None:
             }
         },
     }
-    assert k._flavor_mismatch(flavor, "f", spec) == "flavor f doesn't match node affinity"
+    assert fa._flavor_mismatch(flavor, "f", spec) == "flavor f doesn't match node affinity"
 
 
 def test_a_second_resource_group_is_assigned_after_the_first() -> None:
@@ -843,10 +844,10 @@ def test_a_second_resource_group_is_assigned_after_the_first() -> None:
     quotas = {("c", "cpu"): k.Quota(4000), ("c", "memory"): k.Quota(2**30), ("g", GPU): k.Quota(1)}
     queue = _cq(groups=groups, quotas=quotas, reserved={("c", "cpu"): 4000, ("g", GPU): 1})
     pod_set = k.PodSetRequest("main", 1, Resources.of({"cpu": 1000, "memory": 1, GPU: 1}), {})
-    assignment = k.assign(queue, k.QuotaTree.of([queue], []), {}, [pod_set])
+    assignment = fa.assign(queue, k.QuotaTree.of([queue], []), {}, [pod_set])
     assert assignment.pod_sets[0].flavors == {}, "flavors named by the queue but not defined"
     flavors = {"c": k.Flavor("c"), "g": k.Flavor("g")}
-    assignment = k.assign(queue, k.QuotaTree.of([queue], []), flavors, [pod_set])
+    assignment = fa.assign(queue, k.QuotaTree.of([queue], []), flavors, [pod_set])
     assert assignment.pod_sets[0].flavors == {"cpu": "c", "memory": "c", GPU: "g"}
     assert assignment.reasons == (
         "couldn't assign flavors to pod set main: insufficient unused quota for cpu in flavor "
@@ -857,23 +858,25 @@ def test_a_second_resource_group_is_assigned_after_the_first() -> None:
 
 def test_three_pod_sets_add_up() -> None:
     assignment = _assign(_cq(), _pod_set(2, 1, "a"), _pod_set(2, 1, "b"), _pod_set(5, 1, "c"))
-    assert [p.mode for p in assignment.pod_sets] == [k.Mode.FITS, k.Mode.FITS, k.Mode.NO_FIT]
+    assert [p.mode for p in assignment.pod_sets] == [fa.Mode.FITS, fa.Mode.FITS, fa.Mode.NO_FIT]
 
 
 def test_more_binary_quantities() -> None:
-    assert k.quantity_words("memory", 2 * 1024) == "2Ki"
-    assert k.quantity_words("memory", 5 * 1024**4) == "5Ti"
-    assert k.quantity_words("memory", 1024**5) == "1Pi"
-    assert k.quantity_words("memory", 2 * 1024**6) == "2Ei"
-    assert k.quantity_words("memory", 1024**5 + 1024**4) == "1025Ti"
+    assert fa.quantity_words("memory", 2 * 1024) == "2Ki"
+    assert fa.quantity_words("memory", 5 * 1024**4) == "5Ti"
+    assert fa.quantity_words("memory", 1024**5) == "1Pi"
+    assert fa.quantity_words("memory", 2 * 1024**6) == "2Ei"
+    assert fa.quantity_words("memory", 1024**5 + 1024**4) == "1025Ti"
 
 
 def test_preference_between_equals() -> None:
     other = _cq(preference="PreemptionOverBorrowing")
-    borrows = k.Trial("b", k.Mode.FITS, True)
-    assert not k._preferred(borrows, borrows, other)
-    assert not k._preferred(k.Trial("a", k.Mode.FITS), k.Trial("c", k.Mode.FITS), other)
-    assert k._preferred(k.Trial("a", k.Mode.FITS, True), k.Trial("c", k.Mode.WAITS, True), other)
+    borrows = fa.Trial("b", fa.Mode.FITS, True)
+    assert not fa._preferred(borrows, borrows, other)
+    assert not fa._preferred(fa.Trial("a", fa.Mode.FITS), fa.Trial("c", fa.Mode.FITS), other)
+    assert fa._preferred(
+        fa.Trial("a", fa.Mode.FITS, True), fa.Trial("c", fa.Mode.WAITS, True), other
+    )
 
 
 def test_an_admission_check_s_controller() -> None:

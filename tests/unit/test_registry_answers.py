@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 
 from tests.support.plain_words import jargon_in
+from truegreen.doctor.checks.image_pull.words import REGISTRY_REMEDIES, REGISTRY_WHY
 from truegreen.doctor.knowledge.image_presence import ImageLookup, Presence, RegistryAnswer
 from truegreen.doctor.reads.registry_lookups import RecordedRegistry, RecordingRegistry, answer_of
-from truegreen.doctor.wording import REGISTRY_REMEDIES, REGISTRY_WHY
 from truegreen.refresh.registry import LookupFailed, LookupFailure, RegistryLogin
 
 

@@ -11,6 +11,9 @@ from enum import StrEnum
 from msgspec import Struct
 from msgspec.structs import replace
 
+from truegreen.doctor.checks.admission import words as admission
+from truegreen.doctor.checks.capacity import words as capacity
+from truegreen.doctor.checks.queue import words as queue
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.training import JobSummary
 from truegreen.doctor.wording import render
@@ -47,16 +50,16 @@ ROOT_CAUSE_CHECKS = frozenset(
 )
 WAIT_FOR_RUNNING_JOB = frozenset(
     {
-        "capacity.held-by-running-job",
-        "admission.quota-held-by-running-job",
-        "capacity.machine-coming",
-        "queue.held",
+        capacity.HELD_BY_RUNNING_JOB,
+        admission.QUOTA_HELD_BY_RUNNING_JOB,
+        capacity.MACHINE_COMING,
+        queue.HELD,
     }
 )
 # No read could be made at all: the cluster was not reached, or no login was made or accepted.
 NOTHING_READ = frozenset({"cluster-unreachable", "cluster-login-failed", "cluster-login-refused"})
 # A namespace being deleted (or gone) refuses everything; nothing else is worth fixing first.
-NAMESPACE_CLOSED = frozenset({"admission.namespace-terminating", "admission.namespace-missing"})
+NAMESPACE_CLOSED = frozenset({admission.NAMESPACE_TERMINATING, admission.NAMESPACE_MISSING})
 
 HEADLINE_RULES: tuple[HeadlineRule, ...] = (
     HeadlineRule("nothing-read", Status.UNKNOWN, codes=NOTHING_READ, every_check=True),

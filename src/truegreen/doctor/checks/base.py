@@ -1,18 +1,19 @@
-"""Building findings from the wording catalogue."""
+"""What every check shares: its catalogue of words (`Words`), the findings made from it, and
+the helpers several checks use."""
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import timedelta
 
+from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, Kind, KubeObject
 from truegreen.doctor.environment import WORKLOAD_KINDS, Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.wording import render
-from truegreen.plain_words import plain_why, read_remedy
+from truegreen.plain_words import Wording, fill, plain_why, read_remedy
 
 
-def workloads_of(env: Environment, check: CheckId) -> tuple[list[KubeObject], list[Finding]]:
+def workloads_of(env: Environment, say: "Words") -> tuple[list[KubeObject], list[Finding]]:
     """The environment's Deployments, StatefulSets and DaemonSets, and an unknown finding for
     each list that could not be read."""
     items: list[KubeObject] = []
@@ -20,58 +21,65 @@ def workloads_of(env: Environment, check: CheckId) -> tuple[list[KubeObject], li
     for kind in WORKLOAD_KINDS:
         read = env.workloads[kind]
         if isinstance(read, CantRead):
-            unknown.append(cant_check(env, check, kind, read))
+            unknown.append(say.cant_check(env, kind, read))
         else:
             items.extend(read.items)
     return items, unknown
 
 
-def finding(
-    check: CheckId,
-    status: Status,
-    basis: Basis,
-    code: str,
-    *,
-    details: Iterable[str] = (),
-    objects: Iterable[str] = (),
-    **fields: object,
-) -> Finding:
-    """A finding whose headline and remedy come from the catalogue entry for `code`."""
-    headline, remedy = render(code, **fields)
-    return Finding(check, status, basis, code, headline, remedy, tuple(details), tuple(objects))
+class Words(Struct, frozen=True):
+    """One check's catalogue (its codes' plain words, kept beside the check) and the findings
+    made from it: every headline and remedy the check can print comes from here."""
 
+    check: CheckId
+    wording: Mapping[str, Wording]
 
-def ok(
-    check: CheckId, *, details: Iterable[str] = (), objects: Iterable[str] = (), **fields: object
-) -> Finding:
-    """The check looked and found nothing wrong."""
-    return finding(
-        check, Status.OK, Basis.MEASURED, f"{check}.ok", details=details, objects=objects, **fields
-    )
+    def finding(
+        self,
+        status: Status,
+        basis: Basis,
+        code: str,
+        *,
+        details: Iterable[str] = (),
+        objects: Iterable[str] = (),
+        **fields: object,
+    ) -> Finding:
+        """A finding whose headline and remedy come from the entry for `code`."""
+        headline, remedy = fill(self.wording[code], **fields)
+        return Finding(
+            self.check, status, basis, code, headline, remedy, tuple(details), tuple(objects)
+        )
 
+    def ok(
+        self, *, details: Iterable[str] = (), objects: Iterable[str] = (), **fields: object
+    ) -> Finding:
+        """The check looked and found nothing wrong."""
+        code = f"{self.check}.ok"
+        return self.finding(
+            Status.OK, Basis.MEASURED, code, details=details, objects=objects, **fields
+        )
 
-def cant_check(
-    env: Environment,
-    check: CheckId,
-    kind: Kind,
-    cant: CantRead,
-    *objects: str,
-    everywhere: bool = False,
-) -> Finding:
-    """The check could not look: unknown, never ok and never a failure. The remedy is the step
-    that fixes this read (`everywhere`: it covered every namespace)."""
-    why = plain_why(kind, cant)
-    unknown = finding(
-        check,
-        Status.UNKNOWN,
-        Basis.CANT_CHECK,
-        f"{check}.cant-read",
-        details=(cant.reason,),
-        objects=objects,
-        why=why,
-        remedy=read_remedy(kind, cant, env.settings.kubectl, everywhere=everywhere),
-    )
-    return replace(unknown, why=why)
+    def cant_check(
+        self,
+        env: Environment,
+        kind: Kind,
+        cant: CantRead,
+        *objects: str,
+        everywhere: bool = False,
+    ) -> Finding:
+        """The check could not look: unknown, never ok and never a failure. The remedy is the
+        step that fixes this read (`everywhere`: it covered every namespace)."""
+        why = plain_why(kind, cant)
+        unknown = self.finding(
+            Status.UNKNOWN,
+            Basis.CANT_CHECK,
+            f"{self.check}.cant-read",
+            details=(cant.reason,),
+            objects=objects,
+            why=why,
+            remedy=read_remedy(kind, cant, env.settings.kubectl, everywhere=everywhere),
+        )
+        return replace(unknown, why=why)
 
 
 def format_age(age: timedelta) -> str:

@@ -3,14 +3,45 @@
 import base64
 import binascii
 import json
+from typing import Final
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind
-from truegreen.doctor.checks.base import cant_check, finding, ok
+from truegreen.doctor.checks.base import Words
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.plain_words import Wording
 
 CHECK = CheckId.CREDENTIALS
+
+OK: Final = "credentials.ok"
+MISSING: Final = "credentials.missing"
+KEYS_MISSING: Final = "credentials.keys-missing"
+KEYS_EMPTY: Final = "credentials.keys-empty"
+CANT_READ: Final = "credentials.cant-read"
+
+WORDS: Final[dict[str, Wording]] = {
+    OK: Wording("The backend login details are in place.", ""),
+    MISSING: Wording(
+        "Training can't reach its backend: the stored login '{name}' doesn't exist.",
+        "Create it with {command}, then restart the environment's workloads.",
+    ),
+    KEYS_MISSING: Wording(
+        "Training can't reach its backend: the stored login '{name}' lacks {keys}.",
+        "Add {keys} with {command}, then restart the environment's workloads.",
+    ),
+    KEYS_EMPTY: Wording(
+        "Training can't reach its backend: the stored login '{name}' has empty {keys}.",
+        "Fill in {keys} with {command}, then restart the environment's workloads.",
+    ),
+    CANT_READ: Wording(
+        "Couldn't check the backend login details: {why}.",
+        "{remedy}",
+    ),
+}
+"""Every headline and remedy of the check, by code."""
+
+SAY: Final = Words(CHECK, WORDS)
 
 
 def _is_empty(value: object) -> bool:
@@ -37,11 +68,10 @@ def check(env: Environment) -> list[Finding]:
     if isinstance(read, CantRead):
         if read.is_measurement:
             return [
-                finding(
-                    CHECK,
+                SAY.finding(
                     Status.FAIL,
                     Basis.MEASURED,
-                    "credentials.missing",
+                    MISSING,
                     details=(read.reason,),
                     objects=(ref,),
                     name=required.name,
@@ -55,18 +85,17 @@ def check(env: Environment) -> list[Finding]:
                     ),
                 )
             ]
-        return [cant_check(env, CHECK, Kind.SECRET, read, ref)]
+        return [SAY.cant_check(env, Kind.SECRET, read, ref)]
     data = o.mapping(read.obj.get("data"))
     missing = [k for k in required.keys if k not in data]
     empty = [k for k in required.keys if k in data and _is_empty(data[k])]
     findings = []
     if missing:
         findings.append(
-            finding(
-                CHECK,
+            SAY.finding(
                 Status.FAIL,
                 Basis.MEASURED,
-                "credentials.keys-missing",
+                KEYS_MISSING,
                 details=(f"secret {required.name} has keys: {', '.join(sorted(data)) or 'none'}",),
                 objects=(ref,),
                 name=required.name,
@@ -76,11 +105,10 @@ def check(env: Environment) -> list[Finding]:
         )
     if empty:
         findings.append(
-            finding(
-                CHECK,
+            SAY.finding(
                 Status.FAIL,
                 Basis.MEASURED,
-                "credentials.keys-empty",
+                KEYS_EMPTY,
                 details=(f"empty keys in secret {required.name}: {', '.join(empty)}",),
                 objects=(ref,),
                 name=required.name,
@@ -88,4 +116,4 @@ def check(env: Environment) -> list[Finding]:
                 command=_fill_in(env, required.name, empty),
             )
         )
-    return findings or [ok(CHECK, objects=(ref,))]
+    return findings or [SAY.ok(objects=(ref,))]

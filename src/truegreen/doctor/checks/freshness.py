@@ -5,13 +5,15 @@ timeout)."""
 
 from collections.abc import Mapping
 from datetime import datetime, timedelta
+from typing import Final
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject, Listed
-from truegreen.doctor.checks.base import finding, format_age, ok, workloads_of
+from truegreen.doctor.checks.base import Words, format_age, workloads_of
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.kubectl import truegreen_command
+from truegreen.plain_words import Wording
 from truegreen.refresh.annotations import (
     ATTEMPTS,
     DANGLING_PIN,
@@ -23,20 +25,58 @@ from truegreen.refresh.annotations import (
 )
 
 CHECK = CheckId.FRESHNESS
+
+OK: Final = "freshness.ok"
+PIN_STALE: Final = "freshness.stale-pin"
+PIN_DANGLING: Final = "freshness.dangling-pin"
+REFRESH_STOPPED: Final = "freshness.refresh-stopped"
+REFRESH_FAILED: Final = "freshness.refresh-failed"
+REFRESH_UNFINISHED: Final = "freshness.refresh-unfinished"
+CANT_READ: Final = "freshness.cant-read"
+
+WORDS: Final[dict[str, Wording]] = {
+    OK: Wording("Automatic image refresh has nothing to report.", ""),
+    PIN_STALE: Wording(
+        "{workload} runs a pinned image of '{container}' that is behind the tag {tag}.",
+        "Move the pin to the newest image, or stop following {tag}.",
+    ),
+    PIN_DANGLING: Wording(
+        "{workload} is pinned to an image of '{container}' that the registry no longer has; "
+        "it can't start again.",
+        "Pin '{container}' to an image that exists.",
+    ),
+    REFRESH_STOPPED: Wording(
+        "Automatic image refresh of {workload} has stopped after {tries} to update it.",
+        "See why with {describe}; once that is fixed, let refresh try again with {command}.",
+    ),
+    REFRESH_FAILED: Wording(
+        "Automatic image refresh of {workload} could not update it ({tries} so far); the next "
+        "run tries again.",
+        "See why its new copies did not become ready with {command}.",
+    ),
+    REFRESH_UNFINISHED: Wording(
+        "An automatic image refresh of {workload} started {age} ago and has not finished.",
+        "Run {refresh} to finish it, and check that the scheduled refresh still runs ({command}).",
+    ),
+    CANT_READ: Wording("Couldn't check image freshness: {why}.", "{remedy}"),
+}
+"""Every headline and remedy of the check, by code."""
+
+SAY: Final = Words(CHECK, WORDS)
 ROLLOUT_TIMEOUT = timedelta(seconds=600)
 """refresh's default `--rollout-timeout`: a restart pending longer than this never finished."""
 
 
 def check(env: Environment) -> list[Finding]:
     """Findings from refresh's annotations (and its failure Events) on the workloads."""
-    items, findings = workloads_of(env, CHECK)
+    items, findings = workloads_of(env, SAY)
     failures = _last_failures(env)
     for workload in items:
         findings += _pin_findings(workload)
         state = _refresh_state(env, workload, failures.get(o.name_of(workload)))
         if state is not None:
             findings.append(state)
-    return findings or [ok(CHECK)]
+    return findings or [SAY.ok()]
 
 
 def _pin_findings(workload: KubeObject) -> list[Finding]:
@@ -46,14 +86,13 @@ def _pin_findings(workload: KubeObject) -> list[Finding]:
     for container in [*o.init_containers(spec), *o.containers(spec)]:
         cname = str(container.get("name", ""))
         for marker, code, status in (
-            (DANGLING_PIN, "freshness.dangling-pin", Status.FAIL),
-            (STALE_PIN, "freshness.stale-pin", Status.WARN),
+            (DANGLING_PIN, PIN_DANGLING, Status.FAIL),
+            (STALE_PIN, PIN_STALE, Status.WARN),
         ):
             value = annotations.get(container_key(marker, cname))
             if value:
                 findings.append(
-                    finding(
-                        CHECK,
+                    SAY.finding(
                         status,
                         Basis.MEASURED,
                         code,
@@ -85,11 +124,10 @@ def _refresh_state(
         details.append(f"last failed rollout{ago}: {message}")
     describe = kubectl.here("describe", target)
     if annotations.get(LATCHED):
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.WARN,
             Basis.MEASURED,
-            "freshness.refresh-stopped",
+            REFRESH_STOPPED,
             details=details,
             objects=(ref,),
             workload=owner_words(workload),
@@ -102,11 +140,10 @@ def _refresh_state(
         started = o.parse_time(pending.stamp)
         if started is None or env.now - started <= ROLLOUT_TIMEOUT:
             return None  # a restart under way: the workloads check shows its progress
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.WARN,
             Basis.MEASURED,
-            "freshness.refresh-unfinished",
+            REFRESH_UNFINISHED,
             details=[*details, f"{ref} restart pending since {pending.stamp}"],
             objects=(ref,),
             workload=owner_words(workload),
@@ -115,11 +152,10 @@ def _refresh_state(
             command=kubectl.cluster("get", "cronjobs", "--all-namespaces"),
         )
     if attempts:
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.WARN,
             Basis.MEASURED,
-            "freshness.refresh-failed",
+            REFRESH_FAILED,
             details=details,
             objects=(ref,),
             workload=owner_words(workload),

@@ -1,16 +1,64 @@
 """Dataset storage: every volume claim the environment uses exists and is bound."""
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Final
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind
-from truegreen.doctor.checks.base import cant_check, finding, ok
+from truegreen.doctor.checks.base import Words
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.evidence import attach_failures
+from truegreen.plain_words import Wording
 
 CHECK = CheckId.STORAGE
+
+OK: Final = "storage.ok"
+VOLUME_MISSING: Final = "storage.volume-missing"
+VOLUME_UNBOUND: Final = "storage.volume-unbound"
+VOLUME_LOST: Final = "storage.volume-lost"
+TYPE_MISSING: Final = "storage.type-missing"
+ATTACHED_ELSEWHERE: Final = "storage.attached-elsewhere"
+ATTACH_FAILED: Final = "storage.attach-failed"
+CANT_READ: Final = "storage.cant-read"
+
+WORDS: Final[dict[str, Wording]] = {
+    OK: Wording("Every dataset volume is ready.", ""),
+    VOLUME_MISSING: Wording(
+        "The dataset volume '{name}' doesn't exist, so what uses it can't start.",
+        "Create the volume '{name}', or fix its name in the environment's settings; "
+        "{command} lists the volumes there are.",
+    ),
+    VOLUME_UNBOUND: Wording(
+        "The dataset volume '{name}' has no storage behind it yet ({state}).",
+        "See why with {command}; check that the storage type '{storage_type}' can provide "
+        "it, and ask your cluster admin whether storage has run out.",
+    ),
+    VOLUME_LOST: Wording(
+        "The dataset volume '{name}' lost its storage.",
+        "Restore the volume from a backup or recreate it; {command} shows what it was bound "
+        "to. Ask your cluster admin.",
+    ),
+    TYPE_MISSING: Wording(
+        "The dataset volume '{name}' asks for a storage type '{storage_type}' that doesn't exist.",
+        "Use an existing storage type for '{name}' ({command} lists them), or ask your cluster "
+        "admin to add it.",
+    ),
+    ATTACHED_ELSEWHERE: Wording(
+        "A volume of the training job {job} is in use on another machine, and can be attached "
+        "to one machine at a time: its programs can't start.",
+        "Stop what uses the volume on the other machine, or run the job on that machine; "
+        "{command} shows which volume.",
+    ),
+    ATTACH_FAILED: Wording(
+        "A volume of the training job {job} can't be attached to its machine.",
+        "See why with {command}, and ask your cluster admin about the storage.",
+    ),
+    CANT_READ: Wording("Couldn't check the dataset volumes: {why}.", "{remedy}"),
+}
+"""Every headline and remedy of the check, by code."""
+
+SAY: Final = Words(CHECK, WORDS)
 
 
 def _waits_for_first_use(storage_type: Mapping[str, Any] | None) -> bool:
@@ -22,17 +70,16 @@ def _waits_for_first_use(storage_type: Mapping[str, Any] | None) -> bool:
 
 def check(env: Environment) -> list[Finding]:
     """Findings about the dataset volumes the environment mounts."""
-    findings = [cant_check(env, CHECK, kind, read) for kind, read in env.unread_template_sources()]
+    findings = [SAY.cant_check(env, kind, read) for kind, read in env.unread_template_sources()]
     for name, read in env.claims.items():
         ref = f"PersistentVolumeClaim/{name}"
         if isinstance(read, CantRead):
             if read.is_measurement:
                 findings.append(
-                    finding(
-                        CHECK,
+                    SAY.finding(
                         Status.FAIL,
                         Basis.MEASURED,
-                        "storage.volume-missing",
+                        VOLUME_MISSING,
                         details=(f"persistentvolumeclaim {name} not found",),
                         objects=(ref,),
                         name=name,
@@ -40,7 +87,7 @@ def check(env: Environment) -> list[Finding]:
                     )
                 )
             else:
-                findings.append(cant_check(env, CHECK, Kind.PERSISTENT_VOLUME_CLAIM, read, ref))
+                findings.append(SAY.cant_check(env, Kind.PERSISTENT_VOLUME_CLAIM, read, ref))
             continue
         spec, status = o.mapping(read.obj.get("spec")), o.mapping(read.obj.get("status"))
         claim_phase = str(status.get("phase", "Pending"))
@@ -48,11 +95,10 @@ def check(env: Environment) -> list[Finding]:
             continue
         if claim_phase == "Lost":
             findings.append(
-                finding(
-                    CHECK,
+                SAY.finding(
                     Status.FAIL,
                     Basis.MEASURED,
-                    "storage.volume-lost",
+                    VOLUME_LOST,
                     details=(f"persistentvolumeclaim {name} is Lost",),
                     objects=(ref,),
                     name=name,
@@ -64,14 +110,13 @@ def check(env: Environment) -> list[Finding]:
         type_read = env.storage_types.get(str(type_name)) if type_name else None
         if isinstance(type_read, CantRead):
             if not type_read.is_measurement:
-                findings.append(cant_check(env, CHECK, Kind.STORAGE_CLASS, type_read, ref))
+                findings.append(SAY.cant_check(env, Kind.STORAGE_CLASS, type_read, ref))
                 continue
             findings.append(
-                finding(
-                    CHECK,
+                SAY.finding(
                     Status.FAIL,
                     Basis.MEASURED,
-                    "storage.type-missing",
+                    TYPE_MISSING,
                     details=(f"storageclass {type_name} not found",),
                     objects=(ref, f"StorageClass/{type_name}"),
                     name=name,
@@ -83,11 +128,10 @@ def check(env: Environment) -> list[Finding]:
         storage_type = type_read.obj if isinstance(type_read, Got) else None
         if not _waits_for_first_use(storage_type):
             findings.append(
-                finding(
-                    CHECK,
+                SAY.finding(
                     Status.FAIL,
                     Basis.MEASURED,
-                    "storage.volume-unbound",
+                    VOLUME_UNBOUND,
                     details=(f"persistentvolumeclaim {name} is {claim_phase}",),
                     objects=(ref,),
                     name=name,
@@ -99,7 +143,7 @@ def check(env: Environment) -> list[Finding]:
     findings += _not_attached(env)
     if findings:
         return findings
-    return [ok(CHECK, objects=sorted(f"PersistentVolumeClaim/{n}" for n in env.claims))]
+    return [SAY.ok(objects=sorted(f"PersistentVolumeClaim/{n}" for n in env.claims))]
 
 
 def _not_attached(env: Environment) -> list[Finding]:
@@ -109,7 +153,7 @@ def _not_attached(env: Environment) -> list[Finding]:
     if events is None:
         return []
     if isinstance(events, CantRead):
-        return [cant_check(env, CHECK, Kind.EVENT, events)]
+        return [SAY.cant_check(env, Kind.EVENT, events)]
     found = []
     work = env.work()
     for job in work.jobs:
@@ -119,10 +163,9 @@ def _not_attached(env: Environment) -> list[Finding]:
             if o.node_name(p) and o.phase(p) != "Running"
         ]
         for failure in attach_failures(events.items, pods):
-            code = "storage.attached-elsewhere" if failure.multi_attach else "storage.attach-failed"
+            code = ATTACHED_ELSEWHERE if failure.multi_attach else ATTACH_FAILED
             found.append(
-                finding(
-                    CHECK,
+                SAY.finding(
                     Status.FAIL,
                     Basis.MEASURED,
                     code,

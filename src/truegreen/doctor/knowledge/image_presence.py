@@ -28,7 +28,6 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, GetRead, Got, Listed, ListRead
-from truegreen.doctor.findings import Basis, Status
 from truegreen.images import ImageReferenceError, parse_image, registry_key
 
 MAX_LOOKUPS = 64
@@ -400,40 +399,3 @@ def plain_size(size: int) -> str:
             value = size / scale
             return f"{value:.1f} {unit}" if value < 100 else f"{value:.0f} {unit}"
     return f"{size} bytes"
-
-
-UNCHECKED = "image-pull.image-unchecked"
-"""The code of an image the registry could not say anything about."""
-
-
-class Outcome(Struct, frozen=True):
-    """What one answer means for the image-pull check."""
-
-    code: str
-    status: Status
-    basis: Basis
-    cause: Presence | None = None
-    """For an unknown: why the registry could not say (the key of its words)."""
-
-
-def judge(answer: RegistryAnswer, registry: str, pod_has_logins: bool) -> Outcome | None:
-    """What an answer about an image means, for a pod whose every login doctor saw. None:
-    nothing to report (present; or refused without a login while the pod has logins, none
-    for this registry, which the check reports as a login missing for the registry)."""
-    presence = answer.presence
-    if presence is Presence.PRESENT:
-        return None
-    if presence is Presence.MISSING:
-        return Outcome("image-pull.image-missing", Status.FAIL, Basis.MEASURED)
-    if presence in (Presence.REFUSED, Presence.LOGIN_NEEDED) and machines_log_in(registry):
-        # The machine's own login (a credential provider) may be the one that works.
-        return Outcome(UNCHECKED, Status.UNKNOWN, Basis.CANT_CHECK, Presence.REFUSED)
-    if presence is Presence.REFUSED:
-        return Outcome("image-pull.login-refused", Status.FAIL, Basis.MEASURED)
-    if presence is Presence.LOGIN_NEEDED:
-        if pod_has_logins:
-            return None
-        # Measured: the registry wants a login. Inferred: that the machines hold none of
-        # their own (a node's config.json or the runtime's registry settings may).
-        return Outcome("image-pull.login-needed", Status.FAIL, Basis.INFERRED)
-    return Outcome(UNCHECKED, Status.UNKNOWN, Basis.CANT_CHECK, presence)

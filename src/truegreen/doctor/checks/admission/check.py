@@ -25,7 +25,26 @@ from truegreen.doctor.checks.admission.quota import (
     quota_pod,
 )
 from truegreen.doctor.checks.admission.trial import TrialOutcome, judge, trial_name
-from truegreen.doctor.checks.base import cant_check, finding
+from truegreen.doctor.checks.admission.words import (
+    LIMIT_RANGE_REFUSED,
+    NAMESPACE_MISSING,
+    NAMESPACE_TERMINATING,
+    OK,
+    PODS_REFUSED,
+    PRIORITY_MISSING,
+    QUOTA_EXCEEDED,
+    QUOTA_HELD_BY_RUNNING_JOB,
+    QUOTA_NEEDS_SIZES,
+    QUOTA_NOT_COUNTED,
+    SAY,
+    SECURITY_LEVEL,
+    TRIAL_FAILED,
+    TRIAL_NOT_ALLOWED,
+    TRIAL_REFUSED,
+    WEBHOOK_DOWN,
+    WEBHOOK_DOWN_IGNORED,
+    WEBHOOK_UNVERIFIABLE,
+)
 from truegreen.doctor.environment import WEBHOOK_KINDS, Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.evidence import Cause, refusals
@@ -50,7 +69,7 @@ from truegreen.quantity import (
 )
 
 CHECK = CheckId.ADMISSION
-_IGNORED_HOOK = "admission.webhook-down-ignored"
+_IGNORED_HOOK = WEBHOOK_DOWN_IGNORED
 _NOUNS = {
     "pods": "running programs",
     "count/pods": "programs (finished ones count until deleted)",
@@ -92,11 +111,10 @@ def _exceeded(verdict: QuotaVerdict, for_job: bool) -> Finding:
     ]
     if verdict.users:
         details.append(f"held by {', '.join(verdict.users)}")
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.FAIL,
         Basis.MEASURED,
-        "admission.quota-exceeded",
+        QUOTA_EXCEEDED,
         details=details,
         objects=[f"ResourceQuota/{verdict.quota}"],
         quota=verdict.quota,
@@ -110,11 +128,10 @@ def _quota_finding(verdict: QuotaVerdict, *, for_job: bool = False) -> Finding:
     if verdict.refusal is Refusal.UNSTATED:
         sizes = sorted({resource for resource, _ in verdict.unstated})
         containers = sorted({c for _, names in verdict.unstated for c in names})
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "admission.quota-needs-sizes",
+            QUOTA_NEEDS_SIZES,
             details=[
                 f"quota {verdict.quota} limits {r}; containers without it: {', '.join(n)}"
                 for r, n in verdict.unstated
@@ -125,22 +142,20 @@ def _quota_finding(verdict: QuotaVerdict, *, for_job: bool = False) -> Finding:
             containers=", ".join(f"'{c}'" for c in containers),
         )
     if verdict.refusal is Refusal.UNCOUNTED:
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "admission.quota-not-counted",
+            QUOTA_NOT_COUNTED,
             details=[f"quota {verdict.quota}: no status.used for {', '.join(verdict.uncounted)}"],
             objects=objects,
             quota=verdict.quota,
         )
     if verdict.waiting_for:
         jobs = ", ".join(f"'{j}'" for j in verdict.waiting_for)
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.WARN,
             Basis.INFERRED,
-            "admission.quota-held-by-running-job",
+            QUOTA_HELD_BY_RUNNING_JOB,
             details=_exceeded(verdict, for_job).details,
             objects=[*objects, *(f"Job/{j}" for j in verdict.waiting_for)],
             quota=verdict.quota,
@@ -151,7 +166,7 @@ def _quota_finding(verdict: QuotaVerdict, *, for_job: bool = False) -> Finding:
 
 def _invalid(env: Environment, error: QuantityError) -> Finding:
     cant = CantRead(ReadFailure.MALFORMED, f"a usage limit holds an invalid amount: {error}")
-    return cant_check(env, CHECK, Kind.RESOURCE_QUOTA, cant)
+    return SAY.cant_check(env, Kind.RESOURCE_QUOTA, cant)
 
 
 def _holders(pods: Sequence[KubeObject]) -> list[Holder]:
@@ -176,11 +191,11 @@ def _training_quota_pod(
     requests = env.settings.job_requests
     if job is None:
         if isinstance(env.jobs, CantRead) and requests is None:
-            return None, [], cant_check(env, CHECK, Kind.JOB, env.jobs)
+            return None, [], SAY.cant_check(env, Kind.JOB, env.jobs)
         note = "no training job to copy: compared the program count and --job-requests only"
         return QuotaPod(requests or Resources(), Resources()), [note], None
     if isinstance(env.limit_ranges, CantRead):
-        return None, [], cant_check(env, CHECK, Kind.LIMIT_RANGE, env.limit_ranges)
+        return None, [], SAY.cant_check(env, Kind.LIMIT_RANGE, env.limit_ranges)
     spec = stored_spec(job.primary.spec, env.limit_ranges.items, extended_tolerations=False)
     if isinstance(env.priority_classes, Listed):
         # The Priority plugin names the default class before the quota plugin matches scopes.
@@ -196,7 +211,7 @@ def _quota_findings(
 ) -> tuple[list[Finding], list[Finding], list[str]]:
     """(refusals of the Job object, refusals of its pod, notes) from the namespace's quotas."""
     if isinstance(env.quotas, CantRead):
-        return [], [cant_check(env, CHECK, Kind.RESOURCE_QUOTA, env.quotas)], []
+        return [], [SAY.cant_check(env, Kind.RESOURCE_QUOTA, env.quotas)], []
     if not env.quotas.items:
         return [], [], ["no usage limits"]
     try:
@@ -257,11 +272,10 @@ def _limit_range_finding(
 ) -> Finding:
     first = refusal.violations[0]
     more = len({v.message for v in refusal.violations}) - 1
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.FAIL,
         Basis.MEASURED,
-        "admission.limit-range-refused",
+        LIMIT_RANGE_REFUSED,
         details=[
             f"LimitRange {refusal.limit_range} refuses the pods of {job.ref} "
             f"({', '.join(sets)}): forbidden: {refusal.message}"
@@ -280,7 +294,7 @@ def _limit_range_findings(env: Environment, job: TrainingJob | None) -> list[Fin
         return []
     read = env.limit_ranges
     if isinstance(read, CantRead):
-        return [cant_check(env, CHECK, Kind.LIMIT_RANGE, read)]
+        return [SAY.cant_check(env, Kind.LIMIT_RANGE, read)]
     refused: dict[str, tuple[LimitRangeRefusal, list[str]]] = {}
     for pod_set in job.pod_sets:
         try:
@@ -308,14 +322,13 @@ def _priority_findings(env: Environment, job: TrainingJob | None) -> list[Findin
     if not named or read is None:
         return []
     if isinstance(read, CantRead):
-        return [cant_check(env, CHECK, Kind.PRIORITY_CLASS, read)]
+        return [SAY.cant_check(env, Kind.PRIORITY_CLASS, read)]
     known = {o.name_of(c) for c in read.items}
     return [
-        finding(
-            CHECK,
+        SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "admission.priority-missing",
+            PRIORITY_MISSING,
             details=[f"no PriorityClass with name {name} was found"],
             objects=[f"PriorityClass/{name}"],
             name=name,
@@ -332,11 +345,10 @@ def _namespace_findings(env: Environment) -> list[Finding]:
     if isinstance(read, Got):
         if o.mapping(read.obj.get("status")).get("phase") == "Terminating":
             return [
-                finding(
-                    CHECK,
+                SAY.finding(
                     Status.FAIL,
                     Basis.MEASURED,
-                    "admission.namespace-terminating",
+                    NAMESPACE_TERMINATING,
                     details=[f"namespace {name}: status.phase Terminating"],
                     objects=[f"Namespace/{name}"],
                     name=name,
@@ -345,18 +357,17 @@ def _namespace_findings(env: Environment) -> list[Finding]:
         return []
     if read.is_measurement:
         return [
-            finding(
-                CHECK,
+            SAY.finding(
                 Status.FAIL,
                 Basis.MEASURED,
-                "admission.namespace-missing",
+                NAMESPACE_MISSING,
                 details=[read.reason],
                 objects=[f"Namespace/{name}"],
                 name=name,
                 command=env.settings.kubectl.cluster("get", "namespaces"),
             )
         ]
-    return [cant_check(env, CHECK, Kind.NAMESPACE, read)]
+    return [SAY.cant_check(env, Kind.NAMESPACE, read)]
 
 
 def _security_findings(
@@ -371,7 +382,7 @@ def _security_findings(
         return [], [*notes, "security level: privileged (every program is let in)"]
     if job is None:
         if isinstance(env.jobs, CantRead):
-            return [cant_check(env, CHECK, Kind.JOB, env.jobs)], notes
+            return [SAY.cant_check(env, Kind.JOB, env.jobs)], notes
         return [], [*notes, f"security level {policy}: no training job to compare"]
     template = job.primary.template
     found = violations(policy, o.mapping(template.get("metadata")), o.pod_spec(template))
@@ -380,11 +391,10 @@ def _security_findings(
     problems = list(dict.fromkeys(v.plain for v in found))
     fields = list(dict.fromkeys(f for v in found for f in v.fields))
     return [
-        finding(
-            CHECK,
+        SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "admission.security-level",
+            SECURITY_LEVEL,
             details=[
                 *notes,
                 *(f'violates PodSecurity "{policy}": {v.check} ({v.detail})' for v in found),
@@ -398,11 +408,10 @@ def _security_findings(
 
 
 def _unverifiable(hook: str, configuration: str, why: str, detail: str) -> Finding:
-    unknown = finding(
-        CHECK,
+    unknown = SAY.finding(
         Status.UNKNOWN,
         Basis.CANT_CHECK,
-        "admission.webhook-unverifiable",
+        WEBHOOK_UNVERIFIABLE,
         details=[detail],
         objects=[configuration],
         hook=hook,
@@ -417,7 +426,7 @@ def _webhook_findings(env: Environment) -> tuple[list[Finding], list[str]]:
         read = env.webhook_configurations.get(kind)
         if isinstance(read, CantRead) or read is None:
             findings.append(
-                cant_check(env, CHECK, kind, read or CantRead(ReadFailure.NOT_CAPTURED, ""))
+                SAY.cant_check(env, kind, read or CantRead(ReadFailure.NOT_CAPTURED, ""))
             )
     notes = []
     for hook in env.pod_create_webhooks():
@@ -437,9 +446,8 @@ def _webhook_findings(env: Environment) -> tuple[list[Finding], list[str]]:
         slices = env.endpoint_slices.get(hook.service)
         if not isinstance(slices, Listed):
             findings.append(
-                cant_check(
+                SAY.cant_check(
                     env,
-                    CHECK,
                     Kind.ENDPOINT_SLICE,
                     slices or CantRead(ReadFailure.NOT_CAPTURED, ""),
                     everywhere=True,  # the hook's server may live in any namespace
@@ -456,11 +464,10 @@ def _webhook_findings(env: Environment) -> tuple[list[Finding], list[str]]:
                 findings.append(_unverifiable(hook.name, configuration, hook.unsure_why, detail))
             continue
         findings.append(
-            finding(
-                CHECK,
+            SAY.finding(
                 Status.FAIL if hook.fail_closed else Status.WARN,
                 Basis.MEASURED,
-                "admission.webhook-down" if hook.fail_closed else "admission.webhook-down-ignored",
+                WEBHOOK_DOWN if hook.fail_closed else WEBHOOK_DOWN_IGNORED,
                 details=[f"{detail}, failurePolicy {'Fail' if hook.fail_closed else 'Ignore'}"],
                 objects=[configuration, f"Service/{hook.service_text}"],
                 hook=hook.name,
@@ -477,11 +484,10 @@ def _trial_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
     details = [f"trial create of pod {trial_name(job)} with dryRun=All: {trial.outcome}"]
     if trial.outcome is TrialOutcome.REFUSED:
         return [
-            finding(
-                CHECK,
+            SAY.finding(
                 Status.FAIL,
                 Basis.MEASURED,
-                "admission.trial-refused",
+                TRIAL_REFUSED,
                 details=details,
                 objects=[job.ref],
                 reason=trial.reason,
@@ -489,15 +495,10 @@ def _trial_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
         ]
     if trial.outcome is TrialOutcome.ADMITTED:
         return []
-    code = (
-        "admission.trial-not-allowed"
-        if trial.outcome is TrialOutcome.NOT_ALLOWED
-        else "admission.trial-failed"
-    )
+    code = TRIAL_NOT_ALLOWED if trial.outcome is TrialOutcome.NOT_ALLOWED else TRIAL_FAILED
     if trial.cant is not None:
         details.append(trial.cant.reason)  # names the grant a refused permission needs
-    unknown = finding(
-        CHECK,
+    unknown = SAY.finding(
         Status.UNKNOWN,
         Basis.CANT_CHECK,
         code,
@@ -547,7 +548,7 @@ def _refused_creates(env: Environment) -> list[Finding]:
     if events is None:
         return []
     if isinstance(events, CantRead):
-        return [cant_check(env, CHECK, Kind.EVENT, events)]
+        return [SAY.cant_check(env, Kind.EVENT, events)]
     found = []
     for job in env.work().jobs:
         if job.finished or job.suspended or len(o.remaining(env.pods_of(job))) >= job.pods:
@@ -559,11 +560,10 @@ def _refused_creates(env: Environment) -> list[Finding]:
         cause, todo = _CAUSE_WORDS[newest.cause]
         command = env.settings.kubectl.here(*_COMMANDS.get(newest.cause, ("describe", "events")))
         found.append(
-            finding(
-                CHECK,
+            SAY.finding(
                 Status.FAIL,
                 Basis.MEASURED,
-                "admission.pods-refused",
+                PODS_REFUSED,
                 details=[
                     f"{r.reason} on {r.involved} ({r.count} times, last {r.last_seen}): {r.message}"
                     for r in refused[:3]
@@ -611,4 +611,4 @@ def check(env: Environment) -> list[Finding]:
     ]
     if problems:
         return problems
-    return [finding(CHECK, Status.OK, Basis.MEASURED, "admission.ok", details=notes)]
+    return [SAY.finding(Status.OK, Basis.MEASURED, OK, details=notes)]

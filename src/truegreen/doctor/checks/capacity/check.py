@@ -12,7 +12,7 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Created, Kind, KubeObject, Listed, ReadFailure
-from truegreen.doctor.checks.base import cant_check, finding, format_age
+from truegreen.doctor.checks.base import format_age
 from truegreen.doctor.checks.capacity.autoscaling import (
     STATUS_CONFIG_MAP,
     AutoscalerWord,
@@ -39,6 +39,29 @@ from truegreen.doctor.checks.capacity.rule_findings import (
     with_unchecked,
 )
 from truegreen.doctor.checks.capacity.scheduler_reasons import first_todo, plain_reasons
+from truegreen.doctor.checks.capacity.words import (
+    AUTOSCALER_UNHEALTHY,
+    BAD_JOB_SIZE,
+    BLOCKED_BY_OTHER_WORK,
+    FITS,
+    FREE_ONLY,
+    GPU_SOFTWARE_DOWN,
+    GPUS_UNHEALTHY,
+    HELD_BY_RUNNING_JOB,
+    JOB_STUCK,
+    JOB_UNSHAPED,
+    MACHINE_COMING,
+    MACHINE_KEPT_OUT,
+    NO_ELIGIBLE_MACHINE,
+    NO_MACHINE_CAN_BE_ADDED,
+    NO_SUCH_GPU,
+    PARTLY_FITS,
+    PREEMPTS,
+    RESERVATION_UNKNOWN,
+    SAY,
+    TOO_LARGE,
+    UNSCHEDULABLE,
+)
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.evidence import scheduler_verdict
@@ -202,14 +225,14 @@ def _job_shape(env: Environment, usage: ClusterUsage, tolerate: bool) -> _Shape 
     # A list of training jobs not read could hold the newest job: the judged one is not known.
     if work.unread and work.planned is None:
         kind, cant = work.unread[0]
-        return cant_check(env, CHECK, kind, cant)
+        return SAY.cant_check(env, kind, cant)
     unshaped = work.judged_unshaped
     if unshaped is not None:
         return _unshaped(env, unshaped)
     if job is None and given is None:
         return None
     if isinstance(env.limit_ranges, CantRead) and given is None:
-        return cant_check(env, CHECK, Kind.LIMIT_RANGE, env.limit_ranges)
+        return SAY.cant_check(env, Kind.LIMIT_RANGE, env.limit_ranges)
     if job is None:
         assert given is not None
         return _Shape((_Group("worker", 1, given, {}),), "--job-requests", None, frozenset())
@@ -230,11 +253,10 @@ def _job_shape(env: Environment, usage: ClusterUsage, tolerate: bool) -> _Shape 
             if counts[s.name]
         )
     except QuantityError as error:
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "capacity.bad-job-size",
+            BAD_JOB_SIZE,
             details=(f"{job.ref}: {error}",),
             objects=(job.ref,),
             problem=str(error),
@@ -270,12 +292,11 @@ def _unshaped(env: Environment, job: Unshaped) -> Finding:
     """The judged job's pod sets could not be worked out: its runtime is missing (measured)
     or could not be read (unknown)."""
     if job.cant is not None:
-        return cant_check(env, CHECK, Kind.CLUSTER_TRAINING_RUNTIME, job.cant, job.ref)
-    return finding(
-        CHECK,
+        return SAY.cant_check(env, Kind.CLUSTER_TRAINING_RUNTIME, job.cant, job.ref)
+    return SAY.finding(
         Status.FAIL,
         Basis.MEASURED,
-        "capacity.job-unshaped",
+        JOB_UNSHAPED,
         details=(f"{job.ref}: {job.why}",),
         objects=(job.ref,),
         job=f"'{job.name}'",
@@ -426,12 +447,12 @@ def _verdict(judged: _Judged) -> list[Finding]:
 
 _EXPLAINS_A_WAIT_FOR_ROOM = frozenset(
     {
-        "capacity.held-by-running-job",
-        "capacity.partly-fits",
-        "capacity.blocked-by-other-work",
-        "capacity.too-large",
-        "capacity.machine-kept-out",
-        "capacity.no-eligible-machine",
+        HELD_BY_RUNNING_JOB,
+        PARTLY_FITS,
+        BLOCKED_BY_OTHER_WORK,
+        TOO_LARGE,
+        MACHINE_KEPT_OUT,
+        NO_ELIGIBLE_MACHINE,
     }
 )
 """What placing the pods can say that explains a scheduler that found no room."""
@@ -472,7 +493,7 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     lines += [f"{w.source} on {w.pod}: {w.message}" for w in cannot] + health[1]
     if all(v.only_room for _, v in verdicts):
         for index, found in enumerate(findings):
-            explained_by_wait = found.code == "capacity.held-by-running-job" or not cannot
+            explained_by_wait = found.code == HELD_BY_RUNNING_JOB or not cannot
             if found.code in _EXPLAINS_A_WAIT_FOR_ROOM and explained_by_wait:
                 explained = replace(found, details=(*found.details, *lines))
                 return [*findings[:index], explained, *findings[index + 1 :], *health[0]]
@@ -483,11 +504,10 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     what = f"{count} program{'s' if count != 1 else ''} of the training job '{job}'"
     command = env.settings.kubectl.here("describe", "pod", newest.pod)
     measured = (
-        finding(
-            CHECK,
+        SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "capacity.no-machine-can-be-added",
+            NO_MACHINE_CAN_BE_ADDED,
             details=lines,
             objects=[f"Pod/{v.pod}" for _, v in verdicts],
             what=what,
@@ -495,11 +515,10 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
             command=command,
         )
         if cannot
-        else finding(
-            CHECK,
+        else SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "capacity.unschedulable",
+            UNSCHEDULABLE,
             details=lines,
             objects=[f"Pod/{v.pod}" for _, v in verdicts],
             what=what,
@@ -511,7 +530,7 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     return [measured, *(f for f in findings if f.status is not Status.OK), *health[0]]
 
 
-_ROOM_CODES = _EXPLAINS_A_WAIT_FOR_ROOM | {"capacity.unschedulable"}
+_ROOM_CODES = _EXPLAINS_A_WAIT_FOR_ROOM | {UNSCHEDULABLE}
 """What a machine on its way answers: the room it brings is the room these lack."""
 
 
@@ -539,11 +558,10 @@ def _autoscaler_health(env: Environment) -> tuple[list[Finding], list[str]]:
     health = autoscaler_health(read.obj)
     if health.healthy is not False:
         return [], [health.detail]
-    unhealthy = finding(
-        CHECK,
+    unhealthy = SAY.finding(
         Status.FAIL,
         Basis.MEASURED,
-        "capacity.autoscaler-unhealthy",
+        AUTOSCALER_UNHEALTHY,
         details=(health.detail,),
         objects=(f"ConfigMap/{STATUS_CONFIG_MAP[0]}/{STATUS_CONFIG_MAP[1]}",),
         command=env.settings.kubectl.cluster(
@@ -557,11 +575,10 @@ def _machine_coming(
     env: Environment, adding: Sequence[AutoscalerWord], lines: list[str]
 ) -> Finding:
     first = adding[0]
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.WARN,
         Basis.MEASURED,
-        "capacity.machine-coming",
+        MACHINE_COMING,
         details=[*lines, *(f"{w.source} on {w.pod}: {w.message}" for w in adding)],
         objects=[f"Pod/{w.pod}" for w in adding],
         job=f"'{_job_of_pod(env, first.pod)}'",
@@ -613,11 +630,10 @@ def _settled(
     stated = ", ".join(
         f"{{key: {r}, operator: Exists, effect: NoSchedule}}" for r in tolerations.resources
     )
-    unknown = finding(
-        CHECK,
+    unknown = SAY.finding(
         Status.UNKNOWN,
         Basis.CANT_CHECK,
-        "capacity.reservation-unknown",
+        RESERVATION_UNKNOWN,
         details=[
             tolerations.signal,
             *(f"if it does: {f.code} ({f.status})" for f in with_them),
@@ -651,10 +667,10 @@ def _prepare(env: Environment, tolerate: bool) -> _Judged | list[Finding]:
     """The placement now, and everything a verdict names; or the findings that end the check
     before any placement (a read missing, no machine, no job, no machine the job may use)."""
     if isinstance(env.nodes, CantRead):
-        return [cant_check(env, CHECK, Kind.NODE, env.nodes)]
+        return [SAY.cant_check(env, Kind.NODE, env.nodes)]
     usage = env.cluster_usage
     if isinstance(usage, CantRead):
-        return [cant_check(env, CHECK, Kind.POD, usage, everywhere=True)]
+        return [SAY.cant_check(env, Kind.POD, usage, everywhere=True)]
     shape = _job_shape(env, usage, tolerate)
     if isinstance(shape, Finding):
         return [shape]
@@ -667,11 +683,10 @@ def _prepare(env: Environment, tolerate: bool) -> _Judged | list[Finding]:
         return [_invalid_amount(env, str(error))]
     if not env.nodes.items:
         return [
-            finding(
-                CHECK,
+            SAY.finding(
                 Status.FAIL,
                 Basis.MEASURED,
-                "capacity.no-eligible-machine",
+                NO_ELIGIBLE_MACHINE,
                 details=("the cluster lists no nodes",),
                 why="there are no machines",
                 todo="Add a machine to the cluster",
@@ -682,7 +697,7 @@ def _prepare(env: Environment, tolerate: bool) -> _Judged | list[Finding]:
             f"{room.name}: free {format_resources(room.allocatable - room.requested)}"
             for room in rooms.values()
         ]
-        return [finding(CHECK, Status.OK, Basis.MEASURED, "capacity.free-only", details=free_lines)]
+        return [SAY.finding(Status.OK, Basis.MEASURED, FREE_ONLY, details=free_lines)]
     allowed, excluded = _eligibility(env.nodes.items, shape.groups)
     details = [f"job size {_size_words(shape.groups)} (from {shape.source})"]
     if shape.job is not None:
@@ -698,11 +713,10 @@ def _prepare(env: Environment, tolerate: bool) -> _Judged | list[Finding]:
     ]
     if any(g.name not in allowed for g in shape.groups):
         return [
-            finding(
-                CHECK,
+            SAY.finding(
                 Status.FAIL,
                 Basis.MEASURED,
-                "capacity.no-eligible-machine",
+                NO_ELIGIBLE_MACHINE,
                 details=details + stuck_lines,
                 why=_exclusion_words(excluded),
                 todo=_exclusion_remedy(env, excluded),
@@ -818,11 +832,10 @@ _last_exclusions = LastAnswer(lambda nodes: dict[bytes, tuple[str | None, ...]](
 def _fits(judged: _Judged) -> list[Finding]:
     used = list(dict.fromkeys(machine for _, machine, _ in judged.now.on))
     findings = [
-        finding(
-            CHECK,
+        SAY.finding(
             Status.OK,
             Basis.MEASURED,
-            "capacity.fits",
+            FITS,
             details=[*judged.details, *_placed_lines(judged.now), f"fits on {', '.join(used)}"],
             objects=[f"Node/{used[0]}"] if used else [],
             size=judged.size,
@@ -845,11 +858,10 @@ def _waits_for_running_jobs(judged: _Judged) -> Finding | None:
     jobs = sorted({j for v in job_pods.values() for j in v[3]})
     holders = [f"{m}: {', '.join(v[2])}" for m, v in job_pods.items()]
     held = "; ".join(f"{format_resources(v[0])} on {m}" for m, v in sorted(job_pods.items()))
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.WARN,
         Basis.INFERRED,
-        "capacity.held-by-running-job",
+        HELD_BY_RUNNING_JOB,
         details=[
             *judged.details,
             _placement_words(judged.now, judged.shape.groups, empty=False),
@@ -880,7 +892,7 @@ def _preempts(judged: _Judged) -> Finding | None:
     if not place(judged.pod_groups, emptied).whole:
         return None  # not even on empty machines: too large, whatever the priority
     if isinstance(level, CantRead):
-        return cant_check(judged.env, CHECK, Kind.PRIORITY_CLASS, level)
+        return SAY.cant_check(judged.env, Kind.PRIORITY_CLASS, level)
     if not level.preempts:
         return None
     freed = after_preemption(judged.rooms, judged.usage, level.value)
@@ -895,11 +907,10 @@ def _preempts(judged: _Judged) -> Finding | None:
         f"{_holder_words(judged.env, v.holder)} ({format_resources(v.gives)} on {v.machine})"
         for v in found
     ]
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.WARN,
         Basis.INFERRED,
-        "capacity.preempts",
+        PREEMPTS,
         details=[
             *judged.details,
             _placement_words(judged.now, judged.shape.groups, empty=False),
@@ -924,11 +935,10 @@ def _partly_fits(judged: _Judged) -> Finding | None:
     job = judged.shape.job
     if job is None or job.together or not judged.now.placed:
         return None
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.WARN,
         Basis.MEASURED,
-        "capacity.partly-fits",
+        PARTLY_FITS,
         details=[
             *judged.details,
             _placement_words(judged.now, judged.shape.groups, empty=False),
@@ -956,11 +966,10 @@ def _blocked_by_other_work(judged: _Judged) -> Finding | None:
         else "other programs use the room it needs"
     )
     closest_words = _placement_words(now, judged.shape.groups, empty=False)
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.FAIL,
         Basis.MEASURED if now.proven else Basis.INFERRED,
-        "capacity.blocked-by-other-work",
+        BLOCKED_BY_OTHER_WORK,
         details=[*judged.details, closest_words, *_placed_lines(now), *judged.stuck_lines],
         objects=judged.objects,
         size=judged.size,
@@ -988,11 +997,10 @@ def _kept_out(judged: _Judged) -> Finding | None:
         for reason, names in judged.excluded.items()
         if any(m in used for m in names)
     }
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.FAIL,
         Basis.MEASURED,
-        "capacity.machine-kept-out",
+        MACHINE_KEPT_OUT,
         details=[*judged.details, *_placed_lines(widened), *judged.stuck_lines],
         objects=[f"Node/{m}" for names in kept.values() for m in names],
         size=judged.size,
@@ -1026,11 +1034,10 @@ def _gpu_problem_finding(
             details.append(f"the pods on {problem.machine} could not be read: {read.reason}")
     names = _and([p.machine for p in problems])
     down = first.supply is Supply.NOT_RUNNING
-    return finding(
-        CHECK,
+    return SAY.finding(
         status,
         Basis.MEASURED,
-        "capacity.gpu-software-down" if down else "capacity.gpus-unhealthy",
+        GPU_SOFTWARE_DOWN if down else GPUS_UNHEALTHY,
         details=details,
         objects=[f"Node/{p.machine}" for p in problems],
         machines=names,
@@ -1073,11 +1080,10 @@ def _no_such_gpu(judged: _Judged) -> Finding | None:
     offered = offered_gpu_resources(nodes)
     if not missing or not offered:
         return None
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.FAIL,
         Basis.MEASURED,
-        "capacity.no-such-gpu",
+        NO_SUCH_GPU,
         details=[*judged.details, f"asked: {', '.join(missing)}; offered: {', '.join(offered)}"],
         objects=judged.objects,
         asked=_and(missing),
@@ -1088,7 +1094,7 @@ def _no_such_gpu(judged: _Judged) -> Finding | None:
 def _gpu_warnings(env: Environment, verdict: Finding) -> list[Finding]:
     """GPU machines whose GPUs cannot all be used, where the verdict does not already say so:
     a warning (the job may fit without them, but the cluster has less than it should)."""
-    if verdict.code in ("capacity.gpu-software-down", "capacity.gpus-unhealthy"):
+    if verdict.code in (GPU_SOFTWARE_DOWN, GPUS_UNHEALTHY):
         return []
     problems = _gpu_problems(env)
     if not problems:
@@ -1104,11 +1110,10 @@ def _too_large(judged: _Judged) -> Finding:
     emptied = {name: room.emptied() for name, room in judged.rooms.items()}
     on_empty = place(judged.pod_groups, emptied)
     closest_words = _placement_words(on_empty, judged.shape.groups, empty=True)
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.FAIL,
         Basis.MEASURED if on_empty.proven else Basis.INFERRED,
-        "capacity.too-large",
+        TOO_LARGE,
         details=[*judged.details, closest_words, *_placed_lines(on_empty), *judged.stuck_lines],
         objects=judged.objects,
         size=judged.size,
@@ -1196,7 +1201,7 @@ def _kept_for(nodes: Sequence[KubeObject], resources: Iterable[str]) -> list[str
 
 def _invalid_amount(env: Environment, error: str) -> Finding:
     cant = CantRead(ReadFailure.MALFORMED, f"a resource amount in the cluster is invalid: {error}")
-    return cant_check(env, CHECK, Kind.POD, cant, everywhere=True)
+    return SAY.cant_check(env, Kind.POD, cant, everywhere=True)
 
 
 def _largest_holders(
@@ -1285,11 +1290,10 @@ def _exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> st
 def _job_stuck(env: Environment, stuck: list[KubeObject], lines: list[str]) -> Finding:
     oldest = min(stuck, key=lambda p: str(o.created_at(p)))
     age = env.now - (o.created_at(oldest) or env.now)
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.FAIL,
         Basis.INFERRED,
-        "capacity.job-stuck",
+        JOB_STUCK,
         details=[*lines, *_scheduler_messages(stuck)],
         objects=[o.ref(p) for p in stuck],
         job=f"'{training_owner(oldest)}'",

@@ -13,10 +13,15 @@ from typing import Any
 from msgspec.structs import replace
 
 from truegreen.cluster import Listed
-from truegreen.doctor.checks.base import cant_check, finding
 from truegreen.doctor.checks.capacity.filters.framework import DeviceRoom, Exclusion, JobPodSet
 from truegreen.doctor.checks.capacity.filters.rules import Rules, scheduling_rules
 from truegreen.doctor.checks.capacity.placement import Placement, PodGroup, place
+from truegreen.doctor.checks.capacity.words import (
+    NO_ELIGIBLE_MACHINE,
+    RULE_UNCHECKED,
+    RULES_BLOCK,
+    SAY,
+)
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.fit import MachineRoom
@@ -68,15 +73,14 @@ def with_devices(
 def unchecked(env: Environment, rules: Rules) -> list[Finding]:
     """One unknown finding per rule doctor could not evaluate and per read a rule needed."""
     found = [
-        cant_check(env, CHECK, failed.kind, failed.cant, everywhere=failed.everywhere)
+        SAY.cant_check(env, failed.kind, failed.cant, everywhere=failed.everywhere)
         for failed in rules.failed
     ]
     for rule in rules.unchecked:
-        unknown = finding(
-            CHECK,
+        unknown = SAY.finding(
             Status.UNKNOWN,
             Basis.CANT_CHECK,
-            "capacity.rule-unchecked",
+            RULE_UNCHECKED,
             details=(rule.detail,),
             rule=rule.rule,
             why=rule.why,
@@ -123,11 +127,10 @@ def no_machine_left(
     taken = [e for e in rules.exclusions if e.group in groups]
     why = ", ".join(w for w in (theirs[0], _words(taken)) if w)
     steps = [s for s in (theirs[1], *(e.todo for e in taken)) if s]
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.FAIL,
         Basis.MEASURED if all(e.measured for e in taken) else Basis.INFERRED,
-        "capacity.no-eligible-machine",
+        NO_ELIGIBLE_MACHINE,
         details=[*details, *rules.details],
         why=why,
         todo=sentence("; or ".join(dict.fromkeys(steps)).rstrip(".")),
@@ -172,11 +175,10 @@ def blocked_by_rules(
             "free what it needs on the machines its rules allow, or add machines that have it"
         )
         measured = all(e.measured for e in taken)
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.FAIL,
         Basis.MEASURED if measured and placement.proven else Basis.INFERRED,
-        "capacity.rules-block",
+        RULES_BLOCK,
         details=[*details, words(placement, empty), *rules.details],
         objects=objects,
         size=size,

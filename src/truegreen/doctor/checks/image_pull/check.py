@@ -11,23 +11,29 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind
-from truegreen.doctor.checks.base import cant_check, finding, ok
+from truegreen.doctor.checks.image_pull.presence import Outcome, judge
+from truegreen.doctor.checks.image_pull.words import (
+    LOGIN_DAMAGED,
+    LOGIN_MISSING,
+    LOGIN_WRONG_TYPE,
+    NO_LOGIN_FOR_REGISTRY,
+    REGISTRY_REMEDIES,
+    REGISTRY_WHY,
+    SAY,
+)
 from truegreen.doctor.environment import Environment, PodTemplate
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.image_presence import (
     LOGIN_KEYS,
     MAX_LOOKUPS,
     ImageLookup,
-    Outcome,
     Presence,
     RegistryAnswer,
-    judge,
     login_covers,
     plain_size,
     registries_with_credentials,
     template_lookups_of,
 )
-from truegreen.doctor.wording import REGISTRY_REMEDIES, REGISTRY_WHY
 from truegreen.images import DOCKER_HUB, ImageReference, ImageReferenceError, parse_image
 from truegreen.kubectl import truegreen_command
 
@@ -103,11 +109,10 @@ def _uncovered(
             owners.add(entry.owner)
             logins |= entry.logins
     return [
-        finding(
-            CHECK,
+        SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "image-pull.no-login-for-registry",
+            NO_LOGIN_FOR_REGISTRY,
             details=(
                 f"no imagePullSecret among {', '.join(sorted(logins))} has credentials "
                 f"for {registry}",
@@ -123,7 +128,7 @@ def _uncovered(
 
 def check(env: Environment) -> list[Finding]:
     """Findings about the registry logins the environment's images rely on."""
-    findings = [cant_check(env, CHECK, kind, read) for kind, read in env.unread_template_sources()]
+    findings = [SAY.cant_check(env, kind, read) for kind, read in env.unread_template_sources()]
     uses: dict[str, _LoginUse] = {}
     unresolved: list[_Unresolved] = []
     for template in env.templates():
@@ -131,9 +136,7 @@ def check(env: Environment) -> list[Finding]:
         account = o.service_account_name(template.spec)
         account_read = env.service_accounts.get(account)
         if isinstance(account_read, CantRead) and not account_read.is_measurement:
-            findings.append(
-                cant_check(env, CHECK, Kind.SERVICE_ACCOUNT, account_read, template.ref)
-            )
+            findings.append(SAY.cant_check(env, Kind.SERVICE_ACCOUNT, account_read, template.ref))
         elif isinstance(account_read, Got):
             names += o.pull_secret_names(account_read.obj)
         images = [i for i in o.all_images(template.spec) if not _is_public_library(i)]
@@ -155,11 +158,10 @@ def check(env: Environment) -> list[Finding]:
         if isinstance(read, CantRead):
             if read.is_measurement:
                 findings.append(
-                    finding(
-                        CHECK,
+                    SAY.finding(
                         Status.FAIL,
                         Basis.MEASURED,
-                        "image-pull.login-missing",
+                        LOGIN_MISSING,
                         details=(f"imagePullSecret {name} not found: {read.reason}",),
                         objects=objects,
                         name=name,
@@ -168,16 +170,15 @@ def check(env: Environment) -> list[Finding]:
                     )
                 )
             else:
-                findings.append(cant_check(env, CHECK, Kind.SECRET, read, *objects))
+                findings.append(SAY.cant_check(env, Kind.SECRET, read, *objects))
             continue
         secret_type = str(read.obj.get("type", ""))
         if secret_type not in LOGIN_KEYS:
             findings.append(
-                finding(
-                    CHECK,
+                SAY.finding(
                     Status.FAIL,
                     Basis.MEASURED,
-                    "image-pull.login-wrong-type",
+                    LOGIN_WRONG_TYPE,
                     details=(f"secret {name} has type {secret_type or 'Opaque'}",),
                     objects=objects,
                     name=name,
@@ -189,11 +190,10 @@ def check(env: Environment) -> list[Finding]:
         hosts = registries_with_credentials(read.obj)
         if hosts is None:
             findings.append(
-                finding(
-                    CHECK,
+                SAY.finding(
                     Status.FAIL,
                     Basis.MEASURED,
-                    "image-pull.login-damaged",
+                    LOGIN_DAMAGED,
                     details=(f"secret {name} ({secret_type}) does not parse as a docker config",),
                     objects=objects,
                     name=name,
@@ -208,7 +208,7 @@ def check(env: Environment) -> list[Finding]:
     findings += presence.findings
     if findings:
         return findings
-    return [ok(CHECK, details=presence.present, objects=sorted(f"Secret/{n}" for n in usable))]
+    return [SAY.ok(details=presence.present, objects=sorted(f"Secret/{n}" for n in usable))]
 
 
 class _Presence(Struct):
@@ -310,8 +310,7 @@ def _finding(env: Environment, statement: _Statement) -> Finding:
             "snapshot": truegreen_command("snapshot", *env.settings.kubectl.flags()),
         }
         why = REGISTRY_WHY[outcome.cause].format(**values)
-        unknown = finding(
-            CHECK,
+        unknown = SAY.finding(
             outcome.status,
             outcome.basis,
             outcome.code,
@@ -323,8 +322,7 @@ def _finding(env: Environment, statement: _Statement) -> Finding:
         )
         return replace(unknown, why=why)
     first = statement.logins[0] if statement.logins else _login_name(registry)
-    return finding(
-        CHECK,
+    return SAY.finding(
         outcome.status,
         outcome.basis,
         outcome.code,

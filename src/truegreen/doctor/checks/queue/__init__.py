@@ -1,2 +1,2 @@
-"""The queue check: whether Kueue would admit the training job, from Kueue's model
-(doctor.knowledge.kueue)."""
+"""The queue check: whether Kueue would admit the training job; its flavor assignment lives
+here, on Kueue's model in doctor.knowledge.kueue."""

@@ -11,7 +11,24 @@ from typing import Any
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ListRead, ReadFailure
-from truegreen.doctor.checks.base import cant_check, finding
+from truegreen.doctor.checks.queue import flavor_assigner as fa
+from truegreen.doctor.checks.queue.words import (
+    ADMITTED,
+    CHECK_PENDING,
+    CHECK_REJECTED,
+    DEACTIVATED,
+    FITS,
+    FITS_BORROWING,
+    HELD,
+    INACTIVE,
+    MISSING,
+    NEVER_FITS,
+    NONE_NAMED,
+    NOT_ALLOWED,
+    NOT_USED,
+    SAY,
+    STOPPED,
+)
 from truegreen.doctor.environment import Environment, QueueReads
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge import kueue as k
@@ -38,7 +55,7 @@ def check(env: Environment) -> list[Finding]:
     job = work.judged
     discovery = next((cant for kind, cant in work.unread if kind is Kind.API_GROUPS), None)
     if job is not None and discovery is not None:
-        return [cant_check(env, CHECK, Kind.API_GROUPS, discovery)]
+        return [SAY.cant_check(env, Kind.API_GROUPS, discovery)]
     reads = env.queue
     if job is None or reads is None:
         why = "no training job to judge" if job is None else "Kueue is not installed"
@@ -55,11 +72,10 @@ def _others_without_a_queue(
         return []
     names = {o.name_of(q) for q in reads.local_queues.items}
     return [
-        finding(
-            CHECK,
+        SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "queue.missing",
+            MISSING,
             details=(f"{job.ref}: LocalQueue {job.queue} doesn't exist in {env.namespace}",),
             objects=(job.ref,),
             job=f"'{job.name}'",
@@ -77,7 +93,7 @@ def _others_without_a_queue(
 
 
 def _not_used(why: str) -> Finding:
-    return finding(CHECK, Status.OK, Basis.MEASURED, "queue.not-used", details=(why,))
+    return SAY.finding(Status.OK, Basis.MEASURED, NOT_USED, details=(why,))
 
 
 def _listed(read: ListRead | None) -> tuple[KubeObject, ...]:
@@ -97,14 +113,14 @@ def _unread(env: Environment, reads: QueueReads, job: TrainingJob, cohorts: bool
     for kind, read in needed:
         # Cohort objects are served since Kueue v0.11: a 404 is a release without them.
         if isinstance(read, CantRead) and not (kind is kinds.cohort and read.is_measurement):
-            return cant_check(env, CHECK, kind, read, job.ref)
+            return SAY.cant_check(env, kind, read, job.ref)
     return None
 
 
 def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
     kubectl = env.settings.kubectl
     if isinstance(reads.local_queues, CantRead):
-        return cant_check(env, CHECK, reads.kinds.local_queue, reads.local_queues, job.ref)
+        return SAY.cant_check(env, reads.kinds.local_queue, reads.local_queues, job.ref)
     local = {q.name: q for q in map(k.local_queue, reads.local_queues.items)}
     workloads = [k.workload(w, _sizer(env)) for w in _listed(reads.workloads)]
     own = k.workload_of(workloads, job.uid) if job is not env.work().planned else None
@@ -113,11 +129,10 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
     if not name:
         if own is not None and not job.finished:
             # Kueue holds it without a queue (its `manageJobsWithoutQueueName`): never admitted.
-            return finding(
-                CHECK,
+            return SAY.finding(
                 Status.FAIL,
                 Basis.MEASURED,
-                "queue.none-named",
+                NONE_NAMED,
                 details=(f"{job.ref} names no queue; Workload {own.name} holds it suspended",),
                 objects=(job.ref,),
                 **fields,
@@ -126,11 +141,10 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
         return _not_used(f"{job.ref} names no queue and there is no LocalQueue 'default'")
     queue = local.get(name)
     if queue is None:
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "queue.missing",
+            MISSING,
             details=(f"{job.ref}: LocalQueue {name} doesn't exist in {env.namespace}",),
             objects=(job.ref,),
             **fields,
@@ -139,11 +153,10 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
     fields["cluster_queue"] = queue.cluster_queue
     if queue.stop_policy != k.NO_STOP:
         patch = '{"spec":{"stopPolicy":"None"}}'
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "queue.stopped",
+            STOPPED,
             details=(f"LocalQueue {name}: stopPolicy {queue.stop_policy}",),
             objects=(f"LocalQueue/{name}", job.ref),
             **fields,
@@ -159,11 +172,10 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
     describe = kubectl.cluster("describe", "clusterqueue", queue.cluster_queue)
     fields["command"] = describe
     if shared is None:
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "queue.inactive",
+            INACTIVE,
             details=(f"LocalQueue {name} points at ClusterQueue {queue.cluster_queue}, absent",),
             objects=(f"LocalQueue/{name}", job.ref),
             **fields,
@@ -193,11 +205,10 @@ def _shared_queue_blocked(
     """The ClusterQueue is stopped, inactive, or closed to this namespace."""
     objects = (f"ClusterQueue/{shared.name}", f"LocalQueue/{name}", job.ref)
     if shared.stop_policy != k.NO_STOP:
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "queue.stopped",
+            STOPPED,
             details=(f"ClusterQueue {shared.name}: stopPolicy {shared.stop_policy}",),
             objects=objects,
             **fields,
@@ -207,11 +218,10 @@ def _shared_queue_blocked(
         )
     active = shared.active
     if active is not None and active.status == "False":
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "queue.inactive",
+            INACTIVE,
             details=(f"ClusterQueue {shared.name} Active=False {active.reason}: {active.message}",),
             objects=objects,
             **fields,
@@ -220,13 +230,12 @@ def _shared_queue_blocked(
         )
     labels = env.namespace_labels()
     if labels is None and isinstance(env.namespace_object, CantRead):
-        return cant_check(env, CHECK, Kind.NAMESPACE, env.namespace_object, job.ref)
+        return SAY.cant_check(env, Kind.NAMESPACE, env.namespace_object, job.ref)
     if not k.namespace_allowed(shared, labels or {}):
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "queue.not-allowed",
+            NOT_ALLOWED,
             details=(
                 f"ClusterQueue {shared.name} namespaceSelector "
                 f"{_selector_text(shared.namespace_selector)} does not match namespace "
@@ -267,11 +276,10 @@ def _said(
         evicted = own.conditions.get("Evicted")
         message = (evicted.message if evicted is not None else "") or "it was turned off"
         patch = '{"spec":{"active":true}}'
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
-            "queue.deactivated",
+            DEACTIVATED,
             details=details,
             objects=objects,
             **{
@@ -283,11 +291,10 @@ def _said(
             },
         )
     if state is k.Said.ADMITTED:
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.OK,
             Basis.MEASURED,
-            "queue.admitted",
+            ADMITTED,
             details=details,
             objects=objects,
             **fields,
@@ -296,15 +303,14 @@ def _said(
         wanted = "Rejected" if state is k.Said.CHECK_REJECTED else ""
         waiting = [c for c in own.checks if (c.state == wanted if wanted else c.state != "Ready")]
         first = waiting[0] if waiting else k.CheckState("(unnamed)", "Pending")
-        code = "queue.check-rejected" if wanted else "queue.check-pending"
+        code = CHECK_REJECTED if wanted else CHECK_PENDING
         controllers = dict(map(k.admission_check, _listed(reads.admission_checks)))
         unread = (
             [f"admission checks not read: {reads.admission_checks.reason}"]
             if isinstance(reads.admission_checks, CantRead)
             else []
         )
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.FAIL if wanted else Status.WARN,
             Basis.MEASURED,
             code,
@@ -396,15 +402,15 @@ def _arithmetic(
     """The flavor assignment rebuilt from the queues' quota (inferred), unless the Workload
     already said it waits for quota or never fits (measured)."""
     if isinstance(env.limit_ranges, CantRead) and own is None:
-        return cant_check(env, CHECK, Kind.LIMIT_RANGE, env.limit_ranges, job.ref)
+        return SAY.cant_check(env, Kind.LIMIT_RANGE, env.limit_ranges, job.ref)
     try:
         pod_sets = _pod_sets(env, job, own)
     except QuantityError as error:
         cant = CantRead(ReadFailure.MALFORMED, f"the training job's size can't be read: {error}")
-        return cant_check(env, CHECK, Kind.JOB, cant, job.ref)
+        return SAY.cant_check(env, Kind.JOB, cant, job.ref)
     tree = k.QuotaTree.of(queues.values(), map(k.cohort, _listed(reads.cohorts)))
     flavors = {f.name: f for f in map(k.flavor, _listed(reads.flavors))}
-    assignment = k.assign(shared, tree, flavors, pod_sets)
+    assignment = fa.assign(shared, tree, flavors, pod_sets)
     state = k.said(own) if own is not None and not job.finished else k.Said.NOTHING
     measured = state in (k.Said.WAITS_FOR_QUOTA, k.Said.NEVER_FITS)
     basis = Basis.MEASURED if measured else Basis.INFERRED
@@ -422,39 +428,35 @@ def _arithmetic(
         details.append("inferred: Kueue's flavor assignment rebuilt from the queues' quota")
     objects = (f"ClusterQueue/{shared.name}", job.ref)
     never = state is k.Said.NEVER_FITS or (
-        state is not k.Said.WAITS_FOR_QUOTA and assignment.mode is k.Mode.NO_FIT
+        state is not k.Said.WAITS_FOR_QUOTA and assignment.mode is fa.Mode.NO_FIT
     )
     if never:
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.FAIL,
             basis,
-            "queue.never-fits",
+            NEVER_FITS,
             details=details,
             objects=objects,
             **fields,
             why=_never_words(assignment, shared),
             todo=f"Ask for less, or ask your cluster admin for more quota in '{shared.name}'",
         )
-    if state is k.Said.WAITS_FOR_QUOTA or assignment.mode is k.Mode.WAITS:
+    if state is k.Said.WAITS_FOR_QUOTA or assignment.mode is fa.Mode.WAITS:
         return _held(env, job, own, workloads, shared, tree, assignment, details, basis, fields)
-    checks = k.checks_for(shared, assignment)
+    checks = fa.checks_for(shared, assignment)
     if checks:
         details.append(f"once its quota is reserved, the admission checks {', '.join(checks)} run")
     if assignment.borrows:
-        return finding(
-            CHECK,
+        return SAY.finding(
             Status.OK,
             basis,
-            "queue.fits-borrowing",
+            FITS_BORROWING,
             details=details,
             objects=objects,
             **fields,
             cohort=_root_cohort(tree, shared.node),
         )
-    return finding(
-        CHECK, Status.OK, basis, "queue.fits", details=details, objects=objects, **fields
-    )
+    return SAY.finding(Status.OK, basis, FITS, details=details, objects=objects, **fields)
 
 
 def _size(requests: Resources) -> str:
@@ -473,7 +475,7 @@ def _root_cohort(tree: k.QuotaTree, node: k.QuotaNode) -> str:
     return top
 
 
-def _never_words(assignment: k.Assignment, shared: k.ClusterQueue) -> str:
+def _never_words(assignment: fa.Assignment, shared: k.ClusterQueue) -> str:
     """Why no flavor will ever take the job, in plain words."""
     reasons = " ".join(r for p in assignment.pod_sets for r in p.reasons)
     missing = sorted(
@@ -500,7 +502,7 @@ def _held(
     workloads: Sequence[k.Workload],
     shared: k.ClusterQueue,
     tree: k.QuotaTree,
-    assignment: k.Assignment,
+    assignment: fa.Assignment,
     details: list[str],
     basis: Basis,
     fields: Mapping[str, Any],
@@ -529,11 +531,10 @@ def _held(
         place = shared.pending_head.index((env.namespace, own.name)) + 1
         position = f"; it is number {place} in line"
     resources = _and(sorted({f"{r} of type '{f}'" for f, r in short}))
-    return finding(
-        CHECK,
+    return SAY.finding(
         Status.WARN,
         basis,
-        "queue.held",
+        HELD,
         details=details,
         objects=(f"ClusterQueue/{shared.name}", job.ref, *(f"Workload/{h[0].name}" for h in held)),
         **fields,
@@ -543,7 +544,7 @@ def _held(
     )
 
 
-def _asked(assignment: k.Assignment, own: k.Workload | None) -> set[str]:
+def _asked(assignment: fa.Assignment, own: k.Workload | None) -> set[str]:
     asked = {r for p in assignment.pod_sets for r in p.flavors}
     if own is not None:
         asked |= {r for p in own.pod_sets for r in p.requests.names}

@@ -8,8 +8,29 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed
-from truegreen.doctor.checks.base import cant_check, finding, format_age, ok, workloads_of
+from truegreen.doctor.checks.base import format_age, workloads_of
 from truegreen.doctor.checks.workloads.runtime_needs import SHM_FIX, SHM_PATH, shared_memory_needs
+from truegreen.doctor.checks.workloads.words import (
+    CRASH_LOOP,
+    IMAGE_DOWNLOAD_FAILING,
+    JOB_PAUSED,
+    JOB_QUEUED,
+    LAST_JOB_DEADLINE,
+    LAST_JOB_EVICTED,
+    LAST_JOB_FAILED,
+    LAST_JOB_IMAGE,
+    LAST_JOB_OUT_OF_MEMORY,
+    NO_SHARED_MEMORY,
+    NONE_FOUND,
+    NOT_READY,
+    OUT_OF_MEMORY,
+    SAY,
+    SETTING_MISSING,
+    STARTING,
+    UPDATE_STUCK,
+    UPDATING,
+    WAITING_TOO_LONG,
+)
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.evidence import Ending, job_failure
@@ -50,7 +71,7 @@ def _pod_problem(
             detail = f"pod {name} container {cname}: {reason}, {restarts} restarts"
             if last.get("reason") == "OOMKilled":
                 return _PodProblem(
-                    "workloads.out-of-memory",
+                    OUT_OF_MEMORY,
                     Status.FAIL,
                     Basis.MEASURED,
                     detail + ", OOMKilled",
@@ -58,13 +79,13 @@ def _pod_problem(
                 )
             logs = kubectl.here("logs", "--previous", name, "-c", str(cname))
             return _PodProblem(
-                "workloads.crash-loop", Status.FAIL, Basis.MEASURED, detail, (("command", logs),)
+                CRASH_LOOP, Status.FAIL, Basis.MEASURED, detail, (("command", logs),)
             )
         if reason in _IMAGE_FAILING:
             image = str(container.get("image", ""))
             detail = f"pod {name} container {cname}: {reason}: {waiting.get('message', '')}"
             return _PodProblem(
-                "workloads.image-download-failing",
+                IMAGE_DOWNLOAD_FAILING,
                 Status.FAIL,
                 Basis.MEASURED,
                 detail.rstrip(": "),
@@ -72,9 +93,7 @@ def _pod_problem(
             )
         if reason in _SETTING_MISSING:
             detail = f"pod {name} container {cname}: {reason}: {waiting.get('message', '')}"
-            return _PodProblem(
-                "workloads.setting-missing", Status.FAIL, Basis.MEASURED, detail, (describe,)
-            )
+            return _PodProblem(SETTING_MISSING, Status.FAIL, Basis.MEASURED, detail, (describe,))
     pod_phase = o.phase(pod)
     created = o.created_at(pod)
     if pod_phase == "Pending":
@@ -86,7 +105,7 @@ def _pod_problem(
         detail = f"pod {name} is Pending for {format_age(age)}: {why}"
         if age > grace:
             return _PodProblem(
-                "workloads.waiting-too-long",
+                WAITING_TOO_LONG,
                 Status.FAIL,
                 Basis.INFERRED,
                 detail,
@@ -95,7 +114,7 @@ def _pod_problem(
         if is_job:
             return None
         return _PodProblem(
-            "workloads.starting", Status.WARN, Basis.MEASURED, detail, (("age", format_age(age)),)
+            STARTING, Status.WARN, Basis.MEASURED, detail, (("age", format_age(age)),)
         )
     if pod_phase == "Running" and not is_job:
         ready = o.condition(pod, "Ready")
@@ -105,14 +124,14 @@ def _pod_problem(
             detail = f"pod {name} is Running but not Ready for {format_age(age)}"
             if age > grace:
                 return _PodProblem(
-                    "workloads.not-ready",
+                    NOT_READY,
                     Status.FAIL,
                     Basis.MEASURED,
                     detail,
                     (("age", format_age(age)), describe),
                 )
             return _PodProblem(
-                "workloads.starting",
+                STARTING,
                 Status.WARN,
                 Basis.MEASURED,
                 detail,
@@ -132,22 +151,17 @@ def _owner_of(
 
 def check(env: Environment) -> list[Finding]:
     """Findings about the environment's workloads and the pods of workloads and training jobs."""
-    workloads, findings = workloads_of(env, CHECK)
+    workloads, findings = workloads_of(env, SAY)
     kubectl = env.settings.kubectl
     all_listed = not findings
     for workload in workloads:
         rollout = rollout_status(workload)
         if rollout.done:
             continue
-        code, status = (
-            ("workloads.update-stuck", Status.FAIL)
-            if rollout.stuck
-            else ("workloads.updating", Status.WARN)
-        )
+        code, status = (UPDATE_STUCK, Status.FAIL) if rollout.stuck else (UPDATING, Status.WARN)
         target = f"{str(workload.get('kind', '')).lower()}/{o.name_of(workload)}"
         findings.append(
-            finding(
-                CHECK,
+            SAY.finding(
                 status,
                 Basis.MEASURED,
                 code,
@@ -169,11 +183,10 @@ def check(env: Environment) -> list[Finding]:
         and not work_found.unshaped
     ):
         findings.append(
-            finding(
-                CHECK,
+            SAY.finding(
                 Status.FAIL,
                 Basis.MEASURED,
-                "workloads.none-found",
+                NONE_FOUND,
                 details=(
                     f"no Deployments, StatefulSets, DaemonSets or training jobs in {env.namespace}",
                 ),
@@ -182,7 +195,7 @@ def check(env: Environment) -> list[Finding]:
             )
         )
     if isinstance(env.pods, CantRead):
-        findings.append(cant_check(env, CHECK, Kind.POD, env.pods))
+        findings.append(SAY.cant_check(env, Kind.POD, env.pods))
         return findings
     selectors = [(w, o.mapping(o.mapping(w.get("spec")).get("selector"))) for w in workloads]
     jobs = {o.name_of(j): j for j in env.jobs.items} if isinstance(env.jobs, Listed) else {}
@@ -211,8 +224,7 @@ def check(env: Environment) -> list[Finding]:
     for (code, owner_ref), (owner, entries) in grouped.items():
         first = entries[0][0]
         findings.append(
-            finding(
-                CHECK,
+            SAY.finding(
                 first.status,
                 first.basis,
                 code,
@@ -223,7 +235,7 @@ def check(env: Environment) -> list[Finding]:
             )
         )
     findings += _job_states(env)
-    return findings or [ok(CHECK, objects=[o.ref(w) for w in workloads])]
+    return findings or [SAY.ok(objects=[o.ref(w) for w in workloads])]
 
 
 # Where each kind keeps its `suspend` (the patch that starts it again).
@@ -236,12 +248,12 @@ _SUSPEND_PATCH = {
 }
 _KUBEFLOW_PATCH = '{"spec":{"runPolicy":{"suspend":false}}}'
 _ENDING_CODES = {
-    Ending.OUT_OF_MEMORY: ("workloads.last-job-out-of-memory", Status.FAIL),
-    Ending.IMAGE: ("workloads.last-job-image", Status.FAIL),
-    Ending.EVICTED: ("workloads.last-job-evicted", Status.WARN),
-    Ending.DEADLINE: ("workloads.last-job-deadline", Status.FAIL),
-    Ending.PROGRAM_FAILED: ("workloads.last-job-failed", Status.FAIL),
-    Ending.UNKNOWN: ("workloads.last-job-failed", Status.FAIL),
+    Ending.OUT_OF_MEMORY: (LAST_JOB_OUT_OF_MEMORY, Status.FAIL),
+    Ending.IMAGE: (LAST_JOB_IMAGE, Status.FAIL),
+    Ending.EVICTED: (LAST_JOB_EVICTED, Status.WARN),
+    Ending.DEADLINE: (LAST_JOB_DEADLINE, Status.FAIL),
+    Ending.PROGRAM_FAILED: (LAST_JOB_FAILED, Status.FAIL),
+    Ending.UNKNOWN: (LAST_JOB_FAILED, Status.FAIL),
 }
 
 
@@ -253,11 +265,10 @@ def _shared_memory(env: Environment, job: TrainingJob) -> list[Finding]:
         return []
     first = needs[0]
     return [
-        finding(
-            CHECK,
+        SAY.finding(
             Status.WARN,
             Basis.INFERRED,
-            "workloads.no-shared-memory",
+            NO_SHARED_MEMORY,
             details=[
                 *(
                     f"{job.ref} {n.pod_set} container {n.container}: {n.signal}, no emptyDir of "
@@ -296,11 +307,10 @@ def _job_states(env: Environment) -> list[Finding]:
         resource = job.kind.spec.plural + (f".{job.kind.spec.group}" if job.kind.spec.group else "")
         if job.managed_by or (job.queue and not kueue_absent):
             findings.append(
-                finding(
-                    CHECK,
+                SAY.finding(
                     Status.WARN,
                     Basis.INFERRED,
-                    "workloads.job-queued",
+                    JOB_QUEUED,
                     details=(
                         f"{job.ref} is suspended; "
                         + (f"queue {job.queue}" if job.queue else f"managed by {job.managed_by}"),
@@ -313,11 +323,10 @@ def _job_states(env: Environment) -> list[Finding]:
             continue
         patch = _SUSPEND_PATCH.get(job.kind, _KUBEFLOW_PATCH)
         findings.append(
-            finding(
-                CHECK,
+            SAY.finding(
                 Status.FAIL,
                 Basis.MEASURED,
-                "workloads.job-paused",
+                JOB_PAUSED,
                 details=(
                     f"{job.ref} is suspended; its queue label names Kueue, which is not installed"
                     if job.queue
@@ -345,8 +354,7 @@ def _job_states(env: Environment) -> list[Finding]:
                 else kubectl.here("describe", judged.kind.spec.name.lower(), judged.name)
             )
             findings.append(
-                finding(
-                    CHECK,
+                SAY.finding(
                     status,
                     Basis.MEASURED,
                     code,

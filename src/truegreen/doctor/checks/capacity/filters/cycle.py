@@ -277,7 +277,8 @@ def _selector_text(selector: Selector) -> str:
 def unread_term(rule: str, group: str, kind: str) -> Unchecked:
     return Unchecked(
         rule,
-        "the rule states something doctor can't read (a selector or grouping it doesn't know)",
+        "the rule states something doctor can't read (a way of choosing programs or a "
+        "grouping it doesn't know)",
         "Check the training job's settings for that rule",
         f"{group}: a required {kind} term doctor cannot parse",
     )

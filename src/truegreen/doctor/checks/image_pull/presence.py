@@ -1,0 +1,46 @@
+"""What one registry answer about an image means for the image-pull check: a finding's code,
+status and basis, or nothing to report."""
+
+from msgspec import Struct
+
+from truegreen.doctor.checks.image_pull.words import (
+    IMAGE_MISSING,
+    IMAGE_UNCHECKED,
+    LOGIN_NEEDED,
+    LOGIN_REFUSED,
+)
+from truegreen.doctor.findings import Basis, Status
+from truegreen.doctor.knowledge.image_presence import Presence, RegistryAnswer, machines_log_in
+
+
+class Outcome(Struct, frozen=True):
+    """What one answer means for the image-pull check."""
+
+    code: str
+    status: Status
+    basis: Basis
+    cause: Presence | None = None
+    """For an unknown: why the registry could not say (the key of its words)."""
+
+
+def judge(answer: RegistryAnswer, registry: str, pod_has_logins: bool) -> Outcome | None:
+    """What an answer about an image means, for a pod whose every login doctor saw. None:
+    nothing to report (present; or refused without a login while the pod has logins, none
+    for this registry, which the check reports as a login missing for the registry)."""
+    presence = answer.presence
+    if presence is Presence.PRESENT:
+        return None
+    if presence is Presence.MISSING:
+        return Outcome(IMAGE_MISSING, Status.FAIL, Basis.MEASURED)
+    if presence in (Presence.REFUSED, Presence.LOGIN_NEEDED) and machines_log_in(registry):
+        # The machine's own login (a credential provider) may be the one that works.
+        return Outcome(IMAGE_UNCHECKED, Status.UNKNOWN, Basis.CANT_CHECK, Presence.REFUSED)
+    if presence is Presence.REFUSED:
+        return Outcome(LOGIN_REFUSED, Status.FAIL, Basis.MEASURED)
+    if presence is Presence.LOGIN_NEEDED:
+        if pod_has_logins:
+            return None
+        # Measured: the registry wants a login. Inferred: that the machines hold none of
+        # their own (a node's config.json or the runtime's registry settings may).
+        return Outcome(LOGIN_NEEDED, Status.FAIL, Basis.INFERRED)
+    return Outcome(IMAGE_UNCHECKED, Status.UNKNOWN, Basis.CANT_CHECK, presence)

@@ -1,0 +1,91 @@
+"""The queue check's reason codes and the plain words of each: headline and remedy templates,
+filled in with names and plain amounts."""
+
+from typing import Final
+
+from truegreen.doctor.checks.base import Words
+from truegreen.doctor.findings import CheckId
+from truegreen.plain_words import Wording
+
+NOT_USED: Final = "queue.not-used"
+ADMITTED: Final = "queue.admitted"
+FITS: Final = "queue.fits"
+FITS_BORROWING: Final = "queue.fits-borrowing"
+MISSING: Final = "queue.missing"
+NONE_NAMED: Final = "queue.none-named"
+INACTIVE: Final = "queue.inactive"
+STOPPED: Final = "queue.stopped"
+NOT_ALLOWED: Final = "queue.not-allowed"
+NEVER_FITS: Final = "queue.never-fits"
+HELD: Final = "queue.held"
+CHECK_PENDING: Final = "queue.check-pending"
+CHECK_REJECTED: Final = "queue.check-rejected"
+DEACTIVATED: Final = "queue.deactivated"
+CANT_READ: Final = "queue.cant-read"
+
+WORDS: Final[dict[str, Wording]] = {
+    NOT_USED: Wording("Training jobs here start without waiting in a queue.", ""),
+    ADMITTED: Wording("The queue '{queue}' has let the training job {job} start.", ""),
+    FITS: Wording("The queue '{queue}' has room for the training job {job}.", ""),
+    FITS_BORROWING: Wording(
+        "The queue '{queue}' has room for the training job {job} by borrowing quota that the "
+        "queues of '{cohort}' share and do not use now.",
+        "",
+    ),
+    MISSING: Wording(
+        "The training job {job} waits for the queue '{queue}', which doesn't exist: it will "
+        "never start.",
+        "Create the queue '{queue}' here, or hand the job to a queue that exists ({command} "
+        "lists them).",
+    ),
+    NONE_NAMED: Wording(
+        "The queue system holds the training job {job}, which names no queue: it will never start.",
+        "Hand it to a queue with `kueue.x-k8s.io/queue-name: NAME` in its settings; {command} "
+        "lists the queues.",
+    ),
+    INACTIVE: Wording(
+        "The queue '{queue}' can't let the training job {job} start: {why}.",
+        "Ask your cluster admin to fix the shared queue '{cluster_queue}'; {command} shows why.",
+    ),
+    STOPPED: Wording(
+        "The queue '{queue}' is stopped, so the training job {job} can't start: {why}.",
+        "{todo}.",
+    ),
+    NOT_ALLOWED: Wording(
+        "The queue '{queue}' feeds the shared queue '{cluster_queue}', which doesn't take work "
+        "from this environment: the training job {job} will never start.",
+        "Ask your cluster admin to open the shared queue '{cluster_queue}' to this environment; "
+        "{command} shows which environments it takes.",
+    ),
+    NEVER_FITS: Wording(
+        "The training job {job} can never start from the queue '{queue}': {why}.",
+        "{todo}; {command} shows what the queue offers.",
+    ),
+    HELD: Wording(
+        "The training job {job} waits in the queue '{queue}': its quota of {resources} is in "
+        "use by {holders}{position}.",
+        "Nothing to do but wait for {holders} to finish, or ask your cluster admin for more "
+        "quota in '{cluster_queue}' ({command} shows it).",
+    ),
+    CHECK_PENDING: Wording(
+        "The training job {job} has its place in the queue '{queue}' and waits for the start "
+        "check '{step}'{does}: {message}.",
+        "Nothing to do while it waits; if it waits long, {command} shows the check's progress.",
+    ),
+    CHECK_REJECTED: Wording(
+        "The start check '{step}'{does} of the queue '{queue}' turned the training job {job} "
+        "away: {message}.",
+        "Fix what the check names, then submit the job again; {command} shows the check.",
+    ),
+    DEACTIVATED: Wording(
+        "The queue turned the training job {job} off, so it will not start again: {message}.",
+        "Once the cause is fixed, turn it back on with {command}.",
+    ),
+    CANT_READ: Wording(
+        "Couldn't check whether the queue lets the training job start: {why}.", "{remedy}"
+    ),
+}
+"""Every headline and remedy of the check, by code."""
+
+SAY: Final = Words(CheckId.QUEUE, WORDS)
+"""The check's findings, in these words."""

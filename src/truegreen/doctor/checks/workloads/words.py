@@ -1,0 +1,124 @@
+"""The workloads check's reason codes and the plain words of each: headline and remedy templates,
+filled in with names and plain amounts."""
+
+from typing import Final
+
+from truegreen.doctor.checks.base import Words
+from truegreen.doctor.findings import CheckId
+from truegreen.plain_words import Wording
+
+OK: Final = "workloads.ok"
+NONE_FOUND: Final = "workloads.none-found"
+CRASH_LOOP: Final = "workloads.crash-loop"
+OUT_OF_MEMORY: Final = "workloads.out-of-memory"
+IMAGE_DOWNLOAD_FAILING: Final = "workloads.image-download-failing"
+SETTING_MISSING: Final = "workloads.setting-missing"
+UPDATE_STUCK: Final = "workloads.update-stuck"
+UPDATING: Final = "workloads.updating"
+NOT_READY: Final = "workloads.not-ready"
+STARTING: Final = "workloads.starting"
+WAITING_TOO_LONG: Final = "workloads.waiting-too-long"
+NO_SHARED_MEMORY: Final = "workloads.no-shared-memory"
+JOB_PAUSED: Final = "workloads.job-paused"
+JOB_QUEUED: Final = "workloads.job-queued"
+LAST_JOB_OUT_OF_MEMORY: Final = "workloads.last-job-out-of-memory"
+LAST_JOB_IMAGE: Final = "workloads.last-job-image"
+LAST_JOB_EVICTED: Final = "workloads.last-job-evicted"
+LAST_JOB_DEADLINE: Final = "workloads.last-job-deadline"
+LAST_JOB_FAILED: Final = "workloads.last-job-failed"
+CANT_READ: Final = "workloads.cant-read"
+
+WORDS: Final[dict[str, Wording]] = {
+    OK: Wording("Every workload of the environment is running and ready.", ""),
+    NONE_FOUND: Wording(
+        "Found no training environment in '{namespace}'.",
+        "Check the name passed with -n, or install the environment there; {command} lists "
+        "what runs there.",
+    ),
+    CRASH_LOOP: Wording(
+        "{workload} keeps crashing and restarting.",
+        "Read its error output with {command} and fix what it reports.",
+    ),
+    OUT_OF_MEMORY: Wording(
+        "{workload} runs out of memory and is restarted.",
+        "Give it more memory in the environment's settings, or make it use less; {command} "
+        "shows its last run.",
+    ),
+    IMAGE_DOWNLOAD_FAILING: Wording(
+        "{workload} can't download its image {image}.",
+        "Check that the image name and tag exist and that a registry login covers them; "
+        "{command} shows the download error.",
+    ),
+    SETTING_MISSING: Wording(
+        "{workload} can't start: a stored setting or login it needs is missing.",
+        "See which one with {command}, then create it.",
+    ),
+    UPDATE_STUCK: Wording(
+        "The latest update of {workload} stopped making progress.",
+        "See why its new copies don't become ready with {command}, or go back to the "
+        "version before with {undo}.",
+    ),
+    UPDATING: Wording(
+        "{workload} is being updated: {progress}.",
+        "Wait for the update to finish ({command} follows it), then run this check again.",
+    ),
+    NOT_READY: Wording(
+        "{workload} is running but has not been ready for {age}.",
+        "It fails its own readiness check; {command} shows why.",
+    ),
+    STARTING: Wording(
+        "{workload} is still starting ({age} so far).",
+        "Wait a few minutes and run this check again.",
+    ),
+    WAITING_TOO_LONG: Wording(
+        "{workload} has been waiting {age} to start.",
+        "See why with {command}; usually no machine has room for it, so free some capacity "
+        "or add a machine.",
+    ),
+    NO_SHARED_MEMORY: Wording(
+        "The training job {job} has the container default of 64 MiB of shared memory, too "
+        "little for its programs ({signal}): they stop with a bus error when it fills.",
+        "Give its programs a memory-backed /dev/shm in the job's settings (the details show "
+        "the lines to add).",
+    ),
+    JOB_PAUSED: Wording(
+        "The training job {job} is paused, and nothing will start it.",
+        "If nobody paused it on purpose, start it with {command}.",
+    ),
+    JOB_QUEUED: Wording(
+        "The training job {job} waits for {queue} to let it start.",
+        "Nothing to do while {queue} has room for it; check its place there if it waits long.",
+    ),
+    LAST_JOB_OUT_OF_MEMORY: Wording(
+        "The last training job {job} ran out of memory and was stopped; the next one with "
+        "the same settings will be too.",
+        "Give its training program more memory (its memory limit), or make it use less (a "
+        "smaller batch); {command} shows which program.",
+    ),
+    LAST_JOB_IMAGE: Wording(
+        "The last training job {job} failed: its image couldn't be downloaded.",
+        "Fix the image's name or its registry login; {command} shows the error.",
+    ),
+    LAST_JOB_EVICTED: Wording(
+        "The last training job {job} was stopped by its machine, which ran short; it may run "
+        "when started again.",
+        "Ask for the memory and disk the job really uses, so that its machine keeps room for "
+        "it; {command} shows what ran short.",
+    ),
+    LAST_JOB_DEADLINE: Wording(
+        "The last training job {job} ran out of time: it was stopped at its deadline.",
+        "Give it a longer deadline, or make the work shorter; {command} shows the deadline.",
+    ),
+    LAST_JOB_FAILED: Wording(
+        "The last training job {job} failed: its program ended with an error.",
+        "See why with {command}; the next job with the same settings fails the same way "
+        "until that is fixed.",
+    ),
+    CANT_READ: Wording(
+        "Couldn't check whether the environment's workloads are healthy: {why}.", "{remedy}"
+    ),
+}
+"""Every headline and remedy of the check, by code."""
+
+SAY: Final = Words(CheckId.WORKLOADS, WORDS)
+"""The check's findings, in these words."""
