@@ -5,8 +5,8 @@ and an answer kept per machine list is kept per question too."""
 
 from typing import Any
 
-from truegreen.doctor.checks.capacity.check import _kept_for
 from truegreen.doctor.checks.capacity.filters.framework import DeviceRoom
+from truegreen.doctor.checks.capacity.machines import kept_machines as _kept_for
 from truegreen.doctor.checks.capacity.preemption import with_nominated
 from truegreen.doctor.checks.capacity.rule_findings import with_devices
 from truegreen.doctor.knowledge.fit import MachineRoom

@@ -7,7 +7,7 @@ from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, ClusterReader, ReadFailure
 from truegreen.cluster.redact import RedactingReader
-from truegreen.doctor.checks.capacity.check import job_summary
+from truegreen.doctor.checks.capacity.shape import job_summary
 from truegreen.doctor.checks.registry import CHECKS
 from truegreen.doctor.environment import DoctorSettings, Environment, PodCreator, Unreachable
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status

@@ -1,0 +1,417 @@
+"""Which machines can take the training job's pods, and how much room each has: the node
+filters' exclusions per pod set, the room left by what runs, the machines kept for a resource;
+and the job judged against them (`Judged`), which every verdict reads.
+"""
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+import msgspec
+from msgspec import Struct
+from msgspec.structs import replace
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, Kind, KubeObject, ReadFailure
+from truegreen.doctor.checks.base import format_age
+from truegreen.doctor.checks.capacity.filters.rules import Rules, node_exclusion
+from truegreen.doctor.checks.capacity.placement import Placement, PodGroup, place
+from truegreen.doctor.checks.capacity.preemption import (
+    with_nominated,
+)
+from truegreen.doctor.checks.capacity.rule_findings import (
+    job_rules,
+    no_machine_left,
+    unchecked,
+    with_devices,
+)
+from truegreen.doctor.checks.capacity.shape import (
+    Group,
+    JobPodsOnMachine,
+    Shape,
+    job_shape,
+    joined_words,
+    judged_priority,
+    pod_set_line,
+    priority_line,
+    size_words,
+    stuck_job_pods,
+)
+from truegreen.doctor.checks.capacity.words import (
+    FREE_ONLY,
+    NO_ELIGIBLE_MACHINE,
+    SAY,
+)
+from truegreen.doctor.environment import Environment
+from truegreen.doctor.findings import Basis, Finding, Status
+from truegreen.doctor.knowledge.fit import (
+    MachineRoom,
+    format_resources,
+    machine_room,
+    pod_requests,
+)
+from truegreen.doctor.knowledge.last_answer import LastAnswer
+from truegreen.doctor.knowledge.stored_pod import (
+    PriorityLevel,
+    kept_for,
+)
+from truegreen.doctor.knowledge.taints import system_taint
+from truegreen.doctor.knowledge.training import (
+    training_owner,
+)
+from truegreen.doctor.knowledge.usage import ClusterUsage, MachineUsage
+from truegreen.plain_words import sentence
+from truegreen.quantity import QuantityError, Resources
+
+_TAINT = re.compile(r"^taint ([^=]+)=")
+"""A reserved machine's reason from `node_exclusion`: `taint KEY=VALUE:EFFECT not tolerated`."""
+
+
+class Judged(Struct, frozen=True):
+    """What the verdict steps share: the pods to place, where they may go, the room now."""
+
+    env: Environment
+    usage: ClusterUsage
+    shape: Shape
+    rooms: Mapping[str, MachineRoom]
+    job_pods: Mapping[str, JobPodsOnMachine]
+    pod_groups: tuple[PodGroup, ...]
+    now: Placement
+    details: tuple[str, ...]
+    stuck: tuple[KubeObject, ...]
+    stuck_lines: tuple[str, ...]
+    objects: tuple[str, ...]
+    excluded: Mapping[str, tuple[str, ...]]
+    """Per reason, the machines some pod set may not use."""
+    priority: PriorityLevel | CantRead = PriorityLevel(0, "", True)
+    rules: Rules = Rules()
+    """The scheduler's filters' rules for the job (doctor/checks/capacity/filters/rules.py)."""
+    plain_groups: tuple[PodGroup, ...] = ()
+    """The same pods placed by room alone: the machines before the filters took theirs."""
+    unknown: tuple[Finding, ...] = ()
+    """The filters' rules that could not be evaluated."""
+
+    @property
+    def size(self) -> str:
+        return size_words(self.shape.groups)
+
+
+def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
+    """The placement now, and everything a verdict names; or the findings that end the check
+    before any placement (a read missing, no machine, no job, no machine the job may use)."""
+    if isinstance(env.nodes, CantRead):
+        return [SAY.cant_check(env, Kind.NODE, env.nodes)]
+    usage = env.cluster_usage
+    if isinstance(usage, CantRead):
+        return [SAY.cant_check(env, Kind.POD, usage, everywhere=True)]
+    shape = job_shape(env, usage, tolerate)
+    if isinstance(shape, Finding):
+        return [shape]
+    if usage.invalid:
+        return [_invalid_amount(env, usage.invalid)]
+    level = judged_priority(env)
+    try:
+        rooms, job_pods = _machine_rooms(env.nodes.items, usage, shape, level)
+    except QuantityError as error:  # only a hand-edited snapshot gets here
+        return [_invalid_amount(env, str(error))]
+    if not env.nodes.items:
+        return [
+            SAY.finding(
+                Status.FAIL,
+                Basis.MEASURED,
+                NO_ELIGIBLE_MACHINE,
+                details=("the cluster lists no nodes",),
+                why="there are no machines",
+                todo="Add a machine to the cluster",
+            )
+        ]
+    if shape is None:
+        free_lines = [
+            f"{room.name}: free {format_resources(room.allocatable - room.requested)}"
+            for room in rooms.values()
+        ]
+        return [SAY.finding(Status.OK, Basis.MEASURED, FREE_ONLY, details=free_lines)]
+    allowed, excluded = _eligibility(env.nodes.items, shape.groups)
+    details = [f"job size {size_words(shape.groups)} (from {shape.source})"]
+    if shape.job is not None:
+        details.append(pod_set_line(shape.job))
+    if isinstance(level, CantRead) or level.value or level.class_name:
+        details.append(priority_line(level))
+    details += [f"excluded ({reason}): {', '.join(names)}" for reason, names in excluded.items()]
+    stuck = stuck_job_pods(env, usage.pods_here)
+    stuck_lines = [
+        f"pod {o.name_of(p)} of job {training_owner(p)} unscheduled for "
+        f"{format_age(env.now - (o.created_at(p) or env.now))}"
+        for p in stuck
+    ]
+    if any(g.name not in allowed for g in shape.groups):
+        return [
+            SAY.finding(
+                Status.FAIL,
+                Basis.MEASURED,
+                NO_ELIGIBLE_MACHINE,
+                details=details + stuck_lines,
+                why=exclusion_words(excluded),
+                todo=exclusion_remedy(env, excluded),
+            )
+        ]
+    rules = job_rules(env, shape.job, [(g.name, g.spec) for g in shape.groups])
+    narrowed = {g.name: rules.allowed(g.name, allowed[g.name]) for g in shape.groups}
+    if any(not machines for machines in narrowed.values()):
+        theirs = (
+            (exclusion_words(excluded), exclusion_remedy(env, excluded)) if excluded else ("", "")
+        )
+        return [
+            no_machine_left(
+                env, rules, [g for g, m in narrowed.items() if not m], details + stuck_lines, theirs
+            ),
+            *unchecked(env, rules),
+        ]
+    rooms = with_devices(rooms, rules.devices)
+    pod_groups = tuple(
+        PodGroup(
+            g.name,
+            g.count,
+            g.requests + rules.devices.of(g.name),
+            tuple(sorted(narrowed[g.name])),
+            rules=rules.rules_of(g.name),
+        )
+        for g in shape.groups
+    )
+    plain = tuple(
+        PodGroup(g.name, g.count, g.requests, tuple(sorted(allowed[g.name]))) for g in shape.groups
+    )
+    eligible = sorted({m for names in narrowed.values() for m in names})
+    return Judged(
+        env,
+        usage,
+        shape,
+        rooms,
+        job_pods,
+        pod_groups,
+        place(pod_groups, rooms),
+        tuple(details),
+        tuple(stuck),
+        tuple(stuck_lines),
+        tuple(f"Node/{name}" for name in eligible),
+        {reason: tuple(names) for reason, names in excluded.items()},
+        level,
+        rules,
+        plain,
+        tuple(unchecked(env, rules)),
+    )
+
+
+def _eligibility(
+    nodes: Sequence[KubeObject], groups: Sequence[Group]
+) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """Per pod set, the machines it may use; per reason, the machines some set may not use."""
+    excluded: dict[str, list[str]] = {}
+    allowed: dict[str, list[str]] = {}
+    names = _machine_names(nodes)
+    for group in groups:
+        may, may_not = _sorted_out(names, _exclusions(nodes, group.spec))
+        if may:
+            allowed[group.name] = list(may)
+        for reason, machines in may_not:
+            kept = excluded.setdefault(reason, [])
+            seen = set(kept)
+            kept.extend(m for m in machines if m not in seen)
+    return allowed, excluded
+
+
+def _machines_sorted_out(
+    names: tuple[str, ...], reasons: tuple[str | None, ...]
+) -> tuple[tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
+    """The machines a pod set may use, and per reason those it may not, in the machines'
+    order."""
+    may: list[str] = []
+    may_not: dict[str, list[str]] = {}
+    for name, reason in zip(names, reasons, strict=True):
+        if reason is None:
+            may.append(name)
+        else:
+            may_not.setdefault(reason, []).append(name)
+    return tuple(may), tuple((reason, tuple(m)) for reason, m in may_not.items())
+
+
+_sorted_out = LastAnswer(_machines_sorted_out)
+"""Kept for the last machines and exclusions (both kept themselves): the namespaces of a run
+over many mostly ask it of the same."""
+
+
+def _exclusions(nodes: Sequence[KubeObject], spec: Mapping[str, Any]) -> tuple[str | None, ...]:
+    """`node_exclusion(node, spec)` for each machine, in order. Kept per machine list (by identity)
+    and per the parts of the spec it reads: the namespaces of a run over many share the
+    machines, and their jobs often share the same constraints."""
+    wanted = {part: spec.get(part) for part in _PLACEMENT_PARTS}
+    try:
+        key = msgspec.json.encode(wanted, order="sorted")
+    except (TypeError, msgspec.EncodeError):  # a value JSON cannot hold: judged afresh
+        return tuple(node_exclusion(node, spec) for node in nodes)
+    known = _last_exclusions(nodes)
+    found = known.get(key)
+    if found is None:
+        found = known[key] = tuple(node_exclusion(node, spec) for node in nodes)
+    return found
+
+
+_machine_names = LastAnswer(lambda nodes: tuple(o.name_of(node) for node in nodes))
+
+
+_PLACEMENT_PARTS = ("tolerations", "nodeSelector", "affinity")
+"""The parts of a pod spec `node_exclusion` reads."""
+
+
+_last_exclusions = LastAnswer(lambda nodes: dict[bytes, tuple[str | None, ...]]())
+
+
+def _machine_rooms(
+    nodes: tuple[KubeObject, ...],
+    usage: ClusterUsage,
+    shape: Shape | None,
+    level: PriorityLevel | CantRead,
+) -> tuple[Mapping[str, MachineRoom], dict[str, JobPodsOnMachine]]:
+    """Each machine's room with every non-terminated pod bound to it counted (Pending too) and
+    the room promised to pods nominated for it of the job's priority or above (all, when the
+    priority is not known), and what this namespace's training job pods hold on each machine
+    that they will give back when their jobs finish (the judged job's own pods not, while it
+    waits for the rest)."""
+    kept = _last_rooms(nodes, usage.machines)
+    judged = shape.job.name if shape is not None and shape.job is not None else None
+    mine: dict[str, tuple[Resources, int]] = {}
+    for pod in usage.pods_here:
+        # The judged job's own pods nominated for a machine: that room is promised to it.
+        promised = str(o.mapping(pod.get("status")).get("nominatedNodeName") or "")
+        if promised and not o.node_name(pod) and judged and training_owner(pod) == judged:
+            held, count = mine.get(promised, (Resources(), 0))
+            mine[promised] = (held + pod_requests(o.pod_spec(pod)), count + 1)
+    priority = None if isinstance(level, CantRead) else level.value
+    rooms = with_nominated(kept, usage, priority, mine)
+    own = shape.own_pods if shape is not None else frozenset()
+    job_pods: dict[str, JobPodsOnMachine] = {}
+    for pod in usage.pods_here:
+        machine = o.node_name(pod)
+        job = training_owner(pod)
+        if machine in rooms and job and o.name_of(pod) not in own:
+            held, count, names, jobs = job_pods.get(machine, (Resources(), 0, [], []))
+            requests = pod_requests(o.pod_spec(pod))
+            job_pods[machine] = (
+                held + requests,
+                count + 1,
+                [*names, o.name_of(pod)],
+                [*jobs, job] if job not in jobs else jobs,
+            )
+    return rooms, job_pods
+
+
+def _rooms(
+    nodes: tuple[KubeObject, ...], machines: dict[str, MachineUsage]
+) -> Mapping[str, MachineRoom]:
+    """Each machine's room with what its pods reserve counted; read-only, since every
+    namespace of a run over many is given the same one."""
+    usage = ClusterUsage(machines)
+    rooms = {}
+    for node in nodes:
+        room = machine_room(node)
+        requested, pods = usage.reserved_on(room.name)
+        rooms[room.name] = replace(room, requested=requested, pod_count=pods)
+    return MappingProxyType(rooms)
+
+
+_last_rooms = LastAnswer(_rooms)
+"""The last machines' rooms (doctor/knowledge/last_answer.py): every namespace of a run over many
+has the
+same machines and the same sums."""
+
+
+_last_kept = LastAnswer(lambda nodes: dict[frozenset[str], list[str]]())
+
+
+def kept_machines(nodes: Sequence[KubeObject], resources: Iterable[str]) -> list[str]:
+    """`kept_for(nodes, resources)`, kept per machine list (by identity) and resources: the
+    namespaces of a run over many ask it of the same machines, mostly for the same GPUs."""
+    wanted = frozenset(resources)
+    known = _last_kept(nodes)
+    found = known.get(wanted)
+    if found is None:
+        found = known[wanted] = kept_for(nodes, wanted)
+    return list(found)
+
+
+def _invalid_amount(env: Environment, error: str) -> Finding:
+    cant = CantRead(ReadFailure.MALFORMED, f"a resource amount in the cluster is invalid: {error}")
+    return SAY.cant_check(env, Kind.POD, cant, everywhere=True)
+
+
+def exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> str:
+    """One step per reason the machines are out of reach, each with the command that does it.
+    A taint a controller owns is never removed: the step is about the machine it marks."""
+    kubectl = env.settings.kubectl
+    steps = []
+    tainted: dict[str, list[str]] = {}
+    for reason, names in excluded.items():
+        taint = _TAINT.match(reason)
+        key = (
+            "node.kubernetes.io/unschedulable"
+            if reason == "cordoned"
+            else (taint.group(1) if taint is not None else "")
+        )
+        known = system_taint(key)
+        if key == "node.kubernetes.io/unschedulable":
+            # An administrator closes a machine on purpose (a drain for maintenance).
+            steps.append(
+                f"if the maintenance on {joined_words(names)} is done, open them to new work "
+                "again with "
+                f"{kubectl.cluster('uncordon', *names)} (an administrator may have closed them "
+                "on purpose)"
+            )
+        elif known is not None:
+            steps.append(
+                known.todo.format(
+                    names=joined_words(names), check=kubectl.cluster("describe", "node", names[0])
+                )
+            )
+        elif taint is not None:
+            for name in names:
+                tainted.setdefault(taint.group(1), []).append(name)
+        else:
+            steps.append(
+                "change where training jobs may run in their settings ("
+                + kubectl.cluster("get", "nodes", "--show-labels")
+                + " shows what each machine offers)"
+            )
+    for key, names in tainted.items():
+        steps.append(
+            f"let training jobs onto the reserved machines {joined_words(names)} in their "
+            "settings, or, "
+            "if nobody reserved them on purpose, lift the reservation with "
+            f"{kubectl.cluster('taint', 'nodes', *names, key + '-')}"
+        )
+    return sentence("; or ".join(dict.fromkeys(steps)))
+
+
+def exclusion_words(excluded: Mapping[str, list[str]]) -> str:
+    """`1 machine is not ready, 2 machines are outside the job's placement rules`."""
+    parts = []
+    for reason, names in excluded.items():
+        count = len(names)
+        noun = "machine" if count == 1 else "machines"
+        taint = _TAINT.match(reason)
+        known = system_taint(taint.group(1)) if taint is not None else None
+        if known is not None:
+            plain = known.one if count == 1 else known.many
+        else:
+            verb = "is" if count == 1 else "are"
+            plain = (
+                verb
+                + " "
+                + {
+                    "cordoned": "closed to new work",
+                    "nodeSelector does not match": "outside the job's placement rules",
+                    "required node affinity does not match": "outside the job's placement rules",
+                }.get(reason, "reserved for other work")
+            )
+        parts.append(f"{count} {noun} {plain}")
+    return ", ".join(parts)
