@@ -69,8 +69,19 @@ GATE_MODULES = [
     "src/truegreen/textsafe.py",
     "src/truegreen/cluster/views.py",
     "src/truegreen/doctor/checks/capacity/filters/rules.py",
+    "src/truegreen/doctor/checks/capacity/filters/cycle.py",
+    "src/truegreen/doctor/checks/capacity/filters/node_unschedulable.py",
+    "src/truegreen/doctor/checks/capacity/filters/taint_toleration.py",
+    "src/truegreen/doctor/checks/capacity/filters/node_affinity.py",
+    "src/truegreen/doctor/checks/capacity/filters/node_ports.py",
+    "src/truegreen/doctor/checks/capacity/filters/inter_pod_affinity.py",
+    "src/truegreen/doctor/checks/capacity/filters/pod_topology_spread.py",
+    "src/truegreen/doctor/checks/capacity/filters/volume_binding.py",
+    "src/truegreen/doctor/checks/capacity/filters/volume_restrictions.py",
+    "src/truegreen/doctor/checks/capacity/filters/volume_attachment.py",
     "src/truegreen/doctor/checks/capacity/filters/dynamic_resources.py",
     "src/truegreen/doctor/knowledge/kueue.py",
+    "src/truegreen/doctor/checks/queue/flavor_assigner.py",
 ]
 GATE_TESTS = ["tests/unit/"]
 # What the unit tests read besides the code: examples, docs and deploy/, CI's own files.

@@ -13,6 +13,9 @@
   sigs.k8s.io/yaml over go-yaml v2), and a problem inside one document (a value or key the API
   server's decoding refuses, a duplicate key, broken syntax) stops only that document: the
   caller decides what a document that is no Kubernetes object at all may hold.
+
+One module past 600 lines: one loader, so that every bound (size, nodes, aliases, duplicate
+keys, regular files only) is enforced in one place that every reader goes through.
 """
 
 import json

@@ -284,8 +284,7 @@ def test_every_namespace_is_given_the_very_same_cluster_wide_answers_while_they_
 ) -> None:
     """What doctor computes from the machines and the capacity sums it keeps for the very same
     answer (doctor/knowledge/last_answer.py): the cache hands each namespace, and each round, the
-    same
-    object until the objects under it change."""
+    same object until the objects under it change."""
     names = NamespaceSelection(SelectionMode.LIST, ("train", "team-a"))
     monitor = _start(running, _request(fleet, names))
     wait_for("both evaluated", monitor.monitor.complete)

@@ -6,8 +6,8 @@ The registry's answers follow the OCI distribution spec (opencontainers/distribu
 spec.md: a manifest that does not exist is 404 MANIFEST_UNKNOWN, a repository NAME_UNKNOWN; a
 login refused 401 UNAUTHORIZED); the kubelet's choice of logins is in
 src/truegreen/doctor/knowledge/image_presence.py. Every doctor run here is also checked from a
-snapshot
-of the same cluster (tests/scenario/conftest.py): the recorded answers give the same verdict.
+snapshot of the same cluster (tests/scenario/conftest.py): the recorded answers give the same
+verdict.
 """
 
 import json

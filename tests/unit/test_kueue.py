@@ -1,6 +1,5 @@
 """doctor/knowledge/kueue.py value by value: Kueue's objects read in both versions, the quota tree
-of
-pkg/cache/scheduler/resource_node.go, the flavor assignment of
+of pkg/cache/scheduler/resource_node.go, the flavor assignment of
 pkg/scheduler/flavorassigner/flavorassigner.go, and what a Workload's conditions say."""
 
 from typing import Any

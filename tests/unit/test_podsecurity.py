@@ -1,6 +1,5 @@
 """Pod Security admission (doctor/checks/admission/podsecurity.py): the level a namespace enforces,
-and each check
-the training pod can fail, naming the field.
+and each check the training pod can fail, naming the field.
 
 Ground truth: staging/src/k8s.io/pod-security-admission/api/helpers.go and policy/check_*.go.
 """

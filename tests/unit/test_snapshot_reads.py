@@ -118,7 +118,8 @@ def test_yaml_in_flow_style_is_still_yaml() -> None:
     ids=["top", "inside-an-item"],
 )
 def test_a_key_twice_is_refused_as_the_yaml_loader_refuses_it(text: str) -> None:
-    """Last-wins would silently keep the second; DESIGN.md: duplicate keys are refused."""
+    """Last-wins would silently keep the second; duplicate keys are refused
+    (docs/reliability.md)."""
     last_wins = json.dumps(json.loads(text))
     assert load_read("x.yaml", last_wins) is not None, "precondition: otherwise a sound read"
     assert load_read("x.yaml", text) is None

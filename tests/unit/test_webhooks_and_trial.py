@@ -1,6 +1,5 @@
 """Which webhooks a pod create calls (doctor/knowledge/webhooks.py), and what a trial start's
-answer means
-(doctor/checks/admission/trial.py).
+answer means (doctor/checks/admission/trial.py).
 
 Ground truth: apiserver/pkg/admission/plugin/webhook/predicates/{rules,namespace,object} and
 webhook/errors/statuserror.go; apimachinery/pkg/api/errors NewForbidden and NewInvalid.

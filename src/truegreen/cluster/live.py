@@ -3,6 +3,9 @@
 Every request has one deadline (the earlier of `--request-timeout` and the run's), every answer
 a byte cap, every list a page cap; throttling is retried as client-go retries it; a 401 asks
 the credential source once for a fresh credential. Every read is a value, never an exception.
+
+One module past 600 lines: the live client is one class whose reads share the connection
+pool, the run's deadline, paging and the classification of what could not be read.
 """
 
 from __future__ import annotations

@@ -143,8 +143,8 @@ def _values_at_most(text: str) -> int:
 
 
 class _RefusedError(Exception):
-    """A file the YAML loader would refuse too: a key twice in one object (DESIGN.md), or text
-    that only one of the two JSON parsers accepts."""
+    """A file the YAML loader would refuse too: a key twice in one object (docs/reliability.md),
+    or text that only one of the two JSON parsers accepts."""
 
 
 def _refuse_duplicate_keys(text: str) -> None:

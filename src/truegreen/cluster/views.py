@@ -47,8 +47,7 @@ class _Item(msgspec.Struct, rename="camel"):
 
 
 # A machine is read for the fit alone (doctor/knowledge/usage.py FIT_FIELDS: exclusion and room): a
-# real
-# one is 5-15 KB of JSON, and every field kept is also walked by the redaction of each read.
+# real one is 5-15 KB of JSON, and every field kept is also walked by the redaction of each read.
 class _MachineMetadata(msgspec.Struct):
     name: Any = msgspec.UNSET
     labels: Any = msgspec.UNSET

@@ -245,8 +245,7 @@ class WatchCache:
         they have not changed: what doctor computes from a cluster-wide answer (the machines
         as the fit reads them, the GPU machines in trouble, the typed sums) it keeps for the
         same answer (doctor/knowledge/last_answer.py), so every namespace of a fleet, and every
-        round
-        while the machines stay, reuses it."""
+        round while the machines stay, reuses it."""
         version = reflector.version  # before the objects: a change meanwhile builds again
         with self._lock:
             kept = self._answers.get(reflector)

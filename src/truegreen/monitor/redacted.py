@@ -1,13 +1,12 @@
 """doctor's redaction over the watch cache, done once per cluster-wide answer.
 
-doctor reads through `RedactingReader`, which redacts every list it answers into a new one.
-What doctor computes from a cluster-wide answer (the machines as the fit reads them, the GPU
-machines in trouble) it keeps for the very same answer object (doctor/knowledge/last_answer.py),
-and the
-watch cache hands out the very same one while the objects under it stand: redacting it afresh
-each time would throw that away for every namespace of a fleet and every round. Here the
-redacted answer of a cluster-wide list is kept for the very same cache answer; everything else
-is redacted as RedactingReader redacts it.
+doctor reads through `RedactingReader`, which redacts every list it answers into a new one. What
+doctor computes from a cluster-wide answer (the machines as the fit reads them, the GPU machines in
+trouble) it keeps for the very same answer object (doctor/knowledge/last_answer.py), and the watch
+cache hands out the very same one while the objects under it stand: redacting it afresh each time
+would throw that away for every namespace of a fleet and every round. Here the redacted answer of a
+cluster-wide list is kept for the very same cache answer; everything else is redacted as
+RedactingReader redacts it.
 """
 
 import threading

@@ -8,6 +8,9 @@ go only to the scheme, host and port they belong to (and to the token realm that
 names). Redirects are followed without credentials elsewhere and never from https to http.
 One deadline bounds each look-up, a cap each answer. Every failure is a value naming what went
 wrong; nothing here raises on a registry's answer.
+
+One module past 600 lines: one OCI distribution client (challenge, token, manifest and index,
+digest verification, credentials per host), whose bounds are tested together.
 """
 
 import base64

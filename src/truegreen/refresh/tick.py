@@ -15,6 +15,9 @@ Deployment again and decides again. Registry logins are the workload's own (its 
 pull secrets), as the kubelet's. Each workload the tick acted on gets Kubernetes Events.
 
 This module makes the reads and writes; what to do at each step is decided in steps.py.
+
+One module past 600 lines: the tick's reads, writes and waits in the order steps.py decides
+them, so that the order reads from top to bottom.
 """
 
 import socket

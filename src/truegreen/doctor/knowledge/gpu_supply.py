@@ -98,8 +98,7 @@ def gpu_problems(nodes: Sequence[KubeObject]) -> list[GpuProblem]:
     """Every GPU machine whose GPUs cannot all be used, by its name.
 
     The last machine list's answer is kept (doctor/knowledge/last_answer.py): every namespace of a
-    run
-    over many asks about the same one, twice."""
+    run over many asks about the same one, twice."""
     return list(_last_problems(nodes))
 
 

@@ -14,6 +14,9 @@ The flavor assignment that decides on this model is doctor.checks.queue.flavor_a
 What is not rebuilt: preemption (`SimulatePreemption`: a job that waits for quota may instead
 take the place of lower-priority work), fair sharing, topology-aware placement, partial
 admission, resource transformations and the `IgnoreUndeclared` quota check strategy.
+
+One module past 600 lines: Kueue's objects in both API versions and the quota tree built from
+them are read together, as Kueue's own cache holds them.
 """
 
 from collections.abc import Callable, Iterable, Mapping, Sequence

@@ -23,6 +23,10 @@ is the pod the API server stored, and that can differ from the template as writt
 ResourceQuota comes after (doctor/checks/admission/quota.py) and sees the same stored pod.
 
 Everything here is pure: a function of the objects read, unit-tested value by value.
+
+One module past 600 lines: the API server's storing of a pod is one pipeline (defaulting,
+LimitRange, admission mutations, the extended-resource toleration), kept in the order the
+server applies it.
 """
 
 import math

@@ -19,6 +19,9 @@ creates (a pod template times how many of it run at once), from the fields that 
 - LeaderWorkerSet (leaderworkerset.x-k8s.io/v1): per group one leader and `size` - 1 workers,
   `replicas` groups (api/leaderworkerset/v1/leaderworkerset_types.go).
 Everything here is pure: a function of the objects read, unit-tested value by value.
+
+One module past 600 lines: one table of every training kind's shape, each read the same way
+(pod sets, replicas, all at once or not), so that a new kind is one more row.
 """
 
 from collections.abc import Iterable, Mapping

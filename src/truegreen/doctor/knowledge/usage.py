@@ -3,6 +3,9 @@
 At 30,000 pods the pods themselves must never be held: each page is decoded into the few
 fields the scheduler's fit reads, added to its machine's sum, and dropped. Only this
 namespace's pods are kept whole (as fit views): the capacity check names them.
+
+One module past 600 lines: the partial views (structs that decode only what the fold reads) and
+the fold that sums them change together, and bench/decode_floor.py measures them as one.
 """
 
 import heapq
@@ -227,8 +230,7 @@ class ClusterUsage(msgspec.Struct, frozen=True):
 
 _any_nominated = LastAnswer(lambda machines: any(u.nominated for u in machines.values()))
 """Kept for the last machines' sums (doctor/knowledge/last_answer.py): each namespace of a run over
-many
-has its own usage (its own pods) around the same sums."""
+many has its own usage (its own pods) around the same sums."""
 
 _Refs = bytes | list[dict[str, Any]] | None
 _Held = tuple[str, str, int, _Refs, Resources, int]
@@ -544,8 +546,7 @@ def cluster_usage(read: FoldRead, namespace: str | None = None) -> ClusterUsage 
     """The typed usage from a fold's summary, with only `namespace`'s pods kept whole when it is
     given (a fold shared by many namespaces keeps all of theirs); a summary of the wrong shape
     is malformed. The last fold's conversion is kept (doctor/knowledge/last_answer.py): every
-    namespace of
-    a run over many converts the same one."""
+    namespace of a run over many converts the same one."""
     if isinstance(read, CantRead):
         return read
     usage = _last_usage(read)

@@ -4,6 +4,10 @@ A Terminating namespace, ResourceQuota, admission webhooks that fail closed with
 them, the namespace's Pod Security level, and on request the server's own answer to a trial
 start (`dryRun=All`). The decisions live in quota.py, webhooks.py, podsecurity.py and trial.py;
 this module turns them into findings.
+
+One module past 600 lines: the admission chain's gates (namespace, LimitRange, priority,
+quota, Pod Security, webhooks, the dry-run create) in the order the API server applies them,
+each a short function over the same stored pod.
 """
 
 from collections.abc import Sequence

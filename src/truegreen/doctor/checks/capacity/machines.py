@@ -322,8 +322,7 @@ def _rooms(
 
 _last_rooms = LastAnswer(_rooms)
 """The last machines' rooms (doctor/knowledge/last_answer.py): every namespace of a run over many
-has the
-same machines and the same sums."""
+has the same machines and the same sums."""
 
 
 _last_kept = LastAnswer(lambda nodes: dict[frozenset[str], list[str]]())

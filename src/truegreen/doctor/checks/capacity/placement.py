@@ -10,10 +10,9 @@ problem), unless a pod fits on no machine alone, the job asks for more of a reso
 the machines have free together, or more pods must be kept apart than there are places to keep
 them in: `Placement.proven` says which.
 
-The rules between pods (`Apart`, `Near`, `Spread`, from doctor/checks/capacity/filters/rules.py)
-are the scheduler's
-filters that change as pods are placed: each pod placed counts for the next, as kube-scheduler's
-PreFilter state counts a pod it has just assumed (pkg/scheduler/framework/plugins/
+The rules between pods (`Apart`, `Near`, `Spread`, from doctor/checks/capacity/filters/rules.py) are
+the scheduler's filters that change as pods are placed: each pod placed counts for the next, as
+kube-scheduler's PreFilter state counts a pod it has just assumed (pkg/scheduler/framework/plugins/
 interpodaffinity and podtopologyspread, `AddPod`).
 """
 

@@ -1,8 +1,7 @@
 """Image pull: every registry login the environment refers to exists, is one, parses, and covers
 the registries of the images that rely on it; and, when the registries were asked, every image
 is there for the logins its pods send (doctor/knowledge/image_presence.py). Credential values are
-never
-looked at here: the reader has already replaced them (cluster/redact.py)."""
+never looked at here: the reader has already replaced them (cluster/redact.py)."""
 
 import re
 
