@@ -63,3 +63,27 @@ def test_terminated_pods_in_the_list_hold_nothing() -> None:
 def test_running_pod_in_the_list_holds_its_room() -> None:
     (finding,) = capacity.check(_env([_gpu_pod("Running")]))
     assert finding.code == "capacity.blocked-by-other-work"
+
+
+def test_a_taint_keyed_by_a_resource_the_job_asks_for_is_never_offered_for_removal() -> None:
+    """`nvidia.com/gpu:NoSchedule` keeps other work off the GPU machines: the step is the
+    toleration in the job's settings (or measuring what the cluster adds), never lifting it."""
+    from truegreen.doctor.checks.capacity.machines import exclusion_remedy
+
+    env = _env([])
+    assert env.settings.job_requests is not None
+    assert "nvidia.com/gpu" in env.settings.job_requests.names, "precondition: the job asks"
+    excluded = {
+        "taint nvidia.com/gpu=:NoSchedule not tolerated": ["gpu-1"],
+        "taint dedicated=infra:NoSchedule not tolerated": ["cpu-1"],
+    }
+    remedy = exclusion_remedy(env, excluded)
+    assert "nvidia.com/gpu-" not in remedy
+    assert remedy == (
+        "Let training jobs onto the machines kept for 'nvidia.com/gpu' (gpu-1) with "
+        "`tolerations: [{key: nvidia.com/gpu, operator: Exists}]` in their settings; "
+        "`truegreen doctor --admission-dry-run` shows whether the cluster adds it on its own; "
+        "or let training jobs onto the reserved machines cpu-1 in their settings, or, if nobody "
+        "reserved them on purpose, lift the reservation with "
+        "`kubectl taint nodes cpu-1 dedicated-`"
+    )

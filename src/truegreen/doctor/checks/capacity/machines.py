@@ -61,6 +61,7 @@ from truegreen.doctor.knowledge.training import (
     training_owner,
 )
 from truegreen.doctor.knowledge.usage import ClusterUsage, MachineUsage
+from truegreen.kubectl import truegreen_command
 from truegreen.plain_words import sentence
 from truegreen.quantity import QuantityError, Resources
 
@@ -381,7 +382,19 @@ def exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> str
                 + kubectl.cluster("get", "nodes", "--show-labels")
                 + " shows what each machine offers)"
             )
+    requested = _requested(env)
     for key, names in tainted.items():
+        if key in requested:
+            # Keyed by a resource the job asks for: the mark that keeps other work off the GPU
+            # machines, which the API server's ExtendedResourceToleration (where it runs) lets
+            # such a job past. Never offered for removal.
+            steps.append(
+                f"let training jobs onto the machines kept for '{key}' ({joined_words(names)}) "
+                f"with `tolerations: [{{key: {key}, operator: Exists}}]` in their settings; "
+                f"{truegreen_command('doctor', '--admission-dry-run')} shows whether the cluster "
+                "adds it on its own"
+            )
+            continue
         steps.append(
             f"let training jobs onto the reserved machines {joined_words(names)} in their "
             "settings, or, "
@@ -389,6 +402,25 @@ def exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> str
             f"{kubectl.cluster('taint', 'nodes', *names, key + '-')}"
         )
     return sentence("; or ".join(dict.fromkeys(steps)))
+
+
+def _requested(env: Environment) -> frozenset[str]:
+    """The resources the judged job's pods ask for (`nvidia.com/gpu`, ...), and those of
+    --job-requests."""
+    given = env.settings.job_requests
+    names = set(given.names if given is not None else ())
+    job = env.judged_job()
+    for pod_set in job.pod_sets if job is not None else ():
+        try:
+            names |= pod_requests(pod_set.spec).names
+        except QuantityError:  # the job's size is the finding; the names it asks for still count
+            names |= {
+                str(name)
+                for container in o.containers(pod_set.spec)
+                for part in ("requests", "limits")
+                for name in o.mapping(o.mapping(container.get("resources")).get(part))
+            }
+    return frozenset(names)
 
 
 def exclusion_words(excluded: Mapping[str, list[str]]) -> str:
