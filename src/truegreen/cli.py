@@ -1120,59 +1120,39 @@ def refresh(
     Exit 0 converged, restarted (by this tick or another) or deliberately held, 2 a rollout
     failed (or a pin dangles), 3 a read failed.
     """
-    from truegreen.cluster.live import LiveCluster
-    from truegreen.errors import UsageError
-    from truegreen.kubectl import for_connection
+    from truegreen.refresh.command import RefreshRequest, run_refresh
     from truegreen.refresh.plan import RefreshMode
-    from truegreen.refresh.registry import RegistryAccess
-    from truegreen.refresh.render import Cluster, ProgressWords, to_json, to_text
-    from truegreen.refresh.tick import RefreshSettings, run_tick
+    from truegreen.refresh.render import to_json, to_text
 
     _loaded()
 
-    if all_namespaces and namespace:
-        raise UsageError("-n and --all-namespaces cannot be used together")
-    labels = {}
-    for term in filter(None, (t.strip() for t in selector.split(","))):
-        key, sep, value = term.partition("=")
-        if not sep or not key or "!" in key:
-            raise UsageError(f"--selector {selector!r} is not key=value[,key=value]")
-        labels[key.strip()] = value.strip()
-    if registry_skip_tls_verify:
-        _warn("not verifying registries' TLS certificates (--registry-skip-tls-verify)")
-    connection = _connection(
-        kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
+    request = RefreshRequest(
+        _connection(
+            kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
+        ),
+        all_namespaces=all_namespaces,
+        selector=selector,
+        mode=RefreshMode(mode),
+        max_attempts=max_attempts,
+        rollout_timeout=rollout_timeout,
+        dry_run=dry_run,
+        insecure_registries=frozenset(insecure_registry),
+        verify_registry_tls=not registry_skip_tls_verify,
+        on_warning=_warn,
     )
-    with LiveCluster.connect(connection) as cluster:
-        settings = RefreshSettings(
-            namespace=None if all_namespaces else cluster.namespace,
-            selector=labels,
-            mode=RefreshMode(mode),
-            max_attempts=max_attempts,
-            rollout_timeout=rollout_timeout,
-            dry_run=dry_run,
-            registry=RegistryAccess(
-                timeout=request_timeout,
-                insecure_registries=frozenset(insecure_registry),
-                verify_tls=not registry_skip_tls_verify,
-            ),
-        )
-        consoles = _text_consoles(output, no_color)
-        with _progress(consoles, no_color) as told:
-            progress = ProgressWords(told) if told is not None else None
-            report = run_tick(cluster, settings, progress=progress)
-        kubectl = for_connection(connection)
-        reached = Cluster(cluster.server, cluster.source, kubectl)
+    consoles = _text_consoles(output, no_color)
+    run = run_refresh(request, _progress(consoles, no_color))
+    report = run.report
     if consoles is None:
-        _emit_json(to_json(report, dry_run=dry_run, cluster=reached))
+        _emit_json(to_json(report, dry_run=dry_run, cluster=run.cluster))
     else:
         lines = to_text(
             report,
             verbose=verbose,
             width=consoles.width,
-            kubectl=kubectl,
+            kubectl=run.cluster.kubectl,
             selector=selector,
-            cluster=reached,
+            cluster=run.cluster,
         )
         for line in lines:
             consoles.out.print(line)
