@@ -23,7 +23,7 @@ def kubectl_completion() -> Any:
     """`kubectl_complete-truegreen WORDS…`, which kubectl runs to complete `kubectl truegreen
     WORDS…` (pkg/cmd/plugin/plugin_completion.go): the command line's completion, in Cobra's
     protocol, for the words given as arguments."""
-    from truegreen.completion import KUBECTL_PLUGIN
+    from truegreen.cli.completion import KUBECTL_PLUGIN
 
     os.environ["_TRUEGREEN_COMPLETE"] = KUBECTL_PLUGIN
     return main()

@@ -446,7 +446,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     words = list(sys.argv[1:] if argv is None else argv)
     instruction = os.environ.get("_TRUEGREEN_COMPLETE")
     if instruction:
-        from truegreen.completion import complete
+        from truegreen.cli.completion import complete
 
         answer = complete(instruction, _group_parser(), command_parser)
         sys.stdout.write(answer.stdout)
