@@ -3,7 +3,7 @@ while the command's modules load.
 
 Loading doctor builds about 35,000 objects that live for the whole run and almost no garbage;
 the collector's ~50 passes over them cost ~11 ms of doctor's ~110 ms start-up. Each command
-turns it back on once its modules are in (`truegreen.cli._loaded`).
+turns it back on once its modules are in (`truegreen.cli.output.loaded`).
 """
 
 import gc
