@@ -6,7 +6,7 @@ import argparse
 import contextlib
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from truegreen.cli.output import (
     emit_json,
@@ -26,8 +26,11 @@ from truegreen.cli.parser import (
 )
 
 if TYPE_CHECKING:
+    from truegreen.cluster.context_selection import ContextSelection
+    from truegreen.cluster.namespace_selection import NamespaceSelection
     from truegreen.cluster.settings import ActAs
     from truegreen.console import Consoles
+    from truegreen.doctor.command.request import DoctorRequest
     from truegreen.failure import Failure
 
 
@@ -177,7 +180,11 @@ def doctor(
 
 
 def _doctor_fleet(
-    request: Any, selection: Any, consoles: "Consoles | None", verbose: bool, no_color: bool
+    request: "DoctorRequest",
+    selection: "NamespaceSelection",
+    consoles: "Consoles | None",
+    verbose: bool,
+    no_color: bool,
 ) -> int:
     """doctor over many namespaces: the fleet's table or document; its exit code."""
     from truegreen.doctor.command.request import run_fleet
@@ -194,7 +201,11 @@ def _doctor_fleet(
 
 
 def _doctor_clusters(
-    request: Any, selection: Any, clusters: Any, consoles: "Consoles | None", verbose: bool
+    request: "DoctorRequest",
+    selection: "NamespaceSelection",
+    clusters: "ContextSelection",
+    consoles: "Consoles | None",
+    verbose: bool,
 ) -> int:
     """doctor over many clusters: the table with a cluster column, or the document."""
     from truegreen.doctor.command.request import run_clusters
@@ -209,7 +220,7 @@ def _doctor_clusters(
     return int(run.exit_code)
 
 
-def _watch_doctor(request: Any, *, verbose: bool, no_color: bool) -> int:
+def _watch_doctor(request: "DoctorRequest", *, verbose: bool, no_color: bool) -> int:
     """`doctor --watch`: the monitor's engine, its report redrawn in place; the exit code of
     the last verdict when Ctrl-C ends it (3 if no evaluation finished)."""
     from datetime import datetime

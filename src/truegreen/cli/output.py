@@ -11,15 +11,16 @@ import gc
 import os
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NoReturn, TypeVar
+from typing import TYPE_CHECKING, NoReturn, ParamSpec
 
 from truegreen.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from truegreen.console import Consoles
+    from truegreen.errors import TruegreenError
     from truegreen.failure import Failure
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
 
 
 FailureDocument = Callable[["Failure"], object]
@@ -30,16 +31,18 @@ FAILURE_DOCUMENTS: dict[str, FailureDocument] = {}
 parsed (registered by `reporting_errors`)."""
 
 
-def reporting_errors(failure_json: FailureDocument) -> Callable[[F], F]:
+def reporting_errors(
+    failure_json: FailureDocument,
+) -> Callable[[Callable[P, None]], Callable[P, None]]:
     """Turn expected errors into one line and their exit code; tracebacks only with --debug.
     With `-o json`, stdout still gets one JSON document saying why (truegreen.failure): the
     command's `failure_json`, which a usage error of the command prints too."""
 
-    def decorate(command: F) -> F:
+    def decorate(command: Callable[P, None]) -> Callable[P, None]:
         FAILURE_DOCUMENTS[command.__name__] = failure_json
 
         @functools.wraps(command)
-        def wrapper(*args: Any, **kwargs: Any) -> Any:
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
             from truegreen.errors import TruegreenError
 
             debug = bool(kwargs.get("debug"))
@@ -59,12 +62,12 @@ def reporting_errors(failure_json: FailureDocument) -> Callable[[F], F]:
 
                 _fail(Failure.internal(error), failure_json, kwargs.get("output"))
 
-        return wrapper  # type: ignore[return-value]
+        return wrapper
 
     return decorate
 
 
-def _failure_of(error: Any, command: str) -> "Failure":
+def _failure_of(error: "TruegreenError", command: str) -> "Failure":
     """The failure an expected error describes; in JSON, a usage error without advice of its
     own points at the command's help, so that every document says what to do."""
     from truegreen.failure import Failure
@@ -87,6 +90,7 @@ def _fail(
 
 
 def see_help(command: str | None) -> str:
+    """Where a usage error points: the command's help, else truegreen's own."""
     return f"see `truegreen {command} --help`" if command else "see `truegreen --help`"
 
 
@@ -127,6 +131,7 @@ def _stderr_width() -> int | None:
 
 
 def emit_json(document: object) -> None:
+    """`document` on stdout as indented JSON."""
     import msgspec  # encodes in C: a fleet's document is megabytes
 
     print(msgspec.json.format(msgspec.json.encode(document), indent=2).decode())

@@ -21,7 +21,7 @@ from truegreen import __version__
 from truegreen.cli.output import warn
 
 if TYPE_CHECKING:
-    from truegreen.cluster.settings import ActAs
+    from truegreen.cluster.settings import ActAs, ConnectionSettings
 
 F = TypeVar("F", bound=Callable[..., Any])
 _Number = TypeVar("_Number", int, float)
@@ -264,7 +264,7 @@ class _ActAs(argparse.Action):
         self,
         parser: argparse.ArgumentParser,
         namespace: argparse.Namespace,
-        values: Any,
+        values: str | Sequence[Any] | None,
         option_string: str | None = None,
     ) -> None:
         from msgspec.structs import replace
@@ -286,7 +286,7 @@ def connection(
     request_timeout: float,
     insecure_skip_tls_verify: bool,
     act_as: "ActAs | None",
-) -> Any:
+) -> "ConnectionSettings":
     """The connection options as the settings every cluster command connects with."""
     from truegreen.cluster.settings import ActAs, ConnectionSettings
 
