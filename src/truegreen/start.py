@@ -3,7 +3,7 @@ while the command's modules load.
 
 Loading doctor builds about 35,000 objects that live for the whole run and almost no garbage;
 the collector's ~50 passes over them cost ~11 ms of doctor's ~110 ms start-up. Each command
-turns it back on once its modules are in (`truegreen.cli._loaded`).
+turns it back on once its modules are in (`truegreen.cli.output.loaded`).
 """
 
 import gc
@@ -23,7 +23,7 @@ def kubectl_completion() -> Any:
     """`kubectl_complete-truegreen WORDS…`, which kubectl runs to complete `kubectl truegreen
     WORDS…` (pkg/cmd/plugin/plugin_completion.go): the command line's completion, in Cobra's
     protocol, for the words given as arguments."""
-    from truegreen.completion import KUBECTL_PLUGIN
+    from truegreen.cli.completion import KUBECTL_PLUGIN
 
     os.environ["_TRUEGREEN_COMPLETE"] = KUBECTL_PLUGIN
     return main()

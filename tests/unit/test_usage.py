@@ -7,7 +7,7 @@ import pytest
 
 from tests.support.cli import run_cli
 from truegreen import __version__
-from truegreen.cli import COMMANDS, PathArgument, _summary, command_parser
+from truegreen.cli.parser import COMMANDS, PathArgument, _summary, command_parser
 
 ROOT = Path(__file__).resolve().parents[2]
 INCIDENT = ROOT / "examples" / "manifests" / "incident.yaml"

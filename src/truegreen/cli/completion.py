@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable
 from typing import NamedTuple
 
-from truegreen.cli import PathArgument
+from truegreen.cli.parser import PathArgument
 
 
 class Candidate(NamedTuple):

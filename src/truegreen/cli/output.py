@@ -1,0 +1,177 @@
+"""What a command's run prints, and how it ends: its JSON on stdout, warnings on stderr, the
+consoles and progress line of text output; expected errors as one line and their exit code
+(with the command's failure document under `-o json`), a closed pipe ended as SIGPIPE would,
+tracebacks only with --debug; Ctrl-C and SIGTERM ending a loop that runs until stopped; and the
+garbage collector turned back on once a command's modules are loaded.
+"""
+
+import contextlib
+import functools
+import gc
+import os
+import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING, NoReturn, ParamSpec
+
+from truegreen.exitcodes import ExitCode
+
+if TYPE_CHECKING:
+    from truegreen.console import Consoles
+    from truegreen.errors import TruegreenError
+    from truegreen.failure import Failure
+
+P = ParamSpec("P")
+
+
+FailureDocument = Callable[["Failure"], object]
+"""A command's JSON document of a run that failed before it had a result (truegreen.failure)."""
+
+FAILURE_DOCUMENTS: dict[str, FailureDocument] = {}
+"""Each command's failure document by the command's name, for a command line that cannot be
+parsed (registered by `reporting_errors`)."""
+
+
+def reporting_errors(
+    failure_json: FailureDocument,
+) -> Callable[[Callable[P, None]], Callable[P, None]]:
+    """Turn expected errors into one line and their exit code; tracebacks only with --debug.
+    With `-o json`, stdout still gets one JSON document saying why (truegreen.failure): the
+    command's `failure_json`, which a usage error of the command prints too."""
+
+    def decorate(command: Callable[P, None]) -> Callable[P, None]:
+        FAILURE_DOCUMENTS[command.__name__] = failure_json
+
+        @functools.wraps(command)
+        def wrapper(*args: P.args, **kwargs: P.kwargs) -> None:
+            from truegreen.errors import TruegreenError
+
+            debug = bool(kwargs.get("debug"))
+            try:
+                return command(*args, **kwargs)
+            except TruegreenError as error:
+                if debug:
+                    _print_traceback()
+                failure = _failure_of(error, command.__name__)
+                _fail(failure, failure_json, kwargs.get("output"), error.line())
+            except BrokenPipeError:
+                quiet_after_broken_pipe()  # the reader went away (`| head -1`)
+            except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
+                if debug:
+                    _print_traceback()
+                from truegreen.failure import Failure
+
+                _fail(Failure.internal(error), failure_json, kwargs.get("output"))
+
+        return wrapper
+
+    return decorate
+
+
+def _failure_of(error: "TruegreenError", command: str) -> "Failure":
+    """The failure an expected error describes; in JSON, a usage error without advice of its
+    own points at the command's help, so that every document says what to do."""
+    from truegreen.failure import Failure
+
+    failure = Failure.of(error)
+    if not failure.remedy and failure.exit_code == ExitCode.USAGE:
+        return Failure(failure.exit_code, failure.code, failure.text, see_help(command))
+    return failure
+
+
+def _fail(
+    failure: "Failure", failure_json: FailureDocument, output: object, line: str = ""
+) -> NoReturn:
+    """End the run: its JSON document on stdout when JSON was asked for, one line on stderr
+    (`line`, the error's own, else the failure's)."""
+    if output == "json":
+        emit_json(failure_json(failure))
+    print(f"truegreen: {line or failure.line()}", file=sys.stderr)
+    sys.exit(failure.exit_code)
+
+
+def see_help(command: str | None) -> str:
+    """Where a usage error points: the command's help, else truegreen's own."""
+    return f"see `truegreen {command} --help`" if command else "see `truegreen --help`"
+
+
+def quiet_after_broken_pipe() -> None:
+    """End as a tool killed by SIGPIPE does: no message, exit 128 + 13. stdout now points at
+    /dev/null so that Python's own flush at exit cannot complain about the closed pipe."""
+    import signal
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(128 + signal.SIGPIPE)
+
+
+def loaded() -> None:
+    """The command's modules are in: the cyclic garbage collector goes back on if
+    truegreen.start turned it off while they loaded (in-process callers never do)."""
+    if not gc.isenabled():
+        gc.freeze()  # what start-up built lives for the whole run: never walk it again
+        gc.enable()
+
+
+def warn(text: str) -> None:
+    """`truegreen: warning: TEXT` on stderr, wrapped at word boundaries to the terminal's width
+    when stderr is one (a command in backticks kept whole), one line otherwise."""
+    from truegreen.wrapping import wrap
+
+    line = f"truegreen: warning: {text}"
+    print("\n".join(wrap(line, _stderr_width(), indent=2)), file=sys.stderr)
+
+
+def _stderr_width() -> int | None:
+    """The columns of the terminal stderr is, else None (a pipe, a file: one line)."""
+    try:
+        if not sys.stderr.isatty():
+            return None
+        return int(os.environ.get("COLUMNS") or os.get_terminal_size(sys.stderr.fileno()).columns)
+    except (ValueError, OSError):
+        return None
+
+
+def emit_json(document: object) -> None:
+    """`document` on stdout as indented JSON."""
+    import msgspec  # encodes in C: a fleet's document is megabytes
+
+    print(msgspec.json.format(msgspec.json.encode(document), indent=2).decode())
+
+
+def _print_traceback() -> None:
+    import traceback  # only with --debug: it pulls in linecache and tokenize
+
+    traceback.print_exc()
+
+
+def text_consoles(output: str, no_color: bool) -> "Consoles | None":
+    """The consoles for text output; None for JSON and SARIF, which never load rich."""
+    if output != "text":
+        return None
+    from truegreen.console import make_consoles
+
+    return make_consoles(no_color)
+
+
+def progress(
+    consoles: "Consoles | None", no_color: bool
+) -> contextlib.AbstractContextManager[Callable[[str], None] | None]:
+    """A progress line on stderr when one is wanted there (text output, a person watching a
+    terminal); else nothing to call (None)."""
+    if consoles is None:
+        return contextlib.nullcontext(None)
+    from truegreen.console import progress_line, progress_wanted
+
+    return progress_line(consoles.err if progress_wanted(no_color) else None)
+
+
+def stop_on_signals(stop: Callable[[], None]) -> None:
+    """Ctrl-C and SIGTERM end the loop once the evaluation under way is drawn; a second Ctrl-C
+    does not wait for it."""
+    import signal
+
+    def first(signum: int, frame: object) -> None:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        stop()
+
+    signal.signal(signal.SIGINT, first)
+    signal.signal(signal.SIGTERM, first)

@@ -1,0 +1,95 @@
+"""The refresh command below the CLI: what the operator asked (`RefreshRequest`), and one tick
+run for it (`run_refresh`): the selector read, the cluster reached, the tick made; values
+returned, nothing printed."""
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager, nullcontext
+
+from msgspec import Struct
+
+from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.settings import ConnectionSettings
+from truegreen.errors import UsageError
+from truegreen.kubectl import for_connection
+from truegreen.refresh.plan import RefreshMode
+from truegreen.refresh.registry import RegistryAccess
+from truegreen.refresh.render import OPT_IN, Cluster, ProgressWords
+from truegreen.refresh.report import TickReport
+from truegreen.refresh.tick import RefreshSettings, run_tick
+
+Told = Callable[[str], None]
+"""Hears one line of progress at a time."""
+
+
+class RefreshRequest(Struct, frozen=True):
+    """What the operator asked one refresh tick to do."""
+
+    connection: ConnectionSettings
+    all_namespaces: bool = False
+    """`-A`: every namespace, not the connection's one."""
+    selector: str = OPT_IN
+    """`--selector`, as given: `key=value[,key=value]`."""
+    mode: RefreshMode = RefreshMode.RESTART
+    max_attempts: int = 3
+    rollout_timeout: float = 600.0
+    dry_run: bool = False
+    insecure_registries: frozenset[str] = frozenset()
+    """`--insecure-registry`: hosts that may be reached over plain HTTP."""
+    verify_registry_tls: bool = True
+    """False with `--registry-skip-tls-verify` (which is warned of)."""
+    on_warning: Callable[[str], None] | None = None
+    """Told a one-line warning (registries' certificates not verified), if given."""
+
+
+class RefreshRun(Struct, frozen=True):
+    """One tick's report, and the cluster it read (for the words about a failed read)."""
+
+    report: TickReport
+    cluster: Cluster
+
+
+def selector_labels(request: RefreshRequest) -> dict[str, str]:
+    """The labels `--selector` names; UsageError for a selector that is not
+    `key=value[,key=value]`, or for `-n` together with `--all-namespaces`."""
+    if request.all_namespaces and request.connection.namespace:
+        raise UsageError("-n and --all-namespaces cannot be used together")
+    labels = {}
+    for term in filter(None, (t.strip() for t in request.selector.split(","))):
+        key, sep, value = term.partition("=")
+        if not sep or not key or "!" in key:
+            raise UsageError(f"--selector {request.selector!r} is not key=value[,key=value]")
+        labels[key.strip()] = value.strip()
+    return labels
+
+
+def run_refresh(
+    request: RefreshRequest, progress: AbstractContextManager[Told | None] | None = None
+) -> RefreshRun:
+    """One tick over the opted-in workloads of the cluster `request` reaches. `progress` is
+    entered once the cluster is reached, and what it gives (if anything) hears the tick's
+    steps in plain words."""
+    labels = selector_labels(request)
+    if not request.verify_registry_tls and request.on_warning is not None:
+        request.on_warning(
+            "not verifying registries' TLS certificates (--registry-skip-tls-verify)"
+        )
+    connection = request.connection
+    with LiveCluster.connect(connection) as cluster:
+        settings = RefreshSettings(
+            namespace=None if request.all_namespaces else cluster.namespace,
+            selector=labels,
+            mode=request.mode,
+            max_attempts=request.max_attempts,
+            rollout_timeout=request.rollout_timeout,
+            dry_run=request.dry_run,
+            registry=RegistryAccess(
+                timeout=connection.request_timeout,
+                insecure_registries=request.insecure_registries,
+                verify_tls=request.verify_registry_tls,
+            ),
+        )
+        with progress or nullcontext() as told:
+            words = ProgressWords(told) if told is not None else None
+            report = run_tick(cluster, settings, progress=words)
+        reached = Cluster(cluster.server, cluster.source, for_connection(connection))
+    return RefreshRun(report, reached)
