@@ -116,9 +116,9 @@ def test_the_page_in_a_browser_reads_once_shows_commands_as_code_and_lists_every
 
 def test_the_headline_of_a_ready_namespace_does_not_repeat_the_verdict() -> None:
     """`READY Ready: training can run.` read as a stutter; the page says it once."""
+    from truegreen.doctor.catalogue import render
     from truegreen.doctor.findings import Basis, CheckId, Finding, Status
     from truegreen.doctor.rollup import roll_up
-    from truegreen.doctor.wording import render
     from truegreen.monitor.engine import Evaluation
     from truegreen.monitor.page import status_page
 

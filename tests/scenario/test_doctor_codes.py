@@ -17,7 +17,7 @@ from tests.scenario.conftest import Doctor
 from tests.scenario.test_admission import PINNED_HERE as ADMISSION_CODES
 from tests.scenario.test_stored_pod import PINNED_HERE as STORED_POD_CODES
 from tests.support.scenarios import healthy, ts
-from truegreen.doctor.wording import WORDING
+from truegreen.doctor.catalogue import WORDING
 
 Obj = dict[str, Any]
 Change = Callable[[list[Obj], datetime], None]

@@ -229,8 +229,8 @@ def test_checked_lists_the_checks_in_check_order_not_name_order() -> None:
 def test_no_rule_is_named_like_a_code_it_does_not_stand_for() -> None:
     """`rule` names the rollup's category and `code` the finding: a rule spelled like a code
     (`cluster-unreachable` chose `cluster-login-failed` headlines) reads as a contradiction."""
+    from truegreen.doctor.catalogue import WORDING
     from truegreen.doctor.rollup import HEADLINE_RULES
-    from truegreen.doctor.wording import WORDING
 
     clashing = {
         rule.id: sorted(rule.codes or ())

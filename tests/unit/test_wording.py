@@ -6,7 +6,7 @@ import pytest
 
 from tests.support.plain_words import jargon_in
 from truegreen.cluster import CantRead, Kind, ReadFailure
-from truegreen.doctor.wording import NOT_ASKED_HINTS, OFFLINE_REMEDY, WORDING, render
+from truegreen.doctor.catalogue import NOT_ASKED_HINTS, OFFLINE_REMEDY, WORDING, render
 from truegreen.kubectl import Kubectl
 from truegreen.plain_words import READ_REMEDIES, plain_why, read_remedy
 

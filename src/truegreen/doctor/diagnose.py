@@ -7,6 +7,7 @@ from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, ClusterReader, ReadFailure
 from truegreen.cluster.redact import RedactingReader
+from truegreen.doctor.catalogue import OFFLINE_REMEDY, render
 from truegreen.doctor.checks.capacity.shape import job_summary
 from truegreen.doctor.checks.registry import CHECKS
 from truegreen.doctor.environment import DoctorSettings, Environment, PodCreator, Unreachable
@@ -14,7 +15,6 @@ from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.image_presence import ImageRegistry
 from truegreen.doctor.reads.gather import gather
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
-from truegreen.doctor.wording import OFFLINE_REMEDY, render
 from truegreen.kubectl import Kubectl, truegreen_command
 from truegreen.plain_words import plain_connection_why
 

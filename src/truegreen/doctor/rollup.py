@@ -11,12 +11,12 @@ from enum import StrEnum
 from msgspec import Struct
 from msgspec.structs import replace
 
+from truegreen.doctor.catalogue import render
 from truegreen.doctor.checks.admission import words as admission
 from truegreen.doctor.checks.capacity import words as capacity
 from truegreen.doctor.checks.queue import words as queue
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.training import JobSummary
-from truegreen.doctor.wording import render
 from truegreen.exitcodes import ExitCode
 
 _CHECK_ORDER = {check: index for index, check in enumerate(CheckId)}

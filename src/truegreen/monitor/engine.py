@@ -14,12 +14,12 @@ from truegreen.cluster import Kind, Listed
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reflector import WatchSettings
 from truegreen.cluster.schedule import IN_MEMORY
+from truegreen.doctor.catalogue import render
 from truegreen.doctor.diagnose import Where, report_of
 from truegreen.doctor.environment import DoctorSettings
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.reads.gather import gather
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
-from truegreen.doctor.wording import render
 from truegreen.exitcodes import ExitCode
 from truegreen.monitor.age import is_stale
 from truegreen.monitor.cache import FleetScope, WatchCache

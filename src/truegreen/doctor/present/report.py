@@ -217,7 +217,7 @@ def coverage_line(report: Report) -> str:
     text += "."
     not_asked = [n for n in report.not_checked if not n.asked]
     if not_asked:
-        from truegreen.doctor.wording import NOT_ASKED_HINTS
+        from truegreen.doctor.catalogue import NOT_ASKED_HINTS
 
         # A part of a check is named with it; a whole check with how to ask for it.
         named = [
