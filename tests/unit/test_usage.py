@@ -47,12 +47,12 @@ def test_help_names_every_flag_with_its_sentence(name: str, flag: str) -> None:
         assert _one_line(action.help or "") in shown, action.option_strings
 
 
-def test_help_shows_metavars_defaults_and_lower_bounds_as_click_did() -> None:
+def test_help_shows_metavars_defaults_and_bounds_as_click_does() -> None:
     shown = _one_line(run_cli("refresh", "--help").stdout)
     assert "-o, --output [text|json] Text for people," in shown
     assert "--mode [restart|pin] restart: restart" in shown
     assert "set the image to tag@digest. [default: restart]" in shown
-    assert "the latch). [default: 3; x>=1]" in shown
+    assert "the latch). [default: 3; 1<=x<=1000]" in shown
     assert "--rollout-timeout SECONDS" in shown
     assert "--selector TEXT" in shown
     assert "opted-in workloads. [default: truegreen.io/refresh=enabled]" in shown
@@ -61,7 +61,7 @@ def test_help_shows_metavars_defaults_and_lower_bounds_as_click_did() -> None:
     lint = _one_line(run_cli("lint", "--help").stdout)
     assert "usage: truegreen lint [OPTIONS] [PATHS]..." in lint
     assert "--max-file-size MIB Refuse a larger file" in lint
-    assert "in MiB. [default: 16; x>=1]" in lint
+    assert "in MiB. [default: 16; 1<=x<=1024]" in lint
     snapshot = _one_line(run_cli("snapshot", "--help").stdout)
     assert "--output-directory DIRECTORY Write a folder" in snapshot
 
@@ -152,7 +152,7 @@ def test_version() -> None:
         ),
         (
             ["refresh", "--max-attempts", "0"],
-            "truegreen: argument --max-attempts: 0 is not in the range x>=1",
+            "truegreen: argument --max-attempts: 0 is not in the range 1<=x<=1000",
             "truegreen refresh",
         ),
         (
@@ -162,13 +162,34 @@ def test_version() -> None:
         ),
         (
             ["doctor", "--request-timeout", "0.05"],
-            "truegreen: argument --request-timeout: 0.05 is not in the range x>=0.1",
+            "truegreen: argument --request-timeout: 0.05 is not in the range 0.1<=x<=3600.0",
             "truegreen doctor",
         ),
         (
             ["doctor", "--request-timeout", "nan"],
-            "truegreen: argument --request-timeout: nan is not in the range x>=0.1",
+            "truegreen: argument --request-timeout: nan is not in the range 0.1<=x<=3600.0",
             "truegreen doctor",
+        ),
+        (
+            ["doctor", "--request-timeout", "inf"],
+            "truegreen: argument --request-timeout: inf is not in the range 0.1<=x<=3600.0",
+            "truegreen doctor",
+        ),
+        (
+            ["snapshot", "--request-timeout", "1e300"],
+            "truegreen: argument --request-timeout: 1e+300 is not in the range 0.1<=x<=3600.0",
+            "truegreen snapshot",
+        ),
+        (
+            ["monitor", "--interval", "1e308"],
+            "truegreen: argument --interval: 1e+308 is not in the range 1.0<=x<=86400.0",
+            "truegreen monitor",
+        ),
+        (
+            ["refresh", "--max-attempts", "99999999999999999999"],
+            "truegreen: argument --max-attempts: 99999999999999999999 is not in the range "
+            "1<=x<=1000",
+            "truegreen refresh",
         ),
         (
             ["monitor", "--interval", "soon"],

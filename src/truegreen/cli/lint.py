@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from truegreen.cli.output import emit_json, loaded, reporting_errors, text_consoles
-from truegreen.cli.parser import FILE, AtLeast, choice, command, plain_options
+from truegreen.cli.parser import FILE, InRange, choice, command, plain_options
 
 if TYPE_CHECKING:
     from truegreen.console import Consoles
@@ -75,7 +75,7 @@ def _lint_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-file-size",
-        type=AtLeast(int, 1),
+        type=InRange(int, 1, 1024),
         default=16,
         metavar="MIB",
         help="Refuse a larger file (a finding) or stdin (bad usage), in MiB.",

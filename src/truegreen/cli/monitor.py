@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from truegreen.cli.output import loaded, reporting_errors, stop_on_signals
 from truegreen.cli.parser import (
     FILE,
-    AtLeast,
+    InRange,
     choice,
     command,
     connection,
@@ -52,21 +52,21 @@ def _monitor_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--interval",
-        type=AtLeast(float, 1),
+        type=InRange(float, 1.0, 86400.0),
         default=60.0,
         metavar="FLOAT RANGE",
         help="Seconds between evaluations when nothing changes.",
     )
     parser.add_argument(
         "--min-interval",
-        type=AtLeast(float, 0.1),
+        type=InRange(float, 0.1, 86400.0),
         default=10.0,
         metavar="FLOAT RANGE",
         help="Seconds at least between two evaluations, however often the cluster changes.",
     )
     parser.add_argument(
         "--max-age",
-        type=AtLeast(float, 1),
+        type=InRange(float, 1.0, 604800.0),
         default=180.0,
         metavar="FLOAT RANGE",
         help="Seconds a read or a verdict may go unconfirmed by the cluster before it reads "
@@ -74,7 +74,7 @@ def _monitor_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--watch-timeout",
-        type=AtLeast(float, 1),
+        type=InRange(float, 1.0, 86400.0),
         default=300.0,
         metavar="FLOAT RANGE",
         help="Each watch is renewed after this many seconds (up to twice it, at random).",

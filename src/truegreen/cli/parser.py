@@ -122,8 +122,8 @@ class _HelpFormatter(argparse.HelpFormatter):
         default = action.default
         if isinstance(default, str | int | float) and default not in (False, argparse.SUPPRESS):
             shown.append("default: %(default)s")
-        if isinstance(action.type, AtLeast):
-            shown.append(f"x>={action.type.minimum}")
+        if isinstance(action.type, InRange):
+            shown.append(f"{action.type.minimum}<=x<={action.type.maximum}")
         return f"{action.help}  [{'; '.join(shown)}]" if shown else action.help
 
     def _split_lines(self, text: str, width: int) -> list[str]:
@@ -175,12 +175,17 @@ class PathArgument:
 FILE = PathArgument(dir_okay=False)
 
 
-class AtLeast(Generic[_Number]):
-    """click's IntRange(min=…) and FloatRange(min=…): a number no smaller than `minimum`."""
+class InRange(Generic[_Number]):
+    """click's IntRange(min=…, max=…) and FloatRange: a number from `minimum` to `maximum`.
 
-    def __init__(self, number: type[_Number], minimum: _Number) -> None:
+    Every numeric flag has both bounds: past the largest a flag could sensibly mean (an
+    hour for one request, a day between two evaluations), a number is a typo or an attack
+    (`inf`, `1e308`), and it would overflow a deadline or a sleep further on."""
+
+    def __init__(self, number: type[_Number], minimum: _Number, maximum: _Number) -> None:
         self.number: type[_Number] = number
         self.minimum: _Number = minimum
+        self.maximum: _Number = maximum
 
     def __call__(self, text: str) -> _Number:
         """The number, or ArgumentTypeError in click's words."""
@@ -189,8 +194,10 @@ class AtLeast(Generic[_Number]):
         except ValueError:
             kind = "integer" if self.number is int else "float"
             raise argparse.ArgumentTypeError(f"{text!r} is not a valid {kind}") from None
-        if not value >= self.minimum:  # `not >=`: NaN is in no range
-            raise argparse.ArgumentTypeError(f"{value} is not in the range x>={self.minimum}")
+        if not self.minimum <= value <= self.maximum:  # `not`: NaN is in no range
+            raise argparse.ArgumentTypeError(
+                f"{value} is not in the range {self.minimum}<=x<={self.maximum}"
+            )
         return value
 
 
@@ -237,7 +244,7 @@ def connection_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--request-timeout",
-        type=AtLeast(float, 0.1),
+        type=InRange(float, 0.1, 3600.0),
         default=10.0,
         metavar="FLOAT RANGE",
         help="Seconds for each API request, from connecting to the last byte of the "

@@ -15,7 +15,7 @@ from truegreen.cli.output import (
     warn,
 )
 from truegreen.cli.parser import (
-    AtLeast,
+    InRange,
     choice,
     command,
     common_output,
@@ -51,14 +51,14 @@ def _refresh_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--max-attempts",
-        type=AtLeast(int, 1),
+        type=InRange(int, 1, 1000),
         default=3,
         metavar="INTEGER RANGE",
         help="Restarts toward the same digests before refresh stops trying (the latch).",
     )
     parser.add_argument(
         "--rollout-timeout",
-        type=AtLeast(float, 1),
+        type=InRange(float, 1.0, 86400.0),
         default=600.0,
         metavar="SECONDS",
         help="How long to wait for a restart to roll out before calling it failed.",

@@ -3,7 +3,7 @@
 from collections.abc import Mapping
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from msgspec import Struct
 
@@ -22,6 +22,11 @@ _KEYS = {
     "admission_dry_run",
     "no_registry",
 }
+
+
+MAX_PENDING_GRACE_SECONDS: Final = 30 * 24 * 3600
+"""A month: longer is no grace period but a typo (`.inf`, `1e400`), and would overflow a
+deadline."""
 
 
 class DoctorConfig(Struct, frozen=True):
@@ -64,9 +69,14 @@ def load_config(path: Path | None) -> DoctorConfig:
         values["credentials_secret"] = f"{secret.get('name', '')}:{','.join(map(str, keys))}"
     grace = values.get("pending_grace_seconds")
     if grace is not None and (
-        not isinstance(grace, int | float) or isinstance(grace, bool) or grace < 0
+        not isinstance(grace, int | float)
+        or isinstance(grace, bool)
+        or not 0 <= grace <= MAX_PENDING_GRACE_SECONDS  # `not`: NaN is in no range
     ):
-        raise UsageError(f"config {path}: pending_grace_seconds must be a number of seconds")
+        raise UsageError(
+            f"config {path}: pending_grace_seconds must be a number of seconds from 0 to "
+            f"{MAX_PENDING_GRACE_SECONDS}"
+        )
     for flag in ("admission_dry_run", "no_registry"):
         if not isinstance(values.get(flag, False), bool):
             raise UsageError(f"config {path}: {flag} must be true or false")
