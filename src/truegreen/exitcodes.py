@@ -16,3 +16,7 @@ class ExitCode(IntEnum):
     """Something could not be checked and nothing failed."""
     USAGE = 64
     """Bad usage: wrong flags, unreadable configuration."""
+    INTERRUPTED = 130
+    """Stopped by Ctrl-C (SIGINT): 128 + 2, as a shell reports a program the signal ended."""
+    TERMINATED = 143
+    """Stopped by SIGTERM: 128 + 15."""

@@ -1,11 +1,11 @@
 """The one JSON document of a run that stopped before it had a result, for every command.
 
-A bad flag, a path that does not exist, a kubeconfig that cannot be used, a cluster that
-could not be reached, a bug: with `-o json` each command prints this document on stdout, whose
-shape is docs/failure.schema.json (`schema_version` 1): `schema_version`, `exit_code` (1, 3
-or 64) and `headline` {`code`, `text`, `remedy`}. A command adds its own result's fields,
-empty, so that a reader of its results reads its failures too (doctor's `findings`, lint's
-`files`, refresh's `workloads`).
+A bad flag, a path that does not exist, a kubeconfig that cannot be used, a cluster that could
+not be reached, a bug: with `-o json` each command prints this document on stdout, whose shape
+is docs/failure.schema.json (`schema_version` 1): `schema_version`, `exit_code` (1, 3, 64, or
+130 and 143 for a run stopped by Ctrl-C or SIGTERM) and `headline` {`code`, `text`, `remedy`}. A
+command adds its own result's fields, empty, so that a reader of its results reads its failures
+too (doctor's `findings`, lint's `files`, refresh's `workloads`).
 """
 
 from typing import Any
@@ -43,6 +43,17 @@ class Failure(Struct, frozen=True):
             "internal-error",
             f"internal error ({type(error).__name__}); this is a bug in truegreen",
             INTERNAL_REMEDY,
+        )
+
+    @classmethod
+    def interrupted(cls, exit_code: ExitCode) -> "Failure":
+        """A run stopped by Ctrl-C (INTERRUPTED) or SIGTERM (TERMINATED) before its result."""
+        by = "Ctrl-C" if exit_code is ExitCode.INTERRUPTED else "SIGTERM"
+        return cls(
+            exit_code,
+            "interrupted",
+            f"stopped by {by} before the run had a result",
+            "run it again to get one",
         )
 
     def line(self) -> str:

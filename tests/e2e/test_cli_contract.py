@@ -1,5 +1,6 @@
 """The command-line contract shared by every command, checked on the installed entry points."""
 
+import json
 import os
 import shutil
 import signal
@@ -7,10 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
+import pytest
+
 from tests.support.monitoring import wait_for, with_default_ctrl_c
 from truegreen import __version__
 
 BIN = Path(sys.executable).parent
+SCHEMA = Path(__file__).parent.parent.parent / "docs" / "failure.schema.json"
 
 
 def _run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -80,13 +85,22 @@ tab truegreen refresh --mode ""
     ]
 
 
-def test_ctrl_c_ends_a_command_in_one_line_exit_1() -> None:
-    """As click's Abort did: a newline, `truegreen: aborted`, exit 1, no traceback. Ctrl-C is
-    restored to its default in the child: a suite started with SIGINT ignored (`nohup make
-    test &`, some CI runners) hands the ignored signal down (signal(7): an ignored disposition
-    survives execve), and Python then never raises KeyboardInterrupt."""
+@pytest.mark.parametrize(
+    ("how", "code", "by"),
+    [(signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")],
+    ids=["ctrl-c", "sigterm"],
+)
+@pytest.mark.parametrize("output", ["text", "json"])
+def test_an_interrupted_command_ends_as_the_signal_does_with_its_document(
+    how: signal.Signals, code: int, by: str, output: str
+) -> None:
+    """Ctrl-C and SIGTERM end the run as the signal would (128 + its number, as kubectl's do),
+    one line on stderr, and under `-o json` the failure document on stdout, which validates.
+    Ctrl-C is restored to its default in the child: a suite started with SIGINT ignored (`nohup
+    make test &`, some CI runners) hands the ignored signal down (signal(7): an ignored
+    disposition survives execve), and Python then never raises KeyboardInterrupt."""
     with subprocess.Popen(
-        with_default_ctrl_c([str(BIN / "truegreen"), "lint", "-"]),
+        with_default_ctrl_c([str(BIN / "truegreen"), "lint", "-", "-o", output]),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -94,9 +108,16 @@ def test_ctrl_c_ends_a_command_in_one_line_exit_1() -> None:
     ) as running:
         wchan = Path(f"/proc/{running.pid}/wchan")
         wait_for("lint to read stdin", lambda: "pipe_read" in wchan.read_text())
-        running.send_signal(signal.SIGINT)
+        running.send_signal(how)
         out, err = running.communicate(timeout=60)
-    assert (running.returncode, out, err) == (1, "", "\ntruegreen: aborted\n")
+    line = f"stopped by {by} before the run had a result. run it again to get one"
+    assert (running.returncode, err) == (code, f"\ntruegreen: {line}\n")
+    if output == "text":
+        assert out == ""
+        return
+    document = json.loads(out)
+    jsonschema.validate(document, json.loads(SCHEMA.read_text()))
+    assert (document["exit_code"], document["headline"]["code"]) == (code, "interrupted")
 
 
 def test_runs_as_kubectl_plugin() -> None:

@@ -21,9 +21,11 @@ from typing import TYPE_CHECKING
 
 from truegreen.cli.output import (
     FAILURE_DOCUMENTS,
+    Terminated,
     emit_json,
     quiet_after_broken_pipe,
     see_help,
+    terminate_on_sigterm,
 )
 from truegreen.cli.parser import (
     COMMANDS,
@@ -56,6 +58,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         if answer.problem:
             print(f"truegreen: {answer.problem}", file=sys.stderr)
         sys.exit(answer.exit_code)
+    terminate_on_sigterm()
     try:
         try:
             _dispatch(words)
@@ -70,9 +73,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     except ParseError as error:
         _show_usage_error(error, words)
         sys.exit(ExitCode.USAGE)
-    except KeyboardInterrupt:
-        print("\ntruegreen: aborted", file=sys.stderr)
-        sys.exit(ExitCode.BROKEN)
+    except (KeyboardInterrupt, Terminated) as stopped:  # before a command had started
+        from truegreen.failure import Failure
+
+        code = ExitCode.TERMINATED if isinstance(stopped, Terminated) else ExitCode.INTERRUPTED
+        print(f"\ntruegreen: {Failure.interrupted(code).line()}", file=sys.stderr)
+        sys.exit(code)
 
 
 def _dispatch(words: list[str]) -> None:

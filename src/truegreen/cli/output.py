@@ -31,6 +31,21 @@ FAILURE_DOCUMENTS: dict[str, FailureDocument] = {}
 parsed (registered by `reporting_errors`)."""
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: raised where the run is, as Ctrl-C raises KeyboardInterrupt, so that
+    the run ends through the same path (its failure document, exit 143)."""
+
+
+def terminate_on_sigterm() -> None:
+    """SIGTERM ends the run as Ctrl-C does (`Terminated`), instead of killing it mid-write."""
+    import signal
+
+    def raise_terminated(signum: int, frame: object) -> None:
+        raise Terminated
+
+    signal.signal(signal.SIGTERM, raise_terminated)
+
+
 def reporting_errors(
     failure_json: FailureDocument,
 ) -> Callable[[Callable[P, None]], Callable[P, None]]:
@@ -55,6 +70,14 @@ def reporting_errors(
                 _fail(failure, failure_json, kwargs.get("output"), error.line())
             except BrokenPipeError:
                 quiet_after_broken_pipe()  # the reader went away (`| head -1`)
+            except (KeyboardInterrupt, Terminated) as stopped:
+                from truegreen.failure import Failure
+
+                code = (
+                    ExitCode.TERMINATED if isinstance(stopped, Terminated) else ExitCode.INTERRUPTED
+                )
+                print(file=sys.stderr)  # past the ^C the terminal echoed
+                _fail(Failure.interrupted(code), failure_json, kwargs.get("output"))
             except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
                 if debug:
                     _print_traceback()
