@@ -206,8 +206,9 @@ def _evaluated_with_storage_type(fake_api: FakeApiServer) -> bool:
 
 
 def test_doctor_watch_ends_on_ctrl_c_with_the_last_verdict_s_code(
-    fake_api: FakeApiServer, cluster: Path
+    fake_api: FakeApiServer, cluster: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "400")  # the footer's whole line on the screen
     watching = Process("doctor", "--watch", "--kubeconfig", str(cluster))
     try:
         wait_for("a first evaluation", lambda: bool(fake_api.requests("GET", "/secrets/")))
@@ -218,6 +219,9 @@ def test_doctor_watch_ends_on_ctrl_c_with_the_last_verdict_s_code(
     assert code == 0, watching.err
     assert "READY  Ready: training can run." in out
     assert re.search(r"Last change \d\d:\d\d:\d\d; checked \d\d:\d\d:\d\d\. Ctrl-C to stop\.", out)
+    # The footer speaks to whoever ran doctor, not of "the monitor".
+    assert "--watch does not ask them; doctor without --watch does" in out
+    assert "the monitor" not in out
     _pend_the_claim(fake_api)
     watching = Process("doctor", "--watch", "--kubeconfig", str(cluster))
     try:

@@ -284,7 +284,9 @@ def _settings(**overrides: float) -> MonitorSettings:
         DoctorSettings(),
         Where("http://127.0.0.1", "the test kubeconfig"),
         watch=WatchSettings(2.0),
-        **values,
+        interval=values["interval"],
+        min_interval=values["min_interval"],
+        max_age=values["max_age"],
     )
 
 

@@ -31,6 +31,7 @@ class RegistryOff(Struct, frozen=True):
 
 
 MONITOR_REGISTRY_OFF = RegistryOff("the monitor does not ask registries")
+WATCH_REGISTRY_OFF = RegistryOff("--watch does not ask them; doctor without --watch does")
 
 
 class Where(Struct, frozen=True):

@@ -15,7 +15,7 @@ from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reflector import WatchSettings
 from truegreen.cluster.schedule import IN_MEMORY
 from truegreen.doctor.catalogue import render
-from truegreen.doctor.diagnose import Where, report_of
+from truegreen.doctor.diagnose import MONITOR_REGISTRY_OFF, RegistryOff, Where, report_of
 from truegreen.doctor.environment import DoctorSettings
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.reads.gather import gather
@@ -44,6 +44,9 @@ class MonitorSettings(Struct, frozen=True):
     max_age: float = 180.0
     """Seconds a read, or a verdict, may go unconfirmed before it reads unknown."""
     watch: WatchSettings = field(default_factory=WatchSettings)
+    registry_off: RegistryOff = MONITOR_REGISTRY_OFF
+    """Why the registries are not asked, in the footer of every report: the monitor's words,
+    or doctor --watch's."""
 
 
 class Evaluation(Struct, frozen=True):
@@ -260,7 +263,7 @@ class Monitor:
         # the cluster-wide answers' identity that doctor's computations are kept by. The reads
         # run in this thread: the cache answers from memory, but for the few gets made live.
         gathered = gather(self._redacted, namespace, self._wall(), doctor, None, IN_MEMORY)
-        report = report_of(gathered, doctor, self._settings.where)
+        report = report_of(gathered, doctor, self._settings.where, self._settings.registry_off)
         as_of = self.cache.as_of()
         refresh = self._refresh_states(namespace)
         previous = self._latest.get(namespace)
