@@ -4,9 +4,12 @@ from truegreen.exitcodes import ExitCode
 
 
 class TruegreenError(Exception):
-    """An error the operator can act on: what happened, why, and what to do."""
+    """An error the operator can act on: what happened, why, and what to do.
 
-    exit_code: ExitCode = ExitCode.BROKEN
+    Exit 3 unless a kind says otherwise: the run could not do what it was asked, which is
+    neither a pass nor a measured failure; 1 is kept for truegreen's own bugs."""
+
+    exit_code: ExitCode = ExitCode.UNKNOWN
     code = "setup-failed"
     """The stable id of this kind of failure in the JSON failure document (truegreen.failure)."""
 
@@ -41,3 +44,10 @@ class ConnectionSetupError(TruegreenError):
     """
 
     exit_code = ExitCode.UNKNOWN
+
+
+class WriteError(TruegreenError):
+    """A file could not be written where the operator asked (a full disk, a failing device, a
+    place the file system refuses): nothing was saved, so the run has no result (exit 3)."""
+
+    code = "write-failed"

@@ -1,13 +1,16 @@
 """`truegreen monitor` and `doctor --watch` as processes against the fake API server: the
 endpoints, the Events on a verdict change, and how each one ends."""
 
+import json
 import re
 import signal
+import socket
 import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 
@@ -124,6 +127,34 @@ def test_monitor_refuses_contradictory_intervals_as_bad_usage(cluster: Path) -> 
         "truegreen: --max-age 30 must be longer than --interval 60: a value would read unknown "
         "between two evaluations\n"
     )
+
+
+def test_a_port_in_use_is_one_line_exit_3_with_its_document(cluster: Path) -> None:
+    """An environment failure, not a bug: the address and the system's reason in one line,
+    exit 3, and a failure document the schema allows (exit 1 is kept for internal errors)."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run(
+            [
+                *(sys.executable, "-m", "truegreen", "monitor", "--kubeconfig", str(cluster)),
+                *("--listen", f"127.0.0.1:{port}", "-o", "json"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=BOUND,
+            check=False,
+        )
+    assert result.returncode == 3, result.stderr
+    assert result.stderr == (
+        f"truegreen: cannot listen on 127.0.0.1:{port}: Address already in use. pass another "
+        "address with --listen, or stop what listens there\n"
+    )
+    document = json.loads(result.stdout)
+    schema = Path(__file__).parent.parent.parent / "docs" / "failure.schema.json"
+    jsonschema.validate(document, json.loads(schema.read_text()))
+    assert (document["exit_code"], document["headline"]["code"]) == (3, "setup-failed")
 
 
 def test_monitor_labels_every_series_with_the_cluster_name_given(

@@ -1,6 +1,8 @@
 """Snapshots: written whole or not at all, read back honestly, damaged parts never read as ok."""
 
 import json
+import os
+import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -30,6 +32,47 @@ def test_snapshot_refuses_an_existing_folder_and_writes_nothing(
     assert result.stderr.strip().startswith(f"truegreen: cannot write the snapshot to {target}")
     assert len(result.stderr.strip().splitlines()) == 1
     assert sorted(p.name for p in target.iterdir()) == ["keep.txt"]
+
+
+def test_a_file_where_the_folder_should_be_is_named_as_such(doctor: Doctor, tmp_path: Path) -> None:
+    """`--archive job.yaml/x.tar.gz` beside an existing job.yaml: the file is not a folder (it
+    does exist), said before any read is made."""
+    doctor.load("healthy")
+    (tmp_path / "job.yaml").write_text("kind: Job\n")
+    target = tmp_path / "job.yaml" / "x.tar.gz"
+    result = run_cli("snapshot", "--kubeconfig", str(doctor.kubeconfig), "--archive", str(target))
+    assert (result.exit_code, result.stderr) == (
+        64,
+        f"truegreen: cannot write the snapshot to {target}: {tmp_path / 'job.yaml'} is a file, "
+        "not a folder. choose a place in a folder with --archive\n",
+    )
+    assert not doctor.server.requests("GET", "/pods"), "refused before any read"
+
+
+@pytest.mark.parametrize("flag", ["--output-directory", "--archive"])
+def test_a_place_the_file_system_refuses_is_one_line_exit_3_and_nothing_left(
+    doctor: Doctor, flag: str
+) -> None:
+    """The writes fail after every read (sysfs refuses new files even to root, as a read-only
+    or full disk refuses them): one plain line naming the place and the system's reason,
+    exit 3 and the failure document under -o json, and nothing written, not "a bug"."""
+    place = Path("/sys/kernel")
+    assert os.access(place, os.W_OK), "precondition: the early check lets it through"
+    doctor.load("healthy")
+    target = place / ("truegreen-snapshot" if flag == "--output-directory" else "snap.tar.gz")
+    result = run_cli(
+        "snapshot", "--kubeconfig", str(doctor.kubeconfig), flag, str(target), "-o", "json"
+    )
+    assert result.exit_code == 3, result.stderr
+    reason = "(Permission denied|Operation not permitted)"  # the system's words, as it gave them
+    assert re.fullmatch(
+        rf"truegreen: cannot write the snapshot to {re.escape(str(target))}: {reason}\. free "
+        rf"some room there, or choose another place with {flag}\n",
+        result.stderr,
+    ), result.stderr
+    document = json.loads(result.stdout)
+    assert (document["exit_code"], document["headline"]["code"]) == (3, "write-failed")
+    assert not [p for p in place.iterdir() if "snap" in p.name]
 
 
 def test_failed_reads_are_saved_and_read_back_as_failed(doctor: Doctor) -> None:

@@ -43,6 +43,27 @@ def is_archive(path: Path) -> bool:
         return False
 
 
+def writable_parent(target: Path, flag: str) -> Path:
+    """The folder `target` goes in; UsageError, naming why, when it is not a folder this
+    process may write in (checked before any read is made, so no work is lost)."""
+    parent = target.absolute().parent
+    if not parent.exists():
+        raise UsageError(f"cannot write the snapshot to {target}", f"{parent} does not exist")
+    if not parent.is_dir():
+        raise UsageError(
+            f"cannot write the snapshot to {target}",
+            f"{parent} is a file, not a folder",
+            f"choose a place in a folder with {flag}",
+        )
+    if not os.access(parent, os.W_OK):
+        raise UsageError(
+            f"cannot write the snapshot to {target}",
+            f"{parent} cannot be written to (no permission, or a read-only file system)",
+            f"choose a folder you may write in with {flag}",
+        )
+    return parent
+
+
 def check_new_archive(target: Path) -> Path:
     """The folder `target` goes in; UsageError when `target` exists or that folder does not."""
     if target.exists() or target.is_symlink():
@@ -51,10 +72,7 @@ def check_new_archive(target: Path) -> Path:
             "it already exists",
             "choose a new name with --archive",
         )
-    parent = target.absolute().parent
-    if not parent.is_dir():
-        raise UsageError(f"cannot write the snapshot to {target}", f"{parent} does not exist")
-    return parent
+    return writable_parent(target, "--archive")
 
 
 def write_archive(target: Path, top: str, files: Sequence[tuple[str, bytes]], mtime: float) -> None:

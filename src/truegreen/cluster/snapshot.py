@@ -27,7 +27,7 @@ import msgspec
 import yaml
 from msgspec import Struct, field
 
-from truegreen.cluster.archive import META, READS, is_archive, read_archive
+from truegreen.cluster.archive import META, READS, is_archive, read_archive, writable_parent
 from truegreen.cluster.classify import describe
 from truegreen.cluster.endpoints import get_action
 from truegreen.cluster.kinds import Kind
@@ -242,10 +242,7 @@ def check_new_folder(directory: Path) -> Path:
             "it already exists and is not an empty folder",
             "choose a new folder with --output-directory",
         )
-    parent = directory.absolute().parent
-    if not parent.is_dir():
-        raise UsageError(f"cannot write the snapshot to {directory}", f"{parent} does not exist")
-    return parent
+    return writable_parent(directory, "--output-directory")
 
 
 def write_folder(directory: Path, files: Sequence[tuple[str, bytes]]) -> None:

@@ -23,7 +23,7 @@ from truegreen.doctor.findings import CheckId
 from truegreen.doctor.knowledge.image_presence import ImageRegistry
 from truegreen.doctor.reads.gather import gather
 from truegreen.doctor.rollup import Report
-from truegreen.errors import TruegreenError, UsageError
+from truegreen.errors import TruegreenError, UsageError, WriteError
 from truegreen.exitcodes import ExitCode
 from truegreen.kubectl import Kubectl, for_connection
 
@@ -370,10 +370,18 @@ def take_snapshot(
     registry_record = None if registry is None else registry.document()
     files = render(Capture(info, recorder.recorded, logs, left_out, registry_record))
     saved_to = target.path or Path(default_archive_name(namespace, now))
-    if target.folder:
-        write_folder(saved_to, files)
-    else:
-        write_archive(saved_to, _top_folder(saved_to), files, now.timestamp())
+    try:
+        if target.folder:
+            write_folder(saved_to, files)
+        else:
+            write_archive(saved_to, _top_folder(saved_to), files, now.timestamp())
+    except OSError as error:  # both writers leave nothing behind
+        raise WriteError(
+            f"cannot write the snapshot to {saved_to}",
+            error.strerror or type(error).__name__,
+            "free some room there, or choose another place with "
+            + ("--output-directory" if target.folder else "--archive"),
+        ) from None
     reads = [read for _, read in recorder.recorded] + [log for _, log in logs]
     events = next(
         (
