@@ -75,8 +75,8 @@ FAILURES: dict[str, tuple[tuple[str, ...], Setup, int, str]] = {
     "a kubeconfig that does not exist": (
         CLUSTER_COMMANDS,
         lambda tmp, kc: ["--kubeconfig", str(tmp / "absent")],
-        3,
-        "setup-failed",
+        64,
+        "bad-usage",
     ),
     "a kubeconfig that is not YAML": (
         CLUSTER_COMMANDS,

@@ -95,9 +95,18 @@ def test_broken_kubeconfig_is_one_clear_line(
     assert caught.value.exit_code is ExitCode.UNKNOWN
 
 
-def test_missing_file(tmp_path: Path) -> None:
-    with pytest.raises(ConnectionSetupError, match=r"cannot read kubeconfig .*No such file"):
-        resolve(ConnectionSettings(kubeconfig=tmp_path / "absent"))
+def test_a_missing_kubeconfig_is_bad_usage_as_every_missing_path_is(tmp_path: Path) -> None:
+    """The one rule: a path named on the command line that does not exist is exit 64."""
+    absent = tmp_path / "absent"
+    with pytest.raises(UsageError) as caught:
+        resolve(ConnectionSettings(kubeconfig=absent))
+    assert caught.value.exit_code is ExitCode.USAGE
+    assert caught.value.line() == (
+        f"kubeconfig {absent} does not exist. check the path, or pass another with --kubeconfig"
+    )
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(ConnectionSetupError, match=r"cannot read kubeconfig .*not a regular"):
+        resolve(ConnectionSettings(kubeconfig=tmp_path / "folder"))  # exists, can't be used: 3
 
 
 def test_missing_context_is_bad_usage_and_lists_the_known_ones(tmp_path: Path) -> None:

@@ -71,10 +71,22 @@ class _Entry(Struct, frozen=True):
     folder: Path
 
 
+def _check_named(kubeconfig: Path | None) -> None:
+    """A --kubeconfig that does not exist is bad usage (64), as every other path named on the
+    command line is; one that exists but cannot be used is a connection that could not be set
+    up (3)."""
+    if kubeconfig is not None and not (kubeconfig.exists() or kubeconfig.is_symlink()):
+        raise UsageError(
+            f"kubeconfig {kubeconfig} does not exist",
+            todo="check the path, or pass another with --kubeconfig",
+        )
+
+
 def resolve(
     settings: ConnectionSettings, *, service_account: Path = SERVICE_ACCOUNT
 ) -> ResolvedConnection:
     """Resolve the settings to one cluster, user and namespace; ConnectionSetupError if unusable."""
+    _check_named(settings.kubeconfig)
     paths = _kubeconfig_paths(settings.kubeconfig)
     if not paths:
         return _in_cluster(settings, service_account)
@@ -241,6 +253,7 @@ def context_names(kubeconfig: Path | None) -> tuple[str, str, tuple[str, ...]]:
     """The merged kubeconfig's source, current context ("" for none) and every context name,
     sorted (as `kubectl config get-contexts` lists them); UsageError without a kubeconfig (the
     in-cluster account has no contexts)."""
+    _check_named(kubeconfig)
     paths = _kubeconfig_paths(kubeconfig)
     if not paths:
         raise UsageError(
