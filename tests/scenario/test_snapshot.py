@@ -342,3 +342,17 @@ def test_read_files_are_written_as_json_which_any_yaml_reader_reads_the_same(
     for path in reads:
         text = path.read_text()
         assert json.loads(text) == yaml.safe_load(text), path.name
+
+
+def test_a_snapshot_asked_about_another_namespace_says_which_one_it_holds() -> None:
+    """A snapshot holds one namespace: `-n other` is one line naming it (64), not a dozen
+    could-not-check lines about reads the snapshot never made."""
+    healthy_snapshot = Path(__file__).parent.parent.parent / "examples" / "snapshots" / "healthy"
+    result = run_cli("doctor", "--snapshot", str(healthy_snapshot), "-n", "other")
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr == (
+        f"truegreen: the snapshot {healthy_snapshot} holds the namespace 'train', not 'other'. "
+        "drop -n to check 'train', or take a snapshot of 'other' with "
+        "`truegreen snapshot -n other`\n"
+    )
+    assert run_cli("doctor", "--snapshot", str(healthy_snapshot), "-n", "train").exit_code == 0

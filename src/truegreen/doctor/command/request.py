@@ -25,7 +25,7 @@ from truegreen.doctor.reads.gather import gather
 from truegreen.doctor.rollup import Report
 from truegreen.errors import TruegreenError, UsageError, WriteError
 from truegreen.exitcodes import ExitCode
-from truegreen.kubectl import Kubectl, for_connection
+from truegreen.kubectl import Kubectl, for_connection, truegreen_command
 
 if TYPE_CHECKING:  # logs and events are read only for a snapshot; progress only to a terminal
     from truegreen.cluster.context_selection import ContextSelection
@@ -152,7 +152,16 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
             or config.credentials_secret
             or taken_with.get("credentials_secret"),
         )
-        namespace = connection.namespace or snapshot.namespace
+        if connection.namespace not in (None, snapshot.namespace):
+            # A snapshot holds one namespace: any other would read as a dozen could-not-checks.
+            raise UsageError(
+                f"the snapshot {request.snapshot} holds the namespace '{snapshot.namespace}', "
+                f"not '{connection.namespace}'",
+                todo=f"drop -n to check '{snapshot.namespace}', or take a snapshot of "
+                f"'{connection.namespace}' with "
+                + truegreen_command("snapshot", "-n", connection.namespace),
+            )
+        namespace = snapshot.namespace
         # Commands in remedies are for the cluster the snapshot came from: name the namespace.
         settings = replace(
             with_planned_job(settings, request.job_file), kubectl=Kubectl(namespace=namespace)
