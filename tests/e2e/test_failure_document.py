@@ -90,6 +90,12 @@ FAILURES: dict[str, tuple[tuple[str, ...], Setup, int, str]] = {
         3,
         "cluster-unreachable",
     ),
+    "every namespace of a cluster that cannot be reached": (
+        ("doctor", "monitor"),
+        lambda tmp, kc: ["-A", "--kubeconfig", str(_closed_port_kubeconfig(tmp))],
+        3,
+        "cluster-unreachable",
+    ),
     "a listen port out of range": (
         ("monitor",),
         lambda tmp, kc: ["--kubeconfig", str(kc), "--listen", "127.0.0.1:99999"],

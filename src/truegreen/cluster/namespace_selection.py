@@ -126,6 +126,9 @@ class NamespacesNotListedError(TruegreenError):
 
     exit_code = ExitCode.UNKNOWN
     code = "namespaces-not-listed"
+    cant: CantRead | None = None
+    """The list's failure, for a caller that knows the cluster's address and can say it as a
+    run that reached nothing says it."""
 
 
 class NoNamespaceMatchedError(TruegreenError):
@@ -506,6 +509,8 @@ def _not_listed(read: CantRead) -> NamespacesNotListedError:
             "name them with --namespaces a,b,c, or ask an administrator for list on "
             "namespaces (cluster-wide)",
         )
-    return NamespacesNotListedError(
+    error = NamespacesNotListedError(
         "Couldn't list the namespaces", read.reason, "check the connection, then retry"
     )
+    error.cant = read
+    return error

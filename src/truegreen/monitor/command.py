@@ -11,10 +11,10 @@ from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, Kind
 from truegreen.cluster.live import LiveCluster
-from truegreen.cluster.namespace_selection import NamespaceSelection
+from truegreen.cluster.namespace_selection import NamespaceSelection, NamespacesNotListedError
 from truegreen.cluster.reflector import WatchSettings
 from truegreen.doctor.command.config import doctor_settings, load_config
-from truegreen.doctor.command.request import DoctorRequest, with_planned_job
+from truegreen.doctor.command.request import DoctorRequest, namespaces_not_listed, with_planned_job
 from truegreen.doctor.command.request import _with_config as connection_with_config
 from truegreen.doctor.diagnose import MONITOR_REGISTRY_OFF, WATCH_REGISTRY_OFF, Where
 from truegreen.errors import TruegreenError, UsageError
@@ -132,6 +132,10 @@ class RunningMonitor:
             namespaces = SelectedNamespaces(request.selection, self.cluster)
             try:
                 namespaces.first()
+            except NamespacesNotListedError as error:
+                self.cluster.close()
+                where = Where(self.cluster.server, self.cluster.source, self.cluster.login)
+                raise namespaces_not_listed(error, where, for_connection(connection)) from None
             except TruegreenError:
                 self.cluster.close()
                 raise

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from msgspec import Struct
 from msgspec.structs import replace
 
-from truegreen.cluster import CantRead, ClusterReader, Folded, Kind, Listed
+from truegreen.cluster import CantRead, ClusterReader, Folded, Kind, Listed, ReadFailure
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.settings import ConnectionSettings
@@ -30,7 +30,7 @@ from truegreen.kubectl import Kubectl, for_connection, truegreen_command
 if TYPE_CHECKING:  # logs and events are read only for a snapshot; progress only to a terminal
     from truegreen.cluster.context_selection import ContextSelection
     from truegreen.cluster.logs import LogRead, LogRequest
-    from truegreen.cluster.namespace_selection import NamespaceSelection
+    from truegreen.cluster.namespace_selection import NamespaceSelection, NamespacesNotListedError
     from truegreen.cluster.reader import ReadKey
     from truegreen.cluster.snapshot_reads import Recorded
     from truegreen.doctor.command.clusters import ClustersReport
@@ -291,14 +291,17 @@ def _fleet_of(
 ) -> FleetReport:
     """One cluster's namespaces of `selection` (none named: the context's), judged; each
     namespace asks the registries with its own logins unless `no_registry`."""
-    from truegreen.cluster.namespace_selection import resolve_namespaces
+    from truegreen.cluster.namespace_selection import NamespacesNotListedError, resolve_namespaces
     from truegreen.doctor.command.fleet import diagnose_fleet
 
     settings = replace(settings, kubectl=for_connection(connection))
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
         _settled()
-        namespaces = resolve_namespaces(selection, cluster) or (cluster.namespace,)
         where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        try:
+            namespaces = resolve_namespaces(selection, cluster) or (cluster.namespace,)
+        except NamespacesNotListedError as error:
+            raise namespaces_not_listed(error, where, settings.kubectl) from None
         reader = _telling(cluster, told)
 
         def registries(base: ClusterReader) -> tuple[ClusterReader, ImageRegistry | RegistryOff]:
@@ -422,6 +425,18 @@ def _answered(read: object) -> bool:
 
 def _first_failure(recorded: list[tuple[ReadKey, Recorded]]) -> CantRead:
     return next(read for _, read in recorded if isinstance(read, CantRead))
+
+
+def namespaces_not_listed(
+    error: NamespacesNotListedError, where: Where, kubectl: Kubectl
+) -> TruegreenError:
+    """Namespaces that could not be listed because no cluster answered (or none took the
+    login), said as one namespace's run says it: which cluster, why, and the kubectl line
+    that shows whether it answers; any other failure to list stands as it is."""
+    cant = error.cant
+    if cant is not None and (not cant.reached or cant.failure is ReadFailure.UNAUTHORIZED):
+        return _nothing_read(Unreachable(cant), where, kubectl)
+    return error
 
 
 def _nothing_read(
