@@ -33,7 +33,7 @@ from tests.support.registry import (
     served_from,
     serving_manifests,
 )
-from tests.support.scenarios import Obj, find, healthy
+from tests.support.scenarios import Obj, find, healthy, job_pod
 from truegreen.doctor.knowledge.image_presence import MAX_LOOKUPS
 
 WRONG_PASSWORD = "not-the-robot-s-password-31x"
@@ -48,9 +48,16 @@ def _push_environment(registry: Registry) -> None:
     registry.push_image("trainer", "2.1", content="trainer")
 
 
-def _environment(host: str, *, login: tuple[str, str] | None = ("robot", REGISTRY_PASSWORD)) -> Any:
+def _environment(
+    host: str,
+    *,
+    login: tuple[str, str] | None = ("robot", REGISTRY_PASSWORD),
+    pulled: bool = False,
+) -> Any:
     """The healthy namespace, its images served from `host`, its registry login for `host`
-    (none at all, neither named nor stored, when `login` is None)."""
+    (none at all, neither named nor stored, when `login` is None). Unless `pulled`, no machine
+    has pulled its images yet (no container status carries an imageID: a new environment, or
+    one whose pods are still waiting), so the registry is what can answer."""
 
     def build(now: datetime) -> list[Obj]:
         objects = [
@@ -58,6 +65,10 @@ def _environment(host: str, *, login: tuple[str, str] | None = ("robot", REGISTR
             for o in served_from(healthy(now), host)
             if not (o["kind"] == "Secret" and o["metadata"]["name"] == "regcred")
         ]
+        if not pulled:
+            for pod in (o for o in objects if o["kind"] == "Pod"):
+                for status in pod.get("status", {}).get("containerStatuses", []):
+                    status.pop("imageID", None)
         if login is None:
             for obj in objects:
                 template = obj.get("spec", {}).get("template", {}).get("spec")
@@ -490,3 +501,77 @@ def test_an_answer_without_every_login_of_the_pods_is_no_measurement(asking: Doc
     report = result.json()
     assert result.exit_code == 3
     assert _image_pull(report) == [("unknown", "cant-check", "image-pull.cant-read")]
+
+
+def _all_pulled(host: str) -> Any:
+    """The healthy namespace with every image pulled: the services' pods run theirs, and the
+    training job's last pod (Succeeded) ran the trainer, its status still carrying the imageID
+    the kubelet set (pkg/kubelet/kuberuntime)."""
+    environment = _environment(host, pulled=True)
+
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = environment(now)
+        job = find(objects, "Job", "train-001")
+        pod = job_pod(job, now, suffix="done", node_name="gpu-1", phase="Succeeded")
+        container = pod["spec"]["containers"][0]
+        pod["status"]["containerStatuses"] = [
+            {
+                "name": container["name"],
+                "image": container["image"],
+                "imageID": f"{host}/trainer@sha256:{'ab' * 32}",
+                "ready": False,
+                "state": {"terminated": {"exitCode": 0, "reason": "Completed"}},
+            }
+        ]
+        return [*objects, pod]
+
+    return build
+
+
+def test_images_the_machines_pulled_are_the_kubelet_s_word_and_no_registry_is_asked(
+    asking: Doctor, open_registry: Registry
+) -> None:
+    """Each image a container of the namespace runs or ran (its status carries the kubelet's
+    imageID) was pulled: that is the measurement. Ready with the real registry serving them,
+    and just as ready with every image named on a port nothing listens on: no request made."""
+    _push_environment(open_registry)
+    for host in (open_registry.host, f"127.0.0.1:{_closed_port()}"):
+        asking.load(_all_pulled(host))
+        result = asking.live("-o", "json")
+        assert (result.exit_code, result.json()["headline"]["code"]) == (0, "ready"), host
+        assert _image_pull(result.json()) == [("ok", "measured", "image-pull.ok")]
+        assert _details(result.json()) == [
+            f"{host}/jobs-manager:1.4 (the workload 'jobs-manager'): pulled by a machine for a "
+            "program here",
+            f"{host}/library/mysql:8.0 (the workload 'mysql'): pulled by a machine for a "
+            "program here",
+            f"{host}/trainer:2.1 (the training job 'train-001'): pulled by a machine for a "
+            "program here",
+        ]
+        assert result.json()["coverage"]["not_checked"] == []
+
+
+def test_an_image_no_machine_has_pulled_is_still_asked(
+    asking: Doctor, open_registry: Registry
+) -> None:
+    """A new tag in the training job's template, which no pod runs yet: the registry is asked
+    about that one image (it was never pushed: missing), the running ones are not."""
+    _push_environment(open_registry)
+    host = open_registry.host
+    environment = _environment(host, pulled=True)
+
+    def new_tag(now: datetime) -> list[Obj]:
+        objects: list[Obj] = environment(now)
+        job = find(objects, "Job", "train-001")
+        job["spec"]["template"]["spec"]["containers"][0]["image"] = f"{host}/trainer:2.2"
+        return objects
+
+    asking.load(new_tag)
+    result = asking.live("-o", "json")
+    assert result.exit_code == 2
+    codes = _image_pull(result.json())
+    assert ("fail", "measured", "image-pull.image-missing") in codes
+    missing = [f for f in result.json()["findings"] if f["code"] == "image-pull.image-missing"]
+    assert len(missing) == 1
+    assert f"{host}/trainer:2.2" in missing[0]["headline"]
+    assert f"{host}/trainer:2.1" not in json.dumps(missing)

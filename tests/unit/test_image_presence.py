@@ -23,6 +23,7 @@ from truegreen.doctor.knowledge.image_presence import (
     combined,
     download_size,
     is_index,
+    kubelet_pulled,
     login_covers,
     machine_platform,
     machines_log_in,
@@ -359,3 +360,35 @@ def test_only_an_answer_about_the_image_is_a_measurement() -> None:
 )
 def test_sizes_in_the_units_registries_show(size: int, text: str) -> None:
     assert plain_size(size) == text
+
+
+def test_the_kubelet_pulled_what_a_container_status_carries_an_image_id_for() -> None:
+    """By the container's name, the reference its spec pulled (normalised); a status without
+    an imageID (still waiting, ErrImagePull) pulled nothing; an unread list, nothing known."""
+    pods = Listed(
+        (
+            {
+                "spec": {
+                    "initContainers": [{"name": "init", "image": "busybox:1.36"}],
+                    "containers": [
+                        {"name": "main", "image": "registry.example.com/trainer:2.1"},
+                        {"name": "side", "image": "registry.example.com/side:1"},
+                        {"name": "bad", "image": "Not A Reference"},
+                    ],
+                },
+                "status": {
+                    "initContainerStatuses": [{"name": "init", "imageID": "docker.io/x@sha256:1"}],
+                    "containerStatuses": [
+                        {"name": "main", "imageID": "registry.example.com/trainer@sha256:2"},
+                        {"name": "side", "imageID": ""},
+                        {"name": "bad", "imageID": "x@sha256:3"},
+                        {"name": "gone", "imageID": "y@sha256:4"},
+                    ],
+                },
+            },
+        )
+    )
+    assert kubelet_pulled(pods) == frozenset(
+        {"docker.io/library/busybox:1.36", "registry.example.com/trainer:2.1"}
+    )
+    assert kubelet_pulled(CantRead(ReadFailure.FORBIDDEN, "no")) == frozenset()

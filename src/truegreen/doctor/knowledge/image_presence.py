@@ -264,6 +264,33 @@ def pulled_images(spec: Mapping[str, Any]) -> list[str]:
     return found
 
 
+def kubelet_pulled(pods: ListRead) -> frozenset[str]:
+    """The images (normalised as `pulled_images` names them) that a machine has pulled for a
+    pod of the namespace: a container whose status carries an `imageID` runs, or ran, that
+    image (pkg/kubelet/kuberuntime: the kubelet sets imageID once the image is in place).
+    That is the kubelet's measurement: no registry need be asked about them from here. The
+    image a container status names can be a digest or a normalised name, so the container's
+    own spec says which reference was pulled."""
+    if not isinstance(pods, Listed):
+        return frozenset()
+    found: set[str] = set()
+    for pod in pods.items:
+        spec = o.mapping(pod.get("spec"))
+        images = {
+            str(c.get("name")): c.get("image")
+            for c in [*o.init_containers(spec), *o.containers(spec)]
+        }
+        for status in o.container_statuses(pod):
+            image = images.get(str(status.get("name")))
+            if not status.get("imageID") or not isinstance(image, str):
+                continue
+            try:
+                found.add(str(parse_image(image)))
+            except ImageReferenceError:
+                continue
+    return frozenset(found)
+
+
 def machine_platform(spec: Mapping[str, Any], machines: ListRead) -> str:
     """The `os/arch` a pod of `spec` runs on: its node selector's, else the one platform every
     machine has, else linux/amd64."""
@@ -310,13 +337,15 @@ def wanted_lookups(
     secrets: Mapping[str, GetRead],
     judged: str | None,
     machines: ListRead,
+    pulled: frozenset[str] = frozenset(),
 ) -> list[ImageLookup]:
     """Every distinct look-up the templates need, in the order asked: the judged training
-    job's first, so that a run past MAX_LOOKUPS still asks about the job it judges."""
+    job's first, so that a run past MAX_LOOKUPS still asks about the job it judges. None for
+    an image a machine has already pulled for the namespace (`kubelet_pulled`)."""
     found: dict[ImageLookup, None] = {}
     for template in sorted(templates, key=lambda t: t.ref != judged):
         _, lookups = template_lookups_of(template, accounts, secrets, judged, machines)
-        found.update(dict.fromkeys(lookups))
+        found.update(dict.fromkeys(x for x in lookups if x.image not in pulled))
     return list(found)
 
 

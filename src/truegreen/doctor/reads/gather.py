@@ -51,7 +51,12 @@ from truegreen.doctor.environment import (
 )
 from truegreen.doctor.knowledge.evidence import scheduler_verdict
 from truegreen.doctor.knowledge.gpu_supply import gpu_problems
-from truegreen.doctor.knowledge.image_presence import ImageRegistry, RegistryAnswers, wanted_lookups
+from truegreen.doctor.knowledge.image_presence import (
+    ImageRegistry,
+    RegistryAnswers,
+    kubelet_pulled,
+    wanted_lookups,
+)
 from truegreen.doctor.knowledge.kueue import DEFAULT_QUEUE, GROUP, KueueKinds, kinds_served
 from truegreen.doctor.knowledge.training import (
     TrainingJob,
@@ -209,7 +214,9 @@ def gather(
         # Read only when the job's priority can change its verdict
         # (doctor/checks/capacity/preemption.py).
         classes = listing(Kind.PRIORITY_CLASS, None) if priorities_matter(capacity, job) else None
-        lookups = _ask_registry(schedule, registry, templates, accounts, secrets, job, node_list)
+        lookups = _ask_registry(
+            schedule, registry, templates, accounts, secrets, job, node_list, pod_list
+        )
         filtered = filters()
         return Environment(
             namespace=namespace,
@@ -266,12 +273,19 @@ def _ask_registry(
     secrets: Mapping[str, Pending[GetRead]],
     job: TrainingJob | None,
     machines: ListRead,
+    pods: ListRead,
 ) -> Pending[RegistryAnswers] | None:
-    """The registry look-ups, sent once the logins they need are in; None when not asked."""
+    """The registry look-ups, sent once the logins they need are in; None when not asked.
+    An image a machine has pulled for the namespace is not asked about: the kubelet has."""
     if registry is None:
         return None
     wanted = wanted_lookups(
-        templates, accounts, results(secrets), job.ref if job else None, machines
+        templates,
+        accounts,
+        results(secrets),
+        job.ref if job else None,
+        machines,
+        kubelet_pulled(pods),
     )
     return schedule.submit(partial(registry.look_up, wanted))
 

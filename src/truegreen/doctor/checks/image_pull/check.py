@@ -28,6 +28,7 @@ from truegreen.doctor.knowledge.image_presence import (
     ImageLookup,
     Presence,
     RegistryAnswer,
+    kubelet_pulled,
     login_covers,
     plain_size,
     registries_with_credentials,
@@ -243,12 +244,19 @@ def _presence(env: Environment) -> _Presence:
     if answers is None:
         return found
     judged = env.judged_job()
+    pulled = kubelet_pulled(env.pods)
     statements: dict[tuple[str, str, Presence | None], _Statement] = {}
     for template in env.templates():
         logins, lookups = template_lookups_of(
             template, env.service_accounts, env.secrets, judged.ref if judged else None, env.nodes
         )
         for lookup in lookups:
+            if lookup.image in pulled:  # the kubelet's measurement: no registry was asked
+                found.served.add((template.ref, lookup.image))  # so no login was needed
+                line = f"{lookup.image} ({template.owner}): pulled by a machine for a program here"
+                if line not in found.present:
+                    found.present.append(line)
+                continue
             answer = answers.get(lookup, _NOT_CAPTURED)
             registry = parse_image(lookup.image).registry
             if answer.presence is Presence.PRESENT:
