@@ -49,8 +49,8 @@ def test_unverified_registries_are_warned_of_before_connecting_and_only_when_usa
     tmp_path: Path,
 ) -> None:
     told: list[str] = []
-    missing = ConnectionSettings(kubeconfig=tmp_path / "missing")
-    unverified = _request(connection=missing, verify_registry_tls=False, on_warning=told.append)
+    unusable = ConnectionSettings(kubeconfig=tmp_path)  # a folder: it exists, it can't be read
+    unverified = _request(connection=unusable, verify_registry_tls=False, on_warning=told.append)
     with pytest.raises(UsageError):
         run_refresh(replace(unverified, selector="team!=ml"))
     assert told == [], "a request that cannot run warned"
