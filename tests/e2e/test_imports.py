@@ -76,10 +76,15 @@ def test_lint_loads_no_cluster_client_no_http_and_no_rich() -> None:
 def test_json_output_loads_no_rich_and_doctor_no_logging_or_traceback(
     tmp_path: Path,
 ) -> None:
-    """doctor asks the registries too, here one on loopback that serves every image: its
-    look-ups run on plain threads, not concurrent.futures."""
+    """doctor asks the registries too (no machine has pulled the images yet), here one on
+    loopback that serves every image: its look-ups run on plain threads, not
+    concurrent.futures."""
     with FakeApiServer() as server, ScriptedApi(serving_manifests) as registry:
-        server.add(*served_from(healthy(datetime.now(UTC)), f"127.0.0.1:{registry.port}"))
+        objects = served_from(healthy(datetime.now(UTC)), f"127.0.0.1:{registry.port}")
+        for pod in (o for o in objects if o["kind"] == "Pod"):  # no machine has pulled yet
+            for status in pod["status"].get("containerStatuses", []):
+                status.pop("imageID", None)
+        server.add(*objects)
         kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
         doctor_code, doctor = _imported("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
         refresh_code, refresh = _imported("refresh", "--kubeconfig", str(kubeconfig), "-o", "json")
