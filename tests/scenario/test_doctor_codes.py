@@ -38,12 +38,12 @@ def manager_container(objects: list[Obj]) -> Obj:
     return containers[0]
 
 
-def _wait(reason: str, last: str | None = None) -> Change:
+def _wait(reason: str, last: str | None = None, message: str = "detail") -> Change:
     def change(objects: list[Obj], now: datetime) -> None:
         status = manager_pod(objects)["status"]
         status["conditions"][1]["status"] = "False"
         status["containerStatuses"][0].update(
-            {"ready": False, "state": {"waiting": {"reason": reason, "message": "detail"}}}
+            {"ready": False, "state": {"waiting": {"reason": reason, "message": message}}}
         )
         if last:
             status["containerStatuses"][0]["lastState"] = {"terminated": {"reason": last}}
@@ -155,6 +155,9 @@ def _disabled_server(objects: list[Obj], now: datetime) -> None:
     _container(env=[{"name": "HTTP_OFF", "value": "1"}])(objects, now)
 
 
+_REF = "registry.example.com/jobs-manager:1.4"
+_PULL = f'failed to pull and unpack image "{_REF}": failed to resolve reference "{_REF}":'
+
 VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
     (
         "crash loop",
@@ -170,6 +173,42 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
         "image pull",
         _wait("ImagePullBackOff"),
         ("workloads.image-download-failing", "fail", "measured"),
+    ),
+    # The kubelet's ErrImagePull message is the container runtime's error (containerd's
+    # resolver and authorizer, pkg/remotes/docker; the registry's own 429 text).
+    (
+        "image not in its registry",
+        _wait("ErrImagePull", message=f"{_PULL} {_REF}: not found"),
+        ("workloads.image-not-in-registry", "fail", "measured"),
+    ),
+    (
+        "image login refused",
+        _wait(
+            "ErrImagePull",
+            message=f"{_PULL} failed to authorize: failed to fetch oauth token: unexpected "
+            "status from POST request to https://registry.example.com/token: 401 Unauthorized",
+        ),
+        ("workloads.image-login-refused", "fail", "measured"),
+    ),
+    (
+        "image pull limit",
+        _wait(
+            "ImagePullBackOff",
+            message=f'Back-off pulling image "{_REF}": ErrImagePull: {_PULL} unexpected status '
+            "code: 429 Too Many Requests - Server message: toomanyrequests: You have reached "
+            "your pull rate limit.",
+        ),
+        ("workloads.image-pull-limit", "fail", "measured"),
+    ),
+    (
+        "registry unreachable",
+        _wait(
+            "ErrImagePull",
+            message=f'{_PULL} failed to do request: Head "https://registry.example.com/v2/'
+            'jobs-manager/manifests/1.4": dial tcp: lookup registry.example.com on '
+            "10.96.0.10:53: no such host",
+        ),
+        ("workloads.registry-unreachable", "fail", "measured"),
     ),
     (
         "config error",

@@ -374,6 +374,7 @@ def test_the_kubelet_pulled_what_a_container_status_carries_an_image_id_for() ->
                         {"name": "main", "image": "registry.example.com/trainer:2.1"},
                         {"name": "side", "image": "registry.example.com/side:1"},
                         {"name": "bad", "image": "Not A Reference"},
+                        {"name": "retry", "image": "registry.example.com/new:2"},
                     ],
                 },
                 "status": {
@@ -383,6 +384,11 @@ def test_the_kubelet_pulled_what_a_container_status_carries_an_image_id_for() ->
                         {"name": "side", "imageID": ""},
                         {"name": "bad", "imageID": "x@sha256:3"},
                         {"name": "gone", "imageID": "y@sha256:4"},
+                        {
+                            "name": "retry",
+                            "imageID": "z@sha256:5",
+                            "state": {"waiting": {"reason": "ImagePullBackOff"}},
+                        },
                     ],
                 },
             },

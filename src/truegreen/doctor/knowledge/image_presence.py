@@ -264,6 +264,9 @@ def pulled_images(spec: Mapping[str, Any]) -> list[str]:
     return found
 
 
+_PULL_FAILING = frozenset({"ErrImagePull", "ImagePullBackOff", "InvalidImageName"})
+
+
 def kubelet_pulled(pods: ListRead) -> frozenset[str]:
     """The images (normalised as `pulled_images` names them) that a machine has pulled for a
     pod of the namespace: a container whose status carries an `imageID` runs, or ran, that
@@ -282,7 +285,12 @@ def kubelet_pulled(pods: ListRead) -> frozenset[str]:
         }
         for status in o.container_statuses(pod):
             image = images.get(str(status.get("name")))
-            if not status.get("imageID") or not isinstance(image, str):
+            waiting = o.mapping(o.mapping(status.get("state")).get("waiting"))
+            if (
+                not status.get("imageID")
+                or not isinstance(image, str)
+                or waiting.get("reason") in _PULL_FAILING  # a new image the old ID is not
+            ):
                 continue
             try:
                 found.add(str(parse_image(image)))

@@ -13,6 +13,9 @@ from truegreen.doctor.checks.workloads.runtime_needs import SHM_FIX, SHM_PATH, s
 from truegreen.doctor.checks.workloads.words import (
     CRASH_LOOP,
     IMAGE_DOWNLOAD_FAILING,
+    IMAGE_LOGIN_REFUSED,
+    IMAGE_NOT_IN_REGISTRY,
+    IMAGE_PULL_LIMIT,
     JOB_PAUSED,
     JOB_QUEUED,
     LAST_JOB_DEADLINE,
@@ -24,6 +27,7 @@ from truegreen.doctor.checks.workloads.words import (
     NONE_FOUND,
     NOT_READY,
     OUT_OF_MEMORY,
+    REGISTRY_UNREACHABLE,
     SAY,
     SETTING_MISSING,
     STARTING,
@@ -34,7 +38,9 @@ from truegreen.doctor.checks.workloads.words import (
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.evidence import Ending, job_failure
+from truegreen.doctor.knowledge.pull_errors import PullError, pull_error
 from truegreen.doctor.knowledge.training import TrainingJob, training_owner
+from truegreen.images import ImageReferenceError, parse_image
 from truegreen.kubectl import Kubectl
 from truegreen.rollout import rollout_status
 
@@ -42,6 +48,21 @@ CHECK = CheckId.WORKLOADS
 _CRASHING = {"CrashLoopBackOff"}
 _IMAGE_FAILING = {"ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull"}
 _SETTING_MISSING = {"CreateContainerConfigError", "CreateContainerError"}
+_PULL_CODES = {
+    PullError.NOT_FOUND: IMAGE_NOT_IN_REGISTRY,
+    PullError.LOGIN_REFUSED: IMAGE_LOGIN_REFUSED,
+    PullError.PULL_LIMIT: IMAGE_PULL_LIMIT,
+    PullError.UNREACHABLE: REGISTRY_UNREACHABLE,
+}
+"""The kubelet's reason for a failed pull, read from its message, as a finding."""
+
+
+def _registry_of(image: str) -> str:
+    """The registry an image reference names (`docker.io` for a short name)."""
+    try:
+        return parse_image(image).registry
+    except ImageReferenceError:
+        return "its registry"
 
 
 def _age(since: datetime | None, now: datetime) -> timedelta:
@@ -83,13 +104,18 @@ def _pod_problem(
             )
         if reason in _IMAGE_FAILING:
             image = str(container.get("image", ""))
-            detail = f"pod {name} container {cname}: {reason}: {waiting.get('message', '')}"
+            message = str(waiting.get("message", ""))
+            detail = f"pod {name} container {cname}: {reason}: {message}"
+            said = pull_error(message) if reason in ("ErrImagePull", "ImagePullBackOff") else None
+            fields: tuple[tuple[str, str], ...] = (("image", image), describe)
+            if said is not None:
+                fields = (*fields, ("registry", _registry_of(image)))
             return _PodProblem(
-                IMAGE_DOWNLOAD_FAILING,
+                _PULL_CODES[said] if said is not None else IMAGE_DOWNLOAD_FAILING,
                 Status.FAIL,
                 Basis.MEASURED,
                 detail.rstrip(": "),
-                (("image", image), describe),
+                fields,
             )
         if reason in _SETTING_MISSING:
             detail = f"pod {name} container {cname}: {reason}: {waiting.get('message', '')}"

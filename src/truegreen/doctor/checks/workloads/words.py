@@ -12,6 +12,10 @@ NONE_FOUND: Final = "workloads.none-found"
 CRASH_LOOP: Final = "workloads.crash-loop"
 OUT_OF_MEMORY: Final = "workloads.out-of-memory"
 IMAGE_DOWNLOAD_FAILING: Final = "workloads.image-download-failing"
+IMAGE_NOT_IN_REGISTRY: Final = "workloads.image-not-in-registry"
+IMAGE_LOGIN_REFUSED: Final = "workloads.image-login-refused"
+IMAGE_PULL_LIMIT: Final = "workloads.image-pull-limit"
+REGISTRY_UNREACHABLE: Final = "workloads.registry-unreachable"
 SETTING_MISSING: Final = "workloads.setting-missing"
 UPDATE_STUCK: Final = "workloads.update-stuck"
 UPDATING: Final = "workloads.updating"
@@ -48,6 +52,28 @@ WORDS: Final[dict[str, Wording]] = {
         "{workload} can't download its image {image}.",
         "Check that the image name and tag exist and that a registry login covers them; "
         "{command} shows the download error.",
+    ),
+    IMAGE_NOT_IN_REGISTRY: Wording(
+        "{workload} can't download its image {image}: {registry} says there is no such image.",
+        "Check the image's name and tag, and push it if it was never pushed; {command} shows "
+        "the download error.",
+    ),
+    IMAGE_LOGIN_REFUSED: Wording(
+        "{workload} can't download its image {image}: {registry} refused the login.",
+        "Check that the registry login it uses holds valid credentials for {registry}; "
+        "{command} shows the registry's words.",
+    ),
+    IMAGE_PULL_LIMIT: Wording(
+        "{workload} can't download its image {image}: {registry} allows only so many downloads, "
+        "and the limit is reached.",
+        "Download with a registry login (a logged-in account is allowed more) or from a mirror "
+        "of {registry}; the limit also lifts after a while. {command} shows the registry's "
+        "words.",
+    ),
+    REGISTRY_UNREACHABLE: Wording(
+        "{workload} can't download its image {image}: the machines can't reach {registry}.",
+        "Check that the machines reach {registry} (its name resolves, no firewall or proxy in "
+        "the way); {command} shows the error.",
     ),
     SETTING_MISSING: Wording(
         "{workload} can't start: a stored setting or login it needs is missing.",

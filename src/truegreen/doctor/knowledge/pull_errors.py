@@ -1,0 +1,58 @@
+"""Why the kubelet could not pull an image, read from its own words.
+
+The kubelet reports a failed pull as the container's waiting reason `ErrImagePull` (then
+`ImagePullBackOff`, whose message carries the last error: pkg/kubelet/images/image_manager.go)
+with the container runtime's error as the message. The runtime's words follow the registry's
+answer (distribution-spec error codes, containerd's and CRI-O's resolver): a missing image or
+tag (`not found`, `manifest unknown`), a refused login (`401 Unauthorized`, `403 Forbidden`,
+`denied`), the registry's pull limit (`429 Too Many Requests`, `toomanyrequests`), a registry
+the machine cannot reach (`no such host`, `i/o timeout`, `connection refused`). Docker Hub's
+`pull access denied, repository does not exist or may require authorization` says either of
+the first two, so it is read as neither. A message that says none of these is left to the
+generic finding, quoted.
+"""
+
+import re
+from enum import StrEnum
+
+
+class PullError(StrEnum):
+    """What stopped the pull, as the kubelet's message says it."""
+
+    NOT_FOUND = "not-found"
+    LOGIN_REFUSED = "login-refused"
+    PULL_LIMIT = "pull-limit"
+    UNREACHABLE = "unreachable"
+
+
+# Checked in this order: a pull limit's message also names the manifest it could not fetch.
+_PATTERNS = (
+    (PullError.PULL_LIMIT, re.compile(r"toomanyrequests|429 too many requests|rate limit", re.I)),
+    (
+        PullError.UNREACHABLE,
+        re.compile(
+            r"no such host|i/o timeout|connection refused|network is unreachable"
+            r"|tls handshake timeout|no route to host",
+            re.I,
+        ),
+    ),
+    (
+        PullError.LOGIN_REFUSED,
+        re.compile(
+            r"401 unauthorized|403 forbidden|\bunauthorized\b|\bdenied: |authentication required",
+            re.I,
+        ),
+    ),
+    (PullError.NOT_FOUND, re.compile(r"\bnot found\b|manifest unknown|name unknown", re.I)),
+)
+_EITHER = re.compile(r"repository does not exist or may require authorization", re.I)
+
+
+def pull_error(message: str) -> PullError | None:
+    """What the kubelet's message says stopped the pull; None when it says none of them."""
+    for error, pattern in _PATTERNS:
+        if error is not PullError.PULL_LIMIT and _EITHER.search(message):
+            return None  # Docker Hub's answer for a missing image and a refused login alike
+        if pattern.search(message):
+            return error
+    return None
