@@ -6,7 +6,7 @@ import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from truegreen.cli.output import loaded, reporting_errors, stop_on_signals
+from truegreen.cli.output import loaded, reporting_errors, stop_on_signals, warn
 from truegreen.cli.parser import (
     FILE,
     InRange,
@@ -177,7 +177,9 @@ def monitor(
                 markup=False,
             )
 
-    with RunningMonitor(request, on_evaluation=evaluated, on_event=event) as running:
+    with RunningMonitor(
+        request, on_evaluation=evaluated, on_event=event, on_client_error=warn
+    ) as running:
         host, port = running.address or ("", 0)
         watched = running.monitor.namespaces()
         what = (

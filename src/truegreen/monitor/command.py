@@ -108,6 +108,7 @@ class RunningMonitor:
         *,
         on_evaluation: Callable[[Evaluation, Evaluation | None], None],
         on_event: Callable[[EventOutcome], None],
+        on_client_error: Callable[[str], None] = lambda line: None,
     ) -> None:
         check_request(request)
         config = load_config(request.doctor.config)
@@ -177,7 +178,9 @@ class RunningMonitor:
         self.server: StatusServer | None = None
         if request.listen is not None:
             try:
-                self.server = StatusServer(parse_listen(request.listen), self._routes()).start()
+                self.server = StatusServer(
+                    parse_listen(request.listen), self._routes(), on_client_error=on_client_error
+                ).start()
             except OSError as error:
                 self.cluster.close()
                 raise BindError(

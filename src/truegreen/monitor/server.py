@@ -2,17 +2,27 @@
 
 `/healthz` says the process answers; `/readyz` that a first evaluation has completed (a
 readiness probe on it keeps the Service from routing to a monitor with nothing to say yet).
-Only GET and HEAD; a slow client is dropped after a few seconds.
+Only GET and HEAD. Bounded as Go's http.Server is when given ReadHeaderTimeout: a client has
+REQUEST_HEAD_SECONDS for its whole request head, however slowly it trickles it in; at most
+MAX_CONNECTIONS are served at once, and one more is closed at once. A client that goes away
+mid-request is one line, never a traceback. `:PORT` listens on every address, IPv6 and IPv4,
+as Go's listener does; `[::1]:PORT` on IPv6.
 """
 
+import contextlib
+import socket
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 from msgspec import Struct
 
-CLIENT_TIMEOUT_SECONDS = 10.0
-"""A client that sends its request slower than this is dropped."""
+REQUEST_HEAD_SECONDS = 10.0
+"""The longest a client may take to send its whole request head."""
+MAX_CONNECTIONS = 32
+"""Connections served at once: Prometheus, a browser or two, a probe; more are refused."""
 
 
 class Page(Struct, frozen=True):
@@ -38,13 +48,75 @@ def parse_listen(listen: str) -> tuple[str, int]:
     return host, int(port)
 
 
-class StatusServer:
-    """Serves `routes` on a thread; `stop()` ends it."""
+class _Server(ThreadingHTTPServer):
+    """A threading server with a bound on its connections, for either address family."""
 
-    def __init__(self, listen: tuple[str, int], routes: Routes) -> None:
-        handler = _handler(routes)
-        self._server = ThreadingHTTPServer(listen, handler)
-        self._server.daemon_threads = True
+    daemon_threads = True
+    request_queue_size = 128  # refused connections are closed at once, not left in the backlog
+
+    def __init__(
+        self,
+        listen: tuple[str, int],
+        handler: type[BaseHTTPRequestHandler],
+        on_client_error: Callable[[str], None],
+        max_connections: int,
+    ) -> None:
+        host = listen[0]
+        self.dual_stack = host == "0.0.0.0" and socket.has_ipv6
+        if ":" in host or self.dual_stack:
+            self.address_family = socket.AF_INET6
+            listen = ("::" if self.dual_stack else host, listen[1])
+        self.on_client_error = on_client_error
+        self._slots = threading.BoundedSemaphore(max_connections)
+        super().__init__(listen, handler)
+
+    def server_bind(self) -> None:
+        if self.dual_stack:  # IPv4 clients too, as Go's `:PORT` takes them
+            self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        super().server_bind()
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self.shutdown_request(request)  # past the bound: closed, no thread started
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line for a client that went away or stalled, instead of a traceback."""
+        import sys
+
+        error = sys.exc_info()[1]
+        self.on_client_error(
+            f"a client of the status page at {client_address[0]} was dropped "
+            f"({type(error).__name__ if error else 'unknown'})"
+        )
+
+
+class StatusServer:
+    """Serves `routes` on a thread; `stop()` ends it. `on_client_error` hears, in one line, a
+    client that went away mid-request or sent its head too slowly."""
+
+    def __init__(
+        self,
+        listen: tuple[str, int],
+        routes: Routes,
+        *,
+        on_client_error: Callable[[str], None] = lambda line: None,
+        head_seconds: float = REQUEST_HEAD_SECONDS,
+        max_connections: int = MAX_CONNECTIONS,
+    ) -> None:
+        handler = _handler(routes, head_seconds)
+        self._server = _Server(listen, handler, on_client_error, max_connections)
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="status-server", daemon=True
         )
@@ -66,11 +138,43 @@ class StatusServer:
         self._server.server_close()
 
 
-def _handler(routes: Routes) -> type[BaseHTTPRequestHandler]:
+class _HeadDeadline:
+    """The request's stream, read line by line under one deadline for the whole head: each
+    read may wait only for what is left of it (Go's ReadHeaderTimeout)."""
+
+    def __init__(self, stream: Any, connection: socket.socket, seconds: float) -> None:
+        self._stream = stream
+        self._connection = connection
+        self._deadline = time.monotonic() + seconds
+
+    def readline(self, limit: int = -1) -> bytes:
+        left = self._deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request head took too long")
+        self._connection.settimeout(left)
+        line: bytes = self._stream.readline(limit)
+        return line
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _handler(routes: Routes, head_seconds: float) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        timeout = CLIENT_TIMEOUT_SECONDS
+        timeout = head_seconds
         server_version = "truegreen"
         sys_version = ""
+
+        def setup(self) -> None:
+            super().setup()
+            # The head's reads go through one deadline (the handler reads nothing else).
+            self.rfile = _HeadDeadline(  # type: ignore[assignment]
+                self.rfile, self.connection, head_seconds
+            )
+
+        def handle(self) -> None:
+            with contextlib.suppress(TimeoutError):  # a head past its deadline: just closed
+                super().handle()
 
         def log_message(self, format: str, *args: object) -> None:
             """No access log: the metrics count what matters."""

@@ -1,0 +1,130 @@
+"""The monitor's status server under clients that misbehave, on loopback: a head trickled in
+line by line, more connections than it serves, clients that reset mid-request; and the
+addresses it listens on (Go's net/http: ReadHeaderTimeout bounds the whole head; `:PORT`
+listens on IPv6 and IPv4)."""
+
+import contextlib
+import socket
+import struct
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from truegreen.monitor.server import Page, StatusServer, parse_listen
+
+ROUTES = {"/healthz": lambda: Page(200, "text/plain; charset=utf-8", b"ok\n")}
+
+
+@pytest.fixture
+def said() -> list[str]:
+    return []
+
+
+@pytest.fixture
+def server(said: list[str]) -> Iterator[StatusServer]:
+    running = StatusServer(
+        ("127.0.0.1", 0), ROUTES, on_client_error=said.append, head_seconds=1.0, max_connections=4
+    ).start()
+    yield running
+    running.stop()
+
+
+def _get(host: str, port: int, family: socket.AddressFamily = socket.AF_INET) -> bytes:
+    with socket.socket(family) as client:
+        client.settimeout(5)
+        client.connect((host, port))
+        client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        answer = b""
+        while chunk := client.recv(4096):
+            answer += chunk
+    return answer
+
+
+def test_a_head_trickled_in_line_by_line_is_cut_at_its_deadline(server: StatusServer) -> None:
+    """One header line every 0.3 s would keep a per-read timeout of 1 s waiting forever; the
+    whole head has 1 s, so the server closes the connection within a second or so."""
+    host, port = server.address
+    assert _get(host, port).startswith(b"HTTP/1.0 200"), "precondition: it serves"
+    with socket.create_connection((host, port), timeout=10) as slow:
+        slow.sendall(b"GET /healthz HTTP/1.1\r\n")
+        dropped = False
+        for index in range(30):  # up to 9 s of trickling
+            time.sleep(0.3)
+            try:
+                slow.sendall(f"X-Slow-{index}: 1\r\n".encode())
+            except OSError:
+                dropped = True
+                break
+            slow.setblocking(False)
+            try:
+                if slow.recv(1) == b"":
+                    dropped = True
+                    break
+            except BlockingIOError:
+                pass
+            finally:
+                slow.setblocking(True)
+    assert dropped, "the trickling client was never dropped"
+
+
+def test_connections_past_the_bound_are_closed_and_start_no_thread() -> None:
+    """Four idle connections hold the four slots for the head's 30 s; twenty more are closed
+    at once (each read ends well inside its 5 s socket timeout instead of waiting out the
+    head's), with no thread started for them; once the idle ones go, it serves again."""
+    server = StatusServer(("127.0.0.1", 0), ROUTES, head_seconds=30.0, max_connections=4)
+    server.start()
+    host, port = server.address
+    try:
+        idle = [socket.create_connection((host, port), timeout=5) for _ in range(4)]
+        time.sleep(0.3)  # let the server take them (not a measurement)
+        threads = threading.active_count()
+        extra = [socket.create_connection((host, port), timeout=5) for _ in range(20)]
+        for client in extra:
+            with contextlib.suppress(ConnectionResetError):
+                assert client.recv(1) == b"", "refused: closed, nothing served"
+            client.close()
+        assert threading.active_count() <= threads, "no thread for a refused connection"
+        for client in idle:
+            client.close()
+        deadline = time.monotonic() + 10
+        answer = b""
+        while not answer.startswith(b"HTTP/1.0 200") and time.monotonic() < deadline:
+            with contextlib.suppress(OSError):
+                answer = _get(host, port)
+        assert answer.startswith(b"HTTP/1.0 200"), "the slots came back"
+    finally:
+        server.stop()
+
+
+def test_a_client_that_resets_mid_request_is_one_line(
+    server: StatusServer, said: list[str]
+) -> None:
+    host, port = server.address
+    for _ in range(3):
+        client = socket.create_connection((host, port), timeout=5)
+        client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")  # no blank line yet
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()  # RST
+    deadline = time.monotonic() + 5
+    while len(said) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert len(said) <= 3
+    assert all("\n" not in line and line.startswith("a client of the status page") for line in said)
+
+
+def test_ipv6_loopback_and_every_address_on_both_families() -> None:
+    assert parse_listen("[::1]:0") == ("::1", 0)
+    six = StatusServer(parse_listen("[::1]:0"), ROUTES).start()
+    try:
+        assert _get("::1", six.address[1], socket.AF_INET6).startswith(b"HTTP/1.0 200")
+    finally:
+        six.stop()
+    every = StatusServer(parse_listen(":0"), ROUTES).start()
+    try:
+        port = every.address[1]
+        assert _get("127.0.0.1", port).startswith(b"HTTP/1.0 200")
+        assert _get("::1", port, socket.AF_INET6).startswith(b"HTTP/1.0 200")
+    finally:
+        every.stop()
