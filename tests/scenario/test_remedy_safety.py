@@ -195,8 +195,8 @@ def _site_param(site: _Site) -> Any:
 def test_the_source_scan_sees_the_commands_it_must() -> None:
     """Precondition: the scan is not empty-handed (both capacity reversals are found)."""
     assert {(s.path, s.verb) for s in SITES} >= {
-        ("src/truegreen/doctor/checks/capacity/check.py", "uncordon"),
-        ("src/truegreen/doctor/checks/capacity/check.py", "taint"),
+        ("src/truegreen/doctor/checks/capacity/machines.py", "uncordon"),
+        ("src/truegreen/doctor/checks/capacity/machines.py", "taint"),
     }
 
 
