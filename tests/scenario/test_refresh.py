@@ -8,6 +8,7 @@ import base64
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -1575,13 +1576,31 @@ def test_a_healthy_recreate_rollout_records_exactly_once(env: RefreshEnv) -> Non
     assert env.restarts("recreate") == 1
 
 
+def _when_recorded(env: RefreshEnv, digest: str) -> list[datetime]:
+    """When the record of `digest` lands (filled in by the fake API server as it does)."""
+    key = container_key(RECORDED_DIGEST, "runner")
+    landed: list[datetime] = []
+
+    def note(server: FakeApiServer, plural: str, obj: Obj) -> None:
+        if obj["metadata"].get("annotations", {}).get(key) == digest and not landed:
+            landed.append(datetime.now(UTC))
+
+    env.server.patch_hooks.append(note)
+    return landed
+
+
+def _ready_since(env: RefreshEnv) -> datetime:
+    """When the one pod that stays became Ready, as its Ready condition says."""
+    (pod,) = _staying(env)
+    ready = next(c for c in pod["status"]["conditions"] if c["type"] == "Ready")
+    return datetime.fromisoformat(ready["lastTransitionTime"].replace("Z", "+00:00"))
+
+
 def test_a_rollout_is_recorded_only_once_its_pods_are_ready_for_min_ready_seconds(
     env: RefreshEnv,
 ) -> None:
     """The new pod is Ready at once but available only after minReadySeconds: the record lands
     no sooner than that after its Ready condition's lastTransitionTime."""
-    from datetime import UTC, datetime, timedelta
-
     env.registry.push_image("r/settle", "stable", content="v1")
     _install_with(
         env,
@@ -1592,22 +1611,47 @@ def test_a_rollout_is_recorded_only_once_its_pods_are_ready_for_min_ready_second
     )
     assert env.tick().exit_code == 0  # records v1
     newest = env.registry.push_image("r/settle", "stable", content="v2")
-    key = container_key(RECORDED_DIGEST, "runner")
-    recorded_at: list[datetime] = []
-
-    def note_record(server: FakeApiServer, plural: str, obj: Obj) -> None:
-        if obj["metadata"].get("annotations", {}).get(key) == newest and not recorded_at:
-            recorded_at.append(datetime.now(UTC))
-
-    env.server.patch_hooks.append(note_record)
+    recorded_at = _when_recorded(env, newest)
     result = env.tick()
     workload = _workload(result.json(), "settle")
     assert (workload["outcome"], result.exit_code) == ("restarted", 0), workload["reason"]
-    (pod,) = _staying(env)
-    ready = next(c for c in pod["status"]["conditions"] if c["type"] == "Ready")
-    since = datetime.fromisoformat(ready["lastTransitionTime"].replace("Z", "+00:00"))
     assert recorded_at, "precondition: the record landed"
-    assert recorded_at[0] >= since + timedelta(seconds=2)
+    assert recorded_at[0] >= _ready_since(env) + timedelta(seconds=2)
+
+
+def test_pods_already_on_the_newest_digest_still_settling_are_waited_for_not_restarted(
+    env: RefreshEnv,
+) -> None:
+    """Nothing recorded yet; the controller has just rolled the newest digest out on its own and
+    its pod is Ready but not yet for minReadySeconds. The tick waits for it, then records it,
+    with no restart."""
+    env.registry.push_image("r/settling", "stable", content="v1")
+    _install_with(
+        env,
+        deployment("settling", container("runner", env.image("r/settling", "stable"))),
+        1,
+        minReadySeconds=2,
+        **_RECREATE,
+    )
+    newest = env.registry.push_image("r/settling", "stable", content="v2")
+    env.simulator.terminating_reads = 0
+    stored = env.server.get_object("Deployment", "settling", NS)
+    assert stored is not None
+    env.simulator.roll_out(stored, "ok")
+    settling = env.server.get_object("Deployment", "settling", NS)
+    assert settling is not None
+    assert (settling["status"]["updatedReplicas"], "availableReplicas" in settling["status"]) == (
+        1,
+        False,
+    ), "precondition: the new pod is not available yet"
+    recorded_at = _when_recorded(env, newest)
+    result = env.tick()
+    workload = _workload(result.json(), "settling")
+    assert (workload["outcome"], result.exit_code) == ("converged", 0), workload["reason"]
+    assert [w["step"] for w in workload["writes"]] == ["record"]
+    assert env.annotations("settling")[container_key(RECORDED_DIGEST, "runner")] == newest
+    assert recorded_at[0] >= _ready_since(env) + timedelta(seconds=2)
+    assert env.restarts("settling") == 0
 
 
 def test_the_tour_s_refresh_fails_scene_fails_twice_then_latches(
