@@ -404,3 +404,111 @@ def test_kubectl_sees_the_replaced_pod_terminating_after_the_rollout_completes(
     ]
     simulator.finish_terminating()
     assert kubectl("get", "pods", "-o", "name").stdout.split() == ["pod/manager-g2-0"]
+
+
+def _restarted(
+    fake_api: FakeApiServer, kubectl: Kubectl, spec: dict[str, Any], behaviour: str
+) -> RolloutSimulator:
+    """`manager` with `spec` merged in, one pod Ready since an hour ago, restarted by kubectl
+    into a rollout whose new pods behave as `behaviour` says."""
+    deployment: dict[str, Any] = copy.deepcopy(DEPLOYMENT)
+    deployment["spec"].update(spec)
+    fake_api.add(deployment)
+    stored = fake_api.get_object("Deployment", "manager", "train")
+    assert stored is not None
+    simulator = RolloutSimulator(fake_api, lambda image: "sha256:" + "1" * 64, terminating_reads=1)
+    simulator.behaviour["manager"] = behaviour
+    old = simulator.make_pod(stored, "manager-old")
+    for condition in old["status"]["conditions"]:
+        condition["lastTransitionTime"] = "2026-01-01T00:00:00Z"
+    fake_api.add(old)
+    simulator.remember(stored)
+    assert kubectl("rollout", "restart", "deployment/manager").returncode == 0
+    return simulator
+
+
+def _pods(kubectl: Kubectl) -> list[tuple[str, bool]]:
+    """(name, terminating) of each pod, as kubectl lists them (a read: the controllers act)."""
+    listed = json.loads(kubectl("get", "pods", "-o", "json").stdout)["items"]
+    return [(p["metadata"]["name"], "deletionTimestamp" in p["metadata"]) for p in listed]
+
+
+def _waiting(kubectl: Kubectl) -> str:
+    """What `kubectl rollout status` says of the rollout when it is not done within 1s."""
+    result = kubectl("rollout", "status", "deployment/manager", "--timeout=1s")
+    assert result.returncode == 1, result.stdout
+    return result.stdout.strip().splitlines()[-1]
+
+
+def _rolled_out(kubectl: Kubectl) -> None:
+    result = kubectl("rollout", "status", "deployment/manager", "--timeout=5s")
+    assert result.stdout.strip() == 'deployment "manager" successfully rolled out', result.stderr
+
+
+def test_recreate_stops_every_old_pod_before_a_new_one_starts(
+    fake_api: FakeApiServer, kubectl: Kubectl
+) -> None:
+    """recreate.go: old ReplicaSets scaled to 0, the new one scaled up only when no old pod is
+    left (`oldPodsRunning` counts the terminating ones)."""
+    _restarted(fake_api, kubectl, {"strategy": {"type": "Recreate"}}, "ok")
+    assert _waiting(kubectl) == (
+        'Waiting for deployment "manager" rollout to finish: 0 out of 1 new replicas have been '
+        "updated..."
+    )
+    assert _pods(kubectl) == [("manager-old", True)]  # this read ends its grace period
+    assert _pods(kubectl) == [("manager-g2-0", False)]
+    _rolled_out(kubectl)
+
+
+def test_a_rolling_update_keeps_its_old_pod_beside_a_new_one_that_never_becomes_ready(
+    fake_api: FakeApiServer, kubectl: Kubectl
+) -> None:
+    """rolling.go with the default 25% surge and unavailability of one replica: the new pod is
+    the surge; the old one is kept while the new one is unavailable."""
+    _restarted(fake_api, kubectl, {}, "crash")
+    assert _pods(kubectl) == [("manager-g2-0", False), ("manager-old", False)]
+    assert _waiting(kubectl) == (
+        'Waiting for deployment "manager" rollout to finish: 1 old replicas are pending '
+        "termination..."
+    )
+
+
+def test_without_surge_the_old_pod_goes_before_the_new_one_is_ready(
+    fake_api: FakeApiServer, kubectl: Kubectl
+) -> None:
+    """maxSurge: 0 on one replica: maxUnavailable resolves to 1 (ResolveFenceposts), so the old
+    pod is stopped and the new one, crashing, is all that stays."""
+    strategy = {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0}}
+    _restarted(fake_api, kubectl, {"strategy": strategy}, "crash")
+    assert _pods(kubectl) == [("manager-g2-0", False), ("manager-old", True)]
+    assert _waiting(kubectl) == (
+        'Waiting for deployment "manager" rollout to finish: 0 of 1 updated replicas are '
+        "available..."
+    )
+    assert _pods(kubectl) == [("manager-g2-0", False)]
+
+
+def test_a_new_pod_is_available_only_after_min_ready_seconds(
+    fake_api: FakeApiServer, kubectl: Kubectl
+) -> None:
+    """IsPodAvailable: Ready for minReadySeconds. Until then the Recreate's new pod is Ready but
+    unavailable, and the rollout is not done."""
+    import time
+
+    spec = {"strategy": {"type": "Recreate"}, "minReadySeconds": 2}
+    _restarted(fake_api, kubectl, spec, "ok")
+    _pods(kubectl)
+    assert _pods(kubectl) == [("manager-g2-0", False)]
+    stored = fake_api.get_object("Deployment", "manager", "train")
+    assert stored is not None
+    assert (stored["status"]["readyReplicas"], "availableReplicas" in stored["status"]) == (
+        1,
+        False,
+    )
+    assert _waiting(kubectl) == (
+        'Waiting for deployment "manager" rollout to finish: 0 of 1 updated replicas are '
+        "available..."
+    )
+    time.sleep(2)
+    _pods(kubectl)  # a read after minReadySeconds: the controller counts the pod available
+    _rolled_out(kubectl)

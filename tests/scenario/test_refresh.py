@@ -8,6 +8,7 @@ import base64
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -1461,3 +1462,221 @@ def test_refresh_with_nothing_opted_in_says_how_to_opt_in(env: RefreshEnv) -> No
         "truegreen.io/refresh=enabled`.",
         "0 workloads, 0 distinct images, 0 registry requests.",
     ]
+
+
+# Verified means healthy: pods that run the newest digest but are not healthy are never recorded.
+
+
+def _install_with(env: RefreshEnv, workload: Obj, replicas: int, **spec: Any) -> None:
+    """Store the Deployment with `spec` merged in and `replicas` Ready pods of its template."""
+    workload["spec"].update(spec, replicas=replicas)
+    workload["status"].update(replicas=replicas, updatedReplicas=replicas, readyReplicas=replicas)
+    workload["status"]["availableReplicas"] = replicas
+    env.install(workload)
+    stored = env.server.get_object("Deployment", workload["metadata"]["name"], NS)
+    assert stored is not None
+    for index in range(1, replicas):
+        env.server.add(env.simulator.make_pod(stored, f"{workload['metadata']['name']}-{index}"))
+
+
+_RECREATE = {"strategy": {"type": "Recreate"}}
+_NO_SURGE = {"strategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 0}}}
+
+
+@pytest.mark.parametrize(
+    ("replicas", "spec"),
+    [(2, _RECREATE), (1, _NO_SURGE)],
+    ids=["recreate", "max-surge-0"],
+)
+def test_pods_that_run_the_newest_digest_but_crash_are_never_recorded(
+    env: RefreshEnv, replicas: int, spec: Obj
+) -> None:
+    """Nothing recorded yet, and the strategy leaves only the new pods: after the first failed
+    rollout every pod runs the newest digest, crashing. Each tick is a failed rollout, counted,
+    until the guard latches; the crashing digest is never recorded."""
+    env.registry.push_image("r/onlynew", "stable", content="v1")
+    _install_with(
+        env,
+        deployment("onlynew", container("runner", env.image("r/onlynew", "stable"))),
+        replicas,
+        **spec,
+    )
+    crashing = env.registry.push_image("r/onlynew", "stable", content="v2")
+    env.simulator.behaviour["onlynew"] = "crash"
+    key = container_key(RECORDED_DIGEST, "runner")
+    for attempt in (1, 2):
+        result = env.tick("--max-attempts", "2")
+        workload = _workload(result.json(), "onlynew")
+        assert (workload["outcome"], result.exit_code) == ("rollout-failed", 2), workload["reason"]
+        assert "keeps crashing (CrashLoopBackOff)" in workload["reason"]
+        annotations = env.annotations("onlynew")
+        assert key not in annotations
+        assert annotations[ATTEMPTS].startswith(f"{attempt} ")
+        env.simulator.finish_terminating()
+        running = [s["imageID"] for p in _staying(env) for s in p["status"]["containerStatuses"]]
+        assert len(running) == replicas, "precondition: only the new pods are left"
+        assert all(i.endswith(crashing) for i in running), "precondition: they run the newest"
+        if attempt == 1:  # a dry run says so and writes nothing
+            dry = _workload(env.tick("--max-attempts", "2", "--dry-run").json(), "onlynew")
+            assert (dry["outcome"], [(w["step"], w["applied"]) for w in dry["writes"]]) == (
+                "rollout-failed",
+                [("count", False)],
+            )
+            assert env.annotations("onlynew")[ATTEMPTS].startswith("1 ")
+    result = env.tick("--max-attempts", "2")
+    workload = _workload(result.json(), "onlynew")
+    assert (workload["outcome"], result.exit_code) == ("latched", 0)
+    assert key not in env.annotations("onlynew")
+    assert LATCHED in env.annotations("onlynew")
+    assert env.restarts("onlynew") == 1, "the pods already run the newest digest: no restart"
+
+
+def test_in_pin_mode_a_pin_whose_pods_crash_is_never_recorded(env: RefreshEnv) -> None:
+    """A pin-mode restart pins the template to the newest digest; its pods crash. The next
+    tick finds the template already pinned there: that is no verified rollout either."""
+    old = env.registry.push_image("r/pincrash", "stable", content="v1")
+    image = env.image("r/pincrash", "stable")
+    _install_with(env, deployment("pincrash", container("runner", image)), 1, **_RECREATE)
+    assert env.tick("--mode", "pin").exit_code == 0  # records v1
+    env.registry.push_image("r/pincrash", "stable", content="v2")
+    env.simulator.behaviour["pincrash"] = "crash"
+    for _ in (1, 2):
+        result = env.tick("--mode", "pin", "--max-attempts", "2")
+        workload = _workload(result.json(), "pincrash")
+        assert (workload["outcome"], result.exit_code) == ("rollout-failed", 2), workload["reason"]
+        assert env.annotations("pincrash")[container_key(RECORDED_DIGEST, "runner")] == old
+    latched = _workload(env.tick("--mode", "pin", "--max-attempts", "2").json(), "pincrash")
+    assert latched["outcome"] == "latched"
+    assert env.annotations("pincrash")[container_key(RECORDED_DIGEST, "runner")] == old
+
+
+def test_a_healthy_recreate_rollout_records_exactly_once(env: RefreshEnv) -> None:
+    """Recreate: the old pods stop, the new ones start only once they are gone, then become
+    Ready. One restart, one record of the newest digest, and a quiet next tick."""
+    env.registry.push_image("r/recreate", "stable", content="v1")
+    _install_with(
+        env,
+        deployment("recreate", container("runner", env.image("r/recreate", "stable"))),
+        2,
+        **_RECREATE,
+    )
+    assert env.tick().exit_code == 0  # records v1
+    newest = env.registry.push_image("r/recreate", "stable", content="v2")
+    result = env.tick()
+    workload = _workload(result.json(), "recreate")
+    assert (workload["outcome"], result.exit_code) == ("restarted", 0), workload["reason"]
+    records = [w for w in workload["writes"] if w["step"] == "record"]
+    assert [r["annotations"][container_key(RECORDED_DIGEST, "runner")] for r in records] == [newest]
+    assert env.annotations("recreate")[container_key(RECORDED_DIGEST, "runner")] == newest
+    patches = len(env.server.requests("PATCH"))
+    again = env.tick()
+    quiet = _workload(again.json(), "recreate")
+    assert (quiet["outcome"], quiet["writes"], again.exit_code) == ("converged", [], 0)
+    assert len(env.server.requests("PATCH")) == patches
+    assert env.restarts("recreate") == 1
+
+
+def _when_recorded(env: RefreshEnv, digest: str) -> list[datetime]:
+    """When the record of `digest` lands (filled in by the fake API server as it does)."""
+    key = container_key(RECORDED_DIGEST, "runner")
+    landed: list[datetime] = []
+
+    def note(server: FakeApiServer, plural: str, obj: Obj) -> None:
+        if obj["metadata"].get("annotations", {}).get(key) == digest and not landed:
+            landed.append(datetime.now(UTC))
+
+    env.server.patch_hooks.append(note)
+    return landed
+
+
+def _ready_since(env: RefreshEnv) -> datetime:
+    """When the one pod that stays became Ready, as its Ready condition says."""
+    (pod,) = _staying(env)
+    ready = next(c for c in pod["status"]["conditions"] if c["type"] == "Ready")
+    return datetime.fromisoformat(ready["lastTransitionTime"].replace("Z", "+00:00"))
+
+
+def test_a_rollout_is_recorded_only_once_its_pods_are_ready_for_min_ready_seconds(
+    env: RefreshEnv,
+) -> None:
+    """The new pod is Ready at once but available only after minReadySeconds: the record lands
+    no sooner than that after its Ready condition's lastTransitionTime."""
+    env.registry.push_image("r/settle", "stable", content="v1")
+    _install_with(
+        env,
+        deployment("settle", container("runner", env.image("r/settle", "stable"))),
+        1,
+        minReadySeconds=2,
+        **_RECREATE,
+    )
+    assert env.tick().exit_code == 0  # records v1
+    newest = env.registry.push_image("r/settle", "stable", content="v2")
+    recorded_at = _when_recorded(env, newest)
+    result = env.tick()
+    workload = _workload(result.json(), "settle")
+    assert (workload["outcome"], result.exit_code) == ("restarted", 0), workload["reason"]
+    assert recorded_at, "precondition: the record landed"
+    assert recorded_at[0] >= _ready_since(env) + timedelta(seconds=2)
+
+
+def test_pods_already_on_the_newest_digest_still_settling_are_waited_for_not_restarted(
+    env: RefreshEnv,
+) -> None:
+    """Nothing recorded yet; the controller has just rolled the newest digest out on its own and
+    its pod is Ready but not yet for minReadySeconds. The tick waits for it, then records it,
+    with no restart."""
+    env.registry.push_image("r/settling", "stable", content="v1")
+    _install_with(
+        env,
+        deployment("settling", container("runner", env.image("r/settling", "stable"))),
+        1,
+        minReadySeconds=2,
+        **_RECREATE,
+    )
+    newest = env.registry.push_image("r/settling", "stable", content="v2")
+    env.simulator.terminating_reads = 0
+    stored = env.server.get_object("Deployment", "settling", NS)
+    assert stored is not None
+    env.simulator.roll_out(stored, "ok")
+    settling = env.server.get_object("Deployment", "settling", NS)
+    assert settling is not None
+    assert (settling["status"]["updatedReplicas"], "availableReplicas" in settling["status"]) == (
+        1,
+        False,
+    ), "precondition: the new pod is not available yet"
+    recorded_at = _when_recorded(env, newest)
+    result = env.tick()
+    workload = _workload(result.json(), "settling")
+    assert (workload["outcome"], result.exit_code) == ("converged", 0), workload["reason"]
+    assert [w["step"] for w in workload["writes"]] == ["record"]
+    assert env.annotations("settling")[container_key(RECORDED_DIGEST, "runner")] == newest
+    assert recorded_at[0] >= _ready_since(env) + timedelta(seconds=2)
+    assert env.restarts("settling") == 0
+
+
+def test_the_tour_s_refresh_fails_scene_fails_twice_then_latches(
+    registry: Registry, tmp_path: Path
+) -> None:
+    """The terminal tour's scene, served as the tour serves it (TLS, its own registry): the
+    crashing digest is never recorded, whatever the number of ticks."""
+    from tests.support.auth_echo import make_pki
+    from tests.support.tour_cluster import SCENES
+
+    pki = make_pki(tmp_path / "pki")
+    server = FakeApiServer().start(tls=(pki.server_cert, pki.server_key))
+    cleanups = SCENES["refresh-fails"](server, tmp_path)
+    try:
+        kubeconfig = str(tmp_path / "kubeconfig")
+        ticks = [
+            run_cli("refresh", "--kubeconfig", kubeconfig, "-o", "json", "--max-attempts", "2")
+            for _ in range(3)
+        ]
+        stored = server.get_object("Deployment", "api", NS)
+    finally:
+        for cleanup in cleanups:
+            cleanup()
+        server.stop()
+    outcomes = [(t.json()["workloads"][0]["outcome"], t.exit_code) for t in ticks]
+    assert outcomes == [("rollout-failed", 2), ("rollout-failed", 2), ("latched", 0)]
+    assert stored is not None
+    assert container_key(RECORDED_DIGEST, "server") not in stored["metadata"]["annotations"]

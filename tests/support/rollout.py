@@ -5,23 +5,45 @@ digest the real registry serves for the image now (or a crash loop, a pull failu
 progress deadline, or nothing at all, per Deployment). An annotation-only change is simply
 observed (status.observedGeneration catches up), as the real controller does.
 
+The replacement follows the Deployment's strategy as the controller runs it:
+
+- `Recreate` (pkg/controller/deployment/recreate.go): every old pod is stopped first, and the
+  new pods start only once no old pod is left, terminating ones included (`oldPodsRunning`).
+- `RollingUpdate` (rolling.go), with `maxSurge` and `maxUnavailable` resolved as
+  util/deployment_util.go `ResolveFenceposts` resolves them (25% each by default, surge rounded
+  up, unavailable rounded down, unavailable 1 when both come to 0): new pods that become
+  available replace every old one; new pods that never do leave the rollout where the
+  controller's loop stops, `min(replicas, surge + unavailable)` new pods beside
+  `replicas - unavailable` old ones, the old unhealthy pods stopped first
+  (`cleanupUnhealthyReplicas`). With `maxSurge: 0` on one replica no old pod stays. The
+  batches in between are not modelled, only where a rollout ends.
+- A pod is Ready (its Ready condition, with the time it became so) when it runs; it is available
+  once it has been Ready for `minReadySeconds` (pkg/api/v1/pod/util.go `IsPodAvailable`). Until
+  then the old pods of a rolling update stay, and the status counts the new pods as not yet
+  available; the controller writes the status again when they are (it requeues the Deployment
+  after minReadySeconds).
+- The status is computed from the pods as sync.go `calculateStatus` sums its ReplicaSets:
+  `replicas`, `updatedReplicas`, `readyReplicas`, `availableReplicas`, `unavailableReplicas`.
+
 As on a real cluster (kubernetes/kubectl#1628, kubernetes/kubernetes#110171), the replaced pods
 do not vanish when the Deployment reports complete: they stay Terminating for their grace
 period (metadata.deletionTimestamp and deletionGracePeriodSeconds set, still phase Running,
 still reporting the OLD imageID) while the Deployment's status counts only the pods that are
 not terminating (pkg/controller/deployment/sync.go calculateStatus sums the ReplicaSets' active
 pods). The status itself may lag the pods: the controller writes it a few reads later. Both
-are measured in reads a client makes, never in wall-clock time, so tests stay deterministic.
+are measured in reads a client makes, never in wall-clock time, so tests stay deterministic;
+only `minReadySeconds` is wall-clock time, as it is for the controller.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import math
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -29,8 +51,13 @@ from tests.support.fake_apiserver import FakeApiServer
 
 Obj = dict[str, Any]
 BEHAVIOURS = ("ok", "old-image", "crash", "pull-fail", "deadline", "stall")
+HEALTHY = ("ok", "old-image")
+"""The behaviours whose new pods become Ready."""
 GRACE_SECONDS = 30
 """terminationGracePeriodSeconds' default (pkg/apis/core/v1/defaults.go)."""
+_DEFAULT_FENCEPOST = "25%"
+"""maxSurge and maxUnavailable when unset (pkg/apis/apps/v1/defaults.go)."""
+_STAMP = "%Y-%m-%dT%H:%M:%SZ"
 _POD_READ = re.compile(r"^/api/v1/(?:namespaces/(?P<ns>[^/]+)/)?pods(?:/[^/]+)?$")
 _DEPLOYMENT_READ = re.compile(r"^/apis/apps/v1/namespaces/(?P<ns>[^/]+)/deployments(?:/[^/]+)?$")
 
@@ -42,6 +69,8 @@ class _Leaving:
     namespace: str
     names: list[str]
     reads: int
+    then: Callable[[], None] | None = None
+    """What the controller does once they are gone (Recreate starts the new pods)."""
 
 
 @dataclass
@@ -53,6 +82,18 @@ class _LateStatus:
     name: str
     status: Obj
     reads: int
+
+
+@dataclass
+class _Maturing:
+    """New pods that are Ready but not yet for minReadySeconds: at `at` they are available, the
+    old pods still running (`stop`) go, and the controller writes the status again."""
+
+    namespace: str
+    name: str
+    at: datetime
+    rollout: int
+    stop: list[Obj] = field(default_factory=list)
 
 
 class RolloutSimulator:
@@ -79,9 +120,17 @@ class RolloutSimulator:
         self.terminating_reads = terminating_reads
         self.status_lag_reads = status_lag_reads
         self._templates: dict[str, str] = {}
+        self._new_pods: dict[str, set[str]] = {}
+        """The pods of each Deployment's newest rollout (its new ReplicaSet's)."""
+        self._current: dict[str, tuple[int, str]] = {}
+        """Each Deployment's newest rollout, numbered, and its behaviour: a step of an older
+        rollout is dropped."""
+        self._count = 0
         self._leaving: list[_Leaving] = []
         self._late: list[_LateStatus] = []
-        self._lock = threading.Lock()
+        self._maturing: list[_Maturing] = []
+        # Reentrant: a step the request hook runs (a Recreate's new pods) stops pods in turn.
+        self._lock = threading.RLock()
         server.patch_hooks.append(self._on_patch)
         server.request_hooks.append(self._on_request)
 
@@ -113,11 +162,20 @@ class RolloutSimulator:
         self.roll_out(obj, self.behaviour.get(obj["metadata"]["name"], "ok"))
 
     def _on_request(self, server: FakeApiServer, method: str, path: str) -> None:
-        """Between a client's reads: terminating pods finish, a late status lands."""
+        """Between a client's reads: terminating pods finish, new pods become available, a late
+        status lands."""
         if method != "GET":
             return
         pods, deployments = _POD_READ.match(path), _DEPLOYMENT_READ.match(path)
         with self._lock:
+            now = datetime.now(UTC)
+            for maturing in list(self._maturing):
+                if maturing.at <= now:
+                    self._maturing.remove(maturing)
+                    key = f"{maturing.namespace}/{maturing.name}"
+                    if self._current.get(key, (0, ""))[0] == maturing.rollout:
+                        self._terminate(maturing.namespace, maturing.stop)
+                        self._publish(maturing.namespace, maturing.name)
             if pods is not None:
                 for leaving in list(self._leaving):
                     if pods["ns"] not in (None, leaving.namespace):
@@ -128,6 +186,8 @@ class RolloutSimulator:
                     for name in leaving.names:
                         server.delete_object("Pod", name, leaving.namespace)
                     self._leaving.remove(leaving)
+                    if leaving.then is not None:
+                        leaving.then()
             if deployments is not None:
                 for late in list(self._late):
                     if deployments["ns"] != late.namespace:
@@ -141,74 +201,163 @@ class RolloutSimulator:
     def finish_terminating(self) -> None:
         """Every terminating pod's grace period ends now: they are gone."""
         with self._lock:
-            for leaving in self._leaving:
+            for leaving in list(self._leaving):
                 for name in leaving.names:
                     self.server.delete_object("Pod", name, leaving.namespace)
-            self._leaving.clear()
+                self._leaving.remove(leaving)
+                if leaving.then is not None:
+                    leaving.then()
 
     def roll_out(self, deployment: Obj, behaviour: str) -> None:
-        """Replace the Deployment's pods as its new template says, with `behaviour`."""
+        """Replace the Deployment's pods as its strategy and new template say, with
+        `behaviour`."""
         assert behaviour in BEHAVIOURS, behaviour
         if behaviour == "stall":
             return
-        namespace = deployment["metadata"]["namespace"]
-        name = deployment["metadata"]["name"]
-        replicas = deployment["spec"].get("replicas", 1)
+        with self._lock:
+            self._count += 1
+            key = self._key(deployment)
+            self._current[key] = (self._count, behaviour)
+            self._new_pods[key] = set()
+            current = [p for p in pods_of(self.server, deployment) if not _terminating(p)]
+            old_ids = {
+                s["name"]: s.get("imageID")
+                for pod in current
+                for s in pod["status"].get("containerStatuses", [])
+            }
+            replicas = deployment["spec"].get("replicas", 1)
+            namespace, name = deployment["metadata"]["namespace"], deployment["metadata"]["name"]
+            strategy = deployment["spec"].get("strategy", {})
+            rollout = self._count
+
+            def start(count: int, stop_when_available: list[Obj], *, later: bool) -> None:
+                self._start(
+                    deployment, count, old_ids, (rollout, behaviour), stop_when_available, later
+                )
+
+            if strategy.get("type") == "Recreate":
+                # recreate.go: the old pods go first; the new ones start once none is left.
+                waiting = bool(current) and self.terminating_reads > 0
+                self._terminate(namespace, current, then=lambda: start(replicas, [], later=waiting))
+            elif behaviour in HEALTHY:
+                start(replicas, current, later=False)
+            else:
+                surge, unavailable = fenceposts(deployment)
+                available = _available_at(deployment)
+                stopped, count = _stalled_rolling(current, replicas, surge, unavailable, available)
+                self._terminate(namespace, stopped)
+                start(count, [], later=False)
+            status = self._status(namespace, name)
+            if self.status_lag_reads > 0:
+                self._late.append(_LateStatus(namespace, name, status, self.status_lag_reads))
+            else:
+                self._write_status(namespace, name, status)
+
+    def _start(
+        self,
+        deployment: Obj,
+        count: int,
+        old_ids: dict[str, Any],
+        rollout: tuple[int, str],
+        stop_when_available: list[Obj],
+        later: bool,
+    ) -> None:
+        """The new ReplicaSet's pods start; the old pods a rolling update keeps until the new
+        ones are available go then (at once without minReadySeconds). `later`: the rollout's
+        first status is written already, so the controller writes it again now."""
+        key = self._key(deployment)
+        if self._current.get(key) != rollout:
+            return  # a newer rollout replaced this one before its pods started
+        behaviour = rollout[1]
+        namespace, name = deployment["metadata"]["namespace"], deployment["metadata"]["name"]
         generation = deployment["metadata"]["generation"]
-        current = [p for p in pods_of(self.server, deployment) if not _terminating(p)]
-        old_ids = {
-            s["name"]: s.get("imageID")
-            for pod in current
-            for s in pod["status"].get("containerStatuses", [])
-        }
-        self._terminate(namespace, current)
-        for index in range(replicas):
+        for index in range(count):
             pod = self.make_pod(deployment, f"{name}-g{generation}-{index}", behaviour)
             # old-image: a node kept its cached image, so the restart changed nothing
             if behaviour == "old-image":
                 for reported in pod["status"]["containerStatuses"]:
                     reported["imageID"] = old_ids.get(reported["name"], reported.get("imageID"))
             self.server.add(pod)
-        healthy = behaviour in ("ok", "old-image")
-        # Counts of the pods that are not terminating; the replaced ones are not among them.
-        status: Obj = {
-            "observedGeneration": generation,
-            "replicas": replicas,
-            "updatedReplicas": replicas,
-            "readyReplicas": replicas if healthy else 0,
-            "availableReplicas": replicas if healthy else 0,
-            "unavailableReplicas": 0 if healthy else replicas,
-            "conditions": [
-                {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"}
-            ],
+            self._new_pods[key].add(pod["metadata"]["name"])
+        wait = deployment["spec"].get("minReadySeconds", 0)
+        if behaviour in HEALTHY and wait > 0 and count:
+            ready_at = max(_ready_since(p) or datetime.now(UTC) for p in self._new(key))
+            at = ready_at + timedelta(seconds=wait)
+            self._maturing.append(_Maturing(namespace, name, at, rollout[0], stop_when_available))
+        else:
+            self._terminate(namespace, stop_when_available)
+        if later:
+            self._publish(namespace, name)
+
+    def _new(self, key: str) -> list[Obj]:
+        namespace = key.split("/", 1)[0]
+        names = self._new_pods.get(key, set())
+        return [
+            p for p in self.server.list_objects("Pod", namespace) if p["metadata"]["name"] in names
+        ]
+
+    def _status(self, namespace: str, name: str) -> Obj:
+        """The status the controller computes from the pods now (sync.go calculateStatus)."""
+        stored = self.server.get_object("Deployment", name, namespace)
+        assert stored is not None
+        key = self._key(stored)
+        replicas = stored["spec"].get("replicas", 1)
+        wait = stored["spec"].get("minReadySeconds", 0)
+        now = datetime.now(UTC)
+        active = [p for p in pods_of(self.server, stored) if not _terminating(p)]
+        updated = [p for p in active if p["metadata"]["name"] in self._new_pods.get(key, set())]
+        ready = [p for p in active if _ready_since(p) is not None]
+        available = [p for p in active if _available(p, wait, now)]
+        deadline = self._current.get(key, (0, ""))[1] == "deadline"
+        complete = len(updated) == replicas == len(active) and len(available) >= replicas
+        if deadline:
+            progressing = {"status": "False", "reason": "ProgressDeadlineExceeded"}
+        elif complete:
+            progressing = {"status": "True", "reason": "NewReplicaSetAvailable"}
+        else:
+            progressing = {"status": "True", "reason": "ReplicaSetUpdated"}
+        return {
+            "observedGeneration": stored["metadata"]["generation"],
+            "replicas": len(active),
+            "updatedReplicas": len(updated),
+            "readyReplicas": len(ready),
+            "availableReplicas": len(available),
+            "unavailableReplicas": max(len(active) - len(available), 0),
+            "conditions": [{"type": "Progressing", **progressing}],
         }
-        if behaviour == "deadline":
-            status["updatedReplicas"] = 0
-            status["conditions"] = [
-                {"type": "Progressing", "status": "False", "reason": "ProgressDeadlineExceeded"}
-            ]
-        if self.status_lag_reads > 0:
-            with self._lock:
-                self._late.append(_LateStatus(namespace, name, status, self.status_lag_reads))
-            return
+
+    def _publish(self, namespace: str, name: str) -> None:
+        """The controller writes the status it computes now; one still waiting to land (a
+        lagging controller) is replaced, never written after it."""
+        status = self._status(namespace, name)
+        for late in self._late:
+            if (late.namespace, late.name) == (namespace, name):
+                late.status = status
+                return
         self._write_status(namespace, name, status)
 
-    def _terminate(self, namespace: str, pods: list[Obj]) -> None:
-        """Delete `pods` gracefully: Terminating for a while, or gone at once."""
-        if self.terminating_reads <= 0:
+    def _terminate(
+        self, namespace: str, pods: list[Obj], then: Callable[[], None] | None = None
+    ) -> None:
+        """Delete `pods` gracefully: Terminating for a while, or gone at once; `then` runs once
+        they are gone."""
+        if self.terminating_reads <= 0 or not pods:
             for pod in pods:
                 self.server.delete_object("Pod", pod["metadata"]["name"], namespace)
+            if then is not None:
+                then()
             return
         until = datetime.now(UTC) + timedelta(seconds=GRACE_SECONDS)
         for pod in pods:
             # registry/rest/delete.go BeforeDelete: the grace period's end, and its length.
-            pod["metadata"]["deletionTimestamp"] = until.strftime("%Y-%m-%dT%H:%M:%SZ")
-            pod["metadata"]["deletionGracePeriodSeconds"] = GRACE_SECONDS
-            self.server.update_object(pod)
-        if pods:
-            with self._lock:
-                names = [p["metadata"]["name"] for p in pods]
-                self._leaving.append(_Leaving(namespace, names, self.terminating_reads))
+            stored = self.server.get_object("Pod", pod["metadata"]["name"], namespace)
+            if stored is None:
+                continue
+            stored["metadata"]["deletionTimestamp"] = until.strftime(_STAMP)
+            stored["metadata"]["deletionGracePeriodSeconds"] = GRACE_SECONDS
+            self.server.update_object(stored)
+        names = [p["metadata"]["name"] for p in pods]
+        self._leaving.append(_Leaving(namespace, names, self.terminating_reads, then))
 
     def _write_status(self, namespace: str, name: str, status: Obj) -> None:
         stored = self.server.get_object("Deployment", name, namespace)
@@ -217,14 +366,21 @@ class RolloutSimulator:
         self.server.update_object(stored)
 
     def make_pod(self, deployment: Obj, pod_name: str, behaviour: str = "ok") -> Obj:
-        """A pod of the Deployment's current template, running (or failing) as `behaviour` says."""
+        """A pod of the Deployment's current template, running (or failing) as `behaviour` says,
+        Ready since now when it runs."""
         template = deployment["spec"]["template"]
         spec = copy.deepcopy(template["spec"])
         spec["nodeName"] = "node-1"
+        ready = behaviour in HEALTHY
         statuses = []
         for container in [*spec.get("initContainers", []), *spec["containers"]]:
             image = container["image"]
-            status: Obj = {"name": container["name"], "image": image, "restartCount": 0}
+            status: Obj = {
+                "name": container["name"],
+                "image": image,
+                "restartCount": 0,
+                "ready": ready,
+            }
             if behaviour == "pull-fail":
                 status["state"] = {"waiting": {"reason": "ImagePullBackOff"}}
             else:
@@ -237,6 +393,17 @@ class RolloutSimulator:
                 else:
                     status["state"] = {"running": {}}
             statuses.append(status)
+        now = datetime.now(UTC).strftime(_STAMP)
+        # pkg/kubelet/status/generate.go: Ready and ContainersReady follow the containers.
+        readiness: Obj = {"status": "True", "lastTransitionTime": now}
+        if not ready:
+            unready = " ".join(s["name"] for s in statuses)  # Go prints a []string so
+            readiness = {
+                "status": "False",
+                "lastTransitionTime": now,
+                "reason": "ContainersNotReady",
+                "message": f"containers with unready status: [{unready}]",
+            }
         return {
             "apiVersion": "v1",
             "kind": "Pod",
@@ -247,8 +414,92 @@ class RolloutSimulator:
                 "annotations": dict(template["metadata"].get("annotations", {})),
             },
             "spec": spec,
-            "status": {"phase": "Running", "containerStatuses": statuses},
+            "status": {
+                "phase": "Running",
+                "conditions": [
+                    {"type": "PodScheduled", "status": "True", "lastTransitionTime": now},
+                    {"type": "Initialized", "status": "True", "lastTransitionTime": now},
+                    {"type": "ContainersReady", **readiness},
+                    {"type": "Ready", **readiness},
+                ],
+                "containerStatuses": statuses,
+            },
         }
+
+
+def fenceposts(deployment: Obj) -> tuple[int, int]:
+    """(maxSurge, maxUnavailable) in pods, as util/deployment_util.go ResolveFenceposts and
+    MaxUnavailable resolve them for a rolling update."""
+    replicas = deployment["spec"].get("replicas", 1)
+    rolling = deployment["spec"].get("strategy", {}).get("rollingUpdate", {})
+    surge = _scaled(rolling.get("maxSurge", _DEFAULT_FENCEPOST), replicas, round_up=True)
+    unavailable = _scaled(rolling.get("maxUnavailable", _DEFAULT_FENCEPOST), replicas)
+    if surge == 0 and unavailable == 0:
+        unavailable = 1
+    return surge, min(unavailable, replicas)
+
+
+def _scaled(value: int | str, total: int, *, round_up: bool = False) -> int:
+    """intstr.GetScaledValueFromIntOrPercent: a count, or a percent of `total`."""
+    if isinstance(value, int):
+        return value
+    share = int(value.rstrip("%")) * total / 100
+    return math.ceil(share) if round_up else math.floor(share)
+
+
+def _stalled_rolling(
+    old: list[Obj],
+    replicas: int,
+    surge: int,
+    unavailable: int,
+    available: Callable[[Obj], bool],
+) -> tuple[list[Obj], int]:
+    """The old pods a rolling update stops, and how many new pods it starts, when the new pods
+    never become available: rolling.go's reconcile loop run until it changes nothing."""
+    kept = list(old)
+    stopped: list[Obj] = []
+    new = 0
+    minimum = replicas - unavailable
+    while True:
+        # reconcileNewReplicaSet (util.NewRSNewReplicas): up to replicas + surge pods in all.
+        room = min(replicas + surge - len(kept) - new, replicas - new)
+        grown = max(room, 0)
+        new += grown
+        # reconcileOldReplicaSets: the new pods are all unavailable, so only the old count.
+        shrink = max(len(kept) - minimum, 0)
+        # cleanupUnhealthyReplicas first, then scaleDownOldReplicaSetsForRollingUpdate down to
+        # the minimum available.
+        healthy = [p for p in kept if available(p)]
+        unhealthy = [p for p in kept if not available(p)]
+        down = (unhealthy + healthy[: max(len(healthy) - minimum, 0)])[:shrink]
+        for pod in down:
+            kept.remove(pod)
+            stopped.append(pod)
+        if not grown and not down:
+            return stopped, new
+
+
+def _available_at(deployment: Obj) -> Callable[[Obj], bool]:
+    wait = deployment["spec"].get("minReadySeconds", 0)
+    now = datetime.now(UTC)
+    return lambda pod: _available(pod, wait, now)
+
+
+def _ready_since(pod: Obj) -> datetime | None:
+    """When the pod became Ready, or None while it is not."""
+    for condition in pod["status"].get("conditions", []):
+        if condition.get("type") == "Ready" and condition.get("status") == "True":
+            stamp = condition.get("lastTransitionTime")
+            return datetime.strptime(stamp, _STAMP).replace(tzinfo=UTC) if stamp else None
+    return None
+
+
+def _available(pod: Obj, min_ready_seconds: int, now: datetime) -> bool:
+    """pkg/api/v1/pod/util.go IsPodAvailable: Ready, and for minReadySeconds."""
+    since = _ready_since(pod)
+    if since is None:
+        return False
+    return min_ready_seconds == 0 or since + timedelta(seconds=min_ready_seconds) <= now
 
 
 def _terminating(pod: Obj) -> bool:

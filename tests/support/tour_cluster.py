@@ -95,7 +95,9 @@ def _slow_machines(server: FakeApiServer, folder: Path) -> list[Callable[[], Non
 
 
 def _refresh_fails(server: FakeApiServer, folder: Path) -> list[Callable[[], None]]:
-    """`train/api` runs `stable` v1; the tag has moved to v2, whose copies crash on start."""
+    """`train/api` runs `stable` v1; the tag has moved to v2, whose copies crash on start. Its
+    one copy holds the machine's GPU, so it is replaced with `strategy: Recreate`: the old copy
+    stops before the new one starts, and only the crashing copy is left."""
     binary = registry_binary()
     if binary is None:
         raise SystemExit("the refresh scene needs docker-registry (Debian package)")
@@ -119,7 +121,9 @@ def _refresh_fails(server: FakeApiServer, folder: Path) -> list[Callable[[], Non
         }
     )
     simulator = RolloutSimulator(server, lambda ref: newest.get(ref, "sha256:" + "0" * 64))
-    server.add(deployment("api", container("server", image)))
+    api = deployment("api", container("server", image))
+    api["spec"]["strategy"] = {"type": "Recreate"}
+    server.add(api)
     stored = server.get_object("Deployment", "api", "train")
     assert stored is not None
     simulator.remember(stored)

@@ -7,6 +7,7 @@ import pytest
 from tests.support.refresh_kit import container, deployment
 from truegreen.images import parse_image
 from truegreen.refresh.annotations import (
+    ATTEMPTS,
     DANGLING_PIN,
     LATCHED,
     PENDING,
@@ -79,6 +80,17 @@ def test_a_failed_rollout_says_why_and_that_nothing_was_recorded() -> None:
             EventReason.ROLLOUT_FAILED,
             "the restart toward the newest image did not complete: new pod x keeps crashing "
             "(CrashLoopBackOff); nothing was recorded, a later run tries again",
+        )
+    ]
+
+
+def test_a_failure_counted_without_a_restart_says_what_the_pods_were_found_doing() -> None:
+    reason = "the pods run the newest digest, but pod x keeps crashing (CrashLoopBackOff)"
+    count = Write("count", {ATTEMPTS: "2 abc"})
+    assert planned_events(_report(Outcome.ROLLOUT_FAILED, count, reason=reason), DEPLOYMENT) == [
+        (
+            EventReason.ROLLOUT_FAILED,
+            f"{reason}; nothing was recorded, a later run tries again",
         )
     ]
 

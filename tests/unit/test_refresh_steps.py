@@ -1,7 +1,9 @@
-"""The tick's step decisions (refresh/steps.py), value by value. The refresh scenarios drive the
-same decisions through a real registry and the fake API server; these pin what each decision
-carries and which one wins when several apply."""
+"""The tick's step decisions (refresh/steps.py), value by value: the inputs each look reads for
+the table, and the writes and endings its actions ask for. The table itself is pinned row by
+row in test_refresh_table.py; the refresh scenarios drive the same decisions through a real
+registry and the fake API server."""
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -27,22 +29,35 @@ from truegreen.refresh.plan import (
 from truegreen.refresh.registry import DigestLookup, LookupFailed, LookupFailure, Resolved
 from truegreen.refresh.report import Outcome, TickReport, WorkloadReport
 from truegreen.refresh.steps import (
+    Action,
     AnnotationWrite,
+    Attempts,
     Ending,
+    Health,
+    Look,
+    Marker,
+    Observation,
+    Recorded,
     RestartWrite,
-    Resume,
-    RolloutEnd,
-    after_rollout,
-    before_restart,
+    Running,
+    Situation,
+    after_wait,
+    count_failure,
     dangling_pins,
-    poll_rollout,
+    failure_reason,
+    latch,
+    observe,
     pull_policy_refusals,
     record_changes,
     registry_hold,
-    restart_step,
+    restart_refusal,
+    restart_write,
     rolling,
+    settled,
     skip,
     stuck_new_pod,
+    target_of,
+    undecidable,
 )
 from truegreen.refresh.template import RESTARTED_AT, describe_template, template_change
 
@@ -70,8 +85,23 @@ def _plan(
     )
 
 
-def _pod(name: str, *statuses: tuple[str, str], image_digest: str = "", stamp: str = "") -> Obj:
-    """A live pod; `statuses` are (container, waiting reason or imageID digest)."""
+NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+LONG_AGO = NOW - timedelta(days=1)
+
+
+def _pod(
+    name: str,
+    *statuses: tuple[str, str],
+    image_digest: str = "",
+    stamp: str = "",
+    ready: bool = True,
+    ready_since: datetime | None = LONG_AGO,
+) -> Obj:
+    """A live pod; `statuses` are (container, waiting reason or imageID digest). Ready (since
+    `ready_since`; None: no time given) unless `ready` is False."""
+    condition: Obj = {"type": "Ready", "status": "True" if ready else "False"}
+    if ready_since is not None:
+        condition["lastTransitionTime"] = ready_since.strftime("%Y-%m-%dT%H:%M:%SZ")
     return {
         "metadata": {
             "name": name,
@@ -80,6 +110,7 @@ def _pod(name: str, *statuses: tuple[str, str], image_digest: str = "", stamp: s
         "spec": {"containers": [{"name": "runner", "image": f"{IMAGE}@{image_digest}"}]},
         "status": {
             "phase": "Running",
+            "conditions": [condition],
             "containerStatuses": [
                 {"name": c, "imageID": f"x@{value}"}
                 if value.startswith("sha256:")
@@ -204,7 +235,7 @@ def test_dangling_pins_are_the_operator_pins_the_registry_says_are_gone() -> Non
     assert dangling_pins(obj, lookups, PIN_MODE) == [digest_only]
 
 
-# before_restart ---------------------------------------------------------------------------
+# undecidable / settled / restart_refusal ---------------------------------------------------
 
 
 def test_an_image_that_is_no_reference_ends_the_workload_first() -> None:
@@ -214,9 +245,7 @@ def test_an_image_that_is_no_reference_ends_the_workload_first() -> None:
         _plan("c", Decision.INVALID_IMAGE, reason="empty"),
         _plan("d"),
     ]
-    assert before_restart(_runner(), plans, {}, RESTART, "held") == Ending(
-        Outcome.INVALID_IMAGE, "b: bad reference; c: empty"
-    )
+    assert undecidable(plans) == Ending(Outcome.INVALID_IMAGE, "b: bad reference; c: empty")
 
 
 def test_failed_lookups_end_the_workload_unchecked_each_reason_once() -> None:
@@ -226,19 +255,20 @@ def test_failed_lookups_end_the_workload_unchecked_each_reason_once() -> None:
         _plan("c", Decision.LOOKUP_FAILED, reason="timeout"),
         _plan("d"),
     ]
-    assert before_restart(_runner(), plans, {}, RESTART, "held") == Ending(
-        Outcome.COULD_NOT_CHECK, "401; timeout"
-    )
+    assert undecidable(plans) == Ending(Outcome.COULD_NOT_CHECK, "401; timeout")
+    assert undecidable([_plan(), _plan("up", Decision.UP_TO_DATE)]) is None
 
 
 def test_a_held_registry_stops_a_restart_but_not_a_converged_workload() -> None:
     obj = _runner(container("runner", IMAGE))
-    assert before_restart(obj, [_plan()], {}, RESTART, "held: 429") == Ending(
+    assert restart_refusal(obj, [_plan()], RESTART, "held: 429") == Ending(
         Outcome.COULD_NOT_CHECK, "held: 429"
     )
-    settled = _runner(container("runner", IMAGE), annotations={DIGEST_KEY: NEW})
+    assert restart_refusal(obj, [_plan()], RESTART, "") is None
+    # A converged workload never asks for a restart, so the hold is never consulted for it.
+    settled_obj = _runner(container("runner", IMAGE), annotations={DIGEST_KEY: NEW})
     up_to_date = _plan(decision=Decision.UP_TO_DATE)
-    assert before_restart(settled, [up_to_date], {}, RESTART, "held: 429") == Ending(
+    assert settled(settled_obj, [up_to_date], {}, RESTART) == Ending(
         Outcome.CONVERGED, "every tracked image runs its newest digest"
     )
 
@@ -246,7 +276,7 @@ def test_a_held_registry_stops_a_restart_but_not_a_converged_workload() -> None:
 def test_nothing_to_restart_records_what_changed_with_the_ending() -> None:
     obj = _runner(container("runner", IMAGE), annotations={ATTEMPTS: "2 abc"})
     plans = [_plan(decision=Decision.RECORD_RUNNING)]
-    assert before_restart(obj, plans, {}, RESTART, "") == Ending(
+    assert settled(obj, plans, {}, RESTART) == Ending(
         Outcome.CONVERGED,
         "every tracked image runs its newest digest",
         AnnotationWrite("record", {ATTEMPTS: None, DIGEST_KEY: NEW}),
@@ -256,22 +286,21 @@ def test_nothing_to_restart_records_what_changed_with_the_ending() -> None:
 def test_nothing_left_to_restart_after_a_lost_race_is_another_tick_s_restart() -> None:
     obj = _runner(container("runner", IMAGE), annotations={DIGEST_KEY: NEW})
     up_to_date = [_plan(decision=Decision.UP_TO_DATE)]
-    assert before_restart(obj, up_to_date, {}, RESTART, "", lost_race=True) == Ending(
+    assert settled(obj, up_to_date, {}, RESTART, lost_race=True) == Ending(
         Outcome.RESTARTED_BY_OTHER, "another tick already rolled out the newest digests"
     )
     leftover = _runner(container("runner", IMAGE), annotations={DIGEST_KEY: NEW, ATTEMPTS: "1 a"})
-    assert before_restart(leftover, up_to_date, {}, RESTART, "", lost_race=True) == Ending(
+    assert settled(leftover, up_to_date, {}, RESTART, lost_race=True) == Ending(
         Outcome.RESTARTED_BY_OTHER,
         "another tick already rolled out the newest digests",
         AnnotationWrite("record", {ATTEMPTS: None}),
     )
     behind = [*up_to_date, _plan("pinned", Decision.PINNED, image=PIN)]
-    assert before_restart(obj, behind, {}, RESTART, "", lost_race=True) == Ending(
+    assert settled(obj, behind, {}, RESTART, lost_race=True) == Ending(
         Outcome.RESTARTED_BY_OTHER, "pinned, never restarted; behind its tag: pinned"
     )
     pinned = _runner(container("runner", IMAGE), container("pinned", PIN))
-    gone = before_restart(pinned, behind, {PIN: NOT_FOUND}, RESTART, "", lost_race=True)
-    assert isinstance(gone, Ending)
+    gone = settled(pinned, behind, {PIN: NOT_FOUND}, RESTART, lost_race=True)
     assert gone.outcome is Outcome.DANGLING_PIN  # a measured failure still outranks
 
 
@@ -281,7 +310,7 @@ def test_a_dangling_pin_is_a_failure_even_with_the_record_written() -> None:
         _plan(decision=Decision.RECORD_RUNNING),
         _plan("pinned", Decision.PINNED, image=PIN, newest=None),
     ]
-    assert before_restart(obj, plans, {PIN: NOT_FOUND}, RESTART, "") == Ending(
+    assert settled(obj, plans, {PIN: NOT_FOUND}, RESTART) == Ending(
         Outcome.DANGLING_PIN,
         "a pinned image no longer exists in the registry",
         AnnotationWrite("record", {DIGEST_KEY: NEW}),
@@ -297,11 +326,11 @@ def test_pins_behind_their_tag_are_named_and_never_restarted() -> None:
         _plan("c", Decision.PINNED, image=PIN, newest=None),  # tag not known: not "behind"
         _plan("d", Decision.PINNED, image=PIN),
     ]
-    assert before_restart(obj, plans, {}, RESTART, "") == Ending(
+    assert settled(obj, plans, {}, RESTART) == Ending(
         Outcome.CONVERGED, "pinned, never restarted; behind its tag: a, d"
     )
     recorded = [*plans, _plan("e", Decision.RECORD_RUNNING)]
-    assert before_restart(obj, recorded, {}, RESTART, "") == Ending(
+    assert settled(obj, recorded, {}, RESTART) == Ending(
         Outcome.CONVERGED,
         "pinned, never restarted; behind its tag: a, d",
         AnnotationWrite("record", {container_key(RECORDED_DIGEST, "e"): NEW}),
@@ -311,7 +340,7 @@ def test_pins_behind_their_tag_are_named_and_never_restarted() -> None:
 def test_refresh_s_own_pin_is_not_the_operator_s_so_it_cannot_dangle() -> None:
     obj = _runner(container("runner", PIN))
     plans = [_plan(image=PIN, decision=Decision.UP_TO_DATE)]
-    assert before_restart(obj, plans, {PIN: NOT_FOUND}, PIN_MODE, "") == Ending(
+    assert settled(obj, plans, {PIN: NOT_FOUND}, PIN_MODE) == Ending(
         Outcome.CONVERGED,
         "every tracked image runs its newest digest",
         AnnotationWrite("record", {DIGEST_KEY: NEW}),
@@ -320,19 +349,29 @@ def test_refresh_s_own_pin_is_not_the_operator_s_so_it_cannot_dangle() -> None:
 
 def test_a_restart_that_would_keep_the_cached_image_is_refused_in_restart_mode_only() -> None:
     obj = _runner(container("runner", IMAGE, policy="IfNotPresent"))
-    refused = before_restart(obj, [_plan()], {}, RESTART, "")
+    refused = restart_refusal(obj, [_plan()], RESTART, "")
     assert refused == Ending(
         Outcome.REFUSED,
         "a restart would keep the old image: imagePullPolicy is not Always for "
         "runner (IfNotPresent); set imagePullPolicy: Always or use --mode pin",
     )
-    assert before_restart(obj, [_plan()], {}, PIN_MODE, "") == (_plan(),)
+    assert restart_refusal(obj, [_plan()], PIN_MODE, "") is None
+    # Only the containers a restart moves are asked about.
+    recorded = [_plan(decision=Decision.RECORD_RUNNING)]
+    assert restart_refusal(obj, recorded, RESTART, "") is None
 
 
 def test_the_restart_moves_exactly_the_containers_decided_restart() -> None:
-    obj = _runner(container("runner", IMAGE), container("side", IMAGE), container("up", IMAGE))
-    plans = [_plan(), _plan("side", Decision.PINNED), _plan("up", Decision.UP_TO_DATE)]
-    assert before_restart(obj, plans, {}, RESTART, "") == (_plan(),)
+    plans = [
+        _plan(),
+        _plan("side", Decision.PINNED),
+        _plan("up", Decision.UP_TO_DATE),
+        _plan("seen", Decision.RECORD_RUNNING, newest=ARM),
+    ]
+    assert target_of(plans) == {"runner": NEW}
+    # Nothing to restart: the containers whose newest digest runs unrecorded are the target.
+    assert target_of(plans[1:]) == {"seen": ARM}
+    assert target_of(plans[1:3]) == {}
 
 
 # pull_policy_refusals ---------------------------------------------------------------------
@@ -371,81 +410,81 @@ def test_every_refused_container_is_named() -> None:
     )
 
 
-# restart_step -----------------------------------------------------------------------------
+# restart_write / latch / count_failure ---------------------------------------------------
 
 
 def _target_id(*plans: ContainerPlan) -> str:
     return target_id({p.container: p.newest or "" for p in plans})
 
 
+TARGET = {"runner": NEW}
+
+
 def test_a_restart_counts_the_attempt_and_leaves_the_marker_in_one_write() -> None:
     tid = _target_id(_plan())
     marker = PendingRestart({"runner": NEW}, STAMP)
-    assert restart_step({}, [_plan()], 3, STAMP) == RestartWrite(
+    assert restart_write({}, TARGET, STAMP) == RestartWrite(
         {ATTEMPTS: f"1 {tid}", PENDING: marker.text()}, marker
     )
-    assert restart_step({ATTEMPTS: f"2 {tid}"}, [_plan()], 3, STAMP) == RestartWrite(
+    assert restart_write({ATTEMPTS: f"2 {tid}"}, TARGET, STAMP) == RestartWrite(
         {ATTEMPTS: f"3 {tid}", PENDING: marker.text()}, marker
     )
 
 
 def test_attempts_at_another_target_start_the_count_again() -> None:
     tid = _target_id(_plan())
-    step = restart_step({ATTEMPTS: "3 0123456789ab"}, [_plan()], 3, STAMP)
-    assert isinstance(step, RestartWrite)
+    step = restart_write({ATTEMPTS: "3 0123456789ab"}, TARGET, STAMP)
     assert step.annotations[ATTEMPTS] == f"1 {tid}"
+    counted = count_failure({ATTEMPTS: "3 0123456789ab"}, TARGET, "why")
+    assert counted.write == AnnotationWrite("count", {ATTEMPTS: f"1 {tid}"})
 
 
-def test_the_flap_guard_latches_at_the_maximum_and_writes_the_latch_once() -> None:
+def test_the_flap_guard_latches_and_writes_the_latch_once() -> None:
     tid = _target_id(_plan())
     reason = (
-        "3 restarts toward the same digests did not roll out; "
+        "3 tries at the same digests did not roll out healthy; "
         f"stopped until someone looks (clear {LATCHED} to retry)"
     )
-    assert restart_step({ATTEMPTS: f"3 {tid}"}, [_plan()], 3, STAMP) == Ending(
+    assert latch({ATTEMPTS: f"3 {tid}"}, TARGET) == Ending(
         Outcome.LATCHED, reason, AnnotationWrite("latch", {LATCHED: reason})
     )
     latched = {ATTEMPTS: f"3 {tid}", LATCHED: reason}
-    assert restart_step(latched, [_plan()], 3, STAMP) == Ending(Outcome.LATCHED, reason)
-    assert isinstance(restart_step({ATTEMPTS: f"3 {tid}"}, [_plan()], 4, STAMP), RestartWrite)
+    assert latch(latched, TARGET) == Ending(Outcome.LATCHED, reason)
 
 
-def test_digests_already_recorded_for_every_container_mean_another_tick_finished() -> None:
-    plans = [_plan(), _plan("side", newest=ARM)]
-    recorded = {DIGEST_KEY: NEW, container_key(RECORDED_DIGEST, "side"): ARM}
-    assert restart_step(recorded, plans, 3, STAMP) == Ending(
-        Outcome.RESTARTED_BY_OTHER, "another tick already rolled out the newest digests"
-    )
-    one_left = {DIGEST_KEY: NEW, container_key(RECORDED_DIGEST, "side"): OLD}
-    assert isinstance(restart_step(one_left, plans, 3, STAMP), RestartWrite)
-
-
-def test_a_marker_toward_the_same_digests_is_resumed_another_is_replaced() -> None:
-    same = PendingRestart({"runner": NEW}, "2026-11-29T00:00:00.000000Z")
+def test_a_failure_with_no_restart_counts_the_attempt_and_drops_a_stale_marker() -> None:
     tid = _target_id(_plan())
-    # Even at the attempt maximum: the restart already happened, so waiting costs no attempt.
-    annotations = {PENDING: same.text(), ATTEMPTS: f"3 {tid}"}
-    assert restart_step(annotations, [_plan()], 3, STAMP) == Resume(same)
-    older = PendingRestart({"runner": OLD}, "2026-11-29T00:00:00.000000Z").text()
-    replaced = restart_step({PENDING: older}, [_plan()], 3, STAMP)
-    assert isinstance(replaced, RestartWrite)
-    assert replaced.marker == PendingRestart({"runner": NEW}, STAMP)
+    assert count_failure({ATTEMPTS: f"1 {tid}"}, TARGET, "pod x keeps crashing") == Ending(
+        Outcome.ROLLOUT_FAILED,
+        "pod x keeps crashing",
+        AnnotationWrite("count", {ATTEMPTS: f"2 {tid}"}),
+    )
+    older = PendingRestart({"runner": OLD}, STAMP).text()
+    assert count_failure({PENDING: older}, TARGET, "why").write == AnnotationWrite(
+        "count", {ATTEMPTS: f"1 {tid}", PENDING: None}
+    )
 
 
 def test_a_container_without_a_newest_digest_targets_the_empty_digest() -> None:
-    step = restart_step({}, [_plan(newest=None)], 3, STAMP)
-    assert isinstance(step, RestartWrite)
-    assert step.marker.target == {"runner": ""}
+    target = target_of([_plan(newest=None)])
+    assert target == {"runner": ""}
+    assert restart_write({}, target, STAMP).marker.target == {"runner": ""}
 
 
-# poll_rollout / stuck_new_pod -------------------------------------------------------------
+# look / observe: the table's inputs --------------------------------------------------------
 
 
 def _rolled(generation: int = 2, *, updated: int = 1, stuck: bool = False) -> Obj:
+    """The Deployment after a restart: the controller has observed `generation`; `updated`
+    copies (all available) of one."""
     obj = _with(
         _runner(),
         metadata={"generation": generation},
-        status={"observedGeneration": generation, "updatedReplicas": updated},
+        status={
+            "observedGeneration": generation,
+            "updatedReplicas": updated,
+            "availableReplicas": updated,
+        },
     )
     if stuck:
         condition = {"type": "Progressing", "reason": "ProgressDeadlineExceeded"}
@@ -458,36 +497,85 @@ OURS = {PENDING: MARKER.text()}
 """The annotations after the wait while the marker is still the one this tick waited on."""
 
 
-def _poll(obj: Obj, pods: list[Obj] | None = None, *, expired: bool = False) -> RolloutEnd | None:
-    return poll_rollout(obj, pods or [], MARKER, expired=expired, timeout=5.0)
+def _observe(obj: Obj, pods: list[Obj], marker: PendingRestart | None = MARKER) -> Observation:
+    return observe(obj, pods, [_plan()], marker, NOW)
 
 
-def test_a_rollout_is_done_by_kubectl_s_rules_whatever_else_is_late() -> None:
-    crashing = [_pod("runner-new", ("runner", "CrashLoopBackOff"), stamp=STAMP)]
-    assert _poll(_rolled(2), crashing, expired=True) == RolloutEnd(True, "rolled out")
+def test_a_rollout_done_by_kubectl_s_rules_is_failing_while_a_new_pod_crashes() -> None:
+    """kubectl's rules alone would call this rolled out (its status is late): the crashing
+    pod says otherwise, and a verified rollout needs healthy pods."""
+    crashing = [_pod("runner-new", ("runner", "CrashLoopBackOff"), stamp=STAMP, ready=False)]
+    assert _observe(_rolled(2), crashing) == Observation(
+        Running.OTHER,
+        Health.FAILING,
+        "new pod runner-new keeps crashing (CrashLoopBackOff)",
+        ("runner",),
+    )
     not_observed = _with(_rolled(2), metadata={"generation": 3})
-    assert _poll(not_observed) is None
-    assert _poll(not_observed, expired=True) == RolloutEnd(
-        False, "timed out after 5s (waiting for the update to be picked up)", True
+    assert _observe(not_observed, [_pod("new", ("runner", NEW))]) == Observation(
+        Running.NEWEST, Health.STARTING, "waiting for the update to be picked up"
     )
 
 
-def test_a_stuck_rollout_fails_before_a_stuck_pod_and_a_timeout() -> None:
-    crashing = [_pod("runner-new", ("runner", "CrashLoopBackOff"), stamp=STAMP)]
-    end = _poll(_rolled(updated=0, stuck=True), crashing, expired=True)
-    assert end == RolloutEnd(False, "the rollout exceeded its progress deadline")
-    assert _poll(_rolled(updated=0), crashing, expired=True) == RolloutEnd(
-        False, "new pod runner-new keeps crashing (CrashLoopBackOff)"
+def test_a_stuck_rollout_fails_before_a_stuck_pod_and_a_pod_before_the_counts() -> None:
+    crashing = [_pod("runner-new", ("runner", "CrashLoopBackOff"), stamp=STAMP, ready=False)]
+    assert _observe(_rolled(updated=0, stuck=True), crashing).detail == (
+        "the rollout exceeded its progress deadline"
     )
-    assert _poll(_rolled(updated=0), expired=True) == RolloutEnd(
-        False, "timed out after 5s (0 of 1 copies updated)", True
+    assert _observe(_rolled(updated=0), crashing).detail == (
+        "new pod runner-new keeps crashing (CrashLoopBackOff)"
     )
-    assert _poll(_rolled(updated=0)) is None
+    starting = _observe(_rolled(updated=0), [])
+    assert (starting.health, starting.detail) == (Health.STARTING, "0 of 1 copies updated")
 
 
-def test_the_timeout_is_named_as_the_operator_gave_it() -> None:
-    end = poll_rollout(_rolled(updated=0), [], MARKER, expired=True, timeout=2.5)
-    assert end == RolloutEnd(False, "timed out after 2.5s (0 of 1 copies updated)", True)
+def test_done_is_not_healthy_until_every_pod_that_stays_is_ready() -> None:
+    new = _pod("new", ("runner", NEW))
+    assert _observe(_rolled(), [new]) == Observation(Running.NEWEST, Health.HEALTHY)
+    unready = _pod("unready", ("runner", NEW), ready=False)
+    assert _observe(_rolled(), [new, unready]) == Observation(
+        Running.NEWEST, Health.STARTING, "pod unready is not ready"
+    )
+    no_condition = _pod("bare", ("runner", NEW))
+    del no_condition["status"]["conditions"]
+    assert _observe(_rolled(), [no_condition]).detail == "pod bare is not ready"
+
+
+@pytest.mark.parametrize(
+    ("ready_for", "min_ready", "health"),
+    [
+        (timedelta(seconds=29), 30, Health.STARTING),
+        (timedelta(seconds=30), 30, Health.HEALTHY),  # IsPodAvailable: at or before now
+        (timedelta(seconds=0), 0, Health.HEALTHY),
+        (None, 30, Health.STARTING),  # Ready, but when is unknown: not yet available
+        (None, 0, Health.HEALTHY),
+    ],
+)
+def test_a_pod_is_healthy_once_ready_for_min_ready_seconds(
+    ready_for: timedelta | None, min_ready: int, health: Health
+) -> None:
+    pod = _pod(
+        "new", ("runner", NEW), ready_since=NOW - ready_for if ready_for is not None else None
+    )
+    obj = _with(_rolled(), spec={"minReadySeconds": min_ready})
+    found = _observe(obj, [pod])
+    assert found.health is health
+    if health is Health.STARTING:
+        assert found.detail == "pod new has been ready for less than the 30s asked"
+
+
+def test_without_a_marker_every_pod_counts_as_the_rollout_s() -> None:
+    """Pods already on the newest digest, nothing restarted: any pod that will not leave its
+    waiting state by itself fails the look."""
+    crashing = _pod("api-0", ("runner", "CrashLoopBackOff"), ready=False)
+    crashing["status"]["containerStatuses"][0]["imageID"] = f"x@{NEW}"
+    found = _observe(_rolled(updated=1), [crashing], marker=None)
+    assert (found.running, found.health, found.detail) == (
+        Running.NEWEST,
+        Health.FAILING,
+        "pod api-0 keeps crashing (CrashLoopBackOff)",
+    )
+    assert _observe(_rolled(updated=1), [crashing]).health is Health.STARTING  # not the new pod
 
 
 @pytest.mark.parametrize(
@@ -533,33 +621,95 @@ def _leaving(pod: Obj) -> Obj:
 
 
 def test_old_pods_still_terminating_do_not_hold_back_a_complete_rollout() -> None:
-    old = _leaving(_pod("old", ("runner", OLD)))
-    assert _poll(_rolled(2), [old, _pod("new", ("runner", NEW))]) == RolloutEnd(True, "rolled out")
-    assert _poll(_rolled(2), []) == RolloutEnd(True, "rolled out")
+    old = _leaving(_pod("old", ("runner", OLD), ready=False))
+    assert _observe(_rolled(2), [old, _pod("new", ("runner", NEW))]) == Observation(
+        Running.NEWEST, Health.HEALTHY
+    )
 
 
 def test_a_complete_rollout_with_only_leaving_pods_listed_waits_for_the_staying_ones() -> None:
     old = _leaving(_pod("old", ("runner", OLD)))
     finished = _with(_pod("done", ("runner", OLD)), status={"phase": "Succeeded"})
-    assert _poll(_rolled(2), [old]) is None
-    assert _poll(_rolled(2), [old, finished]) is None
-    assert _poll(_rolled(2), [old], expired=True) == RolloutEnd(True, "rolled out")
+    for pods in ([old], [old, finished]):
+        found = _observe(_rolled(2), pods)
+        assert (found.health, found.detail) == (
+            Health.STARTING,
+            "only copies on their way out are listed yet",
+        )
+    # With nothing listed at all, the pods simply do not run the newest digest.
+    assert _observe(_rolled(2), []) == Observation(Running.OTHER, Health.HEALTHY, "", ("runner",))
 
 
 def test_a_leaving_pod_of_this_restart_is_not_stuck() -> None:
-    leaving = _leaving(_pod("new", ("runner", "CrashLoopBackOff"), stamp=STAMP))
-    assert _poll(_rolled(updated=0), [leaving]) is None
+    leaving = _leaving(_pod("new", ("runner", "CrashLoopBackOff"), stamp=STAMP, ready=False))
+    assert _observe(_rolled(updated=0), [leaving]).health is Health.STARTING
 
 
-# after_rollout / record_changes -----------------------------------------------------------
+def test_pods_on_their_way_out_prove_nothing() -> None:
+    """Terminating pods still report the old image for their grace period (kubectl#1628)."""
+    old = _leaving(_pod("old", ("runner", OLD)))
+    finished = _with(_pod("done", ("runner", OLD)), status={"phase": "Failed"})
+    new = _pod("new", ("runner", NEW))
+    assert _observe(_rolled(), [old, finished, new]).running is Running.NEWEST
+    assert _observe(_rolled(), [old]).unproven == ("runner",)
+
+
+def test_the_unproven_containers_are_every_one_not_recorded_at_its_newest() -> None:
+    pods = [_pod("new", ("runner", OLD), ("side", OLD), ("init", OLD))]
+    plans = [_plan(), _plan("side", Decision.UP_TO_DATE), _plan("init", Decision.RECORD_RUNNING)]
+    found = observe(_rolled(), pods, plans, MARKER, NOW)
+    assert (found.running, found.unproven) == (Running.OTHER, ("runner", "init"))
+
+
+# failure_reason ----------------------------------------------------------------------------
+
+
+def _look(
+    health: Health,
+    running: Running = Running.NEWEST,
+    *,
+    detail: str = "pod x keeps crashing (CrashLoopBackOff)",
+    marker: PendingRestart | None = MARKER,
+) -> Look:
+    situation = Situation(
+        Recorded.BEHIND, running, health, Marker.UNDER_WAY, Attempts.LEFT, timed_out=True
+    )
+    return Look(situation, Observation(running, health, detail, ("runner",)), TARGET, marker)
+
+
+def test_the_timeout_is_named_as_the_operator_gave_it() -> None:
+    found = _look(Health.STARTING, detail="0 of 1 copies updated")
+    assert failure_reason(found, 2.5) == "timed out after 2.5s (0 of 1 copies updated)"
+
+
+def test_failure_words_say_what_was_restarted_or_found() -> None:
+    assert failure_reason(_look(Health.FAILING), 5) == "pod x keeps crashing (CrashLoopBackOff)"
+    assert failure_reason(_look(Health.HEALTHY, Running.OTHER), 5) == (
+        "the new pods do not run the newest digest (runner)"
+    )
+    # Nothing restarted: the words say what the pods were found doing.
+    assert failure_reason(_look(Health.FAILING, marker=None), 5) == (
+        "the pods run the newest digest, but pod x keeps crashing (CrashLoopBackOff)"
+    )
+    assert failure_reason(_look(Health.FAILING, Running.OTHER, marker=None), 5) == (
+        "the pods are not healthy: pod x keeps crashing (CrashLoopBackOff)"
+    )
+    assert failure_reason(_look(Health.HEALTHY, Running.OTHER, marker=None), 5) == (
+        "the pods do not run the newest digest (runner)"
+    )
+    starting = _look(Health.STARTING, detail="pod x is not ready", marker=None)
+    assert failure_reason(starting, 8) == (
+        "the pods run the newest digest, but timed out after 8s (pod x is not ready)"
+    )
+
+
+# after_wait / record_changes ---------------------------------------------------------------
 
 
 def test_a_verified_rollout_records_the_digest_and_clears_the_bookkeeping() -> None:
     annotations = {ATTEMPTS: "1 abc", PENDING: MARKER.text(), DIGEST_KEY: OLD}
-    pods = [_pod("new", ("runner", ARM))]  # a platform manifest of the newest index
     plans = [_plan(), _plan("side", Decision.UP_TO_DATE, newest=ARM)]
-    done = RolloutEnd(True, "rolled out")
-    assert after_rollout(done, annotations, plans, pods, MARKER, ours=True) == (
+    assert after_wait(Action.RECORD, "", annotations, plans, MARKER, ours=True) == (
         Ending(
             Outcome.RESTARTED,
             "rolled out and verified: the pods run the newest digest",
@@ -577,38 +727,20 @@ def test_a_verified_rollout_records_the_digest_and_clears_the_bookkeeping() -> N
     )
 
 
-def test_a_rollout_whose_pods_run_another_digest_records_nothing_and_drops_the_marker() -> None:
-    pods = [_pod("new", ("runner", OLD), ("side", OLD), ("init", OLD))]
-    plans = [_plan(), _plan("side", Decision.UP_TO_DATE)]  # side was not restarted: not checked
-    done = RolloutEnd(True, "rolled out")
-    assert after_rollout(done, OURS, plans, pods, MARKER, ours=True) == Ending(
-        Outcome.ROLLOUT_FAILED,
-        "the new pods do not run the newest digest (runner)",
-        AnnotationWrite("clear-pending", {PENDING: None}),
-    )
-    both = PendingRestart({"init": NEW, "runner": NEW}, STAMP)
-    marked = {PENDING: both.text()}
-    two = after_rollout(done, marked, [_plan("init"), *plans], pods, both, ours=True)
-    assert two.reason == "the new pods do not run the newest digest (init, runner)"
-
-
 def test_an_operator_pin_is_never_recorded_even_after_a_verified_rollout() -> None:
-    pods = [_pod("new", ("runner", NEW), ("pinned", OLD))]
     plans = [_plan(), _plan("pinned", Decision.PINNED, image=PIN)]
-    ending = after_rollout(RolloutEnd(True, "rolled out"), OURS, plans, pods, MARKER, ours=True)
+    ending = after_wait(Action.RECORD, "", OURS, plans, MARKER, ours=True)
     assert ending.write == AnnotationWrite("record", {PENDING: None, DIGEST_KEY: NEW})
 
 
 def test_a_failed_rollout_drops_the_marker_a_timed_out_one_keeps_it() -> None:
-    crashed = RolloutEnd(False, "new pod new keeps crashing (CrashLoopBackOff)")
-    assert after_rollout(crashed, OURS, [_plan()], [], MARKER, ours=True) == Ending(
-        Outcome.ROLLOUT_FAILED,
-        "new pod new keeps crashing (CrashLoopBackOff)",
-        AnnotationWrite("clear-pending", {PENDING: None}),
+    crashed = "new pod new keeps crashing (CrashLoopBackOff)"
+    assert after_wait(Action.FAIL, crashed, OURS, [_plan()], MARKER, ours=True) == Ending(
+        Outcome.ROLLOUT_FAILED, crashed, AnnotationWrite("clear-pending", {PENDING: None})
     )
-    timed_out = RolloutEnd(False, "timed out after 5s", timed_out=True)
-    assert after_rollout(timed_out, OURS, [_plan()], [], MARKER, ours=True) == Ending(
-        Outcome.ROLLOUT_FAILED, "timed out after 5s"
+    timed_out = "timed out after 5s"
+    assert after_wait(Action.STOP_WAITING, timed_out, OURS, [_plan()], MARKER, ours=True) == Ending(
+        Outcome.ROLLOUT_FAILED, timed_out
     )
 
 
@@ -617,32 +749,25 @@ def test_a_marker_another_tick_wrote_since_is_never_cleared_nor_recorded_over() 
     tick restarted toward newer digests since. Nothing this tick writes may erase its marker."""
     newer = PendingRestart({"runner": ARM}, "2026-11-30T12:05:00.000001Z")
     theirs = {PENDING: newer.text(), DIGEST_KEY: OLD}
-    crashed = RolloutEnd(False, "new pod new keeps crashing (CrashLoopBackOff)")
-    assert after_rollout(crashed, theirs, [_plan()], [], MARKER, ours=True) == Ending(
-        Outcome.ROLLOUT_FAILED, "new pod new keeps crashing (CrashLoopBackOff)"
+    crashed = "new pod new keeps crashing (CrashLoopBackOff)"
+    assert after_wait(Action.FAIL, crashed, theirs, [_plan()], MARKER, ours=True) == Ending(
+        Outcome.ROLLOUT_FAILED, crashed
     )
-    pods = [_pod("new", ("runner", NEW))]
-    done = RolloutEnd(True, "rolled out")
-    assert after_rollout(done, theirs, [_plan()], pods, MARKER, ours=True) == Ending(
+    assert after_wait(Action.RECORD, "", theirs, [_plan()], MARKER, ours=True) == Ending(
         Outcome.RESTARTED,
         "rolled out and verified; not recorded: another tick has restarted since",
-    )
-    assert after_rollout(done, theirs, [_plan()], [], MARKER, ours=True) == Ending(
-        Outcome.ROLLOUT_FAILED, "the new pods do not run the newest digest (runner)"
     )
 
 
 def test_a_restart_another_tick_made_is_reported_as_theirs() -> None:
-    pods = [_pod("new", ("runner", NEW))]
-    done = RolloutEnd(True, "rolled out")
-    resumed = after_rollout(done, OURS, [_plan()], pods, MARKER, ours=False)
+    resumed = after_wait(Action.RECORD, "", OURS, [_plan()], MARKER, ours=False)
     assert (resumed.outcome, resumed.write) == (
         Outcome.RESTARTED_BY_OTHER,
         AnnotationWrite("record", {PENDING: None, DIGEST_KEY: NEW}),
     )
     recorded = {DIGEST_KEY: NEW}  # the other tick recorded and cleared its marker first
     for ours, outcome in ((True, Outcome.RESTARTED), (False, Outcome.RESTARTED_BY_OTHER)):
-        assert after_rollout(done, recorded, [_plan()], pods, MARKER, ours=ours) == Ending(
+        assert after_wait(Action.RECORD, "", recorded, [_plan()], MARKER, ours=ours) == Ending(
             outcome, "rolled out and verified; another tick recorded it"
         )
 
@@ -713,21 +838,3 @@ def test_a_measured_failure_wins_over_could_not_check_which_wins_over_green() ->
     held = [o for o in Outcome if o not in failed and o is not Outcome.COULD_NOT_CHECK]
     assert _tick(*held).exit_code is ExitCode.GOOD
     assert _tick().exit_code is ExitCode.GOOD
-
-
-def test_pods_on_their_way_out_prove_nothing_after_a_rollout() -> None:
-    """Terminating pods still report the old image for their grace period (kubectl#1628)."""
-    old = _leaving(_pod("old", ("runner", OLD)))
-    finished = _with(_pod("done", ("runner", OLD)), status={"phase": "Failed"})
-    new = _pod("new", ("runner", NEW))
-    done = RolloutEnd(True, "rolled out")
-    ending = after_rollout(done, OURS, [_plan()], [old, finished, new], MARKER, ours=True)
-    assert (ending.outcome, ending.write) == (
-        Outcome.RESTARTED,
-        AnnotationWrite("record", {PENDING: None, DIGEST_KEY: NEW}),
-    )
-    assert after_rollout(done, OURS, [_plan()], [old], MARKER, ours=True) == Ending(
-        Outcome.ROLLOUT_FAILED,
-        "the new pods do not run the newest digest (runner)",
-        AnnotationWrite("clear-pending", {PENDING: None}),
-    )

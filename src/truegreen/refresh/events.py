@@ -45,11 +45,13 @@ def planned_events(
     if any(w.step == "latch" for w in applied):
         events.append((EventReason.LATCHED, report.reason))
     if report.outcome is Outcome.ROLLOUT_FAILED:
+        # Counted without a restart, the reason itself says what the pods were found doing.
+        counted = any(w.step == "count" for w in report.writes)
+        what = "" if counted else "the restart toward the newest image did not complete: "
         events.append(
             (
                 EventReason.ROLLOUT_FAILED,
-                f"the restart toward the newest image did not complete: {report.reason}; "
-                "nothing was recorded, a later run tries again",
+                f"{what}{report.reason}; nothing was recorded, a later run tries again",
             )
         )
     refreshed = report.outcome in (Outcome.RESTARTED, Outcome.RESTARTED_BY_OTHER)

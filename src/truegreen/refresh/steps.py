@@ -1,10 +1,22 @@
 """What one workload's tick does next, decided from what the tick has read. Pure: `tick` makes
-the reads and the writes these decisions ask for, in the order they give (see tick.py)."""
+the reads and the writes these decisions ask for, in the order they give (see tick.py).
+
+The decision itself is one table, TICK_TABLE: what the Deployment records, what its pods run,
+how healthy they are, the pending marker and the attempts left give exactly one action. `look`
+reads those inputs from the Deployment and its pods, `decide` finds the row; the other
+functions here build the writes and the ending each action asks for.
+
+One module past 600 lines: the table, the looks that fill in its inputs and the endings its
+actions ask for are one contract, read together.
+"""
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
+from enum import StrEnum
 from typing import Any
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.images import ImageReference, ImageReferenceError, parse_image
@@ -38,6 +50,448 @@ _STUCK_REASONS = {
     "InvalidImageName": "names an image that is not valid",
 }
 """The waiting states a new pod does not leave by itself, in plain words."""
+_MOVING = (Decision.RESTART, Decision.RECORD_RUNNING)
+"""The decisions of containers whose newest digest is not recorded yet."""
+
+
+# The table -----------------------------------------------------------------------------------
+
+
+class Recorded(StrEnum):
+    """What the Deployment records for its tracked containers, against their newest digests."""
+
+    NEWEST = "newest"
+    """Every tracked container has its newest digest recorded."""
+    UNVERIFIED = "unverified"
+    """Not recorded, and a restart would change nothing: the pods already run the newest digest
+    with nothing recorded yet, or refresh's own pin (--mode pin) already names it."""
+    BEHIND = "behind"
+    """A restart is due: another digest is recorded, or nothing is and the pods run another."""
+
+
+class Running(StrEnum):
+    """What the pods that stay (not terminating, not finished) run."""
+
+    NEWEST = "newest"
+    """Each of them reports the newest digest for every container not recorded at it."""
+    OTHER = "other"
+    """One of them runs another digest, or there is no pod."""
+
+
+class Health(StrEnum):
+    """How the Deployment's rollout stands, by kubectl's rules and the pods' readiness."""
+
+    HEALTHY = "healthy"
+    """Complete by kubectl's rules, and every pod that stays Ready for minReadySeconds."""
+    STARTING = "starting"
+    """Not yet, and nothing says it never will."""
+    FAILING = "failing"
+    """Past its progress deadline, or a pod of the rollout waits where it will not leave by
+    itself (crash loop, image it cannot pull)."""
+
+
+class Marker(StrEnum):
+    """The pending marker, against the digests the tick would restart toward."""
+
+    NONE = "none"
+    """No restart toward these digests is under way (no marker, or one toward others)."""
+    UNDER_WAY = "under-way"
+    """A restart toward these very digests: this tick's, or one a tick that stopped left."""
+
+
+class Attempts(StrEnum):
+    """The attempt counter at these digests against --max-attempts."""
+
+    LEFT = "left"
+    SPENT = "spent"
+
+
+class Action(StrEnum):
+    """What the tick does."""
+
+    NOTHING = "nothing"
+    """Converged: clear leftover bookkeeping, if any."""
+    RECORD = "record"
+    """Record the newest digests (and clear the counter, latch and marker)."""
+    RESTART = "restart"
+    """Count an attempt, leave the marker and restart, in one write; then wait."""
+    WAIT = "wait"
+    """Look again after the poll interval."""
+    FAIL = "fail"
+    """rollout-failed: clear the marker; the restart already counted this attempt."""
+    FAIL_AND_COUNT = "fail-and-count"
+    """rollout-failed: count an attempt (no restart of refresh's counted it)."""
+    STOP_WAITING = "stop-waiting"
+    """rollout-failed (timed out): the marker stays, so the next tick resumes the wait."""
+    LATCH = "latch"
+    """Set the latch: the attempts at these digests are spent."""
+
+
+class Situation(Struct, frozen=True):
+    """The table's inputs."""
+
+    recorded: Recorded
+    running: Running
+    health: Health
+    marker: Marker
+    attempts: Attempts
+    timed_out: bool = False
+    """The wait has run for --rollout-timeout (never at the tick's first look)."""
+
+
+class Row(Struct, frozen=True):
+    """One row of the table: the values of each input it covers, and its action."""
+
+    action: Action
+    recorded: frozenset[Recorded]
+    running: frozenset[Running]
+    health: frozenset[Health]
+    marker: frozenset[Marker]
+    attempts: frozenset[Attempts]
+    timed_out: frozenset[bool]
+
+    def covers(self, situation: Situation) -> bool:
+        """Every input of `situation` is among the row's values."""
+        return (
+            situation.recorded in self.recorded
+            and situation.running in self.running
+            and situation.health in self.health
+            and situation.marker in self.marker
+            and situation.attempts in self.attempts
+            and situation.timed_out in self.timed_out
+        )
+
+
+def _row(
+    action: Action,
+    *,
+    recorded: Iterable[Recorded] = Recorded,
+    running: Iterable[Running] = Running,
+    health: Iterable[Health] = Health,
+    marker: Iterable[Marker] = Marker,
+    attempts: Iterable[Attempts] = Attempts,
+    timed_out: Iterable[bool] = (False, True),
+) -> Row:
+    """A row; an input left out covers all its values."""
+    return Row(
+        action,
+        frozenset(recorded),
+        frozenset(running),
+        frozenset(health),
+        frozenset(marker),
+        frozenset(attempts),
+        frozenset(timed_out),
+    )
+
+
+_NOT_RECORDED = (Recorded.UNVERIFIED, Recorded.BEHIND)
+_UNDER_WAY, _NO_MARKER = (Marker.UNDER_WAY,), (Marker.NONE,)
+_LEFT, _SPENT = (Attempts.LEFT,), (Attempts.SPENT,)
+
+TICK_TABLE: tuple[Row, ...] = (
+    # 1. Every newest digest is recorded: a verified rollout happened; nothing to do.
+    _row(Action.NOTHING, recorded=(Recorded.NEWEST,)),
+    # 2-6. A restart toward these digests is under way: watch it to its end.
+    _row(
+        Action.RECORD,
+        recorded=_NOT_RECORDED,
+        running=(Running.NEWEST,),
+        health=(Health.HEALTHY,),
+        marker=_UNDER_WAY,
+    ),
+    _row(
+        Action.FAIL,
+        recorded=_NOT_RECORDED,
+        running=(Running.OTHER,),
+        health=(Health.HEALTHY,),
+        marker=_UNDER_WAY,
+    ),
+    _row(
+        Action.WAIT,
+        recorded=_NOT_RECORDED,
+        health=(Health.STARTING,),
+        marker=_UNDER_WAY,
+        timed_out=(False,),
+    ),
+    _row(
+        Action.STOP_WAITING,
+        recorded=_NOT_RECORDED,
+        health=(Health.STARTING,),
+        marker=_UNDER_WAY,
+        timed_out=(True,),
+    ),
+    _row(Action.FAIL, recorded=_NOT_RECORDED, health=(Health.FAILING,), marker=_UNDER_WAY),
+    # 7-8. A restart is due, whatever the pods run now: make it while attempts are left.
+    _row(Action.RESTART, recorded=(Recorded.BEHIND,), marker=_NO_MARKER, attempts=_LEFT),
+    _row(Action.LATCH, recorded=(Recorded.BEHIND,), marker=_NO_MARKER, attempts=_SPENT),
+    # 9-15. Nothing to restart (the pods, or refresh's own pin, already have the newest
+    # digest) but nothing verified it: recorded only once the pods run it and are healthy.
+    _row(
+        Action.RECORD,
+        recorded=(Recorded.UNVERIFIED,),
+        running=(Running.NEWEST,),
+        health=(Health.HEALTHY,),
+        marker=_NO_MARKER,
+    ),
+    _row(
+        Action.FAIL_AND_COUNT,
+        recorded=(Recorded.UNVERIFIED,),
+        running=(Running.OTHER,),
+        health=(Health.HEALTHY,),
+        marker=_NO_MARKER,
+        attempts=_LEFT,
+    ),
+    _row(
+        Action.WAIT,
+        recorded=(Recorded.UNVERIFIED,),
+        health=(Health.STARTING,),
+        marker=_NO_MARKER,
+        attempts=_LEFT,
+        timed_out=(False,),
+    ),
+    _row(
+        Action.FAIL_AND_COUNT,
+        recorded=(Recorded.UNVERIFIED,),
+        health=(Health.STARTING,),
+        marker=_NO_MARKER,
+        attempts=_LEFT,
+        timed_out=(True,),
+    ),
+    _row(
+        Action.FAIL_AND_COUNT,
+        recorded=(Recorded.UNVERIFIED,),
+        health=(Health.FAILING,),
+        marker=_NO_MARKER,
+        attempts=_LEFT,
+    ),
+    _row(
+        Action.LATCH,
+        recorded=(Recorded.UNVERIFIED,),
+        running=(Running.OTHER,),
+        health=(Health.HEALTHY,),
+        marker=_NO_MARKER,
+        attempts=_SPENT,
+    ),
+    _row(
+        Action.LATCH,
+        recorded=(Recorded.UNVERIFIED,),
+        health=(Health.STARTING, Health.FAILING),
+        marker=_NO_MARKER,
+        attempts=_SPENT,
+    ),
+)
+"""The tick's decision. Every situation is covered by exactly one row (a unit test walks them
+all), so the order of the rows decides nothing; docs/refresh.md shows the same table (a unit
+test holds the two together)."""
+
+
+def row_for(situation: Situation) -> int:
+    """The number (from 1) of the row covering `situation`."""
+    return next(n for n, row in enumerate(TICK_TABLE, 1) if row.covers(situation))
+
+
+def decide(situation: Situation) -> Action:
+    """The action of the row covering `situation`."""
+    return TICK_TABLE[row_for(situation) - 1].action
+
+
+# The table's inputs --------------------------------------------------------------------------
+
+
+class Observation(Struct, frozen=True):
+    """What the Deployment and its pods show at one look, and why it is not healthy."""
+
+    running: Running
+    health: Health
+    detail: str = ""
+    """What keeps it from healthy, in plain words; "" when healthy."""
+    unproven: tuple[str, ...] = ()
+    """The containers whose newest digest some pod that stays does not run."""
+
+
+class Look(Struct, frozen=True):
+    """One look: the table's inputs, and what the ending's words need."""
+
+    situation: Situation
+    observation: Observation
+    target: Mapping[str, str]
+    """The containers a restart (or a count, or the latch) concerns, with their newest digests."""
+    marker: PendingRestart | None
+    """The marker under way, when there is one toward `target`."""
+
+
+def target_of(plans: Sequence[ContainerPlan]) -> dict[str, str]:
+    """The containers a restart would move, with their newest digests: those decided restart,
+    else those whose newest digest already runs but is not recorded."""
+    restart = [p for p in plans if p.decision is Decision.RESTART]
+    chosen = restart or [p for p in plans if p.decision is Decision.RECORD_RUNNING]
+    return {p.container: p.newest or "" for p in chosen}
+
+
+def look(
+    deployment: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]],
+    plans: Sequence[ContainerPlan],
+    *,
+    max_attempts: int,
+    now: datetime,
+) -> Look:
+    """The tick's first look: every input read from the Deployment and its pods."""
+    annotations = o.annotations_of(deployment)
+    decisions = {p.decision for p in plans}
+    if Decision.RESTART in decisions:
+        recorded = Recorded.BEHIND
+    elif Decision.RECORD_RUNNING in decisions:
+        recorded = Recorded.UNVERIFIED
+    else:
+        recorded = Recorded.NEWEST
+    target = target_of(plans)
+    pending = PendingRestart.read(annotations)
+    marker = pending if pending is not None and target and dict(pending.target) == target else None
+    spent = (
+        AttemptCounter.read(annotations).at(target_id(target)) >= max_attempts if target else False
+    )
+    observation = observe(deployment, pods, plans, marker, now)
+    situation = Situation(
+        recorded,
+        observation.running,
+        observation.health,
+        Marker.NONE if marker is None else Marker.UNDER_WAY,
+        Attempts.SPENT if spent else Attempts.LEFT,
+    )
+    return Look(situation, observation, target, marker)
+
+
+def look_again(
+    first: Look,
+    deployment: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]],
+    plans: Sequence[ContainerPlan],
+    *,
+    now: datetime,
+    timed_out: bool,
+    marker: PendingRestart | None,
+) -> Look:
+    """A look while waiting: what is recorded and the attempts stay as the first look found
+    them, the marker is the one waited on (None: waiting for pods already on the newest
+    digest); the pods and the Deployment are read again."""
+    observation = observe(deployment, pods, plans, marker, now)
+    situation = replace(
+        first.situation,
+        running=observation.running,
+        health=observation.health,
+        marker=Marker.NONE if marker is None else Marker.UNDER_WAY,
+        timed_out=timed_out,
+    )
+    return Look(situation, observation, first.target, marker)
+
+
+def observe(
+    deployment: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]],
+    plans: Sequence[ContainerPlan],
+    marker: PendingRestart | None,
+    now: datetime,
+) -> Observation:
+    """What the pods that stay run (by their imageIDs) and how healthy the rollout is. Pods on
+    their way out (terminating, or finished) still report the old image and prove nothing:
+    only the pods that stay are judged. `marker`: the restart waited on, whose new pods alone
+    can make it fail (None: every pod counts)."""
+    staying = o.remaining(pods)
+    unproven = tuple(
+        p.container
+        for p in plans
+        if p.decision in _MOVING and not pods_run(staying, p.container, p.newest_digests)
+    )
+    running = Running.OTHER if unproven else Running.NEWEST
+    health, detail = _health(deployment, pods, marker, now)
+    return Observation(running, health, detail, unproven)
+
+
+def _health(
+    deployment: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]],
+    marker: PendingRestart | None,
+    now: datetime,
+) -> tuple[Health, str]:
+    """The rollout's health and, when it is not healthy, why. The old pods may still be
+    terminating when the status reports complete (kubectl#1628): they are on their way out and
+    are not waited for, unless no pod that stays is listed yet."""
+    staying = o.remaining(pods)
+    status = rollout_status(deployment, "Deployment")
+    if status.stuck:
+        return Health.FAILING, f"the rollout {status.progress}"
+    stuck = stuck_new_pod(staying, marker)
+    if stuck:
+        return Health.FAILING, stuck
+    if not status.done:
+        return Health.STARTING, status.progress
+    if not staying and any(o.is_terminating(p) for p in pods):
+        return Health.STARTING, "only copies on their way out are listed yet"
+    wait = o.integer(o.mapping(deployment.get("spec")).get("minReadySeconds"))
+    for pod in staying:
+        unready = _not_available(pod, wait, now)
+        if unready:
+            return Health.STARTING, unready
+    return Health.HEALTHY, ""
+
+
+def _not_available(pod: Mapping[str, Any], min_ready_seconds: int, now: datetime) -> str:
+    """Why the pod is not available yet (pkg/api/v1/pod/util.go IsPodAvailable: Ready, and
+    for minReadySeconds since its Ready condition last changed), or ""."""
+    name = o.name_of(pod)
+    ready = o.condition(pod, "Ready")
+    if ready is None or ready.get("status") != "True":
+        return f"pod {name} is not ready"
+    if min_ready_seconds == 0:
+        return ""
+    since = o.parse_time(ready.get("lastTransitionTime"))
+    if since is None or since + timedelta(seconds=min_ready_seconds) > now:
+        return f"pod {name} has been ready for less than the {min_ready_seconds}s asked"
+    return ""
+
+
+def stuck_new_pod(pods: Sequence[Mapping[str, Any]], marker: PendingRestart | None) -> str:
+    """A pod of this rollout that waits in a state it will not leave by itself, named, or "".
+    With a marker, only the restart's new pods count; without one, every pod does."""
+    for pod in pods:
+        is_new = marker is None or (
+            o.annotations_of(pod).get(RESTARTED_AT) == marker.stamp
+            or any(
+                image.endswith(digest)
+                for image in o.all_images(o.pod_spec(pod))
+                for digest in marker.target.values()
+            )
+        )
+        if not is_new:
+            continue
+        for status in o.container_statuses(pod):
+            reason = o.mapping(o.mapping(status.get("state")).get("waiting")).get("reason")
+            if isinstance(reason, str) and reason in _STUCK_REASONS:
+                which = "new pod" if marker is not None else "pod"
+                return f"{which} {o.name_of(pod)} {_STUCK_REASONS[reason]} ({reason})"
+    return ""
+
+
+def failure_reason(found: Look, timeout: float) -> str:
+    """Why the rollout failed (or has not ended in time), in plain words. Without a restart
+    under way the words say what the pods were found doing, since nothing was restarted."""
+    observation, health = found.observation, found.situation.health
+    restart = found.marker is not None
+    if health is Health.HEALTHY:
+        copies = "new pods" if restart else "pods"
+        return f"the {copies} do not run the newest digest ({', '.join(observation.unproven)})"
+    why = f"timed out after {timeout:g}s ({observation.detail})"
+    if health is Health.FAILING:
+        why = observation.detail
+    if restart:
+        return why
+    if found.situation.running is Running.NEWEST:
+        return f"the pods run the newest digest, but {why}"
+    return f"the pods are not healthy: {why}"
+
+
+# The endings and writes each action asks for -------------------------------------------------
 
 
 class AnnotationWrite(Struct, frozen=True):
@@ -57,26 +511,11 @@ class Ending(Struct, frozen=True):
     """The outcome holds only if the write lands (the digest record after a verified rollout)."""
 
 
-class Resume(Struct, frozen=True):
-    """A restart toward these very digests is already under way (a tick died): wait for it."""
-
-    marker: PendingRestart
-
-
 class RestartWrite(Struct, frozen=True):
     """Count the attempt, leave the pending marker and restart, all in one conditional write."""
 
     annotations: Mapping[str, str | None]
     marker: PendingRestart
-
-
-class RolloutEnd(Struct, frozen=True):
-    """How the wait for a restart's rollout ended."""
-
-    rolled_out: bool
-    reason: str
-    timed_out: bool = False
-    """The rollout may still finish: the marker stays so the next tick resumes, not restarts."""
 
 
 def skip(deployment: Mapping[str, Any]) -> Ending | None:
@@ -128,166 +567,119 @@ def dangling_pins(
     ]
 
 
-def before_restart(
-    deployment: Mapping[str, Any],
-    plans: Sequence[ContainerPlan],
-    pin_lookups: Mapping[str, DigestLookup],
-    mode: RefreshMode,
-    hold: str,
-    *,
-    lost_race: bool = False,
-) -> Ending | tuple[ContainerPlan, ...]:
-    """After the stale-pin findings are written: how the workload ends the tick without a
-    restart, or the containers a restart must move. `lost_race`: this tick's restart write met
-    a conflict, so nothing left to restart now means another tick restarted first."""
+def undecidable(plans: Sequence[ContainerPlan]) -> Ending | None:
+    """A workload the table cannot decide: an image that is not a reference (it can never be
+    pulled, so there is no digest to keep it on), or a digest the registry did not give."""
     invalid = [p for p in plans if p.decision is Decision.INVALID_IMAGE]
     if invalid:
-        # An image that is not a reference can never be pulled: no digest to keep it on.
         reason = "; ".join(f"{p.container}: {p.reason}" for p in invalid)
         return Ending(Outcome.INVALID_IMAGE, reason)
     failed = [p for p in plans if p.decision is Decision.LOOKUP_FAILED]
     if failed:
         return Ending(Outcome.COULD_NOT_CHECK, "; ".join(sorted({p.reason for p in failed})))
-    restart = tuple(p for p in plans if p.decision is Decision.RESTART)
-    if restart and hold:
+    return None
+
+
+def settled(
+    deployment: Mapping[str, Any],
+    plans: Sequence[ContainerPlan],
+    pin_lookups: Mapping[str, DigestLookup],
+    mode: RefreshMode,
+    *,
+    lost_race: bool = False,
+) -> Ending:
+    """NOTHING, or RECORD with no restart under way: the ending, recording the digests the pods
+    are verified to run and clearing leftover bookkeeping. `lost_race`: this tick's restart
+    write met a conflict, so nothing left to restart means another tick restarted first."""
+    record = record_changes(o.annotations_of(deployment), plans)
+    write = AnnotationWrite("record", record) if record else None
+    if dangling_pins(deployment, pin_lookups, mode):
+        return Ending(
+            Outcome.DANGLING_PIN, "a pinned image no longer exists in the registry", write
+        )
+    behind = [
+        p.container
+        for p in plans
+        if p.decision is Decision.PINNED and p.newest and not p.image.endswith(p.newest)
+    ]
+    outcome = Outcome.RESTARTED_BY_OTHER if lost_race else Outcome.CONVERGED
+    if behind:
+        reason = f"pinned, never restarted; behind its tag: {', '.join(behind)}"
+        return Ending(outcome, reason, write)
+    if lost_race:
+        return Ending(outcome, "another tick already rolled out the newest digests", write)
+    return Ending(outcome, "every tracked image runs its newest digest", write)
+
+
+def restart_refusal(
+    deployment: Mapping[str, Any], plans: Sequence[ContainerPlan], mode: RefreshMode, hold: str
+) -> Ending | None:
+    """Why a restart the table asks for is not made now: a registry near its rate limit holds
+    every restart, or the pull policy would keep the old image."""
+    if hold:
         return Ending(Outcome.COULD_NOT_CHECK, hold)
-    if not restart:
-        record = record_changes(o.annotations_of(deployment), plans)
-        write = AnnotationWrite("record", record) if record else None
-        if dangling_pins(deployment, pin_lookups, mode):
-            return Ending(
-                Outcome.DANGLING_PIN, "a pinned image no longer exists in the registry", write
-            )
-        behind = [
-            p.container
-            for p in plans
-            if p.decision is Decision.PINNED and p.newest and not p.image.endswith(p.newest)
-        ]
-        outcome = Outcome.RESTARTED_BY_OTHER if lost_race else Outcome.CONVERGED
-        if behind:
-            reason = f"pinned, never restarted; behind its tag: {', '.join(behind)}"
-            return Ending(outcome, reason, write)
-        if lost_race:
-            return Ending(outcome, "another tick already rolled out the newest digests", write)
-        return Ending(outcome, "every tracked image runs its newest digest", write)
     if mode is RefreshMode.RESTART:
+        restart = [p for p in plans if p.decision is Decision.RESTART]
         refused = pull_policy_refusals(deployment, restart)
         if refused:
             return Ending(Outcome.REFUSED, refused)
-    return restart
+    return None
 
 
-def restart_step(
-    annotations: Mapping[str, str],
-    restart: Sequence[ContainerPlan],
-    max_attempts: int,
-    stamp: str,
-) -> Ending | Resume | RestartWrite:
-    """Steps (2) and (3), decided from the Deployment's current annotations: already done,
-    resume a restart under way, the flap guard's latch, or the restart write."""
-    target = {p.container: p.newest or "" for p in restart}
-    if _recorded(annotations, target):
-        # Only a fresh read after a conflict gets here: the restart was another tick's.
-        return Ending(
-            Outcome.RESTARTED_BY_OTHER, "another tick already rolled out the newest digests"
-        )
-    pending = PendingRestart.read(annotations)
-    if pending is not None and dict(pending.target) == target:
-        return Resume(pending)
+def restart_write(
+    annotations: Mapping[str, str], target: Mapping[str, str], stamp: str
+) -> RestartWrite:
+    """RESTART: the attempt counted and the marker left, in the restart's own write."""
     tid = target_id(target)
     attempts = AttemptCounter.read(annotations).at(tid)
-    if attempts >= max_attempts:
-        reason = (
-            f"{attempts} restarts toward the same digests did not roll out; "
-            f"stopped until someone looks (clear {LATCHED} to retry)"
-        )
-        latch = None if annotations.get(LATCHED) == reason else {LATCHED: reason}
-        return Ending(Outcome.LATCHED, reason, AnnotationWrite("latch", latch) if latch else None)
     marker = PendingRestart(target, stamp)
     counted = {ATTEMPTS: AttemptCounter(attempts + 1, tid).text(), PENDING: marker.text()}
     return RestartWrite(counted, marker)
 
 
-def poll_rollout(
-    deployment: Mapping[str, Any],
-    pods: Sequence[Mapping[str, Any]],
-    marker: PendingRestart,
-    *,
-    expired: bool,
-    timeout: float,
-) -> RolloutEnd | None:
-    """One look at a restart's rollout: ended (and how), or None to look again. `deployment`
-    is read after the restart write (reads are consistent), so kubectl's rule that the
-    controller has observed its generation is enough to know it is this restart's rollout.
-
-    The old pods may still be terminating when the status reports complete (kubectl#1628):
-    they are on their way out and are not waited for, unless no pod that stays is listed yet;
-    then the wait goes on, within the timeout, for the pods the record will be checked on."""
-    staying = o.remaining(pods)
-    status = rollout_status(deployment, "Deployment")
-    if status.done:
-        leaving_only = not staying and any(o.is_terminating(p) for p in pods)
-        if leaving_only and not expired:
-            return None
-        return RolloutEnd(True, "rolled out")
-    if status.stuck:
-        return RolloutEnd(False, f"the rollout {status.progress}")
-    stuck = stuck_new_pod(staying, marker)
-    if stuck:
-        return RolloutEnd(False, stuck)
-    if expired:
-        return RolloutEnd(False, f"timed out after {timeout:g}s ({status.progress})", True)
-    return None
+def latch(annotations: Mapping[str, str], target: Mapping[str, str]) -> Ending:
+    """LATCH: the latch annotation, written once."""
+    attempts = AttemptCounter.read(annotations).at(target_id(target))
+    reason = (
+        f"{attempts} tries at the same digests did not roll out healthy; "
+        f"stopped until someone looks (clear {LATCHED} to retry)"
+    )
+    latched = None if annotations.get(LATCHED) == reason else {LATCHED: reason}
+    return Ending(Outcome.LATCHED, reason, AnnotationWrite("latch", latched) if latched else None)
 
 
-def stuck_new_pod(pods: Sequence[Mapping[str, Any]], marker: PendingRestart) -> str:
-    """A pod of this restart that waits in a state it will not leave by itself, named, or ""."""
-    for pod in pods:
-        is_new = o.annotations_of(pod).get(RESTARTED_AT) == marker.stamp or any(
-            image.endswith(digest)
-            for image in o.all_images(o.pod_spec(pod))
-            for digest in marker.target.values()
-        )
-        if not is_new:
-            continue
-        for status in o.container_statuses(pod):
-            reason = o.mapping(o.mapping(status.get("state")).get("waiting")).get("reason")
-            if isinstance(reason, str) and reason in _STUCK_REASONS:
-                return f"new pod {o.name_of(pod)} {_STUCK_REASONS[reason]} ({reason})"
-    return ""
+def count_failure(annotations: Mapping[str, str], target: Mapping[str, str], reason: str) -> Ending:
+    """FAIL_AND_COUNT: rollout-failed, and the attempt counted, since no restart of refresh's
+    counted it. A marker toward other digests is cleared with it: no restart is under way."""
+    tid = target_id(target)
+    attempts = AttemptCounter.read(annotations).at(tid)
+    changes: dict[str, str | None] = {ATTEMPTS: AttemptCounter(attempts + 1, tid).text()}
+    if PENDING in annotations:
+        changes[PENDING] = None
+    return Ending(Outcome.ROLLOUT_FAILED, reason, AnnotationWrite("count", changes))
 
 
-def after_rollout(
-    end: RolloutEnd,
+def after_wait(
+    action: Action,
+    reason: str,
     annotations: Mapping[str, str],
     plans: Sequence[ContainerPlan],
-    pods: Sequence[Mapping[str, Any]],
     marker: PendingRestart,
     *,
     ours: bool,
 ) -> Ending:
-    """Step (4): record only what the new pods are proven to run; a failure records nothing.
-    Pods on their way out (terminating, or finished) still report the old image and prove
-    nothing either way: only the pods that stay are checked.
-    `annotations` are read after the wait: a write is asked for only while the pending marker
-    is still the one waited on, so a tick never clears or records over another tick's restart.
-    `ours`: this tick made the restart (else it resumed one another tick made)."""
+    """How a wait on a restart ends (RECORD, FAIL or STOP_WAITING): record only what the table
+    verified; a failure records nothing. `annotations` are read after the wait: a write is asked
+    for only while the pending marker is still the one waited on, so a tick never clears or
+    records over another tick's restart. `ours`: this tick made the restart (else it resumed
+    one another tick made)."""
     done = Outcome.RESTARTED if ours else Outcome.RESTARTED_BY_OTHER
     still_ours = PendingRestart.read(annotations) == marker
-    if end.timed_out:
-        return Ending(Outcome.ROLLOUT_FAILED, end.reason)
-    clear_marker = AnnotationWrite("clear-pending", {PENDING: None}) if still_ours else None
-    if not end.rolled_out:
-        return Ending(Outcome.ROLLOUT_FAILED, end.reason, clear_marker)
-    staying = o.remaining(pods)
-    unproven = [
-        p.container
-        for p in plans
-        if p.container in marker.target and not pods_run(staying, p.container, p.newest_digests)
-    ]
-    if unproven:
-        reason = f"the new pods do not run the newest digest ({', '.join(unproven)})"
-        return Ending(Outcome.ROLLOUT_FAILED, reason, clear_marker)
+    if action is Action.STOP_WAITING:
+        return Ending(Outcome.ROLLOUT_FAILED, reason)
+    if action is not Action.RECORD:
+        clear = AnnotationWrite("clear-pending", {PENDING: None}) if still_ours else None
+        return Ending(Outcome.ROLLOUT_FAILED, reason, clear)
     if not still_ours:
         if _recorded(annotations, marker.target):
             return Ending(done, "rolled out and verified; another tick recorded it")

@@ -2,12 +2,14 @@
 
 1. stale-pin findings are written first, in their own bounded, non-fatal patch, before anything
    that can stop the tick;
-2. the flap guard: a restart is needed but the attempt counter has reached its maximum, so the
-   workload is latched and nothing is restarted;
+2. the flap guard: a rollout needs another try but the attempt counter has reached its maximum,
+   so the workload is latched and nothing is restarted or recorded;
 3. the attempt is counted and a pending marker left in the same write as the restart;
-4. only after a successful rollout, and after the new pods' imageIDs prove they run the newest
-   digest, is the digest recorded and the counter, latch and marker cleared.
-A failed rollout records nothing. A tick that died mid-rollout is resumed from the marker.
+4. only a verified rollout is recorded: complete by kubectl's rules, the pods that stay on the
+   newest digest by their imageIDs, each Ready for the Deployment's minReadySeconds; then the
+   counter, latch and marker are cleared.
+A failed rollout records nothing and counts as an attempt. A tick that died mid-rollout is
+resumed from the marker. What to do at each look is the table in steps.py.
 
 Every write carries the resourceVersion of the read it was decided from, so two ticks never
 restart twice and a write never erases what it did not read: on a conflict the tick reads the
@@ -46,6 +48,7 @@ from truegreen.refresh.annotations import PendingRestart
 from truegreen.refresh.events import event_object, planned_events
 from truegreen.refresh.plan import (
     ContainerPlan,
+    Decision,
     RefreshMode,
     containers_of,
     pin_findings,
@@ -62,19 +65,25 @@ from truegreen.refresh.registry import (
 )
 from truegreen.refresh.report import EventNote, Outcome, TickReport, WorkloadReport, Write
 from truegreen.refresh.steps import (
+    Action,
     AnnotationWrite,
     Ending,
-    Resume,
-    RolloutEnd,
-    after_rollout,
-    before_restart,
-    poll_rollout,
+    Look,
+    after_wait,
+    count_failure,
+    decide,
+    failure_reason,
+    latch,
+    look,
+    look_again,
     registry_hold,
-    restart_step,
+    restart_refusal,
+    restart_write,
+    settled,
     skip,
+    undecidable,
 )
 from truegreen.refresh.template import describe_template, template_change
-from truegreen.rollout import rollout_status
 
 _CONFLICT_RETRIES = 3
 _KEPT_CHANGING = "the Deployment kept changing under the tick"
@@ -432,6 +441,11 @@ class _WorkloadTick:
             plan_container(c, annotations, lookups.tracked, pods, settings.mode)
             for c in containers_of(obj)
         )
+        # The table's first look is at the Deployment as read: the tick's own annotation writes
+        # bump its generation, which says nothing about the pods.
+        first = look(
+            obj, pods, self._plans, max_attempts=settings.max_attempts, now=datetime.now(UTC)
+        )
         # (1) Stale-pin findings first: nothing below may stop them from landing.
         changes = pin_findings(obj, lookups.tracked, lookups.pinned, settings.mode)
         if changes:
@@ -439,12 +453,42 @@ class _WorkloadTick:
             if isinstance(updated, Conflict):
                 return updated
             obj = updated if updated is not None else obj
-        verdict = before_restart(
-            obj, self._plans, lookups.pinned, settings.mode, hold, lost_race=self._lost_race
-        )
-        if isinstance(verdict, Ending):
-            return self._end(verdict, obj)
-        return self._restart(obj, verdict)
+        stop = undecidable(self._plans)
+        if stop is not None:
+            return self._end(stop, obj)
+        return self._act(decide(first.situation), first, obj, hold)
+
+    def _act(
+        self, action: Action, first: Look, obj: Mapping[str, Any], hold: str
+    ) -> WorkloadReport | Conflict:
+        """Steps (2) to (4): what the table decided at the first look, done."""
+        settings = self._settings
+        annotations = o.annotations_of(obj)
+        if action is Action.RESTART:
+            return self._restart(obj, first, hold)
+        if action is Action.LATCH:
+            return self._end(latch(annotations, first.target), obj)
+        if action is Action.FAIL_AND_COUNT:
+            reason = failure_reason(first, settings.rollout_timeout)
+            return self._end(count_failure(annotations, first.target, reason), obj)
+        if action is Action.NOTHING or (action is Action.RECORD and first.marker is None):
+            ending = settled(
+                obj, self._plans, self._lookups.pinned, settings.mode, lost_race=self._lost_race
+            )
+            return self._end(ending, obj)
+        # What is left waits on a restart under way, or on pods already on the newest digest.
+        if settings.dry_run:
+            if first.marker is not None:
+                reason = "a restart is under way: would wait for it and record"
+            else:
+                reason = (
+                    "the pods run the newest digest but are not healthy yet: would wait for "
+                    "them and record"
+                )
+            return self._done(Outcome.PLANNED, reason)
+        if action is Action.WAIT:
+            return self._finish(first, first.marker, ours=False)
+        return self._conclude(action, first, obj, first.marker, ours=False)
 
     def _done(self, outcome: Outcome, reason: str) -> WorkloadReport:
         workload = self._workload
@@ -465,22 +509,16 @@ class _WorkloadTick:
                 )
         return self._done(ending.outcome, ending.reason)
 
-    def _restart(
-        self, obj: Mapping[str, Any], restart: Sequence[ContainerPlan]
-    ) -> WorkloadReport | Conflict:
-        """Steps (2) and (3): one conditional write, or the resumption of a restart another
-        tick made."""
+    def _restart(self, obj: Mapping[str, Any], first: Look, hold: str) -> WorkloadReport | Conflict:
+        """Steps (2) and (3): the attempt counted, the marker left and the restart made, in one
+        conditional write; then the wait."""
         settings, workload = self._settings, self._workload
+        refusal = restart_refusal(obj, self._plans, settings.mode, hold)
+        if refusal is not None:
+            return self._end(refusal, obj)
         stamp = _now_stamp()
-        step = restart_step(o.annotations_of(obj), restart, settings.max_attempts, stamp)
-        if isinstance(step, Ending):
-            return self._end(step, obj)
-        if isinstance(step, Resume):
-            if settings.dry_run:
-                return self._done(
-                    Outcome.PLANNED, "a restart is under way: would wait for it and record"
-                )
-            return self._finish(step.marker, ours=False)
+        step = restart_write(o.annotations_of(obj), first.target, stamp)
+        restart = [p for p in self._plans if p.decision is Decision.RESTART]
         template = template_change(obj, restart, settings.mode, stamp)
         described = describe_template(template)
         if settings.dry_run:
@@ -512,36 +550,52 @@ class _WorkloadTick:
             return self._done(Outcome.COULD_NOT_CHECK, result.reason)
         self._latest = result.obj
         self._writes.append(Write("restart", step.annotations, described))
-        return self._finish(step.marker, ours=True)
+        return self._finish(first, step.marker, ours=True)
 
-    def _finish(self, marker: PendingRestart, *, ours: bool) -> WorkloadReport:
-        """(4) Wait for the rollout; record only what the new pods are proven to run. A record
-        or clear that meets a conflict is decided again from a fresh read of the Deployment."""
-        waited = self._wait_for_rollout(marker)
+    def _finish(self, first: Look, marker: PendingRestart | None, *, ours: bool) -> WorkloadReport:
+        """(4) Wait until the table says something other than wait; then end as it says."""
+        waited = self._wait(first, marker)
         if isinstance(waited, CantRead):
-            return self._done(
-                Outcome.COULD_NOT_CHECK, f"{waited.reason}; the next tick resumes the wait"
-            )
-        end, latest, pods = waited
-        workload = self._workload
+            return self._done(Outcome.COULD_NOT_CHECK, f"{waited.reason}; {_then(marker)}")
+        action, final, latest = waited
+        return self._conclude(action, final, latest, marker, ours=ours)
+
+    def _conclude(
+        self,
+        action: Action,
+        final: Look,
+        latest: Mapping[str, Any],
+        marker: PendingRestart | None,
+        *,
+        ours: bool,
+    ) -> WorkloadReport:
+        """The end of a rollout, written: recorded only what the table verified, a failure
+        recorded nothing. A record, clear or count that meets a conflict is decided again from
+        a fresh read of the Deployment (the pods are not waited for again)."""
+        settings, workload = self._settings, self._workload
+        reason = failure_reason(final, settings.rollout_timeout)
         for _ in range(_CONFLICT_RETRIES):
-            ending = after_rollout(
-                end, o.annotations_of(latest), self._plans, pods, marker, ours=ours
-            )
+            annotations = o.annotations_of(latest)
+            if marker is not None:
+                ending = after_wait(action, reason, annotations, self._plans, marker, ours=ours)
+            elif action is Action.RECORD:
+                ending = settled(latest, self._plans, self._lookups.pinned, settings.mode)
+            else:
+                ending = count_failure(annotations, final.target, reason)
             report = self._end(ending, latest)
             if not isinstance(report, Conflict):
                 return report
             read = self._cluster.get(Kind.DEPLOYMENT, workload.name, namespace=workload.namespace)
             if isinstance(read, CantRead):
-                return self._done(
-                    Outcome.COULD_NOT_CHECK, f"{read.reason}; the next tick resumes the wait"
-                )
+                return self._done(Outcome.COULD_NOT_CHECK, f"{read.reason}; {_then(marker)}")
             latest = self._latest = read.obj
         return self._done(Outcome.COULD_NOT_CHECK, _KEPT_CHANGING)
 
-    def _wait_for_rollout(
-        self, marker: PendingRestart
-    ) -> tuple[RolloutEnd, Mapping[str, Any], list[Mapping[str, Any]]] | CantRead:
+    def _wait(
+        self, first: Look, marker: PendingRestart | None
+    ) -> tuple[Action, Look, Mapping[str, Any]] | CantRead:
+        """Look again every poll interval until the table says something other than wait, or
+        the rollout timeout has passed (then it says how the wait ends)."""
         workload, settings = self._workload, self._settings
         deadline = self._clock() + settings.rollout_timeout
         while True:
@@ -552,22 +606,23 @@ class _WorkloadTick:
             pods = _pods(self._cluster, read.obj)
             if isinstance(pods, CantRead):
                 return pods
-            if self._progress is not None:
-                status = rollout_status(read.obj, "Deployment")
-                self._progress.waiting(
-                    f"{workload.namespace}/{workload.name}",
-                    "rolled out" if status.done else status.progress,
-                )
-            expired = self._clock() >= deadline
-            end = poll_rollout(
+            again = look_again(
+                first,
                 read.obj,
                 pods,
-                marker,
-                expired=expired,
-                timeout=settings.rollout_timeout,
+                self._plans,
+                now=datetime.now(UTC),
+                timed_out=self._clock() >= deadline,
+                marker=marker,
             )
-            if end is not None:
-                return end, read.obj, pods
+            if self._progress is not None:
+                self._progress.waiting(
+                    f"{workload.namespace}/{workload.name}",
+                    again.observation.detail or "rolled out",
+                )
+            action = decide(again.situation)
+            if action is not Action.WAIT:
+                return action, again, read.obj
             self._sleep(settings.poll_interval)
 
     def _annotate(
@@ -614,6 +669,11 @@ class _WorkloadTick:
             error = created.reason if isinstance(created, CantRead) else ""
             notes.append(EventNote(reason, message, written=not error, error=error))
         return replace(report, events=tuple(notes))
+
+
+def _then(marker: PendingRestart | None) -> str:
+    """What the next tick does after this one could not end a wait."""
+    return "the next tick resumes the wait" if marker else "the next tick looks again"
 
 
 def _version(obj: Mapping[str, Any]) -> Any:
