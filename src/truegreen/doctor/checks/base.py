@@ -1,5 +1,5 @@
 """What every check shares: its catalogue of words (`Words`), the findings made from it, and
-the helpers several checks use."""
+the functions several checks call (their workloads, an age in plain words)."""
 
 from collections.abc import Iterable, Mapping
 from datetime import timedelta
