@@ -1,1 +1,2 @@
-"""The checks, one module each. Every check is a pure function of the gathered Environment."""
+"""doctor's checks: one module per small check, one folder per large one, each a pure function of
+the gathered Environment; registry.py lists them in the order they run (CHECKS)."""
