@@ -25,6 +25,7 @@ from truegreen.cli.output import (
     emit_json,
     quiet_after_broken_pipe,
     see_help,
+    stopped_by,
     terminate_on_sigterm,
 )
 from truegreen.cli.parser import (
@@ -76,7 +77,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except (KeyboardInterrupt, Terminated) as stopped:  # before a command had started
         from truegreen.failure import Failure
 
-        code = ExitCode.TERMINATED if isinstance(stopped, Terminated) else ExitCode.INTERRUPTED
+        code = stopped_by(stopped)
         print(f"\ntruegreen: {Failure.interrupted(code).line()}", file=sys.stderr)
         sys.exit(code)
 

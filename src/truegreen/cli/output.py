@@ -36,6 +36,11 @@ class Terminated(BaseException):
     the run ends through the same path (its failure document, exit 143)."""
 
 
+def stopped_by(signal_raised: BaseException) -> ExitCode:
+    """The exit code of a run a signal ended: 143 for SIGTERM (`Terminated`), 130 for Ctrl-C."""
+    return ExitCode.TERMINATED if isinstance(signal_raised, Terminated) else ExitCode.INTERRUPTED
+
+
 def terminate_on_sigterm() -> None:
     """SIGTERM ends the run as Ctrl-C does (`Terminated`), instead of killing it mid-write."""
     import signal
@@ -73,11 +78,8 @@ def reporting_errors(
             except (KeyboardInterrupt, Terminated) as stopped:
                 from truegreen.failure import Failure
 
-                code = (
-                    ExitCode.TERMINATED if isinstance(stopped, Terminated) else ExitCode.INTERRUPTED
-                )
                 print(file=sys.stderr)  # past the ^C the terminal echoed
-                _fail(Failure.interrupted(code), failure_json, kwargs.get("output"))
+                _fail(Failure.interrupted(stopped_by(stopped)), failure_json, kwargs.get("output"))
             except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
                 if debug:
                     _print_traceback()
