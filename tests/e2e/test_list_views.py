@@ -129,15 +129,20 @@ def test_a_listed_object_is_as_sent_less_its_managed_fields(
 def test_a_listed_machine_is_what_the_fit_reads_of_it(
     scripted: tuple[list[Answer], Path],
 ) -> None:
-    """Nothing else of a machine is read: images, conditions, nodeInfo and managedFields are
-    skipped while decoding (and so never redacted, held or saved in a snapshot). Capacity is
-    read: a GPU machine's device plugin shows in it."""
+    """Nothing else of a machine is read: images, nodeInfo and managedFields are skipped while
+    decoding (and so never redacted, held or saved in a snapshot). Capacity is read: a GPU
+    machine's device plugin shows in it; so are its conditions: a machine that is down is
+    evidence."""
     answers, kubeconfig = scripted
     answers.append(_list(NODE))
     expected = {
         "metadata": {"name": "m1", "labels": {"zone": "a"}},
         "spec": {"taints": [{"key": "gpu", "effect": "NoSchedule"}]},
-        "status": {"capacity": {"cpu": "8"}, "allocatable": {"cpu": "8"}},
+        "status": {
+            "capacity": {"cpu": "8"},
+            "allocatable": {"cpu": "8"},
+            "conditions": [{"type": "Ready", "status": "True"}],
+        },
     }
     assert _listed(kubeconfig, Kind.NODE) == [{"kind": "Node", "apiVersion": "v1", **expected}]
 

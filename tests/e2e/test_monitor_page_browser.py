@@ -100,7 +100,7 @@ def test_the_page_in_a_browser_reads_once_shows_commands_as_code_and_lists_every
     assert lines[2].startswith(f"→ See why with {describe}; "), lines
     assert describe in page.code, "the command is code, as pasted"
     assert not [line for line in lines if "`" in line], "no literal backticks"
-    rows = lines[lines.index("Checks") + 2 :][:8]
+    rows = lines[lines.index("Checks") + 2 :][:9]
     assert [row.split(" | ")[:2] for row in rows] == [
         ["credentials", "-"],
         ["image-pull", "✓ good"],
@@ -108,6 +108,7 @@ def test_the_page_in_a_browser_reads_once_shows_commands_as_code_and_lists_every
         ["queue", "✓ good"],
         ["admission", "✓ good"],
         ["workloads", "✓ good"],
+        ["evidence", "✓ good"],
         ["capacity", "✓ good"],
         ["probes", "✓ good"],
     ], rows

@@ -436,6 +436,8 @@ COVERED_ELSEWHERE = (
         "capacity.machine-coming",  # test_autoscaler.py
         "capacity.no-machine-can-be-added",  # test_autoscaler.py
         "capacity.autoscaler-unhealthy",  # test_autoscaler.py
+        "evidence.cluster-reported",  # test_cluster_reports.py
+        "workloads.stuck-on-machine",  # test_cluster_reports.py
         # test_queue.py
         "queue.not-used",
         "queue.admitted",

@@ -72,6 +72,7 @@ def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
             "queue",
             "admission",
             "workloads",
+            "evidence",
             "capacity",
             "probes",
             "freshness",
@@ -85,6 +86,7 @@ def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
             "queue",
             "admission",
             "workloads",
+            "evidence",
             "capacity",
             "probes",
             "freshness",
@@ -181,6 +183,7 @@ def test_unreachable_cluster(doctor: Doctor) -> None:
         "queue",
         "admission",
         "workloads",
+        "evidence",
         "capacity",
         "probes",
         "freshness",
@@ -213,7 +216,7 @@ def test_text_output_has_headline_remedy_also_and_coverage(doctor: Doctor) -> No
     )
     assert "Also:" in text
     assert text[-1] == (
-        "8 checks measured, 1 could not be checked "
+        "9 checks measured, 1 could not be checked "
         f"(image-pull: no permission to read the stored logins). {REGISTRY_NOT_ASKED_TEXT}"
     )
 

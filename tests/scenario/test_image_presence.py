@@ -305,7 +305,7 @@ def test_no_registry_asks_none_and_says_so(asking: Doctor) -> None:
         }
     ]
     assert text[-1] == (
-        "9 checks measured. Not asked for: image-pull (whether the images are in their "
+        "10 checks measured. Not asked for: image-pull (whether the images are in their "
         "registry: --no-registry)."
     )
 

@@ -228,8 +228,9 @@ def test_a_refused_login_is_one_headline_naming_server_and_login(
     assert "Also:" not in text, "one cause, said once"
     assert sum("Couldn't check" in line for line in text) == 0
     assert text[-1] == (
-        "0 checks measured, 8 could not be checked (image-pull, storage, queue, admission, "
-        "workloads, capacity, probes, freshness: as said above). Not asked for: credentials "
+        "0 checks measured, 9 could not be checked (image-pull, storage, queue, admission, "
+        "workloads, evidence, capacity, probes, freshness: as said above). Not asked for: "
+        "credentials "
         "(name the backend login with `--credentials-secret NAME:KEY1,KEY2` to check it)."
     ), "the coverage line does not repeat the headline's reason"
 

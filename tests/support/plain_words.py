@@ -58,9 +58,16 @@ JARGON_PATTERN = re.compile(r"\b(" + "|".join(re.escape(w) for w in JARGON) + r"
 COMMAND_PATTERN = re.compile(r"`[^`]*`")
 
 
+# The cluster's own words, quoted as a component wrote them (“FailedMount: MountVolume.SetUp
+# failed …”): a reason no rule names is shown in those words, never translated by a guess. Only
+# typographic quotes mark them; doctor/knowledge/reports.py `quoted` keeps a message from
+# closing them early.
+QUOTE_PATTERN = re.compile(r"“[^”]*”")
+
+
 def jargon_in(text: str) -> list[str]:
-    """The jargon words in `text`, outside backticked commands."""
-    return JARGON_PATTERN.findall(COMMAND_PATTERN.sub("`…`", text))
+    """The jargon words in `text`, outside backticked commands and quoted cluster words."""
+    return JARGON_PATTERN.findall(QUOTE_PATTERN.sub("“…”", COMMAND_PATTERN.sub("`…`", text)))
 
 
 def assert_plain_report(report: dict[str, Any]) -> None:

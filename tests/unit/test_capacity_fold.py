@@ -117,7 +117,11 @@ def test_machines_are_held_as_the_fields_the_fit_reads() -> None:
                 "apiVersion": "v1",
                 "metadata": {"name": "m1", "labels": {"zone": "a"}},
                 "spec": {"unschedulable": True, "taints": [{"key": "gpu"}]},
-                "status": {"capacity": {"cpu": "9"}, "allocatable": {"cpu": "8"}},
+                "status": {
+                    "capacity": {"cpu": "9"},
+                    "allocatable": {"cpu": "8"},
+                    "conditions": [{"type": "Ready", "status": "True"}],
+                },
             },
             {"kind": "Node", "metadata": {}, "spec": {}, "status": {}},
         )

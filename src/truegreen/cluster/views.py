@@ -46,7 +46,7 @@ class _Item(msgspec.Struct, rename="camel"):
     status: Any = msgspec.UNSET
 
 
-# A machine is read for the fit alone (doctor/knowledge/usage.py FIT_FIELDS: exclusion and room): a
+# A machine is read for the fit and its conditions (doctor/knowledge/usage.py FIT_FIELDS): a
 # real one is 5-15 KB of JSON, and every field kept is also walked by the redaction of each read.
 class _MachineMetadata(msgspec.Struct):
     name: Any = msgspec.UNSET
@@ -64,11 +64,14 @@ class _MachineSpec(msgspec.Struct):
 class _MachineStatus(msgspec.Struct):
     capacity: Any = msgspec.UNSET
     allocatable: Any = msgspec.UNSET
+    conditions: Any = msgspec.UNSET
+    """Its kubelet's and the node lifecycle controller's word on it: a machine that is down is
+    evidence (doctor/knowledge/reports.py)."""
 
 
 class _Node(msgspec.Struct, rename="camel"):
-    """A machine as the fit reads it: name, labels, unschedulable, taints, providerID,
-    capacity (a GPU machine's device plugin shows in it), allocatable."""
+    """A machine as doctor reads it: name, labels, unschedulable, taints, providerID,
+    capacity (a GPU machine's device plugin shows in it), allocatable, conditions."""
 
     api_version: Any = msgspec.UNSET
     kind: Any = msgspec.UNSET

@@ -24,6 +24,7 @@ from truegreen.cluster import (
 )
 from truegreen.doctor.knowledge.image_presence import RegistryAnswers
 from truegreen.doctor.knowledge.kueue import KueueKinds
+from truegreen.doctor.knowledge.reports import Report, Sources, unruled_reports
 from truegreen.doctor.knowledge.training import (
     TRAINING_KIND_NAMES,
     TrainingJob,
@@ -193,6 +194,24 @@ class Environment(Struct, frozen=True):
             return []
         work = self.work()
         return [p for p in self.pods.items if work.job_of(p) is job]
+
+    def reports(self) -> list[Report]:
+        """What the cluster's components reported that no other check says and that still
+        stands (doctor/knowledge/reports.py), newest first; none where nothing was read."""
+        events = self.warning_events
+        workloads = [
+            w for read in self.workloads.values() if isinstance(read, Listed) for w in read.items
+        ]
+        return unruled_reports(
+            Sources(
+                events=events.items if isinstance(events, Listed) else (),
+                pods=self.pods.items if isinstance(self.pods, Listed) else (),
+                workloads=workloads,
+                finished_jobs=frozenset(j.ref for j in self.work().jobs if j.finished),
+                claims=[c.obj for c in self.claims.values() if isinstance(c, Got)],
+                nodes=self.nodes.items if isinstance(self.nodes, Listed) else (),
+            )
+        )
 
     def training_pod_labels(self) -> Mapping[str, str] | None:
         """The labels the next training job's pods get; None when no training job shows them."""

@@ -14,6 +14,7 @@ class CheckId(StrEnum):
     QUEUE = "queue"
     ADMISSION = "admission"
     WORKLOADS = "workloads"
+    EVIDENCE = "evidence"
     CAPACITY = "capacity"
     PROBES = "probes"
     FRESHNESS = "freshness"

@@ -58,6 +58,7 @@ from truegreen.doctor.knowledge.image_presence import (
     wanted_lookups,
 )
 from truegreen.doctor.knowledge.kueue import DEFAULT_QUEUE, GROUP, KueueKinds, kinds_served
+from truegreen.doctor.knowledge.reports import pod_state, settled
 from truegreen.doctor.knowledge.training import (
     TrainingJob,
     TrainingWork,
@@ -165,7 +166,9 @@ def gather(
         work = _training(schedule, reader, namespace, lists, settings.planned_job)
         pod_list = pods.result()
         node_list = nodes.result()
-        evidence = _evidence_reads(schedule, reader, namespace, work, pod_list, node_list)
+        evidence = _evidence_reads(
+            schedule, reader, namespace, work, pod_list, node_list, _listed(workloads)
+        )
         job_list = lists[Kind.JOB]
         job = work.judged
         queue_start = _queue_start(schedule, reader, namespace, api_groups, job)
@@ -420,16 +423,18 @@ def _evidence_reads(
     work: TrainingWork,
     pods: ListRead,
     nodes: ListRead,
+    workloads: list[KubeObject],
 ) -> _EvidenceReads:
-    """What the cluster said about training that does not run (the namespace's warnings: a
-    refused create, a volume that would not attach), about training pods the scheduler could
-    not place (the autoscalers' Events and status), and about GPU machines whose GPUs cannot
-    all be used (the pods on them)."""
+    """What the cluster said about training or workloads that do not run (the namespace's
+    warnings: a refused create, a volume that would not mount or attach, whatever else a
+    component reported), about training pods the scheduler could not place (the autoscalers'
+    Events and status), and about GPU machines whose GPUs cannot all be used (the pods on
+    them)."""
     warnings = (
         schedule.submit(
             partial(reader.list, Kind.EVENT, namespace=namespace, fields=WARNING_EVENTS)
         )
-        if training_not_running(work, pods)
+        if training_not_running(work, pods) or something_waits(pods, workloads)
         else None
     )
     unplaced = _unplaced_training_pods(work, pods)
@@ -468,6 +473,15 @@ def _unplaced_training_pods(work: TrainingWork, pods: ListRead) -> bool:
         scheduler_verdict(p) is not None and work.job_of(p) is not None
         for p in o.remaining(pods.items)
     )
+
+
+def something_waits(pods: ListRead, workloads: list[KubeObject]) -> bool:
+    """Some pod of the namespace does not run as it should (Pending, Failed, or not Ready), or
+    some workload runs fewer copies than it asks for: a component may have said why. A
+    namespace where everything runs has nothing standing to be told."""
+    if isinstance(pods, Listed) and any(pod_state(p).waiting for p in o.remaining(pods.items)):
+        return True
+    return any(not settled(w) for w in workloads)
 
 
 def training_not_running(work: TrainingWork, pods: ListRead) -> bool:

@@ -31,6 +31,7 @@ from truegreen.doctor.checks.workloads.words import (
     SAY,
     SETTING_MISSING,
     STARTING,
+    STUCK_ON_MACHINE,
     UPDATE_STUCK,
     UPDATING,
     WAITING_TOO_LONG,
@@ -39,6 +40,7 @@ from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.evidence import Ending, job_failure
 from truegreen.doctor.knowledge.pull_errors import PullError, pull_error
+from truegreen.doctor.knowledge.reports import pods_with_evidence
 from truegreen.doctor.knowledge.training import TrainingJob, training_owner
 from truegreen.images import ImageReferenceError, parse_image
 from truegreen.kubectl import Kubectl
@@ -48,6 +50,8 @@ CHECK = CheckId.WORKLOADS
 _CRASHING = {"CrashLoopBackOff"}
 _IMAGE_FAILING = {"ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull"}
 _SETTING_MISSING = {"CreateContainerConfigError", "CreateContainerError"}
+_WAITS = frozenset({WAITING_TOO_LONG, STUCK_ON_MACHINE, STARTING, NOT_READY})
+"""What the check infers from a pod's wait alone; a component's own word on it comes first."""
 _PULL_CODES = {
     PullError.NOT_FOUND: IMAGE_NOT_IN_REGISTRY,
     PullError.LOGIN_REFUSED: IMAGE_LOGIN_REFUSED,
@@ -130,8 +134,10 @@ def _pod_problem(
         age = _age(created, now)
         detail = f"pod {name} is Pending for {format_age(age)}: {why}"
         if age > grace:
+            # A pod placed on a machine is past every question of room: what holds it is
+            # there (a volume, the sandbox, the image), not in the arithmetic.
             return _PodProblem(
-                WAITING_TOO_LONG,
+                STUCK_ON_MACHINE if o.node_name(pod) else WAITING_TOO_LONG,
                 Status.FAIL,
                 Basis.INFERRED,
                 detail,
@@ -226,6 +232,7 @@ def check(env: Environment) -> list[Finding]:
     selectors = [(w, o.mapping(o.mapping(w.get("spec")).get("selector"))) for w in workloads]
     jobs = {o.name_of(j): j for j in env.jobs.items} if isinstance(env.jobs, Listed) else {}
     work = env.work()
+    reported = pods_with_evidence(env.reports())
     grouped: dict[tuple[str, str], tuple[KubeObject, list[tuple[_PodProblem, KubeObject]]]] = {}
     # A terminating pod is on its way out: its old image, crash loop or unreadiness is no
     # longer the workload's state (the controller already counts it out, kubectl#1628).
@@ -244,6 +251,8 @@ def check(env: Environment) -> list[Finding]:
         if owner is None:
             continue  # not part of the environment
         problem = _pod_problem(pod, env.now, env.settings.pending_grace, bool(job_name), kubectl)
+        if problem is not None and problem.code in _WAITS and o.name_of(pod) in reported:
+            continue  # a component said why it waits: the evidence check quotes it
         if problem is not None:
             key = (problem.code, o.ref(owner))
             grouped.setdefault(key, (owner, []))[1].append((problem, pod))

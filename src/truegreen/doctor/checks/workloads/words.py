@@ -22,6 +22,7 @@ UPDATING: Final = "workloads.updating"
 NOT_READY: Final = "workloads.not-ready"
 STARTING: Final = "workloads.starting"
 WAITING_TOO_LONG: Final = "workloads.waiting-too-long"
+STUCK_ON_MACHINE: Final = "workloads.stuck-on-machine"
 NO_SHARED_MEMORY: Final = "workloads.no-shared-memory"
 JOB_PAUSED: Final = "workloads.job-paused"
 JOB_QUEUED: Final = "workloads.job-queued"
@@ -100,6 +101,10 @@ WORDS: Final[dict[str, Wording]] = {
         "{workload} has been waiting {age} to start.",
         "See why with {command}; usually no machine has room for it, so free some capacity "
         "or add a machine.",
+    ),
+    STUCK_ON_MACHINE: Wording(
+        "{workload} was given a machine {age} ago and still hasn't started there.",
+        "See what holds it up on that machine with {command}.",
     ),
     NO_SHARED_MEMORY: Wording(
         "The training job {job} has the container default of 64 MiB of shared memory, too "

@@ -1,0 +1,415 @@
+"""What the cluster's own components reported about the objects training depends on: every
+`Warning` Event, and every condition in a failing state, as evidence in their words.
+
+A component that writes a Warning Event or sets a condition has measured something: the
+kubelet could not mount a volume (`FailedMount`), a device plugin had no device to hand out
+(`UnexpectedAdmissionError`), a Deployment's controller gave up (`ProgressDeadlineExceeded`).
+Some of these have a rule elsewhere in doctor that says them in plain words (`RULED`); every
+other one is still evidence, quoted as the component wrote it, and never replaced by what
+doctor's arithmetic predicts. Everything here is pure.
+"""
+
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Final
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import KubeObject
+from truegreen.doctor.knowledge.training import TRAINING_KIND_NAMES
+from truegreen.textsafe import terminal_safe
+
+MESSAGE_CAP: Final = 300
+"""A component's message is quoted up to this many characters (kubelet messages run to
+kilobytes when a runtime error nests)."""
+
+
+class Said(StrEnum):
+    """How the component said it."""
+
+    EVENT = "event"
+    """A `Warning` Event (core/v1 or events.k8s.io/v1)."""
+    CONDITION = "condition"
+    """A condition of the object's status, in its failing state."""
+
+
+class Report(Struct, frozen=True):
+    """One thing a component reported about one object, newest first when several."""
+
+    said: Said
+    component: str
+    """Who said it: the Event's source component or reporting controller; for a condition, the
+    kind's controller (`kubelet` for a pod's, `node-lifecycle` for a machine's)."""
+    reason: str
+    """The Event's reason, or `Type=Status (Reason)` of a condition."""
+    kind: str
+    name: str
+    message: str
+    """As the component wrote it: one line, bounded, control characters escaped."""
+    count: int
+    at: datetime | None
+
+
+def quoted(text: str) -> str:
+    """`text` as one bounded line that cannot close the quotes it is shown in."""
+    line = " ".join(str(text).split())
+    line = terminal_safe(line).replace("“", '"').replace("”", '"')
+    return line if len(line) <= MESSAGE_CAP else line[: MESSAGE_CAP - 1] + "…"
+
+
+def _when(event: Mapping[str, Any]) -> datetime | None:
+    series = o.mapping(event.get("series"))
+    for value in (
+        series.get("lastObservedTime"),
+        event.get("lastTimestamp"),
+        event.get("eventTime"),
+        event.get("deprecatedLastTimestamp"),
+    ):
+        moment = o.parse_time(value)
+        if moment is not None:
+            return moment
+    return o.created_at(event)
+
+
+def _component(event: Mapping[str, Any]) -> str:
+    """core/v1 `source.component`, else the events.k8s.io/v1 `reportingController` (which the
+    API server mirrors into `reportingComponent`)."""
+    for value in (
+        o.mapping(event.get("source")).get("component"),
+        o.mapping(event.get("deprecatedSource")).get("component"),
+        event.get("reportingController"),
+        event.get("reportingComponent"),
+    ):
+        if isinstance(value, str) and value:
+            return value
+    return "unknown component"
+
+
+def warnings_of(events: Iterable[KubeObject]) -> list[Report]:
+    """The Warning Events, newest first, one per (object, reason, component): a reason the
+    component repeats is one report with its count."""
+    newest: dict[tuple[str, str, str, str], Report] = {}
+    for event in events:
+        if event.get("type") != "Warning":
+            continue
+        involved = o.mapping(event.get("involvedObject") or event.get("regarding"))
+        reason = str(event.get("reason") or "")
+        kind = str(involved.get("kind") or "")
+        name = str(involved.get("name") or "")
+        if not reason or not kind or not name:
+            continue
+        component = _component(event)
+        count = o.integer(o.mapping(event.get("series")).get("count") or event.get("count"), 1)
+        report = Report(
+            Said.EVENT,
+            component,
+            reason,
+            kind,
+            name,
+            quoted(str(event.get("message") or event.get("note") or "")),
+            count,
+            _when(event),
+        )
+        key = (kind, name, reason, component)
+        kept = newest.get(key)
+        if kept is None or _later(report, kept):
+            newest[key] = report
+    return sorted(newest.values(), key=_newest_first)
+
+
+def _later(one: Report, other: Report) -> bool:
+    if one.at is None:
+        return False
+    return other.at is None or one.at > other.at
+
+
+def _newest_first(report: Report) -> tuple[float, str, str, str]:
+    stamp = report.at.timestamp() if report.at is not None else 0.0
+    return (-stamp, report.kind, report.name, report.reason)
+
+
+class Polarity(Struct, frozen=True):
+    """A condition type and the status it has when all is well."""
+
+    type: str
+    healthy: str
+
+
+# The conditions whose healthy state upstream defines, by kind. Pods: `PodScheduled` is the
+# scheduler's (its `Unschedulable` reason is read in evidence.py); `DisruptionTarget` True means
+# the pod is being stopped (pkg/apis/core/types.go, DisruptionTarget). Deployments:
+# pkg/controller/deployment/util (`Progressing`, `ReplicaFailure`, `Available`). Machines: the
+# kubelet's node conditions (pkg/kubelet/nodestatus/setters.go) and the route controller's
+# `NetworkUnavailable`. PersistentVolumeClaims: the resize conditions
+# (`FileSystemResizePending` is a normal wait, `ControllerResizeError`/`NodeResizeError` are not).
+POLARITIES: Final[dict[str, tuple[Polarity, ...]]] = {
+    "Pod": (Polarity("PodScheduled", "True"), Polarity("DisruptionTarget", "False")),
+    "Deployment": (
+        Polarity("Progressing", "True"),
+        Polarity("ReplicaFailure", "False"),
+    ),
+    "ReplicaSet": (Polarity("ReplicaFailure", "False"),),
+    "Node": (
+        Polarity("Ready", "True"),
+        Polarity("MemoryPressure", "False"),
+        Polarity("DiskPressure", "False"),
+        Polarity("PIDPressure", "False"),
+        Polarity("NetworkUnavailable", "False"),
+    ),
+    "PersistentVolumeClaim": (
+        Polarity("ControllerResizeError", "False"),
+        Polarity("NodeResizeError", "False"),
+    ),
+}
+_CONDITION_COMPONENT: Final = {
+    "Pod": "kubelet",
+    "Deployment": "deployment-controller",
+    "ReplicaSet": "replicaset-controller",
+    "Node": "kubelet",
+    "PersistentVolumeClaim": "volume-expander",
+}
+# A pod the scheduler has not placed yet is the scheduler's to explain (capacity reads its
+# `Unschedulable`); one held by scheduling gates waits for whoever set them (Kueue's queue check).
+_PASSING_REASONS: Final = frozenset({"Unschedulable", "SchedulingGated"})
+
+
+def failing_conditions(obj: KubeObject) -> list[Report]:
+    """The object's conditions in their failing state, for the kinds whose healthy state is
+    known (`POLARITIES`); a status of Unknown is failing too (nobody has measured it lately)."""
+    kind = str(obj.get("kind") or "")
+    found = []
+    for polarity in POLARITIES.get(kind, ()):
+        condition = o.condition(obj, polarity.type)
+        if condition is None:
+            continue
+        status = str(condition.get("status") or "")
+        reason = str(condition.get("reason") or "")
+        if status == polarity.healthy or (kind == "Pod" and reason in _PASSING_REASONS):
+            continue
+        found.append(
+            Report(
+                Said.CONDITION,
+                _CONDITION_COMPONENT[kind],
+                f"{polarity.type}={status}" + (f" ({reason})" if reason else ""),
+                kind,
+                o.name_of(obj),
+                quoted(str(condition.get("message") or "")),
+                1,
+                o.parse_time(condition.get("lastTransitionTime")),
+            )
+        )
+    return found
+
+
+# -- what has a rule elsewhere ------------------------------------------------------------------
+
+CONTAINER_STATES_READ: Final = frozenset(
+    {
+        "CrashLoopBackOff",
+        "ImagePullBackOff",
+        "ErrImagePull",
+        "InvalidImageName",
+        "ErrImageNeverPull",
+        "CreateContainerConfigError",
+        "CreateContainerError",
+        "RunContainerError",
+    }
+)
+"""The waiting reasons the workloads check says in plain words (pkg/kubelet/images/types.go,
+pkg/kubelet/kuberuntime/kuberuntime_container.go): the kubelet's `Failed` and `BackOff` Events
+about a container in one of them are that check's to say."""
+
+
+class Ruling(Struct, frozen=True):
+    """Where a reported reason has a rule: the check that reads it, and on which objects."""
+
+    reason: str
+    kinds: frozenset[str]
+    check: str
+    components: frozenset[str] = frozenset()
+    """Only from these components (empty: any)."""
+    on_container_state: bool = False
+    """Only while one of the pod's containers waits in a state the workloads check reads."""
+
+
+RULED: Final[tuple[Ruling, ...]] = (
+    # kube-scheduler's FailedScheduling mirrors the PodScheduled condition capacity reads;
+    # Karpenter's is the autoscaler word capacity reads (checks/capacity/autoscaling.py).
+    Ruling(
+        "FailedScheduling",
+        frozenset({"Pod"}),
+        "capacity",
+        frozenset({"default-scheduler", "karpenter"}),
+    ),
+    # pkg/controller/controller_utils.go FailedCreatePodReason: admission's refused creates.
+    Ruling("FailedCreate", TRAINING_KIND_NAMES, "admission"),
+    Ruling("FailedCreatePod", TRAINING_KIND_NAMES, "admission"),
+    # The attach-detach controller: the storage check.
+    Ruling("FailedAttachVolume", frozenset({"Pod"}), "storage"),
+    # The kubelet's container Events (pkg/kubelet/events/event.go FailedToCreateContainer,
+    # BackOffStartContainer, BackOffPullImage, ...) while the container state carries them.
+    Ruling("Failed", frozenset({"Pod"}), "workloads", on_container_state=True),
+    Ruling("BackOff", frozenset({"Pod"}), "workloads", on_container_state=True),
+    Ruling("InspectFailed", frozenset({"Pod"}), "workloads", on_container_state=True),
+    Ruling("ErrImageNeverPull", frozenset({"Pod"}), "workloads", on_container_state=True),
+    # refresh's own record of a failed rollout: the freshness check.
+    Ruling("rollout-failed", frozenset({"Deployment", "StatefulSet", "DaemonSet"}), "freshness"),
+    # The kubelet's probe failures: the workloads check's not-ready copy (after its grace) and
+    # crash loop; a probe failing while a program starts is no evidence of anything.
+    Ruling("Unhealthy", frozenset({"Pod"}), "workloads"),
+    # A Deployment past its progress deadline: the workloads check's stuck update.
+    Ruling("Progressing=False (ProgressDeadlineExceeded)", frozenset({"Deployment"}), "workloads"),
+)
+"""The reasons another check says in plain words, each where it reads them."""
+
+
+def _container_waits_in_read_state(pod: KubeObject | None) -> bool:
+    if pod is None:
+        return False
+    for container in o.container_statuses(pod):
+        waiting = o.mapping(o.mapping(container.get("state")).get("waiting"))
+        if waiting.get("reason") in CONTAINER_STATES_READ:
+            return True
+    return False
+
+
+def ruled_by(report: Report, pods: Mapping[str, KubeObject]) -> str | None:
+    """The check that says `report` in plain words, or None: it is evidence no rule names.
+    `pods` are the namespace's pods by name."""
+    for ruling in RULED:
+        if report.reason != ruling.reason or report.kind not in ruling.kinds:
+            continue
+        if ruling.components and report.component not in ruling.components:
+            continue
+        if ruling.on_container_state and not _container_waits_in_read_state(pods.get(report.name)):
+            continue
+        return ruling.check
+    return None
+
+
+# -- what is evidence now -----------------------------------------------------------------------
+
+
+class PodState(Struct, frozen=True):
+    """Whether a pod runs as it should, and since when."""
+
+    waiting: bool
+    """Pending, Failed, or Running without being Ready: what was reported may be why."""
+    ready_since: datetime | None
+    """When it last became Ready (a report before that is history)."""
+
+
+def pod_state(pod: KubeObject) -> PodState:
+    """How `pod` stands now."""
+    phase = o.phase(pod)
+    ready = o.condition(pod, "Ready")
+    is_ready = ready is not None and ready.get("status") == "True"
+    since = o.parse_time(ready.get("lastTransitionTime")) if ready is not None else None
+    if phase == "Succeeded" or (phase == "Running" and is_ready):
+        return PodState(False, since)
+    return PodState(True, None)
+
+
+def settled(obj: KubeObject) -> bool:
+    """A workload running every copy it asks for: what was reported about it before is
+    history (its own conditions say the rest)."""
+    kind = obj.get("kind")
+    spec = o.mapping(obj.get("spec"))
+    status = o.mapping(obj.get("status"))
+    wanted = o.integer(spec.get("replicas"), 1)
+    if kind == "Deployment":
+        return (
+            o.integer(status.get("availableReplicas")) >= wanted
+            and o.integer(status.get("updatedReplicas")) >= wanted
+        )
+    if kind == "StatefulSet":
+        return o.integer(status.get("readyReplicas")) >= wanted
+    if kind == "DaemonSet":
+        return o.integer(status.get("numberAvailable")) >= o.integer(
+            status.get("desiredNumberScheduled")
+        )
+    return False
+
+
+class Sources(Struct, frozen=True):
+    """What the reports are read from: the namespace's Warning Events, and the objects whose
+    conditions and state decide which reports still stand."""
+
+    events: Sequence[KubeObject]
+    pods: Sequence[KubeObject]
+    workloads: Sequence[KubeObject]
+    """The namespace's Deployments, StatefulSets and DaemonSets."""
+    finished_jobs: frozenset[str]
+    """`Kind/name` of the training jobs that finished (their ending is the workloads
+    check's to say)."""
+    claims: Sequence[KubeObject]
+    nodes: Sequence[KubeObject]
+
+
+def _owner_of_name(
+    kind: str, name: str, owners: Mapping[tuple[str, str], KubeObject]
+) -> KubeObject | None:
+    found = owners.get((kind, name))
+    if found is not None or kind != "ReplicaSet":
+        return found
+    # A Deployment's ReplicaSet is `<deployment>-<pod-template-hash>`
+    # (pkg/controller/deployment/sync.go getNewReplicaSet).
+    deployment, _, _ = name.rpartition("-")
+    return owners.get(("Deployment", deployment))
+
+
+def unruled_reports(sources: Sources) -> list[Report]:
+    """Every report that still stands and no other check says: newest first. History is left
+    out: a report about a pod that is gone, or that became Ready after it; about a workload
+    that runs every copy, or a training job that finished."""
+    pods = {o.name_of(p): p for p in sources.pods}
+    owners = {(str(w.get("kind")), o.name_of(w)): w for w in sources.workloads}
+    waiting_on = {
+        o.node_name(p) for p in o.remaining(sources.pods) if pod_state(p).waiting and o.node_name(p)
+    }
+    objects = [
+        *o.remaining(sources.pods),
+        *(w for w in sources.workloads if w.get("kind") in POLARITIES),
+        *sources.claims,
+        *(n for n in sources.nodes if o.name_of(n) in waiting_on),
+    ]
+    reports = [
+        *warnings_of(sources.events),
+        *(r for obj in objects for r in failing_conditions(obj)),
+    ]
+    kept = []
+    for report in reports:
+        if ruled_by(report, pods) is not None or _history(report, pods, owners, sources):
+            continue
+        kept.append(report)
+    return sorted(kept, key=_newest_first)
+
+
+def _history(
+    report: Report,
+    pods: Mapping[str, KubeObject],
+    owners: Mapping[tuple[str, str], KubeObject],
+    sources: Sources,
+) -> bool:
+    if report.kind == "Pod":
+        pod = pods.get(report.name)
+        if pod is None or o.is_terminating(pod):
+            return True
+        state = pod_state(pod)
+        if state.waiting:
+            return False
+        return report.said is Said.EVENT and (
+            state.ready_since is None or report.at is None or report.at <= state.ready_since
+        )
+    if report.kind in TRAINING_KIND_NAMES:
+        return f"{report.kind}/{report.name}" in sources.finished_jobs
+    owner = _owner_of_name(report.kind, report.name, owners)
+    return owner is not None and report.said is Said.EVENT and settled(owner)
+
+
+def pods_with_evidence(reports: Iterable[Report]) -> frozenset[str]:
+    """The pods `reports` (`unruled_reports`'s) are about: doctor's arithmetic must not speak
+    over what the cluster said about them."""
+    return frozenset(r.name for r in reports if r.kind == "Pod")
