@@ -437,6 +437,7 @@ COVERED_ELSEWHERE = (
         "capacity.no-machine-can-be-added",  # test_autoscaler.py
         "capacity.autoscaler-unhealthy",  # test_autoscaler.py
         "evidence.cluster-reported",  # test_cluster_reports.py
+        "capacity.machines-down",  # test_cluster_word_wins.py
         "workloads.stuck-on-machine",  # test_cluster_reports.py
         # test_queue.py
         "queue.not-used",

@@ -50,20 +50,19 @@ def _unreachable_gpu_machine(now: datetime) -> list[Obj]:
 
 def test_an_unreachable_gpu_machine_is_the_reason_not_the_job_size(doctor: Doctor) -> None:
     """A CPU machine is there, so the job has somewhere to go by the rules; only the GPU
-    machine has the GPUs, and it is down. The headline says so, not "add a machine"."""
+    machine has the GPUs, and it is down. The headline names it, not "add a machine"."""
     doctor.load(_unreachable_gpu_machine)
     result = doctor.live("-o", "json", *GPU_JOB)
     report = result.json()
     (finding,) = _capacity(report)
-    assert (finding["status"], finding["code"]) == ("fail", "capacity.machine-kept-out")
+    assert (finding["status"], finding["code"]) == ("fail", "capacity.machines-down")
     assert finding["headline"] == (
-        "The machines big enough for a training job of 1 CPU, 1 GiB memory, 1 nvidia.com/gpu "
-        "can't take it: 1 machine can't be reached."
+        "A training job needs nvidia.com/gpu, and every machine that has it is down: gpu-1."
     )
     assert "describe node gpu-1" in finding["remedy"]
     assert "taint" not in finding["remedy"]
     assert finding["objects"] == ["Node/gpu-1"]
-    assert report["headline"]["code"] == "capacity.machine-kept-out"
+    assert report["headline"]["code"] == "capacity.machines-down"
     assert result.exit_code == 2
 
 

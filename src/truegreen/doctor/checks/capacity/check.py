@@ -15,7 +15,13 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     plain_adding,
     plain_cannot_add,
 )
-from truegreen.doctor.checks.capacity.machines import Judged, kept_machines, prepare
+from truegreen.doctor.checks.capacity.machines import (
+    Judged,
+    kept_machines,
+    prepare,
+    requested_resources,
+)
+from truegreen.doctor.checks.capacity.machines_down import DownSupply, down_supply
 from truegreen.doctor.checks.capacity.rule_findings import (
     blocked_by_rules,
     with_unchecked,
@@ -40,6 +46,7 @@ from truegreen.doctor.checks.capacity.words import (
     HELD_BY_RUNNING_JOB,
     MACHINE_COMING,
     MACHINE_KEPT_OUT,
+    MACHINES_DOWN,
     NO_ELIGIBLE_MACHINE,
     NO_MACHINE_CAN_BE_ADDED,
     PARTLY_FITS,
@@ -64,9 +71,41 @@ CHECK = CheckId.CAPACITY
 
 
 def check(env: Environment) -> list[Finding]:
-    """Findings about whether a training job fits on the cluster's machines now: what the
-    scheduler already said about the job's pods, then what placing them shows."""
+    """Findings about whether a training job fits on the cluster's machines now: every machine
+    with the job's devices down, else what the scheduler already said about the job's pods,
+    then what placing them shows."""
+    nodes = env.nodes.items if isinstance(env.nodes, Listed) else ()
+    down = down_supply(nodes, requested_resources(env))
+    if down is not None:
+        return [_machines_down(env, down)]
     return _with_evidence(env, _arithmetic(env))
+
+
+def _machines_down(env: Environment, down: DownSupply) -> Finding:
+    """Every machine that offers a resource the job asks for is down: measured (their
+    conditions and the controller's taints), whatever the scheduler's other reasons say."""
+    job = env.judged_job()
+    lines = [
+        f"scheduler on {v.pod}: {v.message}"
+        for pod in o.remaining(_training_pods(env))
+        if training_owner(pod) and (v := scheduler_verdict(pod)) is not None
+    ]
+    names = ", ".join(down.machines)
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        MACHINES_DOWN,
+        details=(*down.states, *lines),
+        objects=[f"Node/{m}" for m in down.machines],
+        # --job-requests sizes the job: no job of the namespace is judged by name then.
+        job=job.words().capitalize()
+        if job is not None and env.settings.job_requests is None
+        else "A training job",
+        resource=down.resource,
+        machines=names,
+        them="it" if len(down.machines) == 1 else "them",
+        command=env.settings.kubectl.cluster("describe", "node", *down.machines),
+    )
 
 
 def _arithmetic(env: Environment) -> list[Finding]:

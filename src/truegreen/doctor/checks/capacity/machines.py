@@ -382,7 +382,7 @@ def exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> str
                 + kubectl.cluster("get", "nodes", "--show-labels")
                 + " shows what each machine offers)"
             )
-    requested = _requested(env)
+    requested = requested_resources(env)
     for key, names in tainted.items():
         if key in requested:
             # Keyed by a resource the job asks for: the mark that keeps other work off the GPU
@@ -404,7 +404,7 @@ def exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> str
     return sentence("; or ".join(dict.fromkeys(steps)))
 
 
-def _requested(env: Environment) -> frozenset[str]:
+def requested_resources(env: Environment) -> frozenset[str]:
     """The resources the judged job's pods ask for (`nvidia.com/gpu`, ...), and those of
     --job-requests."""
     given = env.settings.job_requests

@@ -29,10 +29,17 @@ RULE_UNCHECKED: Final = "capacity.rule-unchecked"
 JOB_STUCK: Final = "capacity.job-stuck"
 JOB_UNSHAPED: Final = "capacity.job-unshaped"
 BAD_JOB_SIZE: Final = "capacity.bad-job-size"
+MACHINES_DOWN: Final = "capacity.machines-down"
 CANT_READ: Final = "capacity.cant-read"
 
 WORDS: Final[dict[str, Wording]] = {
     FITS: Wording("A training job of {size} fits now.", ""),
+    MACHINES_DOWN: Wording(
+        "{job} needs {resource}, and every machine that has it is down: {machines}.",
+        "Look at {machines} ({command} shows why) and bring {them} back or replace {them}; the "
+        "cluster lets work onto a machine again by itself once it is ready. No setting of the "
+        "job changes this.",
+    ),
     FREE_ONLY: Wording(
         "Free capacity was measured, but no training job size is known to compare it with.",
         "Pass --job-requests (for example cpu=4,memory=16Gi,nvidia.com/gpu=1) for a verdict.",

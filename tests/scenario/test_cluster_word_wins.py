@@ -1,0 +1,131 @@
+"""The cluster's word beats doctor's arithmetic where both speak: a machine the autoscaler is
+adding stays a wait however often the scheduler retries since, and a job whose only GPU machines
+are down is told to bring them back, not to remove a reservation or a taint."""
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from tests.scenario.conftest import Doctor
+from tests.scenario.test_autoscaler import _scaler_event, _waiting
+from tests.support.scenarios import Obj, healthy, job_pod, node, training_job, ts
+
+
+def _down_gpu_machine(now: datetime) -> list[Obj]:
+    """The only GPU machine unreachable for 20 minutes: the node lifecycle controller's taints
+    (pkg/controller/nodelifecycle: `node.kubernetes.io/unreachable` NoSchedule and NoExecute,
+    the kubelet's conditions set to Unknown, "Kubelet stopped posting node status."); the other
+    machine is the control plane, reserved by kubeadm's taint, with no GPU."""
+    since = ts(now - timedelta(minutes=20))
+    control = node(
+        "control-plane-1",
+        "4",
+        "16Gi",
+        taints=[{"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}],
+    )
+    gpu = node(
+        "gke-a100-pool-1",
+        "16",
+        "64Gi",
+        gpus=8,
+        taints=[
+            {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule", "timeAdded": since},
+            {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": since},
+        ],
+    )
+    gpu["status"]["conditions"] = [
+        {
+            "type": kind,
+            "status": "Unknown",
+            "reason": "NodeStatusUnknown",
+            "message": "Kubelet stopped posting node status.",
+            "lastTransitionTime": since,
+        }
+        for kind in ("Ready", "MemoryPressure", "DiskPressure", "PIDPressure")
+    ]
+    objects = [o for o in healthy(now) if o["kind"] != "Node"]
+    job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=3))
+    pod = job_pod(job, now, suffix="w0", node_name=None, phase="Pending", age=timedelta(minutes=3))
+    pod["status"]["conditions"][0]["message"] = (
+        "0/2 nodes are available: 1 node(s) had untolerated taint "
+        "{node-role.kubernetes.io/control-plane: }, 1 node(s) had untolerated taint "
+        "{node.kubernetes.io/unreachable: }. preemption: 0/2 nodes are available: 2 Preemption "
+        "is not helpful for scheduling."
+    )
+    # The workloads' pods ran on machines now gone from the list: keep them on the GPU machine.
+    return [control, gpu, *objects, job, pod]
+
+
+def test_a_job_whose_only_gpu_machine_is_down_is_told_to_bring_it_back(doctor: Doctor) -> None:
+    doctor.load(_down_gpu_machine)
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    assert report["headline"]["code"] == "capacity.machines-down"
+    assert (report["headline"]["status"], result.exit_code) == ("fail", 2)
+    assert report["headline"]["text"] == (
+        "The training job 'train-002' needs nvidia.com/gpu, and every machine that has it is "
+        "down: gke-a100-pool-1."
+    )
+    remedy = report["headline"]["remedy"]
+    assert remedy.startswith("Look at gke-a100-pool-1 (`kubectl ")
+    assert remedy.endswith(
+        " describe node gke-a100-pool-1` shows why) and bring it back or replace it; the cluster "
+        "lets work onto a machine again by itself once it is ready. No setting of the job "
+        "changes this."
+    )
+    texts = " ".join(f["headline"] + " " + f["remedy"] for f in report["findings"])
+    assert "reserved" not in texts
+    assert "taint" not in texts
+    machines_down = next(f for f in report["findings"] if f["code"] == "capacity.machines-down")
+    assert machines_down["details"][0] == (
+        "gke-a100-pool-1: Ready=Unknown: Kubelet stopped posting node status."
+    )
+
+
+def test_a_scale_up_stands_for_its_provision_time_whatever_the_scheduler_posted_since(
+    doctor: Doctor,
+) -> None:
+    """cluster-autoscaler posted TriggeredScaleUp once, four minutes ago; kube-scheduler has
+    posted FailedScheduling on every retry since, the last ten seconds ago (its backoff:
+    pkg/scheduler/internal/queue, up to --pod-max-backoff-seconds). The machine on its way is
+    the answer until max-node-provision-time (15 minutes by default) has passed."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        added = _scaler_event(
+            now,
+            pod,
+            "TriggeredScaleUp",
+            "pod triggered scale-up: [{eks-gpu-g5-12xlarge-4ac2 0->1 (max: 4)}]",
+            source="cluster-autoscaler",
+            age=timedelta(minutes=4),
+        )
+        retried = _scaler_event(
+            now,
+            pod,
+            "FailedScheduling",
+            "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes are "
+            "available: 2 No preemption victims found for incoming pod.",
+            source="default-scheduler",
+            age=timedelta(seconds=10),
+        )
+        retried.update(
+            {
+                "type": "Warning",
+                "count": 23,
+                "firstTimestamp": ts(now - timedelta(minutes=4)),
+            }
+        )
+        return [*objects, pod, added, retried]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    assert report["headline"]["code"] == "capacity.machine-coming"
+    assert report["headline"]["text"] == (
+        "A machine is being added for the training job 'big': the machine group "
+        "eks-gpu-g5-12xlarge-4ac2 goes from 0 to 1 machines."
+    )
+    codes = {f["code"] for f in report["findings"] if f["status"] != "ok"}
+    assert "evidence.cluster-reported" not in codes, "the scheduler's retries are ruled"
+    assert not codes & {"capacity.unschedulable", "capacity.too-large"}, codes
+    assert result.exit_code == 0
