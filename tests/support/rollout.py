@@ -187,8 +187,13 @@ class RolloutSimulator:
         )
 
     @staticmethod
-    def _key(deployment: Obj) -> str:
-        return f"{deployment['metadata'].get('namespace', '')}/{deployment['metadata']['name']}"
+    def _key(workload: Obj) -> str:
+        """`namespace/name` for a Deployment, `namespace/Kind/name` for the other kinds: a
+        StatefulSet may share a Deployment's name."""
+        meta = workload["metadata"]
+        kind = workload.get("kind", "Deployment")
+        where = "" if kind == "Deployment" else f"{kind}/"
+        return f"{meta.get('namespace', '')}/{where}{meta['name']}"
 
     def settle(self, workload: Obj, nodes: tuple[str, ...] = ("node-1",)) -> None:
         """Store a StatefulSet or DaemonSet rolled out and Ready: its pods (one per ordinal, or
@@ -476,7 +481,7 @@ class RolloutSimulator:
     def _next_slot(self, state: _Ordered) -> None:
         """Stop the next old pod; once it is gone, start its replacement and, if that one is
         Ready, go on (a replacement that is not stops the update where it is)."""
-        key = f"{state.namespace}/{state.name}"
+        key = f"{state.namespace}/{state.kind}/{state.name}"
         if self._current.get(key) != state.rollout or not state.slots:
             return
         slot = state.slots.pop(0)
