@@ -15,6 +15,7 @@ import pytest
 
 from tests.scenario.test_refresh import RefreshEnv, _regcred
 from tests.support import rbac
+from tests.support.cli import run_cli
 from tests.support.fake_apiserver import FakeApiServer
 from tests.support.refresh_kit import container, daemonset, deployment, statefulset
 from tests.support.registry import Registry
@@ -240,3 +241,40 @@ def test_role_grants_exactly_what_a_tick_over_every_kind_uses(env: RefreshEnv) -
     namespaced, cluster_wide = rbac.used(env.server.requests())
     assert cluster_wide == set()
     assert namespaced == rbac.granted("refresh/role.yaml")
+
+
+def test_doctor_reads_a_statefulsets_failed_refresh_beside_a_deployment_of_the_same_name(
+    env: RefreshEnv,
+) -> None:
+    env.registry.push_image("r/twin-web", "stable", content="w1")
+    web = deployment("db", container("runner", env.image("r/twin-web", "stable")))
+    web["spec"]["selector"]["matchLabels"]["app"] = "db-web"  # not the StatefulSet's pods
+    web["spec"]["template"]["metadata"]["labels"]["app"] = "db-web"
+    env.server.add(web)
+    stored = _stored(env, "Deployment", "db")
+    env.simulator.remember(stored)
+    env.server.add(env.simulator.make_pod(stored, "db-web-0"))
+    first = _settled(
+        env, statefulset("db", container("runner", env.image("r/twin", "stable"))), "r/twin"
+    )
+    env.registry.push_image("r/twin", "stable", content="v2")
+    env.simulator.behaviour["db"] = "crash"
+    report, code = _tick(env)
+    assert code == 2
+    assert [(w["kind"], w["outcome"]) for w in report["workloads"]] == [
+        ("Deployment", "converged"),
+        ("StatefulSet", "rollout-failed"),
+    ]
+    assert _annotations(env, "StatefulSet", "db")[RUNNER] == first
+    doctor = run_cli("doctor", "--kubeconfig", str(env.kubeconfig), "-o", "json").json()
+    (failed,) = [f for f in doctor["findings"] if f["check"] == "freshness"]
+    assert (failed["code"], failed["objects"]) == ("freshness.refresh-failed", ["StatefulSet/db"])
+    assert failed["remedy"] == (
+        "See why its new copies did not become ready with "
+        f"`kubectl --kubeconfig {env.kubeconfig} describe statefulset/db`."
+    )
+    last = [d for d in failed["details"] if d.startswith("last failed rollout")]
+    assert len(last) == 1, failed["details"]
+    assert (
+        "ago: the restart toward the newest image did not complete: new pod db-0 keeps " in last[0]
+    )
