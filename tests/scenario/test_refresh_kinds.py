@@ -278,3 +278,23 @@ def test_doctor_reads_a_statefulsets_failed_refresh_beside_a_deployment_of_the_s
     assert (
         "ago: the restart toward the newest image did not complete: new pod db-0 keeps " in last[0]
     )
+
+
+def test_a_partitioned_statefulset_is_never_recorded_on_some_of_its_pods(env: RefreshEnv) -> None:
+    """A partition keeps the lower ordinals on the old version by design: kubectl calls the
+    rollout complete, but not every pod runs the newest digest, so nothing is recorded."""
+    workload = statefulset("db", container("runner", env.image("r/part", "stable")), replicas=2)
+    workload["spec"]["updateStrategy"]["rollingUpdate"]["partition"] = 1
+    first = _settled(env, workload, "r/part")
+    newest = env.registry.push_image("r/part", "stable", content="v2")
+    report, code = _tick(env)
+    found = _workload(report, "db")
+    assert (found["outcome"], code) == ("rollout-failed", 2)
+    assert found["reason"] == "the new pods do not run the newest digest (runner)"
+    assert env.simulator.replaced == ["db-1"]
+    assert rollout_status(_stored(env, "StatefulSet", "db")).done
+    assert [(pod, digest == newest) for pod, digest, _ in _pods_run(env, "db")] == [
+        ("db-0", False),
+        ("db-1", True),
+    ]
+    assert _annotations(env, "StatefulSet", "db")[RUNNER] == first
