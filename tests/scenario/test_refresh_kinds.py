@@ -16,7 +16,7 @@ import pytest
 from tests.scenario.test_refresh import RefreshEnv, _regcred
 from tests.support import rbac
 from tests.support.cli import run_cli
-from tests.support.fake_apiserver import FakeApiServer
+from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.refresh_kit import container, daemonset, deployment, statefulset
 from tests.support.registry import Registry
 from tests.support.rollout import RolloutSimulator
@@ -298,3 +298,21 @@ def test_a_partitioned_statefulset_is_never_recorded_on_some_of_its_pods(env: Re
         ("db-1", True),
     ]
     assert _annotations(env, "StatefulSet", "db")[RUNNER] == first
+
+
+def test_a_daemonset_that_keeps_changing_is_read_and_named_as_itself(env: RefreshEnv) -> None:
+    _settled(env, daemonset("busy", container("runner", env.image("r/busy", "stable"))), "r/busy")
+    env.registry.push_image("r/busy", "stable", content="v2")
+    env.server.inject(Fault.CONFLICT, r"/daemonsets/busy$", method="PATCH")
+    before = len(env.server.log)
+    report, code = _tick(env)
+    found = _workload(report, "busy")
+    assert (found["outcome"], found["reason"], code) == (
+        "could-not-check",
+        "the DaemonSet kept changing under the tick",
+        3,
+    )
+    made = [(r.method, r.path) for r in env.server.log[before:] if r.path.endswith("/busy")]
+    path = "/apis/apps/v1/namespaces/train/daemonsets/busy"
+    assert made == [("PATCH", path), ("GET", path)] * 3  # write, 409, re-read as a DaemonSet
+    assert env.restarts("busy") == 0

@@ -89,7 +89,6 @@ from truegreen.refresh.template import describe_template, template_change
 _CONFLICT_RETRIES = 3
 _OTHER_KINDS = (Kind.STATEFUL_SET, Kind.DAEMON_SET)
 """Opted in like Deployments, and restarted by the same template change."""
-_KEPT_CHANGING = "the Deployment kept changing under the tick"
 
 
 class RefreshCluster(ClusterWriter, Protocol):
@@ -434,7 +433,7 @@ class _WorkloadTick:
                 break
             obj, pods = fresh
         if report is None:
-            report = self._done(Outcome.COULD_NOT_CHECK, _KEPT_CHANGING)
+            report = self._kept_changing()
         return self._with_events(report)
 
     def _reread(self) -> tuple[Mapping[str, Any], list[Mapping[str, Any]]] | CantRead:
@@ -503,6 +502,11 @@ class _WorkloadTick:
         if action is Action.WAIT:
             return self._finish(first, first.marker, ours=False)
         return self._conclude(action, first, obj, first.marker, ours=False)
+
+    def _kept_changing(self) -> WorkloadReport:
+        """The end of a tick whose writes met a conflict at every try."""
+        kind = self._workload.kind.spec.name
+        return self._done(Outcome.COULD_NOT_CHECK, f"the {kind} kept changing under the tick")
 
     def _done(self, outcome: Outcome, reason: str) -> WorkloadReport:
         workload = self._workload
@@ -609,7 +613,7 @@ class _WorkloadTick:
             if isinstance(read, CantRead):
                 return self._done(Outcome.COULD_NOT_CHECK, f"{read.reason}; {_then(marker)}")
             latest = self._latest = read.obj
-        return self._done(Outcome.COULD_NOT_CHECK, _KEPT_CHANGING)
+        return self._kept_changing()
 
     def _wait(
         self, first: Look, marker: PendingRestart | None
