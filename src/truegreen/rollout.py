@@ -60,11 +60,17 @@ def rollout_status(workload: KubeObject, kind: str | None = None) -> RolloutStat
         ready = o.integer(status.get("readyReplicas"))
         if ready < replicas:
             return RolloutStatus(False, progress=f"{ready} of {replicas} copies ready")
-        rolling = o.mapping(o.mapping(spec.get("updateStrategy")).get("rollingUpdate"))
-        partition = o.integer(rolling.get("partition"))
-        if partition:
-            if o.integer(status.get("updatedReplicas")) < replicas - partition:
-                return RolloutStatus(False, progress="partitioned update in progress")
+        # kubectl checks the partition whenever rollingUpdate is set (the API server always
+        # sets it, with partition 0, for RollingUpdate: apps/v1 defaults.go), and compares the
+        # revisions only when it is not.
+        update_strategy = o.mapping(spec.get("updateStrategy"))
+        if "rollingUpdate" in update_strategy:
+            rolling = o.mapping(update_strategy.get("rollingUpdate"))
+            if "partition" in rolling:
+                wanted = replicas - o.integer(rolling.get("partition"))
+                updated = o.integer(status.get("updatedReplicas"))
+                if updated < wanted:
+                    return RolloutStatus(False, progress=f"{updated} of {wanted} copies updated")
             return RolloutStatus(True)
         if status.get("updateRevision") != status.get("currentRevision"):
             return RolloutStatus(False, progress="copies still moving to the new version")

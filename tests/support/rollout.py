@@ -25,6 +25,26 @@ The replacement follows the Deployment's strategy as the controller runs it:
 - The status is computed from the pods as sync.go `calculateStatus` sums its ReplicaSets:
   `replicas`, `updatedReplicas`, `readyReplicas`, `availableReplicas`, `unavailableReplicas`.
 
+StatefulSets and DaemonSets (`settle` installs one with its pods) roll out one pod at a time,
+the old pod gone before its replacement starts, and stop at the first replacement that is not
+Ready, as their controllers do:
+
+- A StatefulSet (pkg/controller/statefulset/stateful_set_control.go `updateStatefulSet`):
+  ordinals from the highest down to `rollingUpdate.partition` are replaced, each keeping its
+  name (`<set>-<ordinal>`); the status (`computeReplicaStatus`) counts `replicas` (every pod),
+  `readyReplicas`, `availableReplicas`, and `currentReplicas`/`updatedReplicas` (pods that are
+  not terminating, by their `controller-revision-hash` label against `currentRevision` and
+  `updateRevision`); once every pod is updated and Ready, `currentRevision` becomes
+  `updateRevision` (stateful_set_utils.go `completeRollingUpdate`). The revision's name is
+  `<set>-<hash of the template>`, not the controller's fnv hash.
+- A DaemonSet (pkg/controller/daemon/update.go `rollingUpdate`, maxSurge 0, maxUnavailable 1):
+  one node after another, the old pod stopped, then the new one started on that node; the status
+  (daemon_controller.go `updateDaemonSetStatus`, pods that are not terminating) counts
+  `desiredNumberScheduled` (the nodes given to `settle`), `currentNumberScheduled`,
+  `numberReady`, `updatedNumberScheduled` (by `controller-revision-hash`), `numberAvailable`
+  and `numberUnavailable`.
+- `updateStrategy: OnDelete`: a template change replaces nothing (only the revision moves).
+
 As on a real cluster (kubernetes/kubectl#1628, kubernetes/kubernetes#110171), the replaced pods
 do not vanish when the Deployment reports complete: they stay Terminating for their grace
 period (metadata.deletionTimestamp and deletionGracePeriodSeconds set, still phase Running,
@@ -38,6 +58,7 @@ only `minReadySeconds` is wall-clock time, as it is for the controller.
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import math
 import re
@@ -59,7 +80,13 @@ _DEFAULT_FENCEPOST = "25%"
 """maxSurge and maxUnavailable when unset (pkg/apis/apps/v1/defaults.go)."""
 _STAMP = "%Y-%m-%dT%H:%M:%SZ"
 _POD_READ = re.compile(r"^/api/v1/(?:namespaces/(?P<ns>[^/]+)/)?pods(?:/[^/]+)?$")
-_DEPLOYMENT_READ = re.compile(r"^/apis/apps/v1/namespaces/(?P<ns>[^/]+)/deployments(?:/[^/]+)?$")
+_DEPLOYMENT_READ = re.compile(
+    r"^/apis/apps/v1/namespaces/(?P<ns>[^/]+)/(?:deployments|statefulsets|daemonsets)(?:/[^/]+)?$"
+)
+_ORDERED = {"statefulsets": "StatefulSet", "daemonsets": "DaemonSet"}
+"""The kinds that replace one pod at a time, by plural."""
+REVISION_LABEL = "controller-revision-hash"
+"""The label both controllers put on a pod: the revision of the template it was made from."""
 
 
 @dataclass
@@ -82,6 +109,19 @@ class _LateStatus:
     name: str
     status: Obj
     reads: int
+
+
+@dataclass
+class _Ordered:
+    """A StatefulSet's or DaemonSet's update under way: the pods still to replace, in order."""
+
+    kind: str
+    namespace: str
+    name: str
+    revision: str
+    slots: list[str]
+    """The names of the pods to replace, in the controller's order."""
+    rollout: tuple[int, str]
 
 
 @dataclass
@@ -129,6 +169,12 @@ class RolloutSimulator:
         self._leaving: list[_Leaving] = []
         self._late: list[_LateStatus] = []
         self._maturing: list[_Maturing] = []
+        self._revisions: dict[str, tuple[str, str]] = {}
+        """Each StatefulSet's and DaemonSet's (currentRevision, updateRevision)."""
+        self._nodes: dict[str, list[str]] = {}
+        """The nodes each DaemonSet should run on."""
+        self.replaced: list[str] = []
+        """The names of the pods StatefulSets and DaemonSets replaced, in order."""
         # Reentrant: a step the request hook runs (a Recreate's new pods) stops pods in turn.
         self._lock = threading.RLock()
         server.patch_hooks.append(self._on_patch)
@@ -141,11 +187,35 @@ class RolloutSimulator:
         )
 
     @staticmethod
-    def _key(deployment: Obj) -> str:
-        return f"{deployment['metadata'].get('namespace', '')}/{deployment['metadata']['name']}"
+    def _key(workload: Obj) -> str:
+        """`namespace/name` for a Deployment, `namespace/Kind/name` for the other kinds: a
+        StatefulSet may share a Deployment's name."""
+        meta = workload["metadata"]
+        kind = workload.get("kind", "Deployment")
+        where = "" if kind == "Deployment" else f"{kind}/"
+        return f"{meta.get('namespace', '')}/{where}{meta['name']}"
+
+    def settle(self, workload: Obj, nodes: tuple[str, ...] = ("node-1",)) -> None:
+        """Store a StatefulSet or DaemonSet rolled out and Ready: its pods (one per ordinal, or
+        one per node of `nodes`) made from its template, and the status its controller
+        writes."""
+        self.server.add(workload)
+        meta = workload["metadata"]
+        stored = self.server.get_object(workload["kind"], meta["name"], meta["namespace"])
+        assert stored is not None
+        key = self._key(stored)
+        self.remember(stored)
+        revision = _revision(stored)
+        self._revisions[key] = (revision, revision)
+        self._nodes[key] = list(nodes)
+        for slot in self._slots(stored, every=True):
+            self.server.add(self._slot_pod(stored, slot, revision, "ok", {}))
+        self._write_status(
+            meta["namespace"], meta["name"], self._ordered_status(stored), stored["kind"]
+        )
 
     def _on_patch(self, server: FakeApiServer, plural: str, obj: Obj) -> None:
-        if plural != "deployments":
+        if plural not in ("deployments", *_ORDERED):
             return
         key = self._key(obj)
         template = json.dumps(obj["spec"]["template"], sort_keys=True)
@@ -159,7 +229,11 @@ class RolloutSimulator:
             return
         self._templates[key] = template
         self.rollouts[obj["metadata"]["name"]] = self.rollouts.get(obj["metadata"]["name"], 0) + 1
-        self.roll_out(obj, self.behaviour.get(obj["metadata"]["name"], "ok"))
+        behaviour = self.behaviour.get(obj["metadata"]["name"], "ok")
+        if plural in _ORDERED:
+            self._roll_ordered(obj, behaviour)
+        else:
+            self.roll_out(obj, behaviour)
 
     def _on_request(self, server: FakeApiServer, method: str, path: str) -> None:
         """Between a client's reads: terminating pods finish, new pods become available, a late
@@ -359,8 +433,136 @@ class RolloutSimulator:
         names = [p["metadata"]["name"] for p in pods]
         self._leaving.append(_Leaving(namespace, names, self.terminating_reads, then))
 
-    def _write_status(self, namespace: str, name: str, status: Obj) -> None:
-        stored = self.server.get_object("Deployment", name, namespace)
+    def _roll_ordered(self, workload: Obj, behaviour: str) -> None:
+        """A StatefulSet's or DaemonSet's new template: its pods replaced one at a time, in its
+        controller's order, until one is not Ready."""
+        assert behaviour in ("ok", "old-image", "crash", "pull-fail", "stall"), behaviour
+        with self._lock:
+            self._count += 1
+            key = self._key(workload)
+            meta = workload["metadata"]
+            current, _ = self._revisions[key]
+            revision = _revision(workload)
+            self._revisions[key] = (current, revision)
+            rollout = (self._count, behaviour)
+            self._current[key] = rollout
+            strategy = workload["spec"].get("updateStrategy", {}).get("type", "RollingUpdate")
+            if behaviour != "stall" and strategy == "RollingUpdate":
+                slots = self._slots(workload, every=False)
+                state = _Ordered(
+                    workload["kind"], meta["namespace"], meta["name"], revision, slots, rollout
+                )
+                self._next_slot(state)
+            self._publish_ordered(workload["kind"], meta["namespace"], meta["name"])
+
+    def _slots(self, workload: Obj, *, every: bool) -> list[str]:
+        """The pods' names in the order an update replaces them: a StatefulSet's ordinals from
+        the highest down to its partition (all of them with `every`), a DaemonSet's nodes."""
+        name = workload["metadata"]["name"]
+        if workload["kind"] == "DaemonSet":
+            return [f"{name}-{node}" for node in self._nodes[self._key(workload)]]
+        rolling = workload["spec"].get("updateStrategy", {}).get("rollingUpdate", {})
+        partition = 0 if every else rolling.get("partition", 0)
+        replicas = workload["spec"].get("replicas", 1)
+        return [f"{name}-{ordinal}" for ordinal in range(replicas - 1, partition - 1, -1)]
+
+    def _slot_pod(
+        self, workload: Obj, slot: str, revision: str, behaviour: str, old_ids: dict[str, Any]
+    ) -> Obj:
+        pod = self.make_pod(workload, slot, behaviour)
+        pod["metadata"]["labels"][REVISION_LABEL] = revision
+        if workload["kind"] == "DaemonSet":
+            pod["spec"]["nodeName"] = slot.removeprefix(workload["metadata"]["name"] + "-")
+        if behaviour == "old-image":
+            for reported in pod["status"]["containerStatuses"]:
+                reported["imageID"] = old_ids.get(reported["name"], reported.get("imageID"))
+        return pod
+
+    def _next_slot(self, state: _Ordered) -> None:
+        """Stop the next old pod; once it is gone, start its replacement and, if that one is
+        Ready, go on (a replacement that is not stops the update where it is)."""
+        key = f"{state.namespace}/{state.kind}/{state.name}"
+        if self._current.get(key) != state.rollout or not state.slots:
+            return
+        slot = state.slots.pop(0)
+        old = self.server.get_object("Pod", slot, state.namespace)
+        old_ids = {
+            s["name"]: s.get("imageID")
+            for s in (old or {}).get("status", {}).get("containerStatuses", [])
+        }
+
+        def replace() -> None:
+            if self._current.get(key) != state.rollout:
+                return  # a newer update replaced this one while the old pod stopped
+            stored = self.server.get_object(state.kind, state.name, state.namespace)
+            assert stored is not None
+            behaviour = state.rollout[1]
+            self.server.add(self._slot_pod(stored, slot, state.revision, behaviour, old_ids))
+            self.replaced.append(slot)
+            if behaviour in HEALTHY:
+                self._next_slot(state)
+            self._publish_ordered(state.kind, state.namespace, state.name)
+
+        if old is None:
+            replace()
+        else:
+            self._terminate(state.namespace, [old], then=replace)
+
+    def _publish_ordered(self, kind: str, namespace: str, name: str) -> None:
+        stored = self.server.get_object(kind, name, namespace)
+        assert stored is not None
+        self._write_status(namespace, name, self._ordered_status(stored), kind)
+
+    def _ordered_status(self, workload: Obj) -> Obj:
+        """The status a StatefulSet's or DaemonSet's controller computes from its pods now."""
+        key = self._key(workload)
+        current, update = self._revisions[key]
+        wait = workload["spec"].get("minReadySeconds", 0)
+        now = datetime.now(UTC)
+        pods = pods_of(self.server, workload)
+        staying = [p for p in pods if not _terminating(p)]
+        generation = workload["metadata"]["generation"]
+        if workload["kind"] == "DaemonSet":
+            nodes = self._nodes[key]
+            on_node = {
+                node: [p for p in staying if p["spec"].get("nodeName") == node] for node in nodes
+            }
+            first = [found[0] for found in on_node.values() if found]
+            available = sum(_available(p, wait, now) for p in first)
+            return {
+                "observedGeneration": generation,
+                "desiredNumberScheduled": len(nodes),
+                "currentNumberScheduled": len(first),
+                "numberMisscheduled": 0,
+                "numberReady": sum(_ready_since(p) is not None for p in first),
+                "updatedNumberScheduled": sum(_revision_of(p) == update for p in first),
+                "numberAvailable": available,
+                "numberUnavailable": len(nodes) - available,
+            }
+        ready = sum(_ready_since(p) is not None for p in pods)
+        updated = sum(_revision_of(p) == update for p in staying)
+        status = {
+            "observedGeneration": generation,
+            "replicas": len(pods),
+            "readyReplicas": ready,
+            "availableReplicas": sum(_available(p, wait, now) for p in pods),
+            "currentReplicas": sum(_revision_of(p) == current for p in staying),
+            "updatedReplicas": updated,
+            "currentRevision": current,
+            "updateRevision": update,
+            "collisionCount": 0,
+        }
+        replicas = workload["spec"].get("replicas", 1)
+        strategy = workload["spec"].get("updateStrategy", {}).get("type", "RollingUpdate")
+        if strategy == "RollingUpdate" and updated == ready == len(pods) == replicas:
+            status["currentReplicas"], status["currentRevision"] = updated, update
+            self._revisions[key] = (update, update)
+        return status
+
+    def _write_status(
+        self, namespace: str, name: str, status: Obj, kind: str = "Deployment"
+    ) -> None:
+        stored = self.server.get_object(kind, name, namespace)
         assert stored is not None
         stored["status"] = status
         self.server.update_object(stored)
@@ -500,6 +702,16 @@ def _available(pod: Obj, min_ready_seconds: int, now: datetime) -> bool:
     if since is None:
         return False
     return min_ready_seconds == 0 or since + timedelta(seconds=min_ready_seconds) <= now
+
+
+def _revision(workload: Obj) -> str:
+    """The revision name of the workload's template: `<name>-<hash>`."""
+    template = json.dumps(workload["spec"]["template"], sort_keys=True)
+    return f"{workload['metadata']['name']}-{hashlib.sha256(template.encode()).hexdigest()[:10]}"
+
+
+def _revision_of(pod: Obj) -> str:
+    return str(pod["metadata"].get("labels", {}).get(REVISION_LABEL, ""))
 
 
 def _terminating(pod: Obj) -> bool:

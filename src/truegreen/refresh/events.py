@@ -14,6 +14,7 @@ from truegreen import kubeobjects as o
 from truegreen.refresh.annotations import DANGLING_PIN, STALE_PIN, EventReason, container_key
 from truegreen.refresh.plan import Decision, containers_of
 from truegreen.refresh.report import Outcome, WorkloadReport
+from truegreen.refresh.steps import kind_of
 
 COMPONENT = "truegreen-refresh"
 """Who the Events say wrote them (`source.component` and `reportingComponent`)."""
@@ -123,7 +124,7 @@ def event_object(
         "metadata": {"name": name[: _NAME_LIMIT - len(suffix)] + suffix, "namespace": namespace},
         "involvedObject": {
             "apiVersion": "apps/v1",
-            "kind": "Deployment",
+            "kind": kind_of(deployment),
             "name": name,
             "namespace": namespace,
             "uid": str(meta.get("uid", "")),

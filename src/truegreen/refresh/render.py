@@ -115,6 +115,7 @@ def to_json(report: TickReport, *, dry_run: bool, cluster: Cluster | None = None
         "distinct_references": report.distinct_references,
         "workloads": [
             {
+                "kind": w.kind,
                 "namespace": w.namespace,
                 "name": w.name,
                 "outcome": w.outcome.value,
@@ -237,7 +238,7 @@ def to_text(
             f"[{style}]{w.outcome.value:<18}[/] ", 19, f"{where}: {w.reason}", width, 4
         )
         if w.outcome is Outcome.ROLLOUT_FAILED:
-            target = f"deployment/{w.name}"
+            target = f"{w.kind.lower()}/{w.name}"
             remedy = (
                 f"See why with {kubectl.elsewhere(w.namespace, 'describe', target)}; the next run "
                 "tries again, or go back to the version before with "

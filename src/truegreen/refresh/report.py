@@ -62,6 +62,8 @@ class WorkloadReport(Struct, frozen=True):
     containers: tuple[ContainerPlan, ...] = ()
     writes: tuple[Write, ...] = ()
     events: tuple[EventNote, ...] = ()
+    kind: str = "Deployment"
+    """Deployment, StatefulSet or DaemonSet."""
 
 
 class TickReport(Struct, frozen=True):

@@ -418,7 +418,7 @@ def _health(
     terminating when the status reports complete (kubectl#1628): they are on their way out and
     are not waited for, unless no pod that stays is listed yet."""
     staying = o.remaining(pods)
-    status = rollout_status(deployment, "Deployment")
+    status = rollout_status(deployment, kind_of(deployment))
     if status.stuck:
         return Health.FAILING, f"the rollout {status.progress}"
     stuck = stuck_new_pod(staying, marker)
@@ -518,21 +518,35 @@ class RestartWrite(Struct, frozen=True):
     marker: PendingRestart
 
 
-def skip(deployment: Mapping[str, Any]) -> Ending | None:
-    """A Deployment the tick leaves alone: paused, or rolling out by someone else's hand."""
-    if o.mapping(deployment.get("spec")).get("paused"):
+def kind_of(workload: Mapping[str, Any]) -> str:
+    """StatefulSet or DaemonSet as the workload says (every read stamps its kind); else the
+    Deployment, the kind refresh reads first."""
+    kind = workload.get("kind")
+    return kind if kind in ("StatefulSet", "DaemonSet") else "Deployment"
+
+
+def skip(workload: Mapping[str, Any]) -> Ending | None:
+    """A workload the tick leaves alone: a paused Deployment, or one rolling out by someone
+    else's hand."""
+    if kind_of(workload) == "Deployment" and o.mapping(workload.get("spec")).get("paused"):
         return Ending(Outcome.PAUSED, "the Deployment is paused")
-    if PendingRestart.read(o.annotations_of(deployment)) is None and rolling(deployment):
+    if PendingRestart.read(o.annotations_of(workload)) is None and rolling(workload):
         return Ending(Outcome.IN_PROGRESS, "a rollout is in progress; not touching it")
     return None
 
 
-def rolling(deployment: Mapping[str, Any]) -> bool:
-    """Generation ahead of observedGeneration, or fewer updated replicas than desired. A rollout
-    whose new pods crash is not "in progress": it failed, and the next tick may retry it."""
-    meta, spec, status = (o.mapping(deployment.get(k)) for k in ("metadata", "spec", "status"))
+def rolling(workload: Mapping[str, Any]) -> bool:
+    """Generation ahead of observedGeneration, or (a Deployment) fewer updated replicas than
+    desired. A rollout whose new pods crash is not "in progress": it failed, and the next tick
+    may retry it. A StatefulSet or DaemonSet update stops at the first new pod that is not
+    healthy (stateful_set_control.go, daemon/update.go), so its counts never tell a stopped
+    update from one under way: only an update the controller has not picked up is someone
+    else's."""
+    meta, spec, status = (o.mapping(workload.get(k)) for k in ("metadata", "spec", "status"))
     if o.integer(meta.get("generation")) > o.integer(status.get("observedGeneration")):
         return True
+    if kind_of(workload) != "Deployment":
+        return False
     return o.integer(status.get("updatedReplicas")) < o.integer(spec.get("replicas"), 1)
 
 
@@ -615,9 +629,20 @@ def restart_refusal(
     deployment: Mapping[str, Any], plans: Sequence[ContainerPlan], mode: RefreshMode, hold: str
 ) -> Ending | None:
     """Why a restart the table asks for is not made now: a registry near its rate limit holds
-    every restart, or the pull policy would keep the old image."""
+    every restart, an update strategy that changes no pod (OnDelete), or the pull policy
+    would keep the old image."""
     if hold:
         return Ending(Outcome.COULD_NOT_CHECK, hold)
+    strategy = o.mapping(o.mapping(deployment.get("spec")).get("updateStrategy")).get("type")
+    if kind_of(deployment) != "Deployment" and strategy == "OnDelete":
+        # The controller replaces a pod only when someone deletes it (stateful_set_control.go,
+        # daemon_controller.go): a template change would be recorded as a restart that never
+        # comes.
+        return Ending(
+            Outcome.REFUSED,
+            "a restart would change nothing: its pods take a new version only when deleted "
+            "(updateStrategy OnDelete); set updateStrategy RollingUpdate",
+        )
     if mode is RefreshMode.RESTART:
         restart = [p for p in plans if p.decision is Decision.RESTART]
         refused = pull_policy_refusals(deployment, restart)

@@ -73,6 +73,7 @@ from truegreen.refresh.steps import (
     count_failure,
     decide,
     failure_reason,
+    kind_of,
     latch,
     look,
     look_again,
@@ -86,7 +87,8 @@ from truegreen.refresh.steps import (
 from truegreen.refresh.template import describe_template, template_change
 
 _CONFLICT_RETRIES = 3
-_KEPT_CHANGING = "the Deployment kept changing under the tick"
+_OTHER_KINDS = (Kind.STATEFUL_SET, Kind.DAEMON_SET)
+"""Opted in like Deployments, and restarted by the same template change."""
 
 
 class RefreshCluster(ClusterWriter, Protocol):
@@ -135,6 +137,7 @@ class RefreshSettings(Struct, frozen=True):
 
 
 class _Workload(Struct):
+    kind: Kind
     obj: Mapping[str, Any]
     pods: list[Mapping[str, Any]]
     logins: PullCredentials
@@ -169,14 +172,23 @@ def run_tick(
     clock: Callable[[], float] = time.monotonic,
     progress: TickProgress | None = None,
 ) -> TickReport:
-    """One tick over every opted-in Deployment; `progress` is told each phase as it starts."""
+    """One tick over every opted-in Deployment, StatefulSet and DaemonSet; `progress` is told
+    each phase as it starts."""
     listed = cluster.list(Kind.DEPLOYMENT, namespace=settings.namespace, labels=settings.selector)
     if isinstance(listed, CantRead):
         return TickReport((), (listed.reason,), first_read=listed)
+    found = [(Kind.DEPLOYMENT, obj) for obj in listed.items]
+    cant_read: list[str] = []
+    for kind in _OTHER_KINDS:
+        read = cluster.list(kind, namespace=settings.namespace, labels=settings.selector)
+        if isinstance(read, CantRead):
+            cant_read.append(read.reason)
+            continue
+        found += [(kind, obj) for obj in read.items]
     reports: list[WorkloadReport] = []
     workloads: list[_Workload] = []
     reads = _SharedReads(cluster)
-    for obj in listed.items:
+    for kind, obj in found:
         skipped = skip(obj)
         if skipped is not None:
             reports.append(_report(obj, skipped.outcome, skipped.reason))
@@ -188,7 +200,7 @@ def run_tick(
         logins = PullCredentials.from_docker_configs(_docker_configs(reads, obj))
         # What the pods run is judged on the pods that stay: a terminating one still reports
         # the image it was started with for its grace period.
-        workloads.append(_Workload(obj, o.remaining(pods), logins))
+        workloads.append(_Workload(kind, obj, o.remaining(pods), logins))
     views, registry = _resolve(workloads, settings, progress)
     # A registry near its rate limit: restart nothing this tick (findings are still written).
     every = [r for view in views for r in (*view.tracked.values(), *view.pinned.values())]
@@ -198,6 +210,7 @@ def run_tick(
         reports.append(tick.run(hold))
     return TickReport(
         tuple(reports),
+        tuple(cant_read),
         registry_requests=registry.requests_made,
         distinct_references=registry.distinct_lookups,
     )
@@ -205,7 +218,7 @@ def run_tick(
 
 def _report(obj: Mapping[str, Any], outcome: Outcome, reason: str) -> WorkloadReport:
     namespace = o.namespace_of(obj)
-    return WorkloadReport(namespace, o.name_of(obj), outcome, reason)
+    return WorkloadReport(namespace, o.name_of(obj), outcome, reason, kind=kind_of(obj))
 
 
 def _selector(obj: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -420,12 +433,12 @@ class _WorkloadTick:
                 break
             obj, pods = fresh
         if report is None:
-            report = self._done(Outcome.COULD_NOT_CHECK, _KEPT_CHANGING)
+            report = self._kept_changing()
         return self._with_events(report)
 
     def _reread(self) -> tuple[Mapping[str, Any], list[Mapping[str, Any]]] | CantRead:
         workload = self._workload
-        read = self._cluster.get(Kind.DEPLOYMENT, workload.name, namespace=workload.namespace)
+        read = self._cluster.get(workload.kind, workload.name, namespace=workload.namespace)
         if isinstance(read, CantRead):
             return read
         self._latest = read.obj
@@ -490,10 +503,21 @@ class _WorkloadTick:
             return self._finish(first, first.marker, ours=False)
         return self._conclude(action, first, obj, first.marker, ours=False)
 
+    def _kept_changing(self) -> WorkloadReport:
+        """The end of a tick whose writes met a conflict at every try."""
+        kind = self._workload.kind.spec.name
+        return self._done(Outcome.COULD_NOT_CHECK, f"the {kind} kept changing under the tick")
+
     def _done(self, outcome: Outcome, reason: str) -> WorkloadReport:
         workload = self._workload
         return WorkloadReport(
-            workload.namespace, workload.name, outcome, reason, self._plans, tuple(self._writes)
+            workload.namespace,
+            workload.name,
+            outcome,
+            reason,
+            self._plans,
+            tuple(self._writes),
+            kind=workload.kind.spec.name,
         )
 
     def _end(self, ending: Ending, obj: Mapping[str, Any]) -> WorkloadReport | Conflict:
@@ -536,7 +560,7 @@ class _WorkloadTick:
             "spec": {"template": template},
         }
         result = self._cluster.patch(
-            Kind.DEPLOYMENT,
+            workload.kind,
             workload.name,
             namespace=workload.namespace,
             patch=patch,
@@ -585,11 +609,11 @@ class _WorkloadTick:
             report = self._end(ending, latest)
             if not isinstance(report, Conflict):
                 return report
-            read = self._cluster.get(Kind.DEPLOYMENT, workload.name, namespace=workload.namespace)
+            read = self._cluster.get(workload.kind, workload.name, namespace=workload.namespace)
             if isinstance(read, CantRead):
                 return self._done(Outcome.COULD_NOT_CHECK, f"{read.reason}; {_then(marker)}")
             latest = self._latest = read.obj
-        return self._done(Outcome.COULD_NOT_CHECK, _KEPT_CHANGING)
+        return self._kept_changing()
 
     def _wait(
         self, first: Look, marker: PendingRestart | None
@@ -599,7 +623,7 @@ class _WorkloadTick:
         workload, settings = self._workload, self._settings
         deadline = self._clock() + settings.rollout_timeout
         while True:
-            read = self._cluster.get(Kind.DEPLOYMENT, workload.name, namespace=workload.namespace)
+            read = self._cluster.get(workload.kind, workload.name, namespace=workload.namespace)
             if isinstance(read, CantRead):
                 return read
             self._latest = read.obj
@@ -637,7 +661,7 @@ class _WorkloadTick:
             return None
         workload = self._workload
         result = self._cluster.patch(
-            Kind.DEPLOYMENT,
+            workload.kind,
             workload.name,
             namespace=workload.namespace,
             patch={"metadata": {"resourceVersion": _version(obj), "annotations": changes}},

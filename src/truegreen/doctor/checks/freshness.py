@@ -73,7 +73,8 @@ def check(env: Environment) -> list[Finding]:
     failures = _last_failures(env)
     for workload in items:
         findings += _pin_findings(workload)
-        state = _refresh_state(env, workload, failures.get(o.name_of(workload)))
+        last = failures.get((str(workload.get("kind")), o.name_of(workload)))
+        state = _refresh_state(env, workload, last)
         if state is not None:
             findings.append(state)
     return findings or [SAY.ok()]
@@ -170,19 +171,27 @@ def _tries(count: int) -> str:
     return f"{count} failed {'try' if count == 1 else 'tries'}"
 
 
-def _last_failures(env: Environment) -> Mapping[str, tuple[datetime | None, str]]:
-    """The newest failed-rollout Event refresh left per Deployment name: when, and its words."""
+_REFRESHED = ("Deployment", "StatefulSet", "DaemonSet")
+"""The kinds refresh writes its Events on."""
+
+
+def _last_failures(
+    env: Environment,
+) -> Mapping[tuple[str, str], tuple[datetime | None, str]]:
+    """The newest failed-rollout Event refresh left per workload (kind and name): when, and its
+    words. A StatefulSet and a Deployment of the same name each keep their own."""
     read = env.refresh_failures
     if not isinstance(read, Listed):
         return {}
-    newest: dict[str, tuple[datetime | None, str]] = {}
+    newest: dict[tuple[str, str], tuple[datetime | None, str]] = {}
     for event in read.items:
         involved = o.mapping(event.get("involvedObject"))
-        if involved.get("kind") != "Deployment":
+        kind = str(involved.get("kind", ""))
+        if kind not in _REFRESHED:
             continue
         when = o.parse_time(event.get("lastTimestamp")) or o.parse_time(event.get("eventTime"))
-        name = str(involved.get("name", ""))
-        before = newest.get(name)
+        key = (kind, str(involved.get("name", "")))
+        before = newest.get(key)
         if before is None or (when is not None and (before[0] is None or when > before[0])):
-            newest[name] = (when, str(event.get("message", "")))
+            newest[key] = (when, str(event.get("message", "")))
     return newest

@@ -1,0 +1,318 @@
+"""refresh ticks on StatefulSets and DaemonSets, against the fake API server and a real
+docker-registry: opted in by the same label, restarted by the same template change, a digest
+recorded only once the rollout is complete by kubectl's rules for the kind
+(pkg/polymorphichelpers/rollout_status.go) and every pod runs it, Ready.
+
+The rollout simulator plays their controllers: a StatefulSet's pods replaced from the highest
+ordinal down, a DaemonSet's one node at a time, each stopping at a new pod that is not Ready.
+"""
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.scenario.test_refresh import RefreshEnv, _regcred
+from tests.support import rbac
+from tests.support.cli import run_cli
+from tests.support.fake_apiserver import FakeApiServer, Fault
+from tests.support.refresh_kit import container, daemonset, deployment, statefulset
+from tests.support.registry import Registry
+from tests.support.rollout import RolloutSimulator
+from truegreen.images import parse_image
+from truegreen.refresh.annotations import ATTEMPTS, LATCHED, PENDING, RECORDED_DIGEST, container_key
+from truegreen.refresh.registry import PullCredentials, RegistryClient, Resolved
+from truegreen.rollout import rollout_status
+
+Obj = dict[str, Any]
+NS = "train"
+NODES = ("node-1", "node-2")
+RUNNER = container_key(RECORDED_DIGEST, "runner")
+
+
+@pytest.fixture
+def env(fake_api: FakeApiServer, kubeconfig: Path, registry: Registry) -> Iterator[RefreshEnv]:
+    """As test_refresh's, with a replaced pod Terminating for one pod read, so that a two-pod
+    update ends within a few of the tick's looks."""
+    logins = PullCredentials.from_docker_configs(
+        [(".dockerconfigjson", _regcred(registry.host)["data"][".dockerconfigjson"])]
+    )
+    client = RegistryClient()
+
+    def digest_for(image: str) -> str:
+        reference = parse_image(image)
+        if reference.digest:
+            return reference.digest
+        result = client.lookup(reference, logins.for_registry(reference.registry))
+        assert isinstance(result, Resolved), result
+        return result.digest
+
+    fake_api.add(_regcred(registry.host))
+    simulator = RolloutSimulator(fake_api, digest_for, terminating_reads=1)
+    yield RefreshEnv(fake_api, registry, simulator, kubeconfig)
+    client.close()
+
+
+def _tick(env: RefreshEnv, *args: str) -> tuple[dict[str, Any], int]:
+    result = env.tick("--rollout-timeout", "30", *args)
+    return result.json(), result.exit_code
+
+
+def _workload(report: dict[str, Any], name: str) -> dict[str, Any]:
+    """The tick's report of `name`, which it must have seen."""
+    seen: dict[str, dict[str, Any]] = {w["name"]: w for w in report["workloads"]}
+    assert name in seen, f"the tick did not see {name}, only {sorted(seen)}"
+    return seen[name]
+
+
+def _stored(env: RefreshEnv, kind: str, name: str) -> Obj:
+    stored = env.server.get_object(kind, name, NS)
+    assert stored is not None
+    return stored
+
+
+def _annotations(env: RefreshEnv, kind: str, name: str) -> dict[str, str]:
+    return dict(_stored(env, kind, name)["metadata"].get("annotations") or {})
+
+
+def _pods_run(env: RefreshEnv, app: str) -> list[tuple[str, str, bool]]:
+    """(pod, digest of its runner, Ready) of the app's pods that are not terminating."""
+    found = []
+    for pod in env.server.list_objects("Pod", NS):
+        if pod["metadata"]["labels"].get("app") != app or "deletionTimestamp" in pod["metadata"]:
+            continue
+        ready = any(
+            c["type"] == "Ready" and c["status"] == "True" for c in pod["status"]["conditions"]
+        )
+        image_id = pod["status"]["containerStatuses"][0].get("imageID", "")
+        found.append((pod["metadata"]["name"], image_id.rsplit("@", 1)[-1], ready))
+    return sorted(found)
+
+
+def _events(env: RefreshEnv, kind: str, name: str) -> list[tuple[str, str]]:
+    """(type, reason) of the Events about the workload, oldest first."""
+    about = [
+        e
+        for e in env.server.list_objects("Event", NS)
+        if (e["involvedObject"]["kind"], e["involvedObject"]["name"]) == (kind, name)
+    ]
+    about.sort(key=lambda e: int(e["metadata"]["resourceVersion"]))
+    return [(e["type"], e["reason"]) for e in about]
+
+
+def _settled(env: RefreshEnv, workload: Obj, repository: str) -> str:
+    """Store the workload with its pods on the tag's first image; the first tick records that
+    digest without restarting. Returns it."""
+    first = env.registry.push_image(repository, "stable", content="v1")
+    env.simulator.settle(workload, nodes=NODES)
+    report, code = _tick(env)
+    name = workload["metadata"]["name"]
+    assert (_workload(report, name)["outcome"], code) == ("converged", 0)
+    assert _annotations(env, workload["kind"], name)[RUNNER] == first
+    assert env.restarts(name) == 0
+    return first
+
+
+@pytest.mark.parametrize(
+    ("make", "replaced"),
+    [
+        (
+            lambda image: statefulset("db", container("runner", image), replicas=2),
+            ["db-1", "db-0"],
+        ),
+        (
+            lambda image: daemonset("agent", container("runner", image)),
+            ["agent-node-1", "agent-node-2"],
+        ),
+    ],
+    ids=["statefulset", "daemonset"],
+)
+def test_a_moved_tag_restarts_once_and_is_recorded_after_the_rollout_completes(
+    env: RefreshEnv, make: Any, replaced: list[str]
+) -> None:
+    workload = make(env.image("r/kinds", "stable"))
+    kind, name = workload["kind"], workload["metadata"]["name"]
+    _settled(env, workload, "r/kinds")
+    newest = env.registry.push_image("r/kinds", "stable", content="v2")
+    report, code = _tick(env)
+    found = _workload(report, name)
+    assert (found["kind"], found["outcome"], code) == (kind, "restarted", 0), found["reason"]
+    assert found["reason"] == "rolled out and verified: the pods run the newest digest"
+    assert [w["step"] for w in found["writes"]] == ["restart", "record"]
+    assert env.restarts(name) == 1
+    # Recorded only once the controller had replaced every pod: while the last old pod was
+    # still stopping, the new ones alone ran the newest digest, Ready.
+    assert env.simulator.replaced == replaced
+    assert rollout_status(_stored(env, kind, name)).done
+    assert _pods_run(env, name) == [(pod, newest, True) for pod in sorted(replaced)]
+    annotations = _annotations(env, kind, name)
+    assert annotations[RUNNER] == newest
+    assert {ATTEMPTS, PENDING, LATCHED} & annotations.keys() == set()
+    assert _events(env, kind, name) == [("Normal", "ImageRefreshed")]
+    report, code = _tick(env)
+    assert (_workload(report, name)["outcome"], code, env.restarts(name)) == ("converged", 0, 1)
+
+
+@pytest.mark.parametrize(
+    ("make", "crashing"),
+    [
+        (lambda image: statefulset("db", container("runner", image), replicas=2), "db-1"),
+        (lambda image: daemonset("agent", container("runner", image)), "agent-node-1"),
+    ],
+    ids=["statefulset", "daemonset"],
+)
+def test_a_crashing_digest_is_never_recorded(env: RefreshEnv, make: Any, crashing: str) -> None:
+    workload = make(env.image("r/crashy", "stable"))
+    kind, name = workload["kind"], workload["metadata"]["name"]
+    first = _settled(env, workload, "r/crashy")
+    env.registry.push_image("r/crashy", "stable", content="v2")
+    env.simulator.behaviour[name] = "crash"
+    failed = ("Warning", "RefreshRolloutFailed")
+    for attempt in (1, 2):
+        report, code = _tick(env, "--max-attempts", "2")
+        found = _workload(report, name)
+        assert (found["outcome"], code) == ("rollout-failed", 2)
+        assert found["reason"] == f"new pod {crashing} keeps crashing (CrashLoopBackOff)"
+        annotations = _annotations(env, kind, name)
+        assert annotations[RUNNER] == first
+        assert annotations[ATTEMPTS].startswith(f"{attempt} ")
+        assert PENDING not in annotations
+        assert _events(env, kind, name) == [failed] * attempt
+    # The update stopped at its first new pod: the others were never touched.
+    assert env.simulator.replaced == [crashing, crashing]
+    report, code = _tick(env, "--max-attempts", "2")
+    assert (_workload(report, name)["outcome"], code) == ("latched", 0)
+    assert env.restarts(name) == 2
+    assert _annotations(env, kind, name)[RUNNER] == first
+
+
+@pytest.mark.parametrize("make", [statefulset, daemonset], ids=["statefulset", "daemonset"])
+def test_on_delete_is_refused_in_plain_words(env: RefreshEnv, make: Any) -> None:
+    workload = make("ondelete", container("runner", env.image("r/ondelete", "stable")))
+    workload["spec"]["updateStrategy"] = {"type": "OnDelete"}
+    first = _settled(env, workload, "r/ondelete")
+    env.registry.push_image("r/ondelete", "stable", content="v2")
+    for mode in ("restart", "pin"):
+        report, code = _tick(env, "--mode", mode)
+        found = _workload(report, "ondelete")
+        assert (found["outcome"], code) == ("refused", 2)
+        assert found["reason"] == (
+            "a restart would change nothing: its pods take a new version only when deleted "
+            "(updateStrategy OnDelete); set updateStrategy RollingUpdate"
+        )
+        assert found["writes"] == []
+    assert env.restarts("ondelete") == 0
+    assert _annotations(env, workload["kind"], "ondelete")[RUNNER] == first
+
+
+def test_pin_mode_pins_a_daemonsets_image_and_records_it(env: RefreshEnv) -> None:
+    workload = daemonset("agent", container("runner", env.image("r/pinned", "stable")))
+    _settled(env, workload, "r/pinned")
+    newest = env.registry.push_image("r/pinned", "stable", content="v2")
+    report, code = _tick(env, "--mode", "pin")
+    assert (_workload(report, "agent")["outcome"], code) == ("restarted", 0)
+    spec = _stored(env, "DaemonSet", "agent")["spec"]["template"]["spec"]
+    assert spec["containers"][0]["image"] == f"{env.image('r/pinned', 'stable')}@{newest}"
+    assert _annotations(env, "DaemonSet", "agent")[RUNNER] == newest
+    assert _pods_run(env, "agent") == [
+        ("agent-node-1", newest, True),
+        ("agent-node-2", newest, True),
+    ]
+
+
+def test_role_grants_exactly_what_a_tick_over_every_kind_uses(env: RefreshEnv) -> None:
+    """Least privilege, measured: a tick that restarts a Deployment, a StatefulSet and a
+    DaemonSet sends exactly the verbs the Role grants."""
+    env.registry.push_image("r/rbac", "stable", content="a")
+    image = env.image("r/rbac", "stable")
+    env.install(deployment("web", container("runner", image)))
+    env.simulator.settle(statefulset("db", container("runner", image)), nodes=NODES)
+    env.simulator.settle(daemonset("agent", container("runner", image)), nodes=NODES)
+    _tick(env)
+    env.registry.push_image("r/rbac", "stable", content="b")
+    report, code = _tick(env)
+    assert code == 0
+    assert [(w["kind"], w["outcome"]) for w in report["workloads"]] == [
+        ("Deployment", "restarted"),
+        ("StatefulSet", "restarted"),
+        ("DaemonSet", "restarted"),
+    ]
+    namespaced, cluster_wide = rbac.used(env.server.requests())
+    assert cluster_wide == set()
+    assert namespaced == rbac.granted("refresh/role.yaml")
+
+
+def test_doctor_reads_a_statefulsets_failed_refresh_beside_a_deployment_of_the_same_name(
+    env: RefreshEnv,
+) -> None:
+    env.registry.push_image("r/twin-web", "stable", content="w1")
+    web = deployment("db", container("runner", env.image("r/twin-web", "stable")))
+    web["spec"]["selector"]["matchLabels"]["app"] = "db-web"  # not the StatefulSet's pods
+    web["spec"]["template"]["metadata"]["labels"]["app"] = "db-web"
+    env.server.add(web)
+    stored = _stored(env, "Deployment", "db")
+    env.simulator.remember(stored)
+    env.server.add(env.simulator.make_pod(stored, "db-web-0"))
+    first = _settled(
+        env, statefulset("db", container("runner", env.image("r/twin", "stable"))), "r/twin"
+    )
+    env.registry.push_image("r/twin", "stable", content="v2")
+    env.simulator.behaviour["db"] = "crash"
+    report, code = _tick(env)
+    assert code == 2
+    assert [(w["kind"], w["outcome"]) for w in report["workloads"]] == [
+        ("Deployment", "converged"),
+        ("StatefulSet", "rollout-failed"),
+    ]
+    assert _annotations(env, "StatefulSet", "db")[RUNNER] == first
+    doctor = run_cli("doctor", "--kubeconfig", str(env.kubeconfig), "-o", "json").json()
+    (failed,) = [f for f in doctor["findings"] if f["check"] == "freshness"]
+    assert (failed["code"], failed["objects"]) == ("freshness.refresh-failed", ["StatefulSet/db"])
+    assert failed["remedy"] == (
+        "See why its new copies did not become ready with "
+        f"`kubectl --kubeconfig {env.kubeconfig} describe statefulset/db`."
+    )
+    last = [d for d in failed["details"] if d.startswith("last failed rollout")]
+    assert len(last) == 1, failed["details"]
+    assert (
+        "ago: the restart toward the newest image did not complete: new pod db-0 keeps " in last[0]
+    )
+
+
+def test_a_partitioned_statefulset_is_never_recorded_on_some_of_its_pods(env: RefreshEnv) -> None:
+    """A partition keeps the lower ordinals on the old version by design: kubectl calls the
+    rollout complete, but not every pod runs the newest digest, so nothing is recorded."""
+    workload = statefulset("db", container("runner", env.image("r/part", "stable")), replicas=2)
+    workload["spec"]["updateStrategy"]["rollingUpdate"]["partition"] = 1
+    first = _settled(env, workload, "r/part")
+    newest = env.registry.push_image("r/part", "stable", content="v2")
+    report, code = _tick(env)
+    found = _workload(report, "db")
+    assert (found["outcome"], code) == ("rollout-failed", 2)
+    assert found["reason"] == "the new pods do not run the newest digest (runner)"
+    assert env.simulator.replaced == ["db-1"]
+    assert rollout_status(_stored(env, "StatefulSet", "db")).done
+    assert [(pod, digest == newest) for pod, digest, _ in _pods_run(env, "db")] == [
+        ("db-0", False),
+        ("db-1", True),
+    ]
+    assert _annotations(env, "StatefulSet", "db")[RUNNER] == first
+
+
+def test_a_daemonset_that_keeps_changing_is_read_and_named_as_itself(env: RefreshEnv) -> None:
+    _settled(env, daemonset("busy", container("runner", env.image("r/busy", "stable"))), "r/busy")
+    env.registry.push_image("r/busy", "stable", content="v2")
+    env.server.inject(Fault.CONFLICT, r"/daemonsets/busy$", method="PATCH")
+    before = len(env.server.log)
+    report, code = _tick(env)
+    found = _workload(report, "busy")
+    assert (found["outcome"], found["reason"], code) == (
+        "could-not-check",
+        "the DaemonSet kept changing under the tick",
+        3,
+    )
+    made = [(r.method, r.path) for r in env.server.log[before:] if r.path.endswith("/busy")]
+    path = "/apis/apps/v1/namespaces/train/daemonsets/busy"
+    assert made == [("PATCH", path), ("GET", path)] * 3  # write, 409, re-read as a DaemonSet
+    assert env.restarts("busy") == 0

@@ -1,0 +1,150 @@
+"""What a tick's steps decide of StatefulSets and DaemonSets: their kind, when one is someone
+else's rollout, an OnDelete update strategy refused, and health by kubectl's rules for the kind
+(pkg/polymorphichelpers/rollout_status.go)."""
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from tests.support.refresh_kit import container, daemonset, deployment, statefulset
+from truegreen.images import parse_image
+from truegreen.refresh.plan import ContainerPlan, Decision, RefreshMode
+from truegreen.refresh.report import Outcome
+from truegreen.refresh.steps import (
+    Ending,
+    Health,
+    kind_of,
+    observe,
+    restart_refusal,
+    rolling,
+    skip,
+)
+
+Obj = dict[str, Any]
+IMAGE = "registry.example.com/team/db:stable"
+NEW = "sha256:" + "1" * 64
+NOW = datetime(2026, 12, 4, 12, 0, tzinfo=UTC)
+ON_DELETE = Ending(
+    Outcome.REFUSED,
+    "a restart would change nothing: its pods take a new version only when deleted "
+    "(updateStrategy OnDelete); set updateStrategy RollingUpdate",
+)
+
+
+def _plan() -> ContainerPlan:
+    return ContainerPlan(
+        "db",
+        IMAGE,
+        "stable",
+        NEW,
+        None,
+        (),
+        Decision.RESTART,
+        "",
+        parse_image(IMAGE),
+        frozenset({NEW}),
+    )
+
+
+def _with(workload: Obj, **status: Any) -> Obj:
+    workload["metadata"]["generation"] = 2
+    workload["status"] = {"observedGeneration": 2, **status}
+    return workload
+
+
+def _pod() -> Obj:
+    return {
+        "metadata": {"name": "db-0"},
+        "status": {
+            "phase": "Running",
+            "conditions": [
+                {"type": "Ready", "status": "True", "lastTransitionTime": "2026-12-04T11:00:00Z"}
+            ],
+            "containerStatuses": [{"name": "db", "imageID": f"{IMAGE}@{NEW}", "ready": True}],
+        },
+    }
+
+
+def test_the_kind_is_the_workloads_own_and_a_deployment_when_it_says_none() -> None:
+    assert kind_of(statefulset("db")) == "StatefulSet"
+    assert kind_of(daemonset("agent")) == "DaemonSet"
+    assert kind_of(deployment("web")) == "Deployment"
+    assert kind_of({"metadata": {"name": "web"}}) == "Deployment"
+
+
+@pytest.mark.parametrize("make", [statefulset, daemonset], ids=["statefulset", "daemonset"])
+def test_only_an_update_not_yet_picked_up_is_someone_elses_for_the_ordered_kinds(make: Any) -> None:
+    # Fewer updated copies than desired is an update stopped at a crashing pod: ours to retry.
+    stopped = _with(make("x"), updatedReplicas=0, updatedNumberScheduled=0)
+    assert rolling(stopped) is False
+    assert skip(stopped) is None
+    ahead = _with(make("x"))
+    ahead["status"]["observedGeneration"] = 1
+    assert rolling(ahead) is True
+    assert skip(ahead) == Ending(Outcome.IN_PROGRESS, "a rollout is in progress; not touching it")
+
+
+def test_paused_is_a_deployments_word_only() -> None:
+    paused = _with(statefulset("db"), updatedReplicas=1)
+    paused["spec"]["paused"] = True
+    assert skip(paused) is None
+    web = deployment("web")
+    web["spec"]["paused"] = True
+    assert skip(web) == Ending(Outcome.PAUSED, "the Deployment is paused")
+
+
+@pytest.mark.parametrize("make", [statefulset, daemonset], ids=["statefulset", "daemonset"])
+def test_on_delete_is_refused_in_either_mode(make: Any) -> None:
+    workload = make("x", container("db", IMAGE))
+    assert restart_refusal(workload, [_plan()], RefreshMode.RESTART, "") is None
+    workload["spec"]["updateStrategy"] = {"type": "OnDelete"}
+    for mode in RefreshMode:
+        assert restart_refusal(workload, [_plan()], mode, "") == ON_DELETE
+    # A registry near its limit is said first: it holds every restart, whatever the workload.
+    held = restart_refusal(workload, [_plan()], RefreshMode.RESTART, "held")
+    assert held == Ending(Outcome.COULD_NOT_CHECK, "held")
+
+
+def test_a_deployment_has_no_update_strategy_to_refuse() -> None:
+    web = deployment("web", container("db", IMAGE))
+    web["spec"]["updateStrategy"] = {"type": "OnDelete"}  # not a Deployment field: ignored
+    assert restart_refusal(web, [_plan()], RefreshMode.PIN, "") is None
+
+
+@pytest.mark.parametrize(
+    ("workload", "health", "detail"),
+    [
+        (
+            _with(statefulset("db", replicas=1), readyReplicas=1, updatedReplicas=0),
+            Health.STARTING,
+            "0 of 1 copies updated",
+        ),
+        (
+            _with(statefulset("db", replicas=1), readyReplicas=1, updatedReplicas=1),
+            Health.HEALTHY,
+            "",
+        ),
+        (
+            _with(daemonset("agent"), desiredNumberScheduled=1, updatedNumberScheduled=1),
+            Health.STARTING,
+            "0 of 1 copies available",
+        ),
+        (
+            _with(
+                daemonset("agent"),
+                desiredNumberScheduled=1,
+                updatedNumberScheduled=1,
+                numberAvailable=1,
+            ),
+            Health.HEALTHY,
+            "",
+        ),
+    ],
+    ids=["sts-updating", "sts-done", "ds-unavailable", "ds-done"],
+)
+def test_health_is_kubectls_verdict_for_the_kind(
+    workload: Obj, health: Health, detail: str
+) -> None:
+    observed = observe(workload, [_pod()], [_plan()], None, NOW)
+    assert (observed.health, observed.detail) == (health, detail)
