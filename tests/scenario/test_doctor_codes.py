@@ -438,6 +438,8 @@ COVERED_ELSEWHERE = (
         "capacity.autoscaler-unhealthy",  # test_autoscaler.py
         "evidence.cluster-reported",  # test_cluster_reports.py
         "capacity.machines-down",  # test_cluster_word_wins.py
+        "workloads.named-setting-missing",  # test_container_start.py
+        "workloads.container-wont-start",  # test_container_start.py
         "workloads.stuck-on-machine",  # test_cluster_reports.py
         # test_queue.py
         "queue.not-used",

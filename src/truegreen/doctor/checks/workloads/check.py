@@ -30,17 +30,20 @@ from truegreen.doctor.checks.workloads.words import (
     REGISTRY_UNREACHABLE,
     SAY,
     SETTING_MISSING,
+    SETTING_NAMED_MISSING,
     STARTING,
     STUCK_ON_MACHINE,
     UPDATE_STUCK,
     UPDATING,
     WAITING_TOO_LONG,
+    WONT_START,
 )
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.evidence import Ending, job_failure
+from truegreen.doctor.knowledge.missing_settings import missing_setting
 from truegreen.doctor.knowledge.pull_errors import PullError, pull_error
-from truegreen.doctor.knowledge.reports import pods_with_evidence
+from truegreen.doctor.knowledge.reports import pods_with_evidence, quoted
 from truegreen.doctor.knowledge.training import TrainingJob, training_owner
 from truegreen.images import ImageReferenceError, parse_image
 from truegreen.kubectl import Kubectl
@@ -49,7 +52,10 @@ from truegreen.rollout import rollout_status
 CHECK = CheckId.WORKLOADS
 _CRASHING = {"CrashLoopBackOff"}
 _IMAGE_FAILING = {"ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull"}
-_SETTING_MISSING = {"CreateContainerConfigError", "CreateContainerError"}
+_SETTING_MISSING = {"CreateContainerConfigError"}
+_WONT_START = {"CreateContainerError", "RunContainerError"}
+"""The runtime refused to create or start the container (pkg/kubelet/kuberuntime
+kuberuntime_container.go `ErrCreateContainer`, `ErrRunContainer`): its error is the reason."""
 _WAITS = frozenset({WAITING_TOO_LONG, STUCK_ON_MACHINE, STARTING, NOT_READY})
 """What the check infers from a pod's wait alone; a component's own word on it comes first."""
 _PULL_CODES = {
@@ -121,8 +127,18 @@ def _pod_problem(
                 detail.rstrip(": "),
                 fields,
             )
-        if reason in _SETTING_MISSING:
-            detail = f"pod {name} container {cname}: {reason}: {waiting.get('message', '')}"
+        if reason in _SETTING_MISSING or reason in _WONT_START:
+            message = str(waiting.get("message", ""))
+            detail = f"pod {name} container {cname}: {reason}: {message}"
+            if reason in _WONT_START:
+                fields = (("message", quoted(message) or reason), describe)
+                return _PodProblem(WONT_START, Status.FAIL, Basis.MEASURED, detail, fields)
+            missing = missing_setting(message)
+            if missing is not None:
+                fields = (("setting", missing.words()), describe)
+                return _PodProblem(
+                    SETTING_NAMED_MISSING, Status.FAIL, Basis.MEASURED, detail, fields
+                )
             return _PodProblem(SETTING_MISSING, Status.FAIL, Basis.MEASURED, detail, (describe,))
     pod_phase = o.phase(pod)
     created = o.created_at(pod)

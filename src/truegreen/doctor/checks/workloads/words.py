@@ -17,6 +17,8 @@ IMAGE_LOGIN_REFUSED: Final = "workloads.image-login-refused"
 IMAGE_PULL_LIMIT: Final = "workloads.image-pull-limit"
 REGISTRY_UNREACHABLE: Final = "workloads.registry-unreachable"
 SETTING_MISSING: Final = "workloads.setting-missing"
+SETTING_NAMED_MISSING: Final = "workloads.named-setting-missing"
+WONT_START: Final = "workloads.container-wont-start"
 UPDATE_STUCK: Final = "workloads.update-stuck"
 UPDATING: Final = "workloads.updating"
 NOT_READY: Final = "workloads.not-ready"
@@ -79,6 +81,16 @@ WORDS: Final[dict[str, Wording]] = {
     SETTING_MISSING: Wording(
         "{workload} can't start: a stored setting or login it needs is missing.",
         "See which one with {command}, then create it.",
+    ),
+    SETTING_NAMED_MISSING: Wording(
+        "{workload} can't start: {setting} it needs can't be found.",
+        "Create {setting} where it runs, or correct the name in its settings; {command} shows "
+        "the error.",
+    ),
+    WONT_START: Wording(
+        "{workload} can't start its program: its machine says “{message}”.",
+        "Fix what that names (often the image's command, or a file or device the job asks "
+        "for); {command} shows the whole error.",
     ),
     UPDATE_STUCK: Wording(
         "The latest update of {workload} stopped making progress.",
