@@ -116,6 +116,7 @@ _KIND_NOUNS = {
     Kind.RESOURCE_CLAIM_TEMPLATE: "the device requests of the training jobs",
     Kind.RESOURCE_SLICE: "the devices the machines offer",
     Kind.DEVICE_CLASS: "the kinds of device",
+    Kind.NODE_CLAIM: "the machines the autoscaler is adding",
     Kind.LOCAL_QUEUE: "the queues",
     Kind.LOCAL_QUEUE_V1BETA1: "the queues",
     Kind.CLUSTER_QUEUE: "the shared queues",

@@ -116,7 +116,7 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     from tests.support.training_kinds import ALL_GROUPS, every_training_read
 
     fake_api.watch_bookmark_seconds = 0.2
-    fake_api.install(*ALL_GROUPS)
+    fake_api.install(*ALL_GROUPS, "karpenter.sh")
     for obj in healthy(datetime.now(UTC)):
         if obj["metadata"]["name"] == "mysql-def34":
             obj["spec"]["priority"] = 1000  # so the PriorityClasses are listed too
@@ -168,6 +168,7 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     assert "/apis/scheduling.k8s.io/v1/priorityclasses" in paths, "precondition"
     assert "/api/v1/persistentvolumes/pvc-0a1b2c" in paths, "precondition: the volume read"
     assert "/apis/resource.k8s.io/v1/resourceslices" in paths, "precondition: devices read"
+    assert "/apis/karpenter.sh/v1/nodeclaims" in paths, "precondition: NodeClaims read"
     writes = {g for g in namespaced if g[2] == "create"}
     assert writes == rbac.granted("monitor/events-role.yaml") == {("", "events", "create")}
     assert namespaced - writes == rbac.granted("monitor/role.yaml")

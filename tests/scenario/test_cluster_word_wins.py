@@ -2,7 +2,7 @@
 adding stays a wait however often the scheduler retries since, and a job whose only GPU machines
 are down is told to bring them back, not to remove a reservation or a taint."""
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tests.scenario.conftest import Doctor
@@ -129,3 +129,79 @@ def test_a_scale_up_stands_for_its_provision_time_whatever_the_scheduler_posted_
     assert "evidence.cluster-reported" not in codes, "the scheduler's retries are ruled"
     assert not codes & {"capacity.unschedulable", "capacity.too-large"}, codes
     assert result.exit_code == 0
+
+
+def _nodeclaim(name: str, launched: dict[str, str]) -> Obj:
+    """A NodeClaim as Karpenter writes it (karpenter.sh/v1, pkg/apis/v1/nodeclaim_status.go);
+    its `Launched` condition as lifecycle/launch.go sets it when the cloud provider's create
+    fails (the provider's CreateError reason and message)."""
+    return {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodeClaim",
+        "metadata": {"name": name, "labels": {"karpenter.sh/nodepool": "gpu-pool"}},
+        "spec": {
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+            "requirements": [
+                {
+                    "key": "node.kubernetes.io/instance-type",
+                    "operator": "In",
+                    "values": ["p5.48xlarge"],
+                }
+            ],
+            "resources": {"requests": {"nvidia.com/gpu": "8"}},
+        },
+        "status": {"conditions": [{"type": "Launched", **launched}]},
+    }
+
+
+def _nominated(now: datetime, launched: dict[str, str]) -> list[Obj]:
+    objects, pod = _waiting(now)
+    nominated = _scaler_event(
+        now,
+        pod,
+        "Nominated",
+        "Pod should schedule on: nodeclaim/gpu-pool-8xk2q",
+        source="karpenter",
+        age=timedelta(seconds=40),
+    )
+    return [*objects, pod, nominated, _nodeclaim("gpu-pool-8xk2q", launched)]
+
+
+def test_a_machine_karpenter_could_not_launch_is_no_machine_on_its_way(doctor: Doctor) -> None:
+    """Karpenter nominated the pod for a NodeClaim, then the cloud refused the launch (AWS's
+    InsufficientInstanceCapacity, as the AWS provider's CreateError carries it): the machine
+    is not coming, and the NodeClaim's condition says why."""
+    doctor.server.install("karpenter.sh")
+    doctor.load(
+        lambda now: _nominated(
+            now,
+            {
+                "status": "Unknown",
+                "reason": "InsufficientCapacityError",
+                "message": "creating instance, insufficient capacity, with fleet error(s), "
+                "InsufficientInstanceCapacity: We currently do not have sufficient "
+                "p5.48xlarge capacity in the Availability Zone you requested (us-east-1a).",
+                "lastTransitionTime": ts(datetime.now(UTC) - timedelta(seconds=20)),
+            },
+        )
+    )
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    assert report["headline"]["code"] == "capacity.no-machine-can-be-added"
+    assert "the cloud has no machine of that kind to give right now" in report["headline"]["text"]
+    finding = next(f for f in report["findings"] if f["code"] == "capacity.no-machine-can-be-added")
+    assert any(
+        "nodeclaim/gpu-pool-8xk2q did not launch: InsufficientCapacityError: creating instance"
+        in line
+        for line in finding["details"]
+    ), finding["details"]
+    assert result.exit_code == 2
+
+
+def test_a_machine_karpenter_is_still_launching_stays_on_its_way(doctor: Doctor) -> None:
+    doctor.server.install("karpenter.sh")
+    doctor.load(
+        lambda now: _nominated(now, {"status": "Unknown", "reason": "AwaitingReconciliation"})
+    )
+    report = doctor.live("-o", "json").json()
+    assert report["headline"]["code"] == "capacity.machine-coming"

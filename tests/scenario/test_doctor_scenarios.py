@@ -287,7 +287,7 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
             job_pod(waiting, now, suffix="w", node_name=None, phase="Pending"),
         ]
 
-    doctor.server.install(*ALL_GROUPS, "kueue.x-k8s.io")
+    doctor.server.install(*ALL_GROUPS, "kueue.x-k8s.io", "karpenter.sh")
     doctor.load(build)
     doctor.server.add(*webhook_behind(ready=True), *every_training_read(datetime.now(UTC)))
     doctor.server.add(*handed_to_team_a(every_filter_read(datetime.now(UTC))))
@@ -298,6 +298,7 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     assert "/apis/resource.k8s.io/v1/resourceclaims" in paths, "precondition: devices read"
     assert "/apis/kueue.x-k8s.io/v1beta2/admissionchecks" in paths, "precondition: Kueue read"
     assert "/apis/kueue.x-k8s.io/v1beta2/cohorts" in paths, "precondition"
+    assert "/apis/karpenter.sh/v1/nodeclaims" in paths, "precondition: NodeClaims read"
     assert "/apis/kubeflow.org/v2beta1/namespaces/train/mpijobs" in paths, "precondition"
     assert "/api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status" in paths
     assert "/apis/trainer.kubeflow.org/v1alpha1/namespaces/train/trainingruntimes/torch-local" in (

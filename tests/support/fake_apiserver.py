@@ -173,6 +173,8 @@ CUSTOM_RESOURCE_TYPES = (
     _custom("ray.io", "v1", "RayCluster", "rayclusters"),
     # kubernetes-sigs/lws config/crd/bases/leaderworkerset.x-k8s.io_leaderworkersets.yaml
     _custom("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet", "leaderworkersets"),
+    # kubernetes-sigs/karpenter pkg/apis/crds/karpenter.sh_nodeclaims.yaml (cluster-scoped).
+    _custom("karpenter.sh", "v1", "NodeClaim", "nodeclaims", False),
     # kubernetes-sigs/kueue config/components/crd/bases/kueue.x-k8s.io_*.yaml: every kind
     # served at v1beta2 (stored) and v1beta1 since v0.15, at v1beta1 alone before (the
     # `versions` of `install`); v1beta2 is listed first, as discovery prefers it.

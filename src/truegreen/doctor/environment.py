@@ -158,6 +158,9 @@ class Environment(Struct, frozen=True):
     only while the scheduler has marked a training pod it could not place."""
     autoscaler_status: GetRead | None = None
     """cluster-autoscaler's status ConfigMap, read with its Events."""
+    node_claims: ListRead | None = None
+    """Karpenter's NodeClaims, read with the autoscalers' Events where karpenter.sh is served:
+    whether a machine it nominated failed to launch."""
     warning_events: ListRead | None = None
     """The namespace's Warning Events, read only while some training job does not run whole
     (`training_not_running`): the controllers' own word on why."""

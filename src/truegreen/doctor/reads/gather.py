@@ -167,7 +167,7 @@ def gather(
         pod_list = pods.result()
         node_list = nodes.result()
         evidence = _evidence_reads(
-            schedule, reader, namespace, work, pod_list, node_list, _listed(workloads)
+            schedule, reader, namespace, work, pod_list, node_list, _listed(workloads), api_groups
         )
         job_list = lists[Kind.JOB]
         job = work.judged
@@ -249,6 +249,7 @@ def gather(
             if evidence.scaler_status is None
             else (evidence.scaler_status.result()),
             warning_events=None if evidence.warnings is None else evidence.warnings.result(),
+            node_claims=None if evidence.node_claims is None else evidence.node_claims.result(),
             priority_classes=None if classes is None else classes.result(),
             volumes=filtered.volumes,
             devices=filtered.devices,
@@ -414,6 +415,7 @@ class _EvidenceReads(Struct):
     scaler_events: dict[str, Pending[ListRead]]
     scaler_status: Pending[GetRead] | None
     gpu_pods: dict[str, Pending[ListRead]]
+    node_claims: Pending[ListRead] | None
 
 
 def _evidence_reads(
@@ -424,6 +426,7 @@ def _evidence_reads(
     pods: ListRead,
     nodes: ListRead,
     workloads: list[KubeObject],
+    api_groups: GetRead,
 ) -> _EvidenceReads:
     """What the cluster said about training or workloads that do not run (the namespace's
     warnings: a refused create, a volume that would not mount or attach, whatever else a
@@ -461,7 +464,15 @@ def _evidence_reads(
         )
         for problem in problems
     }
-    return _EvidenceReads(warnings, scaler_events, scaler_status, gpu_pods)
+    karpenter = isinstance(api_groups, Got) and Kind.NODE_CLAIM.spec.version in (
+        served_versions(api_groups.obj).get(Kind.NODE_CLAIM.spec.group, ())
+    )
+    node_claims = (
+        schedule.submit(partial(reader.list, Kind.NODE_CLAIM, namespace=None))
+        if unplaced and karpenter
+        else None
+    )
+    return _EvidenceReads(warnings, scaler_events, scaler_status, gpu_pods, node_claims)
 
 
 def _unplaced_training_pods(work: TrainingWork, pods: ListRead) -> bool:

@@ -97,6 +97,12 @@ def autoscaler_words(
 
 
 _NO_SCALE_UP = (
+    (
+        re.compile(
+            r"InsufficientCapacity|InsufficientInstanceCapacity|insufficient capacity", re.I
+        ),
+        "the cloud has no machine of that kind to give right now",
+    ),
     (re.compile(r"max node group size reached"), "its machine groups are at their largest"),
     (re.compile(r"max total nodes in cluster reached"), "the cluster is at its largest"),
     (
@@ -126,6 +132,34 @@ def plain_cannot_add(message: str) -> str:
         if pattern.search(message):
             return words
     return "the autoscaler found no way to add one"
+
+
+_LAUNCH_PENDING = frozenset({"", "AwaitingReconciliation", "CapacityEvidencePending"})
+"""The reasons of a NodeClaim's `Launched` condition while its launch is still under way
+(operatorpkg's initial condition; the cloud provider deferring the launch)."""
+
+
+def failed_launches(claims: Iterable[KubeObject]) -> dict[str, str]:
+    """Per NodeClaim whose launch failed, the provider's words: `Launched` False, or Unknown
+    with a reason other than a wait (pkg/controllers/nodeclaim/lifecycle/launch.go sets the
+    cloud provider's CreateError reason and message, else `LaunchFailed`)."""
+    failed = {}
+    for claim in claims:
+        launched = o.condition(claim, "Launched")
+        if launched is None or launched.get("status") == "True":
+            continue
+        reason = str(launched.get("reason") or "")
+        if launched.get("status") == "Unknown" and reason in _LAUNCH_PENDING:
+            continue
+        message = str(launched.get("message") or "")[:600]
+        failed[o.name_of(claim)] = f"{reason}: {message}".strip(": ")
+    return failed
+
+
+def nominated_claim(word: AutoscalerWord) -> str | None:
+    """The NodeClaim Karpenter nominated the pod for (`Pod should schedule on: nodeclaim/x`)."""
+    found = re.search(r"nodeclaim/([a-z0-9.-]+)", word.message)
+    return found.group(1).rstrip(".") if found is not None else None
 
 
 _TRIGGERED = re.compile(r"\{(?P<group>\S+) (?P<before>\d+)->(?P<after>\d+) \(max: (?P<max>\d+)\)\}")

@@ -1,6 +1,6 @@
 """Capacity: can a training job of the given size start now, by kube-scheduler's fit rules?"""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from msgspec.structs import replace
 
@@ -12,6 +12,8 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     Word,
     autoscaler_health,
     autoscaler_words,
+    failed_launches,
+    nominated_claim,
     plain_adding,
     plain_cannot_add,
 )
@@ -257,7 +259,19 @@ def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerW
                 kept = found.get(pod)
                 if kept is None or (word.at is not None and (kept.at is None or word.at > kept.at)):
                     found[pod] = word
-    return sorted(found.values(), key=lambda w: w.pod)
+    claims = env.node_claims
+    failed = failed_launches(claims.items) if isinstance(claims, Listed) else {}
+    return sorted((_launched(w, failed) for w in found.values()), key=lambda w: w.pod)
+
+
+def _launched(word: AutoscalerWord, failed: Mapping[str, str]) -> AutoscalerWord:
+    """A machine Karpenter nominated the pod for whose launch failed is no machine on its way:
+    its NodeClaim's `Launched` condition is the measurement."""
+    claim = nominated_claim(word) if word.word is Word.ADDING else None
+    if claim is None or claim not in failed:
+        return word
+    said = f"nodeclaim/{claim} did not launch: {failed[claim]}"
+    return replace(word, word=Word.CANNOT_ADD, message=said)
 
 
 def _autoscaler_health(env: Environment) -> tuple[list[Finding], list[str]]:
