@@ -12,10 +12,10 @@ its own process, after a warm-up, interleaved (A B C A B C ...).
 
 Environment: BENCH_SIZES (default 3,10,1000,10000,30000,100000), BENCH_RUNS (default 5),
 BENCH_BASELINE_MAX (largest size the slow baselines run at; default 30000),
-BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor,fleet,monitor-fleet;
-bench/monitor_bench.py, bench/compression_bench.py and bench/fleet_bench.py have their own
-settings; `BENCH_PARTS=fleet` runs doctor's fleet row alone, `BENCH_PARTS=monitor-fleet` the
-monitor's). A run of some parts keeps the others' figures from the previous latest.json, each
+BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor,fleet,monitor-fleet,wan;
+bench/monitor_bench.py, bench/compression_bench.py, bench/fleet_bench.py and bench/wan_bench.py
+have their own settings; `BENCH_PARTS=fleet` runs doctor's fleet row alone, `BENCH_PARTS=monitor-fleet` the
+monitor's, `BENCH_PARTS=wan` doctor through a link with latency). A run of some parts keeps the others' figures from the previous latest.json, each
 part stamped with when it was measured and the machine's load then (`measured`).
 """
 
@@ -41,6 +41,7 @@ from bench.measure import installed, measured, summary
 from bench.monitor_bench import bench_monitor, bench_monitor_fleet
 from bench.refresh_bench import bench_refresh
 from bench.served import RealisticServer
+from bench.wan_bench import bench_wan
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
@@ -389,7 +390,34 @@ def markdown(document: dict[str, Any]) -> str:
     fleet = document.get("fleet")
     if fleet and "seconds" in fleet:
         lines += _fleet_lines(fleet)
+    wan = document.get("wan")
+    if wan and "seconds" in wan:
+        lines += _wan_lines(wan)
     return "\n".join(lines)
+
+
+def _wan_lines(wan: dict[str, Any]) -> list[str]:
+    """doctor and `kubectl get pods` through a link that adds a delay to every request."""
+    seconds = wan["seconds"]
+    rows = [
+        f"| {key} | {tools['doctor']['median']} | {tools['kubectl']['median']} "
+        f"| {round(tools['doctor']['median'] / tools['kubectl']['median'], 2)} "
+        f"| {wan['doctor_requests'][key]} |"
+        for key, tools in seconds.items()
+    ]
+    return [
+        "## doctor through a link with latency (bench/wan_bench.py)",
+        "",
+        f"{wan['pods']} pods, a job of every training kind. Round trips (100 ms - 0 ms, / 0.1 s): "
+        f"doctor {wan['round_trips']} (target at most 3.5), kubectl "
+        f"{wan['kubectl_round_trips']}; doctor / kubectl at 50 ms: "
+        f"{wan['wan_ratio_vs_kubectl']} (target at most 2.5).",
+        "",
+        "| added per request | doctor s | `kubectl get pods` s | doctor / kubectl | doctor requests |",
+        "|---|---|---|---|---|",
+        *rows,
+        "",
+    ]
 
 
 def _fleet_lines(fleet: dict[str, Any]) -> list[str]:
@@ -459,7 +487,17 @@ def bench_startup(runs: int) -> dict[str, Any]:
         )
 
 
-PARTS = ("doctor", "startup", "compression", "refresh", "lint", "monitor", "fleet", "monitor-fleet")
+PARTS = (
+    "doctor",
+    "startup",
+    "compression",
+    "refresh",
+    "lint",
+    "monitor",
+    "fleet",
+    "monitor-fleet",
+    "wan",
+)
 WITHIN = {"monitor-fleet": ("monitor", ("fleet", "fleet_cpu_ratio"))}
 """Parts whose figures are keys of another part's section."""
 COMMANDS = ("doctor", "lint", "refresh")
@@ -532,6 +570,13 @@ def _fleet_part(document: dict[str, Any]) -> None:
     document["measured"]["fleet"] = _stamp()
 
 
+def _wan_part(document: dict[str, Any]) -> None:
+    """doctor through a link with latency (bench/wan_bench.py), with when it was measured."""
+    sys.stderr.write("bench: doctor through a link with latency\n")
+    document["wan"] = bench_wan()
+    document["measured"]["wan"] = _stamp()
+
+
 def main() -> None:
     sizes = [
         int(s) for s in os.environ.get("BENCH_SIZES", "3,10,1000,10000,30000,100000").split(",")
@@ -586,6 +631,8 @@ def main() -> None:
     _monitor_parts(document, parts)
     if "fleet" in parts:
         _fleet_part(document)
+    if "wan" in parts:
+        _wan_part(document)
     document["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     latest = RESULTS / "latest.json"
     if set(parts) != set(PARTS) and latest.exists():

@@ -14,13 +14,13 @@ import base64
 import json
 import threading
 from collections.abc import Iterable, Iterator
-from http.server import ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 from tests.support.fake_apiserver import (
     FakeApiServer,
+    Listener,
     RequestRecord,
     Wire,
     _make_handler,
@@ -225,7 +225,7 @@ class RealisticServer(FakeApiServer):
                 else:
                     self._send_wire(status, page.wire, {})
 
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server = Listener(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True

@@ -8,13 +8,14 @@ from tests.support.cli import run_cli
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "snapshots" / "healthy"
 UNREACHABLE_READ = """read:
-  verb: list
-  resource: deployments
-  namespace: train
+  verb: get
+  resource: apis
+  namespace: null
+  name: ''
 result:
   cant_read:
     failure: unreachable
-    reason: 'list deployments: could not connect (connection refused)'
+    reason: 'get apis: could not connect (connection refused)'
     reached: false
 """
 
@@ -22,13 +23,13 @@ result:
 def test_a_snapshot_of_a_cluster_that_could_not_be_reached_says_take_a_new_one(
     tmp_path: Path,
 ) -> None:
-    """Such a snapshot was written before truegreen refused to save one (the first read, the
-    workloads, failed to connect): doctor reads it as the live run would have."""
+    """Such a snapshot was written before truegreen refused to save one (the first read,
+    discovery, failed to connect): doctor reads it as the live run would have."""
     folder = tmp_path / "snapshot"
     shutil.copytree(EXAMPLE, folder)
     for read in (folder / "reads").iterdir():
         read.unlink()
-    (folder / "reads" / "001-list-deployments.yaml").write_text(UNREACHABLE_READ)
+    (folder / "reads" / "001-get-apis.yaml").write_text(UNREACHABLE_READ)
     report = run_cli("doctor", "--snapshot", str(folder), "-o", "json")
     assert report.exit_code == 3
     headline = report.json()["headline"]

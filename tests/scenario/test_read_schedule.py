@@ -84,10 +84,12 @@ def test_reads_in_flight_together_give_the_sequential_snapshot_and_findings(
     assert isinstance(one_by_one.trial, Created), "precondition: the trial start was made"
     assert isinstance(one_by_one.endpoint_slices[("policy", "policy-webhook")], Listed)
     assert isinstance(one_by_one.refresh_failures, Listed), "precondition: refresh tried here"
-    assert list(sequential_files)[:3] == [
-        "001-list-deployments.yaml",
-        "002-list-statefulsets.yaml",
-        "003-list-daemonsets.yaml",
+    # Discovery goes first and alone; every list that depends on nothing follows at once.
+    assert list(sequential_files)[:4] == [
+        "001-get-apis.yaml",
+        "002-list-deployments.yaml",
+        "003-list-statefulsets.yaml",
+        "004-list-daemonsets.yaml",
     ]
     assert _files(tmp_path / "together") == sequential_files
     assert together == one_by_one

@@ -10,6 +10,7 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 
 | behaviour | real source |
 |---|---|
+| the listening socket's backlog is the kernel's somaxconn (4096), so many connections opened at once are all accepted | go net/sock_linux.go `maxListenerBacklog` (kube-apiserver listens through Go's net.Listen) |
 | list items carry no `kind`/`apiVersion`; only the list says `PodList` etc. | kubernetes/kubernetes#3030, #63676 (kubectl's printers add them back) |
 | field selectors: only the labels the kind's conversion function accepts; any other is 400 `BadRequest` with that function's message | pkg/apis/core/v1/conversion.go (Pod, Node, Namespace, Secret, Service, Event), pkg/apis/batch/v1/conversion.go (Job), staging/src/k8s.io/apimachinery/pkg/runtime/helper.go `DefaultMetaV1FieldSelectorConversion` (every other kind), staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go (`NewBadRequest(err.Error())`) |
 | field values as the registries compute them: pod `spec.hostNetwork` is `false` when unset, `status.podIP` the first of `status.podIPs`, job `status.successful` the succeeded count, event `source` its component | pkg/registry/core/pod/strategy.go `ToSelectableFields`, pkg/registry/batch/job/strategy.go `JobToSelectableFields`, pkg/registry/core/event/strategy.go `ToSelectableFields`, pkg/registry/core/node/strategy.go |
@@ -452,6 +453,14 @@ class ApiFailureError(Exception):
         )
 
 
+class Listener(ThreadingHTTPServer):
+    """The listening socket with the backlog a Go server has (net/sock_linux.go
+    `maxListenerBacklog`: the kernel's somaxconn, 4096 on current Linux), not socketserver's 5,
+    so that a client opening many connections at once is not held back by SYN retries."""
+
+    request_queue_size = 4096
+
+
 class FakeApiServer:
     """The in-memory API server. Use as a context manager, or start() and stop()."""
 
@@ -536,7 +545,7 @@ class FakeApiServer:
         """Serve on 127.0.0.1; over HTTPS with `tls` = (certificate, key) files."""
         handler = _make_handler(self)
         self._tls = tls
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._server = Listener(("127.0.0.1", 0), handler)
         if tls is not None:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(str(tls[0]), str(tls[1]))

@@ -19,8 +19,9 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 T = TypeVar("T")
 
-IN_FLIGHT = 6
-"""Reads in flight at once (the transport keeps six connections per server)."""
+IN_FLIGHT = 24
+"""Reads in flight at once (the transport keeps 24 connections per server): enough for every
+list doctor makes of a namespace to go out in one wave (tests/scenario/test_read_waves.py)."""
 
 IN_MEMORY = 0
 """For a reader that answers from memory (the monitor's watch cache): each read runs in the

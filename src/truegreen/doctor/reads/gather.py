@@ -106,25 +106,27 @@ def gather(
     `creator` is given (never offline). `registry`, when given, is asked about the images
     once the logins they need are in, while the last reads are still out.
     """
-    first = reader.list(Kind.DEPLOYMENT, namespace=namespace)
-    if isinstance(first, CantRead) and (
-        not first.reached or first.failure is ReadFailure.UNAUTHORIZED
+    # Discovery first: every list that depends on nothing goes out with its answer, the optional
+    # training kinds included, in one wave.
+    api_groups = reader.get(Kind.API_GROUPS, "", namespace=None)
+    if isinstance(api_groups, CantRead) and (
+        not api_groups.reached or api_groups.failure is ReadFailure.UNAUTHORIZED
     ):
-        return Unreachable(first)  # a refused login refuses every later read too
+        return Unreachable(api_groups)  # a refused login refuses every later read too
     with ReadSchedule(in_flight) as schedule:
 
         def listing(kind: Kind, where: str | None = namespace) -> Pending[ListRead]:
             return schedule.submit(partial(reader.list, kind, namespace=where))
 
-        def get_each(kind: Kind, names: list[str]) -> dict[str, Pending[GetRead]]:
-            return {
-                n: schedule.submit(partial(reader.get, kind, n, namespace=namespace))
-                for n in dict.fromkeys(names)
-            }
+        get_each = _NamedGets(schedule, reader, namespace).each
 
-        later_workloads = {kind: listing(kind) for kind in WORKLOAD_KINDS[1:]}
+        listed_workloads = {kind: listing(kind) for kind in WORKLOAD_KINDS}
         # Which optional training kinds the cluster serves, so that only those are listed.
-        discovery = schedule.submit(partial(reader.get, Kind.API_GROUPS, "", namespace=None))
+        optional = (
+            {kind: listing(kind) for kind in optional_kinds_served(api_groups.obj)}
+            if isinstance(api_groups, Got)
+            else {}
+        )
         jobs = listing(Kind.JOB)
         cron_jobs = listing(Kind.CRON_JOB)
         pods = listing(Kind.POD)
@@ -143,14 +145,7 @@ def gather(
         )
         quotas = listing(Kind.RESOURCE_QUOTA)
         webhook_lists = {kind: listing(kind, None) for kind in WEBHOOK_KINDS}
-        api_groups = discovery.result()
-        optional = (
-            {kind: listing(kind) for kind in optional_kinds_served(api_groups.obj)}
-            if isinstance(api_groups, Got)
-            else {}
-        )
-        workloads: dict[Kind, ListRead] = {Kind.DEPLOYMENT: first}
-        workloads.update({kind: read.result() for kind, read in later_workloads.items()})
+        workloads = {kind: read.result() for kind, read in listed_workloads.items()}
         # refresh's own word on why it failed, only where its annotations say it has been trying.
         failures = (
             schedule.submit(
@@ -163,6 +158,11 @@ def gather(
         if isinstance(api_groups, CantRead):
             lists[Kind.API_GROUPS] = api_groups
         lists.update({kind: read.result() for kind, read in optional.items()})
+        early_start = (
+            _early_reads(schedule, reader, namespace, api_groups, lists, workloads, get_each)
+            if settings.planned_job is None
+            else None
+        )
         work = _training(schedule, reader, namespace, lists, settings.planned_job)
         pod_list = pods.result()
         node_list = nodes.result()
@@ -171,7 +171,7 @@ def gather(
         )
         job_list = lists[Kind.JOB]
         job = work.judged
-        queue_start = _queue_start(schedule, reader, namespace, api_groups, job)
+        queue_start = _queue_start(schedule, reader, namespace, api_groups, job, early_start)
         trial = (
             schedule.submit(
                 partial(creator.create, Kind.POD, trial_pod(job), namespace=namespace, dry_run=True)
@@ -294,6 +294,45 @@ def _ask_registry(
     return schedule.submit(partial(registry.look_up, wanted))
 
 
+class _NamedGets:
+    """Gets of named objects of the namespace, each asked once per run however often named."""
+
+    def __init__(self, schedule: ReadSchedule, reader: ClusterReader, namespace: str) -> None:
+        self._schedule = schedule
+        self._reader = reader
+        self._namespace = namespace
+        self._asked: dict[tuple[Kind, str], Pending[GetRead]] = {}
+
+    def each(self, kind: Kind, names: list[str]) -> dict[str, Pending[GetRead]]:
+        """Each named object of `kind`, asked now unless it was before."""
+        for name in dict.fromkeys(names):
+            if (kind, name) not in self._asked:
+                self._asked[kind, name] = self._schedule.submit(
+                    partial(self._reader.get, kind, name, namespace=self._namespace)
+                )
+        return {name: self._asked[kind, name] for name in dict.fromkeys(names)}
+
+
+def _early_reads(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    namespace: str,
+    api_groups: GetRead,
+    lists: Mapping[Kind, ListRead],
+    workloads: Mapping[Kind, ListRead],
+    get_each: Callable[[Kind, list[str]], dict[str, Pending[GetRead]]],
+) -> "_QueueStart | None":
+    """What is known before any TrainJob's runtime answers goes out now, not a wave later: the
+    templates' service accounts, volume claims and registry logins, and the judged job's
+    queue (the runtimes shape a TrainJob's pods; they name no object these reads depend on)."""
+    work = training_work(lists, {}, None)
+    templates = templates_of(workloads, work)
+    get_each(Kind.SERVICE_ACCOUNT, [o.service_account_name(t.spec) for t in templates])
+    get_each(Kind.PERSISTENT_VOLUME_CLAIM, referenced_claims(templates, workloads))
+    get_each(Kind.SECRET, pull_secret_names(templates, {}))
+    return _queue_start(schedule, reader, namespace, api_groups, work.judged)
+
+
 def _training(
     schedule: ReadSchedule,
     reader: ClusterReader,
@@ -320,13 +359,26 @@ def _training(
     return training_work(lists, runtime_reads, planned)
 
 
+class _QueueLists(Struct, frozen=True):
+    """Kueue's cluster-wide lists and the namespace's Workloads, under way."""
+
+    cluster_queues: Pending[ListRead]
+    flavors: Pending[ListRead]
+    workloads: Pending[ListRead]
+    cohorts: Pending[ListRead] | None = None
+    """Sent with the others for a job that names its queue (a round trip saved for one
+    request); their answer is used only where a ClusterQueue belongs to a cohort."""
+    admission_checks: Pending[ListRead] | None = None
+    """Likewise, used only where a ClusterQueue names admission checks."""
+
+
 class _QueueStart(Struct, frozen=True):
     """Kueue's reads sent first: the LocalQueues, and the rest when the job names a queue."""
 
     kinds: KueueKinds
     job: TrainingJob
     local_queues: Pending[ListRead]
-    early: tuple[Pending[ListRead], Pending[ListRead], Pending[ListRead]] | None
+    early: _QueueLists | None
 
 
 def _kueue_listing(
@@ -342,22 +394,28 @@ def _queue_start(
     namespace: str,
     api_groups: GetRead,
     job: TrainingJob | None,
-) -> _QueueStart | None:
+    started: "_QueueStart | None" = None,
+) -> "_QueueStart | None":
     """Where discovery serves Kueue and a job is judged: the namespace's LocalQueues; with a
     job that names its queue, the ClusterQueues, flavors and Workloads too, at once (they are
-    needed whatever the LocalQueues say). None: nothing of Kueue's is read."""
+    needed whatever the LocalQueues say). None: nothing of Kueue's is read. The lists a start
+    made for the job as first known (`started`) are used, not asked again."""
     if not isinstance(api_groups, Got) or job is None:
         return None
     kinds = kinds_served(served_versions(api_groups.obj).get(GROUP, ()))
     if kinds is None:
         return None
     listing = partial(_kueue_listing, schedule, reader, namespace)
-    local_queues = listing(kinds.local_queue)
-    early = (
-        (listing(kinds.cluster_queue), listing(kinds.resource_flavor), listing(kinds.workload))
-        if job.queue
-        else None
-    )
+    local_queues = started.local_queues if started is not None else listing(kinds.local_queue)
+    early = started.early if started is not None else None
+    if early is None and job.queue:
+        early = _QueueLists(
+            listing(kinds.cluster_queue),
+            listing(kinds.resource_flavor),
+            listing(kinds.workload),
+            listing(kinds.cohort),
+            listing(kinds.admission_check),
+        )
     return _QueueStart(kinds, job, local_queues, early)
 
 
@@ -376,33 +434,27 @@ def _queue_reads(
     )
     if start.early is None and not defaulted and not start.job.suspended:
         return QueueReads(kinds, queues)
-    cluster, flavors, workloads = start.early or (
+    lists = start.early or _QueueLists(
         listing(kinds.cluster_queue),
         listing(kinds.resource_flavor),
         listing(kinds.workload),
     )
-    cluster_queues = cluster.result()
+    cluster_queues = lists.cluster_queues.result()
     specs = (
         [o.mapping(q.get("spec")) for q in cluster_queues.items]
         if isinstance(cluster_queues, Listed)
         else []
     )
-    cohorts = (
-        listing(kinds.cohort)
-        if any(s.get("cohortName") or s.get("cohort") for s in specs)
-        else None
-    )
-    checks = (
-        listing(kinds.admission_check)
-        if any(s.get("admissionChecks") or s.get("admissionChecksStrategy") for s in specs)
-        else None
-    )
+    in_cohort = any(s.get("cohortName") or s.get("cohort") for s in specs)
+    checked = any(s.get("admissionChecks") or s.get("admissionChecksStrategy") for s in specs)
+    cohorts = (lists.cohorts or listing(kinds.cohort)) if in_cohort else None
+    checks = (lists.admission_checks or listing(kinds.admission_check)) if checked else None
     return QueueReads(
         kinds,
         queues,
         cluster_queues,
-        flavors.result(),
-        workloads.result(),
+        lists.flavors.result(),
+        lists.workloads.result(),
         None if cohorts is None else cohorts.result(),
         None if checks is None else checks.result(),
     )
