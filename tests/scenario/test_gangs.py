@@ -74,9 +74,9 @@ def test_a_gang_volcano_cannot_place_is_not_ready_in_volcano_s_words(doctor: Doc
     assert ("queue.gang-refused", "fail", "measured") in _findings(report, "queue")
     found = _finding(report, "queue.gang-refused")
     assert found["headline"] == (
-        f"'volcano' can't start the training job 'bert-large' as one group: `{gang.UNPLACED}`."
+        f"`volcano` can't start the training job 'bert-large' as one group: `{gang.UNPLACED}`."
     )
-    assert found["remedy"].startswith("Free or add what 'volcano' names, or ask for less; `kubectl")
+    assert found["remedy"].startswith("Free or add what `volcano` names, or ask for less; `kubectl")
     assert found["remedy"].endswith(
         " describe podgroups.scheduling.volcano.sh bert-large` shows its account."
     )
@@ -103,7 +103,7 @@ def test_a_scheduler_that_does_not_run_is_not_ready_at_once(doctor: Doctor) -> N
     ]
     found = _finding(report, "queue.scheduler-missing")
     assert found["headline"] == (
-        "The training job 'bert-large' waits to be placed by 'volcano', which doesn't run in "
+        "The training job 'bert-large' waits to be placed by `volcano`, which doesn't run in "
         "this cluster: it will never start."
     )
     assert report["headline"]["code"] == "queue.scheduler-missing"
@@ -149,7 +149,7 @@ def test_a_group_that_does_not_exist_is_measured(doctor: Doctor) -> None:
     found = _finding(result.json(), "queue.gang-missing")
     assert (found["status"], found["basis"]) == ("fail", "measured")
     assert found["headline"] == (
-        "The training job 'bert-large' waits to start as the group 'bert-large' of 'volcano', "
+        "The training job 'bert-large' waits to start as the group 'bert-large' of `volcano`, "
         "which doesn't exist: it will never start."
     )
     assert result.exit_code == 2
@@ -164,7 +164,7 @@ def test_volcano_not_installed_is_a_measured_absence(doctor: Doctor) -> None:
     found = _finding(report, "queue.gang-missing")
     assert (found["status"], found["basis"]) == ("fail", "measured")
     assert found["headline"] == (
-        "The training job 'bert-large' waits to start as the group 'bert-large' of 'volcano', "
+        "The training job 'bert-large' waits to start as the group 'bert-large' of `volcano`, "
         "which doesn't exist (the cluster doesn't offer such groups): it will never start."
     )
     assert result.exit_code == 2
@@ -197,7 +197,7 @@ def test_a_queue_too_small_for_the_gang_never_fits(doctor: Doctor) -> None:
     assert (found["status"], found["basis"]) == ("fail", "inferred")
     assert found["headline"] == (
         "The training job 'bert-large' needs 8 nvidia.com/gpu, more than the queue 'default' of "
-        "'volcano' can ever hold (4 nvidia.com/gpu): it will never start."
+        "`volcano` can ever hold (4 nvidia.com/gpu): it will never start."
     )
 
 
@@ -208,7 +208,7 @@ def test_a_closed_queue_and_a_missing_one(doctor: Doctor) -> None:
     )
     report = doctor.live("-o", "json").json()
     assert _finding(report, "queue.gang-queue-closed")["headline"] == (
-        "The queue 'default' of 'volcano' is closed: the training job 'bert-large' will not "
+        "The queue 'default' of `volcano` is closed: the training job 'bert-large' will not "
         "start from it."
     )
 
@@ -219,6 +219,66 @@ def test_a_missing_queue_is_measured(doctor: Doctor) -> None:
     report = doctor.live("-o", "json").json()
     found = _finding(report, "queue.gang-queue-missing")
     assert (found["status"], found["basis"]) == ("fail", "measured")
+
+
+OVER_LIMIT = "OverLimit"
+OVER_LIMIT_MESSAGE = (
+    "PodGroup train/pg-bert-large-uid-bert-large would exceed the limit of queue team-a for "
+    "nvidia.com/gpu: requested 8, limit 4"
+)
+
+
+def test_a_kai_group_it_cannot_place_quotes_its_reasons(doctor: Doctor) -> None:
+    """KAI's word is its PodGroup's `UnschedulableOnNodePool` scheduling condition: quoted."""
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+
+    def build(now: datetime) -> list[Obj]:
+        return [
+            *healthy(now),
+            gang.gpu_machine(),
+            *gang.kai_job(JOB, now, age=timedelta(minutes=2)),
+            gang.kai_scheduler_pod(now),
+            gang.kai_pod_group(JOB, now, reasons=[(OVER_LIMIT, OVER_LIMIT_MESSAGE)]),
+        ]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.gang-refused")
+    assert found["headline"] == (
+        "`kai-scheduler` can't start the training job 'bert-large' as one group: "
+        f"`{OVER_LIMIT}: {OVER_LIMIT_MESSAGE}`."
+    )
+    assert found["remedy"].endswith(
+        " describe podgroups.scheduling.run.ai pg-bert-large-uid-bert-large` shows its account."
+    )
+    assert result.exit_code == 2
+
+
+def test_a_coscheduling_group_that_does_not_exist_and_one_running(doctor: Doctor) -> None:
+    """The coscheduling plugin keeps pods whose group is missing waiting; Running is placed."""
+    doctor.server.install(*ALL_GROUPS, gang.COSCHEDULING_GROUP)
+
+    def build(now: datetime) -> list[Obj]:
+        job, *pods = gang.volcano_job(
+            JOB, now, scheduler="scheduler-plugins-scheduler", age=timedelta(minutes=2)
+        )
+        for pod in pods:
+            pod["metadata"]["annotations"] = {}
+            pod["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] = JOB
+        mine = gang.volcano_scheduler_pod(now)
+        mine["metadata"].update(name="scheduler-plugins-scheduler-7d9c5b8f6-xk2lm", labels={})
+        return [*healthy(now), gang.gpu_machine(), job, *pods, mine]
+
+    doctor.load(build)
+    missing = _finding(doctor.live("-o", "json").json(), "queue.gang-missing")
+    assert missing["headline"] == (
+        "The training job 'bert-large' waits to start as the group 'bert-large' of "
+        "`scheduler-plugins-scheduler`, which doesn't exist: it will never start."
+    )
+    doctor.server.add(gang.coscheduling_pod_group(JOB, doctor.now, phase="Running"))
+    result = doctor.live("-o", "json")
+    assert ("queue.gang-placed", "ok", "measured") in _findings(result.json(), "queue")
+    assert result.exit_code == 0
 
 
 def _statuses(report: dict[str, Any]) -> dict[str, set[str]]:

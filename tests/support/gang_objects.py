@@ -172,13 +172,96 @@ def gpu_machine() -> Obj:
     return node("gpu-8", "64", "512Gi", gpus=8)
 
 
-def handed_to_volcano(objects: list[Obj], name: str, now: datetime) -> list[Obj]:
-    """`objects` with the Job `name` handed to Volcano (its template's `schedulerName`), and a
-    pod of it in the group `name` with the PodGroup and its Queue: every gang read is made."""
+KAI_GROUP = "scheduling.run.ai"
+COSCHEDULING_GROUP = "scheduling.x-k8s.io"
+GANG_GROUPS = (VOLCANO_GROUP, COSCHEDULING_GROUP, KAI_GROUP)
+
+
+def kai_group_name(job: str) -> str:
+    """KAI's pod grouper names a job's group `pg-<top owner>-<its uid>`
+    (pkg/podgrouper/podgrouper/plugins/defaultgrouper `CalcPodGroupName`,
+    constants.PodGroupNamePrefix `pg`)."""
+    return f"pg-{job}-uid-{job}"
+
+
+def kai_job(name: str, now: datetime, *, age: timedelta) -> list[Obj]:
+    """The PyTorchJob of `volcano_job` handed to KAI (`schedulerName: kai-scheduler`); its pods
+    carry the `pod-group-name` annotation KAI's pod grouper writes
+    (pkg/common/constants `PodGroupAnnotationForPod`)."""
+    job, *pods = volcano_job(name, now, scheduler="kai-scheduler", age=age)
+    for pod in pods:
+        pod["metadata"]["annotations"] = {"pod-group-name": kai_group_name(name)}
+    return [job, *pods]
+
+
+def kai_pod_group(name: str, now: datetime, *, reasons: list[tuple[str, str]]) -> Obj:
+    """KAI's PodGroup of the job, as the scheduler leaves one it cannot place: a scheduling
+    condition `UnschedulableOnNodePool` on the node pool `default` with its `reasons`
+    (NVIDIA/KAI-Scheduler pkg/apis/scheduling/v2alpha2/podgroup_types.go)."""
+    return {
+        "apiVersion": f"{KAI_GROUP}/v2alpha2",
+        "kind": "PodGroup",
+        "metadata": {
+            "name": kai_group_name(name),
+            "namespace": "train",
+            "creationTimestamp": ts(now - timedelta(minutes=2)),
+        },
+        "spec": {"minMember": 4, "queue": "team-a", "priorityClassName": "train"},
+        "status": {
+            "pending": 4,
+            "schedulingConditions": [
+                {
+                    "type": "UnschedulableOnNodePool",
+                    "nodePool": "default",
+                    "status": "True",
+                    "reason": "Unschedulable",
+                    "message": "; ".join(m for _, m in reasons),
+                    "reasons": [{"reason": r, "message": m} for r, m in reasons],
+                    "transitionID": "1",
+                    "lastTransitionTime": ts(now - timedelta(seconds=40)),
+                }
+            ],
+        },
+    }
+
+
+def kai_scheduler_pod(now: datetime) -> Obj:
+    """KAI's scheduler pod: its operator's Deployment `kai-scheduler-default` in the namespace
+    `kai-scheduler` (NVIDIA/KAI-Scheduler deployments/kai-scheduler, the SchedulingShard
+    `default`)."""
+    pod = volcano_scheduler_pod(now)
+    pod["metadata"].update(
+        name="kai-scheduler-default-6b8f7c9d4-q2wxs",
+        namespace="kai-scheduler",
+        labels={"app": "kai-scheduler-default", "pod-template-hash": "6b8f7c9d4"},
+    )
+    pod["spec"]["serviceAccountName"] = "kai-scheduler"
+    pod["spec"]["containers"][0].update(name="scheduler", args=[])
+    return pod
+
+
+def coscheduling_pod_group(name: str, now: datetime, *, phase: str) -> Obj:
+    """A coscheduling PodGroup (scheduler-plugins apis/scheduling/v1alpha1/types.go)."""
+    return {
+        "apiVersion": f"{COSCHEDULING_GROUP}/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": "train", "creationTimestamp": ts(now)},
+        "spec": {"minMember": 4, "scheduleTimeoutSeconds": 60},
+        "status": {"phase": phase},
+    }
+
+
+def every_gang_read(objects: list[Obj], name: str, now: datetime) -> list[Obj]:
+    """`objects` with the Job `name` handed to Volcano (its template's `schedulerName`) and
+    three pods of it, one in a group of each kind (Volcano's, coscheduling's, KAI's), with
+    the Volcano PodGroup and its Queue: every gang read is made (for the RBAC test; a real
+    job's pods are in one group)."""
     job = next(o for o in objects if o.get("kind") == "Job" and o["metadata"]["name"] == name)
     job["spec"]["template"]["spec"]["schedulerName"] = "volcano"
-    pod = job_pod(job, now, suffix="g4n9", node_name=None, phase="Pending")
-    pod["metadata"]["annotations"] = {"scheduling.k8s.io/group-name": name}
+    pods = [job_pod(job, now, suffix=f"g4n{i}", node_name=None, phase="Pending") for i in range(3)]
+    pods[0]["metadata"]["annotations"] = {"scheduling.k8s.io/group-name": name}
+    pods[1]["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] = name
+    pods[2]["metadata"]["annotations"] = {"pod-group-name": kai_group_name(name)}
     group = pod_group(name, now, phase="Pending", message=UNPLACED)
     group["metadata"]["ownerReferences"] = []
-    return [*objects, pod, group, volcano_queue("default", gpus=8)]
+    return [*objects, *pods, group, volcano_queue("default", gpus=8)]

@@ -98,6 +98,7 @@ def test_a_volcano_pod_group() -> None:
     )
     assert group == g.PodGroupState(
         "job",
+        False,
         "Inqueue",
         4,
         "default",
@@ -107,6 +108,66 @@ def test_a_volcano_pod_group() -> None:
     bare = g.pod_group({"metadata": {"name": "x"}, "spec": {"queue": "q", "minResources": {}}})
     assert (bare.phase, bare.queue, bare.min_resources, bare.failing) == ("Pending", "q", None, ())
     assert g.pod_group({"spec": {"minResources": {"cpu": "lots"}}}).min_resources is None
+    assert [g.pod_group({"status": {"phase": p}}).placed for p in ("Running", "Completed")] == [
+        True,
+        True,
+    ]
+    assert not g.pod_group({"status": {"phase": "Unknown"}}).placed
+
+
+def test_a_coscheduling_pod_group_says_only_its_phase() -> None:
+    group = g.coscheduling_pod_group(
+        {"metadata": {"name": "c"}, "spec": {"minMember": 3}, "status": {"phase": "Scheduling"}}
+    )
+    assert group == g.PodGroupState("c", False, "Scheduling", 3, "", None, ())
+    assert g.coscheduling_pod_group({"status": {"phase": "Finished"}}).placed
+    assert g.coscheduling_pod_group({"status": {"phase": "Running"}}).placed
+    assert g.coscheduling_pod_group({}).phase == "Pending"
+
+
+def test_a_kai_pod_group_and_its_scheduling_conditions() -> None:
+    """v2alpha2 podgroup_types.go: `schedulingConditions` of type UnschedulableOnNodePool with
+    `reasons` (reason, message); the deprecated `message` where there are none."""
+    group = g.kai_pod_group(
+        {
+            "metadata": {"name": "k"},
+            "spec": {"minMember": 2, "queue": "team"},
+            "status": {
+                "running": 1,
+                "schedulingConditions": [
+                    {"type": "UnschedulableOnNodePool", "status": "False", "message": "old"},
+                    {
+                        "type": "UnschedulableOnNodePool",
+                        "nodePool": "default",
+                        "reason": "Unschedulable",
+                        "reasons": [
+                            {"reason": "OverLimit", "message": "over the queue's limit"},
+                            {"reason": "Other", "message": "no room"},
+                        ],
+                    },
+                    {"type": "UnschedulableOnNodePool", "status": "True", "message": "m"},
+                ],
+            },
+        }
+    )
+    assert group == g.PodGroupState(
+        "k",
+        False,
+        "",
+        2,
+        "team",
+        None,
+        (
+            g.GroupCondition(
+                "UnschedulableOnNodePool",
+                "Unschedulable",
+                "OverLimit: over the queue's limit; Other: no room",
+            ),
+            g.GroupCondition("UnschedulableOnNodePool", "", "m"),
+        ),
+    )
+    assert g.kai_pod_group({"spec": {"minMember": 2}, "status": {"running": 2}}).placed
+    assert not g.kai_pod_group({"status": {"running": 2}}).placed
 
 
 def test_a_volcano_queue_and_what_it_caps() -> None:

@@ -15,8 +15,14 @@ none; its verdict is on that object:
   `spec.queue` names a Queue (default `default`) whose `spec.capability` caps what its gangs
   hold and whose `status.state` is Open, Closed, Closing or Unknown (types.go `QueueState`).
 - scheduler-plugins' coscheduling: the pod label `scheduling.x-k8s.io/pod-group`
-  (kubernetes-sigs/scheduler-plugins apis/scheduling/v1alpha1/types.go `PodGroupLabel`).
-- KAI: the pod annotation `pod-group-name` (NVIDIA/KAI-Scheduler pkg/common/constants).
+  (kubernetes-sigs/scheduler-plugins apis/scheduling/v1alpha1/types.go `PodGroupLabel`) names a
+  `scheduling.x-k8s.io/v1alpha1` PodGroup; its `status.phase` (Pending, Scheduling, Running,
+  Unknown, Finished, Failed) is its only word: the plugin's refusals are on the pods.
+- KAI: the pod annotation `pod-group-name` (NVIDIA/KAI-Scheduler pkg/common/constants
+  `PodGroupAnnotationForPod`) names a `scheduling.run.ai/v2alpha2` PodGroup whose
+  `status.schedulingConditions` of type `UnschedulableOnNodePool` carry the scheduler's
+  `reasons` (each a reason and a message) and whose `status.running` counts its running pods
+  (pkg/apis/scheduling/v2alpha2/podgroup_types.go).
 """
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -43,6 +49,12 @@ VOLCANO_DEFAULT_QUEUE = "default"
 PLACED_PHASES = frozenset({"Running", "Completed"})
 """Volcano PodGroup phases in which the gang has been placed (types.go `PodGroupPhase`)."""
 
+COSCHEDULING_PLACED = frozenset({"Running", "Finished"})
+"""Coscheduling PodGroup phases in which the gang has been placed (v1alpha1 `PodGroupPhase`)."""
+
+KAI_UNSCHEDULABLE = "UnschedulableOnNodePool"
+"""KAI's scheduling condition on a group it cannot place (v2alpha2 `SchedulingConditionType`)."""
+
 OPEN = "Open"
 """A Volcano Queue that takes new gangs (types.go `QueueStateOpen`)."""
 
@@ -60,7 +72,7 @@ GANG_KINDS = (
 )
 """The gang schedulers' kinds discovery is asked about."""
 
-READ_KINDS = frozenset({Kind.VOLCANO_POD_GROUP})
+READ_KINDS = frozenset({Kind.VOLCANO_POD_GROUP, Kind.COSCHEDULING_POD_GROUP, Kind.KAI_POD_GROUP})
 """The group kinds whose objects doctor reads and judges (where discovery serves them)."""
 
 
@@ -180,16 +192,18 @@ class GroupCondition(Struct, frozen=True):
 
 
 class PodGroupState(Struct, frozen=True):
-    """A Volcano PodGroup as its scheduler keeps it."""
+    """A gang's group object as its scheduler keeps it."""
 
     name: str
+    placed: bool
+    """The scheduler has placed the gang."""
     phase: str
     min_member: int
     queue: str
     min_resources: Resources | None
     """`spec.minResources`; None when absent or not quantities."""
     failing: tuple[GroupCondition, ...]
-    """The `Unschedulable` conditions in force (status True)."""
+    """The scheduler's failing conditions in force, its words as written."""
 
 
 UNSCHEDULABLE = "Unschedulable"
@@ -207,14 +221,67 @@ def pod_group(obj: KubeObject) -> PodGroupState:
         for c in map(o.mapping, o.sequence(status.get("conditions")))
         if c.get("type") == UNSCHEDULABLE and c.get("status") == "True"
     )
+    phase = str(status.get("phase") or "Pending")
     return PodGroupState(
         o.name_of(obj),
-        str(status.get("phase") or "Pending"),
+        phase in PLACED_PHASES,
+        phase,
         o.integer(spec.get("minMember")),
         str(spec.get("queue") or VOLCANO_DEFAULT_QUEUE),
         _resources(spec.get("minResources")),
         failing,
     )
+
+
+def coscheduling_pod_group(obj: KubeObject) -> PodGroupState:
+    """The coscheduling PodGroup `obj` (scheduler-plugins apis/scheduling/v1alpha1/types.go):
+    no queue and no conditions."""
+    spec = o.mapping(obj.get("spec"))
+    phase = str(o.mapping(obj.get("status")).get("phase") or "Pending")
+    return PodGroupState(
+        o.name_of(obj),
+        phase in COSCHEDULING_PLACED,
+        phase,
+        o.integer(spec.get("minMember")),
+        "",
+        _resources(spec.get("minResources")),
+        (),
+    )
+
+
+def kai_pod_group(obj: KubeObject) -> PodGroupState:
+    """The KAI PodGroup `obj` (v2alpha2 podgroup_types.go): placed once `status.running`
+    reaches `spec.minMember`; each `UnschedulableOnNodePool` scheduling condition not False
+    is its word, its `reasons` joined (else its deprecated `reason` and `message`)."""
+    spec = o.mapping(obj.get("spec"))
+    status = o.mapping(obj.get("status"))
+    failing = []
+    for c in map(o.mapping, o.sequence(status.get("schedulingConditions"))):
+        if c.get("type") != KAI_UNSCHEDULABLE or c.get("status") == "False":
+            continue
+        reasons = [o.mapping(r) for r in o.sequence(c.get("reasons"))]
+        message = "; ".join(
+            f"{r.get('reason', '')}: {r.get('message', '')}" for r in reasons
+        ) or str(c.get("message") or "")
+        failing.append(GroupCondition(KAI_UNSCHEDULABLE, str(c.get("reason") or ""), message))
+    minimum = o.integer(spec.get("minMember"))
+    return PodGroupState(
+        o.name_of(obj),
+        minimum > 0 and o.integer(status.get("running")) >= minimum,
+        str(status.get("phase") or ""),
+        minimum,
+        str(spec.get("queue") or ""),
+        None,
+        tuple(failing),
+    )
+
+
+GROUP_READERS = {
+    Kind.VOLCANO_POD_GROUP: pod_group,
+    Kind.COSCHEDULING_POD_GROUP: coscheduling_pod_group,
+    Kind.KAI_POD_GROUP: kai_pod_group,
+}
+"""How each group kind is read."""
 
 
 class QueueState(Struct, frozen=True):

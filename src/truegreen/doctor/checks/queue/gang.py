@@ -119,20 +119,23 @@ def _group(
                 )
             ]
         return [SAY.cant_check(env, ref.kind, read, job.ref)]
-    if ref.kind is not Kind.VOLCANO_POD_GROUP:
-        return []
-    return _volcano(env, job, reads, g.pod_group(read.obj), fields)
+    group = g.GROUP_READERS[ref.kind](read.obj)
+    if ref.kind is Kind.VOLCANO_POD_GROUP:
+        queued = _volcano_queue(env, job, reads, group, fields)
+        if queued is not None:
+            return [queued]
+    return _said(env, job, ref.kind, group, fields)
 
 
-def _volcano(
+def _volcano_queue(
     env: Environment,
     job: TrainingJob,
     reads: GangReads,
     group: g.PodGroupState,
     fields: dict[str, Any],
-) -> list[Finding]:
-    """A Volcano PodGroup: its queue first (a gang never leaves a queue that is missing,
-    closed or too small), then what the scheduler wrote on it."""
+) -> Finding | None:
+    """A Volcano PodGroup's queue: a gang never leaves a queue that is missing, closed or too
+    small for it."""
     kubectl = env.settings.kubectl
     objects = (f"PodGroup/{group.name}", job.ref)
     state = f"PodGroup {group.name}: phase {group.phase}, minMember {group.min_member}"
@@ -144,59 +147,58 @@ def _volcano(
     queue_read = reads.queues.get(group.queue)
     if isinstance(queue_read, CantRead):
         if not queue_read.is_measurement:
-            return [SAY.cant_check(env, Kind.VOLCANO_QUEUE, queue_read, job.ref)]
-        return [
-            SAY.finding(
-                Status.FAIL,
-                Basis.MEASURED,
-                GANG_QUEUE_MISSING,
-                details=(state, f"Queue {group.queue}: {queue_read.reason}"),
-                objects=objects,
-                **{
-                    **queue_fields,
-                    "command": kubectl.cluster("get", "queues.scheduling.volcano.sh"),
-                },
-            )
-        ]
-    if isinstance(queue_read, Got):
-        queue = g.volcano_queue(queue_read.obj)
-        if queue.state != g.OPEN:
-            return [
-                SAY.finding(
-                    Status.FAIL,
-                    Basis.MEASURED,
-                    GANG_QUEUE_CLOSED,
-                    details=(state, f"Queue {queue.name}: state {queue.state}"),
-                    objects=(f"Queue/{queue.name}", *objects),
-                    **queue_fields,
-                    state=queue.state.lower(),
-                )
-            ]
-        over = (
-            g.beyond(group.min_resources, queue.capability)
-            if group.min_resources is not None and queue.capability is not None
-            else []
+            return SAY.cant_check(env, Kind.VOLCANO_QUEUE, queue_read, job.ref)
+        return SAY.finding(
+            Status.FAIL,
+            Basis.MEASURED,
+            GANG_QUEUE_MISSING,
+            details=(state, f"Queue {group.queue}: {queue_read.reason}"),
+            objects=objects,
+            **{**queue_fields, "command": kubectl.cluster("get", "queues.scheduling.volcano.sh")},
         )
-        if over and group.min_resources is not None and queue.capability is not None:
-            needs = _amounts(group.min_resources, over)
-            holds = _amounts(queue.capability, over)
-            return [
-                SAY.finding(
-                    Status.FAIL,
-                    Basis.INFERRED,
-                    GANG_NEVER_FITS,
-                    details=(
-                        state,
-                        f"Queue {queue.name}: capability {holds}",
-                        f"PodGroup {group.name}: minResources {needs}",
-                    ),
-                    objects=(f"Queue/{queue.name}", *objects),
-                    **queue_fields,
-                    needs=needs,
-                    holds=holds,
-                )
-            ]
-    if group.phase in g.PLACED_PHASES:
+    if not isinstance(queue_read, Got):
+        return None
+    queue = g.volcano_queue(queue_read.obj)
+    if queue.state != g.OPEN:
+        return SAY.finding(
+            Status.FAIL,
+            Basis.MEASURED,
+            GANG_QUEUE_CLOSED,
+            details=(state, f"Queue {queue.name}: state {queue.state}"),
+            objects=(f"Queue/{queue.name}", *objects),
+            **queue_fields,
+            state=queue.state.lower(),
+        )
+    if group.min_resources is None or queue.capability is None:
+        return None
+    over = g.beyond(group.min_resources, queue.capability)
+    if not over:
+        return None
+    needs = _amounts(group.min_resources, over)
+    holds = _amounts(queue.capability, over)
+    return SAY.finding(
+        Status.FAIL,
+        Basis.INFERRED,
+        GANG_NEVER_FITS,
+        details=(
+            state,
+            f"Queue {queue.name}: capability {holds}",
+            f"PodGroup {group.name}: minResources {needs}",
+        ),
+        objects=(f"Queue/{queue.name}", *objects),
+        **queue_fields,
+        needs=needs,
+        holds=holds,
+    )
+
+
+def _said(
+    env: Environment, job: TrainingJob, kind: Kind, group: g.PodGroupState, fields: dict[str, Any]
+) -> list[Finding]:
+    """What the scheduler wrote on the group: placed, or its failing condition quoted."""
+    objects = (f"PodGroup/{group.name}", job.ref)
+    state = f"PodGroup {group.name}: phase {group.phase or '-'}, minMember {group.min_member}"
+    if group.placed:
         return [
             SAY.finding(
                 Status.OK, Basis.MEASURED, GANG_PLACED, details=(state,), objects=objects, **fields
@@ -205,6 +207,7 @@ def _volcano(
     said = group.failing[0] if group.failing else None
     if said is None:
         return []
+    plural = f"{kind.plural}.{kind.spec.group}"
     return [
         SAY.finding(
             Status.FAIL,
@@ -214,7 +217,7 @@ def _volcano(
             objects=objects,
             **fields,
             message=quoted(said.message or said.reason),
-            command=kubectl.here("describe", "podgroups.scheduling.volcano.sh", group.name),
+            command=env.settings.kubectl.here("describe", plural, group.name),
         )
     ]
 
