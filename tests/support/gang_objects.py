@@ -254,14 +254,23 @@ def coscheduling_pod_group(name: str, now: datetime, *, phase: str) -> Obj:
 def every_gang_read(objects: list[Obj], name: str, now: datetime) -> list[Obj]:
     """`objects` with the Job `name` handed to Volcano (its template's `schedulerName`) and
     three pods of it, one in a group of each kind (Volcano's, coscheduling's, KAI's), with
-    the Volcano PodGroup and its Queue: every gang read is made (for the RBAC test; a real
-    job's pods are in one group)."""
+    each group, placed, and the Volcano Queue: every gang read is made and none fails (for the
+    RBAC tests; a real job's pods are in one group)."""
     job = next(o for o in objects if o.get("kind") == "Job" and o["metadata"]["name"] == name)
     job["spec"]["template"]["spec"]["schedulerName"] = "volcano"
     pods = [job_pod(job, now, suffix=f"g4n{i}", node_name=None, phase="Pending") for i in range(3)]
     pods[0]["metadata"]["annotations"] = {"scheduling.k8s.io/group-name": name}
     pods[1]["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] = name
     pods[2]["metadata"]["annotations"] = {"pod-group-name": kai_group_name(name)}
-    group = pod_group(name, now, phase="Pending", message=UNPLACED)
+    group = pod_group(name, now, phase="Running", message=None)
     group["metadata"]["ownerReferences"] = []
-    return [*objects, *pods, group, volcano_queue("default", gpus=8)]
+    kai = kai_pod_group(name, now, reasons=[])
+    kai["status"] = {"running": 4}
+    return [
+        *objects,
+        *pods,
+        group,
+        coscheduling_pod_group(name, now, phase="Running"),
+        kai,
+        volcano_queue("default", gpus=8),
+    ]
