@@ -4,8 +4,10 @@ Every object is in the shape the real controllers write (tests/support/gang_obje
 each); the fake serves Volcano's groups only once installed, as its CRDs do.
 """
 
+import json
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from tests.scenario.conftest import Doctor
@@ -111,6 +113,24 @@ def test_a_scheduler_that_does_not_run_is_not_ready_at_once(doctor: Doctor) -> N
     assert {(r.path, r.query.get("fieldSelector")) for r in doctor.server.requests()} >= {
         ("/api/v1/pods", "status.phase=Running")
     }
+
+
+def test_a_planned_job_naming_a_scheduler_that_does_not_run(doctor: Doctor, tmp_path: Path) -> None:
+    """`--job-file`: a job not yet submitted has no pods; its template's `schedulerName` is
+    enough to know it would never be placed. (The namespace's own job names Volcano too, so
+    that a snapshot, taken without `--job-file`, holds the same look for Volcano's pod.)"""
+    _install(doctor)
+    doctor.load(cluster(runs=False))
+    job = gang.volcano_job("planned", doctor.now, scheduler="volcano", age=timedelta(0))[0]
+    del job["status"], job["metadata"]["uid"]
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(job))
+    result = doctor.live("-o", "json", "--job-file", str(path))
+    assert _finding(result.json(), "queue.scheduler-missing")["headline"] == (
+        "The training job 'planned' waits to be placed by `volcano`, which doesn't run in "
+        "this cluster: it will never start."
+    )
+    assert result.exit_code == 2
 
 
 def test_a_scheduler_that_has_looked_at_the_pods_runs(doctor: Doctor) -> None:
