@@ -92,6 +92,25 @@ def test_a_gang_volcano_cannot_place_is_not_ready_in_volcano_s_words(doctor: Doc
     assert "/apis/scheduling.volcano.sh/v1beta1/queues/default" in read
 
 
+def test_the_scheduler_s_words_are_bounded_and_escaped(doctor: Doctor) -> None:
+    """A message from the cluster is quoted at most 400 characters long, a backtick inside
+    can't end the quote, and a terminal escape is shown, not obeyed (truegreen/textsafe.py)."""
+    hostile = "\x1b[2J`rm -rf`" + "x" * 600
+    _install(doctor)
+    doctor.load(
+        cluster(
+            group=lambda now: gang.pod_group(JOB, now, phase="Pending", message=hostile),
+            queue=gang.volcano_queue("default", gpus=8),
+        )
+    )
+    found = _finding(doctor.live("-o", "json").json(), "queue.gang-refused")
+    quoted = found["headline"].split(" as one group: ", 1)[1]
+    assert quoted == "`" + ("\x1b[2J'rm -rf'" + "x" * 600)[:399] + "…`."
+    text = doctor.live().stdout
+    assert "\\x1b[2J'rm -rf'" in text
+    assert "\x1b" not in text
+
+
 def test_a_scheduler_that_does_not_run_is_not_ready_at_once(doctor: Doctor) -> None:
     """The same job two minutes old, its pods naming a scheduler no pod of the cluster is:
     never placed, a measured fail now, not after the five-minute wait."""
