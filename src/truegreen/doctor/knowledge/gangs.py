@@ -72,9 +72,6 @@ GANG_KINDS = (
 )
 """The gang schedulers' kinds discovery is asked about."""
 
-READ_KINDS = frozenset({Kind.VOLCANO_POD_GROUP, Kind.COSCHEDULING_POD_GROUP, Kind.KAI_POD_GROUP})
-"""The group kinds whose objects doctor reads and judges (where discovery serves them)."""
-
 
 class GangRef(Struct, frozen=True):
     """The group object a pod of the job belongs to."""

@@ -53,7 +53,6 @@ from truegreen.doctor.environment import (
 from truegreen.doctor.knowledge.evidence import scheduler_verdict
 from truegreen.doctor.knowledge.gangs import (
     GANG_KINDS,
-    READ_KINDS,
     RUNNING_PODS,
     SchedulerPods,
     gangs_of,
@@ -455,7 +454,7 @@ def _gang_reads(
             partial(reader.get, ref.kind, ref.name, namespace=namespace)
         )
         for ref in gangs_of(own)
-        if ref.kind in served and ref.kind in READ_KINDS
+        if ref.kind in served
     }
 
     def finish() -> GangReads:

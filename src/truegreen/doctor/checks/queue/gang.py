@@ -7,7 +7,8 @@ replaced by doctor's arithmetic. What each object means is doctor/knowledge/gang
 
 from typing import Any
 
-from truegreen.cluster import CantRead, Folded, Got, Kind, KubeObject, ReadFailure
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, Got, Kind, KubeObject, ReadFailure
 from truegreen.doctor.checks.queue.words import (
     GANG_MISSING,
     GANG_NEVER_FITS,
@@ -40,7 +41,7 @@ def gang_findings(env: Environment, job: TrainingJob) -> list[Finding]:
     if missing is not None:
         return [missing]
     found: list[Finding] = []
-    for ref in g.gangs_of(pods):
+    for ref in g.gangs_of(o.remaining(pods)):
         found += _group(env, job, reads, ref, fields)
     return found
 
@@ -56,9 +57,7 @@ def _scheduler_missing(
     scheduler has looked at the job's pods; unknown where the cluster's pods can't be read."""
     if isinstance(reads.running, CantRead):
         return SAY.cant_check(env, Kind.POD, reads.running, job.ref, everywhere=True)
-    running = (
-        g.schedulers_running(reads.running.summary) if isinstance(reads.running, Folded) else None
-    )
+    running = g.schedulers_running(reads.running.summary)
     if running is None:
         return SAY.cant_check(env, Kind.POD, _MALFORMED, job.ref, everywhere=True)
     if any(g.looked_at(p) for p in pods):
@@ -103,7 +102,7 @@ def _group(
             )
         ]
     read = reads.groups.get((ref.kind, ref.name))
-    if read is None:  # a kind whose objects are not read (g.READ_KINDS)
+    if read is None:  # only the groups of the job's remaining pods are read
         return []
     if isinstance(read, CantRead):
         if read.is_measurement:
