@@ -111,6 +111,7 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     from tests.scenario.test_admission import webhook_behind
     from tests.scenario.test_autoscaler import scale_up_event
     from tests.support.filter_objects import every_filter_read
+    from tests.support.gang_objects import GANG_GROUPS, every_gang_read
     from tests.support.kueue_objects import every_queue_read, handed_to_team_a
     from tests.support.scenarios import job_pod, training_job
     from tests.support.training_kinds import ALL_GROUPS, every_training_read
@@ -131,8 +132,9 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     pod = job_pod(waiting, now, suffix="w", node_name=None, phase="Pending")
     fake_api.add(waiting, pod, scale_up_event(now, pod))
     # the newest job mounts a bound volume and claims a device: their objects are read too
-    fake_api.add(*handed_to_team_a(every_filter_read(datetime.now(UTC))))
-    fake_api.install("kueue.x-k8s.io")
+    fake_api.install("kueue.x-k8s.io", *GANG_GROUPS)
+    filtered = handed_to_team_a(every_filter_read(datetime.now(UTC)))
+    fake_api.add(*every_gang_read(filtered, "filtered", datetime.now(UTC)))
     fake_api.add(*every_queue_read(datetime.now(UTC)))
     kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
     request = MonitorRequest(

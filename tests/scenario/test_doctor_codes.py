@@ -456,6 +456,14 @@ COVERED_ELSEWHERE = (
         "queue.check-pending",
         "queue.check-rejected",
         "queue.deactivated",
+        # test_gangs.py
+        "queue.scheduler-missing",
+        "queue.gang-refused",
+        "queue.gang-missing",
+        "queue.gang-queue-missing",
+        "queue.gang-queue-closed",
+        "queue.gang-never-fits",
+        "queue.gang-placed",
         "image-pull.image-missing",  # test_image_presence.py
         "image-pull.login-refused",  # test_image_presence.py
         "image-pull.login-needed",  # test_image_presence.py

@@ -268,6 +268,7 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     from tests.support import rbac
     from tests.support.cli import run_cli
     from tests.support.filter_objects import every_filter_read
+    from tests.support.gang_objects import GANG_GROUPS, every_gang_read
     from tests.support.kueue_objects import every_queue_read, handed_to_team_a
     from tests.support.scenarios import crash_looping_manager, job_pod, training_job
     from tests.support.training_kinds import ALL_GROUPS, every_training_read
@@ -287,10 +288,11 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
             job_pod(waiting, now, suffix="w", node_name=None, phase="Pending"),
         ]
 
-    doctor.server.install(*ALL_GROUPS, "kueue.x-k8s.io", "karpenter.sh")
+    doctor.server.install(*ALL_GROUPS, "kueue.x-k8s.io", "karpenter.sh", *GANG_GROUPS)
     doctor.load(build)
     doctor.server.add(*webhook_behind(ready=True), *every_training_read(datetime.now(UTC)))
-    doctor.server.add(*handed_to_team_a(every_filter_read(datetime.now(UTC))))
+    filtered = handed_to_team_a(every_filter_read(datetime.now(UTC)))
+    doctor.server.add(*every_gang_read(filtered, "filtered", datetime.now(UTC)))
     doctor.server.add(*every_queue_read(datetime.now(UTC)))
     doctor.live("-o", "json")
     paths = {r.path for r in doctor.server.requests()}
@@ -307,6 +309,11 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     assert "/apis/storage.k8s.io/v1/storageclasses/standard" in paths, "precondition: all read"
     assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
     assert "/apis/scheduling.k8s.io/v1/priorityclasses" in paths, "precondition"
+    assert "/apis/scheduling.volcano.sh/v1beta1/queues/default" in paths, "precondition: gangs"
+    assert (
+        "/apis/scheduling.run.ai/v2alpha2/namespaces/train/podgroups/pg-filtered-uid-filtered"
+        in (paths)
+    ), "precondition: every kind of group read"
     doctor.snapshot(exit_code=0)
     asked = {r.path for r in doctor.server.requests()} - paths
     assert "/api/v1/namespaces/train/pods/jobs-manager-abc12/log" in asked, "precondition"

@@ -126,6 +126,18 @@ class Kind(Enum):
         "AdmissionCheck", "kueue.x-k8s.io", "v1beta1", "admissionchecks", False
     )
 
+    # Gang schedulers' own groups (read only where discovery serves them): Volcano's PodGroup
+    # and Queue (volcano-sh/apis pkg/apis/scheduling/v1beta1/types.go), the scheduler-plugins
+    # coscheduling PodGroup (kubernetes-sigs/scheduler-plugins apis/scheduling/v1alpha1), and
+    # KAI's PodGroup (NVIDIA/KAI-Scheduler pkg/apis/scheduling/v2alpha2). One resource name,
+    # `podgroups`, in three groups: `from_plural` tells them apart by apiVersion.
+    VOLCANO_POD_GROUP = KindSpec("PodGroup", "scheduling.volcano.sh", "v1beta1", "podgroups", True)
+    VOLCANO_QUEUE = KindSpec("Queue", "scheduling.volcano.sh", "v1beta1", "queues", False)
+    COSCHEDULING_POD_GROUP = KindSpec(
+        "PodGroup", "scheduling.x-k8s.io", "v1alpha1", "podgroups", True
+    )
+    KAI_POD_GROUP = KindSpec("PodGroup", "scheduling.run.ai", "v2alpha2", "podgroups", True)
+
     @property
     def spec(self) -> KindSpec:
         """The API coordinates of this kind."""

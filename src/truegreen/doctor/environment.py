@@ -14,6 +14,7 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import (
     CantRead,
     CreateResult,
+    FoldRead,
     GetRead,
     Got,
     Kind,
@@ -120,6 +121,22 @@ class QueueReads(Struct, frozen=True):
     """Read only where a ClusterQueue names admission checks."""
 
 
+class GangReads(Struct, frozen=True):
+    """What the judged job's own schedulers keep, read only where its pods name a scheduler
+    other than the cluster's own (doctor/knowledge/gangs.py)."""
+
+    schedulers: tuple[str, ...]
+    """The schedulers the job's pods name, other than the cluster's own."""
+    running: FoldRead
+    """The fold of the cluster's running pods that looks for each scheduler's own pod."""
+    served: frozenset[Kind] = frozenset()
+    """The group kinds discovery says the cluster serves."""
+    groups: Mapping[tuple[Kind, str], GetRead] = field(default_factory=dict)
+    """Each group object the job's pods name, by (kind, name); only those served are read."""
+    queues: Mapping[str, GetRead] = field(default_factory=dict)
+    """Each Volcano Queue a read group names, by name."""
+
+
 class Environment(Struct, frozen=True):
     """The reads doctor made of one namespace (and the cluster's machines)."""
 
@@ -173,6 +190,9 @@ class Environment(Struct, frozen=True):
     """The device objects, read only when the judged job's pods claim devices."""
     queue: QueueReads | None = None
     """Kueue's objects; None where Kueue is not served or no training job is judged."""
+    gangs: GangReads | None = None
+    """The job's own schedulers and their groups; None where its pods name none but the
+    cluster's own."""
     registry: RegistryAnswers | None = None
     """The registries' answers about the images (`image_presence.wanted_lookups`); None when
     they were not asked."""

@@ -42,6 +42,7 @@ from truegreen.doctor.environment import (
     DeviceReads,
     DoctorSettings,
     Environment,
+    GangReads,
     PodCreator,
     PodTemplate,
     QueueReads,
@@ -50,6 +51,14 @@ from truegreen.doctor.environment import (
     webhooks_called,
 )
 from truegreen.doctor.knowledge.evidence import scheduler_verdict
+from truegreen.doctor.knowledge.gangs import (
+    GANG_KINDS,
+    RUNNING_PODS,
+    SchedulerPods,
+    gangs_of,
+    pod_group,
+    schedulers_named,
+)
 from truegreen.doctor.knowledge.gpu_supply import gpu_problems
 from truegreen.doctor.knowledge.image_presence import (
     ImageRegistry,
@@ -169,6 +178,7 @@ def gather(
         evidence = _evidence_reads(
             schedule, reader, namespace, work, pod_list, node_list, _listed(workloads), api_groups
         )
+        gangs = _gang_reads(schedule, reader, namespace, api_groups, work, pod_list)
         job_list = lists[Kind.JOB]
         job = work.judged
         queue_start = _queue_start(schedule, reader, namespace, api_groups, job, early_start)
@@ -257,6 +267,7 @@ def gather(
             if queue_start is None
             else _queue_reads(schedule, reader, namespace, queue_start),
             registry=None if lookups is None else lookups.result(),
+            gangs=None if gangs is None else gangs(),
         )
 
 
@@ -458,6 +469,61 @@ def _queue_reads(
         None if cohorts is None else cohorts.result(),
         None if checks is None else checks.result(),
     )
+
+
+def _gang_reads(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    namespace: str,
+    api_groups: GetRead,
+    work: TrainingWork,
+    pods: ListRead,
+) -> Callable[[], GangReads] | None:
+    """Where the judged job's pods name a scheduler other than the cluster's own: whether
+    that scheduler's own pod runs (one fold of the cluster's running pods), the group objects
+    its pods name (those discovery serves), then the Volcano Queues those groups name. None:
+    nothing to read."""
+    job = work.judged
+    if job is None:
+        return None
+    own = (
+        [p for p in o.remaining(pods.items) if work.job_of(p) is job]
+        if isinstance(pods, Listed)
+        else []
+    )
+    schedulers = schedulers_named([*(s.spec for s in job.pod_sets), *map(o.pod_spec, own)])
+    if not schedulers:
+        return None
+    running = schedule.submit(
+        partial(
+            reader.fold, Kind.POD, SchedulerPods(schedulers), namespace=None, fields=RUNNING_PODS
+        )
+    )
+    versions = served_versions(api_groups.obj) if isinstance(api_groups, Got) else {}
+    served = frozenset(k for k in GANG_KINDS if k.spec.version in versions.get(k.spec.group, ()))
+    groups = {
+        (ref.kind, ref.name): schedule.submit(
+            partial(reader.get, ref.kind, ref.name, namespace=namespace)
+        )
+        for ref in gangs_of(own)
+        if ref.kind in served
+    }
+
+    def finish() -> GangReads:
+        read = {key: pending.result() for key, pending in groups.items()}
+        names = dict.fromkeys(
+            pod_group(answer.obj).queue
+            for (kind, _), answer in read.items()
+            if kind is Kind.VOLCANO_POD_GROUP and isinstance(answer, Got)
+        )
+        queues = {
+            name: schedule.submit(partial(reader.get, Kind.VOLCANO_QUEUE, name, namespace=None))
+            for name in names
+            if Kind.VOLCANO_QUEUE in served
+        }
+        return GangReads(schedulers, running.result(), served, read, results(queues))
+
+    return finish
 
 
 class _EvidenceReads(Struct):

@@ -12,6 +12,7 @@ from typing import Any
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ListRead, ReadFailure
 from truegreen.doctor.checks.queue import flavor_assigner as fa
+from truegreen.doctor.checks.queue.gang import gang_findings
 from truegreen.doctor.checks.queue.words import (
     ADMITTED,
     CHECK_PENDING,
@@ -56,11 +57,12 @@ def check(env: Environment) -> list[Finding]:
     discovery = next((cant for kind, cant in work.unread if kind is Kind.API_GROUPS), None)
     if job is not None and discovery is not None:
         return [SAY.cant_check(env, Kind.API_GROUPS, discovery)]
+    gangs = gang_findings(env, job) if job is not None else []
     reads = env.queue
     if job is None or reads is None:
         why = "no training job to judge" if job is None else "Kueue is not installed"
-        return [_not_used(why)]
-    return [_judged(env, job, reads), *_others_without_a_queue(env, job, reads)]
+        return [_not_used(why), *gangs]
+    return [_judged(env, job, reads), *_others_without_a_queue(env, job, reads), *gangs]
 
 
 def _others_without_a_queue(

@@ -22,6 +22,13 @@ CHECK_PENDING: Final = "queue.check-pending"
 CHECK_REJECTED: Final = "queue.check-rejected"
 DEACTIVATED: Final = "queue.deactivated"
 CANT_READ: Final = "queue.cant-read"
+SCHEDULER_MISSING: Final = "queue.scheduler-missing"
+GANG_REFUSED: Final = "queue.gang-refused"
+GANG_MISSING: Final = "queue.gang-missing"
+GANG_QUEUE_MISSING: Final = "queue.gang-queue-missing"
+GANG_QUEUE_CLOSED: Final = "queue.gang-queue-closed"
+GANG_NEVER_FITS: Final = "queue.gang-never-fits"
+GANG_PLACED: Final = "queue.gang-placed"
 
 WORDS: Final[dict[str, Wording]] = {
     NOT_USED: Wording("Training jobs here start without waiting in a queue.", ""),
@@ -84,6 +91,37 @@ WORDS: Final[dict[str, Wording]] = {
     CANT_READ: Wording(
         "Couldn't check whether the queue lets the training job start: {why}.", "{remedy}"
     ),
+    SCHEDULER_MISSING: Wording(
+        "The training job {job} waits to be placed by `{scheduler}`, which doesn't run in this "
+        "cluster: it will never start.",
+        "Start `{scheduler}` in the cluster, or let the cluster place the job itself by "
+        "removing `schedulerName: {scheduler}` from its settings; {command} shows what runs.",
+    ),
+    GANG_REFUSED: Wording(
+        "`{scheduler}` can't start the training job {job} as one group: {message}.",
+        "Free or add what `{scheduler}` names, or ask for less; {command} shows its account.",
+    ),
+    GANG_MISSING: Wording(
+        "The training job {job} waits to start as the group '{group}' of `{scheduler}`, which "
+        "doesn't exist{why}: it will never start.",
+        "Check that `{scheduler}` is installed and made the group; {command} lists them.",
+    ),
+    GANG_QUEUE_MISSING: Wording(
+        "The training job {job} waits in the queue '{queue}' of `{scheduler}`, which doesn't "
+        "exist: it will never start.",
+        "Create the queue '{queue}', or hand the job to one that exists; {command} lists them.",
+    ),
+    GANG_QUEUE_CLOSED: Wording(
+        "The queue '{queue}' of `{scheduler}` is {state}: the training job {job} will not "
+        "start from it.",
+        "Ask your cluster admin to open the queue '{queue}' again; {command} shows it.",
+    ),
+    GANG_NEVER_FITS: Wording(
+        "The training job {job} needs {needs}, more than the queue '{queue}' of `{scheduler}` "
+        "can ever hold ({holds}): it will never start.",
+        "Ask for less, or ask your cluster admin to raise the queue's limit; {command} shows it.",
+    ),
+    GANG_PLACED: Wording("`{scheduler}` has started the training job {job} as one group.", ""),
 }
 """Every headline and remedy of the check, by code."""
 

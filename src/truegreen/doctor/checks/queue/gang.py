@@ -1,0 +1,234 @@
+"""Gang schedulers: does the scheduler the judged job's pods name run, and what does it say
+about the group they must start as?
+
+The scheduler's own word is measured and wins: a group's failing condition is quoted, never
+replaced by doctor's arithmetic. What each object means is doctor/knowledge/gangs.py.
+"""
+
+from typing import Any
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, Got, Kind, KubeObject, ReadFailure
+from truegreen.doctor.checks.queue.words import (
+    GANG_MISSING,
+    GANG_NEVER_FITS,
+    GANG_PLACED,
+    GANG_QUEUE_CLOSED,
+    GANG_QUEUE_MISSING,
+    GANG_REFUSED,
+    SAY,
+    SCHEDULER_MISSING,
+)
+from truegreen.doctor.environment import Environment, GangReads
+from truegreen.doctor.findings import Basis, Finding, Status
+from truegreen.doctor.knowledge import gangs as g
+from truegreen.doctor.knowledge.training import TrainingJob
+from truegreen.quantity import Resources, format_amount
+
+_MALFORMED = CantRead(ReadFailure.MALFORMED, "the running pods' summary is not of its shape")
+LONGEST_MESSAGE = 400
+"""A scheduler's message is quoted up to this many characters."""
+
+
+def gang_findings(env: Environment, job: TrainingJob) -> list[Finding]:
+    """What the job's own scheduler, and the group and queue it keeps, say about the job."""
+    reads = env.gangs
+    if reads is None:
+        return []
+    pods = env.pods_of(job)
+    fields: dict[str, Any] = {"job": f"'{job.name}'", "scheduler": reads.schedulers[0]}
+    missing = _scheduler_missing(env, job, reads, pods, fields)
+    if missing is not None:
+        return [missing]
+    found: list[Finding] = []
+    for ref in g.gangs_of(o.remaining(pods)):
+        found += _group(env, job, reads, ref, fields)
+    return found
+
+
+def _scheduler_missing(
+    env: Environment,
+    job: TrainingJob,
+    reads: GangReads,
+    pods: list[KubeObject],
+    fields: dict[str, Any],
+) -> Finding | None:
+    """A measured fail where no running pod of the cluster is a named scheduler's own and no
+    scheduler has looked at the job's pods; unknown where the cluster's pods can't be read."""
+    if isinstance(reads.running, CantRead):
+        return SAY.cant_check(env, Kind.POD, reads.running, job.ref, everywhere=True)
+    running = g.schedulers_running(reads.running.summary)
+    if running is None:
+        return SAY.cant_check(env, Kind.POD, _MALFORMED, job.ref, everywhere=True)
+    if any(g.looked_at(p) for p in pods):
+        return None
+    absent = [name for name in reads.schedulers if name not in running]
+    if not absent:
+        return None
+    scheduler = absent[0]
+    identity = g.scheduler_identity(scheduler)
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        SCHEDULER_MISSING,
+        details=(
+            f"{job.ref}: pods name schedulerName {scheduler}; no running pod in any namespace "
+            f"is named {identity}-… or labelled with the value {identity}",
+            f"none of the job's {len(pods)} pods has been judged by a scheduler "
+            "(no nodeName, no PodScheduled condition)",
+        ),
+        objects=(job.ref,),
+        **{**fields, "scheduler": scheduler},
+        command=env.settings.kubectl.cluster("get", "pods", "--all-namespaces"),
+    )
+
+
+def _group(
+    env: Environment, job: TrainingJob, reads: GangReads, ref: g.GangRef, fields: dict[str, Any]
+) -> list[Finding]:
+    kubectl = env.settings.kubectl
+    plural = f"{ref.kind.plural}.{ref.kind.spec.group}"
+    group_fields = {**fields, "group": ref.name, "command": kubectl.here("get", plural)}
+    if ref.kind not in reads.served:
+        return [
+            SAY.finding(
+                Status.FAIL,
+                Basis.MEASURED,
+                GANG_MISSING,
+                details=(f"discovery does not serve {ref.kind.spec.api_version}",),
+                objects=(job.ref,),
+                **group_fields,
+                why=" (the cluster doesn't offer such groups)",
+            )
+        ]
+    read = reads.groups.get((ref.kind, ref.name))
+    if read is None:  # only the groups of the job's remaining pods are read
+        return []
+    if isinstance(read, CantRead):
+        if read.is_measurement:
+            return [
+                SAY.finding(
+                    Status.FAIL,
+                    Basis.MEASURED,
+                    GANG_MISSING,
+                    details=(f"{ref.kind.spec.name} {ref.name}: {read.reason}",),
+                    objects=(job.ref,),
+                    **group_fields,
+                    why="",
+                )
+            ]
+        return [SAY.cant_check(env, ref.kind, read, job.ref)]
+    group = g.GROUP_READERS[ref.kind](read.obj)
+    if ref.kind is Kind.VOLCANO_POD_GROUP:
+        queued = _volcano_queue(env, job, reads, group, fields)
+        if queued is not None:
+            return [queued]
+    return _said(env, job, ref.kind, group, fields)
+
+
+def _volcano_queue(
+    env: Environment,
+    job: TrainingJob,
+    reads: GangReads,
+    group: g.PodGroupState,
+    fields: dict[str, Any],
+) -> Finding | None:
+    """A Volcano PodGroup's queue: a gang never leaves a queue that is missing, closed or too
+    small for it."""
+    kubectl = env.settings.kubectl
+    objects = (f"PodGroup/{group.name}", job.ref)
+    state = f"PodGroup {group.name}: phase {group.phase}, minMember {group.min_member}"
+    queue_fields = {
+        **fields,
+        "queue": group.queue,
+        "command": kubectl.cluster("describe", "queues.scheduling.volcano.sh", group.queue),
+    }
+    queue_read = reads.queues.get(group.queue)
+    if isinstance(queue_read, CantRead):
+        if not queue_read.is_measurement:
+            return SAY.cant_check(env, Kind.VOLCANO_QUEUE, queue_read, job.ref)
+        return SAY.finding(
+            Status.FAIL,
+            Basis.MEASURED,
+            GANG_QUEUE_MISSING,
+            details=(state, f"Queue {group.queue}: {queue_read.reason}"),
+            objects=objects,
+            **{**queue_fields, "command": kubectl.cluster("get", "queues.scheduling.volcano.sh")},
+        )
+    if not isinstance(queue_read, Got):
+        return None
+    queue = g.volcano_queue(queue_read.obj)
+    if queue.state != g.OPEN:
+        return SAY.finding(
+            Status.FAIL,
+            Basis.MEASURED,
+            GANG_QUEUE_CLOSED,
+            details=(state, f"Queue {queue.name}: state {queue.state}"),
+            objects=(f"Queue/{queue.name}", *objects),
+            **queue_fields,
+            state=queue.state.lower(),
+        )
+    if group.min_resources is None or queue.capability is None:
+        return None
+    over = g.beyond(group.min_resources, queue.capability)
+    if not over:
+        return None
+    needs = _amounts(group.min_resources, over)
+    holds = _amounts(queue.capability, over)
+    return SAY.finding(
+        Status.FAIL,
+        Basis.INFERRED,
+        GANG_NEVER_FITS,
+        details=(
+            state,
+            f"Queue {queue.name}: capability {holds}",
+            f"PodGroup {group.name}: minResources {needs}",
+        ),
+        objects=(f"Queue/{queue.name}", *objects),
+        **queue_fields,
+        needs=needs,
+        holds=holds,
+    )
+
+
+def _said(
+    env: Environment, job: TrainingJob, kind: Kind, group: g.PodGroupState, fields: dict[str, Any]
+) -> list[Finding]:
+    """What the scheduler wrote on the group: placed, or its failing condition quoted."""
+    objects = (f"PodGroup/{group.name}", job.ref)
+    state = f"PodGroup {group.name}: phase {group.phase or '-'}, minMember {group.min_member}"
+    if group.placed:
+        return [
+            SAY.finding(
+                Status.OK, Basis.MEASURED, GANG_PLACED, details=(state,), objects=objects, **fields
+            )
+        ]
+    said = group.failing[0] if group.failing else None
+    if said is None:
+        return []
+    plural = f"{kind.plural}.{kind.spec.group}"
+    return [
+        SAY.finding(
+            Status.FAIL,
+            Basis.MEASURED,
+            GANG_REFUSED,
+            details=(state, f"condition {said.type} ({said.reason}): {said.message}"),
+            objects=objects,
+            **fields,
+            message=quoted(said.message or said.reason),
+            command=env.settings.kubectl.here("describe", plural, group.name),
+        )
+    ]
+
+
+def quoted(message: str) -> str:
+    """A scheduler's message as a headline quotes it: bounded, and in backticks (the machine's
+    words, kept as written; a backtick inside would end the quote early)."""
+    text = message.replace("`", "'")
+    if len(text) > LONGEST_MESSAGE:
+        text = text[: LONGEST_MESSAGE - 1] + "…"
+    return f"`{text}`"
+
+
+def _amounts(resources: Resources, names: list[str]) -> str:
+    return ", ".join(format_amount(name, resources.get(name)) for name in names)

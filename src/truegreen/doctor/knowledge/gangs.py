@@ -1,0 +1,315 @@
+"""Schedulers other than the cluster's own, and the gangs they place, as pure functions of the
+objects they keep.
+
+A pod whose `spec.schedulerName` is not `default-scheduler` is placed by that scheduler alone
+(kubernetes/kubernetes pkg/scheduler/profile/profile.go: each scheduler skips the pods of other
+names, `frameworkForPod`). A gang scheduler ties pods to a group object and places them all or
+none; its verdict is on that object:
+- Volcano: the pod annotation `scheduling.k8s.io/group-name` (volcano-sh/apis
+  pkg/apis/scheduling/v1beta1/labels.go `KubeGroupNameAnnotationKey`, which the training
+  operator sets: kubeflow/training-operator `gangSchedulingPodGroupAnnotation`) names a
+  `scheduling.volcano.sh/v1beta1` PodGroup whose `status.phase` is Pending, Inqueue, Running,
+  Unknown or Completed and whose `Unschedulable` condition carries the scheduler's words
+  (`"%v/%v tasks in gang unschedulable: %v"` with `JobInfo.FitError()`, volcano
+  pkg/scheduler/cache/cache.go `RecordJobStatusEvent`, pkg/scheduler/api/job_info.go); its
+  `spec.queue` names a Queue (default `default`) whose `spec.capability` caps what its gangs
+  hold and whose `status.state` is Open, Closed, Closing or Unknown (types.go `QueueState`).
+- scheduler-plugins' coscheduling: the pod label `scheduling.x-k8s.io/pod-group`
+  (kubernetes-sigs/scheduler-plugins apis/scheduling/v1alpha1/types.go `PodGroupLabel`) names a
+  `scheduling.x-k8s.io/v1alpha1` PodGroup; its `status.phase` (Pending, Scheduling, Running,
+  Unknown, Finished, Failed) is its only word: the plugin's refusals are on the pods.
+- KAI: the pod annotation `pod-group-name` (NVIDIA/KAI-Scheduler pkg/common/constants
+  `PodGroupAnnotationForPod`) names a `scheduling.run.ai/v2alpha2` PodGroup whose
+  `status.schedulingConditions` of type `UnschedulableOnNodePool` carry the scheduler's
+  `reasons` (each a reason and a message) and whose `status.running` counts its running pods
+  (pkg/apis/scheduling/v2alpha2/podgroup_types.go).
+"""
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import msgspec
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import Kind, KubeObject
+from truegreen.quantity import QuantityError, Resources
+
+DEFAULT_SCHEDULER = "default-scheduler"
+"""The name the API server defaults `spec.schedulerName` to (pkg/apis/core/v1/defaults.go via
+`v1.DefaultSchedulerName`): the cluster's own scheduler."""
+
+VOLCANO_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
+COSCHEDULING_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
+KAI_GROUP_ANNOTATION = "pod-group-name"
+
+VOLCANO_DEFAULT_QUEUE = "default"
+"""The Queue a Volcano PodGroup without `spec.queue` belongs to (types.go `DefaultQueue`)."""
+
+PLACED_PHASES = frozenset({"Running", "Completed"})
+"""Volcano PodGroup phases in which the gang has been placed (types.go `PodGroupPhase`)."""
+
+COSCHEDULING_PLACED = frozenset({"Running", "Finished"})
+"""Coscheduling PodGroup phases in which the gang has been placed (v1alpha1 `PodGroupPhase`)."""
+
+KAI_UNSCHEDULABLE = "UnschedulableOnNodePool"
+"""KAI's scheduling condition on a group it cannot place (v2alpha2 `SchedulingConditionType`)."""
+
+OPEN = "Open"
+"""A Volcano Queue that takes new gangs (types.go `QueueStateOpen`)."""
+
+SCHEDULER_SUFFIX = "-scheduler"
+
+RUNNING_PODS = {"status.phase": "Running"}
+"""The field selector of the pods that run now (pods accept `status.phase`)."""
+
+
+GANG_KINDS = (
+    Kind.VOLCANO_POD_GROUP,
+    Kind.VOLCANO_QUEUE,
+    Kind.COSCHEDULING_POD_GROUP,
+    Kind.KAI_POD_GROUP,
+)
+"""The gang schedulers' kinds discovery is asked about."""
+
+
+class GangRef(Struct, frozen=True):
+    """The group object a pod of the job belongs to."""
+
+    kind: Kind
+    name: str
+
+
+def schedulers_named(specs: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
+    """The schedulers other than the cluster's own that the pod specs name, in order."""
+    names = (str(spec.get("schedulerName") or DEFAULT_SCHEDULER) for spec in specs)
+    return tuple(dict.fromkeys(n for n in names if n != DEFAULT_SCHEDULER))
+
+
+def gang_of(pod: KubeObject) -> GangRef | None:
+    """The group object the pod names, by the key its scheduler reads; None when none."""
+    annotations = o.annotations_of(pod)
+    labels = o.labels_of(pod)
+    if name := annotations.get(VOLCANO_GROUP_ANNOTATION):
+        return GangRef(Kind.VOLCANO_POD_GROUP, name)
+    if name := labels.get(COSCHEDULING_GROUP_LABEL):
+        return GangRef(Kind.COSCHEDULING_POD_GROUP, name)
+    if name := annotations.get(KAI_GROUP_ANNOTATION):
+        return GangRef(Kind.KAI_POD_GROUP, name)
+    return None
+
+
+def gangs_of(pods: Sequence[KubeObject]) -> list[GangRef]:
+    """Each group object the pods name, once, in order."""
+    return list(dict.fromkeys(ref for pod in pods if (ref := gang_of(pod)) is not None))
+
+
+def scheduler_identity(name: str) -> str:
+    """The name a scheduler's own pods carry: the scheduler's name where it already ends in
+    `-scheduler` (`kai-scheduler`, `scheduler-plugins-scheduler`), else that name with
+    `-scheduler` (`volcano-scheduler`, `yunikorn-scheduler`). Real installs name their
+    Deployment, and so their pods, this way, and label them with it: volcano
+    installer/helm/chart/volcano/templates/scheduler.yaml (`app: volcano-scheduler`), apache
+    yunikorn-release helm-charts/yunikorn/templates/deployment.yaml (`component:
+    yunikorn-scheduler`), scheduler-plugins manifests/install/charts/as-a-second-scheduler
+    (Deployment `scheduler-plugins-scheduler`), KAI's operator (Deployment
+    `kai-scheduler-default`)."""
+    return name if name.endswith(SCHEDULER_SUFFIX) else name + SCHEDULER_SUFFIX
+
+
+def identifies_as(identity: str, pod_name: str, label_values: Iterable[str]) -> bool:
+    """A running pod is the scheduler's own: its name starts with the identity and a dash (a
+    Deployment's or StatefulSet's pod), or one of its labels has the identity as value."""
+    return pod_name.startswith(identity + "-") or identity in label_values
+
+
+class _Metadata(Struct, rename="camel", gc=False):
+    name: str = ""
+    namespace: str = ""
+    labels: dict[str, str] = msgspec.field(default_factory=dict)
+
+
+class SchedulerPodView(Struct, rename="camel", gc=False):
+    """The part of a pod the scheduler fold reads: its name, namespace and labels."""
+
+    metadata: _Metadata = msgspec.field(default_factory=_Metadata)
+
+
+class SchedulerPods:
+    """The fold that looks, among the cluster's running pods, for each named scheduler's own
+    pod: its summary maps each scheduler found to one such pod (`namespace/name`)."""
+
+    view = SchedulerPodView
+
+    def __init__(self, schedulers: Sequence[str]) -> None:
+        self._wanted = {name: scheduler_identity(name) for name in schedulers}
+        self._found: dict[str, str] = {}
+
+    @property
+    def name(self) -> str:
+        """Identifies the fold and the schedulers it looks for, in a snapshot."""
+        return "schedulers-" + "-".join(sorted(self._wanted))
+
+    def add(self, item: SchedulerPodView) -> None:
+        """Note the first running pod of each scheduler looked for."""
+        metadata = item.metadata
+        for scheduler, identity in self._wanted.items():
+            if scheduler not in self._found and identifies_as(
+                identity, metadata.name, metadata.labels.values()
+            ):
+                self._found[scheduler] = f"{metadata.namespace}/{metadata.name}"
+
+    def summary(self) -> dict[str, Any]:
+        """The schedulers found running, each with one of its pods."""
+        return {"running": dict(sorted(self._found.items()))}
+
+
+def schedulers_running(summary: Mapping[str, Any]) -> dict[str, str] | None:
+    """The fold's summary as scheduler → pod; None when it is not of that shape."""
+    running = summary.get("running")
+    if not isinstance(running, Mapping):
+        return None
+    return {str(k): str(v) for k, v in running.items()}
+
+
+def looked_at(pod: KubeObject) -> bool:
+    """Some scheduler has judged the pod: it is placed, or carries the `PodScheduled`
+    condition a scheduler writes when it cannot place it (kubernetes/kubernetes
+    pkg/scheduler/schedule_one.go `handleSchedulingFailure`; volcano
+    pkg/scheduler/cache/cache.go `taskUnschedulable`)."""
+    return bool(o.node_name(pod)) or o.condition(pod, "PodScheduled") is not None
+
+
+class GroupCondition(Struct, frozen=True):
+    """A failing condition a gang scheduler wrote on its group: its words, as written."""
+
+    type: str
+    reason: str
+    message: str
+
+
+class PodGroupState(Struct, frozen=True):
+    """A gang's group object as its scheduler keeps it."""
+
+    name: str
+    placed: bool
+    """The scheduler has placed the gang."""
+    phase: str
+    min_member: int
+    queue: str
+    min_resources: Resources | None
+    """`spec.minResources`; None when absent or not quantities."""
+    failing: tuple[GroupCondition, ...]
+    """The scheduler's failing conditions in force, its words as written."""
+
+
+UNSCHEDULABLE = "Unschedulable"
+"""The condition type Volcano writes on a gang it cannot place (`PodGroupUnschedulableType`)."""
+
+
+def pod_group(obj: KubeObject) -> PodGroupState:
+    """The Volcano PodGroup `obj`, as types.go `PodGroupSpec` and `PodGroupStatus` hold it."""
+    spec = o.mapping(obj.get("spec"))
+    status = o.mapping(obj.get("status"))
+    failing = tuple(
+        GroupCondition(
+            str(c.get("type", "")), str(c.get("reason") or ""), str(c.get("message") or "")
+        )
+        for c in map(o.mapping, o.sequence(status.get("conditions")))
+        if c.get("type") == UNSCHEDULABLE and c.get("status") == "True"
+    )
+    phase = str(status.get("phase") or "Pending")
+    return PodGroupState(
+        o.name_of(obj),
+        phase in PLACED_PHASES,
+        phase,
+        o.integer(spec.get("minMember")),
+        str(spec.get("queue") or VOLCANO_DEFAULT_QUEUE),
+        _resources(spec.get("minResources")),
+        failing,
+    )
+
+
+def coscheduling_pod_group(obj: KubeObject) -> PodGroupState:
+    """The coscheduling PodGroup `obj` (scheduler-plugins apis/scheduling/v1alpha1/types.go):
+    no queue and no conditions."""
+    spec = o.mapping(obj.get("spec"))
+    phase = str(o.mapping(obj.get("status")).get("phase") or "Pending")
+    return PodGroupState(
+        o.name_of(obj),
+        phase in COSCHEDULING_PLACED,
+        phase,
+        o.integer(spec.get("minMember")),
+        "",
+        _resources(spec.get("minResources")),
+        (),
+    )
+
+
+def kai_pod_group(obj: KubeObject) -> PodGroupState:
+    """The KAI PodGroup `obj` (v2alpha2 podgroup_types.go): placed once `status.running`
+    reaches `spec.minMember`; each `UnschedulableOnNodePool` scheduling condition not False
+    is its word, its `reasons` joined (else its deprecated `reason` and `message`)."""
+    spec = o.mapping(obj.get("spec"))
+    status = o.mapping(obj.get("status"))
+    failing = []
+    for c in map(o.mapping, o.sequence(status.get("schedulingConditions"))):
+        if c.get("type") != KAI_UNSCHEDULABLE or c.get("status") == "False":
+            continue
+        reasons = [o.mapping(r) for r in o.sequence(c.get("reasons"))]
+        message = "; ".join(
+            f"{r.get('reason', '')}: {r.get('message', '')}" for r in reasons
+        ) or str(c.get("message") or "")
+        failing.append(GroupCondition(KAI_UNSCHEDULABLE, str(c.get("reason") or ""), message))
+    minimum = o.integer(spec.get("minMember"))
+    return PodGroupState(
+        o.name_of(obj),
+        minimum > 0 and o.integer(status.get("running")) >= minimum,
+        str(status.get("phase") or ""),
+        minimum,
+        str(spec.get("queue") or ""),
+        None,
+        tuple(failing),
+    )
+
+
+GROUP_READERS = {
+    Kind.VOLCANO_POD_GROUP: pod_group,
+    Kind.COSCHEDULING_POD_GROUP: coscheduling_pod_group,
+    Kind.KAI_POD_GROUP: kai_pod_group,
+}
+"""How each group kind is read."""
+
+
+class QueueState(Struct, frozen=True):
+    """A Volcano Queue: whether it takes gangs, and what it can hold at most."""
+
+    name: str
+    state: str
+    capability: Resources | None
+    """`spec.capability`; None when it states none (no cap)."""
+
+
+def volcano_queue(obj: KubeObject) -> QueueState:
+    """The Volcano Queue `obj` (types.go `QueueSpec`, `QueueStatus`); a queue whose state is
+    not written yet is taken as open, as the queue controller opens new queues."""
+    spec = o.mapping(obj.get("spec"))
+    status = o.mapping(obj.get("status"))
+    return QueueState(
+        o.name_of(obj), str(status.get("state") or OPEN), _resources(spec.get("capability"))
+    )
+
+
+def beyond(wanted: Resources, cap: Resources) -> list[str]:
+    """The resources `wanted` asks more of than `cap` holds (only those `cap` names)."""
+    capped = cap.names
+    return [r for r, amount in wanted.amounts if r in capped and amount > cap.get(r)]
+
+
+def _resources(value: object) -> Resources | None:
+    if not isinstance(value, Mapping) or not value:
+        return None
+    try:
+        return Resources.parse({str(k): str(v) for k, v in value.items()})
+    except QuantityError:
+        return None

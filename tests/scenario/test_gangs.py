@@ -1,0 +1,393 @@
+"""Gang schedulers: the scheduler the pods name decides, and its word on the group is read.
+
+Every object is in the shape the real controllers write (tests/support/gang_objects.py cites
+each); the fake serves Volcano's groups only once installed, as its CRDs do.
+"""
+
+import json
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from tests.scenario.conftest import Doctor
+from tests.support import gang_objects as gang
+from tests.support.fake_apiserver import Fault
+from tests.support.scenarios import Obj, healthy
+from tests.support.training_kinds import ALL_GROUPS
+
+JOB = "bert-large"
+
+
+def _findings(report: dict[str, Any], check: str) -> list[tuple[str, str, str]]:
+    return [(f["code"], f["status"], f["basis"]) for f in report["findings"] if f["check"] == check]
+
+
+def _finding(report: dict[str, Any], code: str) -> dict[str, Any]:
+    found: list[dict[str, Any]] = [f for f in report["findings"] if f["code"] == code]
+    assert len(found) == 1, [f["code"] for f in report["findings"]]
+    return found[0]
+
+
+def cluster(
+    *,
+    scheduler: str = "volcano",
+    runs: bool = True,
+    group: Callable[[datetime], Obj] | None = None,
+    queue: Obj | None = None,
+    marked: str | None = None,
+) -> Callable[[datetime], list[Obj]]:
+    """The healthy namespace plus an idle 8-GPU machine and the PyTorchJob 'bert-large' two
+    minutes old, its 4 pods naming `scheduler`; Volcano's own pod runs where `runs`."""
+
+    def build(now: datetime) -> list[Obj]:
+        job, *pods = gang.volcano_job(JOB, now, scheduler=scheduler, age=timedelta(minutes=2))
+        if marked is not None:
+            pods = gang.looked_at(pods, marked)
+        objects = [*healthy(now), gang.gpu_machine(), job, *pods]
+        if runs:
+            objects.append(gang.volcano_scheduler_pod(now))
+        if group is not None:
+            objects.append(group(now))
+        if queue is not None:
+            objects.append(queue)
+        return objects
+
+    return build
+
+
+def _install(doctor: Doctor) -> None:
+    doctor.server.install(*ALL_GROUPS)
+    doctor.server.install(gang.VOLCANO_GROUP)
+
+
+def unplaced(now: datetime) -> Obj:
+    return gang.pod_group(JOB, now, phase="Pending", message=gang.UNPLACED)
+
+
+def test_a_gang_volcano_cannot_place_is_not_ready_in_volcano_s_words(doctor: Doctor) -> None:
+    """issue 42: the PodGroup Pending with Volcano's `Unschedulable` condition, a Queue of 8
+    GPUs, an idle machine the arithmetic finds room on. The scheduler's word is measured and
+    is the headline, quoted; the arithmetic does not say otherwise."""
+    _install(doctor)
+    doctor.load(cluster(group=unplaced, queue=gang.volcano_queue("default", gpus=8)))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert ("queue.gang-refused", "fail", "measured") in _findings(report, "queue")
+    found = _finding(report, "queue.gang-refused")
+    assert found["headline"] == (
+        f"`volcano` can't start the training job 'bert-large' as one group: `{gang.UNPLACED}`."
+    )
+    assert found["remedy"].startswith("Free or add what `volcano` names, or ask for less; `kubectl")
+    assert found["remedy"].endswith(
+        " describe podgroups.scheduling.volcano.sh bert-large` shows its account."
+    )
+    assert found["objects"] == ["PodGroup/bert-large", "PyTorchJob/bert-large"]
+    assert report["headline"]["code"] == "queue.gang-refused"
+    assert report["headline"]["rule"] == "root-cause-failure"
+    assert result.exit_code == 2
+    assert not [f for f in report["findings"] if f["check"] == "capacity" and f["status"] != "ok"]
+    read = {r.path for r in doctor.server.requests()}
+    assert "/apis/scheduling.volcano.sh/v1beta1/namespaces/train/podgroups/bert-large" in read
+    assert "/apis/scheduling.volcano.sh/v1beta1/queues/default" in read
+
+
+def test_the_scheduler_s_words_are_bounded_and_escaped(doctor: Doctor) -> None:
+    """A message from the cluster is quoted at most 400 characters long, a backtick inside
+    can't end the quote, and a terminal escape is shown, not obeyed (truegreen/textsafe.py)."""
+    hostile = "\x1b[2J`rm -rf`" + "x" * 600
+    _install(doctor)
+    doctor.load(
+        cluster(
+            group=lambda now: gang.pod_group(JOB, now, phase="Pending", message=hostile),
+            queue=gang.volcano_queue("default", gpus=8),
+        )
+    )
+    found = _finding(doctor.live("-o", "json").json(), "queue.gang-refused")
+    quoted = found["headline"].split(" as one group: ", 1)[1]
+    assert quoted == "`" + ("\x1b[2J'rm -rf'" + "x" * 600)[:399] + "…`."
+    text = doctor.live().stdout
+    assert "\\x1b[2J'rm -rf'" in text
+    assert "\x1b" not in text
+
+
+def test_a_scheduler_that_does_not_run_is_not_ready_at_once(doctor: Doctor) -> None:
+    """The same job two minutes old, its pods naming a scheduler no pod of the cluster is:
+    never placed, a measured fail now, not after the five-minute wait."""
+    _install(doctor)
+    doctor.load(cluster(runs=False))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report, "queue") == [
+        ("queue.not-used", "ok", "measured"),
+        ("queue.scheduler-missing", "fail", "measured"),
+    ]
+    found = _finding(report, "queue.scheduler-missing")
+    assert found["headline"] == (
+        "The training job 'bert-large' waits to be placed by `volcano`, which doesn't run in "
+        "this cluster: it will never start."
+    )
+    assert report["headline"]["code"] == "queue.scheduler-missing"
+    assert result.exit_code == 2
+    assert {(r.path, r.query.get("fieldSelector")) for r in doctor.server.requests()} >= {
+        ("/api/v1/pods", "status.phase=Running")
+    }
+
+
+def test_a_planned_job_naming_a_scheduler_that_does_not_run(doctor: Doctor, tmp_path: Path) -> None:
+    """`--job-file`: a job not yet submitted has no pods; its template's `schedulerName` is
+    enough to know it would never be placed. (The namespace's own job names Volcano too, so
+    that a snapshot, taken without `--job-file`, holds the same look for Volcano's pod.)"""
+    _install(doctor)
+    doctor.load(cluster(runs=False))
+    job = gang.volcano_job("planned", doctor.now, scheduler="volcano", age=timedelta(0))[0]
+    del job["status"], job["metadata"]["uid"]
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(job))
+    result = doctor.live("-o", "json", "--job-file", str(path))
+    assert _finding(result.json(), "queue.scheduler-missing")["headline"] == (
+        "The training job 'planned' waits to be placed by `volcano`, which doesn't run in "
+        "this cluster: it will never start."
+    )
+    assert result.exit_code == 2
+
+
+def test_a_scheduler_that_has_looked_at_the_pods_runs(doctor: Doctor) -> None:
+    """A scheduler running under another pod name still marks the pods it judged: then it is
+    not called missing."""
+    _install(doctor)
+    marked = "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."
+    doctor.load(cluster(scheduler="gang-batch", runs=False, marked=marked))
+    report = doctor.live("-o", "json").json()
+    assert "queue.scheduler-missing" not in {f["code"] for f in report["findings"]}
+
+
+def test_the_scheduler_s_own_pod_runs_and_the_gang_is_placed(doctor: Doctor) -> None:
+    """Volcano's pod (`volcano-scheduler-…`, `app: volcano-scheduler`) runs and its PodGroup
+    is Running: measured ok, ready."""
+    _install(doctor)
+    doctor.load(
+        cluster(
+            group=lambda now: gang.pod_group(JOB, now, phase="Running", message=None),
+            queue=gang.volcano_queue("default", gpus=8),
+        )
+    )
+    result = doctor.live("-o", "json")
+    assert _findings(result.json(), "queue") == [
+        ("queue.not-used", "ok", "measured"),
+        ("queue.gang-placed", "ok", "measured"),
+    ]
+    assert result.exit_code == 0
+
+
+def test_a_group_that_does_not_exist_is_measured(doctor: Doctor) -> None:
+    """The pods name the group 'bert-large'; the server answers 404 for it."""
+    _install(doctor)
+    doctor.load(cluster())
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.gang-missing")
+    assert (found["status"], found["basis"]) == ("fail", "measured")
+    assert found["headline"] == (
+        "The training job 'bert-large' waits to start as the group 'bert-large' of `volcano`, "
+        "which doesn't exist: it will never start."
+    )
+    assert result.exit_code == 2
+
+
+def test_volcano_not_installed_is_a_measured_absence(doctor: Doctor) -> None:
+    """The pods name a Volcano group, discovery serves no scheduling.volcano.sh."""
+    doctor.server.install(*ALL_GROUPS)
+    doctor.load(cluster())
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = _finding(report, "queue.gang-missing")
+    assert (found["status"], found["basis"]) == ("fail", "measured")
+    assert found["headline"] == (
+        "The training job 'bert-large' waits to start as the group 'bert-large' of `volcano`, "
+        "which doesn't exist (the cluster doesn't offer such groups): it will never start."
+    )
+    assert result.exit_code == 2
+
+
+def test_an_unreadable_group_is_unknown_naming_the_permission(doctor: Doctor) -> None:
+    _install(doctor)
+    doctor.load(cluster(group=unplaced, queue=gang.volcano_queue("default", gpus=8)))
+    doctor.server.inject(Fault.FORBIDDEN, r"/podgroups/bert-large$")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = _finding(report, "queue.cant-read")
+    assert (found["status"], found["basis"]) == ("unknown", "cant-check")
+    assert found["headline"] == (
+        "Couldn't check whether the queue lets the training job start: no permission to read "
+        "the groups a training job starts as."
+    )
+    assert found["details"] == [
+        "read podgroup 'bert-large': no permission (403); needs get "
+        "podgroups.scheduling.volcano.sh in namespace train"
+    ]
+    assert result.exit_code == 3
+
+
+def test_a_queue_too_small_for_the_gang_never_fits(doctor: Doctor) -> None:
+    _install(doctor)
+    doctor.load(cluster(group=unplaced, queue=gang.volcano_queue("default", gpus=4)))
+    report = doctor.live("-o", "json").json()
+    found = _finding(report, "queue.gang-never-fits")
+    assert (found["status"], found["basis"]) == ("fail", "inferred")
+    assert found["headline"] == (
+        "The training job 'bert-large' needs 8 nvidia.com/gpu, more than the queue 'default' of "
+        "`volcano` can ever hold (4 nvidia.com/gpu): it will never start."
+    )
+
+
+def test_a_closed_queue_and_a_missing_one(doctor: Doctor) -> None:
+    _install(doctor)
+    doctor.load(
+        cluster(group=unplaced, queue=gang.volcano_queue("default", gpus=8, state="Closed"))
+    )
+    report = doctor.live("-o", "json").json()
+    assert _finding(report, "queue.gang-queue-closed")["headline"] == (
+        "The queue 'default' of `volcano` is closed: the training job 'bert-large' will not "
+        "start from it."
+    )
+
+
+def test_a_missing_queue_is_measured(doctor: Doctor) -> None:
+    _install(doctor)
+    doctor.load(cluster(group=unplaced))
+    report = doctor.live("-o", "json").json()
+    found = _finding(report, "queue.gang-queue-missing")
+    assert (found["status"], found["basis"]) == ("fail", "measured")
+
+
+OVER_LIMIT = "OverLimit"
+OVER_LIMIT_MESSAGE = (
+    "PodGroup train/pg-bert-large-uid-bert-large would exceed the limit of queue team-a for "
+    "nvidia.com/gpu: requested 8, limit 4"
+)
+
+
+def test_a_kai_group_it_cannot_place_quotes_its_reasons(doctor: Doctor) -> None:
+    """KAI's word is its PodGroup's `UnschedulableOnNodePool` scheduling condition: quoted."""
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+
+    def build(now: datetime) -> list[Obj]:
+        return [
+            *healthy(now),
+            gang.gpu_machine(),
+            *gang.kai_job(JOB, now, age=timedelta(minutes=2)),
+            gang.kai_scheduler_pod(now),
+            gang.kai_pod_group(JOB, now, reasons=[(OVER_LIMIT, OVER_LIMIT_MESSAGE)]),
+        ]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.gang-refused")
+    assert found["headline"] == (
+        "`kai-scheduler` can't start the training job 'bert-large' as one group: "
+        f"`{OVER_LIMIT}: {OVER_LIMIT_MESSAGE}`."
+    )
+    assert found["remedy"].endswith(
+        " describe podgroups.scheduling.run.ai pg-bert-large-uid-bert-large` shows its account."
+    )
+    assert result.exit_code == 2
+
+
+def test_a_coscheduling_group_that_does_not_exist_and_one_running(doctor: Doctor) -> None:
+    """The coscheduling plugin keeps pods whose group is missing waiting; Running is placed."""
+    doctor.server.install(*ALL_GROUPS, gang.COSCHEDULING_GROUP)
+
+    def build(now: datetime) -> list[Obj]:
+        job, *pods = gang.volcano_job(
+            JOB, now, scheduler="scheduler-plugins-scheduler", age=timedelta(minutes=2)
+        )
+        for pod in pods:
+            pod["metadata"]["annotations"] = {}
+            pod["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] = JOB
+        mine = gang.volcano_scheduler_pod(now)
+        mine["metadata"].update(name="scheduler-plugins-scheduler-7d9c5b8f6-xk2lm", labels={})
+        return [*healthy(now), gang.gpu_machine(), job, *pods, mine]
+
+    doctor.load(build)
+    missing = _finding(doctor.live("-o", "json").json(), "queue.gang-missing")
+    assert missing["headline"] == (
+        "The training job 'bert-large' waits to start as the group 'bert-large' of "
+        "`scheduler-plugins-scheduler`, which doesn't exist: it will never start."
+    )
+    doctor.server.add(gang.coscheduling_pod_group(JOB, doctor.now, phase="Running"))
+    result = doctor.live("-o", "json")
+    assert ("queue.gang-placed", "ok", "measured") in _findings(result.json(), "queue")
+    assert result.exit_code == 0
+
+
+def _statuses(report: dict[str, Any]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for finding in report["findings"]:
+        found.setdefault(finding["check"], set()).add(finding["status"])
+    return found
+
+
+GANG_READS = {
+    # The cluster's pods: the capacity fold and the scheduler fold share the path.
+    ("GET", "/api/v1/pods"): ({"capacity", "queue"}, None),
+    ("GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/train/podgroups/bert-large"): (
+        {"queue"},
+        "queue.gang-missing",
+    ),
+    ("GET", "/apis/scheduling.volcano.sh/v1beta1/queues/default"): (
+        {"queue"},
+        "queue.gang-queue-missing",
+    ),
+}
+"""Each gang read, the checks that consume it, and the measured finding its 404 is."""
+
+
+def test_the_fault_matrix_holds_for_the_gang_reads(doctor: Doctor) -> None:
+    """As tests/scenario/test_fault_matrix.py for the healthy run, for each read a gang adds:
+    every fault class makes the checks that consume it unknown (a 404 on a get: the measured
+    absence), no traceback, JSON, no other check changes, each read sent once (a reset
+    resent as client-go does, a 429 waited out)."""
+    from truegreen.cluster.throttle import MAX_RETRIES
+
+    doctor.round_trip = False  # each fault class's round trip is pinned in test_snapshot.py
+    _install(doctor)
+    doctor.load(cluster(group=unplaced, queue=gang.volcano_queue("default", gpus=8)))
+    baseline = doctor.live("-o", "json", "--request-timeout", "0.9")
+    assert baseline.exit_code == 2
+    base = _statuses(baseline.json())
+    made = {(r.method, r.path) for r in doctor.server.requests()}
+    assert set(GANG_READS) <= made, "precondition: every gang read is made"
+    held = 0
+    for (method, path), (owners, absence) in GANG_READS.items():
+        for fault in Fault:
+            doctor.server.clear_faults()
+            throttled = fault is Fault.TOO_MANY_REQUESTS
+            doctor.server.inject(
+                fault, "^" + path + "$", method=method, delay=3, count=1 if throttled else None
+            )
+            before = len(doctor.server.log)
+            result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
+            cell = f"{fault.name} on {method} {path}"
+            assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
+            sent = [r for r in doctor.server.log[before:] if (r.method, r.path) == (method, path)]
+            folds = 2 if path == "/api/v1/pods" else 1
+            resends = MAX_RETRIES if fault is Fault.RESET else 0
+            assert len(sent) <= folds * (1 + resends + throttled), f"{cell}: {len(sent)} sends"
+            report = result.json()
+            statuses = _statuses(report)
+            others = {c: s for c, s in statuses.items() if c not in owners}
+            assert others == {c: s for c, s in base.items() if c not in owners}, cell
+            if throttled:
+                assert statuses == base, cell
+                assert result.exit_code == 2, cell
+            elif fault is Fault.NOT_FOUND and absence is not None:
+                assert absence in {f["code"] for f in report["findings"]}, cell
+                assert statuses["queue"] == {"ok", "fail"}, cell
+                assert result.exit_code == 2, cell
+            else:
+                for check in owners:
+                    assert "unknown" in statuses[check], cell
+                    assert "fail" not in statuses[check], cell
+                assert result.exit_code == 3, cell
+            held += 1
+    assert held == len(GANG_READS) * len(Fault)

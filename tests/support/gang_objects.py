@@ -1,0 +1,276 @@
+"""A gang scheduler's objects as a real cluster holds them: Volcano's scheduler pod, its
+PodGroup and Queue, and a PyTorchJob whose pods it places. Each builder names its source."""
+
+import copy
+from datetime import datetime, timedelta
+
+from tests.support.scenarios import REGISTRY, Obj, job_pod, node, ts
+from tests.support.training_kinds import pytorch_job, pytorch_pod
+
+VOLCANO_GROUP = "scheduling.volcano.sh"
+GPU = "nvidia.com/gpu"
+UNPLACED = (
+    "4/4 tasks in gang unschedulable: pod group is not ready, 4 Pending, 4 minAvailable; "
+    "Pending: 4 Unschedulable"
+)
+"""What Volcano's gang plugin writes on a PodGroup none of whose 4 pods fit: `"%v/%v tasks in
+gang unschedulable: %v"` with `JobInfo.FitError()` (volcano pkg/scheduler/plugins/gang/gang.go
+`OnSessionClose`; pkg/scheduler/api/job_info.go `FitError`: `pod group is not ready`, the
+task-status histogram sorted, then `Pending:` and the pending tasks' reasons, `Unschedulable`
+for those with fit errors, `PodReasonUnschedulable`)."""
+
+
+def volcano_job(name: str, now: datetime, *, scheduler: str, age: timedelta) -> list[Obj]:
+    """A PyTorchJob of a Master and 3 Workers (4 pods, 2 GPUs each) handed to `scheduler`, and
+    its pods, Pending and never looked at. The training operator with gang scheduling sets
+    each pod's `schedulerName` and the annotation `scheduling.k8s.io/group-name: <job>`
+    (kubeflow/training-operator pkg/controller.v1/common/pod.go, `gangSchedulingPodGroupAnnotation`;
+    volcano-sh/apis pkg/apis/scheduling/v1beta1/labels.go `KubeGroupNameAnnotationKey`)."""
+    job = pytorch_job(name, now, workers=3, gpus=2, age=age)
+    job["metadata"]["uid"] = f"uid-{name}"
+    job["spec"]["runPolicy"] = {"schedulingPolicy": {"queue": "default", "minAvailable": 4}}
+    job["status"] = {"conditions": [{"type": "Created", "status": "True"}]}
+    for replica in job["spec"]["pytorchReplicaSpecs"].values():
+        template = replica["template"]
+        template["spec"]["schedulerName"] = scheduler
+        # A memory-backed /dev/shm, as multi-GPU PyTorch needs (docs/scheduling.md).
+        template["spec"]["volumes"] = [{"name": "shm", "emptyDir": {"medium": "Memory"}}]
+        for each in template["spec"]["containers"]:
+            each["volumeMounts"] = [{"name": "shm", "mountPath": "/dev/shm"}]
+        template["metadata"]["annotations"] = {"scheduling.k8s.io/group-name": name}
+    pods = [pytorch_pod(job, "Master", 0, now, node_name=None)] + [
+        pytorch_pod(job, "Worker", i, now, node_name=None) for i in range(3)
+    ]
+    for pod in pods:
+        role = pod["metadata"]["labels"]["training.kubeflow.org/replica-type"]
+        template = job["spec"]["pytorchReplicaSpecs"][role.capitalize()]["template"]
+        pod["metadata"]["annotations"] = dict(template["metadata"]["annotations"])
+        pod["metadata"]["creationTimestamp"] = ts(now - age)
+        # Never looked at by any scheduler: no PodScheduled condition (only a scheduler writes
+        # it: kubernetes/kubernetes pkg/scheduler/schedule_one.go `handleSchedulingFailure`).
+        pod["status"] = {"phase": "Pending", "qosClass": "Burstable"}
+    return [job, *pods]
+
+
+def looked_at(pods: list[Obj], message: str) -> list[Obj]:
+    """The pods as Volcano leaves them when it cannot place the gang: `PodScheduled` False,
+    reason `Unschedulable` (volcano pkg/scheduler/cache/cache.go `taskUnschedulable`)."""
+    marked = copy.deepcopy(pods)
+    for pod in marked:
+        pod["status"]["conditions"] = [
+            {
+                "type": "PodScheduled",
+                "status": "False",
+                "reason": "Unschedulable",
+                "message": message,
+            }
+        ]
+    return marked
+
+
+def pod_group(
+    name: str,
+    now: datetime,
+    *,
+    phase: str,
+    message: str | None,
+    gpus: int = 8,
+    queue: str = "default",
+) -> Obj:
+    """The PodGroup the training operator creates for the job (name: the job's; minMember: its
+    pods; minResources: their requests summed; kubeflow/training-operator
+    pkg/controller.v1/common/scheduling.go), with the status Volcano writes: `phase`, and the
+    `Unschedulable` condition of gang.go `OnSessionClose` (reason `NotEnoughResources`)."""
+    status: Obj = {"phase": phase}
+    if message is not None:
+        status["conditions"] = [
+            {
+                "type": "Unschedulable",
+                "status": "True",
+                "reason": "NotEnoughResources",
+                "message": message,
+                "transitionID": "606145d1-660f-4e01-850d-ed556cebc098",
+                "lastTransitionTime": ts(now - timedelta(seconds=30)),
+            }
+        ]
+    return {
+        "apiVersion": f"{VOLCANO_GROUP}/v1beta1",
+        "kind": "PodGroup",
+        "metadata": {
+            "name": name,
+            "namespace": "train",
+            "creationTimestamp": ts(now - timedelta(minutes=2)),
+            "ownerReferences": [
+                {
+                    "apiVersion": "kubeflow.org/v1",
+                    "kind": "PyTorchJob",
+                    "name": name,
+                    "uid": f"uid-{name}",
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": {
+            "minMember": 4,
+            "queue": queue,
+            "minResources": {"cpu": "32", "memory": "256Gi", GPU: str(gpus)},
+        },
+        "status": status,
+    }
+
+
+def volcano_queue(name: str, *, gpus: int, state: str = "Open") -> Obj:
+    """A Volcano Queue capped at `gpus` GPUs (volcano-sh/apis types.go `QueueSpec.Capability`,
+    `QueueStatus.State`; the installer's `default` queue: installer/helm/chart/volcano/
+    templates/default-queue.yaml with `reclaimable: true`, `weight: 1`)."""
+    return {
+        "apiVersion": f"{VOLCANO_GROUP}/v1beta1",
+        "kind": "Queue",
+        "metadata": {"name": name},
+        "spec": {
+            "weight": 1,
+            "reclaimable": True,
+            "capability": {"cpu": "64", "memory": "512Gi", GPU: str(gpus)},
+        },
+        "status": {"state": state, "pending": 1, "allocated": {"cpu": "0", "memory": "0"}},
+    }
+
+
+def volcano_scheduler_pod(now: datetime) -> Obj:
+    """The scheduler's own pod as Volcano's installer runs it: Deployment `volcano-scheduler`
+    in `volcano-system`, pods labelled `app: volcano-scheduler` (volcano installer/README.md
+    `pod/volcano-scheduler-94998fc64-86hzn`; installer/helm/chart/volcano/templates/
+    scheduler.yaml)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "volcano-scheduler-94998fc64-86hzn",
+            "namespace": "volcano-system",
+            "labels": {"app": "volcano-scheduler", "pod-template-hash": "94998fc64"},
+            "creationTimestamp": ts(now - timedelta(days=3)),
+        },
+        "spec": {
+            "nodeName": "cpu-1",
+            "serviceAccountName": "volcano-scheduler",
+            "containers": [
+                {
+                    "name": "volcano-scheduler",
+                    "image": f"{REGISTRY}/volcanosh/vc-scheduler:v1.12.1",
+                    "args": ["--scheduler-conf=/volcano.scheduler/volcano-scheduler.conf"],
+                    "resources": {"requests": {"cpu": "100m", "memory": "128Mi"}},
+                }
+            ],
+        },
+        "status": {"phase": "Running"},
+    }
+
+
+def gpu_machine() -> Obj:
+    """An idle 8-GPU machine: the arithmetic finds room for the 4 pods of 2 GPUs."""
+    return node("gpu-8", "64", "512Gi", gpus=8)
+
+
+KAI_GROUP = "scheduling.run.ai"
+COSCHEDULING_GROUP = "scheduling.x-k8s.io"
+GANG_GROUPS = (VOLCANO_GROUP, COSCHEDULING_GROUP, KAI_GROUP)
+
+
+def kai_group_name(job: str) -> str:
+    """KAI's pod grouper names a job's group `pg-<top owner>-<its uid>`
+    (pkg/podgrouper/podgrouper/plugins/defaultgrouper `CalcPodGroupName`,
+    constants.PodGroupNamePrefix `pg`)."""
+    return f"pg-{job}-uid-{job}"
+
+
+def kai_job(name: str, now: datetime, *, age: timedelta) -> list[Obj]:
+    """The PyTorchJob of `volcano_job` handed to KAI (`schedulerName: kai-scheduler`); its pods
+    carry the `pod-group-name` annotation KAI's pod grouper writes
+    (pkg/common/constants `PodGroupAnnotationForPod`)."""
+    job, *pods = volcano_job(name, now, scheduler="kai-scheduler", age=age)
+    for pod in pods:
+        pod["metadata"]["annotations"] = {"pod-group-name": kai_group_name(name)}
+    return [job, *pods]
+
+
+def kai_pod_group(name: str, now: datetime, *, reasons: list[tuple[str, str]]) -> Obj:
+    """KAI's PodGroup of the job, as the scheduler leaves one it cannot place: a scheduling
+    condition `UnschedulableOnNodePool` on the node pool `default` with its `reasons`
+    (NVIDIA/KAI-Scheduler pkg/apis/scheduling/v2alpha2/podgroup_types.go)."""
+    return {
+        "apiVersion": f"{KAI_GROUP}/v2alpha2",
+        "kind": "PodGroup",
+        "metadata": {
+            "name": kai_group_name(name),
+            "namespace": "train",
+            "creationTimestamp": ts(now - timedelta(minutes=2)),
+        },
+        "spec": {"minMember": 4, "queue": "team-a", "priorityClassName": "train"},
+        "status": {
+            "pending": 4,
+            "schedulingConditions": [
+                {
+                    "type": "UnschedulableOnNodePool",
+                    "nodePool": "default",
+                    "status": "True",
+                    "reason": "Unschedulable",
+                    "message": "; ".join(m for _, m in reasons),
+                    "reasons": [{"reason": r, "message": m} for r, m in reasons],
+                    "transitionID": "1",
+                    "lastTransitionTime": ts(now - timedelta(seconds=40)),
+                }
+            ],
+        },
+    }
+
+
+def kai_scheduler_pod(now: datetime) -> Obj:
+    """KAI's scheduler pod: its operator's Deployment `kai-scheduler-default` in the namespace
+    `kai-scheduler` (NVIDIA/KAI-Scheduler deployments/kai-scheduler, the SchedulingShard
+    `default`)."""
+    pod = volcano_scheduler_pod(now)
+    pod["metadata"].update(
+        name="kai-scheduler-default-6b8f7c9d4-q2wxs",
+        namespace="kai-scheduler",
+        labels={"app": "kai-scheduler-default", "pod-template-hash": "6b8f7c9d4"},
+    )
+    pod["spec"]["serviceAccountName"] = "kai-scheduler"
+    pod["spec"]["containers"][0].update(name="scheduler", args=[])
+    return pod
+
+
+def coscheduling_pod_group(name: str, now: datetime, *, phase: str) -> Obj:
+    """A coscheduling PodGroup (scheduler-plugins apis/scheduling/v1alpha1/types.go)."""
+    return {
+        "apiVersion": f"{COSCHEDULING_GROUP}/v1alpha1",
+        "kind": "PodGroup",
+        "metadata": {"name": name, "namespace": "train", "creationTimestamp": ts(now)},
+        "spec": {"minMember": 4, "scheduleTimeoutSeconds": 60},
+        "status": {"phase": phase},
+    }
+
+
+def every_gang_read(objects: list[Obj], name: str, now: datetime) -> list[Obj]:
+    """`objects` with the Job `name` handed to Volcano (its template's `schedulerName`) and
+    three pods of it, one in a group of each kind (Volcano's, coscheduling's, KAI's), with
+    each group, placed, and the Volcano Queue: every gang read is made and none fails (for the
+    RBAC tests; a real job's pods are in one group)."""
+    job = next(o for o in objects if o.get("kind") == "Job" and o["metadata"]["name"] == name)
+    job["spec"]["template"]["spec"]["schedulerName"] = "volcano"
+    pods = [job_pod(job, now, suffix=f"g4n{i}", node_name=None, phase="Pending") for i in range(3)]
+    pods[0]["metadata"]["annotations"] = {"scheduling.k8s.io/group-name": name}
+    pods[1]["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] = name
+    pods[2]["metadata"]["annotations"] = {"pod-group-name": kai_group_name(name)}
+    group = pod_group(name, now, phase="Running", message=None)
+    group["metadata"]["ownerReferences"] = []
+    kai = kai_pod_group(name, now, reasons=[])
+    kai["status"] = {"running": 4}
+    return [
+        *objects,
+        *pods,
+        group,
+        coscheduling_pod_group(name, now, phase="Running"),
+        kai,
+        volcano_queue("default", gpus=8),
+    ]

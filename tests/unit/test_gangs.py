@@ -1,0 +1,182 @@
+"""doctor/knowledge/gangs.py: which scheduler places a pod, which group it belongs to, which
+running pod is a scheduler's own, and what a Volcano PodGroup and Queue say."""
+
+import pytest
+
+from truegreen.cluster import Kind
+from truegreen.doctor.knowledge import gangs as g
+from truegreen.doctor.knowledge.gangs import SchedulerPods, SchedulerPodView
+from truegreen.quantity import Resources
+
+
+def test_only_schedulers_other_than_the_cluster_s_own_are_named() -> None:
+    specs = [{}, {"schedulerName": "default-scheduler"}, {"schedulerName": "volcano"}]
+    assert g.schedulers_named([*specs, {"schedulerName": "volcano"}]) == ("volcano",)
+    assert g.schedulers_named([{}, {"schedulerName": ""}]) == ()
+
+
+@pytest.mark.parametrize(
+    ("metadata", "ref"),
+    [
+        ({"annotations": {"scheduling.k8s.io/group-name": "a"}}, (Kind.VOLCANO_POD_GROUP, "a")),
+        ({"labels": {"scheduling.x-k8s.io/pod-group": "b"}}, (Kind.COSCHEDULING_POD_GROUP, "b")),
+        ({"annotations": {"pod-group-name": "c"}}, (Kind.KAI_POD_GROUP, "c")),
+        ({"labels": {"scheduling.k8s.io/group-name": "d"}}, None),
+    ],
+)
+def test_the_group_a_pod_names(metadata: dict[str, dict[str, str]], ref: object) -> None:
+    found = g.gang_of({"metadata": metadata})
+    assert (None if found is None else (found.kind, found.name)) == ref
+
+
+def test_each_group_once_in_order() -> None:
+    pods = [{"metadata": {"annotations": {"scheduling.k8s.io/group-name": n}}} for n in "abab"]
+    assert [r.name for r in g.gangs_of(pods)] == ["a", "b"]
+
+
+@pytest.mark.parametrize(
+    ("name", "identity"),
+    [
+        ("volcano", "volcano-scheduler"),
+        ("yunikorn", "yunikorn-scheduler"),
+        ("kai-scheduler", "kai-scheduler"),
+        ("scheduler-plugins-scheduler", "scheduler-plugins-scheduler"),
+    ],
+)
+def test_a_scheduler_s_own_pods_carry_its_name(name: str, identity: str) -> None:
+    assert g.scheduler_identity(name) == identity
+
+
+def _view(name: str, namespace: str = "ns", **labels: str) -> SchedulerPodView:
+    return SchedulerPodView(metadata=g._Metadata(name=name, namespace=namespace, labels=labels))
+
+
+def test_the_fold_finds_a_scheduler_by_pod_name_or_label_value() -> None:
+    fold = SchedulerPods(["volcano", "yunikorn", "kai-scheduler"])
+    for view in (
+        _view("volcano-admission-5d7f-x2", "volcano-system", app="volcano-admission"),
+        _view("yunikorn-admission-controller-1", "yunikorn", app="yunikorn"),
+        _view("volcanoscheduler-1"),
+        _view("kai-scheduler-default-7c9-abc", "kai-scheduler"),
+        _view("sched-0", "yunikorn", component="yunikorn-scheduler"),
+        _view("volcano-scheduler-94998fc64-86hzn", "volcano-system"),
+        _view("volcano-scheduler-94998fc64-zzzzz", "volcano-system"),
+    ):
+        fold.add(view)
+    assert fold.name == "schedulers-kai-scheduler-volcano-yunikorn"
+    assert fold.summary() == {
+        "running": {
+            "kai-scheduler": "kai-scheduler/kai-scheduler-default-7c9-abc",
+            "volcano": "volcano-system/volcano-scheduler-94998fc64-86hzn",
+            "yunikorn": "yunikorn/sched-0",
+        }
+    }
+    assert g.schedulers_running(fold.summary()) == fold.summary()["running"]
+    assert g.schedulers_running({"running": ["volcano"]}) is None
+
+
+def test_a_pod_a_scheduler_judged() -> None:
+    assert not g.looked_at({"spec": {}, "status": {"phase": "Pending"}})
+    assert g.looked_at({"spec": {"nodeName": "m"}})
+    assert g.looked_at({"status": {"conditions": [{"type": "PodScheduled", "status": "False"}]}})
+
+
+def test_a_volcano_pod_group() -> None:
+    group = g.pod_group(
+        {
+            "metadata": {"name": "job"},
+            "spec": {"minMember": 4, "minResources": {"nvidia.com/gpu": "8"}},
+            "status": {
+                "phase": "Inqueue",
+                "conditions": [
+                    {"type": "Unschedulable", "status": "False", "message": "old"},
+                    {"type": "Scheduled", "status": "True", "reason": "ready"},
+                    {"type": "Unschedulable", "status": "True", "reason": "R", "message": "m"},
+                ],
+            },
+        }
+    )
+    assert group == g.PodGroupState(
+        "job",
+        False,
+        "Inqueue",
+        4,
+        "default",
+        Resources.parse({"nvidia.com/gpu": "8"}),
+        (g.GroupCondition("Unschedulable", "R", "m"),),
+    )
+    bare = g.pod_group({"metadata": {"name": "x"}, "spec": {"queue": "q", "minResources": {}}})
+    assert (bare.phase, bare.queue, bare.min_resources, bare.failing) == ("Pending", "q", None, ())
+    assert g.pod_group({"spec": {"minResources": {"cpu": "lots"}}}).min_resources is None
+    assert [g.pod_group({"status": {"phase": p}}).placed for p in ("Running", "Completed")] == [
+        True,
+        True,
+    ]
+    assert not g.pod_group({"status": {"phase": "Unknown"}}).placed
+
+
+def test_a_coscheduling_pod_group_says_only_its_phase() -> None:
+    group = g.coscheduling_pod_group(
+        {"metadata": {"name": "c"}, "spec": {"minMember": 3}, "status": {"phase": "Scheduling"}}
+    )
+    assert group == g.PodGroupState("c", False, "Scheduling", 3, "", None, ())
+    assert g.coscheduling_pod_group({"status": {"phase": "Finished"}}).placed
+    assert g.coscheduling_pod_group({"status": {"phase": "Running"}}).placed
+    assert g.coscheduling_pod_group({}).phase == "Pending"
+
+
+def test_a_kai_pod_group_and_its_scheduling_conditions() -> None:
+    """v2alpha2 podgroup_types.go: `schedulingConditions` of type UnschedulableOnNodePool with
+    `reasons` (reason, message); the deprecated `message` where there are none."""
+    group = g.kai_pod_group(
+        {
+            "metadata": {"name": "k"},
+            "spec": {"minMember": 2, "queue": "team"},
+            "status": {
+                "running": 1,
+                "schedulingConditions": [
+                    {"type": "UnschedulableOnNodePool", "status": "False", "message": "old"},
+                    {
+                        "type": "UnschedulableOnNodePool",
+                        "nodePool": "default",
+                        "reason": "Unschedulable",
+                        "reasons": [
+                            {"reason": "OverLimit", "message": "over the queue's limit"},
+                            {"reason": "Other", "message": "no room"},
+                        ],
+                    },
+                    {"type": "UnschedulableOnNodePool", "status": "True", "message": "m"},
+                ],
+            },
+        }
+    )
+    assert group == g.PodGroupState(
+        "k",
+        False,
+        "",
+        2,
+        "team",
+        None,
+        (
+            g.GroupCondition(
+                "UnschedulableOnNodePool",
+                "Unschedulable",
+                "OverLimit: over the queue's limit; Other: no room",
+            ),
+            g.GroupCondition("UnschedulableOnNodePool", "", "m"),
+        ),
+    )
+    assert g.kai_pod_group({"spec": {"minMember": 2}, "status": {"running": 2}}).placed
+    assert not g.kai_pod_group({"status": {"running": 2}}).placed
+
+
+def test_a_volcano_queue_and_what_it_caps() -> None:
+    queue = g.volcano_queue(
+        {"metadata": {"name": "q"}, "spec": {"capability": {"nvidia.com/gpu": "4"}}}
+    )
+    assert queue == g.QueueState("q", "Open", Resources.parse({"nvidia.com/gpu": "4"}))
+    assert g.volcano_queue({"status": {"state": "Closed"}}).state == "Closed"
+    wanted = Resources.parse({"nvidia.com/gpu": "8", "cpu": "100"})
+    assert queue.capability is not None
+    assert g.beyond(wanted, queue.capability) == ["nvidia.com/gpu"]
+    assert g.beyond(Resources.parse({"nvidia.com/gpu": "4"}), queue.capability) == []
