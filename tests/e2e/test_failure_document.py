@@ -8,6 +8,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+import yaml
 
 from tests.support.cli import run_cli
 from tests.support.fake_apiserver import FakeApiServer
@@ -84,6 +85,22 @@ FAILURES: dict[str, tuple[tuple[str, ...], Setup, int, str]] = {
         3,
         "setup-failed",
     ),
+    "a kubeconfig server that is not an address (kubectl: host must be a URL or a host:port "
+    "pair)": (
+        CLUSTER_COMMANDS,
+        lambda tmp, kc: [
+            "--kubeconfig",
+            str(_written(tmp / "k", kc.read_text().replace(_server(kc), "https://[::1"))),
+        ],
+        3,
+        "setup-failed",
+    ),
+    "a registry named with --registry-allow that is not a registry name": (
+        ("doctor", "snapshot"),
+        lambda tmp, kc: ["--kubeconfig", str(kc), "--registry-allow", "evil[.example"],
+        64,
+        "bad-usage",
+    ),
     "a cluster that cannot be reached": (
         ("snapshot",),
         lambda tmp, kc: ["--kubeconfig", str(_closed_port_kubeconfig(tmp))],
@@ -103,6 +120,11 @@ FAILURES: dict[str, tuple[tuple[str, ...], Setup, int, str]] = {
         "bad-usage",
     ),
 }
+
+
+def _server(kubeconfig: Path) -> str:
+    """The server address the fake's kubeconfig names."""
+    return str(yaml.safe_load(kubeconfig.read_text())["clusters"][0]["cluster"]["server"])
 
 
 def _written(path: Path, text: str) -> Path:

@@ -26,7 +26,7 @@ def _login(host: str, password: str = REGISTRY_PASSWORD) -> RegistryLogin | None
     auth = base64.b64encode(f"robot:{password}".encode()).decode()
     config = base64.b64encode(json.dumps({"auths": {host: {"auth": auth}}}).encode()).decode()
     logins = PullCredentials.from_docker_configs([(".dockerconfigjson", config)])
-    return logins.for_registry(host)
+    return logins.for_image(parse_image(f"{host}/team/app"))
 
 
 @pytest.fixture

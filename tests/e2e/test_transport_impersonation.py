@@ -129,7 +129,8 @@ def test_refresh_s_writes_act_as_asked_and_the_registry_is_never_told(
         client = RegistryClient()
 
         def digest_for(image: str) -> str:
-            found = client.lookup(parse_image(image), logins.for_registry(host))
+            reference = parse_image(image)
+            found = client.lookup(reference, logins.for_image(reference))
             assert isinstance(found, Resolved), found
             return found.digest
 

@@ -468,6 +468,7 @@ COVERED_ELSEWHERE = (
         "image-pull.login-refused",  # test_image_presence.py
         "image-pull.login-needed",  # test_image_presence.py
         "image-pull.image-unchecked",  # test_image_presence.py
+        "image-pull.invalid-name",  # test_hostile_image_names.py
         "monitor-stale",  # the monitor's aged-out checks: test_watch.py, test_monitor_rules.py
     }
     | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}

@@ -125,7 +125,7 @@ def env(fake_api: FakeApiServer, kubeconfig: Path, registry: Registry) -> Iterat
         reference = parse_image(image)
         if reference.digest:
             return reference.digest
-        result = client.lookup(reference, logins.for_registry(reference.registry))
+        result = client.lookup(reference, logins.for_image(reference))
         # an image the registry lacks still runs (from a node's cache) in some scenarios
         return result.digest if isinstance(result, Resolved) else "sha256:" + "0" * 64
 
@@ -521,7 +521,10 @@ def test_an_image_that_is_no_reference_still_lets_its_neighbours_be_looked_up(
     result = env.tick()
     workload = _workload(result.json(), "mixed")
     assert (workload["outcome"], result.exit_code) == ("invalid-image", 2)
-    assert workload["reason"] == "bad: 'Not An Image' has an invalid repository name"
+    assert workload["reason"] == (  # the kubelet's words (image_manager.go, reference.go)
+        'bad: couldn\'t parse image reference "Not An Image": invalid reference format: '
+        "repository name (library/Not An Image) must be lowercase"
+    )
     assert [(c["decision"], c["newest_digest"]) for c in workload["containers"]] == [
         ("invalid-image", None),
         ("restart", digest),

@@ -24,7 +24,6 @@ from truegreen.doctor.knowledge.image_presence import (
     download_size,
     is_index,
     kubelet_pulled,
-    login_covers,
     machine_platform,
     machines_log_in,
     plain_size,
@@ -35,6 +34,7 @@ from truegreen.doctor.knowledge.image_presence import (
     registries_with_credentials,
     wanted_lookups,
 )
+from truegreen.images import login_covers
 
 UNCHECKED = "image-pull.image-unchecked"
 

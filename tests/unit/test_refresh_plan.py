@@ -134,7 +134,9 @@ def test_an_image_that_is_not_a_reference_is_invalid_with_the_reason() -> None:
         None,
         (),
         Decision.INVALID_IMAGE,
-        "'Not An Image' has an invalid repository name",
+        # the kubelet's words (image_manager.go applyDefaultImageTag, reference.go)
+        'couldn\'t parse image reference "Not An Image": invalid reference format: '
+        "repository name (library/Not An Image) must be lowercase",
     )
 
 
@@ -143,7 +145,7 @@ def test_a_container_without_an_image_is_invalid_and_shown_as_empty() -> None:
     assert (plan.image, plan.decision, plan.reason) == (
         "",
         Decision.INVALID_IMAGE,
-        "'' is not an image reference",
+        'couldn\'t parse image reference "": repository name must have at least one component',
     )
 
 

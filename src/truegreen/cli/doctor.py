@@ -19,6 +19,7 @@ from truegreen.cli.output import (
 from truegreen.cli.parser import (
     FILE,
     PathArgument,
+    allowed_registries,
     command,
     common_output,
     connection,
@@ -84,6 +85,14 @@ def _doctor_arguments(parser: argparse.ArgumentParser) -> None:
         "the pods' own logins; a snapshot's recorded answers are used offline).",
     )
     parser.add_argument(
+        "--registry-allow",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="A registry this computer may ask on its own address (localhost, 127.0.0.1) or "
+        "without encryption; repeat for more. Unnamed, such a registry is not asked.",
+    )
+    parser.add_argument(
         "--watch",
         action="store_true",
         help="Keep the report on screen, redrawn when the cluster changes (Ctrl-C ends it and "
@@ -113,6 +122,7 @@ def doctor(
     config: Path | None,
     admission_dry_run: bool,
     no_registry: bool,
+    registry_allow: list[str],
     watch: bool,
     namespaces: str | None,
     all_namespaces: bool,
@@ -149,6 +159,7 @@ def doctor(
         admission_dry_run,
         job_file,
         no_registry,
+        allowed_registries(registry_allow),
     )
     if watch:
         if output == "json":

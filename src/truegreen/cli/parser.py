@@ -304,6 +304,23 @@ def connection(
     )
 
 
+def allowed_registries(names: list[str]) -> frozenset[str]:
+    """`--registry-allow` values, each a registry name (`HOST` or `HOST:PORT`, an IPv6
+    address in brackets) as an image names its registry; anything else is a usage error."""
+    from truegreen.errors import UsageError
+    from truegreen.images import ImageReferenceError, split_domain
+
+    for name in names:
+        try:
+            split_domain(name)
+        except ImageReferenceError:
+            raise UsageError(
+                f"--registry-allow {name!r} is not a registry name",
+                todo="name it as an image does: HOST or HOST:PORT (registry.example.com:5000)",
+            ) from None
+    return frozenset(names)
+
+
 def _summary(doc: str, limit: int) -> str:
     """A command's one line: the first paragraph of its docstring if it fits in `limit`
     characters, else the words of it that fit followed by `...` (as click's short help)."""

@@ -10,6 +10,7 @@ from truegreen.cli.output import emit_json, loaded, progress, reporting_errors, 
 from truegreen.cli.parser import (
     FILE,
     PathArgument,
+    allowed_registries,
     command,
     common_output,
     connection,
@@ -56,6 +57,14 @@ def _snapshot_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Do not ask the registries whether the images are there (nor save their answers).",
     )
+    parser.add_argument(
+        "--registry-allow",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="A registry this computer may ask on its own address (localhost, 127.0.0.1) or "
+        "without encryption; repeat for more. Unnamed, such a registry is not asked.",
+    )
     common_output(parser)
 
 
@@ -74,6 +83,7 @@ def snapshot(
     credentials_secret: str | None,
     config: Path | None,
     no_registry: bool,
+    registry_allow: list[str],
     output: str,
     verbose: bool,
     no_color: bool,
@@ -103,6 +113,7 @@ def snapshot(
         credentials_secret=credentials_secret,
         config=config,
         no_registry=no_registry,
+        registry_allow=allowed_registries(registry_allow),
     )
     target = SnapshotTarget(output_directory or archive, folder=output_directory is not None)
     consoles = text_consoles(output, no_color)

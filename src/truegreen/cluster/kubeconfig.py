@@ -121,6 +121,15 @@ def resolve(
             f"kubeconfig {source} names no server address for this context",
             todo="check the file's clusters section",
         )
+    if not _is_address(server):
+        # kubectl: `error: host must be a URL or a host:port pair` (client-go rest/url_utils.go
+        # DefaultServerURL), before any request.
+        raise ConnectionSetupError(
+            f"the server address {server!r} of cluster {cluster_name!r} in kubeconfig {source} "
+            "is not usable",
+            "host must be a URL or a host:port pair",
+            "correct the server address in the file's clusters section",
+        )
     proxy = _proxy(cluster, server, source)
     tls, unverified = _cluster_tls(cluster, source, settings.insecure_skip_tls_verify)
     user_name = context.get("user") or ""
@@ -150,6 +159,14 @@ def resolve(
         compressed,
         cluster_name,
     )
+
+
+def _is_address(server: str) -> bool:
+    """Whether a kubeconfig's server parses as a URL with a host (`https://[::1` does not)."""
+    try:
+        return bool(urlsplit(server if "://" in server else f"https://{server}").hostname)
+    except ValueError:
+        return False
 
 
 def _worth_compressing(cluster: _Entry, server: str) -> bool:

@@ -11,7 +11,7 @@ import ipaddress
 import select
 import socket
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from truegreen.http.deadline import Deadline
@@ -128,6 +128,11 @@ def _errno_name(error: OSError) -> str:
 
 Resolver = Callable[[str, int, Deadline], list[Address]]
 """The addresses of a host and port, found by a deadline (`resolve_name`)."""
+AddressCheck = Callable[[str, int, Address], None]
+"""Raises AddressRefusedError for an address `host:port` resolved to that may not be dialled
+(`http/address_policy.py`)."""
+Connector = Callable[[Sequence[Address], str, Deadline], socket.socket]
+"""Connects to the first of the addresses that answers (`connect_first`)."""
 
 
 class DirectDialer:
@@ -135,14 +140,27 @@ class DirectDialer:
     the name's addresses gets its share of the deadline, and the other address family joins
     after 300 ms (`http/racing.py`). Name resolution is bounded by the deadline too."""
 
-    def __init__(self, resolver: Resolver | None = None) -> None:
-        """`resolver` finds a name's addresses (`resolve_name` unless given)."""
+    def __init__(
+        self,
+        resolver: Resolver | None = None,
+        check: AddressCheck | None = None,
+        connector: Connector | None = None,
+    ) -> None:
+        """`resolver` finds a name's addresses (`resolve_name` unless given); `check`, when
+        given, judges every one of them before any is dialled (one refused refuses the name:
+        a name that resolves to a metadata address is not to be trusted with the others);
+        `connector` dials them (`connect_first` unless given)."""
         self._resolver = resolver or resolve_name
+        self._check = check
+        self._connector = connector or connect_first
 
     def connect(self, host: str, port: int, deadline: Deadline) -> Stream:
         """A TCP stream to `host:port`, to the first of its addresses that answers."""
         addresses = self._resolver(host, port, deadline)
-        sock = connect_first(addresses, f"{host}:{port}", deadline)
+        if self._check is not None:
+            for address in addresses:
+                self._check(host, port, address)
+        sock = self._connector(addresses, f"{host}:{port}", deadline)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return SocketStream(sock)
 

@@ -87,3 +87,13 @@ class AnswerTooLargeError(TransportError):
     def __init__(self, limit: int) -> None:
         super().__init__(f"the answer was larger than {limit:,} bytes")
         self.limit = limit
+
+
+class AddressRefusedError(ConnectFailedError):
+    """The name resolved to an address the caller's policy never connects to (a link-local or
+    metadata address, say); nothing was dialled."""
+
+    def __init__(self, message: str, *, loopback: bool) -> None:
+        super().__init__(message)
+        self.loopback = loopback
+        """True when the address is this machine's own (loopback), which an operator may name."""

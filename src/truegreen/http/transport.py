@@ -81,7 +81,10 @@ class _Origin(Struct, frozen=True):
 
 
 def _split(url: str, tls: TlsSettings) -> tuple[_Origin, str]:
-    parts = urlsplit(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # `https://[::1`: an address that does not parse is no address
+        raise ConnectFailedError(f"cannot connect to {url!r}: not a valid address") from None
     scheme = parts.scheme.lower()
     if scheme not in ("http", "https") or not parts.hostname:
         raise ConnectFailedError(f"cannot connect to {url!r}: not an http or https address")

@@ -5,9 +5,13 @@ Docker-Content-Digest, or from the body when a registry leaves it out. Whenever 
 (GET), every digest claimed for it is checked against it. Auth is anonymous, basic, or the
 bearer-token challenge flow, with the login of the workload that names the image: credentials
 go only to the scheme, host and port they belong to (and to the token realm that registry
-names). Redirects are followed without credentials elsewhere and never from https to http.
-One deadline bounds each look-up, a cap each answer. Every failure is a value naming what went
-wrong; nothing here raises on a registry's answer.
+names): the URL is built from the reference's parsed host and port (images.py), and a login
+goes with a request only when the URL dialled has that very host and port. Every address a
+name resolves to is judged before it is dialled (http/address_policy.py): never link-local,
+unspecified or multicast; loopback as `RegistryAccess.outside` says. Redirects are followed
+without credentials elsewhere and never from https to http. One deadline bounds each look-up,
+a cap each answer. Every failure is a value naming what went wrong; nothing here raises on a
+registry's answer.
 
 One module past 600 lines: one OCI distribution client (challenge, token, manifest and index,
 digest verification, credentials per host), whose bounds are tested together.
@@ -26,8 +30,11 @@ from urllib.parse import urlencode, urljoin, urlsplit
 from msgspec import Struct
 
 from truegreen.cluster import throttle
+from truegreen.http.address_policy import AddressPolicy
 from truegreen.http.deadline import Deadline
+from truegreen.http.dial import Connector, DirectDialer, Resolver
 from truegreen.http.errors import (
+    AddressRefusedError,
     AnswerTooLargeError,
     ConnectFailedError,
     ConnectionDroppedError,
@@ -39,7 +46,7 @@ from truegreen.http.errors import (
 from truegreen.http.framing import Body
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import Response, Transport
-from truegreen.images import ImageReference, registry_key
+from truegreen.images import ImageReference, login_covers, registry_key, split_domain
 
 INDEX_TYPES = (
     "application/vnd.oci.image.index.v1+json",
@@ -89,6 +96,12 @@ class LookupFailure(StrEnum):
     INSECURE_REFUSED = "insecure-refused"
     """Plain HTTP to a registry that is neither on loopback nor named with --insecure-registry,
     or a redirect from https to http."""
+    OWN_ADDRESS = "own-address"
+    """The registry's name resolves to this machine's own address (loopback), which the
+    access does not let it dial: nothing was dialled."""
+    ADDRESS_REFUSED = "address-refused"
+    """The registry's name resolves to a link-local, metadata, unspecified or multicast
+    address, which is never dialled."""
 
 
 class Resolved(Struct, frozen=True):
@@ -139,9 +152,13 @@ class PullCredentials(Struct, frozen=True):
 
     logins: Mapping[str, RegistryLogin]
 
-    def for_registry(self, registry: str) -> RegistryLogin | None:
-        """The login for `registry`, if any."""
-        return self.logins.get(registry)
+    def for_image(self, reference: ImageReference) -> RegistryLogin | None:
+        """The first login that applies to `reference` by the kubelet's match (keyring.go:
+        `images.login_covers`), addressed to the reference's registry alone."""
+        for pattern, login in self.logins.items():
+            if login_covers(pattern, reference.name):
+                return RegistryLogin(reference.registry, login.username, login.password)
+        return None
 
     @classmethod
     def from_docker_configs(cls, configs: Iterable[tuple[str, str]]) -> "PullCredentials":
@@ -189,15 +206,21 @@ class LookupKey(Struct, frozen=True):
 
 
 def is_loopback(host: str) -> bool:
-    """Whether a registry host (with optional port) is on this machine."""
-    name = host.rsplit(":", 1)[0] if host.count(":") == 1 else host
-    name = name.strip("[]")
-    if name == "localhost":
+    """Whether a host, as a URL names it (lower case, an IPv6 address without brackets, no
+    port), is this machine by its text (`localhost`, 127.0.0.0/8, ::1). What the name resolves
+    to is judged again before dialling (http/address_policy.py)."""
+    if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(name).is_loopback
+        return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
+
+
+def named_registries(names: Iterable[str]) -> frozenset[tuple[str, int | None]]:
+    """(host, port) of each registry an operator named (`HOST`, `HOST:PORT`, `[IPv6]:PORT`);
+    port None: any port. Raises ImageReferenceError for one that is not a registry name."""
+    return frozenset(split_domain(name) for name in names)
 
 
 def _challenge(header: str) -> tuple[str, dict[str, str]]:
@@ -222,9 +245,11 @@ class _Origin(Struct, frozen=True):
 
     @classmethod
     def of(cls, url: str) -> "_Origin | None":
-        parts = urlsplit(url)
-        scheme = parts.scheme.lower()
+        """None for a URL that is not http(s) with a host, or does not parse (a registry's
+        redirect or token realm is hostile text: `http://[evil/`)."""
         try:
+            parts = urlsplit(url)
+            scheme = parts.scheme.lower()
             port = parts.port or (443 if scheme == "https" else 80)
         except ValueError:
             return None
@@ -239,8 +264,15 @@ class RegistryAccess(Struct, frozen=True):
     timeout: float = 10.0
     """Seconds for each look-up: every request it makes (login, redirects, retries) included."""
     insecure_registries: frozenset[str] = frozenset()
-    """Hosts that may be reached over plain HTTP (loopback always may)."""
+    """Registries (`HOST` or `HOST:PORT`) that may be reached over plain HTTP (refresh:
+    loopback always may)."""
     verify_tls: bool = True
+    outside: bool = False
+    """True where the client runs outside the cluster (doctor, on the operator's computer): a
+    loopback registry in an image names each machine's own address, which this computer is
+    not, so loopback and plain HTTP are allowed only to a registry in
+    `insecure_registries` (`--registry-allow`). False (refresh, which runs beside the
+    workloads): loopback and plain HTTP to it as docker allows."""
 
 
 _DEFAULT_ACCESS = RegistryAccess()
@@ -255,12 +287,21 @@ class RegistryClient:
         *,
         rate_limit_reserve: int = 5,
         transport: Transport | None = None,
+        resolver: Resolver | None = None,
+        connector: Connector | None = None,
     ) -> None:
+        """`resolver` finds a registry name's addresses (`resolve_name` unless given);
+        `connector` dials them once the policy passed every one (`connect_first` unless
+        given): a test's resolve and record without dialling anything but loopback."""
         self._timeout = access.timeout
-        self._insecure = access.insecure_registries
+        self._named = named_registries(access.insecure_registries)
+        self._outside = access.outside
         self._reserve = rate_limit_reserve
+        policy = AddressPolicy(self._named if access.outside else None)
         self._transport = transport or Transport(
-            TlsSettings(verify=access.verify_tls), per_host=LOOKUPS_IN_FLIGHT
+            TlsSettings(verify=access.verify_tls),
+            DirectDialer(resolver, check=policy.check, connector=connector),
+            per_host=LOOKUPS_IN_FLIGHT,
         )
         # Keyed by the login too: one workload's token never answers for another's login.
         self._tokens: dict[tuple[RegistryLogin | None, str, str], str] = {}
@@ -314,7 +355,7 @@ class RegistryClient:
         if stop:
             return LookupFailed(LookupFailure.RATE_LIMITED, stop)
         target = reference.digest or reference.tag or "latest"
-        url = f"{self._base_url(reference.registry)}/v2/{reference.repository}/manifests/{target}"
+        url = self._manifest_url(reference, target)
         head = self._request("HEAD", url, reference, login, deadline)
         if isinstance(head, LookupFailed):
             return head
@@ -374,7 +415,7 @@ class RegistryClient:
         if stop:
             return LookupFailed(LookupFailure.RATE_LIMITED, stop)
         target = reference.digest or reference.tag or "latest"
-        url = f"{self._base_url(reference.registry)}/v2/{reference.repository}/manifests/{target}"
+        url = self._manifest_url(reference, target)
         answer = self._request("GET" if content else "HEAD", url, reference, login, deadline)
         if isinstance(answer, LookupFailed):
             return answer
@@ -395,17 +436,23 @@ class RegistryClient:
             return verified
         return Manifest(media_type, verified, bytes(answer.body))
 
-    def _base_url(self, registry: str) -> str:
-        if registry == "docker.io":
-            return "https://registry-1.docker.io"
-        if self._plain_http_allowed(registry):
-            return f"http://{registry}"
-        return f"https://{registry}"
+    def _manifest_url(self, reference: ImageReference, target: str) -> str:
+        """The manifest's URL, built from the reference's parsed host and port (never its
+        text: a `#` or `?` there would cut the host short)."""
+        if reference.registry == "docker.io":
+            return f"https://registry-1.docker.io/v2/{reference.repository}/manifests/{target}"
+        host, port = reference.host, reference.port
+        scheme = "http" if self._plain_http_allowed(host, port or 80) else "https"
+        authority = f"[{host}]" if ":" in host else host
+        if port is not None:
+            authority += f":{port}"
+        return f"{scheme}://{authority}/v2/{reference.repository}/manifests/{target}"
 
-    def _plain_http_allowed(self, host: str, port: int | None = None) -> bool:
-        """Docker's rule: plain HTTP only on loopback or to a registry named insecure."""
-        named = {host} if port is None else {host, f"{host}:{port}"}
-        return is_loopback(host) or bool(named & self._insecure)
+    def _plain_http_allowed(self, host: str, port: int) -> bool:
+        """Plain HTTP only to a registry the operator named; beside the workloads (refresh),
+        also on loopback, as docker allows."""
+        named = (host, None) in self._named or (host, port) in self._named
+        return named or (not self._outside and is_loopback(host))
 
     def _send(
         self, method: str, url: str, headers: list[tuple[str, str]], deadline: Deadline
@@ -420,6 +467,9 @@ class RegistryClient:
             )
         except TimedOutError:
             return LookupFailed(LookupFailure.TIMEOUT, f"{host} did not answer in time")
+        except AddressRefusedError as error:
+            failure = LookupFailure.OWN_ADDRESS if error.loopback else LookupFailure.ADDRESS_REFUSED
+            return LookupFailed(failure, f"not connected to {host}: {error}")
         except AnswerTooLargeError as error:
             return LookupFailed(
                 LookupFailure.TOO_LARGE,
@@ -453,6 +503,8 @@ class RegistryClient:
         registry = reference.registry
         scope = f"repository:{reference.repository}:pull"
         home = _Origin.of(url)
+        if login is not None and not _is_home_of(home, reference):
+            login = None  # belt and braces: a login goes only to its image's host and port
         retried_auth = False
         retries = redirects = 0
         current = url
@@ -473,7 +525,10 @@ class RegistryClient:
                 redirects += 1
                 if redirects > _MAX_REDIRECTS:
                     return LookupFailed(LookupFailure.MALFORMED, f"{registry} redirects in a loop")
-                target = urljoin(current, location.strip())
+                try:
+                    target = urljoin(current, location.strip())
+                except ValueError:
+                    target = ""  # not a URL: refused below as an address that is not web
                 refused = self._redirect_refusal(current, target, registry)
                 if refused is not None:
                     return refused
@@ -629,6 +684,16 @@ class RegistryClient:
                     f"{registry} has {match.group(1)} lookups left, "
                     f"below the reserve of {self._reserve}"
                 )
+
+
+def _is_home_of(origin: "_Origin | None", reference: ImageReference) -> bool:
+    """Whether `origin` (the URL dialled) has the reference's parsed host and port."""
+    if origin is None:
+        return False
+    if reference.registry == "docker.io":
+        return origin.host == "registry-1.docker.io"
+    default = 443 if origin.scheme == "https" else 80
+    return origin.host == reference.host and origin.port == (reference.port or default)
 
 
 def _media_type(response: Response, default: str) -> str:

@@ -344,7 +344,7 @@ def _resolve(
     def keyed(
         workload: _Workload, references: list[ImageReference]
     ) -> list[tuple[ImageReference, RegistryLogin | None]]:
-        return [(r, workload.logins.for_registry(r.registry)) for r in references]
+        return [(r, workload.logins.for_image(r)) for r in references]
 
     tracked = [pair for w, (t, _) in zip(workloads, wanted, strict=True) for pair in keyed(w, t)]
     pinned = [pair for w, (_, p) in zip(workloads, wanted, strict=True) for pair in keyed(w, p)]
@@ -369,7 +369,7 @@ def _resolve(
     ) -> dict[str, DigestLookup]:
         found: dict[str, DigestLookup] = {}
         for reference in references:
-            login = workload.logins.for_registry(reference.registry)
+            login = workload.logins.for_image(reference)
             found[str(reference)] = results[LookupKey(str(reference), login)]
         return found
 

@@ -3,7 +3,9 @@ checks it (its own cluster, login, proxy and run deadline), a few clusters at a 
 
 A cluster that cannot be checked at all (unreachable, its login refused, its kubeconfig entry
 unusable, its namespaces not listable) is that cluster's one unknown line, never the end of the
-run; the run's exit code is the worst of all: not ready (2), else could not check (3), else 0.
+run; so is a bug met checking one cluster (its line says so, as a run on it alone would): the
+other clusters keep their reports. The run's exit code is the worst of all: not ready (2),
+else could not check (3), else 0.
 Plain threads, not concurrent.futures (schedule.py says why).
 """
 
@@ -17,6 +19,7 @@ from truegreen.doctor.command.fleet import FleetReport
 from truegreen.doctor.rollup import Verdict
 from truegreen.errors import TruegreenError
 from truegreen.exitcodes import ExitCode
+from truegreen.failure import Failure
 
 CLUSTERS_IN_FLIGHT = 4
 """Clusters checked at once; each has its own connections and its own deadline."""
@@ -70,15 +73,20 @@ def check_clusters(
     contexts: tuple[str, ...], check: Callable[[str], FleetReport]
 ) -> ClustersReport:
     """`check` each context, CLUSTERS_IN_FLIGHT at a time (a `ReadSchedule`, whose order is
-    kept); an expected error (TruegreenError) becomes that cluster's failure, anything else (a
-    bug) is raised in the caller's thread."""
+    kept); an expected error (TruegreenError) becomes that cluster's failure, and so does any
+    other exception (a bug: `internal-error`, named by its type as a run's own failure is);
+    Ctrl-C and SIGTERM (not Exceptions) still end the run."""
 
     def one(context: str) -> ClusterReport:
         try:
             return ClusterReport(context, fleet=check(context))
         except TruegreenError as error:
-            text = f"{error.what}: {error.why}" if error.why else error.what
-            return ClusterReport(context, failure=ClusterFailure(error.code, text, error.todo))
+            failure = Failure.of(error)
+        except Exception as error:  # noqa: BLE001 - one cluster's bug is that cluster's line
+            failure = Failure.internal(error)
+        return ClusterReport(
+            context, failure=ClusterFailure(failure.code, failure.text, failure.remedy)
+        )
 
     with ReadSchedule(CLUSTERS_IN_FLIGHT) as schedule:
         pending = [schedule.submit(partial(one, context)) for context in contexts]

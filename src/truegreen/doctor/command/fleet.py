@@ -4,8 +4,10 @@ reads outside them made once for all (cluster/shared_reads.py), the worst namesp
 The fleet's verdict and exit code follow the rollup's own rule over every namespace's
 findings: any namespace not ready → not ready (2); else any namespace that could not be
 checked → could not check (3); else ready (0). A namespace that cannot be read is that
-namespace's unknown, never the end of the run; a cluster that cannot be reached is read once:
-every namespace then says so, without a read of its own.
+namespace's unknown, never the end of the run; so is a bug met checking one namespace (every
+check of it unknown, `internal-error`, named by the exception's type): the other namespaces keep
+their reports. A cluster that cannot be reached is read once: every namespace then says so,
+without a read of its own.
 """
 
 import gc
@@ -20,12 +22,15 @@ from truegreen.cluster import ClusterReader
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.schedule import IN_FLIGHT, ReadSchedule
 from truegreen.cluster.shared_reads import SharedReads
+from truegreen.doctor.checks.registry import CHECKS
 from truegreen.doctor.diagnose import MONITOR_REGISTRY_OFF, RegistryOff, Where, report_of
 from truegreen.doctor.environment import DoctorSettings, PodCreator, Unreachable
+from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.image_presence import ImageRegistry
 from truegreen.doctor.reads.gather import gather
-from truegreen.doctor.rollup import Report, Verdict
+from truegreen.doctor.rollup import Report, Verdict, roll_up
 from truegreen.exitcodes import ExitCode
+from truegreen.failure import Failure
 
 NAMESPACES_IN_FLIGHT = 3
 """Namespaces checked at once after the first, each with IN_FLIGHT // 3 reads in flight."""
@@ -97,12 +102,15 @@ def diagnose_fleet(
 
     def check(namespace: str, in_flight: int) -> tuple[NamespaceReport, Unreachable | None]:
         own = _own(fleet, settings, namespace)
-        keeping, registry = registries(reader)
-        asked = None if isinstance(registry, RegistryOff) else registry
-        view = shared.seen_by(RedactingReader(keeping))
-        gathered = gather(view, namespace, now, own, creator, in_flight, registry=asked)
-        lost = gathered if isinstance(gathered, Unreachable) else None
-        return NamespaceReport(namespace, report_of(gathered, own, where, registry)), lost
+        try:
+            keeping, registry = registries(reader)
+            asked = None if isinstance(registry, RegistryOff) else registry
+            view = shared.seen_by(RedactingReader(keeping))
+            gathered = gather(view, namespace, now, own, creator, in_flight, registry=asked)
+            lost = gathered if isinstance(gathered, Unreachable) else None
+            return NamespaceReport(namespace, report_of(gathered, own, where, registry)), lost
+        except Exception as error:  # noqa: BLE001 - a bug in one namespace is its own report
+            return NamespaceReport(namespace, broken_report(error, own)), None
 
     # The first namespace goes alone, with the whole schedule: it makes the shared reads and
     # learns whether the cluster answers at all (if not, no other namespace tries).
@@ -119,6 +127,23 @@ def diagnose_fleet(
         reports = [first, *_each(namespaces[1:], check)]
     reports.sort(key=lambda e: (_WORST_FIRST[e.report.verdict], e.namespace))
     return FleetReport(tuple(reports), shared.shared)
+
+
+def broken_report(error: Exception, settings: DoctorSettings) -> Report:
+    """The report of a namespace whose check met a bug: every check unknown for that one
+    reason, the words a run on it alone would end with (Failure.internal: the exception's type,
+    never its message, which may hold the cluster's text)."""
+    failure = Failure.internal(error)
+    ran = [c.CHECK for c in CHECKS if c.CHECK is not CheckId.CREDENTIALS or settings.credentials]
+    headline = f"Couldn't check this namespace: {failure.text}."
+    remedy = f"{failure.remedy[0].upper()}{failure.remedy[1:]}."
+    findings = [
+        Finding(
+            c, Status.UNKNOWN, Basis.CANT_CHECK, failure.code, headline, remedy, why=failure.text
+        )
+        for c in ran
+    ]
+    return roll_up(findings, ran)
 
 
 def _own(fleet: DoctorSettings, settings: DoctorSettings, namespace: str) -> DoctorSettings:

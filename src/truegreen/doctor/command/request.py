@@ -60,6 +60,9 @@ class DoctorRequest(Struct, frozen=True):
     submitted instead of the newest training job."""
     no_registry: bool = False
     """`--no-registry`: do not ask the registries whether the images are there."""
+    registry_allow: frozenset[str] = frozenset()
+    """`--registry-allow HOST[:PORT]`: registries the operator names, which doctor may ask on
+    this computer's own address and over plain HTTP (docs/image-pull.md)."""
 
 
 def with_planned_job(settings: DoctorSettings, job_file: Path | None) -> DoctorSettings:
@@ -188,7 +191,11 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
         _settled()
         where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
         reader = _telling(cluster, told)
-        registry = None if _no_registry(request, config) else _live_registry(connection)
+        registry = (
+            None
+            if _no_registry(request, config)
+            else _live_registry(connection, request.registry_allow)
+        )
         return diagnose(
             reader if registry is None else registry.keeping_logins(reader),
             cluster.namespace,
@@ -204,13 +211,18 @@ def _no_registry(request: DoctorRequest, config: DoctorConfig) -> bool:
     return request.no_registry or config.no_registry
 
 
-def _live_registry(connection: ConnectionSettings) -> LiveRegistry:
+def _live_registry(connection: ConnectionSettings, allowed: frozenset[str]) -> LiveRegistry:
     """The registries, asked with the pods' own logins; each look-up bounded by the request
-    timeout, as refresh bounds its look-ups."""
+    timeout, as refresh bounds its look-ups. From outside the cluster: this computer's own
+    address and plain HTTP only for the registries the operator named (`allowed`)."""
     from truegreen.doctor.reads.registry_lookups import LiveRegistry
     from truegreen.refresh.registry import RegistryAccess
 
-    return LiveRegistry(RegistryAccess(timeout=connection.request_timeout))
+    return LiveRegistry(
+        RegistryAccess(
+            timeout=connection.request_timeout, insecure_registries=allowed, outside=True
+        )
+    )
 
 
 def _recording(live: LiveRegistry) -> RecordingRegistry:
@@ -240,7 +252,8 @@ def run_fleet(
     config = load_config(request.config)
     connection = _with_config(request.connection, config)
     settings = _fleet_settings(request, config)
-    return _fleet_of(connection, selection, settings, told, _no_registry(request, config))
+    off = _no_registry(request, config)
+    return _fleet_of(connection, selection, settings, told, off, request.registry_allow)
 
 
 def run_clusters(
@@ -262,7 +275,8 @@ def run_clusters(
     off = _no_registry(request, config)
 
     def check(context: str) -> FleetReport:
-        return _fleet_of(replace(connection, context=context), selection, settings, None, off)
+        here = replace(connection, context=context)
+        return _fleet_of(here, selection, settings, None, off, request.registry_allow)
 
     return check_clusters(names, check)
 
@@ -288,9 +302,11 @@ def _fleet_of(
     settings: DoctorSettings,
     told: Told | None,
     no_registry: bool,
+    allowed: frozenset[str],
 ) -> FleetReport:
     """One cluster's namespaces of `selection` (none named: the context's), judged; each
-    namespace asks the registries with its own logins unless `no_registry`."""
+    namespace asks the registries with its own logins unless `no_registry` (`allowed`: the
+    registries the operator named)."""
     from truegreen.cluster.namespace_selection import NamespacesNotListedError, resolve_namespaces
     from truegreen.doctor.command.fleet import diagnose_fleet
 
@@ -307,7 +323,7 @@ def _fleet_of(
         def registries(base: ClusterReader) -> tuple[ClusterReader, ImageRegistry | RegistryOff]:
             if no_registry:
                 return base, NO_REGISTRY
-            live = _live_registry(connection)
+            live = _live_registry(connection, allowed)
             return live.keeping_logins(base), live
 
         now = datetime.now(UTC)
@@ -342,7 +358,11 @@ def take_snapshot(
         _settled()
         namespace = cluster.namespace
         reader = _telling(cluster, told)
-        live = None if _no_registry(request, config) else _live_registry(connection)
+        live = (
+            None
+            if _no_registry(request, config)
+            else _live_registry(connection, request.registry_allow)
+        )
         registry = None if live is None else _recording(live)
         recorder = RecordingReader(
             RedactingReader(reader if live is None else live.keeping_logins(reader))

@@ -5,9 +5,11 @@ for it), and what an answer means. doctor/reads/registry_lookups.py does the ask
 checks/image_pull.py turns the answers into findings.
 
 The kubelet's rules, followed here (kubernetes/kubernetes):
-- pkg/credentialprovider/keyring.go: a login applies to an image when the login's host matches
-  the image's registry part by part (`*` within one part, `*.example.com` never covers
-  `a.b.example.com`) with the same port (`index.docker.io` and `docker.io` are one: images.py).
+- pkg/credentialprovider/keyring.go (URLsMatch): a login applies to an image when the login's
+  host matches the image's registry part by part (`*` within one part, `*.example.com` never
+  covers `a.b.example.com`), with the same port, and the login's path is a prefix of the
+  image's (`index.docker.io` and `docker.io` are one): `truegreen.images.login_covers`, over
+  the parsed reference, never its raw text (an image that does not parse gets no login).
 - pkg/kubelet/kuberuntime/kuberuntime_image.go (PullImage): with no login that applies, the
   image is pulled anonymously; otherwise each login is tried in turn, and the pull fails only
   when every one failed. There is no anonymous try after the logins.
@@ -18,7 +20,6 @@ The kubelet's rules, followed here (kubernetes/kubernetes):
 
 import base64
 import binascii
-import fnmatch
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from enum import StrEnum
@@ -28,7 +29,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, GetRead, Got, Listed, ListRead
-from truegreen.images import ImageReferenceError, parse_image, registry_key
+from truegreen.images import ImageReferenceError, login_covers, parse_image, registry_key
 
 MAX_LOOKUPS = 64
 """Distinct look-ups one run makes at most; the rest are reported as not looked up. A
@@ -89,6 +90,12 @@ class Presence(StrEnum):
     TOO_LARGE = "too-large"
     INSECURE = "insecure"
     """Plain HTTP where it is not allowed, or a redirect from https to http."""
+    OWN_ADDRESS = "own-address"
+    """The registry is on the machines' own address (loopback), which is not this computer's
+    to ask, and the operator did not name it (--registry-allow): nothing was dialled."""
+    ADDRESS_REFUSED = "address-refused"
+    """The registry's name leads to a link-local, metadata, unspecified or multicast address,
+    which doctor never connects to: nothing was dialled."""
     NOT_ASKED = "not-asked"
     """Past MAX_LOOKUPS: the registry was not asked."""
     NOT_CAPTURED = "not-captured"
@@ -151,12 +158,13 @@ class PodLogins(Struct, frozen=True):
     """Every login the pod names was read and usable, and its account was read: a refusal is
     then a measurement of everything the kubelet would try."""
 
-    def applying_to(self, registry: str) -> tuple[str, ...]:
-        """The usable logins that hold credentials for `registry`, in the order tried."""
+    def applying_to(self, image_name: str) -> tuple[str, ...]:
+        """The usable logins that hold credentials for `image_name` (`registry/repository`),
+        in the order tried."""
         return tuple(
             n
             for n in self.names
-            if any(login_covers(host, registry) for host in self.hosts.get(n, ()))
+            if any(login_covers(host, image_name) for host in self.hosts.get(n, ()))
         )
 
 
@@ -191,28 +199,6 @@ def registries_with_credentials(secret: Mapping[str, object]) -> frozenset[str] 
     if not isinstance(auths, dict):
         return None
     return frozenset(registry_key(host) for host, entry in auths.items() if o.mapping(entry))
-
-
-def _host_and_port(server: str) -> tuple[list[str], str]:
-    host, colon, port = server.rpartition(":")
-    if not colon or not port.isdigit():
-        host, port = server, ""
-    return host.split("."), port
-
-
-def login_covers(pattern: str, registry: str) -> bool:
-    """Whether a login for `pattern` (a host, maybe with `*` parts and a port) applies to an
-    image of `registry`, by the kubelet's rule (keyring.go urlsMatch): the same port, as many
-    parts, each part matched on its own."""
-    if pattern == registry:
-        return True
-    pattern_parts, pattern_port = _host_and_port(pattern)
-    parts, port = _host_and_port(registry)
-    return (
-        pattern_port == port
-        and len(pattern_parts) == len(parts)
-        and all(fnmatch.fnmatchcase(p, g) for g, p in zip(pattern_parts, parts, strict=True))
-    )
 
 
 def machines_log_in(registry: str) -> bool:
@@ -319,7 +305,7 @@ def template_lookups(
 ) -> list[ImageLookup]:
     """One look-up per image a pod of `spec` pulls, with the logins that apply to it."""
     return [
-        ImageLookup(image, logins.applying_to(parse_image(image).registry), platform)
+        ImageLookup(image, logins.applying_to(parse_image(image).name), platform)
         for image in pulled_images(spec)
     ]
 

@@ -31,12 +31,11 @@ from truegreen.doctor.knowledge.image_presence import (
     combined,
     download_size,
     is_index,
-    login_covers,
     platform_manifest,
     platforms_offered,
 )
 from truegreen.http.deadline import Deadline
-from truegreen.images import ImageReference, parse_image
+from truegreen.images import ImageReference, login_covers, parse_image
 from truegreen.refresh.registry import (
     LOOKUPS_IN_FLIGHT,
     LookupFailed,
@@ -59,6 +58,8 @@ _PRESENCE_OF_FAILURE = {
     LookupFailure.DIGEST_MISMATCH: Presence.GARBLED,
     LookupFailure.UNSUPPORTED: Presence.GARBLED,
     LookupFailure.INSECURE_REFUSED: Presence.INSECURE,
+    LookupFailure.OWN_ADDRESS: Presence.OWN_ADDRESS,
+    LookupFailure.ADDRESS_REFUSED: Presence.ADDRESS_REFUSED,
 }
 
 
@@ -134,17 +135,18 @@ class LiveRegistry:
         with self._lock:
             self._logins[name] = PullCredentials.from_docker_configs([(key, value)])
 
-    def _logins_for(self, names: Sequence[str], registry: str) -> list[RegistryLogin]:
-        """Every credential the logins `names` hold for `registry`, in the order tried, each
-        addressed to `registry` alone (the client sends a login nowhere else)."""
+    def _logins_for(self, names: Sequence[str], image: ImageReference) -> list[RegistryLogin]:
+        """Every credential the logins `names` hold for `image` (keyring.go's match), in the
+        order tried, each addressed to the image's registry alone (the client sends a login
+        nowhere else)."""
         with self._lock:
             kept = [self._logins.get(name) for name in names]
         return [
-            RegistryLogin(registry, login.username, login.password)
+            RegistryLogin(image.registry, login.username, login.password)
             for credentials in kept
             if credentials is not None
             for pattern, login in credentials.logins.items()
-            if login_covers(pattern, registry)
+            if login_covers(pattern, image.name)
         ]
 
     def look_up(self, wanted: Sequence[ImageLookup]) -> RegistryAnswers:
@@ -178,9 +180,7 @@ class LiveRegistry:
         """One look-up: each login the kubelet would try, until one finds the image."""
         reference = parse_image(lookup.image)
         deadline = Deadline.after(self._access.timeout)
-        logins: list[RegistryLogin | None] = list(
-            self._logins_for(lookup.logins, reference.registry)
-        )
+        logins: list[RegistryLogin | None] = list(self._logins_for(lookup.logins, reference))
         if lookup.logins and not logins:
             return RegistryAnswer(
                 Presence.LOGIN_UNUSABLE,

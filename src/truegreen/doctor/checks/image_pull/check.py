@@ -10,6 +10,7 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind
+from truegreen.doctor.checks.image_pull.invalid import invalid_names
 from truegreen.doctor.checks.image_pull.presence import Outcome, judge
 from truegreen.doctor.checks.image_pull.words import (
     LOGIN_DAMAGED,
@@ -29,12 +30,17 @@ from truegreen.doctor.knowledge.image_presence import (
     Presence,
     RegistryAnswer,
     kubelet_pulled,
-    login_covers,
     plain_size,
     registries_with_credentials,
     template_lookups_of,
 )
-from truegreen.images import DOCKER_HUB, ImageReference, ImageReferenceError, parse_image
+from truegreen.images import (
+    DOCKER_HUB,
+    ImageReference,
+    ImageReferenceError,
+    login_covers,
+    parse_image,
+)
 from truegreen.kubectl import truegreen_command
 
 CHECK = CheckId.IMAGE_PULL
@@ -47,8 +53,8 @@ class _LoginUse(Struct):
     registries: set[str] = field(default_factory=set)
 
 
-def _covers(hosts: frozenset[str], registry: str) -> bool:
-    return any(login_covers(pattern, registry) for pattern in hosts)
+def _covers(hosts: frozenset[str], image: ImageReference) -> bool:
+    return any(login_covers(pattern, image.name) for pattern in hosts)
 
 
 def _is_public_library(image: str) -> bool:
@@ -56,7 +62,7 @@ def _is_public_library(image: str) -> bool:
     try:
         reference = parse_image(image)
     except ImageReferenceError:
-        return True  # an invalid name is the workloads check's finding, not a login problem
+        return True  # an invalid name is its own finding (invalid.py), not a login problem
     return reference.registry == DOCKER_HUB and reference.repository.startswith("library/")
 
 
@@ -104,7 +110,7 @@ def _uncovered(
             continue  # a missing or broken login already has its own finding
         if (entry.owner, str(entry.image)) in served:
             continue  # no login applies, and none is needed: the kubelet pulls it anonymously
-        if not any(_covers(usable[n], registry) for n in entry.logins):
+        if not any(_covers(usable[n], entry.image) for n in entry.logins):
             owners, logins = uncovered.setdefault(registry, (set(), set()))
             owners.add(entry.owner)
             logins |= entry.logins
@@ -129,6 +135,7 @@ def _uncovered(
 def check(env: Environment) -> list[Finding]:
     """Findings about the registry logins the environment's images rely on."""
     findings = [SAY.cant_check(env, kind, read) for kind, read in env.unread_template_sources()]
+    findings += invalid_names(env)
     uses: dict[str, _LoginUse] = {}
     unresolved: list[_Unresolved] = []
     for template in env.templates():

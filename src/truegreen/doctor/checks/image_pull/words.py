@@ -18,6 +18,7 @@ IMAGE_MISSING: Final = "image-pull.image-missing"
 LOGIN_REFUSED: Final = "image-pull.login-refused"
 LOGIN_NEEDED: Final = "image-pull.login-needed"
 IMAGE_UNCHECKED: Final = "image-pull.image-unchecked"
+INVALID_NAME: Final = "image-pull.invalid-name"
 
 WORDS: Final[dict[str, Wording]] = {
     OK: Wording("Every training image has the registry login it needs.", ""),
@@ -59,6 +60,11 @@ WORDS: Final[dict[str, Wording]] = {
         "settings of {owners}; if it should be public, check its name: a registry may answer "
         "this way for an image that doesn't exist.",
     ),
+    INVALID_NAME: Wording(
+        "The image name '{image}' of {owners} isn't valid, so its programs can't start.",
+        "Correct the image name in the settings of {owners}: a registry, a path, then an "
+        "optional :tag or @digest (registry.example.com/team/app:1).",
+    ),
     IMAGE_UNCHECKED: Wording(
         "Couldn't check whether the image {image} is in its registry: {why}.",
         "{remedy}",
@@ -76,6 +82,8 @@ REGISTRY_WHY: Final[dict[Presence, str]] = {
     Presence.TOO_LARGE: "{registry}'s answer was too large to read",
     Presence.INSECURE: "{registry} would have to be asked without encryption",
     Presence.LOGIN_UNUSABLE: "the registry login {names} holds a kind of login doctor can't use",
+    Presence.OWN_ADDRESS: "a registry on the machines' own address can't be asked from here",
+    Presence.ADDRESS_REFUSED: "{registry} leads to an address doctor never connects to",
     Presence.NOT_ASKED: "doctor asks about at most {limit} images a run",
     Presence.NOT_CAPTURED: "the snapshot doesn't include the registry's answer about it",
     Presence.REFUSED: "the machines log in to {registry} on their own, and doctor can't use "
@@ -99,6 +107,10 @@ REGISTRY_REMEDIES: Final[dict[Presence, str]] = {
     f"image from a machine of the cluster; {_SKIP_LOOK_UP}.",
     Presence.LOGIN_UNUSABLE: "Nothing to do if the image downloads on the machines; "
     f"{_SKIP_LOOK_UP}.",
+    Presence.OWN_ADDRESS: "Check the image from a machine of the cluster; if {registry} on "
+    "this computer is the one the machines use, name it with --registry-allow {registry}.",
+    Presence.ADDRESS_REFUSED: "Check the image's registry name in the settings of the "
+    f"workload, then check the image from a machine of the cluster; {_SKIP_LOOK_UP}.",
     Presence.NOT_ASKED: "Check the image from a machine of the cluster, or check fewer "
     "images at once.",
     Presence.NOT_CAPTURED: "Take a new snapshot with {snapshot} and check that one.",

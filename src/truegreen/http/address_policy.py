@@ -1,0 +1,62 @@
+"""Which addresses a client may connect to, judged on the addresses a name resolved to (a name
+may resolve anywhere, so its text alone proves nothing), before anything is dialled.
+
+Never: link-local (169.254.0.0/16, where clouds serve instance metadata, and fe80::/10), the
+unspecified addresses and the rest of 0.0.0.0/8 (Linux connects them to this machine),
+multicast, the reserved 240.0.0.0/4 and broadcast, and the cloud metadata addresses outside
+link-local (AWS's IPv6 fd00:ec2::254). Loopback only where the caller lets it. An IPv4 address
+mapped into IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it carries.
+"""
+
+import ipaddress
+
+from msgspec import Struct
+
+from truegreen.http.errors import AddressRefusedError
+from truegreen.http.racing import Address
+
+_METADATA = frozenset({ipaddress.ip_address("fd00:ec2::254")})
+"""Instance-metadata addresses that are not link-local (AWS IMDS over IPv6)."""
+_THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")
+
+
+class AddressPolicy(Struct, frozen=True):
+    """Where a client may connect. `loopback`: whether this machine's own addresses may be
+    dialled for a given `host`/`port` (the host as the URL names it, lower case)."""
+
+    loopback_hosts: frozenset[tuple[str, int | None]] | None = None
+    """None: loopback always allowed; else only to these (host, port) pairs, port None
+    meaning any port of that host."""
+
+    def check(self, host: str, port: int, address: Address) -> None:
+        """Raise AddressRefusedError when `address` (one `host` resolved to) is not allowed."""
+        ip = _unmapped(ipaddress.ip_address(address[1][0].partition("%")[0]))
+        if (
+            ip.is_link_local
+            or ip.is_unspecified
+            or ip.is_multicast
+            or ip in _METADATA
+            # IPv6's reserved ranges hold ::1; IPv4's are 240.0.0.0/4 and broadcast.
+            or (ip.version == 4 and (ip.is_reserved or ip in _THIS_NETWORK))
+        ):
+            raise AddressRefusedError(
+                f"{host} resolves to {ip}, an address truegreen never connects to",
+                loopback=False,
+            )
+        if ip.is_loopback and not self.loopback_allowed(host, port):
+            raise AddressRefusedError(
+                f"{host} resolves to {ip}, this machine's own address", loopback=True
+            )
+
+    def loopback_allowed(self, host: str, port: int) -> bool:
+        """Whether this machine's own address may be dialled for `host`:`port`."""
+        named = self.loopback_hosts
+        return named is None or (host, None) in named or (host, port) in named
+
+
+def _unmapped(
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address,
+) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        return ip.ipv4_mapped
+    return ip
