@@ -1,0 +1,314 @@
+"""Device selectors (CEL) of dynamic resource allocation, evaluated as kube-scheduler does.
+
+A DeviceClass's `spec.selectors[].cel.expression` and a request's own selectors decide which
+devices a claim may take. The environment is Kubernetes' (staging/src/k8s.io/
+dynamic-resource-allocation/cel/compile.go): one variable `device` with `driver`, `attributes`
+and `capacity`; an attribute or capacity name without a domain belongs to the driver's domain
+(`parseQualifiedName`); looking up a domain the device lacks gives an empty map
+(`newStringInterfaceMapWithDefault`) while `in` still tells whether the device has it; attribute
+values are int, bool, string or a semantic version, capacities are quantities; the `quantity()`
+and `semver()` libraries of k8s.io/apiserver/pkg/cel/library add their comparisons.
+
+The evaluator is common-expression-language (the Rust `cel` crate's Python bindings; the choice
+and its measurements are in docs/scheduling.md). Where it cannot say what Kubernetes would, the
+answer is `Unevaluable` with the reason, never a guess: a compile error, a function it lacks,
+a runtime error, a domain the device lacks read as an empty map (Kubernetes' default that the
+Rust evaluator has no hook for), or a bound reached. The bounds are Kubernetes' where it has
+one (CELSelectorExpressionMaxLength, 10 KiB) and doctor's own for the runtime cost, which
+kube-scheduler bounds by CELSelectorExpressionMaxCost and doctor by a wall-clock budget, a count
+of evaluations, and at most one loop (comprehension) per expression, so that no expression's
+cost grows faster than its length times its input.
+"""
+
+import re
+import time
+from collections.abc import Callable, Mapping
+from decimal import Decimal
+from typing import Any, Final
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.quantity import QuantityError, parse_quantity
+
+MAX_LENGTH: Final = 10 * 1024
+"""resource/v1 CELSelectorExpressionMaxLength: the API server stores nothing longer."""
+MAX_EVALUATIONS: Final = 20_000
+"""Device evaluations per doctor run: 128 devices per slice (ResourceSliceMaxDevices) on
+about 150 machines, each device judged by one class selector and one request selector."""
+BUDGET_S: Final = 2.0
+"""Wall-clock seconds for all evaluations of one run (a typical one takes 0.1 ms)."""
+MAX_REASON: Final = 200
+"""Characters of an evaluator's message kept in a reason."""
+
+_QUANTITY: Final = "@quantity"
+_SEMVER: Final = "@semver"
+_SEMVER_TEXT = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
+    r"(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
+)
+"""blang/semver's `Parse` (semver.org 2.0.0), which `semver()` and version attributes use."""
+
+_MACRO = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\s*\(")
+"""CEL's comprehension macros (cel-spec langdef.md, Macros)."""
+
+
+class Unevaluable(Struct, frozen=True):
+    """An expression doctor cannot evaluate as Kubernetes would, and why (for --verbose)."""
+
+    expression: str
+    reason: str
+
+
+class Compiled(Struct, frozen=True):
+    """An expression that compiled, ready for devices."""
+
+    expression: str
+    program: Any
+    """cel.Program: the bindings' type, kept opaque so the module is imported only when used."""
+
+
+class _Version(Struct, frozen=True, order=True):
+    major: int
+    minor: int
+    patch: int
+    release: bool
+    """No pre-release part: a release sorts after its pre-releases."""
+    pre: tuple[tuple[int, int, str], ...]
+
+
+def _version(text: object) -> _Version:
+    """A semantic version's precedence (semver.org 2.0.0 item 11); ValueError when not one."""
+    match = _SEMVER_TEXT.match(str(text)) if isinstance(text, str) else None
+    if match is None:
+        raise ValueError(f"{text!r} is not a semantic version")
+    pre = tuple(
+        (0, int(p), "") if p.isdigit() else (1, 0, p) for p in (match[4] or "").split(".") if p
+    )
+    return _Version(int(match[1]), int(match[2]), int(match[3]), not pre, pre)
+
+
+def _tagged(value: object, tag: str) -> str:
+    if not isinstance(value, Mapping) or set(value) != {tag}:
+        raise TypeError(f"not a {tag[1:]}")
+    return str(value[tag])
+
+
+def _quantity_value(value: object) -> Decimal:
+    return Decimal(_tagged(value, _QUANTITY))
+
+
+def _quantity(text: object) -> dict[str, str]:
+    """`quantity("80Gi")`: the value in one canonical form, so that equal amounts are equal."""
+    try:
+        value = parse_quantity(str(text)) if isinstance(text, str) else None
+    except QuantityError:
+        value = None
+    if value is None:
+        raise ValueError(f"{text!r} is not a quantity")
+    return {_QUANTITY: format(value.normalize(), "f")}
+
+
+def _semver(text: object) -> dict[str, str]:
+    _version(text)
+    return {_SEMVER: str(text)}
+
+
+def _is(parse: Callable[[object], object]) -> Callable[[object], bool]:
+    def check(text: object) -> bool:
+        try:
+            parse(text)
+        except (ValueError, TypeError):
+            return False
+        return True
+
+    return check
+
+
+def _ordered(left: object, right: object) -> int:
+    """The sign of left - right, for two quantities or two versions."""
+    if isinstance(left, Mapping) and _SEMVER in left:
+        first, second = _version(_tagged(left, _SEMVER)), _version(_tagged(right, _SEMVER))
+        return int(first > second) - int(first < second)
+    low, high = _quantity_value(left), _quantity_value(right)
+    return int(low > high) - int(low < high)
+
+
+def _part(index: int) -> Callable[[object], int]:
+    def part(version: object) -> int:
+        found = _version(_tagged(version, _SEMVER))
+        return (found.major, found.minor, found.patch)[index]
+
+    return part
+
+
+def _as_integer(value: object) -> int:
+    number = _quantity_value(value)
+    if number != number.to_integral_value() or abs(number) >= 2**63:
+        raise ValueError("the quantity is not an integer")
+    return int(number)
+
+
+FUNCTIONS: Final[Mapping[str, Callable[..., object]]] = {
+    # k8s.io/apiserver/pkg/cel/library/quantity.go
+    "quantity": _quantity,
+    "isQuantity": _is(_quantity),
+    "sign": lambda q: _ordered(q, {_QUANTITY: "0"}),
+    "isInteger": _is(_as_integer),
+    "asInteger": _as_integer,
+    # k8s.io/apiserver/pkg/cel/library/semverlib.go
+    "semver": _semver,
+    "isSemver": _is(_semver),
+    "major": _part(0),
+    "minor": _part(1),
+    "patch": _part(2),
+    # both libraries
+    "compareTo": _ordered,
+    "isGreaterThan": lambda a, b: _ordered(a, b) > 0,
+    "isLessThan": lambda a, b: _ordered(a, b) < 0,
+}
+"""The Kubernetes library functions DRA selectors use, over tagged maps."""
+
+
+def _qualified(name: str, driver: str) -> tuple[str, str]:
+    """compile.go `parseQualifiedName`: a name without a domain is the driver's."""
+    domain, slash, rest = name.partition("/")
+    return (domain, rest) if slash else (driver, name)
+
+
+def _attribute(value: Mapping[str, Any]) -> object:
+    """compile.go `getAttributeValue`: the one value set; ValueError for none or a bad version."""
+    for key in ("int", "bool", "string"):
+        if key in value:
+            return value[key]
+    if "version" in value:
+        return _semver(value["version"])
+    raise ValueError(f"unsupported attribute value {sorted(value)}")
+
+
+def device_variable(driver: str, device: Mapping[str, Any]) -> dict[str, object]:
+    """The `device` variable of one ResourceSlice device (compile.go `DeviceMatches`);
+    ValueError for an attribute Kubernetes would refuse too."""
+    attributes: dict[str, dict[str, object]] = {}
+    for name, value in o.mapping(device.get("attributes")).items():
+        domain, id_ = _qualified(str(name), driver)
+        attributes.setdefault(domain, {})[id_] = _attribute(o.mapping(value))
+    capacity: dict[str, dict[str, object]] = {}
+    for name, value in o.mapping(device.get("capacity")).items():
+        domain, id_ = _qualified(str(name), driver)
+        capacity.setdefault(domain, {})[id_] = _quantity(o.mapping(value).get("value"))
+    return {"driver": driver, "attributes": attributes, "capacity": capacity}
+
+
+def _short(message: object) -> str:
+    text = " ".join(str(message).split())
+    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
+
+
+class Selectors:
+    """Evaluates selectors over devices within one run's bounds; compiles each expression once
+    and judges each (expression, device) pair once."""
+
+    def __init__(
+        self,
+        *,
+        budget_s: float = BUDGET_S,
+        max_evaluations: int = MAX_EVALUATIONS,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._clock = clock
+        self._deadline: float | None = None
+        self._budget_s = budget_s
+        self._left = max_evaluations
+        self._compiled: dict[str, Compiled | Unevaluable] = {}
+        self._judged: dict[tuple[str, tuple[str, ...]], bool | Unevaluable] = {}
+
+    def compile(self, expression: str) -> Compiled | Unevaluable:
+        """The expression compiled, or why it can't be."""
+        if expression not in self._compiled:
+            self._compiled[expression] = _compile(expression)
+        return self._compiled[expression]
+
+    def matches(
+        self, expression: str, key: tuple[str, ...], driver: str, device: Mapping[str, Any]
+    ) -> bool | Unevaluable:
+        """Whether the selector takes the device (`key` names it), or why doctor can't say."""
+        done = self._judged.get((expression, key))
+        if done is not None:
+            return done
+        compiled = self.compile(expression)
+        if isinstance(compiled, Unevaluable):
+            return compiled
+        if self._deadline is None:
+            self._deadline = self._clock() + self._budget_s
+        if self._left <= 0 or self._clock() > self._deadline:
+            # Not cached: the bound is the run's, not the expression's.
+            return Unevaluable(expression, "doctor's bound on evaluating device rules was reached")
+        self._left -= 1
+        judged = _evaluate(compiled, driver, device, "/".join(key))
+        self._judged[(expression, key)] = judged
+        return judged
+
+
+def _compile(expression: str) -> Compiled | Unevaluable:
+    if len(expression) > MAX_LENGTH:
+        return Unevaluable(expression[:MAX_REASON], f"longer than {MAX_LENGTH} characters")
+    # Loops inside loops multiply their costs; one loop costs at most its list (bounded by the
+    # expression's length or a device's attributes) times its body. A macro's name inside a
+    # string counts too, which only makes doctor more careful.
+    if len(_MACRO.findall(expression)) > 1:
+        return Unevaluable(expression, "more than one loop, whose cost doctor doesn't bound")
+    import cel  # 0.2 s to import: only where a selector is evaluated
+
+    try:
+        program: cel.Program = cel.compile(expression)
+    except (ValueError, RuntimeError) as error:  # a syntax error; RuntimeError on odd input
+        return Unevaluable(expression, "compile error: " + _short(error))
+    return Compiled(expression, program)
+
+
+_RUNTIME_ERRORS = (RuntimeError, TypeError, ValueError, ArithmeticError, LookupError)
+"""What the bindings raise while evaluating: an undefined name or function, no overload, a bad
+conversion, an overflow or division by zero, an index out of range."""
+
+
+def _guarded(function: Callable[..., object], errors: list[str]) -> Callable[..., object]:
+    """The function, never raising: the bindings write a raised error to the standard error
+    stream, and nothing below the CLI prints. An error is kept and the result is null."""
+
+    def call(*args: object) -> object:
+        try:
+            return function(*args)
+        except (ValueError, TypeError, ArithmeticError) as error:
+            errors.append(_short(error))
+            return None
+
+    return call
+
+
+def _evaluate(
+    compiled: Compiled, driver: str, device: Mapping[str, Any], name: str
+) -> bool | Unevaluable:
+    import cel
+
+    try:
+        variable = device_variable(driver, device)
+    except (ValueError, TypeError) as error:
+        return Unevaluable(compiled.expression, f"device {name}: {_short(error)}")
+    errors: list[str] = []
+    functions = {n: _guarded(f, errors) for n, f in FUNCTIONS.items()}
+    try:
+        result = compiled.program.execute(cel.Context({"device": variable}, functions))
+    except KeyError as error:
+        # A missing domain reads as an empty map in Kubernetes; the bindings raise instead.
+        return Unevaluable(compiled.expression, f"device {name}: no entry {_short(error)}")
+    except _RUNTIME_ERRORS as error:
+        return Unevaluable(compiled.expression, f"device {name}: {_short(error)}")
+    if errors:
+        # Kubernetes would have raised where the function failed: whatever the result, doctor
+        # can't tell whether that branch mattered.
+        return Unevaluable(compiled.expression, f"device {name}: {errors[0]}")
+    if not isinstance(result, bool):
+        return Unevaluable(compiled.expression, f"evaluates to {type(result).__name__}, not bool")
+    return result
