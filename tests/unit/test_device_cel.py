@@ -9,6 +9,8 @@ deviceinfo.go) and kubernetes-sigs/dra-example-driver's (cmd/dra-example-kubelet
 discovery.go).
 """
 
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -197,3 +199,20 @@ def test_evaluations_are_bounded_in_count_and_time() -> None:
     assert timed.matches(CLASS_SELECTOR, ("d", "p", "gpu-1"), NVIDIA, _nvidia()) == (
         Unevaluable(CLASS_SELECTOR, "doctor's bound on evaluating device rules was reached")
     )
+
+
+def test_evaluating_loads_the_bindings_alone() -> None:
+    """The bindings' package also loads its command-line tool (typer, rich, prompt_toolkit),
+    which doctor never uses and whose import costs 0.2 s."""
+    code = (
+        "import sys\n"
+        "from truegreen.doctor.knowledge.device_cel import Selectors\n"
+        f"assert Selectors().matches({CLASS_SELECTOR!r}, ('d', 'p', 'g'), {NVIDIA!r}, "
+        "{'attributes': {'type': {'string': 'gpu'}}}) is True\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('cel', 'rich', 'typer', 'prompt_toolkit', 'pygments')))\n"
+    )
+    ran = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert (ran.returncode, ran.stdout, ran.stderr) == (0, "[]\n", "")
