@@ -16,6 +16,7 @@ from tests.support.nvidia_dra import (
     NVIDIA,
     Gpu,
     nvidia_allocated,
+    nvidia_alternatives,
     nvidia_class,
     nvidia_slice,
     nvidia_template,
@@ -28,14 +29,19 @@ BIG_MEMORY = "device.capacity['gpu.nvidia.com'].memory.compareTo(quantity('80Gi'
 LOWER = "device.attributes['gpu.nvidia.com'].productName.lowerAscii() == 'nvidia h200'"
 
 
-def _cluster(now: datetime, gpu: Gpu, *selectors: str, taken: bool = False) -> list[Obj]:
+A100_ONLY = "device.attributes['gpu.nvidia.com'].productName == 'NVIDIA A100-SXM4-80GB'"
+
+
+def _cluster(
+    now: datetime, gpu: Gpu, *selectors: str, taken: bool = False, template: Obj | None = None
+) -> list[Obj]:
     objects = [
         *healthy(now),
         node("gpu-2", "16", "64Gi"),
         nvidia_class(),
         nvidia_slice("gpu-1", gpu, 2),
         nvidia_slice("gpu-2", gpu, 2),
-        nvidia_template("h200", NAMESPACE, *selectors),
+        template or nvidia_template("h200", NAMESPACE, *selectors),
         ranks_job("dra", now, ranks=2, gpus=0, **claims_from_template("h200")),
     ]
     if taken:
@@ -88,9 +94,14 @@ def test_a_rule_doctor_cannot_evaluate_with_every_gpu_taken_cannot_get_one(
     doctor.load(lambda now: _cluster(now, H200, LOWER, taken=True))
     result = doctor.live("-o", "json", "-v")
     found = _capacity(result.json())
-    assert (found["status"], found["basis"]) == ("fail", "measured")
-    assert "no device is free that could be of the kind its request 'gpu' asks for" in str(
-        found["headline"]
+    assert (found["status"], found["code"], found["basis"]) == (
+        "fail",
+        "capacity.no-eligible-machine",
+        "measured",
+    )
+    assert found["headline"] == (
+        "No machine may run a training job: no device is free that could be of the kind its "
+        "request 'gpu' asks for."
     )
     assert result.exit_code == 2
 
@@ -107,3 +118,38 @@ def test_a_rule_doctor_cannot_evaluate_with_gpus_free_is_unknown_naming_it(
         f"devices are picked by a rule doctor can't evaluate (`{LOWER}`)."
     )
     assert result.exit_code == 3
+
+
+def _h200_else_a100s() -> Obj:
+    """One H200, else two A100s: the alternatives in order of preference."""
+    return nvidia_alternatives("h200", NAMESPACE, ("h200", H200_ONLY, 1), ("a100s", A100_ONLY, 2))
+
+
+def test_alternatives_of_which_one_can_be_met_count_as_that_one(doctor: Doctor) -> None:
+    """No H200 anywhere: the allocator falls to two A100s per rank; four A100s hold two ranks."""
+    doctor.load(lambda now: _cluster(now, A100, template=_h200_else_a100s()))
+    result = doctor.live("-o", "json", "-v")
+    found = _capacity(result.json())
+    assert found["code"] == "capacity.fits"
+    assert found["details"][-3:] == [
+        "worker x1 on gpu-1",
+        "worker x1 on gpu-2",
+        "fits on gpu-1, gpu-2",
+    ]
+    assert result.exit_code == 0
+
+
+def test_alternatives_none_of_which_has_a_free_device_cannot_be_met(doctor: Doctor) -> None:
+    doctor.load(lambda now: _cluster(now, A100, taken=True, template=_h200_else_a100s()))
+    result = doctor.live("-o", "json", "-v")
+    found = _capacity(result.json())
+    assert (found["status"], found["code"], found["basis"]) == (
+        "fail",
+        "capacity.no-eligible-machine",
+        "measured",
+    )
+    assert found["headline"] == (
+        "No machine may run a training job: no device is free of any kind its request 'gpu' "
+        "accepts."
+    )
+    assert result.exit_code == 2

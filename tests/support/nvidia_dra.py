@@ -127,3 +127,36 @@ def nvidia_allocated(name: str, namespace: str, node_name: str, devices: list[st
             "reservedFor": [{"resource": "pods", "name": f"{name}-pod", "uid": f"uid-{name}"}],
         },
     }
+
+
+def nvidia_alternatives(name: str, namespace: str, *alternatives: tuple[str, str, int]) -> Obj:
+    """A ResourceClaimTemplate whose one request lists alternatives (name, selector, count) in
+    order of preference (website content/en/docs/concepts/scheduling-eviction/
+    dynamic-resource-allocation.md, "Prioritized list": `firstAvailable` subrequests, each
+    with `deviceClassName`, `selectors` and `count`)."""
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaimTemplate",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "spec": {
+                "devices": {
+                    "requests": [
+                        {
+                            "name": "gpu",
+                            "firstAvailable": [
+                                {
+                                    "name": alternative,
+                                    "deviceClassName": NVIDIA,
+                                    "selectors": [{"cel": {"expression": expression}}],
+                                    "allocationMode": "ExactCount",
+                                    "count": count,
+                                }
+                                for alternative, expression, count in alternatives
+                            ],
+                        }
+                    ]
+                }
+            }
+        },
+    }

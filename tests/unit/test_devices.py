@@ -342,7 +342,13 @@ def test_a_selector_doctor_cannot_evaluate_is_unchecked_naming_it() -> None:
 def test_requests_doctor_does_not_count_are_unchecked() -> None:
     cases = {
         "it lists alternative devices to choose from, which doctor doesn't evaluate": _template(
-            {"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": DRIVER}]}
+            {
+                "name": "gpu",
+                "firstAvailable": [
+                    {"name": "a", "deviceClassName": DRIVER},
+                    {"name": "b", "deviceClassName": DRIVER},
+                ],
+            }
         ),
         "it asks for devices in a way doctor doesn't count (all of a kind, administrator "
         "access, or a share of a device)": _template(_request(allocationMode="All")),

@@ -15,8 +15,9 @@ pod's requests become its need, and the placement does the rest. The selectors (
 evaluated as Kubernetes does (doctor/knowledge/device_cel.py). A selector doctor cannot evaluate
 still bounds the answer: when no free device is left that every selector either takes or
 cannot judge, the request cannot be met (measured); otherwise it is unknown, naming the
-expression. What it does not evaluate is named, never passed: prioritized alternatives
-(`firstAvailable`), `allocationMode: All`, admin access, requests that must share an attribute
+expression. Prioritized alternatives (`firstAvailable`) are counted when one alone might still
+be met. What it does not evaluate is named, never passed: several alternatives that might be
+met, `allocationMode: All`, admin access, requests that must share an attribute
 (`constraints`), partitionable and shareable devices, devices several machines reach.
 """
 
@@ -284,15 +285,10 @@ def _requests(
     requests: list[_Request] = []
     for request in (o.mapping(r) for r in o.sequence(claim_devices.get("requests"))):
         name = str(request.get("name") or "")
-        exactly = o.mapping(request.get("exactly"))
+        exactly = o.mapping(request.get("exactly")) or _first_available(
+            request, context, group, found
+        )
         if not exactly:
-            found.uncheck(
-                _not_counted(
-                    "it lists alternative devices to choose from, which doctor doesn't evaluate",
-                    f"{group}: request {name} has firstAvailable (or no exactly)",
-                    context.kubectl,
-                )
-            )
             return None
         mode = str(exactly.get("allocationMode") or "ExactCount")
         if mode != "ExactCount" or exactly.get("adminAccess") is True or exactly.get("capacity"):
@@ -321,16 +317,7 @@ def _requests(
                 )
             )
             return None
-        expressions = [
-            str(o.mapping(o.mapping(selector).get("cel")).get("expression") or "")
-            for selector in (
-                *o.sequence(o.mapping(device_class.get("spec")).get("selectors")),
-                *o.sequence(exactly.get("selectors")),
-            )
-        ]
-        tolerations = [o.mapping(t) for t in o.sequence(exactly.get("tolerations"))]
-        usable = [d for d in context.devices if _untainted(d, tolerations)]
-        candidates, possible, unevaluable = _chosen(expressions, usable, context.selectors)
+        candidates, possible, unevaluable = _selected(exactly, device_class, context)
         if unevaluable is not None:
             _unevaluable(unevaluable, possible, context, group, name, class_name, found)
             return None
@@ -357,6 +344,76 @@ def _not_counted(why: str, detail: str, kubectl: Kubectl) -> Unchecked:
         + kubectl.cluster("get", "resourceslices,resourceclaims", "--all-namespaces", "-o", "wide"),
         detail,
     )
+
+
+def _selected(
+    exactly: Mapping[str, Any], device_class: KubeObject, context: _Context
+) -> tuple[frozenset[tuple[str, str, str]], frozenset[tuple[str, str, str]], Unevaluable | None]:
+    """`_chosen` for a request (or an alternative of one) of a class: the class's selectors,
+    then the request's, over the devices whose taints it tolerates."""
+    expressions = [
+        str(o.mapping(o.mapping(selector).get("cel")).get("expression") or "")
+        for selector in (
+            *o.sequence(o.mapping(device_class.get("spec")).get("selectors")),
+            *o.sequence(exactly.get("selectors")),
+        )
+    ]
+    tolerations = [o.mapping(t) for t in o.sequence(exactly.get("tolerations"))]
+    usable = [d for d in context.devices if _untainted(d, tolerations)]
+    return _chosen(expressions, usable, context.selectors)
+
+
+def _first_available(
+    request: Mapping[str, Any], context: _Context, group: str, found: Found
+) -> Mapping[str, Any]:
+    """A request's one alternative (`firstAvailable`) that might still be met, as the request
+    doctor counts; empty (and why in `found`) otherwise. The allocator takes the first
+    alternative it can meet (allocator_stable.go); one with no free device its selectors might
+    take can't be met (measured), so when one alone is left, it is the request; when none is
+    left, the request can't be met; several left are unchecked."""
+    name = str(request.get("name") or "")
+    alternatives = [o.mapping(a) for a in o.sequence(request.get("firstAvailable"))]
+    left: list[Mapping[str, Any]] = []
+    for alternative in alternatives:
+        device_class = context.classes.get(str(alternative.get("deviceClassName") or ""))
+        if device_class is None:
+            left = alternatives  # the allocator fails on a missing class: not counted
+            break
+        _, possible, _ = _selected(alternative, device_class, context)
+        if any(d not in context.in_use for d in possible):
+            left.append(alternative)
+    names = ", ".join(str(a.get("name") or "") for a in alternatives)
+    if not alternatives:
+        detail = f"{group}: request {name} has firstAvailable (or no exactly)"
+    elif not left:
+        found.exclude(
+            Exclusion(
+                group,
+                context.machines,
+                f"no device is free of any kind its request '{name}' accepts",
+                "free a device of one of those kinds, or add machines that have one ("
+                + context.kubectl.cluster(
+                    "get", "resourceslices,resourceclaims", "--all-namespaces", "-o", "wide"
+                )
+                + " lists them)",
+                f"{group}: request {name}: firstAvailable {names}: no unallocated, untainted "
+                "device that their selectors might take",
+                everywhere=True,
+            )
+        )
+        return {}
+    elif len(left) == 1:
+        return left[0]
+    else:
+        detail = f"{group}: request {name}: firstAvailable {names}: {len(left)} might be met"
+    found.uncheck(
+        _not_counted(
+            "it lists alternative devices to choose from, which doctor doesn't evaluate",
+            detail,
+            context.kubectl,
+        )
+    )
+    return {}
 
 
 def _chosen(
