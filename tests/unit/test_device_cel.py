@@ -216,3 +216,12 @@ def test_evaluating_loads_the_bindings_alone() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
     )
     assert (ran.returncode, ran.stdout, ran.stderr) == (0, "[]\n", "")
+
+
+def test_a_failed_function_spoils_only_its_own_evaluation() -> None:
+    selectors = Selectors()
+    bad = "quantity('bad').sign() == 1"
+    assert isinstance(selectors.matches(bad, KEY, NVIDIA, _nvidia()), Unevaluable)
+    assert selectors.matches(CLASS_SELECTOR, KEY, NVIDIA, _nvidia()) is True
+    other = ("d", "p", "gpu-1")
+    assert selectors.matches(CLASS_SELECTOR, other, NVIDIA, _nvidia(A100)) is True

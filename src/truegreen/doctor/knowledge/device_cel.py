@@ -228,6 +228,12 @@ class Selectors:
         self._left = max_evaluations
         self._compiled: dict[str, Compiled | Unevaluable] = {}
         self._judged: dict[tuple[str, tuple[str, ...]], bool | Unevaluable] = {}
+        # One evaluation at a time: the library functions note their errors here.
+        self._errors: list[str] = []
+        self._functions = {n: _guarded(f, self._errors) for n, f in FUNCTIONS.items()}
+        self._contexts: dict[tuple[str, ...], object] = {}
+        """Per device, its `cel.Context` (built once: converting the device is most of an
+        evaluation's cost), or why Kubernetes would refuse the device."""
 
     def compile(self, expression: str) -> Compiled | Unevaluable:
         """The expression compiled, or why it can't be."""
@@ -251,9 +257,41 @@ class Selectors:
             # Not cached: the bound is the run's, not the expression's.
             return Unevaluable(expression, "doctor's bound on evaluating device rules was reached")
         self._left -= 1
-        judged = _evaluate(compiled, driver, device, "/".join(key))
+        judged = self._evaluate(compiled, key, driver, device)
         self._judged[(expression, key)] = judged
         return judged
+
+    def _evaluate(
+        self, compiled: Compiled, key: tuple[str, ...], driver: str, device: Mapping[str, Any]
+    ) -> bool | Unevaluable:
+        name = "/".join(key)
+        if key not in self._contexts:
+            try:
+                variable = device_variable(driver, device)
+            except (ValueError, TypeError) as error:
+                self._contexts[key] = _short(error)
+            else:
+                self._contexts[key] = _bindings().Context({"device": variable}, self._functions)
+        context = self._contexts[key]
+        if isinstance(context, str):
+            return Unevaluable(compiled.expression, f"device {name}: {context}")
+        self._errors.clear()
+        try:
+            result = compiled.program.execute(context)
+        except KeyError as error:
+            # A missing domain reads as an empty map in Kubernetes; the bindings raise instead.
+            return Unevaluable(compiled.expression, f"device {name}: no entry {_short(error)}")
+        except _RUNTIME_ERRORS as error:
+            return Unevaluable(compiled.expression, f"device {name}: {_short(error)}")
+        if self._errors:
+            # Kubernetes would have raised where the function failed: whatever the result,
+            # doctor can't tell whether that branch mattered.
+            return Unevaluable(compiled.expression, f"device {name}: {self._errors[0]}")
+        if not isinstance(result, bool):
+            return Unevaluable(
+                compiled.expression, f"evaluates to {type(result).__name__}, not bool"
+            )
+        return result
 
 
 @functools.cache
@@ -310,29 +348,3 @@ def _guarded(function: Callable[..., object], errors: list[str]) -> Callable[...
             return None
 
     return call
-
-
-def _evaluate(
-    compiled: Compiled, driver: str, device: Mapping[str, Any], name: str
-) -> bool | Unevaluable:
-    try:
-        variable = device_variable(driver, device)
-    except (ValueError, TypeError) as error:
-        return Unevaluable(compiled.expression, f"device {name}: {_short(error)}")
-    errors: list[str] = []
-    functions = {n: _guarded(f, errors) for n, f in FUNCTIONS.items()}
-    try:
-        context = _bindings().Context({"device": variable}, functions)
-        result = compiled.program.execute(context)
-    except KeyError as error:
-        # A missing domain reads as an empty map in Kubernetes; the bindings raise instead.
-        return Unevaluable(compiled.expression, f"device {name}: no entry {_short(error)}")
-    except _RUNTIME_ERRORS as error:
-        return Unevaluable(compiled.expression, f"device {name}: {_short(error)}")
-    if errors:
-        # Kubernetes would have raised where the function failed: whatever the result, doctor
-        # can't tell whether that branch mattered.
-        return Unevaluable(compiled.expression, f"device {name}: {errors[0]}")
-    if not isinstance(result, bool):
-        return Unevaluable(compiled.expression, f"evaluates to {type(result).__name__}, not bool")
-    return result
