@@ -129,11 +129,13 @@ def test_the_quantity_and_semver_libraries(expression: str, expected: bool) -> N
 @pytest.mark.parametrize(
     ("expression", "reason"),
     [
-        # Kubernetes reads a missing domain as an empty map; the evaluator raises instead.
+        # A missing domain is an empty map, and `in` tells it apart: not filled in.
         (
-            'has(device.attributes["dra.example.com"].model)',
+            '"x.com" in device.attributes || has(device.attributes["dra.example.com"].model)',
             "device d/p/gpu-0: no entry 'dra.example.com'",
         ),
+        # Filled in, the domain's map has no such key: an error in Kubernetes too.
+        ('device.attributes["dra.example.com"].model == "x"', "device d/p/gpu-0: no entry 'model'"),
         ("quantity('bad').sign() == 1", "device d/p/gpu-0: 'bad' is not a quantity"),
         ("semver('1.0').major() == 1", "device d/p/gpu-0: '1.0' is not a semantic version"),
         ("device.capacity['gpu.nvidia.com'].memory.major() == 1", "device d/p/gpu-0: not a semver"),
@@ -225,3 +227,29 @@ def test_a_failed_function_spoils_only_its_own_evaluation() -> None:
     assert selectors.matches(CLASS_SELECTOR, KEY, NVIDIA, _nvidia()) is True
     other = ("d", "p", "gpu-1")
     assert selectors.matches(CLASS_SELECTOR, other, NVIDIA, _nvidia(A100)) is True
+
+
+@pytest.mark.parametrize(
+    ("expression", "expected"),
+    [
+        ('has(device.attributes["dra.example.com"].model)', False),
+        ('!has(device.capacity["dra.example.com"].memory)', True),
+        ('size(device.attributes["dra.example.com"]) == 0', True),
+        (
+            'has(device.attributes["a.com"].x) || has(device.attributes["b.com"].x) || '
+            'device.capacity["gpu.nvidia.com"].memory.isGreaterThan(quantity("1Gi"))',
+            True,
+        ),
+    ],
+)
+def test_a_domain_the_device_lacks_reads_as_an_empty_map(expression: str, expected: bool) -> None:
+    """compile.go `newStringInterfaceMapWithDefault`: the bindings raise where Kubernetes reads
+    an empty map; doctor fills the domain in when nothing else in the expression looks at the
+    map of domains."""
+    assert _judge(expression) is expected
+
+
+def test_filled_in_domains_are_bounded() -> None:
+    lookups = " || ".join(f'has(device.attributes["d{i}.com"].x)' for i in range(5))
+    # The bindings name the last failed lookup: d4 to d1 are filled in, d0 is one too many.
+    assert _judge(lookups) == Unevaluable(lookups, "device d/p/gpu-0: no entry 'd0.com'")

@@ -323,7 +323,7 @@ def test_partitionable_or_shareable_devices_are_unchecked() -> None:
 
 def test_a_selector_doctor_cannot_evaluate_is_unchecked_naming_it() -> None:
     """The devices have no attribute in the driver's domain: Kubernetes reads an empty map and
-    fails on `.model`; doctor can't say more than that a free device might match."""
+    fails on `.model`, as doctor does; it can't say more than that a free device might match."""
     expression = f"device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].model == 'x'"
     room, found = _run(_reads([_slice("a", 1)], classes=[_class(DRIVER, expression)]))
     assert room == DeviceRoom()
@@ -333,7 +333,7 @@ def test_a_selector_doctor_cannot_evaluate_is_unchecked_naming_it() -> None:
             f"its devices are picked by a rule doctor can't evaluate (`{expression}`)",
             SEE,
             "worker: request gpu: a CEL selector of DeviceClass gpu.example.com or of the request "
-            f"not evaluated (device {DRIVER}/a/gpu-0: no entry 'gpu.example.com'): {expression}; "
+            f"not evaluated (device {DRIVER}/a/gpu-0: no entry 'model'): {expression}; "
             f"1 unallocated devices might match: {DRIVER}/a/gpu-0",
         )
     ]

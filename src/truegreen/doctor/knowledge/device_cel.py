@@ -11,13 +11,14 @@ and `semver()` libraries of k8s.io/apiserver/pkg/cel/library add their compariso
 
 The evaluator is common-expression-language (the Rust `cel` crate's Python bindings; the choice
 and its measurements are in docs/scheduling.md). Where it cannot say what Kubernetes would, the
-answer is `Unevaluable` with the reason, never a guess: a compile error, a function it lacks,
-a runtime error, a domain the device lacks read as an empty map (Kubernetes' default that the
-Rust evaluator has no hook for), or a bound reached. The bounds are Kubernetes' where it has
-one (CELSelectorExpressionMaxLength, 10 KiB) and doctor's own for the runtime cost, which
-kube-scheduler bounds by CELSelectorExpressionMaxCost and doctor by a wall-clock budget, a count
-of evaluations, and at most one loop (comprehension) per expression, so that no expression's
-cost grows faster than its length times its input.
+answer is `Unevaluable` with the reason, never a guess: a compile error, a function it lacks, a
+runtime error, or a bound reached. The evaluator raises where Kubernetes reads a missing domain
+as an empty map; doctor fills the domain in where the expression can't tell a filled-in domain
+from a real one (`Compiled.by_domain`), and calls it unevaluable elsewhere. The bounds are
+Kubernetes' where it has one (CELSelectorExpressionMaxLength, 10 KiB) and doctor's own for the
+runtime cost, which kube-scheduler bounds by CELSelectorExpressionMaxCost and doctor by a
+wall-clock budget, a count of evaluations, and at most one loop (comprehension) per expression,
+so that no expression's cost grows faster than its length times its input.
 """
 
 import functools
@@ -57,6 +58,13 @@ _SEMVER_TEXT = re.compile(
 
 _MACRO = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\s*\(")
 """CEL's comprehension macros (cel-spec langdef.md, Macros)."""
+_DEVICE = re.compile(r"\bdevice\b")
+_LOOKUP = re.compile(r"\s*\.\s*(?:driver\b|(?:attributes|capacity)\s*\[)")
+"""What may follow `device` for a missing domain to be filled in: `.driver`, or a lookup of
+one domain. Anything else (`in device.attributes`, `size(device.capacity)`, the map bound to
+a name) could tell a filled-in domain from a real one."""
+MAX_FILLED: Final = 4
+"""Missing domains filled in per evaluation."""
 
 
 class Unevaluable(Struct, frozen=True):
@@ -72,6 +80,10 @@ class Compiled(Struct, frozen=True):
     expression: str
     program: Any
     """cel.Program: the bindings' type, kept opaque so the module is imported only when used."""
+    by_domain: bool
+    """Every use of `device` is `.driver` or a lookup of one domain: a domain the device lacks
+    may be filled in with an empty map, as Kubernetes reads it, without the expression telling
+    it from a real one."""
 
 
 class _Version(Struct, frozen=True, order=True):
@@ -275,14 +287,24 @@ class Selectors:
         context = self._contexts[key]
         if isinstance(context, str):
             return Unevaluable(compiled.expression, f"device {name}: {context}")
-        self._errors.clear()
-        try:
-            result = compiled.program.execute(context)
-        except KeyError as error:
-            # A missing domain reads as an empty map in Kubernetes; the bindings raise instead.
-            return Unevaluable(compiled.expression, f"device {name}: no entry {_short(error)}")
-        except _RUNTIME_ERRORS as error:
-            return Unevaluable(compiled.expression, f"device {name}: {_short(error)}")
+        filled: dict[str, Any] | None = None
+        for fills in range(MAX_FILLED + 1):
+            self._errors.clear()
+            try:
+                result = compiled.program.execute(context)
+                break
+            except KeyError as error:
+                # Kubernetes reads a domain the device lacks as an empty map; the bindings
+                # raise. Where the expression can't tell, the domain is filled in and the
+                # expression evaluated again; a key missing from a domain's map stays an error.
+                missing = str(error.args[0]) if error.args else ""
+                filled = filled or device_variable(driver, device)
+                if fills == MAX_FILLED or not _fill(compiled, filled, missing):
+                    reason = f"device {name}: no entry {_short(error)}"
+                    return Unevaluable(compiled.expression, reason)
+                context = _bindings().Context({"device": filled}, self._functions)
+            except _RUNTIME_ERRORS as error:
+                return Unevaluable(compiled.expression, f"device {name}: {_short(error)}")
         if self._errors:
             # Kubernetes would have raised where the function failed: whatever the result,
             # doctor can't tell whether that branch mattered.
@@ -292,6 +314,17 @@ class Selectors:
                 compiled.expression, f"evaluates to {type(result).__name__}, not bool"
             )
         return result
+
+
+def _fill(compiled: Compiled, variable: dict[str, Any], missing: str) -> bool:
+    """Fills in `missing` as an empty domain of the device's attributes and capacity; False
+    when it may not be (the expression could tell, or the domain is there already)."""
+    maps = [variable["attributes"], variable["capacity"]]
+    if not compiled.by_domain or all(missing in m for m in maps):
+        return False
+    for domains in maps:
+        domains.setdefault(missing, {})
+    return True
 
 
 @functools.cache
@@ -328,7 +361,8 @@ def _compile(expression: str) -> Compiled | Unevaluable:
         program = cel.compile(expression)
     except (ValueError, RuntimeError) as error:  # a syntax error; RuntimeError on odd input
         return Unevaluable(expression, "compile error: " + _short(error))
-    return Compiled(expression, program)
+    by_domain = all(_LOOKUP.match(expression, m.end()) for m in _DEVICE.finditer(expression))
+    return Compiled(expression, program, by_domain)
 
 
 _RUNTIME_ERRORS = (RuntimeError, TypeError, ValueError, ArithmeticError, LookupError)
