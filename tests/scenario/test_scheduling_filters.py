@@ -593,19 +593,27 @@ def test_ranks_within_the_free_devices_fit(doctor: Doctor) -> None:
     assert result.exit_code == 0
 
 
-def test_a_device_rule_doctor_cannot_evaluate_is_unknown(doctor: Doctor) -> None:
-    """A DeviceClass selecting by attributes (website content/en/examples/dra/
-    resourceclaimtemplate.yaml's CEL): doctor evaluates only `device.driver == "..."`."""
-    expression = f"device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].model == 'x'"
+def test_a_device_rule_no_device_meets_leaves_none(doctor: Doctor) -> None:
+    """A DeviceClass selecting by a version attribute (the Kubernetes DRA documentation's
+    `isGreaterThan(semver(...))` form): dra-example-driver's devices report driverVersion 1.0.0,
+    so none is newer, and no rank gets a device (measured)."""
+    expression = (
+        f"device.driver == '{DRIVER}' && "
+        f"device.attributes['{DRIVER}'].driverVersion.isGreaterThan(semver('1.0.0'))"
+    )
     doctor.load(lambda now: _devices(now, 2, expression))
     result = doctor.live("-o", "json")
     found = _only(result.json())
-    assert (found["status"], found["code"]) == ("unknown", "capacity.rule-unchecked")
-    assert found["headline"] == (
-        "Couldn't check whether the machines have the devices the training job asks for: its "
-        "kind of device is chosen by a rule doctor can't evaluate."
+    assert (found["status"], found["code"], found["basis"]) == (
+        "fail",
+        "capacity.rules-block",
+        "measured",
     )
-    assert result.exit_code == 3
+    assert found["headline"].endswith(
+        f"can't start: 0 of its 2 programs fit; the next needs 1 {DRIVER} devices and the most "
+        f"free on one machine is 0 {DRIVER} devices (gpu-2)."
+    )
+    assert result.exit_code == 2
 
 
 def test_devices_on_a_cluster_that_serves_no_device_claims_are_unknown(doctor: Doctor) -> None:

@@ -321,19 +321,20 @@ def test_partitionable_or_shareable_devices_are_unchecked() -> None:
         ]
 
 
-def test_a_selector_doctor_cannot_evaluate_is_unchecked() -> None:
-    fancy = _class(
-        DRIVER, f"device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].model == 'x'"
-    )
-    room, found = _run(_reads([_slice("a", 1)], classes=[fancy]))
+def test_a_selector_doctor_cannot_evaluate_is_unchecked_naming_it() -> None:
+    """The devices have no attribute in the driver's domain: Kubernetes reads an empty map and
+    fails on `.model`, as doctor does; it can't say more than that a free device might match."""
+    expression = f"device.driver == '{DRIVER}' && device.attributes['{DRIVER}'].model == 'x'"
+    room, found = _run(_reads([_slice("a", 1)], classes=[_class(DRIVER, expression)]))
     assert room == DeviceRoom()
     assert found.unchecked == [
         Unchecked(
             RULE,
-            "its kind of device is chosen by a rule doctor can't evaluate",
+            f"its devices are picked by a rule doctor can't evaluate (`{expression}`)",
             SEE,
             "worker: request gpu: a CEL selector of DeviceClass gpu.example.com or of the request "
-            'other than device.driver == "..."',
+            f"not evaluated (device {DRIVER}/a/gpu-0: no entry 'model'): {expression}; "
+            f"1 unallocated devices might match: {DRIVER}/a/gpu-0",
         )
     ]
 
@@ -341,7 +342,13 @@ def test_a_selector_doctor_cannot_evaluate_is_unchecked() -> None:
 def test_requests_doctor_does_not_count_are_unchecked() -> None:
     cases = {
         "it lists alternative devices to choose from, which doctor doesn't evaluate": _template(
-            {"name": "gpu", "firstAvailable": [{"name": "a", "deviceClassName": DRIVER}]}
+            {
+                "name": "gpu",
+                "firstAvailable": [
+                    {"name": "a", "deviceClassName": DRIVER},
+                    {"name": "b", "deviceClassName": DRIVER},
+                ],
+            }
         ),
         "it asks for devices in a way doctor doesn't count (all of a kind, administrator "
         "access, or a share of a device)": _template(_request(allocationMode="All")),

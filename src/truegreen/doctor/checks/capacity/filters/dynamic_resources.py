@@ -11,14 +11,16 @@ structured: `GatherPools`, the allocator). An allocated shared claim is usable o
 `allocation.nodeSelector` says.
 
 doctor counts, per machine, the devices each request could take and how many are in use; a
-pod's requests become its need, and the placement does the rest. What it does not evaluate is
-named, never passed: a selector other than `device.driver == "..."` (CEL,
-https://kubernetes.io/docs/reference/using-api/cel/), prioritized alternatives
-(`firstAvailable`), `allocationMode: All`, admin access, requests that must share an attribute
+pod's requests become its need, and the placement does the rest. The selectors (CEL) are
+evaluated as Kubernetes does (doctor/knowledge/device_cel.py). A selector doctor cannot evaluate
+still bounds the answer: when no free device is left that every selector either takes or
+cannot judge, the request cannot be met (measured); otherwise it is unknown, naming the
+expression. Prioritized alternatives (`firstAvailable`) are counted when one alone might still
+be met. What it does not evaluate is named, never passed: several alternatives that might be
+met, `allocationMode: All`, admin access, requests that must share an attribute
 (`constraints`), partitionable and shareable devices, devices several machines reach.
 """
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -37,13 +39,14 @@ from truegreen.doctor.checks.capacity.filters.framework import (
 )
 from truegreen.doctor.checks.capacity.placement import Near
 from truegreen.doctor.environment import DeviceReads
+from truegreen.doctor.knowledge.device_cel import Selectors, Unevaluable
 from truegreen.doctor.knowledge.fit import matches_node_selector, tolerates
 from truegreen.kubectl import Kubectl
 from truegreen.quantity import Resources
 
 _RULE = "whether the machines have the devices the training job asks for"
-_DRIVER_IS = re.compile(r"""\s*device\.driver\s*==\s*(?P<q>["'])(?P<driver>[^"'\\]*)(?P=q)\s*""")
-"""The one CEL form doctor evaluates: `device.driver == "gpu.example.com"`."""
+_SHOWN = 100
+"""Characters of an expression an operator reads in a headline."""
 _NOT_READ = CantRead(ReadFailure.NOT_CAPTURED, "not read")
 
 
@@ -88,6 +91,7 @@ class _Context(Struct, frozen=True):
     in_use: frozenset[tuple[str, str, str]]
     asking: tuple[JobPodSet, ...]
     kubectl: Kubectl
+    selectors: Selectors
 
     @property
     def machines(self) -> tuple[str, ...]:
@@ -140,6 +144,7 @@ def device_rules(
         _allocated(claims.items),
         asking,
         kubectl,
+        Selectors(),
     )
     shared = {o.name_of(c): c for c in claims.items if o.namespace_of(c) == namespace}
     per_pod: dict[str, list[_Request]] = {}
@@ -280,15 +285,10 @@ def _requests(
     requests: list[_Request] = []
     for request in (o.mapping(r) for r in o.sequence(claim_devices.get("requests"))):
         name = str(request.get("name") or "")
-        exactly = o.mapping(request.get("exactly"))
+        exactly = o.mapping(request.get("exactly")) or _first_available(
+            request, context, group, found
+        )
         if not exactly:
-            found.uncheck(
-                _not_counted(
-                    "it lists alternative devices to choose from, which doctor doesn't evaluate",
-                    f"{group}: request {name} has firstAvailable (or no exactly)",
-                    context.kubectl,
-                )
-            )
             return None
         mode = str(exactly.get("allocationMode") or "ExactCount")
         if mode != "ExactCount" or exactly.get("adminAccess") is True or exactly.get("capacity"):
@@ -317,27 +317,10 @@ def _requests(
                 )
             )
             return None
-        selectors = [
-            *o.sequence(o.mapping(device_class.get("spec")).get("selectors")),
-            *o.sequence(exactly.get("selectors")),
-        ]
-        drivers = _drivers(selectors)
-        if drivers is None:
-            found.uncheck(
-                _not_counted(
-                    "its kind of device is chosen by a rule doctor can't evaluate",
-                    f"{group}: request {name}: a CEL selector of DeviceClass {class_name} or of "
-                    'the request other than device.driver == "..."',
-                    context.kubectl,
-                )
-            )
+        candidates, possible, unevaluable = _selected(exactly, device_class, context)
+        if unevaluable is not None:
+            _unevaluable(unevaluable, possible, context, group, name, class_name, found)
             return None
-        tolerations = [o.mapping(t) for t in o.sequence(exactly.get("tolerations"))]
-        candidates = frozenset(
-            d.id
-            for d in context.devices
-            if all(d.driver == driver for driver in drivers) and _untainted(d, tolerations)
-        )
         if any(len(d.machines) > 1 for d in context.devices if d.id in candidates):
             found.uncheck(
                 _not_counted(
@@ -363,16 +346,147 @@ def _not_counted(why: str, detail: str, kubectl: Kubectl) -> Unchecked:
     )
 
 
-def _drivers(selectors: Sequence[Any]) -> list[str] | None:
-    """The driver each selector requires; None when one is not of the form doctor evaluates."""
-    drivers = []
-    for selector in (o.mapping(s) for s in selectors):
-        expression = str(o.mapping(selector.get("cel")).get("expression") or "")
-        matched = _DRIVER_IS.fullmatch(expression)
-        if matched is None:
-            return None
-        drivers.append(matched["driver"])
-    return drivers
+def _selected(
+    exactly: Mapping[str, Any], device_class: KubeObject, context: _Context
+) -> tuple[frozenset[tuple[str, str, str]], frozenset[tuple[str, str, str]], Unevaluable | None]:
+    """`_chosen` for a request (or an alternative of one) of a class: the class's selectors,
+    then the request's, over the devices whose taints it tolerates."""
+    expressions = [
+        str(o.mapping(o.mapping(selector).get("cel")).get("expression") or "")
+        for selector in (
+            *o.sequence(o.mapping(device_class.get("spec")).get("selectors")),
+            *o.sequence(exactly.get("selectors")),
+        )
+    ]
+    tolerations = [o.mapping(t) for t in o.sequence(exactly.get("tolerations"))]
+    usable = [d for d in context.devices if _untainted(d, tolerations)]
+    return _chosen(expressions, usable, context.selectors)
+
+
+def _first_available(
+    request: Mapping[str, Any], context: _Context, group: str, found: Found
+) -> Mapping[str, Any]:
+    """A request's one alternative (`firstAvailable`) that might still be met, as the request
+    doctor counts; empty (and why in `found`) otherwise. The allocator takes the first
+    alternative it can meet (allocator_stable.go); one with no free device its selectors might
+    take can't be met (measured), so when one alone is left, it is the request; when none is
+    left, the request can't be met; several left are unchecked."""
+    name = str(request.get("name") or "")
+    alternatives = [o.mapping(a) for a in o.sequence(request.get("firstAvailable"))]
+    left: list[Mapping[str, Any]] = []
+    for alternative in alternatives:
+        device_class = context.classes.get(str(alternative.get("deviceClassName") or ""))
+        if device_class is None:
+            left = alternatives  # the allocator fails on a missing class: not counted
+            break
+        _, possible, _ = _selected(alternative, device_class, context)
+        if any(d not in context.in_use for d in possible):
+            left.append(alternative)
+    names = ", ".join(str(a.get("name") or "") for a in alternatives)
+    if not alternatives:
+        detail = f"{group}: request {name} has firstAvailable (or no exactly)"
+    elif not left:
+        found.exclude(
+            Exclusion(
+                group,
+                context.machines,
+                f"no device is free of any kind its request '{name}' accepts",
+                "free a device of one of those kinds, or add machines that have one ("
+                + context.kubectl.cluster(
+                    "get", "resourceslices,resourceclaims", "--all-namespaces", "-o", "wide"
+                )
+                + " lists them)",
+                f"{group}: request {name}: firstAvailable {names}: no unallocated, untainted "
+                "device that their selectors might take",
+                everywhere=True,
+            )
+        )
+        return {}
+    elif len(left) == 1:
+        return left[0]
+    else:
+        detail = f"{group}: request {name}: firstAvailable {names}: {len(left)} might be met"
+    found.uncheck(
+        _not_counted(
+            "it lists alternative devices to choose from, which doctor doesn't evaluate",
+            detail,
+            context.kubectl,
+        )
+    )
+    return {}
+
+
+def _chosen(
+    expressions: Sequence[str], devices: Sequence[_Device], selectors: Selectors
+) -> tuple[frozenset[tuple[str, str, str]], frozenset[tuple[str, str, str]], Unevaluable | None]:
+    """The devices every selector takes; the devices no selector refuses; the first selector
+    that could not be evaluated, if any (allocator_stable.go `selectorsMatch` judges the class's
+    selectors, then the request's, and stops at the first that refuses)."""
+    taken: set[tuple[str, str, str]] = set()
+    possible: set[tuple[str, str, str]] = set()
+    first: Unevaluable | None = None
+    for device in devices:
+        verdicts: list[bool | Unevaluable] = []
+        for expression in expressions:
+            verdict = selectors.matches(expression, device.id, device.driver, device.spec)
+            verdicts.append(verdict)
+            if verdict is False:
+                break
+        if False in verdicts:
+            continue
+        possible.add(device.id)
+        unknown = [v for v in verdicts if isinstance(v, Unevaluable)]
+        if unknown:
+            first = first or unknown[0]
+        else:
+            taken.add(device.id)
+    return frozenset(taken), frozenset(possible), first
+
+
+def _unevaluable(
+    unevaluable: Unevaluable,
+    possible: frozenset[tuple[str, str, str]],
+    context: _Context,
+    group: str,
+    name: str,
+    class_name: str,
+    found: Found,
+) -> None:
+    """A request with a selector doctor can't evaluate: refused everywhere when no free device
+    is left that the selectors might take (measured: whatever the selector says, there is none);
+    unknown, naming the expression, otherwise."""
+    shown = " ".join(unevaluable.expression.replace("`", "'").split())
+    if len(shown) > _SHOWN:
+        shown = shown[: _SHOWN - 1] + "…"
+    free = sorted("/".join(d) for d in possible if d not in context.in_use)
+    detail = (
+        f"{group}: request {name}: a CEL selector of DeviceClass {class_name} or of the request "
+        f"not evaluated ({unevaluable.reason}): {unevaluable.expression[:1000]}"
+    )
+    if not free:
+        found.exclude(
+            Exclusion(
+                group,
+                context.machines,
+                f"no device is free that could be of the kind its request '{name}' asks for",
+                "free a device of that kind, or add machines that have one ("
+                + context.kubectl.cluster(
+                    "get", "resourceslices,resourceclaims", "--all-namespaces", "-o", "wide"
+                )
+                + " lists them)",
+                f"{detail}; none of the {len(possible)} untainted devices no selector refuses "
+                "is unallocated",
+                everywhere=True,
+            )
+        )
+        return
+    found.uncheck(
+        _not_counted(
+            f"its devices are picked by a rule doctor can't evaluate (`{shown}`)",
+            f"{detail}; {len(free)} unallocated devices might match: {', '.join(free[:10])}",
+            context.kubectl,
+        )
+    )
 
 
 def _untainted(device: _Device, tolerations: Sequence[Mapping[str, Any]]) -> bool:
