@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo monitor-demo test lint typecheck unit bench bench-monitor-fleet mutation mutation-gate clean
+.PHONY: demo monitor-demo tour test lint typecheck unit bench bench-monitor-fleet mutation mutation-gate clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "truegreen needs Python 3.11 or newer")'
@@ -19,6 +19,11 @@ demo: $(STAMP)
 # truegreen monitor against the tests' fake API server on http://127.0.0.1:9108/ (Ctrl-C ends it).
 monitor-demo: $(STAMP)
 	@PYTHONPATH=. $(BIN)/python examples/monitor_demo.py
+
+# A fake cluster to try doctor, snapshot, refresh and --watch on: `make tour` lists the scenes,
+# `make tour SCENE=fleet` serves one and prints its kubeconfig and the commands (Ctrl-C ends it).
+tour: $(STAMP)
+	@PYTHONPATH=. $(BIN)/python -m tests.support.tour_cluster $(SCENE) $(DIR)
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench .ci

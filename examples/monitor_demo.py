@@ -2,8 +2,9 @@
 
 Starts the in-memory API server of the tests on loopback with a healthy training namespace,
 runs `truegreen monitor` against it on http://127.0.0.1:9108/, and every 20 seconds moves the
-namespace along: a dataset volume goes pending (not ready), is bound again (ready), the
-machines become forbidden (could not check), then readable again. Ctrl-C ends it.
+namespace along, printing each step: a dataset volume goes pending (not ready, 2), is bound
+again (ready, 0), the machines become forbidden (could not check, 3), then readable again
+(ready, 0); then round again. Ctrl-C ends it.
 """
 
 import subprocess
@@ -16,7 +17,12 @@ from pathlib import Path
 from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.scenarios import NAMESPACE, healthy
 
-STEPS = ("the dataset volume goes pending", "it is bound again", "the machines become forbidden")
+STEPS = (
+    "the dataset volume goes pending",
+    "it is bound again",
+    "the machines become forbidden",
+    "the machines are readable again",
+)
 
 
 def _claim(server: FakeApiServer, phase: str) -> None:
@@ -43,14 +49,15 @@ def main() -> None:
             step = 0
             while monitor.poll() is None:
                 time.sleep(20)
-                print(f"demo: {STEPS[step % 3]}", flush=True)
-                if step % 3 == 0:
+                print(f"demo: {STEPS[step % len(STEPS)]}", flush=True)
+                if step % len(STEPS) == 0:
                     _claim(server, "Pending")
-                elif step % 3 == 1:
+                elif step % len(STEPS) == 1:
                     _claim(server, "Bound")
-                    server.clear_faults()
-                else:
+                elif step % len(STEPS) == 2:
                     server.inject(Fault.FORBIDDEN, "^/api/v1/nodes$")
+                else:
+                    server.clear_faults()
                 step += 1
         except KeyboardInterrupt:
             pass

@@ -39,6 +39,10 @@ CLUSTER_WORDING: Final[dict[str, Wording]] = {
         "Couldn't log in to the cluster at {server}: {why}.",
         "{todo}, then run again; {check} shows whether the login works.",
     ),
+    "cluster-login-no-answer": Wording(
+        "Couldn't log in to the cluster at {server}: {why}.",
+        "{todo}, then run again; {check} shows whether the login works.",
+    ),
     "cluster-login-refused": Wording(
         "The cluster at {server} did not accept the login of {login}: {message}.",
         "{todo}, then run again; {check} shows whether the login works.",

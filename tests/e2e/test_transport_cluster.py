@@ -24,6 +24,7 @@ from truegreen.cluster.kubeconfig import ResolvedConnection
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reads import Folded
 from truegreen.cluster.settings import ConnectionSettings
+from truegreen.http.deadline import Deadline
 from truegreen.http.tls import TlsSettings
 
 POD_LIST_WITHOUT_KINDS = {
@@ -381,10 +382,10 @@ def test_basic_login_is_sent(tmp_path: Path, certificate: hostile.ServerCertific
 
 
 class _FailingSource:
-    def current(self) -> Credential:
+    def current(self, deadline: Deadline | None = None) -> Credential:
         raise CredentialError("the login plugin 'cloud-login' failed", "exit status 1")
 
-    def after_unauthorized(self) -> Credential | None:
+    def after_unauthorized(self, deadline: Deadline | None = None) -> Credential | None:
         return None
 
     def describe(self) -> str:

@@ -403,6 +403,7 @@ COVERED_ELSEWHERE = (
         "ready",
         "cluster-unreachable",
         "cluster-login-failed",  # test_remedies.py
+        "cluster-login-no-answer",  # test_login_plugin_blame.py
         "cluster-login-refused",  # test_remedies.py
         "image-pull.login-missing",
         "storage.volume-unbound",

@@ -1670,7 +1670,7 @@ def test_the_tour_s_refresh_fails_scene_fails_twice_then_latches(
 
     pki = make_pki(tmp_path / "pki")
     server = FakeApiServer().start(tls=(pki.server_cert, pki.server_key))
-    cleanups = SCENES["refresh-fails"](server, tmp_path)
+    cleanups = SCENES["refresh-fails"].load(server, tmp_path)
     try:
         kubeconfig = str(tmp_path / "kubeconfig")
         ticks = [

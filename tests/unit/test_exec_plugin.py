@@ -10,6 +10,7 @@ import base64
 import json
 import os
 import signal
+import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -25,7 +26,7 @@ from tests.support.auth_echo import (
     write_plugin,
 )
 from truegreen.cluster.auth_plugins import plugin_credentials
-from truegreen.cluster.credentials import Credential, CredentialError
+from truegreen.cluster.credentials import Credential, CredentialError, PluginNoAnswerError
 from truegreen.cluster.exec_plugin import (
     STDOUT_CAP,
     V1,
@@ -35,6 +36,7 @@ from truegreen.cluster.exec_plugin import (
 )
 from truegreen.errors import ConnectionSetupError
 from truegreen.exitcodes import ExitCode
+from truegreen.http.deadline import Deadline
 from truegreen.http.tls import ClientCertificate
 
 T0 = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
@@ -593,12 +595,14 @@ def test_a_missing_plugin_without_a_hint_says_what_to_do(tmp_path: Path) -> None
 def test_a_failing_plugin_s_own_words_and_exit_code_reach_the_operator(
     plugin: RecordingPlugin,
 ) -> None:
-    plugin.plan({"stderr": "token expired, run aws sso login\n\x1b]0;owned\x07", "exit": 7})
+    plugin.plan(
+        {"stderr": "\n  \ntoken expired\x1b]0;owned\x07, run aws sso login\nsecond line", "exit": 7}
+    )
     assert failure(source(plugin)) == (
         f"cannot log in as user 'alice': exec: executable {plugin.path} failed with exit code 7, "
-        "saying: token expired, run aws sso login | \\x1b]0;owned\\x07. do what the plugin "
+        "saying: token expired\\x1b]0;owned\\x07, run aws sso login. do what the plugin "
         "asks (often: log in with it again), then retry"
-    )
+    ), "the first line that holds more than blanks, escaped"
 
 
 def test_a_complaint_that_is_not_utf8_is_still_quoted(plugin: RecordingPlugin) -> None:
@@ -606,11 +610,22 @@ def test_a_complaint_that_is_not_utf8_is_still_quoted(plugin: RecordingPlugin) -
     assert "failed with exit code 2, saying: caf\ufffd closed. do what" in failure(source(plugin))
 
 
-def test_a_long_complaint_is_quoted_by_its_last_two_kilobytes(plugin: RecordingPlugin) -> None:
-    plugin.plan({"stderr": "A" * 5000 + "B" * 2000 + "the end", "exit": 1})
+def test_a_long_complaint_is_quoted_by_the_first_200_characters_of_its_first_line(
+    plugin: RecordingPlugin,
+) -> None:
+    plugin.plan({"stderr": "A" * 5000 + "B" * 2000 + "the end\nnext", "exit": 1})
     line = failure(source(plugin))
-    assert "saying: …" + "A" * 41 + "B" * 2000 + "the end. do what" in line
-    assert "A" * 42 not in line
+    assert "saying: " + "A" * 199 + "…. do what" in line
+    assert "A" * 200 not in line
+
+
+def test_a_complaint_holding_a_secret_shape_is_quoted_redacted(plugin: RecordingPlugin) -> None:
+    plugin.plan(
+        {"stderr": "refresh failed: password=hunter2 for AKIAABCDEFGHIJKLMNOP\n", "exit": 1}
+    )
+    assert "saying: refresh failed: password=<redacted> for <redacted>. do what" in failure(
+        source(plugin)
+    )
 
 
 def test_a_plugin_killed_by_a_signal_says_so(plugin: RecordingPlugin) -> None:
@@ -623,10 +638,36 @@ def test_a_plugin_killed_by_a_signal_says_so(plugin: RecordingPlugin) -> None:
 
 def test_a_plugin_that_hangs_is_stopped_at_its_deadline(plugin: RecordingPlugin) -> None:
     plugin.plan({"stderr": "waiting for the browser\n", "sleep": 120})
-    assert failure(source(plugin, timeout=1)) == (
-        f"cannot log in as user 'alice': exec: executable {plugin.path} did not answer within 1 "
-        "seconds and was stopped, saying: waiting for the browser. do what the plugin asks "
-        "(often: log in with it again), then retry"
+    entry = exec_entry(str(plugin.path), args=["get-token", "--client-secret", "hunter2"])
+    with pytest.raises(PluginNoAnswerError) as raised:
+        source(plugin, entry, timeout=1).current()
+    assert raised.value.line() == (
+        f"the login plugin {plugin.path} of user 'alice' did not answer within 1 seconds and was "
+        "stopped, saying: waiting for the browser. run the login plugin yourself to see where "
+        f"it waits (`{plugin.path} get-token --client-secret '<redacted>'`) and check that you "
+        "are logged in"
+    )
+
+
+def test_a_plugin_is_stopped_at_the_caller_s_deadline_when_it_comes_first(
+    plugin: RecordingPlugin,
+) -> None:
+    plugin.plan({"sleep": 120})
+    started = time.monotonic()
+    with pytest.raises(PluginNoAnswerError) as raised:
+        source(plugin, timeout=60).current(Deadline.after(1))
+    assert time.monotonic() - started < 10, "stopped at the deadline, not after 60 s"
+    assert "did not answer within 1 seconds and was stopped without saying why" in str(raised.value)
+
+
+def test_past_the_deadline_the_plugin_is_not_started(plugin: RecordingPlugin) -> None:
+    plugin.plan(exec_credential(token="late"))
+    with pytest.raises(PluginNoAnswerError) as raised:
+        source(plugin).current(Deadline.after(0))
+    assert plugin.runs() == []
+    assert raised.value.what == (
+        f"the run's time limit passed before the login plugin {plugin.path} of user 'alice' "
+        "answered"
     )
 
 

@@ -7,7 +7,7 @@ the `message` of a Kubernetes Status answer, kept apart in `CantRead.server_mess
 
 import msgspec
 
-from truegreen.cluster.credentials import CredentialError
+from truegreen.cluster.credentials import CredentialError, PluginNoAnswerError
 from truegreen.cluster.reads import CantRead, ReadFailure
 from truegreen.http.errors import (
     AddressNotFoundError,
@@ -156,6 +156,16 @@ def classify(error: Exception, action: str) -> CantRead | None:
         | MalformedAnswerError,
     ):
         return CantRead(ReadFailure.MALFORMED, describe(ReadFailure.MALFORMED, action))
+    if isinstance(error, PluginNoAnswerError):
+        # No login either, but the plugin is what did not answer; a TIMEOUT would blame the
+        # cluster, which was never asked.
+        return CantRead(
+            ReadFailure.UNAUTHORIZED,
+            error.line(),
+            reached=False,
+            todo=error.todo,
+            login_stalled=True,
+        )
     if isinstance(error, CredentialError):
         # No login could be obtained (a plugin failed, a token file vanished): nothing was
         # sent, so this reads as the cluster being out of reach, with the plugin's own line.

@@ -15,6 +15,7 @@ from msgspec import Struct
 
 from truegreen.errors import TruegreenError
 from truegreen.exitcodes import ExitCode
+from truegreen.http.deadline import Deadline
 from truegreen.http.tls import ClientCertificate
 
 
@@ -38,13 +39,14 @@ class Credential(Struct, frozen=True):
 class CredentialSource(Protocol):
     """Yields the credential to present; may run a plugin, may raise `CredentialError`."""
 
-    def current(self) -> Credential:
-        """The credential to use now (cached until it expires)."""
+    def current(self, deadline: Deadline | None = None) -> Credential:
+        """The credential to use now (cached until it expires). A plugin still running at
+        `deadline` (the run's time limit) is stopped."""
         ...
 
-    def after_unauthorized(self) -> Credential | None:
+    def after_unauthorized(self, deadline: Deadline | None = None) -> Credential | None:
         """A fresh credential after the server answered 401, or None when asking again cannot
-        help (a static token)."""
+        help (a static token); `deadline` as for `current`."""
         ...
 
     def describe(self) -> str:
@@ -67,6 +69,13 @@ class CredentialError(TruegreenError):
     exit_code = ExitCode.UNKNOWN
 
 
+class PluginNoAnswerError(CredentialError):
+    """A login plugin was still running when its time, or the run's, ran out, and was stopped.
+
+    Apart from other login failures so that the plugin, not the cluster, is named as the one
+    that did not answer (classify.py); `todo` is the plugin's command line to run by hand."""
+
+
 class StaticCredentials:
     """A credential written in the kubeconfig itself: a token, a login, a client certificate
     (or none at all). Asking again after a 401 cannot help."""
@@ -75,11 +84,11 @@ class StaticCredentials:
         self._credential = credential
         self._description = description
 
-    def current(self) -> Credential:
+    def current(self, deadline: Deadline | None = None) -> Credential:
         """The one credential this source has."""
         return self._credential
 
-    def after_unauthorized(self) -> Credential | None:
+    def after_unauthorized(self, deadline: Deadline | None = None) -> Credential | None:
         """Nothing fresher exists."""
         return None
 
@@ -147,14 +156,14 @@ class TokenFileCredentials:
         authorization = f"Bearer {self._token}" if self._token else None
         return Credential(authorization, self._certificate)
 
-    def current(self) -> Credential:
+    def current(self, deadline: Deadline | None = None) -> Credential:
         """The token, re-read from the file when the last read is a minute old."""
         with self._lock:
             if self._read_at is None or self._clock() - self._read_at >= self.PERIOD:
                 self._refresh()
             return self._credential()
 
-    def after_unauthorized(self) -> Credential | None:
+    def after_unauthorized(self, deadline: Deadline | None = None) -> Credential | None:
         """Re-read the file now; a new token is worth one more try, the same one is not."""
         with self._lock:
             before = self._token

@@ -7,10 +7,13 @@ clientauthentication/{v1,v1beta1}/types.go` (ExecCredential), `tools/clientcmd/v
 interactiveMode IfAvailable), `tools/clientcmd/loader.go` (`GetAuthInfoFileReferences`: a command
 with a slash is relative to the kubeconfig's folder), `rest/exec.go` (`ConfigToExecCluster`).
 
-Where truegreen differs, on purpose: the plugin gets 60 seconds (client-go waits forever); its
-answer is capped at 1 MiB; its error output is quoted in the failure line (bounded, escaped)
-rather than only passed through; a command given as a path that does not exist is reported with
-the install hint too (client-go shows the hint only for a bare name not found on PATH).
+Where truegreen differs, on purpose: the plugin gets 60 seconds, and never more than what is left
+of the run's time limit (client-go waits forever); a plugin stopped for time is named as the one
+that did not answer, with its command line to run by hand (arguments that look secret
+redacted, its env never shown); its answer is capped at 1 MiB; the first line of its error
+output is quoted in the failure line (bounded, escaped, redacted) rather than only passed
+through; a command given as a path that does not exist is reported with the install hint too
+(client-go shows the hint only for a bare name not found on PATH).
 """
 
 import base64
@@ -18,6 +21,7 @@ import binascii
 import json
 import os
 import re
+import shlex
 import shutil
 import threading
 from collections.abc import Callable, Mapping
@@ -28,9 +32,11 @@ from typing import Any
 
 from msgspec import Struct
 
-from truegreen.cluster.credentials import Credential, CredentialError
+from truegreen.cluster.credentials import Credential, CredentialError, PluginNoAnswerError
 from truegreen.cluster.plugin_process import Ending, PluginRun, one_line, run_plugin
+from truegreen.cluster.redact import redact_arguments, redact_text
 from truegreen.errors import ConnectionSetupError
+from truegreen.http.deadline import Deadline
 from truegreen.http.tls import ClientCertificate
 
 V1 = "client.authentication.k8s.io/v1"
@@ -41,8 +47,10 @@ PLUGIN_TIMEOUT_SECONDS = 60.0
 """Generous: a plugin may open a browser or wait for a second factor; it must not hang us."""
 STDOUT_CAP = 1024 * 1024
 """A token or a certificate chain with its key is a few KiB; 1 MiB is far beyond any real one."""
-STDERR_TAIL = 2048
-"""The last bytes of the plugin's complaint that the failure line quotes."""
+STDERR_CAP = 2048
+"""The first bytes of the plugin's complaint kept; the failure line quotes its first line."""
+SAID_LIMIT = 200
+"""Characters of that first line quoted."""
 
 # Go's time.RFC3339 layout as metav1.Time parses it; Python 3.11 reads every such text
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})", re.ASCII)
@@ -93,6 +101,13 @@ class ExecPlugin(Struct, frozen=True):
     def shown(self) -> str:
         """The command as messages show it: one line, control characters escaped."""
         return one_line(self.command, limit=200)
+
+    @property
+    def command_line(self) -> str:
+        """The command and its arguments as a shell takes them, to run by hand: an argument
+        that looks secret (`--client-secret VALUE`, `token=VALUE`) is redacted, and the env,
+        which often holds a key, is left out."""
+        return one_line(shlex.join([self.command, *redact_arguments(self.args)]), limit=300)
 
     def __repr__(self) -> str:
         return f"ExecPlugin({self.user_name!r}, {self.command!r}, {self.api_version})"
@@ -364,20 +379,21 @@ class ExecCredentialSource:
         self._lock = threading.Lock()
         self._cached: Credential | None = None
 
-    def current(self) -> Credential:
-        """The cached credential while it is valid; otherwise the plugin's new answer."""
+    def current(self, deadline: Deadline | None = None) -> Credential:
+        """The cached credential while it is valid; otherwise the plugin's new answer, the
+        plugin stopped at `deadline` if it comes before the plugin's own time is up."""
         with self._lock:
             cached = self._cached
             if cached is not None and not self._expired(cached):
                 return cached
-            self._cached = self._run()
+            self._cached = self._run(deadline)
             return self._cached
 
-    def after_unauthorized(self) -> Credential | None:
+    def after_unauthorized(self, deadline: Deadline | None = None) -> Credential | None:
         """Run the plugin again; None when it answers what the server just refused."""
         with self._lock:
             before = self._cached
-            self._cached = self._run()
+            self._cached = self._run(deadline)
             if before is not None and (
                 before.authorization,
                 before.certificate,
@@ -413,8 +429,16 @@ class ExecCredentialSource:
             )
         return True
 
-    def _run(self) -> Credential:
+    def _run(self, deadline: Deadline | None) -> Credential:
         plugin = self.plugin
+        timeout = self._timeout if deadline is None else min(self._timeout, deadline.remaining())
+        if timeout <= 0:
+            # a read that waited for another read's run of the plugin, past the run's limit
+            raise PluginNoAnswerError(
+                f"the run's time limit passed before the login plugin {plugin.shown} of user "
+                f"{plugin.user_name!r} answered",
+                todo=self._run_it_yourself(),
+            )
         interactive = self._interactive()
         request = exec_request(plugin, interactive=interactive)
         executable = plugin.command if "/" in plugin.command else shutil.which(plugin.command)
@@ -426,9 +450,9 @@ class ExecCredentialSource:
                 executable=executable,
                 env=plugin_environment(plugin, request, self._environ()),
                 interactive=interactive,
-                timeout_seconds=self._timeout,
+                timeout_seconds=timeout,
                 stdout_cap=STDOUT_CAP,
-                stderr_tail=STDERR_TAIL,
+                stderr_cap=STDERR_CAP,
             )
         except FileNotFoundError:
             raise self._not_installed() from None
@@ -438,6 +462,8 @@ class ExecCredentialSource:
                 f"its credential plugin {plugin.shown} could not be started ({error.strerror})",
                 "check that the file is a program you may run",
             ) from None
+        if run.ending is Ending.TIMED_OUT:
+            raise self._no_answer(run, timeout, interactive)
         if run.ending is not Ending.EXITED or run.exit_code != 0:
             raise self._failed(run, interactive)
         return parse_answer(plugin, run.stdout)
@@ -450,24 +476,42 @@ class ExecCredentialSource:
             hint or "install the credential plugin, or correct `command` in the kubeconfig",
         )
 
+    def _run_it_yourself(self) -> str:
+        return (
+            "run the login plugin yourself to see where it waits "
+            f"(`{self.plugin.command_line}`) and check that you are logged in"
+        )
+
+    def _no_answer(self, run: PluginRun, timeout: float, interactive: bool) -> PluginNoAnswerError:
+        # whole seconds: the run's remaining time is a float a person need not read to the ms
+        return PluginNoAnswerError(
+            f"the login plugin {self.plugin.shown} of user {self.plugin.user_name!r} did not "
+            f"answer within {max(timeout, 1):.0f} seconds and was stopped"
+            + _said(run, interactive),
+            todo=self._run_it_yourself(),
+        )
+
     def _failed(self, run: PluginRun, interactive: bool) -> CredentialError:
-        if run.ending is Ending.TIMED_OUT:
-            how = f"did not answer within {self._timeout:g} seconds and was stopped"
-        elif run.ending is Ending.TOO_MUCH_OUTPUT:
+        if run.ending is Ending.TOO_MUCH_OUTPUT:
             how = f"answered more than {STDOUT_CAP // 1024} KiB and was stopped"
         elif run.exit_code is not None and run.exit_code < 0:
             how = f"was ended by signal {-run.exit_code}"
         else:
             how = f"failed with exit code {run.exit_code}"
-        said = one_line(run.stderr_tail.decode(errors="replace"))
-        if said:
-            how += f", saying: {'…' if run.stderr_cut else ''}{said}"
-        elif interactive:
-            how += " (its own messages are above)"
-        else:
-            how += " without saying why"
         return CredentialError(
             f"cannot log in as user {self.plugin.user_name!r}",
-            f"exec: executable {self.plugin.shown} {how}",
+            f"exec: executable {self.plugin.shown} {how}{_said(run, interactive)}",
             "do what the plugin asks (often: log in with it again), then retry",
         )
+
+
+def _said(run: PluginRun, interactive: bool) -> str:
+    """What the plugin said, for the end of its failure line: the first line of its error
+    output that holds more than blanks, one line, bounded and with secret shapes redacted (a
+    plugin may echo the token it failed to refresh)."""
+    for line in run.stderr_head.decode(errors="replace").splitlines():
+        if line.strip():
+            return f", saying: {one_line(redact_text(line), limit=SAID_LIMIT)}"
+    if interactive:
+        return " (its own messages are above)"
+    return " without saying why"

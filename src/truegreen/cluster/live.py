@@ -313,7 +313,9 @@ class LiveCluster:
         compressing pays."""
         deadline = self._request_deadline()
         url = self._base + path + (f"?{urlencode(query)}" if query else "")
-        credential = self._connection.credentials.current()
+        # a login plugin may not outlast the run: stopped at its limit, it is named as the one
+        # that did not answer, where a request left without time would blame the cluster
+        credential = self._connection.credentials.current(self._run_deadline)
         retries = 0
         reauthenticated = False
         while True:
@@ -349,7 +351,7 @@ class LiveCluster:
             if response.status == 401 and not reauthenticated:
                 # client-go's exec authenticator asks its plugin again after a 401, once.
                 reauthenticated = True
-                fresh = self._connection.credentials.after_unauthorized()
+                fresh = self._connection.credentials.after_unauthorized(self._run_deadline)
                 if fresh is not None:
                     credential = fresh
                     continue

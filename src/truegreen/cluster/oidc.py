@@ -18,6 +18,7 @@ from typing import Any
 
 from truegreen.cluster.credentials import Credential, CredentialError
 from truegreen.errors import ConnectionSetupError
+from truegreen.http.deadline import Deadline
 
 EXPIRY_DELTA = timedelta(seconds=10)
 """client-go treats a token as expired this long before its `exp`."""
@@ -50,7 +51,7 @@ class OidcLogin:
         self._can_refresh = bool(config.get("refresh-token"))
         self._clock = clock
 
-    def current(self) -> Credential:
+    def current(self, deadline: Deadline | None = None) -> Credential:
         """The id-token as a bearer credential; CredentialError once it has expired."""
         if not self._id_token:
             raise self._expired("the kubeconfig holds no id-token")
@@ -71,7 +72,7 @@ class OidcLogin:
             raise self._expired(f"its id-token expired at {expires_at:%Y-%m-%d %H:%M:%S} UTC")
         return Credential(authorization=f"Bearer {self._id_token}", expires_at=valid_until)
 
-    def after_unauthorized(self) -> Credential | None:
+    def after_unauthorized(self, deadline: Deadline | None = None) -> Credential | None:
         """None: the stored token is all there is, and truegreen does not renew it."""
         return None
 

@@ -3,7 +3,8 @@
 client-go runs a plugin with no timeout and reads all it prints (`plugin/pkg/client/auth/exec/
 exec.go`, `refreshCredsLocked`); truegreen must never hang or fill memory on a broken plugin, so
 it stops the process at a deadline or once the answer outgrows `stdout_cap`, and keeps only the
-tail of its error output. The outcome is a value; deciding what it means is the caller's job.
+start of its error output, where a plugin says what went wrong first. The outcome is a value;
+deciding what it means is the caller's job.
 """
 
 import os
@@ -39,15 +40,13 @@ class PluginRun(Struct, frozen=True):
     """The exit code; negative when a signal ended it (Python's convention); None if killed."""
     stdout: bytes
     """Its answer, at most the cap (never echoed anywhere: it holds secrets)."""
-    stderr_tail: bytes
-    """The last bytes it wrote on its error output (empty when that went to the terminal)."""
-    stderr_cut: bool
-    """True when earlier error output was dropped to keep only the tail."""
+    stderr_head: bytes
+    """The first bytes it wrote on its error output (empty when that went to the terminal)."""
 
     def __repr__(self) -> str:
         return (
             f"PluginRun({self.ending.value}, exit_code={self.exit_code}, "
-            f"stdout=<{len(self.stdout)} bytes>, stderr_tail={self.stderr_tail!r})"
+            f"stdout=<{len(self.stdout)} bytes>, stderr_head={self.stderr_head!r})"
         )
 
 
@@ -59,7 +58,7 @@ def run_plugin(
     interactive: bool,
     timeout_seconds: float,
     stdout_cap: int,
-    stderr_tail: int,
+    stderr_cap: int,
 ) -> PluginRun:
     """Run `argv` (with `executable` as the program) and collect its answer within the bounds.
 
@@ -79,7 +78,6 @@ def run_plugin(
     deadline = Deadline.after(timeout_seconds)
     stdout = bytearray()
     stderr = bytearray()
-    cut = False
     ending = Ending.EXITED
     with selectors.DefaultSelector() as selector:
         for pipe in (process.stdout, process.stderr):
@@ -97,10 +95,8 @@ def run_plugin(
                 elif key.fileobj is process.stdout:
                     stdout += chunk
                 else:
-                    stderr += chunk
-                    if len(stderr) > stderr_tail:
-                        del stderr[: len(stderr) - stderr_tail]
-                        cut = True
+                    # the rest is read and dropped, so that the plugin never blocks on a pipe
+                    stderr += chunk[: max(0, stderr_cap - len(stderr))]
             if len(stdout) > stdout_cap:
                 ending = Ending.TOO_MUCH_OUTPUT
                 break
@@ -116,7 +112,7 @@ def run_plugin(
     for pipe in (process.stdout, process.stderr):
         if pipe is not None:
             pipe.close()
-    return PluginRun(ending, exit_code, bytes(stdout[:stdout_cap]), bytes(stderr), cut)
+    return PluginRun(ending, exit_code, bytes(stdout[:stdout_cap]), bytes(stderr))
 
 
 def one_line(text: str, *, limit: int | None = None) -> str:

@@ -55,6 +55,8 @@ class CantRead(Struct, frozen=True):
     todo: str = ""
     """What to do, when the failure itself says (a login plugin's advice, already the end of
     `reason`); "" otherwise."""
+    login_stalled: bool = False
+    """A login plugin was stopped for time: it, not the cluster, is what did not answer."""
 
     @property
     def is_measurement(self) -> bool:

@@ -24,7 +24,7 @@ import base64
 import binascii
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
@@ -295,6 +295,12 @@ def _arguments(arguments: list[Any]) -> list[Any]:
         else:
             redacted.append(_walk(argument))
     return redacted
+
+
+def redact_arguments(arguments: Sequence[str]) -> list[str]:
+    """A command line's arguments by the policy for a container's: each one's text redacted,
+    and the one after a secret-named flag replaced whole."""
+    return [str(argument) for argument in _arguments(list(arguments))]
 
 
 def _redact_secret_values(secret: dict[str, Any], original: KubeObject) -> None:

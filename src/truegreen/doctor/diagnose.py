@@ -105,7 +105,12 @@ def unreachable_findings(
     login. One headline says which server, which login, and what to do."""
     cant = unreachable.cant_read
     check = kubectl.cluster("auth", "whoami")
-    if cant.failure is ReadFailure.UNAUTHORIZED and not cant.reached:
+    if cant.login_stalled:
+        # The login plugin did not answer: its command line to run by hand, and the cloud's
+        # login, which is what such a plugin most often waits for.
+        code, why = "cluster-login-no-answer", _without_todo(cant)
+        fields = {"why": why, "todo": cant.todo + _cloud_login(where)}
+    elif cant.failure is ReadFailure.UNAUTHORIZED and not cant.reached:
         # No login could be made: the plugin's (or the token file's) own words say why.
         code, why = "cluster-login-failed", _without_todo(cant)
         fields = {"why": why, "todo": _login_todo(where, cant.todo)}
@@ -148,6 +153,13 @@ def _without_todo(cant: CantRead) -> str:
         cant.reason[: -len(ending)] if cant.todo and cant.reason.endswith(ending) else cant.reason
     )
     return reason.rstrip(".")
+
+
+def _cloud_login(where: Where) -> str:
+    """` (`aws sso login`)` for a plugin whose cloud login is known, else ""."""
+    command = where.login_command
+    name = command.rsplit("/", 1)[-1] if command else ""
+    return f" (`{_PLUGIN_LOGINS[name]}`)" if name in _PLUGIN_LOGINS else ""
 
 
 def _login_todo(where: Where, advice: str) -> str:

@@ -57,7 +57,14 @@ WAIT_FOR_RUNNING_JOB = frozenset(
     }
 )
 # No read could be made at all: the cluster was not reached, or no login was made or accepted.
-NOTHING_READ = frozenset({"cluster-unreachable", "cluster-login-failed", "cluster-login-refused"})
+NOTHING_READ = frozenset(
+    {
+        "cluster-unreachable",
+        "cluster-login-failed",
+        "cluster-login-no-answer",
+        "cluster-login-refused",
+    }
+)
 # A namespace being deleted (or gone) refuses everything; nothing else is worth fixing first.
 NAMESPACE_CLOSED = frozenset({admission.NAMESPACE_TERMINATING, admission.NAMESPACE_MISSING})
 

@@ -1,0 +1,163 @@
+"""A login plugin that hangs or fails is named as the cause, never the cluster.
+
+The plugins here are real programs (shell scripts) run by truegreen's real exec path, against
+the fake API server over TLS: client-go hands a login only to a TLS transport.
+"""
+
+import json
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.support.auth_echo import make_pki
+from tests.support.cli import run_cli
+from tests.support.fake_apiserver import FakeApiServer
+from tests.support.scenarios import healthy
+
+# --request-timeout 0.2 gives the run 30 x 0.2 = 6 seconds in all (doctor/command/request.py).
+REQUEST_TIMEOUT = "0.2"
+RUN_LIMIT = 6
+TOKEN = json.dumps(
+    {
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "kind": "ExecCredential",
+        "status": {"token": "tour-token"},
+    }
+)
+
+
+@pytest.fixture
+def tls_fake(tmp_path: Path) -> Iterator[tuple[FakeApiServer, Path]]:
+    """The fake over TLS with a healthy namespace `train`."""
+    pki = make_pki(tmp_path / "pki")
+    server = FakeApiServer().start(tls=(pki.server_cert, pki.server_key))
+    server.add(*healthy(datetime.now(UTC)))
+    kubeconfig = server.write_kubeconfig(
+        tmp_path / "kc", namespace="train", certificate_authority=pki.ca
+    )
+    try:
+        yield server, kubeconfig
+    finally:
+        server.stop()
+
+
+def plugin_kubeconfig(
+    base: Path, tmp_path: Path, script: str, args: list[str], env: list[dict[str, str]]
+) -> tuple[Path, Path]:
+    """A kubeconfig whose user logs in with `tmp_path/bin/aws`, a shell script."""
+    plugin = tmp_path / "bin" / "aws"
+    plugin.parent.mkdir()
+    plugin.write_text("#!/bin/sh\n" + script)
+    plugin.chmod(0o755)
+    config: dict[str, Any] = yaml.safe_load(base.read_text())
+    exec_entry = {
+        "apiVersion": "client.authentication.k8s.io/v1",
+        "command": str(plugin),
+        "args": args,
+        "env": env,
+        "interactiveMode": "Never",
+    }
+    config["users"] = [{"name": "eks", "user": {"exec": exec_entry}}]
+    config["contexts"][0]["context"]["user"] = "eks"
+    path = tmp_path / "kubeconfig-eks"
+    path.write_text(yaml.safe_dump(config))
+    return path, plugin
+
+
+EKS_ARGS = ["eks", "get-token", "--cluster-name", "train", "--client-secret", "s3cr3t-arg"]
+EKS_ENV = [{"name": "AWS_SECRET_ACCESS_KEY", "value": "s3cr3t-env"}]
+
+
+def test_a_plugin_that_never_answers_is_named_and_stopped_at_the_run_s_limit(
+    tls_fake: tuple[FakeApiServer, Path], tmp_path: Path
+) -> None:
+    fake_api, base = tls_fake
+    # `exec`: the process killed at the deadline is the sleep itself
+    kubeconfig, plugin = plugin_kubeconfig(base, tmp_path, "exec sleep 600\n", EKS_ARGS, EKS_ENV)
+    started = time.monotonic()
+    result = run_cli(
+        "doctor",
+        "--kubeconfig",
+        str(kubeconfig),
+        "--request-timeout",
+        REQUEST_TIMEOUT,
+        "-o",
+        "json",
+    )
+    took = time.monotonic() - started
+    assert result.exit_code == 3, result.stdout
+    headline = result.json()["headline"]
+    assert headline["code"] == "cluster-login-no-answer"
+    assert headline["rule"] == "nothing-read"
+    assert headline["text"] == (
+        f"Couldn't log in to the cluster at {fake_api.url}: the login plugin {plugin} of user "
+        f"'eks' did not answer within {RUN_LIMIT} seconds and was stopped without saying why."
+    )
+    assert headline["remedy"] == (
+        "Run the login plugin yourself to see where it waits "
+        f"(`{plugin} eks get-token --cluster-name train --client-secret '<redacted>'`) and "
+        "check that you are logged in (`aws sso login`), then run again; "
+        f"`kubectl --kubeconfig {kubeconfig} auth whoami` shows whether the login works."
+    )
+    assert "did not answer in time" not in result.stdout, "the cluster is not to blame"
+    assert "s3cr3t" not in result.stdout, "no argument or env value that may be secret"
+    assert took < RUN_LIMIT + 4, (
+        f"the plugin is stopped at the run's limit, not its own 60 s: {took}"
+    )
+    assert fake_api.requests() == [], "no login, so nothing was sent"
+
+
+def test_a_plugin_that_answers_after_the_run_s_limit_is_blamed_not_the_cluster(
+    tls_fake: tuple[FakeApiServer, Path], tmp_path: Path
+) -> None:
+    kubeconfig, plugin = plugin_kubeconfig(
+        tls_fake[1],
+        tmp_path,
+        f"echo 'opening the browser' >&2\nsleep {RUN_LIMIT + 2}\necho '{TOKEN}'\n",
+        ["eks", "get-token"],
+        [],
+    )
+    result = run_cli(
+        "doctor",
+        "--kubeconfig",
+        str(kubeconfig),
+        "--request-timeout",
+        REQUEST_TIMEOUT,
+        "--no-color",
+    )
+    assert result.exit_code == 3
+    lines = result.stdout.splitlines()
+    assert lines[0] == (
+        f"? COULD NOT CHECK  Couldn't log in to the cluster at {tls_fake[0].url}: the login "
+        f"plugin {plugin} of user 'eks' did not answer within {RUN_LIMIT} seconds and was "
+        "stopped, saying: opening the browser."
+    )
+    assert "did not answer in time" not in result.stdout, "the cluster is not to blame"
+
+
+def test_a_failing_plugin_is_named_with_the_first_line_it_said_redacted(
+    tls_fake: tuple[FakeApiServer, Path], tmp_path: Path
+) -> None:
+    kubeconfig, plugin = plugin_kubeconfig(
+        tls_fake[1],
+        tmp_path,
+        "printf 'error: refresh token=abc123 has expired\\nsee the log for details\\n' >&2\n"
+        "exit 255\n",
+        EKS_ARGS,
+        EKS_ENV,
+    )
+    result = run_cli("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
+    assert result.exit_code == 3
+    headline = result.json()["headline"]
+    assert headline["code"] == "cluster-login-failed"
+    assert headline["text"] == (
+        f"Couldn't log in to the cluster at {tls_fake[0].url}: cannot log in as user 'eks': "
+        f"exec: executable {plugin} failed with exit code 255, saying: error: refresh "
+        "token=<redacted> has expired."
+    )
+    assert "s3cr3t" not in result.stdout
