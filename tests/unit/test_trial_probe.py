@@ -279,3 +279,31 @@ def test_what_the_probe_prints_decodes_into_the_reader_s_records(tmp_path: Path)
     assert isinstance(decoded, ProbeReport)
     assert decoded.gpu.requested == 2
     assert [lib.status for lib in decoded.gpu.libraries] == ["absent", "absent", "absent"]
+
+
+def _python_3_8() -> str | None:
+    """A Python 3.8 interpreter, the oldest the probe supports: pyenv's, where installed."""
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    found = sorted(root.glob("3.8*/bin/python3")) if root.is_dir() else []
+    return str(found[-1]) if found else shutil.which("python3.8")
+
+
+@pytest.mark.skipif(_python_3_8() is None, reason="no Python 3.8 on this machine")
+def test_the_probe_runs_under_python_3_8(tmp_path: Path) -> None:
+    python = _python_3_8()
+    assert python is not None
+    done = subprocess.run(
+        [python, "-I", str(PROBE)],
+        cwd=tmp_path,
+        env=_env(TRUEGREEN_PROBE_GPUS="1", TRUEGREEN_PROBE_DATA=str(PROBE)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    report = _parse(done.stdout)
+    assert report["python"].startswith("3.8.")
+    assert report["data"]["bytes_read"] == PROBE.stat().st_size
+    assert report["gpu"]["status"] == "no-library"
