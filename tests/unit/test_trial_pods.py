@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from truegreen.trial.pods import TRIAL_LABEL, TrialSettings, trial_name, trial_pod
+from truegreen.trial.pods import TRIAL_LABEL, TRIAL_RUN_LABEL, TrialSettings, trial_name, trial_pod
 from truegreen.trial.readback import Level, Outcome, TrialPod, pod_findings
 
 SETTINGS = TrialSettings(run="r7k2", deadline_seconds=300, shm_need_mib=2048)
@@ -64,7 +64,8 @@ def test_the_trial_pod_keeps_the_job_s_placement_and_runs_the_probe() -> None:
     assert pod["metadata"]["labels"] == {
         "app": "llama",
         "kueue.x-k8s.io/queue-name": "gpu",
-        TRIAL_LABEL: "r7k2",
+        TRIAL_LABEL: "true",
+        TRIAL_RUN_LABEL: "r7k2",
     }
     assert "ownerReferences" not in pod["metadata"]
     spec = pod["spec"]
@@ -120,7 +121,7 @@ def test_workers_are_kept_apart_and_given_rank_0_s_address() -> None:
     assert worker["spec"]["affinity"]["podAntiAffinity"] == {
         "requiredDuringSchedulingIgnoredDuringExecution": [
             {
-                "labelSelector": {"matchLabels": {TRIAL_LABEL: "r7k2"}},
+                "labelSelector": {"matchLabels": {TRIAL_RUN_LABEL: "r7k2"}},
                 "topologyKey": "kubernetes.io/hostname",
             }
         ]

@@ -17,6 +17,7 @@ class CheckId(StrEnum):
     CAPACITY = "capacity"
     PROBES = "probes"
     FRESHNESS = "freshness"
+    TRIAL = "trial"
 
 
 class Status(StrEnum):

@@ -6,8 +6,9 @@ keeps what decides where and how the pod starts: the image, requests and limits 
 node selector, affinity, tolerations, runtime class, priority class, service account, pull
 secrets, init containers, the env (references kept, so a missing setting shows as the kubelet
 shows it) and the volumes. It changes only what a trial needs:
-- named `truegreen-trial-<job>-<run>-<rank>`, labelled `truegreen.io/trial: <run>`, owned by
-  nothing (no ownerReferences: the job's controller must not adopt or count it);
+- named `truegreen-trial-<job>-<run>-<rank>`, labelled `truegreen.io/trial: "true"` and
+  `truegreen.io/trial-run: <run>`, owned by nothing (no ownerReferences: the job's controller
+  must not adopt or count it);
 - `restartPolicy: Never` and `activeDeadlineSeconds`: the kubelet ends it by itself
   (pkg/kubelet/active_deadline.go) if truegreen cannot;
 - the trainer container (the one asking for GPUs, else the first) runs the probe
@@ -31,6 +32,9 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 
 TRIAL_LABEL = "truegreen.io/trial"
+"""On every trial pod, value `true`: how the next run finds an interrupted one's pods."""
+TRIAL_RUN_LABEL = "truegreen.io/trial-run"
+"""This run's id: the workers' anti-affinity names only this run's pods."""
 PROBE_PREFIX = "TRUEGREEN_PROBE_"
 GPU_RESOURCE_SUFFIX = "/gpu"
 HOSTNAME = "kubernetes.io/hostname"
@@ -180,7 +184,11 @@ def trial_pod(
     spec.pop("nodeName", None)
     if separate_machines and world > 1:
         spec["affinity"] = _apart(o.mapping(spec.get("affinity")), settings.run)
-    labels = {**o.mapping(metadata.get("labels")), TRIAL_LABEL: settings.run}
+    labels = {
+        **o.mapping(metadata.get("labels")),
+        TRIAL_LABEL: "true",
+        TRIAL_RUN_LABEL: settings.run,
+    }
     return {
         "apiVersion": "v1",
         "kind": "Pod",
@@ -197,6 +205,6 @@ def _apart(affinity: Mapping[str, Any], run: str) -> dict[str, Any]:
     """The job's affinity plus: never on a machine that holds another pod of this trial."""
     anti = dict(o.mapping(affinity.get("podAntiAffinity")))
     required: Sequence[Any] = o.sequence(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
-    term = {"labelSelector": {"matchLabels": {TRIAL_LABEL: run}}, "topologyKey": HOSTNAME}
+    term = {"labelSelector": {"matchLabels": {TRIAL_RUN_LABEL: run}}, "topologyKey": HOSTNAME}
     anti["requiredDuringSchedulingIgnoredDuringExecution"] = [*required, term]
     return {**affinity, "podAntiAffinity": anti}

@@ -29,7 +29,7 @@ from enum import StrEnum
 import msgspec
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import KubeObject
+from truegreen.cluster import CantRead, KubeObject
 
 PROBE_SCHEMA = 1
 PULL_SLOW_SECONDS = 120.0
@@ -635,3 +635,14 @@ def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list
             words = _clip(pod.log.strip().splitlines()[-1])
             found.append(TrialFinding(Outcome.NO_PROBE_LINE, Level.UNKNOWN, pod.pod, words))
     return found
+
+
+class TrialRun(msgspec.Struct, frozen=True):
+    """What one trial measured, or the answer that stopped it."""
+
+    pods: tuple[TrialPod, ...] = ()
+    refused: CantRead | None = None
+    """A create the server did not accept: its words, for the gate's own check."""
+    removed_leftovers: tuple[str, ...] = ()
+    not_deleted: tuple[tuple[str, CantRead], ...] = ()
+    """Trial pods a delete did not remove (the operator is told their names)."""
