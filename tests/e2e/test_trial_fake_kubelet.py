@@ -200,6 +200,8 @@ def test_a_refused_create_is_the_gate_s_answer(fake: FakeApiServer, tmp_path: Pa
     assert run.pods == ()
     assert run.refused is not None
     assert run.refused.server_message.startswith('pods is forbidden: User "')
+    assert run.not_deleted == ()
+    assert [r.method for r in fake.log if r.method == "DELETE"] == [], "nothing was stored"
 
 
 def test_ctrl_c_during_the_wait_deletes_the_pods(fake: FakeApiServer, tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ no process run; `pod_ip` another loopback address than rank 0 listens on (127.0.
 for a network that keeps the workers from rank 0.
 """
 
+import socket
 import subprocess
 import sys
 import threading
@@ -68,6 +69,9 @@ class FakeKubelet:
         """How long the pull and the start take: a pod's address is not there at its create."""
         """Stop after Pulling: an image pull that does not end within the trial."""
         self.threads: list[threading.Thread] = []
+        self.ports: dict[str, int] = {}
+        """The rendezvous port each trial run was given, by its run label."""
+        self._lock = threading.Lock()
         self.started: dict[str, dict[str, str]] = {}
         """The env each pod's process was started with, by pod name."""
         self._events = 0
@@ -135,7 +139,20 @@ class FakeKubelet:
         for item in container.get("env") or []:
             if "value" in item:
                 env[item["name"]] = mounts.get(item["value"], item["value"])
+        if "TRUEGREEN_PROBE_MASTER_PORT" in env:
+            # Every pod of a real trial has an address of its own; on one loopback, each trial
+            # run gets a free port instead, so that runs side by side never meet.
+            run = (pod["metadata"].get("labels") or {}).get("truegreen.io/trial-run", "")
+            env["TRUEGREEN_PROBE_MASTER_PORT"] = str(self._port(run))
         return env
+
+    def _port(self, run: str) -> int:
+        with self._lock:
+            if run not in self.ports:
+                with socket.socket() as probe:
+                    probe.bind(("127.0.0.1", 0))
+                    self.ports[run] = probe.getsockname()[1]
+            return self.ports[run]
 
     def _run(self, pod: dict[str, Any]) -> None:
         meta = pod["metadata"]

@@ -127,7 +127,20 @@ CASES: list[tuple[TrialRun, tuple[str, str]]] = [
         _pod(
             _line(shm={"status": "ok", "path": "/dev/shm", "size_bytes": 64 << 20, "need_bytes": 0})
         ),
-        ("trial.shm-too-small", "warn"),
+        ("trial.shm-default-size", "warn"),
+    ),
+    (
+        _pod(
+            _line(
+                shm={
+                    "status": "ok",
+                    "path": "/dev/shm",
+                    "size_bytes": 64 << 20,
+                    "need_bytes": 1 << 30,
+                }
+            )
+        ),
+        ("trial.shm-too-small", "fail"),
     ),
     (_pod(_line(shm={"status": "absent", "path": "/dev/shm"})), ("trial.shm-missing", "warn")),
     (_pod(str(EVIDENCE["shm_small_mount"][1])), ("trial.space-ran-out", "fail")),

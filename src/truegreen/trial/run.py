@@ -173,6 +173,14 @@ def _delete(
     return tuple(kept)
 
 
+def _forget_refused(created: list[str], answer: CantRead) -> None:
+    """A pod the server answered about was not stored: nothing to delete (a delete where the
+    create was not allowed would be refused too, and read as a pod left behind). One whose
+    answer never came may have been stored: it stays to be deleted."""
+    if answer.failure not in (Failure.TIMEOUT, Failure.UNREACHABLE, Failure.SERVER_ERROR):
+        created.pop()
+
+
 def _trial(
     client: TrialClient,
     namespace: str,
@@ -181,20 +189,24 @@ def _trial(
     deadline: float,
     sleep: Callable[[float], None],
 ) -> TrialRun:
-    """Create, wait, read back; `created` grows with each pod the server stored."""
+    """Create, wait, read back. Each pod's name goes into `created` before its create is sent:
+    a signal that arrives while the server stores it must not leave it behind (a delete of a
+    pod never stored answers NotFound)."""
     first, *others = make_pods("")
+    created.append(o.name_of(first))
     answer = client.create(Kind.POD, first, namespace=namespace, dry_run=False)
     if not isinstance(answer, Created):
+        _forget_refused(created, answer)
         return TrialRun(refused=answer)
-    created.append(o.name_of(answer.obj))
     if others:
         _wait(client, created, namespace, deadline, _addressed, sleep)
         rank0 = _pod(client, created[0], namespace) or {}
         master = str(o.mapping(rank0.get("status")).get("podIP", ""))
         for pod in make_pods(master)[1:]:
+            created.append(o.name_of(pod))
             answer = client.create(Kind.POD, pod, namespace=namespace, dry_run=False)
             if not isinstance(answer, Created):
+                _forget_refused(created, answer)
                 return TrialRun(refused=answer)
-            created.append(o.name_of(answer.obj))
     finished = _wait(client, created, namespace, deadline, _ended, sleep)
     return TrialRun(pods=tuple(_read_back(client, n, namespace, not finished) for n in created))

@@ -19,6 +19,8 @@ CHECK = CheckId.TRIAL
 OK: Final = "trial.ok"
 REFUSED: Final = "trial.refused"
 NOT_DELETED: Final = "trial.not-deleted"
+SHM_DEFAULT: Final = "trial.shm-default-size"
+"""Shared memory at the container runtime's 64 MiB default, with no need stated by the job."""
 
 _MIB = 1 << 20
 
@@ -85,6 +87,11 @@ WORDS: Final[dict[str, Wording]] = {
     f"trial.{Outcome.SHM_TOO_SMALL}": Wording(
         "The shared memory of the training program is {value}, below the {limit} it needs.",
         "Mount a memory-backed volume at /dev/shm in the training job, as large as it needs.",
+    ),
+    SHM_DEFAULT: Wording(
+        "The shared memory of the training program is only {value}, the default size: a data "
+        "loader with workers fills it.",
+        "Mount a memory-backed volume at /dev/shm in the training job.",
     ),
     f"trial.{Outcome.SHM_MISSING}": Wording(
         "The training program has no shared memory at /dev/shm.",
@@ -200,11 +207,12 @@ def check(env: Environment) -> list[Finding]:
             if found.level is Level.OK:
                 went_right.append(_SAID_OK[found.outcome].format(**_fields(found)))
                 continue
+            default_shm = found.outcome is Outcome.SHM_TOO_SMALL and found.level is Level.WARNING
             findings.append(
                 SAY.finding(
                     _STATUS[found.level],
                     Basis.CANT_CHECK if found.level is Level.UNKNOWN else Basis.MEASURED,
-                    f"trial.{found.outcome}",
+                    SHM_DEFAULT if default_shm else f"trial.{found.outcome}",
                     details=(f"{pod.pod}: {found.words}",) if found.words else (),
                     objects=(f"Pod/{pod.pod}",),
                     **_fields(found),
