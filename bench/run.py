@@ -12,11 +12,13 @@ its own process, after a warm-up, interleaved (A B C A B C ...).
 
 Environment: BENCH_SIZES (default 3,10,1000,10000,30000,100000), BENCH_RUNS (default 5),
 BENCH_BASELINE_MAX (largest size the slow baselines run at; default 30000),
-BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor,fleet,monitor-fleet,wan;
+BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor,fleet,monitor-fleet,wan,probe;
 bench/monitor_bench.py, bench/compression_bench.py, bench/fleet_bench.py and bench/wan_bench.py
-have their own settings; `BENCH_PARTS=fleet` runs doctor's fleet row alone, `BENCH_PARTS=monitor-fleet` the
-monitor's, `BENCH_PARTS=wan` doctor through a link with latency). A run of some parts keeps the others' figures from the previous latest.json, each
-part stamped with when it was measured and the machine's load then (`measured`).
+have their own settings; `BENCH_PARTS=fleet` runs doctor's fleet row alone,
+`BENCH_PARTS=monitor-fleet` the monitor's, `BENCH_PARTS=wan` doctor through a link with
+latency, `BENCH_PARTS=probe` the trial probe's own run, bench/probe_bench.py). A run of some
+parts keeps the others' figures from the previous latest.json, each part stamped with when it
+was measured and the machine's load then (`measured`).
 """
 
 import http.client
@@ -39,6 +41,7 @@ from bench.imports import startup
 from bench.lint_bench import bench_lint
 from bench.measure import installed, measured, summary
 from bench.monitor_bench import bench_monitor, bench_monitor_fleet
+from bench.probe_bench import bench_probe
 from bench.refresh_bench import bench_refresh
 from bench.served import RealisticServer
 from bench.wan_bench import bench_wan
@@ -393,6 +396,9 @@ def markdown(document: dict[str, Any]) -> str:
     wan = document.get("wan")
     if wan and "seconds" in wan:
         lines += _wan_lines(wan)
+    probe = document.get("probe")
+    if probe:
+        lines += _probe_lines(probe)
     return "\n".join(lines)
 
 
@@ -416,6 +422,25 @@ def _wan_lines(wan: dict[str, Any]) -> list[str]:
         "| added per request | doctor s | `kubectl get pods` s | doctor / kubectl | doctor requests |",
         "|---|---|---|---|---|",
         *rows,
+        "",
+    ]
+
+
+def _probe_lines(probe: dict[str, Any]) -> list[str]:
+    """The trial probe's own run without PyTorch (bench/probe_bench.py)."""
+    seconds, rates = probe["seconds"], probe["read_mib_per_s"]
+    return [
+        "## the trial probe's own run, without PyTorch (bench/probe_bench.py)",
+        "",
+        f"GPUs asked for and no GPU library in the image; {probe['dataset_mib']} MiB of a "
+        f"dataset file read; target {probe['target_seconds']} s.",
+        "",
+        "| program | s (median / max) | dataset MiB/s |",
+        "|---|---|---|",
+        *(
+            f"| {name} | {seconds[name]['median']} / {seconds[name]['max']} | {rates[name]} |"
+            for name in seconds
+        ),
         "",
     ]
 
@@ -497,6 +522,7 @@ PARTS = (
     "fleet",
     "monitor-fleet",
     "wan",
+    "probe",
 )
 WITHIN = {"monitor-fleet": ("monitor", ("fleet", "fleet_cpu_ratio"))}
 """Parts whose figures are keys of another part's section."""
@@ -577,6 +603,14 @@ def _wan_part(document: dict[str, Any]) -> None:
     document["measured"]["wan"] = _stamp()
 
 
+def _probe_part(document: dict[str, Any], parts: list[str], runs: int) -> None:
+    """The trial probe's own run (bench/probe_bench.py), with when it was measured."""
+    if "probe" in parts:
+        sys.stderr.write("bench: the trial probe\n")
+        document["probe"] = bench_probe(runs)
+        document["measured"]["probe"] = _stamp()
+
+
 def main() -> None:
     sizes = [
         int(s) for s in os.environ.get("BENCH_SIZES", "3,10,1000,10000,30000,100000").split(",")
@@ -633,6 +667,7 @@ def main() -> None:
         _fleet_part(document)
     if "wan" in parts:
         _wan_part(document)
+    _probe_part(document, parts, runs)
     document["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     latest = RESULTS / "latest.json"
     if set(parts) != set(PARTS) and latest.exists():

@@ -36,9 +36,9 @@ _OFFLINE_ONLY = {"--job-file"}
 _CONNECTION_OPTIONS = {"--kubeconfig", "--context", "-n", "--namespace", "--request-timeout"}
 # The fault matrix runs doctor 144 times; a round trip per cell triples its time. Each fault
 # class's round trip is pinned once instead (test_snapshot.py::test_every_failed_read_...).
-_WITHOUT_ROUND_TRIP = {"test_fault_matrix"}
+_WITHOUT_ROUND_TRIP = {"test_fault_matrix", "test_the_config_key_runs_the_trial"}
 # A trial start asks the live server; a snapshot cannot replay it (doctor refuses the pair).
-_LIVE_ONLY = {"--admission-dry-run"}
+_LIVE_ONLY = {"--admission-dry-run", "--trial"}
 REGISTRY_NOT_ASKED = {
     "check": "image-pull",
     "reason": "not asked for: whether the images are in their registry: --no-registry",

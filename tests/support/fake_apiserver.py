@@ -29,6 +29,7 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | a watch from a resourceVersion older than the kept history: 200, then one ERROR event whose object is a 410 `Expired` Status, `too old resource version: R (O)`, and the stream ends | staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go `getAllEventsSinceLocked` (`errors.NewResourceExpired`), cacher.go `newErrWatcher` |
 | `timeoutSeconds`: the server ends the stream (a clean end of the chunked body) after that long | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/get.go `ListResource` (`timeout = time.Duration(*opts.TimeoutSeconds)`), watch.go |
 | `pods/log` (GET): the container named by `container` (400 `BadRequest` "a container name must be specified for pod P, choose one of: [...]" when the pod has several, "container C is not valid for pod P" when it has no such container); the kubelet picks the instance: `previous=true` the last terminated one (else 400 `previous terminated container "C" in pod "P" not found`), otherwise the running one, the terminated one, or the last terminated one, else 400 "is waiting to start"; an instance the runtime already removed is 400 "failed to get container status" (the kubelet answers 400 to every error of a log read); `tailLines` then `limitBytes` cut the text; served as `text/plain` | pkg/registry/core/pod/strategy.go `LogLocation`, pkg/kubelet/kubelet_pods.go `validateContainerLogStatus`, pkg/kubelet/kuberuntime/logs/logs.go `ReadLogs` (tail, then a limited writer), pkg/kubelet/server/server.go `getContainerLogs` (`WriteError(http.StatusBadRequest, err)`), staging/src/k8s.io/apiserver/pkg/registry/generic/rest/response_checker.go (a kubelet 400 becomes `NewBadRequest(body)`) |
+| DELETE of a pod: 200 with the pod as last stored, removed at once (the fake's pods have no kubelet to wait for: `gracePeriodSeconds` is not honoured); a stored pod labelled `truegreen.io/trial` is handed to `server.kubelet` (tests/support/fake_kubelet.py), which runs its command and writes its Events, status and log | pkg/registry/core/pod/storage/storage.go, staging/src/k8s.io/apiserver/pkg/registry/generic/registry/store.go `Delete` |
 | PriorityClass (`scheduling.k8s.io/v1`, cluster-scoped) is stored and listed like any object; a pod's `spec.priority` is the one a test writes, as the Priority admission plugin would have set it; a pending pod a preemption is making room for carries `status.nominatedNodeName` and no `spec.nodeName` | plugin/pkg/admission/priority/admission.go `admitPod`, pkg/scheduler/schedule_one.go `handleSchedulingFailure` (the preemptor nominated where its victims were; the patch in pkg/scheduler/framework/api_calls/pod_status_patch.go) |
 | Events are listed like any namespaced resource, in storage order (by name), not by time | staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go `GetList` (keys in order) |
 | resource.k8s.io/v1 (ResourceClaim, ResourceClaimTemplate, ResourceSlice, DeviceClass) is a built-in group served by default from 1.34; `disable` turns a built-in group off: absent from `/apis`, its paths 404 | staging/src/k8s.io/api/resource/v1/types.go (`+k8s:prerelease-lifecycle-gen:introduced=1.34`), staging/src/k8s.io/apiserver/pkg/server/storage/resource_config.go, cmd/kube-apiserver `--runtime-config` |
@@ -63,12 +64,15 @@ from functools import partial
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
 
 import yaml
 
 from tests.support import fake_admission
+
+if TYPE_CHECKING:
+    from tests.support.fake_kubelet import FakeKubelet
 
 JsonObject = dict[str, Any]
 
@@ -487,6 +491,8 @@ class FakeApiServer:
         simulator's controllers and kubelet act between a client's reads."""
         self.container_logs: dict[str, str] = {}
         """What the kubelet holds per container instance, by `containerID` (`pods/log`)."""
+        self.kubelet: FakeKubelet | None = None
+        """The trial pods' kubelet (tests/support/fake_kubelet.py), where a test sets one."""
         self.removed_instances: set[str] = set()
         """Container instances the runtime has already removed (garbage-collected) though the
         pod's status still names them: their log is a 400, as the kubelet answers."""
@@ -1009,9 +1015,18 @@ class FakeApiServer:
             return 201, self._create_event(namespace or "", body), {}
         if method == "POST" and name is None and rtype.plural == "pods" and namespace:
             try:
-                return 201, fake_admission.create_pod(self, namespace, query, body), {}
+                created = fake_admission.create_pod(self, namespace, query, body)
             except fake_admission.AdmissionRefusedError as refusal:
                 raise ApiFailureError(refusal.code, refusal.reason, refusal.message) from None
+            if self.kubelet is not None and query.get("dryRun") != "All":
+                self.kubelet.created(created)
+            return 201, created, {}
+        if method == "DELETE" and name is not None and rtype.plural == "pods" and namespace:
+            # pkg/registry/core/pod/storage: the answer is the pod as last stored; a pod the
+            # kubelet has not started is removed at once (no node to wait for).
+            gone = self._get(rtype, namespace, name)
+            self.delete_object("Pod", name, namespace)
+            return 200, gone, {}
         if method == "PATCH" and name is not None:
             return (
                 200,

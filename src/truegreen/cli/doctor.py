@@ -79,6 +79,22 @@ def _doctor_arguments(parser: argparse.ArgumentParser) -> None:
         "nothing; needs create on pods).",
     )
     parser.add_argument(
+        "--trial",
+        action="store_true",
+        help="Also start the training job's own pods for a few seconds and measure what reading "
+        "cannot: the image download, the GPUs, shared memory, the dataset, the workers reaching "
+        "each other (docs/trial.md). They hold GPUs and count against the quota while they run, "
+        "and are deleted after; needs create and delete on pods, get on pods/log, list on "
+        "events.",
+    )
+    parser.add_argument(
+        "--trial-timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="The trial's whole time, the image download included (default 300).",
+    )
+    parser.add_argument(
         "--no-registry",
         action="store_true",
         help="Do not ask the registries whether the images are there (they are asked with "
@@ -123,6 +139,8 @@ def doctor(
     admission_dry_run: bool,
     no_registry: bool,
     registry_allow: list[str],
+    trial: bool,
+    trial_timeout: float,
     watch: bool,
     namespaces: str | None,
     all_namespaces: bool,
@@ -160,6 +178,8 @@ def doctor(
         job_file,
         no_registry,
         allowed_registries(registry_allow),
+        trial,
+        trial_timeout,
     )
     if watch:
         if output == "json":

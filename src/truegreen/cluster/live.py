@@ -615,6 +615,22 @@ class LiveCluster:
             return _cant(error, action, permission("create", kind, namespace))
         return Created(stamp(created, kind))
 
+    def delete(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
+        """Delete one object (DELETE, a one-second grace as `kubectl delete --now` asks); the
+        answer is the object as the server last held it. NotFound (a CantRead) means it is
+        already gone."""
+        action = f"delete {kind.spec.name.lower()} {name!r}"
+        try:
+            response = self._send(
+                "DELETE",
+                object_path(kind, name, namespace),
+                {"gracePeriodSeconds": 1},
+            )
+            obj = _object(response, succeeded=(200, 202))
+        except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
+            return _cant(error, action, permission("delete", kind, namespace))
+        return Got(stamp(obj, kind))
+
     # -- list, then watch (cluster/watch.py) ---------------------------------------------------
 
     def list_at(

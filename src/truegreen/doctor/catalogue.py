@@ -8,7 +8,7 @@ Placeholders are filled with names and plain amounts.
 
 from typing import Final
 
-from truegreen.doctor.checks import credentials, evidence, freshness, probes, storage
+from truegreen.doctor.checks import credentials, evidence, freshness, probes, storage, trial
 from truegreen.doctor.checks.admission import words as admission
 from truegreen.doctor.checks.capacity import words as capacity
 from truegreen.doctor.checks.image_pull import words as image_pull
@@ -33,6 +33,7 @@ WORDING: Final[dict[str, Wording]] = {
     **capacity.WORDS,
     **probes.WORDS,
     **freshness.WORDS,
+    **trial.WORDS,
 }
 
 OFFLINE_REMEDY: Final = (

@@ -1,6 +1,7 @@
 """doctor from end to end: gather once, run every check, roll up."""
 
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -17,6 +18,9 @@ from truegreen.doctor.reads.gather import gather
 from truegreen.doctor.rollup import NotChecked, Report, roll_up
 from truegreen.kubectl import Kubectl, truegreen_command
 from truegreen.plain_words import plain_connection_why
+
+if TYPE_CHECKING:
+    from truegreen.trial.run import TrialClient
 
 _NO_CREDENTIALS = "not asked for: pass --credentials-secret NAME:KEY1,KEY2"
 REGISTRY_PART = "whether the images are in their registry"
@@ -66,12 +70,18 @@ def diagnose(
     where: Where,
     creator: PodCreator | None = None,
     registry: ImageRegistry | RegistryOff = MONITOR_REGISTRY_OFF,
+    trial: "TrialClient | None" = None,
 ) -> Report:
     """Check one namespace. `where` names the cluster and login for the lines that say it could
     not be read; `creator` makes the trial start when one is asked for (live only);
-    `registry` answers whether the images are in their registry, or says why it is not asked."""
+    `registry` answers whether the images are in their registry, or says why it is not asked;
+    `trial` runs the trial pods (`--trial`, live only), after every other read."""
     asked = None if isinstance(registry, RegistryOff) else registry
     gathered = gather(RedactingReader(reader), namespace, now, settings, creator, registry=asked)
+    if settings.trial and trial is not None and isinstance(gathered, Environment):
+        from truegreen.doctor.reads.trial import with_trial
+
+        gathered = with_trial(gathered, trial)
     return report_of(gathered, settings, where, registry)
 
 
@@ -83,7 +93,12 @@ def report_of(
 ) -> Report:
     """Every check run on what `gather` read, rolled up; every check unknown for one reason
     when nothing could be read. `registry` is the one `gather` asked, or why none was."""
-    ran = [c.CHECK for c in CHECKS if c.CHECK is not CheckId.CREDENTIALS or settings.credentials]
+    ran = [
+        c.CHECK
+        for c in CHECKS
+        if (c.CHECK is not CheckId.CREDENTIALS or settings.credentials)
+        and (c.CHECK is not CheckId.TRIAL or settings.trial)
+    ]
     skipped = (
         []
         if settings.credentials

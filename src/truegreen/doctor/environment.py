@@ -38,6 +38,7 @@ from truegreen.doctor.knowledge.usage import (
 from truegreen.doctor.knowledge.webhooks import Webhook, pod_create_webhooks
 from truegreen.kubectl import Kubectl
 from truegreen.quantity import Resources
+from truegreen.trial.readback import TrialRun
 
 WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
 WEBHOOK_KINDS = (Kind.VALIDATING_WEBHOOK_CONFIGURATION, Kind.MUTATING_WEBHOOK_CONFIGURATION)
@@ -72,6 +73,10 @@ class DoctorSettings(Struct, frozen=True):
     """How long a pod may wait to start before it is called stuck."""
     admission_dry_run: bool = False
     """`--admission-dry-run`: make a trial start of the training job's pod (`dryRun=All`)."""
+    trial: bool = False
+    """`--trial`: start the training job's own pods for a few seconds (docs/trial.md)."""
+    trial_timeout: float = 300.0
+    """`--trial-timeout`: the trial's whole time, the image pull included, in seconds."""
     planned_job: tuple[Kind, Mapping[str, Any]] | None = None
     """`--job-file`: a training job not yet submitted, checked instead of the newest one."""
     kubectl: Kubectl = Kubectl()
@@ -163,6 +168,8 @@ class Environment(Struct, frozen=True):
     """Per (namespace, name) of a Service behind a webhook that pod creation calls."""
     trial: CreateResult | None = None
     """The server's answer to the trial start; None when none was made."""
+    trial_run: TrialRun | None = None
+    """What the trial pods measured (`--trial`); None when no trial ran."""
     refresh_failures: ListRead | None = None
     """refresh's failed-rollout Events, read only when a workload shows refresh attempts."""
     training: TrainingWork | None = None

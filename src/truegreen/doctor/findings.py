@@ -18,6 +18,7 @@ class CheckId(StrEnum):
     CAPACITY = "capacity"
     PROBES = "probes"
     FRESHNESS = "freshness"
+    TRIAL = "trial"
 
 
 class Status(StrEnum):

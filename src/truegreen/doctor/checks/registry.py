@@ -7,7 +7,7 @@ Adding a check is one module and one line here.
 
 from typing import Protocol
 
-from truegreen.doctor.checks import credentials, evidence, freshness, probes, storage
+from truegreen.doctor.checks import credentials, evidence, freshness, probes, storage, trial
 from truegreen.doctor.checks.admission import check as admission
 from truegreen.doctor.checks.capacity import check as capacity
 from truegreen.doctor.checks.image_pull import check as image_pull
@@ -41,4 +41,5 @@ CHECKS: tuple[Check, ...] = (
     capacity,
     probes,
     freshness,
+    trial,
 )

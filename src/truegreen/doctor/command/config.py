@@ -21,6 +21,7 @@ _KEYS = {
     "pending_grace_seconds",
     "admission_dry_run",
     "no_registry",
+    "trial",
 }
 
 
@@ -41,6 +42,8 @@ class DoctorConfig(Struct, frozen=True):
     admission_dry_run: bool = False
     no_registry: bool = False
     """Do not ask the registries whether the images are there (`--no-registry`)."""
+    trial: bool = False
+    """Start the training job's own pods for a few seconds (`--trial`)."""
 
 
 def load_config(path: Path | None) -> DoctorConfig:
@@ -77,7 +80,7 @@ def load_config(path: Path | None) -> DoctorConfig:
             f"config {path}: pending_grace_seconds must be a number of seconds from 0 to "
             f"{MAX_PENDING_GRACE_SECONDS}"
         )
-    for flag in ("admission_dry_run", "no_registry"):
+    for flag in ("admission_dry_run", "no_registry", "trial"):
         if not isinstance(values.get(flag, False), bool):
             raise UsageError(f"config {path}: {flag} must be true or false")
     for key in ("namespace", "context", "job_requests", "credentials_secret"):

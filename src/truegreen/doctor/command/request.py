@@ -41,6 +41,8 @@ if TYPE_CHECKING:  # logs and events are read only for a snapshot; progress only
 NO_REGISTRY = RegistryOff("--no-registry")
 SNAPSHOT_WITHOUT_REGISTRY = RegistryOff("the snapshot holds no registry answers")
 
+MAX_TRIAL_SECONDS = 3600
+"""An hour: a trial holds GPUs while it runs; longer is a typo, not a trial."""
 RUN_LIMIT_IN_REQUESTS = 30
 """doctor and snapshot stop reading after this many request timeouts in all."""
 
@@ -63,6 +65,10 @@ class DoctorRequest(Struct, frozen=True):
     registry_allow: frozenset[str] = frozenset()
     """`--registry-allow HOST[:PORT]`: registries the operator names, which doctor may ask on
     this computer's own address and over plain HTTP (docs/image-pull.md)."""
+    trial: bool = False
+    """`--trial`: start the training job's own pods for a few seconds, live only."""
+    trial_timeout: float = 300.0
+    """`--trial-timeout`: the trial's whole time in seconds, the image pull included."""
 
 
 def with_planned_job(settings: DoctorSettings, job_file: Path | None) -> DoctorSettings:
@@ -143,6 +149,11 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
                 "--admission-dry-run asks the live cluster; a snapshot cannot answer it",
                 todo="drop --snapshot, or drop --admission-dry-run",
             )
+        if request.trial or config.trial:
+            raise UsageError(
+                "--trial starts pods in the live cluster; a snapshot cannot run it",
+                todo="drop --snapshot, or drop --trial",
+            )
         from truegreen.cluster.snapshot import SnapshotReader
 
         snapshot = SnapshotReader.open(request.snapshot)
@@ -181,11 +192,18 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
                 _no_registry(request, config) or taken_with.get("no_registry") == "true",
             ),
         )
+    if not 1 <= request.trial_timeout <= MAX_TRIAL_SECONDS:  # `not`: NaN is in no range
+        raise UsageError(
+            f"--trial-timeout must be a number of seconds from 1 to {MAX_TRIAL_SECONDS}"
+        )
     settings = doctor_settings(
         config, request.job_requests, request.credentials_secret, request.admission_dry_run
     )
     settings = replace(
-        with_planned_job(settings, request.job_file), kubectl=for_connection(connection)
+        with_planned_job(settings, request.job_file),
+        kubectl=for_connection(connection),
+        trial=request.trial or config.trial,
+        trial_timeout=request.trial_timeout,
     )
     with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
         _settled()
@@ -204,6 +222,7 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
             where,
             cluster,
             NO_REGISTRY if registry is None else registry,
+            trial=cluster if settings.trial else None,
         )
 
 
@@ -286,6 +305,12 @@ def _live_only(request: DoctorRequest, flag: str) -> None:
         raise UsageError(
             f"{flag} asks the live cluster; a snapshot holds one namespace",
             todo=f"drop {flag}: doctor --snapshot checks the snapshot's namespace",
+        )
+    if request.trial:
+        # One trial per run: a trial holds GPUs and counts against quota while it runs.
+        raise UsageError(
+            f"--trial runs in one namespace; {flag} names many",
+            todo="drop --trial, or name one namespace with -n",
         )
 
 

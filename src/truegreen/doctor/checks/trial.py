@@ -1,0 +1,236 @@
+"""The trial (`--trial`): what the training job's own pods measured in their first seconds.
+
+The trial itself ran before the checks (doctor/reads/gather.py, truegreen.trial.run); this
+check only words what it read back (truegreen.trial.readback): one finding per warning or
+failure, the source's own words (the kubelet's message, the library's error) kept as details,
+and one ok finding listing what went right. A trial the API server refused to start is the
+measurement of that gate, said as such, never as a failure of the probe.
+"""
+
+from typing import Final
+
+from truegreen.doctor.checks.base import Words
+from truegreen.doctor.environment import Environment
+from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.plain_words import Wording
+from truegreen.trial.readback import Level, Outcome, TrialFinding, pod_findings
+
+CHECK = CheckId.TRIAL
+OK: Final = "trial.ok"
+REFUSED: Final = "trial.refused"
+NOT_DELETED: Final = "trial.not-deleted"
+SHM_DEFAULT: Final = "trial.shm-default-size"
+"""Shared memory at the container runtime's 64 MiB default, with no need stated by the job."""
+
+_MIB = 1 << 20
+
+WORDS: Final[dict[str, Wording]] = {
+    OK: Wording("The trial start of the training job measured: {what}.", ""),
+    REFUSED: Wording(
+        "Couldn't start the trial of the training job: the cluster refused it.",
+        "The details give the cluster's words: grant the rights docs/trial.md lists, or run "
+        "without --trial.",
+    ),
+    NOT_DELETED: Wording(
+        "The trial left {count} of its runs behind ({names}).",
+        "Delete them with {command}.",
+    ),
+    f"trial.{Outcome.IMAGE_PULL_SLOW}": Wording(
+        "The training image took {seconds} to download ({size}) on a machine without it.",
+        "Make the image smaller, or keep it on the machines ahead of time.",
+    ),
+    f"trial.{Outcome.IMAGE_PULL_FAILED}": Wording(
+        "The training image could not be downloaded on the machine the trial ran on.",
+        "Check the image name and the registry login; the details say what the machine saw.",
+    ),
+    f"trial.{Outcome.STILL_PULLING}": Wording(
+        "The training image was still downloading when the trial's time ran out.",
+        "Make the image smaller, keep it on the machines, or give the trial more time "
+        "(--trial-timeout).",
+    ),
+    f"trial.{Outcome.NOT_STARTED}": Wording(
+        "The training program could not start on its machine.",
+        "The details give the machine's own words; fix what they name and try again.",
+    ),
+    f"trial.{Outcome.CONTAINER_ENDED}": Wording(
+        "The trial's program ended with an error before it could measure anything.",
+        "The details give the exit code and the last words it printed.",
+    ),
+    f"trial.{Outcome.NO_PROBE_LINE}": Wording(
+        "The trial ran but left no measurement.",
+        "The details give the last line it printed.",
+    ),
+    f"trial.{Outcome.NOT_MEASURED}": Wording(
+        "The trial could not measure the network between workers: the image has no Python.",
+        "",
+    ),
+    f"trial.{Outcome.NO_GPU_LIBRARY}": Wording(
+        "Couldn't check the GPUs from inside the training image: it has no PyTorch, JAX or CuPy.",
+        "",
+    ),
+    f"trial.{Outcome.NO_GPU}": Wording(
+        "The training program sees no GPU, though it asked for {limit}.",
+        "Check the machine's GPU driver and device plugin; the details give the library's words.",
+    ),
+    f"trial.{Outcome.FEWER_GPUS}": Wording(
+        "The training program sees {value} GPUs, though it asked for {limit}.",
+        "Check the machine's GPU driver and device plugin.",
+    ),
+    f"trial.{Outcome.DRIVER_TOO_OLD}": Wording(
+        "The machine's GPU driver is too old for the CUDA in the training image.",
+        "Update the driver on the GPU machines, or build the image on an older CUDA.",
+    ),
+    f"trial.{Outcome.GPU_LIBRARY_FAILED}": Wording(
+        "The GPU library in the training image failed to start.",
+        "The details give the library's own words.",
+    ),
+    f"trial.{Outcome.SHM_TOO_SMALL}": Wording(
+        "The shared memory of the training program is {value}, below the {limit} it needs.",
+        "Mount a memory-backed volume at /dev/shm in the training job, as large as it needs.",
+    ),
+    SHM_DEFAULT: Wording(
+        "The shared memory of the training program is only {value}, the default size: a data "
+        "loader with workers fills it.",
+        "Mount a memory-backed volume at /dev/shm in the training job.",
+    ),
+    f"trial.{Outcome.SHM_MISSING}": Wording(
+        "The training program has no shared memory at /dev/shm.",
+        "Mount a memory-backed volume at /dev/shm in the training job.",
+    ),
+    f"trial.{Outcome.SPACE_RAN_OUT}": Wording(
+        "A write in the trial ran out of space.",
+        "Give the training job a larger /dev/shm or scratch volume.",
+    ),
+    f"trial.{Outcome.BUS_ERROR}": Wording(
+        "The trial's program died of a bus error (a full shared memory does that).",
+        "Give the training job a larger /dev/shm.",
+    ),
+    f"trial.{Outcome.DATA_SLOW}": Wording(
+        "The dataset reads at {value} MiB/s, below {limit} MiB/s.",
+        "Check the storage behind the dataset volume.",
+    ),
+    f"trial.{Outcome.DATA_EMPTY}": Wording(
+        "The dataset volume holds no files at {path}.", "Check that the right volume is used."
+    ),
+    f"trial.{Outcome.DATA_MISSING}": Wording(
+        "The dataset is not where the training job reads it ({path}).",
+        "Check the training job's volume and where it is mounted.",
+    ),
+    f"trial.{Outcome.DATA_UNREADABLE}": Wording(
+        "The dataset could not be read.", "The details give the system's own words."
+    ),
+    f"trial.{Outcome.RANK0_UNREACHABLE}": Wording(
+        "A worker of the training job could not reach the first worker.",
+        "Let the training job's machines reach each other on its port (network rules, "
+        "security groups); the details give what the connection said.",
+    ),
+    f"trial.{Outcome.WORKERS_MISSING}": Wording(
+        "The first worker heard from {value} of {limit} other workers.",
+        "Let the training job's machines reach each other on its port.",
+    ),
+    f"trial.{Outcome.DUPLICATE_GPU}": Wording(
+        "Two workers of the training job landed on the same GPU.",
+        "Give each worker its own GPU; the details give the library's words.",
+    ),
+    f"trial.{Outcome.COLLECTIVE_TIMED_OUT}": Wording(
+        "The workers' first exchange timed out: {value} of {limit} joined.",
+        "Let the training job's machines reach each other on its port.",
+    ),
+    f"trial.{Outcome.COLLECTIVE_FAILED}": Wording(
+        "The workers' first exchange failed.", "The details give the library's own words."
+    ),
+}
+"""Every headline and remedy of the check, by code."""
+
+SAY: Final = Words(CHECK, WORDS)
+
+_STATUS = {
+    Level.OK: Status.OK,
+    Level.WARNING: Status.WARN,
+    Level.FAIL: Status.FAIL,
+    Level.UNKNOWN: Status.UNKNOWN,
+}
+_SAID_OK = {
+    Outcome.IMAGE_PULLED: "the image came in {seconds}",
+    Outcome.IMAGE_PRESENT: "the image was already on the machine",
+    Outcome.GPUS_SEEN: "{value} GPUs seen",
+    Outcome.SHM_ENOUGH: "shared memory {value}",
+    Outcome.DATA_READ: "the dataset reads at {value} MiB/s",
+    Outcome.WORKERS_REACHED: "the workers reach each other",
+    Outcome.COLLECTIVE_OK: "one exchange between the workers in {value} ms",
+}
+
+
+def _size(value: float | None) -> str:
+    if value is None:
+        return "an unknown size"
+    return f"{value / (1 << 30):.1f} GiB" if value >= 1 << 30 else f"{value / _MIB:.0f} MiB"
+
+
+def _seconds(value: float | None) -> str:
+    if value is None:
+        return "an unknown time"
+    minutes, seconds = divmod(round(value), 60)
+    return f"{minutes} min {seconds} s" if minutes else f"{value:.1f} s"
+
+
+def _fields(found: TrialFinding) -> dict[str, object]:
+    shm = found.outcome in (Outcome.SHM_TOO_SMALL, Outcome.SHM_ENOUGH)
+    number = _size if shm else (lambda v: "?" if v is None else f"{v:g}")
+    return {
+        "value": number(found.value),
+        "limit": number(found.limit),
+        "seconds": _seconds(found.value),
+        "size": _size(found.size_bytes),
+        "path": found.words,
+    }
+
+
+def check(env: Environment) -> list[Finding]:
+    """The trial's findings; none when no trial ran."""
+    run = env.trial_run
+    if run is None:
+        return []
+    if run.refused is not None:
+        return [
+            SAY.finding(
+                Status.UNKNOWN,
+                Basis.CANT_CHECK,
+                REFUSED,
+                details=(run.refused.reason, run.refused.server_message),
+            )
+        ]
+    findings: list[Finding] = []
+    went_right: list[str] = []
+    for pod in run.pods:
+        for found in pod_findings(pod):
+            if found.level is Level.OK:
+                went_right.append(_SAID_OK[found.outcome].format(**_fields(found)))
+                continue
+            default_shm = found.outcome is Outcome.SHM_TOO_SMALL and found.level is Level.WARNING
+            findings.append(
+                SAY.finding(
+                    _STATUS[found.level],
+                    Basis.CANT_CHECK if found.level is Level.UNKNOWN else Basis.MEASURED,
+                    SHM_DEFAULT if default_shm else f"trial.{found.outcome}",
+                    details=(f"{pod.pod}: {found.words}",) if found.words else (),
+                    objects=(f"Pod/{pod.pod}",),
+                    **_fields(found),
+                )
+            )
+    if run.not_deleted:
+        names = ", ".join(name for name, _ in run.not_deleted)
+        findings.append(
+            SAY.finding(
+                Status.WARN,
+                Basis.MEASURED,
+                NOT_DELETED,
+                details=tuple(cant.reason for _, cant in run.not_deleted),
+                count=len(run.not_deleted),
+                names=names,
+                command=env.settings.kubectl.here("delete", "pod", "-l", "truegreen.io/trial"),
+            )
+        )
+    if went_right:
+        findings.insert(0, SAY.ok(what="; ".join(dict.fromkeys(went_right))))
+    return findings

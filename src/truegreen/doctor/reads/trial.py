@@ -1,0 +1,61 @@
+"""`--trial`: the training job's own pods started for a few seconds, after every other read.
+
+The pods are the one doctor's admission trial sends (doctor/checks/admission/trial.py
+`trial_pod`: the judged job's largest pod set's template as its controller would post it),
+made into trial pods by truegreen.trial.pods and run by truegreen.trial.run, which deletes them
+on every path. A distributed job (pods that run together, more than one) gets two workers,
+kept on two machines, rank 0 first; the rendezvous port is the job's `MASTER_PORT` where its
+trainer states one.
+"""
+
+from msgspec.structs import replace
+
+from truegreen import kubeobjects as o
+from truegreen.doctor.checks.admission.trial import trial_pod as job_pod
+from truegreen.doctor.environment import Environment
+from truegreen.trial.pods import TrialSettings, trainer_index, trial_pod
+from truegreen.trial.run import TrialClient, run_trial
+
+DEFAULT_PORT = 29500
+_DEADLINE_MARGIN_SECONDS = 30
+"""The kubelet's own deadline for a trial pod, past doctor's: it ends the pod if doctor
+cannot (killed, or the connection lost)."""
+
+
+def _port(spec: object) -> int:
+    containers = o.containers(o.mapping(spec))
+    if not containers:
+        return DEFAULT_PORT
+    trainer = containers[trainer_index(o.mapping(spec))]
+    for item in o.sequence(trainer.get("env")):
+        value = o.mapping(item).get("value")
+        if o.mapping(item).get("name") == "MASTER_PORT" and str(value).isdigit():
+            return int(str(value))
+    return DEFAULT_PORT
+
+
+def with_trial(env: Environment, client: TrialClient) -> Environment:
+    """`env` with what the trial of its judged training job measured; unchanged when there is
+    no training job to try."""
+    job = env.training.judged if env.training is not None else None
+    if job is None:
+        return env
+    pod = job_pod(job)
+    pods = sum(s.count for s in job.pod_sets)
+    world = 2 if job.together and pods > 1 else 1
+    timeout = env.settings.trial_timeout
+    settings = TrialSettings(
+        run=f"{int(env.now.timestamp()) & 0xFFFF:04x}",
+        deadline_seconds=int(timeout) + _DEADLINE_MARGIN_SECONDS,
+        rendezvous_port=_port(pod.get("spec")),
+    )
+
+    def make(master: str) -> list[dict[str, object]]:
+        return [
+            trial_pod(
+                job.name, pod, settings, rank=r, world=world, master=master, separate_machines=True
+            )
+            for r in range(world)
+        ]
+
+    return replace(env, trial_run=run_trial(client, env.namespace, make, timeout_seconds=timeout))

@@ -1,0 +1,210 @@
+"""The trial pods: the training job's pod as the API server would store it, made to run the probe
+for a few seconds instead of the training program.
+
+From the job's pod (its metadata and spec, as doctor's admission trial sends it), each trial pod
+keeps what decides where and how the pod starts: the image, requests and limits (GPUs included),
+node selector, affinity, tolerations, runtime class, priority class, service account, pull
+secrets, init containers, the env (references kept, so a missing setting shows as the kubelet
+shows it) and the volumes. It changes only what a trial needs:
+- named `truegreen-trial-<job>-<run>-<rank>`, labelled `truegreen.io/trial: "true"` and
+  `truegreen.io/trial-run: <run>`, owned by nothing (no ownerReferences: the job's controller
+  must not adopt or count it);
+- `restartPolicy: Never` and `activeDeadlineSeconds`: the kubelet ends it by itself
+  (pkg/kubelet/active_deadline.go) if truegreen cannot;
+- the trainer container (the one asking for GPUs, else the first) runs the probe
+  (`python3 -c <probe.py>`, or `sh -c <probe.sh>`), with its settings as env; its probes
+  (liveness, readiness, startup) and lifecycle hooks are dropped (they would judge the training
+  program); the other regular containers are dropped (a sidecar that never ends would hold the
+  GPUs until the deadline);
+- every persistentVolumeClaim volume is mounted read-only (`persistentVolumeClaim.readOnly` and
+  each `volumeMounts[].readOnly`): the probe reads the dataset and must never write to it;
+- for a distributed job, workers are kept off rank 0's machine (a required podAntiAffinity on
+  `kubernetes.io/hostname`) where the job's pods would use more than one machine, and given rank
+  0's address.
+"""
+
+from collections.abc import Mapping, Sequence
+from importlib import resources
+from typing import Any
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+
+TRIAL_LABEL = "truegreen.io/trial"
+"""On every trial pod, value `true`: how the next run finds an interrupted one's pods."""
+TRIAL_RUN_LABEL = "truegreen.io/trial-run"
+"""This run's id: the workers' anti-affinity names only this run's pods."""
+PROBE_PREFIX = "TRUEGREEN_PROBE_"
+GPU_RESOURCE_SUFFIX = "/gpu"
+HOSTNAME = "kubernetes.io/hostname"
+_NAME_LIMIT = 63
+"""A pod's name is also its hostname: one DNS label (RFC 1123)."""
+_DROPPED = ("livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "command", "args")
+
+
+class TrialSettings(Struct, frozen=True):
+    """What the probe is told and how long the pod may live."""
+
+    run: str
+    """This trial run's id: in every pod's name and in the label."""
+    deadline_seconds: int
+    rendezvous_port: int = 29500
+    shm_need_mib: int = 0
+    read_mib: int = 64
+    init_timeout_seconds: int = 10
+    python: bool = True
+    """Run probe.py; False: probe.sh, for images without Python."""
+
+
+def probe_source(python: bool) -> str:
+    """The probe program's text as shipped in the package."""
+    name = "probe.py" if python else "probe.sh"
+    return resources.files("truegreen.trial").joinpath(name).read_text(encoding="utf-8")
+
+
+def trial_name(job: str, run: str, rank: int) -> str:
+    """`truegreen-trial-<job>-<run>-<rank>`, the job's name shortened to fit one DNS label."""
+    tail = f"-{run}-{rank}"
+    head = f"truegreen-trial-{job}"[: _NAME_LIMIT - len(tail)].rstrip("-.")
+    return head + tail
+
+
+def gpu_count(container: Mapping[str, Any]) -> int:
+    """The GPUs a container asks for: any `<vendor>/gpu` limit (or request)."""
+    resources_ = o.mapping(container.get("resources"))
+    for part in ("limits", "requests"):
+        for name, amount in o.mapping(resources_.get(part)).items():
+            if str(name).endswith(GPU_RESOURCE_SUFFIX):
+                try:
+                    return int(str(amount))
+                except ValueError:
+                    return 0
+    return 0
+
+
+def trainer_index(spec: Mapping[str, Any]) -> int:
+    """The container that trains: the first asking for GPUs, else the first."""
+    containers = o.containers(spec)
+    return next((i for i, c in enumerate(containers) if gpu_count(c) > 0), 0)
+
+
+def dataset_path(container: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
+    """Where the trainer mounts the first claim-backed volume ('' when none)."""
+    claims = {
+        str(v.get("name"))
+        for v in o.sequence(spec.get("volumes"))
+        if isinstance(v, Mapping) and "persistentVolumeClaim" in v
+    }
+    for mount in o.sequence(container.get("volumeMounts")):
+        if isinstance(mount, Mapping) and mount.get("name") in claims:
+            return str(mount.get("mountPath", ""))
+    return ""
+
+
+def _read_only_volumes(spec: Mapping[str, Any]) -> tuple[list[Any], set[str]]:
+    volumes: list[Any] = []
+    claims: set[str] = set()
+    for volume in o.sequence(spec.get("volumes")):
+        if isinstance(volume, Mapping) and "persistentVolumeClaim" in volume:
+            claim = dict(o.mapping(volume["persistentVolumeClaim"]))
+            claim["readOnly"] = True
+            volumes.append({**volume, "persistentVolumeClaim": claim})
+            claims.add(str(volume.get("name")))
+        else:
+            volumes.append(volume)
+    return volumes, claims
+
+
+def _probe_env(
+    settings: TrialSettings, *, gpus: int, data: str, rank: int, world: int, master: str
+) -> list[dict[str, str]]:
+    values = {
+        "GPUS": gpus,
+        "SHM_NEED_MIB": settings.shm_need_mib,
+        "DATA": data,
+        "READ_MIB": settings.read_mib,
+        "RANK": rank,
+        "WORLD": world,
+        "MASTER_ADDR": master,
+        "MASTER_PORT": settings.rendezvous_port,
+        "INIT_TIMEOUT_S": settings.init_timeout_seconds,
+        # The probe ends before the kubelet's deadline, so its line is always written.
+        "TIMEOUT_S": max(1, settings.deadline_seconds - 5),
+    }
+    return [{"name": PROBE_PREFIX + k, "value": str(v)} for k, v in values.items() if v != ""]
+
+
+def trial_pod(
+    job: str,
+    pod: Mapping[str, Any],
+    settings: TrialSettings,
+    *,
+    rank: int = 0,
+    world: int = 1,
+    master: str = "",
+    separate_machines: bool = False,
+) -> dict[str, Any]:
+    """One trial pod of rank `rank` among `world`, made from the job's pod."""
+    metadata = o.mapping(pod.get("metadata"))
+    spec = dict(o.mapping(pod.get("spec")))
+    containers = o.containers(spec)
+    chosen = trainer_index(spec)
+    trainer: dict[str, Any] = dict(containers[chosen]) if containers else {"name": "trainer"}
+    volumes, claims = _read_only_volumes(spec)
+    mounts = [
+        {**m, "readOnly": True} if isinstance(m, Mapping) and m.get("name") in claims else m
+        for m in o.sequence(trainer.get("volumeMounts"))
+    ]
+    env = [*o.sequence(trainer.get("env"))]
+    env += _probe_env(
+        settings,
+        gpus=gpu_count(trainer),
+        data=dataset_path(trainer, spec),
+        rank=rank,
+        world=world,
+        master=master,
+    )
+    source = probe_source(settings.python)
+    program = ["python3", "-c", source] if settings.python else ["sh", "-c", source]
+    for field in _DROPPED:
+        trainer.pop(field, None)
+    trainer.update({"command": program, "env": env})
+    if mounts:
+        trainer["volumeMounts"] = mounts
+    spec.update(
+        {
+            "containers": [trainer],
+            "restartPolicy": "Never",
+            "activeDeadlineSeconds": settings.deadline_seconds,
+        }
+    )
+    if volumes:
+        spec["volumes"] = volumes
+    spec.pop("nodeName", None)
+    if separate_machines and world > 1:
+        spec["affinity"] = _apart(o.mapping(spec.get("affinity")), settings.run)
+    labels = {
+        **o.mapping(metadata.get("labels")),
+        TRIAL_LABEL: "true",
+        TRIAL_RUN_LABEL: settings.run,
+    }
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": trial_name(job, settings.run, rank),
+            "labels": labels,
+            "annotations": dict(o.mapping(metadata.get("annotations"))),
+        },
+        "spec": spec,
+    }
+
+
+def _apart(affinity: Mapping[str, Any], run: str) -> dict[str, Any]:
+    """The job's affinity plus: never on a machine that holds another pod of this trial."""
+    anti = dict(o.mapping(affinity.get("podAntiAffinity")))
+    required: Sequence[Any] = o.sequence(anti.get("requiredDuringSchedulingIgnoredDuringExecution"))
+    term = {"labelSelector": {"matchLabels": {TRIAL_RUN_LABEL: run}}, "topologyKey": HOSTNAME}
+    anti["requiredDuringSchedulingIgnoredDuringExecution"] = [*required, term]
+    return {**affinity, "podAntiAffinity": anti}

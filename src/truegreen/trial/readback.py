@@ -1,0 +1,648 @@
+"""What a trial pod says afterwards, read back into findings.
+
+Three sources, each in the shape its producer writes:
+- the probe's one JSON line in the pod log (`probe.py`, schema `probe_schema` 1, docs/trial.md);
+- the kubelet's Events for the pod. Reasons from kubernetes pkg/kubelet/events/event.go
+  (Pulling, Pulled, Failed, BackOff, FailedMount, FailedCreatePodSandBox); the messages from
+  pkg/kubelet/images/image_manager.go: `Pulling image %q`, `Successfully pulled image %q in %v
+  (%v including waiting). Image size: %v bytes.` (before Kubernetes 1.30 only `... in %v`),
+  `Container image %q already present on machine`, `Failed to pull image %q: %v`,
+  `Back-off pulling image %q`; pkg/kubelet/kuberuntime/kuberuntime_manager.go: `Failed to create
+  pod sandbox: %v`, `Back-off restarting failed container %s in pod %s`;
+- the container statuses (core/v1 ContainerStatus: `state.waiting.reason`,
+  `state.terminated.exitCode`).
+
+The libraries' error texts recognised are their own words: CUDA's cudaErrorInsufficientDriver
+(`CUDA driver version is insufficient for CUDA runtime version`), PyTorch's
+c10/cuda/CUDAFunctions.cpp (`The NVIDIA driver on your system is too old (found version %d)`,
+`Found no NVIDIA driver on your system`), torch/cuda/__init__.py (`No CUDA GPUs are
+available`), NCCL's `Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 60`, c10d's
+TCPStore (`DistStoreError: Timed out after 9 seconds waiting for clients. 1/2 clients joined.`),
+and the kernel's ENOSPC (`OSError: [Errno 28] No space left on device`), as a real H200 machine
+printed them (/work/shared/evidence/gpu-h200-first-seconds.json).
+"""
+
+import re
+from collections.abc import Sequence
+from enum import StrEnum
+
+import msgspec
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, KubeObject
+
+PROBE_SCHEMA = 1
+PULL_SLOW_SECONDS = 120.0
+"""An image pull (waiting included) past two minutes is worth a warning: every new machine the
+job lands on pays it before the first step."""
+DATA_SLOW_MIB_PER_S = 50.0
+"""A dataset read below this rate starves a GPU's input pipeline."""
+SHM_DEFAULT_BYTES = 64 << 20
+"""The container runtimes' default /dev/shm (Docker's and containerd's 64 MiB): too small for a
+DataLoader with workers, whatever the job states."""
+LOG_LIMIT = 1 << 20
+"""Characters of a pod log looked at (the probe's line is at most 16 KiB)."""
+WORDS_LIMIT = 600
+
+
+class Level(StrEnum):
+    """How a measurement reads for training."""
+
+    OK = "ok"
+    WARNING = "warning"
+    FAIL = "fail"
+    UNKNOWN = "unknown"
+
+
+class Outcome(StrEnum):
+    """What one measurement of the trial found."""
+
+    IMAGE_PULLED = "image-pulled"
+    IMAGE_PRESENT = "image-present"
+    IMAGE_PULL_SLOW = "image-pull-slow"
+    IMAGE_PULL_FAILED = "image-pull-failed"
+    STILL_PULLING = "still-pulling"
+    NOT_STARTED = "container-not-started"
+    CONTAINER_ENDED = "container-ended"
+    NO_PROBE_LINE = "no-probe-line"
+    NOT_MEASURED = "not-measured"
+    GPUS_SEEN = "gpus-seen"
+    NO_GPU_LIBRARY = "no-gpu-library"
+    NO_GPU = "no-gpu"
+    FEWER_GPUS = "fewer-gpus"
+    DRIVER_TOO_OLD = "driver-too-old"
+    GPU_LIBRARY_FAILED = "gpu-library-failed"
+    SHM_ENOUGH = "shm-enough"
+    SHM_TOO_SMALL = "shm-too-small"
+    SHM_MISSING = "shm-missing"
+    SPACE_RAN_OUT = "space-ran-out"
+    BUS_ERROR = "bus-error"
+    DATA_READ = "data-read"
+    DATA_SLOW = "data-slow"
+    DATA_EMPTY = "data-empty"
+    DATA_MISSING = "data-missing"
+    DATA_UNREADABLE = "data-unreadable"
+    WORKERS_REACHED = "workers-reached"
+    RANK0_UNREACHABLE = "rank0-unreachable"
+    WORKERS_MISSING = "workers-missing"
+    COLLECTIVE_OK = "collective-ok"
+    DUPLICATE_GPU = "duplicate-gpu"
+    COLLECTIVE_TIMED_OUT = "collective-timed-out"
+    COLLECTIVE_FAILED = "collective-failed"
+
+
+class TrialFinding(msgspec.Struct, frozen=True):
+    """One measurement of one trial pod: the outcome, how it reads, and the source's own words
+    (the kubelet's message, the library's error), with the number measured and its bound."""
+
+    outcome: Outcome
+    level: Level
+    pod: str
+    words: str = ""
+    value: float | None = None
+    limit: float | None = None
+    size_bytes: int | None = None
+
+
+class KubeletEvent(msgspec.Struct, frozen=True):
+    """The fields of a core/v1 Event the trial reads."""
+
+    pod: str
+    reason: str
+    message: str
+    type: str = "Normal"
+
+
+class ContainerState(msgspec.Struct, frozen=True):
+    """A container's state from the pod's status: waiting (reason, message) or terminated
+    (reason, exit code, message); running has neither."""
+
+    pod: str
+    container: str
+    waiting: str = ""
+    terminated: str = ""
+    exit_code: int | None = None
+    message: str = ""
+
+
+# The probe's line, schema 1 (docs/trial.md; src/truegreen/trial/probe.schema.json).
+
+
+class Device(msgspec.Struct, frozen=True):
+    """One GPU as the library sees it."""
+
+    index: int = 0
+    name: str = ""
+    memory_mib: int | None = None
+    capability: str | None = None
+
+
+class Library(msgspec.Struct, frozen=True):
+    """One GPU library's import and CUDA start."""
+
+    name: str
+    status: str
+    version: str | None = None
+    import_s: float | None = None
+    init_s: float | None = None
+    cuda_version: str | None = None
+    driver_cuda_version: str | None = None
+    nccl_version: str | None = None
+    device_count: int | None = None
+    devices: tuple[Device, ...] = ()
+    error: str | None = None
+
+
+class Driver(msgspec.Struct, frozen=True):
+    """The NVIDIA driver as the container sees it."""
+
+    version: str | None = None
+    nvidia_smi: bool = False
+    nvidia_smi_gpus: tuple[str, ...] = ()
+
+
+class GpuPart(msgspec.Struct, frozen=True):
+    """The GPU part: the first library that imported, and the driver."""
+
+    status: str
+    requested: int = 0
+    library: str | None = None
+    libraries: tuple[Library, ...] = ()
+    driver: Driver | None = None
+
+
+class ShmPart(msgspec.Struct, frozen=True):
+    """The shared-memory mount."""
+
+    status: str
+    path: str = ""
+    size_bytes: int | None = None
+    free_bytes: int | None = None
+    need_bytes: int = 0
+    error: str | None = None
+
+
+class DataPart(msgspec.Struct, frozen=True):
+    """The dataset mount's first bytes, read."""
+
+    status: str
+    path: str = ""
+    bytes_read: int = 0
+    files: int = 0
+    seconds: float | None = None
+    mib_per_s: float | None = None
+    limit_bytes: int | None = None
+    stopped_at_deadline: bool = False
+    error: str | None = None
+
+
+class Peer(msgspec.Struct, frozen=True):
+    """A worker that reached rank 0."""
+
+    rank: int
+    address: str = ""
+    bytes: int = 0
+    mib_per_s: float | None = None
+
+
+class TcpPart(msgspec.Struct, frozen=True):
+    """The plain TCP exchange with rank 0."""
+
+    status: str
+    role: str | None = None
+    address: str | None = None
+    port: int | None = None
+    expected: int | None = None
+    joined: int | None = None
+    peers: tuple[Peer, ...] = ()
+    connect_s: float | None = None
+    tried_s: float | None = None
+    bytes: int | None = None
+    seconds: float | None = None
+    mib_per_s: float | None = None
+    error: str | None = None
+    why: str | None = None
+
+
+class CollectivePart(msgspec.Struct, frozen=True):
+    """The one all-reduce."""
+
+    status: str
+    backend: str | None = None
+    world: int | None = None
+    init_s: float | None = None
+    allreduce_ms: float | None = None
+    correct: bool | None = None
+    error: str | None = None
+    after_s: float | None = None
+    why: str | None = None
+
+
+_SKIPPED_TCP = TcpPart(status="skipped")
+_SKIPPED_COLLECTIVE = CollectivePart(status="skipped")
+
+
+class ProbeReport(msgspec.Struct, frozen=True):
+    """The probe's one line."""
+
+    probe_schema: int
+    runtime: str = "python"
+    python: str | None = None
+    rank: int = 0
+    world: int = 1
+    gpu: GpuPart = GpuPart(status="skipped")
+    shm: ShmPart = ShmPart(status="skipped")
+    data: DataPart = DataPart(status="skipped")
+    tcp: TcpPart = _SKIPPED_TCP
+    collective: CollectivePart = _SKIPPED_COLLECTIVE
+    elapsed_s: float | None = None
+    truncated: bool = False
+
+
+class TrialPod(msgspec.Struct, frozen=True):
+    """Everything read back about one trial pod."""
+
+    pod: str
+    events: tuple[KubeletEvent, ...] = ()
+    states: tuple[ContainerState, ...] = ()
+    log: str = ""
+    ended_by_timeout: bool = False
+    """The trial's time ran out before the pod finished."""
+
+
+class Thresholds(msgspec.Struct, frozen=True):
+    """The bounds past which a measurement is a warning."""
+
+    pull_slow_seconds: float = PULL_SLOW_SECONDS
+    data_slow_mib_per_s: float = DATA_SLOW_MIB_PER_S
+
+
+DEFAULT_THRESHOLDS = Thresholds()
+
+
+# Reading the sources.
+
+_GO_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?)(h|ms|m|s|us|µs|μs|ns)")
+_GO_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6}
+
+
+def go_duration(text: str) -> float | None:
+    """Seconds in a Go `time.Duration` as `%v` prints it (`15.981s`, `2m3.5s`, `1h0m0s`,
+    `500ms`); None when it is not one."""
+    text = text.strip()
+    if text == "0s":
+        return 0.0
+    sign = -1.0 if text.startswith("-") else 1.0
+    body = text.lstrip("-")
+    position, total = 0, 0.0
+    for match in _GO_DURATION_PART.finditer(body):
+        if match.start() != position:
+            return None
+        total += float(match.group(1)) * _GO_UNITS.get(match.group(2), 1e-9)
+        position = match.end()
+    return sign * total if position == len(body) and position else None
+
+
+_PULLED = re.compile(
+    r'^Successfully pulled image "(?P<image>[^"]*)" in (?P<pull>\S+)'
+    r"(?: \((?P<total>\S+) including waiting\)\. Image size: (?P<size>\d+) bytes\.)?$"
+)
+_PRESENT = re.compile(r'^Container image "[^"]*" already present on machine')
+_CLIENTS_JOINED = re.compile(r"(\d+)/(\d+) clients joined")
+_SPACE = "No space left on device"
+_BUS = "Bus error"
+_SIGBUS_EXIT = 128 + 7
+"""A process killed by SIGBUS (7 on Linux): what a full /dev/shm does to a DataLoader."""
+_DRIVER_OLD = (
+    "CUDA driver version is insufficient for CUDA runtime version",
+    "driver on your system is too old",
+)
+_NO_GPU = ("No CUDA GPUs are available", "Found no NVIDIA driver on your system")
+_NOT_STARTED_WAITING = (
+    "ErrImagePull",
+    "ImagePullBackOff",
+    "InvalidImageName",
+    "ErrImageNeverPull",
+    "CreateContainerConfigError",
+    "CreateContainerError",
+    "RunContainerError",
+    "CrashLoopBackOff",
+)
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= WORDS_LIMIT else text[: WORDS_LIMIT - 1] + "…"
+
+
+def kubelet_events(objects: Sequence[KubeObject]) -> list[KubeletEvent]:
+    """core/v1 Events as the trial reads them (involvedObject.name is the pod)."""
+    found = []
+    for event in objects:
+        involved = o.mapping(event.get("involvedObject"))
+        found.append(
+            KubeletEvent(
+                pod=str(involved.get("name", "")),
+                reason=str(event.get("reason", "")),
+                message=str(event.get("message", "")),
+                type=str(event.get("type", "Normal")),
+            )
+        )
+    return found
+
+
+def container_states(pod: KubeObject) -> list[ContainerState]:
+    """The pod's containers' states, from its status."""
+    found = []
+    for status in o.container_statuses(pod):
+        state = o.mapping(status.get("state"))
+        waiting = o.mapping(state.get("waiting"))
+        terminated = o.mapping(state.get("terminated"))
+        code = terminated.get("exitCode")
+        found.append(
+            ContainerState(
+                pod=o.name_of(pod),
+                container=str(status.get("name", "")),
+                waiting=str(waiting.get("reason", "")),
+                terminated=str(terminated.get("reason", "")) if terminated else "",
+                exit_code=o.integer(code) if isinstance(code, int) else None,
+                message=str(waiting.get("message") or terminated.get("message") or ""),
+            )
+        )
+    return found
+
+
+def probe_report(log: str) -> ProbeReport | None:
+    """The probe's line in a pod log: the last line that decodes as schema 1; None when there
+    is none (the program never ran, or its output was lost)."""
+    for line in reversed(log[-LOG_LIMIT:].splitlines()):
+        text = line.strip()
+        if not (text.startswith("{") and '"probe_schema"' in text):
+            continue
+        try:
+            report = msgspec.json.decode(text, type=ProbeReport)
+        except msgspec.DecodeError:  # a ValidationError is one
+            continue
+        if report.probe_schema == PROBE_SCHEMA:
+            return report
+    return None
+
+
+# Judging.
+
+
+def _event_findings(pod: TrialPod, limits: Thresholds) -> list[TrialFinding]:
+    found: list[TrialFinding] = []
+    pulling = pulled = False
+    for event in pod.events:
+        if event.pod != pod.pod:
+            continue
+        words = _clip(event.message)
+        if event.reason == "Pulling":
+            pulling = True
+        elif event.reason == "Pulled":
+            pulled = True
+            found.append(_pulled(pod.pod, event.message, limits))
+        elif event.reason in ("Failed", "BackOff") and (
+            event.message.startswith(("Failed to pull image", "Back-off pulling image"))
+        ):
+            pulled = True
+            found.append(TrialFinding(Outcome.IMAGE_PULL_FAILED, Level.FAIL, pod.pod, words))
+        elif event.reason in ("Failed", "FailedMount", "FailedCreatePodSandBox", "BackOff"):
+            found.append(TrialFinding(Outcome.NOT_STARTED, Level.FAIL, pod.pod, words))
+    if pulling and not pulled and pod.ended_by_timeout:
+        found.append(TrialFinding(Outcome.STILL_PULLING, Level.FAIL, pod.pod))
+    return found
+
+
+def _pulled(pod: str, message: str, limits: Thresholds) -> TrialFinding:
+    """A Pulled event: already present, or pulled in a time (waiting included) and a size."""
+    if _PRESENT.match(message):
+        return TrialFinding(Outcome.IMAGE_PRESENT, Level.OK, pod, _clip(message))
+    match = _PULLED.match(message.strip())
+    if match is None:
+        return TrialFinding(Outcome.IMAGE_PULLED, Level.OK, pod, _clip(message))
+    seconds = go_duration(match.group("total") or match.group("pull"))
+    size = int(match.group("size")) if match.group("size") else None
+    slow = seconds is not None and seconds > limits.pull_slow_seconds
+    return TrialFinding(
+        Outcome.IMAGE_PULL_SLOW if slow else Outcome.IMAGE_PULLED,
+        Level.WARNING if slow else Level.OK,
+        pod,
+        _clip(message),
+        value=seconds,
+        limit=limits.pull_slow_seconds,
+        size_bytes=size,
+    )
+
+
+def _state_findings(pod: TrialPod, report: ProbeReport | None) -> list[TrialFinding]:
+    found: list[TrialFinding] = []
+    for state in pod.states:
+        if state.waiting in _NOT_STARTED_WAITING:
+            words = _clip(f"{state.waiting}: {state.message}" if state.message else state.waiting)
+            found.append(TrialFinding(Outcome.NOT_STARTED, Level.FAIL, pod.pod, words))
+        elif state.exit_code == _SIGBUS_EXIT:
+            found.append(
+                TrialFinding(Outcome.BUS_ERROR, Level.FAIL, pod.pod, _BUS, value=_SIGBUS_EXIT)
+            )
+        elif state.exit_code and report is None:
+            words = _clip(f"{state.terminated} (exit code {state.exit_code}) {state.message}")
+            found.append(
+                TrialFinding(
+                    Outcome.CONTAINER_ENDED, Level.FAIL, pod.pod, words, value=state.exit_code
+                )
+            )
+    return found
+
+
+def log_findings(pod: str, log: str) -> list[TrialFinding]:
+    """The kernel's and the C library's words in a log: a write that ran out of space, a
+    process killed by a bus error (both what a /dev/shm too small does to a DataLoader)."""
+    found: list[TrialFinding] = []
+    for outcome, needle in ((Outcome.SPACE_RAN_OUT, _SPACE), (Outcome.BUS_ERROR, _BUS)):
+        for line in log[-LOG_LIMIT:].splitlines():
+            if needle in line:
+                found.append(TrialFinding(outcome, Level.FAIL, pod, _clip(line)))
+                break
+    return found
+
+
+def _gpu_findings(pod: str, gpu: GpuPart) -> list[TrialFinding]:
+    if gpu.status == "skipped" or gpu.requested == 0:
+        return []
+    driver = gpu.driver or Driver()
+    if gpu.status == "timed-out":
+        words = "the GPU library did not answer before the probe's deadline"
+        return [TrialFinding(Outcome.GPU_LIBRARY_FAILED, Level.UNKNOWN, pod, words)]
+    library = next((lib for lib in gpu.libraries if lib.name == gpu.library), None)
+    if library is None:
+        seen = float(len(driver.nvidia_smi_gpus)) if driver.nvidia_smi else None
+        words = f"driver {driver.version}" if driver.version else "no NVIDIA driver seen"
+        return [
+            TrialFinding(
+                Outcome.NO_GPU_LIBRARY, Level.UNKNOWN, pod, words, seen, float(gpu.requested)
+            )
+        ]
+    if library.status == "no-cuda-build":
+        words = f"{library.name} {library.version} was built without CUDA"
+        return [TrialFinding(Outcome.GPU_LIBRARY_FAILED, Level.FAIL, pod, words)]
+    if library.status != "ok":
+        error = library.error or library.status
+        outcome = Outcome.GPU_LIBRARY_FAILED
+        if any(text in error for text in _DRIVER_OLD):
+            outcome = Outcome.DRIVER_TOO_OLD
+        elif any(text in error for text in _NO_GPU):
+            outcome = Outcome.NO_GPU
+        return [TrialFinding(outcome, Level.FAIL, pod, _clip(error), 0.0, float(gpu.requested))]
+    count = library.device_count or 0
+    names = ", ".join(sorted({d.name for d in library.devices}))
+    if count == 0:
+        outcome, level = Outcome.NO_GPU, Level.FAIL
+    elif count < gpu.requested:
+        outcome, level = Outcome.FEWER_GPUS, Level.FAIL
+    else:
+        outcome, level = Outcome.GPUS_SEEN, Level.OK
+    return [TrialFinding(outcome, level, pod, names, float(count), float(gpu.requested))]
+
+
+def _shm_findings(pod: str, shm: ShmPart) -> list[TrialFinding]:
+    if shm.status == "absent":
+        return [TrialFinding(Outcome.SHM_MISSING, Level.WARNING, pod, shm.path)]
+    if shm.status != "ok" or shm.size_bytes is None:
+        return []
+    size = float(shm.size_bytes)
+    if shm.need_bytes and shm.size_bytes < shm.need_bytes:
+        return [
+            TrialFinding(
+                Outcome.SHM_TOO_SMALL, Level.FAIL, pod, shm.path, size, float(shm.need_bytes)
+            )
+        ]
+    if not shm.need_bytes and shm.size_bytes <= SHM_DEFAULT_BYTES:
+        return [
+            TrialFinding(
+                Outcome.SHM_TOO_SMALL, Level.WARNING, pod, shm.path, size, float(SHM_DEFAULT_BYTES)
+            )
+        ]
+    return [TrialFinding(Outcome.SHM_ENOUGH, Level.OK, pod, shm.path, size, float(shm.need_bytes))]
+
+
+def _data_findings(pod: str, data: DataPart, limits: Thresholds) -> list[TrialFinding]:
+    slow = limits.data_slow_mib_per_s
+    if data.status == "absent":
+        return [TrialFinding(Outcome.DATA_MISSING, Level.FAIL, pod, data.path)]
+    if data.status == "unreadable":
+        words = _clip(data.error or data.path)
+        return [TrialFinding(Outcome.DATA_UNREADABLE, Level.FAIL, pod, words)]
+    if data.status == "empty":
+        return [TrialFinding(Outcome.DATA_EMPTY, Level.WARNING, pod, data.path)]
+    if data.status == "timed-out":
+        return [TrialFinding(Outcome.DATA_SLOW, Level.WARNING, pod, data.path, None, slow)]
+    if data.status != "ok":
+        return []
+    rate = data.mib_per_s
+    if rate is not None and rate < slow:
+        return [TrialFinding(Outcome.DATA_SLOW, Level.WARNING, pod, data.path, rate, slow)]
+    return [TrialFinding(Outcome.DATA_READ, Level.OK, pod, data.path, rate, slow)]
+
+
+def _tcp_findings(pod: str, tcp: TcpPart) -> list[TrialFinding]:
+    if tcp.status == "unavailable":
+        words = tcp.why or "the probe could not open a connection"
+        return [TrialFinding(Outcome.NOT_MEASURED, Level.UNKNOWN, pod, words)]
+    if tcp.status in ("unreachable", "error") and tcp.role != "rank0":
+        where = f"{tcp.address}:{tcp.port}"
+        words = _clip(f"{where}: {tcp.error}" if tcp.error else where)
+        return [TrialFinding(Outcome.RANK0_UNREACHABLE, Level.FAIL, pod, words)]
+    if tcp.status in ("incomplete", "error"):
+        joined = float(tcp.joined or 0)
+        expected = float(tcp.expected) if tcp.expected is not None else None
+        return [
+            TrialFinding(
+                Outcome.WORKERS_MISSING, Level.FAIL, pod, _clip(tcp.error or ""), joined, expected
+            )
+        ]
+    if tcp.status == "timed-out":
+        return [TrialFinding(Outcome.RANK0_UNREACHABLE, Level.FAIL, pod, "no answer in time")]
+    if tcp.status != "ok":
+        return []
+    rates = [p.mib_per_s for p in tcp.peers if p.mib_per_s is not None]
+    rate = tcp.mib_per_s if tcp.role != "rank0" else (min(rates) if rates else None)
+    return [TrialFinding(Outcome.WORKERS_REACHED, Level.OK, pod, value=rate)]
+
+
+def _collective_findings(pod: str, collective: CollectivePart) -> list[TrialFinding]:
+    backend = collective.backend or ""
+    if collective.status == "timed-out":
+        return [TrialFinding(Outcome.COLLECTIVE_TIMED_OUT, Level.FAIL, pod, backend)]
+    if collective.status == "error":
+        error = collective.error or ""
+        joined = _CLIENTS_JOINED.search(error)
+        if "Duplicate GPU detected" in error:
+            return [TrialFinding(Outcome.DUPLICATE_GPU, Level.FAIL, pod, _last_error(error))]
+        if joined:
+            return [
+                TrialFinding(
+                    Outcome.COLLECTIVE_TIMED_OUT,
+                    Level.FAIL,
+                    pod,
+                    _clip(error),
+                    float(joined.group(1)),
+                    float(joined.group(2)),
+                )
+            ]
+        return [TrialFinding(Outcome.COLLECTIVE_FAILED, Level.FAIL, pod, _clip(error))]
+    if collective.status != "ok":
+        return []
+    if collective.correct is False:
+        words = f"{backend}: the sum came back wrong"
+        return [TrialFinding(Outcome.COLLECTIVE_FAILED, Level.FAIL, pod, words)]
+    return [TrialFinding(Outcome.COLLECTIVE_OK, Level.OK, pod, backend, collective.allreduce_ms)]
+
+
+def _last_error(error: str) -> str:
+    """NCCL's message ends with the line that names the cause (`Last error:` then it)."""
+    lines = [line.strip() for line in error.splitlines() if line.strip()]
+    return _clip(lines[-1]) if lines else ""
+
+
+def report_findings(pod: str, report: ProbeReport, limits: Thresholds) -> list[TrialFinding]:
+    """What one probe line measured."""
+    if report.truncated:
+        words = "the probe's report was too long and was cut"
+        return [TrialFinding(Outcome.NO_PROBE_LINE, Level.UNKNOWN, pod, words)]
+    return [
+        *_gpu_findings(pod, report.gpu),
+        *_shm_findings(pod, report.shm),
+        *_data_findings(pod, report.data, limits),
+        *_tcp_findings(pod, report.tcp),
+        *_collective_findings(pod, report.collective),
+    ]
+
+
+def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list[TrialFinding]:
+    """Every finding of one trial pod: how its image came, whether its container started, and
+    what the probe measured inside it. A container that started but left no probe line is a
+    finding of its own."""
+    report = probe_report(pod.log)
+    found = [*_event_findings(pod, limits), *_state_findings(pod, report)]
+    if report is not None:
+        found += report_findings(pod.pod, report, limits)
+    else:
+        found += log_findings(pod.pod, pod.log)
+        started = not any(f.level is Level.FAIL for f in found)
+        if started and pod.log.strip():
+            words = _clip(pod.log.strip().splitlines()[-1])
+            found.append(TrialFinding(Outcome.NO_PROBE_LINE, Level.UNKNOWN, pod.pod, words))
+    return found
+
+
+class TrialRun(msgspec.Struct, frozen=True):
+    """What one trial measured, or the answer that stopped it."""
+
+    pods: tuple[TrialPod, ...] = ()
+    refused: CantRead | None = None
+    """A create the server did not accept: its words, for the gate's own check."""
+    removed_leftovers: tuple[str, ...] = ()
+    not_deleted: tuple[tuple[str, CantRead], ...] = ()
+    """Trial pods a delete did not remove (the operator is told their names)."""

@@ -1,0 +1,212 @@
+"""One trial: create the trial pods, wait for them within the time given, read back what they
+say, and delete them on every path.
+
+The order follows what a distributed job's controller and its pods do: rank 0 first; once the
+API server shows rank 0's address (`status.podIP`), the other workers, given that address.
+Every wait is bounded by one deadline (the trial's timeout, the image pull included); the pods
+are deleted in a `finally`, so a failed read, the deadline, Ctrl-C (KeyboardInterrupt) and a
+SIGTERM the command line turns into an exception all remove them. Pods a previous, interrupted
+trial left (found by the trial label) are removed first.
+
+A create the API server refuses (admission, quota, authorization) ends the trial: the refusal
+is the measurement of that gate, returned as the server's answer for the checks that judge it.
+"""
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+from msgspec.structs import replace
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import CantRead, Created, CreateResult, GetRead, Got, Kind, Listed, ListRead
+from truegreen.cluster import ReadFailure as Failure
+from truegreen.cluster.logs import Logged, LogRead
+from truegreen.trial.pods import TRIAL_LABEL
+from truegreen.trial.readback import TrialPod, TrialRun, container_states, kubelet_events
+
+POLL_SECONDS = 1.0
+LOG_TAIL_LINES = 50
+LOG_LIMIT_BYTES = 64 * 1024
+"""The probe's line is at most 16 KiB; the tail around it is kept for a program that failed."""
+_ENDED = ("Succeeded", "Failed")
+
+
+class TrialClient(Protocol):
+    """The reads and writes a trial makes (cluster/live.py's LiveCluster has them all)."""
+
+    def create(
+        self, kind: Kind, obj: Mapping[str, Any], *, namespace: str | None, dry_run: bool
+    ) -> CreateResult:
+        """POST one object."""
+        ...
+
+    def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
+        """One object."""
+        ...
+
+    def list(
+        self,
+        kind: Kind,
+        *,
+        namespace: str | None,
+        labels: Mapping[str, str] | None = None,
+        fields: Any = None,
+    ) -> ListRead:
+        """Every matching object."""
+        ...
+
+    def delete(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
+        """DELETE one object."""
+        ...
+
+    def container_log(
+        self,
+        pod: str,
+        container: str,
+        *,
+        namespace: str,
+        previous: bool,
+        tail_lines: int,
+        limit_bytes: int,
+    ) -> LogRead:
+        """The last lines of one container's log."""
+        ...
+
+
+def remove_leftovers(client: TrialClient, namespace: str) -> tuple[str, ...]:
+    """Delete the trial pods an interrupted run left; their names."""
+    listed = client.list(Kind.POD, namespace=namespace, labels={TRIAL_LABEL: "true"})
+    if not isinstance(listed, Listed):
+        return ()
+    names = tuple(o.name_of(pod) for pod in listed.items)
+    for name in names:
+        client.delete(Kind.POD, name, namespace=namespace)
+    return names
+
+
+def _pod(client: TrialClient, name: str, namespace: str) -> Mapping[str, Any] | None:
+    read = client.get(Kind.POD, name, namespace=namespace)
+    return read.obj if isinstance(read, Got) else None
+
+
+def _wait(
+    client: TrialClient,
+    names: Sequence[str],
+    namespace: str,
+    deadline: float,
+    done: Callable[[Mapping[str, Any]], bool],
+    sleep: Callable[[float], None],
+) -> bool:
+    """Poll the pods until `done` holds for each, or the deadline; True when it held."""
+    while True:
+        pods = [_pod(client, n, namespace) for n in names]
+        if all(p is not None and done(p) for p in pods):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+
+
+def _ended(pod: Mapping[str, Any]) -> bool:
+    return o.phase(pod) in _ENDED
+
+
+def _addressed(pod: Mapping[str, Any]) -> bool:
+    return bool(o.mapping(pod.get("status")).get("podIP")) or _ended(pod)
+
+
+def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout: bool) -> TrialPod:
+    events = client.list(Kind.EVENT, namespace=namespace, fields={"involvedObject.name": name})
+    pod = _pod(client, name, namespace)
+    states = container_states(pod) if pod is not None else []
+    log = ""
+    container = next(iter(o.containers(o.pod_spec(pod))), None) if pod is not None else None
+    if container is not None and any(s.terminated or not s.waiting for s in states):
+        read = client.container_log(
+            name,
+            str(container.get("name", "")),
+            namespace=namespace,
+            previous=False,
+            tail_lines=LOG_TAIL_LINES,
+            limit_bytes=LOG_LIMIT_BYTES,
+        )
+        log = read.text if isinstance(read, Logged) else ""
+    return TrialPod(
+        pod=name,
+        events=tuple(kubelet_events(events.items)) if isinstance(events, Listed) else (),
+        states=tuple(states),
+        log=log,
+        ended_by_timeout=ended_by_timeout,
+    )
+
+
+def run_trial(
+    client: TrialClient,
+    namespace: str,
+    make_pods: Callable[[str], list[dict[str, Any]]],
+    *,
+    timeout_seconds: float,
+    sleep: Callable[[float], None] = time.sleep,
+) -> TrialRun:
+    """Run one trial. `make_pods(master)` gives the trial pods, rank 0 first, the others told
+    `master` (rank 0's address; '' for rank 0 itself)."""
+    deadline = time.monotonic() + timeout_seconds
+    leftovers = remove_leftovers(client, namespace)
+    created: list[str] = []
+    try:
+        result = _trial(client, namespace, make_pods, created, deadline, sleep)
+    finally:
+        not_deleted = _delete(client, namespace, created)
+    return replace(result, removed_leftovers=leftovers, not_deleted=not_deleted)
+
+
+def _delete(
+    client: TrialClient, namespace: str, names: Sequence[str]
+) -> tuple[tuple[str, CantRead], ...]:
+    """Delete each pod; those a delete did not remove (NotFound: already gone)."""
+    kept = []
+    for name in names:
+        gone = client.delete(Kind.POD, name, namespace=namespace)
+        if isinstance(gone, CantRead) and gone.failure is not Failure.NOT_FOUND:
+            kept.append((name, gone))
+    return tuple(kept)
+
+
+def _forget_refused(created: list[str], answer: CantRead) -> None:
+    """A pod the server answered about was not stored: nothing to delete (a delete where the
+    create was not allowed would be refused too, and read as a pod left behind). One whose
+    answer never came may have been stored: it stays to be deleted."""
+    if answer.failure not in (Failure.TIMEOUT, Failure.UNREACHABLE, Failure.SERVER_ERROR):
+        created.pop()
+
+
+def _trial(
+    client: TrialClient,
+    namespace: str,
+    make_pods: Callable[[str], list[dict[str, Any]]],
+    created: list[str],
+    deadline: float,
+    sleep: Callable[[float], None],
+) -> TrialRun:
+    """Create, wait, read back. Each pod's name goes into `created` before its create is sent:
+    a signal that arrives while the server stores it must not leave it behind (a delete of a
+    pod never stored answers NotFound)."""
+    first, *others = make_pods("")
+    created.append(o.name_of(first))
+    answer = client.create(Kind.POD, first, namespace=namespace, dry_run=False)
+    if not isinstance(answer, Created):
+        _forget_refused(created, answer)
+        return TrialRun(refused=answer)
+    if others:
+        _wait(client, created, namespace, deadline, _addressed, sleep)
+        rank0 = _pod(client, created[0], namespace) or {}
+        master = str(o.mapping(rank0.get("status")).get("podIP", ""))
+        for pod in make_pods(master)[1:]:
+            created.append(o.name_of(pod))
+            answer = client.create(Kind.POD, pod, namespace=namespace, dry_run=False)
+            if not isinstance(answer, Created):
+                _forget_refused(created, answer)
+                return TrialRun(refused=answer)
+    finished = _wait(client, created, namespace, deadline, _ended, sleep)
+    return TrialRun(pods=tuple(_read_back(client, n, namespace, not finished) for n in created))

@@ -1,0 +1,137 @@
+"""`doctor --trial` against the fake API server and its trial kubelet
+(tests/support/fake_kubelet.py), which runs the real probe as a local process: the codes the
+trial yields, the pods gone afterwards, and the plain refusals."""
+
+import signal
+import subprocess
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from tests.scenario.conftest import Doctor
+from tests.support.fake_kubelet import FakeKubelet
+from tests.support.scenarios import NAMESPACE, healthy, training_job
+
+Obj = dict[str, Any]
+
+
+def _trial_codes(report: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(f["code"], f["status"]) for f in report["findings"] if f["check"] == "trial"]
+
+
+def _cpu_job(now: datetime) -> list[Obj]:
+    """The healthy namespace with its training job asking for no GPU (no GPU library is in
+    this machine's Python, so a GPU job's trial could not check CUDA)."""
+    objects = [o for o in healthy(now) if o["kind"] != "Job"]
+    return [*objects, training_job("train-llm", now, gpus=0)]
+
+
+def _distributed_job(now: datetime) -> list[Obj]:
+    """Two ranks that run together (an Indexed Job whose parallelism is its completions)."""
+    job = training_job("train-llm", now, gpus=0)
+    job["spec"].update({"parallelism": 2, "completions": 2, "completionMode": "Indexed"})
+    return [*(o for o in healthy(now) if o["kind"] != "Job"), job]
+
+
+def _pods_left(doctor: Doctor) -> list[str]:
+    return [
+        p["metadata"]["name"]
+        for p in doctor.server.list_objects("Pod", NAMESPACE)
+        if "truegreen.io/trial" in (p["metadata"].get("labels") or {})
+    ]
+
+
+def test_a_healthy_trial_measures_and_leaves_nothing(doctor: Doctor) -> None:
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    result = doctor.live("--trial", "-o", "json")
+    assert result.exit_code == 0, result.stdout
+    assert _trial_codes(result.json()) == [("trial.ok", "ok")]
+    assert _pods_left(doctor) == []
+
+
+def test_a_slow_image_download_is_a_warning(doctor: Doctor) -> None:
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(
+        doctor.server, pull=("19m41.2s", "19m58.004s"), image_bytes=17_179_869_184
+    )
+    report = doctor.live("--trial", "-o", "json").json()
+    assert _trial_codes(report) == [("trial.ok", "ok"), ("trial.image-pull-slow", "warn")]
+    [slow] = [f for f in report["findings"] if f["code"] == "trial.image-pull-slow"]
+    assert slow["headline"] == (
+        "The training image took 19 min 58 s to download (16.0 GiB) on a machine without it."
+    )
+
+
+def test_a_worker_that_cannot_reach_rank_0_fails(doctor: Doctor) -> None:
+    doctor.load(_distributed_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, pod_ip="127.0.0.2")
+    result = doctor.live("--trial", "--trial-timeout", "20", "-o", "json")
+    assert result.exit_code == 2
+    codes = _trial_codes(result.json())
+    assert ("trial.workers-missing", "fail") in codes
+    assert ("trial.rank0-unreachable", "fail") in codes
+    assert _pods_left(doctor) == []
+
+
+def test_a_refused_trial_is_the_cluster_s_answer_not_a_probe_failure(doctor: Doctor) -> None:
+    doctor.load(_cpu_job)
+    result = doctor.live("--trial", "-o", "json")
+    assert _trial_codes(result.json()) == [("trial.refused", "unknown")]
+    assert result.exit_code == 3
+
+
+def test_a_fleet_run_refuses_the_trial_in_one_line(doctor: Doctor) -> None:
+    doctor.load(_cpu_job)
+    result = doctor.live("--trial", "-A")
+    assert result.exit_code == 64
+    assert result.stderr == (
+        "truegreen: --trial runs in one namespace; --all-namespaces names many. "
+        "drop --trial, or name one namespace with -n\n"
+    )
+
+
+def test_a_trial_timeout_out_of_range_is_a_usage_error(doctor: Doctor) -> None:
+    doctor.load(_cpu_job)
+    for bad in ("0", "nan", "86400"):
+        result = doctor.live("--trial", "--trial-timeout", bad)
+        assert result.exit_code == 64, bad
+        assert result.stderr == (
+            "truegreen: --trial-timeout must be a number of seconds from 1 to 3600\n"
+        )
+
+
+def test_the_config_key_runs_the_trial(doctor: Doctor, tmp_path: Path) -> None:
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    config = tmp_path / "doctor.yaml"
+    config.write_text("trial: true\n")
+    report = doctor.live("--config", str(config), "-o", "json").json()
+    assert _trial_codes(report) == [("trial.ok", "ok")]
+
+
+def test_sigterm_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, stall=True)
+    command = [sys.executable, "-m", "truegreen", "doctor", "--kubeconfig", str(doctor.kubeconfig)]
+    with subprocess.Popen(
+        [*command, "--no-registry", "--trial", "--trial-timeout", "60"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as run:
+        deadline = time.monotonic() + 30
+        while not _pods_left(doctor) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        [started] = _pods_left(doctor)
+        assert started.startswith("truegreen-trial-train-llm-"), "precondition: the trial began"
+        run.send_signal(signal.SIGTERM)
+        run.communicate(timeout=30)
+    assert run.returncode == 143
+    assert _pods_left(doctor) == []

@@ -1,0 +1,237 @@
+"""A kubelet for the trial's pods in the fake API server: it runs the pod's command (the probe) as
+a local process and reports back as a kubelet does.
+
+On a created pod labelled `truegreen.io/trial`, in a thread of its own:
+1. the Events a kubelet's pod start writes, in their real shapes: `Scheduled` (from the
+   scheduler: `Successfully assigned <ns>/<pod> to <node>`, pkg/scheduler/schedule_one.go),
+   `Pulling` (`Pulling image %q`), `Pulled` (`Successfully pulled image %q in %v (%v including
+   waiting). Image size: %v bytes.`, pkg/kubelet/images/image_manager.go), `Created`
+   (`Created container: %s`) and `Started` (`Started container %s`,
+   pkg/kubelet/kuberuntime/kuberuntime_container.go); reasons from pkg/kubelet/events/event.go;
+2. the pod Running with `status.podIP` 127.0.0.1 (so the trial's workers are given rank 0's
+   address), then the container's command run with the container's literal env; a
+   `python3` command runs under this interpreter; rank 0 listens on loopback only
+   (TRUEGREEN_PROBE_BIND); each mount path named in the env is replaced by a temp folder standing
+   in for the volume (`volumes`, by claim name);
+3. the pod Succeeded or Failed with the container terminated (exit code, `containerID`), its
+   output served as the container's log (`pods/log`).
+`pull` replaces the Pulled message's durations (a slow pull); `stall` stops after Pulling (a
+pull that does not end); `start_failure` stands in for a kubelet that cannot start the
+container: the Event given (reason, message) and the container left waiting with that reason,
+no process run; `pod_ip` another loopback address than rank 0 listens on (127.0.0.1) stands in
+for a network that keeps the workers from rank 0.
+"""
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tests.support.fake_apiserver import FakeApiServer
+
+TRIAL_LABEL = "truegreen.io/trial"
+NODE = "gpu-node-1"
+
+
+class FakeKubelet:
+    """The trial pods' kubelet (see the module's docstring)."""
+
+    def __init__(
+        self,
+        server: "FakeApiServer",
+        volumes: Mapping[str, Path] | None = None,
+        *,
+        pull: tuple[str, str] = ("1.204s", "1.31s"),
+        image_bytes: int = 2_147_483_648,
+        start_failure: tuple[str, str, str] | None = None,
+        extra_env: Mapping[str, str] | None = None,
+        pod_ip: str = "127.0.0.1",
+        stall: bool = False,
+        start_seconds: float = 0.3,
+    ) -> None:
+        self.server = server
+        self.volumes = dict(volumes or {})
+        self.pull = pull
+        self.image_bytes = image_bytes
+        self.start_failure = start_failure
+        """(event reason, event message, waiting reason)."""
+        self.extra_env = dict(extra_env or {})
+        self.pod_ip = pod_ip
+        """The address the pods are given; another loopback address than rank 0 listens on
+        stands in for a network that does not let the workers through."""
+        self.stall = stall
+        self.start_seconds = start_seconds
+        """How long the pull and the start take: a pod's address is not there at its create."""
+        """Stop after Pulling: an image pull that does not end within the trial."""
+        self.threads: list[threading.Thread] = []
+        self.ports: dict[str, int] = {}
+        """The rendezvous port each trial run was given, by its run label."""
+        self._lock = threading.Lock()
+        self.started: dict[str, dict[str, str]] = {}
+        """The env each pod's process was started with, by pod name."""
+        self._events = 0
+
+    def created(self, pod: Mapping[str, Any]) -> None:
+        """Called by the fake on every stored pod; starts the trial pods."""
+        labels = (pod.get("metadata") or {}).get("labels") or {}
+        if TRIAL_LABEL not in labels:
+            return
+        thread = threading.Thread(target=self._run, args=(dict(pod),), daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
+    def wait(self, timeout: float = 60.0) -> None:
+        """Until every started pod's process has ended."""
+        for thread in list(self.threads):
+            thread.join(timeout)
+
+    def _event(self, pod: Mapping[str, Any], reason: str, message: str, kind: str) -> None:
+        self._events += 1
+        meta = pod["metadata"]
+        self.server.add(
+            {
+                "apiVersion": "v1",
+                "kind": "Event",
+                "metadata": {
+                    "name": f"{meta['name']}.{self._events:x}",
+                    "namespace": meta["namespace"],
+                },
+                "involvedObject": {
+                    "kind": "Pod",
+                    "namespace": meta["namespace"],
+                    "name": meta["name"],
+                    "uid": meta.get("uid", ""),
+                },
+                "reason": reason,
+                "message": message,
+                "type": kind,
+                "source": {"component": "kubelet", "host": NODE},
+                "count": 1,
+            }
+        )
+
+    def _status(self, pod: Mapping[str, Any], status: dict[str, Any]) -> bool:
+        """Set the pod's status; False when the pod is gone (deleted meanwhile)."""
+        meta = pod["metadata"]
+        stored = self.server.get_object("Pod", meta["name"], meta["namespace"])
+        if stored is None:
+            return False
+        stored["spec"]["nodeName"] = NODE
+        stored["status"] = status
+        self.server.update_object(stored)
+        return True
+
+    def _env(self, container: Mapping[str, Any], pod: Mapping[str, Any]) -> dict[str, str]:
+        mounts = {
+            m["mountPath"]: str(self.volumes[v["persistentVolumeClaim"]["claimName"]])
+            for v in pod["spec"].get("volumes") or []
+            if "persistentVolumeClaim" in v
+            and v["persistentVolumeClaim"]["claimName"] in self.volumes
+            for m in container.get("volumeMounts") or []
+            if m["name"] == v["name"]
+        }
+        env = {"PATH": "/usr/bin:/bin", "TRUEGREEN_PROBE_BIND": "127.0.0.1", **self.extra_env}
+        for item in container.get("env") or []:
+            if "value" in item:
+                env[item["name"]] = mounts.get(item["value"], item["value"])
+        if "TRUEGREEN_PROBE_MASTER_PORT" in env:
+            # Every pod of a real trial has an address of its own; on one loopback, each trial
+            # run gets a free port instead, so that runs side by side never meet.
+            run = (pod["metadata"].get("labels") or {}).get("truegreen.io/trial-run", "")
+            env["TRUEGREEN_PROBE_MASTER_PORT"] = str(self._port(run))
+        return env
+
+    def _port(self, run: str) -> int:
+        with self._lock:
+            if run not in self.ports:
+                with socket.socket() as probe:
+                    probe.bind(("127.0.0.1", 0))
+                    self.ports[run] = probe.getsockname()[1]
+            return self.ports[run]
+
+    def _run(self, pod: dict[str, Any]) -> None:
+        meta = pod["metadata"]
+        container = pod["spec"]["containers"][0]
+        name, image = container["name"], container["image"]
+        self._event(
+            pod,
+            "Scheduled",
+            f"Successfully assigned {meta['namespace']}/{meta['name']} to {NODE}",
+            "Normal",
+        )
+        self._event(pod, "Pulling", f'Pulling image "{image}"', "Normal")
+        if self.stall:
+            return
+        pulled, total = self.pull
+        pulled_message = (
+            f'Successfully pulled image "{image}" in {pulled} ({total} including waiting). '
+            f"Image size: {self.image_bytes} bytes."
+        )
+        if self.start_failure is not None:
+            reason, message, waiting = self.start_failure
+            if waiting not in ("ErrImagePull", "ImagePullBackOff"):
+                # A container the kubelet cannot create or start had its image pulled first
+                # (pkg/kubelet/kuberuntime/kuberuntime_container.go startContainer).
+                self._event(pod, "Pulled", pulled_message, "Normal")
+            self._event(pod, reason, message, "Warning")
+            self._status(
+                pod,
+                {
+                    "phase": "Pending",
+                    "containerStatuses": [
+                        {
+                            "name": name,
+                            "state": {"waiting": {"reason": waiting, "message": message}},
+                        }
+                    ],
+                },
+            )
+            return
+        time.sleep(self.start_seconds)
+        self._event(pod, "Pulled", pulled_message, "Normal")
+        self._event(pod, "Created", f"Created container: {name}", "Normal")
+        self._event(pod, "Started", f"Started container {name}", "Normal")
+        instance = f"containerd://{meta['name']}-1"
+        running = {
+            "phase": "Running",
+            "podIP": self.pod_ip,
+            "containerStatuses": [
+                {"name": name, "containerID": instance, "state": {"running": {}}}
+            ],
+        }
+        if not self._status(pod, running):
+            return
+        command = list(container["command"])
+        if command[0] == "python3":
+            command[0] = sys.executable
+        env = self._env(container, pod)
+        self.started[meta["name"]] = env
+        done = subprocess.run(
+            command,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        self.server.container_logs[instance] = done.stdout + done.stderr
+        terminated = {
+            "exitCode": done.returncode,
+            "reason": "Completed" if done.returncode == 0 else "Error",
+            "containerID": instance,
+        }
+        self._status(
+            pod,
+            {
+                "phase": "Succeeded" if done.returncode == 0 else "Failed",
+                "podIP": self.pod_ip,
+                "containerStatuses": [
+                    {"name": name, "containerID": instance, "state": {"terminated": terminated}}
+                ],
+            },
+        )

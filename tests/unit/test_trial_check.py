@@ -1,0 +1,246 @@
+"""The `trial` check's words: every code it can give, each from a read-back in its real shape
+(the H200's texts in tests/trial_evidence/, the kubelet's messages), with its status and the
+source's words kept for --verbose. tests/scenario/test_trial.py runs the check end to end."""
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, cast
+
+from truegreen.cluster import CantRead, ReadFailure
+from truegreen.doctor.catalogue import WORDING
+from truegreen.doctor.checks import trial
+from truegreen.doctor.environment import Environment
+from truegreen.doctor.findings import Finding
+from truegreen.kubectl import Kubectl
+from truegreen.trial.readback import ContainerState, KubeletEvent, TrialPod, TrialRun
+
+EVIDENCE = json.loads(
+    (Path(__file__).parents[1] / "trial_evidence" / "gpu-h200-first-seconds.json").read_text()
+)
+POD = "truegreen-trial-llama-0e20-0"
+IMAGE = "ghcr.io/acme/train:2.11"
+
+
+def _line(**parts: Any) -> str:
+    return json.dumps({"probe_schema": 1, "runtime": "python", **parts})
+
+
+def _gpu(requested: int, **library: Any) -> dict[str, Any]:
+    lib = {"name": "torch", "status": "ok", **library}
+    return {"status": lib["status"], "requested": requested, "library": "torch", "libraries": [lib]}
+
+
+def _findings(run: TrialRun) -> list[Finding]:
+    env = SimpleNamespace(trial_run=run, settings=SimpleNamespace(kubectl=Kubectl(namespace="ml")))
+    return trial.check(cast(Environment, env))
+
+
+def _pod(log: str = "", **fields: Any) -> TrialRun:
+    return TrialRun(pods=(TrialPod(pod=POD, log=log, **fields),))
+
+
+def _codes(run: TrialRun) -> list[tuple[str, str]]:
+    return [(f.code, f.status.value) for f in _findings(run)]
+
+
+def _collective(error: str) -> TrialRun:
+    return _pod(_line(collective={"status": "error", "backend": "nccl", "error": error}))
+
+
+CASES: list[tuple[TrialRun, tuple[str, str]]] = [
+    (
+        _pod(
+            events=(
+                KubeletEvent(
+                    POD,
+                    "Pulled",
+                    f'Successfully pulled image "{IMAGE}" in 2m1s (2m3.5s including waiting). '
+                    "Image size: 17179869184 bytes.",
+                ),
+            )
+        ),
+        ("trial.image-pull-slow", "warn"),
+    ),
+    (
+        _pod(events=(KubeletEvent(POD, "Failed", f'Failed to pull image "{IMAGE}": not found'),)),
+        ("trial.image-pull-failed", "fail"),
+    ),
+    (
+        _pod(
+            events=(KubeletEvent(POD, "Pulling", f'Pulling image "{IMAGE}"'),),
+            ended_by_timeout=True,
+        ),
+        ("trial.still-pulling", "fail"),
+    ),
+    (
+        _pod(events=(KubeletEvent(POD, "FailedMount", 'MountVolume.SetUp failed for volume "d"'),)),
+        ("trial.container-not-started", "fail"),
+    ),
+    (
+        _pod(
+            "python3: not found\n",
+            states=(ContainerState(POD, "t", terminated="Error", exit_code=127),),
+        ),
+        ("trial.container-ended", "fail"),
+    ),
+    (_pod("hello\n"), ("trial.no-probe-line", "unknown")),
+    (
+        _pod(_line(tcp={"status": "unavailable", "why": "sh has no sockets"})),
+        ("trial.not-measured", "unknown"),
+    ),
+    (
+        _pod(_line(gpu={"status": "no-library", "requested": 1})),
+        ("trial.no-gpu-library", "unknown"),
+    ),
+    (
+        _pod(
+            _line(
+                gpu=_gpu(
+                    1,
+                    status="error",
+                    error=EVIDENCE["no_visible_device"][1].strip().splitlines()[-1],
+                )
+            )
+        ),
+        ("trial.no-gpu", "fail"),
+    ),
+    (_pod(_line(gpu=_gpu(2, device_count=1))), ("trial.fewer-gpus", "fail")),
+    (
+        _pod(
+            _line(
+                gpu=_gpu(
+                    1,
+                    status="error",
+                    error="RuntimeError: CUDA error: CUDA driver version is insufficient for "
+                    "CUDA runtime version",
+                )
+            )
+        ),
+        ("trial.driver-too-old", "fail"),
+    ),
+    (
+        _pod(_line(gpu=_gpu(1, status="error", error="ImportError: libcudart.so.13"))),
+        ("trial.gpu-library-failed", "fail"),
+    ),
+    (
+        _pod(
+            _line(shm={"status": "ok", "path": "/dev/shm", "size_bytes": 64 << 20, "need_bytes": 0})
+        ),
+        ("trial.shm-default-size", "warn"),
+    ),
+    (
+        _pod(
+            _line(
+                shm={
+                    "status": "ok",
+                    "path": "/dev/shm",
+                    "size_bytes": 64 << 20,
+                    "need_bytes": 1 << 30,
+                }
+            )
+        ),
+        ("trial.shm-too-small", "fail"),
+    ),
+    (_pod(_line(shm={"status": "absent", "path": "/dev/shm"})), ("trial.shm-missing", "warn")),
+    (_pod(str(EVIDENCE["shm_small_mount"][1])), ("trial.space-ran-out", "fail")),
+    (
+        _pod(states=(ContainerState(POD, "t", terminated="Error", exit_code=135),)),
+        ("trial.bus-error", "fail"),
+    ),
+    (
+        _pod(_line(data={"status": "ok", "path": "/data", "mib_per_s": 4.0})),
+        ("trial.data-slow", "warn"),
+    ),
+    (_pod(_line(data={"status": "empty", "path": "/data"})), ("trial.data-empty", "warn")),
+    (_pod(_line(data={"status": "absent", "path": "/data"})), ("trial.data-missing", "fail")),
+    (
+        _pod(
+            _line(
+                data={
+                    "status": "unreadable",
+                    "path": "/data",
+                    "error": "OSError: [Errno 5] Input/output error",
+                }
+            )
+        ),
+        ("trial.data-unreadable", "fail"),
+    ),
+    (
+        _pod(
+            _line(
+                tcp={
+                    "status": "unreachable",
+                    "role": "worker",
+                    "address": "10.0.0.4",
+                    "port": 29500,
+                }
+            )
+        ),
+        ("trial.rank0-unreachable", "fail"),
+    ),
+    (
+        _pod(_line(tcp={"status": "incomplete", "role": "rank0", "expected": 1, "joined": 0})),
+        ("trial.workers-missing", "fail"),
+    ),
+    (_collective(EVIDENCE["nccl_2ranks_same_gpu"][1]["error"]), ("trial.duplicate-gpu", "fail")),
+    (
+        _collective(EVIDENCE["gloo_peer_never_comes"]["error"]),
+        ("trial.collective-timed-out", "fail"),
+    ),
+    (
+        _collective("DistBackendError: NCCL error: unhandled system error"),
+        ("trial.collective-failed", "fail"),
+    ),
+    (
+        TrialRun(
+            refused=CantRead(
+                ReadFailure.FORBIDDEN, "create pod", server_message="pods is forbidden"
+            )
+        ),
+        ("trial.refused", "unknown"),
+    ),
+    (
+        TrialRun(not_deleted=((POD, CantRead(ReadFailure.TIMEOUT, "delete pod")),)),
+        ("trial.not-deleted", "warn"),
+    ),
+    (
+        _pod(_line(shm={"status": "ok", "path": "/dev/shm", "size_bytes": 1 << 30})),
+        ("trial.ok", "ok"),
+    ),
+]
+
+
+def test_every_trial_code_comes_from_its_read_back() -> None:
+    for run, expected in CASES:
+        assert _codes(run) == [expected], expected
+    trial_codes = {code for code in WORDING if code.startswith("trial.")}
+    assert {code for _, (code, _) in CASES} == trial_codes
+
+
+def test_the_source_s_words_are_kept_for_verbose() -> None:
+    [duplicate] = _findings(_collective(EVIDENCE["nccl_2ranks_same_gpu"][0]["error"]))
+    assert duplicate.details == (
+        f"{POD}: Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 60",
+    )
+    assert duplicate.objects == (f"Pod/{POD}",)
+    [timed_out] = _findings(_collective(EVIDENCE["gloo_peer_never_comes"]["error"]))
+    assert timed_out.headline == "The workers' first exchange timed out: 1 of 2 joined."
+
+
+def test_what_went_right_is_one_line() -> None:
+    line = _line(
+        shm={"status": "ok", "path": "/dev/shm", "size_bytes": EVIDENCE["dev_shm_bytes"]},
+        gpu=_gpu(1, device_count=1, devices=[{"index": 0, "name": "NVIDIA H200"}]),
+    )
+    pulled = KubeletEvent(
+        POD,
+        "Pulled",
+        f'Successfully pulled image "{IMAGE}" in 8.2s (8.25s including waiting). '
+        "Image size: 2147483648 bytes.",
+    )
+    [ok] = _findings(_pod(line, events=(pulled,)))
+    assert ok.headline == (
+        "The trial start of the training job measured: the image came in 8.2 s; 1 GPUs seen; "
+        "shared memory 128.0 GiB."
+    )

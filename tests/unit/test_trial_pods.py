@@ -1,0 +1,197 @@
+"""The trial pods made from a training job's pod, and their command run as a kubelet would run it
+(a local process with the container's env; a temp folder standing in for the dataset volume;
+rank 0 listening on loopback only)."""
+
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from truegreen.trial.pods import TRIAL_LABEL, TRIAL_RUN_LABEL, TrialSettings, trial_name, trial_pod
+from truegreen.trial.readback import Level, Outcome, TrialPod, pod_findings
+
+SETTINGS = TrialSettings(run="r7k2", deadline_seconds=300, shm_need_mib=2048)
+
+JOB_POD: dict[str, Any] = {
+    "metadata": {
+        "name": "truegreen-trial-llama",
+        "labels": {"app": "llama", "kueue.x-k8s.io/queue-name": "gpu"},
+        "ownerReferences": [{"kind": "Job", "name": "llama", "uid": "u-1", "controller": True}],
+    },
+    "spec": {
+        "priorityClassName": "training",
+        "serviceAccountName": "trainer",
+        "runtimeClassName": "nvidia",
+        "nodeSelector": {"gpu": "h200"},
+        "tolerations": [{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}],
+        "imagePullSecrets": [{"name": "ghcr"}],
+        "restartPolicy": "OnFailure",
+        "initContainers": [{"name": "fetch", "image": "busybox"}],
+        "containers": [
+            {"name": "log-shipper", "image": "fluent-bit"},
+            {
+                "name": "trainer",
+                "image": "ghcr.io/acme/train:2.11",
+                "command": ["torchrun"],
+                "args": ["train.py"],
+                "env": [
+                    {"name": "WANDB_KEY", "valueFrom": {"secretKeyRef": {"name": "w", "key": "k"}}}
+                ],
+                "resources": {"limits": {"nvidia.com/gpu": "8", "memory": "512Gi"}},
+                "livenessProbe": {"httpGet": {"port": 8080}},
+                "volumeMounts": [
+                    {"name": "dataset", "mountPath": "/data"},
+                    {"name": "shm", "mountPath": "/dev/shm"},
+                ],
+            },
+        ],
+        "volumes": [
+            {"name": "dataset", "persistentVolumeClaim": {"claimName": "imagenet"}},
+            {"name": "shm", "emptyDir": {"medium": "Memory"}},
+        ],
+    },
+}
+
+
+def _env(pod: dict[str, Any]) -> dict[str, str]:
+    return {e["name"]: e["value"] for e in pod["spec"]["containers"][0]["env"] if "value" in e}
+
+
+def test_the_trial_pod_keeps_the_job_s_placement_and_runs_the_probe() -> None:
+    pod = trial_pod("llama", JOB_POD, SETTINGS)
+    assert pod["metadata"]["name"] == "truegreen-trial-llama-r7k2-0"
+    assert pod["metadata"]["labels"] == {
+        "app": "llama",
+        "kueue.x-k8s.io/queue-name": "gpu",
+        TRIAL_LABEL: "true",
+        TRIAL_RUN_LABEL: "r7k2",
+    }
+    assert "ownerReferences" not in pod["metadata"]
+    spec = pod["spec"]
+    for kept in ("priorityClassName", "serviceAccountName", "runtimeClassName", "nodeSelector"):
+        assert spec[kept] == JOB_POD["spec"][kept]
+    assert spec["tolerations"] == JOB_POD["spec"]["tolerations"]
+    assert spec["imagePullSecrets"] == [{"name": "ghcr"}]
+    assert spec["initContainers"] == [{"name": "fetch", "image": "busybox"}]
+    assert (spec["restartPolicy"], spec["activeDeadlineSeconds"]) == ("Never", 300)
+    [trainer] = spec["containers"]
+    assert trainer["name"] == "trainer", "the GPU container, not the first"
+    assert trainer["image"] == "ghcr.io/acme/train:2.11"
+    assert trainer["resources"] == {"limits": {"nvidia.com/gpu": "8", "memory": "512Gi"}}
+    assert trainer["command"][:2] == ["python3", "-c"]
+    assert "probe_schema" in trainer["command"][2]
+    assert "args" not in trainer
+    assert "livenessProbe" not in trainer
+    assert trainer["env"][0] == JOB_POD["spec"]["containers"][1]["env"][0], "references kept"
+    assert _env(pod) == {
+        "TRUEGREEN_PROBE_GPUS": "8",
+        "TRUEGREEN_PROBE_SHM_NEED_MIB": "2048",
+        "TRUEGREEN_PROBE_DATA": "/data",
+        "TRUEGREEN_PROBE_READ_MIB": "64",
+        "TRUEGREEN_PROBE_RANK": "0",
+        "TRUEGREEN_PROBE_WORLD": "1",
+        "TRUEGREEN_PROBE_MASTER_PORT": "29500",
+        "TRUEGREEN_PROBE_INIT_TIMEOUT_S": "10",
+        "TRUEGREEN_PROBE_TIMEOUT_S": "295",
+    }
+
+
+def test_the_dataset_is_mounted_read_only() -> None:
+    spec = trial_pod("llama", JOB_POD, SETTINGS)["spec"]
+    assert spec["volumes"] == [
+        {
+            "name": "dataset",
+            "persistentVolumeClaim": {"claimName": "imagenet", "readOnly": True},
+        },
+        {"name": "shm", "emptyDir": {"medium": "Memory"}},
+    ]
+    assert spec["containers"][0]["volumeMounts"] == [
+        {"name": "dataset", "mountPath": "/data", "readOnly": True},
+        {"name": "shm", "mountPath": "/dev/shm"},
+    ]
+    assert JOB_POD["spec"]["volumes"][0]["persistentVolumeClaim"] == {"claimName": "imagenet"}
+
+
+def test_workers_are_kept_apart_and_given_rank_0_s_address() -> None:
+    worker = trial_pod(
+        "llama", JOB_POD, SETTINGS, rank=1, world=2, master="10.4.0.7", separate_machines=True
+    )
+    assert worker["metadata"]["name"] == "truegreen-trial-llama-r7k2-1"
+    assert worker["spec"]["affinity"]["podAntiAffinity"] == {
+        "requiredDuringSchedulingIgnoredDuringExecution": [
+            {
+                "labelSelector": {"matchLabels": {TRIAL_RUN_LABEL: "r7k2"}},
+                "topologyKey": "kubernetes.io/hostname",
+            }
+        ]
+    }
+    env = _env(worker)
+    assert (env["TRUEGREEN_PROBE_RANK"], env["TRUEGREEN_PROBE_WORLD"]) == ("1", "2")
+    assert env["TRUEGREEN_PROBE_MASTER_ADDR"] == "10.4.0.7"
+    together = trial_pod("llama", JOB_POD, SETTINGS, rank=1, world=2, master="10.4.0.7")
+    assert "affinity" not in together["spec"]
+
+
+def test_a_long_job_name_still_fits_one_dns_label() -> None:
+    name = trial_name("a" * 80, "r7k2", 12)
+    assert len(name) == 63
+    assert name.endswith("-r7k2-12")
+
+
+def _run_as_kubelet(pod: dict[str, Any], volumes: dict[str, Path], **extra: str) -> str:
+    """The container's command as a local process: its literal env, each mount path replaced
+    by the folder standing in for the volume."""
+    container = pod["spec"]["containers"][0]
+    env = _env(pod)
+    for mount_path, folder in volumes.items():
+        env = {k: v.replace(mount_path, str(folder)) for k, v in env.items()}
+    command = [sys.executable if container["command"][0] == "python3" else "sh"]
+    done = subprocess.run(
+        [*command, *container["command"][1:]],
+        env={"PATH": "/usr/bin:/bin", **env, **extra},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_the_pod_s_command_runs_the_probe_as_the_container_would(tmp_path: Path) -> None:
+    (tmp_path / "shard-0.bin").write_bytes(b"d" * (1 << 20))
+    settings = TrialSettings(run="r7k2", deadline_seconds=30, read_mib=1)
+    log = _run_as_kubelet(trial_pod("llama", JOB_POD, settings), {"/data": tmp_path})
+    found = pod_findings(TrialPod(pod="truegreen-trial-llama-r7k2-0", log=log))
+    levels = {f.outcome: f.level for f in found}
+    assert levels[Outcome.NO_GPU_LIBRARY] is Level.UNKNOWN
+    assert levels[Outcome.DATA_READ] is Level.OK
+    sh = TrialSettings(run="r7k2", deadline_seconds=30, read_mib=1, python=False)
+    log = _run_as_kubelet(trial_pod("llama", JOB_POD, sh), {"/data": tmp_path})
+    assert '"runtime":"sh"' in log
+
+
+def test_two_trial_pods_reach_each_other_on_loopback(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    settings = TrialSettings(run="r7k2", deadline_seconds=30, rendezvous_port=port)
+    rank0 = trial_pod("llama", JOB_POD, settings, rank=0, world=2, master="127.0.0.1")
+    worker = trial_pod("llama", JOB_POD, settings, rank=1, world=2, master="127.0.0.1")
+    loopback = {"TRUEGREEN_PROBE_BIND": "127.0.0.1", "TRUEGREEN_PROBE_TCP_MIB": "2"}
+    with subprocess.Popen(
+        [sys.executable, *worker["spec"]["containers"][0]["command"][1:]],
+        env={"PATH": "/usr/bin:/bin", **_env(worker), **loopback},
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as second:
+        first = _run_as_kubelet(rank0, {"/data": tmp_path}, **loopback)
+        worker_log, _ = second.communicate(timeout=60)
+    reached = [
+        f
+        for log in (first, worker_log)
+        for f in pod_findings(TrialPod(pod="p", log=log))
+        if f.outcome is Outcome.WORKERS_REACHED
+    ]
+    assert len(reached) == 2, (first, worker_log)

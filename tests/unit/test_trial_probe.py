@@ -1,0 +1,309 @@
+"""The trial probe as a container runs it: `python3 -I probe.py` (no truegreen on the path) and
+`sh probe.sh`, each printing one JSON line of schema 1; two processes on loopback stand in for
+two workers. No PyTorch is installed here: the probe must say so cleanly."""
+
+import ast
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from truegreen.trial import probe as probe_module
+from truegreen.trial.readback import ProbeReport, probe_report
+
+TRIAL = Path(probe_module.__file__).parent
+PROBE = TRIAL / "probe.py"
+PROBE_SH = TRIAL / "probe.sh"
+SCHEMA = json.loads((TRIAL / "probe.schema.json").read_text(encoding="utf-8"))
+MIB = 1 << 20
+
+
+def _env(**settings: str) -> dict[str, str]:
+    """A bare environment: PATH and the probe's own settings, nothing of this test run."""
+    return {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), **settings}
+
+
+def _parse(stdout: str) -> dict[str, Any]:
+    lines = stdout.splitlines()
+    assert len(lines) == 1, f"the probe must print exactly one line, printed {lines!r}"
+    report: dict[str, Any] = json.loads(lines[0])
+    jsonschema.validate(report, SCHEMA)
+    assert probe_report(lines[0]) is not None, "the reader must take what the probe prints"
+    return report
+
+
+def run_probe(tmp_path: Path, **settings: str) -> dict[str, Any]:
+    """probe.py run isolated (-I: no site-packages, no PYTHONPATH, no current folder) from an
+    empty folder, as the container runs it."""
+    done = subprocess.run(
+        [sys.executable, "-I", str(PROBE)],
+        cwd=tmp_path,
+        env=_env(**settings),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == "", done.stderr
+    return _parse(done.stdout)
+
+
+def run_sh(tmp_path: Path, **settings: str) -> dict[str, Any]:
+    """probe.sh under the system's POSIX sh (dash on Debian)."""
+    done = subprocess.run(
+        ["sh", str(PROBE_SH)],
+        cwd=tmp_path,
+        env=_env(**settings),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return _parse(done.stdout)
+
+
+def test_the_probe_imports_only_the_standard_library_and_reads_as_python_3_8() -> None:
+    source = PROBE.read_text(encoding="utf-8")
+    tree = ast.parse(source, feature_version=(3, 8))
+    top = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            top |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            top.add(node.module.split(".")[0])
+    libraries = {"torch", "jax", "cupy"}  # imported where present, inside try
+    assert top - libraries <= sys.stdlib_module_names, top - sys.stdlib_module_names - libraries
+
+
+def test_without_pytorch_the_probe_says_no_library_and_skips_the_all_reduce(
+    tmp_path: Path,
+) -> None:
+    report = run_probe(tmp_path, TRUEGREEN_PROBE_GPUS="1")
+    assert report["probe_schema"] == 1
+    assert report["runtime"] == "python"
+    assert report["gpu"]["status"] == "no-library"
+    assert report["gpu"]["requested"] == 1
+    assert report["gpu"]["library"] is None
+    assert report["gpu"]["libraries"] == [
+        {"name": "torch", "status": "absent"},
+        {"name": "jax", "status": "absent"},
+        {"name": "cupy", "status": "absent"},
+    ]
+    assert report["collective"] == {"status": "no-pytorch"}
+    assert report["tcp"] == {"status": "skipped"}
+    assert report["elapsed_s"] < 10
+
+
+def test_shm_is_measured_against_the_need(tmp_path: Path) -> None:
+    stats = os.statvfs(tmp_path)
+    report = run_probe(
+        tmp_path, TRUEGREEN_PROBE_SHM_PATH=str(tmp_path), TRUEGREEN_PROBE_SHM_NEED_MIB="7"
+    )
+    assert report["shm"]["status"] == "ok"
+    assert report["shm"]["size_bytes"] == stats.f_blocks * stats.f_frsize
+    assert report["shm"]["need_bytes"] == 7 * MIB
+    missing = run_probe(tmp_path, TRUEGREEN_PROBE_SHM_PATH=str(tmp_path / "nowhere"))
+    assert missing["shm"] == {
+        "path": str(tmp_path / "nowhere"),
+        "need_bytes": 0,
+        "status": "absent",
+    }
+
+
+def _tree_digest(root: Path) -> str:
+    digest = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        digest.update(str(path).encode())
+        if path.is_file():
+            digest.update(path.read_bytes())
+            digest.update(str(path.stat().st_mtime_ns).encode())
+    return digest.hexdigest()
+
+
+def test_the_dataset_read_stops_at_its_bound_and_writes_nothing(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    (data / "b").mkdir(parents=True)
+    (data / "a.bin").write_bytes(b"x" * (MIB + 5))
+    (data / "b" / "c.bin").write_bytes(b"y" * (3 * MIB))
+    before = _tree_digest(data)
+    report = run_probe(tmp_path, TRUEGREEN_PROBE_DATA=str(data), TRUEGREEN_PROBE_READ_MIB="2")
+    found = report["data"]
+    assert found["status"] == "ok"
+    assert found["bytes_read"] == 2 * MIB
+    assert found["files"] == 2
+    assert found["limit_bytes"] == 2 * MIB
+    assert found["stopped_at_deadline"] is False
+    assert _tree_digest(data) == before, "the probe must never write to the dataset"
+
+
+def test_a_missing_and_an_unreadable_dataset_are_told_apart(tmp_path: Path) -> None:
+    missing = run_probe(tmp_path, TRUEGREEN_PROBE_DATA=str(tmp_path / "gone"))
+    assert missing["data"] == {
+        "path": str(tmp_path / "gone"),
+        "limit_bytes": 64 * MIB,
+        "status": "absent",
+    }
+    # /proc/self/mem opens, and its first page cannot be read: EIO, as a failing volume says.
+    failing = run_probe(tmp_path, TRUEGREEN_PROBE_DATA="/proc/self/mem")
+    assert failing["data"]["status"] == "unreadable"
+    assert failing["data"]["error"] == "OSError: [Errno 5] Input/output error"
+    # A mount that cannot be listed (here a device, not a folder) is unreadable, not empty.
+    unlisted = run_probe(tmp_path, TRUEGREEN_PROBE_DATA="/dev/null")
+    assert unlisted["data"]["status"] == "unreadable"
+    assert (
+        unlisted["data"]["error"] == "NotADirectoryError: [Errno 20] Not a directory: '/dev/null'"
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _worker(tmp_path: Path, rank: int, port: int, **settings: str) -> subprocess.Popen[str]:
+    env = _env(
+        TRUEGREEN_PROBE_RANK=str(rank),
+        TRUEGREEN_PROBE_WORLD="2",
+        TRUEGREEN_PROBE_MASTER_ADDR="127.0.0.1",
+        TRUEGREEN_PROBE_MASTER_PORT=str(port),
+        TRUEGREEN_PROBE_BIND="127.0.0.1",
+        TRUEGREEN_PROBE_TCP_MIB="3",
+        **settings,
+    )
+    return subprocess.Popen(
+        [sys.executable, "-I", str(PROBE)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _finish(process: subprocess.Popen[str]) -> dict[str, Any]:
+    stdout, stderr = process.communicate(timeout=60)
+    assert process.returncode == 0, stderr
+    return _parse(stdout)
+
+
+def test_two_workers_exchange_bytes_over_loopback(tmp_path: Path) -> None:
+    port = _free_port()
+    worker = _worker(tmp_path, 1, port)  # the worker first: it waits for rank 0
+    rank0 = _worker(tmp_path, 0, port)
+    server, client = _finish(rank0), _finish(worker)
+    assert server["tcp"]["status"] == "ok"
+    assert server["tcp"]["role"] == "rank0"
+    assert (server["tcp"]["expected"], server["tcp"]["joined"]) == (1, 1)
+    assert [(p["rank"], p["bytes"]) for p in server["tcp"]["peers"]] == [(1, 3 * MIB)]
+    assert client["tcp"]["status"] == "ok"
+    assert client["tcp"]["bytes"] == 3 * MIB
+    assert client["tcp"]["mib_per_s"] > 0
+    assert client["collective"] == {"status": "no-pytorch"}
+
+
+def test_a_worker_that_cannot_reach_rank_0_says_what_the_socket_said(tmp_path: Path) -> None:
+    port = _free_port()
+    lonely = _finish(_worker(tmp_path, 1, port, TRUEGREEN_PROBE_INIT_TIMEOUT_S="1"))
+    assert lonely["tcp"]["status"] == "unreachable"
+    assert lonely["tcp"]["error"] == "ConnectionRefusedError: [Errno 111] Connection refused"
+    assert lonely["collective"] == {"status": "no-pytorch"}
+    waiting = _finish(_worker(tmp_path, 0, port, TRUEGREEN_PROBE_INIT_TIMEOUT_S="1"))
+    assert waiting["tcp"]["status"] == "incomplete"
+    assert (waiting["tcp"]["expected"], waiting["tcp"]["joined"]) == (1, 0)
+
+
+def test_the_line_is_bounded() -> None:
+    long_error = "E" * 5000
+    assert len(probe_module.clip(long_error)) == probe_module.MAX_TEXT
+    assert probe_module.clip(long_error).startswith("E" * 200)
+    huge = {"probe_schema": 1, "runtime": "python", "elapsed_s": 1.0, "x": "y" * 20000}
+    assert json.loads(probe_module.line(huge)) == {
+        "probe_schema": 1,
+        "runtime": "python",
+        "truncated": True,
+        "elapsed_s": 1.0,
+    }
+
+
+def test_the_driver_version_comes_from_the_kernel_module_line() -> None:
+    # tests/trial_evidence/proc-driver-nvidia-version.txt: the real H200 machine's line.
+    line = (
+        Path(__file__).parents[1] / "trial_evidence" / "proc-driver-nvidia-version.txt"
+    ).read_text()
+    assert probe_module.driver_version(line) == "580.159.04"
+    assert probe_module.driver_version("") is None
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="no POSIX sh")
+def test_the_sh_fallback_reports_what_sh_can(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "a.bin").write_bytes(b"z" * (2 * MIB))
+    stats = os.statvfs(tmp_path)
+    report = run_sh(
+        tmp_path,
+        TRUEGREEN_PROBE_SHM_PATH=str(tmp_path),
+        TRUEGREEN_PROBE_DATA=str(data),
+        TRUEGREEN_PROBE_READ_MIB="1",
+        TRUEGREEN_PROBE_WORLD="2",
+        TRUEGREEN_PROBE_GPUS="1",
+    )
+    assert report["runtime"] == "sh"
+    # df -Pk rounds to whole KiB: the size it gives is the statvfs size within one KiB.
+    assert abs(report["shm"]["size_bytes"] - stats.f_blocks * stats.f_frsize) < 1024
+    assert report["data"]["status"] == "ok"
+    assert report["data"]["bytes_read"] == MIB
+    assert report["tcp"] == {"status": "unavailable", "why": "sh has no sockets"}
+    assert report["gpu"]["status"] == "unavailable"
+    assert report["gpu"]["requested"] == 1
+    failing = run_sh(tmp_path, TRUEGREEN_PROBE_DATA="/proc/self/mem")
+    assert failing["data"]["status"] == "unreadable"
+    assert failing["data"]["error"] == "dd: error reading '/proc/self/mem': Input/output error"
+
+
+def test_what_the_probe_prints_decodes_into_the_reader_s_records(tmp_path: Path) -> None:
+    report = run_probe(tmp_path, TRUEGREEN_PROBE_GPUS="2", TRUEGREEN_PROBE_DATA=str(tmp_path))
+    decoded = probe_report(json.dumps(report))
+    assert isinstance(decoded, ProbeReport)
+    assert decoded.gpu.requested == 2
+    assert [lib.status for lib in decoded.gpu.libraries] == ["absent", "absent", "absent"]
+
+
+def _python_3_8() -> str | None:
+    """A Python 3.8 interpreter, the oldest the probe supports: pyenv's, where installed."""
+    root = Path(os.environ.get("PYENV_ROOT", Path.home() / ".pyenv")) / "versions"
+    found = sorted(root.glob("3.8*/bin/python3")) if root.is_dir() else []
+    return str(found[-1]) if found else shutil.which("python3.8")
+
+
+@pytest.mark.skipif(_python_3_8() is None, reason="no Python 3.8 on this machine")
+def test_the_probe_runs_under_python_3_8(tmp_path: Path) -> None:
+    python = _python_3_8()
+    assert python is not None
+    done = subprocess.run(
+        [python, "-I", str(PROBE)],
+        cwd=tmp_path,
+        env=_env(TRUEGREEN_PROBE_GPUS="1", TRUEGREEN_PROBE_DATA=str(PROBE)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+    report = _parse(done.stdout)
+    assert report["python"].startswith("3.8.")
+    assert report["data"]["bytes_read"] == PROBE.stat().st_size
+    assert report["gpu"]["status"] == "no-library"

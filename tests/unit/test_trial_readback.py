@@ -1,0 +1,406 @@
+"""Reading a trial pod back: the kubelet's events, the container statuses and the probe's line,
+each in its real shape, turned into findings.
+
+The error texts are the real ones a NVIDIA H200 machine printed
+(tests/trial_evidence/gpu-h200-first-seconds.json, copied from /work/shared/evidence/); the
+event messages follow pkg/kubelet/images/image_manager.go and
+pkg/kubelet/kuberuntime/kuberuntime_manager.go.
+"""
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from truegreen.trial.readback import (
+    ContainerState,
+    KubeletEvent,
+    Level,
+    Outcome,
+    TrialFinding,
+    TrialPod,
+    container_states,
+    go_duration,
+    kubelet_events,
+    pod_findings,
+    probe_report,
+)
+
+EVIDENCE = json.loads(
+    (Path(__file__).parents[1] / "trial_evidence" / "gpu-h200-first-seconds.json").read_text()
+)
+POD = "train-trial-0"
+IMAGE = "ghcr.io/acme/train:2.11"
+
+
+def _line(**parts: Any) -> str:
+    return json.dumps({"probe_schema": 1, "runtime": "python", **parts})
+
+
+def _torch(**library: Any) -> dict[str, Any]:
+    return {"name": "torch", "status": "ok", "version": "2.11.0+cu130", **library}
+
+
+def _gpu(requested: int, library: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "status": library["status"],
+        "requested": requested,
+        "library": "torch",
+        "libraries": [library],
+        "driver": {"version": "580.159.04", "nvidia_smi": True},
+    }
+
+
+def _findings(log: str = "", **pod: Any) -> list[TrialFinding]:
+    return pod_findings(TrialPod(pod=POD, log=log, **pod))
+
+
+def _only(findings: list[TrialFinding], outcome: Outcome) -> TrialFinding:
+    chosen = [f for f in findings if f.outcome is outcome]
+    assert len(chosen) == 1, f"expected one {outcome}, found {findings}"
+    return chosen[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "seconds"),
+    [
+        ("15.981s", 15.981),
+        ("2m3.5s", 123.5),
+        ("1h0m0s", 3600.0),
+        ("19m58.004s", 1198.004),
+        ("500ms", 0.5),
+        ("0s", 0.0),
+        ("1.5µs", 1.5e-6),
+        ("soon", None),
+        ("3s later", None),
+        ("", None),
+    ],
+)
+def test_go_durations_read_as_seconds(text: str, seconds: float | None) -> None:
+    assert go_duration(text) == (pytest.approx(seconds) if seconds is not None else None)
+
+
+def _pulled(message: str) -> list[TrialFinding]:
+    events = (
+        KubeletEvent(POD, "Scheduled", f"Successfully assigned ml/{POD} to gpu-1"),
+        KubeletEvent(POD, "Pulling", f'Pulling image "{IMAGE}"'),
+        KubeletEvent(POD, "Pulled", message),
+    )
+    return _findings(events=events)
+
+
+def test_a_pull_past_the_threshold_is_a_warning_with_its_time_and_size() -> None:
+    message = (
+        f'Successfully pulled image "{IMAGE}" in 19m41.2s (19m58.004s including waiting). '
+        "Image size: 17179869184 bytes."
+    )
+    assert _pulled(message) == [
+        TrialFinding(
+            Outcome.IMAGE_PULL_SLOW,
+            Level.WARNING,
+            POD,
+            message,
+            value=19 * 60.0 + 58.004,  # 19m58.004s, summed as Go writes it
+            limit=120.0,
+            size_bytes=17179869184,
+        )
+    ]
+
+
+def test_a_quick_pull_and_an_image_already_there_are_fine() -> None:
+    quick = (
+        f'Successfully pulled image "{IMAGE}" in 8.2s (8.25s including waiting). '
+        "Image size: 2147483648 bytes."
+    )
+    found = _only(_pulled(quick), Outcome.IMAGE_PULLED)
+    assert (found.level, found.value, found.size_bytes) == (Level.OK, 8.25, 2147483648)
+    older = f'Successfully pulled image "{IMAGE}" in 15.981s'  # before Kubernetes 1.30
+    found = _only(_pulled(older), Outcome.IMAGE_PULLED)
+    assert (found.value, found.size_bytes) == (15.981, None)
+    present = f'Container image "{IMAGE}" already present on machine'
+    assert _only(_pulled(present), Outcome.IMAGE_PRESENT).level is Level.OK
+
+
+def test_still_pulling_when_the_trial_s_time_ran_out() -> None:
+    events = (KubeletEvent(POD, "Pulling", f'Pulling image "{IMAGE}"'),)
+    assert _findings(events=events, ended_by_timeout=True) == [
+        TrialFinding(Outcome.STILL_PULLING, Level.FAIL, POD)
+    ]
+    assert _findings(events=events, ended_by_timeout=False) == []
+
+
+def test_a_container_that_could_not_start_keeps_the_kubelet_s_words() -> None:
+    mount = 'MountVolume.SetUp failed for volume "dataset" : mount failed: exit status 32'
+    sandbox = (
+        "Failed to create pod sandbox: rpc error: code = Unknown desc = failed to setup network "
+        'for sandbox "4f1c": plugin type="calico" failed (add): connection refused'
+    )
+    pull = f'Failed to pull image "{IMAGE}": rpc error: code = NotFound desc = not found'
+    events = (
+        KubeletEvent(POD, "FailedMount", mount, "Warning"),
+        KubeletEvent(POD, "FailedCreatePodSandBox", sandbox, "Warning"),
+        KubeletEvent(POD, "Failed", pull, "Warning"),
+        KubeletEvent(POD, "BackOff", f'Back-off pulling image "{IMAGE}"'),
+        KubeletEvent("another-pod", "FailedMount", mount, "Warning"),
+    )
+    assert [(f.outcome, f.words) for f in _findings(events=events)] == [
+        (Outcome.NOT_STARTED, mount),
+        (Outcome.NOT_STARTED, sandbox),
+        (Outcome.IMAGE_PULL_FAILED, pull),
+        (Outcome.IMAGE_PULL_FAILED, f'Back-off pulling image "{IMAGE}"'),
+    ]
+
+
+def test_container_statuses_in_their_api_shape() -> None:
+    pod = {
+        "metadata": {"name": POD},
+        "status": {
+            "containerStatuses": [
+                {
+                    "name": "trainer",
+                    "state": {
+                        "waiting": {
+                            "reason": "CreateContainerConfigError",
+                            "message": 'secret "wandb" not found',
+                        }
+                    },
+                }
+            ]
+        },
+    }
+    states = container_states(pod)
+    assert states == [
+        ContainerState(
+            POD, "trainer", waiting="CreateContainerConfigError", message='secret "wandb" not found'
+        )
+    ]
+    assert [(f.outcome, f.words) for f in _findings(states=tuple(states))] == [
+        (Outcome.NOT_STARTED, 'CreateContainerConfigError: secret "wandb" not found')
+    ]
+
+
+def test_events_in_their_api_shape() -> None:
+    event = {
+        "kind": "Event",
+        "involvedObject": {"kind": "Pod", "name": POD, "fieldPath": "spec.containers{trainer}"},
+        "reason": "Pulling",
+        "message": f'Pulling image "{IMAGE}"',
+        "type": "Normal",
+        "source": {"component": "kubelet", "host": "gpu-1"},
+    }
+    assert kubelet_events([event]) == [KubeletEvent(POD, "Pulling", f'Pulling image "{IMAGE}"')]
+
+
+def test_the_h200_s_gpu_seen_and_one_too_few() -> None:
+    device = EVIDENCE["devices"][0]  # {"name": "NVIDIA H200", "capability": "9.0", ...}
+    library = _torch(
+        device_count=1,
+        devices=[{"index": 0, "name": device["name"], "capability": device["capability"]}],
+    )
+    one = _findings(_line(gpu=_gpu(1, library)))
+    assert one == [TrialFinding(Outcome.GPUS_SEEN, Level.OK, POD, "NVIDIA H200", 1.0, 1.0)]
+    two = _findings(_line(gpu=_gpu(2, library)))
+    assert two == [TrialFinding(Outcome.FEWER_GPUS, Level.FAIL, POD, "NVIDIA H200", 1.0, 2.0)]
+
+
+def _last_line(evidence: list[Any]) -> str:
+    """The last line of a `[exit code, output tail]` pair of the evidence file."""
+    return str(evidence[1]).strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    ("error", "outcome"),
+    [
+        (_last_line(EVIDENCE["no_visible_device"]), Outcome.NO_GPU),
+        (
+            # CUDA's own text for cudaErrorInsufficientDriver (cuda_runtime_api.h), as PyTorch
+            # raises it from a CUDA call.
+            "RuntimeError: CUDA error: CUDA driver version is insufficient for CUDA runtime "
+            "version",
+            Outcome.DRIVER_TOO_OLD,
+        ),
+        (
+            # c10/cuda/CUDAFunctions.cpp, case cudaErrorInsufficientDriver.
+            "RuntimeError: The NVIDIA driver on your system is too old (found version 12080). "
+            "Please update your GPU driver by downloading and installing a new version",
+            Outcome.DRIVER_TOO_OLD,
+        ),
+        ("RuntimeError: CUDA error: out of memory", Outcome.GPU_LIBRARY_FAILED),
+    ],
+)
+def test_cuda_start_errors_in_the_library_s_words(error: str, outcome: Outcome) -> None:
+    library = _torch(status="error", error=error, device_count=0)
+    assert _findings(_line(gpu=_gpu(1, library))) == [
+        TrialFinding(outcome, Level.FAIL, POD, error, 0.0, 1.0)
+    ]
+
+
+def test_the_evidence_s_no_visible_device_line_is_torch_s() -> None:
+    assert _last_line(EVIDENCE["no_visible_device"]) == ("RuntimeError: No CUDA GPUs are available")
+
+
+def test_two_ranks_on_one_gpu_is_named_duplicate_gpu() -> None:
+    error = EVIDENCE["nccl_2ranks_same_gpu"][0]["error"]
+    collective = {"status": "error", "backend": "nccl", "world": 2, "error": error}
+    assert _findings(_line(collective=collective)) == [
+        TrialFinding(
+            Outcome.DUPLICATE_GPU,
+            Level.FAIL,
+            POD,
+            "Duplicate GPU detected : rank 0 and rank 1 both on CUDA device 60",
+        )
+    ]
+
+
+def test_a_peer_that_never_comes_is_counted_from_c10d_s_words() -> None:
+    error = EVIDENCE["gloo_peer_never_comes"]["error"]
+    collective = {"status": "error", "backend": "gloo", "world": 2, "error": error}
+    assert _findings(_line(collective=collective)) == [
+        TrialFinding(
+            Outcome.COLLECTIVE_TIMED_OUT,
+            Level.FAIL,
+            POD,
+            "DistStoreError: Timed out after 9 seconds waiting for clients. 1/2 clients joined.",
+            1.0,
+            2.0,
+        )
+    ]
+
+
+def test_the_all_reduce_that_worked_gives_its_time() -> None:
+    run = EVIDENCE["gloo_2ranks_64mib"][0]
+    collective = {
+        "status": "ok",
+        "backend": "gloo",
+        "world": 2,
+        "init_s": run["init_s"],
+        "allreduce_ms": run["allreduce_ms"],
+        "correct": run["correct"],
+    }
+    assert _findings(_line(collective=collective)) == [
+        TrialFinding(Outcome.COLLECTIVE_OK, Level.OK, POD, "gloo", 25.35)
+    ]
+    wrong = {**collective, "correct": False}
+    assert _only(_findings(_line(collective=wrong)), Outcome.COLLECTIVE_FAILED).words == (
+        "gloo: the sum came back wrong"
+    )
+
+
+def test_a_full_shm_in_the_log_is_named_in_the_kernel_s_words() -> None:
+    log = str(EVIDENCE["shm_small_mount"][1])
+    found = _findings(log)
+    assert found == [
+        TrialFinding(
+            Outcome.SPACE_RAN_OUT, Level.FAIL, POD, "OSError: [Errno 28] No space left on device"
+        )
+    ]
+
+
+def test_a_bus_error_exit_is_named() -> None:
+    states = (ContainerState(POD, "trainer", terminated="Error", exit_code=135),)
+    assert _findings(states=states) == [
+        TrialFinding(Outcome.BUS_ERROR, Level.FAIL, POD, "Bus error", 135.0)
+    ]
+
+
+def test_shm_against_the_need_and_the_runtime_default() -> None:
+    big = EVIDENCE["dev_shm_bytes"]  # 128 GiB on the H200 machine
+    shm = {"status": "ok", "path": "/dev/shm", "size_bytes": big, "need_bytes": 1 << 30}
+    assert _findings(_line(shm=shm)) == [
+        TrialFinding(Outcome.SHM_ENOUGH, Level.OK, POD, "/dev/shm", float(big), float(1 << 30))
+    ]
+    small = {**shm, "size_bytes": 64 << 20}
+    assert _findings(_line(shm=small)) == [
+        TrialFinding(
+            Outcome.SHM_TOO_SMALL, Level.FAIL, POD, "/dev/shm", float(64 << 20), float(1 << 30)
+        )
+    ]
+    unstated = {**small, "need_bytes": 0}
+    assert _only(_findings(_line(shm=unstated)), Outcome.SHM_TOO_SMALL).level is Level.WARNING
+
+
+def test_the_dataset_slow_empty_missing_unreadable() -> None:
+    slow = {"status": "ok", "path": "/data", "bytes_read": 1 << 26, "mib_per_s": 4.2}
+    assert _findings(_line(data=slow)) == [
+        TrialFinding(Outcome.DATA_SLOW, Level.WARNING, POD, "/data", 4.2, 50.0)
+    ]
+    fast = {**slow, "mib_per_s": 900.0}
+    assert _only(_findings(_line(data=fast)), Outcome.DATA_READ).level is Level.OK
+    assert (
+        _only(
+            _findings(_line(data={"status": "absent", "path": "/data"})), Outcome.DATA_MISSING
+        ).level
+        is Level.FAIL
+    )
+    unreadable = {
+        "status": "unreadable",
+        "path": "/data",
+        "error": "OSError: [Errno 5] Input/output error",
+    }
+    assert _only(_findings(_line(data=unreadable)), Outcome.DATA_UNREADABLE).words == (
+        "OSError: [Errno 5] Input/output error"
+    )
+
+
+def test_workers_that_cannot_reach_rank_0() -> None:
+    worker = {
+        "status": "unreachable",
+        "role": "worker",
+        "address": "train-trial-0.ml",
+        "port": 29500,
+        "error": "TimeoutError: timed out",
+    }
+    assert _findings(_line(tcp=worker)) == [
+        TrialFinding(
+            Outcome.RANK0_UNREACHABLE,
+            Level.FAIL,
+            POD,
+            "train-trial-0.ml:29500: TimeoutError: timed out",
+        )
+    ]
+    rank0 = {"status": "incomplete", "role": "rank0", "port": 29500, "expected": 1, "joined": 0}
+    assert _findings(_line(tcp=rank0)) == [
+        TrialFinding(Outcome.WORKERS_MISSING, Level.FAIL, POD, "", 0.0, 1.0)
+    ]
+    reached = {
+        "status": "ok",
+        "role": "rank0",
+        "expected": 2,
+        "joined": 2,
+        "peers": [
+            {"rank": 1, "bytes": 1, "mib_per_s": 900.0},
+            {"rank": 2, "bytes": 1, "mib_per_s": 310.5},
+        ],
+    }
+    assert _findings(_line(tcp=reached)) == [
+        TrialFinding(Outcome.WORKERS_REACHED, Level.OK, POD, value=310.5)
+    ]
+
+
+def test_the_probe_s_line_is_found_among_other_lines_and_other_schemas() -> None:
+    line = _line(shm={"status": "absent", "path": "/dev/shm"})
+    log = f"WARNING: something else\n{line}\n"
+    assert [f.outcome for f in _findings(log)] == [Outcome.SHM_MISSING]
+    assert probe_report('{"probe_schema": 2, "runtime": "python"}') is None
+    assert probe_report('{"probe_schema": 1, "gpu": "not a part"}') is None
+    assert _findings("python3: not found\n") == [
+        TrialFinding(Outcome.NO_PROBE_LINE, Level.UNKNOWN, POD, "python3: not found")
+    ]
+
+
+def test_no_gpu_library_is_unknown_not_a_failure() -> None:
+    gpu = {
+        "status": "no-library",
+        "requested": 1,
+        "library": None,
+        "libraries": [{"name": n, "status": "absent"} for n in ("torch", "jax", "cupy")],
+        "driver": {
+            "version": "580.159.04",
+            "nvidia_smi": True,
+            "nvidia_smi_gpus": ["NVIDIA H200, 580.159.04, 143771"],
+        },
+    }
+    assert _findings(_line(gpu=gpu)) == [
+        TrialFinding(Outcome.NO_GPU_LIBRARY, Level.UNKNOWN, POD, "driver 580.159.04", 1.0, 1.0)
+    ]
