@@ -86,7 +86,15 @@ def test_json_output_loads_no_rich_and_doctor_no_logging_or_traceback(
                 status.pop("imageID", None)
         server.add(*objects)
         kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
-        doctor_code, doctor = _imported("doctor", "--kubeconfig", str(kubeconfig), "-o", "json")
+        doctor_code, doctor = _imported(
+            "doctor",
+            "--kubeconfig",
+            str(kubeconfig),
+            "--registry-allow",
+            f"127.0.0.1:{registry.port}",
+            "-o",
+            "json",
+        )
         refresh_code, refresh = _imported("refresh", "--kubeconfig", str(kubeconfig), "-o", "json")
         asked = {request.method for request in registry.received}
     assert (doctor_code, refresh_code) == (0, 0)

@@ -205,3 +205,21 @@ def test_a_machine_karpenter_is_still_launching_stays_on_its_way(doctor: Doctor)
     )
     report = doctor.live("-o", "json").json()
     assert report["headline"]["code"] == "capacity.machine-coming"
+
+
+def test_a_scheduler_message_with_no_reason_known_is_pointed_at_in_plain_words(
+    doctor: Doctor,
+) -> None:
+    """kube-scheduler's message without a reason doctor classifies (`0/3 nodes are available`
+    and nothing after): the remedy points at the cluster's own words, without jargon (the kit
+    checks every headline and remedy)."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        pod["status"]["conditions"][0]["message"] = "0/3 nodes are available"
+        return [*objects, pod]
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    assert report["headline"]["code"] == "capacity.unschedulable"
+    assert "read the cluster's own words on it" in report["headline"]["remedy"].lower()

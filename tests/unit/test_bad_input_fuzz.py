@@ -5,6 +5,7 @@ Hypothesis feeds damaged kubeconfigs, snapshot folders and flag values through t
 
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -130,7 +131,10 @@ def test_any_broken_image_reference_in_a_refreshed_workload(tmp_path: Path, imag
         assert server.requests("PATCH") == []
         assert (workload["outcome"], result.exit_code) == ("invalid-image", 2)
         assert workload["reason"] == f"runner: {reported['reason']}"
-        assert repr(image) in reported["reason"]
+        # The kubelet's words, which name the reference as Go's %q does.
+        with pytest.raises(ImageReferenceError) as refused:
+            parse_image(image)
+        assert str(refused.value) in reported["reason"]
 
 
 INCIDENT = Path(__file__).resolve().parents[2] / "examples" / "manifests" / "incident.yaml"

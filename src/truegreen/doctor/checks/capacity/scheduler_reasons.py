@@ -41,7 +41,7 @@ _TODO: dict[Obstacle, str] = {
     Obstacle.SPREAD: "loosen the job's spread rules, or add machines where it must spread",
     Obstacle.DEVICES: "free or add the devices the job claims",
     Obstacle.PORTS: "free the machine ports the job asks for, or stop asking for them",
-    Obstacle.OTHER: "read the scheduler's words",
+    Obstacle.OTHER: "read the cluster's own words on it",
 }
 
 
