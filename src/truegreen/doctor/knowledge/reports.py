@@ -59,7 +59,9 @@ def quoted(text: str) -> str:
     return line if len(line) <= MESSAGE_CAP else line[: MESSAGE_CAP - 1] + "…"
 
 
-def _when(event: Mapping[str, Any]) -> datetime | None:
+def event_time(event: Mapping[str, Any]) -> datetime | None:
+    """When an Event last happened: its series' last observation, else its last timestamp,
+    event time, deprecated last timestamp, or creation (core/v1 and events.k8s.io/v1)."""
     series = o.mapping(event.get("series"))
     for value in (
         series.get("lastObservedTime"),
@@ -110,7 +112,7 @@ def warnings_of(events: Iterable[KubeObject]) -> list[Report]:
             name,
             quoted(str(event.get("message") or event.get("note") or "")),
             count,
-            _when(event),
+            event_time(event),
         )
         key = (kind, name, reason, component)
         kept = newest.get(key)

@@ -21,6 +21,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
+from truegreen.doctor.knowledge.reports import event_time
 
 AUTOSCALER_SOURCES = ("cluster-autoscaler", "karpenter")
 """The event sources read, each by its own field selector (`source=…`)."""
@@ -49,19 +50,6 @@ class AutoscalerWord(Struct, frozen=True):
     at: datetime | None
 
 
-def _time(event: Mapping[str, Any]) -> datetime | None:
-    series = o.mapping(event.get("series"))
-    for value in (
-        series.get("lastObservedTime"),
-        event.get("lastTimestamp"),
-        event.get("eventTime"),
-    ):
-        moment = o.parse_time(value)
-        if moment is not None:
-            return moment
-    return o.created_at(event)
-
-
 def _word(event: Mapping[str, Any]) -> Word | None:
     reason = event.get("reason")
     source = str(o.mapping(event.get("source")).get("component") or event.get("reportingComponent"))
@@ -85,7 +73,7 @@ def autoscaler_words(
         word = _word(event)
         if involved.get("kind") != "Pod" or name not in wanted or word is None:
             continue
-        at = _time(event)
+        at = event_time(event)
         if word is Word.ADDING and (at is None or now - at > PROVISION_TIME):
             continue
         source = str(o.mapping(event.get("source")).get("component") or "")
