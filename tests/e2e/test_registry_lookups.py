@@ -14,6 +14,7 @@ from typing import Any
 from tests.support.hostile import Answer, Received, ScriptedApi
 from tests.support.registry import pull_login, serving_manifests
 from truegreen.doctor.knowledge.image_presence import ImageLookup, Presence, RegistryAnswer
+from truegreen.doctor.reads.registry_budget import RegistryBudget
 from truegreen.doctor.reads.registry_lookups import LiveRegistry
 from truegreen.refresh.registry import LOOKUPS_IN_FLIGHT, RegistryAccess
 
@@ -32,7 +33,7 @@ def _image(*sizes: int) -> Answer:
 
 
 def _registry(timeout: float = 5) -> LiveRegistry:
-    return LiveRegistry(RegistryAccess(timeout=timeout))
+    return LiveRegistry(RegistryAccess(timeout=timeout), RegistryBudget(60))
 
 
 def _basic(username: str, password: str) -> str:

@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # logs and events are read only for a snapshot; progress only
     from truegreen.doctor.command.clusters import ClustersReport
     from truegreen.doctor.command.fleet import FleetReport
     from truegreen.doctor.command.progress import Told
+    from truegreen.doctor.reads.registry_budget import RegistryBudget
     from truegreen.doctor.reads.registry_lookups import LiveRegistry, RecordingRegistry
 
 NO_REGISTRY = RegistryOff("--no-registry")
@@ -45,6 +46,9 @@ MAX_TRIAL_SECONDS = 3600
 """An hour: a trial holds GPUs while it runs; longer is a typo, not a trial."""
 RUN_LIMIT_IN_REQUESTS = 30
 """doctor and snapshot stop reading after this many request timeouts in all."""
+REGISTRY_LIMIT_IN_REQUESTS = 10
+"""The registry look-ups of a run end after this many request timeouts in all; the cluster's
+run limit grows by as much, so waiting on a registry never spends the cluster's time."""
 
 
 class DoctorRequest(Struct, frozen=True):
@@ -109,10 +113,19 @@ class SnapshotSummary(Struct, frozen=True):
     machines`)."""
 
 
-def _run_limit(connection: ConnectionSettings) -> float:
+def _run_limit(connection: ConnectionSettings, registries: bool) -> float:
     """Seconds for the whole run: a fixed number of request timeouts, so a cluster that answers
-    every request just in time still cannot hold the run for long."""
-    return RUN_LIMIT_IN_REQUESTS * connection.request_timeout
+    every request just in time still cannot hold the run for long; with the registries'
+    own budget on top when they are asked (`registries`)."""
+    limit = RUN_LIMIT_IN_REQUESTS + (REGISTRY_LIMIT_IN_REQUESTS if registries else 0)
+    return limit * connection.request_timeout
+
+
+def _registry_budget(connection: ConnectionSettings) -> RegistryBudget:
+    """The run's time for registry look-ups, from now."""
+    from truegreen.doctor.reads.registry_budget import RegistryBudget
+
+    return RegistryBudget(REGISTRY_LIMIT_IN_REQUESTS * connection.request_timeout)
 
 
 def _with_config(connection: ConnectionSettings, config: DoctorConfig) -> ConnectionSettings:
@@ -205,14 +218,15 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
         trial=request.trial or config.trial,
         trial_timeout=request.trial_timeout,
     )
-    with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
+    asked = not _no_registry(request, config)
+    with LiveCluster.connect(connection, _run_limit(connection, asked)) as cluster:
         _settled()
         where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
         reader = _telling(cluster, told)
         registry = (
-            None
-            if _no_registry(request, config)
-            else _live_registry(connection, request.registry_allow)
+            _live_registry(connection, request.registry_allow, _registry_budget(connection))
+            if asked
+            else None
         )
         return diagnose(
             reader if registry is None else registry.keeping_logins(reader),
@@ -230,17 +244,21 @@ def _no_registry(request: DoctorRequest, config: DoctorConfig) -> bool:
     return request.no_registry or config.no_registry
 
 
-def _live_registry(connection: ConnectionSettings, allowed: frozenset[str]) -> LiveRegistry:
+def _live_registry(
+    connection: ConnectionSettings, allowed: frozenset[str], budget: RegistryBudget
+) -> LiveRegistry:
     """The registries, asked with the pods' own logins; each look-up bounded by the request
-    timeout, as refresh bounds its look-ups. From outside the cluster: this computer's own
-    address and plain HTTP only for the registries the operator named (`allowed`)."""
+    timeout, as refresh bounds its look-ups, and all by the run's `budget`. From outside the
+    cluster: this computer's own address and plain HTTP only for the registries the operator
+    named (`allowed`)."""
     from truegreen.doctor.reads.registry_lookups import LiveRegistry
     from truegreen.refresh.registry import RegistryAccess
 
     return LiveRegistry(
         RegistryAccess(
             timeout=connection.request_timeout, insecure_registries=allowed, outside=True
-        )
+        ),
+        budget,
     )
 
 
@@ -336,7 +354,7 @@ def _fleet_of(
     from truegreen.doctor.command.fleet import diagnose_fleet
 
     settings = replace(settings, kubectl=for_connection(connection))
-    with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
+    with LiveCluster.connect(connection, _run_limit(connection, not no_registry)) as cluster:
         _settled()
         where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
         try:
@@ -344,11 +362,12 @@ def _fleet_of(
         except NamespacesNotListedError as error:
             raise namespaces_not_listed(error, where, settings.kubectl) from None
         reader = _telling(cluster, told)
+        budget = _registry_budget(connection)  # one for every namespace of the cluster
 
         def registries(base: ClusterReader) -> tuple[ClusterReader, ImageRegistry | RegistryOff]:
             if no_registry:
                 return base, NO_REGISTRY
-            live = _live_registry(connection, allowed)
+            live = _live_registry(connection, allowed, budget)
             return live.keeping_logins(base), live
 
         now = datetime.now(UTC)
@@ -379,14 +398,15 @@ def take_snapshot(
     connection = _with_config(request.connection, config)
     if target.path is not None:  # a bad target is refused before any read is made
         (check_new_folder if target.folder else check_new_archive)(target.path)
-    with LiveCluster.connect(connection, _run_limit(connection)) as cluster:
+    asked = not _no_registry(request, config)
+    with LiveCluster.connect(connection, _run_limit(connection, asked)) as cluster:
         _settled()
         namespace = cluster.namespace
         reader = _telling(cluster, told)
         live = (
-            None
-            if _no_registry(request, config)
-            else _live_registry(connection, request.registry_allow)
+            _live_registry(connection, request.registry_allow, _registry_budget(connection))
+            if asked
+            else None
         )
         registry = None if live is None else _recording(live)
         recorder = RecordingReader(

@@ -98,6 +98,8 @@ class Presence(StrEnum):
     which doctor never connects to: nothing was dialled."""
     NOT_ASKED = "not-asked"
     """Past MAX_LOOKUPS: the registry was not asked."""
+    OUT_OF_TIME = "out-of-time"
+    """The run's time for registries was spent before this look-up: it was not asked."""
     NOT_CAPTURED = "not-captured"
     """Offline: the snapshot holds no answer for this look-up."""
 

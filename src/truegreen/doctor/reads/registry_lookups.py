@@ -4,7 +4,9 @@ Live, `LiveRegistry` keeps the registry logins the reads bring in (below the red
 environment doctor judges never holds one) and hands each only to the registry client, which
 sends it to its own registry's scheme, host and port and nowhere else (refresh/registry.py).
 One look-up per distinct image and set of logins, at most LOOKUPS_IN_FLIGHT at a time and
-MAX_LOOKUPS in all, each bounded by one deadline. A snapshot records the answers
+MAX_LOOKUPS in all, each bounded by one deadline and all by the run's registry budget
+(registry_budget.py), which also keeps a registry that timed out from being asked again. A
+snapshot records the answers
 (`RecordingRegistry`); offline, `RecordedRegistry` answers from them and never dials out.
 """
 
@@ -34,6 +36,7 @@ from truegreen.doctor.knowledge.image_presence import (
     platform_manifest,
     platforms_offered,
 )
+from truegreen.doctor.reads.registry_budget import RegistryBudget
 from truegreen.http.deadline import Deadline
 from truegreen.images import ImageReference, login_covers, parse_image
 from truegreen.refresh.registry import (
@@ -114,8 +117,9 @@ class _LoginKeeper:
 class LiveRegistry:
     """Asks the registries themselves, with the logins the reads brought in."""
 
-    def __init__(self, access: RegistryAccess) -> None:
+    def __init__(self, access: RegistryAccess, budget: RegistryBudget) -> None:
         self._access = access
+        self._budget = budget
         self._logins: dict[str, PullCredentials] = {}
         self._lock = threading.Lock()
         self.requests_made = 0
@@ -179,7 +183,6 @@ class LiveRegistry:
     def _one(self, client: RegistryClient, lookup: ImageLookup) -> RegistryAnswer:
         """One look-up: each login the kubelet would try, until one finds the image."""
         reference = parse_image(lookup.image)
-        deadline = Deadline.after(self._access.timeout)
         logins: list[RegistryLogin | None] = list(self._logins_for(lookup.logins, reference))
         if lookup.logins and not logins:
             return RegistryAnswer(
@@ -187,12 +190,26 @@ class LiveRegistry:
                 f"the registry logins {', '.join(lookup.logins)} hold no user name and password "
                 f"for {reference.registry}",
             )
+        if self._budget.stalled(reference.registry):
+            return RegistryAnswer(
+                Presence.TIMEOUT,
+                f"{reference.registry} did not answer in time earlier in this run: not asked again",
+            )
+        if self._budget.spent:
+            return RegistryAnswer(
+                Presence.OUT_OF_TIME,
+                f"doctor gives the registries {self._budget.seconds:g} s a run, all spent",
+            )
+        deadline = self._budget.deadline(self._access.timeout)
         answers: list[RegistryAnswer] = []
         for login in logins or [None]:
             answers.append(_ask(client, reference, login, lookup.platform, deadline))
             if answers[-1].presence is Presence.PRESENT:
                 break
-        return combined(answers)
+        answer = combined(answers)
+        if answer.presence is Presence.TIMEOUT:
+            self._budget.timed_out(reference.registry)
+        return answer
 
 
 def _ask(

@@ -85,6 +85,7 @@ REGISTRY_WHY: Final[dict[Presence, str]] = {
     Presence.OWN_ADDRESS: "a registry on the machines' own address can't be asked from here",
     Presence.ADDRESS_REFUSED: "{registry} leads to an address doctor never connects to",
     Presence.NOT_ASKED: "doctor asks about at most {limit} images a run",
+    Presence.OUT_OF_TIME: "doctor's time for asking registries ran out in this run",
     Presence.NOT_CAPTURED: "the snapshot doesn't include the registry's answer about it",
     Presence.REFUSED: "the machines log in to {registry} on their own, and doctor can't use "
     "that login",
@@ -113,6 +114,8 @@ REGISTRY_REMEDIES: Final[dict[Presence, str]] = {
     f"workload, then check the image from a machine of the cluster; {_SKIP_LOOK_UP}.",
     Presence.NOT_ASKED: "Check the image from a machine of the cluster, or check fewer "
     "images at once.",
+    Presence.OUT_OF_TIME: "Run again for fewer namespaces, or allow each answer more time with "
+    f"--request-timeout 30; {_SKIP_LOOK_UP}.",
     Presence.NOT_CAPTURED: "Take a new snapshot with {snapshot} and check that one.",
     Presence.REFUSED: f"Nothing to do if the image downloads on the machines; {_SKIP_LOOK_UP}.",
 }
