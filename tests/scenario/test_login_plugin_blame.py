@@ -19,9 +19,11 @@ from tests.support.cli import run_cli
 from tests.support.fake_apiserver import FakeApiServer
 from tests.support.scenarios import healthy
 
-# --request-timeout 0.2 gives the run 30 x 0.2 = 6 seconds in all (doctor/command/request.py).
+# --request-timeout 0.2 gives the run (30 + 10) x 0.2 = 8 seconds in all: 30 request timeouts
+# for the cluster and 10 for the registries, which doctor asks by default
+# (doctor/command/request.py).
 REQUEST_TIMEOUT = "0.2"
-RUN_LIMIT = 6
+RUN_LIMIT = 8
 TOKEN = json.dumps(
     {
         "apiVersion": "client.authentication.k8s.io/v1",
