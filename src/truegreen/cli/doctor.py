@@ -24,6 +24,7 @@ from truegreen.cli.parser import (
     common_output,
     connection,
     connection_options,
+    trial_options,
 )
 
 if TYPE_CHECKING:
@@ -78,22 +79,7 @@ def _doctor_arguments(parser: argparse.ArgumentParser) -> None:
         help="Also ask the cluster to admit the training job's pod as a dry run (stores "
         "nothing; needs create on pods).",
     )
-    parser.add_argument(
-        "--trial",
-        action="store_true",
-        help="Also start the training job's own pods for a few seconds and measure what reading "
-        "cannot: the image download, the GPUs, shared memory, the dataset, the workers reaching "
-        "each other (docs/trial.md). They hold GPUs and count against the quota while they run, "
-        "and are deleted after; needs create and delete on pods, get on pods/log, list on "
-        "events.",
-    )
-    parser.add_argument(
-        "--trial-timeout",
-        type=float,
-        default=300.0,
-        metavar="SECONDS",
-        help="The trial's whole time, the image download included (default 300).",
-    )
+    trial_options(parser)
     parser.add_argument(
         "--no-registry",
         action="store_true",

@@ -229,6 +229,26 @@ def common_output(parser: argparse.ArgumentParser) -> None:
     plain_options(parser)
 
 
+def trial_options(parser: argparse.ArgumentParser) -> None:
+    """`--trial` and `--trial-timeout`, as doctor and snapshot take them."""
+    parser.add_argument(
+        "--trial",
+        action="store_true",
+        help="Also start the training job's own pods for a few seconds and measure what reading "
+        "cannot: the image download, the GPUs, shared memory, the dataset, the workers reaching "
+        "each other (docs/trial.md). They hold GPUs and count against the quota while they run, "
+        "and are deleted after; needs create and delete on pods, get on pods/log, list on "
+        "events.",
+    )
+    parser.add_argument(
+        "--trial-timeout",
+        type=float,
+        default=300.0,
+        metavar="SECONDS",
+        help="The trial's whole time, the image download included (default 300).",
+    )
+
+
 def connection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--kubeconfig",

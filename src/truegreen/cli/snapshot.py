@@ -15,6 +15,7 @@ from truegreen.cli.parser import (
     common_output,
     connection,
     connection_options,
+    trial_options,
 )
 
 if TYPE_CHECKING:
@@ -52,6 +53,7 @@ def _snapshot_arguments(parser: argparse.ArgumentParser) -> None:
         "--credentials-secret", metavar="NAME:KEY1,KEY2", help="Also save this read (names only)."
     )
     parser.add_argument("--config", type=FILE, metavar="FILE", help="doctor's config.")
+    trial_options(parser)
     parser.add_argument(
         "--no-registry",
         action="store_true",
@@ -84,14 +86,17 @@ def snapshot(
     config: Path | None,
     no_registry: bool,
     registry_allow: list[str],
+    trial: bool,
+    trial_timeout: float,
     output: str,
     verbose: bool,
     no_color: bool,
     debug: bool,
 ) -> None:
     """Save a support bundle: every read doctor makes (failed reads too), the namespace's
-    newest events and the last lines of failing containers' logs, redacted by policy
-    (docs/snapshot.md). Check it offline with `truegreen doctor --snapshot FILE`.
+    newest events and the last lines of failing containers' logs, and with --trial what the
+    trial measured, redacted by policy (docs/snapshot.md). Check it offline with
+    `truegreen doctor --snapshot FILE`.
 
     Exit 0 saved, 3 saved but some reads could not be made.
     """
@@ -114,6 +119,8 @@ def snapshot(
         config=config,
         no_registry=no_registry,
         registry_allow=allowed_registries(registry_allow),
+        trial=trial,
+        trial_timeout=trial_timeout,
     )
     target = SnapshotTarget(output_directory or archive, folder=output_directory is not None)
     consoles = text_consoles(output, no_color)

@@ -71,6 +71,10 @@ REGISTRY_RESOURCE = "images"
 """The key of the file that holds the registries' answers (`reads/NNN-registry-images.yaml`):
 no read of the cluster, so readers of reads skip it."""
 _REGISTRY_FILE = re.compile(rf"\d+-{REGISTRY_VERB}-{REGISTRY_RESOURCE}\.yaml")
+TRIAL_VERB = "trial"
+TRIAL_RESOURCE = "pods"
+"""The trial's evidence (`snapshot --trial`): one file, after the registries' answers."""
+_TRIAL_FILE = re.compile(rf"\d+-{TRIAL_VERB}-{TRIAL_RESOURCE}\.yaml")
 
 
 class _Dumper(getattr(yaml, "CSafeDumper", yaml.SafeDumper)):  # type: ignore[misc]
@@ -166,6 +170,8 @@ class Capture(Struct, frozen=True):
     """Failing containers whose logs were not read: more than the cap."""
     registry: Sequence[Any] | None = None
     """The registries' answers about the images, as plain values; None: not asked."""
+    trial: Mapping[str, Any] | None = None
+    """What the trial read back, as plain values (truegreen.trial.record); None: no trial."""
 
 
 def render(capture: Capture) -> list[tuple[str, bytes]]:
@@ -212,6 +218,13 @@ def render(capture: Capture) -> list[tuple[str, bytes]]:
         files.append(
             (_file_name(number, REGISTRY_VERB, REGISTRY_RESOURCE, None), _dump_json(document))
         )
+    if capture.trial is not None:
+        number = len(files)
+        document = {
+            "read": {"verb": TRIAL_VERB, "resource": TRIAL_RESOURCE},
+            "result": redact_value(dict(capture.trial)),
+        }
+        files.append((_file_name(number, TRIAL_VERB, TRIAL_RESOURCE, None), _dump_json(document)))
     return files
 
 
@@ -315,12 +328,16 @@ class SnapshotReader:
         self.registry: object | None = None
         """The registries' answers as saved (hostile: read them as such); None when the
         snapshot holds none."""
+        self.trial: object | None = None
+        """What the trial read back as saved (hostile); None when the snapshot holds none."""
         for name, text in reads:
             read = load_read(name, text)
             if read is not None:
                 self._reads[read[0]] = read[1]
             elif self.registry is None and _REGISTRY_FILE.fullmatch(name):
                 self.registry = _registry_record(text)
+            elif self.trial is None and _TRIAL_FILE.fullmatch(name):
+                self.trial = _trial_record(text)
 
     @classmethod
     def open(cls, path: Path) -> "SnapshotReader":
@@ -410,6 +427,16 @@ def _registry_record(text: Text) -> object | None:
     if isinstance(key, Mapping) and key.get("verb") != REGISTRY_VERB:
         return None
     return result.get("lookups") if isinstance(result, Mapping) else []
+
+
+def _trial_record(text: Text) -> object:
+    """The trial's record the file holds (`result`); {} when the file cannot be read as one,
+    which reads back as a record not saved."""
+    loaded = parsed(text)
+    if isinstance(loaded, Refusal) or not isinstance(loaded.data, Mapping):
+        return {}
+    result = loaded.data.get("result")
+    return dict(result) if isinstance(result, Mapping) else {}
 
 
 def _as_sent(kind: Kind, item: Mapping[str, Any]) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from truegreen.kubectl import Kubectl, truegreen_command
 from truegreen.plain_words import plain_connection_why
 
 if TYPE_CHECKING:
+    from truegreen.trial.readback import TrialRun
     from truegreen.trial.run import TrialClient
 
 _NO_CREDENTIALS = "not asked for: pass --credentials-secret NAME:KEY1,KEY2"
@@ -71,17 +72,21 @@ def diagnose(
     creator: PodCreator | None = None,
     registry: ImageRegistry | RegistryOff = MONITOR_REGISTRY_OFF,
     trial: "TrialClient | None" = None,
+    recorded_trial: "TrialRun | CantRead | None" = None,
 ) -> Report:
     """Check one namespace. `where` names the cluster and login for the lines that say it could
     not be read; `creator` makes the trial start when one is asked for (live only);
     `registry` answers whether the images are in their registry, or says why it is not asked;
-    `trial` runs the trial pods (`--trial`, live only), after every other read."""
+    `trial` runs the trial pods (`--trial`, live only), after every other read;
+    `recorded_trial` is what a snapshot's trial read back, judged in its place."""
     asked = None if isinstance(registry, RegistryOff) else registry
     gathered = gather(RedactingReader(reader), namespace, now, settings, creator, registry=asked)
     if settings.trial and trial is not None and isinstance(gathered, Environment):
         from truegreen.doctor.reads.trial import with_trial
 
         gathered = with_trial(gathered, trial)
+    elif settings.trial and recorded_trial is not None and isinstance(gathered, Environment):
+        gathered = replace(gathered, trial_run=recorded_trial)
     return report_of(gathered, settings, where, registry)
 
 

@@ -168,8 +168,9 @@ class Environment(Struct, frozen=True):
     """Per (namespace, name) of a Service behind a webhook that pod creation calls."""
     trial: CreateResult | None = None
     """The server's answer to the trial start; None when none was made."""
-    trial_run: TrialRun | None = None
-    """What the trial pods measured (`--trial`); None when no trial ran."""
+    trial_run: TrialRun | CantRead | None = None
+    """What the trial pods measured (`--trial`); None when no trial ran; a CantRead when a
+    snapshot taken with the trial holds no readable record of it."""
     refresh_failures: ListRead | None = None
     """refresh's failed-rollout Events, read only when a workload shows refresh attempts."""
     training: TrainingWork | None = None

@@ -9,6 +9,7 @@ measurement of that gate, said as such, never as a failure of the probe.
 
 from typing import Final
 
+from truegreen.cluster import CantRead
 from truegreen.doctor.checks.base import Words
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
@@ -19,6 +20,8 @@ CHECK = CheckId.TRIAL
 OK: Final = "trial.ok"
 REFUSED: Final = "trial.refused"
 NOT_DELETED: Final = "trial.not-deleted"
+NOT_SAVED: Final = "trial.not-saved"
+"""A snapshot taken with the trial that holds no readable record of it."""
 SHM_DEFAULT: Final = "trial.shm-default-size"
 """Shared memory at the container runtime's 64 MiB default, with no need stated by the job."""
 
@@ -30,6 +33,10 @@ WORDS: Final[dict[str, Wording]] = {
         "Couldn't start the trial of the training job: the cluster refused it.",
         "The details give the cluster's words: grant the rights docs/trial.md lists, or run "
         "without --trial.",
+    ),
+    NOT_SAVED: Wording(
+        "Couldn't read what the trial measured: the snapshot's record of it is missing or damaged.",
+        "Take a new snapshot with --trial and check that one.",
     ),
     NOT_DELETED: Wording(
         "The trial left {count} of its runs behind ({names}).",
@@ -191,6 +198,8 @@ def check(env: Environment) -> list[Finding]:
     run = env.trial_run
     if run is None:
         return []
+    if isinstance(run, CantRead):
+        return [SAY.finding(Status.UNKNOWN, Basis.CANT_CHECK, NOT_SAVED, details=(run.reason,))]
     if run.refused is not None:
         return [
             SAY.finding(

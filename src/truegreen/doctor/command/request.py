@@ -18,7 +18,7 @@ from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.doctor.command.config import DoctorConfig, doctor_settings, load_config
 from truegreen.doctor.diagnose import RegistryOff, Where, diagnose
-from truegreen.doctor.environment import DoctorSettings, Unreachable
+from truegreen.doctor.environment import DoctorSettings, Environment, Unreachable
 from truegreen.doctor.findings import CheckId
 from truegreen.doctor.knowledge.image_presence import ImageRegistry
 from truegreen.doctor.reads.gather import gather
@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # logs and events are read only for a snapshot; progress only
     from truegreen.doctor.command.progress import Told
     from truegreen.doctor.reads.registry_budget import RegistryBudget
     from truegreen.doctor.reads.registry_lookups import LiveRegistry, RecordingRegistry
+    from truegreen.trial.readback import TrialRun
 
 NO_REGISTRY = RegistryOff("--no-registry")
 SNAPSHOT_WITHOUT_REGISTRY = RegistryOff("the snapshot holds no registry answers")
@@ -191,7 +192,9 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
         namespace = snapshot.namespace
         # Commands in remedies are for the cluster the snapshot came from: name the namespace.
         settings = replace(
-            with_planned_job(settings, request.job_file), kubectl=Kubectl(namespace=namespace)
+            with_planned_job(settings, request.job_file),
+            kubectl=Kubectl(namespace=namespace),
+            trial=taken_with.get("trial") == "true",
         )
         where = Where(snapshot.info.server, f"the snapshot {request.snapshot}", offline=True)
         return diagnose(
@@ -204,11 +207,9 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
                 snapshot.registry,
                 _no_registry(request, config) or taken_with.get("no_registry") == "true",
             ),
+            recorded_trial=_recorded_trial(snapshot.trial) if settings.trial else None,
         )
-    if not 1 <= request.trial_timeout <= MAX_TRIAL_SECONDS:  # `not`: NaN is in no range
-        raise UsageError(
-            f"--trial-timeout must be a number of seconds from 1 to {MAX_TRIAL_SECONDS}"
-        )
+    _check_trial_timeout(request)
     settings = doctor_settings(
         config, request.job_requests, request.credentials_secret, request.admission_dry_run
     )
@@ -237,6 +238,13 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
             cluster,
             NO_REGISTRY if registry is None else registry,
             trial=cluster if settings.trial else None,
+        )
+
+
+def _check_trial_timeout(request: DoctorRequest) -> None:
+    if not 1 <= request.trial_timeout <= MAX_TRIAL_SECONDS:  # `not`: NaN is in no range
+        raise UsageError(
+            f"--trial-timeout must be a number of seconds from 1 to {MAX_TRIAL_SECONDS}"
         )
 
 
@@ -278,6 +286,13 @@ def _recorded_registry(record: object | None, off: bool) -> ImageRegistry | Regi
     from truegreen.doctor.reads.registry_lookups import RecordedRegistry
 
     return RecordedRegistry.from_document(record)
+
+
+def _recorded_trial(record: object | None) -> TrialRun | CantRead | None:
+    """What the snapshot's trial read back; a record missing or unreadable is a CantRead."""
+    from truegreen.trial.record import from_record
+
+    return from_record(record)
 
 
 def run_fleet(
@@ -394,7 +409,7 @@ def take_snapshot(
     )
 
     config = load_config(request.config)
-    settings = doctor_settings(config, request.job_requests, request.credentials_secret)
+    settings = _snapshot_settings(request, config)
     connection = _with_config(request.connection, config)
     if target.path is not None:  # a bad target is refused before any read is made
         (check_new_folder if target.folder else check_new_archive)(target.path)
@@ -433,10 +448,13 @@ def take_snapshot(
                     for wanted in selection.requests
                 ]
         logs = [(wanted, read.result()) for wanted, read in pending]
+        trial = _trial_record(env, cluster) if settings.trial else None
         taken_with = {
             "credentials_secret": request.credentials_secret or config.credentials_secret,
             "job_requests": request.job_requests or config.job_requests,
             "no_registry": "true" if live is None else None,
+            "trial": "true" if settings.trial else None,
+            "trial_timeout": f"{settings.trial_timeout:g}" if settings.trial else None,
         }
         info = SnapshotInfo(
             namespace,
@@ -445,7 +463,7 @@ def take_snapshot(
             {key: value for key, value in taken_with.items() if value},
         )
     registry_record = None if registry is None else registry.document()
-    files = render(Capture(info, recorder.recorded, logs, left_out, registry_record))
+    files = render(Capture(info, recorder.recorded, logs, left_out, registry_record, trial))
     saved_to = target.path or Path(default_archive_name(namespace, now))
     try:
         if target.folder:
@@ -481,6 +499,23 @@ def take_snapshot(
         logs=sum(1 for log in logs if isinstance(log[1], Logged)),
         logs_left_out=left_out,
     )
+
+
+def _snapshot_settings(request: DoctorRequest, config: DoctorConfig) -> DoctorSettings:
+    """doctor's settings for a snapshot: the trial's too, its time checked before any read."""
+    _check_trial_timeout(request)
+    settings = doctor_settings(config, request.job_requests, request.credentials_secret)
+    return replace(
+        settings, trial=request.trial or config.trial, trial_timeout=request.trial_timeout
+    )
+
+
+def _trial_record(env: Environment, cluster: LiveCluster) -> dict[str, object]:
+    """The trial, run after every other read as doctor runs it, as the snapshot saves it."""
+    from truegreen.doctor.reads.trial import trial_of
+    from truegreen.trial.record import to_record
+
+    return to_record(trial_of(env, cluster))
 
 
 def _answered(read: object) -> bool:

@@ -14,6 +14,8 @@ from truegreen import kubeobjects as o
 from truegreen.doctor.checks.admission.trial import trial_pod as job_pod
 from truegreen.doctor.environment import Environment
 from truegreen.trial.pods import TrialSettings, trainer_index, trial_pod
+from truegreen.trial.readback import TrialRun
+from truegreen.trial.record import redacted
 from truegreen.trial.run import TrialClient, run_trial
 
 DEFAULT_PORT = 29500
@@ -37,9 +39,17 @@ def _port(spec: object) -> int:
 def with_trial(env: Environment, client: TrialClient) -> Environment:
     """`env` with what the trial of its judged training job measured; unchanged when there is
     no training job to try."""
+    run = trial_of(env, client)
+    return env if run is None else replace(env, trial_run=run)
+
+
+def trial_of(env: Environment, client: TrialClient) -> TrialRun | None:
+    """What the trial of `env`'s judged training job read back, redacted by the snapshot's
+    policy (a live run and its snapshot judge the same text); None when there is no training
+    job to try."""
     job = env.training.judged if env.training is not None else None
     if job is None:
-        return env
+        return None
     pod = job_pod(job)
     pods = sum(s.count for s in job.pod_sets)
     world = 2 if job.together and pods > 1 else 1
@@ -58,4 +68,4 @@ def with_trial(env: Environment, client: TrialClient) -> Environment:
             for r in range(world)
         ]
 
-    return replace(env, trial_run=run_trial(client, env.namespace, make, timeout_seconds=timeout))
+    return redacted(run_trial(client, env.namespace, make, timeout_seconds=timeout))
