@@ -31,7 +31,7 @@ def _gpu(requested: int, **library: Any) -> dict[str, Any]:
     return {"status": lib["status"], "requested": requested, "library": "torch", "libraries": [lib]}
 
 
-def _findings(run: TrialRun) -> list[Finding]:
+def _findings(run: TrialRun | CantRead) -> list[Finding]:
     env = SimpleNamespace(trial_run=run, settings=SimpleNamespace(kubectl=Kubectl(namespace="ml")))
     return trial.check(cast(Environment, env))
 
@@ -40,7 +40,7 @@ def _pod(log: str = "", **fields: Any) -> TrialRun:
     return TrialRun(pods=(TrialPod(pod=POD, log=log, **fields),))
 
 
-def _codes(run: TrialRun) -> list[tuple[str, str]]:
+def _codes(run: TrialRun | CantRead) -> list[tuple[str, str]]:
     return [(f.code, f.status.value) for f in _findings(run)]
 
 
@@ -48,7 +48,7 @@ def _collective(error: str) -> TrialRun:
     return _pod(_line(collective={"status": "error", "backend": "nccl", "error": error}))
 
 
-CASES: list[tuple[TrialRun, tuple[str, str]]] = [
+CASES: list[tuple[TrialRun | CantRead, tuple[str, str]]] = [
     (
         _pod(
             events=(
@@ -207,6 +207,11 @@ CASES: list[tuple[TrialRun, tuple[str, str]]] = [
     (
         _pod(_line(shm={"status": "ok", "path": "/dev/shm", "size_bytes": 1 << 30})),
         ("trial.ok", "ok"),
+    ),
+    (
+        # A snapshot taken with --trial whose record of it is missing or damaged.
+        CantRead(ReadFailure.MALFORMED, "the snapshot holds no readable record of the trial"),
+        ("trial.not-saved", "unknown"),
     ),
 ]
 
