@@ -220,11 +220,11 @@ def render(capture: Capture) -> list[tuple[str, bytes]]:
         )
     if capture.trial is not None:
         number = len(files)
-        document = {
+        trial: dict[str, object] = {
             "read": {"verb": TRIAL_VERB, "resource": TRIAL_RESOURCE},
             "result": redact_value(dict(capture.trial)),
         }
-        files.append((_file_name(number, TRIAL_VERB, TRIAL_RESOURCE, None), _dump_json(document)))
+        files.append((_file_name(number, TRIAL_VERB, TRIAL_RESOURCE, None), _dump_json(trial)))
     return files
 
 
