@@ -50,6 +50,74 @@ class AdmissionSettings:
     extended_resource_toleration: bool = False
     """Run ExtendedResourceToleration (EKS, GKE and AKS enable it; kube-apiserver does not by
     default)."""
+    kueue_pods: KueuePods | None = None
+    """Kueue's `pod` integration, on for every namespace (its webhook and its admission of a
+    plain pod's Workload); None: not installed."""
+
+
+@dataclass
+class KueuePods:
+    """Kueue's pod integration, as far as a plain pod's create and start meet it.
+
+    Its mutating webhook (kueue pkg/controller/jobs/pod/pod_webhook.go `Default`) suspends a
+    pod owned by no Kueue-managed job when the pod names a queue (`kueue.x-k8s.io/queue-name`)
+    or Kueue manages pods without one (`manageJobsWithoutQueueName`): the label
+    `kueue.x-k8s.io/managed: "true"`, the finalizer `kueue.x-k8s.io/managed` and the scheduling
+    gate `kueue.x-k8s.io/admission`. The gate is removed when the pod's Workload is admitted
+    (pkg/controller/jobs/pod/pod_controller.go `Run` ungates). The fake admits at once a pod
+    whose queue names a LocalQueue of its namespace, when `admits`; a pod with no queue, or a
+    queue that does not exist, or `admits` False, stays gated (what a queue without room, or
+    a Workload with no LocalQueue, looks like from the pod)."""
+
+    manage_without_queue_name: bool = False
+    admits: bool = True
+
+
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
+KUEUE_GATE = "kueue.x-k8s.io/admission"
+KUEUE_MANAGED = "kueue.x-k8s.io/managed"
+
+
+def _kueue_pod_webhook(pod: JsonObject, kueue: KueuePods) -> None:
+    labels = pod.setdefault("metadata", {}).setdefault("labels", {})
+    if any(ref.get("controller") for ref in pod["metadata"].get("ownerReferences") or []):
+        return  # FindAncestorJobManagedByKueue: a job's pod is the job's business (simplified)
+    if not (labels.get(KUEUE_QUEUE_LABEL) or kueue.manage_without_queue_name):
+        return
+    labels[KUEUE_MANAGED] = "true"
+    pod["metadata"].setdefault("finalizers", []).append(KUEUE_MANAGED)
+    pod["spec"].setdefault("schedulingGates", []).append({"name": KUEUE_GATE})
+
+
+def _kueue_admits(server: FakeApiServer, namespace: str, pod: JsonObject) -> bool:
+    kueue = server.admission.kueue_pods
+    queue = (pod["metadata"].get("labels") or {}).get(KUEUE_QUEUE_LABEL)
+    return bool(
+        kueue is not None
+        and kueue.admits
+        and queue
+        and any(
+            q["metadata"]["name"] == queue for q in server.list_objects("LocalQueue", namespace)
+        )
+    )
+
+
+def _scheduling_gated(pod: JsonObject) -> None:
+    """pkg/registry/core/pod/strategy.go PrepareForCreate (applySchedulingGatedCondition): a pod
+    created with scheduling gates is stored Pending with `PodScheduled` False,
+    `SchedulingGated`."""
+    if pod["spec"].get("schedulingGates"):
+        pod["status"] = {
+            "phase": "Pending",
+            "conditions": [
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "reason": "SchedulingGated",
+                    "message": "Scheduling is blocked due to non-empty scheduling gates",
+                }
+            ],
+        }
 
 
 def _forbidden(name: str, why: str) -> AdmissionRefusedError:
@@ -453,6 +521,8 @@ def create_pod(
     if settings.extended_resource_toleration:
         _extended_resource_toleration(spec)
     _webhooks(server, "MutatingWebhookConfiguration", name, dry_run)
+    if settings.kueue_pods is not None:
+        _kueue_pod_webhook(pod, settings.kueue_pods)
     _limit_ranges(server, namespace, name, spec)
     _pod_security(server, namespace, name, spec)
     if settings.webhook_denial is not None:
@@ -461,9 +531,19 @@ def create_pod(
     _webhooks(server, "ValidatingWebhookConfiguration", name, dry_run)
     _resource_quota(server, namespace, name, spec)
     pod.setdefault("metadata", {})["namespace"] = namespace
+    _scheduling_gated(pod)
     if not dry_run:
         server.add(pod)
         stored = server.get_object("Pod", name, namespace)
         assert stored is not None
+        if _kueue_admits(server, namespace, stored):
+            # Kueue's pod controller ungates an admitted pod's Workload at once (in the fake).
+            stored["spec"]["schedulingGates"] = [
+                g for g in stored["spec"]["schedulingGates"] if g["name"] != KUEUE_GATE
+            ]
+            if not stored["spec"]["schedulingGates"]:
+                del stored["spec"]["schedulingGates"]
+                stored.pop("status", None)
+            server.update_object(stored)
         return stored
     return pod

@@ -19,7 +19,9 @@ On a created pod labelled `truegreen.io/trial`, in a thread of its own:
 pull that does not end); `start_failure` stands in for a kubelet that cannot start the
 container: the Event given (reason, message) and the container left waiting with that reason,
 no process run; `pod_ip` another loopback address than rank 0 listens on (127.0.0.1) stands in
-for a network that keeps the workers from rank 0.
+for a network that keeps the workers from rank 0; `unschedulable` stands in for a scheduler
+that finds no machine with room (its Event and condition, nothing run). A pod with scheduling
+gates is never started, as the scheduler never takes one.
 """
 
 import socket
@@ -53,6 +55,7 @@ class FakeKubelet:
         pod_ip: str = "127.0.0.1",
         stall: bool = False,
         start_seconds: float = 0.3,
+        unschedulable: str | None = None,
     ) -> None:
         self.server = server
         self.volumes = dict(volumes or {})
@@ -68,6 +71,8 @@ class FakeKubelet:
         self.start_seconds = start_seconds
         """How long the pull and the start take: a pod's address is not there at its create."""
         """Stop after Pulling: an image pull that does not end within the trial."""
+        self.unschedulable = unschedulable
+        """kube-scheduler's words for a pod no machine has room for: the pod is never placed."""
         self.threads: list[threading.Thread] = []
         self.ports: dict[str, int] = {}
         """The rendezvous port each trial run was given, by its run label."""
@@ -81,6 +86,13 @@ class FakeKubelet:
         labels = (pod.get("metadata") or {}).get("labels") or {}
         if TRIAL_LABEL not in labels:
             return
+        if (pod.get("spec") or {}).get("schedulingGates"):
+            # The scheduler does not take a gated pod (its SchedulingGates PreEnqueue plugin),
+            # so no kubelet ever sees it.
+            return
+        if self.unschedulable is not None:
+            self._unschedulable(pod, self.unschedulable)
+            return
         thread = threading.Thread(target=self._run, args=(dict(pod),), daemon=True)
         self.threads.append(thread)
         thread.start()
@@ -90,7 +102,14 @@ class FakeKubelet:
         for thread in list(self.threads):
             thread.join(timeout)
 
-    def _event(self, pod: Mapping[str, Any], reason: str, message: str, kind: str) -> None:
+    def _event(
+        self,
+        pod: Mapping[str, Any],
+        reason: str,
+        message: str,
+        kind: str,
+        component: str = "kubelet",
+    ) -> None:
         self._events += 1
         meta = pod["metadata"]
         self.server.add(
@@ -110,10 +129,36 @@ class FakeKubelet:
                 "reason": reason,
                 "message": message,
                 "type": kind,
-                "source": {"component": "kubelet", "host": NODE},
+                "source": (
+                    {"component": component, "host": NODE}
+                    if component == "kubelet"
+                    else {"component": component}
+                ),
                 "count": 1,
             }
         )
+
+    def _unschedulable(self, pod: Mapping[str, Any], words: str) -> None:
+        """What kube-scheduler writes for a pod no machine fits: a `FailedScheduling` Warning
+        from `default-scheduler` and `PodScheduled` False, `Unschedulable`, with the same words
+        (pkg/scheduler/schedule_one.go handleSchedulingFailure, updatePod)."""
+        self._event(pod, "FailedScheduling", words, "Warning", component="default-scheduler")
+        meta = pod["metadata"]
+        stored = self.server.get_object("Pod", meta["name"], meta["namespace"])
+        if stored is None:
+            return
+        stored["status"] = {
+            "phase": "Pending",
+            "conditions": [
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "reason": "Unschedulable",
+                    "message": words,
+                }
+            ],
+        }
+        self.server.update_object(stored)
 
     def _status(self, pod: Mapping[str, Any], status: dict[str, Any]) -> bool:
         """Set the pod's status; False when the pod is gone (deleted meanwhile)."""

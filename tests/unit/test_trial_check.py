@@ -209,6 +209,44 @@ CASES: list[tuple[TrialRun | CantRead, tuple[str, str]]] = [
         ("trial.ok", "ok"),
     ),
     (
+        TrialRun(
+            pods=(
+                TrialPod(
+                    pod=POD,
+                    ended_by_timeout=True,
+                    unplaced="0/3 nodes are available: 3 Insufficient nvidia.com/gpu.",
+                ),
+            )
+        ),
+        ("trial.not-placed", "unknown"),
+    ),
+    (
+        TrialRun(
+            pods=(
+                TrialPod(
+                    pod=POD,
+                    ended_by_timeout=True,
+                    unplaced="Scheduling is blocked due to non-empty scheduling gates",
+                    gates=("kueue.x-k8s.io/admission",),
+                ),
+            )
+        ),
+        ("trial.waited-for-queue", "unknown"),
+    ),
+    (
+        TrialRun(
+            pods=(
+                TrialPod(
+                    pod=POD,
+                    ended_by_timeout=True,
+                    unplaced="Scheduling is blocked due to non-empty scheduling gates",
+                    gates=("example.com/hold",),
+                ),
+            )
+        ),
+        ("trial.held-back", "unknown"),
+    ),
+    (
         # A snapshot taken with --trial whose record of it is missing or damaged.
         CantRead(ReadFailure.MALFORMED, "the snapshot holds no readable record of the trial"),
         ("trial.not-saved", "unknown"),

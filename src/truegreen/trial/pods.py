@@ -7,7 +7,8 @@ node selector, affinity, tolerations, runtime class, priority class, service acc
 secrets, init containers, the env (references kept, so a missing setting shows as the kubelet
 shows it) and the volumes. It changes only what a trial needs:
 - named `truegreen-trial-<job>-<run>-<rank>`, labelled `truegreen.io/trial: "true"` and
-  `truegreen.io/trial-run: <run>`, owned by nothing (no ownerReferences: the job's controller
+  `truegreen.io/trial-run: <run>` (and with the job's queue labels, `TrialSettings`), owned
+  by nothing (no ownerReferences: the job's controller
   must not adopt or count it);
 - `restartPolicy: Never` and `activeDeadlineSeconds`: the kubelet ends it by itself
   (pkg/kubelet/active_deadline.go) if truegreen cannot;
@@ -55,6 +56,10 @@ class TrialSettings(Struct, frozen=True):
     init_timeout_seconds: int = 10
     python: bool = True
     """Run probe.py; False: probe.sh, for images without Python."""
+    queue_labels: tuple[tuple[str, str], ...] = ()
+    """Labels the job carries on itself rather than on its pod template that decide which queue
+    admits its work (Kueue's `kueue.x-k8s.io/queue-name`): a trial pod, owned by nothing, is
+    queued by its own labels, so it is given the job's (the template's own win)."""
 
 
 def probe_source(python: bool) -> str:
@@ -185,6 +190,7 @@ def trial_pod(
     if separate_machines and world > 1:
         spec["affinity"] = _apart(o.mapping(spec.get("affinity")), settings.run)
     labels = {
+        **dict(settings.queue_labels),
         **o.mapping(metadata.get("labels")),
         TRIAL_LABEL: "true",
         TRIAL_RUN_LABEL: settings.run,

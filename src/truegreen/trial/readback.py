@@ -62,6 +62,9 @@ class Outcome(StrEnum):
     IMAGE_PULL_SLOW = "image-pull-slow"
     IMAGE_PULL_FAILED = "image-pull-failed"
     STILL_PULLING = "still-pulling"
+    NOT_PLACED = "not-placed"
+    WAITED_FOR_QUEUE = "waited-for-queue"
+    HELD_BACK = "held-back"
     NOT_STARTED = "container-not-started"
     CONTAINER_ENDED = "container-ended"
     NO_PROBE_LINE = "no-probe-line"
@@ -268,6 +271,12 @@ class TrialPod(msgspec.Struct, frozen=True):
     log: str = ""
     ended_by_timeout: bool = False
     """The trial's time ran out before the pod finished."""
+    unplaced: str = ""
+    """The message of the pod's `PodScheduled` condition where it is False when last read
+    (kube-scheduler's words for `Unschedulable`, the API server's for `SchedulingGated`); ''
+    once placed."""
+    gates: tuple[str, ...] = ()
+    """The pod's `spec.schedulingGates` when last read: what still holds it back."""
 
 
 class Thresholds(msgspec.Struct, frozen=True):
@@ -308,6 +317,9 @@ _PULLED = re.compile(
     r"(?: \((?P<total>\S+) including waiting\)\. Image size: (?P<size>\d+) bytes\.)?$"
 )
 _PRESENT = re.compile(r'^Container image "[^"]*" already present on machine')
+KUEUE_GATE = "kueue.x-k8s.io/admission"
+"""The scheduling gate Kueue's pod webhook puts on a pod it manages, removed once the pod's
+Workload is admitted (kueue pkg/controller/jobs/pod/constants `SchedulingGateName`)."""
 _CLIENTS_JOINED = re.compile(r"(\d+)/(\d+) clients joined")
 _SPACE = "No space left on device"
 _BUS = "Bus error"
@@ -620,10 +632,31 @@ def report_findings(pod: str, report: ProbeReport, limits: Thresholds) -> list[T
     ]
 
 
+def _placement(pod: TrialPod) -> TrialFinding | None:
+    """A pod never placed on a machine within the trial's time: held back by a scheduling gate
+    (Kueue's, waiting for its queue to admit it, or another's), or refused by the scheduler
+    (its words on the pod's condition, else its FailedScheduling Event). That is the
+    measurement of the gate that held it, never of the program, which did not run."""
+    if not (pod.ended_by_timeout and (pod.gates or pod.unplaced)):
+        return None
+    if pod.gates:
+        outcome = Outcome.WAITED_FOR_QUEUE if KUEUE_GATE in pod.gates else Outcome.HELD_BACK
+        return TrialFinding(outcome, Level.UNKNOWN, pod.pod, _clip(", ".join(pod.gates)))
+    # The condition holds the scheduler's latest words; its Events are the fallback.
+    refusals = [
+        e.message for e in pod.events if e.pod == pod.pod and e.reason == "FailedScheduling"
+    ]
+    words = pod.unplaced or (refusals[-1] if refusals else "")
+    return TrialFinding(Outcome.NOT_PLACED, Level.UNKNOWN, pod.pod, _clip(words))
+
+
 def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list[TrialFinding]:
-    """Every finding of one trial pod: how its image came, whether its container started, and
-    what the probe measured inside it. A container that started but left no probe line is a
-    finding of its own."""
+    """Every finding of one trial pod: whether it was placed, how its image came, whether its
+    container started, and what the probe measured inside it. A container that started but
+    left no probe line is a finding of its own."""
+    placement = _placement(pod)
+    if placement is not None:
+        return [placement]
     report = probe_report(pod.log)
     found = [*_event_findings(pod, limits), *_state_findings(pod, report)]
     if report is not None:

@@ -138,6 +138,24 @@ def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout:
         states=tuple(states),
         log=log,
         ended_by_timeout=ended_by_timeout,
+        unplaced=_unplaced(pod) if pod is not None else "",
+        gates=_gates(pod) if pod is not None else (),
+    )
+
+
+def _unplaced(pod: Mapping[str, Any]) -> str:
+    """The PodScheduled condition's message where it is False ('' once placed)."""
+    scheduled = o.condition(pod, "PodScheduled")
+    if scheduled is None or scheduled.get("status") != "False" or o.node_name(pod):
+        return ""
+    return str(scheduled.get("message") or scheduled.get("reason") or "not placed")
+
+
+def _gates(pod: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names in spec.schedulingGates: what holds the pod back from the scheduler."""
+    return tuple(
+        str(o.mapping(gate).get("name", ""))
+        for gate in o.sequence(o.pod_spec(pod).get("schedulingGates"))
     )
 
 
@@ -202,7 +220,9 @@ def _trial(
         _wait(client, created, namespace, deadline, _addressed, sleep)
         rank0 = _pod(client, created[0], namespace) or {}
         master = str(o.mapping(rank0.get("status")).get("podIP", ""))
-        for pod in make_pods(master)[1:]:
+        # Rank 0 never placed (or already ended): the workers would have nobody to reach, and
+        # would only hold more GPUs; what rank 0 shows is the measurement.
+        for pod in make_pods(master)[1:] if master else ():
             created.append(o.name_of(pod))
             answer = client.create(Kind.POD, pod, namespace=namespace, dry_run=False)
             if not isinstance(answer, Created):

@@ -42,6 +42,21 @@ WORDS: Final[dict[str, Wording]] = {
         "The trial left {count} of its runs behind ({names}).",
         "Delete them with {command}.",
     ),
+    f"trial.{Outcome.NOT_PLACED}": Wording(
+        "Couldn't run the trial: no machine had room for it in the trial's time.",
+        "The details give the cluster's words (the other findings say why the job would wait "
+        "too); try again when a machine has room, or with more time (--trial-timeout).",
+    ),
+    f"trial.{Outcome.WAITED_FOR_QUEUE}": Wording(
+        "Couldn't run the trial: the queue (Kueue) did not let it start in the trial's time.",
+        "The trial waits in the job's queue like the job itself (docs/trial.md): try again "
+        "when the queue has room, or with more time (--trial-timeout).",
+    ),
+    f"trial.{Outcome.HELD_BACK}": Wording(
+        "Couldn't run the trial: something held it back from starting for the whole trial.",
+        "The details name what held it (a hold another tool put on it); ask that tool's owner "
+        "when it lets such work through.",
+    ),
     f"trial.{Outcome.IMAGE_PULL_SLOW}": Wording(
         "The training image took {seconds} to download ({size}) on a machine without it.",
         "Make the image smaller, or keep it on the machines ahead of time.",

@@ -5,7 +5,7 @@ The pods are the one doctor's admission trial sends (doctor/checks/admission/tri
 made into trial pods by truegreen.trial.pods and run by truegreen.trial.run, which deletes them
 on every path. A distributed job (pods that run together, more than one) gets two workers,
 kept on two machines, rank 0 first; the rendezvous port is the job's `MASTER_PORT` where its
-trainer states one.
+trainer states one. A job handed to a Kueue queue hands its trial pods to the same queue.
 """
 
 from msgspec.structs import replace
@@ -13,6 +13,7 @@ from msgspec.structs import replace
 from truegreen import kubeobjects as o
 from truegreen.doctor.checks.admission.trial import trial_pod as job_pod
 from truegreen.doctor.environment import Environment
+from truegreen.doctor.knowledge.training import QUEUE_LABEL
 from truegreen.trial.pods import TrialSettings, trainer_index, trial_pod
 from truegreen.trial.readback import TrialRun
 from truegreen.trial.record import redacted
@@ -58,6 +59,7 @@ def trial_of(env: Environment, client: TrialClient) -> TrialRun | None:
         run=f"{int(env.now.timestamp()) & 0xFFFF:04x}",
         deadline_seconds=int(timeout) + _DEADLINE_MARGIN_SECONDS,
         rendezvous_port=_port(pod.get("spec")),
+        queue_labels=((QUEUE_LABEL, job.queue),) if job.queue else (),
     )
 
     def make(master: str) -> list[dict[str, object]]:

@@ -1,0 +1,135 @@
+"""`doctor --trial` where the trial's pods never reach a machine: the scheduler finds no room, or
+Kueue holds them for its queue. That is the measurement of the gate that held them (unknown,
+with its words), never a failure of the probe, and never a silent pass.
+
+Against the fake API server, its trial kubelet (tests/support/fake_kubelet.py) and Kueue's pod
+integration as the fake admits pods (tests/support/fake_admission.py `KueuePods`, from kueue
+pkg/controller/jobs/pod/pod_webhook.go)."""
+
+from datetime import datetime
+from typing import Any
+
+from tests.scenario.conftest import Doctor
+from tests.support.fake_admission import KUEUE_GATE, KueuePods
+from tests.support.fake_kubelet import FakeKubelet
+from tests.support.kueue_objects import (
+    admitted,
+    cluster_queue,
+    local_queue,
+    queued_job,
+    resource_flavor,
+    workload,
+)
+from tests.support.scenarios import NAMESPACE, healthy, training_job
+
+Obj = dict[str, Any]
+
+# kube-scheduler's words for a pod no machine fits (pkg/scheduler/schedule_one.go, the
+# FitError's message with the preemption tail), as pasted in kubernetes/kubernetes#124926.
+NO_ROOM = (
+    "0/3 nodes are available: 1 node(s) had untolerated taint {node-role.kubernetes.io/"
+    "control-plane: }, 2 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 1 "
+    "Preemption is not helpful for scheduling, 2 No preemption victims found for incoming pod."
+)
+
+
+def _trial(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["check"] == "trial"]
+
+
+def _cpu_job(now: datetime) -> list[Obj]:
+    objects = [o for o in healthy(now) if o["kind"] != "Job"]
+    return [*objects, training_job("train-llm", now, gpus=0)]
+
+
+def _queued_job(now: datetime) -> list[Obj]:
+    """The training job handed to Kueue's LocalQueue `team-a` and admitted there."""
+    job = queued_job(training_job("train-llm", now, gpus=0), "team-a", "uid-train-llm")
+    job["spec"]["suspend"] = False
+    job.pop("status", None)
+    return [
+        *(o for o in healthy(now) if o["kind"] != "Job"),
+        job,
+        local_queue("team-a", "team-a-cq"),
+        cluster_queue(
+            "team-a-cq", [(["cpu", "memory"], [("cpu", {"cpu": "64", "memory": "256Gi"})])]
+        ),
+        resource_flavor("cpu"),
+        workload(job, "team-a", conditions=admitted("team-a-cq")),
+    ]
+
+
+def _trial_pods(doctor: Doctor) -> list[str]:
+    return [
+        p["metadata"]["name"]
+        for p in doctor.server.list_objects("Pod", NAMESPACE)
+        if "truegreen.io/trial" in (p["metadata"].get("labels") or {})
+    ]
+
+
+def test_a_trial_no_machine_takes_is_unknown_in_the_scheduler_s_words(doctor: Doctor) -> None:
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, unschedulable=NO_ROOM)
+    result = doctor.live("--trial", "--trial-timeout", "2", "-o", "json", "--verbose")
+    trial = _trial(result.json())
+    assert [(f["code"], f["status"]) for f in trial] == [("trial.not-placed", "unknown")], (
+        "a trial that never ran says so, in the scheduler's words"
+    )
+    [found] = trial
+    assert found["headline"] == (
+        "Couldn't run the trial: no machine had room for it in the trial's time."
+    )
+    assert any(NO_ROOM in line for line in found["details"]), found["details"]
+    assert result.exit_code == 3, "the trial measured nothing: never a pass"
+    assert _trial_pods(doctor) == []
+
+
+def test_a_distributed_trial_whose_rank_0_is_never_placed_starts_no_other_worker(
+    doctor: Doctor,
+) -> None:
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("train-llm", now, gpus=0)
+        job["spec"].update({"parallelism": 2, "completions": 2, "completionMode": "Indexed"})
+        return [*(o for o in healthy(now) if o["kind"] != "Job"), job]
+
+    doctor.load(build)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, unschedulable=NO_ROOM)
+    result = doctor.live("--trial", "--trial-timeout", "2", "-o", "json")
+    assert [f["code"] for f in _trial(result.json())] == ["trial.not-placed"]
+    creates = [
+        r
+        for r in doctor.server.log
+        if r.method == "POST" and r.path.endswith("/pods") and r.query.get("dryRun") != "All"
+    ]
+    assert len(creates) == 1, "only rank 0: a worker would have nobody to reach"
+
+
+def test_the_trial_pods_wait_in_the_job_s_queue_and_run_once_admitted(doctor: Doctor) -> None:
+    doctor.server.install("kueue.x-k8s.io")
+    doctor.load(_queued_job)
+    doctor.server.admission.allow_creates = True
+    # Kueue here manages every pod, with a queue name or without: a trial pod with no queue
+    # would be held for good (no LocalQueue admits it).
+    doctor.server.admission.kueue_pods = KueuePods(manage_without_queue_name=True)
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    result = doctor.live("--trial", "--trial-timeout", "20", "-o", "json")
+    assert [(f["code"], f["status"]) for f in _trial(result.json())] == [("trial.ok", "ok")]
+    assert doctor.server.kubelet.threads, "the pod was let through to a machine"
+    assert _trial_pods(doctor) == []
+
+
+def test_a_queue_that_does_not_admit_the_trial_in_time_is_unknown(doctor: Doctor) -> None:
+    doctor.server.install("kueue.x-k8s.io")
+    doctor.load(_queued_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.admission.kueue_pods = KueuePods(admits=False)
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    result = doctor.live("--trial", "--trial-timeout", "2", "-o", "json", "--verbose")
+    [found] = _trial(result.json())
+    assert (found["code"], found["status"]) == ("trial.waited-for-queue", "unknown"), found
+    assert any(KUEUE_GATE in line for line in found["details"]), found["details"]
+    assert doctor.server.kubelet.threads == [], "precondition: no machine ever saw the pod"
+    assert result.exit_code == 3
+    assert _trial_pods(doctor) == []
