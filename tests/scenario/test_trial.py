@@ -135,3 +135,52 @@ def test_sigterm_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
         run.communicate(timeout=30)
     assert run.returncode == 143
     assert _pods_left(doctor) == []
+
+
+def test_ctrl_c_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, stall=True)
+    command = [sys.executable, "-m", "truegreen", "doctor", "--kubeconfig", str(doctor.kubeconfig)]
+    with subprocess.Popen(
+        [*command, "--no-registry", "--trial", "--trial-timeout", "60", "-o", "json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as run:
+        deadline = time.monotonic() + 30
+        while not _pods_left(doctor) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert len(_pods_left(doctor)) == 1, "precondition: the trial began"
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=30)
+    assert run.returncode == 130, err
+    assert _pods_left(doctor) == []
+    assert b"Traceback" not in err
+
+
+def test_a_trial_first_removes_what_an_interrupted_one_left(doctor: Doctor) -> None:
+    left = "truegreen-trial-train-llm-0e20-0"
+
+    def build(now: datetime) -> list[Obj]:
+        # What a run killed with SIGKILL leaves: its pod, found by the trial label.
+        pod = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": left,
+                "namespace": NAMESPACE,
+                "labels": {"truegreen.io/trial": "true", "truegreen.io/trial-run": "0e20"},
+            },
+            "spec": {"containers": [{"name": "trainer", "image": "python:3.12"}]},
+            "status": {"phase": "Running"},
+        }
+        return [*_cpu_job(now), pod]
+
+    doctor.load(build)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    assert _pods_left(doctor) == [left], "precondition: a leftover is there"
+    report = doctor.live("--trial", "-o", "json").json()
+    assert _pods_left(doctor) == []
+    [ok] = [f for f in report["findings"] if f["code"] == "trial.ok"]
+    assert f"1 left by an interrupted trial removed first ({left})" in ok["headline"]

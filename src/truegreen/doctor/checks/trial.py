@@ -255,6 +255,12 @@ def check(env: Environment) -> list[Finding]:
                 command=env.settings.kubectl.here("delete", "pod", "-l", "truegreen.io/trial"),
             )
         )
+    if run.removed_leftovers:
+        # Said, not hidden: the operator may wonder where those runs went.
+        went_right.append(
+            f"{len(run.removed_leftovers)} left by an interrupted trial removed first "
+            f"({', '.join(run.removed_leftovers)})"
+        )
     if went_right:
         findings.insert(0, SAY.ok(what="; ".join(dict.fromkeys(went_right))))
     return findings
