@@ -2,6 +2,7 @@
 (tests/support/fake_kubelet.py), which runs the real probe as a local process: the codes the
 trial yields, the pods gone afterwards, and the plain refusals."""
 
+import json
 import signal
 import subprocess
 import sys
@@ -156,6 +157,7 @@ def test_ctrl_c_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
     assert run.returncode == 130, err
     assert _pods_left(doctor) == []
     assert b"Traceback" not in err
+    assert json.loads(out)["exit_code"] == 130, "-o json promises a document, interrupted too"
 
 
 def test_a_trial_first_removes_what_an_interrupted_one_left(doctor: Doctor) -> None:
