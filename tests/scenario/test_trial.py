@@ -3,6 +3,7 @@
 trial yields, the pods gone afterwards, and the plain refusals."""
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -186,3 +187,29 @@ def test_a_trial_first_removes_what_an_interrupted_one_left(doctor: Doctor) -> N
     assert _pods_left(doctor) == []
     [ok] = [f for f in report["findings"] if f["code"] == "trial.ok"]
     assert f"1 left by an interrupted trial removed first ({left})" in ok["headline"]
+
+
+def test_a_shared_memory_smaller_than_the_job_states_fails(doctor: Doctor) -> None:
+    """The job mounts a memory-backed /dev/shm of 1 TiB; the machine gives less (here: this
+    computer's /dev/shm, which the fake kubelet's process sees)."""
+    assert os.statvfs("/dev/shm").f_blocks * os.statvfs("/dev/shm").f_frsize < 1 << 40, (
+        "precondition: this machine's /dev/shm is below 1 TiB"
+    )
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _cpu_job(now)
+        job = next(o for o in objects if o["kind"] == "Job")
+        spec = job["spec"]["template"]["spec"]
+        spec["volumes"] = [{"name": "dshm", "emptyDir": {"medium": "Memory", "sizeLimit": "1Ti"}}]
+        spec["containers"][0]["volumeMounts"] = [{"name": "dshm", "mountPath": "/dev/shm"}]
+        return objects
+
+    doctor.load(build)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    report = doctor.live("--trial", "-o", "json").json()
+    trial = {f["code"]: f for f in report["findings"] if f["check"] == "trial"}
+    assert "trial.shm-too-small" in trial, f"the job's stated /dev/shm is its need: {list(trial)}"
+    small = trial["trial.shm-too-small"]
+    assert small["status"] == "fail"
+    assert small["headline"].endswith("below the 1024.0 GiB it needs."), small["headline"]

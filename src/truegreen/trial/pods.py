@@ -31,6 +31,7 @@ from typing import Any
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
+from truegreen.quantity import QuantityError, parse_quantity
 
 TRIAL_LABEL = "truegreen.io/trial"
 """On every trial pod, value `true`: how the next run finds an interrupted one's pods."""
@@ -105,6 +106,32 @@ def dataset_path(container: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
         if isinstance(mount, Mapping) and mount.get("name") in claims:
             return str(mount.get("mountPath", ""))
     return ""
+
+
+SHM_PATH = "/dev/shm"
+_MIB = 1 << 20
+
+
+def shm_need_mib(container: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
+    """The /dev/shm the job states it needs, MiB: the `sizeLimit` of the memory-backed emptyDir
+    its trainer mounts at /dev/shm; 0 when it states none. The kubelet sizes that tmpfs to the
+    smaller of the limit and the pod's memory limit (pkg/volume/emptydir/empty_dir.go
+    calculateEmptyDirMemorySize), so the trial measures whether the job gets what it states."""
+    limits = {
+        str(v.get("name")): o.mapping(v.get("emptyDir")).get("sizeLimit")
+        for v in o.sequence(spec.get("volumes"))
+        if isinstance(v, Mapping) and o.mapping(v.get("emptyDir")).get("medium") == "Memory"
+    }
+    for mount in o.sequence(container.get("volumeMounts")):
+        if not isinstance(mount, Mapping) or mount.get("name") not in limits:
+            continue
+        if str(mount.get("mountPath", "")).rstrip("/") != SHM_PATH:
+            continue
+        try:
+            return max(0, int(parse_quantity(str(limits[mount["name"]] or "0")) // _MIB))
+        except QuantityError:
+            return 0
+    return 0
 
 
 def _read_only_volumes(spec: Mapping[str, Any]) -> tuple[list[Any], set[str]]:

@@ -108,7 +108,8 @@ WORDS: Final[dict[str, Wording]] = {
     ),
     f"trial.{Outcome.SHM_TOO_SMALL}": Wording(
         "The shared memory of the training program is {value}, below the {limit} it needs.",
-        "Mount a memory-backed volume at /dev/shm in the training job, as large as it needs.",
+        "Mount a memory-backed volume at /dev/shm in the training job, as large as it needs "
+        "and within the job's memory limit (the machine makes it no larger than that).",
     ),
     SHM_DEFAULT: Wording(
         "The shared memory of the training program is only {value}, the default size: a data "

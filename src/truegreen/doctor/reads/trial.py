@@ -5,7 +5,8 @@ The pods are the one doctor's admission trial sends (doctor/checks/admission/tri
 made into trial pods by truegreen.trial.pods and run by truegreen.trial.run, which deletes them
 on every path. A distributed job (pods that run together, more than one) gets two workers,
 kept on two machines, rank 0 first; the rendezvous port is the job's `MASTER_PORT` where its
-trainer states one. A job handed to a Kueue queue hands its trial pods to the same queue.
+trainer states one; the /dev/shm it needs is the size its memory-backed /dev/shm volume
+states. A job handed to a Kueue queue hands its trial pods to the same queue.
 """
 
 from msgspec.structs import replace
@@ -14,7 +15,7 @@ from truegreen import kubeobjects as o
 from truegreen.doctor.checks.admission.trial import trial_pod as job_pod
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.knowledge.training import QUEUE_LABEL
-from truegreen.trial.pods import TrialSettings, trainer_index, trial_pod
+from truegreen.trial.pods import TrialSettings, shm_need_mib, trainer_index, trial_pod
 from truegreen.trial.readback import TrialRun
 from truegreen.trial.record import redacted
 from truegreen.trial.run import TrialClient, run_trial
@@ -35,6 +36,13 @@ def _port(spec: object) -> int:
         if o.mapping(item).get("name") == "MASTER_PORT" and str(value).isdigit():
             return int(str(value))
     return DEFAULT_PORT
+
+
+def _shm_need(spec: object) -> int:
+    containers = o.containers(o.mapping(spec))
+    if not containers:
+        return 0
+    return shm_need_mib(containers[trainer_index(o.mapping(spec))], o.mapping(spec))
 
 
 def with_trial(env: Environment, client: TrialClient) -> Environment:
@@ -59,6 +67,7 @@ def trial_of(env: Environment, client: TrialClient) -> TrialRun | None:
         run=f"{int(env.now.timestamp()) & 0xFFFF:04x}",
         deadline_seconds=int(timeout) + _DEADLINE_MARGIN_SECONDS,
         rendezvous_port=_port(pod.get("spec")),
+        shm_need_mib=_shm_need(pod.get("spec")),
         queue_labels=((QUEUE_LABEL, job.queue),) if job.queue else (),
     )
 
