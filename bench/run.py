@@ -12,11 +12,12 @@ its own process, after a warm-up, interleaved (A B C A B C ...).
 
 Environment: BENCH_SIZES (default 3,10,1000,10000,30000,100000), BENCH_RUNS (default 5),
 BENCH_BASELINE_MAX (largest size the slow baselines run at; default 30000),
-BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor,fleet,monitor-fleet,wan,probe;
+BENCH_PARTS (default doctor,startup,compression,refresh,lint,monitor,fleet,monitor-fleet,wan,probe,trial;
 bench/monitor_bench.py, bench/compression_bench.py, bench/fleet_bench.py and bench/wan_bench.py
 have their own settings; `BENCH_PARTS=fleet` runs doctor's fleet row alone,
 `BENCH_PARTS=monitor-fleet` the monitor's, `BENCH_PARTS=wan` doctor through a link with
-latency, `BENCH_PARTS=probe` the trial probe's own run, bench/probe_bench.py). A run of some
+latency, `BENCH_PARTS=probe` the trial probe's own run, bench/probe_bench.py,
+`BENCH_PARTS=trial` what doctor --trial adds beyond it, bench/trial_bench.py). A run of some
 parts keeps the others' figures from the previous latest.json, each part stamped with when it
 was measured and the machine's load then (`measured`).
 """
@@ -44,6 +45,7 @@ from bench.monitor_bench import bench_monitor, bench_monitor_fleet
 from bench.probe_bench import bench_probe
 from bench.refresh_bench import bench_refresh
 from bench.served import RealisticServer
+from bench.trial_bench import bench_trial
 from bench.wan_bench import bench_wan
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -399,6 +401,9 @@ def markdown(document: dict[str, Any]) -> str:
     probe = document.get("probe")
     if probe:
         lines += _probe_lines(probe)
+    trial = document.get("trial")
+    if trial:
+        lines += _trial_lines(trial)
     return "\n".join(lines)
 
 
@@ -422,6 +427,29 @@ def _wan_lines(wan: dict[str, Any]) -> list[str]:
         "| added per request | doctor s | `kubectl get pods` s | doctor / kubectl | doctor requests |",
         "|---|---|---|---|---|",
         *rows,
+        "",
+    ]
+
+
+def _trial_lines(trial: dict[str, Any]) -> list[str]:
+    """What doctor --trial adds beyond the trial pods' own time (bench/trial_bench.py)."""
+    rows = [
+        ("doctor", trial["doctor_seconds"]),
+        ("doctor --trial", trial["doctor_trial_seconds"]),
+        ("the trial pod's own time", trial["trial_pods_seconds"]),
+        ("added by doctor --trial", trial["added_seconds"]),
+    ]
+    return [
+        "## what doctor --trial adds beyond the trial's own time (bench/trial_bench.py)",
+        "",
+        "A one-pod training job on the fake API server's trial kubelet (the real probe, no "
+        f"pull); target: added at most {trial['target_seconds']} s. Within: "
+        f"{'yes' if trial['within_target'] else 'NO'}; doctor --trial / doctor: "
+        f"{trial['ratio_vs_doctor']}.",
+        "",
+        "| | s (median / min / max) |",
+        "|---|---|",
+        *(f"| {name} | {v['median']} / {v['min']} / {v['max']} |" for name, v in rows),
         "",
     ]
 
@@ -523,6 +551,7 @@ PARTS = (
     "monitor-fleet",
     "wan",
     "probe",
+    "trial",
 )
 WITHIN = {"monitor-fleet": ("monitor", ("fleet", "fleet_cpu_ratio"))}
 """Parts whose figures are keys of another part's section."""
@@ -611,6 +640,16 @@ def _probe_part(document: dict[str, Any], parts: list[str], runs: int) -> None:
         document["measured"]["probe"] = _stamp()
 
 
+def _trial_parts(document: dict[str, Any], parts: list[str], runs: int) -> None:
+    """The trial probe's own run and what doctor --trial adds beyond it, each with when it was
+    measured."""
+    _probe_part(document, parts, runs)
+    if "trial" in parts:
+        sys.stderr.write("bench: what doctor --trial adds\n")
+        document["trial"] = bench_trial(runs)
+        document["measured"]["trial"] = _stamp()
+
+
 def main() -> None:
     sizes = [
         int(s) for s in os.environ.get("BENCH_SIZES", "3,10,1000,10000,30000,100000").split(",")
@@ -667,7 +706,7 @@ def main() -> None:
         _fleet_part(document)
     if "wan" in parts:
         _wan_part(document)
-    _probe_part(document, parts, runs)
+    _trial_parts(document, parts, runs)
     document["machine"]["load_average_at_end"] = [round(x, 2) for x in os.getloadavg()]
     latest = RESULTS / "latest.json"
     if set(parts) != set(PARTS) and latest.exists():

@@ -79,6 +79,9 @@ class FakeKubelet:
         self._lock = threading.Lock()
         self.started: dict[str, dict[str, str]] = {}
         """The env each pod's process was started with, by pod name."""
+        self.spans: dict[str, tuple[float, float]] = {}
+        """Per pod name, `time.monotonic()` at its create and when its end was written: the
+        pod's own time on the machine (the pull stand-in and the program), for bench/."""
         self._events = 0
 
     def created(self, pod: Mapping[str, Any]) -> None:
@@ -200,6 +203,7 @@ class FakeKubelet:
             return self.ports[run]
 
     def _run(self, pod: dict[str, Any]) -> None:
+        created = time.monotonic()
         meta = pod["metadata"]
         container = pod["spec"]["containers"][0]
         name, image = container["name"], container["image"]
@@ -280,3 +284,4 @@ class FakeKubelet:
                 ],
             },
         )
+        self.spans[meta["name"]] = (created, time.monotonic())

@@ -26,6 +26,10 @@ from truegreen.trial.pods import TRIAL_LABEL
 from truegreen.trial.readback import TrialPod, TrialRun, container_states, kubelet_events
 
 POLL_SECONDS = 1.0
+FIRST_POLL_SECONDS = 0.1
+"""The first wait between reads of the pods, doubled up to POLL_SECONDS: a probe that ends in
+a fraction of a second (an image already on the machine) is seen at once, a long pull is read
+once a second."""
 LOG_TAIL_LINES = 50
 LOG_LIMIT_BYTES = 64 * 1024
 """The probe's line is at most 16 KiB; the tail around it is kept for a program that failed."""
@@ -99,13 +103,15 @@ def _wait(
     sleep: Callable[[float], None],
 ) -> bool:
     """Poll the pods until `done` holds for each, or the deadline; True when it held."""
+    pause = FIRST_POLL_SECONDS
     while True:
         pods = [_pod(client, n, namespace) for n in names]
         if all(p is not None and done(p) for p in pods):
             return True
         if time.monotonic() >= deadline:
             return False
-        sleep(min(POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+        sleep(min(pause, max(0.0, deadline - time.monotonic())))
+        pause = min(POLL_SECONDS, pause * 2)
 
 
 def _ended(pod: Mapping[str, Any]) -> bool:
