@@ -137,6 +137,7 @@ _KIND_NOUNS = {
     Kind.COSCHEDULING_POD_GROUP: "the groups a training job starts as",
     Kind.KAI_POD_GROUP: "the groups a training job starts as",
     Kind.VOLCANO_QUEUE: "the queues of the job placer",
+    Kind.KAI_QUEUE: "the queues of the job placer",
     Kind.EVENT: "the activity log",
     Kind.NAMESPACE: "the environment's space",
     Kind.RESOURCE_QUOTA: "the usage limits",

@@ -262,8 +262,9 @@ def test_a_missing_queue_is_measured(doctor: Doctor) -> None:
 
 OVER_LIMIT = "OverLimit"
 OVER_LIMIT_MESSAGE = (
-    "PodGroup train/pg-bert-large-uid-bert-large would exceed the limit of queue team-a for "
-    "nvidia.com/gpu: requested 8, limit 4"
+    # NVIDIA/KAI-Scheduler pkg/scheduler/api/unschedule_info.go GetJobOverMaxAllowedMessageForQueue
+    "team-a quota has reached the allowable limit of GPUs. Limit is 4 GPUs, currently 0 GPUs "
+    "allocated and workload requested 8 GPUs"
 )
 
 
@@ -391,3 +392,148 @@ def test_the_fault_matrix_holds_for_the_gang_reads(doctor: Doctor) -> None:
                 assert result.exit_code == 3, cell
             held += 1
     assert held == len(GANG_READS) * len(Fault)
+
+
+def _kai(
+    *queues: Obj, reasons: list[tuple[str, str]] | None = None
+) -> Callable[[datetime], list[Obj]]:
+    """The PyTorchJob 'bert-large' (4 pods of 2 GPUs) handed to KAI, its group in the queue
+    `team-a` with no word from KAI on it (KAI passes over a job whose queue it cannot use
+    without writing one: pkg/scheduler/actions/utils/input_jobs.go), and `queues`."""
+
+    def build(now: datetime) -> list[Obj]:
+        group = gang.kai_pod_group(JOB, now, reasons=reasons or [])
+        if not reasons:
+            group["status"] = {"pending": 4}
+        return [
+            *healthy(now),
+            gang.gpu_machine(),
+            *gang.kai_job(JOB, now, age=timedelta(minutes=2)),
+            gang.kai_scheduler_pod(now),
+            group,
+            *queues,
+        ]
+
+    return build
+
+
+def test_a_kai_queue_that_does_not_exist_is_measured(doctor: Doctor) -> None:
+    """issue 42: KAI skips a job whose queue does not exist and writes nothing on its group."""
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    doctor.load(_kai(gang.kai_queue("default"), gang.kai_queue("team-b", parent="default")))
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.gang-queue-missing")
+    assert (found["status"], found["basis"]) == ("fail", "measured")
+    assert found["headline"] == (
+        "The training job 'bert-large' waits in the queue 'team-a' of `kai-scheduler`, which "
+        "doesn't exist: it will never start."
+    )
+    assert result.exit_code == 2
+
+
+def test_a_kai_queue_whose_parent_does_not_exist_is_measured(doctor: Doctor) -> None:
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    doctor.load(_kai(gang.kai_queue("team-a", parent="research")))
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.gang-queue-parent-missing")
+    assert (found["status"], found["basis"]) == ("fail", "measured")
+    assert found["headline"] == (
+        "The training job 'bert-large' waits in the queue 'team-a' of `kai-scheduler`, whose "
+        "parent queue 'research' doesn't exist: it will never start."
+    )
+    assert result.exit_code == 2
+
+
+def test_a_kai_queue_with_queues_under_it_starts_no_job(doctor: Doctor) -> None:
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    doctor.load(
+        _kai(
+            gang.kai_queue("default"),
+            gang.kai_queue("team-a", parent="default"),
+            gang.kai_queue("team-a-nlp", parent="team-a"),
+        )
+    )
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.gang-queue-not-leaf")
+    assert found["headline"] == (
+        "The training job 'bert-large' waits in the queue 'team-a' of `kai-scheduler`, which has "
+        "other queues under it ('team-a-nlp'): only a queue with none under it starts jobs, so "
+        "it will never start."
+    )
+    assert result.exit_code == 2
+
+
+def test_a_job_past_a_kai_parent_queue_s_limit_never_fits(doctor: Doctor) -> None:
+    """The job's 4 pods ask for 8 GPUs; its queue is unlimited, its parent's limit is 4 GPUs:
+    KAI checks the parents too (max_allowed_check.go `resultsOverLimit`)."""
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    doctor.load(
+        _kai(gang.kai_queue("default", gpu_limit=4), gang.kai_queue("team-a", parent="default"))
+    )
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.gang-never-fits")
+    assert (found["status"], found["basis"]) == ("fail", "inferred")
+    assert found["headline"] == (
+        "The training job 'bert-large' needs 8 nvidia.com/gpu, more than the queue 'default' of "
+        "`kai-scheduler` can ever hold (4 nvidia.com/gpu): it will never start."
+    )
+    assert result.exit_code == 2
+
+
+def test_kai_queues_that_let_the_job_through_say_nothing(doctor: Doctor) -> None:
+    """A leaf queue under an existing parent, unlimited (-1) or with room: no queue finding."""
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    doctor.load(
+        _kai(gang.kai_queue("default", gpu_limit=8), gang.kai_queue("team-a", parent="default"))
+    )
+    report = doctor.live("-o", "json").json()
+    assert [c for c, s, _ in _findings(report, "queue") if s != "ok"] == []
+    paths = {r.path for r in doctor.server.requests()}
+    assert "/apis/scheduling.run.ai/v2/queues" in paths, "precondition: the queues were read"
+
+
+def test_kai_queues_that_cannot_be_read_are_unknown_naming_the_grant(doctor: Doctor) -> None:
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    doctor.load(_kai(gang.kai_queue("default"), gang.kai_queue("team-a", parent="default")))
+    doctor.server.inject(Fault.FORBIDDEN, r"^/apis/scheduling\.run\.ai/v2/queues$")
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.cant-read")
+    assert found["status"] == "unknown"
+    assert any("list queues.scheduling.run.ai" in line for line in found["details"]), found
+    assert result.exit_code == 3
+
+
+def test_the_fault_matrix_holds_for_the_kai_queue_list(doctor: Doctor) -> None:
+    """Every fault class on the KAI queues' list makes the queue check unknown, never a fail
+    and never a pass, and changes no other check; a throttle is waited out."""
+    from truegreen.cluster.throttle import MAX_RETRIES
+
+    doctor.round_trip = False
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    doctor.load(
+        _kai(gang.kai_queue("default", gpu_limit=4), gang.kai_queue("team-a", parent="default"))
+    )
+    path = "/apis/scheduling.run.ai/v2/queues"
+    baseline = doctor.live("-o", "json", "--request-timeout", "0.9")
+    assert baseline.exit_code == 2, "precondition: the limit is judged from the list"
+    base = _statuses(baseline.json())
+    for fault in Fault:
+        doctor.server.clear_faults()
+        throttled = fault in (Fault.TOO_MANY_REQUESTS, Fault.TOO_MANY_REQUESTS_STATUS)
+        doctor.server.inject(fault, "^" + path + "$", delay=3, count=1 if throttled else None)
+        before = len(doctor.server.log)
+        result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
+        cell = f"{fault.name} on GET {path}"
+        assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
+        sent = [r for r in doctor.server.log[before:] if r.path == path]
+        assert len(sent) <= 1 + (MAX_RETRIES if fault is Fault.RESET else 0) + throttled, cell
+        statuses = _statuses(result.json())
+        assert {c: s for c, s in statuses.items() if c != "queue"} == {
+            c: s for c, s in base.items() if c != "queue"
+        }, cell
+        if throttled:
+            assert statuses == base, cell
+            continue
+        assert "unknown" in statuses["queue"], cell
+        assert "fail" not in statuses["queue"], cell
+        assert result.exit_code == 3, cell

@@ -203,6 +203,8 @@ CUSTOM_RESOURCE_TYPES = (
     _custom("scheduling.x-k8s.io", "v1alpha1", "PodGroup", "podgroups"),
     # NVIDIA/KAI-Scheduler deployments/crds (scheduling.run.ai_podgroups.yaml)
     _custom("scheduling.run.ai", "v2alpha2", "PodGroup", "podgroups"),
+    # (scheduling.run.ai_queues.yaml: cluster-scoped, v2 the stored version)
+    _custom("scheduling.run.ai", "v2", "Queue", "queues", namespaced=False),
 )
 """Kinds a cluster serves only where their controller's CRDs are installed (`install`)."""
 WATCH_HISTORY = 10_000

@@ -225,6 +225,33 @@ def kai_pod_group(name: str, now: datetime, *, reasons: list[tuple[str, str]]) -
     }
 
 
+def kai_queue(
+    name: str,
+    *,
+    parent: str | None = None,
+    gpu_limit: float = -1,
+    gpu_quota: float = -1,
+) -> Obj:
+    """A KAI Queue as docs/queues/README.md writes one (`scheduling.run.ai/v2`, cluster-scoped,
+    every resource with quota, limit and overQuotaWeight; -1 unlimited; GPUs in devices, CPU
+    in millicores, memory in MB), with its parent where it has one."""
+    spec: Obj = {
+        "resources": {
+            "cpu": {"quota": -1, "limit": -1, "overQuotaWeight": 1},
+            "gpu": {"quota": gpu_quota, "limit": gpu_limit, "overQuotaWeight": 1},
+            "memory": {"quota": -1, "limit": -1, "overQuotaWeight": 1},
+        }
+    }
+    if parent is not None:
+        spec["parentQueue"] = parent
+    return {
+        "apiVersion": f"{KAI_GROUP}/v2",
+        "kind": "Queue",
+        "metadata": {"name": name},
+        "spec": spec,
+    }
+
+
 def kai_scheduler_pod(now: datetime) -> Obj:
     """KAI's scheduler pod: its operator's Deployment `kai-scheduler-default` in the namespace
     `kai-scheduler` (NVIDIA/KAI-Scheduler deployments/kai-scheduler, the SchedulingShard
@@ -273,4 +300,6 @@ def every_gang_read(objects: list[Obj], name: str, now: datetime) -> list[Obj]:
         coscheduling_pod_group(name, now, phase="Running"),
         kai,
         volcano_queue("default", gpus=8),
+        kai_queue("default"),
+        kai_queue("team-a", parent="default"),
     ]

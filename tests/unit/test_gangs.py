@@ -1,6 +1,8 @@
 """doctor/knowledge/gangs.py: which scheduler places a pod, which group it belongs to, which
 running pod is a scheduler's own, and what a Volcano PodGroup and Queue say."""
 
+from decimal import Decimal
+
 import pytest
 
 from truegreen.cluster import Kind
@@ -180,3 +182,57 @@ def test_a_volcano_queue_and_what_it_caps() -> None:
     assert queue.capability is not None
     assert g.beyond(wanted, queue.capability) == ["nvidia.com/gpu"]
     assert g.beyond(Resources.parse({"nvidia.com/gpu": "4"}), queue.capability) == []
+
+
+def _kai(name: str, parent: str = "", **resources: dict[str, float]) -> dict[str, object]:
+    spec: dict[str, object] = {"resources": resources} if resources else {}
+    if parent:
+        spec["parentQueue"] = parent
+    return {"metadata": {"name": name}, "spec": spec}
+
+
+def test_a_kai_queue_s_limits_in_doctor_s_units() -> None:
+    """GPUs in devices, CPU in millicores, memory in megabytes of 10^6 bytes; -1 and 0 and
+    none stated cap nothing that is judged (docs/queues/README.md)."""
+    queue = g.kai_queue(
+        _kai(
+            "team-a",
+            "default",
+            gpu={"quota": 2, "limit": 4.5},
+            cpu={"quota": 2000, "limit": 4000},
+            memory={"quota": 4096, "limit": 8192},
+        )
+    )
+    assert queue.parent == "default"
+    assert dict(queue.limits) == {
+        "nvidia.com/gpu": Decimal("4.5"),
+        "cpu": Decimal(4000),
+        "memory": Decimal(8_192_000_000),
+    }
+    unlimited = g.kai_queue(_kai("x", gpu={"limit": -1}, cpu={"limit": 0}, memory={"quota": 1}))
+    assert unlimited.limits == ()
+    assert g.kai_queue(_kai("bare")).limits == ()
+
+
+def test_a_kai_queue_chain_follows_parents_and_stops_at_a_loop() -> None:
+    queues = [g.kai_queue(q) for q in (_kai("root"), _kai("a", "root"), _kai("b", "a"))]
+    chain = g.kai_chain("b", queues)
+    assert ([q.name for q in chain.queues], chain.missing, chain.children) == (
+        ["b", "a", "root"],
+        "",
+        (),
+    )
+    assert g.kai_chain("a", queues).children == ("b",)
+    assert g.kai_chain("nowhere", queues).missing == "nowhere"
+    orphan = g.kai_chain("c", [*queues, g.kai_queue(_kai("c", "gone"))])
+    assert (orphan.missing, [q.name for q in orphan.queues]) == ("gone", ["c"])
+    looped = [g.kai_queue(_kai("x", "y")), g.kai_queue(_kai("y", "x"))]
+    assert not g.kai_chain("x", looped).judged
+
+
+def test_over_a_kai_limit_is_strictly_more_than_it() -> None:
+    queue = g.kai_queue(_kai("q", gpu={"limit": 8}))
+    assert g.over_limit(Resources.of({"nvidia.com/gpu": 8}), queue) == []
+    assert g.over_limit(Resources.of({"nvidia.com/gpu": 9}), queue) == [
+        ("nvidia.com/gpu", Decimal(8))
+    ]

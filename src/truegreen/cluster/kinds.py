@@ -137,6 +137,9 @@ class Kind(Enum):
         "PodGroup", "scheduling.x-k8s.io", "v1alpha1", "podgroups", True
     )
     KAI_POD_GROUP = KindSpec("PodGroup", "scheduling.run.ai", "v2alpha2", "podgroups", True)
+    # KAI's Queues (pkg/apis/scheduling/v2/queue_types.go), cluster-scoped and few: listed whole,
+    # as a group's queue is judged with its parents.
+    KAI_QUEUE = KindSpec("Queue", "scheduling.run.ai", "v2", "queues", False)
 
     @property
     def spec(self) -> KindSpec:

@@ -140,6 +140,8 @@ class GangReads(Struct, frozen=True):
     """Each group object the job's pods name, by (kind, name); only those served are read."""
     queues: Mapping[str, GetRead] = field(default_factory=dict)
     """Each Volcano Queue a read group names, by name."""
+    kai_queues: ListRead | None = None
+    """Every KAI Queue, listed where a read KAI group names a queue and the kind is served."""
 
 
 class Environment(Struct, frozen=True):

@@ -22,10 +22,15 @@ none; its verdict is on that object:
   `PodGroupAnnotationForPod`) names a `scheduling.run.ai/v2alpha2` PodGroup whose
   `status.schedulingConditions` of type `UnschedulableOnNodePool` carry the scheduler's
   `reasons` (each a reason and a message) and whose `status.running` counts its running pods
-  (pkg/apis/scheduling/v2alpha2/podgroup_types.go).
+  (pkg/apis/scheduling/v2alpha2/podgroup_types.go). Its `spec.queue` names a KAI Queue
+  (`scheduling.run.ai/v2`, pkg/apis/scheduling/v2/queue_types.go): the scheduler skips a job
+  whose queue, or whose queue's parent, does not exist, or whose queue has queues under it
+  (pkg/scheduler/actions/utils/input_jobs.go), and refuses one that would take a queue or any
+  of its parents past its `limit` (plugins/proportion/capacity_policy/max_allowed_check.go).
 """
 
 from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
 from typing import Any
 
 import msgspec
@@ -69,6 +74,7 @@ GANG_KINDS = (
     Kind.VOLCANO_QUEUE,
     Kind.COSCHEDULING_POD_GROUP,
     Kind.KAI_POD_GROUP,
+    Kind.KAI_QUEUE,
 )
 """The gang schedulers' kinds discovery is asked about."""
 
@@ -313,3 +319,77 @@ def _resources(value: object) -> Resources | None:
         return Resources.parse({str(k): str(v) for k, v in value.items()})
     except QuantityError:
         return None
+
+
+KAI_UNLIMITED = -1.0
+"""A KAI Queue limit that caps nothing (pkg/common/constants `UnlimitedResourceQuantity`)."""
+KAI_RESOURCES = (
+    ("gpu", "nvidia.com/gpu", Decimal(1)),
+    ("cpu", "cpu", Decimal(1)),
+    ("memory", "memory", Decimal(1_000_000)),
+)
+"""A KAI Queue's resources, the Kubernetes resource each counts, and how many of doctor's units
+(Resources: whole devices, millicores, bytes) one of KAI's is: GPUs in devices, CPU in
+millicores, memory in megabytes of 10^6 bytes (docs/queues/README.md "Resource Units";
+plugins/proportion/proportion.go multiplies memory by 1000 * 1000)."""
+LONGEST_QUEUE_CHAIN = 32
+"""Parents followed at most: a chain longer (or a loop) is not judged."""
+
+
+class KaiQueue(Struct, frozen=True):
+    """A KAI Queue as its scheduler reads it (queue_info.go `NewQueueInfo`)."""
+
+    name: str
+    parent: str
+    limits: tuple[tuple[str, Decimal], ...]
+    """Per Kubernetes resource name, the limit in doctor's units where the queue states a
+    positive one. Unlimited (-1) caps nothing; a limit of 0 or none stated is left unjudged
+    (KAI's docs read it as no room beyond the quota, its capacity check as no room at all)."""
+
+
+def kai_queue(obj: KubeObject) -> KaiQueue:
+    """The KAI Queue `obj` (v2 queue_types.go `QueueSpec`: `parentQueue`, `resources.{gpu,
+    cpu,memory}.limit`)."""
+    spec = o.mapping(obj.get("spec"))
+    resources = o.mapping(spec.get("resources"))
+    limits = []
+    for field, name, unit in KAI_RESOURCES:
+        limit = o.mapping(resources.get(field)).get("limit")
+        if isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit > 0:
+            limits.append((name, Decimal(str(limit)) * unit))
+    return KaiQueue(o.name_of(obj), str(spec.get("parentQueue") or ""), tuple(limits))
+
+
+class KaiQueueChain(Struct, frozen=True):
+    """A group's KAI queue with its parents, as far as they exist."""
+
+    queues: tuple[KaiQueue, ...]
+    """The queue first, then each parent, as far as found."""
+    missing: str
+    """The first name in the chain that no Queue has ('' when all exist)."""
+    children: tuple[str, ...]
+    """The queues whose parent is the group's queue (a job's queue must have none)."""
+    judged: bool = True
+    """False when the chain is longer than LONGEST_QUEUE_CHAIN or loops."""
+
+
+def kai_chain(name: str, queues: Sequence[KaiQueue]) -> KaiQueueChain:
+    """The queue `name` and its parents among `queues`."""
+    by_name = {q.name: q for q in queues}
+    children = tuple(sorted(q.name for q in queues if q.parent == name))
+    chain: list[KaiQueue] = []
+    wanted = name
+    while wanted:
+        if len(chain) >= LONGEST_QUEUE_CHAIN or any(q.name == wanted for q in chain):
+            return KaiQueueChain(tuple(chain), "", children, judged=False)
+        queue = by_name.get(wanted)
+        if queue is None:
+            return KaiQueueChain(tuple(chain), wanted, children)
+        chain.append(queue)
+        wanted = queue.parent
+    return KaiQueueChain(tuple(chain), "", children)
+
+
+def over_limit(wanted: Resources, queue: KaiQueue) -> list[tuple[str, Decimal]]:
+    """The resources `wanted` asks more of than `queue`'s limit, with that limit."""
+    return [(name, limit) for name, limit in queue.limits if wanted.get(name) > limit]

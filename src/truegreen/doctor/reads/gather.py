@@ -56,6 +56,7 @@ from truegreen.doctor.knowledge.gangs import (
     RUNNING_PODS,
     SchedulerPods,
     gangs_of,
+    kai_pod_group,
     pod_group,
     schedulers_named,
 )
@@ -481,8 +482,8 @@ def _gang_reads(
 ) -> Callable[[], GangReads] | None:
     """Where the judged job's pods name a scheduler other than the cluster's own: whether
     that scheduler's own pod runs (one fold of the cluster's running pods), the group objects
-    its pods name (those discovery serves), then the Volcano Queues those groups name. None:
-    nothing to read."""
+    its pods name (those discovery serves), then the Volcano Queues those groups name and, for
+    a KAI group, every KAI Queue (its parents judge it too). None: nothing to read."""
     job = work.judged
     if job is None:
         return None
@@ -521,7 +522,25 @@ def _gang_reads(
             for name in names
             if Kind.VOLCANO_QUEUE in served
         }
-        return GangReads(schedulers, running.result(), served, read, results(queues))
+        kai_named = any(
+            kind is Kind.KAI_POD_GROUP
+            and isinstance(answer, Got)
+            and kai_pod_group(answer.obj).queue
+            for (kind, _), answer in read.items()
+        )
+        kai = (
+            schedule.submit(partial(reader.list, Kind.KAI_QUEUE, namespace=None))
+            if kai_named and Kind.KAI_QUEUE in served
+            else None
+        )
+        return GangReads(
+            schedulers,
+            running.result(),
+            served,
+            read,
+            results(queues),
+            None if kai is None else kai.result(),
+        )
 
     return finish
 

@@ -5,6 +5,8 @@ The scheduler's own word is measured and wins: a group's failing condition is qu
 replaced by doctor's arithmetic. What each object means is doctor/knowledge/gangs.py.
 """
 
+import math
+from decimal import Decimal
 from typing import Any
 
 from truegreen import kubeobjects as o
@@ -15,6 +17,8 @@ from truegreen.doctor.checks.queue.words import (
     GANG_PLACED,
     GANG_QUEUE_CLOSED,
     GANG_QUEUE_MISSING,
+    GANG_QUEUE_NOT_LEAF,
+    GANG_QUEUE_ORPHANED,
     GANG_REFUSED,
     SAY,
     SCHEDULER_MISSING,
@@ -22,8 +26,9 @@ from truegreen.doctor.checks.queue.words import (
 from truegreen.doctor.environment import Environment, GangReads
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.knowledge import gangs as g
+from truegreen.doctor.knowledge.fit import pod_requests
 from truegreen.doctor.knowledge.training import TrainingJob
-from truegreen.quantity import Resources, format_amount
+from truegreen.quantity import CPU, MEMORY, Resources, format_amount
 
 _MALFORMED = CantRead(ReadFailure.MALFORMED, "the running pods' summary is not of its shape")
 LONGEST_MESSAGE = 400
@@ -119,11 +124,113 @@ def _group(
             ]
         return [SAY.cant_check(env, ref.kind, read, job.ref)]
     group = g.GROUP_READERS[ref.kind](read.obj)
+    queued = None
     if ref.kind is Kind.VOLCANO_POD_GROUP:
         queued = _volcano_queue(env, job, reads, group, fields)
-        if queued is not None:
-            return [queued]
+    elif ref.kind is Kind.KAI_POD_GROUP and not group.placed and not group.failing:
+        # KAI's own word on the group, where it wrote one, is the answer.
+        queued = _kai_queue(env, job, reads, group, fields)
+    if queued is not None:
+        return [queued]
     return _said(env, job, ref.kind, group, fields)
+
+
+def _kai_queue(
+    env: Environment,
+    job: TrainingJob,
+    reads: GangReads,
+    group: g.PodGroupState,
+    fields: dict[str, Any],
+) -> Finding | None:
+    """A KAI group's queue: KAI passes over a job whose queue or a parent of it is missing, or
+    whose queue has queues under it, without a word on the group; a job more than the queue or
+    a parent may ever hold never starts."""
+    listed = reads.kai_queues
+    if listed is None or not group.queue:
+        return None
+    if isinstance(listed, CantRead):
+        return SAY.cant_check(env, Kind.KAI_QUEUE, listed, job.ref)
+    chain = g.kai_chain(group.queue, [g.kai_queue(q) for q in listed.items])
+    if not chain.judged:
+        return None
+    kubectl = env.settings.kubectl
+    lists = kubectl.cluster("get", "queues.scheduling.run.ai")
+    state = f"PodGroup {group.name}: queue {group.queue}, minMember {group.min_member}"
+    objects = (f"PodGroup/{group.name}", job.ref)
+    queue_fields = {**fields, "queue": group.queue, "command": lists}
+    if chain.missing == group.queue:
+        return SAY.finding(
+            Status.FAIL,
+            Basis.MEASURED,
+            GANG_QUEUE_MISSING,
+            details=(state, f"no Queue {group.queue} among {len(listed.items)} KAI queues"),
+            objects=objects,
+            **queue_fields,
+        )
+    if chain.missing:
+        child = chain.queues[-1].name
+        return SAY.finding(
+            Status.FAIL,
+            Basis.MEASURED,
+            GANG_QUEUE_ORPHANED,
+            details=(state, f"Queue {child}: parentQueue {chain.missing}, which no Queue is"),
+            objects=(f"Queue/{child}", *objects),
+            **{**queue_fields, "queue": child, "parent": chain.missing},
+        )
+    if chain.children:
+        return SAY.finding(
+            Status.FAIL,
+            Basis.MEASURED,
+            GANG_QUEUE_NOT_LEAF,
+            details=(state, f"Queues with parentQueue {group.queue}: {', '.join(chain.children)}"),
+            objects=(f"Queue/{group.queue}", *objects),
+            **queue_fields,
+            children=", ".join(f"'{c}'" for c in chain.children),
+        )
+    return _kai_limit(env, job, group, chain, queue_fields, state)
+
+
+def _kai_limit(
+    env: Environment,
+    job: TrainingJob,
+    group: g.PodGroupState,
+    chain: g.KaiQueueChain,
+    fields: dict[str, Any],
+    state: str,
+) -> Finding | None:
+    """The whole job against each queue's limit, its own then its parents' (KAI checks them
+    all: max_allowed_check.go `resultsOverLimit`); judged only where the group starts every pod
+    of the job (minMember), as the need is then the whole job's."""
+    if group.min_member < job.pods:
+        return None
+    wanted = sum((pod_requests(s.spec) * s.count for s in job.pod_sets), Resources())
+    for queue in chain.queues:
+        over = g.over_limit(wanted, queue)
+        if not over:
+            continue
+        needs = _amounts(wanted, [name for name, _ in over])
+        holds = ", ".join(_limit(name, limit) for name, limit in over)
+        return SAY.finding(
+            Status.FAIL,
+            Basis.INFERRED,
+            GANG_NEVER_FITS,
+            details=(
+                state,
+                f"Queue {queue.name}: limit {holds}",
+                f"the job's {job.pods} pods request {needs}",
+            ),
+            objects=(f"Queue/{queue.name}", f"PodGroup/{group.name}", job.ref),
+            **{
+                **fields,
+                "queue": queue.name,
+                "command": env.settings.kubectl.cluster(
+                    "describe", "queues.scheduling.run.ai", queue.name
+                ),
+            },
+            needs=needs,
+            holds=holds,
+        )
+    return None
 
 
 def _volcano_queue(
@@ -228,6 +335,13 @@ def quoted(message: str) -> str:
     if len(text) > LONGEST_MESSAGE:
         text = text[: LONGEST_MESSAGE - 1] + "…"
     return f"`{text}`"
+
+
+def _limit(name: str, limit: Decimal) -> str:
+    """A KAI limit in doctor's words; a GPU limit may be a fraction of a device."""
+    if name in (CPU, MEMORY):
+        return format_amount(name, math.floor(limit))
+    return f"{limit.normalize():f} {name}"
 
 
 def _amounts(resources: Resources, names: list[str]) -> str:

@@ -29,6 +29,8 @@ GANG_QUEUE_MISSING: Final = "queue.gang-queue-missing"
 GANG_QUEUE_CLOSED: Final = "queue.gang-queue-closed"
 GANG_NEVER_FITS: Final = "queue.gang-never-fits"
 GANG_PLACED: Final = "queue.gang-placed"
+GANG_QUEUE_ORPHANED: Final = "queue.gang-queue-parent-missing"
+GANG_QUEUE_NOT_LEAF: Final = "queue.gang-queue-not-leaf"
 
 WORDS: Final[dict[str, Wording]] = {
     NOT_USED: Wording("Training jobs here start without waiting in a queue.", ""),
@@ -110,6 +112,18 @@ WORDS: Final[dict[str, Wording]] = {
         "The training job {job} waits in the queue '{queue}' of `{scheduler}`, which doesn't "
         "exist: it will never start.",
         "Create the queue '{queue}', or hand the job to one that exists; {command} lists them.",
+    ),
+    GANG_QUEUE_ORPHANED: Wording(
+        "The training job {job} waits in the queue '{queue}' of `{scheduler}`, whose parent "
+        "queue '{parent}' doesn't exist: it will never start.",
+        "Create the queue '{parent}', or put '{queue}' under one that exists; {command} lists "
+        "them.",
+    ),
+    GANG_QUEUE_NOT_LEAF: Wording(
+        "The training job {job} waits in the queue '{queue}' of `{scheduler}`, which has other "
+        "queues under it ({children}): only a queue with none under it starts jobs, so it will "
+        "never start.",
+        "Hand the job to one of the queues under '{queue}'; {command} lists them.",
     ),
     GANG_QUEUE_CLOSED: Wording(
         "The queue '{queue}' of `{scheduler}` is {state}: the training job {job} will not "
