@@ -176,3 +176,74 @@ def test_the_autoscaler_is_asked_only_about_pods_the_scheduler_could_not_place(
     doctor.live("-o", "json")
     assert not [r for r in doctor.server.log if "source" in r.query.get("fieldSelector", "")]
     assert not [r for r in doctor.server.log if r.path.endswith("cluster-autoscaler-status")]
+
+
+def _status(now: datetime, group_status: str, backoff: str = "") -> Obj:
+    """cluster-autoscaler's status ConfigMap in its YAML form (1.30 and later,
+    clusterstate/api/types.go), its one machine group's scale-up in `group_status`, with the
+    backoff's error as the AWS provider gives it (cloudprovider/aws/aws_cloud_provider.go:
+    `placeholder-cannot-be-fulfilled`, "AWS cannot provision any more instances for this node
+    group") and clusterstate.go `buildScaleUpStatusNodeGroup` writes it."""
+    stamp = (now - timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "cluster-autoscaler-status", "namespace": "kube-system"},
+        "data": {
+            "status": (
+                f"time: {now.strftime('%Y-%m-%d %H:%M:%S')}.000000000 +0000 UTC\n"
+                "autoscalerStatus: Running\n"
+                "clusterWide:\n  health:\n    status: Healthy\n"
+                "nodeGroups:\n"
+                "- name: eks-gpu-ng\n"
+                "  health:\n    status: Healthy\n    cloudProviderTarget: 1\n"
+                "    minSize: 0\n    maxSize: 4\n"
+                f"  scaleUp:\n    status: {group_status}\n"
+                + (
+                    "    backoffInfo:\n      errorCode: placeholder-cannot-be-fulfilled\n"
+                    f"      errorMessage: {backoff}\n"
+                    if backoff
+                    else ""
+                )
+                + f'    lastProbeTime: "{stamp}"\n    lastTransitionTime: "{stamp}"\n'
+            )
+        },
+    }
+
+
+def test_a_scale_up_the_autoscaler_backed_off_from_is_no_machine_on_its_way(
+    doctor: Doctor,
+) -> None:
+    """TriggeredScaleUp two minutes ago; cluster-autoscaler's own status now shows the group
+    in Backoff (AWS could not launch): the status is the measurement, not the trigger."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        failed = "AWS cannot provision any more instances for this node group"
+        return [*objects, pod, scale_up_event(now, pod), _status(now, "Backoff", failed)]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json", "--verbose")
+    report = result.json()
+    assert ("capacity.no-machine-can-be-added", "fail", "measured") in _capacity(report)
+    assert "capacity.machine-coming" not in {c for c, _, _ in _capacity(report)}
+    assert report["headline"]["code"] == "capacity.no-machine-can-be-added"
+    assert "the cloud gave its machine group no more machines" in report["headline"]["text"]
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.no-machine-can-be-added"]
+    said = [line for line in found["details"] if line.startswith("cluster-autoscaler on ")]
+    assert [line.split(": ", 1)[1] for line in said] == [
+        "cluster-autoscaler status: machine group eks-gpu-ng scale-up Backoff: "
+        "placeholder-cannot-be-fulfilled: AWS cannot provision any more instances for this "
+        "node group"
+    ]
+    assert result.exit_code == 2
+
+
+def test_a_scale_up_in_progress_per_the_status_stays_a_wait(doctor: Doctor) -> None:
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        return [*objects, pod, scale_up_event(now, pod), _status(now, "InProgress")]
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    assert _capacity(report) == [("capacity.machine-coming", "warn", "measured")]

@@ -22,6 +22,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
 from truegreen.doctor.knowledge.reports import event_time
+from truegreen.yamlsafe import Document, Limits, load_all
 
 AUTOSCALER_SOURCES = ("cluster-autoscaler", "karpenter")
 """The event sources read, each by its own field selector (`source=…`)."""
@@ -85,6 +86,14 @@ def autoscaler_words(
 
 
 _NO_SCALE_UP = (
+    (
+        re.compile(
+            r"placeholder-cannot-be-fulfilled|cannot provision any more instances|OutOfResource"
+            r"|QUOTA_EXCEEDED|RESOURCE_POOL_EXHAUSTED|STOCKOUT",
+            re.I,
+        ),
+        "the cloud gave its machine group no more machines (no capacity or quota left there)",
+    ),
     (
         re.compile(
             r"InsufficientCapacity|InsufficientInstanceCapacity|insufficient capacity", re.I
@@ -191,3 +200,69 @@ def autoscaler_health(config_map: KubeObject) -> AutoscalerHealth:
             status = found["status"]
             return AutoscalerHealth(status == "Healthy", f"cluster-autoscaler health: {status}")
     return AutoscalerHealth(None, "cluster-autoscaler status: not understood")
+
+
+class GroupScaleUp(Struct, frozen=True):
+    """cluster-autoscaler's scale-up state of one machine group, from its status ConfigMap
+    (clusterstate/api/types.go `NodeGroupScaleUpCondition`)."""
+
+    group: str
+    status: str
+    """InProgress, NoActivity, Backoff or Unhealthy (clusterstate.go
+    `buildScaleUpStatusNodeGroup`: Backoff when a failed scale-up makes it unsafe to scale,
+    Unhealthy when too many of the group's machines are unready)."""
+    error: str = ""
+    """Backoff's `errorCode: errorMessage` (the cloud provider's words, e.g. AWS's
+    `placeholder-cannot-be-fulfilled: AWS cannot provision any more instances for this node
+    group`)."""
+
+
+BLOCKED_SCALE_UPS = frozenset({"Backoff", "Unhealthy"})
+"""Scale-up states in which cluster-autoscaler adds no machine to the group."""
+_TEXT_GROUP = re.compile(r"^\s*Name:\s*(?P<group>\S+)\s*$")
+_TEXT_SCALE_UP = re.compile(r"^\s*ScaleUp:\s*(?P<status>\w+)")
+
+
+def group_scale_ups(config_map: KubeObject) -> dict[str, GroupScaleUp]:
+    """Per machine group, its scale-up state in the status ConfigMap: from the YAML of
+    cluster-autoscaler 1.30 and later (`nodeGroups[].scaleUp`, with the backoff's error), or
+    the older text (`NodeGroups:` then `Name:` and `ScaleUp:` lines, the state alone)."""
+    text = str(o.mapping(config_map.get("data")).get("status") or "")
+    loaded: object = None
+    if text.lstrip().startswith("time:"):  # the YAML form; the text form starts with words
+        first = next(iter(load_all(text, _STATUS_LIMITS, lines=False, unique_keys=False)), None)
+        loaded = first.data if isinstance(first, Document) else None
+    if isinstance(loaded, Mapping):
+        found = {}
+        for group in map(o.mapping, o.sequence(loaded.get("nodeGroups"))):
+            scale_up = o.mapping(group.get("scaleUp"))
+            backoff = o.mapping(scale_up.get("backoffInfo"))
+            error = ": ".join(
+                str(backoff[k]) for k in ("errorCode", "errorMessage") if backoff.get(k)
+            )
+            name = str(group.get("name") or "")
+            found[name] = GroupScaleUp(name, str(scale_up.get("status") or ""), error[:600])
+        return found
+    return _text_scale_ups(text)
+
+
+_STATUS_LIMITS = Limits(max_bytes=1 << 20, max_nodes=200_000)
+"""A ConfigMap holds at most 1 MiB; its text is the cluster's, so read as hostile."""
+
+
+def _text_scale_ups(text: str) -> dict[str, GroupScaleUp]:
+    found: dict[str, GroupScaleUp] = {}
+    _, _, groups = text.partition("NodeGroups:")
+    name = ""
+    for line in groups.splitlines():
+        if (named := _TEXT_GROUP.match(line)) is not None:
+            name = named["group"]
+        elif name and (state := _TEXT_SCALE_UP.match(line)) is not None:
+            found[name] = GroupScaleUp(name, state["status"])
+    return found
+
+
+def triggered_group(word: AutoscalerWord) -> str | None:
+    """The machine group a cluster-autoscaler TriggeredScaleUp names (the first)."""
+    found = _TRIGGERED.search(word.message)
+    return found["group"] if found is not None else None

@@ -5,17 +5,21 @@ from collections.abc import Mapping, Sequence
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, KubeObject, Listed
+from truegreen.cluster import CantRead, Got, KubeObject, Listed
 from truegreen.doctor.checks.capacity.autoscaling import (
+    BLOCKED_SCALE_UPS,
     STATUS_CONFIG_MAP,
     AutoscalerWord,
+    GroupScaleUp,
     Word,
     autoscaler_health,
     autoscaler_words,
     failed_launches,
+    group_scale_ups,
     nominated_claim,
     plain_adding,
     plain_cannot_add,
+    triggered_group,
 )
 from truegreen.doctor.checks.capacity.machines import (
     Judged,
@@ -261,7 +265,24 @@ def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerW
                     found[pod] = word
     claims = env.node_claims
     failed = failed_launches(claims.items) if isinstance(claims, Listed) else {}
-    return sorted((_launched(w, failed) for w in found.values()), key=lambda w: w.pod)
+    status = env.autoscaler_status
+    groups = group_scale_ups(status.obj) if isinstance(status, Got) else {}
+    return sorted(
+        (_scaling(_launched(w, failed), groups) for w in found.values()), key=lambda w: w.pod
+    )
+
+
+def _scaling(word: AutoscalerWord, groups: Mapping[str, GroupScaleUp]) -> AutoscalerWord:
+    """A scale-up whose machine group cluster-autoscaler's own status now shows in backoff (a
+    scale-up failed) or unhealthy is no machine on its way: its status is the measurement."""
+    group = triggered_group(word) if word.word is Word.ADDING else None
+    state = groups.get(group) if group is not None else None
+    if state is None or state.status not in BLOCKED_SCALE_UPS:
+        return word
+    said = f"cluster-autoscaler status: machine group {group} scale-up {state.status}"
+    return replace(
+        word, word=Word.CANNOT_ADD, message=f"{said}: {state.error}" if state.error else said
+    )
 
 
 def _launched(word: AutoscalerWord, failed: Mapping[str, str]) -> AutoscalerWord:

@@ -1,0 +1,65 @@
+"""cluster-autoscaler's status ConfigMap: each machine group's scale-up state, in the YAML of
+1.30 and later and in the older text, read as hostile text (clusterstate/api/types.go,
+clusterstate/utils/status.go)."""
+
+from typing import Any
+
+from truegreen.doctor.checks.capacity.autoscaling import GroupScaleUp, group_scale_ups
+
+
+def _config_map(status: str) -> dict[str, Any]:
+    return {"data": {"status": status}}
+
+
+def test_the_yaml_form_gives_each_group_its_state_and_its_backoff_error() -> None:
+    text = (
+        "time: 2026-12-05 07:00:00.000000000 +0000 UTC\n"
+        "autoscalerStatus: Running\n"
+        "nodeGroups:\n"
+        "- name: gpu-a\n"
+        "  scaleUp:\n"
+        "    status: Backoff\n"
+        "    backoffInfo:\n"
+        "      errorCode: QUOTA_EXCEEDED\n"
+        "      errorMessage: 'Instance ''gke-x'' creation failed: Quota "
+        "''NVIDIA_A100_GPUS'' exceeded.'\n"
+        "- name: gpu-b\n"
+        "  scaleUp:\n"
+        "    status: InProgress\n"
+    )
+    assert group_scale_ups(_config_map(text)) == {
+        "gpu-a": GroupScaleUp(
+            "gpu-a",
+            "Backoff",
+            "QUOTA_EXCEEDED: Instance 'gke-x' creation failed: Quota 'NVIDIA_A100_GPUS' exceeded.",
+        ),
+        "gpu-b": GroupScaleUp("gpu-b", "InProgress"),
+    }
+
+
+def test_the_older_text_form_gives_the_state_alone() -> None:
+    text = (
+        "Cluster-autoscaler status at 2023-05-02 10:00:00.000000000 +0000 UTC:\n"
+        "Cluster-wide:\n"
+        "  Health:      Healthy (ready=3 unready=0 notStarted=0 longNotStarted=0 registered=3)\n"
+        "  ScaleUp:     NoActivity (ready=3 registered=3)\n"
+        "\n"
+        "NodeGroups:\n"
+        "  Name:        eks-gpu-ng\n"
+        "  Health:      Healthy (ready=0 unready=0 cloudProviderTarget=1 (minSize=0, maxSize=4))\n"
+        "  ScaleUp:     Backoff (ready=0 cloudProviderTarget=1)\n"
+    )
+    assert group_scale_ups(_config_map(text)) == {
+        "eks-gpu-ng": GroupScaleUp("eks-gpu-ng", "Backoff")
+    }
+
+
+def test_hostile_text_reads_as_no_group() -> None:
+    bomb = "time: x\na: &a [1, 1, 1, 1, 1, 1, 1, 1, 1]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(9)
+    )
+    assert group_scale_ups(_config_map(bomb)) == {}
+    assert group_scale_ups(_config_map("time: [unclosed")) == {}
+    assert group_scale_ups({"data": None}) == {}
