@@ -13,7 +13,7 @@ from typing import Any
 from tests.scenario.conftest import Doctor
 from tests.support import gang_objects as gang
 from tests.support.fake_apiserver import Fault
-from tests.support.scenarios import Obj, healthy
+from tests.support.scenarios import Obj, healthy, ts
 from tests.support.training_kinds import ALL_GROUPS
 
 JOB = "bert-large"
@@ -537,3 +537,74 @@ def test_the_fault_matrix_holds_for_the_kai_queue_list(doctor: Doctor) -> None:
         assert "unknown" in statuses["queue"], cell
         assert "fail" not in statuses["queue"], cell
         assert result.exit_code == 3, cell
+
+
+def _volcano_event(now: datetime, kind: str, name: str, reason: str, message: str) -> Obj:
+    """A Warning Event as Volcano's scheduler records it (component `volcano`, its scheduler
+    name): `Unschedulable` on the PodGroup with the gang's words (pkg/scheduler/cache/cache.go
+    `RecordJobStatusEvent`), `FailedScheduling` on each pod with its task's words
+    (`taskUnschedulable`), repeated each session."""
+    api_version = "scheduling.volcano.sh/v1beta1" if kind == "PodGroup" else "v1"
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{name}.{reason.lower()}", "namespace": "train"},
+        "involvedObject": {
+            "apiVersion": api_version,
+            "kind": kind,
+            "name": name,
+            "namespace": "train",
+        },
+        "reason": reason,
+        "message": message,
+        "type": "Warning",
+        "source": {"component": "volcano"},
+        "firstTimestamp": ts(now - timedelta(minutes=1, seconds=50)),
+        "lastTimestamp": ts(now - timedelta(seconds=5)),
+        "count": 22,
+    }
+
+
+TASK_UNPLACED = "all nodes are unavailable: 1 node(s) resource fit failed, 1 node(s) unavailable."
+
+
+def test_volcano_s_events_are_said_once_not_once_per_pod(doctor: Doctor) -> None:
+    """Volcano repeats the gang's words as an Event on its PodGroup and posts one
+    FailedScheduling per pod: the group's words are the queue check's (quoted once), and the
+    same words about the job's four pods are one finding naming them."""
+    _install(doctor)
+    base = cluster(group=unplaced, queue=gang.volcano_queue("default", gpus=8))
+
+    def build(now: datetime) -> list[Obj]:
+        objects = base(now)
+        pods = [
+            o["metadata"]["name"]
+            for o in objects
+            if o["kind"] == "Pod" and o["metadata"]["name"].startswith(JOB)
+        ]
+        return [
+            *objects,
+            _volcano_event(now, "PodGroup", JOB, "Unschedulable", gang.UNPLACED),
+            *(_volcano_event(now, "Pod", p, "FailedScheduling", TASK_UNPLACED) for p in pods),
+        ]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert report["headline"]["code"] == "queue.gang-refused"
+    reported = [f for f in report["findings"] if f["code"] == "evidence.cluster-reported"]
+    assert [f["objects"] for f in reported] == [
+        [
+            "Pod/bert-large-master-0",
+            "Pod/bert-large-worker-0",
+            "Pod/bert-large-worker-1",
+            "Pod/bert-large-worker-2",
+        ]
+    ], "the PodGroup's Event is the gang's word, said once; the pods' one finding"
+    assert reported[0]["headline"] == (
+        "The cluster reports a problem with the training job 'bert-large' (its programs "
+        "'bert-large-master-0', 'bert-large-worker-0', 'bert-large-worker-1' and 1 more): "
+        f"“volcano” says “FailedScheduling: {TASK_UNPLACED}”."
+    )
+    assert len(reported[0]["details"]) == 4
+    assert result.exit_code == 2

@@ -243,6 +243,11 @@ class Environment(Struct, frozen=True):
                 finished_jobs=frozenset(j.ref for j in self.work().jobs if j.finished),
                 claims=[c.obj for c in self.claims.values() if isinstance(c, Got)],
                 nodes=self.nodes.items if isinstance(self.nodes, Listed) else (),
+                gang_groups=frozenset(
+                    name
+                    for (_, name), read in (self.gangs.groups if self.gangs else {}).items()
+                    if isinstance(read, Got)
+                ),
             )
         )
 

@@ -61,18 +61,44 @@ _CLUSTER_SCOPED: Final = frozenset({"Node", "PersistentVolume", "StorageClass"})
 
 
 def check(env: Environment) -> list[Finding]:
-    """A finding for each report no other check says, the newest first."""
+    """A finding for each report no other check says, the newest first; the same words from
+    the same component about several programs of one training job are one finding (a gang
+    scheduler says them about every pod of the gang)."""
     if isinstance(env.warning_events, CantRead):
         return [SAY.cant_check(env, Kind.EVENT, env.warning_events)]
-    reports = env.reports()
-    findings = [_finding(env, report) for report in reports[:MOST_FINDINGS]]
-    if len(reports) > MOST_FINDINGS:
+    groups = _same_words(env, env.reports())
+    findings = [_finding(env, group) for group in groups[:MOST_FINDINGS]]
+    if len(groups) > MOST_FINDINGS:
         command = env.settings.kubectl.here("get", "events", "--field-selector", "type=Warning")
         last = findings[-1]
         findings[-1] = replace(
-            last, details=(*last.details, f"{len(reports) - MOST_FINDINGS} more: {command}")
+            last, details=(*last.details, f"{len(groups) - MOST_FINDINGS} more: {command}")
         )
     return findings or [SAY.ok()]
+
+
+def _same_words(env: Environment, reports: list[Report]) -> list[list[Report]]:
+    """The reports, those with the same component, reason and words about programs of one
+    training job together, in the order of each group's newest."""
+    groups: dict[tuple[str, ...], list[Report]] = {}
+    for index, report in enumerate(reports):
+        job = _job_of(env, report)
+        key = (
+            (job, report.component, report.reason, report.message, report.said)
+            if job is not None
+            else (str(index),)
+        )
+        groups.setdefault(key, []).append(report)
+    return list(groups.values())
+
+
+def _job_of(env: Environment, report: Report) -> str | None:
+    """The training job a report about a pod is about, if any."""
+    if report.kind != "Pod":
+        return None
+    pod = _pod(env, report.name)
+    job = env.work().job_of(pod) if pod is not None else None
+    return job.name if job is not None else None
 
 
 def _what(report: Report, env: Environment) -> str:
@@ -120,9 +146,10 @@ def _command(env: Environment, report: Report) -> str:
     return env.settings.kubectl.here("describe", resource, report.name)
 
 
-def _fields(env: Environment, report: Report) -> Mapping[str, str]:
+def _fields(env: Environment, group: list[Report]) -> Mapping[str, str]:
+    report = group[0]
     return {
-        "what": _what(report, env),
+        "what": _what(report, env) if len(group) == 1 else _programs(env, group),
         "component": f"“{report.component}”",
         "reason": report.reason,
         "message": report.message or "(no message)",
@@ -130,20 +157,40 @@ def _fields(env: Environment, report: Report) -> Mapping[str, str]:
     }
 
 
-def _finding(env: Environment, report: Report) -> Finding:
+SHOWN_NAMES: Final = 3
+"""A group's programs named in its headline; the rest are counted."""
+
+
+def _programs(env: Environment, group: list[Report]) -> str:
+    """`the training job 'x' (its programs 'a', 'b', 'c' and 2 more)`."""
+    pod = _pod(env, group[0].name)
+    job = env.work().job_of(pod) if pod is not None else None
+    names = [f"'{r.name}'" for r in group[:SHOWN_NAMES]]
+    rest = len(group) - len(names)
+    listed = ", ".join(names[:-1]) + f" and {names[-1]}" if rest == 0 else ", ".join(names)
+    more = f" and {rest} more" if rest else ""
+    return f"the training job '{job.name if job else ''}' (its programs {listed}{more})"
+
+
+def _line(report: Report) -> str:
     said = "Event" if report.said is Said.EVENT else "condition"
     count = f", {report.count} times" if report.count > 1 else ""
     seen = f", last {report.at.isoformat()}" if report.at is not None else ""
+    return (
+        f"{said} {report.reason} on {report.kind}/{report.name} from {report.component}"
+        f"{count}{seen}: {report.message}"
+    )
+
+
+def _finding(env: Environment, group: list[Report]) -> Finding:
+    statuses = {_status(env, report) for report in group}
     return SAY.finding(
-        _status(env, report),
+        Status.FAIL if Status.FAIL in statuses else Status.WARN,
         Basis.MEASURED,
         REPORTED,
-        details=(
-            f"{said} {report.reason} on {report.kind}/{report.name} from {report.component}"
-            f"{count}{seen}: {report.message}",
-        ),
-        objects=(f"{report.kind}/{report.name}",),
-        **_fields(env, report),
+        details=tuple(_line(report) for report in group),
+        objects=tuple(f"{report.kind}/{report.name}" for report in group),
+        **_fields(env, group),
     )
 
 

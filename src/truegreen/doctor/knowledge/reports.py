@@ -224,6 +224,10 @@ pkg/kubelet/kuberuntime/kuberuntime_container.go): the kubelet's `Failed` and `B
 about a container in one of them are that check's to say."""
 
 
+GROUP_KIND: Final = "PodGroup"
+"""The kind of every gang scheduler's group object (Volcano's, coscheduling's, KAI's)."""
+
+
 class Ruling(Struct, frozen=True):
     """Where a reported reason has a rule: the check that reads it, and on which objects."""
 
@@ -348,6 +352,10 @@ class Sources(Struct, frozen=True):
     check's to say)."""
     claims: Sequence[KubeObject]
     nodes: Sequence[KubeObject]
+    gang_groups: frozenset[str] = frozenset()
+    """The names of the gang schedulers' PodGroups the queue check read: their state and
+    failing condition are its to say (checks/queue/gang.py), so their Events are not evidence
+    again."""
 
 
 def _owner_of_name(
@@ -384,6 +392,8 @@ def unruled_reports(sources: Sources) -> list[Report]:
     kept = []
     for report in reports:
         if ruled_by(report, pods) is not None or _history(report, pods, owners, sources):
+            continue
+        if report.kind == GROUP_KIND and report.name in sources.gang_groups:
             continue
         kept.append(report)
     return sorted(kept, key=_newest_first)
