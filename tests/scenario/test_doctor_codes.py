@@ -465,6 +465,8 @@ COVERED_ELSEWHERE = (
         "queue.gang-queue-closed",
         "queue.gang-never-fits",
         "queue.gang-placed",
+        "queue.gang-queue-parent-missing",
+        "queue.gang-queue-not-leaf",
         "image-pull.image-missing",  # test_image_presence.py
         "image-pull.login-refused",  # test_image_presence.py
         "image-pull.login-needed",  # test_image_presence.py

@@ -22,7 +22,6 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
 from truegreen.doctor.knowledge.reports import event_time
-from truegreen.yamlsafe import Document, Limits, load_all
 
 AUTOSCALER_SOURCES = ("cluster-autoscaler", "karpenter")
 """The event sources read, each by its own field selector (`source=…`)."""
@@ -230,7 +229,11 @@ def group_scale_ups(config_map: KubeObject) -> dict[str, GroupScaleUp]:
     text = str(o.mapping(config_map.get("data")).get("status") or "")
     loaded: object = None
     if text.lstrip().startswith("time:"):  # the YAML form; the text form starts with words
-        first = next(iter(load_all(text, _STATUS_LIMITS, lines=False, unique_keys=False)), None)
+        # Imported here: only a cluster-autoscaler's status in its YAML form needs the loader.
+        from truegreen.yamlsafe import Document, Limits, load_all
+
+        limits = Limits(max_bytes=_STATUS_BYTES, max_nodes=_STATUS_NODES)
+        first = next(iter(load_all(text, limits, lines=False, unique_keys=False)), None)
         loaded = first.data if isinstance(first, Document) else None
     if isinstance(loaded, Mapping):
         found = {}
@@ -246,8 +249,10 @@ def group_scale_ups(config_map: KubeObject) -> dict[str, GroupScaleUp]:
     return _text_scale_ups(text)
 
 
-_STATUS_LIMITS = Limits(max_bytes=1 << 20, max_nodes=200_000)
-"""A ConfigMap holds at most 1 MiB; its text is the cluster's, so read as hostile."""
+_STATUS_BYTES = 1 << 20
+"""A ConfigMap holds at most 1 MiB."""
+_STATUS_NODES = 200_000
+"""Values the status may expand to: its text is the cluster's, so read as hostile."""
 
 
 def _text_scale_ups(text: str) -> dict[str, GroupScaleUp]:
