@@ -236,6 +236,10 @@ def test_a_scale_up_the_autoscaler_backed_off_from_is_no_machine_on_its_way(
         "placeholder-cannot-be-fulfilled: AWS cannot provision any more instances for this "
         "node group"
     ]
+    assert found["remedy"].endswith(
+        "-n kube-system describe configmap cluster-autoscaler-status` shows the autoscaler's "
+        "own words."
+    ), "the backoff's words are in the status, not on the pod"
     assert result.exit_code == 2
 
 

@@ -231,7 +231,7 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
             objects=[f"Pod/{v.pod}" for _, v in verdicts],
             what=what,
             why=plain_cannot_add(cannot[0].message),
-            command=command,
+            command=_where_said(env, cannot[0], command),
         )
         if cannot
         else SAY.finding(
@@ -272,6 +272,19 @@ def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerW
     )
 
 
+def _where_said(env: Environment, word: AutoscalerWord, on_pod: str) -> str:
+    """Where the autoscaler's own words are: its status ConfigMap for a group's backoff, else
+    the pod's Events."""
+    if not word.message.startswith(STATUS_SAID):
+        return on_pod
+    namespace, name = STATUS_CONFIG_MAP
+    return env.settings.kubectl.cluster("-n", namespace, "describe", "configmap", name)
+
+
+STATUS_SAID = "cluster-autoscaler status:"
+"""How a word read from the status ConfigMap starts (`_scaling`)."""
+
+
 def _scaling(word: AutoscalerWord, groups: Mapping[str, GroupScaleUp]) -> AutoscalerWord:
     """A scale-up whose machine group cluster-autoscaler's own status now shows in backoff (a
     scale-up failed) or unhealthy is no machine on its way: its status is the measurement."""
@@ -279,7 +292,7 @@ def _scaling(word: AutoscalerWord, groups: Mapping[str, GroupScaleUp]) -> Autosc
     state = groups.get(group) if group is not None else None
     if state is None or state.status not in BLOCKED_SCALE_UPS:
         return word
-    said = f"cluster-autoscaler status: machine group {group} scale-up {state.status}"
+    said = f"{STATUS_SAID} machine group {group} scale-up {state.status}"
     return replace(
         word, word=Word.CANNOT_ADD, message=f"{said}: {state.error}" if state.error else said
     )
