@@ -287,3 +287,21 @@ def test_what_went_right_is_one_line() -> None:
         "The trial start of the training job measured: the image came in 8.2 s; 1 GPUs seen; "
         "shared memory 128.0 GiB."
     )
+
+
+def test_a_worker_never_placed_is_the_finding_not_rank_0_s_wait_for_it() -> None:
+    """Rank 0 ran and waited for a worker that no machine took (the job's two machines were
+    not free): its `workers-missing` is that wait, not a network that keeps the workers apart."""
+    rank0 = TrialPod(
+        pod=POD,
+        log=_line(tcp={"status": "incomplete", "role": "rank0", "expected": 1, "joined": 0}),
+    )
+    assert _codes(TrialRun(pods=(rank0,))) == [("trial.workers-missing", "fail")], (
+        "precondition: alone, rank 0's wait is a finding"
+    )
+    worker = TrialPod(
+        pod=POD.replace("-0", "-1"),
+        ended_by_timeout=True,
+        unplaced="0/3 nodes are available: 1 node(s) didn't match pod anti-affinity rules.",
+    )
+    assert _codes(TrialRun(pods=(rank0, worker))) == [("trial.not-placed", "unknown")]

@@ -670,6 +670,27 @@ def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list
     return found
 
 
+PLACEMENT_OUTCOMES = frozenset({Outcome.NOT_PLACED, Outcome.WAITED_FOR_QUEUE, Outcome.HELD_BACK})
+"""A trial pod that never reached a machine."""
+PEER_OUTCOMES = frozenset(
+    {Outcome.WORKERS_MISSING, Outcome.RANK0_UNREACHABLE, Outcome.COLLECTIVE_TIMED_OUT}
+)
+"""What a worker measures when a peer does not come: a consequence, not a measurement of the
+network, where that peer never reached a machine."""
+
+
+def run_findings(
+    pods: Sequence[TrialPod], limits: Thresholds = DEFAULT_THRESHOLDS
+) -> list[tuple[TrialPod, list[TrialFinding]]]:
+    """Each trial pod's findings; where one pod never reached a machine, the others' waits for
+    a peer are left out (their peer was not there to reach: the placement is the finding)."""
+    found = [(pod, pod_findings(pod, limits)) for pod in pods]
+    unplaced = any(f.outcome in PLACEMENT_OUTCOMES for _, fs in found for f in fs)
+    if not unplaced:
+        return found
+    return [(pod, [f for f in fs if f.outcome not in PEER_OUTCOMES]) for pod, fs in found]
+
+
 class TrialRun(msgspec.Struct, frozen=True):
     """What one trial measured, or the answer that stopped it."""
 

@@ -14,7 +14,7 @@ from truegreen.doctor.checks.base import Words
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.plain_words import Wording
-from truegreen.trial.readback import Level, Outcome, TrialFinding, pod_findings
+from truegreen.trial.readback import Level, Outcome, TrialFinding, run_findings
 
 CHECK = CheckId.TRIAL
 OK: Final = "trial.ok"
@@ -227,8 +227,8 @@ def check(env: Environment) -> list[Finding]:
         ]
     findings: list[Finding] = []
     went_right: list[str] = []
-    for pod in run.pods:
-        for found in pod_findings(pod):
+    for pod, found_here in run_findings(run.pods):
+        for found in found_here:
             if found.level is Level.OK:
                 went_right.append(_SAID_OK[found.outcome].format(**_fields(found)))
                 continue
