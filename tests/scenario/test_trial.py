@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -213,3 +213,42 @@ def test_a_shared_memory_smaller_than_the_job_states_fails(doctor: Doctor) -> No
     small = trial["trial.shm-too-small"]
     assert small["status"] == "fail"
     assert small["headline"].endswith("below the 1024.0 GiB it needs."), small["headline"]
+
+
+def _gpu_ranks(gpus_each: int) -> Any:
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("train-llm", now, gpus=gpus_each)
+        job["spec"].update({"parallelism": 2, "completions": 2, "completionMode": "Indexed"})
+        return [*(o for o in healthy(now) if o["kind"] != "Job"), job]
+
+    return build
+
+
+def _kept_apart(pod: Obj) -> bool:
+    terms = (
+        pod["spec"]
+        .get("affinity", {})
+        .get("podAntiAffinity", {})
+        .get("requiredDuringSchedulingIgnoredDuringExecution", [])
+    )
+    return any(t.get("topologyKey") == "kubernetes.io/hostname" for t in terms)
+
+
+def test_the_workers_share_a_machine_only_where_the_job_s_pods_would(doctor: Doctor) -> None:
+    """The healthy cluster's largest machine offers 2 GPUs: two ranks of 1 GPU fit on it, as the
+    job's own pods would; two ranks of 2 GPUs span two machines, so the trial keeps its workers
+    apart and measures the network between machines."""
+    largest = max(
+        int(n["status"]["allocatable"].get("nvidia.com/gpu", 0))
+        for n in healthy(datetime.now(UTC))
+        if n["kind"] == "Node"
+    )
+    assert largest == 2, "precondition: the largest machine offers 2 GPUs"
+    for gpus_each, apart in ((1, False), (2, True)):
+        doctor.load(_gpu_ranks(gpus_each))
+        doctor.server.admission.allow_creates = True
+        doctor.server.kubelet = FakeKubelet(doctor.server)
+        doctor.live("--trial", "--trial-timeout", "20", "-o", "json")
+        pods = list(doctor.server.kubelet.pods.values())
+        assert len(pods) == 2, "precondition: both ranks were created"
+        assert [_kept_apart(p) for p in pods] == [apart, apart], f"{gpus_each} GPUs each"

@@ -79,6 +79,8 @@ class FakeKubelet:
         self._lock = threading.Lock()
         self.started: dict[str, dict[str, str]] = {}
         """The env each pod's process was started with, by pod name."""
+        self.pods: dict[str, dict[str, Any]] = {}
+        """Each trial pod as the server stored it at its create, by name."""
         self.spans: dict[str, tuple[float, float]] = {}
         """Per pod name, `time.monotonic()` at its create and when its end was written: the
         pod's own time on the machine (the pull stand-in and the program), for bench/."""
@@ -89,6 +91,7 @@ class FakeKubelet:
         labels = (pod.get("metadata") or {}).get("labels") or {}
         if TRIAL_LABEL not in labels:
             return
+        self.pods[pod["metadata"]["name"]] = dict(pod)
         if (pod.get("spec") or {}).get("schedulingGates"):
             # The scheduler does not take a gated pod (its SchedulingGates PreEnqueue plugin),
             # so no kubelet ever sees it.

@@ -86,6 +86,11 @@ def _amounts(node: KubeObject, part: str) -> Resources:
         return Resources()
 
 
+def allocatable_gpus(node: KubeObject) -> int:
+    """The GPUs a machine offers pods (`status.allocatable`, every GPU resource)."""
+    return sum(amount for _, amount in _amounts(node, "allocatable").amounts)
+
+
 def _label_count(labels: Mapping[str, Any]) -> int:
     for key in _COUNT_LABELS:
         value = labels.get(key)

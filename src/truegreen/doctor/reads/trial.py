@@ -4,17 +4,22 @@ The pods are the one doctor's admission trial sends (doctor/checks/admission/tri
 `trial_pod`: the judged job's largest pod set's template as its controller would post it),
 made into trial pods by truegreen.trial.pods and run by truegreen.trial.run, which deletes them
 on every path. A distributed job (pods that run together, more than one) gets two workers,
-kept on two machines, rank 0 first; the rendezvous port is the job's `MASTER_PORT` where its
-trainer states one; the /dev/shm it needs is the size its memory-backed /dev/shm volume
-states. A job handed to a Kueue queue hands its trial pods to the same queue.
+rank 0 first, kept on two machines where the job's pods would span machines; the rendezvous
+port is the job's `MASTER_PORT` where its trainer states one; the /dev/shm it needs is the
+size its memory-backed /dev/shm volume states. A job handed to a Kueue queue hands its trial
+pods to the same queue.
 """
 
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
+from truegreen.cluster import Listed
 from truegreen.doctor.checks.admission.trial import trial_pod as job_pod
 from truegreen.doctor.environment import Environment
-from truegreen.doctor.knowledge.training import QUEUE_LABEL
+from truegreen.doctor.knowledge.fit import pod_requests
+from truegreen.doctor.knowledge.gpu_supply import allocatable_gpus, is_gpu_resource
+from truegreen.doctor.knowledge.training import QUEUE_LABEL, TrainingJob
+from truegreen.quantity import Resources
 from truegreen.trial.pods import TrialSettings, shm_need_mib, trainer_index, trial_pod
 from truegreen.trial.readback import TrialRun
 from truegreen.trial.record import redacted
@@ -45,6 +50,22 @@ def _shm_need(spec: object) -> int:
     return shm_need_mib(containers[trainer_index(o.mapping(spec))], o.mapping(spec))
 
 
+def _gpus(amounts: Resources) -> int:
+    return sum(amount for name, amount in amounts.amounts if is_gpu_resource(name))
+
+
+def _needs_machines_apart(env: Environment, job: TrainingJob) -> bool:
+    """Whether the job's pods would span machines: all its GPUs more than the largest machine
+    offers. Then the workers are kept on two machines, so the network between machines is what
+    is measured; otherwise they may share one, as the job's own pods would. Machines not read:
+    kept apart (the harder case)."""
+    if not isinstance(env.nodes, Listed):
+        return True
+    wanted = sum(_gpus(pod_requests(s.spec)) * s.count for s in job.pod_sets)
+    largest = max((allocatable_gpus(n) for n in env.nodes.items), default=0)
+    return wanted > largest
+
+
 def with_trial(env: Environment, client: TrialClient) -> Environment:
     """`env` with what the trial of its judged training job measured; unchanged when there is
     no training job to try."""
@@ -71,10 +92,12 @@ def trial_of(env: Environment, client: TrialClient) -> TrialRun | None:
         queue_labels=((QUEUE_LABEL, job.queue),) if job.queue else (),
     )
 
+    apart = world > 1 and _needs_machines_apart(env, job)
+
     def make(master: str) -> list[dict[str, object]]:
         return [
             trial_pod(
-                job.name, pod, settings, rank=r, world=world, master=master, separate_machines=True
+                job.name, pod, settings, rank=r, world=world, master=master, separate_machines=apart
             )
             for r in range(world)
         ]
