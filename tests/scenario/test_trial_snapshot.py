@@ -149,3 +149,16 @@ def test_a_damaged_or_missing_trial_record_is_unknown_not_ok(
     record.unlink()
     missing = doctor.offline(tmp_path / "snap", "-o", "json").json()
     assert [(c, s) for c, s, _ in _trial_codes(missing)] == [("trial.not-saved", "unknown")]
+
+
+def test_the_config_key_makes_the_snapshot_run_the_trial(doctor: Doctor, tmp_path: Path) -> None:
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    config = tmp_path / "doctor.yaml"
+    config.write_text("trial: true\n")
+    saved = _snapshot(doctor, tmp_path / "snap", "--config", str(config))
+    assert saved.exit_code == 0, saved.stdout + saved.stderr
+    assert doctor.server.kubelet.pods, "the trial's pods were started"
+    offline = doctor.offline(tmp_path / "snap", "-o", "json").json()
+    assert _trial_codes(offline)[0][:2] == ("trial.ok", "ok")
