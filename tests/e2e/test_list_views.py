@@ -155,3 +155,55 @@ def test_a_kind_with_more_at_its_top_level_comes_whole(
     assert _listed(kubeconfig, Kind.SERVICE_ACCOUNT) == [
         {"kind": "ServiceAccount", "apiVersion": "v1", **ACCOUNT}
     ]
+
+
+def _kubelet_condition(kind: str, reason: str, message: str, beat: str) -> dict[str, str]:
+    """A machine condition as the kubelet writes it (pkg/kubelet/nodestatus/setters.go)."""
+    return {
+        "type": kind,
+        "status": "False",
+        "lastHeartbeatTime": beat,
+        "lastTransitionTime": "2026-11-30T08:00:00Z",
+        "reason": reason,
+        "message": message,
+    }
+
+
+def test_a_machine_s_conditions_are_read_without_their_heartbeats(
+    scripted: tuple[list[Answer], Path],
+) -> None:
+    """Each condition's heartbeat (rewritten on every status update) is skipped; the words every
+    healthy kubelet writes are one string however many machines say them; a malformed
+    `conditions` is kept as it came, for the checks to judge."""
+    answers, kubeconfig = scripted
+    machines = [
+        {
+            "metadata": {"name": f"m{i}"},
+            "status": {
+                "conditions": [
+                    _kubelet_condition(
+                        "MemoryPressure",
+                        "KubeletHasSufficientMemory",
+                        "kubelet has sufficient memory available",
+                        f"2026-12-05T08:0{i}:00Z",
+                    )
+                ]
+            },
+        }
+        for i in range(2)
+    ]
+    odd = {"metadata": {"name": "odd"}, "status": {"conditions": {"Ready": "True"}}}
+    answers.append(_list(*machines, odd))
+    first, second, kept = _listed(kubeconfig, Kind.NODE)
+    assert first["status"]["conditions"] == [
+        {
+            "type": "MemoryPressure",
+            "status": "False",
+            "lastTransitionTime": "2026-11-30T08:00:00Z",
+            "reason": "KubeletHasSufficientMemory",
+            "message": "kubelet has sufficient memory available",
+        }
+    ]
+    [one], [other] = first["status"]["conditions"], second["status"]["conditions"]
+    assert one["message"] is other["message"], "one string for the same words"
+    assert kept["status"] == {"conditions": {"Ready": "True"}}
