@@ -41,3 +41,41 @@ def test_a_machine_part_that_is_not_an_object_is_kept_as_it_came() -> None:
         msgspec.json.decode(msgspec.json.encode(node), type=item_view(Kind.NODE)), Kind.NODE
     )
     assert decoded == {**node, "kind": "Node", "apiVersion": "v1"}
+
+
+def _decoded(node: dict[str, Any]) -> dict[str, Any]:
+    return dict(
+        as_object(
+            msgspec.json.decode(msgspec.json.encode(node), type=item_view(Kind.NODE)), Kind.NODE
+        )
+    )
+
+
+def _condition(beat: str) -> dict[str, str]:
+    """A machine condition as the kubelet writes it (pkg/kubelet/nodestatus/setters.go)."""
+    return {
+        "type": "MemoryPressure",
+        "status": "False",
+        "lastHeartbeatTime": beat,
+        "lastTransitionTime": "2026-11-30T08:00:00Z",
+        "reason": "KubeletHasSufficientMemory",
+        "message": "kubelet has sufficient memory available",
+    }
+
+
+def test_a_machine_s_conditions_are_kept_but_their_heartbeat() -> None:
+    first, second = (
+        _decoded({"status": {"conditions": [_condition(f"2026-12-05T08:0{i}:00Z")]}})
+        for i in range(2)
+    )
+    [one], [other] = first["status"]["conditions"], second["status"]["conditions"]
+    assert one == {k: v for k, v in _condition("").items() if k != "lastHeartbeatTime"}
+    for field in ("type", "status", "reason", "message"):
+        assert one[field] is other[field], f"one {field} string for every machine saying it"
+
+
+def test_conditions_that_are_not_a_list_of_objects_are_kept_as_they_came() -> None:
+    for conditions in ({"Ready": "True"}, ["Ready", 1, None], "Ready", [{"type": 5}]):
+        assert _decoded({"status": {"conditions": conditions}})["status"] == {
+            "conditions": conditions
+        }
