@@ -4,31 +4,15 @@ apart by the group), and a pod created with a scheduling gate reads back as the 
 stores it (`PodScheduled` False, `SchedulingGated`)."""
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.support import gang_objects as gang
 from tests.support.fake_apiserver import FakeApiServer
+from tests.support.kubectl import kubectl
 
 pytestmark = pytest.mark.kubectl
-
-KUBECTL = shutil.which("kubectl")
-
-
-def _kubectl(kubeconfig: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    assert KUBECTL is not None, (
-        "kubectl is required (Debian: kubernetes-client); .ci/run installs it"
-    )
-    return subprocess.run(
-        [KUBECTL, "--kubeconfig", str(kubeconfig), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def test_kubectl_lists_kai_queues_by_their_group_beside_volcano_s(
@@ -37,13 +21,13 @@ def test_kubectl_lists_kai_queues_by_their_group_beside_volcano_s(
     fake_api.install(gang.KAI_GROUP, gang.VOLCANO_GROUP)
     fake_api.add(gang.kai_queue("default"), gang.kai_queue("team-a", parent="default"))
     fake_api.add(gang.volcano_queue("research", gpus=8))
-    kai = _kubectl(kubeconfig, "get", "queues.scheduling.run.ai", "-o", "name")
+    kai = kubectl(kubeconfig, "get", "queues.scheduling.run.ai", "-o", "name")
     assert kai.returncode == 0, kai.stderr
     assert kai.stdout.split() == [
         "queue.scheduling.run.ai/default",
         "queue.scheduling.run.ai/team-a",
     ]
-    described = _kubectl(kubeconfig, "describe", "queues.scheduling.run.ai", "team-a")
+    described = kubectl(kubeconfig, "describe", "queues.scheduling.run.ai", "team-a")
     assert described.returncode == 0, described.stderr
     assert "Parent Queue:  default" in described.stdout
 
@@ -61,24 +45,9 @@ def test_a_gated_pod_reads_back_scheduling_gated(fake_api: FakeApiServer, kubeco
         },
     }
     # --validate=false: the fake serves no OpenAPI document for kubectl to validate against.
-    created = subprocess.run(
-        [
-            KUBECTL or "kubectl",
-            "--kubeconfig",
-            str(kubeconfig),
-            "create",
-            "--validate=false",
-            "-f",
-            "-",
-        ],
-        input=json.dumps(pod),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    created = kubectl(kubeconfig, "create", "--validate=false", "-f", "-", stdin=json.dumps(pod))
     assert created.returncode == 0, created.stderr
-    got = _kubectl(kubeconfig, "-n", "train", "get", "pod", "gated", "-o", "json")
+    got = kubectl(kubeconfig, "-n", "train", "get", "pod", "gated", "-o", "json")
     assert got.returncode == 0, got.stderr
     [condition] = json.loads(got.stdout)["status"]["conditions"]
     assert (condition["type"], condition["status"], condition["reason"]) == (

@@ -3,37 +3,23 @@
 rollout_status.go): kubectl restarts them through the fake, and its verdicts are the oracle."""
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.fake_apiserver import FakeApiServer
+from tests.support.kubectl import kubectl
 from tests.support.refresh_kit import daemonset, statefulset
 from tests.support.rollout import REVISION_LABEL, RolloutSimulator
 
 pytestmark = pytest.mark.kubectl
 
-KUBECTL = shutil.which("kubectl")
-
-
-def _kubectl(kubeconfig: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    assert KUBECTL is not None, "kubectl is required (Debian: kubernetes-client)"
-    return subprocess.run(
-        [KUBECTL, "--kubeconfig", str(kubeconfig), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-
 
 def _verdict(kubeconfig: Path, target: str) -> tuple[int, str]:
     """kubectl's exit code and the last line it printed of the rollout of `target` (done, or
     what it was still waiting for when its 1s ran out)."""
-    result = _kubectl(kubeconfig, "rollout", "status", target, "--timeout=1s")
+    result = kubectl(kubeconfig, "rollout", "status", target, "--timeout=1s")
     lines = result.stdout.strip().splitlines()
     return result.returncode, (lines[-1] if lines else result.stderr.strip())
 
@@ -41,7 +27,7 @@ def _verdict(kubeconfig: Path, target: str) -> tuple[int, str]:
 def _pods(kubeconfig: Path) -> list[tuple[str, bool, str]]:
     """(name, terminating, revision label) of each pod, as kubectl lists them (a read: the
     controllers act)."""
-    listed = json.loads(_kubectl(kubeconfig, "get", "pods", "-o", "json").stdout)["items"]
+    listed = json.loads(kubectl(kubeconfig, "get", "pods", "-o", "json").stdout)["items"]
     return [
         (
             p["metadata"]["name"],
@@ -74,7 +60,7 @@ def test_a_statefulset_replaces_its_highest_ordinal_first_and_kubectl_sees_it_th
         0,
         "partitioned roll out complete: 2 new pods have been updated...",
     )
-    assert _kubectl(kubeconfig, "rollout", "restart", "statefulset/db").returncode == 0
+    assert kubectl(kubeconfig, "rollout", "restart", "statefulset/db").returncode == 0
     assert _verdict(kubeconfig, "statefulset/db") == (
         1,
         "Waiting for partitioned roll out to finish: 0 out of 2 new pods have been updated...",
@@ -107,7 +93,7 @@ def test_a_statefulset_stops_at_a_crashing_pod_and_keeps_its_partition(
         "rollingUpdate": {"partition": 1},
     }
     first = _settled(fake_api, simulator, workload)
-    assert _kubectl(kubeconfig, "rollout", "restart", "statefulset/db").returncode == 0
+    assert kubectl(kubeconfig, "rollout", "restart", "statefulset/db").returncode == 0
     for _ in range(4):
         _pods(kubeconfig)
     assert simulator.replaced == ["db-2"]  # crashing: db-1 is never touched, db-0 is partitioned
@@ -128,7 +114,7 @@ def test_a_daemonset_replaces_one_node_at_a_time_and_kubectl_sees_it_through(
         0,
         'daemon set "agent" successfully rolled out',
     )
-    assert _kubectl(kubeconfig, "rollout", "restart", "daemonset/agent").returncode == 0
+    assert kubectl(kubeconfig, "rollout", "restart", "daemonset/agent").returncode == 0
     assert _verdict(kubeconfig, "daemonset/agent") == (
         1,
         'Waiting for daemon set "agent" rollout to finish: 0 out of 2 new pods have been '
@@ -146,7 +132,7 @@ def test_a_daemonset_replaces_one_node_at_a_time_and_kubectl_sees_it_through(
 def test_a_daemonset_stops_at_a_crashing_pod(fake_api: FakeApiServer, kubeconfig: Path) -> None:
     simulator = _simulator(fake_api, "crash", "agent")
     _settled(fake_api, simulator, daemonset("agent"))
-    assert _kubectl(kubeconfig, "rollout", "restart", "daemonset/agent").returncode == 0
+    assert kubectl(kubeconfig, "rollout", "restart", "daemonset/agent").returncode == 0
     for _ in range(6):
         _pods(kubeconfig)
     assert simulator.replaced == ["agent-node-1"]
