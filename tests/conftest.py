@@ -11,6 +11,16 @@ from tests.support.registry import Registry, TokenFront, registry_binary, start_
 REGISTRY_PASSWORD = "reg-s3cret-PASSWORD-77a1"
 
 
+@pytest.fixture(autouse=True)
+def _kubectl_cache_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Every test's kubectl keeps its discovery cache apart (KUBECACHEDIR): kubectl keys that
+    cache by host and port, so a fake API server on a port an earlier test's server used would
+    be answered from the other server's kinds."""
+    monkeypatch.setenv("KUBECACHEDIR", str(tmp_path_factory.mktemp("kubectl-cache")))
+
+
 @pytest.fixture
 def fake_api() -> Iterator[FakeApiServer]:
     """A started, empty fake API server; stopped after the test."""

@@ -118,28 +118,9 @@ def test_the_config_key_runs_the_trial(doctor: Doctor, tmp_path: Path) -> None:
     assert _trial_codes(report) == [("trial.ok", "ok")]
 
 
-def test_sigterm_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
-    doctor.load(_cpu_job)
-    doctor.server.admission.allow_creates = True
-    doctor.server.kubelet = FakeKubelet(doctor.server, stall=True)
-    command = [sys.executable, "-m", "truegreen", "doctor", "--kubeconfig", str(doctor.kubeconfig)]
-    with subprocess.Popen(
-        [*command, "--no-registry", "--trial", "--trial-timeout", "60"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    ) as run:
-        deadline = time.monotonic() + 30
-        while not _pods_left(doctor) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        [started] = _pods_left(doctor)
-        assert started.startswith("truegreen-trial-train-llm-"), "precondition: the trial began"
-        run.send_signal(signal.SIGTERM)
-        run.communicate(timeout=30)
-    assert run.returncode == 143
-    assert _pods_left(doctor) == []
-
-
-def test_ctrl_c_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
+def _interrupted(doctor: Doctor, stop: signal.Signals) -> tuple[int, bytes, bytes]:
+    """doctor --trial -o json as its own process, sent `stop` once the trial's pod exists (its
+    image pull never ends): the exit code and what it printed."""
     doctor.load(_cpu_job)
     doctor.server.admission.allow_creates = True
     doctor.server.kubelet = FakeKubelet(doctor.server, stall=True)
@@ -152,10 +133,22 @@ def test_ctrl_c_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
         deadline = time.monotonic() + 30
         while not _pods_left(doctor) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert len(_pods_left(doctor)) == 1, "precondition: the trial began"
-        run.send_signal(signal.SIGINT)
+        [started] = _pods_left(doctor)
+        assert started.startswith("truegreen-trial-train-llm-"), "precondition: the trial began"
+        run.send_signal(stop)
         out, err = run.communicate(timeout=30)
-    assert run.returncode == 130, err
+    return run.returncode, out, err
+
+
+def test_sigterm_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
+    code, _, err = _interrupted(doctor, signal.SIGTERM)
+    assert code == 143, err
+    assert _pods_left(doctor) == []
+
+
+def test_ctrl_c_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
+    code, out, err = _interrupted(doctor, signal.SIGINT)
+    assert code == 130, err
     assert _pods_left(doctor) == []
     assert b"Traceback" not in err
     assert json.loads(out)["exit_code"] == 130, "-o json promises a document, interrupted too"
