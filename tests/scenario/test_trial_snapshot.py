@@ -162,3 +162,23 @@ def test_the_config_key_makes_the_snapshot_run_the_trial(doctor: Doctor, tmp_pat
     assert doctor.server.kubelet.pods, "the trial's pods were started"
     offline = doctor.offline(tmp_path / "snap", "-o", "json").json()
     assert _trial_codes(offline)[0][:2] == ("trial.ok", "ok")
+
+
+def test_doctor_on_a_snapshot_refuses_the_trial_flag_and_ignores_the_config_key(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    saved = _snapshot(doctor, tmp_path / "snap", "--trial")
+    assert saved.exit_code == 0, saved.stdout + saved.stderr
+    refused = run_cli("doctor", "--snapshot", str(tmp_path / "snap"), "--trial")
+    assert refused.exit_code == 64
+    assert refused.stderr == (
+        "truegreen: --trial starts pods in the live cluster; a snapshot shows the trial it was "
+        "taken with (truegreen snapshot --trial). drop --trial\n"
+    )
+    config = tmp_path / "doctor.yaml"
+    config.write_text("trial: true\n")
+    offline = doctor.offline(tmp_path / "snap", "--config", str(config), "-o", "json")
+    assert _trial_codes(offline.json())[0][:2] == ("trial.ok", "ok"), "the snapshot's own trial"

@@ -163,10 +163,13 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
                 "--admission-dry-run asks the live cluster; a snapshot cannot answer it",
                 todo="drop --snapshot, or drop --admission-dry-run",
             )
-        if request.trial or config.trial:
+        # The config file's `trial: true` is for live runs: offline, the snapshot shows the
+        # trial it was taken with, if any.
+        if request.trial:
             raise UsageError(
-                "--trial starts pods in the live cluster; a snapshot cannot run it",
-                todo="drop --snapshot, or drop --trial",
+                "--trial starts pods in the live cluster; a snapshot shows the trial it was "
+                "taken with (truegreen snapshot --trial)",
+                todo="drop --trial",
             )
         from truegreen.cluster.snapshot import SnapshotReader
 
