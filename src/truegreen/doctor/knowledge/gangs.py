@@ -321,8 +321,6 @@ def _resources(value: object) -> Resources | None:
         return None
 
 
-KAI_UNLIMITED = -1.0
-"""A KAI Queue limit that caps nothing (pkg/common/constants `UnlimitedResourceQuantity`)."""
 KAI_RESOURCES = (
     ("gpu", "nvidia.com/gpu", Decimal(1)),
     ("cpu", "cpu", Decimal(1)),
@@ -343,8 +341,9 @@ class KaiQueue(Struct, frozen=True):
     parent: str
     limits: tuple[tuple[str, Decimal], ...]
     """Per Kubernetes resource name, the limit in doctor's units where the queue states a
-    positive one. Unlimited (-1) caps nothing; a limit of 0 or none stated is left unjudged
-    (KAI's docs read it as no room beyond the quota, its capacity check as no room at all)."""
+    positive one. Unlimited (-1, pkg/common/constants `UnlimitedResourceQuantity`) caps
+    nothing; a limit of 0 or none stated is left unjudged (KAI's docs read it as no room beyond
+    the quota, its capacity check as no room at all)."""
 
 
 def kai_queue(obj: KubeObject) -> KaiQueue:
