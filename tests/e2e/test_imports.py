@@ -109,9 +109,11 @@ def test_json_output_loads_no_rich_and_doctor_no_logging_or_traceback(
 
 def test_no_command_loads_click_or_difflib_and_lint_no_shutil(tmp_path: Path) -> None:
     """The command line is argparse: click (which brought difflib on every `-o`) is gone, and
-    difflib loads only to suggest a name after a usage error. inspect, uuid and platform still
-    come with msgspec (typing_extensions, uuid), so they are not pinned here. argparse's help
-    width is read without shutil, which would bring zlib, bz2 and lzma."""
+    difflib loads only to suggest a name after a usage error. msgspec is imported with
+    typing_extensions masked (truegreen/__init__.py), so no command loads it or the inspect,
+    ast and dis it brings; uuid and platform still come with msgspec's own uuid support, so
+    they are not pinned here. argparse's help width is read without shutil, which would bring
+    zlib, bz2 and lzma."""
     with FakeApiServer() as server:
         server.add(*healthy(datetime.now(UTC)))
         kubeconfig = str(server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE))
@@ -125,6 +127,8 @@ def test_no_command_loads_click_or_difflib_and_lint_no_shutil(tmp_path: Path) ->
     assert ran <= doctor | refresh | lint, "precondition: the commands ran, parsed by argparse"
     for modules in (doctor, refresh, lint):
         assert _packages(modules, "click", "difflib") == set()
+        assert {"msgspec", "typing"} <= modules, "precondition: msgspec and typing were loaded"
+        assert {"typing_extensions", "inspect", "ast", "dis"} & modules == set()
     assert _packages(lint, "shutil", "bz2", "lzma") == set()
     _, mistaken = _imported("lint", "--out", "json")
     assert "difflib" in mistaken, "precondition: a usage error does suggest with difflib"
@@ -190,6 +194,71 @@ def test_doctor_compiles_no_rule_for_secret_named_values_when_no_text_names_a_se
     ran, compiled = map(json.loads, done.stdout.splitlines()[-2:])
     assert "truegreen.doctor.diagnose" in ran["modules"], "precondition: doctor ran"
     assert compiled == []
+
+
+_LAZY_PATTERNS_PROBE = f"""{_PROBE}
+from truegreen.patterns import LazyPattern
+def compiled(module):
+    def of(value):
+        if isinstance(value, LazyPattern):
+            yield value
+        elif isinstance(value, tuple):
+            for item in value:
+                yield from of(item)
+    patterns = [p for value in vars(module).values() for p in of(value)]
+    return [len(patterns), sum(p._compiled is not None for p in patterns)]
+names = ("truegreen.doctor.knowledge.evidence", "truegreen.doctor.checks.capacity.autoscaling",
+         "truegreen.doctor.knowledge.pull_errors", "truegreen.doctor.knowledge.missing_settings",
+         "truegreen.doctor.knowledge.device_cel", "truegreen.trial.readback")
+print(json.dumps({{name: compiled(sys.modules[name]) for name in names}}))
+"""
+
+
+def _lazy_patterns_compiled(kubeconfig: Path) -> tuple[dict[str, object], dict[str, list[int]]]:
+    argv = ["doctor", "--kubeconfig", str(kubeconfig), "--no-registry", "-o", "json"]
+    done = subprocess.run(
+        [sys.executable, "-c", _LAZY_PATTERNS_PROBE, json.dumps(argv)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    ran, compiled = map(json.loads, done.stdout.splitlines()[-2:])
+    return ran, compiled
+
+
+def test_doctor_compiles_the_words_it_recognises_only_when_it_meets_them(
+    tmp_path: Path,
+) -> None:
+    """A healthy namespace compiles none of the patterns for an autoscaler's, a kubelet's or a
+    scheduler's words (truegreen/patterns.py); a pod in ErrImagePull compiles the pull-error
+    patterns it is matched against, and only those modules' patterns."""
+    with FakeApiServer() as server:
+        server.add(*healthy(datetime.now(UTC)))
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+        ran, healthy_run = _lazy_patterns_compiled(kubeconfig)
+    assert ran["exit"] == 0, "precondition: doctor ran on a healthy namespace"
+    assert all(total > 0 for total, _ in healthy_run.values()), (
+        f"precondition: every module named holds lazy patterns: {healthy_run}"
+    )
+    assert {name: done for name, (_, done) in healthy_run.items() if done} == {}
+
+    objects = healthy(datetime.now(UTC))
+    pod = next(o for o in objects if o["kind"] == "Pod")
+    message = (
+        'Failed to pull image "registry.example.com/trainer:2.1": failed to resolve reference: '
+        "unexpected status from HEAD request: 429 Too Many Requests"
+    )  # pkg/kubelet/images/image_manager.go: the runtime's error after "Failed to pull image"
+    waiting = {"waiting": {"reason": "ErrImagePull", "message": message}}
+    pod["status"]["containerStatuses"][0].update(state=waiting, ready=False)
+    pod["status"]["containerStatuses"][0].pop("imageID", None)
+    with FakeApiServer() as server:
+        server.add(*objects)
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+        ran, pulling_run = _lazy_patterns_compiled(kubeconfig)
+    assert ran["exit"] == 2, "precondition: doctor found the pull failure"
+    assert pulling_run["truegreen.doctor.knowledge.pull_errors"][1] >= 1
+    assert pulling_run["truegreen.doctor.checks.capacity.autoscaling"][1] == 0
 
 
 _COLLECTOR_PROBE = """

@@ -31,6 +31,7 @@ from typing import Any
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.reader import ClusterReader, FieldSelector, Fold
 from truegreen.cluster.reads import FoldRead, GetRead, Got, KubeObject, Listed, ListRead
+from truegreen.patterns import LazyPattern
 
 REDACTED = "<redacted>"
 UNPARSABLE = "<redacted: unparsable>"
@@ -46,29 +47,29 @@ SECRET_WORDS = (
 # Atomic: a name is its whole run of name characters, never a part of it; without this, a long
 # run holding many secret words ("keykeykey…" in a log line) takes quadratic time to reject.
 _NAME = rf"(?>[a-z0-9_.\-]*(?:{SECRET_WORDS})[a-z0-9_.\-]*)"
-_SECRET_NAME = re.compile(SECRET_WORDS, re.IGNORECASE)
+_SECRET_NAME = LazyPattern(SECRET_WORDS, re.IGNORECASE)
 # What every secret word holds, lower case: an alternation searched case-insensitively costs
 # about 10 µs on a 70-character digest, a lookup of these in lowered ASCII text about 1.
 _WORD_STEMS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "private", "dsn")
 _SECRET_STEMS = (*_WORD_STEMS, "conn", "url")  # conn…str(ing), (database|db)…url
 # `scheme://`, where a URL's userinfo may start.
-_SCHEME = re.compile(r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://")
-_URL_END = re.compile(r"[\s\"']")
+_SCHEME = LazyPattern(r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://")
+_URL_END = LazyPattern(r"[\s\"']")
 # A user name never holds these: before the first `:`, they mean the `@` is in the path.
-_URL_PATH = re.compile(r"[^:/?#]*+[/?#]")
+_URL_PATH = LazyPattern(r"[^:/?#]*+[/?#]")
 # What follows the `@` of an image digest (`docker-pullable://repo@sha256:…`): not userinfo.
-_DIGEST = re.compile(r"(?i)[a-z0-9]+:[0-9a-f]{32}")
-_AWS_KEY_ID = re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")
+_DIGEST = LazyPattern(r"(?i)[a-z0-9]+:[0-9a-f]{32}")
+_AWS_KEY_ID = LazyPattern(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")
 # 40 base64 characters with upper case, lower case and a digit, standing alone: the shape of an
 # AWS secret access key. Hex digests (no upper case) and names (no upper case) never match.
 _SECRET_KEY_LENGTH = 40
-_AWS_SECRET_SHAPE = re.compile(
+_AWS_SECRET_SHAPE = LazyPattern(
     r"(?<![A-Za-z0-9/+])(?=[A-Za-z0-9/+]*[A-Z])(?=[A-Za-z0-9/+]*[a-z])(?=[A-Za-z0-9/+]*[0-9])"
     rf"[A-Za-z0-9/+]{{{_SECRET_KEY_LENGTH}}}(?![A-Za-z0-9/+=])"
 )
 # The shortest text an AWS rule matches: `AKIA` and 16 more, within a secret key's alphabet.
 _KEY_RUN_LENGTH = 20
-_KEY_RUN = re.compile(rf"[A-Za-z0-9/+]{{{_KEY_RUN_LENGTH}}}")
+_KEY_RUN = LazyPattern(rf"[A-Za-z0-9/+]{{{_KEY_RUN_LENGTH}}}")
 _VALUE = r"(?:(?:bearer|basic)[ \t]+)?[^\s\"'&;,]+"
 
 
@@ -141,10 +142,14 @@ def _redact_userinfo(text: str) -> str:
     for index, scheme in enumerate(schemes):
         start = scheme.end()
         stop = schemes[index + 1].start() if index + 1 < len(schemes) else len(text)
-        end = _URL_END.search(text, start, stop)
+        end = _URL_END.pattern.search(text, start, stop)
         stop = end.start() if end else stop
         at = text.rfind("@", start, stop)
-        if at < 0 or _URL_PATH.match(text, start, at) or _DIGEST.match(text, at + 1):
+        if (
+            at < 0
+            or _URL_PATH.pattern.match(text, start, at)
+            or _DIGEST.pattern.match(text, at + 1)
+        ):
             continue  # no userinfo, a path before the `@`, or an image digest
         pieces += [text[kept:start], REDACTED]
         kept = at

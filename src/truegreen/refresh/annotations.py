@@ -13,6 +13,8 @@ from enum import StrEnum
 
 from msgspec import Struct
 
+from truegreen.patterns import LazyPattern
+
 PREFIX = "truegreen.io"
 OPT_IN_LABEL = f"{PREFIX}/refresh"
 TRACK_TAG = "track-tag"
@@ -24,8 +26,8 @@ ATTEMPTS = f"{PREFIX}/refresh-attempts"
 PENDING = f"{PREFIX}/refresh-pending"
 
 _NAME_LIMIT = 63
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_VALID_NAME = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
+_DNS_SUBDOMAIN = LazyPattern(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_VALID_NAME = LazyPattern(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 
 
 def key_prefix(kind: str) -> str:

@@ -22,7 +22,6 @@ and the kernel's ENOSPC (`OSError: [Errno 28] No space left on device`), as a re
 printed them (/work/shared/evidence/gpu-h200-first-seconds.json).
 """
 
-import re
 from collections.abc import Sequence
 from enum import StrEnum
 
@@ -30,6 +29,7 @@ import msgspec
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, KubeObject
+from truegreen.patterns import LazyPattern
 
 PROBE_SCHEMA = 1
 PULL_SLOW_SECONDS = 120.0
@@ -291,7 +291,7 @@ DEFAULT_THRESHOLDS = Thresholds()
 
 # Reading the sources.
 
-_GO_DURATION_PART = re.compile(r"(\d+(?:\.\d*)?)(h|ms|m|s|us|µs|μs|ns)")
+_GO_DURATION_PART = LazyPattern(r"(\d+(?:\.\d*)?)(h|ms|m|s|us|µs|μs|ns)")
 _GO_UNITS = {"h": 3600.0, "m": 60.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "μs": 1e-6}
 
 
@@ -312,15 +312,15 @@ def go_duration(text: str) -> float | None:
     return sign * total if position == len(body) and position else None
 
 
-_PULLED = re.compile(
+_PULLED = LazyPattern(
     r'^Successfully pulled image "(?P<image>[^"]*)" in (?P<pull>\S+)'
     r"(?: \((?P<total>\S+) including waiting\)\. Image size: (?P<size>\d+) bytes\.)?$"
 )
-_PRESENT = re.compile(r'^Container image "[^"]*" already present on machine')
+_PRESENT = LazyPattern(r'^Container image "[^"]*" already present on machine')
 KUEUE_GATE = "kueue.x-k8s.io/admission"
 """The scheduling gate Kueue's pod webhook puts on a pod it manages, removed once the pod's
 Workload is admitted (kueue pkg/controller/jobs/pod/constants `SchedulingGateName`)."""
-_CLIENTS_JOINED = re.compile(r"(\d+)/(\d+) clients joined")
+_CLIENTS_JOINED = LazyPattern(r"(\d+)/(\d+) clients joined")
 _SPACE = "No space left on device"
 _BUS = "Bus error"
 _SIGBUS_EXIT = 128 + 7

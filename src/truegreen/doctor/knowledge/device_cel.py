@@ -24,7 +24,6 @@ so that no expression's cost grows faster than its length times its input.
 import functools
 import importlib.machinery
 import importlib.util
-import re
 import time
 from collections.abc import Callable, Mapping
 from decimal import Decimal
@@ -35,6 +34,7 @@ from typing import Any, Final
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
+from truegreen.patterns import LazyPattern
 from truegreen.quantity import QuantityError, parse_quantity
 
 MAX_LENGTH: Final = 10 * 1024
@@ -49,17 +49,17 @@ MAX_REASON: Final = 200
 
 _QUANTITY: Final = "@quantity"
 _SEMVER: Final = "@semver"
-_SEMVER_TEXT = re.compile(
+_SEMVER_TEXT = LazyPattern(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
     r"(?:-((?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*)(?:\.(?:0|[1-9]\d*|\d*[A-Za-z-][0-9A-Za-z-]*))*))?"
     r"(?:\+[0-9A-Za-z-]+(?:\.[0-9A-Za-z-]+)*)?$"
 )
 """blang/semver's `Parse` (semver.org 2.0.0), which `semver()` and version attributes use."""
 
-_MACRO = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\s*\(")
+_MACRO = LazyPattern(r"\.\s*(?:all|exists|exists_one|map|filter)\s*\(")
 """CEL's comprehension macros (cel-spec langdef.md, Macros)."""
-_DEVICE = re.compile(r"\bdevice\b")
-_LOOKUP = re.compile(r"\s*\.\s*(?:driver\b|(?:attributes|capacity)\s*\[)")
+_DEVICE = LazyPattern(r"\bdevice\b")
+_LOOKUP = LazyPattern(r"\s*\.\s*(?:driver\b|(?:attributes|capacity)\s*\[)")
 """What may follow `device` for a missing domain to be filled in: `.driver`, or a lookup of
 one domain. Anything else (`in device.attributes`, `size(device.capacity)`, the map bound to
 a name) could tell a filled-in domain from a real one."""
@@ -351,7 +351,7 @@ def _compile(expression: str) -> Compiled | Unevaluable:
     # Loops inside loops multiply their costs; one loop costs at most its list (bounded by the
     # expression's length or a device's attributes) times its body. A macro's name inside a
     # string counts too, which only makes doctor more careful.
-    if len(_MACRO.findall(expression)) > 1:
+    if len(_MACRO.pattern.findall(expression)) > 1:
         return Unevaluable(expression, "more than one loop, whose cost doctor doesn't bound")
     try:
         cel = _bindings()
@@ -361,7 +361,9 @@ def _compile(expression: str) -> Compiled | Unevaluable:
         program = cel.compile(expression)
     except (ValueError, RuntimeError) as error:  # a syntax error; RuntimeError on odd input
         return Unevaluable(expression, "compile error: " + _short(error))
-    by_domain = all(_LOOKUP.match(expression, m.end()) for m in _DEVICE.finditer(expression))
+    by_domain = all(
+        _LOOKUP.pattern.match(expression, m.end()) for m in _DEVICE.finditer(expression)
+    )
     return Compiled(expression, program, by_domain)
 
 

@@ -18,6 +18,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import Kind, KubeObject
 from truegreen.doctor.knowledge.training import TrainingJob
+from truegreen.patterns import LazyPattern
 
 # -- the scheduler ------------------------------------------------------------------------------
 
@@ -75,26 +76,26 @@ class SchedulerVerdict(Struct, frozen=True):
 
 # The phrases of kube-scheduler's filter plugins (pkg/scheduler/framework/plugins/*: the
 # ErrReason constants), matched in the order given; each message lists "N reason" pairs.
-_PHRASES: tuple[tuple[re.Pattern[str], Obstacle], ...] = (
-    (re.compile(r"^Insufficient (?P<detail>\S+)$"), Obstacle.ROOM),
-    (re.compile(r"^Too many pods$"), Obstacle.ROOM),
-    (re.compile(r"didn't match Pod's node affinity/selector"), Obstacle.PLACEMENT_RULES),
-    (re.compile(r"had untolerated taint \{(?P<detail>[^:}]+)"), Obstacle.TAINT),
+_PHRASES: tuple[tuple[LazyPattern, Obstacle], ...] = (
+    (LazyPattern(r"^Insufficient (?P<detail>\S+)$"), Obstacle.ROOM),
+    (LazyPattern(r"^Too many pods$"), Obstacle.ROOM),
+    (LazyPattern(r"didn't match Pod's node affinity/selector"), Obstacle.PLACEMENT_RULES),
+    (LazyPattern(r"had untolerated taint \{(?P<detail>[^:}]+)"), Obstacle.TAINT),
     # Before 1.25: `had taint {key: value}, that the pod didn't tolerate` (its tail is split off).
-    (re.compile(r"had taints? \{(?P<detail>[^:}]+)"), Obstacle.TAINT),
-    (re.compile(r"were unschedulable"), Obstacle.CLOSED),
+    (LazyPattern(r"had taints? \{(?P<detail>[^:}]+)"), Obstacle.TAINT),
+    (LazyPattern(r"were unschedulable"), Obstacle.CLOSED),
     (
-        re.compile(r"volume node affinity conflict|available volume zone|volume zone conflict"),
+        LazyPattern(r"volume node affinity conflict|available volume zone|volume zone conflict"),
         Obstacle.VOLUME,
     ),
-    (re.compile(r"persistent ?volume|PersistentVolumeClaim|pvc", re.IGNORECASE), Obstacle.VOLUME),
-    (re.compile(r"pod (anti-)?affinity|existing pods anti-affinity"), Obstacle.POD_RULES),
-    (re.compile(r"topology spread constraints"), Obstacle.SPREAD),
-    (re.compile(r"claim|device", re.IGNORECASE), Obstacle.DEVICES),
-    (re.compile(r"free ports"), Obstacle.PORTS),
+    (LazyPattern(r"persistent ?volume|PersistentVolumeClaim|pvc", re.IGNORECASE), Obstacle.VOLUME),
+    (LazyPattern(r"pod (anti-)?affinity|existing pods anti-affinity"), Obstacle.POD_RULES),
+    (LazyPattern(r"topology spread constraints"), Obstacle.SPREAD),
+    (LazyPattern(r"claim|device", re.IGNORECASE), Obstacle.DEVICES),
+    (LazyPattern(r"free ports"), Obstacle.PORTS),
 )
-_COUNTED = re.compile(r"^(?P<count>\d+) (?:node\(s\) )?(?P<reason>.+)$")
-_HEAD = re.compile(r"^0/(?P<machines>\d+) nodes are available: ")
+_COUNTED = LazyPattern(r"^(?P<count>\d+) (?:node\(s\) )?(?P<reason>.+)$")
+_HEAD = LazyPattern(r"^0/(?P<machines>\d+) nodes are available: ")
 
 
 def _reason(count: int, text: str) -> Reason:
@@ -170,19 +171,19 @@ class Cause(StrEnum):
     OTHER = "other"
 
 
-_CAUSES: tuple[tuple[re.Pattern[str], Cause], ...] = (
+_CAUSES: tuple[tuple[LazyPattern, Cause], ...] = (
     # plugin/pkg/admission/resourcequota: "exceeded quota: …", "status unknown for quota: …"
-    (re.compile(r"exceeded quota|status unknown for quota"), Cause.QUOTA),
+    (LazyPattern(r"exceeded quota|status unknown for quota"), Cause.QUOTA),
     # plugin/pkg/admission/limitranger: "maximum memory usage per Container is …"
     (
-        re.compile(r"(?i)(minimum|maximum) \S+ usage per (Container|Pod)|limit to request ratio"),
+        LazyPattern(r"(?i)(minimum|maximum) \S+ usage per (Container|Pod)|limit to request ratio"),
         Cause.LIMIT_RANGE,
     ),
     # apiserver/pkg/admission/plugin/webhook/errors: `admission webhook "x" denied the request`
-    (re.compile(r'admission webhook "|failed calling webhook "'), Cause.WEBHOOK),
+    (LazyPattern(r'admission webhook "|failed calling webhook "'), Cause.WEBHOOK),
     # pod-security-admission: `violates PodSecurity "restricted:latest": …`
-    (re.compile(r"violates PodSecurity"), Cause.POD_SECURITY),
-    (re.compile(r'pods "[^"]*" is invalid'), Cause.INVALID),
+    (LazyPattern(r"violates PodSecurity"), Cause.POD_SECURITY),
+    (LazyPattern(r'pods "[^"]*" is invalid'), Cause.INVALID),
 )
 
 

@@ -13,6 +13,8 @@ from enum import StrEnum
 
 from msgspec import Struct
 
+from truegreen.patterns import LazyPattern
+
 
 class StoredKind(StrEnum):
     """What kind of stored setting: a Secret or a ConfigMap."""
@@ -36,10 +38,10 @@ class MissingSetting(Struct, frozen=True):
         return f"the entry '{self.key}' of {whole}" if self.key else whole
 
 
-_KEY = re.compile(
+_KEY = LazyPattern(
     r"couldn't find key (?P<key>\S+) in (?P<kind>Secret|ConfigMap) [^/\s]+/(?P<name>\S+)", re.I
 )
-_OBJECT = re.compile(r'(?P<kind>secrets?|configmaps?) "(?P<name>[^"]+)" not found', re.I)
+_OBJECT = LazyPattern(r'(?P<kind>secrets?|configmaps?) "(?P<name>[^"]+)" not found', re.I)
 
 
 def missing_setting(message: str) -> MissingSetting | None:

@@ -15,6 +15,8 @@ generic finding, quoted.
 import re
 from enum import StrEnum
 
+from truegreen.patterns import LazyPattern
+
 
 class PullError(StrEnum):
     """What stopped the pull, as the kubelet's message says it."""
@@ -27,10 +29,10 @@ class PullError(StrEnum):
 
 # Checked in this order: a pull limit's message also names the manifest it could not fetch.
 _PATTERNS = (
-    (PullError.PULL_LIMIT, re.compile(r"toomanyrequests|429 too many requests|rate limit", re.I)),
+    (PullError.PULL_LIMIT, LazyPattern(r"toomanyrequests|429 too many requests|rate limit", re.I)),
     (
         PullError.UNREACHABLE,
-        re.compile(
+        LazyPattern(
             r"no such host|i/o timeout|connection refused|network is unreachable"
             r"|tls handshake timeout|no route to host",
             re.I,
@@ -38,14 +40,14 @@ _PATTERNS = (
     ),
     (
         PullError.LOGIN_REFUSED,
-        re.compile(
+        LazyPattern(
             r"401 unauthorized|403 forbidden|\bunauthorized\b|\bdenied: |authentication required",
             re.I,
         ),
     ),
-    (PullError.NOT_FOUND, re.compile(r"\bnot found\b|manifest unknown|name unknown", re.I)),
+    (PullError.NOT_FOUND, LazyPattern(r"\bnot found\b|manifest unknown|name unknown", re.I)),
 )
-_EITHER = re.compile(r"repository does not exist or may require authorization", re.I)
+_EITHER = LazyPattern(r"repository does not exist or may require authorization", re.I)
 
 
 def pull_error(message: str) -> PullError | None:

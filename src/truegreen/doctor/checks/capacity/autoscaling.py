@@ -22,6 +22,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
 from truegreen.doctor.knowledge.reports import event_time
+from truegreen.patterns import LazyPattern
 
 AUTOSCALER_SOURCES = ("cluster-autoscaler", "karpenter")
 """The event sources read, each by its own field selector (`source=…`)."""
@@ -86,7 +87,7 @@ def autoscaler_words(
 
 _NO_SCALE_UP = (
     (
-        re.compile(
+        LazyPattern(
             r"placeholder-cannot-be-fulfilled|cannot provision any more instances|OutOfResource"
             r"|QUOTA_EXCEEDED|RESOURCE_POOL_EXHAUSTED|STOCKOUT",
             re.I,
@@ -94,31 +95,31 @@ _NO_SCALE_UP = (
         "the cloud gave its machine group no more machines (no capacity or quota left there)",
     ),
     (
-        re.compile(
+        LazyPattern(
             r"InsufficientCapacity|InsufficientInstanceCapacity|insufficient capacity", re.I
         ),
         "the cloud has no machine of that kind to give right now",
     ),
-    (re.compile(r"max node group size reached"), "its machine groups are at their largest"),
-    (re.compile(r"max total nodes in cluster reached"), "the cluster is at its largest"),
+    (LazyPattern(r"max node group size reached"), "its machine groups are at their largest"),
+    (LazyPattern(r"max total nodes in cluster reached"), "the cluster is at its largest"),
     (
-        re.compile(r"wouldn't fit if a new node is added|Insufficient"),
+        LazyPattern(r"wouldn't fit if a new node is added|Insufficient"),
         "it would not fit a new machine either",
     ),
     (
-        re.compile(r"node affinity/selector|didn't match"),
+        LazyPattern(r"node affinity/selector|didn't match"),
         "no machine group matches its placement rules",
     ),
-    (re.compile(r"untolerated taint|had taint"), "the machine groups are reserved for other work"),
+    (LazyPattern(r"untolerated taint|had taint"), "the machine groups are reserved for other work"),
     (
-        re.compile(r"backoff|failed scale-up", re.IGNORECASE),
+        LazyPattern(r"backoff|failed scale-up", re.IGNORECASE),
         "adding machines failed a moment ago, and the autoscaler waits before it tries again",
     ),
     (
-        re.compile(r"incompatible with nodepool|no instance type"),
+        LazyPattern(r"incompatible with nodepool|no instance type"),
         "no machine pool can make a machine for it",
     ),
-    (re.compile(r"limit", re.IGNORECASE), "a machine pool has reached its limit"),
+    (LazyPattern(r"limit", re.IGNORECASE), "a machine pool has reached its limit"),
 )
 
 
@@ -158,7 +159,9 @@ def nominated_claim(word: AutoscalerWord) -> str | None:
     return found.group(1).rstrip(".") if found is not None else None
 
 
-_TRIGGERED = re.compile(r"\{(?P<group>\S+) (?P<before>\d+)->(?P<after>\d+) \(max: (?P<max>\d+)\)\}")
+_TRIGGERED = LazyPattern(
+    r"\{(?P<group>\S+) (?P<before>\d+)->(?P<after>\d+) \(max: (?P<max>\d+)\)\}"
+)
 
 
 def plain_adding(word: AutoscalerWord) -> str:
@@ -184,8 +187,8 @@ class AutoscalerHealth(Struct, frozen=True):
     detail: str
 
 
-_TEXT_HEALTH = re.compile(r"Cluster-wide:\s*\n\s*Health:\s*(?P<status>\w+)", re.MULTILINE)
-_YAML_HEALTH = re.compile(r"clusterWide:\s*\n\s*health:\s*\n\s*status:\s*(?P<status>\w+)")
+_TEXT_HEALTH = LazyPattern(r"Cluster-wide:\s*\n\s*Health:\s*(?P<status>\w+)", re.MULTILINE)
+_YAML_HEALTH = LazyPattern(r"clusterWide:\s*\n\s*health:\s*\n\s*status:\s*(?P<status>\w+)")
 
 
 def autoscaler_health(config_map: KubeObject) -> AutoscalerHealth:
@@ -218,8 +221,8 @@ class GroupScaleUp(Struct, frozen=True):
 
 BLOCKED_SCALE_UPS = frozenset({"Backoff", "Unhealthy"})
 """Scale-up states in which cluster-autoscaler adds no machine to the group."""
-_TEXT_GROUP = re.compile(r"^\s*Name:\s*(?P<group>\S+)\s*$")
-_TEXT_SCALE_UP = re.compile(r"^\s*ScaleUp:\s*(?P<status>\w+)")
+_TEXT_GROUP = LazyPattern(r"^\s*Name:\s*(?P<group>\S+)\s*$")
+_TEXT_SCALE_UP = LazyPattern(r"^\s*ScaleUp:\s*(?P<status>\w+)")
 
 
 def group_scale_ups(config_map: KubeObject) -> dict[str, GroupScaleUp]:
