@@ -507,3 +507,19 @@ def test_a_hostile_line_the_size_of_a_saved_log_is_redacted_in_linear_time(line:
     quadratically took minutes on these; linear rules take well under a second."""
     assert len(line) >= LIMIT_BYTES, "precondition: a whole saved log"
     assert redact_text(redact_text(line)) == redact_text(line)
+
+
+def test_a_config_map_s_secret_named_values_and_binary_data_are_redacted() -> None:
+    """doctor reads two ConfigMaps (the autoscaler's status, YuniKorn's queues); whatever else
+    a ConfigMap keeps under a secret-named key, or as binary data, is never saved."""
+    config_map: dict[str, Any] = {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "yunikorn-configs", "namespace": "yunikorn"},
+        "data": {"queues.yaml": "partitions: []\n", "ldap.bindPassword": "hunter2-bind"},
+        "binaryData": {"queues.yaml.gz": base64.b64encode(b"opaque").decode()},
+    }
+    redacted = redact_object(config_map)
+    assert redacted["data"] == {"queues.yaml": "partitions: []\n", "ldap.bindPassword": REDACTED}
+    assert base64.b64decode(redacted["binaryData"]["queues.yaml.gz"]).decode() == REDACTED
+    assert config_map["data"]["ldap.bindPassword"] == "hunter2-bind", "the read is untouched"

@@ -198,7 +198,24 @@ def redact_object(obj: KubeObject) -> dict[str, Any]:
     assert isinstance(redacted, dict)  # _walk maps a mapping to a dict
     if obj.get("kind") == Kind.SECRET.spec.name:
         _redact_secret_values(redacted, obj)
+    elif obj.get("kind") == Kind.CONFIG_MAP.spec.name:
+        _redact_config_map_values(redacted)
     return redacted
+
+
+def _redact_config_map_values(config_map: dict[str, Any]) -> None:
+    """A ConfigMap's value under a secret-named key (`ldap.bindPassword`), as an env var's,
+    and every `binaryData` value: doctor reads neither, and a ConfigMap may hold anything
+    (the autoscaler's status and YuniKorn's queues are what doctor reads of one)."""
+    data = config_map.get("data")
+    if isinstance(data, dict):
+        for key in data:
+            if looks_secret(str(key)):
+                data[key] = REDACTED
+    binary = config_map.get("binaryData")
+    if isinstance(binary, dict):
+        for key in binary:
+            binary[key] = _encode(REDACTED)
 
 
 def redact_value(value: object) -> object:
