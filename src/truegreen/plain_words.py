@@ -2,6 +2,7 @@
 failed and the step that fixes it, and the lines for a cluster that can't be reached or logged
 in to. doctor's catalogue and refresh's report are both built from these."""
 
+import functools
 from typing import Final
 
 from msgspec import Struct
@@ -73,6 +74,7 @@ READ_REMEDIES: Final[dict[ReadFailure, str]] = {
 # Read one by one, by name; the rest are listed.
 _GOT_BY_NAME = frozenset(
     {
+        Kind.CONFIG_MAP,
         Kind.SECRET,
         Kind.SERVICE_ACCOUNT,
         Kind.PERSISTENT_VOLUME_CLAIM,
@@ -164,9 +166,10 @@ def kind_noun(kind: Kind) -> str:
     return _KIND_NOUNS[kind]
 
 
-def plain_why(kind: Kind, cant: CantRead) -> str:
-    """Why a read could not look, in plain words (`no permission to read the machines`)."""
-    return _FAILURE_WORDS[cant.failure].format(noun=_KIND_NOUNS[kind])
+def plain_why(kind: Kind, cant: CantRead, noun: str | None = None) -> str:
+    """Why a read could not look, in plain words (`no permission to read the machines`);
+    `noun` names what was read where the kind's own noun would not."""
+    return _FAILURE_WORDS[cant.failure].format(noun=noun or _KIND_NOUNS[kind])
 
 
 def plain_connection_why(cant: CantRead) -> str:
@@ -177,20 +180,33 @@ def plain_connection_why(cant: CantRead) -> str:
     return detail or "could not connect"
 
 
-def read_remedy(kind: Kind, cant: CantRead, kubectl: Kubectl, *, everywhere: bool = False) -> str:
+def read_remedy(
+    kind: Kind,
+    cant: CantRead,
+    kubectl: Kubectl,
+    *,
+    everywhere: bool = False,
+    namespace: str | None = None,
+    noun: str | None = None,
+) -> str:
     """The step that fixes one failed read: the permission to ask for (with the `kubectl auth
     can-i` that proves it), the login or network to check, or a new snapshot.
-    `everywhere`: the read covered every namespace (the cluster's pods)."""
+    `everywhere`: the read covered every namespace (the cluster's pods); `namespace`: it was
+    of another namespace than the one judged; `noun` names what was read where the kind's own
+    noun would not."""
     verb = "get" if kind in _GOT_BY_NAME else "list"
     if everywhere:
         scope = ["--all-namespaces"]
         where = kubectl.cluster
+    elif namespace is not None:
+        scope = []
+        where = functools.partial(kubectl.cluster, "-n", namespace)
     else:
         scope = []
         where = kubectl.here if kind.namespaced else kubectl.cluster
     template = READ_REMEDIES[cant.failure]
     return template.format(
-        noun=_KIND_NOUNS[kind],
+        noun=noun or _KIND_NOUNS[kind],
         check=(
             where("auth", "can-i", verb, kind.plural, *scope)
             if cant.failure is ReadFailure.FORBIDDEN

@@ -303,3 +303,115 @@ def every_gang_read(objects: list[Obj], name: str, now: datetime) -> list[Obj]:
         kai_queue("default"),
         kai_queue("team-a", parent="default"),
     ]
+
+
+YUNIKORN_NAMESPACE = "yunikorn"
+
+
+def yunikorn_job(name: str, now: datetime, *, age: timedelta) -> list[Obj]:
+    """The PyTorchJob of `volcano_job` (4 pods, 2 GPUs each) handed to YuniKorn: its pods name
+    `schedulerName: yunikorn` and carry YuniKorn's application id and queue as labels
+    (yunikorn-k8shim pkg/common/constants/constants.go `CanonicalLabelApplicationID`,
+    `CanonicalLabelQueueName`); YuniKorn keeps no group object, so no group annotation."""
+    job, *pods = volcano_job(name, now, scheduler="yunikorn", age=age)
+    for replica in job["spec"]["pytorchReplicaSpecs"].values():
+        replica["template"]["metadata"].pop("annotations", None)
+    for pod in pods:
+        pod["metadata"].pop("annotations", None)
+        pod["metadata"]["uid"] = f"uid-{pod['metadata']['name']}"
+        pod["metadata"]["labels"] |= {
+            "yunikorn.apache.org/app-id": name,
+            "yunikorn.apache.org/queue": "root.train",
+        }
+    return [job, *pods]
+
+
+def yunikorn_scheduler_pod(now: datetime) -> Obj:
+    """YuniKorn's own pod as its Helm chart runs it: Deployment `yunikorn-scheduler` in the
+    release's namespace, pods labelled `app: yunikorn`, `component: yunikorn-scheduler`
+    (apache/yunikorn-release helm-charts/yunikorn/templates/deployment.yaml)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "yunikorn-scheduler-6b7c8d9f5-x2lqp",
+            "namespace": YUNIKORN_NAMESPACE,
+            "labels": {
+                "app": "yunikorn",
+                "component": "yunikorn-scheduler",
+                "release": "yunikorn",
+                "pod-template-hash": "6b7c8d9f5",
+            },
+            "creationTimestamp": ts(now - timedelta(days=3)),
+        },
+        "spec": {
+            "nodeName": "cpu-1",
+            "serviceAccountName": "yunikorn-admin",
+            "containers": [
+                {
+                    "name": "yunikorn-scheduler-k8s",
+                    "image": f"{REGISTRY}/apache/yunikorn:scheduler-1.6.3",
+                    "resources": {"requests": {"cpu": "200m", "memory": "1Gi"}},
+                }
+            ],
+        },
+        "status": {"phase": "Running"},
+    }
+
+
+def yunikorn_note(pod: Obj, message: str, at: datetime, index: int = 0) -> Obj:
+    """A note of YuniKorn's on a request, as the API server serves it on core/v1: recorded
+    through client-go's events.k8s.io recorder for `yunikorn` (pkg/shim/scheduler.go
+    `NewRecorder(..., constants.SchedulerName)`), a Normal Event of reason and action
+    `Informational` (pkg/cache/context.go `PublishEvents`), so `eventTime` and the reporting
+    fields are set and the core/v1 timestamps and source are empty."""
+    name = pod["metadata"]["name"]
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {
+            "name": f"{name}.18a1f2c3d4e5f6{index:02d}",
+            "namespace": pod["metadata"]["namespace"],
+            "creationTimestamp": ts(at),
+        },
+        "involvedObject": {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "name": name,
+            "namespace": pod["metadata"]["namespace"],
+            "uid": pod["metadata"].get("uid", ""),
+        },
+        "reason": "Informational",
+        "action": "Informational",
+        "message": message,
+        "type": "Normal",
+        "source": {},
+        "eventTime": at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "firstTimestamp": None,
+        "lastTimestamp": None,
+        "reportingComponent": "yunikorn",
+        "reportingInstance": "yunikorn-yunikorn-scheduler-6b7c8d9f5-x2lqp",
+    }
+
+
+def does_not_fit(pod: Obj, queue: str, gpus: int, available: int) -> str:
+    """A pod of `yunikorn_job` (8 CPUs, 64 GiB) over its queue's headroom (yunikorn-core
+    pkg/scheduler/objects/events/ask_events.go `SendRequestExceedsQueueHeadroom`): the key is
+    the pod's uid, resources print as Go maps (memory in bytes, vcore in millicores, one `pods`
+    per pod)."""
+    return (
+        f"Request '{pod['metadata']['uid']}' does not fit in queue '{queue}' (requested "
+        f"map[memory:68719476736 nvidia.com/gpu:{gpus} pods:1 vcore:8000], available "
+        f"map[nvidia.com/gpu:{available}])"
+    )
+
+
+def yunikorn_configs(queues_yaml: str, name: str = "yunikorn-configs") -> Obj:
+    """YuniKorn's configuration ConfigMap in its namespace, its queues under `queues.yaml`
+    (yunikorn-k8shim deployments/scheduler/yunikorn-configs.yaml)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": YUNIKORN_NAMESPACE},
+        "data": {"queues.yaml": queues_yaml},
+    }

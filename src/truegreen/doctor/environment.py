@@ -142,6 +142,13 @@ class GangReads(Struct, frozen=True):
     """Each Volcano Queue a read group names, by name."""
     kai_queues: ListRead | None = None
     """Every KAI Queue, listed where a read KAI group names a queue and the kind is served."""
+    notes: ListRead | None = None
+    """YuniKorn's notes on the namespace's requests (Events of reason `Informational`), listed
+    where the job's pods name YuniKorn (doctor/knowledge/yunikorn.py)."""
+    configs: Mapping[str, GetRead] = field(default_factory=dict)
+    """YuniKorn's ConfigMaps by name, read in `configs_namespace` where a note says a pod of
+    the job has no room in its queue."""
+    configs_namespace: str = ""
 
 
 class Environment(Struct, frozen=True):

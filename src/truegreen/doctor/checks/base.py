@@ -66,10 +66,14 @@ class Words(Struct, frozen=True):
         cant: CantRead,
         *objects: str,
         everywhere: bool = False,
+        namespace: str | None = None,
+        noun: str | None = None,
     ) -> Finding:
         """The check could not look: unknown, never ok and never a failure. The remedy is the
-        step that fixes this read (`everywhere`: it covered every namespace)."""
-        why = plain_why(kind, cant)
+        step that fixes this read (`everywhere`: it covered every namespace; `namespace`: it
+        was of another namespace than the one judged); `noun` names what was read where the
+        kind's own noun would not."""
+        why = plain_why(kind, cant, noun)
         unknown = self.finding(
             Status.UNKNOWN,
             Basis.CANT_CHECK,
@@ -77,7 +81,14 @@ class Words(Struct, frozen=True):
             details=(cant.reason,),
             objects=objects,
             why=why,
-            remedy=read_remedy(kind, cant, env.settings.kubectl, everywhere=everywhere),
+            remedy=read_remedy(
+                kind,
+                cant,
+                env.settings.kubectl,
+                everywhere=everywhere,
+                namespace=namespace,
+                noun=noun,
+            ),
         )
         return replace(unknown, why=why)
 

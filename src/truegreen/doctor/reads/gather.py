@@ -19,6 +19,7 @@ from truegreen.cluster import (
     CantRead,
     ClusterReader,
     FieldIsNot,
+    FoldRead,
     GetRead,
     Got,
     Kind,
@@ -59,6 +60,7 @@ from truegreen.doctor.knowledge.gangs import (
     kai_pod_group,
     pod_group,
     schedulers_named,
+    schedulers_running,
 )
 from truegreen.doctor.knowledge.gpu_supply import gpu_problems
 from truegreen.doctor.knowledge.image_presence import (
@@ -84,6 +86,7 @@ from truegreen.doctor.knowledge.usage import (
     machines_for_fit,
 )
 from truegreen.doctor.knowledge.webhooks import SERVICE_NAME_LABEL
+from truegreen.doctor.knowledge.yunikorn import CONFIG_MAPS, NOTES, YUNIKORN, held_requests
 from truegreen.refresh.annotations import ATTEMPTS, LATCHED, EventReason
 
 # Only pods that hold capacity: the scheduler ignores Succeeded and Failed pods.
@@ -483,7 +486,9 @@ def _gang_reads(
     """Where the judged job's pods name a scheduler other than the cluster's own: whether
     that scheduler's own pod runs (one fold of the cluster's running pods), the group objects
     its pods name (those discovery serves), then the Volcano Queues those groups name and, for
-    a KAI group, every KAI Queue (its parents judge it too). None: nothing to read."""
+    a KAI group, every KAI Queue (its parents judge it too); for YuniKorn, its notes on the
+    namespace's requests, then its configuration where a note says the job's queue has no
+    room. None: nothing to read."""
     job = work.judged
     if job is None:
         return None
@@ -509,6 +514,11 @@ def _gang_reads(
         for ref in gangs_of(own)
         if ref.kind in served
     }
+    notes = (
+        schedule.submit(partial(reader.list, Kind.EVENT, namespace=namespace, fields=NOTES))
+        if YUNIKORN in schedulers
+        else None
+    )
 
     def finish() -> GangReads:
         read = {key: pending.result() for key, pending in groups.items()}
@@ -533,6 +543,10 @@ def _gang_reads(
             if kai_named and Kind.KAI_QUEUE in served
             else None
         )
+        listed_notes = None if notes is None else notes.result()
+        configs_namespace, configs = _yunikorn_configs(
+            schedule, reader, running.result(), listed_notes, [o.name_of(p) for p in own]
+        )
         return GangReads(
             schedulers,
             running.result(),
@@ -540,9 +554,36 @@ def _gang_reads(
             read,
             results(queues),
             None if kai is None else kai.result(),
+            listed_notes,
+            results(configs),
+            configs_namespace,
         )
 
     return finish
+
+
+def _yunikorn_configs(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    running: FoldRead,
+    notes: ListRead | None,
+    pods: list[str],
+) -> tuple[str, dict[str, Pending[GetRead]]]:
+    """YuniKorn's ConfigMaps, asked for in the namespace its running pod is in, where one of
+    its notes says a pod of the job has no room in its queue: its queues' limits then say
+    whether the job could ever fit. ("", {}) where there is nothing to read."""
+    if not isinstance(notes, Listed) or isinstance(running, CantRead):
+        return "", {}
+    if not any(note.queue for note in held_requests(notes.items, pods)):
+        return "", {}
+    pod = (schedulers_running(running.summary) or {}).get(YUNIKORN, "")
+    namespace = pod.partition("/")[0]
+    if not namespace:
+        return "", {}
+    return namespace, {
+        name: schedule.submit(partial(reader.get, Kind.CONFIG_MAP, name, namespace=namespace))
+        for name in CONFIG_MAPS
+    }
 
 
 class _EvidenceReads(Struct):

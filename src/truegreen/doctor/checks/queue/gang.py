@@ -17,20 +17,24 @@ from truegreen.doctor.checks.queue.words import (
     GANG_PLACED,
     GANG_QUEUE_CLOSED,
     GANG_QUEUE_MISSING,
+    GANG_QUEUE_NO_ROOM,
     GANG_QUEUE_NOT_LEAF,
     GANG_QUEUE_ORPHANED,
     GANG_REFUSED,
+    GANG_USER_QUOTA_NO_ROOM,
     SAY,
     SCHEDULER_MISSING,
 )
 from truegreen.doctor.environment import Environment, GangReads
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.knowledge import gangs as g
+from truegreen.doctor.knowledge import yunikorn as yk
 from truegreen.doctor.knowledge.fit import pod_requests
 from truegreen.doctor.knowledge.training import TrainingJob
-from truegreen.quantity import CPU, MEMORY, Resources, format_amount
+from truegreen.quantity import CPU, MEMORY, PODS, Resources, format_amount
 
 _MALFORMED = CantRead(ReadFailure.MALFORMED, "the running pods' summary is not of its shape")
+_CONFIG_NOUN = "YuniKorn's configuration (its queues' limits)"
 LONGEST_MESSAGE = 400
 """A scheduler's message is quoted up to this many characters."""
 
@@ -48,7 +52,120 @@ def gang_findings(env: Environment, job: TrainingJob) -> list[Finding]:
     found: list[Finding] = []
     for ref in g.gangs_of(o.remaining(pods)):
         found += _group(env, job, reads, ref, fields)
+    if yk.YUNIKORN in reads.schedulers:
+        found += _yunikorn(env, job, reads, pods, {**fields, "scheduler": yk.YUNIKORN})
     return found
+
+
+def _yunikorn(
+    env: Environment,
+    job: TrainingJob,
+    reads: GangReads,
+    pods: list[KubeObject],
+    fields: dict[str, Any],
+) -> list[Finding]:
+    """YuniKorn's newest note on the job's unplaced pods: no room in its queue (or more than
+    the queue's configured `max` may ever hold), or no room in the user's quota."""
+    notes = reads.notes
+    if notes is None:
+        return []
+    if isinstance(notes, CantRead):
+        return [SAY.cant_check(env, Kind.EVENT, notes, job.ref)]
+    waiting = [o.name_of(p) for p in o.remaining(pods) if not o.node_name(p)]
+    held = yk.held_requests(notes.items, waiting)
+    if not held:
+        return []
+    note = held[0]
+    kubectl = env.settings.kubectl
+    details = tuple(f"YuniKorn on pod {n.pod}: {n.message}" for n in held[:3])
+    objects = (job.ref, *(f"Pod/{n.pod}" for n in held[:3]))
+    said = {
+        **fields,
+        "message": quoted(note.message),
+        "command": kubectl.here("describe", "pod", note.pod),
+    }
+    if not note.queue:
+        return [
+            SAY.finding(
+                Status.WARN,
+                Basis.MEASURED,
+                GANG_USER_QUOTA_NO_ROOM,
+                details=details,
+                objects=objects,
+                **said,
+            )
+        ]
+    never = _yunikorn_never_fits(env, job, reads, note, fields)
+    if never is not None and never.status is Status.FAIL:
+        return [never]
+    no_room = SAY.finding(
+        Status.WARN,
+        Basis.MEASURED,
+        GANG_QUEUE_NO_ROOM,
+        details=details,
+        objects=objects,
+        **said,
+        queue=note.queue,
+    )
+    # Where the configuration can't be read, whether the queue could ever hold the job is
+    # not known: that is said too, never taken for "only for now".
+    return [no_room] if never is None else [no_room, never]
+
+
+def _yunikorn_never_fits(
+    env: Environment, job: TrainingJob, reads: GangReads, note: yk.QueueNote, fields: dict[str, Any]
+) -> Finding | None:
+    """The whole job (all its pods at once, as training needs them, one pod each in YuniKorn's
+    `pods`) against each configured `max` on the way to the queue YuniKorn placed it in; an
+    unknown where YuniKorn's configuration can't be read."""
+    namespace = reads.configs_namespace
+    read = {name: reads.configs.get(name) for name in yk.CONFIG_MAPS}
+    for answer in read.values():
+        if isinstance(answer, CantRead) and not answer.is_measurement:
+            return SAY.cant_check(
+                env, Kind.CONFIG_MAP, answer, job.ref, namespace=namespace, noun=_CONFIG_NOUN
+            )
+    text = ""
+    source = ""
+    for name in reversed(yk.CONFIG_MAPS):  # yunikorn-configs over yunikorn-defaults
+        answer = read[name]
+        data = o.mapping(answer.obj.get("data")) if isinstance(answer, Got) else {}
+        if yk.QUEUES_KEY in data:
+            text, source = str(data[yk.QUEUES_KEY]), name
+    config = yk.queues_config(text) if text else None
+    if config is None:
+        return None
+    wanted = sum((pod_requests(s.spec) * s.count for s in job.pod_sets), Resources())
+    wanted = wanted + Resources.of({PODS: job.pods})
+    for limit in yk.queue_limits(config, note.queue):
+        over = g.beyond(wanted, limit.limits)
+        if not over:
+            continue
+        needs = _amounts(wanted, over)
+        holds = _amounts(limit.limits, over)
+        template = " (the childtemplate of its parent)" if limit.template else ""
+        return SAY.finding(
+            Status.FAIL,
+            Basis.INFERRED,
+            GANG_NEVER_FITS,
+            details=(
+                f"YuniKorn on pod {note.pod}: {note.message}",
+                f"ConfigMap {namespace}/{source} {yk.QUEUES_KEY}: queue {limit.path} "
+                f"max{template} {holds}",
+                f"the job's {job.pods} pods request {needs}",
+            ),
+            objects=(f"ConfigMap/{source}", job.ref),
+            **{
+                **fields,
+                "queue": limit.path,
+                "command": env.settings.kubectl.cluster(
+                    "-n", namespace, "describe", "configmap", source
+                ),
+            },
+            needs=needs,
+            holds=holds,
+        )
+    return None
 
 
 def _scheduler_missing(

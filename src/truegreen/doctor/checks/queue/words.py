@@ -31,6 +31,8 @@ GANG_NEVER_FITS: Final = "queue.gang-never-fits"
 GANG_PLACED: Final = "queue.gang-placed"
 GANG_QUEUE_ORPHANED: Final = "queue.gang-queue-parent-missing"
 GANG_QUEUE_NOT_LEAF: Final = "queue.gang-queue-not-leaf"
+GANG_QUEUE_NO_ROOM: Final = "queue.gang-queue-no-room"
+GANG_USER_QUOTA_NO_ROOM: Final = "queue.gang-user-quota-no-room"
 
 WORDS: Final[dict[str, Wording]] = {
     NOT_USED: Wording("Training jobs here start without waiting in a queue.", ""),
@@ -136,6 +138,18 @@ WORDS: Final[dict[str, Wording]] = {
         "Ask for less, or ask your cluster admin to raise the queue's limit; {command} shows it.",
     ),
     GANG_PLACED: Wording("`{scheduler}` has started the training job {job} as one group.", ""),
+    GANG_QUEUE_NO_ROOM: Wording(
+        "`{scheduler}` holds the training job {job} in its queue '{queue}', which has no room "
+        "for it now: {message}.",
+        "Nothing to do but wait for the queue's running work to finish, or ask your cluster "
+        "admin for more room in '{queue}'; {command} shows `{scheduler}`'s words.",
+    ),
+    GANG_USER_QUOTA_NO_ROOM: Wording(
+        "`{scheduler}` holds the training job {job}: the user's quota has no room for it now: "
+        "{message}.",
+        "Nothing to do but wait for the user's running work to finish, or ask your cluster "
+        "admin for a larger quota; {command} shows `{scheduler}`'s words.",
+    ),
 }
 """Every headline and remedy of the check, by code."""
 

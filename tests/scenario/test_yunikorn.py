@@ -1,0 +1,331 @@
+"""Apache YuniKorn: its notes on the job's pods, and its queues' configured limits.
+
+YuniKorn keeps no group object; it tells a request that does not fit its queue in a Normal
+Event of reason `Informational` on the pod (yunikorn-k8shim pkg/cache/context.go
+`PublishEvents`; yunikorn-core pkg/scheduler/objects/events/ask_events.go), and its queues'
+`max` live in the ConfigMap `yunikorn-configs` of its namespace. Objects are in the shapes
+tests/support/gang_objects.py cites.
+"""
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from tests.scenario.conftest import Doctor
+from tests.support import gang_objects as gang
+from tests.support.fake_apiserver import Fault
+from tests.support.scenarios import Obj, healthy
+from tests.support.training_kinds import ALL_GROUPS
+
+JOB = "bert-large"
+
+QUEUES = """partitions:
+  - name: default
+    placementrules:
+      - name: provided
+        create: false
+    queues:
+      - name: root
+        submitacl: '*'
+        queues:
+          - name: train
+            resources:
+              guaranteed: {{vcore: 16, memory: 128Gi, nvidia.com/gpu: 2}}
+              max: {{vcore: 64, memory: 512Gi, nvidia.com/gpu: {gpus}}}
+"""
+
+
+def cluster(
+    *,
+    queues: str | None = QUEUES.format(gpus=4),
+    notes: Callable[[list[Obj], datetime], list[Obj]] | None = None,
+) -> Callable[[datetime], list[Obj]]:
+    """The healthy namespace, an idle 8-GPU machine, YuniKorn running in its namespace, and
+    the PyTorchJob 'bert-large' (4 pods of 2 GPUs) two minutes old handed to YuniKorn; by
+    default YuniKorn has said of each pod that it does not fit in 'root.train', whose
+    configured `max` is 4 GPUs."""
+
+    def build(now: datetime) -> list[Obj]:
+        job, *pods = gang.yunikorn_job(JOB, now, age=timedelta(minutes=2))
+        objects = [*healthy(now), gang.gpu_machine(), job, *pods, gang.yunikorn_scheduler_pod(now)]
+        said = notes or _no_room
+        objects += said(pods, now)
+        if queues is not None:
+            objects.append(gang.yunikorn_configs(queues))
+        return objects
+
+    return build
+
+
+def _load(doctor: Doctor, scenario: Callable[[datetime], list[Obj]]) -> None:
+    doctor.server.install(*ALL_GROUPS)
+    doctor.load(scenario)
+
+
+def _no_room(pods: list[Obj], now: datetime) -> list[Obj]:
+    at = now - timedelta(seconds=90)
+    return [
+        gang.yunikorn_note(p, gang.does_not_fit(p, "root.train", 2, 0), at, i)
+        for i, p in enumerate(pods)
+    ]
+
+
+def _finding(report: dict[str, Any], code: str) -> dict[str, Any]:
+    found: list[dict[str, Any]] = [f for f in report["findings"] if f["code"] == code]
+    assert len(found) == 1, [f["code"] for f in report["findings"]]
+    return found[0]
+
+
+def _codes(report: dict[str, Any]) -> list[str]:
+    return [f["code"] for f in report["findings"] if f["check"] == "queue"]
+
+
+def test_a_job_past_its_yunikorn_queue_s_max_never_fits(doctor: Doctor) -> None:
+    """YuniKorn says each pod does not fit in 'root.train', whose `max` holds 4 GPUs; the job
+    needs 8 at once: it will never start, whatever the idle machine offers."""
+    _load(doctor, cluster())
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = _finding(report, "queue.gang-never-fits")
+    assert (found["status"], found["basis"]) == ("fail", "inferred")
+    assert found["headline"] == (
+        "The training job 'bert-large' needs 8 nvidia.com/gpu, more than the queue 'root.train' "
+        "of `yunikorn` can ever hold (4 nvidia.com/gpu): it will never start."
+    )
+    assert found["remedy"].endswith("-n yunikorn describe configmap yunikorn-configs` shows it."), (
+        found["remedy"]
+    )
+    assert report["headline"]["code"] == "queue.gang-never-fits"
+    assert result.exit_code == 2
+    read = {r.path for r in doctor.server.requests()}
+    assert "/api/v1/namespaces/yunikorn/configmaps/yunikorn-configs" in read
+
+
+def test_a_yunikorn_queue_with_no_room_now_is_said_in_yunikorn_s_words(doctor: Doctor) -> None:
+    """The queue's `max` holds 16 GPUs: the job could fit once the queue's running work ends.
+    YuniKorn's words are the finding (a wait, as Kueue's queue.held), quoted."""
+    _load(doctor, cluster(queues=QUEUES.format(gpus=16)))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = _finding(report, "queue.gang-queue-no-room")
+    assert (found["status"], found["basis"]) == ("warn", "measured")
+    message = (
+        "Request 'uid-bert-large-master-0' does not fit in queue 'root.train' (requested "
+        "map[memory:68719476736 nvidia.com/gpu:2 pods:1 vcore:8000], available "
+        "map[nvidia.com/gpu:0])"
+    )
+    assert found["headline"] == (
+        "`yunikorn` holds the training job 'bert-large' in its queue 'root.train', which has no "
+        f"room for it now: `{message}`."
+    )
+    assert found["remedy"].startswith(
+        "Nothing to do but wait for the queue's running work to finish, or ask your cluster "
+        "admin for more room in 'root.train'; `kubectl"
+    )
+    assert "describe pod bert-large-master-0` shows `yunikorn`'s words." in found["remedy"]
+    assert "queue.gang-never-fits" not in _codes(report)
+    assert result.exit_code == 0
+    assert report["headline"]["code"] == "queue.gang-queue-no-room"
+
+
+def test_a_pod_that_has_become_schedulable_again_is_not_held(doctor: Doctor) -> None:
+    """Each note is sent once per change: the newest of a pod's notes is where it stands."""
+
+    def notes(pods: list[Obj], now: datetime) -> list[Obj]:
+        earlier = _no_room(pods, now - timedelta(minutes=1))
+        later = [
+            gang.yunikorn_note(
+                p,
+                f"Request '{p['metadata']['uid']}' has become schedulable in queue 'root.train'",
+                now - timedelta(seconds=10),
+                10 + i,
+            )
+            for i, p in enumerate(pods)
+        ]
+        return earlier + later
+
+    _load(doctor, cluster(notes=notes))
+    report = doctor.live("-o", "json").json()
+    assert {"queue.gang-queue-no-room", "queue.gang-never-fits"}.isdisjoint(_codes(report))
+    read = {r.path for r in doctor.server.requests()}
+    assert "/api/v1/namespaces/yunikorn/configmaps/yunikorn-configs" not in read, (
+        "no configuration is read where no pod is held"
+    )
+
+
+def test_a_queue_made_by_a_placement_rule_takes_its_parent_s_childtemplate(
+    doctor: Doctor,
+) -> None:
+    """'root.teams.train' is not in the configuration: the `tag` rule made it under
+    'root.teams', whose `childtemplate` gives it a `max` of 4 GPUs."""
+    queues = """partitions:
+  - name: default
+    placementrules:
+      - name: tag
+        value: namespace
+        create: true
+        parent:
+          name: fixed
+          value: root.teams
+    queues:
+      - name: root
+        queues:
+          - name: teams
+            parent: true
+            childtemplate:
+              resources:
+                max: {vcore: 64, memory: 512Gi, nvidia.com/gpu: 4}
+"""
+
+    def notes(pods: list[Obj], now: datetime) -> list[Obj]:
+        at = now - timedelta(seconds=30)
+        return [
+            gang.yunikorn_note(p, gang.does_not_fit(p, "root.teams.train", 2, 0), at, i)
+            for i, p in enumerate(pods)
+        ]
+
+    _load(doctor, cluster(queues=queues, notes=notes))
+    found = _finding(doctor.live("-o", "json").json(), "queue.gang-never-fits")
+    assert "queue 'root.teams.train'" in found["headline"]
+    assert any("max (the childtemplate of its parent)" in d for d in found["details"])
+
+
+def test_yunikorn_s_configuration_that_cannot_be_read_is_unknown_naming_the_grant(
+    doctor: Doctor,
+) -> None:
+    """YuniKorn's word stands (no room now); whether the queue could ever hold the job is not
+    known, and that is said, with the grant in YuniKorn's namespace."""
+    _load(doctor, cluster())
+    doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/namespaces/yunikorn/configmaps/")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _finding(report, "queue.gang-queue-no-room")["status"] == "warn"
+    unknown = _finding(report, "queue.cant-read")
+    assert unknown["status"] == "unknown"
+    assert "YuniKorn's configuration (its queues' limits)" in unknown["headline"]
+    assert "-n yunikorn auth can-i get configmaps" in unknown["remedy"], unknown["remedy"]
+    assert result.exit_code == 3
+
+
+def test_a_user_quota_with_no_room_is_said_in_yunikorn_s_words(doctor: Doctor) -> None:
+    def notes(pods: list[Obj], now: datetime) -> list[Obj]:
+        message = (
+            f"Request '{pods[0]['metadata']['uid']}' exceeds the available user quota "
+            "(requested map[nvidia.com/gpu:2 pods:1], available map[nvidia.com/gpu:1])"
+        )
+        return [gang.yunikorn_note(pods[0], message, now - timedelta(seconds=20))]
+
+    _load(doctor, cluster(notes=notes))
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.gang-user-quota-no-room")
+    assert (found["status"], found["basis"]) == ("warn", "measured")
+    assert found["headline"].startswith(
+        "`yunikorn` holds the training job 'bert-large': the user's quota has no room for it "
+        "now: `Request 'uid-bert-large-master-0' exceeds the available user quota"
+    )
+    assert result.exit_code == 0
+
+
+def test_a_job_yunikorn_has_not_noted_reads_no_configuration(doctor: Doctor) -> None:
+    """YuniKorn's notes are read (one list of the namespace's `Informational` Events); with
+    none about the job, nothing is said and YuniKorn's configuration is not asked for."""
+    _load(doctor, cluster(notes=lambda pods, now: []))
+    report = doctor.live("-o", "json").json()
+    assert {"queue.gang-queue-no-room", "queue.gang-never-fits"}.isdisjoint(_codes(report))
+    asked = [r for r in doctor.server.requests() if r.path == "/api/v1/namespaces/train/events"]
+    assert any("reason=Informational" in str(r.query) for r in asked), asked
+    read = {r.path for r in doctor.server.requests()}
+    assert not [p for p in read if p.startswith("/api/v1/namespaces/yunikorn/")]
+
+
+def _statuses(report: dict[str, Any]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for finding in report["findings"]:
+        found.setdefault(finding["check"], set()).add(finding["status"])
+    return found
+
+
+EVENTS = "/api/v1/namespaces/train/events"
+CONFIGS = "/api/v1/namespaces/yunikorn/configmaps/yunikorn-configs"
+DEFAULTS = "/api/v1/namespaces/yunikorn/configmaps/yunikorn-defaults"
+YUNIKORN_READS: dict[str, tuple[set[str], tuple[str, set[str], int] | None]] = {
+    # The warnings (read by evidence, admission and storage) and YuniKorn's notes are both
+    # lists of the namespace's Events.
+    EVENTS: ({"evidence", "admission", "storage", "queue"}, None),
+    CONFIGS: ({"queue"}, ("queue.gang-queue-no-room", {"ok", "warn"}, 0)),
+    DEFAULTS: ({"queue"}, ("queue.gang-never-fits", {"ok", "fail"}, 2)),
+}
+"""Each read YuniKorn adds, the checks that consume it, and what its 404 measures: no
+`yunikorn-configs` leaves no limit to judge; no `yunikorn-defaults` is what the baseline has."""
+
+
+def test_the_fault_matrix_holds_for_yunikorn_s_reads(doctor: Doctor) -> None:
+    """As test_gangs.py's matrix: every fault class on each read makes the checks that consume
+    it unknown (a 404 on a ConfigMap: the measured absence), JSON always, no other check
+    changes, each read sent once (a reset resent as client-go does, a 429 waited out)."""
+    from truegreen.cluster.throttle import MAX_RETRIES
+
+    doctor.round_trip = False  # each fault class's round trip is pinned in test_snapshot.py
+    _load(doctor, cluster())
+    baseline = doctor.live("-o", "json", "--request-timeout", "0.9")
+    assert baseline.exit_code == 2
+    base = _statuses(baseline.json())
+    made = {r.path for r in doctor.server.requests("GET")}
+    assert set(YUNIKORN_READS) <= made, "precondition: every YuniKorn read is made"
+    held = 0
+    for path, (owners, absence) in YUNIKORN_READS.items():
+        for fault in Fault:
+            doctor.server.clear_faults()
+            throttled = fault is Fault.TOO_MANY_REQUESTS
+            doctor.server.inject(
+                fault, "^" + path + "$", method="GET", delay=3, count=1 if throttled else None
+            )
+            before = len(doctor.server.log)
+            result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
+            cell = f"{fault.name} on GET {path}"
+            assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
+            sent = [r for r in doctor.server.log[before:] if r.path == path]
+            lists = 2 if path == EVENTS else 1
+            resends = MAX_RETRIES if fault is Fault.RESET else 0
+            assert len(sent) <= lists * (1 + resends + throttled), f"{cell}: {len(sent)} sends"
+            report = result.json()
+            statuses = _statuses(report)
+            others = {c: s for c, s in statuses.items() if c not in owners}
+            assert others == {c: s for c, s in base.items() if c not in owners}, cell
+            if throttled:
+                assert statuses == base, cell
+                assert result.exit_code == 2, cell
+            elif fault is Fault.NOT_FOUND and absence is not None:
+                code, queue, exit_code = absence
+                assert code in {f["code"] for f in report["findings"]}, cell
+                assert statuses["queue"] == queue, cell
+                assert result.exit_code == exit_code, cell
+            else:
+                for check in owners:
+                    assert "unknown" in statuses[check], cell
+                    assert "fail" not in statuses[check], cell
+                assert result.exit_code == 3, cell
+            held += 1
+    assert held == len(YUNIKORN_READS) * len(Fault)
+
+
+def test_a_snapshot_keeps_yunikorn_s_queues_and_no_secret_beside_them(doctor: Doctor) -> None:
+    """The configuration is saved for the offline verdict (the round trip of every test here);
+    a value under a secret-named key beside the queues is redacted (truegreen/cluster/redact.py),
+    whatever else the cluster keeps in that ConfigMap."""
+    secret = "hunter2-ldap-bind-9f8e7d"
+
+    def build(now: datetime) -> list[Obj]:
+        objects = cluster()(now)
+        configs = next(o for o in objects if o["metadata"]["name"] == "yunikorn-configs")
+        configs["data"]["ldap.bindPassword"] = secret
+        return objects
+
+    _load(doctor, build)
+    directory = doctor.snapshot()
+    saved = "".join(p.read_text() for p in directory.rglob("*") if p.is_file())
+    assert "nvidia.com/gpu: 4" in saved, "precondition: the queues were saved"
+    assert secret not in saved
+    offline = doctor.offline(directory, "-o", "json")
+    assert offline.exit_code == 2
+    assert _finding(offline.json(), "queue.gang-never-fits")["status"] == "fail"
