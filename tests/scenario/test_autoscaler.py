@@ -251,3 +251,47 @@ def test_a_scale_up_in_progress_per_the_status_stays_a_wait(doctor: Doctor) -> N
     doctor.load(build)
     report = doctor.live("-o", "json").json()
     assert _capacity(report) == [("capacity.machine-coming", "warn", "measured")]
+
+
+def _old_trigger(now: datetime, pod: Obj) -> Obj:
+    return _scaler_event(
+        now,
+        pod,
+        "TriggeredScaleUp",
+        "pod triggered scale-up: [{eks-gpu-ng 0->1 (max: 4)}]",
+        source="cluster-autoscaler",
+        age=timedelta(minutes=25),
+    )
+
+
+def test_a_scale_up_past_the_default_provision_time_that_the_status_still_shows_in_progress(
+    doctor: Doctor,
+) -> None:
+    """TriggeredScaleUp 25 minutes ago, past the 15-minute default; cluster-autoscaler's own
+    status still shows the group's scale-up InProgress (it was given a longer
+    --max-node-provision-time, or the group a longer one of its own, which doctor can't
+    read): the autoscaler's measurement beats the default."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        return [*objects, pod, _old_trigger(now, pod), _status(now, "InProgress")]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert _capacity(result.json()) == [("capacity.machine-coming", "warn", "measured")]
+    assert result.exit_code == 0
+
+
+def test_a_scale_up_past_the_default_provision_time_with_no_activity_is_no_machine(
+    doctor: Doctor,
+) -> None:
+    """The same trigger, the group's scale-up NoActivity: nothing is on its way."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        return [*objects, pod, _old_trigger(now, pod), _status(now, "NoActivity")]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert "capacity.machine-coming" not in {c for c, _, _ in _capacity(result.json())}
+    assert result.exit_code == 2

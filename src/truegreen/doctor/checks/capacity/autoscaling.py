@@ -62,10 +62,15 @@ def _word(event: Mapping[str, Any]) -> Word | None:
 
 
 def autoscaler_words(
-    events: Iterable[KubeObject], pods: Sequence[str], now: datetime
+    events: Iterable[KubeObject],
+    pods: Sequence[str],
+    now: datetime,
+    scaling_up: frozenset[str] = frozenset(),
 ) -> dict[str, AutoscalerWord]:
     """Per pod, the newest word of an autoscaler about it; an addition older than
-    PROVISION_TIME is left out (the machine did not come, or did not help)."""
+    PROVISION_TIME is left out (the machine did not come, or did not help), unless its
+    machine group is among `scaling_up`: cluster-autoscaler's own status says that group's
+    scale-up is still in progress, by whatever provision time it was given."""
     wanted = set(pods)
     newest: dict[str, AutoscalerWord] = {}
     for event in events:
@@ -75,10 +80,14 @@ def autoscaler_words(
         if involved.get("kind") != "Pod" or name not in wanted or word is None:
             continue
         at = event_time(event)
-        if word is Word.ADDING and (at is None or now - at > PROVISION_TIME):
-            continue
         source = str(o.mapping(event.get("source")).get("component") or "")
         found = AutoscalerWord(name, word, source, str(event.get("message") or "")[:600], at)
+        if (
+            word is Word.ADDING
+            and (at is None or now - at > PROVISION_TIME)
+            and triggered_group(found) not in scaling_up
+        ):
+            continue
         kept = newest.get(name)
         if kept is None or (at is not None and (kept.at is None or at > kept.at)):
             newest[name] = found
@@ -220,6 +229,9 @@ class GroupScaleUp(Struct, frozen=True):
 
 
 BLOCKED_SCALE_UPS = frozenset({"Backoff", "Unhealthy"})
+SCALING_UP = "InProgress"
+"""A group whose scale-up cluster-autoscaler still waits for: within the provision time it
+was given (`--max-node-provision-time`, or the group's own), which doctor can't read."""
 """Scale-up states in which cluster-autoscaler adds no machine to the group."""
 _TEXT_GROUP = LazyPattern(r"^\s*Name:\s*(?P<group>\S+)\s*$")
 _TEXT_SCALE_UP = LazyPattern(r"^\s*ScaleUp:\s*(?P<status>\w+)")

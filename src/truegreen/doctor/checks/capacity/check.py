@@ -8,6 +8,7 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, KubeObject, Listed
 from truegreen.doctor.checks.capacity.autoscaling import (
     BLOCKED_SCALE_UPS,
+    SCALING_UP,
     STATUS_CONFIG_MAP,
     AutoscalerWord,
     GroupScaleUp,
@@ -256,17 +257,18 @@ _ROOM_CODES = _EXPLAINS_A_WAIT_FOR_ROOM | {UNSCHEDULABLE}
 def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerWord]:
     """What the autoscalers said about these pods, newest per pod (their Events' reads that
     failed are left out: the scheduler's own verdict still stands)."""
+    status = env.autoscaler_status
+    groups = group_scale_ups(status.obj) if isinstance(status, Got) else {}
+    scaling_up = frozenset(name for name, g in groups.items() if g.status == SCALING_UP)
     found: dict[str, AutoscalerWord] = {}
     for read in env.autoscaler_events.values():
         if isinstance(read, Listed):
-            for pod, word in autoscaler_words(read.items, pods, env.now).items():
+            for pod, word in autoscaler_words(read.items, pods, env.now, scaling_up).items():
                 kept = found.get(pod)
                 if kept is None or (word.at is not None and (kept.at is None or word.at > kept.at)):
                     found[pod] = word
     claims = env.node_claims
     failed = failed_launches(claims.items) if isinstance(claims, Listed) else {}
-    status = env.autoscaler_status
-    groups = group_scale_ups(status.obj) if isinstance(status, Got) else {}
     return sorted(
         (_scaling(_launched(w, failed), groups) for w in found.values()), key=lambda w: w.pod
     )
