@@ -89,6 +89,24 @@ def test_a_queue_not_in_the_configuration_takes_its_parent_s_childtemplate_and_n
     ]
 
 
+def test_names_are_matched_as_yunikorn_keeps_them_lower_case() -> None:
+    """YuniKorn lower-cases every queue name it configures, and an unnamed partition is the
+    default one: a configuration written `Root.Teams` holds the queue 'root.teams'."""
+    config = {
+        "partitions": [
+            {
+                "queues": [
+                    {
+                        "name": "Root",
+                        "queues": [{"name": "Teams", "resources": {"max": {"pods": 3}}}],
+                    }
+                ]
+            }
+        ]
+    }
+    assert queue_limits(config, "root.teams") == [QueueMax("root.teams", Resources.of({"pods": 3}))]
+
+
 def test_a_path_outside_root_or_the_default_partition_gives_nothing() -> None:
     assert queue_limits(CONFIG, "teams.vision") == []
     assert queue_limits({"partitions": [CONFIG["partitions"][0]]}, "root.a") == []

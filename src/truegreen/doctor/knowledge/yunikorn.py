@@ -147,34 +147,24 @@ def queue_limits(config: Mapping[str, Any], path: str) -> list[QueueMax]:
     YuniKorn sizes root by the cluster). A queue the configuration does not name takes its
     parent's `childtemplate`; below it, nothing more is known."""
     partitions = [o.mapping(p) for p in o.sequence(config.get("partitions"))]
-    partition = next((p for p in partitions if p.get("name") == PARTITION), None)
+    # An unnamed partition is the default one, and names are kept lower case
+    # (configs/configvalidator.go `Validate`; objects/queue.go `NewConfiguredQueue`).
+    partition = next(
+        (p for p in partitions if str(p.get("name") or PARTITION).lower() == PARTITION), None
+    )
     if partition is None:
         return []
-    names = path.split(".")
+    names = path.lower().split(".")
     if names[0] != ROOT:
         return []
-    level = next(
-        (
-            o.mapping(q)
-            for q in o.sequence(partition.get("queues"))
-            if o.mapping(q).get("name") == ROOT
-        ),
-        None,
-    )
+    level = _named(partition, ROOT)
     found: list[QueueMax] = []
     walked = ROOT
     for name in names[1:]:
         if level is None:
             break
         walked = f"{walked}.{name}"
-        child = next(
-            (
-                o.mapping(q)
-                for q in o.sequence(level.get("queues"))
-                if o.mapping(q).get("name") == name
-            ),
-            None,
-        )
+        child = _named(level, name)
         if child is None:
             template = o.mapping(o.mapping(level.get("childtemplate")).get("resources"))
             limits = configured(o.mapping(template.get("max")))
@@ -209,7 +199,7 @@ def queues_config(text: str) -> Mapping[str, Any] | None:
 def _named(parent: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
     """The queue of `parent`'s `queues` called `name`."""
     queues = (o.mapping(q) for q in o.sequence(parent.get("queues")))
-    return next((q for q in queues if q.get("name") == name), None)
+    return next((q for q in queues if str(q.get("name") or "").lower() == name), None)
 
 
 def configured(quantities: Mapping[str, Any]) -> Resources:
