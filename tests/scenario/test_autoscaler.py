@@ -4,6 +4,8 @@ on its way is a measured wait; a machine that cannot be added is why the job wil
 from datetime import datetime, timedelta
 from typing import Any
 
+import pytest
+
 from tests.scenario.conftest import Doctor
 from tests.support.scenarios import NAMESPACE, Obj, healthy, job_pod, training_job, ts
 
@@ -178,20 +180,29 @@ def test_the_autoscaler_is_asked_only_about_pods_the_scheduler_could_not_place(
     assert not [r for r in doctor.server.log if r.path.endswith("cluster-autoscaler-status")]
 
 
-def _status(now: datetime, group_status: str, backoff: str = "") -> Obj:
+def _status(
+    now: datetime,
+    group_status: str,
+    backoff: str = "",
+    *,
+    since: datetime | None = None,
+    written: datetime | None = None,
+) -> Obj:
     """cluster-autoscaler's status ConfigMap in its YAML form (1.30 and later,
     clusterstate/api/types.go), its one machine group's scale-up in `group_status`, with the
     backoff's error as the AWS provider gives it (cloudprovider/aws/aws_cloud_provider.go:
     `placeholder-cannot-be-fulfilled`, "AWS cannot provision any more instances for this node
-    group") and clusterstate.go `buildScaleUpStatusNodeGroup` writes it."""
-    stamp = (now - timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    group") and clusterstate.go `buildScaleUpStatusNodeGroup` writes it; the state unchanged
+    `since` (30 s by default), the status `written` now by default."""
+    stamp = (since or now - timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    written = written or now
     return {
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {"name": "cluster-autoscaler-status", "namespace": "kube-system"},
         "data": {
             "status": (
-                f"time: {now.strftime('%Y-%m-%d %H:%M:%S')}.000000000 +0000 UTC\n"
+                f"time: {written.strftime('%Y-%m-%d %H:%M:%S')}.000000000 +0000 UTC\n"
                 "autoscalerStatus: Running\n"
                 "clusterWide:\n  health:\n    status: Healthy\n"
                 "nodeGroups:\n"
@@ -253,6 +264,9 @@ def test_a_scale_up_in_progress_per_the_status_stays_a_wait(doctor: Doctor) -> N
     assert _capacity(report) == [("capacity.machine-coming", "warn", "measured")]
 
 
+TRIGGER_AGE = timedelta(minutes=25)
+
+
 def _old_trigger(now: datetime, pod: Obj) -> Obj:
     return _scaler_event(
         now,
@@ -260,7 +274,7 @@ def _old_trigger(now: datetime, pod: Obj) -> Obj:
         "TriggeredScaleUp",
         "pod triggered scale-up: [{eks-gpu-ng 0->1 (max: 4)}]",
         source="cluster-autoscaler",
-        age=timedelta(minutes=25),
+        age=TRIGGER_AGE,
     )
 
 
@@ -274,12 +288,37 @@ def test_a_scale_up_past_the_default_provision_time_that_the_status_still_shows_
 
     def build(now: datetime) -> list[Obj]:
         objects, pod = _waiting(now)
-        return [*objects, pod, _old_trigger(now, pod), _status(now, "InProgress")]
+        since = now - TRIGGER_AGE + timedelta(seconds=10)  # the scan after the trigger
+        return [*objects, pod, _old_trigger(now, pod), _status(now, "InProgress", since=since)]
 
     doctor.load(build)
     result = doctor.live("-o", "json")
     assert _capacity(result.json()) == [("capacity.machine-coming", "warn", "measured")]
     assert result.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("since", "written"),
+    [(timedelta(minutes=3), timedelta(0)), (TRIGGER_AGE, timedelta(minutes=20))],
+    ids=["in-progress-for-a-later-scale-up", "status-of-an-autoscaler-that-stopped"],
+)
+def test_a_scale_up_in_progress_counts_only_since_its_trigger_and_while_the_status_is_fresh(
+    doctor: Doctor, since: timedelta, written: timedelta
+) -> None:
+    """InProgress since 3 minutes ago is a later scale-up of the group (cluster-autoscaler
+    restarts the group's clock on each: clusterstate.go `registerOrUpdateScaleUpNoLock`), not
+    this 25-minute-old trigger's; a status written 20 minutes ago is from an autoscaler that
+    stopped writing. Neither keeps the old trigger a machine on its way."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        status = _status(now, "InProgress", since=now - since, written=now - written)
+        return [*objects, pod, _old_trigger(now, pod), status]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert "capacity.machine-coming" not in {c for c, _, _ in _capacity(result.json())}
+    assert result.exit_code == 2
 
 
 def test_a_scale_up_past_the_default_provision_time_with_no_activity_is_no_machine(

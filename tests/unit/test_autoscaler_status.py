@@ -2,9 +2,14 @@
 1.30 and later and in the older text, read as hostile text (clusterstate/api/types.go,
 clusterstate/utils/status.go)."""
 
+from datetime import UTC, datetime
 from typing import Any
 
-from truegreen.doctor.checks.capacity.autoscaling import GroupScaleUp, group_scale_ups
+from truegreen.doctor.checks.capacity.autoscaling import (
+    GroupScaleUp,
+    group_scale_ups,
+    status_time,
+)
 
 
 def _config_map(status: str) -> dict[str, Any]:
@@ -26,15 +31,30 @@ def test_the_yaml_form_gives_each_group_its_state_and_its_backoff_error() -> Non
         "- name: gpu-b\n"
         "  scaleUp:\n"
         "    status: InProgress\n"
+        '    lastTransitionTime: "2026-12-05T11:40:00Z"\n'
     )
     assert group_scale_ups(_config_map(text)) == {
         "gpu-a": GroupScaleUp(
             "gpu-a",
             "Backoff",
-            "QUOTA_EXCEEDED: Instance 'gke-x' creation failed: Quota 'NVIDIA_A100_GPUS' exceeded.",
+            error=(
+                "QUOTA_EXCEEDED: Instance 'gke-x' creation failed: Quota 'NVIDIA_A100_GPUS' "
+                "exceeded."
+            ),
         ),
-        "gpu-b": GroupScaleUp("gpu-b", "InProgress"),
+        "gpu-b": GroupScaleUp("gpu-b", "InProgress", datetime(2026, 12, 5, 11, 40, tzinfo=UTC)),
     }
+
+
+def test_the_time_the_status_was_written_is_its_first_line_s() -> None:
+    """Go's time format, as clusterstate/api/types.go `ClusterAutoscalerStatus.Time` prints."""
+    written = _config_map(
+        "time: 2026-12-05 12:00:07.123456789 +0000 UTC\nautoscalerStatus: Running\n"
+    )
+    assert status_time(written) == datetime(2026, 12, 5, 12, 0, 7, tzinfo=UTC)
+    older = _config_map("Cluster-autoscaler status at 2023-05-02 10:00:00.000000000 +0000 UTC:\n")
+    assert status_time(older) is None
+    assert status_time(_config_map("time: 2026-13-45 99:00:00 +0000 UTC\n")) is None
 
 
 def test_the_older_text_form_gives_the_state_alone() -> None:

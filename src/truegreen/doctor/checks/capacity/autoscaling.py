@@ -65,12 +65,14 @@ def autoscaler_words(
     events: Iterable[KubeObject],
     pods: Sequence[str],
     now: datetime,
-    scaling_up: frozenset[str] = frozenset(),
+    scaling_up: Mapping[str, datetime] | None = None,
 ) -> dict[str, AutoscalerWord]:
     """Per pod, the newest word of an autoscaler about it; an addition older than
-    PROVISION_TIME is left out (the machine did not come, or did not help), unless its
-    machine group is among `scaling_up`: cluster-autoscaler's own status says that group's
-    scale-up is still in progress, by whatever provision time it was given."""
+    PROVISION_TIME is left out (the machine did not come, or did not help), unless
+    cluster-autoscaler's own fresh status shows its machine group's scale-up in progress
+    without a break since that trigger (`scaling_up`: group → since when), by whatever
+    provision time it was given."""
+    scaling = scaling_up or {}
     wanted = set(pods)
     newest: dict[str, AutoscalerWord] = {}
     for event in events:
@@ -82,12 +84,10 @@ def autoscaler_words(
         at = event_time(event)
         source = str(o.mapping(event.get("source")).get("component") or "")
         found = AutoscalerWord(name, word, source, str(event.get("message") or "")[:600], at)
-        if (
-            word is Word.ADDING
-            and (at is None or now - at > PROVISION_TIME)
-            and triggered_group(found) not in scaling_up
-        ):
-            continue
+        if word is Word.ADDING and (at is None or now - at > PROVISION_TIME):
+            since = scaling.get(triggered_group(found) or "")
+            if at is None or since is None or since > at + TRIGGER_SLACK:
+                continue
         kept = newest.get(name)
         if kept is None or (at is not None and (kept.at is None or at > kept.at)):
             newest[name] = found
@@ -222,6 +222,9 @@ class GroupScaleUp(Struct, frozen=True):
     """InProgress, NoActivity, Backoff or Unhealthy (clusterstate.go
     `buildScaleUpStatusNodeGroup`: Backoff when a failed scale-up makes it unsafe to scale,
     Unhealthy when too many of the group's machines are unready)."""
+    since: datetime | None = None
+    """When the group's scale-up state last changed (`lastTransitionTime`: kept while the
+    state stays the same, clusterstate.go `updateLastTransitionSingleList`); YAML form only."""
     error: str = ""
     """Backoff's `errorCode: errorMessage` (the cloud provider's words, e.g. AWS's
     `placeholder-cannot-be-fulfilled: AWS cannot provision any more instances for this node
@@ -229,10 +232,16 @@ class GroupScaleUp(Struct, frozen=True):
 
 
 BLOCKED_SCALE_UPS = frozenset({"Backoff", "Unhealthy"})
+"""Scale-up states in which cluster-autoscaler adds no machine to the group."""
 SCALING_UP = "InProgress"
 """A group whose scale-up cluster-autoscaler still waits for: within the provision time it
 was given (`--max-node-provision-time`, or the group's own), which doctor can't read."""
-"""Scale-up states in which cluster-autoscaler adds no machine to the group."""
+STATUS_FRESH = timedelta(minutes=5)
+"""cluster-autoscaler writes its status every loop (10 s by default): one older than this is
+from an autoscaler that stopped, and says nothing of now."""
+TRIGGER_SLACK = timedelta(minutes=2)
+"""How long after a trigger its group's scale-up may have turned InProgress and still be that
+trigger's (a scan writes the status after it posts the Event)."""
 _TEXT_GROUP = LazyPattern(r"^\s*Name:\s*(?P<group>\S+)\s*$")
 _TEXT_SCALE_UP = LazyPattern(r"^\s*ScaleUp:\s*(?P<status>\w+)")
 
@@ -259,9 +268,32 @@ def group_scale_ups(config_map: KubeObject) -> dict[str, GroupScaleUp]:
                 str(backoff[k]) for k in ("errorCode", "errorMessage") if backoff.get(k)
             )
             name = str(group.get("name") or "")
-            found[name] = GroupScaleUp(name, str(scale_up.get("status") or ""), error[:600])
+            since = o.parse_time(scale_up.get("lastTransitionTime"))
+            found[name] = GroupScaleUp(name, str(scale_up.get("status") or ""), since, error[:600])
         return found
     return _text_scale_ups(text)
+
+
+_STATUS_TIME = LazyPattern(
+    r"^time: (?P<day>\d{4}-\d\d-\d\d) (?P<clock>\d\d:\d\d:\d\d)(?:\.\d+)? "
+    r"(?P<offset>[+-]\d{4})\b",
+)
+
+
+def status_time(config_map: KubeObject) -> datetime | None:
+    """When cluster-autoscaler wrote its status: the YAML form's first line, Go's time format
+    (`time: 2026-12-05 12:00:00.123456789 +0000 UTC`, clusterstate/api/types.go
+    `ClusterAutoscalerStatus.Time`); None for the older text form or another shape."""
+    text = str(o.mapping(config_map.get("data")).get("status") or "")
+    found = _STATUS_TIME.match(text[:200])
+    if found is None:
+        return None
+    try:
+        return datetime.strptime(
+            f"{found['day']} {found['clock']} {found['offset']}", "%Y-%m-%d %H:%M:%S %z"
+        )
+    except ValueError:
+        return None
 
 
 _STATUS_BYTES = 1 << 20

@@ -10,6 +10,7 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     BLOCKED_SCALE_UPS,
     SCALING_UP,
     STATUS_CONFIG_MAP,
+    STATUS_FRESH,
     AutoscalerWord,
     GroupScaleUp,
     Word,
@@ -20,6 +21,7 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     nominated_claim,
     plain_adding,
     plain_cannot_add,
+    status_time,
     triggered_group,
 )
 from truegreen.doctor.checks.capacity.machines import (
@@ -259,7 +261,13 @@ def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerW
     failed are left out: the scheduler's own verdict still stands)."""
     status = env.autoscaler_status
     groups = group_scale_ups(status.obj) if isinstance(status, Got) else {}
-    scaling_up = frozenset(name for name, g in groups.items() if g.status == SCALING_UP)
+    written = status_time(status.obj) if isinstance(status, Got) else None
+    fresh = written is not None and env.now - written <= STATUS_FRESH
+    scaling_up = {
+        name: g.since
+        for name, g in groups.items()
+        if fresh and g.status == SCALING_UP and g.since is not None
+    }
     found: dict[str, AutoscalerWord] = {}
     for read in env.autoscaler_events.values():
         if isinstance(read, Listed):
