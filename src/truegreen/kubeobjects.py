@@ -34,6 +34,11 @@ def name_of(obj: KubeObject) -> str:
     return str(mapping(obj.get("metadata")).get("name", ""))
 
 
+def uid_of(obj: KubeObject) -> str:
+    """metadata.uid ('' where the object has none, as a planned one)."""
+    return str(mapping(obj.get("metadata")).get("uid") or "")
+
+
 def labels_of(obj: KubeObject) -> Mapping[str, str]:
     """metadata.labels."""
     return mapping(mapping(obj.get("metadata")).get("labels"))

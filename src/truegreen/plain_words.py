@@ -187,13 +187,15 @@ def read_remedy(
     *,
     everywhere: bool = False,
     namespace: str | None = None,
+    name: str | None = None,
     noun: str | None = None,
 ) -> str:
     """The step that fixes one failed read: the permission to ask for (with the `kubectl auth
     can-i` that proves it), the login or network to check, or a new snapshot.
     `everywhere`: the read covered every namespace (the cluster's pods); `namespace`: it was
-    of another namespace than the one judged; `noun` names what was read where the kind's own
-    noun would not."""
+    of another namespace than the one judged; `name`: one object got by name (a grant limited
+    to named objects answers only a question that names one); `noun` names what was read where
+    the kind's own noun would not."""
     verb = "get" if kind in _GOT_BY_NAME else "list"
     if everywhere:
         scope = ["--all-namespaces"]
@@ -208,7 +210,7 @@ def read_remedy(
     return template.format(
         noun=noun or _KIND_NOUNS[kind],
         check=(
-            where("auth", "can-i", verb, kind.plural, *scope)
+            where("auth", "can-i", verb, f"{kind.plural}/{name}" if name else kind.plural, *scope)
             if cant.failure is ReadFailure.FORBIDDEN
             else kubectl.cluster("auth", "whoami")
         ),

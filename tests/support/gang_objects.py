@@ -394,6 +394,54 @@ def yunikorn_note(pod: Obj, message: str, at: datetime, index: int = 0) -> Obj:
     }
 
 
+def yunikorn_placeholder(originator: Obj, group: str, index: int) -> Obj:
+    """A placeholder pod YuniKorn makes for a task group: owned by the originator pod, its
+    flags in annotations, the pause image (yunikorn-k8shim pkg/cache/placeholder.go
+    `newPlaceholder`; metadata.go `getOwnerReference`; gang_utils.go
+    `GeneratePlaceholderName`, here with a fixed suffix)."""
+    app = originator["metadata"]["labels"]["yunikorn.apache.org/app-id"]
+    name = f"tg-{app}-{group}-{index}"
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": originator["metadata"]["namespace"],
+            "uid": f"uid-{name}",
+            "labels": {
+                "yunikorn.apache.org/app-id": app,
+                "yunikorn.apache.org/queue": "root.train",
+                "placeholder": "true",
+            },
+            "annotations": {
+                "yunikorn.apache.org/placeholder": "true",
+                "yunikorn.apache.org/task-group-name": group,
+            },
+            "ownerReferences": [
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "name": originator["metadata"]["name"],
+                    "uid": originator["metadata"]["uid"],
+                    "controller": False,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        },
+        "spec": {
+            "schedulerName": "yunikorn",
+            "containers": [
+                {
+                    "name": "pause",
+                    "image": "registry.k8s.io/pause:3.7",
+                    "resources": {"requests": {"cpu": "8", "memory": "64Gi", GPU: "2"}},
+                }
+            ],
+        },
+        "status": {"phase": "Pending", "qosClass": "Burstable"},
+    }
+
+
 def does_not_fit(pod: Obj, queue: str, gpus: int, available: int) -> str:
     """A pod of `yunikorn_job` (8 CPUs, 64 GiB) over its queue's headroom (yunikorn-core
     pkg/scheduler/objects/events/ask_events.go `SendRequestExceedsQueueHeadroom`): the key is

@@ -509,17 +509,32 @@ def test_a_hostile_line_the_size_of_a_saved_log_is_redacted_in_linear_time(line:
     assert redact_text(redact_text(line)) == redact_text(line)
 
 
-def test_a_config_map_s_secret_named_values_and_binary_data_are_redacted() -> None:
+def test_a_config_map_keeps_only_the_values_doctor_reads_as_written() -> None:
     """doctor reads two ConfigMaps (the autoscaler's status, YuniKorn's queues); whatever else
-    a ConfigMap keeps under a secret-named key, or as binary data, is never saved."""
+    a ConfigMap keeps, under any key name or as binary data, is never saved, and the YAML doctor
+    reads is kept whole: a rule matching inside it (`private-gpu: 2}`) would break it."""
+    queues = (
+        "queues:\n  - name: root\n    resources: {max: {vcore: 4, example.com/private-gpu: 2}}\n"
+    )
     config_map: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "ConfigMap",
         "metadata": {"name": "yunikorn-configs", "namespace": "yunikorn"},
-        "data": {"queues.yaml": "partitions: []\n", "ldap.bindPassword": "hunter2-bind"},
+        "data": {
+            "queues.yaml": queues,
+            "service.policyGroup": "queues",
+            "ldap.bindPassword": "hunter2-bind",
+            "ldap.bindpw": "hunter3-bind",
+        },
         "binaryData": {"queues.yaml.gz": base64.b64encode(b"opaque").decode()},
     }
     redacted = redact_object(config_map)
-    assert redacted["data"] == {"queues.yaml": "partitions: []\n", "ldap.bindPassword": REDACTED}
+    assert redacted["data"] == {
+        "queues.yaml": queues,
+        "service.policyGroup": "queues",
+        "ldap.bindPassword": REDACTED,
+        "ldap.bindpw": REDACTED,
+    }
     assert base64.b64decode(redacted["binaryData"]["queues.yaml.gz"]).decode() == REDACTED
-    assert config_map["data"]["ldap.bindPassword"] == "hunter2-bind", "the read is untouched"
+    assert config_map["data"]["ldap.bindpw"] == "hunter3-bind", "the read is untouched"
+    assert redact_object(redacted) == redacted, "idempotent"

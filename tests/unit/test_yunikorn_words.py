@@ -8,13 +8,16 @@ from typing import Any
 import pytest
 
 from truegreen.doctor.knowledge.yunikorn import (
+    PodRef,
     QueueMax,
+    QueuesText,
     configured,
     held_requests,
+    noted_pods,
     queue_limits,
+    queues_text,
     yunikorn_quantity,
 )
-from truegreen.quantity import Resources
 
 GIB = 1 << 30
 
@@ -41,8 +44,16 @@ def test_quantities_as_yunikorn_core_parses_them(text: str, milli: bool, value: 
 
 
 def test_a_configured_max_in_doctor_s_units() -> None:
-    limits = configured({"vcore": 64, "memory": "512Gi", "nvidia.com/gpu": 4, "pods": "0.5"})
-    assert limits == Resources.of({"cpu": 64_000, "memory": 512 * GIB, "nvidia.com/gpu": 4})
+    """vcore is CPU in millicores; `cpu` is a name the shim renames (a pod's cpu is YuniKorn's
+    vcore), so in a max it limits nothing a request carries; a 0 is a limit."""
+    limits = configured(
+        {"vcore": 64, "memory": "512Gi", "nvidia.com/gpu": 0, "pods": "0.5", "cpu": 64}
+    )
+    assert limits == (("cpu", 64_000), ("memory", 512 * GIB), ("nvidia.com/gpu", 0))
+
+
+def test_a_max_with_nothing_above_zero_is_none() -> None:
+    assert configured({"nvidia.com/gpu": 0, "vcore": "0"}) == ()
 
 
 CONFIG: dict[str, Any] = {
@@ -53,7 +64,7 @@ CONFIG: dict[str, Any] = {
             "queues": [
                 {
                     "name": "root",
-                    "resources": {"max": {"nvidia.com/gpu": 1}},  # root's is the cluster's
+                    "childtemplate": {"resources": {"max": {"nvidia.com/gpu": 2}}},
                     "queues": [
                         {
                             "name": "teams",
@@ -61,7 +72,7 @@ CONFIG: dict[str, Any] = {
                             "childtemplate": {"resources": {"max": {"nvidia.com/gpu": 8}}},
                             "queues": [
                                 {"name": "vision", "resources": {"max": {"nvidia.com/gpu": 4}}},
-                                {"name": "nlp"},
+                                {"name": "nlp", "parent": True},
                             ],
                         }
                     ],
@@ -72,21 +83,36 @@ CONFIG: dict[str, Any] = {
 }
 
 
+def _max(path: str, gpus: int, *, template: bool = False) -> QueueMax:
+    return QueueMax(path, (("nvidia.com/gpu", gpus),), template=template)
+
+
 def test_every_max_from_root_down_to_the_queue_is_found() -> None:
     assert queue_limits(CONFIG, "root.teams.vision") == [
-        QueueMax("root.teams", Resources.of({"nvidia.com/gpu": 32})),
-        QueueMax("root.teams.vision", Resources.of({"nvidia.com/gpu": 4})),
+        _max("root.teams", 32),
+        _max("root.teams.vision", 4),
     ]
-    assert queue_limits(CONFIG, "root.teams.nlp") == [
-        QueueMax("root.teams", Resources.of({"nvidia.com/gpu": 32}))
-    ]
+    assert queue_limits(CONFIG, "root.teams.nlp") == [_max("root.teams", 32)]
 
 
-def test_a_queue_not_in_the_configuration_takes_its_parent_s_childtemplate_and_no_more() -> None:
+def test_a_queue_a_placement_rule_made_takes_the_nearest_childtemplate_at_the_leaf() -> None:
+    """objects/queue.go `addChildQueue`: only the made leaf takes a template's max; a parent
+    made on the way has none; a parent without a template passes its own parent's down."""
     assert queue_limits(CONFIG, "root.teams.speech.small") == [
-        QueueMax("root.teams", Resources.of({"nvidia.com/gpu": 32})),
-        QueueMax("root.teams.speech", Resources.of({"nvidia.com/gpu": 8}), template=True),
+        _max("root.teams", 32),
+        _max("root.teams.speech.small", 8, template=True),
     ]
+    assert queue_limits(CONFIG, "root.teams.nlp.alice") == [
+        _max("root.teams", 32),
+        _max("root.teams.nlp.alice", 8, template=True),
+    ]
+    assert queue_limits(CONFIG, "root.sandbox") == [_max("root.sandbox", 2, template=True)]
+
+
+def test_root_is_put_above_queues_configured_without_it() -> None:
+    """configvalidator.go `checkQueuesStructure`."""
+    config = {"partitions": [{"queues": [{"name": "train", "resources": {"max": {"pods": 3}}}]}]}
+    assert queue_limits(config, "root.train") == [QueueMax("root.train", (("pods", 3),))]
 
 
 def test_names_are_matched_as_yunikorn_keeps_them_lower_case() -> None:
@@ -104,7 +130,7 @@ def test_names_are_matched_as_yunikorn_keeps_them_lower_case() -> None:
             }
         ]
     }
-    assert queue_limits(config, "root.teams") == [QueueMax("root.teams", Resources.of({"pods": 3}))]
+    assert queue_limits(config, "root.teams") == [QueueMax("root.teams", (("pods", 3),))]
 
 
 def test_a_path_outside_root_or_the_default_partition_gives_nothing() -> None:
@@ -113,13 +139,32 @@ def test_a_path_outside_root_or_the_default_partition_gives_nothing() -> None:
     assert queue_limits({}, "root.teams") == []
 
 
+def _config_map(data: dict[str, str], binary: dict[str, str] | None = None) -> dict[str, Any]:
+    return {"data": data, **({"binaryData": binary} if binary else {})}
+
+
+def test_the_queues_are_yunikorn_configs_over_yunikorn_defaults() -> None:
+    """schedulerconf.go `FlattenConfigMaps`: the defaults first, each map's data then its
+    binary data, a later key over an earlier one; `<service.policyGroup>.yaml`."""
+    defaults = ("yunikorn-defaults", _config_map({"queues.yaml": "a", "other.yaml": "b"}))
+    configs = ("yunikorn-configs", _config_map({"queues.yaml": "c"}))
+    assert queues_text([defaults, configs]) == QueuesText("c", "yunikorn-configs", "queues.yaml")
+    assert queues_text([defaults]) == QueuesText("a", "yunikorn-defaults", "queues.yaml")
+    grouped = ("yunikorn-configs", _config_map({"service.policyGroup": "other"}))
+    assert queues_text([defaults, grouped]) == QueuesText("b", "yunikorn-defaults", "other.yaml")
+    assert queues_text([]) == QueuesText("", "", "queues.yaml")
+    packed = ("yunikorn-configs", _config_map({}, {"queues.yaml.gz": "H4sI"}))
+    assert queues_text([defaults, packed]).unread == "YuniKorn's queues.yaml is kept as binary data"
+
+
 NOW = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
 
 
 def _note(pod: str, message: str, seconds_ago: int, reason: str = "Informational") -> Any:
     at = NOW - timedelta(seconds=seconds_ago)
     return {
-        "involvedObject": {"kind": "Pod", "name": pod},
+        "involvedObject": {"kind": "Pod", "name": pod, "uid": f"uid-{pod}"},
+        "reportingComponent": "yunikorn",
         "reason": reason,
         "message": message,
         "eventTime": at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
@@ -132,6 +177,10 @@ NO_ROOM = (
 ROOM = "Request 'u1' has become schedulable in queue 'root.a'"
 NO_QUOTA = "Request 'u1' exceeds the available user quota (requested map[pods:1], available map[])"
 QUOTA = "Request 'u1' fits in the available user quota"
+
+
+def _refs(*names: str) -> list[PodRef]:
+    return [PodRef(name, f"uid-{name}") for name in names]
 
 
 def test_the_newest_note_of_each_kind_stands() -> None:
@@ -147,7 +196,7 @@ def test_the_newest_note_of_each_kind_stands() -> None:
         _note("p5", "Predicate failed for request 'u5' with message: 'x'", 5),
         _note("other", NO_ROOM, 5),
     ]
-    held = held_requests(events, ["p0", "p1", "p2", "p3", "p4", "p5"])
+    held = held_requests(events, _refs("p0", "p1", "p2", "p3", "p4", "p5"))
     assert [(n.pod, n.queue, n.message) for n in held] == [
         ("p1", "root.a", NO_ROOM),
         ("p2", "", NO_QUOTA),
@@ -157,4 +206,37 @@ def test_the_newest_note_of_each_kind_stands() -> None:
 
 def test_a_pod_held_by_both_is_said_with_its_queue() -> None:
     events = [_note("p0", NO_QUOTA, 5), _note("p0", NO_ROOM, 50)]
-    assert [n.queue for n in held_requests(events, ["p0"])] == ["root.a"]
+    assert [n.queue for n in held_requests(events, _refs("p0"))] == ["root.a"]
+
+
+def test_a_note_about_an_earlier_pod_of_the_same_name_or_from_another_reporter_is_not_counted() -> (
+    None
+):
+    """A job deleted and made again keeps its pods' names: the old pods' notes name their
+    uids. A note counts only from YuniKorn."""
+    earlier = _note("p0", NO_ROOM, 2400)
+    earlier["involvedObject"]["uid"] = "uid-of-the-earlier-p0"
+    forged = _note("p1", NO_ROOM, 5)
+    forged["reportingComponent"] = "someone-else"
+    assert held_requests([earlier, forged], _refs("p0", "p1")) == []
+
+
+def test_a_note_too_long_to_be_yunikorn_s_is_not_matched() -> None:
+    """YuniKorn's notes are a few hundred characters; a hostile one is not even matched."""
+    padded = NO_ROOM.replace("map[pods:1]", "map[" + "x:1 " * 2000 + "]")
+    assert held_requests([_note("p0", padded, 5)], _refs("p0")) == []
+
+
+def test_the_gang_s_placeholders_speak_for_the_job_and_placed_pods_do_not() -> None:
+    """While a gang reserves room, YuniKorn asks only for its placeholders, which the
+    originator pod owns (yunikorn-k8shim metadata.go `getOwnerReference`)."""
+
+    def pod(name: str, node: str = "", owner: str = "") -> dict[str, Any]:
+        meta: dict[str, Any] = {"name": name, "uid": f"uid-{name}"}
+        if owner:
+            meta["ownerReferences"] = [{"kind": "Pod", "name": owner, "uid": f"uid-{owner}"}]
+        return {"metadata": meta, "spec": {"nodeName": node} if node else {}}
+
+    job = [pod("train-0"), pod("train-1", node="gpu-1")]
+    others = [pod("tg-train-workers-abc12", owner="train-0"), pod("unrelated"), *job]
+    assert noted_pods(job, others) == _refs("train-0", "tg-train-workers-abc12")

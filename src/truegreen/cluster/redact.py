@@ -6,6 +6,9 @@ The policy, listed for operators in docs/snapshot.md:
 - Secrets: every `data` and `stringData` value and every annotation value. What survives is
   what the checks need: key names, whether each value is empty, and for registry logins which
   registries have credentials.
+- ConfigMaps (doctor reads cluster-autoscaler's status and YuniKorn's configuration): every
+  value but those doctor reads (`status`, `*.yaml`, `service.policyGroup`), which are kept as
+  written, and every `binaryData` value.
 - Every object: `metadata.managedFields` and the `kubectl.kubernetes.io/last-applied-configuration`
   annotation (a second copy of everything, secrets included); the values of env vars whose
   names look secret; the value after a command-line flag whose name looks secret.
@@ -199,19 +202,28 @@ def redact_object(obj: KubeObject) -> dict[str, Any]:
     if obj.get("kind") == Kind.SECRET.spec.name:
         _redact_secret_values(redacted, obj)
     elif obj.get("kind") == Kind.CONFIG_MAP.spec.name:
-        _redact_config_map_values(redacted)
+        _keep_only_read_values(redacted, obj)
     return redacted
 
 
-def _redact_config_map_values(config_map: dict[str, Any]) -> None:
-    """A ConfigMap's value under a secret-named key (`ldap.bindPassword`), as an env var's,
-    and every `binaryData` value: doctor reads neither, and a ConfigMap may hold anything
-    (the autoscaler's status and YuniKorn's queues are what doctor reads of one)."""
-    data = config_map.get("data")
-    if isinstance(data, dict):
-        for key in data:
-            if looks_secret(str(key)):
-                data[key] = REDACTED
+def _read_key(key: str) -> bool:
+    """A ConfigMap key doctor reads: cluster-autoscaler's `status`, YuniKorn's
+    `<policy group>.yaml` and `service.policyGroup`."""
+    return key in ("status", "service.policyGroup") or key.endswith(".yaml")
+
+
+def _keep_only_read_values(config_map: dict[str, Any], original: KubeObject) -> None:
+    """A ConfigMap may keep anything beside what doctor reads (a key such as `ldap.bindpw`
+    whose name no rule finds secret): every other value is replaced, every `binaryData` value
+    too. The values doctor reads are kept as written, not searched for secret shapes: a rule
+    matching inside YuniKorn's YAML (`example.com/private-gpu: 2}`) would break the document
+    the queue check parses."""
+    data = original.get("data")
+    if isinstance(data, Mapping):
+        config_map["data"] = {
+            key: value if isinstance(key, str) and _read_key(key) else REDACTED
+            for key, value in data.items()
+        }
     binary = config_map.get("binaryData")
     if isinstance(binary, dict):
         for key in binary:

@@ -67,11 +67,13 @@ class Words(Struct, frozen=True):
         *objects: str,
         everywhere: bool = False,
         namespace: str | None = None,
+        name: str | None = None,
         noun: str | None = None,
     ) -> Finding:
         """The check could not look: unknown, never ok and never a failure. The remedy is the
         step that fixes this read (`everywhere`: it covered every namespace; `namespace`: it
-        was of another namespace than the one judged); `noun` names what was read where the
+        was of another namespace than the one judged; `name`: one object got by name, which a
+        grant limited to named objects needs asked for); `noun` names what was read where the
         kind's own noun would not."""
         why = plain_why(kind, cant, noun)
         unknown = self.finding(
@@ -87,6 +89,7 @@ class Words(Struct, frozen=True):
                 env.settings.kubectl,
                 everywhere=everywhere,
                 namespace=namespace,
+                name=name,
                 noun=noun,
             ),
         )

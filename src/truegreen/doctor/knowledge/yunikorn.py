@@ -42,17 +42,32 @@ CONFIG_MAPS: Final = ("yunikorn-configs", "yunikorn-defaults")
 """YuniKorn's configuration, the first over the second (constants.go `ConfigMapName`,
 `DefaultConfigMapName`)."""
 
-QUEUES_KEY: Final = "queues.yaml"
+POLICY_GROUP_KEY: Final = "service.policyGroup"
+POLICY_GROUP: Final = "queues"
+"""The policy group whose `<group>.yaml` holds the queues (yunikorn-k8shim pkg/conf/
+schedulerconf.go `DefaultPolicyGroup`; pkg/common/utils/utils.go
+`GetCoreSchedulerConfigFromConfigMap`)."""
+COMPRESSED: Final = ".gz"
+"""A `binaryData` key's ending for gzip, which the shim strips (schedulerconf.go `Decompress`)."""
 PARTITION: Final = "default"
 ROOT: Final = "root"
 
+# Resources print as Go maps (`map[memory:1 vcore:2]`), a missing one as `nil resource`
+# (objects/events/ask_events.go; resources.go `String`); no `]` inside.
+_RESOURCES = r"(?:map\[[^\]]*\]|nil resource)"
 _NO_ROOM = LazyPattern(
     r"^Request '[^']*' does not fit in queue '(?P<queue>[^']+)' "
-    r"\(requested (?P<requested>.*), available (?P<available>.*)\)$"
+    rf"\(requested {_RESOURCES}, available {_RESOURCES}\)$"
 )
 _ROOM = LazyPattern(r"^Request '[^']*' has become schedulable in queue '(?P<queue>[^']+)'$")
-_NO_USER_QUOTA = LazyPattern(r"^Request '[^']*' exceeds the available user quota \(.*\)$")
+_NO_USER_QUOTA = LazyPattern(
+    rf"^Request '[^']*' exceeds the available user quota \(requested {_RESOURCES}, "
+    rf"available {_RESOURCES}\)$"
+)
 _USER_QUOTA = LazyPattern(r"^Request '[^']*' fits in the available user quota$")
+NOTE_CAP: Final = 4096
+"""A note longer than this is not one of YuniKorn's (its longest are a few hundred characters):
+it is not matched at all, so a hostile Event costs nothing."""
 
 # yunikorn-core pkg/common/resources/quantity.go: digits, then an SI suffix; `m` for vcore only.
 _QUANTITY = LazyPattern(r"^(?P<number>[0-9]+)\s*(?P<suffix>(?:[mkKMGTPE]i?)?)$")
@@ -75,6 +90,36 @@ _MULTIPLIERS: Final = {
 _VCORE: Final = "vcore"
 """YuniKorn's name for CPU, in millicores (yunikorn-k8shim pkg/common/resource.go)."""
 _INT64_MAX: Final = (1 << 63) - 1
+
+
+class PodRef(Struct, frozen=True):
+    """A pod YuniKorn may have noted: by name and uid (a note about an earlier pod of the same
+    name is not about this one)."""
+
+    name: str
+    uid: str
+
+
+def noted_pods(
+    job_pods: Sequence[KubeObject], namespace_pods: Sequence[KubeObject]
+) -> list[PodRef]:
+    """The pods whose notes speak for the job: its pods no machine runs yet, then the
+    placeholders YuniKorn made for its gang, which their originator pod owns (yunikorn-k8shim
+    pkg/cache/placeholder.go `newPlaceholder`, metadata.go `getOwnerReference`); while the gang
+    reserves room, YuniKorn asks only for the placeholders (application.go `Schedule`)."""
+    uids = {o.uid_of(p) for p in job_pods} - {""}
+    placeholders = [
+        p
+        for p in namespace_pods
+        if any(str(o.mapping(r).get("uid") or "") in uids for r in _owners(p))
+    ]
+    return [
+        PodRef(o.name_of(p), o.uid_of(p)) for p in [*job_pods, *placeholders] if not o.node_name(p)
+    ]
+
+
+def _owners(pod: KubeObject) -> Sequence[Any]:
+    return o.sequence(o.mapping(pod.get("metadata")).get("ownerReferences"))
 
 
 class QueueNote(Struct, frozen=True):
@@ -100,18 +145,23 @@ def _said(message: str) -> tuple[str, str, bool] | None:
     return None
 
 
-def held_requests(events: Sequence[KubeObject], pods: Sequence[str]) -> list[QueueNote]:
+def held_requests(events: Sequence[KubeObject], pods: Sequence[PodRef]) -> list[QueueNote]:
     """The pods among `pods` whose newest queue note, or newest user-quota note, says there is
-    no room: one note per pod, the queue's first, in the order of `pods`."""
+    no room: one note per pod, the queue's first, in the order of `pods`. A note counts when
+    YuniKorn reported it (`reportingComponent`, or `source` for an older recorder) about that
+    very pod (its uid, where the Event names one)."""
     newest: dict[tuple[str, str], tuple[datetime | None, str, str, bool]] = {}
-    wanted = set(pods)
+    wanted = {pod.name: pod.uid for pod in pods}
     for event in events:
         involved = o.mapping(event.get("involvedObject") or event.get("regarding"))
         pod = str(involved.get("name") or "")
-        if pod not in wanted or event.get("reason") != NOTE_REASON:
+        uid = str(involved.get("uid") or "")
+        if pod not in wanted or (uid and wanted[pod] and uid != wanted[pod]):
+            continue
+        if event.get("reason") != NOTE_REASON or _reporter(event) != YUNIKORN:
             continue
         message = str(event.get("message") or event.get("note") or "")
-        said = _said(message)
+        said = _said(message) if len(message) <= NOTE_CAP else None
         if said is None:
             continue
         kind, queue, no_room = said
@@ -120,13 +170,24 @@ def held_requests(events: Sequence[KubeObject], pods: Sequence[str]) -> list[Que
         if known is None or _later(at, known[0]):
             newest[(pod, kind)] = (at, queue, message, no_room)
     held = []
-    for pod in pods:
+    for ref in pods:
         for kind in ("queue", "user"):
-            note = newest.get((pod, kind))
+            note = newest.get((ref.name, kind))
             if note is not None and note[3]:
-                held.append(QueueNote(pod, note[1], note[2], note[0]))
+                held.append(QueueNote(ref.name, note[1], note[2], note[0]))
                 break
     return held
+
+
+def _reporter(event: KubeObject) -> str:
+    """The component that reported an Event: events.k8s.io's `reportingController`, which
+    core/v1 shows as `reportingComponent`, else core/v1's `source.component`."""
+    return str(
+        event.get("reportingComponent")
+        or event.get("reportingController")
+        or o.mapping(event.get("source")).get("component")
+        or ""
+    )
 
 
 def _later(at: datetime | None, than: datetime | None) -> bool:
@@ -134,48 +195,96 @@ def _later(at: datetime | None, than: datetime | None) -> bool:
 
 
 class QueueMax(Struct, frozen=True):
-    """A queue's configured `max` on the path to the job's queue, in doctor's units."""
+    """A queue's configured `max` on the path to the job's queue, in doctor's units. Every
+    resource it names is a limit, a 0 too (`resources.go` `FitInMaxUndef` skips only the names
+    a max leaves out)."""
 
     path: str
-    limits: Resources
+    limits: tuple[tuple[str, int], ...]
     template: bool = False
-    """From the parent's `childtemplate`: the queue was created by a placement rule."""
+    """From a parent's `childtemplate`: a placement rule created the queue."""
+
+    def beyond(self, wanted: Resources) -> list[str]:
+        """The resources `wanted` asks more of than this max holds."""
+        return [name for name, limit in self.limits if wanted.get(name) > limit]
+
+    def get(self, name: str) -> int:
+        """The limit on one resource (0 where the max names it as 0, or not at all)."""
+        return dict(self.limits).get(name, 0)
 
 
 def queue_limits(config: Mapping[str, Any], path: str) -> list[QueueMax]:
-    """Each configured `max` on the way from `root` to the queue `path` (root's own excepted:
-    YuniKorn sizes root by the cluster). A queue the configuration does not name takes its
-    parent's `childtemplate`; below it, nothing more is known."""
+    """Each configured `max` on the way from `root` down to the queue `path` (root's own
+    excepted: YuniKorn refuses a max on root and sizes it by the cluster). A queue the
+    configuration does not name was made by a placement rule: the leaf takes the `childtemplate`
+    of its nearest parent that has one (objects/queue.go `addChildQueue`: a parent without a
+    template passes its own parent's down), and a parent made on the way has no max."""
     partitions = [o.mapping(p) for p in o.sequence(config.get("partitions"))]
     # An unnamed partition is the default one, and names are kept lower case
     # (configs/configvalidator.go `Validate`; objects/queue.go `NewConfiguredQueue`).
     partition = next(
         (p for p in partitions if str(p.get("name") or PARTITION).lower() == PARTITION), None
     )
-    if partition is None:
-        return []
     names = path.lower().split(".")
-    if names[0] != ROOT:
+    if partition is None or names[0] != ROOT:
         return []
-    level = _named(partition, ROOT)
+    top = [o.mapping(q) for q in o.sequence(partition.get("queues"))]
+    # Without one top queue called root, YuniKorn puts root above the configured ones
+    # (configvalidator.go `checkQueuesStructure`).
+    only_root = len(top) == 1 and str(top[0].get("name") or "").lower() == ROOT
+    level: Mapping[str, Any] = top[0] if only_root else {"name": ROOT, "queues": top}
+    template = _template(level)
     found: list[QueueMax] = []
     walked = ROOT
     for name in names[1:]:
-        if level is None:
-            break
         walked = f"{walked}.{name}"
         child = _named(level, name)
         if child is None:
-            template = o.mapping(o.mapping(level.get("childtemplate")).get("resources"))
-            limits = configured(o.mapping(template.get("max")))
-            if not limits.is_zero:
-                found.append(QueueMax(walked, limits, template=True))
+            if template:
+                found.append(QueueMax(path.lower(), template, template=True))
             break
         limits = configured(o.mapping(o.mapping(child.get("resources")).get("max")))
-        if not limits.is_zero:
+        if limits:
             found.append(QueueMax(walked, limits))
+        template = _template(child) or template
         level = child
     return found
+
+
+def _template(queue: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
+    """The `max` of a queue's `childtemplate`, as `configured` reads it."""
+    resources = o.mapping(o.mapping(queue.get("childtemplate")).get("resources"))
+    return configured(o.mapping(resources.get("max")))
+
+
+class QueuesText(Struct, frozen=True):
+    """The queues YuniKorn runs with, as its ConfigMaps give them."""
+
+    text: str
+    """The YAML; empty where there is none (YuniKorn's defaults: no limits)."""
+    config_map: str
+    """The ConfigMap it came from."""
+    key: str
+    unread: str = ""
+    """Why the queues YuniKorn runs with can't be read here; empty when they can."""
+
+
+def queues_text(config_maps: Sequence[tuple[str, KubeObject]]) -> QueuesText:
+    """The `<policy group>.yaml` of YuniKorn's ConfigMaps, `yunikorn-defaults` first, each
+    one's `data` then its `binaryData`, a later key over an earlier one
+    (schedulerconf.go `FlattenConfigMaps`). Compressed queues are not read."""
+    flat: dict[str, tuple[str | None, str]] = {}
+    for name, obj in config_maps:
+        for key, value in o.mapping(obj.get("data")).items():
+            flat[str(key)] = (str(value), name)
+        for key in o.mapping(obj.get("binaryData")):
+            flat[str(key).removesuffix(COMPRESSED)] = (None, name)
+    group = flat.get(POLICY_GROUP_KEY, (POLICY_GROUP, ""))[0] or POLICY_GROUP
+    key = f"{group}.yaml"
+    text, source = flat.get(key, ("", ""))
+    if text is None:
+        return QueuesText("", source, key, f"YuniKorn's {key} is kept as binary data")
+    return QueuesText(text, source, key)
 
 
 _CONFIG_BYTES: Final = 1 << 20
@@ -202,15 +311,21 @@ def _named(parent: Mapping[str, Any], name: str) -> Mapping[str, Any] | None:
     return next((q for q in queues if str(q.get("name") or "").lower() == name), None)
 
 
-def configured(quantities: Mapping[str, Any]) -> Resources:
+_RENAMED: Final = frozenset({CPU})
+"""Kubernetes names the shim renames (`cpu` is `vcore`: yunikorn-k8shim pkg/common/resource.go):
+in a max, such a name is a resource no request carries, and limits nothing doctor judges."""
+
+
+def configured(quantities: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
     """A `max` of YuniKorn's configuration in doctor's units: `vcore` as CPU in millicores,
-    everything else as written; a value YuniKorn would refuse is left out."""
-    amounts = {}
+    everything else as written, 0s kept; a value YuniKorn would refuse is left out, and a max
+    with nothing above 0 is none (resources.go `StrictlyGreaterThanZero`)."""
+    amounts: dict[str, int] = {}
     for name, text in quantities.items():
         amount = yunikorn_quantity(str(text), milli=name == _VCORE)
-        if amount is not None and amount > 0:
+        if amount is not None and str(name) not in _RENAMED:
             amounts[CPU if name == _VCORE else str(name)] = amount
-    return Resources.of(amounts)
+    return tuple(sorted(amounts.items())) if any(amounts.values()) else ()
 
 
 def yunikorn_quantity(text: str, *, milli: bool) -> int | None:

@@ -86,7 +86,14 @@ from truegreen.doctor.knowledge.usage import (
     machines_for_fit,
 )
 from truegreen.doctor.knowledge.webhooks import SERVICE_NAME_LABEL
-from truegreen.doctor.knowledge.yunikorn import CONFIG_MAPS, NOTES, YUNIKORN, held_requests
+from truegreen.doctor.knowledge.yunikorn import (
+    CONFIG_MAPS,
+    NOTES,
+    YUNIKORN,
+    PodRef,
+    held_requests,
+    noted_pods,
+)
 from truegreen.refresh.annotations import ATTEMPTS, LATCHED, EventReason
 
 # Only pods that hold capacity: the scheduler ignores Succeeded and Failed pods.
@@ -492,11 +499,8 @@ def _gang_reads(
     job = work.judged
     if job is None:
         return None
-    own = (
-        [p for p in o.remaining(pods.items) if work.job_of(p) is job]
-        if isinstance(pods, Listed)
-        else []
-    )
+    everyone = o.remaining(pods.items) if isinstance(pods, Listed) else []
+    own = [p for p in everyone if work.job_of(p) is job]
     schedulers = schedulers_named([*(s.spec for s in job.pod_sets), *map(o.pod_spec, own)])
     if not schedulers:
         return None
@@ -545,7 +549,7 @@ def _gang_reads(
         )
         listed_notes = None if notes is None else notes.result()
         configs_namespace, configs = _yunikorn_configs(
-            schedule, reader, running.result(), listed_notes, [o.name_of(p) for p in own]
+            schedule, reader, running.result(), listed_notes, noted_pods(own, everyone)
         )
         return GangReads(
             schedulers,
@@ -567,7 +571,7 @@ def _yunikorn_configs(
     reader: ClusterReader,
     running: FoldRead,
     notes: ListRead | None,
-    pods: list[str],
+    pods: list[PodRef],
 ) -> tuple[str, dict[str, Pending[GetRead]]]:
     """YuniKorn's ConfigMaps, asked for in the namespace its running pod is in, where one of
     its notes says a pod of the job has no room in its queue: its queues' limits then say

@@ -10,7 +10,7 @@ from decimal import Decimal
 from typing import Any
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Got, Kind, KubeObject, ReadFailure
+from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.checks.queue.words import (
     GANG_MISSING,
     GANG_NEVER_FITS,
@@ -64,20 +64,20 @@ def _yunikorn(
     pods: list[KubeObject],
     fields: dict[str, Any],
 ) -> list[Finding]:
-    """YuniKorn's newest note on the job's unplaced pods: no room in its queue (or more than
-    the queue's configured `max` may ever hold), or no room in the user's quota."""
+    """YuniKorn's newest note on the job's unplaced pods (or its gang's placeholders): no room
+    in its queue (or more than a configured `max` may ever hold), or in the user's quota."""
     notes = reads.notes
     if notes is None:
         return []
     if isinstance(notes, CantRead):
         return [SAY.cant_check(env, Kind.EVENT, notes, job.ref)]
-    waiting = [o.name_of(p) for p in o.remaining(pods) if not o.node_name(p)]
-    held = yk.held_requests(notes.items, waiting)
+    everyone = env.pods.items if isinstance(env.pods, Listed) else ()
+    held = yk.held_requests(notes.items, yk.noted_pods(o.remaining(pods), everyone))
     if not held:
         return []
-    note = held[0]
+    note = next((n for n in held if n.queue), held[0])
     kubectl = env.settings.kubectl
-    details = tuple(f"YuniKorn on pod {n.pod}: {n.message}" for n in held[:3])
+    details = tuple(f"YuniKorn on pod {n.pod}: {quoted(n.message)}" for n in held[:3])
     objects = (job.ref, *(f"Pod/{n.pod}" for n in held[:3]))
     said = {
         **fields,
@@ -95,14 +95,14 @@ def _yunikorn(
                 **said,
             )
         ]
-    never = _yunikorn_never_fits(env, job, reads, note, fields)
+    never, unread = _yunikorn_never_fits(env, job, reads, note, fields)
     if never is not None and never.status is Status.FAIL:
         return [never]
     no_room = SAY.finding(
         Status.WARN,
         Basis.MEASURED,
         GANG_QUEUE_NO_ROOM,
-        details=details,
+        details=(*details, *unread),
         objects=objects,
         **said,
         queue=note.queue,
@@ -113,59 +113,70 @@ def _yunikorn(
 
 
 def _yunikorn_never_fits(
-    env: Environment, job: TrainingJob, reads: GangReads, note: yk.QueueNote, fields: dict[str, Any]
-) -> Finding | None:
+    env: Environment,
+    job: TrainingJob,
+    reads: GangReads,
+    note: yk.QueueNote,
+    fields: dict[str, Any],
+) -> tuple[Finding | None, tuple[str, ...]]:
     """The whole job (all its pods at once, as training needs them, one pod each in YuniKorn's
     `pods`) against each configured `max` on the way to the queue YuniKorn placed it in; an
-    unknown where YuniKorn's configuration can't be read."""
+    unknown where YuniKorn's ConfigMaps can't be read; the lines that say why the queues
+    themselves could not be judged."""
     namespace = reads.configs_namespace
     read = {name: reads.configs.get(name) for name in yk.CONFIG_MAPS}
-    for answer in read.values():
+    for name, answer in read.items():
         if isinstance(answer, CantRead) and not answer.is_measurement:
-            return SAY.cant_check(
-                env, Kind.CONFIG_MAP, answer, job.ref, namespace=namespace, noun=_CONFIG_NOUN
+            unknown = SAY.cant_check(
+                env,
+                Kind.CONFIG_MAP,
+                answer,
+                job.ref,
+                namespace=namespace,
+                name=name,
+                noun=_CONFIG_NOUN,
             )
-    text = ""
-    source = ""
-    for name in reversed(yk.CONFIG_MAPS):  # yunikorn-configs over yunikorn-defaults
-        answer = read[name]
-        data = o.mapping(answer.obj.get("data")) if isinstance(answer, Got) else {}
-        if yk.QUEUES_KEY in data:
-            text, source = str(data[yk.QUEUES_KEY]), name
-    config = yk.queues_config(text) if text else None
-    if config is None:
-        return None
+            return unknown, ()
+    found = [(n, a.obj) for n in reversed(yk.CONFIG_MAPS) if isinstance(a := read[n], Got)]
+    queues = yk.queues_text(found)
+    if queues.unread:
+        return None, (f"whether the queue could ever hold the job is not known: {queues.unread}",)
+    config = yk.queues_config(queues.text) if queues.text else None
+    if queues.text and config is None:
+        why = f"YuniKorn's {queues.key} in {queues.config_map} is not YAML doctor can read"
+        return None, (f"whether the queue could ever hold the job is not known: {why}",)
     wanted = sum((pod_requests(s.spec) * s.count for s in job.pod_sets), Resources())
     wanted = wanted + Resources.of({PODS: job.pods})
-    for limit in yk.queue_limits(config, note.queue):
-        over = g.beyond(wanted, limit.limits)
+    for limit in yk.queue_limits(config or {}, note.queue):
+        over = limit.beyond(wanted)
         if not over:
             continue
         needs = _amounts(wanted, over)
-        holds = _amounts(limit.limits, over)
-        template = " (the childtemplate of its parent)" if limit.template else ""
-        return SAY.finding(
+        holds = ", ".join(_amount(name, limit.get(name)) for name in over)
+        template = " (the childtemplate of a parent)" if limit.template else ""
+        never = SAY.finding(
             Status.FAIL,
             Basis.INFERRED,
             GANG_NEVER_FITS,
             details=(
-                f"YuniKorn on pod {note.pod}: {note.message}",
-                f"ConfigMap {namespace}/{source} {yk.QUEUES_KEY}: queue {limit.path} "
+                f"YuniKorn on pod {note.pod}: {quoted(note.message)}",
+                f"ConfigMap {namespace}/{queues.config_map} {queues.key}: queue {limit.path} "
                 f"max{template} {holds}",
                 f"the job's {job.pods} pods request {needs}",
             ),
-            objects=(f"ConfigMap/{source}", job.ref),
+            objects=(f"ConfigMap/{queues.config_map}", job.ref),
             **{
                 **fields,
                 "queue": limit.path,
                 "command": env.settings.kubectl.cluster(
-                    "-n", namespace, "describe", "configmap", source
+                    "-n", namespace, "describe", "configmap", queues.config_map
                 ),
             },
             needs=needs,
             holds=holds,
         )
-    return None
+        return never, ()
+    return None, ()
 
 
 def _scheduler_missing(
@@ -462,4 +473,11 @@ def _limit(name: str, limit: Decimal) -> str:
 
 
 def _amounts(resources: Resources, names: list[str]) -> str:
-    return ", ".join(format_amount(name, resources.get(name)) for name in names)
+    return ", ".join(_amount(name, resources.get(name)) for name in names)
+
+
+def _amount(name: str, amount: int) -> str:
+    """An amount in doctor's words; a count of pods is of programs, the operator's word."""
+    if name == PODS:
+        return f"{amount} program{'s' if amount != 1 else ''}"
+    return format_amount(name, amount)

@@ -141,14 +141,15 @@ WORDS: Final[dict[str, Wording]] = {
     GANG_QUEUE_NO_ROOM: Wording(
         "`{scheduler}` holds the training job {job} in its queue '{queue}', which has no room "
         "for it now: {message}.",
-        "Nothing to do but wait for the queue's running work to finish, or ask your cluster "
-        "admin for more room in '{queue}'; {command} shows `{scheduler}`'s words.",
+        "Wait for the running work in '{queue}' (or, where no limit of the queue stops it, in "
+        "the cluster) to finish, or ask your cluster admin for more room; {command} shows "
+        "`{scheduler}`'s words.",
     ),
     GANG_USER_QUOTA_NO_ROOM: Wording(
         "`{scheduler}` holds the training job {job}: the user's quota has no room for it now: "
         "{message}.",
-        "Nothing to do but wait for the user's running work to finish, or ask your cluster "
-        "admin for a larger quota; {command} shows `{scheduler}`'s words.",
+        "Wait for the user's running work to finish, or ask your cluster admin about the "
+        "user's and group's limits; {command} shows `{scheduler}`'s words.",
     ),
 }
 """Every headline and remedy of the check, by code."""
