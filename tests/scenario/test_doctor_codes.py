@@ -467,6 +467,9 @@ COVERED_ELSEWHERE = (
         "queue.gang-placed",
         "queue.gang-queue-parent-missing",
         "queue.gang-queue-not-leaf",
+        # test_yunikorn.py
+        "queue.gang-queue-no-room",
+        "queue.gang-user-quota-no-room",
         "image-pull.image-missing",  # test_image_presence.py
         "image-pull.login-refused",  # test_image_presence.py
         "image-pull.login-needed",  # test_image_presence.py
