@@ -164,6 +164,27 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
     assert _packages(doctor, "yaml") == set()
 
 
+ONLY_SOMETIMES = (
+    "truegreen.trial.readback",  # a trial's measurements: only with --trial
+)
+"""Modules that doctor loads where it first needs them: a healthy namespace, checked without
+flags, never does."""
+
+
+def test_doctor_loads_what_only_some_runs_need_where_they_need_it(tmp_path: Path) -> None:
+    with FakeApiServer() as server:
+        server.add(*healthy(datetime.now(UTC)))
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+        code, doctor = _imported(
+            "doctor", "--kubeconfig", str(kubeconfig), "--no-registry", "-o", "json"
+        )
+    assert code == 0
+    assert {"truegreen.doctor.diagnose", "truegreen.doctor.checks.trial"} <= doctor, (
+        "precondition: doctor ran its checks"
+    )
+    assert set(ONLY_SOMETIMES) & doctor == set()
+
+
 SERVICE_ACCOUNT_MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"
 _COMPILED_PROBE = f"""{_PROBE}
 from truegreen.cluster import redact
@@ -209,7 +230,7 @@ def compiled(module):
     return [len(patterns), sum(p._compiled is not None for p in patterns)]
 names = ("truegreen.doctor.knowledge.evidence", "truegreen.doctor.checks.capacity.autoscaling",
          "truegreen.doctor.knowledge.pull_errors", "truegreen.doctor.knowledge.missing_settings",
-         "truegreen.doctor.knowledge.device_cel", "truegreen.trial.readback")
+         "truegreen.doctor.knowledge.device_cel")
 print(json.dumps({{name: compiled(sys.modules[name]) for name in names}}))
 """
 

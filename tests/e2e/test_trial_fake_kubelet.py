@@ -13,8 +13,9 @@ from tests.support.fake_kubelet import FakeKubelet
 from truegreen.cluster import Kind
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.settings import ConnectionSettings
+from truegreen.trial.outcomes import Level, Outcome
 from truegreen.trial.pods import TRIAL_LABEL, TrialSettings, trial_pod
-from truegreen.trial.readback import Level, Outcome, TrialFinding, TrialRun, pod_findings
+from truegreen.trial.readback import TrialFinding, TrialRun, pod_findings
 from truegreen.trial.run import run_trial
 
 NAMESPACE = "train"

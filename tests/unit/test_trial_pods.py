@@ -8,8 +8,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from truegreen.trial.outcomes import Level, Outcome
 from truegreen.trial.pods import TRIAL_LABEL, TRIAL_RUN_LABEL, TrialSettings, trial_name, trial_pod
-from truegreen.trial.readback import Level, Outcome, TrialPod, pod_findings
+from truegreen.trial.readback import TrialPod, pod_findings
 
 SETTINGS = TrialSettings(run="r7k2", deadline_seconds=300, shm_need_mib=2048)
 

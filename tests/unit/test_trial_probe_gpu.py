@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from truegreen.trial import probe as probe_module
-from truegreen.trial.readback import Level, Outcome, TrialPod, pod_findings
+from truegreen.trial.outcomes import Level, Outcome
+from truegreen.trial.readback import TrialPod, pod_findings
 
 PROBE = Path(probe_module.__file__).parent / "probe.py"
 PYTHON = os.environ.get("TRUEGREEN_GPU_PYTHON") or shutil.which("python3") or "python3"

@@ -13,11 +13,10 @@ from typing import Any
 
 import pytest
 
+from truegreen.trial.outcomes import Level, Outcome
 from truegreen.trial.readback import (
     ContainerState,
     KubeletEvent,
-    Level,
-    Outcome,
     TrialFinding,
     TrialPod,
     container_states,

@@ -6,7 +6,7 @@ and a live cluster give the same findings, and no read is made twice.
 
 from collections.abc import Mapping
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from msgspec import Struct, field
 
@@ -38,7 +38,11 @@ from truegreen.doctor.knowledge.usage import (
 from truegreen.doctor.knowledge.webhooks import Webhook, pod_create_webhooks
 from truegreen.kubectl import Kubectl
 from truegreen.quantity import Resources
-from truegreen.trial.readback import TrialRun
+
+if TYPE_CHECKING:
+    # Only for a field's type: no run without --trial reads a trial back, and this record is
+    # never encoded or decoded, so msgspec never resolves the name.
+    from truegreen.trial.readback import TrialRun
 
 WORKLOAD_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
 WEBHOOK_KINDS = (Kind.VALIDATING_WEBHOOK_CONFIGURATION, Kind.MUTATING_WEBHOOK_CONFIGURATION)
@@ -177,7 +181,7 @@ class Environment(Struct, frozen=True):
     """Per (namespace, name) of a Service behind a webhook that pod creation calls."""
     trial: CreateResult | None = None
     """The server's answer to the trial start; None when none was made."""
-    trial_run: TrialRun | CantRead | None = None
+    trial_run: "TrialRun | CantRead | None" = None
     """What the trial pods measured (`--trial`); None when no trial ran; a CantRead when a
     snapshot taken with the trial holds no readable record of it."""
     refresh_failures: ListRead | None = None

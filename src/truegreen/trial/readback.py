@@ -23,13 +23,13 @@ printed them (/work/shared/evidence/gpu-h200-first-seconds.json).
 """
 
 from collections.abc import Sequence
-from enum import StrEnum
 
 import msgspec
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, KubeObject
 from truegreen.patterns import LazyPattern
+from truegreen.trial.outcomes import Level, Outcome
 
 PROBE_SCHEMA = 1
 PULL_SLOW_SECONDS = 120.0
@@ -43,55 +43,6 @@ DataLoader with workers, whatever the job states."""
 LOG_LIMIT = 1 << 20
 """Characters of a pod log looked at (the probe's line is at most 16 KiB)."""
 WORDS_LIMIT = 600
-
-
-class Level(StrEnum):
-    """How a measurement reads for training."""
-
-    OK = "ok"
-    WARNING = "warning"
-    FAIL = "fail"
-    UNKNOWN = "unknown"
-
-
-class Outcome(StrEnum):
-    """What one measurement of the trial found."""
-
-    IMAGE_PULLED = "image-pulled"
-    IMAGE_PRESENT = "image-present"
-    IMAGE_PULL_SLOW = "image-pull-slow"
-    IMAGE_PULL_FAILED = "image-pull-failed"
-    STILL_PULLING = "still-pulling"
-    NOT_PLACED = "not-placed"
-    WAITED_FOR_QUEUE = "waited-for-queue"
-    HELD_BACK = "held-back"
-    NOT_STARTED = "container-not-started"
-    CONTAINER_ENDED = "container-ended"
-    NO_PROBE_LINE = "no-probe-line"
-    NOT_MEASURED = "not-measured"
-    GPUS_SEEN = "gpus-seen"
-    NO_GPU_LIBRARY = "no-gpu-library"
-    NO_GPU = "no-gpu"
-    FEWER_GPUS = "fewer-gpus"
-    DRIVER_TOO_OLD = "driver-too-old"
-    GPU_LIBRARY_FAILED = "gpu-library-failed"
-    SHM_ENOUGH = "shm-enough"
-    SHM_TOO_SMALL = "shm-too-small"
-    SHM_MISSING = "shm-missing"
-    SPACE_RAN_OUT = "space-ran-out"
-    BUS_ERROR = "bus-error"
-    DATA_READ = "data-read"
-    DATA_SLOW = "data-slow"
-    DATA_EMPTY = "data-empty"
-    DATA_MISSING = "data-missing"
-    DATA_UNREADABLE = "data-unreadable"
-    WORKERS_REACHED = "workers-reached"
-    RANK0_UNREACHABLE = "rank0-unreachable"
-    WORKERS_MISSING = "workers-missing"
-    COLLECTIVE_OK = "collective-ok"
-    DUPLICATE_GPU = "duplicate-gpu"
-    COLLECTIVE_TIMED_OUT = "collective-timed-out"
-    COLLECTIVE_FAILED = "collective-failed"
 
 
 class TrialFinding(msgspec.Struct, frozen=True):

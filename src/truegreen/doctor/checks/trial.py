@@ -7,14 +7,17 @@ and one ok finding listing what went right. A trial the API server refused to st
 measurement of that gate, said as such, never as a failure of the probe.
 """
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from truegreen.cluster import CantRead
 from truegreen.doctor.checks.base import Words
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.plain_words import Wording
-from truegreen.trial.readback import Level, Outcome, TrialFinding, run_findings
+from truegreen.trial.outcomes import Level, Outcome
+
+if TYPE_CHECKING:
+    from truegreen.trial.readback import TrialFinding
 
 CHECK = CheckId.TRIAL
 OK: Final = "trial.ok"
@@ -197,7 +200,7 @@ def _seconds(value: float | None) -> str:
     return f"{minutes} min {seconds} s" if minutes else f"{value:.1f} s"
 
 
-def _fields(found: TrialFinding) -> dict[str, object]:
+def _fields(found: "TrialFinding") -> dict[str, object]:
     shm = found.outcome in (Outcome.SHM_TOO_SMALL, Outcome.SHM_ENOUGH)
     number = _size if shm else (lambda v: "?" if v is None else f"{v:g}")
     return {
@@ -225,6 +228,9 @@ def check(env: Environment) -> list[Finding]:
                 details=(run.refused.reason, run.refused.server_message),
             )
         ]
+    # Imported here: only a run with --trial (or its snapshot) has measurements to read back.
+    from truegreen.trial.readback import run_findings
+
     findings: list[Finding] = []
     went_right: list[str] = []
     for pod, found_here in run_findings(run.pods):
