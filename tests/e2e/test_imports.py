@@ -166,6 +166,7 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
 
 ONLY_SOMETIMES = (
     "truegreen.trial.readback",  # a trial's measurements: only with --trial
+    "truegreen.doctor.checks.admission.trial",  # a trial start's pod: --admission-dry-run
 )
 """Modules that doctor loads where it first needs them: a healthy namespace, checked without
 flags, never does."""

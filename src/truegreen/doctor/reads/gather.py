@@ -29,7 +29,6 @@ from truegreen.cluster import (
     ReadFailure,
 )
 from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
-from truegreen.doctor.checks.admission.trial import trial_pod
 from truegreen.doctor.checks.capacity.autoscaling import AUTOSCALER_SOURCES, STATUS_CONFIG_MAP
 from truegreen.doctor.checks.capacity.filters.dynamic_resources import (
     claim_refs,
@@ -195,7 +194,9 @@ def gather(
         queue_start = _queue_start(schedule, reader, namespace, api_groups, job, early_start)
         trial = (
             schedule.submit(
-                partial(creator.create, Kind.POD, trial_pod(job), namespace=namespace, dry_run=True)
+                partial(
+                    creator.create, Kind.POD, _dry_run_pod(job), namespace=namespace, dry_run=True
+                )
             )
             if settings.admission_dry_run and creator is not None and job is not None
             else None
@@ -289,6 +290,14 @@ def pull_secret_names(templates: list[PodTemplate], accounts: Mapping[str, GetRe
         if isinstance(read, Got):
             names += o.pull_secret_names(read.obj)
     return names
+
+
+def _dry_run_pod(job: TrainingJob) -> dict[str, Any]:
+    """The pod `--admission-dry-run` asks the server to create (`dryRun=All`) for `job`."""
+    # Imported here: only --admission-dry-run makes a trial start.
+    from truegreen.doctor.checks.admission.trial import trial_pod
+
+    return trial_pod(job)
 
 
 def _ask_registry(

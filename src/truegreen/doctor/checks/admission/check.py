@@ -28,7 +28,6 @@ from truegreen.doctor.checks.admission.quota import (
     pod_verdicts,
     quota_pod,
 )
-from truegreen.doctor.checks.admission.trial import TrialOutcome, judge, trial_name
 from truegreen.doctor.checks.admission.words import (
     LIMIT_RANGE_REFUSED,
     NAMESPACE_MISSING,
@@ -484,6 +483,9 @@ def _webhook_findings(env: Environment) -> tuple[list[Finding], list[str]]:
 def _trial_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
     if env.trial is None or job is None:
         return []
+    # Imported here: only --admission-dry-run makes a trial start for the server to answer.
+    from truegreen.doctor.checks.admission.trial import TrialOutcome, judge, trial_name
+
     trial = judge(env.trial, trial_name(job))
     details = [f"trial create of pod {trial_name(job)} with dryRun=All: {trial.outcome}"]
     if trial.outcome is TrialOutcome.REFUSED:
@@ -581,6 +583,16 @@ def _refused_creates(env: Environment) -> list[Finding]:
     return found
 
 
+def _trial_admitted(env: Environment, job: TrainingJob | None) -> bool:
+    """Whether the API server let the trial start of `job`'s pod in (`--admission-dry-run`)."""
+    if env.trial is None or job is None:
+        return False
+    # Imported here: only --admission-dry-run makes a trial start for the server to answer.
+    from truegreen.doctor.checks.admission.trial import TrialOutcome, judge, trial_name
+
+    return judge(env.trial, trial_name(job)).outcome is TrialOutcome.ADMITTED
+
+
 def check(env: Environment) -> list[Finding]:
     """Findings about whether the API server would let a training job's pod in."""
     job = env.judged_job()
@@ -595,12 +607,7 @@ def check(env: Environment) -> list[Finding]:
         *security,
     ]
     notes += quota_notes + security_notes
-    admitted = (
-        env.trial is not None
-        and job is not None
-        and judge(env.trial, trial_name(job)).outcome is TrialOutcome.ADMITTED
-    )
-    if admitted:
+    if _trial_admitted(env, job):
         # The server's answer is the measurement of every gate the pod passes through; a
         # webhook that is down but ignored stays worth a warning.
         overruled = [f.code for f in pod_gates if f.code != _IGNORED_HOOK]
