@@ -7,10 +7,10 @@ words kept as they are: a duplicate key and excessive aliasing, which are the AP
 (sigs.k8s.io/yaml YAMLToJSONStrict and go-yaml's alias limit), so kubectl users know them.
 """
 
-import re
+from truegreen.patterns import LazyPattern
 
-_PLAIN: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), words)
+_PLAIN: tuple[tuple[LazyPattern, str], ...] = tuple(
+    (LazyPattern(pattern), words)
     for pattern, words in (
         (
             r"^mapping values are not allowed",
@@ -47,5 +47,5 @@ def plain(detail: str) -> str:
     """`detail`, a parser's reason, in plain words where they are known; else as it is."""
     for pattern, words in _PLAIN:
         if pattern.search(detail):
-            return pattern.sub(words, detail, count=1) if "\\1" in words else words
+            return pattern.pattern.sub(words, detail, count=1) if "\\1" in words else words
     return detail

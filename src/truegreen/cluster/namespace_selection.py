@@ -20,6 +20,7 @@ from truegreen import kubeobjects as o
 from truegreen.cluster.reads import CantRead, ListRead, ReadFailure
 from truegreen.errors import TruegreenError, UsageError
 from truegreen.exitcodes import ExitCode
+from truegreen.patterns import LazyPattern
 
 if TYPE_CHECKING:
     import argparse
@@ -199,7 +200,7 @@ def selection_from_flags(
     return NamespaceSelection(names=() if namespace is None else (namespace,))
 
 
-_NAMESPACE_NAME = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+_NAMESPACE_NAME = LazyPattern(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 """A namespace name is a DNS-1123 label (pkg/apis/core/validation ValidateNamespaceName)."""
 
 
@@ -420,9 +421,9 @@ def _fits_int64(value: str) -> bool:
     return -(2**63) <= int(value) < 2**63
 
 
-_NAME_PART = re.compile(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
+_NAME_PART = LazyPattern(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
 """A qualified name's name part, and a label value (apimachinery util/validation)."""
-_DNS_SUBDOMAIN = re.compile(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
+_DNS_SUBDOMAIN = LazyPattern(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 
 
 def _check_key(key: str) -> None:
