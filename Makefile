@@ -25,6 +25,16 @@ monitor-demo: $(STAMP)
 tour: $(STAMP)
 	@PYTHONPATH=. $(BIN)/python -m tests.support.tour_cluster $(SCENE) $(DIR)
 
+# PyTorch's CPU build in a venv of its own, for the trial probe's all-reduce over gloo
+# (tests/unit/test_trial_probe_gloo.py, which skips without it; CI builds it). Kept apart from
+# .venv: there, every other trial test would import it instead of finding no GPU library.
+TORCH_VENV := .venv-torch
+$(TORCH_VENV)/.installed:
+	rm -rf $(TORCH_VENV)
+	$(PYTHON) -m venv $(TORCH_VENV)
+	$(TORCH_VENV)/bin/python -m pip install --quiet torch==2.13.0
+	@touch $@
+
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench .ci
 	$(BIN)/ruff format --check src tests bench .ci
@@ -57,7 +67,7 @@ $(BENCH_VENVS)/truegreen/.installed: pyproject.toml
 	$(BENCH_VENVS)/truegreen/bin/python -m pip install --quiet .
 	@touch $@
 
-bench: $(STAMP) $(BENCH_VENVS)/kubernetes/.installed $(BENCH_VENVS)/checkov/.installed $(BENCH_VENVS)/truegreen/.installed
+bench: $(STAMP) $(BENCH_VENVS)/kubernetes/.installed $(BENCH_VENVS)/checkov/.installed $(BENCH_VENVS)/truegreen/.installed $(TORCH_VENV)/.installed
 	$(BENCH_VENVS)/truegreen/bin/python -m pip install --quiet --no-deps --force-reinstall .
 	$(BIN)/python -m bench.run
 

@@ -455,18 +455,23 @@ def _trial_lines(trial: dict[str, Any]) -> list[str]:
 
 
 def _probe_lines(probe: dict[str, Any]) -> list[str]:
-    """The trial probe's own run without PyTorch (bench/probe_bench.py)."""
-    seconds, rates = probe["seconds"], probe["read_mib_per_s"]
+    """The trial probe's own run, without PyTorch and beside its CPU build
+    (bench/probe_bench.py)."""
+    seconds, rates, targets = probe["seconds"], probe["read_mib_per_s"], probe["target_seconds"]
+    torch = probe["torch"]
     return [
-        "## the trial probe's own run, without PyTorch (bench/probe_bench.py)",
+        "## the trial probe's own run (bench/probe_bench.py)",
         "",
-        f"GPUs asked for and no GPU library in the image; {probe['dataset_mib']} MiB of a "
-        f"dataset file read; target {probe['target_seconds']} s.",
+        f"GPUs asked for; {probe['dataset_mib']} MiB of a dataset file read. Without PyTorch, "
+        f"no GPU library imports; with PyTorch {torch['version']} (CPU build, `import torch` "
+        f"{torch['import_s']} s) the GPU part finds no CUDA build. Within every target: "
+        f"{'yes' if probe['within_target'] else 'no'}.",
         "",
-        "| program | s (median / max) | dataset MiB/s |",
-        "|---|---|---|",
+        "| program | s (median / max) | target s | dataset MiB/s |",
+        "|---|---|---|---|",
         *(
-            f"| {name} | {seconds[name]['median']} / {seconds[name]['max']} | {rates[name]} |"
+            f"| {name} | {seconds[name]['median']} / {seconds[name]['max']} | {targets[name]} "
+            f"| {rates[name]} |"
             for name in seconds
         ),
         "",
