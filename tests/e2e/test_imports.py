@@ -14,6 +14,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,6 +49,20 @@ def _imported(*argv: str) -> tuple[int, set[str]]:
     )
     report = json.loads(done.stdout)
     return report["exit"], set(report["modules"])
+
+
+def _probed(probe: str, *argv: str) -> tuple[dict[str, Any], Any]:
+    """`truegreen ARGV...` run by `probe` (_PROBE and a second line of its own) in a fresh
+    interpreter: what _PROBE reports, and what the second line printed."""
+    done = subprocess.run(
+        [sys.executable, "-c", probe, json.dumps(argv)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    ran, extra = map(json.loads, done.stdout.splitlines()[-2:])
+    return ran, extra
 
 
 def _packages(modules: set[str], *names: str) -> set[str]:
@@ -134,6 +149,14 @@ def test_no_command_loads_click_or_difflib_and_lint_no_shutil(tmp_path: Path) ->
     assert "difflib" in mistaken, "precondition: a usage error does suggest with difflib"
 
 
+ONLY_SOMETIMES = (
+    "truegreen.trial.readback",  # a trial's measurements: only with --trial
+    "truegreen.doctor.checks.admission.trial",  # a trial start's pod: --admission-dry-run
+)
+"""Modules that doctor loads where it first needs them: a healthy namespace, checked without
+flags, never does."""
+
+
 def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path) -> None:
     with FakeApiServer() as server:
         server.add(*healthy(datetime.now(UTC)))
@@ -142,9 +165,12 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
             "doctor", "--kubeconfig", str(kubeconfig), "--no-registry", "-o", "json"
         )
     assert code == 0
-    assert {"truegreen.doctor.checks.freshness", "truegreen.cluster.live"} <= doctor, (
-        "precondition: doctor read the live cluster and ran its refresh-state check"
-    )
+    assert {
+        "truegreen.doctor.checks.freshness",
+        "truegreen.doctor.checks.trial",
+        "truegreen.cluster.live",
+    } <= doctor, "precondition: doctor read the live cluster and ran its checks"
+    assert set(ONLY_SOMETIMES) & doctor == set()
     unused = {
         "truegreen.refresh.plan",
         "truegreen.refresh.registry",
@@ -162,28 +188,6 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
     # The fake's kubeconfig is block YAML, as kubectl writes one: read without PyYAML.
     assert "truegreen.cluster.blockyaml" in doctor, "precondition: the kubeconfig was read"
     assert _packages(doctor, "yaml") == set()
-
-
-ONLY_SOMETIMES = (
-    "truegreen.trial.readback",  # a trial's measurements: only with --trial
-    "truegreen.doctor.checks.admission.trial",  # a trial start's pod: --admission-dry-run
-)
-"""Modules that doctor loads where it first needs them: a healthy namespace, checked without
-flags, never does."""
-
-
-def test_doctor_loads_what_only_some_runs_need_where_they_need_it(tmp_path: Path) -> None:
-    with FakeApiServer() as server:
-        server.add(*healthy(datetime.now(UTC)))
-        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
-        code, doctor = _imported(
-            "doctor", "--kubeconfig", str(kubeconfig), "--no-registry", "-o", "json"
-        )
-    assert code == 0
-    assert {"truegreen.doctor.diagnose", "truegreen.doctor.checks.trial"} <= doctor, (
-        "precondition: doctor ran its checks"
-    )
-    assert set(ONLY_SOMETIMES) & doctor == set()
 
 
 SERVICE_ACCOUNT_MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -205,15 +209,7 @@ def test_doctor_compiles_no_rule_for_secret_named_values_when_no_text_names_a_se
     with FakeApiServer() as server:
         server.add(*objects)
         kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
-        argv = ["doctor", "--kubeconfig", str(kubeconfig)]
-        done = subprocess.run(
-            [sys.executable, "-c", _COMPILED_PROBE, json.dumps(argv)],
-            capture_output=True,
-            text=True,
-            check=True,
-            cwd=ROOT,
-        )
-    ran, compiled = map(json.loads, done.stdout.splitlines()[-2:])
+        ran, compiled = _probed(_COMPILED_PROBE, "doctor", "--kubeconfig", str(kubeconfig))
     assert "truegreen.doctor.diagnose" in ran["modules"], "precondition: doctor ran"
     assert compiled == []
 
@@ -237,17 +233,9 @@ print(json.dumps({{name: compiled(sys.modules[name]) for name in names}}))
 """
 
 
-def _lazy_patterns_compiled(kubeconfig: Path) -> tuple[dict[str, object], dict[str, list[int]]]:
-    argv = ["doctor", "--kubeconfig", str(kubeconfig), "--no-registry", "-o", "json"]
-    done = subprocess.run(
-        [sys.executable, "-c", _LAZY_PATTERNS_PROBE, json.dumps(argv)],
-        capture_output=True,
-        text=True,
-        check=True,
-        cwd=ROOT,
-    )
-    ran, compiled = map(json.loads, done.stdout.splitlines()[-2:])
-    return ran, compiled
+def _lazy_patterns_compiled(kubeconfig: Path) -> tuple[dict[str, Any], Any]:
+    argv = ["--kubeconfig", str(kubeconfig), "--no-registry", "-o", "json"]
+    return _probed(_LAZY_PATTERNS_PROBE, "doctor", *argv)
 
 
 def test_doctor_compiles_the_words_it_recognises_only_when_it_meets_them(

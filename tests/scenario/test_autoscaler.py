@@ -48,15 +48,15 @@ def _scaler_event(
     }
 
 
-def scale_up_event(now: datetime, pod: Obj) -> Obj:
-    """cluster-autoscaler's TriggeredScaleUp on `pod`, two minutes ago."""
+def scale_up_event(now: datetime, pod: Obj, age: timedelta = timedelta(minutes=2)) -> Obj:
+    """cluster-autoscaler's TriggeredScaleUp on `pod`, `age` ago."""
     return _scaler_event(
         now,
         pod,
         "TriggeredScaleUp",
         "pod triggered scale-up: [{eks-gpu-ng 0->1 (max: 4)}]",
         source="cluster-autoscaler",
-        age=timedelta(minutes=2),
+        age=age,
     )
 
 
@@ -267,17 +267,6 @@ def test_a_scale_up_in_progress_per_the_status_stays_a_wait(doctor: Doctor) -> N
 TRIGGER_AGE = timedelta(minutes=25)
 
 
-def _old_trigger(now: datetime, pod: Obj) -> Obj:
-    return _scaler_event(
-        now,
-        pod,
-        "TriggeredScaleUp",
-        "pod triggered scale-up: [{eks-gpu-ng 0->1 (max: 4)}]",
-        source="cluster-autoscaler",
-        age=TRIGGER_AGE,
-    )
-
-
 def test_a_scale_up_past_the_default_provision_time_that_the_status_still_shows_in_progress(
     doctor: Doctor,
 ) -> None:
@@ -289,7 +278,8 @@ def test_a_scale_up_past_the_default_provision_time_that_the_status_still_shows_
     def build(now: datetime) -> list[Obj]:
         objects, pod = _waiting(now)
         since = now - TRIGGER_AGE + timedelta(seconds=10)  # the scan after the trigger
-        return [*objects, pod, _old_trigger(now, pod), _status(now, "InProgress", since=since)]
+        triggered = scale_up_event(now, pod, TRIGGER_AGE)
+        return [*objects, pod, triggered, _status(now, "InProgress", since=since)]
 
     doctor.load(build)
     result = doctor.live("-o", "json")
@@ -313,7 +303,7 @@ def test_a_scale_up_in_progress_counts_only_since_its_trigger_and_while_the_stat
     def build(now: datetime) -> list[Obj]:
         objects, pod = _waiting(now)
         status = _status(now, "InProgress", since=now - since, written=now - written)
-        return [*objects, pod, _old_trigger(now, pod), status]
+        return [*objects, pod, scale_up_event(now, pod, TRIGGER_AGE), status]
 
     doctor.load(build)
     result = doctor.live("-o", "json")
@@ -328,7 +318,7 @@ def test_a_scale_up_past_the_default_provision_time_with_no_activity_is_no_machi
 
     def build(now: datetime) -> list[Obj]:
         objects, pod = _waiting(now)
-        return [*objects, pod, _old_trigger(now, pod), _status(now, "NoActivity")]
+        return [*objects, pod, scale_up_event(now, pod, TRIGGER_AGE), _status(now, "NoActivity")]
 
     doctor.load(build)
     result = doctor.live("-o", "json")

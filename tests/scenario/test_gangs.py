@@ -12,7 +12,9 @@ from typing import Any
 
 from tests.scenario.conftest import Doctor
 from tests.support import gang_objects as gang
+from tests.support import read_faults
 from tests.support.fake_apiserver import Fault
+from tests.support.read_faults import Absence, Read
 from tests.support.scenarios import Obj, healthy, ts
 from tests.support.training_kinds import ALL_GROUPS
 
@@ -321,77 +323,24 @@ def test_a_coscheduling_group_that_does_not_exist_and_one_running(doctor: Doctor
     assert result.exit_code == 0
 
 
-def _statuses(report: dict[str, Any]) -> dict[str, set[str]]:
-    found: dict[str, set[str]] = {}
-    for finding in report["findings"]:
-        found.setdefault(finding["check"], set()).add(finding["status"])
-    return found
-
-
 GANG_READS = {
     # The cluster's pods: the capacity fold and the scheduler fold share the path.
-    ("GET", "/api/v1/pods"): ({"capacity", "queue"}, None),
-    ("GET", "/apis/scheduling.volcano.sh/v1beta1/namespaces/train/podgroups/bert-large"): (
-        {"queue"},
-        "queue.gang-missing",
+    "/api/v1/pods": Read(frozenset({"capacity", "queue"}), uses=2),
+    "/apis/scheduling.volcano.sh/v1beta1/namespaces/train/podgroups/bert-large": Read(
+        frozenset({"queue"}), Absence("queue.gang-missing", frozenset({"ok", "fail"}), 2)
     ),
-    ("GET", "/apis/scheduling.volcano.sh/v1beta1/queues/default"): (
-        {"queue"},
-        "queue.gang-queue-missing",
+    "/apis/scheduling.volcano.sh/v1beta1/queues/default": Read(
+        frozenset({"queue"}), Absence("queue.gang-queue-missing", frozenset({"ok", "fail"}), 2)
     ),
 }
 """Each gang read, the checks that consume it, and the measured finding its 404 is."""
 
 
 def test_the_fault_matrix_holds_for_the_gang_reads(doctor: Doctor) -> None:
-    """As tests/scenario/test_fault_matrix.py for the healthy run, for each read a gang adds:
-    every fault class makes the checks that consume it unknown (a 404 on a get: the measured
-    absence), no traceback, JSON, no other check changes, each read sent once (a reset
-    resent as client-go does, a 429 waited out)."""
-    from truegreen.cluster.throttle import MAX_RETRIES
-
-    doctor.round_trip = False  # each fault class's round trip is pinned in test_snapshot.py
+    """tests/support/read_faults.py for each read a gang adds."""
     _install(doctor)
     doctor.load(cluster(group=unplaced, queue=gang.volcano_queue("default", gpus=8)))
-    baseline = doctor.live("-o", "json", "--request-timeout", "0.9")
-    assert baseline.exit_code == 2
-    base = _statuses(baseline.json())
-    made = {(r.method, r.path) for r in doctor.server.requests()}
-    assert set(GANG_READS) <= made, "precondition: every gang read is made"
-    held = 0
-    for (method, path), (owners, absence) in GANG_READS.items():
-        for fault in Fault:
-            doctor.server.clear_faults()
-            throttled = fault is Fault.TOO_MANY_REQUESTS
-            doctor.server.inject(
-                fault, "^" + path + "$", method=method, delay=3, count=1 if throttled else None
-            )
-            before = len(doctor.server.log)
-            result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
-            cell = f"{fault.name} on {method} {path}"
-            assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
-            sent = [r for r in doctor.server.log[before:] if (r.method, r.path) == (method, path)]
-            folds = 2 if path == "/api/v1/pods" else 1
-            resends = MAX_RETRIES if fault is Fault.RESET else 0
-            assert len(sent) <= folds * (1 + resends + throttled), f"{cell}: {len(sent)} sends"
-            report = result.json()
-            statuses = _statuses(report)
-            others = {c: s for c, s in statuses.items() if c not in owners}
-            assert others == {c: s for c, s in base.items() if c not in owners}, cell
-            if throttled:
-                assert statuses == base, cell
-                assert result.exit_code == 2, cell
-            elif fault is Fault.NOT_FOUND and absence is not None:
-                assert absence in {f["code"] for f in report["findings"]}, cell
-                assert statuses["queue"] == {"ok", "fail"}, cell
-                assert result.exit_code == 2, cell
-            else:
-                for check in owners:
-                    assert "unknown" in statuses[check], cell
-                    assert "fail" not in statuses[check], cell
-                assert result.exit_code == 3, cell
-            held += 1
-    assert held == len(GANG_READS) * len(Fault)
+    assert read_faults.hold(doctor, GANG_READS, baseline_exit=2) == len(GANG_READS) * len(Fault)
 
 
 def _kai(
@@ -506,37 +455,12 @@ def test_kai_queues_that_cannot_be_read_are_unknown_naming_the_grant(doctor: Doc
 def test_the_fault_matrix_holds_for_the_kai_queue_list(doctor: Doctor) -> None:
     """Every fault class on the KAI queues' list makes the queue check unknown, never a fail
     and never a pass, and changes no other check; a throttle is waited out."""
-    from truegreen.cluster.throttle import MAX_RETRIES
-
-    doctor.round_trip = False
     doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
     doctor.load(
         _kai(gang.kai_queue("default", gpu_limit=4), gang.kai_queue("team-a", parent="default"))
     )
-    path = "/apis/scheduling.run.ai/v2/queues"
-    baseline = doctor.live("-o", "json", "--request-timeout", "0.9")
-    assert baseline.exit_code == 2, "precondition: the limit is judged from the list"
-    base = _statuses(baseline.json())
-    for fault in Fault:
-        doctor.server.clear_faults()
-        throttled = fault in (Fault.TOO_MANY_REQUESTS, Fault.TOO_MANY_REQUESTS_STATUS)
-        doctor.server.inject(fault, "^" + path + "$", delay=3, count=1 if throttled else None)
-        before = len(doctor.server.log)
-        result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
-        cell = f"{fault.name} on GET {path}"
-        assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
-        sent = [r for r in doctor.server.log[before:] if r.path == path]
-        assert len(sent) <= 1 + (MAX_RETRIES if fault is Fault.RESET else 0) + throttled, cell
-        statuses = _statuses(result.json())
-        assert {c: s for c, s in statuses.items() if c != "queue"} == {
-            c: s for c, s in base.items() if c != "queue"
-        }, cell
-        if throttled:
-            assert statuses == base, cell
-            continue
-        assert "unknown" in statuses["queue"], cell
-        assert "fail" not in statuses["queue"], cell
-        assert result.exit_code == 3, cell
+    reads = {"/apis/scheduling.run.ai/v2/queues": Read(frozenset({"queue"}))}
+    assert read_faults.hold(doctor, reads, baseline_exit=2) == len(Fault)
 
 
 def _volcano_event(now: datetime, kind: str, name: str, reason: str, message: str) -> Obj:

@@ -13,7 +13,9 @@ from typing import Any
 
 from tests.scenario.conftest import Doctor
 from tests.support import gang_objects as gang
+from tests.support import read_faults
 from tests.support.fake_apiserver import Fault
+from tests.support.read_faults import Absence, Read
 from tests.support.scenarios import Obj, healthy
 from tests.support.training_kinds import ALL_GROUPS
 
@@ -295,74 +297,29 @@ def test_the_notes_on_a_gang_s_placeholders_speak_for_the_job(doctor: Doctor) ->
     assert "Pod/tg-bert-large-workers-0" in found["objects"]
 
 
-def _statuses(report: dict[str, Any]) -> dict[str, set[str]]:
-    found: dict[str, set[str]] = {}
-    for finding in report["findings"]:
-        found.setdefault(finding["check"], set()).add(finding["status"])
-    return found
-
-
 EVENTS = "/api/v1/namespaces/train/events"
-CONFIGS = "/api/v1/namespaces/yunikorn/configmaps/yunikorn-configs"
-DEFAULTS = "/api/v1/namespaces/yunikorn/configmaps/yunikorn-defaults"
-YUNIKORN_READS: dict[str, tuple[set[str], tuple[str, set[str], int] | None]] = {
+YUNIKORN_READS = {
     # The warnings (read by evidence, admission and storage) and YuniKorn's notes are both
     # lists of the namespace's Events.
-    EVENTS: ({"evidence", "admission", "storage", "queue"}, None),
-    CONFIGS: ({"queue"}, ("queue.gang-queue-no-room", {"ok", "warn"}, 0)),
-    DEFAULTS: ({"queue"}, ("queue.gang-never-fits", {"ok", "fail"}, 2)),
+    EVENTS: Read(frozenset({"evidence", "admission", "storage", "queue"}), uses=2),
+    # No yunikorn-configs leaves no limit to judge: YuniKorn's word, a wait.
+    "/api/v1/namespaces/yunikorn/configmaps/yunikorn-configs": Read(
+        frozenset({"queue"}),
+        Absence("queue.gang-queue-no-room", frozenset({"ok", "warn"}), 0),
+    ),
+    # No yunikorn-defaults is what the baseline has.
+    "/api/v1/namespaces/yunikorn/configmaps/yunikorn-defaults": Read(
+        frozenset({"queue"}),
+        Absence("queue.gang-never-fits", frozenset({"ok", "fail"}), 2),
+    ),
 }
-"""Each read YuniKorn adds, the checks that consume it, and what its 404 measures: no
-`yunikorn-configs` leaves no limit to judge; no `yunikorn-defaults` is what the baseline has."""
+"""Each read YuniKorn adds, the checks that consume it, and what its 404 measures."""
 
 
 def test_the_fault_matrix_holds_for_yunikorn_s_reads(doctor: Doctor) -> None:
-    """As test_gangs.py's matrix: every fault class on each read makes the checks that consume
-    it unknown (a 404 on a ConfigMap: the measured absence), JSON always, no other check
-    changes, each read sent once (a reset resent as client-go does, a 429 waited out)."""
-    from truegreen.cluster.throttle import MAX_RETRIES
-
-    doctor.round_trip = False  # each fault class's round trip is pinned in test_snapshot.py
+    """tests/support/read_faults.py for each read YuniKorn adds."""
     _load(doctor, cluster())
-    baseline = doctor.live("-o", "json", "--request-timeout", "0.9")
-    assert baseline.exit_code == 2
-    base = _statuses(baseline.json())
-    made = {r.path for r in doctor.server.requests("GET")}
-    assert set(YUNIKORN_READS) <= made, "precondition: every YuniKorn read is made"
-    held = 0
-    for path, (owners, absence) in YUNIKORN_READS.items():
-        for fault in Fault:
-            doctor.server.clear_faults()
-            throttled = fault is Fault.TOO_MANY_REQUESTS
-            doctor.server.inject(
-                fault, "^" + path + "$", method="GET", delay=3, count=1 if throttled else None
-            )
-            before = len(doctor.server.log)
-            result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
-            cell = f"{fault.name} on GET {path}"
-            assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
-            sent = [r for r in doctor.server.log[before:] if r.path == path]
-            lists = 2 if path == EVENTS else 1
-            resends = MAX_RETRIES if fault is Fault.RESET else 0
-            assert len(sent) <= lists * (1 + resends + throttled), f"{cell}: {len(sent)} sends"
-            report = result.json()
-            statuses = _statuses(report)
-            others = {c: s for c, s in statuses.items() if c not in owners}
-            assert others == {c: s for c, s in base.items() if c not in owners}, cell
-            if throttled:
-                assert statuses == base, cell
-                assert result.exit_code == 2, cell
-            elif fault is Fault.NOT_FOUND and absence is not None:
-                code, queue, exit_code = absence
-                assert code in {f["code"] for f in report["findings"]}, cell
-                assert statuses["queue"] == queue, cell
-                assert result.exit_code == exit_code, cell
-            else:
-                for check in owners:
-                    assert "unknown" in statuses[check], cell
-                    assert "fail" not in statuses[check], cell
-                assert result.exit_code == 3, cell
-            held += 1
+    held = read_faults.hold(doctor, YUNIKORN_READS, baseline_exit=2)
     assert held == len(YUNIKORN_READS) * len(Fault)
 
 

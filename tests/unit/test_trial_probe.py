@@ -172,7 +172,11 @@ def _free_port() -> int:
         return port
 
 
-def _worker(tmp_path: Path, rank: int, port: int, **settings: str) -> subprocess.Popen[str]:
+def _worker(
+    tmp_path: Path, rank: int, port: int, python: str = sys.executable, **settings: str
+) -> subprocess.Popen[str]:
+    """One of two workers on loopback; `python` is the image's interpreter (this suite's,
+    without PyTorch, unless a test names another)."""
     env = _env(
         TRUEGREEN_PROBE_RANK=str(rank),
         TRUEGREEN_PROBE_WORLD="2",
@@ -183,7 +187,7 @@ def _worker(tmp_path: Path, rank: int, port: int, **settings: str) -> subprocess
         **settings,
     )
     return subprocess.Popen(
-        [sys.executable, "-I", str(PROBE)],
+        [python, "-I", str(PROBE)],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,

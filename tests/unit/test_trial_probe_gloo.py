@@ -8,14 +8,13 @@ multi-second import. Without it these tests skip, and under CI (`TRUEGREEN_REQUI
 they fail: .ci/run builds it."""
 
 import json
-import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.support.real_parts import required
-from tests.unit.test_trial_probe import PROBE, _env, _free_port, _parse
+from tests.unit.test_trial_probe import _finish, _free_port, _worker
 from truegreen.trial.outcomes import Outcome
 from truegreen.trial.readback import DEFAULT_THRESHOLDS, probe_report, report_findings
 
@@ -33,36 +32,6 @@ def torch_python() -> str:
     return str(TORCH_PYTHON)
 
 
-def _worker(
-    python: str, tmp_path: Path, rank: int, port: int, **settings: str
-) -> subprocess.Popen[str]:
-    env = _env(
-        TRUEGREEN_PROBE_RANK=str(rank),
-        TRUEGREEN_PROBE_WORLD="2",
-        TRUEGREEN_PROBE_MASTER_ADDR="127.0.0.1",
-        TRUEGREEN_PROBE_MASTER_PORT=str(port),
-        TRUEGREEN_PROBE_BIND="127.0.0.1",
-        TRUEGREEN_PROBE_TCP_MIB="1",
-        **settings,
-    )
-    return subprocess.Popen(
-        [python, "-I", str(PROBE)],
-        cwd=tmp_path,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-
-
-def _report(process: subprocess.Popen[str]) -> dict[str, Any]:
-    """The probe's one line; PyTorch may warn on stderr (a pod log holds both streams, and the
-    reader takes the JSON line from it), so stderr is not asserted empty here."""
-    stdout, stderr = process.communicate(timeout=120)
-    assert process.returncode == 0, stderr
-    return _parse(stdout)
-
-
 def _findings(report: dict[str, Any]) -> set[Outcome]:
     read = probe_report(json.dumps(report))
     assert read is not None
@@ -71,9 +40,10 @@ def _findings(report: dict[str, Any]) -> set[Outcome]:
 
 def test_two_workers_all_reduce_over_gloo(torch_python: str, tmp_path: Path) -> None:
     port = _free_port()
-    worker = _worker(torch_python, tmp_path, 1, port)  # the worker first: it waits for rank 0
-    rank0 = _worker(torch_python, tmp_path, 0, port)
-    server, client = _report(rank0), _report(worker)
+    worker = _worker(tmp_path, 1, port, torch_python)  # the worker first: it waits for rank 0
+    rank0 = _worker(tmp_path, 0, port, torch_python)
+    # PyTorch may warn on stderr (a pod log holds both streams; the reader takes the JSON line).
+    server, client = _finish(rank0), _finish(worker)
     for report in (server, client):
         assert report["tcp"]["status"] == "ok", "precondition: the workers reached rank 0"
         collective = report["collective"]
@@ -100,10 +70,10 @@ def test_a_worker_that_never_joins_the_all_reduce_is_pytorch_s_own_timeout(
     port = _free_port()
     quick = {"TRUEGREEN_PROBE_INIT_TIMEOUT_S": "2"}
     worker = _worker(
-        torch_python, tmp_path, 1, port, TRUEGREEN_PROBE_SKIP="collective,gpu", **quick
+        tmp_path, 1, port, torch_python, TRUEGREEN_PROBE_SKIP="collective,gpu", **quick
     )
-    rank0 = _worker(torch_python, tmp_path, 0, port, **quick)
-    server, client = _report(rank0), _report(worker)
+    rank0 = _worker(tmp_path, 0, port, torch_python, **quick)
+    server, client = _finish(rank0), _finish(worker)
     assert client["tcp"]["status"] == "ok", "precondition: the worker reached rank 0"
     assert client["collective"] == {"status": "skipped"}
     collective = server["collective"]

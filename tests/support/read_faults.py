@@ -1,0 +1,90 @@
+"""The fault matrix for the reads one feature adds: every fault class the fake API server can
+inject (tests/support/fake_apiserver.py `Fault`), on each read, against a baseline run.
+
+What must hold in each cell, as tests/scenario/test_fault_matrix.py holds it for a healthy run:
+JSON always (never a traceback); the read sent once per use (a reset resent as client-go does,
+a throttle waited out); no check but the read's own owners changes; those owners become unknown,
+never a fail and never a pass; a 404 on a read by name is the measured absence it stands for.
+"""
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from msgspec import Struct
+
+from tests.support.fake_apiserver import Fault
+from truegreen.cluster.throttle import MAX_RETRIES
+
+if TYPE_CHECKING:
+    from tests.scenario.conftest import Doctor
+
+
+class Absence(Struct, frozen=True):
+    """What a 404 on the read measures: a finding's code, the queue check's statuses, the exit
+    code."""
+
+    code: str
+    queue: frozenset[str]
+    exit_code: int
+
+
+class Read(Struct, frozen=True):
+    """One read of the matrix: the checks that consume it, what its 404 measures (None: a
+    failed read like any other), and how many times one run makes it."""
+
+    owners: frozenset[str]
+    absence: Absence | None = None
+    uses: int = 1
+
+
+def statuses(report: dict[str, Any]) -> dict[str, set[str]]:
+    """Each check's statuses in a JSON report."""
+    found: dict[str, set[str]] = {}
+    for finding in report["findings"]:
+        found.setdefault(finding["check"], set()).add(finding["status"])
+    return found
+
+
+def hold(doctor: "Doctor", reads: Mapping[str, Read], baseline_exit: int) -> int:
+    """Every fault class on each GET of `reads` (by path) against the loaded cluster; the cells
+    that held (all, or an assertion names the one that did not)."""
+    doctor.round_trip = False  # each fault class's round trip is pinned in test_snapshot.py
+    baseline = doctor.live("-o", "json", "--request-timeout", "0.9")
+    assert baseline.exit_code == baseline_exit, "precondition: the baseline's verdict"
+    base = statuses(baseline.json())
+    made = {r.path for r in doctor.server.requests("GET")}
+    assert set(reads) <= made, f"precondition: every read is made: {set(reads) - made}"
+    held = 0
+    for path, read in reads.items():
+        for fault in Fault:
+            doctor.server.clear_faults()
+            throttled = fault is Fault.TOO_MANY_REQUESTS
+            doctor.server.inject(
+                fault, "^" + path + "$", method="GET", delay=3, count=1 if throttled else None
+            )
+            before = len(doctor.server.log)
+            result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
+            cell = f"{fault.name} on GET {path}"
+            assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
+            sent = [r for r in doctor.server.log[before:] if r.path == path]
+            resends = MAX_RETRIES if fault is Fault.RESET else 0
+            assert len(sent) <= read.uses * (1 + resends + throttled), f"{cell}: {len(sent)} sends"
+            report = result.json()
+            found = statuses(report)
+            others = {c: s for c, s in found.items() if c not in read.owners}
+            assert others == {c: s for c, s in base.items() if c not in read.owners}, cell
+            if throttled:
+                assert found == base, cell
+                assert result.exit_code == baseline_exit, cell
+            elif fault is Fault.NOT_FOUND and read.absence is not None:
+                assert read.absence.code in {f["code"] for f in report["findings"]}, cell
+                assert found["queue"] == read.absence.queue, cell
+                assert result.exit_code == read.absence.exit_code, cell
+            else:
+                for check in read.owners:
+                    assert "unknown" in found[check], cell
+                    assert "fail" not in found[check], cell
+                assert result.exit_code == 3, cell
+            held += 1
+    assert held == len(reads) * len(Fault)
+    return held
