@@ -3,7 +3,7 @@ PyTorch runs them, and `python -I probe.py` beside PyTorch's CPU build (.venv-to
 .venv-torch/.installed`), `import torch` included; each reads 64 MiB of a dataset file and
 measures /dev/shm, GPUs asked for, interleaved after a warm-up. The targets: at most 10 s
 without PyTorch (the read is bounded; the imports it tries fail fast), at most 20 s with it
-(the issue's figure for a GPU machine, where CUDA's start adds to the import; here the CPU
+(set for a GPU machine, where CUDA's start adds to the import; here the CPU
 build, which has no CUDA to start)."""
 
 import json

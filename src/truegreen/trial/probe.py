@@ -62,9 +62,9 @@ CHUNK = 1 << 20
 MEASURING_SWITCH_S = 0.0002
 """The interpreter's thread switch interval while the dataset read and the TCP exchange are
 timed beside `import torch` (seconds). The import holds the GIL, and a thread that wants it back
-after each chunk waits up to one interval, 5 ms by default: 64 chunks of a fast dataset then
-measured 195 MiB/s where the file reads at 7,600 (bench/probe_bench.py), and a slow one could
-fall under the "reads slowly" line for the wait alone."""
+after each chunk waits up to one interval, 5 ms by default: 64 chunks of a fast dataset would
+measure about 195 MiB/s where the file reads at 7,600 (bench/probe_bench.py), and a slow one
+could fall under the "reads slowly" line for the wait alone."""
 MIB = 1 << 20
 _HELLO = b"TGPROBE1"
 _HEADER = struct.Struct("!8sQI")  # magic, payload bytes, rank
