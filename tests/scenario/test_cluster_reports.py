@@ -714,3 +714,17 @@ def test_a_pod_placed_on_a_machine_that_never_starts_is_not_told_to_find_room(
     assert report["headline"]["remedy"].startswith("See what holds it up on that machine with")
     assert report["headline"]["remedy"].endswith(" describe pod train-002-w0`.")
     assert result.exit_code == 2
+
+
+def test_the_component_s_words_print_as_written_never_as_emoji_or_styles(
+    doctor: Doctor,
+) -> None:
+    """An operator's controller may write `:x:`, `:100:` or `[bold]` in a message (chat-ops
+    habits); the text report quotes them as written: no emoji code becomes a picture, no
+    bracket a style."""
+    said = "checks :x: failed, :100: retries; [bold]rack 7[/bold] \\[raw]"
+    doctor.load(_on_pod("FrobnicatorJammed", said, "acme-operator"))
+    result = doctor.live()
+    assert result.exit_code == 2, result.stdout
+    assert "FrobnicatorJammed" in result.stdout, "precondition: the event is the headline"
+    assert f"FrobnicatorJammed: {said}" in result.stdout, result.stdout

@@ -1,6 +1,6 @@
 """When a progress line is wanted: a person at a terminal that asked for nothing plainer.
 
-rich would also stay quiet on TERM=dumb; this pins our own rule, which does not lean on it."""
+TERM=dumb asks for plain text as a terminal that cannot draw styles would."""
 
 import io
 import sys

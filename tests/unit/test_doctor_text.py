@@ -1,10 +1,9 @@
 """doctor's text at a terminal's width: wrapped at word boundaries, commands kept whole."""
 
-from rich.text import Text
-
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.present.report import to_text
 from truegreen.doctor.rollup import roll_up
+from truegreen.markup import plain as plain_text
 
 COMMAND = "`kubectl -n train uncordon gpu-node-7`"
 
@@ -25,7 +24,7 @@ def _report() -> list[Finding]:
 
 
 def _plain(lines: list[str]) -> list[str]:
-    return [Text.from_markup(line).plain for line in lines]
+    return [plain_text(line) for line in lines]
 
 
 def test_without_a_width_each_statement_is_one_line() -> None:

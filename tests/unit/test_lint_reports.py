@@ -3,12 +3,12 @@
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from msgspec.structs import replace
-from rich.text import Text
 
 from truegreen import wrapping
 from truegreen.lint.reports import rule_explained, rules_table, to_text
 from truegreen.lint.rules import ALL_RULES, Severity
 from truegreen.lint.run import LintFinding, LintResult
+from truegreen.markup import plain as plain_text
 
 
 def finding(message: str, severity: Severity = Severity.ERROR, name: str = "api") -> LintFinding:
@@ -27,7 +27,7 @@ def finding(message: str, severity: Severity = Severity.ERROR, name: str = "api"
 
 
 def plain(lines: list[str]) -> list[str]:
-    return [Text.from_markup(line).plain for line in lines]
+    return [plain_text(line) for line in lines]
 
 
 def test_counts_are_singular_for_one() -> None:

@@ -1,10 +1,10 @@
 """refresh's text lines: every outcome renders, coloured by what it means for the exit code."""
 
 import pytest
-from rich.text import Text
 
 from truegreen.exitcodes import ExitCode
 from truegreen.kubectl import Kubectl
+from truegreen.markup import plain as plain_text
 from truegreen.refresh.plan import ContainerPlan, Decision
 from truegreen.refresh.render import ProgressWords, to_text
 from truegreen.refresh.report import Outcome, TickReport, WorkloadReport, Write
@@ -131,7 +131,7 @@ def test_text_wraps_at_word_boundaries_and_never_inside_a_command() -> None:
         (WorkloadReport("train", "api", Outcome.ROLLOUT_FAILED, "the registry answered slowly"),)
     )
     lines = to_text(report, verbose=False, width=60)
-    shown = [Text.from_markup(line).plain for line in lines]
+    shown = [plain_text(line) for line in lines]
     assert all(len(line) <= 60 for line in shown if "`" not in line), shown
     assert len(shown) > 3, "precondition: the remedy needed wrapping"
     words = " ".join(lines).split()

@@ -68,7 +68,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     except BrokenPipeError:
         quiet_after_broken_pipe()
     except SystemExit as done:
-        if isinstance(done.__context__, BrokenPipeError):  # rich's own exit on a closed pipe
+        # --watch's rich Live exits on a closed pipe by itself.
+        if isinstance(done.__context__, BrokenPipeError):
             quiet_after_broken_pipe()
         raise
     except ParseError as error:

@@ -6,7 +6,7 @@ import argparse
 import contextlib
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from truegreen.cli.output import (
     emit_json,
@@ -242,25 +242,36 @@ def _watch_doctor(request: "DoctorRequest", *, verbose: bool, no_color: bool) ->
     the last verdict when Ctrl-C ends it (3 if no evaluation finished)."""
     from datetime import datetime
 
-    from rich.console import Group
+    from rich.console import Console, Group
     from rich.live import Live
     from rich.text import Text
 
-    from truegreen.console import make_consoles
+    from truegreen.console import make_consoles, plain_wanted
     from truegreen.doctor.present.report import to_text
+    from truegreen.markup import spans
     from truegreen.monitor.command import MonitorRequest, RunningMonitor
     from truegreen.monitor.engine import Evaluation
 
     consoles = make_consoles(no_color)
     shown: list[Evaluation] = []
-    live = Live(console=consoles.out, auto_refresh=False, redirect_stderr=False)
+    # rich redraws the report in place; the lines are truegreen's markup, made rich Text span
+    # by span, so that rich never reads markup or emoji codes in the cluster's words
+    system: Literal["auto"] | None = None if plain_wanted(no_color) else "auto"
+    drawn = Console(file=sys.stdout, color_system=system, highlight=False, soft_wrap=True)
+    live = Live(console=drawn, auto_refresh=False, redirect_stderr=False)
+
+    def text_of(line: str) -> Text:
+        text = Text()
+        for words, part in spans(line):
+            text.append(part, style=" ".join(words) or None)
+        return text
 
     def draw(evaluation: Evaluation, previous: Evaluation | None) -> None:
         shown[:] = [evaluation]
         changed = evaluation.changed_at.astimezone().strftime("%H:%M:%S")
         checked = datetime.now().astimezone().strftime("%H:%M:%S")
         report_lines = to_text(evaluation.report, verbose=verbose, width=consoles.width)
-        lines = [Text.from_markup(line) for line in report_lines]
+        lines = [text_of(line) for line in report_lines]
         footer = f"Last change {changed}; checked {checked}. Ctrl-C to stop."
         live.update(Group(*lines, Text(""), Text(footer, style="dim")), refresh=True)
 

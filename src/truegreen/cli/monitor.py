@@ -166,7 +166,6 @@ def monitor(
                 f"truegreen: {evaluation.at:%Y-%m-%dT%H:%M:%SZ} {where}{report.verdict.value}: "
                 f"{report.headline.text}",
                 markup=False,
-                highlight=False,
             )
 
     def event(outcome: EventOutcome) -> None:

@@ -169,7 +169,7 @@ def _print_traceback() -> None:
 
 
 def text_consoles(output: str, no_color: bool) -> "Consoles | None":
-    """The consoles for text output; None for JSON and SARIF, which never load rich."""
+    """The consoles for text output; None for JSON and SARIF, which write no styles."""
     if output != "text":
         return None
     from truegreen.console import make_consoles

@@ -130,5 +130,5 @@ def snapshot(
         emit_json(to_json(summary))
     else:
         for line in to_text(summary, verbose=verbose):
-            consoles.out.print(line, markup=False, highlight=False)
+            consoles.out.print(line, markup=False)
     sys.exit(exit_code(summary))

@@ -12,16 +12,9 @@ from truegreen import __version__
 from truegreen.exitcodes import ExitCode
 from truegreen.lint.rules import ALL_RULES, RuleInfo, Severity
 from truegreen.lint.run import LintFinding, LintResult
+from truegreen.markup import escape
 from truegreen.textsafe import terminal_safe
 from truegreen.wrapping import wrap
-
-
-def _escape(text: str) -> str:
-    """Rich markup escaped; rich is imported only when text is rendered (not for JSON)."""
-    from rich.markup import escape
-
-    return escape(text)
-
 
 SCHEMA_VERSION = 1
 _SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
@@ -221,7 +214,7 @@ def to_text(result: LintResult, width: int | None = None) -> list[str]:
     for file in sorted(by_file, key=lambda file: order.get(file, len(order))):
         findings = by_file[file]
         rendered = " (lines of the document helm rendered)" if findings[0].rendered else ""
-        lines.append(f"[bold]{_escape(terminal_safe(file))}[/]{rendered}")
+        lines.append(f"[bold]{escape(terminal_safe(file))}[/]{rendered}")
         for f in sorted(findings, key=lambda f: (f.line or 0, f.rule)):
             where = f"{f.line}" if f.line is not None else "-"
             role = f" ({f.role})" if f.role else ""
@@ -236,12 +229,12 @@ def to_text(result: LintResult, width: int | None = None) -> list[str]:
             )
             first, style, cut = head[0].rstrip(), _STYLES[f.severity], len(f"  {where:>5}  ")
             severity = first[cut : cut + 7]
-            lines.append(f"{first[:cut]}[{style}]{severity}[/]{_escape(first[cut + 7 :])}")
-            lines += [_escape(line) for line in head[1:]]
-            lines += [_escape(line) for line in _prose(f.message, width, _BODY)]
-            lines += [f"[dim]{_escape(line)}[/]" for line in _prose(f"fix: {f.fix}", width, _BODY)]
+            lines.append(f"{first[:cut]}[{style}]{severity}[/]{escape(first[cut + 7 :])}")
+            lines += [escape(line) for line in head[1:]]
+            lines += [escape(line) for line in _prose(f.message, width, _BODY)]
+            lines += [f"[dim]{escape(line)}[/]" for line in _prose(f"fix: {f.fix}", width, _BODY)]
         lines.append("")
-    lines += [_escape(line) for line in _prose(_summary(result), width, "")]
+    lines += [escape(line) for line in _prose(_summary(result), width, "")]
     return lines
 
 

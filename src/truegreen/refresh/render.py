@@ -12,19 +12,13 @@ from typing import TYPE_CHECKING, Any
 from msgspec import Struct
 
 from truegreen.kubectl import Kubectl
+from truegreen.markup import escape
 from truegreen.refresh.annotations import OPT_IN_LABEL, STALE_PIN, container_key, key_prefix
 from truegreen.refresh.report import Outcome, TickReport, WorkloadReport
 from truegreen.wrapping import wrap
 
 if TYPE_CHECKING:
     from truegreen.failure import Failure
-
-
-def _escape(text: str) -> str:
-    """Rich markup escaped; rich is imported only when text is rendered (not for JSON)."""
-    from rich.markup import escape
-
-    return escape(text)
 
 
 OPT_IN = f"{OPT_IN_LABEL}=enabled"
@@ -39,9 +33,9 @@ _ESCAPES |= {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"}
 
 
 def shown(text: str) -> str:
-    """`text` safe for a terminal and for rich markup: control characters as visible escapes.
+    """`text` safe for a terminal and as markup: control characters as visible escapes.
     (The same rule as `truegreen.textsafe.terminal_safe`, which replaces this once merged.)"""
-    return _escape(text.translate(_ESCAPES))
+    return escape(text.translate(_ESCAPES))
 
 
 SCHEMA_VERSION = 1
@@ -319,4 +313,4 @@ def _count(count: int, noun: str) -> str:
 def _wrapped(prefix: str, taken: int, text: str, width: int | None, indent: int) -> list[str]:
     """`prefix` (markup, `taken` columns wide) then `text`, wrapped and shown safely."""
     first, *rest = wrap(text.translate(_ESCAPES), width, first=taken, indent=indent)
-    return [prefix + _escape(first), *(_escape(line) for line in rest)]
+    return [prefix + escape(first), *(escape(line) for line in rest)]

@@ -18,12 +18,12 @@ from truegreen.doctor.present.report import (
     GLYPHS,
     SCHEMA_VERSION,
     VERDICT_WORDS,
-    escape_markup,
     to_json,
     to_text,
     wrapped,
 )
 from truegreen.doctor.rollup import Verdict
+from truegreen.markup import escape as escape_markup
 
 
 def fleet_json(fleet: FleetReport) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Rendering a doctor report: text for people (rich markup), a JSON document for machines.
+"""Rendering a doctor report: text for people (truegreen.markup), a JSON document for machines.
 
 The JSON document (`schema_version` 1): `verdict` (ready, not-ready, unknown), `exit_code`,
 `headline` {check, code, status, rule, text, remedy}, `findings` [{check, status, basis, code,
@@ -28,18 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 from truegreen.doctor.findings import Finding, Status
 from truegreen.doctor.rollup import Report, Verdict
+from truegreen.markup import escape as escape_markup
 from truegreen.textsafe import terminal_safe
 from truegreen.wrapping import wrap
 
 if TYPE_CHECKING:
     from truegreen.failure import Failure
-
-
-def escape_markup(text: str) -> str:
-    """Rich markup escaped; rich is imported only when text is rendered (not for JSON)."""
-    from rich.markup import escape
-
-    return escape(text)
 
 
 SCHEMA_VERSION = 1
@@ -139,8 +133,8 @@ def _finding_json(finding: Finding) -> dict[str, Any]:
 
 
 def to_text(report: Report, *, verbose: bool, width: int | None = None) -> list[str]:
-    """Rich markup lines: headline, remedy, also-lines, coverage; details when verbose.
-    With `width` (a terminal's), every line is wrapped at word boundaries to fit it."""
+    """Markup lines (truegreen.markup): headline, remedy, also-lines, coverage; details when
+    verbose. With `width` (a terminal's), every line is wrapped at word boundaries to fit it."""
     headline = report.headline
     verdict = VERDICT_WORDS[report.verdict]
     lines = wrapped(
