@@ -324,3 +324,131 @@ def test_a_scale_up_past_the_default_provision_time_with_no_activity_is_no_machi
     result = doctor.live("-o", "json")
     assert "capacity.machine-coming" not in {c for c, _, _ in _capacity(result.json())}
     assert result.exit_code == 2
+
+
+def _autoscaler_pod(now: datetime, *flags: str) -> Obj:
+    """cluster-autoscaler's own pod as its Helm chart runs it on EKS: the Deployment
+    `cluster-autoscaler-aws-cluster-autoscaler` in kube-system, the command `./cluster-autoscaler`
+    then each of `extraArgs` as `--NAME=VALUE` (kubernetes/autoscaler charts/cluster-autoscaler
+    templates/deployment.yaml), the image registry.k8s.io/autoscaling/cluster-autoscaler."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": "cluster-autoscaler-aws-cluster-autoscaler-7d9f8c6b5-x2x9k",
+            "namespace": "kube-system",
+            "labels": {
+                "app.kubernetes.io/instance": "cluster-autoscaler",
+                "app.kubernetes.io/name": "aws-cluster-autoscaler",
+                "pod-template-hash": "7d9f8c6b5",
+            },
+            "creationTimestamp": ts(now - timedelta(days=2)),
+        },
+        "spec": {
+            "nodeName": "cpu-1",
+            "serviceAccountName": "cluster-autoscaler-aws-cluster-autoscaler",
+            "containers": [
+                {
+                    "name": "aws-cluster-autoscaler",
+                    "image": "registry.k8s.io/autoscaling/cluster-autoscaler:v1.30.2",
+                    "command": [
+                        "./cluster-autoscaler",
+                        "--cloud-provider=aws",
+                        "--namespace=kube-system",
+                        "--node-group-auto-discovery=asg:tag=k8s.io/cluster-autoscaler/enabled",
+                        "--logtostderr=true",
+                        "--stderrthreshold=info",
+                        "--v=4",
+                        *flags,
+                    ],
+                    "resources": {"requests": {"cpu": "100m", "memory": "300Mi"}},
+                }
+            ],
+        },
+        "status": {"phase": "Running"},
+    }
+
+
+def _running_pod_reads(doctor: Doctor) -> int:
+    """The reads of the cluster's running pods (the fold that finds the autoscaler's own)."""
+    return sum(
+        r.path == "/api/v1/pods" and r.query.get("fieldSelector") == "status.phase=Running"
+        for r in doctor.server.requests("GET")
+    )
+
+
+def _details(report: dict[str, Any]) -> list[str]:
+    return [d for f in report["findings"] if f["check"] == "capacity" for d in f["details"]]
+
+
+def test_a_scale_up_within_the_provision_time_the_autoscaler_was_given_is_a_wait(
+    doctor: Doctor,
+) -> None:
+    """TriggeredScaleUp 25 minutes ago, past the 15-minute default, no status ConfigMap; the
+    autoscaler runs with `--max-node-provision-time=30m` (GPU machines are often slower to
+    come up than the default allows): the machine is still on its way."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        flagged = _autoscaler_pod(now, "--max-node-provision-time=30m")
+        return [*objects, pod, scale_up_event(now, pod, TRIGGER_AGE), flagged]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _capacity(report) == [("capacity.machine-coming", "warn", "measured")]
+    assert (
+        "cluster-autoscaler waits 30 minutes for a machine: --max-node-provision-time=30m on "
+        "kube-system/cluster-autoscaler-aws-cluster-autoscaler-7d9f8c6b5-x2x9k"
+    ) in _details(report)
+    assert _running_pod_reads(doctor) == 1
+    assert result.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        (),
+        ("--max-node-provision-time", "20m"),
+        ("--max-node-provision-time=1h", "-v=4", "--max-node-provision-time=20m"),
+    ],
+    ids=["no-flag", "flag-shorter-than-the-trigger-s-age", "the-last-flag-wins"],
+)
+def test_a_scale_up_past_the_provision_time_the_autoscaler_was_given_is_no_machine(
+    doctor: Doctor, flags: tuple[str, ...]
+) -> None:
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        return [*objects, pod, scale_up_event(now, pod, TRIGGER_AGE), _autoscaler_pod(now, *flags)]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert "capacity.machine-coming" not in {c for c, _, _ in _capacity(report)}
+    said = [d for d in _details(report) if d.startswith("cluster-autoscaler waits")]
+    assert said == (
+        ["cluster-autoscaler waits 15 minutes for a machine (its default)"]
+        if not flags
+        else [
+            "cluster-autoscaler waits 20 minutes for a machine: --max-node-provision-time=20m "
+            "on kube-system/cluster-autoscaler-aws-cluster-autoscaler-7d9f8c6b5-x2x9k"
+        ]
+    )
+    assert result.exit_code == 2
+
+
+def test_the_autoscaler_s_own_pod_is_looked_for_only_past_the_default_provision_time(
+    doctor: Doctor,
+) -> None:
+    """A trigger within the default answers without the autoscaler's flags: no read of the
+    cluster's running pods is made for them."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        flagged = _autoscaler_pod(now, "--max-node-provision-time=30m")
+        return [*objects, pod, scale_up_event(now, pod), flagged]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert _capacity(result.json()) == [("capacity.machine-coming", "warn", "measured")]
+    assert _running_pod_reads(doctor) == 0

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from truegreen.goduration import go_duration
 from truegreen.trial.outcomes import Level, Outcome
 from truegreen.trial.readback import (
     ContainerState,
@@ -20,7 +21,6 @@ from truegreen.trial.readback import (
     TrialFinding,
     TrialPod,
     container_states,
-    go_duration,
     kubelet_events,
     pod_findings,
     probe_report,
@@ -71,6 +71,8 @@ def _only(findings: list[TrialFinding], outcome: Outcome) -> TrialFinding:
         ("500ms", 0.5),
         ("0s", 0.0),
         ("1.5µs", 1.5e-6),
+        ("30m", 1800.0),
+        ("1.5h", 5400.0),
         ("soon", None),
         ("3s later", None),
         ("", None),

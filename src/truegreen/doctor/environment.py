@@ -196,6 +196,10 @@ class Environment(Struct, frozen=True):
     only while the scheduler has marked a training pod it could not place."""
     autoscaler_status: GetRead | None = None
     """cluster-autoscaler's status ConfigMap, read with its Events."""
+    autoscaler_flags: FoldRead | None = None
+    """The fold of the cluster's running pods that finds cluster-autoscaler's own and the
+    provision time it was given, read only when one of its scale-ups is older than the
+    default (doctor/checks/capacity/autoscaler_flags.py)."""
     node_claims: ListRead | None = None
     """Karpenter's NodeClaims, read with the autoscalers' Events where karpenter.sh is served:
     whether a machine it nominated failed to launch."""

@@ -29,7 +29,12 @@ from truegreen.cluster import (
     ReadFailure,
 )
 from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
-from truegreen.doctor.checks.capacity.autoscaling import AUTOSCALER_SOURCES, STATUS_CONFIG_MAP
+from truegreen.doctor.checks.capacity.autoscaler_flags import AutoscalerFlags
+from truegreen.doctor.checks.capacity.autoscaling import (
+    AUTOSCALER_SOURCES,
+    STATUS_CONFIG_MAP,
+    old_scale_ups,
+)
 from truegreen.doctor.checks.capacity.filters.dynamic_resources import (
     claim_refs,
     template_names,
@@ -236,6 +241,7 @@ def gather(
         webhook_configurations = {kind: read.result() for kind, read in webhook_lists.items()}
         slices = _webhook_slices(schedule, reader, webhook_configurations, namespace_read, job)
         capacity = cluster_usage(usage.result(), namespace if settings.fleet else None)
+        flags = _autoscaler_flags(schedule, reader, evidence, now)
         # Read only when the job's priority can change its verdict
         # (doctor/checks/capacity/preemption.py).
         classes = listing(Kind.PRIORITY_CLASS, None) if priorities_matter(capacity, job) else None
@@ -270,6 +276,7 @@ def gather(
             autoscaler_status=None
             if evidence.scaler_status is None
             else (evidence.scaler_status.result()),
+            autoscaler_flags=None if flags is None else flags.result(),
             warning_events=None if evidence.warnings is None else evidence.warnings.result(),
             node_claims=None if evidence.node_claims is None else evidence.node_claims.result(),
             priority_classes=None if classes is None else classes.result(),
@@ -664,6 +671,21 @@ def _evidence_reads(
         else None
     )
     return _EvidenceReads(warnings, scaler_events, scaler_status, gpu_pods, node_claims)
+
+
+def _autoscaler_flags(
+    schedule: ReadSchedule, reader: ClusterReader, evidence: _EvidenceReads, now: datetime
+) -> Pending[FoldRead] | None:
+    """Where a cluster-autoscaler scale-up is older than the default provision time: one fold
+    of the cluster's running pods for the autoscaler's own, whose command line says how long
+    it waits (doctor/checks/capacity/autoscaler_flags.py)."""
+    events = evidence.scaler_events.get("cluster-autoscaler")
+    read = None if events is None else events.result()
+    if not isinstance(read, Listed) or not old_scale_ups(read.items, now):
+        return None
+    return schedule.submit(
+        partial(reader.fold, Kind.POD, AutoscalerFlags(), namespace=None, fields=RUNNING_PODS)
+    )
 
 
 def _unplaced_training_pods(work: TrainingWork, pods: ListRead) -> bool:

@@ -28,8 +28,9 @@ AUTOSCALER_SOURCES = ("cluster-autoscaler", "karpenter")
 """The event sources read, each by its own field selector (`source=…`)."""
 STATUS_CONFIG_MAP = ("kube-system", "cluster-autoscaler-status")
 PROVISION_TIME = timedelta(minutes=15)
-"""cluster-autoscaler's --max-node-provision-time default: a scale-up older than this that has
-not placed the pod is no longer a machine on its way."""
+"""cluster-autoscaler's --max-node-provision-time default: a scale-up older than the provision
+time that has not placed the pod is no longer a machine on its way (autoscaler_flags.py reads
+the value the autoscaler was given)."""
 
 
 class Word(StrEnum):
@@ -66,12 +67,13 @@ def autoscaler_words(
     pods: Sequence[str],
     now: datetime,
     scaling_up: Mapping[str, datetime] | None = None,
+    provision: timedelta = PROVISION_TIME,
 ) -> dict[str, AutoscalerWord]:
-    """Per pod, the newest word of an autoscaler about it; an addition older than
-    PROVISION_TIME is left out (the machine did not come, or did not help), unless
-    cluster-autoscaler's own fresh status shows its machine group's scale-up in progress
-    without a break since that trigger (`scaling_up`: group → since when), by whatever
-    provision time it was given."""
+    """Per pod, the newest word of an autoscaler about it; an addition older than the
+    provision time cluster-autoscaler was given (`provision`: its flag, else PROVISION_TIME)
+    is left out (the machine did not come, or did not help), unless its own fresh status
+    shows its machine group's scale-up in progress without a break since that trigger
+    (`scaling_up`: group → since when), by whatever provision time the group was given."""
     scaling = scaling_up or {}
     wanted = set(pods)
     newest: dict[str, AutoscalerWord] = {}
@@ -84,7 +86,7 @@ def autoscaler_words(
         at = event_time(event)
         source = str(o.mapping(event.get("source")).get("component") or "")
         found = AutoscalerWord(name, word, source, str(event.get("message") or "")[:600], at)
-        if word is Word.ADDING and (at is None or now - at > PROVISION_TIME):
+        if word is Word.ADDING and (at is None or now - at > provision):
             since = scaling.get(triggered_group(found) or "")
             if at is None or since is None or since > at + TRIGGER_SLACK:
                 continue
@@ -234,8 +236,8 @@ class GroupScaleUp(Struct, frozen=True):
 BLOCKED_SCALE_UPS = frozenset({"Backoff", "Unhealthy"})
 """Scale-up states in which cluster-autoscaler adds no machine to the group."""
 SCALING_UP = "InProgress"
-"""A group whose scale-up cluster-autoscaler still waits for: within the provision time it
-was given (`--max-node-provision-time`, or the group's own), which doctor can't read."""
+"""A group whose scale-up cluster-autoscaler still waits for: within the provision time the
+group was given (its own, set on the cloud's side, which doctor can't read; or the flag)."""
 STATUS_FRESH = timedelta(minutes=5)
 """cluster-autoscaler writes its status every loop (10 s by default): one older than this is
 from an autoscaler that stopped, and says nothing of now."""
@@ -318,3 +320,15 @@ def triggered_group(word: AutoscalerWord) -> str | None:
     """The machine group a cluster-autoscaler TriggeredScaleUp names (the first)."""
     found = _TRIGGERED.search(word.message)
     return found["group"] if found is not None else None
+
+
+def old_scale_ups(events: Iterable[KubeObject], now: datetime) -> bool:
+    """Some cluster-autoscaler scale-up among the events is older than the default provision
+    time: only then does the value the autoscaler was given change what it means."""
+    return any(
+        _word(event) is Word.ADDING
+        and event.get("reason") == "TriggeredScaleUp"
+        and (at := event_time(event)) is not None
+        and now - at > PROVISION_TIME
+        for event in events
+    )

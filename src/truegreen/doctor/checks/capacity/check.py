@@ -5,9 +5,15 @@ from collections.abc import Mapping, Sequence
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Got, KubeObject, Listed
+from truegreen.cluster import CantRead, Folded, Got, KubeObject, Listed
+from truegreen.doctor.checks.capacity.autoscaler_flags import (
+    DEFAULT_PROVISION_TIME,
+    ProvisionTime,
+    provision_time,
+)
 from truegreen.doctor.checks.capacity.autoscaling import (
     BLOCKED_SCALE_UPS,
+    PROVISION_TIME,
     SCALING_UP,
     STATUS_CONFIG_MAP,
     STATUS_FRESH,
@@ -203,6 +209,7 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     if not verdicts:
         return findings
     lines = [f"scheduler on {v.pod}: {v.message}" for _, v in verdicts]
+    lines += _provision_lines(env)
     words = _autoscaler_words(env, [v.pod for _, v in verdicts])
     adding = [w for w in words if w.word is Word.ADDING]
     health = _autoscaler_health(env)
@@ -268,10 +275,12 @@ def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerW
         for name, g in groups.items()
         if fresh and g.status == SCALING_UP and g.since is not None
     }
+    provision = _provision(env)
     found: dict[str, AutoscalerWord] = {}
     for read in env.autoscaler_events.values():
         if isinstance(read, Listed):
-            for pod, word in autoscaler_words(read.items, pods, env.now, scaling_up).items():
+            words = autoscaler_words(read.items, pods, env.now, scaling_up, provision.wait)
+            for pod, word in words.items():
                 kept = found.get(pod)
                 if kept is None or (word.at is not None and (kept.at is None or word.at > kept.at)):
                     found[pod] = word
@@ -280,6 +289,33 @@ def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerW
     return sorted(
         (_scaling(_launched(w, failed), groups) for w in found.values()), key=lambda w: w.pod
     )
+
+
+def _provision(env: Environment) -> ProvisionTime:
+    """How long a cluster-autoscaler scale-up stands: what its own pod was given, else the
+    default."""
+    flags = env.autoscaler_flags
+    return provision_time(flags.summary if isinstance(flags, Folded) else None)
+
+
+def _provision_lines(env: Environment) -> list[str]:
+    """Where the provision time came from, when an old scale-up made doctor look."""
+    flags = env.autoscaler_flags
+    if flags is None:
+        return []
+    minutes = f"{PROVISION_TIME.total_seconds() / 60:g} minutes"
+    if isinstance(flags, CantRead):
+        return [
+            f"couldn't read cluster-autoscaler's own settings ({flags.reason}): its default "
+            f"provision time of {minutes} is assumed"
+        ]
+    provision = _provision(env)
+    if provision == DEFAULT_PROVISION_TIME:
+        return [f"cluster-autoscaler waits {minutes} for a machine (its default)"]
+    return [
+        f"cluster-autoscaler waits {provision.wait.total_seconds() / 60:g} minutes for a "
+        f"machine: {provision.source}"
+    ]
 
 
 def _where_said(env: Environment, word: AutoscalerWord, on_pod: str) -> str:

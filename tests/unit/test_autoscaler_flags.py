@@ -1,0 +1,84 @@
+"""cluster-autoscaler's provision time from its own command line, as Go's flag packages read
+it (cluster-autoscaler config/flags/flags.go `max-node-provision-time`, 15 minutes by default)."""
+
+from datetime import timedelta
+
+import msgspec
+import pytest
+
+from truegreen.doctor.checks.capacity.autoscaler_flags import (
+    DEFAULT_PROVISION_TIME,
+    AutoscalerFlags,
+    AutoscalerPodView,
+    flag_value,
+    provision_time,
+)
+
+FLAG = "max-node-provision-time"
+
+
+@pytest.mark.parametrize(
+    ("words", "value"),
+    [
+        (["./cluster-autoscaler", "--max-node-provision-time=30m"], "30m"),
+        (["--max-node-provision-time", "45m"], "45m"),
+        (["-max-node-provision-time=1h"], "1h"),  # Go's own flag package takes one dash
+        (["--max-node-provision-time=1h", "--max-node-provision-time=20m"], "20m"),
+        (["--max-node-provision-time-extra=1h", "--v=4"], None),
+        (["max-node-provision-time=1h"], None),  # not a flag: no dash
+        (["--max-node-provision-time"], None),  # no value follows
+    ],
+)
+def test_the_flag_reads_as_go_reads_it(words: list[str], value: str | None) -> None:
+    assert flag_value(words, FLAG) == value
+
+
+def _pod(container: dict[str, object]) -> AutoscalerPodView:
+    pod = {
+        "metadata": {"name": "ca-1", "namespace": "autoscaling"},
+        "spec": {"containers": [container]},
+    }
+    return msgspec.convert(pod, AutoscalerPodView)
+
+
+@pytest.mark.parametrize(
+    ("container", "found"),
+    [
+        # The image's entrypoint runs the program; the flags come as args.
+        (
+            {
+                "image": "registry.k8s.io/autoscaling/cluster-autoscaler:v1.30.2",
+                "args": ["--max-node-provision-time=40m"],
+            },
+            {"pod": "autoscaling/ca-1", "flag": "40m"},
+        ),
+        (
+            {"image": "mirror.example/ca@sha256:" + "0" * 64, "command": ["/cluster-autoscaler"]},
+            {"pod": "autoscaling/ca-1", "flag": None},
+        ),
+        ({"image": "registry.k8s.io/autoscaling/vpa-recommender:1.2.0"}, {}),
+    ],
+)
+def test_the_autoscaler_is_known_by_its_image_or_its_program(
+    container: dict[str, object], found: dict[str, object]
+) -> None:
+    fold = AutoscalerFlags()
+    fold.add(_pod(container))
+    assert fold.summary() == found
+
+
+@pytest.mark.parametrize(
+    ("summary", "wait"),
+    [
+        ({"pod": "kube-system/ca", "flag": "40m"}, timedelta(minutes=40)),
+        ({"pod": "kube-system/ca", "flag": "1h30m"}, timedelta(minutes=90)),
+        ({"pod": "kube-system/ca", "flag": None}, DEFAULT_PROVISION_TIME.wait),
+        ({"pod": "kube-system/ca", "flag": "forever"}, DEFAULT_PROVISION_TIME.wait),
+        ({"pod": "kube-system/ca", "flag": "0s"}, DEFAULT_PROVISION_TIME.wait),
+        ({}, DEFAULT_PROVISION_TIME.wait),
+        (None, DEFAULT_PROVISION_TIME.wait),
+    ],
+)
+def test_the_provision_time_is_the_flag_s_or_the_default(summary: object, wait: timedelta) -> None:
+    assert DEFAULT_PROVISION_TIME.wait == timedelta(minutes=15)
+    assert provision_time(summary).wait == wait
