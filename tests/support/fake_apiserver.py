@@ -470,9 +470,22 @@ class ApiFailureError(Exception):
 class Listener(ThreadingHTTPServer):
     """The listening socket with the backlog a Go server has (net/sock_linux.go
     `maxListenerBacklog`: the kernel's somaxconn, 4096 on current Linux), not socketserver's 5,
-    so that a client opening many connections at once is not held back by SYN retries."""
+    so that a client opening many connections at once is not held back by SYN retries.
+
+    Over TLS, each connection's handshake runs on that connection's own thread, as Go's
+    net/http runs it in the connection's goroutine (server.go `conn.serve` calls
+    `tlsConn.HandshakeContext`), never in the accepting loop: a peer that connects and never
+    finishes its handshake holds up only itself, not every connection behind it."""
 
     request_queue_size = 4096
+
+    def finish_request(self, request: Any, client_address: Any) -> None:
+        if isinstance(request, ssl.SSLSocket):
+            try:
+                request.do_handshake()
+            except (OSError, ssl.SSLError):
+                return  # the peer's failure, on its own connection
+        super().finish_request(request, client_address)
 
 
 class FakeApiServer:
@@ -565,7 +578,9 @@ class FakeApiServer:
         if tls is not None:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(str(tls[0]), str(tls[1]))
-            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
+            self._server.socket = context.wrap_socket(
+                self._server.socket, server_side=True, do_handshake_on_connect=False
+            )
             self._scheme = "https"
         self._server.daemon_threads = True
         self._thread = threading.Thread(

@@ -37,8 +37,18 @@ class Passage:
 
 
 def _relay(client: socket.socket, upstream: socket.socket) -> None:
-    """Copy bytes both ways on ONE thread until either side closes: an SSL socket must not be
-    read and written from two threads at once (an https proxy's client side is one)."""
+    """Copy bytes both ways on ONE thread until either side closes, then close the upstream
+    side too: an SSL socket must not be read and written from two threads at once (an https
+    proxy's client side is one), and a tunnel whose client left must not stay open to a server
+    that may still wait on it (a TLS handshake the client abandoned)."""
+    try:
+        _copy(client, upstream)
+    finally:
+        with contextlib.suppress(OSError):
+            upstream.close()
+
+
+def _copy(client: socket.socket, upstream: socket.socket) -> None:
     while True:
         ready: list[socket.socket] = []
         if isinstance(client, ssl.SSLSocket) and client.pending():
@@ -133,7 +143,8 @@ class _LoopbackProxy:
             self.passages.append(passage)
 
     def _upstream(self, host: str, port: int) -> socket.socket | None:
-        """A connection to the target, its name resolved through `names`; None if refused."""
+        """A connection to the target, its name resolved through `names`; None if refused.
+        `_relay` closes it when either side ends, as a proxy closes both halves of a tunnel."""
         try:
             upstream = socket.create_connection((self._names.get(host, host), port), timeout=10)
         except OSError:
