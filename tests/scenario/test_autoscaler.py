@@ -222,16 +222,20 @@ def _status(
     }
 
 
+@pytest.mark.parametrize(
+    "age", [timedelta(minutes=2), timedelta(minutes=25)], ids=["recent", "past-provision-time"]
+)
 def test_a_scale_up_the_autoscaler_backed_off_from_is_no_machine_on_its_way(
-    doctor: Doctor,
+    doctor: Doctor, age: timedelta
 ) -> None:
-    """TriggeredScaleUp two minutes ago; cluster-autoscaler's own status now shows the group
-    in Backoff (AWS could not launch): the status is the measurement, not the trigger."""
+    """TriggeredScaleUp two (or 25) minutes ago; cluster-autoscaler's own status now shows the
+    group in Backoff (AWS could not launch): the status is the measurement, not the trigger,
+    and not the arithmetic either when the trigger is old."""
 
     def build(now: datetime) -> list[Obj]:
         objects, pod = _waiting(now)
         failed = "AWS cannot provision any more instances for this node group"
-        return [*objects, pod, scale_up_event(now, pod), _status(now, "Backoff", failed)]
+        return [*objects, pod, scale_up_event(now, pod, age), _status(now, "Backoff", failed)]
 
     doctor.load(build)
     result = doctor.live("-o", "json", "--verbose")
@@ -425,6 +429,10 @@ def test_a_scale_up_past_the_provision_time_the_autoscaler_was_given_is_no_machi
     result = doctor.live("-o", "json")
     report = result.json()
     assert "capacity.machine-coming" not in {c for c, _, _ in _capacity(report)}
+    assert (
+        "cluster-autoscaler on big-w1, 25 minutes ago, longer ago than it waits for a machine "
+        "(no machine is on its way): pod triggered scale-up: [{eks-gpu-ng 0->1 (max: 4)}]"
+    ) in _details(report), "the old scale-up is told, never dropped"
     said = [d for d in _details(report) if d.startswith("cluster-autoscaler waits")]
     assert said == (
         ["cluster-autoscaler waits 15 minutes for a machine (its default)"]

@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
@@ -40,6 +41,9 @@ class Word(StrEnum):
     """A machine is being added for it (TriggeredScaleUp, Karpenter's Nominated)."""
     CANNOT_ADD = "cannot-add"
     """No machine can be added for it (NotTriggerScaleUp, Karpenter's FailedScheduling)."""
+    EXPIRED = "expired"
+    """A machine was asked for longer ago than cluster-autoscaler waits for one: none is on
+    its way (kept so that the operator hears of it, never a wait)."""
 
 
 class AutoscalerWord(Struct, frozen=True):
@@ -71,7 +75,7 @@ def autoscaler_words(
 ) -> dict[str, AutoscalerWord]:
     """Per pod, the newest word of an autoscaler about it; an addition older than the
     provision time cluster-autoscaler was given (`provision`: its flag, else PROVISION_TIME)
-    is left out (the machine did not come, or did not help), unless its own fresh status
+    is EXPIRED (the machine did not come, or did not help), unless its own fresh status
     shows its machine group's scale-up in progress without a break since that trigger
     (`scaling_up`: group → since when), by whatever provision time the group was given."""
     scaling = scaling_up or {}
@@ -89,7 +93,7 @@ def autoscaler_words(
         if word is Word.ADDING and (at is None or now - at > provision):
             since = scaling.get(triggered_group(found) or "")
             if at is None or since is None or since > at + TRIGGER_SLACK:
-                continue
+                found = replace(found, word=Word.EXPIRED)
         kept = newest.get(name)
         if kept is None or (at is not None and (kept.at is None or at > kept.at)):
             newest[name] = found

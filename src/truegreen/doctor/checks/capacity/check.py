@@ -220,6 +220,7 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
         ]
     cannot = [w for w in words if w.word is Word.CANNOT_ADD]
     lines += [f"{w.source} on {w.pod}: {w.message}" for w in cannot] + health[1]
+    lines += [_expired(w, env) for w in words if w.word is Word.EXPIRED]
     if all(v.only_room for _, v in verdicts):
         for index, found in enumerate(findings):
             explained_by_wait = found.code == HELD_BY_RUNNING_JOB or not cannot
@@ -291,6 +292,17 @@ def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerW
     )
 
 
+def _expired(word: AutoscalerWord, env: Environment) -> str:
+    """A scale-up past the provision time, said with its age: no machine is on its way."""
+    age = (
+        "" if word.at is None else f", {int((env.now - word.at).total_seconds() // 60)} minutes ago"
+    )
+    return (
+        f"{word.source} on {word.pod}{age}, longer ago than it waits for a machine "
+        f"(no machine is on its way): {word.message}"
+    )
+
+
 def _provision(env: Environment) -> ProvisionTime:
     """How long a cluster-autoscaler scale-up stands: what its own pod was given, else the
     default."""
@@ -333,8 +345,9 @@ STATUS_SAID = "cluster-autoscaler status:"
 
 def _scaling(word: AutoscalerWord, groups: Mapping[str, GroupScaleUp]) -> AutoscalerWord:
     """A scale-up whose machine group cluster-autoscaler's own status now shows in backoff (a
-    scale-up failed) or unhealthy is no machine on its way: its status is the measurement."""
-    group = triggered_group(word) if word.word is Word.ADDING else None
+    scale-up failed) or unhealthy is no machine on its way, however long ago it was asked
+    for: its status is the measurement."""
+    group = triggered_group(word) if word.word in (Word.ADDING, Word.EXPIRED) else None
     state = groups.get(group) if group is not None else None
     if state is None or state.status not in BLOCKED_SCALE_UPS:
         return word
