@@ -123,6 +123,7 @@ _KIND_NOUNS = {
     Kind.RESOURCE_SLICE: "the devices the machines offer",
     Kind.DEVICE_CLASS: "the kinds of device",
     Kind.NODE_CLAIM: "the machines the autoscaler is adding",
+    Kind.NODE_POOL: "the autoscaler's machine pools",
     Kind.LOCAL_QUEUE: "the queues",
     Kind.LOCAL_QUEUE_V1BETA1: "the queues",
     Kind.CLUSTER_QUEUE: "the shared queues",

@@ -460,3 +460,87 @@ def test_the_autoscaler_s_own_pod_is_looked_for_only_past_the_default_provision_
     result = doctor.live("-o", "json")
     assert _capacity(result.json()) == [("capacity.machine-coming", "warn", "measured")]
     assert _running_pod_reads(doctor) == 0
+
+
+def _node_pool(name: str, limits: dict[str, str], resources: dict[str, str]) -> Obj:
+    """A Karpenter NodePool (karpenter.sh/v1, pkg/apis/v1/nodepool.go): `spec.limits`, and the
+    resources its machines hold as its counter controller writes them (`status.resources`,
+    pkg/controllers/nodepool/counter)."""
+    return {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodePool",
+        "metadata": {"name": name},
+        "spec": {
+            "template": {
+                "spec": {
+                    "nodeClassRef": {
+                        "group": "karpenter.k8s.aws",
+                        "kind": "EC2NodeClass",
+                        "name": name,
+                    },
+                    "requirements": [
+                        {
+                            "key": "karpenter.k8s.aws/instance-family",
+                            "operator": "In",
+                            "values": ["p5"],
+                        }
+                    ],
+                }
+            },
+            "limits": limits,
+        },
+        "status": {"resources": resources},
+    }
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        # Karpenter walks every NodePool for the pod and says why each could not take it.
+        'Failed to schedule pod, incompatible with nodepool "system", incompatible requirements, '
+        "key karpenter.k8s.aws/instance-gpu-count; all available instance types exceed limits for "
+        'nodepool "gpu"',
+        # Its structured errors name the pool as a key=value pair.
+        "Failed to schedule pod, all available instance types exceed limits for nodepool "
+        "(NodePool=gpu)",
+    ],
+    ids=["quoted", "structured"],
+)
+def test_a_machine_pool_at_its_limit_is_named_with_its_numbers(
+    doctor: Doctor, message: str
+) -> None:
+    """Karpenter's FailedScheduling names the NodePool whose limits stopped it; the NodePool
+    says which limit: 8 GPUs, all held by its machines."""
+    doctor.server.install("karpenter.sh")
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        refused = _scaler_event(
+            now, pod, "FailedScheduling", message, source="karpenter", age=timedelta(seconds=30)
+        )
+        refused["type"] = "Warning"
+        pools = [
+            _node_pool(
+                "gpu",
+                {"cpu": "1000", "nvidia.com/gpu": "8"},
+                {"cpu": "192", "nvidia.com/gpu": "8", "nodes": "1"},
+            ),
+            _node_pool("system", {"cpu": "64"}, {"cpu": "16"}),
+        ]
+        return [*objects, pod, refused, *pools]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert report["headline"]["code"] == "capacity.no-machine-can-be-added"
+    assert report["headline"]["text"] == (
+        "No machine can be added for 1 program of the training job 'big': the machine pool gpu "
+        "has reached its limit of 8 nvidia.com/gpu."
+    )
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.no-machine-can-be-added"]
+    assert (
+        "NodePool gpu: cpu 192 in use of its limit 1000, nvidia.com/gpu 8 in use of its limit 8"
+        in found["details"]
+    )
+    assert not [d for d in found["details"] if d.startswith("NodePool system")], "not named"
+    assert result.exit_code == 2

@@ -180,6 +180,8 @@ CUSTOM_RESOURCE_TYPES = (
     _custom("leaderworkerset.x-k8s.io", "v1", "LeaderWorkerSet", "leaderworkersets"),
     # kubernetes-sigs/karpenter pkg/apis/crds/karpenter.sh_nodeclaims.yaml (cluster-scoped).
     _custom("karpenter.sh", "v1", "NodeClaim", "nodeclaims", False),
+    # pkg/apis/crds/karpenter.sh_nodepools.yaml (cluster-scoped).
+    _custom("karpenter.sh", "v1", "NodePool", "nodepools", False),
     # kubernetes-sigs/kueue config/components/crd/bases/kueue.x-k8s.io_*.yaml: every kind
     # served at v1beta2 (stored) and v1beta1 since v0.15, at v1beta1 alone before (the
     # `versions` of `install`); v1beta2 is listed first, as discovery prefers it.

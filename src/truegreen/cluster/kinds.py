@@ -101,6 +101,9 @@ class Kind(Enum):
     DEVICE_CLASS = KindSpec("DeviceClass", "resource.k8s.io", "v1", "deviceclasses", False)
     # Karpenter's machines on their way (karpenter.sh/v1 NodeClaim: pkg/apis/v1/nodeclaim.go).
     NODE_CLAIM = KindSpec("NodeClaim", "karpenter.sh", "v1", "nodeclaims", False)
+    # Karpenter's machine pools and their limits (karpenter.sh/v1 NodePool: pkg/apis/v1/
+    # nodepool.go `Limits`, status `Resources`).
+    NODE_POOL = KindSpec("NodePool", "karpenter.sh", "v1", "nodepools", False)
     # Kueue's queue (kueue.x-k8s.io, apis/kueue/v1beta2 and v1beta1): a release serves both
     # versions (v1beta2 stored) or, before v0.15, v1beta1 alone; discovery picks the one read.
     LOCAL_QUEUE = KindSpec("LocalQueue", "kueue.x-k8s.io", "v1beta2", "localqueues", True)

@@ -279,6 +279,7 @@ def gather(
             autoscaler_flags=None if flags is None else flags.result(),
             warning_events=None if evidence.warnings is None else evidence.warnings.result(),
             node_claims=None if evidence.node_claims is None else evidence.node_claims.result(),
+            node_pools=None if evidence.node_pools is None else evidence.node_pools.result(),
             priority_classes=None if classes is None else classes.result(),
             volumes=filtered.volumes,
             devices=filtered.devices,
@@ -614,6 +615,7 @@ class _EvidenceReads(Struct):
     scaler_status: Pending[GetRead] | None
     gpu_pods: dict[str, Pending[ListRead]]
     node_claims: Pending[ListRead] | None
+    node_pools: Pending[ListRead] | None
 
 
 def _evidence_reads(
@@ -629,8 +631,8 @@ def _evidence_reads(
     """What the cluster said about training or workloads that do not run (the namespace's
     warnings: a refused create, a volume that would not mount or attach, whatever else a
     component reported), about training pods the scheduler could not place (the autoscalers'
-    Events and status), and about GPU machines whose GPUs cannot all be used (the pods on
-    them)."""
+    Events and status, Karpenter's NodeClaims and NodePools), and about GPU machines whose
+    GPUs cannot all be used (the pods on them)."""
     warnings = (
         schedule.submit(
             partial(reader.list, Kind.EVENT, namespace=namespace, fields=WARNING_EVENTS)
@@ -670,7 +672,12 @@ def _evidence_reads(
         if unplaced and karpenter
         else None
     )
-    return _EvidenceReads(warnings, scaler_events, scaler_status, gpu_pods, node_claims)
+    node_pools = (
+        schedule.submit(partial(reader.list, Kind.NODE_POOL, namespace=None))
+        if unplaced and karpenter
+        else None
+    )
+    return _EvidenceReads(warnings, scaler_events, scaler_status, gpu_pods, node_claims, node_pools)
 
 
 def _autoscaler_flags(

@@ -24,6 +24,7 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
 from truegreen.doctor.knowledge.reports import event_time
 from truegreen.patterns import LazyPattern
+from truegreen.quantity import QuantityError, parse_quantity
 
 AUTOSCALER_SOURCES = ("cluster-autoscaler", "karpenter")
 """The event sources read, each by its own field selector (`source=…`)."""
@@ -336,3 +337,52 @@ def old_scale_ups(events: Iterable[KubeObject], now: datetime) -> bool:
         and now - at > PROVISION_TIME
         for event in events
     )
+
+
+# Karpenter names the pool whose limits stopped it: `… exceed limits for nodepool "gpu"`
+# (older releases' fmt.Errorf with %q) or, through its structured errors,
+# `… (NodePool=gpu)` (pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go and
+# scheduler.go: serrors.Wrap(..., "NodePool", klog.KRef("", name))).
+_LIMITED_POOL = LazyPattern(
+    r"(?:exceed limits for nodepool|limits have been exhausted for nodepool)"
+    r"(?::? \"(?P<quoted>[^\"]+)\"| \(NodePool=(?P<named>[^)\s]+)\))?"
+)
+
+
+def limited_pools(message: str) -> list[str]:
+    """The NodePools Karpenter says it could not add a machine to for their limits, in the
+    order named ('' for a limit it names no pool for)."""
+    return list(
+        dict.fromkeys(
+            found["quoted"] or found["named"] or "" for found in _LIMITED_POOL.finditer(message)
+        )
+    )
+
+
+class PoolUse(Struct, frozen=True):
+    """One limited resource of a Karpenter NodePool: its limit and what its machines hold."""
+
+    resource: str
+    limit: str
+    used: str
+    reached: bool
+    """What its machines hold is at the limit or past it: Karpenter adds no machine that has
+    any of it (pkg/controllers/provisioning/scheduling `filterByRemainingResources` drops
+    every instance type larger than the limit less the use)."""
+
+
+def pool_use(pool: KubeObject) -> list[PoolUse]:
+    """The NodePool's limits (`spec.limits`) against its machines' resources
+    (`status.resources`, which Karpenter's counter controller writes), in the limits' order;
+    a value that is no quantity is left out."""
+    limits = o.mapping(o.mapping(pool.get("spec")).get("limits"))
+    resources = o.mapping(o.mapping(pool.get("status")).get("resources"))
+    found = []
+    for name, limit in limits.items():
+        used = resources.get(name, "0")
+        try:
+            reached = parse_quantity(str(used)) >= parse_quantity(str(limit))
+        except QuantityError:
+            continue
+        found.append(PoolUse(str(name), str(limit), str(used), reached))
+    return found

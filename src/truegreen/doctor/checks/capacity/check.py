@@ -24,9 +24,11 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     autoscaler_words,
     failed_launches,
     group_scale_ups,
+    limited_pools,
     nominated_claim,
     plain_adding,
     plain_cannot_add,
+    pool_use,
     status_time,
     triggered_group,
 )
@@ -233,6 +235,8 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     count = len(of_job)
     what = f"{count} program{'s' if count != 1 else ''} of the training job '{job}'"
     command = env.settings.kubectl.here("describe", "pod", newest.pod)
+    pool_why, pool_lines = _pool_limits(env, cannot)
+    lines += pool_lines
     measured = (
         SAY.finding(
             Status.FAIL,
@@ -241,7 +245,7 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
             details=lines,
             objects=[f"Pod/{v.pod}" for _, v in verdicts],
             what=what,
-            why=plain_cannot_add(cannot[0].message),
+            why=pool_why or plain_cannot_add(cannot[0].message),
             command=_where_said(env, cannot[0], command),
         )
         if cannot
@@ -290,6 +294,31 @@ def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerW
     return sorted(
         (_scaling(_launched(w, failed), groups) for w in found.values()), key=lambda w: w.pod
     )
+
+
+def _pool_limits(env: Environment, cannot: Sequence[AutoscalerWord]) -> tuple[str, list[str]]:
+    """Where Karpenter says a NodePool's limits stopped it: each named pool's limits against
+    what its machines hold (details), and, for the first pool at a limit, plain words for
+    the headline ('' when none is)."""
+    named = [p for w in cannot if w.source == "karpenter" for p in limited_pools(w.message)]
+    read = env.node_pools
+    if not named or not isinstance(read, Listed):
+        return "", []
+    pools = {o.name_of(p): p for p in read.items}
+    wanted = [p for p in named if p] or sorted(pools)
+    why, lines = "", []
+    for name in wanted:
+        pool = pools.get(name)
+        if pool is None:
+            continue
+        uses = pool_use(pool)
+        stated = ", ".join(f"{u.resource} {u.used} in use of its limit {u.limit}" for u in uses)
+        lines.append(f"NodePool {name}: {stated or 'no limits'}")
+        reached = [u for u in uses if u.reached]
+        if reached and not why:
+            at = " and ".join(f"{u.limit} {u.resource}" for u in reached)
+            why = f"the machine pool {name} has reached its limit of {at}"
+    return why, lines
 
 
 def _expired(word: AutoscalerWord, env: Environment) -> str:

@@ -1,5 +1,6 @@
-"""cluster-autoscaler's provision time from its own command line, as Go's flag packages read
-it (cluster-autoscaler config/flags/flags.go `max-node-provision-time`, 15 minutes by default)."""
+"""What the autoscalers' own settings say: cluster-autoscaler's provision time from its command
+line, as Go's flag packages read it (config/flags/flags.go `max-node-provision-time`, 15
+minutes by default), and Karpenter's NodePool limits against their use."""
 
 from datetime import timedelta
 
@@ -13,6 +14,7 @@ from truegreen.doctor.checks.capacity.autoscaler_flags import (
     flag_value,
     provision_time,
 )
+from truegreen.doctor.checks.capacity.autoscaling import limited_pools, pool_use
 
 FLAG = "max-node-provision-time"
 
@@ -82,3 +84,33 @@ def test_the_autoscaler_is_known_by_its_image_or_its_program(
 def test_the_provision_time_is_the_flag_s_or_the_default(summary: object, wait: timedelta) -> None:
     assert DEFAULT_PROVISION_TIME.wait == timedelta(minutes=15)
     assert provision_time(summary).wait == wait
+
+
+@pytest.mark.parametrize(
+    ("message", "pools"),
+    [
+        (
+            'incompatible with nodepool "system", incompatible requirements; all available '
+            'instance types exceed limits for nodepool "gpu"',
+            ["gpu"],
+        ),
+        ("all available instance types exceed limits for nodepool (NodePool=a100)", ["a100"]),
+        ('node limits have been exhausted for nodepool: "spot"', ["spot"]),
+        ("all available instance types exceed limits for nodepool", [""]),
+        ('incompatible with nodepool "gpu", did not tolerate taint', []),
+    ],
+)
+def test_karpenter_names_the_pools_its_limits_stopped(message: str, pools: list[str]) -> None:
+    assert limited_pools(message) == pools
+
+
+def test_a_pool_s_use_against_its_limits() -> None:
+    pool = {
+        "spec": {"limits": {"cpu": "1k", "nvidia.com/gpu": "8", "memory": "lots"}},
+        "status": {"resources": {"cpu": "999", "nvidia.com/gpu": "9"}},
+    }
+    assert [(u.resource, u.used, u.limit, u.reached) for u in pool_use(pool)] == [
+        ("cpu", "999", "1k", False),
+        ("nvidia.com/gpu", "9", "8", True),  # past the limit (a pool shrunk under its use)
+    ], "a value that is no quantity is left out"
+    assert [u.used for u in pool_use({"spec": {"limits": {"cpu": "4"}}})] == ["0"]
