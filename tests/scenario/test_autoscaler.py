@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tests.scenario.conftest import Doctor
+from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import NAMESPACE, Obj, healthy, job_pod, training_job, ts
 
 
@@ -491,6 +492,40 @@ def _node_pool(name: str, limits: dict[str, str], resources: dict[str, str]) -> 
         },
         "status": {"resources": resources},
     }
+
+
+_POOL_LIMIT = (
+    'Failed to schedule pod, all available instance types exceed limits for nodepool "gpu"'
+)
+
+
+def test_the_pools_unread_leave_karpenter_s_own_words_standing(doctor: Doctor) -> None:
+    """The NodePools refused (403): the failure is Karpenter's measurement still, in its plain
+    words, and the details say the limits could not be shown."""
+    doctor.server.install("karpenter.sh")
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        refused = _scaler_event(
+            now, pod, "FailedScheduling", _POOL_LIMIT, source="karpenter", age=timedelta(0)
+        )
+        return [*objects, pod, refused]
+
+    doctor.load(build)
+    doctor.server.inject(Fault.FORBIDDEN, "^/apis/karpenter.sh/v1/nodepools$", method="GET")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert report["headline"]["text"] == (
+        "No machine can be added for 1 program of the training job 'big': a machine pool has "
+        "reached its limit."
+    )
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.no-machine-can-be-added"]
+    assert (found["status"], found["basis"]) == ("fail", "measured")
+    assert [d for d in found["details"] if "NodePools" in d] == [
+        "Karpenter's NodePools' limits not shown: list nodepools: no permission (403); needs "
+        "list nodepools.karpenter.sh (cluster-wide: a ClusterRole)"
+    ]
+    assert result.exit_code == 2
 
 
 @pytest.mark.parametrize(

@@ -302,6 +302,8 @@ def _pool_limits(env: Environment, cannot: Sequence[AutoscalerWord]) -> tuple[st
     the headline ('' when none is)."""
     named = [p for w in cannot if w.source == "karpenter" for p in limited_pools(w.message)]
     read = env.node_pools
+    if named and isinstance(read, CantRead):
+        return "", [f"Karpenter's NodePools' limits not shown: {read.reason}"]
     if not named or not isinstance(read, Listed):
         return "", []
     pools = {o.name_of(p): p for p in read.items}
