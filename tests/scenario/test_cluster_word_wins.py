@@ -7,6 +7,7 @@ from typing import Any
 
 from tests.scenario.conftest import Doctor
 from tests.scenario.test_autoscaler import _scaler_event, _waiting
+from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import Obj, healthy, job_pod, node, training_job, ts
 
 
@@ -223,3 +224,20 @@ def test_a_scheduler_message_with_no_reason_known_is_pointed_at_in_plain_words(
     report = doctor.live("-o", "json").json()
     assert report["headline"]["code"] == "capacity.unschedulable"
     assert "read the cluster's own words on it" in report["headline"]["remedy"].lower()
+
+
+def test_a_nominated_machine_whose_claims_could_not_be_read_says_so(doctor: Doctor) -> None:
+    """The NodeClaims refused (403): Karpenter's nomination is still its measured word (a
+    wait), and the details say whether the machine launched is not known."""
+    doctor.server.install("karpenter.sh")
+    doctor.load(
+        lambda now: _nominated(now, {"status": "False", "reason": "InsufficientCapacityError"})
+    )
+    doctor.server.inject(Fault.FORBIDDEN, "^/apis/karpenter.sh/v1/nodeclaims$", method="GET")
+    report = doctor.live("-o", "json").json()
+    assert report["headline"]["code"] == "capacity.machine-coming"
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.machine-coming"]
+    assert [d for d in found["details"] if d.startswith("whether")] == [
+        "whether Karpenter's machine launched is not known: list nodeclaims: no permission "
+        "(403); needs list nodeclaims.karpenter.sh (cluster-wide: a ClusterRole)"
+    ]

@@ -215,6 +215,9 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     words = _autoscaler_words(env, [v.pod for _, v in verdicts])
     adding = [w for w in words if w.word is Word.ADDING]
     health = _autoscaler_health(env)
+    claims = env.node_claims
+    if isinstance(claims, CantRead) and any(nominated_claim(w) for w in adding):
+        lines.append(f"whether Karpenter's machine launched is not known: {claims.reason}")
     if adding:
         return [
             _machine_coming(env, adding, lines),
