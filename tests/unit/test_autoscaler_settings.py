@@ -114,3 +114,8 @@ def test_a_pool_s_use_against_its_limits() -> None:
         ("nvidia.com/gpu", "9", "8", True),  # past the limit (a pool shrunk under its use)
     ], "a value that is no quantity is left out"
     assert [u.used for u in pool_use({"spec": {"limits": {"cpu": "4"}}})] == ["0"]
+
+
+def test_a_pool_s_limits_are_read_up_to_a_bound() -> None:
+    many = {f"example.com/r{i}": "1" for i in range(10_000)}
+    assert len(pool_use({"spec": {"limits": many}})) == 16

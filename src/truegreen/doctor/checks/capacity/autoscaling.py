@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from enum import StrEnum
+from itertools import islice
 from typing import Any
 
 from msgspec import Struct
@@ -371,11 +372,18 @@ class PoolUse(Struct, frozen=True):
     every instance type larger than the limit less the use)."""
 
 
+POOL_LIMITS_SHOWN = 16
+"""A NodePool's limits read at most: real ones state a handful (cpu, memory, GPUs, nodes)."""
+
+
 def pool_use(pool: KubeObject) -> list[PoolUse]:
     """The NodePool's limits (`spec.limits`) against its machines' resources
     (`status.resources`, which Karpenter's counter controller writes), in the limits' order;
-    a value that is no quantity is left out."""
-    limits = o.mapping(o.mapping(pool.get("spec")).get("limits"))
+    a value that is no quantity is left out, and no more than POOL_LIMITS_SHOWN are read (the
+    object is the cluster's: its size is not ours to trust)."""
+    limits = dict(
+        islice(o.mapping(o.mapping(pool.get("spec")).get("limits")).items(), POOL_LIMITS_SHOWN)
+    )
     resources = o.mapping(o.mapping(pool.get("status")).get("resources"))
     found = []
     for name, limit in limits.items():
