@@ -579,3 +579,25 @@ def test_a_machine_pool_at_its_limit_is_named_with_its_numbers(
     )
     assert not [d for d in found["details"] if d.startswith("NodePool system")], "not named"
     assert result.exit_code == 2
+
+
+def test_pools_are_described_up_to_a_bound_where_karpenter_names_none(doctor: Doctor) -> None:
+    """Karpenter's words name no pool: every pool may be the one, and at most 8 are shown (the
+    list is the cluster's, its length not ours to trust)."""
+    doctor.server.install("karpenter.sh")
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        said = "Failed to schedule pod, all available instance types exceed limits for nodepool"
+        refused = _scaler_event(
+            now, pod, "FailedScheduling", said, source="karpenter", age=timedelta(0)
+        )
+        pools = [_node_pool(f"pool-{i:02}", {"cpu": "8"}, {"cpu": "8"}) for i in range(20)]
+        return [*objects, pod, refused, *pools]
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.no-machine-can-be-added"]
+    described = [d for d in found["details"] if d.startswith("NodePool ")]
+    assert described == [f"NodePool pool-{i:02}: cpu 8 in use of its limit 8" for i in range(8)]
+    assert "the machine pool pool-00 has reached its limit of 8 cpu" in report["headline"]["text"]

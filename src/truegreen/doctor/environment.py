@@ -201,10 +201,10 @@ class Environment(Struct, frozen=True):
     provision time it was given, read only when one of its scale-ups is older than the
     default (doctor/checks/capacity/autoscaler_flags.py)."""
     node_claims: ListRead | None = None
-    node_pools: ListRead | None = None
-    """Karpenter's NodePools, read with its NodeClaims: the limits a pool has reached."""
     """Karpenter's NodeClaims, read with the autoscalers' Events where karpenter.sh is served:
     whether a machine it nominated failed to launch."""
+    node_pools: ListRead | None = None
+    """Karpenter's NodePools, read with its NodeClaims: the limits a pool has reached."""
     warning_events: ListRead | None = None
     """The namespace's Warning Events, read only while some training job does not run whole
     (`training_not_running`): the controllers' own word on why."""

@@ -332,8 +332,7 @@ def old_scale_ups(events: Iterable[KubeObject], now: datetime) -> bool:
     """Some cluster-autoscaler scale-up among the events is older than the default provision
     time: only then does the value the autoscaler was given change what it means."""
     return any(
-        _word(event) is Word.ADDING
-        and event.get("reason") == "TriggeredScaleUp"
+        event.get("reason") == "TriggeredScaleUp"
         and (at := event_time(event)) is not None
         and now - at > PROVISION_TIME
         for event in events

@@ -211,8 +211,9 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     if not verdicts:
         return findings
     lines = [f"scheduler on {v.pod}: {v.message}" for _, v in verdicts]
-    lines += _provision_lines(env)
-    words = _autoscaler_words(env, [v.pod for _, v in verdicts])
+    provision = _provision(env)
+    lines += _provision_lines(env, provision)
+    words = _autoscaler_words(env, [v.pod for _, v in verdicts], provision)
     adding = [w for w in words if w.word is Word.ADDING]
     health = _autoscaler_health(env)
     claims = env.node_claims
@@ -271,7 +272,9 @@ _ROOM_CODES = _EXPLAINS_A_WAIT_FOR_ROOM | {UNSCHEDULABLE}
 """What a machine on its way answers: the room it brings is the room these lack."""
 
 
-def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerWord]:
+def _autoscaler_words(
+    env: Environment, pods: Sequence[str], provision: ProvisionTime
+) -> list[AutoscalerWord]:
     """What the autoscalers said about these pods, newest per pod (their Events' reads that
     failed are left out: the scheduler's own verdict still stands)."""
     status = env.autoscaler_status
@@ -283,7 +286,6 @@ def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerW
         for name, g in groups.items()
         if fresh and g.status == SCALING_UP and g.since is not None
     }
-    provision = _provision(env)
     found: dict[str, AutoscalerWord] = {}
     for read in env.autoscaler_events.values():
         if isinstance(read, Listed):
@@ -299,6 +301,10 @@ def _autoscaler_words(env: Environment, pods: Sequence[str]) -> list[AutoscalerW
     )
 
 
+POOLS_SHOWN = 8
+"""NodePools described at most: those Karpenter names, or where it names none, every pool."""
+
+
 def _pool_limits(env: Environment, cannot: Sequence[AutoscalerWord]) -> tuple[str, list[str]]:
     """Where Karpenter says a NodePool's limits stopped it: each named pool's limits against
     what its machines hold (details), and, for the first pool at a limit, plain words for
@@ -310,7 +316,7 @@ def _pool_limits(env: Environment, cannot: Sequence[AutoscalerWord]) -> tuple[st
     if not named or not isinstance(read, Listed):
         return "", []
     pools = {o.name_of(p): p for p in read.items}
-    wanted = [p for p in named if p] or sorted(pools)
+    wanted = ([p for p in named if p] or sorted(pools))[:POOLS_SHOWN]
     why, lines = "", []
     for name in wanted:
         pool = pools.get(name)
@@ -344,7 +350,7 @@ def _provision(env: Environment) -> ProvisionTime:
     return provision_time(flags.summary if isinstance(flags, Folded) else None)
 
 
-def _provision_lines(env: Environment) -> list[str]:
+def _provision_lines(env: Environment, provision: ProvisionTime) -> list[str]:
     """Where the provision time came from, when an old scale-up made doctor look."""
     flags = env.autoscaler_flags
     if flags is None:
@@ -355,7 +361,6 @@ def _provision_lines(env: Environment) -> list[str]:
             f"couldn't read cluster-autoscaler's own settings ({flags.reason}): its default "
             f"provision time of {minutes} is assumed"
         ]
-    provision = _provision(env)
     if provision == DEFAULT_PROVISION_TIME:
         return [f"cluster-autoscaler waits {minutes} for a machine (its default)"]
     return [
