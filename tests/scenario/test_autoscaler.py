@@ -601,3 +601,148 @@ def test_pools_are_described_up_to_a_bound_where_karpenter_names_none(doctor: Do
     described = [d for d in found["details"] if d.startswith("NodePool ")]
     assert described == [f"NodePool pool-{i:02}: cpu 8 in use of its limit 8" for i in range(8)]
     assert "the machine pool pool-00 has reached its limit of 8 cpu" in report["headline"]["text"]
+
+
+def _not_ready(pool: Obj, now: datetime) -> Obj:
+    """`pool` as Karpenter's readiness controller leaves it when its EC2NodeClass is gone
+    (pkg/controllers/nodepool/readiness/controller.go: NodeClassReady False, NodeClassNotFound,
+    "NodeClass not found on cluster"; operatorpkg's root condition Ready False,
+    UnhealthyDependents, "NodeClassReady=False"), as `kubectl describe nodepool` shows it in
+    EKS Auto Mode's troubleshooting guide."""
+    at = ts(now - timedelta(minutes=20))
+    pool["status"]["conditions"] = [
+        {
+            "type": "ValidationSucceeded",
+            "status": "True",
+            "reason": "ValidationSucceeded",
+            "message": "",
+            "lastTransitionTime": at,
+            "observedGeneration": 1,
+        },
+        {
+            "type": "NodeClassReady",
+            "status": "False",
+            "reason": "NodeClassNotFound",
+            "message": "NodeClass not found on cluster",
+            "lastTransitionTime": at,
+            "observedGeneration": 1,
+        },
+        {
+            "type": "Ready",
+            "status": "False",
+            "reason": "UnhealthyDependents",
+            "message": "NodeClassReady=False",
+            "lastTransitionTime": at,
+            "observedGeneration": 1,
+        },
+    ]
+    return pool
+
+
+def _ready(pool: Obj, now: datetime) -> Obj:
+    pool["status"]["conditions"] = [
+        {"type": t, "status": "True", "reason": t, "message": "", "lastTransitionTime": ts(now)}
+        for t in ("ValidationSucceeded", "NodeClassReady", "Ready")
+    ]
+    return pool
+
+
+_GPU_POOL_DOWN = (
+    "NodePool gpu is not ready: NodeClassReady=False (NodeClassNotFound): NodeClass not found "
+    "on cluster"
+)
+
+
+def test_no_ready_machine_pool_is_why_no_machine_comes(doctor: Doctor) -> None:
+    """Karpenter passes over every NodePool that is not Ready and, with none left, says nothing
+    on the pod (it only logs `no dynamic nodepools found`): the pool's own condition is the
+    measurement, and it outranks placing on bigger machines ("add machines")."""
+    doctor.server.install("karpenter.sh")
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        pool = _not_ready(_node_pool("gpu", {"nvidia.com/gpu": "64"}, {}), now)
+        return [*objects, pod, pool]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert report["headline"]["code"] == "capacity.machine-pools-not-ready"
+    assert report["headline"]["text"] == (
+        "No machine can be added for 1 program of the training job 'big': no machine pool of "
+        "Karpenter is ready (gpu: NodeClass not found on cluster)."
+    )
+    assert "describe nodepool gpu`" in report["headline"]["remedy"]
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.machine-pools-not-ready"]
+    assert (found["status"], found["basis"]) == ("fail", "measured")
+    assert _GPU_POOL_DOWN in found["details"]
+    assert _capacity(report)[0] == ("capacity.machine-pools-not-ready", "fail", "measured")
+    assert result.exit_code == 2
+
+
+@pytest.mark.parametrize("other", ["ready", "unstated"])
+def test_a_pool_down_beside_one_karpenter_may_use_is_said_not_blamed(
+    doctor: Doctor, other: str
+) -> None:
+    """Another pool is Ready, or states no condition at all (older Karpenter): Karpenter may
+    still add a machine from it, so the pool that is down is a detail, not the headline."""
+    doctor.server.install("karpenter.sh")
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        down = _not_ready(_node_pool("gpu", {"nvidia.com/gpu": "64"}, {}), now)
+        spare = _node_pool("spare", {"cpu": "64"}, {})
+        return [*objects, pod, down, _ready(spare, now) if other == "ready" else spare]
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    codes = {f["code"] for f in report["findings"]}
+    assert "capacity.machine-pools-not-ready" not in codes
+    [found] = [f for f in report["findings"] if f["check"] == "capacity" and f["status"] == "fail"]
+    assert _GPU_POOL_DOWN in found["details"]
+
+
+def test_karpenter_s_own_word_on_the_pod_outranks_its_pools(doctor: Doctor) -> None:
+    """Karpenter said why about the pod itself: that stays the headline; the pool that is down
+    is in its details."""
+    doctor.server.install("karpenter.sh")
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        refused = _scaler_event(
+            now, pod, "FailedScheduling", _POOL_LIMIT, source="karpenter", age=timedelta(0)
+        )
+        pools = [
+            _ready(_node_pool("gpu", {"nvidia.com/gpu": "8"}, {"nvidia.com/gpu": "8"}), now),
+            _not_ready(_node_pool("spare", {"cpu": "64"}, {}), now),
+        ]
+        return [*objects, pod, refused, *pools]
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    assert report["headline"]["code"] == "capacity.no-machine-can-be-added"
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.no-machine-can-be-added"]
+    assert (
+        "NodePool spare is not ready: NodeClassReady=False (NodeClassNotFound): NodeClass not "
+        "found on cluster" in found["details"]
+    )
+
+
+def test_pools_unread_are_said_where_karpenter_said_nothing(doctor: Doctor) -> None:
+    """The NodePools refused (403) and no word from Karpenter on the pod: whether a pool is
+    down is not known, and the details say so beside what placing shows."""
+    doctor.server.install("karpenter.sh")
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        return [*objects, pod, _not_ready(_node_pool("gpu", {"nvidia.com/gpu": "64"}, {}), now)]
+
+    doctor.load(build)
+    doctor.server.inject(Fault.FORBIDDEN, "^/apis/karpenter.sh/v1/nodepools$", method="GET")
+    report = doctor.live("-o", "json").json()
+    assert report["headline"]["code"] == "capacity.too-large"
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.too-large"]
+    assert (
+        "whether Karpenter's machine pools are ready is not known: list nodepools: no permission "
+        "(403); needs list nodepools.karpenter.sh (cluster-wide: a ClusterRole)" in found["details"]
+    )

@@ -436,6 +436,7 @@ COVERED_ELSEWHERE = (
         "workloads.no-shared-memory",  # test_gpu_supply.py
         "capacity.machine-coming",  # test_autoscaler.py
         "capacity.no-machine-can-be-added",  # test_autoscaler.py
+        "capacity.machine-pools-not-ready",  # test_autoscaler.py
         "capacity.autoscaler-unhealthy",  # test_autoscaler.py
         "evidence.cluster-reported",  # test_cluster_reports.py
         "capacity.machines-down",  # test_cluster_word_wins.py

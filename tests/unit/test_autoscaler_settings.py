@@ -14,7 +14,7 @@ from truegreen.doctor.checks.capacity.autoscaler_flags import (
     flag_value,
     provision_time,
 )
-from truegreen.doctor.checks.capacity.autoscaling import limited_pools, pool_use
+from truegreen.doctor.checks.capacity.autoscaling import limited_pools, pool_use, unready_pools
 
 FLAG = "max-node-provision-time"
 
@@ -119,3 +119,40 @@ def test_a_pool_s_use_against_its_limits() -> None:
 def test_a_pool_s_limits_are_read_up_to_a_bound() -> None:
     many = {f"example.com/r{i}": "1" for i in range(10_000)}
     assert len(pool_use({"spec": {"limits": many}})) == 16
+
+
+def _pool(
+    name: str, ready: str | None, *, replicas: int | None = None, deleted: bool = False
+) -> dict[str, object]:
+    """A karpenter.sh/v1 NodePool stating `ready` as its Ready condition (None: no condition)."""
+    metadata: dict[str, object] = {"name": name}
+    if deleted:
+        metadata["deletionTimestamp"] = "2026-12-01T00:00:00Z"
+    return {
+        "kind": "NodePool",
+        "metadata": metadata,
+        "spec": {} if replicas is None else {"replicas": replicas},
+        "status": {
+            "conditions": []
+            if ready is None
+            else [{"type": "Ready", "status": ready, "reason": "R"}]
+        },
+    }
+
+
+def test_which_pools_karpenter_passes_over() -> None:
+    """Karpenter's provisioner skips static pools (`spec.replicas`), deleting ones and those
+    whose Ready is not True (Unknown included: `ReconcilingDependents`); every pool is down only
+    when each dynamic one says so."""
+    static = _pool("static", "False", replicas=2)
+    deleting = _pool("old", "True", deleted=True)
+    unknown = _pool("new", "Unknown")
+    unready, none_ready = unready_pools([static, deleting, unknown])
+    assert [(p.name, p.said) for p in unready] == [
+        ("old", "being deleted"),
+        ("new", "Ready=Unknown (R)"),
+    ]
+    assert none_ready is True
+    assert unready_pools([static])[1] is False, "no dynamic pool: nothing to say"
+    assert unready_pools([unknown, _pool("silent", None)])[1] is False, "one states nothing"
+    assert unready_pools([unknown, _pool("up", "True")])[1] is False

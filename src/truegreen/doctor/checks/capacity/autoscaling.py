@@ -393,3 +393,63 @@ def pool_use(pool: KubeObject) -> list[PoolUse]:
             continue
         found.append(PoolUse(str(name), str(limit), str(used), reached))
     return found
+
+
+class UnreadyPool(Struct, frozen=True):
+    """A Karpenter NodePool that Karpenter adds no machine from: it is being deleted, or its
+    `Ready` condition is not True."""
+
+    name: str
+    said: str
+    """Why, in Karpenter's words: each failing condition it is ready by, bounded."""
+    plain: str
+    """The first failing condition's message, for the headline ('' when it has none)."""
+
+
+# A NodePool is Ready when these are True (pkg/apis/v1/nodepool_status.go StatusConditions);
+# operatorpkg's root condition says only `UnhealthyDependents` with the dependents' names, so
+# the dependents' own words are quoted instead.
+_POOL_READY_BY = ("NodeClassReady", "ValidationSucceeded")
+POOL_MESSAGE_KEPT = 300
+"""Characters of a condition's message kept (the object is the cluster's)."""
+
+
+def _failing_words(pool: KubeObject, kind: str) -> tuple[str, str] | None:
+    condition = o.condition(pool, kind)
+    if condition is None or condition.get("status") == "True":
+        return None
+    reason = str(condition.get("reason") or "")
+    message = str(condition.get("message") or "")[:POOL_MESSAGE_KEPT]
+    said = f"{kind}={condition.get('status')}" + (f" ({reason})" if reason else "")
+    return said + (f": {message}" if message else ""), message
+
+
+def unready_pools(pools: Iterable[KubeObject]) -> tuple[list[UnreadyPool], bool]:
+    """The NodePools Karpenter adds no machine from, and whether that is every one it could:
+    Karpenter's provisioner passes over a static NodePool (`spec.replicas`), one being deleted
+    and one whose `Ready` condition is not True (pkg/controllers/provisioning/provisioner.go
+    NewScheduler), and with none left it only logs `no dynamic nodepools found`: no Event on the
+    pod. Every pool is measured only when each dynamic one is being deleted or states its
+    `Ready` condition (a pool that states none is not counted as down)."""
+    unready, measured, dynamic = [], True, 0
+    for pool in pools:
+        if o.mapping(pool.get("spec")).get("replicas") is not None:
+            continue
+        dynamic += 1
+        name = o.name_of(pool)
+        if o.is_terminating(pool):
+            unready.append(UnreadyPool(name, "being deleted", "it is being deleted"))
+            continue
+        ready = o.condition(pool, "Ready")
+        if ready is None:
+            measured = False
+            continue
+        if ready.get("status") == "True":
+            continue
+        failing = [w for kind in _POOL_READY_BY if (w := _failing_words(pool, kind)) is not None]
+        if not failing:
+            failing = [w for w in [_failing_words(pool, "Ready")] if w is not None]
+        unready.append(
+            UnreadyPool(name, "; ".join(s for s, _ in failing), next((m for _, m in failing), ""))
+        )
+    return unready, measured and dynamic > 0 and len(unready) == dynamic

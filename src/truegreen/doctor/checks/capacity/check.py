@@ -19,6 +19,7 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     STATUS_FRESH,
     AutoscalerWord,
     GroupScaleUp,
+    UnreadyPool,
     Word,
     autoscaler_health,
     autoscaler_words,
@@ -31,6 +32,7 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     pool_use,
     status_time,
     triggered_group,
+    unready_pools,
 )
 from truegreen.doctor.checks.capacity.machines import (
     Judged,
@@ -67,6 +69,7 @@ from truegreen.doctor.checks.capacity.words import (
     NO_ELIGIBLE_MACHINE,
     NO_MACHINE_CAN_BE_ADDED,
     PARTLY_FITS,
+    POOLS_NOT_READY,
     RESERVATION_UNKNOWN,
     SAY,
     TOO_LARGE,
@@ -74,7 +77,7 @@ from truegreen.doctor.checks.capacity.words import (
 )
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.knowledge.evidence import scheduler_verdict
+from truegreen.doctor.knowledge.evidence import SchedulerVerdict, scheduler_verdict
 from truegreen.doctor.knowledge.stored_pod import (
     ExtendedTolerations,
     Knowledge,
@@ -227,9 +230,15 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     cannot = [w for w in words if w.word is Word.CANNOT_ADD]
     lines += [f"{w.source} on {w.pod}: {w.message}" for w in cannot] + health[1]
     lines += [_expired(w, env) for w in words if w.word is Word.EXPIRED]
+    unready, none_ready = _unready_pools(env)
+    lines += [f"NodePool {p.name} is not ready: {p.said}" for p in unready[:POOLS_SHOWN]]
+    no_pool = none_ready and not cannot
+    pools = env.node_pools
+    if isinstance(pools, CantRead) and not pools.is_measurement and not cannot:
+        lines.append(f"whether Karpenter's machine pools are ready is not known: {pools.reason}")
     if all(v.only_room for _, v in verdicts):
         for index, found in enumerate(findings):
-            explained_by_wait = found.code == HELD_BY_RUNNING_JOB or not cannot
+            explained_by_wait = found.code == HELD_BY_RUNNING_JOB or not (cannot or no_pool)
             if found.code in _EXPLAINS_A_WAIT_FOR_ROOM and explained_by_wait:
                 explained = replace(found, details=(*found.details, *lines))
                 return [*findings[:index], explained, *findings[index + 1 :], *health[0]]
@@ -253,6 +262,8 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
             command=_where_said(env, cannot[0], command),
         )
         if cannot
+        else _pools_not_ready(env, unready[0], what, lines, verdicts)
+        if no_pool
         else SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
@@ -330,6 +341,35 @@ def _pool_limits(env: Environment, cannot: Sequence[AutoscalerWord]) -> tuple[st
             at = " and ".join(f"{u.limit} {u.resource}" for u in reached)
             why = f"the machine pool {name} has reached its limit of {at}"
     return why, lines
+
+
+def _unready_pools(env: Environment) -> tuple[list[UnreadyPool], bool]:
+    """Karpenter's NodePools it adds no machine from, where they were read, and whether that
+    is every one (`unready_pools`)."""
+    read = env.node_pools
+    return unready_pools(read.items) if isinstance(read, Listed) else ([], False)
+
+
+def _pools_not_ready(
+    env: Environment,
+    pool: UnreadyPool,
+    what: str,
+    lines: Sequence[str],
+    verdicts: Sequence[tuple[KubeObject, SchedulerVerdict]],
+) -> Finding:
+    """No NodePool of Karpenter's is ready, and Karpenter said nothing about the pods: it
+    passes over every pool and adds no machine, whatever placing on bigger machines shows."""
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        POOLS_NOT_READY,
+        details=lines,
+        objects=[*(f"Pod/{v.pod}" for _, v in verdicts), f"NodePool/{pool.name}"],
+        what=what,
+        pool=pool.name,
+        why=pool.plain or pool.said,
+        command=env.settings.kubectl.cluster("describe", "nodepool", pool.name),
+    )
 
 
 def _expired(word: AutoscalerWord, env: Environment) -> str:

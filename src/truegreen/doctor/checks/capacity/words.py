@@ -23,6 +23,7 @@ GPUS_UNHEALTHY: Final = "capacity.gpus-unhealthy"
 NO_SUCH_GPU: Final = "capacity.no-such-gpu"
 MACHINE_COMING: Final = "capacity.machine-coming"
 NO_MACHINE_CAN_BE_ADDED: Final = "capacity.no-machine-can-be-added"
+POOLS_NOT_READY: Final = "capacity.machine-pools-not-ready"
 AUTOSCALER_UNHEALTHY: Final = "capacity.autoscaler-unhealthy"
 RULES_BLOCK: Final = "capacity.rules-block"
 RULE_UNCHECKED: Final = "capacity.rule-unchecked"
@@ -110,6 +111,12 @@ WORDS: Final[dict[str, Wording]] = {
         "No machine can be added for {what}: {why}.",
         "Raise the machine groups' limits, ask for less, or free room; {command} shows the "
         "autoscaler's own words.",
+    ),
+    POOLS_NOT_READY: Wording(
+        "No machine can be added for {what}: no machine pool of Karpenter is ready "
+        "({pool}: {why}).",
+        "Fix what {command} names; Karpenter adds machines again from a pool once it is "
+        "ready. Until then only the machines already there can take the job.",
     ),
     AUTOSCALER_UNHEALTHY: Wording(
         "The cluster's autoscaler says it is unhealthy, so it may not add machines for waiting "
