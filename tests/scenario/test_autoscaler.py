@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from tests.scenario.conftest import Doctor
+from tests.support import read_faults
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import NAMESPACE, Obj, healthy, job_pod, training_job, ts
 
@@ -746,3 +747,46 @@ def test_pools_unread_are_said_where_karpenter_said_nothing(doctor: Doctor) -> N
         "whether Karpenter's machine pools are ready is not known: list nodepools: no permission "
         "(403); needs list nodepools.karpenter.sh (cluster-wide: a ClusterRole)" in found["details"]
     )
+
+
+_POOLS_PATH = "/apis/karpenter.sh/v1/nodepools"
+
+
+def test_every_fault_on_the_pools_leaves_placing_s_word_and_says_the_unknown(
+    doctor: Doctor,
+) -> None:
+    """The fault matrix (tests/support/read_faults.py) for the NodePools list, which feeds the
+    capacity check beside placing: a pool that could not be read is never a pool down; what
+    placing measured stands, the details say the pools' state is not known (a 404 is the
+    kind not served: nothing to say), no other check changes, and a throttle is waited out."""
+    doctor.server.install("karpenter.sh")
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        return [*objects, pod, _not_ready(_node_pool("gpu", {"nvidia.com/gpu": "64"}, {}), now)]
+
+    doctor.load(build)
+    doctor.round_trip = False
+    baseline = doctor.live("-o", "json", "--request-timeout", "0.9").json()
+    assert baseline["headline"]["code"] == "capacity.machine-pools-not-ready", "precondition"
+    others = {c: s for c, s in read_faults.statuses(baseline).items() if c != "capacity"}
+    for fault in Fault:
+        doctor.server.clear_faults()
+        throttled = fault is Fault.TOO_MANY_REQUESTS
+        doctor.server.inject(
+            fault, f"^{_POOLS_PATH}$", method="GET", delay=3, count=1 if throttled else None
+        )
+        result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
+        cell = f"{fault.name} on GET {_POOLS_PATH}"
+        assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
+        report = result.json()
+        found = read_faults.statuses(report)
+        assert {c: s for c, s in found.items() if c != "capacity"} == others, cell
+        if throttled:
+            assert report["headline"]["code"] == "capacity.machine-pools-not-ready", cell
+            continue
+        assert report["headline"]["code"] == "capacity.too-large", cell
+        [placing] = [f for f in report["findings"] if f["code"] == "capacity.too-large"]
+        unknown = [d for d in placing["details"] if "machine pools are ready is not known" in d]
+        assert len(unknown) == (0 if fault is Fault.NOT_FOUND else 1), cell
+        assert result.exit_code == 2, cell
