@@ -10,6 +10,7 @@ from tests.scenario.conftest import Doctor
 from tests.support import read_faults
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import NAMESPACE, Obj, healthy, job_pod, training_job, ts
+from truegreen.cluster.throttle import MAX_RETRIES
 
 
 def _capacity(report: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -790,3 +791,58 @@ def test_every_fault_on_the_pools_leaves_placing_s_word_and_says_the_unknown(
         unknown = [d for d in placing["details"] if "machine pools are ready is not known" in d]
         assert len(unknown) == (0 if fault is Fault.NOT_FOUND else 1), cell
         assert result.exit_code == 2, cell
+
+
+def test_every_fault_on_the_autoscaler_s_own_pod_leaves_the_old_scale_up_unknown(
+    doctor: Doctor,
+) -> None:
+    """The fault matrix (tests/support/read_faults.py) for the fold of running pods that finds
+    cluster-autoscaler's provision time: a scale-up 25 minutes old stands or not by that time,
+    so where it could not be read the capacity check is unknown, never the wait and never the
+    failure; no other check changes; a throttle is waited out. The fold shares its path with
+    the capacity fold, which is let through (the first GET of the path)."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        flagged = _autoscaler_pod(now, "--max-node-provision-time=30m")
+        return [*objects, pod, scale_up_event(now, pod, TRIGGER_AGE), flagged]
+
+    doctor.load(build)
+    doctor.round_trip = False
+    baseline = doctor.live("-o", "json", "--request-timeout", "0.9")
+    assert _capacity(baseline.json()) == [("capacity.machine-coming", "warn", "measured")]
+    base = read_faults.statuses(baseline.json())
+    for fault in Fault:
+        doctor.server.clear_faults()
+        throttled = fault is Fault.TOO_MANY_REQUESTS
+        doctor.server.inject(
+            fault, "^/api/v1/pods$", method="GET", delay=3, count=1 if throttled else None, after=1
+        )
+        before = len(doctor.server.log)
+        result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
+        cell = f"{fault.name} on the running pods' fold"
+        assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
+        folds = [
+            r
+            for r in doctor.server.log[before:]
+            if r.path == "/api/v1/pods" and r.query.get("fieldSelector") == "status.phase=Running"
+        ]
+        assert 1 <= len(folds) <= 1 + (MAX_RETRIES if fault is Fault.RESET else throttled), cell
+        report = result.json()
+        found = read_faults.statuses(report)
+        assert {c: s for c, s in found.items() if c != "capacity"} == {
+            c: s for c, s in base.items() if c != "capacity"
+        }, cell
+        if throttled:
+            assert found == base, cell
+            assert result.exit_code == 0, cell
+            continue
+        assert found["capacity"] == {"unknown"}, cell
+        assert report["headline"]["text"].startswith(
+            "Couldn't check whether there is room for a training job"
+        ), cell
+        [unknown] = [f for f in report["findings"] if f["code"] == "capacity.cant-read"]
+        assert any(
+            d.startswith("cluster-autoscaler on big-w1, 25 minutes ago") for d in unknown["details"]
+        ), cell
+        assert result.exit_code == 3, cell

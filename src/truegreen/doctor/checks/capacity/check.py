@@ -5,7 +5,7 @@ from collections.abc import Mapping, Sequence
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Folded, Got, KubeObject, Listed
+from truegreen.cluster import CantRead, Folded, Got, Kind, KubeObject, Listed
 from truegreen.doctor.checks.capacity.autoscaler_flags import (
     DEFAULT_PROVISION_TIME,
     ProvisionTime,
@@ -230,6 +230,16 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     cannot = [w for w in words if w.word is Word.CANNOT_ADD]
     lines += [f"{w.source} on {w.pod}: {w.message}" for w in cannot] + health[1]
     lines += [_expired(w, env) for w in words if w.word is Word.EXPIRED]
+    flags = env.autoscaler_flags
+    if isinstance(flags, CantRead) and not cannot and any(w.word is Word.EXPIRED for w in words):
+        # Whether a scale-up past the default still stands depends on the provision time the
+        # autoscaler was given, which could not be read: neither a wait nor a failure.
+        unknown = SAY.cant_check(env, Kind.POD, flags, everywhere=True, noun=_AUTOSCALER_SETTINGS)
+        return [
+            replace(unknown, details=(*unknown.details, *lines)),
+            *(f for f in findings if f.status is not Status.OK and f.code not in _ROOM_CODES),
+            *health[0],
+        ]
     unready, none_ready = _unready_pools(env)
     lines += [f"NodePool {p.name} is not ready: {p.said}" for p in unready[:POOLS_SHOWN]]
     no_pool = none_ready and not cannot
@@ -279,6 +289,7 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     return [measured, *(f for f in findings if f.status is not Status.OK), *health[0]]
 
 
+_AUTOSCALER_SETTINGS = "cluster-autoscaler's own settings"
 _ROOM_CODES = _EXPLAINS_A_WAIT_FOR_ROOM | {UNSCHEDULABLE}
 """What a machine on its way answers: the room it brings is the room these lack."""
 
@@ -397,10 +408,7 @@ def _provision_lines(env: Environment, provision: ProvisionTime) -> list[str]:
         return []
     minutes = f"{PROVISION_TIME.total_seconds() / 60:g} minutes"
     if isinstance(flags, CantRead):
-        return [
-            f"couldn't read cluster-autoscaler's own settings ({flags.reason}): its default "
-            f"provision time of {minutes} is assumed"
-        ]
+        return [f"how long cluster-autoscaler waits for a machine is not known ({flags.reason})"]
     if provision == DEFAULT_PROVISION_TIME:
         return [f"cluster-autoscaler waits {minutes} for a machine (its default)"]
     return [
