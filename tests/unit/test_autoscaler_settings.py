@@ -15,6 +15,7 @@ from truegreen.doctor.checks.capacity.autoscaler_flags import (
     provision_time,
 )
 from truegreen.doctor.checks.capacity.autoscaling import limited_pools, pool_use, unready_pools
+from truegreen.doctor.knowledge.reports import MESSAGE_CAP
 
 FLAG = "max-node-provision-time"
 
@@ -156,3 +157,25 @@ def test_which_pools_karpenter_passes_over() -> None:
     assert unready_pools([static])[1] is False, "no dynamic pool: nothing to say"
     assert unready_pools([unknown, _pool("silent", None)])[1] is False, "one states nothing"
     assert unready_pools([unknown, _pool("up", "True")])[1] is False
+
+
+def test_a_pool_s_words_are_one_bounded_line_with_control_characters_escaped() -> None:
+    """The NodePool is the cluster's: its condition's reason and message reach the terminal as
+    one line of at most MESSAGE_CAP characters each, escape sequences shown, not run."""
+    pool = _pool("gpu", "False")
+    pool["status"] = {
+        "conditions": [
+            {"type": "Ready", "status": "False", "reason": "UnhealthyDependents"},
+            {
+                "type": "NodeClassReady",
+                "status": "False",
+                "reason": "Bad\x1b[31m",
+                "message": "line one\nline two \x1b[2J" + "x" * 5000,
+            },
+        ]
+    }
+    [down], _ = unready_pools([pool])
+    assert down.said.startswith("NodeClassReady=False (Bad\\x1b[31m): line one line two \\x1b[2J")
+    assert "\x1b" not in down.said + down.plain
+    assert "\n" not in down.said + down.plain
+    assert len(down.plain) == MESSAGE_CAP

@@ -23,7 +23,7 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
-from truegreen.doctor.knowledge.reports import event_time
+from truegreen.doctor.knowledge.reports import event_time, quoted
 from truegreen.patterns import LazyPattern
 from truegreen.quantity import QuantityError, parse_quantity
 
@@ -410,17 +410,16 @@ class UnreadyPool(Struct, frozen=True):
 # operatorpkg's root condition says only `UnhealthyDependents` with the dependents' names, so
 # the dependents' own words are quoted instead.
 _POOL_READY_BY = ("NodeClassReady", "ValidationSucceeded")
-POOL_MESSAGE_KEPT = 300
-"""Characters of a condition's message kept (the object is the cluster's)."""
 
 
 def _failing_words(pool: KubeObject, kind: str) -> tuple[str, str] | None:
     condition = o.condition(pool, kind)
     if condition is None or condition.get("status") == "True":
         return None
-    reason = str(condition.get("reason") or "")
-    message = str(condition.get("message") or "")[:POOL_MESSAGE_KEPT]
-    said = f"{kind}={condition.get('status')}" + (f" ({reason})" if reason else "")
+    # The object is the cluster's: one bounded line, control characters escaped.
+    reason = quoted(str(condition.get("reason") or ""))
+    message = quoted(str(condition.get("message") or ""))
+    said = f"{kind}={quoted(str(condition.get('status')))}" + (f" ({reason})" if reason else "")
     return said + (f": {message}" if message else ""), message
 
 
