@@ -229,8 +229,9 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
         ]
     cannot = [w for w in words if w.word is Word.CANNOT_ADD]
     lines += [f"{w.source} on {w.pod}: {w.message}" for w in cannot] + health[1]
-    lines += [_expired(w, env) for w in words if w.word is Word.EXPIRED]
     flags = env.autoscaler_flags
+    known = not isinstance(flags, CantRead)
+    lines += [_expired(w, env, known) for w in words if w.word is Word.EXPIRED]
     if isinstance(flags, CantRead) and not cannot and any(w.word is Word.EXPIRED for w in words):
         # Whether a scale-up past the default still stands depends on the provision time the
         # autoscaler was given, which could not be read: neither a wait nor a failure.
@@ -383,11 +384,18 @@ def _pools_not_ready(
     )
 
 
-def _expired(word: AutoscalerWord, env: Environment) -> str:
-    """A scale-up past the provision time, said with its age: no machine is on its way."""
+def _expired(word: AutoscalerWord, env: Environment, known: bool) -> str:
+    """A scale-up past the provision time, said with its age: no machine is on its way; past
+    the default only, where the time cluster-autoscaler was given is not `known`."""
     age = (
         "" if word.at is None else f", {int((env.now - word.at).total_seconds() // 60)} minutes ago"
     )
+    if not known:
+        minutes = f"{PROVISION_TIME.total_seconds() / 60:g} minutes"
+        return (
+            f"{word.source} on {word.pod}{age}, longer ago than its default wait of {minutes} "
+            f"(whether a machine is still on its way is not known): {word.message}"
+        )
     return (
         f"{word.source} on {word.pod}{age}, longer ago than it waits for a machine "
         f"(no machine is on its way): {word.message}"
