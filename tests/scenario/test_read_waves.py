@@ -14,10 +14,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from tests.support.cli import run_cli
-from tests.support.fake_apiserver import FakeApiServer
+from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.kueue_objects import every_queue_read
 from tests.support.scenarios import healthy
 from tests.support.training_kinds import ALL_GROUPS, every_training_read
+from truegreen.cluster.schedule import NEAR_ANSWER, NEAR_IN_FLIGHT
 
 QUIET = 1.0
 """A wave is complete once no request arrived for this long: the client is waiting."""
@@ -95,3 +96,53 @@ def test_a_job_handed_to_a_queue_adds_no_wave(tmp_path: Path) -> None:
     every = [r.split("?")[0] for wave in waves for r in wave]
     assert any(r.endswith("/cohorts") for r in every), "precondition: cohorts read"
     assert len(waves) == 3, [[r.split("?")[0] for r in wave] for wave in waves]
+
+
+HELD = 0.02
+"""Seconds the fake holds each read after discovery, so that the reads in flight together
+overlap at the server whatever this machine's speed."""
+
+
+def _most_at_once(tmp_path: Path, first_answer_delay: float | None) -> int:
+    """The most reads one doctor run had at the server at once, past discovery (whose answer
+    comes at once, or after `first_answer_delay` seconds)."""
+    lock = threading.Lock()
+    now_in, most = [0], [0]
+
+    def hook(_: FakeApiServer, method: str, path: str) -> None:
+        if path == "/apis":
+            return
+        with lock:
+            now_in[0] += 1
+            most[0] = max(most[0], now_in[0])
+        time.sleep(HELD)
+        with lock:
+            now_in[0] -= 1
+
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    with FakeApiServer() as server:
+        now = datetime.now(UTC)
+        server.add(*healthy(now))
+        if first_answer_delay is not None:
+            server.inject(Fault.DELAY, "^/apis$", delay=first_answer_delay, count=1)
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace="train")
+        server.request_hooks.append(hook)
+        result = run_cli("doctor", "--kubeconfig", str(kubeconfig), "--no-registry", "-o", "json")
+        assert result.exit_code == 0, result.stderr
+        assert len(server.requests("GET")) > 2 * NEAR_IN_FLIGHT, "precondition: many reads"
+    return most[0]
+
+
+def test_a_server_that_answers_at_once_is_read_few_reads_at_a_time(tmp_path: Path) -> None:
+    """Discovery answered within NEAR_ANSWER: NEAR_IN_FLIGHT reads at a time, since more would
+    only add threads and connections. Whether the fake answered that fast depends on this
+    machine's load, so one run of five that did is enough."""
+    seen = [_most_at_once(tmp_path / str(run), None) for run in range(5)]
+    assert min(seen) == NEAR_IN_FLIGHT, seen
+
+
+def test_a_server_far_away_is_read_many_reads_at_a_time(tmp_path: Path) -> None:
+    """Discovery answered after 50 ms, ten times NEAR_ANSWER: the reads that depend on nothing
+    go out together (the waves above)."""
+    assert NEAR_ANSWER * 10 == 0.05, "precondition: the delay is far past NEAR_ANSWER"
+    assert _most_at_once(tmp_path, 0.05) > 2 * NEAR_IN_FLIGHT

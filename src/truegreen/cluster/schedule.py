@@ -23,6 +23,14 @@ IN_FLIGHT = 24
 """Reads in flight at once (the transport keeps 24 connections per server): enough for every
 list doctor makes of a namespace to go out in one wave (tests/scenario/test_read_waves.py)."""
 
+NEAR_ANSWER = 0.005
+"""A server whose first answer (discovery, a new connection's included) comes within this many
+seconds answers faster than truegreen's own work on each answer: reads sent over many
+connections at once then only add a thread and a connection (a TLS handshake on a real
+cluster) per read, and arrive no sooner (bench/run.py `doctor.small_ratio_vs_kubectl`)."""
+NEAR_IN_FLIGHT = 2
+"""Reads in flight at once to a server that answers within NEAR_ANSWER."""
+
 IN_MEMORY = 0
 """For a reader that answers from memory (the monitor's watch cache): each read runs in the
 caller's thread as it is submitted. A thread's start and hand-over cost more than such a read:
@@ -40,6 +48,13 @@ def read_ticket() -> int:
     """
     ticket = _current.get()
     return next(_tickets) if ticket is None else ticket
+
+
+def in_flight_for(first_answer: float) -> int:
+    """Reads to have in flight at once, by how many seconds the server took for its first
+    answer: IN_FLIGHT over a link whose round trips are what the operator waits for,
+    NEAR_IN_FLIGHT where the answers come faster than they can be used."""
+    return NEAR_IN_FLIGHT if first_answer <= NEAR_ANSWER else IN_FLIGHT
 
 
 class Pending(Generic[T]):

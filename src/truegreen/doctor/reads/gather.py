@@ -7,6 +7,7 @@ One module past 600 lines: every read and what it waits on is visible in one sch
 the order the reads go out in reads from top to bottom.
 """
 
+import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import partial
@@ -28,7 +29,7 @@ from truegreen.cluster import (
     ListRead,
     ReadFailure,
 )
-from truegreen.cluster.schedule import IN_FLIGHT, Pending, ReadSchedule
+from truegreen.cluster.schedule import Pending, ReadSchedule, in_flight_for
 from truegreen.doctor.checks.capacity.autoscaler_flags import AutoscalerFlags
 from truegreen.doctor.checks.capacity.autoscaling import (
     AUTOSCALER_SOURCES,
@@ -111,13 +112,20 @@ WARNING_EVENTS = {"type": "Warning"}
 pkg/apis/core/v1/conversion.go)."""
 
 
+def _discovery(reader: ClusterReader) -> tuple[Got | CantRead, float]:
+    """The cluster's API groups, and the seconds their answer took."""
+    asked = time.monotonic()
+    found = reader.get(Kind.API_GROUPS, "", namespace=None)
+    return found, time.monotonic() - asked
+
+
 def gather(
     reader: ClusterReader,
     namespace: str,
     now: datetime,
     settings: DoctorSettings,
     creator: PodCreator | None = None,
-    in_flight: int = IN_FLIGHT,
+    in_flight: int | None = None,
     registry: ImageRegistry | None = None,
 ) -> Environment | Unreachable:
     """Make every read doctor needs, once. Stops at once if the cluster cannot be reached.
@@ -126,18 +134,19 @@ def gather(
     login once). The other reads then go out together, at most `in_flight` at a time, each
     as soon as what it depends on is in: the gets that follow from the templates are made
     while the cluster's pods still stream. The reads, and their order, are the same for any
-    `in_flight` (1 is one after another). The trial start is made only when asked for and
+    `in_flight` (1 is one after another; None: as many as the first answer's time calls for,
+    `in_flight_for`). The trial start is made only when asked for and
     `creator` is given (never offline). `registry`, when given, is asked about the images
     once the logins they need are in, while the last reads are still out.
     """
     # Discovery first: every list that depends on nothing goes out with its answer, the optional
     # training kinds included, in one wave.
-    api_groups = reader.get(Kind.API_GROUPS, "", namespace=None)
+    api_groups, took = _discovery(reader)
     if isinstance(api_groups, CantRead) and (
         not api_groups.reached or api_groups.failure is ReadFailure.UNAUTHORIZED
     ):
         return Unreachable(api_groups)  # a refused login refuses every later read too
-    with ReadSchedule(in_flight) as schedule:
+    with ReadSchedule(in_flight_for(took) if in_flight is None else in_flight) as schedule:
 
         def listing(kind: Kind, where: str | None = namespace) -> Pending[ListRead]:
             return schedule.submit(partial(reader.list, kind, namespace=where))
