@@ -10,7 +10,6 @@ from tests.scenario.conftest import Doctor
 from tests.support import read_faults
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import NAMESPACE, Obj, healthy, job_pod, training_job, ts
-from truegreen.cluster.throttle import MAX_RETRIES
 
 
 def _capacity(report: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -771,26 +770,18 @@ def test_every_fault_on_the_pools_leaves_placing_s_word_and_says_the_unknown(
     baseline = doctor.live("-o", "json", "--request-timeout", "0.9").json()
     assert baseline["headline"]["code"] == "capacity.machine-pools-not-ready", "precondition"
     others = {c: s for c, s in read_faults.statuses(baseline).items() if c != "capacity"}
-    for fault in Fault:
-        doctor.server.clear_faults()
-        throttled = fault is Fault.TOO_MANY_REQUESTS
-        doctor.server.inject(
-            fault, f"^{_POOLS_PATH}$", method="GET", delay=3, count=1 if throttled else None
-        )
-        result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
-        cell = f"{fault.name} on GET {_POOLS_PATH}"
-        assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
-        report = result.json()
+    for cell in read_faults.cells(doctor, _POOLS_PATH):
+        report = cell.result.json()
         found = read_faults.statuses(report)
-        assert {c: s for c, s in found.items() if c != "capacity"} == others, cell
-        if throttled:
-            assert report["headline"]["code"] == "capacity.machine-pools-not-ready", cell
+        assert {c: s for c, s in found.items() if c != "capacity"} == others, cell.name
+        if cell.throttled:
+            assert report["headline"]["code"] == "capacity.machine-pools-not-ready", cell.name
             continue
-        assert report["headline"]["code"] == "capacity.too-large", cell
+        assert report["headline"]["code"] == "capacity.too-large", cell.name
         [placing] = [f for f in report["findings"] if f["code"] == "capacity.too-large"]
         unknown = [d for d in placing["details"] if "machine pools are ready is not known" in d]
-        assert len(unknown) == (0 if fault is Fault.NOT_FOUND else 1), cell
-        assert result.exit_code == 2, cell
+        assert len(unknown) == (0 if cell.fault is Fault.NOT_FOUND else 1), cell.name
+        assert cell.result.exit_code == 2, cell.name
 
 
 def test_every_fault_on_the_autoscaler_s_own_pod_leaves_the_old_scale_up_unknown(
@@ -812,40 +803,28 @@ def test_every_fault_on_the_autoscaler_s_own_pod_leaves_the_old_scale_up_unknown
     baseline = doctor.live("-o", "json", "--request-timeout", "0.9")
     assert _capacity(baseline.json()) == [("capacity.machine-coming", "warn", "measured")]
     base = read_faults.statuses(baseline.json())
-    for fault in Fault:
-        doctor.server.clear_faults()
-        throttled = fault is Fault.TOO_MANY_REQUESTS
-        doctor.server.inject(
-            fault, "^/api/v1/pods$", method="GET", delay=3, count=1 if throttled else None, after=1
-        )
-        before = len(doctor.server.log)
-        result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
-        cell = f"{fault.name} on the running pods' fold"
-        assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
-        folds = [
-            r
-            for r in doctor.server.log[before:]
-            if r.path == "/api/v1/pods" and r.query.get("fieldSelector") == "status.phase=Running"
-        ]
-        assert 1 <= len(folds) <= 1 + (MAX_RETRIES if fault is Fault.RESET else throttled), cell
-        report = result.json()
+    # The capacity fold is the path's first GET; the autoscaler's fold, the one faulted.
+    for cell in read_faults.cells(doctor, "/api/v1/pods", after=1):
+        folds = [r for r in cell.sent if r.query.get("fieldSelector") == "status.phase=Running"]
+        assert 1 <= len(folds) <= 1 + cell.resends, cell.name
+        report = cell.result.json()
         found = read_faults.statuses(report)
         assert {c: s for c, s in found.items() if c != "capacity"} == {
             c: s for c, s in base.items() if c != "capacity"
-        }, cell
-        if throttled:
-            assert found == base, cell
-            assert result.exit_code == 0, cell
+        }, cell.name
+        if cell.throttled:
+            assert found == base, cell.name
+            assert cell.result.exit_code == 0, cell.name
             continue
-        assert found["capacity"] == {"unknown"}, cell
+        assert found["capacity"] == {"unknown"}, cell.name
         assert report["headline"]["text"].startswith(
             "Couldn't check whether there is room for a training job"
-        ), cell
+        ), cell.name
         [unknown] = [f for f in report["findings"] if f["code"] == "capacity.cant-read"]
         assert (
             "cluster-autoscaler on big-w1, 25 minutes ago, longer ago than its default wait of 15 "
             "minutes (whether a machine is still on its way is not known): pod triggered "
             "scale-up: [{eks-gpu-ng 0->1 (max: 4)}]"
-        ) in unknown["details"], cell
-        assert not [d for d in unknown["details"] if "no machine is on its way" in d], cell
-        assert result.exit_code == 3, cell
+        ) in unknown["details"], cell.name
+        assert not [d for d in unknown["details"] if "no machine is on its way" in d], cell.name
+        assert cell.result.exit_code == 3, cell.name

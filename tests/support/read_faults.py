@@ -7,16 +7,17 @@ a throttle waited out); no check but the read's own owners changes; those owners
 never a fail and never a pass; a 404 on a read by name is the measured absence it stands for.
 """
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
-from tests.support.fake_apiserver import Fault
+from tests.support.fake_apiserver import Fault, RequestRecord
 from truegreen.cluster.throttle import MAX_RETRIES
 
 if TYPE_CHECKING:
     from tests.scenario.conftest import Doctor
+    from tests.support.cli import CliResult
 
 
 class Absence(Struct, frozen=True):
@@ -45,6 +46,50 @@ def statuses(report: dict[str, Any]) -> dict[str, set[str]]:
     return found
 
 
+class Cell(Struct, frozen=True):
+    """One fault class on one read: the run it gave and what reached the path."""
+
+    fault: Fault
+    name: str
+    """`FAULT on GET PATH`, for the assertion that names a cell that did not hold."""
+    result: "CliResult"
+    sent: list[RequestRecord]
+    """The run's requests to the faulted path (a retry included)."""
+
+    @property
+    def throttled(self) -> bool:
+        """Turned away once with Retry-After: the run waits it out."""
+        return self.fault is Fault.TOO_MANY_REQUESTS
+
+    @property
+    def resends(self) -> int:
+        """How often the client may send the read again: a reset as client-go resends it, a
+        throttle once it is waited out."""
+        return MAX_RETRIES if self.fault is Fault.RESET else int(self.throttled)
+
+
+def cells(doctor: "Doctor", path: str, *, after: int = 0) -> Iterator[Cell]:
+    """Each fault class on GET `path` (past its first `after` requests, for a path other
+    reads share), doctor run once for each: JSON always, never a traceback."""
+    for fault in Fault:
+        doctor.server.clear_faults()
+        throttled = fault is Fault.TOO_MANY_REQUESTS
+        doctor.server.inject(
+            fault,
+            "^" + path + "$",
+            method="GET",
+            delay=3,
+            count=1 if throttled else None,
+            after=after,
+        )
+        before = len(doctor.server.log)
+        result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
+        name = f"{fault.name} on GET {path}"
+        assert result.stdout.startswith("{"), f"{name}: no JSON; stderr: {result.stderr}"
+        sent = [r for r in doctor.server.log[before:] if r.path == path]
+        yield Cell(fault, name, result, sent)
+
+
 def hold(doctor: "Doctor", reads: Mapping[str, Read], baseline_exit: int) -> int:
     """Every fault class on each GET of `reads` (by path) against the loaded cluster; the cells
     that held (all, or an assertion names the one that did not)."""
@@ -56,35 +101,26 @@ def hold(doctor: "Doctor", reads: Mapping[str, Read], baseline_exit: int) -> int
     assert set(reads) <= made, f"precondition: every read is made: {set(reads) - made}"
     held = 0
     for path, read in reads.items():
-        for fault in Fault:
-            doctor.server.clear_faults()
-            throttled = fault is Fault.TOO_MANY_REQUESTS
-            doctor.server.inject(
-                fault, "^" + path + "$", method="GET", delay=3, count=1 if throttled else None
-            )
-            before = len(doctor.server.log)
-            result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
-            cell = f"{fault.name} on GET {path}"
-            assert result.stdout.startswith("{"), f"{cell}: no JSON; stderr: {result.stderr}"
-            sent = [r for r in doctor.server.log[before:] if r.path == path]
-            resends = MAX_RETRIES if fault is Fault.RESET else 0
-            assert len(sent) <= read.uses * (1 + resends + throttled), f"{cell}: {len(sent)} sends"
+        for cell in cells(doctor, path):
+            name, result = cell.name, cell.result
+            sends = len(cell.sent)
+            assert sends <= read.uses * (1 + cell.resends), f"{name}: {sends} sends"
             report = result.json()
             found = statuses(report)
             others = {c: s for c, s in found.items() if c not in read.owners}
-            assert others == {c: s for c, s in base.items() if c not in read.owners}, cell
-            if throttled:
-                assert found == base, cell
-                assert result.exit_code == baseline_exit, cell
-            elif fault is Fault.NOT_FOUND and read.absence is not None:
-                assert read.absence.code in {f["code"] for f in report["findings"]}, cell
-                assert found["queue"] == read.absence.queue, cell
-                assert result.exit_code == read.absence.exit_code, cell
+            assert others == {c: s for c, s in base.items() if c not in read.owners}, name
+            if cell.throttled:
+                assert found == base, name
+                assert result.exit_code == baseline_exit, name
+            elif cell.fault is Fault.NOT_FOUND and read.absence is not None:
+                assert read.absence.code in {f["code"] for f in report["findings"]}, name
+                assert found["queue"] == read.absence.queue, name
+                assert result.exit_code == read.absence.exit_code, name
             else:
                 for check in read.owners:
-                    assert "unknown" in found[check], cell
-                    assert "fail" not in found[check], cell
-                assert result.exit_code == 3, cell
+                    assert "unknown" in found[check], name
+                    assert "fail" not in found[check], name
+                assert result.exit_code == 3, name
             held += 1
     assert held == len(reads) * len(Fault)
     return held

@@ -412,11 +412,10 @@ class UnreadyPool(Struct, frozen=True):
 _POOL_READY_BY = ("NodeClassReady", "ValidationSucceeded")
 
 
-def _failing_words(pool: KubeObject, kind: str) -> tuple[str, str] | None:
-    condition = o.condition(pool, kind)
-    if condition is None or condition.get("status") == "True":
-        return None
-    # The object is the cluster's: one bounded line, control characters escaped.
+def _condition_words(kind: str, condition: Mapping[str, Any]) -> tuple[str, str]:
+    """A condition in Karpenter's words (`NodeClassReady=False (NodeClassNotFound): …`), and
+    its message alone. The object is the cluster's: one bounded line each, control characters
+    escaped."""
     reason = quoted(str(condition.get("reason") or ""))
     message = quoted(str(condition.get("message") or ""))
     said = f"{kind}={quoted(str(condition.get('status')))}" + (f" ({reason})" if reason else "")
@@ -445,10 +444,12 @@ def unready_pools(pools: Iterable[KubeObject]) -> tuple[list[UnreadyPool], bool]
             continue
         if ready.get("status") == "True":
             continue
-        failing = [w for kind in _POOL_READY_BY if (w := _failing_words(pool, kind)) is not None]
-        if not failing:
-            failing = [w for w in [_failing_words(pool, "Ready")] if w is not None]
-        unready.append(
-            UnreadyPool(name, "; ".join(s for s, _ in failing), next((m for _, m in failing), ""))
-        )
+        failing = [
+            (kind, condition)
+            for kind in _POOL_READY_BY
+            if (condition := o.condition(pool, kind)) is not None
+            and condition.get("status") != "True"
+        ] or [("Ready", ready)]
+        words = [_condition_words(kind, condition) for kind, condition in failing]
+        unready.append(UnreadyPool(name, "; ".join(s for s, _ in words), words[0][1]))
     return unready, measured and dynamic > 0 and len(unready) == dynamic

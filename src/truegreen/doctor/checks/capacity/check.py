@@ -223,33 +223,23 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     if isinstance(claims, CantRead) and any(nominated_claim(w) for w in adding):
         lines.append(f"whether Karpenter's machine launched is not known: {claims.reason}")
     if adding:
-        return [
-            _machine_coming(env, adding, lines),
-            *(f for f in findings if f.status is not Status.OK and f.code not in _ROOM_CODES),
-        ]
+        return [_machine_coming(env, adding, lines), *_beside_room(findings)]
     cannot = [w for w in words if w.word is Word.CANNOT_ADD]
     lines += [f"{w.source} on {w.pod}: {w.message}" for w in cannot] + health[1]
     flags = env.autoscaler_flags
-    known = not isinstance(flags, CantRead)
-    lines += [_expired(w, env, known) for w in words if w.word is Word.EXPIRED]
-    if isinstance(flags, CantRead) and not cannot and any(w.word is Word.EXPIRED for w in words):
+    expired = [w for w in words if w.word is Word.EXPIRED]
+    lines += [_expired(w, env, known=not isinstance(flags, CantRead)) for w in expired]
+    if isinstance(flags, CantRead) and expired and not cannot:
         # Whether a scale-up past the default still stands depends on the provision time the
         # autoscaler was given, which could not be read: neither a wait nor a failure.
         unknown = SAY.cant_check(env, Kind.POD, flags, everywhere=True, noun=_AUTOSCALER_SETTINGS)
-        return [
-            replace(unknown, details=(*unknown.details, *lines)),
-            *(f for f in findings if f.status is not Status.OK and f.code not in _ROOM_CODES),
-            *health[0],
-        ]
-    unready, none_ready = _unready_pools(env)
-    lines += [f"NodePool {p.name} is not ready: {p.said}" for p in unready[:POOLS_SHOWN]]
-    no_pool = none_ready and not cannot
-    pools = env.node_pools
-    if isinstance(pools, CantRead) and not pools.is_measurement and not cannot:
-        lines.append(f"whether Karpenter's machine pools are ready is not known: {pools.reason}")
+        details = (*unknown.details, *lines)
+        return [replace(unknown, details=details), *_beside_room(findings), *health[0]]
+    down, pool_lines = _pools_down(env, cannot)
+    lines += pool_lines
     if all(v.only_room for _, v in verdicts):
         for index, found in enumerate(findings):
-            explained_by_wait = found.code == HELD_BY_RUNNING_JOB or not (cannot or no_pool)
+            explained_by_wait = found.code == HELD_BY_RUNNING_JOB or not (cannot or down)
             if found.code in _EXPLAINS_A_WAIT_FOR_ROOM and explained_by_wait:
                 explained = replace(found, details=(*found.details, *lines))
                 return [*findings[:index], explained, *findings[index + 1 :], *health[0]]
@@ -273,8 +263,8 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
             command=_where_said(env, cannot[0], command),
         )
         if cannot
-        else _pools_not_ready(env, unready[0], what, lines, verdicts)
-        if no_pool
+        else _pools_not_ready(env, down, what, lines, verdicts)
+        if down is not None
         else SAY.finding(
             Status.FAIL,
             Basis.MEASURED,
@@ -291,6 +281,7 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
 
 
 _AUTOSCALER_SETTINGS = "cluster-autoscaler's own settings"
+_DEFAULT_WAIT = f"{PROVISION_TIME.total_seconds() / 60:g} minutes"
 _ROOM_CODES = _EXPLAINS_A_WAIT_FOR_ROOM | {UNSCHEDULABLE}
 """What a machine on its way answers: the room it brings is the room these lack."""
 
@@ -355,11 +346,26 @@ def _pool_limits(env: Environment, cannot: Sequence[AutoscalerWord]) -> tuple[st
     return why, lines
 
 
-def _unready_pools(env: Environment) -> tuple[list[UnreadyPool], bool]:
-    """Karpenter's NodePools it adds no machine from, where they were read, and whether that
-    is every one (`unready_pools`)."""
+def _beside_room(findings: list[Finding]) -> list[Finding]:
+    """The problems placing found other than a lack of room, which an autoscaler's answer
+    (a machine coming, or not known to be) stands in for."""
+    return [f for f in findings if f.status is not Status.OK and f.code not in _ROOM_CODES]
+
+
+def _pools_down(
+    env: Environment, cannot: Sequence[AutoscalerWord]
+) -> tuple[UnreadyPool | None, list[str]]:
+    """The first NodePool, where Karpenter passes over every one it could use (`unready_pools`)
+    and said nothing of the pods itself (`cannot` holds what it said); and the details: each
+    pool that is not ready, or that the pools could not be read."""
     read = env.node_pools
-    return unready_pools(read.items) if isinstance(read, Listed) else ([], False)
+    if isinstance(read, CantRead):
+        if read.is_measurement or cannot:
+            return None, []
+        return None, [f"whether Karpenter's machine pools are ready is not known: {read.reason}"]
+    unready, none_ready = unready_pools(read.items) if isinstance(read, Listed) else ([], False)
+    lines = [f"NodePool {p.name} is not ready: {p.said}" for p in unready[:POOLS_SHOWN]]
+    return (unready[0] if none_ready and not cannot else None), lines
 
 
 def _pools_not_ready(
@@ -384,17 +390,17 @@ def _pools_not_ready(
     )
 
 
-def _expired(word: AutoscalerWord, env: Environment, known: bool) -> str:
+def _expired(word: AutoscalerWord, env: Environment, *, known: bool) -> str:
     """A scale-up past the provision time, said with its age: no machine is on its way; past
     the default only, where the time cluster-autoscaler was given is not `known`."""
     age = (
         "" if word.at is None else f", {int((env.now - word.at).total_seconds() // 60)} minutes ago"
     )
     if not known:
-        minutes = f"{PROVISION_TIME.total_seconds() / 60:g} minutes"
         return (
-            f"{word.source} on {word.pod}{age}, longer ago than its default wait of {minutes} "
-            f"(whether a machine is still on its way is not known): {word.message}"
+            f"{word.source} on {word.pod}{age}, longer ago than its default wait of "
+            f"{_DEFAULT_WAIT} (whether a machine is still on its way is not known): "
+            f"{word.message}"
         )
     return (
         f"{word.source} on {word.pod}{age}, longer ago than it waits for a machine "
@@ -414,11 +420,10 @@ def _provision_lines(env: Environment, provision: ProvisionTime) -> list[str]:
     flags = env.autoscaler_flags
     if flags is None:
         return []
-    minutes = f"{PROVISION_TIME.total_seconds() / 60:g} minutes"
     if isinstance(flags, CantRead):
         return [f"how long cluster-autoscaler waits for a machine is not known ({flags.reason})"]
     if provision == DEFAULT_PROVISION_TIME:
-        return [f"cluster-autoscaler waits {minutes} for a machine (its default)"]
+        return [f"cluster-autoscaler waits {_DEFAULT_WAIT} for a machine (its default)"]
     return [
         f"cluster-autoscaler waits {provision.wait.total_seconds() / 60:g} minutes for a "
         f"machine: {provision.source}"
