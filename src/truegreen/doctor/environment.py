@@ -258,6 +258,7 @@ class Environment(Struct, frozen=True):
                 pods=self.pods.items if isinstance(self.pods, Listed) else (),
                 workloads=workloads,
                 finished_jobs=frozenset(j.ref for j in self.work().jobs if j.finished),
+                finished_pods=self._finished_pods(),
                 claims=[c.obj for c in self.claims.values() if isinstance(c, Got)],
                 nodes=self.nodes.items if isinstance(self.nodes, Listed) else (),
                 gang_groups=frozenset(
@@ -266,6 +267,17 @@ class Environment(Struct, frozen=True):
                     if isinstance(read, Got)
                 ),
             )
+        )
+
+    def _finished_pods(self) -> frozenset[str]:
+        """The names of the pods whose training job finished."""
+        if not isinstance(self.pods, Listed):
+            return frozenset()
+        work = self.work()
+        return frozenset(
+            o.name_of(pod)
+            for pod in self.pods.items
+            if (job := work.job_of(pod)) is not None and job.finished
         )
 
     def training_pod_labels(self) -> Mapping[str, str] | None:

@@ -50,13 +50,23 @@ class Report(Struct, frozen=True):
     """As the component wrote it: one line, bounded, control characters escaped."""
     count: int
     at: datetime | None
+    uid: str = ""
+    """The object's uid as an Event names it (empty for a condition, or when not stated): a
+    pod made again under the same name is another pod."""
 
 
-def quoted(text: str) -> str:
-    """`text` as one bounded line that cannot close the quotes it is shown in."""
+NAME_CAP: Final = 128
+"""A component's name and an Event's reason are quoted up to this many characters: the limit
+the API server keeps for an events.k8s.io/v1 Event's reason and reporting instance
+(pkg/apis/core/validation/events.go `ReasonLengthLimit`); a core/v1 Event's are not checked."""
+
+
+def quoted(text: str, cap: int = MESSAGE_CAP) -> str:
+    """`text` as one line of at most `cap` characters that cannot close the quotes it is shown
+    in."""
     line = " ".join(str(text).split())
     line = terminal_safe(line).replace("“", '"').replace("”", '"')
-    return line if len(line) <= MESSAGE_CAP else line[: MESSAGE_CAP - 1] + "…"
+    return line if len(line) <= cap else line[: cap - 1] + "…"
 
 
 def event_time(event: Mapping[str, Any]) -> datetime | None:
@@ -92,17 +102,17 @@ def _component(event: Mapping[str, Any]) -> str:
 def warnings_of(events: Iterable[KubeObject]) -> list[Report]:
     """The Warning Events, newest first, one per (object, reason, component): a reason the
     component repeats is one report with its count."""
-    newest: dict[tuple[str, str, str, str], Report] = {}
+    newest: dict[tuple[str, str, str, str, str], Report] = {}
     for event in events:
         if event.get("type") != "Warning":
             continue
         involved = o.mapping(event.get("involvedObject") or event.get("regarding"))
-        reason = str(event.get("reason") or "")
-        kind = str(involved.get("kind") or "")
-        name = str(involved.get("name") or "")
+        reason = quoted(str(event.get("reason") or ""), NAME_CAP)
+        kind = quoted(str(involved.get("kind") or ""), NAME_CAP)
+        name = quoted(str(involved.get("name") or ""))  # a name runs to 253
         if not reason or not kind or not name:
             continue
-        component = _component(event)
+        component = quoted(_component(event), NAME_CAP)
         count = o.integer(o.mapping(event.get("series")).get("count") or event.get("count"), 1)
         report = Report(
             Said.EVENT,
@@ -113,8 +123,9 @@ def warnings_of(events: Iterable[KubeObject]) -> list[Report]:
             quoted(str(event.get("message") or event.get("note") or "")),
             count,
             event_time(event),
+            str(involved.get("uid") or ""),
         )
-        key = (kind, name, reason, component)
+        key = (kind, name, reason, component, report.uid)
         kept = newest.get(key)
         if kept is None or _later(report, kept):
             newest[key] = report
@@ -194,7 +205,7 @@ def failing_conditions(obj: KubeObject) -> list[Report]:
             Report(
                 Said.CONDITION,
                 _CONDITION_COMPONENT[kind],
-                f"{polarity.type}={status}" + (f" ({reason})" if reason else ""),
+                quoted(f"{polarity.type}={status}" + (f" ({reason})" if reason else "")),
                 kind,
                 o.name_of(obj),
                 quoted(str(condition.get("message") or "")),
@@ -352,6 +363,9 @@ class Sources(Struct, frozen=True):
     check's to say)."""
     claims: Sequence[KubeObject]
     nodes: Sequence[KubeObject]
+    finished_pods: frozenset[str] = frozenset()
+    """The names of the pods of those finished training jobs: how they ended is part of the
+    job's ending, the workloads check's to say."""
     gang_groups: frozenset[str] = frozenset()
     """The names of the gang schedulers' PodGroups the queue check read: their state and
     failing condition are its to say (checks/queue/gang.py), so their Events are not evidence
@@ -407,7 +421,9 @@ def _history(
 ) -> bool:
     if report.kind == "Pod":
         pod = pods.get(report.name)
-        if pod is None or o.is_terminating(pod):
+        if pod is None or o.is_terminating(pod) or report.name in sources.finished_pods:
+            return True
+        if _about_an_earlier_pod(report, pod):
             return True
         state = pod_state(pod)
         if state.waiting:
@@ -417,8 +433,40 @@ def _history(
         )
     if report.kind in TRAINING_KIND_NAMES:
         return f"{report.kind}/{report.name}" in sources.finished_jobs
+    if report.kind == "PersistentVolumeClaim":
+        return _claim_bound_since(report, sources.claims)
     owner = _owner_of_name(report.kind, report.name, owners)
     return owner is not None and report.said is Said.EVENT and settled(owner)
+
+
+def _about_an_earlier_pod(report: Report, pod: KubeObject) -> bool:
+    """An Event about another pod of the same name, made before this one (a job submitted
+    again, a StatefulSet's pod made anew): its uid differs, or it was last seen before this pod
+    was created."""
+    uid = o.uid_of(pod)
+    if report.uid and uid and report.uid != uid:
+        return True
+    created = o.created_at(pod)
+    return (
+        report.said is Said.EVENT
+        and report.at is not None
+        and created is not None
+        and report.at < created
+    )
+
+
+CLAIM_WAIT_REASONS: Final = frozenset({"FailedBinding", "VolumeMismatch", "ProvisioningFailed"})
+"""The Warnings the PersistentVolume controller and external provisioners write on a claim while
+it waits for its volume (pkg/controller/volume/events/event.go): once the claim is Bound, the
+wait they explain is over."""
+
+
+def _claim_bound_since(report: Report, claims: Sequence[KubeObject]) -> bool:
+    """A report of a claim's wait for its volume, about a claim that is Bound now."""
+    if report.said is not Said.EVENT or report.reason not in CLAIM_WAIT_REASONS:
+        return False
+    claim = next((c for c in claims if o.name_of(c) == report.name), None)
+    return claim is not None and o.phase(claim) == "Bound"
 
 
 def pods_with_evidence(reports: Iterable[Report]) -> frozenset[str]:

@@ -1,0 +1,225 @@
+"""What a component reported is evidence while what it is about still stands; a report about
+something that has since changed is history, and history never fails a namespace.
+
+Each case holds a report that is over (an Event about an earlier pod of the same name, a claim's
+wait for a volume that it has since been given, how a finished job's pod ended) beside the same
+report while it stands, which must still be quoted: the preconditions that the history rule is
+what keeps the first out.
+"""
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tests.scenario.conftest import Doctor
+from tests.scenario.test_cluster_reports import event, placed_pod
+from tests.support.scenarios import NAMESPACE, Obj, find, healthy, job_pod, training_job, ts
+
+MOUNT_FAILED = 'MountVolume.SetUp failed for volume "hf-token" : secret "hf-token-old" not found'
+"""The kubelet's FailedMount message (pkg/kubelet/volumemanager/reconciler, as `kubectl
+describe pod` prints it)."""
+
+
+def _quoting(report: dict[str, Any], words: str) -> list[dict[str, Any]]:
+    """The evidence findings that quote `words`."""
+    return [
+        f
+        for f in report["findings"]
+        if f["code"] == "evidence.cluster-reported" and any(words in d for d in f["details"])
+    ]
+
+
+def _waiting_pod(now: datetime) -> Obj:
+    """train-002's pod, made again ten minutes ago under the name of an earlier one."""
+    pod = placed_pod(now)
+    pod["metadata"]["uid"] = "6a1f0c2e-0000-4000-8000-00000000new1"
+    return pod
+
+
+def _earlier_pod_event(now: datetime, *, uid: str, age: timedelta) -> Obj:
+    """The kubelet's FailedMount about a pod named as the job's pod is, with `uid`."""
+    named = {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {"name": "train-002-w0", "namespace": NAMESPACE, "uid": uid},
+    }
+    said = event(now, named, "FailedMount", MOUNT_FAILED, "kubelet", count=17, age=age)
+    said["firstTimestamp"] = ts(now - age - timedelta(minutes=20))
+    return said
+
+
+def _with(said: Callable[[datetime], Obj]) -> Callable[[datetime], list[Obj]]:
+    def build(now: datetime) -> list[Obj]:
+        return [
+            *healthy(now),
+            training_job("train-002", now, finished=False, age=timedelta(minutes=12)),
+            _waiting_pod(now),
+            said(now),
+        ]
+
+    return build
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        pytest.param(
+            lambda now: _earlier_pod_event(
+                now, uid="0b9e7d41-0000-4000-8000-00000000old1", age=timedelta(minutes=2)
+            ),
+            id="another-uid",
+        ),
+        pytest.param(
+            lambda now: _earlier_pod_event(now, uid="", age=timedelta(minutes=35)),
+            id="no-uid-seen-before-the-pod-was-made",
+        ),
+    ],
+)
+def test_an_event_about_an_earlier_pod_of_the_same_name_is_history(
+    doctor: Doctor, said: Callable[[datetime], Obj]
+) -> None:
+    """A job submitted again under its name: the kubelet's Warning about the pod it had before
+    (another uid, or last seen before the new pod existed) says nothing about the new one."""
+    doctor.load(
+        _with(
+            lambda now: _earlier_pod_event(
+                now, uid=_waiting_pod(now)["metadata"]["uid"], age=timedelta(minutes=2)
+            )
+        )
+    )
+    standing = doctor.live("-o", "json").json()
+    assert _quoting(standing, MOUNT_FAILED), "precondition: about this pod, the Event is quoted"
+
+    doctor.load(_with(said))
+    report = doctor.live("-o", "json").json()
+    assert _quoting(report, MOUNT_FAILED) == [], [
+        (f["code"], f["headline"]) for f in report["findings"] if f["status"] != "ok"
+    ]
+
+
+PROVISIONING_FAILED = (
+    'failed to provision volume with StorageClass "standard": rpc error: code = '
+    "DeadlineExceeded desc = context deadline exceeded"
+)
+"""An external provisioner's ProvisioningFailed on a claim (kubernetes-csi/external-provisioner,
+as `kubectl describe pvc` prints it)."""
+
+
+def _claim_once_unprovisioned(phase: str) -> Callable[[datetime], list[Obj]]:
+    """The job's dataset claim, in `phase`, with a ProvisioningFailed from 40 minutes ago."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = [
+            *healthy(now),
+            training_job("train-002", now, finished=False, age=timedelta(minutes=12)),
+            placed_pod(now),
+        ]
+        claim = find(objects, "PersistentVolumeClaim", "datasets")
+        claim["status"]["phase"] = phase
+        said = event(
+            now,
+            claim,
+            "ProvisioningFailed",
+            PROVISIONING_FAILED,
+            "nfs.csi.k8s.io_csi-nfs-controller-0_7c1e",
+            count=2,
+            age=timedelta(minutes=40),
+        )
+        return [*objects, said]
+
+    return build
+
+
+def test_a_claim_s_wait_for_its_volume_is_over_once_it_is_bound(doctor: Doctor) -> None:
+    """The provisioner failed once, tried again and the claim is Bound: its Warning is the
+    history of a wait that ended."""
+    doctor.load(_claim_once_unprovisioned("Pending"))
+    waiting = doctor.live("-o", "json").json()
+    assert _quoting(waiting, PROVISIONING_FAILED), "precondition: a waiting claim's is quoted"
+
+    doctor.load(_claim_once_unprovisioned("Bound"))
+    report = doctor.live("-o", "json").json()
+    assert _quoting(report, PROVISIONING_FAILED) == [], [
+        (f["code"], f["headline"]) for f in report["findings"] if f["status"] != "ok"
+    ]
+
+
+EVICTED = "Pod ephemeral local storage usage exceeds the total limit of containers 10Gi. "
+"""The kubelet's eviction message (pkg/kubelet/eviction/helpers.go), on the pod and its Event."""
+
+
+def _evicted_pod_of(job_name: str, *, finished: bool) -> Callable[[datetime], list[Obj]]:
+    """`job_name`'s pod evicted 21 minutes ago; the job failed for it when `finished`; the
+    job's pod train-002-w0 waits on gpu-1 beside it."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job(job_name, now, finished=False, age=timedelta(hours=1))
+        if finished:
+            job["status"] = {
+                "failed": 1,
+                "conditions": [
+                    {
+                        "type": "Failed",
+                        "status": "True",
+                        "reason": "BackoffLimitExceeded",
+                        "message": "Job has reached the specified backoff limit",
+                        "lastTransitionTime": ts(now - timedelta(minutes=20)),
+                    }
+                ],
+            }
+        pod = job_pod(job, now, suffix="ev1", node_name="gpu-1", age=timedelta(minutes=50))
+        pod["status"] = {"phase": "Failed", "reason": "Evicted", "message": EVICTED}
+        said = event(now, pod, "Evicted", EVICTED, "kubelet", count=1, age=timedelta(minutes=21))
+        return [
+            *healthy(now),
+            training_job("train-002", now, finished=False, age=timedelta(minutes=12)),
+            placed_pod(now),
+            job,
+            pod,
+            said,
+        ]
+
+    return build
+
+
+def test_how_a_finished_job_s_pod_ended_is_the_job_s_ending_not_new_evidence(
+    doctor: Doctor,
+) -> None:
+    """train-001 failed when the kubelet evicted its pod: how it ended is the workloads
+    check's to say of that job; the eviction Event is not a problem of the namespace now."""
+    doctor.load(_evicted_pod_of("train-001", finished=False))
+    running = doctor.live("-o", "json").json()
+    assert _quoting(running, EVICTED.strip()), "precondition: a pod of a job still on is quoted"
+
+    doctor.load(_evicted_pod_of("train-001", finished=True))
+    report = doctor.live("-o", "json").json()
+    assert _quoting(report, EVICTED.strip()) == [], [
+        (f["code"], f["headline"]) for f in report["findings"] if f["status"] != "ok"
+    ]
+
+
+def test_a_component_s_name_and_reason_are_one_bounded_line_as_its_message_is(
+    doctor: Doctor,
+) -> None:
+    """A core/v1 Event's source and reason are not checked by the API server: control
+    characters are shown escaped, and each is cut at the events.k8s.io limit of 128."""
+
+    def build(now: datetime) -> list[Obj]:
+        pod = placed_pod(now)
+        said = event(now, pod, "Frob\x1b[31mJam" + "R" * 400, "jammed", "acme\x07op" + "C" * 400)
+        return [*healthy(now), training_job("train-002", now, finished=False), pod, said]
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    quoting = _quoting(report, "jammed")
+    assert quoting, "precondition: the Event is evidence"
+    headline = quoting[0]["headline"]
+    for hostile in ("\x1b", "\x07"):
+        assert hostile not in headline, headline
+    for escaped in ("Frob\\x1b[31mJam", "acme\\x07op"):
+        assert escaped in headline, headline
+    for letter in "RC":
+        assert letter * 100 in headline, headline
+        assert letter * 200 not in headline, headline
