@@ -97,6 +97,34 @@ class Judged(Struct, frozen=True):
     def size(self) -> str:
         return size_words(self.shape.groups)
 
+    def emptied(self, rooms: Mapping[str, MachineRoom] | None = None) -> dict[str, MachineRoom]:
+        """The machines (`rooms`, else the room now) with nothing on them but the judged job's
+        own pods already placed: a job waiting for the rest of its pods gets none of its own
+        room back, so those pods are never other work to stop, nor room it could have."""
+        rooms = self.rooms if rooms is None else rooms
+        own: dict[str, tuple[Resources, int]] = {}
+        for pod in self.usage.pods_here:
+            machine = o.node_name(pod)
+            if machine in rooms and o.name_of(pod) in self.shape.own_pods:
+                held, count = own.get(machine, (Resources(), 0))
+                own[machine] = (held + pod_requests(o.pod_spec(pod)), count + 1)
+        emptied = {}
+        for name, room in rooms.items():
+            held, count = own.get(name, (Resources(), 0))
+            emptied[name] = replace(room.emptied(), requested=held, pod_count=count)
+        return emptied
+
+    def own_lines(self) -> list[str]:
+        """Where the judged job's own placed pods hold their room, for a verdict's details."""
+        placed: dict[str, int] = {}
+        for pod in self.usage.pods_here:
+            if o.name_of(pod) in self.shape.own_pods and o.node_name(pod):
+                placed[o.node_name(pod)] = placed.get(o.node_name(pod), 0) + 1
+        return [
+            f"{count} of the job's own programs already on {machine} keep their room there"
+            for machine, count in sorted(placed.items())
+        ]
+
 
 def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
     """The placement now, and everything a verdict names; or the findings that end the check

@@ -3,7 +3,7 @@ lower-priority work's place, partly fits, is blocked by other work, is kept out 
 machines, finds no usable GPU, or is too large for any machine.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import timedelta
 
 from msgspec.structs import replace
@@ -39,7 +39,6 @@ from truegreen.doctor.checks.capacity.words import (
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.knowledge.fit import (
-    Shortfall,
     format_resources,
 )
 from truegreen.doctor.knowledge.gpu_supply import (
@@ -51,8 +50,8 @@ from truegreen.doctor.knowledge.gpu_supply import (
     offered_gpu_resources,
     pod_state,
 )
-from truegreen.doctor.knowledge.training import training_owner
-from truegreen.doctor.knowledge.usage import ClusterUsage, Holder
+from truegreen.doctor.knowledge.training import TRAINING_KIND_NAMES, training_owner
+from truegreen.doctor.knowledge.usage import Holder
 from truegreen.quantity import PODS, Resources
 
 
@@ -107,7 +106,7 @@ def preempts(judged: Judged) -> Finding | None:
     kube-scheduler's preemption makes that room (a warning naming who would be stopped).
     Disruption budgets do not stop it: the scheduler only prefers victims that keep them."""
     level = judged.priority
-    emptied = {name: room.emptied() for name, room in judged.rooms.items()}
+    emptied = judged.emptied()
     if not place(judged.pod_groups, emptied).whole:
         return None  # not even on empty machines: too large, whatever the priority
     if isinstance(level, CantRead):
@@ -172,13 +171,22 @@ def partly_fits(judged: Judged) -> Finding | None:
 
 def blocked_by_other_work(judged: Judged) -> Finding | None:
     """The job would fit on the machines were they empty: other work holds its room."""
-    emptied = {name: room.emptied() for name, room in judged.rooms.items()}
-    if not place(judged.pod_groups, emptied).whole:
+    on_empty = place(judged.pod_groups, judged.emptied())
+    if not on_empty.whole:
         return None
     now = judged.now
     machine = now.unplaced.machine if now.unplaced is not None else ""
-    missing = now.unplaced.missing if now.unplaced is not None else ()
-    named = _largest_holders(judged.env, judged.usage, machine, missing) if machine else []
+    short = [s.resource for s in (now.unplaced.missing if now.unplaced is not None else ())]
+    named = _largest_holders(judged, machine, short) if machine else []
+    if not named:
+        # The closest machine holds only the job's own pods: who holds the machines the job
+        # would take were they empty.
+        asked = {g.name: g.requests.names for g in judged.pod_groups}
+        for group, where, _ in on_empty.on:
+            named = _largest_holders(judged, where, asked[group])
+            if named:
+                machine = where
+                break
     held_by = (
         f"the room it needs on {machine} is held by {joined_words(named)}"
         if named
@@ -206,7 +214,7 @@ def kept_out(judged: Judged) -> Finding | None:
     everywhere = tuple(
         replace(group, machines=tuple(sorted(judged.rooms))) for group in judged.pod_groups
     )
-    emptied = {name: room.emptied() for name, room in judged.rooms.items()}
+    emptied = judged.emptied()
     widened = place(everywhere, emptied)
     if not widened.whole:
         return None
@@ -282,7 +290,7 @@ def gpus_unusable(judged: Judged) -> Finding | None:
                 Resources.of({problem.resource: problem.expected}), [problem.resource]
             )
             restored[problem.machine] = replace(room, allocatable=allocatable)
-    emptied = {name: room.emptied() for name, room in restored.items()}
+    emptied = judged.emptied(restored)
     if not place(judged.pod_groups, restored).whole and not place(judged.pod_groups, emptied).whole:
         return None
     return _gpu_problem_finding(judged.env, problems, Status.FAIL)
@@ -326,27 +334,38 @@ def gpu_warnings(env: Environment, verdict: Finding) -> list[Finding]:
 
 def too_large(judged: Judged) -> Finding:
     """Not even on empty machines: the job asks for more than the machines are."""
-    emptied = {name: room.emptied() for name, room in judged.rooms.items()}
+    emptied = judged.emptied()
     on_empty = place(judged.pod_groups, emptied)
     closest_words = placement_words(on_empty, judged.shape.groups, empty=True)
     return SAY.finding(
         Status.FAIL,
         Basis.MEASURED if on_empty.proven else Basis.INFERRED,
         TOO_LARGE,
-        details=[*judged.details, closest_words, *placed_lines(on_empty), *judged.stuck_lines],
+        details=[
+            *judged.details,
+            closest_words,
+            *placed_lines(on_empty),
+            *judged.own_lines(),
+            *judged.stuck_lines,
+        ],
         objects=judged.objects,
         size=judged.size,
         closest=closest_words,
     )
 
 
-def _largest_holders(
-    env: Environment, usage: ClusterUsage, machine: str, missing: Sequence[Shortfall]
-) -> list[str]:
-    """Who holds most of what `machine` lacks, largest first, at most three, in plain words
-    with their amounts: `the workload 'notebook' in 'research' (1 nvidia.com/gpu)`."""
-    short = [s.resource for s in missing if s.resource != PODS]
-    holding = [h for h in usage.holders.get(machine, []) if any(r in h.requested for r in short)]
+def _largest_holders(judged: Judged, machine: str, resources: Iterable[str]) -> list[str]:
+    """Who holds most of `resources` on `machine`, largest first, at most three, in plain
+    words with their amounts: `the workload 'notebook' in 'research' (1 nvidia.com/gpu)`. The
+    judged job's own placed pods hold nothing it could get back, and are never named."""
+    env = judged.env
+    short = [r for r in resources if r != PODS]
+    holding = [
+        h
+        for h in judged.usage.holders.get(machine, [])
+        if any(r in h.requested for r in short)
+        and not (h.namespace == env.namespace and h.pod in judged.shape.own_pods)
+    ]
     holding.sort(key=lambda h: (*(-h.requested.get(r, 0) for r in short), h.namespace, h.pod))
     return [
         f"{_holder_words(env, h)} "
@@ -363,7 +382,7 @@ def _holder_words(env: Environment, holder: Holder) -> str:
         noun, name = "workload", name.rpartition("-")[0] or name
     elif kind in ("Deployment", "StatefulSet", "DaemonSet"):
         noun = "workload"
-    elif kind == "Job":
+    elif kind == "Job" or kind in TRAINING_KIND_NAMES:
         noun = "training job" if holder.namespace == env.namespace else "job"
     elif kind:
         noun = "workload"
