@@ -728,3 +728,64 @@ def test_the_component_s_words_print_as_written_never_as_emoji_or_styles(
     assert result.exit_code == 2, result.stdout
     assert "FrobnicatorJammed" in result.stdout, "precondition: the event is the headline"
     assert f"FrobnicatorJammed: {said}" in result.stdout, result.stdout
+
+
+UNTOLERATED = (
+    "0/2 nodes are available: 1 node(s) had untolerated taint {dedicated: infra}, 1 node(s) "
+    "didn't match Pod's node affinity/selector. preemption: 0/2 nodes are available: 2 "
+    "Preemption is not helpful for scheduling."
+)
+"""kube-scheduler's FitError (pkg/scheduler/schedule_one.go) for a pod no machine takes."""
+
+
+def _service_copy_unplaced(*, age: timedelta, with_event: bool) -> Callable[[datetime], list[Obj]]:
+    """The jobs-manager's new copy, marked Unschedulable by kube-scheduler (the PodScheduled
+    condition, and its FailedScheduling Event when `with_event`) `age` ago."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        manager = next(o for o in objects if o["metadata"]["name"] == "jobs-manager")
+        waiting = pod_for(manager, now, suffix="zz9x1", age=age)
+        del waiting["spec"]["nodeName"]
+        waiting["status"] = {
+            "phase": "Pending",
+            "conditions": [
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "reason": "Unschedulable",
+                    "message": UNTOLERATED,
+                    "lastTransitionTime": ts(now - age),
+                }
+            ],
+        }
+        said = [event(now, waiting, "FailedScheduling", UNTOLERATED, "default-scheduler")]
+        return [*objects, waiting, *(said if with_event else [])]
+
+    return build
+
+
+@pytest.mark.parametrize("with_event", [True, False], ids=["event-and-condition", "condition"])
+@pytest.mark.parametrize(
+    "age", [timedelta(minutes=1), timedelta(minutes=30)], ids=["a-minute", "half-an-hour"]
+)
+def test_the_scheduler_s_word_on_a_service_s_copy_is_evidence_not_a_wait(
+    doctor: Doctor, age: timedelta, with_event: bool
+) -> None:
+    """The capacity check places only training pods: kube-scheduler's Unschedulable on any
+    other pod is the cluster's word, quoted once (the Event and the condition it sets with it
+    say the same), never "still starting" nor a room guess."""
+    doctor.load(_service_copy_unplaced(age=age, with_event=with_event))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    codes = [f["code"] for f in report["findings"] if f["status"] != "ok"]
+    assert "workloads.starting" not in codes, codes
+    assert "workloads.waiting-too-long" not in codes, codes
+    quoting = [f for f in report["findings"] if UNTOLERATED[:60] in f["headline"]]
+    assert [f["code"] for f in quoting] == ["evidence.cluster-reported"], codes
+    said = "“default-scheduler” says “" + (
+        "FailedScheduling: " if with_event else "PodScheduled=False (Unschedulable): "
+    )
+    assert "its copy 'jobs-manager-zz9x1'" in quoting[0]["headline"], quoting[0]["headline"]
+    assert said in quoting[0]["headline"], quoting[0]["headline"]
+    assert result.exit_code == 2, report["headline"]

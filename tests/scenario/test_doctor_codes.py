@@ -56,17 +56,10 @@ def _pending(age: timedelta) -> Change:
         pod = manager_pod(objects)
         pod["metadata"]["creationTimestamp"] = ts(now - age)
         pod["spec"].pop("nodeName")
-        pod["status"] = {
-            "phase": "Pending",
-            "conditions": [
-                {
-                    "type": "PodScheduled",
-                    "status": "False",
-                    "reason": "Unschedulable",
-                    "message": "0/2 nodes are available",
-                }
-            ],
-        }
+        # No scheduler has looked at it yet (only a scheduler writes PodScheduled): the wait
+        # alone, which the workloads check judges. kube-scheduler's Unschedulable on such a
+        # pod is evidence (test_cluster_reports.py).
+        pod["status"] = {"phase": "Pending", "conditions": []}
 
     return change
 

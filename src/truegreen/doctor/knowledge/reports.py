@@ -18,7 +18,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
-from truegreen.doctor.knowledge.training import TRAINING_KIND_NAMES
+from truegreen.doctor.knowledge.training import TRAINING_KIND_NAMES, training_owner
 from truegreen.textsafe import terminal_safe
 
 MESSAGE_CAP: Final = 300
@@ -183,9 +183,27 @@ _CONDITION_COMPONENT: Final = {
     "Node": "kubelet",
     "PersistentVolumeClaim": "volume-expander",
 }
-# A pod the scheduler has not placed yet is the scheduler's to explain (capacity reads its
-# `Unschedulable`); one held by scheduling gates waits for whoever set them (Kueue's queue check).
-_PASSING_REASONS: Final = frozenset({"Unschedulable", "SchedulingGated"})
+# A training pod the scheduler has not placed yet is the capacity check's to explain (it reads
+# its `Unschedulable`); any other pod's is evidence. A pod held by scheduling gates waits for
+# whoever set them (Kueue's queue check).
+UNSCHEDULABLE: Final = "Unschedulable"
+_PASSING_REASONS: Final = frozenset({UNSCHEDULABLE, "SchedulingGated"})
+
+
+def _condition_component(obj: KubeObject, condition: str) -> str:
+    """Who sets the condition: a pod's `PodScheduled` is its scheduler's (the name its
+    FailedScheduling Events carry: `default-scheduler` unless the pod names another), the
+    rest the kind's controller."""
+    if obj.get("kind") == "Pod" and condition == "PodScheduled":
+        return quoted(str(o.pod_spec(obj).get("schedulerName") or "default-scheduler"), NAME_CAP)
+    return _CONDITION_COMPONENT[str(obj.get("kind"))]
+
+
+def _passing(pod: KubeObject, reason: str) -> bool:
+    """A pod condition's reason another check reads."""
+    if reason == UNSCHEDULABLE:
+        return _of_training(pod)
+    return reason in _PASSING_REASONS
 
 
 def failing_conditions(obj: KubeObject) -> list[Report]:
@@ -199,12 +217,12 @@ def failing_conditions(obj: KubeObject) -> list[Report]:
             continue
         status = str(condition.get("status") or "")
         reason = str(condition.get("reason") or "")
-        if status == polarity.healthy or (kind == "Pod" and reason in _PASSING_REASONS):
+        if status == polarity.healthy or (kind == "Pod" and _passing(obj, reason)):
             continue
         found.append(
             Report(
                 Said.CONDITION,
-                _CONDITION_COMPONENT[kind],
+                _condition_component(obj, polarity.type),
                 quoted(f"{polarity.type}={status}" + (f" ({reason})" if reason else "")),
                 kind,
                 o.name_of(obj),
@@ -249,6 +267,8 @@ class Ruling(Struct, frozen=True):
     """Only from these components (empty: any)."""
     on_container_state: bool = False
     """Only while one of the pod's containers waits in a state the workloads check reads."""
+    training_pods_only: bool = False
+    """Only about a pod of a training job (the capacity check places no other)."""
 
 
 RULED: Final[tuple[Ruling, ...]] = (
@@ -259,6 +279,7 @@ RULED: Final[tuple[Ruling, ...]] = (
         frozenset({"Pod"}),
         "capacity",
         frozenset({"default-scheduler", "karpenter"}),
+        training_pods_only=True,
     ),
     # pkg/controller/controller_utils.go FailedCreatePodReason: admission's refused creates.
     Ruling("FailedCreate", TRAINING_KIND_NAMES, "admission"),
@@ -292,6 +313,10 @@ def _container_waits_in_read_state(pod: KubeObject | None) -> bool:
     return False
 
 
+def _of_training(pod: KubeObject | None) -> bool:
+    return pod is not None and training_owner(pod) is not None
+
+
 def ruled_by(report: Report, pods: Mapping[str, KubeObject]) -> str | None:
     """The check that says `report` in plain words, or None: it is evidence no rule names.
     `pods` are the namespace's pods by name."""
@@ -301,6 +326,8 @@ def ruled_by(report: Report, pods: Mapping[str, KubeObject]) -> str | None:
         if ruling.components and report.component not in ruling.components:
             continue
         if ruling.on_container_state and not _container_waits_in_read_state(pods.get(report.name)):
+            continue
+        if ruling.training_pods_only and not _of_training(pods.get(report.name)):
             continue
         return ruling.check
     return None
@@ -410,6 +437,21 @@ def unruled_reports(sources: Sources) -> list[Report]:
         if report.kind == GROUP_KIND and report.name in sources.gang_groups:
             continue
         kept.append(report)
+    # kube-scheduler's FailedScheduling and the PodScheduled condition it sets with it say the
+    # same (pkg/scheduler/schedule_one.go handleSchedulingFailure): the Event, with its count.
+    said_by_event = {
+        r.name for r in kept if r.said is Said.EVENT and r.reason == "FailedScheduling"
+    }
+    kept = [
+        r
+        for r in kept
+        if not (
+            r.said is Said.CONDITION
+            and r.kind == "Pod"
+            and r.name in said_by_event
+            and r.reason.startswith("PodScheduled=")
+        )
+    ]
     return sorted(kept, key=_newest_first)
 
 
