@@ -13,8 +13,12 @@ generic finding, quoted.
 """
 
 import re
+from collections.abc import Iterable
 from enum import StrEnum
 
+from truegreen import kubeobjects as o
+from truegreen.cluster import KubeObject
+from truegreen.doctor.knowledge.reports import event_time, quoted
 from truegreen.patterns import LazyPattern
 
 
@@ -57,4 +61,38 @@ def pull_error(message: str) -> PullError | None:
             return None  # Docker Hub's answer for a missing image and a refused login alike
         if pattern.search(message):
             return error
+    return None
+
+
+FAILED_TO_PULL = "Failed to pull image "
+"""How the kubelet's `Failed` Warning about a pull begins (pkg/kubelet/images/image_manager.go:
+`Failed to pull image %q: %v`, reason `events.FailedToPullImage`); the runtime's error follows."""
+
+
+def last_pull_failure(
+    pod: KubeObject, events: Iterable[KubeObject]
+) -> tuple[PullError, str] | None:
+    """What the kubelet's newest `Failed to pull image` Warning about `pod` says stopped the
+    pull, with its words: for a container in `ImagePullBackOff` whose message is only
+    `Back-off pulling image "…"` (kubelets before 1.30 keep the error in the Event alone)."""
+    uid = o.uid_of(pod)
+    said = []
+    for event in events:
+        involved = o.mapping(event.get("involvedObject") or event.get("regarding"))
+        message = str(event.get("message") or event.get("note") or "")
+        if (
+            event.get("type") != "Warning"
+            or event.get("reason") != "Failed"
+            or involved.get("kind") != "Pod"
+            or involved.get("name") != o.name_of(pod)
+            or (uid and involved.get("uid") and involved.get("uid") != uid)
+            or not message.startswith(FAILED_TO_PULL)
+        ):
+            continue
+        said.append((event_time(event), message))
+    said.sort(key=lambda pair: pair[0].timestamp() if pair[0] is not None else 0.0, reverse=True)
+    for _, message in said:
+        error = pull_error(message)
+        if error is not None:
+            return error, quoted(message)
     return None

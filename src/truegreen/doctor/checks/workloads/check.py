@@ -1,6 +1,6 @@
 """Workloads: rollouts complete by kubectl's rules, and the environment's pods are healthy."""
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -42,7 +42,7 @@ from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.evidence import Ending, job_failure
 from truegreen.doctor.knowledge.missing_settings import missing_setting
-from truegreen.doctor.knowledge.pull_errors import PullError, pull_error
+from truegreen.doctor.knowledge.pull_errors import PullError, last_pull_failure, pull_error
 from truegreen.doctor.knowledge.reports import pods_with_evidence, quoted
 from truegreen.doctor.knowledge.training import TrainingJob, training_owner
 from truegreen.images import ImageReferenceError, parse_image
@@ -88,7 +88,12 @@ class _PodProblem(Struct, frozen=True):
 
 
 def _pod_problem(
-    pod: KubeObject, now: datetime, grace: timedelta, is_job: bool, kubectl: Kubectl
+    pod: KubeObject,
+    now: datetime,
+    grace: timedelta,
+    is_job: bool,
+    kubectl: Kubectl,
+    events: Sequence[KubeObject] = (),
 ) -> _PodProblem | None:
     name = o.name_of(pod)
     describe = ("command", kubectl.here("describe", "pod", name))
@@ -117,6 +122,11 @@ def _pod_problem(
             message = str(waiting.get("message", ""))
             detail = f"pod {name} container {cname}: {reason}: {message}"
             said = pull_error(message) if reason in ("ErrImagePull", "ImagePullBackOff") else None
+            if said is None and reason == "ImagePullBackOff":
+                found = last_pull_failure(pod, events)
+                if found is not None:
+                    said, words = found
+                    detail = f"{detail}; the kubelet's last Event Failed: {words}"
             fields: tuple[tuple[str, str], ...] = (("image", image), describe)
             if said is not None:
                 fields = (*fields, ("registry", _registry_of(image)))
@@ -249,6 +259,7 @@ def check(env: Environment) -> list[Finding]:
     jobs = {o.name_of(j): j for j in env.jobs.items} if isinstance(env.jobs, Listed) else {}
     work = env.work()
     reported = pods_with_evidence(env.reports())
+    events = env.warning_events.items if isinstance(env.warning_events, Listed) else ()
     grouped: dict[tuple[str, str], tuple[KubeObject, list[tuple[_PodProblem, KubeObject]]]] = {}
     # A terminating pod is on its way out: its old image, crash loop or unreadiness is no
     # longer the workload's state (the controller already counts it out, kubectl#1628).
@@ -266,7 +277,9 @@ def check(env: Environment) -> list[Finding]:
             owner = {"kind": "Job", "metadata": {"name": job_name}}
         if owner is None:
             continue  # not part of the environment
-        problem = _pod_problem(pod, env.now, env.settings.pending_grace, bool(job_name), kubectl)
+        problem = _pod_problem(
+            pod, env.now, env.settings.pending_grace, bool(job_name), kubectl, events
+        )
         if problem is not None and problem.code in _WAITS and o.name_of(pod) in reported:
             continue  # a component said why it waits: the evidence check quotes it
         if problem is not None:
