@@ -371,6 +371,11 @@ class Fault(Enum):
     """200 with a body that is not JSON."""
     WRONG_KIND = "wrong-kind"
     """200 with valid JSON that is not the promised document."""
+    EMPTY_OBJECT = "empty-object"
+    """200 with `{}`: an object, but no list, no object's metadata, no groups."""
+    FAILURE_STATUS_200 = "failure-status-200"
+    """200 with a Failure Status (reason Forbidden, code 403), as a proxy or a broken
+    aggregated server may answer; client-go reads it as the error it states."""
 
 
 @dataclass
@@ -1836,6 +1841,23 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             if fault is Fault.WRONG_KIND:
                 server._record(RequestRecord(method, path, query, 200, fault))
                 self._send(200, b'["this", "is", "not", "an", "object"]', {})
+                return True
+            if fault is Fault.EMPTY_OBJECT:
+                server._record(RequestRecord(method, path, query, 200, fault))
+                self._send(200, b"{}", {})
+                return True
+            if fault is Fault.FAILURE_STATUS_200:
+                server._record(RequestRecord(method, path, query, 200, fault))
+                failure = {
+                    "kind": "Status",
+                    "apiVersion": "v1",
+                    "metadata": {},
+                    "status": "Failure",
+                    "message": f"{path} is forbidden",
+                    "reason": "Forbidden",
+                    "code": 403,
+                }
+                self._send(200, json.dumps(failure).encode(), {})
                 return True
             if fault is Fault.TOO_MANY_REQUESTS:
                 # maxinflight.go tooManyRequests: Retry-After, then net/http.Error's plain text.

@@ -189,10 +189,26 @@ def _page_of(view: type[Any]) -> type[Any]:
     return msgspec.defstruct(
         "Page",
         [
-            ("items", list[view] | None, None),  # type: ignore[valid-type]
+            # A list always states its items ([] when none, null from some servers); an answer
+            # without them is no list, never an empty one.
+            ("items", list[view] | None | msgspec.UnsetType, msgspec.UNSET),  # type: ignore[valid-type]
             ("metadata", _ListMeta, msgspec.field(default_factory=_ListMeta)),
+            ("kind", str, ""),
+            ("code", int, 0),
         ],
     )
+
+
+def _checked_page(page: Any, response: Response) -> Any:
+    """`page`, if it is a list: a `Status` answered with 200 is the failure it states (client-go
+    reads a Failure Status as an error whatever the HTTP code: rest/request.go
+    `transformResponse`), any other kind or no items is not a list."""
+    if page.kind == "Status":
+        failed = page.code if 400 <= page.code <= 599 else 500
+        raise _StatusError(replace(response, status=failed))
+    if page.items is msgspec.UNSET or (page.kind and not page.kind.endswith("List")):
+        raise MalformedAnswerError(f"the answer is not a list (kind {page.kind or 'not stated'})")
+    return page
 
 
 def _dialer(connection: ResolvedConnection) -> Dialer | None:
@@ -474,7 +490,7 @@ class LiveCluster:
             ahead = _head_token(response.body) if slow and number < MAX_PAGES else ""
             following = _NextPage(partial(ask, {**query, "continue": ahead})) if ahead else None
             try:
-                page = decode(response.body)
+                page = _checked_page(decode(response.body), response)
                 yield page
             except BaseException:  # a page that does not decode, or a caller that stopped
                 if following is not None:
@@ -764,8 +780,16 @@ def _object(
     if response.status not in succeeded:
         raise _StatusError(response)
     obj = _decode_object(response.body)
+    if obj.get("kind") == "Status" and obj.get("status") == "Failure":
+        # A Failure Status is the failure it states, whatever the HTTP code (client-go
+        # rest/request.go `transformResponse`).
+        code = obj.get("code")
+        failed = code if isinstance(code, int) and 400 <= code <= 599 else 500
+        raise _StatusError(replace(response, status=failed))
     if metadata and not isinstance(obj.get("metadata"), dict):
         raise MalformedAnswerError("the object has no metadata")
+    if not metadata and not isinstance(obj.get("groups"), list):
+        raise MalformedAnswerError("the answer lists no API groups")
     return obj
 
 
