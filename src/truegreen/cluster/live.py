@@ -52,6 +52,7 @@ from truegreen.cluster.reads import (
     PatchResult,
     ReadFailure,
 )
+from truegreen.cluster.redact import redact_shapes
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.cluster.views import as_object, item_view
 from truegreen.http.deadline import Deadline
@@ -281,8 +282,9 @@ class LiveCluster:
 
     @property
     def server(self) -> str:
-        """The API server address, for messages."""
-        return self._connection.server
+        """The API server address, for messages: a password in it (`https://user:pw@host`)
+        is shown `<redacted>`, as kubectl hides it (url.Redacted)."""
+        return redact_shapes(self._connection.server)
 
     @property
     def cluster_name(self) -> str:
