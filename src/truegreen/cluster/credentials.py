@@ -4,6 +4,7 @@ A credential source may run a plugin (exec, OIDC) and may expire; the client ask
 expiry and after a 401, as client-go does.
 """
 
+import stat
 import threading
 import time
 from collections.abc import Callable
@@ -109,6 +110,27 @@ def basic_authorization(username: str, password: str) -> str:
     return "Basic " + base64.b64encode(f"{username}:{password}".encode()).decode("ascii")
 
 
+TOKEN_FILE_MAX_BYTES = 1 << 20
+"""A token file larger than this is refused: a token is a few kilobytes (a service account's
+JWT, an OIDC id-token), and a file that never ends (`/dev/zero`) must not fill the memory."""
+
+
+class _TokenFileError(Exception):
+    """A token file that is not one: not a regular file, or too large."""
+
+
+def _read_token(path: Path) -> str:
+    """The token in `path`: a regular file (a FIFO or a device would block or never end) of at
+    most TOKEN_FILE_MAX_BYTES."""
+    if not stat.S_ISREG(path.stat().st_mode):
+        raise _TokenFileError("it is not a regular file")
+    with path.open("rb") as file:
+        data = file.read(TOKEN_FILE_MAX_BYTES + 1)
+    if len(data) > TOKEN_FILE_MAX_BYTES:
+        raise _TokenFileError(f"it is larger than {TOKEN_FILE_MAX_BYTES >> 20} MiB")
+    return data.decode("utf-8").strip()
+
+
 class TokenFileCredentials:
     """A bearer token kept in a file that something else rotates (a service account's token).
 
@@ -139,12 +161,12 @@ class TokenFileCredentials:
 
     def _refresh(self, *, initial: bool = False) -> None:
         try:
-            token = self._path.read_text(encoding="utf-8").strip()
-        except (OSError, UnicodeDecodeError) as error:
+            token = _read_token(self._path)
+        except (OSError, UnicodeDecodeError, _TokenFileError) as error:
             if initial:
                 raise CredentialError(
                     f"cannot read the token file {self._path}",
-                    getattr(error, "strerror", None) or type(error).__name__,
+                    getattr(error, "strerror", None) or str(error) or type(error).__name__,
                     "check the file, or the kubeconfig's tokenFile",
                 ) from None
             return
