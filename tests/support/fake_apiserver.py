@@ -378,6 +378,25 @@ class Fault(Enum):
     aggregated server may answer; client-go reads it as the error it states."""
 
 
+_BODIES_OF_200: dict[Fault, Callable[[str], bytes]] = {
+    Fault.MALFORMED: lambda path: b'{"kind": "List", "items": [{"metadata": ',
+    Fault.WRONG_KIND: lambda path: b'["this", "is", "not", "an", "object"]',
+    Fault.EMPTY_OBJECT: lambda path: b"{}",
+    Fault.FAILURE_STATUS_200: lambda path: json.dumps(
+        {
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": f"{path} is forbidden",
+            "reason": "Forbidden",
+            "code": 403,
+        }
+    ).encode(),
+}
+"""The faults answered with 200 and a body that is not what was asked for, by the path asked."""
+
+
 @dataclass
 class FaultRule:
     """Inject `fault` into requests whose method and path match; `count` None means forever."""
@@ -1834,30 +1853,9 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 self.connection.close()
                 self.close_connection = True
                 return True
-            if fault is Fault.MALFORMED:
+            if fault in _BODIES_OF_200:
                 server._record(RequestRecord(method, path, query, 200, fault))
-                self._send(200, b'{"kind": "List", "items": [{"metadata": ', {})
-                return True
-            if fault is Fault.WRONG_KIND:
-                server._record(RequestRecord(method, path, query, 200, fault))
-                self._send(200, b'["this", "is", "not", "an", "object"]', {})
-                return True
-            if fault is Fault.EMPTY_OBJECT:
-                server._record(RequestRecord(method, path, query, 200, fault))
-                self._send(200, b"{}", {})
-                return True
-            if fault is Fault.FAILURE_STATUS_200:
-                server._record(RequestRecord(method, path, query, 200, fault))
-                failure = {
-                    "kind": "Status",
-                    "apiVersion": "v1",
-                    "metadata": {},
-                    "status": "Failure",
-                    "message": f"{path} is forbidden",
-                    "reason": "Forbidden",
-                    "code": 403,
-                }
-                self._send(200, json.dumps(failure).encode(), {})
+                self._send(200, _BODIES_OF_200[fault](path), {})
                 return True
             if fault is Fault.TOO_MANY_REQUESTS:
                 # maxinflight.go tooManyRequests: Retry-After, then net/http.Error's plain text.

@@ -205,11 +205,15 @@ def _checked_page(page: Any, response: Response) -> Any:
     reads a Failure Status as an error whatever the HTTP code: rest/request.go
     `transformResponse`), any other kind or no items is not a list."""
     if page.kind == "Status":
-        failed = page.code if 400 <= page.code <= 599 else 500
-        raise _StatusError(replace(response, status=failed))
+        raise _StatusError(replace(response, status=_failure_code(page.code)))
     if page.items is msgspec.UNSET or (page.kind and not page.kind.endswith("List")):
         raise MalformedAnswerError(f"the answer is not a list (kind {page.kind or 'not stated'})")
     return page
+
+
+def _failure_code(code: object) -> int:
+    """A Failure Status's `code`, where it is one a failure has; 500 otherwise."""
+    return code if isinstance(code, int) and 400 <= code <= 599 else 500
 
 
 def _dialer(connection: ResolvedConnection) -> Dialer | None:
@@ -785,9 +789,7 @@ def _object(
     if obj.get("kind") == "Status" and obj.get("status") == "Failure":
         # A Failure Status is the failure it states, whatever the HTTP code (client-go
         # rest/request.go `transformResponse`).
-        code = obj.get("code")
-        failed = code if isinstance(code, int) and 400 <= code <= 599 else 500
-        raise _StatusError(replace(response, status=failed))
+        raise _StatusError(replace(response, status=_failure_code(obj.get("code"))))
     if metadata and not isinstance(obj.get("metadata"), dict):
         raise MalformedAnswerError("the object has no metadata")
     if not metadata and not isinstance(obj.get("groups"), list):

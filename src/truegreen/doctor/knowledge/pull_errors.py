@@ -18,7 +18,7 @@ from enum import StrEnum
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
-from truegreen.doctor.knowledge.reports import event_time, quoted
+from truegreen.doctor.knowledge.reports import event_time, names_an_earlier_pod, quoted
 from truegreen.patterns import LazyPattern
 
 
@@ -75,21 +75,21 @@ def last_pull_failure(
     """What the kubelet's newest `Failed to pull image` Warning about `pod` says stopped the
     pull, with its words: for a container in `ImagePullBackOff` whose message is only
     `Back-off pulling image "…"` (kubelets before 1.30 keep the error in the Event alone)."""
-    uid = o.uid_of(pod)
     said = []
     for event in events:
         involved = o.mapping(event.get("involvedObject") or event.get("regarding"))
         message = str(event.get("message") or event.get("note") or "")
+        seen = event_time(event)
         if (
             event.get("type") != "Warning"
             or event.get("reason") != "Failed"
             or involved.get("kind") != "Pod"
             or involved.get("name") != o.name_of(pod)
-            or (uid and involved.get("uid") and involved.get("uid") != uid)
+            or names_an_earlier_pod(str(involved.get("uid") or ""), seen, pod)
             or not message.startswith(FAILED_TO_PULL)
         ):
             continue
-        said.append((event_time(event), message))
+        said.append((seen, message))
     said.sort(key=lambda pair: pair[0].timestamp() if pair[0] is not None else 0.0, reverse=True)
     for _, message in said:
         error = pull_error(message)

@@ -482,19 +482,18 @@ def _history(
 
 
 def _about_an_earlier_pod(report: Report, pod: KubeObject) -> bool:
-    """An Event about another pod of the same name, made before this one (a job submitted
-    again, a StatefulSet's pod made anew): its uid differs, or it was last seen before this pod
-    was created."""
-    uid = o.uid_of(pod)
-    if report.uid and uid and report.uid != uid:
+    return names_an_earlier_pod(report.uid, report.at if report.said is Said.EVENT else None, pod)
+
+
+def names_an_earlier_pod(uid: str, seen: datetime | None, pod: KubeObject) -> bool:
+    """Whether an Event naming `pod`'s name with `uid`, last seen at `seen`, is about another
+    pod of that name made before it (a job submitted again, a StatefulSet's pod made anew): its
+    uid differs, or it was last seen before this pod was created."""
+    own = o.uid_of(pod)
+    if uid and own and uid != own:
         return True
     created = o.created_at(pod)
-    return (
-        report.said is Said.EVENT
-        and report.at is not None
-        and created is not None
-        and report.at < created
-    )
+    return seen is not None and created is not None and seen < created
 
 
 CLAIM_WAIT_REASONS: Final = frozenset({"FailedBinding", "VolumeMismatch", "ProvisioningFailed"})

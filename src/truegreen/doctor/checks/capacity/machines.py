@@ -102,28 +102,28 @@ class Judged(Struct, frozen=True):
         own pods already placed: a job waiting for the rest of its pods gets none of its own
         room back, so those pods are never other work to stop, nor room it could have."""
         rooms = self.rooms if rooms is None else rooms
-        own: dict[str, tuple[Resources, int]] = {}
-        for pod in self.usage.pods_here:
-            machine = o.node_name(pod)
-            if machine in rooms and o.name_of(pod) in self.shape.own_pods:
-                held, count = own.get(machine, (Resources(), 0))
-                own[machine] = (held + pod_requests(o.pod_spec(pod)), count + 1)
+        own = self._own_placed()
         emptied = {}
         for name, room in rooms.items():
-            held, count = own.get(name, (Resources(), 0))
-            emptied[name] = replace(room.emptied(), requested=held, pod_count=count)
+            pods = own.get(name, [])
+            held = sum((pod_requests(o.pod_spec(p)) for p in pods), Resources())
+            emptied[name] = replace(room.emptied(), requested=held, pod_count=len(pods))
         return emptied
 
     def own_lines(self) -> list[str]:
         """Where the judged job's own placed pods hold their room, for a verdict's details."""
-        placed: dict[str, int] = {}
+        return [
+            f"{len(pods)} of the job's own programs already on {machine} keep their room there"
+            for machine, pods in sorted(self._own_placed().items())
+        ]
+
+    def _own_placed(self) -> dict[str, list[KubeObject]]:
+        """The judged job's own pods already on a machine, by machine."""
+        placed: dict[str, list[KubeObject]] = {}
         for pod in self.usage.pods_here:
             if o.name_of(pod) in self.shape.own_pods and o.node_name(pod):
-                placed[o.node_name(pod)] = placed.get(o.node_name(pod), 0) + 1
-        return [
-            f"{count} of the job's own programs already on {machine} keep their room there"
-            for machine, count in sorted(placed.items())
-        ]
+                placed.setdefault(o.node_name(pod), []).append(pod)
+        return placed
 
 
 def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
