@@ -425,9 +425,13 @@ def test_objects_without_a_pod_template_have_no_model() -> None:
 
 
 def test_grpc_probes_have_ports_and_are_compared_by_port() -> None:
+    # GRPCAction.Port is an int32 (k8s.io/api core/v1), not an IntOrString: a name is refused.
     typo = server(readinessProbe={"grpc": {"port": "grcp"}})
-    assert hits(workload("Deployment", typo)) == [("probe-port-undeclared", "app")]
-    same = {"grpc": {"port": "http"}}
+    assert hits(workload("Deployment", typo)) == [
+        ("probe-port-undeclared", "app"),
+        ("wrong-field-type", "app"),
+    ]
+    same = {"grpc": {"port": 8080}}
     twin = server(readinessProbe=same, livenessProbe={"grpc": {"port": 8080}})
     assert hits(workload("Deployment", twin)) == [("liveness-same-as-readiness", "app")]
 

@@ -19,6 +19,8 @@ _EXAMPLES = {
     "readiness-missing-after-startup": "a DaemonSet container on `containerPort: 8080` with a "
     "`startupProbe` and no `readinessProbe`.",
     "unknown-field": "`readinesProbe:` in a container, or `httpGet: {paht: /healthz}`.",
+    "wrong-field-type": '`env: [{name: PORT, value: 8080}]` (unquoted), `containerPort: "80"`, '
+    "`initContainers: 7`, or a grpc probe's `port: grpc` (a name: only a number goes there).",
     "probe-targets-disabled-server": f'`{DISABLED_BY}: "8080=HTTP_DISABLED"` with '
     '`env: [{name: HTTP_DISABLED, value: "1"}]` and a probe on port 8080.',
     "liveness-same-as-readiness": "both probes `httpGet /healthz` on port `http` (or 8080, when "

@@ -19,6 +19,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from truegreen.lint.commands import always_succeeds
+from truegreen.lint.fieldtypes import WrongType, wrong_types
 from truegreen.lint.kinds import PodTemplate, Work, understand
 from truegreen.lint.training import training_signal
 
@@ -415,6 +416,8 @@ class WorkloadModel(Struct, frozen=True):
     """Who adds probes of its own (`KubeRay`, `Knative`), for the messages."""
     pod_spec: Mapping[str, Any] = field(default_factory=dict)
     """The pod spec the model was read from, to find a container's line."""
+    wrong_types: tuple[WrongType, ...] = ()
+    """Fields of the pod spec whose values the API server cannot decode."""
 
     @property
     def is_batch(self) -> bool:
@@ -459,7 +462,8 @@ def _model(obj: Mapping[str, Any], template: PodTemplate) -> WorkloadModel:
     spec, meta = template.spec, _mapping(obj.get("metadata"))
     knative = template.controller == "Knative"
     containers = []
-    for entry in map(_mapping, _sequence(spec.get("containers"))):
+    # An entry that is no mapping is no container: wrong-field-type reports it.
+    for entry in (c for c in _sequence(spec.get("containers")) if isinstance(c, Mapping)):
         model = ContainerModel.parse(
             entry, is_sidecar=False, default_name="user-container" if knative else ""
         )
@@ -477,9 +481,9 @@ def _model(obj: Mapping[str, Any], template: PodTemplate) -> WorkloadModel:
             )
         )
     containers += [
-        ContainerModel.parse(_mapping(c), is_sidecar=True)
+        ContainerModel.parse(c, is_sidecar=True)
         for c in _sequence(spec.get("initContainers"))
-        if _mapping(c).get("restartPolicy") == "Always"
+        if isinstance(c, Mapping) and c.get("restartPolicy") == "Always"
     ]
     namespace = meta.get("namespace")
     labels = {str(k): str(v) for k, v in _mapping(template.metadata.get("labels")).items()}
@@ -498,4 +502,5 @@ def _model(obj: Mapping[str, Any], template: PodTemplate) -> WorkloadModel:
         host_network=spec.get("hostNetwork") is True,
         controller=template.controller,
         pod_spec=spec,
+        wrong_types=wrong_types(spec),
     )

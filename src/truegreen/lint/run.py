@@ -91,9 +91,11 @@ def _container_line(manifest: Manifest, model: WorkloadModel, container: str | N
     if container is None:
         return manifest.line
     spec = model.pod_spec
-    for entry in [*(spec.get("containers") or []), *(spec.get("initContainers") or [])]:
-        if isinstance(entry, Mapping) and _named(entry, model) == container:
-            return manifest.line_of(entry) or manifest.line
+    for group in ("containers", "initContainers"):
+        entries = spec.get(group)
+        for entry in entries if isinstance(entries, list) else ():
+            if isinstance(entry, Mapping) and _named(entry, model) == container:
+                return manifest.line_of(entry) or manifest.line
     return manifest.line
 
 

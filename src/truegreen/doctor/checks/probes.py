@@ -68,8 +68,8 @@ _CODES = {
     "probe-port-unlisted": WRONG_PORT,
 }
 # What a live object cannot show or doctor has no words for: the API server has already
-# dropped unknown fields, and a startup-only gate is a lint-time hint.
-_LINT_ONLY = frozenset({"unknown-field", "readiness-missing-after-startup"})
+# dropped unknown fields and refused wrong types, and a startup-only gate is a lint-time hint.
+_LINT_ONLY = frozenset({"unknown-field", "wrong-field-type", "readiness-missing-after-startup"})
 
 
 def check(env: Environment) -> list[Finding]:

@@ -3,7 +3,7 @@
 from truegreen.lint.probes import WorkloadModel
 from truegreen.lint.rules.base import Context, Rule, RuleHit, RuleInfo, Severity
 from truegreen.lint.rules.exec_probes import PROBE_CANNOT_FAIL
-from truegreen.lint.rules.fields import UNKNOWN_FIELD
+from truegreen.lint.rules.fields import UNKNOWN_FIELD, WRONG_FIELD_TYPE
 from truegreen.lint.rules.inputs import INPUT_RULES
 from truegreen.lint.rules.ports import (
     PROBE_PORT_UNDECLARED,
@@ -28,6 +28,7 @@ RULES: tuple[Rule, ...] = (
     PROBE_PORT_UNLISTED,
     READINESS_MISSING_AFTER_STARTUP,
     UNKNOWN_FIELD,
+    WRONG_FIELD_TYPE,
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}
 ALL_RULES: tuple[RuleInfo, ...] = (*RULES, *INPUT_RULES)

@@ -1,12 +1,15 @@
-"""Field rules: a field the API server does not know is refused, not ignored.
+"""Field rules: a field the API server does not know, or cannot decode, is refused.
 
 Strict field validation (kubectl's default, `--validate=strict`) refuses an object with an
 unknown field (`unknown field "spec.template.spec.containers[0].readinesProbe"`); with lenient
-decoding the field is dropped silently, so a misspelled probe is no probe at all.
+decoding the field is dropped silently, so a misspelled probe is no probe at all. A value of the
+wrong JSON type is refused whatever the validation (`json: cannot unmarshal number into Go
+struct field EnvVar.spec.template.spec.containers.env.value of type string`).
 """
 
 from collections.abc import Iterator
 
+from truegreen.lint.fieldtypes import JsonType, WrongType
 from truegreen.lint.probes import WorkloadModel
 from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
 
@@ -39,4 +42,49 @@ UNKNOWN_FIELD = Rule(
     "grpc) and its ports, against k8s.io/api core/v1.",
     limits="Fields newer than the API lint knows are reported as unknown; other parts of the "
     "pod spec are not checked.",
+)
+
+
+def _found(wrong: WrongType) -> str:
+    if wrong.found is JsonType.ARRAY:
+        return "a list"
+    if wrong.found is JsonType.OBJECT:
+        return "an object"
+    if wrong.found is JsonType.BOOL:
+        return wrong.value
+    return f"the {wrong.found} {wrong.value}"
+
+
+def _wrong_field_type(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
+    for wrong in workload.wrong_types:
+        owner = "the pod spec" if wrong.container is None else f"container {wrong.container}"
+        yield RuleHit(
+            wrong.container,
+            f"{owner}: {wrong.path} is {_found(wrong)}, but Kubernetes takes "
+            f"{wrong.expected.words} there: the API server cannot decode it and refuses the "
+            "object.",
+            {"field": wrong.path},
+        )
+
+
+WRONG_FIELD_TYPE = Rule(
+    id="wrong-field-type",
+    severity=Severity.ERROR,
+    summary="A pod-spec field holds a value of the wrong type (a number where a string goes).",
+    rationale=(
+        "The API server decodes an object into its Go types and refuses one whose value has "
+        "the wrong type, so the change never reaches the cluster: an unquoted `value: 8080` "
+        'in an env entry, a port written as `"80"`, `containers: 5`. A reader that takes any '
+        "value would judge a pod the cluster never runs; lint reports the field instead, and "
+        "judges the rest of the object as far as it can be read."
+    ),
+    fix="Write the value as Kubernetes declares it: quote a number meant as a string "
+    '(`value: "8080"`), write ports, thresholds and seconds as bare whole numbers, and lists '
+    "as lists.",
+    check=_wrong_field_type,
+    reads="The pod spec's containers and initContainers (and hostNetwork); each container's "
+    "name, image, command, args, ports, env, resources, restartPolicy, probes and their "
+    "handlers, against the types of k8s.io/api core/v1.",
+    limits="Other parts of the pod spec, and values of the right type that the API server's "
+    "validation refuses (a port above 65535), are not checked.",
 )
