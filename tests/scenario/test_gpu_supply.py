@@ -3,11 +3,11 @@ as a GPU machine that offers none has its GPU software down; one that offers few
 has unhealthy GPUs; a job that asks for whole GPUs where the machines offer MIG slices finds
 none."""
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from tests.scenario.conftest import Doctor
-from tests.support.scenarios import Obj, find, healthy
+from tests.support.scenarios import Obj, find, healthy, job_pod, training_job
 
 GPU_JOB = ("--job-requests", "cpu=1,memory=1Gi,nvidia.com/gpu=1")
 
@@ -180,3 +180,64 @@ def test_with_shared_memory_mounted_there_is_no_warning(doctor: Doctor) -> None:
     codes = {f["code"] for f in doctor.live("-o", "json").json()["findings"]}
     assert "workloads.no-shared-memory" not in codes
     assert "capacity.fits" in codes, "precondition: the job was judged"
+
+
+def _waiting_job(now: datetime) -> list[Obj]:
+    """A training job's pod that kube-scheduler found no room for, ten minutes old, in its
+    words (schedule_one.go's FitError, then the preemption plugin's verdict)."""
+    job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=10))
+    pod = job_pod(job, now, suffix="w0", node_name=None, phase="Pending", age=timedelta(minutes=10))
+    assert pod["status"]["conditions"][0]["message"].startswith(
+        "0/2 nodes are available: 2 Insufficient nvidia.com/gpu."
+    )
+    return [job, pod]
+
+
+def test_the_scheduler_s_lack_of_gpus_is_the_gpu_software_that_is_down(doctor: Doctor) -> None:
+    """The device plugin is crash-looping, so gpu-1 offers 0 of its 2 GPUs and kube-scheduler
+    says `Insufficient nvidia.com/gpu`: the job would fit on gpu-1 with its GPUs usable, so the
+    GPU software is the cause, not a lack of room ("wait, free some or add a machine")."""
+    doctor.load(
+        lambda now: [
+            *_gpu_machine(now, allocatable="0"),
+            _device_plugin_pod(
+                {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}}
+            ),
+            *_waiting_job(now),
+        ]
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert [(f["code"], f["status"]) for f in _capacity(report)] == [
+        ("capacity.gpu-software-down", "fail")
+    ]
+    headline = report["headline"]
+    assert (headline["code"], result.exit_code) == ("capacity.gpu-software-down", 2)
+    assert (
+        headline["text"] == "The GPU software on gpu-1 is not running, so its 2 GPUs can't be used."
+    )
+    (finding,) = _capacity(report)
+    assert finding["details"][-1] == (
+        "scheduler on train-002-w0: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu. "
+        "preemption: 0/2 nodes are available: 2 No preemption victims found for incoming pod."
+    )
+    assert "add a machine" not in headline["remedy"]
+
+
+def test_the_scheduler_s_lack_of_whole_gpus_is_the_mig_split(doctor: Doctor) -> None:
+    """gpu-1 offers only MIG slices; the scheduler's `Insufficient nvidia.com/gpu` is that."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        gpu = find(objects, "Node", "gpu-1")
+        for part in ("capacity", "allocatable"):
+            gpu["status"][part].pop("nvidia.com/gpu")
+            gpu["status"][part]["nvidia.com/mig-1g.10gb"] = "7"
+        return [*objects, *_waiting_job(now)]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert [(f["code"], f["status"]) for f in _capacity(result.json())] == [
+        ("capacity.no-such-gpu", "fail")
+    ]
+    assert result.json()["headline"]["code"] == "capacity.no-such-gpu"

@@ -62,12 +62,15 @@ from truegreen.doctor.checks.capacity.verdicts import (
 from truegreen.doctor.checks.capacity.words import (
     AUTOSCALER_UNHEALTHY,
     BLOCKED_BY_OTHER_WORK,
+    GPU_SOFTWARE_DOWN,
+    GPUS_UNHEALTHY,
     HELD_BY_RUNNING_JOB,
     MACHINE_COMING,
     MACHINE_KEPT_OUT,
     MACHINES_DOWN,
     NO_ELIGIBLE_MACHINE,
     NO_MACHINE_CAN_BE_ADDED,
+    NO_SUCH_GPU,
     PARTLY_FITS,
     POOLS_NOT_READY,
     RESERVATION_UNKNOWN,
@@ -189,6 +192,10 @@ _EXPLAINS_A_WAIT_FOR_ROOM = frozenset(
     }
 )
 """What placing the pods can say that explains a scheduler that found no room."""
+_NO_GPU_OFFERED = frozenset({GPU_SOFTWARE_DOWN, GPUS_UNHEALTHY, NO_SUCH_GPU})
+"""Why the machines offer fewer of the GPUs asked for than they have: measured (the machine's
+capacity, its allocatable, its GPU software's pods), and the cause of the scheduler's
+`Insufficient nvidia.com/gpu`, whether or not an autoscaler could add a machine."""
 
 
 def _training_pods(env: Environment) -> Sequence[KubeObject]:
@@ -239,6 +246,9 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     lines += pool_lines
     if all(v.only_room for _, v in verdicts):
         for index, found in enumerate(findings):
+            if found.code in _NO_GPU_OFFERED:
+                explained = replace(found, details=(*found.details, *lines))
+                return [*findings[:index], explained, *findings[index + 1 :], *health[0]]
             explained_by_wait = found.code == HELD_BY_RUNNING_JOB or not (cannot or down)
             if found.code in _EXPLAINS_A_WAIT_FOR_ROOM and explained_by_wait:
                 explained = replace(found, details=(*found.details, *lines))
