@@ -512,6 +512,56 @@ def test_the_proxy_environment_and_no_proxy_decide_for_both(
     assert why == f"Couldn't reach the cluster at https://{API_NAME}:{port}: address not found."
 
 
+# -- a server address without a scheme (rest/url_utils.go DefaultServerURL) ------------------
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [{}, {"certificate-authority": "CA"}, {"insecure-skip-tls-verify": True}],
+    ids=["nothing-more", "with-a-certificate-authority", "skipping-verification"],
+)
+def test_a_server_written_as_host_and_port_is_reached_over_http_as_kubectl_reaches_it(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, settings: Any
+) -> None:
+    """`server: 127.0.0.1:6443` has no scheme. client-go's DefaultServerURL would put
+    https:// in front for a config with a certificate authority, but clientcmd decides whether
+    the transport is TLS before it copies the cluster's TLS settings and the user's login in
+    (client_config.go ClientConfig, IsConfigTransportTLS): kubectl goes over plain http and
+    sends no login, whatever the file says. (Over TLS it would fail with EOF against this
+    server; kubectl -v=6 printed `GET http://127.0.0.1:44961/api` for the second case.)"""
+    api = serve(tls=None, any_login=True)
+    bare = api.url.split("://", 1)[1]
+    assert api.url.startswith("http://")
+    assert ":" in bare  # host:port only
+    assert "/" not in bare
+    cluster = {"server": bare, **{k: str(pki.ca) if v == "CA" else v for k, v in settings.items()}}
+    config = _write(tmp_path, cluster, {"token": "t0ken"})
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    assert set(api.authorizations) == {None}
+    api.authorizations.clear()
+    ours = truegreen(config, monkeypatch)
+    assert ours.connected, ours.report["headline"]
+    assert set(api.authorizations) == {None}
+
+
+def test_a_server_address_with_a_path_and_no_scheme_is_refused_by_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api = serve("Bearer t0ken")
+    bare = api.url.split("://", 1)[1]
+    config = _write(tmp_path, _cluster(f"{bare}/prefix", pki), {"token": "t0ken"})
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "host must be a URL or a host:port pair" in by_kubectl.result.stderr
+    assert truegreen(config, monkeypatch).refused() == (
+        f"the server address '{bare}/prefix' of cluster 'c' in kubeconfig {config} is not "
+        "usable: host must be a URL or a host:port pair. correct the server address in the "
+        "file's clusters section"
+    )
+    assert api.authorizations == []
+
+
 # -- TLS and files (tools/clientcmd/loader.go, client_config.go) -----------------------------
 
 

@@ -121,7 +121,10 @@ def resolve(
             f"kubeconfig {source} names no server address for this context",
             todo="check the file's clusters section",
         )
-    if not _is_address(server):
+    user_name = context.get("user") or ""
+    user = merged["users"].get(user_name, _Entry({}, cluster.folder))
+    address = _server_url(server)
+    if address is None:
         # kubectl: `error: host must be a URL or a host:port pair` (client-go rest/url_utils.go
         # DefaultServerURL), before any request.
         raise ConnectionSetupError(
@@ -130,10 +133,9 @@ def resolve(
             "host must be a URL or a host:port pair",
             "correct the server address in the file's clusters section",
         )
+    server = address
     proxy = _proxy(cluster, server, source)
     tls, unverified = _cluster_tls(cluster, source, settings.insecure_skip_tls_verify)
-    user_name = context.get("user") or ""
-    user = merged["users"].get(user_name, _Entry({}, cluster.folder))
     namespace = _namespace(settings.namespace, context.get("namespace"), f"kubeconfig {source}")
     # client-go impersonates whatever the scheme (client_config.go sets Impersonate before it
     # reads any credential).
@@ -161,12 +163,26 @@ def resolve(
     )
 
 
-def _is_address(server: str) -> bool:
-    """Whether a kubeconfig's server parses as a URL with a host (`https://[::1` does not)."""
+def _server_url(server: str) -> str | None:
+    """The server's URL as kubectl makes it: a URL with a scheme and a host as written; else
+    `host`, `host:port` or `host:port/` under http://; None for anything else (`https://[::1`,
+    `host:6443/path`: client-go rest/url_utils.go DefaultServerURL).
+
+    DefaultServerURL would choose https:// for a config holding a certificate authority, but
+    clientcmd (client_config.go ClientConfig) asks IsConfigTransportTLS before it copies the
+    cluster's TLS settings and the user's login into the config, so it never does: kubectl
+    reaches `server: 10.0.0.1:6443` over plain http, with no login, whatever the file says."""
     try:
-        return bool(urlsplit(server if "://" in server else f"https://{server}").hostname)
+        parts = urlsplit(server)
+        if parts.scheme and parts.netloc and parts.hostname:
+            return server
+        scheme = "http"
+        parts = urlsplit(f"{scheme}://{server}")
+        parts.port  # noqa: B018 -- raises ValueError for a port that is no number
+        usable = bool(parts.hostname) and parts.path in ("", "/")
     except ValueError:
-        return False
+        return None
+    return f"{scheme}://{server}" if usable else None
 
 
 def _worth_compressing(cluster: _Entry, server: str) -> bool:
