@@ -67,6 +67,12 @@ def test_snapshot_against_a_closed_port_saves_nothing_and_says_why(
             "range (0 to 65535). pass [HOST]:PORT, such as :9108 or 127.0.0.1:9108",
         ),
         (
+            # Once read as host ":" and port 1: past the check, then "no cluster" (exit 3).
+            ["monitor", "--kubeconfig", "{tmp}/absent", "--listen", "[::1"],
+            "truegreen: --listen '[::1' is not an address: missing ']' in address. pass "
+            "[HOST]:PORT, such as :9108 or 127.0.0.1:9108",
+        ),
+        (
             ["doctor", "--kubeconfig", "{kc}", "--context", "nope"],
             "truegreen: context 'nope' is not in kubeconfig {kc}: it has fake. pass one of those "
             "with --context",

@@ -1,6 +1,7 @@
 """The monitor's decisions, to the value: schedule, ages, back-off, watch steps, request labels,
 verdict Events, refresh state, check encodings, the listen address and the page's escaping."""
 
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -371,6 +372,24 @@ def test_parse_listen(listen: str, address: tuple[str, int]) -> None:
 @pytest.mark.parametrize("listen", ["9108", "host:", ":http", ":٣", ""])
 def test_parse_listen_refuses(listen: str) -> None:
     with pytest.raises(ValueError, match=r"^it is not HOST:PORT or :PORT$"):
+        parse_listen(listen)
+
+
+@pytest.mark.parametrize(
+    ("listen", "why"),
+    [
+        # net.SplitHostPort's words (Go src/net/ipsock.go), as `prometheus --web.listen-address`
+        # and every Go server report them.
+        ("[::1", "missing ']' in address"),
+        ("::1:9108", "too many colons in address"),
+        ("[::1]::9108", "too many colons in address"),
+        ("[::1]x:9108", "it is not HOST:PORT or :PORT"),
+        ("a[b:9108", "unexpected '[' in address"),
+        ("a]b:9108", "unexpected ']' in address"),
+    ],
+)
+def test_a_listen_address_is_split_as_go_splits_it(listen: str, why: str) -> None:
+    with pytest.raises(ValueError, match=rf"^{re.escape(why)}$"):
         parse_listen(listen)
 
 

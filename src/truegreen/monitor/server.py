@@ -38,14 +38,43 @@ Routes = dict[str, Callable[[], Page]]
 
 def parse_listen(listen: str) -> tuple[str, int]:
     """`:9108` (every address), `127.0.0.1:9108`, `[::1]:9108`; ValueError saying what is
-    wrong otherwise (a port above 65535 is out of range, as the socket layer refuses it)."""
-    host, sep, port = listen.rpartition(":")
-    if not sep or not port.isascii() or not port.isdigit():
+    wrong otherwise, in the words of Go's net.SplitHostPort (`[::1` is "missing ']' in
+    address", `::1:80` has "too many colons"), and a port above 65535 out of range, as the
+    socket layer refuses it."""
+    host, port = _split_host_port(listen)
+    if not port.isascii() or not port.isdigit():
         raise ValueError("it is not HOST:PORT or :PORT")
     if int(port) > 65535:
         raise ValueError(f"port {port} is out of range (0 to 65535)")
-    host = host.strip("[]") or "0.0.0.0"  # :PORT means every address, as servers take it
-    return host, int(port)
+    return host or "0.0.0.0", int(port)  # :PORT means every address, as servers take it
+
+
+def _split_host_port(listen: str) -> tuple[str, str]:
+    """Go's net.SplitHostPort: a host in brackets may hold colons, one without may not."""
+    colon = listen.rfind(":")
+    if colon < 0:
+        raise ValueError("it is not HOST:PORT or :PORT")
+    start, after = 0, 0
+    if listen.startswith("["):
+        end = listen.find("]")
+        if end < 0:
+            raise ValueError("missing ']' in address")
+        if end + 1 != colon:
+            raise ValueError(
+                "too many colons in address"
+                if end + 1 < len(listen) and listen[end + 1] == ":"
+                else "it is not HOST:PORT or :PORT"
+            )
+        host, start, after = listen[1:end], 1, end + 1
+    else:
+        host = listen[:colon]
+        if ":" in host:
+            raise ValueError("too many colons in address")
+    if "[" in listen[start:]:
+        raise ValueError("unexpected '[' in address")
+    if "]" in listen[after:]:
+        raise ValueError("unexpected ']' in address")
+    return host, listen[colon + 1 :]
 
 
 class _Server(ThreadingHTTPServer):
