@@ -356,3 +356,17 @@ def test_a_snapshot_asked_about_another_namespace_says_which_one_it_holds() -> N
         "`truegreen snapshot -n other`\n"
     )
     assert run_cli("doctor", "--snapshot", str(healthy_snapshot), "-n", "train").exit_code == 0
+
+
+def test_a_snapshot_asked_about_a_context_says_it_reads_only_the_snapshot() -> None:
+    """`--context prod` beside `--snapshot` was silently ignored: the operator read the
+    snapshot's verdict believing it was prod's. One line (64) instead."""
+    healthy_snapshot = Path(__file__).parent.parent.parent / "examples" / "snapshots" / "healthy"
+    assert run_cli("doctor", "--snapshot", str(healthy_snapshot)).exit_code == 0
+    result = run_cli("doctor", "--snapshot", str(healthy_snapshot), "--context", "prod")
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr == (
+        f"truegreen: --context 'prod' names a live cluster; doctor --snapshot reads only the "
+        f"snapshot {healthy_snapshot}. drop --context to check the snapshot, or drop "
+        "--snapshot to check the cluster of context 'prod'\n"
+    )

@@ -174,6 +174,14 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
         from truegreen.cluster.snapshot import SnapshotReader
 
         snapshot = SnapshotReader.open(request.snapshot)
+        if request.connection.context is not None:
+            # The snapshot holds one cluster's answers: a context would be silently ignored.
+            raise UsageError(
+                f"--context {request.connection.context!r} names a live cluster; doctor "
+                f"--snapshot reads only the snapshot {request.snapshot}",
+                todo="drop --context to check the snapshot, or drop --snapshot to check "
+                f"the cluster of context '{request.connection.context}'",
+            )
         # Flags, then the config file, then the settings the snapshot was taken with.
         taken_with = snapshot.info.settings
         settings = doctor_settings(
