@@ -453,6 +453,7 @@ COVERED_ELSEWHERE = (
         "queue.deactivated",
         # test_gangs.py
         "queue.scheduler-missing",
+        "queue.scheduler-down",
         "queue.gang-refused",
         "queue.gang-missing",
         "queue.gang-queue-missing",

@@ -136,6 +136,60 @@ def test_a_scheduler_that_does_not_run_is_not_ready_at_once(doctor: Doctor) -> N
     }
 
 
+def test_a_scheduler_whose_pod_crash_loops_does_not_run(doctor: Doctor) -> None:
+    """Volcano's pod restarts over and over: the kubelet keeps a crash-looping pod in phase
+    Running (`kubectl get pods` shows `CrashLoopBackOff`), so the running pods' list still holds
+    it. Its program does not run, so nothing places the job: measured, with where to read why
+    (the previous container's log)."""
+    _install(doctor)
+
+    def build(now: datetime) -> list[Obj]:
+        objects = cluster(runs=True)(now)
+        scheduler = next(o for o in objects if o["metadata"]["name"].startswith("volcano-"))
+        assert scheduler["status"]["phase"] == "Running"  # the precondition: found by phase
+        scheduler["status"].update(
+            {
+                "conditions": [
+                    {"type": "Ready", "status": "False", "reason": "ContainersNotReady"}
+                ],
+                "containerStatuses": [
+                    {
+                        "name": "volcano-scheduler",
+                        "ready": False,
+                        "restartCount": 14,
+                        "state": {
+                            "waiting": {
+                                "reason": "CrashLoopBackOff",
+                                "message": "back-off 5m0s restarting failed container=...",
+                            }
+                        },
+                        "lastState": {"terminated": {"reason": "Error", "exitCode": 1}},
+                    }
+                ],
+            }
+        )
+        return objects
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = _finding(report, "queue.scheduler-down")
+    assert (found["status"], found["basis"]) == ("fail", "measured")
+    assert found["headline"] == (
+        "The training job 'bert-large' waits to be placed by `volcano`, whose program keeps "
+        "crashing (restarted 14 times): nothing places the job until it is up again."
+    )
+    assert found["details"][0] == (
+        "PyTorchJob/bert-large: pods name schedulerName volcano; its pod "
+        "volcano-system/volcano-scheduler-94998fc64-86hzn is CrashLoopBackOff, restarted 14 times"
+    )
+    assert found["remedy"].endswith(
+        "-n volcano-system logs volcano-scheduler-94998fc64-86hzn --previous` shows its last words."
+    )
+    assert report["headline"]["code"] == "queue.scheduler-down"
+    assert result.exit_code == 2
+
+
 def test_a_planned_job_naming_a_scheduler_that_does_not_run(doctor: Doctor, tmp_path: Path) -> None:
     """`--job-file`: a job not yet submitted has no pods; its template's `schedulerName` is
     enough to know it would never be placed. (The namespace's own job names Volcano too, so

@@ -2,7 +2,9 @@
 running pod is a scheduler's own, and what a Volcano PodGroup and Queue say."""
 
 from decimal import Decimal
+from typing import Any
 
+import msgspec
 import pytest
 
 from truegreen.cluster import Kind
@@ -71,7 +73,8 @@ def test_the_fold_finds_a_scheduler_by_pod_name_or_label_value() -> None:
             "kai-scheduler": "kai-scheduler/kai-scheduler-default-7c9-abc",
             "volcano": "volcano-system/volcano-scheduler-94998fc64-86hzn",
             "yunikorn": "yunikorn/sched-0",
-        }
+        },
+        "down": {},
     }
     assert g.schedulers_running(fold.summary()) == fold.summary()["running"]
     assert g.schedulers_running({"running": ["volcano"]}) is None
@@ -236,3 +239,54 @@ def test_over_a_kai_limit_is_strictly_more_than_it() -> None:
     assert g.over_limit(Resources.of({"nvidia.com/gpu": 9}), queue) == [
         ("nvidia.com/gpu", Decimal(8))
     ]
+
+
+def _pod_view(name: str, status: dict[str, Any]) -> SchedulerPodView:
+    return msgspec.convert(
+        {"metadata": {"name": name, "namespace": "volcano-system"}, "status": status},
+        SchedulerPodView,
+    )
+
+
+CRASH_LOOPING = {
+    "containerStatuses": [
+        {"ready": False, "restartCount": 1, "state": {"waiting": {"reason": "CrashLoopBackOff"}}}
+    ]
+}
+
+
+def test_a_scheduler_pod_that_does_not_run_its_program_is_down_until_one_runs() -> None:
+    """A crash-looping replica is down; a second replica that runs makes the scheduler run."""
+    fold = SchedulerPods(["volcano"])
+    fold.add(_pod_view("volcano-scheduler-a", CRASH_LOOPING))
+    fold.add(
+        _pod_view("volcano-scheduler-b", {"conditions": [{"type": "Ready", "status": "False"}]})
+    )
+    assert fold.summary() == {
+        "running": {},
+        "down": {
+            "volcano": "volcano-system/volcano-scheduler-a: CrashLoopBackOff, restarted 1 time"
+        },
+    }
+    fold.add(
+        _pod_view("volcano-scheduler-c", {"conditions": [{"type": "Ready", "status": "True"}]})
+    )
+    assert fold.summary() == {
+        "running": {"volcano": "volcano-system/volcano-scheduler-c"},
+        "down": {},
+    }
+    assert g.schedulers_down({"running": {}}) == {}  # a snapshot from before the fold looked
+
+
+def test_a_scheduler_pod_s_waiting_reason_is_one_bounded_escaped_line() -> None:
+    fold = SchedulerPods(["volcano"])
+    reason = "\x1b[2J" + "x" * 500
+    fold.add(
+        _pod_view(
+            "volcano-scheduler-a",
+            {"containerStatuses": [{"ready": False, "state": {"waiting": {"reason": reason}}}]},
+        )
+    )
+    (down,) = g.schedulers_down(fold.summary()).values()
+    assert "\x1b" not in down
+    assert len(down.partition(": ")[2]) == 128

@@ -38,6 +38,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import Kind, KubeObject
+from truegreen.doctor.knowledge.reports import NAME_CAP, quoted
 from truegreen.quantity import QuantityError, Resources
 
 DEFAULT_SCHEDULER = "default-scheduler"
@@ -135,21 +136,66 @@ class _Metadata(Struct, rename="camel", gc=False):
     labels: dict[str, str] = msgspec.field(default_factory=dict)
 
 
+class _Waiting(Struct, gc=False):
+    reason: str = ""
+
+
+class _State(Struct, gc=False):
+    waiting: _Waiting | None = None
+
+
+class _ContainerStatus(Struct, rename="camel", gc=False):
+    ready: bool = True
+    restart_count: int = 0
+    state: _State = msgspec.field(default_factory=_State)
+
+
+class _Condition(Struct, gc=False):
+    type: str = ""
+    status: str = ""
+
+
+class _Status(Struct, rename="camel", gc=False):
+    conditions: list[_Condition] = msgspec.field(default_factory=list)
+    container_statuses: list[_ContainerStatus] = msgspec.field(default_factory=list)
+
+
 class SchedulerPodView(Struct, rename="camel", gc=False):
-    """The part of a pod the scheduler fold reads: its name, namespace and labels."""
+    """The part of a pod the scheduler fold reads: its name, namespace, labels, and whether
+    its containers run."""
 
     metadata: _Metadata = msgspec.field(default_factory=_Metadata)
+    status: _Status = msgspec.field(default_factory=_Status)
+
+
+def _not_serving(status: _Status) -> str | None:
+    """Why a pod in phase Running does not run its program, as `kubectl get pods` shows it
+    (`CrashLoopBackOff, restarted 14 times`); None when nothing measured says so. A
+    crash-looping container keeps its pod in phase Running (the kubelet restarts it in place),
+    so the phase alone would count a scheduler that never stays up as running."""
+    for container in status.container_statuses:
+        waiting = container.state.waiting
+        if waiting is not None and not container.ready:
+            restarts = container.restart_count
+            again = f", restarted {restarts} time{'' if restarts == 1 else 's'}" if restarts else ""
+            return f"{quoted(waiting.reason, NAME_CAP) or 'waiting'}{again}"
+    ready = next((c for c in status.conditions if c.type == "Ready"), None)
+    if ready is not None and ready.status == "False":
+        return "running, not ready"
+    return None
 
 
 class SchedulerPods:
     """The fold that looks, among the cluster's running pods, for each named scheduler's own
-    pod: its summary maps each scheduler found to one such pod (`namespace/name`)."""
+    pod: its summary maps each scheduler found running to one such pod (`namespace/name`), and
+    each found only with pods whose program does not run to one of them and why."""
 
     view = SchedulerPodView
 
     def __init__(self, schedulers: Sequence[str]) -> None:
         self._wanted = {name: scheduler_identity(name) for name in schedulers}
         self._found: dict[str, str] = {}
+        self._down: dict[str, str] = {}
 
     @property
     def name(self) -> str:
@@ -157,17 +203,28 @@ class SchedulerPods:
         return "schedulers-" + "-".join(sorted(self._wanted))
 
     def add(self, item: SchedulerPodView) -> None:
-        """Note the first running pod of each scheduler looked for."""
+        """Note the first running pod of each scheduler looked for (or, until one is found,
+        the first whose program does not run)."""
         metadata = item.metadata
         for scheduler, identity in self._wanted.items():
             if scheduler not in self._found and identifies_as(
                 identity, metadata.name, metadata.labels.values()
             ):
-                self._found[scheduler] = f"{metadata.namespace}/{metadata.name}"
+                ref = f"{metadata.namespace}/{metadata.name}"
+                why = _not_serving(item.status)
+                if why is None:
+                    self._found[scheduler] = ref
+                    self._down.pop(scheduler, None)
+                else:
+                    self._down.setdefault(scheduler, f"{ref}: {why}")
 
     def summary(self) -> dict[str, Any]:
-        """The schedulers found running, each with one of its pods."""
-        return {"running": dict(sorted(self._found.items()))}
+        """The schedulers found running, each with one of its pods; those whose pods were
+        found but do not run, each with one pod and its state."""
+        return {
+            "running": dict(sorted(self._found.items())),
+            "down": dict(sorted(self._down.items())),
+        }
 
 
 def schedulers_running(summary: Mapping[str, Any]) -> dict[str, str] | None:
@@ -176,6 +233,13 @@ def schedulers_running(summary: Mapping[str, Any]) -> dict[str, str] | None:
     if not isinstance(running, Mapping):
         return None
     return {str(k): str(v) for k, v in running.items()}
+
+
+def schedulers_down(summary: Mapping[str, Any]) -> dict[str, str]:
+    """The fold's summary as scheduler → `namespace/name: state` for a scheduler whose pods do
+    not run their program (none in a snapshot written before the fold looked)."""
+    down = summary.get("down")
+    return {str(k): str(v) for k, v in down.items()} if isinstance(down, Mapping) else {}
 
 
 def looked_at(pod: KubeObject) -> bool:

@@ -23,6 +23,7 @@ from truegreen.doctor.checks.queue.words import (
     GANG_REFUSED,
     GANG_USER_QUOTA_NO_ROOM,
     SAY,
+    SCHEDULER_DOWN,
     SCHEDULER_MISSING,
 )
 from truegreen.doctor.environment import Environment, GangReads
@@ -199,6 +200,9 @@ def _scheduler_missing(
     if not absent:
         return None
     scheduler = absent[0]
+    down = g.schedulers_down(reads.running.summary).get(scheduler)
+    if down is not None:
+        return _scheduler_down(env, job, scheduler, down, len(pods), fields)
     identity = g.scheduler_identity(scheduler)
     return SAY.finding(
         Status.FAIL,
@@ -214,6 +218,48 @@ def _scheduler_missing(
         **{**fields, "scheduler": scheduler},
         command=env.settings.kubectl.cluster("get", "pods", "--all-namespaces"),
     )
+
+
+def _scheduler_down(
+    env: Environment,
+    job: TrainingJob,
+    scheduler: str,
+    down: str,
+    pods: int,
+    fields: dict[str, Any],
+) -> Finding:
+    """The scheduler's pods were found, but none runs its program (a crash loop keeps a pod in
+    phase Running): measured, with the state `kubectl get pods` shows and where to read why."""
+    ref, _, state = down.partition(": ")
+    namespace, _, name = ref.partition("/")
+    restarted = ", restarted" in state
+    logs = ("logs", name, "--previous") if restarted else ("describe", "pod", name)
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        SCHEDULER_DOWN,
+        details=(
+            f"{job.ref}: pods name schedulerName {scheduler}; its pod {ref} is {state}",
+            f"none of the job's {pods} pods has been judged by a scheduler "
+            "(no nodeName, no PodScheduled condition)",
+        ),
+        objects=(job.ref, f"Pod/{namespace}/{name}"),
+        **{**fields, "scheduler": scheduler, "state": _plain_state(state)},
+        command=env.settings.kubectl.cluster("-n", namespace, *logs),
+    )
+
+
+def _plain_state(state: str) -> str:
+    """A pod's state (`CrashLoopBackOff, restarted 14 times`) in an operator's words; the
+    state as written stays in the details."""
+    reason, _, restarted = state.partition(", ")
+    if reason == "CrashLoopBackOff":
+        return "keeps crashing" + (f" ({restarted})" if restarted else "")
+    if reason in ("ErrImagePull", "ImagePullBackOff"):
+        return "can't be started: its image can't be downloaded"
+    if reason == "running, not ready":
+        return "runs but isn't ready"
+    return "isn't running"
 
 
 def _group(

@@ -23,6 +23,7 @@ CHECK_REJECTED: Final = "queue.check-rejected"
 DEACTIVATED: Final = "queue.deactivated"
 CANT_READ: Final = "queue.cant-read"
 SCHEDULER_MISSING: Final = "queue.scheduler-missing"
+SCHEDULER_DOWN: Final = "queue.scheduler-down"
 GANG_REFUSED: Final = "queue.gang-refused"
 GANG_MISSING: Final = "queue.gang-missing"
 GANG_QUEUE_MISSING: Final = "queue.gang-queue-missing"
@@ -100,6 +101,11 @@ WORDS: Final[dict[str, Wording]] = {
         "cluster: it will never start.",
         "Start `{scheduler}` in the cluster, or let the cluster place the job itself by "
         "removing `schedulerName: {scheduler}` from its settings; {command} shows what runs.",
+    ),
+    SCHEDULER_DOWN: Wording(
+        "The training job {job} waits to be placed by `{scheduler}`, whose program {state}: "
+        "nothing places the job until it is up again.",
+        "Find out why `{scheduler}` stops and fix it; {command} shows its last words.",
     ),
     GANG_REFUSED: Wording(
         "`{scheduler}` can't start the training job {job} as one group: {message}.",
