@@ -234,3 +234,30 @@ def test_an_unnamed_registry_on_the_machines_own_address_is_not_asked_and_says_s
     named = _doctor(kubeconfig, "--registry-allow", f"localhost:{v4.port}", "-o", "json")
     assert [path for path, _ in v4.heard] == ["/v2/team/app/manifests/1"]
     assert named.exit_code == 2, named.stderr  # asked: it wants a login the pods lack
+
+
+def test_an_unnamed_registry_on_a_private_network_is_not_asked_and_says_so(
+    fake_api: FakeApiServer, kubeconfig: Path
+) -> None:
+    """An image naming 10.255.255.1 would lead the operator's computer into its own network:
+    unnamed, doctor refuses the address before dialling (the policy's unit tests watch the
+    dialler) and says how to name it."""
+    image = "10.255.255.1:5000/team/app:1"
+    fake_api.add(docker_config("*.corp.example"))
+    fake_api.add(deployment("inside", [container("app", image)]))
+    result = _doctor(kubeconfig, "-o", "json")
+    unchecked = [
+        (f["status"], f["headline"], f["remedy"])
+        for f in _findings(result.json(), "image-pull.image-unchecked")
+        if image in f["headline"]
+    ]
+    assert unchecked == [
+        (
+            "unknown",
+            f"Couldn't check whether the image {image} is in its registry: 10.255.255.1:5000 is "
+            "on a private network, which doctor asks only when told to.",
+            "If this computer reaches 10.255.255.1:5000 as the machines do, name it with "
+            "--registry-allow 10.255.255.1:5000; else check the image from a machine of the "
+            "cluster.",
+        )
+    ]

@@ -13,7 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from truegreen.http.address_policy import AddressPolicy
-from truegreen.http.errors import AddressRefusedError
+from truegreen.http.errors import AddressRefusedError, Place
 from truegreen.images import (
     ImageReferenceError,
     kubelet_message,
@@ -165,7 +165,7 @@ def test_link_local_metadata_unspecified_and_multicast_are_never_dialled(ip: str
     for policy in (AddressPolicy(), AddressPolicy(frozenset({("r.example", None)}))):
         with pytest.raises(AddressRefusedError) as refused:
             policy.check("r.example", 443, _v4(ip))
-        assert refused.value.loopback is False
+        assert refused.value.place is Place.NEVER
         assert str(refused.value).endswith("an address truegreen never connects to")
 
 
@@ -182,5 +182,23 @@ def test_loopback_only_where_it_is_allowed() -> None:
     ):
         with pytest.raises(AddressRefusedError) as refused:
             named.check(host, port, _v4(ip))
-        assert refused.value.loopback is True, (host, port, ip)
-    named.check("r.example", 443, _v4("10.0.0.1"))  # any other address is the network's
+        assert refused.value.place is Place.OWN, (host, port, ip)
+    named.check("r.example", 443, _v4("93.184.215.14"))  # a global address: anyone's
+
+
+@pytest.mark.parametrize(
+    "ip",
+    ["10.0.0.5", "172.16.3.4", "192.168.1.10", "100.64.0.7", "fd12:3456::1", "::ffff:10.1.2.3"],
+)
+def test_a_private_network_address_only_where_it_is_named(ip: str) -> None:
+    """doctor, on the operator's computer, is led to a private address only by a registry the
+    operator named; refresh (no names: it runs in the workloads' network) always may."""
+    AddressPolicy().check("harbor.corp", 443, _v4(ip))
+    named = AddressPolicy(frozenset({("harbor.corp", None)}))
+    named.check("harbor.corp", 443, _v4(ip))
+    with pytest.raises(AddressRefusedError) as refused:
+        named.check("evil.example", 443, _v4(ip))
+    assert refused.value.place is Place.PRIVATE
+    assert str(refused.value) == (
+        f"evil.example resolves to {ip.removeprefix('::ffff:')}, an address of a private network"
+    )

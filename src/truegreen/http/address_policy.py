@@ -4,15 +4,17 @@ may resolve anywhere, so its text alone proves nothing), before anything is dial
 Never: link-local (169.254.0.0/16, where clouds serve instance metadata, and fe80::/10), the
 unspecified addresses and the rest of 0.0.0.0/8 (Linux connects them to this machine),
 multicast, the reserved 240.0.0.0/4 and broadcast, and the cloud metadata addresses outside
-link-local (AWS's IPv6 fd00:ec2::254). Loopback only where the caller lets it. An IPv4 address
-mapped into IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it carries.
+link-local (AWS's IPv6 fd00:ec2::254). Loopback, and the private networks (10.0.0.0/8,
+172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7 and every other address Python's
+`ipaddress` calls not global), only where the caller lets them. An IPv4 address mapped into
+IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it carries.
 """
 
 import ipaddress
 
 from msgspec import Struct
 
-from truegreen.http.errors import AddressRefusedError
+from truegreen.http.errors import AddressRefusedError, Place
 from truegreen.http.racing import Address
 
 _METADATA = frozenset({ipaddress.ip_address("fd00:ec2::254")})
@@ -21,12 +23,13 @@ _THIS_NETWORK = ipaddress.ip_network("0.0.0.0/8")
 
 
 class AddressPolicy(Struct, frozen=True):
-    """Where a client may connect. `loopback`: whether this machine's own addresses may be
-    dialled for a given `host`/`port` (the host as the URL names it, lower case)."""
+    """Where a client may connect: whether this machine's own addresses, and private network
+    addresses, may be dialled for a given `host`/`port` (the host as the URL names it, lower
+    case)."""
 
-    loopback_hosts: frozenset[tuple[str, int | None]] | None = None
-    """None: loopback always allowed; else only to these (host, port) pairs, port None
-    meaning any port of that host."""
+    named_hosts: frozenset[tuple[str, int | None]] | None = None
+    """None: loopback and private addresses always allowed; else only for these (host, port)
+    pairs, port None meaning any port of that host."""
 
     def check(self, host: str, port: int, address: Address) -> None:
         """Raise AddressRefusedError when `address` (one `host` resolved to) is not allowed."""
@@ -41,16 +44,22 @@ class AddressPolicy(Struct, frozen=True):
         ):
             raise AddressRefusedError(
                 f"{host} resolves to {ip}, an address truegreen never connects to",
-                loopback=False,
+                place=Place.NEVER,
             )
-        if ip.is_loopback and not self.loopback_allowed(host, port):
+        if ip.is_loopback and not self.named(host, port):
             raise AddressRefusedError(
-                f"{host} resolves to {ip}, this machine's own address", loopback=True
+                f"{host} resolves to {ip}, this machine's own address", place=Place.OWN
+            )
+        if not ip.is_loopback and not ip.is_global and not self.named(host, port):
+            raise AddressRefusedError(
+                f"{host} resolves to {ip}, an address of a private network",
+                place=Place.PRIVATE,
             )
 
-    def loopback_allowed(self, host: str, port: int) -> bool:
-        """Whether this machine's own address may be dialled for `host`:`port`."""
-        named = self.loopback_hosts
+    def named(self, host: str, port: int) -> bool:
+        """Whether this machine's own and private network addresses may be dialled for
+        `host`:`port`."""
+        named = self.named_hosts
         return named is None or (host, None) in named or (host, port) in named
 
 

@@ -4,6 +4,8 @@ Modelled on httpx's exception tree: each class is one failure mode a caller trea
 Messages are plain and never quote a body, a header value or a credential.
 """
 
+from enum import StrEnum
+
 
 class TransportError(Exception):
     """No usable HTTP answer."""
@@ -89,11 +91,22 @@ class AnswerTooLargeError(TransportError):
         self.limit = limit
 
 
+class Place(StrEnum):
+    """Where an address refused before dialling leads."""
+
+    NEVER = "never"
+    """Link-local, metadata, unspecified, multicast or reserved: never dialled."""
+    OWN = "own"
+    """This machine's own (loopback), which an operator may name."""
+    PRIVATE = "private"
+    """A private network's, which an operator may name."""
+
+
 class AddressRefusedError(ConnectFailedError):
     """The name resolved to an address the caller's policy never connects to (a link-local or
     metadata address, say); nothing was dialled."""
 
-    def __init__(self, message: str, *, loopback: bool) -> None:
+    def __init__(self, message: str, *, place: "Place") -> None:
         super().__init__(message)
-        self.loopback = loopback
-        """True when the address is this machine's own (loopback), which an operator may name."""
+        self.place = place
+        """Which kind of address it is: one never dialled, or one an operator may name."""

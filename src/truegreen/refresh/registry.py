@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from enum import StrEnum
+from typing import Final
 from urllib.parse import urlencode, urljoin, urlsplit
 
 from msgspec import Struct
@@ -38,6 +39,7 @@ from truegreen.http.errors import (
     AnswerTooLargeError,
     ConnectFailedError,
     ConnectionDroppedError,
+    Place,
     ProtocolViolationError,
     TimedOutError,
     TlsFailedError,
@@ -102,6 +104,9 @@ class LookupFailure(StrEnum):
     ADDRESS_REFUSED = "address-refused"
     """The registry's name resolves to a link-local, metadata, unspecified or multicast
     address, which is never dialled."""
+    PRIVATE_ADDRESS = "private-address"
+    """The registry's name resolves to a private network's address, which the access does not
+    let it dial unless named: nothing was dialled."""
 
 
 class Resolved(Struct, frozen=True):
@@ -270,12 +275,19 @@ class RegistryAccess(Struct, frozen=True):
     outside: bool = False
     """True where the client runs outside the cluster (doctor, on the operator's computer): a
     loopback registry in an image names each machine's own address, which this computer is
-    not, so loopback and plain HTTP are allowed only to a registry in
-    `insecure_registries` (`--registry-allow`). False (refresh, which runs beside the
-    workloads): loopback and plain HTTP to it as docker allows."""
+    not, and a private network's address chosen by whoever wrote the workload may lead into
+    the operator's own network, so loopback, private addresses and plain HTTP are allowed only
+    to a registry in `insecure_registries` (`--registry-allow`). False (refresh, which runs
+    beside the workloads, in their network): loopback and plain HTTP to it as docker allows,
+    private addresses always."""
 
 
 _DEFAULT_ACCESS = RegistryAccess()
+_REFUSED_PLACES: Final = {
+    Place.NEVER: LookupFailure.ADDRESS_REFUSED,
+    Place.OWN: LookupFailure.OWN_ADDRESS,
+    Place.PRIVATE: LookupFailure.PRIVATE_ADDRESS,
+}
 
 
 class RegistryClient:
@@ -468,7 +480,7 @@ class RegistryClient:
         except TimedOutError:
             return LookupFailed(LookupFailure.TIMEOUT, f"{host} did not answer in time")
         except AddressRefusedError as error:
-            failure = LookupFailure.OWN_ADDRESS if error.loopback else LookupFailure.ADDRESS_REFUSED
+            failure = _REFUSED_PLACES[error.place]
             return LookupFailed(failure, f"not connected to {host}: {error}")
         except AnswerTooLargeError as error:
             return LookupFailed(

@@ -96,6 +96,9 @@ class Presence(StrEnum):
     ADDRESS_REFUSED = "address-refused"
     """The registry's name leads to a link-local, metadata, unspecified or multicast address,
     which doctor never connects to: nothing was dialled."""
+    PRIVATE_ADDRESS = "private-address"
+    """The registry's name leads to a private network's address, which doctor asks only when
+    the operator names the registry (--registry-allow): nothing was dialled."""
     NOT_ASKED = "not-asked"
     """Past MAX_LOOKUPS: the registry was not asked."""
     OUT_OF_TIME = "out-of-time"

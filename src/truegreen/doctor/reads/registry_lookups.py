@@ -63,6 +63,7 @@ _PRESENCE_OF_FAILURE = {
     LookupFailure.INSECURE_REFUSED: Presence.INSECURE,
     LookupFailure.OWN_ADDRESS: Presence.OWN_ADDRESS,
     LookupFailure.ADDRESS_REFUSED: Presence.ADDRESS_REFUSED,
+    LookupFailure.PRIVATE_ADDRESS: Presence.PRIVATE_ADDRESS,
 }
 
 

@@ -84,6 +84,8 @@ REGISTRY_WHY: Final[dict[Presence, str]] = {
     Presence.LOGIN_UNUSABLE: "the registry login {names} holds a kind of login doctor can't use",
     Presence.OWN_ADDRESS: "a registry on the machines' own address can't be asked from here",
     Presence.ADDRESS_REFUSED: "{registry} leads to an address doctor never connects to",
+    Presence.PRIVATE_ADDRESS: "{registry} is on a private network, which doctor asks only "
+    "when told to",
     Presence.NOT_ASKED: "doctor asks about at most {limit} images a run",
     Presence.OUT_OF_TIME: "doctor's time for asking registries ran out in this run",
     Presence.NOT_CAPTURED: "the snapshot doesn't include the registry's answer about it",
@@ -110,6 +112,8 @@ REGISTRY_REMEDIES: Final[dict[Presence, str]] = {
     f"{_SKIP_LOOK_UP}.",
     Presence.OWN_ADDRESS: "Check the image from a machine of the cluster; if {registry} on "
     "this computer is the one the machines use, name it with --registry-allow {registry}.",
+    Presence.PRIVATE_ADDRESS: "If this computer reaches {registry} as the machines do, name "
+    "it with --registry-allow {registry}; else check the image from a machine of the cluster.",
     Presence.ADDRESS_REFUSED: "Check the image's registry name in the settings of the "
     f"workload, then check the image from a machine of the cluster; {_SKIP_LOOK_UP}.",
     Presence.NOT_ASKED: "Check the image from a machine of the cluster, or check fewer "
