@@ -256,24 +256,36 @@ CRASH_LOOPING = {
 
 
 def test_a_scheduler_pod_that_does_not_run_its_program_is_down_until_one_runs() -> None:
-    """A crash-looping replica is down; a second replica that runs makes the scheduler run."""
+    """A crash-looping replica is down; a replica whose scheduler runs beside a crash-looping
+    sidecar, or that has not yet passed its readiness check, runs."""
     fold = SchedulerPods(["volcano"])
     fold.add(_pod_view("volcano-scheduler-a", CRASH_LOOPING))
-    fold.add(
-        _pod_view("volcano-scheduler-b", {"conditions": [{"type": "Ready", "status": "False"}]})
-    )
     assert fold.summary() == {
         "running": {},
         "down": {
             "volcano": "volcano-system/volcano-scheduler-a: CrashLoopBackOff, restarted 1 time"
         },
     }
-    fold.add(
-        _pod_view("volcano-scheduler-c", {"conditions": [{"type": "Ready", "status": "True"}]})
-    )
+    sidecar = {
+        "containerStatuses": [
+            {"ready": True, "state": {"running": {}}},
+            *CRASH_LOOPING["containerStatuses"],
+        ]
+    }
+    fold.add(_pod_view("volcano-scheduler-b", sidecar))
     assert fold.summary() == {
-        "running": {"volcano": "volcano-system/volcano-scheduler-c"},
+        "running": {"volcano": "volcano-system/volcano-scheduler-b"},
         "down": {},
+    }
+    starting = SchedulerPods(["volcano"])
+    starting.add(
+        _pod_view(
+            "volcano-scheduler-c",
+            {"containerStatuses": [{"ready": False, "state": {"running": {}}}]},
+        )
+    )
+    assert g.schedulers_running(starting.summary()) == {
+        "volcano": "volcano-system/volcano-scheduler-c"
     }
     assert g.schedulers_down({"running": {}}) == {}  # a snapshot from before the fold looked
 

@@ -150,13 +150,7 @@ class _ContainerStatus(Struct, rename="camel", gc=False):
     state: _State = msgspec.field(default_factory=_State)
 
 
-class _Condition(Struct, gc=False):
-    type: str = ""
-    status: str = ""
-
-
 class _Status(Struct, rename="camel", gc=False):
-    conditions: list[_Condition] = msgspec.field(default_factory=list)
     container_statuses: list[_ContainerStatus] = msgspec.field(default_factory=list)
 
 
@@ -170,19 +164,20 @@ class SchedulerPodView(Struct, rename="camel", gc=False):
 
 def _not_serving(status: _Status) -> str | None:
     """Why a pod in phase Running does not run its program, as `kubectl get pods` shows it
-    (`CrashLoopBackOff, restarted 14 times`); None when nothing measured says so. A
+    (`CrashLoopBackOff, restarted 14 times`); None when any of its containers runs. A
     crash-looping container keeps its pod in phase Running (the kubelet restarts it in place),
-    so the phase alone would count a scheduler that never stays up as running."""
-    for container in status.container_statuses:
-        waiting = container.state.waiting
-        if waiting is not None and not container.ready:
-            restarts = container.restart_count
-            again = f", restarted {restarts} time{'' if restarts == 1 else 's'}" if restarts else ""
-            return f"{quoted(waiting.reason, NAME_CAP) or 'waiting'}{again}"
-    ready = next((c for c in status.conditions if c.type == "Ready"), None)
-    if ready is not None and ready.status == "False":
-        return "running, not ready"
-    return None
+    so the phase alone would count a scheduler that never stays up as running. Only a pod
+    whose every container waits counts as down: a crash-looping sidecar beside a scheduler
+    that runs, or a readiness check not yet passed, leaves the scheduler running."""
+    containers = status.container_statuses
+    if not containers or any(c.state.waiting is None or c.ready for c in containers):
+        return None
+    first = containers[0]
+    waiting = first.state.waiting
+    assert waiting is not None
+    restarts = first.restart_count
+    again = f", restarted {restarts} time{'' if restarts == 1 else 's'}" if restarts else ""
+    return f"{quoted(waiting.reason, NAME_CAP) or 'waiting'}{again}"
 
 
 class SchedulerPods:

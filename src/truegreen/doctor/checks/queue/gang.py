@@ -257,8 +257,6 @@ def _plain_state(state: str) -> str:
         return "keeps crashing" + (f" ({restarted})" if restarted else "")
     if reason in ("ErrImagePull", "ImagePullBackOff"):
         return "can't be started: its image can't be downloaded"
-    if reason == "running, not ready":
-        return "runs but isn't ready"
     return "isn't running"
 
 
