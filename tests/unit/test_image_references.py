@@ -202,3 +202,35 @@ def test_a_private_network_address_only_where_it_is_named(ip: str) -> None:
     assert str(refused.value) == (
         f"evil.example resolves to {ip.removeprefix('::ffff:')}, an address of a private network"
     )
+
+
+@pytest.mark.parametrize(
+    ("ip", "carried"),
+    [
+        ("64:ff9b::a00:1", "10.0.0.1"),  # NAT64 (RFC 6052): DNS64's answer for a 10.x name
+        ("2002:a00:1::", "10.0.0.1"),  # 6to4
+        ("::ffff:0:a00:1", "10.0.0.1"),  # SIIT (RFC 6145)
+        ("::a00:1", "10.0.0.1"),  # IPv4-compatible
+        ("64:ff9b:1::a00:1", "fd00::1"),  # local-use NAT64 (RFC 8215): the network's own
+        ("fec0::1", "fd00::1"),  # site-local
+    ],
+)
+def test_an_ipv6_address_that_leads_into_a_private_network_is_judged_as_one(
+    ip: str, carried: str
+) -> None:
+    """Python's `is_global` calls each of these global (3.11); each leads to a private
+    network, so it is refused unless named, as the address it carries would be."""
+    named = AddressPolicy(frozenset({("harbor.corp", None)}))
+    with pytest.raises(AddressRefusedError) as refused:
+        named.check("evil.example", 443, _v4(ip))
+    assert (refused.value.place, str(refused.value)) == (
+        Place.PRIVATE,
+        f"evil.example resolves to {carried}, an address of a private network",
+    )
+
+
+def test_the_metadata_address_through_nat64_is_never_dialled() -> None:
+    with pytest.raises(AddressRefusedError) as refused:
+        AddressPolicy().check("r.example", 443, _v4("64:ff9b::a9fe:a9fe"))
+    assert refused.value.place is Place.NEVER
+    AddressPolicy().check("r.example", 443, _v4("64:ff9b::808:808"))  # 8.8.8.8: anyone's

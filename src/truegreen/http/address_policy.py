@@ -7,7 +7,8 @@ multicast, the reserved 240.0.0.0/4 and broadcast, and the cloud metadata addres
 link-local (AWS's IPv6 fd00:ec2::254). Loopback, and the private networks (10.0.0.0/8,
 172.16.0.0/12, 192.168.0.0/16, 100.64.0.0/10, fc00::/7 and every other address Python's
 `ipaddress` calls not global), only where the caller lets them. An IPv4 address mapped into
-IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it carries.
+IPv6 (::ffff:a.b.c.d), and one that carries an IPv4 address to deliver it (NAT64's
+64:ff9b::a.b.c.d, SIIT, 6to4, IPv4-compatible), is judged as the IPv4 address it carries.
 """
 
 import ipaddress
@@ -63,9 +64,33 @@ class AddressPolicy(Struct, frozen=True):
         return named is None or (host, None) in named or (host, port) in named
 
 
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+"""RFC 6052's well-known NAT64 prefix: DNS64 answers a name whose address is a.b.c.d (a
+private one too) with 64:ff9b::a.b.c.d, and the NAT64 gateway delivers it there."""
+_SIIT = ipaddress.ip_network("::ffff:0:0:0/96")
+"""RFC 6145's IPv4-translated addresses, ::ffff:0:a.b.c.d."""
+_COMPATIBLE = ipaddress.ip_network("::/96")
+"""The deprecated IPv4-compatible addresses, ::a.b.c.d (:: and ::1 excepted)."""
+_NOT_GLOBAL_V6 = (
+    ipaddress.ip_network("64:ff9b:1::/48"),  # RFC 8215: local-use NAT64, a network's own
+    ipaddress.ip_network("fec0::/10"),  # site-local, deprecated but still routed by some
+)
+
+
 def _unmapped(
     ip: ipaddress.IPv4Address | ipaddress.IPv6Address,
 ) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+    """The IPv4 address an IPv6 address carries and leads to (mapped, NAT64, SIIT, 6to4,
+    IPv4-compatible), judged in its stead; an IPv6 address that is a network's own whatever
+    Python's `is_global` says, as the unique local fd00::1; else the address itself."""
+    if isinstance(ip, ipaddress.IPv4Address):
+        return ip
+    if ip.ipv4_mapped is not None:
         return ip.ipv4_mapped
+    if ip.sixtofour is not None:
+        return ip.sixtofour
+    if ip in _NAT64 or ip in _SIIT or (ip in _COMPATIBLE and int(ip) > 1):
+        return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+    if any(ip in network for network in _NOT_GLOBAL_V6):
+        return ipaddress.ip_address("fd00::1")
     return ip
