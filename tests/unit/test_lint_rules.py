@@ -590,3 +590,65 @@ def test_ignores_silence_nothing_when_they_are_not_honoured() -> None:
     assert [rule.id for rule, _ in evaluate(model, Context(), honour_ignores=False)] == [
         "readiness-missing"
     ]
+
+
+def _wrong_types(obj: Obj) -> list[tuple[str | None, str, dict[str, str]]]:
+    model = workload_model(obj)
+    assert model is not None
+    return [
+        (hit.container, hit.message, dict(hit.values))
+        for rule, hit in evaluate(model, Context())
+        if rule.id == "wrong-field-type"
+    ]
+
+
+def test_wrong_field_types_are_named_in_the_api_server_s_types() -> None:
+    """Each JSON type found, in words; the container (or the pod spec) that holds it; the
+    field's path for doctor's wording. k8s.io/api core/v1: env value a string, hostNetwork a
+    bool, ports a list of objects, a probe an object, containerPort an int32."""
+    assert _wrong_types(workload("Deployment", server())) == []  # the precondition
+    app = server(
+        env=[{"name": "PORT", "value": 8080}, {"name": "DEBUG", "value": False}],
+        readinessProbe={"httpGet": ["x"]},
+        livenessProbe={"exec": {"command": {"a": "b"}}},
+    )
+    app["ports"][0]["containerPort"] = "8080"
+    obj = workload("Deployment", app)
+    obj["spec"]["template"]["spec"]["hostNetwork"] = "yes"
+    said = "but Kubernetes takes {} there: the API server cannot decode it and refuses the object."
+    assert _wrong_types(obj) == [
+        (
+            None,
+            f'the pod spec: hostNetwork is the string "yes", {said.format("true or false")}',
+            {"field": "hostNetwork"},
+        ),
+        (
+            "app",
+            'container app: containers[0].ports[0].containerPort is the string "8080", '
+            + said.format("a whole number"),
+            {"field": "containers[0].ports[0].containerPort"},
+        ),
+        (
+            "app",
+            "container app: containers[0].env[0].value is the number 8080, "
+            + said.format("a string"),
+            {"field": "containers[0].env[0].value"},
+        ),
+        (
+            "app",
+            "container app: containers[0].env[1].value is false, " + said.format("a string"),
+            {"field": "containers[0].env[1].value"},
+        ),
+        (
+            "app",
+            "container app: containers[0].readinessProbe.httpGet is a list, "
+            + said.format("an object (key: value pairs)"),
+            {"field": "containers[0].readinessProbe.httpGet"},
+        ),
+        (
+            "app",
+            "container app: containers[0].livenessProbe.exec.command is an object, "
+            + said.format("a list of strings"),
+            {"field": "containers[0].livenessProbe.exec.command"},
+        ),
+    ]
