@@ -99,6 +99,15 @@ def _findings(report: dict[str, Any], code: str) -> list[dict[str, Any]]:
     return [f for f in report["findings"] if f["code"] == code]
 
 
+def _unchecked(result: CliResult, image: str) -> list[tuple[str, str, str]]:
+    """Status, headline and remedy of each image-unchecked finding about `image`."""
+    return [
+        (f["status"], f["headline"], f["remedy"])
+        for f in _findings(result.json(), "image-pull.image-unchecked")
+        if image in f["headline"]
+    ]
+
+
 def test_a_hash_after_a_loopback_registry_is_an_invalid_name_and_no_login_leaves(
     fake_api: FakeApiServer, kubeconfig: Path, echoes: tuple[_Echo, _Echo]
 ) -> None:
@@ -216,11 +225,7 @@ def test_an_unnamed_registry_on_the_machines_own_address_is_not_asked_and_says_s
     fake_api.add(deployment("local", [container("app", image)]))
     result = _doctor(kubeconfig, "-o", "json")
     assert v4.heard == []
-    unchecked = [
-        (f["status"], f["headline"], f["remedy"])
-        for f in _findings(result.json(), "image-pull.image-unchecked")
-        if image in f["headline"]
-    ]
+    unchecked = _unchecked(result, image)
     assert unchecked == [
         (
             "unknown",
@@ -246,11 +251,7 @@ def test_an_unnamed_registry_on_a_private_network_is_not_asked_and_says_so(
     fake_api.add(docker_config("*.corp.example"))
     fake_api.add(deployment("inside", [container("app", image)]))
     result = _doctor(kubeconfig, "-o", "json")
-    unchecked = [
-        (f["status"], f["headline"], f["remedy"])
-        for f in _findings(result.json(), "image-pull.image-unchecked")
-        if image in f["headline"]
-    ]
+    unchecked = _unchecked(result, image)
     assert unchecked == [
         (
             "unknown",

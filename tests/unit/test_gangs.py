@@ -263,9 +263,15 @@ def test_a_scheduler_pod_that_does_not_run_its_program_is_down_until_one_runs() 
     assert fold.summary() == {
         "running": {},
         "down": {
-            "volcano": "volcano-system/volcano-scheduler-a: CrashLoopBackOff, restarted 1 time"
+            "volcano": {
+                "pod": "volcano-system/volcano-scheduler-a",
+                "reason": "CrashLoopBackOff",
+                "restarts": 1,
+            }
         },
     }
+    (down,) = g.schedulers_down(fold.summary()).values()
+    assert down.state == "CrashLoopBackOff, restarted 1 time"
     sidecar = {
         "containerStatuses": [
             {"ready": True, "state": {"running": {}}},
@@ -288,6 +294,7 @@ def test_a_scheduler_pod_that_does_not_run_its_program_is_down_until_one_runs() 
         "volcano": "volcano-system/volcano-scheduler-c"
     }
     assert g.schedulers_down({"running": {}}) == {}  # a snapshot from before the fold looked
+    assert g.schedulers_down({"running": {}, "down": {"volcano": "x: y"}}) == {}  # not its shape
 
 
 def test_a_scheduler_pod_s_waiting_reason_is_one_bounded_escaped_line() -> None:
@@ -300,5 +307,5 @@ def test_a_scheduler_pod_s_waiting_reason_is_one_bounded_escaped_line() -> None:
         )
     )
     (down,) = g.schedulers_down(fold.summary()).values()
-    assert "\x1b" not in down
-    assert len(down.partition(": ")[2]) == 128
+    assert "\x1b" not in down.reason
+    assert len(down.reason) == 128

@@ -211,8 +211,8 @@ def test_a_private_network_address_only_where_it_is_named(ip: str) -> None:
         ("2002:a00:1::", "10.0.0.1"),  # 6to4
         ("::ffff:0:a00:1", "10.0.0.1"),  # SIIT (RFC 6145)
         ("::a00:1", "10.0.0.1"),  # IPv4-compatible
-        ("64:ff9b:1::a00:1", "fd00::1"),  # local-use NAT64 (RFC 8215): the network's own
-        ("fec0::1", "fd00::1"),  # site-local
+        ("64:ff9b:1::a00:1", "64:ff9b:1::a00:1"),  # local-use NAT64 (RFC 8215): its own
+        ("fec0::1", "fec0::1"),  # site-local
     ],
 )
 def test_an_ipv6_address_that_leads_into_a_private_network_is_judged_as_one(

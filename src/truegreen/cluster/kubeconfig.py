@@ -121,8 +121,6 @@ def resolve(
             f"kubeconfig {source} names no server address for this context",
             todo="check the file's clusters section",
         )
-    user_name = context.get("user") or ""
-    user = merged["users"].get(user_name, _Entry({}, cluster.folder))
     address = _server_url(server)
     if address is None:
         # kubectl: `error: host must be a URL or a host:port pair` (client-go rest/url_utils.go
@@ -136,6 +134,8 @@ def resolve(
     server = address
     proxy = _proxy(cluster, server, source)
     tls, unverified = _cluster_tls(cluster, source, settings.insecure_skip_tls_verify)
+    user_name = context.get("user") or ""
+    user = merged["users"].get(user_name, _Entry({}, cluster.folder))
     namespace = _namespace(settings.namespace, context.get("namespace"), f"kubeconfig {source}")
     # client-go impersonates whatever the scheme (client_config.go sets Impersonate before it
     # reads any credential).
@@ -176,13 +176,12 @@ def _server_url(server: str) -> str | None:
         parts = urlsplit(server)
         if parts.scheme and parts.netloc and parts.hostname:
             return server
-        scheme = "http"
-        parts = urlsplit(f"{scheme}://{server}")
+        parts = urlsplit(f"http://{server}")
         parts.port  # noqa: B018 -- raises ValueError for a port that is no number
         usable = bool(parts.hostname) and parts.path in ("", "/")
     except ValueError:
         return None
-    return f"{scheme}://{server}" if usable else None
+    return f"http://{server}" if usable else None
 
 
 def _worth_compressing(cluster: _Entry, server: str) -> bool:

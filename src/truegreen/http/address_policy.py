@@ -51,7 +51,8 @@ class AddressPolicy(Struct, frozen=True):
             raise AddressRefusedError(
                 f"{host} resolves to {ip}, this machine's own address", place=Place.OWN
             )
-        if not ip.is_loopback and not ip.is_global and not self.named(host, port):
+        private = not ip.is_global or any(ip in network for network in _NOT_GLOBAL_V6)
+        if not ip.is_loopback and private and not self.named(host, port):
             raise AddressRefusedError(
                 f"{host} resolves to {ip}, an address of a private network",
                 place=Place.PRIVATE,
@@ -75,14 +76,14 @@ _NOT_GLOBAL_V6 = (
     ipaddress.ip_network("64:ff9b:1::/48"),  # RFC 8215: local-use NAT64, a network's own
     ipaddress.ip_network("fec0::/10"),  # site-local, deprecated but still routed by some
 )
+"""IPv6 networks that are a network's own whatever Python 3.11's `is_global` says."""
 
 
 def _unmapped(
     ip: ipaddress.IPv4Address | ipaddress.IPv6Address,
 ) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
     """The IPv4 address an IPv6 address carries and leads to (mapped, NAT64, SIIT, 6to4,
-    IPv4-compatible), judged in its stead; an IPv6 address that is a network's own whatever
-    Python's `is_global` says, as the unique local fd00::1; else the address itself."""
+    IPv4-compatible), judged in its stead; else the address itself."""
     if isinstance(ip, ipaddress.IPv4Address):
         return ip
     if ip.ipv4_mapped is not None:
@@ -91,6 +92,4 @@ def _unmapped(
         return ip.sixtofour
     if ip in _NAT64 or ip in _SIIT or (ip in _COMPATIBLE and int(ip) > 1):
         return ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
-    if any(ip in network for network in _NOT_GLOBAL_V6):
-        return ipaddress.ip_address("fd00::1")
     return ip

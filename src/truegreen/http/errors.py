@@ -106,7 +106,7 @@ class AddressRefusedError(ConnectFailedError):
     """The name resolved to an address the caller's policy never connects to (a link-local or
     metadata address, say); nothing was dialled."""
 
-    def __init__(self, message: str, *, place: "Place") -> None:
+    def __init__(self, message: str, *, place: Place) -> None:
         super().__init__(message)
         self.place = place
         """Which kind of address it is: one never dialled, or one an operator may name."""

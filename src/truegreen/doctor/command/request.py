@@ -171,9 +171,6 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
                 "taken with (truegreen snapshot --trial)",
                 todo="drop --trial",
             )
-        from truegreen.cluster.snapshot import SnapshotReader
-
-        snapshot = SnapshotReader.open(request.snapshot)
         if request.connection.context is not None:
             # The snapshot holds one cluster's answers: a context would be silently ignored.
             raise UsageError(
@@ -182,6 +179,9 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
                 todo="drop --context to check the snapshot, or drop --snapshot to check "
                 f"the cluster of context '{request.connection.context}'",
             )
+        from truegreen.cluster.snapshot import SnapshotReader
+
+        snapshot = SnapshotReader.open(request.snapshot)
         # Flags, then the config file, then the settings the snapshot was taken with.
         taken_with = snapshot.info.settings
         settings = doctor_settings(

@@ -162,35 +162,54 @@ class SchedulerPodView(Struct, rename="camel", gc=False):
     status: _Status = msgspec.field(default_factory=_Status)
 
 
-def _not_serving(status: _Status) -> str | None:
-    """Why a pod in phase Running does not run its program, as `kubectl get pods` shows it
-    (`CrashLoopBackOff, restarted 14 times`); None when any of its containers runs. A
-    crash-looping container keeps its pod in phase Running (the kubelet restarts it in place),
-    so the phase alone would count a scheduler that never stays up as running. Only a pod
-    whose every container waits counts as down: a crash-looping sidecar beside a scheduler
-    that runs, or a readiness check not yet passed, leaves the scheduler running."""
+class DownPod(Struct, frozen=True):
+    """A scheduler's pod in phase Running whose program does not run, as `kubectl get pods`
+    shows it."""
+
+    pod: str
+    """`namespace/name`."""
+    reason: str
+    """The waiting container's reason (`CrashLoopBackOff`): one line, at most 128 characters."""
+    restarts: int = 0
+
+    @property
+    def restarted(self) -> str:
+        """`restarted 14 times`; "" when it never restarted."""
+        count = self.restarts
+        return f"restarted {count} time{'' if count == 1 else 's'}" if count else ""
+
+    @property
+    def state(self) -> str:
+        """`CrashLoopBackOff, restarted 14 times`."""
+        return ", ".join(filter(None, (self.reason, self.restarted)))
+
+
+def _not_serving(pod: str, status: _Status) -> DownPod | None:
+    """The pod, when it is in phase Running but does not run its program; None when any of
+    its containers runs. A crash-looping container keeps its pod in phase Running (the kubelet
+    restarts it in place), so the phase alone would count a scheduler that never stays up as
+    running. Only a pod whose every container waits counts as down: a crash-looping sidecar
+    beside a scheduler that runs, or a readiness check not yet passed, leaves the scheduler
+    running."""
     containers = status.container_statuses
     if not containers or any(c.state.waiting is None or c.ready for c in containers):
         return None
     first = containers[0]
-    waiting = first.state.waiting
-    assert waiting is not None
-    restarts = first.restart_count
-    again = f", restarted {restarts} time{'' if restarts == 1 else 's'}" if restarts else ""
-    return f"{quoted(waiting.reason, NAME_CAP) or 'waiting'}{again}"
+    reason = first.state.waiting.reason if first.state.waiting is not None else ""
+    return DownPod(pod, quoted(reason, NAME_CAP) or "waiting", first.restart_count)
 
 
 class SchedulerPods:
     """The fold that looks, among the cluster's running pods, for each named scheduler's own
     pod: its summary maps each scheduler found running to one such pod (`namespace/name`), and
-    each found only with pods whose program does not run to one of them and why."""
+    each found only with pods whose program does not run to one of them and its state."""
 
     view = SchedulerPodView
 
     def __init__(self, schedulers: Sequence[str]) -> None:
         self._wanted = {name: scheduler_identity(name) for name in schedulers}
         self._found: dict[str, str] = {}
-        self._down: dict[str, str] = {}
+        self._down: dict[str, DownPod] = {}
 
     @property
     def name(self) -> str:
@@ -206,19 +225,19 @@ class SchedulerPods:
                 identity, metadata.name, metadata.labels.values()
             ):
                 ref = f"{metadata.namespace}/{metadata.name}"
-                why = _not_serving(item.status)
-                if why is None:
+                down = _not_serving(ref, item.status)
+                if down is None:
                     self._found[scheduler] = ref
                     self._down.pop(scheduler, None)
                 else:
-                    self._down.setdefault(scheduler, f"{ref}: {why}")
+                    self._down.setdefault(scheduler, down)
 
     def summary(self) -> dict[str, Any]:
         """The schedulers found running, each with one of its pods; those whose pods were
         found but do not run, each with one pod and its state."""
         return {
             "running": dict(sorted(self._found.items())),
-            "down": dict(sorted(self._down.items())),
+            "down": {k: msgspec.to_builtins(v) for k, v in sorted(self._down.items())},
         }
 
 
@@ -230,11 +249,13 @@ def schedulers_running(summary: Mapping[str, Any]) -> dict[str, str] | None:
     return {str(k): str(v) for k, v in running.items()}
 
 
-def schedulers_down(summary: Mapping[str, Any]) -> dict[str, str]:
-    """The fold's summary as scheduler → `namespace/name: state` for a scheduler whose pods do
-    not run their program (none in a snapshot written before the fold looked)."""
-    down = summary.get("down")
-    return {str(k): str(v) for k, v in down.items()} if isinstance(down, Mapping) else {}
+def schedulers_down(summary: Mapping[str, Any]) -> dict[str, DownPod]:
+    """The fold's summary as scheduler → its pod that does not run its program (none in a
+    snapshot written before the fold looked, or one whose list is not of that shape)."""
+    try:
+        return msgspec.convert(summary.get("down") or {}, dict[str, DownPod])
+    except msgspec.ValidationError:
+        return {}
 
 
 def looked_at(pod: KubeObject) -> bool:

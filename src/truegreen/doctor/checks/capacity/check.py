@@ -246,11 +246,9 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     lines += pool_lines
     if all(v.only_room for _, v in verdicts):
         for index, found in enumerate(findings):
-            if found.code in _NO_GPU_OFFERED:
-                explained = replace(found, details=(*found.details, *lines))
-                return [*findings[:index], explained, *findings[index + 1 :], *health[0]]
             explained_by_wait = found.code == HELD_BY_RUNNING_JOB or not (cannot or down)
-            if found.code in _EXPLAINS_A_WAIT_FOR_ROOM and explained_by_wait:
+            waits = found.code in _EXPLAINS_A_WAIT_FOR_ROOM and explained_by_wait
+            if waits or found.code in _NO_GPU_OFFERED:
                 explained = replace(found, details=(*found.details, *lines))
                 return [*findings[:index], explained, *findings[index + 1 :], *health[0]]
     pod, newest = max(verdicts, key=lambda pv: (str(o.created_at(pv[0]) or ""), pv[1].pod))

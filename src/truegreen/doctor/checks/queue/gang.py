@@ -224,38 +224,35 @@ def _scheduler_down(
     env: Environment,
     job: TrainingJob,
     scheduler: str,
-    down: str,
+    down: g.DownPod,
     pods: int,
     fields: dict[str, Any],
 ) -> Finding:
     """The scheduler's pods were found, but none runs its program (a crash loop keeps a pod in
-    phase Running): measured, with the state `kubectl get pods` shows and where to read why."""
-    ref, _, state = down.partition(": ")
-    namespace, _, name = ref.partition("/")
-    restarted = ", restarted" in state
-    logs = ("logs", name, "--previous") if restarted else ("describe", "pod", name)
+    phase Running): measured, with the state `kubectl get pods` shows and where to read why
+    (the log of the container that stopped, once it has restarted)."""
+    namespace, _, name = down.pod.partition("/")
+    logs = ("logs", name, "--previous") if down.restarts else ("describe", "pod", name)
     return SAY.finding(
         Status.FAIL,
         Basis.MEASURED,
         SCHEDULER_DOWN,
         details=(
-            f"{job.ref}: pods name schedulerName {scheduler}; its pod {ref} is {state}",
+            f"{job.ref}: pods name schedulerName {scheduler}; its pod {down.pod} is {down.state}",
             f"none of the job's {pods} pods has been judged by a scheduler "
             "(no nodeName, no PodScheduled condition)",
         ),
-        objects=(job.ref, f"Pod/{namespace}/{name}"),
-        **{**fields, "scheduler": scheduler, "state": _plain_state(state)},
+        objects=(job.ref, f"Pod/{down.pod}"),
+        **{**fields, "scheduler": scheduler, "state": _plain_state(down)},
         command=env.settings.kubectl.cluster("-n", namespace, *logs),
     )
 
 
-def _plain_state(state: str) -> str:
-    """A pod's state (`CrashLoopBackOff, restarted 14 times`) in an operator's words; the
-    state as written stays in the details."""
-    reason, _, restarted = state.partition(", ")
-    if reason == "CrashLoopBackOff":
-        return "keeps crashing" + (f" ({restarted})" if restarted else "")
-    if reason in ("ErrImagePull", "ImagePullBackOff"):
+def _plain_state(down: g.DownPod) -> str:
+    """A pod's state in an operator's words; the state as written stays in the details."""
+    if down.reason == "CrashLoopBackOff":
+        return "keeps crashing" + (f" ({down.restarted})" if down.restarted else "")
+    if down.reason in ("ErrImagePull", "ImagePullBackOff"):
         return "can't be started: its image can't be downloaded"
     return "isn't running"
 
