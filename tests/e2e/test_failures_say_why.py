@@ -67,7 +67,7 @@ def test_snapshot_against_a_closed_port_saves_nothing_and_says_why(
             "range (0 to 65535). pass [HOST]:PORT, such as :9108 or 127.0.0.1:9108",
         ),
         (
-            # Once read as host ":" and port 1: past the check, then "no cluster" (exit 3).
+            # Not host ":" and port 1: the flag itself is wrong, before any cluster is read.
             ["monitor", "--kubeconfig", "{tmp}/absent", "--listen", "[::1"],
             "truegreen: --listen '[::1' is not an address: missing ']' in address. pass "
             "[HOST]:PORT, such as :9108 or 127.0.0.1:9108",

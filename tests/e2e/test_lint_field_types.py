@@ -147,7 +147,8 @@ def test_null_and_whole_floats_are_what_the_api_server_takes(tmp_path: Path) -> 
 
 
 def test_a_wrong_type_is_a_finding_and_the_other_files_are_still_linted(tmp_path: Path) -> None:
-    """`initContainers: 7` once broke the whole run (exit 1) when another rule named a container."""
+    """`initContainers: 7` beside a container another rule names is one finding; no file's
+    findings are lost."""
     (tmp_path / "a.yaml").write_text(
         _deployment(
             {

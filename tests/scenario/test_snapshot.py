@@ -359,8 +359,9 @@ def test_a_snapshot_asked_about_another_namespace_says_which_one_it_holds() -> N
 
 
 def test_a_snapshot_asked_about_a_context_says_it_reads_only_the_snapshot() -> None:
-    """`--context prod` beside `--snapshot` was silently ignored: the operator read the
-    snapshot's verdict believing it was prod's. One line (64) instead."""
+    """`--context prod` beside `--snapshot` cannot be honoured (the snapshot holds one
+    cluster's answers), and ignoring it would pass the snapshot's verdict off as prod's: one
+    line, 64."""
     healthy_snapshot = Path(__file__).parent.parent.parent / "examples" / "snapshots" / "healthy"
     assert run_cli("doctor", "--snapshot", str(healthy_snapshot)).exit_code == 0
     result = run_cli("doctor", "--snapshot", str(healthy_snapshot), "--context", "prod")
