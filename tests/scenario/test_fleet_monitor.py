@@ -144,6 +144,14 @@ def _watched(server: FakeApiServer, paths: set[str]) -> set[tuple[str, str]]:
     return {_selected(r) for r in server.requests("GET") if r.path in paths and "watch" in r.query}
 
 
+def _each_list_watched(server: FakeApiServer) -> bool:
+    """Whether every collection listed is also watched: a monitor's evaluation can complete
+    before the watch that follows its last list is sent."""
+    sent = server.requests("GET")
+    listed = {_selected(r) for r in sent if "limit" in r.query and "continue" not in r.query}
+    return listed <= {_selected(r) for r in sent if "watch" in r.query}
+
+
 def _selections(server: FakeApiServer) -> list[RequestRecord]:
     """The lists of namespaces by their labels: the selection."""
     sent = server.requests("GET", r"^/api/v1/namespaces$")
@@ -167,6 +175,7 @@ def test_each_namespace_is_judged_alone_over_one_watch_per_collection(
     team_b = monitor.monitor.current("team-b")
     assert team_b is not None
     assert team_b.report.headline.code.startswith("image-pull."), team_b.report.headline.code
+    wait_for("each listed collection watched", lambda: _each_list_watched(fake_api))
     fleet_collections = _collections(fake_api)
     per_namespace = {p for p in fleet_collections if "/namespaces/" in p}
     assert per_namespace == set(), "a fleet follows no collection per namespace"
@@ -185,6 +194,7 @@ def test_each_namespace_is_judged_alone_over_one_watch_per_collection(
     wait_for("the namespace evaluated", alone.monitor.complete)
     assert _verdicts(alone) == {"team-a": Verdict.READY}
     assert _found(alone, "team-a") == in_fleet, "judged in a fleet as alone"
+    wait_for("each listed collection watched", lambda: _each_list_watched(fake_api))
     single = _collections(fake_api)
     # the fleet follows the same collections, and in place of each namespace's gets of its
     # Namespace and its login, the cluster's Namespaces and each login by name
