@@ -170,6 +170,13 @@ def kind_noun(kind: Kind) -> str:
 def plain_why(kind: Kind, cant: CantRead, noun: str | None = None) -> str:
     """Why a read could not look, in plain words (`no permission to read the machines`);
     `noun` names what was read where the kind's own noun would not."""
+    if cant.failure is ReadFailure.UNREACHABLE and not cant.reached:
+        # No connection was made, or what answers is not the API server: the cause, not a
+        # broken connection.
+        what = noun or _KIND_NOUNS[kind]
+        return (
+            f"the cluster could not be reached when reading {what} ({plain_connection_why(cant)})"
+        )
     return _FAILURE_WORDS[cant.failure].format(noun=noun or _KIND_NOUNS[kind])
 
 

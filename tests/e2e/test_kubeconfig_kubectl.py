@@ -562,6 +562,30 @@ def test_a_server_address_with_a_path_and_no_scheme_is_refused_by_both(
     assert api.authorizations == []
 
 
+def test_a_server_address_whose_path_is_not_the_api_s_reaches_no_api_in_either(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`server: https://host:port/prefix` where the API is served at `/`: every path answers
+    Go's bare `404 page not found`. kubectl's discovery fails on it (client-go reads a 404
+    without a Status as `the server could not find the requested resource`); doctor must not
+    read the 404s as objects measured absent (before: "The environment's space 'train' doesn't
+    exist", exit 2), but as an address that serves no Kubernetes API, which it cannot check."""
+    api = serve("Bearer t0ken")
+    config = _write(tmp_path, _cluster(f"{api.url}/prefix", pki), {"token": "t0ken"})
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "the server could not find the requested resource" in by_kubectl.result.stderr
+    assert {r.status for r in api.log} == {404}
+    api.log.clear()
+    ours = truegreen(config, monkeypatch)
+    assert ours.why == (
+        f"Couldn't reach the cluster at {api.url}/prefix: nothing at this address serves the "
+        "Kubernetes API; it answers 404 not found."
+    )
+    assert ours.report["headline"]["code"] == "cluster-unreachable"
+    assert [(r.path, r.status) for r in api.log] == [("/prefix/apis", 404)]
+
+
 # -- TLS and files (tools/clientcmd/loader.go, client_config.go) -----------------------------
 
 

@@ -219,7 +219,8 @@ def test_a_conflicting_patch_is_a_conflict(
         (_status(429, "slow down"), 1, "server-error"),  # no Retry-After: final
         (_status(503, "down", **{"Retry-After": "0.5"}), 1, "server-error"),  # not whole seconds
         (_status(429, "slow down", **{"Retry-After": "soon"}), 1, "server-error"),
-        (_status(404, "gone", **{"Retry-After": "0"}), 1, "not-found"),  # not 429 or 5xx
+        # Not 429 or 5xx; a 404 for the pods collection says no API server answers there.
+        (_status(404, "gone", **{"Retry-After": "0"}), 1, "unreachable"),
         (_status(409, "conflict", **{"Retry-After": "0"}), 1, "server-error"),
     ],
 )

@@ -44,6 +44,16 @@ MEASURED_ABSENCE = {
     r"/persistentvolumeclaims/datasets$": ("storage", "storage.volume-missing"),
     r"^/api/v1/namespaces/train$": ("admission", "admission.namespace-missing"),
 }
+# A 404 from the API server (which names a missing object) or from something else at its
+# address (Go's bare `404 page not found`: a wrong path in the server address, a proxy).
+NOT_FOUND = {Fault.NOT_FOUND, Fault.PAGE_NOT_FOUND}
+# The reads of one object by name.
+NAMED = "|".join([*MEASURED_ABSENCE, r"/serviceaccounts/default$"])
+# Discovery and the built-in collections, which every API server serves.
+NO_API_WITHOUT = (
+    r"^/apis$|^/api/v1/(namespaces/train/)?(pods|nodes|limitranges|resourcequotas)$"
+    r"|^/apis/apps/v1/namespaces/train/\w+$"
+)
 # The default service account only adds registry logins; its absence changes nothing here. A
 # list answered 404 is a kind the server does not serve: no scheduled jobs, measured.
 ABSENCE_CHANGES_NOTHING = {r"/serviceaccounts/default$", r"/cronjobs$"}
@@ -116,6 +126,11 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
             report = result.json()
             statuses = _statuses(report)
             absence = _matching(MEASURED_ABSENCE, record.path)
+            # A bare 404 on a get names no object: only a list's 404 (a kind not served) is
+            # measured from it.
+            measures = fault is Fault.NOT_FOUND or (
+                fault is Fault.PAGE_NOT_FOUND and not re.search(NAMED, record.path)
+            )
             if throttled:
                 assert [r.status for r in faulted] == [429, 200], cell
                 assert statuses == base_statuses, cell
@@ -128,10 +143,26 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
                 assert all(s == {"unknown"} for s in statuses.values()), cell
                 assert report["headline"]["code"] == "cluster-login-refused", cell
                 assert result.exit_code == 3, cell
-            elif fault is Fault.NOT_FOUND and _matching(ABSENCE_CHANGES_NOTHING, record.path):
+            elif fault in NOT_FOUND and re.search(NO_API_WITHOUT, record.path):
+                # Every API server serves these: a 404 says the address serves no API at all.
+                assert set(statuses) == set(base_statuses), cell
+                assert (
+                    "nothing at this address serves the Kubernetes API"
+                    in report["headline"]["text"]
+                ), cell
+                if record.path == "/apis":  # discovery comes first: nothing else is asked
+                    assert len(made) == 1, f"{cell}: {len(made)} requests"
+                    assert all(s == {"unknown"} for s in statuses.values()), cell
+                    assert report["headline"]["code"] == "cluster-unreachable", cell
+                else:
+                    assert {c for c, s in statuses.items() if s != base_statuses[c]} == owners, cell
+                    assert all(statuses[check] == {"unknown"} for check in owners), cell
+                assert result.exit_code == 3, cell
+            elif measures and _matching(ABSENCE_CHANGES_NOTHING, record.path):
                 assert statuses == base_statuses, cell
                 assert result.exit_code == 0, cell
-            elif fault is Fault.NOT_FOUND and absence is not None:
+            elif measures and absence is not None:
+                # Only the API server's NotFound, which names the object, measures it absent.
                 check, code = absence
                 assert statuses[check] == {"fail"}, cell
                 assert code in {f["code"] for f in report["findings"]}, cell

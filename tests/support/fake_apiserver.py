@@ -19,6 +19,7 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | a list is written kind, apiVersion, metadata (resourceVersion, continue, remainingItemCount), then items: the continue token comes before the first item | staging/src/k8s.io/api/core/v1/types.go `PodList` (TypeMeta, ListMeta, Items: encoding/json writes fields in declaration order); staging/src/k8s.io/apimachinery/pkg/runtime/serializer/json/collections.go `streamingEncodeList` (`{`, kind, apiVersion, `"metadata":…,`, `"items":[`) |
 | a continue token older than the last compaction: 410 `Expired`, no details, the "inconsistent" message and a fresh token in `metadata.continue` that lists the rest at the newest version | staging/src/k8s.io/apiserver/pkg/storage/etcd3/errors.go `handleCompactedErrorForPaging` |
 | 404 `NotFound` and 409 `Conflict` Status bodies with `details` {name, group, kind: the resource}; core resources have no group | staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go `NewNotFound`, `NewConflict` |
+| a 404 from what is not the API server (`Fault.PAGE_NOT_FOUND`: a server address whose path is wrong, a proxy): Go's plain text `404 page not found`, `text/plain; charset=utf-8`, `X-Content-Type-Options: nosniff`; kubectl reads it as `the server could not find the requested resource` (measured: kubectl against this fake with `/x` appended to the server address) | Go net/http `NotFound` (server.go), staging/src/k8s.io/apiserver/pkg/server/mux/pathrecorder.go (a path nothing handles), staging/src/k8s.io/client-go/rest/request.go `newUnstructuredResponseError` |
 | a JSON patch `test` that fails: 422 `Invalid`, the generic message, empty details | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/patch.go `applyJSPatch`, errors.go `NewGenericServerResponse` |
 | zero counts are omitted from workload status (`omitempty` int fields); the fields without it stay | staging/src/k8s.io/api/apps/v1/types.go, staging/src/k8s.io/api/batch/v1/types.go |
 | a Secret's `stringData` is written into `data` (base64) and never served | pkg/apis/core/v1/conversion.go `Convert_v1_Secret_To_core_Secret` ("StringData overwrites Data") |
@@ -33,7 +34,7 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | PriorityClass (`scheduling.k8s.io/v1`, cluster-scoped) is stored and listed like any object; a pod's `spec.priority` is the one a test writes, as the Priority admission plugin would have set it; a pending pod a preemption is making room for carries `status.nominatedNodeName` and no `spec.nodeName` | plugin/pkg/admission/priority/admission.go `admitPod`, pkg/scheduler/schedule_one.go `handleSchedulingFailure` (the preemptor nominated where its victims were; the patch in pkg/scheduler/framework/api_calls/pod_status_patch.go) |
 | Events are listed like any namespaced resource, in storage order (by name), not by time | staging/src/k8s.io/apiserver/pkg/storage/etcd3/store.go `GetList` (keys in order) |
 | resource.k8s.io/v1 (ResourceClaim, ResourceClaimTemplate, ResourceSlice, DeviceClass) is a built-in group served by default from 1.34; `disable` turns a built-in group off: absent from `/apis`, its paths 404 | staging/src/k8s.io/api/resource/v1/types.go (`+k8s:prerelease-lifecycle-gen:introduced=1.34`), staging/src/k8s.io/apiserver/pkg/server/storage/resource_config.go, cmd/kube-apiserver `--runtime-config` |
-| a custom resource (JobSet, TrainJob and its runtimes, Kubeflow's jobs, Ray's, LeaderWorkerSet, Kueue's kinds, the gang schedulers' PodGroups and Volcano's Queue: `CUSTOM_RESOURCE_TYPES`) is served only once its group is installed (`install`): before, `/apis` does not list the group and its paths answer 404 `NotFound` `the server could not find the requested resource`; once installed, its list items keep their kind and apiVersion, and its list is a map written with its keys sorted (apiVersion, items, kind, metadata: the continue token after the items) | staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go (a path no CRD serves goes to the delegate's NotFound), staging/src/k8s.io/apiserver/pkg/server/mux/pathrecorder.go, staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresource/etcd.go (unstructured objects stored and served whole), staging/src/k8s.io/apimachinery/pkg/runtime/serializer/json/collections.go `streamingEncodeUnstructuredList` |
+| a custom resource (JobSet, TrainJob and its runtimes, Kubeflow's jobs, Ray's, LeaderWorkerSet, Kueue's kinds, the gang schedulers' PodGroups and Volcano's Queue: `CUSTOM_RESOURCE_TYPES`) is served only once its group is installed (`install`): before, `/apis` does not list the group and its paths answer Go's plain text `404 page not found` (the end of the delegation chain), while an unknown resource under a built-in group answers the generic 404 `NotFound` Status `the server could not find the requested resource`; once installed, its list items keep their kind and apiVersion, and its list is a map written with its keys sorted (apiVersion, items, kind, metadata: the continue token after the items) | staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_handler.go (a path no CRD serves goes to the delegate's NotFound), staging/src/k8s.io/apiserver/pkg/util/notfoundhandler/not_found_handler.go (`http.NotFound` once every path is installed), staging/src/k8s.io/apiserver/pkg/server/handler.go `serviceErrorHandler` (go-restful's 404 as a Status), staging/src/k8s.io/apiserver/pkg/server/mux/pathrecorder.go, staging/src/k8s.io/apiextensions-apiserver/pkg/registry/customresource/etcd.go (unstructured objects stored and served whole), staging/src/k8s.io/apimachinery/pkg/runtime/serializer/json/collections.go `streamingEncodeUnstructuredList` |
 | Kueue's kinds (LocalQueue, ClusterQueue, ResourceFlavor, Cohort, Workload, AdmissionCheck) are served at v1beta2 and v1beta1 (v1beta2 stored, and first in discovery's versions and `preferredVersion`), or at v1beta1 alone as releases before v0.15 do; a real server converts an object to the version asked for (Kueue's conversion webhook), the fake keeps each version's objects apart, so tests store an object in the version doctor reads | kubernetes-sigs/kueue config/components/crd/bases/kueue.x-k8s.io_clusterqueues.yaml (and the others: `served: true` for both, `storage: true` for v1beta2), apis/kueue/v1beta2/doc.go, staging/src/k8s.io/apiextensions-apiserver/pkg/apiserver/customresource_discovery_controller.go (versions sorted by kube-aware version priority, the first preferred) |
 | old pods stay Terminating (deletionTimestamp, Running, old imageID) after the Deployment reports complete; its status counts non-terminating pods only; the status may lag the pods (`tests/support/rollout.py`) | kubernetes/kubectl#1628, kubernetes/kubernetes#110171, pkg/controller/deployment/sync.go `calculateStatus` |
 | `strategy: Recreate`: every old pod is stopped first; the new pods start only once no old pod is listed, terminating ones included (`tests/support/rollout.py`) | pkg/controller/deployment/recreate.go `rolloutRecreate`, `scaleDownOldReplicaSetsForRecreate`, `oldPodsRunning` |
@@ -356,6 +357,11 @@ class Fault(Enum):
     UNAUTHORIZED = 401
     FORBIDDEN = 403
     NOT_FOUND = 404
+    """The API server's NotFound Status: naming the object for a path that names one (as
+    NewNotFound does), unnamed for a collection or a path it does not serve."""
+    PAGE_NOT_FOUND = "page-not-found"
+    """404 from something that is not the API server (a server address whose path is wrong,
+    a proxy): Go's net/http NotFound, plain text `404 page not found`."""
     CONFLICT = 409
     TOO_MANY_REQUESTS = 429
     """Priority and fairness turning the request away: plain text and Retry-After."""
@@ -477,6 +483,7 @@ class ApiFailureError(Exception):
         *,
         details: JsonObject | None = None,
         list_continue: str = "",
+        plain_text: bytes | None = None,
     ):
         super().__init__(message)
         self.code = code
@@ -485,6 +492,8 @@ class ApiFailureError(Exception):
         self.headers = dict(headers or {})
         self.details = details
         self.list_continue = list_continue
+        self.plain_text = plain_text
+        """Sent as text/plain instead of a Status: what Go's net/http answers itself."""
 
     def body(self) -> JsonObject:
         """The Status object the real server writes for this failure."""
@@ -569,8 +578,7 @@ class FakeApiServer:
     def install(self, *groups: str, versions: Iterable[str] | None = None) -> None:
         """Serve the custom resources of `groups` from now on, as installing their CRDs does:
         discovery lists the group and its versions, and their paths answer. Until then a
-        request to them is 404 `the server could not find the requested resource`
-        (staging/src/k8s.io/apiserver/pkg/server/mux/pathrecorder.go, the NotFound handler),
+        request to them is Go's plain `404 page not found` (`no_such_path`),
         and they are absent from `/apis`. `versions`: only these of their versions (a release
         that serves fewer); each version keeps its own objects, so a test stores an object in
         the version a client reads (the fake does not convert between versions)."""
@@ -821,18 +829,32 @@ class FakeApiServer:
         self._changes.append(_Change(rv, rtype, kind, obj, previous))
         self._changed.notify_all()
 
+    def named_by(self, path: str) -> ApiFailureError | None:
+        """The NotFound a path naming one object of a known kind is answered with; None for
+        a collection, a subresource or a path of no known kind."""
+        parsed = _parse_resource_path(path)
+        if parsed is None or not parsed[2]:
+            return None
+        group, version, rest = parsed
+        _, plural, name, subresource = _split_rest(rest)
+        known = {(t.group, t.version, t.plural): t for t in RESOURCE_TYPES + CUSTOM_RESOURCE_TYPES}
+        rtype = known.get((group, version, plural))
+        if rtype is None or name is None or subresource is not None:
+            return None
+        return not_found(rtype, name)
+
     def open_watch(self, path: str, query: Mapping[str, str]) -> Iterator[JsonObject]:
         """The events of a `?watch=1` request, as they happen; ApiFailureError before the
         first one when the request itself is refused (as the real handler refuses it)."""
         parsed = _parse_resource_path(path)
         if parsed is None:
-            raise ApiFailureError(
-                404, "NotFound", "the server could not find the requested resource"
-            )
+            raise no_such_path(None)
         group, version, rest = parsed
         namespace, plural, name, _ = _split_rest(rest) if rest else (None, "", None, None)
         rtype = self._by_path.get((group, version, plural))
-        if rtype is None or name is not None:
+        if rtype is None:
+            raise no_such_path(group)
+        if name is not None:
             raise ApiFailureError(
                 404, "NotFound", "the server could not find the requested resource"
             )
@@ -1032,18 +1054,14 @@ class FakeApiServer:
             return 200, _api_group_list(self._served), {}
         parsed = _parse_resource_path(path)
         if parsed is None:
-            raise ApiFailureError(
-                404, "NotFound", "the server could not find the requested resource"
-            )
+            raise no_such_path(None)
         group, version, rest = parsed
         if not rest:
             return 200, _resource_list(self._served, group, version), {}
         namespace, plural, name, subresource = _split_rest(rest)
         rtype = self._by_path.get((group, version, plural))
         if rtype is None:
-            raise ApiFailureError(
-                404, "NotFound", "the server could not find the requested resource"
-            )
+            raise no_such_path(group)
         if subresource == "log" and rtype.plural == "pods" and method == "GET" and name:
             return 200, self._pod_log(namespace or "", name, query), {}
         if subresource:
@@ -1704,7 +1722,7 @@ def _resource_list(served: Iterable[ResourceType], group: str, version: str) -> 
         if t.group == group and t.version == version
     ]
     if not resources:
-        raise ApiFailureError(404, "NotFound", "the server could not find the requested resource")
+        raise no_such_path(group)
     return {
         "kind": "APIResourceList",
         "apiVersion": "v1",
@@ -1762,6 +1780,25 @@ def not_found(rtype: ResourceType, name: str) -> ApiFailureError:
     return ApiFailureError(
         404, "NotFound", f'{rtype.resource} "{name}" not found', details=_details(rtype, name)
     )
+
+
+_BUILT_IN_GROUPS = frozenset(t.group for t in RESOURCE_TYPES)
+"""The groups kube-apiserver serves itself, through go-restful."""
+
+PAGE_NOT_FOUND_TEXT = b"404 page not found\n"
+"""Go net/http `NotFound`'s body, sent as `text/plain; charset=utf-8` with `nosniff`."""
+
+
+def no_such_path(group: str | None) -> ApiFailureError:
+    """The 404 for a path nothing serves (`group` None: a path outside /api and /apis). Under a built-in group go-restful answers it, and the
+    server's service error handler writes the generic NotFound Status (genericapiserver
+    handler.go `serviceErrorHandler`, errors.go `NewGenericServerResponse`); anywhere else
+    (a custom resource's group not installed, a path outside /api and /apis) it falls through
+    the aggregator and apiextensions to the end of the delegation chain, Go's plain
+    `404 page not found` (staging/src/k8s.io/apiserver/pkg/util/notfoundhandler)."""
+    if group is not None and group in _BUILT_IN_GROUPS:
+        return ApiFailureError(404, "NotFound", "the server could not find the requested resource")
+    return ApiFailureError(404, "NotFound", "404 page not found", plain_text=PAGE_NOT_FOUND_TEXT)
 
 
 _FAULT_MESSAGES = {
@@ -1824,6 +1861,10 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                     method, split.path, query, {k.lower(): v for k, v in self.headers.items()}, body
                 )
             except ApiFailureError as failure:
+                if failure.plain_text is not None:
+                    record(RequestRecord(method, split.path, query, failure.code))
+                    self._send_plain_not_found(failure)
+                    return
                 status, payload, headers = failure.code, failure.body(), failure.headers
             if isinstance(payload, bytes):  # a log: plain text, never cached
                 record(RequestRecord(method, split.path, query, status))
@@ -1856,6 +1897,15 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             if fault in _BODIES_OF_200:
                 server._record(RequestRecord(method, path, query, 200, fault))
                 self._send(200, _BODIES_OF_200[fault](path), {})
+                return True
+            if fault is Fault.PAGE_NOT_FOUND:
+                server._record(RequestRecord(method, path, query, 404, fault))
+                self._send_plain_not_found(no_such_path(None))
+                return True
+            named = server.named_by(path) if fault is Fault.NOT_FOUND else None
+            if named is not None:
+                server._record(RequestRecord(method, path, query, 404, fault))
+                self._send(404, encode(named.body()) + b"\n", {})
                 return True
             if fault is Fault.TOO_MANY_REQUESTS:
                 # maxinflight.go tooManyRequests: Retry-After, then net/http.Error's plain text.
@@ -1890,6 +1940,9 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 events = server.open_watch(path, query)
             except ApiFailureError as failure:
                 record(RequestRecord("GET", path, query, failure.code))
+                if failure.plain_text is not None:
+                    self._send_plain_not_found(failure)
+                    return
                 self._send(failure.code, encode(failure.body()) + b"\n", failure.headers)
                 return
             record(RequestRecord("GET", path, query, 200))
@@ -1918,6 +1971,12 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             # Without this, headers and body in separate segments meet the client's delayed
             # ACK and every request costs ~40 ms.
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+        def _send_plain_not_found(self, failure: ApiFailureError) -> None:
+            """Go net/http's NotFound: its text, `text/plain; charset=utf-8`, `nosniff`."""
+            headers = {"X-Content-Type-Options": "nosniff"}
+            body = failure.plain_text or PAGE_NOT_FOUND_TEXT
+            self._send(failure.code, body, headers, content_type="text/plain; charset=utf-8")
 
         def _send(
             self,

@@ -57,7 +57,6 @@ def _connect(kubeconfig: Path, timeout: float = 10.0) -> LiveCluster:
             ReadFailure.FORBIDDEN,
             "no permission (403); needs list pods in namespace train",
         ),
-        (Fault.NOT_FOUND, ReadFailure.NOT_FOUND, "not found (404)"),
         (Fault.CONFLICT, ReadFailure.SERVER_ERROR, "the cluster answered with an error (409)"),
         (
             Fault.TOO_MANY_REQUESTS,
@@ -82,7 +81,7 @@ def test_list_failure_is_classified(
     assert isinstance(read, CantRead), f"{fault} should not yield objects, got {read}"
     # the server answered (or at least accepted the connection): later reads may still work
     assert replace(read, server_message="") == CantRead(expected, f"list pods: {reason}")
-    assert read.is_measurement is (expected is ReadFailure.NOT_FOUND)
+    assert not read.is_measurement
     # A Status answer's message is kept apart (its exact text: test_only_a_status_answer_is_quoted);
     # priority-and-fairness's 429 is plain text, so there is nothing to quote.
     sends_status = isinstance(fault.value, int) and fault is not Fault.TOO_MANY_REQUESTS
@@ -104,6 +103,77 @@ def test_get_of_absent_object_is_a_measured_absence(
         server_message='pods "gone" not found',
     )
     assert absent.is_measurement
+
+
+NO_API = (
+    "not the API server (nothing at this address serves the Kubernetes API; "
+    "it answers 404 not found)"
+)
+
+
+@pytest.mark.parametrize("fault", [Fault.NOT_FOUND, Fault.PAGE_NOT_FOUND])
+def test_a_404_for_discovery_or_a_built_in_list_says_the_address_serves_no_api(
+    fake_api: FakeApiServer, kubeconfig: Path, fault: Fault
+) -> None:
+    """Every API server serves `/apis` and the core and apps collections (a namespace that does
+    not exist lists empty): a 404 for them is no absence, it is the wrong address."""
+    fake_api.add(POD)
+    fake_api.inject(fault, r"^/apis$|/pods$|/deployments$")
+    with _connect(kubeconfig) as cluster:
+        groups = cluster.get(Kind.API_GROUPS, "", namespace=None)
+        pods = cluster.list(Kind.POD, namespace="train")
+        deployments = cluster.list(Kind.DEPLOYMENT, namespace="train")
+    assert [r.status for r in fake_api.log if r.fault is fault] == [404, 404, 404]
+    assert groups == CantRead(
+        ReadFailure.UNREACHABLE, f"read the API groups the server serves: {NO_API}", reached=False
+    )
+    assert pods == CantRead(ReadFailure.UNREACHABLE, f"list pods: {NO_API}", reached=False)
+    assert deployments == CantRead(
+        ReadFailure.UNREACHABLE, f"list deployments: {NO_API}", reached=False
+    )
+    assert not pods.is_measurement
+
+
+def test_a_404_for_a_custom_kind_not_served_is_a_measured_absence(
+    fake_api: FakeApiServer, kubeconfig: Path
+) -> None:
+    """A group that is not installed: the real server answers Go's bare `404 page not found`,
+    and that is the kind's measured absence."""
+    with _connect(kubeconfig) as cluster:
+        queues = cluster.list(Kind.LOCAL_QUEUE, namespace="train")
+        queue = cluster.get(Kind.LOCAL_QUEUE, "main", namespace="train")
+    assert [(r.path, r.status) for r in fake_api.log][-2:] == [
+        ("/apis/kueue.x-k8s.io/v1beta2/namespaces/train/localqueues", 404),
+        ("/apis/kueue.x-k8s.io/v1beta2/namespaces/train/localqueues/main", 404),
+    ]
+    assert queues == CantRead(ReadFailure.NOT_FOUND, "list localqueues: not found (404)")
+    assert isinstance(queue, CantRead)
+    assert queue.failure is ReadFailure.NOT_FOUND
+    assert queues.is_measurement
+    assert queue.is_measurement
+
+
+def test_a_404_that_names_no_object_measures_no_absence(
+    fake_api: FakeApiServer, kubeconfig: Path
+) -> None:
+    """The API server's NotFound for an object names it (`details.name`); a 404 for a built-in
+    kind that does not (a proxy, a wrong path) is no measurement of the object."""
+    fake_api.inject(Fault.PAGE_NOT_FOUND, r"/secrets/regcred$")
+    with _connect(kubeconfig) as cluster:
+        unnamed = cluster.get(Kind.SECRET, "regcred", namespace="train")
+        named = cluster.get(Kind.SECRET, "other", namespace="train")
+    assert unnamed == CantRead(
+        ReadFailure.SERVER_ERROR,
+        "read secret 'regcred': the cluster answered with an error "
+        "(404, but not the API server saying what is absent)",
+    )
+    assert not unnamed.is_measurement
+    assert named == CantRead(
+        ReadFailure.NOT_FOUND,
+        "read secret 'other': not found (404)",
+        server_message='secrets "other" not found',
+    )
+    assert named.is_measurement
 
 
 def test_forbidden_get_is_not_a_measurement(fake_api: FakeApiServer, kubeconfig: Path) -> None:

@@ -6,6 +6,7 @@ import pytest
 
 from tests.support.plain_words import jargon_in
 from truegreen.cluster import CantRead, Kind, ReadFailure
+from truegreen.cluster.classify import no_api_at_address
 from truegreen.doctor.catalogue import NOT_ASKED_HINTS, OFFLINE_REMEDY, WORDING, render
 from truegreen.kubectl import Kubectl
 from truegreen.plain_words import READ_REMEDIES, plain_why, read_remedy
@@ -89,6 +90,27 @@ def test_read_remedies_have_no_jargon_outside_commands(
         kind, CantRead(failure, "technical reason"), kubectl, everywhere=everywhere
     )
     assert not jargon_in(remedy), remedy
+
+
+def test_a_read_that_reached_no_api_server_says_why_not_that_a_connection_broke() -> None:
+    """A list answered 404 where every API server serves it, or a connection never made: the
+    cause, not "the connection broke"."""
+    no_api = plain_why(Kind.POD, no_api_at_address("list pods"))
+    assert no_api == (
+        "the cluster could not be reached when reading the running programs (nothing at this "
+        "address serves the Kubernetes API; it answers 404 not found)"
+    )
+    refused = CantRead(
+        ReadFailure.UNREACHABLE, "list nodes: could not connect (connection refused)", False
+    )
+    assert plain_why(Kind.NODE, refused) == (
+        "the cluster could not be reached when reading the machines (connection refused)"
+    )
+    dropped = CantRead(
+        ReadFailure.UNREACHABLE, "list nodes: could not connect (connection dropped)"
+    )
+    assert plain_why(Kind.NODE, dropped) == "the connection broke while reading the machines"
+    assert not jargon_in(no_api), no_api
 
 
 def test_a_refused_read_names_the_permission_check_for_that_read() -> None:

@@ -77,21 +77,63 @@ def describe(failure: ReadFailure, action: str, detail: str = "") -> str:
     return f"{text} ({detail})" if detail else text
 
 
+class _Details(msgspec.Struct):
+    name: str = ""
+
+
 class _Status(msgspec.Struct):
     kind: str = ""
     message: str = ""
+    details: _Details | None = None
+
+
+def _status(body: Body) -> _Status | None:
+    """The Kubernetes Status an answer's body holds; None for any other body."""
+    try:
+        status = msgspec.json.decode(body, type=_Status)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return status if status.kind == "Status" else None
 
 
 def server_message(body: Body) -> str:
     """The `message` of a Kubernetes Status answer, bounded; "" for any other body."""
-    try:
-        status = msgspec.json.decode(body, type=_Status)
-    except (msgspec.DecodeError, msgspec.ValidationError):
-        return ""
-    if status.kind != "Status":
+    status = _status(body)
+    if status is None:
         return ""
     message = status.message
     return message if len(message) <= SERVER_MESSAGE_LIMIT else message[:SERVER_MESSAGE_LIMIT] + "…"
+
+
+def names_object(body: Body, name: str) -> bool:
+    """Whether a 404's body is the API server saying that the object `name` does not exist:
+    its NotFound Status names the object (apimachinery errors.go `NewNotFound` fills
+    `details.name`). A path the server does not serve, or something that is not the API server
+    (a server address with a wrong path, a proxy), names none."""
+    status = _status(body)
+    return status is not None and status.details is not None and status.details.name == name
+
+
+def no_api_at_address(action: str) -> CantRead:
+    """A 404 where every Kubernetes API server answers (discovery, a built-in collection):
+    what answers at the address is not the API server, so no read there can succeed."""
+    return CantRead(
+        ReadFailure.UNREACHABLE,
+        f"{action}: not the API server (nothing at this address serves the Kubernetes API; "
+        "it answers 404 not found)",
+        reached=False,
+    )
+
+
+def unnamed_not_found(action: str, body: Body) -> CantRead:
+    """A 404 that measures no absence: not the API server's NotFound for what was asked."""
+    return CantRead(
+        ReadFailure.SERVER_ERROR,
+        describe(
+            ReadFailure.SERVER_ERROR, action, "404, but not the API server saying what is absent"
+        ),
+        server_message=server_message(body),
+    )
 
 
 def from_status(code: int, body: Body, action: str) -> CantRead:

@@ -17,6 +17,14 @@ class KindSpec(Struct, frozen=True):
     namespaced: bool
 
     @property
+    def always_served(self) -> bool:
+        """Whether every Kubernetes API server serves this kind: the core group and `apps`,
+        which no supported release lacks. A 404 for their collection, or one that does not name
+        the object asked for, is not the API server's answer. `batch` is left out: CronJob's
+        batch/v1 is younger than some clusters still running."""
+        return self.group in ("", "apps")
+
+    @property
     def api_version(self) -> str:
         """The apiVersion string of objects of this kind (`v1`, `apps/v1`)."""
         return f"{self.group}/{self.version}" if self.group else self.version

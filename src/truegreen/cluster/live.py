@@ -30,6 +30,9 @@ from truegreen.cluster.classify import (
     TooManyPagesError,
     classify,
     from_status,
+    names_object,
+    no_api_at_address,
+    unnamed_not_found,
 )
 from truegreen.cluster.credentials import Credential
 from truegreen.cluster.endpoints import collection_path, get_action, object_path, view_stamper
@@ -431,7 +434,7 @@ class LiveCluster:
                 for page in pages:
                     items.extend(as_object(item, kind) for item in page.items or ())
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
-            return _cant(error, action_of(kind), permission("list", kind, namespace))
+            return _list_cant(error, kind, namespace)
         return Listed(tuple(items))
 
     def fold(
@@ -452,7 +455,7 @@ class LiveCluster:
                             stamp_view(item)
                         fold.add(item)
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
-            return _cant(error, action_of(kind), permission("list", kind, namespace))
+            return _list_cant(error, kind, namespace)
         return Folded(fold.summary())
 
     def _pages(
@@ -524,14 +527,32 @@ class LiveCluster:
         return self._listing(Kind.NAMESPACE, None, label_selector, None)
 
     def get(self, kind: Kind, name: str, *, namespace: str | None) -> GetRead:
-        """One object by name; NotFound is a measured absence. Discovery's list of groups
-        (`Kind.API_GROUPS`) is read the same way: it is one unnamed object, without metadata."""
+        """One object by name; the API server's NotFound is a measured absence. Discovery's
+        list of groups (`Kind.API_GROUPS`) is read the same way: it is one unnamed object,
+        without metadata.
+
+        A 404 is the API server's word only where it can be: every API server serves `/apis`,
+        so a 404 there means the address serves no Kubernetes API; and for a kind every server
+        serves, the server's NotFound names the object (`names_object`), so one that does not
+        came from something else and measures nothing. A custom kind's 404 is its absence: the
+        server answers a group it does not serve with a bare `404 page not found`."""
         action = get_action(kind, name)
         try:
             obj = _object(
                 self._send("GET", object_path(kind, name, namespace)),
                 metadata=kind is not Kind.API_GROUPS,
             )
+        except _StatusError as refused:
+            response = refused.response
+            if response.status == 404 and kind is Kind.API_GROUPS:
+                return no_api_at_address(action)
+            if (
+                response.status == 404
+                and kind.spec.always_served
+                and not names_object(response.body, name)
+            ):
+                return unnamed_not_found(action, response.body)
+            return _cant(refused, action, permission("get", kind, namespace))
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             return _cant(error, action, permission("get", kind, namespace))
         return Got(stamp(obj, kind))
@@ -685,7 +706,7 @@ class LiveCluster:
                         else:
                             each(key_of(obj), obj)
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
-            return _cant(error, action_of(kind), permission("list", kind, namespace))
+            return _list_cant(error, kind, namespace)
         return ListedAt(tuple(items), version)
 
     def watch(
@@ -838,6 +859,15 @@ def _cant(error: Exception, action: str, needed: str) -> CantRead:
     if cant.failure is ReadFailure.FORBIDDEN:
         return replace(cant, reason=f"{cant.reason}; needs {needed}")
     return cant
+
+
+def _list_cant(error: Exception, kind: Kind, namespace: str | None) -> CantRead:
+    """Why a list could not be read. Every API server serves the collections of the core group
+    and `apps` (a namespace that does not exist lists empty), so a 404 for one says that what
+    answers at the address is not the API server."""
+    if isinstance(error, _StatusError) and error.response.status == 404 and kind.spec.always_served:
+        return no_api_at_address(action_of(kind))
+    return _cant(error, action_of(kind), permission("list", kind, namespace))
 
 
 def action_of(kind: Kind) -> str:
