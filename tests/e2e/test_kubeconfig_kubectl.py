@@ -562,6 +562,53 @@ def test_a_server_address_with_a_path_and_no_scheme_is_refused_by_both(
     assert api.authorizations == []
 
 
+@pytest.mark.parametrize(
+    ("written", "kubectl_says", "why"),
+    [
+        # `server: " 127.0.0.1:6443"`, a space pasted in front
+        (" {bare}", 'invalid character " " in host name', 'invalid character " " in host name'),
+        ("{url} ", "host must be a URL or a host:port pair", 'invalid port ":{port} " after host'),
+        (
+            "http://127.0.0.1 :{port}",
+            "host must be a URL or a host:port pair",
+            'invalid character " " in host name',
+        ),
+        (
+            "https://[::1] :{port}",
+            "host must be a URL or a host:port pair",
+            'invalid port " :{port}" after host',
+        ),
+    ],
+    ids=["space-in-front", "space-behind", "space-before-the-port", "space-after-brackets"],
+)
+def test_a_server_address_go_cannot_parse_is_refused_by_both_before_any_request(
+    serve: Serve,
+    pki: Pki,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    written: str,
+    kubectl_says: str,
+    why: str,
+) -> None:
+    """Go's url.Parse refuses a space in a host and a port that is not all digits (net/url
+    `parseHost`); Python's urlsplit takes both, and doctor dialled, then said "address not
+    found" (or "no route to the server") for a file kubectl refuses."""
+    api = serve(tls=None, any_login=True)
+    bare = api.url.split("://", 1)[1]
+    port = bare.rsplit(":", 1)[1]
+    server = written.format(bare=bare, url=api.url, port=port)
+    config = _write(tmp_path, _cluster(server, pki), {"token": "t0ken"})
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert kubectl_says in by_kubectl.result.stderr
+    assert truegreen(config, monkeypatch).refused() == (
+        f"the server address {server!r} of cluster 'c' in kubeconfig {config} is not usable: "
+        f"host must be a URL or a host:port pair ({why.format(port=port)}). correct the server "
+        "address in the file's clusters section"
+    )
+    assert api.log == []
+
+
 def test_a_server_address_whose_path_is_not_the_api_s_reaches_no_api_in_either(
     serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

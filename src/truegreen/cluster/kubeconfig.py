@@ -122,13 +122,14 @@ def resolve(
             todo="check the file's clusters section",
         )
     address = _server_url(server)
-    if address is None:
+    fault = "" if address is None else _host_fault(urlsplit(address).netloc)
+    if address is None or fault:
         # kubectl: `error: host must be a URL or a host:port pair` (client-go rest/url_utils.go
         # DefaultServerURL), before any request.
         raise ConnectionSetupError(
             f"the server address {server!r} of cluster {cluster_name!r} in kubeconfig {source} "
             "is not usable",
-            "host must be a URL or a host:port pair",
+            "host must be a URL or a host:port pair" + (f" ({fault})" if fault else ""),
             "correct the server address in the file's clusters section",
         )
     server = address
@@ -182,6 +183,41 @@ def _server_url(server: str) -> str | None:
     except ValueError:
         return None
     return f"http://{server}" if usable else None
+
+
+_HOST_PUNCTUATION = frozenset("-._~!$&'()*+,;=:<>\"%")
+"""What Go's URL parser lets stand in a host besides letters and digits (net/url url.go
+`shouldEscape` in encodeHost mode); `%` escapes are left to the dial."""
+
+
+def _host_fault(netloc: str) -> str:
+    """Why Go's url.Parse refuses the authority `netloc` of a server address ("" when it
+    accepts it): a port that is not all digits (`validOptionalPort`), or a character no host
+    may hold, such as a space (`shouldEscape`). Python's parser takes both, and the dial would
+    then fail as "address not found" where kubectl refuses the file. Letters beyond ASCII pass,
+    as in Go."""
+    host = netloc.rpartition("@")[2]
+    if host.startswith("["):
+        rest = host[host.find("]") + 1 :] if "]" in host else ""
+        return "" if _valid_port(rest) else f"invalid port {_quoted(rest)} after host"
+    colon = host.rfind(":")
+    if colon >= 0 and not _valid_port(host[colon:]):
+        return f"invalid port {_quoted(host[colon:])} after host"
+    bad = next(
+        (c for c in host if c.isascii() and not c.isalnum() and c not in _HOST_PUNCTUATION), ""
+    )
+    return f"invalid character {_quoted(bad)} in host name" if bad else ""
+
+
+def _valid_port(text: str) -> bool:
+    """Go's `validOptionalPort`: nothing, or a colon and digits (none too)."""
+    digits = text[1:]
+    return text == "" or (text[0] == ":" and digits.isascii() and (digits.isdigit() or not digits))
+
+
+def _quoted(text: str) -> str:
+    """`text` in double quotes, control characters escaped, as Go's %q writes ASCII."""
+    return '"' + text.encode("unicode_escape").decode("ascii").replace('"', '\\"') + '"'
 
 
 def _worth_compressing(cluster: _Entry, server: str) -> bool:
