@@ -10,6 +10,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.scenario.conftest import Doctor
 from tests.support import gang_objects as gang
 from tests.support import read_faults
@@ -132,7 +134,7 @@ def test_a_scheduler_that_does_not_run_is_not_ready_at_once(doctor: Doctor) -> N
     assert report["headline"]["code"] == "queue.scheduler-missing"
     assert result.exit_code == 2
     assert {(r.path, r.query.get("fieldSelector")) for r in doctor.server.requests()} >= {
-        ("/api/v1/pods", "status.phase=Running")
+        ("/api/v1/pods", "status.phase!=Failed,status.phase!=Succeeded")
     }
 
 
@@ -185,6 +187,93 @@ def test_a_scheduler_whose_pod_crash_loops_does_not_run(doctor: Doctor) -> None:
     )
     assert found["remedy"].endswith(
         "-n volcano-system logs volcano-scheduler-94998fc64-86hzn --previous` shows its last words."
+    )
+    assert report["headline"]["code"] == "queue.scheduler-down"
+    assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("status", "state", "plain"),
+    [
+        # Not placed: the scheduler (default-scheduler places Volcano's own pod) wrote
+        # PodScheduled False; the kubelet has written no container state
+        # (`kubectl get pods` shows Pending).
+        (
+            {
+                "phase": "Pending",
+                "conditions": [
+                    {
+                        "type": "PodScheduled",
+                        "status": "False",
+                        "reason": "Unschedulable",
+                        "message": "0/3 nodes are available: 3 Insufficient cpu.",
+                    }
+                ],
+            },
+            "Pending",
+            "hasn't been started on any machine yet",
+        ),
+        # Placed, its image not pulled: the kubelet's waiting reason, as `kubectl get pods`
+        # shows it (pkg/kubelet/images/image_manager.go ErrImagePullBackOff).
+        (
+            {
+                "phase": "Pending",
+                "containerStatuses": [
+                    {
+                        "name": "volcano-scheduler",
+                        "ready": False,
+                        "restartCount": 0,
+                        "image": "registry.example.com/volcanosh/vc-scheduler:v1.12.1",
+                        "imageID": "",
+                        "started": False,
+                        "state": {
+                            "waiting": {
+                                "reason": "ImagePullBackOff",
+                                "message": 'Back-off pulling image "registry.example.com/'
+                                'volcanosh/vc-scheduler:v1.12.1"',
+                            }
+                        },
+                    }
+                ],
+            },
+            "ImagePullBackOff",
+            "can't be started: its image can't be downloaded",
+        ),
+    ],
+    ids=["not-placed", "image-not-pulled"],
+)
+def test_a_scheduler_whose_pod_is_pending_does_not_run(
+    doctor: Doctor, status: Obj, state: str, plain: str
+) -> None:
+    """Volcano's own pod exists but is Pending: it runs nothing, so nothing places the job. It
+    is the scheduler down, with the state `kubectl get pods` shows, not a scheduler missing
+    from the cluster (before: "`volcano`, which doesn't run in this cluster", the Pending pod
+    unseen by a fold of the Running pods only)."""
+    _install(doctor)
+
+    def build(now: datetime) -> list[Obj]:
+        objects = cluster(runs=True)(now)
+        scheduler = next(o for o in objects if o["metadata"]["name"].startswith("volcano-"))
+        scheduler["status"] = status
+        if state == "Pending":
+            del scheduler["spec"]["nodeName"]
+        return objects
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = _finding(report, "queue.scheduler-down")
+    assert (found["status"], found["basis"]) == ("fail", "measured")
+    assert found["headline"] == (
+        f"The training job 'bert-large' waits to be placed by `volcano`, whose program {plain}: "
+        "nothing places the job until it is up again."
+    )
+    assert found["details"][0] == (
+        "PyTorchJob/bert-large: pods name schedulerName volcano; its pod "
+        f"volcano-system/volcano-scheduler-94998fc64-86hzn is {state}"
+    )
+    assert found["remedy"].endswith(
+        "-n volcano-system describe pod volcano-scheduler-94998fc64-86hzn` shows its last words."
     )
     assert report["headline"]["code"] == "queue.scheduler-down"
     assert result.exit_code == 2

@@ -37,7 +37,7 @@ import msgspec
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import Kind, KubeObject
+from truegreen.cluster import FieldIsNot, Kind, KubeObject
 from truegreen.doctor.knowledge.reports import NAME_CAP, quoted
 from truegreen.quantity import QuantityError, Resources
 
@@ -68,6 +68,10 @@ SCHEDULER_SUFFIX = "-scheduler"
 
 RUNNING_PODS = {"status.phase": "Running"}
 """The field selector of the pods that run now (pods accept `status.phase`)."""
+
+UNFINISHED_PODS = {"status.phase": FieldIsNot(("Succeeded", "Failed"))}
+"""The field selector of the pods that run or are to run: a scheduler's pod that is Pending
+(not yet placed, its image not yet pulled) is there, and not running."""
 
 
 GANG_KINDS = (
@@ -151,6 +155,7 @@ class _ContainerStatus(Struct, rename="camel", gc=False):
 
 
 class _Status(Struct, rename="camel", gc=False):
+    phase: str = ""
     container_statuses: list[_ContainerStatus] = msgspec.field(default_factory=list)
 
 
@@ -163,13 +168,15 @@ class SchedulerPodView(Struct, rename="camel", gc=False):
 
 
 class DownPod(Struct, frozen=True):
-    """A scheduler's pod in phase Running whose program does not run, as `kubectl get pods`
-    shows it."""
+    """A scheduler's pod whose program does not run (Pending, or Running with every container
+    waiting), as `kubectl get pods` shows it."""
 
     pod: str
     """`namespace/name`."""
     reason: str
-    """The waiting container's reason (`CrashLoopBackOff`): one line, at most 128 characters."""
+    """The waiting container's reason (`CrashLoopBackOff`, `ImagePullBackOff`), or the phase
+    of a pod none of whose containers has a state yet (`Pending`): one line, at most 128
+    characters."""
     restarts: int = 0
 
     @property
@@ -190,8 +197,15 @@ def _not_serving(pod: str, status: _Status) -> DownPod | None:
     restarts it in place), so the phase alone would count a scheduler that never stays up as
     running. Only a pod whose every container waits counts as down: a crash-looping sidecar
     beside a scheduler that runs, or a readiness check not yet passed, leaves the scheduler
-    running."""
+    running. A Pending pod runs nothing yet (not placed, or its image not pulled): down, with
+    its waiting container's reason or, before any container has a state, its phase (kubelet
+    pkg/kubelet/kubelet_pods.go: a pod stays Pending until every container has started or
+    an image pull has failed, which `kubectl get pods` shows as `ImagePullBackOff`)."""
     containers = status.container_statuses
+    if status.phase == "Pending":
+        reasons = (c.state.waiting.reason for c in containers if c.state.waiting is not None)
+        reason = next(filter(None, reasons), "")
+        return DownPod(pod, quoted(reason, NAME_CAP) or "Pending")
     if not containers or any(c.state.waiting is None or c.ready for c in containers):
         return None
     first = containers[0]
@@ -200,7 +214,8 @@ def _not_serving(pod: str, status: _Status) -> DownPod | None:
 
 
 class SchedulerPods:
-    """The fold that looks, among the cluster's running pods, for each named scheduler's own
+    """The fold that looks, among the cluster's pods that run or are to run, for each named
+    scheduler's own
     pod: its summary maps each scheduler found running to one such pod (`namespace/name`), and
     each found only with pods whose program does not run to one of them and its state."""
 

@@ -60,6 +60,7 @@ from truegreen.doctor.knowledge.evidence import scheduler_verdict
 from truegreen.doctor.knowledge.gangs import (
     GANG_KINDS,
     RUNNING_PODS,
+    UNFINISHED_PODS,
     SchedulerPods,
     gangs_of,
     kai_pod_group,
@@ -532,7 +533,11 @@ def _gang_reads(
         return None
     running = schedule.submit(
         partial(
-            reader.fold, Kind.POD, SchedulerPods(schedulers), namespace=None, fields=RUNNING_PODS
+            reader.fold,
+            Kind.POD,
+            SchedulerPods(schedulers),
+            namespace=None,
+            fields=UNFINISHED_PODS,
         )
     )
     versions = served_versions(api_groups.obj) if isinstance(api_groups, Got) else {}

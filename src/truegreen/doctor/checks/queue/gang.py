@@ -229,8 +229,9 @@ def _scheduler_down(
     fields: dict[str, Any],
 ) -> Finding:
     """The scheduler's pods were found, but none runs its program (a crash loop keeps a pod in
-    phase Running): measured, with the state `kubectl get pods` shows and where to read why
-    (the log of the container that stopped, once it has restarted)."""
+    phase Running; a Pending one has not started): measured, with the state `kubectl get pods`
+    shows and where to read why (the log of the container that stopped, once it has
+    restarted)."""
     namespace, _, name = down.pod.partition("/")
     logs = ("logs", name, "--previous") if down.restarts else ("describe", "pod", name)
     return SAY.finding(
@@ -254,6 +255,8 @@ def _plain_state(down: g.DownPod) -> str:
         return "keeps crashing" + (f" ({down.restarted})" if down.restarted else "")
     if down.reason in ("ErrImagePull", "ImagePullBackOff"):
         return "can't be started: its image can't be downloaded"
+    if down.reason == "Pending":
+        return "hasn't been started on any machine yet"
     return "isn't running"
 
 
