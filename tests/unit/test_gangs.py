@@ -52,7 +52,10 @@ def test_a_scheduler_s_own_pods_carry_its_name(name: str, identity: str) -> None
 
 
 def _view(name: str, namespace: str = "ns", **labels: str) -> SchedulerPodView:
-    return SchedulerPodView(metadata=g._Metadata(name=name, namespace=namespace, labels=labels))
+    return SchedulerPodView(
+        metadata=g._Metadata(name=name, namespace=namespace, labels=labels),
+        status=g._Status(phase="Running"),
+    )
 
 
 def test_the_fold_finds_a_scheduler_by_pod_name_or_label_value() -> None:
@@ -243,7 +246,10 @@ def test_over_a_kai_limit_is_strictly_more_than_it() -> None:
 
 def _pod_view(name: str, status: dict[str, Any]) -> SchedulerPodView:
     return msgspec.convert(
-        {"metadata": {"name": name, "namespace": "volcano-system"}, "status": status},
+        {
+            "metadata": {"name": name, "namespace": "volcano-system"},
+            "status": {"phase": "Running", **status},
+        },
         SchedulerPodView,
     )
 
@@ -295,6 +301,44 @@ def test_a_scheduler_pod_that_does_not_run_its_program_is_down_until_one_runs() 
     }
     assert g.schedulers_down({"running": {}}) == {}  # a snapshot from before the fold looked
     assert g.schedulers_down({"running": {}, "down": {"volcano": "x: y"}}) == {}  # not its shape
+
+
+def test_a_pending_scheduler_pod_is_down_unless_its_scheduler_runs() -> None:
+    """The kubelet keeps a pod Pending while any container waits, even beside one that runs
+    (kubelet_pods.go `getPhase`): a Pending pod whose scheduler runs beside a sidecar pulling
+    its image runs; one with nothing running is down, with the waiting reason or its phase. A
+    pod in phase Unknown (its node stopped reporting) counts neither way."""
+    pulling = {"ready": False, "state": {"waiting": {"reason": "ImagePullBackOff"}}}
+    beside = SchedulerPods(["volcano"])
+    beside.add(
+        _pod_view(
+            "volcano-scheduler-a",
+            {
+                "phase": "Pending",
+                "containerStatuses": [{"ready": True, "state": {"running": {}}}, pulling],
+            },
+        )
+    )
+    assert beside.summary() == {
+        "running": {"volcano": "volcano-system/volcano-scheduler-a"},
+        "down": {},
+    }
+    pending = SchedulerPods(["volcano"])
+    pending.add(_pod_view("volcano-scheduler-b", {"phase": "Pending"}))
+    pending.add(
+        _pod_view("volcano-scheduler-c", {"phase": "Pending", "containerStatuses": [pulling]})
+    )
+    assert pending.summary()["down"] == {
+        "volcano": {"pod": "volcano-system/volcano-scheduler-b", "reason": "Pending", "restarts": 0}
+    }
+    pulled = SchedulerPods(["volcano"])
+    pulled.add(
+        _pod_view("volcano-scheduler-c", {"phase": "Pending", "containerStatuses": [pulling]})
+    )
+    assert g.schedulers_down(pulled.summary())["volcano"].reason == "ImagePullBackOff"
+    unknown = SchedulerPods(["volcano"])
+    unknown.add(_pod_view("volcano-scheduler-d", {"phase": "Unknown"}))
+    assert unknown.summary() == {"running": {}, "down": {}}
 
 
 def test_a_scheduler_pod_s_waiting_reason_is_one_bounded_escaped_line() -> None:

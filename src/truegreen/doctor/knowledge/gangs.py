@@ -144,8 +144,13 @@ class _Waiting(Struct, gc=False):
     reason: str = ""
 
 
+class _Running(Struct, gc=False):
+    pass
+
+
 class _State(Struct, gc=False):
     waiting: _Waiting | None = None
+    running: _Running | None = None
 
 
 class _ContainerStatus(Struct, rename="camel", gc=False):
@@ -191,18 +196,25 @@ class DownPod(Struct, frozen=True):
         return ", ".join(filter(None, (self.reason, self.restarted)))
 
 
+_JUDGED_PHASES = frozenset({"Running", "Pending"})
+"""The phases whose pods say whether a scheduler runs. `Unknown` is a node that stopped
+reporting: its pod's state is stale, so it counts neither way, as before it was listed."""
+
+
 def _not_serving(pod: str, status: _Status) -> DownPod | None:
-    """The pod, when it is in phase Running but does not run its program; None when any of
-    its containers runs. A crash-looping container keeps its pod in phase Running (the kubelet
-    restarts it in place), so the phase alone would count a scheduler that never stays up as
-    running. Only a pod whose every container waits counts as down: a crash-looping sidecar
-    beside a scheduler that runs, or a readiness check not yet passed, leaves the scheduler
-    running. A Pending pod runs nothing yet (not placed, or its image not pulled): down, with
-    its waiting container's reason or, before any container has a state, its phase (kubelet
-    pkg/kubelet/kubelet_pods.go: a pod stays Pending until every container has started or
-    an image pull has failed, which `kubectl get pods` shows as `ImagePullBackOff`)."""
+    """The pod, when it does not run its program; None when one of its containers runs. A
+    crash-looping container keeps its pod in phase Running (the kubelet restarts it in place),
+    so the phase alone would count a scheduler that never stays up as running. Only a pod whose
+    every container waits counts as down: a crash-looping sidecar beside a scheduler that runs,
+    or a readiness check not yet passed, leaves the scheduler running. A Pending pod with no
+    container running has not started (not placed, or its image not pulled): down, with its
+    waiting container's reason or, before any container has a state, its phase. A Pending pod
+    may run its scheduler beside a sidecar that waits (kubelet pkg/kubelet/kubelet_pods.go
+    `getPhase` checks waiting containers before running ones): that one runs."""
     containers = status.container_statuses
     if status.phase == "Pending":
+        if any(c.state.running is not None for c in containers):
+            return None
         reasons = (c.state.waiting.reason for c in containers if c.state.waiting is not None)
         reason = next(filter(None, reasons), "")
         return DownPod(pod, quoted(reason, NAME_CAP) or "Pending")
@@ -236,8 +248,10 @@ class SchedulerPods:
         the first whose program does not run)."""
         metadata = item.metadata
         for scheduler, identity in self._wanted.items():
-            if scheduler not in self._found and identifies_as(
-                identity, metadata.name, metadata.labels.values()
+            if (
+                scheduler not in self._found
+                and item.status.phase in _JUDGED_PHASES
+                and identifies_as(identity, metadata.name, metadata.labels.values())
             ):
                 ref = f"{metadata.namespace}/{metadata.name}"
                 down = _not_serving(ref, item.status)
