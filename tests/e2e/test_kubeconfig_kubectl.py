@@ -578,8 +578,17 @@ def test_a_server_address_with_a_path_and_no_scheme_is_refused_by_both(
             "host must be a URL or a host:port pair",
             'invalid port " :{port}" after host',
         ),
+        (" {url}", 'invalid character " " in host name', 'invalid character " " in host name'),
+        ("{url}\t", "invalid control character in URL", "invalid control character in URL"),
     ],
-    ids=["space-in-front", "space-behind", "space-before-the-port", "space-after-brackets"],
+    ids=[
+        "space-in-front",
+        "space-behind",
+        "space-before-the-port",
+        "space-after-brackets",
+        "space-before-the-scheme",
+        "tab-behind",
+    ],
 )
 def test_a_server_address_go_cannot_parse_is_refused_by_both_before_any_request(
     serve: Serve,

@@ -122,7 +122,9 @@ def resolve(
             todo="check the file's clusters section",
         )
     address = _server_url(server)
-    fault = "" if address is None else _host_fault(urlsplit(address).netloc)
+    fault = _written_fault(server) or (
+        "" if address is None else _host_fault(urlsplit(address).netloc)
+    )
     if address is None or fault:
         # kubectl: `error: host must be a URL or a host:port pair` (client-go rest/url_utils.go
         # DefaultServerURL), before any request.
@@ -207,6 +209,19 @@ def _host_fault(netloc: str) -> str:
         (c for c in host if c.isascii() and not c.isalnum() and c not in _HOST_PUNCTUATION), ""
     )
     return f"invalid character {_quoted(bad)} in host name" if bad else ""
+
+
+def _written_fault(server: str) -> str:
+    """Why Go refuses the address as written before its host is looked at ("" when it does
+    not): a control character anywhere (net/url `stringContainsCTLByte`; a tab or a line break
+    from a YAML block), or a space in front, which leaves no scheme, so that the host Go reads
+    starts with it (client-go DefaultServerURL parses the address again after `https://`).
+    Python's urlsplit drops both silently."""
+    if any(c < " " or c == "\x7f" for c in server):
+        return "invalid control character in URL"
+    if server.startswith(" "):
+        return 'invalid character " " in host name'
+    return ""
 
 
 def _valid_port(text: str) -> bool:
