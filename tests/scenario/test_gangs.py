@@ -173,21 +173,30 @@ def test_a_scheduler_whose_pod_crash_loops_does_not_run(doctor: Doctor) -> None:
         return objects
 
     doctor.load(build)
+    _volcano_down(
+        doctor,
+        "keeps crashing (restarted 14 times)",
+        "CrashLoopBackOff, restarted 14 times",
+        "logs volcano-scheduler-94998fc64-86hzn --previous",
+    )
+
+
+def _volcano_down(doctor: Doctor, plain: str, state: str, where: str) -> None:
+    """The run says Volcano's scheduler is down (measured, exit 2): its program `plain`, its pod
+    in `state`, and the kubectl command (`where`, in volcano-system) that shows why."""
     result = doctor.live("-o", "json")
     report = result.json()
     found = _finding(report, "queue.scheduler-down")
     assert (found["status"], found["basis"]) == ("fail", "measured")
     assert found["headline"] == (
-        "The training job 'bert-large' waits to be placed by `volcano`, whose program keeps "
-        "crashing (restarted 14 times): nothing places the job until it is up again."
+        f"The training job 'bert-large' waits to be placed by `volcano`, whose program {plain}: "
+        "nothing places the job until it is up again."
     )
     assert found["details"][0] == (
         "PyTorchJob/bert-large: pods name schedulerName volcano; its pod "
-        "volcano-system/volcano-scheduler-94998fc64-86hzn is CrashLoopBackOff, restarted 14 times"
+        f"volcano-system/volcano-scheduler-94998fc64-86hzn is {state}"
     )
-    assert found["remedy"].endswith(
-        "-n volcano-system logs volcano-scheduler-94998fc64-86hzn --previous` shows its last words."
-    )
+    assert found["remedy"].endswith(f"-n volcano-system {where}` shows its last words.")
     assert report["headline"]["code"] == "queue.scheduler-down"
     assert result.exit_code == 2
 
@@ -260,23 +269,7 @@ def test_a_scheduler_whose_pod_is_pending_does_not_run(
         return objects
 
     doctor.load(build)
-    result = doctor.live("-o", "json")
-    report = result.json()
-    found = _finding(report, "queue.scheduler-down")
-    assert (found["status"], found["basis"]) == ("fail", "measured")
-    assert found["headline"] == (
-        f"The training job 'bert-large' waits to be placed by `volcano`, whose program {plain}: "
-        "nothing places the job until it is up again."
-    )
-    assert found["details"][0] == (
-        "PyTorchJob/bert-large: pods name schedulerName volcano; its pod "
-        f"volcano-system/volcano-scheduler-94998fc64-86hzn is {state}"
-    )
-    assert found["remedy"].endswith(
-        "-n volcano-system describe pod volcano-scheduler-94998fc64-86hzn` shows its last words."
-    )
-    assert report["headline"]["code"] == "queue.scheduler-down"
-    assert result.exit_code == 2
+    _volcano_down(doctor, plain, state, "describe pod volcano-scheduler-94998fc64-86hzn")
 
 
 def test_a_planned_job_naming_a_scheduler_that_does_not_run(doctor: Doctor, tmp_path: Path) -> None:

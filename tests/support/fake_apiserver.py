@@ -483,7 +483,7 @@ class ApiFailureError(Exception):
         *,
         details: JsonObject | None = None,
         list_continue: str = "",
-        plain_text: bytes | None = None,
+        page_not_found: bool = False,
     ):
         super().__init__(message)
         self.code = code
@@ -492,8 +492,8 @@ class ApiFailureError(Exception):
         self.headers = dict(headers or {})
         self.details = details
         self.list_continue = list_continue
-        self.plain_text = plain_text
-        """Sent as text/plain instead of a Status: what Go's net/http answers itself."""
+        self.page_not_found = page_not_found
+        """Sent as Go's net/http `NotFound` (`PAGE_NOT_FOUND_TEXT`) instead of a Status."""
 
     def body(self) -> JsonObject:
         """The Status object the real server writes for this failure."""
@@ -828,20 +828,6 @@ class FakeApiServer:
         rv = int(obj["metadata"]["resourceVersion"])
         self._changes.append(_Change(rv, rtype, kind, obj, previous))
         self._changed.notify_all()
-
-    def named_by(self, path: str) -> ApiFailureError | None:
-        """The NotFound a path naming one object of a known kind is answered with; None for
-        a collection, a subresource or a path of no known kind."""
-        parsed = _parse_resource_path(path)
-        if parsed is None or not parsed[2]:
-            return None
-        group, version, rest = parsed
-        _, plural, name, subresource = _split_rest(rest)
-        known = {(t.group, t.version, t.plural): t for t in RESOURCE_TYPES + CUSTOM_RESOURCE_TYPES}
-        rtype = known.get((group, version, plural))
-        if rtype is None or name is None or subresource is not None:
-            return None
-        return not_found(rtype, name)
 
     def open_watch(self, path: str, query: Mapping[str, str]) -> Iterator[JsonObject]:
         """The events of a `?watch=1` request, as they happen; ApiFailureError before the
@@ -1782,6 +1768,23 @@ def not_found(rtype: ResourceType, name: str) -> ApiFailureError:
     )
 
 
+_EVERY_TYPE = {(t.group, t.version, t.plural): t for t in RESOURCE_TYPES + CUSTOM_RESOURCE_TYPES}
+
+
+def _named_not_found(path: str) -> ApiFailureError | None:
+    """The NotFound a path naming one object of a known kind is answered with; None for a
+    collection, a subresource or a path of no known kind."""
+    parsed = _parse_resource_path(path)
+    if parsed is None or not parsed[2]:
+        return None
+    group, version, rest = parsed
+    _, plural, name, subresource = _split_rest(rest)
+    rtype = _EVERY_TYPE.get((group, version, plural))
+    if rtype is None or name is None or subresource is not None:
+        return None
+    return not_found(rtype, name)
+
+
 _BUILT_IN_GROUPS = frozenset(t.group for t in RESOURCE_TYPES)
 """The groups kube-apiserver serves itself, through go-restful."""
 
@@ -1790,15 +1793,16 @@ PAGE_NOT_FOUND_TEXT = b"404 page not found\n"
 
 
 def no_such_path(group: str | None) -> ApiFailureError:
-    """The 404 for a path nothing serves (`group` None: a path outside /api and /apis). Under a built-in group go-restful answers it, and the
-    server's service error handler writes the generic NotFound Status (genericapiserver
-    handler.go `serviceErrorHandler`, errors.go `NewGenericServerResponse`); anywhere else
-    (a custom resource's group not installed, a path outside /api and /apis) it falls through
-    the aggregator and apiextensions to the end of the delegation chain, Go's plain
-    `404 page not found` (staging/src/k8s.io/apiserver/pkg/util/notfoundhandler)."""
+    """The 404 for a path nothing serves (`group` None: a path outside /api and /apis). Under
+    a built-in group go-restful answers it, and the server's service error handler writes the
+    generic NotFound Status (genericapiserver handler.go `serviceErrorHandler`, errors.go
+    `NewGenericServerResponse`); anywhere else (a custom resource's group not installed, a
+    path outside /api and /apis) it falls through the aggregator and apiextensions to the end
+    of the delegation chain, Go's plain `404 page not found`
+    (staging/src/k8s.io/apiserver/pkg/util/notfoundhandler)."""
     if group is not None and group in _BUILT_IN_GROUPS:
         return ApiFailureError(404, "NotFound", "the server could not find the requested resource")
-    return ApiFailureError(404, "NotFound", "404 page not found", plain_text=PAGE_NOT_FOUND_TEXT)
+    return ApiFailureError(404, "NotFound", "404 page not found", page_not_found=True)
 
 
 _FAULT_MESSAGES = {
@@ -1861,9 +1865,9 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                     method, split.path, query, {k.lower(): v for k, v in self.headers.items()}, body
                 )
             except ApiFailureError as failure:
-                if failure.plain_text is not None:
+                if failure.page_not_found:
                     record(RequestRecord(method, split.path, query, failure.code))
-                    self._send_plain_not_found(failure)
+                    self._send_page_not_found()
                     return
                 status, payload, headers = failure.code, failure.body(), failure.headers
             if isinstance(payload, bytes):  # a log: plain text, never cached
@@ -1900,9 +1904,9 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 return True
             if fault is Fault.PAGE_NOT_FOUND:
                 server._record(RequestRecord(method, path, query, 404, fault))
-                self._send_plain_not_found(no_such_path(None))
+                self._send_page_not_found()
                 return True
-            named = server.named_by(path) if fault is Fault.NOT_FOUND else None
+            named = _named_not_found(path) if fault is Fault.NOT_FOUND else None
             if named is not None:
                 server._record(RequestRecord(method, path, query, 404, fault))
                 self._send(404, encode(named.body()) + b"\n", {})
@@ -1940,8 +1944,8 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
                 events = server.open_watch(path, query)
             except ApiFailureError as failure:
                 record(RequestRecord("GET", path, query, failure.code))
-                if failure.plain_text is not None:
-                    self._send_plain_not_found(failure)
+                if failure.page_not_found:
+                    self._send_page_not_found()
                     return
                 self._send(failure.code, encode(failure.body()) + b"\n", failure.headers)
                 return
@@ -1972,11 +1976,10 @@ def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:
             # ACK and every request costs ~40 ms.
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
-        def _send_plain_not_found(self, failure: ApiFailureError) -> None:
-            """Go net/http's NotFound: its text, `text/plain; charset=utf-8`, `nosniff`."""
+        def _send_page_not_found(self) -> None:
+            """Go net/http's NotFound: 404, its text, `text/plain; charset=utf-8`, `nosniff`."""
             headers = {"X-Content-Type-Options": "nosniff"}
-            body = failure.plain_text or PAGE_NOT_FOUND_TEXT
-            self._send(failure.code, body, headers, content_type="text/plain; charset=utf-8")
+            self._send(404, PAGE_NOT_FOUND_TEXT, headers, content_type="text/plain; charset=utf-8")
 
         def _send(
             self,

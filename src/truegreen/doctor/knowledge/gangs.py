@@ -227,9 +227,9 @@ def _not_serving(pod: str, status: _Status) -> DownPod | None:
 
 class SchedulerPods:
     """The fold that looks, among the cluster's pods that run or are to run, for each named
-    scheduler's own
-    pod: its summary maps each scheduler found running to one such pod (`namespace/name`), and
-    each found only with pods whose program does not run to one of them and its state."""
+    scheduler's own pod: its summary maps each scheduler found running to one such pod
+    (`namespace/name`), and each found only with pods whose program does not run to one of
+    them and its state."""
 
     view = SchedulerPodView
 
