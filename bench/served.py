@@ -191,9 +191,12 @@ class RealisticServer(FakeApiServer):
     def __enter__(self) -> "RealisticServer":
         return self.start()
 
-    def start(self, tls: tuple[Any, Any] | None = None) -> "RealisticServer":
+    def start(
+        self, tls: tuple[Any, Any] | None = None, host: str = "127.0.0.1"
+    ) -> "RealisticServer":
         """Serve on 127.0.0.1 (plain HTTP): cluster-wide pods and nodes from the pages."""
         assert tls is None, "the benchmark serves plain HTTP"
+        assert host == "127.0.0.1", "the benchmark serves on 127.0.0.1"
         base = _make_handler(self)
         server = self
 

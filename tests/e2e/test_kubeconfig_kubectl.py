@@ -580,6 +580,26 @@ def test_a_server_address_with_a_path_and_no_scheme_is_refused_by_both(
         ),
         (" {url}", 'invalid character " " in host name', 'invalid character " " in host name'),
         ("{url}\t", "invalid control character in URL", "invalid control character in URL"),
+        # a host may escape only bytes beyond ASCII, and `%25` (net/url `unescape`, encodeHost)
+        (
+            "http://h%41st:{port}",
+            "host must be a URL or a host:port pair",
+            'invalid URL escape "%41"',
+        ),
+        ("http://127.0.0.1%zz:{port}", 'invalid URL escape "%zz"', 'invalid URL escape "%zz"'),
+        # an IPv6 zone is written `%25` (RFC 6874); a bare `%` starts an escape
+        ("http://[::1%lo]:{port}", 'invalid URL escape "%lo"', 'invalid URL escape "%lo"'),
+        # net/url `validUserinfo`: no space, nothing beyond ASCII
+        (
+            "http://a b@127.0.0.1:{port}",
+            "host must be a URL or a host:port pair",
+            "net/url: invalid userinfo",
+        ),
+        (
+            "http://a:p%zzw@127.0.0.1:{port}",
+            'invalid URL escape "%zz"',
+            "invalid URL escape in the address's user part",
+        ),
     ],
     ids=[
         "space-in-front",
@@ -588,6 +608,11 @@ def test_a_server_address_with_a_path_and_no_scheme_is_refused_by_both(
         "space-after-brackets",
         "space-before-the-scheme",
         "tab-behind",
+        "ascii-escaped-in-host",
+        "not-an-escape-in-host",
+        "ipv6-zone-unescaped",
+        "space-in-user",
+        "not-an-escape-in-password",
     ],
 )
 def test_a_server_address_go_cannot_parse_is_refused_by_both_before_any_request(
@@ -616,6 +641,26 @@ def test_a_server_address_go_cannot_parse_is_refused_by_both_before_any_request(
         "address in the file's clusters section"
     )
     assert api.log == []
+
+
+def test_an_ipv6_zone_in_the_server_address_is_dialled_as_go_dials_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`server: http://[::1%25lo]:PORT`: Go unescapes the zone (`%25` is `%`, RFC 6874) and
+    connects on the interface `lo` names (net/ipsock_posix.go, zone to interface index).
+    Before: the zone went to the system as `25lo`, whose look-up failed outside the transport's
+    error tree (`internal error (gaierror)`, exit 1)."""
+    api = FakeApiServer().start(host="::1")
+    try:
+        api.add(*healthy(datetime.now(UTC)))
+        port = api.url.rsplit(":", 1)[1]
+        config = _write(tmp_path, {"server": f"http://[::1%25lo]:{port}"}, {"token": "t0ken"})
+        assert kubectl(config, tmp_path).connected
+        api.log.clear()
+        assert truegreen(config, monkeypatch).connected
+        assert api.log, "doctor reached the server over ::1"
+    finally:
+        api.stop()
 
 
 def test_a_server_address_whose_path_is_not_the_api_s_reaches_no_api_in_either(

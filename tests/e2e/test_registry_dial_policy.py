@@ -41,7 +41,7 @@ class Dials:
 
     def __init__(self, names: dict[str, str]) -> None:
         self.names = names
-        self.dialled: list[tuple[str, int]] = []
+        self.dialled: list[tuple[str, int] | tuple[str, int, int, int]] = []
 
     def resolve(self, host: str, port: int, deadline: Deadline) -> list[Address]:
         if host in self.names:

@@ -17,7 +17,7 @@ import pytest
 from tests.support import hostile
 from tests.support.hostile import HostileServer
 from truegreen.http.deadline import Deadline
-from truegreen.http.dial import DirectDialer
+from truegreen.http.dial import DirectDialer, resolve_name
 from truegreen.http.errors import ConnectRefusedError, TimedOutError
 from truegreen.http.racing import Address, share, split_by_family
 from truegreen.http.transport import Transport
@@ -98,3 +98,23 @@ def test_the_first_address_s_family_goes_first() -> None:
     a, b, c = (V6, ("::1", 1)), (V4, ("127.0.0.1", 2)), (V6, ("::2", 3))
     assert split_by_family([a, b, c]) == ([a, c], [b])
     assert split_by_family([b, a, c]) == ([b], [a, c])
+
+
+def test_an_ipv6_zone_is_unescaped_and_dialled_on_the_interface_it_names(
+    answering: HostileServer,
+) -> None:
+    """`http://[::1%25lo]:8443`: the zone is `lo` (RFC 6874's `%25` is `%`, as Go's net/url
+    unescapes it), dialled on lo's interface index (Go's zoneCache.index). The request itself
+    goes to the answering listener, so that only the address the name resolved to is judged."""
+    resolved: list[Address] = []
+
+    def resolve(host: str, port: int, deadline: Deadline) -> list[Address]:
+        resolved.extend(resolve_name(host, port, deadline))
+        return [(V4, ("127.0.0.1", answering.port))]
+
+    with Transport(dialer=DirectDialer(resolve)) as transport:
+        answer = transport.request(
+            "GET", "http://[::1%25lo]:8443/", deadline=Deadline.after(5), max_bytes=100
+        )
+    assert answer.status == 200
+    assert resolved == [(V6, ("::1", 8443, 0, socket.if_nametoindex("lo")))]

@@ -604,11 +604,12 @@ class FakeApiServer:
 
     # -- lifecycle ---------------------------------------------------------------------------
 
-    def start(self, tls: tuple[Path, Path] | None = None) -> FakeApiServer:
-        """Serve on 127.0.0.1; over HTTPS with `tls` = (certificate, key) files."""
+    def start(self, tls: tuple[Path, Path] | None = None, host: str = "127.0.0.1") -> FakeApiServer:
+        """Serve on `host` (a loopback address: 127.0.0.1 or ::1); over HTTPS with `tls` =
+        (certificate, key) files."""
         handler = _make_handler(self)
         self._tls = tls
-        self._server = Listener(("127.0.0.1", 0), handler)
+        self._server = (_Listener6 if ":" in host else Listener)((host, 0), handler)
         if tls is not None:
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(str(tls[0]), str(tls[1]))
@@ -641,7 +642,8 @@ class FakeApiServer:
     def url(self) -> str:
         assert self._server is not None, "server not started"
         host, port = self._server.server_address[:2]
-        return f"{self._scheme}://{host!s}:{port}"
+        shown = str(host)
+        return f"{self._scheme}://{f'[{shown}]' if ':' in shown else shown}:{port}"
 
     def write_kubeconfig(
         self,
@@ -1826,6 +1828,12 @@ _FAULT_MESSAGES = {
         "the server is currently unable to handle the request",
     ),
 }
+
+
+class _Listener6(Listener):
+    """The same listener on an IPv6 address."""
+
+    address_family = socket.AF_INET6
 
 
 def _make_handler(server: FakeApiServer) -> type[BaseHTTPRequestHandler]:

@@ -169,6 +169,15 @@ class DirectDialer:
         return "directly"
 
 
+def _zone(name: str) -> int:
+    """The interface index of an IPv6 zone, as Go reads one (net/interface.go `zoneToInt`
+    after `zoneCache.index`): an interface's name, else a number, else 0."""
+    try:
+        return socket.if_nametoindex(name)
+    except OSError:
+        return int(name) if name.isascii() and name.isdigit() else 0
+
+
 def resolve_name(host: str, port: int, deadline: Deadline) -> list[Address]:
     """The addresses of `host`, in the order the system's resolver sorts them (RFC 6724, as
     Go sorts them); a literal IP without asking anyone.
@@ -182,6 +191,8 @@ def resolve_name(host: str, port: int, deadline: Deadline) -> list[Address]:
     except ValueError:
         pass
     else:
+        if isinstance(literal, ipaddress.IPv6Address) and literal.scope_id:
+            return [(socket.AF_INET6, (bare.partition("%")[0], port, 0, _zone(literal.scope_id)))]
         family = socket.AF_INET6 if literal.version == 6 else socket.AF_INET
         return [(family, (bare, port))]
     found: list[Address] = []

@@ -26,8 +26,9 @@ from truegreen.http.errors import (
     TransportError,
 )
 
-Address = tuple[int, tuple[str, int]]
-"""An address family (AF_INET, AF_INET6) and the (host, port) to connect to."""
+Address = tuple[int, tuple[str, int] | tuple[str, int, int, int]]
+"""An address family (AF_INET, AF_INET6) and the (host, port) to connect to; an IPv6 address
+with a zone as (host, port, flow info, the zone's interface index)."""
 
 FALLBACK_DELAY = 0.3
 """Seconds the first family is tried alone before the other joins (Go's fallbackDelay)."""

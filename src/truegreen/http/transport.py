@@ -12,7 +12,7 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
 from typing import TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from msgspec import Struct
 
@@ -75,7 +75,8 @@ class _Origin(Struct, frozen=True):
 
     @property
     def authority(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
+        # Without an IPv6 zone, which names this machine's interface (net/http `removeZone`).
+        host = f"[{self.host.partition('%')[0]}]" if ":" in self.host else self.host
         default = 443 if self.scheme == "https" else 80
         return host if self.port == default else f"{host}:{self.port}"
 
@@ -93,7 +94,9 @@ def _split(url: str, tls: TlsSettings) -> tuple[_Origin, str]:
     except ValueError:
         raise ConnectFailedError(f"cannot connect to {url!r}: the port is not valid") from None
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return _Origin(scheme, parts.hostname, port, tls if scheme == "https" else None), target
+    # Go dials the host unescaped: an IPv6 zone written `%25eth0` (RFC 6874) is `%eth0`.
+    host = unquote(parts.hostname)
+    return _Origin(scheme, host, port, tls if scheme == "https" else None), target
 
 
 class _StaleConnectionError(Exception):
