@@ -29,6 +29,7 @@ _REFERENCE = re.compile(
 )
 _NAME = re.compile(rf"(?:({_DOMAIN_AND_PORT})/)?({_REMOTE_NAME})", re.ASCII)
 _IDENTIFIER = re.compile(r"[a-f0-9]{64}")
+_TAG = re.compile(_TAG_TEXT, re.ASCII)
 _DOMAIN = re.compile(rf"({_HOST})(?::([0-9]+))?", re.ASCII)
 _DIGEST_LENGTHS = {"sha256": 64, "sha384": 96, "sha512": 128}
 """The algorithms opencontainers/go-digest registers, and the hex length of each."""
@@ -47,6 +48,12 @@ class ImageReferenceError(ValueError):
         super().__init__(f"couldn't parse image reference {_quoted(text)}: {reason}")
         self.text = text
         self.reason = reason
+
+
+def is_tag(text: str) -> bool:
+    """Whether `text` is a tag as distribution/reference's grammar has it (`[\\w][\\w.-]{0,127}`):
+    a tag held apart from its image, such as the one an annotation names, is checked here."""
+    return _TAG.fullmatch(text) is not None
 
 
 class ImageReference(Struct, frozen=True):

@@ -136,19 +136,19 @@ def _runner(*containers: Obj, annotations: dict[str, str] | None = None) -> Obj:
 
 
 def test_a_settled_deployment_is_not_skipped() -> None:
-    assert skip(_runner(container("runner", IMAGE))) is None
+    assert skip(_runner(container("runner", IMAGE)), []) is None
 
 
 def test_a_paused_deployment_is_skipped_before_anything_else() -> None:
     obj = _with(_runner(), spec={"paused": True}, metadata={"generation": 2})
-    assert skip(obj) == Ending(Outcome.PAUSED, "the Deployment is paused")
+    assert skip(obj, []) == Ending(Outcome.PAUSED, "the Deployment is paused")
 
 
 def test_someone_else_s_rollout_is_left_alone_but_our_own_is_resumed() -> None:
     obj = _with(_runner(), metadata={"generation": 2})
-    assert skip(obj) == Ending(Outcome.IN_PROGRESS, "a rollout is in progress; not touching it")
+    assert skip(obj, []) == Ending(Outcome.IN_PROGRESS, "a rollout is in progress; not touching it")
     marker = PendingRestart({"runner": NEW}, STAMP).text()
-    assert skip(_with(obj, metadata={"annotations": {PENDING: marker}})) is None
+    assert skip(_with(obj, metadata={"annotations": {PENDING: marker}}), []) is None
 
 
 @pytest.mark.parametrize(
@@ -183,7 +183,7 @@ def test_rolling_is_generation_ahead_or_fewer_updated_copies_than_desired(
     metadata: Obj, spec: Obj, status: Obj, expected: bool
 ) -> None:
     obj = {"metadata": metadata, "spec": spec, "status": status}
-    assert rolling(obj) is expected
+    assert rolling(obj, []) is expected
 
 
 # registry_hold ----------------------------------------------------------------------------
@@ -245,7 +245,9 @@ def test_an_image_that_is_no_reference_ends_the_workload_first() -> None:
         _plan("c", Decision.INVALID_IMAGE, reason="empty"),
         _plan("d"),
     ]
-    assert undecidable(plans) == Ending(Outcome.INVALID_IMAGE, "b: bad reference; c: empty")
+    assert undecidable({}, plans, {}, RefreshMode.RESTART) == Ending(
+        Outcome.INVALID_IMAGE, "b: bad reference; c: empty"
+    )
 
 
 def test_failed_lookups_end_the_workload_unchecked_each_reason_once() -> None:
@@ -255,8 +257,11 @@ def test_failed_lookups_end_the_workload_unchecked_each_reason_once() -> None:
         _plan("c", Decision.LOOKUP_FAILED, reason="timeout"),
         _plan("d"),
     ]
-    assert undecidable(plans) == Ending(Outcome.COULD_NOT_CHECK, "401; timeout")
-    assert undecidable([_plan(), _plan("up", Decision.UP_TO_DATE)]) is None
+    assert undecidable({}, plans, {}, RefreshMode.RESTART) == Ending(
+        Outcome.COULD_NOT_CHECK, "401; timeout"
+    )
+    plans = [_plan(), _plan("up", Decision.UP_TO_DATE)]
+    assert undecidable({}, plans, {}, RefreshMode.RESTART) is None
 
 
 def test_a_held_registry_stops_a_restart_but_not_a_converged_workload() -> None:
@@ -443,7 +448,7 @@ def test_the_flap_guard_latches_and_writes_the_latch_once() -> None:
     tid = _target_id(_plan())
     reason = (
         "3 tries at the same digests did not roll out healthy; "
-        f"stopped until someone looks (clear {LATCHED} to retry)"
+        f"stopped until someone looks (clear {LATCHED} and {ATTEMPTS} to retry)"
     )
     assert latch({ATTEMPTS: f"3 {tid}"}, TARGET) == Ending(
         Outcome.LATCHED, reason, AnnotationWrite("latch", {LATCHED: reason})

@@ -26,6 +26,8 @@ ATTEMPTS = f"{PREFIX}/refresh-attempts"
 PENDING = f"{PREFIX}/refresh-pending"
 
 _NAME_LIMIT = 63
+_COUNT_DIGITS = 9
+"""The most digits an attempt count is read with: any flap guard's bound fits."""
 _DNS_SUBDOMAIN = LazyPattern(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
 _VALID_NAME = LazyPattern(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 
@@ -82,9 +84,11 @@ class AttemptCounter(Struct, frozen=True):
 
     @classmethod
     def read(cls, annotations: Mapping[str, str]) -> "AttemptCounter":
-        """The counter from its annotation (`<count> <target id>`); zero when absent or bad."""
+        """The counter from its annotation (`<count> <target id>`); zero when absent or bad
+        (digits beyond ASCII, such as `²`, which `int` refuses, or more than a count needs)."""
         count, _, target = annotations.get(ATTEMPTS, "").partition(" ")
-        return cls(int(count), target) if count.isdigit() else cls(0, "")
+        readable = count.isascii() and count.isdigit() and len(count) <= _COUNT_DIGITS
+        return cls(int(count), target) if readable else cls(0, "")
 
     def at(self, target: str) -> int:
         """Attempts so far at `target`; a moved tag starts counting again."""
@@ -108,7 +112,7 @@ class PendingRestart(Struct, frozen=True):
             value = json.loads(annotations.get(PENDING, ""))
             target = {str(k): str(v) for k, v in dict(value["target"]).items()}
             return cls(target, str(value["stamp"]))
-        except (ValueError, KeyError, TypeError):
+        except (ValueError, KeyError, TypeError, RecursionError):  # nested past the stack
             return None
 
     def text(self) -> str:

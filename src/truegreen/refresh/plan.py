@@ -10,7 +10,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
-from truegreen.images import ImageReference, ImageReferenceError, parse_image
+from truegreen.images import ImageReference, ImageReferenceError, is_tag, parse_image
 from truegreen.refresh.annotations import (
     DANGLING_PIN,
     RECORDED_DIGEST,
@@ -66,6 +66,15 @@ class ContainerPlan(Struct, frozen=True):
     reference: ImageReference | None = None
     newest_digests: frozenset[str] = frozenset()
 
+    @property
+    def unchecked(self) -> bool:
+        """The registry gave no newest digest for the tag this container tracks: a tag image
+        (LOOKUP_FAILED), or an operator pin whose tag could not be looked up, so whether the
+        pin is behind is not known."""
+        return self.decision is Decision.LOOKUP_FAILED or (
+            self.decision is Decision.PINNED and self.tracked_tag is not None and not self.newest
+        )
+
 
 def containers_of(workload: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """Init containers and main containers of a workload's pod template."""
@@ -86,7 +95,14 @@ def tracked_reference(
     name = str(container.get("name", ""))
     if reference.digest is None:
         return reference, None
-    tag = reference.tag or annotations.get(container_key(TRACK_TAG, name))
+    annotated = annotations.get(container_key(TRACK_TAG, name))
+    if reference.tag is None and annotated and not is_tag(annotated):
+        # Not a tag: built into the look-up's path, `../../other/manifests/v1` would ask for
+        # another repository's manifest and `stable?x=1` for `stable`.
+        raise ImageReferenceError(
+            annotated, f"the annotation {container_key(TRACK_TAG, name)} names no valid tag"
+        )
+    tag = reference.tag or annotated
     tracked = ImageReference(reference.registry, reference.repository, tag, None) if tag else None
     if mode is RefreshMode.PIN and reference.tag:
         return tracked, None
@@ -137,8 +153,11 @@ def plan_container(
     lookup = lookups.get(str(tracked)) if tracked else None
     if pinned is not None:
         newest = lookup.digest if isinstance(lookup, Resolved) else None
+        reason = ""
+        if tracked is not None and newest is None:
+            reason = lookup.reason if isinstance(lookup, LookupFailed) else "not looked up"
         return ContainerPlan(
-            name, image, tag, newest, recorded, running, Decision.PINNED, "", tracked
+            name, image, tag, newest, recorded, running, Decision.PINNED, reason, tracked
         )
     assert tracked is not None
     if isinstance(lookup, LookupFailed) or lookup is None:

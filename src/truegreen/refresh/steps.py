@@ -525,29 +525,33 @@ def kind_of(workload: Mapping[str, Any]) -> str:
     return kind if kind in ("StatefulSet", "DaemonSet") else "Deployment"
 
 
-def skip(workload: Mapping[str, Any]) -> Ending | None:
-    """A workload the tick leaves alone: a paused Deployment, or one rolling out by someone
-    else's hand."""
+def skip(workload: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) -> Ending | None:
+    """A workload the tick leaves alone (once its stale-pin findings are written): a paused
+    Deployment, or one rolling out by someone else's hand."""
     if kind_of(workload) == "Deployment" and o.mapping(workload.get("spec")).get("paused"):
         return Ending(Outcome.PAUSED, "the Deployment is paused")
-    if PendingRestart.read(o.annotations_of(workload)) is None and rolling(workload):
+    if PendingRestart.read(o.annotations_of(workload)) is None and rolling(workload, pods):
         return Ending(Outcome.IN_PROGRESS, "a rollout is in progress; not touching it")
     return None
 
 
-def rolling(workload: Mapping[str, Any]) -> bool:
+def rolling(workload: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) -> bool:
     """Generation ahead of observedGeneration, or (a Deployment) fewer updated replicas than
-    desired. A rollout whose new pods crash is not "in progress": it failed, and the next tick
-    may retry it. A StatefulSet or DaemonSet update stops at the first new pod that is not
-    healthy (stateful_set_control.go, daemon/update.go), so its counts never tell a stopped
-    update from one under way: only an update the controller has not picked up is someone
-    else's."""
+    desired while the rollout still moves. A rollout past its progress deadline (kubectl's
+    "exceeded its progress deadline") or with a pod that waits in a state it will not leave
+    by itself (a crash loop, an image that cannot be pulled) is not under way: it failed, and
+    the tick decides, bounded by the flap guard, as after its own failed restart. A
+    StatefulSet or DaemonSet update stops at the first new pod that is not healthy
+    (stateful_set_control.go, daemon/update.go), so its counts never tell a stopped update
+    from one under way: only an update the controller has not picked up is someone else's."""
     meta, spec, status = (o.mapping(workload.get(k)) for k in ("metadata", "spec", "status"))
     if o.integer(meta.get("generation")) > o.integer(status.get("observedGeneration")):
         return True
     if kind_of(workload) != "Deployment":
         return False
-    return o.integer(status.get("updatedReplicas")) < o.integer(spec.get("replicas"), 1)
+    if o.integer(status.get("updatedReplicas")) >= o.integer(spec.get("replicas"), 1):
+        return False
+    return not rollout_status(workload, "Deployment").stuck and not stuck_new_pod(pods, None)
 
 
 def registry_hold(lookups: Iterable[DigestLookup], below_reserve: Iterable[str]) -> str:
@@ -559,6 +563,9 @@ def registry_hold(lookups: Iterable[DigestLookup], below_reserve: Iterable[str])
     }
     reasons = sorted(limited | set(below_reserve))
     return f"holding every restart this tick: {'; '.join(reasons)}" if reasons else ""
+
+
+_DANGLING = "a pinned image no longer exists in the registry"
 
 
 def dangling_pins(
@@ -581,14 +588,23 @@ def dangling_pins(
     ]
 
 
-def undecidable(plans: Sequence[ContainerPlan]) -> Ending | None:
+def undecidable(
+    deployment: Mapping[str, Any],
+    plans: Sequence[ContainerPlan],
+    pin_lookups: Mapping[str, DigestLookup],
+    mode: RefreshMode,
+) -> Ending | None:
     """A workload the table cannot decide: an image that is not a reference (it can never be
-    pulled, so there is no digest to keep it on), or a digest the registry did not give."""
+    pulled, so there is no digest to keep it on), or a digest the registry did not give (for
+    a tag image, or for the tag an operator pin tracks). A pin the registry says is gone is
+    a measured failure, and stays one beside what could not be looked up."""
     invalid = [p for p in plans if p.decision is Decision.INVALID_IMAGE]
     if invalid:
         reason = "; ".join(f"{p.container}: {p.reason}" for p in invalid)
         return Ending(Outcome.INVALID_IMAGE, reason)
-    failed = [p for p in plans if p.decision is Decision.LOOKUP_FAILED]
+    failed = [p for p in plans if p.unchecked]
+    if failed and dangling_pins(deployment, pin_lookups, mode):
+        return Ending(Outcome.DANGLING_PIN, _DANGLING)
     if failed:
         return Ending(Outcome.COULD_NOT_CHECK, "; ".join(sorted({p.reason for p in failed})))
     return None
@@ -608,9 +624,14 @@ def settled(
     record = record_changes(o.annotations_of(deployment), plans)
     write = AnnotationWrite("record", record) if record else None
     if dangling_pins(deployment, pin_lookups, mode):
-        return Ending(
-            Outcome.DANGLING_PIN, "a pinned image no longer exists in the registry", write
-        )
+        return Ending(Outcome.DANGLING_PIN, _DANGLING, write)
+    unknown = sorted(
+        f"whether the pinned image {pin} still exists is not known: {found.reason}"
+        for pin, found in pin_lookups.items()
+        if isinstance(found, LookupFailed) and found.failure is not LookupFailure.NOT_FOUND
+    )
+    if unknown:
+        return Ending(Outcome.COULD_NOT_CHECK, "; ".join(unknown), write)
     behind = [
         p.container
         for p in plans
@@ -667,7 +688,7 @@ def latch(annotations: Mapping[str, str], target: Mapping[str, str]) -> Ending:
     attempts = AttemptCounter.read(annotations).at(target_id(target))
     reason = (
         f"{attempts} tries at the same digests did not roll out healthy; "
-        f"stopped until someone looks (clear {LATCHED} to retry)"
+        f"stopped until someone looks (clear {LATCHED} and {ATTEMPTS} to retry)"
     )
     latched = None if annotations.get(LATCHED) == reason else {LATCHED: reason}
     return Ending(Outcome.LATCHED, reason, AnnotationWrite("latch", latched) if latched else None)

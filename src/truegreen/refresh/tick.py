@@ -189,10 +189,6 @@ def run_tick(
     workloads: list[_Workload] = []
     reads = _SharedReads(cluster)
     for kind, obj in found:
-        skipped = skip(obj)
-        if skipped is not None:
-            reports.append(_report(obj, skipped.outcome, skipped.reason))
-            continue
         pods = reads.pods_of(obj)
         if isinstance(pods, CantRead):
             reports.append(_report(obj, Outcome.COULD_NOT_CHECK, pods.reason))
@@ -459,6 +455,7 @@ class _WorkloadTick:
         first = look(
             obj, pods, self._plans, max_attempts=settings.max_attempts, now=datetime.now(UTC)
         )
+        skipped = skip(obj, pods)  # as read, for the same reason
         # (1) Stale-pin findings first: nothing below may stop them from landing.
         changes = pin_findings(obj, lookups.tracked, lookups.pinned, settings.mode)
         if changes:
@@ -466,7 +463,7 @@ class _WorkloadTick:
             if isinstance(updated, Conflict):
                 return updated
             obj = updated if updated is not None else obj
-        stop = undecidable(self._plans)
+        stop = skipped or undecidable(obj, self._plans, lookups.pinned, settings.mode)
         if stop is not None:
             return self._end(stop, obj)
         return self._act(decide(first.situation), first, obj, hold)
