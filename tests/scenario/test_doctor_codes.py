@@ -417,6 +417,7 @@ COVERED_ELSEWHERE = (
         "storage.attached-elsewhere",  # test_evidence.py
         "workloads.last-job-out-of-memory",  # test_evidence.py
         "workloads.job-paused",  # test_evidence.py
+        "workloads.job-empty",  # test_training_jobs.py
         "workloads.job-queued",  # test_queue.py (Kueue's objects unreadable)
         "workloads.last-job-evicted",  # test_evidence.py
         "workloads.last-job-failed",  # test_evidence.py

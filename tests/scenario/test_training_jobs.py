@@ -2,8 +2,12 @@
 all of its pods placed together; a kind whose controller is not installed is absent, not
 unknown."""
 
+import json
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.support.fake_apiserver import Fault
@@ -290,3 +294,58 @@ def test_a_parallel_job_whose_pods_start_one_by_one_partly_fits(doctor: Doctor) 
     )
     assert "Job/sweep: worker x4, each as room allows" in finding["details"]
     assert result.exit_code == 0
+
+
+def _empty(kind: str, now: datetime) -> Obj:
+    """The newest training job, asking for no pods: a Job of parallelism 0 (valid; its
+    controller keeps it "effectively paused", kubernetes.io/docs concepts/workloads/controllers
+    /job "Controlling parallelism"), a LeaderWorkerSet scaled to no replicas, a PyTorchJob
+    whose replica specs are empty (its CRD schema sets no minProperties)."""
+    if kind == "Job":
+        job = indexed_job("empty", now, ranks=4, gpus=1, age=timedelta(minutes=1))
+        job["spec"]["parallelism"] = 0
+        job["status"] = {}
+    elif kind == "LeaderWorkerSet":
+        job = leader_worker_set("empty", now, size=2, gpus=1, age=timedelta(minutes=1))
+        job["spec"]["replicas"] = 0
+        job.pop("status", None)
+    else:
+        job = pytorch_job("empty", now, workers=1, gpus=1, age=timedelta(minutes=1))
+        job["spec"]["pytorchReplicaSpecs"] = {}
+        job.pop("status", None)
+    return job
+
+
+@pytest.mark.parametrize("kind", ["Job", "LeaderWorkerSet", "PyTorchJob"])
+def test_a_job_that_asks_for_no_pods_is_said_and_places_nothing(doctor: Doctor, kind: str) -> None:
+    """Before: `internal error (IndexError)`, exit 1, live and from a snapshot (the job's size
+    words and its priority were read from its first pod set)."""
+    doctor.server.install(*ALL_GROUPS)
+    doctor.load(lambda now: [*healthy(now), _empty(kind, now)])
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 2
+    assert report["headline"]["code"] == "workloads.job-empty"
+    assert report["headline"]["text"] == (
+        "The training job 'empty' asks for no programs, so none of it will run."
+    )
+    assert [f["code"] for f in _capacity(report)] == ["capacity.free-only"]
+
+
+def test_a_job_file_that_asks_for_no_pods_is_said_with_the_file_as_its_settings(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """`--job-file` of a Job of parallelism 0: not submitted, so its settings are the file's
+    (before: "Ready: training can run.", exit 0, for a job that would run nothing)."""
+    doctor.load(healthy)
+    planned = tmp_path / "job.yaml"
+    job = indexed_job("empty", doctor.now, ranks=4, gpus=1, age=timedelta(0))
+    job["spec"]["parallelism"] = 0
+    planned.write_text(json.dumps(job))
+    result = doctor.live("--job-file", str(planned), "-o", "json")
+    found = result.json()["headline"]
+    assert (result.exit_code, found["code"]) == (2, "workloads.job-empty")
+    assert found["remedy"] == (
+        "If nobody set its size to zero on purpose, give it its programs again; the job file "
+        "shows its settings."
+    )

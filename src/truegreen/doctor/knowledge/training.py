@@ -134,6 +134,11 @@ class TrainingJob(Struct, frozen=True):
         return sum(s.count for s in self.pod_sets)
 
     @property
+    def empty(self) -> bool:
+        """Unfinished, not suspended, and asking for no pods: its controller starts nothing."""
+        return not self.finished and not self.suspended and not self.pods
+
+    @property
     def primary(self) -> PodSet:
         """The set with the most pods (the workers), the first of equals: whose template the
         admission gates are tried with."""

@@ -132,7 +132,7 @@ def judged_priority(env: Environment) -> PriorityLevel | CantRead:
     read (else every pod is of priority 0 but the system's:
     doctor/checks/capacity/preemption.py)."""
     job = env.judged_job()
-    sets = job.pod_sets if job is not None else (PodSet("worker", 1, {}),)
+    sets = job.pod_sets if job is not None and job.pod_sets else (PodSet("worker", 1, {}),)
     measured = stated_priority(_trial_spec(env, job, sets[0])) if job is not None else None
     if measured is not None:
         return measured
@@ -170,9 +170,11 @@ def job_shape(env: Environment, usage: ClusterUsage, tolerate: bool) -> Shape | 
         return None
     if isinstance(env.limit_ranges, CantRead) and given is None:
         return SAY.cant_check(env, Kind.LIMIT_RANGE, env.limit_ranges)
-    if job is None:
-        assert given is not None
-        return Shape((Group("worker", 1, given, {}),), "--job-requests", None, frozenset())
+    if job is None or (not job.pods and given is None):
+        if job is None:
+            assert given is not None
+            return Shape((Group("worker", 1, given, {}),), "--job-requests", None, frozenset())
+        return None  # a job that asks for no pods places nothing (the workloads check says so)
     under_way = not job.finished and job is not work.planned
     missing = _still_to_place(job, usage, work) if under_way else {}
     fresh = not under_way or not any(missing.values())

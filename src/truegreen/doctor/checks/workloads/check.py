@@ -16,6 +16,7 @@ from truegreen.doctor.checks.workloads.words import (
     IMAGE_LOGIN_REFUSED,
     IMAGE_NOT_IN_REGISTRY,
     IMAGE_PULL_LIMIT,
+    JOB_EMPTY,
     JOB_PAUSED,
     JOB_QUEUED,
     LAST_JOB_DEADLINE,
@@ -302,6 +303,27 @@ def check(env: Environment) -> list[Finding]:
     return findings or [SAY.ok(objects=[o.ref(w) for w in workloads])]
 
 
+def _empty(env: Environment, job: TrainingJob, planned: bool) -> Finding:
+    """An unfinished job whose settings ask for no pods: a Job of parallelism 0, which its
+    controller keeps "effectively paused" (pkg/controller/job: no pod is created while
+    parallelism is 0), a LeaderWorkerSet of no replicas, replica specs that are all empty.
+    `planned`: `--job-file`'s, whose settings are in the file, not in the cluster."""
+    resource = job.kind.spec.plural + (f".{job.kind.spec.group}" if job.kind.spec.group else "")
+    shown = "the job file" if planned else None
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        JOB_EMPTY,
+        details=(
+            f"{job.ref} asks for no pods: "
+            + (", ".join(f"{s.name} x{s.count}" for s in job.pod_sets) or "no pod sets"),
+        ),
+        objects=(job.ref,),
+        job=f"'{job.name}'",
+        command=shown or env.settings.kubectl.here("get", resource, job.name, "-o", "yaml"),
+    )
+
+
 # Where each kind keeps its `suspend` (the patch that starts it again).
 _SUSPEND_PATCH = {
     Kind.JOB: '{"spec":{"suspend":false}}',
@@ -362,6 +384,8 @@ def _job_states(env: Environment) -> list[Finding]:
     discovered = not any(kind is Kind.API_GROUPS for kind, _ in work.unread)
     queue = env.queue
     judged_by_queue = queue is not None and isinstance(queue.local_queues, Listed)
+    planned = (work.planned,) if work.planned is not None else ()
+    findings += [_empty(env, j, j is work.planned) for j in (*work.jobs, *planned) if j.empty]
     for job in work.jobs:
         if job.finished or not job.suspended:
             continue

@@ -27,6 +27,7 @@ WAITING_TOO_LONG: Final = "workloads.waiting-too-long"
 STUCK_ON_MACHINE: Final = "workloads.stuck-on-machine"
 NO_SHARED_MEMORY: Final = "workloads.no-shared-memory"
 JOB_PAUSED: Final = "workloads.job-paused"
+JOB_EMPTY: Final = "workloads.job-empty"
 JOB_QUEUED: Final = "workloads.job-queued"
 LAST_JOB_OUT_OF_MEMORY: Final = "workloads.last-job-out-of-memory"
 LAST_JOB_IMAGE: Final = "workloads.last-job-image"
@@ -127,6 +128,11 @@ WORDS: Final[dict[str, Wording]] = {
     JOB_PAUSED: Wording(
         "The training job {job} is paused, and nothing will start it.",
         "If nobody paused it on purpose, start it with {command}.",
+    ),
+    JOB_EMPTY: Wording(
+        "The training job {job} asks for no programs, so none of it will run.",
+        "If nobody set its size to zero on purpose, give it its programs again; {command} "
+        "shows its settings.",
     ),
     JOB_QUEUED: Wording(
         "The training job {job} waits for {queue} to let it start.",
