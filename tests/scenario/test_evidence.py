@@ -157,6 +157,33 @@ def test_refused_creates_of_a_job_s_pods_are_measured_with_their_cause(doctor: D
     assert result.exit_code == 2
 
 
+def test_a_refusal_doctor_has_no_words_for_is_said_in_the_server_s_own(doctor: Doctor) -> None:
+    """plugin/pkg/admission/runtimeclass/admission.go `prepareObjects` refuses a pod that
+    names a RuntimeClass the cluster lacks: `pod rejected: RuntimeClass "nvidia" not found`,
+    which the Job controller records after `Error creating: `. Before, the headline said only
+    "the cluster refused them" and sent the operator to details shown behind --verbose."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("big", now, gpus=1, finished=False, age=timedelta(minutes=20))
+        job["metadata"]["uid"] = "uid-big"
+        job["status"] = {}
+        message = 'Error creating: pod rejected: RuntimeClass "nvidia" not found'
+        return [*healthy(now), job, _event(now, job, "FailedCreate", message, count=4)]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    found = result.json()["headline"]
+    assert (result.exit_code, found["code"]) == (2, "admission.pods-refused")
+    assert found["text"] == (
+        "The cluster refuses to create the programs of the training job 'big': its controller "
+        'reports “pod rejected: RuntimeClass "nvidia" not found”.'
+    )
+    assert found["remedy"].startswith("Read the cluster's full account with `kubectl")
+    assert found["remedy"].endswith(
+        " describe job big` and fix what it names; doctor has no plainer words for this one."
+    )
+
+
 def test_a_refusal_for_a_job_that_has_its_pods_now_is_over(doctor: Doctor) -> None:
     """The same Event, but the Job has made its pod since (it is starting on gpu-1): the
     refusal no longer stands, though the warnings are read (the job does not run yet)."""

@@ -51,6 +51,7 @@ from truegreen.doctor.checks.admission.words import (
 from truegreen.doctor.environment import WEBHOOK_KINDS, Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.evidence import Cause, refusals
+from truegreen.doctor.knowledge.reports import quoted
 from truegreen.doctor.knowledge.stored_pod import (
     LimitRangeRefusal,
     Violation,
@@ -537,8 +538,9 @@ _CAUSE_WORDS: dict[Cause, tuple[str, str]] = {
         "Fix the job's settings the details name",
     ),
     Cause.OTHER: (
-        "the cluster refused them",
-        "Read the cluster's words in the details",
+        "its controller reports “{message}”",
+        "Read the cluster's full account with {command} and fix what it names; doctor has no "
+        "plainer words for this one",
     ),
 }
 _COMMANDS = {
@@ -564,7 +566,13 @@ def _refused_creates(env: Environment) -> list[Finding]:
             continue
         newest = refused[0]
         cause, todo = _CAUSE_WORDS[newest.cause]
-        command = env.settings.kubectl.here(*_COMMANDS.get(newest.cause, ("describe", "events")))
+        # A refusal doctor has no words for is said in the server's own, with where to read on.
+        kind, _, name = newest.involved.partition("/")
+        described = ("describe", kind.lower(), name) if newest.cause is Cause.OTHER else None
+        command = env.settings.kubectl.here(
+            *(described or _COMMANDS.get(newest.cause, ("describe", "events")))
+        )
+        cause = cause.format(message=quoted(newest.message))
         found.append(
             SAY.finding(
                 Status.FAIL,
