@@ -3,13 +3,23 @@ Unschedulable condition, a controller's refused creates, a volume that would not
 last job's failure, a job paused with nothing to start it. No grace period delays a
 measurement."""
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
 
 from tests.scenario.conftest import Doctor
-from tests.support.scenarios import NAMESPACE, Obj, find, healthy, job_pod, training_job, ts
+from tests.support.scenarios import (
+    NAMESPACE,
+    SCENARIOS,
+    Obj,
+    find,
+    healthy,
+    job_pod,
+    training_job,
+    ts,
+)
 
 
 def _codes(report: dict[str, Any], check: str) -> list[tuple[str, str, str]]:
@@ -120,6 +130,55 @@ def test_no_room_while_a_running_job_holds_it_stays_a_wait_with_the_scheduler_s_
         for d in details
     )
     assert result.exit_code == 0
+
+
+def _held_but_the_scheduler_says(message: str) -> Callable[[datetime], list[Obj]]:
+    """The held-by-running-job scene, the waiting pod's PodScheduled condition in the
+    scheduler's words (pkg/scheduler/schedule_one.go FitError: `0/N nodes are available: …`)."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = SCENARIOS["held-by-running-job"](now)
+        find(objects, "Pod", "train-003-y1")["status"]["conditions"][0]["message"] = message
+        return objects
+
+    return build
+
+
+def test_no_wait_for_the_running_job_is_said_beside_a_scheduler_reason_other_than_room(
+    doctor: Doctor,
+) -> None:
+    """The scheduler holds a GPU machine back by a taint: no wait for the running job answers
+    that (before: "Training can run, but … → Wait for the running training job" as an also
+    line under the measured failure)."""
+    doctor.load(
+        _held_but_the_scheduler_says(
+            "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated "
+            "taint {dedicated: infra}. preemption: 0/2 nodes are available: 2 Preemption is not "
+            "helpful for scheduling."
+        )
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "capacity") == [("capacity.unschedulable", "fail", "measured")]
+    assert not any("Wait for the running" in f["remedy"] for f in report["findings"])
+    assert result.exit_code == 2
+
+
+def test_a_scheduler_reason_doctor_has_no_words_for_is_quoted(doctor: Doctor) -> None:
+    """An out-of-tree filter plugin's reason (framework/interface.go: a plugin's Unschedulable
+    status, written `node(s) didn't satisfy plugin(s) [NAME]` by the FitError): before, "2 are
+    held back for other reasons"."""
+    doctor.load(
+        _held_but_the_scheduler_says(
+            "0/2 nodes are available: 2 node(s) didn't satisfy plugin(s) [MyCustomPlugin]. "
+            "preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling."
+        )
+    )
+    report = doctor.live("-o", "json").json()
+    assert report["headline"]["text"] == (
+        "The cluster found no machine for 1 program of the training job 'train-003': of 2 "
+        "machines, 2 are held back: “didn't satisfy plugin(s) [MyCustomPlugin]”."
+    )
 
 
 def _refused_by_limit_range(now: datetime) -> list[Obj]:

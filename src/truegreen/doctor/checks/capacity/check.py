@@ -285,7 +285,12 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
             command=command,
         )
     )
-    return [measured, *(f for f in findings if f.status is not Status.OK), *health[0]]
+    # A wait placing inferred ("wait for the running job") is no answer to the scheduler's
+    # measured reason other than room: it is not said beside it.
+    kept = [
+        f for f in findings if f.status is Status.FAIL or f.code not in _EXPLAINS_A_WAIT_FOR_ROOM
+    ]
+    return [measured, *(f for f in kept if f.status is not Status.OK), *health[0]]
 
 
 _AUTOSCALER_SETTINGS = "cluster-autoscaler's own settings"

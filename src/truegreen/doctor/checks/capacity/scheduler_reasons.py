@@ -3,6 +3,7 @@
 from collections.abc import Sequence
 
 from truegreen.doctor.knowledge.evidence import Obstacle, Reason, SchedulerVerdict
+from truegreen.doctor.knowledge.reports import NAME_CAP, quoted
 from truegreen.doctor.knowledge.taints import system_taint
 from truegreen.quantity import CPU, MEMORY, PODS
 
@@ -24,7 +25,6 @@ _WORDS: dict[Obstacle, tuple[str, str]] = {
     Obstacle.SPREAD: ("would break its spread rules", "would break its spread rules"),
     Obstacle.DEVICES: ("lacks the devices it claims", "lack the devices it claims"),
     Obstacle.PORTS: ("has its ports taken", "have its ports taken"),
-    Obstacle.OTHER: ("is held back for another reason", "are held back for other reasons"),
 }
 
 _TODO: dict[Obstacle, str] = {
@@ -60,6 +60,9 @@ def _one_reason(reason: Reason, noun: bool) -> str:
         known = system_taint(reason.detail)
         if known is not None:
             return f"{counted} {known.one if one else known.many}"
+    if reason.obstacle is Obstacle.OTHER:
+        # No plain words for this one: the scheduler's own, as it wrote them.
+        return f"{counted} {'is' if one else 'are'} held back: “{quoted(reason.text, NAME_CAP)}”"
     singular, plural = _WORDS[reason.obstacle]
     return f"{counted} {singular if one else plural}"
 
