@@ -30,7 +30,9 @@ OWNERS: list[tuple[str, set[str]]] = [
     (r"/limitranges$", {"capacity", "admission"}),
     (r"^/api/v1/nodes$", {"capacity"}),
     (r"^/api/v1/pods$", {"capacity"}),
-    (r"/serviceaccounts/default$", {"image-pull"}),
+    # The pods' service account adds registry logins (image-pull) and must exist for them to
+    # be let in (admission: the ServiceAccount plugin).
+    (r"/serviceaccounts/default$", {"image-pull", "admission"}),
     (r"/secrets/regcred$", {"image-pull"}),
     (r"/secrets/backend-credentials$", {"credentials"}),
     # The training job's volume: a bound one may tie it to some machines (its node affinity).
@@ -43,20 +45,20 @@ MEASURED_ABSENCE = {
     r"/secrets/backend-credentials$": ("credentials", "credentials.missing"),
     r"/persistentvolumeclaims/datasets$": ("storage", "storage.volume-missing"),
     r"^/api/v1/namespaces/train$": ("admission", "admission.namespace-missing"),
+    r"/serviceaccounts/default$": ("admission", "admission.account-missing"),
 }
 # A 404 from the API server (which names a missing object) or from something else at its
 # address (Go's bare `404 page not found`: a wrong path in the server address, a proxy).
 NOT_FOUND = {Fault.NOT_FOUND, Fault.PAGE_NOT_FOUND}
 # The reads of one object by name.
-NAMED = "|".join([*MEASURED_ABSENCE, r"/serviceaccounts/default$"])
+NAMED = "|".join(MEASURED_ABSENCE)
 # Discovery and the built-in collections, which every API server serves.
 NO_API_WITHOUT = (
     r"^/apis$|^/api/v1/(namespaces/train/)?(pods|nodes|limitranges|resourcequotas)$"
     r"|^/apis/apps/v1/namespaces/train/\w+$"
 )
-# The default service account only adds registry logins; its absence changes nothing here. A
-# list answered 404 is a kind the server does not serve: no scheduled jobs, measured.
-ABSENCE_CHANGES_NOTHING = {r"/serviceaccounts/default$", r"/cronjobs$"}
+# A list answered 404 is a kind the server does not serve: no scheduled jobs, measured.
+ABSENCE_CHANGES_NOTHING = {r"/cronjobs$"}
 
 
 def _statuses(report: dict[str, Any]) -> dict[str, set[str]]:

@@ -20,6 +20,7 @@ Obj = dict[str, Any]
 PINNED_HERE = {
     "admission.limit-range-refused",
     "admission.priority-missing",
+    "admission.account-missing",
     "capacity.preempts",
     "capacity.reservation-unknown",
 }
@@ -438,6 +439,28 @@ def test_a_job_naming_a_missing_priority_is_refused(doctor: Doctor) -> None:
     result = doctor.live("-o", "json")
     report = result.json()
     assert ("admission.priority-missing", "fail", "measured") in _codes(report, "admission")
+    assert result.exit_code == 2
+
+
+def test_a_job_whose_service_account_does_not_exist_is_refused(doctor: Doctor) -> None:
+    """ServiceAccount admission (plugin/pkg/admission/serviceaccount/admission.go `Admit`)
+    refuses the pod: `error looking up service account train/trainer: serviceaccount "trainer"
+    not found`. Before: "Ready: training can run.", exit 0, the account's read a NotFound."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("train-009", now, gpus=1, finished=False)
+        job["spec"]["template"]["spec"]["serviceAccountName"] = "trainer"
+        return [*healthy(now), job]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "admission") == [("admission.account-missing", "fail", "measured")]
+    assert report["headline"]["text"] == (
+        "A training job can't start: the identity 'trainer' its programs run as doesn't exist "
+        "in the environment."
+    )
+    assert "create serviceaccount trainer`" in report["headline"]["remedy"]
     assert result.exit_code == 2
 
 

@@ -29,6 +29,7 @@ from truegreen.doctor.checks.admission.quota import (
     quota_pod,
 )
 from truegreen.doctor.checks.admission.words import (
+    ACCOUNT_MISSING,
     LIMIT_RANGE_REFUSED,
     NAMESPACE_MISSING,
     NAMESPACE_TERMINATING,
@@ -343,6 +344,34 @@ def _priority_findings(env: Environment, job: TrainingJob | None) -> list[Findin
     ]
 
 
+def _account_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
+    """The ServiceAccount plugin refuses a pod whose service account does not exist
+    (plugin/pkg/admission/serviceaccount/admission.go `Admit`: "error looking up service
+    account %s/%s"); `default` where the pod names none. Measured by the account's read: a
+    NotFound is its absence; a read that failed otherwise leaves the gate unknown."""
+    named = sorted({o.service_account_name(s.spec) for s in job.pod_sets} if job else set())
+    found: list[Finding] = []
+    for name in named:
+        read = env.service_accounts.get(name)
+        if not isinstance(read, CantRead):
+            continue
+        if not read.is_measurement:
+            found.append(SAY.cant_check(env, Kind.SERVICE_ACCOUNT, read))
+            continue
+        found.append(
+            SAY.finding(
+                Status.FAIL,
+                Basis.MEASURED,
+                ACCOUNT_MISSING,
+                details=[f"serviceaccount {name} not found in namespace {env.namespace}"],
+                objects=[f"ServiceAccount/{name}"],
+                name=name,
+                command=env.settings.kubectl.here("create", "serviceaccount", name),
+            )
+        )
+    return found
+
+
 def _namespace_findings(env: Environment) -> list[Finding]:
     read = env.namespace_object
     name = env.namespace
@@ -609,6 +638,7 @@ def check(env: Environment) -> list[Finding]:
     security, security_notes = _security_findings(env, job)
     pod_gates = [
         *_priority_findings(env, job),
+        *_account_findings(env, job),
         *_limit_range_findings(env, job),
         *hooks,
         *for_pod,

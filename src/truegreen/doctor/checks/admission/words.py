@@ -24,6 +24,7 @@ TRIAL_NOT_ALLOWED: Final = "admission.trial-not-allowed"
 TRIAL_FAILED: Final = "admission.trial-failed"
 LIMIT_RANGE_REFUSED: Final = "admission.limit-range-refused"
 PRIORITY_MISSING: Final = "admission.priority-missing"
+ACCOUNT_MISSING: Final = "admission.account-missing"
 CANT_READ: Final = "admission.cant-read"
 
 WORDS: Final[dict[str, Wording]] = {
@@ -99,6 +100,11 @@ WORDS: Final[dict[str, Wording]] = {
         "({problem}).",
         "Change the sizes in the training job's settings to fit ({command} shows the limits), "
         "or ask your cluster admin to change '{limit}'.",
+    ),
+    ACCOUNT_MISSING: Wording(
+        "A training job can't start: the identity '{name}' its programs run as doesn't exist in "
+        "the environment.",
+        "Create it with {command}, or name an identity that exists in the training job's settings.",
     ),
     PRIORITY_MISSING: Wording(
         "A training job can't start: it asks for the priority '{name}', which doesn't exist.",
