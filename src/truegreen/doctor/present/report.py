@@ -7,10 +7,12 @@ headline, remedy, details, objects}] and `coverage` {checked, not_checked [{chec
 (`newest`, or `job-file` for `--job-file`), `together` (every pod must run at once) and
 `pod_sets` [{name, count, requests}], each pod's requests as the API server would store it, in
 scheduler units (CPU in millicores, memory in bytes).
-`check` is one of, in root-cause order: credentials, image-pull, storage, admission (the API
-server's gates: namespace state, ResourceQuota, webhooks, Pod Security, the trial start; codes
-`admission.*`, docs/admission.md), workloads, capacity (the scheduler's fit rules), probes,
-freshness. `status` is ok, warn, fail or unknown; `basis` is measured, inferred or cant-check.
+`check` is one of, in root-cause order: credentials, image-pull, storage, queue (Kueue and
+the gang schedulers), admission (the API server's gates: namespace state, service account,
+ResourceQuota, webhooks, Pod Security, the trial start; codes `admission.*`,
+docs/admission.md), workloads, evidence (what the cluster reported that no other check reads),
+capacity (the scheduler's fit rules), probes, freshness, trial (`--trial`). `status` is ok,
+warn, fail or unknown; `basis` is measured, inferred or cant-check.
 A run that could not start checking (kubeconfig unusable, a bad setting) still prints one
 document, the shared failure document (docs/failure.schema.json) in this shape: verdict
 `unknown`, its exit code, the failure's code (`setup-failed`, `bad-usage` for exit 64,
