@@ -164,6 +164,11 @@ class Kind(Enum):
         return self.spec.plural
 
     @property
+    def resource(self) -> str:
+        """The resource as kubectl and RBAC name it, with its group (`jobs.batch`, `pods`)."""
+        return f"{self.plural}.{self.spec.group}" if self.spec.group else self.plural
+
+    @property
     def namespaced(self) -> bool:
         """Whether objects of this kind live in a namespace."""
         return self.spec.namespaced

@@ -838,7 +838,7 @@ def _text(response: Response) -> str:
 
 def permission(verb: str, kind: Kind, namespace: str | None) -> str:
     """The RBAC grant a read needs, as `kubectl auth can-i` takes it: `list pods -A`."""
-    resource = f"{kind.plural}.{kind.spec.group}" if kind.spec.group else kind.plural
+    resource = kind.resource
     if not kind.namespaced:
         return f"{verb} {resource} (cluster-wide: a ClusterRole)"
     if namespace is None:

@@ -170,10 +170,10 @@ def job_shape(env: Environment, usage: ClusterUsage, tolerate: bool) -> Shape | 
         return None
     if isinstance(env.limit_ranges, CantRead) and given is None:
         return SAY.cant_check(env, Kind.LIMIT_RANGE, env.limit_ranges)
-    if job is None or (not job.pods and given is None):
-        if job is None:
-            assert given is not None
-            return Shape((Group("worker", 1, given, {}),), "--job-requests", None, frozenset())
+    if job is None:
+        assert given is not None
+        return Shape((Group("worker", 1, given, {}),), "--job-requests", None, frozenset())
+    if not job.pods and given is None:
         return None  # a job that asks for no pods places nothing (the workloads check says so)
     under_way = not job.finished and job is not work.planned
     missing = _still_to_place(job, usage, work) if under_way else {}

@@ -308,7 +308,6 @@ def _empty(env: Environment, job: TrainingJob, planned: bool) -> Finding:
     controller keeps "effectively paused" (pkg/controller/job: no pod is created while
     parallelism is 0), a LeaderWorkerSet of no replicas, replica specs that are all empty.
     `planned`: `--job-file`'s, whose settings are in the file, not in the cluster."""
-    resource = job.kind.spec.plural + (f".{job.kind.spec.group}" if job.kind.spec.group else "")
     shown = "the job file" if planned else None
     return SAY.finding(
         Status.FAIL,
@@ -320,7 +319,8 @@ def _empty(env: Environment, job: TrainingJob, planned: bool) -> Finding:
         ),
         objects=(job.ref,),
         job=f"'{job.name}'",
-        command=shown or env.settings.kubectl.here("get", resource, job.name, "-o", "yaml"),
+        command=shown
+        or env.settings.kubectl.here("get", job.kind.resource, job.name, "-o", "yaml"),
     )
 
 
@@ -384,15 +384,13 @@ def _job_states(env: Environment) -> list[Finding]:
     discovered = not any(kind is Kind.API_GROUPS for kind, _ in work.unread)
     queue = env.queue
     judged_by_queue = queue is not None and isinstance(queue.local_queues, Listed)
-    planned = (work.planned,) if work.planned is not None else ()
-    findings += [_empty(env, j, j is work.planned) for j in (*work.jobs, *planned) if j.empty]
+    findings += [_empty(env, j, j is work.planned) for j in work.relevant() if j.empty]
     for job in work.jobs:
         if job.finished or not job.suspended:
             continue
         if job.queue and not job.managed_by and job is work.judged and judged_by_queue:
             continue
         kueue_absent = queue is None and discovered
-        resource = job.kind.spec.plural + (f".{job.kind.spec.group}" if job.kind.spec.group else "")
         if job.managed_by or (job.queue and not kueue_absent):
             findings.append(
                 SAY.finding(
@@ -422,7 +420,9 @@ def _job_states(env: Environment) -> list[Finding]:
                 ),
                 objects=(job.ref,),
                 job=f"'{job.name}'",
-                command=kubectl.here("patch", resource, job.name, "--type=merge", "-p", patch),
+                command=kubectl.here(
+                    "patch", job.kind.resource, job.name, "--type=merge", "-p", patch
+                ),
             )
         )
     judged = work.judged
