@@ -138,19 +138,3 @@ def format_amount(resource: str, amount: int) -> str:
 def _parse_list(quantities: tuple[tuple[str, str], ...]) -> Resources:
     # A cluster's pods repeat a few resource lists thousands of times; each is parsed once.
     return Resources.of({name: scheduler_units(name, parse_quantity(q)) for name, q in quantities})
-
-
-def parse_requests_flag(text: str) -> Resources:
-    """`cpu=4,memory=16Gi,nvidia.com/gpu=1` as Resources; QuantityError naming the bad part."""
-    amounts: dict[str, int] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        name, sep, value = part.partition("=")
-        if not sep or not name.strip():
-            raise QuantityError(f"{part!r} is not NAME=QUANTITY (example: cpu=4,memory=16Gi)")
-        quantity = parse_quantity(value)
-        if quantity < 0:
-            raise QuantityError(f"{part!r} asks for a negative amount")
-        amounts[name.strip()] = scheduler_units(name.strip(), quantity)
-    if not amounts:
-        raise QuantityError(f"{text!r} names no resources (example: cpu=4,memory=16Gi)")
-    return Resources.of(amounts)

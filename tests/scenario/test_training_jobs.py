@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.scenario.conftest import Doctor
+from tests.support.cli import run_cli
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import NAMESPACE, Obj, docker_config, find, healthy, node
 from tests.support.training_kinds import (
@@ -349,3 +350,100 @@ def test_a_job_file_that_asks_for_no_pods_is_said_with_the_file_as_its_settings(
         "If nobody set its size to zero on purpose, give it its programs again; the job file "
         "shows its settings."
     )
+
+
+@pytest.mark.parametrize(
+    ("change", "refusal"),
+    [
+        # pkg/apis/core/validation ValidateResourceRequirements: a GPU asked for without a limit
+        (
+            lambda c, s: c["resources"].pop("limits"),
+            "spec.template.spec.containers[0].resources.limits: Required value: Limit must be "
+            "set for non overcommitable resources",
+        ),
+        (
+            lambda c, s: c["resources"]["limits"].update({"nvidia.com/gpu": "2"}),
+            'spec.template.spec.containers[0].resources.requests: Invalid value: "1": must be '
+            "equal to nvidia.com/gpu limit of 2",
+        ),
+        (
+            lambda c, s: c["resources"]["limits"].update({"nvidia.com/gpu": "500m"}),
+            "spec.template.spec.containers[0].resources.limits[nvidia.com/gpu]: Invalid value: "
+            '"500m": must be an integer',
+        ),
+        (
+            lambda c, s: c["resources"]["requests"].update({"cpu": "-8"}),
+            'spec.template.spec.containers[0].resources.requests[cpu]: Invalid value: "-8": '
+            "must be greater than or equal to 0",
+        ),
+        # pkg/apis/batch/validation validateJobSpec
+        (
+            lambda c, s: s["template"]["spec"].pop("restartPolicy"),
+            'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"',
+        ),
+        (
+            lambda c, s: s.update({"parallelism": -1}),
+            "spec.parallelism: Invalid value: -1: must be greater than or equal to 0",
+        ),
+        (
+            lambda c, s: s["template"]["spec"].update({"containers": []}),
+            "spec.template.spec.containers: Required value",
+        ),
+        (lambda c, s: c.pop("image"), "spec.template.spec.containers[0].image: Required value"),
+    ],
+)
+def test_a_job_file_the_api_server_would_refuse_is_bad_input_in_its_words(
+    doctor: Doctor, tmp_path: Path, change: Any, refusal: str
+) -> None:
+    """A job file whose Job kube-apiserver refuses gets the server's words and exit 64, not a
+    verdict (before: `requests: nvidia.com/gpu: 1` with no limit, a limit of 500m GPU, a
+    negative cpu or no containers read "✓ READY", exit 0; the kubectl outputs quoted in
+    upstream issues say these lines: `The Job "…" is invalid: spec.template.spec.restartPolicy:
+    Required value: valid values: "OnFailure", "Never"`)."""
+    doctor.load(healthy)
+    job = indexed_job("bad", doctor.now, ranks=1, gpus=1, age=timedelta(0))
+    container = job["spec"]["template"]["spec"]["containers"][0]
+    assert container["resources"]["limits"] == {"nvidia.com/gpu": "1"}  # valid as built
+    change(container, job["spec"])
+    planned = tmp_path / "job.yaml"
+    planned.write_text(json.dumps(job))
+    result = run_cli(
+        "doctor",
+        "--kubeconfig",
+        str(doctor.kubeconfig),
+        "--no-registry",
+        "--job-file",
+        str(planned),
+    )
+    assert result.exit_code == 64, result.stdout + result.stderr
+    assert result.stderr.startswith(
+        f"truegreen: the cluster would refuse the training job in the job file {planned}: "
+    ), result.stderr
+    assert refusal in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert result.stdout == ""
+
+
+def test_a_kubeflow_job_file_with_no_containers_names_its_replica_type(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """A PyTorchJob's pods meet the same pod validation when its operator creates them: a
+    Worker template with no containers never runs (before: "✓ READY", exit 0)."""
+    doctor.load(healthy)
+    job = pytorch_job("pt", doctor.now, workers=2, gpus=1, age=timedelta(0))
+    job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"] = []
+    planned = tmp_path / "job.yaml"
+    planned.write_text(json.dumps(job))
+    result = run_cli(
+        "doctor",
+        "--kubeconfig",
+        str(doctor.kubeconfig),
+        "--no-registry",
+        "--job-file",
+        str(planned),
+        "-o",
+        "json",
+    )
+    assert result.exit_code == 64, result.stderr
+    assert "the template of Worker: spec.containers: Required value" in result.stderr
+    assert json.loads(result.stdout)["headline"]["code"] == "bad-usage"

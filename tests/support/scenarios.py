@@ -68,11 +68,12 @@ def container(
     readiness: bool = True,
     extra: dict[str, str] | None = None,
 ) -> Obj:
-    spec: Obj = {
-        "name": name,
-        "image": image,
-        "resources": {"requests": {"cpu": cpu, "memory": memory, **(extra or {})}},
-    }
+    # An extended resource is asked for in limits as well: the API server refuses a request of
+    # one without an equal limit (pkg/apis/core/validation ValidateResourceRequirements).
+    resources: Obj = {"requests": {"cpu": cpu, "memory": memory, **(extra or {})}}
+    if extra:
+        resources["limits"] = dict(extra)
+    spec: Obj = {"name": name, "image": image, "resources": resources}
     if port is not None:
         spec["ports"] = [{"containerPort": port, "name": "http"}]
         if readiness:

@@ -164,3 +164,22 @@ def test_any_bytes_beside_a_manifest_leave_it_linted(tmp_path: Path, files: list
     assert incident == ["readiness-missing", "restart-probe-on-keep-running"]
     assert {Path(f["file"]).name for f in findings} <= {p.name for p in folder.iterdir()}
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("bad name!=4", "'bad name!' is not a resource a container can ask for: name part"),
+        ("gpu=1", "'gpu' is not a resource a container can ask for: must be a standard resource"),
+        ("nvidia.com/gpu=500m", "'nvidia.com/gpu=500m': the amount must be an integer"),
+    ],
+)
+def test_job_requests_the_api_server_would_refuse_are_bad_usage(value: str, why: str) -> None:
+    """A request no container may make is exit 64, before any verdict (before: `bad name!=4`
+    was a resource no machine has, exit 2; `nvidia.com/gpu=500m` was rounded up to one GPU)."""
+    healthy = Path(__file__).resolve().parents[2] / "examples" / "snapshots" / "healthy"
+    assert run_cli("doctor", "--snapshot", str(healthy)).exit_code == 0
+    result = run_cli("doctor", "--snapshot", str(healthy), "--job-requests", value)
+    assert result.exit_code == 64, result.stdout
+    assert result.stderr.startswith(f"truegreen: --job-requests is not valid: {why}"), result.stderr
+    _one_clear_line(result.stderr)

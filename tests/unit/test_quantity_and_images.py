@@ -6,13 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from truegreen.container_resources import parse_requests_flag, requirement_problems
 from truegreen.images import ImageReferenceError, parse_image, registry_key
 from truegreen.quantity import (
     QuantityError,
     Resources,
     format_amount,
     parse_quantity,
-    parse_requests_flag,
 )
 
 
@@ -55,6 +55,65 @@ def test_requests_flag_uses_scheduler_units() -> None:
 def test_bad_requests_flag(text: str) -> None:
     with pytest.raises(QuantityError):
         parse_requests_flag(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        # pkg/apis/core/validation validateContainerResourceName, ValidateResourceQuantityValue
+        ("gpu=1", "must be a standard resource for containers"),
+        ("bad name!=4", "name part must consist of alphanumeric characters"),
+        ("pods=1", "must be a standard resource for containers"),
+        ("nvidia.com/gpu=500m", "must be an integer"),
+        ("nvidia.com/gpu=0.5", "must be an integer"),
+        ("Nvidia.com/gpu=1", "prefix part must be a lowercase RFC 1123 subdomain"),
+        ("a/b/c=1", "a qualified name must consist of an optional prefix"),
+        ("nvidia.com/gpu=-1", "must be greater than or equal to 0"),
+    ],
+)
+def test_requests_flag_refuses_what_the_api_server_refuses(text: str, why: str) -> None:
+    with pytest.raises(QuantityError, match=why):
+        parse_requests_flag(text)
+
+
+@pytest.mark.parametrize(
+    "text", ["hugepages-2Mi=1Gi", "example.kubernetes.io/x=0.5", "cpu=500m", "ephemeral-storage=1G"]
+)
+def test_requests_flag_takes_what_a_container_may_ask_for(text: str) -> None:
+    assert not parse_requests_flag(text).is_zero
+
+
+@pytest.mark.parametrize(
+    ("resources", "problems"),
+    [
+        ({"limits": {"nvidia.com/gpu": 1}}, []),
+        ({"requests": {"cpu": "1"}, "limits": {"cpu": "2"}}, []),
+        (
+            {"requests": {"nvidia.com/gpu": 1}},
+            ["c.limits: Required value: Limit must be set for non overcommitable resources"],
+        ),
+        (
+            {"requests": {"nvidia.com/gpu": 1}, "limits": {"nvidia.com/gpu": 2}},
+            ['c.requests: Invalid value: "1": must be equal to nvidia.com/gpu limit of 2'],
+        ),
+        (
+            {"requests": {"cpu": "3"}, "limits": {"cpu": "2"}},
+            ['c.requests: Invalid value: "3": must be less than or equal to cpu limit of 2'],
+        ),
+        (
+            {"limits": {"nvidia.com/gpu": "500m"}},
+            ['c.limits[nvidia.com/gpu]: Invalid value: "500m": must be an integer'],
+        ),
+        (
+            {"requests": {"cpu": "-1"}},
+            ['c.requests[cpu]: Invalid value: "-1": must be greater than or equal to 0'],
+        ),
+    ],
+)
+def test_requirement_problems_in_the_api_servers_words(
+    resources: dict[str, object], problems: list[str]
+) -> None:
+    assert requirement_problems(resources, "c") == problems
 
 
 @given(st.text(max_size=30))

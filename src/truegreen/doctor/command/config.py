@@ -7,9 +7,10 @@ from typing import Any, Final
 
 from msgspec import Struct
 
+from truegreen.container_resources import parse_requests_flag
 from truegreen.doctor.environment import CredentialsRequirement, DoctorSettings
 from truegreen.errors import UsageError
-from truegreen.quantity import QuantityError, parse_requests_flag
+from truegreen.quantity import QuantityError
 from truegreen.yamlwords import plain
 
 _KEYS = {

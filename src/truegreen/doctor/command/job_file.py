@@ -3,7 +3,9 @@
 The file (or `-`, standard input) goes through the one bounded YAML loader; its first document
 of a training kind (a Job, CronJob, JobSet, TrainJob, Kubeflow, Ray or LeaderWorkerSet object)
 is the job doctor judges, as the job it would become. Any other document is passed over, so a
-Helm chart's whole output or a kustomization's build can be given as it is.
+Helm chart's whole output or a kustomization's build can be given as it is. A job the API server
+would refuse (doctor/knowledge/pod_validation.py) is bad input, in the server's words: no
+verdict about its placement would mean anything.
 """
 
 import sys
@@ -12,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from truegreen.cluster import Kind
-from truegreen.doctor.knowledge.training import OPTIONAL_KINDS
+from truegreen.doctor.knowledge.pod_validation import refusals
+from truegreen.doctor.knowledge.training import OPTIONAL_KINDS, TrainingJob, shape
 from truegreen.errors import UsageError
 
 _TRAINING_KINDS = {
@@ -41,6 +44,7 @@ def load_job_file(path: Path) -> tuple[Kind, Mapping[str, Any]]:
         key = (str(document.get("apiVersion")), str(document.get("kind")))
         kind = _TRAINING_KINDS.get(key)
         if kind is not None:
+            _refuse_invalid(named, kind, document)
             return kind, document
         others += 1
     found = f" (its {others} document{'s are' if others != 1 else ' is'} of other kinds)"
@@ -48,4 +52,25 @@ def load_job_file(path: Path) -> tuple[Kind, Mapping[str, Any]]:
         f"the job file {named} holds no training job{found if others else ''}",
         todo="give a Job, CronJob, JobSet, TrainJob, PyTorchJob, TFJob, MPIJob, XGBoostJob, "
         "PaddleJob, JAXJob, RayJob, RayCluster or LeaderWorkerSet",
+    )
+
+
+_SHOWN = 5
+"""The API server's refusals quoted on the one line; more are counted."""
+
+
+def _refuse_invalid(named: str, kind: Kind, document: Mapping[str, Any]) -> None:
+    job = shape(kind, document)
+    if not isinstance(job, TrainingJob):
+        return
+    problems = refusals(kind, document, job)
+    if not problems:
+        return
+    more = len(problems) - _SHOWN
+    shown = "; ".join(problems[:_SHOWN]) + (f"; and {more} more" if more > 0 else "")
+    raise UsageError(
+        f"the cluster would refuse the training job in the job file {named}",
+        shown,
+        todo="fix these settings; `kubectl apply --dry-run=server -f FILE` shows the cluster's "
+        "own answer",
     )
