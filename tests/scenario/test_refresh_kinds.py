@@ -280,24 +280,70 @@ def test_doctor_reads_a_statefulsets_failed_refresh_beside_a_deployment_of_the_s
     )
 
 
-def test_a_partitioned_statefulset_is_never_recorded_on_some_of_its_pods(env: RefreshEnv) -> None:
-    """A partition keeps the lower ordinals on the old version by design: kubectl calls the
-    rollout complete, but not every pod runs the newest digest, so nothing is recorded."""
+def test_a_partitioned_statefulset_is_refused_not_restarted_toward_a_latch(
+    env: RefreshEnv,
+) -> None:
+    """A partition keeps the lower ordinals on the old version by design
+    (stateful_set_control.go updates only ordinals at or above it): no restart could ever be
+    verified on every copy, so none is made (before: each tick restarted, the copies above the
+    partition took the digest, the tick said rollout-failed, and the third latched)."""
     workload = statefulset("db", container("runner", env.image("r/part", "stable")), replicas=2)
     workload["spec"]["updateStrategy"]["rollingUpdate"]["partition"] = 1
     first = _settled(env, workload, "r/part")
-    newest = env.registry.push_image("r/part", "stable", content="v2")
-    report, code = _tick(env)
-    found = _workload(report, "db")
-    assert (found["outcome"], code) == ("rollout-failed", 2)
-    assert found["reason"] == "the new pods do not run the newest digest (runner)"
-    assert env.simulator.replaced == ["db-1"]
-    assert rollout_status(_stored(env, "StatefulSet", "db")).done
-    assert [(pod, digest == newest) for pod, digest, _ in _pods_run(env, "db")] == [
-        ("db-0", False),
-        ("db-1", True),
-    ]
-    assert _annotations(env, "StatefulSet", "db")[RUNNER] == first
+    env.registry.push_image("r/part", "stable", content="v2")
+    for mode in ("restart", "pin", "restart", "restart"):
+        report, code = _tick(env, "--mode", mode, "--max-attempts", "2")
+        found = _workload(report, "db")
+        assert (found["outcome"], code) == ("refused", 2)
+        assert found["reason"] == (
+            "a restart would replace only the copies numbered 1 and up "
+            "(updateStrategy.rollingUpdate.partition 1), so the newest digest could never be "
+            "verified on every copy; set the partition to 0 to refresh it"
+        )
+        assert found["writes"] == []
+    assert env.restarts("db") == 0
+    assert env.simulator.replaced == []
+    annotations = _annotations(env, "StatefulSet", "db")
+    assert annotations[RUNNER] == first
+    assert {ATTEMPTS, PENDING, LATCHED} & annotations.keys() == set()
+
+
+@pytest.mark.parametrize(
+    ("make", "nodes", "reason"),
+    [
+        (
+            lambda image: statefulset("idle", container("runner", image), replicas=0),
+            NODES,
+            "scaled to zero copies (replicas 0): nothing to restart until it runs again",
+        ),
+        (
+            lambda image: daemonset("idle", container("runner", image)),
+            (),
+            "no machine runs it (0 scheduled): nothing to restart until one does",
+        ),
+    ],
+    ids=["statefulset-of-zero", "daemonset-on-no-machine"],
+)
+def test_a_workload_with_no_copies_is_left_alone_not_restarted_toward_a_latch(
+    env: RefreshEnv, make: Any, nodes: tuple[str, ...], reason: str
+) -> None:
+    """No pod runs, so nothing runs an old digest and nothing could verify a new one: every
+    tick leaves it alone (before: each tick restarted it, found no pod on the newest digest,
+    said rollout-failed, exit 2, and the third latched it)."""
+    workload = make(env.image("r/idle", "stable"))
+    env.registry.push_image("r/idle", "stable", content="v1")
+    env.simulator.settle(workload, nodes=nodes)
+    kind = workload["kind"]
+    assert env.server.list_objects("Pod", "train") == [], "precondition: no copy runs"
+    for _ in range(4):
+        report, code = _tick(env, "--max-attempts", "2")
+        found = _workload(report, "idle")
+        assert (found["outcome"], code) == ("paused", 0), found["reason"]
+        assert found["reason"] == reason
+        assert found["writes"] == []
+    assert env.restarts("idle") == 0
+    annotations = _annotations(env, kind, "idle")
+    assert {RUNNER, ATTEMPTS, PENDING, LATCHED} & annotations.keys() == set()
 
 
 def test_a_daemonset_that_keeps_changing_is_read_and_named_as_itself(env: RefreshEnv) -> None:
@@ -316,3 +362,24 @@ def test_a_daemonset_that_keeps_changing_is_read_and_named_as_itself(env: Refres
     path = "/apis/apps/v1/namespaces/train/daemonsets/busy"
     assert made == [("PATCH", path), ("GET", path)] * 3  # write, 409, re-read as a DaemonSet
     assert env.restarts("busy") == 0
+
+
+def test_a_deployment_scaled_to_zero_is_left_alone(env: RefreshEnv) -> None:
+    """A Deployment of `replicas: 0`, as a scaled-down training service is stored: no
+    restart, no count, no latch; once scaled up, its new copies pull the tag."""
+    env.registry.push_image("r/idle", "stable", content="v1")
+    workload = deployment("idle", container("runner", env.image("r/idle", "stable")))
+    workload["spec"]["replicas"] = 0
+    env.server.add(workload)
+    stored = env.server.get_object("Deployment", "idle", "train")
+    assert stored is not None
+    env.simulator.remember(stored)
+    for _ in range(4):
+        report, code = _tick(env, "--max-attempts", "2")
+        found = _workload(report, "idle")
+        assert (found["outcome"], code) == ("paused", 0), found["reason"]
+        assert found["reason"] == (
+            "scaled to zero copies (replicas 0): nothing to restart until it runs again"
+        )
+    assert env.restarts("idle") == 0
+    assert {ATTEMPTS, PENDING, LATCHED} & _annotations(env, "Deployment", "idle").keys() == set()

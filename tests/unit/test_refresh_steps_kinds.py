@@ -114,6 +114,44 @@ def test_a_deployment_has_no_update_strategy_to_refuse() -> None:
     assert restart_refusal(web, [_plan()], RefreshMode.PIN, "") is None
 
 
+def test_a_partition_is_refused_only_above_zero_and_only_for_a_statefulset() -> None:
+    db = statefulset("db", container("db", IMAGE), replicas=3)
+    db["spec"]["updateStrategy"] = {"type": "RollingUpdate", "rollingUpdate": {"partition": 0}}
+    assert restart_refusal(db, [_plan()], RefreshMode.RESTART, "") is None
+    db["spec"]["updateStrategy"]["rollingUpdate"]["partition"] = 2
+    refused = restart_refusal(db, [_plan()], RefreshMode.PIN, "")
+    assert refused is not None
+    assert refused.outcome is Outcome.REFUSED
+    assert refused.reason.startswith("a restart would replace only the copies numbered 2 and up")
+    web = deployment("web", container("db", IMAGE))
+    web["spec"]["updateStrategy"] = {"rollingUpdate": {"partition": 2}}  # not a Deployment field
+    assert restart_refusal(web, [_plan()], RefreshMode.RESTART, "") is None
+
+
+def test_no_copies_is_read_from_replicas_or_a_current_daemonset_status() -> None:
+    idle = Ending(
+        Outcome.PAUSED,
+        "scaled to zero copies (replicas 0): nothing to restart until it runs again",
+    )
+    db = statefulset("db", container("db", IMAGE), replicas=0)
+    assert restart_refusal(db, [_plan()], RefreshMode.RESTART, "") == idle
+    db["spec"].pop("replicas")  # the API's default is one copy
+    assert restart_refusal(db, [_plan()], RefreshMode.RESTART, "") is None
+    agent = _with(daemonset("agent", container("db", IMAGE)), desiredNumberScheduled=0)
+    nowhere = restart_refusal(agent, [_plan()], RefreshMode.RESTART, "")
+    assert nowhere == Ending(
+        Outcome.PAUSED, "no machine runs it (0 scheduled): nothing to restart until one does"
+    )
+    agent["status"]["observedGeneration"] = 1  # the controller has not seen this template
+    assert restart_refusal(agent, [_plan()], RefreshMode.RESTART, "") is None
+    unread = _with(daemonset("agent", container("db", IMAGE)))  # no count written yet
+    assert restart_refusal(unread, [_plan()], RefreshMode.RESTART, "") is None
+    # A registry near its limit is said first.
+    db["spec"]["replicas"] = 0
+    held = restart_refusal(db, [_plan()], RefreshMode.RESTART, "held")
+    assert held == Ending(Outcome.COULD_NOT_CHECK, "held")
+
+
 @pytest.mark.parametrize(
     ("workload", "health", "detail"),
     [

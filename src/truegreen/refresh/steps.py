@@ -650,11 +650,13 @@ def restart_refusal(
     deployment: Mapping[str, Any], plans: Sequence[ContainerPlan], mode: RefreshMode, hold: str
 ) -> Ending | None:
     """Why a restart the table asks for is not made now: a registry near its rate limit holds
-    every restart, an update strategy that changes no pod (OnDelete), or the pull policy
-    would keep the old image."""
+    every restart, an update strategy that changes no pod (OnDelete) or only some (a
+    StatefulSet's partition), no copy to restart, or the pull policy would keep the old
+    image."""
     if hold:
         return Ending(Outcome.COULD_NOT_CHECK, hold)
-    strategy = o.mapping(o.mapping(deployment.get("spec")).get("updateStrategy")).get("type")
+    update = o.mapping(o.mapping(deployment.get("spec")).get("updateStrategy"))
+    strategy = update.get("type")
     if kind_of(deployment) != "Deployment" and strategy == "OnDelete":
         # The controller replaces a pod only when someone deletes it (stateful_set_control.go,
         # daemon_controller.go): a template change would be recorded as a restart that never
@@ -664,12 +666,42 @@ def restart_refusal(
             "a restart would change nothing: its pods take a new version only when deleted "
             "(updateStrategy OnDelete); set updateStrategy RollingUpdate",
         )
+    partition = o.integer(o.mapping(update.get("rollingUpdate")).get("partition"), 0)
+    if kind_of(deployment) == "StatefulSet" and strategy != "OnDelete" and partition > 0:
+        # The controller updates only the ordinals at or above the partition
+        # (stateful_set_control.go): the rest keep the old digest by design, so no restart
+        # could ever be verified on every copy.
+        return Ending(
+            Outcome.REFUSED,
+            f"a restart would replace only the copies numbered {partition} and up "
+            f"(updateStrategy.rollingUpdate.partition {partition}), so the newest digest could "
+            "never be verified on every copy; set the partition to 0 to refresh it",
+        )
+    idle = _no_copies(deployment)
+    if idle:
+        return Ending(Outcome.PAUSED, idle)
     if mode is RefreshMode.RESTART:
         restart = [p for p in plans if p.decision is Decision.RESTART]
         refused = pull_policy_refusals(deployment, restart)
         if refused:
             return Ending(Outcome.REFUSED, refused)
     return None
+
+
+def _no_copies(workload: Mapping[str, Any]) -> str:
+    """Why no pod would take a restart, or "": scaled to zero copies, or a DaemonSet that its
+    controller, at the current generation, schedules on no machine. Nothing runs an old digest,
+    and nothing could verify a new one; the copies made when it runs again pull the tag then."""
+    meta, spec, status = (o.mapping(workload.get(k)) for k in ("metadata", "spec", "status"))
+    if kind_of(workload) == "DaemonSet":
+        current = o.integer(status.get("observedGeneration")) >= o.integer(meta.get("generation"))
+        scheduled = o.integer(status.get("desiredNumberScheduled"), 1)
+        if current and "desiredNumberScheduled" in status and scheduled == 0:
+            return "no machine runs it (0 scheduled): nothing to restart until one does"
+        return ""
+    if o.integer(spec.get("replicas"), 1) == 0:
+        return "scaled to zero copies (replicas 0): nothing to restart until it runs again"
+    return ""
 
 
 def restart_write(
