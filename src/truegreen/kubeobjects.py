@@ -121,6 +121,13 @@ def service_account_name(spec: Mapping[str, Any]) -> str:
     return str(spec.get("serviceAccountName") or spec.get("serviceAccount") or "default")
 
 
+def runtime_class_name(spec: Mapping[str, Any]) -> str:
+    """The RuntimeClass the pod names (`runtimeClassName`), "" for the cluster's default
+    runtime."""
+    name = spec.get("runtimeClassName")
+    return name if isinstance(name, str) else ""
+
+
 def claim_names(spec: Mapping[str, Any]) -> list[str]:
     """Volume claims a pod spec mounts."""
     names = [

@@ -6,7 +6,7 @@ optional logins one its watch of the registry logins by name."""
 
 import threading
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -102,9 +102,13 @@ def _run_fleet_monitor(
         *webhook_behind(ready=True),
         *every_training_read(now),
     ]
-    waiting = training_job("train-002", now, finished=False)
+    waiting = training_job("train-002", now, finished=False, age=timedelta(seconds=1))
+    # The judged job runs on a named container runtime: its RuntimeClass is read.
+    waiting["spec"]["template"]["spec"]["runtimeClassName"] = "nvidia"
     pod = job_pod(waiting, now, suffix="w", node_name=None, phase="Pending")
     objects += [waiting, pod, scale_up_event(now, pod)]
+    runtime = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "handler": "nvidia"}
+    fake_api.add(runtime | {"metadata": {"name": "nvidia"}})
     fake_api.add(_namespace(NAMESPACE, **{LABEL: "true"}), _namespace("team-a", **{LABEL: "true"}))
     fake_api.add(*objects, *_moved(objects, "team-a"))
     kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace="default")

@@ -309,6 +309,7 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     assert "/apis/storage.k8s.io/v1/storageclasses/standard" in paths, "precondition: all read"
     assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
     assert "/apis/scheduling.k8s.io/v1/priorityclasses" in paths, "precondition"
+    assert "/apis/node.k8s.io/v1/runtimeclasses/nvidia" in paths, "precondition: runtime read"
     assert "/apis/scheduling.volcano.sh/v1beta1/queues/default" in paths, "precondition: gangs"
     assert (
         "/apis/scheduling.run.ai/v2alpha2/namespaces/train/podgroups/pg-filtered-uid-filtered"

@@ -123,6 +123,7 @@ RESOURCE_TYPES = (
     ResourceType("", "v1", "ResourceQuota", "resourcequotas", True, ("quota",)),
     ResourceType("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
     ResourceType("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", False, ("pc",)),
+    ResourceType("node.k8s.io", "v1", "RuntimeClass", "runtimeclasses", False),
     ResourceType(
         "admissionregistration.k8s.io",
         "v1",

@@ -288,8 +288,9 @@ def claims_from_template(template: str) -> dict[str, Any]:
 
 def every_filter_read(now: datetime) -> list[Obj]:
     """Objects that make doctor read every filter's objects: the newest training job mounts a
-    bound claim (its PersistentVolume is read) and claims a device from a template (the device
-    objects are read)."""
+    bound claim (its PersistentVolume is read), claims a device from a template (the device
+    objects are read) and runs on a named container runtime (its RuntimeClass is read: the
+    GPU operator's `nvidia`, handler `nvidia`)."""
     volume = zonal_volume("pvc-0a1b2c", "checkpoints", "", ("ReadWriteMany",))
     del volume["spec"]["nodeAffinity"]
     job = ranks_job(
@@ -301,7 +302,14 @@ def every_filter_read(now: datetime) -> list[Obj]:
         volumes=claim_volume("checkpoints"),
         **claims_from_template("one-gpu"),
     )
+    job["spec"]["template"]["spec"]["runtimeClassName"] = "nvidia"
     return [
+        {
+            "apiVersion": "node.k8s.io/v1",
+            "kind": "RuntimeClass",
+            "metadata": {"name": "nvidia"},
+            "handler": "nvidia",
+        },
         bound_claim("checkpoints", "pvc-0a1b2c", ("ReadWriteMany",)),
         volume,
         device_class(),

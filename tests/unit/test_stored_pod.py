@@ -19,6 +19,7 @@ from truegreen.doctor.knowledge.stored_pod import (
     Knowledge,
     LimitRangeRefusal,
     PriorityLevel,
+    SelectorConflict,
     Violation,
     added_tolerations,
     canonical,
@@ -32,11 +33,13 @@ from truegreen.doctor.knowledge.stored_pod import (
     limit_items,
     limit_range_refusal,
     pod_sums,
+    runtime_class_conflict,
     stated_priority,
     stored_spec,
     with_extended_tolerations,
     with_limit_range_defaults,
     with_priority,
+    with_runtime_class,
 )
 from truegreen.quantity import QuantityError, Resources
 
@@ -833,3 +836,51 @@ def test_the_machines_kept_for_a_resource_are_those_its_taint_keeps_others_from(
     assert kept_for(nodes, ("nvidia.com/gpu",)) == ["gpu-1"]
     assert kept_for(nodes, ("example.com/fpga", "nvidia.com/gpu")) == ["gpu-1", "fpga-1"]
     assert kept_for(nodes, ()) == []
+
+
+# -- RuntimeClass (plugin/pkg/admission/runtimeclass/admission.go) ---------------------------
+
+_KATA = {
+    "metadata": {"name": "kata"},
+    "handler": "kata",
+    "overhead": {"podFixed": {"cpu": "250m", "memory": "160Mi"}},
+    "scheduling": {
+        "nodeSelector": {"runtime": "kata"},
+        "tolerations": [{"key": "kata", "operator": "Exists", "effect": "NoSchedule"}],
+    },
+}
+
+
+def test_a_runtime_class_sets_its_overhead_and_adds_its_scheduling() -> None:
+    """setOverhead and setScheduling: the class's podFixed becomes the pod's overhead, its
+    nodeSelector is merged into the pod's, its tolerations are added once."""
+    spec = {
+        "containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}}}],
+        "nodeSelector": {"zone": "a"},
+        "tolerations": [{"key": "kata", "operator": "Exists", "effect": "NoSchedule"}],
+    }
+    stored = with_runtime_class(spec, _KATA)
+    assert stored["overhead"] == {"cpu": "250m", "memory": "160Mi"}
+    assert stored["nodeSelector"] == {"zone": "a", "runtime": "kata"}
+    assert stored["tolerations"] == spec["tolerations"]  # stated already: not added twice
+    assert pod_requests(stored) == Resources.of({"cpu": 1250, "memory": 160 * 1024**2})
+    bare = with_runtime_class({"containers": []}, _KATA)
+    assert bare["tolerations"] == [{"key": "kata", "operator": "Exists", "effect": "NoSchedule"}]
+    assert bare["nodeSelector"] == {"runtime": "kata"}
+    assert spec["nodeSelector"] == {"zone": "a"}, "the template itself is not changed"
+
+
+def test_a_runtime_class_without_overhead_or_scheduling_changes_nothing() -> None:
+    spec = {"containers": [{"name": "c"}]}
+    assert with_runtime_class(spec, {"metadata": {"name": "runc"}, "handler": "runc"}) == spec
+
+
+def test_a_pod_that_sets_a_runtime_class_key_to_another_value_is_refused() -> None:
+    assert runtime_class_conflict({"nodeSelector": {"runtime": "kata"}}, _KATA) is None
+    assert runtime_class_conflict({"nodeSelector": {"zone": "a"}}, _KATA) is None
+    conflict = runtime_class_conflict({"nodeSelector": {"runtime": "gvisor"}}, _KATA)
+    assert conflict == SelectorConflict("runtime", "kata", "gvisor")
+    assert conflict.message == (
+        "conflict: runtimeClass.scheduling.nodeSelector[runtime] = kata; "
+        "pod.spec.nodeSelector[runtime] = gvisor"
+    )

@@ -53,6 +53,7 @@ class Kind(Enum):
     STORAGE_CLASS = KindSpec("StorageClass", "storage.k8s.io", "v1", "storageclasses", False)
     PERSISTENT_VOLUME = KindSpec("PersistentVolume", "", "v1", "persistentvolumes", False)
     PRIORITY_CLASS = KindSpec("PriorityClass", "scheduling.k8s.io", "v1", "priorityclasses", False)
+    RUNTIME_CLASS = KindSpec("RuntimeClass", "node.k8s.io", "v1", "runtimeclasses", False)
     EVENT = KindSpec("Event", "", "v1", "events", True)
     ENDPOINT_SLICE = KindSpec("EndpointSlice", "discovery.k8s.io", "v1", "endpointslices", True)
     VALIDATING_WEBHOOK_CONFIGURATION = KindSpec(

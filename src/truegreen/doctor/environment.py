@@ -172,6 +172,8 @@ class Environment(Struct, frozen=True):
     secrets: Mapping[str, GetRead] = field(default_factory=dict)
     claims: Mapping[str, GetRead] = field(default_factory=dict)
     storage_types: Mapping[str, GetRead] = field(default_factory=dict)
+    runtime_classes: Mapping[str, GetRead] = field(default_factory=dict)
+    """The RuntimeClasses the judged job's pods name, by name."""
     credentials: GetRead | None = None
     namespace_object: GetRead = NOT_READ
     """The namespace itself: its phase and its labels (Pod Security, webhook selectors)."""
@@ -237,6 +239,12 @@ class Environment(Struct, frozen=True):
     def judged_job(self) -> TrainingJob | None:
         """The training job the next run is judged by: `--job-file`'s, else the newest."""
         return self.work().judged
+
+    def runtime_class(self, spec: Mapping[str, Any]) -> KubeObject | None:
+        """The RuntimeClass a pod spec names, as read; None when it names none or the read
+        found nothing (admission says which)."""
+        read = self.runtime_classes.get(o.runtime_class_name(spec))
+        return read.obj if isinstance(read, Got) else None
 
     def pods_of(self, job: TrainingJob) -> list[KubeObject]:
         """The namespace's pods of `job` (none when the pods could not be read)."""

@@ -16,7 +16,13 @@ is the pod the API server stored, and that can differ from the template as writt
 4. ExtendedResourceToleration (plugin/pkg/admission/extendedresourcetoleration/admission.go):
    for every extended resource the pod requests, a toleration {key: <name>, operator: Exists,
    effect: NoSchedule}, where the cluster runs the plugin (see `extended_tolerations`).
-5. LimitRanger, validating (`PodValidateLimitFunc`): `min`, `max` and `maxLimitRequestRatio`
+5. RuntimeClass (plugin/pkg/admission/runtimeclass/admission.go): a pod naming
+   `runtimeClassName` is refused when that RuntimeClass does not exist ("pod rejected:
+   RuntimeClass %q not found"); else it takes the class's `overhead.podFixed` as its overhead
+   and the class's `scheduling`: its nodeSelector merged into the pod's (a key the pod sets to
+   another value is refused: "conflict: runtimeClass.scheduling.nodeSelector[k] = v;
+   pod.spec.nodeSelector[k] = w") and its tolerations added (`with_runtime_class`).
+6. LimitRanger, validating (`PodValidateLimitFunc`): `min`, `max` and `maxLimitRequestRatio`
    per Container (containers and init containers) and per Pod (the pod's requests and limits as
    component-helpers sums them); the first LimitRange with a violation refuses the pod with
    all of that range's violations (`limit_range_refusal`).
@@ -25,8 +31,8 @@ ResourceQuota comes after (doctor/checks/admission/quota.py) and sees the same s
 Everything here is pure: a function of the objects read, unit-tested value by value.
 
 One module past 600 lines: the API server's storing of a pod is one pipeline (defaulting,
-LimitRange, admission mutations, the extended-resource toleration), kept in the order the
-server applies it.
+LimitRange, admission mutations, the RuntimeClass, the extended-resource toleration), kept in
+the order the server applies it.
 """
 
 import math
@@ -323,12 +329,71 @@ def added_tolerations(sent: Mapping[str, Any], stored: Mapping[str, Any]) -> tup
 # -- the whole of it -------------------------------------------------------------------------------
 
 
+class SelectorConflict(Struct, frozen=True):
+    """A nodeSelector key the pod sets to another value than its RuntimeClass does."""
+
+    key: str
+    wanted: str
+    """The RuntimeClass's value."""
+    stated: str
+    """The pod's value."""
+
+    @property
+    def message(self) -> str:
+        """The plugin's refusal, in its words (`setScheduling`)."""
+        return (
+            f"conflict: runtimeClass.scheduling.nodeSelector[{self.key}] = {self.wanted}; "
+            f"pod.spec.nodeSelector[{self.key}] = {self.stated}"
+        )
+
+
+def runtime_class_conflict(
+    spec: Mapping[str, Any], runtime_class: KubeObject
+) -> SelectorConflict | None:
+    """The first nodeSelector key the pod sets to another value than its RuntimeClass, which
+    the plugin refuses; None when none."""
+    wanted = o.mapping(o.mapping(runtime_class.get("scheduling")).get("nodeSelector"))
+    stated = o.mapping(spec.get("nodeSelector"))
+    for key, value in wanted.items():
+        if key in stated and stated[key] != value:
+            return SelectorConflict(str(key), str(value), str(stated[key]))
+    return None
+
+
+def with_runtime_class(spec: Mapping[str, Any], runtime_class: KubeObject) -> dict[str, Any]:
+    """The plugin's mutation: the class's fixed overhead, its nodeSelector merged in and its
+    tolerations added where the pod does not state them already (tolerations
+    MergeTolerations)."""
+    stored = dict(spec)
+    overhead = o.mapping(o.mapping(runtime_class.get("overhead")).get("podFixed"))
+    if overhead:
+        stored["overhead"] = dict(overhead)
+    scheduling = o.mapping(runtime_class.get("scheduling"))
+    selector = o.mapping(scheduling.get("nodeSelector"))
+    if selector:
+        stored["nodeSelector"] = {**o.mapping(spec.get("nodeSelector")), **selector}
+    tolerations = [dict(o.mapping(t)) for t in o.sequence(spec.get("tolerations"))]
+    for added in o.sequence(scheduling.get("tolerations")):
+        if not any(_same_toleration(o.mapping(added), t) for t in tolerations):
+            tolerations.append(dict(o.mapping(added)))
+    if tolerations:
+        stored["tolerations"] = tolerations
+    return stored
+
+
 def stored_spec(
-    spec: Mapping[str, Any], limit_ranges: Iterable[KubeObject], *, extended_tolerations: bool
+    spec: Mapping[str, Any],
+    limit_ranges: Iterable[KubeObject],
+    *,
+    extended_tolerations: bool,
+    runtime_class: KubeObject | None = None,
 ) -> dict[str, Any]:
-    """The pod spec the API server stores for `spec`: defaulting, LimitRange defaults, and the
-    extended resource tolerations when the cluster adds them."""
+    """The pod spec the API server stores for `spec`: defaulting, LimitRange defaults, the
+    RuntimeClass it names (when read), and the extended resource tolerations when the cluster
+    adds them."""
     stored = with_limit_range_defaults(defaulted(spec), limit_ranges)
+    if runtime_class is not None:
+        stored = with_runtime_class(stored, runtime_class)
     return with_extended_tolerations(stored) if extended_tolerations else stored
 
 

@@ -236,6 +236,7 @@ def gather(
             n: schedule.submit(partial(reader.get, Kind.STORAGE_CLASS, n, namespace=None))
             for n in dict.fromkeys(_waiting_storage_types(claims))
         }
+        runtime_classes = _runtime_class_reads(schedule, reader, job)
         # What the scheduler's filters read, only for the features the judged job uses.
         filters = _filter_reads(
             schedule,
@@ -273,6 +274,7 @@ def gather(
             secrets=results(secrets),
             claims=claims,
             storage_types=results(storage_types),
+            runtime_classes=results(runtime_classes),
             credentials=None if credentials is None else credentials.result(),
             namespace_object=namespace_read,
             quotas=quotas.result(),
@@ -769,6 +771,19 @@ def _webhook_slices(
         )
         for service in services
         if service is not None
+    }
+
+
+def _runtime_class_reads(
+    schedule: ReadSchedule, reader: ClusterReader, job: TrainingJob | None
+) -> dict[str, Pending[GetRead]]:
+    """The RuntimeClass each of the judged job's pods names, as the RuntimeClass admission
+    plugin reads it (by name, cluster-wide); none for pods that name none."""
+    named = dict.fromkeys(o.runtime_class_name(s.spec) for s in job.pod_sets) if job else {}
+    return {
+        name: schedule.submit(partial(reader.get, Kind.RUNTIME_CLASS, name, namespace=None))
+        for name in named
+        if name
     }
 
 

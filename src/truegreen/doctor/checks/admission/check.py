@@ -40,6 +40,8 @@ from truegreen.doctor.checks.admission.words import (
     QUOTA_HELD_BY_RUNNING_JOB,
     QUOTA_NEEDS_SIZES,
     QUOTA_NOT_COUNTED,
+    RUNTIME_CONFLICT,
+    RUNTIME_MISSING,
     SAY,
     SECURITY_LEVEL,
     TRIAL_FAILED,
@@ -58,6 +60,7 @@ from truegreen.doctor.knowledge.stored_pod import (
     Violation,
     job_priority,
     limit_range_refusal,
+    runtime_class_conflict,
     stored_spec,
     with_priority,
 )
@@ -201,7 +204,12 @@ def _training_quota_pod(
         return QuotaPod(requests or Resources(), Resources()), [note], None
     if isinstance(env.limit_ranges, CantRead):
         return None, [], SAY.cant_check(env, Kind.LIMIT_RANGE, env.limit_ranges)
-    spec = stored_spec(job.primary.spec, env.limit_ranges.items, extended_tolerations=False)
+    spec = stored_spec(
+        job.primary.spec,
+        env.limit_ranges.items,
+        extended_tolerations=False,
+        runtime_class=env.runtime_class(job.primary.spec),
+    )
     if isinstance(env.priority_classes, Listed):
         # The Priority plugin names the default class before the quota plugin matches scopes.
         spec = with_priority(spec, job_priority(spec, env.priority_classes.items))
@@ -369,6 +377,50 @@ def _account_findings(env: Environment, job: TrainingJob | None) -> list[Finding
                 command=env.settings.kubectl.here("create", "serviceaccount", name),
             )
         )
+    return found
+
+
+def _runtime_class_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
+    """The RuntimeClass plugin refuses a pod whose RuntimeClass does not exist, or whose
+    nodeSelector sets a key of the class's scheduling to another value
+    (plugin/pkg/admission/runtimeclass/admission.go). Measured by the class's read: a NotFound
+    is its absence; a read that failed otherwise leaves the gate unknown."""
+    found: list[Finding] = []
+    refused: set[str] = set()
+    for pod_set in job.pod_sets if job is not None else ():
+        name = o.runtime_class_name(pod_set.spec)
+        read = env.runtime_classes.get(name)
+        if not name or read is None or name in refused:
+            continue
+        if isinstance(read, Got):
+            conflict = runtime_class_conflict(pod_set.spec, read.obj)
+            if conflict is None:
+                continue
+            finding = SAY.finding(
+                Status.FAIL,
+                Basis.MEASURED,
+                RUNTIME_CONFLICT,
+                details=[conflict.message],
+                objects=[f"RuntimeClass/{name}"],
+                name=name,
+                key=conflict.key,
+                wanted=conflict.wanted,
+                stated=conflict.stated,
+            )
+        elif not read.is_measurement:
+            finding = SAY.cant_check(env, Kind.RUNTIME_CLASS, read)
+        else:
+            finding = SAY.finding(
+                Status.FAIL,
+                Basis.MEASURED,
+                RUNTIME_MISSING,
+                details=[f'pod rejected: RuntimeClass "{name}" not found'],
+                objects=[f"RuntimeClass/{name}"],
+                name=name,
+                command=env.settings.kubectl.cluster("get", "runtimeclasses"),
+            )
+        refused.add(name)
+        found.append(finding)
     return found
 
 
@@ -639,6 +691,7 @@ def check(env: Environment) -> list[Finding]:
     pod_gates = [
         *_priority_findings(env, job),
         *_account_findings(env, job),
+        *_runtime_class_findings(env, job),
         *_limit_range_findings(env, job),
         *hooks,
         *for_pod,

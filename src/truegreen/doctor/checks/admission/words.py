@@ -25,6 +25,8 @@ TRIAL_FAILED: Final = "admission.trial-failed"
 LIMIT_RANGE_REFUSED: Final = "admission.limit-range-refused"
 PRIORITY_MISSING: Final = "admission.priority-missing"
 ACCOUNT_MISSING: Final = "admission.account-missing"
+RUNTIME_MISSING: Final = "admission.runtime-class-missing"
+RUNTIME_CONFLICT: Final = "admission.runtime-class-conflict"
 CANT_READ: Final = "admission.cant-read"
 
 WORDS: Final[dict[str, Wording]] = {
@@ -105,6 +107,18 @@ WORDS: Final[dict[str, Wording]] = {
         "A training job can't start: the identity '{name}' its programs run as doesn't exist in "
         "the environment.",
         "Create it with {command}, or name an identity that exists in the training job's settings.",
+    ),
+    RUNTIME_MISSING: Wording(
+        "A training job can't start: it asks for the container runtime '{name}', which isn't set "
+        "up in the cluster.",
+        "Ask your cluster admin to set up '{name}' ({command} lists the ones that exist), or name "
+        "one that exists in the training job's settings.",
+    ),
+    RUNTIME_CONFLICT: Wording(
+        "A training job can't start: the container runtime '{name}' runs only on machines "
+        "marked {key}={wanted}, but the job asks for machines marked {key}={stated}.",
+        "Stop asking for machines marked {key}={stated} in the training job's settings, or name "
+        "a runtime meant for the machines it wants.",
     ),
     PRIORITY_MISSING: Wording(
         "A training job can't start: it asks for the priority '{name}', which doesn't exist.",

@@ -102,13 +102,19 @@ def _stored(
     env: Environment, job: TrainingJob | None, pod_set: PodSet, tolerate: bool
 ) -> Mapping[str, Any]:
     """The pod spec the API server stores for a pod set (doctor/knowledge/stored_pod.py): the trial
-    start's answer for the set it was made of, else defaulting, the LimitRange defaults and,
-    when `tolerate`, the extended resource tolerations."""
+    start's answer for the set it was made of, else defaulting, the LimitRange defaults, the
+    RuntimeClass's overhead and scheduling and, when `tolerate`, the extended resource
+    tolerations."""
     measured = _trial_spec(env, job, pod_set)
     if measured:
         return measured
     limit_ranges = env.limit_ranges.items if isinstance(env.limit_ranges, Listed) else ()
-    return stored_spec(pod_set.spec, limit_ranges, extended_tolerations=tolerate)
+    return stored_spec(
+        pod_set.spec,
+        limit_ranges,
+        extended_tolerations=tolerate,
+        runtime_class=env.runtime_class(pod_set.spec),
+    )
 
 
 def added_tolerations(env: Environment) -> ExtendedTolerations:
