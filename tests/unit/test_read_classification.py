@@ -497,3 +497,25 @@ def test_views_are_stamped_only_where_they_declare_the_fields() -> None:
     stamp_only(only)
     assert only == KindOnly(kind="Set")
     assert view_stamper(Neither, Kind.POD) is None
+
+
+@pytest.mark.parametrize(
+    ("name", "possible"),
+    [
+        ("regcred", True),
+        ("a.b", True),
+        ("...", True),
+        ("", False),
+        (".", False),
+        ("..", False),
+        ("team/regcred", False),
+        ("50%off", False),
+    ],
+)
+def test_a_name_an_object_could_have_follows_the_path_segment_rule(
+    name: str, possible: bool
+) -> None:
+    """apimachinery api/validation/path IsValidPathSegmentName."""
+    from truegreen.cluster.endpoints import is_path_segment_name
+
+    assert is_path_segment_name(name) is possible

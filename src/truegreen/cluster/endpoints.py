@@ -30,6 +30,16 @@ def collection_path(kind: Kind, namespace: str | None) -> str:
     return f"{base}/{spec.plural}"
 
 
+NAME_RULE = "a name is not empty, '.' or '..', and holds no '/' or '%'"
+"""apimachinery's path-segment rule for every object's name (api/validation/path
+`IsValidPathSegmentName`), which the API server applies to every name it stores."""
+
+
+def is_path_segment_name(name: str) -> bool:
+    """Whether an object could have `name` (`NAME_RULE`)."""
+    return name not in ("", ".", "..") and "/" not in name and "%" not in name
+
+
 def object_path(kind: Kind, name: str, namespace: str | None) -> str:
     """The path of one named object; discovery's list of groups is one object, unnamed."""
     if kind is Kind.API_GROUPS:

@@ -35,7 +35,14 @@ from truegreen.cluster.classify import (
     unnamed_not_found,
 )
 from truegreen.cluster.credentials import Credential
-from truegreen.cluster.endpoints import collection_path, get_action, object_path, view_stamper
+from truegreen.cluster.endpoints import (
+    NAME_RULE,
+    collection_path,
+    get_action,
+    is_path_segment_name,
+    object_path,
+    view_stamper,
+)
 from truegreen.cluster.kinds import Kind, stamp
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
 from truegreen.cluster.reader import FieldSelector, Fold, field_selector_text, label_selector_text
@@ -537,6 +544,13 @@ class LiveCluster:
         came from something else and measures nothing. A custom kind's 404 is its absence: the
         server answers a group it does not serve with a bare `404 page not found`."""
         action = get_action(kind, name)
+        if kind is not Kind.API_GROUPS and not is_path_segment_name(name):
+            # No object can have this name, so none is asked for: the server would read the
+            # path as another object's subresource, and its 404 would not name this one.
+            return CantRead(
+                ReadFailure.NOT_FOUND,
+                f"{action}: not found (no object can have this name: {NAME_RULE})",
+            )
         try:
             obj = _object(
                 self._send("GET", object_path(kind, name, namespace)),
