@@ -15,7 +15,7 @@ The messages are the API server's, so an operator can search for them.
 from collections.abc import Mapping
 from decimal import Decimal
 
-from truegreen.patterns import LazyPattern
+from truegreen.apinames import qualified_name_problem
 from truegreen.quantity import (
     QuantityError,
     Resources,
@@ -26,27 +26,6 @@ from truegreen.quantity import (
 _STANDARD_FOR_CONTAINERS = frozenset({"cpu", "memory", "ephemeral-storage"})
 _HUGE_PAGES = "hugepages-"
 _NATIVE_DOMAIN = "kubernetes.io/"
-_NAME_PART = LazyPattern(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-_DNS_SUBDOMAIN = LazyPattern(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-
-
-def _qualified_name_problem(name: str) -> str | None:
-    """apimachinery's `IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then a name
-    of at most 63 characters."""
-    parts = name.split("/")
-    if len(parts) > 2:
-        return "a qualified name must consist of an optional prefix, '/', and a name"
-    if len(parts) == 2 and (
-        not parts[0] or len(parts[0]) > 253 or not _DNS_SUBDOMAIN.fullmatch(parts[0])
-    ):
-        return "prefix part must be a lowercase RFC 1123 subdomain"
-    last = parts[-1]
-    if not last or len(last) > 63 or not _NAME_PART.fullmatch(last):
-        return (
-            "name part must consist of alphanumeric characters, '-', '_' or '.', and must "
-            "start and end with an alphanumeric character, at most 63 characters"
-        )
-    return None
 
 
 def _is_native(name: str) -> bool:
@@ -62,7 +41,7 @@ def is_extended(name: str) -> bool:
     a quota's `requests.<name>` (helper.IsExtendedResourceName)."""
     if _is_native(name) or name.startswith("requests."):
         return False
-    return _qualified_name_problem(f"requests.{name}") is None
+    return qualified_name_problem(f"requests.{name}") is None
 
 
 def overcommit_allowed(name: str) -> bool:
@@ -73,7 +52,7 @@ def overcommit_allowed(name: str) -> bool:
 
 def name_problem(name: str) -> str | None:
     """Why a container may not request `name`, in the API server's words; None when it may."""
-    qualified = _qualified_name_problem(name)
+    qualified = qualified_name_problem(name)
     if qualified is not None:
         return qualified
     if "/" not in name:

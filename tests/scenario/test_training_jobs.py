@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from tests.scenario.conftest import Doctor
-from tests.support.cli import run_cli
+from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import NAMESPACE, Obj, docker_config, find, healthy, node
 from tests.support.training_kinds import (
@@ -352,6 +352,21 @@ def test_a_job_file_that_asks_for_no_pods_is_said_with_the_file_as_its_settings(
     )
 
 
+def _refused(doctor: Doctor, planned: Path, job: Obj, *args: str) -> CliResult:
+    """doctor on `job` written to `planned`, given as --job-file: refused before any read, so
+    it runs without the fixture's snapshot round trip."""
+    planned.write_text(json.dumps(job))
+    return run_cli(
+        "doctor",
+        "--kubeconfig",
+        str(doctor.kubeconfig),
+        "--no-registry",
+        "--job-file",
+        str(planned),
+        *args,
+    )
+
+
 @pytest.mark.parametrize(
     ("change", "refusal"),
     [
@@ -406,15 +421,7 @@ def test_a_job_file_the_api_server_would_refuse_is_bad_input_in_its_words(
     assert container["resources"]["limits"] == {"nvidia.com/gpu": "1"}  # valid as built
     change(container, job["spec"])
     planned = tmp_path / "job.yaml"
-    planned.write_text(json.dumps(job))
-    result = run_cli(
-        "doctor",
-        "--kubeconfig",
-        str(doctor.kubeconfig),
-        "--no-registry",
-        "--job-file",
-        str(planned),
-    )
+    result = _refused(doctor, planned, job)
     assert result.exit_code == 64, result.stdout + result.stderr
     assert result.stderr.startswith(
         f"truegreen: the cluster would refuse the training job in the job file {planned}: "
@@ -432,18 +439,7 @@ def test_a_kubeflow_job_file_with_no_containers_names_its_replica_type(
     doctor.load(healthy)
     job = pytorch_job("pt", doctor.now, workers=2, gpus=1, age=timedelta(0))
     job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"] = []
-    planned = tmp_path / "job.yaml"
-    planned.write_text(json.dumps(job))
-    result = run_cli(
-        "doctor",
-        "--kubeconfig",
-        str(doctor.kubeconfig),
-        "--no-registry",
-        "--job-file",
-        str(planned),
-        "-o",
-        "json",
-    )
+    result = _refused(doctor, tmp_path / "job.yaml", job, "-o", "json")
     assert result.exit_code == 64, result.stderr
     assert "the template of Worker: spec.containers: Required value" in result.stderr
     assert json.loads(result.stdout)["headline"]["code"] == "bad-usage"

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from truegreen.container_resources import is_extended
 from truegreen.doctor.knowledge.fit import pod_requests
 from truegreen.doctor.knowledge.stored_pod import (
     Amount,
@@ -27,7 +28,6 @@ from truegreen.doctor.knowledge.stored_pod import (
     defaulted,
     extended_requests,
     extended_tolerations,
-    is_extended,
     job_priority,
     kept_for,
     limit_items,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Protocol
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
+from truegreen.apinames import is_name_part, is_prefix
 from truegreen.cluster.reads import CantRead, ListRead, ReadFailure
 from truegreen.errors import TruegreenError, UsageError
 from truegreen.exitcodes import ExitCode
@@ -421,18 +422,12 @@ def _fits_int64(value: str) -> bool:
     return -(2**63) <= int(value) < 2**63
 
 
-_NAME_PART = LazyPattern(r"([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]")
-"""A qualified name's name part, and a label value (apimachinery util/validation)."""
-_DNS_SUBDOMAIN = LazyPattern(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-
-
 def _check_key(key: str) -> None:
-    """apimachinery's `IsQualifiedName`: an optional DNS-subdomain prefix and `/`, then a name
-    of at most 63 characters."""
+    """apimachinery's `IsQualifiedName` (truegreen.apinames), in a selector's words."""
     prefix, slash, name = key.rpartition("/")
-    if slash and (not prefix or len(prefix) > 253 or not _DNS_SUBDOMAIN.fullmatch(prefix)):
+    if slash and not is_prefix(prefix):
         raise _SelectorError(f"{key!r} is not a label key: its prefix must be a DNS subdomain")
-    if key.count("/") > 1 or not name or len(name) > 63 or not _NAME_PART.fullmatch(name):
+    if key.count("/") > 1 or not is_name_part(name):
         raise _SelectorError(
             f"{key!r} is not a label key: at most 63 letters, digits, '-', '_' or '.', "
             "starting and ending with a letter or digit, after an optional prefix and '/'"
@@ -441,7 +436,7 @@ def _check_key(key: str) -> None:
 
 def _check_value(key: str, value: str) -> None:
     """apimachinery's `IsValidLabelValue`: empty, or at most 63 characters of the name set."""
-    if value and (len(value) > 63 or not _NAME_PART.fullmatch(value)):
+    if value and not is_name_part(value):
         raise _SelectorError(
             f"{value!r} is not a label value (of {key}): at most 63 letters, digits, '-', '_' "
             "or '.', starting and ending with a letter or digit"

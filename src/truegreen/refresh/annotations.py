@@ -13,7 +13,7 @@ from enum import StrEnum
 
 from msgspec import Struct
 
-from truegreen.patterns import LazyPattern
+from truegreen.apinames import NAME_LIMIT, is_name_part, qualified_name_problem
 
 PREFIX = "truegreen.io"
 OPT_IN_LABEL = f"{PREFIX}/refresh"
@@ -25,11 +25,8 @@ LATCHED = f"{PREFIX}/refresh-latched"
 ATTEMPTS = f"{PREFIX}/refresh-attempts"
 PENDING = f"{PREFIX}/refresh-pending"
 
-_NAME_LIMIT = 63
 _COUNT_DIGITS = 9
 """The most digits an attempt count is read with: any flap guard's bound fits."""
-_DNS_SUBDOMAIN = LazyPattern(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*")
-_VALID_NAME = LazyPattern(r"^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$")
 
 
 def key_prefix(kind: str) -> str:
@@ -40,25 +37,19 @@ def key_prefix(kind: str) -> str:
 def container_key(kind: str, container: str) -> str:
     """`truegreen.io/<kind>.<container>`, shortened with a hash when the name part is too long."""
     name = f"{kind}.{container}"
-    if len(name) > _NAME_LIMIT or not _VALID_NAME.match(name):
+    if not is_name_part(name):
         import hashlib  # only for a long name: doctor's start does not pay for it
 
         digest = hashlib.sha256(container.encode()).hexdigest()[:10]
-        room = _NAME_LIMIT - len(kind) - len(digest) - 2
+        room = NAME_LIMIT - len(kind) - len(digest) - 2
         head = re.sub(r"[^-A-Za-z0-9_.]", "-", container)[:room]
         name = f"{kind}.{head}-{digest}"
     return f"{PREFIX}/{name}"
 
 
 def is_valid_key(key: str) -> bool:
-    """Whether `key` is a valid annotation key: an optional DNS-subdomain prefix of at most
-    253 characters and `/`, then a name of 1-63 valid characters (apimachinery's rule)."""
-    prefix, slash, name = key.rpartition("/")
-    return (
-        (not slash or (len(prefix) <= 253 and bool(_DNS_SUBDOMAIN.fullmatch(prefix))))
-        and len(name) <= _NAME_LIMIT
-        and bool(_VALID_NAME.match(name))
-    )
+    """Whether `key` is a valid annotation key (truegreen.apinames: apimachinery's rule)."""
+    return qualified_name_problem(key) is None
 
 
 class EventReason(StrEnum):

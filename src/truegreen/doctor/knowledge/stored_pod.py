@@ -45,6 +45,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
+from truegreen.container_resources import is_extended
 from truegreen.doctor.knowledge.fit import pod_requests
 from truegreen.doctor.knowledge.last_answer import LastAnswer
 from truegreen.quantity import CPU, MEMORY, QuantityError, parse_quantity
@@ -267,16 +268,6 @@ def with_limit_range_defaults(
 
 
 # -- 4. ExtendedResourceToleration -----------------------------------------------------------------
-
-
-def is_extended(resource: str) -> bool:
-    """An extended resource (`nvidia.com/gpu`): one with a domain other than kubernetes.io's,
-    not a quota's `requests.` name (pkg/apis/core/helper IsExtendedResourceName)."""
-    return (
-        "/" in resource
-        and "kubernetes.io/" not in resource
-        and not resource.startswith("requests.")
-    )
 
 
 def extended_requests(spec: Mapping[str, Any]) -> tuple[str, ...]:

@@ -386,11 +386,11 @@ def _runtime_class_findings(env: Environment, job: TrainingJob | None) -> list[F
     (plugin/pkg/admission/runtimeclass/admission.go). Measured by the class's read: a NotFound
     is its absence; a read that failed otherwise leaves the gate unknown."""
     found: list[Finding] = []
-    refused: set[str] = set()
+    said: set[str] = set()
     for pod_set in job.pod_sets if job is not None else ():
         name = o.runtime_class_name(pod_set.spec)
         read = env.runtime_classes.get(name)
-        if not name or read is None or name in refused:
+        if not name or read is None or name in said:
             continue
         if isinstance(read, Got):
             conflict = runtime_class_conflict(pod_set.spec, read.obj)
@@ -419,7 +419,7 @@ def _runtime_class_findings(env: Environment, job: TrainingJob | None) -> list[F
                 name=name,
                 command=env.settings.kubectl.cluster("get", "runtimeclasses"),
             )
-        refused.add(name)
+        said.add(name)
         found.append(finding)
     return found
 

@@ -15,7 +15,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
-from truegreen.doctor.knowledge.stored_pod import is_extended
+from truegreen.container_resources import is_extended
 from truegreen.doctor.knowledge.taints import MachineState, system_taint
 from truegreen.quantity import QuantityError, parse_quantity
 
