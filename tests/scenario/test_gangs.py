@@ -668,3 +668,83 @@ def test_volcano_s_events_are_said_once_not_once_per_pod(doctor: Doctor) -> None
     )
     assert len(reported[0]["details"]) == 4
     assert result.exit_code == 2
+
+
+def _placed_kai(bound: int) -> Callable[[datetime], list[Obj]]:
+    """The KAI gang after KAI placed it, `bound` of its 4 pods on the machine 40 minutes ago:
+    its group still carries the OverLimit condition KAI wrote before room freed up (KAI never
+    takes one back and never writes `status.running`: NVIDIA/KAI-Scheduler
+    pkg/scheduler/cache/status_updater/default_status_updater.go
+    `squashAndAppendConditionsForNodepool` is the only writer of `schedulingConditions`)."""
+
+    def build(now: datetime) -> list[Obj]:
+        job, *pods = gang.kai_job(JOB, now, age=timedelta(hours=1))
+        pods = [
+            *gang.running_on(pods[:bound], "gpu-8", now, since=timedelta(minutes=30)),
+            *pods[bound:],
+        ]
+        group = gang.kai_pod_group(JOB, now, reasons=[(OVER_LIMIT, OVER_LIMIT_MESSAGE)])
+        group["status"].pop("pending")
+        return [
+            *healthy(now),
+            gang.gpu_machine(),
+            job,
+            *pods,
+            gang.kai_scheduler_pod(now),
+            group,
+            gang.kai_queue("default"),
+            gang.kai_queue("team-a", parent="default", gpu_limit=8),
+        ]
+
+    return build
+
+
+def test_a_kai_gang_on_its_machines_is_placed_whatever_its_old_condition_says(
+    doctor: Doctor,
+) -> None:
+    """Every pod of the group is bound: KAI placed the gang, and the condition it wrote
+    before is history, not a refusal; one pod still to place keeps KAI's word in force."""
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    doctor.load(_placed_kai(bound=4))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert ("queue.gang-placed", "ok", "measured") in _findings(report, "queue")
+    assert "queue.gang-refused" not in {f["code"] for f in report["findings"]}
+    assert _finding(report, "queue.gang-placed")["details"] == [
+        "PodGroup pg-bert-large-uid-bert-large: all 4 pods are on machines"
+    ]
+    assert result.exit_code == 0, report["headline"]
+    assert doctor.server.requests(path="/podgroups") == [], "a placed group's word is history"
+
+    doctor.load(_placed_kai(bound=3))
+    result = doctor.live("-o", "json")
+    assert _finding(result.json(), "queue.gang-refused")["status"] == "fail"
+    assert result.exit_code == 2
+
+
+def test_a_running_volcano_gang_keeps_running_in_a_closing_queue(doctor: Doctor) -> None:
+    """A queue closed while gangs are in it is `Closing` and evicts nothing (volcano
+    pkg/controllers/queue/state/open.go `CloseQueueAction`): the gang on its machines is
+    placed; the queue stops only gangs not yet placed."""
+    _install(doctor)
+
+    def build(now: datetime) -> list[Obj]:
+        job, *pods = gang.volcano_job(JOB, now, scheduler="volcano", age=timedelta(hours=1))
+        return [
+            *healthy(now),
+            gang.gpu_machine(),
+            job,
+            *gang.running_on(pods, "gpu-8", now, since=timedelta(minutes=30)),
+            gang.volcano_scheduler_pod(now),
+            gang.pod_group(JOB, now, phase="Running", message=None),
+            gang.volcano_queue("default", gpus=8, state="Closing"),
+        ]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report, "queue") == [
+        ("queue.not-used", "ok", "measured"),
+        ("queue.gang-placed", "ok", "measured"),
+    ]
+    assert result.exit_code == 0, report["headline"]

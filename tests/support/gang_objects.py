@@ -4,7 +4,7 @@ PodGroup and Queue, and a PyTorchJob whose pods it places. Each builder names it
 import copy
 from datetime import datetime, timedelta
 
-from tests.support.scenarios import REGISTRY, Obj, job_pod, node, ts
+from tests.support.scenarios import REGISTRY, Obj, image_id, job_pod, node, ts
 from tests.support.training_kinds import pytorch_job, pytorch_pod
 
 VOLCANO_GROUP = "scheduling.volcano.sh"
@@ -165,6 +165,36 @@ def volcano_scheduler_pod(now: datetime) -> Obj:
         },
         "status": {"phase": "Running"},
     }
+
+
+def running_on(pods: list[Obj], machine: str, now: datetime, *, since: timedelta) -> list[Obj]:
+    """The pods as the scheduler binds them (`spec.nodeName`) and the kubelet then writes
+    them: phase Running, `PodScheduled` and `Ready` True, each container running the image it
+    pulled (its `imageID`) (kubernetes/kubernetes pkg/kubelet/status/status_manager.go)."""
+    started = ts(now - since)
+    placed = copy.deepcopy(pods)
+    for pod in placed:
+        pod["spec"]["nodeName"] = machine
+        pod["status"] = {
+            "phase": "Running",
+            "qosClass": "Burstable",
+            "conditions": [
+                {"type": "PodScheduled", "status": "True", "lastTransitionTime": started},
+                {"type": "Ready", "status": "True", "lastTransitionTime": started},
+            ],
+            "containerStatuses": [
+                {
+                    "name": c["name"],
+                    "image": c["image"],
+                    "imageID": image_id(c["image"]),
+                    "ready": True,
+                    "restartCount": 0,
+                    "state": {"running": {"startedAt": started}},
+                }
+                for c in pod["spec"]["containers"]
+            ],
+        }
+    return placed
 
 
 def gpu_machine() -> Obj:

@@ -115,6 +115,19 @@ def gangs_of(pods: Sequence[KubeObject]) -> list[GangRef]:
     return list(dict.fromkeys(ref for pod in pods if (ref := gang_of(pod)) is not None))
 
 
+def still_to_place(pods: Sequence[KubeObject]) -> list[GangRef]:
+    """The groups with a pod not yet on a machine, once each, in order: only their objects
+    still have a word on the job. A group whose pods are all bound was placed by its
+    scheduler's own binding, whatever its object still says (KAI never writes `status.running`
+    and never takes back a condition it wrote: pkg/scheduler/cache/status_updater/
+    default_status_updater.go)."""
+    return list(
+        dict.fromkeys(
+            ref for pod in pods if not o.node_name(pod) and (ref := gang_of(pod)) is not None
+        )
+    )
+
+
 def scheduler_identity(name: str) -> str:
     """The name a scheduler's own pods carry: the scheduler's name where it already ends in
     `-scheduler` (`kai-scheduler`, `scheduler-plugins-scheduler`), else that name with

@@ -62,11 +62,11 @@ from truegreen.doctor.knowledge.gangs import (
     RUNNING_PODS,
     UNFINISHED_PODS,
     SchedulerPods,
-    gangs_of,
     kai_pod_group,
     pod_group,
     schedulers_named,
     schedulers_running,
+    still_to_place,
 )
 from truegreen.doctor.knowledge.gpu_supply import gpu_problems
 from truegreen.doctor.knowledge.image_presence import (
@@ -548,7 +548,7 @@ def _gang_reads(
         (ref.kind, ref.name): schedule.submit(
             partial(reader.get, ref.kind, ref.name, namespace=namespace)
         )
-        for ref in gangs_of(own)
+        for ref in still_to_place(own)
         if ref.kind in served
     }
     notes = (

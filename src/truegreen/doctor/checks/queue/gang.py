@@ -51,8 +51,14 @@ def gang_findings(env: Environment, job: TrainingJob) -> list[Finding]:
     if missing is not None:
         return [missing]
     found: list[Finding] = []
-    for ref in g.gangs_of(o.remaining(pods)):
-        found += _group(env, job, reads, ref, fields)
+    staying = o.remaining(pods)
+    unplaced = g.still_to_place(staying)
+    for ref in g.gangs_of(staying):
+        if ref in unplaced:
+            found += _group(env, job, reads, ref, fields)
+        else:
+            members = sum(1 for p in staying if g.gang_of(p) == ref)
+            found.append(_bound(env, job, ref, members, fields))
     if yk.YUNIKORN in reads.schedulers:
         found += _yunikorn(env, job, reads, pods, {**fields, "scheduler": yk.YUNIKORN})
     return found
@@ -260,9 +266,27 @@ def _plain_state(down: g.DownPod) -> str:
     return "isn't running"
 
 
+def _bound(
+    env: Environment, job: TrainingJob, ref: g.GangRef, members: int, fields: dict[str, Any]
+) -> Finding:
+    """Every staying pod of the group is on a machine: its scheduler placed the gang, and its
+    object is not read (g.still_to_place); a Volcano queue closed after the gang started
+    evicts nothing (pkg/controllers/queue/state/open.go `Closing`)."""
+    return SAY.finding(
+        Status.OK,
+        Basis.MEASURED,
+        GANG_PLACED,
+        details=(f"{ref.kind.spec.name} {ref.name}: all {members} pods are on machines",),
+        objects=(f"{ref.kind.spec.name}/{ref.name}", job.ref),
+        **fields,
+    )
+
+
 def _group(
     env: Environment, job: TrainingJob, reads: GangReads, ref: g.GangRef, fields: dict[str, Any]
 ) -> list[Finding]:
+    """A group with a pod still to place: its object's word, and its queue's where the
+    scheduler wrote none."""
     kubectl = env.settings.kubectl
     plural = f"{ref.kind.plural}.{ref.kind.spec.group}"
     group_fields = {**fields, "group": ref.name, "command": kubectl.here("get", plural)}
