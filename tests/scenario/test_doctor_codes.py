@@ -176,6 +176,17 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
         ("workloads.image-not-in-registry", "fail", "measured"),
     ),
     (
+        # containerd core/images/image.go, as a kubelet on an arm64 machine quotes it for an
+        # image built for amd64 alone.
+        "image without a build for the machine's processor",
+        _wait(
+            "ErrImagePull",
+            message=f'rpc error: code = NotFound desc = failed to pull and unpack image "{_REF}": '
+            "no match for platform in manifest: not found",
+        ),
+        ("workloads.image-wrong-platform", "fail", "measured"),
+    ),
+    (
         "image login refused",
         _wait(
             "ErrImagePull",

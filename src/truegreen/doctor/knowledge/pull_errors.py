@@ -6,7 +6,10 @@ with the container runtime's error as the message. The runtime's words follow th
 answer (distribution-spec error codes, containerd's and CRI-O's resolver): a missing image or
 tag (`not found`, `manifest unknown`), a refused login (`401 Unauthorized`, `403 Forbidden`,
 `denied`), the registry's pull limit (`429 Too Many Requests`, `toomanyrequests`), a registry
-the machine cannot reach (`no such host`, `i/o timeout`, `connection refused`). Docker Hub's
+the machine cannot reach (`no such host`, `i/o timeout`, `connection refused`), an image with
+no build for the machine's processor (the runtime found the image's index but no entry for the
+machine's platform; its words end `not found` too, so this is read before a missing image).
+Docker Hub's
 `pull access denied, repository does not exist or may require authorization` says either of
 the first two, so it is read as neither. A message that says none of these is left to the
 generic finding, quoted.
@@ -29,6 +32,7 @@ class PullError(StrEnum):
     LOGIN_REFUSED = "login-refused"
     PULL_LIMIT = "pull-limit"
     UNREACHABLE = "unreachable"
+    WRONG_PLATFORM = "wrong-platform"
 
 
 # Checked in this order: a pull limit's message also names the manifest it could not fetch.
@@ -46,6 +50,18 @@ _PATTERNS = (
         PullError.LOGIN_REFUSED,
         LazyPattern(
             r"401 unauthorized|403 forbidden|\bunauthorized\b|\bdenied: |authentication required",
+            re.I,
+        ),
+    ),
+    # containerd: `no match for platform in manifest: not found` (core/images/image.go);
+    # CRI-O (containers/image): `no image found in image index for architecture "arm64", …`
+    # (`manifest list` before image-spec indexes); Docker: `no matching manifest for
+    # linux/arm64/v8 in the manifest list entries` (distribution/pull_v2.go).
+    (
+        PullError.WRONG_PLATFORM,
+        LazyPattern(
+            r"no match for platform in manifest|no image found in (?:image index|manifest list) "
+            r"for architecture|no matching manifest for \S+ in the manifest list entries",
             re.I,
         ),
     ),

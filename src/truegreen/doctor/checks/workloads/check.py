@@ -16,6 +16,7 @@ from truegreen.doctor.checks.workloads.words import (
     IMAGE_LOGIN_REFUSED,
     IMAGE_NOT_IN_REGISTRY,
     IMAGE_PULL_LIMIT,
+    IMAGE_WRONG_PLATFORM,
     JOB_EMPTY,
     JOB_PAUSED,
     JOB_QUEUED,
@@ -64,6 +65,7 @@ _PULL_CODES = {
     PullError.LOGIN_REFUSED: IMAGE_LOGIN_REFUSED,
     PullError.PULL_LIMIT: IMAGE_PULL_LIMIT,
     PullError.UNREACHABLE: REGISTRY_UNREACHABLE,
+    PullError.WRONG_PLATFORM: IMAGE_WRONG_PLATFORM,
 }
 """The kubelet's reason for a failed pull, read from its message, as a finding."""
 
@@ -131,6 +133,7 @@ def _pod_problem(
             fields: tuple[tuple[str, str], ...] = (("image", image), describe)
             if said is not None:
                 fields = (*fields, ("registry", _registry_of(image)))
+                fields = (*fields, ("machine", f"'{o.node_name(pod)}'"))
             return _PodProblem(
                 _PULL_CODES[said] if said is not None else IMAGE_DOWNLOAD_FAILING,
                 Status.FAIL,

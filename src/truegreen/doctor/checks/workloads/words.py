@@ -16,6 +16,7 @@ IMAGE_NOT_IN_REGISTRY: Final = "workloads.image-not-in-registry"
 IMAGE_LOGIN_REFUSED: Final = "workloads.image-login-refused"
 IMAGE_PULL_LIMIT: Final = "workloads.image-pull-limit"
 REGISTRY_UNREACHABLE: Final = "workloads.registry-unreachable"
+IMAGE_WRONG_PLATFORM: Final = "workloads.image-wrong-platform"
 SETTING_MISSING: Final = "workloads.setting-missing"
 SETTING_NAMED_MISSING: Final = "workloads.named-setting-missing"
 WONT_START: Final = "workloads.container-wont-start"
@@ -73,6 +74,13 @@ WORDS: Final[dict[str, Wording]] = {
         "Download with a registry login (a logged-in account is allowed more) or from a mirror "
         "of {registry}; the limit also lifts after a while. {command} shows the registry's "
         "words.",
+    ),
+    IMAGE_WRONG_PLATFORM: Wording(
+        "{workload} can't download its image {image}: the image has no build for the kind of "
+        "processor the machine {machine} has.",
+        "Build the image for that processor too and push it under the same name (one image "
+        "for several processors), or keep the work off such machines; {command} shows the "
+        "download error.",
     ),
     REGISTRY_UNREACHABLE: Wording(
         "{workload} can't download its image {image}: the machines can't reach {registry}.",
