@@ -4,6 +4,8 @@ A credential source may run a plugin (exec, OIDC) and may expire; the client ask
 expiry and after a 401, as client-go does.
 """
 
+import base64
+import binascii
 import stat
 import threading
 import time
@@ -18,6 +20,10 @@ from truegreen.errors import TruegreenError
 from truegreen.exitcodes import ExitCode
 from truegreen.http.deadline import Deadline
 from truegreen.http.tls import ClientCertificate
+
+REDACTED = b"<redacted>"
+SHORTEST_SECRET = 4
+"""A credential's part shorter than this is not looked for in an answer."""
 
 
 class Credential(Struct, frozen=True):
@@ -35,6 +41,29 @@ class Credential(Struct, frozen=True):
             "authorization" if self.authorization else "certificate" if self.certificate else "none"
         )
         return f"Credential({kind}, expires_at={self.expires_at!r})"
+
+    def without_secret(self, body: bytes) -> bytes:
+        """`body` with every form of this credential's secret replaced by `<redacted>`: a
+        server, or a proxy before it, may quote the request's Authorization header in its
+        answer, and an answer's message is shown to the operator. The forms: the header's
+        value after its scheme, and a Basic login's decoded `user:password` and password."""
+        for secret in self._secret_forms():
+            body = body.replace(secret, REDACTED)
+        return body
+
+    def _secret_forms(self) -> list[bytes]:
+        scheme, _, value = (self.authorization or "").partition(" ")
+        forms = [value.strip()]
+        if scheme.lower() == "basic":
+            try:
+                login = base64.b64decode(value.strip(), validate=True).decode()
+            except (binascii.Error, UnicodeDecodeError):
+                login = ""
+            forms += [login, login.partition(":")[2]]
+        # Longest first, so a password inside its `user:password` leaves no part of it behind;
+        # a form this short would blank out ordinary words.
+        found = sorted({f.encode() for f in forms if len(f) >= SHORTEST_SECRET}, key=len)
+        return found[::-1]
 
 
 class CredentialSource(Protocol):

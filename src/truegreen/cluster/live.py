@@ -389,7 +389,7 @@ class LiveCluster:
                     continue
             wait = throttle.retry_wait(response.status, response.header("retry-after"))
             if wait is None or not throttle.may_retry(retries, wait, deadline.remaining()):
-                return response
+                return _without_secret(response, credential)
             retries += 1
             time.sleep(wait)
 
@@ -774,7 +774,7 @@ class LiveCluster:
                 return WatchRefused(_cant(error, action, needed), None)
             if lines.status == 200:
                 return WatchStream(lines, kind, view, action, wanted)
-            body = _bounded_body(lines)
+            body = credential.without_secret(_bounded_body(lines))
             if lines.status == 401 and attempt == 0:
                 fresh = self._connection.credentials.after_unauthorized()
                 if fresh is not None:
@@ -858,6 +858,16 @@ def permission(verb: str, kind: Kind, namespace: str | None) -> str:
     if namespace is None:
         return f"{verb} {resource} in every namespace (a ClusterRole)"
     return f"{verb} {resource} in namespace {namespace}"
+
+
+def _without_secret(response: Response, credential: Credential) -> Response:
+    """A refusal with the credential it was sent with taken out of its body (its message is
+    quoted to the operator); a success is left as it came (its body is the objects read)."""
+    if response.status < 400 or credential.authorization is None:
+        return response
+    body = bytes(response.body)
+    scrubbed = credential.without_secret(body)
+    return response if scrubbed == body else replace(response, body=scrubbed)
 
 
 def _cant(error: Exception, action: str, needed: str) -> CantRead:
