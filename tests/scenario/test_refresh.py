@@ -895,7 +895,13 @@ _READ_FAILED = "read deployment 'steps': the cluster answered with an error (500
         ("re-read after a conflict", "GET", 0, f"{_READ_FAILED}"),
         # ... so the rollout wait's first read is the second, and the record the fourth PATCH
         ("rollout wait", "GET", 1, f"{_READ_FAILED}; the next tick resumes the wait"),
-        ("record write", "PATCH", 3, f"rolled out, but the record failed: {_PATCH_FAILED}"),
+        (
+            "record write",
+            "PATCH",
+            3,
+            "rolled out and verified: the pods run the newest digest, but the record failed: "
+            f"{_PATCH_FAILED}",
+        ),
     ],
 )
 def test_a_tick_broken_at_any_step_converges_on_the_next(

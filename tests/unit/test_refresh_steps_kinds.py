@@ -78,11 +78,11 @@ def test_only_an_update_not_yet_picked_up_is_someone_elses_for_the_ordered_kinds
     # Fewer updated copies than desired is an update stopped at a crashing pod: ours to retry.
     stopped = _with(make("x"), updatedReplicas=0, updatedNumberScheduled=0)
     assert rolling(stopped, []) is False
-    assert skip(stopped, []) is None
+    assert skip(stopped, [], None) is None
     ahead = _with(make("x"))
     ahead["status"]["observedGeneration"] = 1
     assert rolling(ahead, []) is True
-    assert skip(ahead, []) == Ending(
+    assert skip(ahead, [], None) == Ending(
         Outcome.IN_PROGRESS, "a rollout is in progress; not touching it"
     )
 
@@ -90,10 +90,10 @@ def test_only_an_update_not_yet_picked_up_is_someone_elses_for_the_ordered_kinds
 def test_paused_is_a_deployments_word_only() -> None:
     paused = _with(statefulset("db"), updatedReplicas=1)
     paused["spec"]["paused"] = True
-    assert skip(paused, []) is None
+    assert skip(paused, [], None) is None
     web = deployment("web")
     web["spec"]["paused"] = True
-    assert skip(web, []) == Ending(Outcome.PAUSED, "the Deployment is paused")
+    assert skip(web, [], None) == Ending(Outcome.PAUSED, "the Deployment is paused")
 
 
 @pytest.mark.parametrize("make", [statefulset, daemonset], ids=["statefulset", "daemonset"])

@@ -13,7 +13,7 @@ actions ask for are one contract, read together.
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -501,14 +501,17 @@ class AnnotationWrite(Struct, frozen=True):
     changes: Mapping[str, str | None]
 
 
+MUST_LAND: Final = frozenset({"record", "latch"})
+"""The writes an outcome holds only once they land: a digest record ("recorded if it was not":
+one that does not land leaves nothing for the next tick to compare against) and the latch."""
+
+
 class Ending(Struct, frozen=True):
     """The workload ends the tick with `outcome`, after making `write` (if any)."""
 
     outcome: Outcome
     reason: str
     write: AnnotationWrite | None = None
-    write_must_land: bool = False
-    """The outcome holds only if the write lands (the digest record after a verified rollout)."""
 
 
 class RestartWrite(Struct, frozen=True):
@@ -525,12 +528,18 @@ def kind_of(workload: Mapping[str, Any]) -> str:
     return kind if kind in ("StatefulSet", "DaemonSet") else "Deployment"
 
 
-def skip(workload: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) -> Ending | None:
+def skip(
+    workload: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]],
+    marker: PendingRestart | None,
+) -> Ending | None:
     """A workload the tick leaves alone (once its stale-pin findings are written): a paused
-    Deployment, or one rolling out by someone else's hand."""
+    Deployment, or one rolling out by another hand than a restart toward these very digests
+    (`marker`, the one the tick would wait on); a marker toward other digests is no restart
+    under way for this tick to wait on."""
     if kind_of(workload) == "Deployment" and o.mapping(workload.get("spec")).get("paused"):
         return Ending(Outcome.PAUSED, "the Deployment is paused")
-    if PendingRestart.read(o.annotations_of(workload)) is None and rolling(workload, pods):
+    if marker is None and rolling(workload, pods):
         return Ending(Outcome.IN_PROGRESS, "a rollout is in progress; not touching it")
     return None
 
@@ -640,10 +649,11 @@ def settled(
     outcome = Outcome.RESTARTED_BY_OTHER if lost_race else Outcome.CONVERGED
     if behind:
         reason = f"pinned, never restarted; behind its tag: {', '.join(behind)}"
-        return Ending(outcome, reason, write)
-    if lost_race:
-        return Ending(outcome, "another tick already rolled out the newest digests", write)
-    return Ending(outcome, "every tracked image runs its newest digest", write)
+    elif lost_race:
+        reason = "another tick already rolled out the newest digests"
+    else:
+        reason = "every tracked image runs its newest digest"
+    return Ending(outcome, reason, write)
 
 
 def restart_refusal(
@@ -770,7 +780,6 @@ def after_wait(
         done,
         "rolled out and verified: the pods run the newest digest",
         AnnotationWrite("record", record),
-        write_must_land=True,
     )
 
 

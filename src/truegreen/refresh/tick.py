@@ -65,6 +65,7 @@ from truegreen.refresh.registry import (
 )
 from truegreen.refresh.report import EventNote, Outcome, TickReport, WorkloadReport, Write
 from truegreen.refresh.steps import (
+    MUST_LAND,
     Action,
     AnnotationWrite,
     Ending,
@@ -142,6 +143,8 @@ class _Workload(Struct):
     pods: list[Mapping[str, Any]]
     logins: PullCredentials
     """The registry logins of this workload's own pull secrets (pod spec and account)."""
+    pods_unread: CantRead | None = None
+    """Why its pods could not be read: then only its stale-pin findings are written."""
 
     @property
     def namespace(self) -> str:
@@ -190,10 +193,11 @@ def run_tick(
     reads = _SharedReads(cluster)
     for kind, obj in found:
         pods = reads.pods_of(obj)
-        if isinstance(pods, CantRead):
-            reports.append(_report(obj, Outcome.COULD_NOT_CHECK, pods.reason))
-            continue
         logins = PullCredentials.from_docker_configs(_docker_configs(reads, obj))
+        if isinstance(pods, CantRead):
+            # Its stale-pin findings need no pods: they are still written (step 1).
+            workloads.append(_Workload(kind, obj, [], logins, pods_unread=pods))
+            continue
         # What the pods run is judged on the pods that stay: a terminating one still reports
         # the image it was started with for its grace period.
         workloads.append(_Workload(kind, obj, o.remaining(pods), logins))
@@ -419,11 +423,12 @@ class _WorkloadTick:
         obj, pods = self._workload.obj, self._workload.pods
         report = None
         for _ in range(_CONFLICT_RETRIES):
-            attempt = self._attempt(obj, pods, hold)
+            unread = self._workload.pods_unread
+            attempt = self._attempt(obj, pods, hold) if unread is None else self._pins_only(obj)
             if not isinstance(attempt, Conflict):
                 report = attempt
                 break
-            fresh = self._reread()
+            fresh = self._reread(with_pods=unread is None)
             if isinstance(fresh, CantRead):
                 report = self._done(Outcome.COULD_NOT_CHECK, fresh.reason)
                 break
@@ -432,12 +437,29 @@ class _WorkloadTick:
             report = self._kept_changing()
         return self._with_events(report)
 
-    def _reread(self) -> tuple[Mapping[str, Any], list[Mapping[str, Any]]] | CantRead:
+    def _pins_only(self, obj: Mapping[str, Any]) -> WorkloadReport | Conflict:
+        """Step (1) alone, for a workload whose pods could not be read: nothing else may be
+        decided without them."""
+        unread = self._workload.pods_unread
+        assert unread is not None
+        settings, lookups = self._settings, self._lookups
+        changes = pin_findings(obj, lookups.tracked, lookups.pinned, settings.mode)
+        if changes:
+            updated = self._annotate(AnnotationWrite("stale-pins", changes), obj)
+            if isinstance(updated, Conflict):
+                return updated
+        return self._done(Outcome.COULD_NOT_CHECK, unread.reason)
+
+    def _reread(
+        self, *, with_pods: bool
+    ) -> tuple[Mapping[str, Any], list[Mapping[str, Any]]] | CantRead:
         workload = self._workload
         read = self._cluster.get(workload.kind, workload.name, namespace=workload.namespace)
         if isinstance(read, CantRead):
             return read
         self._latest = read.obj
+        if not with_pods:
+            return read.obj, []
         pods = _pods(self._cluster, read.obj)
         return pods if isinstance(pods, CantRead) else (read.obj, pods)
 
@@ -455,7 +477,7 @@ class _WorkloadTick:
         first = look(
             obj, pods, self._plans, max_attempts=settings.max_attempts, now=datetime.now(UTC)
         )
-        skipped = skip(obj, pods)  # as read, for the same reason
+        skipped = skip(obj, pods, first.marker)  # as read, for the same reason
         # (1) Stale-pin findings first: nothing below may stop them from landing.
         changes = pin_findings(obj, lookups.tracked, lookups.pinned, settings.mode)
         if changes:
@@ -498,7 +520,7 @@ class _WorkloadTick:
             return self._done(Outcome.PLANNED, reason)
         if action is Action.WAIT:
             return self._finish(first, first.marker, ours=False)
-        return self._conclude(action, first, obj, first.marker, ours=False)
+        return self._conclude(action, first, first, obj, first.marker, ours=False)
 
     def _kept_changing(self) -> WorkloadReport:
         """The end of a tick whose writes met a conflict at every try."""
@@ -523,10 +545,11 @@ class _WorkloadTick:
             if isinstance(written, Conflict):
                 return written
             error = self._writes[-1].error
-            if ending.write_must_land and error:
+            if error and ending.write.step in MUST_LAND:
                 # The marker stays: the next tick finds the rollout done, verifies and records.
                 return self._done(
-                    Outcome.COULD_NOT_CHECK, f"rolled out, but the record failed: {error}"
+                    Outcome.COULD_NOT_CHECK,
+                    f"{ending.reason}, but the {ending.write.step} failed: {error}",
                 )
         return self._done(ending.outcome, ending.reason)
 
@@ -579,11 +602,12 @@ class _WorkloadTick:
         if isinstance(waited, CantRead):
             return self._done(Outcome.COULD_NOT_CHECK, f"{waited.reason}; {_then(marker)}")
         action, final, latest = waited
-        return self._conclude(action, final, latest, marker, ours=ours)
+        return self._conclude(action, first, final, latest, marker, ours=ours)
 
     def _conclude(
         self,
         action: Action,
+        first: Look,
         final: Look,
         latest: Mapping[str, Any],
         marker: PendingRestart | None,
@@ -591,8 +615,10 @@ class _WorkloadTick:
         ours: bool,
     ) -> WorkloadReport:
         """The end of a rollout, written: recorded only what the table verified, a failure
-        recorded nothing. A record, clear or count that meets a conflict is decided again from
-        a fresh read of the Deployment (the pods are not waited for again)."""
+        recorded nothing. A record that meets a conflict is verified again, the workload and
+        its pods looked at anew (whatever changed the workload may have changed its health:
+        its controller's status after a pod stopped being ready); a clear or count is decided
+        again from a fresh read of the workload."""
         settings, workload = self._settings, self._workload
         reason = failure_reason(final, settings.rollout_timeout)
         for _ in range(_CONFLICT_RETRIES):
@@ -606,6 +632,13 @@ class _WorkloadTick:
             report = self._end(ending, latest)
             if not isinstance(report, Conflict):
                 return report
+            if action is Action.RECORD and marker is not None:
+                waited = self._wait(first, marker)
+                if isinstance(waited, CantRead):
+                    return self._done(Outcome.COULD_NOT_CHECK, f"{waited.reason}; {_then(marker)}")
+                action, final, latest = waited
+                reason = failure_reason(final, settings.rollout_timeout)
+                continue
             read = self._cluster.get(workload.kind, workload.name, namespace=workload.namespace)
             if isinstance(read, CantRead):
                 return self._done(Outcome.COULD_NOT_CHECK, f"{read.reason}; {_then(marker)}")
