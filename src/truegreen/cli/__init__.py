@@ -21,8 +21,11 @@ from typing import TYPE_CHECKING
 
 from truegreen.cli.output import (
     FAILURE_DOCUMENTS,
+    OutputLostError,
     Terminated,
     emit_json,
+    guard_stdout,
+    output_lost,
     quiet_after_broken_pipe,
     see_help,
     stopped_by,
@@ -60,6 +63,23 @@ def main(argv: Sequence[str] | None = None) -> None:
             print(f"truegreen: {answer.problem}", file=sys.stderr)
         sys.exit(answer.exit_code)
     terminate_on_sigterm()
+    guard_stdout()
+    try:
+        try:
+            _run(words)
+        finally:
+            sys.stdout.flush()  # what a usage error's document left, before Python's own
+    except BrokenPipeError:
+        quiet_after_broken_pipe()
+    except OutputLostError as error:
+        # Writing stdout failed where no command could catch it: a usage error's document,
+        # or the flush at the end.
+        output_lost(error)
+
+
+def _run(words: list[str]) -> None:
+    """One command, its usage errors, interruptions and closed pipes said as every command
+    says them."""
     try:
         try:
             _dispatch(words)

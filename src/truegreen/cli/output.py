@@ -8,6 +8,7 @@ garbage collector turned back on once a command's modules are loaded.
 import contextlib
 import functools
 import gc
+import io
 import os
 import sys
 from collections.abc import Callable
@@ -16,6 +17,8 @@ from typing import TYPE_CHECKING, NoReturn, ParamSpec
 from truegreen.exitcodes import ExitCode
 
 if TYPE_CHECKING:
+    from _typeshed import ReadableBuffer
+
     from truegreen.console import Consoles
     from truegreen.errors import TruegreenError
     from truegreen.failure import Failure
@@ -81,6 +84,8 @@ def reporting_errors(
                 print(file=sys.stderr)  # past the ^C the terminal echoed
                 _fail(Failure.interrupted(stopped_by(stopped)), failure_json, kwargs.get("output"))
             except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
+                if isinstance(error, OutputLostError):
+                    output_lost(error)
                 if debug:
                     _print_traceback()
                 from truegreen.failure import Failure
@@ -117,6 +122,72 @@ def _fail(
 def see_help(command: str | None) -> str:
     """Where a usage error points: the command's help, else truegreen's own."""
     return f"see `truegreen {command} --help`" if command else "see `truegreen --help`"
+
+
+class OutputLostError(OSError):
+    """stdout could not be written, and not because its reader went away (a closed pipe is
+    BrokenPipeError): a full disk, a failing device."""
+
+
+class _GuardedStdout(io.RawIOBase):
+    """stdout's file descriptor, whose failed writes say they are the output's."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self._fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._fd
+
+    def isatty(self) -> bool:
+        return os.isatty(self._fd)
+
+    def write(self, data: "ReadableBuffer") -> int:
+        try:
+            return os.write(self._fd, data)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise OutputLostError(error.errno, error.strerror) from error
+
+
+def guard_stdout() -> None:
+    """Make a failed write of stdout an OutputLostError, wherever it surfaces (a print, a
+    console, the flush at exit), so that a full disk is told from a bug. stdout that is no
+    file (a test's capture) is left as it is."""
+    current = sys.stdout
+    try:
+        fd = current.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    current.flush()
+    sys.stdout = io.TextIOWrapper(
+        io.BufferedWriter(_GuardedStdout(fd)),
+        encoding=current.encoding,
+        errors=current.errors,
+        line_buffering=bool(current.line_buffering),
+    )
+
+
+def output_lost(error: OSError) -> NoReturn:
+    """End a run whose output could not be written: one line on stderr naming why, exit 3
+    (`write-failed`, as a snapshot that cannot be written ends); stdout now points at
+    /dev/null, so that neither a JSON document nor Python's own flush at exit tries again."""
+    from truegreen.failure import Failure
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    why = error.strerror or type(error).__name__
+    failure = Failure(
+        ExitCode.UNKNOWN,
+        "write-failed",
+        f"couldn't write the output: {why.lower()}",
+        "make room where the output goes, or send it elsewhere, and run again",
+    )
+    print(f"truegreen: {failure.line()}", file=sys.stderr)
+    sys.exit(failure.exit_code)
 
 
 def quiet_after_broken_pipe() -> None:
