@@ -1,4 +1,5 @@
-"""Numbers in doctor's config file that would overflow a deadline are bad usage in one line."""
+"""doctor's config file: numbers that would overflow a deadline, and settings that are not
+what their flag takes, are bad usage in one line."""
 
 from pathlib import Path
 
@@ -26,3 +27,36 @@ def test_a_grace_period_past_a_month_is_bad_usage_not_an_overflow(
     )
     config.write_text("pending_grace_seconds: 2592000\n")
     assert run_cli("doctor", "--snapshot", str(HEALTHY), "--config", str(config)).exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("keys", "exit_code"),
+    [("username", 0), ("username,password", 0), ("[username, password]", 0)],
+)
+def test_a_secret_s_keys_are_key_names_however_written(
+    tmp_path: Path, keys: str, exit_code: int
+) -> None:
+    """`keys: username` is the flag's form (`username,password`), never the letters of one
+    name: the healthy snapshot's login has `username` and `password`, nothing lacks."""
+    config = tmp_path / "config.yaml"
+    config.write_text(f"credentials-secret: {{name: backend-credentials, keys: {keys}}}\n")
+    doctor = run_cli("doctor", "--snapshot", str(HEALTHY), "--config", str(config), "-o", "json")
+    assert (doctor.exit_code, doctor.stderr) == (exit_code, "")
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "{name: backend-credentials, keys: 5}",
+        "{name: backend-credentials, keys: []}",
+        "{name: backend-credentials, keys: [username, 5]}",
+        "{keys: [a]}",
+    ],
+)
+def test_a_secret_mapping_that_is_not_names_is_bad_usage(tmp_path: Path, secret: str) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(f"credentials-secret: {secret}\n")
+    doctor = run_cli("doctor", "--snapshot", str(HEALTHY), "--config", str(config))
+    assert doctor.exit_code == 64, doctor.stderr
+    assert doctor.stderr.startswith(f"truegreen: config {config}: credentials_secret's ")
+    assert doctor.stderr.count("\n") == 1

@@ -69,8 +69,7 @@ def load_config(path: Path | None) -> DoctorConfig:
         values["job_requests"] = ",".join(f"{k}={v}" for k, v in values["job_requests"].items())
     secret = values.get("credentials_secret")
     if isinstance(secret, Mapping):
-        keys = secret.get("keys") or []
-        values["credentials_secret"] = f"{secret.get('name', '')}:{','.join(map(str, keys))}"
+        values["credentials_secret"] = _secret_text(path, secret)
     grace = values.get("pending_grace_seconds")
     if grace is not None and (
         not isinstance(grace, int | float)
@@ -90,6 +89,23 @@ def load_config(path: Path | None) -> DoctorConfig:
     if values.get("kubeconfig") is not None:
         values["kubeconfig"] = Path(str(values["kubeconfig"])).expanduser()
     return DoctorConfig(**values)
+
+
+def _secret_text(path: Path, secret: Mapping[Any, Any]) -> str:
+    """The mapping form `{name: NAME, keys: [KEY, …]}` as the flag writes it (`NAME:KEY,…`);
+    `keys` may also be written as the flag writes them (`username,password`). Anything else
+    is refused: a key name is never made of the letters of another value."""
+    name, keys = secret.get("name"), secret.get("keys")
+    if not isinstance(name, str) or not name:
+        raise UsageError(f"config {path}: credentials_secret's name must be text")
+    if isinstance(keys, str) and keys:
+        return f"{name}:{keys}"
+    if not keys or not isinstance(keys, list) or not all(isinstance(k, str) for k in keys):
+        raise UsageError(
+            f"config {path}: credentials_secret's keys must be a list of key names "
+            "([username, password]) or text (username,password), at least one"
+        )
+    return f"{name}:{','.join(keys)}"
 
 
 def _as_settings(path: Path, loaded: Mapping[Any, Any]) -> dict[str, Any]:
