@@ -169,3 +169,45 @@ def test_a_wrong_type_is_a_finding_and_the_other_files_are_still_linted(tmp_path
         ("b.yaml", "readiness-missing", "runner"),
         ("b.yaml", "restart-probe-on-keep-running", "runner"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("document", "where"),
+    [
+        ({"kind": "Pod", "apiVersion": "v1", "spec": 5}, "spec is the number 5"),
+        ({"kind": "Deployment", "apiVersion": "apps/v1", "spec": 5}, "spec is the number 5"),
+        (
+            {"kind": "Deployment", "apiVersion": "apps/v1", "spec": {"template": 5}},
+            "spec.template is the number 5",
+        ),
+        (
+            {"kind": "StatefulSet", "apiVersion": "apps/v1", "spec": {"template": {"spec": 5}}},
+            "spec.template.spec is the number 5",
+        ),
+        (
+            {"kind": "Job", "apiVersion": "batch/v1", "spec": {"template": {"spec": "x"}}},
+            'spec.template.spec is the string "x"',
+        ),
+        (
+            {"kind": "CronJob", "apiVersion": "batch/v1", "spec": {"jobTemplate": [1]}},
+            "spec.jobTemplate is a list",
+        ),
+    ],
+)
+def test_a_field_on_the_way_to_the_pod_spec_that_is_no_object_is_refused(
+    tmp_path: Path, document: dict[str, Any], where: str
+) -> None:
+    """The API server cannot decode `spec: 5` into a PodSpec and refuses the object; lint
+    says so, never counts it checked with nothing found."""
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({**document, "metadata": {"name": "x", "namespace": "train"}}))
+    result = run_cli("lint", str(path), "-o", "json")
+    findings = result.json()["findings"]
+    assert [(f["rule"], f["message"]) for f in findings] == [
+        (
+            "wrong-field-type",
+            f"the object: {where}, but Kubernetes takes an object (key: value pairs) there: the "
+            "API server cannot decode it and refuses the object.",
+        )
+    ]
+    assert result.exit_code == 2

@@ -243,6 +243,11 @@ def _container(spec: Mapping[str, Any], where: str) -> Iterator[WrongType]:
                 yield from _fields(target, table, f"{where}{kind}.{handler}.", container)
 
 
+def not_an_object(path: str, value: object) -> WrongType:
+    """A field on the way to the pod spec (`spec`, `spec.template`) that holds no object."""
+    return _wrong(path, value, Expected.OBJECT, None)
+
+
 def wrong_types(pod_spec: Mapping[str, Any]) -> tuple[WrongType, ...]:
     """Every field lint reads in a pod spec whose value has a type the API server refuses."""
     found = list(_fields(pod_spec, _POD, "", None))

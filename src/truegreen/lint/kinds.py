@@ -44,6 +44,9 @@ class PodTemplate(Struct, frozen=True):
     """(container, port name, number): ports the controller declares when that name is not."""
     controller: str = ""
     """Who adds those probes, for the messages (`KubeRay`, `Knative`)."""
+    not_objects: tuple[tuple[str, object], ...] = ()
+    """(path, value): a field on the way to the pod spec that holds no object (`spec: 5`),
+    which the API server cannot decode; the template is then empty."""
 
 
 class Understood(Struct, frozen=True):
@@ -85,10 +88,28 @@ def _spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return _mapping(obj.get("spec"))
 
 
+def _undecodable(obj: Mapping[str, Any], path: tuple[str, ...], work: Work) -> PodTemplate | None:
+    """An empty template naming the first field on `path` (the way to a built-in kind's pod
+    spec) that is there but holds no object: the API server refuses the object, so it is
+    reported, never read as a workload with no containers."""
+    value: object = obj
+    for depth, key in enumerate(path):
+        value = value.get(key) if isinstance(value, Mapping) else None
+        if value is None:
+            return None
+        if not isinstance(value, Mapping):
+            where = ".".join(path[: depth + 1])
+            return PodTemplate({}, {}, work, not_objects=((where, value),))
+    return None
+
+
 # -- the Kubernetes workloads ----------------------------------------------------------------
 
 
 def _pod(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
+    if (undecodable := _undecodable(obj, ("spec",), Work.LONG_RUNNING)) is not None:
+        yield undecodable
+        return
     spec = _spec(obj)
     # A bare Pod that does not restart its containers runs to completion.
     done = spec.get("restartPolicy") in ("Never", "OnFailure")
@@ -100,19 +121,35 @@ def _pod(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
     )
 
 
+_TEMPLATE_PATH = ("spec", "template", "spec")
+_CRON_JOB_PATH = ("spec", "jobTemplate", "spec", "template", "spec")
+
+
 def _rolled_out(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
+    if (undecodable := _undecodable(obj, _TEMPLATE_PATH, Work.ROLLED_OUT)) is not None:
+        yield undecodable
+        return
     yield from _template(_spec(obj), Work.ROLLED_OUT)
 
 
 def _long_running(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
+    if (undecodable := _undecodable(obj, _TEMPLATE_PATH, Work.LONG_RUNNING)) is not None:
+        yield undecodable
+        return
     yield from _template(_spec(obj), Work.LONG_RUNNING)
 
 
 def _job(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
+    if (undecodable := _undecodable(obj, _TEMPLATE_PATH, Work.BATCH)) is not None:
+        yield undecodable
+        return
     yield from _template(_spec(obj), Work.BATCH, by_kind="a Job")
 
 
 def _cron_job(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
+    if (undecodable := _undecodable(obj, _CRON_JOB_PATH, Work.BATCH)) is not None:
+        yield undecodable
+        return
     job = _mapping(_mapping(_spec(obj).get("jobTemplate")).get("spec"))
     yield from _template(job, Work.BATCH, by_kind="a CronJob")
 

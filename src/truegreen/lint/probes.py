@@ -19,7 +19,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from truegreen.lint.commands import always_succeeds
-from truegreen.lint.fieldtypes import WrongType, wrong_types
+from truegreen.lint.fieldtypes import WrongType, not_an_object, wrong_types
 from truegreen.lint.kinds import PodTemplate, Work, understand
 from truegreen.lint.training import training_signal
 
@@ -502,5 +502,8 @@ def _model(obj: Mapping[str, Any], template: PodTemplate) -> WorkloadModel:
         host_network=spec.get("hostNetwork") is True,
         controller=template.controller,
         pod_spec=spec,
-        wrong_types=wrong_types(spec),
+        wrong_types=(
+            *(not_an_object(path, value) for path, value in template.not_objects),
+            *wrong_types(spec),
+        ),
     )

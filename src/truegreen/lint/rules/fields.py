@@ -57,7 +57,9 @@ def _found(wrong: WrongType) -> str:
 
 def _wrong_field_type(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
     for wrong in workload.wrong_types:
-        owner = "the pod spec" if wrong.container is None else f"container {wrong.container}"
+        # A pod spec's own paths never start with `spec`: one that does is on the way to it.
+        owner = "the object" if wrong.path.startswith("spec") else "the pod spec"
+        owner = owner if wrong.container is None else f"container {wrong.container}"
         yield RuleHit(
             wrong.container,
             f"{owner}: {wrong.path} is {_found(wrong)}, but Kubernetes takes "
@@ -82,9 +84,10 @@ WRONG_FIELD_TYPE = Rule(
     '(`value: "8080"`), write ports, thresholds and seconds as bare whole numbers, and lists '
     "as lists.",
     check=_wrong_field_type,
-    reads="The pod spec's containers and initContainers (and hostNetwork); each container's "
-    "name, image, command, args, ports, env, resources, restartPolicy, probes and their "
-    "handlers, against the types of k8s.io/api core/v1.",
+    reads="The way to a built-in kind's pod spec (`spec`, `spec.template`, `spec.jobTemplate`: "
+    "an object each); the pod spec's containers and initContainers (and hostNetwork); each "
+    "container's name, image, command, args, ports, env, resources, restartPolicy, probes "
+    "and their handlers, against the types of k8s.io/api core/v1.",
     limits="Other parts of the pod spec, and values of the right type that the API server's "
     "validation refuses (a port above 65535), are not checked.",
 )
