@@ -276,3 +276,28 @@ def test_a_live_object_without_an_api_version_is_matched_among_kubernetes_kinds(
         ("", Work.ROLLED_OUT, "", {})
     ]
     assert understand({"kind": "RayCluster"}) is None
+
+
+def test_a_way_to_the_pod_spec_that_is_no_object_gives_one_empty_template() -> None:
+    """The first field on the way that holds no object is named, with its value, once; the
+    deeper ones are not looked at. A well-formed template names none."""
+    deployment = {"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"template": 5}}
+    (only,) = templates(deployment)
+    assert (only.spec, only.metadata, only.work) == ({}, {}, Work.ROLLED_OUT)
+    assert only.not_objects == (("spec.template", 5),)
+    job = {"apiVersion": "batch/v1", "kind": "Job", "spec": "x"}
+    (only,) = templates(job)
+    assert (only.work, only.not_objects) == (Work.BATCH, (("spec", "x"),))
+    bare = {"apiVersion": "v1", "kind": "Pod", "spec": [1]}
+    (only,) = templates(bare)
+    assert (only.work, only.not_objects) == (Work.LONG_RUNNING, (("spec", [1]),))
+    sets = {"apiVersion": "apps/v1", "kind": "ReplicaSet", "spec": {"template": {"spec": 2}}}
+    (only,) = templates(sets)
+    assert (only.work, only.not_objects) == (Work.LONG_RUNNING, (("spec.template.spec", 2),))
+    cron = {"apiVersion": "batch/v1", "kind": "CronJob", "spec": {"jobTemplate": {"spec": 3}}}
+    (only,) = templates(cron)
+    assert (only.work, only.not_objects) == (Work.BATCH, (("spec.jobTemplate.spec", 3),))
+    fine = {"apiVersion": "apps/v1", "kind": "Deployment", "spec": {"template": pod("web")}}
+    (only,) = templates(fine)
+    assert only.not_objects == ()
+    assert only.spec == pod("web")["spec"]

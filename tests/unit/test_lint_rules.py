@@ -652,3 +652,74 @@ def test_wrong_field_types_are_named_in_the_api_server_s_types() -> None:
             {"field": "containers[0].livenessProbe.exec.command"},
         ),
     ]
+
+
+@pytest.mark.parametrize(
+    ("kind", "api_version", "spec", "path", "found"),
+    [
+        ("Pod", "v1", 5, "spec", "the number 5"),
+        ("Deployment", "apps/v1", [1], "spec", "a list"),
+        ("StatefulSet", "apps/v1", {"template": "x"}, "spec.template", 'the string "x"'),
+        ("DaemonSet", "apps/v1", {"template": {"spec": True}}, "spec.template.spec", "true"),
+        ("ReplicaSet", "apps/v1", {"template": {"spec": 7}}, "spec.template.spec", "the number 7"),
+        ("Job", "batch/v1", {"template": {"spec": 5}}, "spec.template.spec", "the number 5"),
+        ("CronJob", "batch/v1", {"jobTemplate": 5}, "spec.jobTemplate", "the number 5"),
+        (
+            "CronJob",
+            "batch/v1",
+            {"jobTemplate": {"spec": 5}},
+            "spec.jobTemplate.spec",
+            "the number 5",
+        ),
+        (
+            "CronJob",
+            "batch/v1",
+            {"jobTemplate": {"spec": {"template": 5}}},
+            "spec.jobTemplate.spec.template",
+            "the number 5",
+        ),
+        (
+            "CronJob",
+            "batch/v1",
+            {"jobTemplate": {"spec": {"template": {"spec": 5}}}},
+            "spec.jobTemplate.spec.template.spec",
+            "the number 5",
+        ),
+    ],
+)
+def test_a_field_on_the_way_to_the_pod_spec_that_is_no_object_is_the_object_s(
+    kind: str, api_version: str, spec: object, path: str, found: str
+) -> None:
+    """The API server cannot decode it into its Go type; the finding names the object, not a
+    pod spec or a container (there is none to name), and nothing else is judged."""
+    obj = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}, "spec": spec}
+    assert _wrong_types(obj) == [
+        (
+            None,
+            f"the object: {path} is {found}, but Kubernetes takes an object (key: value pairs) "
+            "there: the API server cannot decode it and refuses the object.",
+            {"field": path},
+        )
+    ]
+    model = workload_model(obj)
+    assert model is not None
+    assert model.containers == ()
+    assert model.pod_spec == {}
+
+
+@pytest.mark.parametrize(
+    ("kind", "api_version", "spec"),
+    [
+        ("Pod", "v1", None),
+        ("Deployment", "apps/v1", {"template": None}),
+        ("Job", "batch/v1", {"template": {"spec": None}}),
+        ("CronJob", "batch/v1", {"jobTemplate": {"spec": None}}),
+    ],
+)
+def test_a_field_left_out_on_the_way_to_the_pod_spec_is_no_wrong_type(
+    kind: str, api_version: str, spec: object
+) -> None:
+    """null is what the API server takes for a field left out: nothing to refuse."""
+    obj = {"apiVersion": api_version, "kind": kind, "metadata": {"name": "x"}, "spec": spec}
+    model = workload_model(obj)
+    assert model is None or _wrong_types(obj) == []
