@@ -31,12 +31,15 @@ from truegreen.lint.loader import (
     load_text,
 )
 from truegreen.lint.rules.inputs import KUSTOMIZE_ERROR
+from truegreen.patterns import LazyPattern
 from truegreen.yamlsafe import MANIFEST_LIMITS, Limits, Refusal, decode, load_all, read_file
 
 ORIGIN = "config.kubernetes.io/origin"
 BUILD_SECONDS = 60.0
 """How long one folder's build may take (a remote base is fetched within it)."""
 _ERROR_BYTES = 64 * 1024
+_SHOWN = 500
+"""Characters of kustomize's error quoted in the finding."""
 
 
 class Built(Struct, frozen=True):
@@ -111,12 +114,26 @@ def _run(command: list[str], limits: Limits, seconds: float) -> tuple[str | None
         return None, reason
     if process.returncode != 0:
         said = err.decode(errors="replace").strip().splitlines()
-        last = said[-1] if said else f"it exited {process.returncode}"
-        return None, f"kustomize could not build it: {last[:500]}"
+        last = _error_of(said[-1]) if said else f"it exited {process.returncode}"
+        # kustomize nests its errors, the cause last: a long one keeps its end.
+        shown = last if len(last) <= _SHOWN else "…" + last[-(_SHOWN - 1) :]
+        return None, f"kustomize could not build it: {shown}"
     text = decode(out, limits)
     if isinstance(text, Refusal):
         return None, f"kustomize wrote something lint cannot read: {text.detail}"
     return text, ""
+
+
+# kubectl logs its failure through klog (`E1206 22:21:00.625850    3976 run.go:72] "command
+# failed" err="…"`, component-base/cli/run.go); the error is what follows `err=`, quoted by Go.
+_KLOG_FAILURE = LazyPattern(r'^[IWEF]\d{4} [\d:.]+\s+\d+ \S+:\d+\] "command failed" err="(.*)"$')
+
+
+def _error_of(line: str) -> str:
+    """kustomize's error as its last line says it, without kubectl's log header: the header
+    and the path it repeats would otherwise fill the quote's bound before the error is said."""
+    found = _KLOG_FAILURE.match(line)
+    return found[1].replace('\\"', '"') if found else line.removeprefix("error: ")
 
 
 def _bounded(
