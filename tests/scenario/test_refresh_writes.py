@@ -36,6 +36,12 @@ def _stored(env: RefreshEnv, kind: str, name: str) -> dict[str, Any]:
     return found
 
 
+def _install(env: RefreshEnv, name: str) -> None:
+    """A Deployment `name` whose one container tracks `r/<name>:stable`, pushed once."""
+    env.registry.push_image(f"r/{name}", "stable", content="v1")
+    env.install(deployment(name, container("runner", env.image(f"r/{name}", "stable"))))
+
+
 def _steps(workload: dict[str, Any]) -> list[tuple[str, bool]]:
     return [(w["step"], w["applied"]) for w in workload["writes"]]
 
@@ -45,8 +51,7 @@ def test_a_record_that_meets_a_conflict_is_verified_again_first(env: RefreshEnv)
     controller's status update makes the record a 409. The record is then not written on the
     fresh read; the workload and its pods are looked at anew (kubectl's
     DeploymentStatusViewer: `availableReplicas < updatedReplicas` is not done)."""
-    env.registry.push_image("r/flaky", "stable", content="v1")
-    env.install(deployment("flaky", container("runner", env.image("r/flaky", "stable"))))
+    _install(env, "flaky")
     assert env.tick().exit_code == 0
     newest = env.registry.push_image("r/flaky", "stable", content="v2")
     patches: list[str] = []
@@ -89,8 +94,7 @@ def test_a_record_that_meets_a_conflict_is_verified_again_first(env: RefreshEnv)
 def test_a_first_record_that_does_not_land_is_not_converged(env: RefreshEnv) -> None:
     """ "converged (recorded if it was not)": a record the cluster refused is could-not-check,
     or a refresh without `patch` would report success on every run while recording nothing."""
-    env.registry.push_image("r/first", "stable", content="v1")
-    env.install(deployment("first", container("runner", env.image("r/first", "stable"))))
+    _install(env, "first")
     env.server.inject(Fault.SERVER_ERROR, r"/deployments/first$", method="PATCH")
     result = env.tick()
     workload = _workload(result.json(), "first")
@@ -109,8 +113,7 @@ def test_a_first_record_that_does_not_land_is_not_converged(env: RefreshEnv) -> 
 
 
 def test_a_latch_that_does_not_land_is_not_latched(env: RefreshEnv) -> None:
-    env.registry.push_image("r/tired", "stable", content="v1")
-    env.install(deployment("tired", container("runner", env.image("r/tired", "stable"))))
+    _install(env, "tired")
     assert env.tick().exit_code == 0
     newest = env.registry.push_image("r/tired", "stable", content="v2")
     stored = _stored(env, "Deployment", "tired")

@@ -4,7 +4,7 @@ PodGroup and Queue, and a PyTorchJob whose pods it places. Each builder names it
 import copy
 from datetime import datetime, timedelta
 
-from tests.support.scenarios import REGISTRY, Obj, image_id, job_pod, node, ts
+from tests.support.scenarios import REGISTRY, Obj, job_pod, node, running_containers, ts
 from tests.support.training_kinds import pytorch_job, pytorch_pod
 
 VOLCANO_GROUP = "scheduling.volcano.sh"
@@ -182,17 +182,9 @@ def running_on(pods: list[Obj], machine: str, now: datetime, *, since: timedelta
                 {"type": "PodScheduled", "status": "True", "lastTransitionTime": started},
                 {"type": "Ready", "status": "True", "lastTransitionTime": started},
             ],
-            "containerStatuses": [
-                {
-                    "name": c["name"],
-                    "image": c["image"],
-                    "imageID": image_id(c["image"]),
-                    "ready": True,
-                    "restartCount": 0,
-                    "state": {"running": {"startedAt": started}},
-                }
-                for c in pod["spec"]["containers"]
-            ],
+            "containerStatuses": running_containers(
+                pod["metadata"]["name"], pod["spec"]["containers"], started
+            ),
         }
     return placed
 

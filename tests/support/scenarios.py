@@ -117,6 +117,24 @@ def deployment(
     }
 
 
+def running_containers(pod: str, containers: list[Obj], started: str) -> list[Obj]:
+    """Each container's status as the kubelet writes it once the container runs: ready, the
+    image it pulled (`imageID`), its runtime's id (pkg/kubelet/kubelet_pods.go
+    `convertToAPIContainerStatuses`)."""
+    return [
+        {
+            "name": c["name"],
+            "image": c["image"],
+            "imageID": image_id(c["image"]),
+            "ready": True,
+            "restartCount": 0,
+            "containerID": container_id(pod, c["name"]),
+            "state": {"running": {"startedAt": started}},
+        }
+        for c in containers
+    ]
+
+
 def pod_for(
     workload: Obj,
     now: datetime,
@@ -155,20 +173,9 @@ def pod_for(
                 {"type": "PodScheduled", "status": "True"},
                 {"type": "Ready", "status": "True", "lastTransitionTime": started},
             ],
-            "containerStatuses": [
-                {
-                    "name": c["name"],
-                    "image": c["image"],
-                    "imageID": image_id(c["image"]),
-                    "ready": True,
-                    "restartCount": 0,
-                    "containerID": container_id(
-                        f"{workload['metadata']['name']}-{suffix}", c["name"]
-                    ),
-                    "state": {"running": {"startedAt": started}},
-                }
-                for c in spec["containers"]
-            ],
+            "containerStatuses": running_containers(
+                f"{workload['metadata']['name']}-{suffix}", spec["containers"], started
+            ),
         },
     }
 
