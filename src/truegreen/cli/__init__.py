@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             _run(words)
         finally:
-            sys.stdout.flush()  # what a usage error's document left, before Python's own
+            sys.stdout.flush()  # a closed pipe or a full disk surfaces here, not at exit
     except BrokenPipeError:
         quiet_after_broken_pipe()
     except OutputLostError as error:
@@ -78,15 +78,9 @@ def main(argv: Sequence[str] | None = None) -> None:
 
 
 def _run(words: list[str]) -> None:
-    """One command, its usage errors, interruptions and closed pipes said as every command
-    says them."""
+    """One command, its usage errors and interruptions said as every command says them."""
     try:
-        try:
-            _dispatch(words)
-        finally:
-            sys.stdout.flush()  # a closed pipe surfaces here, not at interpreter exit
-    except BrokenPipeError:
-        quiet_after_broken_pipe()
+        _dispatch(words)
     except SystemExit as done:
         # --watch's rich Live exits on a closed pipe by itself.
         if isinstance(done.__context__, BrokenPipeError):

@@ -178,7 +178,7 @@ def output_lost(error: OSError) -> NoReturn:
     /dev/null, so that neither a JSON document nor Python's own flush at exit tries again."""
     from truegreen.failure import Failure
 
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    _stdout_to_devnull()
     why = error.strerror or type(error).__name__
     failure = Failure(
         ExitCode.UNKNOWN,
@@ -195,8 +195,13 @@ def quiet_after_broken_pipe() -> None:
     /dev/null so that Python's own flush at exit cannot complain about the closed pipe."""
     import signal
 
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    _stdout_to_devnull()
     sys.exit(128 + signal.SIGPIPE)
+
+
+def _stdout_to_devnull() -> None:
+    """stdout's descriptor now /dev/null: what it still holds flushes there at exit."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def loaded() -> None:

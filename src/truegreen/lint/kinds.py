@@ -6,6 +6,7 @@ which is counted and named rather than passed over in silence. An object's kind 
 and kind together: a Knative `Service` is a workload, a core `Service` is not.
 """
 
+import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from enum import StrEnum
 from typing import Any
@@ -88,6 +89,11 @@ def _spec(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return _mapping(obj.get("spec"))
 
 
+Reader = Callable[[Mapping[str, Any]], Iterator[PodTemplate]]
+_TEMPLATE_PATH = ("spec", "template", "spec")
+_CRON_JOB_PATH = ("spec", "jobTemplate", "spec", "template", "spec")
+
+
 def _undecodable(obj: Mapping[str, Any], path: tuple[str, ...], work: Work) -> PodTemplate | None:
     """An empty template naming the first field on `path` (the way to a built-in kind's pod
     spec) that is there but holds no object: the API server refuses the object, so it is
@@ -103,13 +109,26 @@ def _undecodable(obj: Mapping[str, Any], path: tuple[str, ...], work: Work) -> P
     return None
 
 
+def _decodable(path: tuple[str, ...], work: Work) -> Callable[[Reader], Reader]:
+    """A built-in kind's reader, run only once the way to its pod spec (`path`) holds objects;
+    else the one empty template that names the field (_undecodable)."""
+
+    def guard(reader: Reader) -> Reader:
+        @functools.wraps(reader)
+        def read(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
+            undecodable = _undecodable(obj, path, work)
+            return iter((undecodable,)) if undecodable is not None else reader(obj)
+
+        return read
+
+    return guard
+
+
 # -- the Kubernetes workloads ----------------------------------------------------------------
 
 
+@_decodable(("spec",), Work.LONG_RUNNING)
 def _pod(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
-    if (undecodable := _undecodable(obj, ("spec",), Work.LONG_RUNNING)) is not None:
-        yield undecodable
-        return
     spec = _spec(obj)
     # A bare Pod that does not restart its containers runs to completion.
     done = spec.get("restartPolicy") in ("Never", "OnFailure")
@@ -121,35 +140,23 @@ def _pod(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
     )
 
 
-_TEMPLATE_PATH = ("spec", "template", "spec")
-_CRON_JOB_PATH = ("spec", "jobTemplate", "spec", "template", "spec")
-
-
+@_decodable(_TEMPLATE_PATH, Work.ROLLED_OUT)
 def _rolled_out(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
-    if (undecodable := _undecodable(obj, _TEMPLATE_PATH, Work.ROLLED_OUT)) is not None:
-        yield undecodable
-        return
     yield from _template(_spec(obj), Work.ROLLED_OUT)
 
 
+@_decodable(_TEMPLATE_PATH, Work.LONG_RUNNING)
 def _long_running(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
-    if (undecodable := _undecodable(obj, _TEMPLATE_PATH, Work.LONG_RUNNING)) is not None:
-        yield undecodable
-        return
     yield from _template(_spec(obj), Work.LONG_RUNNING)
 
 
+@_decodable(_TEMPLATE_PATH, Work.BATCH)
 def _job(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
-    if (undecodable := _undecodable(obj, _TEMPLATE_PATH, Work.BATCH)) is not None:
-        yield undecodable
-        return
     yield from _template(_spec(obj), Work.BATCH, by_kind="a Job")
 
 
+@_decodable(_CRON_JOB_PATH, Work.BATCH)
 def _cron_job(obj: Mapping[str, Any]) -> Iterator[PodTemplate]:
-    if (undecodable := _undecodable(obj, _CRON_JOB_PATH, Work.BATCH)) is not None:
-        yield undecodable
-        return
     job = _mapping(_mapping(_spec(obj).get("jobTemplate")).get("spec"))
     yield from _template(job, Work.BATCH, by_kind="a CronJob")
 
@@ -354,8 +361,6 @@ def _app_wrapper_understood(obj: Mapping[str, Any]) -> bool:
         for component in components
     )
 
-
-Reader = Callable[[Mapping[str, Any]], Iterator[PodTemplate]]
 
 WORKLOADS: dict[tuple[str, str], Reader] = {
     ("", "Pod"): _pod,

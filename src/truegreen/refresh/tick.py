@@ -421,10 +421,12 @@ class _WorkloadTick:
         """Steps (1) to (4) for this workload, decided again from a fresh read after each
         conflict (at most _CONFLICT_RETRIES times); then its Events."""
         obj, pods = self._workload.obj, self._workload.pods
+        unread = self._workload.pods_unread
         report = None
         for _ in range(_CONFLICT_RETRIES):
-            unread = self._workload.pods_unread
-            attempt = self._attempt(obj, pods, hold) if unread is None else self._pins_only(obj)
+            attempt = (
+                self._attempt(obj, pods, hold) if unread is None else self._pins_only(obj, unread)
+            )
             if not isinstance(attempt, Conflict):
                 report = attempt
                 break
@@ -437,18 +439,23 @@ class _WorkloadTick:
             report = self._kept_changing()
         return self._with_events(report)
 
-    def _pins_only(self, obj: Mapping[str, Any]) -> WorkloadReport | Conflict:
-        """Step (1) alone, for a workload whose pods could not be read: nothing else may be
-        decided without them."""
-        unread = self._workload.pods_unread
-        assert unread is not None
+    def _pins_only(self, obj: Mapping[str, Any], unread: CantRead) -> WorkloadReport | Conflict:
+        """Step (1) alone, for a workload whose pods could not be read (`unread`): nothing
+        else may be decided without them."""
+        written = self._stale_pins(obj)
+        if isinstance(written, Conflict):
+            return written
+        return self._done(Outcome.COULD_NOT_CHECK, unread.reason)
+
+    def _stale_pins(self, obj: Mapping[str, Any]) -> Mapping[str, Any] | Conflict:
+        """(1) Stale-pin findings, written first: nothing below may stop them from landing.
+        The workload as written (as read where nothing was, or the write failed)."""
         settings, lookups = self._settings, self._lookups
         changes = pin_findings(obj, lookups.tracked, lookups.pinned, settings.mode)
-        if changes:
-            updated = self._annotate(AnnotationWrite("stale-pins", changes), obj)
-            if isinstance(updated, Conflict):
-                return updated
-        return self._done(Outcome.COULD_NOT_CHECK, unread.reason)
+        if not changes:
+            return obj
+        updated = self._annotate(AnnotationWrite("stale-pins", changes), obj)
+        return obj if updated is None else updated
 
     def _reread(
         self, *, with_pods: bool
@@ -478,13 +485,10 @@ class _WorkloadTick:
             obj, pods, self._plans, max_attempts=settings.max_attempts, now=datetime.now(UTC)
         )
         skipped = skip(obj, pods, first.marker)  # as read, for the same reason
-        # (1) Stale-pin findings first: nothing below may stop them from landing.
-        changes = pin_findings(obj, lookups.tracked, lookups.pinned, settings.mode)
-        if changes:
-            updated = self._annotate(AnnotationWrite("stale-pins", changes), obj)
-            if isinstance(updated, Conflict):
-                return updated
-            obj = updated if updated is not None else obj
+        written = self._stale_pins(obj)
+        if isinstance(written, Conflict):
+            return written
+        obj = written
         stop = skipped or undecidable(obj, self._plans, lookups.pinned, settings.mode)
         if stop is not None:
             return self._end(stop, obj)

@@ -57,8 +57,9 @@ def _found(wrong: WrongType) -> str:
 
 def _wrong_field_type(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
     for wrong in workload.wrong_types:
-        # A pod spec's own paths never start with `spec`: one that does is on the way to it.
-        owner = "the object" if wrong.path.startswith("spec") else "the pod spec"
+        # A pod spec's own paths start at its fields; `spec` and below is the way to it.
+        on_the_way = wrong.path.partition(".")[0] == "spec"
+        owner = "the object" if on_the_way else "the pod spec"
         owner = owner if wrong.container is None else f"container {wrong.container}"
         yield RuleHit(
             wrong.container,

@@ -132,8 +132,8 @@ def _pod_problem(
                     detail = f"{detail}; the kubelet's last Event Failed: {words}"
             fields: tuple[tuple[str, str], ...] = (("image", image), describe)
             if said is not None:
-                fields = (*fields, ("registry", _registry_of(image)))
-                fields = (*fields, ("machine", f"'{o.node_name(pod)}'"))
+                machine = f"'{o.node_name(pod)}'"
+                fields = (*fields, ("registry", _registry_of(image)), ("machine", machine))
             return _PodProblem(
                 _PULL_CODES[said] if said is not None else IMAGE_DOWNLOAD_FAILING,
                 Status.FAIL,
