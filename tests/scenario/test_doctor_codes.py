@@ -475,6 +475,7 @@ COVERED_ELSEWHERE = (
         "queue.gang-placed",
         "queue.gang-queue-parent-missing",
         "queue.gang-queue-not-leaf",
+        "queue.gang-queue-full",
         # test_yunikorn.py
         "queue.gang-queue-no-room",
         "queue.gang-user-quota-no-room",

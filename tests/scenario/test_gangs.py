@@ -565,6 +565,75 @@ def test_a_job_past_a_kai_parent_queue_s_limit_never_fits(doctor: Doctor) -> Non
     assert result.exit_code == 2
 
 
+def test_a_job_past_what_a_kai_queue_has_left_now_waits(doctor: Doctor) -> None:
+    """The parent 'default' may hold 12 GPUs and its queue controller counts 6 held now
+    (`status.allocated`); the job's 8 would pass the limit, so KAI holds it
+    (max_allowed_check.go `isOverLimit`: `MaxAllowed < Allocated + requested`) until work
+    finishes: a wait, not a job that can never start."""
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    held = {"cpu": "24", "memory": "192Gi", "nvidia.com/gpu": "6"}
+    doctor.load(
+        _kai(
+            gang.kai_queue("default", gpu_limit=12, allocated=held),
+            gang.kai_queue("team-a", parent="default", allocated=held),
+        )
+    )
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.gang-queue-full")
+    assert (found["status"], found["basis"]) == ("warn", "inferred")
+    assert found["headline"] == (
+        "The training job 'bert-large' needs 8 nvidia.com/gpu, and the queue 'default' of "
+        "`kai-scheduler` already holds 6 nvidia.com/gpu of its limit of 12 nvidia.com/gpu: the "
+        "job waits until running work there finishes."
+    )
+    assert (
+        "Queue default: limit 12 nvidia.com/gpu; status.allocated 6 nvidia.com/gpu"
+        in (found["details"])
+    )
+    assert result.exit_code == 0
+
+
+def test_a_kai_queue_with_room_left_now_says_nothing(doctor: Doctor) -> None:
+    """4 held of 12: the job's 8 fit exactly (the limit is passed only by more than it)."""
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    held = {"nvidia.com/gpu": "4"}
+    doctor.load(
+        _kai(
+            gang.kai_queue("default", gpu_limit=12, allocated=held),
+            gang.kai_queue("team-a", parent="default"),
+        )
+    )
+    report = doctor.live("-o", "json").json()
+    assert [c for c, s, _ in _findings(report, "queue") if s != "ok"] == []
+
+
+def test_a_kai_queue_s_holding_that_counts_the_job_s_own_pods_is_not_judged(
+    doctor: Doctor,
+) -> None:
+    """One pod of the job is on a machine: the queue's holding counts it, so the job's whole
+    request on top of it would count it twice."""
+    doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)
+    held = {"nvidia.com/gpu": "6"}
+    build = _kai(
+        gang.kai_queue("default", gpu_limit=12, allocated=held),
+        gang.kai_queue("team-a", parent="default"),
+    )
+
+    def one_bound(now: datetime) -> list[Obj]:
+        objects = build(now)
+        first = next(
+            x
+            for x in objects
+            if x["kind"] == "Pod" and x["metadata"]["name"] == (f"{JOB}-worker-0")
+        )
+        first["spec"]["nodeName"] = "gpu-8"
+        return objects
+
+    doctor.load(one_bound)
+    report = doctor.live("-o", "json").json()
+    assert "queue.gang-queue-full" not in [c for c, _, _ in _findings(report, "queue")]
+
+
 def test_kai_queues_that_let_the_job_through_say_nothing(doctor: Doctor) -> None:
     """A leaf queue under an existing parent, unlimited (-1) or with room: no queue finding."""
     doctor.server.install(*ALL_GROUPS, gang.KAI_GROUP)

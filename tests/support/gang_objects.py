@@ -253,10 +253,13 @@ def kai_queue(
     parent: str | None = None,
     gpu_limit: float = -1,
     gpu_quota: float = -1,
+    allocated: dict[str, str] | None = None,
 ) -> Obj:
     """A KAI Queue as docs/queues/README.md writes one (`scheduling.run.ai/v2`, cluster-scoped,
     every resource with quota, limit and overQuotaWeight; -1 unlimited; GPUs in devices, CPU
-    in millicores, memory in MB), with its parent where it has one."""
+    in millicores, memory in MB), with its parent where it has one, and what it holds where
+    given: `status.allocated` as KAI's queue controller writes it, Kubernetes quantities
+    (pkg/queuecontroller/controllers/resource_updater/resource_updater.go)."""
     spec: Obj = {
         "resources": {
             "cpu": {"quota": -1, "limit": -1, "overQuotaWeight": 1},
@@ -266,12 +269,15 @@ def kai_queue(
     }
     if parent is not None:
         spec["parentQueue"] = parent
-    return {
+    queue: Obj = {
         "apiVersion": f"{KAI_GROUP}/v2",
         "kind": "Queue",
         "metadata": {"name": name},
         "spec": spec,
     }
+    if allocated is not None:
+        queue["status"] = {"allocated": allocated, "requested": allocated}
+    return queue
 
 
 def kai_scheduler_pod(now: datetime) -> Obj:

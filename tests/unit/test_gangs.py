@@ -353,3 +353,42 @@ def test_a_scheduler_pod_s_waiting_reason_is_one_bounded_escaped_line() -> None:
     (down,) = g.schedulers_down(fold.summary()).values()
     assert "\x1b" not in down.reason
     assert len(down.reason) == 128
+
+
+def test_a_kai_queue_s_holding_in_doctor_s_units() -> None:
+    """`status.allocated` in Kubernetes quantities: CPU in cores becomes millicores, memory
+    stays in bytes, a GPU may be a fraction of a device; a resource left out holds nothing."""
+    queue = _kai("q", gpu={"limit": 8})
+    queue["status"] = {"allocated": {"cpu": "1500m", "memory": "2Gi", "nvidia.com/gpu": "500m"}}
+    assert g.kai_queue(queue).held == (
+        ("nvidia.com/gpu", Decimal("0.5")),
+        ("cpu", Decimal(1500)),
+        ("memory", Decimal(2 * 1024**3)),
+    )
+    queue["status"] = {}
+    assert g.kai_queue(queue).held == (
+        ("nvidia.com/gpu", Decimal(0)),
+        ("cpu", Decimal(0)),
+        ("memory", Decimal(0)),
+    )
+    for bad in ("lots", True, [1], None):
+        queue["status"] = {"allocated": {"cpu": bad}}
+        assert g.kai_queue(queue).held is None, bad
+    queue["status"] = {"allocated": {"cpu": 2}}
+    assert dict(g.kai_queue(queue).held or ())["cpu"] == Decimal(2000)
+
+
+def test_a_kai_queue_is_full_now_only_past_its_limit_beside_what_it_holds() -> None:
+    """max_allowed_check.go `isOverLimit`: `MaxAllowed < Allocated + requested`, and a
+    resource the job does not ask for is skipped."""
+    queue = _kai("q", gpu={"limit": 8}, cpu={"limit": 1000})
+    queue["status"] = {"allocated": {"nvidia.com/gpu": "6", "cpu": "2"}}
+    read = g.kai_queue(queue)
+    assert g.full_now(Resources.of({"nvidia.com/gpu": 2}), read) == []
+    assert g.full_now(Resources.of({"nvidia.com/gpu": 3}), read) == [
+        ("nvidia.com/gpu", Decimal(8), Decimal(6))
+    ]
+    # CPU is already past its limit, but the job asks for none of it
+    assert g.full_now(Resources.of({"nvidia.com/gpu": 1}), read) == []
+    queue["status"] = {"allocated": {"cpu": "lots"}}
+    assert g.full_now(Resources.of({"nvidia.com/gpu": 30}), g.kai_queue(queue)) == []

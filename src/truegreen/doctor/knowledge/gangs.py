@@ -39,7 +39,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import FieldIsNot, Kind, KubeObject
 from truegreen.doctor.knowledge.reports import NAME_CAP, quoted
-from truegreen.quantity import QuantityError, Resources
+from truegreen.quantity import CPU, QuantityError, Resources, parse_quantity
 
 DEFAULT_SCHEDULER = "default-scheduler"
 """The name the API server defaults `spec.schedulerName` to (pkg/apis/core/v1/defaults.go via
@@ -466,6 +466,11 @@ class KaiQueue(Struct, frozen=True):
     positive one. Unlimited (-1, pkg/common/constants `UnlimitedResourceQuantity`) caps
     nothing; a limit of 0 or none stated is left unjudged (KAI's docs read it as no room beyond
     the quota, its capacity check as no room at all)."""
+    held: tuple[tuple[str, Decimal], ...] | None = None
+    """Per Kubernetes resource name of KAI_RESOURCES, what the queue and the queues under it
+    hold now in doctor's units, as KAI's queue controller last wrote it (`status.allocated`, a
+    sum of its groups' allocated pods: resource_updater.go `UpdateQueue`); None where a value
+    is not a quantity. The controller leaves an empty sum out (`omitempty`): nothing held."""
 
 
 def kai_queue(obj: KubeObject) -> KaiQueue:
@@ -478,7 +483,28 @@ def kai_queue(obj: KubeObject) -> KaiQueue:
         limit = o.mapping(resources.get(field)).get("limit")
         if isinstance(limit, (int, float)) and not isinstance(limit, bool) and limit > 0:
             limits.append((name, Decimal(str(limit)) * unit))
-    return KaiQueue(o.name_of(obj), str(spec.get("parentQueue") or ""), tuple(limits))
+    return KaiQueue(
+        o.name_of(obj),
+        str(spec.get("parentQueue") or ""),
+        tuple(limits),
+        _kai_held(o.mapping(o.mapping(obj.get("status")).get("allocated"))),
+    )
+
+
+def _kai_held(allocated: Mapping[str, Any]) -> tuple[tuple[str, Decimal], ...] | None:
+    """A KAI Queue's `status.allocated` (Kubernetes quantities: a GPU may be a fraction of a
+    device, podgroupcontroller resources/received.go) in doctor's units."""
+    held = []
+    for _, name, _ in KAI_RESOURCES:
+        value = allocated.get(name, 0)
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            return None
+        try:
+            amount = parse_quantity(str(value))
+        except QuantityError:
+            return None
+        held.append((name, amount * 1000 if name == CPU else amount))
+    return tuple(held)
 
 
 class KaiQueueChain(Struct, frozen=True):
@@ -514,3 +540,18 @@ def kai_chain(name: str, queues: Sequence[KaiQueue]) -> KaiQueueChain:
 def over_limit(wanted: Resources, queue: KaiQueue) -> list[tuple[str, Decimal]]:
     """The resources `wanted` asks more of than `queue`'s limit, with that limit."""
     return [(name, limit) for name, limit in queue.limits if wanted.get(name) > limit]
+
+
+def full_now(wanted: Resources, queue: KaiQueue) -> list[tuple[str, Decimal, Decimal]]:
+    """The resources whose limit `wanted` would pass on top of what `queue` holds now, with
+    the limit and what it holds (max_allowed_check.go `isOverLimit`: `MaxAllowed < Allocated +
+    requested`, a resource the job does not ask for skipped); none where the holding is not
+    known."""
+    if queue.held is None:
+        return []
+    held = dict(queue.held)
+    return [
+        (name, limit, held[name])
+        for name, limit in queue.limits
+        if wanted.get(name) and held[name] + wanted.get(name) > limit
+    ]

@@ -16,6 +16,7 @@ from truegreen.doctor.checks.queue.words import (
     GANG_NEVER_FITS,
     GANG_PLACED,
     GANG_QUEUE_CLOSED,
+    GANG_QUEUE_FULL,
     GANG_QUEUE_MISSING,
     GANG_QUEUE_NO_ROOM,
     GANG_QUEUE_NOT_LEAF,
@@ -395,8 +396,10 @@ def _kai_limit(
     state: str,
 ) -> Finding | None:
     """The whole job against each queue's limit, its own then its parents' (KAI checks them
-    all: max_allowed_check.go `resultsOverLimit`); judged only where the group starts every pod
-    of the job (minMember), as the need is then the whole job's."""
+    all: max_allowed_check.go `resultsOverLimit`): more than a limit never starts; within
+    every limit but past what a queue has left beside the work it holds now, the job waits.
+    Judged only where the group starts every pod of the job (minMember), as the need is then
+    the whole job's."""
     if group.min_member < job.pods:
         return None
     wanted = sum((pod_requests(s.spec) * s.count for s in job.pod_sets), Resources())
@@ -425,6 +428,37 @@ def _kai_limit(
             },
             needs=needs,
             holds=holds,
+        )
+    if any(o.node_name(pod) for pod in o.remaining(env.pods_of(job))):
+        return None  # the queue's holding counts the job's own placed pods: not judged
+    for queue in chain.queues:
+        full = g.full_now(wanted, queue)
+        if not full:
+            continue
+        names = [name for name, _, _ in full]
+        return SAY.finding(
+            Status.WARN,
+            Basis.INFERRED,
+            GANG_QUEUE_FULL,
+            details=(
+                state,
+                f"Queue {queue.name}: limit "
+                + ", ".join(_limit(name, limit) for name, limit, _ in full)
+                + "; status.allocated "
+                + ", ".join(_limit(name, held) for name, _, held in full),
+                f"the job's {job.pods} pods request {_amounts(wanted, names)}",
+            ),
+            objects=(f"Queue/{queue.name}", f"PodGroup/{group.name}", job.ref),
+            **{
+                **fields,
+                "queue": queue.name,
+                "command": env.settings.kubectl.cluster(
+                    "describe", "queues.scheduling.run.ai", queue.name
+                ),
+            },
+            needs=_amounts(wanted, names),
+            held=", ".join(_limit(name, held) for name, _, held in full),
+            holds=", ".join(_limit(name, limit) for name, limit, _ in full),
         )
     return None
 

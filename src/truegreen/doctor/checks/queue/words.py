@@ -33,6 +33,7 @@ GANG_PLACED: Final = "queue.gang-placed"
 GANG_QUEUE_ORPHANED: Final = "queue.gang-queue-parent-missing"
 GANG_QUEUE_NOT_LEAF: Final = "queue.gang-queue-not-leaf"
 GANG_QUEUE_NO_ROOM: Final = "queue.gang-queue-no-room"
+GANG_QUEUE_FULL: Final = "queue.gang-queue-full"
 GANG_USER_QUOTA_NO_ROOM: Final = "queue.gang-user-quota-no-room"
 
 WORDS: Final[dict[str, Wording]] = {
@@ -150,6 +151,13 @@ WORDS: Final[dict[str, Wording]] = {
         "Wait for the running work in '{queue}' (or, where no limit of the queue stops it, in "
         "the cluster) to finish, or ask your cluster admin for more room; {command} shows "
         "`{scheduler}`'s words.",
+    ),
+    GANG_QUEUE_FULL: Wording(
+        "The training job {job} needs {needs}, and the queue '{queue}' of `{scheduler}` "
+        "already holds {held} of its limit of {holds}: the job waits until running work there "
+        "finishes.",
+        "Wait for the running work in '{queue}' to finish, or ask your cluster admin to raise "
+        "the queue's limit; {command} shows it.",
     ),
     GANG_USER_QUOTA_NO_ROOM: Wording(
         "`{scheduler}` holds the training job {job}: the user's quota has no room for it now: "
