@@ -830,3 +830,62 @@ def test_every_fault_on_the_autoscaler_s_own_pod_leaves_the_old_scale_up_unknown
         ) in unknown["details"], cell.name
         assert not [d for d in unknown["details"] if "no machine is on its way" in d], cell.name
         assert cell.result.exit_code == 3, cell.name
+
+
+_NOT_TRIGGERED = [
+    (
+        "pod didn't trigger scale-up: 2 node(s) didn't match Pod's node affinity/selector",
+        "no machine group matches its placement rules",
+        "Loosen the job's rules for which machines it may run on, or add a machine group that "
+        "matches them",
+    ),
+    (
+        "pod didn't trigger scale-up: 2 node(s) had volume node affinity conflict",
+        "its storage is tied to a zone where no machine group can add a machine",
+        "Give the job storage in a zone where machines can be added, or add a machine group in "
+        "the storage's zone",
+    ),
+    (
+        "pod didn't trigger scale-up: 2 max node group size reached",
+        "its machine groups are at their largest",
+        "Raise the machine groups' limits, or free room",
+    ),
+    (
+        "pod didn't trigger scale-up: 2 node(s) frobnicated the widget",
+        "the autoscaler says “pod didn't trigger scale-up: 2 node(s) frobnicated the widget”",
+        "Read the autoscaler's reason in full",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "why", "todo"), _NOT_TRIGGERED)
+def test_each_reason_the_autoscaler_gives_gets_its_own_remedy(
+    doctor: Doctor, message: str, why: str, todo: str
+) -> None:
+    """cluster-autoscaler's NotTriggerScaleUp names the scheduler's predicate reasons for each
+    machine group (processors/status/eventing_scale_up_processor.go `ReportEventsForPods`;
+    `volume node affinity conflict` is VolumeBinding's ErrReasonNodeConflict): the remedy is
+    the one for that reason, never "ask for less" where the job's size is not the cause, and a
+    reason no rule names is quoted in the autoscaler's words."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        said = _scaler_event(
+            now,
+            pod,
+            "NotTriggerScaleUp",
+            message,
+            source="cluster-autoscaler",
+            age=timedelta(seconds=30),
+        )
+        return [*objects, pod, said]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    headline = result.json()["headline"]
+    assert headline["code"] == "capacity.no-machine-can-be-added"
+    assert headline["text"] == (
+        f"No machine can be added for 1 program of the training job 'big': {why}."
+    )
+    assert headline["remedy"].startswith(f"{todo}; `kubectl"), headline["remedy"]
+    assert result.exit_code == 2

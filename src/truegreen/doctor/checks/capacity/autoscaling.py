@@ -102,6 +102,15 @@ def autoscaler_words(
     return newest
 
 
+class CannotAdd(Struct, frozen=True):
+    """Why an autoscaler added no machine, and what the operator can do about it, in plain
+    words."""
+
+    why: str
+    todo: str
+
+
+_LIMITS = "Raise the machine groups' limits, or free room"
 _NO_SCALE_UP = (
     (
         LazyPattern(
@@ -109,43 +118,95 @@ _NO_SCALE_UP = (
             r"|QUOTA_EXCEEDED|RESOURCE_POOL_EXHAUSTED|STOCKOUT",
             re.I,
         ),
-        "the cloud gave its machine group no more machines (no capacity or quota left there)",
+        CannotAdd(
+            "the cloud gave its machine group no more machines (no capacity or quota left there)",
+            "Ask your cloud admin for more quota or capacity for that machine group, or give the "
+            "job a group of another kind or zone",
+        ),
     ),
     (
         LazyPattern(
             r"InsufficientCapacity|InsufficientInstanceCapacity|insufficient capacity", re.I
         ),
-        "the cloud has no machine of that kind to give right now",
+        CannotAdd(
+            "the cloud has no machine of that kind to give right now",
+            "Try again later, or give the job a machine group of another kind or zone",
+        ),
     ),
-    (LazyPattern(r"max node group size reached"), "its machine groups are at their largest"),
-    (LazyPattern(r"max total nodes in cluster reached"), "the cluster is at its largest"),
+    (
+        LazyPattern(r"max node group size reached"),
+        CannotAdd("its machine groups are at their largest", _LIMITS),
+    ),
+    (
+        LazyPattern(r"max total nodes in cluster reached"),
+        CannotAdd(
+            "the cluster is at its largest",
+            "Raise the autoscaler's limit on the cluster's size, or free room",
+        ),
+    ),
     (
         LazyPattern(r"wouldn't fit if a new node is added|Insufficient"),
-        "it would not fit a new machine either",
+        CannotAdd(
+            "it would not fit a new machine either",
+            "Ask for less, or add a machine group whose machines are big enough",
+        ),
+    ),
+    (
+        LazyPattern(r"volume node affinity conflict"),
+        CannotAdd(
+            "its storage is tied to a zone where no machine group can add a machine",
+            "Give the job storage in a zone where machines can be added, or add a machine group "
+            "in the storage's zone",
+        ),
     ),
     (
         LazyPattern(r"node affinity/selector|didn't match"),
-        "no machine group matches its placement rules",
+        CannotAdd(
+            "no machine group matches its placement rules",
+            "Loosen the job's rules for which machines it may run on, or add a machine group "
+            "that matches them",
+        ),
     ),
-    (LazyPattern(r"untolerated taint|had taint"), "the machine groups are reserved for other work"),
+    (
+        LazyPattern(r"untolerated taint|had taint"),
+        CannotAdd(
+            "the machine groups are reserved for other work",
+            "Let the job onto those machines (a toleration in its settings), or add a machine "
+            "group for it",
+        ),
+    ),
     (
         LazyPattern(r"backoff|failed scale-up", re.IGNORECASE),
-        "adding machines failed a moment ago, and the autoscaler waits before it tries again",
+        CannotAdd(
+            "adding machines failed a moment ago, and the autoscaler waits before it tries again",
+            "Find out why adding failed (the cloud's quota, capacity or permissions), then wait "
+            "for the autoscaler's next try",
+        ),
     ),
     (
         LazyPattern(r"incompatible with nodepool|no instance type"),
-        "no machine pool can make a machine for it",
+        CannotAdd(
+            "no machine pool can make a machine for it",
+            "Loosen the job's requirements, or widen what a machine pool may make",
+        ),
     ),
-    (LazyPattern(r"limit", re.IGNORECASE), "a machine pool has reached its limit"),
+    (
+        LazyPattern(r"limit", re.IGNORECASE),
+        CannotAdd("a machine pool has reached its limit", _LIMITS),
+    ),
 )
 
 
-def plain_cannot_add(message: str) -> str:
-    """The autoscaler's reasons in plain words, the first that matches."""
+def plain_cannot_add(message: str) -> CannotAdd:
+    """The autoscaler's reason in plain words, the first that matches; a reason no rule names
+    is quoted in the autoscaler's own words, with no remedy of doctor's beside it."""
     for pattern, words in _NO_SCALE_UP:
         if pattern.search(message):
             return words
-    return "the autoscaler found no way to add one"
+    return CannotAdd(
+        f"the autoscaler says “{quoted(message, 300)}”",
+        "Read the autoscaler's reason in full",
+    )
 
 
 _LAUNCH_PENDING = frozenset({"", "AwaitingReconciliation", "CapacityEvidencePending"})

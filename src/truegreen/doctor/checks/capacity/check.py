@@ -18,6 +18,7 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     STATUS_CONFIG_MAP,
     STATUS_FRESH,
     AutoscalerWord,
+    CannotAdd,
     GroupScaleUp,
     UnreadyPool,
     Word,
@@ -259,6 +260,9 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     command = env.settings.kubectl.here("describe", "pod", newest.pod)
     pool_why, pool_lines = _pool_limits(env, cannot)
     lines += pool_lines
+    said = plain_cannot_add(cannot[0].message) if cannot else CannotAdd("", "")
+    if pool_why:
+        said = CannotAdd(pool_why, "Raise the machine pool's limits, or free room")
     measured = (
         SAY.finding(
             Status.FAIL,
@@ -267,7 +271,8 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
             details=lines,
             objects=[f"Pod/{v.pod}" for _, v in verdicts],
             what=what,
-            why=pool_why or plain_cannot_add(cannot[0].message),
+            why=said.why,
+            todo=said.todo,
             command=_where_said(env, cannot[0], command),
         )
         if cannot

@@ -109,8 +109,7 @@ WORDS: Final[dict[str, Wording]] = {
     ),
     NO_MACHINE_CAN_BE_ADDED: Wording(
         "No machine can be added for {what}: {why}.",
-        "Raise the machine groups' limits, ask for less, or free room; {command} shows the "
-        "autoscaler's own words.",
+        "{todo}; {command} shows the autoscaler's own words.",
     ),
     POOLS_NOT_READY: Wording(
         "No machine can be added for {what}: no machine pool of Karpenter is ready "
