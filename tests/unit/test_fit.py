@@ -216,6 +216,16 @@ def _affinity(*expressions: dict[str, Any]) -> dict[str, Any]:
         ({"key": "gpus", "operator": "Gt", "values": ["3"]}, {"gpus": "many"}, False),
         ({"key": "gpus", "operator": "Gt", "values": ["3"]}, {}, False),
         ({"key": "gpus", "operator": "Gt", "values": ["3", "4"]}, {"gpus": "9"}, False),
+        # Go's strconv.ParseInt(s, 10, 64): a sign and ASCII digits, 64 bits
+        ({"key": "gpus", "operator": "Gt", "values": ["3"]}, {"gpus": "1_000"}, False),
+        ({"key": "gpus", "operator": "Gt", "values": ["3"]}, {"gpus": "+4"}, True),
+        ({"key": "gpus", "operator": "Lt", "values": ["-3"]}, {"gpus": "-4"}, True),
+        ({"key": "gpus", "operator": "Gt", "values": ["3"]}, {"gpus": "\u0664"}, False),
+        ({"key": "gpus", "operator": "Gt", "values": ["3"]}, {"gpus": "-"}, False),
+        ({"key": "gpus", "operator": "Gt", "values": ["3"]}, {"gpus": str(2**63)}, False),
+        ({"key": "gpus", "operator": "Gt", "values": ["3"]}, {"gpus": str(2**63 - 1)}, True),
+        ({"key": "gpus", "operator": "Lt", "values": ["3"]}, {"gpus": str(-(2**63))}, True),
+        ({"key": "gpus", "operator": "Lt", "values": ["3"]}, {"gpus": str(-(2**63) - 1)}, False),
         ({"key": "pool", "operator": "Unknown", "values": ["x"]}, {"pool": "x"}, False),
     ],
 )

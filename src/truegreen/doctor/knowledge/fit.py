@@ -91,12 +91,26 @@ def _expression_matches(expression: Mapping[str, Any], value: str | None) -> boo
     if operator == "DoesNotExist":
         return value is None
     if operator in ("Gt", "Lt") and value is not None and len(values) == 1:
-        try:
-            left, right = int(value), int(values[0])
-        except ValueError:
+        left, right = _go_int64(value), _go_int64(values[0])
+        if left is None or right is None:
             return False
         return left > right if operator == "Gt" else left < right
     return False
+
+
+_INT64 = range(-(2**63), 2**63)
+
+
+def _go_int64(text: str) -> int | None:
+    """`text` as Go's `strconv.ParseInt(text, 10, 64)` reads it, which Gt and Lt use for both
+    the label and the value (apimachinery labels/selector.go `Requirement.Matches`): an
+    optional sign and ASCII digits only (no spaces or underscores, which Python's int()
+    takes), within 64 bits; None where Go fails, and the term then does not match."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    if not digits or not (digits.isascii() and digits.isdigit()):
+        return None
+    number = int(text)
+    return number if number in _INT64 else None
 
 
 def _term_matches(term: Mapping[str, Any], node: KubeObject) -> bool:
