@@ -13,6 +13,16 @@ Docker Hub's
 `pull access denied, repository does not exist or may require authorization` says either of
 the first two, so it is read as neither. A message that says none of these is left to the
 generic finding, quoted.
+
+The words are read with the image references taken out: a repository, tag or registry named
+`unauthorized-apps`, `toomanyrequests` or `denied` is the image's name, not the registry's
+answer. What is taken out: every URL (Go's url.Error `Head "https://…"`, containerd's
+`unexpected status from HEAD request to https://…`, CRI-O's `docker://REF`), every quoted word
+(the kubelet's `Failed to pull image %q` and `Back-off pulling image %q`, containerd's
+`failed to pull and unpack image %q` and `failed to resolve reference %q`), every bare reference
+that starts with a registry (containerd's resolver `%s: not found` with the normalised
+`docker.io/library/x:tag`; CRI-O's `reading manifest %s in %s`, whose tag is taken out too),
+and the pod's own images as written and normalised, and their registries' names.
 """
 
 import re
@@ -22,6 +32,7 @@ from enum import StrEnum
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
 from truegreen.doctor.knowledge.reports import event_time, names_an_earlier_pod, quoted
+from truegreen.images import DOCKER_HUB, ImageReferenceError, parse_image
 from truegreen.patterns import LazyPattern
 
 
@@ -69,15 +80,64 @@ _PATTERNS = (
 )
 _EITHER = LazyPattern(r"repository does not exist or may require authorization", re.I)
 
+_URL = LazyPattern(r"\b[a-z][a-z0-9+.-]*://[^\s\"]+", re.I)
+_QUOTED_WORD = LazyPattern(r'"[^"\s]*"')
+# A reference's characters: what may stand right before or after one that is whole.
+_BEFORE = r"(?<![\w./:@-])"
+_AFTER = r"(?![\w./@-]|:\w)"
+# distribution/reference's domain: dotted host, `localhost` or `host:port`, then a path. A
+# word with a slash and no domain (`i/o timeout`, `linux/arm64`) is left.
+_REGISTRY_REFERENCE = LazyPattern(
+    rf"{_BEFORE}(?:localhost|[\w-]+(?:\.[\w-]+)+|[\w-]+:\d+)(?::\d+)?/[\w./:@-]*\w{_AFTER}"
+)
+# containers/image docker_image_src.go: `reading manifest %s in %s`, tag or digest first.
+_CRIO_MANIFEST_TAG = LazyPattern(r"(?<=reading manifest )\S+(?= in )")
 
-def pull_error(message: str) -> PullError | None:
-    """What the kubelet's message says stopped the pull; None when it says none of them."""
+
+def _spellings(image: str) -> set[str]:
+    """How the runtimes print `image` beyond what `_REGISTRY_REFERENCE` takes out: as written
+    (Docker's `manifest for %s not found`), familiar with its tag (`x:latest` for `x`), and its
+    registry's name alone (CRI-O's `pinging container registry %s`, the resolver's `lookup %s`).
+    A plain word (`x` alone) is not among them: it may be one of the runtime's own words."""
+    said = {image}
+    try:
+        ref = parse_image(image)
+    except ImageReferenceError:
+        ref = None  # another container's name the kubelet refused: nothing to normalise
+    if ref is not None:
+        said |= {ref.registry, ref.host}
+        if ref.registry == DOCKER_HUB and ref.tag:
+            said.add(f"{ref.repository.removeprefix('library/')}:{ref.tag}")
+    return {s for s in said if any(c in s for c in "./:@")}
+
+
+def _without_references(message: str, images: Iterable[str]) -> str:
+    """`message` with the image references, URLs and registry names taken out."""
+    text = _QUOTED_WORD.sub(" ", _URL.sub(" ", message))
+    spellings = sorted({s for image in images for s in _spellings(image)}, key=len, reverse=True)
+    if spellings:
+        names = "|".join(re.escape(s) for s in spellings)
+        text = re.sub(rf"{_BEFORE}(?:{names}){_AFTER}", " ", text, flags=re.I)
+    return _CRIO_MANIFEST_TAG.sub(" ", _REGISTRY_REFERENCE.sub(" ", text))
+
+
+def pull_error(message: str, images: Iterable[str] = ()) -> PullError | None:
+    """What the kubelet's message says stopped the pull, read with the references to `images`
+    (the pod's own) and every other image reference taken out; None when it says none."""
+    words = _without_references(message, images)
     for error, pattern in _PATTERNS:
-        if error is not PullError.PULL_LIMIT and _EITHER.search(message):
+        if error is not PullError.PULL_LIMIT and _EITHER.search(words):
             return None  # Docker Hub's answer for a missing image and a refused login alike
-        if pattern.search(message):
+        if pattern.search(words):
             return error
     return None
+
+
+def pod_images(pod: KubeObject) -> tuple[str, ...]:
+    """The images `pod` names: its spec's as written, its containers' statuses' as the
+    runtime reports them (kuberuntime: the normalised name when it differs)."""
+    statuses = (str(s.get("image") or "") for s in o.container_statuses(pod))
+    return (*o.all_images(o.pod_spec(pod)), *(image for image in statuses if image))
 
 
 FAILED_TO_PULL = "Failed to pull image "
@@ -107,8 +167,9 @@ def last_pull_failure(
             continue
         said.append((seen, message))
     said.sort(key=lambda pair: pair[0].timestamp() if pair[0] is not None else 0.0, reverse=True)
+    images = pod_images(pod)
     for _, message in said:
-        error = pull_error(message)
+        error = pull_error(message, images)
         if error is not None:
             return error, quoted(message)
     return None

@@ -44,7 +44,12 @@ from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.evidence import Ending, job_failure
 from truegreen.doctor.knowledge.missing_settings import missing_setting
-from truegreen.doctor.knowledge.pull_errors import PullError, last_pull_failure, pull_error
+from truegreen.doctor.knowledge.pull_errors import (
+    PullError,
+    last_pull_failure,
+    pod_images,
+    pull_error,
+)
 from truegreen.doctor.knowledge.reports import pods_with_evidence, quoted
 from truegreen.doctor.knowledge.training import TrainingJob, training_owner
 from truegreen.images import ImageReferenceError, parse_image
@@ -124,7 +129,11 @@ def _pod_problem(
             image = str(container.get("image", ""))
             message = str(waiting.get("message", ""))
             detail = f"pod {name} container {cname}: {reason}: {message}"
-            said = pull_error(message) if reason in ("ErrImagePull", "ImagePullBackOff") else None
+            said = (
+                pull_error(message, pod_images(pod))
+                if reason in ("ErrImagePull", "ImagePullBackOff")
+                else None
+            )
             if said is None and reason == "ImagePullBackOff":
                 found = last_pull_failure(pod, events)
                 if found is not None:
