@@ -22,6 +22,7 @@ _DECIMAL = {"n": -9, "u": -6, "m": -3, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15,
 CPU = "cpu"
 MEMORY = "memory"
 PODS = "pods"
+EPHEMERAL_STORAGE = "ephemeral-storage"
 
 
 class QuantityError(ValueError):
@@ -125,7 +126,7 @@ def format_amount(resource: str, amount: int) -> str:
     if resource == CPU:
         cores = Decimal(amount) / 1000
         return f"{cores.normalize():f} CPU" + ("" if cores == 1 else "s")
-    if resource in (MEMORY, "ephemeral-storage"):
+    if resource in (MEMORY, EPHEMERAL_STORAGE):
         for unit, power in (("TiB", 4), ("GiB", 3), ("MiB", 2), ("KiB", 1)):
             if abs(amount) >= 1024**power:
                 value = (Decimal(amount) / (1024**power)).quantize(Decimal("0.1"))

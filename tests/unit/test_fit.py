@@ -284,6 +284,15 @@ def test_resources_read_as_plain_amounts() -> None:
     assert format_resources(Resources()) == "no resources"
 
 
+def test_local_disk_reads_with_its_noun() -> None:
+    """An ephemeral-storage request (k8s.io/api/core/v1 ResourceEphemeralStorage) is bytes like
+    memory: without a noun `10 GiB` beside `16 GiB memory` says nothing of what it is."""
+    from truegreen.doctor.knowledge.fit import format_resources
+
+    amounts = Resources.of({"cpu": 4000, "ephemeral-storage": 10 * 2**30, "memory": 16 * 2**30})
+    assert format_resources(amounts) == "4 CPUs, 10 GiB scratch disk, 16 GiB memory"
+
+
 def test_the_closest_machine_misses_by_the_fewest_resources_then_the_least() -> None:
     from truegreen.doctor.knowledge.fit import MachineRoom, Shortfall, closest
 

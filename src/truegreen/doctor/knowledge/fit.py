@@ -12,7 +12,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
-from truegreen.quantity import CPU, MEMORY, PODS, Resources, format_amount
+from truegreen.quantity import CPU, EPHEMERAL_STORAGE, MEMORY, PODS, Resources, format_amount
 
 _POD_LEVEL = (CPU, MEMORY)
 
@@ -213,12 +213,16 @@ def machine_room(node: KubeObject) -> MachineRoom:
     return MachineRoom(o.name_of(node), Resources.parse(allocatable), max_pods)
 
 
+_BYTE_NOUNS = {MEMORY: "memory", EPHEMERAL_STORAGE: "scratch disk"}
+"""What an amount of bytes is of: both read `16 GiB` alone."""
+
+
 def format_resources(resources: Resources) -> str:
-    """`4 CPUs, 16 GiB memory, 1 nvidia.com/gpu`."""
+    """`4 CPUs, 10 GiB scratch disk, 16 GiB memory, 1 nvidia.com/gpu`."""
     parts = []
     for name, amount in resources.amounts:
         text = format_amount(name, amount)
-        parts.append(f"{text} memory" if name == MEMORY else text)
+        parts.append(f"{text} {_BYTE_NOUNS[name]}" if name in _BYTE_NOUNS else text)
     return ", ".join(parts) or "no resources"
 
 
