@@ -432,6 +432,7 @@ COVERED_ELSEWHERE = (
         "workloads.job-empty",  # test_training_jobs.py
         "workloads.job-queued",  # test_queue.py (Kueue's objects unreadable)
         "workloads.last-job-evicted",  # test_evidence.py
+        "workloads.last-job-over-disk-limit",  # test_evidence.py
         "workloads.last-job-failed",  # test_evidence.py
         "workloads.last-job-image",  # test_evidence.py
         "workloads.last-job-deadline",  # test_evidence.py

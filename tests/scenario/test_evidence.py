@@ -398,6 +398,17 @@ def _failed_job(now: datetime, reason: str, message: str) -> tuple[Obj, Obj]:
             "pod train-002-f1 evicted: The node was low on resource: memory.",
         ),
         (
+            {
+                "reason": "Evicted",
+                "message": "The node was low on resource: ephemeral-storage. Threshold "
+                "quantity: 10Gi, available: 4Gi. ",
+            },
+            "workloads.last-job-evicted",
+            "warn",
+            "pod train-002-f1 evicted: The node was low on resource: ephemeral-storage. "
+            "Threshold quantity: 10Gi, available: 4Gi. ",
+        ),
+        (
             {"terminated": {"exitCode": 1, "reason": "Error"}},
             "workloads.last-job-failed",
             "fail",
@@ -416,7 +427,7 @@ def _failed_job(now: datetime, reason: str, message: str) -> tuple[Obj, Obj]:
             "Job was active longer than specified deadline",
         ),
     ],
-    ids=["evicted", "exit-1", "image", "deadline"],
+    ids=["evicted", "evicted-disk-pressure", "exit-1", "image", "deadline"],
 )
 def test_how_the_last_job_ended_decides_what_to_do(
     doctor: Doctor, ending: Obj | None, code: str, status: str, detail: str
@@ -449,6 +460,66 @@ def test_how_the_last_job_ended_decides_what_to_do(
     assert _codes(report, "workloads") == [(code, status, "measured")]
     assert _finding(report, code)["details"][1] == detail
     assert result.exit_code == (0 if status == "warn" else 2)
+
+
+@pytest.mark.parametrize(
+    ("message", "limit", "change"),
+    [
+        (
+            "Pod ephemeral local storage usage exceeds the total limit of containers 10Gi. ",
+            "the 10 GiB of the machine's disk its programs may use in all",
+            "Raise its programs' disk limits (`resources.limits.ephemeral-storage`, 10 GiB in "
+            "all now)",
+        ),
+        (
+            'Container trainer exceeded its local ephemeral storage limit "10Gi". ',
+            "the 10 GiB of the machine's disk its program 'trainer' may use",
+            "Raise the disk limit of its program 'trainer' "
+            "(`resources.limits.ephemeral-storage`, 10 GiB now)",
+        ),
+        (
+            'Usage of EmptyDir volume "scratch" exceeds the limit "20Gi". ',
+            "the 20 GiB size limit of its scratch volume 'scratch'",
+            "Raise the size limit of its volume 'scratch' (`emptyDir.sizeLimit`, 20 GiB now)",
+        ),
+    ],
+    ids=["pod", "container", "emptydir"],
+)
+def test_a_job_evicted_over_its_own_disk_limit_fails_the_same_way_again(
+    doctor: Doctor, message: str, limit: str, change: str
+) -> None:
+    """The kubelet evicts a pod over its own local-disk limits with the messages of
+    pkg/kubelet/eviction/helpers.go (`podEphemeralStorageMessageFmt`,
+    `containerEphemeralStorageMessageFmt`, `emptyDirMessageFmt`; eviction_manager.go
+    localStorageEviction), phase Failed and reason `Evicted`: the same job writes as much
+    again on its next start, as an out-of-memory kill recurs."""
+
+    def build(now: datetime) -> list[Obj]:
+        job, pod = _failed_job(
+            now, "BackoffLimitExceeded", "Job has reached the specified backoff limit"
+        )
+        job["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"][
+            "ephemeral-storage"
+        ] = "10Gi"
+        pod["status"].update({"reason": "Evicted", "message": message})
+        return [*healthy(now), job, pod]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    code = "workloads.last-job-over-disk-limit"
+    assert _codes(report, "workloads") == [(code, "fail", "measured")]
+    found = _finding(report, code)
+    assert found["headline"] == (
+        f"The last training job 'train-002' was stopped for going over {limit}; the next one "
+        "with the same settings will be too."
+    )
+    assert found["remedy"].startswith(
+        f"{change}, or make it write less to the machine's disk; `kubectl"
+    ), found["remedy"]
+    assert found["remedy"].endswith("describe pod train-002-f1` shows what the machine said.")
+    assert found["details"][1] == f"pod train-002-f1 evicted: {message}"
+    assert result.exit_code == 2
 
 
 def test_a_volume_that_would_not_attach_for_another_reason_is_measured(doctor: Doctor) -> None:

@@ -306,11 +306,35 @@ class Ending(StrEnum):
     """How a failed job's program ended, by what its pods and its conditions say."""
 
     OUT_OF_MEMORY = "out-of-memory"
+    OVER_DISK_LIMIT = "over-disk-limit"
+    """Evicted for writing more to local disk than the job's own limit: again on every start."""
     EVICTED = "evicted"
+    """Evicted because its machine ran short."""
     DEADLINE = "deadline"
     IMAGE = "image"
     PROGRAM_FAILED = "program-failed"
     UNKNOWN = "unknown"
+
+
+class DiskLimitOf(StrEnum):
+    """Whose local-disk limit an eviction was for."""
+
+    PROGRAMS = "programs"
+    """The pod's: its containers' ephemeral-storage limits added up."""
+    PROGRAM = "program"
+    """One container's ephemeral-storage limit."""
+    VOLUME = "volume"
+    """An emptyDir volume's sizeLimit."""
+
+
+class DiskLimit(Struct, frozen=True):
+    """The job's own local-disk limit the kubelet evicted a pod for going over."""
+
+    of: DiskLimitOf
+    name: str
+    """The container or the volume; empty for the pod's total."""
+    limit: str
+    """The limit as the kubelet printed it (`10Gi`)."""
 
 
 class JobFailure(Struct, frozen=True):
@@ -321,33 +345,71 @@ class JobFailure(Struct, frozen=True):
     """The job's `Failed` condition reason (`BackoffLimitExceeded`, `DeadlineExceeded`)."""
     detail: str
     """One line with the Kubernetes words: the pod, container and what ended it."""
+    disk_limit: DiskLimit | None = None
+    """The limit gone over, for `Ending.OVER_DISK_LIMIT`."""
 
 
-def _pod_ending(pod: KubeObject) -> tuple[Ending, str] | None:
+# pkg/kubelet/eviction/helpers.go, the messages eviction_manager.go localStorageEviction gives a
+# pod over its own limits: emptyDirMessageFmt, podEphemeralStorageMessageFmt (the quantity's
+# String(), unquoted) and containerEphemeralStorageMessageFmt.
+_OVER_VOLUME = LazyPattern(r'Usage of EmptyDir volume "([^"]*)" exceeds the limit "([^"]*)"\.')
+_OVER_PROGRAMS = LazyPattern(
+    r"Pod ephemeral local storage usage exceeds the total limit of containers (\S+)\."
+)
+_OVER_PROGRAM = LazyPattern(
+    r'Container (\S+) exceeded its local ephemeral storage limit "([^"]*)"\.'
+)
+
+
+def _disk_limit_of(message: str) -> DiskLimit | None:
+    """The job's own local-disk limit an eviction `message` says the pod went over; None for
+    any other eviction (its machine ran short: `The node was low on resource: …`)."""
+    if found := _OVER_VOLUME.match(message):
+        return DiskLimit(DiskLimitOf.VOLUME, found.group(1), found.group(2))
+    if found := _OVER_PROGRAMS.match(message):
+        return DiskLimit(DiskLimitOf.PROGRAMS, "", found.group(1))
+    if found := _OVER_PROGRAM.match(message):
+        return DiskLimit(DiskLimitOf.PROGRAM, found.group(1), found.group(2))
+    return None
+
+
+class _PodEnding(Struct, frozen=True):
+    """How one pod ended, with the limit it went over when that ended it."""
+
+    ending: Ending
+    detail: str
+    disk_limit: DiskLimit | None = None
+
+
+def _pod_ending(pod: KubeObject) -> _PodEnding | None:
     """How a failed pod's program ended, when it says (the kubelet's terminated state, or the
     pod's eviction: pkg/kubelet/eviction sets reason Evicted)."""
     status = o.mapping(pod.get("status"))
     name = o.name_of(pod)
     if status.get("reason") == "Evicted":
-        return Ending.EVICTED, f"pod {name} evicted: {_bounded(str(status.get('message') or ''))}"
+        message = str(status.get("message") or "")
+        detail = f"pod {name} evicted: {_bounded(message)}"
+        limit = _disk_limit_of(message)
+        ending = Ending.EVICTED if limit is None else Ending.OVER_DISK_LIMIT
+        return _PodEnding(ending, detail, limit)
     for container in o.container_statuses(pod):
         terminated = o.mapping(o.mapping(container.get("state")).get("terminated"))
         last = o.mapping(o.mapping(container.get("lastState")).get("terminated"))
         for ended in (terminated, last):
             if ended.get("reason") == "OOMKilled":
-                return (
+                return _PodEnding(
                     Ending.OUT_OF_MEMORY,
                     f"pod {name} container {container.get('name')}: OOMKilled (exit code "
                     f"{ended.get('exitCode', 137)})",
                 )
         waiting = o.mapping(o.mapping(container.get("state")).get("waiting"))
         if waiting.get("reason") in ("ImagePullBackOff", "ErrImagePull", "InvalidImageName"):
-            return (
+            return _PodEnding(
                 Ending.IMAGE,
                 f"pod {name} container {container.get('name')}: {waiting['reason']}",
             )
         if terminated and o.integer(terminated.get("exitCode")) != 0:
-            return (
+            return _PodEnding(
                 Ending.PROGRAM_FAILED,
                 f"pod {name} container {container.get('name')}: exit code "
                 f"{terminated.get('exitCode')} ({terminated.get('reason') or 'Error'})",
@@ -355,21 +417,28 @@ def _pod_ending(pod: KubeObject) -> tuple[Ending, str] | None:
     return None
 
 
-_ORDER = (Ending.OUT_OF_MEMORY, Ending.IMAGE, Ending.EVICTED, Ending.PROGRAM_FAILED)
+_ORDER = (
+    Ending.OUT_OF_MEMORY,
+    Ending.OVER_DISK_LIMIT,
+    Ending.IMAGE,
+    Ending.EVICTED,
+    Ending.PROGRAM_FAILED,
+)
 
 
 def job_failure(job: TrainingJob, pods: Sequence[KubeObject]) -> JobFailure | None:
     """Why `job` failed, when its status says it did; its pods decide how (an out-of-memory
-    kill over an image that would not download, over an eviction, over a plain exit); None for
-    a job that did not fail."""
+    kill over an eviction for its own disk limit, over an image that would not download, over
+    an eviction by a machine that ran short, over a plain exit); None for a job that did not
+    fail."""
     if not job.failed:
         return None
     reason, message = job.failure
     endings = [e for e in (_pod_ending(p) for p in pods) if e is not None]
     for ending in _ORDER:
-        for found, detail in endings:
-            if found is ending:
-                return JobFailure(found, reason, detail)
+        for found in endings:
+            if found.ending is ending:
+                return JobFailure(found.ending, reason, found.detail, found.disk_limit)
     if reason == "DeadlineExceeded":
         return JobFailure(Ending.DEADLINE, reason, _bounded(message))
     return JobFailure(Ending.UNKNOWN, reason, _bounded(message or reason or "failed"))

@@ -25,6 +25,7 @@ from truegreen.doctor.checks.workloads.words import (
     LAST_JOB_FAILED,
     LAST_JOB_IMAGE,
     LAST_JOB_OUT_OF_MEMORY,
+    LAST_JOB_OVER_DISK_LIMIT,
     NO_SHARED_MEMORY,
     NONE_FOUND,
     NOT_READY,
@@ -42,7 +43,12 @@ from truegreen.doctor.checks.workloads.words import (
 )
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.knowledge.evidence import Ending, job_failure
+from truegreen.doctor.knowledge.evidence import (
+    DiskLimit,
+    DiskLimitOf,
+    Ending,
+    job_failure,
+)
 from truegreen.doctor.knowledge.missing_settings import missing_setting
 from truegreen.doctor.knowledge.pull_errors import (
     PullError,
@@ -54,6 +60,13 @@ from truegreen.doctor.knowledge.reports import pods_with_evidence, quoted
 from truegreen.doctor.knowledge.training import TrainingJob, training_owner
 from truegreen.images import ImageReferenceError, parse_image
 from truegreen.kubectl import Kubectl
+from truegreen.quantity import (
+    EPHEMERAL_STORAGE,
+    QuantityError,
+    format_amount,
+    parse_quantity,
+    scheduler_units,
+)
 from truegreen.rollout import rollout_status
 
 CHECK = CheckId.WORKLOADS
@@ -348,11 +361,42 @@ _KUBEFLOW_PATCH = '{"spec":{"runPolicy":{"suspend":false}}}'
 _ENDING_CODES = {
     Ending.OUT_OF_MEMORY: (LAST_JOB_OUT_OF_MEMORY, Status.FAIL),
     Ending.IMAGE: (LAST_JOB_IMAGE, Status.FAIL),
+    Ending.OVER_DISK_LIMIT: (LAST_JOB_OVER_DISK_LIMIT, Status.FAIL),
     Ending.EVICTED: (LAST_JOB_EVICTED, Status.WARN),
     Ending.DEADLINE: (LAST_JOB_DEADLINE, Status.FAIL),
     Ending.PROGRAM_FAILED: (LAST_JOB_FAILED, Status.FAIL),
     Ending.UNKNOWN: (LAST_JOB_FAILED, Status.FAIL),
 }
+
+
+def _disk_limit_words(limit: DiskLimit | None) -> dict[str, str]:
+    """The limit an own-limit eviction went over, and the setting that raises it, in plain
+    amounts (`10Gi` as `10 GiB`); nothing for any other ending."""
+    if limit is None:
+        return {}
+    try:
+        amount = format_amount(
+            EPHEMERAL_STORAGE, scheduler_units(EPHEMERAL_STORAGE, parse_quantity(limit.limit))
+        )
+    except QuantityError:
+        amount = limit.limit
+    if limit.of is DiskLimitOf.VOLUME:
+        return {
+            "limit": f"the {amount} size limit of its scratch volume '{limit.name}'",
+            "change": f"Raise the size limit of its volume '{limit.name}' "
+            f"(`emptyDir.sizeLimit`, {amount} now)",
+        }
+    if limit.of is DiskLimitOf.PROGRAM:
+        return {
+            "limit": f"the {amount} of the machine's disk its program '{limit.name}' may use",
+            "change": f"Raise the disk limit of its program '{limit.name}' "
+            f"(`resources.limits.ephemeral-storage`, {amount} now)",
+        }
+    return {
+        "limit": f"the {amount} of the machine's disk its programs may use in all",
+        "change": "Raise its programs' disk limits (`resources.limits.ephemeral-storage`, "
+        f"{amount} in all now)",
+    }
 
 
 def _shared_memory(env: Environment, job: TrainingJob) -> list[Finding]:
@@ -465,6 +509,7 @@ def _job_states(env: Environment) -> list[Finding]:
                     objects=(judged.ref,),
                     job=f"'{judged.name}'",
                     command=command,
+                    **_disk_limit_words(failure.disk_limit),
                 )
             )
     return findings

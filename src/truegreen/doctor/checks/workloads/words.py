@@ -33,6 +33,7 @@ JOB_QUEUED: Final = "workloads.job-queued"
 LAST_JOB_OUT_OF_MEMORY: Final = "workloads.last-job-out-of-memory"
 LAST_JOB_IMAGE: Final = "workloads.last-job-image"
 LAST_JOB_EVICTED: Final = "workloads.last-job-evicted"
+LAST_JOB_OVER_DISK_LIMIT: Final = "workloads.last-job-over-disk-limit"
 LAST_JOB_DEADLINE: Final = "workloads.last-job-deadline"
 LAST_JOB_FAILED: Final = "workloads.last-job-failed"
 CANT_READ: Final = "workloads.cant-read"
@@ -161,6 +162,12 @@ WORDS: Final[dict[str, Wording]] = {
         "when started again.",
         "Ask for the memory and disk the job really uses, so that its machine keeps room for "
         "it; {command} shows what ran short.",
+    ),
+    LAST_JOB_OVER_DISK_LIMIT: Wording(
+        "The last training job {job} was stopped for going over {limit}; the next one with "
+        "the same settings will be too.",
+        "{change}, or make it write less to the machine's disk; {command} shows what the "
+        "machine said.",
     ),
     LAST_JOB_DEADLINE: Wording(
         "The last training job {job} ran out of time: it was stopped at its deadline.",
