@@ -282,6 +282,49 @@ def test_a_volume_attached_to_another_machine_is_measured(doctor: Doctor) -> Non
     assert result.exit_code == 2
 
 
+@pytest.mark.parametrize(
+    ("uid", "seen"),
+    [
+        pytest.param("uid-train-002-m1-old", timedelta(minutes=1), id="another-uid"),
+        pytest.param("", timedelta(minutes=40), id="before-the-pod-was-made"),
+    ],
+)
+def test_a_volume_that_would_not_attach_for_an_earlier_pod_of_the_name_is_history(
+    doctor: Doctor, uid: str, seen: timedelta
+) -> None:
+    """train-002 was deleted and submitted again: its pod train-002-m1 was made 3 minutes ago
+    and is starting on gpu-1. The attach-detach controller's Multi-Attach error is about the
+    earlier pod of that name (pkg/controller/volume/attachdetach/reconciler/reconciler.go
+    `reportMultiAttachError`, recorded on the pod object it was attaching for): another
+    involvedObject.uid, or last seen before this pod existed. The stored Event outlives that
+    pod (the API server keeps Events for an hour, `--event-ttl`); it is not this pod's wait."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=3))
+        pod = job_pod(
+            job, now, suffix="m1", node_name="gpu-1", phase="Pending", age=timedelta(minutes=3)
+        )
+        pod["metadata"]["uid"] = "uid-train-002-m1-new"
+        earlier = {**pod, "metadata": {**pod["metadata"], "uid": uid}}
+        message = (
+            'Multi-Attach error for volume "pvc-6b1f3e0a-8d0c-4a57-9b43-2f4d0c0f5a11" Volume is '
+            "already exclusively attached to one node and can't be attached to another"
+        )
+        event = _event(now, earlier, "FailedAttachVolume", message, count=9)
+        event["firstTimestamp"] = ts(now - seen - timedelta(minutes=5))
+        event["lastTimestamp"] = ts(now - seen)
+        return [*healthy(now), job, pod, event]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "storage") == [("storage.ok", "ok", "measured")], (
+        "an earlier pod's attach failure is not this pod's"
+    )
+    assert report["headline"]["code"] == "ready"
+    assert result.exit_code == 0
+
+
 def test_the_last_job_killed_for_memory_says_the_next_will_be_too(doctor: Doctor) -> None:
     """The newest Job failed (BackoffLimitExceeded) and its restartPolicy Never pod was
     OOM-killed, exit code 137 (the kubelet's terminated state, `kubectl describe pod`:

@@ -5,8 +5,10 @@ import pytest
 from truegreen.doctor.checks.capacity.placement import PodGroup, place
 from truegreen.doctor.checks.capacity.scheduler_reasons import plain_reasons
 from truegreen.doctor.knowledge.evidence import (
+    AttachFailure,
     Cause,
     Obstacle,
+    attach_failures,
     cause_of,
     parse_scheduler_message,
     scheduler_verdict,
@@ -190,3 +192,69 @@ def test_the_reasons_in_plain_words() -> None:
 )
 def test_a_refused_create_s_cause_comes_from_the_server_s_words(message: str, cause: Cause) -> None:
     assert cause_of(message) is cause
+
+
+_MULTI_ATTACH = (
+    'Multi-Attach error for volume "pvc-0a1b" Volume is already exclusively attached to one node '
+    "and can't be attached to another"
+)
+
+
+def _attach_event(uid: str, last_seen: str, message: str = _MULTI_ATTACH) -> dict[str, object]:
+    """The attach-detach controller's Warning (pkg/controller/volume/attachdetach/reconciler/
+    reconciler.go `reportMultiAttachError`), on the pod object it was attaching for."""
+    return {
+        "kind": "Event",
+        "type": "Warning",
+        "reason": "FailedAttachVolume",
+        "message": message,
+        "involvedObject": {"kind": "Pod", "name": "train-002-w0", "uid": uid},
+        "lastTimestamp": last_seen,
+    }
+
+
+_POD = {
+    "kind": "Pod",
+    "metadata": {
+        "name": "train-002-w0",
+        "uid": "uid-new",
+        "creationTimestamp": "2025-05-01T10:00:00Z",
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("event", "found"),
+    [
+        pytest.param(
+            _attach_event("uid-new", "2025-05-01T10:02:00Z"),
+            [AttachFailure("train-002-w0", _MULTI_ATTACH, True)],
+            id="this-pod",
+        ),
+        pytest.param(
+            _attach_event("", "2025-05-01T10:02:00Z", "AttachVolume.Attach failed: quota"),
+            [AttachFailure("train-002-w0", "AttachVolume.Attach failed: quota", False)],
+            id="no-uid-after-it-was-made",
+        ),
+        pytest.param(_attach_event("uid-old", "2025-05-01T10:02:00Z"), [], id="another-uid"),
+        pytest.param(_attach_event("", "2025-05-01T09:20:00Z"), [], id="before-it-was-made"),
+        pytest.param(
+            _attach_event("uid-new", "2025-05-01T09:59:59Z"), [], id="same-uid-before-it-was-made"
+        ),
+    ],
+)
+def test_a_volume_that_would_not_attach_is_the_pod_s_only_if_the_event_is_about_it(
+    event: dict[str, object], found: list[AttachFailure]
+) -> None:
+    """docs/evidence.md's history rule: an Event whose involvedObject.uid is not the pod's, or
+    last seen before the pod was made, is about an earlier pod of that name."""
+    assert attach_failures([event], [_POD]) == found
+
+
+def test_the_newest_attach_failure_of_a_pod_is_the_one_said() -> None:
+    older = _attach_event("uid-new", "2025-05-01T10:02:00Z", "AttachVolume.Attach failed: old")
+    newer = _attach_event("uid-new", "2025-05-01T10:05:00Z")
+    assert attach_failures([newer, older], [_POD]) == attach_failures([older, newer], [_POD])
+    assert attach_failures([older, newer], [_POD]) == [
+        AttachFailure("train-002-w0", _MULTI_ATTACH, True)
+    ]

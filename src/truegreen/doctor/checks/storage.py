@@ -158,9 +158,7 @@ def _not_attached(env: Environment) -> list[Finding]:
     work = env.work()
     for job in work.jobs:
         pods = [
-            o.name_of(p)
-            for p in o.remaining(env.pods_of(job))
-            if o.node_name(p) and o.phase(p) != "Running"
+            p for p in o.remaining(env.pods_of(job)) if o.node_name(p) and o.phase(p) != "Running"
         ]
         for failure in attach_failures(events.items, pods):
             code = ATTACHED_ELSEWHERE if failure.multi_attach else ATTACH_FAILED

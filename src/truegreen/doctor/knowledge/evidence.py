@@ -17,6 +17,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import Kind, KubeObject
+from truegreen.doctor.knowledge.reports import event_time, names_an_earlier_pod
 from truegreen.doctor.knowledge.training import TrainingJob
 from truegreen.patterns import LazyPattern
 
@@ -281,21 +282,27 @@ def refusals(events: Iterable[KubeObject], job: TrainingJob) -> list[Refusal]:
     return sorted(found, key=lambda r: r.last_seen, reverse=True)
 
 
-def attach_failures(events: Iterable[KubeObject], pods: Sequence[str]) -> list[AttachFailure]:
-    """`FailedAttachVolume` Events of the given pods, one per pod (the newest)."""
-    wanted = set(pods)
-    newest: dict[str, tuple[str, AttachFailure]] = {}
+def attach_failures(
+    events: Iterable[KubeObject], pods: Sequence[KubeObject]
+) -> list[AttachFailure]:
+    """`FailedAttachVolume` Events of the given pods, one per pod (the newest). An Event about
+    an earlier pod of the same name (a job submitted again) is not the pod's
+    (`names_an_earlier_pod`): the controller names the pod object it was attaching for."""
+    by_name = {o.name_of(pod): pod for pod in pods}
+    newest: dict[str, tuple[float, AttachFailure]] = {}
     for event in events:
         if event.get("reason") != "FailedAttachVolume":
             continue
-        kind, name, _ = _involved(event)
-        if kind != "Pod" or name not in wanted:
+        kind, name, uid = _involved(event)
+        pod = by_name.get(name)
+        seen = event_time(event)
+        if kind != "Pod" or pod is None or names_an_earlier_pod(uid, seen, pod):
             continue
         message = str(event.get("message") or "")
-        seen = _last_seen(event)
+        stamp = seen.timestamp() if seen is not None else 0.0
         failure = AttachFailure(name, _bounded(message), message.startswith("Multi-Attach error"))
-        if name not in newest or seen > newest[name][0]:
-            newest[name] = (seen, failure)
+        if name not in newest or stamp > newest[name][0]:
+            newest[name] = (stamp, failure)
     return [failure for _, failure in sorted(newest.values(), key=lambda v: v[1].pod)]
 
 
