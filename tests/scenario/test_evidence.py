@@ -3,6 +3,7 @@ Unschedulable condition, a controller's refused creates, a volume that would not
 last job's failure, a job paused with nothing to start it. No grace period delays a
 measurement."""
 
+import copy
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -323,6 +324,122 @@ def test_a_volume_that_would_not_attach_for_an_earlier_pod_of_the_name_is_histor
     )
     assert report["headline"]["code"] == "ready"
     assert result.exit_code == 0
+
+
+def _manager_waits_for_its_volume(now: datetime) -> list[Obj]:
+    """The jobs-manager Deployment's new pod was placed on cpu-1 8 minutes ago and waits in
+    ContainerCreating (the kubelet's waiting state while volumes attach and mount): its
+    ReadWriteOnce claim `datasets` is still attached to the machine of the copy it replaces.
+    The attach-detach controller posts its Multi-Attach error on every pod scheduled to use
+    the volume (pkg/controller/volume/attachdetach/reconciler/reconciler.go
+    `reportMultiAttachError`: `rc.recorder.Eventf(pod, v1.EventTypeWarning,
+    kevents.FailedAttachVolume, ...)`), whoever owns the pod."""
+    objects = healthy(now)
+    manager = find(objects, "Deployment", "jobs-manager")
+    manager["status"].update({"readyReplicas": 0, "availableReplicas": 0, "unavailableReplicas": 1})
+    pod = find(objects, "Pod", "jobs-manager-abc12")
+    pod["metadata"]["uid"] = "uid-jobs-manager-abc12"
+    pod["metadata"]["creationTimestamp"] = ts(now - timedelta(minutes=8))
+    pod["status"] = {
+        "phase": "Pending",
+        "conditions": [
+            {"type": "PodScheduled", "status": "True"},
+            {"type": "Ready", "status": "False", "reason": "ContainersNotReady"},
+        ],
+        "containerStatuses": [
+            {
+                "name": "api",
+                "image": pod["spec"]["containers"][0]["image"],
+                "imageID": "",
+                "ready": False,
+                "restartCount": 0,
+                "state": {"waiting": {"reason": "ContainerCreating"}},
+            }
+        ],
+    }
+    message = (
+        'Multi-Attach error for volume "pvc-6b1f3e0a-8d0c-4a57-9b43-2f4d0c0f5a11" Volume is '
+        "already exclusively attached to one node and can't be attached to another"
+    )
+    return [*objects, _event(now, pod, "FailedAttachVolume", message, count=5)]
+
+
+def test_a_volume_attached_elsewhere_holds_a_workload_not_only_a_training_job(
+    doctor: Doctor,
+) -> None:
+    """The attach-detach controller's word on a workload's pod is said by the storage check in
+    plain words, measured, and heads the answer over the workloads check's inference that the
+    pod is stuck on its machine."""
+    doctor.load(_manager_waits_for_its_volume)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "storage") == [("storage.attached-elsewhere", "fail", "measured")], (
+        "the controller's FailedAttachVolume on a workload's pod is said"
+    )
+    found = _finding(report, "storage.attached-elsewhere")
+    assert found["headline"] == (
+        "A volume of the workload 'jobs-manager' is in use on another machine, and can be "
+        "attached to one machine at a time, so it can't start."
+    )
+    assert found["details"] == [
+        "FailedAttachVolume on pod jobs-manager-abc12: Multi-Attach error for volume "
+        '"pvc-6b1f3e0a-8d0c-4a57-9b43-2f4d0c0f5a11" Volume is already exclusively attached to '
+        "one node and can't be attached to another"
+    ]
+    assert found["objects"] == ["Pod/jobs-manager-abc12", "Deployment/jobs-manager"]
+    assert _codes(report, "workloads") == [("workloads.updating", "warn", "measured")], (
+        "the controller said why the pod waits: no inference that it is stuck beside it"
+    )
+    assert _codes(report, "evidence") == [("evidence.ok", "ok", "measured")]
+    assert report["headline"]["code"] == "storage.attached-elsewhere"
+    assert report["headline"]["remedy"].startswith(
+        "Stop what uses the volume on the other machine, or run it on that machine; `kubectl"
+    )
+    assert report["headline"]["remedy"].endswith(
+        " describe pod jobs-manager-abc12` shows which volume."
+    )
+    assert result.exit_code == 2
+
+
+def test_a_volume_that_would_not_attach_for_a_pod_of_no_workload_is_said_of_that_pod(
+    doctor: Doctor,
+) -> None:
+    """A pod made by hand (`kubectl run`: no owner), on cpu-1 and waiting: the CSI attacher's
+    error as the attach-detach controller records it (pkg/volume/util/operationexecutor/
+    operation_generator.go GenerateAttachVolumeFunc: `AttachVolume.Attach failed for volume
+    ...`, reason FailedAttachVolume on each scheduled pod)."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        pod = copy.deepcopy(find(objects, "Pod", "jobs-manager-abc12"))
+        pod["metadata"] = {
+            "name": "debug-shell",
+            "namespace": NAMESPACE,
+            "uid": "uid-debug-shell",
+            "labels": {"run": "debug-shell"},
+            "creationTimestamp": ts(now - timedelta(minutes=4)),
+        }
+        pod["status"] = {
+            "phase": "Pending",
+            "conditions": [{"type": "PodScheduled", "status": "True"}],
+        }
+        message = (
+            'AttachVolume.Attach failed for volume "pvc-6b1f3e0a" : rpc error: code = Internal '
+            "desc = could not attach volume: quota exceeded"
+        )
+        return [*objects, pod, _event(now, pod, "FailedAttachVolume", message)]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "storage") == [("storage.attach-failed", "fail", "measured")]
+    found = _finding(report, "storage.attach-failed")
+    assert found["headline"] == (
+        "A volume of the program 'debug-shell' can't be attached to its machine."
+    )
+    assert found["objects"] == ["Pod/debug-shell"]
+    assert _codes(report, "evidence") == [("evidence.ok", "ok", "measured")]
+    assert result.exit_code == 2
 
 
 def test_the_last_job_killed_for_memory_says_the_next_will_be_too(doctor: Doctor) -> None:

@@ -253,6 +253,15 @@ class Environment(Struct, frozen=True):
         work = self.work()
         return [p for p in self.pods.items if work.job_of(p) is job]
 
+    def workload_of(self, pod: KubeObject) -> KubeObject | None:
+        """The Deployment, StatefulSet or DaemonSet whose selector takes the pod."""
+        for read in self.workloads.values():
+            for workload in read.items if isinstance(read, Listed) else ():
+                selector = o.mapping(o.mapping(workload.get("spec")).get("selector"))
+                if selector and o.selector_matches(selector, o.labels_of(pod)):
+                    return workload
+        return None
+
     def reports(self) -> list[Report]:
         """What the cluster's components reported that no other check says and that still
         stands (doctor/knowledge/reports.py), newest first; none where nothing was read."""

@@ -108,7 +108,7 @@ def _what(report: Report, env: Environment) -> str:
         job = env.work().job_of(pod) if pod is not None else None
         if job is not None:
             return f"the training job '{job.name}' (its program '{report.name}')"
-        workload = _workload_of(env, pod) if pod is not None else None
+        workload = env.workload_of(pod) if pod is not None else None
         if workload is not None:
             return f"{owner_words(workload)} (its copy '{report.name}')"
         return f"the program '{report.name}'"
@@ -121,16 +121,6 @@ def _what(report: Report, env: Environment) -> str:
     if report.kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
         return f"the workload '{report.name}'"
     return f"the {report.kind} '{report.name}'"
-
-
-def _workload_of(env: Environment, pod: KubeObject) -> KubeObject | None:
-    """The Deployment, StatefulSet or DaemonSet whose selector takes the pod."""
-    for read in env.workloads.values():
-        for workload in read.items if isinstance(read, Listed) else ():
-            selector = o.mapping(o.mapping(workload.get("spec")).get("selector"))
-            if selector and o.selector_matches(selector, o.labels_of(pod)):
-                return workload
-    return None
 
 
 def _pod(env: Environment, name: str) -> KubeObject | None:

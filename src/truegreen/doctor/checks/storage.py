@@ -4,9 +4,9 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Got, Kind
+from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed
 from truegreen.doctor.checks.base import Words
-from truegreen.doctor.environment import Environment
+from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.evidence import attach_failures
 from truegreen.plain_words import Wording
@@ -45,13 +45,13 @@ WORDS: Final[dict[str, Wording]] = {
         "admin to add it.",
     ),
     ATTACHED_ELSEWHERE: Wording(
-        "A volume of the training job {job} is in use on another machine, and can be attached "
-        "to one machine at a time: its programs can't start.",
-        "Stop what uses the volume on the other machine, or run the job on that machine; "
+        "A volume of {owner} is in use on another machine, and can be attached to one machine "
+        "at a time, so it can't start.",
+        "Stop what uses the volume on the other machine, or run it on that machine; "
         "{command} shows which volume.",
     ),
     ATTACH_FAILED: Wording(
-        "A volume of the training job {job} can't be attached to its machine.",
+        "A volume of {owner} can't be attached to its machine.",
         "See why with {command}, and ask your cluster admin about the storage.",
     ),
     CANT_READ: Wording("Couldn't check the dataset volumes: {why}.", "{remedy}"),
@@ -147,30 +147,50 @@ def check(env: Environment) -> list[Finding]:
 
 
 def _not_attached(env: Environment) -> list[Finding]:
-    """Volumes the attach-detach controller said it could not attach for a training pod that
-    does not run: measured, whatever the claims' phases say."""
+    """Volumes the attach-detach controller said it could not attach for a pod of the
+    namespace that waits on its machine: measured, whatever the claims' phases say. The
+    controller posts on every pod scheduled to use the volume, whoever owns it
+    (pkg/controller/volume/attachdetach/reconciler/reconciler.go `reportMultiAttachError`), and
+    the evidence check leaves every `FailedAttachVolume` on a pod to this one (reports.RULED).
+    A pod that runs has its volumes attached (the kubelet waits for them before it starts the
+    containers), one that ended or is being deleted waits for nothing: what was said about
+    them is history."""
     events = env.warning_events
     if events is None:
         return []
     if isinstance(events, CantRead):
         return [SAY.cant_check(env, Kind.EVENT, events)]
+    if not isinstance(env.pods, Listed):
+        return []
+    waiting = {
+        o.name_of(pod): pod
+        for pod in o.remaining(env.pods.items)
+        if o.node_name(pod) and o.phase(pod) != "Running"
+    }
     found = []
-    work = env.work()
-    for job in work.jobs:
-        pods = [
-            p for p in o.remaining(env.pods_of(job)) if o.node_name(p) and o.phase(p) != "Running"
-        ]
-        for failure in attach_failures(events.items, pods):
-            code = ATTACHED_ELSEWHERE if failure.multi_attach else ATTACH_FAILED
-            found.append(
-                SAY.finding(
-                    Status.FAIL,
-                    Basis.MEASURED,
-                    code,
-                    details=(f"FailedAttachVolume on pod {failure.pod}: {failure.message}",),
-                    objects=(f"Pod/{failure.pod}", job.ref),
-                    job=f"'{job.name}'",
-                    command=env.settings.kubectl.here("describe", "pod", failure.pod),
-                )
+    for failure in attach_failures(events.items, list(waiting.values())):
+        owner, owner_ref = _owner(env, waiting[failure.pod])
+        found.append(
+            SAY.finding(
+                Status.FAIL,
+                Basis.MEASURED,
+                ATTACHED_ELSEWHERE if failure.multi_attach else ATTACH_FAILED,
+                details=(f"FailedAttachVolume on pod {failure.pod}: {failure.message}",),
+                objects=(f"Pod/{failure.pod}", *owner_ref),
+                owner=owner,
+                command=env.settings.kubectl.here("describe", "pod", failure.pod),
             )
+        )
     return found
+
+
+def _owner(env: Environment, pod: KubeObject) -> tuple[str, tuple[str, ...]]:
+    """The pod's owner in plain words (its training job, its workload, else the pod itself),
+    and the owner's reference when it has one."""
+    job = env.work().job_of(pod)
+    if job is not None:
+        return job.words(), (job.ref,)
+    workload = env.workload_of(pod)
+    if workload is not None:
+        return owner_words(workload), (o.ref(workload),)
+    return f"the program '{o.name_of(pod)}'", ()

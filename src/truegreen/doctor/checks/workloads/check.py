@@ -47,6 +47,7 @@ from truegreen.doctor.knowledge.evidence import (
     DiskLimit,
     DiskLimitOf,
     Ending,
+    attach_failures,
     job_failure,
 )
 from truegreen.doctor.knowledge.missing_settings import missing_setting
@@ -284,8 +285,11 @@ def check(env: Environment) -> list[Finding]:
     selectors = [(w, o.mapping(o.mapping(w.get("spec")).get("selector"))) for w in workloads]
     jobs = {o.name_of(j): j for j in env.jobs.items} if isinstance(env.jobs, Listed) else {}
     work = env.work()
-    reported = pods_with_evidence(env.reports())
     events = env.warning_events.items if isinstance(env.warning_events, Listed) else ()
+    # The storage check says a volume the attach-detach controller could not attach.
+    reported = pods_with_evidence(env.reports()) | {
+        f.pod for f in attach_failures(events, o.remaining(env.pods.items))
+    }
     grouped: dict[tuple[str, str], tuple[KubeObject, list[tuple[_PodProblem, KubeObject]]]] = {}
     # A terminating pod is on its way out: its old image, crash loop or unreadiness is no
     # longer the workload's state (the controller already counts it out, kubectl#1628).
@@ -307,7 +311,7 @@ def check(env: Environment) -> list[Finding]:
             pod, env.now, env.settings.pending_grace, bool(job_name), kubectl, events
         )
         if problem is not None and problem.code in _WAITS and o.name_of(pod) in reported:
-            continue  # a component said why it waits: the evidence check quotes it
+            continue  # a component said why it waits: the evidence or storage check says it
         if problem is not None:
             key = (problem.code, o.ref(owner))
             grouped.setdefault(key, (owner, []))[1].append((problem, pod))
