@@ -67,21 +67,40 @@ def test_an_unreachable_gpu_machine_is_the_reason_not_the_job_size(doctor: Docto
 
 
 @pytest.mark.parametrize(
-    ("key", "words"),
+    ("taint", "words"),
     [
-        ("node.kubernetes.io/memory-pressure", "2 machines are short of memory"),
-        ("node.kubernetes.io/not-ready", "2 machines are not ready"),
-        ("ToBeDeletedByClusterAutoscaler", "2 machines are being removed by the autoscaler"),
+        (
+            {"key": "node.kubernetes.io/memory-pressure", "effect": "NoSchedule"},
+            "2 machines are short of memory",
+        ),
+        (
+            {"key": "node.kubernetes.io/not-ready", "effect": "NoSchedule"},
+            "2 machines are not ready",
+        ),
+        (
+            {"key": "ToBeDeletedByClusterAutoscaler", "effect": "NoSchedule"},
+            "2 machines are being removed by the autoscaler",
+        ),
+        (
+            {"key": "karpenter.sh/disrupted", "effect": "NoSchedule"},
+            "2 machines are being removed by Karpenter",
+        ),
+        # Karpenter v0.32-v0.37 (API v1beta1): kubernetes-sigs/karpenter
+        # pkg/apis/v1beta1/taints.go DisruptionNoScheduleTaint.
+        (
+            {"key": "karpenter.sh/disruption", "value": "disrupting", "effect": "NoSchedule"},
+            "2 machines are being removed by Karpenter",
+        ),
     ],
 )
 def test_every_machine_marked_by_a_controller_says_what_is_wrong(
-    doctor: Doctor, key: str, words: str
+    doctor: Doctor, taint: dict[str, str], words: str
 ) -> None:
     def marked(now: datetime) -> list[Obj]:
         objects = healthy(now)
         for obj in objects:
             if obj["kind"] == "Node":
-                obj["spec"]["taints"] = [{"key": key, "effect": "NoSchedule"}]
+                obj["spec"]["taints"] = [dict(taint)]
         return objects
 
     doctor.load(marked)
@@ -123,3 +142,35 @@ def test_no_controller_taint_has_a_remedy_that_removes_it() -> None:
         text = taint.todo.format(names="gpu-1", check="`kubectl describe node gpu-1`")
         assert "taint" not in text, key
         assert key not in text, key
+
+
+def test_a_machine_karpenter_v1beta1_is_disrupting_is_leaving_not_reserved(
+    doctor: Doctor,
+) -> None:
+    """Karpenter v0.32 to v0.37 (its v1beta1 API) marks a machine it is disrupting with
+    `karpenter.sh/disruption=disrupting:NoSchedule` (kubernetes-sigs/karpenter
+    pkg/apis/v1beta1/taints.go `DisruptionTaintKey`, `DisruptingNoScheduleTaintValue`,
+    `DisruptionNoScheduleTaint`; v1 renamed it `karpenter.sh/disrupted`). The only GPU machine
+    is being disrupted: it is leaving, and Karpenter would put the taint back."""
+
+    def disrupting(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        find(objects, "Node", "gpu-1")["spec"]["taints"] = [
+            {"key": "karpenter.sh/disruption", "value": "disrupting", "effect": "NoSchedule"}
+        ]
+        return objects
+
+    doctor.load(disrupting)
+    result = doctor.live("-o", "json", *GPU_JOB)
+    report = result.json()
+    (finding,) = _capacity(report)
+    assert finding["code"] == "capacity.machine-kept-out"
+    assert finding["headline"] == (
+        "The machines big enough for a training job of 1 CPU, 1 GiB memory, 1 nvidia.com/gpu "
+        "can't take it: 1 machine is being removed by Karpenter."
+    )
+    assert finding["remedy"] == (
+        "Wait: Karpenter adds a machine for waiting work when its limits allow."
+    )
+    assert report["headline"]["code"] == "capacity.machine-kept-out"
+    assert result.exit_code == 2

@@ -8,7 +8,8 @@ ever removes one; each says what to do about the machine instead.
 Sources: k8s.io/api core/v1 well_known_taints.go (the node lifecycle controller's taints, by
 TaintNodesByCondition and TaintBasedEvictions), k8s.io/cloud-provider api/well_known_taints.go,
 kubernetes/autoscaler cluster-autoscaler/utils/taints/taints.go, and Karpenter's
-pkg/apis/v1/taints.go.
+pkg/apis/v1/taints.go (v1.0 on) and pkg/apis/v1beta1/taints.go (v0.32 to v0.37, whose only
+taint is the disruption one).
 """
 
 from enum import StrEnum
@@ -54,6 +55,13 @@ _DOWN = (
 _PRESSURE = (
     "free {what} on {names} ({check} shows what uses it); the cluster lets new work onto it "
     "again by itself once the pressure is over"
+)
+
+_KARPENTER_REMOVING = SystemTaint(
+    MachineState.LEAVING,
+    "is being removed by Karpenter",
+    "are being removed by Karpenter",
+    "wait: Karpenter adds a machine for waiting work when its limits allow",
 )
 
 SYSTEM_TAINTS: dict[str, SystemTaint] = {
@@ -121,12 +129,11 @@ SYSTEM_TAINTS: dict[str, SystemTaint] = {
         "are being removed by the autoscaler",
         "wait: the autoscaler adds a machine for waiting work when it can",
     ),
-    "karpenter.sh/disrupted": SystemTaint(
-        MachineState.LEAVING,
-        "is being removed by Karpenter",
-        "are being removed by Karpenter",
-        "wait: Karpenter adds a machine for waiting work when its limits allow",
-    ),
+    "karpenter.sh/disrupted": _KARPENTER_REMOVING,
+    # Karpenter v0.32 to v0.37 (its v1beta1 API) marks the same with
+    # `karpenter.sh/disruption=disrupting:NoSchedule` (pkg/apis/v1beta1/taints.go
+    # DisruptionTaintKey, DisruptionNoScheduleTaint); v1.0 renamed it `karpenter.sh/disrupted`.
+    "karpenter.sh/disruption": _KARPENTER_REMOVING,
     "karpenter.sh/unregistered": SystemTaint(
         MachineState.STARTING,
         "is still joining the cluster",
