@@ -697,3 +697,26 @@ def test_a_volume_that_would_not_attach_for_another_reason_is_measured(doctor: D
     doctor.load(build)
     report = doctor.live("-o", "json").json()
     assert _codes(report, "storage") == [("storage.attach-failed", "fail", "measured")]
+
+
+def test_an_attach_failure_a_running_pod_got_past_hides_nothing_of_it(doctor: Doctor) -> None:
+    """The volume attached in the end: the pod runs, but its program is not ready. The
+    controller's earlier FailedAttachVolume about this very pod is history (the kubelet starts
+    no container before its volumes are attached), so the workloads check still says what
+    the pod shows now, and storage says nothing."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _manager_waits_for_its_volume(now)
+        pod = find(objects, "Pod", "jobs-manager-abc12")
+        pod["status"]["phase"] = "Running"
+        pod["status"]["containerStatuses"][0]["state"] = {
+            "running": {"startedAt": ts(now - timedelta(minutes=6))}
+        }
+        return objects
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    assert _codes(report, "storage") == [("storage.ok", "ok", "measured")]
+    said = [code for code, status, _ in _codes(report, "workloads") if status != "ok"]
+    assert "workloads.updating" in said, said
+    assert len(said) > 1, f"the running pod that is not ready is said: {said}"

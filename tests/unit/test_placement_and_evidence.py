@@ -12,6 +12,7 @@ from truegreen.doctor.knowledge.evidence import (
     cause_of,
     parse_scheduler_message,
     scheduler_verdict,
+    waiting_to_attach,
 )
 from truegreen.doctor.knowledge.fit import MachineRoom
 from truegreen.quantity import Resources
@@ -258,3 +259,24 @@ def test_the_newest_attach_failure_of_a_pod_is_the_one_said() -> None:
     assert attach_failures([older, newer], [_POD]) == [
         AttachFailure("train-002-w0", _MULTI_ATTACH, True)
     ]
+
+
+def test_only_a_pod_on_its_machine_that_does_not_run_waits_to_attach() -> None:
+    """The kubelet starts no container before the pod's volumes are attached: a running pod
+    got past its attach failures; one not on a machine, ended or being deleted waits for none."""
+
+    def pod(name: str, phase: str, node: str = "gpu-1", **meta: str) -> dict[str, object]:
+        return {
+            "metadata": {"name": name, **meta},
+            "spec": {"nodeName": node} if node else {},
+            "status": {"phase": phase},
+        }
+
+    pods = [
+        pod("creating", "Pending"),
+        pod("running", "Running"),
+        pod("unplaced", "Pending", node=""),
+        pod("ended", "Failed"),
+        pod("leaving", "Pending", deletionTimestamp="2026-12-06T10:00:00Z"),
+    ]
+    assert [p["metadata"]["name"] for p in waiting_to_attach(pods)] == ["creating"]

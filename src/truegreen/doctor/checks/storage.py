@@ -8,7 +8,7 @@ from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed
 from truegreen.doctor.checks.base import Words
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.knowledge.evidence import attach_failures
+from truegreen.doctor.knowledge.evidence import attach_failures, waiting_to_attach
 from truegreen.plain_words import Wording
 
 CHECK = CheckId.STORAGE
@@ -162,11 +162,7 @@ def _not_attached(env: Environment) -> list[Finding]:
         return [SAY.cant_check(env, Kind.EVENT, events)]
     if not isinstance(env.pods, Listed):
         return []
-    waiting = {
-        o.name_of(pod): pod
-        for pod in o.remaining(env.pods.items)
-        if o.node_name(pod) and o.phase(pod) != "Running"
-    }
+    waiting = {o.name_of(pod): pod for pod in waiting_to_attach(env.pods.items)}
     found = []
     for failure in attach_failures(events.items, list(waiting.values())):
         owner, owner_ref = _owner(env, waiting[failure.pod])

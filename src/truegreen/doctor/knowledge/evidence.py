@@ -282,6 +282,13 @@ def refusals(events: Iterable[KubeObject], job: TrainingJob) -> list[Refusal]:
     return sorted(found, key=lambda r: r.last_seen, reverse=True)
 
 
+def waiting_to_attach(pods: Sequence[KubeObject]) -> list[KubeObject]:
+    """The pods an attach failure can still hold: on a machine, not running, not ending. One
+    that runs has its volumes attached (the kubelet waits for them before it starts the
+    containers); one that ended or is being deleted waits for nothing."""
+    return [p for p in o.remaining(pods) if o.node_name(p) and o.phase(p) != "Running"]
+
+
 def attach_failures(
     events: Iterable[KubeObject], pods: Sequence[KubeObject]
 ) -> list[AttachFailure]:

@@ -49,6 +49,7 @@ from truegreen.doctor.knowledge.evidence import (
     Ending,
     attach_failures,
     job_failure,
+    waiting_to_attach,
 )
 from truegreen.doctor.knowledge.missing_settings import missing_setting
 from truegreen.doctor.knowledge.pull_errors import (
@@ -288,7 +289,7 @@ def check(env: Environment) -> list[Finding]:
     events = env.warning_events.items if isinstance(env.warning_events, Listed) else ()
     # The storage check says a volume the attach-detach controller could not attach.
     reported = pods_with_evidence(env.reports()) | {
-        f.pod for f in attach_failures(events, o.remaining(env.pods.items))
+        f.pod for f in attach_failures(events, waiting_to_attach(env.pods.items))
     }
     grouped: dict[tuple[str, str], tuple[KubeObject, list[tuple[_PodProblem, KubeObject]]]] = {}
     # A terminating pod is on its way out: its old image, crash loop or unreadiness is no
