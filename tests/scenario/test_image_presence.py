@@ -10,6 +10,7 @@ snapshot of the same cluster (tests/scenario/conftest.py): the recorded answers 
 verdict.
 """
 
+import base64
 import json
 import socket
 from collections.abc import Iterator
@@ -30,8 +31,10 @@ from tests.support.registry import (
     Registry,
     TokenFront,
     pull_login,
+    registry_binary,
     served_from,
     serving_manifests,
+    start_registry,
 )
 from tests.support.scenarios import Obj, find, healthy, job_pod
 from truegreen.doctor.knowledge.image_presence import MAX_LOOKUPS
@@ -575,3 +578,94 @@ def test_an_image_no_machine_has_pulled_is_still_asked(
     assert len(missing) == 1
     assert f"{host}/trainer:2.2" in missing[0]["headline"]
     assert f"{host}/trainer:2.1" not in json.dumps(missing)
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode()
+
+
+def _with_login_entries(host: str, auths: dict[str, object]) -> Any:
+    """The healthy namespace served from `host`, its login 'regcred' holding `auths` as written
+    (a `.dockerconfigjson` as kubectl or a hand-written file leaves it)."""
+    environment = _environment(host)
+
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = environment(now)
+        secret = find(objects, "Secret", "regcred")
+        config = json.dumps({"auths": auths}).encode()
+        secret["data"] = {".dockerconfigjson": base64.b64encode(config).decode()}
+        return objects
+
+    return build
+
+
+def _outputs(doctor: Doctor, tag: str) -> str:
+    """Everything a run shows or saves: JSON, verbose text, a snapshot."""
+    shown = doctor.live("-o", "json")
+    text = doctor.live("--no-color", "-v")
+    saved = "".join(p.read_text() for p in doctor.snapshot(tag).rglob("*.yaml"))
+    return shown.stdout + shown.stderr + text.stdout + text.stderr + saved
+
+
+@pytest.mark.parametrize(
+    ("username", "password", "auth", "expected"),
+    [
+        ("robot", REGISTRY_PASSWORD, f"robot:{WRONG_PASSWORD}", (2, "image-pull.login-refused")),
+        ("robot", WRONG_PASSWORD, f"robot:{REGISTRY_PASSWORD}", (0, "ready")),
+    ],
+)
+def test_the_login_in_auth_is_the_one_the_kubelet_sends(
+    asking: Doctor,
+    registry: Registry,
+    username: str,
+    password: str,
+    auth: str,
+    expected: tuple[int, str],
+) -> None:
+    """An entry with both `auth` and `username`/`password`: the kubelet decodes a non-empty
+    `auth` and it replaces the user name and password (kubernetes/kubernetes
+    pkg/credentialprovider/config.go, DockerConfigEntry.UnmarshalJSON), so that is the login
+    the registry is asked with."""
+    _push_environment(registry)
+    host = registry.host
+    entry = {"username": username, "password": password, "auth": _b64(auth)}
+    asking.load(_with_login_entries(host, {host: entry}))
+    result = asking.live("-o", "json")
+    assert (result.exit_code, result.json()["headline"]["code"]) == expected
+    output = _outputs(asking, "auth-wins")
+    for secret in (REGISTRY_PASSWORD, WRONG_PASSWORD, _b64(auth)):
+        assert secret not in output
+
+
+PADDED_PASSWORD = "reg-s3cret-PASSWORD-77a1x"
+"""A password whose login (`robot:` and it) is base64 with `==` padding: 31 bytes."""
+
+
+@pytest.fixture(scope="module")
+def padded_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry]:
+    """A real docker-registry whose login `robot:PADDED_PASSWORD` needs base64 padding."""
+    binary = registry_binary()
+    if binary is None:
+        pytest.skip("docker-registry is not installed (Debian package docker-registry)")
+    running = start_registry(
+        binary, tmp_path_factory.mktemp("padded"), username="robot", password=PADDED_PASSWORD
+    )
+    yield running
+    running.stop()
+
+
+def test_an_unpadded_auth_is_read_as_the_kubelet_reads_it(
+    asking: Doctor, padded_registry: Registry
+) -> None:
+    """`auth` without its `=` padding: decodeDockerConfigFieldAuth (kubernetes/kubernetes
+    pkg/credentialprovider/config.go) decodes a field that does not end in `=` with
+    base64.RawStdEncoding, so the kubelet logs in with it."""
+    _push_environment(padded_registry)
+    host = padded_registry.host
+    auth = _b64(f"robot:{PADDED_PASSWORD}")
+    assert auth.endswith("=="), "precondition: the login's base64 is padded"
+    asking.load(_with_login_entries(host, {host: {"auth": auth.rstrip("=")}}))
+    result = asking.live("-o", "json")
+    assert (result.exit_code, result.json()["headline"]["code"]) == (0, "ready")
+    assert _image_pull(result.json()) == [("ok", "measured", "image-pull.ok")]
+    assert PADDED_PASSWORD not in _outputs(asking, "unpadded")

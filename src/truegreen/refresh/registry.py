@@ -31,6 +31,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 from msgspec import Struct
 
 from truegreen.cluster import throttle
+from truegreen.docker_config import EntryError, read_entry
 from truegreen.http.address_policy import AddressPolicy
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import Connector, DirectDialer, Resolver
@@ -189,17 +190,16 @@ class PullCredentials(Struct, frozen=True):
 
 
 def _login(registry: str, entry: object) -> RegistryLogin | None:
-    if not isinstance(entry, dict):
+    """The login the kubelet sends from one entry (docker_config.py: a non-empty `auth` wins
+    over `username` and `password`); None where it holds no user name, a user name without a
+    password outside `auth`, or one doctor cannot send."""
+    try:
+        read = read_entry(entry)
+    except EntryError:
         return None
-    if entry.get("username") and entry.get("password"):
-        return RegistryLogin(registry, str(entry["username"]), str(entry["password"]))
-    if entry.get("auth"):
-        try:
-            user, _, password = base64.b64decode(str(entry["auth"])).decode().partition(":")
-        except (ValueError, UnicodeDecodeError):
-            return None
-        return RegistryLogin(registry, user, password) if user else None
-    return None
+    if read is None or not read.username or not (read.password or read.from_auth):
+        return None
+    return RegistryLogin(registry, read.username, read.password)
 
 
 class LookupKey(Struct, frozen=True):

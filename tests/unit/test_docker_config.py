@@ -1,0 +1,126 @@
+"""A registry login's entry as the kubelet reads it: kubernetes/kubernetes
+pkg/credentialprovider/config.go (DockerConfigEntry.UnmarshalJSON, decodeDockerConfigFieldAuth,
+v1.33), and what refresh's client sends from it (refresh/registry.py)."""
+
+import base64
+import json
+
+import pytest
+
+from truegreen.docker_config import EntryError, EntryLogin, go_base64, read_entry
+from truegreen.images import parse_image
+from truegreen.refresh.registry import PullCredentials, RegistryLogin
+
+SECRET = "s3cret-pw-9"
+
+
+def _b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+@pytest.mark.parametrize(
+    ("field", "decoded"),
+    [
+        ("cm9ib3Q6cHc=", b"robot:pw"),  # padded: StdEncoding
+        ("cm9ib3Q6cHc", b"robot:pw"),  # unpadded: RawStdEncoding
+        ("YQ==", b"a"),
+        ("YQ", b"a"),
+        ("YR==", b"a"),  # Go's decoders are not strict: the bits past the last byte are ignored
+        ("YWJj", b"abc"),  # no padding needed: either decoder
+        ("YQ==\n", b"a"),  # `\r` and `\n` are skipped; TrimSpace sees the `=`
+        ("Y\r\nQ", b"a"),
+        ("", b""),
+    ],
+)
+def test_base64_as_the_kubelet_decodes_an_auth(field: str, decoded: bytes) -> None:
+    assert go_base64(field) == decoded
+
+
+@pytest.mark.parametrize(
+    "field",
+    [
+        "%%%",
+        "YQ=",  # padded, but short of a quantum
+        "YQ===",
+        "====",
+        "YQ==YQ==",  # data after the padding
+        "Y",  # one character past a quantum: no byte
+        "YQ=x",  # `=` inside: Raw refuses it
+        "YQ== ",  # Std refuses the space TrimSpace looked past
+        " YQ==",
+        "Y Q",
+        "YQ-_",  # the URL alphabet
+        "YQé",
+    ],
+)
+def test_base64_the_kubelet_refuses(field: str) -> None:
+    assert go_base64(field) is None
+
+
+@pytest.mark.parametrize(
+    ("entry", "expected"),
+    [
+        (
+            {"username": "robot", "password": "NEW", "auth": _b64(b"robot:OLD")},
+            EntryLogin("robot", "OLD", from_auth=True),
+        ),
+        ({"username": "robot", "password": "pw"}, EntryLogin("robot", "pw", from_auth=False)),
+        ({"auth": _b64(b"robot:a:b")}, EntryLogin("robot", "a:b", from_auth=True)),
+        ({"auth": _b64(b":pw")}, EntryLogin("", "pw", from_auth=True)),
+        ({"auth": "", "username": "u"}, EntryLogin("u", "", from_auth=False)),
+        ({"auth": None, "username": "u", "password": None}, EntryLogin("u", "", from_auth=False)),
+        ({"Auth": _b64(b"robot:pw")}, EntryLogin("robot", "pw", from_auth=True)),  # any case
+        ({"USERNAME": "u", "Password": "p"}, EntryLogin("u", "p", from_auth=False)),
+        ({"u\u017fername": "u", "pa\u017f\u017fword": "p"}, EntryLogin("u", "p", from_auth=False)),
+        ({"email": "a@example.com", "identitytoken": 7}, EntryLogin("", "", from_auth=False)),
+        (None, EntryLogin("", "", from_auth=False)),
+        ({"auth": _b64(b"robot:\xff")}, None),  # not UTF-8: not sendable from here
+    ],
+)
+def test_what_the_kubelet_reads_from_an_entry(entry: object, expected: EntryLogin | None) -> None:
+    assert read_entry(entry) == expected
+
+
+@pytest.mark.parametrize(
+    ("entry", "reason"),
+    [
+        ({"auth": "%%%"}, "its auth is not base64"),
+        ({"username": "robot", "password": "pw", "auth": "%%%"}, "its auth is not base64"),
+        ({"auth": _b64(b"no-colon-here")}, "its auth is not base64 of a user name, ':'"),
+        ({"username": 7}, "its username is not text"),
+        ({"Password": ["x"]}, "its password is not text"),
+        ({"email": True}, "its email is not text"),
+        ("text", "is not a JSON object"),
+        ([1], "is not a JSON object"),
+    ],
+)
+def test_an_entry_the_kubelet_cannot_read(entry: object, reason: str) -> None:
+    with pytest.raises(EntryError, match=reason) as raised:
+        read_entry(entry)
+    assert "no-colon-here" not in str(raised.value)
+
+
+def test_an_entry_s_repr_hides_the_login() -> None:
+    assert SECRET not in repr(EntryLogin("robot", SECRET, from_auth=True))
+
+
+def _config(auths: dict[str, object]) -> tuple[str, str]:
+    return ".dockerconfigjson", _b64(json.dumps({"auths": auths}).encode())
+
+
+def test_refresh_sends_the_login_the_kubelet_reads() -> None:
+    auths: dict[str, object] = {
+        "a.example.com": {"username": "robot", "password": "NEW", "auth": _b64(b"robot:OLD")},
+        "b.example.com": {"auth": _b64(b"robot:pw").rstrip("=")},
+        "c.example.com": {"auth": _b64(b"robot:")},  # an empty password, as `auth` gives it
+        "d.example.com": {"username": "robot"},  # a user name alone: no login
+        "e.example.com": {"auth": _b64(b":pw")},  # no user name: no login
+    }
+    logins = PullCredentials.from_docker_configs([_config(auths)]).logins
+    assert logins == {
+        "a.example.com": RegistryLogin("a.example.com", "robot", "OLD"),
+        "b.example.com": RegistryLogin("b.example.com", "robot", "pw"),
+        "c.example.com": RegistryLogin("c.example.com", "robot", ""),
+    }
+    image = parse_image("b.example.com/team/app:1")
+    assert PullCredentials(logins).for_image(image) == RegistryLogin("b.example.com", "robot", "pw")
