@@ -669,3 +669,48 @@ def test_an_unpadded_auth_is_read_as_the_kubelet_reads_it(
     assert (result.exit_code, result.json()["headline"]["code"]) == (0, "ready")
     assert _image_pull(result.json()) == [("ok", "measured", "image-pull.ok")]
     assert PADDED_PASSWORD not in _outputs(asking, "unpadded")
+
+
+@pytest.mark.parametrize(
+    ("auths", "broken"),
+    [
+        # a good user name and password, and an `auth` that is not base64
+        ({"{host}": {"username": "robot", "password": REGISTRY_PASSWORD, "auth": "%%%"}}, "{host}"),
+        # a good login for the image's registry, and one for another whose `auth` has no `:`
+        (
+            {
+                "{host}": {"auth": _b64(f"robot:{REGISTRY_PASSWORD}")},
+                "other.example.com": {"auth": _b64(f"robot-{REGISTRY_PASSWORD}")},
+            },
+            "other.example.com",
+        ),
+    ],
+)
+def test_a_login_the_kubelet_cannot_decode_is_damaged(
+    asking: Doctor, registry: Registry, auths: dict[str, Any], broken: str
+) -> None:
+    """An entry whose `auth` decodeDockerConfigFieldAuth refuses (not base64, or no `:` once
+    decoded) fails json.Unmarshal of the whole login, whichever registry the entry is for
+    (kubernetes/kubernetes pkg/credentialprovider/config.go, DockerConfigEntry.UnmarshalJSON);
+    MakeDockerKeyring (pkg/credentialprovider/secrets/secrets.go) returns that error and
+    PullImage (pkg/kubelet/kuberuntime/kuberuntime_image.go) fails every pull of the pod."""
+    _push_environment(registry)
+    host = registry.host
+    written = {k.format(host=host): v for k, v in auths.items()}
+    asking.load(_with_login_entries(host, written))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 2
+    assert report["headline"]["code"] == "image-pull.login-damaged"
+    assert report["headline"]["text"] == (
+        "Training images can't be downloaded: the registry login 'regcred' is damaged."
+    )
+    assert _image_pull(report) == [("fail", "measured", "image-pull.login-damaged")]
+    assert _details(report) == [
+        f"secret regcred (kubernetes.io/dockerconfigjson): its login for "
+        f"{broken.format(host=host)} does not parse, so the machines read none of its logins"
+    ]
+    output = _outputs(asking, "damaged")
+    assert REGISTRY_PASSWORD not in output
+    for entry in written.values():
+        assert entry["auth"] not in output

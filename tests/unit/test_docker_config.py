@@ -124,3 +124,14 @@ def test_refresh_sends_the_login_the_kubelet_reads() -> None:
     }
     image = parse_image("b.example.com/team/app:1")
     assert PullCredentials(logins).for_image(image) == RegistryLogin("b.example.com", "robot", "pw")
+
+
+def test_refresh_sends_nothing_from_a_login_the_kubelet_cannot_read_whole() -> None:
+    """One entry the kubelet cannot read fails json.Unmarshal of the whole login
+    (pkg/credentialprovider/secrets/secrets.go, MakeDockerKeyring): none of it is sent."""
+    damaged = _config(
+        {"a.example.com": {"auth": _b64(b"robot:pw")}, "b.example.com": {"auth": "%%%"}}
+    )
+    good = _config({"c.example.com": {"auth": _b64(b"robot:pw")}})
+    logins = PullCredentials.from_docker_configs([damaged, good]).logins
+    assert logins == {"c.example.com": RegistryLogin("c.example.com", "robot", "pw")}

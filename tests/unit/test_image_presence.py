@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from truegreen.cluster import CantRead, Got, Listed, ReadFailure
+from truegreen.cluster.redact import REDACTED, UNPARSABLE
 from truegreen.doctor.checks.image_pull.presence import Outcome, judge
 from truegreen.doctor.findings import Basis, Status
 from truegreen.doctor.knowledge.image_presence import (
@@ -32,6 +33,7 @@ from truegreen.doctor.knowledge.image_presence import (
     pod_logins,
     pulled_images,
     registries_with_credentials,
+    unreadable_entries,
     wanted_lookups,
 )
 from truegreen.images import login_covers
@@ -114,6 +116,24 @@ def test_the_logins_a_kubelet_reads_and_the_registries_they_cover() -> None:
     value = _login("e", "ghcr.io").obj["data"][".dockerconfigjson"]
     with_junk = {**_login("e", "ghcr.io").obj, "data": {".dockerconfigjson": f"!{value}"}}
     assert registries_with_credentials(with_junk) is None, "base64 with junk is no login"
+
+
+def test_a_login_with_an_entry_the_kubelet_cannot_read_covers_nothing() -> None:
+    """The redaction marks such an entry (cluster/redact.py); it fails json.Unmarshal of the
+    whole login (kubernetes/kubernetes pkg/credentialprovider/config.go,
+    DockerConfigEntry.UnmarshalJSON), so the kubelet reads none of its entries."""
+    auths = {"ghcr.io": {"auth": REDACTED}, "b.example.com": {"auth": UNPARSABLE}, "c.io": {}}
+    config = base64.b64encode(json.dumps({"auths": auths}).encode()).decode()
+    damaged = {**_login("d", "ghcr.io").obj, "data": {".dockerconfigjson": config}}
+    assert registries_with_credentials(damaged) is None
+    assert unreadable_entries(damaged) == ["b.example.com"]
+    readable = _login("e", "ghcr.io", "quay.io").obj
+    assert unreadable_entries(readable) == []
+    assert unreadable_entries({"type": "Opaque"}) == []
+    del auths["b.example.com"]
+    config = base64.b64encode(json.dumps({"auths": auths}).encode()).decode()
+    whole = {**_login("d", "ghcr.io").obj, "data": {".dockerconfigjson": config}}
+    assert registries_with_credentials(whole) == frozenset({"ghcr.io"})  # c.io holds none
 
 
 def test_a_pod_sends_its_own_logins_and_its_account_s_only_when_it_names_none() -> None:

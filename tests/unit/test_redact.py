@@ -18,6 +18,7 @@ from truegreen.cluster.reads import Folded, FoldRead, GetRead, ListRead
 from truegreen.cluster.redact import (
     LAST_APPLIED,
     REDACTED,
+    UNPARSABLE,
     RedactingReader,
     _assignment,
     _flag_and_value,
@@ -363,24 +364,42 @@ def test_an_unparsable_registry_login_stays_unparsable(login: str) -> None:
 
 
 def test_a_registry_login_is_judged_by_what_it_holds() -> None:
+    """Each entry as the kubelet reads it (truegreen/docker_config.py after
+    kubernetes/kubernetes pkg/credentialprovider/config.go): one it cannot read is marked
+    unparsable, since it fails the whole login; its value never survives."""
     entries = {
         "token.example.com": {"identitytoken": "t"},
         "pair.example.com": {"username": "u", "password": "p"},
         "user-only.example.com": {"username": "u"},
         "blank.example.com": {"auth": ""},
+        "null.example.com": None,
+        "unpadded.example.com": {"auth": _b64("u:p-secret1").rstrip("=")},
         "odd.example.com": "text",
+        "not-base64.example.com": {"username": "u", "password": "p", "auth": "%%%secret2"},
+        "no-colon.example.com": {"auth": _b64("u-secret3")},
+        "number.example.com": {"username": 7, "password": "secret4"},
     }
     secret = {
         "kind": "Secret",
         "data": {".dockerconfigjson": _b64(json.dumps({"auths": entries}))},
     }
-    assert _unb64(redact_object(secret)["data"][".dockerconfigjson"])["auths"] == {
+    redacted = redact_object(secret)
+    assert _unb64(redacted["data"][".dockerconfigjson"])["auths"] == {
         "token.example.com": {"auth": REDACTED},
         "pair.example.com": {"auth": REDACTED},
         "user-only.example.com": {},
         "blank.example.com": {},
-        "odd.example.com": {},
+        "null.example.com": {},
+        "unpadded.example.com": {"auth": REDACTED},
+        "odd.example.com": {"auth": UNPARSABLE},
+        "not-base64.example.com": {"auth": UNPARSABLE},
+        "no-colon.example.com": {"auth": UNPARSABLE},
+        "number.example.com": {"auth": UNPARSABLE},
     }
+    assert redact_object(redacted) == redacted
+    shown = json.dumps(redacted) + base64.b64decode(redacted["data"][".dockerconfigjson"]).decode()
+    for value in ("secret1", "secret2", "secret3", "secret4", _b64("u-secret3")):
+        assert value not in shown
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ look-ups and sent to that registry alone (doctor/reads/registry_lookups.py).
 The policy, listed for operators in docs/snapshot.md:
 - Secrets: every `data` and `stringData` value and every annotation value. What survives is
   what the checks need: key names, whether each value is empty, and for registry logins which
-  registries have credentials.
+  registries have credentials and which entries the kubelet cannot read.
 - ConfigMaps (doctor reads cluster-autoscaler's status and YuniKorn's configuration): every
   value but those doctor reads (`status`, `*.yaml`, `service.policyGroup`), which are kept as
   written, and every `binaryData` value.
@@ -34,6 +34,7 @@ from typing import Any
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.reader import ClusterReader, FieldSelector, Fold
 from truegreen.cluster.reads import FoldRead, GetRead, Got, KubeObject, Listed, ListRead
+from truegreen.docker_config import EntryError, read_entry
 from truegreen.patterns import LazyPattern
 
 REDACTED = "<redacted>"
@@ -373,18 +374,34 @@ def _encode(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
-def _has_credentials(entry: object) -> bool:
-    if not isinstance(entry, Mapping):
-        return False
-    return bool(
-        entry.get("auth")
-        or entry.get("identitytoken")
-        or (entry.get("username") and entry.get("password"))
-    )
+def _entry_verdict(entry: object) -> dict[str, str]:
+    """What a redacted entry keeps: `{"auth": "<redacted>"}` for one holding credentials,
+    `{"auth": "<redacted: unparsable>"}` for one the kubelet cannot read (which fails the whole
+    login: docker_config.py), `{}` for one holding none. An entry that is already a verdict
+    stays one, so redaction stays idempotent (a live `auth` of that very text, which the
+    kubelet could not decode either, reads as the verdict it spells)."""
+    if isinstance(entry, Mapping) and len(entry) == 1 and entry.get("auth") in _VERDICTS:
+        return {"auth": str(entry["auth"])}
+    try:
+        read = read_entry(entry)
+    except EntryError:
+        return {"auth": UNPARSABLE}
+    if (
+        read is None
+        or read.from_auth
+        or (read.username and read.password)
+        or (isinstance(entry, Mapping) and entry.get("identitytoken"))
+    ):
+        return {"auth": REDACTED}
+    return {}
+
+
+_VERDICTS = (REDACTED, UNPARSABLE)
 
 
 def _redact_docker_config(key: str, value: str) -> str:
-    """Keep only which registries hold credentials; anything unparsable stays unparsable."""
+    """Keep only which registries hold credentials, and which entries the kubelet cannot read;
+    anything unparsable stays unparsable."""
     try:
         parsed = json.loads(base64.b64decode(value, validate=True))
     except (binascii.Error, ValueError):
@@ -394,10 +411,7 @@ def _redact_docker_config(key: str, value: str) -> str:
     auths = parsed.get("auths") if key == ".dockerconfigjson" else parsed
     if not isinstance(auths, Mapping):
         return _encode(UNPARSABLE)
-    kept = {
-        str(host): ({"auth": REDACTED} if _has_credentials(entry) else {})
-        for host, entry in auths.items()
-    }
+    kept = {str(host): _entry_verdict(entry) for host, entry in auths.items()}
     return _encode(json.dumps({"auths": kept} if key == ".dockerconfigjson" else kept))
 
 

@@ -31,7 +31,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 from msgspec import Struct
 
 from truegreen.cluster import throttle
-from truegreen.docker_config import EntryError, read_entry
+from truegreen.docker_config import EntryError, EntryLogin, read_entry
 from truegreen.http.address_policy import AddressPolicy
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import Connector, DirectDialer, Resolver
@@ -168,7 +168,8 @@ class PullCredentials(Struct, frozen=True):
 
     @classmethod
     def from_docker_configs(cls, configs: Iterable[tuple[str, str]]) -> "PullCredentials":
-        """Logins from (secret data key, base64 value) pairs; the first login per host wins."""
+        """Logins from (secret data key, base64 value) pairs; the first login per host wins,
+        and none of a login the kubelet cannot read whole (docker_config.py)."""
         logins: dict[str, RegistryLogin] = {}
         for key, value in configs:
             try:
@@ -182,21 +183,21 @@ class PullCredentials(Struct, frozen=True):
             )
             if not isinstance(auths, dict):
                 continue
-            for host, entry in auths.items():
-                login = _login(registry_key(str(host)), entry)
+            try:
+                read = {registry_key(str(host)): read_entry(e) for host, e in auths.items()}
+            except EntryError:
+                continue  # one entry the kubelet cannot read fails the whole login
+            for host, entry in read.items():
+                login = _login(host, entry)
                 if login is not None:
                     logins.setdefault(login.registry, login)
         return cls(logins)
 
 
-def _login(registry: str, entry: object) -> RegistryLogin | None:
-    """The login the kubelet sends from one entry (docker_config.py: a non-empty `auth` wins
-    over `username` and `password`); None where it holds no user name, a user name without a
-    password outside `auth`, or one doctor cannot send."""
-    try:
-        read = read_entry(entry)
-    except EntryError:
-        return None
+def _login(registry: str, read: EntryLogin | None) -> RegistryLogin | None:
+    """The login the kubelet sends from one entry as it reads it (docker_config.py: a
+    non-empty `auth` wins over `username` and `password`); None where it holds no user name, a
+    user name without a password outside `auth`, or one doctor cannot send."""
     if read is None or not read.username or not (read.password or read.from_auth):
         return None
     return RegistryLogin(registry, read.username, read.password)

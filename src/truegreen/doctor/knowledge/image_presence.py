@@ -29,6 +29,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, GetRead, Got, Listed, ListRead
+from truegreen.cluster.redact import UNPARSABLE
 from truegreen.images import ImageReferenceError, login_covers, parse_image, registry_key
 
 MAX_LOOKUPS = 64
@@ -187,9 +188,9 @@ class Template(Protocol):
         ...
 
 
-def registries_with_credentials(secret: Mapping[str, object]) -> frozenset[str] | None:
-    """The registry hosts a registry login holds credentials for; None when it is not a login
-    the kubelet reads, or does not parse."""
+def _auths(secret: Mapping[str, object]) -> dict[str, object] | None:
+    """The entries of a registry login, by registry host as written; None when it is not a
+    login the kubelet reads, or does not parse."""
     key = LOGIN_KEYS.get(str(secret.get("type", "")))
     value = o.mapping(secret.get("data")).get(key) if key else None
     if not value:
@@ -201,7 +202,25 @@ def registries_with_credentials(secret: Mapping[str, object]) -> frozenset[str] 
     auths = (
         parsed.get("auths") if key == ".dockerconfigjson" and isinstance(parsed, dict) else parsed
     )
-    if not isinstance(auths, dict):
+    return {str(host): entry for host, entry in auths.items()} if isinstance(auths, dict) else None
+
+
+def unreadable_entries(secret: Mapping[str, object]) -> list[str]:
+    """The registry hosts of a (redacted) registry login whose entry the kubelet cannot read:
+    the redaction marked them (cluster/redact.py, docker_config.py). One fails the whole login,
+    and every image pull of a pod that names it (secrets.go MakeDockerKeyring)."""
+    return [
+        host
+        for host, entry in (_auths(secret) or {}).items()
+        if o.mapping(entry).get("auth") == UNPARSABLE
+    ]
+
+
+def registries_with_credentials(secret: Mapping[str, object]) -> frozenset[str] | None:
+    """The registry hosts a (redacted) registry login holds credentials for; None when it is
+    not a login the kubelet reads, does not parse, or holds an entry the kubelet cannot read."""
+    auths = _auths(secret)
+    if auths is None or unreadable_entries(secret):
         return None
     return frozenset(registry_key(host) for host, entry in auths.items() if o.mapping(entry))
 

@@ -10,6 +10,7 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind
+from truegreen.cluster.redact import redact_shapes
 from truegreen.doctor.checks.image_pull.invalid import invalid_names
 from truegreen.doctor.checks.image_pull.presence import Outcome, judge
 from truegreen.doctor.checks.image_pull.words import (
@@ -33,6 +34,7 @@ from truegreen.doctor.knowledge.image_presence import (
     plain_size,
     registries_with_credentials,
     template_lookups_of,
+    unreadable_entries,
 )
 from truegreen.images import (
     DOCKER_HUB,
@@ -84,6 +86,19 @@ def _create_login(env: Environment, name: str, registries: set[str]) -> str:
 def _login_name(registry: str) -> str:
     """A name for a new login to `registry`: `ghcr.io` → `ghcr-io-login`."""
     return re.sub(r"[^a-z0-9]+", "-", registry.lower()).strip("-") + "-login"
+
+
+def _damage(name: str, secret_type: str, unreadable: list[str]) -> str:
+    """Why the kubelet reads none of the login `name`: it does not parse, or one of its
+    entries does not (pkg/credentialprovider/config.go: that fails the whole login)."""
+    if not unreadable:
+        return f"secret {name} ({secret_type}) does not parse as a docker config"
+    # A login's key is the secret's own text: a URL in it may carry a user name and password.
+    hosts = ", ".join(redact_shapes(host) for host in unreadable)
+    return (
+        f"secret {name} ({secret_type}): its login for {hosts} does not parse, "
+        "so the machines read none of its logins"
+    )
 
 
 class _Unresolved(Struct, frozen=True):
@@ -201,7 +216,7 @@ def check(env: Environment) -> list[Finding]:
                     Status.FAIL,
                     Basis.MEASURED,
                     LOGIN_DAMAGED,
-                    details=(f"secret {name} ({secret_type}) does not parse as a docker config",),
+                    details=(_damage(name, secret_type, unreadable_entries(read.obj)),),
                     objects=objects,
                     name=name,
                     delete=env.settings.kubectl.here("delete", "secret", name),
