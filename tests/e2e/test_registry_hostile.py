@@ -340,3 +340,35 @@ def test_look_ups_keep_the_bound_in_flight_on_kept_alive_connections() -> None:
         assert set(results.values()) == {Resolved(SHA256, MANIFEST)}
         assert (len(results), client.requests_made, len(server.received)) == (24, 24, 24)
         assert server.counts["connections"] == LOOKUPS_IN_FLIGHT
+
+
+PAGE = b"<html><body><h1>Please sign in</h1></body></html>"
+
+
+@pytest.mark.parametrize(
+    ("headers", "reason"),
+    [
+        ({"Content-Type": "text/html; charset=utf-8"}, "answered with a web page (text/html)"),
+        ({"Content-Type": "text/html", "Docker-Content-Digest": SHA256}, "answered with a web"),
+        ({}, "answered with something it did not name (no Content-Type)"),
+        ({"Content-Type": "text/plain"}, "answered with text/plain"),
+    ],
+)
+def test_a_host_that_answers_no_manifest_resolves_no_digest(
+    headers: dict[str, str], reason: str
+) -> None:
+    """A captive portal or sign-in page answering 200 to every request: containerd takes the
+    Content-Type as the manifest's media type (remotes/docker/resolver.go, Resolve and
+    getManifestMediaType) and refuses one that is neither a manifest nor an index
+    (core/images/image.go, Manifest), so no digest is resolved from it (refresh would pin one
+    no machine can pull)."""
+
+    def portal(request: Received, _: int) -> Answer:
+        return 200, headers, PAGE
+
+    with _loopback(portal) as server:
+        result = _lookup(server)
+        assert isinstance(result, LookupFailed), result
+        assert result.failure is LookupFailure.MALFORMED
+        assert result.reason.startswith(f"127.0.0.1:{server.port} {reason}")
+        assert result.reason.endswith(", not an image manifest")

@@ -404,8 +404,9 @@ def test_a_registry_that_answers_too_slowly_is_unknown_within_the_request_timeou
 
 
 def test_a_manifest_past_the_cap_is_unknown_and_not_read(asking: Doctor) -> None:
-    """HEAD answers (the services' images exist); the judged job's GET, for its size, sends a
-    body past the cap (refresh/registry.py MAX_ANSWER_BYTES): not read, unknown."""
+    """HEAD answers without a digest, so the manifest is read (GET), as containerd reads it
+    then (remotes/docker/resolver.go, Resolve); its body is past the cap (refresh/registry.py
+    MAX_ANSWER_BYTES): not read, unknown, for every image."""
     with HostileServer(hostile.huge_manifest) as server:
         host = f"127.0.0.1:{server.port}"
         asking.load(_environment(host))
@@ -413,10 +414,10 @@ def test_a_manifest_past_the_cap_is_unknown_and_not_read(asking: Doctor) -> None
         assert server.hung_up.wait(10), "the client kept reading past its cap"
     report = result.json()
     assert result.exit_code == 3
-    assert _image_pull(report) == [("unknown", "cant-check", "image-pull.image-unchecked")]
+    assert _image_pull(report) == [("unknown", "cant-check", "image-pull.image-unchecked")] * 3
     assert f"{host}'s answer was larger than 4,194,304 bytes" in _details(report)
     assert report["headline"]["text"] == (
-        f"Couldn't check whether the image {host}/trainer:2.1 is in its registry: {host}'s "
+        f"Couldn't check whether the image {host}/jobs-manager:1.4 is in its registry: {host}'s "
         "answer was too large to read."
     )
 
@@ -714,3 +715,55 @@ def test_a_login_the_kubelet_cannot_decode_is_damaged(
     assert REGISTRY_PASSWORD not in output
     for entry in written.values():
         assert entry["auth"] not in output
+
+
+PAGE = b"<html><body><h1>Please sign in</h1></body></html>"
+"""What a captive portal or a single sign-on page answers to every request."""
+
+
+@pytest.mark.parametrize(
+    ("content_type", "unknown", "detail"),
+    [
+        # every answer a web page: no image's presence is measured
+        (
+            "text/html; charset=utf-8",
+            ["jobs-manager:1.4", "library/mysql:8.0", "trainer:2.1"],
+            "{host} answered with a web page (text/html), not an image manifest",
+        ),
+        # a manifest's media type on a web page, and no digest: read, it is no manifest
+        (
+            "application/vnd.oci.image.manifest.v1+json",
+            ["jobs-manager:1.4", "library/mysql:8.0", "trainer:2.1"],
+            "{host} sent a manifest that is not a JSON document",
+        ),
+    ],
+)
+def test_a_host_that_answers_a_web_page_is_unknown_never_present(
+    asking: Doctor, content_type: str, unknown: list[str], detail: str
+) -> None:
+    """A host answering 200 with a web page to every request (a captive portal, a sign-in
+    page): containerd takes the answer's Content-Type as the manifest's media type
+    (containerd remotes/docker/resolver.go, Resolve and getManifestMediaType) and refuses one
+    that is neither a manifest nor an index (core/images/image.go, Manifest: "unexpected media
+    type"); with no Docker-Content-Digest it reads the manifest itself (GET), and a body that is
+    not JSON does not unmarshal as one: no pull succeeds there, and doctor has not seen the
+    image."""
+
+    def portal(request: Received, _: int) -> tuple[int, dict[str, str], bytes]:
+        return 200, {"Content-Type": content_type}, PAGE
+
+    with ScriptedApi(portal) as scripted:
+        host = f"127.0.0.1:{scripted.port}"
+        asking.load(_environment(host, login=None))
+        result = asking.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 3
+    unchecked = [f for f in report["findings"] if f["code"] == "image-pull.image-unchecked"]
+    assert sorted(f["headline"] for f in unchecked) == [
+        f"Couldn't check whether the image {host}/{image} is in its registry: {host}'s answer "
+        "could not be understood."
+        for image in unknown
+    ]
+    assert {(f["status"], f["basis"]) for f in unchecked} == {("unknown", "cant-check")}
+    assert {f["details"][0] for f in unchecked} == {detail.format(host=host)}
+    assert not [f for f in report["findings"] if f["code"] == "image-pull.ok"]

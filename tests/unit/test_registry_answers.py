@@ -11,7 +11,17 @@ from tests.support.plain_words import jargon_in
 from truegreen.doctor.checks.image_pull.words import REGISTRY_REMEDIES, REGISTRY_WHY
 from truegreen.doctor.knowledge.image_presence import ImageLookup, Presence, RegistryAnswer
 from truegreen.doctor.reads.registry_lookups import RecordedRegistry, RecordingRegistry, answer_of
-from truegreen.refresh.registry import LookupFailed, LookupFailure, RegistryLogin
+from truegreen.refresh.registry import (
+    _SERVED_TYPES,
+    INDEX_TYPES,
+    MANIFEST_TYPES,
+    SCHEMA1_TYPES,
+    LookupFailed,
+    LookupFailure,
+    RegistryLogin,
+    _is_document,  # the client's judgement of an answer, tested on its own
+    _not_a_manifest,
+)
 
 
 @pytest.mark.parametrize(
@@ -75,3 +85,49 @@ def test_every_reason_and_remedy_is_plain_and_fills_in() -> None:
             filled = text.format(**values)
             assert "{" not in filled, filled
             assert not jargon_in(filled), filled
+
+
+@pytest.mark.parametrize(
+    ("media_type", "what"),
+    [
+        ("text/html", "a web page (text/html)"),
+        ("", "something it did not name (no Content-Type)"),
+        ("application/json", "application/json"),
+        ("Text/Plain", "text/plain"),
+        ("text/\x1b[31mred", "something that is not a media type"),
+        ("a/" + "b" * 128, "something that is not a media type"),  # RFC 6838: 127 at most
+        ("a/" + "b" * 127, "a/" + "b" * 127),
+    ],
+)
+def test_an_answer_that_is_no_manifest_says_what_the_host_answered(
+    media_type: str, what: str
+) -> None:
+    """containerd takes the Content-Type as the manifest's media type and refuses any but a
+    manifest's or an index's (remotes/docker/resolver.go Resolve; core/images/image.go
+    Manifest): the host's answer is named, plainly, and never its hostile text."""
+    assert _not_a_manifest("r.example.com", media_type) == LookupFailed(
+        LookupFailure.MALFORMED, f"r.example.com answered with {what}, not an image manifest"
+    )
+
+
+def test_the_media_types_a_manifest_answer_may_carry() -> None:
+    assert frozenset((*INDEX_TYPES, *MANIFEST_TYPES, *SCHEMA1_TYPES)) == _SERVED_TYPES
+    assert "text/plain" not in _SERVED_TYPES
+    assert "text/html" not in _SERVED_TYPES
+
+
+@pytest.mark.parametrize(
+    ("body", "document"),
+    [
+        (b'{"schemaVersion": 2}', True),
+        (b"{}", True),
+        (b"<html><body>Please sign in</body></html>", False),
+        (b"[1, 2]", False),
+        (b'"text"', False),
+        (b"", False),
+        (b"\xff", False),
+        (b"[" * 100_000, False),
+    ],
+)
+def test_a_manifest_s_bytes_are_a_json_object(body: bytes, document: bool) -> None:
+    assert _is_document(memoryview(body)) is document

@@ -398,6 +398,8 @@ class RegistryClient:
                         LookupFailure.MALFORMED, f"{reference.name}: index is not valid"
                     )
                 children = found
+        if media_type not in _SERVED_TYPES:  # the answer's whose media type containerd takes
+            return _not_a_manifest(reference.registry, media_type)
         if not _DIGEST.match(digest):
             return LookupFailed(
                 LookupFailure.MALFORMED, f"{reference.registry} answered an invalid digest"
@@ -417,9 +419,11 @@ class RegistryClient:
         content: bool = False,
         deadline: Deadline | None = None,
     ) -> Manifest | LookupFailed:
-        """Whether the registry serves `reference` to `login`: a HEAD, or with `content` a GET
-        whose bytes are checked against every digest claimed for them. `deadline` bounds every
-        request of the look-up (several manifests of one image may share it)."""
+        """Whether the registry serves `reference` to `login`: a HEAD, or with `content` (or a
+        HEAD naming no digest) a GET whose bytes are checked against every digest claimed for
+        them and must be a JSON document. Either answer must carry a manifest's or an index's
+        media type. `deadline` bounds every request of the look-up (several manifests of one
+        image may share it)."""
         deadline = deadline or Deadline.after(self._timeout)
         if login is not None and login.registry != reference.registry:
             login = None  # a login goes only to the registry it belongs to
@@ -434,6 +438,12 @@ class RegistryClient:
             return answer
         media_type = _media_type(answer, "")
         claimed = answer.header("docker-content-digest")
+        if not content and not claimed:
+            # containerd reads the manifest itself when a HEAD names no digest, and takes the
+            # media type of that answer (remotes/docker/resolver.go, Resolve): so does doctor.
+            return self.manifest(reference, login, content=True, deadline=deadline)
+        if media_type not in _SERVED_TYPES:
+            return _not_a_manifest(reference.registry, media_type)
         if media_type in SCHEMA1_TYPES or not content:
             # A schema-1 body is signed, not hashed as sent: it exists, and nothing more is said.
             digest = claimed if claimed and _DIGEST.match(claimed) else None
@@ -447,6 +457,11 @@ class RegistryClient:
         verified = _verified(answer.body, claims, reference.registry)
         if isinstance(verified, LookupFailed):
             return verified
+        if not _is_document(answer.body):
+            return LookupFailed(
+                LookupFailure.MALFORMED,
+                f"{reference.registry} sent a manifest that is not a JSON document",
+            )
         return Manifest(media_type, verified, bytes(answer.body))
 
     def _manifest_url(self, reference: ImageReference, target: str) -> str:
@@ -712,6 +727,38 @@ def _is_home_of(origin: "_Origin | None", reference: ImageReference) -> bool:
 def _media_type(response: Response, default: str) -> str:
     found = response.header("content-type")
     return found.split(";")[0].strip() if found is not None else default
+
+
+_SERVED_TYPES = frozenset((*INDEX_TYPES, *MANIFEST_TYPES, *SCHEMA1_TYPES))
+"""The media types a manifest answer may carry. containerd takes an answer's Content-Type as
+the manifest's media type (remotes/docker/resolver.go, Resolve and getManifestMediaType) and
+refuses any other (core/images/image.go, Manifest: "unexpected media type"); `text/plain`,
+which it reads as schema 1, is no answer doctor can measure by either."""
+_MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9.+_-]{0,63}/[a-z0-9][a-z0-9.+_-]{0,126}", re.ASCII)
+
+
+def _not_a_manifest(registry: str, media_type: str) -> LookupFailed:
+    """What a registry answered instead of a manifest, in plain words (a media type is
+    quoted only when it is one: the answer is the registry's text)."""
+    if media_type == "text/html":
+        what = "a web page (text/html)"
+    elif not media_type:
+        what = "something it did not name (no Content-Type)"
+    elif _MEDIA_TYPE.fullmatch(media_type.lower()):
+        what = media_type.lower()
+    else:
+        what = "something that is not a media type"
+    return LookupFailed(
+        LookupFailure.MALFORMED, f"{registry} answered with {what}, not an image manifest"
+    )
+
+
+def _is_document(body: Body) -> bool:
+    """Whether a manifest's bytes are a JSON object, as every manifest and index is."""
+    try:
+        return isinstance(json.loads(bytes(body)), dict)  # json reads no memoryview
+    except (ValueError, RecursionError):
+        return False
 
 
 def _schema1(reference: ImageReference) -> LookupFailed:
