@@ -3,6 +3,7 @@
 The redaction test seeds every shape docs/snapshot.md lists into the fake cluster (objects,
 Events, container logs) and scans every byte the snapshot writes, folder and archive alike."""
 
+import base64
 import copy
 import gzip
 import io
@@ -63,6 +64,12 @@ EVENT_PASSWORD = "seed-event-password-c4"
 EVENT_DSN = "seed-event-dsn-c5"
 LOG_TOKEN = "seed-log-token-c6"
 LOG_DSN = "seed-log-dsn-c7"
+LOGIN_PASSWORD = "seed-login-password-c8"
+"""A registry login's `password`, beside an `auth` that wins over it (config.go)."""
+LOGIN_AUTH = "seed-login-auth-c9"
+LOGIN_UNDECODABLE = "%%%seed-login-undecodable-c10"
+LOGIN_NO_COLON = "seed-login-no-colon-c11"
+LOGIN_UNPADDED = "seed-login-unpadded-c12"
 SEEDED = (
     *SEEDED_ENV.values(),
     DSN_PASSWORD,
@@ -83,6 +90,14 @@ SEEDED = (
     LOG_DSN,
     BACKEND_SECRET_VALUE,
     PULL_SECRET_VALUE,
+    LOGIN_PASSWORD,
+    LOGIN_AUTH,
+    b64(f"robot:{LOGIN_AUTH}"),
+    LOGIN_UNDECODABLE,
+    LOGIN_NO_COLON,
+    b64(LOGIN_NO_COLON),
+    LOGIN_UNPADDED,
+    b64(f"robot:{LOGIN_UNPADDED}").rstrip("="),
 )
 PREVIOUS_INSTANCE = container_id("jobs-manager-abc12", "api", restart=7)
 
@@ -137,6 +152,19 @@ def seeded_cluster(now: datetime) -> list[Obj]:
     backend["metadata"]["annotations"] = {"note": SECRET_ANNOTATION}
     backend["stringData"] = {"extra": STRING_DATA}
     backend["data"]["token"] = b64(STRING_DATA)
+    login = next(o for o in objects if o["metadata"]["name"] == "regcred")
+    auths = json.loads(base64.b64decode(login["data"][".dockerconfigjson"]))["auths"]
+    auths |= {  # every shape of entry the kubelet reads (docker_config.py), and those it cannot
+        "wins.example.com": {
+            "username": "robot",
+            "password": LOGIN_PASSWORD,
+            "auth": b64(f"robot:{LOGIN_AUTH}"),
+        },
+        "unpadded.example.com": {"auth": b64(f"robot:{LOGIN_UNPADDED}").rstrip("=")},
+        "undecodable.example.com": {"auth": LOGIN_UNDECODABLE},
+        "no-colon.example.com": {"auth": b64(LOGIN_NO_COLON)},
+    }
+    login["data"][".dockerconfigjson"] = b64(json.dumps({"auths": auths}))
     objects += [
         _event("a-login", f"login failed: password={EVENT_PASSWORD}", now),
         _event("b-dsn", f"cannot reach mysql://root:{EVENT_DSN}@mysql:3306", now),
