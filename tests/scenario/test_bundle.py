@@ -8,7 +8,9 @@ import copy
 import gzip
 import io
 import json
+import shutil
 import stat
+import subprocess
 import tarfile
 import threading
 import time
@@ -22,6 +24,7 @@ import yaml
 from tests.scenario.conftest import CREDENTIALS, REGISTRY_NOT_ASKED, Doctor, _verdict
 from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault
+from tests.support.make_examples import EXAMPLES
 from tests.support.scenarios import (
     BACKEND_SECRET_VALUE,
     NAMESPACE,
@@ -517,6 +520,32 @@ def test_an_archive_that_never_ends_is_refused_early(
     assert result.stderr.strip().splitlines() == [
         f"truegreen: snapshot {bomb} cannot be read: it holds more than 1 MiB. "
         "pass a folder or an archive written by `truegreen snapshot`"
+    ]
+
+
+def test_a_sparse_member_is_refused_before_its_holes_are_made_up(doctor: Doctor) -> None:
+    """GNU tar's `--sparse` keeps a file's holes out of the archive: a few kilobytes stand for
+    gigabytes, and Python's tarfile makes the zeros up itself, past the count of decompressed
+    bytes (its `_FileInFile` fills each hole). A snapshot never holds one."""
+    tar = shutil.which("tar")
+    assert tar is not None, "GNU tar (Debian's tar) is a real part of the tests"
+    snap = doctor.tmp_path / "snap"
+    shutil.copytree(EXAMPLES / "healthy", snap)
+    hole = snap / "reads" / "999-list-zz.yaml"
+    with hole.open("wb") as stream:
+        stream.truncate(2 << 30)
+    archive = doctor.tmp_path / "sparse.tar.gz"
+    subprocess.run(
+        [tar, "--sparse", "--format=gnu", "-czf", str(archive), "-C", str(doctor.tmp_path), "snap"],
+        check=True,
+    )
+    assert archive.stat().st_size < 64 << 10, "precondition: small on disk, 2 GiB unpacked"
+    result = run_cli("doctor", "--snapshot", str(archive))
+    assert result.exit_code == 64
+    assert result.stderr.strip().splitlines() == [
+        f"truegreen: snapshot {archive} cannot be read: it holds a sparse file, which a "
+        "snapshot never does: 'snap/reads/999-list-zz.yaml'. pass a folder or an archive "
+        "written by `truegreen snapshot`"
     ]
 
 

@@ -184,6 +184,14 @@ def _members(tar: tarfile.TarFile) -> dict[str, bytes]:
             continue
         if not member.isreg() or not _is_file_of_layout(relative):
             raise _RefusedError(f"it holds something a snapshot does not: {member.name!r}")
+        if member.issparse():
+            # tarfile makes up a sparse file's holes itself, past the count of decompressed
+            # bytes: a few kilobytes of archive would unpack to any size.
+            raise _RefusedError(
+                f"it holds a sparse file, which a snapshot never does: {member.name!r}"
+            )
+        if member.size > MAX_CONTENT_BYTES:
+            raise _RefusedError(f"it holds more than {MAX_CONTENT_BYTES >> 20} MiB")
         if relative in files:
             raise _RefusedError(f"it holds {member.name!r} twice")
         stream = tar.extractfile(member)
