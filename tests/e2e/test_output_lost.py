@@ -72,3 +72,37 @@ def test_a_usage_error_on_a_full_disk_still_says_what_was_wrong(full: Path) -> N
         LINE,
     ], result.stderr
     assert result.returncode == 3
+
+
+CLOSED = (
+    "truegreen: couldn't write the output: standard output is closed. send the output somewhere "
+    "it can be written, and run again"
+)
+
+
+@pytest.mark.parametrize(
+    ("args", "first"),
+    [
+        (["--version"], []),
+        (["lint", "deploy/doctor"], []),
+        (["doctor", "--snapshot", "examples/snapshots/healthy", "-o", "json"], []),
+        (
+            ["doctor", "--bogus", "-o", "json"],
+            ["truegreen: no such option '--bogus'. see `truegreen doctor --help`"],
+        ),
+    ],
+    ids=["version", "lint", "snapshot-json", "usage"],
+)
+def test_a_closed_stdout_is_one_plain_line(args: list[str], first: list[str]) -> None:
+    """stdout closed before the run (`>&-`, as some daemons and cron jobs start programs):
+    Python then has no sys.stdout at all. The output is lost, which is said as a full disk's
+    is, with the remedy for a place that can't be written at all."""
+    result = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&-', "sh", sys.executable, "-m", "truegreen", *args],
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.stderr.strip().splitlines() == [*first, CLOSED], result.stderr
+    assert result.returncode == 3

@@ -6,6 +6,7 @@ garbage collector turned back on once a command's modules are loaded.
 """
 
 import contextlib
+import errno
 import functools
 import gc
 import io
@@ -154,11 +155,38 @@ class _GuardedStdout(io.RawIOBase):
             raise OutputLostError(error.errno, error.strerror) from error
 
 
+class _ClosedStdout(io.RawIOBase):
+    """stdout when its descriptor was closed before the run (`>&-`), where Python gives no
+    sys.stdout at all: the first write says the output is lost; what comes after it (the
+    failure's own document, the flush at exit) goes nowhere."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._said = False
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: "ReadableBuffer") -> int:
+        if not self._said:
+            self._said = True
+            raise OutputLostError(errno.EBADF, "standard output is closed")
+        return len(memoryview(data))
+
+
 def guard_stdout() -> None:
     """Make a failed write of stdout an OutputLostError, wherever it surfaces (a print, a
-    console, the flush at exit), so that a full disk is told from a bug. stdout that is no
-    file (a test's capture) is left as it is."""
+    console, the flush at exit), so that a full disk or a closed stdout is told from a bug.
+    stdout that is no file (a test's capture) is left as it is."""
     current = sys.stdout
+    if current is None:
+        # Descriptor 1 stays taken (by /dev/null), so that no file the run opens becomes it.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        if devnull != 1:
+            os.dup2(devnull, 1)
+            os.close(devnull)
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(_ClosedStdout()), encoding="utf-8")
+        return
     try:
         fd = current.fileno()
     except (AttributeError, OSError, ValueError):
@@ -184,7 +212,9 @@ def output_lost(error: OSError) -> NoReturn:
         ExitCode.UNKNOWN,
         "write-failed",
         f"couldn't write the output: {why.lower()}",
-        "make room where the output goes, or send it elsewhere, and run again",
+        "make room where the output goes, or send it elsewhere, and run again"
+        if error.errno in (errno.ENOSPC, errno.EDQUOT)
+        else "send the output somewhere it can be written, and run again",
     )
     print(f"truegreen: {failure.line()}", file=sys.stderr)
     sys.exit(failure.exit_code)
@@ -200,8 +230,13 @@ def quiet_after_broken_pipe() -> None:
 
 
 def _stdout_to_devnull() -> None:
-    """stdout's descriptor now /dev/null: what it still holds flushes there at exit."""
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    """stdout's descriptor now /dev/null: what it still holds flushes there at exit (a closed
+    stdout's stands in for one already, and has no descriptor of its own)."""
+    try:
+        fd = sys.stdout.fileno()
+    except OSError:
+        return
+    os.dup2(os.open(os.devnull, os.O_WRONLY), fd)
 
 
 def loaded() -> None:
