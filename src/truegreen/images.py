@@ -7,12 +7,20 @@ brackets, then an optional `:port`) and `/`, path components, an optional `:tag`
 (it holds `.` or `:`, is `localhost`, or is not lower case) and turns `index.docker.io` into
 `docker.io` and a one-component Docker Hub name into `library/NAME`. Anything else is not an
 image reference: the kubelet refuses it (`InvalidImageName`), so it is never looked up.
+
+Which registry login the kubelet sends for an image is its keyring's choice
+(kubernetes/kubernetes pkg/credentialprovider/keyring.go), modelled here once for doctor and
+refresh: `keyring_key` files a login, `keyring_lookup` finds the logins for an image's name.
 """
 
 import re
+from collections.abc import Iterable
+from typing import TypeVar
+from urllib.parse import unquote
 
 from msgspec import Struct
 
+_T = TypeVar("_T")
 DOCKER_HUB = "docker.io"
 _LEGACY_DOCKER_HUB = "index.docker.io"
 _PATH_COMPONENT = r"[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*"
@@ -177,59 +185,142 @@ def _split_docker_domain(text: str) -> tuple[str, str]:
     return domain, remote
 
 
-def registry_key(server: str) -> str:
-    """The registry a docker-config `auths` key refers to, scheme and trailing `/` dropped,
-    host lower case, path kept (`https://index.docker.io/v1/` → `docker.io`,
-    `Quay.io/team/` → `quay.io/team`): the keyring matches images against it (keyring.go)."""
-    text = re.sub(r"^[a-zA-Z][a-zA-Z0-9+.-]*://", "", server.strip())
-    host, slash, path = text.partition("/")
-    host = host.lower()
-    # keyring.go Add: a `/v1/` or `/v2/` path is the API's, not a repository prefix.
-    path = re.sub(r"^v[12](?:/|$)", "", path).strip("/")
-    if host in (_LEGACY_DOCKER_HUB, "registry-1.docker.io"):
-        host = DOCKER_HUB
-    return f"{host}/{path}" if slash and path else host
+DEFAULT_REGISTRY_KEY = "index.docker.io"
+"""keyring.go defaultRegistryHost: the one key Lookup falls back to for a Docker Hub image that
+no key matched (`https://index.docker.io/v1/` is filed under it)."""
+
+
+def keyring_key(server: str) -> str | None:
+    """The key the kubelet's keyring files a docker-config `auths` entry under
+    (pkg/credentialprovider/keyring.go BasicDockerKeyring.Add): `https://` put before a key
+    that starts with neither `https://` nor `http://`, url.Parse, a `/v1/` or `/v2/` dropped
+    from the path, then Host + path, the host's case and the path's trailing `/` kept
+    (`https://index.docker.io/v1/` → `index.docker.io`, `Quay.io/team/` → `Quay.io/team/`).
+    None where url.Parse refuses it: the kubelet then ignores the entry."""
+    value = server if server.startswith(("https://", "http://")) else f"https://{server}"
+    parsed = _go_url(value)
+    if parsed is None:
+        return None
+    host, path = parsed
+    if path.startswith(("/v2/", "/v1/")):
+        path = path[3:]
+    return host + path if path and path != "/" else host
+
+
+def is_default_registry_match(image_name: str) -> bool:
+    """Whether the keyring takes `image_name` (`registry/repository`) for a Docker Hub image,
+    whose pull may use the `index.docker.io` key's login (keyring.go isDefaultRegistryMatch):
+    `docker.io` or `index.docker.io`, or a first part without `.` or `:` (`localhost` too)."""
+    first, slash, _ = image_name.partition("/")
+    if not first:
+        return False
+    if not slash or first in (DOCKER_HUB, _LEGACY_DOCKER_HUB):
+        return True
+    return not any(c in first for c in ".:")
+
+
+def keyring_lookup(entries: Iterable[tuple[str, _T]], image_name: str) -> list[_T]:
+    """What the kubelet's keyring returns for `image_name` (`registry/repository`, as
+    ParseImageName names it) from `entries`, (key, login) pairs in the order they were added
+    (keyring.go BasicDockerKeyring.Lookup): the logins of every key that `login_covers`
+    the image, over the keys sorted in reverse (`quay.io/team` before `quay.io`), each key's
+    logins in the order added; when none matches and the image is Docker Hub's
+    (`is_default_registry_match`), the logins of the key `index.docker.io` alone."""
+    filed: dict[str, list[_T]] = {}
+    for key, login in entries:
+        filed.setdefault(key, []).append(login)
+    found = [
+        login
+        for key in sorted(filed, reverse=True)
+        if login_covers(key, image_name)
+        for login in filed[key]
+    ]
+    if found or not is_default_registry_match(image_name):
+        return found
+    return list(filed.get(DEFAULT_REGISTRY_KEY, ()))
 
 
 def login_covers(pattern: str, image_name: str) -> bool:
     """Whether a login keyed `pattern` (`*.corp.example`, `registry.example.com:5000/team`)
     applies to the image `image_name` (`registry/repository`, or a registry alone), by the
-    kubelet's rule (pkg/credentialprovider/keyring.go URLsMatchStr/URLsMatch): the same port,
-    as many dot-separated host parts, each matched as a glob on its own (filepath.Match: `*`
-    never crosses a `.`), and the login's path a prefix of the image's path."""
-    glob_host, glob_port, glob_path = _url_parts(pattern)
-    host, port, path = _url_parts(image_name)
-    if glob_port != port or not path.startswith(glob_path):
+    kubelet's rule (pkg/credentialprovider/keyring.go URLsMatchStr, URLsMatch): both through
+    ParseSchemelessURL; the same port, as many dot-separated host parts, each matched as a glob
+    on its own (filepath.Match, case-sensitive: `*` never crosses a `.`), and the login's path
+    a prefix of the image's path."""
+    glob, target = _go_url(f"https://{pattern}"), _go_url(f"https://{image_name}")
+    if glob is None or target is None:
         return False
-    glob_parts, parts = glob_host.split("."), host.split(".")
-    return len(glob_parts) == len(parts) and all(
-        _glob_match(g, p) for g, p in zip(glob_parts, parts, strict=True)
-    )
+    (glob_host, glob_path), (host, path) = glob, target
+    glob_parts, glob_port = _split_url(glob_host)
+    parts, port = _split_url(host)
+    if glob_port != port or len(glob_parts) != len(parts) or not path.startswith(glob_path):
+        return False
+    return all(_glob_match(g, p) for g, p in zip(glob_parts, parts, strict=True))
 
 
-def _url_parts(text: str) -> tuple[str, str, str]:
-    """keyring.go ParseSchemelessURL and SplitURL: host (an IPv6 address without brackets),
-    port (`""` when none) and path; an authority holding anything a host, a glob or a port
-    never holds gives a host that matches nothing."""
-    authority, slash, path = text.partition("/")
-    if not _AUTHORITY.fullmatch(authority):
-        return "\0", "\0", "\0"
-    host, port = authority, ""
-    bracketed = re.fullmatch(r"(\[[^\]]*\])(?::([0-9]*))?", authority)
-    if bracketed is not None:
-        host, port = bracketed.group(1).strip("[]"), bracketed.group(2) or ""
-    elif authority.count(":") == 1:
-        host, _, port = authority.partition(":")
-    return host.lower(), port, f"/{path}" if slash else ""
+_HOST_TEXT = re.compile(r"""[A-Za-z0-9\-_.~!$&'()*+,;=:\[\]<>"\x80-\U0010ffff]*""")
+"""The characters net/url's parseHost lets through unescaped (shouldEscape, encodeHost)."""
+_USERINFO_TEXT = re.compile(r"[A-Za-z0-9\-._:~!$&'()*+,;=%@]*", re.ASCII)
+"""net/url validUserinfo."""
+_BAD_ESCAPE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+_PORT = re.compile(r"(?::[0-9]*)?", re.ASCII)
+"""net/url validOptionalPort."""
 
 
-_AUTHORITY = re.compile(r"[A-Za-z0-9._*?:\[\]-]+", re.ASCII)
+def _go_url(text: str) -> tuple[str, str] | None:
+    """(Host, Path) of an `https://` or `http://` URL as Go's net/url.Parse gives them: the
+    fragment after `#` and the query after `?` cut off, user information before the last `@`
+    dropped, the host's case kept, the path unescaped; None where Parse fails (a control
+    character, a port that is not digits, a character a host never holds, a bad `%` escape).
+    A `%` in a host, which Parse takes only for a non-ASCII byte, is refused here too."""
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+        return None
+    text, _, fragment = text.partition("#")
+    if _BAD_ESCAPE.search(fragment):
+        return None
+    rest = text.partition("://")[2].partition("?")[0]
+    authority, slash, path = rest.partition("/")
+    userinfo, at, host = authority.rpartition("@")
+    if at and not _USERINFO_TEXT.fullmatch(userinfo):
+        return None
+    if host.startswith("["):
+        closing = host.rfind("]")
+        port = host[closing + 1 :] if closing >= 0 else "-"
+    else:
+        port = host[host.rfind(":") :] if ":" in host else ""
+    if not _PORT.fullmatch(port) or "%" in host or not _HOST_TEXT.fullmatch(host):
+        return None
+    path = slash + path
+    if _BAD_ESCAPE.search(path):
+        return None
+    return host, unquote(path)
+
+
+def _split_url(host: str) -> tuple[list[str], str]:
+    """keyring.go SplitURL: net.SplitHostPort of the host, the whole host and no port where
+    that fails; the host's dot-separated parts, and the port."""
+    hostport = host
+    colon = hostport.rfind(":")
+    if colon < 0:
+        return hostport.split("."), ""
+    if hostport.startswith("["):
+        end = hostport.find("]")
+        if end < 0 or end + 1 != colon:
+            return hostport.split("."), ""
+        name, opened, closed = hostport[1:end], 1, end + 1
+    else:
+        name, opened, closed = hostport[:colon], 0, 0
+        if ":" in name:
+            return hostport.split("."), ""
+    if "[" in hostport[opened:] or "]" in hostport[closed:]:
+        return hostport.split("."), ""
+    return name.split("."), hostport[colon + 1 :]
 
 
 def _glob_match(glob: str, part: str) -> bool:
-    """Go's filepath.Match for one host part (neither holds a `/`): `*` any run, `?` one
-    character. A character class (`[a-z]`), which no registry login is keyed by, matches
-    nothing here: the login is then not sent rather than sent too widely."""
+    """Go's filepath.Match for one host part (neither holds a `/`), case-sensitive: `*` any
+    run, `?` one character. A character class (`[a-z]`), which no registry login is keyed by,
+    matches nothing here: the login is then not sent rather than sent too widely."""
     if "[" in glob or "]" in glob:
         return False
     expression = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in glob)

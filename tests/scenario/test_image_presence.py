@@ -767,3 +767,79 @@ def test_a_host_that_answers_a_web_page_is_unknown_never_present(
     assert {(f["status"], f["basis"]) for f in unchecked} == {("unknown", "cant-check")}
     assert {f["details"][0] for f in unchecked} == {detail.format(host=host)}
     assert not [f for f in report["findings"] if f["code"] == "image-pull.ok"]
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        ("localhost:{port}", (2, "image-pull.no-login-for-registry")),
+        ("LOCALHOST:{port}", (0, "ready")),
+    ],
+)
+def test_a_login_covers_a_registry_named_in_its_own_case_only(
+    asking: Doctor, registry: Registry, key: str, expected: tuple[int, str]
+) -> None:
+    """Images named `LOCALHOST:PORT/…`: distribution/reference keeps a domain's case
+    (normalize.go ParseNormalizedNamed, splitDockerDomain), so the kubelet looks the login up
+    by `LOCALHOST:PORT/trainer` (pkg/util/parsers ParseImageName, pkg/kubelet/images
+    image_manager.go), and its keyring compares each host part with filepath.Match, which is
+    case-sensitive (pkg/credentialprovider/keyring.go URLsMatch): a login keyed
+    `localhost:PORT` is not sent, the registry wants one, and no login of the pods covers it."""
+    _push_environment(registry)
+    port = registry.host.rsplit(":", 1)[1]
+    host = f"LOCALHOST:{port}"
+    written = key.format(port=port)
+    asking.load(_with_login_entries(host, {written: {"auth": _b64(f"robot:{REGISTRY_PASSWORD}")}}))
+    result = asking.live("--registry-allow", "localhost", "-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == expected
+    if expected[0] == 2:
+        assert _image_pull(report) == [("fail", "measured", "image-pull.no-login-for-registry")]
+        assert report["headline"]["text"] == (
+            f"Training images from {host} can't be downloaded: no registry login covers it."
+        )
+        assert _details(report) == [f"no imagePullSecret among regcred has credentials for {host}"]
+    else:
+        assert _image_pull(report) == [("ok", "measured", "image-pull.ok")]
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        ("registry-1.docker.io", (2, "image-pull.no-login-for-registry")),
+        ("example.com", (2, "image-pull.no-login-for-registry")),
+        ("https://index.docker.io/v1/", (0, "ready")),
+        ("index.docker.io", (0, "ready")),
+        ("docker.io", (0, "ready")),
+    ],
+)
+def test_a_docker_hub_login_covers_docker_hub_by_the_keyring_s_names(
+    doctor: Doctor, key: str, expected: tuple[int, str]
+) -> None:
+    """A private Docker Hub image (`team/private-trainer:2.1`, the registry not asked): the
+    kubelet's keyring matches `docker.io` only by a key of as many host parts, and otherwise
+    falls back to the key `index.docker.io` alone, which `https://index.docker.io/v1/` is filed
+    under (pkg/credentialprovider/keyring.go Add, Lookup, defaultRegistryHost): a login keyed
+    `registry-1.docker.io` is never sent."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = healthy(now)
+        job = find(objects, "Job", "train-001")
+        job["spec"]["template"]["spec"]["containers"][0]["image"] = "team/private-trainer:2.1"
+        secret = find(objects, "Secret", "regcred")
+        auths = {h: {"auth": _b64("robot:pw")} for h in ("registry.example.com", key)}
+        config = json.dumps({"auths": auths}).encode()
+        secret["data"] = {".dockerconfigjson": base64.b64encode(config).decode()}
+        return objects
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == expected
+    if expected[0] == 2:
+        assert _image_pull(report) == [("fail", "measured", "image-pull.no-login-for-registry")]
+        assert _details(report) == [
+            "no imagePullSecret among regcred has credentials for docker.io"
+        ]
+    else:
+        assert _image_pull(report) == [("ok", "measured", "image-pull.ok")]

@@ -116,14 +116,17 @@ def test_refresh_sends_the_login_the_kubelet_reads() -> None:
         "d.example.com": {"username": "robot"},  # a user name alone: no login
         "e.example.com": {"auth": _b64(b":pw")},  # no user name: no login
     }
-    logins = PullCredentials.from_docker_configs([_config(auths)]).logins
-    assert logins == {
-        "a.example.com": RegistryLogin("a.example.com", "robot", "OLD"),
-        "b.example.com": RegistryLogin("b.example.com", "robot", "pw"),
-        "c.example.com": RegistryLogin("c.example.com", "robot", ""),
-    }
+    logins = PullCredentials.from_docker_configs([_config(auths)])
+    assert logins.entries == (
+        ("a.example.com", RegistryLogin("a.example.com", "robot", "OLD")),
+        ("b.example.com", RegistryLogin("b.example.com", "robot", "pw")),
+        ("c.example.com", RegistryLogin("c.example.com", "robot", "")),
+        ("d.example.com", None),
+        ("e.example.com", None),
+    )
     image = parse_image("b.example.com/team/app:1")
-    assert PullCredentials(logins).for_image(image) == RegistryLogin("b.example.com", "robot", "pw")
+    assert logins.for_image(image) == RegistryLogin("b.example.com", "robot", "pw")
+    assert logins.for_image(parse_image("d.example.com/team/app:1")) is None
 
 
 def test_refresh_sends_nothing_from_a_login_the_kubelet_cannot_read_whole() -> None:
@@ -133,5 +136,5 @@ def test_refresh_sends_nothing_from_a_login_the_kubelet_cannot_read_whole() -> N
         {"a.example.com": {"auth": _b64(b"robot:pw")}, "b.example.com": {"auth": "%%%"}}
     )
     good = _config({"c.example.com": {"auth": _b64(b"robot:pw")}})
-    logins = PullCredentials.from_docker_configs([damaged, good]).logins
-    assert logins == {"c.example.com": RegistryLogin("c.example.com", "robot", "pw")}
+    logins = PullCredentials.from_docker_configs([damaged, good]).entries
+    assert logins == (("c.example.com", RegistryLogin("c.example.com", "robot", "pw")),)

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from truegreen.container_resources import parse_requests_flag, requirement_problems
-from truegreen.images import ImageReferenceError, parse_image, registry_key
+from truegreen.images import ImageReferenceError, keyring_key, parse_image
 from truegreen.quantity import (
     QuantityError,
     Resources,
@@ -168,6 +168,7 @@ def test_any_text_is_an_image_or_a_clean_error(text: str) -> None:
 
 
 def test_registry_keys_of_docker_configs() -> None:
-    assert registry_key("https://index.docker.io/v1/") == "docker.io"
-    assert registry_key("registry.example.com:5000") == "registry.example.com:5000"
-    assert registry_key("https://Registry.Example.com/v2/") == "registry.example.com"
+    """keyring.go BasicDockerKeyring.Add: url.Parse keeps the host's case."""
+    assert keyring_key("https://index.docker.io/v1/") == "index.docker.io"
+    assert keyring_key("registry.example.com:5000") == "registry.example.com:5000"
+    assert keyring_key("https://Registry.Example.com/v2/") == "Registry.Example.com"

@@ -49,7 +49,7 @@ from truegreen.http.errors import (
 from truegreen.http.framing import Body
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import Response, Transport
-from truegreen.images import ImageReference, login_covers, registry_key, split_domain
+from truegreen.images import ImageReference, keyring_key, keyring_lookup, split_domain
 
 INDEX_TYPES = (
     "application/vnd.oci.image.index.v1+json",
@@ -154,23 +154,41 @@ class RegistryLogin(Struct, frozen=True):
 
 
 class PullCredentials(Struct, frozen=True):
-    """Registry logins by registry host, from one workload's image pull secrets."""
+    """Registry logins from one workload's image pull secrets, filed as the kubelet's keyring
+    files them (keyring.go BasicDockerKeyring.Add): (key, login) in the order read, every
+    entry kept. An entry without a login that can be sent (None) still holds its key: it
+    keeps Lookup from falling back to `index.docker.io`'s login, as the kubelet's does."""
 
-    logins: Mapping[str, RegistryLogin]
+    entries: tuple[tuple[str, RegistryLogin | None], ...] = ()
+
+    def applying_to(self, reference: ImageReference) -> list[RegistryLogin]:
+        """Every login the kubelet tries for `reference`, in its order (keyring.go Lookup:
+        `images.keyring_lookup`), each addressed to the reference's registry alone; those
+        without a user name and password to send left out."""
+        return [
+            RegistryLogin(reference.registry, login.username, login.password)
+            for login in keyring_lookup(self.entries, reference.name)
+            if login is not None
+        ]
 
     def for_image(self, reference: ImageReference) -> RegistryLogin | None:
-        """The first login that applies to `reference` by the kubelet's match (keyring.go:
-        `images.login_covers`), addressed to the reference's registry alone."""
-        for pattern, login in self.logins.items():
-            if login_covers(pattern, reference.name):
-                return RegistryLogin(reference.registry, login.username, login.password)
-        return None
+        """The first login the kubelet tries for `reference` (`applying_to`); None where it
+        sends none."""
+        found = self.applying_to(reference)
+        return found[0] if found else None
+
+    @classmethod
+    def joined(cls, many: Iterable["PullCredentials"]) -> "PullCredentials":
+        """One keyring of several logins, in the order given, as MakeDockerKeyring adds every
+        pull secret of a pod to one (pkg/credentialprovider/secrets/secrets.go)."""
+        return cls(tuple(entry for credentials in many for entry in credentials.entries))
 
     @classmethod
     def from_docker_configs(cls, configs: Iterable[tuple[str, str]]) -> "PullCredentials":
-        """Logins from (secret data key, base64 value) pairs; the first login per host wins,
-        and none of a login the kubelet cannot read whole (docker_config.py)."""
-        logins: dict[str, RegistryLogin] = {}
+        """Logins from (secret data key, base64 value) pairs, each entry under its keyring key
+        (`images.keyring_key`; one url.Parse refuses is ignored, as Add ignores it), and none
+        of a login the kubelet cannot read whole (docker_config.py)."""
+        entries: list[tuple[str, RegistryLogin | None]] = []
         for key, value in configs:
             try:
                 parsed = json.loads(base64.b64decode(value, validate=True))
@@ -184,14 +202,16 @@ class PullCredentials(Struct, frozen=True):
             if not isinstance(auths, dict):
                 continue
             try:
-                read = {registry_key(str(host)): read_entry(e) for host, e in auths.items()}
+                read = [(str(host), e, read_entry(e)) for host, e in auths.items()]
             except EntryError:
                 continue  # one entry the kubelet cannot read fails the whole login
-            for host, entry in read.items():
-                login = _login(host, entry)
-                if login is not None:
-                    logins.setdefault(login.registry, login)
-        return cls(logins)
+            for host, raw, entry in read:
+                filed = keyring_key(host)
+                # An empty entry holds no key, as doctor's view of the login has it
+                # (doctor/knowledge/image_presence.py registries_with_credentials).
+                if filed is not None and isinstance(raw, dict) and raw:
+                    entries.append((filed, _login(filed, entry)))
+        return cls(tuple(entries))
 
 
 def _login(registry: str, read: EntryLogin | None) -> RegistryLogin | None:

@@ -5,11 +5,14 @@ for it), and what an answer means. doctor/reads/registry_lookups.py does the ask
 checks/image_pull.py turns the answers into findings.
 
 The kubelet's rules, followed here (kubernetes/kubernetes):
-- pkg/credentialprovider/keyring.go (URLsMatch): a login applies to an image when the login's
-  host matches the image's registry part by part (`*` within one part, `*.example.com` never
-  covers `a.b.example.com`), with the same port, and the login's path is a prefix of the
-  image's (`index.docker.io` and `docker.io` are one): `truegreen.images.login_covers`, over
-  the parsed reference, never its raw text (an image that does not parse gets no login).
+- pkg/credentialprovider/keyring.go (Add, Lookup, URLsMatch): one keyring of every login the
+  pod sends; a login applies to an image when its key's host matches the image's registry part
+  by part, as written (`*` within one part, `*.example.com` never covers `a.b.example.com`;
+  `localhost` never covers `LOCALHOST`), with the same port, and the key's path is a prefix of
+  the image's; when no key of any of the pod's logins matches a Docker Hub image, the key
+  `index.docker.io` alone applies (`https://index.docker.io/v1/`; never
+  `registry-1.docker.io`): `truegreen.images.keyring_lookup`, over the parsed reference, never
+  its raw text (an image that does not parse gets no login).
 - pkg/kubelet/kuberuntime/kuberuntime_image.go (PullImage): with no login that applies, the
   image is pulled anonymously; otherwise each login is tried in turn, and the pull fails only
   when every one failed. There is no anonymous try after the logins.
@@ -30,7 +33,13 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, GetRead, Got, Listed, ListRead
 from truegreen.cluster.redact import UNPARSABLE
-from truegreen.images import ImageReferenceError, login_covers, parse_image, registry_key
+from truegreen.images import (
+    ImageReferenceError,
+    keyring_key,
+    keyring_lookup,
+    login_covers,
+    parse_image,
+)
 
 MAX_LOOKUPS = 64
 """Distinct look-ups one run makes at most; the rest are reported as not looked up. A
@@ -123,7 +132,8 @@ class ImageLookup(Struct, frozen=True):
     image: str
     """The reference, normalised (`docker.io/library/python:3.12`)."""
     logins: tuple[str, ...] = ()
-    """The registry logins that apply to it, by name, in the order the kubelet tries them."""
+    """The registry logins that apply to it, by name, in the order the pod names them (the
+    look-up tries their credentials in the kubelet's keyring order)."""
     platform: str | None = None
     """`os/arch` to read the download size for; None: whether it exists is enough."""
 
@@ -165,13 +175,20 @@ class PodLogins(Struct, frozen=True):
     then a measurement of everything the kubelet would try."""
 
     def applying_to(self, image_name: str) -> tuple[str, ...]:
-        """The usable logins that hold credentials for `image_name` (`registry/repository`),
-        in the order tried."""
-        return tuple(
-            n
-            for n in self.names
-            if any(login_covers(host, image_name) for host in self.hosts.get(n, ()))
-        )
+        """The usable logins the kubelet's keyring finds credentials in for `image_name`
+        (`registry/repository`), in the order the pod names them (the look-up tries their
+        credentials in the keyring's own order)."""
+        return applying_logins(self.names, self.hosts, image_name)
+
+
+def applying_logins(
+    names: Iterable[str], hosts: Mapping[str, frozenset[str]], image_name: str
+) -> tuple[str, ...]:
+    """Those of the logins `names` (their keys in `hosts`) that the kubelet's one keyring of
+    them all finds credentials in for `image_name` (keyring.go Lookup), in the order given."""
+    keyed = [(key, name) for name in names for key in sorted(hosts.get(name, ()))]
+    found = set(keyring_lookup(keyed, image_name))
+    return tuple(name for name in dict.fromkeys(names) if name in found)
 
 
 class Template(Protocol):
@@ -217,12 +234,15 @@ def unreadable_entries(secret: Mapping[str, object]) -> list[str]:
 
 
 def registries_with_credentials(secret: Mapping[str, object]) -> frozenset[str] | None:
-    """The registry hosts a (redacted) registry login holds credentials for; None when it is
-    not a login the kubelet reads, does not parse, or holds an entry the kubelet cannot read."""
+    """The keyring keys a (redacted) registry login holds credentials under (keyring.go Add:
+    `https://index.docker.io/v1/` → `index.docker.io`; an entry url.Parse refuses is ignored);
+    None when it is not a login the kubelet reads, does not parse, or holds an entry the
+    kubelet cannot read."""
     auths = _auths(secret)
     if auths is None or unreadable_entries(secret):
         return None
-    return frozenset(registry_key(host) for host, entry in auths.items() if o.mapping(entry))
+    keys = (keyring_key(host) for host, entry in auths.items() if o.mapping(entry))
+    return frozenset(key for key in keys if key is not None)
 
 
 def machines_log_in(registry: str) -> bool:

@@ -38,7 +38,7 @@ from truegreen.doctor.knowledge.image_presence import (
 )
 from truegreen.doctor.reads.registry_budget import RegistryBudget
 from truegreen.http.deadline import Deadline
-from truegreen.images import ImageReference, login_covers, parse_image
+from truegreen.images import ImageReference, parse_image
 from truegreen.refresh.registry import (
     LOOKUPS_IN_FLIGHT,
     LookupFailed,
@@ -141,18 +141,12 @@ class LiveRegistry:
             self._logins[name] = PullCredentials.from_docker_configs([(key, value)])
 
     def _logins_for(self, names: Sequence[str], image: ImageReference) -> list[RegistryLogin]:
-        """Every credential the logins `names` hold for `image` (keyring.go's match), in the
-        order tried, each addressed to the image's registry alone (the client sends a login
-        nowhere else)."""
+        """Every credential the kubelet's one keyring of the logins `names` (in the pod's
+        order) returns for `image` (keyring.go Lookup), in the order tried, each addressed to
+        the image's registry alone (the client sends a login nowhere else)."""
         with self._lock:
-            kept = [self._logins.get(name) for name in names]
-        return [
-            RegistryLogin(image.registry, login.username, login.password)
-            for credentials in kept
-            if credentials is not None
-            for pattern, login in credentials.logins.items()
-            if login_covers(pattern, image.name)
-        ]
+            kept = [self._logins[name] for name in names if name in self._logins]
+        return PullCredentials.joined(kept).applying_to(image)
 
     def look_up(self, wanted: Sequence[ImageLookup]) -> RegistryAnswers:
         """Every look-up of `wanted` (up to MAX_LOOKUPS) asked concurrently, at most

@@ -30,6 +30,7 @@ from truegreen.doctor.knowledge.image_presence import (
     ImageLookup,
     Presence,
     RegistryAnswer,
+    applying_logins,
     kubelet_pulled,
     plain_size,
     registries_with_credentials,
@@ -40,7 +41,6 @@ from truegreen.images import (
     DOCKER_HUB,
     ImageReference,
     ImageReferenceError,
-    login_covers,
     parse_image,
 )
 from truegreen.kubectl import truegreen_command
@@ -53,10 +53,6 @@ class _LoginUse(Struct):
 
     owners: list[str] = field(default_factory=list)
     registries: set[str] = field(default_factory=set)
-
-
-def _covers(hosts: frozenset[str], image: ImageReference) -> bool:
-    return any(login_covers(pattern, image.name) for pattern in hosts)
 
 
 def _is_public_library(image: str) -> bool:
@@ -125,7 +121,7 @@ def _uncovered(
             continue  # a missing or broken login already has its own finding
         if (entry.owner, str(entry.image)) in served:
             continue  # no login applies, and none is needed: the kubelet pulls it anonymously
-        if not any(_covers(usable[n], entry.image) for n in entry.logins):
+        if not applying_logins(sorted(entry.logins), usable, entry.image.name):
             owners, logins = uncovered.setdefault(registry, (set(), set()))
             owners.add(entry.owner)
             logins |= entry.logins
