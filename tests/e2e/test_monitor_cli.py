@@ -16,6 +16,7 @@ import yaml
 
 from tests.support.auth_echo import make_pki
 from tests.support.fake_apiserver import FakeApiServer, Fault
+from tests.support.hostile import HostileServer, silent
 from tests.support.monitoring import BOUND, Process, http_get, start_monitor, wait_for
 from tests.support.proxies import HttpConnectProxy, Passage
 from tests.support.scenarios import NAMESPACE, healthy
@@ -263,3 +264,54 @@ def test_doctor_watch_ends_on_ctrl_c_with_the_last_verdict_s_code(
             watching.process.kill()
     assert code == 2, watching.err
     assert "NOT READY" in out
+
+
+STOP_BOUND = 20.0
+"""Seconds a stopped monitor may take to exit in the test below: far below the kubelet's 30 s
+grace before SIGKILL, and a third of the --request-timeout its reads wait under."""
+
+
+@pytest.mark.parametrize(
+    ("args", "how", "code"),
+    [
+        (("monitor", "--listen", "127.0.0.1:0", "--no-events"), signal.SIGTERM, 0),
+        (("monitor", "--listen", "127.0.0.1:0", "--no-events"), signal.SIGINT, 0),
+        # doctor --watch: no evaluation finished, so "could not check"
+        (("doctor", "--watch"), signal.SIGINT, 3),
+    ],
+)
+def test_a_stop_ends_the_monitor_while_its_reads_wait_on_a_cluster_that_never_answers(
+    tmp_path: Path, args: tuple[str, ...], how: signal.Signals, code: int
+) -> None:
+    """SIGTERM (the kubelet's stop, which sends SIGKILL after terminationGracePeriodSeconds,
+    30 s by default: pkg/kubelet/kuberuntime/kuberuntime_container.go killContainer) and Ctrl-C
+    end the process while the first evaluation's reads are in flight to an API server that took
+    the connection and never answers: exit 0 (docs/monitor.md), long before the 60 s each read
+    may wait."""
+    with HostileServer(silent) as api:
+        kubeconfig = tmp_path / "kubeconfig"
+        kubeconfig.write_text(
+            yaml.safe_dump(
+                {
+                    "apiVersion": "v1",
+                    "kind": "Config",
+                    "clusters": [{"name": "mute", "cluster": {"server": api.url}}],
+                    "users": [{"name": "mute", "user": {"token": "t0ken"}}],
+                    "contexts": [{"name": "mute", "context": {"cluster": "mute", "user": "mute"}}],
+                    "current-context": "mute",
+                }
+            )
+        )
+        running = Process(*args, "--kubeconfig", str(kubeconfig), "--request-timeout", "60")
+        try:
+            wait_for("a read in flight", lambda: api.counts["requests"] > 0)
+            running.process.send_signal(how)
+            try:
+                running.process.communicate(timeout=STOP_BOUND)
+            except subprocess.TimeoutExpired:
+                pytest.fail(f"still running {STOP_BOUND:g} s after {how.name}")
+        finally:
+            if running.process.poll() is None:
+                running.process.kill()
+                running.process.wait()
+    assert running.process.returncode == code, running.err

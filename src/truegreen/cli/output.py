@@ -301,8 +301,8 @@ def progress(
 
 
 def stop_on_signals(stop: Callable[[], None]) -> None:
-    """Ctrl-C and SIGTERM end the loop once the evaluation under way is drawn; a second Ctrl-C
-    does not wait for it."""
+    """Ctrl-C and SIGTERM call `stop`, which must return at once (it runs in the signal
+    handler); a second Ctrl-C raises KeyboardInterrupt."""
     import signal
 
     def first(signum: int, frame: object) -> None:

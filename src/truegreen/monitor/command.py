@@ -29,6 +29,11 @@ from truegreen.monitor.requests import CountingTransport
 from truegreen.monitor.selection import SelectedNamespaces
 from truegreen.monitor.server import Page, StatusServer, parse_listen
 
+STOP_POLL_SECONDS = 0.1
+"""How often `run()` looks whether it was stopped."""
+STOP_GRACE_SECONDS = 1.0
+"""How long `run()`, once stopped, waits for the evaluation under way: one from the cache ends
+well within it; one whose reads wait on a cluster that does not answer is dropped."""
 MAX_CLUSTER_NAME = 253
 """Characters a `--cluster-name` may have: as long as a DNS name, which most cluster names are."""
 
@@ -189,6 +194,9 @@ class RunningMonitor:
                     "pass another address with --listen, or stop what listens there",
                 ) from None
         self._stop = threading.Event()
+        self._telling = threading.Lock()
+        self._quiet = False
+        """Set once `run()` returns: nothing more is told."""
 
     def _routes(self) -> dict[str, Callable[[], Page]]:
         text = "text/plain; charset=utf-8"
@@ -219,9 +227,14 @@ class RunningMonitor:
         }
 
     def _evaluated(self, evaluation: Evaluation, previous: Evaluation | None) -> None:
-        if self._metrics is not None:
-            self._metrics.observe(evaluation)
-        self._on_evaluation(evaluation, previous)
+        # Told under `_telling`, and not at all once `run()` has returned: an evaluation that
+        # ends later is dropped, never drawn while the process exits.
+        with self._telling:
+            if self._quiet:
+                return
+            if self._metrics is not None:
+                self._metrics.observe(evaluation)
+            self._on_evaluation(evaluation, previous)
         verdict = evaluation.report.verdict
         before = previous.report.verdict if previous is not None else None
         if self._request.events and event_due(before, verdict):
@@ -236,7 +249,9 @@ class RunningMonitor:
                 Kind.EVENT, event, namespace=evaluation.namespace, dry_run=False
             )
             failure = written if isinstance(written, CantRead) else None
-            self._on_event(EventOutcome(str(event["reason"]), failure))
+            with self._telling:
+                if not self._quiet:
+                    self._on_event(EventOutcome(str(event["reason"]), failure))
 
     @property
     def address(self) -> tuple[str, int] | None:
@@ -244,8 +259,36 @@ class RunningMonitor:
         return None if self.server is None else self.server.address
 
     def run(self) -> None:
-        """Evaluate until `stop()`."""
-        self.monitor.run(self._stop)
+        """Evaluate until `stop()`; return then within STOP_GRACE_SECONDS, whatever reads are
+        in flight.
+
+        The evaluations run on a daemon thread: a read waits up to --request-timeout for a
+        cluster that does not answer, a first list for as long as its list takes, and the
+        kubelet kills a pod that has not exited 30 s after SIGTERM. This thread only waits for
+        the stop, in short joins rather than on an Event: `stop()` runs in a signal handler on
+        this very thread, and an Event's lock is not reentrant. The evaluation under way when
+        stopped is told if it ends within the grace, else dropped. An error that ends the
+        evaluations is raised here.
+        """
+        failed: list[BaseException] = []
+
+        def evaluate() -> None:
+            try:
+                self.monitor.run(self._stop)
+            except BaseException as error:  # noqa: BLE001 - raised again in the caller's thread
+                failed.append(error)
+
+        worker = threading.Thread(target=evaluate, name="evaluations", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive() and not self._stop.is_set():
+                worker.join(STOP_POLL_SECONDS)
+            worker.join(STOP_GRACE_SECONDS)  # the evaluation under way, from memory, ends now
+        finally:
+            with self._telling:  # a verdict being told is told whole, and none after it
+                self._quiet = True
+        if failed:
+            raise failed[0]
 
     def stop(self) -> None:
         """Make `run()` return (from a signal handler or another thread)."""
