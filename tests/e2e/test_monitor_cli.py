@@ -9,6 +9,7 @@ import subprocess
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -17,8 +18,16 @@ import yaml
 from tests.support.auth_echo import make_pki
 from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.hostile import HostileServer, silent
-from tests.support.monitoring import BOUND, Process, http_get, start_monitor, wait_for
+from tests.support.monitoring import (
+    BOUND,
+    Process,
+    http_get,
+    promtool_binary,
+    start_monitor,
+    wait_for,
+)
 from tests.support.proxies import HttpConnectProxy, Passage
+from tests.support.refresh_kit import container, daemonset, deployment, statefulset
 from tests.support.scenarios import NAMESPACE, healthy
 
 
@@ -176,6 +185,97 @@ def test_monitor_labels_every_series_with_the_cluster_name_given(
     assert code == 0, monitor.err
     assert 'truegreen_verdict{cluster="prod-east",namespace="train"} 0.0' in samples
     assert [line for line in samples if 'cluster="prod-east"' not in line] == []
+
+
+def _refresh_marks(workload: dict[str, Any], **annotations: str) -> dict[str, Any]:
+    workload["metadata"]["annotations"] |= annotations
+    return workload
+
+
+def _image_refreshed(kind: str, name: str, stamp: str) -> dict[str, Any]:
+    """A core/v1 Event as refresh writes one after a restart onto a newer image, about the
+    workload it moved (truegreen.refresh.events `event_object`, client-go's recorder shape)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {"name": f"{name}.{kind.lower()}", "namespace": NAMESPACE},
+        "involvedObject": {"apiVersion": "apps/v1", "kind": kind, "name": name},
+        "reason": "ImageRefreshed",
+        "message": "moved onto a newer image",
+        "type": "Normal",
+        "source": {"component": "truegreen-refresh"},
+        "firstTimestamp": stamp,
+        "lastTimestamp": stamp,
+        "count": 1,
+    }
+
+
+def test_monitor_reports_refresh_state_of_every_kind_refresh_keeps(
+    fake_api: FakeApiServer, cluster: Path
+) -> None:
+    """refresh keeps opted-in Deployments, StatefulSets and DaemonSets (refresh/tick.py
+    `run_tick`); each one's series name its kind, so a Deployment and a StatefulSet of one name
+    stay two series, and the exposition passes `promtool check metrics`."""
+    image = container("app", "registry.example/app:1")
+    fake_api.add(
+        _refresh_marks(deployment("web", image), **{"truegreen.io/refresh-attempts": "1 t1"}),
+        _refresh_marks(
+            statefulset("web", image),
+            **{
+                "truegreen.io/refresh-latched": "3 tries at the same digests did not roll out",
+                "truegreen.io/refresh-attempts": "3 t2",
+            },
+        ),
+        _refresh_marks(
+            daemonset("agent", image),
+            **{"truegreen.io/refresh-pending": '{"target": {"app": "sha256:1"}, "stamp": "x"}'},
+        ),
+        _image_refreshed("StatefulSet", "web", "2026-05-01T10:00:00Z"),
+        _image_refreshed("Deployment", "web", "2026-05-01T11:00:00Z"),
+    )
+    monitor, base = start_monitor(cluster, "--no-events")
+    try:
+        wait_for("/readyz", lambda: http_get(base + "/readyz")[0] == 200)
+        exposition = http_get(base + "/metrics")[1]
+    finally:
+        code, _ = monitor.end(signal.SIGTERM)
+    assert code == 0, monitor.err
+    refresh = sorted(
+        line for line in exposition.splitlines() if line.startswith("truegreen_refresh_")
+    )
+    where = 'cluster="fake",kind="{}",namespace="train",workload="{}"'
+    dep, sts, ds = (
+        where.format("Deployment", "web"),
+        where.format("StatefulSet", "web"),
+        where.format("DaemonSet", "agent"),
+    )
+    assert refresh == sorted(
+        [
+            f"truegreen_refresh_latched{{{dep}}} 0.0",
+            f"truegreen_refresh_latched{{{sts}}} 1.0",
+            f"truegreen_refresh_latched{{{ds}}} 0.0",
+            f"truegreen_refresh_pending{{{dep}}} 0.0",
+            f"truegreen_refresh_pending{{{sts}}} 0.0",
+            f"truegreen_refresh_pending{{{ds}}} 1.0",
+            f"truegreen_refresh_attempts{{{dep}}} 1.0",
+            f"truegreen_refresh_attempts{{{sts}}} 3.0",
+            f"truegreen_refresh_attempts{{{ds}}} 0.0",
+            f"truegreen_refresh_last_refreshed_timestamp_seconds{{{dep}}} 1.7776332e+09",
+            f"truegreen_refresh_last_refreshed_timestamp_seconds{{{sts}}} 1.7776296e+09",
+        ]
+    )
+    promtool = promtool_binary()
+    if promtool is None:
+        pytest.skip("promtool is not installed (Debian package prometheus)")
+    checked = subprocess.run(
+        [promtool, "check", "metrics"],
+        input=exposition,
+        capture_output=True,
+        text=True,
+        timeout=BOUND,
+        check=False,
+    )
+    assert (checked.returncode, checked.stdout, checked.stderr) == (0, "", "")
 
 
 def test_monitor_refuses_a_cluster_name_that_cannot_label_metrics(cluster: Path) -> None:

@@ -304,10 +304,48 @@ def test_refresh_state_comes_from_the_opted_in_workloads_annotations_and_events(
          "lastTimestamp": "2026-05-01T12:00:00Z"},
     ]  # fmt: skip
     refreshed = last_refreshed(events)
-    assert refreshed == {"db": datetime(2026, 5, 1, 11, tzinfo=UTC)}
+    assert refreshed == {("Deployment", "db"): datetime(2026, 5, 1, 11, tzinfo=UTC)}
+    assert refresh_states([("Deployment", w) for w in workloads], refreshed) == (
+        RefreshState(
+            "Deployment", "api", latched=True, pending=False, attempts=3, last_refreshed=None
+        ),
+        RefreshState("Deployment", "db", False, True, 0, datetime(2026, 5, 1, 11, tzinfo=UTC)),
+    )
+
+
+def test_refresh_state_keeps_every_kind_refresh_keeps_apart_by_kind() -> None:
+    """refresh keeps opted-in Deployments, StatefulSets and DaemonSets (refresh/tick.py
+    `run_tick`) and writes its Events about each (refresh/events.py `event_object`): a
+    StatefulSet named like a Deployment is a workload of its own, its Events its own, and an
+    Event about a kind refresh never moves (a Pod, a ReplicaSet) dates nothing."""
+    opted = {"truegreen.io/refresh": "enabled"}
+    workloads = [
+        ("Deployment", _deployment("web", opted, {"truegreen.io/refresh-attempts": "1 t"})),
+        ("StatefulSet", _deployment("web", opted, {"truegreen.io/refresh-latched": "x"})),
+        ("DaemonSet", _deployment("agent", opted, {"truegreen.io/refresh-pending": "{}"})),
+    ]
+
+    def about(kind: str, name: str, hour: int) -> dict[str, object]:
+        event = _refreshed(name, lastTimestamp=f"2026-05-01T{hour:02}:00:00Z")
+        return {**event, "involvedObject": {"kind": kind, "name": name}}
+
+    events = [
+        about("StatefulSet", "web", 9),
+        about("Deployment", "web", 10),
+        about("DaemonSet", "agent", 11),
+        about("ReplicaSet", "web", 12),
+        about("Pod", "agent", 13),
+    ]
+    refreshed = last_refreshed(events)
+    assert refreshed == {
+        ("StatefulSet", "web"): datetime(2026, 5, 1, 9, tzinfo=UTC),
+        ("Deployment", "web"): datetime(2026, 5, 1, 10, tzinfo=UTC),
+        ("DaemonSet", "agent"): datetime(2026, 5, 1, 11, tzinfo=UTC),
+    }
     assert refresh_states(workloads, refreshed) == (
-        RefreshState("api", latched=True, pending=False, attempts=3, last_refreshed=None),
-        RefreshState("db", False, True, 0, datetime(2026, 5, 1, 11, tzinfo=UTC)),
+        RefreshState("DaemonSet", "agent", False, True, 0, datetime(2026, 5, 1, 11, tzinfo=UTC)),
+        RefreshState("Deployment", "web", False, False, 1, datetime(2026, 5, 1, 10, tzinfo=UTC)),
+        RefreshState("StatefulSet", "web", True, False, 0, datetime(2026, 5, 1, 9, tzinfo=UTC)),
     )
 
 
@@ -326,13 +364,13 @@ def test_refresh_state_reads_every_event_and_workload_whatever_comes_first() -> 
         _refreshed("db", lastTimestamp="2026-05-01T10:00:00Z"),
     ]
     refreshed = last_refreshed(events)
-    assert refreshed == {"db": datetime(2026, 5, 1, 10, tzinfo=UTC)}
+    assert refreshed == {("Deployment", "db"): datetime(2026, 5, 1, 10, tzinfo=UTC)}
     workloads = [
         _deployment("api", {"app": "api"}, {}),
         _deployment("db", {"truegreen.io/refresh": "enabled"}, {}),
     ]
-    assert refresh_states(workloads, refreshed) == (
-        RefreshState("db", False, False, 0, datetime(2026, 5, 1, 10, tzinfo=UTC)),
+    assert refresh_states([("Deployment", w) for w in workloads], refreshed) == (
+        RefreshState("Deployment", "db", False, False, 0, datetime(2026, 5, 1, 10, tzinfo=UTC)),
     )
 
 
@@ -340,7 +378,9 @@ def test_a_refresh_event_without_a_last_timestamp_is_dated_by_its_event_time() -
     # An Event written through events.k8s.io/v1 reads back in core/v1 with a null
     # lastTimestamp and a MicroTime eventTime (k8s.io/api events/v1 `EventTime`).
     events = [_refreshed("db", lastTimestamp=None, eventTime="2026-05-01T10:00:00.250000Z")]
-    assert last_refreshed(events) == {"db": datetime(2026, 5, 1, 10, 0, 0, 250000, tzinfo=UTC)}
+    assert last_refreshed(events) == {
+        ("Deployment", "db"): datetime(2026, 5, 1, 10, 0, 0, 250000, tzinfo=UTC)
+    }
 
 
 def test_a_refresh_event_with_no_readable_time_dates_nothing() -> None:
@@ -353,7 +393,7 @@ def test_a_refresh_event_with_no_readable_time_dates_nothing() -> None:
         _refreshed("api", lastTimestamp="yesterday", eventTime=None),
     ]
     assert last_refreshed([newest, *unreadable]) == {
-        "db": datetime(2026, 5, 1, 11, tzinfo=UTC),  # the number is skipped for eventTime
+        ("Deployment", "db"): datetime(2026, 5, 1, 11, tzinfo=UTC),  # the number: eventTime
     }
     assert last_refreshed(unreadable[1:]) == {}
 

@@ -31,6 +31,7 @@ from truegreen.monitor.refresh_state import (
     refresh_states,
 )
 from truegreen.monitor.schedule import Schedule
+from truegreen.refresh.annotations import REFRESHED_KINDS
 
 
 class MonitorSettings(Struct, frozen=True):
@@ -288,11 +289,16 @@ class Monitor:
         return evaluation
 
     def _refresh_states(self, namespace: str) -> tuple[RefreshState, ...]:
-        workloads = self.cache.list(Kind.DEPLOYMENT, namespace=namespace)
-        if not isinstance(workloads, Listed):
-            return ()
+        # The lists doctor made of the namespace's workloads, from the same reflectors; a kind
+        # that could not be read has no series (absent, as Prometheus reads unknown).
+        workloads = [
+            (kind.value.name, item)
+            for kind in REFRESHED_KINDS
+            if isinstance(read := self.cache.list(kind, namespace=namespace), Listed)
+            for item in read.items
+        ]
         events = self.cache.list(
             Kind.EVENT, namespace=namespace, fields={"reason": REFRESHED_REASON}
         )
         refreshed = last_refreshed(events.items) if isinstance(events, Listed) else {}
-        return refresh_states(workloads.items, refreshed)
+        return refresh_states(workloads, refreshed)

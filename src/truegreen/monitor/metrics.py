@@ -2,7 +2,7 @@
 
 State metrics are built at scrape time from the current evaluation, aged: a finding that went
 away is gone from the next scrape, and a verdict past its maximum age reads 3. Label values are
-check ids, finding codes, statuses and workload names, never free text; every series names
+check ids, finding codes, statuses, workload kinds and names, never free text; every series names
 its namespace and, when known, its cluster.
 """
 
@@ -100,21 +100,25 @@ def _families() -> dict[str, GaugeMetricFamily]:
             gauge(
                 "truegreen_refresh_latched",
                 "1 when refresh stopped retrying a workload.",
+                "kind",
                 "workload",
             ),
             gauge(
                 "truegreen_refresh_pending",
                 "1 while a restart refresh started on a workload has not been recorded.",
+                "kind",
                 "workload",
             ),
             gauge(
                 "truegreen_refresh_attempts",
                 "Restart attempts refresh has counted toward the newest image.",
+                "kind",
                 "workload",
             ),
             gauge(
                 "truegreen_refresh_last_refreshed_timestamp_seconds",
                 "When refresh last moved a workload onto a newer image (Unix time).",
+                "kind",
                 "workload",
             ),
         )
@@ -151,7 +155,7 @@ def _add(families: dict[str, GaugeMetricFamily], ns: str, evaluation: Evaluation
 
 def _refresh(families: dict[str, GaugeMetricFamily], ns: str, evaluation: Evaluation) -> None:
     for state in evaluation.refresh:
-        labels = [ns, state.workload]
+        labels = [ns, state.kind, state.workload]
         families["truegreen_refresh_latched"].add_metric(labels, int(state.latched))
         families["truegreen_refresh_pending"].add_metric(labels, int(state.pending))
         families["truegreen_refresh_attempts"].add_metric(labels, state.attempts)

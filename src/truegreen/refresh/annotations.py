@@ -14,9 +14,13 @@ from enum import StrEnum
 from msgspec import Struct
 
 from truegreen.apinames import NAME_LIMIT, is_name_part, qualified_name_problem
+from truegreen.cluster.kinds import Kind
 
 PREFIX = "truegreen.io"
 OPT_IN_LABEL = f"{PREFIX}/refresh"
+REFRESHED_KINDS = (Kind.DEPLOYMENT, Kind.STATEFUL_SET, Kind.DAEMON_SET)
+"""The kinds refresh keeps on the newest image, in the order a tick lists them: opted in by the
+same label, restarted by the same template change, marked by the same annotations."""
 TRACK_TAG = "track-tag"
 STALE_PIN = "stale-pin"
 DANGLING_PIN = "dangling-pin"

@@ -44,7 +44,7 @@ from truegreen.cluster import (
 )
 from truegreen.cluster.reader import ClusterWriter
 from truegreen.images import ImageReference, ImageReferenceError
-from truegreen.refresh.annotations import PendingRestart
+from truegreen.refresh.annotations import REFRESHED_KINDS, PendingRestart
 from truegreen.refresh.events import event_object, planned_events
 from truegreen.refresh.plan import (
     ContainerPlan,
@@ -88,8 +88,6 @@ from truegreen.refresh.steps import (
 from truegreen.refresh.template import describe_template, template_change
 
 _CONFLICT_RETRIES = 3
-_OTHER_KINDS = (Kind.STATEFUL_SET, Kind.DAEMON_SET)
-"""Opted in like Deployments, and restarted by the same template change."""
 
 
 class RefreshCluster(ClusterWriter, Protocol):
@@ -177,12 +175,13 @@ def run_tick(
 ) -> TickReport:
     """One tick over every opted-in Deployment, StatefulSet and DaemonSet; `progress` is told
     each phase as it starts."""
-    listed = cluster.list(Kind.DEPLOYMENT, namespace=settings.namespace, labels=settings.selector)
+    first, *others = REFRESHED_KINDS
+    listed = cluster.list(first, namespace=settings.namespace, labels=settings.selector)
     if isinstance(listed, CantRead):
         return TickReport((), (listed.reason,), first_read=listed)
-    found = [(Kind.DEPLOYMENT, obj) for obj in listed.items]
+    found = [(first, obj) for obj in listed.items]
     cant_read: list[str] = []
-    for kind in _OTHER_KINDS:
+    for kind in others:
         read = cluster.list(kind, namespace=settings.namespace, labels=settings.selector)
         if isinstance(read, CantRead):
             cant_read.append(read.reason)
