@@ -31,11 +31,16 @@ def server(said: list[str]) -> Iterator[StatusServer]:
     running.stop()
 
 
-def _get(host: str, port: int, family: socket.AddressFamily = socket.AF_INET) -> bytes:
+def _get(
+    host: str,
+    port: int,
+    family: socket.AddressFamily = socket.AF_INET,
+    line: bytes = b"GET /healthz HTTP/1.1",
+) -> bytes:
     with socket.socket(family) as client:
         client.settimeout(5)
         client.connect((host, port))
-        client.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        client.sendall(line + b"\r\nHost: x\r\nConnection: close\r\n\r\n")
         answer = b""
         while chunk := client.recv(4096):
             answer += chunk
@@ -128,3 +133,27 @@ def test_ipv6_loopback_and_every_address_on_both_families() -> None:
         assert _get("::1", port, socket.AF_INET6).startswith(b"HTTP/1.0 200")
     finally:
         every.stop()
+
+
+@pytest.mark.parametrize(
+    ("line", "status"),
+    [
+        (b"GET http://127.0.0.1/healthz HTTP/1.1", b"HTTP/1.0 200 OK"),
+        (b"GET HTTP://127.0.0.1:9108/healthz?x=1 HTTP/1.1", b"HTTP/1.0 200 OK"),
+        (b"HEAD http://127.0.0.1/healthz HTTP/1.1", b"HTTP/1.0 200 OK"),
+        (b"GET http://127.0.0.1/nothing HTTP/1.1", b"HTTP/1.0 404 Not Found"),
+        (b"GET /metrics HTTP/2.0", b"HTTP/1.0 505 HTTP Version Not Supported"),
+        (b"GET /healthz", b"HTTP/1.0 400 Bad Request"),
+    ],
+)
+def test_a_request_target_in_absolute_form_is_routed_and_every_answer_has_a_status_line(
+    server: StatusServer, line: bytes, status: bytes
+) -> None:
+    """RFC 9112 section 3.2.2: a server MUST accept a target in absolute form, as a proxy
+    forwards it; Go's server routes on its path (net/http server.go: ServeMux matches
+    r.URL.Path). A version other than HTTP/1.x is refused with a status line: Go answers 505
+    (server.go `readRequest`: `http1ServerSupportsRequest`), and a request line without one
+    (HTTP/0.9) 400 (request.go `parseRequestLine`: "malformed HTTP request")."""
+    host, port = server.address
+    answer = _get(host, port, line=line)
+    assert answer.split(b"\r\n", 1)[0] == status, answer[:200]

@@ -2,9 +2,11 @@
 
 `/healthz` says the process answers; `/readyz` that a first evaluation has completed (a
 readiness probe on it keeps the Service from routing to a monitor with nothing to say yet).
-Only GET and HEAD. Bounded as Go's http.Server is when given ReadHeaderTimeout: a client has
-REQUEST_HEAD_SECONDS for its whole request head, however slowly it trickles it in; at most
-MAX_CONNECTIONS are served at once, and one more is closed at once. A client that goes away
+Only GET and HEAD, over HTTP/1.x: a target in absolute form (`http://host/metrics`, as a proxy
+forwards it) routes on its path, and every refusal has a status line. Bounded as Go's
+http.Server is when given ReadHeaderTimeout: a client has REQUEST_HEAD_SECONDS for its whole
+request head, however slowly it trickles it in; at most MAX_CONNECTIONS are served at once, and
+one more is closed at once. A client that goes away
 mid-request is one line, never a traceback. `:PORT` listens on every address, IPv6 and IPv4,
 as Go's listener does; `[::1]:PORT` on IPv6.
 """
@@ -188,11 +190,28 @@ class _HeadDeadline:
         return getattr(self._stream, name)
 
 
+def request_path(target: str) -> str:
+    """The path a request target routes on: origin form (`/metrics?x`) or absolute form
+    (`http://host/metrics`), which RFC 9112 section 3.2.2 says a server MUST accept; Go's server
+    routes on the parsed URL's path (net/http ServeMux, `r.URL.Path`), "/" when it is empty."""
+    if target.startswith("/"):
+        return target.split("?", 1)[0]
+    scheme, _, rest = target.partition("://")
+    if scheme.lower() not in ("http", "https") or not rest:
+        return target
+    slash = rest.find("/")
+    return "/" if slash < 0 else rest[slash:].split("?", 1)[0]
+
+
 def _handler(routes: Routes, head_seconds: float) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         timeout = head_seconds
         server_version = "truegreen"
         sys_version = ""
+        # Until its version is read, a request is answered as HTTP/1.0, with a status line:
+        # http.server's default, HTTP/0.9, sends a refusal (a version it does not speak) as a
+        # bare page no client can tell from an answer.
+        default_request_version = "HTTP/1.0"
 
         def setup(self) -> None:
             super().setup()
@@ -200,6 +219,25 @@ def _handler(routes: Routes, head_seconds: float) -> type[BaseHTTPRequestHandler
             self.rfile = _HeadDeadline(  # type: ignore[assignment]
                 self.rfile, self.connection, head_seconds
             )
+
+        def parse_request(self) -> bool:
+            # A request line without a version is HTTP/0.9, which Go's server refuses with 400
+            # (net/http request.go `parseRequestLine`: "malformed HTTP request").
+            line: bytes = self.raw_requestline  # type: ignore[attr-defined]  # handle_one_request's
+            if len(line.split()) == 2:
+                self.command, self.request_version = "", self.default_request_version
+                self.requestline = str(line, "iso-8859-1").rstrip("\r\n")
+                self.close_connection = True
+                self.send_error(400, "no HTTP version")
+                return False
+            return super().parse_request()
+
+        def send_error(
+            self, code: int, message: str | None = None, explain: str | None = None
+        ) -> None:
+            # The status line keeps the standard reason phrase (http.server would put its own
+            # words there); the words go in the body.
+            super().send_error(code, None, explain or message)
 
         def handle(self) -> None:
             with contextlib.suppress(TimeoutError):  # a head past its deadline: just closed
@@ -215,7 +253,7 @@ def _handler(routes: Routes, head_seconds: float) -> type[BaseHTTPRequestHandler
             self._answer(send_body=False)
 
         def _answer(self, *, send_body: bool) -> None:
-            route = routes.get(self.path.split("?", 1)[0])
+            route = routes.get(request_path(self.path))
             page = route() if route else Page(404, "text/plain; charset=utf-8", b"not found\n")
             self.send_response(page.status)
             self.send_header("Content-Type", page.content_type)
