@@ -647,9 +647,8 @@ def test_an_ipv6_zone_in_the_server_address_is_dialled_as_go_dials_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`server: http://[::1%25lo]:PORT`: Go unescapes the zone (`%25` is `%`, RFC 6874) and
-    connects on the interface `lo` names (net/ipsock_posix.go, zone to interface index).
-    Before: the zone went to the system as `25lo`, whose look-up failed outside the transport's
-    error tree (`internal error (gaierror)`, exit 1)."""
+    connects on the interface `lo` names (net/ipsock_posix.go, zone to interface index); the
+    system never sees `25lo`."""
     api = FakeApiServer().start(host="::1")
     try:
         api.add(*healthy(datetime.now(UTC)))
@@ -669,8 +668,8 @@ def test_a_server_address_whose_path_is_not_the_api_s_reaches_no_api_in_either(
     """`server: https://host:port/prefix` where the API is served at `/`: every path answers
     Go's bare `404 page not found`. kubectl's discovery fails on it (client-go reads a 404
     without a Status as `the server could not find the requested resource`); doctor must not
-    read the 404s as objects measured absent (before: "The environment's space 'train' doesn't
-    exist", exit 2), but as an address that serves no Kubernetes API, which it cannot check."""
+    read the 404s as objects measured absent ("The environment's space 'train' doesn't
+    exist"), but as an address that serves no Kubernetes API, which it cannot check."""
     api = serve("Bearer t0ken")
     config = _write(tmp_path, _cluster(f"{api.url}/prefix", pki), {"token": "t0ken"})
     by_kubectl = kubectl(config, tmp_path)

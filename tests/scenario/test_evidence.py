@@ -149,8 +149,7 @@ def test_no_wait_for_the_running_job_is_said_beside_a_scheduler_reason_other_tha
     doctor: Doctor,
 ) -> None:
     """The scheduler holds a GPU machine back by a taint: no wait for the running job answers
-    that (before: "Training can run, but … → Wait for the running training job" as an also
-    line under the measured failure)."""
+    that, not even as a line under the measured failure."""
     doctor.load(
         _held_but_the_scheduler_says(
             "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had untolerated "

@@ -256,8 +256,7 @@ def test_a_scheduler_whose_pod_is_pending_does_not_run(
 ) -> None:
     """Volcano's own pod exists but is Pending: it runs nothing, so nothing places the job. It
     is the scheduler down, with the state `kubectl get pods` shows, not a scheduler missing
-    from the cluster (before: "`volcano`, which doesn't run in this cluster", the Pending pod
-    unseen by a fold of the Running pods only)."""
+    from the cluster: a Pending pod is seen, not only the Running ones."""
     _install(doctor)
 
     def build(now: datetime) -> list[Obj]:

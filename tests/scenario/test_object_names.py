@@ -23,9 +23,8 @@ def test_a_name_no_object_can_have_is_measured_absent_without_asking(
 ) -> None:
     """The API server stores no object whose name breaks the path-segment rule
     (apimachinery api/validation/path IsValidPathSegmentName, applied by rest.BeforeCreate):
-    a pull secret named `team/regcred` is missing, measured, and never asked for (before:
-    the GET read as another object's subresource, its 404 named nothing, and the login was
-    "couldn't check", exit 3)."""
+    a pull secret named `team/regcred` is missing, measured, and never asked for (a GET of it
+    would name another object's subresource)."""
 
     def build(now: datetime) -> list[Obj]:
         job = training_job("train-013", now, gpus=1, finished=False)

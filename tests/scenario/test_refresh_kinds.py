@@ -285,8 +285,8 @@ def test_a_partitioned_statefulset_is_refused_not_restarted_toward_a_latch(
 ) -> None:
     """A partition keeps the lower ordinals on the old version by design
     (stateful_set_control.go updates only ordinals at or above it): no restart could ever be
-    verified on every copy, so none is made (before: each tick restarted, the copies above the
-    partition took the digest, the tick said rollout-failed, and the third latched)."""
+    verified on every copy, so none is made: no tick restarts it, reports rollout-failed or
+    latches it."""
     workload = statefulset("db", container("runner", env.image("r/part", "stable")), replicas=2)
     workload["spec"]["updateStrategy"]["rollingUpdate"]["partition"] = 1
     first = _settled(env, workload, "r/part")
@@ -328,8 +328,7 @@ def test_a_workload_with_no_copies_is_left_alone_not_restarted_toward_a_latch(
     env: RefreshEnv, make: Any, nodes: tuple[str, ...], reason: str
 ) -> None:
     """No pod runs, so nothing runs an old digest and nothing could verify a new one: every
-    tick leaves it alone (before: each tick restarted it, found no pod on the newest digest,
-    said rollout-failed, exit 2, and the third latched it)."""
+    tick leaves it alone: no restart, no rollout-failed, no latch."""
     workload = make(env.image("r/idle", "stable"))
     env.registry.push_image("r/idle", "stable", content="v1")
     env.simulator.settle(workload, nodes=nodes)

@@ -57,8 +57,8 @@ def test_a_rollout_left_stuck_by_refresh_s_failed_restart_is_retried_then_latche
 ) -> None:
     """After a failed restart of four copies, the update stands stopped with 1 of 4 copies
     updated: kubectl's rules call it stuck (ProgressDeadlineExceeded) or a new copy crash-loops.
-    That is a failed rollout, not one under way by someone else's hand (before: every later
-    tick said "in-progress", exit 0, and never retried, latched or took a fixed tag)."""
+    That is a failed rollout, not one under way by someone else's hand: later ticks retry it,
+    latch it, and take a fixed tag, never "in-progress"."""
     env.registry.push_image("r/web", "stable", content="v1")
     _four_copies(env, "web")
     assert _only(env.tick("--max-attempts", "2"))["outcome"] == "converged"
@@ -98,8 +98,8 @@ def test_a_stuck_rollout_takes_a_fixed_tag(env: RefreshEnv) -> None:
 @pytest.mark.parametrize("how", ["tag-and-digest", "track-tag", "registry-down"])
 def test_a_pin_whose_tag_cannot_be_looked_up_is_could_not_check(env: RefreshEnv, how: str) -> None:
     """docs/refresh.md: a failed look-up is could-not-check (3). A pin's tracked tag that is
-    gone, or a registry that does not answer, leaves unknown whether the pin is behind (before:
-    "converged", exit 0, "every tracked image runs its newest digest")."""
+    gone, or a registry that does not answer, leaves unknown whether the pin is behind: never
+    "converged"."""
     pinned = env.registry.push_image("r/pin", "stable", content="v1")
     annotations = {}
     if how == "tag-and-digest":
@@ -129,8 +129,8 @@ def test_a_pin_whose_tag_cannot_be_looked_up_is_could_not_check(env: RefreshEnv,
 def test_bookkeeping_written_by_hand_is_read_as_absent_by_refresh_and_doctor(
     env: RefreshEnv, key: str, value: str
 ) -> None:
-    """A value no refresh wrote is read as no value (before: `internal error (ValueError)` or
-    `(RecursionError)`, exit 1, in refresh and in doctor's freshness check)."""
+    """A value no refresh wrote is read as no value, in refresh and in doctor's freshness
+    check: never an internal error."""
     env.registry.push_image("r/odd", "stable", content="v1")
     env.install(
         deployment(
@@ -173,7 +173,7 @@ def test_a_track_tag_annotation_that_names_no_tag_is_an_invalid_image(
 
 def test_a_paused_deployment_still_gets_its_stale_pin_finding(env: RefreshEnv) -> None:
     """DESIGN: stale-pin findings are written before anything that can stop the tick; a pause
-    stops it (before: nothing written until someone resumed the Deployment)."""
+    stops it, so they are written while the Deployment stays paused."""
     pinned = env.registry.push_image("r/pp", "stable", content="v1")
     newest = env.registry.push_image("r/pp", "stable", content="v2")
     workload = deployment("pp", container("runner", f"{env.registry.host}/r/pp:stable@{pinned}"))

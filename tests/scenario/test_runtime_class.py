@@ -48,7 +48,7 @@ def _job_on(runtime: str, **spec: Any) -> Any:
 
 
 def test_a_runtime_class_that_does_not_exist_refuses_the_job(doctor: Doctor) -> None:
-    """Before: "Ready: training can run.", exit 0; the cluster refuses every pod of it."""
+    """The cluster refuses every pod of a job whose RuntimeClass does not exist."""
     doctor.load(_job_on("nvidia"))
     result = doctor.live("-o", "json")
     report = result.json()
@@ -102,8 +102,8 @@ def test_a_runtime_class_s_scheduling_and_overhead_are_placed_with_the_job(
     doctor: Doctor, fields: Obj, code: str
 ) -> None:
     """The plugin merges the class's nodeSelector into the pod's and sets its overhead; the
-    scheduler places that pod (NodeAffinity, NodeResourcesFit with overhead). Before: the job
-    was placed as written, "Ready: training can run.", exit 0."""
+    scheduler places that pod (NodeAffinity, NodeResourcesFit with overhead), not the job as
+    written."""
 
     def build(now: datetime) -> list[Obj]:
         return [*_job_on("kata")(now), _runtime_class("kata", **fields)]

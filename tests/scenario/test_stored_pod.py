@@ -445,7 +445,7 @@ def test_a_job_naming_a_missing_priority_is_refused(doctor: Doctor) -> None:
 def test_a_job_whose_service_account_does_not_exist_is_refused(doctor: Doctor) -> None:
     """ServiceAccount admission (plugin/pkg/admission/serviceaccount/admission.go `Admit`)
     refuses the pod: `error looking up service account train/trainer: serviceaccount "trainer"
-    not found`. Before: "Ready: training can run.", exit 0, the account's read a NotFound."""
+    not found`. The account's read answering NotFound is that measurement, never "ready"."""
 
     def build(now: datetime) -> list[Obj]:
         job = training_job("train-009", now, gpus=1, finished=False)

@@ -319,8 +319,8 @@ def _empty(kind: str, now: datetime) -> Obj:
 
 @pytest.mark.parametrize("kind", ["Job", "LeaderWorkerSet", "PyTorchJob"])
 def test_a_job_that_asks_for_no_pods_is_said_and_places_nothing(doctor: Doctor, kind: str) -> None:
-    """Before: `internal error (IndexError)`, exit 1, live and from a snapshot (the job's size
-    words and its priority were read from its first pod set)."""
+    """A job of no pod sets is said, live and from a snapshot: its size words and its
+    priority come from no first pod set, and nothing is placed."""
     doctor.server.install(*ALL_GROUPS)
     doctor.load(lambda now: [*healthy(now), _empty(kind, now)])
     result = doctor.live("-o", "json")
@@ -336,8 +336,8 @@ def test_a_job_that_asks_for_no_pods_is_said_and_places_nothing(doctor: Doctor, 
 def test_a_job_file_that_asks_for_no_pods_is_said_with_the_file_as_its_settings(
     doctor: Doctor, tmp_path: Path
 ) -> None:
-    """`--job-file` of a Job of parallelism 0: not submitted, so its settings are the file's
-    (before: "Ready: training can run.", exit 0, for a job that would run nothing)."""
+    """`--job-file` of a Job of parallelism 0: not submitted, so its settings are the file's;
+    a job that would run nothing is never "ready"."""
     doctor.load(healthy)
     planned = tmp_path / "job.yaml"
     job = indexed_job("empty", doctor.now, ranks=4, gpus=1, age=timedelta(0))
@@ -411,10 +411,10 @@ def test_a_job_file_the_api_server_would_refuse_is_bad_input_in_its_words(
     doctor: Doctor, tmp_path: Path, change: Any, refusal: str
 ) -> None:
     """A job file whose Job kube-apiserver refuses gets the server's words and exit 64, not a
-    verdict (before: `requests: nvidia.com/gpu: 1` with no limit, a limit of 500m GPU, a
-    negative cpu or no containers read "✓ READY", exit 0; the kubectl outputs quoted in
-    upstream issues say these lines: `The Job "…" is invalid: spec.template.spec.restartPolicy:
-    Required value: valid values: "OnFailure", "Never"`)."""
+    verdict (`requests: nvidia.com/gpu: 1` with no limit, a limit of 500m GPU, a negative cpu,
+    no containers; the kubectl outputs quoted in upstream issues say these lines: `The Job "…"
+    is invalid: spec.template.spec.restartPolicy: Required value: valid values: "OnFailure",
+    "Never"`)."""
     doctor.load(healthy)
     job = indexed_job("bad", doctor.now, ranks=1, gpus=1, age=timedelta(0))
     container = job["spec"]["template"]["spec"]["containers"][0]
@@ -435,7 +435,7 @@ def test_a_kubeflow_job_file_with_no_containers_names_its_replica_type(
     doctor: Doctor, tmp_path: Path
 ) -> None:
     """A PyTorchJob's pods meet the same pod validation when its operator creates them: a
-    Worker template with no containers never runs (before: "✓ READY", exit 0)."""
+    Worker template with no containers never runs, so it is never "ready"."""
     doctor.load(healthy)
     job = pytorch_job("pt", doctor.now, workers=2, gpus=1, age=timedelta(0))
     job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["containers"] = []
