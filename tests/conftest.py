@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.fake_apiserver import FakeApiServer
-from tests.support.registry import Registry, TokenFront, registry_binary, start_registry
+from tests.support.registry import Registry, TokenFront, running_registry
 
 REGISTRY_PASSWORD = "reg-s3cret-PASSWORD-77a1"
 
@@ -37,25 +37,17 @@ def kubeconfig(fake_api: FakeApiServer, tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry]:
     """A real docker-registry with basic auth (user `robot`); shared by the session."""
-    binary = registry_binary()
-    if binary is None:
-        pytest.skip("docker-registry is not installed (Debian package docker-registry)")
-    running = start_registry(
-        binary, tmp_path_factory.mktemp("registry"), username="robot", password=REGISTRY_PASSWORD
-    )
-    yield running
-    running.stop()
+    with running_registry(
+        tmp_path_factory.mktemp("registry"), username="robot", password=REGISTRY_PASSWORD
+    ) as running:
+        yield running
 
 
 @pytest.fixture(scope="session")
 def open_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry]:
     """A real docker-registry without auth, for anonymous pulls and behind the token front."""
-    binary = registry_binary()
-    if binary is None:
-        pytest.skip("docker-registry is not installed (Debian package docker-registry)")
-    running = start_registry(binary, tmp_path_factory.mktemp("open-registry"))
-    yield running
-    running.stop()
+    with running_registry(tmp_path_factory.mktemp("open-registry")) as running:
+        yield running
 
 
 @pytest.fixture

@@ -31,10 +31,9 @@ from tests.support.registry import (
     Registry,
     TokenFront,
     pull_login,
-    registry_binary,
+    running_registry,
     served_from,
     serving_manifests,
-    start_registry,
 )
 from tests.support.scenarios import Obj, find, healthy, job_pod
 from truegreen.doctor.knowledge.image_presence import MAX_LOOKUPS
@@ -645,14 +644,10 @@ PADDED_PASSWORD = "reg-s3cret-PASSWORD-77a1x"
 @pytest.fixture(scope="module")
 def padded_registry(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Registry]:
     """A real docker-registry whose login `robot:PADDED_PASSWORD` needs base64 padding."""
-    binary = registry_binary()
-    if binary is None:
-        pytest.skip("docker-registry is not installed (Debian package docker-registry)")
-    running = start_registry(
-        binary, tmp_path_factory.mktemp("padded"), username="robot", password=PADDED_PASSWORD
-    )
-    yield running
-    running.stop()
+    with running_registry(
+        tmp_path_factory.mktemp("padded"), username="robot", password=PADDED_PASSWORD
+    ) as running:
+        yield running
 
 
 def test_an_unpadded_auth_is_read_as_the_kubelet_reads_it(

@@ -7,6 +7,7 @@ and two-platform indexes), move tags, and delete manifests.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import json
 import os
@@ -14,12 +15,14 @@ import shutil
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import bcrypt
 import httpx2
+import pytest
 
 OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 OCI_INDEX = "application/vnd.oci.image.index.v1+json"
@@ -145,6 +148,22 @@ class Registry:
             self.process.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.process.kill()
+
+
+@contextlib.contextmanager
+def running_registry(
+    workdir: Path, *, username: str | None = None, password: str | None = None
+) -> Iterator[Registry]:
+    """A real registry for the length of the block (`start_registry`); a skip where
+    docker-registry is missing, a failure under CI (`registry_binary`)."""
+    binary = registry_binary()
+    if binary is None:
+        pytest.skip("docker-registry is not installed (Debian package docker-registry)")
+    running = start_registry(binary, workdir, username=username, password=password)
+    try:
+        yield running
+    finally:
+        running.stop()
 
 
 def start_registry(
