@@ -296,10 +296,9 @@ def _go_url(text: str) -> tuple[str, str] | None:
     return host, unquote(path)
 
 
-def _split_url(host: str) -> tuple[list[str], str]:
+def _split_url(hostport: str) -> tuple[list[str], str]:
     """keyring.go SplitURL: net.SplitHostPort of the host, the whole host and no port where
     that fails; the host's dot-separated parts, and the port."""
-    hostport = host
     colon = hostport.rfind(":")
     if colon < 0:
         return hostport.split("."), ""

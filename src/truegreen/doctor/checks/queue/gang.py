@@ -435,18 +435,17 @@ def _kai_limit(
         full = g.full_now(wanted, queue)
         if not full:
             continue
-        names = [name for name, _, _ in full]
+        needs = _amounts(wanted, [name for name, _, _ in full])
+        holds = ", ".join(_limit(name, limit) for name, limit, _ in full)
+        held = ", ".join(_limit(name, amount) for name, _, amount in full)
         return SAY.finding(
             Status.WARN,
             Basis.INFERRED,
             GANG_QUEUE_FULL,
             details=(
                 state,
-                f"Queue {queue.name}: limit "
-                + ", ".join(_limit(name, limit) for name, limit, _ in full)
-                + "; status.allocated "
-                + ", ".join(_limit(name, held) for name, _, held in full),
-                f"the job's {job.pods} pods request {_amounts(wanted, names)}",
+                f"Queue {queue.name}: limit {holds}; status.allocated {held}",
+                f"the job's {job.pods} pods request {needs}",
             ),
             objects=(f"Queue/{queue.name}", f"PodGroup/{group.name}", job.ref),
             **{
@@ -456,9 +455,9 @@ def _kai_limit(
                     "describe", "queues.scheduling.run.ai", queue.name
                 ),
             },
-            needs=_amounts(wanted, names),
-            held=", ".join(_limit(name, held) for name, _, held in full),
-            holds=", ".join(_limit(name, limit) for name, limit, _ in full),
+            needs=needs,
+            held=held,
+            holds=holds,
         )
     return None
 
