@@ -7,6 +7,9 @@ kubelet reads it: kubernetes/kubernetes pkg/credentialprovider/config.go (v1.33)
   user name and password, whatever they said.
 - `decodeDockerConfigFieldAuth`: base64.StdEncoding (padded) when the field, trimmed of white
   space, ends in `=`, else base64.RawStdEncoding (unpadded); the decoded text must hold a `:`.
+- The login itself: a `.dockerconfigjson` is a `DockerConfigJSON`, whose `auths` member (any
+  case) holds the entries; a `.dockercfg` is the entries. `null` for either, or a missing
+  `auths`, is a login of no entries; any other value that is not a JSON object fails.
 - An entry that fails either step fails json.Unmarshal of the whole login, whichever registry
   it is for: pkg/credentialprovider/secrets/secrets.go (MakeDockerKeyring) returns the error,
   and pkg/kubelet/kuberuntime/kuberuntime_image.go (PullImage) fails every image pull of a pod
@@ -20,6 +23,9 @@ import base64
 from msgspec import Struct
 
 _FIELDS = frozenset({"username", "password", "email", "auth"})
+DOCKER_CONFIG_JSON = ".dockerconfigjson"
+"""The data key of a `kubernetes.io/dockerconfigjson` secret (its `.dockercfg` twin holds the
+entries at the top)."""
 
 
 class EntryError(ValueError):
@@ -74,6 +80,31 @@ def read_entry(entry: object) -> EntryLogin | None:
         return EntryLogin(username.decode(), password.decode(), from_auth=True)
     except UnicodeDecodeError:
         return None
+
+
+def login_entries(key: str, parsed: object) -> dict[str, object]:
+    """The entries of a login, by registry as written, as json.Unmarshal fills the kubelet's
+    `DockerConfigJSON` (`key` `.dockerconfigjson`) or `DockerConfig` (`.dockercfg`) from the
+    decoded JSON `parsed`: `auths` matched in any case, each member so named in turn (`null`
+    empties the entries, an object adds to them); nothing where the login or its `auths` is
+    `null` or missing. Raises EntryError where the kubelet's json.Unmarshal fails."""
+    if parsed is None:
+        return {}
+    if not isinstance(parsed, dict):
+        raise EntryError("is not a JSON object")
+    if key != DOCKER_CONFIG_JSON:
+        return {str(host): entry for host, entry in parsed.items()}
+    entries: dict[str, object] = {}
+    for name, value in parsed.items():
+        if _member(str(name)) != "auths":
+            continue
+        if value is None:
+            entries = {}
+        elif isinstance(value, dict):
+            entries.update((str(host), entry) for host, entry in value.items())
+        else:
+            raise EntryError("its auths is not a JSON object")
+    return entries
 
 
 def go_base64(field: str) -> bytes | None:

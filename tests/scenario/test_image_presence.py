@@ -838,3 +838,37 @@ def test_a_docker_hub_login_covers_docker_hub_by_the_keyring_s_names(
         ]
     else:
         assert _image_pull(report) == [("ok", "measured", "image-pull.ok")]
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"credsStore": "desktop"},  # a fresh Docker Desktop config.json, no login in it
+        {"auths": None},
+        {"AUTHS": {}},
+    ],
+)
+def test_a_login_that_holds_no_entries_is_empty_not_damaged(
+    asking: Doctor, open_registry: Registry, config: dict[str, object]
+) -> None:
+    """A docker config.json made into a login (`kubectl create secret generic regcred
+    --from-file=.dockerconfigjson=$HOME/.docker/config.json
+    --type=kubernetes.io/dockerconfigjson`, as kubernetes.io's "Pull an Image from a Private
+    Registry" shows) may hold no `auths`; the API server only checks it is JSON
+    (pkg/apis/core/validation ValidateSecret). The kubelet unmarshals it into DockerConfigJSON,
+    whose `auths` is then empty (pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring):
+    no error, the pull goes without a login, and an open registry serves it."""
+    _push_environment(open_registry)
+    host = open_registry.host
+    environment = _environment(host)
+
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = environment(now)
+        secret = find(objects, "Secret", "regcred")
+        secret["data"] = {".dockerconfigjson": _b64(json.dumps(config))}
+        return objects
+
+    asking.load(build)
+    result = asking.live("-o", "json")
+    assert (result.exit_code, result.json()["headline"]["code"]) == (0, "ready")
+    assert _image_pull(result.json()) == [("ok", "measured", "image-pull.ok")]

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from truegreen.docker_config import EntryError, EntryLogin, go_base64, read_entry
+from truegreen.docker_config import EntryError, EntryLogin, go_base64, login_entries, read_entry
 from truegreen.images import parse_image
 from truegreen.refresh.registry import PullCredentials, RegistryLogin
 
@@ -138,3 +138,59 @@ def test_refresh_sends_nothing_from_a_login_the_kubelet_cannot_read_whole() -> N
     good = _config({"c.example.com": {"auth": _b64(b"robot:pw")}})
     logins = PullCredentials.from_docker_configs([damaged, good]).entries
     assert logins == (("c.example.com", RegistryLogin("c.example.com", "robot", "pw")),)
+
+
+@pytest.mark.parametrize(
+    ("key", "parsed", "entries"),
+    [
+        (".dockerconfigjson", {}, {}),  # no `auths`: a login of no entries
+        (".dockerconfigjson", None, {}),
+        (".dockerconfigjson", {"auths": None}, {}),
+        (".dockerconfigjson", {"credHelpers": {"a.example.com": "ecr"}}, {}),
+        (".dockerconfigjson", {"AUTHS": {"a.example.com": {}}}, {"a.example.com": {}}),
+        (
+            ".dockerconfigjson",
+            {"auths": {"a.example.com": {}}, "Auths": {"b.example.com": None}},
+            {"a.example.com": {}, "b.example.com": None},
+        ),
+        (".dockerconfigjson", {"auths": {"a.example.com": {}}, "AUTHS": None}, {}),
+        (".dockercfg", None, {}),
+        (".dockercfg", {"a.example.com": {}}, {"a.example.com": {}}),
+    ],
+)
+def test_a_login_s_entries_as_json_unmarshal_fills_the_kubelet_s_struct(
+    key: str, parsed: object, entries: dict[str, object]
+) -> None:
+    """kubernetes/kubernetes pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring
+    unmarshals a `.dockerconfigjson` into DockerConfigJSON{Auths `json:"auths"`}: encoding/json
+    matches the member in any case, each such member in turn (null empties the map, an object
+    adds to it), and a missing one leaves no entries, which is no error."""
+    assert login_entries(key, parsed) == entries
+
+
+@pytest.mark.parametrize(
+    ("key", "parsed", "reason"),
+    [
+        (".dockerconfigjson", [1, 2], "is not a JSON object"),
+        (".dockerconfigjson", "text", "is not a JSON object"),
+        (".dockerconfigjson", {"auths": [1]}, "its auths is not a JSON object"),
+        (".dockerconfigjson", {"Auths": "x"}, "its auths is not a JSON object"),
+        (".dockercfg", [1], "is not a JSON object"),
+    ],
+)
+def test_a_login_json_unmarshal_refuses(key: str, parsed: object, reason: str) -> None:
+    with pytest.raises(EntryError, match=f"^{reason}$"):
+        login_entries(key, parsed)
+
+
+def test_refresh_reads_a_login_without_auths_as_none() -> None:
+    """`{}` is a valid `.dockerconfigjson` (the API server checks only that it is JSON:
+    pkg/apis/core/validation ValidateSecret) that holds no login."""
+    empty = (".dockerconfigjson", _b64(b"{}"))
+    upper = (
+        ".dockerconfigjson",
+        _b64(json.dumps({"AUTHS": {"c.example.com": {"auth": _b64(b"r:p")}}}).encode()),
+    )
+    assert PullCredentials.from_docker_configs([empty, upper]).entries == (
+        ("c.example.com", RegistryLogin("c.example.com", "r", "p")),
+    )

@@ -353,6 +353,7 @@ def test_a_secret_keeps_key_names_emptiness_and_which_registries_have_logins() -
         _b64("not json"),
         _b64("[1, 2]"),
         _b64('{"auths": [1]}'),
+        _b64('{"AUTHS": "text"}'),
     ],
 )
 def test_an_unparsable_registry_login_stays_unparsable(login: str) -> None:
@@ -361,6 +362,54 @@ def test_an_unparsable_registry_login_stays_unparsable(login: str) -> None:
     with pytest.raises(ValueError, match=r"Expecting value|JSON"):
         _unb64(value)
     assert redact_object(redact_object(secret)) == redact_object(secret)
+
+
+@pytest.mark.parametrize(
+    ("login", "kept"),
+    [
+        ("{}", {"auths": {}}),
+        ("null", {"auths": {}}),
+        ('{"auths": null}', {"auths": {}}),
+        (
+            '{"Auths": {"r.example.com": {"auth": "dTpw"}}}',
+            {"auths": {"r.example.com": {"auth": REDACTED}}},
+        ),
+    ],
+)
+def test_a_login_the_kubelet_reads_as_empty_is_kept_empty(login: str, kept: object) -> None:
+    """A `.dockerconfigjson` without `auths` is a login of no entries to the kubelet
+    (pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring, encoding/json matching
+    `auths` in any case), not a damaged one."""
+    secret = {"kind": "Secret", "metadata": {}, "data": {".dockerconfigjson": _b64(login)}}
+    assert _unb64(redact_object(secret)["data"][".dockerconfigjson"]) == kept
+
+
+def test_a_login_s_registry_keeps_no_user_name_password_or_query() -> None:
+    """A key may be a URL with userinfo or a query; the keyring files it under Host and path
+    alone (pkg/credentialprovider/keyring.go BasicDockerKeyring.Add), which is all a snapshot
+    keeps. A key url.Parse refuses is ignored by the kubelet and kept as a placeholder; a key
+    that was damaged stays damaged when another collapses onto it."""
+    entries = {
+        "https://robot:secret7@r.example.com": {"auth": "%%%"},
+        "https://robot:secret5@r.example.com/v1/": {"auth": _b64("u:p")},
+        "q.example.com/team?token=secret6": {},
+        "https://r.example.com": {"auth": _b64("u:p")},
+        "https://bad host@secret8": {},
+        "plain.example.com/team/": {},
+    }
+    secret = {"kind": "Secret", "data": {".dockerconfigjson": _b64(json.dumps({"auths": entries}))}}
+    redacted = redact_object(secret)
+    assert _unb64(redacted["data"][".dockerconfigjson"])["auths"] == {
+        "r.example.com": {"auth": UNPARSABLE},
+        "q.example.com/team": {},
+        "https://r.example.com": {"auth": REDACTED},
+        "<redacted: unparsable address>": {},
+        "plain.example.com/team/": {},
+    }
+    shown = base64.b64decode(redacted["data"][".dockerconfigjson"]).decode()
+    for value in ("secret5", "secret6", "secret7", "secret8"):
+        assert value not in shown
+    assert redact_object(redacted) == redacted
 
 
 def test_a_registry_login_is_judged_by_what_it_holds() -> None:

@@ -34,7 +34,8 @@ from typing import Any
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.reader import ClusterReader, FieldSelector, Fold
 from truegreen.cluster.reads import FoldRead, GetRead, Got, KubeObject, Listed, ListRead
-from truegreen.docker_config import EntryError, read_entry
+from truegreen.docker_config import EntryError, login_entries, read_entry
+from truegreen.images import keyring_key
 from truegreen.patterns import LazyPattern
 
 REDACTED = "<redacted>"
@@ -406,13 +407,30 @@ def _redact_docker_config(key: str, value: str) -> str:
         parsed = json.loads(base64.b64decode(value, validate=True))
     except (binascii.Error, ValueError):
         return _encode(UNPARSABLE)
-    if not isinstance(parsed, Mapping):
+    try:
+        auths = login_entries(key, parsed)
+    except EntryError:
         return _encode(UNPARSABLE)
-    auths = parsed.get("auths") if key == ".dockerconfigjson" else parsed
-    if not isinstance(auths, Mapping):
-        return _encode(UNPARSABLE)
-    kept = {str(host): _entry_verdict(entry) for host, entry in auths.items()}
+    kept: dict[str, dict[str, str]] = {}
+    for host, entry in auths.items():
+        shown, verdict = _shown_registry(host), _entry_verdict(entry)
+        # Two keys that differed only in what was taken out stay one damaged entry if either was.
+        if kept.get(shown, {}).get("auth") != UNPARSABLE:
+            kept[shown] = verdict
     return _encode(json.dumps({"auths": kept} if key == ".dockerconfigjson" else kept))
+
+
+_UNREADABLE_REGISTRY = "<redacted: unparsable address>"
+"""The key of an entry the kubelet ignores (url.Parse refuses it) whose text may hold a secret."""
+
+
+def _shown_registry(host: str) -> str:
+    """An entry's registry as a snapshot keeps it: as written, but a key that may carry more
+    than the registry (a user name and password, a query, a fragment) as the keyring files it
+    (keyring.go Add keeps only Host and path), which the kubelet's matching reads the same."""
+    if not any(c in host for c in "@?#"):
+        return host
+    return keyring_key(host) or _UNREADABLE_REGISTRY
 
 
 class RedactingReader:

@@ -31,7 +31,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 from msgspec import Struct
 
 from truegreen.cluster import throttle
-from truegreen.docker_config import EntryError, EntryLogin, read_entry
+from truegreen.docker_config import EntryError, EntryLogin, login_entries, read_entry
 from truegreen.http.address_policy import AddressPolicy
 from truegreen.http.deadline import Deadline
 from truegreen.http.dial import Connector, DirectDialer, Resolver
@@ -194,15 +194,8 @@ class PullCredentials(Struct, frozen=True):
                 parsed = json.loads(base64.b64decode(value, validate=True))
             except ValueError:
                 continue
-            auths = (
-                parsed.get("auths")
-                if key == ".dockerconfigjson" and isinstance(parsed, dict)
-                else parsed
-            )
-            if not isinstance(auths, dict):
-                continue
             try:
-                read = [(str(host), e, read_entry(e)) for host, e in auths.items()]
+                read = [(host, e, read_entry(e)) for host, e in login_entries(key, parsed).items()]
             except EntryError:
                 continue  # one entry the kubelet cannot read fails the whole login
             for host, raw, entry in read:

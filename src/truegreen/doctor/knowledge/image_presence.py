@@ -33,6 +33,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, GetRead, Got, Listed, ListRead
 from truegreen.cluster.redact import UNPARSABLE
+from truegreen.docker_config import EntryError, login_entries
 from truegreen.images import (
     ImageReferenceError,
     keyring_key,
@@ -210,16 +211,16 @@ def _auths(secret: Mapping[str, object]) -> dict[str, object] | None:
     login the kubelet reads, or does not parse."""
     key = LOGIN_KEYS.get(str(secret.get("type", "")))
     value = o.mapping(secret.get("data")).get(key) if key else None
-    if not value:
+    if not key or not value:
         return None
     try:
         parsed = json.loads(base64.b64decode(str(value), validate=True))
     except (binascii.Error, ValueError):
         return None
-    auths = (
-        parsed.get("auths") if key == ".dockerconfigjson" and isinstance(parsed, dict) else parsed
-    )
-    return {str(host): entry for host, entry in auths.items()} if isinstance(auths, dict) else None
+    try:
+        return login_entries(key, parsed)
+    except EntryError:
+        return None
 
 
 def unreadable_entries(secret: Mapping[str, object]) -> list[str]:
