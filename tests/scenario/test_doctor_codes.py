@@ -422,6 +422,7 @@ COVERED_ELSEWHERE = (
         "capacity.partly-fits",  # test_training_jobs.py
         "capacity.job-unshaped",  # test_training_jobs.py
         "capacity.machine-kept-out",  # test_system_taints.py
+        "capacity.named-machine-unfit",  # test_named_machine.py
         "capacity.unschedulable",  # test_evidence.py
         "capacity.rules-block",  # test_scheduling_filters.py
         "capacity.rule-unchecked",  # test_scheduling_filters.py

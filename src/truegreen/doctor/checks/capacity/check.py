@@ -35,6 +35,7 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     triggered_group,
     unready_pools,
 )
+from truegreen.doctor.checks.capacity.kubelet_admission import every_set_named
 from truegreen.doctor.checks.capacity.machines import (
     Judged,
     kept_machines,
@@ -97,9 +98,12 @@ CHECK = CheckId.CAPACITY
 def check(env: Environment) -> list[Finding]:
     """Findings about whether a training job fits on the cluster's machines now: every machine
     with the job's devices down, else what the scheduler already said about the job's pods,
-    then what placing them shows."""
+    then what placing them shows (or, for pods that name their machine, what its kubelet
+    admits)."""
     nodes = env.nodes.items if isinstance(env.nodes, Listed) else ()
-    down = down_supply(nodes, requested_resources(env))
+    # A job whose every pod set names its machine goes to those machines alone: others being
+    # down changes nothing for it (the kubelet admission path says whether its own are).
+    down = None if every_set_named(env) else down_supply(nodes, requested_resources(env))
     if down is not None:
         return [_machines_down(env, down)]
     return _with_evidence(env, _arithmetic(env))

@@ -16,6 +16,12 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, ReadFailure
 from truegreen.doctor.checks.base import format_age
 from truegreen.doctor.checks.capacity.filters.rules import Rules, node_exclusion
+from truegreen.doctor.checks.capacity.kubelet_admission import (
+    admitted,
+    fits,
+    named_machine,
+    verdict,
+)
 from truegreen.doctor.checks.capacity.placement import Placement, PodGroup, place
 from truegreen.doctor.checks.capacity.preemption import (
     with_nominated,
@@ -161,12 +167,26 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
             for room in rooms.values()
         ]
         return [SAY.finding(Status.OK, Basis.MEASURED, FREE_ONLY, details=free_lines)]
-    allowed, excluded = _eligibility(env.nodes.items, shape.groups)
     details = [f"job size {size_words(shape.groups)} (from {shape.source})"]
     if shape.job is not None:
         details.append(pod_set_line(shape.job))
     if isinstance(level, CantRead) or level.value or level.class_name:
         details.append(priority_line(level))
+    named = [g for g in shape.groups if named_machine(g.spec)]
+    scheduled = tuple(g for g in shape.groups if not named_machine(g.spec))
+    # Admitted named sets are placed with the rest, on their one machine each, by room alone.
+    fixed = tuple(PodGroup(g.name, g.count, g.requests, (named_machine(g.spec),)) for g in named)
+    if named:
+        # No scheduler sees these sets: their machines' kubelets admit them, on the room that
+        # what is bound there leaves (nominations are the scheduler's, not theirs).
+        answers = admitted(named, env.nodes.items, _last_rooms(env.nodes.items, usage.machines))
+        refused = verdict(env, answers, details)
+        if refused is not None:
+            return [refused]
+        if not scheduled:
+            return [fits(answers, size_words(shape.groups), details)]
+        details += [f"{a.group} names {a.machine}: {a.outcome} by its kubelet" for a in answers]
+    allowed, excluded = _eligibility(env.nodes.items, scheduled)
     details += [f"excluded ({reason}): {', '.join(names)}" for reason, names in excluded.items()]
     stuck = stuck_job_pods(env, usage.pods_here)
     stuck_lines = [
@@ -174,7 +194,7 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
         f"{format_age(env.now - (o.created_at(p) or env.now))}"
         for p in stuck
     ]
-    if any(g.name not in allowed for g in shape.groups):
+    if any(g.name not in allowed for g in scheduled):
         return [
             SAY.finding(
                 Status.FAIL,
@@ -185,8 +205,8 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
                 todo=exclusion_remedy(env, excluded),
             )
         ]
-    rules = job_rules(env, shape.job, [(g.name, g.spec) for g in shape.groups])
-    narrowed = {g.name: rules.allowed(g.name, allowed[g.name]) for g in shape.groups}
+    rules = job_rules(env, shape.job, [(g.name, g.spec) for g in scheduled])
+    narrowed = {g.name: rules.allowed(g.name, allowed[g.name]) for g in scheduled}
     if any(not machines for machines in narrowed.values()):
         theirs = (
             (exclusion_words(excluded), exclusion_remedy(env, excluded)) if excluded else ("", "")
@@ -198,18 +218,24 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
             *unchecked(env, rules),
         ]
     rooms = with_devices(rooms, rules.devices)
-    pod_groups = tuple(
-        PodGroup(
-            g.name,
-            g.count,
-            g.requests + rules.devices.of(g.name),
-            tuple(sorted(narrowed[g.name])),
-            rules=rules.rules_of(g.name),
+    pod_groups = (
+        tuple(
+            PodGroup(
+                g.name,
+                g.count,
+                g.requests + rules.devices.of(g.name),
+                tuple(sorted(narrowed[g.name])),
+                rules=rules.rules_of(g.name),
+            )
+            for g in scheduled
         )
-        for g in shape.groups
+        + fixed
     )
-    plain = tuple(
-        PodGroup(g.name, g.count, g.requests, tuple(sorted(allowed[g.name]))) for g in shape.groups
+    plain = (
+        tuple(
+            PodGroup(g.name, g.count, g.requests, tuple(sorted(allowed[g.name]))) for g in scheduled
+        )
+        + fixed
     )
     eligible = sorted({m for names in narrowed.values() for m in names})
     return Judged(

@@ -17,6 +17,7 @@ RESERVATION_UNKNOWN: Final = "capacity.reservation-unknown"
 TOO_LARGE: Final = "capacity.too-large"
 NO_ELIGIBLE_MACHINE: Final = "capacity.no-eligible-machine"
 MACHINE_KEPT_OUT: Final = "capacity.machine-kept-out"
+NAMED_MACHINE_UNFIT: Final = "capacity.named-machine-unfit"
 UNSCHEDULABLE: Final = "capacity.unschedulable"
 GPU_SOFTWARE_DOWN: Final = "capacity.gpu-software-down"
 GPUS_UNHEALTHY: Final = "capacity.gpus-unhealthy"
@@ -81,6 +82,10 @@ WORDS: Final[dict[str, Wording]] = {
     ),
     MACHINE_KEPT_OUT: Wording(
         "The machines big enough for a training job of {size} can't take it: {why}.",
+        "{todo}.",
+    ),
+    NAMED_MACHINE_UNFIT: Wording(
+        "The training job names the machine {machine} to run on, and {why}.",
         "{todo}.",
     ),
     UNSCHEDULABLE: Wording(

@@ -1,0 +1,262 @@
+"""Admission by the kubelet: a pod set whose template names its machine (`spec.nodeName`).
+
+Such a pod is created already bound: kube-scheduler queues only pods without a machine
+(pkg/scheduler/eventhandlers.go `assignedPod`), whatever its `schedulerName` says, so none of
+the scheduler's filters, preemption or autoscaling apply. The kubelet of the named machine
+admits it or turns it away (pkg/kubelet/lifecycle/predicate.go `Admit`):
+
+- requests of an extended resource the machine does not report at all are dropped before
+  the fit check (`removeMissingExtendedResources`): a GPU pod named onto a machine without
+  GPUs is admitted and runs without them;
+- `generalFilter`: room (NodeResourcesFit, reason `OutOfcpu`, `OutOfnvidia.com/gpu`...), the
+  node selector and required node affinity, then of the taints only the NoExecute ones the pod
+  does not tolerate ("Kubelet is only interested in the NoExecute taint"). A turned-away pod
+  is Failed at once; no other machine is tried.
+
+No kubelet runs a pod bound to a machine the cluster does not list, and the pod garbage
+collector deletes it (pkg/controller/podgc/gc_controller.go `gcOrphaned`); a machine that is
+down runs nothing until it is back. Pure, but for the findings' words.
+"""
+
+from collections.abc import Mapping, Sequence
+from enum import StrEnum
+from typing import Any
+
+from msgspec import Struct
+from msgspec.structs import replace
+
+from truegreen import kubeobjects as o
+from truegreen.cluster import KubeObject
+from truegreen.container_resources import is_extended
+from truegreen.doctor.checks.capacity.filters import node_affinity
+from truegreen.doctor.checks.capacity.machines_down import machine_down
+from truegreen.doctor.checks.capacity.shape import Group, joined_words
+from truegreen.doctor.checks.capacity.words import (
+    FITS,
+    NAMED_MACHINE_UNFIT,
+    NO_ELIGIBLE_MACHINE,
+    SAY,
+)
+from truegreen.doctor.environment import Environment
+from truegreen.doctor.findings import Basis, Finding, Status
+from truegreen.doctor.knowledge.fit import MachineRoom, shortfalls, tolerates
+from truegreen.quantity import PODS, Resources
+
+
+class Outcome(StrEnum):
+    """What becomes of a pod set named onto a machine."""
+
+    ADMITTED = "admitted"
+    NO_SUCH_MACHINE = "no such machine"
+    DOWN = "down"
+    TURNED_AWAY = "turned away"
+    WITHOUT_DEVICES = "without devices"
+    """Admitted with the requests of resources the machine does not report dropped."""
+
+
+class Admission(Struct, frozen=True):
+    """The kubelet's answer for one pod set on the machine it names."""
+
+    group: str
+    machine: str
+    outcome: Outcome
+    words: str = ""
+    """Why, in plain words, after `that machine ...` (empty when admitted)."""
+    detail: str = ""
+    """The same in the kubelet's terms, for --verbose."""
+    room: MachineRoom | None = None
+    """The machine with the set's pods counted, when admitted."""
+
+
+def named_machine(spec: Mapping[str, Any]) -> str:
+    """The machine a pod spec names (`spec.nodeName`); '' when it leaves the choice to the
+    scheduler."""
+    return str(spec.get("nodeName") or "")
+
+
+def every_set_named(env: Environment) -> bool:
+    """Every pod set of the judged job names its machine: no scheduler places any of them."""
+    job = env.judged_job()
+    sets = job.pod_sets if job is not None else ()
+    return bool(sets) and all(named_machine(s.spec) for s in sets)
+
+
+def _reported(node: KubeObject) -> frozenset[str]:
+    return frozenset(str(k) for k in o.mapping(o.mapping(node.get("status")).get("allocatable")))
+
+
+def _untolerated_no_execute(node: KubeObject, spec: Mapping[str, Any]) -> str:
+    """The first NoExecute taint of `node` the pod spec does not tolerate, as `key=value`; ''
+    when none."""
+    tolerations = [o.mapping(t) for t in o.sequence(spec.get("tolerations"))]
+    for taint in (o.mapping(t) for t in o.sequence(o.mapping(node.get("spec")).get("taints"))):
+        if taint.get("effect") == "NoExecute" and not tolerates(tolerations, taint):
+            return f"{taint.get('key')}={taint.get('value', '')}:NoExecute"
+    return ""
+
+
+def _fitting(room: MachineRoom, requests: Resources, count: int) -> int:
+    """How many of `count` pods asking `requests` the kubelet admits onto `room`, one by one."""
+    fits = min(count, room.max_pods - room.pod_count)
+    for resource, amount in requests.amounts:
+        if amount > 0:
+            free = room.allocatable.get(resource) - room.requested.get(resource)
+            fits = min(fits, free // amount)
+    return max(fits, 0)
+
+
+def admit(group: Group, node: KubeObject | None, room: MachineRoom | None) -> Admission:
+    """The kubelet's answer for `group`'s pods on the machine they name (`node` None: the
+    cluster lists no such machine), in `Admit`'s order; `room` is the machine with what is
+    bound to it counted."""
+    machine = named_machine(group.spec)
+    if node is None or room is None:
+        return Admission(group.name, machine, Outcome.NO_SUCH_MACHINE)
+    down = machine_down(node)
+    if down is not None:
+        return Admission(
+            group.name,
+            machine,
+            Outcome.DOWN,
+            "is down: nothing runs the job there until it is back",
+            f"{machine}: {down}",
+        )
+    reported = _reported(node)
+    dropped = sorted(r for r in group.requests.names if is_extended(r) and r not in reported)
+    kept = Resources.of({r: a for r, a in group.requests.amounts if r not in dropped})
+    fitting = _fitting(room, kept, group.count)
+    if fitting < group.count:
+        after = replace(
+            room, requested=room.requested + kept * fitting, pod_count=room.pod_count + fitting
+        )
+        short = shortfalls(kept, after)
+        first = next((s.resource for s in short if s.resource != PODS), PODS)
+        taken = (
+            f"takes {fitting} of its {group.count} programs and turns the others away"
+            if fitting
+            else "turns it away"
+        )
+        return Admission(
+            group.name,
+            machine,
+            Outcome.TURNED_AWAY,
+            f"{taken}: it is {', '.join(str(s) for s in short)}",
+            f"the kubelet on {machine} refuses it: OutOf{first}",
+        )
+    if node_affinity.exclusion(node, group.spec) is not None:
+        return Admission(
+            group.name,
+            machine,
+            Outcome.TURNED_AWAY,
+            "turns it away: the job's own rules about where it may run leave that machine out",
+            f"the kubelet on {machine} refuses it: NodeAffinity",
+        )
+    taint = _untolerated_no_execute(node, group.spec)
+    if taint:
+        return Admission(
+            group.name,
+            machine,
+            Outcome.TURNED_AWAY,
+            "turns it away: it is reserved for other work",
+            f"the kubelet on {machine} refuses it: TaintToleration ({taint} not tolerated)",
+        )
+    counted = replace(
+        room,
+        requested=room.requested + kept * group.count,
+        pod_count=room.pod_count + group.count,
+    )
+    if dropped:
+        missing = joined_words(dropped)
+        return Admission(
+            group.name,
+            machine,
+            Outcome.WITHOUT_DEVICES,
+            f"has no {missing}: the job would run there without the GPUs it asks for",
+            f"{machine} reports no {missing}: the kubelet drops the request and admits it",
+            counted,
+        )
+    return Admission(group.name, machine, Outcome.ADMITTED, room=counted)
+
+
+def admitted(
+    groups: Sequence[Group], nodes: Sequence[KubeObject], rooms: Mapping[str, MachineRoom]
+) -> list[Admission]:
+    """Each named pod set's answer in turn, each admitted set's pods counted on its machine
+    before the next (`rooms`: what is bound to each machine)."""
+    by_name = {o.name_of(n): n for n in nodes}
+    now = dict(rooms)
+    answers = []
+    for group in groups:
+        machine = named_machine(group.spec)
+        answer = admit(group, by_name.get(machine), now.get(machine))
+        if answer.room is not None:
+            now[machine] = answer.room
+        answers.append(answer)
+    return answers
+
+
+def verdict(
+    env: Environment, answers: Sequence[Admission], details: Sequence[str]
+) -> Finding | None:
+    """The finding for the first named pod set that no machine runs, or runs without what it
+    asks for; None when every kubelet admits its set whole."""
+    kubectl = env.settings.kubectl
+    lines = [*details, *(f"{a.group} names {a.machine}: {a.outcome}" for a in answers)]
+    for answer in answers:
+        if answer.outcome is Outcome.NO_SUCH_MACHINE:
+            return SAY.finding(
+                Status.FAIL,
+                Basis.MEASURED,
+                NO_ELIGIBLE_MACHINE,
+                details=[*lines, f"the cluster lists no machine named {answer.machine}"],
+                why=f"it names the machine '{answer.machine}', which the cluster doesn't have",
+                todo=(
+                    "Name a machine the cluster has in the job's settings (`spec.nodeName` of "
+                    f"its program template; {kubectl.cluster('get', 'nodes')} lists them), or "
+                    "take the name out so the cluster picks one"
+                ),
+            )
+        if answer.outcome is not Outcome.ADMITTED:
+            return _unfit(env, answer, lines)
+    return None
+
+
+def _unfit(env: Environment, answer: Admission, lines: Sequence[str]) -> Finding:
+    kubectl = env.settings.kubectl
+    describe = kubectl.cluster("describe", "node", answer.machine)
+    todo = (
+        f"Bring {answer.machine} back ({describe} shows why it is down), or take the machine's "
+        "name out of the job's settings (`spec.nodeName` of its program template) so the "
+        "cluster picks one that is up"
+        if answer.outcome is Outcome.DOWN
+        else "Take the machine's name out of the job's settings (`spec.nodeName` of its "
+        "program template) so the cluster picks one that can run it, or name such a machine "
+        f"({describe} shows what {answer.machine} offers)"
+    )
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        NAMED_MACHINE_UNFIT,
+        details=[*lines, answer.detail],
+        objects=[f"Node/{answer.machine}"],
+        machine=answer.machine,
+        why=f"that machine {answer.words}",
+        todo=todo,
+    )
+
+
+def fits(answers: Sequence[Admission], size: str, details: Sequence[str]) -> Finding:
+    """Every pod set names its machine and every kubelet admits it."""
+    machines = list(dict.fromkeys(a.machine for a in answers))
+    return SAY.finding(
+        Status.OK,
+        Basis.MEASURED,
+        FITS,
+        details=[
+            *details,
+            *(f"{a.group} names {a.machine}: {a.outcome} by its kubelet" for a in answers),
+            f"fits on {', '.join(machines)}",
+        ],
+        objects=[f"Node/{machines[0]}"],
+        size=size,
+    )

@@ -1,0 +1,106 @@
+"""The kubelet's admission of a pod set that names its machine (kubernetes
+pkg/kubelet/lifecycle/predicate.go `Admit`, `generalFilter`, `removeMissingExtendedResources`),
+on machines shaped as `kubectl get node -o yaml` shows them."""
+
+from typing import Any
+
+from msgspec.structs import replace
+
+from tests.support.scenarios import node
+from truegreen.doctor.checks.capacity.kubelet_admission import Outcome, admit, admitted
+from truegreen.doctor.checks.capacity.shape import Group
+from truegreen.doctor.knowledge.fit import machine_room
+from truegreen.quantity import Resources
+
+
+def _group(machine: str, count: int = 1, **spec: Any) -> Group:
+    requests = Resources.parse({"cpu": "4", "memory": "16Gi", "nvidia.com/gpu": "1"})
+    return Group("worker", count, requests, {"nodeName": machine, **spec})
+
+
+def test_a_machine_the_cluster_does_not_list_runs_nothing() -> None:
+    """No kubelet is that machine; the pod garbage collector deletes its pods
+    (pkg/controller/podgc/gc_controller.go `gcOrphaned`)."""
+    answer = admit(_group("gone"), None, None)
+    assert (answer.machine, answer.outcome) == ("gone", Outcome.NO_SUCH_MACHINE)
+
+
+def test_a_machine_that_is_down_runs_nothing() -> None:
+    gpu = node("gpu-1", "16", "64Gi", gpus=2)
+    ready = {"type": "Ready", "status": "False", "reason": "KubeletNotReady"}
+    gpu["status"]["conditions"] = [ready]
+    answer = admit(_group("gpu-1"), gpu, machine_room(gpu))
+    assert answer.outcome is Outcome.DOWN
+    assert answer.detail == "gpu-1: Ready=False: KubeletNotReady"
+
+
+def test_no_schedule_marks_are_the_scheduler_s_alone() -> None:
+    """ "Kubelet is only interested in the NoExecute taint" (`generalFilter`)."""
+    gpu = node("gpu-1", "16", "64Gi", gpus=2, taints=[{"key": "a", "effect": "NoSchedule"}])
+    answer = admit(_group("gpu-1"), gpu, machine_room(gpu))
+    assert answer.outcome is Outcome.ADMITTED
+    assert answer.room is not None
+    assert (answer.room.requested.get("cpu"), answer.room.pod_count) == (4000, 1)
+
+
+def test_an_untolerated_no_execute_mark_turns_it_away_and_a_tolerated_one_not() -> None:
+    taint = {"key": "dedicated", "value": "x", "effect": "NoExecute"}
+    gpu = node("gpu-1", "16", "64Gi", gpus=2, taints=[taint])
+    refused = admit(_group("gpu-1"), gpu, machine_room(gpu))
+    assert refused.outcome is Outcome.TURNED_AWAY
+    assert refused.detail == (
+        "the kubelet on gpu-1 refuses it: TaintToleration (dedicated=x:NoExecute not tolerated)"
+    )
+    tolerating = _group("gpu-1", tolerations=[{"key": "dedicated", "operator": "Exists"}])
+    assert admit(tolerating, gpu, machine_room(gpu)).outcome is Outcome.ADMITTED
+
+
+def test_the_job_s_own_machine_rules_still_apply() -> None:
+    """The kubelet runs NodeAffinity too (pkg/scheduler `AdmissionCheck`)."""
+    gpu = node("gpu-1", "16", "64Gi", gpus=2)
+    answer = admit(_group("gpu-1", nodeSelector={"pool": "other"}), gpu, machine_room(gpu))
+    assert (answer.outcome, answer.detail) == (
+        Outcome.TURNED_AWAY,
+        "the kubelet on gpu-1 refuses it: NodeAffinity",
+    )
+
+
+def test_pods_past_the_room_are_turned_away_one_by_one() -> None:
+    """Three pods of 4 CPUs on 10 free CPUs: two are admitted, the third is `OutOfcpu`."""
+    cpu = node("cpu-1", "10", "64Gi", gpus=4)
+    answer = admit(_group("cpu-1", count=3), cpu, machine_room(cpu))
+    assert answer.outcome is Outcome.TURNED_AWAY
+    assert answer.words == "takes 2 of its 3 programs and turns the others away: it is 2 CPUs short"
+    assert answer.detail == "the kubelet on cpu-1 refuses it: OutOfcpu"
+
+
+def test_a_full_pod_list_is_out_of_pods() -> None:
+    cpu = node("cpu-1", "16", "64Gi", gpus=2)
+    room = replace(machine_room(cpu), pod_count=110)
+    answer = admit(_group("cpu-1"), cpu, room)
+    assert answer.detail == "the kubelet on cpu-1 refuses it: OutOfpods"
+
+
+def test_gpus_a_machine_does_not_report_are_dropped_and_zero_reported_is_short() -> None:
+    """`removeMissingExtendedResources` drops a request the machine does not report at all;
+    one it reports as 0 stays, and the fit fails (`OutOfnvidia.com/gpu`)."""
+    plain = node("cpu-1", "16", "64Gi")
+    dropped = admit(_group("cpu-1"), plain, machine_room(plain))
+    assert dropped.outcome is Outcome.WITHOUT_DEVICES
+    assert dropped.words == (
+        "has no nvidia.com/gpu: the job would run there without the GPUs it asks for"
+    )
+    assert dropped.room is not None
+    assert dropped.room.requested.get("nvidia.com/gpu") == 0
+    zero = node("cpu-1", "16", "64Gi")
+    zero["status"]["allocatable"]["nvidia.com/gpu"] = "0"
+    short = admit(_group("cpu-1"), zero, machine_room(zero))
+    assert short.detail == "the kubelet on cpu-1 refuses it: OutOfnvidia.com/gpu"
+
+
+def test_sets_named_onto_one_machine_share_its_room() -> None:
+    """The first set's pods are counted before the second's (the kubelet admits in turn)."""
+    gpu = node("gpu-1", "6", "64Gi", gpus=2)
+    first, second = _group("gpu-1"), replace(_group("gpu-1"), name="second")
+    answers = admitted([first, second], [gpu], {"gpu-1": machine_room(gpu)})
+    assert [a.outcome for a in answers] == [Outcome.ADMITTED, Outcome.TURNED_AWAY]
