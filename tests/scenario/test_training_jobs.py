@@ -405,6 +405,14 @@ def _refused(doctor: Doctor, planned: Path, job: Obj, *args: str) -> CliResult:
             "spec.template.spec.containers: Required value",
         ),
         (lambda c, s: c.pop("image"), "spec.template.spec.containers[0].image: Required value"),
+        # pkg/apis/core/validation ValidatePodCreate: the Job is stored, each of its pods refused
+        (
+            lambda c, s: s["template"]["spec"].update(
+                {"nodeName": "gpu-1", "schedulingGates": [{"name": "example.com/hold"}]}
+            ),
+            "spec.template.spec.nodeName: Forbidden: cannot be set until all schedulingGates "
+            "have been cleared",
+        ),
     ],
 )
 def test_a_job_file_the_api_server_would_refuse_is_bad_input_in_its_words(

@@ -8,6 +8,9 @@ other kind meet the same pod validation when its controller creates them
 `ValidateResourceRequirements`; pkg/apis/batch/validation/validation.go `validateJobSpec`):
 - a pod has at least one container; each has a name and an image;
 - each container's resources follow truegreen.container_resources;
+- a pod that names its machine (`nodeName`) holds no scheduling gate: `ValidatePodCreate`
+  refuses the pod itself ("cannot be set until all schedulingGates have been cleared"), so a
+  Job's template with both is stored, and its controller's every pod is refused;
 - a Job's `parallelism` and `completions` are at least 0, and its template names the restart
   policy `OnFailure` or `Never` (none named is refused too: a Job has no default).
 Everything here is pure: a function of the file, unit-tested value by value.
@@ -39,6 +42,10 @@ def _container_problems(spec: Mapping[str, Any], path: str) -> list[str]:
                 if not container.get(required):
                     problems.append(f"{where}.{required}: Required value")
             problems += requirement_problems(container.get("resources"), f"{where}.resources")
+    if spec.get("nodeName") and o.sequence(spec.get("schedulingGates")):
+        problems.append(
+            f"{path}.nodeName: Forbidden: cannot be set until all schedulingGates have been cleared"
+        )
     return problems
 
 
