@@ -289,6 +289,26 @@ def test_a_planned_job_naming_a_scheduler_that_does_not_run(doctor: Doctor, tmp_
     assert result.exit_code == 2
 
 
+def test_a_planned_job_that_names_its_machine_needs_no_scheduler(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """A template that names its machine (`nodeName`) is never seen by any scheduler, whatever
+    `schedulerName` says: that machine's kubelet admits the pod (kubernetes/kubernetes
+    pkg/kubelet/lifecycle/predicate.go Admit). A missing scheduler stops nothing."""
+    _install(doctor)
+    doctor.load(cluster(runs=False))
+    job = gang.volcano_job("planned", doctor.now, scheduler="volcano", age=timedelta(0))[0]
+    del job["status"], job["metadata"]["uid"]
+    for replica in job["spec"]["pytorchReplicaSpecs"].values():
+        spec = replica["template"]["spec"]
+        assert spec["schedulerName"] == "volcano", "precondition: the template names Volcano"
+        spec["nodeName"] = "gpu-1"
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(job))
+    result = doctor.live("-o", "json", "--job-file", str(path))
+    assert "queue.scheduler-missing" not in {f["code"] for f in result.json()["findings"]}
+
+
 def test_a_scheduler_that_has_looked_at_the_pods_runs(doctor: Doctor) -> None:
     """A scheduler running under another pod name still marks the pods it judged: then it is
     not called missing."""

@@ -530,7 +530,11 @@ def _gang_reads(
         return None
     everyone = o.remaining(pods.items) if isinstance(pods, Listed) else []
     own = [p for p in everyone if work.job_of(p) is job]
-    schedulers = schedulers_named([*(s.spec for s in job.pod_sets), *map(o.pod_spec, own)])
+    # A template that names its machine goes to that machine's kubelet, past every scheduler
+    # (pkg/kubelet/lifecycle/predicate.go Admit); a live pod's schedulerName stays: it is
+    # bound or waiting, and its scheduler's word on it counts.
+    templates = (s.spec for s in job.pod_sets if not s.spec.get("nodeName"))
+    schedulers = schedulers_named([*templates, *map(o.pod_spec, own)])
     if not schedulers:
         return None
     running = schedule.submit(
