@@ -1,5 +1,8 @@
 """Rollout status by kubectl's rules (polymorphichelpers/rollout_status.go)."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
@@ -14,6 +17,10 @@ class RolloutStatus(Struct, frozen=True):
     done: bool
     stuck: bool = False
     progress: str = ""
+    ruled: bool = True
+    """False for an update strategy kubectl has no rules for (OnDelete: "rollout status is only
+    available for RollingUpdate strategy type"): there is no rollout to judge, and `done` says
+    only that every copy the controller keeps is there and ready, by its own counts."""
 
 
 def rollout_status(workload: KubeObject, kind: str | None = None) -> RolloutStatus:
@@ -52,7 +59,7 @@ def rollout_status(workload: KubeObject, kind: str | None = None) -> RolloutStat
         return RolloutStatus(True)
     strategy = o.mapping(spec.get("updateStrategy")).get("type", "RollingUpdate")
     if strategy != "RollingUpdate":
-        return RolloutStatus(True)  # kubectl cannot judge OnDelete rollouts either
+        return _copies_kept(kind, generation, observed, spec, status)
     if kind == "StatefulSet":
         if observed == 0 or generation > observed:
             return RolloutStatus(False, progress="waiting for the update to be picked up")
@@ -86,3 +93,26 @@ def rollout_status(workload: KubeObject, kind: str | None = None) -> RolloutStat
     if available < desired:
         return RolloutStatus(False, progress=f"{available} of {desired} copies available")
     return RolloutStatus(True)
+
+
+def _copies_kept(
+    kind: str, generation: int, observed: int, spec: Mapping[str, Any], status: Mapping[str, Any]
+) -> RolloutStatus:
+    """OnDelete, which kubectl declines to judge: the controller still makes every missing copy
+    and counts them, stateful_set_control.go `computeReplicaStatus` (readyReplicas against
+    spec.replicas) and daemon_controller.go `updateDaemonSetStatus` (numberAvailable against
+    desiredNumberScheduled). Copies on an older revision are OnDelete's design, not counted."""
+    if generation > observed or (kind == "StatefulSet" and observed == 0):
+        return RolloutStatus(False, progress="waiting for the update to be picked up", ruled=False)
+    if kind == "StatefulSet":
+        wanted, have, word = o.integer(spec.get("replicas"), 1), "readyReplicas", "ready"
+    else:
+        wanted, have, word = (
+            o.integer(status.get("desiredNumberScheduled")),
+            "numberAvailable",
+            "available",
+        )
+    count = o.integer(status.get(have))
+    if count < wanted:
+        return RolloutStatus(False, progress=f"{count} of {wanted} copies {word}", ruled=False)
+    return RolloutStatus(True, ruled=False)

@@ -382,3 +382,76 @@ def test_a_deployment_scaled_to_zero_is_left_alone(env: RefreshEnv) -> None:
         )
     assert env.restarts("idle") == 0
     assert {ATTEMPTS, PENDING, LATCHED} & _annotations(env, "Deployment", "idle").keys() == set()
+
+
+def _short_of_copies(env: RefreshEnv, workload: Obj) -> None:
+    """Store the OnDelete workload with only its first copy left: the others were deleted and
+    not made again (a node gone, a quota reached), and its controller's status says so."""
+    workload["spec"]["updateStrategy"] = {"type": "OnDelete"}
+    env.simulator.settle(workload, nodes=("node-1", "node-2", "node-3"))
+    kind, name = workload["kind"], workload["metadata"]["name"]
+    keep = f"{name}-0" if kind == "StatefulSet" else f"{name}-node-1"
+    for pod in env.server.list_objects("Pod", NS):
+        if pod["metadata"]["labels"].get("app") == name and pod["metadata"]["name"] != keep:
+            env.server.delete_object("Pod", pod["metadata"]["name"], NS)
+    stored = _stored(env, kind, name)
+    if kind == "StatefulSet":
+        stored["status"] |= {
+            "replicas": 1,
+            "readyReplicas": 1,
+            "availableReplicas": 1,
+            "currentReplicas": 1,
+            "updatedReplicas": 1,
+        }
+    else:
+        stored["status"] |= {
+            "currentNumberScheduled": 1,
+            "numberReady": 1,
+            "numberAvailable": 1,
+            "updatedNumberScheduled": 1,
+            "numberUnavailable": 2,
+        }
+    env.server.update_object(stored)
+
+
+@pytest.mark.parametrize(
+    ("make", "progress"),
+    [
+        (
+            lambda image: statefulset("db", container("runner", image), replicas=3),
+            "1 of 3 copies ready",
+        ),
+        (lambda image: daemonset("agent", container("runner", image)), "1 of 3 copies available"),
+    ],
+    ids=["statefulset", "daemonset"],
+)
+def test_an_on_delete_workload_short_of_copies_is_not_recorded(
+    env: RefreshEnv, make: Any, progress: str
+) -> None:
+    """kubectl judges no OnDelete rollout ("rollout status is only available for RollingUpdate
+    strategy type", kubectl pkg/polymorphichelpers/rollout_status.go), but the controller still
+    counts the copies it keeps: stateful_set_control.go `computeReplicaStatus` (readyReplicas
+    against spec.replicas), daemon_controller.go `updateDaemonSetStatus` (numberAvailable
+    against desiredNumberScheduled). One copy of three, on the newest digest and Ready, is not
+    a verified rollout: nothing is recorded and the failure is counted."""
+    env.registry.push_image("r/ondelete-short", "stable", content="v1")
+    workload = make(env.image("r/ondelete-short", "stable"))
+    kind, name = workload["kind"], workload["metadata"]["name"]
+    _short_of_copies(env, workload)
+    result = env.tick("--rollout-timeout", "1")
+    report, code = result.json(), result.exit_code
+    found = _workload(report, name)
+    assert (found["outcome"], found["reason"]) == (
+        "rollout-failed",
+        f"the pods run the newest digest, but timed out after 1s ({progress})",
+    )
+    assert [w["step"] for w in found["writes"]] == ["count"]
+    annotations = _annotations(env, kind, name)
+    assert RUNNER not in annotations
+    assert annotations[ATTEMPTS].startswith("1 ")
+    assert env.restarts(name) == 0
+    assert code == 2
+    # doctor judges no OnDelete rollout, as kubectl: a missing copy is no update under way.
+    doctor = run_cli("doctor", "--kubeconfig", str(env.kubeconfig), "-o", "json").json()
+    updates = [f for f in doctor["findings"] if f["code"].startswith("workloads.update")]
+    assert updates == []

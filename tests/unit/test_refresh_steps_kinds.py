@@ -188,3 +188,54 @@ def test_health_is_kubectls_verdict_for_the_kind(
 ) -> None:
     observed = observe(workload, [_pod()], [_plan()], None, NOW)
     assert (observed.health, observed.detail) == (health, detail)
+
+
+def _on_delete(workload: Obj) -> Obj:
+    workload["spec"]["updateStrategy"] = {"type": "OnDelete"}
+    return workload
+
+
+@pytest.mark.parametrize(
+    ("workload", "health", "detail"),
+    [
+        (
+            _on_delete(_with(statefulset("db", replicas=3), replicas=1, readyReplicas=1)),
+            Health.STARTING,
+            "1 of 3 copies ready",
+        ),
+        (
+            _on_delete(_with(statefulset("db", replicas=1), replicas=1, readyReplicas=1)),
+            Health.HEALTHY,
+            "",
+        ),
+        (
+            {
+                **_on_delete(_with(statefulset("db", replicas=1), readyReplicas=1)),
+                "status": {"readyReplicas": 1},
+            },
+            Health.STARTING,
+            "waiting for the update to be picked up",
+        ),
+        (
+            _on_delete(_with(daemonset("agent"), desiredNumberScheduled=3, numberAvailable=1)),
+            Health.STARTING,
+            "1 of 3 copies available",
+        ),
+        (
+            _on_delete(_with(daemonset("agent"), desiredNumberScheduled=3, numberAvailable=3)),
+            Health.HEALTHY,
+            "",
+        ),
+    ],
+    ids=["sts-short", "sts-whole", "sts-unobserved", "ds-short", "ds-whole"],
+)
+def test_an_on_delete_workload_is_healthy_only_with_every_copy_its_controller_counts(
+    workload: Obj, health: Health, detail: str
+) -> None:
+    """kubectl declines OnDelete ("rollout status is only available for RollingUpdate strategy
+    type", pkg/polymorphichelpers/rollout_status.go); the controllers still count the copies
+    they keep (stateful_set_control.go `computeReplicaStatus`: readyReplicas against
+    spec.replicas; daemon_controller.go `updateDaemonSetStatus`: numberAvailable against
+    desiredNumberScheduled), and a missing copy is no verified rollout."""
+    observed = observe(workload, [_pod()], [_plan()], None, NOW)
+    assert (observed.health, observed.detail) == (health, detail)

@@ -104,3 +104,49 @@ def test_a_daemonset_rolls_out_by_kubectls_rules(
     workload: dict[str, Any], expected: RolloutStatus
 ) -> None:
     assert rollout_status(workload) == expected
+
+
+@pytest.mark.parametrize(
+    ("workload", "expected"),
+    [
+        (
+            {**_sts({"type": "OnDelete"}, readyReplicas=1), "status": {"readyReplicas": 3}},
+            RolloutStatus(False, progress="waiting for the update to be picked up", ruled=False),
+        ),
+        (
+            _sts({"type": "OnDelete"}, readyReplicas=1, updateRevision="b", currentRevision="a"),
+            RolloutStatus(False, progress="1 of 3 copies ready", ruled=False),
+        ),
+        # Copies on the old revision are OnDelete's design: only a missing copy counts.
+        (
+            _sts({"type": "OnDelete"}, updateRevision="b", currentRevision="a"),
+            RolloutStatus(True, ruled=False),
+        ),
+        (
+            {
+                **_ds(numberAvailable=2),
+                "spec": {"updateStrategy": {"type": "OnDelete"}},
+                "status": {"observedGeneration": 2, "desiredNumberScheduled": 2},
+            },
+            RolloutStatus(False, progress="waiting for the update to be picked up", ruled=False),
+        ),
+        (
+            {**_ds(numberAvailable=1), "spec": {"updateStrategy": {"type": "OnDelete"}}},
+            RolloutStatus(False, progress="1 of 2 copies available", ruled=False),
+        ),
+        (
+            {**_ds(numberAvailable=2), "spec": {"updateStrategy": {"type": "OnDelete"}}},
+            RolloutStatus(True, ruled=False),
+        ),
+    ],
+    ids=["sts-unobserved", "sts-short", "sts-whole", "ds-unobserved", "ds-short", "ds-whole"],
+)
+def test_on_delete_has_no_kubectl_rules_and_is_judged_by_the_controllers_counts(
+    workload: dict[str, Any], expected: RolloutStatus
+) -> None:
+    """kubectl answers "rollout status is only available for RollingUpdate strategy type" for
+    OnDelete (rollout_status.go): no rules (`ruled` False), and done only while every copy its
+    controller counts is there: stateful_set_control.go `computeReplicaStatus` (readyReplicas
+    against spec.replicas), daemon_controller.go `updateDaemonSetStatus` (numberAvailable
+    against desiredNumberScheduled)."""
+    assert rollout_status(workload) == expected

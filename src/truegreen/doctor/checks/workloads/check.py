@@ -242,7 +242,9 @@ def check(env: Environment) -> list[Finding]:
     all_listed = not findings
     for workload in workloads:
         rollout = rollout_status(workload)
-        if rollout.done:
+        if rollout.done or not rollout.ruled:
+            # OnDelete has no rollout to judge (kubectl declines it too); a copy that does
+            # not start is its pod's finding below.
             continue
         code, status = (UPDATE_STUCK, Status.FAIL) if rollout.stuck else (UPDATING, Status.WARN)
         target = f"{str(workload.get('kind', '')).lower()}/{o.name_of(workload)}"
