@@ -1692,3 +1692,76 @@ def test_the_tour_s_refresh_fails_scene_fails_twice_then_latches(
     assert outcomes == [("rollout-failed", 2), ("rollout-failed", 2), ("latched", 0)]
     assert stored is not None
     assert container_key(RECORDED_DIGEST, "server") not in stored["metadata"]["annotations"]
+
+
+def _controlled_by(obj: Obj, owner: Obj) -> Obj:
+    """`obj` with `owner` as its controller, as the owner's controller writes the reference
+    (apimachinery's metav1.NewControllerRef: controller and blockOwnerDeletion true)."""
+    obj["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": owner["apiVersion"],
+            "kind": owner["kind"],
+            "name": owner["metadata"]["name"],
+            "uid": owner["metadata"]["uid"],
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+    ]
+    return obj
+
+
+def test_a_pod_another_controller_owns_is_not_one_of_the_workloads_copies(
+    env: RefreshEnv,
+) -> None:
+    """A Job's pod that carries the Deployment's `app` label, beside the Deployment's own pod:
+    the Deployment counts only the pods of the ReplicaSets it owns (controller_ref_manager.go
+    `ClaimPods`: "Owned by someone else. Ignore."; deployment/sync.go `getNewReplicaSet` names
+    its ReplicaSet `<deployment>-<pod-template-hash>` and owns it), so the Job's pod neither
+    blocks the first run's record nor asks for a restart."""
+    digest = env.registry.push_image("r/owned", "stable", content="v1")
+    env.registry.push_image("r/migrate", "1", content="m1")
+    web = deployment("web", container("runner", env.image("r/owned", "stable")))
+    env.install(web)
+    stored = env.server.get_object("Deployment", "web", NS)
+    assert stored is not None
+    template_labels = stored["spec"]["template"]["metadata"]["labels"]
+    replica_set = {
+        "apiVersion": "apps/v1",
+        "kind": "ReplicaSet",
+        "metadata": {
+            "name": "web-7d9f6c",
+            "namespace": NS,
+            "labels": {**template_labels, "pod-template-hash": "7d9f6c"},
+        },
+        "spec": {
+            "replicas": 1,
+            "selector": {"matchLabels": {**template_labels, "pod-template-hash": "7d9f6c"}},
+            "template": stored["spec"]["template"],
+        },
+    }
+    env.server.add(_controlled_by(replica_set, stored))
+    rs = env.server.get_object("ReplicaSet", "web-7d9f6c", NS)
+    assert rs is not None
+    own = env.server.get_object("Pod", "web-0", NS)
+    assert own is not None
+    own["metadata"]["labels"]["pod-template-hash"] = "7d9f6c"
+    env.server.update_object(_controlled_by(own, rs))
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": "web-migrate", "namespace": NS, "uid": "uid-job-web-migrate"},
+    }
+    migrate = deployment("web-migrate", container("migrate", env.image("r/migrate", "1")))
+    migrate["spec"]["template"]["metadata"]["labels"] = {"app": "web", "job-name": "web-migrate"}
+    migrate["metadata"]["namespace"] = NS
+    env.simulator.remember(migrate)
+    job_pod = env.simulator.make_pod(migrate, "web-migrate-x1")
+    env.server.add(_controlled_by(job_pod, job))
+    for _ in range(2):
+        result = env.tick()
+        found = _workload(result.json(), "web")
+        assert (found["outcome"], result.exit_code) == ("converged", 0), found["reason"]
+        assert found["containers"][0]["running_digests"] == [digest]
+    assert env.annotations("web")[container_key(RECORDED_DIGEST, "runner")] == digest
+    assert ATTEMPTS not in env.annotations("web")
+    assert env.restarts("web") == 0

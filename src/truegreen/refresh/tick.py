@@ -224,22 +224,71 @@ def _selector(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return o.mapping(o.mapping(obj.get("spec")).get("selector"))
 
 
-def _selected(obj: Mapping[str, Any], read: ListRead) -> list[Mapping[str, Any]] | CantRead:
-    """The pods of `read` the Deployment's selector matches."""
-    if isinstance(read, CantRead):
-        return read
-    return _matching(obj, read.items)
-
-
 def _matching(obj: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     selector = _selector(obj)
     return [p for p in pods if o.selector_matches(selector, o.labels_of(p))]
 
 
 def _pods(cluster: ClusterWriter, obj: Mapping[str, Any]) -> list[Mapping[str, Any]] | CantRead:
+    """The workload's own pods, read anew (a look while waiting)."""
     namespace = o.namespace_of(obj)
     labels = {str(k): str(v) for k, v in o.mapping(_selector(obj).get("matchLabels")).items()}
-    return _selected(obj, cluster.list(Kind.POD, namespace=namespace, labels=labels or None))
+    read = cluster.list(Kind.POD, namespace=namespace, labels=labels or None)
+    if isinstance(read, CantRead):
+        return read
+    replica_sets: Sequence[Mapping[str, Any]] = ()
+    if kind_of(obj) == "Deployment":
+        # A Deployment's ReplicaSets carry its template's labels (deployment/sync.go).
+        found = cluster.list(Kind.REPLICA_SET, namespace=namespace, labels=labels or None)
+        if isinstance(found, CantRead):
+            return found
+        replica_sets = found.items
+    return owned_pods(obj, _matching(obj, read.items), replica_sets)
+
+
+def owned_pods(
+    workload: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]],
+    replica_sets: Sequence[Mapping[str, Any]],
+) -> list[Mapping[str, Any]]:
+    """The pods among `pods` (those its selector matches) that the workload's controller
+    counts as its copies. A pod whose controller is another object is someone else's
+    (controller_ref_manager.go `ClaimPods`: "Owned by someone else. Ignore."): a Deployment's
+    pods are those of the ReplicaSets it controls (`replica_sets`, any listed in its
+    namespace), a StatefulSet's or DaemonSet's those it controls itself. An orphan its
+    selector matches (a pod, or a Deployment's ReplicaSet) is counted: the controller adopts
+    it, unless the workload is being deleted (`ClaimPods`, `ClaimReplicaSets` adopt only
+    then)."""
+    uid = o.uid_of(workload)
+    adopts = "deletionTimestamp" not in o.mapping(workload.get("metadata"))
+    owners = {uid}
+    if kind_of(workload) == "Deployment":
+        selector = _selector(workload)
+        owners = {
+            o.uid_of(r)
+            for r in replica_sets
+            if _controller_uid(r) == uid
+            or (
+                _controller_uid(r) is None
+                and adopts
+                and o.selector_matches(selector, o.labels_of(r))
+            )
+        }
+    owned: list[Mapping[str, Any]] = []
+    for pod in pods:
+        controller = _controller_uid(pod)
+        if controller in owners or (controller is None and adopts):
+            owned.append(pod)
+    return owned
+
+
+def _controller_uid(obj: Mapping[str, Any]) -> str | None:
+    """The uid of the object's controller (its owner reference with `controller: true`), or
+    None for an orphan."""
+    for ref in o.sequence(o.mapping(obj.get("metadata")).get("ownerReferences")):
+        if o.mapping(ref).get("controller") is True:
+            return str(o.mapping(ref).get("uid") or "")
+    return None
 
 
 _LabelIndex = dict[tuple[str, str], list[Mapping[str, Any]]]
@@ -262,13 +311,15 @@ class _SharedReads:
     def __init__(self, cluster: ClusterWriter) -> None:
         self._cluster = cluster
         self._pods: dict[str, ListRead] = {}
+        self._replica_sets: dict[str, ListRead] = {}
         self._labelled: dict[str, _LabelIndex] = {}
         self._objects: dict[tuple[Kind, str, str], GetRead] = {}
 
     def pods_of(self, obj: Mapping[str, Any]) -> list[Mapping[str, Any]] | CantRead:
-        """The pods the Deployment's selector matches. Only the pods carrying the rarest of its
-        required labels are checked: a selector against every pod of the namespace, for every
-        Deployment, would grow with the square of the fleet."""
+        """The workload's own pods: those its selector matches and no other controller owns
+        (`owned_pods`). Only the pods carrying the rarest of its required labels are checked:
+        a selector against every pod of the namespace, for every workload, would grow with the
+        square of the fleet."""
         namespace = o.namespace_of(obj)
         if namespace not in self._pods:
             read = self._cluster.list(Kind.POD, namespace=namespace)
@@ -277,12 +328,22 @@ class _SharedReads:
         read = self._pods[namespace]
         if isinstance(read, CantRead):
             return read
+        replica_sets: Sequence[Mapping[str, Any]] = ()
+        if kind_of(obj) == "Deployment":
+            if namespace not in self._replica_sets:
+                self._replica_sets[namespace] = self._cluster.list(
+                    Kind.REPLICA_SET, namespace=namespace
+                )
+            found = self._replica_sets[namespace]
+            if isinstance(found, CantRead):
+                return found
+            replica_sets = found.items
         required = o.mapping(_selector(obj).get("matchLabels")).items()
         pairs = [(str(k), v) for k, v in required if isinstance(v, str)]
-        if not pairs:
-            return _matching(obj, read.items)
-        index = self._labelled[namespace]
-        return _matching(obj, min((index.get(pair, []) for pair in pairs), key=len))
+        candidates: Sequence[Mapping[str, Any]] = read.items
+        if pairs:
+            candidates = min((self._labelled[namespace].get(pair, []) for pair in pairs), key=len)
+        return owned_pods(obj, _matching(obj, candidates), replica_sets)
 
     def get(self, kind: Kind, name: str, *, namespace: str) -> GetRead:
         """One object, read once per tick."""
