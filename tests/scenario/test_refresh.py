@@ -1765,3 +1765,43 @@ def test_a_pod_another_controller_owns_is_not_one_of_the_workloads_copies(
     assert env.annotations("web")[container_key(RECORDED_DIGEST, "runner")] == digest
     assert ATTEMPTS not in env.annotations("web")
     assert env.restarts("web") == 0
+
+
+def test_every_workloads_stale_pin_finding_lands_before_any_wait(env: RefreshEnv) -> None:
+    """Two Deployments whose restarts never roll out (no controller picks them up) each wait up
+    to --rollout-timeout; a CronJob's activeDeadlineSeconds may end the tick during either
+    wait. The third's stale-pin finding needs no wait, so it is written in the tick's first
+    pass, before any restart or wait: it has landed by the first wait's first sleep."""
+    old = env.registry.push_image("r/slow", "stable", content="v1")
+    for name in ("aa-slow", "ab-slow"):
+        env.install(deployment(name, container("runner", env.image("r/slow", "stable"))))
+        env.simulator.behaviour[name] = "stall"
+    env.install(
+        deployment("zz-pinned", container("runner", f"{env.image('r/slow', 'stable')}@{old}"))
+    )
+    env.tick()  # records the slow ones' digest
+    newest = env.registry.push_image("r/slow", "stable", content="v2")
+    stale = container_key(STALE_PIN, "runner")
+    seen: list[tuple[int, str | None]] = []
+
+    def sleep(seconds: float) -> None:
+        seen.append((env.restarts("aa-slow"), env.annotations("zz-pinned").get(stale)))
+
+    settings = RefreshSettings(
+        namespace=NS,
+        selector={"truegreen.io/refresh": "enabled"},
+        rollout_timeout=0.2,
+        poll_interval=0.05,
+    )
+    with LiveCluster.connect(ConnectionSettings(kubeconfig=env.kubeconfig)) as cluster:
+        report = run_tick(cluster, settings, sleep=sleep)
+    assert seen, "the tick never waited"
+    assert seen[0] == (1, f"stable {newest}")
+    outcomes = [(w.name, w.outcome.value) for w in report.workloads]
+    assert outcomes == [
+        ("aa-slow", "rollout-failed"),
+        ("ab-slow", "rollout-failed"),
+        ("zz-pinned", "converged"),
+    ]
+    (pinned,) = [w for w in report.workloads if w.name == "zz-pinned"]
+    assert [w.step for w in pinned.writes] == ["stale-pins"]

@@ -1,7 +1,7 @@
 """One refresh tick. The order is the feature:
 
 1. stale-pin findings are written first, in their own bounded, non-fatal patch, before anything
-   that can stop the tick;
+   that can stop the tick: every workload's, in a first pass, before any restart or wait;
 2. the flap guard: a rollout needs another try but the attempt counter has reached its maximum,
    so the workload is latched and nothing is restarted or recorded;
 3. the attempt is counted and a pending marker left in the same write as the restart;
@@ -187,7 +187,6 @@ def run_tick(
             cant_read.append(read.reason)
             continue
         found += [(kind, obj) for obj in read.items]
-    reports: list[WorkloadReport] = []
     workloads: list[_Workload] = []
     reads = _SharedReads(cluster)
     for kind, obj in found:
@@ -204,9 +203,15 @@ def run_tick(
     # A registry near its rate limit: restart nothing this tick (findings are still written).
     every = [r for view in views for r in (*view.tracked.values(), *view.pinned.values())]
     hold = registry_hold(every, registry.below_reserve)
-    for workload, view in zip(workloads, views, strict=True):
-        tick = _WorkloadTick(cluster, workload, view, settings, sleep, clock, progress)
-        reports.append(tick.run(hold))
+    ticks = [
+        _WorkloadTick(cluster, workload, view, settings, sleep, clock, progress)
+        for workload, view in zip(workloads, views, strict=True)
+    ]
+    # Step 1 for every workload before any restart or wait: a wait may take the rest of the
+    # tick (a CronJob's deadline), and a finding needs none.
+    for tick in ticks:
+        tick.write_findings()
+    reports = [tick.run(hold) for tick in ticks]
     return TickReport(
         tuple(reports),
         tuple(cant_read),
@@ -476,11 +481,33 @@ class _WorkloadTick:
         self._latest: Mapping[str, Any] = workload.obj
         self._lost_race = False
         """A restart write of this tick met a conflict: someone else wrote first."""
+        self._read: Mapping[str, Any] = workload.obj
+        """The workload as the tick's decisions read it."""
+        self._findings: Mapping[str, Any] | None = None
+        """The workload as written by the first pass's findings (as read when there were none
+        to write, or the write failed); None while they are still to be written."""
+
+    def write_findings(self) -> None:
+        """Step (1) alone, in the tick's first pass: the stale-pin findings, decided again from
+        a fresh read after a conflict. Left to `run` when every try met a conflict or the
+        workload could not be read again."""
+        obj = self._read
+        for _ in range(_CONFLICT_RETRIES):
+            written = self._stale_pins(obj)
+            if not isinstance(written, Conflict):
+                self._read, self._findings = obj, written
+                return
+            read = self._cluster.get(
+                self._workload.kind, self._workload.name, namespace=self._workload.namespace
+            )
+            if isinstance(read, CantRead):
+                return
+            obj = self._latest = read.obj
 
     def run(self, hold: str) -> WorkloadReport:
         """Steps (1) to (4) for this workload, decided again from a fresh read after each
         conflict (at most _CONFLICT_RETRIES times); then its Events."""
-        obj, pods = self._workload.obj, self._workload.pods
+        obj, pods = self._read, self._workload.pods
         unread = self._workload.pods_unread
         report = None
         for _ in range(_CONFLICT_RETRIES):
@@ -495,6 +522,7 @@ class _WorkloadTick:
                 report = self._done(Outcome.COULD_NOT_CHECK, fresh.reason)
                 break
             obj, pods = fresh
+            self._findings = None  # decided again on the fresh read
         if report is None:
             report = self._kept_changing()
         return self._with_events(report)
@@ -509,7 +537,10 @@ class _WorkloadTick:
 
     def _stale_pins(self, obj: Mapping[str, Any]) -> Mapping[str, Any] | Conflict:
         """(1) Stale-pin findings, written first: nothing below may stop them from landing.
-        The workload as written (as read where nothing was, or the write failed)."""
+        The workload as written (as read where nothing was, or the write failed); what the
+        first pass wrote on `obj` is not written again."""
+        if self._findings is not None:
+            return self._findings
         settings, lookups = self._settings, self._lookups
         changes = pin_findings(obj, lookups.tracked, lookups.pinned, settings.mode)
         if not changes:
