@@ -455,3 +455,48 @@ def test_an_on_delete_workload_short_of_copies_is_not_recorded(
     doctor = run_cli("doctor", "--kubeconfig", str(env.kubeconfig), "-o", "json").json()
     updates = [f for f in doctor["findings"] if f["code"].startswith("workloads.update")]
     assert updates == []
+
+
+@pytest.mark.parametrize(
+    ("make", "progress"),
+    [
+        (
+            lambda image: statefulset("db", container("runner", image), replicas=2),
+            "0 of 2 copies updated",
+        ),
+        (lambda image: daemonset("agent", container("runner", image)), "0 of 2 copies updated"),
+    ],
+    ids=["statefulset", "daemonset"],
+)
+def test_an_update_that_stops_moving_is_counted_and_latched(
+    env: RefreshEnv, make: Any, progress: str
+) -> None:
+    """A StatefulSet or DaemonSet update stopped at a new pod that never starts (a node it
+    cannot be scheduled on) has no progress deadline to say so (stateful_set_control.go,
+    daemon/update.go wait for the pod; only a Deployment has progressDeadlineSeconds). A whole
+    --rollout-timeout in which its controller's counts did not move is the same verdict: the
+    restart failed, so the flap guard bounds the retries and the latch ends the cost."""
+    workload = make(env.image("r/stuck", "stable"))
+    kind, name = workload["kind"], workload["metadata"]["name"]
+    first = _settled(env, workload, "r/stuck")
+    env.registry.push_image("r/stuck", "stable", content="v2")
+    env.simulator.behaviour[name] = "stall"
+    reason = (
+        "the update stopped: its controller counted no change in a whole "
+        f"--rollout-timeout ({progress})"
+    )
+    for attempt in (1, 2):
+        result = env.tick("--rollout-timeout", "1", "--max-attempts", "2")
+        found = _workload(result.json(), name)
+        assert (found["outcome"], found["reason"], result.exit_code) == (
+            "rollout-failed",
+            reason,
+            2,
+        )
+        annotations = _annotations(env, kind, name)
+        assert annotations[ATTEMPTS].startswith(f"{attempt} ")
+        assert PENDING not in annotations
+    result = env.tick("--rollout-timeout", "1", "--max-attempts", "2")
+    assert (_workload(result.json(), name)["outcome"], result.exit_code) == ("latched", 0)
+    assert env.restarts(name) == 2
+    assert _annotations(env, kind, name)[RUNNER] == first

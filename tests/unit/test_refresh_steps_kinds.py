@@ -9,16 +9,23 @@ import pytest
 
 from tests.support.refresh_kit import container, daemonset, deployment, statefulset
 from truegreen.images import parse_image
+from truegreen.refresh.annotations import PendingRestart
 from truegreen.refresh.plan import ContainerPlan, Decision, RefreshMode
 from truegreen.refresh.report import Outcome
 from truegreen.refresh.steps import (
+    Action,
     Ending,
     Health,
+    Look,
+    decide,
     kind_of,
+    look,
+    look_again,
     observe,
     restart_refusal,
     rolling,
     skip,
+    update_counts,
 )
 
 Obj = dict[str, Any]
@@ -239,3 +246,69 @@ def test_an_on_delete_workload_is_healthy_only_with_every_copy_its_controller_co
     desiredNumberScheduled), and a missing copy is no verified rollout."""
     observed = observe(workload, [_pod()], [_plan()], None, NOW)
     assert (observed.health, observed.detail) == (health, detail)
+
+
+def test_counts_that_did_not_move_in_a_whole_wait_are_a_stopped_update() -> None:
+    """A StatefulSet's or DaemonSet's controller stops at a new pod that is not healthy and has
+    no progress deadline (stateful_set_control.go, daemon/update.go; only a Deployment has
+    progressDeadlineSeconds): counts (`computeReplicaStatus`, `updateDaemonSetStatus`) that
+    did not change in a whole --rollout-timeout fail the rollout, as a passed deadline does."""
+    db = _with(statefulset("db", replicas=2), replicas=2, readyReplicas=1, updatedReplicas=1)
+    agent = _with(
+        daemonset("agent"),
+        desiredNumberScheduled=2,
+        currentNumberScheduled=2,
+        numberAvailable=1,
+        updatedNumberScheduled=1,
+    )
+    assert update_counts(db) == (2, 2, 1, 1)
+    assert update_counts(agent) == (2, 2, 1, 1)
+    assert update_counts(_with(deployment("web"), updatedReplicas=0)) is None
+    marker = PendingRestart({"db": NEW}, "2026-12-04T11:00:00.000000Z")
+    plans = [_plan()]
+    for workload, progress in ((db, "1 of 2 copies ready"), (agent, "1 of 2 copies updated")):
+        first = look(workload, [_pod()], plans, max_attempts=3, now=NOW)
+        since = update_counts(workload)
+
+        def again(
+            timed_out: bool,
+            since: tuple[int, ...] | None,
+            *,
+            first: Look = first,
+            workload: Obj = workload,
+        ) -> Any:
+            return look_again(
+                first,
+                workload,
+                [_pod()],
+                plans,
+                now=NOW,
+                timed_out=timed_out,
+                marker=marker,
+                since=since,
+            )
+
+        stopped = again(True, since)
+        assert (stopped.situation.health, stopped.observation.detail) == (
+            Health.FAILING,
+            "the update stopped: its controller counted no change in a whole --rollout-timeout "
+            f"({progress})",
+        )
+        assert decide(stopped.situation) is Action.FAIL
+        # Not yet timed out, or counts that moved, or none to compare: still starting.
+        assert again(False, since).situation.health is Health.STARTING
+        moved = (since[0], since[1], since[2] - 1, since[3]) if since else None
+        assert again(True, moved).situation.health is Health.STARTING
+        assert decide(again(True, None).situation) is Action.STOP_WAITING
+        # Without a restart under way the timeout alone decides (the table's rows 11-13).
+        unmarked = look_again(
+            first, workload, [_pod()], plans, now=NOW, timed_out=True, marker=None, since=since
+        )
+        assert unmarked.situation.health is Health.STARTING
+    # A Deployment has its progress deadline: its counts are never compared.
+    web = _with(deployment("web"), updatedReplicas=0)
+    first = look(web, [_pod()], plans, max_attempts=3, now=NOW)
+    waited = look_again(
+        first, web, [_pod()], plans, now=NOW, timed_out=True, marker=marker, since=None
+    )
+    assert waited.situation.health is Health.STARTING

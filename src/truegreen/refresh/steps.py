@@ -371,11 +371,27 @@ def look_again(
     now: datetime,
     timed_out: bool,
     marker: PendingRestart | None,
+    since: tuple[int, ...] | None = None,
 ) -> Look:
     """A look while waiting: what is recorded and the attempts stay as the first look found
     them, the marker is the one waited on (None: waiting for pods already on the newest
-    digest); the pods and the Deployment are read again."""
+    digest); the pods and the Deployment are read again. `since`: the controller's counts
+    when the wait began (`update_counts`); a restart of a StatefulSet or DaemonSet whose counts
+    did not change in the whole wait has stopped (without a restart, the timeout alone ends
+    the wait counted)."""
     observation = observe(deployment, pods, plans, marker, now)
+    if (
+        timed_out
+        and marker is not None
+        and observation.health is Health.STARTING
+        and since is not None
+        and update_counts(deployment) == since
+    ):
+        detail = (
+            "the update stopped: its controller counted no change in a whole "
+            f"--rollout-timeout ({observation.detail})"
+        )
+        observation = replace(observation, health=Health.FAILING, detail=detail)
     situation = replace(
         first.situation,
         running=observation.running,
@@ -384,6 +400,32 @@ def look_again(
         timed_out=timed_out,
     )
     return Look(situation, observation, first.target, marker)
+
+
+_UPDATE_COUNTS: Final = {
+    "StatefulSet": ("observedGeneration", "replicas", "readyReplicas", "updatedReplicas"),
+    "DaemonSet": (
+        "observedGeneration",
+        "currentNumberScheduled",
+        "numberAvailable",
+        "updatedNumberScheduled",
+    ),
+}
+"""The status counts a StatefulSet's or DaemonSet's controller moves as its update goes on
+(stateful_set_control.go `computeReplicaStatus`, daemon_controller.go
+`updateDaemonSetStatus`)."""
+
+
+def update_counts(workload: Mapping[str, Any]) -> tuple[int, ...] | None:
+    """Where a StatefulSet's or DaemonSet's update stands by its controller's counts, or None
+    for a Deployment. Their controllers stop at a new pod that is not healthy and have no
+    progress deadline (only a Deployment has progressDeadlineSeconds): counts that do not
+    change in a whole --rollout-timeout are the verdict a deadline would give."""
+    keys = _UPDATE_COUNTS.get(kind_of(workload))
+    if keys is None:
+        return None
+    status = o.mapping(workload.get("status"))
+    return tuple(o.integer(status.get(key)) for key in keys)
 
 
 def observe(

@@ -84,6 +84,7 @@ from truegreen.refresh.steps import (
     settled,
     skip,
     undecidable,
+    update_counts,
 )
 from truegreen.refresh.template import describe_template, template_change
 
@@ -747,11 +748,14 @@ class _WorkloadTick:
         the rollout timeout has passed (then it says how the wait ends)."""
         workload, settings = self._workload, self._settings
         deadline = self._clock() + settings.rollout_timeout
+        since: tuple[int, ...] | None = None  # the counts when the wait began
         while True:
             read = self._cluster.get(workload.kind, workload.name, namespace=workload.namespace)
             if isinstance(read, CantRead):
                 return read
             self._latest = read.obj
+            if since is None:
+                since = update_counts(read.obj)
             pods = _pods(self._cluster, read.obj)
             if isinstance(pods, CantRead):
                 return pods
@@ -763,6 +767,7 @@ class _WorkloadTick:
                 now=datetime.now(UTC),
                 timed_out=self._clock() >= deadline,
                 marker=marker,
+                since=since,
             )
             if self._progress is not None:
                 self._progress.waiting(
