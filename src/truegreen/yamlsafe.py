@@ -531,11 +531,15 @@ class _KubernetesBuilder(_Builder):
         return self._mapping(node)
 
     def _mapping(self, node: MappingNode) -> dict[object, object]:
+        """go-yaml v2 decode.go `(*decoder).mapping`: keys in document order, so a `<<` writes
+        its keys over those before it and a key after it writes over the merged ones."""
         mapping: dict[object, object] = {}
-        merged: list[Node] = []
+        own: set[object] | None = None  # its own keys, once a merge has written others
         for key_node, value_node in node.value:
             if key_node.tag == _MERGE:
-                merged.append(value_node)
+                if own is None:
+                    own = set(mapping)
+                self._merge_into(mapping, value_node)
                 continue
             key = self.build(key_node) if type(key_node) is not ScalarNode else self._key(key_node)
             value = self.build(value_node)
@@ -543,12 +547,12 @@ class _KubernetesBuilder(_Builder):
                 key = self._key_text(key, key_node)
                 if key is None:
                     continue
-            if key in mapping:
+            if key in (mapping if own is None else own):
                 shown = json.dumps(key, ensure_ascii=False)
                 self._note(Problem.DUPLICATE_KEY, f"key {shown} already set in map", value_node)
+            if own is not None:
+                own.add(key)
             mapping[key] = value
-        if merged:
-            mapping = {**self._merge(merged), **mapping}
         if self.track_lines:
             self.lines[id(mapping)] = self.line(node)
         return mapping
@@ -563,19 +567,17 @@ class _KubernetesBuilder(_Builder):
             self._note(Problem.UNSUPPORTED, str(error), node)
             return None
 
-    def _merge(self, values: list[Node]) -> dict[object, object]:
-        sources: list[Node] = []
-        for value in values:
-            sources += value.value if type(value) is SequenceNode else [value]
-        result: dict[object, object] = {}
+    def _merge_into(self, mapping: dict[object, object], value: Node) -> None:
+        """go-yaml v2 `(*decoder).merge`: a list's mappings from last to first, so the earliest
+        wins among them."""
+        sources = value.value if type(value) is SequenceNode else [value]
         for source in reversed(sources):
             built = self.build(source)
             if isinstance(built, dict):
-                result.update(built)
+                mapping.update(built)
             else:
                 detail = "map merge requires map or sequence of maps as the value"
                 self._note(Problem.UNSUPPORTED, detail, source)
-        return result
 
     def _key(self, node: ScalarNode) -> object:
         """A key's value before it becomes text: a number is not yet JSON's (1e6 is `1e+06`)."""

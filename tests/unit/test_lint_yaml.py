@@ -296,3 +296,43 @@ def test_remembered_plain_scalars_stay_bounded() -> None:
     assert isinstance(document, Document)
     assert document.data == list(range(_RESOLVED_MAX + 10))  # past the bound, still read right
     assert len(_PLAIN_TAGS) == _RESOLVED_MAX
+
+
+MERGES = (
+    "  base: &base {p: 1, q: 2}\n"
+    "  before: {q: 9, <<: *base}\n"
+    "  after: {<<: *base, q: 9}\n"
+    "  between: {q: 9, <<: *base, p: 8}\n"
+    "  two: {<<: *base, <<: {q: 7, r: 1}}\n"
+    "  listed: {<<: [*base, {q: 5, s: 1}]}\n"
+    "  listedafter: {q: 0, <<: [{q: 5}, *base]}\n"
+)
+
+
+def test_merges_apply_in_document_order_as_go_yaml_v2_applies_them() -> None:
+    """go-yaml v2 decode.go `(*decoder).mapping` walks a mapping's keys in order: `<<` writes its
+    mapping's keys (`merge`, a list's items from last to first so the earliest wins) over what is
+    already there, and a later key writes over the merged ones."""
+    assert _ours(MERGES) == {
+        "base": {"p": 1, "q": 2},
+        "before": {"p": 1, "q": 2},
+        "after": {"p": 1, "q": 9},
+        "between": {"p": 8, "q": 2},
+        "two": {"p": 1, "q": 7, "r": 1},
+        "listed": {"p": 1, "q": 2, "s": 1},
+        "listedafter": {"p": 1, "q": 5},
+    }
+
+
+@needs_kubectl
+def test_merges_are_what_kubectl_reads_in_every_order(tmp_path: Path) -> None:
+    assert _ours(MERGES) == _kubectl_data(tmp_path, MERGES)
+
+
+def test_a_key_written_over_by_a_merge_is_no_duplicate() -> None:
+    """kubectl takes `{q: 9, <<: *base}` (the oracle above); only a key written twice by the
+    mapping itself is a duplicate."""
+    text = f"kind: x\ndata:\n{MERGES}  dup: {{q: 1, <<: *base, q: 3}}\n"
+    (document,) = load_all(text, kubernetes=True)
+    assert isinstance(document, Document)
+    assert document.problem == Refusal(Problem.DUPLICATE_KEY, 'key "q" already set in map', 10)

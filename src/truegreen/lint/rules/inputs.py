@@ -12,8 +12,10 @@ PARSE_ERROR = RuleInfo(
     "probe can hide behind a later one), a value JSON cannot carry (`.nan`), a null key, a "
     "scalar that does not fit its tag (`!!int abc`). Aliases that expand to far more than the "
     'file holds (a "billion laughs") stop the whole file. YAML is read as Kubernetes reads '
-    "it (sigs.k8s.io/yaml): `=` and `!ENV x` are strings, `y` and `no` are booleans; a document "
-    "that is no Kubernetes object (no apiVersion and kind) is counted and not judged.",
+    "it (sigs.k8s.io/yaml): `=` and `!ENV x` are strings, `y` and `no` are booleans, and a `<<` "
+    "merge writes over the keys before it while the keys after it write over the merge (go-yaml "
+    "v2 reads a mapping in order); a document that is no Kubernetes object (no apiVersion and "
+    "kind) is counted and not judged.",
     fix="Fix the YAML at the reported line; the other documents and files were still checked.",
 )
 
