@@ -297,6 +297,42 @@ def test_different_paths_are_not_identical() -> None:
     assert hits(workload("Deployment", container)) == []
 
 
+def test_probes_are_compared_after_the_api_server_s_defaults() -> None:
+    """pkg/apis/core/v1/defaults.go SetDefaults_HTTPGetAction: a path left out is "/" and a scheme
+    left out is HTTP, so `{port: http}` and `{port: 8080, path: /, scheme: HTTP}` are one check."""
+    container = server(
+        readinessProbe={"httpGet": {"port": "http"}},
+        livenessProbe={"httpGet": {"port": 8080, "path": "/", "scheme": "HTTP"}},
+    )
+    assert hits(workload("Deployment", container)) == [("liveness-same-as-readiness", "app")]
+
+
+@pytest.mark.parametrize(
+    ("readiness", "liveness"),
+    [
+        (
+            {"grpc": {"port": 8080, "service": "readiness"}},
+            {"grpc": {"port": 8080, "service": "liveness"}},
+        ),
+        ({"grpc": {"port": 8080}}, {"grpc": {"port": 8080, "service": "liveness"}}),
+        ({"httpGet": {"port": 8080}}, {"httpGet": {"port": 8080, "scheme": "HTTPS"}}),
+        ({"httpGet": {"port": 8080}}, {"httpGet": {"port": 8080, "host": "127.0.0.1"}}),
+        ({"tcpSocket": {"port": 8080}}, {"tcpSocket": {"port": 8080, "host": "127.0.0.1"}}),
+        (
+            {"httpGet": {"port": 8080, "httpHeaders": [{"name": "X-Check", "value": "ready"}]}},
+            {"httpGet": {"port": 8080, "httpHeaders": [{"name": "X-Check", "value": "live"}]}},
+        ),
+    ],
+)
+def test_probes_that_ask_for_something_else_are_not_identical(
+    readiness: Obj, liveness: Obj
+) -> None:
+    """k8s.io/api core/v1 GRPCAction.service, HTTPGetAction scheme, host and httpHeaders: the
+    kubelet's prober sends each, so a different one is a different check."""
+    container = server(readinessProbe=readiness, livenessProbe=liveness)
+    assert hits(workload("Deployment", container)) == []
+
+
 # -- probe-cannot-fail -------------------------------------------------------------------------
 
 

@@ -33,14 +33,44 @@ def _container(**spec: Any) -> ContainerModel:
 @pytest.mark.parametrize(
     ("spec", "probe"),
     [
-        ({"httpGet": {"port": 8080, "path": "/ready"}}, Probe(READY, "httpGet", 8080, "/ready")),
-        ({"httpGet": {"port": "8080"}}, Probe(READY, "httpGet", 8080, "")),
-        ({"httpGet": {"port": "http"}}, Probe(READY, "httpGet", "http", "")),
-        ({"httpGet": {"port": ""}}, Probe(READY, "httpGet", None, "")),
-        ({"httpGet": {"port": 80.5}}, Probe(READY, "httpGet", None, "")),
-        ({"httpGet": {"port": True}}, Probe(READY, "httpGet", None, "")),
+        (
+            {"httpGet": {"port": 8080, "path": "/ready"}},
+            Probe(READY, "httpGet", 8080, "/ready", scheme="HTTP"),
+        ),
+        # defaults.go SetDefaults_HTTPGetAction: path "/", scheme HTTP
+        ({"httpGet": {"port": "8080"}}, Probe(READY, "httpGet", 8080, "/", scheme="HTTP")),
+        ({"httpGet": {"port": "http"}}, Probe(READY, "httpGet", "http", "/", scheme="HTTP")),
+        ({"httpGet": {"port": ""}}, Probe(READY, "httpGet", None, "/", scheme="HTTP")),
+        ({"httpGet": {"port": 80.5}}, Probe(READY, "httpGet", None, "/", scheme="HTTP")),
+        ({"httpGet": {"port": True}}, Probe(READY, "httpGet", None, "/", scheme="HTTP")),
+        (
+            {
+                "httpGet": {
+                    "port": 443,
+                    "path": "/h",
+                    "scheme": "HTTPS",
+                    "host": "10.0.0.1",
+                    "httpHeaders": [
+                        {"name": "B", "value": "2"},
+                        {"name": "A", "value": "1"},
+                        "junk",
+                    ],
+                }
+            },
+            Probe(
+                READY,
+                "httpGet",
+                443,
+                "/h",
+                scheme="HTTPS",
+                host="10.0.0.1",
+                headers=(("A", "1"), ("B", "2")),
+            ),
+        ),
         ({"tcpSocket": {"port": 5432}}, Probe(READY, "tcpSocket", 5432, "")),
+        ({"tcpSocket": {"port": 5432, "host": "db"}}, Probe(READY, "tcpSocket", 5432, host="db")),
         ({"grpc": {"port": 9090}}, Probe(READY, "grpc", 9090, "")),
+        ({"grpc": {"port": 9090, "service": "live"}}, Probe(READY, "grpc", 9090, service="live")),
         ({"exec": {"command": ["cat", "/ready"]}}, Probe(READY, "exec", command=("cat", "/ready"))),
         ({"periodSeconds": 5}, Probe(READY, "", period=5)),  # no handler: the API refuses it
     ],
@@ -128,6 +158,14 @@ def test_same_check_compares_ports_for_network_probes_only() -> None:
     for handler in ("httpGet", "tcpSocket", "grpc"):
         assert not same_check(model, Probe(READY, handler, 8080), Probe(READY, handler, 9090))
         assert same_check(model, Probe(READY, handler, 8080), Probe(READY, handler, 8080))
+    for other in (
+        Probe(READY, "httpGet", 8080, scheme="HTTPS"),
+        Probe(READY, "httpGet", 8080, host="10.0.0.1"),
+        Probe(READY, "httpGet", 8080, headers=(("A", "1"),)),
+        Probe(READY, "httpGet", 8080, service="x"),
+    ):
+        assert not same_check(model, Probe(READY, "httpGet", 8080), other)
+        assert same_check(model, other, other)
     ready = Probe(READY, "exec", command=("cat", "/ready"))
     assert same_check(model, ready, Probe(ProbeKind.LIVENESS, "exec", command=("cat", "/ready")))
     assert not same_check(model, ready, Probe(READY, "exec", command=("cat", "/live")))

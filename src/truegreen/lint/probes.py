@@ -82,6 +82,17 @@ def _seconds(spec: Mapping[str, Any], key: str) -> int:
     return _PROBE_DEFAULTS[key]
 
 
+def _headers(target: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """httpGet's httpHeaders as (name, value) pairs, in a stable order."""
+    return tuple(
+        sorted(
+            (str(h.get("name")), str(h.get("value", "")))
+            for h in _sequence(target.get("httpHeaders"))
+            if isinstance(h, Mapping)
+        )
+    )
+
+
 class Probe(Struct, frozen=True):
     """One probe: its kind, handler, what it targets and how soon it gives up."""
 
@@ -95,29 +106,43 @@ class Probe(Struct, frozen=True):
     timeout: int = 1
     failures: int = 3
     """failureThreshold: consecutive failures before the probe acts."""
+    scheme: str = ""
+    host: str = ""
+    headers: tuple[tuple[str, str], ...] = ()
+    """httpGet's httpHeaders as (name, value), sorted."""
+    service: str = ""
+    """grpc's service ("" when left out: the kubelet asks for the server's overall health)."""
 
     @classmethod
     def parse(cls, kind: ProbeKind, spec: Mapping[str, Any]) -> "Probe":
-        """The probe a container spec declares under `kind`."""
+        """The probe a container spec declares under `kind`, with the API server's defaults."""
         period = _seconds(spec, "periodSeconds")
         timeout = _seconds(spec, "timeoutSeconds")
         failures = _seconds(spec, "failureThreshold")
-        handler, port, path = "", None, ""
-        command: tuple[str, ...] = ()
         for network in ("httpGet", "tcpSocket", "grpc"):
             if network in spec:
                 target = _mapping(spec[network])
-                handler, port, path = (
+                http = network == "httpGet"
+                return cls(
+                    kind,
                     network,
                     _port(target.get("port")),
-                    str(target.get("path") or ""),
+                    # pkg/apis/core/v1/defaults.go SetDefaults_HTTPGetAction: path "/", scheme HTTP
+                    path=str(target.get("path") or "/") if http else "",
+                    period=period,
+                    timeout=timeout,
+                    failures=failures,
+                    scheme=str(target.get("scheme") or "HTTP") if http else "",
+                    host=str(target.get("host") or ""),
+                    headers=_headers(target) if http else (),
+                    service=str(target.get("service") or "") if network == "grpc" else "",
                 )
-                break
-        else:
-            if "exec" in spec:
-                handler = "exec"
-                command = tuple(str(c) for c in _sequence(_mapping(spec["exec"]).get("command")))
-        return cls(kind, handler, port, path, command, period, timeout, failures)
+        handler = ""
+        command: tuple[str, ...] = ()
+        if "exec" in spec:
+            handler = "exec"
+            command = tuple(str(c) for c in _sequence(_mapping(spec["exec"]).get("command")))
+        return cls(kind, handler, None, "", command, period, timeout, failures)
 
     @property
     def gives_up_after(self) -> int:
@@ -387,8 +412,17 @@ def same_port(container: ContainerModel, a: Port | None, b: Port | None) -> bool
 
 
 def same_check(container: ContainerModel, a: Probe, b: Probe) -> bool:
-    """Whether two probes check the same thing (handler, port, path, command)."""
-    if a.handler != b.handler or a.path != b.path or a.command != b.command:
+    """Whether two probes check the same thing: handler, port, path, scheme, host, headers, grpc
+    service and command."""
+    if (a.handler, a.path, a.command, a.scheme, a.host, a.headers, a.service) != (
+        b.handler,
+        b.path,
+        b.command,
+        b.scheme,
+        b.host,
+        b.headers,
+        b.service,
+    ):
         return False
     if a.handler in ("httpGet", "tcpSocket", "grpc"):
         return same_port(container, a.port, b.port)

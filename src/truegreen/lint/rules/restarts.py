@@ -105,6 +105,8 @@ LIVENESS_SAME_AS_READINESS = Rule(
     fix="Make the liveness probe check only that the process is alive, give it a larger "
     "failureThreshold or period than readiness, or remove it.",
     check=_liveness_is_readiness,
-    reads="Each container's liveness and readiness probes: handler, port (a name and its number "
-    "are the same port), path, command, failureThreshold x periodSeconds and timeoutSeconds.",
+    reads="Each container's liveness and readiness probes after the API server's defaults "
+    "(defaults.go SetDefaults_HTTPGetAction: a path left out is `/`, a scheme HTTP): handler, "
+    "port (a name and its number are the same port), path, scheme, host, httpHeaders, grpc "
+    "service, command, failureThreshold x periodSeconds and timeoutSeconds.",
 )
