@@ -35,6 +35,14 @@ EXPECTED: dict[str, tuple[int, list[tuple[str, str, str, str, str | None]]]] = {
         [("readiness-missing-no-port", INFO, "Deployment/worker", "", "worker")],
     ),
     "lenient-liveness.yaml": (0, []),
+    # GPUs and no containerPort, but a Service routes to it: a server, not training
+    "vllm-serving.yaml": (
+        0,
+        [
+            ("probe-port-unlisted", W, "Deployment/mistral-7b", "", "mistral-7b"),
+            ("probe-port-unlisted", W, "Deployment/mistral-7b", "", "mistral-7b"),
+        ],
+    ),
     "argo-analysis-template.yaml": (3, []),
     # training work found without annotations
     "pytorch-statefulset.yaml": (

@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from tests.unit.test_lint_rules import TCP, hits, server, workload
+from tests.unit.test_lint_rules import TCP, hits, server, service, workload
 from truegreen.lint.training import launcher, training_signal
 
 Obj = dict[str, Any]
@@ -155,3 +155,46 @@ def test_training_work_that_serves_a_port_is_still_asked_for_readiness() -> None
         ("readiness-missing", "app"),
         ("restart-probe-on-keep-running", "app"),
     ]
+
+
+GPU: Obj = {"resources": {"limits": {"nvidia.com/gpu": 1}}}
+ON_8000 = {"httpGet": {"path": "/health", "port": 8000}}
+
+
+def test_a_port_its_readiness_probe_targets_is_served() -> None:
+    """A readiness probe gates Service traffic, which only a server takes: GPUs with a
+    readinessProbe on a port are serving, not training. A liveness probe alone says nothing."""
+    assert training_signal({**GPU, "readinessProbe": ON_8000}) is None
+    assert training_signal({**GPU, "readinessProbe": {"grpc": {"port": 9000}}}) is None
+    assert training_signal({**GPU, "readinessProbe": {"exec": {"command": ["true"]}}}) == (
+        "it asks for nvidia.com/gpu and declares no port"
+    )
+    assert training_signal({**GPU, "livenessProbe": ON_8000}) == (
+        "it asks for nvidia.com/gpu and declares no port"
+    )
+
+
+def test_a_port_a_service_routes_to_is_served() -> None:
+    """The EndpointSlice controller resolves a numeric targetPort with no containerPort listed
+    (pkg/api/v1/pod/util.go FindPort): a routed container serves. A launcher or the rendezvous
+    env still says training."""
+    assert training_signal(GPU, routed=True) is None
+    assert training_signal({**GPU, "command": ["torchrun", "t.py"]}, routed=True) == (
+        "its command runs torchrun"
+    )
+    assert training_signal({"env": [{"name": "RANK", "value": "0"}]}, routed=True) == (
+        "its env sets RANK"
+    )
+
+
+def test_a_gpu_server_a_service_routes_to_may_have_a_liveness_probe() -> None:
+    vllm = server(port=None, resources=GPU["resources"], livenessProbe=ON_8000)
+    routed = [service({"app": "w"}, 8000)]
+    assert hits(workload("Deployment", vllm), routed) == [
+        ("readiness-missing", "app"),
+        ("probe-port-unlisted", "app"),
+    ]
+    unlisted = ("probe-port-unlisted", "app")
+    keep = ("restart-probe-on-keep-running", "app")
+    assert hits(workload("Deployment", vllm)) == [keep, unlisted]
+    assert hits(workload("Job", vllm), routed) == [keep, unlisted]  # a Job's kind decides

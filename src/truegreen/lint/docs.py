@@ -170,7 +170,9 @@ def _training_section() -> list[str]:
         "- its env sets " + ", ".join(f"`{name}`" for name in DISTRIBUTED_ENV) + ";",
         "- it asks for GPUs ("
         + ", ".join(f"`{name}`" for name in ACCELERATORS)
-        + ", `nvidia.com/mig-*`) and declares no port.",
+        + ", `nvidia.com/mig-*`) and serves no port: it lists none, its readinessProbe targets "
+        "none, and no Service in the input routes to it (the EndpointSlice controller resolves a "
+        "numeric targetPort with no containerPort listed: pkg/api/v1/pod/util.go FindPort).",
         "",
         f"With the annotation, it alone decides, on any kind: the containers it names keep work "
         f'running and no others (`{KEEP_RUNNING}: ""` names none). The finding says which '

@@ -275,6 +275,9 @@ class ContainerModel(Struct, frozen=True):
     """Its controller gives it a readiness probe when it has none (KubeRay, Knative)."""
     restarted_by_controller: bool = False
     """Its controller gives it a liveness probe when it has none (KubeRay)."""
+    training_when_routed: str | None = None
+    """Why it looks like training work even when a Service routes to it (GPUs alone no longer
+    say so), else None."""
 
     @classmethod
     def parse(
@@ -299,14 +302,16 @@ class ContainerModel(Struct, frozen=True):
                 literal = "valueFrom" not in entry
                 value = str(entry.get("value") or "") if literal else None
                 env.append(EnvSetting(str(entry["name"]), value))
+        training = training_signal(spec)
         return cls(
             str(spec.get("name") or default_name),
             tuple(ports),
             probes,
             tuple(env),
             is_sidecar,
-            training_signal(spec),
+            training,
             unknown_fields(spec),
+            training_when_routed=training and training_signal(spec, routed=True),
         )
 
     def probe(self, kind: ProbeKind) -> Probe | None:
@@ -463,9 +468,10 @@ class WorkloadModel(Struct, frozen=True):
         """The containers that are not sidecars."""
         return tuple(c for c in self.containers if not c.is_sidecar)
 
-    def keeps_work(self, container: ContainerModel) -> str | None:
+    def keeps_work(self, container: ContainerModel, *, routed: bool = False) -> str | None:
         """Why a restart of this container would kill work it keeps running; None if it would
-        not. An annotation decides when there is one; else the kind, then the container."""
+        not. An annotation decides when there is one; else the kind, then the container
+        (`routed`: a Service sends it traffic)."""
         if self.intent.keep_running is not None:
             return (
                 "it is declared keep-running"
@@ -476,7 +482,7 @@ class WorkloadModel(Struct, frozen=True):
             return None  # a sidecar's restart leaves the main containers' work alone
         if self.by_kind:
             return f"the workload is {self.by_kind}"
-        return container.training
+        return container.training_when_routed if routed else container.training
 
     def declares_anywhere(self, port: int) -> bool:
         """A port number is declared by some container of the pod (they share one network)."""

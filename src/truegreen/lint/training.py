@@ -2,7 +2,8 @@
 
 Third-party manifests carry no `truegreen.io/*` annotations, so a container counts as training
 work when its command runs a distributed launcher, when its env carries the rendezvous variables
-those launchers and the training operators set, or when it asks for GPUs and serves no port.
+those launchers and the training operators set, or when it asks for GPUs and serves no port (it
+lists none, its readinessProbe targets none and no Service routes to it).
 Each signal is named in the finding, so a reader can see why lint thought so.
 """
 
@@ -100,9 +101,26 @@ def gpus(container: Mapping[str, Any]) -> str | None:
     return None
 
 
-def training_signal(container: Mapping[str, Any]) -> str | None:
+_NETWORK_HANDLERS = ("httpGet", "tcpSocket", "grpc")
+
+
+def serves_a_port(container: Mapping[str, Any]) -> bool:
+    """The container lists a port, or its readinessProbe targets one: readiness gates Service
+    traffic, which only a server takes (a liveness probe alone says nothing of serving)."""
+    if container.get("ports"):
+        return True
+    readiness = _mapping(container.get("readinessProbe"))
+    return any(
+        _mapping(readiness.get(handler)).get("port") not in (None, "")
+        for handler in _NETWORK_HANDLERS
+    )
+
+
+def training_signal(container: Mapping[str, Any], *, routed: bool = False) -> str | None:
     """Why a container spec looks like training work, in words for a finding; None if it does
-    not."""
+    not. `routed`: a Service sends it traffic, so it serves a port whether it lists one or not
+    (the EndpointSlice controller resolves a numeric targetPort with no containerPort:
+    pkg/api/v1/pod/util.go FindPort)."""
     found = launcher([*_strings(container.get("command")), *_strings(container.get("args"))])
     if found is not None:
         return f"its command runs {found}"
@@ -114,6 +132,6 @@ def training_signal(container: Mapping[str, Any]) -> str | None:
         if name in names:
             return f"its env sets {name}"
     resource = gpus(container)
-    if resource is not None and not container.get("ports"):
+    if resource is not None and not routed and not serves_a_port(container):
         return f"it asks for {resource} and declares no port"
     return None

@@ -6,9 +6,10 @@ from truegreen.lint.probes import ContainerModel, Probe, ProbeKind, WorkloadMode
 from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
 
 
-def _keep_running(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
+def _keep_running(workload: WorkloadModel, context: Context) -> Iterator[RuleHit]:
     for container in workload.containers:
-        reason = workload.keeps_work(container)
+        routed = bool(context.services_by_container.get(container.name))
+        reason = workload.keeps_work(container, routed=routed)
         if reason is None:
             continue
         for probe in container.probes:
@@ -75,7 +76,8 @@ RESTART_PROBE_ON_KEEP_RUNNING = Rule(
         "briefly unresponsive moment; a restart throws their progress away. Such work is "
         "declared by truegreen.io/keep-running, or recognised from the kind (a Job, JobSet, "
         "Kubeflow or Ray job) and from the container: a distributed launcher in its command, "
-        "torch.distributed's env, or GPUs asked for with no port served."
+        "torch.distributed's env, or GPUs asked for with no port served (none listed, none that "
+        "its readinessProbe targets, and no Service routing to it)."
     ),
     fix=(
         "Remove the livenessProbe and startupProbe from this container and keep a readinessProbe: "
@@ -86,7 +88,8 @@ RESTART_PROBE_ON_KEEP_RUNNING = Rule(
     check=_keep_running,
     reads="Every container's liveness and startup probes; the truegreen.io/keep-running "
     "annotation (on the object or its pod template), which decides alone when present; else "
-    "the kind, then the main container's command, args, env and GPU requests.",
+    "the kind, then the main container's command, args, env, GPU requests, ports and "
+    "readinessProbe, and the Services in the input that route to it.",
     limits="A launcher hidden in a script file the image holds, or env set by envFrom, is not "
     "seen. A liveness probe an operator adds itself (KubeRay's, when none is set) is not in "
     "the manifest and not reported.",
