@@ -73,6 +73,33 @@ def test_sarif_is_valid_and_located() -> None:
     assert result.exit_code == 2
 
 
+_URI_CHARACTER = r"(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9A-Fa-f]{2})"
+URI_REFERENCE = re.compile(f"{_URI_CHARACTER}*(?:#{_URI_CHARACTER}*)?")
+"""RFC 3986 §4.1 URI-reference, as characters: unreserved, sub-delims, `:@/?`, percent-encoded
+octets, one `#` before the fragment (an IP-literal host's brackets are no file's)."""
+URIS = jsonschema.FormatChecker(formats=())
+URIS.checks("uri-reference")(
+    lambda value: not isinstance(value, str) or bool(URI_REFERENCE.fullmatch(value))
+)
+
+
+def test_sarif_uris_are_uri_references(tmp_path: Path) -> None:
+    """The schema's `"format": "uri-reference"` on artifactLocation.uri, checked: a folder named
+    with a space, `#` and `%` is percent-encoded."""
+    folder = tmp_path / "odd dir #1 100%"
+    folder.mkdir()
+    shutil.copy(INCIDENT, folder / "a b.yaml")
+    log = run_cli("lint", str(folder), "-o", "sarif").json()
+    jsonschema.validate(log, SARIF_SCHEMA, format_checker=URIS)
+    uri = log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert uri["uri"].endswith("/odd%20dir%20%231%20100%25/a%20b.yaml")
+    log["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"] = {
+        "uri": "odd dir/a.yaml"
+    }
+    with pytest.raises(jsonschema.ValidationError):  # the check itself can fail
+        jsonschema.validate(log, SARIF_SCHEMA, format_checker=URIS)
+
+
 def test_sarif_schema_rejects_a_broken_log() -> None:
     """The schema check itself can fail: a log without `version` is refused."""
     log = run_cli("lint", str(INCIDENT), "-o", "sarif").json()

@@ -5,7 +5,7 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 
 from truegreen import wrapping
-from truegreen.lint.reports import rule_explained, rules_table, to_text
+from truegreen.lint.reports import rule_explained, rules_table, to_sarif, to_text
 from truegreen.lint.rules import ALL_RULES, Severity
 from truegreen.lint.run import LintFinding, LintResult
 from truegreen.markup import plain as plain_text
@@ -105,3 +105,19 @@ def test_an_explained_rule_wraps_like_everything_else() -> None:
     assert wrapped[0] == f"{rule.id} ({rule.severity.value})"
     assert max(map(len, wrapped)) <= 60
     assert " ".join(wrapped).split() == " ".join(rule_explained(rule)).split()
+
+
+def _sarif_uri(file: str) -> str:
+    result = LintResult((replace(finding("m"), file=file),), (file,), 1)
+    run = to_sarif(result)["runs"][0]
+    return str(run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"])
+
+
+def test_a_sarif_uri_is_a_percent_encoded_uri_reference() -> None:
+    """SARIF 2.1.0 §3.4.3 artifactLocation.uri is a URI reference (RFC 3986): a space, `#` or `%`
+    in a path is percent-encoded, a path's `/` kept, and other text as UTF-8 bytes."""
+    assert _sarif_uri("odd dir/a #1 100%.yaml") == "odd%20dir/a%20%231%20100%25.yaml"
+    assert _sarif_uri("./deploy/api.yaml") == "deploy/api.yaml"
+    assert _sarif_uri("/abs/déploiement.yaml") == "/abs/d%C3%A9ploiement.yaml"
+    assert _sarif_uri("c:x.yaml") == "c%3Ax.yaml"  # not read as a scheme
+    assert _sarif_uri("<stdin>") == "stdin"

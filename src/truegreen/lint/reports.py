@@ -7,6 +7,7 @@ lines wrap at word boundaries when a width is given. JSON and SARIF keep every v
 import hashlib
 import textwrap
 from typing import Any
+from urllib.parse import quote
 
 from truegreen import __version__
 from truegreen.exitcodes import ExitCode
@@ -73,7 +74,9 @@ def _sarif_rules() -> list[dict[str, Any]]:
 
 
 def _uri(file: str) -> str:
-    return "stdin" if file == "<stdin>" else file.removeprefix("./")
+    """A file as SARIF's artifactLocation.uri, a URI reference (RFC 3986): percent-encoded as
+    UTF-8 but for `/`, so a space, `#`, `%` or a leading `c:` stay part of the path."""
+    return "stdin" if file == "<stdin>" else quote(file.removeprefix("./"), safe="/")
 
 
 RENDERED = "HELM_RENDERED"
