@@ -131,7 +131,12 @@ def _kinds_section() -> list[str]:
         "An object is judged by its API group and kind. Objects of a kind lint does not "
         "understand are counted apart and named in the summary (`12 objects read, 9 checked; "
         "not understood: 3 (Prometheus \u00d73)`) and in JSON (`not_understood`); a document with "
-        "no `apiVersion` and `kind` is no Kubernetes object, and is counted as skipped.",
+        "no `apiVersion` and `kind` is no Kubernetes object, and is counted as skipped. A "
+        "list (`kind: List`, or a typed one such as `DeploymentList`, as `kubectl get -o yaml` "
+        "writes it) is read item by item: an item with neither `kind` nor `apiVersion` takes the "
+        "list's kind less `List` and its apiVersion (apimachinery unstructured_list.go), and an "
+        "item still missing either, or no object at all, is a `parse-error`, as kubectl refuses "
+        "it.",
         "",
         "| kind | API group | pod templates |",
         "|---|---|---|",

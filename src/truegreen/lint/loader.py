@@ -338,12 +338,42 @@ def _objects(
         return
     assert isinstance(document, dict)
     items = document.get("items")
-    if str(document["kind"]).endswith("List") and isinstance(items, list):
-        for item in items:
-            if isinstance(item, dict) and _is_object(item):
-                yield Manifest(file, item, loaded.lines, offset, source, rendered)
+    if not (str(document["kind"]).endswith("List") and isinstance(items, list)):
+        yield Manifest(file, document, loaded.lines, offset, source, rendered)
         return
-    yield Manifest(file, document, loaded.lines, offset, source, rendered)
+    list_line = loaded.lines.get(id(document), loaded.start_line) - offset
+    for number, item in enumerate(items, 1):
+        refused = _list_item(document, item)
+        if refused is None:
+            yield Manifest(file, item, loaded.lines, offset, source, rendered)
+            continue
+        line = loaded.lines.get(id(item))
+        yield BadInput(
+            PARSE_ERROR.id,
+            file,
+            list_line if line is None else line - offset,
+            f"item {number} of this {document['kind']} {refused}.",
+        )
+
+
+def _list_item(listed: Mapping[str, Any], item: object) -> str | None:
+    """Why kubectl refuses an item of a list, else None (after giving it the list's kind).
+
+    apimachinery unstructured_list.go decodeToList: an item with neither kind nor apiVersion
+    (how the API server writes a DeploymentList's items) takes kind TrimSuffix(listKind,
+    "List") and the list's apiVersion; one still missing either is refused.
+    """
+    if not isinstance(item, dict):
+        return "is no object: kubectl refuses it"
+    if not item.get("kind") and not item.get("apiVersion"):
+        item["kind"] = str(listed["kind"]).removesuffix("List")
+        item["apiVersion"] = listed["apiVersion"]
+    # apimachinery unstructured.go: the words kubectl refuses an object without either in
+    if not isinstance(item.get("apiVersion"), str) or not item["apiVersion"]:
+        return "has no apiVersion: kubectl refuses it (Object 'apiVersion' is missing)"
+    if not isinstance(item.get("kind"), str) or not item["kind"]:
+        return "has no kind: kubectl refuses it (Object 'Kind' is missing)"
+    return None
 
 
 def _is_object(document: object) -> bool:

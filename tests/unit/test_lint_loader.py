@@ -1,0 +1,107 @@
+"""What lint's loader makes of a file's documents (lint/loader.py), kubectl the oracle.
+
+`kubectl label --local -f FILE a=b -o name` reads a file as `kubectl apply` does, offline: the
+objects it names are the ones lint must read, and what it refuses must be a finding.
+"""
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from truegreen.lint.loader import BadInput, Manifest, Skipped, load_text
+from truegreen.yamlsafe import MANIFEST_LIMITS
+
+KUBECTL = shutil.which("kubectl")
+needs_kubectl = pytest.mark.skipif(
+    KUBECTL is None and not os.environ.get("TRUEGREEN_REQUIRE_REAL_PARTS"),
+    reason="kubectl is not installed",
+)
+
+DEPLOYMENT_LIST = """\
+{"apiVersion": "apps/v1", "kind": "DeploymentList", "metadata": {}, "items": [
+ {"metadata": {"name": "web", "namespace": "train"},
+  "spec": {"selector": {"matchLabels": {"app": "w"}},
+   "template": {"metadata": {"labels": {"app": "w"}},
+    "spec": {"containers": [{"name": "web", "image": "nginx"}]}}}}]}
+"""
+LIST = """\
+apiVersion: v1
+kind: List
+items:
+- kind: ConfigMap
+  metadata: {name: noapiversion}
+- apiVersion: v1
+  kind: ConfigMap
+  metadata: {name: ok}
+- metadata: {name: nothing}
+"""
+
+
+def _read(text: str) -> list[Manifest | BadInput | Skipped]:
+    return list(load_text("f.yaml", text, MANIFEST_LIMITS, "f.yaml"))
+
+
+def _kubectl(tmp_path: Path, text: str) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "f.yaml"
+    path.write_text(text)
+    assert KUBECTL is not None
+    return subprocess.run(
+        [KUBECTL, "label", "--local", "-f", str(path), "a=b", "-o", "name"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_a_typed_list_s_items_take_its_kind_and_apiversion() -> None:
+    """apimachinery unstructured_list.go / helpers.go decodeToList: an item with neither kind
+    nor apiVersion takes TrimSuffix(listKind, "List") and the list's apiVersion (the API server
+    writes a DeploymentList's items so)."""
+    (item,) = _read(DEPLOYMENT_LIST)
+    assert isinstance(item, Manifest)
+    assert (item.obj["apiVersion"], item.obj["kind"], item.obj["metadata"]["name"]) == (
+        "apps/v1",
+        "Deployment",
+        "web",
+    )
+    assert item.line == 2
+
+
+def test_a_list_item_kubectl_refuses_is_a_finding_never_dropped() -> None:
+    """An item still missing apiVersion or kind: kubectl refuses it (`Object 'apiVersion' is
+    missing`), and reads the other items."""
+    read = _read(LIST)
+    assert [type(r).__name__ for r in read] == ["BadInput", "Manifest", "BadInput"]
+    assert read[0] == BadInput(
+        "parse-error",
+        "f.yaml",
+        4,
+        "item 1 of this List has no apiVersion: kubectl refuses it "
+        "(Object 'apiVersion' is missing).",
+    )
+    assert read[2] == BadInput(
+        "parse-error",
+        "f.yaml",
+        9,
+        "item 3 of this List has no kind: kubectl refuses it (Object 'Kind' is missing).",
+    )
+
+
+def test_a_list_item_that_is_no_object_is_a_finding() -> None:
+    read = _read("apiVersion: v1\nkind: List\nitems:\n- 7\n")
+    said = "item 1 of this List is no object: kubectl refuses it."
+    assert read == [BadInput("parse-error", "f.yaml", 1, said)]
+
+
+@needs_kubectl
+def test_kubectl_reads_and_refuses_the_same_items(tmp_path: Path) -> None:
+    typed = _kubectl(tmp_path, DEPLOYMENT_LIST)
+    assert (typed.returncode, typed.stdout) == (0, "deployment.apps/web\n")
+    mixed = _kubectl(tmp_path, LIST)
+    assert (mixed.returncode, mixed.stdout) == (1, "configmap/ok\n")
+    assert "Object 'apiVersion' is missing" in mixed.stderr
+    assert _kubectl(tmp_path, "apiVersion: v1\nkind: List\nitems:\n- 7\n").returncode == 1
