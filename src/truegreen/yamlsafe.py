@@ -135,6 +135,8 @@ class Problem(StrEnum):
     ALIASES = "aliases"
     TOO_MANY_NODES = "too-many-nodes"
     UNSUPPORTED = "unsupported"
+    NOT_JSON = "not-json"
+    """Manifests that start with `{` are a JSON stream, as kubectl reads them, and this is not."""
 
     @property
     def is_read(self) -> bool:
@@ -266,6 +268,9 @@ def load_all(
         yield from _documents(text, limits, _Builder(text, limits, lines, unique_keys))
         return
     builder = _KubernetesBuilder(text, limits, lines)
+    if _JSON_START.match(text):
+        yield from _json_stream(text, limits, builder)
+        return
     last_start = 0
     for loaded in _documents(text, limits, builder):
         if isinstance(loaded, Document):
@@ -273,6 +278,59 @@ def load_all(
             yield loaded
             continue
         yield from _rest_by_parts(text, limits, builder, loaded, last_start)
+
+
+_JSON_START = re.compile(r"\s*\{")
+_SPACE = re.compile(r"\s*")
+
+
+def _not_json(name: str) -> float:
+    raise ValueError(f"invalid character {name[0]!r} looking for beginning of value")
+
+
+# Only where each value ends is wanted from it: objects are not kept (`object_pairs_hook`).
+_JSON_VALUES = json.JSONDecoder(object_pairs_hook=lambda _: None, parse_constant=_not_json)
+
+
+def _json_stream(text: str, limits: Limits, builder: "_Builder") -> Iterator[Document | Refusal]:
+    """apimachinery pkg/util/yaml/decoder.go YAMLOrJSONDecoder: input that starts with `{` is a
+    stream of JSON values (GuessJSONStream, json.NewDecoder), all of them read, to the first
+    that is no JSON. Each value is then read as YAML (JSON is YAML's flow style), so its lines,
+    scalars and bounds are every document's."""
+    position, line, counted = _SPACE.match(text).end(), 0, 0  # type: ignore[union-attr]
+    while position < len(text):
+        line += text.count("\n", counted, position)
+        counted = position
+        try:
+            end = _JSON_VALUES.raw_decode(text, position)[1]
+        except RecursionError:
+            yield Refusal(Problem.UNSUPPORTED, "it is nested too deeply", line + 1)
+            return
+        except json.JSONDecodeError as error:
+            yield _not_json_at(error.msg, error.lineno, error.colno)
+            return
+        except ValueError as error:  # NaN, Infinity: constants Go's JSON does not know
+            yield _not_json_at(str(error), *_constant_at(text, position))
+            return
+        for loaded in _documents(text[position:end], limits, builder, line):
+            yield loaded
+            if isinstance(loaded, Refusal) and loaded.problem in _BOUNDS:
+                return
+        position = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+
+
+def _not_json_at(reason: str, line: int, column: int) -> Refusal:
+    return Refusal(Problem.NOT_JSON, f"{reason} (line {line}, column {column})", line)
+
+
+_CONSTANT = re.compile(r"NaN|-?Infinity")
+
+
+def _constant_at(text: str, start: int) -> tuple[int, int]:
+    """Where the first constant that is no JSON after `start` sits: line and column."""
+    found = _CONSTANT.search(text, start)
+    at = start if found is None else found.start()
+    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
 
 
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.MULTILINE)
@@ -290,6 +348,11 @@ def _rest_by_parts(
         return
     starts = [0] + [m.start() for m in _DOCUMENT_START.finditer(text) if m.start() > 0]
     lines = [text.count("\n", 0, start) for start in starts]
+    reread = [number for number, line in enumerate(lines) if line >= last_start]
+    if refusal.line is None or not reread or refusal.line <= lines[reread[0]]:
+        # The refusal is in the part that holds the last document read, which is not read
+        # again: said here, or it would be lost.
+        yield refusal
     for number, start in enumerate(starts):
         if lines[number] < last_start:
             continue  # this part holds the last document read, or comes before it
@@ -322,7 +385,11 @@ def _documents(
         mark = error.problem_mark
         line = None if mark is None else min(mark.line + 1, len(text.splitlines()))
         yield Refusal(Problem.SYNTAX, str(error.problem), _shifted(line, line_offset))
-    except yaml.YAMLError as error:  # the reader's: a character YAML does not allow, no line
+    except yaml.reader.ReaderError as error:  # a character YAML does not allow; libyaml's
+        # position counts UTF-8 bytes
+        line = text.encode()[: error.position].count(b"\n") + 1
+        yield Refusal(Problem.SYNTAX, str(error).partition("\n")[0], line + line_offset)
+    except yaml.YAMLError as error:
         yield Refusal(Problem.SYNTAX, str(error).partition("\n")[0])
     finally:
         loader.dispose()

@@ -105,3 +105,22 @@ def test_kubectl_reads_and_refuses_the_same_items(tmp_path: Path) -> None:
     assert (mixed.returncode, mixed.stdout) == (1, "configmap/ok\n")
     assert "Object 'apiVersion' is missing" in mixed.stderr
     assert _kubectl(tmp_path, "apiVersion: v1\nkind: List\nitems:\n- 7\n").returncode == 1
+
+
+def test_every_object_a_jq_stream_holds_is_read() -> None:
+    """`kubectl get ... -o json | jq '.items[]'`: one JSON object after another, all read, each
+    on the line it starts (apimachinery decoder.go YAMLOrJSONDecoder reads a JSON stream)."""
+    one = '{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "%s"}}\n'
+    read = _read(one % "a" + one % "b" + "{\n" + (one % "c")[1:])
+    assert [(m.obj["metadata"]["name"], m.line) for m in read if isinstance(m, Manifest)] == [
+        ("a", 1),
+        ("b", 2),
+        ("c", 3),
+    ]
+    broken = _read(one % "a" + "{]")
+    assert broken[1] == BadInput(
+        "parse-error",
+        "f.yaml",
+        2,
+        "not valid JSON: Expecting property name enclosed in double quotes (line 2, column 2)",
+    )

@@ -336,3 +336,103 @@ def test_a_key_written_over_by_a_merge_is_no_duplicate() -> None:
     (document,) = load_all(text, kubernetes=True)
     assert isinstance(document, Document)
     assert document.problem == Refusal(Problem.DUPLICATE_KEY, 'key "q" already set in map', 10)
+
+
+JQ_ITEMS = (
+    '{\n  "apiVersion": "v1",\n  "kind": "ConfigMap",\n  "metadata": {\n    "name": "a"\n  }\n}\n'
+    '{\n  "apiVersion": "v1",\n  "kind": "ConfigMap",\n  "metadata": {\n    "name": "b"\n  }\n}\n'
+)
+JQ_COMPACT = (
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}}'
+    '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"d"}}\n'
+    ' {"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e"},"data":{"k":"1"}}\n'
+)
+
+
+def _names(text: str) -> list[tuple[str, int]]:
+    return [
+        (d.data["metadata"]["name"], d.start_line)  # type: ignore[index]
+        for d in load_all(text, kubernetes=True)
+        if isinstance(d, Document)
+    ]
+
+
+def test_input_that_starts_with_a_brace_is_a_stream_of_json_values() -> None:
+    """apimachinery pkg/util/yaml/decoder.go YAMLOrJSONDecoder: GuessJSONStream sees `{` first
+    and reads every JSON value (json.NewDecoder), as `jq '.items[]'` and `jq -c` write them;
+    each value's line is where it starts."""
+    assert _names(JQ_ITEMS) == [("a", 1), ("b", 8)]
+    assert _names(JQ_COMPACT) == [("c", 1), ("d", 1), ("e", 2)]
+    last = list(load_all(JQ_COMPACT, kubernetes=True))[2]
+    assert isinstance(last, Document)
+    assert last.data == {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "e"},
+        "data": {"k": "1"},
+    }
+    assert list(last.lines.values()) == [2, 2, 2]
+
+
+@needs_kubectl
+def test_kubectl_reads_every_value_of_a_json_stream(tmp_path: Path) -> None:
+    for text in (JQ_ITEMS, JQ_COMPACT):
+        manifest = tmp_path / "stream.json"
+        manifest.write_text(text)
+        assert KUBECTL is not None
+        shown = subprocess.run(
+            [KUBECTL, "label", "--local", "-f", str(manifest), "a=b", "-o", "name"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        assert shown.stdout.split() == [f"configmap/{name}" for name, _ in _names(text)]
+
+
+@pytest.mark.parametrize(
+    ("text", "read", "refusal"),
+    [
+        (
+            JQ_COMPACT + "---\nkind: A\n",
+            3,
+            Refusal(Problem.NOT_JSON, "Expecting value (line 3, column 1)", 3),
+        ),
+        (
+            '{"a": 1}\n{"b": NaN}\n',
+            1,
+            Refusal(
+                Problem.NOT_JSON,
+                "invalid character 'N' looking for beginning of value (line 2, column 7)",
+                2,
+            ),
+        ),
+        (
+            '{"a": 1}\n{"b": 2\n',
+            1,
+            Refusal(Problem.NOT_JSON, "Expecting ',' delimiter (line 3, column 1)", 3),
+        ),
+    ],
+)
+def test_a_json_stream_stops_where_it_stops_being_json(
+    text: str, read: int, refusal: Refusal
+) -> None:
+    """kubectl stops at the first value that is no JSON (`json: offset 65: invalid character
+    '-'`): what it read before stands, the rest is one refusal."""
+    loaded = list(load_all(text, kubernetes=True))
+    assert sum(isinstance(d, Document) for d in loaded) == read
+    assert loaded[read:] == [refusal]
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ("a: 1\n...\nb: [\n", 3),  # a document after `...`, in the part the first one holds
+        ("a: 1\n...\nb: 2\n\x07\n---\nc: 1\n", 4),  # a character YAML refuses, before a `---`
+    ],
+)
+def test_nothing_after_the_last_document_read_is_dropped_without_a_word(
+    text: str, line: int
+) -> None:
+    refused = [d for d in load_all(text, kubernetes=True) if isinstance(d, Refusal)]
+    assert [r.line for r in refused] == [line]

@@ -497,9 +497,11 @@ def test_a_syntax_error_names_its_own_line() -> None:
 
 
 def test_a_character_yaml_does_not_allow_is_refused_in_one_line() -> None:
+    """On its line: libyaml's reader gives the UTF-8 byte it stopped at."""
     assert refusal("a: \x01\n") == Refusal(
-        Problem.SYNTAX, "unacceptable character #x0001: control characters are not allowed"
+        Problem.SYNTAX, "unacceptable character #x0001: control characters are not allowed", 1
     )
+    assert refusal("a: é\nb: ü\n\nc: \x01\n").line == 4
 
 
 class _FailingStream(io.BytesIO):

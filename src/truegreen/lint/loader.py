@@ -291,6 +291,8 @@ def _classified(name: str, text: str, refusal: Refusal, file: str, offset: int) 
 def _said(refusal: Refusal) -> str:
     if refusal.problem is Problem.DUPLICATE_KEY:
         return "duplicate key: " + refusal.detail
+    if refusal.problem is Problem.NOT_JSON:
+        return "not valid JSON: " + refusal.detail
     if refusal.problem is Problem.UNSUPPORTED and refusal.detail.startswith(("json:", "a key")):
         return "the API server cannot take it: " + refusal.detail
     return "not valid YAML: " + plain(refusal.detail)

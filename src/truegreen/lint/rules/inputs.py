@@ -15,7 +15,10 @@ PARSE_ERROR = RuleInfo(
     "it (sigs.k8s.io/yaml): `=` and `!ENV x` are strings, `y` and `no` are booleans, and a `<<` "
     "merge writes over the keys before it while the keys after it write over the merge (go-yaml "
     "v2 reads a mapping in order); a document that is no Kubernetes object (no apiVersion and "
-    "kind) is counted and not judged.",
+    "kind) is counted and not judged. Input that starts with `{` is, as kubectl reads it, a "
+    "stream of JSON values (what `jq '.items[]'` writes): every value is read, and the first "
+    "that is not JSON ends it with this finding. Text after the last document read that no "
+    "document holds (after a `...`, say) is this finding too, never dropped.",
     fix="Fix the YAML at the reported line; the other documents and files were still checked.",
 )
 
