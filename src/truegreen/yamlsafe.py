@@ -369,11 +369,18 @@ _BOUNDS = (Problem.ALIASES, Problem.TOO_MANY_NODES)
 def _documents(
     text: str, limits: Limits, builder: "_Builder", line_offset: int = 0
 ) -> Iterator[Document | Refusal]:
+    cut = _cut(text, limits.max_nodes - builder.nodes)
     loader = builder.loader_for(text)
     builder.line_offset = line_offset
+    composed = 0
     try:
         while loader.check_node():
+            if cut is not None and composed == cut[0]:
+                detail = f"it holds more than {limits.max_nodes:,} values"
+                yield Refusal(Problem.TOO_MANY_NODES, detail, cut[1] + line_offset)
+                return
             root = loader.get_node()
+            composed += 1
             yield builder.document(root)
     except _RefusedError as refused:
         yield refused.refusal
@@ -393,6 +400,44 @@ def _documents(
         yield Refusal(Problem.SYNTAX, str(error).partition("\n")[0])
     finally:
         loader.dispose()
+
+
+_NODE_EVENTS = (
+    yaml.ScalarEvent,
+    yaml.SequenceStartEvent,
+    yaml.MappingStartEvent,
+    yaml.AliasEvent,
+)
+
+
+def _cut(text: str, budget: int) -> tuple[int, int] | None:
+    """Where composing must stop so that no more than `budget` nodes are ever built: how many
+    whole documents fit, and the line of the node past the budget; None when all fit.
+
+    libyaml composes a whole document before a node can be counted, so a file that could hold
+    more nodes than the budget is first parsed to events, which are counted and dropped: memory
+    stays bounded by the cap, not the file. A node takes about a character at the least (`a,`
+    in a flow mapping is a key and its null value), so a text under half the budget needs no
+    count. A syntax error ends the count: composing stops there too, and says it.
+    """
+    if 2 * len(text) + 2 <= budget:
+        return None
+    parser = _BaseLoader(text)
+    nodes = documents = 0
+    try:
+        while parser.check_event():
+            event = parser.get_event()
+            if isinstance(event, _NODE_EVENTS):
+                nodes += 1
+                if nodes > budget:
+                    return documents, int(event.start_mark.line) + 1  # type: ignore[union-attr]
+            elif isinstance(event, yaml.DocumentEndEvent):
+                documents += 1
+    except yaml.YAMLError:
+        return None
+    finally:
+        parser.dispose()
+    return None
 
 
 def _shifted(line: int | None, offset: int) -> int | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from truegreen.lint.loader import BadInput, Manifest, Skipped, load_text
-from truegreen.yamlsafe import MANIFEST_LIMITS
+from truegreen.yamlsafe import MANIFEST_LIMITS, Limits
 
 KUBECTL = shutil.which("kubectl")
 needs_kubectl = pytest.mark.skipif(
@@ -124,3 +124,14 @@ def test_every_object_a_jq_stream_holds_is_read() -> None:
         2,
         "not valid JSON: Expecting property name enclosed in double quotes (line 2, column 2)",
     )
+
+
+def test_a_file_over_the_value_cap_is_too_large_to_read() -> None:
+    """Not "not valid YAML": the text is fine, there is too much of it."""
+    text = (
+        "apiVersion: v1\nkind: ConfigMap\ndata: {"
+        + ", ".join(f"k{n}: v" for n in range(20))
+        + "}\n"
+    )
+    read = list(load_text("f.yaml", text, Limits(max_nodes=30), "f.yaml"))
+    assert read == [BadInput("parse-error", "f.yaml", 3, "too large to read (more than 30 values)")]

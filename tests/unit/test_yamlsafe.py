@@ -551,3 +551,34 @@ def test_remembered_scalar_tags_stay_bounded() -> None:
     assert _RESOLVED["10"] == "tag:yaml.org,2002:int"
     loaded("[" + ", ".join(f"v{n}" for n in range(_RESOLVED_MAX + 10)) + "]")
     assert len(_RESOLVED) == _RESOLVED_MAX
+
+
+def test_the_node_cap_stops_composing_not_only_building(tmp_path: Path) -> None:
+    """A file whose values pass the cap is refused before libyaml composes them all, so memory
+    stays bounded by the cap, not the file: 1,000,000 values under a 100,000 cap."""
+    big = tmp_path / "flow.yaml"
+    big.write_text("kind: ConfigMap\nitems: [" + ",".join(["1"] * 1_000_000) + "]\n")
+    program = (
+        "import sys; from pathlib import Path; from truegreen.yamlsafe import *\n"
+        "text = read_file(Path(sys.argv[1]))\n"
+        "print([(r.problem.value, r.line) for r in load_all(text, Limits(max_nodes=100_000), "
+        "kubernetes=True) if isinstance(r, Refusal)])\n"
+        "status = Path('/proc/self/status').read_text().splitlines()\n"
+        "print(next(line.split()[1] for line in status if line.startswith('VmHWM:')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program, str(big)], capture_output=True, text=True, check=True
+    )
+    refused, peak_kb = done.stdout.split("\n")[:2]
+    assert int(peak_kb) < 120 * 1024, f"peak {peak_kb} KB"
+    assert refused == "[('too-many-nodes', 2)]"  # on the line where the cap is passed
+
+
+def test_documents_before_the_cap_are_still_read_when_composing_stops() -> None:
+    """The count runs over the file: the documents that fit are read, the one that passes the
+    cap is refused on the line where it does."""
+    limits = Limits(max_nodes=30)
+    text = "a: 1\n---\nb: [" + ", ".join(["1"] * 20) + "]\n---\nc:\n- " + "\n- ".join("123") + "\n"
+    results = loaded(text, limits)
+    assert [type(r).__name__ for r in results] == ["Document", "Document", "Refusal"]
+    assert results[2] == Refusal(Problem.TOO_MANY_NODES, "it holds more than 30 values", 7)

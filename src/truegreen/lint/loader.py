@@ -291,6 +291,8 @@ def _classified(name: str, text: str, refusal: Refusal, file: str, offset: int) 
 def _said(refusal: Refusal) -> str:
     if refusal.problem is Problem.DUPLICATE_KEY:
         return "duplicate key: " + refusal.detail
+    if refusal.problem is Problem.TOO_MANY_NODES:  # the text may be fine: there is too much
+        return f"too large to read ({refusal.detail.removeprefix('it holds ')})"
     if refusal.problem is Problem.NOT_JSON:
         return "not valid JSON: " + refusal.detail
     if refusal.problem is Problem.UNSUPPORTED and refusal.detail.startswith(("json:", "a key")):

@@ -6,19 +6,23 @@ PARSE_ERROR = RuleInfo(
     id="parse-error",
     severity=Severity.ERROR,
     summary="A manifest is not YAML that the API server would accept.",
-    rationale="Nothing in that document was checked; the file's other documents were. The API "
-    "server refuses the same input: broken syntax, a duplicate key (its strict decoding says "
-    '`key "image" already set in map`; with lenient decoding the last one silently wins, so a '
-    "probe can hide behind a later one), a value JSON cannot carry (`.nan`), a null key, a "
-    "scalar that does not fit its tag (`!!int abc`). Aliases that expand to far more than the "
-    'file holds (a "billion laughs") stop the whole file. YAML is read as Kubernetes reads '
-    "it (sigs.k8s.io/yaml): `=` and `!ENV x` are strings, `y` and `no` are booleans, and a `<<` "
-    "merge writes over the keys before it while the keys after it write over the merge (go-yaml "
-    "v2 reads a mapping in order); a document that is no Kubernetes object (no apiVersion and "
-    "kind) is counted and not judged. Input that starts with `{` is, as kubectl reads it, a "
-    "stream of JSON values (what `jq '.items[]'` writes): every value is read, and the first "
-    "that is not JSON ends it with this finding. Text after the last document read that no "
-    "document holds (after a `...`, say) is this finding too, never dropped.",
+    rationale=(
+        "Nothing in that document was checked; the file's other documents were. The API server "
+        "refuses the same input: broken syntax, a duplicate key (its strict decoding says `key "
+        '"image" already set in map`; with lenient decoding the last one silently wins, so a '
+        "probe can hide behind a later one), a value JSON cannot carry (`.nan`), a null key, a "
+        "scalar that does not fit its tag (`!!int abc`). Aliases that expand to far more than "
+        'the file holds (a "billion laughs") stop the whole file, and so do more than 4,000,000'
+        " values (too large to read; the documents before them were still read). YAML is read "
+        "as Kubernetes reads it (sigs.k8s.io/yaml): `=` and `!ENV x` are strings, `y` and `no` "
+        "are booleans, and a `<<` merge writes over the keys before it while the keys after it "
+        "write over the merge (go-yaml v2 reads a mapping in order); a document that is no "
+        "Kubernetes object (no apiVersion and kind) is counted and not judged. Input that "
+        "starts with `{` is, as kubectl reads it, a stream of JSON values (what `jq '.items[]'`"
+        " writes): every value is read, and the first that is not JSON ends it with this "
+        "finding. Text after the last document read that no document holds (after a `...`, say)"
+        " is this finding too, never dropped."
+    ),
     fix="Fix the YAML at the reported line; the other documents and files were still checked.",
 )
 
