@@ -23,7 +23,10 @@ PARSE_ERROR = RuleInfo(
         "finding. Text after the last document read that no document holds (after a `...`, say)"
         " is this finding too, never dropped."
     ),
-    fix="Fix the YAML at the reported line; the other documents and files were still checked.",
+    fix=(
+        "Fix the manifest (YAML, JSON or a List item) at the reported line; the other documents "
+        "and files were still checked."
+    ),
 )
 
 UNREADABLE_FILE = RuleInfo(
