@@ -245,3 +245,66 @@ def test_the_workers_share_a_machine_only_where_the_job_s_pods_would(doctor: Doc
         pods = list(doctor.server.kubelet.pods.values())
         assert len(pods) == 2, "precondition: both ranks were created"
         assert [_kept_apart(p) for p in pods] == [apart, apart], f"{gpus_each} GPUs each"
+
+
+def _unmeasured(doctor: Doctor, kubelet: FakeKubelet) -> tuple[int, list[dict[str, Any]]]:
+    """doctor --trial (3 s) with `kubelet`: the exit code and the trial's findings."""
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = kubelet
+    result = doctor.live("--trial", "--trial-timeout", "3", "-o", "json", "--verbose")
+    report = result.json()
+    assert _pods_left(doctor) == []
+    return result.exit_code, [f for f in report["findings"] if f["check"] == "trial"]
+
+
+def _one_pod(doctor: Doctor) -> str:
+    assert doctor.server.kubelet is not None
+    [name] = doctor.server.kubelet.pods
+    return name
+
+
+def test_a_probe_that_had_not_reported_when_the_time_ran_out_is_unknown(doctor: Doctor) -> None:
+    """The container Running, its program not yet printing (an import that takes minutes): the
+    kubelet's status says `running` and the log is empty (core/v1 ContainerStateRunning). The
+    image's download was measured; what the probe would measure was not."""
+    code, found = _unmeasured(doctor, FakeKubelet(doctor.server, stop="running"))
+    assert [(f["code"], f["status"]) for f in found] == [
+        ("trial.ok", "ok"),
+        ("trial.no-probe-line", "unknown"),
+    ]
+    assert found[0]["headline"] == (
+        "The trial start of the training job measured: the image came in 1.3 s."
+    )
+    assert found[1]["headline"] == "The trial's program left no measurement."
+    assert found[1]["details"] == [
+        f"{_one_pod(doctor)}: the probe had not reported when the trial's time ran out"
+    ]
+    assert code == 3, "nothing the probe measures was measured: never a pass"
+
+
+def test_a_trial_pod_still_being_created_when_the_time_ran_out_is_unknown(doctor: Doctor) -> None:
+    """Placed, its container still `ContainerCreating` (a volume still attaching, with no
+    FailedMount yet): the kubelet's default waiting reason (pkg/kubelet/kubelet_pods.go
+    convertToAPIContainerStatuses). Nothing ran, nothing was measured."""
+    code, found = _unmeasured(doctor, FakeKubelet(doctor.server, stop="creating"))
+    assert [(f["code"], f["status"]) for f in found] == [("trial.no-probe-line", "unknown")]
+    assert found[0]["details"] == [
+        f"{_one_pod(doctor)}: the trial pod was still being created (ContainerCreating) "
+        "when the trial's time ran out"
+    ]
+    assert code == 3
+
+
+def test_a_trial_pod_that_disappeared_before_it_reported_is_unknown(doctor: Doctor) -> None:
+    """Someone else deleted the trial pod while its program ran (an operator, an eviction): the
+    API server answers NotFound to its read (apimachinery pkg/api/errors NewNotFound)."""
+    code, found = _unmeasured(doctor, FakeKubelet(doctor.server, stop="deleted"))
+    assert [(f["code"], f["status"]) for f in found] == [
+        ("trial.ok", "ok"),
+        ("trial.no-probe-line", "unknown"),
+    ]
+    assert found[1]["details"] == [
+        f"{_one_pod(doctor)}: the trial pod disappeared before its report was read"
+    ]
+    assert code == 3

@@ -78,9 +78,26 @@ def test_a_trial_no_machine_takes_is_unknown_in_the_scheduler_s_words(doctor: Do
     )
     [found] = trial
     assert found["headline"] == (
-        "Couldn't run the trial: no machine had room for it in the trial's time."
+        "Couldn't run the trial: it was not placed on a machine in the trial's time."
     )
     assert any(NO_ROOM in line for line in found["details"]), found["details"]
+    assert result.exit_code == 3, "the trial measured nothing: never a pass"
+    assert _trial_pods(doctor) == []
+
+
+def test_a_trial_no_scheduler_takes_is_unknown_not_a_pass(doctor: Doctor) -> None:
+    """No scheduler ever binds the pod (the job names a scheduler that is down, or one slower
+    than the trial): it stays as the API server stored it, Pending with no `PodScheduled`
+    condition and no `spec.nodeName` (pkg/registry/core/pod/strategy.go PrepareForCreate sets
+    only the phase). The program never ran: the trial measured nothing."""
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, stop="scheduling")
+    result = doctor.live("--trial", "--trial-timeout", "2", "-o", "json", "--verbose")
+    [found] = _trial(result.json())
+    assert (found["code"], found["status"]) == ("trial.not-placed", "unknown"), found
+    [pod] = doctor.server.kubelet.pods
+    assert found["details"] == [f"{pod}: the trial pod was not placed on a machine in time"]
     assert result.exit_code == 3, "the trial measured nothing: never a pass"
     assert _trial_pods(doctor) == []
 

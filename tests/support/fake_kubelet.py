@@ -21,7 +21,10 @@ container: the Event given (reason, message) and the container left waiting with
 no process run; `pod_ip` another loopback address than rank 0 listens on (127.0.0.1) stands in
 for a network that keeps the workers from rank 0; `unschedulable` stands in for a scheduler
 that finds no machine with room (its Event and condition, nothing run). A pod with scheduling
-gates is never started, as the scheduler never takes one.
+gates is never started, as the scheduler never takes one. `stop` leaves a pod where the trial's
+time finds it: `scheduling` (no scheduler ever takes it: Pending, no condition, no machine),
+`creating` (placed, its container still `ContainerCreating`), `running` (its program started and
+has printed nothing yet), `deleted` (removed by someone else once running).
 """
 
 import socket
@@ -31,13 +34,14 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
     from tests.support.fake_apiserver import FakeApiServer
 
 TRIAL_LABEL = "truegreen.io/trial"
 NODE = "gpu-node-1"
+Stop = Literal["scheduling", "creating", "running", "deleted"]
 
 
 class FakeKubelet:
@@ -56,6 +60,7 @@ class FakeKubelet:
         stall: bool = False,
         start_seconds: float = 0.3,
         unschedulable: str | None = None,
+        stop: Stop | None = None,
     ) -> None:
         self.server = server
         self.volumes = dict(volumes or {})
@@ -73,6 +78,8 @@ class FakeKubelet:
         """Stop after Pulling: an image pull that does not end within the trial."""
         self.unschedulable = unschedulable
         """kube-scheduler's words for a pod no machine has room for: the pod is never placed."""
+        self.stop = stop
+        """Where each pod stays (the module's docstring); None: it runs to its end."""
         self.threads: list[threading.Thread] = []
         self.ports: dict[str, int] = {}
         """The rendezvous port each trial run was given, by its run label."""
@@ -98,6 +105,10 @@ class FakeKubelet:
             return
         if self.unschedulable is not None:
             self._unschedulable(pod, self.unschedulable)
+            return
+        if self.stop == "scheduling":
+            # Nothing binds it (a scheduler that is down, or never named): the pod stays as the
+            # API server stored it, Pending with no PodScheduled condition.
             return
         thread = threading.Thread(target=self._run, args=(dict(pod),), daemon=True)
         self.threads.append(thread)
@@ -166,6 +177,22 @@ class FakeKubelet:
         }
         self.server.update_object(stored)
 
+    def _creating(self, pod: Mapping[str, Any], container: str) -> None:
+        """A pod placed whose container the kubelet is still creating (a volume attaching, the
+        sandbox starting): Pending, `PodScheduled` True and the container waiting as
+        `ContainerCreating`, the kubelet's default waiting reason
+        (pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses)."""
+        self._status(
+            pod,
+            {
+                "phase": "Pending",
+                "conditions": [{"type": "PodScheduled", "status": "True"}],
+                "containerStatuses": [
+                    {"name": container, "state": {"waiting": {"reason": "ContainerCreating"}}}
+                ],
+            },
+        )
+
     def _status(self, pod: Mapping[str, Any], status: dict[str, Any]) -> bool:
         """Set the pod's status; False when the pod is gone (deleted meanwhile)."""
         meta = pod["metadata"]
@@ -216,8 +243,16 @@ class FakeKubelet:
             f"Successfully assigned {meta['namespace']}/{meta['name']} to {NODE}",
             "Normal",
         )
+        if self.stop == "creating":
+            # Volumes are mounted and the sandbox made before the image is pulled
+            # (pkg/kubelet/kubelet.go SyncPod, kuberuntime_manager.go SyncPod).
+            self._creating(pod, name)
+            return
         self._event(pod, "Pulling", f'Pulling image "{image}"', "Normal")
         if self.stall:
+            # On its machine, the container waits as `ContainerCreating` while its image
+            # downloads (pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses).
+            self._creating(pod, name)
             return
         pulled, total = self.pull
         pulled_message = (
@@ -257,6 +292,13 @@ class FakeKubelet:
             ],
         }
         if not self._status(pod, running):
+            return
+        if self.stop in ("running", "deleted"):
+            # The program has printed nothing yet (its log is empty), or someone else removed
+            # the pod while it ran.
+            self.server.container_logs[instance] = ""
+            if self.stop == "deleted":
+                self.server.delete_object("Pod", meta["name"], meta["namespace"])
             return
         command = list(container["command"])
         if command[0] == "python3":

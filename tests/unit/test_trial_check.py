@@ -51,6 +51,7 @@ def _collective(error: str) -> TrialRun:
 CASES: list[tuple[TrialRun | CantRead, tuple[str, str]]] = [
     (
         _pod(
+            _line(),
             events=(
                 KubeletEvent(
                     POD,
@@ -58,7 +59,7 @@ CASES: list[tuple[TrialRun | CantRead, tuple[str, str]]] = [
                     f'Successfully pulled image "{IMAGE}" in 2m1s (2m3.5s including waiting). '
                     "Image size: 17179869184 bytes.",
                 ),
-            )
+            ),
         ),
         ("trial.image-pull-slow", "warn"),
     ),

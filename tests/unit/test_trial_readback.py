@@ -16,6 +16,7 @@ import pytest
 from truegreen.goduration import go_duration
 from truegreen.trial.outcomes import Level, Outcome
 from truegreen.trial.readback import (
+    NOT_PLACED_IN_TIME,
     ContainerState,
     KubeletEvent,
     TrialFinding,
@@ -88,7 +89,8 @@ def _pulled(message: str) -> list[TrialFinding]:
         KubeletEvent(POD, "Pulling", f'Pulling image "{IMAGE}"'),
         KubeletEvent(POD, "Pulled", message),
     )
-    return _findings(events=events)
+    # The probe's line, with every part skipped: only the pull is judged.
+    return _findings(_line(), events=events)
 
 
 def test_a_pull_past_the_threshold_is_a_warning_with_its_time_and_size() -> None:
@@ -128,7 +130,11 @@ def test_still_pulling_when_the_trial_s_time_ran_out() -> None:
     assert _findings(events=events, ended_by_timeout=True) == [
         TrialFinding(Outcome.STILL_PULLING, Level.FAIL, POD)
     ]
-    assert _findings(events=events, ended_by_timeout=False) == []
+    assert _findings(events=events, ended_by_timeout=False) == [
+        TrialFinding(
+            Outcome.NO_PROBE_LINE, Level.UNKNOWN, POD, "the trial pod ended without a report"
+        )
+    ], "a pod that ended with no container status measured nothing"
 
 
 def test_a_container_that_could_not_start_keeps_the_kubelet_s_words() -> None:
@@ -405,3 +411,69 @@ def test_no_gpu_library_is_unknown_not_a_failure() -> None:
     assert _findings(_line(gpu=gpu)) == [
         TrialFinding(Outcome.NO_GPU_LIBRARY, Level.UNKNOWN, POD, "driver 580.159.04", 1.0, 1.0)
     ]
+
+
+RUNNING = ContainerState(POD, "trainer")
+"""core/v1 ContainerStateRunning: neither waiting nor terminated."""
+
+
+@pytest.mark.parametrize(
+    ("pod", "words"),
+    [
+        (
+            {"states": (RUNNING,), "ended_by_timeout": True},
+            "the probe had not reported when the trial's time ran out",
+        ),
+        (
+            {"states": (RUNNING,), "ended_by_timeout": True, "log": "loading torch\n"},
+            "the probe had not reported when the trial's time ran out; its last line: "
+            "loading torch",
+        ),
+        (
+            {"states": (ContainerState(POD, "trainer", waiting="ContainerCreating"),)}
+            | {"ended_by_timeout": True},
+            "the trial pod was still being created (ContainerCreating) when the trial's time "
+            "ran out",
+        ),
+        (
+            {"ended_by_timeout": True},
+            "the trial pod was still being created when the trial's time ran out",
+        ),
+        (
+            {"states": (ContainerState(POD, "trainer", waiting="PodInitializing"),)},
+            "the trial pod ended before its program started (PodInitializing)",
+        ),
+        (
+            {"states": (ContainerState(POD, "trainer", terminated="Completed", exit_code=0),)},
+            "the program ended and printed nothing",
+        ),
+        (
+            {"unread": "the trial pod disappeared before its report was read"},
+            "the trial pod disappeared before its report was read",
+        ),
+        ({"log": "python3: not found\n"}, "python3: not found"),
+    ],
+)
+def test_a_pod_that_left_no_probe_line_says_what_was_not_measured(
+    pod: dict[str, Any], words: str
+) -> None:
+    """Green means measured green: a trial pod with no probe line and no failure measured is
+    unknown, in words that say how far it got."""
+    assert _findings(**pod) == [TrialFinding(Outcome.NO_PROBE_LINE, Level.UNKNOWN, POD, words)]
+
+
+def test_a_pod_no_scheduler_placed_in_time_is_not_placed() -> None:
+    """Pending with no `PodScheduled` condition and no machine when the time ran out (no
+    scheduler took it): not placed, in the scheduler's words where it left any."""
+    assert _findings(ended_by_timeout=True, unassigned=True) == [
+        TrialFinding(Outcome.NOT_PLACED, Level.UNKNOWN, POD, NOT_PLACED_IN_TIME)
+    ]
+    refused = KubeletEvent(POD, "FailedScheduling", "0/3 nodes are available", "Warning")
+    assert _findings(ended_by_timeout=True, unassigned=True, events=(refused,)) == [
+        TrialFinding(Outcome.NOT_PLACED, Level.UNKNOWN, POD, "0/3 nodes are available")
+    ]
+    assert _findings(ended_by_timeout=False, unassigned=True) == [
+        TrialFinding(
+            Outcome.NO_PROBE_LINE, Level.UNKNOWN, POD, "the trial pod ended without a report"
+        )
+    ], "one that ended in time is no placement finding"

@@ -229,6 +229,12 @@ class TrialPod(msgspec.Struct, frozen=True):
     once placed."""
     gates: tuple[str, ...] = ()
     """The pod's `spec.schedulingGates` when last read: what still holds it back."""
+    unassigned: bool = False
+    """The pod had no machine (`spec.nodeName` empty) when last read: nothing bound it, with
+    or without the scheduler's words."""
+    unread: str = ""
+    """Why the pod itself could not be read back ('' when it was): it disappeared, or the read
+    failed. Nothing it measured can then be read."""
 
 
 class Thresholds(msgspec.Struct, frozen=True):
@@ -568,7 +574,7 @@ def _placement(pod: TrialPod) -> TrialFinding | None:
     (Kueue's, waiting for its queue to admit it, or another's), or refused by the scheduler
     (its words on the pod's condition, else its FailedScheduling Event). That is the
     measurement of the gate that held it, never of the program, which did not run."""
-    if not (pod.ended_by_timeout and (pod.gates or pod.unplaced)):
+    if not (pod.ended_by_timeout and (pod.gates or pod.unplaced or pod.unassigned)):
         return None
     if pod.gates:
         outcome = Outcome.WAITED_FOR_QUEUE if KUEUE_GATE in pod.gates else Outcome.HELD_BACK
@@ -577,14 +583,41 @@ def _placement(pod: TrialPod) -> TrialFinding | None:
     refusals = [
         e.message for e in pod.events if e.pod == pod.pod and e.reason == "FailedScheduling"
     ]
-    words = pod.unplaced or (refusals[-1] if refusals else "")
+    words = pod.unplaced or (refusals[-1] if refusals else NOT_PLACED_IN_TIME)
     return TrialFinding(Outcome.NOT_PLACED, Level.UNKNOWN, pod.pod, _clip(words))
+
+
+NOT_PLACED_IN_TIME = "the trial pod was not placed on a machine in time"
+"""A pod nothing bound to a machine, where no scheduler left words (none took it)."""
+_TIME_RAN_OUT = "when the trial's time ran out"
+
+
+def _not_reported(pod: TrialPod) -> str:
+    """How far a pod that left no probe line got: what was not measured, and why."""
+    last = pod.log.strip().splitlines()[-1] if pod.log.strip() else ""
+    waiting = next((s.waiting for s in pod.states if s.waiting), "")
+    running = any(not (s.waiting or s.terminated) for s in pod.states)
+    if pod.unread:
+        return pod.unread
+    if running and pod.ended_by_timeout:
+        said = f"; its last line: {last}" if last else ""
+        return f"the probe had not reported {_TIME_RAN_OUT}{said}"
+    if last:
+        return last
+    if pod.states and not (waiting or running):
+        return "the program ended and printed nothing"
+    reason = f" ({waiting})" if waiting else ""
+    if pod.ended_by_timeout:
+        return f"the trial pod was still being created{reason} {_TIME_RAN_OUT}"
+    if waiting:
+        return f"the trial pod ended before its program started{reason}"
+    return "the trial pod ended without a report"
 
 
 def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list[TrialFinding]:
     """Every finding of one trial pod: whether it was placed, how its image came, whether its
-    container started, and what the probe measured inside it. A container that started but
-    left no probe line is a finding of its own."""
+    container started, and what the probe measured inside it. A pod that left no probe line
+    and no failure is unknown, in words that say how far it got: green is measured green."""
     placement = _placement(pod)
     if placement is not None:
         return [placement]
@@ -594,9 +627,8 @@ def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list
         found += report_findings(pod.pod, report, limits)
     else:
         found += log_findings(pod.pod, pod.log)
-        started = not any(f.level is Level.FAIL for f in found)
-        if started and pod.log.strip():
-            words = _clip(pod.log.strip().splitlines()[-1])
+        if not any(f.level is Level.FAIL for f in found):
+            words = _clip(_not_reported(pod))
             found.append(TrialFinding(Outcome.NO_PROBE_LINE, Level.UNKNOWN, pod.pod, words))
     return found
 

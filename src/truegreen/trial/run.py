@@ -6,7 +6,9 @@ API server shows rank 0's address (`status.podIP`), the other workers, given tha
 Every wait is bounded by one deadline (the trial's timeout, the image pull included); the pods
 are deleted in a `finally`, so a failed read, the deadline, Ctrl-C (KeyboardInterrupt) and a
 SIGTERM the command line turns into an exception all remove them. Pods a previous, interrupted
-trial left (found by the trial label) are removed first.
+trial left (found by the trial label) are removed first. A pod that is gone before it is read back
+(deleted by someone else) is waited for no longer and read back as gone: its measurement was
+never read.
 
 A create the API server refuses (admission, quota, authorization) ends the trial: the refusal
 is the measurement of that gate, returned as the server's answer for the checks that judge it.
@@ -102,16 +104,21 @@ def _wait(
     done: Callable[[Mapping[str, Any]], bool],
     sleep: Callable[[float], None],
 ) -> bool:
-    """Poll the pods until `done` holds for each, or the deadline; True when it held."""
+    """Poll the pods until `done` holds for each, or the deadline; True when it held. A pod
+    that is gone is waited for no longer: nothing more will come from it."""
     pause = FIRST_POLL_SECONDS
     while True:
-        pods = [_pod(client, n, namespace) for n in names]
-        if all(p is not None and done(p) for p in pods):
+        reads = [client.get(Kind.POD, n, namespace=namespace) for n in names]
+        if all(_gone(r) or (isinstance(r, Got) and done(r.obj)) for r in reads):
             return True
         if time.monotonic() >= deadline:
             return False
         sleep(min(pause, max(0.0, deadline - time.monotonic())))
         pause = min(POLL_SECONDS, pause * 2)
+
+
+def _gone(read: GetRead) -> bool:
+    return isinstance(read, CantRead) and read.failure is Failure.NOT_FOUND
 
 
 def _ended(pod: Mapping[str, Any]) -> bool:
@@ -122,9 +129,23 @@ def _addressed(pod: Mapping[str, Any]) -> bool:
     return bool(o.mapping(pod.get("status")).get("podIP")) or _ended(pod)
 
 
+GONE = "the trial pod disappeared before its report was read"
+
+
+def _unread(read: GetRead) -> str:
+    """Why a pod could not be read back: gone (deleted by someone else, evicted), or the read
+    failed; '' when it was read."""
+    if not isinstance(read, CantRead):
+        return ""
+    if read.failure is Failure.NOT_FOUND:
+        return GONE
+    return f"the trial pod could not be read back: {read.reason}"
+
+
 def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout: bool) -> TrialPod:
     events = client.list(Kind.EVENT, namespace=namespace, fields={"involvedObject.name": name})
-    pod = _pod(client, name, namespace)
+    got = client.get(Kind.POD, name, namespace=namespace)
+    pod = got.obj if isinstance(got, Got) else None
     states = container_states(pod) if pod is not None else []
     log = ""
     container = next(iter(o.containers(o.pod_spec(pod))), None) if pod is not None else None
@@ -146,6 +167,8 @@ def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout:
         ended_by_timeout=ended_by_timeout,
         unplaced=_unplaced(pod) if pod is not None else "",
         gates=_gates(pod) if pod is not None else (),
+        unassigned=pod is not None and not o.node_name(pod),
+        unread=_unread(got),
     )
 
 

@@ -46,9 +46,10 @@ WORDS: Final[dict[str, Wording]] = {
         "Delete them with {command}.",
     ),
     f"trial.{Outcome.NOT_PLACED}": Wording(
-        "Couldn't run the trial: no machine had room for it in the trial's time.",
+        "Couldn't run the trial: it was not placed on a machine in the trial's time.",
         "The details give the cluster's words (the other findings say why the job would wait "
-        "too); try again when a machine has room, or with more time (--trial-timeout).",
+        "too), or say it gave none (then check that whatever places the job's work runs); try "
+        "again when a machine has room, or with more time (--trial-timeout).",
     ),
     f"trial.{Outcome.WAITED_FOR_QUEUE}": Wording(
         "Couldn't run the trial: the queue (Kueue) did not let it start in the trial's time.",
@@ -82,8 +83,9 @@ WORDS: Final[dict[str, Wording]] = {
         "The details give the exit code and the last words it printed.",
     ),
     f"trial.{Outcome.NO_PROBE_LINE}": Wording(
-        "The trial ran but left no measurement.",
-        "The details give the last line it printed.",
+        "The trial's program left no measurement.",
+        "The details say how far it got: the last line it printed, or what it was still doing "
+        "when the trial's time ran out (more time: --trial-timeout).",
     ),
     f"trial.{Outcome.NOT_MEASURED}": Wording(
         "The trial could not measure the network between workers: the image has no Python.",
