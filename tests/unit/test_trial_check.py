@@ -306,3 +306,18 @@ def test_a_worker_never_placed_is_the_finding_not_rank_0_s_wait_for_it() -> None
         unplaced="0/3 nodes are available: 1 node(s) didn't match pod anti-affinity rules.",
     )
     assert _codes(TrialRun(pods=(rank0, worker))) == [("trial.not-placed", "unknown")]
+
+
+def test_a_slow_dataset_says_how_it_was_slow() -> None:
+    """Below the rate, cut by the probe's deadline, or no answer at all: each headline says
+    which, never a rate below the bound that was not measured."""
+    base = {"status": "ok", "path": "/data", "bytes_read": 3 << 20, "mib_per_s": 75.0}
+    cut = _findings(_pod(_line(data={**base, "stopped_at_deadline": True})))
+    slow = _findings(_pod(_line(data={**base, "mib_per_s": 4.2, "bytes_read": 64 << 20})))
+    silent = _findings(_pod(_line(data={"status": "timed-out", "path": "/data"})))
+    assert [f.headline for f in (*cut, *slow, *silent)] == [
+        "The dataset could not be read fast enough: the probe's deadline came after 3 MiB "
+        "(75 MiB/s).",
+        "The dataset could not be read fast enough: 4.2 MiB/s, below 50 MiB/s.",
+        "The dataset could not be read fast enough: no answer before the probe's deadline.",
+    ]

@@ -490,6 +490,14 @@ def _data_findings(pod: str, data: DataPart, limits: Thresholds) -> list[TrialFi
     if data.status != "ok":
         return []
     rate = data.mib_per_s
+    if data.stopped_at_deadline:
+        # Fewer bytes than asked when the probe's deadline came: whatever the rate, the read
+        # did not finish in the time the trial had.
+        return [
+            TrialFinding(
+                Outcome.DATA_SLOW, Level.WARNING, pod, data.path, rate, slow, data.bytes_read
+            )
+        ]
     if rate is not None and rate < slow:
         return [TrialFinding(Outcome.DATA_SLOW, Level.WARNING, pod, data.path, rate, slow)]
     return [TrialFinding(Outcome.DATA_READ, Level.OK, pod, data.path, rate, slow)]

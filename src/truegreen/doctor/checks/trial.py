@@ -134,7 +134,7 @@ WORDS: Final[dict[str, Wording]] = {
         "Give the training job a larger /dev/shm.",
     ),
     f"trial.{Outcome.DATA_SLOW}": Wording(
-        "The dataset reads at {value} MiB/s, below {limit} MiB/s.",
+        "The dataset could not be read fast enough: {how}.",
         "Check the storage behind the dataset volume.",
     ),
     f"trial.{Outcome.DATA_EMPTY}": Wording(
@@ -202,15 +202,33 @@ def _seconds(value: float | None) -> str:
     return f"{minutes} min {seconds} s" if minutes else f"{value:.1f} s"
 
 
+def _number(value: float | None) -> str:
+    return "?" if value is None else f"{value:g}"
+
+
+def _how_slow(found: "TrialFinding") -> str:
+    """A slow dataset read: cut by the probe's deadline (the bytes read are given), below the
+    rate, or no answer at all."""
+    if found.size_bytes is not None:
+        return (
+            f"the probe's deadline came after {_size(found.size_bytes)} "
+            f"({_number(found.value)} MiB/s)"
+        )
+    if found.value is None:
+        return "no answer before the probe's deadline"
+    return f"{_number(found.value)} MiB/s, below {_number(found.limit)} MiB/s"
+
+
 def _fields(found: "TrialFinding") -> dict[str, object]:
     shm = found.outcome in (Outcome.SHM_TOO_SMALL, Outcome.SHM_ENOUGH)
-    number = _size if shm else (lambda v: "?" if v is None else f"{v:g}")
+    number = _size if shm else _number
     return {
         "value": number(found.value),
         "limit": number(found.limit),
         "seconds": _seconds(found.value),
         "size": _size(found.size_bytes),
         "path": found.words,
+        "how": _how_slow(found),
     }
 
 
