@@ -308,3 +308,22 @@ def test_a_trial_pod_that_disappeared_before_it_reported_is_unknown(doctor: Doct
         f"{_one_pod(doctor)}: the trial pod disappeared before its report was read"
     ]
     assert code == 3
+
+
+def test_a_job_pinned_to_a_machine_is_tried_on_that_machine(doctor: Doctor) -> None:
+    """The job's template names its machine (`spec.nodeName`): its pods skip the scheduler and
+    that machine's kubelet admits them (pkg/kubelet/lifecycle/predicate.go). The trial pod the
+    API server stores names the same machine."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _cpu_job(now)
+        job = next(o for o in objects if o["kind"] == "Job")
+        job["spec"]["template"]["spec"]["nodeName"] = "gpu-1"
+        return objects
+
+    doctor.load(build)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    doctor.live("--trial", "-o", "json")
+    [pod] = doctor.server.kubelet.pods.values()
+    assert pod["spec"].get("nodeName") == "gpu-1"

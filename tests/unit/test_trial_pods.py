@@ -134,6 +134,21 @@ def test_workers_are_kept_apart_and_given_rank_0_s_address() -> None:
     assert "affinity" not in together["spec"]
 
 
+def test_a_job_pinned_to_a_machine_is_tried_on_that_machine() -> None:
+    """A template's `spec.nodeName` binds its pods without the scheduler: the named machine's
+    kubelet admits or rejects them (kubernetes pkg/kubelet/lifecycle/predicate.go
+    `predicateAdmitHandler.Admit`). The trial pod keeps it; its workers then share that one
+    machine, as the job's pods do, so none is kept apart from rank 0."""
+    pinned = {**JOB_POD, "spec": {**JOB_POD["spec"], "nodeName": "gpu-node-07"}}
+    pod = trial_pod("llama", pinned, SETTINGS)
+    assert pod["spec"]["nodeName"] == "gpu-node-07"
+    worker = trial_pod(
+        "llama", pinned, SETTINGS, rank=1, world=2, master="10.4.0.7", separate_machines=True
+    )
+    assert worker["spec"]["nodeName"] == "gpu-node-07"
+    assert "affinity" not in worker["spec"], "kept apart from rank 0 on the one machine named"
+
+
 def test_a_long_job_name_still_fits_one_dns_label() -> None:
     name = trial_name("a" * 80, "r7k2", 12)
     assert len(name) == 63

@@ -21,7 +21,9 @@ shows it) and the volumes. It changes only what a trial needs:
   each `volumeMounts[].readOnly`): the probe reads the dataset and must never write to it;
 - for a distributed job, workers are kept off rank 0's machine (a required podAntiAffinity on
   `kubernetes.io/hostname`) where the job's pods would use more than one machine, and given rank
-  0's address.
+  0's address; a job pinned to one machine (`spec.nodeName`) is tried on it, bypassing the
+  scheduler as its pods do (the kubelet admits them: pkg/kubelet/lifecycle/predicate.go), its
+  workers together there.
 """
 
 from collections.abc import Mapping, Sequence
@@ -213,8 +215,9 @@ def trial_pod(
     )
     if volumes:
         spec["volumes"] = volumes
-    spec.pop("nodeName", None)
-    if separate_machines and world > 1:
+    # A job pinned to a machine (`nodeName`) keeps it: its pods skip the scheduler and that
+    # machine's kubelet admits them, and its workers share it, so none is kept apart.
+    if separate_machines and world > 1 and not spec.get("nodeName"):
         spec["affinity"] = _apart(o.mapping(spec.get("affinity")), settings.run)
     labels = {
         **dict(settings.queue_labels),
