@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from truegreen.trial.outcomes import Level, Outcome
 from truegreen.trial.pods import TRIAL_LABEL, TRIAL_RUN_LABEL, TrialSettings, trial_name, trial_pod
 from truegreen.trial.readback import TrialPod, pod_findings
@@ -147,6 +149,36 @@ def test_a_job_pinned_to_a_machine_is_tried_on_that_machine() -> None:
     )
     assert worker["spec"]["nodeName"] == "gpu-node-07"
     assert "affinity" not in worker["spec"], "kept apart from rank 0 on the one machine named"
+
+
+@pytest.mark.parametrize(
+    ("resources", "gpus"),
+    [
+        ({"limits": {"nvidia.com/mig-3g.40gb": "1", "cpu": "8"}}, 1),
+        ({"requests": {"gpu.intel.com/i915": "2"}, "limits": {"gpu.intel.com/i915": "2"}}, 2),
+        ({"limits": {"amd.com/gpu": "4"}}, 4),
+        ({"limits": {"nvidia.com/mig-1g.10gb": "2", "nvidia.com/mig-2g.20gb": "1"}}, 3),
+        ({"limits": {"example.com/gpu-like": "1", "cpu": "1"}}, 0),
+    ],
+)
+def test_the_trainer_is_the_container_asking_for_any_gpu_resource(
+    resources: dict[str, Any], gpus: int
+) -> None:
+    """A GPU is what doctor counts as one (truegreen.gpu_resources): `nvidia.com/gpu`, the MIG
+    slices of NVIDIA's device plugin under its mixed strategy (`nvidia.com/mig-<profile>`),
+    AMD's and Intel's. A log shipper listed first is not the trainer."""
+    job_pod = {
+        "metadata": {"name": "llama"},
+        "spec": {
+            "containers": [
+                {"name": "log-shipper", "image": "fluent/fluent-bit:3.0"},
+                {"name": "trainer", "image": "ghcr.io/acme/train:2.11", "resources": resources},
+            ]
+        },
+    }
+    [container] = trial_pod("llama", job_pod, SETTINGS)["spec"]["containers"]
+    assert container["name"] == ("trainer" if gpus else "log-shipper")
+    assert _env({"spec": {"containers": [container]}})["TRUEGREEN_PROBE_GPUS"] == str(gpus)
 
 
 def test_a_long_job_name_still_fits_one_dns_label() -> None:

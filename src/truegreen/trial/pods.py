@@ -33,6 +33,7 @@ from typing import Any
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
+from truegreen.gpu_resources import is_gpu_resource
 from truegreen.quantity import QuantityError, parse_quantity
 
 TRIAL_LABEL = "truegreen.io/trial"
@@ -40,7 +41,6 @@ TRIAL_LABEL = "truegreen.io/trial"
 TRIAL_RUN_LABEL = "truegreen.io/trial-run"
 """This run's id: the workers' anti-affinity names only this run's pods."""
 PROBE_PREFIX = "TRUEGREEN_PROBE_"
-GPU_RESOURCE_SUFFIX = "/gpu"
 HOSTNAME = "kubernetes.io/hostname"
 _NAME_LIMIT = 63
 """A pod's name is also its hostname: one DNS label (RFC 1123)."""
@@ -79,15 +79,18 @@ def trial_name(job: str, run: str, rank: int) -> str:
 
 
 def gpu_count(container: Mapping[str, Any]) -> int:
-    """The GPUs a container asks for: any `<vendor>/gpu` limit (or request)."""
+    """The GPUs a container asks for, as doctor counts them (truegreen.gpu_resources: whole
+    GPUs, MIG slices, AMD's and Intel's): the sum of its GPU limits, else of its requests (an
+    extended resource's request equals its limit, when both are given)."""
     resources_ = o.mapping(container.get("resources"))
     for part in ("limits", "requests"):
-        for name, amount in o.mapping(resources_.get(part)).items():
-            if str(name).endswith(GPU_RESOURCE_SUFFIX):
-                try:
-                    return int(str(amount))
-                except ValueError:
-                    return 0
+        amounts = [
+            str(amount)
+            for name, amount in o.mapping(resources_.get(part)).items()
+            if is_gpu_resource(str(name))
+        ]
+        if amounts:
+            return sum(int(a) if a.isdigit() else 0 for a in amounts)
     return 0
 
 

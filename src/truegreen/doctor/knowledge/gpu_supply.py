@@ -19,11 +19,8 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
 from truegreen.doctor.knowledge.last_answer import LastAnswer
+from truegreen.gpu_resources import is_gpu_resource
 from truegreen.quantity import QuantityError, Resources
-
-GPU_RESOURCE_PREFIXES = ("nvidia.com/gpu", "nvidia.com/mig-", "amd.com/gpu", "gpu.intel.com/")
-"""The extended resources that are GPUs or slices of one (NVIDIA's device plugin: `nvidia.com/
-gpu`, and `nvidia.com/mig-<profile>` under the mixed MIG strategy; AMD's and Intel's plugins)."""
 
 GPU_LABELS: tuple[tuple[str, str | None], ...] = (
     # NVIDIA GPU feature discovery (k8s-device-plugin docs/gpu-feature-discovery) and the GPU
@@ -64,11 +61,6 @@ class GpuProblem(Struct, frozen=True):
     """What it has: its capacity, or the count its labels give when that is more."""
     signal: str
     """The label (or capacity) that says it is a GPU machine."""
-
-
-def is_gpu_resource(name: str) -> bool:
-    """A GPU or a slice of one."""
-    return name.startswith(GPU_RESOURCE_PREFIXES)
 
 
 def _signal(labels: Mapping[str, Any]) -> str:

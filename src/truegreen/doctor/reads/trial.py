@@ -17,8 +17,9 @@ from truegreen.cluster import Listed
 from truegreen.doctor.checks.admission.trial import trial_pod as job_pod
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.knowledge.fit import pod_requests
-from truegreen.doctor.knowledge.gpu_supply import allocatable_gpus, is_gpu_resource
+from truegreen.doctor.knowledge.gpu_supply import allocatable_gpus
 from truegreen.doctor.knowledge.training import QUEUE_LABEL, TrainingJob
+from truegreen.gpu_resources import is_gpu_resource
 from truegreen.quantity import Resources
 from truegreen.trial.pods import TrialSettings, shm_need_mib, trainer_index, trial_pod
 from truegreen.trial.readback import TrialRun

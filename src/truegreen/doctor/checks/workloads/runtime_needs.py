@@ -14,8 +14,8 @@ from typing import Any
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
-from truegreen.doctor.knowledge.gpu_supply import is_gpu_resource
 from truegreen.doctor.knowledge.training import PodSet, TrainingJob
+from truegreen.gpu_resources import is_gpu_resource
 from truegreen.quantity import QuantityError, Resources
 
 SHM_PATH = "/dev/shm"
