@@ -12,6 +12,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.scenario.conftest import Doctor
 from tests.support.fake_kubelet import FakeKubelet
 from tests.support.scenarios import NAMESPACE, healthy, training_job
@@ -327,3 +329,50 @@ def test_a_job_pinned_to_a_machine_is_tried_on_that_machine(doctor: Doctor) -> N
     doctor.live("--trial", "-o", "json")
     [pod] = doctor.server.kubelet.pods.values()
     assert pod["spec"].get("nodeName") == "gpu-1"
+
+
+UID = "8d2c1f6e-0000-4000-8000-000000000001"
+STAMPED = {
+    "batch.kubernetes.io/controller-uid": UID,
+    "controller-uid": UID,
+    "batch.kubernetes.io/job-name": "train-llm",
+    "job-name": "train-llm",
+}
+
+
+@pytest.mark.parametrize(
+    ("selector", "template_labels", "manual"),
+    [
+        ({"batch.kubernetes.io/controller-uid": UID}, STAMPED, False),
+        ({"example.com/run": "train-llm"}, {"example.com/run": "train-llm"}, True),
+    ],
+    ids=["generated", "manual"],
+)
+def test_the_job_s_controller_never_adopts_a_trial_pod(
+    doctor: Doctor, selector: dict[str, str], template_labels: dict[str, str], manual: bool
+) -> None:
+    """A live Job's selector is the `batch.kubernetes.io/controller-uid` the API server put on
+    it and on its template, with the job-name labels beside it (pkg/registry/batch/job/
+    strategy.go generateSelector), or with `manualSelector` the user's own; its controller
+    adopts every orphan pod the selector matches (pkg/controller/job/job_controller.go
+    getPodsForJob -> ClaimPods) and counts it. The trial pod matches no such selector."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _cpu_job(now)
+        job = next(o for o in objects if o["kind"] == "Job")
+        job["metadata"]["uid"] = UID
+        job["spec"]["selector"] = {"matchLabels": selector}
+        if manual:
+            job["spec"]["manualSelector"] = True
+        job["spec"]["template"]["metadata"].setdefault("labels", {}).update(template_labels)
+        job["status"] = {"active": 1, "startTime": job["metadata"]["creationTimestamp"]}
+        return objects
+
+    doctor.load(build)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    doctor.live("--trial", "-o", "json")
+    [pod] = doctor.server.kubelet.pods.values()
+    labels = pod["metadata"]["labels"]
+    assert not set(template_labels) & set(labels), labels
+    assert (labels["truegreen.io/trial"], "ownerReferences" in pod["metadata"]) == ("true", False)

@@ -73,6 +73,28 @@ def test_an_indexed_job_whose_ranks_all_run_at_once_runs_together() -> None:
     assert from_job(one).together is False
 
 
+def test_a_job_s_selector_keys_are_what_its_controller_adopts_pods_by() -> None:
+    """The Job controller claims every orphan pod its `spec.selector` matches
+    (pkg/controller/job/job_controller.go getPodsForJob -> ClaimPods). The API server writes
+    `batch.kubernetes.io/controller-uid` into it (pkg/registry/batch/job/strategy.go
+    generateSelector); with `manualSelector` it is the user's own. A CronJob's Jobs take
+    their jobTemplate's."""
+    job = indexed_job("s", NOW, ranks=2, gpus=1, age=timedelta(0))
+    assert from_job(job).selector_keys == ()
+    job["spec"]["selector"] = {
+        "matchLabels": {"batch.kubernetes.io/controller-uid": "u-1", "app": "llama"},
+        "matchExpressions": [{"key": "team", "operator": "In", "values": ["nlp"]}],
+    }
+    assert from_job(job).selector_keys == ("batch.kubernetes.io/controller-uid", "app", "team")
+    cron = {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {"name": "nightly", "namespace": "ml"},
+        "spec": {"jobTemplate": {"spec": {**job["spec"], "selector": {"matchLabels": {"a": "b"}}}}},
+    }
+    assert from_cron_job(cron).selector_keys == ("a",)
+
+
 def test_a_job_s_state_comes_from_its_conditions_and_spec() -> None:
     job = indexed_job("s", NOW, ranks=1, gpus=1, age=timedelta(0))
     job["spec"]["suspend"] = True

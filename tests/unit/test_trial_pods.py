@@ -181,6 +181,41 @@ def test_the_trainer_is_the_container_asking_for_any_gpu_resource(
     assert _env({"spec": {"containers": [container]}})["TRUEGREEN_PROBE_GPUS"] == str(gpus)
 
 
+def test_no_controller_of_the_job_selects_the_trial_pod() -> None:
+    """A controller adopts the orphan pods its selector matches: the Job controller
+    (pkg/controller/job/job_controller.go getPodsForJob -> ClaimPods, then counts their
+    completions, or deletes them while suspended), a ReplicaSet (`pod-template-hash`), JobSet,
+    the training operator, KubeRay and LeaderWorkerSet by their own labels. The trial pod
+    carries none of the keys those controllers stamp, nor any its job's own selector names;
+    the rest (what other pods' affinity and spreading may match) is kept."""
+    uid = "8d2c1f6e-0000-4000-8000-000000000001"
+    stamped = {
+        "batch.kubernetes.io/controller-uid": uid,
+        "controller-uid": uid,
+        "batch.kubernetes.io/job-name": "llama",
+        "job-name": "llama",
+        "batch.kubernetes.io/job-completion-index": "0",
+        "pod-template-hash": "5d8f7c9b4",
+        "controller-revision-hash": "llama-7c9",
+        "statefulset.kubernetes.io/pod-name": "llama-0",
+        "apps.kubernetes.io/pod-index": "0",
+        "jobset.sigs.k8s.io/jobset-name": "llama",
+        "training.kubeflow.org/job-name": "llama",
+        "trainer.kubeflow.org/trainjob-ancestor-step": "trainer",
+        "ray.io/cluster": "llama",
+        "leaderworkerset.sigs.k8s.io/name": "llama",
+    }
+    labels = {**JOB_POD["metadata"]["labels"], "team": "nlp", **stamped}
+    job_pod = {**JOB_POD, "metadata": {**JOB_POD["metadata"], "labels": labels}}
+    settings = TrialSettings(run="r7k2", deadline_seconds=300, selector_keys=("team",))
+    assert trial_pod("llama", job_pod, settings)["metadata"]["labels"] == {
+        "app": "llama",
+        "kueue.x-k8s.io/queue-name": "gpu",
+        TRIAL_LABEL: "true",
+        TRIAL_RUN_LABEL: "r7k2",
+    }
+
+
 def test_a_long_job_name_still_fits_one_dns_label() -> None:
     name = trial_name("a" * 80, "r7k2", 12)
     assert len(name) == 63

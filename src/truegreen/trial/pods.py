@@ -8,8 +8,9 @@ secrets, init containers, the env (references kept, so a missing setting shows a
 shows it) and the volumes. It changes only what a trial needs:
 - named `truegreen-trial-<job>-<run>-<rank>`, labelled `truegreen.io/trial: "true"` and
   `truegreen.io/trial-run: <run>` (and with the job's queue labels, `TrialSettings`), owned
-  by nothing (no ownerReferences: the job's controller
-  must not adopt or count it);
+  by nothing (no ownerReferences) and without the labels a controller selects pods by (those
+  controllers stamp, and those the job's selector names): the job's controller must not adopt
+  or count it;
 - `restartPolicy: Never` and `activeDeadlineSeconds`: the kubelet ends it by itself
   (pkg/kubelet/active_deadline.go) if truegreen cannot;
 - the trainer container (the one asking for GPUs, else the first) runs the probe
@@ -45,6 +46,31 @@ HOSTNAME = "kubernetes.io/hostname"
 _NAME_LIMIT = 63
 """A pod's name is also its hostname: one DNS label (RFC 1123)."""
 _DROPPED = ("livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "command", "args")
+CONTROLLER_LABELS = frozenset(
+    {
+        # The Job controller's (pkg/apis/batch/types.go: ControllerUidLabel, JobNameLabel and
+        # their legacy names; the completion index under the batch.kubernetes.io prefix).
+        "controller-uid",
+        "job-name",
+        # ReplicaSets' (DefaultDeploymentUniqueLabelKey), StatefulSets' and DaemonSets'
+        # (ControllerRevisionHashLabelKey, StatefulSetPodNameLabel, PodIndexLabel).
+        "pod-template-hash",
+        "controller-revision-hash",
+        "statefulset.kubernetes.io/pod-name",
+        "apps.kubernetes.io/pod-index",
+    }
+)
+"""Label keys controllers stamp on the pods they create and select them by."""
+CONTROLLER_PREFIXES = (
+    "batch.kubernetes.io/",
+    "jobset.sigs.k8s.io/",
+    "training.kubeflow.org/",
+    "trainer.kubeflow.org/",
+    "ray.io/",
+    "leaderworkerset.sigs.k8s.io/",
+)
+"""The domains of the labels the Job controller, JobSet, the training operator and Kubeflow
+Trainer, KubeRay and LeaderWorkerSet stamp on their pods and list, count or adopt them by."""
 
 
 class TrialSettings(Struct, frozen=True):
@@ -59,6 +85,9 @@ class TrialSettings(Struct, frozen=True):
     init_timeout_seconds: int = 10
     python: bool = True
     """Run probe.py; False: probe.sh, for images without Python."""
+    selector_keys: tuple[str, ...] = ()
+    """The label keys the job's controller selects its pods by (a Job's `spec.selector`):
+    never on a trial pod, which that controller would adopt."""
     queue_labels: tuple[tuple[str, str], ...] = ()
     """Labels the job carries on itself rather than on its pod template that decide which queue
     admits its work (Kueue's `kueue.x-k8s.io/queue-name`): a trial pod, owned by nothing, is
@@ -224,7 +253,7 @@ def trial_pod(
         spec["affinity"] = _apart(o.mapping(spec.get("affinity")), settings.run)
     labels = {
         **dict(settings.queue_labels),
-        **o.mapping(metadata.get("labels")),
+        **_unselected(o.mapping(metadata.get("labels")), settings.selector_keys),
         TRIAL_LABEL: "true",
         TRIAL_RUN_LABEL: settings.run,
     }
@@ -237,6 +266,19 @@ def trial_pod(
             "annotations": dict(o.mapping(metadata.get("annotations"))),
         },
         "spec": spec,
+    }
+
+
+def _unselected(labels: Mapping[str, Any], selector_keys: Sequence[str]) -> dict[str, Any]:
+    """The job's labels less those a controller selects its pods by: the keys controllers
+    stamp, and those the job's own selector names. The rest stay: other pods' affinity and
+    spreading, and the job's own, may match them."""
+    return {
+        k: v
+        for k, v in labels.items()
+        if k not in CONTROLLER_LABELS
+        and k not in selector_keys
+        and not str(k).startswith(CONTROLLER_PREFIXES)
     }
 
 

@@ -122,6 +122,10 @@ class TrainingJob(Struct, frozen=True):
     """The reason and message of the job's failure, as its status says them."""
     managed_by: str = ""
     """`spec.managedBy`: another controller runs this job (Kueue's MultiKueue), "" for its own."""
+    selector_keys: tuple[str, ...] = ()
+    """The label keys its controller selects its pods by (a Job's `spec.selector`): it adopts
+    any orphan pod that selector matches (pkg/controller/job/job_controller.go getPodsForJob
+    -> ClaimPods)."""
 
     @property
     def ref(self) -> str:
@@ -241,6 +245,14 @@ def _common(obj: KubeObject) -> dict[str, Any]:
     }
 
 
+def _selector_keys(job_spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """The keys a Job's `spec.selector` names: its matchLabels, then its matchExpressions."""
+    selector = o.mapping(job_spec.get("selector"))
+    keys = [str(k) for k in o.mapping(selector.get("matchLabels"))]
+    keys += [str(o.mapping(e).get("key", "")) for e in o.sequence(selector.get("matchExpressions"))]
+    return tuple(dict.fromkeys(k for k in keys if k))
+
+
 def from_job(job: KubeObject) -> TrainingJob:
     """A batch/v1 Job: one set of `parallelism` pods (at most `completions`)."""
     spec = o.mapping(job.get("spec"))
@@ -248,6 +260,7 @@ def from_job(job: KubeObject) -> TrainingJob:
         kind=Kind.JOB,
         pod_sets=(PodSet("worker", pods_of_job_spec(spec), o.pod_template(job)),),
         together=_job_ranks(spec),
+        selector_keys=_selector_keys(spec),
         suspended=spec.get("suspend") is True,
         finished=_is_condition(job, "Complete", "Failed"),
         failed=_is_condition(job, "Failed"),
@@ -266,6 +279,7 @@ def from_cron_job(cron: KubeObject) -> TrainingJob:
         ),
         together=_job_ranks(job_spec),
         suspended=spec.get("suspend") is True,
+        selector_keys=_selector_keys(job_spec),
         **_common(cron),
     )
 

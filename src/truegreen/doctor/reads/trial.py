@@ -90,6 +90,7 @@ def trial_of(env: Environment, client: TrialClient) -> TrialRun | None:
         deadline_seconds=int(timeout) + _DEADLINE_MARGIN_SECONDS,
         rendezvous_port=_port(pod.get("spec")),
         shm_need_mib=_shm_need(pod.get("spec")),
+        selector_keys=job.selector_keys,
         queue_labels=((QUEUE_LABEL, job.queue),) if job.queue else (),
     )
 
