@@ -228,8 +228,13 @@ def test_an_interrupted_run_s_pods_are_removed_by_the_next(
                 "name": "truegreen-trial-llama-old-0",
                 "namespace": NAMESPACE,
                 "labels": {TRIAL_LABEL: "true"},
+                # Its own deadline long past: no live run owns it.
+                "creationTimestamp": "2026-01-01T00:00:00Z",
             },
-            "spec": {"containers": [{"name": "trainer", "image": "x"}]},
+            "spec": {
+                "containers": [{"name": "trainer", "image": "x"}],
+                "activeDeadlineSeconds": 330,
+            },
         }
     )
     fake.kubelet = FakeKubelet(fake, {"imagenet": _dataset(tmp_path)})

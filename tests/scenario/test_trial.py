@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -156,32 +156,63 @@ def test_ctrl_c_during_the_trial_deletes_its_pods(doctor: Doctor) -> None:
     assert json.loads(out)["exit_code"] == 130, "-o json promises a document, interrupted too"
 
 
-def test_a_trial_first_removes_what_an_interrupted_one_left(doctor: Doctor) -> None:
-    left = "truegreen-trial-train-llm-0e20-0"
+def _left_pod(name: str, created: datetime, status: Obj) -> Obj:
+    """A trial pod as a run of doctor --trial creates it: its labels and its own deadline
+    (`activeDeadlineSeconds`, 30 s past a trial of 300 s), with the time the API server stored
+    it (`metadata.creationTimestamp`) and a status."""
+    run = name.rsplit("-", 2)[-2]
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": NAMESPACE,
+            "labels": {"truegreen.io/trial": "true", "truegreen.io/trial-run": run},
+            "creationTimestamp": created.strftime("%Y-%m-%dT%H:%M:%SZ"),
+        },
+        "spec": {
+            "containers": [{"name": "trainer", "image": "python:3.12"}],
+            "restartPolicy": "Never",
+            "activeDeadlineSeconds": 330,
+        },
+        "status": status,
+    }
+
+
+def test_a_trial_removes_only_what_an_interrupted_one_left(doctor: Doctor) -> None:
+    """Three trial pods another run made: one whose own deadline passed long ago while no
+    machine took it (what a run killed with SIGKILL leaves: Pending for good, holding quota),
+    one the kubelet ended at its deadline (`Failed`, reason `DeadlineExceeded`:
+    pkg/kubelet/active_deadline.go), and one of a run still going (created seconds ago,
+    Running). Only the first two are left over; a live run's pod is never touched."""
+    stale = "truegreen-trial-train-llm-0e20-0"
+    ended = "truegreen-trial-train-llm-51ab-0"
+    live = "truegreen-trial-train-llm-9f3c7a21-0"
 
     def build(now: datetime) -> list[Obj]:
-        # What a run killed with SIGKILL leaves: its pod, found by the trial label.
-        pod = {
-            "apiVersion": "v1",
-            "kind": "Pod",
-            "metadata": {
-                "name": left,
-                "namespace": NAMESPACE,
-                "labels": {"truegreen.io/trial": "true", "truegreen.io/trial-run": "0e20"},
-            },
-            "spec": {"containers": [{"name": "trainer", "image": "python:3.12"}]},
-            "status": {"phase": "Running"},
-        }
-        return [*_cpu_job(now), pod]
+        real = datetime.now(UTC)
+        return [
+            *_cpu_job(now),
+            _left_pod(stale, real - timedelta(hours=1), {"phase": "Pending"}),
+            _left_pod(
+                ended,
+                real - timedelta(minutes=6),
+                {
+                    "phase": "Failed",
+                    "reason": "DeadlineExceeded",
+                    "message": "Pod was active on the node longer than the specified deadline",
+                },
+            ),
+            _left_pod(live, real - timedelta(seconds=5), {"phase": "Running"}),
+        ]
 
     doctor.load(build)
     doctor.server.admission.allow_creates = True
     doctor.server.kubelet = FakeKubelet(doctor.server)
-    assert _pods_left(doctor) == [left], "precondition: a leftover is there"
     report = doctor.live("--trial", "-o", "json").json()
-    assert _pods_left(doctor) == []
+    assert _pods_left(doctor) == [live], "another run's live pod stays"
     [ok] = [f for f in report["findings"] if f["code"] == "trial.ok"]
-    assert f"1 left by an interrupted trial removed first ({left})" in ok["headline"]
+    assert f"2 left by an interrupted trial removed first ({stale}, {ended})" in ok["headline"]
 
 
 def test_a_shared_memory_smaller_than_the_job_states_fails(doctor: Doctor) -> None:
@@ -376,3 +407,37 @@ def test_the_job_s_controller_never_adopts_a_trial_pod(
     labels = pod["metadata"]["labels"]
     assert not set(template_labels) & set(labels), labels
     assert (labels["truegreen.io/trial"], "ownerReferences" in pod["metadata"]) == ("true", False)
+
+
+def test_a_second_run_leaves_a_live_run_s_pods_alone(doctor: Doctor) -> None:
+    """Two doctor --trial runs in one namespace at once: run A's pod is running its probe (not
+    yet reported) when run B starts. B measures its own pod and leaves A's; A reads its own
+    pod back (not one gone from under it). The API server stamps each pod's
+    creationTimestamp at its create (apiserver pkg/registry/rest/create.go BeforeCreate ->
+    FillObjectMetaSystemFields)."""
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, stop="running")
+    command = [sys.executable, "-m", "truegreen", "doctor", "--kubeconfig", str(doctor.kubeconfig)]
+    with subprocess.Popen(
+        [*command, "--no-registry", "--trial", "--trial-timeout", "8", "-o", "json", "--verbose"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    ) as first:
+        deadline = time.monotonic() + 30
+        while not _pods_left(doctor) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        [a_pod] = _pods_left(doctor)
+        second = doctor.live("--trial", "--trial-timeout", "2", "-o", "json", "--verbose")
+        assert a_pod in _pods_left(doctor), "B left A's live pod"
+        out, err = first.communicate(timeout=60)
+    b_pods = [name for name in doctor.server.kubelet.pods if name != a_pod]
+    assert len(b_pods) == 1, "precondition: B made a pod of its own"
+    b_trial = [f for f in second.json()["findings"] if f["check"] == "trial"]
+    assert all("removed first" not in f["headline"] for f in b_trial), b_trial
+    a_trial = [f for f in json.loads(out)["findings"] if f["check"] == "trial"]
+    [a_unknown] = [f for f in a_trial if f["code"] == "trial.no-probe-line"]
+    assert a_unknown["details"] == [
+        f"{a_pod}: the probe had not reported when the trial's time ran out"
+    ], err
+    assert _pods_left(doctor) == []

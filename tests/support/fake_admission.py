@@ -20,6 +20,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -531,6 +532,9 @@ def create_pod(
     _webhooks(server, "ValidatingWebhookConfiguration", name, dry_run)
     _resource_quota(server, namespace, name, spec)
     pod.setdefault("metadata", {})["namespace"] = namespace
+    # The server's clock at the create, whatever the client sent (apiserver
+    # pkg/registry/rest/create.go BeforeCreate -> FillObjectMetaSystemFields).
+    pod["metadata"]["creationTimestamp"] = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     _scheduling_gated(pod)
     if not dry_run:
         server.add(pod)

@@ -2,17 +2,27 @@
 (a local process with the container's env; a temp folder standing in for the dataset volume;
 rank 0 listening on loopback only)."""
 
+import re
 import socket
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from truegreen.trial.outcomes import Level, Outcome
-from truegreen.trial.pods import TRIAL_LABEL, TRIAL_RUN_LABEL, TrialSettings, trial_name, trial_pod
+from truegreen.trial.pods import (
+    TRIAL_LABEL,
+    TRIAL_RUN_LABEL,
+    TrialSettings,
+    new_run_id,
+    trial_name,
+    trial_pod,
+)
 from truegreen.trial.readback import TrialPod, pod_findings
+from truegreen.trial.run import LEFTOVER_GRACE, left_over
 
 SETTINGS = TrialSettings(run="r7k2", deadline_seconds=300, shm_need_mib=2048)
 
@@ -214,6 +224,40 @@ def test_no_controller_of_the_job_selects_the_trial_pod() -> None:
         TRIAL_LABEL: "true",
         TRIAL_RUN_LABEL: "r7k2",
     }
+
+
+def test_each_run_s_id_is_its_own() -> None:
+    """Two runs in the same second (two operators, CI and a person) never share an id: their
+    pods' names and their anti-affinity stay apart. 32 random bits, lower-case hex, so the
+    name stays one DNS label (RFC 1123)."""
+    ids = [new_run_id() for _ in range(2000)]
+    assert len(set(ids)) == len(ids)
+    assert all(re.fullmatch(r"[0-9a-f]{8}", i) for i in ids), ids[:3]
+    name = trial_name("a" * 80, ids[0], 1)
+    assert len(name) == 63
+    assert re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", name), name
+
+
+def test_a_trial_pod_is_left_over_only_once_its_own_deadline_passed() -> None:
+    """Another run's pod is left over once its deadline (creationTimestamp, the API server's
+    clock, plus activeDeadlineSeconds) and two minutes for clock skew have passed, or once the
+    kubelet ended it at its deadline (`DeadlineExceeded`, pkg/kubelet/active_deadline.go);
+    never a pod that shows neither."""
+    created = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+    pod: dict[str, Any] = {
+        "metadata": {"creationTimestamp": "2026-12-01T12:00:00Z"},
+        "spec": {"activeDeadlineSeconds": 330},
+        "status": {"phase": "Running"},
+    }
+    edge = created + timedelta(seconds=330) + LEFTOVER_GRACE
+    assert left_over(pod, edge + timedelta(seconds=1)) is True
+    assert left_over(pod, edge) is False
+    assert left_over(pod, created + timedelta(seconds=5)) is False, "a live run's pod"
+    ended = {**pod, "status": {"phase": "Failed", "reason": "DeadlineExceeded"}}
+    assert left_over(ended, created + timedelta(seconds=340)) is True
+    assert left_over({**pod, "spec": {}}, edge + timedelta(days=1)) is False, "no deadline"
+    assert left_over({**pod, "metadata": {}}, edge + timedelta(days=1)) is False
+    assert left_over({**pod, "spec": {"activeDeadlineSeconds": True}}, edge) is False
 
 
 def test_a_long_job_name_still_fits_one_dns_label() -> None:

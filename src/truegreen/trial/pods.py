@@ -27,6 +27,7 @@ shows it) and the volumes. It changes only what a trial needs:
   workers together there.
 """
 
+import secrets
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
@@ -98,6 +99,13 @@ def probe_source(python: bool) -> str:
     """The probe program's text as shipped in the package."""
     name = "probe.py" if python else "probe.sh"
     return resources.files("truegreen.trial").joinpath(name).read_text(encoding="utf-8")
+
+
+def new_run_id() -> str:
+    """A trial run's id: 32 random bits as 8 lower-case hex digits, so that two runs started
+    in the same second (two operators, CI and a person) never share pod names or the label
+    their workers' anti-affinity names, and each pod's name stays one DNS label."""
+    return secrets.token_hex(4)
 
 
 def trial_name(job: str, run: str, rank: int) -> str:

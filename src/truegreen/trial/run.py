@@ -6,7 +6,8 @@ API server shows rank 0's address (`status.podIP`), the other workers, given tha
 Every wait is bounded by one deadline (the trial's timeout, the image pull included); the pods
 are deleted in a `finally`, so a failed read, the deadline, Ctrl-C (KeyboardInterrupt) and a
 SIGTERM the command line turns into an exception all remove them. Pods a previous, interrupted
-trial left (found by the trial label) are removed first. A pod that is gone before it is read back
+trial left (found by the trial label, their own deadline past) are removed first; another
+run's live pods are not. A pod that is gone before it is read back
 (deleted by someone else) is waited for no longer and read back as gone: its measurement was
 never read.
 
@@ -16,6 +17,7 @@ is the measurement of that gate, returned as the server's answer for the checks 
 
 import time
 from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from msgspec.structs import replace
@@ -80,12 +82,39 @@ class TrialClient(Protocol):
         ...
 
 
-def remove_leftovers(client: TrialClient, namespace: str) -> tuple[str, ...]:
-    """Delete the trial pods an interrupted run left; their names."""
+LEFTOVER_GRACE = timedelta(minutes=2)
+"""Past a trial pod's own deadline, before another run takes it for left over: a live run
+deletes its pods before their deadline, and this absorbs a skew between this computer's clock
+and the API server's, which wrote the pod's creationTimestamp."""
+DEADLINE_EXCEEDED = "DeadlineExceeded"
+"""The reason the kubelet gives a pod it ended at its activeDeadlineSeconds
+(pkg/kubelet/active_deadline.go)."""
+
+
+def left_over(pod: Mapping[str, Any], now: datetime) -> bool:
+    """A trial pod no live run still owns: its own deadline has passed, as the kubelet judged
+    it (ended `DeadlineExceeded`) or as its creationTimestamp and activeDeadlineSeconds say,
+    with LEFTOVER_GRACE to spare. A pod that shows neither is never taken for left over: it
+    may be a live run's."""
+    if o.mapping(pod.get("status")).get("reason") == DEADLINE_EXCEEDED:
+        return True
+    created = o.created_at(pod)
+    deadline = o.pod_spec(pod).get("activeDeadlineSeconds")
+    if created is None or not isinstance(deadline, int) or isinstance(deadline, bool):
+        return False
+    return created + timedelta(seconds=deadline) + LEFTOVER_GRACE < now
+
+
+def remove_leftovers(
+    client: TrialClient, namespace: str, now: datetime | None = None
+) -> tuple[str, ...]:
+    """Delete the trial pods interrupted runs left (`left_over`); their names. Another run's
+    live pods are left alone."""
     listed = client.list(Kind.POD, namespace=namespace, labels={TRIAL_LABEL: "true"})
     if not isinstance(listed, Listed):
         return ()
-    names = tuple(o.name_of(pod) for pod in listed.items)
+    moment = now or datetime.now(UTC)
+    names = tuple(o.name_of(pod) for pod in listed.items if left_over(pod, moment))
     for name in names:
         client.delete(Kind.POD, name, namespace=namespace)
     return names

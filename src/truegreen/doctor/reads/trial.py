@@ -21,7 +21,13 @@ from truegreen.doctor.knowledge.gpu_supply import allocatable_gpus
 from truegreen.doctor.knowledge.training import QUEUE_LABEL, TrainingJob
 from truegreen.gpu_resources import is_gpu_resource
 from truegreen.quantity import Resources
-from truegreen.trial.pods import TrialSettings, shm_need_mib, trainer_index, trial_pod
+from truegreen.trial.pods import (
+    TrialSettings,
+    new_run_id,
+    shm_need_mib,
+    trainer_index,
+    trial_pod,
+)
 from truegreen.trial.readback import TrialRun
 from truegreen.trial.record import redacted
 from truegreen.trial.run import TrialClient, run_trial
@@ -86,7 +92,7 @@ def trial_of(env: Environment, client: TrialClient) -> TrialRun | None:
     world = 2 if job.together and pods > 1 else 1
     timeout = env.settings.trial_timeout
     settings = TrialSettings(
-        run=f"{int(env.now.timestamp()) & 0xFFFF:04x}",
+        run=new_run_id(),
         deadline_seconds=int(timeout) + _DEADLINE_MARGIN_SECONDS,
         rendezvous_port=_port(pod.get("spec")),
         shm_need_mib=_shm_need(pod.get("spec")),
