@@ -321,3 +321,11 @@ def test_a_slow_dataset_says_how_it_was_slow() -> None:
         "The dataset could not be read fast enough: 4.2 MiB/s, below 50 MiB/s.",
         "The dataset could not be read fast enough: no answer before the probe's deadline.",
     ]
+
+
+def test_the_pods_a_delete_left_are_removed_by_name() -> None:
+    """The remedy deletes the pods named, never every pod with the trial label: another run's
+    live trial pods carry that label too."""
+    run = TrialRun(not_deleted=((POD, CantRead(ReadFailure.TIMEOUT, "delete pod")),))
+    [left] = _findings(run)
+    assert left.remedy == f"Delete them with `kubectl -n ml delete pod {POD}`."

@@ -279,7 +279,10 @@ def check(env: Environment) -> list[Finding]:
                 details=tuple(cant.reason for _, cant in run.not_deleted),
                 count=len(run.not_deleted),
                 names=names,
-                command=env.settings.kubectl.here("delete", "pod", "-l", "truegreen.io/trial"),
+                # By name: another run's live trial pods carry the trial label too.
+                command=env.settings.kubectl.here(
+                    "delete", "pod", *(name for name, _ in run.not_deleted)
+                ),
             )
         )
     if run.removed_leftovers:
