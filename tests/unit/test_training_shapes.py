@@ -86,6 +86,15 @@ def test_a_job_s_selector_keys_are_what_its_controller_adopts_pods_by() -> None:
         "matchExpressions": [{"key": "team", "operator": "In", "values": ["nlp"]}],
     }
     assert from_job(job).selector_keys == ("batch.kubernetes.io/controller-uid", "app", "team")
+    job["spec"]["selector"]["matchExpressions"] += [
+        {"key": "app", "operator": "Exists"},
+        {"operator": "Exists"},
+    ]
+    assert from_job(job).selector_keys == (
+        "batch.kubernetes.io/controller-uid",
+        "app",
+        "team",
+    ), "each key once; an expression without a key names none"
     cron = {
         "apiVersion": "batch/v1",
         "kind": "CronJob",
