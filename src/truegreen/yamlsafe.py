@@ -651,7 +651,7 @@ class _KubernetesBuilder(_Builder):
             if key_node.tag == _MERGE:
                 if own is None:
                     own = set(mapping)
-                self._merge_into(mapping, value_node)
+                self._merge_into(mapping, key_node, value_node)
                 continue
             key = self.build(key_node) if type(key_node) is not ScalarNode else self._key(key_node)
             value = self.build(value_node)
@@ -679,17 +679,18 @@ class _KubernetesBuilder(_Builder):
             self._note(Problem.UNSUPPORTED, str(error), node)
             return None
 
-    def _merge_into(self, mapping: dict[object, object], value: Node) -> None:
-        """go-yaml v2 `(*decoder).merge`: a list's mappings from last to first, so the earliest
-        wins among them."""
-        sources = value.value if type(value) is SequenceNode else [value]
+    def _merge_into(self, mapping: dict[object, object], key: Node, value: Node) -> None:
+        """go-yaml v2 `(*decoder).merge`: a mapping, an alias to one, or a list written in place
+        whose items are each one of those, merged from last to first so the earliest wins. An
+        alias to a list is no such list (`case aliasNode: if n.alias.kind != mappingNode`)."""
+        in_place = value.start_mark.index >= key.end_mark.index  # an alias points back
+        sources = value.value if type(value) is SequenceNode and in_place else [value]
+        if not all(type(source) is MappingNode for source in sources):
+            detail = "map merge requires map or sequence of maps as the value"
+            self._note(Problem.UNSUPPORTED, detail, key)
+            return
         for source in reversed(sources):
-            built = self.build(source)
-            if isinstance(built, dict):
-                mapping.update(built)
-            else:
-                detail = "map merge requires map or sequence of maps as the value"
-                self._note(Problem.UNSUPPORTED, detail, source)
+            mapping.update(self.build(source))  # type: ignore[call-overload]
 
     def _key(self, node: ScalarNode) -> object:
         """A key's value before it becomes text: a number is not yet JSON's (1e6 is `1e+06`)."""

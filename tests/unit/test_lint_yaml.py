@@ -206,7 +206,8 @@ def test_what_kubernetes_cannot_take_is_the_document_s_problem(
 @needs_kubectl
 def test_kubectl_refuses_what_is_a_problem(tmp_path: Path) -> None:
     """The oracle for the problems above: kubectl refuses each file outright."""
-    for text in ("  a: .nan\n", "  ~: a\n", "  a: !!int abc\n"):
+    merges = ("  s: &s [{a: b}]\n  d: {<<: *s}\n", "  s: &s x\n  d: {<<: [*s]}\n")
+    for text in ("  a: .nan\n", "  ~: a\n", "  a: !!int abc\n", *merges):
         with pytest.raises(subprocess.CalledProcessError):
             _kubectl_data(tmp_path, text)
 

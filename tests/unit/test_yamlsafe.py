@@ -582,3 +582,39 @@ def test_documents_before_the_cap_are_still_read_when_composing_stops() -> None:
     results = loaded(text, limits)
     assert [type(r).__name__ for r in results] == ["Document", "Document", "Refusal"]
     assert results[2] == Refusal(Problem.TOO_MANY_NODES, "it holds more than 30 values", 7)
+
+
+# -- `<<` merges as go-yaml v2 decode.go `(*decoder).merge` takes them ---------------------------
+
+MERGE_REFUSED = "map merge requires map or sequence of maps as the value"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        # `case aliasNode: if n.alias.kind != mappingNode { failWantMap() }`
+        ("s: &s\n  - {a: 1}\n  - {b: 2}\nd:\n  <<: *s\n", 5),
+        ("s: &s x\nd:\n  <<: *s\n", 3),
+        # `case sequenceNode:` each item an alias (checked as above) or a mapping
+        ("s: &s\n  - {a: 1}\nd:\n  <<: [*s]\n", 4),
+        ("s: &s x\nd:\n  <<: [{a: 1}, *s]\n", 3),
+        ("d:\n  <<: [[{a: 1}]]\n", 2),
+    ],
+)
+def test_a_merge_of_an_alias_to_no_mapping_is_what_kubernetes_refuses(text: str, line: int) -> None:
+    """go-yaml v2 decode.go `(*decoder).merge`: `<<: *list` fails even where the list holds
+    mappings (kubectl: `error converting YAML to JSON: yaml: map merge requires map or sequence
+    of maps as the value`); only a list written in place may hold them. The line is the `<<`."""
+    (document,) = load_all(text, kubernetes=True)
+    assert isinstance(document, Document)
+    assert document.problem == Refusal(Problem.UNSUPPORTED, MERGE_REFUSED, line)
+
+
+def test_a_merge_of_aliases_to_mappings_is_read() -> None:
+    """go-yaml v2 `(*decoder).merge`: an alias to a mapping, alone or in a list, merges."""
+    text = "m: &m {a: 1}\nn: &n {a: 2, b: 2}\nd: {<<: *m}\ne: {<<: [*m, *n, {c: 3}]}\n"
+    (document,) = load_all(text, kubernetes=True)
+    assert isinstance(document, Document)
+    assert document.problem is None
+    assert document.data["d"] == {"a": 1}  # type: ignore[index]
+    assert document.data["e"] == {"a": 1, "b": 2, "c": 3}  # type: ignore[index]
