@@ -271,6 +271,10 @@ def load_all(
     if _JSON_START.match(text):
         yield from _json_stream(text, limits, builder)
         return
+    yield from _yaml_stream(text, limits, builder)
+
+
+def _yaml_stream(text: str, limits: Limits, builder: "_Builder") -> Iterator[Document | Refusal]:
     last_start = 0
     for loaded in _documents(text, limits, builder):
         if isinstance(loaded, Document):
@@ -280,8 +284,12 @@ def load_all(
         yield from _rest_by_parts(text, limits, builder, loaded, last_start)
 
 
-_JSON_START = re.compile(r"\s*\{")
-_SPACE = re.compile(r"\s*")
+# Go's unicode.IsSpace, which GuessJSONStream and consumeWhitespace use: Python's `\s` also
+# takes U+001C-U+001F.
+_GO_SPACES = "\t\n\v\f\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+_JSON_START = re.compile(f"[{_GO_SPACES}]*\\{{")
+_GO_SPACE = re.compile(f"[{_GO_SPACES}]")
+_JSON_SPACE = re.compile(r"[ \t\r\n]*")  # encoding/json's isSpace, between values
 
 
 def _not_json(name: str) -> float:
@@ -293,12 +301,13 @@ _JSON_VALUES = json.JSONDecoder(object_pairs_hook=lambda _: None, parse_constant
 
 
 def _json_stream(text: str, limits: Limits, builder: "_Builder") -> Iterator[Document | Refusal]:
-    """apimachinery pkg/util/yaml/decoder.go YAMLOrJSONDecoder: input that starts with `{` is a
-    stream of JSON values (GuessJSONStream, json.NewDecoder), all of them read, to the first
-    that is no JSON. Each value is then read as YAML (JSON is YAML's flow style), so its lines,
-    scalars and bounds are every document's."""
-    position, line, counted = _SPACE.match(text).end(), 0, 0  # type: ignore[union-attr]
-    while position < len(text):
+    """apimachinery pkg/util/yaml/decoder.go YAMLOrJSONDecoder: input that starts with `{`
+    (GuessJSONStream) is first read as a stream of JSON values (json.NewDecoder). Where a value
+    is no JSON after two or more were read, the stream is JSON and ends there; after none or
+    one, it is read on as YAML from just after the values read. Each JSON value is then read as
+    YAML (JSON is YAML's flow style), so its lines, scalars and bounds are every document's."""
+    read, line, counted = 0, 0, 0
+    while (position := _JSON_SPACE.match(text, read).end()) < len(text):  # type: ignore[union-attr]
         line += text.count("\n", counted, position)
         counted = position
         try:
@@ -307,16 +316,44 @@ def _json_stream(text: str, limits: Limits, builder: "_Builder") -> Iterator[Doc
             yield Refusal(Problem.UNSUPPORTED, "it is nested too deeply", line + 1)
             return
         except json.JSONDecodeError as error:
-            yield _not_json_at(error.msg, error.lineno, error.colno)
+            yield from _json_or_yaml(text, limits, builder, read, error.msg, error.pos)
             return
         except ValueError as error:  # NaN, Infinity: constants Go's JSON does not know
-            yield _not_json_at(str(error), *_constant_at(text, position))
+            at = _constant_at(text, position)
+            yield from _json_or_yaml(text, limits, builder, read, str(error), at)
             return
         for loaded in _documents(text[position:end], limits, builder, line):
             yield loaded
             if isinstance(loaded, Refusal) and loaded.problem in _BOUNDS:
                 return
-        position = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+        read = end
+        builder.json_values += 1
+
+
+def _json_or_yaml(
+    text: str, limits: Limits, builder: "_Builder", read: int, reason: str, at: int
+) -> Iterator[Document | Refusal]:
+    """YAMLOrJSONDecoder.Decode after a JSON error: `if d.count > 1` the error; else the stream
+    rewinds to `read` and consumeWhitespace eats spaces up to a newline (that included) before
+    YAML reads the rest. consumeWhitespace reads 4 bytes at a time: with fewer left, or at a
+    U+FFFD (utf8.RuneError), it fails, and so the JSON error stands."""
+    start = None if builder.json_values > 1 else _yaml_start(text, read)
+    if start is None:
+        line = text.count("\n", 0, at) + 1
+        yield _not_json_at(reason, line, at - text.rfind("\n", 0, at))
+        return
+    # Blank lines stand for what was read, so the lines counted are the stream's.
+    yield from _yaml_stream("\n" * text.count("\n", 0, start) + text[start:], limits, builder)
+
+
+def _yaml_start(text: str, position: int) -> int | None:
+    while len(text[position : position + 4].encode()) >= 4 and text[position] != "\ufffd":
+        if not _GO_SPACE.match(text[position]):
+            return position
+        position += 1
+        if text[position - 1] == "\n":
+            return position
+    return None
 
 
 def _not_json_at(reason: str, line: int, column: int) -> Refusal:
@@ -326,11 +363,10 @@ def _not_json_at(reason: str, line: int, column: int) -> Refusal:
 _CONSTANT = re.compile(r"NaN|-?Infinity")
 
 
-def _constant_at(text: str, start: int) -> tuple[int, int]:
-    """Where the first constant that is no JSON after `start` sits: line and column."""
+def _constant_at(text: str, start: int) -> int:
+    """Where the first constant that is no JSON after `start` sits."""
     found = _CONSTANT.search(text, start)
-    at = start if found is None else found.start()
-    return text.count("\n", 0, at) + 1, at - text.rfind("\n", 0, at)
+    return start if found is None else found.start()
 
 
 _DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.MULTILINE)
@@ -483,6 +519,7 @@ class _Builder:
         self.nodes = 0
         self.aliased = 0
         self.line_offset = 0
+        self.json_values = 0
 
     def loader_for(self, text: str) -> Any:
         self.loader = self.loader_class(text)

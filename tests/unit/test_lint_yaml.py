@@ -400,17 +400,17 @@ def test_kubectl_reads_every_value_of_a_json_stream(tmp_path: Path) -> None:
             Refusal(Problem.NOT_JSON, "Expecting value (line 3, column 1)", 3),
         ),
         (
-            '{"a": 1}\n{"b": NaN}\n',
-            1,
+            '{"a": 1}\n{"a": 2}\n{"b": NaN}\n',
+            2,
             Refusal(
                 Problem.NOT_JSON,
-                "invalid character 'N' looking for beginning of value (line 2, column 7)",
-                2,
+                "invalid character 'N' looking for beginning of value (line 3, column 7)",
+                3,
             ),
         ),
         (
-            '{"a": 1}\n{"b": 2\n',
-            1,
+            '{"a": 1}{"a": 2}\n{"b": 2\n',
+            2,
             Refusal(Problem.NOT_JSON, "Expecting ',' delimiter (line 3, column 1)", 3),
         ),
     ],
@@ -418,8 +418,9 @@ def test_kubectl_reads_every_value_of_a_json_stream(tmp_path: Path) -> None:
 def test_a_json_stream_stops_where_it_stops_being_json(
     text: str, read: int, refusal: Refusal
 ) -> None:
-    """kubectl stops at the first value that is no JSON (`json: offset 65: invalid character
-    '-'`): what it read before stands, the rest is one refusal."""
+    """After two JSON values the stream is JSON (YAMLOrJSONDecoder.Decode `if d.count > 1`):
+    kubectl stops at the first value that is no JSON (`json: offset 65: invalid character
+    '-'`), what it read before stands, the rest is one refusal."""
     loaded = list(load_all(text, kubernetes=True))
     assert sum(isinstance(d, Document) for d in loaded) == read
     assert loaded[read:] == [refusal]

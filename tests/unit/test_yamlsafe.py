@@ -618,3 +618,96 @@ def test_a_merge_of_aliases_to_mappings_is_read() -> None:
     assert document.problem is None
     assert document.data["d"] == {"a": 1}  # type: ignore[index]
     assert document.data["e"] == {"a": 1, "b": 2, "c": 3}  # type: ignore[index]
+
+
+# -- input that starts with `{`: apimachinery pkg/util/yaml/decoder.go YAMLOrJSONDecoder ---------
+
+
+CONTROL_1C = "unacceptable character #x001c: control characters are not allowed"
+EXPECTING_NAME = "Expecting property name enclosed in double quotes"
+
+
+def kubernetes_read(text: str) -> list[tuple[object, int] | Refusal]:
+    """Each document's data and first line, or the refusal."""
+    return [
+        d if isinstance(d, Refusal) else (d.data, d.start_line)
+        for d in load_all(text, kubernetes=True)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # decoder_test.go TestYAMLOrJSONDecoder, each case that starts with `{` or whitespace
+        (' {"1":2}{"3":4}', [({"1": 2}, 1), ({"3": 4}, 1)]),
+        (" \n{}", [({}, 2)]),
+        ('{"foo": "bar"}\n---\n{baz: biz}', [({"foo": "bar"}, 1), ({"baz": "biz"}, 3)]),
+        ('{"foo": "bar"}\n---\na: b', [({"foo": "bar"}, 1), ({"a": "b"}, 3)]),
+        ('{"foo": "bar"}    \n---\na: b', [({"foo": "bar"}, 1), ({"a": "b"}, 3)]),
+        ('{"foo": "bar"}    \n---\n{baz: biz}', [({"foo": "bar"}, 1), ({"baz": "biz"}, 3)]),
+        ('{foo: bar}\n---\n{"baz": "biz"}', [({"foo": "bar"}, 1), ({"baz": "biz"}, 3)]),
+        ('{\n  "foo": "bar"\n}\n---\n{\n  baz: biz\n}', [({"foo": "bar"}, 1), ({"baz": "biz"}, 5)]),
+        ('{\n\t"foo": "bar"\n}\n---\n{\n\tbaz: biz\n}', [({"foo": "bar"}, 1), ({"baz": "biz"}, 5)]),
+        # a flow mapping with plain keys, as kubectl 1.33+ reads it: YAML from the start
+        ("{kind: Pod, spec: {a: 1}}\n", [({"kind": "Pod", "spec": {"a": 1}}, 1)]),
+        # consumeWhitespace: the rest of the first value's line, its newline included, is eaten
+        ('{"a": 1} {b: 2}', [({"a": 1}, 1), ({"b": 2}, 1)]),
+        ('{"a": 1}\n  b: 2\n  c: 3\n', [({"a": 1}, 1), ({"b": 2, "c": 3}, 2)]),
+    ],
+)
+def test_json_that_fails_after_at_most_one_value_is_read_on_as_yaml(
+    text: str, read: list[tuple[object, int]]
+) -> None:
+    """YAMLOrJSONDecoder.Decode: a JSON error after 0 or 1 values is ambiguous, so the stream is
+    rewound to just after the values read (StreamReader.Rewind: what Consume kept) and the rest
+    is YAML (NewYAMLToJSONDecoder)."""
+    assert kubernetes_read(text) == read
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # decoder_test.go: "First 2 documents are JSON, third is YAML (stream is JSON)"
+        (
+            '{"foo": "bar"}\n{"baz": "biz"}\n---\n{qux: zrb}',
+            [
+                ({"foo": "bar"}, 1),
+                ({"baz": "biz"}, 2),
+                Refusal(Problem.NOT_JSON, "Expecting value (line 3, column 1)", 3),
+            ],
+        ),
+        # consumeWhitespace reads 4 bytes at a time: under 4 left is io.EOF, the JSON error stands
+        (
+            '{"a": 1} {b}',
+            [({"a": 1}, 1), Refusal(Problem.NOT_JSON, EXPECTING_NAME + " (line 1, column 11)", 1)],
+        ),
+        (
+            '{"a": 1}\n\x0b',
+            [({"a": 1}, 1), Refusal(Problem.NOT_JSON, "Expecting value (line 2, column 1)", 2)],
+        ),
+    ],
+)
+def test_a_json_stream_of_two_values_or_more_stays_json(
+    text: str, read: list[tuple[object, int] | Refusal]
+) -> None:
+    """YAMLOrJSONDecoder.Decode: `if d.count > 1 { return err }`: two JSON values make it a JSON
+    stream, and the first value that is not JSON ends it."""
+    assert kubernetes_read(text) == read
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # Go's unicode.IsSpace (GuessJSONStream's hasPrefix) is not Python's `\s`: U+001C-U+001F
+        # are no space to Go, so this is no JSON stream, and YAML refuses the character.
+        ('\x1c{"a": 1}', [Refusal(Problem.SYNTAX, CONTROL_1C, 1)]),
+        # json.Decoder skips only JSON's four spaces between values; U+00A0 is unicode.IsSpace
+        # and consumeWhitespace eats it before YAML reads on.
+        ('{"a": 1}\xa0\n{"b": 2}', [({"a": 1}, 1), ({"b": 2}, 2)]),
+        ('\xa0{"a": 1}', [({"a": 1}, 1)]),
+    ],
+)
+def test_spaces_are_go_s(text: str, read: list[tuple[object, int] | Refusal]) -> None:
+    """apimachinery decoder.go hasPrefix (`bytes.TrimLeftFunc(buf, unicode.IsSpace)`) and
+    consumeWhitespace (`unicode.IsSpace`); encoding/json's isSpace between values."""
+    assert kubernetes_read(text) == read

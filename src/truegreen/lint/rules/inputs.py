@@ -18,9 +18,11 @@ PARSE_ERROR = RuleInfo(
         "are booleans, and a `<<` merge writes over the keys before it while the keys after it "
         "write over the merge (go-yaml v2 reads a mapping in order); a document that is no "
         "Kubernetes object (no apiVersion and kind) is counted and not judged. Input that "
-        "starts with `{` is, as kubectl reads it, a stream of JSON values (what `jq '.items[]'`"
-        " writes): every value is read, and the first that is not JSON ends it with this "
-        "finding. Text after the last document read that no document holds (after a `...`, say)"
+        "starts with `{` is read as kubectl 1.33+ reads it (apimachinery YAMLOrJSONDecoder): as "
+        "a stream of JSON values (what `jq '.items[]'` writes), every value read; once two were "
+        "read, the first that is not JSON ends it with this finding, and before that the rest "
+        "is read as YAML (a flow mapping `{kind: Pod, ...}`, or JSON then `---` and YAML). "
+        "Text after the last document read that no document holds (after a `...`, say)"
         " is this finding too, never dropped."
     ),
     fix=(
