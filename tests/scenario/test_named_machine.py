@@ -217,3 +217,76 @@ def test_a_set_that_names_its_machine_holds_its_room_for_the_rest(doctor: Doctor
     assert [(f["code"], f["status"]) for f in findings] == [("capacity.too-large", "fail")]
     assert "Master names gpu-1: admitted by its kubelet" in findings[0]["details"]
     assert code == 2
+
+
+def _running_named(now: datetime) -> list[Obj]:
+    """Job train-a names gpu-1 and asks both its GPUs; its one pod runs there."""
+    objects = [
+        o
+        for o in healthy(now)
+        if o["kind"] != "Job" and not o["metadata"].get("labels", {}).get("job-name")
+    ]
+    job = training_job("train-a", now, gpus=2, cpu="4", finished=False)
+    job["spec"]["template"]["spec"]["nodeName"] = "gpu-1"
+    return [*objects, job, job_pod(job, now, suffix="abc", node_name="gpu-1")]
+
+
+def test_a_running_job_on_its_named_machine_is_not_admitted_against_itself(
+    doctor: Doctor,
+) -> None:
+    """train-a's pod was admitted and runs on gpu-1 (the kubelet's `canAdmitPod` counts the
+    other admitted pods, never the pod itself, pkg/kubelet/kubelet.go): nothing of the job
+    waits for a kubelet. As for a job the scheduler places, a next run finds the room held by
+    train-a itself."""
+    doctor.load(_running_named)
+    result = doctor.live("-o", "json")
+    ((found,),) = [(f,) for f in _capacity(result.json())]
+    assert (found["code"], found["status"], found["basis"]) == (
+        "capacity.held-by-running-job",
+        "warn",
+        "inferred",
+    )
+    assert "held by training job pods on gpu-1: train-a-abc" in found["details"]
+    assert result.exit_code == 0
+
+
+def test_a_pod_the_named_machine_turned_away_is_the_kubelet_s_answer(doctor: Doctor) -> None:
+    """train-a's first pod was turned away by gpu-1's kubelet while another namespace's work
+    held its GPUs: `rejectPod` (pkg/kubelet/kubelet.go) set phase Failed, the reason
+    `OutOfnvidia.com/gpu` and the message "Pod was rejected: " + the predicate's
+    (pkg/kubelet/lifecycle/predicate.go `Admit`). Its replacement waits, bound there. The
+    kubelet's word is the answer, whatever the room looks like now."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _running_named(now)
+        job = find(objects, "Job", "train-a")
+        first = find(objects, "Pod", "train-a-abc")
+        first["status"] = {
+            "phase": "Failed",
+            "reason": "OutOfnvidia.com/gpu",
+            "message": (
+                "Pod was rejected: Node didn't have enough resource: nvidia.com/gpu, "
+                "requested: 2, used: 2, capacity: 2"
+            ),
+        }
+        later = job_pod(job, now, suffix="def", node_name="gpu-1", phase="Pending")
+        later["metadata"]["creationTimestamp"] = now.isoformat()
+        return [*objects, later]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    ((found,),) = [(f,) for f in _capacity(result.json())]
+    assert (found["code"], found["status"], found["basis"]) == (
+        "capacity.named-machine-unfit",
+        "fail",
+        "measured",
+    )
+    assert found["headline"] == (
+        "The training job names the machine gpu-1 to run on, and that machine turned the "
+        "job's program train-a-abc away: it had too little nvidia.com/gpu left for it."
+    )
+    assert (
+        "the kubelet on gpu-1 refused pod train-a-abc: OutOfnvidia.com/gpu: Pod was rejected: "
+        "Node didn't have enough resource: nvidia.com/gpu, requested: 2, used: 2, capacity: 2"
+    ) in found["details"]
+    assert result.exit_code == 2

@@ -7,9 +7,17 @@ from typing import Any
 from msgspec.structs import replace
 
 from tests.support.scenarios import node
-from truegreen.doctor.checks.capacity.kubelet_admission import Outcome, admit, admitted
+from truegreen.cluster import Kind
+from truegreen.doctor.checks.capacity.kubelet_admission import (
+    Outcome,
+    admit,
+    admitted,
+    kubelet_refusal,
+    refused,
+)
 from truegreen.doctor.checks.capacity.shape import Group
 from truegreen.doctor.knowledge.fit import machine_room
+from truegreen.doctor.knowledge.training import PodSet, TrainingJob
 from truegreen.quantity import Resources
 
 
@@ -104,3 +112,32 @@ def test_sets_named_onto_one_machine_share_its_room() -> None:
     first, second = _group("gpu-1"), replace(_group("gpu-1"), name="second")
     answers = admitted([first, second], [gpu], {"gpu-1": machine_room(gpu)})
     assert [a.outcome for a in answers] == [Outcome.ADMITTED, Outcome.TURNED_AWAY]
+
+
+def _refused_pod(name: str, created: str, phase: str = "Failed") -> dict[str, Any]:
+    """A pod the kubelet turned away as pkg/kubelet/kubelet.go `rejectPod` leaves it."""
+    status: dict[str, Any] = {"phase": phase}
+    if phase == "Failed":
+        status |= {"reason": "OutOfcpu", "message": "Pod was rejected: Node didn't have enough"}
+    return {
+        "metadata": {"name": name, "creationTimestamp": created, "labels": {"job-name": "t"}},
+        "spec": {"nodeName": "gpu-1"},
+        "status": status,
+    }
+
+
+def test_the_newest_refusal_is_the_kubelet_s_answer_until_the_set_runs() -> None:
+    job = TrainingJob(Kind.JOB, "t", None, (PodSet("worker", 1, {}),), together=False)
+    older = _refused_pod("t-a", "2025-01-01T00:00:00Z")
+    newer = _refused_pod("t-b", "2025-01-01T00:05:00Z")
+    failed_otherwise = {**older, "status": {"phase": "Failed", "reason": "Error"}}
+    group = _group("gpu-1")
+    assert kubelet_refusal(job, [older, newer, failed_otherwise], group) is newer
+    answer = refused(group, newer)
+    assert (answer.outcome, answer.words) == (
+        Outcome.TURNED_AWAY,
+        "turned the job's program t-b away: it had too little cpu left for it",
+    )
+    running = _refused_pod("t-c", "2025-01-01T00:09:00Z", phase="Running")
+    assert kubelet_refusal(job, [older, newer, running], group) is None
+    assert kubelet_refusal(job, [failed_otherwise], group) is None

@@ -19,8 +19,9 @@ down runs nothing until it is back. Pure, but for the findings' words.
 """
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final
 
 from msgspec import Struct
 from msgspec.structs import replace
@@ -40,6 +41,7 @@ from truegreen.doctor.checks.capacity.words import (
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.knowledge.fit import MachineRoom, shortfalls, tolerates
+from truegreen.doctor.knowledge.training import TrainingJob, pod_set_of
 from truegreen.quantity import PODS, Resources
 
 
@@ -103,6 +105,61 @@ def _fitting(room: MachineRoom, requests: Resources, count: int) -> int:
             free = room.allocatable.get(resource) - room.requested.get(resource)
             fits = min(fits, free // amount)
     return max(fits, 0)
+
+
+REJECTED: Final = "Pod was rejected: "
+"""How the kubelet begins the message of a pod it turned away (pkg/kubelet/kubelet.go
+`rejectPod`, which also sets phase Failed and the handler's reason)."""
+
+_REFUSED_WORDS: Final = {
+    "NodeAffinity": "the job's own rules about where it may run leave that machine out",
+    "TaintToleration": "it is reserved for other work",
+    "NodePorts": "a program there already holds a port the job needs",
+}
+
+
+def kubelet_refusal(
+    job: TrainingJob, pods: Sequence[KubeObject], group: Group
+) -> KubeObject | None:
+    """The newest of `job`'s pods of `group`'s set that the kubelet of the machine the set
+    names turned away; None when there is none, or when every pod of the set runs there now
+    (an older refusal is then spent)."""
+    machine = named_machine(group.spec)
+    size = next((s.count for s in job.pod_sets if s.name == group.name), group.count)
+    mine = [p for p in pods if o.node_name(p) == machine and pod_set_of(job, p) == group.name]
+    if sum(1 for p in mine if o.phase(p) == "Running") >= size:
+        return None
+    refused = [
+        p
+        for p in mine
+        if o.phase(p) == "Failed"
+        and str(o.mapping(p.get("status")).get("message") or "").startswith(REJECTED)
+    ]
+    return max(refused, key=_created, default=None)
+
+
+def _created(pod: KubeObject) -> datetime:
+    return o.created_at(pod) or datetime.min.replace(tzinfo=UTC)
+
+
+def refused(group: Group, pod: KubeObject) -> Admission:
+    """The kubelet's own answer for `group`: it turned `pod` away (the measurement)."""
+    machine = named_machine(group.spec)
+    status = o.mapping(pod.get("status"))
+    reason = str(status.get("reason") or "")
+    message = str(status.get("message") or "")
+    plain = (
+        f"it had too little {reason.removeprefix('OutOf')} left for it"
+        if reason.startswith("OutOf")
+        else _REFUSED_WORDS.get(reason, f"its kubelet said {reason or 'no reason'}")
+    )
+    return Admission(
+        group.name,
+        machine,
+        Outcome.TURNED_AWAY,
+        f"turned the job's program {o.name_of(pod)} away: {plain}",
+        f"the kubelet on {machine} refused pod {o.name_of(pod)}: {reason}: {message}",
+    )
 
 
 def admit(group: Group, node: KubeObject | None, room: MachineRoom | None) -> Admission:
@@ -179,16 +236,25 @@ def admit(group: Group, node: KubeObject | None, room: MachineRoom | None) -> Ad
 
 
 def admitted(
-    groups: Sequence[Group], nodes: Sequence[KubeObject], rooms: Mapping[str, MachineRoom]
+    groups: Sequence[Group],
+    nodes: Sequence[KubeObject],
+    rooms: Mapping[str, MachineRoom],
+    said: Mapping[str, KubeObject] | None = None,
 ) -> list[Admission]:
     """Each named pod set's answer in turn, each admitted set's pods counted on its machine
-    before the next (`rooms`: what is bound to each machine)."""
+    before the next (`rooms`: what is bound to each machine); a set whose pod the kubelet
+    already turned away (`said`, by set) has the kubelet's own answer."""
     by_name = {o.name_of(n): n for n in nodes}
     now = dict(rooms)
     answers = []
     for group in groups:
         machine = named_machine(group.spec)
-        answer = admit(group, by_name.get(machine), now.get(machine))
+        pod = (said or {}).get(group.name)
+        answer = (
+            refused(group, pod)
+            if pod is not None
+            else admit(group, by_name.get(machine), now.get(machine))
+        )
         if answer.room is not None:
             now[machine] = answer.room
         answers.append(answer)

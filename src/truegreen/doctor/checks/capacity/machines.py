@@ -19,6 +19,7 @@ from truegreen.doctor.checks.capacity.filters.rules import Rules, node_exclusion
 from truegreen.doctor.checks.capacity.kubelet_admission import (
     admitted,
     fits,
+    kubelet_refusal,
     named_machine,
     verdict,
 )
@@ -176,14 +177,21 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
     scheduled = tuple(g for g in shape.groups if not named_machine(g.spec))
     # Admitted named sets are placed with the rest, on their one machine each, by room alone.
     fixed = tuple(PodGroup(g.name, g.count, g.requests, (named_machine(g.spec),)) for g in named)
-    if named:
+    said = _refusals(env, shape, named)
+    # A job whose pods are all bound has none waiting for a kubelet: its named sets are a next
+    # run's, placed by room like the scheduler's (its own pods then hold their room).
+    to_admit = [g for g in named if g.name in said or not shape.all_bound]
+    if to_admit:
         # No scheduler sees these sets: their machines' kubelets admit them, on the room that
-        # what is bound there leaves (nominations are the scheduler's, not theirs).
-        answers = admitted(named, env.nodes.items, _last_rooms(env.nodes.items, usage.machines))
+        # what is bound there leaves (nominations are the scheduler's, not theirs); what a
+        # kubelet already said of the job's pods is its answer.
+        answers = admitted(
+            to_admit, env.nodes.items, _last_rooms(env.nodes.items, usage.machines), said
+        )
         refused = verdict(env, answers, details)
         if refused is not None:
             return [refused]
-        if not scheduled:
+        if not scheduled and not shape.all_bound:
             return [fits(answers, size_words(shape.groups), details)]
         details += [f"{a.group} names {a.machine}: {a.outcome} by its kubelet" for a in answers]
     allowed, excluded = _eligibility(env.nodes.items, scheduled)
@@ -256,6 +264,16 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
         plain,
         tuple(unchecked(env, rules)),
     )
+
+
+def _refusals(env: Environment, shape: Shape, named: Sequence[Group]) -> dict[str, KubeObject]:
+    """Per named pod set, the job's newest pod the kubelet of its machine turned away."""
+    job = shape.job
+    if job is None or not named:
+        return {}
+    pods = env.pods_of(job)
+    found = {g.name: kubelet_refusal(job, pods, g) for g in named}
+    return {name: pod for name, pod in found.items() if pod is not None}
 
 
 def _eligibility(

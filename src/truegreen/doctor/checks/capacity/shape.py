@@ -87,6 +87,9 @@ class Shape(Struct, frozen=True):
     own_pods: frozenset[str]
     """Pods of the judged job already on a machine: when it is waiting for the rest of its
     own pods, those are not room it will get back."""
+    all_bound: bool = False
+    """The job is under way with every pod on a machine: the groups are a next run's, none of
+    them waiting for a machine or a kubelet."""
 
 
 def _trial_spec(env: Environment, job: TrainingJob | None, pod_set: PodSet) -> Mapping[str, Any]:
@@ -212,7 +215,7 @@ def job_shape(env: Environment, usage: ClusterUsage, tolerate: bool) -> Shape | 
         if not fresh and job.together and o.node_name(p) and work.job_of(p) is job
     )
     source = "--job-requests" if given is not None else f"the template of {job.ref}"
-    return Shape(groups, source, job, own)
+    return Shape(groups, source, job, own, under_way and fresh)
 
 
 def job_summary(env: Environment) -> JobSummary | None:
