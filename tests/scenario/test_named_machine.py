@@ -290,3 +290,40 @@ def test_a_pod_the_named_machine_turned_away_is_the_kubelet_s_answer(doctor: Doc
         "Node didn't have enough resource: nvidia.com/gpu, requested: 2, used: 2, capacity: 2"
     ) in found["details"]
     assert result.exit_code == 2
+
+
+def test_a_named_machine_short_of_disk_space_turns_the_job_away(doctor: Doctor) -> None:
+    """gpu-1 reports DiskPressure=True (and the node lifecycle controller's disk-pressure
+    NoSchedule taint, which the kubelet ignores). The eviction manager's admit handler, which
+    runs before the predicates, turns every non-critical pod away: reason `Evicted`, "The node
+    had condition: [DiskPressure]." (pkg/kubelet/eviction/eviction_manager.go
+    `(*managerImpl).Admit`, helpers.go `nodeConditionMessageFmt`)."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _without_job(now)
+        gpu = find(objects, "Node", "gpu-1")
+        gpu["status"]["conditions"] = [
+            {"type": "Ready", "status": "True", "reason": "KubeletReady"},
+            {"type": "DiskPressure", "status": "True", "reason": "KubeletHasDiskPressure"},
+        ]
+        gpu["spec"]["taints"] = [
+            {"key": "node.kubernetes.io/disk-pressure", "effect": "NoSchedule"}
+        ]
+        return objects
+
+    doctor.load(build)
+    code, findings = _judged(doctor, _job_file(doctor, "gpu-1"))
+    ((found,),) = [(f,) for f in findings]
+    assert (found["code"], found["status"], found["basis"]) == (
+        "capacity.named-machine-unfit",
+        "fail",
+        "measured",
+    )
+    assert found["headline"] == (
+        "The training job names the machine gpu-1 to run on, and that machine turns it away: "
+        "it is short of disk space."
+    )
+    assert (
+        "the kubelet on gpu-1 refuses it: Evicted: The node had condition: [DiskPressure]."
+    ) in found["details"]
+    assert code == 2

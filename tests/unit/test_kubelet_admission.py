@@ -141,3 +141,64 @@ def test_the_newest_refusal_is_the_kubelet_s_answer_until_the_set_runs() -> None
     running = _refused_pod("t-c", "2025-01-01T00:09:00Z", phase="Running")
     assert kubelet_refusal(job, [older, newer, running], group) is None
     assert kubelet_refusal(job, [failed_otherwise], group) is None
+
+
+def _pressed(*conditions: str) -> dict[str, Any]:
+    gpu = node("gpu-1", "16", "64Gi", gpus=2)
+    gpu["status"]["conditions"] = [{"type": "Ready", "status": "True"}] + [
+        {"type": c, "status": "True", "reason": f"Kubelet{c}"} for c in conditions
+    ]
+    return gpu
+
+
+def test_disk_and_process_pressure_turn_every_pod_away_but_a_critical_one() -> None:
+    """pkg/kubelet/eviction/eviction_manager.go `(*managerImpl).Admit`: "Conditions other than
+    memory pressure reject all pods", reason `Evicted`; critical pods (priority of at least
+    SystemCriticalPriority, pkg/kubelet/types `IsCriticalPod`) are admitted."""
+    gpu = _pressed("DiskPressure", "PIDPressure")
+    answer = admit(_group("gpu-1"), gpu, machine_room(gpu))
+    assert (answer.outcome, answer.words, answer.detail) == (
+        Outcome.TURNED_AWAY,
+        "turns it away: it is short of disk space and is running out of process slots",
+        "the kubelet on gpu-1 refuses it: Evicted: The node had condition: "
+        "[DiskPressure PIDPressure].",
+    )
+    critical = _group("gpu-1", priority=2_000_000_000)
+    assert admit(critical, gpu, machine_room(gpu)).outcome is Outcome.ADMITTED
+    below = _group("gpu-1", priority=1_999_999_999)
+    assert admit(below, gpu, machine_room(gpu)).outcome is Outcome.TURNED_AWAY
+
+
+def test_memory_pressure_alone_turns_away_only_best_effort_pods_not_tolerating_it() -> None:
+    """Under MemoryPressure alone `Admit` admits a pod that is not BestEffort
+    (pkg/apis/core/v1/helper/qos `GetPodQOS`: no CPU or memory requested or limited), and a
+    BestEffort one that tolerates node.kubernetes.io/memory-pressure:NoSchedule."""
+    gpu = _pressed("MemoryPressure")
+    gpus_only = {"resources": {"limits": {"nvidia.com/gpu": "1"}}}
+    best_effort = _group("gpu-1", containers=[{"name": "t", **gpus_only}])
+    answer = admit(best_effort, gpu, machine_room(gpu))
+    assert (answer.outcome, answer.words) == (
+        Outcome.TURNED_AWAY,
+        "turns it away: it is short of memory",
+    )
+    burstable = {"resources": {"limits": {"memory": "1Gi"}}}
+    assert (
+        admit(_group("gpu-1", containers=[{"name": "t", **burstable}]), gpu, machine_room(gpu))
+    ).outcome is Outcome.ADMITTED
+    tolerant = replace(
+        best_effort,
+        spec={
+            **best_effort.spec,
+            "tolerations": [{"key": "node.kubernetes.io/memory-pressure", "operator": "Exists"}],
+        },
+    )
+    assert admit(tolerant, gpu, machine_room(gpu)).outcome is Outcome.ADMITTED
+
+
+def test_a_pod_turned_away_for_pressure_says_so_in_plain_words() -> None:
+    pod = _refused_pod("t-a", "2025-01-01T00:00:00Z")
+    pod["status"] |= {"reason": "Evicted", "message": "The node had condition: [DiskPressure]. "}
+    pod["status"]["message"] = "Pod was rejected: " + pod["status"]["message"]
+    assert refused(_group("gpu-1"), pod).words == (
+        "turned the job's program t-a away: it was short of disk space"
+    )

@@ -3,21 +3,31 @@
 Such a pod is created already bound: kube-scheduler queues only pods without a machine
 (pkg/scheduler/eventhandlers.go `assignedPod`), whatever its `schedulerName` says, so none of
 the scheduler's filters, preemption or autoscaling apply. The kubelet of the named machine
-admits it or turns it away (pkg/kubelet/lifecycle/predicate.go `Admit`):
+admits it or turns it away: its admit handlers run in turn and the first refusal is the answer
+(pkg/kubelet/kubelet.go `canAdmitPod`). Of those, judged here:
 
-- requests of an extended resource the machine does not report at all are dropped before
-  the fit check (`removeMissingExtendedResources`): a GPU pod named onto a machine without
-  GPUs is admitted and runs without them;
-- `generalFilter`: room (NodeResourcesFit, reason `OutOfcpu`, `OutOfnvidia.com/gpu`...), the
-  node selector and required node affinity, then of the taints only the NoExecute ones the pod
-  does not tolerate ("Kubelet is only interested in the NoExecute taint"). A turned-away pod
-  is Failed at once; no other machine is tried.
+- the eviction manager's (pkg/kubelet/eviction/eviction_manager.go `(*managerImpl).Admit`):
+  while the machine reports a pressure condition, every pod but a critical one is turned away
+  (reason `Evicted`), under MemoryPressure alone only a BestEffort pod that does not tolerate
+  the memory-pressure taint;
+- the predicates' (pkg/kubelet/lifecycle/predicate.go `Admit`): requests of an extended
+  resource the machine does not report at all are dropped before the fit check
+  (`removeMissingExtendedResources`): a GPU pod named onto a machine without GPUs is
+  admitted and runs without them; then `generalFilter`: room (NodeResourcesFit, reason
+  `OutOfcpu`, `OutOfnvidia.com/gpu`...), the node selector and required node affinity, then
+  of the taints only the NoExecute ones the pod does not tolerate ("Kubelet is only
+  interested in the NoExecute taint").
+
+The other handlers (sysctls, AppArmor, the OS and architecture labels, ...) are not judged.
+A turned-away pod is Failed at once (pkg/kubelet/kubelet.go `rejectPod`); no other machine is
+tried.
 
 No kubelet runs a pod bound to a machine the cluster does not list, and the pod garbage
 collector deletes it (pkg/controller/podgc/gc_controller.go `gcOrphaned`); a machine that is
 down runs nothing until it is back. Pure, but for the findings' words.
 """
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -41,6 +51,7 @@ from truegreen.doctor.checks.capacity.words import (
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.knowledge.fit import MachineRoom, shortfalls, tolerates
+from truegreen.doctor.knowledge.taints import system_taint
 from truegreen.doctor.knowledge.training import TrainingJob, pod_set_of
 from truegreen.quantity import PODS, Resources
 
@@ -97,6 +108,62 @@ def _untolerated_no_execute(node: KubeObject, spec: Mapping[str, Any]) -> str:
     return ""
 
 
+PRESSURES: Final = {
+    "MemoryPressure": "node.kubernetes.io/memory-pressure",
+    "DiskPressure": "node.kubernetes.io/disk-pressure",
+    "PIDPressure": "node.kubernetes.io/pid-pressure",
+}
+"""The eviction manager's node conditions, by the taint the node lifecycle controller marks
+each with (whose words `knowledge/taints.py` holds)."""
+
+SYSTEM_CRITICAL_PRIORITY: Final = 2_000_000_000
+"""pkg/apis/scheduling `SystemCriticalPriority`: a pod of this priority or above is critical
+(pkg/kubelet/types `IsCriticalPod`)."""
+
+
+def _pressure_refusal(node: KubeObject, spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """The pressure conditions for which the eviction manager's admit handler turns the pod
+    away (pkg/kubelet/eviction/eviction_manager.go `(*managerImpl).Admit`, which runs before
+    the predicates): every one but a critical pod's; under MemoryPressure alone only a
+    BestEffort pod that does not tolerate the memory-pressure taint. Empty when admitted."""
+    conditions = tuple(
+        str(c.get("type"))
+        for c in (o.mapping(c) for c in o.sequence(o.mapping(node.get("status")).get("conditions")))
+        if c.get("type") in PRESSURES and c.get("status") == "True"
+    )
+    if not conditions or o.integer(spec.get("priority")) >= SYSTEM_CRITICAL_PRIORITY:
+        return ()
+    if conditions == ("MemoryPressure",):
+        tolerations = [o.mapping(t) for t in o.sequence(spec.get("tolerations"))]
+        memory = {"key": PRESSURES["MemoryPressure"], "effect": "NoSchedule"}
+        if not _best_effort(spec) or tolerates(tolerations, memory):
+            return ()
+    return conditions
+
+
+def _best_effort(spec: Mapping[str, Any]) -> bool:
+    """No CPU or memory requested or limited by any container or the pod: the BestEffort
+    quality of service (pkg/apis/core/v1/helper/qos `GetPodQOS`)."""
+    parts = [o.mapping(spec.get("resources"))] + [
+        o.mapping(c.get("resources")) for c in (*o.containers(spec), *o.init_containers(spec))
+    ]
+    return not any(
+        {"cpu", "memory"} & {str(k) for k in o.mapping(part.get(kind))}
+        for part in parts
+        for kind in ("requests", "limits")
+    )
+
+
+def _pressure_words(conditions: Sequence[str], past: bool = False) -> str:
+    """`is short of disk space and is running out of process slots` (`was ...`, `past`)."""
+    words = [
+        known.one.replace("is ", "was ", 1) if past else known.one
+        for known in (system_taint(PRESSURES.get(c, "")) for c in conditions)
+        if known is not None
+    ]
+    return joined_words(words) if words else ("was" if past else "is") + " under pressure"
+
+
 def _fitting(room: MachineRoom, requests: Resources, count: int) -> int:
     """How many of `count` pods asking `requests` the kubelet admits onto `room`, one by one."""
     fits = min(count, room.max_pods - room.pod_count)
@@ -110,6 +177,10 @@ def _fitting(room: MachineRoom, requests: Resources, count: int) -> int:
 REJECTED: Final = "Pod was rejected: "
 """How the kubelet begins the message of a pod it turned away (pkg/kubelet/kubelet.go
 `rejectPod`, which also sets phase Failed and the handler's reason)."""
+
+_CONDITIONS: Final = re.compile(r"The node had condition: \[([^\]]*)\]")
+"""The eviction manager's refusal (pkg/kubelet/eviction/helpers.go `nodeConditionMessageFmt`,
+"The node had condition: %v. ", the conditions as Go prints a slice)."""
 
 _REFUSED_WORDS: Final = {
     "NodeAffinity": "the job's own rules about where it may run leave that machine out",
@@ -148,9 +219,12 @@ def refused(group: Group, pod: KubeObject) -> Admission:
     status = o.mapping(pod.get("status"))
     reason = str(status.get("reason") or "")
     message = str(status.get("message") or "")
+    pressure = _CONDITIONS.search(message) if reason == "Evicted" else None
     plain = (
         f"it had too little {reason.removeprefix('OutOf')} left for it"
         if reason.startswith("OutOf")
+        else "it " + _pressure_words(pressure.group(1).split(), past=True)
+        if pressure is not None
         else _REFUSED_WORDS.get(reason, f"its kubelet said {reason or 'no reason'}")
     )
     return Admission(
@@ -177,6 +251,16 @@ def admit(group: Group, node: KubeObject | None, room: MachineRoom | None) -> Ad
             Outcome.DOWN,
             "is down: nothing runs the job there until it is back",
             f"{machine}: {down}",
+        )
+    pressure = _pressure_refusal(node, group.spec)
+    if pressure:
+        return Admission(
+            group.name,
+            machine,
+            Outcome.TURNED_AWAY,
+            f"turns it away: it {_pressure_words(pressure)}",
+            f"the kubelet on {machine} refuses it: Evicted: The node had condition: "
+            f"[{' '.join(pressure)}].",
         )
     reported = _reported(node)
     dropped = sorted(r for r in group.requests.names if is_extended(r) and r not in reported)
