@@ -202,3 +202,45 @@ def test_a_pod_turned_away_for_pressure_says_so_in_plain_words() -> None:
     assert refused(_group("gpu-1"), pod).words == (
         "turned the job's program t-a away: it was short of disk space"
     )
+
+
+def _ported(name: str, machine: str, count: int, port: int, **spec: Any) -> Group:
+    containers = [{"name": "t", "ports": [{"containerPort": port, "hostPort": port}]}]
+    group = _group(machine, count, containers=containers, **spec)
+    return replace(group, name=name)
+
+
+def test_host_ports_admit_one_program_of_a_set_and_none_of_a_set_after_it() -> None:
+    """The kubelet's generalFilter runs NodePorts (pkg/kubelet/lifecycle/predicate.go via the
+    scheduler's AdmissionCheck): a port held on the machine can't be held twice. Every pod of a
+    set asks for the same ports; a set admitted before holds its ports there."""
+    gpu = node("gpu-1", "64", "256Gi", gpus=8)
+    two = admit(_ported("worker", "gpu-1", 2, 29500), gpu, machine_room(gpu))
+    assert (two.outcome, two.words, two.detail) == (
+        Outcome.TURNED_AWAY,
+        "takes 1 of its 2 programs and turns the others away: each asks for port 29500/TCP "
+        "on that machine, which one program holds",
+        "the kubelet on gpu-1 refuses it: NodePorts",
+    )
+    assert admit(_ported("worker", "gpu-1", 1, 29500), gpu, machine_room(gpu)).outcome is (
+        Outcome.ADMITTED
+    )
+    answers = admitted(
+        [_ported("master", "gpu-1", 1, 29500), _ported("worker", "gpu-1", 1, 29500)],
+        [gpu],
+        {"gpu-1": machine_room(gpu)},
+    )
+    assert [(a.group, a.outcome, a.words) for a in answers] == [
+        ("master", Outcome.ADMITTED, ""),
+        (
+            "worker",
+            Outcome.TURNED_AWAY,
+            "turns it away: another part of the job already holds port 29500/TCP",
+        ),
+    ]
+    elsewhere = admitted(
+        [_ported("master", "gpu-1", 1, 29500), _ported("worker", "gpu-2", 1, 29500)],
+        [gpu, node("gpu-2", "64", "256Gi", gpus=8)],
+        {"gpu-1": machine_room(gpu), "gpu-2": machine_room(node("gpu-2", "64", "256Gi", gpus=8))},
+    )
+    assert [a.outcome for a in elsewhere] == [Outcome.ADMITTED, Outcome.ADMITTED]

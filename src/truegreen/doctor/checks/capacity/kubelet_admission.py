@@ -14,9 +14,11 @@ admits it or turns it away: its admit handlers run in turn and the first refusal
   resource the machine does not report at all are dropped before the fit check
   (`removeMissingExtendedResources`): a GPU pod named onto a machine without GPUs is
   admitted and runs without them; then `generalFilter`: room (NodeResourcesFit, reason
-  `OutOfcpu`, `OutOfnvidia.com/gpu`...), the node selector and required node affinity, then
-  of the taints only the NoExecute ones the pod does not tolerate ("Kubelet is only
-  interested in the NoExecute taint").
+  `OutOfcpu`, `OutOfnvidia.com/gpu`...), the node selector and required node affinity, the
+  host ports (NodePorts: the pods of one set all ask for the same ones, so one of them gets
+  the machine; judged among the job's named sets, not against pods already there), then of
+  the taints only the NoExecute ones the pod does not tolerate ("Kubelet is only interested
+  in the NoExecute taint").
 
 The other handlers (sysctls, AppArmor, the OS and architecture labels, ...) are not judged.
 A turned-away pod is Failed at once (pkg/kubelet/kubelet.go `rejectPod`); no other machine is
@@ -40,6 +42,7 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
 from truegreen.container_resources import is_extended
 from truegreen.doctor.checks.capacity.filters import node_affinity
+from truegreen.doctor.checks.capacity.filters.node_ports import HostPort, conflict, host_ports
 from truegreen.doctor.checks.capacity.machines_down import machine_down
 from truegreen.doctor.checks.capacity.shape import Group, joined_words
 from truegreen.doctor.checks.capacity.words import (
@@ -236,10 +239,15 @@ def refused(group: Group, pod: KubeObject) -> Admission:
     )
 
 
-def admit(group: Group, node: KubeObject | None, room: MachineRoom | None) -> Admission:
+def admit(
+    group: Group,
+    node: KubeObject | None,
+    room: MachineRoom | None,
+    held: Sequence[HostPort] = (),
+) -> Admission:
     """The kubelet's answer for `group`'s pods on the machine they name (`node` None: the
     cluster lists no such machine), in `Admit`'s order; `room` is the machine with what is
-    bound to it counted."""
+    bound to it counted, `held` the host ports the job's sets admitted before hold there."""
     machine = named_machine(group.spec)
     if node is None or room is None:
         return Admission(group.name, machine, Outcome.NO_SUCH_MACHINE)
@@ -292,6 +300,15 @@ def admit(group: Group, node: KubeObject | None, room: MachineRoom | None) -> Ad
             "turns it away: the job's own rules about where it may run leave that machine out",
             f"the kubelet on {machine} refuses it: NodeAffinity",
         )
+    ports = _port_refusal(group, held)
+    if ports:
+        return Admission(
+            group.name,
+            machine,
+            Outcome.TURNED_AWAY,
+            ports,
+            f"the kubelet on {machine} refuses it: NodePorts",
+        )
     taint = _untolerated_no_execute(node, group.spec)
     if taint:
         return Admission(
@@ -319,6 +336,21 @@ def admit(group: Group, node: KubeObject | None, room: MachineRoom | None) -> Ad
     return Admission(group.name, machine, Outcome.ADMITTED, room=counted)
 
 
+def _port_refusal(group: Group, held: Sequence[HostPort]) -> str:
+    """Why the set's pods can't all hold their host ports on the machine (NodePorts), in plain
+    words; empty when they can. Each pod of a set asks for the same ports."""
+    wanted = host_ports(group.spec)
+    taken = sorted({str(w) for w in wanted if any(conflict(w, h) for h in held)})
+    if taken:
+        return f"turns it away: another part of the job already holds port {', '.join(taken)}"
+    if wanted and group.count > 1:
+        return (
+            f"takes 1 of its {group.count} programs and turns the others away: each asks for "
+            f"port {', '.join(str(w) for w in wanted)} on that machine, which one program holds"
+        )
+    return ""
+
+
 def admitted(
     groups: Sequence[Group],
     nodes: Sequence[KubeObject],
@@ -330,6 +362,7 @@ def admitted(
     already turned away (`said`, by set) has the kubelet's own answer."""
     by_name = {o.name_of(n): n for n in nodes}
     now = dict(rooms)
+    ports: dict[str, list[HostPort]] = {}
     answers = []
     for group in groups:
         machine = named_machine(group.spec)
@@ -337,10 +370,11 @@ def admitted(
         answer = (
             refused(group, pod)
             if pod is not None
-            else admit(group, by_name.get(machine), now.get(machine))
+            else admit(group, by_name.get(machine), now.get(machine), ports.get(machine, ()))
         )
         if answer.room is not None:
             now[machine] = answer.room
+            ports.setdefault(machine, []).extend(host_ports(group.spec))
         answers.append(answer)
     return answers
 
