@@ -1,15 +1,19 @@
 """kubectl commands a remedy can name, written so that pasted they reach what doctor read.
 
-A command carries `--kubeconfig`, `--context` and `-n` only when doctor was told them: without
-them kubectl falls back exactly as doctor did (the current context, its namespace). Each command
-comes back in backticks, the one place plain-words checks allow Kubernetes words.
+A command carries `--kubeconfig`, `--context`, `--insecure-skip-tls-verify`, `--as`,
+`--as-group`, `--as-uid` and `-n` only when doctor was told them: without them kubectl falls back
+exactly as doctor did (the current context, its namespace, the kubeconfig user's own login and
+impersonation). kubectl takes each of these flags (k8s.io/cli-runtime
+pkg/genericclioptions/config_flags.go). `--request-timeout` is left out: it changes how long a
+command waits, not what it reaches. Each command comes back in backticks, the one place
+plain-words checks allow Kubernetes words.
 """
 
 import shlex
 
 from msgspec import Struct
 
-from truegreen.cluster.settings import ConnectionSettings
+from truegreen.cluster.settings import ActAs, ConnectionSettings
 
 
 class Kubectl(Struct, frozen=True):
@@ -21,6 +25,12 @@ class Kubectl(Struct, frozen=True):
     """`--context`, when doctor was given one."""
     namespace: str | None = None
     """`-n`, when the namespace is not the one kubectl would pick by itself."""
+    insecure_skip_tls_verify: bool = False
+    """`--insecure-skip-tls-verify`, when doctor was given it: without it a pasted command fails
+    the certificate check doctor skipped."""
+    act_as: ActAs = ActAs()
+    """`--as`, `--as-group` (once per group), `--as-uid`, as doctor was given them: without them
+    a pasted command acts as the kubeconfig's user, not whom doctor read as."""
 
     def cluster(self, *args: str) -> str:
         """`kubectl [--kubeconfig K] [--context C] ARGS` for a cluster-wide object."""
@@ -44,6 +54,14 @@ class Kubectl(Struct, frozen=True):
             words += ["--kubeconfig", self.kubeconfig]
         if self.context:
             words += ["--context", self.context]
+        if self.insecure_skip_tls_verify:
+            words.append("--insecure-skip-tls-verify")
+        if self.act_as.user:
+            words += ["--as", self.act_as.user]
+        for group in self.act_as.groups:
+            words += ["--as-group", group]
+        if self.act_as.uid:
+            words += ["--as-uid", self.act_as.uid]
         return words
 
 
@@ -54,6 +72,8 @@ def for_connection(connection: ConnectionSettings) -> Kubectl:
         str(connection.kubeconfig) if connection.kubeconfig else None,
         connection.context,
         connection.namespace,
+        insecure_skip_tls_verify=connection.insecure_skip_tls_verify,
+        act_as=connection.act_as,
     )
 
 

@@ -94,6 +94,47 @@ def test_without_flags_the_command_has_none_and_kubectl_falls_back_as_doctor_did
     assert "`kubectl logs --previous jobs-manager-abc12 -c api`" in remedy
 
 
+def test_a_pasted_command_skips_verification_and_acts_as_whom_doctor_did(
+    tmp_path: Path,
+) -> None:
+    """doctor told `--insecure-skip-tls-verify --as bob --as-group team --as-group ops --as-uid
+    42` against a server whose certificate the kubeconfig cannot verify: the command it prints
+    carries the same flags, so pasted it reaches the server and its request carries the same
+    impersonation headers doctor's did. kubectl takes these flags (k8s.io/cli-runtime
+    pkg/genericclioptions/config_flags.go: `flagInsecure`, `flagImpersonate`,
+    `flagImpersonateUID`, `flagImpersonateGroup`) and sends them as client-go
+    transport/round_trippers.go `impersonatingRoundTripper.RoundTrip` does (`Impersonate-User`,
+    `Impersonate-Uid`, one `Impersonate-Group` line per group)."""
+    pki = make_pki(tmp_path / "pki")
+    server = FakeApiServer().start(tls=(pki.server_cert, pki.server_key))
+    try:
+        server.add(*crash_looping_manager(datetime.now(UTC)))
+        kubeconfig = server.write_kubeconfig(tmp_path / "kc", namespace="train")
+        acting = ("--as", "bob", "--as-group", "team", "--as-group", "ops", "--as-uid", "42")
+        result = run_cli(
+            "doctor", "--kubeconfig", str(kubeconfig), "--insecure-skip-tls-verify", *acting,
+            "--no-registry", "-o", "json",
+        )  # fmt: skip
+        remedy = result.json()["headline"]["remedy"]
+        logs = (
+            f"`kubectl --kubeconfig {kubeconfig} --insecure-skip-tls-verify --as bob "
+            "--as-group team --as-group ops --as-uid 42 logs --previous jobs-manager-abc12 -c api`"
+        )
+        assert remedy == f"Read its error output with {logs} and fix what it reports."
+        doctor_read = next(r for r in server.heard if r.path == "/api/v1/namespaces/train/pods")
+        (command,) = _commands(remedy)
+        pasted = _paste(command)
+        assert pasted.returncode == 0, pasted.stderr
+        (kubectl_read,) = [r for r in server.heard if r.path.endswith("/log")]
+        for header in ("impersonate-user", "impersonate-uid", "impersonate-group"):
+            assert kubectl_read.all(header) == doctor_read.all(header), header
+        assert kubectl_read.all("impersonate-user") == ["bob"]
+        assert kubectl_read.all("impersonate-uid") == ["42"]
+        assert kubectl_read.all("impersonate-group") == ["team", "ops"]
+    finally:
+        server.stop()
+
+
 def test_a_stopped_refresh_names_the_command_that_lets_it_try_again(doctor: Doctor) -> None:
     def latched(now: Any) -> list[dict[str, Any]]:
         objects = healthy(now)
