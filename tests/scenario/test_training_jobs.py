@@ -439,6 +439,79 @@ def test_a_job_file_the_api_server_would_refuse_is_bad_input_in_its_words(
     assert result.stdout == ""
 
 
+def _in_namespace(doctor: Doctor, namespace: str) -> Obj:
+    job = indexed_job("big", doctor.now, ranks=1, gpus=1, age=timedelta(0))
+    job["metadata"]["namespace"] = namespace
+    return job
+
+
+def test_a_job_file_for_another_namespace_than_n_is_refused_as_kubectl_does(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """`kubectl create -f job.yaml -n train` of a Job whose metadata.namespace is `elsewhere`
+    refuses: "the namespace from the provided object "elsewhere" does not match the namespace
+    "train". You must pass '--namespace=elsewhere' to perform this operation." (k8s.io/cli-runtime
+    pkg/resource/visitor.go `RequireNamespace`, which builder.go applies when -n was given).
+    doctor refuses the same pair, before any read."""
+    doctor.load(healthy)
+    planned = tmp_path / "job.yaml"
+    result = _refused(doctor, planned, _in_namespace(doctor, "elsewhere"), "-n", NAMESPACE)
+    assert result.exit_code == 64, result.stdout + result.stderr
+    assert result.stderr == (
+        f"truegreen: the job file {planned} is for the namespace 'elsewhere', but doctor was "
+        f"told to check '{NAMESPACE}'. pass -n elsewhere to check the namespace the job would "
+        "be created in\n"
+    )
+    assert result.stdout == ""
+    assert doctor.server.heard == []
+
+
+@pytest.mark.parametrize(
+    ("selection", "checked"),
+    [
+        (("--namespaces", f"elsewhere,{NAMESPACE}"), f"--namespaces names '{NAMESPACE}'"),
+        (("-A",), "--all-namespaces checks other namespaces too"),
+    ],
+)
+def test_a_job_file_for_one_namespace_is_refused_over_several(
+    doctor: Doctor, tmp_path: Path, selection: tuple[str, ...], checked: str
+) -> None:
+    """The job would be created in its metadata.namespace alone (cli-runtime
+    pkg/resource/visitor.go `RequireNamespace`): a run over other namespaces is refused."""
+    doctor.load(healthy)
+    planned = tmp_path / "job.yaml"
+    result = _refused(doctor, planned, _in_namespace(doctor, "elsewhere"), *selection)
+    assert result.exit_code == 64, result.stdout + result.stderr
+    assert result.stderr == (
+        f"truegreen: the job file {planned} is for the namespace 'elsewhere', but {checked}. "
+        "pass -n elsewhere to check the namespace the job would be created in\n"
+    )
+    assert doctor.server.heard == []
+
+
+def test_a_job_file_with_its_own_namespace_is_checked_there_without_n(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """`kubectl create -f job.yaml` with no -n creates the Job in its metadata.namespace, not
+    the context's (k8s.io/cli-runtime pkg/resource/visitor.go `SetNamespace` sets only an empty
+    namespace; clientcmd `DirectClientConfig.Namespace` says the context's namespace is not
+    an override). doctor checks that namespace too: here it does not exist, which is the job's
+    own measured failure."""
+    doctor.load(healthy)
+    planned = tmp_path / "job.yaml"
+    result = _refused(doctor, planned, _in_namespace(doctor, "elsewhere"), "-o", "json")
+    read = {r.path for r in doctor.server.heard}
+    assert "/api/v1/namespaces/elsewhere/pods" in read
+    assert not [path for path in read if f"/namespaces/{NAMESPACE}" in path]
+    report = result.json()
+    assert report["job"]["name"] == "big"
+    assert (report["headline"]["code"], result.exit_code) == ("admission.namespace-missing", 2)
+    assert report["headline"]["text"] == (
+        "The environment's space 'elsewhere' doesn't exist, so nothing can start there."
+    )
+    assert f"-n {NAMESPACE}" not in result.stdout
+
+
 def test_a_kubeflow_job_file_with_no_containers_names_its_replica_type(
     doctor: Doctor, tmp_path: Path
 ) -> None:

@@ -6,6 +6,10 @@ is the job doctor judges, as the job it would become. Any other document is pass
 Helm chart's whole output or a kustomization's build can be given as it is. A job the API server
 would refuse (doctor/knowledge/pod_validation.py) is bad input, in the server's words: no
 verdict about its placement would mean anything.
+
+The job's own `metadata.namespace` is where kubectl would create it: with no namespace given,
+doctor checks that one; a namespace given that differs is refused, as kubectl refuses it
+(k8s.io/cli-runtime pkg/resource/visitor.go `SetNamespace`, `RequireNamespace`).
 """
 
 import sys
@@ -52,6 +56,23 @@ def load_job_file(path: Path) -> tuple[Kind, Mapping[str, Any]]:
         f"the job file {named} holds no training job{found if others else ''}",
         todo="give a Job, CronJob, JobSet, TrainJob, PyTorchJob, TFJob, MPIJob, XGBoostJob, "
         "PaddleJob, JAXJob, RayJob, RayCluster or LeaderWorkerSet",
+    )
+
+
+def job_namespace(document: Mapping[str, Any]) -> str | None:
+    """The namespace the job's `metadata.namespace` names, if any."""
+    metadata = document.get("metadata")
+    namespace = metadata.get("namespace") if isinstance(metadata, Mapping) else None
+    return namespace if isinstance(namespace, str) and namespace else None
+
+
+def other_namespace(path: Path, named: str, checked: str, todo: str | None = None) -> UsageError:
+    """The refusal of a job file for namespace `named` where doctor checks another (`checked`
+    says which, in words), naming both and the -n that checks the job's own."""
+    file = "standard input" if str(path) == "-" else str(path)
+    return UsageError(
+        f"the job file {file} is for the namespace '{named}', but {checked}",
+        todo=todo or f"pass -n {named} to check the namespace the job would be created in",
     )
 
 

@@ -201,9 +201,11 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
                 + truegreen_command("snapshot", "-n", connection.namespace),
             )
         namespace = snapshot.namespace
+        settings = with_planned_job(settings, request.job_file)
+        _job_in_snapshot(settings, request.job_file, request.snapshot, namespace)
         # Commands in remedies are for the cluster the snapshot came from: name the namespace.
         settings = replace(
-            with_planned_job(settings, request.job_file),
+            settings,
             kubectl=Kubectl(namespace=namespace),
             trial=taken_with.get("trial") == "true",
         )
@@ -224,8 +226,10 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
     settings = doctor_settings(
         config, request.job_requests, request.credentials_secret, request.admission_dry_run
     )
+    settings = with_planned_job(settings, request.job_file)
+    connection = _job_namespace(connection, settings, request.job_file)
     settings = replace(
-        with_planned_job(settings, request.job_file),
+        settings,
         kubectl=for_connection(connection),
         trial=request.trial or config.trial,
         trial_timeout=request.trial_timeout,
@@ -250,6 +254,65 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
             NO_REGISTRY if registry is None else registry,
             trial=cluster if settings.trial else None,
         )
+
+
+def _job_namespace(
+    connection: ConnectionSettings, settings: DoctorSettings, job_file: Path | None
+) -> ConnectionSettings:
+    """The connection to the namespace the job file's job would be created in: as kubectl
+    create -f, its own namespace when none was given, and a refusal when another was."""
+    from truegreen.doctor.command.job_file import job_namespace, other_namespace
+
+    if job_file is None or settings.planned_job is None:
+        return connection
+    named = job_namespace(settings.planned_job[1])
+    if named is None or connection.namespace == named:
+        return connection
+    if connection.namespace is None:
+        return replace(connection, namespace=named)
+    raise other_namespace(job_file, named, f"doctor was told to check '{connection.namespace}'")
+
+
+def _job_in_snapshot(
+    settings: DoctorSettings, job_file: Path | None, snapshot: Path, namespace: str
+) -> None:
+    """A snapshot holds one namespace: a job file for another is refused."""
+    from truegreen.doctor.command.job_file import job_namespace, other_namespace
+
+    if job_file is None or settings.planned_job is None:
+        return
+    named = job_namespace(settings.planned_job[1])
+    if named not in (None, namespace):
+        raise other_namespace(
+            job_file,
+            named,
+            f"the snapshot {snapshot} holds '{namespace}'",
+            f"take a snapshot of '{named}' with " + truegreen_command("snapshot", "-n", named),
+        )
+
+
+def _job_in_selection(
+    selection: NamespaceSelection, settings: DoctorSettings, job_file: Path | None
+) -> NamespaceSelection:
+    """The namespaces to check with a job file: its own namespace when none was named (as
+    kubectl create -f), and a refusal when the selection checks any other."""
+    from truegreen.cluster.namespace_selection import NamespaceSelection, SelectionMode
+    from truegreen.doctor.command.job_file import job_namespace, other_namespace
+
+    if job_file is None or settings.planned_job is None:
+        return selection
+    named = job_namespace(settings.planned_job[1])
+    if named is None:
+        return selection
+    if selection.mode is SelectionMode.ONE and not selection.names:
+        return NamespaceSelection(names=(named,))
+    if selection.mode in (SelectionMode.ONE, SelectionMode.LIST):
+        others = [name for name in selection.names if name != named]
+        if not others:
+            return selection
+        checked = ", ".join(f"'{name}'" for name in others)
+        raise other_namespace(job_file, named, f"{selection.flag()} names {checked}")
+    raise other_namespace(job_file, named, f"{selection.flag()} checks other namespaces too")
 
 
 def _check_trial_timeout(request: DoctorRequest) -> None:
@@ -315,6 +378,7 @@ def run_fleet(
     config = load_config(request.config)
     connection = _with_config(request.connection, config)
     settings = _fleet_settings(request, config)
+    selection = _job_in_selection(selection, settings, request.job_file)
     off = _no_registry(request, config)
     return _fleet_of(connection, selection, settings, told, off, request.registry_allow)
 
@@ -333,6 +397,7 @@ def run_clusters(
     connection = _with_config(request.connection, replace(config, context=None))
     names = resolve_contexts(contexts, connection.kubeconfig)
     settings = _fleet_settings(request, config)  # a --job-file is read once, for all
+    selection = _job_in_selection(selection, settings, request.job_file)
     _settled()
 
     off = _no_registry(request, config)
