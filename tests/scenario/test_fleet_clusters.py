@@ -113,7 +113,7 @@ def test_an_unreachable_cluster_is_its_own_unknown_line(clusters: Path) -> None:
     assert lines[1].startswith("? COULD NOT CHECK  down  x       "), lines[1]
     assert "the cluster at https://127.0.0.1:" in lines[1]
     assert lines[2].startswith("✓ READY            one   train   "), lines[2]
-    assert lines[-1] == "3 clusters: 1 not ready, 1 could not be checked, 1 ready."
+    assert lines[-1] == "3 clusters, 3 namespaces: 1 not ready, 1 could not be checked, 1 ready."
 
 
 def test_unknown_beats_ready_across_clusters(clusters: Path) -> None:
@@ -131,6 +131,25 @@ def test_a_namespace_selection_applies_in_every_cluster(
     assert "team-a" in [n["namespace"] for n in by_context["two"]["namespaces"]]
     assert fake_api.requests("GET", r"^/api/v1/namespaces$")
     assert two.requests("GET", r"^/api/v1/namespaces$")
+
+
+def test_the_count_names_clusters_and_namespaces_each_by_its_own_number(
+    clusters: Path, fake_api: FakeApiServer
+) -> None:
+    """Cluster `one` holds two namespaces (`train` healthy, `team-b` without its pull
+    credentials), `two` one: the table has a line per namespace, and the closing count says
+    how many clusters and how many namespaces it counts, so the verdicts add up to the
+    namespaces, not the clusters."""
+    fake_api.add(*_moved(missing_pull_credentials(datetime.now(UTC)), "team-b"))
+    result = _doctor(clusters, "--contexts", "one,two", "-A", "--no-color")
+    assert result.exit_code == 2, result.stdout
+    lines = result.stdout.splitlines()
+    assert [line[:26] for line in lines[:3]] == [
+        "✗ NOT READY  one  team-b  ",
+        "✗ NOT READY  two  team-a  ",
+        "✓ READY      one  train   ",
+    ], lines[:3]
+    assert lines[-1] == "2 clusters, 3 namespaces: 2 not ready, 0 could not be checked, 1 ready."
 
 
 @pytest.mark.parametrize(

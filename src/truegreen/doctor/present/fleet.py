@@ -159,15 +159,29 @@ def clusters_text(run: ClustersReport, *, verbose: bool, width: int | None = Non
                     "  " + line if line else ""
                     for line in to_text(entry.report, verbose=verbose, width=inner)
                 ]
-    counted = {v: sum(1 for r in rows if r.verdict is v) for v in Verdict}
-    total = len(run.clusters)
-    lines += [
-        "",
-        f"{total} cluster{'s' if total != 1 else ''}: "
-        f"{counted[Verdict.NOT_READY]} not ready, "
-        f"{counted[Verdict.UNKNOWN]} could not be checked, {counted[Verdict.READY]} ready.",
-    ]
+    lines += ["", _clusters_count(run)]
     return lines
+
+
+def _clusters_count(run: ClustersReport) -> str:
+    """The closing count: the clusters (those not reached said apart), then the namespaces
+    checked in the others, each verdict counted over those namespaces."""
+    verdicts = [
+        entry.report.verdict
+        for cluster in run.clusters
+        if cluster.fleet is not None
+        for entry in cluster.fleet.namespaces
+    ]
+    counted = {v: verdicts.count(v) for v in Verdict}
+    total = len(run.clusters)
+    unreached = sum(1 for cluster in run.clusters if cluster.fleet is None)
+    apart = f" ({unreached} could not be checked)" if unreached else ""
+    return (
+        f"{total} cluster{'s' if total != 1 else ''}{apart}, "
+        f"{len(verdicts)} namespace{'s' if len(verdicts) != 1 else ''}: "
+        f"{counted[Verdict.NOT_READY]} not ready, "
+        f"{counted[Verdict.UNKNOWN]} could not be checked, {counted[Verdict.READY]} ready."
+    )
 
 
 _RANK = {Verdict.NOT_READY: 0, Verdict.UNKNOWN: 1, Verdict.READY: 2}
