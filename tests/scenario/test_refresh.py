@@ -1767,6 +1767,36 @@ def test_a_pod_another_controller_owns_is_not_one_of_the_workloads_copies(
     assert env.restarts("web") == 0
 
 
+def test_an_orphan_pod_with_the_deployments_labels_is_not_one_of_its_copies(
+    env: RefreshEnv,
+) -> None:
+    """A bare pod labelled `app=web` on an older digest (`kubectl run web-debug --labels
+    app=web`: no owner, no pod-template-hash) beside the Deployment's own pod, which its
+    ReplicaSet controls and which runs the newest digest. The orphan is no copy:
+    deployment_controller.go `getPodMapForDeployment` skips a pod whose controllerRef is nil,
+    and the ReplicaSet adopts only the pods its own selector, `pod-template-hash` included,
+    matches (replica_set.go `getPodsForReplicaSet`). So the first run records, restarts
+    nothing, and the orphan's digest is not among the running ones."""
+    env.registry.push_image("r/owned", "stable", content="v1")
+    debug = deployment("web-debug", container("runner", env.image("r/owned", "stable")))
+    debug["spec"]["template"]["metadata"]["labels"] = {"app": "web", "run": "web-debug"}
+    orphan = env.simulator.make_pod(debug, "web-debug")  # an unstored workload's: no owner
+    newest = env.registry.push_image("r/owned", "stable", content="v2")
+    env.install(deployment("web", container("runner", env.image("r/owned", "stable"))))
+    env.server.add(orphan)
+    own = env.server.get_object("Pod", "web-0", NS)
+    assert own is not None
+    assert own["metadata"]["ownerReferences"][0]["kind"] == "ReplicaSet"
+    assert "ownerReferences" not in orphan["metadata"]
+    for _ in range(2):
+        result = env.tick("--rollout-timeout", "1")
+        found = _workload(result.json(), "web")
+        assert (found["outcome"], result.exit_code) == ("converged", 0), found["reason"]
+        assert found["containers"][0]["running_digests"] == [newest]
+    assert env.annotations("web")[container_key(RECORDED_DIGEST, "runner")] == newest
+    assert env.restarts("web") == 0
+
+
 def test_every_workloads_stale_pin_finding_lands_before_any_wait(env: RefreshEnv) -> None:
     """Two Deployments whose restarts never roll out (no controller picks them up) each wait up
     to --rollout-timeout; a CronJob's activeDeadlineSeconds may end the tick during either

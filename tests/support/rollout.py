@@ -24,6 +24,10 @@ The replacement follows the Deployment's strategy as the controller runs it:
   after minReadySeconds).
 - The status is computed from the pods as sync.go `calculateStatus` sums its ReplicaSets:
   `replicas`, `updatedReplicas`, `readyReplicas`, `availableReplicas`, `unavailableReplicas`.
+- A stored Deployment's pods belong to the ReplicaSet of their template, as sync.go
+  `getNewReplicaSet` writes it: named `<deployment>-<pod-template-hash>`, the template's labels
+  and the Deployment's selector each with `pod-template-hash` added, controlled by the
+  Deployment; each pod carries the hash label and the ReplicaSet as its controller.
 
 StatefulSets and DaemonSets (`settle` installs one with its pods) roll out one pod at a time,
 the old pod gone before its replacement starts, and stop at the first replacement that is not
@@ -87,6 +91,11 @@ _ORDERED = {"statefulsets": "StatefulSet", "daemonsets": "DaemonSet"}
 """The kinds that replace one pod at a time, by plural."""
 REVISION_LABEL = "controller-revision-hash"
 """The label both controllers put on a pod: the revision of the template it was made from."""
+TEMPLATE_HASH_LABEL = "pod-template-hash"
+"""The label a Deployment's ReplicaSets and their pods carry (apps/v1
+DefaultDeploymentUniqueLabelKey)."""
+_SAFE_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
+"""apimachinery/pkg/util/rand `SafeEncodeString`'s letters, which a pod-template-hash uses."""
 
 
 @dataclass
@@ -569,7 +578,52 @@ class RolloutSimulator:
 
     def make_pod(self, deployment: Obj, pod_name: str, behaviour: str = "ok") -> Obj:
         """A pod of the Deployment's current template, running (or failing) as `behaviour` says,
-        Ready since now when it runs."""
+        Ready since now when it runs; a stored Deployment's (one with a uid) is its template's
+        ReplicaSet's."""
+        pod = self._bare_pod(deployment, pod_name, behaviour)
+        if deployment.get("kind", "Deployment") == "Deployment" and deployment["metadata"].get(
+            "uid"
+        ):
+            replica_set = self._replica_set(deployment)
+            template_hash = replica_set["metadata"]["labels"][TEMPLATE_HASH_LABEL]
+            pod["metadata"]["labels"][TEMPLATE_HASH_LABEL] = template_hash
+            pod["metadata"]["ownerReferences"] = [controller_reference(replica_set)]
+        return pod
+
+    def _replica_set(self, deployment: Obj) -> Obj:
+        """The ReplicaSet of the Deployment's current template, stored on first use."""
+        meta = deployment["metadata"]
+        template = deployment["spec"]["template"]
+        digest = hashlib.sha256(json.dumps(template, sort_keys=True).encode()).digest()
+        template_hash = "".join(_SAFE_ALPHABET[b % len(_SAFE_ALPHABET)] for b in digest[:10])
+        name = f"{meta['name']}-{template_hash}"
+        stored = self.server.get_object("ReplicaSet", name, meta["namespace"])
+        if stored is not None:
+            return stored
+        labels = {**template["metadata"].get("labels", {}), TEMPLATE_HASH_LABEL: template_hash}
+        selector = copy.deepcopy(deployment["spec"]["selector"])
+        selector.setdefault("matchLabels", {})[TEMPLATE_HASH_LABEL] = template_hash
+        replica_set = {
+            "apiVersion": "apps/v1",
+            "kind": "ReplicaSet",
+            "metadata": {
+                "name": name,
+                "namespace": meta["namespace"],
+                "labels": labels,
+                "ownerReferences": [controller_reference(deployment)],
+            },
+            "spec": {
+                "replicas": deployment["spec"].get("replicas", 1),
+                "selector": selector,
+                "template": {**copy.deepcopy(template), "metadata": {"labels": dict(labels)}},
+            },
+        }
+        self.server.add(replica_set)
+        stored = self.server.get_object("ReplicaSet", name, meta["namespace"])
+        assert stored is not None
+        return stored
+
+    def _bare_pod(self, deployment: Obj, pod_name: str, behaviour: str) -> Obj:
         template = deployment["spec"]["template"]
         spec = copy.deepcopy(template["spec"])
         spec["nodeName"] = "node-1"
@@ -627,6 +681,19 @@ class RolloutSimulator:
                 "containerStatuses": statuses,
             },
         }
+
+
+def controller_reference(owner: Obj) -> Obj:
+    """An owner reference to `owner` as its controller, as apimachinery's metav1.NewControllerRef
+    writes it (controller and blockOwnerDeletion true)."""
+    return {
+        "apiVersion": owner.get("apiVersion", "apps/v1"),
+        "kind": owner.get("kind", "Deployment"),
+        "name": owner["metadata"]["name"],
+        "uid": owner["metadata"]["uid"],
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
 
 
 def fenceposts(deployment: Obj) -> tuple[int, int]:

@@ -258,34 +258,72 @@ def owned_pods(
     replica_sets: Sequence[Mapping[str, Any]],
 ) -> list[Mapping[str, Any]]:
     """The pods among `pods` (those its selector matches) that the workload's controller
-    counts as its copies. A pod whose controller is another object is someone else's
-    (controller_ref_manager.go `ClaimPods`: "Owned by someone else. Ignore."): a Deployment's
-    pods are those of the ReplicaSets it controls (`replica_sets`, any listed in its
-    namespace), a StatefulSet's or DaemonSet's those it controls itself. An orphan its
-    selector matches (a pod, or a Deployment's ReplicaSet) is counted: the controller adopts
-    it, unless the workload is being deleted (`ClaimPods`, `ClaimReplicaSets` adopt only
-    then)."""
-    uid = o.uid_of(workload)
-    adopts = "deletionTimestamp" not in o.mapping(workload.get("metadata"))
-    owners = {uid}
+    counts as its copies, by each controller's own rule. A pod whose controller is another
+    object is someone else's (controller_ref_manager.go `ClaimPods`: "Owned by someone else.
+    Ignore.")."""
     if kind_of(workload) == "Deployment":
-        selector = _selector(workload)
-        owners = {
-            o.uid_of(r)
-            for r in replica_sets
-            if _controller_uid(r) == uid
-            or (
-                _controller_uid(r) is None
-                and adopts
-                and o.selector_matches(selector, o.labels_of(r))
-            )
-        }
+        return _deployment_pods(workload, pods, replica_sets)
+    uid = o.uid_of(workload)
+    adopts = _adopts(workload)
+    member = _stateful_member if kind_of(workload) == "StatefulSet" else _any_pod
     owned: list[Mapping[str, Any]] = []
     for pod in pods:
         controller = _controller_uid(pod)
-        if controller in owners or (controller is None and adopts):
+        if (controller == uid or (controller is None and adopts)) and member(workload, pod):
             owned.append(pod)
     return owned
+
+
+def _deployment_pods(
+    deployment: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]],
+    replica_sets: Sequence[Mapping[str, Any]],
+) -> list[Mapping[str, Any]]:
+    """A Deployment's copies are the pods of the ReplicaSets it claims (deployment_controller.go
+    `getReplicaSetsForDeployment`: its own, and orphans its selector matches while it is not
+    being deleted); `getPodMapForDeployment` skips a pod with no controller. An orphan pod is
+    a copy only once one of those ReplicaSets adopts it, which takes that ReplicaSet's own
+    selector, `pod-template-hash` included (replica_set.go `getPodsForReplicaSet`)."""
+    uid = o.uid_of(deployment)
+    selector = _selector(deployment)
+    adopts = _adopts(deployment)
+    claimed = [
+        r
+        for r in replica_sets
+        if _controller_uid(r) == uid
+        or (_controller_uid(r) is None and adopts and o.selector_matches(selector, o.labels_of(r)))
+    ]
+    owners = {o.uid_of(r) for r in claimed}
+    adopters = [_selector(r) for r in claimed if _adopts(r)]
+    owned: list[Mapping[str, Any]] = []
+    for pod in pods:
+        controller = _controller_uid(pod)
+        if controller in owners or (
+            controller is None and any(o.selector_matches(s, o.labels_of(pod)) for s in adopters)
+        ):
+            owned.append(pod)
+    return owned
+
+
+def _adopts(controller: Mapping[str, Any]) -> bool:
+    """Whether the controller adopts orphans: not while it is being deleted (`ClaimPods`,
+    `ClaimReplicaSets` recheck its deletionTimestamp first)."""
+    return "deletionTimestamp" not in o.mapping(controller.get("metadata"))
+
+
+def _stateful_member(statefulset: Mapping[str, Any], pod: Mapping[str, Any]) -> bool:
+    """Whether the pod is named as one of the StatefulSet's, `<set>-<ordinal>`: the set claims
+    no other pod, owned or orphan (stateful_set.go `getPodsForStatefulSet` filters by
+    stateful_set_utils.go `isMemberOf`, whose `statefulPodRegex` is `(.*)-([0-9]+)$`)."""
+    parent, dash, ordinal = o.name_of(pod).rpartition("-")
+    numbered = bool(dash) and ordinal.isascii() and ordinal.isdigit()
+    return numbered and parent == o.name_of(statefulset)
+
+
+def _any_pod(_workload: Mapping[str, Any], _pod: Mapping[str, Any]) -> bool:
+    """A DaemonSet claims every pod its selector matches (daemon_controller.go `getDaemonPods`
+    calls `ClaimPods` with no filter)."""
+    return True
 
 
 def _controller_uid(obj: Mapping[str, Any]) -> str | None:
