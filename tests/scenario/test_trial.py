@@ -441,3 +441,48 @@ def test_a_second_run_leaves_a_live_run_s_pods_alone(doctor: Doctor) -> None:
         f"{a_pod}: the probe had not reported when the trial's time ran out"
     ], err
     assert _pods_left(doctor) == []
+
+
+_OUT_OF_CPU = "Node didn't have enough resource: cpu, requested: 4000, used: 15000, capacity: 16000"
+
+
+@pytest.mark.parametrize(
+    ("reason", "message", "words"),
+    [
+        ("OutOfcpu", _OUT_OF_CPU, f"(OutOfcpu): Pod was rejected: {_OUT_OF_CPU}"),
+        (
+            "Evicted",
+            "The node had condition: [DiskPressure]. ",
+            "(Evicted): Pod was rejected: The node had condition: [DiskPressure].",
+        ),
+    ],
+)
+def test_a_trial_pod_its_pinned_machine_turns_away_is_a_measured_failure_in_its_words(
+    doctor: Doctor, reason: str, message: str, words: str
+) -> None:
+    """A job pinned to gpu-1 (`spec.nodeName`, which the trial keeps): gpu-1's kubelet admits
+    or rejects the trial pod itself. pkg/kubelet/kubelet.go `rejectPod` records a Warning Event
+    with the reason and fails the pod with `status.reason` and `status.message` "Pod was
+    rejected: <message>", no container status. That is the machine's measured refusal, in its
+    words: not "the trial pod ended without a report"."""
+
+    def pinned(now: datetime) -> list[Obj]:
+        objects = _cpu_job(now)
+        job = next(o for o in objects if o["kind"] == "Job")
+        job["spec"]["template"]["spec"]["nodeName"] = "gpu-1"
+        return objects
+
+    doctor.load(pinned)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, reject=(reason, message))
+    result = doctor.live("--trial", "--trial-timeout", "20", "-o", "json")
+    assert result.exit_code == 2, result.stdout
+    assert _trial_codes(result.json()) == [("trial.container-not-started", "fail")]
+    found = next(f for f in result.json()["findings"] if f["check"] == "trial")
+    assert found["basis"] == "measured"
+    assert found["headline"] == "The training program could not start on its machine."
+    [detail] = found["details"]
+    pod, said = detail.split(": ", 1)
+    assert pod.startswith("truegreen-trial-train-llm-")
+    assert said == f"the machine's kubelet failed the trial pod {words}"
+    assert _pods_left(doctor) == []

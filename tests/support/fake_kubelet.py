@@ -61,6 +61,7 @@ class FakeKubelet:
         start_seconds: float = 0.3,
         unschedulable: str | None = None,
         stop: Stop | None = None,
+        reject: tuple[str, str] | None = None,
     ) -> None:
         self.server = server
         self.volumes = dict(volumes or {})
@@ -80,6 +81,11 @@ class FakeKubelet:
         """kube-scheduler's words for a pod no machine has room for: the pod is never placed."""
         self.stop = stop
         """Where each pod stays (the module's docstring); None: it runs to its end."""
+        self.reject = reject
+        """(reason, message): the machine's kubelet turns each trial pod away at admission, as
+        pkg/kubelet/kubelet.go `rejectPod` writes it: a Warning Event with the reason and
+        message, the pod Failed with `status.reason` and `status.message` "Pod was rejected:
+        <message>", no container status."""
         self.threads: list[threading.Thread] = []
         self.ports: dict[str, int] = {}
         """The rendezvous port each trial run was given, by its run label."""
@@ -106,6 +112,9 @@ class FakeKubelet:
         if self.unschedulable is not None:
             self._unschedulable(pod, self.unschedulable)
             return
+        if self.reject is not None:
+            self._rejected(pod, *self.reject)
+            return
         if self.stop == "scheduling":
             # Nothing binds it (a scheduler that is down, or never named): the pod stays as the
             # API server stored it, Pending with no PodScheduled condition.
@@ -113,6 +122,19 @@ class FakeKubelet:
         thread = threading.Thread(target=self._run, args=(dict(pod),), daemon=True)
         self.threads.append(thread)
         thread.start()
+
+    def _rejected(self, pod: Mapping[str, Any], reason: str, message: str) -> None:
+        self._event(pod, reason, message, "Warning")
+        meta = pod["metadata"]
+        stored = self.server.get_object("Pod", meta["name"], meta["namespace"])
+        assert stored is not None
+        stored["status"] = {
+            "phase": "Failed",
+            "reason": reason,
+            "message": "Pod was rejected: " + message,
+            "qosClass": "Burstable",
+        }
+        self.server.update_object(stored)
 
     def wait(self, timeout: float = 60.0) -> None:
         """Until every started pod's process has ended."""

@@ -17,15 +17,19 @@ from truegreen.goduration import go_duration
 from truegreen.trial.outcomes import Level, Outcome
 from truegreen.trial.readback import (
     NOT_PLACED_IN_TIME,
+    WORDS_LIMIT,
     ContainerState,
     KubeletEvent,
     TrialFinding,
     TrialPod,
+    TrialRun,
+    TurnedAway,
     container_states,
     kubelet_events,
     pod_findings,
     probe_report,
 )
+from truegreen.trial.record import from_record, to_record
 
 EVIDENCE = json.loads(
     (Path(__file__).parents[1] / "trial_evidence" / "gpu-h200-first-seconds.json").read_text()
@@ -500,3 +504,35 @@ def test_a_dataset_read_cut_by_the_probe_s_deadline_is_slow() -> None:
     assert _findings(_line(data=whole)) == [
         TrialFinding(Outcome.DATA_READ, Level.OK, POD, "/data", 75.0, 50.0)
     ]
+
+
+def test_a_pod_its_machine_turned_away_is_a_measured_failure_in_the_kubelets_words() -> None:
+    """pkg/kubelet/kubelet.go `rejectPod`: the pod Failed with `status.reason` and
+    `status.message` "Pod was rejected: ...", no container status; a snapshot keeps the same
+    words and so the same verdict."""
+    message = "Pod was rejected: Node didn't have enough resource: nvidia.com/gpu,\n requested: 8"
+    pod = TrialPod(POD, turned_away=TurnedAway("OutOfnvidia.com/gpu", message))
+    expected = TrialFinding(
+        Outcome.NOT_STARTED,
+        Level.FAIL,
+        POD,
+        "the machine's kubelet failed the trial pod (OutOfnvidia.com/gpu): Pod was rejected: "
+        "Node didn't have enough resource: nvidia.com/gpu, requested: 8",
+    )
+    assert pod_findings(pod) == [expected]
+    saved = from_record(json.loads(json.dumps(to_record(TrialRun(pods=(pod,))))))
+    assert isinstance(saved, TrialRun)
+    assert pod_findings(saved.pods[0]) == [expected]
+    bare = TrialPod(POD, turned_away=TurnedAway("NodeAffinity"))
+    said = "the machine's kubelet failed the trial pod (NodeAffinity)"
+    assert pod_findings(bare)[0].words == said
+    long = pod_findings(TrialPod(POD, turned_away=TurnedAway("Evicted", "x" * 5000)))[0].words
+    assert len(long) == WORDS_LIMIT
+    assert long.endswith("…")
+    # A failure the program measured stays the finding; the kubelet's words are not added.
+    crashed = TrialPod(
+        POD,
+        states=(ContainerState(POD, "trial", terminated="Error", exit_code=1),),
+        turned_away=TurnedAway("Evicted", "The node was low on resource: memory."),
+    )
+    assert [f.outcome for f in pod_findings(crashed)] == [Outcome.CONTAINER_ENDED]

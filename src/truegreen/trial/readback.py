@@ -214,6 +214,13 @@ class ProbeReport(msgspec.Struct, frozen=True):
     truncated: bool = False
 
 
+class TurnedAway(msgspec.Struct, frozen=True):
+    """The kubelet's own words on a pod it failed: `status.reason` and `status.message`."""
+
+    reason: str
+    message: str = ""
+
+
 class TrialPod(msgspec.Struct, frozen=True):
     """Everything read back about one trial pod."""
 
@@ -235,6 +242,9 @@ class TrialPod(msgspec.Struct, frozen=True):
     unread: str = ""
     """Why the pod itself could not be read back ('' when it was): it disappeared, or the read
     failed. Nothing it measured can then be read."""
+    turned_away: TurnedAway | None = None
+    """The machine's kubelet failed the pod itself (rejected it at admission, or evicted it),
+    in its words; None when it did not."""
 
 
 class Thresholds(msgspec.Struct, frozen=True):
@@ -595,6 +605,14 @@ def _placement(pod: TrialPod) -> TrialFinding | None:
     return TrialFinding(Outcome.NOT_PLACED, Level.UNKNOWN, pod.pod, _clip(words))
 
 
+def _turned_away(pod: str, said: TurnedAway) -> TrialFinding:
+    """A pod its machine's kubelet failed itself: a measured refusal by the machine, in the
+    kubelet's words (kubelet.go `rejectPod`: "Pod was rejected: ..."; an eviction's message)."""
+    words = f"the machine's kubelet failed the trial pod ({said.reason})"
+    words += f": {said.message}" if said.message.strip() else ""
+    return TrialFinding(Outcome.NOT_STARTED, Level.FAIL, pod, _clip(words))
+
+
 NOT_PLACED_IN_TIME = "the trial pod was not placed on a machine in time"
 """A pod nothing bound to a machine, where no scheduler left words (none took it)."""
 _TIME_RAN_OUT = "when the trial's time ran out"
@@ -635,6 +653,8 @@ def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list
         found += report_findings(pod.pod, report, limits)
     else:
         found += log_findings(pod.pod, pod.log)
+        if pod.turned_away is not None and not any(f.level is Level.FAIL for f in found):
+            found.append(_turned_away(pod.pod, pod.turned_away))
         if not any(f.level is Level.FAIL for f in found):
             words = _clip(_not_reported(pod))
             found.append(TrialFinding(Outcome.NO_PROBE_LINE, Level.UNKNOWN, pod.pod, words))

@@ -27,7 +27,13 @@ from truegreen.cluster import CantRead, Created, CreateResult, GetRead, Got, Kin
 from truegreen.cluster import ReadFailure as Failure
 from truegreen.cluster.logs import Logged, LogRead
 from truegreen.trial.pods import TRIAL_LABEL
-from truegreen.trial.readback import TrialPod, TrialRun, container_states, kubelet_events
+from truegreen.trial.readback import (
+    TrialPod,
+    TrialRun,
+    TurnedAway,
+    container_states,
+    kubelet_events,
+)
 
 POLL_SECONDS = 1.0
 FIRST_POLL_SECONDS = 0.1
@@ -198,7 +204,20 @@ def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout:
         gates=_gates(pod) if pod is not None else (),
         unassigned=pod is not None and not o.node_name(pod),
         unread=_unread(got),
+        turned_away=_turned_away(pod) if pod is not None else None,
     )
+
+
+def _turned_away(pod: Mapping[str, Any]) -> TurnedAway | None:
+    """The machine's kubelet's words where it failed the pod itself: kubelet.go `rejectPod`
+    (admission: `OutOfcpu`, `NodeAffinity`, `UnexpectedAdmissionError`, ...) and the eviction
+    manager (`Evicted`) set `status.phase: Failed` with `status.reason` and `status.message`.
+    The trial's own deadline (DeadlineExceeded) is no refusal: the trial's time is."""
+    status = o.mapping(pod.get("status"))
+    reason = str(status.get("reason") or "")
+    if status.get("phase") != "Failed" or not reason or reason == DEADLINE_EXCEEDED:
+        return None
+    return TurnedAway(reason, str(status.get("message") or ""))
 
 
 def _unplaced(pod: Mapping[str, Any]) -> str:
