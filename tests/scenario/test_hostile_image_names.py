@@ -213,7 +213,11 @@ def test_a_context_whose_server_is_not_an_address_is_that_context_s_failure_line
     lines = text.stdout.splitlines()
     assert lines[0].startswith("? COULD NOT CHECK  bad   -      the server address "), lines
     assert lines[1] == "✓ READY            good  train  Ready: training can run.", lines
-    assert lines[-1] == "2 clusters: 0 not ready, 1 could not be checked, 1 ready."
+    # The bad context never reached a namespace: it is counted among the clusters alone.
+    assert lines[-1] == (
+        "2 clusters (1 could not be checked), 1 namespace: 0 not ready, 0 could not be checked, "
+        "1 ready."
+    )
 
 
 def test_an_unnamed_registry_on_the_machines_own_address_is_not_asked_and_says_so(
