@@ -239,6 +239,25 @@ def refused(group: Group, pod: KubeObject) -> Admission:
     )
 
 
+def _turned_away(group: Group, words: str, reason: str) -> Admission:
+    """The answer for a set its machine's kubelet refuses: `words` after "that machine",
+    `reason` the kubelet's own, as it writes it on the pod."""
+    machine = named_machine(group.spec)
+    return Admission(
+        group.name,
+        machine,
+        Outcome.TURNED_AWAY,
+        words,
+        f"the kubelet on {machine} refuses it: {reason}",
+    )
+
+
+def _counted(room: MachineRoom, requests: Resources, pods: int) -> MachineRoom:
+    """`room` with `pods` more pods of `requests` bound to it."""
+    added = room.requested + requests * pods
+    return replace(room, requested=added, pod_count=room.pod_count + pods)
+
+
 def admit(
     group: Group,
     node: KubeObject | None,
@@ -262,67 +281,43 @@ def admit(
         )
     pressure = _pressure_refusal(node, group.spec)
     if pressure:
-        return Admission(
-            group.name,
-            machine,
-            Outcome.TURNED_AWAY,
+        return _turned_away(
+            group,
             f"turns it away: it {_pressure_words(pressure)}",
-            f"the kubelet on {machine} refuses it: Evicted: The node had condition: "
-            f"[{' '.join(pressure)}].",
+            f"Evicted: The node had condition: [{' '.join(pressure)}].",
         )
     reported = _reported(node)
     dropped = sorted(r for r in group.requests.names if is_extended(r) and r not in reported)
     kept = Resources.of({r: a for r, a in group.requests.amounts if r not in dropped})
     fitting = _fitting(room, kept, group.count)
     if fitting < group.count:
-        after = replace(
-            room, requested=room.requested + kept * fitting, pod_count=room.pod_count + fitting
-        )
-        short = shortfalls(kept, after)
+        short = shortfalls(kept, _counted(room, kept, fitting))
         first = next((s.resource for s in short if s.resource != PODS), PODS)
         taken = (
             f"takes {fitting} of its {group.count} programs and turns the others away"
             if fitting
             else "turns it away"
         )
-        return Admission(
-            group.name,
-            machine,
-            Outcome.TURNED_AWAY,
-            f"{taken}: it is {', '.join(str(s) for s in short)}",
-            f"the kubelet on {machine} refuses it: OutOf{first}",
+        return _turned_away(
+            group, f"{taken}: it is {', '.join(str(s) for s in short)}", f"OutOf{first}"
         )
     if node_affinity.exclusion(node, group.spec) is not None:
-        return Admission(
-            group.name,
-            machine,
-            Outcome.TURNED_AWAY,
+        return _turned_away(
+            group,
             "turns it away: the job's own rules about where it may run leave that machine out",
-            f"the kubelet on {machine} refuses it: NodeAffinity",
+            "NodeAffinity",
         )
     ports = _port_refusal(group, held)
     if ports:
-        return Admission(
-            group.name,
-            machine,
-            Outcome.TURNED_AWAY,
-            ports,
-            f"the kubelet on {machine} refuses it: NodePorts",
-        )
+        return _turned_away(group, ports, "NodePorts")
     taint = _untolerated_no_execute(node, group.spec)
     if taint:
-        return Admission(
-            group.name,
-            machine,
-            Outcome.TURNED_AWAY,
+        return _turned_away(
+            group,
             "turns it away: it is reserved for other work",
-            f"the kubelet on {machine} refuses it: TaintToleration ({taint} not tolerated)",
+            f"TaintToleration ({taint} not tolerated)",
         )
-    counted = replace(
-        room,
-        requested=room.requested + kept * group.count,
-        pod_count=room.pod_count + group.count,
-    )
+    counted = _counted(room, kept, group.count)
     if dropped:
         missing = joined_words(dropped)
         return Admission(
