@@ -276,8 +276,8 @@ class ContainerModel(Struct, frozen=True):
     restarted_by_controller: bool = False
     """Its controller gives it a liveness probe when it has none (KubeRay)."""
     training_when_routed: str | None = None
-    """Why it looks like training work even when a Service routes to it (GPUs alone no longer
-    say so), else None."""
+    """Why it looks like training work even when a Service routes to it (GPUs alone do not say so
+    there), else None."""
 
     @classmethod
     def parse(
