@@ -46,15 +46,15 @@ class Failure(Struct, frozen=True):
         )
 
     @classmethod
-    def interrupted(cls, exit_code: ExitCode) -> "Failure":
-        """A run stopped by Ctrl-C (INTERRUPTED) or SIGTERM (TERMINATED) before its result."""
+    def interrupted(
+        cls,
+        exit_code: ExitCode,
+        before: str = "the run had a result",
+        remedy: str = "run it again to get one",
+    ) -> "Failure":
+        """A run stopped by Ctrl-C (INTERRUPTED) or SIGTERM (TERMINATED) `before` its end."""
         by = "Ctrl-C" if exit_code is ExitCode.INTERRUPTED else "SIGTERM"
-        return cls(
-            exit_code,
-            "interrupted",
-            f"stopped by {by} before the run had a result",
-            "run it again to get one",
-        )
+        return cls(exit_code, "interrupted", f"stopped by {by} before {before}", remedy)
 
     def line(self) -> str:
         """The one line on stderr: `what: why. remedy`."""

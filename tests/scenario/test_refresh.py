@@ -6,18 +6,23 @@ registry serves when they start.
 
 import base64
 import json
+import signal
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from tests.conftest import REGISTRY_PASSWORD
 from tests.support import rbac
 from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault
+from tests.support.monitoring import wait_for, with_default_ctrl_c
 from tests.support.plain_words import jargon_in
 from tests.support.refresh_kit import container, deployment
 from tests.support.registry import Registry, TokenFront
@@ -35,7 +40,7 @@ from truegreen.refresh.annotations import (
     container_key,
 )
 from truegreen.refresh.registry import PullCredentials, RegistryClient, Resolved
-from truegreen.refresh.tick import RefreshSettings, run_tick
+from truegreen.refresh.tick import RefreshSettings, TickInterrupted, run_tick
 
 Obj = dict[str, Any]
 NS = "train"
@@ -1835,3 +1840,86 @@ def test_every_workloads_stale_pin_finding_lands_before_any_wait(env: RefreshEnv
     ]
     (pinned,) = [w for w in report.workloads if w.name == "zz-pinned"]
     assert [w.step for w in pinned.writes] == ["stale-pins"]
+
+
+def test_a_tick_stopped_mid_wait_hands_up_what_it_wrote(env: RefreshEnv) -> None:
+    """Ctrl-C during the first rollout's wait (raised where the tick sleeps, as Python raises
+    KeyboardInterrupt): the tick goes up with the signal and the report so far. The workload
+    it restarted is `interrupted` with its applied restart write; the one it never reached
+    and the pinned one (whose finding the first pass wrote) are `interrupted` too, each with
+    only what was written for it. Nothing is recorded."""
+    old = env.registry.push_image("r/stop", "stable", content="v1")
+    for name in ("aa-slow", "ab-slow"):
+        env.install(deployment(name, container("runner", env.image("r/stop", "stable"))))
+        env.simulator.behaviour[name] = "stall"
+    env.install(
+        deployment("zz-pinned", container("runner", f"{env.image('r/stop', 'stable')}@{old}"))
+    )
+    env.tick()  # records the slow ones' digest
+    env.registry.push_image("r/stop", "stable", content="v2")
+    recorded = env.annotations("aa-slow")[container_key(RECORDED_DIGEST, "runner")]
+
+    def sleep(seconds: float) -> None:
+        raise KeyboardInterrupt
+
+    settings = RefreshSettings(
+        namespace=NS, selector={"truegreen.io/refresh": "enabled"}, rollout_timeout=30
+    )
+    with (
+        LiveCluster.connect(ConnectionSettings(kubeconfig=env.kubeconfig)) as cluster,
+        pytest.raises(TickInterrupted) as stopped,
+    ):
+        run_tick(cluster, settings, sleep=sleep)
+    assert isinstance(stopped.value.signal, KeyboardInterrupt)
+    assert env.restarts("aa-slow") == 1, "the restart was written before the wait"
+    report = stopped.value.report
+    summary = [
+        (w.name, w.outcome.value, [(x.step, x.applied) for x in w.writes]) for w in report.workloads
+    ]
+    assert summary == [
+        ("aa-slow", "interrupted", [("restart", True)]),
+        ("ab-slow", "interrupted", []),
+        ("zz-pinned", "interrupted", [("stale-pins", True)]),
+    ]
+    assert report.workloads[0].reason.startswith("restarted, then the tick was stopped before")
+    assert report.workloads[1].reason.startswith("the tick was stopped before this workload")
+    assert env.annotations("aa-slow")[container_key(RECORDED_DIGEST, "runner")] == recorded
+
+
+@pytest.mark.parametrize(
+    ("how", "code", "by"),
+    [(signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")],
+    ids=["ctrl-c", "sigterm"],
+)
+def test_a_refresh_stopped_after_its_restart_says_so_in_its_document(
+    env: RefreshEnv, how: signal.Signals, code: int, by: str
+) -> None:
+    """The signal arrives while `truegreen refresh -o json` waits on a restart it wrote: the
+    document on stdout is the tick so far (the restarted workload `interrupted`, its restart
+    write applied) under the signal's exit code and the `interrupted` headline, never the
+    empty failure document of a run that wrote nothing."""
+    env.registry.push_image("r/sig", "stable", content="v1")
+    env.install(deployment("slow", container("runner", env.image("r/sig", "stable"))))
+    env.simulator.behaviour["slow"] = "stall"
+    env.tick()
+    env.registry.push_image("r/sig", "stable", content="v2")
+    argv = [str(Path(sys.executable).parent / "truegreen"), "refresh", "-o", "json"]
+    argv += ["--kubeconfig", str(env.kubeconfig), "--rollout-timeout", "60"]
+    with subprocess.Popen(
+        with_default_ctrl_c(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as running:
+        wait_for("the restart to be written", lambda: env.restarts("slow") == 1)
+        running.send_signal(how)
+        out, err = running.communicate(timeout=60)
+    line = (
+        f"stopped by {by} before the tick finished. run refresh again: it looks again at each "
+        "workload marked interrupted"
+    )
+    assert (running.returncode, err.splitlines()[-1]) == (code, f"truegreen: {line}")
+    document = json.loads(out)
+    schema = Path(__file__).parents[2] / "docs" / "failure.schema.json"
+    jsonschema.validate(document, json.loads(schema.read_text()))
+    assert (document["exit_code"], document["headline"]["code"]) == (code, "interrupted")
+    (slow,) = document["workloads"]
+    assert (slow["name"], slow["outcome"]) == ("slow", "interrupted")
+    assert [(w["step"], w["applied"]) for w in slow["writes"]] == [("restart", True)]

@@ -4,13 +4,14 @@ truegreen.refresh.command, the report rendered."""
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from truegreen.cli.output import (
     emit_json,
     loaded,
     progress,
     reporting_errors,
+    stopped_by,
     text_consoles,
     warn,
 )
@@ -25,7 +26,10 @@ from truegreen.cli.parser import (
 
 if TYPE_CHECKING:
     from truegreen.cluster.settings import ActAs
+    from truegreen.console import Consoles
     from truegreen.failure import Failure
+    from truegreen.kubectl import Kubectl
+    from truegreen.refresh.tick import TickInterrupted
 
 
 def _refresh_failure(failure: "Failure") -> object:
@@ -107,9 +111,11 @@ def refresh(
     Exit 0 converged, restarted (by this tick or another) or deliberately held, 2 a rollout
     failed (or a pin dangles), 3 a read failed.
     """
+    from truegreen.kubectl import for_connection
     from truegreen.refresh.command import RefreshRequest, run_refresh
     from truegreen.refresh.plan import RefreshMode
     from truegreen.refresh.render import to_json, to_text
+    from truegreen.refresh.tick import TickInterrupted
 
     loaded()
 
@@ -128,7 +134,11 @@ def refresh(
         on_warning=warn,
     )
     consoles = text_consoles(output, no_color)
-    run = run_refresh(request, progress(consoles, no_color))
+    try:
+        run = run_refresh(request, progress(consoles, no_color))
+    except TickInterrupted as stopped:
+        kubectl = for_connection(request.connection)
+        _interrupted(stopped, consoles, kubectl, dry_run=dry_run, verbose=verbose)
     report = run.report
     if consoles is None:
         emit_json(to_json(report, dry_run=dry_run, cluster=run.cluster))
@@ -144,3 +154,32 @@ def refresh(
         for line in lines:
             consoles.out.print(line)
     sys.exit(report.exit_code)
+
+
+def _interrupted(
+    stopped: "TickInterrupted",
+    consoles: "Consoles | None",
+    kubectl: "Kubectl",
+    *,
+    dry_run: bool,
+    verbose: bool,
+) -> NoReturn:
+    """End a tick a signal stopped after its workloads were read: what it did so far (a restart
+    it wrote is never left unsaid), then the signal's line and exit code."""
+    from truegreen.failure import Failure
+    from truegreen.refresh.render import interrupted_json, to_text
+
+    failure = Failure.interrupted(
+        stopped_by(stopped.signal),
+        "the tick finished",
+        "run refresh again: it looks again at each workload marked interrupted",
+    )
+    print(file=sys.stderr)  # past the ^C the terminal echoed
+    if consoles is None:
+        emit_json(interrupted_json(stopped.report, failure, dry_run=dry_run))
+    else:
+        lines = to_text(stopped.report, verbose=verbose, width=consoles.width, kubectl=kubectl)
+        for line in lines:
+            consoles.out.print(line)
+    print(f"truegreen: {failure.line()}", file=sys.stderr)
+    sys.exit(failure.exit_code)

@@ -52,6 +52,7 @@ _STYLES = {
     Outcome.DANGLING_PIN: "red",
     Outcome.INVALID_IMAGE: "red",
     Outcome.COULD_NOT_CHECK: "magenta",
+    Outcome.INTERRUPTED: "yellow",
 }
 
 
@@ -183,6 +184,16 @@ class ProgressWords:
     def waiting(self, workload: str, progress: str) -> None:
         """One look at a rollout."""
         self._told(f"Waiting for {workload}: {progress}")
+
+
+def interrupted_json(report: TickReport, failure: "Failure", *, dry_run: bool) -> dict[str, Any]:
+    """The document of a tick a signal stopped after its workloads were read: the tick so far
+    (`interrupted` workloads with the writes they made), under the failure's exit code and
+    headline."""
+    document = to_json(report, dry_run=dry_run)
+    document["exit_code"] = int(failure.exit_code)
+    document["headline"] = {"code": failure.code, "text": failure.text, "remedy": failure.remedy}
+    return document
 
 
 def failure_json(failure: "Failure") -> dict[str, Any]:

@@ -28,6 +28,9 @@ class Outcome(StrEnum):
     DANGLING_PIN = "dangling-pin"
     INVALID_IMAGE = "invalid-image"
     COULD_NOT_CHECK = "could-not-check"
+    INTERRUPTED = "interrupted"
+    """A signal ended the tick before this workload's end: its writes so far are listed, and
+    nothing was recorded that a verified rollout did not earn."""
 
 
 _FAILED = {Outcome.ROLLOUT_FAILED, Outcome.REFUSED, Outcome.DANGLING_PIN, Outcome.INVALID_IMAGE}

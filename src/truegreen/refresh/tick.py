@@ -210,15 +210,43 @@ def run_tick(
     ]
     # Step 1 for every workload before any restart or wait: a wait may take the rest of the
     # tick (a CronJob's deadline), and a finding needs none.
-    for tick in ticks:
-        tick.write_findings()
-    reports = [tick.run(hold) for tick in ticks]
+    reports: list[WorkloadReport] = []
+    try:
+        for tick in ticks:
+            tick.write_findings()
+        for tick in ticks:
+            reports.append(tick.run(hold))
+    except BaseException as stopped:
+        if isinstance(stopped, Exception):
+            raise
+        # Ctrl-C or SIGTERM (raised where the tick is): the report of what it wrote so far
+        # goes up with the signal, so that a restart it made is never left unsaid.
+        cut = [tick.interrupted() for tick in ticks[len(reports) :]]
+        partial = TickReport(
+            (*reports, *cut),
+            tuple(cant_read),
+            registry_requests=registry.requests_made,
+            distinct_references=registry.distinct_lookups,
+        )
+        raise TickInterrupted(partial, stopped) from stopped
     return TickReport(
         tuple(reports),
         tuple(cant_read),
         registry_requests=registry.requests_made,
         distinct_references=registry.distinct_lookups,
     )
+
+
+class TickInterrupted(BaseException):
+    """A signal (Ctrl-C, SIGTERM) stopped the tick after its workloads were read. `report` is
+    the tick so far: each finished workload's report, and every other one `interrupted` with
+    the writes it made; `signal` is what the signal raised. A BaseException, as the signal
+    is, so that nothing on the way up takes it for an error to report."""
+
+    def __init__(self, report: TickReport, signal: BaseException) -> None:
+        super().__init__("the tick was stopped by a signal")
+        self.report = report
+        self.signal = signal
 
 
 def _report(obj: Mapping[str, Any], outcome: Outcome, reason: str) -> WorkloadReport:
@@ -655,6 +683,18 @@ class _WorkloadTick:
         if action is Action.WAIT:
             return self._finish(first, first.marker, ours=False)
         return self._conclude(action, first, first, obj, first.marker, ours=False)
+
+    def interrupted(self) -> WorkloadReport:
+        """This workload's report when a signal stopped the tick before its end: what it wrote,
+        and what the next tick will find."""
+        if any(write.step == "restart" and write.applied for write in self._writes):
+            reason = (
+                "restarted, then the tick was stopped before the rollout was verified; nothing "
+                "was recorded, and the next run looks at this rollout again"
+            )
+        else:
+            reason = "the tick was stopped before this workload was decided; nothing was restarted"
+        return self._done(Outcome.INTERRUPTED, reason)
 
     def _kept_changing(self) -> WorkloadReport:
         """The end of a tick whose writes met a conflict at every try."""
