@@ -4,7 +4,9 @@ Quota, a webhook with nobody behind it, the namespace's Pod Security level, a na
 deleted, and the trial start (`--admission-dry-run`) whose answer is the server's own.
 """
 
+import json
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from tests.scenario.conftest import Doctor
@@ -403,6 +405,30 @@ def test_a_missing_namespace_is_measured(doctor: Doctor) -> None:
     report = doctor.live("-o", "json").json()
     assert ("admission.namespace-missing", "fail", "measured") in _codes(report)
     assert report["headline"]["rule"] == "namespace-closed"
+
+
+def test_a_job_file_s_missing_namespace_is_not_blamed_on_dash_n(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """No -n: the space is the job file's own `metadata.namespace` (kubectl create -f does the
+    same), so the remedy names every place the name may have come from, not -n alone."""
+    doctor.round_trip = False  # a snapshot holds one space: 'train', not the file's
+    doctor.load("healthy")
+    job = training_job("ghost-job", doctor.now, finished=False)
+    job["metadata"]["namespace"] = "ghost"
+    del job["status"]
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(job))
+    report = doctor.live("-o", "json", "--job-file", str(path)).json()
+    assert (report["headline"]["code"], report["headline"]["text"]) == (
+        "admission.namespace-missing",
+        "The environment's space 'ghost' doesn't exist, so nothing can start there.",
+    ), "precondition: the file's space is the one read"
+    assert report["headline"]["remedy"] == (
+        "Check the name (from -n, else the job file, else the connection's default; "
+        f"`kubectl --kubeconfig {doctor.kubeconfig} get namespaces` lists the ones that exist), "
+        "or set the environment up there."
+    )
 
 
 def test_the_snapshot_replays_the_admission_reads(doctor: Doctor) -> None:

@@ -42,7 +42,8 @@ WORDS: Final[dict[str, Wording]] = {
     ),
     NAMESPACE_MISSING: Wording(
         "The environment's space '{name}' doesn't exist, so nothing can start there.",
-        "Check the name passed with -n ({command} lists them), or set the environment up there.",
+        "Check the name (from -n, else the job file, else the connection's default; {command} "
+        "lists the ones that exist), or set the environment up there.",
     ),
     QUOTA_EXCEEDED: Wording(
         "A training job can't start: the usage limit '{quota}' is reached ({shortfall}).",

@@ -42,8 +42,8 @@ WORDS: Final[dict[str, Wording]] = {
     OK: Wording("Every workload of the environment is running and ready.", ""),
     NONE_FOUND: Wording(
         "Found no training environment in '{namespace}'.",
-        "Check the name passed with -n, or install the environment there; {command} lists "
-        "what runs there.",
+        "Check the name (from -n, else the job file, else the connection's default), or "
+        "install the environment there; {command} lists what runs there.",
     ),
     CRASH_LOOP: Wording(
         "{workload} keeps crashing and restarting.",
