@@ -4,12 +4,23 @@ kube-scheduler: the kubelet on that machine admits it or turns it away
 only pods without a machine, pkg/scheduler/eventhandlers.go `assignedPod`)."""
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import yaml
 
 from tests.scenario.conftest import Doctor
-from tests.support.scenarios import Obj, find, healthy, job_pod, training_job
+from tests.support.scenarios import (
+    REGISTRY,
+    Obj,
+    container,
+    deployment,
+    find,
+    healthy,
+    job_pod,
+    pod_for,
+    training_job,
+)
 from tests.support.training_kinds import pytorch_job
 
 
@@ -327,3 +338,49 @@ def test_a_named_machine_short_of_disk_space_turns_the_job_away(doctor: Doctor) 
         "the kubelet on gpu-1 refuses it: Evicted: The node had condition: [DiskPressure]."
     ) in found["details"]
     assert code == 2
+
+
+def test_a_port_a_program_running_there_holds_turns_the_job_away(doctor: Doctor) -> None:
+    """A GPU metrics exporter of the namespace runs on gpu-1 holding hostPort 9400 (as
+    dcgm-exporter's chart asks); the planned job names gpu-1 and asks for the same port. The
+    kubelet's admission runs NodePorts against the pods active on the machine
+    (pkg/kubelet/lifecycle/predicate.go `Admit` → `generalFilter` over `nodeInfo` built from
+    `GetActivePods`), so the pod is Failed with reason `NodePorts`. A finished exporter pod
+    there holds nothing."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _without_job(now)
+        exporter = deployment(
+            "gpu-metrics", [container("exporter", f"{REGISTRY}/dcgm:3", port=9400)]
+        )
+        exporter["spec"]["template"]["spec"]["containers"][0]["ports"][0]["hostPort"] = 9400
+        running = pod_for(exporter, now, suffix="a1", node_name="gpu-1")
+        finished = pod_for(exporter, now, suffix="f0", node_name="cpu-1")
+        finished["status"]["phase"] = "Succeeded"
+        return [*objects, exporter, running, finished]
+
+    doctor.load(build)
+    path = _job_file(doctor, "gpu-1")
+    job = yaml.safe_load(Path(path).read_text())
+    job["spec"]["template"]["spec"]["containers"][0]["ports"] = [
+        {"containerPort": 9400, "hostPort": 9400}
+    ]
+    Path(path).write_text(yaml.safe_dump(job))
+    code, findings = _judged(doctor, path)
+    ((found,),) = [(f,) for f in findings]
+    assert (found["code"], found["status"], found["basis"]) == (
+        "capacity.named-machine-unfit",
+        "fail",
+        "measured",
+    )
+    assert found["headline"] == (
+        "The training job names the machine gpu-1 to run on, and that machine turns it away: "
+        "a program running there already holds port 9400/TCP."
+    )
+    assert "the kubelet on gpu-1 refuses it: NodePorts" in found["details"]
+    assert code == 2
+    job["spec"]["template"]["spec"]["nodeName"] = "cpu-1"
+    job["spec"]["template"]["spec"]["containers"][0]["resources"] = {}
+    Path(path).write_text(yaml.safe_dump(job))
+    again = doctor.live("-o", "json", "--job-file", path)
+    assert again.exit_code == 0, again.json()["headline"]

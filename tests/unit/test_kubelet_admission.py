@@ -8,10 +8,12 @@ from msgspec.structs import replace
 
 from tests.support.scenarios import node
 from truegreen.cluster import Kind
+from truegreen.doctor.checks.capacity.filters.node_ports import HostPort
 from truegreen.doctor.checks.capacity.kubelet_admission import (
     Outcome,
     admit,
     admitted,
+    bound_ports,
     kubelet_refusal,
     refused,
 )
@@ -244,3 +246,42 @@ def test_host_ports_admit_one_program_of_a_set_and_none_of_a_set_after_it() -> N
         {"gpu-1": machine_room(gpu), "gpu-2": machine_room(node("gpu-2", "64", "256Gi", gpus=8))},
     )
     assert [a.outcome for a in elsewhere] == [Outcome.ADMITTED, Outcome.ADMITTED]
+
+
+def _pod_on(machine: str, name: str, port: int, phase: str = "Running") -> dict[str, Any]:
+    ports = [{"containerPort": port, "hostPort": port}]
+    return {
+        "kind": "Pod",
+        "metadata": {"name": name},
+        "spec": {"nodeName": machine, "containers": [{"name": "c", "ports": ports}]},
+        "status": {"phase": phase},
+    }
+
+
+def test_ports_the_programs_already_there_hold_turn_the_set_away() -> None:
+    """The kubelet's NodePorts runs against the pods active on its machine (`GetActivePods`):
+    a held port turns the set away, in words that say a running program holds it."""
+    gpu = node("gpu-1", "64", "256Gi", gpus=8)
+    bound = bound_ports([_pod_on("gpu-1", "exporter", 9400)])
+    assert bound == {"gpu-1": [HostPort("0.0.0.0", "TCP", 9400)]}
+    answer = admit(_ported("worker", "gpu-1", 1, 9400), gpu, machine_room(gpu), (), bound["gpu-1"])
+    assert (answer.outcome, answer.words, answer.detail) == (
+        Outcome.TURNED_AWAY,
+        "turns it away: a program running there already holds port 9400/TCP",
+        "the kubelet on gpu-1 refuses it: NodePorts",
+    )
+    answers = admitted(
+        [_ported("worker", "gpu-1", 1, 9400)], [gpu], {"gpu-1": machine_room(gpu)}, None, bound
+    )
+    assert [a.outcome for a in answers] == [Outcome.TURNED_AWAY]
+
+
+def test_finished_unbound_and_the_job_s_own_pods_hold_no_port_against_it() -> None:
+    pods = [
+        _pod_on("gpu-1", "done", 9400, phase="Succeeded"),
+        _pod_on("gpu-1", "failed", 9400, phase="Failed"),
+        _pod_on("", "waiting", 9400, phase="Pending"),
+        _pod_on("gpu-1", "own-0", 9400),
+        _pod_on("gpu-2", "other", 9401, phase="Pending"),
+    ]
+    assert bound_ports(pods, frozenset({"own-0"})) == {"gpu-2": [HostPort("0.0.0.0", "TCP", 9401)]}

@@ -16,7 +16,8 @@ admits it or turns it away: its admit handlers run in turn and the first refusal
   admitted and runs without them; then `generalFilter`: room (NodeResourcesFit, reason
   `OutOfcpu`, `OutOfnvidia.com/gpu`...), the node selector and required node affinity, the
   host ports (NodePorts: the pods of one set all ask for the same ones, so one of them gets
-  the machine; judged among the job's named sets, not against pods already there), then of
+  the machine; judged against the namespace's other pods active there and the job's named
+  sets admitted before; pods of other namespaces are not read), then of
   the taints only the NoExecute ones the pod does not tolerate ("Kubelet is only interested
   in the NoExecute taint").
 
@@ -192,6 +193,19 @@ _REFUSED_WORDS: Final = {
 }
 
 
+def bound_ports(
+    pods: Sequence[KubeObject], own: frozenset[str] = frozenset()
+) -> dict[str, list[HostPort]]:
+    """Per machine, the host ports its active pods of `pods` hold (a terminating one holds its
+    ports until it is gone; a finished one holds none), but for the pods named in `own`."""
+    bound: dict[str, list[HostPort]] = {}
+    for pod in pods:
+        machine = o.node_name(pod)
+        if machine and not o.is_terminated(pod) and o.name_of(pod) not in own:
+            bound.setdefault(machine, []).extend(host_ports(o.pod_spec(pod)))
+    return bound
+
+
 def kubelet_refusal(
     job: TrainingJob, pods: Sequence[KubeObject], group: Group
 ) -> KubeObject | None:
@@ -263,10 +277,12 @@ def admit(
     node: KubeObject | None,
     room: MachineRoom | None,
     held: Sequence[HostPort] = (),
+    bound: Sequence[HostPort] = (),
 ) -> Admission:
     """The kubelet's answer for `group`'s pods on the machine they name (`node` None: the
     cluster lists no such machine), in `Admit`'s order; `room` is the machine with what is
-    bound to it counted, `held` the host ports the job's sets admitted before hold there."""
+    bound to it counted, `held` the host ports the job's sets admitted before hold there,
+    `bound` those the programs already active there hold."""
     machine = named_machine(group.spec)
     if node is None or room is None:
         return Admission(group.name, machine, Outcome.NO_SUCH_MACHINE)
@@ -307,7 +323,7 @@ def admit(
             "turns it away: the job's own rules about where it may run leave that machine out",
             "NodeAffinity",
         )
-    ports = _port_refusal(group, held)
+    ports = _port_refusal(group, held, bound)
     if ports:
         return _turned_away(group, ports, "NodePorts")
     taint = _untolerated_no_execute(node, group.spec)
@@ -331,10 +347,13 @@ def admit(
     return Admission(group.name, machine, Outcome.ADMITTED, room=counted)
 
 
-def _port_refusal(group: Group, held: Sequence[HostPort]) -> str:
+def _port_refusal(group: Group, held: Sequence[HostPort], bound: Sequence[HostPort]) -> str:
     """Why the set's pods can't all hold their host ports on the machine (NodePorts), in plain
     words; empty when they can. Each pod of a set asks for the same ports."""
     wanted = host_ports(group.spec)
+    running = sorted({str(w) for w in wanted if any(conflict(w, b) for b in bound)})
+    if running:
+        return f"turns it away: a program running there already holds port {', '.join(running)}"
     taken = sorted({str(w) for w in wanted if any(conflict(w, h) for h in held)})
     if taken:
         return f"turns it away: another part of the job already holds port {', '.join(taken)}"
@@ -351,10 +370,12 @@ def admitted(
     nodes: Sequence[KubeObject],
     rooms: Mapping[str, MachineRoom],
     said: Mapping[str, KubeObject] | None = None,
+    bound: Mapping[str, Sequence[HostPort]] | None = None,
 ) -> list[Admission]:
     """Each named pod set's answer in turn, each admitted set's pods counted on its machine
-    before the next (`rooms`: what is bound to each machine); a set whose pod the kubelet
-    already turned away (`said`, by set) has the kubelet's own answer."""
+    before the next (`rooms`: what is bound to each machine; `bound`: the host ports the
+    programs active there hold, by machine); a set whose pod the kubelet already turned away
+    (`said`, by set) has the kubelet's own answer."""
     by_name = {o.name_of(n): n for n in nodes}
     now = dict(rooms)
     ports: dict[str, list[HostPort]] = {}
@@ -365,7 +386,13 @@ def admitted(
         answer = (
             refused(group, pod)
             if pod is not None
-            else admit(group, by_name.get(machine), now.get(machine), ports.get(machine, ()))
+            else admit(
+                group,
+                by_name.get(machine),
+                now.get(machine),
+                ports.get(machine, ()),
+                (bound or {}).get(machine, ()),
+            )
         )
         if answer.room is not None:
             now[machine] = answer.room

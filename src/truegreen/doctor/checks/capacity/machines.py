@@ -13,11 +13,12 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Kind, KubeObject, ReadFailure
+from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.checks.base import format_age
 from truegreen.doctor.checks.capacity.filters.rules import Rules, node_exclusion
 from truegreen.doctor.checks.capacity.kubelet_admission import (
     admitted,
+    bound_ports,
     fits,
     kubelet_refusal,
     named_machine,
@@ -186,7 +187,12 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
         # what is bound there leaves (nominations are the scheduler's, not theirs); what a
         # kubelet already said of the job's pods is its answer.
         answers = admitted(
-            to_admit, env.nodes.items, _last_rooms(env.nodes.items, usage.machines), said
+            to_admit,
+            env.nodes.items,
+            _last_rooms(env.nodes.items, usage.machines),
+            said,
+            # Whole pods: the capacity fold keeps no ports. Unread, the workloads check says so.
+            bound_ports(env.pods.items if isinstance(env.pods, Listed) else (), shape.own_pods),
         )
         refused = verdict(env, answers, details)
         if refused is not None:
