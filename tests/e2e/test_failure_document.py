@@ -155,6 +155,21 @@ def test_every_failure_before_a_result_is_one_document_in_one_shape(
     assert "\n" not in line, "one line on stderr"
     assert line.startswith(f"truegreen: {headline['text']}"), line
     assert list(tmp_path.glob("truegreen-snapshot-*")) == [], "a failed run writes nothing"
+    if command == "doctor" and "-A" not in setup(tmp_path, kubeconfig):
+        assert list(document) == DOCTOR_REPORT_KEYS, "a report's keys, in a report's order"
+
+
+DOCTOR_REPORT_KEYS = [
+    "schema_version",
+    "verdict",
+    "exit_code",
+    "headline",
+    "findings",
+    "job",
+    "coverage",
+]
+"""The keys of doctor's report (truegreen.doctor.present.report `to_json`), which its failure
+document carries too, so that a reader of one reads the other."""
 
 
 def test_the_schema_refuses_what_the_commands_used_to_print() -> None:

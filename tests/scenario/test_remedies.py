@@ -354,6 +354,7 @@ def test_a_kubeconfig_error_with_json_is_still_one_document(tmp_path: Path) -> N
             "remedy": "fix the file, or pass another with --kubeconfig",
         },
         "findings": [],
+        "job": None,
         "coverage": {"checked": [], "not_checked": []},
     }
     assert len(result.stderr.splitlines()) == 1

@@ -105,6 +105,7 @@ def failure_json(failure: "Failure") -> dict[str, Any]:
         failure,
         verdict=Verdict.UNKNOWN.value,
         findings=[],
+        job=None,
         coverage={"checked": [], "not_checked": []},
     )
     document["headline"] = {
@@ -118,7 +119,16 @@ def failure_json(failure: "Failure") -> dict[str, Any]:
     return {key: document[key] for key in _REPORT_ORDER}
 
 
-_REPORT_ORDER = ("schema_version", "verdict", "exit_code", "headline", "findings", "coverage")
+_REPORT_ORDER = (
+    "schema_version",
+    "verdict",
+    "exit_code",
+    "headline",
+    "findings",
+    "job",
+    "coverage",
+)
+"""The keys of `to_json`'s document, in its order."""
 
 
 def _finding_json(finding: Finding) -> dict[str, Any]:
