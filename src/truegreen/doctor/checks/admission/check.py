@@ -682,13 +682,14 @@ def _trial_admitted(env: Environment, job: TrainingJob | None) -> bool:
     return judge(env.trial, trial_name(job)).outcome is TrialOutcome.ADMITTED
 
 
-def check(env: Environment) -> list[Finding]:
-    """Findings about whether the API server would let a training job's pod in."""
-    job = env.judged_job()
-    hooks, notes = _webhook_findings(env)
+def _pod_gates(
+    env: Environment, job: TrainingJob | None, hooks: Sequence[Finding] = ()
+) -> tuple[list[Finding], list[Finding], list[str]]:
+    """(refusals of the Job object, findings of the gates each of its pods passes, notes);
+    `hooks` are the webhooks' findings, judged apart by the labels of the largest set's pods."""
     for_job, for_pod, quota_notes = _quota_findings(env, job)
     security, security_notes = _security_findings(env, job)
-    pod_gates = [
+    gates = [
         *_priority_findings(env, job),
         *_account_findings(env, job),
         *_runtime_class_findings(env, job),
@@ -697,12 +698,42 @@ def check(env: Environment) -> list[Finding]:
         *for_pod,
         *security,
     ]
-    notes += quota_notes + security_notes
-    if _trial_admitted(env, job):
-        # The server's answer is the measurement of every gate the pod passes through; a
-        # webhook that is down but ignored stays worth a warning.
+    return for_job, gates, quota_notes + security_notes
+
+
+def _untried(job: TrainingJob) -> TrainingJob | None:
+    """`job` with only the pod sets the trial start does not answer for: those whose template
+    differs from the largest set's, of which the trial pod was made; None when there are none."""
+    tried = job.primary.template
+    sets = tuple(s for s in job.pod_sets if s.template != tried)
+    return replace(job, pod_sets=sets) if sets else None
+
+
+def _kept(tried: str, untried: TrainingJob, finding: Finding) -> Finding:
+    """A finding about pod sets the admitted trial start was not made of, saying so."""
+    others = ", ".join(s.name for s in untried.pod_sets)
+    note = f"the trial start was made of the {tried} pods only: it does not answer for {others}"
+    return replace(finding, details=[*finding.details, note])
+
+
+def check(env: Environment) -> list[Finding]:
+    """Findings about whether the API server would let a training job's pod in."""
+    job = env.judged_job()
+    hooks, notes = _webhook_findings(env)
+    for_job, pod_gates, gate_notes = _pod_gates(env, job, hooks)
+    notes += gate_notes
+    if job is not None and _trial_admitted(env, job):
+        # The server's answer is the measurement of every gate the tried pod passes through; a
+        # webhook that is down but ignored stays worth a warning. The pod sets of another
+        # template were not tried: doctor's own reading of their gates stands.
+        untried = _untried(job)
+        kept = (
+            []
+            if untried is None
+            else [_kept(job.primary.name, untried, f) for f in _pod_gates(env, untried)[1]]
+        )
         overruled = [f.code for f in pod_gates if f.code != _IGNORED_HOOK]
-        pod_gates = [f for f in pod_gates if f.code == _IGNORED_HOOK]
+        pod_gates = [*kept, *(f for f in pod_gates if f.code == _IGNORED_HOOK)]
         notes += ["trial start: admitted", *(f"overruled by the trial: {c}" for c in overruled)]
     problems = [
         *_namespace_findings(env),
