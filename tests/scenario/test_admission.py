@@ -303,8 +303,8 @@ def test_a_restricted_namespace_refuses_a_privileged_gpu_template(doctor: Doctor
         "your cluster admin for a lower security level."
     )
     assert found["details"][0] == (
-        'violates PodSecurity "restricted:latest": privileged (container "trainer" must not '
-        "set securityContext.privileged=true)"
+        'the pods of Job/train-002 (worker): violates PodSecurity "restricted:latest": '
+        'privileged (container "trainer" must not set securityContext.privileged=true)'
     )
     assert found["objects"] == ["Namespace/train", "Job/train-002"]
 

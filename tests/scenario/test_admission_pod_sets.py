@@ -113,3 +113,80 @@ def test_an_admitted_trial_answers_for_every_set_of_the_same_template(
     assert _codes(report) == [("admission.ok", "ok", "measured")]
     assert result.exit_code == 0
     assert "trial start: admitted" in _admission(report)[0]["details"]
+
+
+def _namespace(labels: dict[str, str]) -> Obj:
+    return {
+        "apiVersion": "v1",
+        "kind": "Namespace",
+        "metadata": {
+            "name": NAMESPACE,
+            "labels": {"kubernetes.io/metadata.name": NAMESPACE, **labels},
+        },
+        "status": {"phase": "Active"},
+    }
+
+
+def test_pod_security_judges_the_master_not_only_the_workers(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """`enforce: baseline`; the Master alone asks for the machine's network (hostNetwork), the
+    three Workers don't. Pod Security judges each pod created (pod-security-admission
+    policy/check_hostNamespaces.go: "host namespaces (hostNetwork=true)"): the Master is
+    refused, and the job never runs."""
+    doctor.load("healthy")
+    doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "baseline"}))
+    path = pytorch_job(tmp_path, master=_replica(1, "2", hostNetwork=True), worker=_replica(3, "2"))
+    result = doctor.live("-o", "json", "--job-file", str(path))
+    report = result.json()
+    assert _codes(report) == [("admission.security-level", "fail", "measured")], (
+        "the Master's hostNetwork is refused"
+    )
+    assert result.exit_code == 2
+    assert report["headline"]["code"] == "admission.security-level"
+    (found,) = _admission(report)
+    assert found["headline"] == (
+        "The training job is refused by the environment's security level 'baseline': it asks "
+        "for a share of the machine's own network or processes."
+    )
+    assert found["details"] == [
+        'the pods of PyTorchJob/bert-large (Master): violates PodSecurity "baseline:latest": '
+        "hostNamespaces (hostNetwork=true)"
+    ]
+    assert found["objects"] == ["Namespace/train", "PyTorchJob/bert-large"]
+
+
+def _quota(name: str, hard: dict[str, str], used: dict[str, str]) -> Obj:
+    """A ResourceQuota as the quota controller leaves it: status.hard copied, status.used
+    counted."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ResourceQuota",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": {"hard": hard},
+        "status": {"hard": hard, "used": used},
+    }
+
+
+def test_a_quota_judges_the_master_not_only_the_workers(doctor: Doctor, tmp_path: Path) -> None:
+    """`limits.cpu` 10, 4 used: a Worker's 2 CPUs fit, the Master's 8 don't. The quota plugin
+    charges each pod created (pkg/quota/v1/evaluator/core/pods.go PodUsageFunc; resourcequota/
+    controller.go checkRequest: used + requested > hard refuses it)."""
+    doctor.load("healthy")
+    doctor.server.add(_quota("compute", {"limits.cpu": "10"}, {"limits.cpu": "4"}))
+    path = pytorch_job(tmp_path, master=_replica(1, "8"), worker=_replica(2, "2"))
+    result = doctor.live("-o", "json", "--job-file", str(path))
+    report = result.json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")], (
+        "the Master is over the quota"
+    )
+    assert result.exit_code == 2
+    assert report["headline"]["text"] == (
+        "A training job can't start: the usage limit 'compute' is reached (the limit on CPU: "
+        "4 CPUs of 10 CPUs in use, the job needs 8 CPUs)."
+    )
+    (found,) = _admission(report)
+    assert found["details"] == [
+        "quota compute: limits.cpu used 4000 + requested 8000 > hard 10000",
+        "refuses the pods of PyTorchJob/bert-large (Master)",
+    ]

@@ -10,13 +10,15 @@ quota, Pod Security, webhooks, the dry-run create) in the order the API server a
 each a short function over the same stored pod.
 """
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailure
-from truegreen.doctor.checks.admission.podsecurity import Level, enforced_policy, violations
+from truegreen.doctor.checks.admission.podsecurity import Level, Policy, enforced_policy, violations
+from truegreen.doctor.checks.admission.podsecurity import Violation as PodSecurityViolation
 from truegreen.doctor.checks.admission.quota import (
     JOB_COUNT,
     Holder,
@@ -131,7 +133,13 @@ def _exceeded(verdict: QuotaVerdict, for_job: bool) -> Finding:
     )
 
 
-def _quota_finding(verdict: QuotaVerdict, *, for_job: bool = False) -> Finding:
+def _quota_finding(verdict: QuotaVerdict, whose: str = "", *, for_job: bool = False) -> Finding:
+    """The finding of one quota's refusal; `whose` names the pods it refuses, for the details."""
+    found = _quota_refusal(verdict, for_job)
+    return replace(found, details=[*found.details, f"refuses {whose}"]) if whose else found
+
+
+def _quota_refusal(verdict: QuotaVerdict, for_job: bool) -> Finding:
     objects = [f"ResourceQuota/{verdict.quota}"]
     if verdict.refusal is Refusal.UNSTATED:
         sizes = sorted({resource for resource, _ in verdict.unstated})
@@ -192,37 +200,44 @@ def _holders(pods: Sequence[KubeObject]) -> list[Holder]:
     return holders
 
 
-def _training_quota_pod(
-    env: Environment, job: TrainingJob | None
-) -> tuple[QuotaPod | None, list[str], Finding | None]:
-    """The training pod as quota sees it, notes on what was left out, or an unknown finding."""
-    requests = env.settings.job_requests
-    if job is None:
-        if isinstance(env.jobs, CantRead) and requests is None:
-            return None, [], SAY.cant_check(env, Kind.JOB, env.jobs)
-        note = "no training job to copy: compared the program count and --job-requests only"
-        return QuotaPod(requests or Resources(), Resources()), [note], None
-    if isinstance(env.limit_ranges, CantRead):
-        return None, [], SAY.cant_check(env, Kind.LIMIT_RANGE, env.limit_ranges)
-    spec = stored_spec(
-        job.primary.spec,
-        env.limit_ranges.items,
-        extended_tolerations=False,
-        runtime_class=env.runtime_class(job.primary.spec),
+def _set_quota_pod(env: Environment, spec: Mapping[str, Any]) -> QuotaPod:
+    """One pod set's pod as the quota plugin sees it (QuantityError on a bad amount)."""
+    limit_ranges = env.limit_ranges.items if isinstance(env.limit_ranges, Listed) else ()
+    stored = stored_spec(
+        spec, limit_ranges, extended_tolerations=False, runtime_class=env.runtime_class(spec)
     )
     if isinstance(env.priority_classes, Listed):
         # The Priority plugin names the default class before the quota plugin matches scopes.
-        spec = with_priority(spec, job_priority(spec, env.priority_classes.items))
-    try:
-        return quota_pod(spec, requests=requests), [], None
-    except QuantityError:
-        return None, ["the training job's sizes are invalid (see capacity)"], None
+        stored = with_priority(stored, job_priority(stored, env.priority_classes.items))
+    return quota_pod(stored, requests=env.settings.job_requests)
+
+
+def _training_quota_pods(
+    env: Environment, job: TrainingJob | None
+) -> tuple[list[tuple[str, QuotaPod]], list[str], Finding | None]:
+    """Each pod set's pod as quota sees it (named by its set; "" with no job), notes on what was
+    left out, or an unknown finding."""
+    requests = env.settings.job_requests
+    if job is None:
+        if isinstance(env.jobs, CantRead) and requests is None:
+            return [], [], SAY.cant_check(env, Kind.JOB, env.jobs)
+        note = "no training job to copy: compared the program count and --job-requests only"
+        return [("", QuotaPod(requests or Resources(), Resources()))], [note], None
+    if isinstance(env.limit_ranges, CantRead):
+        return [], [], SAY.cant_check(env, Kind.LIMIT_RANGE, env.limit_ranges)
+    pods = []
+    for pod_set in job.pod_sets:
+        try:
+            pods.append((pod_set.name, _set_quota_pod(env, pod_set.spec)))
+        except QuantityError:
+            return [], ["the training job's sizes are invalid (see capacity)"], None
+    return pods, [], None
 
 
 def _quota_findings(
     env: Environment, job: TrainingJob | None
 ) -> tuple[list[Finding], list[Finding], list[str]]:
-    """(refusals of the Job object, refusals of its pod, notes) from the namespace's quotas."""
+    """(refusals of the Job object, refusals of its pods, notes) from the namespace's quotas."""
     if isinstance(env.quotas, CantRead):
         return [], [SAY.cant_check(env, Kind.RESOURCE_QUOTA, env.quotas)], []
     if not env.quotas.items:
@@ -232,8 +247,8 @@ def _quota_findings(
     except QuantityError as error:
         return [], [_invalid(env, error)], []
     for_job = [_quota_finding(v, for_job=True) for v in job_verdicts(quotas)]
-    pod, notes, problem = _training_quota_pod(env, job)
-    if pod is None:
+    pods, notes, problem = _training_quota_pods(env, job)
+    if not pods:
         return for_job, [problem] if problem else [], notes
     if job is None:
         # Without a template the pod's scopes are unknown: only unscoped quotas are compared.
@@ -241,8 +256,18 @@ def _quota_findings(
     holders = _holders(env.pods.items) if isinstance(env.pods, Listed) else []
     if isinstance(env.pods, CantRead):
         notes.append("couldn't read the running programs: no wait for running jobs inferred")
-    for_pod = [_quota_finding(v) for v in pod_verdicts(quotas, pod, holders)]
+    # Each set's pods are created and admitted apart: one verdict per refusal, naming its sets.
+    refused: dict[QuotaVerdict, list[str]] = {}
+    for name, pod in pods:
+        for verdict in pod_verdicts(quotas, pod, holders):
+            refused.setdefault(verdict, []).append(name)
+    for_pod = [_quota_finding(v, _whose(job, sets)) for v, sets in refused.items()]
     return for_job, for_pod, [*notes, *(f"usage limit {q.name} compared" for q in quotas)]
+
+
+def _whose(job: TrainingJob | None, sets: Sequence[str]) -> str:
+    """`the pods of PyTorchJob/bert-large (Master)`; "" with no job."""
+    return f"the pods of {job.ref} ({', '.join(sets)})" if job is not None else ""
 
 
 def _plain_quantity(resource: str, text: str) -> str:
@@ -469,27 +494,45 @@ def _security_findings(
         if isinstance(env.jobs, CantRead):
             return [SAY.cant_check(env, Kind.JOB, env.jobs)], notes
         return [], [*notes, f"security level {policy}: no training job to compare"]
-    template = job.primary.template
-    found = violations(policy, o.mapping(template.get("metadata")), o.pod_spec(template))
-    if not found:
+    refused: dict[tuple[str, ...], tuple[list[PodSecurityViolation], list[str]]] = {}
+    for pod_set in job.pod_sets:
+        template = pod_set.template
+        found = violations(policy, o.mapping(template.get("metadata")), o.pod_spec(template))
+        if found:
+            key = tuple(f"{v.check} ({v.detail})" for v in found)
+            refused.setdefault(key, (found, []))[1].append(pod_set.name)
+    if not refused:
         return [], [*notes, f"security level {policy}: the training job passes"]
+    return [
+        _security_finding(env, job, policy, found, sets, notes) for found, sets in refused.values()
+    ], []
+
+
+def _security_finding(
+    env: Environment,
+    job: TrainingJob,
+    policy: Policy,
+    found: Sequence[PodSecurityViolation],
+    sets: Sequence[str],
+    notes: Sequence[str],
+) -> Finding:
+    """Pod Security's refusal of the pods of `sets`, which all break the level the same way."""
     problems = list(dict.fromkeys(v.plain for v in found))
     fields = list(dict.fromkeys(f for v in found for f in v.fields))
-    return [
-        SAY.finding(
-            Status.FAIL,
-            Basis.MEASURED,
-            SECURITY_LEVEL,
-            details=[
-                *notes,
-                *(f'violates PodSecurity "{policy}": {v.check} ({v.detail})' for v in found),
-            ],
-            objects=[f"Namespace/{env.namespace}", job.ref],
-            level=f"'{policy.level}'",
-            problems=problems[0] + (f" and {len(problems) - 1} more" if problems[1:] else ""),
-            fields=", ".join(fields),
-        )
-    ], []
+    whose = f"the pods of {job.ref} ({', '.join(sets)})"
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        SECURITY_LEVEL,
+        details=[
+            *notes,
+            *(f'{whose}: violates PodSecurity "{policy}": {v.check} ({v.detail})' for v in found),
+        ],
+        objects=[f"Namespace/{env.namespace}", job.ref],
+        level=f"'{policy.level}'",
+        problems=problems[0] + (f" and {len(problems) - 1} more" if problems[1:] else ""),
+        fields=", ".join(fields),
+    )
 
 
 def _unverifiable(hook: str, configuration: str, why: str, detail: str) -> Finding:
