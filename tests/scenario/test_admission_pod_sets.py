@@ -7,11 +7,12 @@ admits each pod on its own: one refused set leaves the job without its pods.
 """
 
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from tests.scenario.conftest import Doctor
-from tests.support.scenarios import NAMESPACE
+from tests.support.scenarios import NAMESPACE, healthy
 
 Obj = dict[str, Any]
 
@@ -190,3 +191,37 @@ def test_a_quota_judges_the_master_not_only_the_workers(doctor: Doctor, tmp_path
         "quota compute: limits.cpu used 4000 + requested 8000 > hard 10000",
         "refuses the pods of PyTorchJob/bert-large (Master)",
     ]
+
+
+def test_pod_level_sizes_satisfy_a_quota_on_cpu_and_memory(doctor: Doctor) -> None:
+    """The template states CPU and memory for the whole pod (`spec.resources`), its container
+    only the GPU. With pod-level resources set, the quota plugin asks the containers for no
+    sizes (pkg/quota/v1/evaluator/core/pods.go podEvaluator.Constraints: PodLevelResources,
+    beta and on by default since 1.34, and IsPodLevelResourcesSet) and charges the pod-level
+    amounts (PodUsageFunc)."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        (job,) = [o for o in objects if o["kind"] == "Job" and o["metadata"]["name"] == "train-001"]
+        template = job["spec"]["template"]["spec"]
+        template["resources"] = {
+            "requests": {"cpu": "4", "memory": "16Gi"},
+            "limits": {"cpu": "4", "memory": "16Gi"},
+        }
+        gpu = {"nvidia.com/gpu": "1"}
+        template["containers"][0]["resources"] = {"requests": gpu, "limits": gpu}
+        return objects
+
+    doctor.load(build)
+    doctor.server.add(
+        _quota(
+            "compute",
+            {"limits.cpu": "64", "limits.memory": "256Gi", "requests.cpu": "64"},
+            {"limits.cpu": "0", "limits.memory": "0", "requests.cpu": "1500m"},
+        )
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")], "pod-level sizes count"
+    assert result.exit_code == 0
+    assert "usage limit compute compared" in _admission(report)[0]["details"]

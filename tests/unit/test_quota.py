@@ -395,6 +395,33 @@ def test_which_size_each_quota_resource_needs(resource: str, part: str, name: st
     assert [v.refusal for v in pod_verdicts([quota], unstated)] == [Refusal.UNSTATED]
 
 
+@pytest.mark.parametrize(
+    ("pod_level", "stated"),
+    [
+        ({"requests": {"cpu": "4"}}, True),
+        ({"limits": {"memory": "16Gi"}}, True),
+        ({"requests": {"nvidia.com/gpu": "1"}}, False),
+        ({"requests": {}, "limits": {}}, False),
+        (None, False),
+    ],
+)
+def test_pod_level_cpu_or_memory_frees_the_containers_from_stating_sizes(
+    pod_level: dict[str, Any] | None, stated: bool
+) -> None:
+    """pods.go Constraints returns nil when PodLevelResources is on (beta, on by default) and
+    IsPodLevelResourcesSet: pod-level requests or limits name cpu or memory (component-helpers
+    resource/helpers.go IsSupportedPodLevelResource)."""
+    spec: dict[str, Any] = {"containers": [_container("gpu", limits={"nvidia.com/gpu": "1"})]}
+    if pod_level is not None:
+        spec["resources"] = pod_level
+    pod = quota_pod(spec)
+    assert pod.pod_level is stated
+    hard = {"limits.cpu": 10**6, "requests.memory": 10**12}
+    quota = Quota("q", hard, dict.fromkeys(hard, 0))
+    refusals = [v.refusal for v in pod_verdicts([quota], pod)]
+    assert refusals == ([] if stated else [Refusal.UNSTATED])
+
+
 def test_a_quota_without_a_count_for_a_covered_resource_refuses() -> None:
     quota = Quota("fresh", {"pods": 10, "requests.cpu": 4000, "services": 1}, {"pods": 0})
     assert pod_verdicts([quota], _pod(cpu=1)) == [

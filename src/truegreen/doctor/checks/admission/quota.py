@@ -70,6 +70,9 @@ class QuotaPod(Struct, frozen=True):
     """spec.activeDeadlineSeconds >= 0: the Terminating scope."""
     priority_class: str = ""
     cross_namespace_affinity: bool = False
+    pod_level: bool = False
+    """Pod-level requests or limits name cpu or memory (IsPodLevelResourcesSet): the quota
+    plugin then asks the containers for no sizes."""
 
     @property
     def best_effort(self) -> bool:
@@ -135,6 +138,14 @@ def _stated(container: Mapping[str, Any]) -> frozenset[tuple[str, str]]:
     )
 
 
+def _pod_level_set(spec: Mapping[str, Any]) -> bool:
+    """component-helpers resource/helpers.go IsPodLevelResourcesSet: pod-level requests or
+    limits name a resource pod-level resources support (cpu, memory)."""
+    resources = o.mapping(spec.get("resources"))
+    named = {*o.mapping(resources.get("requests")), *o.mapping(resources.get("limits"))}
+    return bool(named & {CPU, MEMORY})
+
+
 def quota_pod(spec: Mapping[str, Any], *, requests: Resources | None = None) -> QuotaPod:
     """The quota view of a pod spec (LimitRange defaults already applied); `requests`, when
     given, replaces what the containers request (`--job-requests`). QuantityError on a bad
@@ -153,6 +164,7 @@ def quota_pod(spec: Mapping[str, Any], *, requests: Resources | None = None) -> 
         cross_namespace_affinity=any(
             term.get("namespaces") or "namespaceSelector" in term for term in _affinity_terms(spec)
         ),
+        pod_level=_pod_level_set(spec),
     )
 
 
@@ -305,7 +317,11 @@ def _shortfalls(quota: Quota, charged: Mapping[str, int]) -> list[Shortfall]:
 
 
 def _unstated(quota: Quota, pod: QuotaPod) -> list[tuple[str, tuple[str, ...]]]:
-    """Constraints: each quota-limited cpu/memory size that some container does not state."""
+    """Constraints: each quota-limited cpu/memory size that some container does not state; none
+    asked for when pod-level resources are set (the PodLevelResources gate, beta and on by
+    default since 1.34, is taken as on, as for the pod's charge)."""
+    if pod.pod_level:
+        return []
     missing = []
     for resource in sorted(covered_for_pods(quota) & _MUST_BE_STATED.keys()):
         needed = _MUST_BE_STATED[resource]
