@@ -478,3 +478,22 @@ def test_the_config_file_can_ask_for_the_trial(doctor: Doctor) -> None:
     assert result.stderr.strip() == (
         f"truegreen: config {config}: admission_dry_run must be true or false"
     )
+
+
+def test_a_batch_job_needs_room_in_the_count_of_batch_jobs(doctor: Doctor) -> None:
+    """The judged job is a batch/v1 Job: the next one is charged `count/jobs.batch` (apiserver
+    quota/v1/generic/evaluator.go ObjectCountQuotaResourceNameFor), and finished Jobs count
+    until deleted."""
+    doctor.load("healthy")
+    doctor.server.add(quota("objects", {"count/jobs.batch": "3"}, {"count/jobs.batch": "3"}))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+    assert result.exit_code == 2
+    assert report["headline"]["text"] == (
+        "A training job can't start: the usage limit 'objects' is reached (training jobs "
+        "(finished ones count until deleted): 3 of 3 in use, the job needs 1)."
+    )
+    assert _admission(report)[0]["details"] == [
+        "quota objects: count/jobs.batch used 3 + requested 1 > hard 3"
+    ]

@@ -225,3 +225,45 @@ def test_pod_level_sizes_satisfy_a_quota_on_cpu_and_memory(doctor: Doctor) -> No
     assert _codes(report) == [("admission.ok", "ok", "measured")], "pod-level sizes count"
     assert result.exit_code == 0
     assert "usage limit compute compared" in _admission(report)[0]["details"]
+
+
+def test_a_pytorchjob_is_not_charged_the_count_of_batch_jobs(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """`count/jobs.batch` is full; creating a PyTorchJob creates no batch/v1 Job. The quota
+    plugin charges an object of any other kind `count/pytorchjobs.kubeflow.org` only
+    (apiserver admission/plugin/resourcequota/controller.go checkRequest: the evaluator of the
+    request's GroupResource; quota/v1/generic/evaluator.go ObjectCountQuotaResourceNameFor)."""
+    doctor.load("healthy")
+    doctor.server.add(_quota("objects", {"count/jobs.batch": "3"}, {"count/jobs.batch": "3"}))
+    path = pytorch_job(tmp_path, master=_replica(1, "2"), worker=_replica(1, "2"))
+    result = doctor.live("-o", "json", "--job-file", str(path))
+    report = result.json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")], "no batch Job is created"
+    assert result.exit_code == 0
+
+
+def test_a_pytorchjob_is_refused_by_the_count_of_its_own_kind(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """`count/pytorchjobs.kubeflow.org` 3 of 3: creating the PyTorchJob itself is refused
+    (the object-count evaluator, unscoped), and a finished PyTorchJob counts until deleted."""
+    doctor.load("healthy")
+    full = {"count/pytorchjobs.kubeflow.org": "3"}
+    doctor.server.add(_quota("objects", full, full))
+    path = pytorch_job(tmp_path, master=_replica(1, "2"), worker=_replica(1, "2"))
+    result = doctor.live("-o", "json", "--job-file", str(path))
+    report = result.json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+    assert result.exit_code == 2
+    assert report["headline"]["text"] == (
+        "A training job can't start: the usage limit 'objects' is reached (training jobs "
+        "(finished ones count until deleted): 3 of 3 in use, the job needs 1)."
+    )
+    assert report["headline"]["remedy"] == (
+        "Delete finished training jobs (they count until deleted), or ask your cluster admin "
+        "to raise the limit 'objects'."
+    )
+    assert _admission(report)[0]["details"] == [
+        "quota objects: count/pytorchjobs.kubeflow.org used 3 + requested 1 > hard 3"
+    ]

@@ -23,6 +23,7 @@ from truegreen.doctor.checks.admission.quota import (
     charge,
     covered_for_pods,
     job_verdicts,
+    object_count,
     parse_quota,
     pod_limits,
     pod_verdicts,
@@ -502,8 +503,30 @@ def test_a_creating_job_needs_room_in_unscoped_job_counts() -> None:
         Quota("pods-only", {"pods": 1}, {"pods": 1}),
         Quota("also-full", {JOB_COUNT: 1}, {JOB_COUNT: 3}),
     ]
-    assert job_verdicts(quotas) == [
+    assert job_verdicts(quotas, JOB_COUNT) == [
         QuotaVerdict("full", Refusal.EXCEEDED, shortfalls=(Shortfall(JOB_COUNT, 1, 5, 5),)),
         QuotaVerdict("fresh", Refusal.UNCOUNTED, uncounted=(JOB_COUNT,)),
         QuotaVerdict("also-full", Refusal.EXCEEDED, shortfalls=(Shortfall(JOB_COUNT, 1, 3, 1),)),
     ]
+
+
+def test_a_job_of_another_kind_is_charged_its_own_object_count() -> None:
+    """The quota plugin picks the evaluator by the request's GroupResource (apiserver admission/
+    plugin/resourcequota/controller.go checkRequest); an object-count evaluator charges only
+    `count/<resource>.<group>` (quota/v1/generic/evaluator.go ObjectCountQuotaResourceNameFor):
+    a PyTorchJob is never charged `count/jobs.batch`."""
+    own = object_count("kubeflow.org", "pytorchjobs")
+    assert own == "count/pytorchjobs.kubeflow.org"
+    quotas = [
+        Quota("jobs", {JOB_COUNT: 3}, {JOB_COUNT: 3}),
+        Quota("pytorch", {own: 3}, {own: 3}),
+    ]
+    assert job_verdicts(quotas, own) == [
+        QuotaVerdict("pytorch", Refusal.EXCEEDED, shortfalls=(Shortfall(own, 1, 3, 3),))
+    ]
+
+
+def test_the_object_count_name_of_a_resource() -> None:
+    """ObjectCountQuotaResourceNameFor: `count/<resource>` in the core group."""
+    assert object_count("batch", "jobs") == JOB_COUNT
+    assert object_count("", "pods") == "count/pods"

@@ -26,6 +26,7 @@ from truegreen.doctor.checks.admission.quota import (
     QuotaVerdict,
     Refusal,
     job_verdicts,
+    object_count,
     parse_quota,
     pod_verdicts,
     quota_pod,
@@ -83,11 +84,11 @@ _IGNORED_HOOK = WEBHOOK_DOWN_IGNORED
 _NOUNS = {
     "pods": "running programs",
     "count/pods": "programs (finished ones count until deleted)",
-    JOB_COUNT: "training jobs (finished ones count until deleted)",
     CPU: "CPU",
     MEMORY: "memory",
     "ephemeral-storage": "scratch disk",
 }
+_JOB_COUNT_NOUN = "training jobs (finished ones count until deleted)"
 
 
 def _plain_amount(resource: str, value: int) -> str:
@@ -95,7 +96,9 @@ def _plain_amount(resource: str, value: int) -> str:
     return format_amount(base, value) if base in (CPU, MEMORY, "ephemeral-storage") else str(value)
 
 
-def _plain_resource(resource: str) -> str:
+def _plain_resource(resource: str, for_job: bool) -> str:
+    if for_job:
+        return _JOB_COUNT_NOUN  # the object count of the training job's own kind
     base = resource.removeprefix("requests.").removeprefix("limits.")
     noun = _NOUNS.get(base, base)
     return f"the limit on {noun}" if resource.startswith("limits.") else noun
@@ -103,7 +106,7 @@ def _plain_resource(resource: str) -> str:
 
 def _exceeded(verdict: QuotaVerdict, for_job: bool) -> Finding:
     shortfall = "; ".join(
-        f"{_plain_resource(s.resource)}: {_plain_amount(s.resource, s.used)} of "
+        f"{_plain_resource(s.resource, for_job)}: {_plain_amount(s.resource, s.used)} of "
         f"{_plain_amount(s.resource, s.hard)} in use, the job needs "
         f"{_plain_amount(s.resource, s.requested)}"
         for s in verdict.shortfalls
@@ -234,6 +237,15 @@ def _training_quota_pods(
     return pods, [], None
 
 
+def _job_count(job: TrainingJob) -> str:
+    """The object count creating the next training job is charged: its own kind's; a CronJob's
+    next run is a Job its controller creates. What a job's controller creates in turn (a
+    JobSet's Jobs, a TrainJob's JobSet) is not judged."""
+    if job.kind is Kind.CRON_JOB:
+        return JOB_COUNT
+    return object_count(job.kind.spec.group, job.kind.spec.plural)
+
+
 def _quota_findings(
     env: Environment, job: TrainingJob | None
 ) -> tuple[list[Finding], list[Finding], list[str]]:
@@ -246,7 +258,9 @@ def _quota_findings(
         quotas = [parse_quota(q) for q in env.quotas.items]
     except QuantityError as error:
         return [], [_invalid(env, error)], []
-    for_job = [_quota_finding(v, for_job=True) for v in job_verdicts(quotas)]
+    # Without a job its kind is unknown, and so is the object count it would be charged.
+    verdicts = job_verdicts(quotas, _job_count(job)) if job is not None else []
+    for_job = [_quota_finding(v, for_job=True) for v in verdicts]
     pods, notes, problem = _training_quota_pods(env, job)
     if not pods:
         return for_job, [problem] if problem else [], notes

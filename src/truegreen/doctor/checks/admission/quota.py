@@ -8,7 +8,8 @@ Ground truth, kubernetes/kubernetes:
 - pkg/quota/v1/evaluator/core/pods.go: what one pod is charged (podComputeUsageHelper,
   PodUsageFunc) and how a pod matches a scope (podMatchesScopeFunc).
 - staging/src/k8s.io/apiserver/pkg/quota/v1/generic/evaluator.go: any other kind is charged
-  `count/<resource>.<group>` and matches no scope (a Job: `count/jobs.batch`).
+  `count/<resource>.<group>` of its own resource and matches no scope (a Job:
+  `count/jobs.batch`, a PyTorchJob: `count/pytorchjobs.kubeflow.org`).
 """
 
 from collections.abc import Iterable, Mapping, Sequence
@@ -397,17 +398,25 @@ def _released_by_jobs(
     return tuple(sorted({str(h.training_job) for h in jobs}))
 
 
-def job_verdicts(quotas: Sequence[Quota]) -> list[QuotaVerdict]:
-    """Every quota that would refuse creating one more Job: `count/jobs.batch`, unscoped only
-    (the object count evaluator matches no scope)."""
+def object_count(group: str, plural: str) -> str:
+    """The quota resource an object of `plural.group` is counted in (generic/evaluator.go
+    ObjectCountQuotaResourceNameFor): `count/<resource>.<group>`, `count/<resource>` in core."""
+    return f"{_COUNT_PREFIX}{plural}.{group}" if group else f"{_COUNT_PREFIX}{plural}"
+
+
+def job_verdicts(quotas: Sequence[Quota], count: str) -> list[QuotaVerdict]:
+    """Every quota that would refuse creating one more training job object, counted in `count`
+    (`count/jobs.batch` for a Job, `count/pytorchjobs.kubeflow.org` for a PyTorchJob): the
+    quota plugin picks the evaluator by the request's resource (controller.go checkRequest),
+    and the object count evaluator matches no scope, so only unscoped quotas count."""
     verdicts = []
     for quota in quotas:
-        if JOB_COUNT not in quota.hard or quota.scopes:
+        if count not in quota.hard or quota.scopes:
             continue
-        if JOB_COUNT not in quota.used:
-            verdicts.append(QuotaVerdict(quota.name, Refusal.UNCOUNTED, uncounted=(JOB_COUNT,)))
+        if count not in quota.used:
+            verdicts.append(QuotaVerdict(quota.name, Refusal.UNCOUNTED, uncounted=(count,)))
             continue
-        shortfalls = _shortfalls(quota, {JOB_COUNT: 1})
+        shortfalls = _shortfalls(quota, {count: 1})
         if shortfalls:
             verdicts.append(
                 QuotaVerdict(quota.name, Refusal.EXCEEDED, shortfalls=tuple(shortfalls))
