@@ -174,9 +174,21 @@ def test_terminating_is_an_active_deadline(deadline: int | None, terminating: bo
             },
             True,
         ),
+        (
+            {
+                "podAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"namespaceSelector": None, "namespaces": []}
+                    ]
+                }
+            },
+            False,
+        ),
     ],
 )
 def test_cross_namespace_affinity(affinity: dict[str, Any], cross: bool) -> None:
+    """pods.go crossNamespacePodAffinityTerm: `len(term.Namespaces) != 0 ||
+    term.NamespaceSelector != nil`; a `namespaceSelector: null` decodes to nil."""
     spec = {"containers": [], "affinity": affinity}
     assert quota_pod(spec).cross_namespace_affinity is cross
 

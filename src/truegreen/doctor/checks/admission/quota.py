@@ -163,7 +163,9 @@ def quota_pod(spec: Mapping[str, Any], *, requests: Resources | None = None) -> 
         and o.integer(spec["activeDeadlineSeconds"]) >= 0,
         priority_class=str(spec.get("priorityClassName") or ""),
         cross_namespace_affinity=any(
-            term.get("namespaces") or "namespaceSelector" in term for term in _affinity_terms(spec)
+            # crossNamespacePodAffinityTerm: `namespaceSelector: null` is nil, `{}` is not.
+            term.get("namespaces") or term.get("namespaceSelector") is not None
+            for term in _affinity_terms(spec)
         ),
         pod_level=_pod_level_set(spec),
     )
