@@ -497,3 +497,24 @@ def test_a_batch_job_needs_room_in_the_count_of_batch_jobs(doctor: Doctor) -> No
     assert _admission(report)[0]["details"] == [
         "quota objects: count/jobs.batch used 3 + requested 1 > hard 3"
     ]
+
+
+def test_a_quota_of_none_is_not_freed(doctor: Doctor) -> None:
+    """`requests.nvidia.com/gpu: 0`: the environment allows no GPU at all (used 0 + requested
+    1 > hard 0, resourcequota/controller.go checkRequest). Nothing running holds any of it,
+    so the remedy cannot be to free some."""
+    doctor.load("healthy")
+    gpus = {"requests.nvidia.com/gpu": "0"}
+    doctor.server.add(quota("gpu", gpus, gpus))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+    assert result.exit_code == 2
+    assert report["headline"]["text"] == (
+        "A training job can't start: the usage limit 'gpu' is reached "
+        "(nvidia.com/gpu: 0 of 0 in use, the job needs 1)."
+    )
+    assert report["headline"]["remedy"] == (
+        "This environment allows none of it, so run the job elsewhere, or ask your cluster "
+        "admin to raise the limit 'gpu'."
+    )

@@ -111,7 +111,10 @@ def _exceeded(verdict: QuotaVerdict, for_job: bool) -> Finding:
         f"{_plain_amount(s.resource, s.requested)}"
         for s in verdict.shortfalls
     )
-    if for_job:
+    if all(s.hard == 0 for s in verdict.shortfalls):
+        # A limit of none: nothing holds any of it, so nothing can be freed.
+        free = "This environment allows none of it, so run the job elsewhere"
+    elif for_job:
         free = "Delete finished training jobs (they count until deleted)"
     elif verdict.users:
         free = f"Wait for or stop what uses it ({', '.join(verdict.users[:3])})"
