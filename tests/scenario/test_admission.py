@@ -518,3 +518,42 @@ def test_a_quota_of_none_is_not_freed(doctor: Doctor) -> None:
         "This environment allows none of it, so run the job elsewhere, or ask your cluster "
         "admin to raise the limit 'gpu'."
     )
+
+
+def test_a_quota_scoped_to_the_default_priority_class_counts_the_job(doctor: Doctor) -> None:
+    """A `globalDefault` PriorityClass of value 0, and a quota scoped to it. The job's pods name
+    no class; the Priority plugin gives them the default class's name before the quota plugin
+    matches scopes (plugin/pkg/admission/priority/admission.go admitPod; quota pods.go
+    podMatchesScopeFunc), so the quota's `pods: 0` refuses them. No running pod's priority
+    differs from 0, so only the quota's scope makes the classes worth reading."""
+    doctor.load("healthy")
+    doctor.server.add(
+        {
+            "apiVersion": "scheduling.k8s.io/v1",
+            "kind": "PriorityClass",
+            "metadata": {"name": "batch-default"},
+            "value": 0,
+            "globalDefault": True,
+            "preemptionPolicy": "PreemptLowerPriority",
+        },
+        quota(
+            "batch",
+            {"pods": "0"},
+            {"pods": "0"},
+            scopeSelector={
+                "matchExpressions": [
+                    {"scopeName": "PriorityClass", "operator": "In", "values": ["batch-default"]}
+                ]
+            },
+        ),
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")], (
+        "the default class puts the pods under the quota"
+    )
+    assert result.exit_code == 2
+    assert _admission(report)[0]["details"] == [
+        "quota batch: pods used 0 + requested 1 > hard 0",
+        "refuses the pods of Job/train-001 (worker)",
+    ]

@@ -255,7 +255,11 @@ def gather(
         flags = _autoscaler_flags(schedule, reader, evidence, now)
         # Read only when the job's priority can change its verdict
         # (doctor/checks/capacity/preemption.py).
-        classes = listing(Kind.PRIORITY_CLASS, None) if priorities_matter(capacity, job) else None
+        classes = (
+            listing(Kind.PRIORITY_CLASS, None)
+            if priorities_matter(capacity, job) or _priority_scoped(quotas.result())
+            else None
+        )
         lookups = _ask_registry(
             schedule, registry, templates, accounts, secrets, job, node_list, pod_list
         )
@@ -310,6 +314,21 @@ def pull_secret_names(templates: list[PodTemplate], accounts: Mapping[str, GetRe
         if isinstance(read, Got):
             names += o.pull_secret_names(read.obj)
     return names
+
+
+def _priority_scoped(quotas: ListRead) -> bool:
+    """Some quota is scoped by PriorityClass: the class the Priority plugin gives the job's pods
+    (the `globalDefault` one where they name none) decides whether it applies to them
+    (plugin/pkg/admission/priority/admission.go admitPod, before ResourceQuota)."""
+    if not isinstance(quotas, Listed):
+        return False
+    return any(
+        o.mapping(term).get("scopeName") == "PriorityClass"
+        for quota in quotas.items
+        for term in o.sequence(
+            o.mapping(o.mapping(quota.get("spec")).get("scopeSelector")).get("matchExpressions")
+        )
+    )
 
 
 def _dry_run_pod(job: TrainingJob) -> dict[str, Any]:
