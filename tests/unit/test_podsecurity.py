@@ -365,12 +365,22 @@ def test_run_as_user_zero_from_1_23() -> None:
     assert violations(RESTRICTED, {}, spec) == []
 
 
-def test_a_user_namespace_relaxes_the_root_checks() -> None:
+def test_a_user_namespace_relaxes_the_root_checks_from_1_35() -> None:
+    """check_runAsNonRoot.go runAsNonRoot1_35 and check_runAsUser.go runAsUser1_35
+    (MinimumVersion 1.35) skip a pod with hostUsers: false; below 1.35 the relaxation needs the
+    apiserver's alpha feature gate UserNamespacesPodSecurityStandards (default off, helpers.go
+    RelaxPolicyForUserNamespacePods up to v0.34), so the pod is refused."""
     spec = _spec(
         hostUsers=False,
         securityContext={"runAsUser": 0, "seccompProfile": {"type": "RuntimeDefault"}},
     )
     assert violations(RESTRICTED, {}, spec) == []
+    assert violations(Policy(Level.RESTRICTED, (1, 35)), {}, spec) == []
+    assert _checks(Policy(Level.RESTRICTED, (1, 34)), spec) == ["runAsNonRoot", "runAsUser"]
+    assert [v.detail for v in violations(Policy(Level.RESTRICTED, (1, 30)), {}, spec)] == [
+        'pod or container "trainer" must set securityContext.runAsNonRoot=true',
+        "pod must not set runAsUser=0",
+    ]
     spec["hostUsers"] = True
     assert _checks(RESTRICTED, spec) == ["runAsNonRoot", "runAsUser"]
 

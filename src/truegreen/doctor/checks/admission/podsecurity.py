@@ -35,6 +35,11 @@ Version = tuple[int, int] | None
 """(1, minor), or None for `latest`."""
 
 
+def _at_least(version: Version, minimum: tuple[int, int]) -> bool:
+    """`latest` is the newest version of the standards, so every check applies at it."""
+    return version is None or version >= minimum
+
+
 class Policy(Struct, frozen=True):
     """The level a namespace enforces, at a version of the standards."""
 
@@ -111,11 +116,13 @@ def _containers_where(
     return [str(c.get("name")) for c in _containers(spec) if test(_context(c))]
 
 
-Check = Callable[[Mapping[str, Any], Mapping[str, Any]], Violation | None]
-"""(pod metadata, pod spec) → the violation, if any."""
+Check = Callable[[Mapping[str, Any], Mapping[str, Any], Version], Violation | None]
+"""(pod metadata, pod spec, policy version) → the violation, if any."""
 
 
-def privileged(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
+def privileged(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
     """check_privileged.go: no container may be privileged."""
     bad = _containers_where(spec, lambda sc: sc.get("privileged") is True)
     if not bad:
@@ -128,7 +135,9 @@ def privileged(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation |
     )
 
 
-def host_namespaces(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
+def host_namespaces(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
     """check_hostNamespaces.go: no hostNetwork, hostPID or hostIPC."""
     bad = [f for f in ("hostNetwork", "hostPID", "hostIPC") if spec.get(f) is True]
     if not bad:
@@ -141,7 +150,9 @@ def host_namespaces(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violat
     )
 
 
-def host_path_volumes(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
+def host_path_volumes(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
     """check_hostPathVolumes.go: no hostPath volumes."""
     bad = [
         str(o.mapping(v).get("name"))
@@ -158,7 +169,9 @@ def host_path_volumes(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Viol
     )
 
 
-def host_ports(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
+def host_ports(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
     """check_hostPorts.go: no container port bound on the host."""
     bad = [
         (str(c.get("name")), o.integer(o.mapping(p).get("hostPort")))
@@ -220,12 +233,16 @@ def _capabilities_added(spec: Mapping[str, Any], allowed: frozenset[str]) -> Vio
     )
 
 
-def capabilities_baseline(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
+def capabilities_baseline(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
     """check_capabilities_baseline.go: only the container runtime's default capabilities."""
     return _capabilities_added(spec, _DEFAULT_CAPABILITIES)
 
 
-def capabilities_restricted(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
+def capabilities_restricted(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
     """check_capabilities_restricted.go: drop ALL, add nothing but NET_BIND_SERVICE."""
     added = _capabilities_added(spec, frozenset({"NET_BIND_SERVICE"}))
     if added is not None:
@@ -255,7 +272,9 @@ def _owners(spec: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
     ]
 
 
-def app_armor(meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
+def app_armor(
+    meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
     """check_appArmorProfile.go: no Unconfined profile, by field or by the older annotation."""
     bad = [
         f"{key}={value}"
@@ -283,9 +302,12 @@ def app_armor(meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | N
 _SELINUX_TYPES = frozenset({"", "container_t", "container_init_t", "container_kvm_t"})
 
 
-def se_linux(spec: Mapping[str, Any], engine: bool) -> Violation | None:
-    """check_seLinuxOptions.go: only the container types; no user or role."""
-    allowed = _SELINUX_TYPES | ({"container_engine_t"} if engine else set())
+def se_linux(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], version: Version
+) -> Violation | None:
+    """check_seLinuxOptions.go: only the container types (container_engine_t from 1.31); no user
+    or role."""
+    allowed = _SELINUX_TYPES | ({"container_engine_t"} if _at_least(version, (1, 31)) else set())
     bad = []
     for who, sc in _owners(spec):
         options = o.mapping(sc.get("seLinuxOptions"))
@@ -305,7 +327,9 @@ def se_linux(spec: Mapping[str, Any], engine: bool) -> Violation | None:
     )
 
 
-def proc_mount(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
+def proc_mount(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
     """check_procMount.go: the default /proc mask only."""
     bad = _containers_where(spec, lambda sc: sc.get("procMount") not in (None, "Default"))
     if not bad:
@@ -322,7 +346,9 @@ def _seccomp(sc: Mapping[str, Any]) -> object:
     return o.mapping(sc.get("seccompProfile")).get("type")
 
 
-def seccomp_baseline(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
+def seccomp_baseline(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
     """check_seccompProfile_baseline.go: no Unconfined profile."""
     bad = ["pod"] if _seccomp(_context(spec)) == "Unconfined" else []
     bad += [
@@ -341,7 +367,9 @@ def seccomp_baseline(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Viola
 _CONFINED = ("RuntimeDefault", "Localhost")
 
 
-def seccomp_restricted(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
+def seccomp_restricted(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
     """check_seccompProfile_restricted.go: RuntimeDefault or Localhost, on the pod or on every
     container; no Unconfined anywhere."""
     pod_type = _seccomp(_context(spec))
@@ -395,11 +423,9 @@ _SAFE_SYSCTLS: tuple[tuple[tuple[int, int], frozenset[str]], ...] = (
 )
 
 
-def _at_least(version: Version, minimum: tuple[int, int]) -> bool:
-    return version is None or version >= minimum
-
-
-def sysctls(spec: Mapping[str, Any], version: Version) -> Violation | None:
+def sysctls(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], version: Version
+) -> Violation | None:
     """check_sysctls.go: only the sysctls that are safe at this version."""
     safe = frozenset().union(
         *(names for since, names in _SAFE_SYSCTLS if _at_least(version, since))
@@ -419,7 +445,9 @@ def sysctls(spec: Mapping[str, Any], version: Version) -> Violation | None:
     )
 
 
-def host_process(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
+def host_process(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
     """check_windowsHostProcess.go: no Windows host process."""
     owners = [_context(spec), *(_context(c) for c in _containers(spec))]
     if not any(o.mapping(sc.get("windowsOptions")).get("hostProcess") is True for sc in owners):
@@ -447,7 +475,9 @@ _RESTRICTED_VOLUMES = frozenset(
 )
 
 
-def restricted_volumes(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
+def restricted_volumes(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
     """check_restrictedVolumes.go: configMap, csi, downwardAPI, emptyDir, ephemeral,
     persistentVolumeClaim, projected and secret volumes only."""
     bad = [
@@ -466,7 +496,9 @@ def restricted_volumes(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Vio
     )
 
 
-def privilege_escalation(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
+def privilege_escalation(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
     """check_allowPrivilegeEscalation.go: every container sets allowPrivilegeEscalation=false."""
     bad = _containers_where(spec, lambda sc: sc.get("allowPrivilegeEscalation") is not False)
     if not bad:
@@ -479,14 +511,20 @@ def privilege_escalation(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> V
     )
 
 
-def _user_namespace(spec: Mapping[str, Any]) -> bool:
-    """hostUsers: false: root inside is not root on the machine (KEP-127 relaxes the checks)."""
-    return spec.get("hostUsers") is False
+def _user_namespace(spec: Mapping[str, Any], version: Version) -> bool:
+    """hostUsers: false from policy 1.35 (helpers.go relaxPolicyForUserNamespacePod): root
+    inside is not root on the machine. Below 1.35 only the apiserver's alpha feature gate
+    UserNamespacesPodSecurityStandards relaxes it, off unless an admin turned it on, and not
+    visible through the API."""
+    return _at_least(version, (1, 35)) and spec.get("hostUsers") is False
 
 
-def run_as_non_root(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
-    """check_runAsNonRoot.go: runAsNonRoot=true on the pod or on every container; false nowhere."""
-    if _user_namespace(spec):
+def run_as_non_root(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], version: Version
+) -> Violation | None:
+    """check_runAsNonRoot.go: runAsNonRoot=true on the pod or on every container; false nowhere;
+    anything in a user namespace from 1.35 (runAsNonRoot1_35)."""
+    if _user_namespace(spec, version):
         return None
     pod_value = _context(spec).get("runAsNonRoot")
     explicit = _containers_where(spec, lambda sc: sc.get("runAsNonRoot") is False)
@@ -511,9 +549,12 @@ def run_as_non_root(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violat
     )
 
 
-def run_as_user(_meta: Mapping[str, Any], spec: Mapping[str, Any]) -> Violation | None:
-    """check_runAsUser.go: runAsUser is never 0."""
-    if _user_namespace(spec):
+def run_as_user(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], version: Version
+) -> Violation | None:
+    """check_runAsUser.go: runAsUser is never 0; anything in a user namespace from 1.35
+    (runAsUser1_35)."""
+    if _user_namespace(spec, version):
         return None
     bad = ["pod"] if _context(spec).get("runAsUser") == 0 else []
     bad += [
@@ -547,6 +588,8 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(Level.BASELINE, (1, 0), proc_mount),
     _Rule(Level.BASELINE, (1, 19), seccomp_baseline),
     _Rule(Level.BASELINE, (1, 0), host_process),
+    _Rule(Level.BASELINE, (1, 0), se_linux),
+    _Rule(Level.BASELINE, (1, 0), sysctls),
     _Rule(Level.RESTRICTED, (1, 0), restricted_volumes, replaces="host_path_volumes"),
     _Rule(Level.RESTRICTED, (1, 8), privilege_escalation),
     _Rule(Level.RESTRICTED, (1, 0), run_as_non_root),
@@ -565,8 +608,5 @@ def violations(policy: Policy, meta: Mapping[str, Any], spec: Mapping[str, Any])
         if _STRICTNESS[r.level] <= _STRICTNESS[policy.level] and _at_least(policy.version, r.since)
     ]
     replaced = {r.replaces for r in rules}
-    found = [r.check(meta, spec) for r in rules if r.check.__name__ not in replaced]
-    if _STRICTNESS[policy.level] >= _STRICTNESS[Level.BASELINE]:
-        found.append(se_linux(spec, engine=_at_least(policy.version, (1, 31))))
-        found.append(sysctls(spec, policy.version))
+    found = [r.check(meta, spec, policy.version) for r in rules if r.check.__name__ not in replaced]
     return [v for v in found if v is not None]
