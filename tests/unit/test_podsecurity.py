@@ -299,11 +299,19 @@ def test_restricted_seccomp_on_the_pod_or_on_every_container() -> None:
         ((1, 27), "net.ipv4.ip_local_reserved_ports", True),
         ((1, 28), "net.ipv4.tcp_keepalive_time", False),
         ((1, 29), "net.ipv4.tcp_keepalive_time", True),
+        ((1, 29), "net.ipv4.tcp_keepalive_probes", True),
+        ((1, 31), "net.ipv4.tcp_rmem", False),
+        ((1, 31), "net.ipv4.tcp_wmem", False),
+        ((1, 32), "net.ipv4.tcp_rmem", True),
+        ((1, 32), "net.ipv4.tcp_wmem", True),
+        (None, "net.ipv4.tcp_rmem", True),
         (None, "net.ipv4.tcp_fin_timeout", True),
         (None, "kernel.msgmax", False),
     ],
 )
 def test_sysctls_safe_by_version(version: tuple[int, int] | None, name: str, allowed: bool) -> None:
+    """check_sysctls.go: sysctlsAllowedV1Dot0, then V1Dot27, V1Dot29 and V1Dot32 (tcp_rmem,
+    tcp_wmem), each the one before plus its own names."""
     spec = _spec()
     spec["securityContext"]["sysctls"] = [{"name": name, "value": "1"}]
     found = violations(Policy(Level.BASELINE, version), {}, spec)

@@ -420,6 +420,7 @@ _SAFE_SYSCTLS: tuple[tuple[tuple[int, int], frozenset[str]], ...] = (
             }
         ),
     ),
+    ((1, 32), frozenset({"net.ipv4.tcp_rmem", "net.ipv4.tcp_wmem"})),
 )
 
 
