@@ -146,10 +146,15 @@ def test_host_path_volumes_at_baseline_and_their_type_at_restricted() -> None:
         "persistentVolumeClaim",
         "projected",
         "secret",
+        "image",
     ],
 )
 def test_the_volume_types_restricted_allows(source: str) -> None:
-    assert violations(RESTRICTED, {}, _spec(volumes=[{"name": "v", source: {}}])) == []
+    """check_restrictedVolumes.go restrictedVolumes_1_0 (the only version, so every policy
+    version): the allowed sources, `volume.Image != nil` among them."""
+    volume = {"name": "v", source: {}}
+    assert violations(RESTRICTED, {}, _spec(volumes=[volume])) == []
+    assert violations(Policy(Level.RESTRICTED, (1, 0)), {}, _spec(volumes=[volume])) == []
 
 
 def test_host_ports() -> None:

@@ -469,6 +469,7 @@ _RESTRICTED_VOLUMES = frozenset(
         "downwardAPI",
         "emptyDir",
         "ephemeral",
+        "image",
         "persistentVolumeClaim",
         "projected",
         "secret",
@@ -479,7 +480,7 @@ _RESTRICTED_VOLUMES = frozenset(
 def restricted_volumes(
     _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
 ) -> Violation | None:
-    """check_restrictedVolumes.go: configMap, csi, downwardAPI, emptyDir, ephemeral,
+    """check_restrictedVolumes.go: configMap, csi, downwardAPI, emptyDir, ephemeral, image,
     persistentVolumeClaim, projected and secret volumes only."""
     bad = [
         (str(volume.get("name")), source)
