@@ -171,6 +171,45 @@ def test_host_ports() -> None:
     )
 
 
+def test_probe_and_lifecycle_hosts_from_1_34() -> None:
+    """check_hostProbesAndhostLifecycle.go hostProbesAndHostLifecycleV1Dot34 (MinimumVersion
+    1.34): no httpGet.host or tcpSocket.host in a container's probes or lifecycle handlers; the
+    detail sorts the containers and the hosts."""
+    spec = _spec(
+        initContainers=[
+            {
+                "name": "setup",
+                "securityContext": dict(SECURE_CONTEXT),
+                "lifecycle": {
+                    "postStart": {"tcpSocket": {"port": 22, "host": "10.0.0.9"}},
+                    "preStop": {"httpGet": {"path": "/drain", "port": 8080, "host": ""}},
+                },
+            }
+        ]
+    )
+    spec["containers"][0]["readinessProbe"] = {
+        "httpGet": {"path": "/healthz", "port": 8080, "host": "10.0.0.5", "scheme": "HTTP"},
+        "periodSeconds": 10,
+    }
+    spec["containers"][0]["livenessProbe"] = {"tcpSocket": {"port": 29500}}
+    assert violations(Policy(Level.BASELINE, (1, 34)), {}, spec) == [
+        Violation(
+            "hostProbesAndHostLifecycle",
+            'containers "setup", "trainer" use probe or lifecycle hosts "10.0.0.5", "10.0.0.9"',
+            "health checks or hooks sent to another address",
+            (
+                "lifecycle.postStart.tcpSocket.host of 'setup'",
+                "readinessProbe.httpGet.host of 'trainer'",
+            ),
+        )
+    ]
+    assert _checks(RESTRICTED, spec) == ["hostProbesAndHostLifecycle"]
+    assert violations(Policy(Level.BASELINE, (1, 33)), {}, spec) == []
+    del spec["initContainers"]
+    (found,) = violations(BASELINE, {}, spec)
+    assert found.detail == 'container "trainer" uses probe or lifecycle host "10.0.0.5"'
+
+
 def test_baseline_capabilities_allow_the_runtime_defaults_only() -> None:
     assert (
         violations(

@@ -189,6 +189,48 @@ def host_ports(
     )
 
 
+# check_hostProbesAndhostLifecycle.go: the handlers whose host it reads, in the order it reads them.
+_HOST_HANDLERS = (
+    ("livenessProbe",),
+    ("readinessProbe",),
+    ("startupProbe",),
+    ("lifecycle", "postStart"),
+    ("lifecycle", "preStop"),
+)
+
+
+def _handler_hosts(container: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(field, host) for each probe or lifecycle handler of the container that names a host."""
+    found = []
+    for path in _HOST_HANDLERS:
+        handler: Mapping[str, Any] = container
+        for step in path:
+            handler = o.mapping(handler.get(step))
+        for action in ("httpGet", "tcpSocket"):
+            if host := str(o.mapping(handler.get(action)).get("host") or ""):
+                found.append((".".join((*path, action, "host")), host))
+    return found
+
+
+def host_probes(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
+    """check_hostProbesAndhostLifecycle.go: no probe or lifecycle handler aimed at a host of its
+    own (the kubelet would call that address for the pod)."""
+    bad = [(str(c.get("name")), *found) for c in _containers(spec) for found in _handler_hosts(c)]
+    if not bad:
+        return None
+    names = sorted({n for n, _, _ in bad})
+    hosts = sorted({h for _, _, h in bad})
+    return Violation(
+        "hostProbesAndHostLifecycle",
+        f"{_who('container', names)} {'uses' if len(names) == 1 else 'use'} "
+        f"{_who('probe or lifecycle host', hosts)}",
+        "health checks or hooks sent to another address",
+        tuple(dict.fromkeys(f"{field} of '{n}'" for n, field, _ in bad)),
+    )
+
+
 # check_capabilities_baseline.go: what a container may add at the baseline level.
 _DEFAULT_CAPABILITIES = frozenset(
     {
@@ -585,6 +627,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(Level.BASELINE, (1, 0), host_namespaces),
     _Rule(Level.BASELINE, (1, 0), host_path_volumes),
     _Rule(Level.BASELINE, (1, 0), host_ports),
+    _Rule(Level.BASELINE, (1, 34), host_probes),
     _Rule(Level.BASELINE, (1, 0), capabilities_baseline),
     _Rule(Level.BASELINE, (1, 0), app_armor),
     _Rule(Level.BASELINE, (1, 0), proc_mount),
