@@ -242,11 +242,14 @@ def test_restricted_capabilities_drop_all_and_add_only_net_bind_service() -> Non
 
 
 def test_app_armor_by_annotation_and_by_field() -> None:
+    """check_appArmorProfile.go allowedAnnotationValue: empty, runtime/default or localhost/*;
+    allowedProfileType: RuntimeDefault or Localhost."""
     meta = {
         "annotations": {
             "container.apparmor.security.beta.kubernetes.io/trainer": "unconfined",
             "container.apparmor.security.beta.kubernetes.io/ok": "runtime/default",
             "container.apparmor.security.beta.kubernetes.io/local": "localhost/prof",
+            "container.apparmor.security.beta.kubernetes.io/unset": "",
             "other": "unconfined",
         }
     }

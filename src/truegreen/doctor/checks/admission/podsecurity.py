@@ -317,12 +317,13 @@ def _owners(spec: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
 def app_armor(
     meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
 ) -> Violation | None:
-    """check_appArmorProfile.go: no Unconfined profile, by field or by the older annotation."""
+    """check_appArmorProfile.go: no Unconfined profile, by field or by the older annotation (an
+    empty annotation is allowed, allowedAnnotationValue)."""
     bad = [
         f"{key}={value}"
         for key, value in o.mapping(meta.get("annotations")).items()
         if str(key).startswith(_APPARMOR_ANNOTATION)
-        and value != "runtime/default"
+        and value not in ("", "runtime/default")
         and not str(value).startswith("localhost/")
     ]
     bad += [
