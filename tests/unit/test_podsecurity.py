@@ -309,6 +309,24 @@ def test_proc_mount() -> None:
     )
 
 
+def test_a_user_namespace_may_unmask_proc_at_baseline_from_1_35() -> None:
+    """check_procMount_baseline.go procMount1_35baseline (MinimumVersion 1.35) skips a pod with
+    hostUsers: false; check_procMount_restricted.go (MinimumVersion 1.35, overriding procMount)
+    keeps the unconditional procMount_1_0 at restricted."""
+    spec = _with_container(procMount="Unmasked")
+    spec["hostUsers"] = False
+    assert violations(Policy(Level.BASELINE, (1, 35)), {}, spec) == []
+    assert violations(BASELINE, {}, spec) == []
+    assert _checks(Policy(Level.BASELINE, (1, 34)), spec) == ["procMount"]
+    for version in ((1, 34), (1, 35), None):
+        assert [v.detail for v in violations(Policy(Level.RESTRICTED, version), {}, spec)] == [
+            'container "trainer" must not set securityContext.procMount to "Unmasked"'
+        ]
+    spec["hostUsers"] = True
+    assert _checks(Policy(Level.BASELINE, (1, 35)), spec) == ["procMount"]
+    assert _checks(RESTRICTED, spec) == ["procMount"]
+
+
 def test_baseline_seccomp_forbids_unconfined_from_1_19() -> None:
     spec = _spec(securityContext={"seccompProfile": {"type": "Unconfined"}})
     spec["containers"][0]["securityContext"]["seccompProfile"] = {"type": "Unconfined"}

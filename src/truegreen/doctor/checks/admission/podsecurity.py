@@ -370,10 +370,16 @@ def se_linux(
     )
 
 
-def proc_mount(
-    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
-) -> Violation | None:
-    """check_procMount.go: the default /proc mask only."""
+def _user_namespace(spec: Mapping[str, Any], version: Version) -> bool:
+    """hostUsers: false from policy 1.35 (helpers.go relaxPolicyForUserNamespacePod): root
+    inside is not root on the machine. Below 1.35 only the apiserver's alpha feature gate
+    UserNamespacesPodSecurityStandards waives the checks, off unless an admin turned it on, and
+    not visible through the API."""
+    return _at_least(version, (1, 35)) and spec.get("hostUsers") is False
+
+
+def _proc_mount(spec: Mapping[str, Any]) -> Violation | None:
+    """procMount_1_0: the default /proc mask only."""
     bad = _containers_where(spec, lambda sc: sc.get("procMount") not in (None, "Default"))
     if not bad:
         return None
@@ -383,6 +389,21 @@ def proc_mount(
         "an unmasked view of the machine's processes",
         tuple(f"securityContext.procMount of '{n}'" for n in bad),
     )
+
+
+def proc_mount(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], version: Version
+) -> Violation | None:
+    """check_procMount_baseline.go: the default /proc mask; anything in a user namespace from
+    1.35 (procMount1_35baseline)."""
+    return None if _user_namespace(spec, version) else _proc_mount(spec)
+
+
+def proc_mount_restricted(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+) -> Violation | None:
+    """check_procMount_restricted.go: the default /proc mask, user namespace or not."""
+    return _proc_mount(spec)
 
 
 def _seccomp(sc: Mapping[str, Any]) -> object:
@@ -556,14 +577,6 @@ def privilege_escalation(
     )
 
 
-def _user_namespace(spec: Mapping[str, Any], version: Version) -> bool:
-    """hostUsers: false from policy 1.35 (helpers.go relaxPolicyForUserNamespacePod): root
-    inside is not root on the machine. Below 1.35 only the apiserver's alpha feature gate
-    UserNamespacesPodSecurityStandards relaxes it, off unless an admin turned it on, and not
-    visible through the API."""
-    return _at_least(version, (1, 35)) and spec.get("hostUsers") is False
-
-
 def run_as_non_root(
     _meta: Mapping[str, Any], spec: Mapping[str, Any], version: Version
 ) -> Violation | None:
@@ -637,6 +650,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule(Level.BASELINE, (1, 0), se_linux),
     _Rule(Level.BASELINE, (1, 0), sysctls),
     _Rule(Level.RESTRICTED, (1, 0), restricted_volumes, replaces="host_path_volumes"),
+    _Rule(Level.RESTRICTED, (1, 35), proc_mount_restricted, replaces="proc_mount"),
     _Rule(Level.RESTRICTED, (1, 8), privilege_escalation),
     _Rule(Level.RESTRICTED, (1, 0), run_as_non_root),
     _Rule(Level.RESTRICTED, (1, 23), run_as_user),
