@@ -458,6 +458,31 @@ def test_a_user_namespace_relaxes_the_root_checks_from_1_35() -> None:
     assert _checks(RESTRICTED, spec) == ["runAsNonRoot", "runAsUser"]
 
 
+def test_windows_pods_skip_the_linux_only_restricted_checks_from_1_25() -> None:
+    """allowPrivilegeEscalation_1_25, capabilitiesRestricted_1_25 and
+    seccompProfileRestricted_1_25 (check_allowPrivilegeEscalation.go,
+    check_capabilities_restricted.go, check_seccompProfile_restricted.go) allow a pod with
+    spec.os.name: windows; runAsNonRoot still applies."""
+    spec: dict[str, Any] = {
+        "os": {"name": "windows"},
+        "securityContext": {"runAsNonRoot": True},
+        "containers": [{"name": "trainer"}],
+    }
+    assert violations(Policy(Level.RESTRICTED, (1, 25)), {}, spec) == []
+    assert violations(RESTRICTED, {}, spec) == []
+    assert _checks(Policy(Level.RESTRICTED, (1, 24)), spec) == [
+        "allowPrivilegeEscalation",
+        "seccompProfile",
+        "capabilities",
+    ]
+    spec["os"] = {"name": "linux"}
+    assert _checks(RESTRICTED, spec) == [
+        "allowPrivilegeEscalation",
+        "seccompProfile",
+        "capabilities",
+    ]
+
+
 def test_a_privileged_gpu_template_at_restricted_fails_in_table_order() -> None:
     spec = {"containers": [{"name": "trainer", "securityContext": {"privileged": True}}]}
     assert _checks(RESTRICTED, spec) == [

@@ -110,6 +110,11 @@ def _who(noun: str, names: Sequence[str]) -> str:
     return f"{noun}{'s' if len(names) > 1 else ''} {_quoted(names)}"
 
 
+def _windows(spec: Mapping[str, Any], version: Version) -> bool:
+    """spec.os.name: windows from 1.25, where the Linux-only restricted checks stop applying."""
+    return _at_least(version, (1, 25)) and o.mapping(spec.get("os")).get("name") == "windows"
+
+
 def _containers_where(
     spec: Mapping[str, Any], test: Callable[[Mapping[str, Any]], bool]
 ) -> list[str]:
@@ -283,9 +288,12 @@ def capabilities_baseline(
 
 
 def capabilities_restricted(
-    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], version: Version
 ) -> Violation | None:
-    """check_capabilities_restricted.go: drop ALL, add nothing but NET_BIND_SERVICE."""
+    """check_capabilities_restricted.go: drop ALL, add nothing but NET_BIND_SERVICE; Windows
+    pods are exempt from 1.25 (capabilitiesRestricted_1_25)."""
+    if _windows(spec, version):
+        return None
     added = _capabilities_added(spec, frozenset({"NET_BIND_SERVICE"}))
     if added is not None:
         return added
@@ -432,10 +440,13 @@ _CONFINED = ("RuntimeDefault", "Localhost")
 
 
 def seccomp_restricted(
-    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], version: Version
 ) -> Violation | None:
     """check_seccompProfile_restricted.go: RuntimeDefault or Localhost, on the pod or on every
-    container; no Unconfined anywhere."""
+    container; no Unconfined anywhere; Windows pods are exempt from 1.25
+    (seccompProfileRestricted_1_25)."""
+    if _windows(spec, version):
+        return None
     pod_type = _seccomp(_context(spec))
     bad = ["pod"] if pod_type is not None and pod_type not in _CONFINED else []
     bad += [
@@ -563,9 +574,12 @@ def restricted_volumes(
 
 
 def privilege_escalation(
-    _meta: Mapping[str, Any], spec: Mapping[str, Any], _version: Version
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], version: Version
 ) -> Violation | None:
-    """check_allowPrivilegeEscalation.go: every container sets allowPrivilegeEscalation=false."""
+    """check_allowPrivilegeEscalation.go: every container sets allowPrivilegeEscalation=false;
+    Windows pods are exempt from 1.25 (allowPrivilegeEscalation_1_25)."""
+    if _windows(spec, version):
+        return None
     bad = _containers_where(spec, lambda sc: sc.get("allowPrivilegeEscalation") is not False)
     if not bad:
         return None
