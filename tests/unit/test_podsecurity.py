@@ -241,6 +241,39 @@ def test_restricted_capabilities_drop_all_and_add_only_net_bind_service() -> Non
     assert _checks(Policy(Level.RESTRICTED, (1, 21)), kept) == []
 
 
+def test_capabilities_name_the_containers_then_the_capabilities_as_the_plugin_does() -> None:
+    """check_capabilities_baseline.go capabilitiesBaseline_1_0 and
+    check_capabilities_restricted.go capabilitiesRestricted_1_22: the containers in visiting
+    order, then the capabilities sorted; restricted says both what is not dropped and what is
+    added, "; " between them."""
+    spec = _with_container(capabilities={"drop": ["ALL"], "add": ["SYS_ADMIN", "KILL"]})
+    spec["initContainers"] = [
+        {"name": "setup", "securityContext": {"capabilities": {"add": ["NET_ADMIN"]}}}
+    ]
+    (found,) = violations(BASELINE, {}, spec)
+    assert (found.detail, found.fields) == (
+        'containers "setup", "trainer" must not include "NET_ADMIN", "SYS_ADMIN" in '
+        "securityContext.capabilities.add",
+        (
+            "securityContext.capabilities.add of 'setup'",
+            "securityContext.capabilities.add of 'trainer'",
+        ),
+    )
+    both = _with_container(capabilities={"add": ["CHOWN"]})
+    assert violations(RESTRICTED, {}, both) == [
+        Violation(
+            "capabilities",
+            'container "trainer" must set securityContext.capabilities.drop=["ALL"]; '
+            'container "trainer" must not include "CHOWN" in securityContext.capabilities.add',
+            "extra system powers",
+            (
+                "securityContext.capabilities.drop of 'trainer'",
+                "securityContext.capabilities.add of 'trainer'",
+            ),
+        )
+    ]
+
+
 def test_app_armor_by_annotation_and_by_field() -> None:
     """check_appArmorProfile.go allowedAnnotationValue: empty, runtime/default or localhost/*;
     allowedProfileType: RuntimeDefault or Localhost."""

@@ -261,22 +261,20 @@ def _added(sc: Mapping[str, Any]) -> list[str]:
 
 
 def _capabilities_added(spec: Mapping[str, Any], allowed: frozenset[str]) -> Violation | None:
-    bad = [
-        (str(c.get("name")), cap)
+    bad = {
+        str(c.get("name")): forbidden
         for c in _containers(spec)
-        for cap in _added(_context(c))
-        if cap not in allowed
-    ]
+        if (forbidden := [cap for cap in _added(_context(c)) if cap not in allowed])
+    }
     if not bad:
         return None
+    capabilities = sorted({cap for caps in bad.values() for cap in caps})
     return Violation(
         "capabilities",
-        "; ".join(
-            f'container "{n}" must not include "{cap}" in securityContext.capabilities.add'
-            for n, cap in bad
-        ),
+        f"{_who('container', list(bad))} must not include {_quoted(capabilities)} in "
+        "securityContext.capabilities.add",
         "extra system powers",
-        tuple(dict.fromkeys(f"securityContext.capabilities.add of '{n}'" for n, _ in bad)),
+        tuple(f"securityContext.capabilities.add of '{n}'" for n in bad),
     )
 
 
@@ -287,16 +285,7 @@ def capabilities_baseline(
     return _capabilities_added(spec, _DEFAULT_CAPABILITIES)
 
 
-def capabilities_restricted(
-    _meta: Mapping[str, Any], spec: Mapping[str, Any], version: Version
-) -> Violation | None:
-    """check_capabilities_restricted.go: drop ALL, add nothing but NET_BIND_SERVICE; Windows
-    pods are exempt from 1.25 (capabilitiesRestricted_1_25)."""
-    if _windows(spec, version):
-        return None
-    added = _capabilities_added(spec, frozenset({"NET_BIND_SERVICE"}))
-    if added is not None:
-        return added
+def _not_dropped(spec: Mapping[str, Any]) -> Violation | None:
     bad = _containers_where(
         spec,
         lambda sc: "ALL" not in o.sequence(o.mapping(sc.get("capabilities")).get("drop")),
@@ -308,6 +297,28 @@ def capabilities_restricted(
         f'{_who("container", bad)} must set securityContext.capabilities.drop=["ALL"]',
         "the default system powers (they must all be dropped)",
         tuple(f"securityContext.capabilities.drop of '{n}'" for n in bad),
+    )
+
+
+def capabilities_restricted(
+    _meta: Mapping[str, Any], spec: Mapping[str, Any], version: Version
+) -> Violation | None:
+    """check_capabilities_restricted.go: drop ALL, add nothing but NET_BIND_SERVICE, both said
+    at once; Windows pods are exempt from 1.25 (capabilitiesRestricted_1_25)."""
+    if _windows(spec, version):
+        return None
+    found = [
+        v
+        for v in (_not_dropped(spec), _capabilities_added(spec, frozenset({"NET_BIND_SERVICE"})))
+        if v is not None
+    ]
+    if not found:
+        return None
+    return Violation(
+        "capabilities",
+        "; ".join(v.detail for v in found),
+        found[-1].plain,  # what it adds, when it adds something, says more than what it keeps
+        tuple(f for v in found for f in v.fields),
     )
 
 
