@@ -426,6 +426,7 @@ COVERED_ELSEWHERE = (
         "capacity.unschedulable",  # test_evidence.py
         "capacity.rules-block",  # test_scheduling_filters.py
         "capacity.rule-unchecked",  # test_scheduling_filters.py
+        "capacity.volume-held-by-running-job",  # test_scheduling_filters.py
         "admission.pods-refused",  # test_evidence.py
         "storage.attached-elsewhere",  # test_evidence.py
         "workloads.last-job-out-of-memory",  # test_evidence.py

@@ -7,7 +7,7 @@ filter_objects.py names each one's source); each doctor run is also checked from
 the same cluster (tests/scenario/conftest.py).
 """
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
@@ -31,7 +31,15 @@ from tests.support.filter_objects import (
     zonal_volume,
     zoned_node,
 )
-from tests.support.scenarios import Obj, find, healthy, node
+from tests.support.scenarios import (
+    Obj,
+    find,
+    healthy,
+    job_pod,
+    node,
+    running_containers,
+    ts,
+)
 
 
 def _capacity(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -482,6 +490,85 @@ def test_a_one_program_volume_in_use_refuses_every_machine(doctor: Doctor) -> No
         "program at a time, and 'notebook-0' uses it."
     )
     assert result.exit_code == 2
+
+
+def _running(job: Obj, now: datetime, machine: str, suffix: str = "0-x7k2p") -> Obj:
+    """A pod the Job controller made, bound to `machine`, running and ready (pkg/kubelet/
+    status/status_manager.go: `PodScheduled` and `Ready` True; kubelet_pods.go
+    `convertToAPIContainerStatuses`)."""
+    pod = job_pod(job, now, suffix=suffix, node_name=machine, age=timedelta(minutes=10))
+    started = ts(now - timedelta(minutes=9))
+    pod["status"]["conditions"] = [
+        {"type": "PodScheduled", "status": "True"},
+        {"type": "Ready", "status": "True", "lastTransitionTime": started},
+    ]
+    pod["status"]["containerStatuses"] = running_containers(
+        pod["metadata"]["name"], pod["spec"]["containers"], started
+    )
+    return pod
+
+
+def test_a_one_program_volume_the_running_job_uses_is_a_wait_for_it(doctor: Doctor) -> None:
+    """The newest training job runs, its one rank on gpu-1 mounting its ReadWriteOncePod
+    claim. A next run of it is refused by volumerestrictions/volume_restrictions.go `Filter`
+    with `Unschedulable` (ErrReasonReadWriteOncePodConflict), not `UnschedulableAndUnresolvable`:
+    it waits for the running job, like room the job holds (docs/scheduling.md), never a machine
+    that is missing."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _checkpoints(now, {}, None, ("ReadWriteOncePod",))
+        job = find(objects, "Job", "ckpt")
+        job["status"] = {"active": 1, "ready": 1}
+        return [*objects, _running(job, now, "gpu-1")]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["status"], found["basis"], found["code"]) == (
+        "warn",
+        "measured",
+        "capacity.volume-held-by-running-job",
+    )
+    assert found["headline"] == (
+        "Training can run, but its volume 'checkpoints' may be used by one program at a time "
+        "and is in use by the running training job 'ckpt'; the next training job waits for it."
+    )
+    assert found["remedy"] == (
+        "Wait for the running training job 'ckpt' to finish, or give the training job a volume "
+        "of its own."
+    )
+    headline = result.json()["headline"]
+    assert (headline["rule"], headline["code"]) == (
+        "waiting-for-running-job",
+        "capacity.volume-held-by-running-job",
+    )
+    assert result.exit_code == 0
+
+
+def test_a_one_program_volume_another_running_job_uses_is_a_wait_for_it(doctor: Doctor) -> None:
+    """An older training job still runs on cpu-1 with the claim the newest job mounts: the
+    newest waits for it (volumerestrictions `Filter`: `Unschedulable`)."""
+
+    def build(now: datetime) -> list[Obj]:
+        mounts = claim_volume("checkpoints")
+        older = ranks_job("prep", now, ranks=1, gpus=0, age=timedelta(hours=1), volumes=mounts)
+        older["status"] = {"active": 1, "ready": 1}
+        objects = _checkpoints(now, {}, None, ("ReadWriteOncePod",))
+        return [*objects, older, _running(older, now, "cpu-1")]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["status"], found["basis"], found["code"]) == (
+        "warn",
+        "measured",
+        "capacity.volume-held-by-running-job",
+    )
+    assert found["headline"] == (
+        "Training can run, but its volume 'checkpoints' may be used by one program at a time "
+        "and is in use by the running training job 'prep'; the next training job waits for it."
+    )
+    assert result.exit_code == 0
 
 
 def test_ranks_sharing_a_one_program_volume_cannot_all_run(doctor: Doctor) -> None:

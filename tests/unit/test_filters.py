@@ -17,6 +17,7 @@ from truegreen.doctor.checks.capacity.filters.framework import (
     FailedRead,
     JobPodSet,
     Unchecked,
+    Wait,
 )
 from truegreen.doctor.checks.capacity.filters.rules import Rules, scheduling_rules
 from truegreen.doctor.checks.capacity.placement import Apart, Near, Spread
@@ -890,6 +891,86 @@ def test_a_one_program_volume_in_use_refuses_every_machine() -> None:
             "let 'notebook-0' finish, or give the training job a volume of its own",
             "PersistentVolumeClaim data is ReadWriteOncePod and used by pod notebook-0 "
             "(volumerestrictions)",
+            everywhere=True,
+        ),
+    )
+
+
+def _holding(name: str, job: str | None) -> Obj:
+    """A pod on machine a mounting `data`: of the Job `job` (its controller's `job-name` label
+    and owner reference, pkg/controller/job), or of no training job."""
+    pod = _pod(
+        name,
+        "a",
+        {"job-name": job} if job else {},
+        volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}],
+    )
+    if job:
+        pod["metadata"]["ownerReferences"] = [
+            {"apiVersion": "batch/v1", "kind": "Job", "name": job, "controller": True}
+        ]
+    return pod
+
+
+def _one_program_rules(pods: Sequence[Obj], own: frozenset[str] = frozenset()) -> Rules:
+    return scheduling_rules(
+        [_mounting()],
+        namespace=NS,
+        namespace_labels={},
+        nodes=_nodes(),
+        pods=Listed(tuple(pods)),
+        claims={"data": _claim("data", ["ReadWriteOncePod"])},
+        volumes={"pv-1": _volume(["ReadWriteOncePod"])},
+        devices=None,
+        kubectl=Kubectl(),
+        own_pods=own,
+    )
+
+
+def test_a_one_program_volume_running_training_jobs_use_is_a_wait_for_them() -> None:
+    """volumerestrictions `Filter` answers Unschedulable: the pod waits for the holders. A
+    running training job's pods go when it finishes: no machine is taken, the job waits."""
+    rules = _one_program_rules([_holding("prep-0", "prep"), _holding("prep-1", "prep")])
+    assert rules.exclusions == ()
+    assert rules.waits == (
+        Wait(
+            "data",
+            ("prep",),
+            "PersistentVolumeClaim data is ReadWriteOncePod and used by pod prep-0 of training "
+            "job prep (volumerestrictions: Unschedulable until it finishes)",
+        ),
+    )
+    assert rules.details == (rules.waits[0].detail,)
+
+
+def test_a_one_program_volume_a_pod_of_no_training_job_uses_is_no_wait() -> None:
+    """Beside a running training job's pod, one of no training job holds it too: it does not
+    go by itself, so no machine is left."""
+    rules = _one_program_rules([_holding("prep-0", "prep"), _holding("notebook-0", None)])
+    assert rules.waits == ()
+    (exclusion,) = rules.exclusions
+    assert (exclusion.group, exclusion.machines, exclusion.reason, exclusion.everywhere) == (
+        "worker",
+        ("a", "b", "c"),
+        "its volume 'data' may be used by one program at a time, and 'notebook-0' uses it",
+        True,
+    )
+
+
+def test_a_one_program_volume_the_job_s_own_waiting_pods_hold_leaves_no_machine() -> None:
+    """The judged job waits for the rest of its pods while its own placed pod holds the claim
+    they need: its pods never run together."""
+    rules = _one_program_rules([_holding("run-0", "run")], own=frozenset({"run-0"}))
+    assert rules.waits == ()
+    assert rules.exclusions == (
+        Exclusion(
+            "worker",
+            ("a", "b", "c"),
+            "its volume 'data' may be used by one program at a time, and its own program "
+            "'run-0' uses it",
+            "give each program of the training job a volume of its own",
+            "PersistentVolumeClaim data is ReadWriteOncePod and used by pod run-0 of the job "
+            "itself (volumerestrictions)",
             everywhere=True,
         ),
     )

@@ -76,6 +76,9 @@ HOOK_DOWN = _f(CheckId.ADMISSION, Status.FAIL, Basis.MEASURED, "admission.webhoo
 QUOTA_HELD = _f(
     CheckId.ADMISSION, Status.WARN, Basis.INFERRED, "admission.quota-held-by-running-job"
 )
+VOLUME_HELD = _f(
+    CheckId.CAPACITY, Status.WARN, Basis.MEASURED, "capacity.volume-held-by-running-job"
+)
 
 
 @pytest.mark.parametrize(
@@ -103,6 +106,11 @@ QUOTA_HELD = _f(
             [PLAIN_WARN, CANT_READ, QUOTA_HELD],
             "waiting-for-running-job",
             "admission.quota-held-by-running-job",
+        ),
+        (
+            [PLAIN_WARN, CANT_READ, VOLUME_HELD],
+            "waiting-for-running-job",
+            "capacity.volume-held-by-running-job",
         ),
         ([HELD, QUOTA_HELD, SYMPTOM_FAIL], "measured-failure", "workloads.crash-loop"),
         ([OK, PLAIN_WARN, CANT_READ], "could-not-check", "credentials.cant-read"),

@@ -51,6 +51,7 @@ ROOT_CAUSE_CHECKS = frozenset(
 WAIT_FOR_RUNNING_JOB = frozenset(
     {
         capacity.HELD_BY_RUNNING_JOB,
+        capacity.VOLUME_HELD_BY_RUNNING_JOB,
         admission.QUOTA_HELD_BY_RUNNING_JOB,
         capacity.MACHINE_COMING,
         queue.HELD,

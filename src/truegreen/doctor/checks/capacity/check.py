@@ -59,6 +59,7 @@ from truegreen.doctor.checks.capacity.verdicts import (
     partly_fits,
     preempts,
     too_large,
+    waits_for_a_volume,
     waits_for_running_jobs,
 )
 from truegreen.doctor.checks.capacity.words import (
@@ -166,6 +167,9 @@ def _verdict(judged: Judged) -> list[Finding]:
     """The verdict steps in order: the first that explains the placement names it."""
     env = judged.env
     if judged.now.whole:
+        waits = waits_for_a_volume(judged)
+        if waits is not None:
+            return [waits, *gpu_warnings(env, waits)]
         fits = fits_now(judged)
         return [*fits, *gpu_warnings(env, fits[0])]
     steps = (

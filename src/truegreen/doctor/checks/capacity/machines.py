@@ -219,7 +219,7 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
                 todo=exclusion_remedy(env, excluded),
             )
         ]
-    rules = job_rules(env, shape.job, [(g.name, g.spec) for g in scheduled])
+    rules = job_rules(env, shape.job, [(g.name, g.spec) for g in scheduled], shape.own_pods)
     narrowed = {g.name: rules.allowed(g.name, allowed[g.name]) for g in scheduled}
     if any(not machines for machines in narrowed.values()):
         theirs = (

@@ -34,9 +34,13 @@ PlacementWords = Callable[[Placement, bool], str]
 
 
 def job_rules(
-    env: Environment, job: TrainingJob | None, groups: Sequence[tuple[str, Mapping[str, Any]]]
+    env: Environment,
+    job: TrainingJob | None,
+    groups: Sequence[tuple[str, Mapping[str, Any]]],
+    own_pods: frozenset[str] = frozenset(),
 ) -> Rules:
-    """The filters' rules for placing `groups` (pod set name, pod spec) of the judged job."""
+    """The filters' rules for placing `groups` (pod set name, pod spec) of the judged job,
+    whose `own_pods` are already placed while it waits for the rest."""
     if job is None or not isinstance(env.nodes, Listed):
         return Rules()
     labels = {s.name: s.labels for s in job.pod_sets}
@@ -50,6 +54,7 @@ def job_rules(
         volumes=env.volumes,
         devices=env.devices,
         kubectl=env.settings.kubectl,
+        own_pods=own_pods,
     )
 
 

@@ -35,6 +35,7 @@ from truegreen.doctor.checks.capacity.words import (
     PREEMPTS,
     SAY,
     TOO_LARGE,
+    VOLUME_HELD_BY_RUNNING_JOB,
 )
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, Finding, Status
@@ -70,6 +71,25 @@ def fits_now(judged: Judged) -> list[Finding]:
     if judged.stuck:
         findings.append(job_stuck(judged.env, list(judged.stuck), list(judged.stuck_lines)))
     return findings
+
+
+def waits_for_a_volume(judged: Judged) -> Finding | None:
+    """The job fits, but a volume one program may use at a time is in use by running training
+    jobs: the scheduler refuses it until they finish (volumerestrictions: Unschedulable)."""
+    waits = judged.rules.waits
+    if not waits:
+        return None
+    jobs = list(dict.fromkeys(j for w in waits for j in w.jobs))
+    return SAY.finding(
+        Status.WARN,
+        Basis.MEASURED,
+        VOLUME_HELD_BY_RUNNING_JOB,
+        details=[*judged.details, *judged.rules.details, *judged.stuck_lines],
+        objects=judged.objects,
+        claim=waits[0].claim,
+        jobs=f"the running training job{'s' if len(jobs) != 1 else ''} "
+        + joined_words([f"'{j}'" for j in jobs]),
+    )
 
 
 def waits_for_running_jobs(judged: Judged) -> Finding | None:

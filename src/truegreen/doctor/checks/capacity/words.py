@@ -10,6 +10,7 @@ from truegreen.plain_words import Wording
 FITS: Final = "capacity.fits"
 FREE_ONLY: Final = "capacity.free-only"
 HELD_BY_RUNNING_JOB: Final = "capacity.held-by-running-job"
+VOLUME_HELD_BY_RUNNING_JOB: Final = "capacity.volume-held-by-running-job"
 PARTLY_FITS: Final = "capacity.partly-fits"
 BLOCKED_BY_OTHER_WORK: Final = "capacity.blocked-by-other-work"
 PREEMPTS: Final = "capacity.preempts"
@@ -50,6 +51,11 @@ WORDS: Final[dict[str, Wording]] = {
         "Training can run, but the free capacity is held by {jobs} ({held}); the next "
         "training job waits for it.",
         "Wait for {jobs} to finish, or add capacity.",
+    ),
+    VOLUME_HELD_BY_RUNNING_JOB: Wording(
+        "Training can run, but its volume '{claim}' may be used by one program at a time and "
+        "is in use by {jobs}; the next training job waits for it.",
+        "Wait for {jobs} to finish, or give the training job a volume of its own.",
     ),
     PARTLY_FITS: Wording(
         "Only {placed} of the {wanted} programs of the training job {job} can run at once now; "

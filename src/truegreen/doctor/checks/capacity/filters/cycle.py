@@ -19,6 +19,7 @@ from truegreen.doctor.checks.capacity.filters.framework import (
 )
 from truegreen.doctor.environment import DeviceReads
 from truegreen.doctor.knowledge.last_answer import LastAnswer
+from truegreen.doctor.knowledge.training import training_owner
 from truegreen.kubectl import Kubectl
 
 HOSTNAME = "kubernetes.io/hostname"
@@ -150,6 +151,8 @@ class Placed(Struct, frozen=True):
     labels: Mapping[str, str]
     spec: Mapping[str, Any]
     terminating: bool
+    job: str | None = None
+    """The training job it belongs to; None for a pod of no training job."""
 
 
 class Cycle(Struct, frozen=True):
@@ -169,6 +172,8 @@ class Cycle(Struct, frozen=True):
     """The volumes the job's bound claims are bound to, by name."""
     devices: DeviceReads | None
     kubectl: Kubectl
+    own: frozenset[str] = frozenset()
+    """The judged job's pods already placed while it waits for the rest of its pods."""
 
     def values(self, key: str) -> dict[str, str]:
         """(machine → its value of `key`) for the machines that have the key."""
@@ -190,6 +195,7 @@ def placed_pod(pod: KubeObject) -> Placed:
         o.labels_of(pod),
         o.pod_spec(pod),
         o.is_terminating(pod),
+        training_owner(pod),
     )
 
 

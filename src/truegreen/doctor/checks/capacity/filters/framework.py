@@ -42,6 +42,15 @@ class Exclusion(Struct, frozen=True):
     """A rule of the scheduler itself; False for one doctor infers (a volume's attachment)."""
 
 
+class Wait(Struct, frozen=True):
+    """A volume the job mounts that running training jobs use, and that one program may use at
+    a time: every machine refuses the job until they finish, a wait, never a machine missing."""
+
+    claim: str
+    jobs: tuple[str, ...]
+    detail: str
+
+
 class Unchecked(Struct, frozen=True):
     """A rule doctor could not evaluate, and why, in plain words."""
 
@@ -86,6 +95,7 @@ class Found:
 
     def __init__(self) -> None:
         self.exclusions: list[Exclusion] = []
+        self.waits: list[Wait] = []
         self.rules: dict[str, list[Rule]] = {}
         self.todos: dict[str, str] = {}
         self.unchecked: list[Unchecked] = []
@@ -104,6 +114,12 @@ class Found:
         if exclusion.machines:
             self.exclusions.append(exclusion)
             self.details.append(exclusion.detail)
+
+    def wait(self, wait: Wait) -> None:
+        """Every machine refuses the job until running training jobs finish (each said once)."""
+        if wait not in self.waits:
+            self.waits.append(wait)
+            self.details.append(wait.detail)
 
     def uncheck(self, unchecked: Unchecked) -> None:
         """A rule doctor could not evaluate (each said once)."""

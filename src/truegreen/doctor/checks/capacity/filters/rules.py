@@ -22,6 +22,7 @@ from truegreen.doctor.checks.capacity.filters.framework import (
     Found,
     JobPodSet,
     Unchecked,
+    Wait,
 )
 from truegreen.doctor.checks.capacity.filters.registry import FILTERS, NODE_FILTERS
 from truegreen.doctor.checks.capacity.placement import Rule
@@ -42,6 +43,8 @@ class Rules(Struct, frozen=True):
     details: tuple[str, ...] = ()
     devices: DeviceRoom = DeviceRoom()
     """The devices each pod set asks for and each machine has."""
+    waits: tuple[Wait, ...] = ()
+    """Refusals that lift when running training jobs finish: no machine is taken for them."""
 
     def rules_of(self, group: str) -> tuple[Rule, ...]:
         """The rules pod set `group` carries."""
@@ -68,10 +71,12 @@ def scheduling_rules(
     volumes: Mapping[str, GetRead],
     devices: DeviceReads | None,
     kubectl: Kubectl,
+    own_pods: frozenset[str] = frozenset(),
 ) -> Rules:
     """The constraints the scheduler's filters put on placing `sets` (the judged job's pods
     still to place) in `namespace`, from the machines, the namespace's pods, the claims and
-    their volumes, and the device objects."""
+    their volumes, and the device objects; `own_pods`: the judged job's pods already placed
+    while it waits for the rest."""
     placed = (
         tuple(placed_pod(p) for p in pods.items if o.node_name(p) and not o.is_terminated(p))
         if not isinstance(pods, CantRead)
@@ -88,6 +93,7 @@ def scheduling_rules(
         volumes,
         devices,
         kubectl,
+        own_pods,
     )
     found = Found()
     if isinstance(pods, CantRead):
@@ -105,6 +111,7 @@ def scheduling_rules(
         tuple(found.failed),
         tuple(found.details),
         found.devices,
+        tuple(found.waits),
     )
 
 
