@@ -273,6 +273,16 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
     ),
     ("claim lost", _claim(status={"phase": "Lost"}), ("storage.volume-lost", "fail", "measured")),
     (
+        "claim being deleted",
+        _claim(
+            metadata={
+                "deletionTimestamp": "2026-01-01T00:00:00Z",
+                "finalizers": ["kubernetes.io/pvc-protection"],
+            }
+        ),
+        ("storage.volume-being-deleted", "fail", "measured"),
+    ),
+    (
         "storage type missing for a waiting claim",
         _unbound_without_storage_type,
         ("storage.type-missing", "fail", "measured"),

@@ -873,6 +873,28 @@ def test_a_bound_volume_that_does_not_exist_refuses_every_machine() -> None:
     assert rules.rules == ()
 
 
+def test_a_claim_being_deleted_refuses_every_machine_before_its_volume_s_affinity() -> None:
+    """volume_binding.go `GetPodVolumeClaims`: a claim with `deletionTimestamp` set fails the
+    pod (UnschedulableAndUnresolvable), Bound or not; its volume's affinity is never asked."""
+    claim = _claim("data", ["ReadWriteMany"])
+    claim.obj["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    rules = _rules(
+        [_mounting()], claims={"data": claim}, volumes={"pv-1": _volume(["ReadWriteMany"], "z2")}
+    )
+    assert rules.exclusions == (
+        Exclusion(
+            "worker",
+            ("a", "b", "c"),
+            "its volume 'data' is being deleted",
+            "create the volume 'data' again once its deletion is done, or give the training job "
+            "another volume",
+            'PersistentVolumeClaim data: persistentvolumeclaim "data" is being deleted '
+            "(volumebinding)",
+            everywhere=True,
+        ),
+    )
+
+
 def test_a_one_program_volume_in_use_refuses_every_machine() -> None:
     holder = _pod(
         "notebook-0", "a", volumes=[{"name": "v", "persistentVolumeClaim": {"claimName": "data"}}]

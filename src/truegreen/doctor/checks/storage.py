@@ -17,6 +17,7 @@ OK: Final = "storage.ok"
 VOLUME_MISSING: Final = "storage.volume-missing"
 VOLUME_UNBOUND: Final = "storage.volume-unbound"
 VOLUME_LOST: Final = "storage.volume-lost"
+VOLUME_BEING_DELETED: Final = "storage.volume-being-deleted"
 TYPE_MISSING: Final = "storage.type-missing"
 ATTACHED_ELSEWHERE: Final = "storage.attached-elsewhere"
 ATTACH_FAILED: Final = "storage.attach-failed"
@@ -38,6 +39,12 @@ WORDS: Final[dict[str, Wording]] = {
         "The dataset volume '{name}' lost its storage.",
         "Restore the volume from a backup or recreate it; {command} shows what it was bound "
         "to. Ask your cluster admin.",
+    ),
+    VOLUME_BEING_DELETED: Wording(
+        "The dataset volume '{name}' is being deleted, so nothing new that uses it can start.",
+        "A deletion can't be called off: the volume goes once nothing uses it ({command} shows "
+        "what still does). Then create '{name}' again, or point the environment at another "
+        "volume.",
     ),
     TYPE_MISSING: Wording(
         "The dataset volume '{name}' asks for a storage type '{storage_type}' that doesn't exist.",
@@ -88,6 +95,10 @@ def check(env: Environment) -> list[Finding]:
                 )
             else:
                 findings.append(SAY.cant_check(env, Kind.PERSISTENT_VOLUME_CLAIM, read, ref))
+            continue
+        deleted = _being_deleted(env, name, read.obj)
+        if deleted is not None:
+            findings.append(deleted)
             continue
         spec, status = o.mapping(read.obj.get("spec")), o.mapping(read.obj.get("status"))
         claim_phase = str(status.get("phase", "Pending"))
@@ -144,6 +155,28 @@ def check(env: Environment) -> list[Finding]:
     if findings:
         return findings
     return [SAY.ok(objects=sorted(f"PersistentVolumeClaim/{n}" for n in env.claims))]
+
+
+def _being_deleted(env: Environment, name: str, claim: KubeObject) -> Finding | None:
+    """A claim being deleted, Bound or not: kube-scheduler refuses every new pod that mounts it
+    (volumebinding/volume_binding.go `GetPodVolumeClaims`, UnschedulableAndUnresolvable); the
+    pvc-protection finalizer keeps it only while pods already running use it."""
+    meta = o.mapping(claim.get("metadata"))
+    if not meta.get("deletionTimestamp"):
+        return None
+    finalizers = ", ".join(str(f) for f in o.sequence(meta.get("finalizers"))) or "none"
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        VOLUME_BEING_DELETED,
+        details=(
+            f'persistentvolumeclaim "{name}" is being deleted (since {meta["deletionTimestamp"]}; '
+            f"finalizers: {finalizers})",
+        ),
+        objects=(f"PersistentVolumeClaim/{name}",),
+        name=name,
+        command=env.settings.kubectl.here("describe", "pvc", name),
+    )
 
 
 def _not_attached(env: Environment) -> list[Finding]:

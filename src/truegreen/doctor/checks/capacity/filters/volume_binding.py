@@ -1,6 +1,7 @@
 """VolumeBinding (pkg/scheduler/framework/plugins/volumebinding/binder.go `checkBoundClaims`,
-component-helpers/storage/volume `CheckNodeAffinity`: the machine's labels only): a bound
-claim's PersistentVolume node affinity; and the walk over the job's claims that the volume
+component-helpers/storage/volume `CheckNodeAffinity`: the machine's labels only): a claim being
+deleted (volume_binding.go `GetPodVolumeClaims`), a bound claim's PersistentVolume node
+affinity; and the walk over the job's claims that the volume
 rules share.
 """
 
@@ -70,6 +71,28 @@ def _volume_affinity(
     )
 
 
+def _being_deleted(
+    pod_set: JobPodSet, claim: str, claim_obj: KubeObject, cluster: Cycle, found: Found
+) -> bool:
+    """A claim being deleted refuses every machine (volume_binding.go `GetPodVolumeClaims`:
+    `persistentvolumeclaim %q is being deleted`, UnschedulableAndUnresolvable)."""
+    if not o.is_terminating(claim_obj):
+        return False
+    found.exclude(
+        Exclusion(
+            pod_set.name,
+            tuple(sorted(cluster.labels)),
+            f"its volume '{claim}' is being deleted",
+            f"create the volume '{claim}' again once its deletion is done, or give the training "
+            "job another volume",
+            f'PersistentVolumeClaim {claim}: persistentvolumeclaim "{claim}" is being deleted '
+            "(volumebinding)",
+            everywhere=True,
+        )
+    )
+    return True
+
+
 NAME: Final = "VolumeBinding"
 READS_PODS: Final = True
 
@@ -78,4 +101,6 @@ def filter(cycle: Cycle, found: Found) -> None:
     """Where each bound claim the job mounts lets its pods run."""
     for use in claim_uses(cycle, found):
         for pod_set in use.sets:
+            if _being_deleted(pod_set, use.claim, use.obj, cycle, found):
+                continue
             _volume_affinity(pod_set, use.claim, use.volume, use.obj, cycle, found)
