@@ -470,6 +470,86 @@ def test_a_volume_that_cannot_be_read_is_unknown(doctor: Doctor, fault: Fault) -
     assert result.exit_code == 3
 
 
+def _zone_labelled(now: datetime, zones: dict[str, str], labels: dict[str, str]) -> list[Obj]:
+    """The healthy namespace in `zones`, and the bound claim `checkpoints` of a volume that
+    carries its zone in labels alone, no node affinity: a PersistentVolume made by hand or by
+    an in-tree provisioner before node affinity (the PersistentVolumeLabel admission controller
+    set them; website content/en/docs/reference/labels-annotations-taints/_index.md
+    "topology.kubernetes.io/zone": "on PersistentVolume: topology-aware volume provisioning")."""
+    volume = zonal_volume("pv-nfs-a", "checkpoints", "", ("ReadWriteMany",))
+    del volume["spec"]["nodeAffinity"]
+    volume["metadata"]["labels"] = labels
+    job = ranks_job("ckpt", now, ranks=1, gpus=1, volumes=claim_volume("checkpoints"))
+    claim = bound_claim("checkpoints", "pv-nfs-a", ("ReadWriteMany",))
+    return [*_in_zones(now, zones), claim, volume, job]
+
+
+def test_a_volume_labelled_with_another_zone_leaves_no_machine(doctor: Doctor) -> None:
+    """The volume is labelled zone us-east-1a, every machine is in us-east-1b: VolumeZone
+    refuses each (volumezone/volume_zone.go `Filter`: UnschedulableAndUnresolvable, "node(s)
+    had no available volume zone"). Certain."""
+    doctor.load(
+        lambda now: _zone_labelled(
+            now,
+            {"cpu-1": "us-east-1b", "gpu-1": "us-east-1b"},
+            {ZONE: "us-east-1a", "topology.kubernetes.io/region": "us-east-1"},
+        )
+    )
+    result = doctor.live("-o", "json", "-v")
+    found = _only(result.json())
+    assert (found["status"], found["basis"], found["code"]) == (
+        "fail",
+        "measured",
+        "capacity.no-eligible-machine",
+    )
+    assert found["headline"] == (
+        "No machine may run a training job: 2 machines can't reach its volume 'checkpoints' "
+        "(in zone us-east-1a, region us-east-1)."
+    )
+    assert found["remedy"] == (
+        "Run the training job on machines in zone us-east-1a, region us-east-1, where its "
+        "volume 'checkpoints' is, or keep its data on storage the job's machines can reach."
+    )
+    assert (
+        "PersistentVolume pv-nfs-a (claim checkpoints) labelled topology.kubernetes.io/zone="
+        "us-east-1a, topology.kubernetes.io/region=us-east-1: cpu-1, gpu-1 refused "
+        "(volumezone: node(s) had no available volume zone)" in found["details"]
+    )
+    assert result.exit_code == 2
+
+
+def test_a_volume_labelled_with_several_zones_takes_the_machines_outside_them(
+    doctor: Doctor,
+) -> None:
+    """A beta zone label naming two zones (`__`, cloud-provider volume/helpers
+    `LabelZonesToSet`), matched against the machines' GA label (`translateToGALabel`): gpu-1
+    in zone c is refused, cpu-1 in zone a is not, and has no GPU."""
+    doctor.load(
+        lambda now: _zone_labelled(
+            now,
+            {"cpu-1": "zone-a", "gpu-1": "zone-c"},
+            {"failure-domain.beta.kubernetes.io/zone": "zone-a__zone-b"},
+        )
+    )
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["code"], found["basis"]) == ("capacity.rules-block", "measured")
+    assert found["headline"] == (
+        "A training job of 2 CPUs, 8 GiB memory, 1 nvidia.com/gpu can't start: 1 machine "
+        "can't reach its volume 'checkpoints' (in zone zone-a or zone-b), and best machine "
+        "cpu-1 is 1 nvidia.com/gpu short."
+    )
+    assert result.exit_code == 2
+
+
+def test_a_volume_zone_is_no_filter_on_machines_without_zones(doctor: Doctor) -> None:
+    """Machines with no zone or region label (a single-zone cluster) are never refused by it."""
+    doctor.load(lambda now: _zone_labelled(now, {}, {ZONE: "us-east-1a"}))
+    result = doctor.live("-o", "json")
+    assert _only(result.json())["code"] == "capacity.fits"
+    assert result.exit_code == 0
+
+
 # -- volumes one program or one machine at a time --------------------------------------------------
 
 

@@ -20,6 +20,11 @@ from truegreen.doctor.checks.capacity.filters.framework import (
     Wait,
 )
 from truegreen.doctor.checks.capacity.filters.rules import Rules, scheduling_rules
+from truegreen.doctor.checks.capacity.filters.volume_zone import (
+    label_values,
+    refuses,
+    volume_topologies,
+)
 from truegreen.doctor.checks.capacity.placement import Apart, Near, Spread
 from truegreen.kubectl import Kubectl
 
@@ -1381,3 +1386,84 @@ def test_a_job_without_host_ports_carries_no_port_rule() -> None:
     held = _pod("old", "a", **_ports({"containerPort": 80, "hostPort": 80}))
     rules = _rules([_set(**_ports({"containerPort": 80}))], pods=[held])
     assert (rules.exclusions, rules.rules_of("worker"), rules.details) == ((), (), ())
+
+
+# -- VolumeZone ------------------------------------------------------------------------------
+
+
+def _labelled_volume(labels: Mapping[str, str]) -> Got:
+    """A PersistentVolume whose zone is in its labels alone (no node affinity)."""
+    volume = _volume(["ReadWriteMany"], nfs={"server": "10.0.0.5", "path": "/data"})
+    volume.obj["metadata"]["labels"] = dict(labels)
+    return volume
+
+
+def test_a_volume_zone_label_is_a_set_split_on_double_underscores() -> None:
+    """cloud-provider volume/helpers `LabelZonesToSet`: `__` separates zones, spaces are
+    trimmed, an empty element makes the label unreadable (the filter ignores it)."""
+    assert label_values("z1") == frozenset({"z1"})
+    assert label_values("z1__ z2") == frozenset({"z1", "z2"})
+    assert label_values("z1____z2") is None
+    assert label_values("") is None
+
+
+def test_volume_zone_refuses_by_each_label_and_the_ga_form_of_a_beta_key() -> None:
+    """volume_zone.go `Filter`: a machine without any topology label is never refused; else
+    every volume label needs the machine's value (a beta key looked up in its GA form)."""
+    zone_a = (("failure-domain.beta.kubernetes.io/zone", frozenset({"a"})),)
+    assert not refuses({}, zone_a)
+    assert not refuses({HOST: "m"}, zone_a)
+    assert not refuses({ZONE: "a"}, zone_a)
+    assert refuses({ZONE: "b"}, zone_a)
+    assert not refuses({"failure-domain.beta.kubernetes.io/zone": "a", ZONE: "b"}, zone_a)
+    region = (("topology.kubernetes.io/region", frozenset({"r1"})),)
+    assert refuses({ZONE: "a"}, region)
+    assert not refuses({ZONE: "a", "topology.kubernetes.io/region": "r1"}, region)
+    assert refuses({"topology.kubernetes.io/region": "r1"}, (*region, *zone_a))
+
+
+def test_volume_zone_reads_the_labels_in_the_filter_s_order_and_skips_an_unreadable_one() -> None:
+    volume = _labelled_volume(
+        {
+            ZONE: "z1",
+            "topology.kubernetes.io/region": "r__",
+            "failure-domain.beta.kubernetes.io/zone": "z1__z2",
+            "other": "x",
+        }
+    )
+    assert volume_topologies(volume) == (
+        ("failure-domain.beta.kubernetes.io/zone", frozenset({"z1", "z2"})),
+        (ZONE, frozenset({"z1"})),
+    )
+
+
+def test_a_volume_labelled_with_a_zone_takes_the_machines_outside_it() -> None:
+    rules = _rules(
+        [_mounting()],
+        claims={"data": _claim("data", ["ReadWriteMany"])},
+        volumes={"pv-1": _labelled_volume({ZONE: "z2"})},
+    )
+    assert rules.exclusions == (
+        Exclusion(
+            "worker",
+            ("a", "b"),
+            "can't reach its volume 'data' (in zone z2)",
+            "run the training job on machines in zone z2, where its volume 'data' is, or keep "
+            "its data on storage the job's machines can reach",
+            "PersistentVolume pv-1 (claim data) labelled topology.kubernetes.io/zone=z2: a, b "
+            "refused (volumezone: node(s) had no available volume zone)",
+        ),
+    )
+
+
+def test_a_volume_without_zone_labels_or_not_bound_is_no_volume_zone_rule() -> None:
+    unbound = _claim("data", ["ReadWriteMany"], phase="Pending")
+    volumes = {"pv-1": _labelled_volume({ZONE: "z2"})}
+    assert _rules([_mounting()], claims={"data": unbound}, volumes=volumes).exclusions == ()
+    plain = {"pv-1": _labelled_volume({"team": "ml"})}
+    assert (
+        _rules(
+            [_mounting()], claims={"data": _claim("data", ["ReadWriteMany"])}, volumes=plain
+        ).exclusions
+        == ()
+    )

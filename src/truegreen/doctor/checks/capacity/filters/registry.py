@@ -21,6 +21,7 @@ from truegreen.doctor.checks.capacity.filters import (
     volume_attachment,
     volume_binding,
     volume_restrictions,
+    volume_zone,
 )
 from truegreen.doctor.checks.capacity.filters.cycle import Cycle
 from truegreen.doctor.checks.capacity.filters.framework import Found
@@ -66,6 +67,7 @@ FILTERS: tuple[Filter, ...] = (
     inter_pod_affinity,
     pod_topology_spread,
     volume_binding,
+    volume_zone,
     volume_restrictions,
     volume_attachment,
     dynamic_resources,
