@@ -273,6 +273,11 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
     ),
     ("claim lost", _claim(status={"phase": "Lost"}), ("storage.volume-lost", "fail", "measured")),
     (
+        "claim of no storage type waiting",
+        _claim(spec={"storageClassName": ""}, status={"phase": "Pending"}),
+        ("storage.volume-no-match", "fail", "measured"),
+    ),
+    (
         "claim being deleted",
         _claim(
             metadata={

@@ -10,6 +10,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.scenario.conftest import Doctor
 from tests.support.scenarios import Obj, find, healthy, training_job, ts
 
@@ -79,4 +81,48 @@ def test_a_job_file_mounting_a_claim_being_deleted_is_not_ready(
     result = doctor.live("-o", "json", "--job-file", str(path))
     (found,) = _storage(result.json())
     assert (found["status"], found["basis"], found["code"], found["headline"]) == _DELETED
+    assert result.exit_code == 2
+
+
+@pytest.mark.parametrize("storage_class", ["", None], ids=["empty", "absent"])
+def test_a_claim_of_no_storage_type_waits_for_a_matching_volume(
+    doctor: Doctor, storage_class: str | None
+) -> None:
+    """A Pending claim of `storageClassName: ""` (binding to a made volume only), or of none
+    (no default StorageClass was there to give it one: plugin/pkg/admission/storage/
+    storageclass/setdefault): the PV controller provisions nothing and only binds a
+    PersistentVolume of no class that matches it (pv_controller.go `syncUnboundClaim`:
+    `GetPersistentVolumeClaimClass` is "" for both, "no persistent volumes available for this
+    claim and no storage class is set"). No storage type 'default' exists to blame."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        claim = find(objects, "PersistentVolumeClaim", "datasets")
+        if storage_class is None:
+            del claim["spec"]["storageClassName"]
+        else:
+            claim["spec"]["storageClassName"] = storage_class
+        claim["status"] = {"phase": "Pending"}
+        return objects
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    (found,) = _storage(result.json())
+    assert (found["status"], found["basis"], found["code"], found["headline"]) == (
+        "fail",
+        "measured",
+        "storage.volume-no-match",
+        "The dataset volume 'datasets' has no storage behind it yet: it names no storage type, "
+        "so it waits for an existing volume that matches it, and none does.",
+    )
+    assert found["remedy"].startswith(
+        "Ask your cluster admin for a volume that matches it (its size and access modes, no "
+        "storage type), or create it again naming a storage type that can provide it (`kubectl "
+    )
+    assert found["remedy"].endswith(" get storageclasses` lists them).")
+    assert "default" not in found["remedy"]
+    assert found["details"] == [
+        "persistentvolumeclaim datasets is Pending, "
+        + ('storageClassName ""' if storage_class == "" else "no storageClassName")
+    ]
     assert result.exit_code == 2

@@ -16,6 +16,7 @@ CHECK = CheckId.STORAGE
 OK: Final = "storage.ok"
 VOLUME_MISSING: Final = "storage.volume-missing"
 VOLUME_UNBOUND: Final = "storage.volume-unbound"
+VOLUME_NO_MATCH: Final = "storage.volume-no-match"
 VOLUME_LOST: Final = "storage.volume-lost"
 VOLUME_BEING_DELETED: Final = "storage.volume-being-deleted"
 TYPE_MISSING: Final = "storage.type-missing"
@@ -34,6 +35,13 @@ WORDS: Final[dict[str, Wording]] = {
         "The dataset volume '{name}' has no storage behind it yet ({state}).",
         "See why with {command}; check that the storage type '{storage_type}' can provide "
         "it, and ask your cluster admin whether storage has run out.",
+    ),
+    VOLUME_NO_MATCH: Wording(
+        "The dataset volume '{name}' has no storage behind it yet: it names no storage type, "
+        "so it waits for an existing volume that matches it, and none does.",
+        "Ask your cluster admin for a volume that matches it (its size and access modes, no "
+        "storage type), or create it again naming a storage type that can provide it "
+        "({command} lists them).",
     ),
     VOLUME_LOST: Wording(
         "The dataset volume '{name}' lost its storage.",
@@ -118,6 +126,9 @@ def check(env: Environment) -> list[Finding]:
             )
             continue
         type_name = spec.get("storageClassName")
+        if not type_name:
+            findings.append(_no_match(env, name, claim_phase, type_name))
+            continue
         type_read = env.storage_types.get(str(type_name)) if type_name else None
         if isinstance(type_read, CantRead):
             if not type_read.is_measurement:
@@ -147,7 +158,7 @@ def check(env: Environment) -> list[Finding]:
                     objects=(ref,),
                     name=name,
                     state=claim_phase.lower(),
-                    storage_type=type_name or "default",
+                    storage_type=type_name,
                     command=env.settings.kubectl.here("describe", "pvc", name),
                 )
             )
@@ -155,6 +166,23 @@ def check(env: Environment) -> list[Finding]:
     if findings:
         return findings
     return [SAY.ok(objects=sorted(f"PersistentVolumeClaim/{n}" for n in env.claims))]
+
+
+def _no_match(env: Environment, name: str, phase: str, type_name: object) -> Finding:
+    """A claim of no storage type (`""`, or none: no default one was there to give it one) is
+    never provisioned: the PV controller only binds it to a made volume of no class that
+    matches it (pv_controller.go `syncUnboundClaim`: "no persistent volumes available for this
+    claim and no storage class is set")."""
+    stated = 'storageClassName ""' if type_name == "" else "no storageClassName"
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        VOLUME_NO_MATCH,
+        details=(f"persistentvolumeclaim {name} is {phase}, {stated}",),
+        objects=(f"PersistentVolumeClaim/{name}",),
+        name=name,
+        command=env.settings.kubectl.cluster("get", "storageclasses"),
+    )
 
 
 def _being_deleted(env: Environment, name: str, claim: KubeObject) -> Finding | None:
