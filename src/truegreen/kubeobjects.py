@@ -137,6 +137,23 @@ def claim_names(spec: Mapping[str, Any]) -> list[str]:
     return [str(n) for n in names if n]
 
 
+def statefulset_claims(statefulset: KubeObject) -> dict[str, str]:
+    """Each claim a StatefulSet's copies mount, with the name of the copy (pod) its controller
+    creates it with: `<template>-<set>-<ordinal>` for each of spec.replicas ordinals from
+    spec.ordinals.start (pkg/controller/statefulset/stateful_set_utils.go getStartOrdinal,
+    getEndOrdinal, getPodName, getPersistentVolumeClaimName). The API defaults replicas to 1."""
+    spec = mapping(statefulset.get("spec"))
+    replicas = integer(spec.get("replicas"), 1)
+    start = integer(mapping(spec.get("ordinals")).get("start"))
+    name = name_of(statefulset)
+    templates = [name_of(mapping(t)) for t in sequence(spec.get("volumeClaimTemplates"))]
+    return {
+        f"{template}-{name}-{ordinal}": f"{name}-{ordinal}"
+        for ordinal in range(max(start, 0), max(start, 0) + max(replicas, 0))
+        for template in templates
+    }
+
+
 def owner_kinds(obj: KubeObject) -> list[tuple[str, str]]:
     """(kind, name) of each owner reference."""
     refs = sequence(mapping(obj.get("metadata")).get("ownerReferences"))

@@ -86,10 +86,16 @@ def _waits_for_first_use(storage_type: Mapping[str, Any] | None) -> bool:
 def check(env: Environment) -> list[Finding]:
     """Findings about the dataset volumes the environment mounts."""
     findings = [SAY.cant_check(env, kind, read) for kind, read in env.unread_template_sources()]
+    made_later: set[str] = set()
     for name, read in env.claims.items():
         ref = f"PersistentVolumeClaim/{name}"
         if isinstance(read, CantRead):
-            if read.is_measurement:
+            made_with = _made_with_its_copy(env, name) if read.is_measurement else None
+            if isinstance(made_with, CantRead):
+                findings.append(SAY.cant_check(env, Kind.POD, made_with, ref))
+            elif made_with:
+                made_later.add(name)
+            elif read.is_measurement:
                 findings.append(
                     SAY.finding(
                         Status.FAIL,
@@ -165,7 +171,25 @@ def check(env: Environment) -> list[Finding]:
     findings += _not_attached(env)
     if findings:
         return findings
-    return [SAY.ok(objects=sorted(f"PersistentVolumeClaim/{n}" for n in env.claims))]
+    return [
+        SAY.ok(objects=sorted(f"PersistentVolumeClaim/{n}" for n in env.claims.keys() - made_later))
+    ]
+
+
+def _made_with_its_copy(env: Environment, claim: str) -> bool | CantRead | None:
+    """Whether a claim that doesn't exist is a StatefulSet's, for a copy not made yet: its
+    controller creates a copy's claims right before the copy
+    (pkg/controller/statefulset/stateful_pod_control.go CreateStatefulPod ->
+    createPersistentVolumeClaims), so there is nothing to create by hand. None for a claim no
+    StatefulSet makes; the pods' read when they could not be read."""
+    statefulsets = env.workloads.get(Kind.STATEFUL_SET)
+    sets = statefulsets.items if isinstance(statefulsets, Listed) else []
+    copy = next((c for s in sets if (c := o.statefulset_claims(s).get(claim))), None)
+    if copy is None:
+        return None
+    if not isinstance(env.pods, Listed):
+        return env.pods
+    return copy not in {o.name_of(pod) for pod in env.pods.items}
 
 
 def _no_match(env: Environment, name: str, phase: str, type_name: object) -> Finding:

@@ -914,15 +914,9 @@ def results(reads: Mapping[str, Pending[GetRead]]) -> dict[str, GetRead]:
 def referenced_claims(
     templates: list[PodTemplate], workloads: Mapping[Kind, ListRead]
 ) -> list[str]:
-    """Volume claims the environment uses, StatefulSet claim templates expanded per replica."""
+    """Volume claims the environment uses, StatefulSet claim templates expanded per copy."""
     names = [n for t in templates for n in o.claim_names(t.spec)]
     statefulsets = workloads[Kind.STATEFUL_SET]
     if isinstance(statefulsets, Listed):
-        for sts in statefulsets.items:
-            spec = o.mapping(sts.get("spec"))
-            replicas = spec.get("replicas", 1)
-            count = replicas if isinstance(replicas, int) and replicas >= 0 else 1
-            for template in o.sequence(spec.get("volumeClaimTemplates")):
-                base = o.name_of(o.mapping(template))
-                names += [f"{base}-{o.name_of(sts)}-{i}" for i in range(count)]
+        names += [n for sts in statefulsets.items for n in o.statefulset_claims(sts)]
     return names
