@@ -137,6 +137,43 @@ def claim_names(spec: Mapping[str, Any]) -> list[str]:
     return [str(n) for n in names if n]
 
 
+def ephemeral_claims(spec: Mapping[str, Any]) -> list[tuple[str, Mapping[str, Any]]]:
+    """(volume name, claim spec) of each generic ephemeral volume of a pod spec
+    (volumes[].ephemeral.volumeClaimTemplate)."""
+    found = []
+    for volume in (mapping(v) for v in sequence(spec.get("volumes"))):
+        template = mapping(volume.get("ephemeral")).get("volumeClaimTemplate")
+        if isinstance(template, Mapping):
+            found.append((str(volume.get("name") or ""), mapping(template.get("spec"))))
+    return found
+
+
+def ephemeral_claim_names(pod: KubeObject) -> list[str]:
+    """The claims the ephemeral volume controller makes for a pod's generic ephemeral volumes:
+    `<pod>-<volume>` (component-helpers storage/ephemeral VolumeClaimName)."""
+    return [f"{name_of(pod)}-{volume}" for volume, _ in ephemeral_claims(pod_spec(pod))]
+
+
+def waiting_ephemeral_claims(pods: Sequence[KubeObject]) -> dict[str, KubeObject]:
+    """The claims the ephemeral volume controller makes for the pods that wait to start, with
+    their pod: a pod that runs has its volumes, one that ended or is being deleted waits for
+    nothing."""
+    return {
+        claim: pod
+        for pod in remaining(pods)
+        if phase(pod) == "Pending"
+        for claim in ephemeral_claim_names(pod)
+    }
+
+
+def controlled_by(obj: KubeObject, owner: KubeObject) -> bool:
+    """Whether `owner` is `obj`'s controller: the owner reference marked controller carries
+    the owner's uid (apimachinery metav1.IsControlledBy)."""
+    refs = (mapping(r) for r in sequence(mapping(obj.get("metadata")).get("ownerReferences")))
+    controller = next((r for r in refs if r.get("controller") is True), None)
+    return controller is not None and bool(uid_of(owner)) and controller.get("uid") == uid_of(owner)
+
+
 def statefulset_claims(statefulset: KubeObject) -> dict[str, str]:
     """Each claim a StatefulSet's copies mount, with the name of the copy (pod) its controller
     creates it with: `<template>-<set>-<ordinal>` for each of spec.replicas ordinals from

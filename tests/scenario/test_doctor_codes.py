@@ -444,6 +444,7 @@ COVERED_ELSEWHERE = (
         "capacity.volume-held-by-running-job",  # test_scheduling_filters.py
         "admission.pods-refused",  # test_evidence.py
         "storage.attached-elsewhere",  # test_evidence.py
+        "storage.volume-not-its-own",  # test_storage_sources.py
         "workloads.last-job-out-of-memory",  # test_evidence.py
         "workloads.job-paused",  # test_evidence.py
         "workloads.job-empty",  # test_training_jobs.py

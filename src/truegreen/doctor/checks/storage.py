@@ -20,6 +20,7 @@ VOLUME_NO_MATCH: Final = "storage.volume-no-match"
 VOLUME_LOST: Final = "storage.volume-lost"
 VOLUME_BEING_DELETED: Final = "storage.volume-being-deleted"
 TYPE_MISSING: Final = "storage.type-missing"
+NOT_ITS_OWN: Final = "storage.volume-not-its-own"
 ATTACHED_ELSEWHERE: Final = "storage.attached-elsewhere"
 ATTACH_FAILED: Final = "storage.attach-failed"
 CANT_READ: Final = "storage.cant-read"
@@ -59,6 +60,12 @@ WORDS: Final[dict[str, Wording]] = {
         "Use an existing storage type for '{name}' ({command} lists them), or ask your cluster "
         "admin to add it.",
     ),
+    NOT_ITS_OWN: Wording(
+        "The volume '{name}' that {owner} makes for itself already exists and isn't its own, "
+        "so it can't start.",
+        "Delete or rename the other volume '{name}' ({command} shows whose it is), or rename "
+        "the volume in the settings of {owner}.",
+    ),
     ATTACHED_ELSEWHERE: Wording(
         "A volume of {owner} is in use on another machine, and can be attached to one machine "
         "at a time, so it can't start.",
@@ -86,11 +93,12 @@ def _waits_for_first_use(storage_type: Mapping[str, Any] | None) -> bool:
 def check(env: Environment) -> list[Finding]:
     """Findings about the dataset volumes the environment mounts."""
     findings = [SAY.cant_check(env, kind, read) for kind, read in env.unread_template_sources()]
+    ephemeral = o.waiting_ephemeral_claims(env.pods.items) if isinstance(env.pods, Listed) else {}
     made_later: set[str] = set()
     for name, read in env.claims.items():
         ref = f"PersistentVolumeClaim/{name}"
         if isinstance(read, CantRead):
-            made_with = _made_with_its_copy(env, name) if read.is_measurement else None
+            made_with = _made_with_its_pod(env, name, ephemeral) if read.is_measurement else None
             if isinstance(made_with, CantRead):
                 findings.append(SAY.cant_check(env, Kind.POD, made_with, ref))
             elif made_with:
@@ -113,6 +121,10 @@ def check(env: Environment) -> list[Finding]:
         deleted = _being_deleted(env, name, read.obj)
         if deleted is not None:
             findings.append(deleted)
+            continue
+        pod = ephemeral.get(name)
+        if pod is not None and not o.controlled_by(read.obj, pod):
+            findings.append(_not_its_own(env, name, pod))
             continue
         spec, status = o.mapping(read.obj.get("spec")), o.mapping(read.obj.get("status"))
         claim_phase = str(status.get("phase", "Pending"))
@@ -137,21 +149,7 @@ def check(env: Environment) -> list[Finding]:
             continue
         type_read = env.storage_types.get(str(type_name)) if type_name else None
         if isinstance(type_read, CantRead):
-            if not type_read.is_measurement:
-                findings.append(SAY.cant_check(env, Kind.STORAGE_CLASS, type_read, ref))
-                continue
-            findings.append(
-                SAY.finding(
-                    Status.FAIL,
-                    Basis.MEASURED,
-                    TYPE_MISSING,
-                    details=(f"storageclass {type_name} not found",),
-                    objects=(ref, f"StorageClass/{type_name}"),
-                    name=name,
-                    storage_type=type_name,
-                    command=env.settings.kubectl.cluster("get", "storageclasses"),
-                )
-            )
+            findings.append(_type_unread(env, name, ref, str(type_name), type_read))
             continue
         storage_type = type_read.obj if isinstance(type_read, Got) else None
         if not _waits_for_first_use(storage_type):
@@ -168,6 +166,7 @@ def check(env: Environment) -> list[Finding]:
                     command=env.settings.kubectl.here("describe", "pvc", name),
                 )
             )
+    findings += _planned_ephemeral(env)
     findings += _not_attached(env)
     if findings:
         return findings
@@ -176,12 +175,79 @@ def check(env: Environment) -> list[Finding]:
     ]
 
 
-def _made_with_its_copy(env: Environment, claim: str) -> bool | CantRead | None:
-    """Whether a claim that doesn't exist is a StatefulSet's, for a copy not made yet: its
-    controller creates a copy's claims right before the copy
-    (pkg/controller/statefulset/stateful_pod_control.go CreateStatefulPod ->
-    createPersistentVolumeClaims), so there is nothing to create by hand. None for a claim no
-    StatefulSet makes; the pods' read when they could not be read."""
+def _type_unread(env: Environment, name: str, ref: str, type_name: str, read: CantRead) -> Finding:
+    """The storage type a volume asks for could not be read: measured absent (the PV
+    controller can't provision the volume: ProvisioningFailed `storageclass.storage.k8s.io
+    "<name>" not found`), or an unknown."""
+    if not read.is_measurement:
+        return SAY.cant_check(env, Kind.STORAGE_CLASS, read, ref)
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        TYPE_MISSING,
+        details=(f"storageclass {type_name} not found",),
+        objects=(ref, f"StorageClass/{type_name}"),
+        name=name,
+        storage_type=type_name,
+        command=env.settings.kubectl.cluster("get", "storageclasses"),
+    )
+
+
+def _planned_ephemeral(env: Environment) -> list[Finding]:
+    """The storage types of the planned job's generic ephemeral volumes. No pod of it exists
+    yet, so neither do their claims: the ephemeral volume controller will make each with its
+    template's spec (pkg/controller/volume/ephemeral/controller.go handleVolume), and a claim
+    of a storage type that doesn't exist is never provisioned."""
+    job = env.work().planned
+    if job is None:
+        return []
+    wanted = {
+        (volume, str(claim["storageClassName"])): None
+        for pod_set in job.pod_sets
+        for volume, claim in o.ephemeral_claims(pod_set.spec)
+        if claim.get("storageClassName")
+    }
+    return [
+        _type_unread(env, volume, job.ref, type_name, read)
+        for volume, type_name in wanted
+        if isinstance(read := env.storage_types.get(type_name), CantRead)
+    ]
+
+
+def _not_its_own(env: Environment, name: str, pod: KubeObject) -> Finding:
+    """A claim of the name the ephemeral volume controller gives a pod's volume that the pod
+    does not control: kube-scheduler's volumebinding refuses the pod (`PVC … was not created
+    for pod … (pod is not owner)`, component-helpers storage/ephemeral VolumeIsForPod), and the
+    controller never replaces a claim it did not make."""
+    owner, owner_ref = _owner(env, pod)
+    namespace = o.namespace_of(pod)
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        NOT_ITS_OWN,
+        details=(
+            f"PVC {namespace}/{name} was not created for pod {namespace}/{o.name_of(pod)} "
+            "(pod is not owner)",
+        ),
+        objects=(f"PersistentVolumeClaim/{name}", *owner_ref),
+        name=name,
+        owner=owner,
+        command=env.settings.kubectl.here("get", "pvc", name, "-o", "yaml"),
+    )
+
+
+def _made_with_its_pod(
+    env: Environment, claim: str, ephemeral: Mapping[str, KubeObject]
+) -> bool | CantRead | None:
+    """Whether a claim that doesn't exist is one a controller makes with its pod, so there is
+    nothing to create by hand: a pod's generic ephemeral volume, which the ephemeral volume
+    controller makes once the pod exists (pkg/controller/volume/ephemeral/controller.go
+    handleVolume), or a StatefulSet's, for a copy not made yet, whose controller makes a copy's
+    claims right before the copy (pkg/controller/statefulset/stateful_pod_control.go
+    CreateStatefulPod -> createPersistentVolumeClaims). None for any other claim; the pods'
+    read when they could not be read."""
+    if claim in ephemeral:
+        return True
     statefulsets = env.workloads.get(Kind.STATEFUL_SET)
     sets = statefulsets.items if isinstance(statefulsets, Listed) else []
     copy = next((c for s in sets if (c := o.statefulset_claims(s).get(claim))), None)

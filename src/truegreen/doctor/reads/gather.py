@@ -228,13 +228,19 @@ def gather(
             else None
         )
         claims = results(
-            get_each(Kind.PERSISTENT_VOLUME_CLAIM, referenced_claims(templates, workloads))
+            get_each(
+                Kind.PERSISTENT_VOLUME_CLAIM,
+                [*referenced_claims(templates, workloads), *_waiting_ephemeral_claims(pod_list)],
+            )
         )
-        # A storage type only matters while a claim waits to be bound; reading it otherwise would
-        # make namespace-only access (no cluster-wide reads) an unknown for a healthy volume.
+        # A storage type only matters while a claim waits to be bound, or is yet to be made for
+        # the planned job; reading it otherwise would make namespace-only access (no
+        # cluster-wide reads) an unknown for a healthy volume.
         storage_types = {
             n: schedule.submit(partial(reader.get, Kind.STORAGE_CLASS, n, namespace=None))
-            for n in dict.fromkeys(_waiting_storage_types(claims))
+            for n in dict.fromkeys(
+                [*_waiting_storage_types(claims), *ephemeral_storage_types(work.planned)]
+            )
         }
         runtime_classes = _runtime_class_reads(schedule, reader, job)
         # What the scheduler's filters read, only for the features the judged job uses.
@@ -808,6 +814,23 @@ def _runtime_class_reads(
         for name in named
         if name
     }
+
+
+def _waiting_ephemeral_claims(pods: ListRead) -> list[str]:
+    return list(o.waiting_ephemeral_claims(pods.items)) if isinstance(pods, Listed) else []
+
+
+def ephemeral_storage_types(planned: TrainingJob | None) -> list[str]:
+    """The storage types the planned job's generic ephemeral volumes name: no pod of it exists
+    yet, so neither do their claims."""
+    if planned is None:
+        return []
+    return [
+        str(claim["storageClassName"])
+        for pod_set in planned.pod_sets
+        for _, claim in o.ephemeral_claims(pod_set.spec)
+        if claim.get("storageClassName")
+    ]
 
 
 def _waiting_storage_types(claims: Mapping[str, GetRead]) -> list[str]:
