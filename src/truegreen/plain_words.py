@@ -82,6 +82,7 @@ _GOT_BY_NAME = frozenset(
         Kind.RUNTIME_CLASS,
         Kind.NAMESPACE,
         Kind.PERSISTENT_VOLUME,
+        Kind.CSI_DRIVER,
         Kind.RESOURCE_CLAIM_TEMPLATE,
     }
 )
@@ -103,6 +104,7 @@ _KIND_NOUNS = {
     Kind.CRON_JOB: "the scheduled training jobs",
     Kind.STORAGE_CLASS: "the storage types",
     Kind.PERSISTENT_VOLUME: "the storage behind the dataset volumes",
+    Kind.CSI_DRIVER: "the storage drivers",
     Kind.PRIORITY_CLASS: "the priority levels",
     Kind.RUNTIME_CLASS: "the container runtimes",
     Kind.API_GROUPS: "which kinds of training job the cluster knows",

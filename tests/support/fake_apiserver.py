@@ -120,6 +120,7 @@ RESOURCE_TYPES = (
     ResourceType("batch", "v1", "Job", "jobs", True),
     ResourceType("batch", "v1", "CronJob", "cronjobs", True, ("cj",)),
     ResourceType("storage.k8s.io", "v1", "StorageClass", "storageclasses", False, ("sc",)),
+    ResourceType("storage.k8s.io", "v1", "CSIDriver", "csidrivers", False),
     ResourceType("", "v1", "ResourceQuota", "resourcequotas", True, ("quota",)),
     ResourceType("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices", True),
     ResourceType("scheduling.k8s.io", "v1", "PriorityClass", "priorityclasses", False, ("pc",)),

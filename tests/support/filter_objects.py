@@ -288,10 +288,11 @@ def claims_from_template(template: str) -> dict[str, Any]:
 
 def every_filter_read(now: datetime) -> list[Obj]:
     """Objects that make doctor read every filter's objects: the newest training job mounts a
-    bound claim (its PersistentVolume is read), claims a device from a template (the device
-    objects are read) and runs on a named container runtime (its RuntimeClass is read: the
-    GPU operator's `nvidia`, handler `nvidia`)."""
-    volume = zonal_volume("pvc-0a1b2c", "checkpoints", "", ("ReadWriteMany",))
+    bound claim (its PersistentVolume is read, and, ReadWriteOnce of the EBS CSI driver, that
+    driver's CSIDriver), claims a device from a template (the device objects are read) and runs
+    on a named container runtime (its RuntimeClass is read: the GPU operator's `nvidia`,
+    handler `nvidia`)."""
+    volume = zonal_volume("pvc-0a1b2c", "checkpoints", "", ("ReadWriteOnce",))
     del volume["spec"]["nodeAffinity"]
     job = ranks_job(
         "filtered",
@@ -310,8 +311,16 @@ def every_filter_read(now: datetime) -> list[Obj]:
             "metadata": {"name": "nvidia"},
             "handler": "nvidia",
         },
-        bound_claim("checkpoints", "pvc-0a1b2c", ("ReadWriteMany",)),
+        bound_claim("checkpoints", "pvc-0a1b2c", ("ReadWriteOnce",)),
         volume,
+        # As the aws-ebs-csi-driver chart installs it (charts/aws-ebs-csi-driver/templates/
+        # csidriver.yaml): EBS volumes are attached.
+        {
+            "apiVersion": "storage.k8s.io/v1",
+            "kind": "CSIDriver",
+            "metadata": {"name": "ebs.csi.aws.com"},
+            "spec": {"attachRequired": True, "podInfoOnMount": False},
+        },
         device_class(),
         gpu_slice("gpu-1", 2),
         claim_template("one-gpu"),

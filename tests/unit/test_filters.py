@@ -9,6 +9,8 @@ pkg/volume/util `IsMultiAttachAllowed`, component-helpers storage/volume `CheckN
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import pytest
+
 from tests.support.plain_words import jargon_in
 from truegreen.cluster import CantRead, GetRead, Got, Kind, Listed, ReadFailure
 from truegreen.doctor.checks.capacity.filters.cycle import domain_words
@@ -20,6 +22,7 @@ from truegreen.doctor.checks.capacity.filters.framework import (
     Wait,
 )
 from truegreen.doctor.checks.capacity.filters.rules import Rules, scheduling_rules
+from truegreen.doctor.checks.capacity.filters.volume_attachment import driver_to_ask
 from truegreen.doctor.checks.capacity.filters.volume_zone import (
     label_values,
     refuses,
@@ -67,6 +70,7 @@ def _rules(
     pods: Sequence[Obj] | CantRead = (),
     claims: Mapping[str, GetRead] | None = None,
     volumes: Mapping[str, GetRead] | None = None,
+    drivers: Mapping[str, GetRead] | None = None,
     namespace_labels: Mapping[str, str] | None = None,
 ) -> Rules:
     rules = scheduling_rules(
@@ -77,6 +81,7 @@ def _rules(
         pods=pods if isinstance(pods, CantRead) else Listed(tuple(pods)),
         claims=claims or {},
         volumes=volumes or {},
+        drivers=drivers or {},
         devices=None,
         kubectl=Kubectl(),
     )
@@ -385,6 +390,7 @@ def test_a_running_pod_s_namespace_selector_without_this_namespace_s_labels_is_u
         pods=Listed((keeper,)),
         claims={},
         volumes={},
+        drivers={},
         devices=None,
         kubectl=Kubectl(),
     )
@@ -948,6 +954,7 @@ def _one_program_rules(pods: Sequence[Obj], own: frozenset[str] = frozenset()) -
         pods=Listed(tuple(pods)),
         claims={"data": _claim("data", ["ReadWriteOncePod"])},
         volumes={"pv-1": _volume(["ReadWriteOncePod"])},
+        drivers={},
         devices=None,
         kubectl=Kubectl(),
         own_pods=own,
@@ -1091,6 +1098,56 @@ def test_multi_attach_goes_by_the_volume_s_access_modes_and_attachment() -> None
     assert many.rules == ()
     unread = _rules([_mounting()], claims={"data": _claim("data", ["ReadWriteOnce"], volume="")})
     assert [type(r).__name__ for r in unread.rules_of("worker")] == ["Near"]
+
+
+def _driver(**spec: Any) -> Got:
+    """A CSIDriver as storage.k8s.io/v1 serves it."""
+    return Got({"kind": "CSIDriver", "metadata": {"name": "ebs.csi.aws.com"}, "spec": spec})
+
+
+def test_a_csi_volume_is_attached_unless_its_driver_says_it_needs_no_attaching() -> None:
+    """pkg/volume/csi/csi_plugin.go CanAttach, skipAttach: attachRequired false is never
+    attached; true, unset (the API defaults it to true), or no CSIDriver at all is attached."""
+    claim = {"data": _claim("data", ["ReadWriteOnce"])}
+    volumes: dict[str, GetRead] = {"pv-1": _volume(["ReadWriteOnce"])}
+
+    def near(driver: GetRead | None) -> list[str]:
+        drivers = {} if driver is None else {"ebs.csi.aws.com": driver}
+        rules = _rules([_mounting()], claims=claim, volumes=volumes, drivers=drivers)
+        assert rules.failed == ()
+        return [type(r).__name__ for r in rules.rules_of("worker")]
+
+    assert near(_driver(attachRequired=False)) == []
+    assert near(_driver(attachRequired=True)) == ["Near"]
+    assert near(_driver()) == ["Near"]
+    assert near(CantRead(ReadFailure.NOT_FOUND, "not found")) == ["Near"]
+    assert near(None) == ["Near"]
+
+
+def test_a_csi_driver_not_read_leaves_the_volume_s_machines_unknown() -> None:
+    forbidden = CantRead(ReadFailure.FORBIDDEN, "no")
+    rules = _rules(
+        [_mounting()],
+        claims={"data": _claim("data", ["ReadWriteOnce"])},
+        volumes={"pv-1": _volume(["ReadWriteOnce"])},
+        drivers={"ebs.csi.aws.com": forbidden},
+    )
+    assert (rules.failed, rules.rules) == ((FailedRead(Kind.CSI_DRIVER, forbidden),), ())
+
+
+@pytest.mark.parametrize(
+    ("modes", "source", "driver"),
+    [
+        (["ReadWriteOnce"], {"csi": {"driver": "nfs.csi.k8s.io"}}, "nfs.csi.k8s.io"),
+        (["ReadWriteOnce", "ReadOnlyMany"], {"csi": {"driver": "nfs.csi.k8s.io"}}, None),
+        (["ReadWriteMany"], {"csi": {"driver": "nfs.csi.k8s.io"}}, None),
+        (["ReadWriteOnce"], {"nfs": {"server": "x"}}, None),
+    ],
+)
+def test_only_a_one_machine_csi_volume_asks_for_its_driver(
+    modes: list[str], source: dict[str, Any], driver: str | None
+) -> None:
+    assert driver_to_ask(_volume(modes, **source).obj) == driver
 
 
 def test_the_namespace_s_pods_not_read_fail_every_pod_rule() -> None:

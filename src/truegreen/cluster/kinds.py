@@ -52,6 +52,7 @@ class Kind(Enum):
     CRON_JOB = KindSpec("CronJob", "batch", "v1", "cronjobs", True)
     STORAGE_CLASS = KindSpec("StorageClass", "storage.k8s.io", "v1", "storageclasses", False)
     PERSISTENT_VOLUME = KindSpec("PersistentVolume", "", "v1", "persistentvolumes", False)
+    CSI_DRIVER = KindSpec("CSIDriver", "storage.k8s.io", "v1", "csidrivers", False)
     PRIORITY_CLASS = KindSpec("PriorityClass", "scheduling.k8s.io", "v1", "priorityclasses", False)
     RUNTIME_CLASS = KindSpec("RuntimeClass", "node.k8s.io", "v1", "runtimeclasses", False)
     EVENT = KindSpec("Event", "", "v1", "events", True)

@@ -215,6 +215,9 @@ class Environment(Struct, frozen=True):
     (doctor/checks/capacity/preemption.py `priorities_matter`); None when not read."""
     volumes: Mapping[str, GetRead] = field(default_factory=dict)
     """The PersistentVolumes the judged job's bound claims are bound to, by name."""
+    csi_drivers: Mapping[str, GetRead] = field(default_factory=dict)
+    """The CSIDrivers of those volumes that could keep the job on one machine, by name
+    (doctor/checks/capacity/filters/volume_attachment.py `driver_to_ask`)."""
     devices: DeviceReads | None = None
     """The device objects, read only when the judged job's pods claim devices."""
     queue: QueueReads | None = None

@@ -40,6 +40,7 @@ from truegreen.doctor.checks.capacity.filters.dynamic_resources import (
     claim_refs,
     template_names,
 )
+from truegreen.doctor.checks.capacity.filters.volume_attachment import driver_to_ask
 from truegreen.doctor.checks.capacity.preemption import priorities_matter
 from truegreen.doctor.environment import (
     NOT_READ,
@@ -304,6 +305,7 @@ def gather(
             node_pools=None if evidence.node_pools is None else evidence.node_pools.result(),
             priority_classes=None if classes is None else classes.result(),
             volumes=filtered.volumes,
+            csi_drivers=filtered.drivers,
             devices=filtered.devices,
             queue=None
             if queue_start is None
@@ -864,6 +866,7 @@ class _FilterReads(Struct, frozen=True):
     """What the scheduler's filters read for the judged job."""
 
     volumes: dict[str, GetRead]
+    drivers: dict[str, GetRead]
     devices: DeviceReads | None
 
 
@@ -876,15 +879,26 @@ def _filter_reads(
     api_groups: GetRead,
 ) -> Callable[[], "_FilterReads"]:
     """The reads of the scheduler's filters for the judged job's pod specs, sent now: the
-    volumes its bound claims are bound to, and the device objects when its pods claim devices
-    (discovery says whether the cluster serves them; after a failed discovery, they are
-    tried). Their answers, once they are in."""
-    volumes = {
+    volumes its bound claims are bound to (then the CSIDrivers of those a driver could keep on
+    one machine), and the device objects when its pods claim devices (discovery says whether
+    the cluster serves them; after a failed discovery, they are tried). Their answers, once
+    they are in."""
+    asked = {
         n: schedule.submit(partial(reader.get, Kind.PERSISTENT_VOLUME, n, namespace=None))
         for n in bound_volumes(specs, claims)
     }
     devices = _device_reads(schedule, reader, namespace, specs, api_groups)
-    return lambda: _FilterReads(results(volumes), None if devices is None else devices())
+
+    def answers() -> _FilterReads:
+        volumes = results(asked)
+        wanted = [driver_to_ask(v.obj) for v in volumes.values() if isinstance(v, Got)]
+        drivers = {
+            n: schedule.submit(partial(reader.get, Kind.CSI_DRIVER, n, namespace=None))
+            for n in dict.fromkeys(d for d in wanted if d)
+        }
+        return _FilterReads(volumes, results(drivers), None if devices is None else devices())
+
+    return answers
 
 
 def _device_reads(

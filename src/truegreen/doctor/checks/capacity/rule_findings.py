@@ -52,6 +52,7 @@ def job_rules(
         pods=env.pods,
         claims=env.claims,
         volumes=env.volumes,
+        drivers=env.csi_drivers,
         devices=env.devices,
         kubectl=env.settings.kubectl,
         own_pods=own_pods,

@@ -170,6 +170,8 @@ class Cycle(Struct, frozen=True):
     """The claims the environment mounts, by name."""
     volumes: Mapping[str, GetRead]
     """The volumes the job's bound claims are bound to, by name."""
+    drivers: Mapping[str, GetRead]
+    """The CSIDrivers of the volumes that ask for them, by name."""
     devices: DeviceReads | None
     kubectl: Kubectl
     own: frozenset[str] = frozenset()

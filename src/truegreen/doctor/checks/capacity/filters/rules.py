@@ -69,14 +69,15 @@ def scheduling_rules(
     pods: ListRead,
     claims: Mapping[str, GetRead],
     volumes: Mapping[str, GetRead],
+    drivers: Mapping[str, GetRead],
     devices: DeviceReads | None,
     kubectl: Kubectl,
     own_pods: frozenset[str] = frozenset(),
 ) -> Rules:
     """The constraints the scheduler's filters put on placing `sets` (the judged job's pods
     still to place) in `namespace`, from the machines, the namespace's pods, the claims and
-    their volumes, and the device objects; `own_pods`: the judged job's pods already placed
-    while it waits for the rest."""
+    their volumes and those volumes' CSI drivers, and the device objects; `own_pods`: the
+    judged job's pods already placed while it waits for the rest."""
     placed = (
         tuple(placed_pod(p) for p in pods.items if o.node_name(p) and not o.is_terminated(p))
         if not isinstance(pods, CantRead)
@@ -91,6 +92,7 @@ def scheduling_rules(
         placed,
         claims,
         volumes,
+        drivers,
         devices,
         kubectl,
         own_pods,
