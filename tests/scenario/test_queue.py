@@ -583,3 +583,94 @@ def test_every_kueue_read_times_every_fault_class(doctor: Doctor) -> None:
                 assert found == base, cell
             held += 1
     assert held == len(KUEUE_READS) * len(FAULTS)
+
+
+def _admitted_and_running(
+    *,
+    local_stop: str | None = None,
+    cluster_stop: str | None = None,
+    active: tuple[str, str, str] = ("True", "Ready", "Can admit new workloads"),
+) -> Callable[[datetime], list[Obj]]:
+    """The job 'train-042' admitted by Kueue and running: its pod on gpu-a, its Workload's
+    QuotaReserved, Admitted and PodsReady all True, its quota reserved in 'team-a-cq'."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job(JOB, now, gpus=8, age=timedelta(minutes=30), finished=False)
+        job = with_shared_memory(job)
+        job["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "team-a"}
+        job["metadata"]["uid"] = f"uid-{JOB}"
+        job["spec"]["suspend"] = False
+        return [
+            *healthy(now),
+            node("gpu-a", "64", "512Gi", gpus=8),
+            job,
+            job_pod(job, now, suffix="abcde", node_name="gpu-a"),
+            kq.resource_flavor(FLAVOR, node_labels={"accelerator": "gpu"}),
+            _gpu_queue(kq.V1BETA2, stop_policy=cluster_stop, active=active),
+            kq.local_queue("team-a", "team-a-cq", stop_policy=local_stop),
+            kq.workload(
+                job,
+                "team-a",
+                conditions=kq.admitted("team-a-cq"),
+                admitted_to="team-a-cq",
+                flavors={"cpu": FLAVOR, "memory": FLAVOR, GPU: FLAVOR},
+                usage={"cpu": "4", "memory": "16Gi", GPU: "8"},
+            ),
+        ]
+
+    return build
+
+
+@pytest.mark.parametrize(
+    "queues",
+    [
+        {"local_stop": "Hold"},
+        {
+            "cluster_stop": "Hold",
+            "active": ("False", "Stopped", "Can't admit new workloads; clusterQueue is stopped"),
+        },
+        {
+            "active": (
+                "False",
+                "FlavorNotFound",
+                "Can't admit new workloads: references missing ResourceFlavor(s): gpu-old",
+            )
+        },
+    ],
+    ids=["local-queue-hold", "cluster-queue-hold", "cluster-queue-inactive"],
+)
+def test_an_admitted_job_runs_on_through_a_held_or_inactive_queue(
+    doctor: Doctor, queues: dict[str, Any]
+) -> None:
+    """`stopPolicy: Hold` stops admitting; "Admitted workloads will run to completion" (apis/
+    kueue/v1beta2 localqueue_types.go, clusterqueue_types.go `stopPolicy`). Kueue's
+    workload_controller.go `reconcileOnLocalQueueActiveState` and
+    `reconcileOnClusterQueueActiveState` leave an admitted Workload alone unless the policy is
+    HoldAndDrain; an inactive ClusterQueue evicts nothing either."""
+    _install(doctor, kq.V1BETA2)
+    doctor.load(_admitted_and_running(**queues))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.admitted", "ok", "measured")]
+    assert _finding(report, "queue.admitted")["headline"] == (
+        "The queue 'team-a' has let the training job 'train-042' start."
+    )
+    assert report["headline"]["code"] == "capacity.held-by-running-job"
+    assert result.exit_code == 0
+
+
+@pytest.mark.parametrize("where", ["local_stop", "cluster_stop"])
+def test_hold_and_drain_stops_an_admitted_job_too(doctor: Doctor, where: str) -> None:
+    """HoldAndDrain evicts admitted Workloads (workload_controller.go
+    `reconcileOn*QueueActiveState`: `workloadevict.Evict` with reason LocalQueueStopped /
+    ClusterQueueStopped)."""
+    _install(doctor, kq.V1BETA2)
+    if where == "local_stop":
+        doctor.load(_admitted_and_running(local_stop="HoldAndDrain"))
+    else:
+        doctor.load(_admitted_and_running(cluster_stop="HoldAndDrain"))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.stopped", "fail", "measured")]
+    assert report["headline"]["code"] == "queue.stopped"
+    assert result.exit_code == 2

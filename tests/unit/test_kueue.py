@@ -735,6 +735,25 @@ def test_kueue_s_reasons_for_not_reserving_quota(reason: str, message: str, said
     assert _said(("QuotaReserved", "False", reason, message)) is said
 
 
+@pytest.mark.parametrize(
+    ("policy", "admitted", "stopped"),
+    [
+        ("None", False, False),
+        ("None", True, False),
+        ("Hold", False, True),
+        ("Hold", True, False),
+        ("HoldAndDrain", False, True),
+        ("HoldAndDrain", True, True),
+    ],
+)
+def test_hold_lets_admitted_work_finish_and_hold_and_drain_evicts_it(
+    policy: str, admitted: bool, stopped: bool
+) -> None:
+    """workload_controller.go `reconcileOnLocalQueueActiveState`: an admitted Workload is
+    evicted only where `queueStopPolicy == HoldAndDrain`."""
+    assert k.stops(policy, admitted) is stopped
+
+
 def test_which_namespaces_a_cluster_queue_takes() -> None:
     assert not k.namespace_allowed(_cq(), {"team": "a"})
     assert k.namespace_allowed(_cq(namespace_selector={}), {})

@@ -45,6 +45,17 @@ NO_STOP = "None"
 """The `stopPolicy` of a queue that admits (apis/kueue/v1beta2: None, Hold, HoldAndDrain)."""
 
 
+HOLD_AND_DRAIN = "HoldAndDrain"
+"""The `stopPolicy` that evicts admitted workloads too; `Hold` lets them run to completion."""
+
+
+def stops(stop_policy: str, admitted: bool) -> bool:
+    """The queue's `stopPolicy` keeps the workload from running: any stop holds back one not
+    yet admitted; only HoldAndDrain evicts an admitted one (workload_controller.go
+    `reconcileOnLocalQueueActiveState`, `reconcileOnClusterQueueActiveState`)."""
+    return stop_policy != NO_STOP and (not admitted or stop_policy == HOLD_AND_DRAIN)
+
+
 FlavorResource = tuple[str, str]
 """(flavor, resource): what one quota is of."""
 

@@ -153,7 +153,13 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
             command=kubectl.here("get", "localqueues"),
         )
     fields["cluster_queue"] = queue.cluster_queue
-    if queue.stop_policy != k.NO_STOP:
+    admitted = (
+        own is not None
+        and not job.finished
+        and not own.holds("Finished")
+        and k.said(own) is k.Said.ADMITTED
+    )
+    if k.stops(queue.stop_policy, admitted):
         patch = '{"spec":{"stopPolicy":"None"}}'
         return SAY.finding(
             Status.FAIL,
@@ -173,6 +179,10 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
     shared = queues.get(queue.cluster_queue)
     describe = kubectl.cluster("describe", "clusterqueue", queue.cluster_queue)
     fields["command"] = describe
+    if own is not None and admitted and not (shared and k.stops(shared.stop_policy, True)):
+        # Kueue evicts an admitted Workload only for HoldAndDrain: a held, inactive or missing
+        # ClusterQueue stops new admissions and lets this one run to completion.
+        return _admitted(own, job, fields)
     if shared is None:
         return SAY.finding(
             Status.FAIL,
@@ -293,14 +303,7 @@ def _said(
             },
         )
     if state is k.Said.ADMITTED:
-        return SAY.finding(
-            Status.OK,
-            Basis.MEASURED,
-            ADMITTED,
-            details=details,
-            objects=objects,
-            **fields,
-        )
+        return _admitted(own, job, fields)
     if state in (k.Said.CHECK_REJECTED, k.Said.CHECKS_PENDING):
         wanted = "Rejected" if state is k.Said.CHECK_REJECTED else ""
         waiting = [c for c in own.checks if (c.state == wanted if wanted else c.state != "Ready")]
@@ -335,6 +338,14 @@ def _said(
             },
         )
     return None
+
+
+def _admitted(own: k.Workload, job: TrainingJob, fields: Mapping[str, Any]) -> Finding:
+    """Kueue admitted the job: measured."""
+    objects = (f"Workload/{own.name}", job.ref)
+    return SAY.finding(
+        Status.OK, Basis.MEASURED, ADMITTED, details=_conditions(own), objects=objects, **fields
+    )
 
 
 def _conditions(own: k.Workload) -> tuple[str, ...]:
