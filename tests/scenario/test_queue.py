@@ -674,3 +674,44 @@ def test_hold_and_drain_stops_an_admitted_job_too(doctor: Doctor, where: str) ->
     assert _findings(report) == [("queue.stopped", "fail", "measured")]
     assert report["headline"]["code"] == "queue.stopped"
     assert result.exit_code == 2
+
+
+def test_a_stored_job_without_a_queue_label_is_not_kueue_s(doctor: Doctor) -> None:
+    """A running Job created without `kueue.x-k8s.io/queue-name`, in a namespace that has a
+    LocalQueue `default` now: the default is applied only by Kueue's create-time webhook
+    (pkg/controller/jobs/job/job_webhook.go `verbs=create` → jobframework/defaults.go
+    `ApplyDefaultLocalQueue`, which sets the label), and jobframework/reconciler.go ignores a
+    job without the label (`!r.manageJobsWithoutQueueName && QueueName(job) == ""`). The
+    queue 'default' is too small for it: that is no verdict on this job."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job(JOB, now, gpus=8, age=timedelta(minutes=30), finished=False)
+        job = with_shared_memory(job)
+        job["metadata"]["uid"] = f"uid-{JOB}"
+        job["spec"]["suspend"] = False
+        small = kq.cluster_queue(
+            "small-cq",
+            [(["cpu", "memory", GPU], [(FLAVOR, {"cpu": "64", "memory": "512Gi", GPU: "4"})])],
+        )
+        return [
+            *healthy(now),
+            node("gpu-a", "64", "512Gi", gpus=8),
+            job,
+            job_pod(job, now, suffix="abcde", node_name="gpu-a"),
+            kq.resource_flavor(FLAVOR, node_labels={"accelerator": "gpu"}),
+            small,
+            kq.local_queue("default", "small-cq"),
+        ]
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.not-used", "ok", "measured")]
+    assert _finding(report, "queue.not-used")["details"] == [
+        "Job/train-042 names no queue; the LocalQueue 'default' takes only jobs created after "
+        "it, when they are created"
+    ]
+    assert result.exit_code == 0
+    read = [r.path for r in doctor.server.requests() if "kueue" in r.path]
+    assert read == ["/apis/kueue.x-k8s.io/v1beta2/namespaces/train/localqueues"]

@@ -37,8 +37,9 @@ JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 
 
 DEFAULT_QUEUE = "default"
-"""The LocalQueue a job without a queue label is handed to, where one of that name exists
-(pkg/controller/jobframework/defaults.go `ApplyDefaultLocalQueue`, stable since v0.17)."""
+"""The LocalQueue a job without a queue label is handed to when it is created, where one of
+that name exists (pkg/controller/jobframework/defaults.go `ApplyDefaultLocalQueue`, stable since
+v0.17, run by the `create` webhooks only: a stored job keeps the labels it was created with)."""
 
 
 NO_STOP = "None"

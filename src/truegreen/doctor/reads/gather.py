@@ -207,7 +207,9 @@ def gather(
         gangs = _gang_reads(schedule, reader, namespace, api_groups, work, pod_list)
         job_list = lists[Kind.JOB]
         job = work.judged
-        queue_start = _queue_start(schedule, reader, namespace, api_groups, job, early_start)
+        queue_start = _queue_start(
+            schedule, reader, namespace, api_groups, job, early_start, job is work.planned
+        )
         trial = (
             schedule.submit(
                 partial(
@@ -457,6 +459,8 @@ class _QueueStart(Struct, frozen=True):
     job: TrainingJob
     local_queues: Pending[ListRead]
     early: _QueueLists | None
+    planned: bool = False
+    """The job is `--job-file`'s, not yet created: the LocalQueue `default` may take it."""
 
 
 def _kueue_listing(
@@ -473,6 +477,7 @@ def _queue_start(
     api_groups: GetRead,
     job: TrainingJob | None,
     started: "_QueueStart | None" = None,
+    planned: bool = False,
 ) -> "_QueueStart | None":
     """Where discovery serves Kueue and a job is judged: the namespace's LocalQueues; with a
     job that names its queue, the ClusterQueues, flavors and Workloads too, at once (they are
@@ -494,21 +499,24 @@ def _queue_start(
             listing(kinds.cohort),
             listing(kinds.admission_check),
         )
-    return _QueueStart(kinds, job, local_queues, early)
+    return _QueueStart(kinds, job, local_queues, early, planned)
 
 
 def _queue_reads(
     schedule: ReadSchedule, reader: ClusterReader, namespace: str, start: _QueueStart
 ) -> QueueReads:
     """Kueue's objects for the judged job. A job without a queue label needs more only where
-    the namespace has the LocalQueue `default` (Kueue hands it there), or while it is
-    suspended (Kueue may hold it without a queue); then the cohorts and admission checks
-    are read only where a ClusterQueue names them."""
+    it is `--job-file`'s and the namespace has the LocalQueue `default` (Kueue's webhook hands
+    it there when it is created), or while it is suspended (Kueue may hold it without a
+    queue); then the cohorts and admission checks are read only where a ClusterQueue names
+    them."""
     listing = partial(_kueue_listing, schedule, reader, namespace)
     kinds = start.kinds
     queues = start.local_queues.result()
-    defaulted = isinstance(queues, Listed) and any(
-        o.name_of(q) == DEFAULT_QUEUE for q in queues.items
+    defaulted = (
+        start.planned
+        and isinstance(queues, Listed)
+        and any(o.name_of(q) == DEFAULT_QUEUE for q in queues.items)
     )
     if start.early is None and not defaulted and not start.job.suspended:
         return QueueReads(kinds, queues)

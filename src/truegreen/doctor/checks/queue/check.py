@@ -1,9 +1,9 @@
 """Queue: does Kueue let the judged training job start?
 
-A job handed to Kueue (the `kueue.x-k8s.io/queue-name` label, or the namespace's LocalQueue
-`default`) stays suspended until its ClusterQueue admits it. What the Workload's own conditions
-say is measured and wins; before Kueue has said anything, doctor assigns flavors as Kueue does
-(doctor/knowledge/kueue.py) and says so (basis inferred).
+A job handed to Kueue (the `kueue.x-k8s.io/queue-name` label, or for a job not yet created the
+namespace's LocalQueue `default`) stays suspended until its ClusterQueue admits it. What the
+Workload's own conditions say is measured and wins; before Kueue has said anything, doctor
+assigns flavors as Kueue does (doctor/knowledge/kueue.py) and says so (basis inferred).
 """
 
 from collections.abc import Mapping, Sequence
@@ -125,8 +125,11 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
         return SAY.cant_check(env, reads.kinds.local_queue, reads.local_queues, job.ref)
     local = {q.name: q for q in map(k.local_queue, reads.local_queues.items)}
     workloads = [k.workload(w, _sizer(env)) for w in _listed(reads.workloads)]
-    own = k.workload_of(workloads, job.uid) if job is not env.work().planned else None
-    name = job.queue or (k.DEFAULT_QUEUE if k.DEFAULT_QUEUE in local else "")
+    planned = job is env.work().planned
+    own = k.workload_of(workloads, job.uid) if not planned else None
+    # The LocalQueue `default` is applied when a job is created (Kueue's webhook sets the
+    # label): a stored job without the label was created without it, and Kueue ignores it.
+    name = job.queue or (k.DEFAULT_QUEUE if planned and k.DEFAULT_QUEUE in local else "")
     fields: dict[str, Any] = {"job": f"'{job.name}'", "queue": name}
     if not name:
         if own is not None and not job.finished:
@@ -139,6 +142,11 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
                 objects=(job.ref,),
                 **fields,
                 command=kubectl.here("get", "localqueues"),
+            )
+        if k.DEFAULT_QUEUE in local:
+            return _not_used(
+                f"{job.ref} names no queue; the LocalQueue '{k.DEFAULT_QUEUE}' takes only jobs "
+                "created after it, when they are created"
             )
         return _not_used(f"{job.ref} names no queue and there is no LocalQueue 'default'")
     queue = local.get(name)
