@@ -483,6 +483,7 @@ COVERED_ELSEWHERE = (
         "queue.check-pending",
         "queue.check-rejected",
         "queue.deactivated",
+        "queue.kueue-reported",
         # test_gangs.py
         "queue.scheduler-missing",
         "queue.scheduler-down",

@@ -715,3 +715,96 @@ def test_a_stored_job_without_a_queue_label_is_not_kueue_s(doctor: Doctor) -> No
     assert result.exit_code == 0
     read = [r.path for r in doctor.server.requests() if "kueue" in r.path]
     assert read == ["/apis/kueue.x-k8s.io/v1beta2/namespaces/train/localqueues"]
+
+
+TOPOLOGY_NO_FIT = (
+    "couldn't assign flavors to pod set main: topology \"default\" doesn't allow to fit any of 1 "
+    "pod(s)"
+)
+
+
+def test_kueue_s_topology_refusal_is_never_overruled_by_the_quota(doctor: Doctor) -> None:
+    """QuotaReserved=False `TopologyPlacementFailed`: flavorassigner.go sets it when a pod set
+    does not fit its topology "even if all workloads are preempted" (`WithSimulateEmpty`);
+    the message is tas_flavor_snapshot.go's. The queue's quota has room, which doctor's
+    arithmetic (no topology) would call a fit."""
+    said = kq.waiting(TOPOLOGY_NO_FIT, reason="TopologyPlacementFailed")
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(said=said, cluster_queue=lambda v: _gpu_queue(v, nominal="16")))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.never-fits", "fail", "measured")]
+    found = _finding(report, "queue.never-fits")
+    assert found["headline"] == (
+        "The training job 'train-042' can never start from the queue 'team-a': its machines' "
+        "placement layout has no room for it even were all other work stopped (Kueue says "
+        f"“{TOPOLOGY_NO_FIT}”)."
+    )
+    assert found["remedy"].startswith(
+        "Ask for fewer or smaller programs, or ask your cluster admin for more machines in the "
+        "layout; `kubectl"
+    )
+    assert report["headline"]["code"] == "queue.never-fits"
+    assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("reason", "message", "status", "todo", "exit_code"),
+    [
+        (
+            "OnHold",
+            "Job is on hold",
+            "fail",
+            "Fix what Kueue names; doctor has no plainer words for this one",
+            2,
+        ),
+        (
+            "WaitingForPodsReady",
+            "waiting for all admitted workloads to be in PodsReady condition",
+            "warn",
+            "Nothing to do while Kueue waits for what it names",
+            0,
+        ),
+        (
+            "WaitingForPreemptedWorkloads",
+            "Workload has overlapping preemption targets with another workload, but will fit "
+            "after these preemptions complete",
+            "warn",
+            "Nothing to do while Kueue waits for what it names",
+            0,
+        ),
+        (
+            "AdmissionGated",
+            "Admission is gated by: example.com/capacity-controller",
+            "warn",
+            "Nothing to do while Kueue waits for what it names",
+            0,
+        ),
+    ],
+    ids=["no-rule", "pods-ready", "preemptions", "gated"],
+)
+def test_kueue_s_own_reason_is_quoted_never_overruled_by_room_in_the_queue(
+    doctor: Doctor, reason: str, message: str, status: str, todo: str, exit_code: int
+) -> None:
+    """A QuotaReserved=False reason doctor has no rule for (workload_types.go `WorkloadOnHold`)
+    is a failure in Kueue's words; the waits Kueue names (scheduler.go `WaitingForPodsReady`,
+    `WaitingForPreemptedWorkloads`; workload_controller.go `AdmissionGated`) are a wait in
+    its words. The queue has room, which the arithmetic would call a fit."""
+    _install(doctor, kq.V1BETA2)
+    doctor.load(
+        queued(
+            said=kq.waiting(message, reason=reason),
+            cluster_queue=lambda v: _gpu_queue(v, nominal="16"),
+        )
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.kueue-reported", status, "measured")]
+    found = _finding(report, "queue.kueue-reported")
+    assert found["headline"] == (
+        f"Kueue holds the training job 'train-042' in the queue 'team-a': it says “{reason}: "
+        f"{message}”."
+    )
+    assert found["remedy"].startswith(f"{todo}; `kubectl")
+    assert "describe workload job-train-042-" in found["remedy"]
+    assert result.exit_code == exit_code

@@ -729,6 +729,18 @@ def test_what_the_workload_s_conditions_say() -> None:
         ("Pending", "couldn't assign flavors to pod set main: flavor f not found", k.Said.NOTHING),
         ("Inadmissible", "LocalQueue q doesn't exist", k.Said.QUEUE_PROBLEM),
         ("PendingEvaluation", "Workload is pending evaluation", k.Said.NOTHING),
+        ("", "", k.Said.NOTHING),
+        (
+            "TopologyPlacementFailed",
+            "couldn't assign flavors to pod set main: topology \"t\" doesn't allow to fit",
+            k.Said.NEVER_FITS,
+        ),
+        ("WaitingForPodsReady", "waiting for all admitted workloads", k.Said.WAITS),
+        ("Waiting", "waiting for all admitted workloads", k.Said.WAITS),
+        ("WaitingForPreemptedWorkloads", "will fit after these preemptions", k.Said.WAITS),
+        ("AdmissionGated", "Admission is gated by: x", k.Said.WAITS),
+        ("OnHold", "Job is on hold", k.Said.OTHER),
+        ("SomethingKueueAddsLater", "", k.Said.OTHER),
     ],
 )
 def test_kueue_s_reasons_for_not_reserving_quota(reason: str, message: str, said: k.Said) -> None:

@@ -543,13 +543,32 @@ class Said(IntEnum):
     NEVER_FITS = 5
     DEACTIVATED = 6
     QUEUE_PROBLEM = 7
-    """The queue is missing, stopped or inactive (the reads of the queues say which)."""
+    """The queue is missing, stopped or inactive, or the job breaks a rule of admission such as
+    a LimitRange (the reads of the queues say which where they can)."""
+    WAITS = 8
+    """Kueue waits on something it names: other work's pods to be ready, preemptions in
+    flight, an admission gate."""
+    OTHER = 9
+    """A reason doctor has no rule for: Kueue's own words are the verdict."""
 
 
-_NEVER_REASONS = frozenset({"NoMatchingFlavor", "ExceedsMaxQuota"})
+_NEVER_REASONS = frozenset({"NoMatchingFlavor", "ExceedsMaxQuota", "TopologyPlacementFailed"})
 
 
 _QUEUE_REASONS = frozenset({"Misconfigured", "Suspended"})
+
+
+_WAIT_REASONS = frozenset(
+    {"WaitingForPodsReady", "Waiting", "WaitingForPreemptedWorkloads", "AdmissionGated"}
+)
+"""scheduler.go (`WaitingForPodsReady`, before v0.16 `Waiting`; `WaitingForPreemptedWorkloads`)
+and workload_controller.go (`AdmissionGated`, the `kueue.x-k8s.io/admission-gated-by`
+annotation)."""
+
+
+_NO_VERDICT_REASONS = frozenset({"", "PendingEvaluation", "Pending"})
+"""Not evaluated yet (`PendingEvaluation`), or the reason of every wait before v0.16
+(`Pending`), whose message is read instead."""
 
 
 _NEVER_WORDS = (
@@ -562,9 +581,10 @@ _NEVER_WORDS = (
 
 def said(found: Workload) -> Said:
     """What the Workload's conditions say, measured: Kueue's granular QuotaReserved reasons
-    (NoMatchingFlavor, ExceedsMaxQuota, WaitingForQuota, Misconfigured, Suspended), and in
-    older releases the reasons `Pending` and `Inadmissible`, read by their messages
-    (flavorassigner.go `Message`, workload_controller.go `getQueueBlocker`)."""
+    (apis/kueue/v1beta2 workload_types.go `WorkloadQuotaReservedReason*`), and in older
+    releases the reasons `Pending` and `Inadmissible`, read by their messages
+    (flavorassigner.go `Message`, workload_controller.go `getQueueBlocker`). A reason with no
+    rule here is OTHER, never NOTHING: Kueue's word is not overruled by arithmetic."""
     if not found.active:
         return Said.DEACTIVATED
     if found.holds("Admitted"):
@@ -588,7 +608,11 @@ def said(found: Workload) -> Said:
         return Said.NEVER_FITS
     if reserved.reason == "Inadmissible":
         return Said.QUEUE_PROBLEM
-    return Said.NOTHING
+    if reserved.reason in _WAIT_REASONS:
+        return Said.WAITS
+    if reserved.reason in _NO_VERDICT_REASONS:
+        return Said.NOTHING
+    return Said.OTHER
 
 
 def namespace_allowed(queue: ClusterQueue, labels: Mapping[str, str]) -> bool:

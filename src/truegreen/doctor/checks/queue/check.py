@@ -22,6 +22,7 @@ from truegreen.doctor.checks.queue.words import (
     FITS_BORROWING,
     HELD,
     INACTIVE,
+    KUEUE_REPORTED,
     MISSING,
     NEVER_FITS,
     NONE_NAMED,
@@ -34,6 +35,7 @@ from truegreen.doctor.environment import Environment, QueueReads
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge import kueue as k
 from truegreen.doctor.knowledge.fit import pod_requests
+from truegreen.doctor.knowledge.reports import quoted
 from truegreen.doctor.knowledge.stored_pod import limit_items
 from truegreen.doctor.knowledge.training import TrainingJob
 from truegreen.quantity import QuantityError, Resources, format_amount
@@ -285,8 +287,9 @@ def _said(
     reads: QueueReads,
     fields: Mapping[str, Any],
 ) -> Finding | None:
-    """What the job's own Workload measured: admitted, turned off, waiting for a check; None
-    where it has not said (or says what the arithmetic explains: a wait, never)."""
+    """What the job's own Workload measured: admitted, turned off, waiting for a check, or a
+    reason doctor has no rule for (quoted); None where it has not said (or says what the
+    arithmetic explains: a wait, never)."""
     if own is None or job.finished or own.holds("Finished"):
         return None
     state = k.said(own)
@@ -312,6 +315,12 @@ def _said(
         )
     if state is k.Said.ADMITTED:
         return _admitted(own, job, fields)
+    if state is k.Said.WAITS:
+        todo = "Nothing to do while Kueue waits for what it names"
+        return _reported(env, job, own, fields, Status.WARN, todo)
+    if state is k.Said.OTHER:
+        todo = "Fix what Kueue names; doctor has no plainer words for this one"
+        return _reported(env, job, own, fields, Status.FAIL, todo)
     if state in (k.Said.CHECK_REJECTED, k.Said.CHECKS_PENDING):
         wanted = "Rejected" if state is k.Said.CHECK_REJECTED else ""
         waiting = [c for c in own.checks if (c.state == wanted if wanted else c.state != "Ready")]
@@ -346,6 +355,33 @@ def _said(
             },
         )
     return None
+
+
+def _reported(
+    env: Environment,
+    job: TrainingJob,
+    own: k.Workload,
+    fields: Mapping[str, Any],
+    status: Status,
+    todo: str,
+) -> Finding:
+    """Kueue's own reason for not reserving the job's quota, quoted as it wrote it: no
+    arithmetic of doctor's speaks over it."""
+    reserved = own.conditions.get("QuotaReserved") or k.Condition("False")
+    return SAY.finding(
+        status,
+        Basis.MEASURED,
+        KUEUE_REPORTED,
+        details=_conditions(own),
+        objects=(f"Workload/{own.name}", job.ref),
+        **{
+            **fields,
+            "reason": quoted(reserved.reason) or "(no reason)",
+            "message": quoted(reserved.message).rstrip(".") or "(no message)",
+            "todo": todo,
+            "command": env.settings.kubectl.here("describe", "workload", own.name),
+        },
+    )
 
 
 def _admitted(own: k.Workload, job: TrainingJob, fields: Mapping[str, Any]) -> Finding:
@@ -452,6 +488,8 @@ def _arithmetic(
         state is not k.Said.WAITS_FOR_QUOTA and assignment.mode is fa.Mode.NO_FIT
     )
     if never:
+        said = own.conditions.get("QuotaReserved") if own is not None and measured else None
+        why, todo = _never_words(assignment, shared, said)
         return SAY.finding(
             Status.FAIL,
             basis,
@@ -459,8 +497,8 @@ def _arithmetic(
             details=details,
             objects=objects,
             **fields,
-            why=_never_words(assignment, shared),
-            todo=f"Ask for less, or ask your cluster admin for more quota in '{shared.name}'",
+            why=why,
+            todo=todo,
         )
     if state is k.Said.WAITS_FOR_QUOTA or assignment.mode is fa.Mode.WAITS:
         return _held(env, job, own, workloads, shared, tree, assignment, details, basis, fields)
@@ -496,8 +534,31 @@ def _root_cohort(tree: k.QuotaTree, node: k.QuotaNode) -> str:
     return top
 
 
-def _never_words(assignment: fa.Assignment, shared: k.ClusterQueue) -> str:
-    """Why no flavor will ever take the job, in plain words."""
+_TOPOLOGY = "TopologyPlacementFailed"
+"""Kueue's reason for a pod set its topology cannot place even were every other workload
+preempted (flavorassigner.go, `WithSimulateEmpty`); doctor does not rebuild topology."""
+
+
+def _never_words(
+    assignment: fa.Assignment, shared: k.ClusterQueue, said: k.Condition | None
+) -> tuple[str, str]:
+    """Why no flavor will ever take the job, and what to do: Kueue's words where it said so
+    and doctor's arithmetic has no reason of its own."""
+    todo = f"Ask for less, or ask your cluster admin for more quota in '{shared.name}'"
+    if said is not None and said.reason == _TOPOLOGY:
+        return (
+            "its machines' placement layout has no room for it even were all other work "
+            f"stopped (Kueue says “{quoted(said.message)}”)",
+            "Ask for fewer or smaller programs, or ask your cluster admin for more machines in "
+            "the layout",
+        )
+    if said is not None and assignment.mode is not fa.Mode.NO_FIT:
+        return f"Kueue says “{quoted(said.reason)}: {quoted(said.message)}”", todo
+    return _quota_words(assignment, shared), todo
+
+
+def _quota_words(assignment: fa.Assignment, shared: k.ClusterQueue) -> str:
+    """Why no flavor's quota will ever take the job, in plain words."""
     reasons = " ".join(r for p in assignment.pod_sets for r in p.reasons)
     missing = sorted(
         {

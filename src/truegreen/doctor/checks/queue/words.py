@@ -21,6 +21,7 @@ HELD: Final = "queue.held"
 CHECK_PENDING: Final = "queue.check-pending"
 CHECK_REJECTED: Final = "queue.check-rejected"
 DEACTIVATED: Final = "queue.deactivated"
+KUEUE_REPORTED: Final = "queue.kueue-reported"
 CANT_READ: Final = "queue.cant-read"
 SCHEDULER_MISSING: Final = "queue.scheduler-missing"
 SCHEDULER_DOWN: Final = "queue.scheduler-down"
@@ -93,6 +94,10 @@ WORDS: Final[dict[str, Wording]] = {
     DEACTIVATED: Wording(
         "The queue turned the training job {job} off, so it will not start again: {message}.",
         "Once the cause is fixed, turn it back on with {command}.",
+    ),
+    KUEUE_REPORTED: Wording(
+        "Kueue holds the training job {job} in the queue '{queue}': it says “{reason}: {message}”.",
+        "{todo}; {command} shows Kueue's full account.",
     ),
     CANT_READ: Wording(
         "Couldn't check whether the queue lets the training job start: {why}.", "{remedy}"
