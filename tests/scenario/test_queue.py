@@ -808,3 +808,53 @@ def test_kueue_s_own_reason_is_quoted_never_overruled_by_room_in_the_queue(
     assert found["remedy"].startswith(f"{todo}; `kubectl")
     assert "describe workload job-train-042-" in found["remedy"]
     assert result.exit_code == exit_code
+
+
+LIMIT_RANGE_REFUSAL = (
+    "resources didn't satisfy LimitRange constraints: spec.podSets[0].template.spec."
+    'containers[0]: Invalid value: ["nvidia.com/gpu"]: requests must not be above the '
+    "limitRange max"
+)
+
+
+@pytest.mark.parametrize("reason", ["Misconfigured", "Inadmissible"])
+def test_kueue_s_refusal_stands_where_the_queues_show_no_blocker(
+    doctor: Doctor, reason: str
+) -> None:
+    """QuotaReserved=False `Misconfigured` (`Inadmissible` without the
+    UnadmittedWorkloadsObservability gate, workload.go `UnadmittedWorkloadReasonWithFallback`):
+    workload_controller.go writes it with `workload.ValidateAdmissibility`'s error, here a
+    LimitRange whose max the pod set passes. The queues doctor reads are open and have room:
+    Kueue's refusal stands, quoted, and is never `queue.fits`. The admission check says the
+    LimitRange in plain words too."""
+
+    def limit_range(now: datetime) -> list[Obj]:
+        return [
+            {
+                "apiVersion": "v1",
+                "kind": "LimitRange",
+                "metadata": {"name": "gpu-cap", "namespace": "train"},
+                "spec": {"limits": [{"type": "Container", "max": {GPU: "4"}}]},
+            }
+        ]
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(
+        queued(
+            said=kq.waiting(LIMIT_RANGE_REFUSAL, reason=reason),
+            cluster_queue=lambda v: _gpu_queue(v, nominal="16"),
+            extra=limit_range,
+        )
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.kueue-reported", "fail", "measured")]
+    found = _finding(report, "queue.kueue-reported")
+    assert found["headline"] == (
+        f"Kueue holds the training job 'train-042' in the queue 'team-a': it says “{reason}: "
+        f"{LIMIT_RANGE_REFUSAL}”."
+    )
+    assert found["remedy"].startswith("Fix what Kueue names; `kubectl")
+    assert _findings(report, "admission") == [("admission.limit-range-refused", "fail", "measured")]
+    assert report["headline"]["code"] == "queue.kueue-reported"
+    assert result.exit_code == 2

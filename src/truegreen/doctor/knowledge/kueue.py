@@ -561,14 +561,14 @@ _QUEUE_REASONS = frozenset({"Misconfigured", "Suspended"})
 _WAIT_REASONS = frozenset(
     {"WaitingForPodsReady", "Waiting", "WaitingForPreemptedWorkloads", "AdmissionGated"}
 )
-"""scheduler.go (`WaitingForPodsReady`, before v0.16 `Waiting`; `WaitingForPreemptedWorkloads`)
-and workload_controller.go (`AdmissionGated`, the `kueue.x-k8s.io/admission-gated-by`
-annotation)."""
+"""scheduler.go (`WaitingForPodsReady`, `Waiting` without the UnadmittedWorkloadsObservability
+gate, on by default since v0.19; `WaitingForPreemptedWorkloads`) and workload_controller.go
+(`AdmissionGated`, the `kueue.x-k8s.io/admission-gated-by` annotation)."""
 
 
 _NO_VERDICT_REASONS = frozenset({"", "PendingEvaluation", "Pending"})
-"""Not evaluated yet (`PendingEvaluation`), or the reason of every wait before v0.16
-(`Pending`), whose message is read instead."""
+"""Not evaluated yet (`PendingEvaluation`), or the reason of every wait without the
+UnadmittedWorkloadsObservability gate (`Pending`), whose message is read instead."""
 
 
 _NEVER_WORDS = (

@@ -287,9 +287,10 @@ def _said(
     reads: QueueReads,
     fields: Mapping[str, Any],
 ) -> Finding | None:
-    """What the job's own Workload measured: admitted, turned off, waiting for a check, or a
-    reason doctor has no rule for (quoted); None where it has not said (or says what the
-    arithmetic explains: a wait, never)."""
+    """What the job's own Workload measured: admitted, turned off, waiting for a check, a
+    refusal the queue reads found no blocker for, or a reason doctor has no rule for (both
+    quoted); None where it has not said (or says what the arithmetic explains: a wait,
+    never)."""
     if own is None or job.finished or own.holds("Finished"):
         return None
     state = k.said(own)
@@ -318,6 +319,10 @@ def _said(
     if state is k.Said.WAITS:
         todo = "Nothing to do while Kueue waits for what it names"
         return _reported(env, job, own, fields, Status.WARN, todo)
+    if state is k.Said.QUEUE_PROBLEM:
+        # The reads of the queues found no blocker of their own: Kueue's refusal stands
+        # (workload_controller.go also writes `ValidateAdmissibility`'s errors, a LimitRange).
+        return _reported(env, job, own, fields, Status.FAIL, "Fix what Kueue names")
     if state is k.Said.OTHER:
         todo = "Fix what Kueue names; doctor has no plainer words for this one"
         return _reported(env, job, own, fields, Status.FAIL, todo)
