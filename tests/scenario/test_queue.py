@@ -858,3 +858,54 @@ def test_kueue_s_refusal_stands_where_the_queues_show_no_blocker(
     assert _findings(report, "admission") == [("admission.limit-range-refused", "fail", "measured")]
     assert report["headline"]["code"] == "queue.kueue-reported"
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("reason", "message", "status", "todo", "exit_code"),
+    [
+        (
+            "Preempted",
+            "Preempted to accommodate a workload (UID: uid-9, JobUID: uid-job-9) due to "
+            "prioritization in the ClusterQueue",
+            "warn",
+            "Nothing to do: Kueue puts it back in the queue, where it waits its turn again",
+            0,
+        ),
+        (
+            "PodsReadyTimeout",
+            "Exceeded the PodsReady timeout train/job-train-042-abcde",
+            "fail",
+            "Fix what Kueue names",
+            2,
+        ),
+    ],
+    ids=["preempted", "pods-ready-timeout"],
+)
+def test_an_admitted_job_kueue_is_evicting_is_not_admitted(
+    doctor: Doctor, reason: str, message: str, status: str, todo: str, exit_code: int
+) -> None:
+    """Admitted and Evicted both True: Kueue is stopping the job (jobframework/reconciler.go
+    "handle eviction": `stopJob`, then the quota reservation cleared; workload.go
+    `SetQuotaReservation` resets Evicted only at the next admission). Preempted work is put
+    back in the queue (`SetRequeuedCondition`); a PodsReady timeout is the job's own trouble."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _admitted_and_running()(now)
+        evicted = kq.condition("Evicted", "True", reason, message)
+        for obj in objects:
+            if obj["kind"] == "Workload":
+                obj["status"]["conditions"].append(evicted)
+        return objects
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.kueue-reported", status, "measured")]
+    found = _finding(report, "queue.kueue-reported")
+    assert found["headline"] == (
+        f"Kueue holds the training job 'train-042' in the queue 'team-a': it says “{reason}: "
+        f"{message}”."
+    )
+    assert found["remedy"].startswith(f"{todo}; `kubectl")
+    assert result.exit_code == exit_code

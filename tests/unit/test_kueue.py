@@ -692,6 +692,39 @@ def test_what_the_workload_s_conditions_say() -> None:
     assert _said(RESERVED, checks=[k.CheckState("c", "Pending")]) is k.Said.CHECKS_PENDING
 
 
+ADMITTED = ("Admitted", "True", "Admitted", "")
+
+
+@pytest.mark.parametrize(
+    ("reason", "again"),
+    [
+        ("Preempted", True),
+        ("NodeFailures", True),
+        ("PodsReadyTimeout", False),
+        ("AdmissionCheck", False),
+        ("ClusterQueueStopped", False),
+    ],
+)
+def test_an_eviction_under_way_is_no_admission(reason: str, again: bool) -> None:
+    """jobframework/reconciler.go "handle eviction": Evicted True stops the job, then clears
+    its reservation; `setRequeued` only for Preempted and NodeFailures."""
+    evicted = ("Evicted", "True", reason, "m")
+    assert _said(RESERVED, ADMITTED, evicted) is k.Said.EVICTED
+    assert _said(RESERVED, evicted) is k.Said.EVICTED
+    conditions = {"Evicted": k.Condition("True", reason)}
+    found = k.Workload("w", "ns", "q", frozenset(), conditions=conditions)
+    assert k.requeued(found) is again
+
+
+def test_an_eviction_past_is_what_the_reservation_says() -> None:
+    """Evicted stays True until the next reservation (workload.go `SetQuotaReservation`)."""
+    evicted = ("Evicted", "True", "Preempted", "m")
+    waiting = ("QuotaReserved", "False", "WaitingForQuota", "")
+    assert _said(waiting, evicted) is k.Said.WAITS_FOR_QUOTA
+    assert _said(RESERVED, ADMITTED, ("Evicted", "False", "QuotaReserved", "")) is k.Said.ADMITTED
+    assert not k.requeued(k.Workload("w", "ns", "q", frozenset()))
+
+
 @pytest.mark.parametrize(
     ("reason", "message", "said"),
     [

@@ -550,6 +550,19 @@ class Said(IntEnum):
     flight, an admission gate."""
     OTHER = 9
     """A reason doctor has no rule for: Kueue's own words are the verdict."""
+    EVICTED = 10
+    """Quota reserved (or admitted) and Evicted: Kueue is stopping the job."""
+
+
+_REQUEUED_EVICTIONS = frozenset({"Preempted", "NodeFailures"})
+"""Evictions after which Kueue puts the workload back in its queue to wait its turn
+(jobframework/reconciler.go `setRequeued`)."""
+
+
+def requeued(found: Workload) -> bool:
+    """Kueue evicts the workload to queue it again: preempted, or its machines failed."""
+    evicted = found.conditions.get("Evicted")
+    return evicted is not None and evicted.reason in _REQUEUED_EVICTIONS
 
 
 _NEVER_REASONS = frozenset({"NoMatchingFlavor", "ExceedsMaxQuota", "TopologyPlacementFailed"})
@@ -587,6 +600,10 @@ def said(found: Workload) -> Said:
     rule here is OTHER, never NOTHING: Kueue's word is not overruled by arithmetic."""
     if not found.active:
         return Said.DEACTIVATED
+    if found.holds("QuotaReserved") and found.holds("Evicted"):
+        # Evicted stays True until the next reservation resets it (workload.go
+        # `SetQuotaReservation`): with quota still reserved, the eviction is under way.
+        return Said.EVICTED
     if found.holds("Admitted"):
         return Said.ADMITTED
     if found.holds("QuotaReserved"):

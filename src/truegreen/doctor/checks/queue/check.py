@@ -316,6 +316,11 @@ def _said(
         )
     if state is k.Said.ADMITTED:
         return _admitted(own, job, fields)
+    if state is k.Said.EVICTED and k.requeued(own):
+        todo = "Nothing to do: Kueue puts it back in the queue, where it waits its turn again"
+        return _reported(env, job, own, fields, Status.WARN, todo, "Evicted")
+    if state is k.Said.EVICTED:
+        return _reported(env, job, own, fields, Status.FAIL, "Fix what Kueue names", "Evicted")
     if state is k.Said.WAITS:
         todo = "Nothing to do while Kueue waits for what it names"
         return _reported(env, job, own, fields, Status.WARN, todo)
@@ -369,10 +374,11 @@ def _reported(
     fields: Mapping[str, Any],
     status: Status,
     todo: str,
+    condition: str = "QuotaReserved",
 ) -> Finding:
-    """Kueue's own reason for not reserving the job's quota, quoted as it wrote it: no
-    arithmetic of doctor's speaks over it."""
-    reserved = own.conditions.get("QuotaReserved") or k.Condition("False")
+    """Kueue's own reason for holding the job (its `condition`: not reserving quota, or
+    evicting it), quoted as it wrote it: no arithmetic of doctor's speaks over it."""
+    reserved = own.conditions.get(condition) or k.Condition("False")
     return SAY.finding(
         status,
         Basis.MEASURED,
