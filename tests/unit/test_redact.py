@@ -65,6 +65,37 @@ def test_shapes_anywhere_in_a_string_are_redacted(text: str, expected: str) -> N
 
 
 @pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            f"oci://robot:S3cretPass@registry.example.com/team/model@{DIGEST}",
+            f"oci://<redacted>@registry.example.com/team/model@{DIGEST}",
+        ),
+        (
+            f"s3://AKID:pw@bucket/x@{DIGEST} and more",
+            f"s3://<redacted>@bucket/x@{DIGEST} and more",
+        ),
+        (
+            "git+https://ghp_tok3n@github.com/org/repo.git@v1.2",
+            "git+https://<redacted>@github.com/org/repo.git@v1.2",
+        ),
+        ("https://u:p@h/a@b/c@d", "https://<redacted>@d"),
+        ("https://host/users/@me", "https://host/users/@me"),
+    ],
+)
+def test_userinfo_ends_at_the_authority_s_at_whatever_follows_in_the_path(
+    text: str, expected: str
+) -> None:
+    """Userinfo is what comes before the `@` of the authority, which ends at the first `/`
+    (RFC 3986 3.2; Go net/url parseAuthority); an `@` in the path (an image digest, a pip
+    requirement's `@v1.2`, pip's docs "VCS Support") never hides it. A later `@` that is not
+    a digest may end a password holding `/` (SQLAlchemy's URL reads `[^@]*`), so the
+    redaction runs to it, as before."""
+    assert redact_text(text) == expected
+    assert redact_text(expected) == expected
+
+
+@pytest.mark.parametrize(
     "text",
     [
         f"docker-pullable://nginx@{DIGEST}",  # an image ID, not userinfo
@@ -513,6 +544,25 @@ def test_redaction_never_raises_and_is_idempotent(body: dict[str, Any], secret: 
 @given(st.text(max_size=120))
 def test_text_redaction_is_idempotent(text: str) -> None:
     assert redact_text(redact_text(text)) == redact_text(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://:,ABCDEFGHIJKLMNOPu:p@hsha256:" + "a" * 32 + "keyZz9/+;=",
+        'sha256:x;"https://u:p@htoken=@sha256:' + "b" * 40 + "=--https:///",
+        '\t"/keyhttps://@key=/key@',
+        "auth'/x,Zz9/+AKIAABCDEFGHIJKLMNOPpasswordhttps://;@",
+        "https://u:p@h@sha256:" + "0123456789ABCDEFabcdef" * 2,
+    ],
+)
+def test_text_redaction_is_idempotent_where_one_rule_changes_what_another_sees(
+    text: str,
+) -> None:
+    """A digest the key rule redacts, or a value the named rule takes, no longer hides the
+    userinfo before it: a second pass (doctor reading a snapshot) must change nothing."""
+    once = redact_text(text)
+    assert redact_text(once) == once
 
 
 class _Reader:

@@ -46,9 +46,9 @@ _TEXT = st.lists(st.one_of(st.text(_ALPHABET, max_size=12), _PIECES), max_size=8
 
 
 def _every_shape_rule(text: str) -> str:
-    text = redact._redact_userinfo(text)
     text = redact._AWS_KEY_ID.sub(REDACTED, text)
-    return redact._AWS_SECRET_SHAPE.sub(REDACTED, text)
+    text = redact._AWS_SECRET_SHAPE.sub(REDACTED, text)
+    return redact._redact_userinfo(text)
 
 
 @settings(max_examples=400, deadline=None)

@@ -61,9 +61,11 @@ _SECRET_STEMS = (*_WORD_STEMS, "conn", "url")  # conn…str(ing), (database|db)�
 _SCHEME = LazyPattern(r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://")
 _URL_END = LazyPattern(r"[\s\"']")
 # A user name never holds these: before the first `:`, they mean the `@` is in the path.
-_URL_PATH = LazyPattern(r"[^:/?#]*+[/?#]")
+_URL_PATH = LazyPattern(r"[/?#]")
 # What follows the `@` of an image digest (`docker-pullable://repo@sha256:…`): not userinfo.
-_DIGEST = LazyPattern(r"(?i)[a-z0-9]+:[0-9a-f]{32}")
+# The grammar of distribution/reference's `digest`: an algorithm, `:`, and 32 or more hex
+# digits running to the end of the reference.
+_DIGEST = LazyPattern(r"(?i)[a-z0-9]+(?:[+._-][a-z0-9]+)*:[0-9a-f]{32,}(?![0-9a-z_.+/-])")
 _AWS_KEY_ID = LazyPattern(r"(?<![A-Z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Z0-9])")
 # 40 base64 characters with upper case, lower case and a digit, standing alone: the shape of an
 # AWS secret access key. Hex digests (no upper case) and names (no upper case) never match.
@@ -127,20 +129,22 @@ def _redact_shapes(text: str) -> str:
     # Each rule only where what it needs is there: userinfo lies between `://` and `@`, a key
     # id starts with AKIA or ASIA, a secret key is 40 characters with an upper-case one (a
     # digest's hex has none). Most text of an object (times, images, digests) needs none.
-    if "@" in text and "://" in text:
-        text = _redact_userinfo(text)
+    # The key rules go first: a digest they redact no longer hides the userinfo before it,
+    # and the userinfo rule never joins or splits a key's run, so a second pass is a no-op.
     if "AKIA" in text or "ASIA" in text:
         text = _AWS_KEY_ID.sub(REDACTED, text)
     if len(text) >= _SECRET_KEY_LENGTH and text.lower() != text:
         text = _AWS_SECRET_SHAPE.sub(REDACTED, text)
+    if "@" in text and "://" in text:
+        text = _redact_userinfo(text)
     return text
 
 
 def _redact_userinfo(text: str) -> str:
-    """`postgres://user:pass@host` as `postgres://<redacted>@host`. A password may hold `/` and
-    unescaped `@`, so the userinfo runs to the last `@` before the URL ends; a URL ends at
-    a space or a quote, or where the next `scheme://` starts. Done by hand, not by one regular
-    expression: those spans never overlap, so a hostile line (many `a://b:`) costs linear time."""
+    """`postgres://user:pass@host` as `postgres://<redacted>@host`. A URL ends at a space or a
+    quote, or where the next `scheme://` starts; its userinfo runs to the `@` that ends it
+    (`_userinfo_end`). Done by hand, not by one regular expression: those spans never overlap,
+    so a hostile line (many `a://b:`) costs linear time."""
     schemes = list(_SCHEME.finditer(text))
     pieces: list[str] = []
     kept = 0
@@ -149,16 +153,29 @@ def _redact_userinfo(text: str) -> str:
         stop = schemes[index + 1].start() if index + 1 < len(schemes) else len(text)
         end = _URL_END.pattern.search(text, start, stop)
         stop = end.start() if end else stop
-        at = text.rfind("@", start, stop)
-        if (
-            at < 0
-            or _URL_PATH.pattern.match(text, start, at)
-            or _DIGEST.pattern.match(text, at + 1)
-        ):
-            continue  # no userinfo, a path before the `@`, or an image digest
-        pieces += [text[kept:start], REDACTED]
-        kept = at
+        at = _userinfo_end(text, start, stop)
+        if at >= 0:
+            pieces += [text[kept:start], REDACTED]
+            kept = at
     return "".join([*pieces, text[kept:]])
+
+
+def _userinfo_end(text: str, start: int, stop: int) -> int:
+    """The `@` that ends the userinfo of the URL `text[start:stop]`, or -1 for none: the last
+    `@` that is not an image digest's (`repo@sha256:…`) and has no `/`, `?` or `#` in the user
+    name before it (before the first `:`), which would put that `@` in the path. So the
+    authority's own `@` (RFC 3986 3.2: the authority ends at the first `/`) always ends it,
+    whatever `@` the path holds, and a later one may: a password may hold `/` and `@`."""
+    colon = text.find(":", start, stop)
+    path = _URL_PATH.pattern.search(text, start, stop)
+    first_path = path.start() if path else stop
+    at = text.rfind("@", start, stop)
+    while at >= 0:
+        user_end = colon if 0 <= colon < at else at
+        if first_path >= user_end and not _DIGEST.pattern.match(text, at + 1, stop):
+            return at
+        at = text.rfind("@", start, at)
+    return -1
 
 
 def redact_text(text: str) -> str:
