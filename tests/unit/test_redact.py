@@ -131,7 +131,7 @@ def test_what_only_looks_like_a_shape_is_kept(text: str) -> None:
         ("client_secret: abc def", "client_secret: <redacted> def"),
         ("Authorization: Bearer abc.def", "Authorization: <redacted>"),
         ("authorization: basic dXNlcjpwYXNz", "authorization: <redacted>"),
-        ("PASSWORD = 'x y'", "PASSWORD = '<redacted> y'"),
+        ("PASSWORD = 'x y'", "PASSWORD = '<redacted>'"),
         ("app --db-password hunter2 --verbose", "app --db-password <redacted> --verbose"),
         ("app -token=abc", "app -token=<redacted>"),
         ("--api-key=xyz", "--api-key=<redacted>"),
@@ -151,6 +151,43 @@ def test_what_only_looks_like_a_shape_is_kept(text: str) -> None:
 )
 def test_secret_named_assignments_and_flags_are_redacted(text: str, expected: str) -> None:
     assert redact_text(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            '{"level":"info","passphrase": "correct horse battery staple"}',
+            '{"level":"info","passphrase": "<redacted>"}',
+        ),
+        ("db.password = 'secret pass phrase' ok", "db.password = '<redacted>' ok"),
+        ('{"token": "a \\"quoted\\" b", "n": 1}', '{"token": "<redacted>", "n": 1}'),
+        ("--password 'two words' --verbose", "--password '<redacted>' --verbose"),
+        ('app --api-key "x y z"', 'app --api-key "<redacted>"'),
+        ('password="unclosed quote to the end', 'password="<redacted>'),
+        ('{"token": "", "a": 1}', '{"token": "", "a": 1}'),
+        (
+            "request headers: Authorization: token ghp_R4nd0mGithubT0kenValue1234",
+            "request headers: Authorization: <redacted>",
+        ),
+        (
+            "Proxy-Authorization: Negotiate YIIB3gYGKwYBBQUCoIIB0jCCAc6g==",
+            "Proxy-Authorization: <redacted>",
+        ),
+        (
+            "authorization: AWS4-HMAC-SHA256 Credential=AKID/x, Signature=f0",
+            "authorization: <redacted>",
+        ),
+        ("client_secret: abc def", "client_secret: <redacted> def"),
+    ],
+)
+def test_a_secret_named_value_is_redacted_whole(text: str, expected: str) -> None:
+    """A quoted value runs to its closing quote (JSON's `\\"` inside it too), not to its first
+    space; an authorization header's value is its scheme and the credentials after it
+    (RFC 7235 2.1: `credentials = auth-scheme [ 1*SP ( token68 / #auth-param ) ]`), whatever
+    the scheme (GitHub's `token`, Kerberos' `Negotiate`)."""
+    assert redact_text(text) == expected
+    assert redact_text(expected) == expected
 
 
 @pytest.mark.parametrize(
@@ -215,7 +252,7 @@ def test_the_named_rules_are_skipped_only_where_they_change_nothing(text: str) -
     secret word or their separator: only where trying them would have left it as it is."""
     tried = _redact_shapes(text)
     for rule in (_assignment(), _flag_and_value()):
-        tried = rule.sub(lambda m: f"{m[1]}{m[2]}{REDACTED}", tried)
+        tried = rule.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", tried)
     assert _redact_every_rule(text) == tried
     assert looks_secret(text) or not _secret_flag().fullmatch(text)
 
@@ -615,6 +652,9 @@ HOSTILE_LINES = {
     "assignments without a value": "token:" * 10_923,
     "flags without a value": "--token " * 8_192,
     "key-shaped runs": "A/b1+" * 13_108,
+    "quoted values": 'password="' * 6_554,
+    "unclosed quotes": "token: '\\" * 8_192,
+    "authorization headers": "authorization: " * 4_370,
 }
 
 

@@ -77,7 +77,19 @@ _AWS_SECRET_SHAPE = LazyPattern(
 # The shortest text an AWS rule matches: `AKIA` and 16 more, within a secret key's alphabet.
 _KEY_RUN_LENGTH = 20
 _KEY_RUN = LazyPattern(rf"[A-Za-z0-9/+]{{{_KEY_RUN_LENGTH}}}")
-_VALUE = r"(?:(?:bearer|basic)[ \t]+)?[^\s\"'&;,]+"
+# After a secret name: whether it is an authorization header's (`Proxy-Authorization` too),
+# and the opening quote of its value, if any, which the value runs to.
+_AUTHORIZATION = r"(?:(?<=authorization)(?P<authz>)|)"
+_OPENING = r"(?P<q>[\"'])?"
+# A quoted value runs to its closing quote (a backslash escapes one), or the line's end; an
+# authorization header's is its scheme and what follows to the line's end or a quote (RFC 7235
+# 2.1: `auth-scheme [ 1*SP ( token68 / #auth-param ) ]`, any scheme); any other value is one
+# word, or two after `bearer` or `basic`.
+_VALUE = (
+    r"(?P<value>(?(q)(?:\\.|(?!(?P=q))[^\\\r\n])++"
+    r"|(?(authz)[^\s\"'&;,]++(?:[ \t][^\r\n\"']*+)?"
+    r"|(?:(?:bearer|basic)[ \t]+)?[^\s\"'&;,]+)))"
+)
 
 
 # The rules for a secret-named value are compiled on first use (about 3 ms of start-up): each is
@@ -92,14 +104,17 @@ def _assignment() -> re.Pattern[str]:
     """`password=x`, `"token": "x"`, `api-key: x`; a colon needs a space after it, or quotes
     around it, so that an image reference (`auth-proxy:1.2`) is never taken for one."""
     return re.compile(
-        rf"(?i)(?<![a-z0-9_.\-])({_NAME})"
-        rf"([\"']?[ \t]*=[ \t]*[\"']?|[\"']?:[ \t]+[\"']?|[\"']:[\"'])({_VALUE})"
+        rf"(?i)(?<![a-z0-9_.\-])(?P<name>{_NAME}){_AUTHORIZATION}"
+        rf"(?P<sep>(?:[\"']?[ \t]*=[ \t]*|[\"']?:[ \t]+|[\"']:){_OPENING}){_VALUE}"
     )
 
 
 @cache
 def _flag_and_value() -> re.Pattern[str]:
-    return re.compile(rf"(?i)(?<![^\s\"'])(--?{_NAME})([\"']?[ \t]+[\"']?)(?!-)({_VALUE})")
+    return re.compile(
+        rf"(?i)(?<![^\s\"'])(?P<name>--?{_NAME}){_AUTHORIZATION}"
+        rf"(?P<sep>[\"']?[ \t]+{_OPENING})(?!-){_VALUE}"
+    )
 
 
 def looks_secret(name: str) -> bool:
@@ -199,7 +214,7 @@ def _redact_every_rule(text: str) -> str:
 
 
 def _value_redacted(named: re.Match[str]) -> str:
-    return f"{named[1]}{named[2]}{REDACTED}"
+    return f"{named['name']}{named['sep']}{REDACTED}"
 
 
 def _plainly_safe(text: str) -> bool:
