@@ -872,3 +872,40 @@ def test_a_login_that_holds_no_entries_is_empty_not_damaged(
     result = asking.live("-o", "json")
     assert (result.exit_code, result.json()["headline"]["code"]) == (0, "ready")
     assert _image_pull(result.json()) == [("ok", "measured", "image-pull.ok")]
+
+
+TAG_OF_40 = "Release2024Build7AbCdEfGhIjKlMnOpQrStUvW"
+"""A valid tag (distribution/reference regexp.go: `[\\w][\\w.-]{0,127}`) of 40 letters and
+digits in both cases: the shape of an AWS secret access key, which the redaction rules look for
+in free text."""
+
+
+def test_a_tag_of_forty_mixed_case_letters_and_digits_is_the_image_s_own(
+    asking: Doctor, open_registry: Registry
+) -> None:
+    """An image reference is never rewritten by the redaction's value-shape rules: doctor reads
+    it through the redacting reader, and `trainer:<redacted>` is not a reference at all."""
+    assert len(TAG_OF_40) == 40, "precondition: the secret key's length"
+    _push_environment(open_registry)
+    open_registry.push_image("trainer", TAG_OF_40, content="trainer")
+    host = open_registry.host
+
+    def build(now: datetime) -> list[Obj]:
+        text = json.dumps(_environment(host)(now))
+        objects: list[Obj] = json.loads(
+            text.replace(f"{host}/trainer:2.1", f"{host}/trainer:{TAG_OF_40}")
+        )
+        return objects
+
+    asking.load(build)
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (0, "ready"), report["headline"]
+    assert _image_pull(report) == [("ok", "measured", "image-pull.ok")]
+    assert f"{host}/trainer:{TAG_OF_40} (the training job 'train-001'): in its registry, " + (
+        f"{LAYER['trainer']} bytes to download for linux/amd64 (1 layer)"
+    ) in _details(report)
+    assert asking.round_trips == 1, "precondition: the snapshot gave the same verdict"
+    saved = asking.snapshot()
+    text = "".join(p.read_text() for p in (saved / "reads").glob("*.yaml"))
+    assert f"{host}/trainer:{TAG_OF_40}" in text, "the snapshot keeps the image as written"

@@ -557,7 +557,10 @@ _json = st.recursive(
         st.lists(inner, max_size=4)
         | st.dictionaries(
             st.sampled_from(
-                ["metadata", "env", "args", "command", "name", "value", "annotations", "data", "x"]
+                [
+                    *("metadata", "env", "args", "command", "name", "value", "annotations"),
+                    *("data", "x", "image", "imageID", "labels", "matchExpressions", "values"),
+                ]
             )
             | st.text(max_size=8),
             inner,
@@ -696,3 +699,91 @@ def test_a_config_map_keeps_only_the_values_doctor_reads_as_written() -> None:
     assert base64.b64decode(redacted["binaryData"]["queues.yaml.gz"]).decode() == REDACTED
     assert config_map["data"]["ldap.bindpw"] == "hunter3-bind", "the read is untouched"
     assert redact_object(redacted) == redacted, "idempotent"
+
+
+TAG_OF_40 = "Release2024Build7AbCdEfGhIjKlMnOpQrStUvW"
+"""A valid image tag and label value (distribution/reference regexp.go `[\\w][\\w.-]{0,127}`;
+apimachinery validation.go IsValidLabelValue) in the shape of an AWS secret access key."""
+
+
+def test_image_references_are_never_rewritten_by_the_shape_rules() -> None:
+    """containers, initContainers and ephemeralContainers (core/v1 types.go `Image`), and the
+    runtime's `image` and `imageID` in their statuses (kuberuntime: `docker-pullable://…`)."""
+    image = f"registry.example.com/team/trainer:{TAG_OF_40}"
+    image_id = f"docker-pullable://registry.example.com/team/trainer@{DIGEST}"
+    container = {"name": "c", "image": image, "env": [{"name": "K", "value": TAG_OF_40}]}
+    status = {"name": "c", "image": image, "imageID": image_id}
+    pod: dict[str, Any] = {
+        "kind": "Pod",
+        "metadata": {"name": "p"},
+        "spec": {
+            "containers": [container],
+            "initContainers": [{**container, "name": "i"}],
+            "ephemeralContainers": [{**container, "name": "e"}],
+        },
+        "status": {"containerStatuses": [status]},
+    }
+    redacted = redact_object(pod)
+    for kind in ("containers", "initContainers", "ephemeralContainers"):
+        assert redacted["spec"][kind][0]["image"] == image, kind
+        assert redacted["spec"][kind][0]["env"] == [{"name": "K", "value": REDACTED}], (
+            "the same text standing alone elsewhere is still a key's shape"
+        )
+    assert redacted["status"]["containerStatuses"] == [status]
+    assert redact_object(redacted) == redacted
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        "postgres://app:hunter2@db/x",  # not a reference: the text rules apply
+        f"registry.example.com/trainer:x {AWS_SECRET}",
+        f"{AWS_SECRET}",  # upper case: never a repository
+    ],
+)
+def test_an_image_field_that_is_no_reference_is_redacted_as_text(image: str) -> None:
+    redacted = redact_object(_pod())
+    assert redacted["spec"]["containers"][0]["image"] == "r/app:1"
+    redacted = redact_object({"spec": {"containers": [{"image": image}]}})
+    assert redacted["spec"]["containers"][0]["image"] == redact_text(image) != image
+
+
+def test_label_values_and_selectors_keep_what_kubernetes_matches_on() -> None:
+    """Label values, node selectors, selector expressions, taints and tolerations are matched
+    by equality (apimachinery labels/selector.go, component-helpers nodeaffinity, core/v1
+    toleration.go ToleratesTaint): two different values both read as `<redacted>` would match.
+    Their grammar (IsValidLabelValue: no `:`, `=`, `/` or space) holds nothing but a key's
+    shape for the rules to find, and Kubernetes shows them to anyone who may list the object."""
+    other = TAG_OF_40[::-1]
+    node = {
+        "kind": "Node",
+        "metadata": {"name": "n", "labels": {"build": TAG_OF_40}},
+        "spec": {"taints": [{"key": "pool", "value": other, "effect": "NoSchedule"}]},
+    }
+    term = {"key": "build", "operator": "In", "values": [other]}
+    pod = {
+        "kind": "Pod",
+        "metadata": {"name": "p", "labels": {"build": TAG_OF_40}},
+        "spec": {
+            "nodeSelector": {"build": other},
+            "tolerations": [{"key": "pool", "operator": "Equal", "value": TAG_OF_40}],
+            "affinity": {
+                "nodeAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [{"matchExpressions": [term]}]
+                    }
+                },
+                "podAffinity": {
+                    "requiredDuringSchedulingIgnoredDuringExecution": [
+                        {"labelSelector": {"matchLabels": {"build": other}}}
+                    ]
+                },
+            },
+        },
+    }
+    assert redact_object(node) == {**node, "metadata": node["metadata"]}
+    assert redact_object(pod) == pod
+    annotated = {"metadata": {"annotations": {"note": TAG_OF_40}, "labels": {"x": AWS_SECRET}}}
+    assert redact_object(annotated) == {
+        "metadata": {"annotations": {"note": REDACTED}, "labels": {"x": REDACTED}}
+    }, "an annotation is free text; a label value with `/` is no label value"

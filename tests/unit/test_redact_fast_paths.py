@@ -79,7 +79,10 @@ def test_the_quick_looks_still_let_each_rule_through() -> None:
 _SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), _TEXT)
 _KEYS = st.one_of(
     st.sampled_from(
-        ["metadata", "env", "command", "args", "annotations", "managedFields", "name", "value"]
+        [
+            *("metadata", "env", "command", "args", "annotations", "managedFields", "name"),
+            *("value", "image", "imageID", "labels", "nodeSelector", "tolerations", "values"),
+        ]
     ),
     st.just(redact.LAST_APPLIED),
     _TEXT,

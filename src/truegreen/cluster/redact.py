@@ -12,7 +12,8 @@ The policy, listed for operators in docs/snapshot.md:
 - Every object: `metadata.managedFields` and the `kubectl.kubernetes.io/last-applied-configuration`
   annotation (a second copy of everything, secrets included); the values of env vars whose
   names look secret; the value after a command-line flag whose name looks secret.
-- Every string anywhere (log lines and event messages too): URL userinfo
+- Every string anywhere (log lines and event messages too; not an image reference or a
+  label value that selectors match on): URL userinfo
   (`postgres://user:pass@host`), AWS access key ids and secret-key shapes, and `name=value`,
   `name: value` and `--name value` where the name looks secret.
 truegreen's own annotations (`truegreen.io/…`) hold intent, never secrets, and are kept whole.
@@ -35,7 +36,7 @@ from truegreen.cluster.kinds import Kind
 from truegreen.cluster.reader import ClusterReader, FieldSelector, Fold
 from truegreen.cluster.reads import FoldRead, GetRead, Got, KubeObject, Listed, ListRead
 from truegreen.docker_config import EntryError, login_entries, read_entry
-from truegreen.images import keyring_key
+from truegreen.images import ImageReferenceError, keyring_key, parse_image
 from truegreen.patterns import LazyPattern
 
 REDACTED = "<redacted>"
@@ -298,8 +299,21 @@ def _walk(value: object) -> object:
 
 
 _PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
-_RULED_MEMBERS = frozenset({"metadata", "env", "command", "args"})
+_IMAGE_MEMBERS = frozenset({"image", "imageID"})
+"""A container's image (containers, initContainers, ephemeralContainers) and the runtime's in
+its status (`imageID`: `docker-pullable://repo@sha256:…`)."""
+_LABEL_MAPS = frozenset({"labels", "nodeSelector", "matchLabels"})
+_LABEL_TERMS = frozenset({"matchExpressions", "matchFields", "tolerations", "taints"})
+"""Selector requirements (`key`, `values`), taints and tolerations (`key`, `value`)."""
+_RULED_MEMBERS = frozenset(
+    {"metadata", "env", "command", "args", *_IMAGE_MEMBERS, *_LABEL_MAPS, *_LABEL_TERMS}
+)
 """The members `_member` has a rule for; any other member is walked as it is."""
+# apimachinery validation.go IsValidLabelValue: 63 characters at most, no `:`, `=`, `/` or
+# blank, so no rule but a key's shape could match one.
+_LABEL_VALUE = LazyPattern(r"(?:[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?")
+# What a runtime puts before an image ID's reference (`docker-pullable://`, `docker://`).
+_RUNTIME_SCHEME = LazyPattern(r"[a-z][a-z0-9+.\-]*://")
 
 
 def _member(key: object, value: object) -> object:
@@ -310,11 +324,53 @@ def _member(key: object, value: object) -> object:
         return [_env_entry(entry) for entry in value]
     if key in ("command", "args") and isinstance(value, list):
         return _arguments(value)
+    if key in _IMAGE_MEMBERS and isinstance(value, str) and _is_image_reference(value):
+        return value
+    if key in _LABEL_MAPS and isinstance(value, Mapping):
+        return {name: _label_value(item) for name, item in value.items()}
+    if key in _LABEL_TERMS and isinstance(value, list):
+        return [_label_term(term) for term in value]
     return _walk(value)
 
 
+def _is_image_reference(text: str) -> bool:
+    """Whether `text` is an image reference (a runtime's `docker-pullable://` before it or
+    not): kept as written, since the image checks and the registry look-ups read it whole and
+    a tag may have a key's shape (`[\\w][\\w.-]{0,127}`). A repository is lower case, so a key
+    standing alone is never one; text that is no reference is redacted as text."""
+    scheme = _RUNTIME_SCHEME.pattern.match(text)
+    try:
+        parse_image(text[scheme.end() :] if scheme else text)
+    except ImageReferenceError:
+        return False
+    return True
+
+
+def _label_value(value: object) -> object:
+    """A label value as written: Kubernetes matches selectors, taints and tolerations on it by
+    equality, and two values both read as `<redacted>` would match. Anything that is no label
+    value is redacted as any value is."""
+    if isinstance(value, str) and _LABEL_VALUE.pattern.fullmatch(value):
+        return value
+    return _walk(value)
+
+
+def _label_term(term: object) -> object:
+    """A selector requirement, a taint or a toleration, its key and values as label values."""
+    if not isinstance(term, Mapping):
+        return _walk(term)
+    return {
+        key: _label_value(value)
+        if key in ("key", "value")
+        else [_label_value(item) for item in value]
+        if key == "values" and isinstance(value, list)
+        else _walk(value)
+        for key, value in term.items()
+    }
+
+
 def _metadata(metadata: Mapping[Any, Any]) -> dict[Any, Any]:
-    kept = {key: _walk(value) for key, value in metadata.items() if key != "annotations"}
+    kept = {key: _member(key, value) for key, value in metadata.items() if key != "annotations"}
     if "managedFields" in metadata:
         kept["managedFields"] = REDACTED
     if "annotations" in metadata:
