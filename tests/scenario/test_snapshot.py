@@ -371,3 +371,47 @@ def test_a_snapshot_asked_about_a_context_says_it_reads_only_the_snapshot() -> N
         f"snapshot {healthy_snapshot}. drop --context to check the snapshot, or drop "
         "--snapshot to check the cluster of context 'prod'\n"
     )
+
+
+DRY_RUN_NOT_CHECKED = {
+    "check": "admission",
+    "reason": "the trial start of the training job's pod (admission-dry-run) asks the live "
+    "cluster; a snapshot cannot answer it",
+}
+
+
+def test_a_config_s_trial_start_is_said_not_checked_offline(doctor: Doctor, tmp_path: Path) -> None:
+    """`admission-dry-run: true` in the config: live, the server's webhook refuses the trial
+    start (create.go, dryRun=All) and doctor is not ready; a snapshot holds no answer to a
+    create, so offline, with the config or with the snapshot alone (it saves the setting),
+    the coverage says the trial start was not checked instead of dropping it."""
+    doctor.load("healthy")
+    doctor.server.admission.webhook_denial = (
+        "gpu-policy.example.com",
+        "training jobs must name a priority class",
+    )
+    config = tmp_path / "config.yaml"
+    config.write_text("admission-dry-run: true\nno-registry: true\n")
+    kubeconfig = str(doctor.kubeconfig)
+    live = run_cli("doctor", "--kubeconfig", kubeconfig, "--config", str(config), "-o", "json")
+    assert (live.exit_code, live.json()["headline"]["code"]) == (2, "admission.trial-refused")
+    saved = tmp_path / "dry"
+    taken = run_cli(
+        "snapshot",
+        "--kubeconfig",
+        kubeconfig,
+        "--config",
+        str(config),
+        "--output-directory",
+        str(saved),
+    )
+    assert taken.exit_code == 0, taken.stderr
+    for extra in (("--config", str(config)), ()):
+        offline = run_cli("doctor", "--snapshot", str(saved), *extra, "-o", "json")
+        report = offline.json()
+        assert DRY_RUN_NOT_CHECKED in report["coverage"]["not_checked"], (extra, report["coverage"])
+        text = run_cli("doctor", "--snapshot", str(saved), *extra, "--no-color").stdout
+        assert (
+            "1 could not be checked (admission: the trial start of the training job's pod "
+            "(admission-dry-run) asks the live cluster; a snapshot cannot answer it)"
+        ) in text, text

@@ -73,12 +73,14 @@ def diagnose(
     registry: ImageRegistry | RegistryOff = MONITOR_REGISTRY_OFF,
     trial: "TrialClient | None" = None,
     recorded_trial: "TrialRun | CantRead | None" = None,
+    unanswered: tuple[NotChecked, ...] = (),
 ) -> Report:
     """Check one namespace. `where` names the cluster and login for the lines that say it could
     not be read; `creator` makes the trial start when one is asked for (live only);
     `registry` answers whether the images are in their registry, or says why it is not asked;
     `trial` runs the trial pods (`--trial`, live only), after every other read;
-    `recorded_trial` is what a snapshot's trial read back, judged in its place."""
+    `recorded_trial` is what a snapshot's trial read back, judged in its place; `unanswered`
+    are the parts asked for that this reader cannot answer (a snapshot's trial start)."""
     asked = None if isinstance(registry, RegistryOff) else registry
     gathered = gather(RedactingReader(reader), namespace, now, settings, creator, registry=asked)
     if settings.trial and trial is not None and isinstance(gathered, Environment):
@@ -87,7 +89,7 @@ def diagnose(
         gathered = with_trial(gathered, trial)
     elif settings.trial and recorded_trial is not None and isinstance(gathered, Environment):
         gathered = replace(gathered, trial_run=recorded_trial)
-    return report_of(gathered, settings, where, registry)
+    return report_of(gathered, settings, where, registry, unanswered)
 
 
 def report_of(
@@ -95,20 +97,20 @@ def report_of(
     settings: DoctorSettings,
     where: Where,
     registry: ImageRegistry | RegistryOff = MONITOR_REGISTRY_OFF,
+    unanswered: tuple[NotChecked, ...] = (),
 ) -> Report:
     """Every check run on what `gather` read, rolled up; every check unknown for one reason
-    when nothing could be read. `registry` is the one `gather` asked, or why none was."""
+    when nothing could be read. `registry` is the one `gather` asked, or why none was;
+    `unanswered` is said not checked beside them."""
     ran = [
         c.CHECK
         for c in CHECKS
         if (c.CHECK is not CheckId.CREDENTIALS or settings.credentials)
         and (c.CHECK is not CheckId.TRIAL or settings.trial)
     ]
-    skipped = (
-        []
-        if settings.credentials
-        else [NotChecked(CheckId.CREDENTIALS, _NO_CREDENTIALS, asked=False)]
-    )
+    skipped = list(unanswered)
+    if not settings.credentials:
+        skipped.append(NotChecked(CheckId.CREDENTIALS, _NO_CREDENTIALS, asked=False))
     if isinstance(gathered, Unreachable):
         return roll_up(unreachable_findings(ran, gathered, where, settings.kubectl), ran, skipped)
     if isinstance(registry, RegistryOff):
