@@ -4,7 +4,7 @@ import json
 import os
 import re
 from collections.abc import Callable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -415,3 +415,71 @@ def test_a_config_s_trial_start_is_said_not_checked_offline(doctor: Doctor, tmp_
             "1 could not be checked (admission: the trial start of the training job's pod "
             "(admission-dry-run) asks the live cluster; a snapshot cannot answer it)"
         ) in text, text
+
+
+def test_the_pending_grace_a_snapshot_was_taken_with_is_the_one_it_is_read_with(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """`pending-grace-seconds: 60` in the config: a training pod the scheduler has not placed
+    for three minutes is stuck, live; the snapshot saves the setting, so doctor --snapshot
+    without the config says the same (and a config offline still wins)."""
+    now = datetime.now(UTC)
+    job = training_job("train-009", now, gpus=1, finished=False, age=timedelta(minutes=3))
+    pod = job_pod(
+        job,
+        now,
+        suffix="z",
+        node_name=None,
+        phase="Pending",
+        age=timedelta(minutes=3),
+        scheduler_said=False,
+    )
+    doctor.load(lambda at: [*healthy(at), job, pod])
+    config = tmp_path / "config.yaml"
+    config.write_text("pending-grace-seconds: 60\nno-registry: true\n")
+    kubeconfig = str(doctor.kubeconfig)
+    live = run_cli("doctor", "--kubeconfig", kubeconfig, "--config", str(config), "-o", "json")
+    stuck = (2, "capacity.job-stuck")
+    assert (live.exit_code, live.json()["headline"]["code"]) == stuck
+    saved = tmp_path / "graced"
+    taken = run_cli(
+        "snapshot",
+        "--kubeconfig",
+        kubeconfig,
+        "--config",
+        str(config),
+        "--output-directory",
+        str(saved),
+    )
+    assert taken.exit_code == 0, taken.stderr
+    assert yaml.safe_load((saved / "snapshot.yaml").read_text())["settings"] == {
+        "no_registry": "true",
+        "pending_grace_seconds": "60",
+    }
+    offline = run_cli("doctor", "--snapshot", str(saved), "-o", "json")
+    assert (offline.exit_code, offline.json()["headline"]["code"]) == stuck
+    patient = tmp_path / "patient.yaml"
+    patient.write_text("pending-grace-seconds: 600\n")
+    offline = run_cli("doctor", "--snapshot", str(saved), "--config", str(patient), "-o", "json")
+    assert offline.json()["headline"]["code"] != "capacity.job-stuck", "the config wins"
+
+
+@pytest.mark.parametrize("saved", ["soon", ".nan", "-1", "1e400"])
+def test_a_saved_pending_grace_that_is_no_number_of_seconds_is_refused(
+    doctor: Doctor, saved: str
+) -> None:
+    """A snapshot is hostile input: a grace it saved that the config would refuse is refused
+    with one plain line (exit 64), never read as doctor's default."""
+    doctor.load("healthy")
+    directory = doctor.snapshot()
+    info = directory / "snapshot.yaml"
+    document = yaml.safe_load(info.read_text())
+    document["settings"]["pending_grace_seconds"] = saved
+    info.write_text(yaml.safe_dump(document))
+    result = run_cli("doctor", "--snapshot", str(directory))
+    assert (result.exit_code, result.stderr) == (
+        64,
+        f"truegreen: the snapshot {directory} saved pending_grace_seconds {saved!r}, not a "
+        "number of seconds from 0 to 2592000. fix it in its snapshot.yaml, or name one with "
+        "pending-grace-seconds in --config\n",
+    )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import gc
+import math
 import re
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from functools import partial
 from pathlib import Path
@@ -16,7 +18,12 @@ from truegreen.cluster import CantRead, ClusterReader, Folded, Kind, Listed, Rea
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.doctor.command.config import DoctorConfig, doctor_settings, load_config
+from truegreen.doctor.command.config import (
+    MAX_PENDING_GRACE_SECONDS,
+    DoctorConfig,
+    doctor_settings,
+    load_config,
+)
 from truegreen.doctor.diagnose import RegistryOff, Where, diagnose
 from truegreen.doctor.environment import DoctorSettings, Environment, Unreachable
 from truegreen.doctor.findings import CheckId
@@ -194,7 +201,7 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
         # Flags, then the config file, then the settings the snapshot was taken with.
         taken_with = snapshot.info.settings
         settings = doctor_settings(
-            config,
+            _with_saved_grace(config, taken_with, request.snapshot),
             request.job_requests or config.job_requests or taken_with.get("job_requests"),
             request.credentials_secret
             or config.credentials_secret
@@ -325,6 +332,27 @@ def _job_in_selection(
         checked = ", ".join(f"'{name}'" for name in others)
         raise other_namespace(job_file, named, f"{selection.flag()} names {checked}")
     raise other_namespace(job_file, named, f"{selection.flag()} checks other namespaces too")
+
+
+def _with_saved_grace(
+    config: DoctorConfig, taken_with: Mapping[str, str], snapshot: Path
+) -> DoctorConfig:
+    """`config` with the pending grace the snapshot was taken with, unless it names its own;
+    a snapshot that saved none (or older than this setting) keeps doctor's default."""
+    text = taken_with.get("pending_grace_seconds")
+    if config.pending_grace_seconds is not None or text is None:
+        return config
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 <= seconds <= MAX_PENDING_GRACE_SECONDS:  # `not`: NaN is in no range
+        raise UsageError(
+            f"the snapshot {snapshot} saved pending_grace_seconds {text!r}, not a number of "
+            f"seconds from 0 to {MAX_PENDING_GRACE_SECONDS}",
+            todo="fix it in its snapshot.yaml, or name one with pending-grace-seconds in --config",
+        )
+    return replace(config, pending_grace_seconds=seconds)
 
 
 def _check_trial_timeout(request: DoctorRequest) -> None:
@@ -542,6 +570,9 @@ def take_snapshot(
             "job_requests": request.job_requests or config.job_requests,
             "no_registry": "true" if live is None else None,
             "admission_dry_run": "true" if settings.admission_dry_run else None,
+            "pending_grace_seconds": None
+            if config.pending_grace_seconds is None
+            else str(config.pending_grace_seconds),
             "trial": "true" if settings.trial else None,
             "trial_timeout": f"{settings.trial_timeout:g}" if settings.trial else None,
         }
