@@ -10,6 +10,7 @@ Every byte counts against the caps as it is decompressed, so a compression bomb 
 import gzip
 import io
 import os
+import re
 import stat
 import tarfile
 import tempfile
@@ -17,13 +18,18 @@ import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
+import msgspec
+
 from truegreen.errors import UsageError
 from truegreen.textsafe import terminal_safe
+from truegreen.yamlsafe import SNAPSHOT_LIMITS
 
 MAX_ARCHIVE_BYTES = 256 << 20
 """Compressed bytes of an archive."""
 MAX_CONTENT_BYTES = 512 << 20
 """Bytes of an archive once decompressed, headers and all."""
+MAX_FILE_BYTES = SNAPSHOT_LIMITS.max_bytes
+"""Bytes of one file: no more than the YAML loader reads of one."""
 MAX_MEMBERS = 20_000
 """Members of an archive: a snapshot has a few dozen."""
 META = "snapshot.yaml"
@@ -170,19 +176,25 @@ def _read(path: Path) -> dict[str, bytes]:
                 return _members(tar)
 
 
+class _Member(msgspec.Struct, frozen=True):
+    """A member as read: its name, the parts of that name, and its bytes (None: a folder)."""
+
+    name: str
+    parts: list[str]
+    data: bytes | None
+
+
 def _members(tar: tarfile.TarFile) -> dict[str, bytes]:
-    files: dict[str, bytes] = {}
-    tops: set[str] = set()
+    members: list[_Member] = []
+    held = 0
     for number, member in enumerate(tar, start=1):
         if number > MAX_MEMBERS:
             raise _RefusedError(f"it holds more than {MAX_MEMBERS:,} members")
-        top, relative = _place(member.name)
-        tops.add(top)
-        if len(tops) > 1:
-            raise _RefusedError("its members are not in one folder")
-        if member.isdir() and relative in ("", READS):
+        parts = _parts(member.name)
+        if member.isdir():
+            members.append(_Member(member.name, parts, None))
             continue
-        if not member.isreg() or not _is_file_of_layout(relative):
+        if not member.isreg():
             raise _RefusedError(f"it holds something a snapshot does not: {member.name!r}")
         if member.issparse():
             # tarfile makes up a sparse file's holes itself, past the count of decompressed
@@ -190,25 +202,70 @@ def _members(tar: tarfile.TarFile) -> dict[str, bytes]:
             raise _RefusedError(
                 f"it holds a sparse file, which a snapshot never does: {member.name!r}"
             )
-        if member.size > MAX_CONTENT_BYTES:
+        # Refused from the header, before a byte is read: a compression bomb says its size.
+        if member.size > MAX_FILE_BYTES:
+            raise _RefusedError(
+                f"it holds a file larger than {MAX_FILE_BYTES >> 20} MiB: {member.name!r}"
+            )
+        held += member.size
+        if held > MAX_CONTENT_BYTES:
             raise _RefusedError(f"it holds more than {MAX_CONTENT_BYTES >> 20} MiB")
-        if relative in files:
-            raise _RefusedError(f"it holds {member.name!r} twice")
         stream = tar.extractfile(member)
         if stream is None:  # pragma: no cover - isreg() members always have a stream
             raise _RefusedError(f"{member.name!r} cannot be read")
-        files[relative] = stream.read(member.size)
+        members.append(_Member(member.name, parts, stream.read(member.size)))
+    return _layout(members)
+
+
+def _layout(members: list[_Member]) -> dict[str, bytes]:
+    """The snapshot files by layout-relative name: under the one top folder every member
+    shares, or at the root (`tar -czf x.tar.gz snapshot.yaml reads`), whatever the top
+    folder's name (`reads` and `snapshot.yaml` too)."""
+    top = _top(members)
+    files: dict[str, bytes] = {}
+    for member in members:
+        relative = "/".join(member.parts[0 if top is None else 1 :])
+        if member.data is None and relative in ("", READS):
+            continue
+        if member.data is None or not _is_file_of_layout(relative):
+            raise _RefusedError(f"it holds something a snapshot does not: {member.name!r}")
+        if relative in files:
+            raise _RefusedError(f"it holds {member.name!r} twice")
+        files[relative] = member.data
     return files
 
 
-def _place(name: str) -> tuple[str, str]:
-    """(top folder or "", the layout-relative name) of a member; refused when unsafe."""
+def _top(members: list[_Member]) -> str | None:
+    """The top folder: the first part every member shares, unless that is the layout's own
+    `snapshot.yaml` file at the root; None when the layout is at the root."""
+    firsts = {member.parts[0] for member in members}
+    if len(firsts) != 1:
+        return None
+    (first,) = firsts
+    at_root = first == META and any(m.parts == [META] and m.data is not None for m in members)
+    return None if at_root else first
+
+
+def _parts(name: str) -> list[str]:
+    """The parts of a member's name; refused when unsafe."""
     parts = name.rstrip("/").split("/")
     if name.startswith("/") or "\\" in name or any(p in ("", ".", "..") for p in parts):
         raise _RefusedError(f"it holds a member named {name!r}")
-    if parts[0] in (META, READS):
-        return "", "/".join(parts)
-    return parts[0], "/".join(parts[1:])
+    return parts
+
+
+def top_folder(archive: Path) -> str:
+    """The folder an archive unpacks into: its own name without `.tar.gz`, made of safe
+    characters; never `.` or `..`, which name no folder of its own (GNU tar and tarfile's
+    data filter refuse `..` members)."""
+    name = archive.name
+    for suffix in (".tar.gz", ".tgz"):
+        name = name.removesuffix(suffix)
+    name = _UNSAFE.sub("-", name)
+    return "truegreen-snapshot" if name in ("", ".", "..") else name
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
 def _is_file_of_layout(relative: str) -> bool:

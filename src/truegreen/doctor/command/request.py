@@ -511,7 +511,7 @@ def take_snapshot(
     """Make every read doctor makes, then read the namespace's newest events and the logs of
     its failing containers; save it all, failed reads included, redacted by policy. `told`
     hears each read."""
-    from truegreen.cluster.archive import check_new_archive, write_archive
+    from truegreen.cluster.archive import check_new_archive, top_folder, write_archive
     from truegreen.cluster.logs import Logged, select_logs
     from truegreen.cluster.recent_events import NewestEvents
     from truegreen.cluster.schedule import Pending, ReadSchedule
@@ -589,7 +589,7 @@ def take_snapshot(
         if target.folder:
             write_folder(saved_to, files)
         else:
-            write_archive(saved_to, _top_folder(saved_to), files, now.timestamp())
+            write_archive(saved_to, top_folder(saved_to), files, now.timestamp())
     except OSError as error:  # both writers leave nothing behind
         raise WriteError(
             f"cannot write the snapshot to {saved_to}",
@@ -723,14 +723,6 @@ def default_archive_name(namespace: str, taken_at: datetime) -> str:
     """`truegreen-snapshot-train-20250102T030405Z.tar.gz`: sorts by time, names the namespace."""
     stamp = taken_at.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     return f"truegreen-snapshot-{_UNSAFE.sub('-', namespace)[:63]}-{stamp}.tar.gz"
-
-
-def _top_folder(archive: Path) -> str:
-    """The folder an archive unpacks into: its own name without the `.tar.gz`."""
-    name = archive.name
-    for suffix in (".tar.gz", ".tgz"):
-        name = name.removesuffix(suffix)
-    return _UNSAFE.sub("-", name) or "truegreen-snapshot"
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")

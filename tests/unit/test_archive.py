@@ -1,0 +1,98 @@
+"""A snapshot archive (cluster/archive.py): any top folder truegreen writes reads back, and a
+hostile archive is refused before what it says it holds is read into memory."""
+
+import gzip
+import io
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from truegreen.cluster.archive import META, read_archive, top_folder, write_archive
+from truegreen.errors import UsageError
+from truegreen.yamlsafe import SNAPSHOT_LIMITS
+
+FILES = [(META, b"namespace: train\n"), ("reads/001-list-pods.yaml", b"{}\n")]
+
+
+@pytest.mark.parametrize(
+    ("archive", "top"),
+    [
+        ("reads.tar.gz", "reads"),
+        ("snapshot.yaml.tar.gz", "snapshot.yaml"),
+        ("...tar.gz", "truegreen-snapshot"),
+        ("..tgz", "truegreen-snapshot"),
+        (".tar.gz", "truegreen-snapshot"),
+        ("bundle.tar.gz", "bundle"),
+    ],
+)
+def test_every_archive_name_unpacks_into_a_folder_its_reader_takes(
+    tmp_path: Path, archive: str, top: str
+) -> None:
+    """The top folder is the archive's name without `.tar.gz`, but never `.` or `..` (no
+    folder: GNU tar refuses `..` members, tarfile's data filter too); the reader takes any
+    other top folder, `reads` and `snapshot.yaml` included, for what it is."""
+    assert top_folder(tmp_path / archive) == top
+    target = tmp_path / archive
+    write_archive(target, top_folder(target), FILES, 0)
+    assert read_archive(target) == dict(FILES)
+
+
+def _archive(path: Path, members: list[tuple[str, bytes]]) -> Path:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for name, data in members:
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    path.write_bytes(gzip.compress(buffer.getvalue()))
+    return path
+
+
+def test_the_layout_at_the_root_reads_as_it_is(tmp_path: Path) -> None:
+    """`tar -czf x.tar.gz snapshot.yaml reads` by hand: no top folder."""
+    assert read_archive(_archive(tmp_path / "x.tar.gz", FILES)) == dict(FILES)
+
+
+def test_a_member_larger_than_a_read_may_be_is_refused_before_it_is_read(tmp_path: Path) -> None:
+    """A member that says it holds more than the YAML loader reads of one file (256 MiB,
+    yamlsafe SNAPSHOT_LIMITS) is refused from its header: a 600 KiB archive of zeros was read
+    whole into memory (about a gigabyte) before the caps refused it. The archive here holds
+    the header alone: a reader that read on would find it cut short instead."""
+    path = tmp_path / "bomb.tar.gz"
+    with gzip.open(path, "wb") as packed:
+        for name, data in FILES:
+            info = tarfile.TarInfo(f"b/{name}")
+            info.size = len(data)
+            packed.write(info.tobuf(format=tarfile.PAX_FORMAT))
+            packed.write(data.ljust(tarfile.BLOCKSIZE, b"\0"))
+        info = tarfile.TarInfo("b/reads/900-zeros.yaml")
+        info.size = SNAPSHOT_LIMITS.max_bytes + 1
+        packed.write(info.tobuf(format=tarfile.PAX_FORMAT))
+    with pytest.raises(UsageError) as refused:
+        read_archive(path)
+    assert str(refused.value) == (
+        f"snapshot {path} cannot be read: it holds a file larger than 256 MiB: "
+        "'b/reads/900-zeros.yaml'. pass a folder or an archive written by `truegreen snapshot`"
+    )
+
+
+def test_what_members_say_they_hold_is_capped_before_it_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Members each under the file cap, together over the archive's: refused at the header
+    of the one that passes it (the cap lowered so that the test writes kilobytes)."""
+    from truegreen.cluster import archive
+
+    monkeypatch.setattr(archive, "MAX_CONTENT_BYTES", 1 << 20)
+    path = tmp_path / "many.tar.gz"
+    with gzip.open(path, "wb") as packed:
+        for number in range(3):
+            info = tarfile.TarInfo(f"b/reads/{number:03}-zeros.yaml")
+            info.size = 400 << 10
+            packed.write(info.tobuf(format=tarfile.PAX_FORMAT))
+            if number < 2:
+                packed.write(bytes(info.size))
+    with pytest.raises(UsageError) as refused:
+        read_archive(path)
+    assert "cannot be read: it holds more than 1 MiB. " in str(refused.value)
