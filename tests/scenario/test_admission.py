@@ -13,6 +13,7 @@ from tests.scenario.conftest import Doctor
 from tests.support import rbac
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import NAMESPACE, healthy, job_pod, training_job
+from tests.support.training_kinds import pytorch_job
 
 Obj = dict[str, Any]
 
@@ -557,3 +558,25 @@ def test_a_quota_scoped_to_the_default_priority_class_counts_the_job(doctor: Doc
         "quota batch: pods used 0 + requested 1 > hard 0",
         "refuses the pods of Job/train-001 (worker)",
     ]
+
+
+def test_a_hook_only_the_master_s_pods_call_is_still_called(doctor: Doctor, tmp_path: Path) -> None:
+    """A PyTorchJob whose Master template carries `role: master`, its Workers `role: worker`;
+    the webhook selects `role: master` and nothing serves it, with failurePolicy Fail. The
+    API server calls a hook per pod created (admission/plugin/webhook/generic `ShouldCallHook`
+    on each object), so creating the Master fails: the largest set (the Workers) alone would
+    never call it."""
+    doctor.round_trip = False  # a planned job: the snapshot holds no job file
+    doctor.load("healthy")
+    config, slice_ = webhook_behind(ready=False)
+    config["webhooks"][0]["objectSelector"] = {"matchLabels": {"role": "master"}}
+    doctor.server.add(config, slice_)
+    job = pytorch_job("bert", doctor.now, workers=3, gpus=1, age=timedelta(0))
+    del job["status"], job["metadata"]["creationTimestamp"]
+    specs = job["spec"]["pytorchReplicaSpecs"]
+    specs["Master"]["template"]["metadata"] = {"labels": {"role": "master"}}
+    specs["Worker"]["template"]["metadata"] = {"labels": {"role": "worker"}}
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(job))
+    report = doctor.live("-o", "json", "--job-file", str(path)).json()
+    assert ("admission.webhook-down", "fail", "measured") in _codes(report)

@@ -39,11 +39,11 @@ def _hook(**fields: Any) -> dict[str, Any]:
 def _applies(
     hook: dict[str, Any], ns: dict[str, str] | None = None, pod: dict[str, str] | None = None
 ) -> list[Applies]:
-    return [h.applies for h in pod_create_webhooks([_config(hook)], ns or {}, pod or {})]
+    return [h.applies for h in pod_create_webhooks([_config(hook)], ns or {}, [pod or {}])]
 
 
 def test_a_webhook_on_pod_creation_with_its_service_and_default_policy() -> None:
-    assert pod_create_webhooks([_config(_hook())], {}, {}) == [
+    assert pod_create_webhooks([_config(_hook())], {}, [{}]) == [
         Webhook(
             "ValidatingWebhookConfiguration/policy",
             "h.example.com",
@@ -58,12 +58,12 @@ def test_policy_ignore_is_fail_open_and_a_url_has_no_service() -> None:
     (hook,) = pod_create_webhooks(
         [_config(_hook(failurePolicy="Ignore", clientConfig={"url": "https://x.example/v"}))],
         {},
-        {},
+        [{}],
     )
     assert (hook.fail_closed, hook.service, hook.service_text) == (False, None, "a URL")
-    (closed,) = pod_create_webhooks([_config(_hook(failurePolicy="Fail"))], {}, {})
+    (closed,) = pod_create_webhooks([_config(_hook(failurePolicy="Fail"))], {}, [{}])
     assert (closed.fail_closed, closed.service_text) == (True, "policy/hook")
-    (other,) = pod_create_webhooks([_config(_hook(failurePolicy="Sometimes"))], {}, {})
+    (other,) = pod_create_webhooks([_config(_hook(failurePolicy="Sometimes"))], {}, [{}])
     assert other.fail_closed
 
 
@@ -126,7 +126,7 @@ def test_selectors_empty_match_all_and_otherwise_match_labels(field: str) -> Non
 
 def test_unknown_labels_make_a_selective_webhook_unsure() -> None:
     selector = {"matchLabels": {"team": "ml"}}
-    (on_namespace,) = pod_create_webhooks([_config(_hook(namespaceSelector=selector))], None, {})
+    (on_namespace,) = pod_create_webhooks([_config(_hook(namespaceSelector=selector))], None, [{}])
     assert (on_namespace.applies, on_namespace.unsure_why) == (
         Applies.UNSURE,
         "it is limited to some places, and doctor couldn't read this one",
@@ -144,13 +144,13 @@ def test_a_selector_that_excludes_wins_over_one_that_is_unknown() -> None:
     hook = _hook(
         namespaceSelector={"matchLabels": {"a": "b"}}, objectSelector={"matchLabels": {"a": "b"}}
     )
-    assert pod_create_webhooks([_config(hook)], None, {"a": "c"}) == []
+    assert pod_create_webhooks([_config(hook)], None, [{"a": "c"}]) == []
     assert pod_create_webhooks([_config(hook)], {"a": "c"}, None) == []
 
 
 def test_match_conditions_cannot_be_evaluated() -> None:
     (hook,) = pod_create_webhooks(
-        [_config(_hook(matchConditions=[{"name": "gpu", "expression": "true"}]))], {}, {}
+        [_config(_hook(matchConditions=[{"name": "gpu", "expression": "true"}]))], {}, [{}]
     )
     assert (hook.applies, hook.unsure_why) == (
         Applies.UNSURE,
@@ -163,7 +163,7 @@ def test_every_webhook_of_every_configuration_is_considered() -> None:
         _config(_hook(name="b", rules=[]), _hook(name="a")),
         _config(_hook(name="c"), kind="MutatingWebhookConfiguration"),
     ]
-    assert [(h.configuration, h.name) for h in pod_create_webhooks(configs, {}, {})] == [
+    assert [(h.configuration, h.name) for h in pod_create_webhooks(configs, {}, [{}])] == [
         ("ValidatingWebhookConfiguration/policy", "a"),
         ("MutatingWebhookConfiguration/policy", "c"),
     ]
@@ -311,3 +311,20 @@ def test_a_long_reason_is_bounded() -> None:
         _refused(ReadFailure.FORBIDDEN, f'pods "{NAME}" is forbidden: ' + "y" * 400), NAME
     )
     assert exact.reason == "y" * 400
+
+
+def test_a_hook_called_for_one_pod_set_is_called_for_the_job() -> None:
+    """A PyTorchJob's Master and Workers carry different labels (the training operator's
+    `training.kubeflow.org/replica-type`): a hook whose objectSelector matches the Master
+    alone is still called when the job's pods are created (the API server asks it per pod,
+    mutating/validating dispatcher `ShouldCallHook`)."""
+    selector = {"matchLabels": {"training.kubeflow.org/replica-type": "master"}}
+    hook = _config(_hook(objectSelector=selector))
+    master = {"training.kubeflow.org/replica-type": "master"}
+    worker = {"training.kubeflow.org/replica-type": "worker"}
+    assert [h.applies for h in pod_create_webhooks([hook], {}, [worker, master])] == [Applies.YES]
+    assert pod_create_webhooks([hook], {}, [worker]) == []
+    unsure = _config(_hook(objectSelector=selector, matchConditions=[{"name": "x"}]))
+    assert [h.applies for h in pod_create_webhooks([unsure], {}, [worker, master])] == [
+        Applies.UNSURE
+    ]

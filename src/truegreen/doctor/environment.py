@@ -4,7 +4,7 @@ Checks are pure functions of this record: they never read the cluster themselves
 and a live cluster give the same findings, and no read is made twice.
 """
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -300,10 +300,11 @@ class Environment(Struct, frozen=True):
             if (job := work.job_of(pod)) is not None and job.finished
         )
 
-    def training_pod_labels(self) -> Mapping[str, str] | None:
-        """The labels the next training job's pods get; None when no training job shows them."""
+    def training_pod_labels(self) -> list[Mapping[str, str]] | None:
+        """The labels the next training job's pods get, per pod set; None when no training job
+        shows them."""
         job = self.judged_job()
-        return job.primary.labels if job is not None else None
+        return [pod_set.labels for pod_set in job.pod_sets] if job is not None else None
 
     def pod_create_webhooks(self) -> list[Webhook]:
         """The webhooks that creating the training job's pod calls (or may call)."""
@@ -350,9 +351,10 @@ def namespace_labels(namespace_object: GetRead) -> Mapping[str, str] | None:
 def webhooks_called(
     webhook_configurations: Mapping[Kind, ListRead],
     namespace_object: GetRead,
-    pod_labels: Mapping[str, str] | None,
+    pod_labels: Sequence[Mapping[str, str]] | None,
 ) -> list[Webhook]:
-    """The webhooks that creating the training job's pod calls (or may call).
+    """The webhooks that creating the training job's pods calls (or may call), `pod_labels`
+    per pod set.
 
     A function of three reads, so `gather` can look up their Services before the rest is in."""
     configurations = [

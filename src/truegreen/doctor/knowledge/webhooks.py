@@ -103,17 +103,34 @@ def _applies(
     return Applies.YES, ""
 
 
+def _applies_to_any(
+    hook: Mapping[str, Any],
+    namespace_labels: Mapping[str, str] | None,
+    pod_labels: Sequence[Mapping[str, str]] | None,
+) -> tuple[Applies, str]:
+    """Whether creating a pod of any of the pod sets calls the hook: the surest answer."""
+    sets: Sequence[Mapping[str, str] | None] = pod_labels or [None]
+    answers = [_applies(hook, namespace_labels, labels) for labels in sets]
+    for wanted in (Applies.YES, Applies.UNSURE):
+        for answer in answers:
+            if answer[0] is wanted:
+                return answer
+    return _NOT_CALLED
+
+
 def pod_create_webhooks(
     configurations: Sequence[KubeObject],
     namespace_labels: Mapping[str, str] | None,
-    pod_labels: Mapping[str, str] | None,
+    pod_labels: Sequence[Mapping[str, str]] | None,
 ) -> list[Webhook]:
-    """The webhooks of `configurations` that are (or may be) called when the training pod is
-    created; labels are None when they could not be learned."""
+    """The webhooks of `configurations` that are (or may be) called when the training job's
+    pods are created: `pod_labels` holds the labels of each of its pod sets (a Master's may
+    differ from its Workers'), and a hook called for one of them is called; labels are None
+    when they could not be learned."""
     found = []
     for configuration in configurations:
         for hook in map(o.mapping, o.sequence(configuration.get("webhooks"))):
-            applies, why = _applies(hook, namespace_labels, pod_labels)
+            applies, why = _applies_to_any(hook, namespace_labels, pod_labels)
             if applies is Applies.NO:
                 continue
             service = o.mapping(o.mapping(hook.get("clientConfig")).get("service"))

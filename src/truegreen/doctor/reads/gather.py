@@ -795,9 +795,8 @@ def _webhook_slices(
 ) -> dict[tuple[str, str], Pending[ListRead]]:
     """The EndpointSlices of each Service behind a webhook that creating the job's pod calls:
     looked up only once those webhooks are known."""
-    called = webhooks_called(
-        configurations, namespace_object, job.primary.labels if job is not None else None
-    )
+    labels = [pod_set.labels for pod_set in job.pod_sets] if job is not None else None
+    called = webhooks_called(configurations, namespace_object, labels)
     services = dict.fromkeys(h.service for h in called if h.service)
     return {
         service: schedule.submit(
