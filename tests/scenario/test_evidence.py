@@ -483,6 +483,60 @@ def test_the_last_job_killed_for_memory_says_the_next_will_be_too(doctor: Doctor
     assert result.exit_code == 2
 
 
+def test_a_job_failed_while_its_last_pod_still_stops_is_a_failure(doctor: Doctor) -> None:
+    """The Job status the 1.31+ Job controller writes when the backoff limit is reached while a
+    pod still runs: `FailureTarget` True (newFailureCondition under delayTerminalCondition(),
+    pkg/controller/job/job_controller.go), the running pod deleted with the job-tracking
+    finalizer kept (deleteActivePods) and counted in `terminating`; `Failed` comes only once
+    it has stopped. The earlier attempt's pod exited 1."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=20))
+        job["spec"]["backoffLimit"] = 1
+        job["status"] = {
+            "startTime": ts(now - timedelta(minutes=20)),
+            "failed": 2,
+            "active": 0,
+            "terminating": 1,
+            "ready": 0,
+            "uncountedTerminatedPods": {},
+            "conditions": [
+                {
+                    "type": "FailureTarget",
+                    "status": "True",
+                    "reason": "BackoffLimitExceeded",
+                    "message": "Job has reached the specified backoff limit",
+                    "lastProbeTime": ts(now - timedelta(seconds=40)),
+                    "lastTransitionTime": ts(now - timedelta(seconds=40)),
+                }
+            ],
+        }
+        first = job_pod(job, now, suffix="a1", node_name="gpu-1", phase="Failed")
+        first["status"]["containerStatuses"] = [
+            {
+                "name": "trainer",
+                "ready": False,
+                "restartCount": 0,
+                "state": {"terminated": {"exitCode": 1, "reason": "Error"}},
+            }
+        ]
+        last = job_pod(job, now, suffix="b2", node_name="gpu-1", phase="Running")
+        last["metadata"]["deletionTimestamp"] = ts(now + timedelta(seconds=20))
+        last["metadata"]["finalizers"] = ["batch.kubernetes.io/job-tracking"]
+        return [*healthy(now), job, first, last]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "workloads") == [("workloads.last-job-failed", "fail", "measured")]
+    found = _finding(report, "workloads.last-job-failed")
+    assert found["details"] == [
+        "Job/train-002 failed (BackoffLimitExceeded)",
+        "pod train-002-a1 container trainer: exit code 1 (Error)",
+    ]
+    assert result.exit_code == 2
+
+
 def _suspended(now: datetime, **labels: str) -> list[Obj]:
     job = training_job("held", now, gpus=1, finished=False, age=timedelta(minutes=1))
     job["metadata"]["labels"] = labels

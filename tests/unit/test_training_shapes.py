@@ -129,6 +129,45 @@ def test_a_job_s_state_comes_from_its_conditions_and_spec() -> None:
     assert from_job(job).managed_by == ""
 
 
+def test_a_job_s_terminal_target_condition_finishes_it_before_its_pods_have_stopped() -> None:
+    """Since 1.31 the Job controller first writes `FailureTarget` or `SuccessCriteriaMet` and
+    adds `Failed` or `Complete` only once every pod has stopped (pkg/controller/job/
+    job_controller.go newFailureCondition, newSuccessCondition: delayTerminalCondition(),
+    JobPodReplacementPolicy on by default): the job's fate is decided at the first."""
+    job = indexed_job("t", NOW, ranks=1, gpus=1, age=timedelta(0))
+    job["status"] = {
+        "failed": 2,
+        "terminating": 1,
+        "conditions": [
+            {
+                "type": "FailureTarget",
+                "status": "True",
+                "reason": "BackoffLimitExceeded",
+                "message": "Job has reached the specified backoff limit",
+            }
+        ],
+    }
+    shaped = from_job(job)
+    assert (shaped.finished, shaped.failed, shaped.failure) == (
+        True,
+        True,
+        ("BackoffLimitExceeded", "Job has reached the specified backoff limit"),
+    )
+    job["status"]["conditions"].append(
+        {"type": "Failed", "status": "True", "reason": "DeadlineExceeded", "message": "late"}
+    )
+    assert from_job(job).failure == ("DeadlineExceeded", "late"), "Failed's own words first"
+    job["status"] = {
+        "conditions": [
+            {"type": "SuccessCriteriaMet", "status": "True", "reason": "CompletionsReached"}
+        ]
+    }
+    shaped = from_job(job)
+    assert (shaped.finished, shaped.failed, shaped.failure) == (True, False, ("", ""))
+    job["status"]["conditions"][0]["status"] = "False"
+    assert (from_job(job).finished, from_job(job).failed) == (False, False)
+
+
 def test_a_cron_job_is_the_job_its_next_run_creates() -> None:
     template = indexed_job("x", NOW, ranks=2, gpus=1, age=timedelta(0))
     cron = {

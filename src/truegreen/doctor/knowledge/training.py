@@ -223,21 +223,24 @@ def _job_ranks(spec: Mapping[str, Any]) -> bool:
     )
 
 
+def _failure(obj: KubeObject, *kinds: str) -> tuple[str, str]:
+    """The reason and message of the first of the `kinds` of condition that holds."""
+    for kind in kinds:
+        found = o.condition(obj, kind)
+        if found is not None and found.get("status") == "True":
+            return str(found.get("reason") or ""), str(found.get("message") or "")
+    return "", ""
+
+
 def _common(obj: KubeObject) -> dict[str, Any]:
     meta = o.mapping(obj.get("metadata"))
-    failed = o.condition(obj, "Failed")
-    failure = (
-        (str(failed.get("reason") or ""), str(failed.get("message") or ""))
-        if failed is not None and failed.get("status") == "True"
-        else ("", "")
-    )
     managed_by = o.mapping(obj.get("spec")).get("managedBy")
     return {
         "name": o.name_of(obj),
         "created": o.created_at(obj),
         "queue": str(o.labels_of(obj).get(QUEUE_LABEL) or ""),
         "uid": str(meta.get("uid") or ""),
-        "failure": failure,
+        "failure": _failure(obj, "Failed"),
         # The Job controller's own name for itself (pkg/apis/batch/types.go JobControllerName).
         "managed_by": ""
         if managed_by in (None, "", "kubernetes.io/job-controller")
@@ -253,6 +256,13 @@ def _selector_keys(job_spec: Mapping[str, Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(k for k in keys if k))
 
 
+_JOB_FAILED = ("Failed", "FailureTarget")
+"""A Job's conditions that say it failed. Since 1.31 the Job controller first writes
+`FailureTarget` (or `SuccessCriteriaMet`) and adds `Failed` (or `Complete`) only once every pod
+has stopped (pkg/controller/job/job_controller.go newFailureCondition, newSuccessCondition:
+delayTerminalCondition()); from the first it starts no pod, so the job's fate is decided."""
+
+
 def from_job(job: KubeObject) -> TrainingJob:
     """A batch/v1 Job: one set of `parallelism` pods (at most `completions`)."""
     spec = o.mapping(job.get("spec"))
@@ -262,9 +272,9 @@ def from_job(job: KubeObject) -> TrainingJob:
         together=_job_ranks(spec),
         selector_keys=_selector_keys(spec),
         suspended=spec.get("suspend") is True,
-        finished=_is_condition(job, "Complete", "Failed"),
-        failed=_is_condition(job, "Failed"),
-        **_common(job),
+        finished=_is_condition(job, "Complete", "SuccessCriteriaMet", *_JOB_FAILED),
+        failed=_is_condition(job, *_JOB_FAILED),
+        **{**_common(job), "failure": _failure(job, *_JOB_FAILED)},
     )
 
 
