@@ -468,6 +468,7 @@ COVERED_ELSEWHERE = (
         "workloads.named-setting-missing",  # test_container_start.py
         "workloads.container-wont-start",  # test_container_start.py
         "workloads.stuck-on-machine",  # test_cluster_reports.py
+        "workloads.preparing",  # test_setup_steps.py
         # test_queue.py
         "queue.not-used",
         "queue.admitted",

@@ -30,6 +30,7 @@ from truegreen.doctor.checks.workloads.words import (
     NONE_FOUND,
     NOT_READY,
     OUT_OF_MEMORY,
+    PREPARING,
     REGISTRY_UNREACHABLE,
     SAY,
     SETTING_MISSING,
@@ -110,6 +111,92 @@ class _PodProblem(Struct, frozen=True):
     fields: tuple[tuple[str, str], ...] = ()
 
 
+class _SetupStep(Struct, frozen=True):
+    """The init container a pod's kubelet waits for before it starts the main containers."""
+
+    name: str
+    sidecar: bool
+    """A native sidecar (`restartPolicy: Always`) whose startup has not yet been seen to
+    succeed; any other is a setup step that runs to its end."""
+    since: datetime | None
+
+    def words(self) -> str:
+        """`its setup step 'fetch-data' has been running` (for how long follows)."""
+        if self.sidecar:
+            return f"its helper '{self.name}' has been starting"
+        return f"its setup step '{self.name}' has been running"
+
+
+def _setup_step(pod: KubeObject) -> _SetupStep | None:
+    """The running init container the kubelet waits for: a setup step runs until it ends, a
+    sidecar until it has started (`started`, its startup probe passed); a started sidecar is
+    past, and the kubelet goes on to the next (pkg/kubelet/kuberuntime/kuberuntime_container.go
+    computeInitContainerActions). None when no init container runs that it waits for."""
+    sidecars = {str(c.get("name")) for c in o.init_containers(o.pod_spec(pod)) if o.is_sidecar(c)}
+    for found in o.sequence(o.mapping(pod.get("status")).get("initContainerStatuses")):
+        status = o.mapping(found)
+        running = o.mapping(o.mapping(status.get("state")).get("running"))
+        name = str(status.get("name") or "")
+        sidecar = name in sidecars
+        if "startedAt" not in running or (sidecar and status.get("started") is True):
+            continue
+        return _SetupStep(name, sidecar, o.parse_time(running.get("startedAt")))
+    return None
+
+
+def _preparing(
+    pod: KubeObject, step: _SetupStep, age: timedelta, now: datetime, kubectl: Kubectl
+) -> _PodProblem:
+    """A pod Pending for `age` while the kubelet runs its setup `step`."""
+    name = o.name_of(pod)
+    ran = _age(step.since, now)
+    return _PodProblem(
+        PREPARING,
+        Status.WARN,
+        Basis.MEASURED,
+        f"pod {name} is Pending for {format_age(age)}: init container {step.name} running "
+        f"for {format_age(ran)}",
+        (
+            ("step", step.words()),
+            ("age", format_age(ran)),
+            ("command", kubectl.here("logs", name, "-c", step.name)),
+        ),
+    )
+
+
+def _pending(
+    pod: KubeObject, now: datetime, grace: timedelta, is_job: bool, kubectl: Kubectl
+) -> _PodProblem | None:
+    """A Pending pod whose containers report no failure: placed and preparing, placed and
+    stuck, or waiting for a machine."""
+    name = o.name_of(pod)
+    describe = ("command", kubectl.here("describe", "pod", name))
+    if not o.node_name(pod) and is_job:
+        return None  # unscheduled training job pods are the capacity check's to explain
+    scheduled = o.condition(pod, "PodScheduled")
+    why = (scheduled or {}).get("message") or "not yet started"
+    age = _age(o.created_at(pod), now)
+    step = _setup_step(pod) if o.node_name(pod) else None
+    if step is not None:
+        # The kubelet measured a step of the pod's start in progress: not a failure to
+        # start, however long it takes (a dataset download may take hours).
+        return None if is_job and age <= grace else _preparing(pod, step, age, now, kubectl)
+    detail = f"pod {name} is Pending for {format_age(age)}: {why}"
+    if age > grace:
+        # A pod placed on a machine is past every question of room: what holds it is
+        # there (a volume, the sandbox, the image), not in the arithmetic.
+        return _PodProblem(
+            STUCK_ON_MACHINE if o.node_name(pod) else WAITING_TOO_LONG,
+            Status.FAIL,
+            Basis.INFERRED,
+            detail,
+            (("age", format_age(age)), describe),
+        )
+    if is_job:
+        return None
+    return _PodProblem(STARTING, Status.WARN, Basis.MEASURED, detail, (("age", format_age(age)),))
+
+
 def _pod_problem(
     pod: KubeObject,
     now: datetime,
@@ -181,27 +268,7 @@ def _pod_problem(
     pod_phase = o.phase(pod)
     created = o.created_at(pod)
     if pod_phase == "Pending":
-        if not o.node_name(pod) and is_job:
-            return None  # unscheduled training job pods are the capacity check's to explain
-        scheduled = o.condition(pod, "PodScheduled")
-        why = (scheduled or {}).get("message") or "not yet started"
-        age = _age(created, now)
-        detail = f"pod {name} is Pending for {format_age(age)}: {why}"
-        if age > grace:
-            # A pod placed on a machine is past every question of room: what holds it is
-            # there (a volume, the sandbox, the image), not in the arithmetic.
-            return _PodProblem(
-                STUCK_ON_MACHINE if o.node_name(pod) else WAITING_TOO_LONG,
-                Status.FAIL,
-                Basis.INFERRED,
-                detail,
-                (("age", format_age(age)), describe),
-            )
-        if is_job:
-            return None
-        return _PodProblem(
-            STARTING, Status.WARN, Basis.MEASURED, detail, (("age", format_age(age)),)
-        )
+        return _pending(pod, now, grace, is_job, kubectl)
     if pod_phase == "Running" and not is_job:
         ready = o.condition(pod, "Ready")
         if ready is not None and ready.get("status") != "True":

@@ -26,6 +26,7 @@ NOT_READY: Final = "workloads.not-ready"
 STARTING: Final = "workloads.starting"
 WAITING_TOO_LONG: Final = "workloads.waiting-too-long"
 STUCK_ON_MACHINE: Final = "workloads.stuck-on-machine"
+PREPARING: Final = "workloads.preparing"
 NO_SHARED_MEMORY: Final = "workloads.no-shared-memory"
 JOB_PAUSED: Final = "workloads.job-paused"
 JOB_EMPTY: Final = "workloads.job-empty"
@@ -127,6 +128,10 @@ WORDS: Final[dict[str, Wording]] = {
     STUCK_ON_MACHINE: Wording(
         "{workload} was given a machine {age} ago and still hasn't started there.",
         "See what holds it up on that machine with {command}.",
+    ),
+    PREPARING: Wording(
+        "{workload} is still preparing: {step} for {age}.",
+        "Nothing has failed; wait for it. {command} shows what it does.",
     ),
     NO_SHARED_MEMORY: Wording(
         "The training job {job} has the container default of 64 MiB of shared memory, too "
