@@ -447,6 +447,7 @@ COVERED_ELSEWHERE = (
         "storage.volume-not-its-own",  # test_storage_sources.py
         "workloads.last-job-out-of-memory",  # test_evidence.py
         "workloads.job-paused",  # test_evidence.py
+        "workloads.schedule-paused",  # test_evidence.py
         "workloads.job-empty",  # test_training_jobs.py
         "workloads.job-queued",  # test_queue.py (Kueue's objects unreadable)
         "workloads.last-job-evicted",  # test_evidence.py

@@ -581,6 +581,71 @@ def test_a_job_held_for_a_queue_that_is_not_installed_is_paused(doctor: Doctor) 
     assert result.exit_code == 2
 
 
+def _paused_schedule(now: datetime, with_job: bool) -> list[Obj]:
+    """A batch/v1 CronJob its operator suspended (`spec.suspend: true`), and, `with_job`, a
+    newer Job its last run made, which completed."""
+    template = training_job("x", now, gpus=1)["spec"]
+    cron = {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {
+            "name": "nightly-train",
+            "namespace": NAMESPACE,
+            "uid": "uid-cron",
+            "creationTimestamp": ts(now - timedelta(days=3)),
+        },
+        "spec": {
+            "schedule": "0 2 * * *",
+            "suspend": True,
+            "concurrencyPolicy": "Forbid",
+            "jobTemplate": {"spec": template},
+        },
+        "status": {
+            "lastScheduleTime": ts(now - timedelta(hours=20)),
+            "lastSuccessfulTime": ts(now - timedelta(hours=19)),
+        },
+    }
+    objects = [o for o in healthy(now) if o["kind"] != "Job"]
+    if not with_job:
+        return [*objects, cron]
+    job = training_job("nightly-train-29000000", now, gpus=1, age=timedelta(hours=20))
+    job["metadata"]["ownerReferences"] = [
+        {
+            "apiVersion": "batch/v1",
+            "kind": "CronJob",
+            "name": "nightly-train",
+            "uid": "uid-cron",
+            "controller": True,
+        }
+    ]
+    return [*objects, cron, job]
+
+
+@pytest.mark.parametrize("with_job", [False, True], ids=["alone", "newer-job-completed"])
+def test_a_paused_schedule_is_said_but_is_no_failure(doctor: Doctor, with_job: bool) -> None:
+    """`spec.suspend` of a CronJob stops the CronJob controller from creating Jobs; "it does
+    not apply to already started executions" (k8s.io/api/batch/v1 types.go CronJobSpec.Suspend;
+    pkg/controller/cronjob/cronjob_controllerv2.go syncCronJob returns before scheduling when
+    suspended). No controller suspends a CronJob (Kueue suspends the Jobs it makes), so a
+    person paused it: the environment still runs training, and the field to clear is
+    `spec.suspend`."""
+    doctor.load(lambda now: _paused_schedule(now, with_job))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "workloads") == [("workloads.schedule-paused", "warn", "measured")]
+    found = _finding(report, "workloads.schedule-paused")
+    assert found["headline"] == (
+        "The training schedule 'nightly-train' is paused: it starts no new training job until "
+        "it is resumed."
+    )
+    assert found["remedy"].startswith("If nobody paused it on purpose, resume it with `kubectl")
+    assert found["remedy"].endswith(
+        'patch cronjobs.batch nightly-train --type=merge -p \'{"spec":{"suspend":false}}\'`.'
+    ), found["remedy"]
+    assert found["details"] == ["CronJob/nightly-train is suspended (spec.suspend)"]
+    assert result.exit_code == 0
+
+
 def test_warnings_are_read_only_while_training_does_not_run(doctor: Doctor) -> None:
     doctor.load("healthy")
     doctor.live("-o", "json")

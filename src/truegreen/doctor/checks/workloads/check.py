@@ -33,6 +33,7 @@ from truegreen.doctor.checks.workloads.words import (
     PREPARING,
     REGISTRY_UNREACHABLE,
     SAY,
+    SCHEDULE_PAUSED,
     SETTING_MISSING,
     SETTING_NAMED_MISSING,
     STARTING,
@@ -423,13 +424,16 @@ def _empty(env: Environment, job: TrainingJob, planned: bool) -> Finding:
     )
 
 
-# Where each kind keeps its `suspend` (the patch that starts it again).
+_SPEC_SUSPEND = '{"spec":{"suspend":false}}'
+# Where each kind keeps its `suspend` (the patch that starts it again): a CronJob's is
+# `spec.suspend` (k8s.io/api/batch/v1 CronJobSpec), a Kubeflow job's `spec.runPolicy.suspend`.
 _SUSPEND_PATCH = {
-    Kind.JOB: '{"spec":{"suspend":false}}',
-    Kind.JOB_SET: '{"spec":{"suspend":false}}',
-    Kind.TRAIN_JOB: '{"spec":{"suspend":false}}',
-    Kind.RAY_JOB: '{"spec":{"suspend":false}}',
-    Kind.RAY_CLUSTER: '{"spec":{"suspend":false}}',
+    Kind.JOB: _SPEC_SUSPEND,
+    Kind.CRON_JOB: _SPEC_SUSPEND,
+    Kind.JOB_SET: _SPEC_SUSPEND,
+    Kind.TRAIN_JOB: _SPEC_SUSPEND,
+    Kind.RAY_JOB: _SPEC_SUSPEND,
+    Kind.RAY_CLUSTER: _SPEC_SUSPEND,
 }
 _KUBEFLOW_PATCH = '{"spec":{"runPolicy":{"suspend":false}}}'
 _ENDING_CODES = {
@@ -500,6 +504,24 @@ def _shared_memory(env: Environment, job: TrainingJob) -> list[Finding]:
     ]
 
 
+def _schedule_paused(env: Environment, cron: TrainingJob) -> Finding:
+    """A suspended CronJob: its controller makes no Job while `spec.suspend` holds, and the
+    Jobs it made run on (k8s.io/api/batch/v1 CronJobSpec.Suspend; pkg/controller/cronjob/
+    cronjob_controllerv2.go syncCronJob). No controller suspends a CronJob (Kueue suspends the
+    Jobs it makes), so a person paused it: said, and no failure of the environment."""
+    return SAY.finding(
+        Status.WARN,
+        Basis.MEASURED,
+        SCHEDULE_PAUSED,
+        details=(f"{cron.ref} is suspended (spec.suspend)",),
+        objects=(cron.ref,),
+        job=f"'{cron.name}'",
+        command=env.settings.kubectl.here(
+            "patch", cron.kind.resource, cron.name, "--type=merge", "-p", _SUSPEND_PATCH[cron.kind]
+        ),
+    )
+
+
 def _job_states(env: Environment) -> list[Finding]:
     """What the training jobs' own status says: a paused job nothing will start, one waiting
     for its queue or its manager, and the newest job's failure (its pods say how it ended).
@@ -517,6 +539,9 @@ def _job_states(env: Environment) -> list[Finding]:
     findings += [_empty(env, j, j is work.planned) for j in work.relevant() if j.empty]
     for job in work.jobs:
         if job.finished or not job.suspended:
+            continue
+        if job.kind is Kind.CRON_JOB:
+            findings.append(_schedule_paused(env, job))
             continue
         if job.queue and not job.managed_by and job is work.judged and judged_by_queue:
             continue

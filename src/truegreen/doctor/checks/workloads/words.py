@@ -29,6 +29,7 @@ STUCK_ON_MACHINE: Final = "workloads.stuck-on-machine"
 PREPARING: Final = "workloads.preparing"
 NO_SHARED_MEMORY: Final = "workloads.no-shared-memory"
 JOB_PAUSED: Final = "workloads.job-paused"
+SCHEDULE_PAUSED: Final = "workloads.schedule-paused"
 JOB_EMPTY: Final = "workloads.job-empty"
 JOB_QUEUED: Final = "workloads.job-queued"
 LAST_JOB_OUT_OF_MEMORY: Final = "workloads.last-job-out-of-memory"
@@ -142,6 +143,10 @@ WORDS: Final[dict[str, Wording]] = {
     JOB_PAUSED: Wording(
         "The training job {job} is paused, and nothing will start it.",
         "If nobody paused it on purpose, start it with {command}.",
+    ),
+    SCHEDULE_PAUSED: Wording(
+        "The training schedule {job} is paused: it starts no new training job until it is resumed.",
+        "If nobody paused it on purpose, resume it with {command}.",
     ),
     JOB_EMPTY: Wording(
         "The training job {job} asks for no programs, so none of it will run.",
