@@ -740,6 +740,67 @@ def test_how_the_last_job_ended_decides_what_to_do(
     assert result.exit_code == (0 if status == "warn" else 2)
 
 
+@pytest.mark.parametrize("level", ["pod", "job"])
+def test_a_job_stopped_at_its_deadline_ran_out_of_time(doctor: Doctor, level: str) -> None:
+    """pod: the kubelet fails a pod past its `spec.activeDeadlineSeconds` with reason
+    DeadlineExceeded, `Pod was active on the node longer than the specified deadline`
+    (pkg/kubelet/active_deadline.go), and kills its container (exit 137); with backoffLimit 0
+    the Job then fails BackoffLimitExceeded. job: past the Job's own `activeDeadlineSeconds`
+    its controller fails it DeadlineExceeded, `Job was active longer than specified deadline`
+    (pkg/controller/job/job_controller.go), an earlier attempt's pod (exit 1) still listed."""
+
+    def build(now: datetime) -> list[Obj]:
+        reason, message = (
+            ("BackoffLimitExceeded", "Job has reached the specified backoff limit")
+            if level == "pod"
+            else ("DeadlineExceeded", "Job was active longer than specified deadline")
+        )
+        job, pod = _failed_job(now, reason, message)
+        job["status"]["conditions"].insert(
+            0, {"type": "FailureTarget", "status": "True", "reason": reason, "message": message}
+        )
+        exit_code = 137 if level == "pod" else 1
+        if level == "pod":
+            job["spec"]["backoffLimit"] = 0
+            job["spec"]["template"]["spec"]["activeDeadlineSeconds"] = 7200
+            pod["status"]["reason"] = "DeadlineExceeded"
+            pod["status"]["message"] = (
+                "Pod was active on the node longer than the specified deadline"
+            )
+        else:
+            job["spec"]["activeDeadlineSeconds"] = 7200
+        pod["status"]["containerStatuses"] = [
+            {
+                "name": "trainer",
+                "ready": False,
+                "restartCount": 0,
+                "state": {"terminated": {"exitCode": exit_code, "reason": "Error"}},
+            }
+        ]
+        return [*healthy(now), job, pod]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "workloads") == [("workloads.last-job-deadline", "fail", "measured")]
+    found = _finding(report, "workloads.last-job-deadline")
+    assert found["headline"] == (
+        "The last training job 'train-002' ran out of time: it was stopped at its deadline."
+    )
+    assert found["details"][1] == (
+        "pod train-002-f1 stopped at its deadline: Pod was active on the node longer than the "
+        "specified deadline"
+        if level == "pod"
+        else "Job was active longer than specified deadline"
+    )
+    shown = "describe pod train-002-f1" if level == "pod" else "describe job train-002"
+    assert found["remedy"].startswith(
+        "Give it a longer deadline (`activeDeadlineSeconds`), or make the work shorter; `kubectl"
+    ), found["remedy"]
+    assert found["remedy"].endswith(f"{shown}` shows what stopped it."), found["remedy"]
+    assert result.exit_code == 2
+
+
 @pytest.mark.parametrize(
     ("message", "limit", "change"),
     [

@@ -116,3 +116,66 @@ def test_running_out_of_memory_comes_first_then_the_disk_limit_then_an_image() -
         Ending.OUT_OF_MEMORY,
         Ending.OVER_DISK_LIMIT,
     ]
+
+
+_KILLED_AT_DEADLINE = {
+    # pkg/kubelet/active_deadline.go: reason and message of a pod past its
+    # spec.activeDeadlineSeconds; the kubelet then kills its containers (exit 137).
+    "phase": "Failed",
+    "reason": "DeadlineExceeded",
+    "message": "Pod was active on the node longer than the specified deadline",
+    "containerStatuses": [
+        {"name": "trainer", "state": {"terminated": {"exitCode": 137, "reason": "Error"}}}
+    ],
+}
+
+
+def test_a_pod_stopped_at_its_deadline_ended_at_the_deadline_not_in_error() -> None:
+    assert _failed_with(_KILLED_AT_DEADLINE) == JobFailure(
+        Ending.DEADLINE,
+        "BackoffLimitExceeded",
+        "pod train-002-f0 stopped at its deadline: Pod was active on the node longer than the "
+        "specified deadline",
+    )
+    exited = {
+        "containerStatuses": [
+            {"name": "trainer", "state": {"terminated": {"exitCode": 1, "reason": "Error"}}}
+        ]
+    }
+    failure = _failed_with(exited, _KILLED_AT_DEADLINE)
+    assert failure is not None
+    assert failure.ending is Ending.DEADLINE, "the deadline over an earlier attempt's exit"
+    oom = {
+        "containerStatuses": [
+            {"name": "trainer", "state": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}}
+        ]
+    }
+    failure = _failed_with(_KILLED_AT_DEADLINE, oom)
+    assert failure is not None
+    assert failure.ending is Ending.OUT_OF_MEMORY, "running out of memory recurs sooner"
+
+
+def test_a_job_its_controller_stopped_at_its_deadline_says_so_over_its_pods() -> None:
+    """pkg/controller/job/job_controller.go: past `spec.activeDeadlineSeconds` the Job fails
+    with reason DeadlineExceeded, `Job was active longer than specified deadline`, whatever an
+    earlier attempt's pod showed (a retry was still allowed)."""
+    job = training_job("train-002", NOW, finished=False)
+    job["spec"]["activeDeadlineSeconds"] = 7200
+    job["status"] = {
+        "failed": 1,
+        "conditions": [
+            {
+                "type": "Failed",
+                "status": "True",
+                "reason": "DeadlineExceeded",
+                "message": "Job was active longer than specified deadline",
+            }
+        ],
+    }
+    pod = job_pod(job, NOW, suffix="e1", node_name="gpu-1", phase="Failed")
+    pod["status"]["containerStatuses"] = [
+        {"name": "trainer", "state": {"terminated": {"exitCode": 1, "reason": "Error"}}}
+    ]
+    assert job_failure(from_job(job), [pod]) == JobFailure(
+        Ending.DEADLINE, "DeadlineExceeded", "Job was active longer than specified deadline"
+    )

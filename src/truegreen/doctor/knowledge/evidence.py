@@ -395,11 +395,22 @@ class _PodEnding(Struct, frozen=True):
     disk_limit: DiskLimit | None = None
 
 
+_DEADLINE_EXCEEDED = "DeadlineExceeded"
+"""The reason of a pod the kubelet stopped past its `activeDeadlineSeconds`
+(pkg/kubelet/active_deadline.go), and of a Job its controller failed past its own
+(pkg/controller/job/job_controller.go)."""
+
+
 def _pod_ending(pod: KubeObject) -> _PodEnding | None:
-    """How a failed pod's program ended, when it says (the kubelet's terminated state, or the
-    pod's eviction: pkg/kubelet/eviction sets reason Evicted)."""
+    """How a failed pod's program ended, when it says (the kubelet's terminated state, the
+    pod's eviction: pkg/kubelet/eviction sets reason Evicted, or its deadline: the kubelet's
+    active deadline handler sets reason DeadlineExceeded and then kills its containers, whose
+    exit is no error of the program's)."""
     status = o.mapping(pod.get("status"))
     name = o.name_of(pod)
+    if status.get("reason") == _DEADLINE_EXCEEDED:
+        message = _bounded(str(status.get("message") or _DEADLINE_EXCEEDED))
+        return _PodEnding(Ending.DEADLINE, f"pod {name} stopped at its deadline: {message}")
     if status.get("reason") == "Evicted":
         message = str(status.get("message") or "")
         detail = f"pod {name} evicted: {_bounded(message)}"
@@ -435,24 +446,26 @@ _ORDER = (
     Ending.OUT_OF_MEMORY,
     Ending.OVER_DISK_LIMIT,
     Ending.IMAGE,
+    Ending.DEADLINE,
     Ending.EVICTED,
     Ending.PROGRAM_FAILED,
 )
 
 
 def job_failure(job: TrainingJob, pods: Sequence[KubeObject]) -> JobFailure | None:
-    """Why `job` failed, when its status says it did; its pods decide how (an out-of-memory
-    kill over an eviction for its own disk limit, over an image that would not download, over
-    an eviction by a machine that ran short, over a plain exit); None for a job that did not
-    fail."""
+    """Why `job` failed, when its status says it did: its controller's DeadlineExceeded
+    first (the job ran out of time, whatever an earlier attempt showed), else its pods decide
+    how (an out-of-memory kill over an eviction for its own disk limit, over an image that
+    would not download, over a pod stopped at its deadline, over an eviction by a machine
+    that ran short, over a plain exit); None for a job that did not fail."""
     if not job.failed:
         return None
     reason, message = job.failure
+    if reason == _DEADLINE_EXCEEDED:
+        return JobFailure(Ending.DEADLINE, reason, _bounded(message or reason))
     endings = [e for e in (_pod_ending(p) for p in pods) if e is not None]
     for ending in _ORDER:
         for found in endings:
             if found.ending is ending:
                 return JobFailure(found.ending, reason, found.detail, found.disk_limit)
-    if reason == "DeadlineExceeded":
-        return JobFailure(Ending.DEADLINE, reason, _bounded(message))
     return JobFailure(Ending.UNKNOWN, reason, _bounded(message or reason or "failed"))

@@ -589,11 +589,13 @@ def _job_states(env: Environment) -> list[Finding]:
         if failure is not None:
             code, status = _ENDING_CODES[failure.ending]
             failed_pod = next((o.name_of(p) for p in pods if o.phase(p) == "Failed"), "")
+            # A job its controller stopped at its deadline: `kubectl describe job` shows it.
+            own_deadline = failure.reason == "DeadlineExceeded"
             command = (
                 kubectl.here("logs", failed_pod)
                 if failed_pod and failure.ending is Ending.PROGRAM_FAILED
                 else kubectl.here("describe", "pod", failed_pod)
-                if failed_pod
+                if failed_pod and not own_deadline
                 else kubectl.here("describe", judged.kind.spec.name.lower(), judged.name)
             )
             findings.append(

@@ -181,7 +181,8 @@ WORDS: Final[dict[str, Wording]] = {
     ),
     LAST_JOB_DEADLINE: Wording(
         "The last training job {job} ran out of time: it was stopped at its deadline.",
-        "Give it a longer deadline, or make the work shorter; {command} shows the deadline.",
+        "Give it a longer deadline (`activeDeadlineSeconds`), or make the work shorter; "
+        "{command} shows what stopped it.",
     ),
     LAST_JOB_FAILED: Wording(
         "The last training job {job} failed: its program ended with an error.",
