@@ -740,6 +740,50 @@ def test_how_the_last_job_ended_decides_what_to_do(
     assert result.exit_code == (0 if status == "warn" else 2)
 
 
+def test_the_program_that_failed_is_named_not_its_sidecar(doctor: Doctor) -> None:
+    """A failed Job's pod with a native sidecar (an init container of restartPolicy Always,
+    KEP-753): the trainer exited 1, then the kubelet stopped the sidecar with SIGTERM, which
+    it answered with exit 143; the sidecar's status comes first in the pod's status
+    (initContainerStatuses)."""
+
+    def build(now: datetime) -> list[Obj]:
+        job, pod = _failed_job(
+            now, "BackoffLimitExceeded", "Job has reached the specified backoff limit"
+        )
+        job["spec"]["backoffLimit"] = 0
+        shipper = "registry.example.com/log-shipper:3.0"
+        job["spec"]["template"]["spec"]["initContainers"] = [
+            {"name": "log-shipper", "image": shipper, "restartPolicy": "Always"}
+        ]
+        pod["spec"]["initContainers"] = job["spec"]["template"]["spec"]["initContainers"]
+
+        def ended(name: str, image: str, code: int) -> Obj:
+            return {
+                "name": name,
+                "image": image,
+                "ready": False,
+                "started": False,
+                "restartCount": 0,
+                "state": {"terminated": {"exitCode": code, "reason": "Error"}},
+            }
+
+        pod["status"]["initContainerStatuses"] = [ended("log-shipper", shipper, 143)]
+        pod["status"]["containerStatuses"] = [
+            ended("trainer", "registry.example.com/trainer:2.1", 1)
+        ]
+        return [*healthy(now), job, pod]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "workloads") == [("workloads.last-job-failed", "fail", "measured")]
+    assert _finding(report, "workloads.last-job-failed")["details"] == [
+        "Job/train-002 failed (BackoffLimitExceeded)",
+        "pod train-002-f1 container trainer: exit code 1 (Error)",
+    ]
+    assert result.exit_code == 2
+
+
 @pytest.mark.parametrize("level", ["pod", "job"])
 def test_a_job_stopped_at_its_deadline_ran_out_of_time(doctor: Doctor, level: str) -> None:
     """pod: the kubelet fails a pod past its `spec.activeDeadlineSeconds` with reason

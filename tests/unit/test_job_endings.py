@@ -179,3 +179,46 @@ def test_a_job_its_controller_stopped_at_its_deadline_says_so_over_its_pods() ->
     assert job_failure(from_job(job), [pod]) == JobFailure(
         Ending.DEADLINE, "DeadlineExceeded", "Job was active longer than specified deadline"
     )
+
+
+def test_a_native_sidecar_stopped_after_the_program_is_not_what_failed() -> None:
+    """KEP-753: the kubelet stops a pod's sidecars (init containers of restartPolicy Always)
+    once its main containers have ended, with SIGTERM (exit 143) or SIGKILL (137); their end
+    follows the program's and never fails the pod (pkg/kubelet/kubelet_pods.go getPhase counts
+    no restartable init container)."""
+    job = training_job("train-002", NOW, finished=False)
+    job["spec"]["template"]["spec"]["initContainers"] = [
+        {"name": "log-shipper", "image": "fluent/fluent-bit:3.0", "restartPolicy": "Always"},
+        {"name": "fetch-data", "image": "registry.example.com/fetch:1"},
+    ]
+    job["status"] = {
+        "failed": 1,
+        "conditions": [{"type": "Failed", "status": "True", "reason": "BackoffLimitExceeded"}],
+    }
+    pod = job_pod(job, NOW, suffix="s1", node_name="gpu-1", phase="Failed")
+
+    def ended(name: str, code: int, reason: str = "Error") -> dict[str, object]:
+        return {"name": name, "state": {"terminated": {"exitCode": code, "reason": reason}}}
+
+    pod["status"]["initContainerStatuses"] = [
+        ended("log-shipper", 143),
+        ended("fetch-data", 0, "Completed"),
+    ]
+    pod["status"]["containerStatuses"] = [ended("trainer", 1)]
+    assert job_failure(from_job(job), [pod]) == JobFailure(
+        Ending.PROGRAM_FAILED,
+        "BackoffLimitExceeded",
+        "pod train-002-s1 container trainer: exit code 1 (Error)",
+    )
+    pod["status"]["initContainerStatuses"][0] = ended("log-shipper", 137, "OOMKilled")
+    failure = job_failure(from_job(job), [pod])
+    assert failure is not None
+    assert failure.ending is Ending.PROGRAM_FAILED, "a sidecar's kill is not the program's"
+    # A setup step that failed is what failed: the main containers never started.
+    pod["status"]["initContainerStatuses"][1] = ended("fetch-data", 2)
+    pod["status"]["containerStatuses"] = [
+        {"name": "trainer", "state": {"waiting": {"reason": "PodInitializing"}}}
+    ]
+    failure = job_failure(from_job(job), [pod])
+    assert failure is not None
+    assert failure.detail == "pod train-002-s1 container fetch-data: exit code 2 (Error)"

@@ -417,9 +417,17 @@ def _pod_ending(pod: KubeObject) -> _PodEnding | None:
         limit = _disk_limit_of(message)
         ending = Ending.EVICTED if limit is None else Ending.OVER_DISK_LIMIT
         return _PodEnding(ending, detail, limit)
+    # A native sidecar's end follows the program's: the kubelet stops it once the main
+    # containers have ended (KEP-753), and its exit never decides the pod's phase
+    # (pkg/kubelet/kubelet_pods.go getPhase skips restartable init containers).
+    sidecars = {str(c.get("name")) for c in o.init_containers(o.pod_spec(pod)) if o.is_sidecar(c)}
     for container in o.container_statuses(pod):
-        terminated = o.mapping(o.mapping(container.get("state")).get("terminated"))
-        last = o.mapping(o.mapping(container.get("lastState")).get("terminated"))
+        if str(container.get("name")) in sidecars:
+            terminated: Mapping[str, Any] = {}
+            last: Mapping[str, Any] = {}
+        else:
+            terminated = o.mapping(o.mapping(container.get("state")).get("terminated"))
+            last = o.mapping(o.mapping(container.get("lastState")).get("terminated"))
         for ended in (terminated, last):
             if ended.get("reason") == "OOMKilled":
                 return _PodEnding(
