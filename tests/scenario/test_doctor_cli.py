@@ -41,6 +41,34 @@ def test_config_file_supplies_settings_and_flags_win(doctor: Doctor, tmp_path: P
             ("--credentials-secret", "no-keys"),
             "--credentials-secret 'no-keys' is not NAME:KEY1,KEY2",
         ),
+        # A Secret's name is a DNS subdomain (pkg/apis/core/validation ValidateSecretName ->
+        # apimachinery IsDNS1123Subdomain); its keys match [-._a-zA-Z0-9]+ and are not '.',
+        # '..' or '..…' (util/validation IsConfigMapKey).
+        (
+            ("--credentials-secret", "train/backend-credentials:username,password"),
+            "truegreen: --credentials-secret: 'train/backend-credentials' can't be a Secret's "
+            "name: a name is lowercase letters, digits, '-' and '.', at most 253 characters "
+            "(its namespace comes from -n). for example --credentials-secret "
+            "backend-login:username,password\n",
+        ),
+        (
+            ("--credentials-secret", "Backend_Credentials:username"),
+            "truegreen: --credentials-secret: 'Backend_Credentials' can't be a Secret's name",
+        ),
+        (
+            ("--credentials-secret", "..:k"),
+            "truegreen: --credentials-secret: '..' can't be a Secret's name",
+        ),
+        (
+            ("--credentials-secret", "backend-credentials:user name"),
+            "truegreen: --credentials-secret: 'user name' can't be a key of a Secret: a key is "
+            "letters, digits, '-', '_' and '.', at most 253 characters, and doesn't start with "
+            "'..'",
+        ),
+        (
+            ("--credentials-secret", "backend-credentials:username,..token"),
+            "truegreen: --credentials-secret: '..token' can't be a key of a Secret",
+        ),
     ],
 )
 def test_bad_flags_are_one_line_and_exit_64(

@@ -60,3 +60,24 @@ def test_a_secret_mapping_that_is_not_names_is_bad_usage(tmp_path: Path, secret:
     assert doctor.exit_code == 64, doctor.stderr
     assert doctor.stderr.startswith(f"truegreen: config {config}: credentials_secret's ")
     assert doctor.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("secret", "words"),
+    [
+        ("{name: Backend_Login, keys: [username]}", "'Backend_Login' can't be a Secret's name"),
+        ("train/backend-login:username", "'train/backend-login' can't be a Secret's name"),
+        ("{name: backend-login, keys: [user name]}", "'user name' can't be a key of a Secret"),
+    ],
+)
+def test_a_secret_name_or_key_no_secret_can_have_is_bad_usage(
+    tmp_path: Path, secret: str, words: str
+) -> None:
+    """A Secret's name is a DNS subdomain (ValidateSecretName), its keys match
+    [-._a-zA-Z0-9]+ (IsConfigMapKey): no Secret could have them, so nothing can be measured."""
+    config = tmp_path / "config.yaml"
+    config.write_text(f"credentials-secret: {secret}\n")
+    doctor = run_cli("doctor", "--snapshot", str(HEALTHY), "--config", str(config))
+    assert doctor.exit_code == 64, doctor.stderr
+    assert doctor.stderr.startswith(f"truegreen: config {config}: credentials_secret: {words}: ")
+    assert doctor.stderr.count("\n") == 1

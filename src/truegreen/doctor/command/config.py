@@ -7,9 +7,11 @@ from typing import Any, Final
 
 from msgspec import Struct
 
+from truegreen.apinames import DNS_SUBDOMAIN, PREFIX_LIMIT
 from truegreen.container_resources import parse_requests_flag
 from truegreen.doctor.environment import CredentialsRequirement, DoctorSettings
 from truegreen.errors import UsageError
+from truegreen.patterns import LazyPattern
 from truegreen.quantity import QuantityError
 from truegreen.yamlwords import plain
 
@@ -86,6 +88,8 @@ def load_config(path: Path | None) -> DoctorConfig:
     for key in ("namespace", "context", "job_requests", "credentials_secret"):
         if values.get(key) is not None and not isinstance(values[key], str):
             raise UsageError(f"config {path}: {key} must be text")
+    if values.get("credentials_secret") is not None:
+        parse_credentials(values["credentials_secret"], f"config {path}: credentials_secret")
     if values.get("kubeconfig") is not None:
         values["kubeconfig"] = Path(str(values["kubeconfig"])).expanduser()
     return DoctorConfig(**values)
@@ -126,15 +130,51 @@ def _as_settings(path: Path, loaded: Mapping[Any, Any]) -> dict[str, Any]:
     return values
 
 
-def parse_credentials(text: str) -> CredentialsRequirement:
-    """`NAME:KEY1,KEY2` as a requirement; UsageError when malformed."""
+_SECRET_KEY = LazyPattern(r"[-._a-zA-Z0-9]+")
+"""A Secret's key (apimachinery util/validation IsConfigMapKey: configMapKeyFmt)."""
+_EXAMPLE = "for example --credentials-secret backend-login:username,password"
+
+
+def _secret_name_problem(name: str) -> str | None:
+    """Why no Secret can be named `name`: its name is a DNS subdomain of at most 253
+    characters (pkg/apis/core/validation ValidateSecretName -> IsDNS1123Subdomain)."""
+    if len(name) <= PREFIX_LIMIT and DNS_SUBDOMAIN.fullmatch(name):
+        return None
+    where = " (its namespace comes from -n)" if "/" in name else ""
+    return (
+        f"{name!r} can't be a Secret's name: a name is lowercase letters, digits, '-' and '.', "
+        f"at most 253 characters{where}"
+    )
+
+
+def _secret_key_problem(key: str) -> str | None:
+    """Why no Secret can hold the key `key` (IsConfigMapKey: at most 253 characters of
+    [-._a-zA-Z0-9], not '.', and not '..' or anything after it)."""
+    if (
+        len(key) <= PREFIX_LIMIT
+        and _SECRET_KEY.fullmatch(key)
+        and key != "."
+        and not key.startswith("..")
+    ):
+        return None
+    return (
+        f"{key!r} can't be a key of a Secret: a key is letters, digits, '-', '_' and '.', at "
+        "most 253 characters, and doesn't start with '..'"
+    )
+
+
+def parse_credentials(text: str, source: str = "--credentials-secret") -> CredentialsRequirement:
+    """`NAME:KEY1,KEY2` as a requirement; UsageError when malformed, or naming a Secret or a
+    key no Secret can have (the API server would refuse to create it: nothing to measure).
+    `source` names where the text came from."""
     name, sep, keys = text.partition(":")
-    key_list = tuple(k.strip() for k in keys.split(",") if k.strip())
+    key_list = tuple(dict.fromkeys(k.strip() for k in keys.split(",") if k.strip()))
     if not name.strip() or not sep or not key_list:
-        raise UsageError(
-            f"--credentials-secret {text!r} is not NAME:KEY1,KEY2",
-            todo="for example --credentials-secret backend-login:username,password",
-        )
+        raise UsageError(f"{source} {text!r} is not NAME:KEY1,KEY2", todo=_EXAMPLE)
+    problems = [_secret_name_problem(name.strip()), *map(_secret_key_problem, key_list)]
+    problem = next((p for p in problems if p is not None), None)
+    if problem is not None:
+        raise UsageError(source, problem, todo=_EXAMPLE)
     return CredentialsRequirement(name.strip(), key_list)
 
 
