@@ -448,6 +448,7 @@ COVERED_ELSEWHERE = (
         "workloads.last-job-out-of-memory",  # test_evidence.py
         "workloads.job-paused",  # test_evidence.py
         "workloads.schedule-paused",  # test_evidence.py
+        "credentials.immutable",  # test_remedies.py
         "workloads.job-empty",  # test_training_jobs.py
         "workloads.job-queued",  # test_queue.py (Kueue's objects unreadable)
         "workloads.last-job-evicted",  # test_evidence.py

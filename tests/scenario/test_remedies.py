@@ -2,6 +2,7 @@
 judge: each command is run against the fake and the finding must go away), a login failure
 said once with what to do, the holders of capacity named, and JSON on every run."""
 
+import base64
 import shlex
 import subprocess
 from collections.abc import Iterator
@@ -186,6 +187,43 @@ def test_missing_backend_keys_are_set_by_the_pasted_command(doctor: Doctor) -> N
     after = doctor.live("-o", "json").json()
     assert [f["code"] for f in after["findings"] if f["check"] == "credentials"] == [
         "credentials.ok"
+    ]
+
+
+def test_an_immutable_login_is_created_again_not_patched(doctor: Doctor) -> None:
+    """A Secret of `immutable: true` takes no change to its data (pkg/apis/core/validation
+    ValidateSecretUpdate: "field is immutable when `immutable` is set"): a patch of its
+    stringData is refused, so the remedy deletes it and creates it with every key, those it
+    has and those it lacks, each value to fill in."""
+
+    def locked(now: datetime) -> list[dict[str, Any]]:
+        objects = healthy(now)
+        secret = next(o for o in objects if o["metadata"]["name"] == "backend-credentials")
+        secret["immutable"] = True
+        secret["data"] = {"username": "", "region": base64.b64encode(b"eu").decode()}
+        return objects
+
+    doctor.load(locked)
+    report = doctor.live("-o", "json").json()
+    said = [(f["code"], f["status"], f["basis"]) for f in report["findings"]]
+    assert [s for s in said if s[0].startswith("credentials.")] == [
+        ("credentials.immutable", "fail", "measured")
+    ]
+    found = _finding(report, "credentials.immutable")
+    assert found["headline"] == (
+        "Training can't reach its backend: the stored login 'backend-credentials' lacks "
+        "password and has empty username, and it can't be changed (it is immutable)."
+    )
+    kubectl = [KUBECTL, "--kubeconfig", str(doctor.kubeconfig)]
+    assert _commands(found["remedy"]) == [
+        [*kubectl, "delete", "secret", "backend-credentials"],
+        [
+            *kubectl,
+            *("create", "secret", "generic", "backend-credentials"),
+            "--from-literal=username=VALUE",
+            "--from-literal=password=VALUE",
+            "--from-literal=region=VALUE",
+        ],
     ]
 
 
