@@ -323,6 +323,76 @@ def test_a_failing_plugin_s_own_words_reach_both(
     assert api.authorizations == []
 
 
+def _encrypted_key(key: Path, out: Path, *, legacy: bool) -> Path:
+    """`key` behind the passphrase `hunter2`: PKCS #8 (`ENCRYPTED PRIVATE KEY`), or OpenSSL's
+    legacy form (`EC PRIVATE KEY` with a `Proc-Type: 4,ENCRYPTED` header)."""
+    encrypt = (
+        ["pkey", "-traditional", "-aes256"] if legacy else ["pkcs8", "-topk8", "-v2", "aes256"]
+    )
+    subprocess.run(
+        ["openssl", *encrypt, "-in", str(key), "-out", str(out), "-passout", "pass:hunter2"],
+        check=True,
+        capture_output=True,
+    )
+    return out
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["pkcs8-file", "legacy-data"])
+def test_a_client_key_behind_a_passphrase_is_refused_by_both_at_once(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, legacy: bool
+) -> None:
+    """Go's crypto/tls `X509KeyPair` (tls.go, parsePrivateKey) reads no encrypted key and asks
+    for no passphrase: kubectl stops at once with `tls: failed to parse private key`. OpenSSL,
+    left to itself, prompts "Enter PEM pass phrase:" on the terminal and waits."""
+    api = serve(any_login=True)
+    api.require_client_certificates(pki.ca)
+    key = _encrypted_key(pki.client.key, tmp_path / "client-enc.key", legacy=legacy)
+    user = (
+        {
+            "client-certificate-data": base64.b64encode(pki.client.cert.read_bytes()).decode(),
+            "client-key-data": base64.b64encode(key.read_bytes()).decode(),
+        }
+        if legacy
+        else {"client-certificate": str(pki.client.cert), "client-key": str(key)}
+    )
+    config = _write(tmp_path, _cluster(api.url, pki), user)
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "tls: failed to parse private key" in by_kubectl.result.stderr, by_kubectl.result
+    assert truegreen(config, monkeypatch).refused() == (
+        "the kubeconfig user 'u' has a client key protected by a passphrase: kubectl cannot "
+        "use it either (tls: failed to parse private key). name a key without a passphrase in "
+        "client-key or client-key-data (`openssl pkey -in KEY -out PLAIN_KEY` writes one)"
+    )
+    assert api.authorizations == []
+
+
+def test_a_plugin_answering_a_client_key_behind_a_passphrase_is_refused_by_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """client-go exec.go (`Authenticator.refreshCredsLocked`) hands the answer to
+    `tls.X509KeyPair`, which reads no encrypted key: "failed parsing client key/certificate"."""
+    api = serve(any_login=True)
+    api.require_client_certificates(pki.ca)
+    key = _encrypted_key(pki.client.key, tmp_path / "client-enc.key", legacy=False)
+    plugin = _plugin(tmp_path)
+    plugin.plan(
+        exec_credential(
+            V1, clientCertificateData=pki.client.cert.read_text(), clientKeyData=key.read_text()
+        )
+    )
+    config = _write(tmp_path, _cluster(api.url, pki), _exec())
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "tls: failed to parse private key" in by_kubectl.result.stderr, by_kubectl.result
+    assert truegreen(config, monkeypatch).why == (
+        f"Couldn't log in to the cluster at {api.url}: cannot log in as user 'u': its credential "
+        f"plugin {plugin.path} returned a client key protected by a passphrase, which kubectl "
+        "cannot use either (tls: failed to parse private key)."
+    )
+    assert api.authorizations == []
+
+
 def test_a_written_token_beside_a_plugin_wins_in_both(
     serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -4,8 +4,16 @@ Certificates are made in the test with `openssl`; servers are `tests/support/hos
 """
 
 import contextlib
+import os
+import pty
+import select
+import signal
 import ssl
+import subprocess
+import sys
 import tempfile
+import textwrap
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,6 +108,73 @@ def test_a_client_certificate_is_shown_and_its_files_are_gone(pki: Pki) -> None:
             _status(mutual.url, TlsSettings(ca_pem=ca))
         assert _status(mutual.url, TlsSettings(ca_pem=ca, client_certificate=certificate)) == 200
     assert _leftover_key_folders() == before
+
+
+_UNDER_A_TERMINAL = """
+from pathlib import Path
+from truegreen.http import tlsstream
+from truegreen.http.errors import TlsFailedError
+from truegreen.http.tls import ClientCertificate, TlsSettings
+
+pair = ClientCertificate(Path({cert!r}).read_bytes(), Path({key!r}).read_bytes())
+try:
+    tlsstream.ssl_context(TlsSettings(client_certificate=pair))
+except TlsFailedError as error:
+    print("refused:", error)
+"""
+
+
+def _run_under_a_terminal(program: str, limit: float = 30.0) -> tuple[str, int | None]:
+    """What `program` wrote and its exit code (None: still running at `limit`, then killed),
+    run with a pseudo-terminal as its controlling terminal, where OpenSSL's prompts go."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child: a new session whose controlling terminal is the pty
+        os.execv(sys.executable, [sys.executable, "-c", program])
+    output, ends = b"", time.monotonic() + limit
+    try:
+        while time.monotonic() < ends:
+            if select.select([fd], [], [], 0.2)[0]:
+                try:
+                    chunk = os.read(fd, 4096)
+                except OSError:  # EIO: the child closed its end
+                    break
+                if not chunk:
+                    break
+                output += chunk
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                return output.decode(errors="replace"), os.waitstatus_to_exitcode(status)
+        else:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return output.decode(errors="replace"), None
+        _, status = os.waitpid(pid, 0)
+        return output.decode(errors="replace"), os.waitstatus_to_exitcode(status)
+    finally:
+        os.close(fd)
+
+
+def test_a_client_key_behind_a_passphrase_is_refused_without_a_prompt(
+    pki: Pki, tmp_path: Path
+) -> None:
+    """OpenSSL asks a key's passphrase on the controlling terminal ("Enter PEM pass phrase:")
+    and waits, unless the caller answers for it; Go's crypto/tls (`X509KeyPair`), and so
+    kubectl, never asks. Run where a terminal is there to prompt on: no prompt, one refusal."""
+    key = tmp_path / "client-enc.key"
+    subprocess.run(
+        [
+            *("openssl", "pkcs8", "-topk8", "-passout", "pass:hunter2"),
+            *("-in", str(pki.client.key), "-out", str(key)),
+        ],
+        check=True,
+        capture_output=True,
+    )
+    program = textwrap.dedent(_UNDER_A_TERMINAL).format(cert=str(pki.client.cert), key=str(key))
+    output, exit_code = _run_under_a_terminal(program)
+    assert (output.replace("\r\n", "\n"), exit_code) == (
+        "refused: the client key is protected by a passphrase, which cannot be asked for\n",
+        0,
+    )
 
 
 def test_contexts_are_built_once_per_settings(pki: Pki) -> None:

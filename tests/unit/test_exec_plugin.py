@@ -42,6 +42,13 @@ from truegreen.http.tls import ClientCertificate
 T0 = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
 PEM_CERT = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
 PEM_KEY = "-----BEGIN PRIVATE KEY-----\nMIIE\n-----END PRIVATE KEY-----\n"
+# A key behind a passphrase, as `openssl pkcs8 -topk8` and `openssl pkey -traditional -aes256`
+# write one: Go's crypto/tls reads neither (tls.go parsePrivateKey).
+ENCRYPTED_KEYS = (
+    "-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIHs\n-----END ENCRYPTED PRIVATE KEY-----\n",
+    "-----BEGIN EC PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-256-CBC,FDE8\n\n"
+    "MHcC\n-----END EC PRIVATE KEY-----\n",
+)
 SECRET = "s3cret-token-never-printed"
 
 
@@ -469,6 +476,14 @@ def test_a_token_and_a_certificate_are_both_used(plugin: RecordingPlugin, tmp_pa
         (
             exec_credential("v" * 200, token=SECRET),
             f"answered in {'v' * 79}… where the kubeconfig asks for {V1}",
+        ),
+        *(
+            (
+                exec_credential(clientCertificateData=PEM_CERT, clientKeyData=key),
+                "returned a client key protected by a passphrase, which kubectl cannot use "
+                "either (tls: failed to parse private key)",
+            )
+            for key in ENCRYPTED_KEYS
         ),
     ],
 )

@@ -13,7 +13,7 @@ from truegreen.cluster.credentials import Credential
 from truegreen.cluster.exec_plugin import ExecCredentialSource
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
 from truegreen.cluster.settings import ConnectionSettings
-from truegreen.errors import TruegreenError
+from truegreen.errors import ConnectionSetupError, TruegreenError
 from truegreen.http.proxy import Proxy
 from truegreen.http.tls import ClientCertificate
 
@@ -182,6 +182,31 @@ def test_a_token_beside_an_oidc_login_wins(tmp_path: Path) -> None:
     oidc = {"auth-provider": {"name": "oidc", "config": {"idp-issuer-url": "x", "client-id": "y"}}}
     resolved = _resolve(tmp_path, {"server": "https://api.corp"}, {"token": "written", **oidc})
     assert resolved.credentials.current() == Credential("Bearer written")
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        b"-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIHs\n-----END ENCRYPTED PRIVATE KEY-----\n",
+        b"-----BEGIN RSA PRIVATE KEY-----\nProc-Type: 4,ENCRYPTED\nDEK-Info: AES-128-CBC,0A1B\n\n"
+        b"MIIE\n-----END RSA PRIVATE KEY-----\n",
+    ],
+    ids=["pkcs8", "legacy"],
+)
+def test_a_client_key_behind_a_passphrase_is_refused_before_any_request(
+    tmp_path: Path, key: bytes
+) -> None:
+    """Go's crypto/tls `X509KeyPair` (tls.go parsePrivateKey) reads no encrypted key and asks
+    for no passphrase: kubectl stops with "tls: failed to parse private key"."""
+    (tmp_path / "client.key").write_bytes(key)
+    user = {"client-certificate-data": "Q0VSVA==", "client-key": "client.key"}
+    with pytest.raises(ConnectionSetupError) as caught:
+        _resolve(tmp_path, {"server": "https://api.corp"}, user)
+    assert caught.value.line() == (
+        "the kubeconfig user 'u' has a client key protected by a passphrase: kubectl cannot use "
+        "it either (tls: failed to parse private key). name a key without a passphrase in "
+        "client-key or client-key-data (`openssl pkey -in KEY -out PLAIN_KEY` writes one)"
+    )
 
 
 def test_a_plugin_beside_a_token_is_still_checked(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ from truegreen.cluster.plugin_process import Ending, PluginRun, one_line, run_pl
 from truegreen.cluster.redact import redact_arguments, redact_text
 from truegreen.errors import ConnectionSetupError
 from truegreen.http.deadline import Deadline
-from truegreen.http.tls import ClientCertificate
+from truegreen.http.tls import ENCRYPTED_KEY_REASON, ClientCertificate
 
 V1 = "client.authentication.k8s.io/v1"
 V1BETA1 = "client.authentication.k8s.io/v1beta1"
@@ -325,9 +325,15 @@ def parse_answer(plugin: ExecPlugin, stdout: bytes) -> Credential:
         raise refused("returned only certificate or key, not both")
     if cert and not _looks_like_pair(cert, key):
         raise refused("returned a client certificate or key that is not PEM")
+    certificate = ClientCertificate(cert.encode(), key.encode()) if cert else None
+    if certificate is not None and certificate.key_is_encrypted:
+        raise refused(
+            "returned a client key protected by a passphrase, which kubectl cannot use either"
+            f" ({ENCRYPTED_KEY_REASON})"
+        )
     return Credential(
         authorization=f"Bearer {token}" if token else None,
-        certificate=ClientCertificate(cert.encode(), key.encode()) if cert else None,
+        certificate=certificate,
         expires_at=_expiry(status.get("expirationTimestamp"), refused),
     )
 

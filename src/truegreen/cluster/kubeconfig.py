@@ -34,7 +34,7 @@ from truegreen.cluster.kubeconfig_file import (
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.errors import ConnectionSetupError, TruegreenError, UsageError
 from truegreen.http.proxy import Proxy, ProxyUrlError, parse_proxy_url, proxy_from_environment
-from truegreen.http.tls import ClientCertificate, TlsSettings
+from truegreen.http.tls import ENCRYPTED_KEY_REASON, ClientCertificate, TlsSettings
 
 SERVICE_ACCOUNT = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 """Where Kubernetes mounts a pod's service account (token, ca.crt, namespace)."""
@@ -551,7 +551,16 @@ def _client_certificate(user: _Entry, where: str) -> ClientCertificate | None:
             f"{where} has a client certificate but no key",
             todo="add client-key or client-key-data to the kubeconfig",
         )
-    return ClientCertificate(cert, key)
+    certificate = ClientCertificate(cert, key)
+    if certificate.key_is_encrypted:
+        # Refused here, before any request: kubectl stops as soon as it builds its transport.
+        raise ConnectionSetupError(
+            f"{where} has a client key protected by a passphrase",
+            f"kubectl cannot use it either ({ENCRYPTED_KEY_REASON})",
+            "name a key without a passphrase in client-key or client-key-data "
+            "(`openssl pkey -in KEY -out PLAIN_KEY` writes one)",
+        )
+    return certificate
 
 
 def _in_cluster(settings: ConnectionSettings, account: Path) -> ResolvedConnection:

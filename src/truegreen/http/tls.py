@@ -2,6 +2,9 @@
 
 from msgspec import Struct
 
+ENCRYPTED_KEY_REASON = "tls: failed to parse private key"
+"""What kubectl says of a client key behind a passphrase (Go's crypto/tls `X509KeyPair`)."""
+
 
 class ClientCertificate(Struct, frozen=True):
     """A client certificate and its private key, PEM-encoded. `repr` never shows the key."""
@@ -11,6 +14,16 @@ class ClientCertificate(Struct, frozen=True):
 
     def __repr__(self) -> str:
         return "ClientCertificate(<hidden>)"
+
+    @property
+    def key_is_encrypted(self) -> bool:
+        """Whether the key is protected by a passphrase: a PKCS #8 `ENCRYPTED PRIVATE KEY`, or
+        a legacy OpenSSL key with a `Proc-Type: 4,ENCRYPTED` header. Go's crypto/tls
+        (`X509KeyPair`) reads neither and never asks for a passphrase."""
+        return (
+            b"-----BEGIN ENCRYPTED PRIVATE KEY-----" in self.key_pem
+            or b"Proc-Type: 4,ENCRYPTED" in self.key_pem
+        )
 
 
 class TlsSettings(Struct, frozen=True):

@@ -64,6 +64,17 @@ def _build(settings: TlsSettings) -> ssl.SSLContext:
     return context
 
 
+class _PassphraseAskedError(Exception):
+    """OpenSSL asked for the client key's passphrase."""
+
+
+def _no_passphrase() -> bytes:
+    # Given as load_cert_chain's password, this is what OpenSSL asks instead of prompting
+    # "Enter PEM pass phrase:" on the terminal (and waiting there, under _contexts_lock).
+    # kubectl never asks either: Go's crypto/tls reads no encrypted key.
+    raise _PassphraseAskedError
+
+
 def _load_client_certificate(context: ssl.SSLContext, certificate: ClientCertificate) -> None:
     """`ssl` reads client keys only from files: write them to a private folder, load, delete."""
     folder = Path(tempfile.mkdtemp(prefix="truegreen-tls-"))  # mkdtemp makes it 0700
@@ -73,7 +84,11 @@ def _load_client_certificate(context: ssl.SSLContext, certificate: ClientCertifi
             handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(handle, "wb") as file:
                 file.write(content)
-        context.load_cert_chain(str(cert), str(key))
+        context.load_cert_chain(str(cert), str(key), password=_no_passphrase)
+    except _PassphraseAskedError:
+        raise TlsFailedError(
+            "the client key is protected by a passphrase, which cannot be asked for"
+        ) from None
     except (ssl.SSLError, ValueError):
         raise TlsFailedError("the client certificate or its key is not usable") from None
     finally:
