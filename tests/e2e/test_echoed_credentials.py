@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.auth_echo import write_plugin
 from tests.support.cli import run_cli
 from tests.support.hostile import (
     Answer,
@@ -122,3 +123,42 @@ def test_a_forbidden_answer_that_quotes_the_token_never_prints_it(
         )
     assert result.exit_code == 3, (result.exit_code, result.stderr)
     assert TOKEN not in result.stdout + result.stderr
+
+
+JWT = "eyJhbGciOiJSUzI1NiIsImtpZCI6IjEifQ.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJlLXNlY3JldA"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("doctor", "--no-registry"),
+        ("doctor", "--no-registry", "-o", "json"),
+        ("snapshot", "--no-registry", "-o", "json"),
+    ],
+    ids=["doctor", "doctor-json", "snapshot-json"],
+)
+def test_a_failing_plugin_that_echoes_its_token_is_quoted_without_it(
+    tmp_path: Path, certificate: ServerCertificate, command: tuple[str, ...]
+) -> None:
+    """A login plugin's first line of error output is quoted in the failure line; a plugin may
+    print the bearer token it failed with (kubectl passes its stderr through whole). The token
+    is taken out; the plugin's own words around it stay."""
+    plugin = write_plugin(tmp_path / "plugins")
+    plugin.plan({"stderr": f"error: the API rejected Bearer {JWT}\n", "exit": 1})
+    user = (
+        "{exec: {apiVersion: client.authentication.k8s.io/v1, interactiveMode: Never, "
+        f"command: {plugin.path}}}}}"
+    )
+    with ScriptedApi(_echo(401, "Unauthorized"), certificate) as server:
+        kubeconfig = _kubeconfig(tmp_path / "kubeconfig", server.url, user, certificate.ca)
+        extra = ("--output-directory", str(tmp_path / "snap")) if command[0] == "snapshot" else ()
+        result = run_cli(command[0], "--kubeconfig", str(kubeconfig), *extra, *command[1:])
+        assert server.received == [], "nothing is sent without a login"
+    assert result.exit_code == 3, (result.exit_code, result.stderr)
+    printed = result.stdout + result.stderr
+    assert JWT not in printed
+    assert "eyJ" not in printed
+    assert (
+        f"cannot log in as user 'u': exec: executable {plugin.path} failed with exit code 1, "
+        "saying: error: the API rejected Bearer <redacted>." in printed
+    ), printed

@@ -643,6 +643,47 @@ def test_a_complaint_holding_a_secret_shape_is_quoted_redacted(plugin: Recording
     )
 
 
+@pytest.mark.parametrize(
+    ("said", "quoted"),
+    [
+        (
+            "error: the API rejected Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJhZG1pbiJ9.c2lnbmF0dXJl",
+            "error: the API rejected Bearer <redacted>",
+        ),
+        ("cached eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0. is stale", "cached <redacted> is stale"),
+        (
+            "could not use refresh token ya29.a0AfB_byC-x1 for the session",
+            "could not use refresh token <redacted> for the session",
+        ),
+        (
+            "login as admin with password hunter2 failed",
+            "login as admin with password <redacted> failed",
+        ),
+        ("client SECRET Zm9vYmFy== was refused", "client SECRET <redacted> was refused"),
+        ("Negotiate YIIGhgYJKoZIhvcSAQICAQBuggZ1 refused", "Negotiate <redacted> refused"),
+        ("basic dXNlcjpwYXNz.", "basic <redacted>."),
+        ("id_token eyJ0eXAi.eyJzdWIi.sig", "id_token <redacted>"),
+        # plain words after a secret word are the plugin's own words, and stay
+        ("token expired, run aws sso login", "token expired, run aws sso login"),
+        ("the token has expired.", "the token has expired."),
+        ("password re-entry required", "password re-entry required"),
+        ("Basic realm=kubernetes refused", "Basic realm=kubernetes refused"),
+        ("Bearer Unauthorized", "Bearer Unauthorized"),
+    ],
+)
+def test_a_complaint_holding_a_login_is_quoted_without_it(
+    plugin: RecordingPlugin, said: str, quoted: str
+) -> None:
+    """A plugin may print the token it failed with: `Bearer <token68>` (RFC 7235), a JWT
+    (RFC 7519, three base64url parts, the first `eyJ`), or a value after password, token or
+    secret that is no plain word."""
+    plugin.plan({"stderr": said + "\n", "exit": 1})
+    assert failure(source(plugin)) == (
+        f"cannot log in as user 'alice': exec: executable {plugin.path} failed with exit code 1, "
+        f"saying: {quoted}. do what the plugin asks (often: log in with it again), then retry"
+    )
+
+
 def test_a_plugin_killed_by_a_signal_says_so(plugin: RecordingPlugin) -> None:
     plugin.plan({"signal": int(signal.SIGKILL)})
     assert failure(source(plugin)).startswith(

@@ -34,7 +34,7 @@ from msgspec import Struct
 
 from truegreen.cluster.credentials import Credential, CredentialError, PluginNoAnswerError
 from truegreen.cluster.plugin_process import Ending, PluginRun, one_line, run_plugin
-from truegreen.cluster.redact import redact_arguments, redact_text
+from truegreen.cluster.redact import REDACTED, redact_arguments, redact_text
 from truegreen.errors import ConnectionSetupError
 from truegreen.http.deadline import Deadline
 from truegreen.http.tls import ENCRYPTED_KEY_REASON, ClientCertificate
@@ -55,6 +55,18 @@ SAID_LIMIT = 200
 # Go's time.RFC3339 layout as metav1.Time parses it; Python 3.11 reads every such text
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})", re.ASCII)
 _NOT_A_TIME = "answered an expirationTimestamp that is not an RFC 3339 time"
+# What a plugin's complaint may hold beyond the shapes redact_text finds: the token it failed
+# with, after an auth scheme (`Bearer <token68>`, RFC 7235) or a secret word (`refresh token
+# ya29…`, `password hunter2`), and a JWT standing alone (RFC 7519: three base64url parts, the
+# header's JSON starting `{"` so its text `eyJ`). A sentence's full stop ends a value.
+_TOKEN68 = r"[A-Za-z0-9._~+/-]*[A-Za-z0-9_~+/-]=*"
+_LOGIN_WORD_AND_VALUE = re.compile(
+    r"(?i)(?<![a-z0-9])(bearer|basic|negotiate|token|password|passwd|secret)([ \t]+)"
+    rf"({_TOKEN68})"
+)
+_JWT = re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
+# The plugin's own words after such a word (`token expired`, `Basic realm=…`) are not a secret.
+_PLAIN_WORD = re.compile(r"[A-Za-z][a-z]*(?:-[a-z]+)*")
 # Go's encoding/json escapes these inside strings; byte-identical requests keep plugins that
 # compare KUBERNETES_EXEC_INFO (or log it) seeing what kubectl would send.
 _GO_JSON_ESCAPES = str.maketrans(
@@ -517,7 +529,22 @@ def _said(run: PluginRun, interactive: bool) -> str:
     plugin may echo the token it failed to refresh)."""
     for line in run.stderr_head.decode(errors="replace").splitlines():
         if line.strip():
-            return f", saying: {one_line(redact_text(line), limit=SAID_LIMIT)}"
+            quoted = redact_login_words(redact_text(line))
+            return f", saying: {one_line(quoted, limit=SAID_LIMIT)}"
     if interactive:
         return " (its own messages are above)"
     return " without saying why"
+
+
+def redact_login_words(text: str) -> str:
+    """`text` with the logins a plugin may echo replaced by `<redacted>`: a JWT, and the value
+    after an auth scheme or after password, token or secret, unless that value is a plain word
+    (`token expired` stays)."""
+    text = _JWT.sub(REDACTED, text)
+    return _LOGIN_WORD_AND_VALUE.sub(_login_value_redacted, text)
+
+
+def _login_value_redacted(found: re.Match[str]) -> str:
+    if _PLAIN_WORD.fullmatch(found[3].rstrip("=")):
+        return found[0]
+    return f"{found[1]}{found[2]}{REDACTED}"
