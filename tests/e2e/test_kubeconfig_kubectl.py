@@ -862,6 +862,28 @@ def test_a_plain_http_server_is_sent_no_credentials_by_either(
     assert set(api.authorizations) == {None}
 
 
+def test_a_password_without_a_username_is_sent_by_neither(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """client-go sends a Basic login only with a username (transport/config.go `HasBasicAuth`:
+    `len(c.Username) != 0`); with a password alone clientcmd finds no login at all
+    (client_config.go `canIdentifyUser`) and kubectl asks for a username on its terminal,
+    failing without one. truegreen asks nothing: it says so before any request."""
+    api = serve(any_login=True)
+    config = _write(tmp_path, _cluster(api.url, pki), {"password": "OnlyPassw0rd"})
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert "Please enter Username:" in by_kubectl.result.stdout, by_kubectl.result
+    assert set(api.authorizations) <= {None}  # no Basic login went out
+    api.authorizations.clear()
+    assert truegreen(config, monkeypatch).refused() == (
+        f"the kubeconfig user 'u' in {config} has a password but no username: kubectl sends no "
+        "login without one (it asks for the username on a terminal). add the username to the "
+        "kubeconfig, or remove the password"
+    )
+    assert api.authorizations == []
+
+
 def test_a_token_that_would_split_the_request_is_sent_by_neither(
     serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -167,6 +167,30 @@ def test_a_written_login_beside_an_exec_plugin_wins(
     assert resolved.credentials.current() == expected
 
 
+def test_a_password_without_a_username_is_no_login(tmp_path: Path) -> None:
+    """client-go transport/config.go `HasBasicAuth` is `len(c.Username) != 0`: a password alone
+    sends no Basic login, leaves a plugin to run (exec.go UpdateTransportConfig) and a client
+    certificate to log in alone; with nothing else kubectl asks for a username
+    (client_config.go `canIdentifyUser`), which truegreen refuses to do."""
+    with_certificate = _resolve(
+        tmp_path, {"server": "https://api.corp"}, {"password": "p", **_CERTIFICATE}
+    )
+    assert with_certificate.credentials.current() == Credential(
+        None, ClientCertificate(b"CERT", b"KEY")
+    )
+    with_plugin = _resolve(tmp_path, {"server": "https://api.corp"}, {"password": "p", **_PLUGIN})
+    assert isinstance(with_plugin.credentials, ExecCredentialSource)
+    with pytest.raises(ConnectionSetupError) as caught:
+        _resolve(tmp_path, {"server": "https://api.corp"}, {"password": "p"})
+    assert caught.value.line() == (
+        f"the kubeconfig user 'u' in {tmp_path / 'kubeconfig'} has a password but no username: "
+        "kubectl sends no login without one (it asks for the username on a terminal). add the "
+        "username to the kubeconfig, or remove the password"
+    )
+    only_user = _resolve(tmp_path, {"server": "https://api.corp"}, {"username": "u"})
+    assert only_user.credentials.current() == Credential("Basic dTo=")
+
+
 def test_a_token_file_beside_an_exec_plugin_wins(tmp_path: Path) -> None:
     (tmp_path / "token").write_text("from-file\n")
     resolved = _resolve(tmp_path, {"server": "https://api.corp"}, {"tokenFile": "token", **_PLUGIN})

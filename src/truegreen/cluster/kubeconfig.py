@@ -511,10 +511,19 @@ def _user_credentials(name: str, user: _Entry, cluster: _Entry, source: str) -> 
         )
         # A token or login written beside a plugin wins: kubectl's exec authenticator stands
         # aside for them and for a client certificate (exec.go UpdateTransportConfig), and the
-        # bearer and basic wrappers run before an auth-provider's (round_trippers.go).
-        written = token or token_file or username or password
+        # bearer and basic wrappers run before an auth-provider's (round_trippers.go). A
+        # password without a username is no login (transport/config.go HasBasicAuth).
+        written = token or token_file or username
         if not written and (certificate is None or "auth-provider" in settings):
             return plugin
+    elif password and not username and certificate is None:
+        # clientcmd finds no login here (client_config.go canIdentifyUser) and kubectl asks
+        # for a username on the terminal; truegreen asks nothing.
+        raise ConnectionSetupError(
+            f"{where} in {source} has a password but no username",
+            "kubectl sends no login without one (it asks for the username on a terminal)",
+            "add the username to the kubeconfig, or remove the password",
+        )
     if token_file is not None:
         return TokenFileCredentials(
             token_file,
@@ -525,8 +534,8 @@ def _user_credentials(name: str, user: _Entry, cluster: _Entry, source: str) -> 
     authorization = (
         f"Bearer {token}"
         if token
-        else basic_authorization(username or "", password or "")
-        if username or password
+        else basic_authorization(username, password or "")
+        if username
         else None
     )
     return StaticCredentials(Credential(authorization, certificate), f"user {name!r}")
