@@ -17,6 +17,7 @@ import json
 import os
 import shutil
 import subprocess
+import textwrap
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -433,6 +434,30 @@ def test_the_plugin_gets_the_same_cluster_from_both_across_two_files(
     assert ours == kubectl_info
     sent = json.loads(ours)["spec"]["cluster"]["certificate-authority-data"]
     assert base64.b64decode(sent) == pki.ca.read_bytes()
+
+
+def test_the_plugin_gets_a_certificate_authority_written_across_lines_from_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """certificate-authority-data wrapped at 76 columns, as `base64` prints it: Go's
+    encoding/base64 skips the line breaks, and rest/exec.go ConfigToExecCluster hands the
+    plugin the CA's bytes, which kubectl encodes again on one line."""
+    api = serve("Bearer tok")
+    plugin = _plugin(tmp_path)
+    plugin.plan(exec_credential(V1, token="tok"))
+    wrapped = "\n".join(textwrap.wrap(base64.b64encode(pki.ca.read_bytes()).decode(), 76))
+    cluster = {"server": api.url, "certificate-authority-data": wrapped + "\n"}
+    config = _write(tmp_path, cluster, _exec(provideClusterInfo=True))
+    written = yaml.safe_load(config.read_text())["clusters"][0]["cluster"]
+    assert written["certificate-authority-data"].count("\n") > 1  # the line breaks are kept
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    kubectl_info = plugin.runs()[-1]["info"]
+    assert truegreen(config, monkeypatch).connected
+    ours = plugin.runs()[-1]["info"]
+    assert ours == kubectl_info
+    sent = json.loads(ours)["spec"]["cluster"]["certificate-authority-data"]
+    assert base64.b64decode(sent, validate=True) == pki.ca.read_bytes()
 
 
 # -- auth-provider: oidc (plugin/pkg/client/auth/oidc/oidc.go) ------------------------------

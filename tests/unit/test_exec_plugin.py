@@ -210,8 +210,19 @@ def test_provide_cluster_info_hands_over_the_cluster_as_kubectl_encodes_it(
             },
             '{"server":"https://x","config":{"10":"ten","9":"nine","list":[{"x":"zürich","y":1}]}}',
         ),
+        (
+            # wrapped as `base64` prints it; Go's decoder skips \r and \n (encoding/base64)
+            {"server": "https://x", "certificate-authority-data": "Q0FC\r\nREVG\n"},
+            '{"server":"https://x","certificate-authority-data":"Q0FCREVG","config":null}',
+        ),
     ],
-    ids=["nothing-set", "only-a-server", "data-beats-file", "sorted-as-strings-raw-utf8"],
+    ids=[
+        "nothing-set",
+        "only-a-server",
+        "data-beats-file",
+        "sorted-as-strings-raw-utf8",
+        "data-across-lines",
+    ],
 )
 def test_the_cluster_info_sends_only_what_is_set(
     plugin: RecordingPlugin, cluster: dict[str, Any], encoded: str

@@ -33,6 +33,7 @@ from typing import Any
 from msgspec import Struct
 
 from truegreen.cluster.credentials import Credential, CredentialError, PluginNoAnswerError
+from truegreen.cluster.kubeconfig_file import decode_base64
 from truegreen.cluster.plugin_process import Ending, PluginRun, one_line, run_plugin
 from truegreen.cluster.redact import REDACTED, redact_arguments, redact_text
 from truegreen.errors import ConnectionSetupError
@@ -207,7 +208,7 @@ def _ca_data(cluster: Mapping[str, Any], base_dir: Path) -> bytes:
     data = cluster.get("certificate-authority-data")
     if data:
         try:
-            return base64.b64decode(str(data), validate=True)
+            return decode_base64(str(data))  # line breaks skipped, as Go skips them
         except (binascii.Error, ValueError):
             raise ConnectionSetupError(
                 "the kubeconfig's certificate-authority-data is not base64",
