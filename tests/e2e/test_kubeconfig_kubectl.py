@@ -410,6 +410,21 @@ def test_a_written_token_beside_a_plugin_wins_in_both(
     assert set(api.authorizations) == {"Bearer written"}
 
 
+@pytest.mark.parametrize("section", ["exec", "auth-provider"])
+def test_a_null_plugin_section_is_no_plugin_for_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, section: str
+) -> None:
+    """`exec: null` and `auth-provider: null` decode to nil pointers (clientcmd/api/v1 types.go
+    `Exec *ExecConfig`, `AuthProvider *AuthProviderConfig`): no plugin, the token logs in."""
+    api = serve("Bearer written")
+    config = _write(tmp_path, _cluster(api.url, pki), {"token": "written", section: None})
+    assert f"{section}: null" in config.read_text()
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    assert truegreen(config, monkeypatch).connected
+    assert set(api.authorizations) == {"Bearer written"}
+
+
 def test_the_plugin_gets_the_same_cluster_from_both_across_two_files(
     serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

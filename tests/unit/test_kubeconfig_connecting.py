@@ -202,6 +202,20 @@ def test_an_exec_plugin_alone_is_the_login(tmp_path: Path) -> None:
     assert isinstance(resolved.credentials, ExecCredentialSource)
 
 
+@pytest.mark.parametrize("section", ["exec", "auth-provider"])
+def test_a_null_plugin_section_is_no_plugin(tmp_path: Path, section: str) -> None:
+    """A null decodes to a nil pointer (clientcmd/api/v1 types.go `Exec *ExecConfig`,
+    `AuthProvider *AuthProviderConfig`): no plugin to run or check."""
+    resolved = _resolve(tmp_path, {"server": "https://api.corp"}, {"token": "t", section: None})
+    assert resolved.credentials.current() == Credential("Bearer t")
+    beside_a_certificate = _resolve(
+        tmp_path, {"server": "https://api.corp"}, {**_CERTIFICATE, section: None}
+    )
+    assert beside_a_certificate.credentials.current() == Credential(
+        None, ClientCertificate(b"CERT", b"KEY")
+    )
+
+
 def test_a_token_beside_an_oidc_login_wins(tmp_path: Path) -> None:
     oidc = {"auth-provider": {"name": "oidc", "config": {"idp-issuer-url": "x", "client-id": "y"}}}
     resolved = _resolve(tmp_path, {"server": "https://api.corp"}, {"token": "written", **oidc})

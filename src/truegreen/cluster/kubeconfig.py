@@ -502,7 +502,9 @@ def _user_credentials(name: str, user: _Entry, cluster: _Entry, source: str) -> 
             "keep one of them, as kubectl requires",
         )
     certificate = _client_certificate(user, where)
-    if "exec" in settings or "auth-provider" in settings:
+    # A null section is a nil pointer to client-go (api/v1 types.go), so no plugin at all.
+    provider = settings.get("auth-provider") is not None
+    if settings.get("exec") is not None or provider:
         from truegreen.cluster.auth_plugins import plugin_credentials
 
         # Checked like kubectl checks it even when it will not run (validation.go).
@@ -514,7 +516,7 @@ def _user_credentials(name: str, user: _Entry, cluster: _Entry, source: str) -> 
         # bearer and basic wrappers run before an auth-provider's (round_trippers.go). A
         # password without a username is no login (transport/config.go HasBasicAuth).
         written = token or token_file or username
-        if not written and (certificate is None or "auth-provider" in settings):
+        if not written and (certificate is None or provider):
             return plugin
     elif password and not username and certificate is None:
         # clientcmd finds no login here (client_config.go canIdentifyUser) and kubectl asks
