@@ -924,6 +924,29 @@ def test_a_password_without_a_username_is_sent_by_neither(
     assert api.authorizations == []
 
 
+@pytest.mark.parametrize("content", ["", "  \n"], ids=["empty", "blank"])
+def test_a_token_file_holding_no_token_logs_neither_in(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, content: str
+) -> None:
+    """client-go's file token source refuses a file that holds only blanks (transport/
+    token_source.go `fileTokenSource.Token`: "read empty token from file"), and no login is
+    sent: kubectl asks for a username when the file is empty (client_config.go
+    `canIdentifyUser`) and refuses the untrimmed blanks as a header value otherwise."""
+    api = serve(any_login=True)
+    token_file = tmp_path / "token"
+    token_file.write_text(content)
+    config = _write(tmp_path, _cluster(api.url, pki), {"tokenFile": str(token_file)})
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert set(api.authorizations) <= {None}  # no login went out
+    api.authorizations.clear()
+    assert truegreen(config, monkeypatch).refused() == (
+        f"cannot read the token file {token_file}: it holds no token. check the file, or the "
+        "kubeconfig's tokenFile"
+    )
+    assert api.authorizations == []
+
+
 def test_a_token_that_would_split_the_request_is_sent_by_neither(
     serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,7 +9,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from truegreen.cluster import kubeconfig_file
-from truegreen.cluster.credentials import Credential, StaticCredentials, TokenFileCredentials
+from truegreen.cluster.credentials import (
+    Credential,
+    CredentialError,
+    StaticCredentials,
+    TokenFileCredentials,
+)
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.errors import ConnectionSetupError, TruegreenError, UsageError
@@ -260,6 +265,30 @@ def test_a_token_file_is_reread_every_minute(tmp_path: Path) -> None:
     path.unlink()  # a failed re-read keeps the last token
     now[0] = 200.0
     assert source.current().authorization == "Bearer second"
+
+
+@pytest.mark.parametrize("content", ["", " \n\t\n"], ids=["empty", "blank"])
+def test_a_token_file_holding_no_token_is_no_login(tmp_path: Path, content: str) -> None:
+    """client-go transport/token_source.go `fileTokenSource.Token` trims the file and refuses
+    what is left empty ("read empty token from file"); the caching source keeps the last good
+    token after a failed re-read, and a token written beside the file stands for it."""
+    path = tmp_path / "token"
+    path.write_text(content)
+    with pytest.raises(CredentialError) as caught:
+        TokenFileCredentials(path, "test")
+    assert caught.value.line() == (
+        f"cannot read the token file {path}: it holds no token. check the file, or the "
+        "kubeconfig's tokenFile"
+    )
+    beside = TokenFileCredentials(path, "test", fallback="written")
+    assert beside.current().authorization == "Bearer written"
+    path.write_text("first")
+    now = [0.0]
+    source = TokenFileCredentials(path, "test", clock=lambda: now[0])
+    path.write_text(content)
+    now[0] = 60.0
+    assert source.current().authorization == "Bearer first"
+    assert source.after_unauthorized() is None
 
 
 def test_plugins_are_handed_to_auth_plugins(

@@ -145,19 +145,23 @@ JWT, an OIDC id-token), and a file that never ends (`/dev/zero`) must not fill t
 
 
 class _TokenFileError(Exception):
-    """A token file that is not one: not a regular file, or too large."""
+    """A token file that is not one: not a regular file, too large, or holding no token."""
 
 
 def _read_token(path: Path) -> str:
     """The token in `path`: a regular file (a FIFO or a device would block or never end) of at
-    most TOKEN_FILE_MAX_BYTES."""
+    most TOKEN_FILE_MAX_BYTES, holding more than blanks."""
     if not stat.S_ISREG(path.stat().st_mode):
         raise _TokenFileError("it is not a regular file")
     with path.open("rb") as file:
         data = file.read(TOKEN_FILE_MAX_BYTES + 1)
     if len(data) > TOKEN_FILE_MAX_BYTES:
         raise _TokenFileError(f"it is larger than {TOKEN_FILE_MAX_BYTES >> 20} MiB")
-    return data.decode("utf-8").strip()
+    token = data.decode("utf-8").strip()
+    if not token:
+        # client-go's fileTokenSource refuses it too ("read empty token from file")
+        raise _TokenFileError("it holds no token")
+    return token
 
 
 class TokenFileCredentials:
@@ -199,8 +203,7 @@ class TokenFileCredentials:
                     "check the file, or the kubeconfig's tokenFile",
                 ) from None
             return
-        if token:
-            self._token = token
+        self._token = token
         self._read_at = self._clock()
 
     def _credential(self) -> Credential:
