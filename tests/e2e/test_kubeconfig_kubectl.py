@@ -947,6 +947,22 @@ def test_a_token_file_holding_no_token_logs_neither_in(
     assert api.authorizations == []
 
 
+def test_a_client_key_without_a_certificate_is_ignored_by_both(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """client-go reads a client key only beside a client certificate: client_config.go
+    `getUserIdentificationPartialConfig` copies KeyFile/KeyData under `if ClientCertificate
+    or ClientCertificateData`, and validation.go `validateAuthInfo` checks the key file there
+    too. A key naming a missing file, with no certificate, is never opened."""
+    api = serve("Bearer written")
+    user = {"token": "written", "client-key": str(tmp_path / "missing.key")}
+    config = _write(tmp_path, _cluster(api.url, pki), user)
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    assert truegreen(config, monkeypatch).connected
+    assert set(api.authorizations) == {"Bearer written"}
+
+
 def test_a_token_that_would_split_the_request_is_sent_by_neither(
     serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -191,6 +191,14 @@ def test_a_password_without_a_username_is_no_login(tmp_path: Path) -> None:
     assert only_user.credentials.current() == Credential("Basic dTo=")
 
 
+def test_a_client_key_without_a_certificate_is_never_read(tmp_path: Path) -> None:
+    """client-go reads the key only beside a certificate (client_config.go
+    `getUserIdentificationPartialConfig`, validation.go `validateAuthInfo`)."""
+    user = {"token": "t", "client-key": "missing.key", "client-key-data": "S0VZ"}
+    resolved = _resolve(tmp_path, {"server": "https://api.corp"}, user)
+    assert resolved.credentials.current() == Credential("Bearer t")
+
+
 def test_a_token_file_beside_an_exec_plugin_wins(tmp_path: Path) -> None:
     (tmp_path / "token").write_text("from-file\n")
     resolved = _resolve(tmp_path, {"server": "https://api.corp"}, {"tokenFile": "token", **_PLUGIN})

@@ -554,9 +554,11 @@ def _cluster_for_plugin(cluster: _Entry) -> Mapping[str, Any]:
 
 def _client_certificate(user: _Entry, where: str) -> ClientCertificate | None:
     cert = _pem(user, "client-certificate", "client certificate", where)
-    key = _pem(user, "client-key", "client key", where)
     if cert is None:
+        # client-go reads the key only beside a certificate (client_config.go
+        # getUserIdentificationPartialConfig, validation.go validateAuthInfo)
         return None
+    key = _pem(user, "client-key", "client key", where)
     if key is None:
         raise ConnectionSetupError(
             f"{where} has a client certificate but no key",
