@@ -343,8 +343,10 @@ def test_a_client_key_behind_a_passphrase_is_refused_by_both_at_once(
     serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, legacy: bool
 ) -> None:
     """Go's crypto/tls `X509KeyPair` (tls.go, parsePrivateKey) reads no encrypted key and asks
-    for no passphrase: kubectl stops at once with `tls: failed to parse private key`. OpenSSL,
-    left to itself, prompts "Enter PEM pass phrase:" on the terminal and waits."""
+    for no passphrase: from client-key-data kubectl stops at once with `tls: failed to parse
+    private key`; from a client-key file it logs that line and goes on without a certificate
+    (transport/cert_rotation.go), which this server, wanting one, refuses. OpenSSL, left to
+    itself, prompts "Enter PEM pass phrase:" on the terminal and waits."""
     api = serve(any_login=True)
     api.require_client_certificates(pki.ca)
     key = _encrypted_key(pki.client.key, tmp_path / "client-enc.key", legacy=legacy)
