@@ -1513,6 +1513,39 @@ def test_a_volume_labelled_with_a_zone_takes_the_machines_outside_it() -> None:
     )
 
 
+def test_each_volume_s_zones_and_regions_are_named_after_one_without_any() -> None:
+    """Two claims: the first on a volume with no topology label (no rule), the second on one
+    in two zones of one region. Each of its labels is named, each zone set in full."""
+    plain = _labelled_volume({"team": "ml"})
+    plain.obj["metadata"]["name"] = "pv-0"
+    zoned = _labelled_volume({ZONE: "z3__z2", "topology.kubernetes.io/region": "r1"})
+    nodes = [*_nodes(), _node("d", {ZONE: "z3", "topology.kubernetes.io/region": "r2"})]
+    for machine in nodes[:3]:
+        machine["metadata"]["labels"]["topology.kubernetes.io/region"] = "r1"
+    rules = _rules(
+        [_mounting(claim="first"), _mounting("leader")],
+        nodes=nodes,
+        claims={
+            "first": _claim("first", ["ReadWriteMany"], volume="pv-0"),
+            "data": _claim("data", ["ReadWriteMany"]),
+        },
+        volumes={"pv-0": plain, "pv-1": zoned},
+    )
+    where = "zone z2 or z3, region r1"
+    assert rules.exclusions == (
+        Exclusion(
+            "leader",
+            ("a", "b", "d"),
+            f"can't reach its volume 'data' (in {where})",
+            f"run the training job on machines in {where}, where its volume 'data' is, or keep "
+            "its data on storage the job's machines can reach",
+            "PersistentVolume pv-1 (claim data) labelled topology.kubernetes.io/zone=z3__z2, "
+            "topology.kubernetes.io/region=r1: a, b, d refused (volumezone: node(s) had no "
+            "available volume zone)",
+        ),
+    )
+
+
 def test_a_volume_without_zone_labels_or_not_bound_is_no_volume_zone_rule() -> None:
     unbound = _claim("data", ["ReadWriteMany"], phase="Pending")
     volumes = {"pv-1": _labelled_volume({ZONE: "z2"})}

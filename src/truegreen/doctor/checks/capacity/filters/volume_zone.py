@@ -52,7 +52,9 @@ def refuses(machine: Mapping[str, str], topologies: tuple[tuple[str, frozenset[s
     if not any(key in machine for key in TOPOLOGY_LABELS):
         return False
     for key, values in topologies:
-        value = machine.get(key, machine.get(_GA.get(key, key)))
+        value = machine.get(key)
+        if value is None and key in _GA:
+            value = machine.get(_GA[key])
         if value is None or str(value) not in values:
             return True
     return False
