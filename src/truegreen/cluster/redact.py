@@ -145,8 +145,9 @@ def _redact_shapes(text: str) -> str:
     # Each rule only where what it needs is there: userinfo lies between `://` and `@`, a key
     # id starts with AKIA or ASIA, a secret key is 40 characters with an upper-case one (a
     # digest's hex has none). Most text of an object (times, images, digests) needs none.
-    # The key rules go first: a digest they redact no longer hides the userinfo before it,
-    # and the userinfo rule never joins or splits a key's run, so a second pass is a no-op.
+    # The key rules go first: a digest-shaped run they have redacted cannot hide the userinfo
+    # before it, and the userinfo rule never joins or splits a key's run, so a second pass is
+    # a no-op.
     if "AKIA" in text or "ASIA" in text:
         text = _AWS_KEY_ID.sub(REDACTED, text)
     if len(text) >= _SECRET_KEY_LENGTH and text.lower() != text:
