@@ -116,6 +116,49 @@ def our_error(kubeconfig: Path) -> TruegreenError:
     return raised.value
 
 
+@pytest.mark.parametrize("relative", ["dot", "empty", "folder"])
+def test_a_plugin_found_only_through_a_relative_path_entry_is_not_run_by_either(
+    echo: AuthEcho,
+    pki: Pki,
+    plugin: RecordingPlugin,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    relative: str,
+) -> None:
+    """Go's `exec.LookPath` (go1.19+, os/exec/lp_unix.go) answers `ErrDot` for a program found
+    through `.`, an empty entry or any relative PATH entry; client-go's
+    `wrapCmdRunErrorLocked` turns that `*exec.Error` into "executable … not found". A plugin
+    planted in the folder the operator runs from is never run."""
+    plugin.plan(exec_credential(token="planted"))
+    folder = plugin.path.parent
+    cwd = {"dot": folder, "empty": folder, "folder": Path("/")}[relative]
+    entry = {"dot": ".", "empty": "", "folder": str(folder).lstrip("/")}[relative]
+    search = f"{entry}{os.pathsep}/usr/bin{os.pathsep}/bin"
+    user = {"exec": {"apiVersion": V1, "interactiveMode": "Never", "command": plugin.path.name}}
+    kubeconfig = write_kubeconfig(tmp_path / "kubeconfig", echo, pki, user)
+    assert KUBECTL is not None
+    result = subprocess.run(
+        [KUBECTL, "--kubeconfig", str(kubeconfig), "get", "--raw", "/version"],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+        stdin=subprocess.DEVNULL,
+        cwd=cwd,
+        env={"PATH": search, "HOME": str(tmp_path)},
+    )
+    fact = f"exec: executable {plugin.path.name} not found"
+    assert result.returncode == 1
+    assert fact in result.stderr
+    monkeypatch.chdir(cwd)
+    monkeypatch.setenv("PATH", search)
+    with pytest.raises(CredentialError, match=fact) as raised:
+        ours(kubeconfig).current()
+    assert fact in raised.value.line()
+    assert plugin.runs() == []
+    assert echo.knocks == []
+
+
 @pytest.mark.parametrize(
     "exec_entry",
     [

@@ -32,6 +32,7 @@ from truegreen.cluster.exec_plugin import (
     V1,
     V1BETA1,
     ExecCredentialSource,
+    look_path,
     parse_exec,
 )
 from truegreen.errors import ConnectionSetupError
@@ -599,6 +600,34 @@ def test_a_missing_plugin_names_the_command_and_quotes_its_install_hint(
         f"cannot log in as user 'alice': exec: executable {shown} not found. "
         "Install it: | brew install \\x1b[1mthe-plugin\\x1b[0m"
     )
+
+
+def test_look_path_takes_the_first_absolute_match_and_refuses_a_relative_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Go's exec.LookPath (os/exec/lp_unix.go): the first executable match wins; one found
+    through a relative entry is ErrDot, which client-go reports as not found, even when a later
+    absolute entry holds the same program."""
+    first, second, plain = tmp_path / "a", tmp_path / "b", tmp_path / "c"
+    for folder in (first, second, plain):
+        folder.mkdir()
+    for folder in (first, second):
+        (folder / "login").write_text("#!/bin/sh\n")
+        (folder / "login").chmod(0o755)
+    (plain / "login").write_text("#!/bin/sh\n")  # not executable: skipped
+    (tmp_path / "d" / "login").mkdir(parents=True)  # a folder of that name: skipped
+    monkeypatch.chdir(tmp_path)
+    sep = os.pathsep
+    assert look_path("login", f"{plain}{sep}{tmp_path / 'd'}{sep}{second}{sep}{first}") == str(
+        second / "login"
+    )
+    assert look_path("login", f"{tmp_path / 'd'}{sep}nowhere") is None
+    monkeypatch.chdir(first)
+    assert look_path("login", f".{sep}{second}") is None
+    assert look_path("login", f"{sep}{second}") is None
+    monkeypatch.chdir(tmp_path)
+    assert look_path("login", f"a{sep}{second}") is None
+    assert look_path("login", f"c{sep}{second}") == str(second / "login")
 
 
 def test_a_long_install_hint_is_cut_at_300_characters(tmp_path: Path) -> None:

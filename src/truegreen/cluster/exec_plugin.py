@@ -22,7 +22,6 @@ import json
 import os
 import re
 import shlex
-import shutil
 import threading
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -286,6 +285,21 @@ def _cluster_json(cluster: ExecCluster) -> str:
     return _object(fields)
 
 
+def look_path(command: str, search: str | None = None) -> str | None:
+    """Where kubectl would run `command` from: the first PATH entry holding an executable of
+    that name (an empty entry means the current folder), as Go's `exec.LookPath` searches.
+    Found through a relative entry (`.`, empty, `bin`), it is refused as not found: since Go
+    1.19 LookPath answers `ErrDot` there, and client-go's `wrapCmdRunErrorLocked` reports that
+    `*exec.Error` as "executable … not found", so a plugin planted in the current folder is
+    never run."""
+    entries = (os.environ.get("PATH", "") if search is None else search).split(os.pathsep)
+    for entry in entries:
+        candidate = os.path.join(entry or ".", command)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate if os.path.isabs(candidate) else None
+    return None
+
+
 def plugin_environment(
     plugin: ExecPlugin, request: str, inherited: Mapping[str, str]
 ) -> dict[str, str]:
@@ -460,7 +474,7 @@ class ExecCredentialSource:
             )
         interactive = self._interactive()
         request = exec_request(plugin, interactive=interactive)
-        executable = plugin.command if "/" in plugin.command else shutil.which(plugin.command)
+        executable = plugin.command if "/" in plugin.command else look_path(plugin.command)
         if executable is None:
             raise self._not_installed()
         try:
