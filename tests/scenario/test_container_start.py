@@ -58,6 +58,27 @@ def _manager_waiting(reason: str, message: str) -> Any:
             "needs can't be found.",
         ),
         (
+            # kuberuntime/security_context_others.go verifyRunAsNonRoot, through
+            # generateContainerConfig into ErrCreateContainerConfig: no setting is missing, so
+            # the kubelet's own words are quoted (AKS docs' `kubectl describe` paste).
+            "CreateContainerConfigError",
+            "container has runAsNonRoot and image will run as root (pod: "
+            '"jobs-manager-abc12_train(0f2c)", container: api)',
+            "workloads.container-wont-start",
+            "The workload 'jobs-manager' can't start its program: its machine says “container has "
+            'runAsNonRoot and image will run as root (pod: "jobs-manager-abc12_train(0f2c)", '
+            "container: api)”.",
+        ),
+        (
+            # pkg/kubelet/util/manager/watch_based_manager.go Get: the kubelet's own watch of
+            # the Secret did not sync in time; the Secret may well exist.
+            "CreateContainerConfigError",
+            "failed to sync secret cache: timed out waiting for the condition",
+            "workloads.container-wont-start",
+            "The workload 'jobs-manager' can't start its program: its machine says “failed to "
+            "sync secret cache: timed out waiting for the condition”.",
+        ),
+        (
             # kuberuntime_container.go startContainer: the runtime's error after ErrRunContainer
             # (containerd/runc's words for a command the image lacks).
             "RunContainerError",

@@ -217,7 +217,8 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
     ),
     (
         "config error",
-        _wait("CreateContainerConfigError"),
+        # the reason without the kubelet's message: nothing to quote, the reason's usual cause
+        _wait("CreateContainerConfigError", message=""),
         ("workloads.setting-missing", "fail", "measured"),
     ),
     (

@@ -256,15 +256,17 @@ def _pod_problem(
         if reason in _SETTING_MISSING or reason in _WONT_START:
             message = str(waiting.get("message", ""))
             detail = f"pod {name} container {cname}: {reason}: {message}"
-            if reason in _WONT_START:
-                fields = (("message", quoted(message) or reason), describe)
-                return _PodProblem(WONT_START, Status.FAIL, Basis.MEASURED, detail, fields)
-            missing = missing_setting(message)
+            missing = missing_setting(message) if reason in _SETTING_MISSING else None
             if missing is not None:
                 fields = (("setting", missing.words()), describe)
                 return _PodProblem(
                     SETTING_NAMED_MISSING, Status.FAIL, Basis.MEASURED, detail, fields
                 )
+            if reason in _WONT_START or message.strip():
+                # a config error that names no missing setting (runAsNonRoot refused, the
+                # kubelet's Secret watch not synced, a subPath it could not prepare) is quoted
+                fields = (("message", quoted(message) or reason), describe)
+                return _PodProblem(WONT_START, Status.FAIL, Basis.MEASURED, detail, fields)
             return _PodProblem(SETTING_MISSING, Status.FAIL, Basis.MEASURED, detail, (describe,))
     pod_phase = o.phase(pod)
     created = o.created_at(pod)
