@@ -79,6 +79,18 @@ def _manager_waiting(reason: str, message: str) -> Any:
             "sync secret cache: timed out waiting for the condition”.",
         ),
         (
+            # pkg/kubelet/images/image_manager.go EnsureImageExists: `Failed to inspect image
+            # %q: %v` under ErrImageInspect; no rule names it, so it is quoted with its reason.
+            "ImageInspectError",
+            'Failed to inspect image "registry.example.com/jobs-manager:1.4": rpc error: code = '
+            "Unknown desc = failed to unpack image on snapshotter overlayfs: unexpected EOF",
+            "workloads.container-wont-start",
+            "The workload 'jobs-manager' can't start its program: its machine says "
+            '“ImageInspectError: Failed to inspect image "registry.example.com/jobs-manager:1.4": '
+            "rpc error: code = Unknown desc = failed to unpack image on snapshotter overlayfs: "
+            "unexpected EOF”.",
+        ),
+        (
             # kuberuntime_container.go startContainer: the runtime's error after ErrRunContainer
             # (containerd/runc's words for a command the image lacks).
             "RunContainerError",

@@ -2,7 +2,7 @@
 message can't close its quotes early to smuggle words past the check or a terminal."""
 
 from tests.support.plain_words import jargon_in
-from truegreen.doctor.knowledge.reports import MESSAGE_CAP, quoted
+from truegreen.doctor.knowledge.reports import MESSAGE_CAP, failing_wait, quoted
 
 
 def test_quoted_cluster_words_are_exempt_and_nothing_around_them_is() -> None:
@@ -26,3 +26,13 @@ def test_a_message_is_one_bounded_line_with_controls_escaped() -> None:
     assert said.startswith("first line second\\x1b[31m red ")
     assert len(said) == MESSAGE_CAP
     assert said.endswith("…")
+
+
+def test_every_waiting_reason_but_the_kubelets_two_starting_ones_is_an_error() -> None:
+    """pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses: ContainerCreating and
+    PodInitializing are a container on its way; any other reason is the kubelet's error."""
+    assert not failing_wait("ContainerCreating")
+    assert not failing_wait("PodInitializing")
+    assert not failing_wait("")
+    for reason in ("ImageInspectError", "PreStartHookError", "CrashLoopBackOff", "Unheard-of"):
+        assert failing_wait(reason), reason

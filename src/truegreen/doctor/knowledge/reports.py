@@ -236,21 +236,17 @@ def failing_conditions(obj: KubeObject) -> list[Report]:
 
 # -- what has a rule elsewhere ------------------------------------------------------------------
 
-CONTAINER_STATES_READ: Final = frozenset(
-    {
-        "CrashLoopBackOff",
-        "ImagePullBackOff",
-        "ErrImagePull",
-        "InvalidImageName",
-        "ErrImageNeverPull",
-        "CreateContainerConfigError",
-        "CreateContainerError",
-        "RunContainerError",
-    }
-)
-"""The waiting reasons the workloads check says in plain words (pkg/kubelet/images/types.go,
-pkg/kubelet/kuberuntime/kuberuntime_container.go): the kubelet's `Failed` and `BackOff` Events
-about a container in one of them are that check's to say."""
+STARTING_WAITS: Final = frozenset({"ContainerCreating", "PodInitializing"})
+"""The kubelet's waiting reasons for a container on its way (pkg/kubelet/kubelet_pods.go
+`convertToAPIContainerStatuses`: ContainerCreating by default, PodInitializing while init
+containers run). Every other waiting reason is the kubelet's error for that container
+(pkg/kubelet/images/types.go, kuberuntime_container.go, its lifecycle hooks), which the
+workloads check says."""
+
+
+def failing_wait(reason: str) -> bool:
+    """Whether a container waiting for `reason` waits on an error of the kubelet's."""
+    return bool(reason) and reason not in STARTING_WAITS
 
 
 GROUP_KIND: Final = "PodGroup"
@@ -308,7 +304,7 @@ def _container_waits_in_read_state(pod: KubeObject | None) -> bool:
         return False
     for container in o.container_statuses(pod):
         waiting = o.mapping(o.mapping(container.get("state")).get("waiting"))
-        if waiting.get("reason") in CONTAINER_STATES_READ:
+        if failing_wait(str(waiting.get("reason") or "")):
             return True
     return False
 

@@ -60,7 +60,7 @@ from truegreen.doctor.knowledge.pull_errors import (
     pod_images,
     pull_error,
 )
-from truegreen.doctor.knowledge.reports import pods_with_evidence, quoted
+from truegreen.doctor.knowledge.reports import failing_wait, pods_with_evidence, quoted
 from truegreen.doctor.knowledge.training import TrainingJob, training_owner
 from truegreen.images import ImageReferenceError, parse_image
 from truegreen.kubectl import Kubectl
@@ -268,6 +268,14 @@ def _pod_problem(
                 fields = (("message", quoted(message) or reason), describe)
                 return _PodProblem(WONT_START, Status.FAIL, Basis.MEASURED, detail, fields)
             return _PodProblem(SETTING_MISSING, Status.FAIL, Basis.MEASURED, detail, (describe,))
+        if failing_wait(reason):
+            # a kubelet error no rule names (ImageInspectError, PreStartHookError,
+            # SignatureValidationFailed, …): its reason and message in its own words
+            message = str(waiting.get("message", ""))
+            words = f"{reason}: {message}" if message.strip() else reason
+            detail = f"pod {name} container {cname}: {words}"
+            fields = (("message", quoted(words)), describe)
+            return _PodProblem(WONT_START, Status.FAIL, Basis.MEASURED, detail, fields)
     pod_phase = o.phase(pod)
     created = o.created_at(pod)
     if pod_phase == "Pending":
