@@ -490,6 +490,7 @@ COVERED_ELSEWHERE = (
         "queue.kueue-reported",
         # test_gangs.py
         "queue.scheduler-missing",
+        "queue.scheduler-unconfirmed",
         "queue.scheduler-down",
         "queue.gang-refused",
         "queue.gang-missing",

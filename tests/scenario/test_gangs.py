@@ -40,12 +40,13 @@ def cluster(
     group: Callable[[datetime], Obj] | None = None,
     queue: Obj | None = None,
     marked: str | None = None,
+    age: timedelta = timedelta(minutes=2),
 ) -> Callable[[datetime], list[Obj]]:
-    """The healthy namespace plus an idle 8-GPU machine and the PyTorchJob 'bert-large' two
-    minutes old, its 4 pods naming `scheduler`; Volcano's own pod runs where `runs`."""
+    """The healthy namespace plus an idle 8-GPU machine and the PyTorchJob 'bert-large' `age`
+    old (two minutes), its 4 pods naming `scheduler`; Volcano's own pod runs where `runs`."""
 
     def build(now: datetime) -> list[Obj]:
-        job, *pods = gang.volcano_job(JOB, now, scheduler=scheduler, age=timedelta(minutes=2))
+        job, *pods = gang.volcano_job(JOB, now, scheduler=scheduler, age=age)
         if marked is not None:
             pods = gang.looked_at(pods, marked)
         objects = [*healthy(now), gang.gpu_machine(), job, *pods]
@@ -287,6 +288,43 @@ def test_a_planned_job_naming_a_scheduler_that_does_not_run(doctor: Doctor, tmp_
         "this cluster: it will never start."
     )
     assert result.exit_code == 2
+
+
+def test_a_name_that_may_be_a_kube_scheduler_profile_is_unconfirmed_until_pods_wait(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """kube-scheduler serves every `profiles[].schedulerName` of its configuration in its own
+    process (kubernetes/kubernetes pkg/scheduler/profile/profile.go `NewMap`), so no pod is
+    named after a profile, and a managed control plane shows no scheduler pod at all. A name
+    not known to run as its own workload is unknown while nothing measured says otherwise: a
+    planned job, or pods younger than a minute. Pods a minute old that no scheduler judged
+    are the measurement (a running scheduler judges a new pod within seconds)."""
+    _install(doctor)
+    doctor.round_trip = False
+    doctor.load(cluster(scheduler="gpu-binpack", runs=False))
+    job = gang.volcano_job("planned", doctor.now, scheduler="gpu-binpack", age=timedelta(0))[0]
+    del job["status"], job["metadata"]["uid"]
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(job))
+    planned = doctor.live("-o", "json", "--job-file", str(path))
+    found = _finding(planned.json(), "queue.scheduler-unconfirmed")
+    assert (found["status"], found["basis"], planned.exit_code) == ("unknown", "cant-check", 3)
+    assert found["headline"] == (
+        "Couldn't confirm that `gpu-binpack`, which places the training job 'planned', runs in "
+        "this cluster: nothing visible is it, and the cluster's control machines may run it "
+        "unseen."
+    )
+    assert "queue.scheduler-missing" not in {f["code"] for f in planned.json()["findings"]}
+
+    doctor.load(cluster(scheduler="gpu-binpack", runs=False, age=timedelta(seconds=59)))
+    young = doctor.live("-o", "json")
+    assert _finding(young.json(), "queue.scheduler-unconfirmed")["status"] == "unknown"
+    assert young.exit_code == 3
+
+    doctor.load(cluster(scheduler="gpu-binpack", runs=False, age=timedelta(seconds=61)))
+    waited = doctor.live("-o", "json")
+    assert ("queue.scheduler-missing", "fail", "measured") in _findings(waited.json(), "queue")
+    assert waited.exit_code == 2
 
 
 def test_a_planned_job_that_names_its_machine_needs_no_scheduler(

@@ -1,6 +1,7 @@
 """doctor/knowledge/gangs.py: which scheduler places a pod, which group it belongs to, which
 running pod is a scheduler's own, and what a Volcano PodGroup and Queue say."""
 
+from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from typing import Any
 
@@ -392,3 +393,18 @@ def test_a_kai_queue_is_full_now_only_past_its_limit_beside_what_it_holds() -> N
     assert g.full_now(Resources.of({"nvidia.com/gpu": 1}), read) == []
     queue["status"] = {"allocated": {"cpu": "lots"}}
     assert g.full_now(Resources.of({"nvidia.com/gpu": 30}), g.kai_queue(queue)) == []
+
+
+def test_a_minute_unjudged_is_the_measurement_and_a_second_less_is_not() -> None:
+    """`waited_unjudged`: some pod of the job exists `UNJUDGED_SECONDS` (60) or longer."""
+    now = datetime(2026, 12, 7, 12, 0, 0, tzinfo=UTC)
+
+    def pod(age: float) -> dict[str, Any]:
+        created = (now - timedelta(seconds=age)).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return {"metadata": {"creationTimestamp": created}}
+
+    assert g.UNJUDGED_SECONDS == 60
+    assert g.waited_unjudged([pod(59), pod(60)], now)
+    assert not g.waited_unjudged([pod(59), {"metadata": {}}], now)
+    assert not g.waited_unjudged([], now)
+    assert {"volcano", "yunikorn", "kai-scheduler"} == g.SEPARATE_SCHEDULERS

@@ -30,8 +30,9 @@ none; its verdict is on that object:
 """
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from decimal import Decimal
-from typing import Any
+from typing import Any, Final
 
 import msgspec
 from msgspec import Struct
@@ -65,6 +66,19 @@ OPEN = "Open"
 """A Volcano Queue that takes new gangs (types.go `QueueStateOpen`)."""
 
 SCHEDULER_SUFFIX = "-scheduler"
+
+SEPARATE_SCHEDULERS: Final = frozenset({"volcano", "yunikorn", "kai-scheduler"})
+"""Schedulers that run only as their own workload, whose pods `scheduler_identity` names
+(their installs, cited there): no such pod is the scheduler not running. Any other name may be a
+profile of kube-scheduler (pkg/scheduler/profile/profile.go `NewMap`: one framework per
+`profiles[].schedulerName`, all in kube-scheduler's one process) or a managed control plane's
+own scheduler, neither of which shows as a pod of that name."""
+
+UNJUDGED_SECONDS: Final = 60
+"""How long a job's pods wait with none of them judged before a scheduler the cluster does not
+show is taken as not running: a running scheduler takes a new pod from its active queue at
+once and retries within seconds (kube-scheduler's podInitialBackoffSeconds is 1), so a minute
+with no judgement is no backlog."""
 
 RUNNING_PODS = {"status.phase": "Running"}
 """The field selector of the pods that run now (pods accept `status.phase`)."""
@@ -298,6 +312,16 @@ def schedulers_down(summary: Mapping[str, Any]) -> dict[str, DownPod]:
         return msgspec.convert(summary.get("down") or {}, dict[str, DownPod])
     except msgspec.ValidationError:
         return {}
+
+
+def waited_unjudged(pods: Sequence[KubeObject], now: datetime) -> bool:
+    """Some pod has existed `UNJUDGED_SECONDS` or longer: with none of them judged, nothing
+    that runs takes their scheduler's name."""
+    for pod in pods:
+        created = o.created_at(pod)
+        if created is not None and (now - created).total_seconds() >= UNJUDGED_SECONDS:
+            return True
+    return False
 
 
 def looked_at(pod: KubeObject) -> bool:

@@ -9,6 +9,8 @@ import math
 from decimal import Decimal
 from typing import Any
 
+from msgspec.structs import replace
+
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.checks.queue.words import (
@@ -26,6 +28,7 @@ from truegreen.doctor.checks.queue.words import (
     SAY,
     SCHEDULER_DOWN,
     SCHEDULER_MISSING,
+    SCHEDULER_UNCONFIRMED,
 )
 from truegreen.doctor.environment import Environment, GangReads
 from truegreen.doctor.findings import Basis, Finding, Status
@@ -211,6 +214,24 @@ def _scheduler_missing(
     if down is not None:
         return _scheduler_down(env, job, scheduler, down, len(pods), fields)
     identity = g.scheduler_identity(scheduler)
+    if scheduler not in g.SEPARATE_SCHEDULERS and not g.waited_unjudged(pods, env.now):
+        # kube-scheduler may serve the name as a profile, or a managed control plane may run
+        # it unseen: nothing measured says it does not run until its pods wait unjudged
+        unconfirmed = SAY.finding(
+            Status.UNKNOWN,
+            Basis.CANT_CHECK,
+            SCHEDULER_UNCONFIRMED,
+            details=(
+                f"{job.ref}: pods name schedulerName {scheduler}; no running pod in any "
+                f"namespace is named {identity}-… or labelled with the value {identity}",
+                f"{len(pods)} of the job's pods exist; none has waited "
+                f"{g.UNJUDGED_SECONDS} s unjudged by a scheduler",
+            ),
+            objects=(job.ref,),
+            **{**fields, "scheduler": scheduler},
+            command=env.settings.kubectl.cluster("get", "pods", "--all-namespaces"),
+        )
+        return replace(unconfirmed, why=f"whether `{scheduler}` runs in this cluster")
     return SAY.finding(
         Status.FAIL,
         Basis.MEASURED,

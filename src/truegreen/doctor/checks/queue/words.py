@@ -25,6 +25,7 @@ KUEUE_REPORTED: Final = "queue.kueue-reported"
 CANT_READ: Final = "queue.cant-read"
 SCHEDULER_MISSING: Final = "queue.scheduler-missing"
 SCHEDULER_DOWN: Final = "queue.scheduler-down"
+SCHEDULER_UNCONFIRMED: Final = "queue.scheduler-unconfirmed"
 GANG_REFUSED: Final = "queue.gang-refused"
 GANG_MISSING: Final = "queue.gang-missing"
 GANG_QUEUE_MISSING: Final = "queue.gang-queue-missing"
@@ -107,6 +108,12 @@ WORDS: Final[dict[str, Wording]] = {
         "cluster: it will never start.",
         "Start `{scheduler}` in the cluster, or let the cluster place the job itself by "
         "removing `schedulerName: {scheduler}` from its settings; {command} shows what runs.",
+    ),
+    SCHEDULER_UNCONFIRMED: Wording(
+        "Couldn't confirm that `{scheduler}`, which places the training job {job}, runs in this "
+        "cluster: nothing visible is it, and the cluster's control machines may run it unseen.",
+        "Ask your cluster admin whether `{scheduler}` is one of the cluster's own schedulers; "
+        "{command} shows what runs visibly.",
     ),
     SCHEDULER_DOWN: Wording(
         "The training job {job} waits to be placed by `{scheduler}`, whose program {state}: "
