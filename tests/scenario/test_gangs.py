@@ -290,6 +290,37 @@ def test_a_planned_job_naming_a_scheduler_that_does_not_run(doctor: Doctor, tmp_
     assert result.exit_code == 2
 
 
+def test_a_group_started_with_fewer_members_says_nothing_of_the_pods_still_waiting(
+    doctor: Doctor,
+) -> None:
+    """Volcano's PodGroup phase Running counts `minMember` pods (volcano-sh/volcano
+    pkg/scheduler/framework/job_updater.go); pods beyond it are placed one by one, and Volcano
+    marks those it cannot place with `0/N nodes are unavailable: …` (unschedule_info.go
+    `FitErrors.Error`). "Started as one group" beside two waiting pods is not said; their
+    own wait is read in Volcano's words."""
+    _install(doctor)
+    message = "0/3 nodes are unavailable: 3 Insufficient nvidia.com/gpu."
+
+    def build(now: datetime) -> list[Obj]:
+        job, *pods = gang.volcano_job(JOB, now, scheduler="volcano", age=timedelta(minutes=2))
+        placed, waiting = pods[:2], gang.looked_at(pods[2:], message)
+        for pod in placed:
+            pod["spec"]["nodeName"] = "gpu-8"
+            pod["status"] = {"phase": "Running"}
+        group = gang.pod_group(JOB, now, phase="Running", message=None)
+        group["spec"]["minMember"] = 2
+        objects = [*healthy(now), gang.gpu_machine(), job, *placed, *waiting, group]
+        return [*objects, gang.volcano_scheduler_pod(now), gang.volcano_queue("default", gpus=8)]
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    codes = {f["code"] for f in report["findings"]}
+    assert "queue.gang-placed" not in codes
+    said = [f for f in report["findings"] if f["check"] == "capacity" and f["status"] != "ok"]
+    assert said, codes
+    assert all("gave no reason doctor knows" not in f["headline"] for f in said), said
+
+
 def test_a_name_that_may_be_a_kube_scheduler_profile_is_unconfirmed_until_pods_wait(
     doctor: Doctor, tmp_path: Path
 ) -> None:

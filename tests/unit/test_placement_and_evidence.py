@@ -8,6 +8,7 @@ from truegreen.doctor.knowledge.evidence import (
     AttachFailure,
     Cause,
     Obstacle,
+    Reason,
     attach_failures,
     cause_of,
     parse_scheduler_message,
@@ -95,6 +96,26 @@ def test_a_scheduler_message_is_read_as_its_reasons() -> None:
         (2, Obstacle.PLACEMENT_RULES, ""),
     ]
     assert parse_scheduler_message("something else") == (None, ())
+
+
+def test_volcano_s_fit_errors_are_read_as_their_reasons() -> None:
+    """volcano-sh/volcano pkg/scheduler/api/unschedule_info.go `FitErrors.Error`:
+    `0/N nodes are unavailable: ` with the reasons sorted, or the set error `all nodes are
+    unavailable` (no machine count) in front of them."""
+    assert parse_scheduler_message(
+        "0/3 nodes are unavailable: 1 node(s) resource fit failed, 3 Insufficient nvidia.com/gpu."
+    ) == (
+        3,
+        (
+            Reason(1, "resource fit failed", Obstacle.OTHER),
+            Reason(3, f"Insufficient {GPU}", Obstacle.ROOM, GPU),
+        ),
+    )
+    machines, reasons = parse_scheduler_message(
+        "all nodes are unavailable: 2 Insufficient nvidia.com/gpu."
+    )
+    assert (machines, [(r.machines, r.obstacle) for r in reasons]) == (None, [(2, Obstacle.ROOM)])
+    assert parse_scheduler_message("1/3 nodes are unavailable: 2 Insufficient cpu.") == (None, ())
 
 
 @pytest.mark.parametrize(

@@ -96,7 +96,12 @@ _PHRASES: tuple[tuple[LazyPattern, Obstacle], ...] = (
     (LazyPattern(r"free ports"), Obstacle.PORTS),
 )
 _COUNTED = LazyPattern(r"^(?P<count>\d+) (?:node\(s\) )?(?P<reason>.+)$")
-_HEAD = LazyPattern(r"^0/(?P<machines>\d+) nodes are available: ")
+_HEAD = LazyPattern(
+    r"^(?:0/(?P<machines>\d+) nodes are (?:un)?available|all nodes are unavailable): "
+)
+"""kube-scheduler's `0/N nodes are available: ` (framework/types.go `FitError.Error`), and
+Volcano's `0/N nodes are unavailable: ` or `all nodes are unavailable: ` (volcano-sh/volcano
+pkg/scheduler/api/unschedule_info.go `FitErrors.Error`), each followed by counted reasons."""
 
 
 def _reason(count: int, text: str) -> Reason:
@@ -121,7 +126,8 @@ def parse_scheduler_message(message: str) -> tuple[int | None, tuple[Reason, ...
         counted = _COUNTED.match(part.strip())
         if counted is not None:
             reasons.append(_reason(int(counted["count"]), counted["reason"].strip()))
-    return int(head["machines"]), tuple(reasons)
+    machines = head["machines"]
+    return (int(machines) if machines is not None else None), tuple(reasons)
 
 
 def _split_reasons(body: str) -> list[str]:
