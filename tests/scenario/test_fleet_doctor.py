@@ -198,6 +198,10 @@ def test_a_login_that_may_not_list_namespaces_is_one_line_and_exit_3(
         (("-A", "-n", "train"), "-n and --all-namespaces cannot be used together"),
         (("--namespaces", "a", "--namespace-selector", "x"), "cannot be used together"),
         (("-A", "--watch"), "--watch follows one namespace"),
+        # The same rule for -n as for --namespaces: a DNS-1123 label
+        # (pkg/apis/core/validation ValidateNamespaceName) or bad usage.
+        (("-n", "Bad_NS"), "'Bad_NS' cannot be a namespace's name: a name is at most 63"),
+        (("--namespaces", "Bad_NS"), "'Bad_NS' cannot be a namespace's name: a name is at most"),
     ],
 )
 def test_bad_usage_is_one_line_and_exit_64_before_any_request(

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
 from truegreen import __version__
 from truegreen.cli.output import warn
+from truegreen.cluster.namespace_selection import NAME_RULE, is_namespace_name
 
 if TYPE_CHECKING:
     from truegreen.cluster.settings import ActAs, ConnectionSettings
@@ -249,6 +250,13 @@ def trial_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _namespace(text: str) -> str:
+    """`-n`'s value: a name no namespace can have is bad usage, as for `--namespaces`."""
+    if not is_namespace_name(text):
+        raise argparse.ArgumentTypeError(f"{text!r} cannot be a namespace's name: {NAME_RULE}")
+    return text
+
+
 def connection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--kubeconfig",
@@ -260,6 +268,7 @@ def connection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-n",
         "--namespace",
+        type=_namespace,
         help="Namespace (default: the context's namespace, else 'default').",
     )
     parser.add_argument(

@@ -205,17 +205,24 @@ _NAMESPACE_NAME = LazyPattern(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
 """A namespace name is a DNS-1123 label (pkg/apis/core/validation ValidateNamespaceName)."""
 
 
+NAME_RULE = (
+    "a name is at most 63 lower-case letters, digits and '-', starting and ending with a letter "
+    "or digit"
+)
+
+
+def is_namespace_name(name: str) -> bool:
+    """Whether any namespace can have `name` (a DNS-1123 label)."""
+    return len(name) <= 63 and _NAMESPACE_NAME.fullmatch(name) is not None
+
+
 def _namespace_names(text: str) -> tuple[str, ...]:
     names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
     if not names:
         raise UsageError("--namespaces names no namespace", todo="give --namespaces a,b,c")
     for name in names:
-        if len(name) > 63 or not _NAMESPACE_NAME.fullmatch(name):
-            raise UsageError(
-                f"--namespaces: {name!r} cannot be a namespace's name",
-                "a name is at most 63 lower-case letters, digits and '-', starting and "
-                "ending with a letter or digit",
-            )
+        if not is_namespace_name(name):
+            raise UsageError(f"--namespaces: {name!r} cannot be a namespace's name", NAME_RULE)
     if len(names) > MAX_NAMESPACES:
         raise UsageError(
             f"--namespaces names {len(names)} namespaces",
