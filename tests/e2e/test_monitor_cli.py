@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 import yaml
 
 from tests.support.auth_echo import make_pki
+from tests.support.cli import run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.hostile import HostileServer, silent
 from tests.support.monitoring import (
@@ -28,7 +30,7 @@ from tests.support.monitoring import (
 )
 from tests.support.proxies import HttpConnectProxy, Passage
 from tests.support.refresh_kit import container, daemonset, deployment, statefulset
-from tests.support.scenarios import NAMESPACE, healthy
+from tests.support.scenarios import NAMESPACE, healthy, node
 
 
 @pytest.fixture
@@ -89,6 +91,71 @@ def test_monitor_serves_the_verdict_writes_an_event_per_change_and_ends_on_sigte
     assert code == 0, monitor.err
     changes = [line for line in monitor.err if re.match(r"truegreen: \d{4}-", line)]
     assert [line.split(" ", 2)[2].split(":")[0] for line in changes] == ["ready", "not-ready"]
+
+
+def _gpus_unhealthy(fake_api: FakeApiServer) -> None:
+    """7 of 8 GPUs offered, and a machine whose device plugin offers none."""
+    unhealthy = node("gpu-bad-0", "16", "64Gi", gpus=8)
+    unhealthy["status"]["allocatable"]["nvidia.com/gpu"] = "7"
+    plugin_gone = node("gpu-dead-1", "16", "64Gi", gpus=8)
+    del plugin_gone["status"]["allocatable"]["nvidia.com/gpu"]
+    assert unhealthy["status"]["capacity"]["nvidia.com/gpu"] == "8", "precondition"
+    fake_api.add(unhealthy, plugin_gone)
+
+
+def _gpu_machine_down(fake_api: FakeApiServer) -> None:
+    """The only GPU machine's kubelet stopped posting (the node lifecycle controller's
+    `Ready=Unknown`, pkg/controller/nodelifecycle)."""
+    machine = fake_api.get_object("Node", "gpu-1")
+    assert machine is not None
+    machine["status"]["conditions"] = [
+        {
+            "type": "Ready",
+            "status": "Unknown",
+            "reason": "NodeStatusUnknown",
+            "message": "Kubelet stopped posting node status.",
+        }
+    ]
+    fake_api.update_object(machine)
+
+
+@pytest.mark.parametrize(
+    ("trouble", "code"),
+    [
+        (_gpus_unhealthy, "capacity.gpus-unhealthy"),
+        (_gpus_unhealthy, "capacity.gpu-software-down"),
+        (_gpu_machine_down, "capacity.machines-down"),
+    ],
+)
+def test_monitor_finds_the_machines_in_trouble_that_doctor_finds(
+    fake_api: FakeApiServer,
+    cluster: Path,
+    trouble: Callable[[FakeApiServer], None],
+    code: str,
+) -> None:
+    """The kubelet's device manager leaves an unhealthy GPU in capacity only (pkg/kubelet/cm/
+    devicemanager/manager.go `GetCapacity`), and a machine down shows in its `Ready`
+    condition: the monitor's kept view of a machine holds both, so it says what doctor says."""
+    trouble(fake_api)
+    doctor = run_cli("doctor", "--kubeconfig", str(cluster), "--no-registry", "-o", "json")
+    expected = sorted(
+        (f["code"], f["status"])
+        for f in doctor.json()["findings"]
+        if f["check"] == "capacity" and f["status"] != "ok"
+    )
+    assert code in {c for c, _ in expected}, expected
+    monitor, base = start_monitor(cluster, "--min-interval", "0.2", "--interval", "5")
+    try:
+        wait_for("/readyz", lambda: http_get(base + "/readyz")[0] == 200)
+        found = re.findall(
+            r'^truegreen_finding\{check="capacity",cluster="fake",code="([^"]+)",'
+            r'namespace="train",status="([^"]+)"\} 1\.0$',
+            http_get(base + "/metrics")[1],
+            re.M,
+        )
+    finally:
+        monitor.end(signal.SIGTERM)
+    assert sorted(found) == expected
 
 
 def test_monitor_lists_and_watches_through_the_kubeconfig_s_proxy(tmp_path: Path) -> None:

@@ -1,10 +1,11 @@
 """What the watch cache keeps of each object where a cluster's worth of them would not fit.
 
-A machine's full object (its image list, conditions, addresses) runs to tens of kilobytes; the
-capacity check reads only its name, labels, scheduling switches and allocatable resources
-(doctor/knowledge/fit.py). Pods across the cluster are kept as the capacity fold's own view
-(doctor/knowledge/usage.py `CheckedPodView`). Objects of the training namespace are kept whole:
-there are few.
+A machine's full object (its image list, addresses, attached volumes) runs to tens of kilobytes;
+the capacity check reads only its name, labels, scheduling switches, capacity and allocatable
+resources, and conditions (doctor/knowledge/fit.py, gpu_supply.py,
+checks/capacity/machines_down.py and kubelet_admission.py). Pods across the cluster are kept
+as the capacity fold's own view (doctor/knowledge/usage.py `CheckedPodView`). Objects of the
+training namespace are kept whole: there are few.
 """
 
 from typing import Any
@@ -27,12 +28,17 @@ class _NodeSpec(msgspec.Struct, omit_defaults=True, rename="camel"):
 
 
 class _NodeStatus(msgspec.Struct, omit_defaults=True, rename="camel"):
+    capacity: dict[str, Any] | None = None
+    """Beside allocatable: the device plugin's unhealthy GPUs are in capacity only
+    (devicemanager `GetCapacity`), which doctor/knowledge/gpu_supply.py reads."""
     allocatable: dict[str, Any] | None = None
+    conditions: list[dict[str, Any]] | None = None
+    """`Ready` (a machine down) and the pressures its kubelet admits by (a handful each)."""
 
 
 class NodeView(msgspec.Struct, omit_defaults=True, rename="camel"):
-    """A machine as the fit rules read it: name, labels, cordon, taints and providerID,
-    allocatable."""
+    """A machine as the capacity check reads it: name, labels, cordon, taints and providerID,
+    capacity, allocatable and conditions."""
 
     kind: str = ""
     api_version: str = ""
