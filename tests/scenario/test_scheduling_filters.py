@@ -824,3 +824,47 @@ def test_a_device_read_not_permitted_is_unknown_naming_the_permission(
     )
     assert f"auth can-i {permission}" in found["remedy"]
     assert result.exit_code == 3
+
+
+def _one_device_each(now: datetime, *extra: Obj, claims: list[Obj]) -> list[Obj]:
+    """gpu-1 and gpu-2 with one dra-example-driver device each, and a one-rank job whose pod
+    claims `claims`."""
+    return [
+        *healthy(now),
+        node("gpu-2", "16", "64Gi"),
+        device_class(),
+        gpu_slice("gpu-1", 1),
+        gpu_slice("gpu-2", 1),
+        *extra,
+        ranks_job("dra", now, ranks=1, gpus=0, resourceClaims=claims),
+    ]
+
+
+def test_a_shared_claim_being_deleted_leaves_no_machine(doctor: Doctor) -> None:
+    """The shared claim is allocated, and being deleted: its finalizer keeps it while a pod
+    still uses it. kube-scheduler refuses every new pod that names it (dynamicresources.go
+    `foreachPodResourceClaim`: `resourceclaim %q is being deleted`; PreFilter returns
+    UnschedulableAndUnresolvable)."""
+
+    def build(now: datetime) -> list[Obj]:
+        claim = allocated_claim("shared", "train", "gpu-1", ["gpu-0"])
+        claim["metadata"]["deletionTimestamp"] = ts(now - timedelta(minutes=1))
+        claim["metadata"]["finalizers"] = ["resource.kubernetes.io/delete-protection"]
+        return _one_device_each(now, claim, claims=[{"name": "gpu", "resourceClaimName": "shared"}])
+
+    doctor.load(build)
+    result = doctor.live("-o", "json", "-v")
+    found = _only(result.json())
+    assert (found["status"], found["code"], found["basis"]) == (
+        "fail",
+        "capacity.no-eligible-machine",
+        "measured",
+    )
+    assert found["headline"] == (
+        "No machine may run a training job: its device claim 'shared' is being deleted."
+    )
+    assert (
+        'ResourceClaim shared: resourceclaim "shared" is being deleted (dynamicresources)'
+        in (found["details"])
+    )
+    assert result.exit_code == 2

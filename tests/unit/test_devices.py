@@ -646,3 +646,37 @@ def test_pools_are_told_apart_by_driver_and_name() -> None:
     unnamed["spec"]["pool"] = {"generation": 0}
     room, _ = _run(_reads([unnamed]))
     assert room.on("a") == (Resources.of({GPUS: 1}), Resources())
+
+
+def _shared(*requests: Obj, **metadata: Any) -> Obj:
+    """A ResourceClaim the pods name directly (`resourceClaimName`), not allocated yet."""
+    return {
+        "kind": "ResourceClaim",
+        "metadata": {"name": "shared", "namespace": NS, **metadata},
+        "spec": {"devices": {"requests": list(requests)}},
+    }
+
+
+def test_a_shared_claim_being_deleted_refuses_every_machine() -> None:
+    """kube-scheduler refuses a pod whose claim is being deleted, allocated or not
+    (dynamicresources.go `foreachPodResourceClaim`: `resourceclaim %q is being deleted`,
+    PreFilter: UnschedulableAndUnresolvable)."""
+    deleting = {
+        "deletionTimestamp": "2026-01-01T00:00:00Z",
+        "finalizers": ["resource.kubernetes.io/delete-protection"],
+    }
+    for claim in (_shared(_request(), **deleting), _allocated("b", "gpu-0", namespace=NS)):
+        claim["metadata"].update(name="shared", **deleting)
+        _, found = _run(_reads([_slice("b", 1)], [claim]), [_set(resourceClaimName="shared")])
+        assert found.exclusions == [
+            Exclusion(
+                "worker",
+                ("a", "b"),
+                "its device claim 'shared' is being deleted",
+                "create the device claim 'shared' again once its deletion is done, or point the "
+                "training job at another one",
+                'ResourceClaim shared: resourceclaim "shared" is being deleted (dynamicresources)',
+                everywhere=True,
+            )
+        ]
+        assert (found.rules, found.unchecked) == ({}, [])

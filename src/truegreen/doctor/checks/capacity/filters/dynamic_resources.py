@@ -8,7 +8,7 @@ the machine it tries: the devices the drivers publish in ResourceSlices that rea
 pool, that every selector of the request's DeviceClass and of the request accepts, and that no
 claim's `status.allocation` holds already (staging/src/k8s.io/dynamic-resource-allocation/
 structured: `GatherPools`, the allocator). An allocated shared claim is usable only where its
-`allocation.nodeSelector` says.
+`allocation.nodeSelector` says; one being deleted is usable nowhere (`foreachPodResourceClaim`).
 
 doctor counts, per machine, the devices each request could take and how many are in use; a
 pod's requests become its need, and the placement does the rest. The selectors (CEL) are
@@ -501,8 +501,9 @@ def _untainted(device: _Device, tolerations: Sequence[Mapping[str, Any]]) -> boo
 def _shared_claim(
     name: str, claim: KubeObject | None, pod_set: JobPodSet, context: _Context, found: Found
 ) -> None:
-    """A claim every pod that names it shares: usable where its allocation is; not allocated
-    yet, on one machine with the free devices it asks (its devices are each on one machine)."""
+    """A claim every pod that names it shares: usable nowhere while it is being deleted; where
+    its allocation is; not allocated yet, on one machine with the free devices it asks (its
+    devices are each on one machine)."""
     if claim is None:
         found.exclude(
             Exclusion(
@@ -511,6 +512,19 @@ def _shared_claim(
                 f"its device claim '{name}' doesn't exist",
                 f"create the device claim '{name}', or point the training job at one that exists",
                 f"ResourceClaim {name} not found",
+                everywhere=True,
+            )
+        )
+        return
+    if o.is_terminating(claim):
+        found.exclude(
+            Exclusion(
+                pod_set.name,
+                context.machines,
+                f"its device claim '{name}' is being deleted",
+                f"create the device claim '{name}' again once its deletion is done, or point the "
+                "training job at another one",
+                f'ResourceClaim {name}: resourceclaim "{name}" is being deleted (dynamicresources)',
                 everywhere=True,
             )
         )
