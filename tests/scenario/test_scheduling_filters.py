@@ -826,6 +826,33 @@ def test_a_device_read_not_permitted_is_unknown_naming_the_permission(
     assert result.exit_code == 3
 
 
+def _shared_claim(*requests: str, **metadata: Any) -> Obj:
+    """A ResourceClaim the training job's pods name directly (`resourceClaimName`), as its
+    owner creates it: one device of the class per request, no status until the scheduler
+    allocates it (staging/src/k8s.io/api/resource/v1/types.go `ResourceClaim`; website content/
+    en/docs/concepts/scheduling-eviction/dynamic-resource-allocation.md, "ResourceClaim")."""
+    return {
+        "apiVersion": "resource.k8s.io/v1",
+        "kind": "ResourceClaim",
+        "metadata": {"name": "shared", "namespace": "train", **metadata},
+        "spec": {
+            "devices": {
+                "requests": [
+                    {
+                        "name": name,
+                        "exactly": {
+                            "deviceClassName": DRIVER,
+                            "allocationMode": "ExactCount",
+                            "count": 1,
+                        },
+                    }
+                    for name in requests
+                ]
+            }
+        },
+    }
+
+
 def _one_device_each(now: datetime, *extra: Obj, claims: list[Obj]) -> list[Obj]:
     """gpu-1 and gpu-2 with one dra-example-driver device each, and a one-rank job whose pod
     claims `claims`."""
@@ -838,6 +865,59 @@ def _one_device_each(now: datetime, *extra: Obj, claims: list[Obj]) -> list[Obj]
         *extra,
         ranks_job("dra", now, ranks=1, gpus=0, resourceClaims=claims),
     ]
+
+
+def test_a_shared_claim_of_two_devices_needs_two_on_one_machine(doctor: Doctor) -> None:
+    """A shared claim with two requests of one device each: the allocator gives each request
+    its own device (staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/
+    allocator_stable.go `allocateDevice` skips a device `deviceInUse` says is taken, the
+    devices picked for earlier requests included). No machine has two."""
+    shared = [{"name": "gpu", "resourceClaimName": "shared"}]
+    doctor.load(lambda now: _one_device_each(now, _shared_claim("a", "b"), claims=shared))
+    result = doctor.live("-o", "json", "-v")
+    found = _only(result.json())
+    assert (found["status"], found["code"], found["basis"]) == (
+        "fail",
+        "capacity.no-eligible-machine",
+        "measured",
+    )
+    assert found["headline"] == (
+        "No machine may run a training job: 3 machines lacking the free devices its shared "
+        "device claim 'shared' needs."
+    )
+    assert result.exit_code == 2
+
+
+def test_a_pod_s_own_device_and_a_shared_one_need_two_on_one_machine(doctor: Doctor) -> None:
+    """The pod claims one device from a template and shares a claim of one more: the scheduler
+    allocates all of a pod's claims on the machine it tries, each device once (pkg/scheduler/
+    framework/plugins/dynamicresources/dynamicresources.go `Filter`, its `claimsToAllocate`;
+    allocator_stable.go `deviceInUse`). No machine has two."""
+    claims = [
+        {"name": "gpu", "resourceClaimTemplateName": "one-gpu"},
+        {"name": "shared", "resourceClaimName": "shared"},
+    ]
+    doctor.load(
+        lambda now: _one_device_each(
+            now, _shared_claim("gpu"), claim_template("one-gpu"), claims=claims
+        )
+    )
+    result = doctor.live("-o", "json", "-v")
+    found = _only(result.json())
+    assert (found["status"], found["code"], found["basis"]) == (
+        "fail",
+        "capacity.rules-block",
+        "measured",
+    )
+    assert found["headline"] == (
+        "A training job of 2 CPUs, 8 GiB memory can't start: 1 machine lacking the free devices "
+        f"its shared device claim 'shared' needs, and best machine gpu-1 is 1 {DRIVER} devices "
+        "short."
+    )
+    assert (
+        f"gpu-1: 1 {DRIVER} devices (0 allocated, 1 for ResourceClaim shared)" in found["details"]
+    )
+    assert result.exit_code == 2
 
 
 def test_a_shared_claim_being_deleted_leaves_no_machine(doctor: Doctor) -> None:

@@ -657,6 +657,94 @@ def _shared(*requests: Obj, **metadata: Any) -> Obj:
     }
 
 
+def test_a_shared_claim_s_requests_take_distinct_devices() -> None:
+    """Two requests of one class, one device each, need two devices on one machine: the
+    allocator never gives a device to two requests (allocator_stable.go `allocateDevice` skips
+    a device `deviceInUse` says is taken, which holds the devices picked for earlier
+    requests)."""
+    claim = _shared(_request("a"), _request("b"))
+    _, found = _run(
+        _reads([_slice("a", 1), _slice("b", 2)], [claim]), [_set(resourceClaimName="shared")]
+    )
+    assert [(e.machines, e.detail) for e in found.exclusions] == [
+        (("a",), "ResourceClaim shared: not allocated; too few free candidate devices on a")
+    ]
+
+
+def test_a_pod_s_own_claim_and_a_shared_claim_take_distinct_devices() -> None:
+    """A pod claiming a device from a template and sharing a claim of one more: the allocator
+    allocates all the pod's claims on the machine at once (dynamicresources.go `Filter`: its
+    `claimsToAllocate`), never one device twice, so the shared claim's devices are not free
+    for the pod's own claim on the machine the shared claim gets them."""
+    pod_set = JobPodSet(
+        "worker",
+        {
+            "resourceClaims": [
+                {"name": "gpu", "resourceClaimTemplateName": "t"},
+                {"name": "one-more", "resourceClaimName": "shared"},
+            ]
+        },
+        {},
+    )
+    reads = _reads(
+        [_slice("a", 1), _slice("b", 3)], [_shared(_request()), _allocated("b", "gpu-2")]
+    )
+    room, found = _run(reads, [pod_set])
+    assert (found.exclusions, found.unchecked) == ([], [])
+    assert room.of("worker") == Resources.of({GPUS: 1})
+    assert room.on("a") == (Resources(), Resources())
+    assert room.on("b") == (Resources.of({GPUS: 2}), Resources.of({GPUS: 1}))
+    assert found.details[:2] == [
+        f"a: 1 {GPUS} (0 allocated, 1 for ResourceClaim shared)",
+        f"b: 3 {GPUS} (1 allocated, 1 for ResourceClaim shared)",
+    ]
+
+
+def test_a_shared_claim_and_a_pod_s_own_claim_of_overlapping_devices_are_unchecked() -> None:
+    """The shared claim's requests are counted with the pod's own: candidates that overlap but
+    differ would count some devices twice."""
+    bare = {"kind": "DeviceClass", "metadata": {"name": DRIVER}, "spec": {}}
+    one = _request("one", selectors=[{"cel": {"expression": f"device.driver == '{DRIVER}'"}}])
+    nic = _slice("a", 1)
+    nic["spec"]["driver"] = "nic.example.com"
+    pod_set = JobPodSet(
+        "worker",
+        {
+            "resourceClaims": [
+                {"name": "a", "resourceClaimTemplateName": "t"},
+                {"name": "b", "resourceClaimName": "shared"},
+            ]
+        },
+        {},
+    )
+    reads = _reads(
+        [_slice("a", 1), nic],
+        [_shared(_request("every"))],
+        classes=[bare],
+        templates={"t": _template(one)},
+    )
+    room, found = _run(reads, [pod_set])
+    assert room == DeviceRoom()
+    assert [u.detail for u in found.unchecked] == [
+        f"requests for {GPUS} and {GPUS} (every) share candidate devices"
+    ]
+
+
+def test_a_shared_claim_whose_devices_others_ask_for_too_is_unchecked() -> None:
+    """Programs that don't share the claim may run on other machines than the claim's: its
+    devices are taken on one machine only, which the room of each machine doesn't say."""
+    sets = [_set(resourceClaimName="shared"), _set("leader")]
+    room, found = _run(_reads([_slice("a", 2)], [_shared(_request())]), sets)
+    assert [u.detail for u in found.unchecked] == [
+        f"ResourceClaim shared: shared by ['worker'], not by leader, which asks for {GPUS} too"
+    ]
+    assert found.unchecked[0].why == (
+        "a device claim some of its programs share takes devices its other programs ask for "
+        "too, which doctor doesn't count"
+    )
+    assert room.on("a") == (Resources.of({GPUS: 2}), Resources())
+
+
 def test_a_shared_claim_being_deleted_refuses_every_machine() -> None:
     """kube-scheduler refuses a pod whose claim is being deleted, allocated or not
     (dynamicresources.go `foreachPodResourceClaim`: `resourceclaim %q is being deleted`,

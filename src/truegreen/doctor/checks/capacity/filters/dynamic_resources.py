@@ -9,6 +9,8 @@ pool, that every selector of the request's DeviceClass and of the request accept
 claim's `status.allocation` holds already (staging/src/k8s.io/dynamic-resource-allocation/
 structured: `GatherPools`, the allocator). An allocated shared claim is usable only where its
 `allocation.nodeSelector` says; one being deleted is usable nowhere (`foreachPodResourceClaim`).
+Every request of a pod's claims takes devices of its own (the allocator's `deviceInUse`), so a
+shared claim not allocated yet takes its devices out of the room for the pods' own claims.
 
 doctor counts, per machine, the devices each request could take and how many are in use; a
 pod's requests become its need, and the placement does the rest. The selectors (CEL) are
@@ -18,7 +20,8 @@ cannot judge, the request cannot be met (measured); otherwise it is unknown, nam
 expression. Prioritized alternatives (`firstAvailable`) are counted when one alone might still
 be met. What it does not evaluate is named, never passed: several alternatives that might be
 met, `allocationMode: All`, admin access, requests that must share an attribute
-(`constraints`), partitionable and shareable devices, devices several machines reach.
+(`constraints`), partitionable and shareable devices, devices several machines reach, a shared
+claim not allocated yet whose kinds of device programs that don't share it ask for too.
 """
 
 from collections.abc import Mapping, Sequence
@@ -98,6 +101,16 @@ class _Context(Struct, frozen=True):
         return tuple(sorted(o.name_of(n) for n in self.nodes))
 
 
+class _Pending(Struct, frozen=True):
+    """A shared claim not allocated yet: the scheduler allocates it on the machine of the first
+    pod that names it, and every other pod that names it must run there."""
+
+    name: str
+    requests: tuple[_Request, ...]
+    users: frozenset[str]
+    """The job's pod sets that name it."""
+
+
 def device_rules(
     sets: Sequence[JobPodSet],
     namespace: str,
@@ -148,6 +161,7 @@ def device_rules(
     )
     shared = {o.name_of(c): c for c in claims.items if o.namespace_of(c) == namespace}
     per_pod: dict[str, list[_Request]] = {}
+    pending: dict[str, _Pending] = {}
     for pod_set in asking:
         for ref in claim_refs(pod_set.spec):
             template = str(ref.get("resourceClaimTemplateName") or "")
@@ -160,11 +174,17 @@ def device_rules(
                 if requests is not None:
                     per_pod.setdefault(pod_set.name, []).extend(requests)
             elif claim:
-                _shared_claim(claim, shared.get(claim), pod_set, context, found)
-    names = _resources(per_pod, kubectl, found)
+                requests = _shared_claim(claim, shared.get(claim), pod_set, context, found)
+                if requests is not None:
+                    pending[claim] = _Pending(claim, tuple(requests), _users(claim, context))
+    names = _resources([*per_pod.values(), *(p.requests for p in pending.values())], kubectl, found)
     if not names:
         return DeviceRoom()
-    return _room(per_pod, names, context, found)
+    kept = [p for p in pending.values() if _kept(p, per_pod, pending, names, context, found)]
+    room = _room(per_pod, names, kept, context, found)
+    for waiting in pending.values():
+        _placed_once(waiting, names, context, found)
+    return room
 
 
 def _devices(
@@ -500,10 +520,11 @@ def _untainted(device: _Device, tolerations: Sequence[Mapping[str, Any]]) -> boo
 
 def _shared_claim(
     name: str, claim: KubeObject | None, pod_set: JobPodSet, context: _Context, found: Found
-) -> None:
+) -> list[_Request] | None:
     """A claim every pod that names it shares: usable nowhere while it is being deleted; where
-    its allocation is; not allocated yet, on one machine with the free devices it asks (its
-    devices are each on one machine)."""
+    its allocation is; not allocated yet, its requests (the machine it takes them on is
+    `_placed_once`'s); None when there is nothing more to count (what was found is in
+    `found`)."""
     if claim is None:
         found.exclude(
             Exclusion(
@@ -515,7 +536,7 @@ def _shared_claim(
                 everywhere=True,
             )
         )
-        return
+        return None
     if o.is_terminating(claim):
         found.exclude(
             Exclusion(
@@ -528,12 +549,12 @@ def _shared_claim(
                 everywhere=True,
             )
         )
-        return
+        return None
     allocation = o.mapping(o.mapping(claim.get("status")).get("allocation"))
     if allocation:
         selector = o.mapping(allocation.get("nodeSelector"))
         if not selector:
-            return  # available everywhere
+            return None  # available everywhere
         terms = [o.mapping(t) for t in o.sequence(selector.get("nodeSelectorTerms"))]
         where = sorted(o.name_of(n) for n in context.nodes if matches_node_selector(terms, n))
         found.exclude(
@@ -546,56 +567,127 @@ def _shared_claim(
                 f"ResourceClaim {name}: allocated; allocation.nodeSelector refuses the others",
             )
         )
-        return
-    requests = _requests(o.mapping(claim.get("spec")), context, pod_set.name, found)
-    if requests is None:
-        return
-    free = {m: Resources() for m in context.machines}
-    for request in requests:
-        for device in context.devices:
-            if device.id in request.candidates and device.id not in context.in_use:
-                for machine in device.machines:
-                    free[machine] += Resources.of({request.resource: 1})
-    short = tuple(
-        m for m in context.machines if any(free[m].get(r.resource) < r.count for r in requests)
-    )
-    found.exclude(
-        Exclusion(
-            pod_set.name,
-            short,
-            f"lacking the free devices its shared device claim '{name}' needs",
-            f"free devices on one machine for the shared device claim '{name}'",
-            f"ResourceClaim {name}: not allocated; too few free candidate devices on "
-            f"{', '.join(short)}",
-        )
-    )
-    users = frozenset(
+        return None
+    return _requests(o.mapping(claim.get("spec")), context, pod_set.name, found)
+
+
+def _users(name: str, context: _Context) -> frozenset[str]:
+    """The job's pod sets that name the shared claim `name`."""
+    return frozenset(
         s.name
         for s in context.asking
         if any(str(c.get("resourceClaimName") or "") == name for c in claim_refs(s.spec))
     )
-    words = f"must run on the machine where its shared device claim '{name}' gets its devices"
-    found.rule(
-        pod_set.name,
-        Near(
-            pod_set.name,
-            ((tuple((m, m) for m in context.machines), frozenset()),),
-            users,
-            True,
-            words,
-        ),
-        f"make room for every program that shares '{name}' on one machine with its devices",
-        f"ResourceClaim {name}: shared by {sorted(users)}, allocated on one node",
+
+
+def _demand(
+    requests: Sequence[_Request], names: Mapping[frozenset[tuple[str, str, str]], str]
+) -> dict[str, int]:
+    """The devices requests take, per resource: each request its own (allocator_stable.go
+    `allocateDevice` skips a device `deviceInUse` says is taken, those picked for the pod's
+    earlier requests and claims included)."""
+    amounts: dict[str, int] = {}
+    for request in requests:
+        resource = names[request.candidates]
+        amounts[resource] = amounts.get(resource, 0) + request.count
+    return amounts
+
+
+def _placed_once(
+    claim: _Pending,
+    names: Mapping[frozenset[tuple[str, str, str]], str],
+    context: _Context,
+    found: Found,
+) -> None:
+    """A shared claim not allocated yet: on one machine with the free devices it asks, every
+    program that shares it on that machine."""
+    demand = _demand(claim.requests, names)
+    short = tuple(
+        m
+        for m in context.machines
+        if any(
+            _free(candidates, m, context) < demand.get(resource, 0)
+            for candidates, resource in names.items()
+        )
+    )
+    users = [s.name for s in context.asking if s.name in claim.users]
+    words = f"must run on the machine where its shared device claim '{claim.name}' gets its devices"
+    for group in users:
+        found.exclude(
+            Exclusion(
+                group,
+                short,
+                f"lacking the free devices its shared device claim '{claim.name}' needs",
+                f"free devices on one machine for the shared device claim '{claim.name}'",
+                f"ResourceClaim {claim.name}: not allocated; too few free candidate devices on "
+                f"{', '.join(short)}",
+            )
+        )
+        found.rule(
+            group,
+            Near(
+                group,
+                ((tuple((m, m) for m in context.machines), frozenset()),),
+                claim.users,
+                True,
+                words,
+            ),
+            f"make room for every program that shares '{claim.name}' on one machine with its "
+            "devices",
+            f"ResourceClaim {claim.name}: shared by {sorted(claim.users)}, allocated on one node",
+        )
+
+
+def _free(candidates: frozenset[tuple[str, str, str]], machine: str, context: _Context) -> int:
+    """The devices of `candidates` on `machine` no claim holds."""
+    return sum(
+        1
+        for d in context.devices
+        if d.id in candidates and machine in d.machines and d.id not in context.in_use
     )
 
 
+def _kept(
+    claim: _Pending,
+    per_pod: Mapping[str, Sequence[_Request]],
+    pending: Mapping[str, _Pending],
+    names: Mapping[frozenset[tuple[str, str, str]], str],
+    context: _Context,
+    found: Found,
+) -> bool:
+    """Whether the devices a shared claim not allocated yet takes can be kept off every
+    machine's room: only when every program that asks for devices of its kinds shares it, so
+    that all of them run on the one machine where it gets them; unchecked otherwise."""
+    kinds = set(_demand(claim.requests, names))
+    for pod_set in context.asking:
+        if pod_set.name in claim.users:
+            continue
+        asked = set(_demand(per_pod.get(pod_set.name, ()), names))
+        for other in pending.values():
+            if pod_set.name in other.users:
+                asked |= set(_demand(other.requests, names))
+        if asked & kinds:
+            found.uncheck(
+                _not_counted(
+                    "a device claim some of its programs share takes devices its other "
+                    "programs ask for too, which doctor doesn't count",
+                    f"ResourceClaim {claim.name}: shared by {sorted(claim.users)}, not by "
+                    f"{pod_set.name}, which asks for {', '.join(sorted(asked & kinds))} too",
+                    context.kubectl,
+                )
+            )
+            return False
+    return True
+
+
 def _resources(
-    per_pod: Mapping[str, Sequence[_Request]], kubectl: Kubectl, found: Found
+    claims: Sequence[Sequence[_Request]], kubectl: Kubectl, found: Found
 ) -> dict[frozenset[tuple[str, str, str]], str] | None:
-    """One resource name per set of candidate devices; None when two requests could take some
-    of the same devices but not all (their counts would overlap)."""
+    """One resource name per set of candidate devices, over the requests of every claim the
+    job's pods make; None when two requests could take some of the same devices but not all
+    (their counts would overlap)."""
     names: dict[frozenset[tuple[str, str, str]], str] = {}
-    for requests in per_pod.values():
+    for requests in claims:
         for request in requests:
             if request.candidates not in names:
                 taken = request.resource in names.values()
@@ -621,29 +713,32 @@ def _resources(
 def _room(
     per_pod: Mapping[str, Sequence[_Request]],
     names: Mapping[frozenset[tuple[str, str, str]], str],
+    kept: Sequence[_Pending],
     context: _Context,
     found: Found,
 ) -> DeviceRoom:
-    """Each pod's devices and each machine's, as resources the placement counts."""
-    requests = []
-    for group, asked in per_pod.items():
-        amounts: dict[str, int] = {}
-        for request in asked:
-            resource = names[request.candidates]
-            amounts[resource] = amounts.get(resource, 0) + request.count
-        requests.append((group, Resources.of(amounts)))
+    """Each pod's devices and each machine's, as resources the placement counts; the devices a
+    shared claim not allocated yet takes are not the pods' own on any machine (every program
+    that could take them runs on the one machine where it gets them: `_kept`)."""
+    requests = [(group, Resources.of(_demand(asked, names))) for group, asked in per_pod.items()]
     room = []
     for machine in context.machines:
         there: dict[str, int] = {}
         used: dict[str, int] = {}
+        words: list[tuple[str, str]] = []
         for candidates, resource in names.items():
             here = [d for d in context.devices if d.id in candidates and machine in d.machines]
-            there[resource] = len(here)
+            reserved = [(c.name, _demand(c.requests, names).get(resource, 0)) for c in kept]
+            there[resource] = max(len(here) - sum(n for _, n in reserved), 0)
             used[resource] = sum(1 for d in here if d.id in context.in_use)
+            if here:
+                held = "".join(f", {n} for ResourceClaim {c}" for c, n in reserved if n)
+                words.append(
+                    (resource, f"{len(here)} {resource} ({used[resource]} allocated{held})")
+                )
         room.append((machine, Resources.of(there), Resources.of(used)))
-        listed = [f"{n} {r} ({used[r]} allocated)" for r, n in sorted(there.items()) if n]
-        if listed:
-            found.details.append(f"{machine}: {', '.join(listed)}")
+        if words:
+            found.details.append(f"{machine}: {', '.join(w for _, w in sorted(words))}")
     return DeviceRoom(tuple(requests), tuple(room))
 
 
