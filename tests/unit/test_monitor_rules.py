@@ -455,6 +455,20 @@ def test_the_page_escapes_what_the_cluster_wrote() -> None:
     assert status_page("t", None, at).count("The first check is still running.") == 1
 
 
+def test_a_check_that_could_not_look_reads_could_not_check_beside_a_warning() -> None:
+    """The page's row for a check says what /metrics says of it (`check_codes`: 3 for an
+    unknown beside a warning), never the warning alone."""
+    findings = [
+        Finding(CheckId.FRESHNESS, Status.WARN, Basis.MEASURED, "freshness.w", "Stopped.", "x"),
+        Finding(CheckId.FRESHNESS, Status.UNKNOWN, Basis.CANT_CHECK, "freshness.u", "Unread.", "y"),
+    ]
+    report = roll_up(findings, [CheckId.FRESHNESS])
+    at = datetime(2026, 5, 1, 12, tzinfo=UTC)
+    page = status_page("t", Evaluation("t", report, at, 0.0, 0.1, (), at, 1), at)
+    assert check_codes(report)[CheckId.FRESHNESS] == 3
+    assert "<td>freshness</td><td>? could not check</td><td>Unread.</td>" in page
+
+
 def test_a_command_in_backticks_is_code_and_still_escaped() -> None:
     from truegreen.monitor.page import shown
 

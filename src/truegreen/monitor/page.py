@@ -28,8 +28,9 @@ _STATUS_WORDS = {
     Status.FAIL: "failing",
     Status.UNKNOWN: "could not check",
 }
-# The worst status of a check's findings is its own: a failure outweighs a warning.
-_SEVERITY = {Status.OK: 0, Status.UNKNOWN: 1, Status.WARN: 2, Status.FAIL: 3}
+# The worst status of a check's findings is its own, in the order of the check's code on
+# /metrics (metrics.check_codes): a failure, then could not check, then a warning.
+_SEVERITY = {Status.OK: 0, Status.WARN: 1, Status.UNKNOWN: 2, Status.FAIL: 3}
 _COMMAND = re.compile(r"`([^`]+)`")
 
 
