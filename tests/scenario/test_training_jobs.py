@@ -21,6 +21,7 @@ from tests.support.training_kinds import (
     leader_worker_set,
     pytorch_job,
     pytorch_pod,
+    ray_cluster,
     ray_job,
     train_job,
 )
@@ -239,6 +240,47 @@ def test_a_ray_job_and_a_leader_worker_set_are_their_pod_sets(doctor: Doctor) ->
     ]
     (finding,) = _capacity(report)
     assert finding["code"] == "capacity.too-large"
+
+
+def test_a_ray_worker_group_below_its_min_replicas_runs_its_min(doctor: Doctor) -> None:
+    """`replicas: 0`, `minReplicas: 4`: kuberay creates 4 workers of 4 GPUs (ray-operator/
+    controllers/ray/utils/util.go GetWorkerGroupDesiredReplicas, read by raycluster_controller.go
+    reconcilePods), 16 GPUs where the machines have 10."""
+    doctor.server.install("ray.io")
+    doctor.load(
+        lambda now: [
+            *_with_big_machine(now),
+            ray_cluster("rc", now, replicas=0, min_replicas=4, max_replicas=4, gpus=4),
+        ]
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert [(s["name"], s["count"]) for s in report["job"]["pod_sets"]] == [
+        ("headgroup", 1),
+        ("gpu-group", 4),
+    ]
+    (finding,) = _capacity(report)
+    assert (finding["status"], finding["code"]) == ("fail", "capacity.too-large")
+    assert "RayCluster/rc: headgroup x1, gpu-group x4, all at once" in finding["details"]
+    assert result.exit_code == 2
+
+
+def test_a_ray_worker_group_above_its_max_replicas_runs_its_max(doctor: Doctor) -> None:
+    """`replicas: 10`, `maxReplicas: 2`: kuberay creates 2 workers of 4 GPUs (GetWorkerGroup
+    DesiredReplicas), which fit the free 8-GPU machine."""
+    doctor.server.install("ray.io")
+    doctor.load(
+        lambda now: [
+            *_with_big_machine(now),
+            ray_cluster("rc", now, replicas=10, min_replicas=1, max_replicas=2, gpus=4),
+        ]
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    (finding,) = _capacity(report)
+    assert (finding["status"], finding["code"]) == ("ok", "capacity.fits")
+    assert "RayCluster/rc: headgroup x1, gpu-group x2, all at once" in finding["details"]
+    assert result.exit_code == 0
 
 
 def test_a_job_file_is_judged_as_the_job_it_would_become(doctor: Doctor) -> None:

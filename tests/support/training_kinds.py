@@ -252,6 +252,36 @@ def ray_job(name: str, now: datetime, *, workers: int, gpus: int, age: timedelta
     }
 
 
+def ray_cluster(
+    name: str, now: datetime, *, replicas: int, min_replicas: int, max_replicas: int, gpus: int
+) -> Obj:
+    """A RayCluster with a head and one GPU worker group (ray-project/kuberay ray-operator/
+    config/samples/ray-cluster.sample.yaml; apis/ray/v1/raycluster_types.go WorkerGroupSpec)."""
+    return {
+        "apiVersion": "ray.io/v1",
+        "kind": "RayCluster",
+        "metadata": {"name": name, "namespace": NAMESPACE, "creationTimestamp": ts(now)},
+        "spec": {
+            "rayVersion": "2.46.0",
+            "headGroupSpec": {
+                "rayStartParams": {},
+                "template": _template({}, container("ray-head", f"{REGISTRY}/ray:2.46.0")),
+            },
+            "workerGroupSpecs": [
+                {
+                    "groupName": "gpu-group",
+                    "replicas": replicas,
+                    "minReplicas": min_replicas,
+                    "maxReplicas": max_replicas,
+                    "numOfHosts": 1,
+                    "rayStartParams": {},
+                    "template": _template({}, gpu_container("ray-worker", gpus)),
+                }
+            ],
+        },
+    }
+
+
 def leader_worker_set(name: str, now: datetime, *, size: int, gpus: int, age: timedelta) -> Obj:
     """A LeaderWorkerSet of one group of `size` pods (kubernetes-sigs/lws docs/examples/sample/
     lws.yaml; api/leaderworkerset/v1/leaderworkerset_types.go)."""

@@ -286,6 +286,38 @@ def test_a_ray_job_is_its_head_and_worker_groups_by_hosts() -> None:
     assert (failed.finished, failed.failed, failed.failure) == (True, True, ("AppFailed", "boom"))
 
 
+@pytest.mark.parametrize(
+    ("group", "pods"),
+    [
+        ({"replicas": 0, "minReplicas": 4, "maxReplicas": 4}, 4),
+        ({"replicas": 10, "minReplicas": 1, "maxReplicas": 2}, 2),
+        ({"replicas": 3, "minReplicas": 1, "maxReplicas": 8}, 3),
+        ({"minReplicas": 2, "maxReplicas": 8}, 2),
+        ({"replicas": 5}, 5),
+        ({}, 0),
+        ({"replicas": 3, "minReplicas": 4, "maxReplicas": 2}, 4),
+        ({"replicas": 5, "minReplicas": 4, "maxReplicas": 2}, 2),
+        ({"replicas": 1, "minReplicas": 2, "maxReplicas": 3, "numOfHosts": 4}, 8),
+        ({"replicas": 9, "minReplicas": 2, "maxReplicas": 3, "numOfHosts": 4}, 12),
+        ({"replicas": 1, "minReplicas": 2, "maxReplicas": 3, "suspend": True}, None),
+    ],
+)
+def test_a_ray_worker_group_runs_its_replicas_held_between_min_and_max(
+    group: dict[str, Any], pods: int | None
+) -> None:
+    """kuberay ray-operator/controllers/ray/utils/util.go GetWorkerGroupDesiredReplicas, which
+    reconcilePods creates: a suspended group none; absent or below `minReplicas` (default 0)
+    that; above `maxReplicas` (default MaxInt32) that (min first, so min > max reads as
+    kuberay does); times `numOfHosts` (default 1)."""
+    obj = ray_job("r", NOW, workers=1, gpus=1, age=timedelta(0))
+    spec = obj["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]
+    for key in ("replicas", "minReplicas", "maxReplicas"):
+        del spec[key]
+    spec.update(group)
+    expected = [("headgroup", 1)] + ([] if pods is None else [("gpu-group", pods)])
+    assert _sets(from_ray_job(obj)) == expected
+
+
 def test_a_leader_worker_set_is_leaders_and_workers_per_group() -> None:
     obj = leader_worker_set("l", NOW, size=4, gpus=8, age=timedelta(0))
     obj["spec"]["replicas"] = 2

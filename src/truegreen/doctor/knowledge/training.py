@@ -14,8 +14,9 @@ creates (a pod template times how many of it run at once), from the fields that 
 - Kubeflow's PyTorchJob, TFJob, XGBoostJob, PaddleJob, JAXJob (kubeflow.org/v1) and MPIJob
   (kubeflow.org/v2beta1 and v1): one set per replica type, `replicas` (default 1) each;
   `runPolicy.suspend` (training-operator pkg/apis/kubeflow.org/v1/common_types.go).
-- RayCluster and RayJob (ray.io/v1): the head, and per worker group `replicas` times `numOfHosts`
-  (ray-operator/apis/ray/v1/raycluster_types.go).
+- RayCluster and RayJob (ray.io/v1): the head, and per worker group `replicas` held between
+  `minReplicas` and `maxReplicas`, times `numOfHosts` (ray-operator/apis/ray/v1/
+  raycluster_types.go; controllers/ray/utils/util.go GetWorkerGroupDesiredReplicas).
 - LeaderWorkerSet (leaderworkerset.x-k8s.io/v1): per group one leader and `size` - 1 workers,
   `replicas` groups (api/leaderworkerset/v1/leaderworkerset_types.go).
 Everything here is pure: a function of the objects read, unit-tested value by value.
@@ -445,13 +446,28 @@ def from_kubeflow(kind: Kind, job: KubeObject) -> TrainingJob:
     )
 
 
+_MAX_INT32 = 2**31 - 1
+"""A Ray worker group's `maxReplicas` when unset (apis/ray/v1/raycluster_types.go)."""
+
+
+def _ray_workers(group: Mapping[str, Any]) -> int:
+    """How many workers kuberay keeps in a group: `replicas`, raised to `minReplicas` (default
+    0) when absent or below it, else lowered to `maxReplicas` (default MaxInt32) when above it
+    (ray-operator/controllers/ray/utils/util.go GetWorkerGroupDesiredReplicas)."""
+    least = _count(group.get("minReplicas"), 0)
+    replicas = o.integer(group.get("replicas"), least)
+    if replicas < least:
+        return least
+    return _count(min(replicas, o.integer(group.get("maxReplicas"), _MAX_INT32)))
+
+
 def _ray_sets(cluster_spec: Mapping[str, Any]) -> tuple[PodSet, ...]:
     head = o.mapping(cluster_spec.get("headGroupSpec"))
     sets = [PodSet(RAY_HEAD_GROUP, 1, o.mapping(head.get("template")))] if head else []
     for group in (o.mapping(g) for g in o.sequence(cluster_spec.get("workerGroupSpecs"))):
         if group.get("suspend") is True:
             continue
-        replicas = _count(group.get("replicas", group.get("minReplicas", 0)), 0)
+        replicas = _ray_workers(group)
         hosts = _count(group.get("numOfHosts"))
         sets.append(
             PodSet(
