@@ -12,10 +12,12 @@ import pytest
 from tests.scenario.conftest import Doctor
 from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import Fault
-from tests.support.scenarios import NAMESPACE, Obj, docker_config, find, healthy, node
+from tests.support.scenarios import NAMESPACE, Obj, docker_config, find, healthy, node, ts
 from tests.support.training_kinds import (
     ALL_GROUPS,
+    _template,
     cluster_training_runtime,
+    gpu_container,
     indexed_job,
     jobset,
     leader_worker_set,
@@ -280,6 +282,45 @@ def test_a_ray_worker_group_above_its_max_replicas_runs_its_max(doctor: Doctor) 
     (finding,) = _capacity(report)
     assert (finding["status"], finding["code"]) == ("ok", "capacity.fits")
     assert "RayCluster/rc: headgroup x1, gpu-group x2, all at once" in finding["details"]
+    assert result.exit_code == 0
+
+
+def test_an_mpi_job_s_worker_without_replicas_runs_none(doctor: Doctor) -> None:
+    """An MPIJob (kubeflow.org/v2beta1, mpi-operator examples/v2beta1/pi/pi.yaml) whose Worker
+    names no `replicas`: mpi-operator defaults it to 0 (pkg/apis/kubeflow/v2beta1/default.go
+    setDefaultsTypeWorker) and, with `runLauncherAsWorker`, runs the 8-GPU launcher alone,
+    which fits the free 8-GPU machine."""
+    doctor.server.install("kubeflow.org")
+
+    def build(now: datetime) -> list[Obj]:
+        mpi = {
+            "apiVersion": "kubeflow.org/v2beta1",
+            "kind": "MPIJob",
+            "metadata": {
+                "name": "mpi",
+                "namespace": NAMESPACE,
+                "creationTimestamp": ts(now - timedelta(minutes=1)),
+            },
+            "spec": {
+                "slotsPerWorker": 8,
+                "runLauncherAsWorker": True,
+                "mpiReplicaSpecs": {
+                    "Launcher": {
+                        "replicas": 1,
+                        "template": _template({}, gpu_container("launcher", 8)),
+                    },
+                    "Worker": {"template": _template({}, gpu_container("worker", 8))},
+                },
+            },
+        }
+        return [*_with_big_machine(now), mpi]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    (finding,) = _capacity(report)
+    assert (finding["status"], finding["code"]) == ("ok", "capacity.fits")
+    assert "MPIJob/mpi: Launcher x1, Worker x0, all at once" in finding["details"]
     assert result.exit_code == 0
 
 

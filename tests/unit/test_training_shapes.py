@@ -273,6 +273,50 @@ def test_kubeflow_jobs_are_their_replica_types() -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    ("kind", "field", "roles", "sets"),
+    [
+        (Kind.MPI_JOB, "mpiReplicaSpecs", ("Launcher", "Worker"), [("Launcher", 1), ("Worker", 0)]),
+        (
+            Kind.MPI_JOB_V1,
+            "mpiReplicaSpecs",
+            ("Launcher", "Worker"),
+            [("Launcher", 1), ("Worker", 0)],
+        ),
+        (
+            Kind.PYTORCH_JOB,
+            "pytorchReplicaSpecs",
+            ("Master", "Worker"),
+            [("Master", 1), ("Worker", 1)],
+        ),
+        (Kind.TF_JOB, "tfReplicaSpecs", ("PS", "Worker"), [("PS", 1), ("Worker", 1)]),
+        (
+            Kind.XGBOOST_JOB,
+            "xgbReplicaSpecs",
+            ("Master", "Worker"),
+            [("Master", 1), ("Worker", 1)],
+        ),
+        (
+            Kind.PADDLE_JOB,
+            "paddleReplicaSpecs",
+            ("Master", "Worker"),
+            [("Master", 1), ("Worker", 1)],
+        ),
+        (Kind.JAX_JOB, "jaxReplicaSpecs", ("Worker",), [("Worker", 1)]),
+    ],
+)
+def test_a_kubeflow_replica_type_without_replicas_runs_its_kind_s_default(
+    kind: Kind, field: str, roles: tuple[str, ...], sets: list[tuple[str, int]]
+) -> None:
+    """An MPIJob's Worker defaults to 0 replicas and its Launcher to 1 (mpi-operator
+    pkg/apis/kubeflow/v2beta1/default.go setDefaultsTypeWorker, setDefaultsTypeLauncher;
+    training-operator release-1.9 pkg/apis/kubeflow.org/v1/mpi_defaults.go SetDefaults_MPIJob);
+    every replica type of the other kinds to 1 (pytorch_defaults.go, tensorflow_defaults.go,
+    xgboost_defaults.go, paddlepaddle_defaults.go, jax_defaults.go: setDefaultReplicas(spec, 1))."""
+    obj = {"metadata": {"name": "j"}, "spec": {field: {role: {"template": {}} for role in roles}}}
+    assert _sets(from_kubeflow(kind, obj)) == sets
+
+
 def test_a_ray_job_is_its_head_and_worker_groups_by_hosts() -> None:
     obj = ray_job("r", NOW, workers=2, gpus=1, age=timedelta(0))
     obj["spec"]["rayClusterSpec"]["workerGroupSpecs"][0]["numOfHosts"] = 4

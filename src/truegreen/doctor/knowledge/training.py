@@ -12,8 +12,10 @@ creates (a pod template times how many of it run at once), from the fields that 
   template, with `trainer.numNodes` pods in the replicated job of the trainer step and
   `trainer.resourcesPerNode` on the containers named `node`.
 - Kubeflow's PyTorchJob, TFJob, XGBoostJob, PaddleJob, JAXJob (kubeflow.org/v1) and MPIJob
-  (kubeflow.org/v2beta1 and v1): one set per replica type, `replicas` (default 1) each;
-  `runPolicy.suspend` (training-operator pkg/apis/kubeflow.org/v1/common_types.go).
+  (kubeflow.org/v2beta1 and v1): one set per replica type, `replicas` each (default 1, an
+  MPIJob's Worker 0: training-operator pkg/apis/kubeflow.org/v1/*_defaults.go, mpi-operator
+  pkg/apis/kubeflow/v2beta1/default.go); `runPolicy.suspend` (training-operator
+  pkg/apis/kubeflow.org/v1/common_types.go).
 - RayCluster and RayJob (ray.io/v1): the head, and per worker group `replicas` held between
   `minReplicas` and `maxReplicas`, times `numOfHosts` (ray-operator/apis/ray/v1/
   raycluster_types.go; controllers/ray/utils/util.go GetWorkerGroupDesiredReplicas).
@@ -425,13 +427,26 @@ def from_train_job(train_job: KubeObject, runtime: Got | CantRead) -> TrainingJo
     )
 
 
+_MPI_WORKER = "Worker"
+"""An MPIJob's worker replica type, whose `replicas` defaults to 0 (mpi-operator pkg/apis/
+kubeflow/v2beta1/default.go setDefaultsTypeWorker; training-operator pkg/apis/kubeflow.org/v1/
+mpi_defaults.go SetDefaults_MPIJob); every other replica type of every kind defaults to 1."""
+
+
+def _default_replicas(kind: Kind, role: str) -> int:
+    return 0 if kind in (Kind.MPI_JOB, Kind.MPI_JOB_V1) and role == _MPI_WORKER else 1
+
+
 def from_kubeflow(kind: Kind, job: KubeObject) -> TrainingJob:
-    """A Kubeflow job: one set per replica type, `replicas` (default 1) each."""
+    """A Kubeflow job: one set per replica type, `replicas` each (when absent, 0 for an
+    MPIJob's Worker, else 1)."""
     spec = o.mapping(job.get("spec"))
     replicas = o.mapping(spec.get(KUBEFLOW_REPLICA_SPECS[kind]))
     sets = tuple(
         PodSet(
-            str(role), _count(o.mapping(r).get("replicas")), o.mapping(o.mapping(r).get("template"))
+            str(role),
+            _count(o.mapping(r).get("replicas"), _default_replicas(kind, str(role))),
+            o.mapping(o.mapping(r).get("template")),
         )
         for role, r in replicas.items()
     )
