@@ -12,7 +12,16 @@ import pytest
 from tests.scenario.conftest import Doctor
 from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import Fault
-from tests.support.scenarios import NAMESPACE, Obj, docker_config, find, healthy, node, ts
+from tests.support.scenarios import (
+    NAMESPACE,
+    Obj,
+    docker_config,
+    find,
+    healthy,
+    node,
+    running_containers,
+    ts,
+)
 from tests.support.training_kinds import (
     ALL_GROUPS,
     _template,
@@ -321,6 +330,79 @@ def test_an_mpi_job_s_worker_without_replicas_runs_none(doctor: Doctor) -> None:
     (finding,) = _capacity(report)
     assert (finding["status"], finding["code"]) == ("ok", "capacity.fits")
     assert "MPIJob/mpi: Launcher x1, Worker x0, all at once" in finding["details"]
+    assert result.exit_code == 0
+
+
+def test_a_ray_job_on_an_existing_cluster_is_not_empty(doctor: Doctor) -> None:
+    """A RayJob with `spec.clusterSelector` and no rayClusterSpec runs on the RayCluster
+    `shared` (kuberay apis/ray/v1/rayjob_types.go ClusterSelector; rayjob_controller.go
+    initRayJobStatusIfNeed sets status.rayClusterName from it, getOrCreateRayClusterInstance
+    creates none), whose head pod runs and is ready (labels from ray-operator/controllers/ray/
+    common/pod.go labelPod). It asks for no programs of its own: not workloads.job-empty."""
+    doctor.server.install("ray.io")
+
+    def build(now: datetime) -> list[Obj]:
+        cluster = ray_cluster("shared", now, replicas=0, min_replicas=0, max_replicas=0, gpus=1)
+        cluster["metadata"]["creationTimestamp"] = ts(now - timedelta(days=1))
+        cluster["status"] = {
+            "state": "ready",
+            "conditions": [{"type": "HeadPodReady", "status": "True"}],
+        }
+        head_spec = cluster["spec"]["headGroupSpec"]["template"]["spec"]
+        head = {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {
+                "name": "shared-head-abcde",
+                "namespace": NAMESPACE,
+                "creationTimestamp": ts(now - timedelta(days=1)),
+                "labels": {
+                    "ray.io/cluster": "shared",
+                    "ray.io/group": "headgroup",
+                    "ray.io/node-type": "head",
+                },
+                "ownerReferences": [
+                    {
+                        "apiVersion": "ray.io/v1",
+                        "kind": "RayCluster",
+                        "name": "shared",
+                        "uid": "uid-shared",
+                        "controller": True,
+                    }
+                ],
+            },
+            "spec": {**head_spec, "nodeName": "cpu-1"},
+            "status": {
+                "phase": "Running",
+                "conditions": [
+                    {"type": "PodScheduled", "status": "True"},
+                    {"type": "Ready", "status": "True"},
+                ],
+                "containerStatuses": running_containers(
+                    "shared-head-abcde", head_spec["containers"], ts(now - timedelta(days=1))
+                ),
+            },
+        }
+        job = ray_job("rj", now, workers=1, gpus=1, age=timedelta(minutes=1))
+        del job["spec"]["rayClusterSpec"]
+        job["spec"]["clusterSelector"] = {"ray.io/cluster": "shared"}
+        job["status"] = {
+            "rayClusterName": "shared",
+            "jobDeploymentStatus": "Running",
+            "jobStatus": "RUNNING",
+        }
+        return [*healthy(now), cluster, head, job]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    codes = {f["code"] for f in report["findings"]}
+    assert "workloads.job-empty" not in codes
+    assert (report["verdict"], report["job"]["kind"], report["job"]["pod_sets"]) == (
+        "ready",
+        "RayJob",
+        [],
+    )
     assert result.exit_code == 0
 
 

@@ -362,6 +362,30 @@ def test_a_ray_worker_group_runs_its_replicas_held_between_min_and_max(
     assert _sets(from_ray_job(obj)) == expected
 
 
+def test_a_ray_job_on_an_existing_cluster_asks_for_no_pods_and_is_not_empty() -> None:
+    """`spec.clusterSelector` names a RayCluster the job runs on: kuberay takes its name from
+    the selector's `ray.io/cluster` (rayjob_controller.go initRayJobStatusIfNeed), creates no
+    cluster and ignores any rayClusterSpec (getOrCreateRayClusterInstance)."""
+    obj = ray_job("r", NOW, workers=2, gpus=1, age=timedelta(0))
+    obj["spec"]["clusterSelector"] = {"ray.io/cluster": "shared"}
+    del obj["status"]
+    job = from_ray_job(obj)
+    assert (_sets(job), job.on_existing_cluster, job.empty) == ([], True, False)
+    assert job.cluster_name == "shared"
+    del obj["spec"]["rayClusterSpec"]
+    obj["status"] = {"rayClusterName": "shared", "jobDeploymentStatus": "Running"}
+    job = from_ray_job(obj)
+    assert (_sets(job), job.on_existing_cluster, job.empty, job.cluster_name) == (
+        [],
+        True,
+        False,
+        "shared",
+    )
+    obj["spec"]["clusterSelector"] = {}
+    job = from_ray_job(obj)
+    assert (job.on_existing_cluster, job.empty) == (False, True)
+
+
 def test_a_leader_worker_set_is_leaders_and_workers_per_group() -> None:
     obj = leader_worker_set("l", NOW, size=4, gpus=8, age=timedelta(0))
     obj["spec"]["replicas"] = 2

@@ -121,6 +121,9 @@ class TrainingJob(Struct, frozen=True):
     uid: str = ""
     cluster_name: str = ""
     """A RayJob's RayCluster (`status.rayClusterName`), whose pods are the job's."""
+    on_existing_cluster: bool = False
+    """A RayJob that runs on a RayCluster it did not create (`spec.clusterSelector`): it asks
+    for no pods of its own, and is not empty for that."""
     failure: tuple[str, str] = ("", "")
     """The reason and message of the job's failure, as its status says them."""
     managed_by: str = ""
@@ -143,7 +146,12 @@ class TrainingJob(Struct, frozen=True):
     @property
     def empty(self) -> bool:
         """Unfinished, not suspended, and asking for no pods: its controller starts nothing."""
-        return not self.finished and not self.suspended and not self.pods
+        return (
+            not self.finished
+            and not self.suspended
+            and not self.on_existing_cluster
+            and not self.pods
+        )
 
     @property
     def primary(self) -> PodSet:
@@ -508,21 +516,27 @@ def from_ray_cluster(cluster: KubeObject) -> TrainingJob:
 
 
 def from_ray_job(job: KubeObject) -> TrainingJob:
-    """A RayJob: the RayCluster it creates (none when it runs on an existing one)."""
+    """A RayJob: the RayCluster it creates, or none when `spec.clusterSelector` names an
+    existing one, whose name is the selector's `ray.io/cluster` (rayjob_controller.go
+    initRayJobStatusIfNeed; getOrCreateRayClusterInstance then creates nothing and ignores
+    any rayClusterSpec)."""
     spec = o.mapping(job.get("spec"))
     status = o.mapping(job.get("status"))
     state = status.get("jobDeploymentStatus")
     common = _common(job)
     if state == "Failed":
         common["failure"] = (str(status.get("reason") or ""), str(status.get("message") or ""))
+    selector = o.mapping(spec.get("clusterSelector"))
+    cluster = status.get("rayClusterName") or selector.get(RAY_CLUSTER_LABEL)
     return TrainingJob(
         kind=Kind.RAY_JOB,
-        pod_sets=_ray_sets(o.mapping(spec.get("rayClusterSpec"))),
+        pod_sets=() if selector else _ray_sets(o.mapping(spec.get("rayClusterSpec"))),
         together=True,
         suspended=spec.get("suspend") is True,
         finished=state in ("Complete", "Failed"),
         failed=state == "Failed",
-        cluster_name=str(status.get("rayClusterName") or ""),
+        cluster_name=str(cluster or ""),
+        on_existing_cluster=bool(selector),
         **common,
     )
 
