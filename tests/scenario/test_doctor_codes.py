@@ -455,6 +455,7 @@ COVERED_ELSEWHERE = (
         "workloads.last-job-evicted",  # test_evidence.py
         "workloads.last-job-over-disk-limit",  # test_evidence.py
         "workloads.last-job-failed",  # test_evidence.py
+        "workloads.last-job-refused",  # test_training_jobs.py
         "workloads.last-job-image",  # test_evidence.py
         "workloads.last-job-deadline",  # test_evidence.py
         "storage.attach-failed",  # test_evidence.py

@@ -406,6 +406,46 @@ def test_a_ray_job_on_an_existing_cluster_is_not_empty(doctor: Doctor) -> None:
     assert result.exit_code == 0
 
 
+def test_a_ray_job_kuberay_refused_is_a_measured_failure(doctor: Doctor) -> None:
+    """A RayJob at jobDeploymentStatus ValidationFailed, 2 hours old (kuberay ray-operator/
+    controllers/ray/rayjob_controller.go Reconcile: validateRayJob failed, so kuberay set
+    ValidationFailed with reason ValidationFailed and the error as message, and returned
+    without creating its RayCluster; apis/ray/v1/rayjob_types.go). Its Warning Event is gone
+    past the API server's event TTL; the status still says why. Nothing of it ran."""
+    doctor.server.install("ray.io")
+    message = (
+        "train/rj: The RayJob spec is invalid: BackoffLimit is incompatible with InteractiveMode"
+    )
+
+    def build(now: datetime) -> list[Obj]:
+        job = ray_job("rj", now, workers=2, gpus=2, age=timedelta(hours=2))
+        head = job["spec"]["rayClusterSpec"]["headGroupSpec"]["template"]["spec"]
+        head["containers"][0]["image"] = "registry.example.com/ray:2.46.0"
+        job["status"] = {
+            "jobDeploymentStatus": "ValidationFailed",
+            "reason": "ValidationFailed",
+            "message": message,
+        }
+        return [*_with_big_machine(now), job]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["verdict"]) == (2, "not-ready")
+    (finding,) = [f for f in report["findings"] if f["code"] == "workloads.last-job-refused"]
+    assert (finding["status"], finding["basis"]) == ("fail", "measured")
+    assert finding["headline"] == (
+        f"The last training job 'rj' was refused for its settings, so none of it ran: “{message}”."
+    )
+    assert finding["details"] == ["RayJob/rj failed (ValidationFailed)", message]
+    remedy = finding["remedy"]
+    assert remedy.startswith(
+        "Correct the settings it names and submit the job again; the same settings are refused "
+        "every time. `kubectl "
+    )
+    assert remedy.endswith(" describe rayjob rj` shows the job.")
+
+
 def test_a_job_file_is_judged_as_the_job_it_would_become(doctor: Doctor) -> None:
     """`--job-file` with a PyTorchJob manifest that is not submitted: its 1 + 3 pods of 8 GPUs
     are placed, not the namespace's newest job."""

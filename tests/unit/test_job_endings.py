@@ -11,11 +11,12 @@ on resource: %v. " with `thresholdMetMessageFmt` and `containerMessageFmt` after
 the pod's phase Failed and reason `Evicted` (helpers.go `Reason`)."""
 
 from collections.abc import Mapping
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from tests.support.scenarios import job_pod, training_job
+from tests.support.training_kinds import ray_job
 from truegreen.doctor.knowledge.evidence import (
     DiskLimit,
     DiskLimitOf,
@@ -23,7 +24,7 @@ from truegreen.doctor.knowledge.evidence import (
     JobFailure,
     job_failure,
 )
-from truegreen.doctor.knowledge.training import from_job
+from truegreen.doctor.knowledge.training import from_job, from_ray_job
 
 NOW = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)
 
@@ -222,3 +223,28 @@ def test_a_native_sidecar_stopped_after_the_program_is_not_what_failed() -> None
     failure = job_failure(from_job(job), [pod])
     assert failure is not None
     assert failure.detail == "pod train-002-s1 container fetch-data: exit code 2 (Error)"
+
+
+@pytest.mark.parametrize(
+    ("status", "failure"),
+    [
+        (
+            {"reason": "ValidationFailed", "message": "The RayJob spec is invalid: x"},
+            JobFailure(Ending.REFUSED, "ValidationFailed", "The RayJob spec is invalid: x"),
+        ),
+        (
+            {"reason": "ValidationFailed"},
+            JobFailure(Ending.REFUSED, "ValidationFailed", "ValidationFailed"),
+        ),
+        ({}, JobFailure(Ending.REFUSED, "", "its settings are invalid")),
+    ],
+)
+def test_a_job_its_controller_refused_ended_refused_in_its_controller_s_words(
+    status: dict[str, str], failure: JobFailure
+) -> None:
+    """A RayJob at jobDeploymentStatus ValidationFailed (kuberay rayjob_controller.go Reconcile
+    sets it with reason ValidationFailed and validateRayJob's error as message, and creates
+    no RayCluster, so no pod says more): refused, in kuberay's words."""
+    job = ray_job("r", NOW, workers=1, gpus=1, age=timedelta(0))
+    job["status"] = {"jobDeploymentStatus": "ValidationFailed", **status}
+    assert job_failure(from_ray_job(job), []) == failure

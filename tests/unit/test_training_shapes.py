@@ -386,6 +386,32 @@ def test_a_ray_job_on_an_existing_cluster_asks_for_no_pods_and_is_not_empty() ->
     assert (job.on_existing_cluster, job.empty) == (False, True)
 
 
+def test_a_ray_job_kuberay_refused_has_failed_and_was_refused() -> None:
+    """rayjob_controller.go Reconcile: when validateRayJob fails, kuberay sets
+    jobDeploymentStatus ValidationFailed, reason ValidationFailed and the error as message,
+    and returns: no RayCluster is created and no later state follows (apis/ray/v1/
+    rayjob_types.go JobDeploymentStatusValidationFailed)."""
+    obj = ray_job("r", NOW, workers=2, gpus=1, age=timedelta(0))
+    message = (
+        "train/r: The RayJob spec is invalid: BackoffLimit is incompatible with InteractiveMode"
+    )
+    obj["status"] = {
+        "jobDeploymentStatus": "ValidationFailed",
+        "reason": "ValidationFailed",
+        "message": message,
+    }
+    job = from_ray_job(obj)
+    assert (job.finished, job.failed, job.refused, job.failure) == (
+        True,
+        True,
+        True,
+        ("ValidationFailed", message),
+    )
+    obj["status"]["jobDeploymentStatus"] = "Failed"
+    obj["status"]["reason"] = "AppFailed"
+    assert (from_ray_job(obj).failed, from_ray_job(obj).refused) == (True, False)
+
+
 def test_a_leader_worker_set_is_leaders_and_workers_per_group() -> None:
     obj = leader_worker_set("l", NOW, size=4, gpus=8, age=timedelta(0))
     obj["spec"]["replicas"] = 2

@@ -333,6 +333,8 @@ class Ending(StrEnum):
     DEADLINE = "deadline"
     IMAGE = "image"
     PROGRAM_FAILED = "program-failed"
+    REFUSED = "refused"
+    """Its controller refused its settings: none of it ran."""
     UNKNOWN = "unknown"
 
 
@@ -466,15 +468,21 @@ _ORDER = (
 )
 
 
+_REFUSED = "its settings are invalid"
+
+
 def job_failure(job: TrainingJob, pods: Sequence[KubeObject]) -> JobFailure | None:
-    """Why `job` failed, when its status says it did: its controller's DeadlineExceeded
-    first (the job ran out of time, whatever an earlier attempt showed), else its pods decide
-    how (an out-of-memory kill over an eviction for its own disk limit, over an image that
-    would not download, over a pod stopped at its deadline, over an eviction by a machine
-    that ran short, over a plain exit); None for a job that did not fail."""
+    """Why `job` failed, when its status says it did: its controller's refusal of its
+    settings first (nothing of it ran), then its controller's DeadlineExceeded (the job ran
+    out of time, whatever an earlier attempt showed), else its pods decide how (an
+    out-of-memory kill over an eviction for its own disk limit, over an image that would not
+    download, over a pod stopped at its deadline, over an eviction by a machine that ran
+    short, over a plain exit); None for a job that did not fail."""
     if not job.failed:
         return None
     reason, message = job.failure
+    if job.refused:
+        return JobFailure(Ending.REFUSED, reason, _bounded(message or reason or _REFUSED))
     if reason == _DEADLINE_EXCEEDED:
         return JobFailure(Ending.DEADLINE, reason, _bounded(message or reason))
     endings = [e for e in (_pod_ending(p) for p in pods) if e is not None]

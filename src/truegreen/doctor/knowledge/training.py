@@ -126,6 +126,9 @@ class TrainingJob(Struct, frozen=True):
     for no pods of its own, and is not empty for that."""
     failure: tuple[str, str] = ("", "")
     """The reason and message of the job's failure, as its status says them."""
+    refused: bool = False
+    """Its controller refused its settings and started none of it (a RayJob's
+    `ValidationFailed`); also `failed`."""
     managed_by: str = ""
     """`spec.managedBy`: another controller runs this job (Kueue's MultiKueue), "" for its own."""
     selector_keys: tuple[str, ...] = ()
@@ -515,6 +518,13 @@ def from_ray_cluster(cluster: KubeObject) -> TrainingJob:
     )
 
 
+_RAY_JOB_REFUSED = "ValidationFailed"
+"""The jobDeploymentStatus kuberay sets when its checks of the RayJob's settings fail, with the
+error as message; it then returns without creating the RayCluster, and no later state follows
+(rayjob_controller.go Reconcile: validateRayJob; apis/ray/v1/rayjob_types.go)."""
+_RAY_JOB_FAILED = ("Failed", _RAY_JOB_REFUSED)
+
+
 def from_ray_job(job: KubeObject) -> TrainingJob:
     """A RayJob: the RayCluster it creates, or none when `spec.clusterSelector` names an
     existing one, whose name is the selector's `ray.io/cluster` (rayjob_controller.go
@@ -524,7 +534,7 @@ def from_ray_job(job: KubeObject) -> TrainingJob:
     status = o.mapping(job.get("status"))
     state = status.get("jobDeploymentStatus")
     common = _common(job)
-    if state == "Failed":
+    if state in _RAY_JOB_FAILED:
         common["failure"] = (str(status.get("reason") or ""), str(status.get("message") or ""))
     selector = o.mapping(spec.get("clusterSelector"))
     cluster = status.get("rayClusterName") or selector.get(RAY_CLUSTER_LABEL)
@@ -533,8 +543,9 @@ def from_ray_job(job: KubeObject) -> TrainingJob:
         pod_sets=() if selector else _ray_sets(o.mapping(spec.get("rayClusterSpec"))),
         together=True,
         suspended=spec.get("suspend") is True,
-        finished=state in ("Complete", "Failed"),
-        failed=state == "Failed",
+        finished=state in ("Complete", *_RAY_JOB_FAILED),
+        failed=state in _RAY_JOB_FAILED,
+        refused=state == _RAY_JOB_REFUSED,
         cluster_name=str(cluster or ""),
         on_existing_cluster=bool(selector),
         **common,

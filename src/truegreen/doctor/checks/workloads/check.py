@@ -26,6 +26,7 @@ from truegreen.doctor.checks.workloads.words import (
     LAST_JOB_IMAGE,
     LAST_JOB_OUT_OF_MEMORY,
     LAST_JOB_OVER_DISK_LIMIT,
+    LAST_JOB_REFUSED,
     NO_SHARED_MEMORY,
     NONE_FOUND,
     NOT_READY,
@@ -453,6 +454,7 @@ _ENDING_CODES = {
     Ending.EVICTED: (LAST_JOB_EVICTED, Status.WARN),
     Ending.DEADLINE: (LAST_JOB_DEADLINE, Status.FAIL),
     Ending.PROGRAM_FAILED: (LAST_JOB_FAILED, Status.FAIL),
+    Ending.REFUSED: (LAST_JOB_REFUSED, Status.FAIL),
     Ending.UNKNOWN: (LAST_JOB_FAILED, Status.FAIL),
 }
 
@@ -620,6 +622,7 @@ def _job_states(env: Environment) -> list[Finding]:
                     objects=(judged.ref,),
                     job=f"'{judged.name}'",
                     command=command,
+                    said=quoted(failure.detail),
                     **_disk_limit_words(failure.disk_limit),
                 )
             )

@@ -38,6 +38,7 @@ LAST_JOB_EVICTED: Final = "workloads.last-job-evicted"
 LAST_JOB_OVER_DISK_LIMIT: Final = "workloads.last-job-over-disk-limit"
 LAST_JOB_DEADLINE: Final = "workloads.last-job-deadline"
 LAST_JOB_FAILED: Final = "workloads.last-job-failed"
+LAST_JOB_REFUSED: Final = "workloads.last-job-refused"
 CANT_READ: Final = "workloads.cant-read"
 
 WORDS: Final[dict[str, Wording]] = {
@@ -188,6 +189,11 @@ WORDS: Final[dict[str, Wording]] = {
         "The last training job {job} failed: its program ended with an error.",
         "See why with {command}; the next job with the same settings fails the same way "
         "until that is fixed.",
+    ),
+    LAST_JOB_REFUSED: Wording(
+        "The last training job {job} was refused for its settings, so none of it ran: “{said}”.",
+        "Correct the settings it names and submit the job again; the same settings are "
+        "refused every time. {command} shows the job.",
     ),
     CANT_READ: Wording(
         "Couldn't check whether the environment's workloads are healthy: {why}.", "{remedy}"
