@@ -7,12 +7,21 @@ with `spec.priority` as the Priority admission plugin sets it and `status.nomina
 the scheduler sets it on a preemptor (pkg/scheduler/schedule_one.go handleSchedulingFailure).
 """
 
+import copy
 from datetime import datetime, timedelta
 from typing import Any
 
 from tests.scenario.conftest import Doctor
 from tests.support.fake_apiserver import Fault
-from tests.support.scenarios import NAMESPACE, find, gpu_held_by_notebook, healthy, training_job, ts
+from tests.support.scenarios import (
+    NAMESPACE,
+    find,
+    gpu_held_by_notebook,
+    healthy,
+    job_pod,
+    training_job,
+    ts,
+)
 
 Obj = dict[str, Any]
 
@@ -22,6 +31,7 @@ PINNED_HERE = {
     "admission.priority-missing",
     "admission.account-missing",
     "capacity.preempts",
+    "capacity.preemption-under-way",
     "capacity.reservation-unknown",
 }
 GPU_TAINT = {"key": "nvidia.com/gpu", "value": "present", "effect": "NoSchedule"}
@@ -327,6 +337,87 @@ def test_a_job_that_never_preempts_is_blocked_by_the_same_work(doctor: Doctor) -
         "priority 1000 (class 'training-high'), never preempts (preemptionPolicy)"
         in (capacity["details"])
     )
+    assert result.exit_code == 2
+
+
+def _preempting(now: datetime) -> list[Obj]:
+    """kube-scheduler has preempted for the job's pod: the notebook holding both GPUs of gpu-1
+    is terminating with `DisruptionTarget` `PreemptionByScheduler` (framework/preemption/
+    preemption.go prepareCandidate), the pod is nominated for gpu-1 (`status.nominatedNodeName`,
+    schedule_one.go handleSchedulingFailure), and on its retry the scheduler says it waits for
+    the victim (defaultpreemption/default_preemption.go PodEligibleToPreemptOthers)."""
+    objects = gpu_held_by_notebook(now)
+    notebook = find(objects, "Pod", "notebook-alice-0")
+    notebook["metadata"].update(
+        {"deletionTimestamp": ts(now - timedelta(seconds=20)), "deletionGracePeriodSeconds": 30}
+    )
+    notebook["status"]["conditions"] = [
+        {
+            "type": "DisruptionTarget",
+            "status": "True",
+            "reason": "PreemptionByScheduler",
+            "message": "default-scheduler: preempting to accommodate a higher priority pod",
+        }
+    ]
+    job = training_job("train-002", now, gpus=2, finished=False, age=timedelta(minutes=3))
+    job["spec"]["template"]["spec"]["priorityClassName"] = "training-high"
+    pod = job_pod(job, now, suffix="w1", node_name=None, phase="Pending", age=timedelta(minutes=3))
+    pod["spec"].update({"priority": 1000, "preemptionPolicy": "PreemptLowerPriority"})
+    pod["status"]["nominatedNodeName"] = "gpu-1"
+    pod["status"]["conditions"][0]["message"] = (
+        "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: not eligible due "
+        "to a terminating pod on the nominated node."
+    )
+    return [*objects, priority_class("training-high", 1000), job, pod]
+
+
+def test_a_preemption_under_way_is_a_wait(doctor: Doctor) -> None:
+    """The room on the nominated machine is the pod's once the victim is gone: the scheduler
+    binds it there, a measured wait, and the victim is not named again as work to stop."""
+    doctor.load(_preempting)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "capacity") == [("capacity.preemption-under-way", "warn", "measured")], (
+        "a preemption under way is reported as a failure"
+    )
+    assert report["headline"]["text"] == (
+        "The cluster is stopping work of a lower priority on gpu-1 to make room for the "
+        "training job 'train-002'; the job starts there once that work is gone."
+    )
+    (capacity,) = _check(report, "capacity")
+    assert capacity["details"] == [
+        "scheduler on train-002-w1: 0/2 nodes are available: 2 Insufficient nvidia.com/gpu. "
+        "preemption: not eligible due to a terminating pod on the nominated node.",
+        "train-002-w1 is nominated for gpu-1: the scheduler keeps that room for it while the "
+        "work it preempted there stops",
+    ]
+    assert result.exit_code == 0
+
+
+def test_a_preemption_for_one_pod_of_a_job_that_runs_together_is_no_wait(
+    doctor: Doctor,
+) -> None:
+    """Two pods that must run at once: the scheduler preempted for one of them, and for the
+    other finds nothing to stop (the preemption plugin's `No preemption victims found for
+    incoming pod`, framework/preemption/preemption.go), so its nomination is cleared. The job
+    does not start whole: the scheduler's verdict stands."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _preempting(now)
+        job, first = objects[-2], objects[-1]
+        job["spec"].update({"parallelism": 2, "completions": 2, "completionMode": "Indexed"})
+        second = copy.deepcopy(first)
+        second["metadata"]["name"] = "train-002-w2"
+        del second["status"]["nominatedNodeName"]
+        second["status"]["conditions"][0]["message"] = (
+            "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: 0/2 nodes are "
+            "available: 2 No preemption victims found for incoming pod."
+        )
+        return [*objects, second]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert _codes(result.json(), "capacity") == [("capacity.too-large", "fail", "measured")]
     assert result.exit_code == 2
 
 

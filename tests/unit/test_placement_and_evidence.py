@@ -186,6 +186,35 @@ def test_the_reasons_in_plain_words() -> None:
     assert scheduler_verdict(gated) is None, "gated pods were not tried"
 
 
+_WAITING_FOR_VICTIM = (
+    "0/2 nodes are available: 2 Insufficient nvidia.com/gpu. preemption: not eligible due to a "
+    "terminating pod on the nominated node."
+)
+"""kube-scheduler's words on a preemptor whose victim on its nominated machine still
+terminates (defaultpreemption/default_preemption.go PodEligibleToPreemptOthers)."""
+
+
+@pytest.mark.parametrize(
+    ("nominated", "message", "preempting"),
+    [
+        ("gpu-1", _WAITING_FOR_VICTIM, True),
+        ("", _WAITING_FOR_VICTIM, False),
+        ("gpu-1", "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", False),
+        (None, "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.", False),
+    ],
+)
+def test_a_preemption_under_way_is_a_nomination_the_scheduler_waits_on(
+    nominated: str | None, message: str, preempting: bool
+) -> None:
+    condition = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable"}
+    status: dict[str, object] = {"conditions": [{**condition, "message": message}]}
+    if nominated is not None:
+        status["nominatedNodeName"] = nominated
+    verdict = scheduler_verdict({"metadata": {"name": "p"}, "spec": {}, "status": status})
+    assert verdict is not None
+    assert (verdict.nominated, verdict.preempting) == (nominated or "", preempting)
+
+
 @pytest.mark.parametrize(
     ("message", "cause"),
     [

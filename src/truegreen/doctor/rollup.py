@@ -54,6 +54,7 @@ WAIT_FOR_RUNNING_JOB = frozenset(
         capacity.VOLUME_HELD_BY_RUNNING_JOB,
         admission.QUOTA_HELD_BY_RUNNING_JOB,
         capacity.MACHINE_COMING,
+        capacity.PREEMPTION_UNDER_WAY,
         queue.HELD,
     }
 )

@@ -67,12 +67,26 @@ class SchedulerVerdict(Struct, frozen=True):
     machines: int | None
     """How many machines it looked at (`0/5 nodes are available`); None when not said."""
     reasons: tuple[Reason, ...]
+    nominated: str = ""
+    """The machine it is nominated for (`status.nominatedNodeName`), "" for none."""
 
     @property
     def only_room(self) -> bool:
         """Every machine it looked at was held back for room alone: the wait for running
         work to finish can explain it."""
         return bool(self.reasons) and all(r.obstacle is Obstacle.ROOM for r in self.reasons)
+
+    @property
+    def preempting(self) -> bool:
+        """The scheduler has preempted for it and waits for what it stopped on the machine it
+        nominated: it says so rather than preempt again (defaultpreemption
+        PodEligibleToPreemptOthers), and binds the pod there once that room is free."""
+        return bool(self.nominated) and _VICTIM_STOPPING in self.message
+
+
+_VICTIM_STOPPING = "not eligible due to a terminating pod on the nominated node"
+"""The preemption plugin's words when a lower-priority pod it stopped on the nominated machine is
+still terminating (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)."""
 
 
 # The phrases of kube-scheduler's filter plugins (pkg/scheduler/framework/plugins/*: the
@@ -161,7 +175,8 @@ def scheduler_verdict(pod: KubeObject) -> SchedulerVerdict | None:
         return None
     message = str(condition.get("message") or "")
     machines, reasons = parse_scheduler_message(message)
-    return SchedulerVerdict(o.name_of(pod), message, machines, reasons)
+    nominated = str(o.mapping(pod.get("status")).get("nominatedNodeName") or "")
+    return SchedulerVerdict(o.name_of(pod), message, machines, reasons, nominated)
 
 
 # -- events -------------------------------------------------------------------------------------

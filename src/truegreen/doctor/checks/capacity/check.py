@@ -76,6 +76,8 @@ from truegreen.doctor.checks.capacity.words import (
     NO_SUCH_GPU,
     PARTLY_FITS,
     POOLS_NOT_READY,
+    PREEMPTION_UNDER_WAY,
+    PREEMPTS,
     RESERVATION_UNKNOWN,
     SAY,
     TOO_LARGE,
@@ -229,6 +231,9 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     ]
     if not verdicts:
         return findings
+    if all(v.preempting for _, v in verdicts):
+        beside = [f for f in _beside_room(findings) if f.code != PREEMPTS]
+        return [_preemption_under_way(env, verdicts), *beside]
     lines = [f"scheduler on {v.pod}: {v.message}" for _, v in verdicts]
     provision = _provision(env)
     lines += _provision_lines(env, provision)
@@ -529,6 +534,31 @@ def _machine_coming(
         objects=[f"Pod/{w.pod}" for w in adding],
         job=f"'{_job_of_pod(env, first.pod)}'",
         how=plain_adding(first),
+    )
+
+
+def _preemption_under_way(
+    env: Environment, verdicts: Sequence[tuple[KubeObject, SchedulerVerdict]]
+) -> Finding:
+    """The scheduler has preempted for every pod it could not place and waits for what it
+    stopped on the machines it nominated them for: they bind there once that room is free."""
+    machines = list(dict.fromkeys(v.nominated for _, v in verdicts))
+    return SAY.finding(
+        Status.WARN,
+        Basis.MEASURED,
+        PREEMPTION_UNDER_WAY,
+        details=[
+            *(f"scheduler on {v.pod}: {v.message}" for _, v in verdicts),
+            *(
+                f"{v.pod} is nominated for {v.nominated}: the scheduler keeps that room for it "
+                "while the work it preempted there stops"
+                for _, v in verdicts
+            ),
+        ],
+        objects=[f"Pod/{v.pod}" for _, v in verdicts],
+        machines=joined_words(machines),
+        job=f"'{_job_of_pod(env, verdicts[0][1].pod)}'",
+        command=env.settings.kubectl.cluster("describe", "node", *machines),
     )
 
 

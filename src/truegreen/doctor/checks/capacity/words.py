@@ -14,6 +14,7 @@ VOLUME_HELD_BY_RUNNING_JOB: Final = "capacity.volume-held-by-running-job"
 PARTLY_FITS: Final = "capacity.partly-fits"
 BLOCKED_BY_OTHER_WORK: Final = "capacity.blocked-by-other-work"
 PREEMPTS: Final = "capacity.preempts"
+PREEMPTION_UNDER_WAY: Final = "capacity.preemption-under-way"
 RESERVATION_UNKNOWN: Final = "capacity.reservation-unknown"
 TOO_LARGE: Final = "capacity.too-large"
 NO_ELIGIBLE_MACHINE: Final = "capacity.no-eligible-machine"
@@ -71,6 +72,12 @@ WORDS: Final[dict[str, Wording]] = {
         "A training job of {size} can start only by stopping work of a lower priority: {victims}.",
         "If that work may be stopped, nothing to do; otherwise free room or add a machine, or "
         "give the training job a priority that stops nothing (`preemptionPolicy: Never`).",
+    ),
+    PREEMPTION_UNDER_WAY: Wording(
+        "The cluster is stopping work of a lower priority on {machines} to make room for the "
+        "training job {job}; the job starts there once that work is gone.",
+        "Nothing to do: the job waits for the stopped work to end ({command} shows what still "
+        "runs there).",
     ),
     RESERVATION_UNKNOWN: Wording(
         "Couldn't tell whether the training job may use {machines}, kept for work that asks "
