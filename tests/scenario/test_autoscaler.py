@@ -18,6 +18,10 @@ def _capacity(report: dict[str, Any]) -> list[tuple[str, str, str]]:
     ]
 
 
+def _findings(report: dict[str, Any], code: str) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["code"] == code]
+
+
 def _waiting(now: datetime) -> tuple[list[Obj], Obj]:
     """A job of 8 GPUs on a cluster whose largest machine has 2; its pod marked unschedulable."""
     job = training_job("big", now, gpus=8, finished=False, age=timedelta(minutes=3))
@@ -123,6 +127,79 @@ def test_a_node_group_at_its_maximum_is_why_the_job_will_not_run(doctor: Doctor)
         "at their largest."
     )
     assert result.exit_code == 2
+
+
+def _half_covered(now: datetime, *, together: bool) -> list[Obj]:
+    """A job of 2 pods of 8 GPUs each (an Indexed Job running both indexes at once when
+    `together`, else a plain parallel Job); cluster-autoscaler triggered a scale-up for one pod
+    and refused the other. It posts on each pod (processors/status/
+    eventing_scale_up_processor.go: TriggeredScaleUp for PodsTriggeredScaleUp,
+    NotTriggerScaleUp for PodsRemainUnschedulable)."""
+    job = training_job("big", now, gpus=8, finished=False, age=timedelta(minutes=5))
+    job["spec"].update({"parallelism": 2, "completions": 2})
+    if together:
+        job["spec"]["completionMode"] = "Indexed"
+    first, second = (
+        job_pod(job, now, suffix=s, node_name=None, phase="Pending", age=timedelta(minutes=5))
+        for s in ("0-aaaaa", "1-bbbbb")
+    )
+    added = _scaler_event(
+        now,
+        first,
+        "TriggeredScaleUp",
+        "pod triggered scale-up: [{eks-gpu-ng 0->1 (max: 1)}]",
+        source="cluster-autoscaler",
+        age=timedelta(minutes=3),
+    )
+    refused = _scaler_event(
+        now,
+        second,
+        "NotTriggerScaleUp",
+        "pod didn't trigger scale-up: 1 max node group size reached",
+        source="cluster-autoscaler",
+        age=timedelta(minutes=1),
+    )
+    return [*healthy(now), job, first, second, added, refused]
+
+
+def test_a_machine_for_one_pod_of_a_job_that_runs_together_is_no_wait(doctor: Doctor) -> None:
+    """The pods must all run at once: the machine coming for one of them starts nothing while
+    the autoscaler cannot add one for the other."""
+    doctor.load(lambda now: _half_covered(now, together=True))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _capacity(report)[0] == ("capacity.no-machine-can-be-added", "fail", "measured"), (
+        "a scale-up for one pod of a job that runs together overrules the refusal for another"
+    )
+    assert report["headline"]["text"] == (
+        "No machine can be added for 2 programs of the training job 'big': its machine groups "
+        "are at their largest."
+    )
+    [finding] = _findings(report, "capacity.no-machine-can-be-added")
+    assert finding["details"][-2:] == [
+        "cluster-autoscaler on big-0-aaaaa: pod triggered scale-up: [{eks-gpu-ng 0->1 (max: 1)}]",
+        "cluster-autoscaler on big-1-bbbbb: pod didn't trigger scale-up: 1 max node group size "
+        "reached",
+    ]
+    assert result.exit_code == 2
+
+
+def test_a_machine_for_one_pod_of_a_job_that_starts_pods_one_by_one_is_a_wait(
+    doctor: Doctor,
+) -> None:
+    """Pods that start one by one: the one the machine comes for starts; the refusal for the
+    other is said beside the wait."""
+    doctor.load(lambda now: _half_covered(now, together=False))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _capacity(report) == [("capacity.machine-coming", "warn", "measured")]
+    [finding] = _findings(report, "capacity.machine-coming")
+    assert finding["details"][-2:] == [
+        "cluster-autoscaler on big-0-aaaaa: pod triggered scale-up: [{eks-gpu-ng 0->1 (max: 1)}]",
+        "cluster-autoscaler on big-1-bbbbb: pod didn't trigger scale-up: 1 max node group size "
+        "reached",
+    ]
+    assert result.exit_code == 0
 
 
 def test_karpenter_s_nomination_is_a_machine_on_its_way(doctor: Doctor) -> None:

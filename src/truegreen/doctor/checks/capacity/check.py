@@ -234,19 +234,15 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     if all(v.preempting for _, v in verdicts):
         beside = [f for f in _beside_room(findings) if f.code != PREEMPTS]
         return [_preemption_under_way(env, verdicts), *beside]
-    lines = [f"scheduler on {v.pod}: {v.message}" for _, v in verdicts]
-    provision = _provision(env)
-    lines += _provision_lines(env, provision)
-    words = _autoscaler_words(env, [v.pod for _, v in verdicts], provision)
-    adding = [w for w in words if w.word is Word.ADDING]
+    lines = _scheduler_lines(env, verdicts)
+    words = _autoscaler_words(env, [v.pod for _, v in verdicts], _provision(env))
     health = _autoscaler_health(env)
-    claims = env.node_claims
-    if isinstance(claims, CantRead) and any(nominated_claim(w) for w in adding):
-        lines.append(f"whether Karpenter's machine launched is not known: {claims.reason}")
-    if adding:
-        return [_machine_coming(env, adding, lines), *_beside_room(findings)]
+    coming = _coming(env, verdicts, words, lines)
+    if coming is not None:
+        return [coming, *_beside_room(findings)]
     cannot = [w for w in words if w.word is Word.CANNOT_ADD]
-    lines += [f"{w.source} on {w.pod}: {w.message}" for w in cannot] + health[1]
+    lines += [_said(w) for w in words if w.word is Word.ADDING]
+    lines += [_said(w) for w in cannot] + health[1]
     flags = env.autoscaler_flags
     expired = [w for w in words if w.word is Word.EXPIRED]
     lines += [_expired(w, env, known=not isinstance(flags, CantRead)) for w in expired]
@@ -522,15 +518,46 @@ def _autoscaler_health(env: Environment) -> tuple[list[Finding], list[str]]:
     return [unhealthy], [health.detail]
 
 
-def _machine_coming(
-    env: Environment, adding: Sequence[AutoscalerWord], lines: list[str]
-) -> Finding:
+def _scheduler_lines(
+    env: Environment, verdicts: Sequence[tuple[KubeObject, SchedulerVerdict]]
+) -> list[str]:
+    """The scheduler's words on each pod, and where the provision time came from."""
+    lines = [f"scheduler on {v.pod}: {v.message}" for _, v in verdicts]
+    return lines + _provision_lines(env, _provision(env))
+
+
+def _said(word: AutoscalerWord) -> str:
+    """An autoscaler's word on a pod, for the details."""
+    return f"{word.source} on {word.pod}: {word.message}"
+
+
+def _coming(
+    env: Environment,
+    verdicts: Sequence[tuple[KubeObject, SchedulerVerdict]],
+    words: Sequence[AutoscalerWord],
+    lines: Sequence[str],
+) -> Finding | None:
+    """A machine an autoscaler is adding for the pods: a measured wait, unless for a job whose
+    pods must all run at once and for one of which it cannot add one (the machine coming
+    starts none of them then); None when no machine is on its way."""
+    work = env.work()
+    together = {v.pod: job.ref for pod, v in verdicts if (job := work.job_of(pod)) and job.together}
+    refused = {together.get(w.pod) for w in words if w.word is Word.CANNOT_ADD}
+    adding = [w for w in words if w.word is Word.ADDING and together.get(w.pod, "") not in refused]
+    if not adding:
+        return None
+    details = [*lines]
+    claims = env.node_claims
+    if isinstance(claims, CantRead) and any(nominated_claim(w) for w in adding):
+        details.append(f"whether Karpenter's machine launched is not known: {claims.reason}")
+    # The refusals for pods of jobs that start them one by one: true, beside the wait.
+    details += [_said(w) for w in words if w.word in (Word.ADDING, Word.CANNOT_ADD)]
     first = adding[0]
     return SAY.finding(
         Status.WARN,
         Basis.MEASURED,
         MACHINE_COMING,
-        details=[*lines, *(f"{w.source} on {w.pod}: {w.message}" for w in adding)],
+        details=details,
         objects=[f"Pod/{w.pod}" for w in adding],
         job=f"'{_job_of_pod(env, first.pod)}'",
         how=plain_adding(first),
