@@ -82,6 +82,45 @@ def test_a_job_whose_only_gpu_machine_is_down_is_told_to_bring_it_back(doctor: D
     )
 
 
+def test_a_machine_the_autoscaler_adds_is_a_wait_while_the_gpu_machines_are_down(
+    doctor: Doctor,
+) -> None:
+    """The only GPU machine is unreachable, and cluster-autoscaler has just triggered a scale-up
+    of the GPU group for the pending pod (processors/status/eventing_scale_up_processor.go:
+    TriggeredScaleUp on each pod of PodsTriggeredScaleUp). The new machine is capacity on its
+    way: a measured wait, with the machine that is down said beside it."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _down_gpu_machine(now)
+        pod = objects[-1]
+        added = _scaler_event(
+            now,
+            pod,
+            "TriggeredScaleUp",
+            "pod triggered scale-up: [{eks-gpu-ng 1->2 (max: 4)}]",
+            source="cluster-autoscaler",
+            age=timedelta(minutes=1),
+        )
+        return [*objects, added]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    capacity = [f for f in report["findings"] if f["check"] == "capacity"]
+    assert [(f["code"], f["status"], f["basis"]) for f in capacity] == [
+        ("capacity.machine-coming", "warn", "measured")
+    ], "a measured scale-up is dropped behind the machine that is down"
+    assert report["headline"]["text"] == (
+        "A machine is being added for the training job 'train-002': the machine group "
+        "eks-gpu-ng goes from 1 to 2 machines."
+    )
+    assert capacity[0]["details"][-2:] == [
+        "every machine that has nvidia.com/gpu is down now: gke-a100-pool-1",
+        "gke-a100-pool-1: Ready=Unknown: Kubelet stopped posting node status.",
+    ]
+    assert result.exit_code == 0
+
+
 def test_a_scale_up_stands_for_its_provision_time_whatever_the_scheduler_posted_since(
     doctor: Doctor,
 ) -> None:

@@ -108,19 +108,39 @@ def check(env: Environment) -> list[Finding]:
     # down changes nothing for it (the kubelet admission path says whether its own are).
     down = None if every_set_named(env) else down_supply(nodes, requested_resources(env))
     if down is not None:
-        return [_machines_down(env, down)]
+        return [_coming_beside_down(env, down) or _machines_down(env, down)]
     return _with_evidence(env, _arithmetic(env))
+
+
+def _verdicts(env: Environment) -> list[tuple[KubeObject, SchedulerVerdict]]:
+    """The training pods the scheduler could not place, with its verdict on each."""
+    return [
+        (pod, verdict)
+        for pod in o.remaining(_training_pods(env))
+        if training_owner(pod) and (verdict := scheduler_verdict(pod)) is not None
+    ]
+
+
+def _coming_beside_down(env: Environment, down: DownSupply) -> Finding | None:
+    """A machine an autoscaler measurably adds for the pods is capacity on its way, whatever
+    the machines already there: the wait, with those that are down said in its details."""
+    verdicts = _verdicts(env)
+    if not verdicts:
+        return None
+    lines = _scheduler_lines(env, verdicts)
+    words = _autoscaler_words(env, [v.pod for _, v in verdicts], _provision(env))
+    coming = _coming(env, verdicts, words, lines)
+    if coming is None:
+        return None
+    said = f"every machine that has {down.resource} is down now: {', '.join(down.machines)}"
+    return replace(coming, details=(*coming.details, said, *down.states))
 
 
 def _machines_down(env: Environment, down: DownSupply) -> Finding:
     """Every machine that offers a resource the job asks for is down: measured (their
     conditions and the controller's taints), whatever the scheduler's other reasons say."""
     job = env.judged_job()
-    lines = [
-        f"scheduler on {v.pod}: {v.message}"
-        for pod in o.remaining(_training_pods(env))
-        if training_owner(pod) and (v := scheduler_verdict(pod)) is not None
-    ]
+    lines = [f"scheduler on {v.pod}: {v.message}" for _, v in _verdicts(env)]
     names = ", ".join(down.machines)
     return SAY.finding(
         Status.FAIL,
@@ -224,11 +244,7 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     placing's explanation (a wait, other work, the job's size) and adds its words to it. What an
     autoscaler said about those pods comes first: a machine on its way is a measured wait, and
     one it cannot add is why they will not run."""
-    verdicts = [
-        (pod, verdict)
-        for pod in o.remaining(_training_pods(env))
-        if training_owner(pod) and (verdict := scheduler_verdict(pod)) is not None
-    ]
+    verdicts = _verdicts(env)
     if not verdicts:
         return findings
     if all(v.preempting for _, v in verdicts):
