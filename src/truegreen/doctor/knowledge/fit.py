@@ -18,11 +18,14 @@ _POD_LEVEL = (CPU, MEMORY)
 
 
 def container_requests(container: Mapping[str, Any]) -> Resources:
-    """A container's requests; a limit without a request counts as the request (API defaulting)."""
+    """A container's requests; a limit whose resource the requests do not name counts as the
+    request (pkg/apis/core/v1/defaults.go SetDefaults_Pod copies it only where the key is
+    absent, so an explicit `cpu: "0"` stays 0 beside any limit)."""
     resources = o.mapping(container.get("resources"))
     limits = Resources.parse(o.mapping(resources.get("limits")))
-    requests = Resources.parse(o.mapping(resources.get("requests")))
-    return requests.replaced(limits, limits.names - requests.names)
+    stated = o.mapping(resources.get("requests"))
+    requests = Resources.parse(stated)
+    return requests.replaced(limits, limits.names - {str(name) for name in stated})
 
 
 def pod_requests(spec: Mapping[str, Any]) -> Resources:
