@@ -7,7 +7,7 @@ from typing import Any
 
 from tests.scenario.conftest import Doctor
 from tests.support.filter_objects import ranks_job, running_pod
-from tests.support.scenarios import Obj, healthy
+from tests.support.scenarios import Obj, find, healthy
 
 
 def _capacity(report: dict[str, Any]) -> dict[str, Any]:
@@ -72,3 +72,49 @@ def test_the_job_s_own_explicit_zero_request_asks_for_no_cpu(doctor: Doctor) -> 
         "(from the template of Job/ranks)"
     )
     assert result.exit_code == 0
+
+
+# -- explicit zeros are BestEffort to the kubelet ------------------------------------------------
+
+
+def test_explicit_zero_requests_named_onto_a_machine_under_memory_pressure_are_turned_away(
+    doctor: Doctor,
+) -> None:
+    """The job names cpu-1 (`spec.nodeName`), which reports MemoryPressure=True with the node
+    lifecycle controller's memory-pressure NoSchedule taint; its container asks for cpu 0 and
+    memory 0. The quality of service counts only amounts above zero
+    (pkg/apis/core/v1/helper/qos/qos.go `ComputePodQOS`), so the pod is BestEffort, and the
+    eviction manager's admit handler turns it away (pkg/kubelet/eviction/eviction_manager.go
+    `(*managerImpl).Admit`: "The node had condition: [MemoryPressure].")."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        machine = find(objects, "Node", "cpu-1")
+        machine["status"]["conditions"] = [
+            {"type": "Ready", "status": "True", "reason": "KubeletReady"},
+            {"type": "MemoryPressure", "status": "True", "reason": "KubeletHasInsufficientMemory"},
+        ]
+        machine["spec"]["taints"] = [
+            {"key": "node.kubernetes.io/memory-pressure", "effect": "NoSchedule"}
+        ]
+        job = ranks_job("zeros", now, ranks=1, gpus=0, nodeName="cpu-1")
+        job["spec"]["template"]["spec"]["containers"][0]["resources"] = {
+            "requests": {"cpu": "0", "memory": "0"}
+        }
+        return [*objects, job]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    found = _capacity(result.json())
+    assert (found["status"], found["basis"], found["code"], found["headline"]) == (
+        "fail",
+        "measured",
+        "capacity.named-machine-unfit",
+        "The training job names the machine cpu-1 to run on, and that machine turns it away: "
+        "it is short of memory.",
+    )
+    assert (
+        "the kubelet on cpu-1 refuses it: Evicted: The node had condition: [MemoryPressure]."
+        in found["details"]
+    )
+    assert result.exit_code == 2

@@ -57,7 +57,7 @@ from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.knowledge.fit import MachineRoom, shortfalls, tolerates
 from truegreen.doctor.knowledge.taints import system_taint
 from truegreen.doctor.knowledge.training import TrainingJob, pod_set_of
-from truegreen.quantity import PODS, Resources
+from truegreen.quantity import CPU, MEMORY, PODS, QuantityError, Resources, parse_quantity
 
 
 class Outcome(StrEnum):
@@ -146,16 +146,28 @@ def _pressure_refusal(node: KubeObject, spec: Mapping[str, Any]) -> tuple[str, .
 
 
 def _best_effort(spec: Mapping[str, Any]) -> bool:
-    """No CPU or memory requested or limited by any container or the pod: the BestEffort
-    quality of service (pkg/apis/core/v1/helper/qos `GetPodQOS`)."""
+    """No CPU or memory requested or limited above zero by any container or the pod: the
+    BestEffort quality of service (pkg/apis/core/v1/helper/qos/qos.go `ComputePodQOS` counts
+    a quantity only when `quantity.Cmp(zeroQuantity) == 1`, so `cpu: "0"` is none)."""
     parts = [o.mapping(spec.get("resources"))] + [
         o.mapping(c.get("resources")) for c in (*o.containers(spec), *o.init_containers(spec))
     ]
     return not any(
-        {"cpu", "memory"} & {str(k) for k in o.mapping(part.get(kind))}
+        _above_zero(value)
         for part in parts
         for kind in ("requests", "limits")
+        for name, value in o.mapping(part.get(kind)).items()
+        if name in (CPU, MEMORY)
     )
+
+
+def _above_zero(value: object) -> bool:
+    """Whether a stated amount is above zero; one that is not a quantity counts as stated (the
+    API server stores none such, and the job's size says so where it is read)."""
+    try:
+        return parse_quantity(str(value)) > 0
+    except QuantityError:
+        return True
 
 
 def _pressure_words(conditions: Sequence[str], past: bool = False) -> str:
