@@ -327,6 +327,59 @@ def test_spreading_that_may_be_unmet_is_no_filter(doctor: Doctor) -> None:
     assert result.exit_code == 0
 
 
+def test_spreading_with_an_empty_selector_counts_every_program_of_the_namespace(
+    doctor: Doctor,
+) -> None:
+    """`labelSelector: {}` selects everything (apimachinery pkg/apis/meta/v1/helpers.go
+    `LabelSelectorAsSelector`: no requirements is `labels.Everything()`), so the scheduler counts
+    every pod of the namespace per zone and the incoming pod matches itself (podtopologyspread
+    common.go `filterTopologySpreadConstraints`, `countPodsMatchSelector`; filtering.go
+    `Filter`). The namespace's jobs-manager and mysql run on gpu-1 in zone b, zone a holds
+    none: the rank fits only on gpu-1, where 2 + 1 - 0 > maxSkew 1."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _in_zones(now, {"cpu-1": "zone-a", "gpu-1": "zone-b"})
+        for pod in (o for o in objects if o["kind"] == "Pod"):
+            pod["spec"]["nodeName"] = "gpu-1"
+        spread = [{**_spread("DoNotSchedule")[0], "labelSelector": {}}]
+        job = ranks_job("spread", now, ranks=1, gpus=1, topologySpreadConstraints=spread)
+        return [*objects, job]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    found = _only(result.json())
+    assert (found["status"], found["basis"], found["code"], found["headline"]) == (
+        "fail",
+        "inferred",
+        "capacity.rules-block",
+        "A training job of 2 CPUs, 8 GiB memory, 1 nvidia.com/gpu can't start: it would put "
+        "more than 1 program in one zone beyond the zone with the fewest.",
+    )
+    assert (
+        "worker: topology spread on topology.kubernetes.io/zone, maxSkew 1, minDomains 1: "
+        "counts {'zone-a': 0, 'zone-b': 2}" in found["details"]
+    )
+    assert result.exit_code == 2
+
+
+def test_spreading_without_a_selector_counts_nothing(doctor: Doctor) -> None:
+    """No `labelSelector` is a nil selector, which selects nothing (`LabelSelectorAsSelector`:
+    `labels.Nothing()`): no pod is counted, the rank itself neither, and the skew never grows."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _in_zones(now, {"cpu-1": "zone-a", "gpu-1": "zone-b"})
+        for pod in (o for o in objects if o["kind"] == "Pod"):
+            pod["spec"]["nodeName"] = "gpu-1"
+        spread = [{k: v for k, v in _spread("DoNotSchedule")[0].items() if k != "labelSelector"}]
+        job = ranks_job("spread", now, ranks=1, gpus=1, topologySpreadConstraints=spread)
+        return [*objects, job]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert _only(result.json())["code"] == "capacity.fits"
+    assert result.exit_code == 0
+
+
 # -- a bound volume's node affinity ---------------------------------------------------------------
 
 

@@ -619,9 +619,7 @@ def test_machines_without_the_spread_key_are_refused() -> None:
     )
 
 
-def test_an_empty_selector_counts_nothing_and_makes_no_rule() -> None:
-    rules = _rules([_set(topologySpreadConstraints=[_constraint(labelSelector={})])])
-    assert rules.rules == ()
+def test_a_missing_selector_counts_nothing_and_makes_no_rule() -> None:
     rules = _rules([_set(topologySpreadConstraints=[{**_constraint(), "labelSelector": None}])])
     assert rules.rules == ()
 
@@ -1250,7 +1248,7 @@ def test_mismatch_label_keys_the_controller_sets_per_pod_are_unchecked_too() -> 
 
 def test_spread_reads_every_constraint_after_one_that_counts_nothing() -> None:
     constraints = [
-        _constraint(labelSelector={}),
+        _constraint(labelSelector=None),
         _constraint(topologyKey=HOST),
         _constraint(maxSkew=0),
         _constraint(),

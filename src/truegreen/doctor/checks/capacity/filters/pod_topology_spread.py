@@ -65,8 +65,8 @@ def _spread(pod_set: JobPodSet, sets: Sequence[JobPodSet], cluster: Cycle, found
                 f"{pod_set.name}: topology spread on {key}: machines without the key are refused",
             )
         )
-        if not selector.requirements:
-            continue  # nothing counted (an empty or nil selector): the skew never grows
+        if selector.requirements is None:
+            continue  # a nil selector counts nothing (labels.Nothing()): the skew never grows
         eligible = [n for n in counted_machines if _included(n, constraint, pod_set.spec)]
         counts = {str(o.labels_of(n)[key]): 0 for n in eligible}
         eligible_names = {o.name_of(n) for n in eligible}
