@@ -2,12 +2,12 @@
 controller still wants placed: over the fake API server, with objects as the API server stores
 them (each test names its upstream source)."""
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from tests.scenario.conftest import Doctor
 from tests.support.filter_objects import ranks_job, running_pod
-from tests.support.scenarios import Obj, find, healthy
+from tests.support.scenarios import Obj, find, healthy, image_id, job_pod, ts
 
 
 def _capacity(report: dict[str, Any]) -> dict[str, Any]:
@@ -118,3 +118,69 @@ def test_explicit_zero_requests_named_onto_a_machine_under_memory_pressure_are_t
         in found["details"]
     )
     assert result.exit_code == 2
+
+
+# -- a running Job some of whose pods succeeded --------------------------------------------------
+
+
+def _half_done(now: datetime) -> list[Obj]:
+    """An Indexed Job of 4 ranks of one GPU (parallelism = completions = 4) on gpu-1 (2 GPUs):
+    indexes 0 and 1 succeeded, 2 and 3 run there. Its status as the Job controller writes it
+    (pkg/controller/job/job_controller.go: `succeeded`, `completedIndexes`, `active`), its pods
+    labelled and annotated with their index (`batch.kubernetes.io/job-completion-index`)."""
+    job = ranks_job("ranks", now, ranks=4, gpus=1, age=timedelta(minutes=40))
+    job["metadata"]["uid"] = "uid-ranks"
+    job["status"] = {
+        "active": 2,
+        "ready": 2,
+        "succeeded": 2,
+        "completedIndexes": "0-1",
+        "startTime": ts(now - timedelta(minutes=39)),
+    }
+    pods = []
+    for index, phase in enumerate(("Succeeded", "Succeeded", "Running", "Running")):
+        pod = job_pod(job, now, suffix=f"{index}-x{index}k", node_name="gpu-1", phase=phase)
+        index_key = "batch.kubernetes.io/job-completion-index"
+        pod["metadata"]["labels"] |= {**job["spec"]["template"]["metadata"]["labels"]}
+        pod["metadata"]["labels"][index_key] = str(index)
+        pod["metadata"]["annotations"] = {index_key: str(index)}
+        image = pod["spec"]["containers"][0]["image"]
+        state: Obj = (
+            {"running": {"startedAt": ts(now - timedelta(minutes=20))}}
+            if phase == "Running"
+            else {"terminated": {"exitCode": 0, "reason": "Completed"}}
+        )
+        pod["status"]["conditions"] = [{"type": "PodScheduled", "status": "True"}]
+        pod["status"]["containerStatuses"] = [
+            {
+                "name": "trainer",
+                "image": image,
+                "imageID": image_id(image),
+                "ready": phase == "Running",
+                "restartCount": 0,
+                "state": state,
+            }
+        ]
+        pods.append(pod)
+    return [*healthy(now), job, *pods]
+
+
+def test_a_job_whose_finished_ranks_left_two_to_run_waits_for_nothing(doctor: Doctor) -> None:
+    """The Job controller wants min(parallelism, completions - succeeded) = 2 pods active
+    (job_controller.go manageJob `wantActive`), and both run: no pod waits for a machine. The
+    job holds gpu-1's room while it runs, as a running job does."""
+    doctor.load(_half_done)
+    result = doctor.live("-o", "json")
+    found = _capacity(result.json())
+    assert (found["status"], found["basis"], found["code"], found["headline"]) == (
+        "warn",
+        "inferred",
+        "capacity.held-by-running-job",
+        "Training can run, but the free capacity is held by the running training job 'ranks' "
+        "(4 CPUs, 16 GiB memory, 2 nvidia.com/gpu on gpu-1); the next training job waits for it.",
+    )
+    assert found["details"][0] == (
+        "job size 2 programs of 2 CPUs, 8 GiB memory, 1 nvidia.com/gpu each "
+        "(from the template of Job/ranks)"
+    )
+    assert result.exit_code == 0

@@ -135,6 +135,9 @@ class TrainingJob(Struct, frozen=True):
     """The label keys its controller selects its pods by (a Job's `spec.selector`): it adopts
     any orphan pod that selector matches (pkg/controller/job/job_controller.go getPodsForJob
     -> ClaimPods)."""
+    active_wanted: int | None = None
+    """A batch Job some of whose pods succeeded: how many pods its controller still wants
+    active (`wanted_active`); None where each pod set's count is wanted."""
 
     @property
     def ref(self) -> str:
@@ -223,6 +226,22 @@ def pods_of_job_spec(spec: Mapping[str, Any]) -> int:
     return parallelism
 
 
+def wanted_active(job: KubeObject) -> int | None:
+    """How many pods the Job controller wants active once some succeeded
+    (pkg/controller/job/job_controller.go manageJob `wantActive`): with `completions`, those
+    still to complete (`completions - succeeded`), at most `parallelism`; without, the pods
+    active (after a success a work queue starts no new pod). None before any pod succeeded."""
+    spec = o.mapping(job.get("spec"))
+    status = o.mapping(job.get("status"))
+    succeeded = _count(status.get("succeeded"), 0)
+    if not succeeded:
+        return None
+    completions = spec.get("completions")
+    if isinstance(completions, int) and not isinstance(completions, bool):
+        return max(min(completions - succeeded, _count(spec.get("parallelism"))), 0)
+    return _count(status.get("active"), 0)
+
+
 def _is_condition(obj: KubeObject, *kinds: str) -> bool:
     return any((c := o.condition(obj, k)) is not None and c.get("status") == "True" for k in kinds)
 
@@ -285,6 +304,7 @@ def from_job(job: KubeObject) -> TrainingJob:
         pod_sets=(PodSet("worker", pods_of_job_spec(spec), o.pod_template(job)),),
         together=_job_ranks(spec),
         selector_keys=_selector_keys(spec),
+        active_wanted=wanted_active(job),
         suspended=spec.get("suspend") is True,
         finished=_is_condition(job, "Complete", "SuccessCriteriaMet", *_JOB_FAILED),
         failed=_is_condition(job, *_JOB_FAILED),

@@ -152,14 +152,27 @@ def judged_priority(env: Environment) -> PriorityLevel | CantRead:
     return job_level(job_priority(s.spec, items) for s in sets)
 
 
-def _still_to_place(job: TrainingJob, usage: ClusterUsage, work: TrainingWork) -> dict[str, int]:
-    """Per pod set, the pods of a job under way that have no machine yet (or do not exist)."""
+def _wanted(job: TrainingJob) -> dict[str, int]:
+    """Per pod set, how many pods of a job under way its controller wants running: the set's
+    count, fewer once some of a batch Job's pods succeeded (the Job controller's own
+    arithmetic: `TrainingJob.active_wanted`). A job that wants none now is placed whole, as a
+    next run."""
+    wanted = job.active_wanted
+    counts = {s.name: s.count if wanted is None else min(s.count, wanted) for s in job.pod_sets}
+    return counts if any(counts.values()) else {s.name: s.count for s in job.pod_sets}
+
+
+def _still_to_place(
+    job: TrainingJob, usage: ClusterUsage, work: TrainingWork, wanted: Mapping[str, int]
+) -> dict[str, int]:
+    """Per pod set, the pods of a job under way that have no machine yet (or do not exist):
+    those `wanted` less those bound."""
     bound: dict[str, int] = {}
     for pod in usage.pods_here:
         if o.node_name(pod) and work.job_of(pod) is job:
             name = pod_set_of(job, pod)
             bound[name] = bound.get(name, 0) + 1
-    return {s.name: max(s.count - bound.get(s.name, 0), 0) for s in job.pod_sets}
+    return {name: max(count - bound.get(name, 0), 0) for name, count in wanted.items()}
 
 
 def job_shape(env: Environment, usage: ClusterUsage, tolerate: bool) -> Shape | Finding | None:
@@ -185,9 +198,10 @@ def job_shape(env: Environment, usage: ClusterUsage, tolerate: bool) -> Shape | 
     if not job.pods and given is None:
         return None  # a job that asks for no pods places nothing (the workloads check says so)
     under_way = not job.finished and job is not work.planned
-    missing = _still_to_place(job, usage, work) if under_way else {}
+    wanted = _wanted(job) if under_way else {s.name: s.count for s in job.pod_sets}
+    missing = _still_to_place(job, usage, work, wanted) if under_way else {}
     fresh = not under_way or not any(missing.values())
-    counts = {s.name: s.count if fresh else missing[s.name] for s in job.pod_sets}
+    counts = wanted if fresh else missing
     stored = {s.name: _stored(env, job, s, tolerate) for s in job.pod_sets}
     try:
         groups = tuple(
