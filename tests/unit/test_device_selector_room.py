@@ -55,14 +55,38 @@ def test_a_request_s_selector_takes_the_devices_it_matches() -> None:
     assert (found.unchecked, found.exclusions) == ([], [])
 
 
-def test_a_selector_that_refuses_after_one_doctor_cannot_evaluate_refuses() -> None:
-    """The class's selector can't be evaluated, the request's refuses every device: each device
-    is refused whatever the class's says, so the request is counted, with no device."""
+def test_a_selector_that_refuses_after_one_doctor_cannot_evaluate_does_not_count() -> None:
+    """The class's selector can't be evaluated, the request's refuses every device. The class's
+    comes first (`isSelectable`), and it may be a runtime error that aborts allocation before
+    the request's is evaluated: every device stays one the selectors might take, and the
+    request is unknown, naming the class's expression."""
     request = _selecting(f"device.attributes['{DRIVER}'].index > 7")
     room, found = _run(
         _reads(
             [_indexed("a", 2)],
             classes=[_class(DRIVER, LOWER)],
+            templates={"t": _template(request)},
+        )
+    )
+    assert room == DeviceRoom()
+    assert found.exclusions == []
+    assert [(u.why, u.todo) for u in found.unchecked] == [
+        (f"its devices are picked by a rule doctor can't evaluate (`{LOWER}`)", SEE)
+    ]
+    assert found.unchecked[0].detail.endswith(
+        f"2 unallocated devices might match: {DRIVER}/a/gpu-0, {DRIVER}/a/gpu-1"
+    )
+
+
+def test_a_selector_that_refuses_before_one_doctor_cannot_evaluate_refuses() -> None:
+    """The class's selector refuses every device, so the request's, which doctor can't
+    evaluate, is never reached (`isSelectable` returns at the class's refusal): the request is
+    counted, with no device."""
+    request = _selecting(LOWER)
+    room, found = _run(
+        _reads(
+            [_indexed("a", 2)],
+            classes=[_class(DRIVER, f"device.attributes['{DRIVER}'].index > 7")],
             templates={"t": _template(request)},
         )
     )

@@ -440,24 +440,24 @@ def _chosen(
     expressions: Sequence[str], devices: Sequence[_Device], selectors: Selectors
 ) -> tuple[frozenset[tuple[str, str, str]], frozenset[tuple[str, str, str]], Unevaluable | None]:
     """The devices every selector takes; the devices no selector refuses; the first selector
-    that could not be evaluated, if any (allocator_stable.go `selectorsMatch` judges the class's
-    selectors, then the request's, and stops at the first that refuses)."""
+    that could not be evaluated, if any. allocator_stable.go `isSelectable` judges the class's
+    selectors, then the request's, and stops at the first that refuses or fails: a selector
+    doctor can't evaluate may be a runtime error that aborts allocation there, so a later
+    selector's refusal doesn't count."""
     taken: set[tuple[str, str, str]] = set()
     possible: set[tuple[str, str, str]] = set()
     first: Unevaluable | None = None
     for device in devices:
-        verdicts: list[bool | Unevaluable] = []
+        verdict: bool | Unevaluable = True
         for expression in expressions:
             verdict = selectors.matches(expression, device.id, device.driver, device.spec)
-            verdicts.append(verdict)
-            if verdict is False:
+            if verdict is not True:
                 break
-        if False in verdicts:
+        if verdict is False:
             continue
         possible.add(device.id)
-        unknown = [v for v in verdicts if isinstance(v, Unevaluable)]
-        if unknown:
-            first = first or unknown[0]
+        if isinstance(verdict, Unevaluable):
+            first = first or verdict
         else:
             taken.add(device.id)
     return frozenset(taken), frozenset(possible), first
