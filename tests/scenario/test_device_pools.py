@@ -11,6 +11,7 @@ field will cause an evaluation error and allocation to abort"). The devices are
 dra-example-driver's (tests/support/filter_objects.py `gpu_slice`).
 """
 
+import copy
 from datetime import datetime
 from typing import Any
 
@@ -93,3 +94,40 @@ def test_a_class_rule_that_fails_on_a_device_is_not_hidden_by_the_request_s_rule
         f"devices are picked by a rule doctor can't evaluate (`{MODEL[:99]}…`)."
     )
     assert result.exit_code == 3
+
+
+def _split(machine: str) -> Obj:
+    """A slice of `machine`'s pool that says the pool has two slices."""
+    found = gpu_slice(machine, 2)
+    found["spec"]["pool"]["resourceSliceCount"] = 2
+    return found
+
+
+def test_a_pool_that_names_a_device_twice_is_not_counted(doctor: Doctor) -> None:
+    """gpu-1's pool is published in two slices of one generation that both list gpu-0 and
+    gpu-1 (a slice created twice under two names: resourceslicecontroller.go's out-of-date
+    informer case, allocator_testing.go "duplicate-slice"). `poolIsInvalid` finds a duplicate
+    device name and `allocateOne` skips the pool: no device to give the two ranks of two."""
+    first = _split("gpu-1")
+    second = copy.deepcopy(first)
+    second["metadata"]["name"] += "-2"
+    doctor.load(
+        lambda now: _cluster(now, [first, second], ranks=2, template=claim_template("two-gpu", 2))
+    )
+    result = doctor.live("-o", "json", "-v")
+    found = _capacity(result.json())
+    assert (found["status"], found["code"], found["basis"]) == (
+        "fail",
+        "capacity.rules-block",
+        "measured",
+    )
+    assert found["headline"] == (
+        "A training job of 2 programs of 2 CPUs, 8 GiB memory each can't start: 0 of its 2 "
+        f"programs fit; the next needs 2 {DRIVER} devices and the most free on one machine is 0 "
+        f"{DRIVER} devices (gpu-2)."
+    )
+    assert (
+        f"ResourceSlice pool {DRIVER}/gpu-1: device name gpu-0 listed twice: the pool is "
+        "invalid and none of its devices is given out"
+    ) in found["details"]
+    assert result.exit_code == 2

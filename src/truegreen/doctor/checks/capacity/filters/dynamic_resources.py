@@ -5,17 +5,18 @@ claim of its own, a ResourceClaim is shared by every pod that names it. kube-sch
 DynamicResources plugin (pkg/scheduler/framework/plugins/dynamicresources) allocates a claim on
 the machine it tries: the devices the drivers publish in ResourceSlices that reach that machine
 (`spec.nodeName`, `nodeSelector`, `allNodes`, or per device), of the newest generation of each
-pool, that every selector of the request's DeviceClass and of the request accepts, and that no
-claim's `status.allocation` holds already (staging/src/k8s.io/dynamic-resource-allocation/
-structured: `GatherPools`, the allocator). An allocated shared claim is usable only where its
-`allocation.nodeSelector` says; one being deleted is usable nowhere (`foreachPodResourceClaim`).
-Every request of a pod's claims takes devices of its own (the allocator's `deviceInUse`), so a
-shared claim not allocated yet takes its devices out of the room for the pods' own claims.
+pool (none of a pool that lists a device name twice: it is invalid), that every selector of
+the request's DeviceClass and of the request accepts, and that no claim's `status.allocation`
+holds already (staging/src/k8s.io/dynamic-resource-allocation/structured: `GatherPools`, the
+allocator). An allocated shared claim is usable only where its `allocation.nodeSelector` says;
+one being deleted is usable nowhere (`foreachPodResourceClaim`). Every request of a pod's claims
+takes devices of its own (the allocator's `deviceInUse`), so a shared claim not allocated yet
+takes its devices out of the room for the pods' own claims.
 
 doctor counts, per machine, the devices each request could take and how many are in use; a
 pod's requests become its need, and the placement does the rest. The selectors (CEL) are
 evaluated as Kubernetes does (doctor/knowledge/device_cel.py). A selector doctor cannot evaluate
-still bounds the answer: when no free device is left that every selector either takes or
+still bounds the answer: when no free device is left that no selector refuses before one it
 cannot judge, the request cannot be met (measured); otherwise it is unknown, naming the
 expression. Prioritized alternatives (`firstAvailable`) are counted when one alone might still
 be met. What it does not evaluate is named, never passed: several alternatives that might be
@@ -190,46 +191,76 @@ def device_rules(
 def _devices(
     slices: Sequence[KubeObject], nodes: Sequence[KubeObject], kubectl: Kubectl, found: Found
 ) -> list[_Device] | None:
-    """Every device of the newest generation of each pool, with the machines it reaches;
+    """Every device of the newest generation of each valid pool, with the machines it reaches;
     None when a pool holds devices doctor cannot count."""
-    newest: dict[tuple[str, str], int] = {}
+    pools: dict[tuple[str, str], list[KubeObject]] = {}
     for item in slices:
-        spec = o.mapping(item.get("spec"))
-        pool = o.mapping(spec.get("pool"))
-        key = (str(spec.get("driver") or ""), str(pool.get("name") or ""))
-        newest[key] = max(newest.get(key, 0), o.integer(pool.get("generation")))
+        pools.setdefault(_pool_of(item), []).append(item)
     devices: list[_Device] = []
-    for item in slices:
-        spec = o.mapping(item.get("spec"))
-        pool = o.mapping(spec.get("pool"))
-        key = (str(spec.get("driver") or ""), str(pool.get("name") or ""))
-        if o.integer(pool.get("generation")) < newest[key]:
-            continue  # out of date: GatherPools keeps the newest generation only
-        for device in (o.mapping(d) for d in o.sequence(spec.get("devices"))):
-            if device.get("consumesCounters") or device.get("allowMultipleAllocations"):
-                found.uncheck(
-                    Unchecked(
-                        _RULE,
-                        "some devices are parts of one device or shared between programs, "
-                        "which doctor doesn't count",
-                        "Check the devices each machine offers with "
-                        + kubectl.cluster("get", "resourceslices", "-o", "yaml"),
-                        f"ResourceSlice {o.name_of(item)}: device {device.get('name')} consumes "
-                        "shared counters or allows multiple allocations",
+    for (driver, pool), items in pools.items():
+        newest = max(_generation(i) for i in items)
+        # Out of date: GatherPools keeps the newest generation only.
+        current = [i for i in items if _generation(i) == newest]
+        twice = _listed_twice(current)
+        if twice:
+            # pools_stable.go `poolIsInvalid`; allocator_stable.go `allocateOne` skips the pool.
+            found.details.append(
+                f"ResourceSlice pool {driver}/{pool}: device name {twice} listed twice: the pool "
+                "is invalid and none of its devices is given out"
+            )
+            continue
+        for item in current:
+            spec = _spec(item)
+            for device in (o.mapping(d) for d in o.sequence(spec.get("devices"))):
+                if device.get("consumesCounters") or device.get("allowMultipleAllocations"):
+                    found.uncheck(
+                        Unchecked(
+                            _RULE,
+                            "some devices are parts of one device or shared between programs, "
+                            "which doctor doesn't count",
+                            "Check the devices each machine offers with "
+                            + kubectl.cluster("get", "resourceslices", "-o", "yaml"),
+                            f"ResourceSlice {o.name_of(item)}: device {device.get('name')} "
+                            "consumes shared counters or allows multiple allocations",
+                        )
+                    )
+                    return None
+                where = spec if not spec.get("perDeviceNodeSelection") else device
+                devices.append(
+                    _Device(
+                        driver,
+                        pool,
+                        str(device.get("name") or ""),
+                        _reaches(where, nodes),
+                        device,
                     )
                 )
-                return None
-            where = spec if not spec.get("perDeviceNodeSelection") else device
-            devices.append(
-                _Device(
-                    key[0],
-                    key[1],
-                    str(device.get("name") or ""),
-                    _reaches(where, nodes),
-                    device,
-                )
-            )
     return devices
+
+
+def _spec(item: KubeObject) -> Mapping[str, Any]:
+    return o.mapping(item.get("spec"))
+
+
+def _pool_of(item: KubeObject) -> tuple[str, str]:
+    spec = _spec(item)
+    return (str(spec.get("driver") or ""), str(o.mapping(spec.get("pool")).get("name") or ""))
+
+
+def _generation(item: KubeObject) -> int:
+    return o.integer(o.mapping(_spec(item).get("pool")).get("generation"))
+
+
+def _listed_twice(slices: Sequence[KubeObject]) -> str:
+    """The first device name a pool's slices list twice; empty when none is."""
+    seen: set[str] = set()
+    for item in slices:
+        for device in (o.mapping(d) for d in o.sequence(_spec(item).get("devices"))):
+            name = str(device.get("name") or "")
+            if name in seen:
+                return name
+            seen.add(name)
+    return ""
 
 
 def _reaches(where: Mapping[str, Any], nodes: Sequence[KubeObject]) -> frozenset[str]:
