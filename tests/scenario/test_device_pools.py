@@ -131,3 +131,26 @@ def test_a_pool_that_names_a_device_twice_is_not_counted(doctor: Doctor) -> None
         "invalid and none of its devices is given out"
     ) in found["details"]
     assert result.exit_code == 2
+
+
+def test_a_pool_missing_one_of_its_slices_is_unknown(doctor: Doctor) -> None:
+    """gpu-1's pool says it has two slices and one is published (the driver is republishing
+    it). Kubernetes 1.35 skips an incomplete pool (`allocateOne`; CHANGELOG-1.35, #134189:
+    "Devices from incomplete pools were no longer considered for allocation"); 1.34 takes its
+    devices for a request of a count. doctor doesn't know the scheduler's version: unknown."""
+    doctor.load(lambda now: _cluster(now, [_split("gpu-1")]))
+    result = doctor.live("-o", "json", "-v")
+    found = _capacity(result.json())
+    assert (found["status"], found["code"], found["basis"]) == (
+        "unknown",
+        "capacity.rule-unchecked",
+        "cant-check",
+    )
+    assert found["headline"] == (
+        "Couldn't check whether the machines have the devices the training job asks for: some "
+        "of the devices it could take are still being published by their driver."
+    )
+    assert (
+        f"worker: request gpu: ResourceSlice pool {DRIVER}/gpu-1: 1 of its 2 slices published"
+    ) in found["details"]
+    assert result.exit_code == 3

@@ -11,7 +11,8 @@ allocation").
 
 import copy
 
-from tests.unit.test_devices import DRIVER, GPUS, Obj, _reads, _run, _slice
+from tests.unit.test_devices import DRIVER, GPUS, RULE, SEE, Obj, _reads, _run, _slice
+from truegreen.doctor.checks.capacity.filters.framework import DeviceRoom, Unchecked
 from truegreen.quantity import Resources
 
 
@@ -56,4 +57,28 @@ def test_only_the_newest_generation_is_judged_whole_or_invalid() -> None:
     new["metadata"]["name"] = "a-slice-2"
     room, found = _run(_reads([old, new]))
     assert room.on("a") == (Resources.of({GPUS: 2}), Resources())
+    assert found.unchecked == []
+
+
+def test_a_pool_missing_a_slice_is_unknown_naming_it() -> None:
+    room, found = _run(_reads([_of("a", 2, 3), _slice("b", 1)]))
+    assert room == DeviceRoom()
+    assert found.unchecked == [
+        Unchecked(
+            RULE,
+            "some of the devices it could take are still being published by their driver",
+            SEE,
+            f"worker: request gpu: ResourceSlice pool {DRIVER}/a: 1 of its 3 slices published",
+        )
+    ]
+
+
+def test_an_incomplete_pool_the_request_cannot_take_from_does_not_matter() -> None:
+    other = _of("a", 2, 2)
+    other["spec"]["driver"] = "nic.example.com"
+    room, found = _run(_reads([other, _slice("b", 1)]))
+    assert room.machines == (
+        ("a", Resources(), Resources()),
+        ("b", Resources.of({GPUS: 1}), Resources()),
+    )
     assert found.unchecked == []

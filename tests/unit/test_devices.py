@@ -643,7 +643,7 @@ def test_pools_are_told_apart_by_driver_and_name() -> None:
         ("b", Resources.of({GPUS: 2}), Resources()),
     )
     unnamed = _slice("a", 1, generation=0)
-    unnamed["spec"]["pool"] = {"generation": 0}
+    unnamed["spec"]["pool"] = {"generation": 0, "resourceSliceCount": 1}
     room, _ = _run(_reads([unnamed]))
     assert room.on("a") == (Resources.of({GPUS: 1}), Resources())
 

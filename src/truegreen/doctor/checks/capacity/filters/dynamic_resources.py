@@ -22,7 +22,8 @@ expression. Prioritized alternatives (`firstAvailable`) are counted when one alo
 be met. What it does not evaluate is named, never passed: several alternatives that might be
 met, `allocationMode: All`, admin access, requests that must share an attribute
 (`constraints`), partitionable and shareable devices, devices several machines reach, a shared
-claim not allocated yet whose kinds of device programs that don't share it ask for too.
+claim not allocated yet whose kinds of device programs that don't share it ask for too, devices
+of a pool whose driver has not published all its slices.
 """
 
 from collections.abc import Mapping, Sequence
@@ -71,6 +72,9 @@ class _Device(Struct, frozen=True):
     name: str
     machines: frozenset[str]
     spec: Mapping[str, Any]
+    slices: tuple[int, int]
+    """Its pool's slices of the newest generation: published, and declared
+    (`resourceSliceCount`)."""
 
     @property
     def id(self) -> tuple[str, str, str]:
@@ -209,6 +213,7 @@ def _devices(
                 "is invalid and none of its devices is given out"
             )
             continue
+        declared = o.integer(o.mapping(_spec(current[0]).get("pool")).get("resourceSliceCount"))
         for item in current:
             spec = _spec(item)
             for device in (o.mapping(d) for d in o.sequence(spec.get("devices"))):
@@ -233,6 +238,7 @@ def _devices(
                         str(device.get("name") or ""),
                         _reaches(where, nodes),
                         device,
+                        (len(current), declared),
                     )
                 )
     return devices
@@ -372,6 +378,16 @@ def _requests(
         if unevaluable is not None:
             _unevaluable(unevaluable, possible, context, group, name, class_name, found)
             return None
+        incomplete = _incomplete(candidates, context)
+        if incomplete:
+            found.uncheck(
+                _not_counted(
+                    "some of the devices it could take are still being published by their driver",
+                    f"{group}: request {name}: {incomplete}",
+                    context.kubectl,
+                )
+            )
+            return None
         if any(len(d.machines) > 1 for d in context.devices if d.id in candidates):
             found.uncheck(
                 _not_counted(
@@ -385,6 +401,21 @@ def _requests(
         count = max(o.integer(exactly.get("count"), 1), 1)
         requests.append(_Request(name, f"{class_name} devices", candidates, count))
     return requests
+
+
+def _incomplete(candidates: frozenset[tuple[str, str, str]], context: _Context) -> str:
+    """The pools of the candidates that lack some of their slices, for an operator; empty when
+    none does. Kubernetes 1.35 skips such a pool (allocator_stable.go `allocateOne`), 1.34 gave
+    out its devices, and doctor doesn't know the scheduler's version."""
+    pools = {
+        (d.driver, d.pool): d.slices
+        for d in context.devices
+        if d.id in candidates and d.slices[0] != d.slices[1]
+    }
+    return "; ".join(
+        f"ResourceSlice pool {driver}/{pool}: {published} of its {declared} slices published"
+        for (driver, pool), (published, declared) in sorted(pools.items())
+    )
 
 
 def _not_counted(why: str, detail: str, kubectl: Kubectl) -> Unchecked:
