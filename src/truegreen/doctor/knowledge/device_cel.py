@@ -12,9 +12,11 @@ and `semver()` libraries of k8s.io/apiserver/pkg/cel/library add their compariso
 The evaluator is common-expression-language (the Rust `cel` crate's Python bindings; the choice
 and its measurements are in docs/scheduling.md). Where it cannot say what Kubernetes would, the
 answer is `Unevaluable` with the reason, never a guess: a compile error, a function it lacks, a
-runtime error, or a bound reached. The evaluator raises where Kubernetes reads a missing domain
-as an empty map; doctor fills the domain in where the expression can't tell a filled-in domain
-from a real one (`Compiled.by_domain`), and calls it unevaluable elsewhere. The bounds are
+runtime error, a bound reached, or `size()` and `matches()` where text beyond plain ASCII could
+reach them (it counts bytes and reads regular expressions' classes as Unicode ones). The
+evaluator raises where Kubernetes reads a missing domain as an empty map; doctor fills the
+domain in where the expression can't tell a filled-in domain from a real one
+(`Compiled.by_domain`), and calls it unevaluable elsewhere. The bounds are
 Kubernetes' where it has one (CELSelectorExpressionMaxLength, 10 KiB) and doctor's own for the
 runtime cost, which kube-scheduler bounds by CELSelectorExpressionMaxCost and doctor by a
 wall-clock budget, a count of evaluations, and at most one loop (comprehension) per expression,
@@ -66,6 +68,19 @@ a name) could tell a filled-in domain from a real one."""
 MAX_FILLED: Final = 4
 """Missing domains filled in per evaluation."""
 
+_TEXT_FUNCTION = LazyPattern(r"\b(?:size|matches)\s*\(")
+"""`size()` and `matches()`, called or as methods: the evaluator counts a string's bytes where
+CEL counts its code points (cel-spec langdef.md), and its regular expressions read `\\d`, `\\s`
+and `\\w` as Unicode classes where RE2's are ASCII. On plain text the answers agree."""
+_PLAIN_ESCAPE = LazyPattern(r"\\[\\'\"`?ntrf]")
+"""CEL escapes that write plain text (or a backslash taken as one)."""
+_ODD_ESCAPE = LazyPattern(r"\\[uUxX0-7abv]")
+"""CEL escapes that may write text beyond plain ASCII: code points, bytes, control characters."""
+_TEXT_REASON: Final = (
+    "size() or matches() of text beyond plain ASCII, which the evaluator measures in bytes and "
+    "matches with Unicode classes"
+)
+
 
 class Unevaluable(Struct, frozen=True):
     """An expression doctor cannot evaluate as Kubernetes would, and why (for --verbose)."""
@@ -84,6 +99,8 @@ class Compiled(Struct, frozen=True):
     """Every use of `device` is `.driver` or a lookup of one domain: a domain the device lacks
     may be filled in with an empty map, as Kubernetes reads it, without the expression telling
     it from a real one."""
+    reads_text: bool
+    """It calls `size()` or `matches()`: a device's text beyond plain ASCII can't be judged."""
 
 
 class _Version(Struct, frozen=True, order=True):
@@ -218,6 +235,28 @@ def device_variable(driver: str, device: Mapping[str, Any]) -> dict[str, object]
     return {"driver": driver, "attributes": attributes, "capacity": capacity}
 
 
+def _plain(text: str) -> bool:
+    """Printable ASCII, tab, newline, carriage return and form feed: text the evaluator measures
+    and matches as Kubernetes does (RE2's `\\s` is these four and the space)."""
+    return all(" " <= c <= "~" or c in "\t\n\r\f" for c in text)
+
+
+def _plain_source(expression: str) -> bool:
+    """An expression whose own text writes only plain text: plain characters, and no escape
+    that writes anything else."""
+    return _plain(expression) and not _ODD_ESCAPE.pattern.search(
+        _PLAIN_ESCAPE.pattern.sub("", expression)
+    )
+
+
+def _plain_device(device: Mapping[str, Any]) -> bool:
+    """Every string attribute of the device is plain text."""
+    return all(
+        _plain(str(o.mapping(value).get("string") or ""))
+        for value in o.mapping(device.get("attributes")).values()
+    )
+
+
 def _short(message: object) -> str:
     text = " ".join(str(message).split())
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 1] + "…"
@@ -277,6 +316,8 @@ class Selectors:
         self, compiled: Compiled, key: tuple[str, ...], driver: str, device: Mapping[str, Any]
     ) -> bool | Unevaluable:
         name = "/".join(key)
+        if compiled.reads_text and not _plain_device(device):
+            return Unevaluable(compiled.expression, f"device {name}: {_TEXT_REASON}")
         if key not in self._contexts:
             try:
                 variable = device_variable(driver, device)
@@ -353,6 +394,9 @@ def _compile(expression: str) -> Compiled | Unevaluable:
     # string counts too, which only makes doctor more careful.
     if len(_MACRO.pattern.findall(expression)) > 1:
         return Unevaluable(expression, "more than one loop, whose cost doctor doesn't bound")
+    reads_text = bool(_TEXT_FUNCTION.pattern.search(expression))
+    if reads_text and not _plain_source(expression):
+        return Unevaluable(expression, _TEXT_REASON)
     try:
         cel = _bindings()
     except (ImportError, OSError) as error:
@@ -364,7 +408,7 @@ def _compile(expression: str) -> Compiled | Unevaluable:
     by_domain = all(
         _LOOKUP.pattern.match(expression, m.end()) for m in _DEVICE.finditer(expression)
     )
-    return Compiled(expression, program, by_domain)
+    return Compiled(expression, program, by_domain, reads_text)
 
 
 _RUNTIME_ERRORS = (RuntimeError, TypeError, ValueError, ArithmeticError, LookupError)
