@@ -250,6 +250,74 @@ def test_an_unhealthy_autoscaler_says_so(doctor: Doctor) -> None:
     assert ("capacity.autoscaler-unhealthy", "fail", "measured") in _capacity(report)
 
 
+def _sorted_status(now: datetime) -> Obj:
+    """cluster-autoscaler's status ConfigMap as it writes it now: sigs.k8s.io/yaml (JSON, then
+    YAML with each mapping's keys sorted: pkg/clusterstate/utils/status.go WriteStatusConfigMap
+    -> marshalAndTruncateStatus), so `time` is last and `status` follows `lastProbeTime`.
+    The cluster Unhealthy (4 of 5 machines unready), the GPU group's scale-up in Backoff with
+    GCE's quota error (clusterstate/api/types.go BackoffInfo)."""
+    stamp = ts(now - timedelta(seconds=30))
+    text = (
+        "autoscalerStatus: Running\n"
+        "clusterWide:\n"
+        f'  health:\n    lastProbeTime: "{stamp}"\n    lastTransitionTime: "{stamp}"\n'
+        "    nodeCounts:\n      longUnregistered: 0\n      registered:\n"
+        "        notStarted: 0\n        ready: 1\n        total: 5\n"
+        "        unready:\n          resourceUnready: 0\n          total: 4\n"
+        "      unregistered: 0\n"
+        "    status: Unhealthy\n"
+        f'  scaleUp:\n    lastProbeTime: "{stamp}"\n    lastTransitionTime: "{stamp}"\n'
+        "    status: Backoff\n"
+        "nodeGroups:\n"
+        "- health:\n    cloudProviderTarget: 0\n"
+        f'    lastProbeTime: "{stamp}"\n    lastTransitionTime: "{stamp}"\n'
+        "    maxSize: 4\n    minSize: 0\n    status: Healthy\n"
+        "  name: eks-gpu-ng\n"
+        "  scaleUp:\n"
+        "    backoffInfo:\n      errorCode: QUOTA_EXCEEDED\n"
+        "      errorMessage: 'Quota ''GPUS_ALL_REGIONS'' exceeded. Limit: 0.0 globally.'\n"
+        f'    lastProbeTime: "{stamp}"\n    lastTransitionTime: "{stamp}"\n'
+        "    status: Backoff\n"
+        f"time: {now.strftime('%Y-%m-%d %H:%M:%S')}.123456789 +0000 UTC\n"
+    )
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "cluster-autoscaler-status", "namespace": "kube-system"},
+        "data": {"status": text},
+    }
+
+
+def test_the_status_as_cluster_autoscaler_writes_it_now_is_understood(doctor: Doctor) -> None:
+    """A TriggeredScaleUp two minutes old, and the status, keys sorted, showing the group in
+    Backoff and the autoscaler Unhealthy: no machine is on its way, for the quota's reason."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        return [*objects, pod, scale_up_event(now, pod), _sorted_status(now)]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json", "--verbose")
+    report = result.json()
+    assert _capacity(report) == [
+        ("capacity.no-machine-can-be-added", "fail", "measured"),
+        ("capacity.too-large", "fail", "measured"),
+        ("capacity.autoscaler-unhealthy", "fail", "measured"),
+    ]
+    assert report["headline"]["text"] == (
+        "No machine can be added for 1 program of the training job 'big': the cloud gave its "
+        "machine group no more machines (no capacity or quota left there)."
+    )
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.no-machine-can-be-added"]
+    assert (
+        "cluster-autoscaler on big-w1: cluster-autoscaler status: machine group eks-gpu-ng "
+        "scale-up Backoff: QUOTA_EXCEEDED: Quota 'GPUS_ALL_REGIONS' exceeded. Limit: 0.0 "
+        "globally."
+    ) in found["details"]
+    assert "cluster-autoscaler health: Unhealthy" in found["details"]
+    assert result.exit_code == 2
+
+
 def test_the_autoscaler_is_asked_only_about_pods_the_scheduler_could_not_place(
     doctor: Doctor,
 ) -> None:

@@ -6,7 +6,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from truegreen.doctor.checks.capacity.autoscaling import (
+    AutoscalerHealth,
     GroupScaleUp,
+    autoscaler_health,
     group_scale_ups,
     status_time,
 )
@@ -83,3 +85,102 @@ def test_hostile_text_reads_as_no_group() -> None:
     assert group_scale_ups(_config_map(bomb)) == {}
     assert group_scale_ups(_config_map("time: [unclosed")) == {}
     assert group_scale_ups({"data": None}) == {}
+
+
+# cluster-autoscaler writes its status with sigs.k8s.io/yaml (pkg/clusterstate/utils/status.go
+# WriteStatusConfigMap -> marshalAndTruncateStatus -> yaml.Marshal): JSON, then YAML with every
+# mapping's keys sorted, so `time` comes last and `health` opens with `lastProbeTime`; the
+# fields and their json names are clusterstate/api/types.go's, metav1.Time quoted by go-yaml v2.
+_SORTED = (
+    "autoscalerStatus: Running\n"
+    "clusterWide:\n"
+    "  health:\n"
+    '    lastProbeTime: "2026-12-05T11:59:30Z"\n'
+    '    lastTransitionTime: "2026-12-05T11:50:00Z"\n'
+    "    nodeCounts:\n"
+    "      longUnregistered: 0\n"
+    "      registered:\n"
+    "        notStarted: 0\n"
+    "        ready: 1\n"
+    "        total: 5\n"
+    "        unready:\n"
+    "          resourceUnready: 0\n"
+    "          total: 4\n"
+    "      unregistered: 0\n"
+    "    status: Unhealthy\n"
+    "  scaleDown:\n"
+    '    lastProbeTime: "2026-12-05T11:59:30Z"\n'
+    '    lastTransitionTime: "2026-12-05T11:00:00Z"\n'
+    "    status: NoCandidates\n"
+    "  scaleUp:\n"
+    '    lastProbeTime: "2026-12-05T11:59:30Z"\n'
+    '    lastTransitionTime: "2026-12-05T11:58:00Z"\n'
+    "    status: Backoff\n"
+    "nodeGroups:\n"
+    "- health:\n"
+    "    cloudProviderTarget: 0\n"
+    '    lastProbeTime: "2026-12-05T11:59:30Z"\n'
+    '    lastTransitionTime: "2026-12-05T11:00:00Z"\n'
+    "    maxSize: 4\n"
+    "    minSize: 0\n"
+    "    nodeCounts:\n"
+    "      longUnregistered: 0\n"
+    "      registered:\n"
+    "        notStarted: 0\n"
+    "        ready: 0\n"
+    "        total: 0\n"
+    "        unready:\n"
+    "          resourceUnready: 0\n"
+    "          total: 0\n"
+    "      unregistered: 0\n"
+    "    status: Healthy\n"
+    "  name: eks-gpu-ng\n"
+    "  scaleDown:\n"
+    '    lastProbeTime: "2026-12-05T11:59:30Z"\n'
+    '    lastTransitionTime: "2026-12-05T11:00:00Z"\n'
+    "    status: NoCandidates\n"
+    "  scaleUp:\n"
+    "    backoffInfo:\n"
+    "      errorCode: QUOTA_EXCEEDED\n"
+    "      errorMessage: 'Quota ''GPUS_ALL_REGIONS'' exceeded. Limit: 0.0 globally.'\n"
+    '    lastProbeTime: "2026-12-05T11:59:30Z"\n'
+    '    lastTransitionTime: "2026-12-05T11:58:00Z"\n'
+    "    status: Backoff\n"
+    "time: 2026-12-05 12:00:07.123456789 +0000 UTC\n"
+)
+
+
+def test_the_status_with_its_keys_sorted_is_read_by_its_structure() -> None:
+    status = _config_map(_SORTED)
+    assert group_scale_ups(status) == {
+        "eks-gpu-ng": GroupScaleUp(
+            "eks-gpu-ng",
+            "Backoff",
+            datetime(2026, 12, 5, 11, 58, tzinfo=UTC),
+            "QUOTA_EXCEEDED: Quota 'GPUS_ALL_REGIONS' exceeded. Limit: 0.0 globally.",
+        )
+    }
+    assert autoscaler_health(status) == AutoscalerHealth(
+        False, "cluster-autoscaler health: Unhealthy"
+    )
+    assert status_time(status) == datetime(2026, 12, 5, 12, 0, 7, tzinfo=UTC)
+
+
+def test_the_health_is_read_in_either_form_and_said_as_not_understood_otherwise() -> None:
+    healthy = _SORTED.replace("status: Unhealthy", "status: Healthy")
+    assert autoscaler_health(_config_map(healthy)) == AutoscalerHealth(
+        True, "cluster-autoscaler health: Healthy"
+    )
+    older = (
+        "Cluster-autoscaler status at 2023-05-02 10:00:00.000000000 +0000 UTC:\n"
+        "Cluster-wide:\n"
+        "  Health:      Unhealthy (ready=1 unready=4 notStarted=0 longNotStarted=0 registered=5)\n"
+    )
+    assert autoscaler_health(_config_map(older)) == AutoscalerHealth(
+        False, "cluster-autoscaler health: Unhealthy"
+    )
+    initializing = "autoscalerStatus: Initializing\ntime: 2026-12-05 12:00:07 +0000 UTC\n"
+    unknown = AutoscalerHealth(None, "cluster-autoscaler status: not understood")
+    assert autoscaler_health(_config_map(initializing)) == unknown
+    assert autoscaler_health(_config_map("clusterWide:\n  health:\n    status: [1]\n")) == unknown
+    assert autoscaler_health(_config_map("a: [unclosed")) == unknown

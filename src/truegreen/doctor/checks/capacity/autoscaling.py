@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta
 from enum import StrEnum
+from functools import lru_cache
 from itertools import islice
 from typing import Any
 
@@ -266,20 +267,51 @@ class AutoscalerHealth(Struct, frozen=True):
 
 
 _TEXT_HEALTH = LazyPattern(r"Cluster-wide:\s*\n\s*Health:\s*(?P<status>\w+)", re.MULTILINE)
-_YAML_HEALTH = LazyPattern(r"clusterWide:\s*\n\s*health:\s*\n\s*status:\s*(?P<status>\w+)")
+_NOT_UNDERSTOOD = AutoscalerHealth(None, "cluster-autoscaler status: not understood")
 
 
 def autoscaler_health(config_map: KubeObject) -> AutoscalerHealth:
     """The cluster-wide health in the status ConfigMap, in either of its formats: the YAML of
-    cluster-autoscaler 1.30 and later (`clusterWide.health.status`) or the older text
-    (`Cluster-wide:\\n  Health: Healthy (…)`)."""
-    text = str(o.mapping(config_map.get("data")).get("status") or "")
-    for pattern in (_YAML_HEALTH, _TEXT_HEALTH):
-        found = pattern.search(text)
-        if found is not None:
-            status = found["status"]
-            return AutoscalerHealth(status == "Healthy", f"cluster-autoscaler health: {status}")
-    return AutoscalerHealth(None, "cluster-autoscaler status: not understood")
+    cluster-autoscaler 1.30 and later (`clusterWide.health.status`, wherever its keys stand)
+    or the older text (`Cluster-wide:\\n  Health: Healthy (…)`)."""
+    text = _status_text(config_map)
+    loaded = _status_yaml(text)
+    if loaded is None:
+        found = _TEXT_HEALTH.search(text)
+        status: object = found["status"] if found is not None else None
+    else:
+        status = o.mapping(o.mapping(loaded.get("clusterWide")).get("health")).get("status")
+    if not isinstance(status, str) or not status:
+        return _NOT_UNDERSTOOD
+    return AutoscalerHealth(status == "Healthy", f"cluster-autoscaler health: {quoted(status, 40)}")
+
+
+_STATUS_FIELDS = frozenset({"time", "autoscalerStatus", "message", "clusterWide", "nodeGroups"})
+"""The fields of clusterstate/api/types.go `ClusterAutoscalerStatus` (their json names): a
+mapping with any of them is the status in its YAML form."""
+
+
+def _status_text(config_map: KubeObject) -> str:
+    return str(o.mapping(config_map.get("data")).get("status") or "")
+
+
+@lru_cache(maxsize=1)
+def _status_yaml(text: str) -> Mapping[str, Any] | None:
+    """The status in its YAML form, read by its structure: cluster-autoscaler writes it with
+    sigs.k8s.io/yaml, every mapping's keys sorted (pkg/clusterstate/utils/status.go
+    `marshalAndTruncateStatus`), and releases before wrote its fields in the struct's order.
+    None for the older text form (its keys are words such as `Cluster-wide`), or text that is
+    no YAML mapping. The text is the cluster's, so read as hostile, within bounds; the one
+    status of a run is loaded once (each reader asks for it)."""
+    # Imported here: only a cluster-autoscaler's status needs the loader.
+    from truegreen.yamlsafe import Document, Limits, load_all
+
+    limits = Limits(max_bytes=_STATUS_BYTES, max_nodes=_STATUS_NODES)
+    first = next(iter(load_all(text, limits, lines=False, unique_keys=False)), None)
+    loaded = first.data if isinstance(first, Document) else None
+    if isinstance(loaded, Mapping) and not _STATUS_FIELDS.isdisjoint(loaded):
+        return loaded
+    return None
 
 
 class GroupScaleUp(Struct, frozen=True):
@@ -319,42 +351,33 @@ def group_scale_ups(config_map: KubeObject) -> dict[str, GroupScaleUp]:
     """Per machine group, its scale-up state in the status ConfigMap: from the YAML of
     cluster-autoscaler 1.30 and later (`nodeGroups[].scaleUp`, with the backoff's error), or
     the older text (`NodeGroups:` then `Name:` and `ScaleUp:` lines, the state alone)."""
-    text = str(o.mapping(config_map.get("data")).get("status") or "")
-    loaded: object = None
-    if text.lstrip().startswith("time:"):  # the YAML form; the text form starts with words
-        # Imported here: only a cluster-autoscaler's status in its YAML form needs the loader.
-        from truegreen.yamlsafe import Document, Limits, load_all
-
-        limits = Limits(max_bytes=_STATUS_BYTES, max_nodes=_STATUS_NODES)
-        first = next(iter(load_all(text, limits, lines=False, unique_keys=False)), None)
-        loaded = first.data if isinstance(first, Document) else None
-    if isinstance(loaded, Mapping):
-        found = {}
-        for group in map(o.mapping, o.sequence(loaded.get("nodeGroups"))):
-            scale_up = o.mapping(group.get("scaleUp"))
-            backoff = o.mapping(scale_up.get("backoffInfo"))
-            error = ": ".join(
-                str(backoff[k]) for k in ("errorCode", "errorMessage") if backoff.get(k)
-            )
-            name = str(group.get("name") or "")
-            since = o.parse_time(scale_up.get("lastTransitionTime"))
-            found[name] = GroupScaleUp(name, str(scale_up.get("status") or ""), since, error[:600])
-        return found
-    return _text_scale_ups(text)
+    text = _status_text(config_map)
+    loaded = _status_yaml(text)
+    if loaded is None:
+        return _text_scale_ups(text)
+    found = {}
+    for group in map(o.mapping, o.sequence(loaded.get("nodeGroups"))):
+        scale_up = o.mapping(group.get("scaleUp"))
+        backoff = o.mapping(scale_up.get("backoffInfo"))
+        error = ": ".join(str(backoff[k]) for k in ("errorCode", "errorMessage") if backoff.get(k))
+        name = str(group.get("name") or "")
+        since = o.parse_time(scale_up.get("lastTransitionTime"))
+        found[name] = GroupScaleUp(name, str(scale_up.get("status") or ""), since, error[:600])
+    return found
 
 
 _STATUS_TIME = LazyPattern(
-    r"^time: (?P<day>\d{4}-\d\d-\d\d) (?P<clock>\d\d:\d\d:\d\d)(?:\.\d+)? "
-    r"(?P<offset>[+-]\d{4})\b",
+    r"(?P<day>\d{4}-\d\d-\d\d) (?P<clock>\d\d:\d\d:\d\d)(?:\.\d+)? (?P<offset>[+-]\d{4})\b",
 )
 
 
 def status_time(config_map: KubeObject) -> datetime | None:
-    """When cluster-autoscaler wrote its status: the YAML form's first line, Go's time format
-    (`time: 2026-12-05 12:00:00.123456789 +0000 UTC`, clusterstate/api/types.go
+    """When cluster-autoscaler wrote its status: the YAML form's `time`, Go's time format
+    (`2026-12-05 12:00:00.123456789 +0000 UTC`, clusterstate/api/types.go
     `ClusterAutoscalerStatus.Time`); None for the older text form or another shape."""
-    text = str(o.mapping(config_map.get("data")).get("status") or "")
-    found = _STATUS_TIME.match(text[:200])
+    loaded = _status_yaml(_status_text(config_map))
+    written = loaded.get("time") if loaded is not None else None
+    found = _STATUS_TIME.match(written[:200]) if isinstance(written, str) else None
     if found is None:
         return None
     try:
