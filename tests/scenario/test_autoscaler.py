@@ -995,6 +995,29 @@ _NOT_TRIGGERED = [
         "its machine groups are at their largest",
         "Raise the machine groups' limits, or free room",
     ),
+    # The autoscaler's cluster-wide caps (its --cores-total, --memory-total, --gpu-total
+    # flags): core/scaleup/orchestrator skippedreasons.go MaxResourceLimitReached, "max cluster
+    # %s limit reached", the resources joined by ", "; the processor counts each reason over
+    # the groups. The cap stops every group the pod would fit, whatever the others say.
+    (
+        "pod didn't trigger scale-up: 1 max cluster nvidia.com/gpu limit reached, "
+        "2 Insufficient nvidia.com/gpu",
+        "the autoscaler's limit on the whole cluster's nvidia.com/gpu is reached",
+        "Raise the autoscaler's limit on the whole cluster's nvidia.com/gpu (its --gpu-total "
+        "setting), or free room",
+    ),
+    (
+        "pod didn't trigger scale-up: 1 max cluster nvidia.com/gpu limit reached",
+        "the autoscaler's limit on the whole cluster's nvidia.com/gpu is reached",
+        "Raise the autoscaler's limit on the whole cluster's nvidia.com/gpu (its --gpu-total "
+        "setting), or free room",
+    ),
+    (
+        "pod didn't trigger scale-up: 3 max cluster cpu, memory limit reached",
+        "the autoscaler's limits on the whole cluster's cpu and memory are reached",
+        "Raise the autoscaler's limits on the whole cluster's cpu and memory (its "
+        "--cores-total and --memory-total settings), or free room",
+    ),
     (
         "pod didn't trigger scale-up: 2 node(s) frobnicated the widget",
         "the autoscaler says “pod didn't trigger scale-up: 2 node(s) frobnicated the widget”",

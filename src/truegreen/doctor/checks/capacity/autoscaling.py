@@ -198,9 +198,44 @@ _NO_SCALE_UP = (
 )
 
 
+# cluster-autoscaler's cluster-wide caps, its own flags (core/scaleup/orchestrator
+# skippedreasons.go MaxResourceLimitReached: "max cluster %s limit reached", the resources
+# joined by ", "; resourcemanager names cores `cpu` and memory `memory`, GPUs by type).
+_CLUSTER_LIMIT = LazyPattern(r"max cluster (?P<resources>.{1,200}?) limit reached")
+_CLUSTER_LIMIT_FLAGS = {"cpu": "--cores-total", "memory": "--memory-total"}
+"""The flag that sets each cap; any other resource is a GPU type's (`--gpu-total`)."""
+
+
+def _cluster_limit(message: str) -> CannotAdd | None:
+    """The cluster-wide cap, where any machine group names it: it stops every group whose
+    machines would hold the resource, so raising a group's own limit does not help."""
+    found = _CLUSTER_LIMIT.search(message)
+    if found is None:
+        return None
+    resources = [quoted(r, 60) for r in found["resources"].split(", ") if r.strip()][:4]
+    flags = list(dict.fromkeys(_CLUSTER_LIMIT_FLAGS.get(r, "--gpu-total") for r in resources))
+    which = _listed(resources)
+    limits, are = ("limits", "are") if len(resources) > 1 else ("limit", "is")
+    settings = f"{_listed(flags)} setting{'s' if len(flags) > 1 else ''}"
+    return CannotAdd(
+        f"the autoscaler's {limits} on the whole cluster's {which} {are} reached",
+        f"Raise the autoscaler's {limits} on the whole cluster's {which} (its {settings}), or "
+        "free room",
+    )
+
+
+def _listed(words: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`."""
+    return " and ".join(filter(None, (", ".join(words[:-1]), words[-1])))
+
+
 def plain_cannot_add(message: str) -> CannotAdd:
-    """The autoscaler's reason in plain words, the first that matches; a reason no rule names
-    is quoted in the autoscaler's own words, with no remedy of doctor's beside it."""
+    """The autoscaler's reason in plain words: its cluster-wide cap where it names one, else
+    the first rule that matches; a reason no rule names is quoted in the autoscaler's own
+    words, with no remedy of doctor's beside it."""
+    capped = _cluster_limit(message)
+    if capped is not None:
+        return capped
     for pattern, words in _NO_SCALE_UP:
         if pattern.search(message):
             return words
