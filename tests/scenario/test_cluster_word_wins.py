@@ -238,6 +238,58 @@ def test_a_machine_karpenter_could_not_launch_is_no_machine_on_its_way(doctor: D
     assert result.exit_code == 2
 
 
+def test_a_machine_whose_claim_is_gone_is_neither_on_its_way_nor_refused(doctor: Doctor) -> None:
+    """Karpenter nominated the pod for nodeclaim/gpu-pool-8xk2q 90 s ago, then the cloud had no
+    capacity and Karpenter deleted the claim (kubernetes-sigs/karpenter
+    pkg/controllers/nodeclaim/lifecycle/launch.go launchNodeClaim: on an
+    InsufficientCapacityError it publishes an Event on the NodeClaim and deletes it; its
+    provisioner tries again for a pod that still waits). The NodeClaims list reads fine and
+    holds another pool's claim only: no machine is on its way for the job, and none is
+    measured refused either."""
+    doctor.server.install("karpenter.sh")
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        nominated = _scaler_event(
+            now,
+            pod,
+            "Nominated",
+            "Pod should schedule on: nodeclaim/gpu-pool-8xk2q",
+            source="karpenter",
+            age=timedelta(seconds=90),
+        )
+        other = _nodeclaim("cpu-pool-4mzl2", {"status": "True", "reason": "Launched"})
+        return [*objects, pod, nominated, other]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json", "--verbose")
+    report: dict[str, Any] = result.json()
+    capacity = [(f["code"], f["status"], f["basis"]) for f in report["findings"]]
+    assert [c for c in capacity if c[0].startswith("capacity.")] == [
+        ("capacity.cant-read", "unknown", "cant-check")
+    ]
+    assert report["headline"]["text"] == (
+        "Couldn't check whether there is room for a training job: the machine gpu-pool-8xk2q "
+        "that Karpenter was making for the training job 'big' is gone before it started, and "
+        "whether another comes is not known."
+    )
+    remedy = report["headline"]["remedy"]
+    assert remedy.startswith(
+        "Run this again in a minute: Karpenter tries again for a job that still waits. `kubectl "
+    ), remedy
+    assert remedy.endswith(
+        " get events -A --field-selector "
+        "involvedObject.kind=NodeClaim,involvedObject.name=gpu-pool-8xk2q` shows why the "
+        "machine ended (the cluster keeps events about an hour)."
+    ), remedy
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.cant-read"]
+    assert (
+        "karpenter on big-w1: Pod should schedule on: nodeclaim/gpu-pool-8xk2q; "
+        "nodeclaim/gpu-pool-8xk2q no longer exists"
+    ) in found["details"]
+    assert result.exit_code == 3
+
+
 def test_a_machine_karpenter_is_still_launching_stays_on_its_way(doctor: Doctor) -> None:
     doctor.server.install("karpenter.sh")
     doctor.load(

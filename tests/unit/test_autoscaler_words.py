@@ -1,9 +1,20 @@
 """What an autoscaler said about a training pod, in plain words: cluster-autoscaler's reasons
-for adding no machine (processors/status/eventing_scale_up_processor.go)."""
+for adding no machine (processors/status/eventing_scale_up_processor.go), and Karpenter's
+nomination against the NodeClaim it names."""
+
+from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 
-from truegreen.doctor.checks.capacity.autoscaling import CannotAdd, plain_cannot_add
+from truegreen.doctor.checks.capacity.autoscaling import (
+    AutoscalerWord,
+    CannotAdd,
+    Word,
+    claim_launches,
+    launched,
+    plain_cannot_add,
+)
 
 
 @pytest.mark.parametrize(
@@ -55,3 +66,49 @@ def test_a_group_s_own_limit_is_still_the_group_s() -> None:
             "Raise the machine groups' limits, or free room",
         )
     )
+
+
+def _nominated(claim: str) -> AutoscalerWord:
+    """Karpenter's `Nominated` on the pod (pkg/controllers/provisioning: `Pod should schedule
+    on: nodeclaim/<name>`)."""
+    at = datetime(2026, 12, 5, 12, 0, tzinfo=UTC)
+    return AutoscalerWord(
+        "big-w1", Word.ADDING, "karpenter", f"Pod should schedule on: {claim}", at
+    )
+
+
+def _claim(name: str, **launched: str) -> dict[str, Any]:
+    """A NodeClaim (karpenter.sh/v1); its `Launched` condition as lifecycle/launch.go sets it."""
+    conditions = [{"type": "Launched", **launched}] if launched else []
+    return {"metadata": {"name": name}, "status": {"conditions": conditions}}
+
+
+def test_a_nominated_claim_the_list_no_longer_holds_is_a_launch_that_ended() -> None:
+    """lifecycle/launch.go launchNodeClaim deletes the claim on an InsufficientCapacityError
+    or a NodeClass not ready: a claim the list does not hold is no machine on its way."""
+    launches = claim_launches([_claim("cpu-pool-4mzl2", status="True")])
+    word = launched(_nominated("nodeclaim/gpu-pool-8xk2q"), launches)
+    assert (word.word, word.message) == (
+        Word.LAUNCH_ENDED,
+        "Pod should schedule on: nodeclaim/gpu-pool-8xk2q; nodeclaim/gpu-pool-8xk2q no longer "
+        "exists",
+    )
+
+
+def test_a_nominated_claim_is_judged_only_where_the_claims_were_listed() -> None:
+    nominated = _nominated("nodeclaim/gpu-pool-8xk2q")
+    assert launched(nominated, None) == nominated
+    still = claim_launches([_claim("gpu-pool-8xk2q", status="Unknown", reason="")])
+    assert launched(nominated, still) == nominated
+    failed = claim_launches(
+        [_claim("gpu-pool-8xk2q", status="Unknown", reason="LaunchFailed", message="boom")]
+    )
+    assert launched(nominated, failed) == AutoscalerWord(
+        "big-w1",
+        Word.CANNOT_ADD,
+        "karpenter",
+        "nodeclaim/gpu-pool-8xk2q did not launch: LaunchFailed: boom",
+        nominated.at,
+    )
+    triggered = AutoscalerWord("big-w1", Word.ADDING, "cluster-autoscaler", "pod triggered", None)
+    assert launched(triggered, claim_launches([])) == triggered

@@ -47,6 +47,9 @@ class Word(StrEnum):
     EXPIRED = "expired"
     """A machine was asked for longer ago than cluster-autoscaler waits for one: none is on
     its way (kept so that the operator hears of it, never a wait)."""
+    LAUNCH_ENDED = "launch-ended"
+    """Karpenter nominated it for a NodeClaim that no longer exists: that machine is not
+    coming, and whether another will is not known (neither a wait nor a failure)."""
 
 
 class AutoscalerWord(Struct, frozen=True):
@@ -265,6 +268,38 @@ def failed_launches(claims: Iterable[KubeObject]) -> dict[str, str]:
         message = str(launched.get("message") or "")[:600]
         failed[o.name_of(claim)] = f"{reason}: {message}".strip(": ")
     return failed
+
+
+class Launches(Struct, frozen=True):
+    """Karpenter's NodeClaims as listed: every one's name, and the provider's words for each
+    whose launch failed (`failed_launches`)."""
+
+    names: frozenset[str]
+    failed: Mapping[str, str]
+
+
+def claim_launches(claims: Sequence[KubeObject]) -> Launches:
+    """The NodeClaims of a list that was read whole."""
+    return Launches(frozenset(o.name_of(c) for c in claims), failed_launches(claims))
+
+
+def launched(word: AutoscalerWord, launches: Launches | None) -> AutoscalerWord:
+    """Karpenter's nomination against the NodeClaim it names, where the claims were listed:
+    a claim whose launch failed is no machine on its way, its `Launched` condition the
+    measurement (CANNOT_ADD); a claim the list no longer holds is a launch that ended
+    (LAUNCH_ENDED): pkg/controllers/nodeclaim/lifecycle/launch.go `launchNodeClaim` deletes
+    the claim when the cloud has no capacity for it or its NodeClass is not ready, and its
+    provisioner tries again for a pod that still waits. Any other word stands."""
+    claim = nominated_claim(word) if word.word is Word.ADDING else None
+    if claim is None or launches is None:
+        return word
+    if claim not in launches.names:
+        said = f"{word.message}; nodeclaim/{claim} no longer exists"
+        return replace(word, word=Word.LAUNCH_ENDED, message=said)
+    if claim in launches.failed:
+        said = f"nodeclaim/{claim} did not launch: {launches.failed[claim]}"
+        return replace(word, word=Word.CANNOT_ADD, message=said)
+    return word
 
 
 def nominated_claim(word: AutoscalerWord) -> str | None:

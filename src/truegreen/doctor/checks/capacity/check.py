@@ -24,8 +24,9 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     Word,
     autoscaler_health,
     autoscaler_words,
-    failed_launches,
+    claim_launches,
     group_scale_ups,
+    launched,
     limited_pools,
     nominated_claim,
     plain_adding,
@@ -65,6 +66,7 @@ from truegreen.doctor.checks.capacity.verdicts import (
 from truegreen.doctor.checks.capacity.words import (
     AUTOSCALER_UNHEALTHY,
     BLOCKED_BY_OTHER_WORK,
+    CANT_READ,
     GPU_SOFTWARE_DOWN,
     GPUS_UNHEALTHY,
     HELD_BY_RUNNING_JOB,
@@ -253,6 +255,9 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     lines = _scheduler_lines(env, verdicts)
     words = _autoscaler_words(env, [v.pod for _, v in verdicts], _provision(env))
     health = _autoscaler_health(env)
+    ended = [w for w in words if w.word is Word.LAUNCH_ENDED]
+    if ended and not any(w.word is Word.CANNOT_ADD for w in words):
+        return [_launch_ended(env, ended, lines), *_beside_room(findings), *health[0]]
     coming = _coming(env, verdicts, words, lines)
     if coming is not None:
         return [coming, *_beside_room(findings)]
@@ -352,9 +357,9 @@ def _autoscaler_words(
                 if kept is None or (word.at is not None and (kept.at is None or word.at > kept.at)):
                     found[pod] = word
     claims = env.node_claims
-    failed = failed_launches(claims.items) if isinstance(claims, Listed) else {}
+    launches = claim_launches(claims.items) if isinstance(claims, Listed) else None
     return sorted(
-        (_scaling(_launched(w, failed), groups) for w in found.values()), key=lambda w: w.pod
+        (_scaling(launched(w, launches), groups) for w in found.values()), key=lambda w: w.pod
     )
 
 
@@ -500,14 +505,37 @@ def _scaling(word: AutoscalerWord, groups: Mapping[str, GroupScaleUp]) -> Autosc
     )
 
 
-def _launched(word: AutoscalerWord, failed: Mapping[str, str]) -> AutoscalerWord:
-    """A machine Karpenter nominated the pod for whose launch failed is no machine on its way:
-    its NodeClaim's `Launched` condition is the measurement."""
-    claim = nominated_claim(word) if word.word is Word.ADDING else None
-    if claim is None or claim not in failed:
-        return word
-    said = f"nodeclaim/{claim} did not launch: {failed[claim]}"
-    return replace(word, word=Word.CANNOT_ADD, message=said)
+def _launch_ended(env: Environment, ended: Sequence[AutoscalerWord], lines: list[str]) -> Finding:
+    """The machine Karpenter was making for the pods is gone before it started: not on its
+    way, and no refusal was measured either (Karpenter tries again for pods that still wait;
+    the Event that says why is on the NodeClaim, not on the pods)."""
+    first = ended[0]
+    claim = nominated_claim(first) or ""
+    why = (
+        f"the machine {claim} that Karpenter was making for the training job "
+        f"'{_job_of_pod(env, first.pod)}' is gone before it started, and whether another "
+        "comes is not known"
+    )
+    events = env.settings.kubectl.cluster(
+        "get",
+        "events",
+        "-A",
+        "--field-selector",
+        f"involvedObject.kind=NodeClaim,involvedObject.name={claim}",
+    )
+    unknown = SAY.finding(
+        Status.UNKNOWN,
+        Basis.CANT_CHECK,
+        CANT_READ,
+        details=[*lines, *(f"{w.source} on {w.pod}: {w.message}" for w in ended)],
+        objects=[f"Pod/{w.pod}" for w in ended],
+        why=why,
+        remedy=(
+            "Run this again in a minute: Karpenter tries again for a job that still waits. "
+            f"{events} shows why the machine ended (the cluster keeps events about an hour)."
+        ),
+    )
+    return replace(unknown, why=why)
 
 
 def _autoscaler_health(env: Environment) -> tuple[list[Finding], list[str]]:
