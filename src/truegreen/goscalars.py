@@ -48,6 +48,7 @@ _IN_WORDS = frozenset("yYnNtTfFoO~")
 _YAML_STYLE_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
 _INT64 = (-(2**63), 2**63 - 1)
 _UINT64 = 2**64 - 1
+_UINT64_DIGITS = len(str(_UINT64))
 _DIGITS = {2: frozenset("01"), 8: frozenset("01234567"), 10: frozenset("0123456789")}
 _DIGITS[16] = frozenset("0123456789abcdefABCDEF")
 # The timestamp layouts go-yaml tries (allowedTimestampFormats): date, then a time after T, t
@@ -84,6 +85,10 @@ def _go_int(text: str, *, signed: bool) -> tuple[int | None, str]:
         base, digits = 8, body[1:]
     if not digits or not set(digits) <= _DIGITS[base]:
         return None, "syntax"
+    if base == 10 and len(digits) > _UINT64_DIGITS:
+        # Out of range for certain, and int() refuses a decimal text past 4,300 digits
+        # (sys.get_int_max_str_digits); a decimal here never starts with 0 (that is octal).
+        return None, "range"
     value = sign * int(digits, base)
     low, high = _INT64 if signed else (0, _UINT64)
     return (value, "") if low <= value <= high else (None, "range")

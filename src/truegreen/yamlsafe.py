@@ -19,9 +19,11 @@ keys, regular files only) is enforced in one place that every reader goes throug
 """
 
 import json
+import math
 import os
 import re
 import stat
+import sys
 from collections.abc import Iterator, Mapping
 from enum import StrEnum
 from pathlib import Path
@@ -46,6 +48,9 @@ _MERGE = _YAML_TAGS + "merge"
 # from aliases; the share falls to 10% at 4,000,000.
 _ALIAS_RANGE_LOW = 400_000
 _ALIAS_RANGE_HIGH = 4_000_000
+# The most bits an int may have and still be written in decimal within CPython's limit
+# (sys.get_int_max_str_digits, 4,300 digits by default; 0 is no limit).
+_INT_TEXT_BITS = int((sys.get_int_max_str_digits() or sys.maxsize) * math.log2(10)) - 4
 
 
 # Plain scalars repeat (keys, ports, names): their implicit tag is remembered, within bounds.
@@ -624,13 +629,19 @@ class _Builder:
         if construct is None or node.tag in (_MAP, _SEQ):
             raise self._unsupported_tag(node)
         try:
-            return construct(self.loader, node)
+            value = construct(self.loader, node)
         except Exception:  # noqa: BLE001 - PyYAML's constructors fail in many ways on bad text
-            value = node.value if len(node.value) <= 40 else node.value[:40] + "..."
-            shown = node.tag.replace(_YAML_TAGS, "!!")
-            raise self._refuse(
-                Problem.SYNTAX, f"cannot decode !!str `{value}` as a {shown}", node
-            ) from None
+            raise self._undecodable(node) from None
+        if type(value) is int and value.bit_length() > _INT_TEXT_BITS:
+            # `0x` and 3,600 digits builds an int that Python cannot write in decimal, as a
+            # decimal text that long cannot be built: refused alike, before anything quotes it.
+            raise self._undecodable(node)
+        return value
+
+    def _undecodable(self, node: ScalarNode) -> _RefusedError:
+        value = node.value if len(node.value) <= 40 else node.value[:40] + "..."
+        shown = node.tag.replace(_YAML_TAGS, "!!")
+        return self._refuse(Problem.SYNTAX, f"cannot decode !!str `{value}` as a {shown}", node)
 
     def _unsupported_tag(self, node: Node) -> _RefusedError:
         shown = node.tag.replace(_YAML_TAGS, "!!")

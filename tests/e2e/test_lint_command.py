@@ -276,6 +276,43 @@ def test_each_hostile_file_is_one_finding_and_the_good_one_is_still_linted(
     assert result.exit_code == 2
 
 
+HUGE_PORT = "1" + "0" * 5000
+"""Past CPython's 4,300-digit limit on int(text); go-yaml v2 reads it as a string."""
+
+
+def test_an_integer_past_python_s_digit_limit_is_a_finding_and_the_rest_is_linted(
+    tmp_path: Path,
+) -> None:
+    """go.yaml.in/yaml/v2 resolve.go `resolve`: a plain integer too big for ParseInt, ParseUint
+    and ParseFloat resolves to `!!str`, so the port is the string kubectl sends and the API
+    server refuses (a ContainerPort is an int32)."""
+    (tmp_path / "a-big.yaml").write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\n"
+        f"spec: {{containers: [{{name: c, image: x, ports: [{{containerPort: {HUGE_PORT}}}]}}]}}\n"
+    )
+    (tmp_path / "b-good.yaml").write_text(INCIDENT.read_text())
+    for args, stdin in (([str(tmp_path)], None), (["-"], (tmp_path / "a-big.yaml").read_bytes())):
+        result = run_cli("lint", *args, "-o", "json", stdin=stdin)
+        found = [(Path(f["file"]).name, f["rule"], f["line"]) for f in result.json()["findings"]]
+        big = "<stdin>" if stdin else "a-big.yaml"
+        good = (
+            []
+            if stdin
+            else [
+                ("b-good.yaml", "readiness-missing", 38),
+                ("b-good.yaml", "restart-probe-on-keep-running", 38),
+            ]
+        )
+        assert found == [
+            (big, "readiness-missing-no-port", 4),
+            (big, "wrong-field-type", 4),
+            *good,
+        ]
+        wrong = result.json()["findings"][1]["message"]
+        assert wrong.startswith("container c: containers[0].ports[0].containerPort is the string")
+        assert result.exit_code == 2
+
+
 def test_a_duplicate_key_cannot_hide_a_probe_behind_another(tmp_path: Path) -> None:
     """Last-wins would keep the httpGet probe and hide the one that cannot fail."""
     path = tmp_path / "dup.yaml"

@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from tests.support.cli import run_cli
+from truegreen.yamlsafe import Problem, Refusal, load_all
 
 ROOT = Path(__file__).resolve().parents[2]
 HEALTHY = ROOT / "examples" / "snapshots" / "healthy"
@@ -137,3 +138,33 @@ def test_hostile_config_files_are_one_line_of_bad_usage(
     assert (doctor.exit_code, doctor.stderr) == (64, f"truegreen: {doctor_says.format(config)}\n")
     lint = run_cli("lint", str(ROOT / "examples" / "manifests"), "--config", str(config))
     assert (lint.exit_code, lint.stderr) == (64, f"truegreen: {lint_says.format(config)}\n")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["0x" + "f" * 4000, "0" + "7" * 5000, "0b" + "1" * 15000, "1" + "0" * 5000],
+)
+def test_an_integer_too_long_to_write_as_text_is_refused_not_a_crash(text: str) -> None:
+    """PyYAML builds `0x` + 4,000 digits as a Python int that Python then cannot write in
+    decimal (sys.get_int_max_str_digits: 4,300 digits), so any message quoting it would crash:
+    it is refused as the same number written in decimal is."""
+    (refused,) = load_all(f"a: 1\nb: {text}\n")
+    assert refused == Refusal(Problem.SYNTAX, f"cannot decode !!str `{text[:40]}...` as a !!int", 2)
+
+
+@pytest.mark.timeout(20)
+def test_a_job_file_with_an_integer_too_long_to_write_is_one_line_of_bad_usage(
+    tmp_path: Path,
+) -> None:
+    job = tmp_path / "job.yaml"
+    job.write_text(
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n"
+        f"  parallelism: 0x{'f' * 4000}\n"
+        "  template: {spec: {restartPolicy: Never, containers: [{name: c, image: x}]}}\n"
+    )
+    result = run_cli("doctor", "--snapshot", str(HEALTHY), "--job-file", str(job))
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr == (
+        f"truegreen: the job file {job} is not valid YAML at line 5: cannot decode !!str "
+        f"`0x{'f' * 38}...` as a !!int\n"
+    )

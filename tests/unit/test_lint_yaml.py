@@ -104,6 +104,10 @@ SCALARS = [
     "-.",
     "1_2.5_0",
 ]
+# Past CPython's 4,300-digit limit on int(text) (sys.get_int_max_str_digits); go-yaml reads each
+# as a string: too big for 64 bits and, as decimal text, for a float64 too.
+HUGE = "1" + "0" * 5000
+SCALARS += [HUGE, "-" + HUGE, "+" + HUGE, "1_" + HUGE, "0x" + "f" * 5000, "0" + "7" * 5000]
 KEYS = ["y", "n", "1", "0x10", "2.5", "1e6", "3.14159265358979", "0.1", "1000.0", "1e-5", "~a"]
 
 
@@ -266,6 +270,24 @@ def test_pyyaml_s_reading_stays_for_snapshots_and_config() -> None:
     (plain,) = load_all("a: y\nb: 0o17\n")
     assert isinstance(plain, Document)
     assert plain.data == {"a": "y", "b": "0o17"}
+
+
+def test_the_longest_decimal_that_fits_64_bits_is_still_a_number() -> None:
+    """ParseUint takes 20 digits (2**64 - 1); only longer texts are out of range unread."""
+    assert goscalars.resolve("18446744073709551615") == (goscalars.INT, 2**64 - 1)
+    assert goscalars.resolve("99999999999999999999") == (goscalars.FLOAT, 1e20)
+
+
+@pytest.mark.parametrize("text", [HUGE, "-" + HUGE, "+" + HUGE, "1_" + HUGE, "2" + "9" * 4400])
+def test_a_plain_integer_too_long_for_python_s_int_is_the_string_kubectl_reads(text: str) -> None:
+    """go.yaml.in/yaml/v2 resolve.go `resolve`: ParseInt and ParseUint fail (out of range),
+    ParseFloat fails (past float64), so the plain scalar resolves to `!!str`, the text as it is;
+    kubectl 1.32 prints it as that string (the kubectl test above). Python's int() refuses
+    such a text outright, which must not end the reading."""
+    assert goscalars.resolve(text) == (goscalars.STR, text)
+    (document,) = load_all(f"kind: x\nport: {text}\n", kubernetes=True)
+    assert isinstance(document, Document)
+    assert (document.data, document.problem) == ({"kind": "x", "port": text}, None)
 
 
 @pytest.mark.parametrize(

@@ -19,6 +19,7 @@ from truegreen.lint.probes import (
     Probe,
     ProbeKind,
     parse_intent,
+    port_of,
     same_check,
     same_port,
 )
@@ -183,3 +184,25 @@ def test_a_bare_pod_s_labels_and_name_are_its_own() -> None:
     unnamed = workload_model({**pod, "metadata": {}})
     assert unnamed is not None
     assert unnamed.name == ""
+
+
+@pytest.mark.parametrize(
+    ("written", "port"),
+    [
+        (8080, 8080),
+        ("8080", 8080),
+        ("http", "http"),
+        ("9999999999", 9999999999),
+        ("99999999999", "99999999999"),  # more digits than any int32: text, never int()
+        ("1" + "0" * 5000, "1" + "0" * 5000),  # int() refuses past 4,300 digits
+        ("\u00b2", "\u00b2"),  # `²` is a digit to str.isdigit(), not to int()
+        ("\u0661", "\u0661"),  # Arabic-Indic one: no port number either
+        ("", None),
+        (True, None),
+        (None, None),
+    ],
+)
+def test_a_port_is_a_number_only_when_written_in_a_few_ascii_digits(
+    written: object, port: object
+) -> None:
+    assert port_of(written) == port

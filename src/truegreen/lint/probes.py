@@ -55,13 +55,22 @@ def _sequence(value: object) -> Sequence[Any]:
 Port = int | str
 
 
-def _port(value: object) -> Port | None:
+_PORT_DIGITS = 10
+"""More digits than any int32 has: such a text is no port number, and stays the text it is."""
+
+
+def port_of(value: object) -> Port | None:
+    """A port as a manifest writes it: a number, a number written as text (ASCII digits, as
+    few as a port can have), or a name; None when there is none."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return value
     if isinstance(value, str) and value:
-        return int(value) if value.isdigit() else value
+        # str.isdigit() also takes `²`, which int() refuses; and int() refuses a text of more
+        # than 4,300 digits (sys.get_int_max_str_digits).
+        number = value.isascii() and value.isdigit() and len(value) <= _PORT_DIGITS
+        return int(value) if number else value
     return None
 
 
@@ -126,7 +135,7 @@ class Probe(Struct, frozen=True):
                 return cls(
                     kind,
                     network,
-                    _port(target.get("port")),
+                    port_of(target.get("port")),
                     # pkg/apis/core/v1/defaults.go SetDefaults_HTTPGetAction: path "/", scheme HTTP
                     path=str(target.get("path") or "/") if http else "",
                     period=period,
@@ -286,7 +295,7 @@ class ContainerModel(Struct, frozen=True):
         """The model of one container spec."""
         ports = []
         for entry in (_mapping(p) for p in _sequence(spec.get("ports"))):
-            number = _port(entry.get("containerPort"))
+            number = port_of(entry.get("containerPort"))
             if isinstance(number, int):
                 name = entry.get("name")
                 ports.append(DeclaredPort(number, str(name) if name else None))
@@ -379,7 +388,7 @@ def parse_intent(*annotation_maps: Mapping[str, Any]) -> Intent:
         for entry in _names(annotations.get(DISABLED_BY)):
             # `port=ENV`, once: neither a port nor an env var name can hold "=".
             port, sep, env_var = entry.partition("=")
-            parsed = _port(port.strip())
+            parsed = port_of(port.strip())
             if sep and parsed is not None and env_var.strip() and "=" not in env_var:
                 disabled.append(DisabledServer(parsed, env_var.strip()))
     return Intent(keep, tuple(dict.fromkeys(disabled)), ignore)

@@ -5,7 +5,7 @@ from typing import Any
 
 from msgspec import Struct
 
-from truegreen.lint.probes import Port, WorkloadModel
+from truegreen.lint.probes import Port, WorkloadModel, port_of
 
 
 def _mapping(value: object) -> Mapping[str, Any]:
@@ -34,11 +34,9 @@ class ServiceModel(Struct, frozen=True):
         for entry in ports if isinstance(ports, list) else []:
             if not isinstance(entry, Mapping):
                 continue
-            target = entry.get("targetPort", entry.get("port"))
-            if isinstance(target, int) and not isinstance(target, bool):
+            target = port_of(entry.get("targetPort", entry.get("port")))
+            if target is not None:
                 targets.append(target)
-            elif isinstance(target, str) and target:
-                targets.append(int(target) if target.isdigit() else target)
         namespace = meta.get("namespace")
         return cls(
             str(meta.get("name", "")),
