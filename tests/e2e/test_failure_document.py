@@ -101,6 +101,12 @@ FAILURES: dict[str, tuple[tuple[str, ...], Setup, int, str]] = {
         64,
         "bad-usage",
     ),
+    "a registry named with --insecure-registry that is not a registry name": (
+        ("refresh",),
+        lambda tmp, kc: ["--kubeconfig", str(kc), "--insecure-registry", "http://evil.example"],
+        64,
+        "bad-usage",
+    ),
     "a cluster that cannot be reached": (
         ("snapshot",),
         lambda tmp, kc: ["--kubeconfig", str(_closed_port_kubeconfig(tmp))],

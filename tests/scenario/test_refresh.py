@@ -1923,3 +1923,21 @@ def test_a_refresh_stopped_after_its_restart_says_so_in_its_document(
     (slow,) = document["workloads"]
     assert (slow["name"], slow["outcome"]) == ("slow", "interrupted")
     assert [(w["step"], w["applied"]) for w in slow["writes"]] == [("restart", True)]
+
+
+@pytest.mark.parametrize("value", ["http://registry.local:5000", "", "evil[.example"])
+def test_an_insecure_registry_that_is_no_registry_name_is_refused_before_any_request(
+    fake_api: FakeApiServer, kubeconfig: Path, value: str
+) -> None:
+    """moby registry/config.go `loadInsecureRegistries` refuses a value holding `://`
+    ("insecure registry ... should not contain '://'") before dockerd starts; truegreen names
+    registries as an image does (images.split_domain), as --registry-allow already requires."""
+    result = run_cli(
+        "refresh", "--kubeconfig", str(kubeconfig), "--dry-run", "--insecure-registry", value
+    )
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr == (
+        f"truegreen: --insecure-registry {value!r} is not a registry name. name it as an image "
+        "does: HOST or HOST:PORT (registry.example.com:5000)\n"
+    )
+    assert fake_api.requests() == []

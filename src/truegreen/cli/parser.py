@@ -333,9 +333,9 @@ def connection(
     )
 
 
-def allowed_registries(names: list[str]) -> frozenset[str]:
-    """`--registry-allow` values, each a registry name (`HOST` or `HOST:PORT`, an IPv6
-    address in brackets) as an image names its registry; anything else is a usage error."""
+def allowed_registries(names: list[str], flag: str = "--registry-allow") -> frozenset[str]:
+    """`--registry-allow` (or `flag`'s) values, each a registry name (`HOST` or `HOST:PORT`, an
+    IPv6 address in brackets) as an image names its registry; anything else is a usage error."""
     from truegreen.errors import UsageError
     from truegreen.images import ImageReferenceError, split_domain
 
@@ -344,7 +344,7 @@ def allowed_registries(names: list[str]) -> frozenset[str]:
             split_domain(name)
         except ImageReferenceError:
             raise UsageError(
-                f"--registry-allow {name!r} is not a registry name",
+                f"{flag} {name!r} is not a registry name",
                 todo="name it as an image does: HOST or HOST:PORT (registry.example.com:5000)",
             ) from None
     return frozenset(names)

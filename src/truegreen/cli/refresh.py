@@ -17,6 +17,7 @@ from truegreen.cli.output import (
 )
 from truegreen.cli.parser import (
     InRange,
+    allowed_registries,
     choice,
     command,
     common_output,
@@ -118,7 +119,8 @@ def refresh(
     from truegreen.refresh.tick import TickInterrupted
 
     loaded()
-
+    # Checked before the connection: a value that is no registry name is refused unsent.
+    insecure_registries = allowed_registries(insecure_registry, "--insecure-registry")
     request = RefreshRequest(
         connection(
             kubeconfig, context, namespace, request_timeout, insecure_skip_tls_verify, act_as
@@ -129,7 +131,7 @@ def refresh(
         max_attempts=max_attempts,
         rollout_timeout=rollout_timeout,
         dry_run=dry_run,
-        insecure_registries=frozenset(insecure_registry),
+        insecure_registries=insecure_registries,
         verify_registry_tls=not registry_skip_tls_verify,
         on_warning=warn,
     )
