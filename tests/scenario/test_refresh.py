@@ -1941,3 +1941,25 @@ def test_an_insecure_registry_that_is_no_registry_name_is_refused_before_any_req
         "does: HOST or HOST:PORT (registry.example.com:5000)\n"
     )
     assert fake_api.requests() == []
+
+
+@pytest.mark.parametrize(
+    ("selector", "why"),
+    [
+        ("a=b=c", "found '=', expected: ',' or 'end of string'"),
+        ("bad key=x", "found 'key', expected: in, notin, =, ==, !=, gt, lt"),
+    ],
+)
+def test_a_selector_kubectl_would_refuse_is_bad_usage_before_any_request(
+    fake_api: FakeApiServer, kubeconfig: Path, selector: str, why: str
+) -> None:
+    """k8s.io/apimachinery pkg/labels/selector.go `Parse` refuses these (the API server answers
+    400): the flag's fault, said in Parse's words, not the cluster's health (exit 3)."""
+    result = run_cli(
+        "refresh", "--kubeconfig", str(kubeconfig), "--dry-run", "--selector", selector
+    )
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr == (
+        f"truegreen: --selector {selector!r} is not key=value[,key=value]: {why}\n"
+    )
+    assert fake_api.requests() == []

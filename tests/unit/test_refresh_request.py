@@ -22,20 +22,46 @@ def _request(selector: str = "truegreen.io/refresh=enabled", **fields: object) -
     ("selector", "labels"),
     [
         ("truegreen.io/refresh=enabled", {"truegreen.io/refresh": "enabled"}),
-        (" team = ml , tier=train ,", {"team": "ml", "tier": "train"}),
+        (" team = ml , tier=train", {"team": "ml", "tier": "train"}),
         ("paused=", {"paused": ""}),
-        (",,", {}),
+        ("team==ml,team=ml", {"team": "ml"}),
+        ("", {}),
     ],
 )
 def test_a_selector_is_read_as_the_labels_it_names(selector: str, labels: dict[str, str]) -> None:
     assert selector_labels(_request(selector)) == labels
 
 
-@pytest.mark.parametrize("selector", ["team", "=ml", "team!=ml", "team=ml,tier"])
+@pytest.mark.parametrize(
+    "selector",
+    ["team", "team!=ml", "team=ml,tier", "!team", "team in (ml,cv)", "team=ml,team=cv", "n>1"],
+)
 def test_a_selector_that_is_not_key_value_is_bad_usage(selector: str) -> None:
+    """Selectors the API server takes but refresh does not: it names the labels to set
+    (`kubectl label`) and so selects by equal labels only."""
     with pytest.raises(UsageError) as raised:
         selector_labels(_request(selector))
     assert raised.value.line() == f"--selector {selector!r} is not key=value[,key=value]"
+
+
+@pytest.mark.parametrize(
+    ("selector", "why"),
+    [
+        ("a=b=c", "found '=', expected: ',' or 'end of string'"),
+        ("bad key=x", "found 'key', expected: in, notin, =, ==, !=, gt, lt"),
+        ("=ml", "found '=', expected: !, identifier, or 'end of string'"),
+        ("team=ml,", "found '', expected: identifier after ','"),
+        (",,", "found ',', expected: !, identifier, or 'end of string'"),
+        ("team=" + "m" * 4092, "more than 4096 characters"),
+    ],
+)
+def test_a_selector_kubectl_would_refuse_is_bad_usage_in_its_words(selector: str, why: str) -> None:
+    """k8s.io/apimachinery pkg/labels/selector.go `Parse` (cluster/namespace_selection.py
+    parse_selector): the API server answers such a labelSelector with 400 Bad Request, which
+    read as a cluster that answered with an error (exit 3) rather than the flag's own fault."""
+    with pytest.raises(UsageError) as raised:
+        selector_labels(_request(selector))
+    assert raised.value.line() == (f"--selector {selector!r} is not key=value[,key=value]: {why}")
 
 
 def test_a_namespace_and_every_namespace_are_bad_usage_together() -> None:

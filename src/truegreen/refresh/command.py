@@ -8,6 +8,7 @@ from contextlib import AbstractContextManager, nullcontext
 from msgspec import Struct
 
 from truegreen.cluster.live import LiveCluster
+from truegreen.cluster.namespace_selection import Operator, parse_selector
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.errors import UsageError
 from truegreen.kubectl import for_connection
@@ -48,17 +49,32 @@ class RefreshRun(Struct, frozen=True):
     cluster: Cluster
 
 
+_EQUAL = (Operator.EQUALS, Operator.DOUBLE_EQUALS)
+
+
 def selector_labels(request: RefreshRequest) -> dict[str, str]:
     """The labels `--selector` names; UsageError for a selector that is not
-    `key=value[,key=value]`, or for `-n` together with `--all-namespaces`."""
+    `key=value[,key=value]`, or for `-n` together with `--all-namespaces`.
+
+    The selector is read as the API server reads it (apimachinery labels.Parse), so one it
+    would refuse is the flag's fault, in Parse's words. Of what Parse takes, only equal labels
+    name what `kubectl label` sets to opt a workload in; a label named with two values
+    selects nothing.
+    """
     if request.all_namespaces and request.connection.namespace:
         raise UsageError("-n and --all-namespaces cannot be used together")
-    labels = {}
-    for term in filter(None, (t.strip() for t in request.selector.split(","))):
-        key, sep, value = term.partition("=")
-        if not sep or not key or "!" in key:
-            raise UsageError(f"--selector {request.selector!r} is not key=value[,key=value]")
-        labels[key.strip()] = value.strip()
+    not_labels = f"--selector {request.selector!r} is not key=value[,key=value]"
+    try:
+        parsed = parse_selector(request.selector)
+    except UsageError as refused:
+        raise UsageError(not_labels, refused.why) from None
+    labels: dict[str, str] = {}
+    for requirement in parsed.requirements:
+        if requirement.operator not in _EQUAL:
+            raise UsageError(not_labels)
+        (value,) = requirement.values  # Parse gives an equality exactly one value
+        if labels.setdefault(requirement.key, value) != value:
+            raise UsageError(not_labels)
     return labels
 
 
