@@ -536,6 +536,8 @@ def test_ci_docs_pin_no_tag_that_does_not_exist() -> None:
 
 
 def test_list_rules_prints_every_rule_from_the_table() -> None:
+    """With -o json, one document with `schema_version` 1, as every run of every command
+    prints (README, "--output json prints JSON alone on stdout with schema_version 1")."""
     result = run_cli("lint", "--list-rules")
     assert result.exit_code == 0
     rows = [line.split(None, 2) for line in result.stdout.splitlines()]
@@ -543,7 +545,10 @@ def test_list_rules_prints_every_rule_from_the_table() -> None:
         (row[0], row[1], row[2]) for row in rows
     ]
     listed = run_cli("lint", "--list-rules", "-o", "json").json()
-    assert [r["id"] for r in listed] == [rule.id for rule in ALL_RULES]
+    assert isinstance(listed, dict), "a document with schema_version, not a bare list"
+    assert list(listed) == ["schema_version", "rules"]
+    assert listed["schema_version"] == 1
+    assert [r["id"] for r in listed["rules"]] == [rule.id for rule in ALL_RULES]
 
 
 def test_explain_prints_one_rule_s_reason_and_fix() -> None:
@@ -555,11 +560,14 @@ def test_explain_prints_one_rule_s_reason_and_fix() -> None:
         f"Fix: {rule.fix}\n"
     )
     assert run_cli("lint", "--explain", rule.id, "-o", "json").json() == {
-        "id": rule.id,
-        "severity": rule.severity.value,
-        "summary": rule.summary,
-        "rationale": rule.rationale,
-        "fix": rule.fix,
+        "schema_version": 1,
+        "rule": {
+            "id": rule.id,
+            "severity": rule.severity.value,
+            "summary": rule.summary,
+            "rationale": rule.rationale,
+            "fix": rule.fix,
+        },
     }
 
 

@@ -5,7 +5,14 @@ from hypothesis import strategies as st
 from msgspec.structs import replace
 
 from truegreen import wrapping
-from truegreen.lint.reports import rule_explained, rules_table, to_sarif, to_text
+from truegreen.lint.reports import (
+    explained_json,
+    rule_explained,
+    rules_json,
+    rules_table,
+    to_sarif,
+    to_text,
+)
 from truegreen.lint.rules import ALL_RULES, Severity
 from truegreen.lint.run import LintFinding, LintResult
 from truegreen.markup import plain as plain_text
@@ -105,6 +112,25 @@ def test_an_explained_rule_wraps_like_everything_else() -> None:
     assert wrapped[0] == f"{rule.id} ({rule.severity.value})"
     assert max(map(len, wrapped)) <= 60
     assert " ".join(wrapped).split() == " ".join(rule_explained(rule)).split()
+
+
+def test_the_rule_documents_carry_schema_version_one() -> None:
+    """README: `--output json` prints `"schema_version": 1` on every run of every command,
+    --list-rules and --explain among them."""
+    rule = ALL_RULES[0]
+    one = {
+        "id": rule.id,
+        "severity": rule.severity.value,
+        "summary": rule.summary,
+        "rationale": rule.rationale,
+        "fix": rule.fix,
+    }
+    assert explained_json(rule) == {"schema_version": 1, "rule": one}
+    listed = rules_json(ALL_RULES)
+    assert list(listed) == ["schema_version", "rules"]
+    assert listed["schema_version"] == 1
+    assert listed["rules"][0] == one
+    assert [r["id"] for r in listed["rules"]] == [r.id for r in ALL_RULES]
 
 
 def _sarif_uri(file: str) -> str:

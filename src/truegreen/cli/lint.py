@@ -36,9 +36,9 @@ def _print_rules(
         raise UsageError(f"no rule {explain!r}", todo=f"known rules are {known}")
     if output == "json":
         if explain is None:
-            emit_json([reports.rule_json(rule) for rule in ALL_RULES])
+            emit_json(reports.rules_json(ALL_RULES))
         else:
-            emit_json(reports.rule_json(ALL_RULES_BY_ID[explain]))
+            emit_json(reports.explained_json(ALL_RULES_BY_ID[explain]))
         return
     text = (
         reports.rules_table(width)

@@ -6,6 +6,7 @@ lines wrap at word boundaries when a width is given. JSON and SARIF keep every v
 
 import hashlib
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
@@ -298,7 +299,17 @@ def rule_explained(rule: RuleInfo, width: int | None = None) -> list[str]:
     ]
 
 
-def rule_json(rule: RuleInfo) -> dict[str, str]:
+def rules_json(rules: Sequence[RuleInfo]) -> dict[str, Any]:
+    """--list-rules as JSON: `schema_version` and every rule, as `_rule_json` writes one."""
+    return {"schema_version": SCHEMA_VERSION, "rules": [_rule_json(rule) for rule in rules]}
+
+
+def explained_json(rule: RuleInfo) -> dict[str, Any]:
+    """--explain RULE as JSON: `schema_version` and the rule, as `_rule_json` writes it."""
+    return {"schema_version": SCHEMA_VERSION, "rule": _rule_json(rule)}
+
+
+def _rule_json(rule: RuleInfo) -> dict[str, str]:
     """One rule as JSON: id, severity, summary, rationale and fix."""
     return {
         "id": rule.id,
