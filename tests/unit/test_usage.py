@@ -300,6 +300,28 @@ def test_an_option_s_value_may_start_with_a_dash(args: list[str]) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("args", "text"),
+    [
+        (["lint", "-o", "json", "-o", "text", "--bogus"], "no such option '--bogus'"),
+        (["doctor", "-ojson", "--output=text", "--bogus"], "no such option '--bogus'"),
+        (["lint", "--bogus", "--", "-o", "json"], "no such option '--bogus'"),
+        (["lint", "--config", "-o", "json", "--bogus"], "no such option '--bogus'"),
+        (
+            ["doctor", "--out", "json", "--bogus"],
+            "no such option '--out' (did you mean '--output'?)",
+        ),
+    ],
+)
+def test_a_usage_error_is_json_only_where_the_parser_reads_json(args: list[str], text: str) -> None:
+    """Text where the last -o is text, where `-o json` comes after `--` (paths), where `-o` is
+    the value of the option before it (`--config -o`: an option's value may start with a
+    dash), or where `--out` is no `--output` (no abbreviations): one line, nothing on stdout."""
+    result = run_cli(*args)
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr.splitlines() == [f"truegreen: {text}. see `truegreen {args[0]} --help`"]
+
+
 def test_the_lowest_value_in_range_is_taken() -> None:
     result = run_cli("lint", str(FIXED), "--max-file-size", "1", "-o", "json")
     assert (result.exit_code, result.stderr) == (0, "")
@@ -321,9 +343,25 @@ def test_the_lowest_value_in_range_is_taken() -> None:
             ["refresh", "-ojson", "--mode", "bogus"],
             "argument --mode: invalid choice: 'bogus' (choose from 'restart', 'pin')",
         ),
+        (["lint", "-o=json", "--bogus"], "no such option '--bogus'"),
+        (["refresh", "-o=json", "--bogus"], "no such option '--bogus'"),
+        (["snapshot", "-o=json", "--bogus"], "no such option '--bogus'"),
+        (["monitor", "-o=json", "--bogus"], "no such option '--bogus'"),
+        (["doctor", "-vojson", "--bogus"], "no such option '--bogus'"),
+        (["doctor", "-vo", "json", "--bogus"], "no such option '--bogus'"),
+        (["lint", "-o", "text", "--bogus", "--output=json"], "no such option '--bogus'"),
+        (["lint", "--explain", "-x", "-o", "json", "--bogus"], "no such option '--bogus'"),
+        (
+            ["refresh", "--mode", "bogus", "-o", "json"],
+            "argument --mode: invalid choice: 'bogus' (choose from 'restart', 'pin')",
+        ),
     ],
 )
 def test_a_usage_error_with_json_is_still_one_json_document(args: list[str], text: str) -> None:
+    """JSON is asked for as the parser reads -o: `-o=json` is `-o json` (argparse's
+    _parse_optional splits at `=`, as spf13/pflag's parseSingleShortArg does), short flags
+    combine (`-vojson`), the last -o wins, and an option's value may start with a dash
+    (`--explain -x`, as click reads it)."""
     result = run_cli(*args)
     assert result.exit_code == 64
     document = result.json()

@@ -13,7 +13,6 @@ when asked. What a command needs below the command line is imported inside its b
 parse: `truegreen lint` never loads the Kubernetes client (tests/e2e/test_imports.py).
 """
 
-import itertools
 import os
 import sys
 from collections.abc import Sequence
@@ -38,6 +37,7 @@ from truegreen.cli.parser import (
     did_you_mean,
     group_parser,
     no_such_option,
+    output_asked,
     parse,
     registered,
 )
@@ -123,18 +123,18 @@ def _usage_failure(error: ParseError) -> "Failure":
 
 
 def _show_usage_error(error: ParseError, argv: list[str]) -> None:
-    """One line saying what is wrong and where to look, as every other error is said; with
-    `-o json` (or `-ojson`, `--output=json`) its JSON document on stdout too."""
+    """One line saying what is wrong and where to look, as every other error is said; where
+    the command line asks for JSON output as the parser reads it, its JSON document on stdout
+    too."""
     failure = _usage_failure(error)
     document = FAILURE_DOCUMENTS.get(error.command or "")
-    pairs = itertools.pairwise([*argv, ""])
-    asked = any(
-        word in ("-ojson", "--output=json") or (word in ("-o", "--output") and value == "json")
-        for word, value in pairs
-    )
-    if document is not None and asked:
+    if document is not None and _json_asked(error.command or "", argv[1:]):
         emit_json(document(failure))
     print(f"truegreen: {failure.line()}", file=sys.stderr)
+
+
+def _json_asked(command: str, words: list[str]) -> bool:
+    return output_asked(command_parser(command), words) == "json"
 
 
 def _house_style(text: str) -> str:

@@ -422,6 +422,32 @@ def parse(parser: _Parser, words: list[str]) -> dict[str, Any]:
     return vars(namespace)
 
 
+def output_asked(parser: argparse.ArgumentParser, words: list[str]) -> str | None:
+    """The value `parse` would give --output in WORDS, read even where WORDS cannot be parsed,
+    so that a usage error is said in the output asked for. Every spelling argparse takes is
+    taken (`-o json`, `-o=json`, `-ojson`, `-vojson`, `--output=json`), the last one wins, and
+    none counts after `--` or as another option's value; no value is checked."""
+    from contextlib import suppress  # only for a usage error
+
+    reader = _new_parser("", "", "")
+    for action in parser._actions:
+        if action.option_strings:
+            _add_unchecked(reader, action)
+    asked = argparse.Namespace(output=None)
+    with suppress(ParseError):  # a missing value further on: what was read before it stands
+        reader.parse_known_args(_values_joined(parser, words), asked)
+    return asked.output if isinstance(asked.output, str) else None
+
+
+def _add_unchecked(reader: argparse.ArgumentParser, action: argparse.Action) -> None:
+    """`action`'s option strings, taking as many words as it does, with no type, choice or
+    action of its own: reading them can fail only for a missing value."""
+    if action.nargs == 0:
+        reader.add_argument(*action.option_strings, dest=action.dest, action="store_const")
+    else:
+        reader.add_argument(*action.option_strings, dest=action.dest, nargs=action.nargs)
+
+
 def _values_joined(parser: argparse.ArgumentParser, words: list[str]) -> list[str]:
     """click's rule, which argparse lacks: an option that takes a value takes the next word,
     even one that starts with `-` (`--job-requests -:`). Such a pair is joined into one word
