@@ -61,6 +61,18 @@ FAILURES: dict[str, tuple[tuple[str, ...], Setup, int, str]] = {
         64,
         "bad-usage",
     ),
+    "--list-rules with a path": (
+        ("lint",),
+        lambda tmp, kc: ["--list-rules", str(tmp / "absent")],
+        64,
+        "bad-usage",
+    ),
+    "--list-rules with --explain": (
+        ("lint",),
+        lambda tmp, kc: ["--list-rules", "--explain", "probe-cannot-fail"],
+        64,
+        "bad-usage",
+    ),
     "a snapshot that does not exist": (
         ("doctor",),
         lambda tmp, kc: ["--snapshot", str(tmp / "absent.tar.gz")],

@@ -579,6 +579,47 @@ def test_explain_of_an_unknown_rule_names_the_known_ones() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["--list-rules", "/nonexistent", "manifests/"],
+            "--list-rules takes no paths: 2 were given, the first '/nonexistent'. "
+            "drop them, or lint them without --list-rules",
+        ),
+        (
+            ["--explain", "probe-cannot-fail", "/nonexistent"],
+            "--explain takes no paths: '/nonexistent' was given. "
+            "drop them, or lint them without --explain",
+        ),
+        (
+            ["--explain", "probe-cannot-fail", "-"],
+            "--explain takes no paths: '-' was given. drop them, or lint them without --explain",
+        ),
+        (
+            ["--list-rules", "--explain", "probe-cannot-fail"],
+            "--list-rules and --explain cannot be used together. choose one",
+        ),
+        (
+            ["--list-rules", "--explain", "probe-cannot-fail", str(FIXED)],
+            "--list-rules and --explain cannot be used together. choose one",
+        ),
+    ],
+)
+def test_list_rules_and_explain_refuse_paths_and_each_other(args: list[str], line: str) -> None:
+    """Paths beside --list-rules or --explain, or both flags at once, are bad usage, as a path
+    that does not exist is (docs/ci.md) and as cobra refuses flags marked mutually exclusive
+    (spf13/cobra flag_groups.go, validateExclusiveFlagGroups: "if any flags in the group ...
+    are set none of the others can be"): one line, exit 64, nothing printed as if it worked."""
+    result = run_cli("lint", *args)
+    assert (result.exit_code, result.stdout) == (64, "")
+    assert result.stderr == f"truegreen: {line}\n"
+    document = run_cli("lint", *args, "-o", "json").json()
+    assert document["exit_code"] == 64
+    assert document["headline"]["code"] == "bad-usage"
+    assert f"{document['headline']['text']}. {document['headline']['remedy']}" == line
+
+
 # -- text: terminal-safe, wrapped at word boundaries, quiet on a closed pipe -----------------
 
 

@@ -21,6 +21,24 @@ def _lint_failure(failure: "Failure") -> object:
     return failure_document(failure, files=0, objects=0, findings=[])
 
 
+def _refuse_with_rules(list_rules: bool, explain: str | None, paths: list[str]) -> None:
+    """--list-rules and --explain read no paths and exclude each other: either beside paths,
+    or both at once, is bad usage (cobra's MarkFlagsMutuallyExclusive), never a run that
+    silently drops half of what was asked."""
+    from truegreen.errors import UsageError
+
+    if list_rules and explain is not None:
+        raise UsageError("--list-rules and --explain cannot be used together", todo="choose one")
+    if paths:
+        flag = "--list-rules" if list_rules else "--explain"
+        given = (
+            f"{paths[0]!r} was given"
+            if len(paths) == 1
+            else f"{len(paths)} were given, the first {paths[0]!r}"
+        )
+        raise UsageError(f"{flag} takes no paths", given, f"drop them, or lint them without {flag}")
+
+
 def _print_rules(
     explain: str | None, output: str, consoles: "Consoles | None", width: int | None
 ) -> None:
@@ -129,6 +147,7 @@ def lint(
     consoles = text_consoles(output, no_color)
     width = consoles.out.width if consoles is not None and consoles.out.is_terminal else None
     if list_rules or explain is not None:
+        _refuse_with_rules(list_rules, explain, paths)
         _print_rules(explain, output, consoles, width)
         return
     if not paths and sys.stdin.isatty():
