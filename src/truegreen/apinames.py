@@ -35,3 +35,16 @@ def qualified_name_problem(name: str) -> str | None:
             "start and end with an alphanumeric character, at most 63 characters"
         )
     return None
+
+
+DNS_LABEL = LazyPattern(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
+"""A DNS-1123 label: a namespace's name (pkg/apis/core/validation `ValidateNamespaceName`)."""
+NAMESPACE_NAME_RULE = (
+    "a name is at most 63 lower-case letters, digits and '-', starting and ending with a letter "
+    "or digit"
+)
+
+
+def is_namespace_name(name: str) -> bool:
+    """Whether any namespace can have `name` (a DNS-1123 label)."""
+    return len(name) <= NAME_LIMIT and DNS_LABEL.fullmatch(name) is not None

@@ -227,8 +227,7 @@ def compiled(module):
     return [len(patterns), sum(p._compiled is not None for p in patterns)]
 names = ("truegreen.doctor.knowledge.evidence", "truegreen.doctor.checks.capacity.autoscaling",
          "truegreen.doctor.knowledge.pull_errors", "truegreen.doctor.knowledge.missing_settings",
-         "truegreen.doctor.knowledge.device_cel", "truegreen.yamlwords",
-         "truegreen.cluster.namespace_selection")
+         "truegreen.doctor.knowledge.device_cel", "truegreen.yamlwords")
 print(json.dumps({{name: compiled(sys.modules[name]) for name in names}}))
 """
 
@@ -242,7 +241,7 @@ def test_doctor_compiles_the_words_it_recognises_only_when_it_meets_them(
     tmp_path: Path,
 ) -> None:
     """A healthy namespace compiles none of the patterns for an autoscaler's, a kubelet's or a
-    scheduler's words, a YAML parser's or a namespace selector's (truegreen/patterns.py); a pod
+    scheduler's words or a YAML parser's (truegreen/patterns.py); a pod
     in ErrImagePull compiles the pull-error patterns it is matched against, and only those
     modules' patterns."""
     with FakeApiServer() as server:

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, NoReturn, TypeVar
 
 from truegreen import __version__
+from truegreen.apinames import NAMESPACE_NAME_RULE, is_namespace_name
 from truegreen.cli.output import warn
-from truegreen.cluster.namespace_selection import NAME_RULE, is_namespace_name
 
 if TYPE_CHECKING:
     from truegreen.cluster.settings import ActAs, ConnectionSettings
@@ -253,7 +253,9 @@ def trial_options(parser: argparse.ArgumentParser) -> None:
 def _namespace(text: str) -> str:
     """`-n`'s value: a name no namespace can have is bad usage, as for `--namespaces`."""
     if not is_namespace_name(text):
-        raise argparse.ArgumentTypeError(f"{text!r} cannot be a namespace's name: {NAME_RULE}")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} cannot be a namespace's name: {NAMESPACE_NAME_RULE}"
+        )
     return text
 
 

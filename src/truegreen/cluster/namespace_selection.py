@@ -17,11 +17,10 @@ from typing import TYPE_CHECKING, Protocol
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
-from truegreen.apinames import is_name_part, is_prefix
+from truegreen.apinames import NAMESPACE_NAME_RULE, is_name_part, is_namespace_name, is_prefix
 from truegreen.cluster.reads import CantRead, ListRead, ReadFailure
 from truegreen.errors import TruegreenError, UsageError
 from truegreen.exitcodes import ExitCode
-from truegreen.patterns import LazyPattern
 
 if TYPE_CHECKING:
     import argparse
@@ -201,28 +200,15 @@ def selection_from_flags(
     return NamespaceSelection(names=() if namespace is None else (namespace,))
 
 
-_NAMESPACE_NAME = LazyPattern(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?")
-"""A namespace name is a DNS-1123 label (pkg/apis/core/validation ValidateNamespaceName)."""
-
-
-NAME_RULE = (
-    "a name is at most 63 lower-case letters, digits and '-', starting and ending with a letter "
-    "or digit"
-)
-
-
-def is_namespace_name(name: str) -> bool:
-    """Whether any namespace can have `name` (a DNS-1123 label)."""
-    return len(name) <= 63 and _NAMESPACE_NAME.fullmatch(name) is not None
-
-
 def _namespace_names(text: str) -> tuple[str, ...]:
     names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
     if not names:
         raise UsageError("--namespaces names no namespace", todo="give --namespaces a,b,c")
     for name in names:
         if not is_namespace_name(name):
-            raise UsageError(f"--namespaces: {name!r} cannot be a namespace's name", NAME_RULE)
+            raise UsageError(
+                f"--namespaces: {name!r} cannot be a namespace's name", NAMESPACE_NAME_RULE
+            )
     if len(names) > MAX_NAMESPACES:
         raise UsageError(
             f"--namespaces names {len(names)} namespaces",
