@@ -251,8 +251,10 @@ def trial_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _namespace(text: str) -> str:
-    """`-n`'s value: a name no namespace can have is bad usage, as for `--namespaces`."""
-    if not is_namespace_name(text):
+    """`-n`'s value: a name no namespace can have is bad usage, as for `--namespaces`. `.` and
+    `..` pass here: the connection refuses them in client-go's own words (`may not be '..'`),
+    as it does a kubeconfig context's namespace."""
+    if text not in (".", "..") and not is_namespace_name(text):
         raise argparse.ArgumentTypeError(
             f"{text!r} cannot be a namespace's name: {NAMESPACE_NAME_RULE}"
         )
