@@ -1,6 +1,6 @@
 """The monitor's status server under clients that misbehave, on loopback: a head trickled in
-line by line, more connections than it serves, clients that reset mid-request; and the
-addresses it listens on (Go's net/http: ReadHeaderTimeout bounds the whole head; `:PORT`
+line by line or byte by byte, more connections than it serves, clients that reset mid-request;
+and the addresses it listens on (Go's net/http: ReadHeaderTimeout bounds the whole head; `:PORT`
 listens on IPv6 and IPv4)."""
 
 import contextlib
@@ -75,14 +75,24 @@ def test_a_head_trickled_in_line_by_line_is_cut_at_its_deadline(server: StatusSe
 
 
 def test_connections_past_the_bound_are_closed_and_start_no_thread() -> None:
-    """Four idle connections hold the four slots for the head's 30 s; twenty more are closed
-    at once (each read ends well inside its 5 s socket timeout instead of waiting out the
-    head's), with no thread started for them; once the idle ones go, it serves again."""
-    server = StatusServer(("127.0.0.1", 0), ROUTES, head_seconds=30.0, max_connections=4)
+    """Four requests being answered hold the four slots (their page waits); twenty more
+    connections are closed at once (each read ends well inside its 5 s socket timeout), with no
+    thread started for them, since none of the four is waiting for its head and could make
+    room; once the four are answered, it serves again."""
+    release = threading.Event()
+
+    def slow_page() -> Page:
+        release.wait(30)
+        return Page(200, "text/plain; charset=utf-8", b"slow\n")
+
+    routes = {**ROUTES, "/slow": slow_page}
+    server = StatusServer(("127.0.0.1", 0), routes, head_seconds=30.0, max_connections=4)
     server.start()
     host, port = server.address
     try:
-        idle = [socket.create_connection((host, port), timeout=5) for _ in range(4)]
+        busy = [socket.create_connection((host, port), timeout=10) for _ in range(4)]
+        for client in busy:
+            client.sendall(b"GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
         time.sleep(0.3)  # let the server take them (not a measurement)
         threads = threading.active_count()
         extra = [socket.create_connection((host, port), timeout=5) for _ in range(20)]
@@ -91,7 +101,9 @@ def test_connections_past_the_bound_are_closed_and_start_no_thread() -> None:
                 assert client.recv(1) == b"", "refused: closed, nothing served"
             client.close()
         assert threading.active_count() <= threads, "no thread for a refused connection"
-        for client in idle:
+        release.set()
+        for client in busy:
+            assert client.recv(12) == b"HTTP/1.0 200"
             client.close()
         deadline = time.monotonic() + 10
         answer = b""
@@ -100,6 +112,7 @@ def test_connections_past_the_bound_are_closed_and_start_no_thread() -> None:
                 answer = _get(host, port)
         assert answer.startswith(b"HTTP/1.0 200"), "the slots came back"
     finally:
+        release.set()
         server.stop()
 
 
@@ -157,3 +170,57 @@ def test_a_request_target_in_absolute_form_is_routed_and_every_answer_has_a_stat
     host, port = server.address
     answer = _get(host, port, line=line)
     assert answer.split(b"\r\n", 1)[0] == status, answer[:200]
+
+
+def _trickle_byte_by_byte(host: str, port: int, seconds: float, outcome: list[float]) -> None:
+    """A slowloris client: a header line begun and never ended, one byte every 0.25 s; it
+    records how long the server kept the connection open (or `seconds` if it never closed)."""
+    with socket.create_connection((host, port), timeout=10) as slow:
+        slow.sendall(b"GET /healthz HTTP/1.1\r\nX-Pad: ")
+        started = time.monotonic()
+        while time.monotonic() - started < seconds:
+            time.sleep(0.25)
+            try:
+                slow.sendall(b"a")
+                slow.setblocking(False)
+                try:
+                    if slow.recv(1) == b"":
+                        break
+                except BlockingIOError:
+                    pass
+                finally:
+                    slow.setblocking(True)
+            except OSError:
+                break
+        outcome.append(time.monotonic() - started)
+
+
+def test_a_head_trickled_byte_by_byte_is_cut_at_its_deadline_and_honest_clients_are_served(
+    said: list[str],
+) -> None:
+    """Go's net/http server.go (*conn).readRequest: `hdrDeadline = t0.Add(ReadHeaderTimeout)`;
+    `c.rwc.SetReadDeadline(hdrDeadline)` is one absolute deadline for the whole head, however
+    the bytes trickle in (a socket timeout bounds each recv, so a byte every 0.25 s would keep a
+    line open forever). Four slow clients fill the four slots: an honest client is still
+    served at once (the one that has waited longest for its head is closed to make room), and
+    every slow one is closed by its 2 s deadline."""
+    server = StatusServer(
+        ("127.0.0.1", 0), ROUTES, on_client_error=said.append, head_seconds=2.0, max_connections=4
+    ).start()
+    host, port = server.address
+    try:
+        kept_open: list[float] = []
+        slow = [
+            threading.Thread(target=_trickle_byte_by_byte, args=(host, port, 8.0, kept_open))
+            for _ in range(4)
+        ]
+        for client in slow:
+            client.start()
+        time.sleep(0.5)  # all four are trickling (not a measurement)
+        assert _get(host, port).startswith(b"HTTP/1.0 200"), "an honest client is served"
+        for client in slow:
+            client.join()
+        assert len(kept_open) == 4
+        assert max(kept_open) < 3.0, f"slow heads kept open {sorted(kept_open)} s (deadline 2 s)"
+    finally:
+        server.stop()

@@ -5,10 +5,11 @@ readiness probe on it keeps the Service from routing to a monitor with nothing t
 Only GET and HEAD, over HTTP/1.x: a target in absolute form (`http://host/metrics`, as a proxy
 forwards it) routes on its path, and every refusal has a status line. Bounded as Go's
 http.Server is when given ReadHeaderTimeout: a client has REQUEST_HEAD_SECONDS for its whole
-request head, however slowly it trickles it in; at most MAX_CONNECTIONS are served at once, and
-one more is closed at once. A client that goes away
-mid-request is one line, never a traceback. `:PORT` listens on every address, IPv6 and IPv4,
-as Go's listener does; `[::1]:PORT` on IPv6.
+request head, however slowly it trickles it in; at most MAX_CONNECTIONS are served at once. One
+more closes the connection that has waited longest for its head to make room (slow clients
+cannot keep an honest one out), and is closed at once when every slot is answering. A client
+that goes away mid-request is one line, never a traceback. `:PORT` listens on every address,
+IPv6 and IPv4, as Go's listener does; `[::1]:PORT` on IPv6.
 """
 
 import contextlib
@@ -25,6 +26,8 @@ REQUEST_HEAD_SECONDS = 10.0
 """The longest a client may take to send its whole request head."""
 MAX_CONNECTIONS = 32
 """Connections served at once: Prometheus, a browser or two, a probe; more are refused."""
+ROOM_SECONDS = 1.0
+"""How long a new connection waits for the slot of one closed to make room for it."""
 
 
 class Page(Struct, frozen=True):
@@ -99,7 +102,30 @@ class _Server(ThreadingHTTPServer):
             listen = ("::" if self.dual_stack else host, listen[1])
         self.on_client_error = on_client_error
         self._slots = threading.BoundedSemaphore(max_connections)
+        self._heads_lock = threading.Lock()
+        self._heads: set[_HeadDeadline] = set()
         super().__init__(listen, handler)
+
+    def waiting_for_head(self, head: "_HeadDeadline") -> None:
+        """`head`'s connection is reading its request head: it may be closed to make room."""
+        with self._heads_lock:
+            self._heads.add(head)
+
+    def head_done(self, head: "_HeadDeadline") -> None:
+        """`head`'s connection has its head (or is gone): it is no longer closed to make room."""
+        with self._heads_lock:
+            self._heads.discard(head)
+
+    def _make_room(self) -> bool:
+        """Close the connection that has waited longest for its head and take its slot, which
+        its thread gives back as it ends; False when none is waiting for one."""
+        with self._heads_lock:
+            if not self._heads:
+                return False
+            oldest = min(self._heads, key=lambda head: head.deadline)
+            self._heads.discard(oldest)
+        oldest.close_to_make_room()
+        return self._slots.acquire(timeout=ROOM_SECONDS)
 
     def server_bind(self) -> None:
         if self.dual_stack:  # IPv4 clients too, as Go's `:PORT` takes them
@@ -107,7 +133,7 @@ class _Server(ThreadingHTTPServer):
         super().server_bind()
 
     def process_request(self, request: Any, client_address: Any) -> None:
-        if not self._slots.acquire(blocking=False):
+        if not self._slots.acquire(blocking=False) and not self._make_room():
             self.shutdown_request(request)  # past the bound: closed, no thread started
             return
         try:
@@ -170,21 +196,44 @@ class StatusServer:
 
 
 class _HeadDeadline:
-    """The request's stream, read line by line under one deadline for the whole head: each
-    read may wait only for what is left of it (Go's ReadHeaderTimeout)."""
+    """The request's stream, read line by line under one deadline for the whole head (Go's
+    ReadHeaderTimeout): each recv may wait only for what is left of it. A socket timeout bounds
+    one recv, so a line is read one recv at a time (`peek` makes at most one), each under the
+    time left; a client sending a byte a second would otherwise keep one line open forever."""
 
     def __init__(self, stream: Any, connection: socket.socket, seconds: float) -> None:
         self._stream = stream
         self._connection = connection
-        self._deadline = time.monotonic() + seconds
+        self.deadline = time.monotonic() + seconds
+        self._closed_for_room = False
 
     def readline(self, limit: int = -1) -> bytes:
-        left = self._deadline - time.monotonic()
+        line = bytearray()
+        while limit < 0 or len(line) < limit:
+            self._wait_at_most_what_is_left()
+            chunk: bytes = self._stream.peek(1)
+            if not chunk:
+                if self._closed_for_room:
+                    raise TimeoutError("closed to make room for another client")
+                break  # the client closed: the line ends here, as a plain readline's would
+            want = len(chunk) if limit < 0 else min(len(chunk), limit - len(line))
+            end = chunk.find(b"\n", 0, want)
+            line += self._stream.read(want if end < 0 else end + 1)
+            if end >= 0:
+                break
+        return bytes(line)
+
+    def _wait_at_most_what_is_left(self) -> None:
+        left = self.deadline - time.monotonic()
         if left <= 0:
             raise TimeoutError("the request head took too long")
         self._connection.settimeout(left)
-        line: bytes = self._stream.readline(limit)
-        return line
+
+    def close_to_make_room(self) -> None:
+        """End the head's wait now: its pending recv returns, and the head reads as closed."""
+        self._closed_for_room = True
+        with contextlib.suppress(OSError):
+            self._connection.shutdown(socket.SHUT_RDWR)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
@@ -216,9 +265,13 @@ def _handler(routes: Routes, head_seconds: float) -> type[BaseHTTPRequestHandler
         def setup(self) -> None:
             super().setup()
             # The head's reads go through one deadline (the handler reads nothing else).
-            self.rfile = _HeadDeadline(  # type: ignore[assignment]
-                self.rfile, self.connection, head_seconds
-            )
+            self.head = _HeadDeadline(self.rfile, self.connection, head_seconds)
+            self.rfile = self.head  # type: ignore[assignment]
+            self.server.waiting_for_head(self.head)  # type: ignore[attr-defined]  # a _Server
+
+        def finish(self) -> None:
+            self.server.head_done(self.head)  # type: ignore[attr-defined]  # a _Server
+            super().finish()
 
         def parse_request(self) -> bool:
             # A request line without a version is HTTP/0.9, which Go's server refuses with 400
@@ -230,7 +283,9 @@ def _handler(routes: Routes, head_seconds: float) -> type[BaseHTTPRequestHandler
                 self.close_connection = True
                 self.send_error(400, "no HTTP version")
                 return False
-            return super().parse_request()
+            parsed = super().parse_request()  # reads the header lines too
+            self.server.head_done(self.head)  # type: ignore[attr-defined]  # a _Server
+            return parsed
 
         def send_error(
             self, code: int, message: str | None = None, explain: str | None = None
