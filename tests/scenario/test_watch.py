@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.support import refresh_kit
 from tests.support.fake_apiserver import FakeApiServer, Fault
-from tests.support.scenarios import NAMESPACE, healthy
+from tests.support.scenarios import NAMESPACE, REGISTRY, healthy
 from truegreen.cluster import CantRead, Kind, ReadFailure
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reflector import Reflector, WatchSettings
@@ -381,6 +382,47 @@ def test_a_verdict_past_its_maximum_age_is_served_as_unknown(training: LiveClust
             'truegreen_finding{check="storage",code="monitor-stale",namespace="train",'
             'status="unknown"} 1.0'
         ) in exposed
+    finally:
+        monitor.cache.close()
+
+
+def test_refresh_state_past_the_maximum_age_is_served_as_no_series(
+    fake_api: FakeApiServer, training: LiveCluster
+) -> None:
+    """docs/monitor.md: a value the monitor could not keep current reads could not check, and a
+    refresh state that could not be read has no series (Prometheus reads an absent series as
+    unknown). The opted-in Deployment carries refresh's attempt counter as refresh writes it
+    (src/truegreen/refresh/annotations.py); once the verdict is past --max-age its refresh
+    series go with it, and come back with the next current evaluation."""
+    fake_api.add(
+        refresh_kit.deployment(
+            "trainer",
+            refresh_kit.container("c", f"{REGISTRY}/x:1"),
+            annotations={"truegreen.io/refresh-attempts": "2"},
+        )
+    )
+    now = [1000.0]
+    monitor = Monitor(training, _settings(max_age=120.0), clock=lambda: now[0])
+    metrics = MonitorMetrics("", monitor.evaluations)
+    attempts = (
+        'truegreen_refresh_attempts{kind="Deployment",namespace="train",workload="trainer"} 2.0'
+    )
+    try:
+        assert monitor.evaluate().report.verdict is Verdict.READY
+        assert attempts in metrics.exposition().decode(), "precondition: the series is served"
+        now[0] += 120.5
+        exposed = metrics.exposition().decode()
+        assert 'truegreen_verdict{namespace="train"} 3.0' in exposed
+        served = [line for line in exposed.splitlines() if line.startswith("truegreen_refresh_")]
+        assert served == [], "a stale evaluation's refresh state is served as current"
+        current = monitor.current()
+        assert current is not None
+        assert current.refresh == ()
+        wait_for(  # the watches' bookmarks confirm the reads at the new time
+            "a current evaluation",
+            lambda: monitor.evaluate().report.verdict is not Verdict.UNKNOWN,
+        )
+        assert attempts in metrics.exposition().decode()
     finally:
         monitor.cache.close()
 

@@ -182,15 +182,15 @@ class Monitor:
         return tuple((name, self.current(name)) for name in self._names)
 
     def current(self, namespace: str | None = None) -> Evaluation | None:
-        """The newest evaluation of `namespace` (default: the connection's), every check
-        unknown once it is past the maximum age."""
+        """The newest evaluation of `namespace` (default: the connection's); past the maximum
+        age every check reads unknown and its refresh state is gone (not read, not served)."""
         latest = self._latest.get(namespace or self.namespace)
         if latest is None:
             return None
         now = self._clock()
         if not is_stale(latest.as_of, now, self._settings.max_age):
             return latest
-        return replace(latest, report=stale_report(latest.report, now - latest.as_of))
+        return replace(latest, report=stale_report(latest.report, now - latest.as_of), refresh=())
 
     def _note_change(self) -> None:
         with self._cond:
