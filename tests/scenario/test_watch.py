@@ -11,7 +11,7 @@ import pytest
 
 from tests.support import refresh_kit
 from tests.support.fake_apiserver import FakeApiServer, Fault
-from tests.support.scenarios import NAMESPACE, REGISTRY, healthy
+from tests.support.scenarios import NAMESPACE, REGISTRY, healthy, node
 from truegreen.cluster import CantRead, Kind, ReadFailure
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reflector import Reflector, WatchSettings
@@ -423,6 +423,74 @@ def test_refresh_state_past_the_maximum_age_is_served_as_no_series(
             lambda: monitor.evaluate().report.verdict is not Verdict.UNKNOWN,
         )
         assert attempts in metrics.exposition().decode()
+    finally:
+        monitor.cache.close()
+
+
+def _gpu_machine_short_of_a_gpu(name: str) -> dict[str, object]:
+    """A GPU machine as GPU feature discovery labels it (NVIDIA gpu-feature-discovery:
+    `nvidia.com/gpu.present`, `nvidia.com/gpu.count`) whose device plugin reports one of its
+    eight GPUs unhealthy: the kubelet's device manager leaves it out of allocatable
+    (pkg/kubelet/cm/devicemanager/manager.go GetCapacity)."""
+    machine = node(name, "16", "64Gi", gpus=8)
+    machine["metadata"]["labels"].update(
+        {"nvidia.com/gpu.present": "true", "nvidia.com/gpu.count": "8"}
+    )
+    machine["status"]["capacity"]["nvidia.com/gpu"] = "8"
+    machine["status"]["allocatable"]["nvidia.com/gpu"] = "7"
+    return machine
+
+
+def _machine_pod_watches(fake_api: FakeApiServer, since: int) -> set[str]:
+    return {
+        r.query.get("fieldSelector", "")
+        for r in fake_api.requests()[since:]
+        if r.path == "/api/v1/pods"
+        and r.query.get("watch") in ("1", "true")
+        and r.query.get("fieldSelector", "").startswith("spec.nodeName=")
+    }
+
+
+def _evaluated_and_watched(monitor: Monitor, fake_api: FakeApiServer, machine: str) -> bool:
+    monitor.evaluate_all()
+    return f"spec.nodeName={machine}" in _machine_pod_watches(fake_api, 0)
+
+
+def test_a_collection_no_evaluation_asks_for_any_more_is_no_longer_watched(
+    fake_api: FakeApiServer, training: LiveCluster
+) -> None:
+    """client-go's informers follow a fixed set of collections; the per-machine pod reads
+    doctor makes for a GPU machine in trouble come and go with the machine. Three machines in
+    trouble one after another, each deleted (replaced, as an autoscaler or a repair loop does):
+    once two rounds of evaluations have not asked for a machine's pods, their watch is stopped:
+    it is not renewed, while the collections still asked for are."""
+    monitor = Monitor(training, _settings())
+    try:
+        monitor.evaluate_all()
+        for index in range(3):
+            name = f"gpu-bad-{index}"
+            fake_api.add(_gpu_machine_short_of_a_gpu(name))
+            watched = partial(_evaluated_and_watched, monitor, fake_api, name)
+            wait_for(f"{name}'s pods to be watched", watched)
+            fake_api.delete_object("Node", name)
+        assert _machine_pod_watches(fake_api, 0) == {
+            "spec.nodeName=gpu-bad-0",
+            "spec.nodeName=gpu-bad-1",
+            "spec.nodeName=gpu-bad-2",
+        }, "precondition: each machine's pods were watched"
+        wait_for(
+            "the machines to be gone from the cache",
+            lambda: "gpu-bad" not in str(monitor.evaluate_all()[0].report),
+        )
+        monitor.evaluate_all()
+        monitor.evaluate_all()
+        mark = len(fake_api.requests())
+        time.sleep(4.5)  # past 2x the 2 s watch timeout: every followed watch is renewed
+        renewed = {r.path for r in fake_api.requests()[mark:] if r.query.get("watch") == "1"}
+        assert "/api/v1/nodes" in renewed, "precondition: the watches still asked for renew"
+        assert _machine_pod_watches(fake_api, mark) == set(), (
+            "pod watches of machines no evaluation asks about are still followed"
+        )
     finally:
         monitor.cache.close()
 

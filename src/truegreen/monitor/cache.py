@@ -1,8 +1,9 @@
 """The watch cache: doctor's reads answered from collections kept current by watches.
 
 Each distinct list doctor makes (kind, namespace, selectors, view) gets a reflector the first
-time it is asked for, so the cache follows exactly what doctor reads, admission gates and all,
-without a list of its own to keep in step. Gets of claims and service accounts come from a
+time it is asked for, and loses it once KEPT_ROUNDS rounds of evaluations have not asked for it,
+so the cache follows exactly what doctor reads now, admission gates and all, without a list of
+its own to keep in step. Gets of claims and service accounts come from a
 namespace-wide watch of their kind; in a fleet, a namespace's own object and its logins come from
 one watch of every namespace too (`WATCHED_IN_A_FLEET`); other gets (storage types, and those
 where the cluster refuses such a watch) are made live, reused for `reread_after` seconds: a
@@ -43,6 +44,12 @@ grant by `resourceNames`, deploy/monitor/fleet/clusterrole-logins.yaml). Read on
 cost two gets per namespace per interval: 40 namespaces would ask 27 times what one asks."""
 
 _Key = tuple[Kind, str | None, str, str, type[Any] | None, str | None]
+
+KEPT_ROUNDS = 2
+"""Rounds of evaluations a collection is followed without being asked for: a read doctor makes
+only now and then (the pods of a GPU machine in trouble, an autoscaler's Events) is stopped
+after these, so the collections followed are what the last rounds read, never every one ever
+read. Two, so that a read asked for every other round is not listed again each time."""
 
 A = TypeVar("A")
 
@@ -92,6 +99,9 @@ class WatchCache:
         self._clock = clock
         self._lock = threading.Lock()
         self._reflectors: dict[_Key, Reflector] = {}
+        self._round = 0
+        self._asked: dict[_Key, int] = {}
+        """The round each reflector was last asked for in."""
         self._answers: weakref.WeakKeyDictionary[Reflector, tuple[int, Any]] = (
             weakref.WeakKeyDictionary()
         )
@@ -111,6 +121,18 @@ class WatchCache:
             self._fleet = fleet
             dropped = [k for k in self._reflectors if grown and k[5] == _FLEET]
             stopped = [self._reflectors.pop(k) for k in dropped]
+        for reflector in stopped:
+            reflector.stop()
+
+    def end_round(self) -> None:
+        """One round of evaluations is over: stop following each collection no evaluation of
+        the last KEPT_ROUNDS rounds asked for (it is listed again if one asks for it later)."""
+        with self._lock:
+            oldest_kept = self._round - KEPT_ROUNDS + 1
+            idle = [k for k in self._reflectors if self._asked.get(k, self._round) < oldest_kept]
+            stopped = [self._reflectors.pop(k) for k in idle]
+            self._asked = {k: r for k, r in self._asked.items() if k in self._reflectors}
+            self._round += 1
         for reflector in stopped:
             reflector.stop()
 
@@ -334,6 +356,7 @@ class WatchCache:
             part,
         )
         with self._lock:
+            self._asked[key] = self._round
             reflector = self._reflectors.get(key)
             fresh = reflector is None
             if reflector is None:

@@ -226,7 +226,9 @@ class Monitor:
             self._last_start = self._clock()
             self._changed = None
         self._resolve()
-        return tuple(self._evaluate(name) for name in self._names)
+        evaluations = tuple(self._evaluate(name) for name in self._names)
+        self.cache.end_round()
+        return evaluations
 
     def _resolve(self) -> None:
         """A fleet's namespaces read again, at most every `--interval` (a namespace labelled
