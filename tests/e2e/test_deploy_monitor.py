@@ -172,7 +172,9 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     assert "/apis/resource.k8s.io/v1/resourceslices" in paths, "precondition: devices read"
     assert "/apis/karpenter.sh/v1/nodeclaims" in paths, "precondition: NodeClaims read"
     writes = {g for g in namespaced if g[2] == "create"}
-    assert writes == rbac.granted("monitor/events-role.yaml") == {("", "events", "create")}
+    assert writes == {("", "events", "create")}
+    # and `patch`, for a verdict that comes back (test_monitor_cli.py, a flapping verdict)
+    assert rbac.granted("monitor/events-role.yaml") == writes | {("", "events", "patch")}
     assert namespaced - writes == rbac.granted("monitor/role.yaml")
     assert "/apis/kueue.x-k8s.io/v1beta2/admissionchecks" in paths, "precondition: Kueue read"
     assert cluster_wide == rbac.granted("monitor/clusterrole.yaml") | rbac.granted(

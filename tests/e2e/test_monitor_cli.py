@@ -93,6 +93,49 @@ def test_monitor_serves_the_verdict_writes_an_event_per_change_and_ends_on_sigte
     assert [line.split(" ", 2)[2].split(":")[0] for line in changes] == ["ready", "not-ready"]
 
 
+def _set_the_claim(fake_api: FakeApiServer, phase: str) -> None:
+    claim = fake_api.get_object("PersistentVolumeClaim", "datasets", NAMESPACE)
+    assert claim is not None
+    claim["status"] = {"phase": phase}
+    fake_api.update_object(claim)
+
+
+def test_a_flapping_verdict_patches_its_events_count_by_count(
+    fake_api: FakeApiServer, cluster: Path
+) -> None:
+    """client-go's recorder (tools/record/events_cache.go EventCorrelator, eventObserve; event.go
+    recordToSink): an Event identical to one written before (same source, involved object,
+    type, reason and message) is PATCHed with count+1 and a new lastTimestamp, never created
+    again. A dataset claim that goes Pending and Bound three times (the PV controller's phases,
+    pkg/controller/volume/persistentvolume) gives seven verdicts and two Event objects: the
+    ready one counted 4, the not-ready one 3."""
+    monitor, base = start_monitor(
+        cluster, "--min-interval", "0.2", "--interval", "5", "--max-age", "30"
+    )
+    try:
+        wait_for("/readyz", lambda: http_get(base + "/readyz")[0] == 200)
+        wait_for("the first Event", lambda: _events(fake_api) == ["TrainingReady"])
+        for _ in range(3):
+            _set_the_claim(fake_api, "Pending")
+            wait_for("verdict 2", lambda: _verdict(base) == 2.0)
+            _set_the_claim(fake_api, "Bound")
+            wait_for("verdict 0", lambda: _verdict(base) == 0.0)
+
+        def counts() -> list[tuple[str, int]]:
+            events = fake_api.list_objects("Event", NAMESPACE)
+            return sorted((str(e["reason"]), int(e["count"])) for e in events)
+
+        wait_for("the seventh verdict's Event", lambda: sum(n for _, n in counts()) >= 7)
+        assert counts() == [("TrainingNotReady", 3), ("TrainingReady", 4)]
+        assert (
+            len(fake_api.requests("POST", "/events$")),
+            len(fake_api.requests("PATCH", "/events/")),
+        ) == (2, 5)
+    finally:
+        code, _ = monitor.end(signal.SIGTERM)
+    assert code == 0, monitor.err
+
+
 def _gpus_unhealthy(fake_api: FakeApiServer) -> None:
     """7 of 8 GPUs offered, and a machine whose device plugin offers none."""
     unhealthy = node("gpu-bad-0", "16", "64Gi", gpus=8)

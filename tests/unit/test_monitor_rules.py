@@ -14,7 +14,7 @@ from truegreen.doctor.rollup import NotChecked, Verdict, roll_up
 from truegreen.http.errors import ConnectionDroppedError, ConnectRefusedError, TimedOutError
 from truegreen.monitor.age import Held, is_stale, served
 from truegreen.monitor.engine import Evaluation, stale_report
-from truegreen.monitor.events import event_due, verdict_event
+from truegreen.monitor.events import EventCorrelator, Write, event_due, verdict_event
 from truegreen.monitor.metrics import check_codes
 from truegreen.monitor.page import status_page
 from truegreen.monitor.refresh_state import RefreshState, last_refreshed, refresh_states
@@ -230,6 +230,58 @@ def test_an_event_is_due_for_the_first_verdict_and_each_change_only() -> None:
     assert event_due(Verdict.READY, Verdict.READY) is False
     assert event_due(Verdict.READY, Verdict.NOT_READY) is True
     assert event_due(Verdict.NOT_READY, Verdict.UNKNOWN) is True
+
+
+def _verdict_event(verdict: Verdict, second: int) -> dict[str, object]:
+    now = datetime(2026, 5, 1, 12, 0, second, tzinfo=UTC)
+    return verdict_event(verdict, f"{verdict.value}.", namespace="train", now=now, instance="m")
+
+
+def test_a_repeated_event_patches_the_first_count_by_count() -> None:
+    """client-go tools/record/events_cache.go eventObserve: a repeat keeps the first Event's
+    name and firstTimestamp, counts one more, and is written as the patch
+    {count, lastTimestamp, message}; the server's answer (UpdateState) is what later repeats
+    count from."""
+    correlator = EventCorrelator(clock=lambda: 0.0)
+    first = correlator.correlate(_verdict_event(Verdict.READY, 0))
+    assert first is not None
+    assert first.patch is None
+    correlator.written(first.event)
+    assert correlator.correlate(_verdict_event(Verdict.NOT_READY, 1)) is not None
+    again = correlator.correlate(_verdict_event(Verdict.READY, 2))
+    assert again == Write(
+        {
+            **_verdict_event(Verdict.READY, 2),
+            "metadata": first.event["metadata"],
+            "count": 2,
+            "firstTimestamp": "2026-05-01T12:00:00Z",
+        },
+        {"count": 2, "lastTimestamp": "2026-05-01T12:00:02Z", "message": "ready."},
+    )
+
+
+def test_one_source_writes_25_events_about_the_namespace_then_one_per_5_minutes() -> None:
+    """client-go EventSourceObjectSpamFilter: defaultSpamBurst 25, defaultSpamQPS 1/300 per
+    source and involved object; a dropped repeat is still counted (eventObserve runs first)."""
+    now = [0.0]
+    correlator = EventCorrelator(clock=lambda: now[0])
+    verdicts = [Verdict.READY, Verdict.NOT_READY] * 13
+    writes = [correlator.correlate(_verdict_event(v, i)) for i, v in enumerate(verdicts)]
+    assert [w is not None for w in writes] == [True] * 25 + [False]
+    assert correlator.correlate(_verdict_event(Verdict.READY, 30)) is None
+    now[0] += 299.0
+    assert correlator.correlate(_verdict_event(Verdict.READY, 31)) is None
+    now[0] += 1.0
+    allowed = correlator.correlate(_verdict_event(Verdict.READY, 32))
+    assert allowed is not None
+    assert allowed.patch == {
+        "count": 16,
+        "lastTimestamp": "2026-05-01T12:00:32Z",
+        "message": "ready.",
+    }
+    now_ = datetime.now(UTC)
+    other = verdict_event(Verdict.READY, "ready.", namespace="team-a", now=now_, instance="m")
+    assert correlator.correlate(other) is not None, "another namespace has its own burst"
 
 
 def test_the_verdict_event_is_a_core_event_on_the_namespace() -> None:

@@ -9,7 +9,7 @@ from types import TracebackType
 from msgspec import Struct
 from msgspec.structs import replace
 
-from truegreen.cluster import CantRead, Kind
+from truegreen.cluster import CantRead, Kind, Patched, ReadFailure
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.namespace_selection import NamespaceSelection, NamespacesNotListedError
 from truegreen.cluster.reflector import WatchSettings
@@ -22,7 +22,7 @@ from truegreen.http.dial import Dialer
 from truegreen.http.tls import TlsSettings
 from truegreen.kubectl import for_connection
 from truegreen.monitor.engine import Evaluation, Monitor, MonitorSettings
-from truegreen.monitor.events import event_due, verdict_event
+from truegreen.monitor.events import EventCorrelator, Write, event_due, verdict_event
 from truegreen.monitor.metrics import CONTENT_TYPE, MonitorMetrics
 from truegreen.monitor.page import fleet_page, status_page
 from truegreen.monitor.requests import CountingTransport
@@ -153,6 +153,7 @@ class RunningMonitor:
         self._on_evaluation = on_evaluation
         self._on_event = on_event
         self._instance = socket.gethostname()
+        self._events = EventCorrelator()
         self.monitor = Monitor(
             self.cluster,
             MonitorSettings(
@@ -245,13 +246,32 @@ class RunningMonitor:
                 now=evaluation.at,
                 instance=self._instance,
             )
-            written = self.cluster.create(
-                Kind.EVENT, event, namespace=evaluation.namespace, dry_run=False
-            )
-            failure = written if isinstance(written, CantRead) else None
+            write = self._events.correlate(event)
+            if write is None:
+                return  # the spam filter's: as client-go's recorder, nothing is written
+            failure = self._write_event(write, evaluation.namespace)
             with self._telling:
                 if not self._quiet:
                     self._on_event(EventOutcome(str(event["reason"]), failure))
+
+    def _write_event(self, write: Write, namespace: str) -> CantRead | None:
+        """PATCH the Event a repeat counts, or create it (client-go recordToSink: also when the
+        one to patch is gone); the server's answer is remembered. The failure, if any."""
+        if write.patch is not None:
+            name = str(write.event["metadata"]["name"])
+            patched = self.cluster.patch(
+                Kind.EVENT, name, namespace=namespace, patch=write.patch, strategic=True
+            )
+            if isinstance(patched, Patched):
+                self._events.written(patched.obj)
+                return None
+            if not isinstance(patched, CantRead) or patched.failure is not ReadFailure.NOT_FOUND:
+                return patched if isinstance(patched, CantRead) else None
+        created = self.cluster.create(Kind.EVENT, write.event, namespace=namespace, dry_run=False)
+        if isinstance(created, CantRead):
+            return created
+        self._events.written(created.obj)
+        return None
 
     @property
     def address(self) -> tuple[str, int] | None:
