@@ -199,7 +199,9 @@ def _scheduler_missing(
     fields: dict[str, Any],
 ) -> Finding | None:
     """A measured fail where no running pod of the cluster is a named scheduler's own and no
-    scheduler has looked at the job's pods; unknown where the cluster's pods can't be read."""
+    scheduler has looked at the job's pods (for a name kube-scheduler may serve as a profile,
+    once a pod has waited `UNJUDGED_SECONDS` unjudged; unknown before); unknown where the
+    cluster's pods can't be read."""
     if isinstance(reads.running, CantRead):
         return SAY.cant_check(env, Kind.POD, reads.running, job.ref, everywhere=True)
     running = g.schedulers_running(reads.running.summary)
@@ -215,22 +217,26 @@ def _scheduler_missing(
     if down is not None:
         return _scheduler_down(env, job, scheduler, down, len(pods), fields)
     identity = g.scheduler_identity(scheduler)
+    unseen = (
+        f"{job.ref}: pods name schedulerName {scheduler}; no running pod in any namespace is "
+        f"named {identity}-… or labelled with the value {identity}"
+    )
+    said = {
+        **fields,
+        "scheduler": scheduler,
+        "command": env.settings.kubectl.cluster("get", "pods", "--all-namespaces"),
+    }
     if scheduler not in g.SEPARATE_SCHEDULERS and not g.waited_unjudged(pods, env.now):
         # kube-scheduler may serve the name as a profile, or a managed control plane may run
         # it unseen: nothing measured says it does not run until its pods wait unjudged
+        wait = f"none has waited {g.UNJUDGED_SECONDS} s unjudged by a scheduler"
         unconfirmed = SAY.finding(
             Status.UNKNOWN,
             Basis.CANT_CHECK,
             SCHEDULER_UNCONFIRMED,
-            details=(
-                f"{job.ref}: pods name schedulerName {scheduler}; no running pod in any "
-                f"namespace is named {identity}-… or labelled with the value {identity}",
-                f"{len(pods)} of the job's pods exist; none has waited "
-                f"{g.UNJUDGED_SECONDS} s unjudged by a scheduler",
-            ),
+            details=(unseen, f"{len(pods)} of the job's pods exist; {wait}"),
             objects=(job.ref,),
-            **{**fields, "scheduler": scheduler},
-            command=env.settings.kubectl.cluster("get", "pods", "--all-namespaces"),
+            **said,
         )
         return replace(unconfirmed, why=f"whether `{scheduler}` runs in this cluster")
     return SAY.finding(
@@ -238,14 +244,12 @@ def _scheduler_missing(
         Basis.MEASURED,
         SCHEDULER_MISSING,
         details=(
-            f"{job.ref}: pods name schedulerName {scheduler}; no running pod in any namespace "
-            f"is named {identity}-… or labelled with the value {identity}",
+            unseen,
             f"none of the job's {len(pods)} pods has been judged by a scheduler "
             "(no nodeName, no PodScheduled condition)",
         ),
         objects=(job.ref,),
-        **{**fields, "scheduler": scheduler},
-        command=env.settings.kubectl.cluster("get", "pods", "--all-namespaces"),
+        **said,
     )
 
 
