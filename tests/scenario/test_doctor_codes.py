@@ -460,6 +460,7 @@ COVERED_ELSEWHERE = (
         "workloads.last-job-deadline",  # test_evidence.py
         "storage.attach-failed",  # test_evidence.py
         "capacity.gpu-software-down",  # test_gpu_supply.py
+        "capacity.gpu-software-starting",  # test_gpu_supply.py
         "capacity.gpus-unhealthy",  # test_gpu_supply.py
         "capacity.no-such-gpu",  # test_gpu_supply.py
         "workloads.no-shared-memory",  # test_gpu_supply.py

@@ -241,3 +241,63 @@ def test_the_scheduler_s_lack_of_whole_gpus_is_the_mig_split(doctor: Doctor) -> 
         ("capacity.no-such-gpu", "fail")
     ]
     assert result.json()["headline"]["code"] == "capacity.no-such-gpu"
+
+
+def _joined_gpu_machine(now: datetime, ago: timedelta) -> list[Obj]:
+    """gpu-1 as Karpenter and Node Feature Discovery label a machine that joined `ago`, before
+    the GPU operator's driver is installed: no `nvidia.com/gpu` in its capacity or allocatable
+    yet (the device plugin has not registered), the driver pod still initialising
+    (`kubectl get pods -n gpu-operator`: `nvidia-driver-daemonset-… Init:0/1`)."""
+    objects = healthy(now)
+    gpu = find(objects, "Node", "gpu-1")
+    gpu["metadata"]["creationTimestamp"] = (now - ago).strftime("%Y-%m-%dT%H:%M:%SZ")
+    gpu["metadata"]["labels"].update(
+        {
+            "feature.node.kubernetes.io/pci-10de.present": "true",
+            "karpenter.k8s.aws/instance-gpu-count": "4",
+        }
+    )
+    for part in ("capacity", "allocatable"):
+        gpu["status"][part].pop("nvidia.com/gpu")
+    driver = _device_plugin_pod({"waiting": {"reason": "PodInitializing"}})
+    driver["metadata"]["name"] = "nvidia-driver-daemonset-m4x9q"
+    driver["status"]["phase"] = "Pending"
+    return [*objects, driver, *_waiting_job(now)]
+
+
+def test_a_gpu_machine_that_has_just_joined_is_starting_not_down(doctor: Doctor) -> None:
+    """Four minutes after joining, gpu-1's driver is still being installed: cluster-autoscaler
+    counts such a machine as not started for `--max-node-startup-time` (15 minutes by default;
+    processors/customresources/gpu_processor.go `FilterOutNodesWithUnreadyResources`,
+    clusterstate/clusterstate.go `updateReadinessStats`). The job waits for it: a warning, not
+    a measured failure of the GPU software."""
+    doctor.load(lambda now: _joined_gpu_machine(now, timedelta(minutes=4)))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert [(f["code"], f["status"], f["basis"]) for f in _capacity(report)] == [
+        ("capacity.gpu-software-starting", "warn", "measured")
+    ]
+    (finding,) = _capacity(report)
+    assert finding["headline"] == (
+        "The GPU software on gpu-1 is still starting, 4 minutes after joining the cluster, so "
+        "its 4 GPUs can't be used yet."
+    )
+    assert finding["remedy"].startswith(
+        "Nothing to do yet: a new machine's GPU software takes a few minutes to start. If it "
+        "still isn't running 15 minutes after the machine joined, look at it ("
+    )
+    assert finding["details"][:2] == [
+        "gpu-1 (feature.node.kubernetes.io/pci-10de.present=true): nvidia.com/gpu allocatable "
+        "0 of 4",
+        "Pod/nvidia-driver-daemonset-m4x9q on gpu-1: PodInitializing",
+    ]
+    assert result.exit_code == 0
+
+
+def test_past_the_autoscaler_s_startup_time_the_gpu_software_is_down(doctor: Doctor) -> None:
+    doctor.load(lambda now: _joined_gpu_machine(now, timedelta(minutes=16)))
+    result = doctor.live("-o", "json")
+    assert [(f["code"], f["status"]) for f in _capacity(result.json())] == [
+        ("capacity.gpu-software-down", "fail")
+    ]
+    assert result.exit_code == 2

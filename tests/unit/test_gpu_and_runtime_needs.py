@@ -1,5 +1,6 @@
 """GPU machines and what training programs need beyond resources, value by value."""
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -7,6 +8,7 @@ import pytest
 from truegreen.cluster import Kind
 from truegreen.doctor.checks.workloads.runtime_needs import shared_memory_needs
 from truegreen.doctor.knowledge.gpu_supply import (
+    STARTUP_TIME,
     Supply,
     gpu_problems,
     gpu_software_pods,
@@ -61,6 +63,36 @@ def test_fewer_offered_than_held_is_unhealthy_by_capacity_or_by_the_count_label(
     ]
     assert offered_gpu_resources(nodes) == ["nvidia.com/gpu", "nvidia.com/mig-1g.10gb"]
     assert missing_gpu_resources(["nvidia.com/gpu", "cpu"], nodes[2:]) == ["nvidia.com/gpu"]
+
+
+def test_a_machine_that_has_just_joined_is_still_starting_its_gpu_software() -> None:
+    """cluster-autoscaler counts a GPU-labelled machine without GPUs as not started for
+    `--max-node-startup-time` (15 minutes by default) after its creation
+    (clusterstate.go `updateReadinessStats`); unhealthy GPUs are never a start."""
+    now = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
+    assert timedelta(minutes=15) == STARTUP_TIME
+
+    def joined(name: str, ago: timedelta, allocatable: dict[str, str]) -> dict[str, Any]:
+        node = _node(name, {"nvidia.com/gpu.count": "4"}, {"nvidia.com/gpu": "4"}, allocatable)
+        node["metadata"]["creationTimestamp"] = (now - ago).strftime("%Y-%m-%dT%H:%M:%SZ")
+        return node
+
+    nodes = [
+        joined("new", timedelta(minutes=14, seconds=59), {}),
+        joined("at-limit", timedelta(minutes=15), {}),
+        joined("old", timedelta(hours=3), {}),
+        joined("new-unhealthy", timedelta(minutes=1), {"nvidia.com/gpu": "2"}),
+        _node("unknown-age", {"nvidia.com/gpu.present": "true"}, {}, {}),
+    ]
+    problems = gpu_problems(nodes)
+    assert [(p.machine, p.supply, p.starting(now)) for p in problems] == [
+        ("at-limit", Supply.NOT_RUNNING, False),
+        ("new", Supply.NOT_RUNNING, True),
+        ("new-unhealthy", Supply.UNHEALTHY, False),
+        ("old", Supply.NOT_RUNNING, False),
+        ("unknown-age", Supply.NOT_RUNNING, False),
+    ]
+    assert problems[1].joined == now - timedelta(minutes=14, seconds=59)
 
 
 def test_the_gpu_software_pods_and_their_state() -> None:

@@ -54,6 +54,9 @@ class _Item(msgspec.Struct, rename="camel"):
 class _MachineMetadata(msgspec.Struct):
     name: Any = msgspec.UNSET
     labels: Any = msgspec.UNSET
+    creation_timestamp: Any = msgspec.field(default=msgspec.UNSET, name="creationTimestamp")
+    """When the machine joined: a GPU machine that has just joined is still starting its GPU
+    software (doctor/knowledge/gpu_supply.py)."""
 
 
 class _MachineSpec(msgspec.Struct):
@@ -93,7 +96,7 @@ class _MachineStatus(msgspec.Struct):
 
 
 class _Node(msgspec.Struct, rename="camel"):
-    """A machine as doctor reads it: name, labels, unschedulable, taints, providerID,
+    """A machine as doctor reads it: name, labels, creation, unschedulable, taints, providerID,
     capacity (a GPU machine's device plugin shows in it), allocatable, conditions."""
 
     api_version: Any = msgspec.UNSET

@@ -1,8 +1,8 @@
 """What the watch cache keeps of each object where a cluster's worth of them would not fit.
 
 A machine's full object (its image list, addresses, attached volumes) runs to tens of kilobytes;
-the capacity check reads only its name, labels, scheduling switches, capacity and allocatable
-resources, and conditions (doctor/knowledge/fit.py, gpu_supply.py,
+the capacity check reads only its name, labels, creation, scheduling switches, capacity and
+allocatable resources, and conditions (doctor/knowledge/fit.py, gpu_supply.py,
 checks/capacity/machines_down.py and kubelet_admission.py). Pods across the cluster are kept
 as the capacity fold's own view (doctor/knowledge/usage.py `CheckedPodView`). Objects of the
 training namespace are kept whole: there are few.
@@ -19,6 +19,8 @@ class _NodeMetadata(msgspec.Struct, omit_defaults=True, rename="camel"):
     name: str = ""
     uid: str | None = None
     labels: dict[str, str] | None = None
+    creation_timestamp: str | None = None
+    """A GPU machine that has just joined is still starting its GPU software (gpu_supply.py)."""
 
 
 class _NodeSpec(msgspec.Struct, omit_defaults=True, rename="camel"):
@@ -37,8 +39,8 @@ class _NodeStatus(msgspec.Struct, omit_defaults=True, rename="camel"):
 
 
 class NodeView(msgspec.Struct, omit_defaults=True, rename="camel"):
-    """A machine as the capacity check reads it: name, labels, cordon, taints and providerID,
-    capacity, allocatable and conditions."""
+    """A machine as the capacity check reads it: name, labels, creation, cordon, taints and
+    providerID, capacity, allocatable and conditions."""
 
     kind: str = ""
     api_version: str = ""

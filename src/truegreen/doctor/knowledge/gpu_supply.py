@@ -7,10 +7,20 @@ the machine's `capacity` and `allocatable` and takes unhealthy devices out of `a
 has no GPU has its GPU software not running (the driver, the container toolkit or the device
 plugin), and one with fewer allocatable than its capacity has unhealthy GPUs. A machine is a GPU
 machine by the labels the GPU operator, GPU feature discovery, Node Feature Discovery and the
-clouds put on it. Everything here is pure.
+clouds put on it.
+
+A machine that has just joined offers no GPU until its GPU software is installed and running,
+which takes minutes (the GPU operator builds or loads the driver on the machine first).
+cluster-autoscaler counts such a machine as not started yet rather than unready for
+`--max-node-startup-time` after its creation (processors/customresources/gpu_processor.go
+`FilterOutNodesWithUnreadyResources` marks it unready with reason ResourceUnready;
+clusterstate/clusterstate.go `updateReadinessStats` counts an unready node younger than the
+startup time as NotStarted; config/flags/flags.go gives the flag its default of 15 minutes).
+Everything here is pure.
 """
 
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
@@ -35,6 +45,10 @@ GPU_LABELS: tuple[tuple[str, str | None], ...] = (
     ("karpenter.k8s.aws/instance-gpu-count", None),
 )
 """Labels that make a machine a GPU machine: (key, value), None for any value."""
+
+STARTUP_TIME = timedelta(minutes=15)
+"""How long after joining a GPU machine without usable GPUs is still starting: cluster-autoscaler's
+`--max-node-startup-time` default."""
 
 _COUNT_LABELS = ("nvidia.com/gpu.count", "karpenter.k8s.aws/instance-gpu-count")
 """Labels that say how many GPUs the machine holds."""
@@ -61,6 +75,17 @@ class GpuProblem(Struct, frozen=True):
     """What it has: its capacity, or the count its labels give when that is more."""
     signal: str
     """The label (or capacity) that says it is a GPU machine."""
+    joined: datetime | None
+    """When the machine joined the cluster (its creation); None when not written."""
+
+    def starting(self, now: datetime) -> bool:
+        """No GPU is offered yet on a machine that joined less than `STARTUP_TIME` ago: its
+        GPU software is still being installed, not down."""
+        return (
+            self.supply is Supply.NOT_RUNNING
+            and self.joined is not None
+            and now - self.joined < STARTUP_TIME
+        )
 
 
 def _signal(labels: Mapping[str, Any]) -> str:
@@ -111,11 +136,14 @@ def _gpu_problems(nodes: Sequence[KubeObject]) -> tuple[GpuProblem, ...]:
         if not signal:
             continue
         name = o.name_of(node)
+        joined = o.created_at(node)
         counted = _label_count(labels)
         if not allocatable.names:
             resource = min(capacity.names, default="nvidia.com/gpu")
             expected = max(capacity.get(resource), counted)
-            problems.append(GpuProblem(name, Supply.NOT_RUNNING, resource, 0, expected, signal))
+            problems.append(
+                GpuProblem(name, Supply.NOT_RUNNING, resource, 0, expected, signal, joined)
+            )
             continue
         for resource in sorted(capacity.names | allocatable.names):
             offered = allocatable.get(resource)
@@ -124,7 +152,7 @@ def _gpu_problems(nodes: Sequence[KubeObject]) -> tuple[GpuProblem, ...]:
                 expected = max(expected, counted)
             if offered < expected:
                 problems.append(
-                    GpuProblem(name, Supply.UNHEALTHY, resource, offered, expected, signal)
+                    GpuProblem(name, Supply.UNHEALTHY, resource, offered, expected, signal, joined)
                 )
     return tuple(sorted(problems, key=lambda p: p.machine))
 

@@ -575,12 +575,13 @@ _last_usage = LastAnswer(_converted)
 
 
 FIT_FIELDS = {
-    "metadata": ("name", "labels"),
+    "metadata": ("name", "labels", "creationTimestamp"),
     "spec": ("unschedulable", "taints", "providerID"),
     "status": ("capacity", "allocatable", "conditions"),
 }
 """What the fit reads of a machine (fit.py: exclusion and machine_room; gpu_supply.py compares
-a GPU machine's capacity with its allocatable), the providerID that names its cloud
+a GPU machine's capacity with its allocatable, and tells a machine that has just joined by its
+creation), the providerID that names its cloud
 (stored_pod.py `cloud_of`), and the conditions its kubelet and the node lifecycle controller
 set (reports.py: a machine that is down is evidence)."""
 

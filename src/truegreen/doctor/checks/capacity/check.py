@@ -68,6 +68,7 @@ from truegreen.doctor.checks.capacity.words import (
     BLOCKED_BY_OTHER_WORK,
     CANT_READ,
     GPU_SOFTWARE_DOWN,
+    GPU_SOFTWARE_STARTING,
     GPUS_UNHEALTHY,
     HELD_BY_RUNNING_JOB,
     MACHINE_COMING,
@@ -225,7 +226,7 @@ _EXPLAINS_A_WAIT_FOR_ROOM = frozenset(
     }
 )
 """What placing the pods can say that explains a scheduler that found no room."""
-_NO_GPU_OFFERED = frozenset({GPU_SOFTWARE_DOWN, GPUS_UNHEALTHY, NO_SUCH_GPU})
+_NO_GPU_OFFERED = frozenset({GPU_SOFTWARE_DOWN, GPU_SOFTWARE_STARTING, GPUS_UNHEALTHY, NO_SUCH_GPU})
 """Why the machines offer fewer of the GPUs asked for than they have: measured (the machine's
 capacity, its allocatable, its GPU software's pods), and the cause of the scheduler's
 `Insufficient nvidia.com/gpu`, whether or not an autoscaler could add a machine."""

@@ -26,6 +26,7 @@ from truegreen.doctor.checks.capacity.words import (
     BLOCKED_BY_OTHER_WORK,
     FITS,
     GPU_SOFTWARE_DOWN,
+    GPU_SOFTWARE_STARTING,
     GPUS_UNHEALTHY,
     HELD_BY_RUNNING_JOB,
     JOB_STUCK,
@@ -43,6 +44,7 @@ from truegreen.doctor.knowledge.fit import (
     format_resources,
 )
 from truegreen.doctor.knowledge.gpu_supply import (
+    STARTUP_TIME,
     GpuProblem,
     Supply,
     gpu_problems,
@@ -264,7 +266,8 @@ def _gpu_problem_finding(
     env: Environment, problems: Sequence[GpuProblem], status: Status
 ) -> Finding:
     """One finding for the GPU machines whose GPUs cannot all be used, with the state of each
-    one's GPU software where its pods were read."""
+    one's GPU software where its pods were read: still starting on machines that have just
+    joined (a warning), not running or unhealthy elsewhere."""
     first = problems[0]
     details = [
         f"{p.machine} ({p.signal}): {p.resource} allocatable {p.offered} of {p.expected}"
@@ -280,28 +283,39 @@ def _gpu_problem_finding(
         elif isinstance(read, CantRead):
             details.append(f"the pods on {problem.machine} could not be read: {read.reason}")
     names = joined_words([p.machine for p in problems])
-    down = first.supply is Supply.NOT_RUNNING
+    command = env.settings.kubectl.cluster(
+        "get", "pods", "-A", "--field-selector", f"spec.nodeName={first.machine}"
+    )
+    count = str(first.expected)
+    if first.starting(env.now) and first.joined is not None:
+        return SAY.finding(
+            Status.WARN,
+            Basis.MEASURED,
+            GPU_SOFTWARE_STARTING,
+            details=details,
+            objects=[f"Node/{p.machine}" for p in problems],
+            machines=names,
+            age=format_age(env.now - first.joined),
+            count=count,
+            limit=format_age(STARTUP_TIME),
+            command=command,
+        )
     return SAY.finding(
         status,
         Basis.MEASURED,
-        GPU_SOFTWARE_DOWN if down else GPUS_UNHEALTHY,
+        GPU_SOFTWARE_DOWN if first.supply is Supply.NOT_RUNNING else GPUS_UNHEALTHY,
         details=details,
         objects=[f"Node/{p.machine}" for p in problems],
         machines=names,
-        count=str(first.expected),
+        count=count,
         usable=str(first.offered),
-        command=env.settings.kubectl.cluster(
-            "get", "pods", "-A", "--field-selector", f"spec.nodeName={first.machine}"
-        ),
+        command=command,
     )
 
 
-def gpus_unusable(judged: Judged) -> Finding | None:
-    """The job would fit were the GPU machines' GPUs all usable: the GPU software that is not
-    running (or the unhealthy GPUs) is why it does not."""
-    problems = _gpu_problems(judged.env)
-    if not problems:
-        return None
+def _restored_fit(judged: Judged, problems: Sequence[GpuProblem]) -> bool:
+    """The job would fit, now or once the running work is done, were these machines' GPUs
+    all usable."""
     restored = dict(judged.rooms)
     for problem in problems:
         room = restored.get(problem.machine)
@@ -311,9 +325,23 @@ def gpus_unusable(judged: Judged) -> Finding | None:
             )
             restored[problem.machine] = replace(room, allocatable=allocatable)
     emptied = judged.emptied(restored)
-    if not place(judged.pod_groups, restored).whole and not place(judged.pod_groups, emptied).whole:
+    return place(judged.pod_groups, restored).whole or place(judged.pod_groups, emptied).whole
+
+
+def gpus_unusable(judged: Judged) -> Finding | None:
+    """The job would fit were the GPU machines' GPUs all usable: the GPU software that is not
+    running (or the unhealthy GPUs) is why it does not. Where the machines whose GPU software
+    is still starting suffice, that is a wait, not a failure."""
+    problems = _gpu_problems(judged.env)
+    if not problems or not _restored_fit(judged, problems):
         return None
-    return _gpu_problem_finding(judged.env, problems, Status.FAIL)
+    now = judged.env.now
+    starting = [p for p in problems if p.starting(now)]
+    if starting and _restored_fit(judged, starting):
+        return _gpu_problem_finding(judged.env, starting, Status.WARN)
+    return _gpu_problem_finding(
+        judged.env, [p for p in problems if not p.starting(now)], Status.FAIL
+    )
 
 
 def no_such_gpu(judged: Judged) -> Finding | None:
@@ -341,15 +369,16 @@ def no_such_gpu(judged: Judged) -> Finding | None:
 def gpu_warnings(env: Environment, verdict: Finding) -> list[Finding]:
     """GPU machines whose GPUs cannot all be used, where the verdict does not already say so:
     a warning (the job may fit without them, but the cluster has less than it should)."""
-    if verdict.code in (GPU_SOFTWARE_DOWN, GPUS_UNHEALTHY):
-        return []
-    problems = _gpu_problems(env)
-    if not problems:
-        return []
-    by_supply: dict[Supply, list[GpuProblem]] = {}
+    named = set(verdict.objects) if verdict.code in _GPU_VERDICTS else set()
+    problems = [p for p in _gpu_problems(env) if f"Node/{p.machine}" not in named]
+    by_state: dict[tuple[Supply, bool], list[GpuProblem]] = {}
     for problem in problems:
-        by_supply.setdefault(problem.supply, []).append(problem)
-    return [_gpu_problem_finding(env, group, Status.WARN) for group in by_supply.values()]
+        by_state.setdefault((problem.supply, problem.starting(env.now)), []).append(problem)
+    return [_gpu_problem_finding(env, group, Status.WARN) for group in by_state.values()]
+
+
+_GPU_VERDICTS = frozenset({GPU_SOFTWARE_DOWN, GPU_SOFTWARE_STARTING, GPUS_UNHEALTHY})
+"""The verdicts that name GPU machines whose GPUs cannot all be used."""
 
 
 def too_large(judged: Judged) -> Finding:

@@ -22,6 +22,7 @@ MACHINE_KEPT_OUT: Final = "capacity.machine-kept-out"
 NAMED_MACHINE_UNFIT: Final = "capacity.named-machine-unfit"
 UNSCHEDULABLE: Final = "capacity.unschedulable"
 GPU_SOFTWARE_DOWN: Final = "capacity.gpu-software-down"
+GPU_SOFTWARE_STARTING: Final = "capacity.gpu-software-starting"
 GPUS_UNHEALTHY: Final = "capacity.gpus-unhealthy"
 NO_SUCH_GPU: Final = "capacity.no-such-gpu"
 MACHINE_COMING: Final = "capacity.machine-coming"
@@ -109,6 +110,13 @@ WORDS: Final[dict[str, Wording]] = {
         "The GPU software on {machines} is not running, so its {count} GPUs can't be used.",
         "Look at the GPU software on {machines} (the driver, the container toolkit and the "
         "device plugin must all run; {command} shows their state).",
+    ),
+    GPU_SOFTWARE_STARTING: Wording(
+        "The GPU software on {machines} is still starting, {age} after joining the cluster, "
+        "so its {count} GPUs can't be used yet.",
+        "Nothing to do yet: a new machine's GPU software takes a few minutes to start. If it "
+        "still isn't running {limit} after the machine joined, look at it ({command} shows "
+        "its state).",
     ),
     GPUS_UNHEALTHY: Wording(
         "Only {usable} of the {count} GPUs on {machines} can be used: the others are reported "
