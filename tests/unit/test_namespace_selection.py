@@ -6,12 +6,15 @@ the values and the refusals one by one (kubernetes/apimachinery pkg/labels/selec
 
 import pytest
 
+from truegreen.cluster import Listed, ListRead
 from truegreen.cluster.namespace_selection import (
+    MAX_NAMESPACES,
     NamespaceSelection,
     Operator,
     Requirement,
     SelectionMode,
     parse_selector,
+    resolve_namespaces,
     selection_from_flags,
 )
 from truegreen.errors import UsageError
@@ -121,3 +124,35 @@ def test_each_flag_gives_its_own_selection() -> None:
 def test_a_name_that_cannot_be_a_namespace_is_bad_usage(names: str) -> None:
     with pytest.raises(UsageError):
         selection_from_flags(None, names, False, None)
+
+
+class _Listing:
+    """A namespace list as the API server's answer gives it: `NamespaceList.items`."""
+
+    def __init__(self, *names: str) -> None:
+        self.items = tuple(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}} for name in names
+        )
+
+    def list_namespaces(self, label_selector: str) -> ListRead:
+        return Listed(self.items)
+
+
+def test_a_namespace_listed_twice_is_checked_once_in_the_server_s_order() -> None:
+    """A namespace's name is unique in its cluster (the registry keys namespaces by name:
+    apiserver pkg/registry/generic/registry/store.go `Create` answers AlreadyExists), so a list
+    naming one twice is a broken or hostile answer: the name is checked once, where it came
+    first; and a name no namespace can have is kept, to be reported as such."""
+    listing = _Listing("b", "a", "b", "..", "a", "")
+    selection = NamespaceSelection(SelectionMode.ALL)
+    assert resolve_namespaces(selection, listing) == ("b", "a", "..")
+
+
+def test_the_limit_counts_each_namespace_once() -> None:
+    names = [f"n{i}" for i in range(MAX_NAMESPACES)]
+    listing = _Listing(*names, *names)
+    assert len(resolve_namespaces(NamespaceSelection(SelectionMode.ALL), listing)) == (
+        MAX_NAMESPACES
+    )
+    with pytest.raises(UsageError):
+        resolve_namespaces(NamespaceSelection(SelectionMode.ALL), _Listing(*names, "one-more"))

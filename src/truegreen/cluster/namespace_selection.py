@@ -461,8 +461,9 @@ def parse_selector(text: str) -> LabelSelector:
 
 
 def resolve_namespaces(selection: NamespaceSelection, lister: NamespaceLister) -> tuple[str, ...]:
-    """The namespaces to check, in the cluster's order (a list: as given). `--namespaces` makes
-    no request: a named namespace that does not exist is that namespace's own finding.
+    """The namespaces to check, in the cluster's order (a list: as given), each once.
+    `--namespaces` makes no request: a named namespace that does not exist is that namespace's
+    own finding. A listed name no namespace can have is kept: its check says so.
 
     NamespacesNotListedError when the list could not be read (a refusal says which grant it
     needs), NoNamespaceMatchedError when nothing matched, UsageError past MAX_NAMESPACES.
@@ -473,7 +474,9 @@ def resolve_namespaces(selection: NamespaceSelection, lister: NamespaceLister) -
     read = lister.list_namespaces(selector)
     if isinstance(read, CantRead):
         raise _not_listed(read)
-    names = tuple(o.name_of(item) for item in read.items if o.name_of(item))
+    # A namespace's name is unique in its cluster: a list naming one twice is not the API
+    # server's own answer, and the name is checked once, where it came first.
+    names = tuple(dict.fromkeys(o.name_of(item) for item in read.items if o.name_of(item)))
     if not names:
         raise NoNamespaceMatchedError(
             f"No namespace has labels matching --namespace-selector '{selector}'"
