@@ -512,6 +512,8 @@ COVERED_ELSEWHERE = (
         "image-pull.image-unchecked",  # test_image_presence.py
         "image-pull.invalid-name",  # test_hostile_image_names.py
         "monitor-stale",  # the monitor's aged-out checks: test_watch.py, test_monitor_rules.py
+        # a listed name no namespace can have: test_fleet_namespace_names.py, test_fleet_monitor.py
+        "namespace-name-impossible",
     }
     | {code for code in WORDING if code.endswith((".ok", ".cant-read"))}
     # Every trial code from its read-back: tests/unit/test_trial_check.py (which holds the set

@@ -270,6 +270,26 @@ def test_a_namespace_whose_reads_are_refused_is_its_own_could_not_check(
     assert check_codes(team_a.report)[CheckId.IMAGE_PULL] == 3
 
 
+def test_a_listed_name_no_namespace_can_have_is_could_not_check_and_never_asked(
+    fake_api: FakeApiServer, fleet: Path, running: list[RunningMonitor]
+) -> None:
+    """The API server admits a namespace only under a DNS-1123 label (pkg/apis/core/validation
+    `ValidateNamespaceName`), and client-go sends no request naming another (rest/request.go
+    `(*Request).Namespace`, `IsValidPathSegmentName`): `..` would name the collection above."""
+    fake_api.add(_namespace("..", team="ml"))
+    monitor = _start(running, _request(fleet, SELECTOR))
+    wait_for("every namespace evaluated", monitor.monitor.complete)
+    assert _verdicts(monitor) == {
+        "..": Verdict.UNKNOWN,
+        "team-a": Verdict.READY,
+        "train": Verdict.READY,
+    }
+    impossible = monitor.monitor.current("..")
+    assert impossible is not None
+    assert impossible.report.headline.code == "namespace-name-impossible"
+    assert not [r.path for r in fake_api.requests() if "/namespaces/../" in r.path]
+
+
 def test_namespaces_that_cannot_be_listed_stop_the_monitor_at_start(
     fake_api: FakeApiServer, fleet: Path
 ) -> None:

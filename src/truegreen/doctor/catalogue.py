@@ -19,6 +19,12 @@ from truegreen.plain_words import CLUSTER_WORDING, Wording, fill
 WORDING: Final[dict[str, Wording]] = {
     **CLUSTER_WORDING,
     "ready": Wording("Ready: training can run.", ""),
+    "namespace-name-impossible": Wording(
+        "Couldn't check '{name}': the cluster listed it as an environment's space, but no space "
+        "can have that name.",
+        "Ask your cluster admin what answers at this cluster's address: a real cluster lists no "
+        "such name; {check} shows the spaces it lists.",
+    ),
     "monitor-stale": Wording(
         "Couldn't keep the verdict current: nothing was confirmed for {age} seconds.",
         "Check that truegreen monitor is running and can reach the cluster; its log says why.",

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 from msgspec import Struct
 from msgspec.structs import replace
 
+from truegreen.apinames import NAMESPACE_NAME_RULE
 from truegreen.cluster import CantRead, ClusterReader, ReadFailure
 from truegreen.cluster.redact import RedactingReader
 from truegreen.doctor.catalogue import OFFLINE_REMEDY, render
@@ -102,15 +103,8 @@ def report_of(
     """Every check run on what `gather` read, rolled up; every check unknown for one reason
     when nothing could be read. `registry` is the one `gather` asked, or why none was;
     `unanswered` is said not checked beside them."""
-    ran = [
-        c.CHECK
-        for c in CHECKS
-        if (c.CHECK is not CheckId.CREDENTIALS or settings.credentials)
-        and (c.CHECK is not CheckId.TRIAL or settings.trial)
-    ]
-    skipped = list(unanswered)
-    if not settings.credentials:
-        skipped.append(NotChecked(CheckId.CREDENTIALS, _NO_CREDENTIALS, asked=False))
+    ran = _ran(settings)
+    skipped = [*unanswered, *_not_asked(settings)]
     if isinstance(gathered, Unreachable):
         return roll_up(unreachable_findings(ran, gathered, where, settings.kubectl), ran, skipped)
     if isinstance(registry, RegistryOff):
@@ -118,6 +112,47 @@ def report_of(
         skipped.append(NotChecked(CheckId.IMAGE_PULL, f"not asked for: {part}", False, part))
     findings = [f for c in CHECKS if c.CHECK in ran for f in c.check(gathered)]
     return replace(roll_up(findings, ran, skipped), job=job_summary(gathered))
+
+
+def impossible_namespace_report(namespace: str, settings: DoctorSettings) -> Report:
+    """The report of `namespace`, listed by the cluster under a name no namespace can have (not a
+    DNS-1123 label: pkg/apis/core/validation `ValidateNamespaceName`): nothing is asked about
+    it, as client-go's `Request.Namespace` sends no request for such a name, and every check is
+    unknown for that one reason."""
+    check = settings.kubectl.cluster("get", "namespaces")
+    headline, remedy = render("namespace-name-impossible", name=namespace, check=check)
+    ran = _ran(settings)
+    findings = [
+        Finding(
+            check_id,
+            Status.UNKNOWN,
+            Basis.CANT_CHECK,
+            "namespace-name-impossible",
+            headline,
+            remedy,
+            (f"namespace {namespace!r} is not a DNS-1123 label: {NAMESPACE_NAME_RULE}",),
+            why="the cluster listed a name no space can have",
+        )
+        for check_id in ran
+    ]
+    return roll_up(findings, ran, _not_asked(settings))
+
+
+def _ran(settings: DoctorSettings) -> list[CheckId]:
+    """The checks a run with `settings` makes: the backend login and the trial when asked."""
+    return [
+        c.CHECK
+        for c in CHECKS
+        if (c.CHECK is not CheckId.CREDENTIALS or settings.credentials)
+        and (c.CHECK is not CheckId.TRIAL or settings.trial)
+    ]
+
+
+def _not_asked(settings: DoctorSettings) -> list[NotChecked]:
+    """The checks not asked for, said so beside the others."""
+    if settings.credentials:
+        return []
+    return [NotChecked(CheckId.CREDENTIALS, _NO_CREDENTIALS, asked=False)]
 
 
 def unreachable_findings(

@@ -10,12 +10,19 @@ from typing import Protocol
 from msgspec import Struct, field
 from msgspec.structs import replace
 
+from truegreen.apinames import is_namespace_name
 from truegreen.cluster import Kind, Listed
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.reflector import WatchSettings
 from truegreen.cluster.schedule import IN_MEMORY
 from truegreen.doctor.catalogue import render
-from truegreen.doctor.diagnose import MONITOR_REGISTRY_OFF, RegistryOff, Where, report_of
+from truegreen.doctor.diagnose import (
+    MONITOR_REGISTRY_OFF,
+    RegistryOff,
+    Where,
+    impossible_namespace_report,
+    report_of,
+)
 from truegreen.doctor.environment import DoctorSettings
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.reads.gather import gather
@@ -265,8 +272,7 @@ class Monitor:
         # diagnose() without its own RedactingReader: RedactedOnce redacts as it does, keeping
         # the cluster-wide answers' identity that doctor's computations are kept by. The reads
         # run in this thread: the cache answers from memory, but for the few gets made live.
-        gathered = gather(self._redacted, namespace, self._wall(), doctor, None, IN_MEMORY)
-        report = report_of(gathered, doctor, self._settings.where, self._settings.registry_off)
+        report = self._report(namespace, doctor)
         as_of = self.cache.as_of()
         refresh = self._refresh_states(namespace)
         previous = self._latest.get(namespace)
@@ -289,6 +295,14 @@ class Monitor:
         self._latest = {**self._latest, namespace: evaluation}
         self._on_evaluation(evaluation, previous)
         return evaluation
+
+    def _report(self, namespace: str, doctor: DoctorSettings) -> Report:
+        """doctor's report of `namespace`; a listed name no namespace can have is never asked
+        about (doctor's fleet says the same of it)."""
+        if not is_namespace_name(namespace):
+            return impossible_namespace_report(namespace, doctor)
+        gathered = gather(self._redacted, namespace, self._wall(), doctor, None, IN_MEMORY)
+        return report_of(gathered, doctor, self._settings.where, self._settings.registry_off)
 
     def _refresh_states(self, namespace: str) -> tuple[RefreshState, ...]:
         # The lists doctor made of the namespace's workloads, from the same reflectors; a kind

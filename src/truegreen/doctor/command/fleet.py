@@ -18,12 +18,19 @@ from functools import partial
 from msgspec import Struct
 from msgspec.structs import replace
 
+from truegreen.apinames import is_namespace_name
 from truegreen.cluster import ClusterReader
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.schedule import IN_FLIGHT, ReadSchedule
 from truegreen.cluster.shared_reads import SharedReads
 from truegreen.doctor.checks.registry import CHECKS
-from truegreen.doctor.diagnose import MONITOR_REGISTRY_OFF, RegistryOff, Where, report_of
+from truegreen.doctor.diagnose import (
+    MONITOR_REGISTRY_OFF,
+    RegistryOff,
+    Where,
+    impossible_namespace_report,
+    report_of,
+)
 from truegreen.doctor.environment import DoctorSettings, PodCreator, Unreachable
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.image_presence import ImageRegistry
@@ -95,7 +102,16 @@ def diagnose_fleet(
 ) -> FleetReport:
     """Check each of `namespaces` with the reads doctor makes for one, sharing the reads
     outside them; remedies name each namespace (`-n`), since it is not the context's. Each
-    namespace asks registries of its own: its logins are its own."""
+    namespace asks registries of its own: its logins are its own. A name no namespace can have
+    is never asked about: it is that name's unknown."""
+    impossible = [
+        NamespaceReport(n, impossible_namespace_report(n, _own(settings, settings, n)))
+        for n in namespaces
+        if not is_namespace_name(n)
+    ]
+    namespaces = tuple(n for n in namespaces if is_namespace_name(n))
+    if not namespaces:
+        return FleetReport(_worst_first(impossible))
     # Redacted once, then shared: every namespace is given the very same answer.
     shared = SharedReads(RedactingReader(reader), namespaces)
     fleet = replace(settings, fleet=namespaces)
@@ -125,8 +141,12 @@ def diagnose_fleet(
         ]
     else:
         reports = [first, *_each(namespaces[1:], check)]
-    reports.sort(key=lambda e: (_WORST_FIRST[e.report.verdict], e.namespace))
-    return FleetReport(tuple(reports), shared.shared)
+    return FleetReport(_worst_first([*reports, *impossible]), shared.shared)
+
+
+def _worst_first(reports: list[NamespaceReport]) -> tuple[NamespaceReport, ...]:
+    """Not ready, then could not check, then ready; by name within each."""
+    return tuple(sorted(reports, key=lambda e: (_WORST_FIRST[e.report.verdict], e.namespace)))
 
 
 def broken_report(error: Exception, settings: DoctorSettings) -> Report:

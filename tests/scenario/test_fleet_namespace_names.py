@@ -1,0 +1,92 @@
+"""doctor over namespaces the server lists (`-A`, `--namespace-selector`): a name no namespace
+can have is never sent in a request and never judged not ready. Against the fake API server
+through the real client.
+
+Upstream: the API server admits a namespace only under a DNS-1123 label (kubernetes
+pkg/apis/core/validation/validation.go `ValidateNamespace`, `ValidateNamespaceName` =
+apimachinery `NameIsDNSLabel`), so a list naming anything else did not come from one; client-go
+refuses such a namespace before sending anything (client-go rest/request.go
+`(*Request).Namespace`: `IsValidPathSegmentName`, kept in `r.err`).
+"""
+
+import re
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from tests.scenario.conftest import CREDENTIALS
+from tests.support.cli import CliResult, run_cli
+from tests.support.fake_apiserver import FakeApiServer
+from tests.support.scenarios import healthy
+
+
+def _namespace(name: str) -> dict[str, Any]:
+    return {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}
+
+
+def _doctor(kubeconfig: Path, *args: str) -> CliResult:
+    return run_cli(
+        "doctor",
+        "--kubeconfig",
+        str(kubeconfig),
+        "--request-timeout",
+        "2",
+        "--no-registry",
+        *CREDENTIALS,
+        *args,
+    )
+
+
+def _namespaces_asked(server: FakeApiServer) -> set[str]:
+    """Every namespace a request's path named (`…/namespaces/NAME/…`)."""
+    return {
+        name
+        for record in server.requests()
+        for name in re.findall(r"/namespaces/([^/?]+)/", record.path)
+    }
+
+
+def test_a_listed_name_no_namespace_can_have_is_could_not_check_and_never_asked(
+    fake_api: FakeApiServer, kubeconfig: Path
+) -> None:
+    """`..` sent as a path segment names the collection above it (`/api/v1/namespaces/../pods`
+    is every namespace's pods); doctor judged what came back as the space not existing."""
+    fake_api.add(*healthy(datetime.now(UTC)), _namespace(".."))
+    result = _doctor(kubeconfig, "-A", "-o", "json")
+    document = result.json()
+    assert (result.exit_code, document["verdict"], document["counts"]) == (
+        3,
+        "unknown",
+        {"ready": 1, "not-ready": 0, "unknown": 1},
+    ), result.stdout
+    by_name = {entry["namespace"]: entry["report"] for entry in document["namespaces"]}
+    assert list(by_name) == ["..", "train"]
+    report = by_name[".."]
+    assert (report["verdict"], report["exit_code"]) == ("unknown", 3)
+    assert report["headline"] == {
+        "check": "credentials",
+        "code": "namespace-name-impossible",
+        "status": "unknown",
+        "rule": "could-not-check",
+        "text": "Couldn't check '..': the cluster listed it as an environment's space, but no "
+        "space can have that name.",
+        "remedy": "Ask your cluster admin what answers at this cluster's address: a real "
+        f"cluster lists no such name; `kubectl --kubeconfig {kubeconfig} get namespaces` "
+        "shows the spaces it lists.",
+    }
+    assert {(f["code"], f["status"], f["basis"]) for f in report["findings"]} == {
+        ("namespace-name-impossible", "unknown", "cant-check")
+    }
+    assert [f["check"] for f in report["findings"]] == [
+        "credentials",
+        "image-pull",
+        "storage",
+        "queue",
+        "admission",
+        "workloads",
+        "evidence",
+        "capacity",
+        "probes",
+        "freshness",
+    ]
+    assert _namespaces_asked(fake_api) == {"train"}
