@@ -202,3 +202,27 @@ def test_a_cluster_that_cannot_be_reached_for_its_namespaces_is_its_own_line(
     assert failed["failure"]["code"] == "cluster-unreachable"
     assert failed["namespaces"] == []
     assert failed["exit_code"] == 3
+
+
+def test_names_are_shown_with_their_control_characters_made_visible(
+    fake_api: FakeApiServer, tmp_path: Path
+) -> None:
+    """A context's name is the kubeconfig's text and a namespace's the server's: shown in the
+    table and the section titles with their control characters escaped, as kubectl's tables
+    show the server's text (cli-runtime pkg/printers/terminal.go `EscapeTerminal`, from
+    tableprinter.go `printRows`; kubernetes PR #112553)."""
+    now = datetime.now(UTC)
+    fake_api.add(*healthy(now), *_moved(missing_pull_credentials(now), "team-b"))
+    fake_api.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x\x1b[2J"}})
+    config = _kubeconfig(tmp_path / "kubeconfig", {"one\x1b]0;t\x07": (fake_api.url, "train")})
+    result = _doctor(config, "--all-contexts", "-A", "--no-color")
+    lines = result.stdout.splitlines()
+    assert [line[:46] for line in lines[:3]] == [
+        "✗ NOT READY        one\\x1b]0;t\\x07  team-b    ",
+        "? COULD NOT CHECK  one\\x1b]0;t\\x07  x\\x1b[2J  ",
+        "✓ READY            one\\x1b]0;t\\x07  train     ",
+    ]
+    assert "one\\x1b]0;t\\x07/team-b:" in lines
+    assert "one\\x1b]0;t\\x07/x\\x1b[2J:" in lines
+    assert not {"\x1b", "\x07"} & set(result.stdout)
+    assert result.exit_code == 2

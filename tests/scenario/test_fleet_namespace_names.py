@@ -1,12 +1,16 @@
 """doctor over namespaces the server lists (`-A`, `--namespace-selector`): a name no namespace
-can have is never sent in a request and never judged not ready. Against the fake API server
-through the real client.
+can have is never sent in a request and never judged not ready, and a name is shown on the
+terminal with its control characters made visible. Against the fake API server through the real
+client.
 
 Upstream: the API server admits a namespace only under a DNS-1123 label (kubernetes
 pkg/apis/core/validation/validation.go `ValidateNamespace`, `ValidateNamespaceName` =
 apimachinery `NameIsDNSLabel`), so a list naming anything else did not come from one; client-go
 refuses such a namespace before sending anything (client-go rest/request.go
-`(*Request).Namespace`: `IsValidPathSegmentName`, kept in `r.err`).
+`(*Request).Namespace`: `IsValidPathSegmentName`, kept in `r.err`); kubectl escapes the
+terminal's control characters in what it prints from the server (cli-runtime
+pkg/printers/terminal.go `EscapeTerminal`, called from tableprinter.go `printRows`; kubernetes
+PR #112553).
 """
 
 import re
@@ -18,6 +22,11 @@ from tests.scenario.conftest import CREDENTIALS
 from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import FakeApiServer
 from tests.support.scenarios import healthy
+
+EVIL = "evil\x1b]0;pwned\x07\x1b[2J\x1b[31mRED"
+"""Retitles the window, clears the screen and turns what follows red, printed raw."""
+EVIL_SHOWN = "evil\\x1b]0;pwned\\x07\\x1b[2J\\x1b[31mRED"
+BREAK_SHOWN = "line\\nbreak"
 
 
 def _namespace(name: str) -> dict[str, Any]:
@@ -89,4 +98,25 @@ def test_a_listed_name_no_namespace_can_have_is_could_not_check_and_never_asked(
         "probes",
         "freshness",
     ]
+    assert _namespaces_asked(fake_api) == {"train"}
+
+
+def test_a_listed_name_is_shown_with_its_control_characters_made_visible(
+    fake_api: FakeApiServer, kubeconfig: Path
+) -> None:
+    fake_api.add(*healthy(datetime.now(UTC)), _namespace(EVIL), _namespace("line\nbreak"))
+    result = _doctor(kubeconfig, "-A", "--no-color")
+    lines = result.stdout.splitlines()
+    width = len(EVIL_SHOWN)
+    assert [line[: 19 + width + 2] for line in lines[:3]] == [
+        f"? COULD NOT CHECK  {EVIL_SHOWN}  ",
+        f"? COULD NOT CHECK  {BREAK_SHOWN.ljust(width)}  ",
+        f"✓ READY            {'train'.ljust(width)}  ",
+    ]
+    assert f"{EVIL_SHOWN}:" in lines
+    assert f"{BREAK_SHOWN}:" in lines
+    assert lines[-1] == "3 namespaces: 0 not ready, 2 could not be checked, 1 ready."
+    assert not {"\x1b", "\x07"} & set(result.stdout)
+    assert not any(line.startswith("break") for line in lines)
+    assert result.exit_code == 3
     assert _namespaces_asked(fake_api) == {"train"}

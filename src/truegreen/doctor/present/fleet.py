@@ -24,6 +24,7 @@ from truegreen.doctor.present.report import (
 )
 from truegreen.doctor.rollup import Verdict
 from truegreen.markup import escape as escape_markup
+from truegreen.textsafe import terminal_safe
 
 
 def fleet_json(fleet: FleetReport) -> dict[str, Any]:
@@ -41,21 +42,24 @@ def fleet_json(fleet: FleetReport) -> dict[str, Any]:
 
 
 def fleet_text(fleet: FleetReport, *, verbose: bool, width: int | None = None) -> list[str]:
-    """Rich markup lines: the table, the details, the count."""
+    """Rich markup lines: the table, the details, the count. A namespace's name is the
+    server's text: its control characters are made visible (terminal_safe) before it is padded,
+    as kubectl's tables show them (cli-runtime printers/terminal.go `EscapeTerminal`), so a
+    name cannot recolour the terminal, retitle it or start a line of its own."""
     words = max(len(VERDICT_WORDS[e.report.verdict][1]) for e in fleet.namespaces)
-    names = max(len(e.namespace) for e in fleet.namespaces)
+    names = max(len(terminal_safe(e.namespace)) for e in fleet.namespaces)
     lines: list[str] = []
     for entry in fleet.namespaces:
         headline = entry.report.headline
         markup, plain = VERDICT_WORDS[entry.report.verdict]
         prefix = (
             f"{GLYPHS[headline.status]} {markup}{' ' * (words - len(plain))}  "
-            f"{escape_markup(entry.namespace.ljust(names))}  "
+            f"{escape_markup(terminal_safe(entry.namespace).ljust(names))}  "
         )
         lines += wrapped(prefix, 2 + words + 2 + names + 2, headline.text, width, 4)
     for entry in fleet.namespaces:
         if verbose or entry.report.verdict is not Verdict.READY:
-            lines += ["", f"[bold]{escape_markup(entry.namespace)}[/]:"]
+            lines += ["", f"[bold]{escape_markup(terminal_safe(entry.namespace))}[/]:"]
             lines += [
                 "  " + line if line else ""
                 for line in to_text(
@@ -113,7 +117,8 @@ class _Row(NamedTuple):
 
 def clusters_text(run: ClustersReport, *, verbose: bool, width: int | None = None) -> list[str]:
     """The fleet's table with a cluster column, worst first across clusters; then the details
-    of what is not ready (a cluster that could not be checked: what to do); then the count."""
+    of what is not ready (a cluster that could not be checked: what to do); then the count.
+    Names are shown as `fleet_text` shows them."""
     rows: list[_Row] = []
     for cluster in run.clusters:
         if cluster.fleet is None:
@@ -133,27 +138,27 @@ def clusters_text(run: ClustersReport, *, verbose: bool, width: int | None = Non
             )
     rows.sort(key=lambda r: (_RANK[r.verdict], r.cluster, r.namespace))
     words = max(len(VERDICT_WORDS[r.verdict][1]) for r in rows)
-    clusters = max(len(r.cluster) for r in rows)
-    names = max(len(r.namespace) for r in rows)
+    clusters = max(len(terminal_safe(r.cluster)) for r in rows)
+    names = max(len(terminal_safe(r.namespace)) for r in rows)
     lines: list[str] = []
     for row in rows:
         markup, plain = VERDICT_WORDS[row.verdict]
         prefix = (
             f"{GLYPHS[row.status]} {markup}{' ' * (words - len(plain))}  "
-            f"{escape_markup(row.cluster.ljust(clusters))}  "
-            f"{escape_markup(row.namespace.ljust(names))}  "
+            f"{escape_markup(terminal_safe(row.cluster).ljust(clusters))}  "
+            f"{escape_markup(terminal_safe(row.namespace).ljust(names))}  "
         )
         lines += wrapped(prefix, 2 + words + 2 + clusters + 2 + names + 2, row.headline, width, 4)
     inner = None if width is None else width - 2
     for cluster in run.clusters:
         if cluster.failure is not None:
-            lines += ["", f"[bold]{escape_markup(cluster.context)}[/]:"]
+            lines += ["", f"[bold]{escape_markup(terminal_safe(cluster.context))}[/]:"]
             lines += wrapped("  → ", 4, cluster.failure.remedy, width, 4)
             continue
         assert cluster.fleet is not None
         for entry in cluster.fleet.namespaces:
             if verbose or entry.report.verdict is not Verdict.READY:
-                title = escape_markup(f"{cluster.context}/{entry.namespace}")
+                title = escape_markup(terminal_safe(f"{cluster.context}/{entry.namespace}"))
                 lines += ["", f"[bold]{title}[/]:"]
                 lines += [
                     "  " + line if line else ""
