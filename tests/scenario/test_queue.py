@@ -13,7 +13,7 @@ import pytest
 from tests.scenario.conftest import Doctor
 from tests.support import kueue_objects as kq
 from tests.support.fake_apiserver import Fault
-from tests.support.scenarios import Obj, healthy, job_pod, node, training_job
+from tests.support.scenarios import NAMESPACE, Obj, healthy, job_pod, node, training_job, ts
 
 JOB = "train-042"
 HOLDER = "train-041"
@@ -468,6 +468,81 @@ def test_a_planned_job_without_a_queue_goes_to_the_default_local_queue(
     report = doctor.live("-o", "json", "--job-file", str(path)).json()
     assert _findings(report) == [("queue.held", "warn", "inferred")]
     assert "in the queue 'default'" in _finding(report, "queue.held")["headline"]
+
+
+def _nightly(now: datetime, labels: dict[str, dict[str, str]]) -> Obj:
+    """A batch/v1 CronJob of one GPU pod, `labels` on its `metadata` or its `jobTemplate`'s."""
+    template = training_job("nightly", now, gpus=1, finished=False)["spec"]
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "CronJob",
+        "metadata": {
+            "name": "nightly",
+            "namespace": NAMESPACE,
+            "uid": "uid-cron",
+            "creationTimestamp": ts(now - timedelta(minutes=5)),
+            "labels": labels.get("metadata", {}),
+        },
+        "spec": {
+            "schedule": "0 2 * * *",
+            "jobTemplate": {
+                "metadata": {"labels": labels.get("jobTemplate", {})},
+                "spec": template,
+            },
+        },
+        "status": {},
+    }
+
+
+@pytest.mark.parametrize("where", ["live", "job-file"])
+def test_a_cron_job_names_its_queue_in_its_job_template(
+    doctor: Doctor, tmp_path: Any, where: str
+) -> None:
+    """Kueue's docs put a CronJob's queue label in `jobTemplate.metadata` (site/content/en/docs/
+    tasks/run/run_cronjobs.md, site/static/examples/jobs/sample-cronjob.yaml): every Job the
+    CronJob makes carries its template's labels (kubernetes pkg/controller/cronjob/utils.go
+    getJobFromTemplate2, `copyLabels(&cj.Spec.JobTemplate)`), so each waits for that queue;
+    here 'user-queue' does not exist. A label on the CronJob's own metadata reaches no Job."""
+    import json
+
+    label = {"kueue.x-k8s.io/queue-name": "user-queue"}
+    _install(doctor, kq.V1BETA2)
+
+    def build(now: datetime) -> list[Obj]:
+        quota: kq.Quotas = {"cpu": "64", "memory": "512Gi", GPU: "8"}
+        return [
+            *healthy(now),
+            node("gpu-a", "64", "512Gi", gpus=8),
+            kq.resource_flavor(FLAVOR),
+            kq.cluster_queue("cq", [(list(quota), [(FLAVOR, quota)])]),
+            kq.local_queue("other", "cq"),
+        ]
+
+    doctor.load(build)
+    args: tuple[str, ...] = ("-o", "json")
+    if where == "live":
+        doctor.server.add(_nightly(datetime.now(), {"jobTemplate": label}))
+    else:
+        path = tmp_path / "cron.json"
+        path.write_text(json.dumps(_nightly(datetime.now(), {"jobTemplate": label})))
+        args += ("--job-file", str(path))
+    result = doctor.live(*args)
+    report = result.json()
+    assert _findings(report) == [("queue.missing", "fail", "measured")]
+    found = _finding(report, "queue.missing")
+    assert found["headline"] == (
+        "The training job 'nightly' waits for the queue 'user-queue', which doesn't exist: it "
+        "will never start."
+    )
+    assert found["details"] == ["CronJob/nightly: LocalQueue user-queue doesn't exist in train"]
+    assert result.exit_code == 2
+    doctor.server.add(_nightly(datetime.now(), {"metadata": label}))
+    if where == "job-file":
+        path.write_text(json.dumps(_nightly(datetime.now(), {"metadata": label})))
+    report = doctor.live(*args).json()
+    assert _finding(report, "queue.not-used")["details"] == [
+        "CronJob/nightly names no queue and there is no LocalQueue 'default'"
+    ], "the CronJob's own label is on none of its Jobs"
 
 
 def test_a_job_held_without_a_queue_never_starts(doctor: Doctor) -> None:

@@ -185,6 +185,28 @@ def test_a_cron_job_is_the_job_its_next_run_creates() -> None:
     assert job.primary.spec["containers"][0]["name"] == "trainer"
 
 
+def test_a_cron_job_s_queue_is_the_one_its_job_template_names() -> None:
+    """Kueue queues the Jobs a CronJob makes, each labelled from its `jobTemplate.metadata`
+    (kubernetes pkg/controller/cronjob/utils.go getJobFromTemplate2: `copyLabels(&cj.Spec.
+    JobTemplate)`); Kueue's docs put the label there (site/content/en/docs/tasks/run/
+    run_cronjobs.md, site/static/examples/jobs/sample-cronjob.yaml). The CronJob's own labels
+    are never copied to its Jobs."""
+    template = indexed_job("x", NOW, ranks=1, gpus=1, age=timedelta(0))
+    cron: dict[str, Any] = {
+        "kind": "CronJob",
+        "metadata": {"name": "nightly", "labels": {"kueue.x-k8s.io/queue-name": "own"}},
+        "spec": {
+            "jobTemplate": {
+                "metadata": {"labels": {"kueue.x-k8s.io/queue-name": "user-queue"}},
+                "spec": template["spec"],
+            }
+        },
+    }
+    assert from_cron_job(cron).queue == "user-queue"
+    del cron["spec"]["jobTemplate"]["metadata"]
+    assert from_cron_job(cron).queue == "", "a label on the CronJob itself reaches no Job"
+
+
 def test_a_jobset_is_its_replicated_jobs_and_skips_those_that_run_before() -> None:
     obj = jobset("j", NOW, workers=3, gpus=2, age=timedelta(0))
     assert _sets(from_jobset(obj)) == [("driver", 1), ("workers", 3)]

@@ -313,9 +313,12 @@ def from_job(job: KubeObject) -> TrainingJob:
 
 
 def from_cron_job(cron: KubeObject) -> TrainingJob:
-    """A CronJob: the Job its next run creates."""
+    """A CronJob: the Job its next run creates, queued where its template's labels say (the
+    Job gets those, never the CronJob's own: kubernetes pkg/controller/cronjob/utils.go
+    getJobFromTemplate2)."""
     spec = o.mapping(cron.get("spec"))
-    job_spec = o.mapping(o.mapping(spec.get("jobTemplate")).get("spec"))
+    job_template = o.mapping(spec.get("jobTemplate"))
+    job_spec = o.mapping(job_template.get("spec"))
     return TrainingJob(
         kind=Kind.CRON_JOB,
         pod_sets=(
@@ -324,7 +327,7 @@ def from_cron_job(cron: KubeObject) -> TrainingJob:
         together=_job_ranks(job_spec),
         suspended=spec.get("suspend") is True,
         selector_keys=_selector_keys(job_spec),
-        **_common(cron),
+        **{**_common(cron), "queue": str(o.labels_of(job_template).get(QUEUE_LABEL) or "")},
     )
 
 
