@@ -792,6 +792,47 @@ def test_a_stored_job_without_a_queue_label_is_not_kueue_s(doctor: Doctor) -> No
     assert read == ["/apis/kueue.x-k8s.io/v1beta2/namespaces/train/localqueues"]
 
 
+TWO_POD_SETS = (
+    "couldn't assign flavors to pod set master: insufficient unused quota for nvidia.com/gpu in "
+    "flavor gpu-a100, 1 more needed; couldn't assign flavors to pod set worker: insufficient "
+    "quota for nvidia.com/gpu in flavor gpu-a100, request > maximum capacity (17 > 8)"
+)
+
+
+def test_one_pod_set_that_never_fits_makes_the_job_never_fit(doctor: Doctor) -> None:
+    """Kueue before v0.19 (v1beta1 only, reason `Pending`): flavorassigner.go `assignFlavors`
+    goes on past `master`, whose quota is in use, and stops at `worker`, more than the
+    queue's 8 GPUs ever are; `Assignment.Message` joins both pod sets with "; " (v0.13.4).
+    At HEAD, resolveNoFitReason/mostSevereReason make the reason ExceedsMaxQuota: the job
+    never fits, whatever waits beside it."""
+    import copy
+
+    def two_pod_sets(now: datetime) -> list[Obj]:
+        objects = queued(kq.V1BETA1, said=kq.waiting(TWO_POD_SETS))(now)
+        own = next(o for o in objects if o["kind"] == "Workload" and JOB in o["metadata"]["name"])
+        main = own["spec"]["podSets"][0]
+        master, worker = copy.deepcopy(main), copy.deepcopy(main)
+        master.update(name="master", count=1)
+        master["template"]["spec"]["containers"][0]["resources"] = {
+            "requests": {"cpu": "1", "memory": "1Gi", GPU: "1"},
+            "limits": {GPU: "1"},
+        }
+        worker.update(name="worker", count=2)
+        own["spec"]["podSets"] = [master, worker]
+        return objects
+
+    _install(doctor, kq.V1BETA1)
+    doctor.load(two_pod_sets)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.never-fits", "fail", "measured")]
+    assert _finding(report, "queue.never-fits")["headline"] == (
+        "The training job 'train-042' can never start from the queue 'team-a': the job asks for "
+        "more than its quota is, even borrowing all it may."
+    )
+    assert result.exit_code == 2
+
+
 TOPOLOGY_NO_FIT = (
     "couldn't assign flavors to pod set main: topology \"default\" doesn't allow to fit any of 1 "
     "pod(s)"

@@ -758,6 +758,33 @@ def test_an_eviction_past_is_what_the_reservation_says() -> None:
             "couldn't assign flavors to pod set main: untolerated taint t in flavor f",
             k.Said.NEVER_FITS,
         ),
+        (
+            "Pending",
+            "couldn't assign flavors to pod set master: insufficient unused quota for g in "
+            "flavor f, 1 more needed; couldn't assign flavors to pod set worker: insufficient "
+            "quota for g in flavor f, request > maximum capacity (17 > 8)",
+            k.Said.NEVER_FITS,
+        ),
+        (
+            "Pending",
+            "couldn't assign flavors to pod set a: untolerated taint t in flavor f; couldn't "
+            "assign flavors to pod set b: insufficient unused quota for g in flavor f, 1 more "
+            "needed",
+            k.Said.NEVER_FITS,
+        ),
+        (
+            "Pending",
+            "couldn't assign flavors to pod set a: insufficient unused quota for g in flavor f, "
+            "1 more needed; couldn't assign flavors to pod set b: insufficient unused quota for "
+            "g in flavor f, 2 more needed",
+            k.Said.WAITS_FOR_QUOTA,
+        ),
+        (
+            "Pending",
+            "couldn't assign flavors to pod set a: insufficient unused quota for g in flavor f, "
+            "1 more needed, untolerated taint t in flavor e",
+            k.Said.WAITS_FOR_QUOTA,
+        ),
         ("Pending", "untolerated taint t in flavor f", k.Said.NOTHING),
         ("Pending", "couldn't assign flavors to pod set main: flavor f not found", k.Said.NOTHING),
         ("Inadmissible", "LocalQueue q doesn't exist", k.Said.QUEUE_PROBLEM),
@@ -777,6 +804,11 @@ def test_an_eviction_past_is_what_the_reservation_says() -> None:
     ],
 )
 def test_kueue_s_reasons_for_not_reserving_quota(reason: str, message: str, said: k.Said) -> None:
+    """Before v0.19 every wait is `Pending`, read by its message: flavorassigner.go
+    `Assignment.Message` joins the pod sets that do not fit with "; ", each its reasons with
+    ", " (`Status.Message`); one pod set that can never fit makes the job never fit
+    (`assignFlavors` stops at it), whatever waits for quota beside it; within one pod set, a
+    flavor whose quota is only in use means it waits (the best flavor's mode wins)."""
     assert _said(("QuotaReserved", "False", reason, message)) is said
 
 

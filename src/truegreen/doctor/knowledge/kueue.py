@@ -19,6 +19,7 @@ One module past 600 lines: Kueue's objects in both API versions and the quota tr
 them are read together, as Kueue's own cache holds them.
 """
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import IntEnum
 from typing import Any
@@ -592,6 +593,26 @@ _NEVER_WORDS = (
 )
 
 
+_WAITS_WORDS = "insufficient unused quota"
+_POD_SET_PART = re.compile(r"; (?=couldn't assign flavors to pod set )")
+"""Where flavorassigner.go `Assignment.Message` joins the pod sets that do not fit."""
+
+
+def _said_by_pod_sets(message: str) -> Said | None:
+    """A flavor assigner's message, pod set by pod set: one that can never fit makes the job
+    never fit (`assignFlavors` stops at it); else one whose quota is in use waits for quota.
+    Within a pod set, `insufficient unused quota` wins: some flavor would take it once free
+    (its best flavor's mode is the pod set's)."""
+    for part in _POD_SET_PART.split(message):
+        if (
+            part.startswith("couldn't assign flavors")
+            and _WAITS_WORDS not in part
+            and any(w in part for w in _NEVER_WORDS)
+        ):
+            return Said.NEVER_FITS
+    return Said.WAITS_FOR_QUOTA if _WAITS_WORDS in message else None
+
+
 def said(found: Workload) -> Said:
     """What the Workload's conditions say, measured: Kueue's granular QuotaReserved reasons
     (apis/kueue/v1beta2 workload_types.go `WorkloadQuotaReservedReason*`), and in older
@@ -617,12 +638,11 @@ def said(found: Workload) -> Said:
         return Said.NEVER_FITS
     if reserved.reason in _QUEUE_REASONS:
         return Said.QUEUE_PROBLEM
-    if reserved.reason == "WaitingForQuota" or "insufficient unused quota" in reserved.message:
+    if reserved.reason == "WaitingForQuota":
         return Said.WAITS_FOR_QUOTA
-    if "couldn't assign flavors" in reserved.message and any(
-        w in reserved.message for w in _NEVER_WORDS
-    ):
-        return Said.NEVER_FITS
+    by_message = _said_by_pod_sets(reserved.message)
+    if by_message is not None:
+        return by_message
     if reserved.reason == "Inadmissible":
         return Said.QUEUE_PROBLEM
     if reserved.reason in _WAIT_REASONS:
