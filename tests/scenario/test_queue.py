@@ -222,6 +222,48 @@ def test_a_missing_local_queue_is_a_measured_failure(doctor: Doctor) -> None:
     assert result.exit_code == 2
 
 
+def test_an_admitted_job_runs_on_after_its_local_queue_is_deleted(doctor: Doctor) -> None:
+    """workload_controller.go `reconcileOnLocalQueueActiveState`: an admitted Workload is left
+    alone unless the stop policy is HoldAndDrain; only one without a reservation is made
+    inadmissible for a LocalQueue "terminating or missing". The job's pod runs; its queue
+    was deleted afterwards."""
+
+    def running(now: datetime) -> list[Obj]:
+        objects = queued(
+            said=kq.admitted("team-a-cq"),
+            local_queue=False,
+            cluster_queue=lambda v: _gpu_queue(v, nominal="16", reserved="16"),
+        )(now)
+        job = next(o for o in objects if o["kind"] == "Job" and o["metadata"]["name"] == JOB)
+        job["spec"]["suspend"] = False
+        job["status"] = {"active": 1, "startTime": job["metadata"]["creationTimestamp"]}
+        own = next(o for o in objects if o["kind"] == "Workload" and JOB in o["metadata"]["name"])
+        own["status"]["admission"] = {
+            "clusterQueue": "team-a-cq",
+            "podSetAssignments": [
+                {
+                    "name": "main",
+                    "flavors": {"cpu": FLAVOR, "memory": FLAVOR, GPU: FLAVOR},
+                    "resourceUsage": {"cpu": "4", "memory": "16Gi", GPU: "8"},
+                    "count": 1,
+                }
+            ],
+        }
+        return [*objects, job_pod(job, now, suffix="r2d2x", node_name="gpu-b")]
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(running)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.admitted", "ok", "measured")]
+    found = _finding(report, "queue.admitted")
+    assert found["headline"] == "The queue 'team-a' has let the training job 'train-042' start."
+    assert found["details"][-1] == (
+        "LocalQueue team-a doesn't exist in train: Kueue lets admitted work run on"
+    )
+    assert result.exit_code == 0
+
+
 def test_an_older_job_held_for_a_missing_queue_never_starts_either(doctor: Doctor) -> None:
     """Only the judged (newest) job's queue is judged whole; an older unfinished job held for a
     LocalQueue that does not exist is a measured failure too."""

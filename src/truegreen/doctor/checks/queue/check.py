@@ -151,7 +151,20 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
                 "created after it, when they are created"
             )
         return _not_used(f"{job.ref} names no queue and there is no LocalQueue 'default'")
+    admitted = (
+        own is not None
+        and not job.finished
+        and not own.holds("Finished")
+        and k.said(own) is k.Said.ADMITTED
+    )
     queue = local.get(name)
+    if queue is None and own is not None and admitted:
+        # Kueue judges a missing LocalQueue only for work without a reservation
+        # (workload_controller.go reconcileOnLocalQueueActiveState): admitted work runs on.
+        gone = (
+            f"LocalQueue {name} doesn't exist in {env.namespace}: Kueue lets admitted work run on"
+        )
+        return _admitted(own, job, fields, gone)
     if queue is None:
         return SAY.finding(
             Status.FAIL,
@@ -163,12 +176,6 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
             command=kubectl.here("get", "localqueues"),
         )
     fields["cluster_queue"] = queue.cluster_queue
-    admitted = (
-        own is not None
-        and not job.finished
-        and not own.holds("Finished")
-        and k.said(own) is k.Said.ADMITTED
-    )
     if k.stops(queue.stop_policy, admitted):
         patch = '{"spec":{"stopPolicy":"None"}}'
         return SAY.finding(
@@ -395,11 +402,12 @@ def _reported(
     )
 
 
-def _admitted(own: k.Workload, job: TrainingJob, fields: Mapping[str, Any]) -> Finding:
-    """Kueue admitted the job: measured."""
+def _admitted(own: k.Workload, job: TrainingJob, fields: Mapping[str, Any], *notes: str) -> Finding:
+    """Kueue admitted the job: measured (`notes`: what of the queues' state it runs despite)."""
     objects = (f"Workload/{own.name}", job.ref)
+    details = (*_conditions(own), *notes)
     return SAY.finding(
-        Status.OK, Basis.MEASURED, ADMITTED, details=_conditions(own), objects=objects, **fields
+        Status.OK, Basis.MEASURED, ADMITTED, details=details, objects=objects, **fields
     )
 
 
