@@ -1067,3 +1067,120 @@ def test_an_admitted_job_kueue_is_evicting_is_not_admitted(
     )
     assert found["remedy"].startswith(f"{todo}; `kubectl")
     assert result.exit_code == exit_code
+
+
+PODS_READY_TIMEOUT = "Exceeded the PodsReady timeout train/job-train-042-abcde"
+PROVISION_RETRY = (
+    "Evicted due to provision: Retry: Provisioning request failed: max node group size reached"
+)
+
+
+@pytest.mark.parametrize(
+    ("version", "reason", "unreserved", "message", "backoff", "todo"),
+    [
+        (
+            kq.V1BETA2,
+            "PodsReadyTimeout",
+            "PendingEvaluation",
+            PODS_READY_TIMEOUT,
+            timedelta(minutes=10, seconds=30),
+            "Fix what Kueue names; Kueue puts it back in the queue in 10 minutes",
+        ),
+        (
+            kq.V1BETA1,
+            "PodsReadyTimeout",
+            "Pending",
+            PODS_READY_TIMEOUT,
+            timedelta(minutes=10, seconds=30),
+            "Fix what Kueue names; Kueue puts it back in the queue in 10 minutes",
+        ),
+        (
+            kq.V1BETA2,
+            "AdmissionCheck",
+            "PendingEvaluation",
+            PROVISION_RETRY,
+            timedelta(minutes=10, seconds=30),
+            "Fix what Kueue names; Kueue puts it back in the queue in 10 minutes",
+        ),
+        (
+            kq.V1BETA2,
+            "PodsReadyTimeout",
+            "PendingEvaluation",
+            PODS_READY_TIMEOUT,
+            -timedelta(minutes=1),
+            "Fix what Kueue names",
+        ),
+    ],
+    ids=[
+        "pods-ready-timeout",
+        "pods-ready-timeout-before-v0.19",
+        "provisioning-retry",
+        "backoff-over-not-yet-requeued",
+    ],
+)
+def test_a_job_kueue_evicted_waits_out_its_backoff_as_kueue_said(
+    doctor: Doctor,
+    version: str,
+    reason: str,
+    unreserved: str,
+    message: str,
+    backoff: timedelta,
+    todo: str,
+) -> None:
+    """The eviction done: jobframework/reconciler.go "handle eviction" stopped the job, set
+    Requeued False (every reason but Preempted and NodeFailures) and cleared the reservation
+    (`PendingEvaluation`, before v0.19 `Pending`) with the eviction's message; evict.go
+    `resetChecksOnEviction` put a Retry check back to Pending. workload_controller.go holds it
+    until `status.requeueState.requeueAt` ("Waiting for backoff to finish"), and the queue
+    takes it only once Requeued is True (cluster_queue.go `backoffWaitingTimeExpired`). A
+    ProvisioningRequest check in Retry is evicted at once (`reconcileCheckBasedEviction`,
+    reason AdmissionCheck). Kueue's measured eviction stands: the queue's room is beside it."""
+    said = [
+        kq.condition("QuotaReserved", "False", unreserved, message),
+        kq.condition("Evicted", "True", reason, message),
+        kq.condition("Requeued", "False", reason, message),
+        kq.condition("Admitted", "False", "NoReservation", "The workload has no reservation"),
+    ]
+
+    checks = ["provision"] if reason == "AdmissionCheck" else None
+    seen: dict[str, Any] = {}
+
+    def build(now: datetime) -> list[Obj]:
+        objects = queued(
+            version,
+            said=said,
+            cluster_queue=lambda v: _gpu_queue(v, nominal="16", admission_checks=checks),
+            extra=lambda now: [kq.admission_check("provision", version=version)],
+        )(now)
+        own = next(o for o in objects if o["kind"] == "Workload" and JOB in o["metadata"]["name"])
+        later = now + backoff
+        own["status"]["requeueState"] = {"count": 1, "requeueAt": ts(later)}
+        seen.update(name=own["metadata"]["name"], at=later.replace(microsecond=0))
+        if reason == "AdmissionCheck":
+            own["status"]["admissionChecks"] = [
+                {
+                    "name": "provision",
+                    "state": "Pending",
+                    "message": "Reset to Pending after eviction. Previously: Retry",
+                    "lastTransitionTime": ts(now),
+                    "retryCount": 1,
+                }
+            ]
+        return objects
+
+    _install(doctor, version)
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.kueue-reported", "fail", "measured")]
+    found = _finding(report, "queue.kueue-reported")
+    assert found["headline"] == (
+        f"Kueue holds the training job 'train-042' in the queue 'team-a': it says “{reason}: "
+        f"{message}”."
+    )
+    assert found["remedy"].startswith(f"{todo}; `kubectl"), found["remedy"]
+    assert [d for d in found["details"] if " requeueAt " in d] == [
+        f"Workload {seen['name']} requeueAt {seen['at'].isoformat()}"
+    ]
+    assert report["headline"]["code"] == "queue.kueue-reported"
+    assert result.exit_code == 2

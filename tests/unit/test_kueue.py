@@ -2,6 +2,7 @@
 of pkg/cache/scheduler/resource_node.go, the flavor assignment of
 pkg/scheduler/flavorassigner/flavorassigner.go, and what a Workload's conditions say."""
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -260,6 +261,7 @@ def test_a_workload_s_record() -> None:
             ],
         },
         "admissionChecks": [{"name": "prov", "state": "Pending", "message": "wait"}, {"name": "x"}],
+        "requeueState": {"count": 2, "requeueAt": "2026-12-01T12:10:00Z"},
     }
 
     def sizes(spec: Any) -> Resources:
@@ -293,6 +295,7 @@ def test_a_workload_s_record() -> None:
         ("bad", 1, Resources()),
     ]
     assert found.pod_sets[0].spec == {"containers": [{"name": "c"}]}
+    assert found.requeue_at == datetime(2026, 12, 1, 12, 10, tzinfo=UTC)
 
 
 def test_a_workload_without_a_controller_owner_is_its_first_owner_s() -> None:
@@ -304,6 +307,7 @@ def test_a_workload_without_a_controller_owner_is_its_first_owner_s() -> None:
     assert found.owner_uids == frozenset()
     assert found.active is True
     assert found.cluster_queue == ""
+    assert found.requeue_at is None
 
 
 def test_the_job_s_workload_by_owner_or_by_the_job_uid_label() -> None:
@@ -714,6 +718,23 @@ def test_an_eviction_under_way_is_no_admission(reason: str, again: bool) -> None
     conditions = {"Evicted": k.Condition("True", reason)}
     found = k.Workload("w", "ns", "q", frozenset(), conditions=conditions)
     assert k.requeued(found) is again
+
+
+@pytest.mark.parametrize("reason", ["PodsReadyTimeout", "AdmissionCheck"])
+@pytest.mark.parametrize("unreserved", ["PendingEvaluation", "Pending"])
+def test_an_eviction_kueue_holds_out_of_the_queue_stands(reason: str, unreserved: str) -> None:
+    """jobframework/reconciler.go "handle eviction": once the job stopped, Kueue clears the
+    reservation (`PendingEvaluation`, before v0.19 `Pending`, with the eviction's message) and
+    sets Requeued False for every reason but Preempted and NodeFailures; the queue takes the
+    workload back only once Requeued is True again (cluster_queue.go
+    `backoffWaitingTimeExpired`), which workload_controller.go writes when its backoff ends
+    (`BackoffFinished`)."""
+    evicted = ("Evicted", "True", reason, "m")
+    cleared = ("QuotaReserved", "False", unreserved, "m")
+    assert _said(cleared, evicted, ("Requeued", "False", reason, "m")) is k.Said.EVICTED
+    back = ("Requeued", "True", "BackoffFinished", "The workload backoff was finished")
+    assert _said(cleared, evicted, back) is k.Said.NOTHING, "back in the queue: no verdict yet"
+    assert _said(cleared, ("Requeued", "False", reason, "m")) is k.Said.NOTHING, "not evicted"
 
 
 def test_an_eviction_past_is_what_the_reservation_says() -> None:

@@ -21,6 +21,7 @@ them are read together, as Kueue's own cache holds them.
 
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime
 from enum import IntEnum
 from typing import Any
 
@@ -229,6 +230,9 @@ class Workload(Struct, frozen=True):
     checks: tuple[CheckState, ...] = ()
     pod_sets: tuple[PodSetRequest, ...] = ()
     priority: int = 0
+    requeue_at: datetime | None = None
+    """`status.requeueState.requeueAt`: when an evicted workload's backoff ends and Kueue may
+    queue it again."""
 
     def holds(self, condition: str) -> bool:
         """The condition is there and True."""
@@ -420,6 +424,7 @@ def workload(obj: KubeObject, requests_of: RequestsOf) -> Workload:
         checks,
         tuple(sets),
         o.integer(spec.get("priority")),
+        o.parse_time(o.mapping(status.get("requeueState")).get("requeueAt")),
     )
 
 
@@ -613,6 +618,15 @@ def _said_by_pod_sets(message: str) -> Said | None:
     return Said.WAITS_FOR_QUOTA if _WAITS_WORDS in message else None
 
 
+def _held_out(found: Workload) -> bool:
+    """Kueue keeps the evicted workload out of its queue: Requeued False, written by the
+    eviction for every reason but Preempted and NodeFailures (jobframework/reconciler.go
+    "handle eviction"), until its backoff ends (workload_controller.go `BackoffFinished`);
+    the queue takes none with Requeued False (cluster_queue.go `backoffWaitingTimeExpired`)."""
+    requeued_condition = found.conditions.get("Requeued")
+    return requeued_condition is not None and requeued_condition.status == "False"
+
+
 def said(found: Workload) -> Said:
     """What the Workload's conditions say, measured: Kueue's granular QuotaReserved reasons
     (apis/kueue/v1beta2 workload_types.go `WorkloadQuotaReservedReason*`), and in older
@@ -621,9 +635,10 @@ def said(found: Workload) -> Said:
     rule here is OTHER, never NOTHING: Kueue's word is not overruled by arithmetic."""
     if not found.active:
         return Said.DEACTIVATED
-    if found.holds("QuotaReserved") and found.holds("Evicted"):
+    if found.holds("Evicted") and (found.holds("QuotaReserved") or _held_out(found)):
         # Evicted stays True until the next reservation resets it (workload.go
-        # `SetQuotaReservation`): with quota still reserved, the eviction is under way.
+        # `SetQuotaReservation`): with quota still reserved, the eviction is under way; once
+        # cleared, Requeued False keeps the workload out of its queue.
         return Said.EVICTED
     if found.holds("Admitted"):
         return Said.ADMITTED

@@ -11,6 +11,7 @@ from typing import Any
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ListRead, ReadFailure
+from truegreen.doctor.checks.base import format_age
 from truegreen.doctor.checks.queue import flavor_assigner as fa
 from truegreen.doctor.checks.queue.gang import gang_findings
 from truegreen.doctor.checks.queue.words import (
@@ -327,7 +328,8 @@ def _said(
         todo = "Nothing to do: Kueue puts it back in the queue, where it waits its turn again"
         return _reported(env, job, own, fields, Status.WARN, todo, "Evicted")
     if state is k.Said.EVICTED:
-        return _reported(env, job, own, fields, Status.FAIL, "Fix what Kueue names", "Evicted")
+        todo = "Fix what Kueue names" + _back_in_queue(env, own)
+        return _reported(env, job, own, fields, Status.FAIL, todo, "Evicted")
     if state is k.Said.WAITS:
         todo = "Nothing to do while Kueue waits for what it names"
         return _reported(env, job, own, fields, Status.WARN, todo)
@@ -374,6 +376,14 @@ def _said(
     return None
 
 
+def _back_in_queue(env: Environment, own: k.Workload) -> str:
+    """When Kueue queues the evicted job again: at the end of the backoff it wrote
+    (`status.requeueState.requeueAt`; workload_controller.go "Waiting for backoff to finish")."""
+    if own.requeue_at is None or own.requeue_at <= env.now:
+        return ""
+    return f"; Kueue puts it back in the queue in {format_age(own.requeue_at - env.now)}"
+
+
 def _reported(
     env: Environment,
     job: TrainingJob,
@@ -412,9 +422,17 @@ def _admitted(own: k.Workload, job: TrainingJob, fields: Mapping[str, Any], *not
 
 
 def _conditions(own: k.Workload) -> tuple[str, ...]:
-    return tuple(
-        f"Workload {own.name} {kind}={c.status} {c.reason}: {c.message}".rstrip(": ")
-        for kind, c in own.conditions.items()
+    backoff = (
+        (f"Workload {own.name} requeueAt {own.requeue_at.isoformat()}",)
+        if own.requeue_at is not None
+        else ()
+    )
+    return (
+        *(
+            f"Workload {own.name} {kind}={c.status} {c.reason}: {c.message}".rstrip(": ")
+            for kind, c in own.conditions.items()
+        ),
+        *backoff,
     )
 
 
