@@ -391,3 +391,76 @@ def test_nesting_past_libyaml_s_limit_is_refused_at_its_line_not_a_crash(tmp_pat
         f"kubeconfig {path} is not valid YAML at line 1000: exceeded maximum nesting depth. "
         "fix the file, or pass another with --kubeconfig"
     )
+
+
+# -- a server address kubectl refuses is quoted without its user part ------------------------
+
+
+@pytest.mark.parametrize(
+    ("server", "shown", "why"),
+    [
+        # Python's parser refuses the unclosed bracket (ValueError), as Go's does
+        ("https://admin:hunter2@[::1", "https://<redacted>@[::1", ""),
+        (
+            "https://admin:hunter2@exa mple.com",
+            "https://<redacted>@exa mple.com",
+            ' (invalid character " " in host name)',
+        ),
+        # a space in the password: a URL-in-text rule would stop at it and show `admin:hunter`
+        (
+            "https://admin:hun ter2@exa mple.com",
+            "https://<redacted>@exa mple.com",
+            ' (invalid character " " in host name)',
+        ),
+        # no scheme: the user part starts the address
+        ("admin:hunter2@10.0.0.1:6443/api", "<redacted>@10.0.0.1:6443/api", ""),
+        # a `/` in the password ends the authority there for both parsers, which then read
+        # `hun` as the port: the reason, which would quote it, is left out
+        ("https://admin:hun/ter2@exa mple.com", "https://<redacted>@exa mple.com", ""),
+        # a user without a password is hidden too, as LiveCluster.server hides it
+        (
+            "https://admin@exa mple.com",
+            "https://<redacted>@exa mple.com",
+            ' (invalid character " " in host name)',
+        ),
+        # an empty user part: nothing to hide
+        (
+            "https://@exa mple.com",
+            "https://@exa mple.com",
+            ' (invalid character " " in host name)',
+        ),
+        # no user part: nothing to hide, the reason says what is wrong
+        (
+            "https://exa mple.com:6443",
+            "https://exa mple.com:6443",
+            ' (invalid character " " in host name)',
+        ),
+    ],
+    ids=[
+        "unclosed-bracket",
+        "space-in-host",
+        "space-in-password",
+        "no-scheme",
+        "slash-in-password",
+        "user-without-password",
+        "empty-user",
+        "no-user",
+    ],
+)
+def test_an_unusable_server_address_is_quoted_without_its_password(
+    tmp_path: Path, server: str, shown: str, why: str
+) -> None:
+    """client-go refuses these before any request (rest/url_utils.go DefaultServerURL: `host
+    must be a URL or a host:port pair`); the address is quoted with its user part hidden, as
+    Go's url.URL.Redacted hides a password, even where no parser can read the address."""
+    config = _entries()
+    config["clusters"] = [{"name": "a", "cluster": {"server": server}}]
+    with pytest.raises(ConnectionSetupError) as caught:
+        _resolve(tmp_path, config)
+    line = caught.value.line()
+    assert line == (
+        f"the server address {shown!r} of cluster 'a' in kubeconfig {tmp_path / 'kc'} is not "
+        f"usable: host must be a URL or a host:port pair{why}. correct the server address in "
+        "the file's clusters section"
+    )
+    assert "hun" not in line

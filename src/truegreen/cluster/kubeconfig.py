@@ -31,10 +31,12 @@ from truegreen.cluster.kubeconfig_file import (
     load_kubeconfig,
     read_small_file,
 )
+from truegreen.cluster.redact import REDACTED
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.errors import ConnectionSetupError, TruegreenError, UsageError
 from truegreen.http.proxy import Proxy, ProxyUrlError, parse_proxy_url, proxy_from_environment
 from truegreen.http.tls import ENCRYPTED_KEY_REASON, ClientCertificate, TlsSettings
+from truegreen.patterns import LazyPattern
 
 SERVICE_ACCOUNT = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 """Where Kubernetes mounts a pod's service account (token, ca.crt, namespace)."""
@@ -121,20 +123,7 @@ def resolve(
             f"kubeconfig {source} names no server address for this context",
             todo="check the file's clusters section",
         )
-    address = _server_url(server)
-    fault = _written_fault(server) or (
-        "" if address is None else _host_fault(urlsplit(address).netloc)
-    )
-    if address is None or fault:
-        # kubectl: `error: host must be a URL or a host:port pair` (client-go rest/url_utils.go
-        # DefaultServerURL), before any request.
-        raise ConnectionSetupError(
-            f"the server address {server!r} of cluster {cluster_name!r} in kubeconfig {source} "
-            "is not usable",
-            "host must be a URL or a host:port pair" + (f" ({fault})" if fault else ""),
-            "correct the server address in the file's clusters section",
-        )
-    server = address
+    server = _usable_address(server, cluster_name, source)
     proxy = _proxy(cluster, server, source)
     tls, unverified = _cluster_tls(cluster, source, settings.insecure_skip_tls_verify)
     user_name = context.get("user") or ""
@@ -164,6 +153,44 @@ def resolve(
         compressed,
         cluster_name,
     )
+
+
+def _usable_address(server: str, cluster_name: str, source: str) -> str:
+    """The server's URL (`_server_url`), or ConnectionSetupError where kubectl refuses it
+    before any request (`error: host must be a URL or a host:port pair`: client-go
+    rest/url_utils.go DefaultServerURL). The address is quoted without its user part, and the
+    reason only where it quotes none of it."""
+    address = _server_url(server)
+    netloc = "" if address is None else urlsplit(address).netloc
+    fault = _written_fault(server) or ("" if address is None else _host_fault(netloc))
+    if address is not None and not fault:
+        return address
+    # The reason quotes the host, which is the user part's own text where a `/`, `?` or `#`
+    # in a password ended the authority before its `@` (`https://u:p/w@host`: port "p").
+    shown = fault if fault and netloc.count("@") == server.count("@") else ""
+    raise ConnectionSetupError(
+        f"the server address {_without_user_part(server)!r} of cluster {cluster_name!r} in "
+        f"kubeconfig {source} is not usable",
+        "host must be a URL or a host:port pair" + (f" ({shown})" if shown else ""),
+        "correct the server address in the file's clusters section",
+    )
+
+
+_SCHEME_PREFIX = LazyPattern(r"[A-Za-z][A-Za-z0-9+.\-]*://")
+"""A URL's scheme and `://`, which the user part follows (RFC 3986 3.1)."""
+
+
+def _without_user_part(server: str) -> str:
+    """`server` with its user part shown `<redacted>`, as LiveCluster.server shows it, by
+    shape alone: the address may parse as no URL at all (`https://u:p@[::1`, a space in the
+    host or the password). Everything between the scheme (or the start, without one) and the
+    last `@` may be a password, so all of it is hidden."""
+    at = server.rfind("@")
+    scheme = _SCHEME_PREFIX.match(server)
+    start = scheme.end() if scheme is not None and scheme.end() <= at else 0
+    if at <= start:
+        return server
+    return f"{server[:start]}{REDACTED}{server[at:]}"
 
 
 def _server_url(server: str) -> str | None:
