@@ -464,3 +464,128 @@ def test_an_unusable_server_address_is_quoted_without_its_password(
         "the file's clusters section"
     )
     assert "hun" not in line
+
+
+# -- several KUBECONFIG files: each message names the file of its entry ----------------------
+
+
+def _four_files(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    context: dict[str, object] | None = None,
+    cluster: dict[str, object] | None = None,
+    user: dict[str, object] | None = None,
+    current: str = "y",
+) -> tuple[Path, Path, Path, Path]:
+    """KUBECONFIG of four files, merged as client-go's loader merges them: the first holds
+    another context `x` whole, the second context `y` (and the current context), the third
+    y's cluster, the fourth y's user. client-go records the file of every entry
+    (tools/clientcmd/loader.go LoadFromFile: LocationOfOrigin), and `kubectl config
+    set-cluster`, `set-credentials` and `set-context` write back to it."""
+    cluster = cluster or {}
+    other = _config(server="https://x.example")
+    other.pop("current-context")
+    other["contexts"] = [{"name": "x", "context": {"cluster": "a", "user": "a"}}]
+    files = (
+        _write(tmp_path / "other", other),
+        _write(
+            tmp_path / "contexts",
+            {
+                "contexts": [
+                    {"name": "y", "context": {"cluster": "cy", "user": "uy", **(context or {})}}
+                ],
+                "current-context": current,
+            },
+        ),
+        _write(
+            tmp_path / "clusters",
+            {"clusters": [{"name": "cy", "cluster": {"server": "https://y.example", **cluster}}]},
+        ),
+        # a later current-context loses to the first one set (loader.go: first wins)
+        _write(
+            tmp_path / "users",
+            {"users": [{"name": "uy", "user": user or {"token": "t"}}], "current-context": "x"},
+        ),
+    )
+    monkeypatch.setenv("KUBECONFIG", ":".join(map(str, files)))
+    return files
+
+
+def test_a_merged_connection_names_the_files_of_its_cluster_and_its_user(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, _, clusters, users = _four_files(
+        tmp_path, monkeypatch, cluster={"insecure-skip-tls-verify": True}
+    )
+    resolved = resolve(ConnectionSettings())
+    assert (resolved.source, resolved.login_source) == (str(clusters), str(users))
+    assert resolved.unverified_because == f"insecure-skip-tls-verify in {clusters}"
+
+
+def test_a_context_naming_no_defined_user_names_the_context_s_file_for_the_login(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """client-go: a context's undefined user is an anonymous login (client_config.go
+    getAuthInfo returns an empty AuthInfo); the context's file is where it is named."""
+    _, contexts, clusters, _ = _four_files(tmp_path, monkeypatch, context={"user": "nobody"})
+    resolved = resolve(ConnectionSettings())
+    assert (resolved.source, resolved.login_source) == (str(clusters), str(contexts))
+
+
+@pytest.mark.parametrize(
+    ("entries", "expected"),
+    [
+        (
+            {"cluster": {"server": "https://exa mple.com"}},
+            "the server address 'https://exa mple.com' of cluster 'cy' in kubeconfig "
+            "{clusters} is not usable",
+        ),
+        ({"cluster": {"server": ""}}, "kubeconfig {clusters} names no server address"),
+        (
+            {"cluster": {"proxy-url": "ftp://proxy.corp"}},
+            "the kubeconfig cluster in {clusters} has a proxy-url kubectl would refuse",
+        ),
+        (
+            {"user": {"token": "t", "username": "u"}},
+            "the kubeconfig user 'uy' in {users} has more than one login method",
+        ),
+        (
+            {"context": {"cluster": "absent"}},
+            "kubeconfig {contexts} is not usable: the context's cluster 'absent' is not defined",
+        ),
+        (
+            {"context": {"namespace": ".."}},
+            "fix the namespace in kubeconfig {contexts}, or pass one with -n",
+        ),
+        (
+            {"current": "ghost"},
+            "kubeconfig {contexts} is not usable: its current context 'ghost' is not defined",
+        ),
+    ],
+    ids=["server", "no-server", "proxy", "login", "context-cluster", "namespace", "current"],
+)
+def test_a_problem_in_a_merged_kubeconfig_names_the_file_of_its_entry(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    entries: dict[str, dict[str, object]],
+    expected: str,
+) -> None:
+    current = str(entries.pop("current", {}) or "y")
+    files = _four_files(tmp_path, monkeypatch, current=current, **entries)
+    with pytest.raises(ConnectionSetupError) as caught:
+        resolve(ConnectionSettings())
+    named = dict(zip(("other", "contexts", "clusters", "users"), files, strict=True))
+    assert expected.format(**named) in caught.value.line()
+
+
+def test_what_no_entry_holds_names_every_merged_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = ", ".join(map(str, _four_files(tmp_path, monkeypatch)))
+    with pytest.raises(UsageError) as caught:
+        resolve(ConnectionSettings(context="nope"))
+    assert caught.value.line() == (
+        f"context 'nope' is not in the kubeconfig merged from {files}: it has x, y. "
+        "pass one of those with --context"
+    )

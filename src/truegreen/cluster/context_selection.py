@@ -88,13 +88,13 @@ def resolve_contexts(selection: ContextSelection, kubeconfig: Path | None) -> tu
     source, _, known = context_names(kubeconfig)
     if selection.every:
         if not known:
-            raise UsageError(f"kubeconfig {source} has no contexts", todo="add one, or pass one")
+            raise UsageError(f"{source} has no contexts", todo="add one, or pass one")
         chosen = known
     else:
         missing = [name for name in selection.names if name not in known]
         if missing:
             raise UsageError(
-                f"context {missing[0]!r} is not in kubeconfig {source}",
+                f"context {missing[0]!r} is not in {source}",
                 f"it has {', '.join(known) or 'no contexts'}",
                 "pass those with --contexts",
             )

@@ -48,7 +48,9 @@ class ResolvedConnection(Struct, frozen=True):
     server: str
     namespace: str
     source: str
-    """Where the settings came from, for messages: a kubeconfig path or "in-cluster"."""
+    """Where the settings came from, for messages: the kubeconfig file that defines the
+    context's cluster (where `kubectl config set-cluster` writes it back: client-go's loader
+    records each entry's own file as its LocationOfOrigin), or "in-cluster"."""
     tls: TlsSettings
     credentials: CredentialSource
     unverified_because: str | None = None
@@ -64,13 +66,40 @@ class ResolvedConnection(Struct, frozen=True):
     cluster_name: str = ""
     """The kubeconfig's name for the context's cluster (`contexts[].context.cluster`); "" in
     a pod, where client-go's InClusterConfig knows no name."""
+    login_source: str = ""
+    """Where the login comes from, for messages about it: the kubeconfig file that defines
+    the context's user (the context's own file when it names no defined user); "" where that
+    is `source` (in a pod)."""
 
 
 class _Entry(Struct, frozen=True):
-    """One named clusters/users/contexts entry and the folder of the file that defined it."""
+    """One named clusters/users/contexts entry and the file that defined it (client-go's
+    LocationOfOrigin), named in messages about the entry."""
 
     settings: Mapping[str, Any]
-    folder: Path
+    file: Path
+
+    @property
+    def folder(self) -> Path:
+        """The folder its relative paths resolve against (client-go `ResolveLocalPaths`)."""
+        return self.file.absolute().parent
+
+    @property
+    def named(self) -> str:
+        """The entry's file, as messages name it."""
+        return f"kubeconfig {self.file}"
+
+
+class _Current(Struct, frozen=True):
+    """The merged kubeconfig's current context, and the file that set it."""
+
+    name: str
+    file: Path
+
+    @property
+    def named(self) -> str:
+        """The file that set it, as messages name it."""
+        return f"kubeconfig {self.file}"
 
 
 def _check_named(kubeconfig: Path | None) -> None:
@@ -92,43 +121,27 @@ def resolve(
     paths = _kubeconfig_paths(settings.kubeconfig)
     if not paths:
         return _in_cluster(settings, service_account)
-    source = str(paths[0])
     merged, current = _merge([(path, load_kubeconfig(path)) for path in paths])
-    contexts = sorted(merged["contexts"])
-    if settings.context is not None and settings.context not in contexts:
-        # A --context the kubeconfig lacks is a wrong flag: bad usage (64), not "could not
-        # check" (kubectl says "context was not found for specified context" and exits 1).
-        raise UsageError(
-            f"context {settings.context!r} is not in kubeconfig {source}",
-            f"it has {', '.join(contexts) or 'no contexts'}",
-            "pass one of those with --context",
-        )
-    name = settings.context or current
-    if not name:
-        raise ConnectionSetupError(
-            f"kubeconfig {source} names no current context",
-            f"it has {', '.join(contexts) or 'no contexts'}",
-            "pass one with --context",
-        )
-    if name not in merged["contexts"]:
-        raise _unusable(source, f"its current context {name!r} is not defined")
-    context = merged["contexts"][name].settings
-    cluster_name = context.get("cluster") or ""
+    context = _context(settings.context, merged["contexts"], current, _every_file(paths))
+    cluster_name = context.settings.get("cluster") or ""
     if cluster_name not in merged["clusters"]:
-        raise _unusable(source, f"the context's cluster {cluster_name!r} is not defined")
+        raise _unusable(context.named, f"the context's cluster {cluster_name!r} is not defined")
     cluster = merged["clusters"][cluster_name]
+    source = str(cluster.file)
     server = cluster.settings.get("server")
     if not server:
         raise ConnectionSetupError(
-            f"kubeconfig {source} names no server address for this context",
+            f"{cluster.named} names no server address for this context",
             todo="check the file's clusters section",
         )
-    server = _usable_address(server, cluster_name, source)
-    proxy = _proxy(cluster, server, source)
-    tls, unverified = _cluster_tls(cluster, source, settings.insecure_skip_tls_verify)
-    user_name = context.get("user") or ""
-    user = merged["users"].get(user_name, _Entry({}, cluster.folder))
-    namespace = _namespace(settings.namespace, context.get("namespace"), f"kubeconfig {source}")
+    server = _usable_address(server, cluster_name, cluster)
+    proxy = _proxy(cluster, server)
+    tls, unverified = _cluster_tls(cluster, settings.insecure_skip_tls_verify)
+    user_name = context.settings.get("user") or ""
+    # A user the context names but no file defines is an anonymous login (client_config.go
+    # getAuthInfo): the context's file is where it is named.
+    user = merged["users"].get(user_name, _Entry({}, context.file))
+    namespace = _namespace(settings.namespace, context.settings.get("namespace"), context.named)
     # client-go impersonates whatever the scheme (client_config.go sets Impersonate before it
     # reads any credential).
     acting = impersonation(user_name, user.settings, settings.act_as)
@@ -137,10 +150,10 @@ def resolve(
         # client-go reads the user's credentials and the server's TLS settings only for an
         # https server (`client_config.go`, IsConfigTransportTLS): nothing is sent over http.
         anonymous = StaticCredentials(Credential(), "no login (the server address is plain http)")
-        return ResolvedConnection(
-            server, namespace, source, tls, anonymous, None, proxy, acting, compressed, cluster_name
-        )
-    credentials = _user_credentials(user_name, user, cluster, source)
+        credentials: CredentialSource = anonymous
+        unverified = None
+    else:
+        credentials = _user_credentials(user_name, user, cluster)
     return ResolvedConnection(
         server,
         namespace,
@@ -152,10 +165,36 @@ def resolve(
         acting,
         compressed,
         cluster_name,
+        str(user.file),
     )
 
 
-def _usable_address(server: str, cluster_name: str, source: str) -> str:
+def _context(
+    flag: str | None, contexts: Mapping[str, _Entry], current: _Current | None, every: str
+) -> _Entry:
+    """The context `--context` names, else the current one; `every` names the merged files
+    for what no one entry holds."""
+    known = ", ".join(sorted(contexts)) or "no contexts"
+    if flag is not None and flag not in contexts:
+        # A --context the kubeconfig lacks is a wrong flag: bad usage (64), not "could not
+        # check" (kubectl says "context was not found for specified context" and exits 1).
+        raise UsageError(
+            f"context {flag!r} is not in {every}",
+            f"it has {known}",
+            "pass one of those with --context",
+        )
+    if flag:
+        return contexts[flag]
+    if current is None:
+        raise ConnectionSetupError(
+            f"{every} names no current context", f"it has {known}", "pass one with --context"
+        )
+    if current.name not in contexts:
+        raise _unusable(current.named, f"its current context {current.name!r} is not defined")
+    return contexts[current.name]
+
+
+def _usable_address(server: str, cluster_name: str, cluster: _Entry) -> str:
     """The server's URL (`_server_url`), or ConnectionSetupError where kubectl refuses it
     before any request (`error: host must be a URL or a host:port pair`: client-go
     rest/url_utils.go DefaultServerURL). The address is quoted without its user part, and the
@@ -170,7 +209,7 @@ def _usable_address(server: str, cluster_name: str, source: str) -> str:
     shown = fault if fault and netloc.count("@") == server.count("@") else ""
     raise ConnectionSetupError(
         f"the server address {_without_user_part(server)!r} of cluster {cluster_name!r} in "
-        f"kubeconfig {source} is not usable",
+        f"{cluster.named} is not usable",
         "host must be a URL or a host:port pair" + (f" ({shown})" if shown else ""),
         "correct the server address in the file's clusters section",
     )
@@ -367,7 +406,7 @@ def _scheme(server: str) -> str:
         return ""
 
 
-def _proxy(cluster: _Entry, server: str, source: str) -> Proxy | None:
+def _proxy(cluster: _Entry, server: str) -> Proxy | None:
     """The cluster's `proxy-url`, else the proxy the environment names for this server, as
     client-go picks them (`client_config.go`: http.ProxyURL, else ProxyFromEnvironment)."""
     written = cluster.settings.get("proxy-url")
@@ -376,7 +415,7 @@ def _proxy(cluster: _Entry, server: str, source: str) -> Proxy | None:
             return parse_proxy_url(str(written))
         except ProxyUrlError as error:
             raise ConnectionSetupError(
-                f"the kubeconfig cluster in {source} has a proxy-url kubectl would refuse",
+                f"the kubeconfig cluster in {cluster.file} has a proxy-url kubectl would refuse",
                 str(error),
                 "fix or remove proxy-url in the kubeconfig",
             ) from None
@@ -401,9 +440,10 @@ def _environment_proxy(server: str) -> Proxy | None:
         ) from None
 
 
-def _unusable(source: str, why: str) -> ConnectionSetupError:
+def _unusable(where: str, why: str) -> ConnectionSetupError:
+    """`where` (a kubeconfig, as `_Entry.named` names it) cannot be used, and why."""
     return ConnectionSetupError(
-        f"kubeconfig {source} is not usable",
+        f"{where} is not usable",
         why,
         "check the file, or pass another with --kubeconfig",
     )
@@ -415,9 +455,9 @@ def _text(value: str | None) -> str | None:
 
 
 def context_names(kubeconfig: Path | None) -> tuple[str, str, tuple[str, ...]]:
-    """The merged kubeconfig's source, current context ("" for none) and every context name,
-    sorted (as `kubectl config get-contexts` lists them); UsageError without a kubeconfig (the
-    in-cluster account has no contexts)."""
+    """The merged kubeconfig's files (`kubeconfig PATH`, as messages name them), current
+    context ("" for none) and every context name, sorted (as `kubectl config get-contexts`
+    lists them); UsageError without a kubeconfig (the in-cluster account has no contexts)."""
     _check_named(kubeconfig)
     paths = _kubeconfig_paths(kubeconfig)
     if not paths:
@@ -427,7 +467,8 @@ def context_names(kubeconfig: Path | None) -> tuple[str, str, tuple[str, ...]]:
             "pass --kubeconfig",
         )
     merged, current = _merge([(path, load_kubeconfig(path)) for path in paths])
-    return str(paths[0]), current or "", tuple(sorted(merged["contexts"]))
+    name = current.name if current is not None else ""
+    return _every_file(paths), name, tuple(sorted(merged["contexts"]))
 
 
 def _kubeconfig_paths(explicit: Path | None) -> list[Path]:
@@ -451,22 +492,29 @@ def _kubeconfig_paths(explicit: Path | None) -> list[Path]:
 
 def _merge(
     files: list[tuple[Path, Mapping[str, Any]]],
-) -> tuple[dict[str, dict[str, _Entry]], str | None]:
+) -> tuple[dict[str, dict[str, _Entry]], _Current | None]:
     """Merge kubeconfig files as kubectl does: the first file to define a name wins, and so
-    does the first current-context. Each entry keeps the folder of its own file; an entry
-    without a name or settings has the empty ones, as Go decodes it."""
+    does the first current-context. Each entry keeps its own file; an entry without a name or
+    settings has the empty ones, as Go decodes it."""
     merged: dict[str, dict[str, _Entry]] = {section: {} for section in SECTIONS}
-    current: str | None = None
+    current: _Current | None = None
     for path, content in files:
-        folder = path.absolute().parent
         for section in SECTIONS:
             for entry in content.get(section) or ():
                 name = (entry or {}).get("name") or ""
                 settings = (entry or {}).get(section[:-1]) or {}
-                merged[section].setdefault(name, _Entry(settings, folder))
-        if current is None:
-            current = content.get("current-context") or None
+                merged[section].setdefault(name, _Entry(settings, path))
+        written = content.get("current-context")
+        if current is None and written:
+            current = _Current(written, path)
     return merged, current
+
+
+def _every_file(paths: list[Path]) -> str:
+    """The kubeconfig files merged, as messages name them where no one entry is meant."""
+    if len(paths) == 1:
+        return f"kubeconfig {paths[0]}"
+    return f"the kubeconfig merged from {', '.join(map(str, paths))}"
 
 
 def _path(entry: _Entry, key: str) -> Path | None:
@@ -490,9 +538,9 @@ def _pem(entry: _Entry, key: str, what: str, where: str) -> bytes | None:
     return None
 
 
-def _cluster_tls(cluster: _Entry, source: str, skip_flag: bool) -> tuple[TlsSettings, str | None]:
+def _cluster_tls(cluster: _Entry, skip_flag: bool) -> tuple[TlsSettings, str | None]:
     settings = cluster.settings
-    where = f"the kubeconfig cluster in {source}"
+    where = f"the kubeconfig cluster in {cluster.file}"
     server_name = _text(settings.get("tls-server-name"))
     if skip_flag:
         # kubectl: the flag without a CA of its own clears the file's CA (client_config.go).
@@ -507,7 +555,7 @@ def _cluster_tls(cluster: _Entry, source: str, skip_flag: bool) -> tuple[TlsSett
             )
         return (
             TlsSettings(verify=False, server_name=server_name),
-            f"insecure-skip-tls-verify in {source}",
+            f"insecure-skip-tls-verify in {cluster.file}",
         )
     if ca is not None and b"-----BEGIN CERTIFICATE-----" not in ca:
         raise ConnectionSetupError(
@@ -517,14 +565,14 @@ def _cluster_tls(cluster: _Entry, source: str, skip_flag: bool) -> tuple[TlsSett
     return TlsSettings(ca_pem=ca, server_name=server_name), None
 
 
-def _user_credentials(name: str, user: _Entry, cluster: _Entry, source: str) -> CredentialSource:
+def _user_credentials(name: str, user: _Entry, cluster: _Entry) -> CredentialSource:
     settings = user.settings
     where = f"the kubeconfig user {name!r}"
     token, token_file = _text(settings.get("token")), _path(user, "tokenFile")
     username, password = _text(settings.get("username")), _text(settings.get("password"))
     if (token or token_file) and (username or password):
         raise ConnectionSetupError(
-            f"{where} in {source} has more than one login method",
+            f"{where} in {user.file} has more than one login method",
             "a token and a username/password",
             "keep one of them, as kubectl requires",
         )
@@ -549,7 +597,7 @@ def _user_credentials(name: str, user: _Entry, cluster: _Entry, source: str) -> 
         # clientcmd finds no login here (client_config.go canIdentifyUser) and kubectl asks
         # for a username on the terminal; truegreen asks nothing.
         raise ConnectionSetupError(
-            f"{where} in {source} has a password but no username",
+            f"{where} in {user.file} has a password but no username",
             "kubectl sends no login without one (it asks for the username on a terminal)",
             "add the username to the kubeconfig, or remove the password",
         )

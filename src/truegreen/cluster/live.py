@@ -291,8 +291,15 @@ class LiveCluster:
 
     @property
     def source(self) -> str:
-        """Where the connection settings came from: a kubeconfig path or `in-cluster`."""
+        """Where the connection settings came from: the kubeconfig file of the context's
+        cluster, or `in-cluster`."""
         return self._connection.source
+
+    @property
+    def login_source(self) -> str:
+        """Where the login comes from: the kubeconfig file of the context's user, or
+        `in-cluster`."""
+        return self._connection.login_source or self._connection.source
 
     @property
     def server(self) -> str:

@@ -45,11 +45,15 @@ class Where(Struct, frozen=True):
 
     server: str
     source: str
-    """Where the connection settings came from: a kubeconfig path, `in-cluster`, a snapshot."""
+    """Where the connection settings came from: the kubeconfig file of the context's cluster,
+    `in-cluster`, a snapshot."""
     login: str = ""
     """Plain words naming the login (`user 'admin'`, `the credential plugin aws of user …`)."""
     login_command: str | None = None
     """The credential plugin's command, when one logs in."""
+    login_source: str = ""
+    """Where the login comes from: the kubeconfig file of the context's user; "" where that
+    is `source` (a snapshot holds no login)."""
     offline: bool = False
     """Read from a snapshot: what to do is take a new one, not fix an address."""
 
@@ -231,6 +235,7 @@ def _login_todo(where: Where, advice: str) -> str:
     if command:
         return f"log in again the way the plugin `{name}` expects"
     return (
-        f"check the login details of {where.login or 'this user'} in {where.source}: they may "
+        f"check the login details of {where.login or 'this user'} in "
+        f"{where.login_source or where.source}: they may "
         "have expired or been revoked"
     )

@@ -140,7 +140,12 @@ class RunningMonitor:
                 namespaces.first()
             except NamespacesNotListedError as error:
                 self.cluster.close()
-                where = Where(self.cluster.server, self.cluster.source, self.cluster.login)
+                where = Where(
+                    self.cluster.server,
+                    self.cluster.source,
+                    self.cluster.login,
+                    login_source=self.cluster.login_source,
+                )
                 raise namespaces_not_listed(error, where, for_connection(connection)) from None
             except TruegreenError:
                 self.cluster.close()
@@ -163,6 +168,7 @@ class RunningMonitor:
                     self.cluster.source,
                     self.cluster.login,
                     self.cluster.login_command,
+                    login_source=self.cluster.login_source,
                 ),
                 request.interval,
                 request.min_interval,

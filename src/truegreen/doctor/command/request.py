@@ -160,6 +160,17 @@ def _settled() -> None:
     gc.freeze()
 
 
+def _where(cluster: LiveCluster) -> Where:
+    """Which cluster doctor reads, and as whom, each with the file that says so."""
+    return Where(
+        cluster.server,
+        cluster.source,
+        cluster.login,
+        cluster.login_command,
+        login_source=cluster.login_source,
+    )
+
+
 def _telling(cluster: LiveCluster, told: Told | None) -> ClusterReader:
     """The cluster, or when someone watches, a reader that tells them each read."""
     if told is None:
@@ -256,7 +267,7 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
     asked = not _no_registry(request, config)
     with LiveCluster.connect(connection, _run_limit(connection, asked)) as cluster:
         _settled()
-        where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        where = _where(cluster)
         reader = _telling(cluster, told)
         registry = (
             _live_registry(connection, request.registry_allow, _registry_budget(connection))
@@ -487,7 +498,7 @@ def _fleet_of(
     settings = replace(settings, kubectl=for_connection(connection))
     with LiveCluster.connect(connection, _run_limit(connection, not no_registry)) as cluster:
         _settled()
-        where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        where = _where(cluster)
         try:
             namespaces = resolve_namespaces(selection, cluster) or (cluster.namespace,)
         except NamespacesNotListedError as error:
@@ -545,7 +556,7 @@ def take_snapshot(
         )
         now = datetime.now(UTC).replace(microsecond=0)
         env = gather(recorder, namespace, now, settings, registry=registry)
-        where = Where(cluster.server, cluster.source, cluster.login, cluster.login_command)
+        where = _where(cluster)
         if isinstance(env, Unreachable):
             raise _nothing_read(env, where, for_connection(connection))
         if not any(_answered(read) for _, read in recorder.recorded):
