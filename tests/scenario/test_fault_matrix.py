@@ -30,9 +30,10 @@ OWNERS: list[tuple[str, set[str]]] = [
     (r"/limitranges$", {"capacity", "admission"}),
     (r"^/api/v1/nodes$", {"capacity"}),
     (r"^/api/v1/pods$", {"capacity"}),
-    # The pods' service account adds registry logins (image-pull) and must exist for them to
-    # be let in (admission: the ServiceAccount plugin).
-    (r"/serviceaccounts/default$", {"image-pull", "admission"}),
+    # The pods' service account must exist for them to be let in (admission: the
+    # ServiceAccount plugin); its registry logins reach only pods that name none of their own,
+    # and every pod here names `regcred` (plugin/pkg/admission/serviceaccount/admission.go).
+    (r"/serviceaccounts/default$", {"admission"}),
     (r"/secrets/regcred$", {"image-pull"}),
     (r"/secrets/backend-credentials$", {"credentials"}),
     # The training job's volume: a bound one may tie it to some machines (its node affinity).

@@ -25,6 +25,7 @@ from truegreen.doctor.knowledge.image_presence import (
     download_size,
     is_index,
     kubelet_pulled,
+    login_names,
     machine_platform,
     machines_log_in,
     plain_size,
@@ -151,6 +152,19 @@ def test_a_pod_sends_its_own_logins_and_its_account_s_only_when_it_names_none() 
     )
 
 
+def test_the_login_names_a_pod_sends_are_its_own_else_its_account_s() -> None:
+    """plugin/pkg/admission/serviceaccount/admission.go Admit copies the account's
+    imagePullSecrets only when `len(pod.Spec.ImagePullSecrets) == 0`."""
+    account = Got({"kind": "ServiceAccount", "imagePullSecrets": [{"name": "sa-login"}]})
+    own = {"imagePullSecrets": [{"name": "b"}, {"name": "a"}, {"name": "b"}]}
+    assert login_names(own, account) == ("b", "a")
+    assert login_names({}, account) == ("sa-login",)
+    assert login_names({"imagePullSecrets": []}, account) == ("sa-login",)
+    assert login_names({}, CantRead(ReadFailure.FORBIDDEN, "no")) == ()
+    assert login_names({}, None) == ()
+    assert login_names(own, None) == ("b", "a")
+
+
 def test_a_pod_s_logins_are_complete_only_when_doctor_saw_every_one() -> None:
     secrets = {"ok": _login("ok", "ghcr.io")}
     missing = CantRead(ReadFailure.NOT_FOUND, "not found")
@@ -158,6 +172,8 @@ def test_a_pod_s_logins_are_complete_only_when_doctor_saw_every_one() -> None:
     assert pod_logins({}, missing, {}).complete, "no account: nothing the kubelet sends"
     assert not pod_logins({}, forbidden, {}).complete
     assert not pod_logins({}, None, {}).complete
+    own = {"imagePullSecrets": [{"name": "ok"}]}
+    assert pod_logins(own, forbidden, secrets).complete, "the account's logins never reach it"
     spec = {"imagePullSecrets": [{"name": "ok"}, {"name": "gone"}, {"name": "ok"}]}
     logins = pod_logins(spec, forbidden, {**secrets, "gone": missing})
     assert (logins.names, logins.complete, dict(logins.hosts)) == (

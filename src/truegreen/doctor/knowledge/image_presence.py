@@ -251,30 +251,34 @@ def machines_log_in(registry: str) -> bool:
     return any(login_covers(pattern, registry) for pattern in MACHINE_LOGIN_REGISTRIES)
 
 
+def login_names(spec: Mapping[str, Any], account: GetRead | None) -> tuple[str, ...]:
+    """The names of the logins a pod of `spec` sends, each once: its own; with none, its
+    service account's, which the ServiceAccount admission plugin copies into a pod that names
+    none, and only into such a pod (plugin/pkg/admission/serviceaccount/admission.go, Admit).
+    `account`: the account's read, None when it was not read."""
+    names = o.pull_secret_names(spec)
+    if not names and isinstance(account, Got):
+        names = o.pull_secret_names(account.obj)
+    return tuple(dict.fromkeys(names))
+
+
 def pod_logins(
     spec: Mapping[str, Any], account: GetRead | None, secrets: Mapping[str, GetRead]
 ) -> PodLogins:
-    """The logins a pod of `spec` sends: its own; with none, its service account's, which the
-    ServiceAccount admission plugin copies into a pod that names none
-    (plugin/pkg/admission/serviceaccount/admission.go). `account`: the account's read, None
-    when it was not read."""
-    names = o.pull_secret_names(spec)
-    complete = True
-    if not names:
-        complete = isinstance(account, Got) or (
-            isinstance(account, CantRead) and account.is_measurement
-        )
-        if isinstance(account, Got):
-            names = o.pull_secret_names(account.obj)
+    """The logins a pod of `spec` sends (`login_names`), as doctor could read them."""
+    names = login_names(spec, account)
+    complete = bool(o.pull_secret_names(spec)) or (
+        isinstance(account, Got) or (isinstance(account, CantRead) and account.is_measurement)
+    )
     hosts: dict[str, frozenset[str]] = {}
-    for name in dict.fromkeys(names):
+    for name in names:
         read = secrets.get(name)
         found = registries_with_credentials(read.obj) if isinstance(read, Got) else None
         if found is None:
             complete = False  # missing, unread or no login: its own finding says so
         else:
             hosts[name] = found
-    return PodLogins(tuple(dict.fromkeys(names)), hosts, complete)
+    return PodLogins(names, hosts, complete)
 
 
 def pulled_images(spec: Mapping[str, Any]) -> list[str]:

@@ -9,7 +9,7 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Got, Kind
+from truegreen.cluster import CantRead, Kind
 from truegreen.cluster.redact import redact_shapes
 from truegreen.doctor.checks.image_pull.invalid import invalid_names
 from truegreen.doctor.checks.image_pull.presence import Outcome, judge
@@ -32,6 +32,7 @@ from truegreen.doctor.knowledge.image_presence import (
     RegistryAnswer,
     applying_logins,
     kubelet_pulled,
+    login_names,
     plain_size,
     registries_with_credentials,
     template_lookups_of,
@@ -150,13 +151,15 @@ def check(env: Environment) -> list[Finding]:
     uses: dict[str, _LoginUse] = {}
     unresolved: list[_Unresolved] = []
     for template in env.templates():
-        names = o.pull_secret_names(template.spec)
-        account = o.service_account_name(template.spec)
-        account_read = env.service_accounts.get(account)
-        if isinstance(account_read, CantRead) and not account_read.is_measurement:
+        account_read = env.service_accounts.get(o.service_account_name(template.spec))
+        names = login_names(template.spec, account_read)
+        # The account's logins reach only a pod that names none of its own (login_names).
+        if (
+            not o.pull_secret_names(template.spec)
+            and isinstance(account_read, CantRead)
+            and not account_read.is_measurement
+        ):
             findings.append(SAY.cant_check(env, Kind.SERVICE_ACCOUNT, account_read, template.ref))
-        elif isinstance(account_read, Got):
-            names += o.pull_secret_names(account_read.obj)
         images = [i for i in o.all_images(template.spec) if not _is_public_library(i)]
         registries = {parse_image(i).registry for i in images}
         for name in names:
