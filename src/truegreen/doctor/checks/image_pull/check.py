@@ -34,6 +34,7 @@ from truegreen.doctor.knowledge.image_presence import (
     kubelet_pulled,
     login_names,
     plain_size,
+    pulled_images,
     registries_with_credentials,
     template_lookups_of,
     unreadable_entries,
@@ -111,17 +112,19 @@ def _uncovered(
     env: Environment,
     unresolved: list[_Unresolved],
     usable: dict[str, frozenset[str]],
+    pulled: frozenset[str],
     served: set[tuple[str, str]],
 ) -> list[Finding]:
-    """A finding per registry that images need a login for, and that none of their usable
-    logins covers (`served`: the images the registry served all the same)."""
+    """A finding per registry that images still to pull need a login for, and that none of
+    their usable logins covers (`pulled`: the images a machine has pulled for the namespace;
+    `served`: those the registry served to an owner's logins all the same)."""
     uncovered: dict[str, tuple[set[str], set[str]]] = {}
     for entry in unresolved:
         registry = entry.image.registry
         if not all(n in usable for n in entry.logins):
             continue  # a missing or broken login already has its own finding
-        if (entry.owner, str(entry.image)) in served:
-            continue  # no login applies, and none is needed: the kubelet pulls it anonymously
+        if str(entry.image) in pulled or (entry.owner, str(entry.image)) in served:
+            continue  # pulled already, or the registry serves it without a login
         if not applying_logins(sorted(entry.logins), usable, entry.image.name):
             owners, logins = uncovered.setdefault(registry, (set(), set()))
             owners.add(entry.owner)
@@ -160,16 +163,14 @@ def check(env: Environment) -> list[Finding]:
             and not account_read.is_measurement
         ):
             findings.append(SAY.cant_check(env, Kind.SERVICE_ACCOUNT, account_read, template.ref))
-        images = [i for i in o.all_images(template.spec) if not _is_public_library(i)]
-        registries = {parse_image(i).registry for i in images}
+        # Only the images the kubelet pulls need a login (image_manager.go shouldPullImage).
+        images = [parse_image(i) for i in pulled_images(template.spec) if not _is_public_library(i)]
         for name in names:
             use = uses.setdefault(name, _LoginUse())
             use.owners.append(template.ref)
-            use.registries |= registries
+            use.registries |= {i.registry for i in images}
         if names:
-            unresolved += [
-                _Unresolved(template.ref, parse_image(i), frozenset(names)) for i in images
-            ]
+            unresolved += [_Unresolved(template.ref, i, frozenset(names)) for i in images]
     usable: dict[str, frozenset[str]] = {}
     for name, use in uses.items():
         objects = (f"Secret/{name}", *use.owners)
@@ -224,8 +225,9 @@ def check(env: Environment) -> list[Finding]:
             )
             continue
         usable[name] = hosts
-    presence = _presence(env)
-    findings += _uncovered(env, unresolved, usable, presence.served)
+    pulled = kubelet_pulled(env.pods)
+    presence = _presence(env, pulled)
+    findings += _uncovered(env, unresolved, usable, pulled, presence.served)
     findings += presence.findings
     if findings:
         return findings
@@ -257,15 +259,15 @@ class _Statement(Struct):
 _NOT_CAPTURED = RegistryAnswer(Presence.NOT_CAPTURED, "the snapshot holds no answer for it")
 
 
-def _presence(env: Environment) -> _Presence:
+def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
     """Findings from the registries' answers, for every image of every template whose pods'
-    logins doctor saw (a login it could not read, or one missing, has its own finding)."""
+    logins doctor saw (a login it could not read, or one missing, has its own finding);
+    `pulled`: the images a machine has pulled for the namespace (`kubelet_pulled`)."""
     answers = env.registry
     found = _Presence()
     if answers is None:
         return found
     judged = env.judged_job()
-    pulled = kubelet_pulled(env.pods)
     statements: dict[tuple[str, str, Presence | None], _Statement] = {}
     for template in env.templates():
         logins, lookups = template_lookups_of(
@@ -273,7 +275,6 @@ def _presence(env: Environment) -> _Presence:
         )
         for lookup in lookups:
             if lookup.image in pulled:  # the kubelet's measurement: no registry was asked
-                found.served.add((template.ref, lookup.image))  # so no login was needed
                 line = f"{lookup.image} ({template.owner}): pulled by a machine for a program here"
                 if line not in found.present:
                     found.present.append(line)
