@@ -15,6 +15,7 @@ import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.scenario.test_admission import PINNED_HERE as ADMISSION_CODES
+from tests.scenario.test_pull_logins import PINNED_HERE as PULL_LOGIN_CODES
 from tests.scenario.test_runtime_class import PINNED_HERE as RUNTIME_CLASS_CODES
 from tests.scenario.test_stored_pod import PINNED_HERE as STORED_POD_CODES
 from tests.support.scenarios import healthy, ts
@@ -520,6 +521,7 @@ COVERED_ELSEWHERE = (
     # equal to the catalogue's); end to end: tests/scenario/test_trial.py.
     | {code for code in WORDING if code.startswith("trial.")}
     | ADMISSION_CODES
+    | PULL_LOGIN_CODES
     | STORED_POD_CODES
     | RUNTIME_CLASS_CODES
 )

@@ -15,6 +15,7 @@ image-pull check judges them.
   `MakeDockerKeyring`).
 """
 
+import base64
 from datetime import datetime
 from typing import Any
 
@@ -23,9 +24,20 @@ import pytest
 from tests.conftest import REGISTRY_PASSWORD
 from tests.scenario.conftest import Doctor
 from tests.support.registry import Registry, pull_login, served_from
-from tests.support.scenarios import Obj, find, healthy, image_id
+from tests.support.scenarios import NAMESPACE, Obj, find, healthy, image_id
+
+PINNED_HERE = {"image-pull.login-missing-skipped", "image-pull.login-wrong-type-skipped"}
+"""The catalogue codes whose words and basis these tests pin."""
 
 SIDECAR = "quay.io/prometheus/node-exporter:v1.8.1"
+NOTES = {
+    "apiVersion": "v1",
+    "kind": "Secret",
+    "type": "Opaque",
+    "metadata": {"name": "notes", "namespace": NAMESPACE},
+    "data": {"text": base64.b64encode(b"not a login").decode()},
+}
+"""A secret of another type than a registry login (kubectl create secret generic)."""
 
 
 def _image_pull(report: dict[str, Any]) -> list[tuple[str, str, str]]:
@@ -200,3 +212,165 @@ def test_a_container_never_pulled_is_never_asked_about_nor_needs_a_login(
     assert _image_pull(report) == [("ok", "measured", "image-pull.ok")]
     ok = next(f for f in report["findings"] if f["check"] == "image-pull")
     assert not [d for d in ok["details"] if "preloaded" in d]
+
+
+def _pod_specs(objects: list[Obj]) -> list[Obj]:
+    """Every pod spec of the scenario: the workloads' and jobs' templates, and the pods'."""
+    specs = [o["spec"] for o in objects if o["kind"] == "Pod"]
+    specs += [o["spec"]["template"]["spec"] for o in objects if o["kind"] in ("Deployment", "Job")]
+    return specs
+
+
+def _second_login(name: str, *, stored: Obj | None, trainer: str | None = None) -> Any:
+    """The healthy namespace whose every pod names `name` after `regcred` (which covers
+    registry.example.com); `stored`: the secret `name` as stored, None when it does not exist;
+    `trainer`: the training job's image, which no machine has pulled yet."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        for spec in _pod_specs(objects):
+            spec["imagePullSecrets"].append({"name": name})
+        if stored is not None:
+            objects.append(stored)
+        if trainer is not None:
+            find(objects, "Job", "train-001")["spec"]["template"]["spec"]["containers"][0][
+                "image"
+            ] = trainer
+        return objects
+
+    return build
+
+
+@pytest.mark.parametrize(
+    ("name", "stored", "code", "headline", "detail"),
+    [
+        (
+            "old-login",
+            None,
+            "image-pull.login-missing-skipped",
+            "The registry login 'old-login' doesn't exist; the machines download the images "
+            "without it, and no image still to download needs it.",
+            "imagePullSecret old-login not found: read secret 'old-login': not found (404)",
+        ),
+        (
+            "notes",
+            NOTES,
+            "image-pull.login-wrong-type-skipped",
+            "'notes' is not a registry login; the machines download the images without it, and "
+            "no image still to download needs it.",
+            "secret notes has type Opaque",
+        ),
+    ],
+    ids=["missing", "wrong-type"],
+)
+def test_a_login_the_kubelet_skips_is_a_warning_while_another_covers_the_images(
+    doctor: Doctor, name: str, stored: Obj | None, code: str, headline: str, detail: str
+) -> None:
+    """Every pod names `regcred` and a second login the kubelet can't use: one that does not
+    exist (kubelet_pods.go getPullSecretsForPod leaves it out, with its Warning, and pulls with
+    the rest) or one of another type (secrets.go MakeDockerKeyring skips it). `regcred` covers
+    the one image still to pull (the training job's): the pulls work, and the broken login is
+    named as a warning."""
+    doctor.load(_second_login(name, stored=stored))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (0, code)
+    assert report["headline"]["text"] == headline
+    assert _image_pull(report) == [("warn", "measured", code)]
+    found = next(f for f in report["findings"] if f["check"] == "image-pull")
+    assert found["headline"] == headline
+    assert found["details"] == [detail]
+    assert found["objects"] == [
+        f"Secret/{name}",
+        "Deployment/jobs-manager",
+        "Deployment/mysql",
+        "Job/train-001",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "stored", "code"),
+    [
+        ("old-login", None, "image-pull.login-missing"),
+        ("notes", NOTES, "image-pull.login-wrong-type"),
+    ],
+    ids=["missing", "wrong-type"],
+)
+def test_a_login_the_kubelet_skips_fails_where_an_image_still_to_pull_has_no_other(
+    doctor: Doctor, name: str, stored: Obj | None, code: str
+) -> None:
+    """The same, the training job's new image on a registry `regcred` does not cover: no login
+    the kubelet uses covers it, so the broken login is the measured failure."""
+    trainer = "other-registry.example.com/trainer:2.1"
+    doctor.load(_second_login(name, stored=stored, trainer=trainer))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (2, code)
+    assert _image_pull(report) == [("fail", "measured", code)]
+
+
+def test_a_missing_login_no_image_still_to_pull_needs_is_a_warning(doctor: Doctor) -> None:
+    """The manager's pods name only `gone`, which does not exist, and its one image is on the
+    machine already (imageID): the kubelet runs it without pulling, so nothing waits on the
+    login, which is named as a warning."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        manager = find(objects, "Deployment", "jobs-manager")["spec"]["template"]["spec"]
+        manager["imagePullSecrets"] = [{"name": "gone"}]
+        find(objects, "Pod", "jobs-manager-abc12")["spec"]["imagePullSecrets"] = [{"name": "gone"}]
+        return objects
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 0
+    assert _image_pull(report) == [("warn", "measured", "image-pull.login-missing-skipped")]
+    found = next(f for f in report["findings"] if f["check"] == "image-pull")
+    assert found["objects"] == ["Secret/gone", "Deployment/jobs-manager"]
+    assert found["remedy"].startswith("Create it for registry.example.com with `kubectl")
+
+
+@pytest.mark.parametrize(
+    ("name", "stored", "skipped"),
+    [
+        ("old-login", None, "image-pull.login-missing-skipped"),
+        ("notes", NOTES, "image-pull.login-wrong-type-skipped"),
+    ],
+    ids=["missing", "wrong-type"],
+)
+def test_the_registry_s_answer_to_the_logins_the_kubelet_sends_stands_beside_a_skipped_one(
+    doctor: Doctor, registry: Registry, name: str, stored: Obj | None, skipped: str
+) -> None:
+    """The pods name `regcred` and a login the kubelet leaves out (getPullSecretsForPod) or
+    skips (MakeDockerKeyring), so it pulls with `regcred` alone; the registry, asked with
+    `regcred`, says the training job's tag does not exist: that is what the kubelet would
+    meet, a measured failure the skipped login does not hide."""
+    _push(registry)
+    host = registry.host
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _served_without_pulls(host, now)
+        objects.append(pull_login(host, "robot", REGISTRY_PASSWORD))
+        if stored is not None:
+            objects.append(stored)
+        for spec in _pod_specs(objects):
+            spec["imagePullSecrets"].append({"name": name})
+        job = find(objects, "Job", "train-001")
+        job["spec"]["template"]["spec"]["containers"][0]["image"] = f"{host}/trainer:never-pushed"
+        return objects
+
+    doctor.registry = True
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (2, "image-pull.image-missing")
+    assert sorted(_image_pull(report)) == [
+        ("fail", "measured", "image-pull.image-missing"),
+        ("warn", "measured", skipped),
+    ]
+    missing = next(f for f in report["findings"] if f["code"] == "image-pull.image-missing")
+    assert missing["details"] == [
+        f"{host}/trainer:never-pushed does not exist in the registry",
+        "asked with the imagePullSecrets regcred",
+    ]

@@ -25,6 +25,7 @@ from truegreen.doctor.knowledge.image_presence import (
     download_size,
     is_index,
     kubelet_pulled,
+    kubelet_skips,
     login_names,
     machine_platform,
     machines_log_in,
@@ -178,10 +179,40 @@ def test_a_pod_s_logins_are_complete_only_when_doctor_saw_every_one() -> None:
     logins = pod_logins(spec, forbidden, {**secrets, "gone": missing})
     assert (logins.names, logins.complete, dict(logins.hosts)) == (
         ("ok", "gone"),
-        False,
+        True,
         {"ok": frozenset({"ghcr.io"})},
-    )
+    ), "the kubelet leaves out a login it can't get and sends the rest"
     assert logins.applying_to("ghcr.io") == ("ok",)
+    notes = Got({"kind": "Secret", "type": "Opaque", "data": {"x": "eQ=="}})
+    spec = {"imagePullSecrets": [{"name": "ok"}, {"name": "other"}]}
+    assert pod_logins(spec, None, {**secrets, "other": notes}).complete, "skipped: another type"
+    assert not pod_logins(spec, None, {**secrets, "other": forbidden}).complete
+    assert not pod_logins(spec, None, secrets).complete, "not read at all"
+    damaged = Got({**_login("other", "quay.io").obj, "data": {".dockerconfigjson": "bm90IGpzb24="}})
+    assert not pod_logins(spec, None, {**secrets, "other": damaged}).complete
+
+
+@pytest.mark.parametrize(
+    ("read", "skipped"),
+    [
+        (CantRead(ReadFailure.NOT_FOUND, "not found"), True),
+        (CantRead(ReadFailure.FORBIDDEN, "no"), False),
+        (CantRead(ReadFailure.TIMEOUT, "slow"), False),
+        (Got({"kind": "Secret", "type": "Opaque"}), True),
+        (Got({"kind": "Secret"}), True),
+        (Got({"kind": "Secret", "type": "kubernetes.io/basic-auth"}), True),
+        (_login("a", "ghcr.io"), False),
+        (_login("a", "ghcr.io", kind="kubernetes.io/dockercfg"), False),
+    ],
+)
+def test_the_kubelet_pulls_without_a_login_it_can_t_get_or_of_another_type(
+    read: CantRead | Got, skipped: bool
+) -> None:
+    """pkg/kubelet/kubelet_pods.go getPullSecretsForPod leaves out a secret it can't get
+    ("attempting to pull the image may not succeed") and pulls with the rest;
+    pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring reads only the two registry
+    login types. A read that could not look says nothing of the login."""
+    assert kubelet_skips(read) is skipped
 
 
 def test_the_images_pulled_init_containers_first_each_once() -> None:

@@ -19,6 +19,8 @@ The kubelet's rules, followed here (kubernetes/kubernetes):
 - pkg/credentialprovider/secrets/secrets.go (MakeDockerKeyring): only a `dockerconfigjson`
   login's `.dockerconfigjson` and a `dockercfg` login's `.dockercfg` are read.
 - pkg/kubelet/images/image_manager.go (shouldPullImage): `imagePullPolicy: Never` never pulls.
+- pkg/kubelet/kubelet_pods.go (getPullSecretsForPod): a login the kubelet can't get is left
+  out, and the pull goes on with the rest.
 """
 
 import base64
@@ -262,10 +264,23 @@ def login_names(spec: Mapping[str, Any], account: GetRead | None) -> tuple[str, 
     return tuple(dict.fromkeys(names))
 
 
+def kubelet_skips(read: GetRead) -> bool:
+    """A login the kubelet pulls without, going on with the pod's other logins: one it can't
+    get, which it leaves out with a FailedToRetrieveImagePullSecret Warning
+    (pkg/kubelet/kubelet_pods.go getPullSecretsForPod), and one of another type than a registry
+    login (pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring). A read that could not
+    look is neither: the login may be there."""
+    if isinstance(read, CantRead):
+        return read.is_measurement
+    return str(read.obj.get("type", "")) not in LOGIN_KEYS
+
+
 def pod_logins(
     spec: Mapping[str, Any], account: GetRead | None, secrets: Mapping[str, GetRead]
 ) -> PodLogins:
-    """The logins a pod of `spec` sends (`login_names`), as doctor could read them."""
+    """The logins a pod of `spec` names (`login_names`), as doctor could read them: complete
+    unless one could not be read or does not parse (the kubelet sends the usable ones, and
+    leaves out those it skips: `kubelet_skips`)."""
     names = login_names(spec, account)
     complete = bool(o.pull_secret_names(spec)) or (
         isinstance(account, Got) or (isinstance(account, CantRead) and account.is_measurement)
@@ -274,10 +289,10 @@ def pod_logins(
     for name in names:
         read = secrets.get(name)
         found = registries_with_credentials(read.obj) if isinstance(read, Got) else None
-        if found is None:
-            complete = False  # missing, unread or no login: its own finding says so
-        else:
+        if found is not None:
             hosts[name] = found
+        elif read is None or not kubelet_skips(read):
+            complete = False  # unread or damaged: its own finding says so
     return PodLogins(names, hosts, complete)
 
 

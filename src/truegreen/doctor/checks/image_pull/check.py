@@ -9,14 +9,16 @@ from msgspec import Struct, field
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Kind
+from truegreen.cluster import CantRead, GetRead, Kind
 from truegreen.cluster.redact import redact_shapes
 from truegreen.doctor.checks.image_pull.invalid import invalid_names
 from truegreen.doctor.checks.image_pull.presence import Outcome, judge
 from truegreen.doctor.checks.image_pull.words import (
     LOGIN_DAMAGED,
     LOGIN_MISSING,
+    LOGIN_MISSING_SKIPPED,
     LOGIN_WRONG_TYPE,
+    LOGIN_WRONG_TYPE_SKIPPED,
     NO_LOGIN_FOR_REGISTRY,
     REGISTRY_REMEDIES,
     REGISTRY_WHY,
@@ -32,6 +34,7 @@ from truegreen.doctor.knowledge.image_presence import (
     RegistryAnswer,
     applying_logins,
     kubelet_pulled,
+    kubelet_skips,
     login_names,
     plain_size,
     pulled_images,
@@ -108,25 +111,86 @@ class _Unresolved(Struct, frozen=True):
     logins: frozenset[str]
 
 
-def _uncovered(
-    env: Environment,
+class _Unusable(Struct, frozen=True):
+    """A login the kubelet can't use: its finding's code, and why, for the details."""
+
+    code: str
+    detail: str
+    skipped: bool
+    """The kubelet pulls without it (`kubelet_skips`). A damaged login fails every pull of the
+    pod instead (pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring returns the
+    error)."""
+
+
+_SKIPPED_CODES = {LOGIN_MISSING: LOGIN_MISSING_SKIPPED, LOGIN_WRONG_TYPE: LOGIN_WRONG_TYPE_SKIPPED}
+"""A skipped login's code where no image still to pull needs it."""
+
+
+def _unusable(name: str, read: GetRead) -> _Unusable | frozenset[str]:
+    """Why the kubelet can't use the login `name` as read (missing or a measured read: the
+    caller says which reads could not look), else the registry hosts it covers."""
+    skipped = kubelet_skips(read)
+    if isinstance(read, CantRead):
+        detail = f"imagePullSecret {name} not found: {read.reason}"
+        return _Unusable(LOGIN_MISSING, detail, skipped)
+    secret_type = str(read.obj.get("type", ""))
+    if secret_type not in LOGIN_KEYS:
+        detail = f"secret {name} has type {secret_type or 'Opaque'}"
+        return _Unusable(LOGIN_WRONG_TYPE, detail, skipped)
+    hosts = registries_with_credentials(read.obj)
+    if hosts is None:
+        detail = _damage(name, secret_type, unreadable_entries(read.obj))
+        return _Unusable(LOGIN_DAMAGED, detail, skipped)
+    return hosts
+
+
+def _still_to_pull(
     unresolved: list[_Unresolved],
     usable: dict[str, frozenset[str]],
     pulled: frozenset[str],
     served: set[tuple[str, str]],
+) -> list[_Unresolved]:
+    """The images that still need pulling and that none of their usable logins covers
+    (`pulled`: the images a machine has pulled for the namespace; `served`: those the registry
+    served to an owner's logins all the same)."""
+    return [
+        entry
+        for entry in unresolved
+        if str(entry.image) not in pulled
+        and (entry.owner, str(entry.image)) not in served
+        and not applying_logins(sorted(entry.logins), usable, entry.image.name)
+    ]
+
+
+def _login_finding(
+    env: Environment, name: str, use: _LoginUse, unusable: _Unusable, waiting: list[_Unresolved]
+) -> Finding:
+    """A login the kubelet can't use: a measured failure where an image still to pull needs
+    it (`waiting`: those no usable login covers), else, where the kubelet pulls without it, a
+    warning that names it."""
+    needed = not unusable.skipped or any(name in entry.logins for entry in waiting)
+    return SAY.finding(
+        Status.FAIL if needed else Status.WARN,
+        Basis.MEASURED,
+        unusable.code if needed else _SKIPPED_CODES[unusable.code],
+        details=(unusable.detail,),
+        objects=(f"Secret/{name}", *use.owners),
+        name=name,
+        registries=", ".join(sorted(use.registries)) or "its registries",
+        delete=env.settings.kubectl.here("delete", "secret", name),
+        command=_create_login(env, name, use.registries),
+    )
+
+
+def _uncovered(
+    env: Environment, waiting: list[_Unresolved], usable: dict[str, frozenset[str]]
 ) -> list[Finding]:
     """A finding per registry that images still to pull need a login for, and that none of
-    their usable logins covers (`pulled`: the images a machine has pulled for the namespace;
-    `served`: those the registry served to an owner's logins all the same)."""
+    their logins covers, all of them usable (else the unusable one is the finding)."""
     uncovered: dict[str, tuple[set[str], set[str]]] = {}
-    for entry in unresolved:
-        registry = entry.image.registry
-        if not all(n in usable for n in entry.logins):
-            continue  # a missing or broken login already has its own finding
-        if str(entry.image) in pulled or (entry.owner, str(entry.image)) in served:
-            continue  # pulled already, or the registry serves it without a login
-        if not applying_logins(sorted(entry.logins), usable, entry.image.name):
-            owners, logins = uncovered.setdefault(registry, (set(), set()))
+    for entry in waiting:
+        if all(n in usable for n in entry.logins):
+            owners, logins = uncovered.setdefault(entry.image.registry, (set(), set()))
             owners.add(entry.owner)
             logins |= entry.logins
     return [
@@ -172,62 +236,24 @@ def check(env: Environment) -> list[Finding]:
         if names:
             unresolved += [_Unresolved(template.ref, i, frozenset(names)) for i in images]
     usable: dict[str, frozenset[str]] = {}
+    unusable: dict[str, _Unusable] = {}
     for name, use in uses.items():
-        objects = (f"Secret/{name}", *use.owners)
         read = env.secrets.get(name)
         if read is None:
             continue
-        if isinstance(read, CantRead):
-            if read.is_measurement:
-                findings.append(
-                    SAY.finding(
-                        Status.FAIL,
-                        Basis.MEASURED,
-                        LOGIN_MISSING,
-                        details=(f"imagePullSecret {name} not found: {read.reason}",),
-                        objects=objects,
-                        name=name,
-                        registries=", ".join(sorted(use.registries)) or "its registries",
-                        command=_create_login(env, name, use.registries),
-                    )
-                )
-            else:
-                findings.append(SAY.cant_check(env, Kind.SECRET, read, *objects))
+        if isinstance(read, CantRead) and not read.is_measurement:
+            findings.append(SAY.cant_check(env, Kind.SECRET, read, f"Secret/{name}", *use.owners))
             continue
-        secret_type = str(read.obj.get("type", ""))
-        if secret_type not in LOGIN_KEYS:
-            findings.append(
-                SAY.finding(
-                    Status.FAIL,
-                    Basis.MEASURED,
-                    LOGIN_WRONG_TYPE,
-                    details=(f"secret {name} has type {secret_type or 'Opaque'}",),
-                    objects=objects,
-                    name=name,
-                    delete=env.settings.kubectl.here("delete", "secret", name),
-                    command=_create_login(env, name, use.registries),
-                )
-            )
-            continue
-        hosts = registries_with_credentials(read.obj)
-        if hosts is None:
-            findings.append(
-                SAY.finding(
-                    Status.FAIL,
-                    Basis.MEASURED,
-                    LOGIN_DAMAGED,
-                    details=(_damage(name, secret_type, unreadable_entries(read.obj)),),
-                    objects=objects,
-                    name=name,
-                    delete=env.settings.kubectl.here("delete", "secret", name),
-                    command=_create_login(env, name, use.registries),
-                )
-            )
-            continue
-        usable[name] = hosts
+        judged = _unusable(name, read)
+        if isinstance(judged, _Unusable):
+            unusable[name] = judged
+        else:
+            usable[name] = judged
     pulled = kubelet_pulled(env.pods)
     presence = _presence(env, pulled)
-    findings += _uncovered(env, unresolved, usable, pulled, presence.served)
+    waiting = _still_to_pull(unresolved, usable, pulled, presence.served)
+    findings += [_login_finding(env, n, uses[n], u, waiting) for n, u in unusable.items()]
+    findings += _uncovered(env, waiting, usable)
     findings += presence.findings
     if findings:
         return findings

@@ -11,6 +11,8 @@ from truegreen.plain_words import Wording
 OK: Final = "image-pull.ok"
 LOGIN_MISSING: Final = "image-pull.login-missing"
 LOGIN_WRONG_TYPE: Final = "image-pull.login-wrong-type"
+LOGIN_MISSING_SKIPPED: Final = "image-pull.login-missing-skipped"
+LOGIN_WRONG_TYPE_SKIPPED: Final = "image-pull.login-wrong-type-skipped"
 LOGIN_DAMAGED: Final = "image-pull.login-damaged"
 NO_LOGIN_FOR_REGISTRY: Final = "image-pull.no-login-for-registry"
 CANT_READ: Final = "image-pull.cant-read"
@@ -29,6 +31,17 @@ WORDS: Final[dict[str, Wording]] = {
     LOGIN_WRONG_TYPE: Wording(
         "Training images can't be downloaded: '{name}' is not a registry login.",
         "Delete it with {delete} and create it again with {command}.",
+    ),
+    LOGIN_MISSING_SKIPPED: Wording(
+        "The registry login '{name}' doesn't exist; the machines download the images without "
+        "it, and no image still to download needs it.",
+        "Create it for {registries} with {command}, or stop referring to it.",
+    ),
+    LOGIN_WRONG_TYPE_SKIPPED: Wording(
+        "'{name}' is not a registry login; the machines download the images without it, and no "
+        "image still to download needs it.",
+        "Stop referring to it as a registry login; if it is meant to be one, delete it with "
+        "{delete} and create it again with {command}.",
     ),
     LOGIN_DAMAGED: Wording(
         "Training images can't be downloaded: the registry login '{name}' is damaged.",
