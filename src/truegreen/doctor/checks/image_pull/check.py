@@ -287,7 +287,7 @@ _NOT_CAPTURED = RegistryAnswer(Presence.NOT_CAPTURED, "the snapshot holds no ans
 
 def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
     """Findings from the registries' answers, for every image of every template whose pods'
-    logins doctor saw (a login it could not read, or one missing, has its own finding);
+    logins doctor saw (a login it could not read, or a damaged one, has its own finding);
     `pulled`: the images a machine has pulled for the namespace (`kubelet_pulled`)."""
     answers = env.registry
     found = _Presence()
