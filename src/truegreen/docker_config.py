@@ -19,6 +19,7 @@ Pure; never raises on a hostile entry but EntryError, whose message names no val
 """
 
 import base64
+from collections.abc import Mapping
 
 from msgspec import Struct
 
@@ -26,6 +27,12 @@ _FIELDS = frozenset({"username", "password", "email", "auth"})
 DOCKER_CONFIG_JSON = ".dockerconfigjson"
 """The data key of a `kubernetes.io/dockerconfigjson` secret (its `.dockercfg` twin holds the
 entries at the top)."""
+LOGIN_KEYS = {
+    "kubernetes.io/dockerconfigjson": DOCKER_CONFIG_JSON,
+    "kubernetes.io/dockercfg": ".dockercfg",
+}
+"""The login types the kubelet reads, and the one key it reads of each
+(pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring)."""
 
 
 class EntryError(ValueError):
@@ -124,3 +131,13 @@ def go_base64(field: str) -> bytes | None:
         return base64.b64decode(text, validate=True)
     except ValueError:  # binascii.Error, or text that is not ASCII
         return None
+
+
+def login_data(secret: Mapping[str, object]) -> tuple[str, str] | None:
+    """(data key, base64 value) of the login the kubelet reads from `secret`: the one key its
+    type holds (`LOGIN_KEYS`); None for a secret of any other type, whatever keys it holds
+    (secrets.go MakeDockerKeyring), or one whose key is empty."""
+    key = LOGIN_KEYS.get(str(secret.get("type", "")))
+    data = secret.get("data")
+    value = data.get(key) if key is not None and isinstance(data, Mapping) else None
+    return (key, value) if key is not None and isinstance(value, str) and value else None

@@ -47,9 +47,20 @@ NS = "train"
 RESTARTED_AT = "kubectl.kubernetes.io/restartedAt"
 
 
-def _login_secret(name: str, key: str, hosts: dict[str, str]) -> Obj:
+_LOGIN_TYPES = {
+    ".dockerconfigjson": "kubernetes.io/dockerconfigjson",
+    ".dockercfg": "kubernetes.io/dockercfg",
+}
+"""The secret type that holds each login key, as `kubectl create secret docker-registry` makes
+it (and the API server's ValidateSecret requires the key of each type)."""
+
+
+def _login_secret(
+    name: str, key: str, hosts: dict[str, str], secret_type: str | None = None
+) -> Obj:
     """A pull secret named `name` holding `key` (.dockerconfigjson or the legacy .dockercfg),
-    with one login per host: host -> password for user robot."""
+    with one login per host: host -> password for user robot; of the type that key belongs to
+    unless `secret_type` names another."""
     entries = {
         host: {"auth": base64.b64encode(f"robot:{password}".encode()).decode()}
         for host, password in hosts.items()
@@ -58,15 +69,26 @@ def _login_secret(name: str, key: str, hosts: dict[str, str]) -> Obj:
     return {
         "apiVersion": "v1",
         "kind": "Secret",
+        "type": secret_type or _LOGIN_TYPES[key],
         "metadata": {"name": name, "namespace": NS},
         "data": {key: base64.b64encode(json.dumps(config).encode()).decode()},
     }
 
 
+def _account(name: str, *pull_secrets: str) -> Obj:
+    """A ServiceAccount in `train` naming `pull_secrets`: the logins the ServiceAccount
+    admission plugin copies into a pod that names none (admission.go Admit)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "ServiceAccount",
+        "metadata": {"name": name, "namespace": NS},
+        "imagePullSecrets": [{"name": n} for n in pull_secrets],
+    }
+
+
 def _regcred(*hosts: str) -> Obj:
     """The `regcred` pull secret the Deployments name, with the robot's login for each host."""
-    secret = _login_secret("regcred", ".dockerconfigjson", dict.fromkeys(hosts, REGISTRY_PASSWORD))
-    return {**secret, "type": "kubernetes.io/dockerconfigjson"}
+    return _login_secret("regcred", ".dockerconfigjson", dict.fromkeys(hosts, REGISTRY_PASSWORD))
 
 
 @dataclass
@@ -480,30 +502,36 @@ def test_paused_and_moving_deployments_are_left_alone(env: RefreshEnv) -> None:
 
 
 @pytest.mark.parametrize(
-    ("pod_secrets", "account_secrets"),
+    ("pod_secrets", "account_secrets", "sends_login"),
     [
         # the login is in the pod's second secret: every secret is read, not only the last
-        (["other-registry", "login"], []),
-        # the service account's secrets count too, after the pod's own
-        (["other-registry"], ["login"]),
-        (["login"], ["other-registry"]),
+        (["other-registry", "login"], [], True),
+        # a pod naming none gets its service account's
+        ([], ["login"], True),
+        (["login"], ["other-registry"], True),
+        # a pod naming its own gets none of its service account's
+        (["other-registry"], ["login"], False),
+        # a secret of another type holding a login's key is no login
+        (["opaque-login"], [], False),
+        ([], ["opaque-login"], False),
     ],
 )
 @pytest.mark.parametrize("key", [".dockerconfigjson", ".dockercfg"])
-def test_registry_logins_come_from_every_pull_secret_of_the_pod_and_its_account(
-    env: RefreshEnv, pod_secrets: list[str], account_secrets: list[str], key: str
+def test_registry_logins_are_those_the_kubelet_sends(
+    env: RefreshEnv, pod_secrets: list[str], account_secrets: list[str], sends_login: bool, key: str
 ) -> None:
+    """The logins a pod sends: its own image pull secrets; only when it names none, its service
+    account's, which the ServiceAccount admission plugin copies into it
+    (kubernetes/kubernetes plugin/pkg/admission/serviceaccount/admission.go, Admit). Of each,
+    the key of its type alone: `.dockerconfigjson` of a kubernetes.io/dockerconfigjson secret,
+    `.dockercfg` of a kubernetes.io/dockercfg one (pkg/credentialprovider/secrets/secrets.go,
+    MakeDockerKeyring)."""
     digest = env.registry.push_image("r/login", "stable", content="a")
-    env.server.add(_login_secret("login", key, {env.registry.host: REGISTRY_PASSWORD}))
+    host = env.registry.host
+    env.server.add(_login_secret("login", key, {host: REGISTRY_PASSWORD}))
     env.server.add(_login_secret("other-registry", key, {"registry.example.com": "x"}))
-    env.server.add(
-        {
-            "apiVersion": "v1",
-            "kind": "ServiceAccount",
-            "metadata": {"name": "runner", "namespace": NS},
-            "imagePullSecrets": [{"name": n} for n in account_secrets],
-        }
-    )
+    env.server.add(_login_secret("opaque-login", key, {host: REGISTRY_PASSWORD}, "Opaque"))
+    env.server.add(_account("runner", *account_secrets))
     workload = deployment("login", container("runner", env.image("r/login", "stable")))
     pod_spec = workload["spec"]["template"]["spec"]
     pod_spec["imagePullSecrets"] = [{"name": n} for n in pod_secrets]
@@ -511,7 +539,15 @@ def test_registry_logins_come_from_every_pull_secret_of_the_pod_and_its_account(
     env.install(workload)
     result = env.tick()
     report = _workload(result.json(), "login")
-    assert (report["outcome"], report["containers"][0]["newest_digest"]) == ("converged", digest)
+    found = (report["outcome"], report["containers"][0]["newest_digest"], result.exit_code)
+    if sends_login:
+        assert found == ("converged", digest, 0)
+    else:
+        assert found == ("could-not-check", None, 3)
+        needs = f"{host} needs a login; the workload's pull secrets hold none for it"
+        assert report["reason"] == needs
+    account_reads = env.server.requests("GET", r"/serviceaccounts/runner$")
+    assert len(account_reads) == (0 if pod_secrets else 1), "the account is read only when needed"
 
 
 def test_an_image_that_is_no_reference_still_lets_its_neighbours_be_looked_up(
@@ -841,11 +877,13 @@ def test_role_grants_exactly_what_a_tick_uses(env: RefreshEnv) -> None:
     """Least privilege, measured: the verbs a restarting tick really sends are the Role's."""
     env.registry.push_image("r/rbac", "stable", content="a")
     pinned = env.registry.push_image("r/rbac-pin", "v1", content="p")
+    env.server.add(_account("default", "regcred"))  # read for a pod naming no login
     env.install(
         deployment(
             "rbac",
             container("runner", env.image("r/rbac", "stable")),
             container("pin", f"{env.image('r/rbac-pin', 'v1')}@{pinned}"),
+            pull_secret=None,
         )
     )
     env.tick()
@@ -1165,10 +1203,10 @@ def test_a_fleet_costs_one_pod_list_and_one_read_per_shared_login(env: RefreshEn
     digest = env.registry.push_image("r/fleet", "stable", content="v1")
     other = env.registry.push_image("r/other", "stable", content="other")
     assert other != digest, "precondition: the two images differ"
+    env.server.add(_account("default", "regcred"))  # the login of pods that name none
     for index in range(3):
-        env.install(
-            deployment(f"fleet-{index}", container("runner", env.image("r/fleet", "stable")))
-        )
+        image = env.image("r/fleet", "stable")
+        env.install(deployment(f"fleet-{index}", container("runner", image), pull_secret=None))
     # Another image under the same login: one more look-up, no more secret reads.
     env.install(deployment("odd", container("runner", env.image("r/other", "stable"))))
     before = len(env.server.log)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.scenario.test_refresh import RefreshEnv, _regcred
+from tests.scenario.test_refresh import RefreshEnv, _account, _regcred
 from tests.support import rbac
 from tests.support.cli import run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault
@@ -226,9 +226,11 @@ def test_role_grants_exactly_what_a_tick_over_every_kind_uses(env: RefreshEnv) -
     DaemonSet sends exactly the verbs the Role grants."""
     env.registry.push_image("r/rbac", "stable", content="a")
     image = env.image("r/rbac", "stable")
+    env.server.add(_account("default", "regcred"))  # read for a pod naming no login
     env.install(deployment("web", container("runner", image)))
     env.simulator.settle(statefulset("db", container("runner", image)), nodes=NODES)
-    env.simulator.settle(daemonset("agent", container("runner", image)), nodes=NODES)
+    agent = daemonset("agent", container("runner", image), pull_secret=None)
+    env.simulator.settle(agent, nodes=NODES)
     _tick(env)
     env.registry.push_image("r/rbac", "stable", content="b")
     report, code = _tick(env)

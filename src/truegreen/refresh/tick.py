@@ -43,6 +43,7 @@ from truegreen.cluster import (
     ListRead,
 )
 from truegreen.cluster.reader import ClusterWriter
+from truegreen.docker_config import login_data
 from truegreen.images import ImageReference, ImageReferenceError
 from truegreen.refresh.annotations import REFRESHED_KINDS, PendingRestart
 from truegreen.refresh.events import event_object, planned_events
@@ -192,7 +193,7 @@ def run_tick(
     reads = _SharedReads(cluster)
     for kind, obj in found:
         pods = reads.pods_of(obj)
-        logins = PullCredentials.from_docker_configs(_docker_configs(reads, obj))
+        logins = workload_logins(reads, obj)
         if isinstance(pods, CantRead):
             # Its stale-pin findings need no pods: they are still written (step 1).
             workloads.append(_Workload(kind, obj, [], logins, pods_unread=pods))
@@ -425,24 +426,35 @@ class _SharedReads:
         return self._objects[key]
 
 
-def _docker_configs(cluster: _SharedReads, obj: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """Registry logins from the workload's image pull secrets (pod spec and service account),
-    read in the workload's own namespace only: the kubelet lets a pod use no other."""
+class ObjectGetter(Protocol):
+    """Reads one object (the tick's shared reads, or a cluster)."""
+
+    def get(self, kind: Kind, name: str, *, namespace: str) -> GetRead:
+        """One object of the namespace."""
+        ...
+
+
+def workload_logins(cluster: ObjectGetter, obj: Mapping[str, Any]) -> PullCredentials:
+    """The registry logins the workload's pods send, in the order named, read in the
+    workload's own namespace only (the kubelet lets a pod use no other): the image pull
+    secrets of its pod spec; only where it names none, its service account's, which the
+    ServiceAccount admission plugin copies into such a pod alone
+    (plugin/pkg/admission/serviceaccount/admission.go Admit). Of each, the one key its type
+    holds (`docker_config.login_data`)."""
     namespace = o.namespace_of(obj)
     spec = o.pod_spec(o.pod_template(obj))
     names = o.pull_secret_names(spec)
-    account = cluster.get(Kind.SERVICE_ACCOUNT, o.service_account_name(spec), namespace=namespace)
-    if isinstance(account, Got):
-        names += o.pull_secret_names(account.obj)
+    if not o.sequence(spec.get("imagePullSecrets")):  # admission's test: the list is empty
+        name = o.service_account_name(spec)
+        account = cluster.get(Kind.SERVICE_ACCOUNT, name, namespace=namespace)
+        names = o.pull_secret_names(account.obj) if isinstance(account, Got) else []
     configs: list[tuple[str, str]] = []
     for name in dict.fromkeys(names):
         secret = cluster.get(Kind.SECRET, name, namespace=namespace)
-        if isinstance(secret, Got):
-            data = o.mapping(secret.obj.get("data"))
-            configs += [
-                (k, str(data[k])) for k in (".dockerconfigjson", ".dockercfg") if data.get(k)
-            ]
-    return configs
+        found = login_data(secret.obj) if isinstance(secret, Got) else None
+        if found is not None:
+            configs.append(found)
+    return PullCredentials.from_docker_configs(configs)
 
 
 def _references(

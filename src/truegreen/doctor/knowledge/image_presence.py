@@ -35,7 +35,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, GetRead, Got, Listed, ListRead
 from truegreen.cluster.redact import UNPARSABLE
-from truegreen.docker_config import EntryError, login_entries
+from truegreen.docker_config import LOGIN_KEYS, EntryError, login_entries
 from truegreen.images import (
     ImageReferenceError,
     keyring_key,
@@ -49,11 +49,6 @@ MAX_LOOKUPS = 64
 namespace's images are a few dozen: this bounds a run against a hostile or huge one."""
 DEFAULT_PLATFORM = "linux/amd64"
 """The platform an image's size is read for when the machines do not name one."""
-LOGIN_KEYS = {
-    "kubernetes.io/dockerconfigjson": ".dockerconfigjson",
-    "kubernetes.io/dockercfg": ".dockercfg",
-}
-"""The login types the kubelet reads, and the one key it reads of each (secrets.go)."""
 ARCH_LABEL = "kubernetes.io/arch"
 OS_LABEL = "kubernetes.io/os"
 """The kubelet labels every machine with its GOOS and GOARCH (k8s.io/api core/v1

@@ -18,12 +18,11 @@ from typing import Any
 import msgspec
 from msgspec import Struct
 
-from truegreen import kubeobjects as o
 from truegreen.cluster import ClusterReader, FoldRead, GetRead, Got, Kind, ListRead
 from truegreen.cluster.reader import FieldSelector, Fold
 from truegreen.cluster.schedule import ReadSchedule
+from truegreen.docker_config import login_data
 from truegreen.doctor.knowledge.image_presence import (
-    LOGIN_KEYS,
     MAX_LOOKUPS,
     ImageLookup,
     ImageRegistry,
@@ -133,12 +132,11 @@ class LiveRegistry:
 
     def keep(self, name: str, secret: Mapping[str, Any]) -> None:
         """Keep the credentials of the registry login `name`, if it is one the kubelet reads."""
-        key = LOGIN_KEYS.get(str(secret.get("type", "")))
-        value = o.mapping(secret.get("data")).get(key) if key else None
-        if key is None or not isinstance(value, str) or not value:
+        found = login_data(secret)
+        if found is None:
             return
         with self._lock:
-            self._logins[name] = PullCredentials.from_docker_configs([(key, value)])
+            self._logins[name] = PullCredentials.from_docker_configs([found])
 
     def _logins_for(self, names: Sequence[str], image: ImageReference) -> list[RegistryLogin]:
         """Every credential the kubelet's one keyring of the logins `names` (in the pod's

@@ -11,6 +11,7 @@ from msgspec.structs import replace
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, GetRead, Kind
 from truegreen.cluster.redact import redact_shapes
+from truegreen.docker_config import LOGIN_KEYS
 from truegreen.doctor.checks.image_pull.invalid import invalid_names
 from truegreen.doctor.checks.image_pull.presence import Outcome, judge
 from truegreen.doctor.checks.image_pull.words import (
@@ -27,7 +28,6 @@ from truegreen.doctor.checks.image_pull.words import (
 from truegreen.doctor.environment import Environment, PodTemplate
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.image_presence import (
-    LOGIN_KEYS,
     MAX_LOOKUPS,
     ImageLookup,
     Presence,
