@@ -26,7 +26,7 @@ def _login(host: str, password: str = REGISTRY_PASSWORD) -> RegistryLogin | None
     auth = base64.b64encode(f"robot:{password}".encode()).decode()
     config = base64.b64encode(json.dumps({"auths": {host: {"auth": auth}}}).encode()).decode()
     logins = PullCredentials.from_docker_configs([(".dockerconfigjson", config)])
-    return logins.for_image(parse_image(f"{host}/team/app"))
+    return next(iter(logins.applying_to(parse_image(f"{host}/team/app"))), None)
 
 
 @pytest.fixture
@@ -177,8 +177,8 @@ def test_distinct_references_are_looked_up_once(
     open_registry.push_image("team/once", "v1", content="once")
     reference = parse_image(f"{open_registry.host}/team/once:v1")
     same = parse_image(f"{open_registry.host}/team/once:v1")
-    results = anonymous.resolve_all([(reference, None), (reference, None), (same, None)])
-    assert list(results) == [LookupKey(str(reference), None)]
+    results = anonymous.resolve_all([(reference, ()), (reference, ()), (same, ())])
+    assert list(results) == [LookupKey(str(reference))]
     assert anonymous.requests_made == 1
 
 

@@ -139,11 +139,10 @@ def test_refresh_sends_a_login_keyed_by_a_path_or_a_glob_to_its_image_s_host_alo
             [(".dockerconfigjson", base64.b64encode(config).decode())]
         )
         reference = parse_image(f"{registry.host}/team/app:v1")
-        login = logins.for_image(reference)
-        assert login is not None, key
+        [login] = logins.applying_to(reference)
         assert login.registry == registry.host, key
         found = RegistryClient(REFRESH).lookup(reference, login)
         assert isinstance(found, Resolved), (key, found)
         assert found.digest == digest, key
-        other = logins.for_image(parse_image(f"{registry.host}/other/app:v1"))
-        assert other == (None if key.endswith("/team") else login), key
+        other = logins.applying_to(parse_image(f"{registry.host}/other/app:v1"))
+        assert other == ([] if key.endswith("/team") else [login]), key

@@ -333,7 +333,7 @@ def test_look_ups_keep_the_bound_in_flight_on_kept_alive_connections() -> None:
         images = [f"127.0.0.1:{server.port}/team/app-{i}:v1" for i in range(3 * LOOKUPS_IN_FLIGHT)]
         client = RegistryClient(RegistryAccess(timeout=30))
         try:
-            results = client.resolve_all([(parse_image(image), None) for image in images])
+            results = client.resolve_all([(parse_image(image), ()) for image in images])
         finally:
             client.close()
         assert in_flight["most"] == LOOKUPS_IN_FLIGHT == 8

@@ -130,7 +130,7 @@ def test_refresh_s_writes_act_as_asked_and_the_registry_is_never_told(
 
         def digest_for(image: str) -> str:
             reference = parse_image(image)
-            found = client.lookup(reference, logins.for_image(reference))
+            found = client.lookup_each(reference, logins.applying_to(reference))
             assert isinstance(found, Resolved), found
             return found.digest
 

@@ -152,7 +152,7 @@ def env(fake_api: FakeApiServer, kubeconfig: Path, registry: Registry) -> Iterat
         reference = parse_image(image)
         if reference.digest:
             return reference.digest
-        result = client.lookup(reference, logins.for_image(reference))
+        result = client.lookup_each(reference, logins.applying_to(reference))
         # an image the registry lacks still runs (from a node's cache) in some scenarios
         return result.digest if isinstance(result, Resolved) else "sha256:" + "0" * 64
 
@@ -548,6 +548,37 @@ def test_registry_logins_are_those_the_kubelet_sends(
         assert report["reason"] == needs
     account_reads = env.server.requests("GET", r"/serviceaccounts/runner$")
     assert len(account_reads) == (0 if pod_secrets else 1), "the account is read only when needed"
+
+
+def test_each_login_that_applies_is_tried_in_turn(env: RefreshEnv) -> None:
+    """The kubelet pulls with each login the keyring returns for the image, in its order, until
+    one pull succeeds (pkg/kubelet/kuberuntime/kuberuntime_image.go, PullImage; keyring.go
+    BasicDockerKeyring.Lookup returns every match): a login the registry refuses, named first,
+    leaves the look-up to the next."""
+    digest = env.registry.push_image("r/turn", "stable", content="a")
+    host = env.registry.host
+    env.server.add(_login_secret("expired", ".dockerconfigjson", {host: "expired-password"}))
+    workload = deployment(
+        "turn", container("runner", env.image("r/turn", "stable")), pull_secret="expired"
+    )
+    workload["spec"]["template"]["spec"]["imagePullSecrets"].append({"name": "regcred"})
+    env.install(workload)
+    result = env.tick()
+    report = _workload(result.json(), "turn")
+    assert (report["outcome"], report["containers"][0]["newest_digest"], result.exit_code) == (
+        "converged",
+        digest,
+        0,
+    )
+    # Refused by every login: the first refusal is the reason, nothing is measured.
+    env.set_regcred(_login_secret("regcred", ".dockerconfigjson", {host: "also-expired"}))
+    refused = env.tick()
+    report = _workload(refused.json(), "turn")
+    assert (report["outcome"], report["reason"], refused.exit_code) == (
+        "could-not-check",
+        f"{host} refused the credentials for r/turn",
+        3,
+    )
 
 
 def test_an_image_that_is_no_reference_still_lets_its_neighbours_be_looked_up(

@@ -44,7 +44,7 @@ def env(fake_api: FakeApiServer, kubeconfig: Path, registry: Registry) -> Iterat
         reference = parse_image(image)
         if reference.digest:
             return reference.digest
-        result = client.lookup(reference, logins.for_image(reference))
+        result = client.lookup_each(reference, logins.applying_to(reference))
         assert isinstance(result, Resolved), result
         return result.digest
 

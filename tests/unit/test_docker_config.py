@@ -125,8 +125,8 @@ def test_refresh_sends_the_login_the_kubelet_reads() -> None:
         ("e.example.com", None),
     )
     image = parse_image("b.example.com/team/app:1")
-    assert logins.for_image(image) == RegistryLogin("b.example.com", "robot", "pw")
-    assert logins.for_image(parse_image("d.example.com/team/app:1")) is None
+    assert logins.applying_to(image) == [RegistryLogin("b.example.com", "robot", "pw")]
+    assert logins.applying_to(parse_image("d.example.com/team/app:1")) == []
 
 
 def test_refresh_sends_nothing_from_a_login_the_kubelet_cannot_read_whole() -> None:

@@ -209,24 +209,22 @@ def _config(auths: dict[str, str]) -> tuple[str, str]:
 
 
 def test_refresh_sends_the_login_the_kubelet_sends_and_no_other() -> None:
-    """refresh's client asks with the first login Lookup returns, addressed to the image's
-    registry; none where the kubelet sends none."""
+    """refresh's client asks with each login Lookup returns, in its order, addressed to the
+    image's registry; none where the kubelet sends none."""
     hub = parse_image("team/private-trainer:2.1")
     both = PullCredentials.from_docker_configs(
         [_config({"https://index.docker.io/v1/": "index", "docker.io": "io"})]
     )
     assert both.applying_to(hub) == [RegistryLogin("docker.io", "robot", "io")]
-    assert both.for_image(hub) == RegistryLogin("docker.io", "robot", "io")
     legacy = PullCredentials.from_docker_configs([_config({"https://index.docker.io/v1/": "x"})])
-    assert legacy.for_image(hub) == RegistryLogin("docker.io", "robot", "x")
+    assert legacy.applying_to(hub) == [RegistryLogin("docker.io", "robot", "x")]
     other = PullCredentials.from_docker_configs([_config({"registry-1.docker.io": "x"})])
-    assert other.for_image(hub) is None
+    assert other.applying_to(hub) == []
     local = PullCredentials.from_docker_configs([_config({"localhost:5000": "x"})])
-    assert local.for_image(parse_image("LOCALHOST:5000/trainer:2.1")) is None
+    assert local.applying_to(parse_image("LOCALHOST:5000/trainer:2.1")) == []
     upper = parse_image("LOCALHOST:5000/trainer:2.1")
-    assert PullCredentials.from_docker_configs([_config({"LOCALHOST:5000": "x"})]).for_image(
-        upper
-    ) == RegistryLogin("LOCALHOST:5000", "robot", "x")
+    upper_login = PullCredentials.from_docker_configs([_config({"LOCALHOST:5000": "x"})])
+    assert upper_login.applying_to(upper) == [RegistryLogin("LOCALHOST:5000", "robot", "x")]
     # Two logins: the one whose key matches, in the keyring's order, each one's entries kept.
     many = PullCredentials.joined(
         [
@@ -251,4 +249,3 @@ def test_an_entry_without_a_login_to_send_still_holds_its_key() -> None:
     value = base64.b64encode(json.dumps({"auths": entries}).encode()).decode()
     logins = PullCredentials.from_docker_configs([(".dockerconfigjson", value)])
     assert logins.applying_to(parse_image("team/private-trainer:2.1")) == []
-    assert logins.for_image(parse_image("team/private-trainer:2.1")) is None

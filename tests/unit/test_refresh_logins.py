@@ -1,4 +1,5 @@
-"""Which registry logins refresh reads for a workload: those its pods send.
+"""Which registry logins refresh reads for a workload (those its pods send), and how it tries
+them.
 
 Through the real LiveCluster over HTTP against the fake API server.
 """
@@ -16,6 +17,14 @@ from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.docker_config import login_data
 from truegreen.images import parse_image
+from truegreen.refresh.registry import (
+    DigestLookup,
+    LookupFailed,
+    LookupFailure,
+    RegistryLogin,
+    Resolved,
+    in_turn,
+)
 from truegreen.refresh.tick import workload_logins
 
 Obj = dict[str, Any]
@@ -153,3 +162,53 @@ def test_the_login_of_a_secret_is_the_key_of_its_type(
 ) -> None:
     """secrets.go MakeDockerKeyring: the key its type holds, nothing of any other type."""
     assert login_data(secret) == found
+
+
+_FOUND = Resolved("sha256:" + "a" * 64, "application/vnd.oci.image.index.v1+json")
+_GONE = LookupFailed(LookupFailure.NOT_FOUND, "gone")
+_REFUSED = LookupFailed(LookupFailure.UNAUTHORIZED, "refused")
+_SLOW = LookupFailed(LookupFailure.TIMEOUT, "slow")
+_LIMITED = LookupFailed(LookupFailure.RATE_LIMITED, "limited")
+
+
+@pytest.mark.parametrize(
+    ("answers", "asked", "found"),
+    [
+        # the kubelet's turn: the next login after a refusal; none after the first digest
+        ({"u1": _REFUSED, "u2": _FOUND, "u3": _REFUSED}, ["u1", "u2"], _FOUND),
+        ({"u1": _GONE, "u2": _FOUND, "u3": _GONE}, ["u1", "u2"], _FOUND),
+        # no digest: a failure that measured nothing wins over "not found"
+        ({"u1": _GONE, "u2": _SLOW, "u3": _REFUSED}, ["u1", "u2", "u3"], _SLOW),
+        ({"u1": _REFUSED, "u2": _GONE, "u3": _GONE}, ["u1", "u2", "u3"], _REFUSED),
+        # every login told "not found": measured
+        ({"u1": _GONE, "u2": _GONE, "u3": _GONE}, ["u1", "u2", "u3"], _GONE),
+        # the registry asked to wait: no other login is tried
+        ({"u1": _LIMITED, "u2": _FOUND, "u3": _FOUND}, ["u1"], _LIMITED),
+        ({"u1": _GONE, "u2": _LIMITED, "u3": _FOUND}, ["u1", "u2"], _LIMITED),
+    ],
+)
+def test_each_login_is_tried_in_turn_as_the_kubelet_pulls(
+    answers: dict[str, DigestLookup], asked: list[str], found: DigestLookup
+) -> None:
+    """pkg/kubelet/kuberuntime/kuberuntime_image.go PullImage pulls with each login the keyring
+    returns (keyring.go Lookup: every match), in order, until one pull succeeds."""
+    tried: list[str] = []
+
+    def look_up(login: RegistryLogin | None) -> DigestLookup:
+        assert login is not None
+        tried.append(login.username)
+        return answers[login.username]
+
+    logins = [RegistryLogin("a.example.com", user, "pw") for user in ("u1", "u2", "u3")]
+    assert (in_turn(look_up, logins), tried) == (found, asked)
+
+
+def test_with_no_login_the_look_up_is_anonymous() -> None:
+    """PullImage pulls without credentials when Lookup returns none."""
+    tried: list[RegistryLogin | None] = []
+
+    def look_up(login: RegistryLogin | None) -> DigestLookup:
+        tried.append(login)
+        return _GONE
+
+    assert (in_turn(look_up, []), tried) == (_GONE, [None])

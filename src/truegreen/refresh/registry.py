@@ -3,15 +3,15 @@
 HEAD /v2/<name>/manifests/<tag> with the index and manifest Accept types; the digest comes from
 Docker-Content-Digest, or from the body when a registry leaves it out. Whenever the body is read
 (GET), every digest claimed for it is checked against it. Auth is anonymous, basic, or the
-bearer-token challenge flow, with the login of the workload that names the image: credentials
-go only to the scheme, host and port they belong to (and to the token realm that registry
-names): the URL is built from the reference's parsed host and port (images.py), and a login
-goes with a request only when the URL dialled has that very host and port. Every address a
-name resolves to is judged before it is dialled (http/address_policy.py): never link-local,
-unspecified or multicast; loopback as `RegistryAccess.outside` says. Redirects are followed
-without credentials elsewhere and never from https to http. One deadline bounds each look-up,
-a cap each answer. Every failure is a value naming what went wrong; nothing here raises on a
-registry's answer.
+bearer-token challenge flow, with each login of the workload that names the image in turn
+(`in_turn`): credentials go only to the scheme, host and port they belong to (and to the token
+realm that registry names): the URL is built from the reference's parsed host and port
+(images.py), and a login goes with a request only when the URL dialled has that very host and
+port. Every address a name resolves to is judged before it is dialled (http/address_policy.py):
+never link-local, unspecified or multicast; loopback as `RegistryAccess.outside` says. Redirects
+are followed without credentials elsewhere and never from https to http. One deadline bounds
+each look-up, a cap each answer. Every failure is a value naming what went wrong; nothing here
+raises on a registry's answer.
 
 One module past 600 lines: one OCI distribution client (challenge, token, manifest and index,
 digest verification, credentials per host), whose bounds are tested together.
@@ -23,8 +23,9 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from enum import StrEnum
+from functools import partial
 from typing import Final
 from urllib.parse import urlencode, urljoin, urlsplit
 
@@ -171,12 +172,6 @@ class PullCredentials(Struct, frozen=True):
             if login is not None
         ]
 
-    def for_image(self, reference: ImageReference) -> RegistryLogin | None:
-        """The first login the kubelet tries for `reference` (`applying_to`); None where it
-        sends none."""
-        found = self.applying_to(reference)
-        return found[0] if found else None
-
     @classmethod
     def joined(cls, many: Iterable["PullCredentials"]) -> "PullCredentials":
         """One keyring of several logins, in the order given, as MakeDockerKeyring adds every
@@ -217,11 +212,33 @@ def _login(registry: str, read: EntryLogin | None) -> RegistryLogin | None:
 
 
 class LookupKey(Struct, frozen=True):
-    """One look-up: a reference as one login sees it (None: anonymously). Two workloads share
-    a look-up only when they would send the same credentials for it."""
+    """One look-up: a reference as the logins tried for it in turn see it (none: anonymously).
+    Two workloads share a look-up only when they would send the same credentials for it, in
+    the same order."""
 
     reference: str
-    login: RegistryLogin | None
+    logins: tuple[RegistryLogin, ...] = ()
+
+
+def in_turn(
+    look_up: Callable[[RegistryLogin | None], DigestLookup], logins: Sequence[RegistryLogin]
+) -> DigestLookup:
+    """What a pull trying each of `logins` in turn finds, as the kubelet tries every login the
+    keyring returns until one pull succeeds, and pulls anonymously with none
+    (pkg/kubelet/kuberuntime/kuberuntime_image.go PullImage): the first digest found. A rate
+    limit ends the turn (the registry asked to wait). With no digest, the first failure that is
+    not NOT_FOUND: that login might have been shown the image, so nothing is measured; NOT_FOUND
+    only where every login tried was told so."""
+    failures: list[LookupFailed] = []
+    for login in logins or (None,):
+        found = look_up(login)
+        if isinstance(found, Resolved):
+            return found
+        failures.append(found)
+        if found.failure is LookupFailure.RATE_LIMITED:
+            break
+    unmeasured = [f for f in failures if f.failure is not LookupFailure.NOT_FOUND]
+    return (unmeasured or failures)[0]
 
 
 def is_loopback(host: str) -> bool:
@@ -347,17 +364,17 @@ class RegistryClient:
 
     def resolve_all(
         self,
-        wanted: Iterable[tuple[ImageReference, RegistryLogin | None]],
+        wanted: Iterable[tuple[ImageReference, tuple[RegistryLogin, ...]]],
         on_each: Callable[[], None] | None = None,
     ) -> dict[LookupKey, DigestLookup]:
-        """Each distinct (reference, login) looked up once, concurrently. `on_each` is called
-        after every look-up (a progress bar)."""
-        distinct = {LookupKey(str(r), login): (r, login) for r, login in wanted}
+        """Each distinct (reference, logins) looked up once (`lookup_each`), concurrently.
+        `on_each` is called after every look-up (a progress bar)."""
+        distinct = {LookupKey(str(r), logins): (r, logins) for r, logins in wanted}
         if not distinct:  # nothing opted in: no pool (and no concurrent.futures) to start
             return {}
 
-        def lookup(item: tuple[ImageReference, RegistryLogin | None]) -> DigestLookup:
-            result = self.lookup(*item)
+        def lookup(item: tuple[ImageReference, tuple[RegistryLogin, ...]]) -> DigestLookup:
+            result = self.lookup_each(*item)
             if on_each is not None:
                 on_each()
             return result
@@ -369,6 +386,13 @@ class RegistryClient:
         with ThreadPoolExecutor(max_workers=LOOKUPS_IN_FLIGHT) as pool:
             results = pool.map(lookup, distinct.values())
             return dict(zip(distinct, results, strict=True))
+
+    def lookup_each(
+        self, reference: ImageReference, logins: Sequence[RegistryLogin]
+    ) -> DigestLookup:
+        """`lookup` with each of `logins` in turn (`in_turn`): the workload's logins that the
+        kubelet tries for `reference`, in its order (`PullCredentials.applying_to`)."""
+        return in_turn(partial(self.lookup, reference), logins)
 
     def lookup(self, reference: ImageReference, login: RegistryLogin | None = None) -> DigestLookup:
         """The digest a tag points to, or whether a pinned digest still exists, as `login`

@@ -481,20 +481,20 @@ def _resolve(
     settings: RefreshSettings,
     progress: TickProgress | None,
 ) -> tuple[list[_Lookups], "_RegistrySummary"]:
-    """Every distinct tracked tag and operator pin, looked up once per login that would be
-    sent for it, concurrently; then each workload's view through its own logins."""
+    """Every distinct tracked tag and operator pin, looked up once per list of logins that
+    would be tried for it in turn, concurrently; then each workload's view through its own."""
     wanted = [_references(w, settings.mode) for w in workloads]
 
     def keyed(
         workload: _Workload, references: list[ImageReference]
-    ) -> list[tuple[ImageReference, RegistryLogin | None]]:
-        return [(r, workload.logins.for_image(r)) for r in references]
+    ) -> list[tuple[ImageReference, tuple[RegistryLogin, ...]]]:
+        return [(r, tuple(workload.logins.applying_to(r))) for r in references]
 
     tracked = [pair for w, (t, _) in zip(workloads, wanted, strict=True) for pair in keyed(w, t)]
     pinned = [pair for w, (_, p) in zip(workloads, wanted, strict=True) for pair in keyed(w, p)]
     client = RegistryClient(settings.registry)
-    total = len({LookupKey(str(r), login) for r, login in tracked}) + len(
-        {LookupKey(str(r), login) for r, login in pinned}
+    total = len({LookupKey(str(r), logins) for r, logins in tracked}) + len(
+        {LookupKey(str(r), logins) for r, logins in pinned}
     )
     advance = None
     if progress is not None:
@@ -513,8 +513,8 @@ def _resolve(
     ) -> dict[str, DigestLookup]:
         found: dict[str, DigestLookup] = {}
         for reference in references:
-            login = workload.logins.for_image(reference)
-            found[str(reference)] = results[LookupKey(str(reference), login)]
+            logins = tuple(workload.logins.applying_to(reference))
+            found[str(reference)] = results[LookupKey(str(reference), logins)]
         return found
 
     views = [
