@@ -249,3 +249,22 @@ def test_an_entry_without_a_login_to_send_still_holds_its_key() -> None:
     value = base64.b64encode(json.dumps({"auths": entries}).encode()).decode()
     logins = PullCredentials.from_docker_configs([(".dockerconfigjson", value)])
     assert logins.applying_to(parse_image("team/private-trainer:2.1")) == []
+
+
+@pytest.mark.parametrize("empty", [{}, None])
+def test_an_empty_entry_still_holds_its_key(empty: object) -> None:
+    """keyring.go BasicDockerKeyring.Add files every entry of a login, an empty one too (`{}`,
+    or `null`, which DockerConfigEntry.UnmarshalJSON reads as nothing: config.go): `docker.io`
+    then matches a Docker Hub image, so Lookup never reaches `index.docker.io`'s login, and
+    the kubelet pulls with the empty entry, that is anonymously: refresh sends no login."""
+    entries = {
+        "docker.io": empty,
+        "https://index.docker.io/v1/": {"auth": base64.b64encode(b"robot:pw").decode()},
+    }
+    value = base64.b64encode(json.dumps({"auths": entries}).encode()).decode()
+    logins = PullCredentials.from_docker_configs([(".dockerconfigjson", value)])
+    assert logins.entries == (
+        ("docker.io", None),
+        ("index.docker.io", RegistryLogin("index.docker.io", "robot", "pw")),
+    )
+    assert logins.applying_to(parse_image("team/private-trainer:2.1")) == []

@@ -181,8 +181,9 @@ class PullCredentials(Struct, frozen=True):
     @classmethod
     def from_docker_configs(cls, configs: Iterable[tuple[str, str]]) -> "PullCredentials":
         """Logins from (secret data key, base64 value) pairs, each entry under its keyring key
-        (`images.keyring_key`; one url.Parse refuses is ignored, as Add ignores it), and none
-        of a login the kubelet cannot read whole (docker_config.py)."""
+        (`images.keyring_key`; one url.Parse refuses is ignored, as Add ignores it), an empty
+        or `null` one too, as Add files it; and none of a login the kubelet cannot read whole
+        (docker_config.py)."""
         entries: list[tuple[str, RegistryLogin | None]] = []
         for key, value in configs:
             try:
@@ -190,14 +191,12 @@ class PullCredentials(Struct, frozen=True):
             except ValueError:
                 continue
             try:
-                read = [(host, e, read_entry(e)) for host, e in login_entries(key, parsed).items()]
+                read = [(host, read_entry(e)) for host, e in login_entries(key, parsed).items()]
             except EntryError:
                 continue  # one entry the kubelet cannot read fails the whole login
-            for host, raw, entry in read:
+            for host, entry in read:
                 filed = keyring_key(host)
-                # An empty entry holds no key, as doctor's view of the login has it
-                # (doctor/knowledge/image_presence.py registries_with_credentials).
-                if filed is not None and isinstance(raw, dict) and raw:
+                if filed is not None:
                     entries.append((filed, _login(filed, entry)))
         return cls(tuple(entries))
 
