@@ -142,7 +142,7 @@ class _Workload(Struct):
     obj: Mapping[str, Any]
     pods: list[Mapping[str, Any]]
     logins: PullCredentials
-    """The registry logins of this workload's own pull secrets (pod spec and account)."""
+    """The registry logins its pods send (`workload_logins`)."""
     pods_unread: CantRead | None = None
     """Why its pods could not be read: then only its stale-pin findings are written."""
 
