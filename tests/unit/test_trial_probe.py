@@ -17,7 +17,8 @@ import jsonschema
 import pytest
 
 from truegreen.trial import probe as probe_module
-from truegreen.trial.readback import ProbeReport, probe_report
+from truegreen.trial.outcomes import Level, Outcome
+from truegreen.trial.readback import ProbeReport, TrialPod, pod_findings, probe_report
 
 TRIAL = Path(probe_module.__file__).parent
 PROBE = TRIAL / "probe.py"
@@ -349,3 +350,61 @@ def test_the_reads_beside_the_gpu_import_are_timed_with_a_short_thread_switch(
     short = pytest.approx(probe_module.MEASURING_SWITCH_S, rel=1e-6)
     assert seen == dict.fromkeys(("data", "tcp", "gpu"), short)
     assert sys.getswitchinterval() == before
+
+
+ROCM_TORCH = '''
+"""A ROCm build of PyTorch (2.5.1+rocm6.2) on one AMD Instinct MI300X, as far as the probe sees
+it: torch/version.py as tools/generate_torch_version.py writes it for a HIP build (`cuda = None`,
+`hip = "6.2.41133-dd7f95766"`), and torch.cuda working through HIP."""
+import types
+__version__ = "2.5.1+rocm6.2"
+version = types.SimpleNamespace(cuda=None, hip="6.2.41133-dd7f95766")
+class _Props:
+    name = "AMD Instinct MI300X"
+    total_memory = 192 << 30
+    major = 9
+    minor = 4
+class _Rccl:
+    @staticmethod
+    def version():
+        return (2, 20, 5)
+cuda = types.SimpleNamespace(init=lambda: None, device_count=lambda: 1, is_available=lambda: True,
+                             get_device_properties=lambda index: _Props(), nccl=_Rccl())
+'''
+
+
+def test_a_rocm_build_of_pytorch_starts_the_gpus_through_torch_cuda(tmp_path: Path) -> None:
+    """PyTorch's HIP notes (docs/source/notes/hip.rst, "HIP Interfaces Reuse the CUDA
+    Interfaces" and "Checking for HIP"): a ROCm build answers through torch.cuda, with
+    `torch.version.cuda` None and `torch.version.hip` set. Run as the pod runs the probe
+    (`python3 -c <probe.py>`, the image's own site-packages on the path), a stand-in for that
+    build in place of PyTorch; an AMD GPU is a GPU doctor counts (gpu_resources.py: amd.com/gpu)."""
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "__init__.py").write_text(ROCM_TORCH, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", PROBE.read_text(encoding="utf-8")],
+        cwd=tmp_path,
+        env=_env(
+            PYTHONPATH=str(tmp_path),
+            TRUEGREEN_PROBE_GPUS="1",
+            # The stand-in has no torch.distributed: the all-reduce is the gloo test's.
+            TRUEGREEN_PROBE_SKIP="collective",
+        ),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    report = _parse(done.stdout)
+    assert report["gpu"]["status"] == "ok", report["gpu"]
+    [torch] = report["gpu"]["libraries"]
+    assert torch["status"] == "ok"
+    assert torch["cuda_version"] is None
+    assert torch["hip_version"] == "6.2.41133-dd7f95766"
+    assert torch["device_count"] == 1
+    assert torch["devices"] == [
+        {"index": 0, "name": "AMD Instinct MI300X", "memory_mib": 196608, "capability": "9.4"}
+    ]
+    found = pod_findings(TrialPod(pod="p", log=done.stdout))
+    gpus = [(f.outcome, f.level, f.value, f.limit) for f in found if f.outcome.startswith("gpu")]
+    assert gpus == [(Outcome.GPUS_SEEN, Level.OK, 1.0, 1.0)]

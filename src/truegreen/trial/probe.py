@@ -7,8 +7,8 @@ docs/trial.md and probe.schema.json) and exits 0; every failure it measures is a
 line, never its exit code.
 
 It looks at, each part in its own thread against one deadline:
-- the GPUs, through the first of PyTorch, JAX and CuPy that imports (import and CUDA
-  initialisation timed, the library's own error text kept), and the driver through
+- the GPUs, through the first of PyTorch (a CUDA or a ROCm build), JAX and CuPy that imports
+  (import and CUDA initialisation timed, the library's own error text kept), and the driver through
   /proc/driver/nvidia/version and nvidia-smi;
 - /dev/shm: its size and free space against the job's need;
 - the dataset mount: the first N MiB of its files read (opened read-only; nothing is written);
@@ -170,12 +170,15 @@ def _torch(settings: Settings, found: dict[str, Any]) -> Any:
     found["import_s"] = round(time.monotonic() - start, 3)
     found["version"] = str(torch.__version__)
     found["cuda_version"] = torch.version.cuda
+    # A ROCm build answers through torch.cuda with version.cuda None and version.hip set
+    # (PyTorch docs/source/notes/hip.rst, "Checking for HIP"); RCCL is behind torch.cuda.nccl.
+    found["hip_version"] = getattr(torch.version, "hip", None)
     nccl = getattr(torch.cuda, "nccl", None)
     try:
         found["nccl_version"] = ".".join(str(v) for v in nccl.version()) if nccl else None
     except Exception:  # noqa: BLE001 - a build without NCCL says so by raising
         found["nccl_version"] = None
-    if torch.version.cuda is None:
+    if found["cuda_version"] is None and found["hip_version"] is None:
         found["status"] = "no-cuda-build"
         found["device_count"] = 0
         return torch

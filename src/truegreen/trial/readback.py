@@ -101,6 +101,8 @@ class Library(msgspec.Struct, frozen=True):
     import_s: float | None = None
     init_s: float | None = None
     cuda_version: str | None = None
+    hip_version: str | None = None
+    """A ROCm build's HIP version (PyTorch's `torch.version.hip`)."""
     driver_cuda_version: str | None = None
     nccl_version: str | None = None
     device_count: int | None = None
@@ -444,7 +446,7 @@ def _gpu_findings(pod: str, gpu: GpuPart) -> list[TrialFinding]:
             )
         ]
     if library.status == "no-cuda-build":
-        words = f"{library.name} {library.version} was built without CUDA"
+        words = f"{library.name} {library.version} was built without CUDA or ROCm"
         return [TrialFinding(Outcome.GPU_LIBRARY_FAILED, Level.FAIL, pod, words)]
     if library.status != "ok":
         error = library.error or library.status
