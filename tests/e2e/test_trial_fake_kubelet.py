@@ -151,7 +151,9 @@ def test_two_workers_reach_rank_0_and_both_are_deleted(fake: FakeApiServer, tmp_
     ]
     assert [levels[Outcome.WORKERS_REACHED] for levels in _levels(run)] == [Level.OK, Level.OK]
     started = fake.kubelet.started
-    assert "TRUEGREEN_PROBE_MASTER_ADDR" not in started["truegreen-trial-llama-t1-0"]
+    assert started["truegreen-trial-llama-t1-0"]["TRUEGREEN_PROBE_MASTER_ADDR"] == "127.0.0.1", (
+        "rank 0 hosts the rendezvous: it is told loopback"
+    )
     assert started["truegreen-trial-llama-t1-1"]["TRUEGREEN_PROBE_MASTER_ADDR"] == "127.0.0.1", (
         "the worker is given the address the server shows for rank 0"
     )

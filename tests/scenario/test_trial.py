@@ -16,6 +16,7 @@ import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.support.fake_kubelet import FakeKubelet
+from tests.support.real_parts import required
 from tests.support.scenarios import NAMESPACE, healthy, training_job
 
 Obj = dict[str, Any]
@@ -37,6 +38,20 @@ def _distributed_job(now: datetime) -> list[Obj]:
     job = training_job("train-llm", now, gpus=0)
     job["spec"].update({"parallelism": 2, "completions": 2, "completionMode": "Indexed"})
     return [*(o for o in healthy(now) if o["kind"] != "Job"), job]
+
+
+TORCH_PYTHON = Path(__file__).resolve().parents[2] / ".venv-torch" / "bin" / "python"
+
+
+@pytest.fixture(scope="module")
+def torch_python() -> str:
+    """PyTorch's CPU build, in a venv of its own (tests/unit/test_trial_probe_gloo.py)."""
+    if not TORCH_PYTHON.exists():
+        why = f"{TORCH_PYTHON} is missing: `make .venv-torch/.installed` builds it"
+        if required():
+            pytest.fail(f"PyTorch is required in CI: {why}")
+        pytest.skip(why)
+    return str(TORCH_PYTHON)
 
 
 def _pods_left(doctor: Doctor) -> list[str]:
@@ -81,6 +96,42 @@ def test_a_worker_that_cannot_reach_rank_0_fails(doctor: Doctor) -> None:
     assert ("trial.workers-missing", "fail") in codes
     assert ("trial.rank0-unreachable", "fail") in codes
     assert _pods_left(doctor) == []
+
+
+def test_rank_0_hosts_its_own_rendezvous_whatever_master_addr_the_job_states(
+    doctor: Doctor, torch_python: str
+) -> None:
+    """The usual Indexed Job names pod 0 through its headless service in MASTER_ADDR
+    (kubernetes docs, "Job with Pod-to-Pod Communication": `<job>-0.<service>`), an address
+    no trial pod has. Rank 0 of PyTorch's rendezvous hosts the store and its own client
+    connects to the init method's host (torch/distributed/rendezvous.py
+    `_tcp_rendezvous_handler` → `TCPStore(hostname, port, ..., is_master=rank == 0)`): given
+    the job's address it dials the job, not itself. With PyTorch's CPU build as the image's
+    `python3`, the two workers' gloo all-reduce must go through."""
+    job_env = [
+        {"name": "MASTER_ADDR", "value": "train-llm-0.train-llm.train.svc"},
+        {"name": "MASTER_PORT", "value": "29500"},
+    ]
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _distributed_job(now)
+        objects[-1]["spec"]["template"]["spec"]["containers"][0]["env"] = job_env
+        return objects
+
+    doctor.load(build)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, python=torch_python)
+    result = doctor.live("--trial", "--trial-timeout", "60", "-o", "json", "--verbose")
+    report = result.json()
+    assert _trial_codes(report) == [("trial.ok", "ok")], report["findings"]
+    assert result.exit_code == 0
+    [ok] = [f for f in report["findings"] if f["code"] == "trial.ok"]
+    assert "one exchange between the workers in" in ok["headline"]
+    started = {
+        name: env["TRUEGREEN_PROBE_MASTER_ADDR"]
+        for name, env in doctor.server.kubelet.started.items()
+    }
+    assert sorted(started.values()) == ["127.0.0.1", "127.0.0.1"], started
 
 
 def test_a_refused_trial_is_the_cluster_s_answer_not_a_probe_failure(doctor: Doctor) -> None:

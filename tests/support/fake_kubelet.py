@@ -10,9 +10,9 @@ On a created pod labelled `truegreen.io/trial`, in a thread of its own:
    pkg/kubelet/kuberuntime/kuberuntime_container.go); reasons from pkg/kubelet/events/event.go;
 2. the pod Running with `status.podIP` 127.0.0.1 (so the trial's workers are given rank 0's
    address), then the container's command run with the container's literal env; a
-   `python3` command runs under this interpreter; rank 0 listens on loopback only
-   (TRUEGREEN_PROBE_BIND); each mount path named in the env is replaced by a temp folder standing
-   in for the volume (`volumes`, by claim name);
+   `python3` command runs under `python` (this interpreter unless told another); rank 0
+   listens on loopback only (TRUEGREEN_PROBE_BIND); each mount path named in the env is
+   replaced by a temp folder standing in for the volume (`volumes`, by claim name);
 3. the pod Succeeded or Failed with the container terminated (exit code, `containerID`), its
    output served as the container's log (`pods/log`).
 `pull` replaces the Pulled message's durations (a slow pull); `stall` stops after Pulling (a
@@ -62,6 +62,7 @@ class FakeKubelet:
         unschedulable: str | None = None,
         stop: Stop | None = None,
         reject: tuple[str, str] | None = None,
+        python: str = sys.executable,
     ) -> None:
         self.server = server
         self.volumes = dict(volumes or {})
@@ -86,6 +87,8 @@ class FakeKubelet:
         pkg/kubelet/kubelet.go `rejectPod` writes it: a Warning Event with the reason and
         message, the pod Failed with `status.reason` and `status.message` "Pod was rejected:
         <message>", no container status."""
+        self.python = python
+        """The image's `python3`: this interpreter, or one with PyTorch (.venv-torch)."""
         self.threads: list[threading.Thread] = []
         self.ports: dict[str, int] = {}
         """The rendezvous port each trial run was given, by its run label."""
@@ -324,7 +327,7 @@ class FakeKubelet:
             return
         command = list(container["command"])
         if command[0] == "python3":
-            command[0] = sys.executable
+            command[0] = self.python
         env = self._env(container, pod)
         self.started[meta["name"]] = env
         done = subprocess.run(

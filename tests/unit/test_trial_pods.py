@@ -104,6 +104,7 @@ def test_the_trial_pod_keeps_the_job_s_placement_and_runs_the_probe() -> None:
         "TRUEGREEN_PROBE_READ_MIB": "64",
         "TRUEGREEN_PROBE_RANK": "0",
         "TRUEGREEN_PROBE_WORLD": "1",
+        "TRUEGREEN_PROBE_MASTER_ADDR": "127.0.0.1",
         "TRUEGREEN_PROBE_MASTER_PORT": "29500",
         "TRUEGREEN_PROBE_INIT_TIMEOUT_S": "10",
         "TRUEGREEN_PROBE_TIMEOUT_S": "295",
@@ -322,3 +323,21 @@ def test_two_trial_pods_reach_each_other_on_loopback(tmp_path: Path) -> None:
         if f.outcome is Outcome.WORKERS_REACHED
     ]
     assert len(reached) == 2, (first, worker_log)
+
+
+def test_rank_0_is_told_loopback_and_a_worker_rank_0_s_address_never_the_job_s() -> None:
+    """A job's trainer often states MASTER_ADDR as its pod 0's name under a headless service
+    (`<job>-0.<service>`); rank 0 of the trial hosts the rendezvous itself and must reach its
+    own store, never the job's (torch/distributed/rendezvous.py `_tcp_rendezvous_handler`:
+    rank 0's TCPStore client connects to the init method's host)."""
+    [trainer] = [c for c in JOB_POD["spec"]["containers"] if c["name"] == "trainer"]
+    job_env = [{"name": "MASTER_ADDR", "value": "llama-0.llama.train.svc"}]
+    job = {
+        **JOB_POD,
+        "spec": {**JOB_POD["spec"], "containers": [{**trainer, "env": job_env}]},
+    }
+    rank0 = _env(trial_pod("llama", job, SETTINGS, rank=0, world=2, master=""))
+    worker = _env(trial_pod("llama", job, SETTINGS, rank=1, world=2, master="10.4.0.17"))
+    assert rank0["TRUEGREEN_PROBE_MASTER_ADDR"] == "127.0.0.1"
+    assert worker["TRUEGREEN_PROBE_MASTER_ADDR"] == "10.4.0.17"
+    assert rank0["MASTER_ADDR"] == worker["MASTER_ADDR"] == "llama-0.llama.train.svc"

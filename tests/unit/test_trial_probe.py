@@ -408,3 +408,22 @@ def test_a_rocm_build_of_pytorch_starts_the_gpus_through_torch_cuda(tmp_path: Pa
     found = pod_findings(TrialPod(pod="p", log=done.stdout))
     gpus = [(f.outcome, f.level, f.value, f.limit) for f in found if f.outcome.startswith("gpu")]
     assert gpus == [(Outcome.GPUS_SEEN, Level.OK, 1.0, 1.0)]
+
+
+def test_rank_0_s_rendezvous_address_is_its_own_not_the_job_s_master_addr(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Rank 0 hosts the rendezvous (torch/distributed/rendezvous.py `_tcp_rendezvous_handler`:
+    `TCPStore(hostname, port, ..., is_master=rank == 0)`, whose own client connects to
+    `hostname`): the job's MASTER_ADDR names the job's pod 0, not this one. A worker falls back
+    to it; an address given to the probe wins for both."""
+    monkeypatch.setenv("MASTER_ADDR", "train-llm-0.train-llm.train.svc")
+    monkeypatch.delenv("TRUEGREEN_PROBE_MASTER_ADDR", raising=False)
+    monkeypatch.setenv("TRUEGREEN_PROBE_RANK", "0")
+    assert probe_module.Settings().master_addr == "127.0.0.1"
+    monkeypatch.setenv("TRUEGREEN_PROBE_RANK", "1")
+    assert probe_module.Settings().master_addr == "train-llm-0.train-llm.train.svc"
+    monkeypatch.setenv("TRUEGREEN_PROBE_MASTER_ADDR", "10.4.0.17")
+    assert probe_module.Settings().master_addr == "10.4.0.17"
+    monkeypatch.setenv("TRUEGREEN_PROBE_RANK", "0")
+    assert probe_module.Settings().master_addr == "10.4.0.17"

@@ -22,9 +22,9 @@ shows it) and the volumes. It changes only what a trial needs:
   each `volumeMounts[].readOnly`): the probe reads the dataset and must never write to it;
 - for a distributed job, workers are kept off rank 0's machine (a required podAntiAffinity on
   `kubernetes.io/hostname`) where the job's pods would use more than one machine, and given rank
-  0's address; a job pinned to one machine (`spec.nodeName`) is tried on it, bypassing the
-  scheduler as its pods do (the kubelet admits them: pkg/kubelet/lifecycle/predicate.go), its
-  workers together there.
+  0's address; rank 0 is given loopback, never the job's MASTER_ADDR; a job pinned to one
+  machine (`spec.nodeName`) is tried on it, bypassing the scheduler as its pods do (the kubelet
+  admits them: pkg/kubelet/lifecycle/predicate.go), its workers together there.
 """
 
 import secrets
@@ -44,6 +44,10 @@ TRIAL_RUN_LABEL = "truegreen.io/trial-run"
 """This run's id: the workers' anti-affinity names only this run's pods."""
 PROBE_PREFIX = "TRUEGREEN_PROBE_"
 HOSTNAME = "kubernetes.io/hostname"
+LOOPBACK = "127.0.0.1"
+"""Rank 0's rendezvous address for itself: it hosts the store, and PyTorch's rank 0 connects
+to its own init method's host (torch/distributed/rendezvous.py `_tcp_rendezvous_handler`).
+Never the job's MASTER_ADDR, which names the job's own pod 0."""
 _NAME_LIMIT = 63
 """A pod's name is also its hostname: one DNS label (RFC 1123)."""
 _DROPPED = ("livenessProbe", "readinessProbe", "startupProbe", "lifecycle", "command", "args")
@@ -219,7 +223,8 @@ def trial_pod(
     master: str = "",
     separate_machines: bool = False,
 ) -> dict[str, Any]:
-    """One trial pod of rank `rank` among `world`, made from the job's pod."""
+    """One trial pod of rank `rank` among `world`, made from the job's pod: a worker is told
+    `master` (rank 0's address), rank 0 itself LOOPBACK."""
     metadata = o.mapping(pod.get("metadata"))
     spec = dict(o.mapping(pod.get("spec")))
     containers = o.containers(spec)
@@ -237,7 +242,7 @@ def trial_pod(
         data=dataset_path(trainer, spec),
         rank=rank,
         world=world,
-        master=master,
+        master=master if rank else LOOPBACK,
     )
     source = probe_source(settings.python)
     program = ["python3", "-c", source] if settings.python else ["sh", "-c", source]

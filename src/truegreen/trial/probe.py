@@ -23,7 +23,8 @@ Inputs, all optional (environment variables):
   TRUEGREEN_PROBE_READ_MIB        MiB of it to read (default 64, at most 1024)
   TRUEGREEN_PROBE_RANK            this worker's rank (default 0)
   TRUEGREEN_PROBE_WORLD           how many workers (default 1: no exchange)
-  TRUEGREEN_PROBE_MASTER_ADDR     rank 0's address (default $MASTER_ADDR, else 127.0.0.1)
+  TRUEGREEN_PROBE_MASTER_ADDR     rank 0's address (default: 127.0.0.1 for rank 0 itself;
+                                  $MASTER_ADDR, else 127.0.0.1, for a worker)
   TRUEGREEN_PROBE_MASTER_PORT     the rendezvous port (default $MASTER_PORT, else 29500)
   TRUEGREEN_PROBE_BIND            the address rank 0 listens on (default 0.0.0.0)
   TRUEGREEN_PROBE_TCP_MIB         MiB each worker sends to rank 0 (default 16, at most 256)
@@ -105,10 +106,11 @@ class Settings:
         self.read_mib = _int_setting("TRUEGREEN_PROBE_READ_MIB", 64, 1, 1024)
         self.rank = _int_setting("TRUEGREEN_PROBE_RANK", 0, 0, 1 << 20)
         self.world = _int_setting("TRUEGREEN_PROBE_WORLD", 1, 1, 64)
+        # Rank 0 hosts the rendezvous and its own client connects to this address: the job's
+        # MASTER_ADDR names the job's pod 0 (or a live job's store), never this one.
+        job_master = os.environ.get("MASTER_ADDR") if self.rank else None
         self.master_addr = (
-            os.environ.get("TRUEGREEN_PROBE_MASTER_ADDR")
-            or os.environ.get("MASTER_ADDR")
-            or "127.0.0.1"
+            os.environ.get("TRUEGREEN_PROBE_MASTER_ADDR") or job_master or "127.0.0.1"
         )
         default_port = _int_setting("MASTER_PORT", 29500, 1, 65535)
         self.master_port = _int_setting("TRUEGREEN_PROBE_MASTER_PORT", default_port, 1, 65535)

@@ -245,7 +245,7 @@ def run_trial(
     sleep: Callable[[float], None] = time.sleep,
 ) -> TrialRun:
     """Run one trial. `make_pods(master)` gives the trial pods, rank 0 first, the others told
-    `master` (rank 0's address; '' for rank 0 itself)."""
+    `master` (rank 0's address; '' before it is known, when only rank 0 is created)."""
     deadline = time.monotonic() + timeout_seconds
     leftovers = remove_leftovers(client, namespace)
     created: list[str] = []
