@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.scenario.conftest import Doctor
-from tests.support.fake_kubelet import FakeKubelet
+from tests.support.fake_kubelet import FakeKubelet, exec_not_found
 from tests.support.real_parts import required
 from tests.support.scenarios import NAMESPACE, healthy, training_job
 
@@ -390,6 +390,49 @@ def test_a_trial_pod_that_disappeared_before_it_reported_is_unknown(doctor: Doct
     ]
     assert found[1]["details"] == [
         f"{_one_pod(doctor)}: the trial pod disappeared before its report was read"
+    ]
+    assert code == 3
+
+
+def test_an_image_without_python_is_measured_by_the_shell_probe(doctor: Doctor) -> None:
+    """An image with `sh` and no `python3` (a C++ or Go trainer): the trial falls back to
+    probe.sh (docs/trial.md), which measures what sh can see; the GPU libraries it cannot try
+    are unknown, never a failure of the job's program, which did not run."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = [o for o in healthy(now) if o["kind"] != "Job"]
+        return [*objects, training_job("train-llm", now, gpus=1)]
+
+    doctor.load(build)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, python=None)
+    result = doctor.live("--trial", "--trial-timeout", "20", "-o", "json", "--verbose")
+    found = [f for f in result.json()["findings"] if f["check"] == "trial"]
+    assert [(f["code"], f["status"]) for f in found] == [
+        ("trial.ok", "ok"),
+        ("trial.no-gpu-library", "unknown"),
+    ], found
+    assert found[1]["headline"] == (
+        "Couldn't check the GPUs from inside the training image: it has no PyTorch, JAX or CuPy."
+    )
+    [log] = doctor.server.container_logs.values()
+    assert '"runtime":"sh"' in log
+    assert result.exit_code == 3
+
+
+def test_an_image_with_neither_python_nor_sh_is_unknown_not_a_failure(doctor: Doctor) -> None:
+    """A distroless image: the trial pod's own command cannot start there (containerd's
+    StartError, tests/support/fake_kubelet.py `_not_found`). What failed is the probe, not the
+    job's program, which never ran: unknown, in the runtime's words."""
+    kubelet = FakeKubelet(doctor.server, python=None, shell=False)
+    code, found = _unmeasured(doctor, kubelet)
+    assert [(f["code"], f["status"]) for f in found] == [
+        ("trial.ok", "ok"),
+        ("trial.no-probe-line", "unknown"),
+    ], found
+    assert found[1]["headline"] == "The trial's program left no measurement."
+    assert found[1]["details"] == [
+        f"{_one_pod(doctor)}: the probe could not run in this image: {exec_not_found('sh')}"
     ]
     assert code == 3
 

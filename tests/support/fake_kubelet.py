@@ -9,8 +9,10 @@ On a created pod labelled `truegreen.io/trial`, in a thread of its own:
    (`Created container: %s`) and `Started` (`Started container %s`,
    pkg/kubelet/kuberuntime/kuberuntime_container.go); reasons from pkg/kubelet/events/event.go;
 2. the pod Running with `status.podIP` 127.0.0.1 (so the trial's workers are given rank 0's
-   address), then the container's command run with the container's literal env; a
-   `python3` command runs under `python` (this interpreter unless told another); rank 0
+   address), then the container's command run with the container's literal env and the
+   image's PATH (`image_bin`: `sh` and its tools unless `shell` is False, and a `python3` that
+   runs `python`, this interpreter unless told another, or none when `python` is None); a
+   command the image does not have ends as containerd ends it (`StartError`); rank 0
    listens on loopback only (TRUEGREEN_PROBE_BIND); each mount path named in the env is
    replaced by a temp folder standing in for the volume (`volumes`, by claim name);
 3. the pod Succeeded or Failed with the container terminated (exit code, `containerID`), its
@@ -27,9 +29,11 @@ time finds it: `scheduling` (no scheduler ever takes it: Pending, no condition, 
 has printed nothing yet), `deleted` (removed by someone else once running).
 """
 
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Mapping
@@ -42,6 +46,36 @@ if TYPE_CHECKING:
 TRIAL_LABEL = "truegreen.io/trial"
 NODE = "gpu-node-1"
 Stop = Literal["scheduling", "creating", "running", "deleted"]
+SHELL_TOOLS = ("sh", "df", "dd", "find", "awk", "head", "tr", "cut", "sed", "grep")
+"""What a shell image offers: POSIX sh and the tools probe.sh uses."""
+
+
+def image_bin(folder: Path, python: str | None, shell: bool = True) -> Path:
+    """A folder standing in for an image's PATH: this machine's sh and its tools where the image
+    has a shell, and a `python3` that runs `python` where it has Python; nothing else of this
+    machine (its own python3 in /usr/bin is not the image's)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for tool in SHELL_TOOLS if shell else ():
+        found = shutil.which(tool, path="/usr/bin:/bin")
+        assert found is not None, f"this machine has no {tool}"
+        (folder / tool).symlink_to(found)
+    if python is not None:
+        # A script, not a link: a venv's python finds its venv from the path it is run by.
+        launcher = folder / "python3"
+        launcher.write_text(f'#!/bin/sh\nexec {python} "$@"\n', encoding="utf-8")
+        launcher.chmod(0o755)
+    return folder
+
+
+def exec_not_found(program: str) -> str:
+    """containerd's words (with runc) for a command the image does not have: runc's
+    `exec.LookPath` error (libcontainer/standard_init_linux.go; Go os/exec `ErrNotFound`) inside
+    the task create that container start runs."""
+    return (
+        "failed to create containerd task: failed to create shim task: OCI runtime create "
+        "failed: runc create failed: unable to start container process: "
+        f'exec: "{program}": executable file not found in $PATH: unknown'
+    )
 
 
 class FakeKubelet:
@@ -62,7 +96,8 @@ class FakeKubelet:
         unschedulable: str | None = None,
         stop: Stop | None = None,
         reject: tuple[str, str] | None = None,
-        python: str = sys.executable,
+        python: str | None = sys.executable,
+        shell: bool = True,
     ) -> None:
         self.server = server
         self.volumes = dict(volumes or {})
@@ -88,7 +123,13 @@ class FakeKubelet:
         message, the pod Failed with `status.reason` and `status.message` "Pod was rejected:
         <message>", no container status."""
         self.python = python
-        """The image's `python3`: this interpreter, or one with PyTorch (.venv-torch)."""
+        """The image's `python3`: this interpreter, one with PyTorch (.venv-torch), or None for
+        an image without Python."""
+        self.shell = shell
+        """Whether the image has `sh` (False: a distroless image)."""
+        self._image = tempfile.TemporaryDirectory(prefix="fake-image-")
+        self.image_path = str(image_bin(Path(self._image.name), python, shell))
+        """The image's PATH: its programs only."""
         self.threads: list[threading.Thread] = []
         self.ports: dict[str, int] = {}
         """The rendezvous port each trial run was given, by its run label."""
@@ -151,9 +192,20 @@ class FakeKubelet:
         message: str,
         kind: str,
         component: str = "kubelet",
+        field_path: str = "",
     ) -> None:
+        """One Event on the pod; `field_path` names the container it is about
+        (pkg/kubelet/container/ref.go GenerateContainerRef: `spec.containers{name}`)."""
         self._events += 1
         meta = pod["metadata"]
+        involved = {
+            "kind": "Pod",
+            "namespace": meta["namespace"],
+            "name": meta["name"],
+            "uid": meta.get("uid", ""),
+        }
+        if field_path:
+            involved["fieldPath"] = f"spec.containers{{{field_path}}}"
         self.server.add(
             {
                 "apiVersion": "v1",
@@ -162,12 +214,7 @@ class FakeKubelet:
                     "name": f"{meta['name']}.{self._events:x}",
                     "namespace": meta["namespace"],
                 },
-                "involvedObject": {
-                    "kind": "Pod",
-                    "namespace": meta["namespace"],
-                    "name": meta["name"],
-                    "uid": meta.get("uid", ""),
-                },
+                "involvedObject": involved,
                 "reason": reason,
                 "message": message,
                 "type": kind,
@@ -229,6 +276,26 @@ class FakeKubelet:
         self.server.update_object(stored)
         return True
 
+    def _not_found(self, pod: Mapping[str, Any], name: str, instance: str, program: str) -> None:
+        """The image lacks the command's program: the kubelet's Warning `Failed` "Error: %v"
+        (pkg/kubelet/kuberuntime/kuberuntime_container.go startContainer,
+        events.FailedToStartContainer) on the container, and containerd ends the container
+        `StartError` with exit code 128 (internal/cri/server/container_start.go
+        errorStartReason, errorStartExitCode); restartPolicy Never: the pod Failed."""
+        words = exec_not_found(program)
+        self._event(pod, "Failed", f"Error: {words}", "Warning", field_path=name)
+        terminated = {"exitCode": 128, "reason": "StartError", "message": words}
+        self._status(
+            pod,
+            {
+                "phase": "Failed",
+                "podIP": self.pod_ip,
+                "containerStatuses": [
+                    {"name": name, "containerID": instance, "state": {"terminated": terminated}}
+                ],
+            },
+        )
+
     def _env(self, container: Mapping[str, Any], pod: Mapping[str, Any]) -> dict[str, str]:
         mounts = {
             m["mountPath"]: str(self.volumes[v["persistentVolumeClaim"]["claimName"]])
@@ -238,7 +305,7 @@ class FakeKubelet:
             for m in container.get("volumeMounts") or []
             if m["name"] == v["name"]
         }
-        env = {"PATH": "/usr/bin:/bin", "TRUEGREEN_PROBE_BIND": "127.0.0.1", **self.extra_env}
+        env = {"PATH": self.image_path, "TRUEGREEN_PROBE_BIND": "127.0.0.1", **self.extra_env}
         for item in container.get("env") or []:
             if "value" in item:
                 env[item["name"]] = mounts.get(item["value"], item["value"])
@@ -307,8 +374,13 @@ class FakeKubelet:
         time.sleep(self.start_seconds)
         self._event(pod, "Pulled", pulled_message, "Normal")
         self._event(pod, "Created", f"Created container: {name}", "Normal")
-        self._event(pod, "Started", f"Started container {name}", "Normal")
         instance = f"containerd://{meta['name']}-1"
+        command = list(container["command"])
+        env = self._env(container, pod)
+        if shutil.which(command[0], path=env["PATH"]) is None:
+            self._not_found(pod, name, instance, command[0])
+            return
+        self._event(pod, "Started", f"Started container {name}", "Normal")
         running = {
             "phase": "Running",
             "podIP": self.pod_ip,
@@ -325,10 +397,6 @@ class FakeKubelet:
             if self.stop == "deleted":
                 self.server.delete_object("Pod", meta["name"], meta["namespace"])
             return
-        command = list(container["command"])
-        if command[0] == "python3":
-            command[0] = self.python
-        env = self._env(container, pod)
         self.started[meta["name"]] = env
         done = subprocess.run(
             command,

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.fake_kubelet import image_bin
 from truegreen.trial.outcomes import Level, Outcome
 from truegreen.trial.pods import (
     TRIAL_LABEL,
@@ -92,8 +93,10 @@ def test_the_trial_pod_keeps_the_job_s_placement_and_runs_the_probe() -> None:
     assert trainer["name"] == "trainer", "the GPU container, not the first"
     assert trainer["image"] == "ghcr.io/acme/train:2.11"
     assert trainer["resources"] == {"limits": {"nvidia.com/gpu": "8", "memory": "512Gi"}}
-    assert trainer["command"][:2] == ["python3", "-c"]
-    assert "probe_schema" in trainer["command"][2]
+    assert trainer["command"][:2] == ["sh", "-c"]
+    assert "command -v python3" in trainer["command"][2]
+    assert "probe_schema" in trainer["command"][4], "probe.py"
+    assert '"runtime":"sh"' in trainer["command"][5], "probe.sh"
     assert "args" not in trainer
     assert "livenessProbe" not in trainer
     assert trainer["env"][0] == JOB_POD["spec"]["containers"][1]["env"][0], "references kept"
@@ -267,37 +270,54 @@ def test_a_long_job_name_still_fits_one_dns_label() -> None:
     assert name.endswith("-r7k2-12")
 
 
-def _run_as_kubelet(pod: dict[str, Any], volumes: dict[str, Path], **extra: str) -> str:
+def _running(pod: dict[str, Any], image: Path, **extra: str) -> subprocess.Popen[str]:
+    """The container's command started as a local process, with its literal env and the
+    image's PATH (`image`, tests/support/fake_kubelet.py image_bin)."""
+    container = pod["spec"]["containers"][0]
+    return subprocess.Popen(
+        container["command"],
+        env={"PATH": str(image), **_env(pod), **extra},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _run_as_kubelet(
+    pod: dict[str, Any], volumes: dict[str, Path], image: Path, **extra: str
+) -> str:
     """The container's command as a local process: its literal env, each mount path replaced
     by the folder standing in for the volume."""
-    container = pod["spec"]["containers"][0]
-    env = _env(pod)
+    env = {**_env(pod), **extra}
     for mount_path, folder in volumes.items():
         env = {k: v.replace(mount_path, str(folder)) for k, v in env.items()}
-    command = [sys.executable if container["command"][0] == "python3" else "sh"]
-    done = subprocess.run(
-        [*command, *container["command"][1:]],
-        env={"PATH": "/usr/bin:/bin", **env, **extra},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout
+    with _running(pod, image, **env) as process:
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    return out
 
 
-def test_the_pod_s_command_runs_the_probe_as_the_container_would(tmp_path: Path) -> None:
-    (tmp_path / "shard-0.bin").write_bytes(b"d" * (1 << 20))
+def test_the_pod_s_command_runs_probe_py_where_the_image_has_python_else_probe_sh(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "shard-0.bin").write_bytes(b"d" * (1 << 20))
     settings = TrialSettings(run="r7k2", deadline_seconds=30, read_mib=1)
-    log = _run_as_kubelet(trial_pod("llama", JOB_POD, settings), {"/data": tmp_path})
+    pod = trial_pod("llama", JOB_POD, settings)
+    python = image_bin(tmp_path / "python-image", sys.executable)
+    log = _run_as_kubelet(pod, {"/data": data}, python)
+    assert '"runtime":"python"' in log
     found = pod_findings(TrialPod(pod="truegreen-trial-llama-r7k2-0", log=log))
     levels = {f.outcome: f.level for f in found}
     assert levels[Outcome.NO_GPU_LIBRARY] is Level.UNKNOWN
     assert levels[Outcome.DATA_READ] is Level.OK
-    sh = TrialSettings(run="r7k2", deadline_seconds=30, read_mib=1, python=False)
-    log = _run_as_kubelet(trial_pod("llama", JOB_POD, sh), {"/data": tmp_path})
+    shell_only = image_bin(tmp_path / "shell-image", None)
+    log = _run_as_kubelet(pod, {"/data": data}, shell_only)
     assert '"runtime":"sh"' in log
+    levels = {f.outcome: f.level for f in pod_findings(TrialPod(pod="p", log=log))}
+    assert levels[Outcome.NO_GPU_LIBRARY] is Level.UNKNOWN
+    assert levels[Outcome.DATA_READ] is Level.OK
 
 
 def test_two_trial_pods_reach_each_other_on_loopback(tmp_path: Path) -> None:
@@ -308,13 +328,9 @@ def test_two_trial_pods_reach_each_other_on_loopback(tmp_path: Path) -> None:
     rank0 = trial_pod("llama", JOB_POD, settings, rank=0, world=2, master="127.0.0.1")
     worker = trial_pod("llama", JOB_POD, settings, rank=1, world=2, master="127.0.0.1")
     loopback = {"TRUEGREEN_PROBE_BIND": "127.0.0.1", "TRUEGREEN_PROBE_TCP_MIB": "2"}
-    with subprocess.Popen(
-        [sys.executable, *worker["spec"]["containers"][0]["command"][1:]],
-        env={"PATH": "/usr/bin:/bin", **_env(worker), **loopback},
-        stdout=subprocess.PIPE,
-        text=True,
-    ) as second:
-        first = _run_as_kubelet(rank0, {"/data": tmp_path}, **loopback)
+    image = image_bin(tmp_path / "image", sys.executable)
+    with _running(worker, image, **loopback) as second:
+        first = _run_as_kubelet(rank0, {"/data": tmp_path}, image, **loopback)
         worker_log, _ = second.communicate(timeout=60)
     reached = [
         f

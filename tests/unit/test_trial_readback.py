@@ -536,3 +536,90 @@ def test_a_pod_its_machine_turned_away_is_a_measured_failure_in_the_kubelets_wor
         turned_away=TurnedAway("Evicted", "The node was low on resource: memory."),
     )
     assert [f.outcome for f in pod_findings(crashed)] == [Outcome.CONTAINER_ENDED]
+
+
+RUNC_NO_SH = (
+    "failed to create containerd task: failed to create shim task: OCI runtime create failed: "
+    "runc create failed: unable to start container process: "
+    'exec: "sh": executable file not found in $PATH: unknown'
+)
+"""containerd with runc, an image without `sh`: runc's `exec.LookPath` error
+(libcontainer/standard_init_linux.go; Go os/exec ErrNotFound) in the task create."""
+CRUN_NO_SH = (
+    "crun: executable file `sh` not found in $PATH: No such file or directory: "
+    "OCI runtime attempted to invoke a command that was not found"
+)
+"""CRI-O with crun (src/libcrun/container.c: "executable file `%s` not found in $PATH")."""
+
+
+def _started(init: bool, state: dict[str, Any]) -> dict[str, Any]:
+    """A trial pod whose trainer (or, `init`, the job's init container `fetch`) is in `state`;
+    with an init container ending, the trainer waits as PodInitializing."""
+    if init:
+        return {
+            "metadata": {"name": POD},
+            "status": {
+                "phase": "Failed",
+                "initContainerStatuses": [{"name": "fetch", "state": state}],
+                "containerStatuses": [
+                    {"name": "trainer", "state": {"waiting": {"reason": "PodInitializing"}}}
+                ],
+            },
+        }
+    return {
+        "metadata": {"name": POD},
+        "status": {"phase": "Failed", "containerStatuses": [{"name": "trainer", "state": state}]},
+    }
+
+
+def _failed_event(field_path: str, words: str) -> dict[str, Any]:
+    """The kubelet's Warning `Failed` "Error: %v" on a container it could not start
+    (pkg/kubelet/kuberuntime/kuberuntime_container.go startContainer,
+    events.FailedToStartContainer); the container named as pkg/kubelet/container/ref.go
+    GenerateContainerRef names it."""
+    return {
+        "kind": "Event",
+        "involvedObject": {"kind": "Pod", "name": POD, "fieldPath": field_path},
+        "reason": "Failed",
+        "message": f"Error: {words}",
+        "type": "Warning",
+    }
+
+
+def test_a_probe_the_image_cannot_run_is_unknown_not_the_job_s_failure() -> None:
+    """The trial pod's own command (`sh`, which starts python3 or probe.sh) missing from the
+    image: containerd ends the container StartError, exit 128 (internal/cri/server/
+    container_start.go errorStartReason, errorStartExitCode); CRI-O leaves it waiting as
+    CreateContainerError. The job's program never ran: nothing of it was measured. The same
+    words on the job's own init container are the job's failure."""
+    start_error = {"terminated": {"exitCode": 128, "reason": "StartError", "message": RUNC_NO_SH}}
+    trainer = _started(False, start_error)
+    found = _findings(
+        events=tuple(kubelet_events([_failed_event("spec.containers{trainer}", RUNC_NO_SH)])),
+        states=tuple(container_states(trainer)),
+    )
+    assert [(f.outcome, f.level, f.words) for f in found] == [
+        (
+            Outcome.NO_PROBE_LINE,
+            Level.UNKNOWN,
+            f"the probe could not run in this image: {RUNC_NO_SH}",
+        )
+    ]
+    create_error = {"waiting": {"reason": "CreateContainerError", "message": CRUN_NO_SH}}
+    found = _findings(states=tuple(container_states(_started(False, create_error))))
+    assert [(f.outcome, f.level, f.words) for f in found] == [
+        (
+            Outcome.NO_PROBE_LINE,
+            Level.UNKNOWN,
+            f"the probe could not run in this image: {CRUN_NO_SH}",
+        )
+    ]
+    init = _started(True, start_error)
+    found = _findings(
+        events=tuple(kubelet_events([_failed_event("spec.initContainers{fetch}", RUNC_NO_SH)])),
+        states=tuple(container_states(init)),
+    )
+    assert [(f.outcome, f.level) for f in found] == [
+        (Outcome.NOT_STARTED, Level.FAIL),
+        (Outcome.CONTAINER_ENDED, Level.FAIL),
+    ]

@@ -14,7 +14,8 @@ shows it) and the volumes. It changes only what a trial needs:
 - `restartPolicy: Never` and `activeDeadlineSeconds`: the kubelet ends it by itself
   (pkg/kubelet/active_deadline.go) if truegreen cannot;
 - the trainer container (the one asking for GPUs, else the first) runs the probe
-  (`python3 -c <probe.py>`, or `sh -c <probe.sh>`), with its settings as env; its probes
+  (`sh -c` starting `python3 -c <probe.py>`, or `sh -c <probe.sh>` in an image without
+  Python), with its settings as env; its probes
   (liveness, readiness, startup) and lifecycle hooks are dropped (they would judge the training
   program); the other regular containers are dropped (a sidecar that never ends would hold the
   GPUs until the deadline);
@@ -88,8 +89,6 @@ class TrialSettings(Struct, frozen=True):
     shm_need_mib: int = 0
     read_mib: int = 64
     init_timeout_seconds: int = 10
-    python: bool = True
-    """Run probe.py; False: probe.sh, for images without Python."""
     selector_keys: tuple[str, ...] = ()
     """The label keys the job's controller selects its pods by (a Job's `spec.selector`):
     never on a trial pod, which that controller would adopt."""
@@ -99,10 +98,32 @@ class TrialSettings(Struct, frozen=True):
     queued by its own labels, so it is given the job's (the template's own win)."""
 
 
-def probe_source(python: bool) -> str:
-    """The probe program's text as shipped in the package."""
-    name = "probe.py" if python else "probe.sh"
+PROBE_SHELL = "sh"
+"""The program the trial pod's command starts, found in nearly every image: it runs probe.py
+under the image's `python3`, or probe.sh where the image has no Python."""
+_LAUNCHER = (
+    'if command -v python3 >/dev/null 2>&1; then exec python3 -c "$1"; fi\n'
+    'exec sh -c "$2" truegreen-probe\n'
+)
+"""probe.py's text is `$1`, probe.sh's `$2`."""
+
+
+def probe_source(name: str) -> str:
+    """A probe program's text (`probe.py`, `probe.sh`) as shipped in the package."""
     return resources.files("truegreen.trial").joinpath(name).read_text(encoding="utf-8")
+
+
+def probe_command() -> list[str]:
+    """The trainer's command in a trial pod: `sh -c` starting `python3 -c <probe.py>` where
+    the image has a python3, else `sh -c <probe.sh>`, the fallback for images without Python."""
+    return [
+        PROBE_SHELL,
+        "-c",
+        _LAUNCHER,
+        "truegreen-probe",
+        probe_source("probe.py"),
+        probe_source("probe.sh"),
+    ]
 
 
 def new_run_id() -> str:
@@ -244,11 +265,9 @@ def trial_pod(
         world=world,
         master=master if rank else LOOPBACK,
     )
-    source = probe_source(settings.python)
-    program = ["python3", "-c", source] if settings.python else ["sh", "-c", source]
     for field in _DROPPED:
         trainer.pop(field, None)
-    trainer.update({"command": program, "env": env})
+    trainer.update({"command": probe_command(), "env": env})
     if mounts:
         trainer["volumeMounts"] = mounts
     spec.update(

@@ -12,6 +12,11 @@ Three sources, each in the shape its producer writes:
 - the container statuses (core/v1 ContainerStatus: `state.waiting.reason`,
   `state.terminated.exitCode`).
 
+The container runtime's words for a program the image does not have (runc's `exec: "sh":
+executable file not found in $PATH`, crun's "executable file `sh` not found in $PATH") about the
+trial's own command say the probe could not run in that image: unknown, never a failure of the
+job's program, which the trial replaced and never started.
+
 The libraries' error texts recognised are their own words: CUDA's cudaErrorInsufficientDriver
 (`CUDA driver version is insufficient for CUDA runtime version`), PyTorch's
 c10/cuda/CUDAFunctions.cpp (`The NVIDIA driver on your system is too old (found version %d)`,
@@ -31,6 +36,7 @@ from truegreen.cluster import CantRead, KubeObject
 from truegreen.goduration import go_duration
 from truegreen.patterns import LazyPattern
 from truegreen.trial.outcomes import Level, Outcome
+from truegreen.trial.pods import PROBE_SHELL
 
 PROBE_SCHEMA = 1
 PULL_SLOW_SECONDS = 120.0
@@ -66,6 +72,10 @@ class KubeletEvent(msgspec.Struct, frozen=True):
     reason: str
     message: str
     type: str = "Normal"
+    init: bool = False
+    """About one of the job's init containers (`involvedObject.fieldPath`
+    `spec.initContainers{…}`, pkg/kubelet/container/ref.go GenerateContainerRef), which the
+    trial pod keeps: the job's own, never the probe's."""
 
 
 class ContainerState(msgspec.Struct, frozen=True):
@@ -78,6 +88,8 @@ class ContainerState(msgspec.Struct, frozen=True):
     terminated: str = ""
     exit_code: int | None = None
     message: str = ""
+    init: bool = False
+    """One of the job's init containers (`status.initContainerStatuses`), never the probe's."""
 
 
 # The probe's line, schema 1 (docs/trial.md; src/truegreen/trial/probe.schema.json).
@@ -270,6 +282,13 @@ KUEUE_GATE = "kueue.x-k8s.io/admission"
 """The scheduling gate Kueue's pod webhook puts on a pod it manages, removed once the pod's
 Workload is admitted (kueue pkg/controller/jobs/pod/constants `SchedulingGateName`)."""
 _CLIENTS_JOINED = LazyPattern(r"(\d+)/(\d+) clients joined")
+_NOT_IN_IMAGE = LazyPattern(
+    r'exec: "(?P<runc>[^"]*)": executable file not found in \$PATH'
+    r"|executable file `(?P<crun>[^`]*)` not found in \$PATH"
+)
+"""The container runtime's words for a command the image does not have: runc's (its
+`exec.LookPath` in libcontainer/standard_init_linux.go, Go os/exec ErrNotFound) and crun's
+(src/libcrun/container.c)."""
 _SPACE = "No space left on device"
 _BUS = "Bus error"
 _SIGBUS_EXIT = 128 + 7
@@ -307,6 +326,7 @@ def kubelet_events(objects: Sequence[KubeObject]) -> list[KubeletEvent]:
                 reason=str(event.get("reason", "")),
                 message=str(event.get("message", "")),
                 type=str(event.get("type", "Normal")),
+                init=str(involved.get("fieldPath", "")).startswith("spec.initContainers{"),
             )
         )
     return found
@@ -315,7 +335,12 @@ def kubelet_events(objects: Sequence[KubeObject]) -> list[KubeletEvent]:
 def container_states(pod: KubeObject) -> list[ContainerState]:
     """The pod's containers' states, from its status."""
     found = []
-    for status in o.container_statuses(pod):
+    status_of = o.mapping(pod.get("status"))
+    statuses = [
+        *((o.mapping(s), True) for s in o.sequence(status_of.get("initContainerStatuses"))),
+        *((o.mapping(s), False) for s in o.sequence(status_of.get("containerStatuses"))),
+    ]
+    for status, init in statuses:
         state = o.mapping(status.get("state"))
         waiting = o.mapping(state.get("waiting"))
         terminated = o.mapping(state.get("terminated"))
@@ -328,6 +353,7 @@ def container_states(pod: KubeObject) -> list[ContainerState]:
                 terminated=str(terminated.get("reason", "")) if terminated else "",
                 exit_code=o.integer(code) if isinstance(code, int) else None,
                 message=str(waiting.get("message") or terminated.get("message") or ""),
+                init=init,
             )
         )
     return found
@@ -369,6 +395,8 @@ def _event_findings(pod: TrialPod, limits: Thresholds) -> list[TrialFinding]:
         ):
             pulled = True
             found.append(TrialFinding(Outcome.IMAGE_PULL_FAILED, Level.FAIL, pod.pod, words))
+        elif event.reason == "Failed" and _probe_not_in_image(event.message, event.init):
+            continue
         elif event.reason in ("Failed", "FailedMount", "FailedCreatePodSandBox", "BackOff"):
             found.append(TrialFinding(Outcome.NOT_STARTED, Level.FAIL, pod.pod, words))
     if pulling and not pulled and pod.ended_by_timeout:
@@ -397,9 +425,35 @@ def _pulled(pod: str, message: str, limits: Thresholds) -> TrialFinding:
     )
 
 
+def _probe_not_in_image(words: str, init: bool) -> bool:
+    """Whether the runtime's words say the image lacks the program the trial pod's own command
+    starts (pods.PROBE_SHELL): the probe could not run there, and the job's program, which the
+    trial replaced, was not measured. The job's own init containers are never the probe."""
+    found = _NOT_IN_IMAGE.search(words)
+    return not init and found is not None and PROBE_SHELL in (found["runc"], found["crun"])
+
+
+def _probe_could_not_run(pod: TrialPod) -> str:
+    """The runtime's words where the probe's command could not start in the image ('' when it
+    could): the container's state, else the kubelet's Failed event ("Error: %v")."""
+    for state in pod.states:
+        if _probe_not_in_image(state.message, state.init):
+            return state.message
+    for event in pod.events:
+        if (
+            event.pod == pod.pod
+            and event.reason == "Failed"
+            and _probe_not_in_image(event.message, event.init)
+        ):
+            return event.message.removeprefix("Error: ")
+    return ""
+
+
 def _state_findings(pod: TrialPod, report: ProbeReport | None) -> list[TrialFinding]:
     found: list[TrialFinding] = []
     for state in pod.states:
+        if _probe_not_in_image(state.message, state.init):
+            continue
         if state.waiting in _NOT_STARTED_WAITING:
             words = _clip(f"{state.waiting}: {state.message}" if state.message else state.waiting)
             found.append(TrialFinding(Outcome.NOT_STARTED, Level.FAIL, pod.pod, words))
@@ -627,6 +681,9 @@ def _not_reported(pod: TrialPod) -> str:
     running = any(not (s.waiting or s.terminated) for s in pod.states)
     if pod.unread:
         return pod.unread
+    could_not_run = _probe_could_not_run(pod)
+    if could_not_run:
+        return f"the probe could not run in this image: {could_not_run}"
     if running and pod.ended_by_timeout:
         said = f"; its last line: {last}" if last else ""
         return f"the probe had not reported {_TIME_RAN_OUT}{said}"
