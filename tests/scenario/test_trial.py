@@ -580,3 +580,99 @@ def test_a_trial_pod_its_pinned_machine_turns_away_is_a_measured_failure_in_its_
     assert pod.startswith("truegreen-trial-train-llm-")
     assert said == f"the machine's kubelet failed the trial pod {words}"
     assert _pods_left(doctor) == []
+
+
+def test_a_worker_whose_machine_downloads_the_image_longer_is_waited_for(doctor: Doctor) -> None:
+    """The worker's machine lacks the image rank 0's machine had: its kubelet pulls it for 12 s
+    (the Pulled event's time, pkg/kubelet/images/image_manager.go), its container meanwhile
+    `ContainerCreating`. The job's own workers wait minutes for each other (PyTorch's
+    default_pg_timeout, torch/distributed/constants.py: 30 min; torchrun's join timeout,
+    torch/distributed/elastic/rendezvous/dynamic_rendezvous.py: 600 s): rank 0 listens for the
+    trial's time, and the network is measured once both programs run."""
+    doctor.load(_distributed_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, worker_pull=12.0)
+    result = doctor.live("--trial", "--trial-timeout", "40", "-o", "json")
+    codes = _trial_codes(result.json())
+    assert ("trial.workers-missing", "fail") not in codes, "a pull's skew is no network failure"
+    assert codes == [("trial.ok", "ok")]
+    [ok] = [f for f in result.json()["findings"] if f["code"] == "trial.ok"]
+    assert "the workers reach each other" in ok["headline"]
+    assert result.exit_code == 0
+    assert _pods_left(doctor) == []
+
+
+def test_a_worker_still_downloading_when_the_time_ran_out_is_no_network_failure(
+    doctor: Doctor,
+) -> None:
+    """The worker's machine is still pulling the image (Pulling, no Pulled, the container
+    `ContainerCreating`) when the trial's time runs out: its program never ran, so rank 0's
+    wait for it measured nothing about the network. The pull is the finding."""
+    doctor.load(_distributed_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, worker_pull=60.0)
+    result = doctor.live("--trial", "--trial-timeout", "14", "-o", "json")
+    codes = _trial_codes(result.json())
+    assert ("trial.workers-missing", "fail") not in codes, "the worker never ran: not measured"
+    assert codes == [("trial.ok", "ok"), ("trial.still-pulling", "fail")]
+    assert result.exit_code == 2
+    assert _pods_left(doctor) == []
+
+
+NVML_NOT_LOADED = (
+    "failed to create containerd task: failed to create shim task: OCI runtime create failed: "
+    "runc create failed: unable to start container process: error during container init: "
+    "error running hook #0: error running hook: exit status 1, stdout: , stderr: Auto-detected "
+    "mode as 'legacy' nvidia-container-cli: initialization error: nvml error: driver not "
+    "loaded: unknown"
+)
+
+
+class Rank0StartFails(FakeKubelet):
+    """Rank 0's machine cannot start the container (its GPU driver not loaded: the NVIDIA
+    container runtime hook fails), as the kubelet writes it for a `restartPolicy: Never` pod:
+    the Warning `Failed` "Error: ..." (pkg/kubelet/kuberuntime/kuberuntime_container.go
+    startContainer), the container terminated `StartError` with exit code 128, the pod Failed
+    with its address kept (pkg/kubelet/kubelet_pods.go generateAPIPodStatus). The workers run as
+    the fake kubelet runs them."""
+
+    def _run(self, pod: dict[str, Any]) -> None:
+        meta = pod["metadata"]
+        if not meta["name"].endswith("-0"):
+            super()._run(pod)
+            return
+        name = pod["spec"]["containers"][0]["name"]
+        self._event(pod, "Scheduled", f"Successfully assigned train/{meta['name']}", "Normal")
+        self._event(pod, "Failed", "Error: " + NVML_NOT_LOADED, "Warning")
+        terminated = {"exitCode": 128, "reason": "StartError", "message": NVML_NOT_LOADED}
+        self._status(
+            pod,
+            {
+                "phase": "Failed",
+                "podIP": "127.0.0.1",
+                "containerStatuses": [
+                    {
+                        "name": name,
+                        "containerID": "containerd://r0",
+                        "state": {"terminated": terminated},
+                    }
+                ],
+            },
+        )
+
+
+def test_a_rank_0_that_ended_before_it_ran_gets_no_workers(doctor: Doctor) -> None:
+    """Rank 0 ended without its program ever running, its address still on it: a worker would
+    have nobody to reach, and its refused connection would read as the network's failure.
+    Rank 0's own failure is the measurement."""
+    doctor.load(_distributed_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = Rank0StartFails(doctor.server)
+    result = doctor.live("--trial", "--trial-timeout", "20", "-o", "json")
+    codes = _trial_codes(result.json())
+    assert ("trial.rank0-unreachable", "fail") not in codes, "rank 0 ended: no network measured"
+    assert [name[-2:] for name in doctor.server.kubelet.pods] == ["-0"]
+    assert codes[0] == ("trial.container-not-started", "fail")
+    assert {c for c, _ in codes} <= {"trial.container-not-started", "trial.container-ended"}
+    assert result.exit_code == 2
+    assert _pods_left(doctor) == []

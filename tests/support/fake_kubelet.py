@@ -98,6 +98,7 @@ class FakeKubelet:
         reject: tuple[str, str] | None = None,
         python: str | None = sys.executable,
         shell: bool = True,
+        worker_pull: float = 0.0,
     ) -> None:
         self.server = server
         self.volumes = dict(volumes or {})
@@ -130,6 +131,10 @@ class FakeKubelet:
         self._image = tempfile.TemporaryDirectory(prefix="fake-image-")
         self.image_path = str(image_bin(Path(self._image.name), python, shell))
         """The image's PATH: its programs only."""
+        self.worker_pull = worker_pull
+        """Seconds the workers' machine (rank 1 and up) takes to download the image rank 0's
+        machine had: the worker placed, its container `ContainerCreating`, between its Pulling
+        and Pulled events (the Pulled event gives that time)."""
         self.threads: list[threading.Thread] = []
         self.ports: dict[str, int] = {}
         """The rendezvous port each trial run was given, by its run label."""
@@ -265,6 +270,16 @@ class FakeKubelet:
             },
         )
 
+    def _pulling(self, pod: Mapping[str, Any], seconds: float) -> bool:
+        """Wait out a pull of `seconds`; False when the pod was deleted meanwhile."""
+        meta = pod["metadata"]
+        until = time.monotonic() + seconds
+        while time.monotonic() < until:
+            if self.server.get_object("Pod", meta["name"], meta["namespace"]) is None:
+                return False
+            time.sleep(0.1)
+        return True
+
     def _status(self, pod: Mapping[str, Any], status: dict[str, Any]) -> bool:
         """Set the pod's status; False when the pod is gone (deleted meanwhile)."""
         meta = pod["metadata"]
@@ -347,6 +362,13 @@ class FakeKubelet:
             self._creating(pod, name)
             return
         pulled, total = self.pull
+        if self.worker_pull and not meta["name"].endswith("-0"):
+            # The kubelet's Pulled event gives the pull's time (image_manager.go); meanwhile
+            # the container waits as `ContainerCreating`.
+            self._creating(pod, name)
+            if not self._pulling(pod, self.worker_pull):
+                return
+            pulled = total = f"{self.worker_pull}s"
         pulled_message = (
             f'Successfully pulled image "{image}" in {pulled} ({total} including waiting). '
             f"Image size: {self.image_bytes} bytes."

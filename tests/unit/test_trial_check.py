@@ -329,3 +329,37 @@ def test_the_pods_a_delete_left_are_removed_by_name() -> None:
     run = TrialRun(not_deleted=((POD, CantRead(ReadFailure.TIMEOUT, "delete pod")),))
     [left] = _findings(run)
     assert left.remedy == f"Delete them with `kubectl -n ml delete pod {POD}`."
+
+
+def _rank0_alone(world: int) -> TrialPod:
+    tcp = {"status": "incomplete", "role": "rank0", "expected": world - 1, "joined": 0}
+    return TrialPod(pod=POD, log=_line(world=world, tcp=tcp))
+
+
+def test_a_worker_still_downloading_its_image_is_the_finding_not_rank_0_s_wait() -> None:
+    """The worker's machine was still pulling the image when the trial's time ran out (Pulling,
+    no Pulled; the container `ContainerCreating`, pkg/kubelet/kubelet_pods.go
+    convertToAPIContainerStatuses): its program never ran, so rank 0's wait for it is no
+    measurement of the network."""
+    worker_name = POD.replace("-0", "-1")
+    worker = TrialPod(
+        pod=worker_name,
+        events=(KubeletEvent(worker_name, "Pulling", f'Pulling image "{IMAGE}"'),),
+        states=(ContainerState(worker_name, "trainer", waiting="ContainerCreating"),),
+        ended_by_timeout=True,
+    )
+    assert _codes(TrialRun(pods=(_rank0_alone(2), worker))) == [("trial.still-pulling", "fail")]
+
+
+def test_a_worker_never_created_leaves_rank_0_s_wait_out() -> None:
+    """Rank 0 told of two workers, the second never created (the trial ended first): its wait
+    for it measured no network. Alone with a world of one, nothing is left out."""
+    assert ("trial.workers-missing", "fail") not in _codes(TrialRun(pods=(_rank0_alone(2),)))
+    both = TrialPod(
+        pod=POD.replace("-0", "-1"),
+        log=_line(world=2, rank=1, tcp={"status": "unreachable", "role": "worker"}),
+    )
+    assert _codes(TrialRun(pods=(_rank0_alone(2), both))) == [
+        ("trial.workers-missing", "fail"),
+        ("trial.rank0-unreachable", "fail"),
+    ], "both ran their probes: the network was measured"

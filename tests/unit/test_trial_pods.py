@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 
 from tests.support.fake_kubelet import image_bin
@@ -148,6 +149,16 @@ def test_workers_are_kept_apart_and_given_rank_0_s_address() -> None:
     assert env["TRUEGREEN_PROBE_MASTER_ADDR"] == "10.4.0.7"
     together = trial_pod("llama", JOB_POD, SETTINGS, rank=1, world=2, master="10.4.0.7")
     assert "affinity" not in together["spec"]
+
+
+def test_rank_0_listens_longer_than_a_worker_tries() -> None:
+    """A worker starts once its machine has the image, maybe long after rank 0: rank 0 waits
+    `listen_seconds`; a worker, created once rank 0 runs, tries `init_timeout_seconds`."""
+    settings = msgspec.structs.replace(SETTINGS, listen_seconds=290, init_timeout_seconds=10)
+    rank0 = trial_pod("llama", JOB_POD, settings, world=2)
+    worker = trial_pod("llama", JOB_POD, settings, rank=1, world=2, master="10.4.0.7")
+    assert _env(rank0)["TRUEGREEN_PROBE_INIT_TIMEOUT_S"] == "290"
+    assert _env(worker)["TRUEGREEN_PROBE_INIT_TIMEOUT_S"] == "10"
 
 
 def test_a_job_pinned_to_a_machine_is_tried_on_that_machine() -> None:

@@ -89,6 +89,12 @@ class TrialSettings(Struct, frozen=True):
     shm_need_mib: int = 0
     read_mib: int = 64
     init_timeout_seconds: int = 10
+    """How long a worker tries to reach rank 0, from its own start: rank 0's program runs by
+    then (the workers are created once it does, truegreen.trial.run)."""
+    listen_seconds: int = 10
+    """How long rank 0 listens for the workers, from its own start: a worker starts only once
+    its machine has the image, which may take far longer there than on rank 0's (the job's own
+    workers wait minutes for each other: PyTorch's default_pg_timeout, 30 min)."""
     selector_keys: tuple[str, ...] = ()
     """The label keys the job's controller selects its pods by (a Job's `spec.selector`):
     never on a trial pod, which that controller would adopt."""
@@ -227,7 +233,7 @@ def _probe_env(
         "WORLD": world,
         "MASTER_ADDR": master,
         "MASTER_PORT": settings.rendezvous_port,
-        "INIT_TIMEOUT_S": settings.init_timeout_seconds,
+        "INIT_TIMEOUT_S": settings.listen_seconds if rank == 0 else settings.init_timeout_seconds,
         # The probe ends before the kubelet's deadline, so its line is always written.
         "TIMEOUT_S": max(1, settings.deadline_seconds - 5),
     }

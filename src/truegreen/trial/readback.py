@@ -720,23 +720,30 @@ def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list
     return found
 
 
-PLACEMENT_OUTCOMES = frozenset({Outcome.NOT_PLACED, Outcome.WAITED_FOR_QUEUE, Outcome.HELD_BACK})
-"""A trial pod that never reached a machine."""
 PEER_OUTCOMES = frozenset(
     {Outcome.WORKERS_MISSING, Outcome.RANK0_UNREACHABLE, Outcome.COLLECTIVE_TIMED_OUT}
 )
 """What a worker measures when a peer does not come: a consequence, not a measurement of the
-network, where that peer never reached a machine."""
+network, where that peer never ran its probe."""
+
+
+def _peers_ran(pods: Sequence[TrialPod]) -> bool:
+    """Whether every worker the probes were told of ran its probe (left its line): only then
+    is a wait for a peer a measurement of the network. A worker never created, never placed,
+    still downloading its image or ended before reporting was not there to reach."""
+    reports = [probe_report(pod.log) for pod in pods]
+    world = max((r.world for r in reports if r is not None), default=1)
+    return len(pods) >= world and all(r is not None for r in reports)
 
 
 def run_findings(
     pods: Sequence[TrialPod], limits: Thresholds = DEFAULT_THRESHOLDS
 ) -> list[tuple[TrialPod, list[TrialFinding]]]:
-    """Each trial pod's findings; where one pod never reached a machine, the others' waits for
-    a peer are left out (their peer was not there to reach: the placement is the finding)."""
+    """Each trial pod's findings; where a peer never ran its probe (never placed, its image
+    still downloading, ended early), the others' waits for it are left out: their peer was not
+    there to reach, and its own finding says why."""
     found = [(pod, pod_findings(pod, limits)) for pod in pods]
-    unplaced = any(f.outcome in PLACEMENT_OUTCOMES for _, fs in found for f in fs)
-    if not unplaced:
+    if _peers_ran(pods):
         return found
     return [(pod, [f for f in fs if f.outcome not in PEER_OUTCOMES]) for pod, fs in found]
 

@@ -1,8 +1,9 @@
 """One trial: create the trial pods, wait for them within the time given, read back what they
 say, and delete them on every path.
 
-The order follows what a distributed job's controller and its pods do: rank 0 first; once the
-API server shows rank 0's address (`status.podIP`), the other workers, given that address.
+The order follows what a distributed job's controller and its pods do: rank 0 first; once
+rank 0's program runs (its container `running`, its address `status.podIP`), the other
+workers, given that address.
 Every wait is bounded by one deadline (the trial's timeout, the image pull included); the pods
 are deleted in a `finally`, so a failed read, the deadline, Ctrl-C (KeyboardInterrupt) and a
 SIGTERM the command line turns into an exception all remove them. Pods a previous, interrupted
@@ -160,8 +161,16 @@ def _ended(pod: Mapping[str, Any]) -> bool:
     return o.phase(pod) in _ENDED
 
 
-def _addressed(pod: Mapping[str, Any]) -> bool:
-    return bool(o.mapping(pod.get("status")).get("podIP")) or _ended(pod)
+def _running(pod: Mapping[str, Any]) -> bool:
+    """The pod's program runs: a container `running` (core/v1 ContainerStateRunning). Its
+    image is on its machine and it listens, or soon will."""
+    return not _ended(pod) and any(
+        "running" in o.mapping(s.get("state")) for s in o.container_statuses(pod)
+    )
+
+
+def _started_or_ended(pod: Mapping[str, Any]) -> bool:
+    return _running(pod) or _ended(pod)
 
 
 GONE = "the trial pod disappeared before its report was read"
@@ -294,11 +303,14 @@ def _trial(
         _forget_refused(created, answer)
         return TrialRun(refused=answer)
     if others:
-        _wait(client, created, namespace, deadline, _addressed, sleep)
+        _wait(client, created, namespace, deadline, _started_or_ended, sleep)
         rank0 = _pod(client, created[0], namespace) or {}
-        master = str(o.mapping(rank0.get("status")).get("podIP", ""))
-        # Rank 0 never placed (or already ended): the workers would have nobody to reach, and
-        # would only hold more GPUs; what rank 0 shows is the measurement.
+        running = _running(rank0)
+        master = str(o.mapping(rank0.get("status")).get("podIP", "")) if running else ""
+        # Rank 0's program not running (never placed, its image still downloading, or already
+        # ended): the workers would have nobody to reach, and would only hold more GPUs; what
+        # rank 0 shows is the measurement. Once it runs, a worker's wait for it counts from
+        # the worker's own start: its image's download on its machine is not the network's.
         for pod in make_pods(master)[1:] if master else ():
             created.append(o.name_of(pod))
             answer = client.create(Kind.POD, pod, namespace=namespace, dry_run=False)

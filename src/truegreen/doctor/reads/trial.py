@@ -36,6 +36,11 @@ DEFAULT_PORT = 29500
 _DEADLINE_MARGIN_SECONDS = 30
 """The kubelet's own deadline for a trial pod, past doctor's: it ends the pod if doctor
 cannot (killed, or the connection lost)."""
+_REPORT_MARGIN_SECONDS = 10
+"""Rank 0 stops listening this long before the trial's time is up, counted from its own start:
+room for its image's start and for its line to be read back in the trial's time."""
+_PROBE_WAIT_LIMIT_SECONDS = 300
+"""The probe's own bound on its wait for the other workers (TRUEGREEN_PROBE_INIT_TIMEOUT_S)."""
 
 
 def _port(spec: object) -> int:
@@ -73,6 +78,16 @@ def _needs_machines_apart(env: Environment, job: TrainingJob) -> bool:
     return wanted > largest
 
 
+def _listen_seconds(timeout: float) -> int:
+    """How long rank 0 listens for the workers: the trial's time, less the margin its report
+    needs, and never less than a worker's own wait. A worker starts once its machine has the
+    image, which may take longer there than on rank 0's; it is waited for as long as the trial
+    can, not a fixed few seconds."""
+    default = TrialSettings(run="", deadline_seconds=0).init_timeout_seconds
+    wanted = max(default, int(timeout) - _REPORT_MARGIN_SECONDS)
+    return min(wanted, _PROBE_WAIT_LIMIT_SECONDS)
+
+
 def with_trial(env: Environment, client: TrialClient) -> Environment:
     """`env` with what the trial of its judged training job measured; unchanged when there is
     no training job to try."""
@@ -96,6 +111,7 @@ def trial_of(env: Environment, client: TrialClient) -> TrialRun | None:
         deadline_seconds=int(timeout) + _DEADLINE_MARGIN_SECONDS,
         rendezvous_port=_port(pod.get("spec")),
         shm_need_mib=_shm_need(pod.get("spec")),
+        listen_seconds=_listen_seconds(timeout),
         selector_keys=job.selector_keys,
         queue_labels=((QUEUE_LABEL, job.queue),) if job.queue else (),
     )
