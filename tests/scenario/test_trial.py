@@ -331,12 +331,14 @@ def test_the_workers_share_a_machine_only_where_the_job_s_pods_would(doctor: Doc
         assert [_kept_apart(p) for p in pods] == [apart, apart], f"{gpus_each} GPUs each"
 
 
-def _unmeasured(doctor: Doctor, kubelet: FakeKubelet) -> tuple[int, list[dict[str, Any]]]:
+def _unmeasured(
+    doctor: Doctor, kubelet: FakeKubelet, timeout: str = "3"
+) -> tuple[int, list[dict[str, Any]]]:
     """doctor --trial (3 s) with `kubelet`: the exit code and the trial's findings."""
     doctor.load(_cpu_job)
     doctor.server.admission.allow_creates = True
     doctor.server.kubelet = kubelet
-    result = doctor.live("--trial", "--trial-timeout", "3", "-o", "json", "--verbose")
+    result = doctor.live("--trial", "--trial-timeout", timeout, "-o", "json", "--verbose")
     report = result.json()
     assert _pods_left(doctor) == []
     return result.exit_code, [f for f in report["findings"] if f["check"] == "trial"]
@@ -676,3 +678,23 @@ def test_a_rank_0_that_ended_before_it_ran_gets_no_workers(doctor: Doctor) -> No
     assert {c for c, _ in codes} <= {"trial.container-not-started", "trial.container-ended"}
     assert result.exit_code == 2
     assert _pods_left(doctor) == []
+
+
+def test_a_log_the_login_may_not_read_is_named_not_taken_for_silence(doctor: Doctor) -> None:
+    """The login may create and read pods but not `get pods/log` (deploy/doctor/
+    trial-run-role.yaml grants it; docs/rbac.md): the API server answers the log read 403
+    Forbidden (apiserver pkg/endpoints/filters/authorization.go). The program's line was never
+    read: that refusal is what the operator is told, not that the program printed nothing."""
+    from tests.support.fake_apiserver import Fault
+
+    doctor.server.inject(Fault.FORBIDDEN, r"/pods/truegreen-trial-[^/]+/log$")
+    code, found = _unmeasured(doctor, FakeKubelet(doctor.server), timeout="20")
+    assert [(f["code"], f["status"]) for f in found] == [
+        ("trial.ok", "ok"),
+        ("trial.no-probe-line", "unknown"),
+    ]
+    assert found[1]["details"] == [
+        f"{_one_pod(doctor)}: the trial pod's log could not be read: the cluster refused this "
+        "login the permission get pods/log (docs/rbac.md)"
+    ]
+    assert code == 3

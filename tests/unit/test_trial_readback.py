@@ -30,6 +30,7 @@ from truegreen.trial.readback import (
     probe_report,
 )
 from truegreen.trial.record import from_record, to_record
+from truegreen.trial.run import LOG_FORBIDDEN
 
 EVIDENCE = json.loads(
     (Path(__file__).parents[1] / "trial_evidence" / "gpu-h200-first-seconds.json").read_text()
@@ -456,6 +457,17 @@ RUNNING = ContainerState(POD, "trainer")
             "the trial pod disappeared before its report was read",
         ),
         ({"log": "python3: not found\n"}, "python3: not found"),
+        (
+            {
+                "states": (ContainerState(POD, "trainer", terminated="Completed", exit_code=0),),
+                "log_unread": "the trial pod's log could not be read: forbidden",
+            },
+            "the trial pod's log could not be read: forbidden",
+        ),
+        (
+            {"states": (RUNNING,), "ended_by_timeout": True, "log_unread": "refused"},
+            "refused",
+        ),
     ],
 )
 def test_a_pod_that_left_no_probe_line_says_what_was_not_measured(
@@ -622,4 +634,16 @@ def test_a_probe_the_image_cannot_run_is_unknown_not_the_job_s_failure() -> None
     assert [(f.outcome, f.level) for f in found] == [
         (Outcome.NOT_STARTED, Level.FAIL),
         (Outcome.CONTAINER_ENDED, Level.FAIL),
+    ]
+
+
+def test_a_log_read_refused_is_kept_in_a_snapshot() -> None:
+    """The log's refusal (a 403 on `get pods/log`) travels with the snapshot's record, so
+    `doctor --snapshot` says what the live run said."""
+    terminated = ContainerState(POD, "trainer", terminated="Completed", exit_code=0)
+    pod = TrialPod(POD, states=(terminated,), log_unread=LOG_FORBIDDEN)
+    saved = from_record(json.loads(json.dumps(to_record(TrialRun(pods=(pod,))))))
+    assert isinstance(saved, TrialRun)
+    assert pod_findings(saved.pods[0]) == [
+        TrialFinding(Outcome.NO_PROBE_LINE, Level.UNKNOWN, POD, LOG_FORBIDDEN)
     ]

@@ -256,6 +256,9 @@ class TrialPod(msgspec.Struct, frozen=True):
     unread: str = ""
     """Why the pod itself could not be read back ('' when it was): it disappeared, or the read
     failed. Nothing it measured can then be read."""
+    log_unread: str = ""
+    """Why its log could not be read ('' when it was, or was not asked for): the probe's line
+    may be there, unread."""
     turned_away: TurnedAway | None = None
     """The machine's kubelet failed the pod itself (rejected it at admission, or evicted it),
     in its words; None when it did not."""
@@ -684,6 +687,8 @@ def _not_reported(pod: TrialPod) -> str:
     could_not_run = _probe_could_not_run(pod)
     if could_not_run:
         return f"the probe could not run in this image: {could_not_run}"
+    if pod.log_unread:
+        return pod.log_unread
     if running and pod.ended_by_timeout:
         said = f"; its last line: {last}" if last else ""
         return f"the probe had not reported {_TIME_RAN_OUT}{said}"

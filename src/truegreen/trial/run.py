@@ -186,12 +186,28 @@ def _unread(read: GetRead) -> str:
     return f"the trial pod could not be read back: {read.reason}"
 
 
+LOG_FORBIDDEN = (
+    "the trial pod's log could not be read: the cluster refused this login the permission "
+    "get pods/log (docs/rbac.md)"
+)
+
+
+def _log_unread(read: LogRead) -> str:
+    """Why a pod's log could not be read ('' when it was): a refusal names the permission
+    missing (deploy/doctor/trial-run-role.yaml grants it), anything else the read's reason."""
+    if not isinstance(read, CantRead):
+        return ""
+    if read.failure is Failure.FORBIDDEN:
+        return LOG_FORBIDDEN
+    return f"the trial pod's log could not be read: {read.reason}"
+
+
 def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout: bool) -> TrialPod:
     events = client.list(Kind.EVENT, namespace=namespace, fields={"involvedObject.name": name})
     got = client.get(Kind.POD, name, namespace=namespace)
     pod = got.obj if isinstance(got, Got) else None
     states = container_states(pod) if pod is not None else []
-    log = ""
+    log = log_unread = ""
     container = next(iter(o.containers(o.pod_spec(pod))), None) if pod is not None else None
     if container is not None and any(s.terminated or not s.waiting for s in states):
         read = client.container_log(
@@ -203,6 +219,7 @@ def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout:
             limit_bytes=LOG_LIMIT_BYTES,
         )
         log = read.text if isinstance(read, Logged) else ""
+        log_unread = _log_unread(read)
     return TrialPod(
         pod=name,
         events=tuple(kubelet_events(events.items)) if isinstance(events, Listed) else (),
@@ -213,6 +230,7 @@ def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout:
         gates=_gates(pod) if pod is not None else (),
         unassigned=pod is not None and not o.node_name(pod),
         unread=_unread(got),
+        log_unread=log_unread,
         turned_away=_turned_away(pod) if pod is not None else None,
     )
 
