@@ -698,3 +698,32 @@ def test_a_log_the_login_may_not_read_is_named_not_taken_for_silence(doctor: Doc
         "login the permission get pods/log (docs/rbac.md)"
     ]
     assert code == 3
+
+
+@pytest.mark.parametrize("once", ["--trial", "--admission-dry-run"])
+def test_watch_refuses_what_runs_once_in_one_line(doctor: Doctor, once: str) -> None:
+    """`doctor --watch` evaluates again and again over its watch cache (monitor/command.py
+    RunningMonitor) and starts no trial pods and no dry-run create: asked for either, it says
+    so in one line and exit 64 before any request, as a fleet run refuses --trial, never a
+    green that left them out. Its own process: a watch that ran on would never end."""
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    command = [sys.executable, "-m", "truegreen", "doctor", "--kubeconfig", str(doctor.kubeconfig)]
+    try:
+        done = subprocess.run(
+            [*command, "--no-registry", once, "--watch", "--no-color"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"doctor {once} --watch ran on for 20 s instead of refusing")
+    assert (done.returncode, done.stdout) == (64, "")
+    assert done.stderr == (
+        f"truegreen: {once} runs once; --watch checks again and again. "
+        f"drop --watch, or drop {once}\n"
+    )
+    assert doctor.server.kubelet.pods == {}
+    assert doctor.server.requests(method="POST") == []

@@ -180,6 +180,7 @@ def doctor(
                 f"--watch follows one namespace; {flag} names many",
                 todo="drop --watch, or name one namespace with -n",
             )
+        _once_only(trial=trial, admission_dry_run=admission_dry_run)
         sys.exit(_watch_doctor(request, verbose=verbose, no_color=no_color))
     consoles = text_consoles(output, no_color)
     if clusters.many:
@@ -194,6 +195,19 @@ def doctor(
         for line in to_text(report, verbose=verbose, width=consoles.width):
             consoles.out.print(line)
     sys.exit(report.exit_code)
+
+
+def _once_only(*, trial: bool, admission_dry_run: bool) -> None:
+    """--watch evaluates again and again over its watch cache and starts nothing: the trial's
+    pods and the admission dry run's create are made by a single run, never by a watch."""
+    from truegreen.errors import UsageError
+
+    for flag, asked in (("--trial", trial), ("--admission-dry-run", admission_dry_run)):
+        if asked:
+            raise UsageError(
+                f"{flag} runs once; --watch checks again and again",
+                todo=f"drop --watch, or drop {flag}",
+            )
 
 
 def _doctor_fleet(
