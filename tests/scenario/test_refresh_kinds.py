@@ -502,3 +502,97 @@ def test_an_update_that_stops_moving_is_counted_and_latched(
     assert (_workload(result.json(), name)["outcome"], result.exit_code) == ("latched", 0)
     assert env.restarts(name) == 2
     assert _annotations(env, kind, name)[RUNNER] == first
+
+
+def _scaled_to_zero(deployment_obj: Obj) -> None:
+    """The Deployment as its controller writes a scaled-down one: `replicas: 0` and a status
+    of no copies (deployment/sync.go `calculateStatus` sums no ReplicaSet pod)."""
+    deployment_obj["spec"]["replicas"] = 0
+    generation = deployment_obj["metadata"].get("generation", 1)
+    deployment_obj["status"] = {
+        "observedGeneration": generation,
+        "replicas": 0,
+        "updatedReplicas": 0,
+        "readyReplicas": 0,
+        "availableReplicas": 0,
+    }
+
+
+def test_pin_mode_leaves_a_workload_with_no_copies_alone_not_failed_toward_a_latch(
+    env: RefreshEnv,
+) -> None:
+    """--mode pin, each template already on refresh's own pin of the tag's newest digest
+    (`repo:stable@sha256:…`), nothing recorded, and no copy running: a Deployment and a
+    StatefulSet of `replicas: 0` and a DaemonSet its controller schedules on no machine
+    (daemon_controller.go `updateDaemonSetStatus`: desiredNumberScheduled 0). kubectl calls a
+    0-replica rollout complete (pkg/polymorphichelpers/rollout_status.go
+    `DeploymentStatusViewer.Status`: updatedReplicas 0 is not below replicas 0). No pod was
+    looked at, so nothing was measured: each is left alone (`paused`, exit 0), never counted,
+    failed or latched, as in restart mode."""
+    newest = env.registry.push_image("r/zero", "stable", content="v1")
+    pinned = f"{env.image('r/zero', 'stable')}@{newest}"
+    web = deployment("web", container("runner", pinned))
+    _scaled_to_zero(web)
+    env.server.add(web)
+    stored = _stored(env, "Deployment", "web")
+    env.simulator.remember(stored)
+    env.simulator.settle(statefulset("db", container("runner", pinned), replicas=0), nodes=())
+    env.simulator.settle(daemonset("agent", container("runner", pinned)), nodes=())
+    assert env.server.list_objects("Pod", NS) == [], "precondition: no copy runs"
+    reasons = {
+        "web": "scaled to zero copies (replicas 0): nothing to verify until it runs again",
+        "db": "scaled to zero copies (replicas 0): nothing to verify until it runs again",
+        "agent": "no machine runs it (0 scheduled): nothing to verify until one does",
+    }
+    for _ in range(3):
+        result = env.tick("--mode", "pin", "--rollout-timeout", "1", "--max-attempts", "2")
+        report = result.json()
+        seen = {w["name"]: (w["outcome"], w["reason"], w["writes"]) for w in report["workloads"]}
+        assert seen == {name: ("paused", reason, []) for name, reason in reasons.items()}
+        assert result.exit_code == 0
+    for kind, name in (("Deployment", "web"), ("StatefulSet", "db"), ("DaemonSet", "agent")):
+        assert {RUNNER, ATTEMPTS, PENDING, LATCHED} & _annotations(env, kind, name).keys() == set()
+        assert _events(env, kind, name) == []
+
+
+def test_a_deployment_scaled_to_zero_during_its_restart_is_left_alone_not_failed(
+    env: RefreshEnv,
+) -> None:
+    """The operator scales the Deployment to `replicas: 0` while the tick waits on its
+    restart: the controller stops every copy and calls the rollout complete with none
+    (rollout_status.go `DeploymentStatusViewer.Status`). No copy ran the restart, so nothing
+    was measured: `paused`, exit 0, nothing recorded, and the restart's marker stays, so the
+    rollout is looked at again once it runs."""
+    env.registry.push_image("r/scaled", "stable", content="v1")
+    env.install(deployment("web", container("runner", env.image("r/scaled", "stable"))))
+    env.tick()  # records the first digest
+    first = _annotations(env, "Deployment", "web")[RUNNER]
+    env.registry.push_image("r/scaled", "stable", content="v2")
+    env.simulator.behaviour["web"] = "stall"
+
+    def scale_down(server: FakeApiServer, plural: str, obj: Obj) -> None:
+        template = obj["spec"]["template"]["metadata"].get("annotations") or {}
+        if plural != "deployments" or "kubectl.kubernetes.io/restartedAt" not in template:
+            return
+        current = _stored(env, "Deployment", "web")
+        if current["spec"]["replicas"] == 0:
+            return
+        current["metadata"]["generation"] += 1
+        _scaled_to_zero(current)
+        server.update_object(current)
+        for pod in server.list_objects("Pod", NS):
+            server.delete_object("Pod", pod["metadata"]["name"], NS)
+
+    env.server.patch_hooks.append(scale_down)
+    result = env.tick("--rollout-timeout", "5")
+    found = _workload(result.json(), "web")
+    assert (found["outcome"], found["reason"], result.exit_code) == (
+        "paused",
+        "scaled to zero copies (replicas 0): nothing to verify until it runs again",
+        0,
+    )
+    assert [w["step"] for w in found["writes"]] == ["restart"]
+    annotations = _annotations(env, "Deployment", "web")
+    assert annotations[RUNNER] == first
+    assert PENDING in annotations
+    assert _events(env, "Deployment", "web") == []

@@ -18,6 +18,7 @@ from truegreen.refresh.steps import (
     Health,
     Look,
     decide,
+    idle,
     kind_of,
     look,
     look_again,
@@ -157,6 +158,41 @@ def test_no_copies_is_read_from_replicas_or_a_current_daemonset_status() -> None
     db["spec"]["replicas"] = 0
     held = restart_refusal(db, [_plan()], RefreshMode.RESTART, "held")
     assert held == Ending(Outcome.COULD_NOT_CHECK, "held")
+
+
+@pytest.mark.parametrize(
+    "action",
+    [Action.RECORD, Action.FAIL, Action.FAIL_AND_COUNT, Action.WAIT, Action.STOP_WAITING],
+)
+def test_no_copies_leaves_alone_every_verdict_on_the_pods(action: Action) -> None:
+    """With no copy no pod was looked at: kubectl calls a rollout of none complete
+    (rollout_status.go `DeploymentStatusViewer.Status`), and the table's verdicts on the pods
+    (a record, a failure, a wait) would rest on nothing measured."""
+    web = deployment("web", container("db", IMAGE))
+    web["spec"]["replicas"] = 0
+    assert idle(web, action) == Ending(
+        Outcome.PAUSED, "scaled to zero copies (replicas 0): nothing to verify until it runs again"
+    )
+    db = statefulset("db", container("db", IMAGE), replicas=0)
+    assert idle(db, action) == Ending(
+        Outcome.PAUSED, "scaled to zero copies (replicas 0): nothing to verify until it runs again"
+    )
+    agent = _with(daemonset("agent", container("db", IMAGE)), desiredNumberScheduled=0)
+    assert idle(agent, action) == Ending(
+        Outcome.PAUSED, "no machine runs it (0 scheduled): nothing to verify until one does"
+    )
+    # With copies, or a DaemonSet whose controller has not seen this template, the table acts.
+    assert idle(deployment("web", container("db", IMAGE)), action) is None
+    agent["status"]["observedGeneration"] = 1
+    assert idle(agent, action) is None
+
+
+@pytest.mark.parametrize("action", [Action.NOTHING, Action.LATCH, Action.RESTART])
+def test_no_copies_leaves_to_the_table_what_judges_no_pod(action: Action) -> None:
+    """NOTHING and LATCH rest on the annotations alone; RESTART has its own refusal, said in
+    its words (`restart_refusal`)."""
+    db = statefulset("db", container("db", IMAGE), replicas=0)
+    assert idle(db, action) is None
 
 
 @pytest.mark.parametrize(

@@ -75,7 +75,8 @@ class Running(StrEnum):
     NEWEST = "newest"
     """Each of them reports the newest digest for every container not recorded at it."""
     OTHER = "other"
-    """One of them runs another digest, or there is no pod."""
+    """One of them runs another digest, or there is no pod (a workload with no copy at all is
+    left alone before any verdict on its pods: `idle`)."""
 
 
 class Health(StrEnum):
@@ -729,9 +730,9 @@ def restart_refusal(
             f"(updateStrategy.rollingUpdate.partition {partition}), so the newest digest could "
             "never be verified on every copy; set the partition to 0 to refresh it",
         )
-    idle = _no_copies(deployment)
-    if idle:
-        return Ending(Outcome.PAUSED, idle)
+    empty = _no_copies(deployment)
+    if empty is not None:
+        return Ending(Outcome.PAUSED, f"{empty[0]}: nothing to restart {empty[1]}")
     if mode is RefreshMode.RESTART:
         restart = [p for p in plans if p.decision is Decision.RESTART]
         refused = pull_policy_refusals(deployment, restart)
@@ -740,20 +741,39 @@ def restart_refusal(
     return None
 
 
-def _no_copies(workload: Mapping[str, Any]) -> str:
-    """Why no pod would take a restart, or "": scaled to zero copies, or a DaemonSet that its
-    controller, at the current generation, schedules on no machine. Nothing runs an old digest,
-    and nothing could verify a new one; the copies made when it runs again pull the tag then."""
+def _no_copies(workload: Mapping[str, Any]) -> tuple[str, str] | None:
+    """Why no pod would take a restart, and until when, or None: scaled to zero copies, or a
+    DaemonSet that its controller, at the current generation, schedules on no machine. Nothing
+    runs an old digest, and nothing could verify a new one; the copies made when it runs again
+    pull the tag then."""
     meta, spec, status = (o.mapping(workload.get(k)) for k in ("metadata", "spec", "status"))
     if kind_of(workload) == "DaemonSet":
         current = o.integer(status.get("observedGeneration")) >= o.integer(meta.get("generation"))
         scheduled = o.integer(status.get("desiredNumberScheduled"), 1)
         if current and "desiredNumberScheduled" in status and scheduled == 0:
-            return "no machine runs it (0 scheduled): nothing to restart until one does"
-        return ""
+            return "no machine runs it (0 scheduled)", "until one does"
+        return None
     if o.integer(spec.get("replicas"), 1) == 0:
-        return "scaled to zero copies (replicas 0): nothing to restart until it runs again"
-    return ""
+        return "scaled to zero copies (replicas 0)", "until it runs again"
+    return None
+
+
+_JUDGES_PODS: Final = frozenset(
+    {Action.RECORD, Action.FAIL, Action.FAIL_AND_COUNT, Action.WAIT, Action.STOP_WAITING}
+)
+"""The actions that rest on what the pods were found running and how healthy they are."""
+
+
+def idle(workload: Mapping[str, Any], action: Action) -> Ending | None:
+    """A workload with no copy, left alone (`paused`) where the table's action would judge its
+    pods: with none, no pod was looked at, so nothing was measured, neither a verified rollout
+    nor a failed one (kubectl calls a rollout of no copies complete, rollout_status.go). A
+    marker stays as it is, so a restart made before the scale-down is looked at again once
+    the workload runs. RESTART asks `restart_refusal`, LATCH and NOTHING judge no pod."""
+    none = _no_copies(workload) if action in _JUDGES_PODS else None
+    if none is None:
+        return None
+    return Ending(Outcome.PAUSED, f"{none[0]}: nothing to verify {none[1]}")
 
 
 def restart_write(

@@ -75,6 +75,7 @@ from truegreen.refresh.steps import (
     count_failure,
     decide,
     failure_reason,
+    idle,
     kind_of,
     latch,
     look,
@@ -674,6 +675,9 @@ class _WorkloadTick:
             return self._restart(obj, first, hold)
         if action is Action.LATCH:
             return self._end(latch(annotations, first.target), obj)
+        left_alone = idle(obj, action)
+        if left_alone is not None:
+            return self._end(left_alone, obj)
         if action is Action.FAIL_AND_COUNT:
             reason = failure_reason(first, settings.rollout_timeout)
             return self._end(count_failure(annotations, first.target, reason), obj)
@@ -788,6 +792,9 @@ class _WorkloadTick:
         if isinstance(waited, CantRead):
             return self._done(Outcome.COULD_NOT_CHECK, f"{waited.reason}; {_then(marker)}")
         action, final, latest = waited
+        left_alone = idle(latest, action)  # scaled to zero while the tick waited
+        if left_alone is not None:
+            return self._done(left_alone.outcome, left_alone.reason)
         return self._conclude(action, first, final, latest, marker, ours=ours)
 
     def _conclude(
