@@ -14,6 +14,7 @@ from tests.scenario import test_refresh_kinds
 from tests.scenario.test_refresh import RefreshEnv
 from tests.support.cli import run_cli
 from tests.support.refresh_kit import container, deployment
+from tests.support.rollout import NO_DEADLINE
 from truegreen.refresh.annotations import ATTEMPTS, PENDING, STALE_PIN, TRACK_TAG, container_key
 
 NS = "train"
@@ -183,3 +184,52 @@ def test_a_paused_deployment_still_gets_its_stale_pin_finding(env: RefreshEnv) -
     assert (result.exit_code, _only(result)["outcome"]) == (0, "paused")
     assert env.annotations("pp")[container_key(STALE_PIN, "runner")] == f"stable {newest}"
     assert env.restarts("pp") == 0
+
+
+@pytest.mark.parametrize("copies", [1, 4])
+def test_a_deployment_with_no_progress_deadline_whose_restart_stops_is_counted_and_latched(
+    env: RefreshEnv, copies: int
+) -> None:
+    """`progressDeadlineSeconds: 2147483647` (MaxInt32) is a Deployment with no deadline
+    (pkg/controller/deployment/util/deployment_util.go `HasProgressDeadline`), so its
+    controller never writes ProgressDeadlineExceeded. Its restart's new copy runs but never
+    becomes Ready, and the update stands where the controller stopped it (rolling.go: the old
+    copies stay while no new one is available; one copy: 2 copies, 1 updated). A whole
+    --rollout-timeout in which its counts did not move is the verdict the deadline would give:
+    the restart failed, its marker is cleared, the next tick takes the stopped update for
+    refresh's own failure (never someone else's rollout "in progress") and the flap guard
+    latches the retries, instead of a wait that costs every tick the whole timeout forever."""
+    env.registry.push_image("r/web", "stable", content="v1")
+    if copies == 1:
+        env.install(deployment("web", container("runner", env.image("r/web", "stable"))))
+    else:
+        _four_copies(env, "web")
+    stored = env.server.get_object("Deployment", "web", NS)
+    assert stored is not None
+    stored["spec"]["progressDeadlineSeconds"] = NO_DEADLINE
+    env.server.update_object(stored)
+    env.simulator.remember(stored)
+    assert _only(env.tick())["outcome"] == "converged"
+    env.registry.push_image("r/web", "stable", content="v2")
+    env.simulator.behaviour["web"] = "deadline"  # new copies never Ready; no deadline to pass
+    progress = "1 old copies still stopping" if copies == 1 else "1 of 4 copies updated"
+    reason = (
+        "the update stopped: its controller counted no change in a whole --rollout-timeout "
+        f"({progress})"
+    )
+    for attempt in (1, 2):
+        result = env.tick("--rollout-timeout", "1", "--max-attempts", "2")
+        found = _only(result)
+        assert (found["outcome"], found["reason"], result.exit_code) == (
+            "rollout-failed",
+            reason,
+            2,
+        )
+        annotations = env.annotations("web")
+        assert annotations[ATTEMPTS].startswith(f"{attempt} ")
+        assert PENDING not in annotations
+        conditions = env.server.get_object("Deployment", "web", NS)["status"]["conditions"]  # type: ignore[index]
+        assert [c["reason"] for c in conditions] == ["ReplicaSetUpdated"]
+    result = env.tick("--rollout-timeout", "1", "--max-attempts", "2")
+    assert (_only(result)["outcome"], result.exit_code) == ("latched", 0)
+    assert env.restarts("web") == 2

@@ -78,6 +78,8 @@ Obj = dict[str, Any]
 BEHAVIOURS = ("ok", "old-image", "crash", "pull-fail", "deadline", "stall")
 HEALTHY = ("ok", "old-image")
 """The behaviours whose new pods become Ready."""
+NO_DEADLINE = 2**31 - 1
+"""progressDeadlineSeconds MaxInt32: a Deployment with no progress deadline."""
 GRACE_SECONDS = 30
 """terminationGracePeriodSeconds' default (pkg/apis/core/v1/defaults.go)."""
 _DEFAULT_FENCEPOST = "25%"
@@ -391,7 +393,11 @@ class RolloutSimulator:
         updated = [p for p in active if p["metadata"]["name"] in self._new_pods.get(key, set())]
         ready = [p for p in active if _ready_since(p) is not None]
         available = [p for p in active if _available(p, wait, now)]
-        deadline = self._current.get(key, (0, ""))[1] == "deadline"
+        # deployment_util.go `HasProgressDeadline`: MaxInt32 is no deadline, never exceeded.
+        deadline = (
+            self._current.get(key, (0, ""))[1] == "deadline"
+            and stored["spec"].get("progressDeadlineSeconds") != NO_DEADLINE
+        )
         complete = len(updated) == replicas == len(active) and len(available) >= replicas
         if deadline:
             progressing = {"status": "False", "reason": "ProgressDeadlineExceeded"}

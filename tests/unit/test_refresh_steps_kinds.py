@@ -297,8 +297,8 @@ def test_counts_that_did_not_move_in_a_whole_wait_are_a_stopped_update() -> None
         numberAvailable=1,
         updatedNumberScheduled=1,
     )
-    assert update_counts(db) == (2, 2, 1, 1)
-    assert update_counts(agent) == (2, 2, 1, 1)
+    assert update_counts(db) == (2, 2, 1)
+    assert update_counts(agent) == (2, 2, 1)
     assert update_counts(_with(deployment("web"), updatedReplicas=0)) is None
     marker = PendingRestart({"db": NEW}, "2026-12-04T11:00:00.000000Z")
     plans = [_plan()]
@@ -333,7 +333,7 @@ def test_counts_that_did_not_move_in_a_whole_wait_are_a_stopped_update() -> None
         assert decide(stopped.situation) is Action.FAIL
         # Not yet timed out, or counts that moved, or none to compare: still starting.
         assert again(False, since).situation.health is Health.STARTING
-        moved = (since[0], since[1], since[2] - 1, since[3]) if since else None
+        moved = (since[0], since[1], since[2] - 1) if since else None
         assert again(True, moved).situation.health is Health.STARTING
         assert decide(again(True, None).situation) is Action.STOP_WAITING
         # Without a restart under way the timeout alone decides (the table's rows 11-13).
@@ -348,3 +348,88 @@ def test_counts_that_did_not_move_in_a_whole_wait_are_a_stopped_update() -> None
         first, web, [_pod()], plans, now=NOW, timed_out=True, marker=marker, since=None
     )
     assert waited.situation.health is Health.STARTING
+
+
+def _no_deadline(seconds: Any) -> Obj:
+    web = _with(deployment("web"), replicas=2, updatedReplicas=1, readyReplicas=1)
+    web["spec"]["progressDeadlineSeconds"] = seconds
+    return web
+
+
+def test_a_deployment_with_no_progress_deadline_is_judged_by_its_counts() -> None:
+    """deployment_util.go `HasProgressDeadline`: progressDeadlineSeconds MaxInt32 is no deadline,
+    so its controller never writes ProgressDeadlineExceeded; the counts its progress is measured
+    by (`DeploymentProgressing`: updated copies, old copies) that did not move in a whole
+    --rollout-timeout are the verdict the deadline would give. With a deadline (the API
+    server's default 600, apps/v1 defaults.go `SetDefaults_Deployment`, when absent) the
+    controller says it, and the counts are never compared."""
+    endless = _no_deadline(2147483647)
+    assert update_counts(endless) == (2, 2, 1)
+    assert update_counts(_no_deadline(600)) is None
+    assert update_counts(_with(deployment("web"), updatedReplicas=1)) is None
+    marker = PendingRestart({"db": NEW}, "2026-12-04T11:00:00.000000Z")
+    plans = [_plan()]
+    first = look(endless, [_pod()], plans, max_attempts=3, now=NOW)
+    stopped = look_again(
+        first,
+        endless,
+        [_pod()],
+        plans,
+        now=NOW,
+        timed_out=True,
+        marker=marker,
+        since=update_counts(endless),
+    )
+    assert (stopped.situation.health, stopped.observation.detail) == (
+        Health.FAILING,
+        "the update stopped: its controller counted no change in a whole --rollout-timeout "
+        "(1 old copies still stopping)",
+    )
+    assert decide(stopped.situation) is Action.FAIL
+
+
+@pytest.mark.parametrize(
+    ("make", "flapped"),
+    [
+        (
+            lambda: _with(statefulset("db", replicas=2), replicas=2, updatedReplicas=1),
+            {"readyReplicas": 1, "availableReplicas": 1},
+        ),
+        (
+            lambda: _with(
+                daemonset("agent"),
+                desiredNumberScheduled=2,
+                currentNumberScheduled=2,
+                updatedNumberScheduled=1,
+            ),
+            {"numberReady": 1, "numberAvailable": 1},
+        ),
+        (
+            lambda: _no_deadline(2147483647),
+            {"readyReplicas": 2, "availableReplicas": 2},
+        ),
+    ],
+    ids=["statefulset", "daemonset", "deployment-without-deadline"],
+)
+def test_readiness_that_flaps_is_no_progress_of_the_update(make: Any, flapped: Obj) -> None:
+    """A copy whose readiness probe passes and fails by turns moves the ready and available
+    counts both ways (stateful_set_control.go `computeReplicaStatus`, daemon_controller.go
+    `updateDaemonSetStatus`) while the update stands where it stopped: the counts compared are
+    those that move only with the update (observedGeneration, copies, updated copies)."""
+    before, after = make(), make()
+    after["status"] |= flapped
+    assert update_counts(before) == update_counts(after)
+
+
+def test_a_stopped_update_of_a_deployment_with_no_progress_deadline_is_no_one_elses() -> None:
+    """Fewer updated copies than desired is a rollout under way only while the controller can
+    still say it stopped (ProgressDeadlineExceeded); with no deadline it never will
+    (deployment_util.go `HasProgressDeadline`), so, as for the ordered kinds, only an update
+    the controller has not picked up is someone else's."""
+    stopped = _with(deployment("web"), replicas=2, updatedReplicas=0)
+    assert rolling(stopped, []) is True
+    stopped["spec"]["progressDeadlineSeconds"] = 2147483647
+    assert rolling(stopped, []) is False
+    assert skip(stopped, [], None) is None
+    stopped["status"]["observedGeneration"] = 1
+    assert rolling(stopped, []) is True

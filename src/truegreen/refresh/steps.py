@@ -377,9 +377,9 @@ def look_again(
     """A look while waiting: what is recorded and the attempts stay as the first look found
     them, the marker is the one waited on (None: waiting for pods already on the newest
     digest); the pods and the Deployment are read again. `since`: the controller's counts
-    when the wait began (`update_counts`); a restart of a StatefulSet or DaemonSet whose counts
-    did not change in the whole wait has stopped (without a restart, the timeout alone ends
-    the wait counted)."""
+    when the wait began (`update_counts`); a restart of a StatefulSet, a DaemonSet or a
+    Deployment with no progress deadline whose counts did not change in the whole wait has
+    stopped (without a restart, the timeout alone ends the wait counted)."""
     observation = observe(deployment, pods, plans, marker, now)
     if (
         timed_out
@@ -404,29 +404,32 @@ def look_again(
 
 
 _UPDATE_COUNTS: Final = {
-    "StatefulSet": ("observedGeneration", "replicas", "readyReplicas", "updatedReplicas"),
-    "DaemonSet": (
-        "observedGeneration",
-        "currentNumberScheduled",
-        "numberAvailable",
-        "updatedNumberScheduled",
-    ),
+    "Deployment": ("observedGeneration", "replicas", "updatedReplicas"),
+    "StatefulSet": ("observedGeneration", "replicas", "updatedReplicas"),
+    "DaemonSet": ("observedGeneration", "currentNumberScheduled", "updatedNumberScheduled"),
 }
-"""The status counts a StatefulSet's or DaemonSet's controller moves as its update goes on
-(stateful_set_control.go `computeReplicaStatus`, daemon_controller.go
-`updateDaemonSetStatus`)."""
+"""The status counts a controller moves only as its update goes on: observedGeneration, the
+copies and the updated copies (deployment_util.go `DeploymentProgressing`: updated copies up
+or old copies down; stateful_set_control.go `computeReplicaStatus`, daemon_controller.go
+`updateDaemonSetStatus`). Ready and available copies are left out: a copy whose readiness
+flaps moves them both ways while the update stands where it stopped."""
+_NO_DEADLINE: Final = 2**31 - 1
+"""progressDeadlineSeconds MaxInt32: no deadline (deployment_util.go `HasProgressDeadline`)."""
 
 
 def update_counts(workload: Mapping[str, Any]) -> tuple[int, ...] | None:
-    """Where a StatefulSet's or DaemonSet's update stands by its controller's counts, or None
-    for a Deployment. Their controllers stop at a new pod that is not healthy and have no
-    progress deadline (only a Deployment has progressDeadlineSeconds): counts that do not
-    change in a whole --rollout-timeout are the verdict a deadline would give."""
-    keys = _UPDATE_COUNTS.get(kind_of(workload))
-    if keys is None:
+    """Where an update stands by its controller's counts, or None for a Deployment with a
+    progress deadline, whose controller says itself when its update stopped
+    (ProgressDeadlineExceeded). A StatefulSet's or DaemonSet's controller stops at a new pod
+    that is not healthy and has no deadline, nor has a Deployment whose deadline is MaxInt32:
+    counts that do not change in a whole --rollout-timeout are the verdict a deadline would
+    give. An absent deadline is the API server's default, 600 seconds (apps/v1 defaults.go
+    `SetDefaults_Deployment`)."""
+    spec, status = o.mapping(workload.get("spec")), o.mapping(workload.get("status"))
+    kind = kind_of(workload)
+    if kind == "Deployment" and o.integer(spec.get("progressDeadlineSeconds"), 600) != _NO_DEADLINE:
         return None
-    status = o.mapping(workload.get("status"))
-    return tuple(o.integer(status.get(key)) for key in keys)
+    return tuple(o.integer(status.get(key)) for key in _UPDATE_COUNTS[kind])
 
 
 def observe(
@@ -594,12 +597,14 @@ def rolling(workload: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) -> b
     by itself (a crash loop, an image that cannot be pulled) is not under way: it failed, and
     the tick decides, bounded by the flap guard, as after its own failed restart. A
     StatefulSet or DaemonSet update stops at the first new pod that is not healthy
-    (stateful_set_control.go, daemon/update.go), so its counts never tell a stopped update
-    from one under way: only an update the controller has not picked up is someone else's."""
+    (stateful_set_control.go, daemon/update.go), and a Deployment with no progress deadline
+    never says it stopped, so their counts never tell a stopped update from one under way
+    (`update_counts` judges them instead): only an update the controller has not picked up is
+    someone else's."""
     meta, spec, status = (o.mapping(workload.get(k)) for k in ("metadata", "spec", "status"))
     if o.integer(meta.get("generation")) > o.integer(status.get("observedGeneration")):
         return True
-    if kind_of(workload) != "Deployment":
+    if update_counts(workload) is not None:
         return False
     if o.integer(status.get("updatedReplicas")) >= o.integer(spec.get("replicas"), 1):
         return False
