@@ -1955,6 +1955,49 @@ def test_a_tick_stopped_mid_wait_hands_up_what_it_wrote(env: RefreshEnv) -> None
     assert env.annotations("aa-slow")[container_key(RECORDED_DIGEST, "runner")] == recorded
 
 
+def test_a_tick_stopped_during_its_registry_look_ups_hands_up_every_workload_it_read(
+    env: RefreshEnv,
+) -> None:
+    """Ctrl-C while the registry look-ups run (raised where the tick is, in the main thread:
+    here as the look-ups start): the workloads were read, so the tick goes up with the signal
+    and the report so far, every workload `interrupted` with nothing written, never an empty
+    tick."""
+    env.registry.push_image("r/look", "stable", content="v1")
+    for name in ("aa-web", "bb-web"):
+        env.install(deployment(name, container("runner", env.image("r/look", "stable"))))
+
+    class Stopped:
+        def looking_up(self, total: int) -> None:
+            raise KeyboardInterrupt
+
+        def looked_up(self) -> None:
+            raise AssertionError("stopped before any look-up")
+
+        def restarting(self, workload: str) -> None:
+            raise AssertionError("stopped before any restart")
+
+        def waiting(self, workload: str, progress: str) -> None:
+            raise AssertionError("stopped before any wait")
+
+    settings = RefreshSettings(namespace=NS, selector={"truegreen.io/refresh": "enabled"})
+    with (
+        LiveCluster.connect(ConnectionSettings(kubeconfig=env.kubeconfig)) as cluster,
+        pytest.raises(TickInterrupted) as stopped,
+    ):
+        run_tick(cluster, settings, progress=Stopped())
+    assert isinstance(stopped.value.signal, KeyboardInterrupt)
+    summary = [
+        (w.kind, w.name, w.outcome.value, w.reason, w.writes)
+        for w in stopped.value.report.workloads
+    ]
+    words = "the tick was stopped before this workload was decided; nothing was restarted"
+    assert summary == [
+        ("Deployment", "aa-web", "interrupted", words, ()),
+        ("Deployment", "bb-web", "interrupted", words, ()),
+    ]
+    assert env.annotations("aa-web") == {}
+
+
 @pytest.mark.parametrize(
     ("how", "code", "by"),
     [(signal.SIGINT, 130, "Ctrl-C"), (signal.SIGTERM, 143, "SIGTERM")],

@@ -382,9 +382,15 @@ class RegistryClient:
         # and must not pay for concurrent.futures, which brings logging and traceback.
         from concurrent.futures import ThreadPoolExecutor
 
-        with ThreadPoolExecutor(max_workers=LOOKUPS_IN_FLIGHT) as pool:
+        pool = ThreadPoolExecutor(max_workers=LOOKUPS_IN_FLIGHT)
+        try:
             results = pool.map(lookup, distinct.values())
             return dict(zip(distinct, results, strict=True))
+        finally:
+            # Never waits: every result is in, or a signal (Ctrl-C, SIGTERM) is on its way up,
+            # and the tick so far must reach the operator without waiting out a registry
+            # that does not answer.
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def lookup_each(
         self, reference: ImageReference, logins: Sequence[RegistryLogin]

@@ -91,6 +91,7 @@ from truegreen.refresh.steps import (
 from truegreen.refresh.template import describe_template, template_change
 
 _CONFLICT_RETRIES = 3
+_UNDECIDED = "the tick was stopped before this workload was decided; nothing was restarted"
 
 
 class RefreshCluster(ClusterWriter, Protocol):
@@ -190,6 +191,30 @@ def run_tick(
             cant_read.append(read.reason)
             continue
         found += [(kind, obj) for obj in read.items]
+    try:
+        return _tick_over(cluster, settings, found, cant_read, sleep, clock, progress)
+    except TickInterrupted:
+        raise
+    except BaseException as stopped:
+        if isinstance(stopped, Exception):
+            raise
+        # Ctrl-C or SIGTERM after the workloads were read, before their ticks began (their
+        # pods, logins or registry look-ups): each is handed up undecided, nothing written.
+        undecided = tuple(_report(obj, Outcome.INTERRUPTED, _UNDECIDED) for _, obj in found)
+        raise TickInterrupted(TickReport(undecided, tuple(cant_read)), stopped) from stopped
+
+
+def _tick_over(
+    cluster: RefreshCluster,
+    settings: RefreshSettings,
+    found: Sequence[tuple[Kind, Mapping[str, Any]]],
+    cant_read: Sequence[str],
+    sleep: Callable[[float], None],
+    clock: Callable[[], float],
+    progress: TickProgress | None,
+) -> TickReport:
+    """The tick over the workloads `found`: their pods and logins read, their images looked
+    up, then each one's steps; a signal during the steps goes up as TickInterrupted."""
     workloads: list[_Workload] = []
     reads = _SharedReads(cluster)
     for kind, obj in found:
@@ -709,7 +734,7 @@ class _WorkloadTick:
                 "was recorded, and the next run looks at this rollout again"
             )
         else:
-            reason = "the tick was stopped before this workload was decided; nothing was restarted"
+            reason = _UNDECIDED
         return self._done(Outcome.INTERRUPTED, reason)
 
     def _kept_changing(self) -> WorkloadReport:
