@@ -9,6 +9,8 @@ import json
 import signal
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -2035,6 +2037,103 @@ def test_a_refresh_stopped_after_its_restart_says_so_in_its_document(
     (slow,) = document["workloads"]
     assert (slow["name"], slow["outcome"]) == ("slow", "interrupted")
     assert [(w["step"], w["applied"]) for w in slow["writes"]] == [("restart", True)]
+
+
+def _stopped_refresh(env: RefreshEnv, landed: "threading.Event") -> dict[str, Any]:
+    """Run `truegreen refresh -o json`, SIGTERM it once `landed` is set (a write has landed on
+    the server and its answer is held back), and return its document."""
+    argv = [str(Path(sys.executable).parent / "truegreen"), "refresh", "-o", "json"]
+    argv += ["--kubeconfig", str(env.kubeconfig), "--rollout-timeout", "30"]
+    with subprocess.Popen(
+        with_default_ctrl_c(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    ) as running:
+        assert landed.wait(60), "the write never reached the server"
+        running.send_signal(signal.SIGTERM)
+        out, _ = running.communicate(timeout=60)
+    assert running.returncode == 143
+    document: dict[str, Any] = json.loads(out)
+    schema = Path(__file__).parents[2] / "docs" / "failure.schema.json"
+    jsonschema.validate(document, json.loads(schema.read_text()))
+    assert (document["exit_code"], document["headline"]["code"]) == (143, "interrupted")
+    return document
+
+
+def test_a_refresh_stopped_while_its_restart_is_answered_says_it_may_have_landed(
+    env: RefreshEnv,
+) -> None:
+    """SIGTERM while the restart PATCH has reached the API server (stored, the template's
+    restartedAt and the marker with it) but its answer has not come back: the tick cannot
+    know the write landed, so it says that, and lists the restart it sent, never "nothing was
+    restarted"."""
+    env.registry.push_image("r/sent", "stable", content="v1")
+    env.install(deployment("web", container("runner", env.image("r/sent", "stable"))))
+    env.tick()
+    env.registry.push_image("r/sent", "stable", content="v2")
+    landed = threading.Event()
+
+    def slow_answer(server: FakeApiServer, plural: str, obj: Obj) -> None:
+        if plural == "deployments" and RESTARTED_AT in obj["spec"]["template"]["metadata"].get(
+            "annotations", {}
+        ):
+            landed.set()
+            time.sleep(3)
+
+    env.server.patch_hooks.append(slow_answer)
+    (web,) = _stopped_refresh(env, landed)["workloads"]
+    assert (web["outcome"], web["reason"]) == (
+        "interrupted",
+        "a restart was sent, then the tick was stopped before the API server answered: whether "
+        "it landed is not known; nothing was recorded, and the next run looks at this workload "
+        "again",
+    )
+    assert [(w["step"], w["applied"], w["error"]) for w in web["writes"]] == [
+        (
+            "restart",
+            False,
+            "the tick was stopped before the API server answered: whether it landed is not known",
+        )
+    ]
+    assert PENDING in env.annotations("web"), "the restart did land"
+
+
+def test_a_refresh_stopped_while_writing_its_events_keeps_the_workloads_outcome(
+    env: RefreshEnv,
+) -> None:
+    """SIGTERM while the Events are written, after the rollout was verified and its record
+    landed: the workload reached its end, so it keeps its outcome (`restarted`) and its writes;
+    the Event whose answer never came is said to be unknown, not written or failed."""
+    env.registry.push_image("r/news", "stable", content="v1")
+    env.install(deployment("web", container("runner", env.image("r/news", "stable"))))
+    env.tick()
+    newest = env.registry.push_image("r/news", "stable", content="v2")
+    landed = threading.Event()
+
+    def slow_events(server: FakeApiServer, method: str, path: str) -> None:
+        if method == "POST" and path.endswith("/events"):
+            landed.set()
+            time.sleep(3)
+
+    env.server.request_hooks.append(slow_events)
+    (web,) = _stopped_refresh(env, landed)["workloads"]
+    assert (web["outcome"], web["reason"]) == (
+        "restarted",
+        "rolled out and verified: the pods run the newest digest",
+    )
+    assert [(w["step"], w["applied"]) for w in web["writes"]] == [
+        ("restart", True),
+        ("record", True),
+    ]
+    assert [(e["reason"], e["written"], e["error"]) for e in web["events"]] == [
+        (
+            "ImageRefreshed",
+            False,
+            "the tick was stopped before the API server answered: whether it was written is "
+            "not known",
+        )
+    ]
+    annotations = env.annotations("web")
+    assert annotations[container_key(RECORDED_DIGEST, "runner")] == newest
+    assert PENDING not in annotations
 
 
 @pytest.mark.parametrize("value", ["http://registry.local:5000", "", "evil[.example"])

@@ -92,6 +92,7 @@ from truegreen.refresh.template import describe_template, template_change
 
 _CONFLICT_RETRIES = 3
 _UNDECIDED = "the tick was stopped before this workload was decided; nothing was restarted"
+_UNANSWERED = "the tick was stopped before the API server answered"
 
 
 class RefreshCluster(ClusterWriter, Protocol):
@@ -591,6 +592,12 @@ class _WorkloadTick:
         self._findings: Mapping[str, Any] | None = None
         """The workload as written by the first pass's findings (as read when there were none
         to write, or the write failed); None while they are still to be written."""
+        self._sent: Write | None = None
+        """The write sent whose answer has not come back yet: it may have landed."""
+        self._ended: WorkloadReport | None = None
+        """The workload's report once it reached its end (before its Events)."""
+        self._events: list[EventNote] = []
+        """The Events written so far, and one sent whose answer has not come back."""
 
     def write_findings(self) -> None:
         """Step (1) alone, in the tick's first pass: the stale-pin findings, decided again from
@@ -630,6 +637,7 @@ class _WorkloadTick:
             self._findings = None  # decided again on the fresh read
         if report is None:
             report = self._kept_changing()
+        self._ended = report
         return self._with_events(report)
 
     def _pins_only(self, obj: Mapping[str, Any], unread: CantRead) -> WorkloadReport | Conflict:
@@ -726,16 +734,42 @@ class _WorkloadTick:
         return self._conclude(action, first, first, obj, first.marker, ours=False)
 
     def interrupted(self) -> WorkloadReport:
-        """This workload's report when a signal stopped the tick before its end: what it wrote,
-        and what the next tick will find."""
-        if any(write.step == "restart" and write.applied for write in self._writes):
+        """This workload's report when a signal stopped the tick: its outcome where it reached
+        its end (its Events so far), else `interrupted` with what it wrote and what the next
+        tick will find. A write sent whose answer never came is listed as not known to have
+        landed, never left unsaid."""
+        if self._ended is not None:
+            return replace(self._ended, events=tuple(self._events))
+        sent = self._sent
+        restarted = any(write.step == "restart" and write.applied for write in self._writes)
+        if sent is not None and sent.step == "restart":
+            reason = (
+                f"a restart was sent, then {_UNANSWERED}: whether it landed is not known; "
+                "nothing was recorded, and the next run looks at this workload again"
+            )
+        elif restarted and sent is not None and sent.step == "record":
+            reason = (
+                f"restarted and verified, then {_UNANSWERED} the record: whether it landed is "
+                "not known, and the next run looks at this rollout again"
+            )
+        elif restarted:
             reason = (
                 "restarted, then the tick was stopped before the rollout was verified; nothing "
                 "was recorded, and the next run looks at this rollout again"
             )
+        elif sent is not None:
+            reason = (
+                f"{_UNANSWERED} the {sent.step} write: whether it landed is not known; nothing "
+                "was restarted"
+            )
         else:
             reason = _UNDECIDED
-        return self._done(Outcome.INTERRUPTED, reason)
+        report = self._done(Outcome.INTERRUPTED, reason)
+        if sent is None:
+            return report
+        unknown = f"{_UNANSWERED}: whether it landed is not known"
+        unanswered = replace(sent, applied=False, error=unknown)
+        return replace(report, writes=(*report.writes, unanswered))
 
     def _kept_changing(self) -> WorkloadReport:
         """The end of a tick whose writes met a conflict at every try."""
@@ -787,6 +821,7 @@ class _WorkloadTick:
             )
         if self._progress is not None:
             self._progress.restarting(f"{workload.namespace}/{workload.name}")
+        self._sent = Write("restart", step.annotations, described)
         patch = {
             "metadata": {
                 "resourceVersion": _version(obj),
@@ -801,6 +836,7 @@ class _WorkloadTick:
             patch=patch,
             strategic=True,
         )
+        self._sent = None
         if isinstance(result, Conflict):
             self._lost_race = True
             return result  # someone else wrote since we read: read again and decide again
@@ -912,12 +948,14 @@ class _WorkloadTick:
             self._writes.append(Write(write.step, changes, applied=False))
             return None
         workload = self._workload
+        self._sent = Write(write.step, changes)
         result = self._cluster.patch(
             workload.kind,
             workload.name,
             namespace=workload.namespace,
             patch={"metadata": {"resourceVersion": _version(obj), "annotations": changes}},
         )
+        self._sent = None
         if isinstance(result, Conflict):
             return result
         if isinstance(result, CantRead):
@@ -934,16 +972,19 @@ class _WorkloadTick:
         if not planned or self._settings.dry_run:
             return report
         now, instance = datetime.now(UTC), socket.gethostname()
-        notes: list[EventNote] = []
+        notes = self._events
         for sequence, (reason, message) in enumerate(planned):
             event = event_object(
                 reason, message, self._latest, now=now, sequence=sequence, instance=instance
             )
+            # Noted before it is sent: a signal while it is answered leaves it said, unknown.
+            unknown = f"{_UNANSWERED}: whether it was written is not known"
+            notes.append(EventNote(reason, message, written=False, error=unknown))
             created = self._cluster.create(
                 Kind.EVENT, event, namespace=report.namespace, dry_run=False
             )
             error = created.reason if isinstance(created, CantRead) else ""
-            notes.append(EventNote(reason, message, written=not error, error=error))
+            notes[-1] = EventNote(reason, message, written=not error, error=error)
         return replace(report, events=tuple(notes))
 
 
