@@ -597,6 +597,13 @@ def test_without_a_marker_every_pod_counts_as_the_rollout_s() -> None:
         ("ImagePullBackOff", "cannot pull its image"),
         ("ErrImagePull", "cannot pull its image"),
         ("InvalidImageName", "names an image that is not valid"),
+        # pkg/kubelet/images/image_manager.go `EnsureImageExists`: the image is not on the
+        # machine and the pull policy is Never, so the kubelet never pulls it.
+        (
+            "ErrImageNeverPull",
+            "needs an image its machine does not have, and imagePullPolicy Never forbids "
+            "pulling it",
+        ),
     ],
 )
 def test_a_new_pod_waiting_where_it_will_not_leave_by_itself_is_stuck(

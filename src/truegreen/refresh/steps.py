@@ -48,6 +48,10 @@ _STUCK_REASONS = {
     "ImagePullBackOff": "cannot pull its image",
     "ErrImagePull": "cannot pull its image",
     "InvalidImageName": "names an image that is not valid",
+    # image_manager.go `EnsureImageExists`: absent with pull policy Never, it is never pulled.
+    "ErrImageNeverPull": (
+        "needs an image its machine does not have, and imagePullPolicy Never forbids pulling it"
+    ),
 }
 """The waiting states a new pod does not leave by itself, in plain words."""
 _MOVING = (Decision.RESTART, Decision.RECORD_RUNNING)
