@@ -1,10 +1,15 @@
-"""A TCP proxy that adds a fixed latency to every request, can hold answers to a bandwidth,
-and counts the requests.
+"""A TCP proxy that adds a round trip of latency to every request and to every new
+connection, can hold answers to a bandwidth, and counts both.
 
-Each chunk a client sends (one HTTP request on a kept-alive connection) waits `delay` seconds
-before it is forwarded, like a registry across a network. With `bytes_per_second`, the answers
-leave no faster than that, as over a link of that bandwidth. Requests are counted by their
-request line (`GET `, `HEAD `), so a benchmark can report how many a tick really made.
+`delay` is the link's round trip. A new connection waits one round trip before anything is
+forwarded (its TCP handshake, RFC 9293 section 3.5; the bench's servers are plain HTTP, so no
+TLS handshake is charged), and each chunk a client sends that starts with a request line (one
+HTTP request on a kept-alive connection) waits one more before it is forwarded, like a server
+across a network. A client that opens many connections pays for each, as it would over a real
+link; kubectl multiplexes over one HTTP/2 connection (kubernetes/apimachinery
+pkg/util/net/http.go SetTransportDefaults). With `bytes_per_second`, the answers leave no
+faster than that, as over a link of that bandwidth. Requests are counted by their request line
+(`GET `, `HEAD `) and connections as accepted, so a benchmark can report how many a run made.
 """
 
 import asyncio
@@ -30,6 +35,9 @@ class LatencyProxy:
         self.host = host
         self.bytes_per_second = bytes_per_second
         self.requests = 0
+        self.connections = 0
+        self.round_trips_charged = 0
+        """Round trips waited out in full, connections' and requests' together."""
         self.port = 0
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -51,7 +59,13 @@ class LatencyProxy:
         self._ready.set()
         self._loop.run_forever()
 
+    async def _round_trip(self) -> None:
+        await asyncio.sleep(self.delay)
+        self.round_trips_charged += 1
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        await self._round_trip()  # the handshake, before the client's first byte goes on
         upstream_reader, upstream_writer = await asyncio.open_connection(
             "127.0.0.1", self.upstream_port
         )
@@ -60,7 +74,7 @@ class LatencyProxy:
             while chunk := await reader.read(65536):
                 if chunk.startswith(_METHODS):
                     self.requests += 1
-                    await asyncio.sleep(self.delay)
+                    await self._round_trip()
                 upstream_writer.write(chunk)
                 await upstream_writer.drain()
             upstream_writer.close()

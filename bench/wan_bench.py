@@ -3,15 +3,22 @@
 Operators run doctor from a laptop or a CI runner against a managed cluster tens of
 milliseconds away. The realistic cluster of the doctor rows (bench/served.py) with a job of
 every training kind and a Kueue-queued job in the namespace (300 pods: WAN_PODS), behind
-bench/latency_proxy.py, which holds every request for the added delay before it goes on. At
-0, 50 and 100 ms per request, interleaved (doctor, kubectl, doctor, kubectl ...), each its own
+bench/latency_proxy.py, which holds every request, and every new connection before its first
+byte, for the added delay before it goes on: a round trip each, as over a real link (the
+bench's server is plain HTTP, so no TLS handshake is charged; over TLS each new connection
+costs a second round trip, which favours kubectl's one HTTP/2 connection further). At 0, 50
+and 100 ms per round trip, interleaved (doctor, kubectl, doctor, kubectl ...), each its own
 process after a warm-up:
 
-- `round_trips`: (doctor at 100 ms - doctor at 0 ms) / 0.1 s, the requests that wait on one
-  another in doctor's longest chain (target at most 3.5: discovery, then every list that
-  depends on nothing, then the reads that depend on what came back);
+- `round_trips`: (doctor at 100 ms - doctor at 0 ms) / 0.1 s, the requests and connection
+  set-ups that wait on one another in doctor's longest chain (target at most 3.5: discovery,
+  then every list that depends on nothing, then the reads that depend on what came back, each
+  wave also opening the connections it needs beyond those already open);
 - `wan_ratio_vs_kubectl`: doctor at 50 ms over `kubectl get pods -n train` at 50 ms (target at
   most 2.5).
+
+`doctor_requests` and `connections` (doctor's and kubectl's) count what one run made through
+the proxy.
 
 Settings: WAN_PODS (default 300), WAN_RUNS (default 3). doctor asks no registry
 (`--no-registry`), as the doctor rows.
@@ -41,6 +48,7 @@ def bench_wan() -> dict[str, Any]:
     truegreen = installed("truegreen")
     seconds: dict[str, dict[str, list[float]]] = {}
     requests: dict[str, int] = {}
+    connections: dict[str, dict[str, int]] = {}
     with (
         RealisticServer(pods, training_kinds=True) as server,
         tempfile.TemporaryDirectory() as scratch,
@@ -60,9 +68,13 @@ def bench_wan() -> dict[str, Any]:
                 get_pods = [kubectl, "--kubeconfig", str(kubeconfig), "get", "pods", "-n", "train"]
                 measured(doctor, DOCTOR_OK)  # warm-up: byte-code caches, pre-encoded pages
                 measured(get_pods)
-                before = proxy.requests
+                before, opened = proxy.requests, proxy.connections
                 measured(doctor, DOCTOR_OK)
                 requests[key] = proxy.requests - before
+                connections[key] = {"doctor": proxy.connections - opened}
+                opened = proxy.connections
+                measured(get_pods)
+                connections[key]["kubectl"] = proxy.connections - opened
                 samples: dict[str, list[float]] = {"doctor": [], "kubectl": []}
                 for _ in range(runs):
                     samples["doctor"].append(measured(doctor, DOCTOR_OK).seconds)
@@ -84,4 +96,5 @@ def bench_wan() -> dict[str, Any]:
             for key, tools in seconds.items()
         },
         "doctor_requests": requests,
+        "connections": connections,
     }
