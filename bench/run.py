@@ -36,6 +36,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from msgspec import Struct
+from tests.support.real_parts import REAL_PARTS
+
 from bench.compression_bench import bench_compression
 from bench.fleet_bench import bench_fleet
 from bench.imports import startup
@@ -665,6 +668,81 @@ def _trial_parts(document: dict[str, Any], parts: list[str], runs: int) -> None:
         document["measured"]["trial"] = _stamp()
 
 
+def _doctor_part(document: dict[str, Any], sizes: list[int], runs: int, baseline_max: int) -> None:
+    """doctor at each size beside the tools people use instead, then with every training kind."""
+    points = {}
+    for pods in sizes:
+        sys.stderr.write(f"bench: doctor at {pods} pods\n")
+        points[pods] = bench_size(pods, runs, baselines=pods <= baseline_max)
+    document["doctor"] = doctor_section(points)
+    at = document["doctor"]["pods"]
+    sys.stderr.write(f"bench: doctor at {at} pods, every training kind and a queue\n")
+    document["doctor"]["with_training_kinds"] = kinds_section(
+        bench_size(at, runs, baselines=False, training_kinds=True)
+    )
+    document["measured"]["doctor"] = _stamp()
+
+
+def _startup_part(document: dict[str, Any], runs: int) -> None:
+    """Each command's import time and this machine's speed, into the commands' sections."""
+    sys.stderr.write("bench: startup\n")
+    startup_runs = bench_startup(max(runs, 7))
+    document["machine"]["calibration"] = startup_runs["calibration"]
+    for command, imports in startup_runs["import_ms"].items():
+        section = document.setdefault(command, {})
+        section["import_ms"] = imports["median"]
+        section["import_ms_calibrated"] = imports["calibrated"]
+        section["import_ms_runs"] = imports
+    document["measured"]["startup"] = _stamp()
+
+
+class Program(Struct, frozen=True):
+    """A program some parts of the bench run."""
+
+    name: str
+    """Its name on PATH, or (`on_path` false) its path in this checkout."""
+    on_path: bool
+    install: str
+    parts: tuple[str, ...]
+
+
+def _apt(binary: str) -> str:
+    """How to install a program the suite also needs (tests/support/real_parts.py)."""
+    return "apt-get install " + next(p.package for p in REAL_PARTS if p.binary == binary)
+
+
+MAKE_BENCH = "make bench installs it"
+PROGRAMS = (
+    Program("docker-registry", True, _apt("docker-registry"), ("refresh",)),
+    Program("kubectl", True, _apt("kubectl"), ("doctor", "wan")),
+    Program(
+        ".venv-bench/truegreen/bin/truegreen",
+        False,
+        MAKE_BENCH,
+        tuple(part for part in PARTS if part != "probe"),
+    ),
+    Program(".venv-bench/kubernetes/bin/python", False, MAKE_BENCH, ("doctor",)),
+    Program(".venv-bench/checkov/bin/checkov", False, MAKE_BENCH, ("lint",)),
+    Program(".venv-torch/bin/python", False, "make .venv-torch/.installed", ("probe",)),
+)
+"""What each part runs beside Python: checked before anything is measured, so a missing one
+never throws away the parts measured before the one that needs it."""
+
+
+def missing_programs(parts: list[str], *, on_path_only: bool = False) -> str | None:
+    """One line naming every program the parts need that is not here and how to install it;
+    None when nothing is missing. `on_path_only`: the programs `make bench` does not install."""
+    missing = []
+    for program in PROGRAMS:
+        needing = [part for part in program.parts if part in parts]
+        if not needing or (on_path_only and not program.on_path):
+            continue
+        there = shutil.which(program.name) if program.on_path else (ROOT / program.name).exists()
+        if not there:
+            missing.append(f"{program.name} (for {', '.join(needing)}; {program.install})")
+    return f"bench: nothing measured; missing: {', '.join(missing)}" if missing else None
+
+
 def main() -> None:
     sizes = [
         int(s) for s in os.environ.get("BENCH_SIZES", "3,10,1000,10000,30000,100000").split(",")
@@ -672,6 +750,9 @@ def main() -> None:
     runs = int(os.environ.get("BENCH_RUNS", "5"))
     baseline_max = int(os.environ.get("BENCH_BASELINE_MAX", "30000"))
     parts = os.environ.get("BENCH_PARTS", ",".join(PARTS)).split(",")
+    missing = missing_programs(parts)
+    if missing:
+        raise SystemExit(missing)
     document: dict[str, Any] = {
         "machine": {
             "cores": os.cpu_count(),
@@ -683,27 +764,9 @@ def main() -> None:
         "measured": {},
     }
     if "doctor" in parts:
-        points = {}
-        for pods in sizes:
-            sys.stderr.write(f"bench: doctor at {pods} pods\n")
-            points[pods] = bench_size(pods, runs, baselines=pods <= baseline_max)
-        document["doctor"] = doctor_section(points)
-        at = document["doctor"]["pods"]
-        sys.stderr.write(f"bench: doctor at {at} pods, every training kind and a queue\n")
-        document["doctor"]["with_training_kinds"] = kinds_section(
-            bench_size(at, runs, baselines=False, training_kinds=True)
-        )
-        document["measured"]["doctor"] = _stamp()
+        _doctor_part(document, sizes, runs, baseline_max)
     if "startup" in parts:
-        sys.stderr.write("bench: startup\n")
-        startup_runs = bench_startup(max(runs, 7))
-        document["machine"]["calibration"] = startup_runs["calibration"]
-        for command, imports in startup_runs["import_ms"].items():
-            section = document.setdefault(command, {})
-            section["import_ms"] = imports["median"]
-            section["import_ms_calibrated"] = imports["calibrated"]
-            section["import_ms_runs"] = imports
-        document["measured"]["startup"] = _stamp()
+        _startup_part(document, runs)
     if "compression" in parts:
         sys.stderr.write("bench: compression\n")
         document["compression"] = bench_compression(min(runs, 3))
@@ -734,4 +797,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    if sys.argv[1:] == ["--programs-on-path"]:
+        chosen = os.environ.get("BENCH_PARTS", ",".join(PARTS)).split(",")
+        sys.exit(missing_programs(chosen, on_path_only=True))
     main()
