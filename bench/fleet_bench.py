@@ -70,6 +70,7 @@ def bench_fleet() -> dict[str, Any]:
     loop_s = summary(seconds["loop"])["median"]
     return {
         "pods": pods,
+        "runs": runs,
         "namespaces": count,
         "ratio_vs_single": round(fleet_s / single_s, 2),
         "speedup_vs_loop": round(loop_s / fleet_s, 1),

@@ -207,13 +207,15 @@ def _median(point: dict[str, Any], tool: str) -> float | None:
 
 
 def doctor_section(points: dict[int, dict[str, Any]]) -> dict[str, Any]:
-    """The doctor keys of latest.json, ratios taken at 30,000 pods (or the largest size run)."""
+    """The doctor keys of latest.json, ratios taken at 30,000 pods (or the largest size run).
+    A figure this run could not take (a size or a baseline not run) is left out, never null:
+    ratios are only taken within one run."""
     at = 30000 if 30000 in points else max(points)
     point = points[at]
     doctor = _median(point, "doctor")
     small = points.get(3)
     at_100k = points.get(100000)
-    return {
+    section = {
         "pods": at,
         "objects": point["objects"],
         "median_seconds": doctor,
@@ -245,6 +247,49 @@ def doctor_section(points: dict[int, dict[str, Any]]) -> dict[str, Any]:
         },
         "points": {str(pods): p for pods, p in points.items()},
     }
+    return {key: value for key, value in section.items() if value is not None}
+
+
+def _runs(runs: int | None) -> str:
+    return "runs not recorded" if runs is None else f"{runs} run{'s' if runs != 1 else ''}"
+
+
+def _said(figure: Any, words: str, missing: str) -> str:
+    """`words` with the figure in place of {}, or what was not measured this run."""
+    return words.format(figure) if figure is not None else f"{missing}: {NOT_MEASURED}"
+
+
+def _doctor_sentence(doctor: dict[str, Any]) -> str:
+    """The doctor ratios in words; a ratio this run could not take is said to be unmeasured."""
+    at = doctor["pods"]
+    speedups = "; ".join(
+        (
+            _said(doctor.get("ratio_vs_floor"), "{}x the decode floor", "the decode floor"),
+            _said(doctor.get("speedup_vs_kubectl"), "{}x faster than kubectl", "kubectl"),
+            _said(
+                doctor.get("speedup_vs_official_client"),
+                "{}x faster than the official client",
+                "the official client",
+            ),
+            _said(
+                doctor.get("server_floor_share"),
+                "the server floor is {} of kubectl's time",
+                "the server floor's share of kubectl's time",
+            ),
+        )
+    )
+    small = _said(
+        doctor.get("small_ratio_vs_kubectl"),
+        "On a three-pod namespace doctor takes {}x `kubectl get pods`",
+        "The three-pod namespace",
+    )
+    large = (
+        f"100,000 pods take {doctor['linear_100k_over_30k']}x the time of 30,000 "
+        f"({doctor['peak_rss_mb_100k']} MB)"
+        if "linear_100k_over_30k" in doctor
+        else f"100,000 pods: {NOT_MEASURED}"
+    )
+    return f"At {at} pods doctor is {speedups}. {small}. {large}."
 
 
 def _cell(point: dict[str, Any], tool: str, key: str = "seconds") -> str:
@@ -256,12 +301,13 @@ def _cell(point: dict[str, Any], tool: str, key: str = "seconds") -> str:
 
 def markdown(document: dict[str, Any]) -> str:
     """The short table committed as latest.md and quoted in the README."""
-    machine, runs = document["machine"], document["runs"]
+    machine = document["machine"]
     lines = [
         "# Benchmarks (latest)",
         "",
-        f"{machine['cores']} cores, Python {machine['python']}; {runs} interleaved runs after a "
-        "warm-up; medians in seconds, peak RSS in MB. Load average (1, 5, 15 min) "
+        f"{machine['cores']} cores, Python {machine['python']}; each part's runs are interleaved "
+        "after a warm-up (the number of runs per part is under *Measured*); medians in seconds, "
+        "peak RSS in MB. Load average (1, 5, 15 min) "
         f"{machine.get('load_average_at_start')} at the start, "
         f"{machine.get('load_average_at_end')} at the end: the machine is shared, so compare "
         "the columns of one row (measured interleaved), not runs.",
@@ -270,7 +316,7 @@ def markdown(document: dict[str, Any]) -> str:
     measured = document.get("measured") or {}
     if measured:
         stamps = ", ".join(
-            f"{part} {stamp['at']} (load {stamp['load_average'][0]})"
+            f"{part} {stamp['at']} (load {stamp['load_average'][0]}, {_runs(stamp.get('runs'))})"
             for part, stamp in measured.items()
         )
         lines += [f"Measured: {stamps}.", ""]
@@ -306,17 +352,7 @@ def markdown(document: dict[str, Any]) -> str:
                 f"| {_cell(p, 'decode_floor')} | {p['server_floor']['seconds']['median']} "
                 f"| {p['doctor_requests']} |"
             )
-        lines += [
-            "",
-            f"At {doctor['pods']} pods doctor is {doctor['speedup_vs_kubectl']}x faster than kubectl, "
-            f"{doctor['speedup_vs_official_client']}x faster than the official client and "
-            f"{doctor['ratio_vs_floor']}x the decode floor; the server floor is "
-            f"{doctor['server_floor_share']} of kubectl's time. On a three-pod namespace doctor "
-            f"takes {doctor['small_ratio_vs_kubectl']}x `kubectl get pods`; 100,000 pods take "
-            f"{doctor['linear_100k_over_30k']}x the time of 30,000 "
-            f"({doctor['peak_rss_mb_100k']} MB).",
-            "",
-        ]
+        lines += ["", _doctor_sentence(doctor), ""]
         kinds = doctor.get("with_training_kinds")
         if kinds:
             lines += [
@@ -573,14 +609,22 @@ PARTS = (
 )
 WITHIN = {"monitor-fleet": ("monitor", ("fleet", "fleet_cpu_ratio"))}
 """Parts whose figures are keys of another part's section."""
+STARTUP_RUNS = 7
+"""The startup part's least number of runs: import times move more than wall times."""
+COMPRESSION_RUNS = 3
+"""The compression part's most runs: a plain run over the slow link takes about 9 s."""
+MONITOR_RUNS = 1
+"""The monitor parts measure one window per size (bench/monitor_bench.py)."""
 COMMANDS = ("doctor", "lint", "refresh")
 """The sections the startup part writes its import times into."""
 
 
-def _stamp() -> dict[str, Any]:
+def _stamp(runs: int) -> dict[str, Any]:
+    """When a part was measured, the machine's load then and how many runs it took."""
     return {
         "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "load_average": [round(x, 2) for x in os.getloadavg()],
+        "runs": runs,
     }
 
 
@@ -617,11 +661,11 @@ def _monitor_parts(document: dict[str, Any], parts: list[str]) -> None:
     if "monitor" in parts:
         sys.stderr.write("bench: monitor\n")
         document.setdefault("monitor", {}).update(bench_monitor())
-        document["measured"]["monitor"] = _stamp()
+        document["measured"]["monitor"] = _stamp(MONITOR_RUNS)
     if "monitor-fleet" in parts:
         sys.stderr.write("bench: monitor over many namespaces\n")
         document.setdefault("monitor", {}).update(bench_monitor_fleet())
-        document["measured"]["monitor-fleet"] = _stamp()
+        document["measured"]["monitor-fleet"] = _stamp(MONITOR_RUNS)
 
 
 def kinds_section(point: dict[str, Any]) -> dict[str, Any]:
@@ -640,14 +684,14 @@ def _fleet_part(document: dict[str, Any]) -> None:
     """doctor over many namespaces (bench/fleet_bench.py), with when it was measured."""
     sys.stderr.write("bench: fleet\n")
     document["fleet"] = bench_fleet()
-    document["measured"]["fleet"] = _stamp()
+    document["measured"]["fleet"] = _stamp(document["fleet"]["runs"])
 
 
 def _wan_part(document: dict[str, Any]) -> None:
     """doctor through a link with latency (bench/wan_bench.py), with when it was measured."""
     sys.stderr.write("bench: doctor through a link with latency\n")
     document["wan"] = bench_wan()
-    document["measured"]["wan"] = _stamp()
+    document["measured"]["wan"] = _stamp(document["wan"]["runs"])
 
 
 def _probe_part(document: dict[str, Any], parts: list[str], runs: int) -> None:
@@ -655,7 +699,7 @@ def _probe_part(document: dict[str, Any], parts: list[str], runs: int) -> None:
     if "probe" in parts:
         sys.stderr.write("bench: the trial probe\n")
         document["probe"] = bench_probe(runs)
-        document["measured"]["probe"] = _stamp()
+        document["measured"]["probe"] = _stamp(runs)
 
 
 def _trial_parts(document: dict[str, Any], parts: list[str], runs: int) -> None:
@@ -665,7 +709,7 @@ def _trial_parts(document: dict[str, Any], parts: list[str], runs: int) -> None:
     if "trial" in parts:
         sys.stderr.write("bench: what doctor --trial adds\n")
         document["trial"] = bench_trial(runs)
-        document["measured"]["trial"] = _stamp()
+        document["measured"]["trial"] = _stamp(runs)
 
 
 def _doctor_part(document: dict[str, Any], sizes: list[int], runs: int, baseline_max: int) -> None:
@@ -680,20 +724,20 @@ def _doctor_part(document: dict[str, Any], sizes: list[int], runs: int, baseline
     document["doctor"]["with_training_kinds"] = kinds_section(
         bench_size(at, runs, baselines=False, training_kinds=True)
     )
-    document["measured"]["doctor"] = _stamp()
+    document["measured"]["doctor"] = _stamp(runs)
 
 
 def _startup_part(document: dict[str, Any], runs: int) -> None:
     """Each command's import time and this machine's speed, into the commands' sections."""
     sys.stderr.write("bench: startup\n")
-    startup_runs = bench_startup(max(runs, 7))
+    startup_runs = bench_startup(max(runs, STARTUP_RUNS))
     document["machine"]["calibration"] = startup_runs["calibration"]
     for command, imports in startup_runs["import_ms"].items():
         section = document.setdefault(command, {})
         section["import_ms"] = imports["median"]
         section["import_ms_calibrated"] = imports["calibrated"]
         section["import_ms_runs"] = imports
-    document["measured"]["startup"] = _stamp()
+    document["measured"]["startup"] = _stamp(max(runs, STARTUP_RUNS))
 
 
 class Program(Struct, frozen=True):
@@ -769,16 +813,16 @@ def main() -> None:
         _startup_part(document, runs)
     if "compression" in parts:
         sys.stderr.write("bench: compression\n")
-        document["compression"] = bench_compression(min(runs, 3))
-        document["measured"]["compression"] = _stamp()
+        document["compression"] = bench_compression(min(runs, COMPRESSION_RUNS))
+        document["measured"]["compression"] = _stamp(min(runs, COMPRESSION_RUNS))
     if "refresh" in parts:
         sys.stderr.write("bench: refresh\n")
         document.setdefault("refresh", {}).update(bench_refresh(runs))
-        document["measured"]["refresh"] = _stamp()
+        document["measured"]["refresh"] = _stamp(runs)
     if "lint" in parts:
         sys.stderr.write("bench: lint\n")
         document.setdefault("lint", {}).update(bench_lint(runs))
-        document["measured"]["lint"] = _stamp()
+        document["measured"]["lint"] = _stamp(runs)
     _monitor_parts(document, parts)
     if "fleet" in parts:
         _fleet_part(document)

@@ -86,6 +86,7 @@ def bench_wan() -> dict[str, Any]:
     }
     return {
         "pods": pods,
+        "runs": runs,
         "round_trips": round((median["100ms"]["doctor"] - median["0ms"]["doctor"]) / 0.1, 2),
         "wan_ratio_vs_kubectl": round(median["50ms"]["doctor"] / median["50ms"]["kubectl"], 2),
         "kubectl_round_trips": round(
