@@ -46,6 +46,7 @@ from bench.lint_bench import bench_lint
 from bench.measure import installed, measured, summary
 from bench.monitor_bench import bench_monitor, bench_monitor_fleet
 from bench.probe_bench import bench_probe
+from bench.readme import write_readme
 from bench.refresh_bench import bench_refresh
 from bench.served import RealisticServer
 from bench.trial_bench import bench_trial
@@ -300,7 +301,7 @@ def _cell(point: dict[str, Any], tool: str, key: str = "seconds") -> str:
 
 
 def markdown(document: dict[str, Any]) -> str:
-    """The short table committed as latest.md and quoted in the README."""
+    """The short table committed as latest.md (the README's figures: bench/readme.py)."""
     machine = document["machine"]
     lines = [
         "# Benchmarks (latest)",
@@ -837,6 +838,7 @@ def main() -> None:
     (RESULTS / "latest.json").write_text(json.dumps(document, indent=2) + "\n")
     text = markdown(document)
     (RESULTS / "latest.md").write_text(text)
+    write_readme(ROOT / "README.md", document)
     sys.stdout.write(text)
 
 
