@@ -1,8 +1,10 @@
-"""The decode floor: the least a Python client can do to sum requests per machine.
+"""The decode floor: the least a Python client can do to read what a fit needs per machine.
 
 A paginated read of the cluster's pods (and machines) that decodes only nodeName, phase and the
 container requests, over one kept-alive connection of the standard library's HTTP client (the
-cheapest to import and to read with). `python bench/decode_floor.py URL` prints the pod count.
+cheapest to import and to read with), and counts each machine's containers so the decoding is
+used; the requests are decoded, not summed. `python bench/decode_floor.py URL` prints the
+count of running pods on machines.
 """
 
 import http.client

@@ -1,8 +1,8 @@
 """Baseline (b): what a naive Python tool does with the official `kubernetes` client.
 
 Lists every pod of the cluster page by page (500 a page, as kubectl asks) and the machines,
-deserialising into the client's models, then sums requested CPU per machine so nothing is
-optimised away. Runs in the bench venv: `python bench/official_client.py KUBECONFIG`.
+deserialising into the client's models, and counts each machine's containers so the models
+are used (no requests are summed). Runs in the bench venv: `python bench/official_client.py KUBECONFIG`.
 """
 
 import sys
