@@ -2,7 +2,8 @@
 link of realistic bandwidth.
 
 doctor reads the same realistic cluster (bench/served.py) through a proxy on this machine's own
-network address (not loopback, where doctor never asks for gzip), twice per link: with the
+network address (not loopback, where doctor never asks for gzip; the proxy closes every
+connection that does not come from this machine's address), twice per link: with the
 cluster's `disable-compression: true` (plain pages) and without (gzip-encoded pages, encoded
 once before any run, so the server's own cost of compressing is left out: at level 1 it is
 the API server's, reported apart as `server_compress_seconds`). Links: the proxy at full speed,
@@ -97,7 +98,11 @@ def bench_compression(runs: int) -> dict[str, Any]:
         result.update(_page_sizes(server))
         for link, rate in links.items():
             with LatencyProxy(
-                int(server.url.rsplit(":", 1)[1]), 0.0, host=address, bytes_per_second=rate
+                int(server.url.rsplit(":", 1)[1]),
+                0.0,
+                host=address,
+                bytes_per_second=rate,
+                peers=(address,),  # doctor connects from this address; no one else is answered
             ) as proxy:
                 url = f"http://{address}:{proxy.port}"
                 commands = {

@@ -28,12 +28,16 @@ class LatencyProxy:
         *,
         host: str = "127.0.0.1",
         bytes_per_second: float | None = None,
+        peers: tuple[str, ...] = (),
     ) -> None:
-        """Listen on `host`; forward to 127.0.0.1:`upstream_port`."""
+        """Listen on `host`; forward to 127.0.0.1:`upstream_port`. With `peers`, a connection
+        from any other address is closed before anything is forwarded: a proxy on a network
+        address answers only this machine."""
         self.upstream_port = upstream_port
         self.delay = delay
         self.host = host
         self.bytes_per_second = bytes_per_second
+        self.peers = peers
         self.requests = 0
         self.connections = 0
         self.round_trips_charged = 0
@@ -65,6 +69,9 @@ class LatencyProxy:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
+        if self.peers and writer.get_extra_info("peername")[0] not in self.peers:
+            writer.close()
+            return
         await self._round_trip()  # the handshake, before the client's first byte goes on
         upstream_reader, upstream_writer = await asyncio.open_connection(
             "127.0.0.1", self.upstream_port

@@ -68,3 +68,22 @@ def test_each_connection_costs_a_round_trip_before_its_first_byte_goes_on() -> N
     assert upstream.charged_at_accept == [1, 4], "a connection reached the server uncharged"
     assert (proxy.connections, proxy.requests) == (2, 3)
     assert proxy.round_trips_charged == 5, "2 connections and 3 requests: 5 round trips"
+
+
+def test_a_proxy_on_a_network_address_answers_only_this_machine() -> None:
+    """The compression part listens on this machine's network address (doctor asks for gzip
+    only from a server that is not on loopback): a connection from any other address is
+    closed before anything reaches the server behind it."""
+    upstream = _Upstream()
+    with LatencyProxy(upstream.port, 0.0, peers=("192.0.2.1",)) as proxy:
+        upstream.proxy = proxy
+        with socket.create_connection(("127.0.0.1", proxy.port), timeout=10) as stranger:
+            stranger.sendall(b"GET /api HTTP/1.1\r\nHost: x\r\n\r\n")
+            try:
+                answer = stranger.recv(65536)
+            except ConnectionResetError:  # closed with the request unread
+                answer = b""
+            assert answer == b"", "the connection was answered"
+        assert (proxy.connections, proxy.requests) == (1, 0)
+    upstream.listener.close()
+    assert upstream.charged_at_accept == []
