@@ -301,3 +301,27 @@ def test_past_the_autoscaler_s_startup_time_the_gpu_software_is_down(doctor: Doc
         ("capacity.gpu-software-down", "fail")
     ]
     assert result.exit_code == 2
+
+
+def test_a_new_machine_whose_device_plugin_registered_and_stopped_is_down(doctor: Doctor) -> None:
+    """Four minutes old, but its device plugin registered 2 GPUs in capacity and now
+    crash-loops, so none is allocatable: the kubelet measured the plugin stopped
+    (devicemanager `GetCapacity`), which is no start."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _gpu_machine(now, allocatable="0")
+        gpu = find(objects, "Node", "gpu-1")
+        gpu["metadata"]["creationTimestamp"] = (now - timedelta(minutes=4)).strftime(
+            "%Y-%m-%dT%H:%M:%SZ"
+        )
+        plugin = _device_plugin_pod(
+            {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off 5m0s"}}
+        )
+        return [*objects, plugin, *_waiting_job(now)]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert [(f["code"], f["status"]) for f in _capacity(result.json())] == [
+        ("capacity.gpu-software-down", "fail")
+    ]
+    assert result.exit_code == 2

@@ -68,12 +68,16 @@ def test_fewer_offered_than_held_is_unhealthy_by_capacity_or_by_the_count_label(
 def test_a_machine_that_has_just_joined_is_still_starting_its_gpu_software() -> None:
     """cluster-autoscaler counts a GPU-labelled machine without GPUs as not started for
     `--max-node-startup-time` (15 minutes by default) after its creation
-    (clusterstate.go `updateReadinessStats`); unhealthy GPUs are never a start."""
+    (clusterstate.go `updateReadinessStats`); unhealthy GPUs, or a device plugin that has
+    registered its GPUs in capacity (devicemanager `GetCapacity`) and offers none, are never a
+    start."""
     now = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
     assert timedelta(minutes=15) == STARTUP_TIME
 
-    def joined(name: str, ago: timedelta, allocatable: dict[str, str]) -> dict[str, Any]:
-        node = _node(name, {"nvidia.com/gpu.count": "4"}, {"nvidia.com/gpu": "4"}, allocatable)
+    def joined(
+        name: str, ago: timedelta, allocatable: dict[str, str], capacity: str = "0"
+    ) -> dict[str, Any]:
+        node = _node(name, {"nvidia.com/gpu.count": "4"}, {"nvidia.com/gpu": capacity}, allocatable)
         node["metadata"]["creationTimestamp"] = (now - ago).strftime("%Y-%m-%dT%H:%M:%SZ")
         return node
 
@@ -81,18 +85,22 @@ def test_a_machine_that_has_just_joined_is_still_starting_its_gpu_software() -> 
         joined("new", timedelta(minutes=14, seconds=59), {}),
         joined("at-limit", timedelta(minutes=15), {}),
         joined("old", timedelta(hours=3), {}),
-        joined("new-unhealthy", timedelta(minutes=1), {"nvidia.com/gpu": "2"}),
+        joined("new-unhealthy", timedelta(minutes=1), {"nvidia.com/gpu": "2"}, capacity="4"),
+        joined("new-plugin-stopped", timedelta(minutes=1), {}, capacity="4"),
+        joined("in-the-future", -timedelta(minutes=20), {}),
         _node("unknown-age", {"nvidia.com/gpu.present": "true"}, {}, {}),
     ]
     problems = gpu_problems(nodes)
     assert [(p.machine, p.supply, p.starting(now)) for p in problems] == [
         ("at-limit", Supply.NOT_RUNNING, False),
+        ("in-the-future", Supply.NOT_RUNNING, False),
         ("new", Supply.NOT_RUNNING, True),
+        ("new-plugin-stopped", Supply.NOT_RUNNING, False),
         ("new-unhealthy", Supply.UNHEALTHY, False),
         ("old", Supply.NOT_RUNNING, False),
         ("unknown-age", Supply.NOT_RUNNING, False),
     ]
-    assert problems[1].joined == now - timedelta(minutes=14, seconds=59)
+    assert problems[2].joined == now - timedelta(minutes=14, seconds=59)
 
 
 def test_the_gpu_software_pods_and_their_state() -> None:

@@ -77,15 +77,19 @@ class GpuProblem(Struct, frozen=True):
     """The label (or capacity) that says it is a GPU machine."""
     joined: datetime | None
     """When the machine joined the cluster (its creation); None when not written."""
+    registered: bool = False
+    """The device plugin has registered the resource with the kubelet: it is in the machine's
+    capacity (devicemanager `GetCapacity`), whatever is allocatable now."""
 
     def starting(self, now: datetime) -> bool:
-        """No GPU is offered yet on a machine that joined less than `STARTUP_TIME` ago: its
-        GPU software is still being installed, not down."""
-        return (
-            self.supply is Supply.NOT_RUNNING
-            and self.joined is not None
-            and now - self.joined < STARTUP_TIME
-        )
+        """No GPU is offered yet on a machine that joined less than `STARTUP_TIME` ago and whose
+        device plugin has never registered: its GPU software is still being installed, not
+        down. A resource in capacity with none allocatable is the kubelet's word that the
+        plugin ran and stopped, or that every device is unhealthy; a creation in the future
+        (clocks apart) is no age."""
+        if self.supply is not Supply.NOT_RUNNING or self.registered or self.joined is None:
+            return False
+        return timedelta(0) <= now - self.joined < STARTUP_TIME
 
 
 def _signal(labels: Mapping[str, Any]) -> str:
@@ -141,8 +145,11 @@ def _gpu_problems(nodes: Sequence[KubeObject]) -> tuple[GpuProblem, ...]:
         if not allocatable.names:
             resource = min(capacity.names, default="nvidia.com/gpu")
             expected = max(capacity.get(resource), counted)
+            registered = capacity.get(resource) > 0
             problems.append(
-                GpuProblem(name, Supply.NOT_RUNNING, resource, 0, expected, signal, joined)
+                GpuProblem(
+                    name, Supply.NOT_RUNNING, resource, 0, expected, signal, joined, registered
+                )
             )
             continue
         for resource in sorted(capacity.names | allocatable.names):
