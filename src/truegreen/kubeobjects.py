@@ -116,6 +116,15 @@ def pull_secret_names(spec: Mapping[str, Any]) -> list[str]:
     return [str(n) for n in names if n]
 
 
+def gets_account_pull_secrets(spec: Mapping[str, Any]) -> bool:
+    """A pod of `spec` is given its service account's imagePullSecrets: the ServiceAccount
+    admission plugin copies them only into a pod whose list is empty
+    (plugin/pkg/admission/serviceaccount/admission.go Admit: `len(pod.Spec.ImagePullSecrets)
+    == 0`), so an entry without a name, which the API server takes (kubernetes#99454) and the
+    kubelet skips, keeps them out all the same."""
+    return not sequence(spec.get("imagePullSecrets"))
+
+
 def service_account_name(spec: Mapping[str, Any]) -> str:
     """The pod's service account (`default` when unset)."""
     return str(spec.get("serviceAccountName") or spec.get("serviceAccount") or "default")

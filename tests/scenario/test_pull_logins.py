@@ -107,6 +107,44 @@ def test_a_pod_that_names_its_own_login_never_gets_its_account_s(
     ]
 
 
+def test_a_pod_whose_login_list_holds_only_an_empty_name_never_gets_its_account_s(
+    doctor: Doctor, registry: Registry
+) -> None:
+    """The pods name `imagePullSecrets: [{name: ""}]` (Helm's rendering of an empty value, which
+    the API server takes: kubernetes/kubernetes#99454); their ServiceAccount names `sa-login`,
+    the one login for the registry, which needs one. Admission copies the account's logins only
+    into a pod whose list is empty (admission.go `Admit`: `len(pod.Spec.ImagePullSecrets) ==
+    0`), here of length one, and the kubelet skips the empty name
+    (pkg/kubelet/kubelet_pods.go `getPullSecretsForPod`): it pulls with no login, and the
+    registry refuses."""
+    _push(registry)
+    host = registry.host
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _served_without_pulls(host, now)
+        objects.append(pull_login(host, "robot", REGISTRY_PASSWORD, name="sa-login"))
+        find(objects, "ServiceAccount", "default")["imagePullSecrets"] = [{"name": "sa-login"}]
+        for spec in _pod_specs(objects):
+            spec["imagePullSecrets"] = [{"name": ""}]
+        return objects
+
+    doctor.registry = True
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (2, "image-pull.login-needed")
+    assert _image_pull(report) == [("fail", "inferred", "image-pull.login-needed")] * 3
+    found = [f for f in report["findings"] if f["check"] == "image-pull"]
+    assert [f["objects"] for f in found] == [
+        ["Deployment/jobs-manager"],
+        ["Deployment/mysql"],
+        ["Job/train-001"],
+    ]
+    assert found[0]["details"] == [
+        f"{host} needs a login; the workload's pull secrets hold none for it"
+    ]
+
+
 def test_a_missing_login_only_the_account_names_is_never_sent(doctor: Doctor) -> None:
     """Every pod names `regcred`; the default ServiceAccount names `stale-login`, which does
     not exist. No pod gets it (admission.go `Admit`), so nothing is wrong with the pulls."""

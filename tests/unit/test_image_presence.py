@@ -166,6 +166,22 @@ def test_the_login_names_a_pod_sends_are_its_own_else_its_account_s() -> None:
     assert login_names(own, None) == ("b", "a")
 
 
+def test_a_pod_whose_login_list_holds_an_empty_name_gets_no_login_at_all() -> None:
+    """`imagePullSecrets: [{name: ""}]`, Helm's rendering of an empty value, which the API
+    accepts (kubernetes/kubernetes#99454): admission.go Admit sees a list of one, so copies
+    none of the account's logins, and the kubelet skips the empty name
+    (pkg/kubelet/kubelet_pods.go getPullSecretsForPod). The pod sends no login, and that is
+    all it sends: its answers are judged whatever became of its account."""
+    account = Got({"kind": "ServiceAccount", "imagePullSecrets": [{"name": "sa-login"}]})
+    empty = {"imagePullSecrets": [{"name": ""}]}
+    assert login_names(empty, account) == ()
+    assert login_names({"imagePullSecrets": [{}]}, account) == ()
+    secrets = {"sa-login": _login("sa-login", "ghcr.io")}
+    logins = pod_logins(empty, CantRead(ReadFailure.FORBIDDEN, "no"), secrets)
+    assert (logins.names, logins.complete) == ((), True)
+    assert logins.applying_to("ghcr.io/a") == ()
+
+
 def test_a_pod_s_logins_are_complete_only_when_doctor_saw_every_one() -> None:
     secrets = {"ok": _login("ok", "ghcr.io")}
     missing = CantRead(ReadFailure.NOT_FOUND, "not found")

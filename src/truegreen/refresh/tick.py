@@ -464,14 +464,13 @@ class ObjectGetter(Protocol):
 def workload_logins(cluster: ObjectGetter, obj: Mapping[str, Any]) -> PullCredentials:
     """The registry logins the workload's pods send, in the order named, read in the
     workload's own namespace only (the kubelet lets a pod use no other): the image pull
-    secrets of its pod spec; only where it names none, its service account's, which the
-    ServiceAccount admission plugin copies into such a pod alone
-    (plugin/pkg/admission/serviceaccount/admission.go Admit). Of each, the one key its type
+    secrets of its pod spec; only where its list is empty, its service account's
+    (`kubeobjects.gets_account_pull_secrets`). Of each, the one key its type
     holds (`docker_config.login_data`)."""
     namespace = o.namespace_of(obj)
     spec = o.pod_spec(o.pod_template(obj))
     names = o.pull_secret_names(spec)
-    if not o.sequence(spec.get("imagePullSecrets")):  # admission's test: the list is empty
+    if o.gets_account_pull_secrets(spec):
         name = o.service_account_name(spec)
         account = cluster.get(Kind.SERVICE_ACCOUNT, name, namespace=namespace)
         names = o.pull_secret_names(account.obj) if isinstance(account, Got) else []

@@ -250,11 +250,12 @@ def machines_log_in(registry: str) -> bool:
 
 def login_names(spec: Mapping[str, Any], account: GetRead | None) -> tuple[str, ...]:
     """The names of the logins a pod of `spec` sends, each once: its own; with none, its
-    service account's, which the ServiceAccount admission plugin copies into a pod that names
-    none, and only into such a pod (plugin/pkg/admission/serviceaccount/admission.go, Admit).
+    service account's, which the ServiceAccount admission plugin copies into a pod whose list
+    is empty, and only into such a pod (`kubeobjects.gets_account_pull_secrets`); a name left
+    empty is no login (pkg/kubelet/kubelet_pods.go getPullSecretsForPod skips it).
     `account`: the account's read, None when it was not read."""
     names = o.pull_secret_names(spec)
-    if not names and isinstance(account, Got):
+    if o.gets_account_pull_secrets(spec) and isinstance(account, Got):
         names = o.pull_secret_names(account.obj)
     return tuple(dict.fromkeys(names))
 
@@ -277,7 +278,7 @@ def pod_logins(
     unless one could not be read or does not parse (the kubelet sends the usable ones, and
     leaves out those it skips: `kubelet_skips`)."""
     names = login_names(spec, account)
-    complete = bool(o.pull_secret_names(spec)) or (
+    complete = not o.gets_account_pull_secrets(spec) or (
         isinstance(account, Got) or (isinstance(account, CantRead) and account.is_measurement)
     )
     hosts: dict[str, frozenset[str]] = {}

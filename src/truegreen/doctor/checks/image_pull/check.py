@@ -222,7 +222,7 @@ def check(env: Environment) -> list[Finding]:
         names = login_names(template.spec, account_read)
         # The account's logins reach only a pod that names none of its own (login_names).
         if (
-            not o.pull_secret_names(template.spec)
+            o.gets_account_pull_secrets(template.spec)
             and isinstance(account_read, CantRead)
             and not account_read.is_measurement
         ):
