@@ -554,6 +554,44 @@ def test_images_the_machines_pulled_are_the_kubelet_s_word_and_no_registry_is_as
         assert result.json()["coverage"]["not_checked"] == []
 
 
+def test_an_image_pulled_on_every_start_is_asked_though_a_machine_holds_it(
+    asking: Doctor, registry: Registry
+) -> None:
+    """Every container of every template and pod has `imagePullPolicy: Always`: the kubelet
+    pulls again on each start, whatever the machine holds (pkg/kubelet/images/image_manager.go
+    shouldPullImage: `case v1.PullAlways: return true`), so the imageIDs spare no request. The
+    manager's tag, which its pod runs, is gone from the registry: the next start of its
+    container fails to pull."""
+    _push_environment(registry)
+    host = registry.host
+    environment = _all_pulled(host)
+    retired = f"{host}/jobs-manager:retired-1.4"
+
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = environment(now)
+        find(objects, "Deployment", "jobs-manager")["spec"]["template"]["spec"]["containers"][0][
+            "image"
+        ] = retired
+        pod = find(objects, "Pod", "jobs-manager-abc12")
+        pod["spec"]["containers"][0]["image"] = retired
+        pod["status"]["containerStatuses"][0]["image"] = retired
+        for obj in objects:
+            template = obj.get("spec", {}).get("template", {}).get("spec")
+            for spec in (template, obj.get("spec") if obj["kind"] == "Pod" else None):
+                for container in spec.get("containers", []) if isinstance(spec, dict) else []:
+                    container["imagePullPolicy"] = "Always"
+        return objects
+
+    asking.load(build)
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (2, "image-pull.image-missing")
+    assert _image_pull(report) == [("fail", "measured", "image-pull.image-missing")]
+    missing = next(f for f in report["findings"] if f["code"] == "image-pull.image-missing")
+    assert missing["objects"] == ["Secret/regcred", "Deployment/jobs-manager"]
+    assert missing["details"][0] == f"{retired} does not exist in the registry"
+
+
 def test_an_image_no_machine_has_pulled_is_still_asked(
     asking: Doctor, open_registry: Registry
 ) -> None:

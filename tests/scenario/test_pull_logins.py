@@ -206,9 +206,16 @@ def test_an_image_the_kubelet_will_not_pull_needs_no_login(
     assert _image_pull(report) == [("ok", "measured", "image-pull.ok")]
 
 
-def test_an_image_still_to_pull_that_no_login_covers_is_reported(doctor: Doctor) -> None:
-    """The control: the same sidecar, no machine holding its image yet, is uncovered."""
-    doctor.load(_sidecar(None, pulled=False))
+@pytest.mark.parametrize(
+    ("policy", "pulled"), [(None, False), ("Always", True)], ids=["not-pulled", "always"]
+)
+def test_an_image_still_to_pull_that_no_login_covers_is_reported(
+    doctor: Doctor, policy: str | None, pulled: bool
+) -> None:
+    """The control: the same sidecar, no machine holding its image yet, is uncovered; and so
+    is one a machine holds whose container pulls on every start (`imagePullPolicy: Always`,
+    image_manager.go `shouldPullImage`: `case v1.PullAlways: return true`)."""
+    doctor.load(_sidecar(policy, pulled=pulled))
     result = doctor.live("-o", "json")
     report = result.json()
     assert (result.exit_code, report["headline"]["code"]) == (
@@ -345,6 +352,33 @@ def test_a_login_the_kubelet_skips_fails_where_an_image_still_to_pull_has_no_oth
     report = result.json()
     assert (result.exit_code, report["headline"]["code"]) == (2, code)
     assert _image_pull(report) == [("fail", "measured", code)]
+
+
+def test_a_missing_login_an_image_pulled_on_every_start_needs_fails(doctor: Doctor) -> None:
+    """As below, but the manager's container has `imagePullPolicy: Always`: the kubelet pulls
+    its image again on each start, whatever the machine holds (image_manager.go
+    `shouldPullImage`: `case v1.PullAlways: return true`), without the missing login
+    (kubelet_pods.go `getPullSecretsForPod`), so the next restart fails to pull."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        manager = find(objects, "Deployment", "jobs-manager")["spec"]["template"]["spec"]
+        pod = find(objects, "Pod", "jobs-manager-abc12")["spec"]
+        for spec in (manager, pod):
+            spec["imagePullSecrets"] = [{"name": "gone"}]
+            spec["containers"][0]["imagePullPolicy"] = "Always"
+        return objects
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (2, "image-pull.login-missing")
+    assert report["headline"]["text"] == (
+        "Training images can't be downloaded: the registry login 'gone' doesn't exist."
+    )
+    assert _image_pull(report) == [("fail", "measured", "image-pull.login-missing")]
+    found = next(f for f in report["findings"] if f["check"] == "image-pull")
+    assert found["objects"] == ["Secret/gone", "Deployment/jobs-manager"]
 
 
 def test_a_missing_login_no_image_still_to_pull_needs_is_a_warning(doctor: Doctor) -> None:

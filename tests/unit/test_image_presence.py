@@ -33,8 +33,10 @@ from truegreen.doctor.knowledge.image_presence import (
     platform_manifest,
     platforms_offered,
     pod_logins,
+    pull_policy,
     pulled_images,
     registries_with_credentials,
+    spared_pulls,
     unreadable_entries,
     wanted_lookups,
 )
@@ -481,3 +483,73 @@ def test_the_kubelet_pulled_what_a_container_status_carries_an_image_id_for() ->
         {"docker.io/library/busybox:1.36", "registry.example.com/trainer:2.1"}
     )
     assert kubelet_pulled(CantRead(ReadFailure.FORBIDDEN, "no")) == frozenset()
+
+
+@pytest.mark.parametrize(
+    ("container", "policy"),
+    [
+        ({"image": "ghcr.io/a:1", "imagePullPolicy": "Never"}, "Never"),
+        ({"image": "ghcr.io/a:latest", "imagePullPolicy": "IfNotPresent"}, "IfNotPresent"),
+        ({"image": "ghcr.io/a:1", "imagePullPolicy": "Always"}, "Always"),
+        ({"image": "ghcr.io/a:1"}, "IfNotPresent"),
+        ({"image": "ghcr.io/a:1", "imagePullPolicy": ""}, "IfNotPresent"),
+        ({"image": "ghcr.io/a:latest"}, "Always"),
+        ({"image": "ghcr.io/a"}, "Always"),
+        ({"image": f"ghcr.io/a@sha256:{'a' * 64}"}, "IfNotPresent"),
+        ({"image": f"ghcr.io/a:latest@sha256:{'a' * 64}"}, "Always"),
+        ({"image": "Not A Reference"}, "IfNotPresent"),
+        ({}, "IfNotPresent"),
+    ],
+)
+def test_a_container_s_pull_policy_is_its_own_else_the_api_server_s_default(
+    container: dict[str, Any], policy: str
+) -> None:
+    """pkg/apis/core/v1/defaults.go SetDefaults_Container: unset, Always where the tag
+    pkg/util/parsers ParseImageName gives is `latest` (written, or taken when the image names
+    neither tag nor digest), else IfNotPresent (a name that does not parse included)."""
+    assert pull_policy(container) == policy
+
+
+def test_a_machine_s_copy_spares_no_pull_of_an_image_pulled_on_every_start() -> None:
+    """image_manager.go shouldPullImage: `case v1.PullAlways: return true`, whatever the
+    machine holds; IfNotPresent pulls only what it lacks. One container of an image under
+    Always pulls it, whatever the others say."""
+    on_machines = frozenset(
+        {"ghcr.io/a:1", "ghcr.io/b:1", "ghcr.io/c:latest", "ghcr.io/d:2", "ghcr.io/e:1"}
+    )
+    spec = {
+        "initContainers": [{"name": "i", "image": "ghcr.io/e:1", "imagePullPolicy": "Always"}],
+        "containers": [
+            {"name": "a", "image": "ghcr.io/a:1", "imagePullPolicy": "Always"},
+            {"name": "b", "image": "ghcr.io/b:1", "imagePullPolicy": "IfNotPresent"},
+            {"name": "c", "image": "ghcr.io/c"},
+            {"name": "d", "image": "ghcr.io/d:2"},
+            {"name": "d2", "image": "ghcr.io/d:2", "imagePullPolicy": "Always"},
+            {"name": "e", "image": "ghcr.io/e:1", "imagePullPolicy": "Never"},
+        ],
+    }
+    assert spared_pulls(spec, on_machines) == frozenset({"ghcr.io/b:1"})
+    assert spared_pulls({}, on_machines) == on_machines
+
+
+def test_an_image_pulled_on_every_start_is_looked_up_though_a_machine_holds_it() -> None:
+    secrets = {"regcred": _login("regcred", "ghcr.io")}
+    own = [{"name": "regcred"}]
+    templates = [
+        _Template(
+            "Job/run-7",
+            {
+                "imagePullSecrets": own,
+                "containers": [{"name": "t", "image": "ghcr.io/t:1", "imagePullPolicy": "Always"}],
+            },
+        ),
+        _Template(
+            "Deployment/web",
+            {"imagePullSecrets": own, "containers": [{"name": "w", "image": "ghcr.io/t:1"}]},
+        ),
+    ]
+    pulled = frozenset({"ghcr.io/t:1"})
+    wanted = wanted_lookups(templates, {}, secrets, None, Listed(()), pulled)
+    assert wanted == [ImageLookup("ghcr.io/t:1", ("regcred",), None)]
+    del templates[0]
+    assert wanted_lookups(templates, {}, secrets, None, Listed(()), pulled) == []

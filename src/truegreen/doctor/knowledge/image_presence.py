@@ -18,7 +18,10 @@ The kubelet's rules, followed here (kubernetes/kubernetes):
   when every one failed. There is no anonymous try after the logins.
 - pkg/credentialprovider/secrets/secrets.go (MakeDockerKeyring): only a `dockerconfigjson`
   login's `.dockerconfigjson` and a `dockercfg` login's `.dockercfg` are read.
-- pkg/kubelet/images/image_manager.go (shouldPullImage): `imagePullPolicy: Never` never pulls.
+- pkg/kubelet/images/image_manager.go (shouldPullImage): `imagePullPolicy: Never` never pulls;
+  `Always` pulls on every start, whatever the machine holds; `IfNotPresent` only what the
+  machine lacks. Unset (a `--job-file`), the API server's default applies
+  (pkg/apis/core/v1/defaults.go SetDefaults_Container).
 - pkg/kubelet/kubelet_pods.go (getPullSecretsForPod): a login the kubelet can't get is left
   out, and the pull goes on with the rest.
 """
@@ -53,6 +56,10 @@ ARCH_LABEL = "kubernetes.io/arch"
 OS_LABEL = "kubernetes.io/os"
 """The kubelet labels every machine with its GOOS and GOARCH (k8s.io/api core/v1
 well_known_labels.go); a pod asks for one with a node selector on them."""
+PULL_ALWAYS = "Always"
+PULL_IF_NOT_PRESENT = "IfNotPresent"
+PULL_NEVER = "Never"
+"""A container's imagePullPolicy values (k8s.io/api core/v1 types.go PullPolicy)."""
 
 # Registries whose machines log in on their own, through the cloud's kubelet credential
 # provider, so a pod needs no login there and doctor cannot see the one the machine uses:
@@ -292,6 +299,39 @@ def pod_logins(
     return PodLogins(names, hosts, complete)
 
 
+def pull_policy(container: Mapping[str, Any]) -> str:
+    """The container's imagePullPolicy; unset, the one the API server stores
+    (pkg/apis/core/v1/defaults.go SetDefaults_Container): Always where the image's tag is
+    `latest`, written or taken when it names neither tag nor digest (pkg/util/parsers
+    ParseImageName, as `parse_image` fills it in), else IfNotPresent (for an image that does
+    not parse too: the default ignores the error)."""
+    policy = container.get("imagePullPolicy")
+    if isinstance(policy, str) and policy:
+        return policy
+    try:
+        tag = parse_image(str(container.get("image", ""))).tag
+    except ImageReferenceError:
+        return PULL_IF_NOT_PRESENT
+    return PULL_ALWAYS if tag == "latest" else PULL_IF_NOT_PRESENT
+
+
+def spared_pulls(spec: Mapping[str, Any], on_machines: frozenset[str]) -> frozenset[str]:
+    """Those of the images a machine holds (`on_machines`: `kubelet_pulled`) that a pod of
+    `spec` would start without pulling, so needs no login nor registry for: not one that any
+    of its containers pulls on every start (`Always`: image_manager.go shouldPullImage
+    `case v1.PullAlways: return true`)."""
+    always: set[str] = set()
+    for container in [*o.init_containers(spec), *o.containers(spec)]:
+        image = container.get("image")
+        if not isinstance(image, str) or pull_policy(container) != PULL_ALWAYS:
+            continue
+        try:
+            always.add(str(parse_image(image)))
+        except ImageReferenceError:
+            continue
+    return on_machines - always
+
+
 def pulled_images(spec: Mapping[str, Any]) -> list[str]:
     """The images the kubelet pulls for a pod of `spec`, init containers first, each once;
     not those it never pulls (`imagePullPolicy: Never`) nor those that are not references
@@ -299,7 +339,7 @@ def pulled_images(spec: Mapping[str, Any]) -> list[str]:
     found: list[str] = []
     for container in [*o.init_containers(spec), *o.containers(spec)]:
         image = container.get("image")
-        if not isinstance(image, str) or container.get("imagePullPolicy") == "Never":
+        if not isinstance(image, str) or pull_policy(container) == PULL_NEVER:
             continue
         try:
             normalised = str(parse_image(image))
@@ -317,8 +357,9 @@ def kubelet_pulled(pods: ListRead) -> frozenset[str]:
     """The images (normalised as `pulled_images` names them) that a machine has pulled for a
     pod of the namespace: a container whose status carries an `imageID` runs, or ran, that
     image (pkg/kubelet/kuberuntime: the kubelet sets imageID once the image is in place).
-    That is the kubelet's measurement: no registry need be asked about them from here. The
-    image a container status names can be a digest or a normalised name, so the container's
+    That is the kubelet's measurement that a machine holds it, whatever the pod's pull policy;
+    whether that spares another pod a pull is that pod's own policy's say (`spared_pulls`).
+    The image a container status names can be a digest or a normalised name, so the container's
     own spec says which reference was pulled."""
     if not isinstance(pods, Listed):
         return frozenset()
@@ -395,11 +436,13 @@ def wanted_lookups(
 ) -> list[ImageLookup]:
     """Every distinct look-up the templates need, in the order asked: the judged training
     job's first, so that a run past MAX_LOOKUPS still asks about the job it judges. None for
-    an image a machine has already pulled for the namespace (`kubelet_pulled`)."""
+    an image a machine has already pulled for the namespace (`kubelet_pulled`) that the
+    template's pods would start without pulling (`spared_pulls`)."""
     found: dict[ImageLookup, None] = {}
     for template in sorted(templates, key=lambda t: t.ref != judged):
         _, lookups = template_lookups_of(template, accounts, secrets, judged, machines)
-        found.update(dict.fromkeys(x for x in lookups if x.image not in pulled))
+        spared = spared_pulls(template.spec, pulled)
+        found.update(dict.fromkeys(x for x in lookups if x.image not in spared))
     return list(found)
 
 

@@ -39,6 +39,7 @@ from truegreen.doctor.knowledge.image_presence import (
     plain_size,
     pulled_images,
     registries_with_credentials,
+    spared_pulls,
     template_lookups_of,
     unreadable_entries,
 )
@@ -145,19 +146,14 @@ def _unusable(name: str, read: GetRead) -> _Unusable | frozenset[str]:
 
 
 def _still_to_pull(
-    unresolved: list[_Unresolved],
-    usable: dict[str, frozenset[str]],
-    pulled: frozenset[str],
-    served: set[tuple[str, str]],
+    unresolved: list[_Unresolved], usable: dict[str, frozenset[str]], served: set[tuple[str, str]]
 ) -> list[_Unresolved]:
     """The images that still need pulling and that none of their usable logins covers
-    (`pulled`: the images a machine has pulled for the namespace; `served`: those the registry
-    served to an owner's logins all the same)."""
+    (`served`: those the registry served to an owner's logins all the same)."""
     return [
         entry
         for entry in unresolved
-        if str(entry.image) not in pulled
-        and (entry.owner, str(entry.image)) not in served
+        if (entry.owner, str(entry.image)) not in served
         and not applying_logins(sorted(entry.logins), usable, entry.image.name)
     ]
 
@@ -217,6 +213,7 @@ def check(env: Environment) -> list[Finding]:
     findings += invalid_names(env)
     uses: dict[str, _LoginUse] = {}
     unresolved: list[_Unresolved] = []
+    pulled = kubelet_pulled(env.pods)
     for template in env.templates():
         account_read = env.service_accounts.get(o.service_account_name(template.spec))
         names = login_names(template.spec, account_read)
@@ -233,8 +230,14 @@ def check(env: Environment) -> list[Finding]:
             use = uses.setdefault(name, _LoginUse())
             use.owners.append(template.ref)
             use.registries |= {i.registry for i in images}
+        # An image a machine holds needs no login, unless the pods pull it on every start.
+        spared = spared_pulls(template.spec, pulled)
         if names:
-            unresolved += [_Unresolved(template.ref, i, frozenset(names)) for i in images]
+            unresolved += [
+                _Unresolved(template.ref, i, frozenset(names))
+                for i in images
+                if str(i) not in spared
+            ]
     usable: dict[str, frozenset[str]] = {}
     unusable: dict[str, _Unusable] = {}
     for name, use in uses.items():
@@ -249,9 +252,8 @@ def check(env: Environment) -> list[Finding]:
             unusable[name] = judged
         else:
             usable[name] = judged
-    pulled = kubelet_pulled(env.pods)
     presence = _presence(env, pulled)
-    waiting = _still_to_pull(unresolved, usable, pulled, presence.served)
+    waiting = _still_to_pull(unresolved, usable, presence.served)
     findings += [_login_finding(env, n, uses[n], u, waiting) for n, u in unusable.items()]
     findings += _uncovered(env, waiting, usable)
     findings += presence.findings
@@ -288,7 +290,8 @@ _NOT_CAPTURED = RegistryAnswer(Presence.NOT_CAPTURED, "the snapshot holds no ans
 def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
     """Findings from the registries' answers, for every image of every template whose pods'
     logins doctor saw (a login it could not read, or a damaged one, has its own finding);
-    `pulled`: the images a machine has pulled for the namespace (`kubelet_pulled`)."""
+    `pulled`: the images a machine has pulled for the namespace (`kubelet_pulled`), of which
+    a template's pods start without pulling those `spared_pulls` names."""
     answers = env.registry
     found = _Presence()
     if answers is None:
@@ -299,8 +302,9 @@ def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
         logins, lookups = template_lookups_of(
             template, env.service_accounts, env.secrets, judged.ref if judged else None, env.nodes
         )
+        spared = spared_pulls(template.spec, pulled)
         for lookup in lookups:
-            if lookup.image in pulled:  # the kubelet's measurement: no registry was asked
+            if lookup.image in spared:  # the kubelet's measurement: no registry was asked
                 line = f"{lookup.image} ({template.owner}): pulled by a machine for a program here"
                 if line not in found.present:
                     found.present.append(line)
