@@ -727,3 +727,47 @@ def test_watch_refuses_what_runs_once_in_one_line(doctor: Doctor, once: str) -> 
     )
     assert doctor.server.kubelet.pods == {}
     assert doctor.server.requests(method="POST") == []
+
+
+def test_a_network_that_keeps_the_workers_apart_fails_though_rank_0_s_image_came_slowly(
+    doctor: Doctor,
+) -> None:
+    """Neither machine has the image: each kubelet pulls it for 12 s (the Pulled event,
+    pkg/kubelet/images/image_manager.go), the pod's sandbox and its IP up meanwhile
+    (kuberuntime_manager.go SyncPod), and the worker is told an address rank 0 does not listen
+    on (a firewall). Rank 0 still listens when the trial's time runs out, but the worker's
+    refusal came while rank 0's program ran (the kubelet's `startedAt`s): the network's
+    measured failure, never hidden behind rank 0's missing line."""
+    doctor.load(_distributed_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(
+        doctor.server, pod_ip="127.0.0.2", rank0_pull=12.0, worker_pull=12.0
+    )
+    result = doctor.live("--trial", "--trial-timeout", "30", "-o", "json")
+    codes = _trial_codes(result.json())
+    assert ("trial.rank0-unreachable", "fail") in codes, "a firewall is a measured failure"
+    assert codes == [
+        ("trial.ok", "ok"),
+        ("trial.no-probe-line", "unknown"),
+        ("trial.rank0-unreachable", "fail"),
+    ]
+    assert result.exit_code == 2
+    assert _pods_left(doctor) == []
+
+
+def test_the_workers_download_the_image_while_rank_0_does(doctor: Doctor) -> None:
+    """A Job's controller creates all its pods together (pkg/controller/job/job_controller.go
+    manageJob, slowStartBatch) and each machine's kubelet pulls the image on its own: two
+    pulls of 12 s each fit a trial of 22 s when they overlap, as the job's own would. The
+    worker is created once rank 0 has an address, while rank 0's image still downloads."""
+    doctor.load(_distributed_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, rank0_pull=12.0, worker_pull=12.0)
+    result = doctor.live("--trial", "--trial-timeout", "22", "-o", "json")
+    codes = _trial_codes(result.json())
+    assert ("trial.still-pulling", "fail") not in codes, "the pulls overlap"
+    assert codes == [("trial.ok", "ok")]
+    [ok] = [f for f in result.json()["findings"] if f["code"] == "trial.ok"]
+    assert "the workers reach each other" in ok["headline"]
+    assert result.exit_code == 0
+    assert _pods_left(doctor) == []

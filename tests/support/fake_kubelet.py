@@ -37,6 +37,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -99,6 +100,7 @@ class FakeKubelet:
         python: str | None = sys.executable,
         shell: bool = True,
         worker_pull: float = 0.0,
+        rank0_pull: float = 0.0,
     ) -> None:
         self.server = server
         self.volumes = dict(volumes or {})
@@ -135,6 +137,8 @@ class FakeKubelet:
         """Seconds the workers' machine (rank 1 and up) takes to download the image rank 0's
         machine had: the worker placed, its container `ContainerCreating`, between its Pulling
         and Pulled events (the Pulled event gives that time)."""
+        self.rank0_pull = rank0_pull
+        """Seconds rank 0's machine takes to download the image, as `worker_pull`."""
         self.threads: list[threading.Thread] = []
         self.ports: dict[str, int] = {}
         """The rendezvous port each trial run was given, by its run label."""
@@ -254,21 +258,23 @@ class FakeKubelet:
         }
         self.server.update_object(stored)
 
-    def _creating(self, pod: Mapping[str, Any], container: str) -> None:
+    def _creating(self, pod: Mapping[str, Any], container: str, address: str = "") -> None:
         """A pod placed whose container the kubelet is still creating (a volume attaching, the
         sandbox starting): Pending, `PodScheduled` True and the container waiting as
         `ContainerCreating`, the kubelet's default waiting reason
-        (pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses)."""
-        self._status(
-            pod,
-            {
-                "phase": "Pending",
-                "conditions": [{"type": "PodScheduled", "status": "True"}],
-                "containerStatuses": [
-                    {"name": container, "state": {"waiting": {"reason": "ContainerCreating"}}}
-                ],
-            },
-        )
+        (pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses). `address`: the sandbox
+        runs and has its IP while the image downloads (kuberuntime_manager.go SyncPod creates
+        the sandbox before it starts the containers, which pulls their images)."""
+        status: dict[str, Any] = {
+            "phase": "Pending",
+            "conditions": [{"type": "PodScheduled", "status": "True"}],
+            "containerStatuses": [
+                {"name": container, "state": {"waiting": {"reason": "ContainerCreating"}}}
+            ],
+        }
+        if address:
+            status["podIP"] = address
+        self._status(pod, status)
 
     def _pulling(self, pod: Mapping[str, Any], seconds: float) -> bool:
         """Wait out a pull of `seconds`; False when the pod was deleted meanwhile."""
@@ -362,13 +368,14 @@ class FakeKubelet:
             self._creating(pod, name)
             return
         pulled, total = self.pull
-        if self.worker_pull and not meta["name"].endswith("-0"):
+        seconds = self.rank0_pull if meta["name"].endswith("-0") else self.worker_pull
+        if seconds:
             # The kubelet's Pulled event gives the pull's time (image_manager.go); meanwhile
-            # the container waits as `ContainerCreating`.
-            self._creating(pod, name)
-            if not self._pulling(pod, self.worker_pull):
+            # the container waits as `ContainerCreating`, the pod's sandbox up with its IP.
+            self._creating(pod, name, self.pod_ip)
+            if not self._pulling(pod, seconds):
                 return
-            pulled = total = f"{self.worker_pull}s"
+            pulled = total = f"{seconds}s"
         pulled_message = (
             f'Successfully pulled image "{image}" in {pulled} ({total} including waiting). '
             f"Image size: {self.image_bytes} bytes."
@@ -403,11 +410,17 @@ class FakeKubelet:
             self._not_found(pod, name, instance, command[0])
             return
         self._event(pod, "Started", f"Started container {name}", "Normal")
+        # metav1.Time: RFC 3339 to the second (apimachinery pkg/apis/meta/v1/time.go).
+        started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
         running = {
             "phase": "Running",
             "podIP": self.pod_ip,
             "containerStatuses": [
-                {"name": name, "containerID": instance, "state": {"running": {}}}
+                {
+                    "name": name,
+                    "containerID": instance,
+                    "state": {"running": {"startedAt": started}},
+                }
             ],
         }
         if not self._status(pod, running):
@@ -433,6 +446,8 @@ class FakeKubelet:
             "exitCode": done.returncode,
             "reason": "Completed" if done.returncode == 0 else "Error",
             "containerID": instance,
+            "startedAt": started,
+            "finishedAt": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         }
         self._status(
             pod,

@@ -7,6 +7,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any, cast
 
+import msgspec
+
 from truegreen.cluster import CantRead, ReadFailure
 from truegreen.doctor.catalogue import WORDING
 from truegreen.doctor.checks import trial
@@ -86,6 +88,25 @@ CASES: list[tuple[TrialRun | CantRead, tuple[str, str]]] = [
         ("trial.container-ended", "fail"),
     ),
     (_pod("hello\n"), ("trial.no-probe-line", "unknown")),
+    (
+        TrialRun(
+            pods=(
+                TrialPod(
+                    pod=POD,
+                    log=_line(world=2, tcp={"status": "incomplete", "role": "rank0"}),
+                    states=(ContainerState(POD, "trainer", started_at=1_796_612_164.0),),
+                    wait_seconds=290,
+                ),
+                TrialPod(
+                    pod=POD.replace("-0", "-1"),
+                    log=_line(world=2, rank=1, tcp={"status": "unreachable"}),
+                    states=(ContainerState(POD, "trainer", started_at=1_796_612_134.0),),
+                    wait_seconds=10,
+                ),
+            )
+        ),
+        ("trial.not-together", "unknown"),
+    ),
     (
         _pod(_line(tcp={"status": "unavailable", "why": "sh has no sockets"})),
         ("trial.not-measured", "unknown"),
@@ -331,6 +352,19 @@ def test_the_pods_a_delete_left_are_removed_by_name() -> None:
     assert left.remedy == f"Delete them with `kubectl -n ml delete pod {POD}`."
 
 
+WORKER = POD.replace("-0", "-1")
+START = 1_796_612_134.0
+"""A container's `startedAt` (2026-12-07T03:35:34Z) in POSIX seconds."""
+
+
+def _ran(pod: str, started: float, terminated: str = "") -> ContainerState:
+    """The trainer container as the kubelet reports a program that started: `running` (or
+    `terminated`) with its `startedAt` (pkg/kubelet/kubelet_pods.go
+    convertToAPIContainerStatuses)."""
+    code = 0 if terminated else None
+    return ContainerState(pod, "trainer", terminated=terminated, exit_code=code, started_at=started)
+
+
 def _rank0_alone(world: int) -> TrialPod:
     tcp = {"status": "incomplete", "role": "rank0", "expected": world - 1, "joined": 0}
     return TrialPod(pod=POD, log=_line(world=world, tcp=tcp))
@@ -355,11 +389,72 @@ def test_a_worker_never_created_leaves_rank_0_s_wait_out() -> None:
     """Rank 0 told of two workers, the second never created (the trial ended first): its wait
     for it measured no network. Alone with a world of one, nothing is left out."""
     assert ("trial.workers-missing", "fail") not in _codes(TrialRun(pods=(_rank0_alone(2),)))
-    both = TrialPod(
-        pod=POD.replace("-0", "-1"),
-        log=_line(world=2, rank=1, tcp={"status": "unreachable", "role": "worker"}),
+    rank0 = msgspec.structs.replace(
+        _rank0_alone(2), states=(_ran(POD, START, "Completed"),), wait_seconds=290
     )
-    assert _codes(TrialRun(pods=(_rank0_alone(2), both))) == [
+    both = TrialPod(
+        pod=WORKER,
+        log=_line(world=2, rank=1, tcp={"status": "unreachable", "role": "worker"}),
+        states=(_ran(WORKER, START + 1, "Completed"),),
+        wait_seconds=10,
+    )
+    assert _codes(TrialRun(pods=(rank0, both))) == [
         ("trial.workers-missing", "fail"),
         ("trial.rank0-unreachable", "fail"),
     ], "both ran their probes: the network was measured"
+
+
+def _firewalled_worker(started: float) -> TrialPod:
+    """A worker whose 10 s of tries were refused: its line, its container `Completed`."""
+    tcp = {"status": "unreachable", "role": "worker", "address": "10.4.0.7", "port": 29500}
+    return TrialPod(
+        pod=WORKER,
+        log=_line(world=2, rank=1, tcp={**tcp, "error": "ConnectionRefusedError: refused"}),
+        states=(_ran(WORKER, started, "Completed"),),
+        wait_seconds=10,
+    )
+
+
+def test_a_worker_refused_while_rank_0_still_listens_is_a_measured_failure() -> None:
+    """Rank 0's image took long: its program still listens (its container `running` since
+    START) when the trial's time runs out, no line yet. The worker started 2 s later, was
+    refused for its 10 s and said so: rank 0 was there to reach, so the refusal is the
+    network's, a measured failure, not hidden behind rank 0's missing line."""
+    rank0 = TrialPod(pod=POD, states=(_ran(POD, START),), ended_by_timeout=True, wait_seconds=290)
+    assert _codes(TrialRun(pods=(rank0, _firewalled_worker(START + 2)))) == [
+        ("trial.no-probe-line", "unknown"),
+        ("trial.rank0-unreachable", "fail"),
+    ]
+
+
+def test_a_worker_that_gave_up_before_rank_0_started_measured_no_network() -> None:
+    """The worker's machine had the image, rank 0's downloaded it for 30 s: the worker's 10 s
+    of tries ended before rank 0's program started (the kubelet's `startedAt`s), so neither
+    wait measured the network, and nothing says it is reachable: unknown, with the times."""
+    rank0 = TrialPod(
+        pod=POD,
+        log=_rank0_alone(2).log,
+        states=(_ran(POD, START + 30, "Completed"),),
+        wait_seconds=290,
+    )
+    [apart] = _findings(TrialRun(pods=(rank0, _firewalled_worker(START))))
+    assert (apart.code, apart.status.value) == ("trial.not-together", "unknown")
+    assert apart.details == (
+        f"{POD}: {POD} started at 02:56:04 and waited 290 s; "
+        f"{WORKER} started at 02:55:34 and waited 10 s",
+    )
+
+
+def test_a_worker_that_started_after_rank_0_stopped_listening_measured_no_network() -> None:
+    """Rank 0 listened 290 s from its start; the worker started 300 s after it: its refusal
+    met a port rank 0 had closed, not the network."""
+    rank0 = TrialPod(
+        pod=POD, log=_rank0_alone(2).log, states=(_ran(POD, START, "Completed"),), wait_seconds=290
+    )
+    assert _codes(TrialRun(pods=(rank0, _firewalled_worker(START + 300)))) == [
+        ("trial.not-together", "unknown")
+    ]
+    assert _codes(TrialRun(pods=(rank0, _firewalled_worker(START + 5)))) == [
+        ("trial.workers-missing", "fail"),
+        ("trial.rank0-unreachable", "fail"),
+    ], "waiting at the same time: measured"

@@ -31,6 +31,7 @@ class Outcome(StrEnum):
     CONTAINER_ENDED = "container-ended"
     NO_PROBE_LINE = "no-probe-line"
     NOT_MEASURED = "not-measured"
+    NOT_TOGETHER = "not-together"
     GPUS_SEEN = "gpus-seen"
     NO_GPU_LIBRARY = "no-gpu-library"
     NO_GPU = "no-gpu"

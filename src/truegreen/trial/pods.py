@@ -44,6 +44,8 @@ TRIAL_LABEL = "truegreen.io/trial"
 TRIAL_RUN_LABEL = "truegreen.io/trial-run"
 """This run's id: the workers' anti-affinity names only this run's pods."""
 PROBE_PREFIX = "TRUEGREEN_PROBE_"
+WAIT_VARIABLE = PROBE_PREFIX + "INIT_TIMEOUT_S"
+"""How long a probe waits for its peers, from its own start (probe.py `init_timeout_s`)."""
 HOSTNAME = "kubernetes.io/hostname"
 LOOPBACK = "127.0.0.1"
 """Rank 0's rendezvous address for itself: it hosts the store, and PyTorch's rank 0 connects
@@ -89,8 +91,10 @@ class TrialSettings(Struct, frozen=True):
     shm_need_mib: int = 0
     read_mib: int = 64
     init_timeout_seconds: int = 10
-    """How long a worker tries to reach rank 0, from its own start: rank 0's program runs by
-    then (the workers are created once it does, truegreen.trial.run)."""
+    """How long a worker tries to reach rank 0, from its own start: short, so that its report
+    is read back within the trial's time even where its image took long to download; a
+    rank 0 that started only after it gave up leaves its wait unjudged
+    (truegreen.trial.readback.run_findings)."""
     listen_seconds: int = 10
     """How long rank 0 listens for the workers, from its own start: a worker starts only once
     its machine has the image, which may take far longer there than on rank 0's (the job's own

@@ -28,6 +28,7 @@ printed them (/work/shared/evidence/gpu-h200-first-seconds.json).
 """
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import msgspec
 
@@ -90,6 +91,10 @@ class ContainerState(msgspec.Struct, frozen=True):
     message: str = ""
     init: bool = False
     """One of the job's init containers (`status.initContainerStatuses`), never the probe's."""
+    started_at: float | None = None
+    """When its program started, as the kubelet reports it (`state.running.startedAt`, else
+    `state.terminated.startedAt`: pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses),
+    in POSIX seconds; None while it never ran."""
 
 
 # The probe's line, schema 1 (docs/trial.md; src/truegreen/trial/probe.schema.json).
@@ -262,6 +267,9 @@ class TrialPod(msgspec.Struct, frozen=True):
     turned_away: TurnedAway | None = None
     """The machine's kubelet failed the pod itself (rejected it at admission, or evicted it),
     in its words; None when it did not."""
+    wait_seconds: int | None = None
+    """How long its probe waited for its peers from its own start (the pod's
+    TRUEGREEN_PROBE_INIT_TIMEOUT_S: rank 0's listen, a worker's tries); None when not told."""
 
 
 class Thresholds(msgspec.Struct, frozen=True):
@@ -348,6 +356,7 @@ def container_states(pod: KubeObject) -> list[ContainerState]:
         waiting = o.mapping(state.get("waiting"))
         terminated = o.mapping(state.get("terminated"))
         code = terminated.get("exitCode")
+        started = o.parse_time(o.mapping(state.get("running") or terminated).get("startedAt"))
         found.append(
             ContainerState(
                 pod=o.name_of(pod),
@@ -357,6 +366,7 @@ def container_states(pod: KubeObject) -> list[ContainerState]:
                 exit_code=o.integer(code) if isinstance(code, int) else None,
                 message=str(waiting.get("message") or terminated.get("message") or ""),
                 init=init,
+                started_at=started.timestamp() if started is not None else None,
             )
         )
     return found
@@ -728,29 +738,73 @@ def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list
 PEER_OUTCOMES = frozenset(
     {Outcome.WORKERS_MISSING, Outcome.RANK0_UNREACHABLE, Outcome.COLLECTIVE_TIMED_OUT}
 )
-"""What a worker measures when a peer does not come: a consequence, not a measurement of the
-network, where that peer never ran its probe."""
+"""What a worker measures when a peer does not come: a measurement of the network only where
+that peer's program was there to reach while it waited."""
 
 
-def _peers_ran(pods: Sequence[TrialPod]) -> bool:
-    """Whether every worker the probes were told of ran its probe (left its line): only then
-    is a wait for a peer a measurement of the network. A worker never created, never placed,
-    still downloading its image or ended before reporting was not there to reach."""
-    reports = [probe_report(pod.log) for pod in pods]
-    world = max((r.world for r in reports if r is not None), default=1)
-    return len(pods) >= world and all(r is not None for r in reports)
+def _started(pod: TrialPod) -> float | None:
+    """When the pod's probe started (its container's `startedAt`); None when it never ran (a
+    container that failed to start shows the zero time, 1970-01-01T00:00:00Z)."""
+    return next((s.started_at for s in pod.states if not s.init and s.started_at), None)
+
+
+def _waited_together(one: TrialPod, other: TrialPod) -> bool:
+    """Whether the two probes' waits for each other overlapped, by the kubelet's start times:
+    each started before the other gave up (its start plus its wait). A peer still running is
+    started; one never started, or one that started only after the other had stopped waiting,
+    was not there to reach, and the wait measured no network."""
+    first, second = _started(one), _started(other)
+    first_wait, second_wait = one.wait_seconds, other.wait_seconds
+    if first is None or second is None or first_wait is None or second_wait is None:
+        return False
+    return second < first + first_wait and first < second + second_wait
+
+
+def _waits_measured(pod: TrialPod, pods: Sequence[TrialPod], world: int) -> bool:
+    """Whether the pod's wait for its peers measured the network: every worker the probes
+    were told of was created, and each waited while this one did."""
+    peers = [p for p in pods if p is not pod]
+    return len(pods) >= world and all(_waited_together(pod, p) for p in peers)
+
+
+def _apart(pods: Sequence[TrialPod]) -> str:
+    """When every pod's program started but their waits for each other missed: the start
+    times and waits, in words; '' otherwise (a peer that never started says why itself)."""
+    starts = [_started(pod) for pod in pods]
+    if None in starts:
+        return ""
+    return "; ".join(
+        f"{pod.pod} started at {_clock(start)} and waited {pod.wait_seconds} s"
+        for pod, start in zip(pods, starts, strict=True)
+    )
+
+
+def _clock(posix: float | None) -> str:
+    return datetime.fromtimestamp(posix or 0.0, UTC).strftime("%H:%M:%S")
 
 
 def run_findings(
     pods: Sequence[TrialPod], limits: Thresholds = DEFAULT_THRESHOLDS
 ) -> list[tuple[TrialPod, list[TrialFinding]]]:
-    """Each trial pod's findings; where a peer never ran its probe (never placed, its image
-    still downloading, ended early), the others' waits for it are left out: their peer was not
-    there to reach, and its own finding says why."""
-    found = [(pod, pod_findings(pod, limits)) for pod in pods]
-    if _peers_ran(pods):
-        return found
-    return [(pod, [f for f in fs if f.outcome not in PEER_OUTCOMES]) for pod, fs in found]
+    """Each trial pod's findings; a wait for a peer (workers missing, rank 0 unreachable, the
+    all-reduce timed out) stands only where the peers' programs were there to reach while it
+    waited, by the kubelet's start times; otherwise it is left out, and the peer's own finding
+    (never placed, still downloading, ended early) says why, or, where every program ran but
+    not at the same time, `not-together` does: the network was not measured."""
+    reports = [probe_report(pod.log) for pod in pods]
+    world = max((r.world for r in reports if r is not None), default=1)
+    found: list[tuple[TrialPod, list[TrialFinding]]] = []
+    apart = ""
+    for pod in pods:
+        findings = pod_findings(pod, limits)
+        kept = [f for f in findings if f.outcome not in PEER_OUTCOMES]
+        if len(kept) < len(findings) and not _waits_measured(pod, pods, world):
+            findings = kept
+            apart = apart or (_apart(pods) if len(pods) >= world else "")
+        found.append((pod, findings))
+    if apart:
+        found[0][1].append(TrialFinding(Outcome.NOT_TOGETHER, Level.UNKNOWN, pods[0].pod, apart))
+    return found
 
 
 class TrialRun(msgspec.Struct, frozen=True):

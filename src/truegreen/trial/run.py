@@ -1,9 +1,9 @@
 """One trial: create the trial pods, wait for them within the time given, read back what they
 say, and delete them on every path.
 
-The order follows what a distributed job's controller and its pods do: rank 0 first; once
-rank 0's program runs (its container `running`, its address `status.podIP`), the other
-workers, given that address.
+The order follows what a distributed job's controller and its pods do: rank 0 first; once the
+API server shows rank 0's address (`status.podIP`, set before its image is pulled), the other
+workers, given that address, so that their images download side by side.
 Every wait is bounded by one deadline (the trial's timeout, the image pull included); the pods
 are deleted in a `finally`, so a failed read, the deadline, Ctrl-C (KeyboardInterrupt) and a
 SIGTERM the command line turns into an exception all remove them. Pods a previous, interrupted
@@ -27,7 +27,7 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Created, CreateResult, GetRead, Got, Kind, Listed, ListRead
 from truegreen.cluster import ReadFailure as Failure
 from truegreen.cluster.logs import Logged, LogRead
-from truegreen.trial.pods import TRIAL_LABEL
+from truegreen.trial.pods import TRIAL_LABEL, WAIT_VARIABLE
 from truegreen.trial.readback import (
     TrialPod,
     TrialRun,
@@ -161,16 +161,15 @@ def _ended(pod: Mapping[str, Any]) -> bool:
     return o.phase(pod) in _ENDED
 
 
-def _running(pod: Mapping[str, Any]) -> bool:
-    """The pod's program runs: a container `running` (core/v1 ContainerStateRunning). Its
-    image is on its machine and it listens, or soon will."""
-    return not _ended(pod) and any(
-        "running" in o.mapping(s.get("state")) for s in o.container_statuses(pod)
-    )
+def _address(pod: Mapping[str, Any]) -> str:
+    """The pod's address while it lives: the kubelet reports `status.podIP` once its sandbox
+    runs, before the images are pulled (pkg/kubelet/kuberuntime/kuberuntime_manager.go
+    SyncPod); an ended pod keeps it, with nothing left to reach."""
+    return "" if _ended(pod) else str(o.mapping(pod.get("status")).get("podIP") or "")
 
 
-def _started_or_ended(pod: Mapping[str, Any]) -> bool:
-    return _running(pod) or _ended(pod)
+def _addressed_or_ended(pod: Mapping[str, Any]) -> bool:
+    return bool(_address(pod)) or _ended(pod)
 
 
 GONE = "the trial pod disappeared before its report was read"
@@ -232,7 +231,19 @@ def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout:
         unread=_unread(got),
         log_unread=log_unread,
         turned_away=_turned_away(pod) if pod is not None else None,
+        wait_seconds=_wait_seconds(container),
     )
+
+
+def _wait_seconds(container: Mapping[str, Any] | None) -> int | None:
+    """How long the pod's probe was told to wait for its peers (its env's
+    TRUEGREEN_PROBE_INIT_TIMEOUT_S, truegreen.trial.pods); None when it was not told."""
+    for item in o.sequence((container or {}).get("env")):
+        entry = o.mapping(item)
+        if entry.get("name") == WAIT_VARIABLE:
+            value = str(entry.get("value", ""))
+            return int(value) if value.isdigit() else None
+    return None
 
 
 def _turned_away(pod: Mapping[str, Any]) -> TurnedAway | None:
@@ -321,14 +332,14 @@ def _trial(
         _forget_refused(created, answer)
         return TrialRun(refused=answer)
     if others:
-        _wait(client, created, namespace, deadline, _started_or_ended, sleep)
-        rank0 = _pod(client, created[0], namespace) or {}
-        running = _running(rank0)
-        master = str(o.mapping(rank0.get("status")).get("podIP", "")) if running else ""
-        # Rank 0's program not running (never placed, its image still downloading, or already
-        # ended): the workers would have nobody to reach, and would only hold more GPUs; what
-        # rank 0 shows is the measurement. Once it runs, a worker's wait for it counts from
-        # the worker's own start: its image's download on its machine is not the network's.
+        _wait(client, created, namespace, deadline, _addressed_or_ended, sleep)
+        master = _address(_pod(client, created[0], namespace) or {})
+        # Rank 0 never placed or already ended: the workers would have nobody to reach, and
+        # would only hold more GPUs; what rank 0 shows is the measurement. Once it has an
+        # address the workers are created, so their machines download the image while rank
+        # 0's does, as a Job's controller creates all its pods together
+        # (pkg/controller/job/job_controller.go manageJob); whether they waited for each other
+        # at the same time is read from the kubelet's start times (readback.run_findings).
         for pod in make_pods(master)[1:] if master else ():
             created.append(o.name_of(pod))
             answer = client.create(Kind.POD, pod, namespace=namespace, dry_run=False)

@@ -91,6 +91,12 @@ WORDS: Final[dict[str, Wording]] = {
         "The trial could not measure the network between workers: the image has no Python.",
         "",
     ),
+    f"trial.{Outcome.NOT_TOGETHER}": Wording(
+        "The trial could not measure the network between workers: they did not run at the "
+        "same time.",
+        "The details say when each started; try again, with more time if a machine was still "
+        "downloading the image (--trial-timeout).",
+    ),
     f"trial.{Outcome.NO_GPU_LIBRARY}": Wording(
         "Couldn't check the GPUs from inside the training image: it has no PyTorch, JAX or CuPy.",
         "",
