@@ -571,6 +571,7 @@ def test_a_problem_in_a_merged_kubeconfig_names_the_file_of_its_entry(
     entries: dict[str, dict[str, object]],
     expected: str,
 ) -> None:
+    entries = dict(entries)  # the parameter is shared by every run of the test in a process
     current = str(entries.pop("current", {}) or "y")
     files = _four_files(tmp_path, monkeypatch, current=current, **entries)
     with pytest.raises(ConnectionSetupError) as caught:
