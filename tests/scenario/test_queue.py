@@ -1070,9 +1070,6 @@ def test_an_admitted_job_kueue_is_evicting_is_not_admitted(
 
 
 PODS_READY_TIMEOUT = "Exceeded the PodsReady timeout train/job-train-042-abcde"
-PROVISION_RETRY = (
-    "Evicted due to provision: Retry: Provisioning request failed: max node group size reached"
-)
 
 
 @pytest.mark.parametrize(
@@ -1096,14 +1093,6 @@ PROVISION_RETRY = (
         ),
         (
             kq.V1BETA2,
-            "AdmissionCheck",
-            "PendingEvaluation",
-            PROVISION_RETRY,
-            timedelta(minutes=10, seconds=30),
-            "Fix what Kueue names; Kueue puts it back in the queue in 10 minutes",
-        ),
-        (
-            kq.V1BETA2,
             "PodsReadyTimeout",
             "PendingEvaluation",
             PODS_READY_TIMEOUT,
@@ -1114,7 +1103,6 @@ PROVISION_RETRY = (
     ids=[
         "pods-ready-timeout",
         "pods-ready-timeout-before-v0.19",
-        "provisioning-retry",
         "backoff-over-not-yet-requeued",
     ],
 )
@@ -1132,9 +1120,8 @@ def test_a_job_kueue_evicted_waits_out_its_backoff_as_kueue_said(
     (`PendingEvaluation`, before v0.19 `Pending`) with the eviction's message; evict.go
     `resetChecksOnEviction` put a Retry check back to Pending. workload_controller.go holds it
     until `status.requeueState.requeueAt` ("Waiting for backoff to finish"), and the queue
-    takes it only once Requeued is True (cluster_queue.go `backoffWaitingTimeExpired`). A
-    ProvisioningRequest check in Retry is evicted at once (`reconcileCheckBasedEviction`,
-    reason AdmissionCheck). Kueue's measured eviction stands: the queue's room is beside it."""
+    takes it only once Requeued is True (cluster_queue.go `backoffWaitingTimeExpired`).
+    Kueue's measured eviction stands: the queue's room is beside it."""
     said = [
         kq.condition("QuotaReserved", "False", unreserved, message),
         kq.condition("Evicted", "True", reason, message),
@@ -1142,30 +1129,16 @@ def test_a_job_kueue_evicted_waits_out_its_backoff_as_kueue_said(
         kq.condition("Admitted", "False", "NoReservation", "The workload has no reservation"),
     ]
 
-    checks = ["provision"] if reason == "AdmissionCheck" else None
     seen: dict[str, Any] = {}
 
     def build(now: datetime) -> list[Obj]:
-        objects = queued(
-            version,
-            said=said,
-            cluster_queue=lambda v: _gpu_queue(v, nominal="16", admission_checks=checks),
-            extra=lambda now: [kq.admission_check("provision", version=version)],
-        )(now)
+        objects = queued(version, said=said, cluster_queue=lambda v: _gpu_queue(v, nominal="16"))(
+            now
+        )
         own = next(o for o in objects if o["kind"] == "Workload" and JOB in o["metadata"]["name"])
         later = now + backoff
         own["status"]["requeueState"] = {"count": 1, "requeueAt": ts(later)}
         seen.update(name=own["metadata"]["name"], at=later.replace(microsecond=0))
-        if reason == "AdmissionCheck":
-            own["status"]["admissionChecks"] = [
-                {
-                    "name": "provision",
-                    "state": "Pending",
-                    "message": "Reset to Pending after eviction. Previously: Retry",
-                    "lastTransitionTime": ts(now),
-                    "retryCount": 1,
-                }
-            ]
         return objects
 
     _install(doctor, version)
@@ -1183,4 +1156,113 @@ def test_a_job_kueue_evicted_waits_out_its_backoff_as_kueue_said(
         f"Workload {seen['name']} requeueAt {seen['at'].isoformat()}"
     ]
     assert report["headline"]["code"] == "queue.kueue-reported"
+    assert result.exit_code == 2
+
+
+PROVISION_FAILED = "Retrying after failure: Failed to scale up: max node group size reached"
+RETRY_EVICTED = f'Evicted due to AdmissionCheck in Retry state: "provision" ({PROVISION_FAILED})'
+RETRY_EVICTED_BEFORE_V018 = "At least one admission check is false"
+RETRY_TODO = (
+    "Nothing to do: the start check 'provision', which asks the cluster for machines for it, "
+    "asked to try again later, and Kueue puts the job back in the queue"
+)
+
+
+@pytest.mark.parametrize(
+    ("version", "stage", "message", "backoff", "when"),
+    [
+        (kq.V1BETA2, "evicted", RETRY_EVICTED, timedelta(minutes=10, seconds=30), "in 10 minutes"),
+        (kq.V1BETA1, "evicted", RETRY_EVICTED_BEFORE_V018, None, "shortly"),
+        (kq.V1BETA2, "evicting", RETRY_EVICTED, None, "shortly"),
+    ],
+    ids=["backoff-v0.18-on", "no-backoff-before-v0.18", "eviction-under-way"],
+)
+def test_a_start_check_that_asks_to_retry_is_a_wait_not_a_refusal(
+    doctor: Doctor,
+    version: str,
+    stage: str,
+    message: str,
+    backoff: timedelta | None,
+    when: str,
+) -> None:
+    """A ProvisioningRequest check in Retry (provisioning/controller.go: the request Failed,
+    attempts left under `retryStrategy.backoffLimitCount`, "Retrying after failure: …"):
+    workload_controller.go `reconcileCheckBasedEviction` evicts the workload with reason
+    `AdmissionCheck` (since v0.18 its message names each check and quotes its words,
+    `buildAdmissionChecksMessage`; before, "At least one admission check is false"), evict.go
+    `resetChecksOnEviction` puts the check back to Pending, and Kueue queues the job again once
+    `status.requeueState.requeueAt` passes (`BackoffFinished`). apis/kueue/v1beta2
+    admissioncheck_types.go: Retry means "back off … and retry"; only Rejected is for good (it
+    turns the workload off). A wait, exit 0; Kueue's words quoted."""
+    unreserved = {kq.V1BETA2: "PendingEvaluation", kq.V1BETA1: "Pending"}
+    if stage == "evicted":
+        said = [
+            # Cleared with the eviction's words: `PendingEvaluation`, before v0.19 `Pending`.
+            kq.condition("QuotaReserved", "False", unreserved[version], message),
+            kq.condition("Evicted", "True", "AdmissionCheck", message),
+            kq.condition("Requeued", "False", "AdmissionCheck", message),
+            kq.condition("Admitted", "False", "NoReservation", "The workload has no reservation"),
+        ]
+        check = {
+            "name": "provision",
+            "state": "Pending",
+            "message": "Reset to Pending after eviction. Previously: Retry",
+            "retryCount": 1,
+        }
+    else:
+        said = [
+            *kq.admitted("team-a-cq"),
+            kq.condition("Evicted", "True", "AdmissionCheck", message),
+        ]
+        check = {"name": "provision", "state": "Retry", "message": PROVISION_FAILED}
+
+    def build(now: datetime) -> list[Obj]:
+        objects = queued(
+            version,
+            said=said,
+            cluster_queue=lambda v: _gpu_queue(v, nominal="16", admission_checks=["provision"]),
+            extra=lambda now: [kq.admission_check("provision", version=version)],
+        )(now)
+        own = next(o for o in objects if o["kind"] == "Workload" and JOB in o["metadata"]["name"])
+        own["status"]["admissionChecks"] = [{**check, "lastTransitionTime": ts(now)}]
+        if backoff is not None:
+            own["status"]["requeueState"] = {"count": 1, "requeueAt": ts(now + backoff)}
+        return objects
+
+    _install(doctor, version)
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.kueue-reported", "warn", "measured")]
+    found = _finding(report, "queue.kueue-reported")
+    assert found["headline"] == (
+        "Kueue holds the training job 'train-042' in the queue 'team-a': it says "
+        f"“AdmissionCheck: {message}”."
+    )
+    assert found["remedy"].startswith(f"{RETRY_TODO} {when}; `kubectl"), found["remedy"]
+    assert [d for d in found["details"] if d.startswith("admission check ")] == [
+        "admission check provision (kueue.x-k8s.io/provisioning-request): "
+        f"{check['state']} {check['message']}"
+    ]
+    assert result.exit_code == 0
+
+
+def test_an_eviction_beside_a_rejected_check_is_no_retry(doctor: Doctor) -> None:
+    """Kueue before v0.8 evicted with reason `AdmissionCheck` for a Rejected check too
+    (workload_controller.go `reconcileCheckBasedEviction`, `HasRetryOrRejectedChecks`), and
+    left the check Rejected: that check said no for good."""
+    message = "At least one admission check is false"
+    said = [*kq.admitted("team-a-cq"), kq.condition("Evicted", "True", "AdmissionCheck", message)]
+    rejected = {"name": "provision", "state": "Rejected", "message": "capacity is not available"}
+
+    def build(now: datetime) -> list[Obj]:
+        objects = queued(kq.V1BETA1, said=said)(now)
+        own = next(o for o in objects if o["kind"] == "Workload" and JOB in o["metadata"]["name"])
+        own["status"]["admissionChecks"] = [{**rejected, "lastTransitionTime": ts(now)}]
+        return objects
+
+    _install(doctor, kq.V1BETA1)
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert _findings(result.json()) == [("queue.kueue-reported", "fail", "measured")]
     assert result.exit_code == 2

@@ -720,6 +720,43 @@ def test_an_eviction_under_way_is_no_admission(reason: str, again: bool) -> None
     assert k.requeued(found) is again
 
 
+@pytest.mark.parametrize(
+    ("reason", "checks", "retry"),
+    [
+        ("AdmissionCheck", [k.CheckState("p", "Retry", "Retrying after failure: x")], True),
+        (
+            "AdmissionCheck",
+            [k.CheckState("p", "Pending", "Reset to Pending after eviction. Previously: Retry")],
+            True,
+        ),
+        ("AdmissionCheck", [], True),
+        ("AdmissionCheck", [k.CheckState("p", "Rejected", "no capacity")], False),
+        ("PodsReadyTimeout", [], False),
+        ("Preempted", [], False),
+    ],
+    ids=["retry", "reset-after-eviction", "checks-unread", "rejected-before-v0.8", "pods", "pre"],
+)
+def test_an_eviction_for_a_check_that_said_retry(
+    reason: str, checks: list[k.CheckState], retry: bool
+) -> None:
+    """workload_controller.go `reconcileCheckBasedEviction`: a Retry check evicts with reason
+    AdmissionCheck (a wait: Kueue queues it again after the backoff); a Rejected one turns the
+    workload off since v0.8, and before that was evicted with the same reason."""
+    conditions = {"Evicted": k.Condition("True", reason, "m")}
+    found = k.Workload("w", "ns", "q", frozenset(), conditions=conditions, checks=tuple(checks))
+    assert k.check_retry(found) is retry
+    assert [c.retried for c in checks] == [retry] * len(checks)
+
+
+def test_a_check_that_never_said_retry_is_not_retried() -> None:
+    """evict.go `resetChecksOnEviction` writes "Previously: <state>" for every check it resets."""
+    assert not k.CheckState(
+        "p", "Pending", "Reset to Pending after eviction. Previously: Ready"
+    ).retried
+    assert not k.CheckState("p", "Pending", "Waiting for resources").retried
+    assert not k.check_retry(k.Workload("w", "ns", "q", frozenset()))
+
+
 @pytest.mark.parametrize("reason", ["PodsReadyTimeout", "AdmissionCheck"])
 @pytest.mark.parametrize("unreserved", ["PendingEvaluation", "Pending"])
 def test_an_eviction_kueue_holds_out_of_the_queue_stands(reason: str, unreserved: str) -> None:

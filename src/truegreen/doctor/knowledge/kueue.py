@@ -200,6 +200,13 @@ class CheckState(Struct, frozen=True):
     state: str
     message: str = ""
 
+    @property
+    def retried(self) -> bool:
+        """The check said Retry: it does now, or it did until Kueue's eviction reset it to
+        Pending (workload/evict/evict.go `resetChecksOnEviction`: "Reset to Pending after
+        eviction. Previously: Retry", the same words since v0.9)."""
+        return self.state == "Retry" or self.message.endswith("Previously: Retry")
+
 
 class PodSetRequest(Struct, frozen=True):
     """One pod set as Kueue admits it: `count` pods of `requests` each, and its placement
@@ -569,6 +576,23 @@ def requeued(found: Workload) -> bool:
     """Kueue evicts the workload to queue it again: preempted, or its machines failed."""
     evicted = found.conditions.get("Evicted")
     return evicted is not None and evicted.reason in _REQUEUED_EVICTIONS
+
+
+def check_retry(found: Workload) -> bool:
+    """Kueue evicts the workload because an admission check said Retry, and queues it again
+    once the check's backoff ends: a wait, not a refusal. workload_controller.go
+    `reconcileCheckBasedEviction` evicts for a Retry check with reason `AdmissionCheck`; for a
+    Rejected one it turns the workload off instead (`SetDeactivationTarget`; since v0.8), so
+    an `AdmissionCheck` eviction beside a Rejected check (Kueue before v0.8 evicted for both)
+    is no retry. The backoff: apis/kueue/v1beta2 admissioncheck_types.go `CheckStateRetry`
+    ("back off ... and retry"), workload_controller.go "Waiting for backoff to finish" then
+    `BackoffFinished`."""
+    evicted = found.conditions.get("Evicted")
+    return (
+        evicted is not None
+        and evicted.reason == "AdmissionCheck"
+        and not any(c.state == "Rejected" for c in found.checks)
+    )
 
 
 _NEVER_REASONS = frozenset({"NoMatchingFlavor", "ExceedsMaxQuota", "TopologyPlacementFailed"})

@@ -327,6 +327,8 @@ def _said(
     if state is k.Said.EVICTED and k.requeued(own):
         todo = "Nothing to do: Kueue puts it back in the queue, where it waits its turn again"
         return _reported(env, job, own, fields, Status.WARN, todo, "Evicted")
+    if state is k.Said.EVICTED and k.check_retry(own):
+        return _check_retry(env, job, own, reads, fields)
     if state is k.Said.EVICTED:
         todo = "Fix what Kueue names" + _back_in_queue(env, own)
         return _reported(env, job, own, fields, Status.FAIL, todo, "Evicted")
@@ -376,12 +378,49 @@ def _said(
     return None
 
 
-def _back_in_queue(env: Environment, own: k.Workload) -> str:
-    """When Kueue queues the evicted job again: at the end of the backoff it wrote
-    (`status.requeueState.requeueAt`; workload_controller.go "Waiting for backoff to finish")."""
+def _check_retry(
+    env: Environment,
+    job: TrainingJob,
+    own: k.Workload,
+    reads: QueueReads,
+    fields: Mapping[str, Any],
+) -> Finding:
+    """Kueue took the job out of line because a start check said Retry: it waits out the
+    check's backoff and is queued again (a check that gives up says Rejected, and Kueue turns
+    the job off). Kueue's eviction words are quoted: since v0.18 they carry each check's own
+    message (workload_controller.go `buildAdmissionChecksMessage`)."""
+    controllers = dict(map(k.admission_check, _listed(reads.admission_checks)))
+    retried = next((c for c in own.checks if c.retried), None)
+    step = "a start check"
+    if retried is not None:
+        does = _CONTROLLER_WORDS.get(controllers.get(retried.name, ""), "")
+        step = f"the start check '{retried.name}'{does}{',' if does else ''}"
+    wait = _requeue_wait(env, own)
+    todo = (
+        f"Nothing to do: {step} asked to try again later, and Kueue puts the job back in the "
+        f"queue {'in ' + wait if wait else 'shortly'}"
+    )
+    checks = tuple(
+        f"admission check {c.name} ({controllers.get(c.name, 'controller unknown')}): "
+        f"{c.state} {c.message}"
+        for c in own.checks
+    )
+    return _reported(env, job, own, fields, Status.WARN, todo, "Evicted", checks)
+
+
+def _requeue_wait(env: Environment, own: k.Workload) -> str:
+    """How long until Kueue queues the evicted job again: the end of the backoff it wrote
+    (`status.requeueState.requeueAt`; workload_controller.go "Waiting for backoff to
+    finish"); "" where that is past or not written."""
     if own.requeue_at is None or own.requeue_at <= env.now:
         return ""
-    return f"; Kueue puts it back in the queue in {format_age(own.requeue_at - env.now)}"
+    return format_age(own.requeue_at - env.now)
+
+
+def _back_in_queue(env: Environment, own: k.Workload) -> str:
+    """When Kueue queues the evicted job again, as the end of a remedy."""
+    wait = _requeue_wait(env, own)
+    return f"; Kueue puts it back in the queue in {wait}" if wait else ""
 
 
 def _reported(
@@ -392,15 +431,17 @@ def _reported(
     status: Status,
     todo: str,
     condition: str = "QuotaReserved",
+    more: Sequence[str] = (),
 ) -> Finding:
     """Kueue's own reason for holding the job (its `condition`: not reserving quota, or
-    evicting it), quoted as it wrote it: no arithmetic of doctor's speaks over it."""
+    evicting it), quoted as it wrote it: no arithmetic of doctor's speaks over it (`more`:
+    further details)."""
     reserved = own.conditions.get(condition) or k.Condition("False")
     return SAY.finding(
         status,
         Basis.MEASURED,
         KUEUE_REPORTED,
-        details=_conditions(own),
+        details=(*_conditions(own), *more),
         objects=(f"Workload/{own.name}", job.ref),
         **{
             **fields,
