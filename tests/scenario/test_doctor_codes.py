@@ -491,6 +491,7 @@ COVERED_ELSEWHERE = (
         "queue.check-rejected",
         "queue.deactivated",
         "queue.kueue-reported",
+        "queue.default-unconfirmed",
         # test_gangs.py
         "queue.scheduler-missing",
         "queue.scheduler-unconfirmed",

@@ -587,6 +587,88 @@ def test_a_cron_job_names_its_queue_in_its_job_template(
     ], "the CronJob's own label is on none of its Jobs"
 
 
+def _default_queue_only(version: str) -> Callable[[datetime], list[Obj]]:
+    """An 8-GPU machine and, in `version`, the namespace's LocalQueue `default` feeding an
+    unused 8-GPU ClusterQueue."""
+
+    def build(now: datetime) -> list[Obj]:
+        quota: kq.Quotas = {"cpu": "64", "memory": "512Gi", GPU: "8"}
+        return [
+            *healthy(now),
+            node("gpu-a", "64", "512Gi", gpus=8),
+            kq.resource_flavor(FLAVOR, version=version),
+            kq.cluster_queue("cq", [(list(quota), [(FLAVOR, quota)])], version=version),
+            kq.local_queue("default", "cq", version=version),
+        ]
+
+    return build
+
+
+def test_a_cron_job_without_a_queue_starts_jobs_the_default_queue_takes(doctor: Doctor) -> None:
+    """Each Job a CronJob starts is created then, and Kueue's Job webhook labels one that names
+    no queue with the LocalQueue `default` where it exists (jobs/job/job_webhook.go `Default`
+    → jobframework/defaults.go `ApplyDefaultLocalQueue`; a CronJob is no Kueue integration,
+    so integrationmanager.go `IsOwnerManagedByKueueForObject` does not stop it; Kueue's
+    site/content/en/docs/tasks/run/run_cronjobs.md). On by default in every Kueue serving
+    v1beta2 (pkg/features/kube_features.go `LocalQueueDefaulting`: beta on since v0.12, GA
+    locked on since v0.17, no gate since v0.19): the next Job waits in 'default'. (A
+    `--job-file` job goes there too: test_a_planned_job_without_a_queue_goes_to_the_...)"""
+    _install(doctor, kq.V1BETA2)
+    doctor.load(_default_queue_only(kq.V1BETA2))
+    doctor.server.add(_nightly(datetime.now(), {}))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.fits", "ok", "inferred")]
+    found = _finding(report, "queue.fits")
+    assert found["headline"] == "The queue 'default' has room for the training job 'nightly'."
+    assert result.exit_code == 0
+    read = {r.path.rsplit("/", 1)[-1] for r in doctor.server.requests() if "kueue" in r.path}
+    assert read >= {"localqueues", "clusterqueues", "resourceflavors", "workloads"}
+
+
+@pytest.mark.parametrize("kind", ["CronJob", "Job"])
+def test_where_kueue_may_not_hand_a_job_to_the_default_queue_doctor_says_so(
+    doctor: Doctor, tmp_path: Any, kind: str
+) -> None:
+    """A Kueue serving v1beta1 alone is v0.14 or older: `LocalQueueDefaulting` is absent before
+    v0.10, off by default in v0.10 and v0.11 (alpha), on from v0.12 (pkg/features/
+    kube_features.go), and doctor reads no release number. A CronJob's next Job, or a
+    `--job-file` Job, that names no queue beside a LocalQueue `default` may wait there or run
+    unqueued: unknown, never `queue.not-used`, and no more of Kueue's objects read for it."""
+    import json
+
+    _install(doctor, kq.V1BETA1)
+    doctor.load(_default_queue_only(kq.V1BETA1))
+    args: tuple[str, ...] = ("-o", "json")
+    if kind == "CronJob":
+        doctor.server.add(_nightly(datetime.now(), {}))
+        name, where = "nightly", "the settings of the jobs it starts"
+    else:
+        planned = training_job("planned", datetime.now(), gpus=1, finished=False)
+        del planned["status"]
+        path = tmp_path / "job.json"
+        path.write_text(json.dumps(planned))
+        args += ("--job-file", str(path))
+        name, where = "planned", "its settings"
+    result = doctor.live(*args)
+    report = result.json()
+    assert _findings(report) == [("queue.default-unconfirmed", "unknown", "cant-check")]
+    found = _finding(report, "queue.default-unconfirmed")
+    assert found["headline"] == (
+        f"Couldn't tell whether the training job '{name}', which names no queue, will wait in "
+        "the queue 'default': this Kueue release (older than v0.15) hands such a job there "
+        "only where a setting of its own that doctor can't read is on."
+    )
+    assert found["remedy"].startswith(
+        "Hand the job to the queue for certain with `kueue.x-k8s.io/queue-name: default` in "
+        f"{where}"
+    ), found["remedy"]
+    assert report["headline"]["code"] == "queue.default-unconfirmed"
+    assert result.exit_code == 3
+    read = [r.path for r in doctor.server.requests() if "kueue" in r.path]
+    assert read == ["/apis/kueue.x-k8s.io/v1beta1/namespaces/train/localqueues"]
+
+
 def test_a_job_held_without_a_queue_never_starts(doctor: Doctor) -> None:
     """Kueue's `manageJobsWithoutQueueName`: a job with no queue label is suspended and gets a
     Workload with no queue, never admitted."""

@@ -44,6 +44,16 @@ that name exists (pkg/controller/jobframework/defaults.go `ApplyDefaultLocalQueu
 v0.17, run by the `create` webhooks only: a stored job keeps the labels it was created with)."""
 
 
+def still_to_create(kind: Kind, planned: bool) -> bool:
+    """Kueue's create webhook is still to see the job: `--job-file`'s, or the Job a CronJob's
+    next run creates. A CronJob is no Kueue integration (pkg/controller/jobs has none), so the
+    Job webhook defaults each Job it makes as any other (jobframework/integrationmanager.go
+    `IsOwnerManagedByKueueForObject`: only an owner Kueue manages stops it; Kueue's
+    site/content/en/docs/tasks/run/run_cronjobs.md: the label may be left to the LocalQueue
+    `default`). A stored job keeps the labels it was created with."""
+    return planned or kind is Kind.CRON_JOB
+
+
 NO_STOP = "None"
 """The `stopPolicy` of a queue that admits (apis/kueue/v1beta2: None, Hold, HoldAndDrain)."""
 
@@ -102,6 +112,16 @@ def kinds_served(versions: Sequence[str]) -> KueueKinds | None:
     if V1BETA1.local_queue.spec.version in versions:
         return V1BETA1
     return None
+
+
+def defaults_to_queue(kinds: KueueKinds) -> bool:
+    """The served Kueue hands a job created without a queue label to the LocalQueue `default`:
+    every release that serves v1beta2 (v0.15 on) does by default (pkg/features/kube_features.go
+    `LocalQueueDefaulting`: beta and on since v0.12, GA and locked on since v0.17, no gate
+    since v0.19; v0.15 and v0.16 could still turn it off). One that serves v1beta1 alone
+    (v0.14 or older) may not: the feature is absent before v0.10 and off by default in v0.10
+    and v0.11 (alpha), and doctor reads no release number."""
+    return kinds is V1BETA2
 
 
 class Condition(Struct, frozen=True):

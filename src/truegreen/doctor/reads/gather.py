@@ -76,7 +76,14 @@ from truegreen.doctor.knowledge.image_presence import (
     kubelet_pulled,
     wanted_lookups,
 )
-from truegreen.doctor.knowledge.kueue import DEFAULT_QUEUE, GROUP, KueueKinds, kinds_served
+from truegreen.doctor.knowledge.kueue import (
+    DEFAULT_QUEUE,
+    GROUP,
+    KueueKinds,
+    defaults_to_queue,
+    kinds_served,
+    still_to_create,
+)
 from truegreen.doctor.knowledge.reports import pod_state, settled
 from truegreen.doctor.knowledge.training import (
     TrainingJob,
@@ -506,15 +513,16 @@ def _queue_reads(
     schedule: ReadSchedule, reader: ClusterReader, namespace: str, start: _QueueStart
 ) -> QueueReads:
     """Kueue's objects for the judged job. A job without a queue label needs more only where
-    it is `--job-file`'s and the namespace has the LocalQueue `default` (Kueue's webhook hands
-    it there when it is created), or while it is suspended (Kueue may hold it without a
-    queue); then the cohorts and admission checks are read only where a ClusterQueue names
-    them."""
+    it is still to be created (`--job-file`'s, or a CronJob's next Job), the namespace has the
+    LocalQueue `default` and the Kueue served surely hands it there when it is created, or
+    while it is suspended (Kueue may hold it without a queue); then the cohorts and admission
+    checks are read only where a ClusterQueue names them."""
     listing = partial(_kueue_listing, schedule, reader, namespace)
     kinds = start.kinds
     queues = start.local_queues.result()
     defaulted = (
-        start.planned
+        still_to_create(start.job.kind, start.planned)
+        and defaults_to_queue(kinds)
         and isinstance(queues, Listed)
         and any(o.name_of(q) == DEFAULT_QUEUE for q in queues.items)
     )

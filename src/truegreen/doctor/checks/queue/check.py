@@ -19,6 +19,7 @@ from truegreen.doctor.checks.queue.words import (
     CHECK_PENDING,
     CHECK_REJECTED,
     DEACTIVATED,
+    DEFAULT_UNCONFIRMED,
     FITS,
     FITS_BORROWING,
     HELD,
@@ -131,8 +132,12 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
     planned = job is env.work().planned
     own = k.workload_of(workloads, job.uid) if not planned else None
     # The LocalQueue `default` is applied when a job is created (Kueue's webhook sets the
-    # label): a stored job without the label was created without it, and Kueue ignores it.
-    name = job.queue or (k.DEFAULT_QUEUE if planned and k.DEFAULT_QUEUE in local else "")
+    # label): a job still to be created gets it (a `--job-file` job, a CronJob's next Job); a
+    # stored job without the label was created without it, and Kueue ignores it.
+    defaulted = not job.queue and k.DEFAULT_QUEUE in local and k.still_to_create(job.kind, planned)
+    if defaulted and not k.defaults_to_queue(reads.kinds):
+        return _default_unconfirmed(env, job)
+    name = job.queue or (k.DEFAULT_QUEUE if defaulted else "")
     fields: dict[str, Any] = {"job": f"'{job.name}'", "queue": name}
     if not name:
         if own is not None and not job.finished:
@@ -223,6 +228,29 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
     if said is not None:
         return said
     return _arithmetic(env, job, reads, own, workloads, shared, queues, fields)
+
+
+def _default_unconfirmed(env: Environment, job: TrainingJob) -> Finding:
+    """A job still to be created names no queue and the LocalQueue `default` exists, but the
+    Kueue served (v1beta1 alone: v0.14 or older) may not hand it there: unknown, never
+    `queue.not-used` (knowledge/kueue.py `defaults_to_queue`)."""
+    cron = job.kind is Kind.CRON_JOB
+    return SAY.finding(
+        Status.UNKNOWN,
+        Basis.CANT_CHECK,
+        DEFAULT_UNCONFIRMED,
+        details=(
+            f"{job.ref} names no queue and LocalQueue {k.DEFAULT_QUEUE} exists in {env.namespace}",
+            "kueue.x-k8s.io is served at v1beta1 alone (Kueue v0.14 or older): its "
+            "LocalQueueDefaulting feature is off by default before v0.12",
+        ),
+        objects=(job.ref, f"LocalQueue/{k.DEFAULT_QUEUE}"),
+        job=f"'{job.name}'",
+        where="the settings of the jobs it starts (`spec.jobTemplate.metadata.labels`)"
+        if cron
+        else "its settings",
+        command=env.settings.kubectl.here("get", "localqueues"),
+    )
 
 
 def _shared_queue_blocked(

@@ -22,6 +22,7 @@ CHECK_PENDING: Final = "queue.check-pending"
 CHECK_REJECTED: Final = "queue.check-rejected"
 DEACTIVATED: Final = "queue.deactivated"
 KUEUE_REPORTED: Final = "queue.kueue-reported"
+DEFAULT_UNCONFIRMED: Final = "queue.default-unconfirmed"
 CANT_READ: Final = "queue.cant-read"
 SCHEDULER_MISSING: Final = "queue.scheduler-missing"
 SCHEDULER_DOWN: Final = "queue.scheduler-down"
@@ -102,6 +103,13 @@ WORDS: Final[dict[str, Wording]] = {
     ),
     CANT_READ: Wording(
         "Couldn't check whether the queue lets the training job start: {why}.", "{remedy}"
+    ),
+    DEFAULT_UNCONFIRMED: Wording(
+        "Couldn't tell whether the training job {job}, which names no queue, will wait in the "
+        "queue 'default': this Kueue release (older than v0.15) hands such a job there only "
+        "where a setting of its own that doctor can't read is on.",
+        "Hand the job to the queue for certain with `kueue.x-k8s.io/queue-name: default` in "
+        "{where}; {command} lists the queues.",
     ),
     SCHEDULER_MISSING: Wording(
         "The training job {job} waits to be placed by `{scheduler}`, which doesn't run in this "
