@@ -2,11 +2,15 @@
 adding stays a wait however often the scheduler retries since, and a job whose only GPU machines
 are down is told to bring them back, not to remove a reservation or a taint."""
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
 from tests.scenario.conftest import Doctor
 from tests.scenario.test_autoscaler import _scaler_event, _waiting
+from tests.scenario.test_cluster_reports import event
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import Obj, healthy, job_pod, node, training_job, ts
 
@@ -332,3 +336,63 @@ def test_a_nominated_machine_whose_claims_could_not_be_read_says_so(doctor: Doct
         "whether Karpenter's machine launched is not known: list nodeclaims: no permission "
         "(403); needs list nodeclaims.karpenter.sh (cluster-wide: a ClusterRole)"
     ]
+
+
+SCHEDULER_ERROR = (
+    'running PreBind plugin "VolumeBinding": binding volumes: timed out waiting for the condition'
+)
+"""kube-scheduler's words when its volume binding step fails for a pod it had found a machine
+for (pkg/scheduler/framework/runtime/framework.go RunPreBindPlugins: `running PreBind plugin
+%q: %w`; volumebinding's BindPodVolumes), as `kubectl describe pod` shows them."""
+
+
+def _scheduler_failed(age: timedelta) -> Callable[[datetime], list[Obj]]:
+    """A training pod, made `age` ago, that kube-scheduler found room for but could not bind:
+    handleSchedulingFailure (pkg/scheduler/schedule_one.go) writes `PodScheduled=False` with
+    reason `SchedulerError` for every status that is not a rejection, and posts
+    `FailedScheduling` with the same words. The machines have room for the job (gpu-1 offers
+    2 GPUs, it asks for 1)."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("train-002", now, gpus=1, finished=False, age=age)
+        pod = job_pod(job, now, suffix="w0", node_name=None, phase="Pending", age=age)
+        pod["status"]["conditions"] = [
+            {
+                "type": "PodScheduled",
+                "status": "False",
+                "reason": "SchedulerError",
+                "message": SCHEDULER_ERROR,
+                "lastTransitionTime": ts(now - timedelta(seconds=30)),
+            }
+        ]
+        said = event(now, pod, "FailedScheduling", SCHEDULER_ERROR, "default-scheduler", count=4)
+        return [*healthy(now), job, pod, said]
+
+    return build
+
+
+@pytest.mark.parametrize(
+    "age",
+    [timedelta(minutes=2), timedelta(minutes=10)],
+    ids=["within the grace period", "past the grace period"],
+)
+def test_a_pod_the_scheduler_failed_on_gets_its_words_and_no_claim_from_placing(
+    doctor: Doctor, age: timedelta
+) -> None:
+    """The scheduler's own failure on the job's pod is measured. Placing the pods on the free
+    room would say the job fits, the opposite of what the cluster measured about that pod;
+    and past the grace period, that it waits "with no word from the scheduler", which is not
+    so: the evidence check's quotation is the one finding about it."""
+    doctor.load(_scheduler_failed(age))
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    problems = [(f["code"], f["status"]) for f in report["findings"] if f["status"] != "ok"]
+    assert problems == [("evidence.cluster-reported", "fail")], problems
+    assert report["headline"]["text"] == (
+        "The cluster reports a problem with the training job 'train-002' (its program "
+        f"'train-002-w0'): “default-scheduler” says “PodScheduled=False (SchedulerError): "
+        f"{SCHEDULER_ERROR}”."
+    )
+    capacity = [f["code"] for f in report["findings"] if f["check"] == "capacity"]
+    assert "capacity.fits" not in capacity, "placing says the job fits beside the failure"
+    assert result.exit_code == 2

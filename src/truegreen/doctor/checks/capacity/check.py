@@ -67,6 +67,7 @@ from truegreen.doctor.checks.capacity.words import (
     AUTOSCALER_UNHEALTHY,
     BLOCKED_BY_OTHER_WORK,
     CANT_READ,
+    FITS,
     GPU_SOFTWARE_DOWN,
     GPU_SOFTWARE_STARTING,
     GPUS_UNHEALTHY,
@@ -89,6 +90,7 @@ from truegreen.doctor.checks.capacity.words import (
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.evidence import SchedulerVerdict, scheduler_verdict
+from truegreen.doctor.knowledge.reports import pods_with_evidence
 from truegreen.doctor.knowledge.stored_pod import (
     ExtendedTolerations,
     Knowledge,
@@ -112,7 +114,24 @@ def check(env: Environment) -> list[Finding]:
     down = None if every_set_named(env) else down_supply(nodes, requested_resources(env))
     if down is not None:
         return [_coming_beside_down(env, down) or _machines_down(env, down)]
-    return _with_evidence(env, _arithmetic(env))
+    return _unsaid_fit(env, _with_evidence(env, _arithmetic(env)))
+
+
+def _unsaid_fit(env: Environment, findings: list[Finding]) -> list[Finding]:
+    """The findings without the claim that the job fits where a component of the cluster
+    reported about one of the judged job's pods that has no machine yet: kube-scheduler's
+    `PodScheduled=False` with reason `SchedulerError` (pkg/scheduler/schedule_one.go
+    handleSchedulingFailure: every failure that is not a rejection, such as a PreBind plugin's
+    error), another scheduler's refusal. The evidence check quotes it; "fits" beside it would
+    be arithmetic speaking over a measurement about that very pod."""
+    job = env.judged_job()
+    if job is None or not any(f.code == FITS for f in findings):
+        return findings
+    reported = pods_with_evidence(env.reports())
+    unplaced = {o.name_of(p) for p in o.remaining(env.pods_of(job)) if not o.node_name(p)}
+    if not unplaced & reported:
+        return findings
+    return [f for f in findings if f.code != FITS]
 
 
 def _verdicts(env: Environment) -> list[tuple[KubeObject, SchedulerVerdict]]:

@@ -26,6 +26,7 @@ from truegreen.doctor.knowledge.fit import (
     format_resources,
     pod_requests,
 )
+from truegreen.doctor.knowledge.reports import pods_with_evidence
 from truegreen.doctor.knowledge.stored_pod import (
     ExtendedTolerations,
     Knowledge,
@@ -51,10 +52,15 @@ from truegreen.quantity import PODS, QuantityError, Resources, format_amount
 
 def stuck_job_pods(env: Environment, pods: Sequence[KubeObject]) -> list[KubeObject]:
     """Training job pods of this namespace still unscheduled after the grace period, of which
-    the scheduler has not said why (what it said is evidence, `_with_evidence`)."""
+    no component has said why: the scheduler's `Unschedulable` is `_with_evidence`'s; any other
+    report about the pod (kube-scheduler's own `SchedulerError`, another scheduler's refusal)
+    is the evidence check's, and a wait inferred beside it would speak over it."""
+    reported = pods_with_evidence(env.reports())
     stuck = []
     for pod in pods:
         if not training_owner(pod) or o.node_name(pod) or scheduler_verdict(pod) is not None:
+            continue
+        if o.name_of(pod) in reported:
             continue
         if o.phase(pod) != "Pending":
             continue
