@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tests.scenario.conftest import Doctor
-from tests.support.scenarios import Obj, find, healthy, job_pod, training_job
+from tests.support.scenarios import Obj, find, healthy, job_pod, node, training_job, ts
 
 GPU_JOB = ("--job-requests", "cpu=1,memory=1Gi,nvidia.com/gpu=1")
 
@@ -325,3 +325,39 @@ def test_a_new_machine_whose_device_plugin_registered_and_stopped_is_down(doctor
         ("capacity.gpu-software-down", "fail")
     ]
     assert result.exit_code == 2
+
+
+def test_an_eks_gpu_machine_known_by_the_autoscaler_s_label_that_offers_no_gpu_is_named(
+    doctor: Doctor,
+) -> None:
+    """An EKS GPU machine as cluster-autoscaler's AWS provider knows it: the label
+    `k8s.amazonaws.com/accelerator` with its GPU type (cloudprovider/aws/aws_cloud_provider.go
+    GPULabel, `availableGPUTypes`), set on the node group, and nothing else that says GPU: the
+    NVIDIA device plugin was never installed, so no `nvidia.com/gpu` in its capacity or
+    allocatable, an hour after it joined. cluster-autoscaler counts it as a GPU machine whose
+    GPUs are not ready (utils/gpu/gpu.go NodeHasGpu); doctor names it beside the job that fits
+    on gpu-1."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        eks = node("ip-10-0-3-17.ec2.internal", "4", "16Gi")
+        eks["metadata"]["creationTimestamp"] = ts(now - timedelta(hours=1))
+        eks["metadata"]["labels"].update(
+            {
+                "node.kubernetes.io/instance-type": "g5.xlarge",
+                "eks.amazonaws.com/nodegroup": "gpu",
+                "k8s.amazonaws.com/accelerator": "nvidia-a10g",
+            }
+        )
+        return [*objects, eks]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json", *GPU_JOB)
+    found = [(f["code"], f["status"]) for f in _capacity(result.json())]
+    assert found == [("capacity.fits", "ok"), ("capacity.gpu-software-down", "warn")], found
+    (warning,) = [f for f in _capacity(result.json()) if f["code"] == "capacity.gpu-software-down"]
+    assert warning["details"][0] == (
+        "ip-10-0-3-17.ec2.internal (k8s.amazonaws.com/accelerator=nvidia-a10g): nvidia.com/gpu "
+        "allocatable 0 of 0"
+    )
+    assert result.exit_code == 0

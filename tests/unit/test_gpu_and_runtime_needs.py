@@ -51,6 +51,43 @@ def test_a_gpu_machine_is_known_by_its_labels_or_its_capacity() -> None:
     ]
 
 
+CLUSTER_AUTOSCALER_GPU_LABELS = (
+    ("cloud.google.com/gke-accelerator", "nvidia-tesla-t4"),
+    ("kubernetes.azure.com/accelerator", "nvidia"),
+    ("accelerator", "nvidia"),
+    ("k8s.amazonaws.com/accelerator", "nvidia-a10g"),
+    ("aliyun.accelerator/nvidia_name", "Tesla-V100-SXM2-16GB"),
+    ("baidu/nvidia_name", "nTeslaV100"),
+    ("cloud.tencent.com/tke-accelerator", "nvidia-tesla-t4"),
+    ("cluster-api/accelerator", "nvidia-tesla-a100"),
+    ("cloud.digitalocean.com/gpu-node", "true"),
+    ("hcloud/gpu-node", "true"),
+    ("node.kubernetes.ovhcloud.com/gpu", "true"),
+    ("k8s.scw.cloud/gpu", "nvidia"),
+    ("civo.com/gpu-node", "true"),
+    ("bke.bizflycloud.vn/gpu-node", "true"),
+    ("cloud.brightbox.com/gpu-node", "true"),
+    ("cherryservers.com/gpu", "true"),
+    ("magnum.openstack.org/gpu", "true"),
+)
+"""The GPULabel of every cluster-autoscaler cloud provider that names one
+(cloudprovider/<name>/*_cloud_provider.go; azure's legacyGPULabel `accelerator`, which
+azure_template.go writes as `nvidia`), with a value each writes or could: the key alone makes a
+GPU machine (utils/gpu/gpu.go NodeHasGpu)."""
+
+
+@pytest.mark.parametrize(("key", "value"), CLUSTER_AUTOSCALER_GPU_LABELS)
+def test_every_cloud_s_autoscaler_gpu_label_makes_a_gpu_machine(key: str, value: str) -> None:
+    (problem,) = gpu_problems([_node("gpu", {key: value}, {"cpu": "8"}, {"cpu": "8"})])
+    assert (problem.supply, problem.signal) == (Supply.NOT_RUNNING, f"{key}={value}")
+
+
+def test_the_bare_accelerator_key_is_a_gpu_machine_only_for_nvidia() -> None:
+    """`accelerator` is azure's legacy label and cloudstack's; any operator may use so plain a
+    key for something else (the tests' own machines say `accelerator: gpu`)."""
+    assert gpu_problems([_node("tpu", {"accelerator": "tpu-v4"}, {}, {})]) == []
+
+
 def test_fewer_offered_than_held_is_unhealthy_by_capacity_or_by_the_count_label() -> None:
     nodes = [
         _node("a", {}, {"nvidia.com/gpu": "8"}, {"nvidia.com/gpu": "6"}),

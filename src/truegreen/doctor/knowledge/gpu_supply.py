@@ -39,10 +39,39 @@ GPU_LABELS: tuple[tuple[str, str | None], ...] = (
     ("nvidia.com/gpu.count", None),
     # Node Feature Discovery: a PCI device of NVIDIA's vendor id 10de.
     ("feature.node.kubernetes.io/pci-10de.present", "true"),
-    # GKE's accelerator node pools; AKS's GPU node pools; Karpenter on AWS.
-    ("cloud.google.com/gke-accelerator", None),
-    ("kubernetes.azure.com/accelerator", None),
+    # Karpenter on AWS: the instance type's GPU count (karpenter-provider-aws
+    # LabelInstanceGPUCount).
     ("karpenter.k8s.aws/instance-gpu-count", None),
+    # cluster-autoscaler's GPU label of each cloud: a machine that carries it has GPUs, whether
+    # or not its drivers are installed (utils/gpu/gpu.go NodeHasGpu: the key alone, any value;
+    # processors/customresources/gpu_processor.go FilterOutNodesWithUnreadyResources then
+    # counts one that offers none as not ready). Each is its cloudprovider/<name>/ GPULabel:
+    # gce (GKE's accelerator node pools; equinixmetal, huaweicloud and kubemark use it too),
+    ("cloud.google.com/gke-accelerator", None),
+    # azure (AKS's GPU node pools),
+    ("kubernetes.azure.com/accelerator", None),
+    # and azure's legacyGPULabel, which azure_template.go writes as `nvidia` beside it
+    # (cloudstack's GPULabel is the same bare key; any other value of so plain a key is not
+    # taken as a GPU machine);
+    ("accelerator", "nvidia"),
+    # aws (aws_cloud_provider.go; its value the GPU type, `nvidia-a10g`),
+    ("k8s.amazonaws.com/accelerator", None),
+    # alicloud, baiducloud, tencentcloud, clusterapi,
+    ("aliyun.accelerator/nvidia_name", None),
+    ("baidu/nvidia_name", None),
+    ("cloud.tencent.com/tke-accelerator", None),
+    ("cluster-api/accelerator", None),
+    # digitalocean, hetzner, ovhcloud, scaleway, civo, bizflycloud, brightbox, cherryservers,
+    # magnum.
+    ("cloud.digitalocean.com/gpu-node", None),
+    ("hcloud/gpu-node", None),
+    ("node.kubernetes.ovhcloud.com/gpu", None),
+    ("k8s.scw.cloud/gpu", None),
+    ("civo.com/gpu-node", None),
+    ("bke.bizflycloud.vn/gpu-node", None),
+    ("cloud.brightbox.com/gpu-node", None),
+    ("cherryservers.com/gpu", None),
+    ("magnum.openstack.org/gpu", None),
 )
 """Labels that make a machine a GPU machine: (key, value), None for any value."""
 
