@@ -14,7 +14,7 @@ import yaml
 
 from tests.support import rbac
 from tests.support.cli import run_cli
-from tests.support.fake_apiserver import FakeApiServer, RequestRecord
+from tests.support.fake_apiserver import FakeApiServer, Fault, RequestRecord
 from tests.support.monitoring import BOUND, wait_for
 from tests.support.scenarios import NAMESPACE, healthy
 from truegreen.cluster.settings import ConnectionSettings
@@ -86,6 +86,14 @@ def test_our_own_lint_passes_the_package_and_would_refuse_a_liveness_probe() -> 
     }
 
 
+def _status_watched(fake_api: FakeApiServer) -> bool:
+    """The autoscaler's status ConfigMap is watched by name, cluster-wide."""
+    return any(
+        r.path == "/api/v1/configmaps" and "watch" in r.query and r.status == 200
+        for r in fake_api.requests()
+    )
+
+
 def _grants(requests: list[RequestRecord]) -> tuple[set[rbac.Grant], set[rbac.Grant]]:
     """rbac.used, with watches and creates named as RBAC names them; a read in another
     namespace than the monitor's needs a ClusterRole."""
@@ -136,6 +144,10 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     filtered = handed_to_team_a(every_filter_read(datetime.now(UTC)))
     fake_api.add(*every_gang_read(filtered, "filtered", datetime.now(UTC)))
     fake_api.add(*every_queue_read(datetime.now(UTC)))
+    # the autoscaler's status: its first list by name refused, as a role granting the get alone
+    # refuses it, so that round gets it at kube-system; the reflector lists it again after its
+    # back-off and watches it (the roles grant both)
+    fake_api.inject(Fault.FORBIDDEN, r"^/api/v1/configmaps$", count=1)
     kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
     request = MonitorRequest(
         DoctorRequest(ConnectionSettings(kubeconfig, None, None, 5.0, False, None)),
@@ -162,6 +174,7 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
         claim["status"] = {"phase": "Pending"}
         fake_api.update_object(claim)
         wait_for("a second Event", lambda: len(monitor_events()) == 2)
+        wait_for("the autoscaler's status watched", lambda: _status_watched(fake_api))
         run.stop()
         thread.join(BOUND)
     namespaced, cluster_wide = _grants(fake_api.requests())

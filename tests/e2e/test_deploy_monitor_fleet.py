@@ -12,7 +12,7 @@ from typing import Any
 
 import yaml
 
-from tests.e2e.test_deploy_monitor import _kustomize
+from tests.e2e.test_deploy_monitor import _kustomize, _status_watched
 from tests.scenario.test_fleet_monitor import _moved, _namespace
 from tests.support import rbac
 from tests.support.cli import run_cli
@@ -111,6 +111,9 @@ def _run_fleet_monitor(
     fake_api.add(runtime | {"metadata": {"name": "nvidia"}})
     fake_api.add(_namespace(NAMESPACE, **{LABEL: "true"}), _namespace("team-a", **{LABEL: "true"}))
     fake_api.add(*objects, *_moved(objects, "team-a"))
+    # the autoscaler's status: its first list by name refused (a role granting the get alone),
+    # so that round gets it at kube-system; listed again after the back-off, and watched
+    fake_api.inject(Fault.FORBIDDEN, r"^/api/v1/configmaps$", count=1)
     kubeconfig = fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace="default")
     request = MonitorRequest(
         DoctorRequest(ConnectionSettings(kubeconfig, None, None, 5.0, False, None)),
@@ -145,6 +148,7 @@ def _run_fleet_monitor(
         claim["status"] = {"phase": "Pending"}
         fake_api.update_object(claim)
         wait_for("a second Event in team-a", lambda: len(verdict_events("team-a")) == 2)
+        wait_for("the autoscaler's status watched", lambda: _status_watched(fake_api))
         time.sleep(linger)
         run.stop()
         thread.join(BOUND)

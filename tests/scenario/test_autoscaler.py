@@ -1,6 +1,7 @@
 """A training pod the scheduler could not place, and what an autoscaler said about it: a machine
 on its way is a measured wait; a machine that cannot be added is why the job will not run."""
 
+import json
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -1057,3 +1058,122 @@ def test_each_reason_the_autoscaler_gives_gets_its_own_remedy(
     )
     assert headline["remedy"].startswith(f"{todo}; `kubectl"), headline["remedy"]
     assert result.exit_code == 2
+
+
+def _unhealthy_status(now: datetime, namespace: str, written: datetime) -> Obj:
+    """cluster-autoscaler's status ConfigMap in `namespace`, as it writes it there: the YAML
+    form with the cluster Unhealthy, `time` and the `last-updated` annotation both `written`
+    (pkg/clusterstate/utils/status.go WriteStatusConfigMap: ConfigMapLastUpdatedKey)."""
+    stamp = f"{written.strftime('%Y-%m-%d %H:%M:%S')}.000000000 +0000 UTC"
+    status = _status(now, "NoActivity", written=written)
+    status["metadata"] = {
+        "name": "cluster-autoscaler-status",
+        "namespace": namespace,
+        "annotations": {"cluster-autoscaler.kubernetes.io/last-updated": stamp},
+    }
+    status["data"]["status"] = status["data"]["status"].replace(
+        "clusterWide:\n  health:\n    status: Healthy\n",
+        "clusterWide:\n  health:\n    status: Unhealthy\n",
+    )
+    assert "status: Unhealthy" in status["data"]["status"], "precondition"
+    return status
+
+
+def _stale_healthy_status(now: datetime) -> Obj:
+    """The status an earlier install left in kube-system, last written two hours ago, Healthy:
+    nothing writes it since cluster-autoscaler runs elsewhere."""
+    written = now - timedelta(hours=2)
+    stale = _status(now, "NoActivity", written=written)
+    stale["metadata"]["annotations"] = {
+        "cluster-autoscaler.kubernetes.io/last-updated": (
+            f"{written.strftime('%Y-%m-%d %H:%M:%S')}.000000000 +0000 UTC"
+        )
+    }
+    return stale
+
+
+@pytest.mark.parametrize("stale_copy", [False, True], ids=["elsewhere", "beside-a-stale-copy"])
+def test_the_status_is_read_where_the_chart_installed_the_autoscaler(
+    doctor: Doctor, stale_copy: bool
+) -> None:
+    """The Helm chart runs cluster-autoscaler with `--namespace={{ .Release.Namespace }}`
+    (charts/cluster-autoscaler/templates/deployment.yaml), and it writes its status ConfigMap
+    in that namespace (`--namespace`, "Namespace in which cluster-autoscaler run.", default
+    kube-system). Installed in its own namespace, its status is found there; beside a copy an
+    earlier install left in kube-system, the one it wrote last is its word."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        live = _unhealthy_status(now, "cluster-autoscaler", now)
+        return [*objects, pod, live, *([_stale_healthy_status(now)] if stale_copy else [])]
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    assert ("capacity.autoscaler-unhealthy", "fail", "measured") in _capacity(report)
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.autoscaler-unhealthy"]
+    assert (
+        "-n cluster-autoscaler describe configmap cluster-autoscaler-status`" in (found["remedy"])
+    ), found["remedy"]
+    assert found["objects"] == ["ConfigMap/cluster-autoscaler/cluster-autoscaler-status"]
+    asked = [r for r in doctor.server.log if "configmaps" in r.path]
+    assert len({(r.path, r.query.get("fieldSelector")) for r in asked}) == 1, [
+        (r.path, r.query) for r in asked
+    ]
+
+
+@pytest.mark.parametrize("get_allowed", [True, False], ids=["get-allowed", "get-refused"])
+def test_a_refused_list_of_the_status_reads_its_default_place(
+    doctor: Doctor, get_allowed: bool
+) -> None:
+    """A role that grants the status ConfigMap's `get` alone (as truegreen's did) refuses the
+    list by name: the status is read where cluster-autoscaler writes it by default. Refused
+    there too, nothing is measured of it: a line in the details, never a finding."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        return [*objects, pod, _unhealthy_status(now, "kube-system", now)]
+
+    doctor.load(build)
+    doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/configmaps$")
+    if not get_allowed:
+        doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/namespaces/kube-system/configmaps/")
+    result = doctor.live("-o", "json", "--verbose")
+    report = result.json()
+    codes = {c for c, _, _ in _capacity(report)}
+    assert ("capacity.autoscaler-unhealthy" in codes) is get_allowed, _capacity(report)
+    if not get_allowed:
+        lines = [d for f in report["findings"] if f["check"] == "capacity" for d in f["details"]]
+        assert any(d.startswith("the autoscaler's status could not be read: ") for d in lines), (
+            lines
+        )
+        assert result.exit_code == 2, "the job is too large whatever the autoscaler says"
+
+
+def test_a_snapshot_taken_before_the_status_was_listed_reads_it_at_its_default_place(
+    doctor: Doctor,
+) -> None:
+    """Snapshots taken before doctor listed the status by name hold only its get at
+    kube-system: offline, the list was not made, so that get is the status."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        return [*objects, pod, _unhealthy_status(now, "kube-system", now)]
+
+    doctor.load(build)
+    doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/configmaps$")
+    directory = doctor.snapshot(exit_code=3)
+    listed = [
+        path
+        for path in (directory / "reads").iterdir()
+        if json.loads(path.read_text())["read"]
+        == {
+            "verb": "list",
+            "resource": "configmaps",
+            "namespace": None,
+            "fields": "metadata.name=cluster-autoscaler-status",
+        }
+    ]
+    assert len(listed) == 1, sorted(p.name for p in (directory / "reads").iterdir())
+    listed[0].unlink()
+    report = doctor.offline(directory, "-o", "json").json()
+    assert ("capacity.autoscaler-unhealthy", "fail", "measured") in _capacity(report)

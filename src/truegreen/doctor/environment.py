@@ -196,8 +196,9 @@ class Environment(Struct, frozen=True):
     autoscaler_events: Mapping[str, ListRead] = field(default_factory=dict)
     """Per autoscaler (`cluster-autoscaler`, `karpenter`), its Events in the namespace, read
     only while the scheduler has marked a training pod it could not place."""
-    autoscaler_status: GetRead | None = None
-    """cluster-autoscaler's status ConfigMap, read with its Events."""
+    autoscaler_status: ListRead | GetRead | None = None
+    """cluster-autoscaler's status ConfigMaps, read with its Events: every one of its name in
+    the cluster, or, where that list is refused, the one at its default place."""
     autoscaler_flags: FoldRead | None = None
     """The fold of the cluster's running pods that finds cluster-autoscaler's own and the
     provision time it was given, read only when one of its scale-ups is older than the

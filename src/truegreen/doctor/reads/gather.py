@@ -675,7 +675,7 @@ class _EvidenceReads(Struct):
 
     warnings: Pending[ListRead] | None
     scaler_events: dict[str, Pending[ListRead]]
-    scaler_status: Pending[GetRead] | None
+    scaler_status: Pending[ListRead | GetRead] | None
     gpu_pods: dict[str, Pending[ListRead]]
     node_claims: Pending[ListRead] | None
     node_pools: Pending[ListRead] | None
@@ -710,14 +710,7 @@ def _evidence_reads(
         )
         for source in (AUTOSCALER_SOURCES if unplaced else ())
     }
-    status_namespace, status_name = STATUS_CONFIG_MAP
-    scaler_status = (
-        schedule.submit(
-            partial(reader.get, Kind.CONFIG_MAP, status_name, namespace=status_namespace)
-        )
-        if unplaced
-        else None
-    )
+    scaler_status = schedule.submit(partial(_autoscaler_status, reader)) if unplaced else None
     problems = gpu_problems(nodes.items)[:GPU_MACHINES_READ] if isinstance(nodes, Listed) else []
     gpu_pods: dict[str, Pending[ListRead]] = {
         problem.machine: schedule.submit(
@@ -741,6 +734,23 @@ def _evidence_reads(
         else None
     )
     return _EvidenceReads(warnings, scaler_events, scaler_status, gpu_pods, node_claims, node_pools)
+
+
+def _autoscaler_status(reader: ClusterReader) -> ListRead | GetRead:
+    """cluster-autoscaler's status ConfigMap, in whichever namespace it runs: every ConfigMap of
+    its name, one list (`fieldSelector=metadata.name=…`, which RBAC grants by `resourceNames`:
+    apiserver pkg/endpoints/request/requestinfo.go takes the selector's name as the request's).
+    Where that list is refused (a role granting the `get` alone) or a snapshot taken before
+    holds none, the default place is read instead (`STATUS_CONFIG_MAP`)."""
+    namespace, name = STATUS_CONFIG_MAP
+    found = reader.list(Kind.CONFIG_MAP, namespace=None, fields={"metadata.name": name})
+    if isinstance(found, CantRead) and found.failure in _STATUS_LIST_NOT_ASKED:
+        return reader.get(Kind.CONFIG_MAP, name, namespace=namespace)
+    return found
+
+
+_STATUS_LIST_NOT_ASKED = frozenset({ReadFailure.FORBIDDEN, ReadFailure.NOT_CAPTURED})
+"""Why the list by name tells nothing of the default place: it was not allowed, or not made."""
 
 
 def _autoscaler_flags(

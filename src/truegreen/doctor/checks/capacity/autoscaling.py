@@ -4,7 +4,8 @@ cluster-autoscaler records, on every pod it considered, either `TriggeredScaleUp
 triggered scale-up: [{group 0->1 (max: 4)}]`) or `NotTriggerScaleUp` (`pod didn't trigger
 scale-up: 2 max node group size reached, 1 …`), both of type Normal from the component
 `cluster-autoscaler` (cluster-autoscaler/processors/status/eventing_scale_up_processor.go), and
-writes its own health to the ConfigMap kube-system/cluster-autoscaler-status (clusterstate/api).
+writes its own health to the ConfigMap cluster-autoscaler-status in its own namespace
+(kube-system by default; clusterstate/api).
 Karpenter records `Nominated` (`Pod should schedule on: nodeclaim/…`) when it has made or found a
 machine for the pod, and `FailedScheduling` when no NodePool can (pkg/controllers/provisioning).
 A machine being added is a measured wait; a machine that cannot be added is the measured reason
@@ -13,7 +14,7 @@ the job will not run. Everything here is pure.
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from functools import lru_cache
 from itertools import islice
@@ -31,6 +32,15 @@ from truegreen.quantity import QuantityError, parse_quantity
 AUTOSCALER_SOURCES = ("cluster-autoscaler", "karpenter")
 """The event sources read, each by its own field selector (`source=…`)."""
 STATUS_CONFIG_MAP = ("kube-system", "cluster-autoscaler-status")
+"""Where cluster-autoscaler writes its status by default: the namespace of its `--namespace`
+flag ("Namespace in which cluster-autoscaler run.", default kube-system) under the name of its
+`--status-config-map-name` (config/flags/flags.go). Its Helm chart passes the release's own
+namespace (charts/cluster-autoscaler/templates/deployment.yaml `--namespace={{
+.Release.Namespace }}`), so the status is looked for in every namespace by this name, and read
+here only where that list is refused."""
+STATUS_WRITTEN = "cluster-autoscaler.kubernetes.io/last-updated"
+"""The annotation every release writes with its status, in Go's time format
+(pkg/clusterstate/utils/status.go WriteStatusConfigMap, ConfigMapLastUpdatedKey)."""
 PROVISION_TIME = timedelta(minutes=15)
 """cluster-autoscaler's --max-node-provision-time default: a scale-up older than the provision
 time that has not placed the pod is no longer a machine on its way (autoscaler_flags.py reads
@@ -446,7 +456,30 @@ def status_time(config_map: KubeObject) -> datetime | None:
     (`2026-12-05 12:00:00.123456789 +0000 UTC`, clusterstate/api/types.go
     `ClusterAutoscalerStatus.Time`); None for the older text form or another shape."""
     loaded = _status_yaml(_status_text(config_map))
-    written = loaded.get("time") if loaded is not None else None
+    return _go_time(loaded.get("time") if loaded is not None else None)
+
+
+def latest_status(config_maps: Sequence[KubeObject]) -> KubeObject | None:
+    """Of the status ConfigMaps found in the cluster, the one cluster-autoscaler wrote last:
+    one an earlier install left elsewhere (kube-system, before the chart moved it) is no
+    longer written. By its `STATUS_WRITTEN` annotation, which every release writes, else the
+    YAML form's `time`; one with neither is the oldest, and among equals the default place
+    (`STATUS_CONFIG_MAP`) is taken."""
+    if len(config_maps) < 2:
+        return config_maps[0] if config_maps else None
+    oldest = datetime.min.replace(tzinfo=UTC)
+    return max(
+        config_maps,
+        key=lambda c: (
+            _go_time(o.annotations_of(c).get(STATUS_WRITTEN)) or status_time(c) or oldest,
+            o.namespace_of(c) == STATUS_CONFIG_MAP[0],
+        ),
+    )
+
+
+def _go_time(written: object) -> datetime | None:
+    """A time in Go's default format (`2006-01-02 15:04:05.999999999 -0700 MST`), to the
+    second; None for anything else."""
     found = _STATUS_TIME.match(written[:200]) if isinstance(written, str) else None
     if found is None:
         return None

@@ -26,6 +26,7 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     autoscaler_words,
     claim_launches,
     group_scale_ups,
+    latest_status,
     launched,
     limited_pools,
     nominated_claim,
@@ -359,9 +360,10 @@ def _autoscaler_words(
 ) -> list[AutoscalerWord]:
     """What the autoscalers said about these pods, newest per pod (their Events' reads that
     failed are left out: the scheduler's own verdict still stands)."""
-    status = env.autoscaler_status
-    groups = group_scale_ups(status.obj) if isinstance(status, Got) else {}
-    written = status_time(status.obj) if isinstance(status, Got) else None
+    status = _status(env)
+    known = None if isinstance(status, CantRead) else status
+    groups = group_scale_ups(known) if known is not None else {}
+    written = status_time(known) if known is not None else None
     fresh = written is not None and env.now - written <= STATUS_FRESH
     scaling_up = {
         name: g.since
@@ -503,7 +505,30 @@ def _where_said(env: Environment, word: AutoscalerWord, on_pod: str) -> str:
     the pod's Events."""
     if not word.message.startswith(STATUS_SAID):
         return on_pod
-    namespace, name = STATUS_CONFIG_MAP
+    status = _status(env)
+    return _describe_status(env, None if isinstance(status, CantRead) else status)
+
+
+def _status(env: Environment) -> KubeObject | CantRead | None:
+    """cluster-autoscaler's status ConfigMap: the one it wrote last of those found
+    (`latest_status`); the read that could not look; None where none was read or none exists
+    (a measured absence: no cluster-autoscaler writes one)."""
+    read = env.autoscaler_status
+    if read is None or isinstance(read, CantRead):
+        return None if read is None or read.is_measurement else read
+    return read.obj if isinstance(read, Got) else latest_status(read.items)
+
+
+def _status_place(status: KubeObject | None) -> tuple[str, str]:
+    """The status ConfigMap's namespace and name (its default place where none was read)."""
+    if status is None:
+        return STATUS_CONFIG_MAP
+    return o.namespace_of(status) or STATUS_CONFIG_MAP[0], o.name_of(status)
+
+
+def _describe_status(env: Environment, status: KubeObject | None) -> str:
+    """The command that shows the status ConfigMap where it was found."""
+    namespace, name = _status_place(status)
     return env.settings.kubectl.cluster("-n", namespace, "describe", "configmap", name)
 
 
@@ -561,23 +586,22 @@ def _launch_ended(env: Environment, ended: Sequence[AutoscalerWord], lines: list
 def _autoscaler_health(env: Environment) -> tuple[list[Finding], list[str]]:
     """cluster-autoscaler's own health, when it says it is unhealthy: a finding; otherwise a
     line for the details (or nothing where there is no cluster-autoscaler)."""
-    read = env.autoscaler_status
-    if read is None or (isinstance(read, CantRead) and read.is_measurement):
+    status = _status(env)
+    if status is None:
         return [], []
-    if isinstance(read, CantRead):
-        return [], [f"the autoscaler's status could not be read: {read.reason}"]
-    health = autoscaler_health(read.obj)
+    if isinstance(status, CantRead):
+        return [], [f"the autoscaler's status could not be read: {status.reason}"]
+    health = autoscaler_health(status)
     if health.healthy is not False:
         return [], [health.detail]
+    namespace, name = _status_place(status)
     unhealthy = SAY.finding(
         Status.FAIL,
         Basis.MEASURED,
         AUTOSCALER_UNHEALTHY,
         details=(health.detail,),
-        objects=(f"ConfigMap/{STATUS_CONFIG_MAP[0]}/{STATUS_CONFIG_MAP[1]}",),
-        command=env.settings.kubectl.cluster(
-            "-n", STATUS_CONFIG_MAP[0], "describe", "configmap", STATUS_CONFIG_MAP[1]
-        ),
+        objects=(f"ConfigMap/{namespace}/{name}",),
+        command=_describe_status(env, status),
     )
     return [unhealthy], [health.detail]
 
