@@ -130,6 +130,20 @@ def test_stdin_like_helm_template() -> None:
     assert result.exit_code == 2
 
 
+@pytest.mark.parametrize(
+    "twice", [["-", "-"], [str(INCIDENT), str(INCIDENT)]], ids=["stdin", "one-file"]
+)
+def test_an_input_named_twice_is_one_input(twice: list[str]) -> None:
+    """`lint - -` reads stdin once, and a file named twice is one file: the count of files
+    and objects says what was read, not how often it was named."""
+    once = run_cli("lint", twice[0], "-o", "json", stdin=INCIDENT.read_text())
+    again = run_cli("lint", *twice, "-o", "json", stdin=INCIDENT.read_text())
+    assert (once.json()["files"], once.json()["objects"]) == (1, 2), "precondition"
+    assert (again.exit_code, again.json()) == (once.exit_code, once.json())
+    text = run_cli("lint", *twice, stdin=INCIDENT.read_text()).stdout.splitlines()[-1]
+    assert "in 1 file (2 objects read)" in text
+
+
 def test_broken_file_is_a_finding_and_the_others_are_still_linted(tmp_path: Path) -> None:
     (tmp_path / "a-broken.yaml").write_text("kind: Deployment\nmetadata: {name: x\n")
     (tmp_path / "b.yml").write_text(INCIDENT.read_text())

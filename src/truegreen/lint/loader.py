@@ -147,7 +147,9 @@ def _walk(folder: str, kustomizations: list[str]) -> list[str]:
 
 
 def input_files(paths: list[str]) -> Inputs:
-    """The files to lint: each path, folders searched for manifests; `-` is stdin."""
+    """The files to lint: each path, folders searched for manifests; `-` is stdin. An input
+    named twice (`lint - -`, a file and its folder) is one input: stdin is read once, and a
+    file's objects are counted once."""
     files: list[str] = []
     charts: dict[str, list[str]] = {}
     kustomizations: list[str] = []
@@ -172,8 +174,8 @@ def input_files(paths: list[str]) -> Inputs:
             else:
                 charts.setdefault(chart, []).append(file)
     return Inputs(
-        tuple(files),
-        {chart: tuple(found) for chart, found in charts.items()},
+        tuple(dict.fromkeys(files)),
+        {chart: tuple(dict.fromkeys(found)) for chart, found in charts.items()},
         tuple(dict.fromkeys(kustomizations)),
     )
 
