@@ -16,6 +16,7 @@ from truegreen.cluster.settings import ConnectionSettings
 from truegreen.doctor.command.config import DoctorConfig, doctor_settings
 from truegreen.doctor.command.fleet import diagnose_fleet
 from truegreen.doctor.diagnose import RegistryOff, Where
+from truegreen.doctor.findings import CheckId
 from truegreen.doctor.knowledge.image_presence import (
     ImageLookup,
     ImageRegistry,
@@ -64,4 +65,11 @@ def test_a_bug_in_one_namespace_is_that_namespace_s_report_and_the_others_are_ke
         "Run again with --debug and report the traceback.",
     )
     assert broken.checked == ()
+    # It could not run the checks a run of that namespace makes, and only those: without
+    # --trial the trial is no part of the run (as the ready namespace beside it shows), and
+    # the backend login is not asked for, as there.
+    ready = reports["team-a"]
+    made = {(c, True) for c in ready.checked} | {(n.check, n.asked) for n in ready.not_checked}
+    assert (CheckId.TRIAL, True) not in made, "precondition: a run without --trial"
+    assert {(n.check, n.asked) for n in broken.not_checked} == made
     assert int(fleet.exit_code) == 3

@@ -1,5 +1,6 @@
 """doctor from end to end: gather once, run every check, roll up."""
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -125,9 +126,9 @@ def impossible_namespace_report(namespace: str, settings: DoctorSettings) -> Rep
     unknown for that one reason."""
     check = settings.kubectl.cluster("get", "namespaces")
     headline, remedy = render("namespace-name-impossible", name=namespace, check=check)
-    ran = _ran(settings)
-    findings = [
-        Finding(
+    return every_check_unknown(
+        settings,
+        lambda check_id: Finding(
             check_id,
             Status.UNKNOWN,
             Basis.CANT_CHECK,
@@ -136,10 +137,16 @@ def impossible_namespace_report(namespace: str, settings: DoctorSettings) -> Rep
             remedy,
             (f"namespace {namespace!r} is not a DNS-1123 label: {NAMESPACE_NAME_RULE}",),
             why="the cluster listed a name no space can have",
-        )
-        for check_id in ran
-    ]
-    return roll_up(findings, ran, _not_asked(settings))
+        ),
+    )
+
+
+def every_check_unknown(settings: DoctorSettings, finding: Callable[[CheckId], Finding]) -> Report:
+    """The report of a run that could not look, for one reason: `finding` for each check a run
+    with `settings` makes (the trial only with --trial), those not asked for said beside them,
+    so that such a report never lists a check the run would not have made."""
+    ran = _ran(settings)
+    return roll_up([finding(check_id) for check_id in ran], ran, _not_asked(settings))
 
 
 def _ran(settings: DoctorSettings) -> list[CheckId]:

@@ -23,11 +23,11 @@ from truegreen.cluster import ClusterReader
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.schedule import IN_FLIGHT, ReadSchedule
 from truegreen.cluster.shared_reads import SharedReads
-from truegreen.doctor.checks.registry import CHECKS
 from truegreen.doctor.diagnose import (
     MONITOR_REGISTRY_OFF,
     RegistryOff,
     Where,
+    every_check_unknown,
     impossible_namespace_report,
     report_of,
 )
@@ -35,7 +35,7 @@ from truegreen.doctor.environment import DoctorSettings, PodCreator, Unreachable
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.image_presence import ImageRegistry
 from truegreen.doctor.reads.gather import gather
-from truegreen.doctor.rollup import Report, Verdict, roll_up
+from truegreen.doctor.rollup import Report, Verdict
 from truegreen.exitcodes import ExitCode
 from truegreen.failure import Failure
 
@@ -150,20 +150,26 @@ def _worst_first(reports: list[NamespaceReport]) -> tuple[NamespaceReport, ...]:
 
 
 def broken_report(error: Exception, settings: DoctorSettings) -> Report:
-    """The report of a namespace whose check met a bug: every check unknown for that one
-    reason, the words a run on it alone would end with (Failure.internal: the exception's type,
-    never its message, which may hold the cluster's text)."""
+    """The report of a namespace whose check met a bug: every check the run makes (the trial
+    only with --trial) unknown for that one reason, the words a run on it alone would end with
+    (Failure.internal: the exception's type, never its message, which may hold the cluster's
+    text)."""
     failure = Failure.internal(error)
-    ran = [c.CHECK for c in CHECKS if c.CHECK is not CheckId.CREDENTIALS or settings.credentials]
     headline = f"Couldn't check this namespace: {failure.text}."
     remedy = f"{failure.remedy[0].upper()}{failure.remedy[1:]}."
-    findings = [
-        Finding(
-            c, Status.UNKNOWN, Basis.CANT_CHECK, failure.code, headline, remedy, why=failure.text
+
+    def unknown(check: CheckId) -> Finding:
+        return Finding(
+            check,
+            Status.UNKNOWN,
+            Basis.CANT_CHECK,
+            failure.code,
+            headline,
+            remedy,
+            why=failure.text,
         )
-        for c in ran
-    ]
-    return roll_up(findings, ran)
+
+    return every_check_unknown(settings, unknown)
 
 
 def _own(fleet: DoctorSettings, settings: DoctorSettings, namespace: str) -> DoctorSettings:
