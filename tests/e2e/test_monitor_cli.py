@@ -481,23 +481,29 @@ STOP_BOUND = 20.0
 grace before SIGKILL, and a third of the --request-timeout its reads wait under."""
 
 
+_STOPPED = "truegreen: stopped by {} before the run had a result. run it again to get one"
+
+
 @pytest.mark.parametrize(
-    ("args", "how", "code"),
+    ("args", "how", "code", "said"),
     [
-        (("monitor", "--listen", "127.0.0.1:0", "--no-events"), signal.SIGTERM, 0),
-        (("monitor", "--listen", "127.0.0.1:0", "--no-events"), signal.SIGINT, 0),
-        # doctor --watch: no evaluation finished, so "could not check"
-        (("doctor", "--watch"), signal.SIGINT, 3),
+        (("monitor", "--listen", "127.0.0.1:0", "--no-events"), signal.SIGTERM, 0, None),
+        (("monitor", "--listen", "127.0.0.1:0", "--no-events"), signal.SIGINT, 0, None),
+        # doctor --watch before its first verdict: a run stopped before it had a result, as
+        # every command ends one (README's exit codes): 128 + the signal's number
+        (("doctor", "--watch"), signal.SIGINT, 130, _STOPPED.format("Ctrl-C")),
+        (("doctor", "--watch"), signal.SIGTERM, 143, _STOPPED.format("SIGTERM")),
     ],
 )
 def test_a_stop_ends_the_monitor_while_its_reads_wait_on_a_cluster_that_never_answers(
-    tmp_path: Path, args: tuple[str, ...], how: signal.Signals, code: int
+    tmp_path: Path, args: tuple[str, ...], how: signal.Signals, code: int, said: str | None
 ) -> None:
     """SIGTERM (the kubelet's stop, which sends SIGKILL after terminationGracePeriodSeconds,
     30 s by default: pkg/kubelet/kuberuntime/kuberuntime_container.go killContainer) and Ctrl-C
     end the process while the first evaluation's reads are in flight to an API server that took
-    the connection and never answers: exit 0 (docs/monitor.md), long before the 60 s each read
-    may wait."""
+    the connection and never answers, long before the 60 s each read may wait: the monitor with
+    exit 0 (docs/monitor.md), doctor --watch, which has drawn no verdict yet, as a program the
+    signal ended (130, 143) with the one line every interrupted command says."""
     with HostileServer(silent) as api:
         kubeconfig = tmp_path / "kubeconfig"
         kubeconfig.write_text(
@@ -517,7 +523,8 @@ def test_a_stop_ends_the_monitor_while_its_reads_wait_on_a_cluster_that_never_an
             wait_for("a read in flight", lambda: api.counts["requests"] > 0)
             running.process.send_signal(how)
             try:
-                running.process.communicate(timeout=STOP_BOUND)
+                # wait, not communicate: stderr is read by the Process's own reader alone
+                running.process.wait(timeout=STOP_BOUND)
             except subprocess.TimeoutExpired:
                 pytest.fail(f"still running {STOP_BOUND:g} s after {how.name}")
         finally:
@@ -525,3 +532,6 @@ def test_a_stop_ends_the_monitor_while_its_reads_wait_on_a_cluster_that_never_an
                 running.process.kill()
                 running.process.wait()
     assert running.process.returncode == code, running.err
+    if said is not None:
+        wait_for("its last line", lambda: said in running.err)
+        assert [line for line in running.err if line] == [said]

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from truegreen.cli.output import (
+    Terminated,
     emit_json,
     loaded,
     progress,
@@ -26,6 +27,7 @@ from truegreen.cli.parser import (
     connection_options,
     trial_options,
 )
+from truegreen.exitcodes import ExitCode
 
 if TYPE_CHECKING:
     from truegreen.cluster.context_selection import ContextSelection
@@ -253,7 +255,8 @@ def _doctor_clusters(
 
 def _watch_doctor(request: "DoctorRequest", *, verbose: bool, no_color: bool) -> int:
     """`doctor --watch`: the monitor's engine, its report redrawn in place; the exit code of
-    the last verdict when Ctrl-C ends it (3 if no evaluation finished)."""
+    the last verdict when Ctrl-C or SIGTERM ends it. Ended before any verdict was drawn, the
+    run had no result: it ends as every command a signal stopped then (130, 143)."""
     from datetime import datetime
 
     from rich.console import Console, Group
@@ -290,11 +293,12 @@ def _watch_doctor(request: "DoctorRequest", *, verbose: bool, no_color: bool) ->
         live.update(Group(*lines, Text(""), Text(footer, style="dim")), refresh=True)
 
     watching = MonitorRequest(request, listen=None, min_interval=2.0, events=False)
-    with (
-        RunningMonitor(watching, on_evaluation=draw, on_event=lambda _: None) as running,
-        live,
-        contextlib.suppress(KeyboardInterrupt),
-    ):
-        stop_on_signals(running.stop)
-        running.run()
-    return int(shown[-1].report.exit_code) if shown else 3
+    with RunningMonitor(watching, on_evaluation=draw, on_event=lambda _: None) as running, live:
+        # A Ctrl-C until here is the KeyboardInterrupt of a run with no result yet.
+        stopped_by = stop_on_signals(running.stop)
+        with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C
+            running.run()
+    if shown:
+        return int(shown[-1].report.exit_code)
+    # run() returns only once stopped: by the signal stopped_by names, or a second Ctrl-C
+    raise Terminated if stopped_by() is ExitCode.TERMINATED else KeyboardInterrupt

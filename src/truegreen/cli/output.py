@@ -300,14 +300,21 @@ def progress(
     return progress_line(consoles.err if progress_wanted(no_color) else None)
 
 
-def stop_on_signals(stop: Callable[[], None]) -> None:
+def stop_on_signals(stop: Callable[[], None]) -> Callable[[], ExitCode]:
     """Ctrl-C and SIGTERM call `stop`, which must return at once (it runs in the signal
-    handler); a second Ctrl-C raises KeyboardInterrupt."""
+    handler); a second Ctrl-C raises KeyboardInterrupt. The function returned says which signal
+    came first, as the exit code of a run it ended (`stopped_by`): SIGTERM's once it came first,
+    else Ctrl-C's (the only other way such a loop ends is a KeyboardInterrupt)."""
     import signal
+
+    terminated: list[bool] = []
 
     def first(signum: int, frame: object) -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        if not terminated:
+            terminated.append(signum == signal.SIGTERM)
         stop()
 
     signal.signal(signal.SIGINT, first)
     signal.signal(signal.SIGTERM, first)
+    return lambda: ExitCode.TERMINATED if terminated[:1] == [True] else ExitCode.INTERRUPTED
