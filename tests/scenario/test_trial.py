@@ -729,6 +729,37 @@ def test_watch_refuses_what_runs_once_in_one_line(doctor: Doctor, once: str) -> 
     assert doctor.server.requests(method="POST") == []
 
 
+@pytest.mark.parametrize("key", ["trial", "admission-dry-run", "admission_dry_run"])
+def test_watch_refuses_what_runs_once_from_the_config_file_too(
+    doctor: Doctor, key: str, tmp_path: Path
+) -> None:
+    """The config file holds the same settings as the flags (README, `--config`): `trial:
+    true` or `admission-dry-run: true` there asks --watch for what it refuses from the flags,
+    and is refused the same way, naming the key and the file, before any request; never a
+    watch that silently leaves them out (docs/monitor.md, docs/admission.md)."""
+    doctor.load(_cpu_job)
+    config = tmp_path / "doctor.yaml"
+    config.write_text(f"{key}: true\n")
+    command = [sys.executable, "-m", "truegreen", "doctor", "--kubeconfig", str(doctor.kubeconfig)]
+    try:
+        done = subprocess.run(
+            [*command, "--no-registry", "--config", str(config), "--watch", "--no-color"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"doctor --watch with {key} in its config ran on for 20 s instead of refusing")
+    named = key.replace("_", "-")
+    assert (done.returncode, done.stdout) == (64, "")
+    assert done.stderr == (
+        f"truegreen: config {config} sets {named}: it runs once; --watch checks again and "
+        f"again. drop --watch, or remove {named} from {config}\n"
+    )
+    assert doctor.server.requests() == []
+
+
 def test_a_network_that_keeps_the_workers_apart_fails_though_rank_0_s_image_came_slowly(
     doctor: Doctor,
 ) -> None:

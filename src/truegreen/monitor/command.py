@@ -4,6 +4,7 @@ import socket
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from types import TracebackType
 
 from msgspec import Struct
@@ -13,7 +14,7 @@ from truegreen.cluster import CantRead, Kind, Patched, ReadFailure
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.namespace_selection import NamespaceSelection, NamespacesNotListedError
 from truegreen.cluster.reflector import WatchSettings
-from truegreen.doctor.command.config import doctor_settings, load_config
+from truegreen.doctor.command.config import DoctorConfig, doctor_settings, load_config
 from truegreen.doctor.command.request import DoctorRequest, namespaces_not_listed, with_planned_job
 from truegreen.doctor.command.request import _with_config as connection_with_config
 from truegreen.doctor.diagnose import MONITOR_REGISTRY_OFF, WATCH_REGISTRY_OFF, Where
@@ -104,6 +105,19 @@ def check_request(request: MonitorRequest) -> None:
             ) from None
 
 
+def _refuse_once_only(config: DoctorConfig, path: Path | None) -> None:
+    """UsageError for a config file that asks doctor --watch for what runs once: the file holds
+    the same settings as the flags, and --watch refuses --trial and --admission-dry-run
+    (cli/doctor.py) because it evaluates again and again over its watch cache and starts no
+    pods and makes no create; never a watch that silently leaves them out."""
+    for key, asked in (("trial", config.trial), ("admission-dry-run", config.admission_dry_run)):
+        if asked:
+            raise UsageError(
+                f"config {path} sets {key}: it runs once; --watch checks again and again",
+                todo=f"drop --watch, or remove {key} from {path}",
+            )
+
+
 class RunningMonitor:
     """A connected monitor, its HTTP server started; `run()` until stopped, then `close()`."""
 
@@ -117,6 +131,8 @@ class RunningMonitor:
     ) -> None:
         check_request(request)
         config = load_config(request.doctor.config)
+        if request.listen is None:  # doctor --watch
+            _refuse_once_only(config, request.doctor.config)
         connection = connection_with_config(request.doctor.connection, config)
         settings = with_planned_job(
             doctor_settings(config, request.doctor.job_requests, request.doctor.credentials_secret),
