@@ -370,6 +370,154 @@ def test_a_client_key_behind_a_passphrase_is_refused_by_both_at_once(
     assert api.authorizations == []
 
 
+_KEY_MATERIAL = "c2VjcmV0LWtleS1tYXRlcmlhbA"
+"""Text of a broken key file that must never reach the output."""
+
+
+def _broken_pem(folder: Path, pki: Pki) -> dict[str, Path]:
+    """Files a client-certificate or client-key may wrongly name: not PEM at all, a block whose
+    base64 holds no certificate or key (`AAAA`: three zero bytes), and the wrong key."""
+    folder.mkdir(exist_ok=True)
+    made = {
+        "not-pem": f"{_KEY_MATERIAL}\n",
+        "empty-cert": "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n",
+        "empty-key": "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
+        # what `openssl ecparam -name prime256v1` prints: PEM, but neither certificate nor key
+        "params": "-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n",
+    }
+    for name, text in made.items():
+        (folder / name).write_text(text)
+    files = {name: folder / name for name in made}
+    return {**files, "cert": pki.client.cert, "key": pki.client.key, "other-key": pki.named.key}
+
+
+@pytest.mark.parametrize(
+    ("cert", "key", "data", "says"),
+    [
+        (
+            "not-pem",
+            "key",
+            False,
+            "cannot use the client certificate {cert} of the kubeconfig user 'u': kubectl "
+            "cannot use it either (tls: failed to find any PEM data in certificate input)",
+        ),
+        (
+            "key",
+            "cert",
+            True,
+            "cannot use the client certificate client-certificate-data in {config} of the "
+            "kubeconfig user 'u': kubectl cannot use it either (tls: failed to find "
+            "certificate PEM data in certificate input, but did find a private key; PEM inputs "
+            "may have been switched)",
+        ),
+        (
+            "cert",
+            "not-pem",
+            False,
+            "cannot use the client key {key} of the kubeconfig user 'u': kubectl cannot use it "
+            "either (tls: failed to find any PEM data in key input)",
+        ),
+        (
+            "cert",
+            "cert",
+            False,
+            "cannot use the client key {key} of the kubeconfig user 'u': kubectl cannot use it "
+            "either (tls: found a certificate rather than a key in the PEM for the private key)",
+        ),
+        (
+            "empty-cert",
+            "key",
+            True,
+            "cannot use the client certificate client-certificate-data in {config} of the "
+            "kubeconfig user 'u': kubectl cannot use it either (x509: malformed certificate)",
+        ),
+        (
+            "cert",
+            "empty-key",
+            False,
+            "cannot use the client key {key} of the kubeconfig user 'u': kubectl cannot use it "
+            "either (tls: failed to parse private key)",
+        ),
+        (
+            "params",
+            "key",
+            False,
+            "cannot use the client certificate {cert} of the kubeconfig user 'u': kubectl "
+            'cannot use it either (tls: failed to find "CERTIFICATE" PEM block in certificate '
+            "input)",
+        ),
+        (
+            "cert",
+            "params",
+            True,
+            "cannot use the client key client-key-data in {config} of the kubeconfig user 'u': "
+            "kubectl cannot use it either (tls: failed to find PEM block with type ending in "
+            '"PRIVATE KEY" in key input)',
+        ),
+        (
+            "cert",
+            "other-key",
+            False,
+            "the client key {key} of the kubeconfig user 'u' is not the key of its client "
+            "certificate {cert}: kubectl cannot use them either (tls: private key does not "
+            "match public key)",
+        ),
+    ],
+    ids=[
+        "certificate-not-pem",
+        "switched-data",
+        "key-not-pem",
+        "key-is-a-certificate",
+        "certificate-malformed-data",
+        "key-malformed",
+        "certificate-of-other-blocks",
+        "key-of-other-blocks-data",
+        "key-of-another-certificate",
+    ],
+)
+def test_a_client_certificate_or_key_that_is_not_usable_is_named_by_both(
+    serve: Serve,
+    pki: Pki,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    cert: str,
+    key: str,
+    data: bool,
+    says: str,
+) -> None:
+    """Go's crypto/tls `X509KeyPair` (tls.go) refuses such a pair with the reason quoted, which
+    kubectl says: from client-certificate-data/client-key-data it stops at once
+    (transport/transport.go `TLSConfigFor`); from files it logs the reason and goes on without
+    a certificate (transport/cert_rotation.go), which this server, wanting one, refuses.
+    truegreen refuses it before any request in one line that names the file (or the field of
+    the kubeconfig), as client-go's clientcmd validation.go names the files it cannot open
+    (`unable to read client-cert %v for %v`), and never shows what the file holds."""
+    api = serve(any_login=True)
+    api.require_client_certificates(pki.ca)
+    files = _broken_pem(tmp_path / "pem", pki)
+    user = (
+        {
+            "client-certificate-data": base64.b64encode(files[cert].read_bytes()).decode(),
+            "client-key-data": base64.b64encode(files[key].read_bytes()).decode(),
+        }
+        if data
+        else {"client-certificate": str(files[cert]), "client-key": str(files[key])}
+    )
+    config = _write(tmp_path, _cluster(api.url, pki), user)
+    reason = says.rsplit("(", 1)[1].rstrip(")")
+    by_kubectl = kubectl(config, tmp_path)
+    assert not by_kubectl.connected
+    assert reason in by_kubectl.result.stderr, by_kubectl.result
+    ours = truegreen(config, monkeypatch)
+    assert ours.refused().split(". ")[0] == says.format(
+        cert=files[cert], key=files[key], config=config
+    )
+    assert api.authorizations == []
+    shown = ours.result.stdout + ours.result.stderr
+    assert _KEY_MATERIAL not in shown
+    assert pki.client.key.read_text().splitlines()[1] not in shown
+
+
 def test_a_plugin_answering_a_client_key_behind_a_passphrase_is_refused_by_both(
     serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

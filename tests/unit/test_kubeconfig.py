@@ -8,6 +8,7 @@ import yaml
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from tests.support.client_pair import CLIENT_CERT_PEM, CLIENT_KEY_PEM
 from truegreen.cluster import kubeconfig_file
 from truegreen.cluster.credentials import (
     Credential,
@@ -192,11 +193,16 @@ def test_data_fields_are_base64(tmp_path: Path) -> None:
         tmp_path,
         _entries(
             {"certificate-authority-data": encode(CA_PEM), "tls-server-name": "api.internal"},
-            {"client-certificate-data": encode(b"CERT"), "client-key-data": encode(b"KEY")},
+            {
+                "client-certificate-data": encode(CLIENT_CERT_PEM),
+                "client-key-data": encode(CLIENT_KEY_PEM),
+            },
         ),
     )
     assert resolved.tls == TlsSettings(ca_pem=CA_PEM, server_name="api.internal")
-    assert resolved.credentials.current() == Credential(None, ClientCertificate(b"CERT", b"KEY"))
+    assert resolved.credentials.current() == Credential(
+        None, ClientCertificate(CLIENT_CERT_PEM, CLIENT_KEY_PEM)
+    )
     assert resolved.unverified_because is None
 
 

@@ -2,6 +2,7 @@
 is sent (none over plain http; a written token before a plugin; the plugin's cluster CA read
 from the cluster's own file)."""
 
+import base64
 import os
 from pathlib import Path
 from typing import Any
@@ -9,6 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
+from tests.support.client_pair import CLIENT_CERT_PEM, CLIENT_KEY_PEM
 from truegreen.cluster.credentials import Credential
 from truegreen.cluster.exec_plugin import ExecCredentialSource
 from truegreen.cluster.kubeconfig import ResolvedConnection, resolve
@@ -26,8 +28,12 @@ _PROXY_VARIABLES = (
     "no_proxy",
 )
 CA_PEM = b"-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"
-# base64 of "CERT" and "KEY": a client certificate is only read here, never used
-_CERTIFICATE = {"client-certificate-data": "Q0VSVA==", "client-key-data": "S0VZ"}
+# a client certificate is only read here, never used; a pair Go would refuse is refused
+_CERTIFICATE = {
+    "client-certificate-data": base64.b64encode(CLIENT_CERT_PEM).decode(),
+    "client-key-data": base64.b64encode(CLIENT_KEY_PEM).decode(),
+}
+_PAIR = ClientCertificate(CLIENT_CERT_PEM, CLIENT_KEY_PEM)
 _PLUGIN = {
     "exec": {
         "apiVersion": "client.authentication.k8s.io/v1",
@@ -156,7 +162,7 @@ def test_a_plain_http_server_is_sent_no_login(tmp_path: Path) -> None:
     [
         ({"token": "written"}, Credential("Bearer written")),
         ({"username": "u", "password": "p"}, Credential("Basic dTpw")),
-        (_CERTIFICATE, Credential(None, ClientCertificate(b"CERT", b"KEY"))),
+        (_CERTIFICATE, Credential(None, _PAIR)),
     ],
 )
 def test_a_written_login_beside_an_exec_plugin_wins(
@@ -175,9 +181,7 @@ def test_a_password_without_a_username_is_no_login(tmp_path: Path) -> None:
     with_certificate = _resolve(
         tmp_path, {"server": "https://api.corp"}, {"password": "p", **_CERTIFICATE}
     )
-    assert with_certificate.credentials.current() == Credential(
-        None, ClientCertificate(b"CERT", b"KEY")
-    )
+    assert with_certificate.credentials.current() == Credential(None, _PAIR)
     with_plugin = _resolve(tmp_path, {"server": "https://api.corp"}, {"password": "p", **_PLUGIN})
     assert isinstance(with_plugin.credentials, ExecCredentialSource)
     with pytest.raises(ConnectionSetupError) as caught:
@@ -219,9 +223,7 @@ def test_a_null_plugin_section_is_no_plugin(tmp_path: Path, section: str) -> Non
     beside_a_certificate = _resolve(
         tmp_path, {"server": "https://api.corp"}, {**_CERTIFICATE, section: None}
     )
-    assert beside_a_certificate.credentials.current() == Credential(
-        None, ClientCertificate(b"CERT", b"KEY")
-    )
+    assert beside_a_certificate.credentials.current() == Credential(None, _PAIR)
 
 
 def test_a_token_beside_an_oidc_login_wins(tmp_path: Path) -> None:

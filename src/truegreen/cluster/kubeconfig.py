@@ -648,7 +648,44 @@ def _client_certificate(user: _Entry, where: str) -> ClientCertificate | None:
             "name a key without a passphrase in client-key or client-key-data "
             "(`openssl pkey -in KEY -out PLAIN_KEY` writes one)",
         )
+    _refuse_unusable(certificate, user, where)
     return certificate
+
+
+def _refuse_unusable(certificate: ClientCertificate, user: _Entry, where: str) -> None:
+    """A pair Go's crypto/tls `X509KeyPair` refuses, refused here before any request, naming
+    the file (or the kubeconfig's field) as client-go's clientcmd validation.go
+    `validateAuthInfo` names a file it cannot open ("unable to read client-cert %v for %v"):
+    from -data fields kubectl stops with Go's reason (transport.go `TLSConfigFor`), from files
+    it logs it and goes on without a certificate (transport/cert_rotation.go), which a server
+    that wants one refuses. What the files hold is never said."""
+    from truegreen.http.tlsstream import client_certificate_problem  # a certificate is rare
+
+    problem = client_certificate_problem(certificate)
+    if problem is None:
+        return
+    cert, key = (_source(user, field) for field in ("client-certificate", "client-key"))
+    if problem.part == "pair":
+        raise ConnectionSetupError(
+            f"the client key {key} of {where} is not the key of its client certificate {cert}",
+            f"kubectl cannot use them either ({problem.reason})",
+            "name the key the certificate was made with in client-key or client-key-data",
+        )
+    if problem.part == "certificate":
+        what, named, field, kind = "client certificate", cert, "client-certificate", "certificate"
+    else:
+        what, named, field, kind = "client key", key, "client-key", "private key"
+    raise ConnectionSetupError(
+        f"cannot use the {what} {named} of {where}",
+        f"kubectl cannot use it either ({problem.reason})",
+        f"name a PEM {kind} in {field} or {field}-data",
+    )
+
+
+def _source(user: _Entry, field: str) -> str:
+    """Where the user's `field` came from: its file, else its -data field in the kubeconfig."""
+    path = _path(user, field)
+    return str(path) if path is not None else f"{field}-data in {user.file}"
 
 
 def _in_cluster(settings: ConnectionSettings, account: Path) -> ResolvedConnection:

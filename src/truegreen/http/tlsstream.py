@@ -20,7 +20,14 @@ from truegreen.http.errors import (
     TlsClosedError,
     TlsFailedError,
 )
-from truegreen.http.tls import ClientCertificate, TlsSettings
+from truegreen.http.tls import (
+    KEY_MISMATCH,
+    KEY_NOT_PARSED,
+    MALFORMED_CERTIFICATE,
+    ClientCertificate,
+    PairProblem,
+    TlsSettings,
+)
 
 _NAME_MISMATCH = (62, 64)
 """OpenSSL's X509_V_ERR_HOSTNAME_MISMATCH and X509_V_ERR_IP_ADDRESS_MISMATCH."""
@@ -76,7 +83,19 @@ def _no_passphrase() -> bytes:
 
 
 def _load_client_certificate(context: ssl.SSLContext, certificate: ClientCertificate) -> None:
-    """`ssl` reads client keys only from files: write them to a private folder, load, delete."""
+    try:
+        _load_pair(context, certificate)
+    except _PassphraseAskedError:
+        raise TlsFailedError(
+            "the client key is protected by a passphrase, which cannot be asked for"
+        ) from None
+    except (ssl.SSLError, ValueError):
+        raise TlsFailedError("the client certificate or its key is not usable") from None
+
+
+def _load_pair(context: ssl.SSLContext, certificate: ClientCertificate) -> None:
+    """`ssl` reads client keys only from files: write them to a private folder, load, delete;
+    OpenSSL's own error (or _PassphraseAskedError) is raised."""
     folder = Path(tempfile.mkdtemp(prefix="truegreen-tls-"))  # mkdtemp makes it 0700
     cert, key = folder / "client.crt", folder / "client.key"
     try:
@@ -85,16 +104,35 @@ def _load_client_certificate(context: ssl.SSLContext, certificate: ClientCertifi
             with os.fdopen(handle, "wb") as file:
                 file.write(content)
         context.load_cert_chain(str(cert), str(key), password=_no_passphrase)
-    except _PassphraseAskedError:
-        raise TlsFailedError(
-            "the client key is protected by a passphrase, which cannot be asked for"
-        ) from None
-    except (ssl.SSLError, ValueError):
-        raise TlsFailedError("the client certificate or its key is not usable") from None
     finally:
         for path in (cert, key):
             path.unlink(missing_ok=True)
         folder.rmdir()
+
+
+def client_certificate_problem(certificate: ClientCertificate) -> PairProblem | None:
+    """Why kubectl could not use `certificate`, in Go's words and in `X509KeyPair`'s order, or
+    None: the PEM blocks (`ClientCertificate.pem_problem`), then the certificate parsed, then
+    the key loaded beside it as every connection loads it. A key behind a passphrase is asked
+    about before (`key_is_encrypted`): here it is a key that cannot be read."""
+    problem = certificate.pem_problem()
+    if problem is not None:
+        return problem
+    try:
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(
+            cadata=certificate.certificates.decode("ascii", "replace")
+        )
+    except (ssl.SSLError, ValueError):
+        return PairProblem("certificate", MALFORMED_CERTIFICATE)
+    try:
+        _load_pair(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT), certificate)
+    except ssl.SSLError as error:
+        # OpenSSL's X509_check_private_key: the certificate read, the key read, not its key
+        mismatch = error.reason == "KEY_VALUES_MISMATCH"
+        return PairProblem("pair", KEY_MISMATCH) if mismatch else PairProblem("key", KEY_NOT_PARSED)
+    except (ValueError, _PassphraseAskedError):
+        return PairProblem("key", KEY_NOT_PARSED)
+    return None
 
 
 def start_tls(stream: Stream, settings: TlsSettings, host: str, deadline: Deadline) -> Stream:
