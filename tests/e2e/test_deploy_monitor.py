@@ -113,9 +113,16 @@ def _grants(requests: list[RequestRecord]) -> tuple[set[rbac.Grant], set[rbac.Gr
     return namespaced, cluster
 
 
-def test_the_roles_grant_exactly_what_the_monitor_asked_for(
-    fake_api: FakeApiServer, tmp_path: Path
-) -> None:
+def every_read(fake_api: FakeApiServer, now: datetime) -> list[dict[str, Any]]:
+    """Install every API group a monitor can follow and return a training namespace's objects
+    (and the cluster's) that make it read every kind it can: an admission webhook behind a
+    Service (its EndpointSlices), a TrainJob on each kind of runtime, a training pod the
+    scheduler could not place with a machine on its way (the autoscalers' word on it), a pod
+    holding room at a priority (the PriorityClasses), and the newest job mounting a bound
+    volume (its PersistentVolume, its CSIDriver), claiming a device (the DRA objects), on a
+    named container runtime, handed to a Kueue LocalQueue and to each gang scheduler. The
+    one-namespace monitor's roles and the fleet's are derived from this one scenario, so a
+    feature one package grants cannot be missing from the other."""
     from tests.scenario.test_admission import webhook_behind
     from tests.scenario.test_autoscaler import scale_up_event
     from tests.support.filter_objects import every_filter_read
@@ -124,26 +131,31 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     from tests.support.scenarios import job_pod, training_job
     from tests.support.training_kinds import ALL_GROUPS, every_training_read
 
-    fake_api.watch_bookmark_seconds = 0.2
-    fake_api.install(*ALL_GROUPS, "karpenter.sh")
-    for obj in healthy(datetime.now(UTC)):
+    fake_api.install(*ALL_GROUPS, "karpenter.sh", "kueue.x-k8s.io", *GANG_GROUPS)
+    objects = healthy(now)
+    for obj in objects:
         if obj["metadata"]["name"] == "mysql-def34":
             obj["spec"]["priority"] = 1000  # so the PriorityClasses are listed too
-        fake_api.add(obj)
-    # an admission webhook behind a Service, so its EndpointSlices are read too; a TrainJob on
-    # each kind of runtime, so both are read
-    fake_api.add(*webhook_behind(ready=True), *every_training_read(datetime.now(UTC)))
-    # a training pod the scheduler could not place, and a machine on its way for it (the verdict
-    # stays ready), so the autoscalers' word on it is read
-    now = datetime.now(UTC)
     waiting = training_job("train-002", now, finished=False)
     pod = job_pod(waiting, now, suffix="w", node_name=None, phase="Pending")
-    fake_api.add(waiting, pod, scale_up_event(now, pod))
-    # the newest job mounts a bound volume and claims a device: their objects are read too
-    fake_api.install("kueue.x-k8s.io", *GANG_GROUPS)
-    filtered = handed_to_team_a(every_filter_read(datetime.now(UTC)))
-    fake_api.add(*every_gang_read(filtered, "filtered", datetime.now(UTC)))
-    fake_api.add(*every_queue_read(datetime.now(UTC)))
+    filtered = handed_to_team_a(every_filter_read(now))
+    return [
+        *objects,
+        *webhook_behind(ready=True),
+        *every_training_read(now),
+        waiting,
+        pod,
+        scale_up_event(now, pod),
+        *every_gang_read(filtered, "filtered", now),
+        *every_queue_read(now),
+    ]
+
+
+def test_the_roles_grant_exactly_what_the_monitor_asked_for(
+    fake_api: FakeApiServer, tmp_path: Path
+) -> None:
+    fake_api.watch_bookmark_seconds = 0.2
+    fake_api.add(*every_read(fake_api, datetime.now(UTC)))
     # the autoscaler's status: its first list by name refused, as a role granting the get alone
     # refuses it, so that round gets it at kube-system; the reflector lists it again after its
     # back-off and watches it (the roles grant both)

@@ -6,19 +6,19 @@ optional logins one its watch of the registry logins by name."""
 
 import threading
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from tests.e2e.test_deploy_monitor import _kustomize, _status_watched
+from tests.e2e.test_deploy_monitor import _kustomize, _status_watched, every_read
 from tests.scenario.test_fleet_monitor import _moved, _namespace
 from tests.support import rbac
 from tests.support.cli import run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault, RequestRecord
 from tests.support.monitoring import BOUND, wait_for
-from tests.support.scenarios import NAMESPACE, healthy
+from tests.support.scenarios import NAMESPACE
 from truegreen.cluster.namespace_selection import (
     NamespaceSelection,
     SelectionMode,
@@ -85,30 +85,12 @@ def _fleet_grants(
 def _run_fleet_monitor(
     fake_api: FakeApiServer, tmp_path: Path, linger: float = 0.0
 ) -> list[RequestRecord]:
-    """A fleet monitor over two labelled namespaces until a claim's change made its second
-    Event (and `linger` seconds more), as test_deploy_monitor's: webhooks behind a Service,
-    every training kind, a training pod waiting for a machine an autoscaler is adding. Every
-    request the fake received."""
-    from tests.scenario.test_admission import webhook_behind
-    from tests.scenario.test_autoscaler import scale_up_event
-    from tests.support.scenarios import job_pod, training_job
-    from tests.support.training_kinds import ALL_GROUPS, every_training_read
-
+    """A fleet monitor over two labelled namespaces, each holding test_deploy_monitor's
+    scenario of every read (`every_read`: devices, Kueue, priorities, bound volumes, gang
+    schedulers, autoscalers, webhooks, every training kind), until a claim's change made its
+    second Event (and `linger` seconds more). Every request the fake received."""
     fake_api.watch_bookmark_seconds = 0.2
-    fake_api.install(*ALL_GROUPS)
-    now = datetime.now(UTC)
-    objects: list[dict[str, Any]] = [
-        *healthy(now),
-        *webhook_behind(ready=True),
-        *every_training_read(now),
-    ]
-    waiting = training_job("train-002", now, finished=False, age=timedelta(seconds=1))
-    # The judged job runs on a named container runtime: its RuntimeClass is read.
-    waiting["spec"]["template"]["spec"]["runtimeClassName"] = "nvidia"
-    pod = job_pod(waiting, now, suffix="w", node_name=None, phase="Pending")
-    objects += [waiting, pod, scale_up_event(now, pod)]
-    runtime = {"apiVersion": "node.k8s.io/v1", "kind": "RuntimeClass", "handler": "nvidia"}
-    fake_api.add(runtime | {"metadata": {"name": "nvidia"}})
+    objects = every_read(fake_api, datetime.now(UTC))
     fake_api.add(_namespace(NAMESPACE, **{LABEL: "true"}), _namespace("team-a", **{LABEL: "true"}))
     fake_api.add(*objects, *_moved(objects, "team-a"))
     # the autoscaler's status: its first list by name refused (a role granting the get alone),
@@ -169,6 +151,16 @@ def test_the_fleet_roles_grant_exactly_what_a_fleet_monitor_asked_for(
     assert "/api/v1/namespaces/team-a/secrets/regcred" in paths, "precondition"
     assert "/api/v1/persistentvolumeclaims" in paths, "precondition: shared watches"
     assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
+    # every feature the one-namespace monitor's roles are derived from was read here too
+    assert {
+        "/apis/resource.k8s.io/v1/resourceslices",
+        "/apis/resource.k8s.io/v1/namespaces/team-a/resourceclaimtemplates/one-gpu",
+        "/apis/scheduling.k8s.io/v1/priorityclasses",
+        "/api/v1/persistentvolumes/pvc-0a1b2c",
+        "/apis/karpenter.sh/v1/nodeclaims",
+        "/apis/kueue.x-k8s.io/v1beta2/admissionchecks",
+        "/apis/kueue.x-k8s.io/v1beta2/localqueues",
+    } <= paths, "precondition: every feature read"
     # the refused watch is asked for once, not again at each back-off
     assert [r.status for r in requests if r.path == "/api/v1/secrets"] == [403]
     # `patch events` is for a verdict that comes back (test_monitor_cli.py, a flapping verdict)
@@ -202,3 +194,27 @@ def test_with_the_logins_role_the_fleet_watches_each_login_by_name_and_gets_none
     assert cluster_wide == rbac.granted("monitor/fleet/clusterrole.yaml") | rbac.granted(
         "monitor/fleet/clusterrole-logins.yaml"
     )
+
+
+def test_the_fleet_grants_every_feature_the_one_namespace_monitor_is_granted() -> None:
+    # Both packages are derived from the same scenario (test_deploy_monitor.every_read); this
+    # holds them together without a cluster: what a fleet monitor reads differs only in the
+    # Namespaces, which it lists and watches (the selection) where a one-namespace monitor
+    # gets its own.
+    one = set().union(
+        *(
+            rbac.granted(f"monitor/{name}")
+            for name in (
+                "role.yaml",
+                "events-role.yaml",
+                "clusterrole.yaml",
+                "clusterrole-admission.yaml",
+                "clusterrole-queue.yaml",
+            )
+        )
+    )
+    fleet = rbac.granted("monitor/fleet/clusterrole.yaml") | rbac.granted(
+        "monitor/fleet/clusterrole-namespace.yaml"
+    )
+    assert one - fleet == {("", "namespaces", "get")}
+    assert fleet - one == {("", "namespaces", "list"), ("", "namespaces", "watch")}
