@@ -386,6 +386,74 @@ def test_a_verdict_past_its_maximum_age_is_served_as_unknown(training: LiveClust
         monitor.cache.close()
 
 
+def _login_reads(fake_api: FakeApiServer) -> list[int]:
+    """The status of each live get of the registry login, in order."""
+    return [r.status for r in fake_api.requests("GET", "/secrets/regcred$")]
+
+
+def _login_findings(evaluation: Evaluation) -> list[tuple[str, str]]:
+    return [
+        (f.code, f.status.value)
+        for f in evaluation.report.findings
+        if f.check is CheckId.IMAGE_PULL and f.status.value != "ok"
+    ]
+
+
+def test_a_live_get_that_fails_for_a_moment_keeps_its_last_answer_until_it_ages(
+    fake_api: FakeApiServer, training: LiveCluster
+) -> None:
+    """docs/monitor.md, Never a stale green: a transient failure (a 5xx, a timeout, no
+    connection) keeps what was read before usable until it ages past --max-age; a refusal
+    (403) is could-not-read at once. As a client-go informer keeps serving its store through a
+    failed list or watch (client-go tools/cache/reflector.go `Run`: ListAndWatch's error goes
+    to the watchErrorHandler and is retried after a back-off; the store is not emptied). The
+    registry login is a live get, read again once an --interval (60 s here)."""
+    now = [1000.0]
+    monitor = Monitor(training, _settings(max_age=180.0), clock=lambda: now[0])
+    try:
+        assert monitor.evaluate().report.verdict is Verdict.READY
+        assert _login_reads(fake_api) == [200], "precondition: the login read live"
+        # one 503, an --interval later: the login read 61 s ago still answers
+        fake_api.inject(Fault.UNAVAILABLE, "/secrets/regcred$", count=1)
+        now[0] += 61.0
+        blip = monitor.evaluate()
+        assert _login_reads(fake_api) == [200, 503], "precondition: the 503 was answered"
+        assert (blip.report.verdict, _login_findings(blip)) == (Verdict.READY, [])
+        assert blip.as_of == 1000.0, "the verdict is as current as the login's last answer"
+        # the 503s go on until that answer is past --max-age: could not check, saying why
+        fake_api.inject(Fault.UNAVAILABLE, "/secrets/regcred$")
+        now[0] += 120.0
+        wait_for(  # the watches' bookmarks confirm the other reads at the new time
+            "the login alone to read unknown",
+            lambda: (
+                check_codes(monitor.evaluate().report)
+                == {**check_codes(blip.report), CheckId.IMAGE_PULL: 3}
+            ),
+        )
+        aged = monitor.latest()
+        assert aged is not None
+        assert aged.report.verdict is Verdict.UNKNOWN
+        assert {status for _, status in _login_findings(aged)} == {"unknown"}
+        details = " ".join(d for f in aged.report.findings for d in f.details)
+        assert "not confirmed by the cluster for 181 s (the limit is 180 s)" in details
+        # the server answers again: ready; then a refusal is reported at once, and forgets
+        # the answer from before it: a 503 right after it is no reason to use that again
+        fake_api.clear_faults()
+        now[0] += 1.0
+        assert monitor.evaluate().report.verdict is Verdict.READY
+        fake_api.inject(Fault.FORBIDDEN, "/secrets/regcred$", count=1)
+        now[0] += 61.0
+        refused = monitor.evaluate()
+        fake_api.inject(Fault.UNAVAILABLE, "/secrets/regcred$", count=1)
+        now[0] += 1.0
+        after = monitor.evaluate()
+        assert _login_reads(fake_api)[-2:] == [403, 503], "precondition: both answered"
+        assert _login_findings(refused) == [("image-pull.cant-read", "unknown")]
+        assert _login_findings(after) == [("image-pull.cant-read", "unknown")]
+    finally:
+        monitor.cache.close()
+
+
 def test_refresh_state_past_the_maximum_age_is_served_as_no_series(
     fake_api: FakeApiServer, training: LiveCluster
 ) -> None:

@@ -246,7 +246,11 @@ class WatchCache:
 
     def _read_live(self, kind: Kind, name: str, namespace: str | None) -> GetRead:
         """A live get, reused until `reread_after` seconds old: evaluations on every change
-        would otherwise read the same logins again each time. A failed read is never reused."""
+        would otherwise read the same logins again each time. A failed answer is never kept.
+        After a transient one (`age.TRANSIENT`: a 5xx, a timeout, no connection) the last
+        answer stands until it is `max_age` old, as a watched read's objects do
+        (`age.served`), so one 5xx does not flip the verdict; any other failure (a refusal)
+        is the answer at once, and forgets the last one."""
         key = (kind, name, namespace)
         now = self._clock()
         with self._lock:
@@ -255,12 +259,20 @@ class WatchCache:
             self._note_confirmed(kept[1])
             return kept[0]
         read = self._cluster.get(kind, name, namespace=namespace)
-        with self._lock:
-            if isinstance(read, CantRead) and not read.is_measurement:
-                self._gets.pop(key, None)
-            else:
+        if not isinstance(read, CantRead) or read.is_measurement:
+            with self._lock:
                 self._gets[key] = (read, now)
-        return read
+            return read
+        if kept is None or read.failure not in TRANSIENT:
+            with self._lock:
+                self._gets.pop(key, None)
+            return read
+        # Kept while the failures pass by themselves: past max_age each one says how long.
+        why = served(Held(True, kept[1], read), now, self._max_age, get_action(kind, name))
+        if why is not None:
+            return why
+        self._note_confirmed(kept[1])
+        return kept[0]
 
     def _remembered(self, reflector: Reflector, build: Callable[[CacheState], A]) -> A:
         """The answer `build` makes from the reflector's objects, the very same object while
