@@ -11,6 +11,7 @@
   the slice name is the kubelet plugin helper's `<node>-<driver>-<random>`).
 """
 
+import copy
 from typing import Final
 
 from tests.support.scenarios import Obj
@@ -160,3 +161,42 @@ def nvidia_alternatives(name: str, namespace: str, *alternatives: tuple[str, str
             }
         },
     }
+
+
+def nvidia_pod_claim(pod: Obj, template: Obj, node_name: str, devices: list[str]) -> Obj:
+    """The claim the resourceclaim controller generated for `pod` from `template`, allocated
+    NVIDIA GPUs `devices` on `node_name` and reserved for the pod by kube-scheduler; `pod` gets
+    its `status.resourceClaimStatuses` entry (the pod needs a `metadata.uid`).
+
+    kubernetes pkg/controller/resourceclaim/controller.go `handleClaim` (name `<pod>-<claim>-`
+    and 5 random characters, the pod as controlling owner, annotation
+    `resource.kubernetes.io/pod-claim-name`, the template's spec), and the DynamicResources
+    plugin (pkg/scheduler/framework/plugins/dynamicresources: `status.allocation` with its
+    `nodeSelector` on `metadata.name`, `status.reservedFor` the pod by name and uid, the
+    `resource.kubernetes.io/delete-protection` finalizer)."""
+    pod_name, uid = pod["metadata"]["name"], pod["metadata"]["uid"]
+    claim = nvidia_allocated(
+        f"{pod_name}-gpu-7k2lp", pod["metadata"]["namespace"], node_name, devices
+    )
+    claim["metadata"].update(
+        {
+            "annotations": {"resource.kubernetes.io/pod-claim-name": "gpu"},
+            "finalizers": ["resource.kubernetes.io/delete-protection"],
+            "ownerReferences": [
+                {
+                    "apiVersion": "v1",
+                    "kind": "Pod",
+                    "name": pod_name,
+                    "uid": uid,
+                    "controller": True,
+                    "blockOwnerDeletion": True,
+                }
+            ],
+        }
+    )
+    claim["spec"] = copy.deepcopy(template["spec"]["spec"])
+    claim["status"]["reservedFor"] = [{"resource": "pods", "name": pod_name, "uid": uid}]
+    pod["status"]["resourceClaimStatuses"] = [
+        {"name": "gpu", "resourceClaimName": claim["metadata"]["name"]}
+    ]
+    return claim

@@ -72,9 +72,11 @@ class SchedulerVerdict(Struct, frozen=True):
 
     @property
     def only_room(self) -> bool:
-        """Every machine it looked at was held back for room alone: the wait for running
-        work to finish can explain it."""
-        return bool(self.reasons) and all(r.obstacle is Obstacle.ROOM for r in self.reasons)
+        """Every machine it looked at was held back for room alone (free devices of dynamic
+        resource allocation included): the wait for running work to finish can explain it."""
+        return bool(self.reasons) and all(
+            r.obstacle is Obstacle.ROOM or r.text == CANNOT_ALLOCATE for r in self.reasons
+        )
 
     @property
     def preempting(self) -> bool:
@@ -87,6 +89,13 @@ class SchedulerVerdict(Struct, frozen=True):
 _VICTIM_STOPPING = "not eligible due to a terminating pod on the nominated node"
 """The preemption plugin's words when a lower-priority pod it stopped on the nominated machine is
 still terminating (pkg/scheduler/framework/plugins/defaultpreemption/default_preemption.go)."""
+
+
+CANNOT_ALLOCATE = "cannot allocate all claims"
+"""The DynamicResources filter's word when the devices a pod's claims ask for can't all be
+allocated on a machine now: Unschedulable, not UnschedulableAndUnresolvable, as
+`Insufficient cpu` is (pkg/scheduler/framework/plugins/dynamicresources/dynamicresources.go
+`Filter`), since devices come back as claims are deallocated."""
 
 
 # The phrases of kube-scheduler's filter plugins (pkg/scheduler/framework/plugins/*: the
@@ -134,14 +143,28 @@ def parse_scheduler_message(message: str) -> tuple[int | None, tuple[Reason, ...
     head = _HEAD.match(message)
     if head is None:
         return None, ()
-    body = message[head.end() :].split(" preemption:", 1)[0].strip().rstrip(".")
+    body = message[head.end() :].split(" preemption:", 1)[0]
     reasons = []
-    for part in _split_reasons(body):
+    for part in _split_reasons(_filter_reasons(body).strip().rstrip(".")):
         counted = _COUNTED.match(part.strip())
         if counted is not None:
             reasons.append(_reason(int(counted["count"]), counted["reason"].strip()))
     machines = head["machines"]
     return (int(machines) if machines is not None else None), tuple(reasons)
+
+
+def _filter_reasons(body: str) -> str:
+    """The filters' reasons of a message, without what the post-filter plugins added after them
+    (DynamicResources' `still not schedulable`): kube-scheduler ends the reasons with a period
+    and appends each further message as ` %v.` (framework/types.go `FitError.Error`,
+    `SeparatorFormat`), so they end at the first period followed by a space outside a taint's
+    braces."""
+    depth = 0
+    for index, char in enumerate(body):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if char == "." and depth == 0 and body[index + 1 : index + 2] == " ":
+            return body[:index]
+    return body
 
 
 def _split_reasons(body: str) -> list[str]:

@@ -15,6 +15,7 @@ from msgspec.structs import replace
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.checks.base import format_age
+from truegreen.doctor.checks.capacity.filters.framework import DeviceRoom
 from truegreen.doctor.checks.capacity.filters.rules import Rules, node_exclusion
 from truegreen.doctor.checks.capacity.kubelet_admission import (
     admitted,
@@ -232,6 +233,7 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
             *unchecked(env, rules),
         ]
     rooms = with_devices(rooms, rules.devices)
+    job_pods = _with_held_devices(job_pods, rules.devices)
     pod_groups = (
         tuple(
             PodGroup(
@@ -270,6 +272,18 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
         plain,
         tuple(unchecked(env, rules)),
     )
+
+
+def _with_held_devices(
+    job_pods: Mapping[str, JobPodsOnMachine], devices: DeviceRoom
+) -> dict[str, JobPodsOnMachine]:
+    """What the namespace's running training jobs hold on each machine, with the devices their
+    pods' claims hold there: those come back when the jobs finish, as their pods' requests do."""
+    finishing = {name for _, _, names, _ in job_pods.values() for name in names}
+    return {
+        machine: (held + devices.held_by(machine, finishing), count, names, jobs)
+        for machine, (held, count, names, jobs) in job_pods.items()
+    }
 
 
 def _refusals(env: Environment, shape: Shape, named: Sequence[Group]) -> dict[str, KubeObject]:

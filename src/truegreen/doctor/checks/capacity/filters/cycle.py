@@ -153,6 +153,8 @@ class Placed(Struct, frozen=True):
     terminating: bool
     job: str | None = None
     """The training job it belongs to; None for a pod of no training job."""
+    uid: str = ""
+    """Its `metadata.uid`: a device claim's reservation names the pod by it."""
 
 
 class Cycle(Struct, frozen=True):
@@ -198,6 +200,7 @@ def placed_pod(pod: KubeObject) -> Placed:
         o.pod_spec(pod),
         o.is_terminating(pod),
         training_owner(pod),
+        o.uid_of(pod),
     )
 
 

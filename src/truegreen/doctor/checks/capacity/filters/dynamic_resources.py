@@ -24,9 +24,13 @@ met, `allocationMode: All`, admin access, requests that must share an attribute
 (`constraints`), partitionable and shareable devices, devices several machines reach, a shared
 claim not allocated yet whose kinds of device programs that don't share it ask for too, devices
 of a pool whose driver has not published all its slices.
+
+Devices allocated to a claim of the namespace reserved for its pods alone are tied to those pods
+(`DeviceRoom.holders`): they come back when the pods are done, as the pods' own requests do.
 """
 
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Final
 
 from msgspec import Struct
@@ -97,6 +101,9 @@ class _Context(Struct, frozen=True):
     classes: Mapping[str, KubeObject]
     devices: tuple[_Device, ...]
     in_use: frozenset[tuple[str, str, str]]
+    reserved: Mapping[tuple[str, str, str], frozenset[str]]
+    """Of the devices in use, those whose claim is reserved for pods of the namespace alone,
+    with those pods' names."""
     asking: tuple[JobPodSet, ...]
     kubectl: Kubectl
     selectors: Selectors
@@ -123,9 +130,11 @@ def device_rules(
     reads: DeviceReads | None,
     kubectl: Kubectl,
     found: Found,
+    pods: Mapping[str, str] = MappingProxyType({}),
 ) -> DeviceRoom:
     """The devices the job's pod sets ask for, as room per machine; what cannot be evaluated
-    goes to `found`."""
+    goes to `found`. `pods`: the uid of each of the namespace's pods on a machine, by name (the
+    devices reserved for them alone are theirs)."""
     asking = tuple(s for s in sets if claim_refs(s.spec))
     if not asking:
         return DeviceRoom()
@@ -160,6 +169,7 @@ def device_rules(
         {o.name_of(c): c for c in classes.items},
         tuple(devices),
         _allocated(claims.items),
+        _reserved(claims.items, namespace, pods),
         asking,
         kubectl,
         Selectors(),
@@ -296,6 +306,45 @@ def _allocated(claims: Sequence[KubeObject]) -> frozenset[tuple[str, str, str]]:
                 (str(result.get("driver")), str(result.get("pool")), str(result.get("device")))
             )
     return frozenset(held)
+
+
+def _reserved(
+    claims: Sequence[KubeObject], namespace: str, pods: Mapping[str, str]
+) -> dict[tuple[str, str, str], frozenset[str]]:
+    """The devices of the namespace's claims reserved for its pods alone, with those pods'
+    names. A reservation names a pod by name and uid (resourceclaim.go `IsReservedForPod`
+    compares the uid): one for a pod replaced since, or for anything but a pod, ties the devices
+    to no pod doctor knows, so they stay taken."""
+    held: dict[tuple[str, str, str], frozenset[str]] = {}
+    for claim in (c for c in claims if o.namespace_of(c) == namespace):
+        status = o.mapping(claim.get("status"))
+        reservations = [o.mapping(r) for r in o.sequence(status.get("reservedFor"))]
+        if not reservations or not all(_names_pod(r, pods) for r in reservations):
+            continue
+        names = frozenset(str(r.get("name")) for r in reservations)
+        results = o.sequence(
+            o.mapping(o.mapping(status.get("allocation")).get("devices")).get("results")
+        )
+        for result in (o.mapping(r) for r in results):
+            if result.get("adminAccess") is not True:
+                device = (
+                    str(result.get("driver")),
+                    str(result.get("pool")),
+                    str(result.get("device")),
+                )
+                held[device] = names
+    return held
+
+
+def _names_pod(reservation: Mapping[str, Any], pods: Mapping[str, str]) -> bool:
+    """Whether a reservation (`status.reservedFor[]`) names one of `pods` (uid by name)."""
+    uid = str(reservation.get("uid") or "")
+    return (
+        not reservation.get("apiGroup")
+        and reservation.get("resource") == "pods"
+        and bool(uid)
+        and pods.get(str(reservation.get("name") or "")) == uid
+    )
 
 
 def _template_spec(
@@ -784,6 +833,7 @@ def _room(
     that could take them runs on the one machine where it gets them: `_kept`)."""
     requests = [(group, Resources.of(_demand(asked, names))) for group, asked in per_pod.items()]
     room = []
+    holders: dict[tuple[str, frozenset[str]], dict[str, int]] = {}
     for machine in context.machines:
         there: dict[str, int] = {}
         used: dict[str, int] = {}
@@ -793,6 +843,9 @@ def _room(
             reserved = [(c.name, _demand(c.requests, names).get(resource, 0)) for c in kept]
             there[resource] = max(len(here) - sum(n for _, n in reserved), 0)
             used[resource] = sum(1 for d in here if d.id in context.in_use)
+            for device in (d for d in here if d.id in context.reserved):
+                theirs = holders.setdefault((machine, context.reserved[device.id]), {})
+                theirs[resource] = theirs.get(resource, 0) + 1
             if here:
                 held = "".join(f", {n} for ResourceClaim {c}" for c, n in reserved if n)
                 words.append(
@@ -801,7 +854,11 @@ def _room(
         room.append((machine, Resources.of(there), Resources.of(used)))
         if words:
             found.details.append(f"{machine}: {', '.join(w for _, w in sorted(words))}")
-    return DeviceRoom(tuple(requests), tuple(room))
+    return DeviceRoom(
+        tuple(requests),
+        tuple(room),
+        tuple((m, pods, Resources.of(theirs)) for (m, pods), theirs in holders.items()),
+    )
 
 
 NAME: Final = "DynamicResources"
@@ -811,6 +868,7 @@ READS_PODS: Final = False
 def filter(cycle: Cycle, found: Found) -> None:
     """The devices the job's pods claim, as room per machine (pkg/scheduler/framework/plugins/
     dynamicresources); what cannot be evaluated goes to `found`."""
+    pods = {p.name: p.uid for p in cycle.placed or ()}
     found.devices = device_rules(
-        cycle.sets, cycle.namespace, cycle.nodes, cycle.devices, cycle.kubectl, found
+        cycle.sets, cycle.namespace, cycle.nodes, cycle.devices, cycle.kubectl, found, pods
     )

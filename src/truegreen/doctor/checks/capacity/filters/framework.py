@@ -6,7 +6,7 @@ machines a rule takes away from a pod set, rules between pods, rules doctor coul
 and the reads they needed that failed.
 """
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from msgspec import Struct
@@ -77,10 +77,28 @@ class DeviceRoom(Struct, frozen=True):
     """Per pod set, each pod's devices (`gpu.example.com devices`: 2)."""
     machines: tuple[tuple[str, Resources, Resources], ...] = ()
     """Per machine: the devices there, and those already allocated."""
+    holders: tuple[tuple[str, frozenset[str], Resources], ...] = ()
+    """Per machine, of the devices allocated there: those whose claims are reserved for pods of
+    the namespace alone, with the names of those pods (the devices come back once they are
+    done)."""
 
     def of(self, group: str) -> Resources:
         """The devices each pod of `group` asks for."""
         return dict(self.requests).get(group, Resources())
+
+    def held_by(self, machine: str, pods: Collection[str]) -> Resources:
+        """The devices allocated on `machine` that come back once the pods named `pods` are done:
+        those of claims reserved for none but them (pkg/controller/resourceclaim/controller.go
+        `syncClaim` drops a done pod's reservation and clears the allocation of a claim no pod
+        reserves any more)."""
+        return sum(
+            (
+                held
+                for name, reserved, held in self.holders
+                if name == machine and reserved.issubset(pods)
+            ),
+            Resources(),
+        )
 
     def on(self, machine: str) -> tuple[Resources, Resources]:
         """The devices on `machine`, and those in use."""
