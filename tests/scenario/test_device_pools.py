@@ -122,9 +122,9 @@ def test_a_pool_that_names_a_device_twice_is_not_counted(doctor: Doctor) -> None
         "measured",
     )
     assert found["headline"] == (
-        "A training job of 2 programs of 2 CPUs, 8 GiB memory each can't start: 0 of its 2 "
-        f"programs fit; the next needs 2 {DRIVER} devices and the most free on one machine is 0 "
-        f"{DRIVER} devices (gpu-2)."
+        f"A training job of 2 programs of 2 CPUs, 2 {DRIVER} devices, 8 GiB memory each can't "
+        f"start: 0 of its 2 programs fit; the next needs 2 {DRIVER} devices and the most free "
+        f"on one machine is 0 {DRIVER} devices (gpu-2)."
     )
     assert (
         f"ResourceSlice pool {DRIVER}/gpu-1: device name gpu-0 listed twice: the pool is "

@@ -162,7 +162,7 @@ def test_a_training_job_that_runs_whole_holds_its_own_devices_for_the_next_run(
 
 def test_devices_held_for_a_program_of_no_training_job_stay_taken(doctor: Doctor) -> None:
     """The same GPUs reserved for a notebook's pod: nothing says when it ends, so they stay
-    taken."""
+    taken; the job's size names the devices it claims."""
 
     def build(now: datetime) -> list[Obj]:
         objects = _one_running_one_waiting(now, scheduler_said=False)
@@ -178,6 +178,10 @@ def test_devices_held_for_a_program_of_no_training_job_stay_taken(doctor: Doctor
         "fail",
         "capacity.rules-block",
         "measured",
+    )
+    assert found["headline"] == (
+        f"A training job of 2 CPUs, 2 {NVIDIA} devices, 8 GiB memory can't start: best machine "
+        f"gpu-1 is 2 {NVIDIA} devices short."
     )
     assert result.exit_code == 2
 

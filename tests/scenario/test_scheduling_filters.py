@@ -963,7 +963,8 @@ def test_a_pod_s_own_device_and_a_shared_one_need_two_on_one_machine(doctor: Doc
         "measured",
     )
     assert found["headline"] == (
-        "A training job of 2 CPUs, 8 GiB memory can't start: 1 machine lacking the free devices "
+        f"A training job of 2 CPUs, 1 {DRIVER} devices, 8 GiB memory can't start: 1 machine "
+        "lacking the free devices "
         f"its shared device claim 'shared' needs, and best machine gpu-1 is 1 {DRIVER} devices "
         "short."
     )

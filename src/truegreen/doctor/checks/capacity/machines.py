@@ -104,7 +104,15 @@ class Judged(Struct, frozen=True):
 
     @property
     def size(self) -> str:
-        return size_words(self.shape.groups)
+        """The job's programs with the devices each claims for itself (`2 CPUs, 1
+        gpu.nvidia.com devices, 8 GiB memory`): a size without them would not be what fails to
+        fit."""
+        return size_words(
+            [
+                replace(g, requests=g.requests + self.rules.devices.of(g.name))
+                for g in self.shape.groups
+            ]
+        )
 
     def emptied(self, rooms: Mapping[str, MachineRoom] | None = None) -> dict[str, MachineRoom]:
         """The machines (`rooms`, else the room now) with nothing on them but the judged job's
