@@ -64,6 +64,7 @@ def test_the_one_alternative_left_is_the_request() -> None:
     assert room == DeviceRoom(
         (("worker", Resources.of({GPUS: 1})),),
         (("a", Resources.of({GPUS: 1}), Resources()), ("b", Resources(), Resources())),
+        offered=((GPUS, ("a",)),),
     )
     assert (found.unchecked, found.exclusions) == ([], [])
 

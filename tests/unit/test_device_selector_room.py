@@ -93,6 +93,7 @@ def test_a_selector_that_refuses_before_one_doctor_cannot_evaluate_refuses() -> 
     assert room == DeviceRoom(
         (("worker", Resources.of({GPUS: 1})),),
         (("a", Resources(), Resources()), ("b", Resources(), Resources())),
+        offered=((GPUS, ()),),
     )
     assert (found.unchecked, found.exclusions) == ([], [])
 

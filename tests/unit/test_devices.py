@@ -190,6 +190,7 @@ def test_each_machine_offers_its_devices_less_those_allocated() -> None:
             ("a", Resources.of({GPUS: 2}), Resources()),
             ("b", Resources.of({GPUS: 4}), Resources.of({GPUS: 2})),
         ),
+        offered=((GPUS, ("a", "b")),),
     )
     assert room.of("worker") == Resources.of({GPUS: 1})
     assert room.of("driver") == Resources()

@@ -44,9 +44,10 @@ from truegreen.doctor.checks.capacity.machines import (
     prepare,
     requested_resources,
 )
-from truegreen.doctor.checks.capacity.machines_down import DownSupply, down_supply
+from truegreen.doctor.checks.capacity.machines_down import DownSupply, down_supply, machine_down
 from truegreen.doctor.checks.capacity.rule_findings import (
     blocked_by_rules,
+    claimed_devices,
     with_unchecked,
 )
 from truegreen.doctor.checks.capacity.scheduler_reasons import first_todo, plain_reasons
@@ -111,8 +112,13 @@ def check(env: Environment) -> list[Finding]:
     admits)."""
     nodes = env.nodes.items if isinstance(env.nodes, Listed) else ()
     # A job whose every pod set names its machine goes to those machines alone: others being
-    # down changes nothing for it (the kubelet admission path says whether its own are).
-    down = None if every_set_named(env) else down_supply(nodes, requested_resources(env))
+    # down changes nothing for it (the kubelet admission path says whether its own are). The
+    # devices it claims are counted only where a machine is down.
+    down = (
+        None
+        if every_set_named(env) or all(machine_down(n) is None for n in nodes)
+        else down_supply(nodes, requested_resources(env), claimed_devices(env, env.judged_job()))
+    )
     if down is not None:
         return [_coming_beside_down(env, down) or _machines_down(env, down)]
     return _unsaid_fit(env, _with_evidence(env, _arithmetic(env)))

@@ -1,14 +1,15 @@
 """Every machine that offers the job's devices is down: bringing them back is the remedy.
 
-When the only machines with a resource the job asks for (`nvidia.com/gpu`) are not ready or
-can't be reached (their kubelet's `Ready` condition not True, or the node lifecycle controller's
-`node.kubernetes.io/not-ready` / `unreachable` taints: pkg/controller/nodelifecycle), no setting
-of the job and no taint or reservation elsewhere changes anything: the scheduler's other reasons
-(a control plane reserved by its own taint, a CPU machine without the device) are true and
-beside the point. Everything here is pure.
+When the only machines with a resource the job asks for (`nvidia.com/gpu`, or devices of dynamic
+resource allocation its pods claim) are not ready or can't be reached (their kubelet's `Ready`
+condition not True, or the node lifecycle controller's `node.kubernetes.io/not-ready` /
+`unreachable` taints: pkg/controller/nodelifecycle), no setting of the job and no taint or
+reservation elsewhere changes anything: the scheduler's other reasons (a control plane reserved
+by its own taint, a CPU machine without the device) are true and beside the point. Everything
+here is pure.
 """
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from msgspec import Struct
@@ -53,15 +54,24 @@ def machine_down(machine: Mapping[str, Any]) -> str | None:
     return None
 
 
-def down_supply(machines: Sequence[KubeObject], requested: frozenset[str]) -> DownSupply | None:
-    """The first extended resource the job asks for whose every offering machine is down, while
-    some other machine is up; None when each has a machine that is up, when none offers it (no
-    such device: another finding), or when every machine is down (no machine may run anything:
-    the placement says so)."""
+def down_supply(
+    machines: Sequence[KubeObject],
+    requested: frozenset[str],
+    devices: Mapping[str, Collection[str]],
+) -> DownSupply | None:
+    """The first extended resource the job asks for, then the first kind of device it claims
+    (`devices`: the machines whose ResourceSlices have such devices, by kind), whose every
+    offering machine is down, while some other machine is up; None when each has a machine that
+    is up, when none offers it (no such device: another finding), or when every machine is down
+    (no machine may run anything: the placement says so). A machine that is down keeps its
+    ResourceSlices: the kubelet plugin that would delete them is down with it."""
     if all(machine_down(m) is not None for m in machines):
         return None
-    for resource in sorted(r for r in requested if is_extended(r)):
-        offering = [m for m in machines if _offers(m, resource)]
+    wanted = [
+        *((r, [m for m in machines if _offers(m, r)]) for r in sorted(requested) if is_extended(r)),
+        *((r, [m for m in machines if o.name_of(m) in devices[r]]) for r in sorted(devices)),
+    ]
+    for resource, offering in wanted:
         why = [machine_down(m) for m in offering]
         if offering and all(w is not None for w in why):
             return DownSupply(

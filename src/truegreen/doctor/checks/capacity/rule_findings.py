@@ -13,8 +13,15 @@ from typing import Any
 from msgspec.structs import replace
 
 from truegreen.cluster import Listed
-from truegreen.doctor.checks.capacity.filters.framework import DeviceRoom, Exclusion, JobPodSet
+from truegreen.doctor.checks.capacity.filters.dynamic_resources import device_rules
+from truegreen.doctor.checks.capacity.filters.framework import (
+    DeviceRoom,
+    Exclusion,
+    Found,
+    JobPodSet,
+)
 from truegreen.doctor.checks.capacity.filters.rules import Rules, scheduling_rules
+from truegreen.doctor.checks.capacity.kubelet_admission import named_machine
 from truegreen.doctor.checks.capacity.placement import Placement, PodGroup, place
 from truegreen.doctor.checks.capacity.words import (
     NO_ELIGIBLE_MACHINE,
@@ -57,6 +64,19 @@ def job_rules(
         kubectl=env.settings.kubectl,
         own_pods=own_pods,
     )
+
+
+def claimed_devices(env: Environment, job: TrainingJob | None) -> Mapping[str, tuple[str, ...]]:
+    """Per kind of device the pod sets of `job` that the scheduler places claim, the machines
+    that have such devices, free or not (empty when none claims any, or when they can't be
+    counted: the placement's rules say why)."""
+    if job is None or not isinstance(env.nodes, Listed):
+        return {}
+    sets = [JobPodSet(s.name, s.spec, s.labels) for s in job.pod_sets if not named_machine(s.spec)]
+    room = device_rules(
+        sets, env.namespace, env.nodes.items, env.devices, env.settings.kubectl, Found()
+    )
+    return dict(room.offered)
 
 
 def with_devices(

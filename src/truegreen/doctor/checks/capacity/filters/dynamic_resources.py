@@ -834,6 +834,7 @@ def _room(
     requests = [(group, Resources.of(_demand(asked, names))) for group, asked in per_pod.items()]
     room = []
     holders: dict[tuple[str, frozenset[str]], dict[str, int]] = {}
+    offered: dict[str, list[str]] = {resource: [] for resource in names.values()}
     for machine in context.machines:
         there: dict[str, int] = {}
         used: dict[str, int] = {}
@@ -847,6 +848,7 @@ def _room(
                 theirs = holders.setdefault((machine, context.reserved[device.id]), {})
                 theirs[resource] = theirs.get(resource, 0) + 1
             if here:
+                offered[resource].append(machine)
                 held = "".join(f", {n} for ResourceClaim {c}" for c, n in reserved if n)
                 words.append(
                     (resource, f"{len(here)} {resource} ({used[resource]} allocated{held})")
@@ -857,6 +859,7 @@ def _room(
     return DeviceRoom(
         tuple(requests),
         tuple(room),
+        tuple((resource, tuple(machines)) for resource, machines in offered.items()),
         tuple((m, pods, Resources.of(theirs)) for (m, pods), theirs in holders.items()),
     )
 

@@ -77,6 +77,8 @@ class DeviceRoom(Struct, frozen=True):
     """Per pod set, each pod's devices (`gpu.example.com devices`: 2)."""
     machines: tuple[tuple[str, Resources, Resources], ...] = ()
     """Per machine: the devices there, and those already allocated."""
+    offered: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Per kind of device the pods ask for, the machines that have such devices, free or not."""
     holders: tuple[tuple[str, frozenset[str], Resources], ...] = ()
     """Per machine, of the devices allocated there: those whose claims are reserved for pods of
     the namespace alone, with the names of those pods (the devices come back once they are
