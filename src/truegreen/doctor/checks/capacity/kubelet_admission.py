@@ -22,6 +22,8 @@ admits it or turns it away: its admit handlers run in turn and the first refusal
   in the NoExecute taint").
 
 The other handlers (sysctls, AppArmor, the OS and architecture labels, ...) are not judged.
+An admitted set's device claims, which decide whether the kubelet ever starts it, are judged in
+doctor/checks/capacity/named_devices.py (`Outcome.UNCLAIMED`).
 A turned-away pod is Failed at once (pkg/kubelet/kubelet.go `rejectPod`); no other machine is
 tried.
 
@@ -69,6 +71,9 @@ class Outcome(StrEnum):
     TURNED_AWAY = "turned away"
     WITHOUT_DEVICES = "without devices"
     """Admitted with the requests of resources the machine does not report dropped."""
+    UNCLAIMED = "devices never allocated"
+    """Admitted, and never started: nobody allocates the devices it claims there
+    (doctor/checks/capacity/named_devices.py)."""
 
 
 class Admission(Struct, frozen=True):
@@ -83,6 +88,8 @@ class Admission(Struct, frozen=True):
     """The same in the kubelet's terms, for --verbose."""
     room: MachineRoom | None = None
     """The machine with the set's pods counted, when admitted."""
+    todo: str = ""
+    """The step that lets it run, when the outcome's own step is not it."""
 
 
 def named_machine(spec: Mapping[str, Any]) -> str:
@@ -442,7 +449,7 @@ def verdict(
 def _unfit(env: Environment, answer: Admission, lines: Sequence[str]) -> Finding:
     kubectl = env.settings.kubectl
     describe = kubectl.cluster("describe", "node", answer.machine)
-    todo = (
+    todo = answer.todo or (
         f"Bring {answer.machine} back ({describe} shows why it is down), or take the machine's "
         "name out of the job's settings (`spec.nodeName` of its program template) so the "
         "cluster picks one that is up"

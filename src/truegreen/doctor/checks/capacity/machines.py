@@ -15,7 +15,7 @@ from msgspec.structs import replace
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.checks.base import format_age
-from truegreen.doctor.checks.capacity.filters.framework import DeviceRoom
+from truegreen.doctor.checks.capacity.filters.framework import DeviceRoom, Found
 from truegreen.doctor.checks.capacity.filters.rules import Rules, node_exclusion
 from truegreen.doctor.checks.capacity.kubelet_admission import (
     admitted,
@@ -25,6 +25,7 @@ from truegreen.doctor.checks.capacity.kubelet_admission import (
     named_machine,
     verdict,
 )
+from truegreen.doctor.checks.capacity.named_devices import shared_claims, with_claims
 from truegreen.doctor.checks.capacity.placement import Placement, PodGroup, place
 from truegreen.doctor.checks.capacity.preemption import (
     with_nominated,
@@ -34,6 +35,7 @@ from truegreen.doctor.checks.capacity.rule_findings import (
     no_machine_left,
     unchecked,
     with_devices,
+    with_unchecked,
 )
 from truegreen.doctor.checks.capacity.shape import (
     Group,
@@ -191,6 +193,7 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
     # A job whose pods are all bound has none waiting for a kubelet: its named sets are a next
     # run's, placed by room like the scheduler's (its own pods then hold their room).
     to_admit = [g for g in named if g.name in said or not shape.all_bound]
+    claimed = Found()
     if to_admit:
         # No scheduler sees these sets: their machines' kubelets admit them, on the room that
         # what is bound there leaves (nominations are the scheduler's, not theirs); what a
@@ -203,11 +206,28 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
             # Whole pods: the capacity fold keeps no ports. Unread, the workloads check says so.
             bound_ports(env.pods.items if isinstance(env.pods, Listed) else (), shape.own_pods),
         )
+        # No scheduler allocates what these sets claim: judged apart from the placement's rules.
+        shared = {c for g in scheduled for c in shared_claims(g.spec)}
+        answers = [
+            with_claims(
+                answer,
+                group,
+                env.devices,
+                env.nodes.items,
+                env.namespace,
+                shared,
+                env.settings.kubectl,
+                claimed,
+            )
+            for group, answer in zip(to_admit, answers, strict=True)
+        ]
         refused = verdict(env, answers, details)
         if refused is not None:
             return [refused]
         if not scheduled and not shape.all_bound:
-            return [fits(answers, size_words(shape.groups), details)]
+            return with_unchecked(
+                [fits(answers, size_words(shape.groups), details)], _unknown(env, claimed)
+            )
         details += [f"{a.group} names {a.machine}: {a.outcome} by its kubelet" for a in answers]
     allowed, excluded = _eligibility(env.nodes.items, scheduled)
     details += [f"excluded ({reason}): {', '.join(names)}" for reason, names in excluded.items()]
@@ -278,8 +298,13 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
         level,
         rules,
         plain,
-        tuple(unchecked(env, rules)),
+        (*unchecked(env, rules), *_unknown(env, claimed)),
     )
+
+
+def _unknown(env: Environment, claimed: Found) -> list[Finding]:
+    """What the named sets' device claims left unjudged, as findings."""
+    return unchecked(env, Rules(unchecked=tuple(claimed.unchecked), failed=tuple(claimed.failed)))
 
 
 def _with_held_devices(

@@ -64,6 +64,16 @@ def claim_refs(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return [o.mapping(c) for c in o.sequence(spec.get("resourceClaims"))]
 
 
+def unserved(kubectl: Kubectl) -> Unchecked:
+    """Device claims on a cluster that does not serve resource.k8s.io/v1: not evaluated."""
+    return Unchecked(
+        _RULE,
+        "the cluster doesn't offer devices the way its programs ask for them",
+        "Check which device interfaces the cluster offers with " + kubectl.cluster("api-versions"),
+        "pod resourceClaims, and discovery lists no resource.k8s.io/v1",
+    )
+
+
 def template_names(specs: Sequence[Mapping[str, Any]]) -> list[str]:
     """The claim templates the pod specs name."""
     names = [str(c.get("resourceClaimTemplateName") or "") for s in specs for c in claim_refs(s)]
@@ -139,15 +149,7 @@ def device_rules(
     if not asking:
         return DeviceRoom()
     if reads is None or not reads.served:
-        found.uncheck(
-            Unchecked(
-                _RULE,
-                "the cluster doesn't offer devices the way its programs ask for them",
-                "Check which device interfaces the cluster offers with "
-                + kubectl.cluster("api-versions"),
-                "pod resourceClaims, and discovery lists no resource.k8s.io/v1",
-            )
-        )
+        found.uncheck(unserved(kubectl))
         return DeviceRoom()
     slices, claims, classes = reads.slices, reads.claims, reads.classes
     if not (
