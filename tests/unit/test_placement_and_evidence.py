@@ -237,7 +237,8 @@ def test_a_preemption_under_way_is_a_nomination_the_scheduler_waits_on(
             'pods "x" is forbidden: violates PodSecurity "restricted:latest": privileged',
             Cause.POD_SECURITY,
         ),
-        ('pods "x" is invalid: spec.containers[0].image: Required value', Cause.INVALID),
+        # apimachinery errors.NewInvalid: `%s %q is invalid: %v`, qualifiedKind.String().
+        ('Pod "x" is invalid: spec.containers[0].image: Required value', Cause.INVALID),
         ("something else", Cause.OTHER),
     ],
 )

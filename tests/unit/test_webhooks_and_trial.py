@@ -234,7 +234,9 @@ NAME = "truegreen-trial-run-7"
         ),
         (
             _refused(
-                ReadFailure.SERVER_ERROR, f'pods "{NAME}" is invalid: spec.containers: Required'
+                # apimachinery errors.NewInvalid names the kind, not the resource.
+                ReadFailure.SERVER_ERROR,
+                f'Pod "{NAME}" is invalid: spec.containers: Required',
             ),
             Trial(TrialOutcome.REFUSED, "spec.containers: Required"),
         ),

@@ -228,7 +228,8 @@ _CAUSES: tuple[tuple[LazyPattern, Cause], ...] = (
     (LazyPattern(r'admission webhook "|failed calling webhook "'), Cause.WEBHOOK),
     # pod-security-admission: `violates PodSecurity "restricted:latest": …`
     (LazyPattern(r"violates PodSecurity"), Cause.POD_SECURITY),
-    (LazyPattern(r'pods "[^"]*" is invalid'), Cause.INVALID),
+    # apimachinery errors.NewInvalid names the kind: `Pod "x" is invalid: …`
+    (LazyPattern(r'Pod "[^"]*" is invalid'), Cause.INVALID),
 )
 
 

@@ -5,9 +5,10 @@ The server runs every admission step on a dry-run create and stores nothing
 (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go), so its answer is the
 measurement. Which answers are refusals of the pod follows the shapes the API builds them in:
 - apimachinery/pkg/api/errors/errors.go NewForbidden / NewInvalid: `pods "<name>" is forbidden:
-  …` and `pods "<name>" is invalid: …` name the object (quota, Pod Security, namespace
-  lifecycle, validation); a refusal by authorization names no object (`pods is forbidden: User
-  … cannot create …`), so it is a missing permission, not a refusal of the pod;
+  …` (the resource, from admission: quota, Pod Security, namespace lifecycle) and `Pod "<name>"
+  is invalid: …` (the kind, `qualifiedKind.String()`, from the create's validation) name the
+  object; a refusal by authorization names no object (`pods is forbidden: User … cannot create
+  …`), so it is a missing permission, not a refusal of the pod;
 - apiserver/pkg/admission/plugin/webhook/errors/statuserror.go: a webhook's denial carries the
   same `pods "<name>" is forbidden:` prefix, or `Internal error occurred:` for code 500, as does
   a fail-closed webhook that could not be called (`failed calling webhook`);
@@ -92,8 +93,7 @@ def judge(result: CreateResult, pod_name: str) -> Trial:
     if isinstance(result, Created):
         return Trial(TrialOutcome.ADMITTED)
     message = result.server_message
-    for shape in ("forbidden", "invalid"):
-        prefix = f'pods "{pod_name}" is {shape}: '
+    for prefix in (f'pods "{pod_name}" is forbidden: ', f'Pod "{pod_name}" is invalid: '):
         if message.startswith(prefix) and not message.endswith(_NO_DRY_RUN):
             return Trial(TrialOutcome.REFUSED, _bounded(message.removeprefix(prefix)), result)
     internal = message.removeprefix(_INTERNAL)
