@@ -28,6 +28,7 @@ Obj = dict[str, Any]
 # The codes this file pins (test_doctor_codes checks that every catalogue code is pinned).
 PINNED_HERE = {
     "admission.limit-range-refused",
+    "admission.default-limit-below-request",
     "admission.priority-missing",
     "admission.account-missing",
     "capacity.preempts",
@@ -125,6 +126,80 @@ def test_a_range_maximum_that_refuses_the_job_is_a_measured_failure(doctor: Doct
         "admission.limit-range-refused",
     )
     assert result.exit_code == 2
+
+
+DEFAULTS_BELOW_THE_REQUEST = limit_range(
+    "defaults",
+    default={"cpu": "1", "memory": "2Gi"},
+    defaultRequest={"cpu": "500m", "memory": "1Gi"},
+)
+"""kubernetes.io concepts/policy/limit-range ("LimitRange and admission checks for Pods"): a
+range whose default limit is below what a container requests."""
+INVALID_TRAINER = (
+    'spec.containers[0].resources.requests: Invalid value: "4": must be less than or equal to '
+    'cpu limit of 1, spec.containers[0].resources.requests: Invalid value: "16Gi": must be less '
+    "than or equal to memory limit of 2Gi"
+)
+"""pkg/apis/core/validation ValidateResourceRequirements on healthy's trainer (requests cpu 4,
+memory 16Gi, nvidia.com/gpu 1; a limit of nvidia.com/gpu alone) after the range's defaults."""
+
+
+def test_a_default_limit_below_the_request_makes_every_pod_invalid(doctor: Doctor) -> None:
+    """LimitRanger fills a limit the container does not state from the range's `default`
+    without looking at the request (plugin/pkg/admission/limitranger/admission.go
+    mergeContainerResources: `if _, found := container.Resources.Limits[k]; !found`); the
+    create's validation, after the mutating plugins (apiserver registry/generic/registry/
+    store.go create: rest.BeforeCreate before createValidation), then refuses a request above
+    its limit (pkg/apis/core/validation ValidateResourceRequirements). Every pod of the job is
+    refused; the Job controller records only FailedCreate."""
+    doctor.load(lambda now: [*healthy(now), DEFAULTS_BELOW_THE_REQUEST])
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "admission") == [
+        ("admission.default-limit-below-request", "fail", "measured")
+    ]
+    (refused,) = _check(report, "admission")
+    assert refused["headline"] == (
+        "A training job can't start: 'trainer' asks for 4 CPUs and 16 GiB memory but states no "
+        "most it may use, and the environment's default sizes 'defaults' set that most to "
+        "1 CPU and 2 GiB memory, below what it asks for."
+    )
+    assert refused["remedy"] == (
+        "Set the most 'trainer' may use (CPU and memory) in the training job's settings, at "
+        "least what it asks for, or ask your cluster admin to raise the default sizes "
+        f"'defaults' (`kubectl --kubeconfig {doctor.kubeconfig} describe limitrange defaults` "
+        "shows them)."
+    )
+    assert refused["details"] == [
+        "the defaults of LimitRange defaults make the pods of Job/train-001 (worker) invalid: "
+        f"[{INVALID_TRAINER}]"
+    ]
+    assert refused["objects"] == ["LimitRange/defaults", "Job/train-001"]
+    assert result.exit_code == 2
+
+
+def test_the_server_refuses_the_invalid_trial_start_in_the_words_doctor_read(
+    doctor: Doctor,
+) -> None:
+    """The fake's validation, written apart from doctor's, refuses the trial start with the
+    sentence doctor worked out (apimachinery errors.NewInvalid: `Pod "<name>" is invalid: …`)."""
+    doctor.load(lambda now: [*healthy(now), DEFAULTS_BELOW_THE_REQUEST])
+    report = doctor.live("-o", "json", "--admission-dry-run").json()
+    codes = [f["code"] for f in _check(report, "admission")]
+    assert codes == ["admission.default-limit-below-request", "admission.trial-refused"]
+    refused, trial = _check(report, "admission")
+    assert trial["headline"] == (
+        f"The cluster refused a trial start of the training job: [{INVALID_TRAINER}]"
+    )
+    assert refused["details"][0].endswith(f"invalid: [{INVALID_TRAINER}]")
+
+
+def test_a_default_limit_above_the_request_is_let_in(doctor: Doctor) -> None:
+    """The same range with limits the trainer's requests fit under: nothing to refuse."""
+    wide = limit_range("defaults", default={"cpu": "8", "memory": "32Gi"})
+    doctor.load(lambda now: [*healthy(now), wide])
+    report = doctor.live("-o", "json").json()
+    assert _codes(report, "admission") == [("admission.ok", "ok", "measured")]
 
 
 def test_the_server_refuses_the_trial_start_in_the_words_doctor_read(doctor: Doctor) -> None:

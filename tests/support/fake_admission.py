@@ -7,9 +7,10 @@ written apart from truegreen's own admission code: nothing here imports truegree
 Order, as kube-apiserver runs the plugins: authorization, defaulting on decoding
 (SetDefaults_Pod), then the mutating phase (NamespaceLifecycle, LimitRanger's defaults,
 Priority, ExtendedResourceToleration when a test turns it on, mutating webhooks), then the
-validating phase (LimitRanger's limits, PodSecurity, validating webhooks, ResourceQuota). A dry
-run (`?dryRun=All`) runs them all, stores nothing and answers the pod as it would be stored;
-any other create is refused by authorization unless a test allows it.
+pod's validation (a request above its limit), then the validating phase (LimitRanger's
+limits, PodSecurity, validating webhooks, ResourceQuota). A dry run (`?dryRun=All`) runs
+them all, stores nothing and answers the pod as it would be stored; any other create is
+refused by authorization unless a test allows it.
 """
 
 from __future__ import annotations
@@ -215,6 +216,32 @@ def _limit_range_defaults(server: FakeApiServer, namespace: str, spec: JsonObjec
                 stated = resources.setdefault(part, {})
                 for name, value in values.items():
                     stated.setdefault(name, value)
+
+
+def _validated(name: str, spec: JsonObject) -> None:
+    """The create's validation, after every mutating plugin and before the validating ones
+    (apiserver pkg/registry/generic/registry/store.go `create`: rest.BeforeCreate runs the
+    strategy's Validate before createValidation). Of pkg/apis/core/validation
+    `ValidateResourceRequirements` only a request above its limit, containers then init
+    containers (`ValidatePodSpec`), a container's resources sorted (Go walks the map in no
+    order): 422 `Pod "<name>" is invalid: …` (apimachinery errors.NewInvalid; several errors
+    in brackets, repeats once, field.ErrorList.ToAggregate)."""
+    errors = []
+    for field in ("containers", "initContainers"):
+        for index, container in enumerate(spec.get(field, [])):
+            resources = container.get("resources", {})
+            limits = resources.get("limits", {})
+            for resource, request in sorted(resources.get("requests", {}).items()):
+                if resource in limits and _quantity(request) > _quantity(limits[resource]):
+                    errors.append(
+                        f"spec.{field}[{index}].resources.requests: Invalid value: "
+                        f'"{_quantity_string(request)}": must be less than or equal to '
+                        f"{resource} limit of {_quantity_string(limits[resource])}"
+                    )
+    unique = list(dict.fromkeys(errors))
+    if unique:
+        why = unique[0] if len(unique) == 1 else f"[{', '.join(unique)}]"
+        raise AdmissionRefusedError(422, "Invalid", f'Pod "{name}" is invalid: {why}')
 
 
 def _constraint_errors(
@@ -524,6 +551,7 @@ def create_pod(
     _webhooks(server, "MutatingWebhookConfiguration", name, dry_run)
     if settings.kueue_pods is not None:
         _kueue_pod_webhook(pod, settings.kueue_pods)
+    _validated(name, spec)
     _limit_ranges(server, namespace, name, spec)
     _pod_security(server, namespace, name, spec)
     if settings.webhook_denial is not None:

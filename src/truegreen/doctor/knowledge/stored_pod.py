@@ -26,7 +26,9 @@ is the pod the API server stored, and that can differ from the template as writt
    per Container (containers and init containers) and per Pod (the pod's requests and limits as
    component-helpers sums them); the first LimitRange with a violation refuses the pod with
    all of that range's violations (`limit_range_refusal`).
-ResourceQuota comes after (doctor/checks/admission/quota.py) and sees the same stored pod.
+Between the mutating steps and 6, the create's validation refuses a request above a limit a
+range's `default` filled in (doctor/knowledge/default_limits.py). ResourceQuota comes after
+(doctor/checks/admission/quota.py) and sees the same stored pod.
 
 Everything here is pure: a function of the objects read, unit-tested value by value.
 

@@ -33,6 +33,7 @@ from truegreen.doctor.checks.admission.quota import (
 )
 from truegreen.doctor.checks.admission.words import (
     ACCOUNT_MISSING,
+    DEFAULT_LIMIT_BELOW_REQUEST,
     LIMIT_RANGE_REFUSED,
     NAMESPACE_MISSING,
     NAMESPACE_TERMINATING,
@@ -56,6 +57,11 @@ from truegreen.doctor.checks.admission.words import (
 )
 from truegreen.doctor.environment import WEBHOOK_KINDS, Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.knowledge.default_limits import (
+    DefaultBelowRequest,
+    defaults_below_requests,
+    invalid_message,
+)
 from truegreen.doctor.knowledge.evidence import Cause, refusals
 from truegreen.doctor.knowledge.reports import quoted
 from truegreen.doctor.knowledge.stored_pod import (
@@ -342,24 +348,72 @@ def _limit_range_finding(
     )
 
 
+def _listed(resources: Sequence[str], amounts: Sequence[str]) -> str:
+    """`4 CPUs and 16 GiB memory` from resources and their amounts as the server prints them."""
+    return " and ".join(_plain_quantity(r, a) for r, a in zip(resources, amounts, strict=True))
+
+
+def _default_below_finding(
+    env: Environment, job: TrainingJob, found: Sequence[DefaultBelowRequest], sets: list[str]
+) -> Finding:
+    """The pods of `sets` refused as invalid: a range's default limit is below a request."""
+    first = found[0].container
+    own = [f for f in found if f.container == first]
+    containers = list(dict.fromkeys(f.container for f in found))
+    more = len(containers) - 1
+    limit = own[0].limit_range
+    resources = [f.resource for f in own]
+    problem = (
+        f"'{first}' asks for {_listed(resources, [f.request for f in own])} but states no most "
+        f"it may use, and the environment's default sizes '{limit}' set that most to "
+        f"{_listed(resources, [f.limit for f in own])}"
+        + (f" (and {more} more program{'s' if more > 1 else ''})" if more else "")
+    )
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        DEFAULT_LIMIT_BELOW_REQUEST,
+        details=[
+            f"the defaults of LimitRange {limit} make the pods of {job.ref} "
+            f"({', '.join(sets)}) invalid: {invalid_message(found)}"
+        ],
+        objects=[f"LimitRange/{limit}", job.ref],
+        problem=problem,
+        containers=" and ".join(f"'{c}'" for c in containers),
+        sizes=" and ".join(dict.fromkeys(_NOUNS.get(f.resource, f.resource) for f in found)),
+        limit=limit,
+        command=env.settings.kubectl.here("describe", "limitrange", limit),
+    )
+
+
 def _limit_range_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
-    """LimitRanger's refusals of the job's pods as the API server stores them (defaulting and
-    the ranges' defaults first): a refused pod is never created, so the job never runs."""
+    """The refusals of the job's pods that LimitRanges cause, as the API server stores the pods
+    (defaulting and the ranges' defaults first): the validation of a request above a limit a
+    range's default filled in, which runs first, else LimitRanger's own. A refused pod is
+    never created, so the job never runs."""
     if job is None:
         return []
     read = env.limit_ranges
     if isinstance(read, CantRead):
         return [SAY.cant_check(env, Kind.LIMIT_RANGE, read)]
+    invalid: dict[str, tuple[list[DefaultBelowRequest], list[str]]] = {}
     refused: dict[str, tuple[LimitRangeRefusal, list[str]]] = {}
     for pod_set in job.pod_sets:
         try:
+            below = defaults_below_requests(pod_set.spec, read.items)
             spec = stored_spec(pod_set.spec, read.items, extended_tolerations=False)
             refusal = limit_range_refusal(spec, read.items)
         except QuantityError:
             continue  # the capacity check names a size that is not a quantity
-        if refusal is not None:
+        if below:
+            # Validation refuses the pod before LimitRanger's own checks are reached.
+            invalid.setdefault(invalid_message(below), (below, []))[1].append(pod_set.name)
+        elif refusal is not None:
             refused.setdefault(refusal.message, (refusal, []))[1].append(pod_set.name)
-    return [_limit_range_finding(env, job, r, sets) for r, sets in refused.values()]
+    return [
+        *(_default_below_finding(env, job, found, sets) for found, sets in invalid.values()),
+        *(_limit_range_finding(env, job, r, sets) for r, sets in refused.values()),
+    ]
 
 
 def _priority_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:

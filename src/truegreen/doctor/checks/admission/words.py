@@ -23,6 +23,7 @@ TRIAL_REFUSED: Final = "admission.trial-refused"
 TRIAL_NOT_ALLOWED: Final = "admission.trial-not-allowed"
 TRIAL_FAILED: Final = "admission.trial-failed"
 LIMIT_RANGE_REFUSED: Final = "admission.limit-range-refused"
+DEFAULT_LIMIT_BELOW_REQUEST: Final = "admission.default-limit-below-request"
 PRIORITY_MISSING: Final = "admission.priority-missing"
 ACCOUNT_MISSING: Final = "admission.account-missing"
 RUNTIME_MISSING: Final = "admission.runtime-class-missing"
@@ -103,6 +104,12 @@ WORDS: Final[dict[str, Wording]] = {
         "({problem}).",
         "Change the sizes in the training job's settings to fit ({command} shows the limits), "
         "or ask your cluster admin to change '{limit}'.",
+    ),
+    DEFAULT_LIMIT_BELOW_REQUEST: Wording(
+        "A training job can't start: {problem}, below what it asks for.",
+        "Set the most {containers} may use ({sizes}) in the training job's settings, at least "
+        "what it asks for, or ask your cluster admin to raise the default sizes '{limit}' "
+        "({command} shows them).",
     ),
     ACCOUNT_MISSING: Wording(
         "A training job can't start: the identity '{name}' its programs run as doesn't exist in "
