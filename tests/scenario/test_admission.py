@@ -5,15 +5,16 @@ deleted, and the trial start (`--admission-dry-run`) whose answer is the server'
 """
 
 import json
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from tests.scenario.conftest import Doctor
-from tests.support import rbac
+from tests.support import rbac, scenarios
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import NAMESPACE, healthy, job_pod, training_job
-from tests.support.training_kinds import pytorch_job
+from tests.support.training_kinds import ALL_GROUPS, indexed_job, pytorch_job
 
 Obj = dict[str, Any]
 
@@ -558,6 +559,117 @@ def test_a_quota_scoped_to_the_default_priority_class_counts_the_job(doctor: Doc
         "quota batch: pods used 0 + requested 1 > hard 0",
         "refuses the pods of Job/train-001 (worker)",
     ]
+
+
+GPU_QUOTA_HALF_USED = quota(
+    "gpus", {"requests.nvidia.com/gpu": "4"}, {"requests.nvidia.com/gpu": "2"}
+)
+"""Room for 2 more GPUs of 4: a notebook holds the other 2."""
+
+
+def _gang_of_four(job: Obj) -> Callable[[datetime], list[Obj]]:
+    """The healthy namespace with `job` (4 pods of 1 GPU each that run only together) for its
+    only training job, one machine with room for all of it, and a notebook holding 2 GPUs."""
+
+    def build(now: datetime) -> list[Obj]:
+        kept = [o for o in healthy(now) if o["kind"] not in ("Job", "Node")]
+        notebook = scenarios.deployment(
+            "notebook",
+            [
+                scenarios.container(
+                    "nb", f"{scenarios.REGISTRY}/nb:1", extra={"nvidia.com/gpu": "2"}
+                )
+            ],
+        )
+        return [
+            *kept,
+            scenarios.node("gpu-1", "64", "512Gi", gpus=8),
+            scenarios.node("cpu-1", "8", "32Gi"),
+            notebook,
+            scenarios.pod_for(notebook, now, suffix="nb111", node_name="gpu-1"),
+            job,
+            GPU_QUOTA_HALF_USED,
+        ]
+
+    return build
+
+
+def test_a_quota_with_room_for_half_the_ranks_refuses_the_job(doctor: Doctor) -> None:
+    """An Indexed Job of 4 ranks, 1 GPU each (torchrun's one pod per rank), with room for 2
+    GPUs. Each pod create is admitted on its own, and admission charges the quota as it admits
+    (staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/controller.go
+    checkQuotas: `quotas = newQuotas` after each checkRequest): ranks 0 and 1 are let in, ranks
+    2 and 3 are refused `exceeded quota`, and the run never assembles."""
+    job = indexed_job("bert", doctor.now, ranks=4, gpus=1, age=timedelta(minutes=5))
+    doctor.load(_gang_of_four(job))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+    (found,) = _admission(report)
+    assert found["headline"] == (
+        "A training job can't start: the usage limit 'gpus' is reached (nvidia.com/gpu: 2 of 4 "
+        "in use, the job needs 4; only 2 of its 4 programs would be let in, and they run only "
+        "all together)."
+    )
+    assert found["remedy"] == (
+        "Wait for or stop what uses it ('notebook-nb111'), or ask your cluster admin to raise "
+        "the limit 'gpus'."
+    )
+    assert found["details"] == [
+        "quota gpus: requests.nvidia.com/gpu used 2 + requested 4 > hard 4",
+        "held by 'notebook-nb111'",
+        "the job's 4 pods are admitted one by one, each charged as it is let in: 2 let in, "
+        "2 refused",
+        "refuses the pods of Job/bert (worker)",
+    ]
+    assert result.exit_code == 2
+
+
+def test_a_pytorch_job_s_master_and_workers_are_charged_together(doctor: Doctor) -> None:
+    """Master x1 and Worker x3, 1 GPU each: the whole job's 4 pods against room for 2."""
+    doctor.server.install(*ALL_GROUPS)
+    job = pytorch_job("bert", doctor.now, workers=3, gpus=1, age=timedelta(minutes=5))
+    doctor.load(_gang_of_four(job))
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+    (found,) = _admission(report)
+    assert found["details"][-2:] == [
+        "the job's 4 pods are admitted one by one, each charged as it is let in: 2 let in, "
+        "2 refused",
+        "refuses the pods of PyTorchJob/bert (Master, Worker)",
+    ]
+
+
+def test_an_admitted_trial_start_of_one_pod_does_not_answer_for_the_whole_job(
+    doctor: Doctor,
+) -> None:
+    """One dry-run pod fits the room left, and checkQuotas never charges a dry run: the
+    server's admission of it says nothing of the job's other pods."""
+    job = indexed_job("bert", doctor.now, ranks=4, gpus=1, age=timedelta(minutes=5))
+    doctor.load(_gang_of_four(job))
+    report = doctor.live("-o", "json", "--admission-dry-run").json()
+    # No trial-refused, trial-failed or trial-not-allowed: the server admitted the trial pod.
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+
+
+def test_a_quota_with_room_for_every_rank_lets_the_job_in(doctor: Doctor) -> None:
+    job = indexed_job("bert", doctor.now, ranks=2, gpus=1, age=timedelta(minutes=5))
+    doctor.load(_gang_of_four(job))
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")]
+
+
+def test_a_parallel_job_s_pods_that_do_not_wait_for_each_other_are_judged_one_by_one(
+    doctor: Doctor,
+) -> None:
+    """A plain Job of parallelism 4 whose pods run apart: 2 are let in and run, the Job
+    controller creates the others as room frees (FailedCreate meanwhile); the work goes on."""
+    job = indexed_job("bert", doctor.now, ranks=4, gpus=1, age=timedelta(minutes=5))
+    del job["spec"]["completionMode"]
+    job["spec"]["completions"] = 16
+    doctor.load(_gang_of_four(job))
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")]
 
 
 def test_a_hook_only_the_master_s_pods_call_is_still_called(doctor: Doctor, tmp_path: Path) -> None:

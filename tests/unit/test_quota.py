@@ -22,6 +22,7 @@ from truegreen.doctor.checks.admission.quota import (
     applies_to_pod,
     charge,
     covered_for_pods,
+    gang_verdicts,
     job_verdicts,
     object_count,
     parse_quota,
@@ -504,6 +505,58 @@ def test_holders_outside_the_quotas_scope_hold_nothing_of_it() -> None:
     quota = Quota("long", {"pods": 1}, {"pods": 1}, (ScopeTerm("NotTerminating"),))
     (verdict,) = pod_verdicts([quota], _pod(), [_job_holder("run", 1, terminating=True)])
     assert (verdict.users, verdict.waiting_for) == ((), ())
+
+
+# -- a job whose pods run only together: checkQuotas charges each pod as it is let in ------------
+
+GPUS_HALF_USED = Quota("gpus", {"requests.nvidia.com/gpu": 4}, {"requests.nvidia.com/gpu": 2})
+
+
+def test_a_gang_is_charged_all_its_pods_and_told_how_many_get_in() -> None:
+    assert gang_verdicts([GPUS_HALF_USED], [(_pod(gpus=1), 4)]) == [
+        QuotaVerdict(
+            "gpus",
+            Refusal.EXCEEDED,
+            shortfalls=(Shortfall("requests.nvidia.com/gpu", 4, 2, 4),),
+            pods=4,
+            admitted=2,
+        )
+    ]
+
+
+def test_a_gang_with_room_for_every_pod_is_let_in() -> None:
+    assert gang_verdicts([GPUS_HALF_USED], [(_pod(gpus=1), 2)]) == []
+
+
+def test_the_pods_are_let_in_in_their_sets_order_and_a_refused_one_takes_nothing() -> None:
+    """Master (2 GPUs) then 3 Workers (1 GPU), room for 3: the Master and one Worker get in;
+    the refused Workers are charged nothing."""
+    quota = Quota("gpus", {"requests.nvidia.com/gpu": 3}, {"requests.nvidia.com/gpu": 0})
+    (verdict,) = gang_verdicts([quota], [(_pod(gpus=2), 1), (_pod(gpus=1), 3)])
+    assert (verdict.shortfalls[0].requested, verdict.pods, verdict.admitted) == (5, 4, 2)
+
+
+def test_pods_outside_the_quota_s_scope_are_let_in_without_a_charge() -> None:
+    quota = Quota("long", {"pods": 2}, {"pods": 1}, (ScopeTerm("NotTerminating"),))
+    pods = [(_pod(terminating=True), 2), (_pod(), 2)]
+    (verdict,) = gang_verdicts([quota], pods)
+    assert (verdict.shortfalls, verdict.pods, verdict.admitted) == (
+        (Shortfall("pods", 2, 1, 2),),
+        4,
+        3,
+    )
+
+
+def test_a_quota_already_refusing_a_pod_alone_is_said_per_pod() -> None:
+    assert gang_verdicts([GPUS_HALF_USED], [(_pod(gpus=1), 4)], judged=["gpus"]) == []
+
+
+def test_a_gang_waits_for_the_running_job_whose_end_makes_room_for_all_of_it() -> None:
+    holders = [_job_holder("run", 2)]
+    (verdict,) = gang_verdicts([GPUS_HALF_USED], [(_pod(gpus=1), 4)], holders)
+    assert (verdict.users, verdict.waiting_for) == (("the training job 'run'",), ("run",))
+    (verdict,) = gang_verdicts([GPUS_HALF_USED], [(_pod(gpus=1), 5)], holders)
+    assert verdict.waiting_for == ()
 
 
 def test_a_creating_job_needs_room_in_unscoped_job_counts() -> None:

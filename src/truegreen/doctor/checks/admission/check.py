@@ -25,6 +25,7 @@ from truegreen.doctor.checks.admission.quota import (
     QuotaPod,
     QuotaVerdict,
     Refusal,
+    gang_verdicts,
     job_verdicts,
     object_count,
     parse_quota,
@@ -117,6 +118,16 @@ def _exceeded(verdict: QuotaVerdict, for_job: bool) -> Finding:
         f"{_plain_amount(s.resource, s.requested)}"
         for s in verdict.shortfalls
     )
+    one_by_one = []
+    if verdict.pods:
+        shortfall += (
+            f"; only {verdict.admitted} of its {verdict.pods} programs would be let in, and "
+            "they run only all together"
+        )
+        one_by_one = [
+            f"the job's {verdict.pods} pods are admitted one by one, each charged as it is let "
+            f"in: {verdict.admitted} let in, {verdict.pods - verdict.admitted} refused"
+        ]
     if all(s.hard == 0 for s in verdict.shortfalls):
         # A limit of none: nothing holds any of it, so nothing can be freed.
         free = "This environment allows none of it, so run the job elsewhere"
@@ -133,6 +144,7 @@ def _exceeded(verdict: QuotaVerdict, for_job: bool) -> Finding:
     ]
     if verdict.users:
         details.append(f"held by {', '.join(verdict.users)}")
+    details += one_by_one
     return SAY.finding(
         Status.FAIL,
         Basis.MEASURED,
@@ -258,7 +270,9 @@ def _job_count(job: TrainingJob) -> str:
 def _quota_findings(
     env: Environment, job: TrainingJob | None
 ) -> tuple[list[Finding], list[Finding], list[str]]:
-    """(refusals of the Job object, refusals of its pods, notes) from the namespace's quotas."""
+    """(refusals a single pod's trial start does not answer: of the Job object, and of the
+    whole of a job whose pods run only together; refusals of its pods; notes) from the
+    namespace's quotas."""
     if isinstance(env.quotas, CantRead):
         return [], [SAY.cant_check(env, Kind.RESOURCE_QUOTA, env.quotas)], []
     if not env.quotas.items:
@@ -284,6 +298,17 @@ def _quota_findings(
     for name, pod in pods:
         for verdict in pod_verdicts(quotas, pod, holders):
             refused.setdefault(verdict, []).append(name)
+    if job is not None and job.together:
+        # The job's pods use the room up between them (each is charged as it is let in), and
+        # it runs only with all of them: it needs room for the whole job. One pod's trial
+        # start (a dry run, never charged) does not answer for that, so it goes with the
+        # refusals of the Job object, which the trial leaves standing.
+        counted = [(pod, s.count) for (_, pod), s in zip(pods, job.pod_sets, strict=True)]
+        whole = _whose(job, [s.name for s in job.pod_sets])
+        for_job += [
+            _quota_finding(v, whole)
+            for v in gang_verdicts(quotas, counted, holders, (v.quota for v in refused))
+        ]
     for_pod = [_quota_finding(v, _whose(job, sets)) for v, sets in refused.items()]
     return for_job, for_pod, [*notes, *(f"usage limit {q.name} compared" for q in quotas)]
 

@@ -5,6 +5,10 @@ Ground truth, kubernetes/kubernetes:
   covers one of the object's resources and every scope matches; each covered resource the
   container must state (Constraints), a usage the quota controller has not counted yet, and
   used + requested > hard, are refusals.
+- staging/src/k8s.io/apiserver/pkg/admission/plugin/resourcequota/controller.go (checkQuotas):
+  each create is admitted on its own and charged as it is let in (`quotas = newQuotas` after
+  each checkRequest, then UpdateQuotaStatus), so a job's pods, created one by one, use the room
+  up between them: a job whose pods run only together needs room for all of them at once.
 - pkg/quota/v1/evaluator/core/pods.go: what one pod is charged (podComputeUsageHelper,
   PodUsageFunc) and how a pod matches a scope (podMatchesScopeFunc).
 - staging/src/k8s.io/apiserver/pkg/quota/v1/generic/evaluator.go: any other kind is charged
@@ -308,6 +312,11 @@ class QuotaVerdict(Struct, frozen=True):
     """What holds the exceeded resources now, largest first."""
     waiting_for: tuple[str, ...] = ()
     """The running training jobs whose end would make room; empty when none would."""
+    pods: int = 0
+    """For the whole of a job whose pods run only together: how many pods it creates (its
+    charge, in `shortfalls`, is theirs together); 0 for one pod's refusal."""
+    admitted: int = 0
+    """Of those `pods`, how many the quota lets in, created one by one in their sets' order."""
 
 
 def _shortfalls(quota: Quota, charged: Mapping[str, int]) -> list[Shortfall]:
@@ -370,19 +379,80 @@ def pod_verdicts(
             verdicts.append(QuotaVerdict(quota.name, Refusal.UNCOUNTED, uncounted=tuple(uncounted)))
             continue
         shortfalls = _shortfalls(quota, charged)
+        if shortfalls:
+            verdicts.append(_exceeded(quota, shortfalls, holders))
+    return verdicts
+
+
+def _exceeded(
+    quota: Quota,
+    shortfalls: Sequence[Shortfall],
+    holders: Sequence[Holder],
+    pods: int = 0,
+    admitted: int = 0,
+) -> QuotaVerdict:
+    """The refusal for `shortfalls`, naming what holds them, largest first, and the running
+    training jobs whose end would make room."""
+    held = _holding(quota, holders, shortfalls)
+    return QuotaVerdict(
+        quota.name,
+        Refusal.EXCEEDED,
+        shortfalls=tuple(shortfalls),
+        users=tuple(dict.fromkeys(h.owner for h, _ in sorted(held, key=lambda pair: -pair[1]))),
+        waiting_for=_released_by_jobs(shortfalls, held),
+        pods=pods,
+        admitted=admitted,
+    )
+
+
+def _total(charges: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for charged in charges:
+        for name, value in charged.items():
+            total[name] = total.get(name, 0) + value
+    return total
+
+
+def _admitted(quota: Quota, charges: Sequence[Mapping[str, int]]) -> int:
+    """How many of the pods charged `charges`, created in that order, the quota lets in: a
+    pod let in is charged at once, a refused one is charged nothing (checkQuotas)."""
+    used = dict(quota.used)
+    admitted = 0
+    for charged in charges:
+        covered = [name for name in charged if name in quota.hard]
+        if all(used[name] + charged[name] <= quota.hard[name] for name in covered):
+            admitted += 1
+            for name in covered:
+                used[name] += charged[name]
+    return admitted
+
+
+def gang_verdicts(
+    quotas: Sequence[Quota],
+    pods: Sequence[tuple[QuotaPod, int]],
+    holders: Sequence[Holder] = (),
+    judged: Iterable[str] = (),
+) -> list[QuotaVerdict]:
+    """Every quota that would refuse some of the pods of a job whose pods run only together
+    (`pods`: each pod set's pod and how many of it), though it lets each pod in alone: the
+    job's pods are created one by one and each is charged as it is let in, so the job needs
+    room for all of them. `judged` names every quota pod_verdicts refuses some pod set by (a
+    size not stated, a count missing, no room for even one pod): those are said per pod set."""
+    skipped = set(judged)
+    verdicts = []
+    for quota in quotas:
+        if quota.name in skipped:
+            continue
+        charges = [
+            charge(pod) for pod, count in pods if applies_to_pod(quota, pod) for _ in range(count)
+        ]
+        shortfalls = _shortfalls(quota, _total(charges))
         if not shortfalls:
             continue
-        held = _holding(quota, holders, shortfalls)
-        users = tuple(dict.fromkeys(h.owner for h, _ in sorted(held, key=lambda pair: -pair[1])))
-        verdicts.append(
-            QuotaVerdict(
-                quota.name,
-                Refusal.EXCEEDED,
-                shortfalls=tuple(shortfalls),
-                users=users,
-                waiting_for=_released_by_jobs(shortfalls, held),
-            )
-        )
+        total = sum(count for _, count in pods)
+        # The pods the quota does not apply to (its scopes) it lets in without a charge.
+        admitted = total - len(charges) + _admitted(quota, charges)
+        verdicts.append(_exceeded(quota, shortfalls, holders, total, admitted))
     return verdicts
 
 
