@@ -501,6 +501,85 @@ def test_a_batch_job_needs_room_in_the_count_of_batch_jobs(doctor: Doctor) -> No
     ]
 
 
+def _finished_pods_fill(now: datetime, resource: str, limit: str) -> list[Obj]:
+    """The healthy namespace (2 running services) with the 8 Succeeded pods of finished
+    training runs of train-001 left in storage, and a quota of `limit` on `resource`."""
+    objects = healthy(now)
+    done = next(o for o in objects if o["kind"] == "Job")
+    for i in range(8):
+        objects.append(
+            job_pod(
+                done,
+                now,
+                suffix=f"s{i}",
+                node_name="gpu-1",
+                phase="Succeeded",
+                age=timedelta(hours=3),
+            )
+        )
+    used = {"count/pods": "10", "pods": "2"}[resource]
+    objects.append(quota("objects", {resource: limit}, {resource: used}))
+    return objects
+
+
+def test_finished_pods_that_fill_the_count_of_pods_are_named_to_be_deleted(
+    doctor: Doctor,
+) -> None:
+    """`count/pods` counts every pod in storage, finished or not (pkg/quota/v1/evaluator/core/
+    pods.go PodUsageFunc: "count/pods tracks all pods independent of state"): waiting frees
+    nothing, deleting the finished pods frees what they hold."""
+    doctor.load(lambda now: _finished_pods_fill(now, "count/pods", "10"))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+    (found,) = _admission(report)
+    assert found["remedy"] == (
+        "Delete the finished programs, which count until deleted ('train-001-s0', "
+        "'train-001-s1', 'train-001-s2' and 5 more), or ask your cluster admin to raise the "
+        "limit 'objects'."
+    )
+    assert found["details"][:3] == [
+        "quota objects: count/pods used 10 + requested 1 > hard 10",
+        "held by 'jobs-manager-abc12', 'mysql-def34'",
+        "held by finished pods, which count until deleted: "
+        + ", ".join(f"'train-001-s{i}'" for i in range(8)),
+    ]
+    assert result.exit_code == 2
+
+
+def test_finished_pods_free_only_the_count_and_running_ones_the_rest(doctor: Doctor) -> None:
+    """One quota full on both: deleting the finished pods frees `count/pods`, never `pods`."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _finished_pods_fill(now, "count/pods", "10")
+        both = {"count/pods": "10", "pods": "2"}
+        objects[-1] = quota("objects", both, both)
+        return objects
+
+    doctor.load(build)
+    (found,) = _admission(doctor.live("-o", "json").json())
+    assert found["remedy"] == (
+        "Delete the finished programs, which count until deleted ('train-001-s0', "
+        "'train-001-s1', 'train-001-s2' and 5 more), and wait for or stop what uses the rest "
+        "('jobs-manager-abc12', 'mysql-def34'), or ask your cluster admin to raise the limit "
+        "'objects'."
+    )
+
+
+def test_finished_pods_hold_nothing_of_the_running_programs_limit(doctor: Doctor) -> None:
+    """`pods` counts the pods not yet finished only (PodUsageFunc: `QuotaV1Pod` false for a
+    Succeeded or Failed pod, so no `pods` charge): the running services hold it all."""
+    doctor.load(lambda now: _finished_pods_fill(now, "pods", "2"))
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+    (found,) = _admission(report)
+    assert found["remedy"] == (
+        "Wait for or stop what uses it ('jobs-manager-abc12', 'mysql-def34'), or ask your "
+        "cluster admin to raise the limit 'objects'."
+    )
+    assert not any("finished" in d for d in found["details"])
+
+
 def test_a_quota_of_none_is_not_freed(doctor: Doctor) -> None:
     """`requests.nvidia.com/gpu: 0`: the environment allows no GPU at all (used 0 + requested
     1 > hard 0, resourcequota/controller.go checkRequest). Nothing running holds any of it,

@@ -21,6 +21,7 @@ from truegreen.doctor.checks.admission.quota import (
     amount,
     applies_to_pod,
     charge,
+    counted,
     covered_for_pods,
     gang_verdicts,
     job_verdicts,
@@ -557,6 +558,31 @@ def test_a_gang_waits_for_the_running_job_whose_end_makes_room_for_all_of_it() -
     assert (verdict.users, verdict.waiting_for) == (("the training job 'run'",), ("run",))
     (verdict,) = gang_verdicts([GPUS_HALF_USED], [(_pod(gpus=1), 5)], holders)
     assert verdict.waiting_for == ()
+
+
+def test_a_finished_pod_counts_only_as_an_object_until_deleted() -> None:
+    """PodUsageFunc: the object count always; `pods` and sizes only while QuotaV1Pod."""
+    running = Holder("'a'", None, _pod(cpu=1000, gpus=1))
+    assert counted(running) == charge(running.pod)
+    assert counted(Holder("'a'", None, _pod(cpu=1000, gpus=1), finished=True)) == {"count/pods": 1}
+
+
+def test_finished_pods_holding_the_object_count_are_named_apart() -> None:
+    quota = Quota("objects", {"count/pods": 3}, {"count/pods": 3})
+    holders = [
+        Holder("'svc-0'", None, _pod(cpu=1)),
+        Holder("'run-0'", "run", _pod(cpu=1), finished=True),
+        Holder("'run-1'", "run", _pod(cpu=1), finished=True),
+    ]
+    (verdict,) = pod_verdicts([quota], _pod(), holders)
+    assert (verdict.users, verdict.finished) == (("'svc-0'",), ("'run-0'", "'run-1'"))
+
+
+def test_finished_pods_hold_no_running_programs_nor_sizes() -> None:
+    quota = Quota("compute", {"pods": 1, "cpu": 1000}, {"pods": 1, "cpu": 1000})
+    finished = [Holder("'run-0'", "run", _pod(cpu=1000), finished=True)]
+    (verdict,) = pod_verdicts([quota], _pod(cpu=1000), finished)
+    assert (verdict.users, verdict.finished, verdict.waiting_for) == ((), (), ())
 
 
 def test_a_creating_job_needs_room_in_unscoped_job_counts() -> None:

@@ -133,6 +133,13 @@ def _exceeded(verdict: QuotaVerdict, for_job: bool) -> Finding:
         free = "This environment allows none of it, so run the job elsewhere"
     elif for_job:
         free = "Delete finished training jobs (they count until deleted)"
+    elif verdict.finished:
+        more = len(verdict.finished) - 3
+        names = ", ".join(verdict.finished[:3]) + (f" and {more} more" if more > 0 else "")
+        free = f"Delete the finished programs, which count until deleted ({names})"
+        if verdict.users and not all(s.resource.startswith("count/") for s in verdict.shortfalls):
+            # What finished pods never hold (`pods`, sizes) only running ones can free.
+            free += f", and wait for or stop what uses the rest ({', '.join(verdict.users[:3])})"
     elif verdict.users:
         free = f"Wait for or stop what uses it ({', '.join(verdict.users[:3])})"
     else:
@@ -144,6 +151,10 @@ def _exceeded(verdict: QuotaVerdict, for_job: bool) -> Finding:
     ]
     if verdict.users:
         details.append(f"held by {', '.join(verdict.users)}")
+    if verdict.finished:
+        details.append(
+            f"held by finished pods, which count until deleted: {', '.join(verdict.finished)}"
+        )
     details += one_by_one
     return SAY.finding(
         Status.FAIL,
@@ -210,15 +221,15 @@ def _invalid(env: Environment, error: QuantityError) -> Finding:
 
 
 def _holders(pods: Sequence[KubeObject]) -> list[Holder]:
-    """The namespace's pods that count against quotas now (not finished)."""
+    """The namespace's pods, which count against quotas: a finished one only in `count/pods`,
+    named itself, since deleting it is what frees that."""
     holders = []
     for pod in pods:
-        if o.is_terminated(pod):
-            continue
         job = o.job_owner(pod)
-        owner = f"the training job '{job}'" if job else f"'{o.name_of(pod)}'"
+        finished = o.is_terminated(pod)
+        owner = f"the training job '{job}'" if job and not finished else f"'{o.name_of(pod)}'"
         try:
-            holders.append(Holder(owner, job, quota_pod(o.pod_spec(pod))))
+            holders.append(Holder(owner, job, quota_pod(o.pod_spec(pod)), finished))
         except QuantityError:
             continue  # the server would not have admitted it; it holds nothing we can count
     return holders

@@ -293,10 +293,20 @@ class Holder(Struct, frozen=True):
     """A pod of the namespace that counts against quotas now."""
 
     owner: str
-    """Plain words for what runs it: `the training job 'run-7'`, `'mysql-0'`."""
+    """Plain words for what runs it: `the training job 'run-7'`, `'mysql-0'`; a finished
+    pod's own name (`'train-001-s0'`), the thing to delete."""
     training_job: str | None
     """The training job it belongs to, if it is one."""
     pod: QuotaPod
+    finished: bool = False
+    """Succeeded or Failed: it holds only its object count (`count/pods`) until deleted."""
+
+
+def counted(holder: Holder) -> dict[str, int]:
+    """What a pod of the namespace counts against a quota (PodUsageFunc: the object count
+    always, "count/pods tracks all pods independent of state"; everything else, `pods`
+    included, only while the pod has not finished, QuotaV1Pod)."""
+    return {_POD_OBJECTS: 1} if holder.finished else charge(holder.pod)
 
 
 class QuotaVerdict(Struct, frozen=True):
@@ -309,7 +319,9 @@ class QuotaVerdict(Struct, frozen=True):
     """(resource, containers that do not state it), for `unstated`."""
     uncounted: tuple[str, ...] = ()
     users: tuple[str, ...] = ()
-    """What holds the exceeded resources now, largest first."""
+    """What holds the exceeded resources now and has not finished, largest first."""
+    finished: tuple[str, ...] = ()
+    """The finished pods that hold the exceeded object count: only deleting them frees it."""
     waiting_for: tuple[str, ...] = ()
     """The running training jobs whose end would make room; empty when none would."""
     pods: int = 0
@@ -350,7 +362,7 @@ def _holding(
     held = []
     for holder in holders:
         if all(_term_matches(t, holder.pod) for t in quota.scopes):
-            charged = charge(holder.pod)
+            charged = counted(holder)
             share = sum(charged.get(s.resource, 0) for s in shortfalls)
             if share:
                 held.append((holder, share))
@@ -394,11 +406,13 @@ def _exceeded(
     """The refusal for `shortfalls`, naming what holds them, largest first, and the running
     training jobs whose end would make room."""
     held = _holding(quota, holders, shortfalls)
+    largest = [h for h, _ in sorted(held, key=lambda pair: -pair[1])]
     return QuotaVerdict(
         quota.name,
         Refusal.EXCEEDED,
         shortfalls=tuple(shortfalls),
-        users=tuple(dict.fromkeys(h.owner for h, _ in sorted(held, key=lambda pair: -pair[1]))),
+        users=tuple(dict.fromkeys(h.owner for h in largest if not h.finished)),
+        finished=tuple(h.owner for h in largest if h.finished),
         waiting_for=_released_by_jobs(shortfalls, held),
         pods=pods,
         admitted=admitted,
@@ -464,7 +478,7 @@ def _released_by_jobs(
     if not jobs or any(s.resource.startswith(_COUNT_PREFIX) for s in shortfalls):
         return ()
     for shortfall in shortfalls:
-        freed = sum(charge(h.pod).get(shortfall.resource, 0) for h in jobs)
+        freed = sum(counted(h).get(shortfall.resource, 0) for h in jobs)
         if shortfall.used - freed + shortfall.requested > shortfall.hard:
             return ()
     return tuple(sorted({str(h.training_job) for h in jobs}))
