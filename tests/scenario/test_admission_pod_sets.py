@@ -267,3 +267,124 @@ def test_a_pytorchjob_is_refused_by_the_count_of_its_own_kind(
     assert _admission(report)[0]["details"] == [
         "quota objects: count/pytorchjobs.kubeflow.org used 3 + requested 1 > hard 3"
     ]
+
+
+# -- what the training operator adds to the pods it creates ---------------------------------------
+
+RESTRICTED_POD = {
+    "securityContext": {
+        "runAsNonRoot": True,
+        "runAsUser": 1000,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+}
+"""kubernetes.io concepts/security/pod-security-standards, restricted: what the pod states."""
+
+
+def _restricted(replica: Obj) -> Obj:
+    """A replica whose own containers meet `restricted` (allowPrivilegeEscalation false,
+    capabilities drop ALL)."""
+    for container in replica["template"]["spec"]["containers"]:
+        container["securityContext"] = {
+            "allowPrivilegeEscalation": False,
+            "capabilities": {"drop": ["ALL"]},
+        }
+    return replica
+
+
+def test_the_operator_s_init_container_breaks_the_security_level_of_the_workers(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """kubeflow/training-operator v1.4-v1.9 appends `init-pytorch` (no securityContext) to every
+    Worker pod of a PyTorchJob with a Master (pkg/controller.v1/pytorch/initcontainer.go
+    setInitContainer); Pod Security visits init containers (pod-security-admission policy/
+    check_allowPrivilegeEscalation.go, check_capabilities_restricted.go), so every Worker is
+    refused though the job's own settings meet `restricted`."""
+    doctor.load("healthy")
+    doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "restricted"}))
+    path = pytorch_job(
+        tmp_path,
+        master=_restricted(_replica(1, "2", **RESTRICTED_POD)),
+        worker=_restricted(_replica(2, "2", **RESTRICTED_POD)),
+    )
+    result = doctor.live("-o", "json", "--job-file", str(path))
+    report = result.json()
+    assert _codes(report) == [("admission.operator-container-refused", "fail", "measured")]
+    (found,) = _admission(report)
+    assert found["headline"] == (
+        "A training job can't start: the training operator adds its own start-up program "
+        "'init-pytorch' to the job's Worker programs, and it breaks the environment's security "
+        "level 'restricted' (it asks for the right to gain more privileges and 1 more)."
+    )
+    assert found["remedy"] == (
+        "Ask your cluster admin to give the training operator a start-up program that meets "
+        "the security level (its `--pytorch-init-container-template-file` setting), or to "
+        "lower the security level; a PyTorch job without a Master gets no such program."
+    )
+    assert found["details"][:2] == [
+        'the pods of PyTorchJob/bert-large (Worker): violates PodSecurity "restricted:latest": '
+        'allowPrivilegeEscalation (container "init-pytorch" must set '
+        "securityContext.allowPrivilegeEscalation=false)",
+        'the pods of PyTorchJob/bert-large (Worker): violates PodSecurity "restricted:latest": '
+        'capabilities (container "init-pytorch" must set '
+        'securityContext.capabilities.drop=["ALL"])',
+    ]
+    assert result.exit_code == 2
+
+
+def test_an_admitted_trial_start_does_not_answer_for_the_operator_s_init_container(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """The trial pod is the Workers' template as written: the operator adds `init-pytorch`
+    only to the pods it creates, so the server's admission of the trial says nothing of it."""
+    doctor.load("healthy")
+    doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "restricted"}))
+    path = pytorch_job(
+        tmp_path,
+        master=_restricted(_replica(1, "2", **RESTRICTED_POD)),
+        worker=_restricted(_replica(2, "2", **RESTRICTED_POD)),
+    )
+    report = doctor.live("-o", "json", "--job-file", str(path), "--admission-dry-run").json()
+    # No trial-refused, trial-failed or trial-not-allowed: the server admitted the trial pod.
+    assert _codes(report) == [("admission.operator-container-refused", "fail", "measured")]
+
+
+def test_the_operator_s_init_container_is_under_a_range_s_minimum(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """`init-pytorch` requests memory 10Mi (its default template): a range's Container `min`
+    of 64Mi refuses every Worker (limitranger/admission.go minConstraint), not the Master."""
+    doctor.load("healthy")
+    doctor.server.add(limit_range("mins", min={"memory": "64Mi"}))
+    path = pytorch_job(tmp_path, master=_replica(1, "2"), worker=_replica(2, "2"))
+    report = doctor.live("-o", "json", "--job-file", str(path)).json()
+    assert _codes(report) == [("admission.operator-container-refused", "fail", "measured")]
+    (found,) = _admission(report)
+    assert found["headline"] == (
+        "A training job can't start: the training operator adds its own start-up program "
+        "'init-pytorch' to the job's Worker programs, and it breaks the environment's size "
+        "limits 'mins' ('init-pytorch' asks for 10 MiB memory, less than the 64 MiB memory each "
+        "program must have)."
+    )
+    assert found["details"][0] == (
+        "LimitRange mins refuses the pods of PyTorchJob/bert-large (Worker): forbidden: minimum "
+        "memory usage per Container is 64Mi, but request is 10Mi"
+    )
+
+
+def test_a_pytorch_job_without_a_master_gets_no_init_container(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """setInitContainer: "There is no need to set init container if no master is specified"."""
+    doctor.load("healthy")
+    doctor.server.add(limit_range("mins", min={"memory": "64Mi"}))
+    job = {
+        "apiVersion": "kubeflow.org/v1",
+        "kind": "PyTorchJob",
+        "metadata": {"name": "bert-large", "namespace": NAMESPACE},
+        "spec": {"pytorchReplicaSpecs": {"Worker": _replica(2, "2")}},
+    }
+    path = tmp_path / "workers-only.json"
+    path.write_text(json.dumps(job))
+    report = doctor.live("-o", "json", "--job-file", str(path)).json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")]

@@ -445,6 +445,7 @@ COVERED_ELSEWHERE = (
         "capacity.rule-unchecked",  # test_scheduling_filters.py
         "capacity.volume-held-by-running-job",  # test_scheduling_filters.py
         "admission.pods-refused",  # test_evidence.py
+        "admission.operator-container-refused",  # test_admission_pod_sets.py
         "storage.attached-elsewhere",  # test_evidence.py
         "storage.volume-not-its-own",  # test_storage_sources.py
         "workloads.last-job-out-of-memory",  # test_evidence.py

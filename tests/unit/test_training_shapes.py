@@ -17,6 +17,7 @@ from tests.support.training_kinds import (
 )
 from truegreen.cluster import CantRead, Got, Kind, Listed, ReadFailure
 from truegreen.doctor.knowledge.training import (
+    INIT_PYTORCH,
     OPTIONAL_KINDS,
     TrainingJob,
     Unshaped,
@@ -293,6 +294,47 @@ def test_kubeflow_jobs_are_their_replica_types() -> None:
         ("Launcher", 1),
         ("Worker", 2),
     ]
+
+
+def _added(job: TrainingJob) -> list[tuple[str, list[str]]]:
+    return [(s.name, [str(c["name"]) for c in s.added]) for s in job.pod_sets]
+
+
+def test_the_operator_adds_its_init_container_to_a_pytorch_job_s_workers() -> None:
+    """kubeflow/training-operator pkg/controller.v1/pytorch/initcontainer.go setInitContainer:
+    the Workers of a job with a Master, whatever the case the types are written in."""
+    obj = pytorch_job("p", NOW, workers=2, gpus=1, age=timedelta(0))
+    job = from_kubeflow(Kind.PYTORCH_JOB, obj)
+    assert _added(job) == [("Master", []), ("Worker", ["init-pytorch"])]
+    specs = obj["spec"]["pytorchReplicaSpecs"]
+    specs["master"], specs["worker"] = specs.pop("Master"), specs.pop("Worker")
+    assert _added(from_kubeflow(Kind.PYTORCH_JOB, obj)) == [
+        ("master", []),
+        ("worker", ["init-pytorch"]),
+    ]
+    del specs["master"]
+    assert _added(from_kubeflow(Kind.PYTORCH_JOB, obj)) == [("worker", [])]
+
+
+def test_other_kubeflow_kinds_get_no_init_container() -> None:
+    tf = {"spec": {"tfReplicaSpecs": {"Master": {"replicas": 1}, "Worker": {"replicas": 2}}}}
+    job = from_kubeflow(Kind.TF_JOB, {"metadata": {"name": "t"}, **tf})
+    assert _added(job) == [("Master", []), ("Worker", [])]
+
+
+def test_the_created_pod_has_the_added_init_container_after_the_template_s_own() -> None:
+    obj = pytorch_job("p", NOW, workers=1, gpus=1, age=timedelta(0))
+    worker = obj["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]
+    worker["initContainers"] = [{"name": "fetch", "image": "busybox"}]
+    (master, workers) = from_kubeflow(Kind.PYTORCH_JOB, obj).pod_sets
+    assert [c["name"] for c in workers.created_spec["initContainers"]] == ["fetch", "init-pytorch"]
+    assert workers.spec["initContainers"] == [{"name": "fetch", "image": "busybox"}]
+    assert master.created_spec is master.spec
+    assert "securityContext" not in INIT_PYTORCH
+    assert INIT_PYTORCH["resources"] == {
+        "limits": {"cpu": "100m", "memory": "20Mi"},
+        "requests": {"cpu": "50m", "memory": "10Mi"},
+    }
 
 
 @pytest.mark.parametrize(

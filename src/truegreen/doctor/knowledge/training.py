@@ -15,7 +15,8 @@ creates (a pod template times how many of it run at once), from the fields that 
   (kubeflow.org/v2beta1 and v1): one set per replica type, `replicas` each (default 1, an
   MPIJob's Worker 0: training-operator pkg/apis/kubeflow.org/v1/*_defaults.go, mpi-operator
   pkg/apis/kubeflow/v2beta1/default.go); `runPolicy.suspend` (training-operator
-  pkg/apis/kubeflow.org/v1/common_types.go).
+  pkg/apis/kubeflow.org/v1/common_types.go); a PyTorchJob's Workers, when it has a Master, also
+  get the operator's init container `INIT_PYTORCH` in the pods it creates (`PodSet.added`).
 - RayCluster and RayJob (ray.io/v1): the head, and per worker group `replicas` held between
   `minReplicas` and `maxReplicas`, times `numOfHosts` (ray-operator/apis/ray/v1/
   raycluster_types.go; controllers/ray/utils/util.go GetWorkerGroupDesiredReplicas).
@@ -91,11 +92,21 @@ class PodSet(Struct, frozen=True):
     count: int
     template: Mapping[str, Any]
     """The pod template: `metadata` and `spec`."""
+    added: tuple[Mapping[str, Any], ...] = ()
+    """Init containers the job's controller appends to every pod it creates from the template
+    (a PyTorchJob's Workers: `INIT_PYTORCH`), which the API server admits with the pod."""
 
     @property
     def spec(self) -> Mapping[str, Any]:
         """The pod spec the set's pods are made from."""
         return o.pod_spec(self.template)
+
+    @property
+    def created_spec(self) -> Mapping[str, Any]:
+        """The pod spec the controller posts: the template's, with what it adds."""
+        if not self.added:
+            return self.spec
+        return {**self.spec, "initContainers": [*o.init_containers(self.spec), *self.added]}
 
     @property
     def labels(self) -> Mapping[str, str]:
@@ -471,16 +482,57 @@ def _default_replicas(kind: Kind, role: str) -> int:
     return 0 if kind in (Kind.MPI_JOB, Kind.MPI_JOB_V1) and role == _MPI_WORKER else 1
 
 
+INIT_PYTORCH: Mapping[str, Any] = {
+    "name": "init-pytorch",
+    "image": "alpine:3.10",
+    "imagePullPolicy": "IfNotPresent",
+    "resources": {
+        "limits": {"cpu": "100m", "memory": "20Mi"},
+        "requests": {"cpu": "50m", "memory": "10Mi"},
+    },
+}
+"""The init container kubeflow/training-operator v1.4.0 to v1.9 appends to every Worker pod of a
+PyTorchJob that has a Master, to wait until the Master's name resolves
+(pkg/controller.v1/pytorch/initcontainer.go setInitContainer, called from SetClusterSpec for
+each pod it creates; its default `initContainerTemplate`, with no securityContext, and
+pkg/config/config.go PyTorchInitContainerImageDefault). Its `command` (an nslookup loop) is left
+out: no gate doctor judges reads it. The standalone pytorch-operator before it added none, and
+Kubeflow Trainer v2 (TrainJob) has no PyTorchJob controller."""
+INIT_PYTORCH_ASSUMED = (
+    "'init-pytorch' is added by the training operator to every Worker pod of a PyTorchJob with "
+    "a Master (kubeflow/training-operator v1.4 to v1.9, pkg/controller.v1/pytorch/"
+    "initcontainer.go setInitContainer); judged at its default template (alpine:3.10, requests "
+    "cpu 50m memory 10Mi, limits cpu 100m memory 20Mi, no securityContext): the operator's "
+    "version and its --pytorch-init-container-template-file are not visible through the API"
+)
+"""What doctor assumes of the operator, for the details of a finding about `INIT_PYTORCH`."""
+
+
+def _added_by_operator(
+    kind: Kind, role: str, roles: Iterable[str]
+) -> tuple[Mapping[str, Any], ...]:
+    """What the training operator appends to the pods of `role`: `INIT_PYTORCH` for a
+    PyTorchJob's Workers when it has a Master. The operator compares the lowercased replica
+    type (setInitContainer: `rtype == strings.ToLower(Worker)`); the API server stores the
+    types CamelCased (pytorch_defaults.go setTypeNamesToCamelCase), a job file may not."""
+    has_master = any(r.lower() == "master" for r in roles)
+    if kind is Kind.PYTORCH_JOB and role.lower() == "worker" and has_master:
+        return (INIT_PYTORCH,)
+    return ()
+
+
 def from_kubeflow(kind: Kind, job: KubeObject) -> TrainingJob:
     """A Kubeflow job: one set per replica type, `replicas` each (when absent, 0 for an
-    MPIJob's Worker, else 1)."""
+    MPIJob's Worker, else 1), with what the operator adds to the pods of each."""
     spec = o.mapping(job.get("spec"))
     replicas = o.mapping(spec.get(KUBEFLOW_REPLICA_SPECS[kind]))
+    roles = [str(role) for role in replicas]
     sets = tuple(
         PodSet(
             str(role),
             _count(o.mapping(r).get("replicas"), _default_replicas(kind, str(role))),
             o.mapping(o.mapping(r).get("template")),
+            _added_by_operator(kind, str(role), roles),
         )
         for role, r in replicas.items()
     )

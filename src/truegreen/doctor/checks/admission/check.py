@@ -39,6 +39,7 @@ from truegreen.doctor.checks.admission.words import (
     NAMESPACE_MISSING,
     NAMESPACE_TERMINATING,
     OK,
+    OPERATOR_CONTAINER_REFUSED,
     PODS_REFUSED,
     PRIORITY_MISSING,
     QUOTA_EXCEEDED,
@@ -74,7 +75,7 @@ from truegreen.doctor.knowledge.stored_pod import (
     stored_spec,
     with_priority,
 )
-from truegreen.doctor.knowledge.training import TrainingJob
+from truegreen.doctor.knowledge.training import INIT_PYTORCH_ASSUMED, TrainingJob
 from truegreen.doctor.knowledge.webhooks import Applies, ready_endpoints
 from truegreen.quantity import (
     CPU,
@@ -263,7 +264,7 @@ def _training_quota_pods(
     pods = []
     for pod_set in job.pod_sets:
         try:
-            pods.append((pod_set.name, _set_quota_pod(env, pod_set.spec)))
+            pods.append((pod_set.name, _set_quota_pod(env, pod_set.created_spec)))
         except QuantityError:
             return [], ["the training job's sizes are invalid (see capacity)"], None
     return pods, [], None
@@ -422,34 +423,52 @@ def _default_below_finding(
     )
 
 
-def _limit_range_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
+def _limit_range_findings(
+    env: Environment, job: TrainingJob | None
+) -> tuple[list[Finding], list[Finding]]:
     """The refusals of the job's pods that LimitRanges cause, as the API server stores the pods
     (defaulting and the ranges' defaults first): the validation of a request above a limit a
     range's default filled in, which runs first, else LimitRanger's own. A refused pod is
-    never created, so the job never runs."""
+    never created, so the job never runs. (Refusals of the job's own settings, refusals of
+    the init containers its controller adds.)"""
     if job is None:
-        return []
+        return [], []
     read = env.limit_ranges
     if isinstance(read, CantRead):
-        return [SAY.cant_check(env, Kind.LIMIT_RANGE, read)]
+        return [SAY.cant_check(env, Kind.LIMIT_RANGE, read)], []
+    added = _added_names(job)
     invalid: dict[str, tuple[list[DefaultBelowRequest], list[str]]] = {}
     refused: dict[str, tuple[LimitRangeRefusal, list[str]]] = {}
+    by_operator: dict[str, tuple[LimitRangeRefusal, list[str]]] = {}
     for pod_set in job.pod_sets:
         try:
-            below = defaults_below_requests(pod_set.spec, read.items)
-            spec = stored_spec(pod_set.spec, read.items, extended_tolerations=False)
+            below = defaults_below_requests(pod_set.created_spec, read.items)
+            spec = stored_spec(pod_set.created_spec, read.items, extended_tolerations=False)
             refusal = limit_range_refusal(spec, read.items)
         except QuantityError:
             continue  # the capacity check names a size that is not a quantity
         if below:
             # Validation refuses the pod before LimitRanger's own checks are reached.
             invalid.setdefault(invalid_message(below), (below, []))[1].append(pod_set.name)
-        elif refusal is not None:
-            refused.setdefault(refusal.message, (refusal, []))[1].append(pod_set.name)
+            continue
+        if refusal is None:
+            continue
+        for into, broken in (
+            (refused, [v for v in refusal.violations if v.container not in added]),
+            (by_operator, [v for v in refusal.violations if v.container in added]),
+        ):
+            if broken:
+                part = LimitRangeRefusal(refusal.limit_range, tuple(broken))
+                into.setdefault(part.message, (part, []))[1].append(pod_set.name)
     return [
         *(_default_below_finding(env, job, found, sets) for found, sets in invalid.values()),
         *(_limit_range_finding(env, job, r, sets) for r, sets in refused.values()),
-    ]
+    ], [_operator_limit_finding(env, job, r, sets) for r, sets in by_operator.values()]
+
+
+def _added_names(job: TrainingJob) -> frozenset[str]:
+    """The containers the job's controller adds to its pods."""
+    return frozenset(str(c.get("name")) for s in job.pod_sets for c in s.added)
 
 
 def _priority_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
@@ -589,30 +608,50 @@ def _namespace_findings(env: Environment) -> list[Finding]:
 
 def _security_findings(
     env: Environment, job: TrainingJob | None
-) -> tuple[list[Finding], list[str]]:
+) -> tuple[list[Finding], list[Finding], list[str]]:
+    """(refusals of the job's own settings, refusals of the init containers its controller
+    adds, notes) by the namespace's Pod Security level."""
     labels = env.namespace_labels()
     if labels is None:
-        return [], []  # the namespace gate already says why
+        return [], [], []  # the namespace gate already says why
     policy = enforced_policy(labels)
     notes = [f"label {u} does not parse: enforced as restricted:latest" for u in policy.unparsed]
     if policy.level is Level.PRIVILEGED:
-        return [], [*notes, "security level: privileged (every program is let in)"]
+        return [], [], [*notes, "security level: privileged (every program is let in)"]
     if job is None:
         if isinstance(env.jobs, CantRead):
-            return [SAY.cant_check(env, Kind.JOB, env.jobs)], notes
-        return [], [*notes, f"security level {policy}: no training job to compare"]
+            return [SAY.cant_check(env, Kind.JOB, env.jobs)], [], notes
+        return [], [], [*notes, f"security level {policy}: no training job to compare"]
     refused: dict[tuple[str, ...], tuple[list[PodSecurityViolation], list[str]]] = {}
+    by_operator: dict[tuple[str, ...], tuple[list[PodSecurityViolation], list[str]]] = {}
     for pod_set in job.pod_sets:
-        template = pod_set.template
-        found = violations(policy, o.mapping(template.get("metadata")), o.pod_spec(template))
+        meta = o.mapping(pod_set.template.get("metadata"))
+        found = violations(policy, meta, pod_set.spec)
         if found:
             key = tuple(f"{v.check} ({v.detail})" for v in found)
             refused.setdefault(key, (found, []))[1].append(pod_set.name)
+        # The added containers judged beside the template's pod-level settings only, so that a
+        # finding names what the operator adds and nothing of the job's own.
+        alone = {**pod_set.spec, "containers": [], "initContainers": list(pod_set.added)}
+        names = [f'"{c.get("name")}"' for c in pod_set.added]
+        theirs = [v for v in violations(policy, meta, alone) if any(n in v.detail for n in names)]
+        if theirs:
+            key = tuple(f"{v.check} ({v.detail})" for v in theirs)
+            by_operator.setdefault(key, (theirs, []))[1].append(pod_set.name)
+    operator = [
+        _operator_security_finding(env, job, policy, found, sets)
+        for found, sets in by_operator.values()
+    ]
     if not refused:
-        return [], [*notes, f"security level {policy}: the training job passes"]
-    return [
-        _security_finding(env, job, policy, found, sets, notes) for found, sets in refused.values()
-    ], []
+        return [], operator, [*notes, f"security level {policy}: the training job passes"]
+    return (
+        [
+            _security_finding(env, job, policy, found, sets, notes)
+            for found, sets in refused.values()
+        ],
+        operator,
+        [],
+    )
 
 
 def _security_finding(
@@ -640,6 +679,67 @@ def _security_finding(
         problems=problems[0] + (f" and {len(problems) - 1} more" if problems[1:] else ""),
         fields=", ".join(fields),
     )
+
+
+def _operator_finding(
+    job: TrainingJob, sets: Sequence[str], gate: str, problem: str, details: list[str], **words: str
+) -> Finding:
+    """A gate's refusal of the init container the training operator adds to the pods of
+    `sets`: the job's own settings cannot change it."""
+    container = next(str(c.get("name")) for s in job.pod_sets if s.name in sets for c in s.added)
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        OPERATOR_CONTAINER_REFUSED,
+        details=[*details, INIT_PYTORCH_ASSUMED],
+        objects=[job.ref],
+        container=container,
+        sets=", ".join(sets),
+        gate=gate,
+        problem=problem,
+        **words,
+    )
+
+
+def _operator_security_finding(
+    env: Environment,
+    job: TrainingJob,
+    policy: Policy,
+    found: Sequence[PodSecurityViolation],
+    sets: Sequence[str],
+) -> Finding:
+    problems = list(dict.fromkeys(v.plain for v in found))
+    whose = f"the pods of {job.ref} ({', '.join(sets)})"
+    finding = _operator_finding(
+        job,
+        sets,
+        f"the environment's security level '{policy.level}'",
+        "it asks for " + problems[0] + (f" and {len(problems) - 1} more" if problems[1:] else ""),
+        [f'{whose}: violates PodSecurity "{policy}": {v.check} ({v.detail})' for v in found],
+        fits="meets the security level",
+        relax="lower the security level",
+    )
+    return replace(finding, objects=[f"Namespace/{env.namespace}", *finding.objects])
+
+
+def _operator_limit_finding(
+    env: Environment, job: TrainingJob, refusal: LimitRangeRefusal, sets: Sequence[str]
+) -> Finding:
+    first = refusal.violations[0]
+    more = len({v.message for v in refusal.violations}) - 1
+    finding = _operator_finding(
+        job,
+        sets,
+        f"the environment's size limits '{refusal.limit_range}'",
+        _limit_words(first) + (f", and {more} more" if more else ""),
+        [
+            f"LimitRange {refusal.limit_range} refuses the pods of {job.ref} "
+            f"({', '.join(sets)}): forbidden: {refusal.message}"
+        ],
+        fits="fits the size limits",
+        relax=f"change '{refusal.limit_range}'",
+    )
+    return replace(finding, objects=[f"LimitRange/{refusal.limit_range}", *finding.objects])
 
 
 def _unverifiable(hook: str, configuration: str, why: str, detail: str) -> Finding:
@@ -835,20 +935,26 @@ def _trial_admitted(env: Environment, job: TrainingJob | None) -> bool:
 def _pod_gates(
     env: Environment, job: TrainingJob | None, hooks: Sequence[Finding] = ()
 ) -> tuple[list[Finding], list[Finding], list[str]]:
-    """(refusals of the Job object, findings of the gates each of its pods passes, notes);
-    `hooks` are the webhooks' findings, judged apart by the labels of the largest set's pods."""
+    """(refusals a trial start of one pod does not answer: of the Job object, of the whole job,
+    of what its controller adds to its pods; findings of the gates each of its pods passes;
+    notes); `hooks` are the webhooks' findings, judged apart by the labels of the largest
+    set's pods."""
     for_job, for_pod, quota_notes = _quota_findings(env, job)
-    security, security_notes = _security_findings(env, job)
+    security, security_by_operator, security_notes = _security_findings(env, job)
+    limits, limits_by_operator = _limit_range_findings(env, job)
     gates = [
         *_priority_findings(env, job),
         *_account_findings(env, job),
         *_runtime_class_findings(env, job),
-        *_limit_range_findings(env, job),
+        *limits,
         *hooks,
         *for_pod,
         *security,
     ]
-    return for_job, gates, quota_notes + security_notes
+    # The trial start is made of the template as written (the controller adds its init
+    # containers only to the pods it creates): its answer says nothing of them.
+    by_operator = [*limits_by_operator, *security_by_operator]
+    return [*for_job, *by_operator], gates, quota_notes + security_notes
 
 
 def _untried(job: TrainingJob) -> TrainingJob | None:

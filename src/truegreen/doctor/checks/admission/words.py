@@ -24,6 +24,7 @@ TRIAL_NOT_ALLOWED: Final = "admission.trial-not-allowed"
 TRIAL_FAILED: Final = "admission.trial-failed"
 LIMIT_RANGE_REFUSED: Final = "admission.limit-range-refused"
 DEFAULT_LIMIT_BELOW_REQUEST: Final = "admission.default-limit-below-request"
+OPERATOR_CONTAINER_REFUSED: Final = "admission.operator-container-refused"
 PRIORITY_MISSING: Final = "admission.priority-missing"
 ACCOUNT_MISSING: Final = "admission.account-missing"
 RUNTIME_MISSING: Final = "admission.runtime-class-missing"
@@ -110,6 +111,13 @@ WORDS: Final[dict[str, Wording]] = {
         "Set the most {containers} may use ({sizes}) in the training job's settings, at least "
         "what it asks for, or ask your cluster admin to raise the default sizes '{limit}' "
         "({command} shows them).",
+    ),
+    OPERATOR_CONTAINER_REFUSED: Wording(
+        "A training job can't start: the training operator adds its own start-up program "
+        "'{container}' to the job's {sets} programs, and it breaks {gate} ({problem}).",
+        "Ask your cluster admin to give the training operator a start-up program that {fits} "
+        "(its `--pytorch-init-container-template-file` setting), or to {relax}; a PyTorch job "
+        "without a Master gets no such program.",
     ),
     ACCOUNT_MISSING: Wording(
         "A training job can't start: the identity '{name}' its programs run as doesn't exist in "
