@@ -17,6 +17,8 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailure
+from truegreen.doctor.checks.admission.added import operator_security_finding
+from truegreen.doctor.checks.admission.limits import limit_range_findings
 from truegreen.doctor.checks.admission.podsecurity import Level, Policy, enforced_policy, violations
 from truegreen.doctor.checks.admission.podsecurity import Violation as PodSecurityViolation
 from truegreen.doctor.checks.admission.quota import (
@@ -34,12 +36,10 @@ from truegreen.doctor.checks.admission.quota import (
 )
 from truegreen.doctor.checks.admission.words import (
     ACCOUNT_MISSING,
-    DEFAULT_LIMIT_BELOW_REQUEST,
-    LIMIT_RANGE_REFUSED,
     NAMESPACE_MISSING,
     NAMESPACE_TERMINATING,
+    NOUNS,
     OK,
-    OPERATOR_CONTAINER_REFUSED,
     PODS_REFUSED,
     PRIORITY_MISSING,
     QUOTA_EXCEEDED,
@@ -59,23 +59,15 @@ from truegreen.doctor.checks.admission.words import (
 )
 from truegreen.doctor.environment import WEBHOOK_KINDS, Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.knowledge.default_limits import (
-    DefaultBelowRequest,
-    defaults_below_requests,
-    invalid_message,
-)
 from truegreen.doctor.knowledge.evidence import Cause, refusals
 from truegreen.doctor.knowledge.reports import quoted
 from truegreen.doctor.knowledge.stored_pod import (
-    LimitRangeRefusal,
-    Violation,
     job_priority,
-    limit_range_refusal,
     runtime_class_conflict,
     stored_spec,
     with_priority,
 )
-from truegreen.doctor.knowledge.training import INIT_PYTORCH_ASSUMED, TrainingJob
+from truegreen.doctor.knowledge.training import TrainingJob
 from truegreen.doctor.knowledge.webhooks import Applies, ready_endpoints
 from truegreen.quantity import (
     CPU,
@@ -83,19 +75,10 @@ from truegreen.quantity import (
     QuantityError,
     Resources,
     format_amount,
-    parse_quantity,
-    scheduler_units,
 )
 
 CHECK = CheckId.ADMISSION
 _IGNORED_HOOK = WEBHOOK_DOWN_IGNORED
-_NOUNS = {
-    "pods": "running programs",
-    "count/pods": "programs (finished ones count until deleted)",
-    CPU: "CPU",
-    MEMORY: "memory",
-    "ephemeral-storage": "scratch disk",
-}
 _JOB_COUNT_NOUN = "training jobs (finished ones count until deleted)"
 
 
@@ -108,7 +91,7 @@ def _plain_resource(resource: str, for_job: bool) -> str:
     if for_job:
         return _JOB_COUNT_NOUN  # the object count of the training job's own kind
     base = resource.removeprefix("requests.").removeprefix("limits.")
-    noun = _NOUNS.get(base, base)
+    noun = NOUNS.get(base, base)
     return f"the limit on {noun}" if resource.startswith("limits.") else noun
 
 
@@ -330,147 +313,6 @@ def _whose(job: TrainingJob | None, sets: Sequence[str]) -> str:
     return f"the pods of {job.ref} ({', '.join(sets)})" if job is not None else ""
 
 
-def _plain_quantity(resource: str, text: str) -> str:
-    """`1.5 GiB memory`, `2 CPUs`, `8 nvidia.com/gpu` from a quantity as the plugin prints it."""
-    amount = format_amount(resource, scheduler_units(resource, parse_quantity(text)))
-    return f"{amount} {_NOUNS[resource]}" if resource in (MEMORY, "ephemeral-storage") else amount
-
-
-def _limit_words(v: Violation) -> str:
-    """One LimitRanger violation in plain words, naming the limit and what breaks it."""
-    noun = _NOUNS.get(v.resource, v.resource)
-    who, each = (
-        (f"'{v.container}'", "each program")
-        if v.scope == "Container"
-        else ("each running copy of the job", "each copy")
-    )
-    allowed = v.allowed if v.bound == "ratio" else _plain_quantity(v.resource, v.allowed)
-    if v.bound == "ratio":
-        if not v.stated:
-            return (
-                f"{who} must state both the {noun} it asks for and the most it may use "
-                f"(at most {allowed} times as much)"
-            )
-        return (
-            f"{who} may use {float(v.asked):g} times the {noun} it asks for, more than "
-            f"{allowed} times"
-        )
-    if not v.stated:
-        need = "the most it may use" if v.bound == "max" else "how much it asks for"
-        return f"{who} doesn't state {need} of {noun}, which {each} must here"
-    asked = _plain_quantity(v.resource, v.asked)
-    verb = "asks for" if v.stated == "request" else "may use up to"
-    if v.bound == "max":
-        return f"{who} {verb} {asked}, more than the {allowed} {each} may have"
-    return f"{who} {verb} {asked}, less than the {allowed} {each} must have"
-
-
-def _limit_range_finding(
-    env: Environment, job: TrainingJob, refusal: LimitRangeRefusal, sets: list[str]
-) -> Finding:
-    first = refusal.violations[0]
-    more = len({v.message for v in refusal.violations}) - 1
-    return SAY.finding(
-        Status.FAIL,
-        Basis.MEASURED,
-        LIMIT_RANGE_REFUSED,
-        details=[
-            f"LimitRange {refusal.limit_range} refuses the pods of {job.ref} "
-            f"({', '.join(sets)}): forbidden: {refusal.message}"
-        ],
-        objects=[f"LimitRange/{refusal.limit_range}", job.ref],
-        limit=refusal.limit_range,
-        problem=_limit_words(first) + (f", and {more} more" if more else ""),
-        command=env.settings.kubectl.here("describe", "limitrange", refusal.limit_range),
-    )
-
-
-def _listed(resources: Sequence[str], amounts: Sequence[str]) -> str:
-    """`4 CPUs and 16 GiB memory` from resources and their amounts as the server prints them."""
-    return " and ".join(_plain_quantity(r, a) for r, a in zip(resources, amounts, strict=True))
-
-
-def _default_below_finding(
-    env: Environment, job: TrainingJob, found: Sequence[DefaultBelowRequest], sets: list[str]
-) -> Finding:
-    """The pods of `sets` refused as invalid: a range's default limit is below a request."""
-    first = found[0].container
-    own = [f for f in found if f.container == first]
-    containers = list(dict.fromkeys(f.container for f in found))
-    more = len(containers) - 1
-    limit = own[0].limit_range
-    resources = [f.resource for f in own]
-    problem = (
-        f"'{first}' asks for {_listed(resources, [f.request for f in own])} but states no most "
-        f"it may use, and the environment's default sizes '{limit}' set that most to "
-        f"{_listed(resources, [f.limit for f in own])}"
-        + (f" (and {more} more program{'s' if more > 1 else ''})" if more else "")
-    )
-    return SAY.finding(
-        Status.FAIL,
-        Basis.MEASURED,
-        DEFAULT_LIMIT_BELOW_REQUEST,
-        details=[
-            f"the defaults of LimitRange {limit} make the pods of {job.ref} "
-            f"({', '.join(sets)}) invalid: {invalid_message(found)}"
-        ],
-        objects=[f"LimitRange/{limit}", job.ref],
-        problem=problem,
-        containers=" and ".join(f"'{c}'" for c in containers),
-        sizes=" and ".join(dict.fromkeys(_NOUNS.get(f.resource, f.resource) for f in found)),
-        limit=limit,
-        command=env.settings.kubectl.here("describe", "limitrange", limit),
-    )
-
-
-def _limit_range_findings(
-    env: Environment, job: TrainingJob | None
-) -> tuple[list[Finding], list[Finding]]:
-    """The refusals of the job's pods that LimitRanges cause, as the API server stores the pods
-    (defaulting and the ranges' defaults first): the validation of a request above a limit a
-    range's default filled in, which runs first, else LimitRanger's own. A refused pod is
-    never created, so the job never runs. (Refusals of the job's own settings, refusals of
-    the init containers its controller adds.)"""
-    if job is None:
-        return [], []
-    read = env.limit_ranges
-    if isinstance(read, CantRead):
-        return [SAY.cant_check(env, Kind.LIMIT_RANGE, read)], []
-    added = _added_names(job)
-    invalid: dict[str, tuple[list[DefaultBelowRequest], list[str]]] = {}
-    refused: dict[str, tuple[LimitRangeRefusal, list[str]]] = {}
-    by_operator: dict[str, tuple[LimitRangeRefusal, list[str]]] = {}
-    for pod_set in job.pod_sets:
-        try:
-            below = defaults_below_requests(pod_set.created_spec, read.items)
-            spec = stored_spec(pod_set.created_spec, read.items, extended_tolerations=False)
-            refusal = limit_range_refusal(spec, read.items)
-        except QuantityError:
-            continue  # the capacity check names a size that is not a quantity
-        if below:
-            # Validation refuses the pod before LimitRanger's own checks are reached.
-            invalid.setdefault(invalid_message(below), (below, []))[1].append(pod_set.name)
-            continue
-        if refusal is None:
-            continue
-        for into, broken in (
-            (refused, [v for v in refusal.violations if v.container not in added]),
-            (by_operator, [v for v in refusal.violations if v.container in added]),
-        ):
-            if broken:
-                part = LimitRangeRefusal(refusal.limit_range, tuple(broken))
-                into.setdefault(part.message, (part, []))[1].append(pod_set.name)
-    return [
-        *(_default_below_finding(env, job, found, sets) for found, sets in invalid.values()),
-        *(_limit_range_finding(env, job, r, sets) for r, sets in refused.values()),
-    ], [_operator_limit_finding(env, job, r, sets) for r, sets in by_operator.values()]
-
-
-def _added_names(job: TrainingJob) -> frozenset[str]:
-    """The containers the job's controller adds to its pods."""
-    return frozenset(str(c.get("name")) for s in job.pod_sets for c in s.added)
-
-
 def _priority_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
     """The Priority plugin refuses a pod naming a PriorityClass that does not exist."""
     named = sorted(
@@ -639,7 +481,7 @@ def _security_findings(
             key = tuple(f"{v.check} ({v.detail})" for v in theirs)
             by_operator.setdefault(key, (theirs, []))[1].append(pod_set.name)
     operator = [
-        _operator_security_finding(env, job, policy, found, sets)
+        operator_security_finding(env, job, policy, found, sets)
         for found, sets in by_operator.values()
     ]
     if not refused:
@@ -679,67 +521,6 @@ def _security_finding(
         problems=problems[0] + (f" and {len(problems) - 1} more" if problems[1:] else ""),
         fields=", ".join(fields),
     )
-
-
-def _operator_finding(
-    job: TrainingJob, sets: Sequence[str], gate: str, problem: str, details: list[str], **words: str
-) -> Finding:
-    """A gate's refusal of the init container the training operator adds to the pods of
-    `sets`: the job's own settings cannot change it."""
-    container = next(str(c.get("name")) for s in job.pod_sets if s.name in sets for c in s.added)
-    return SAY.finding(
-        Status.FAIL,
-        Basis.MEASURED,
-        OPERATOR_CONTAINER_REFUSED,
-        details=[*details, INIT_PYTORCH_ASSUMED],
-        objects=[job.ref],
-        container=container,
-        sets=", ".join(sets),
-        gate=gate,
-        problem=problem,
-        **words,
-    )
-
-
-def _operator_security_finding(
-    env: Environment,
-    job: TrainingJob,
-    policy: Policy,
-    found: Sequence[PodSecurityViolation],
-    sets: Sequence[str],
-) -> Finding:
-    problems = list(dict.fromkeys(v.plain for v in found))
-    whose = f"the pods of {job.ref} ({', '.join(sets)})"
-    finding = _operator_finding(
-        job,
-        sets,
-        f"the environment's security level '{policy.level}'",
-        "it asks for " + problems[0] + (f" and {len(problems) - 1} more" if problems[1:] else ""),
-        [f'{whose}: violates PodSecurity "{policy}": {v.check} ({v.detail})' for v in found],
-        fits="meets the security level",
-        relax="lower the security level",
-    )
-    return replace(finding, objects=[f"Namespace/{env.namespace}", *finding.objects])
-
-
-def _operator_limit_finding(
-    env: Environment, job: TrainingJob, refusal: LimitRangeRefusal, sets: Sequence[str]
-) -> Finding:
-    first = refusal.violations[0]
-    more = len({v.message for v in refusal.violations}) - 1
-    finding = _operator_finding(
-        job,
-        sets,
-        f"the environment's size limits '{refusal.limit_range}'",
-        _limit_words(first) + (f", and {more} more" if more else ""),
-        [
-            f"LimitRange {refusal.limit_range} refuses the pods of {job.ref} "
-            f"({', '.join(sets)}): forbidden: {refusal.message}"
-        ],
-        fits="fits the size limits",
-        relax=f"change '{refusal.limit_range}'",
-    )
-    return replace(finding, objects=[f"LimitRange/{refusal.limit_range}", *finding.objects])
 
 
 def _unverifiable(hook: str, configuration: str, why: str, detail: str) -> Finding:
@@ -941,7 +722,7 @@ def _pod_gates(
     set's pods."""
     for_job, for_pod, quota_notes = _quota_findings(env, job)
     security, security_by_operator, security_notes = _security_findings(env, job)
-    limits, limits_by_operator = _limit_range_findings(env, job)
+    limits, limits_by_operator = limit_range_findings(env, job)
     gates = [
         *_priority_findings(env, job),
         *_account_findings(env, job),

@@ -6,6 +6,7 @@ from typing import Final
 from truegreen.doctor.checks.base import Words
 from truegreen.doctor.findings import CheckId
 from truegreen.plain_words import Wording
+from truegreen.quantity import CPU, MEMORY
 
 OK: Final = "admission.ok"
 PODS_REFUSED: Final = "admission.pods-refused"
@@ -149,3 +150,12 @@ WORDS: Final[dict[str, Wording]] = {
 
 SAY: Final = Words(CheckId.ADMISSION, WORDS)
 """The check's findings, in these words."""
+
+NOUNS: Final = {
+    "pods": "running programs",
+    "count/pods": "programs (finished ones count until deleted)",
+    CPU: "CPU",
+    MEMORY: "memory",
+    "ephemeral-storage": "scratch disk",
+}
+"""Plain names of the resources quotas and size limits name."""
