@@ -249,6 +249,40 @@ def test_monitor_refuses_contradictory_intervals_as_bad_usage(cluster: Path) -> 
     )
 
 
+@pytest.mark.parametrize("key", ["trial", "admission-dry-run", "admission_dry_run"])
+def test_monitor_refuses_what_runs_once_from_the_config_file(
+    fake_api: FakeApiServer, cluster: Path, key: str, tmp_path: Path
+) -> None:
+    """The monitor reads doctor's config file (`--config`, docs/monitor.md), which holds the
+    same settings as doctor's flags; it evaluates again and again and starts no trial pods and
+    makes no dry-run create (its reads pass none: monitor/engine.py), as `doctor --watch`,
+    which refuses both. `trial: true` or `admission-dry-run: true` there is refused in one
+    line naming the key and the file, exit 64, before any request: never a monitor that
+    serves a verdict silently without them."""
+    config = tmp_path / "doctor.yaml"
+    config.write_text(f"{key}: true\n")
+    try:
+        result = subprocess.run(
+            [
+                *(sys.executable, "-m", "truegreen", "monitor", "--kubeconfig", str(cluster)),
+                *("--listen", "127.0.0.1:0", "--config", str(config)),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"the monitor with {key} in its config ran on for 20 s instead of refusing")
+    named = key.replace("_", "-")
+    assert (result.returncode, result.stdout) == (64, "")
+    assert result.stderr == (
+        f"truegreen: config {config} sets {named}: it runs once; the monitor checks again and "
+        f"again. remove {named} from {config}\n"
+    )
+    assert fake_api.requests() == []
+
+
 def test_a_port_in_use_is_one_line_exit_3_with_its_document(cluster: Path) -> None:
     """An environment failure, not a bug: the address and the system's reason in one line,
     exit 3, and a failure document the schema allows (exit 1 is kept for internal errors)."""

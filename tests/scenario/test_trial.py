@@ -760,6 +760,40 @@ def test_watch_refuses_what_runs_once_from_the_config_file_too(
     assert doctor.server.requests() == []
 
 
+@pytest.mark.parametrize(
+    ("selection", "flag"),
+    [
+        (("-A",), "--all-namespaces"),
+        (("--namespaces", "train,other"), "--namespaces"),
+        (("--contexts", "fake"), "--contexts"),
+    ],
+)
+def test_a_fleet_run_refuses_the_config_file_s_trial_as_it_refuses_the_flag(
+    doctor: Doctor, selection: tuple[str, ...], flag: str, tmp_path: Path
+) -> None:
+    """A fleet run refuses `--trial` (one trial per run: doctor/command/request.py
+    `_live_only`); `trial: true` in the config file is the same setting (README, `--config`)
+    and is refused the same way, naming the key and the file, before any request: never a
+    fleet table that silently ran no trial."""
+    doctor.load(_cpu_job)
+    config = tmp_path / "doctor.yaml"
+    config.write_text("trial: true\n")
+    command = [sys.executable, "-m", "truegreen", "doctor", "--kubeconfig", str(doctor.kubeconfig)]
+    done = subprocess.run(
+        [*command, "--no-registry", "--config", str(config), *selection, "--no-color"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (done.returncode, done.stdout) == (64, "")
+    assert done.stderr == (
+        f"truegreen: config {config} sets trial: it runs in one namespace; {flag} names many. "
+        f"remove trial from {config}, or name one namespace with -n\n"
+    )
+    assert doctor.server.requests() == []
+
+
 def test_a_network_that_keeps_the_workers_apart_fails_though_rank_0_s_image_came_slowly(
     doctor: Doctor,
 ) -> None:

@@ -105,17 +105,25 @@ def check_request(request: MonitorRequest) -> None:
             ) from None
 
 
-def _refuse_once_only(config: DoctorConfig, path: Path | None) -> None:
-    """UsageError for a config file that asks doctor --watch for what runs once: the file holds
-    the same settings as the flags, and --watch refuses --trial and --admission-dry-run
-    (cli/doctor.py) because it evaluates again and again over its watch cache and starts no
-    pods and makes no create; never a watch that silently leaves them out."""
+def _refuse_once_only(config: DoctorConfig, path: Path | None, *, watch: bool) -> None:
+    """UsageError for a config file that asks the monitor or doctor --watch for what runs
+    once: the file holds the same settings as doctor's flags, and --watch refuses --trial and
+    --admission-dry-run (cli/doctor.py) because it evaluates again and again over its watch
+    cache and starts no pods and makes no create (`Monitor` gathers with no pod creator). The
+    monitor is that engine too, and has neither flag: the file's keys are all that could ask
+    it. Never a verdict that silently leaves them out."""
     for key, asked in (("trial", config.trial), ("admission-dry-run", config.admission_dry_run)):
-        if asked:
+        if not asked:
+            continue
+        if watch:
             raise UsageError(
                 f"config {path} sets {key}: it runs once; --watch checks again and again",
                 todo=f"drop --watch, or remove {key} from {path}",
             )
+        raise UsageError(
+            f"config {path} sets {key}: it runs once; the monitor checks again and again",
+            todo=f"remove {key} from {path}",
+        )
 
 
 class RunningMonitor:
@@ -131,8 +139,8 @@ class RunningMonitor:
     ) -> None:
         check_request(request)
         config = load_config(request.doctor.config)
-        if request.listen is None:  # doctor --watch
-            _refuse_once_only(config, request.doctor.config)
+        # Serving nothing is doctor --watch.
+        _refuse_once_only(config, request.doctor.config, watch=request.listen is None)
         connection = connection_with_config(request.doctor.connection, config)
         settings = with_planned_job(
             doctor_settings(config, request.doctor.job_requests, request.doctor.credentials_secret),

@@ -427,6 +427,7 @@ def run_fleet(
     selection, then judge each namespace, the reads outside them made once."""
     _live_only(request, selection.flag())
     config = load_config(request.config)
+    _no_config_trial(config, request.config, selection.flag())
     connection = _with_config(request.connection, config)
     settings = _fleet_settings(request, config)
     selection = _job_in_selection(selection, settings, request.job_file)
@@ -445,6 +446,7 @@ def run_clusters(
 
     _live_only(request, contexts.flag())
     config = load_config(request.config)
+    _no_config_trial(config, request.config, contexts.flag())
     connection = _with_config(request.connection, replace(config, context=None))
     names = resolve_contexts(contexts, connection.kubeconfig)
     settings = _fleet_settings(request, config)  # a --job-file is read once, for all
@@ -471,6 +473,17 @@ def _live_only(request: DoctorRequest, flag: str) -> None:
         raise UsageError(
             f"--trial runs in one namespace; {flag} names many",
             todo="drop --trial, or name one namespace with -n",
+        )
+
+
+def _no_config_trial(config: DoctorConfig, path: Path | None, flag: str) -> None:
+    """The config file's `trial: true` is `--trial` (README: the file holds the same settings
+    as the flags), and a fleet run refuses that flag (`_live_only`): refused the same way,
+    naming the key and the file, never a fleet run that silently starts no trial."""
+    if config.trial:
+        raise UsageError(
+            f"config {path} sets trial: it runs in one namespace; {flag} names many",
+            todo=f"remove trial from {path}, or name one namespace with -n",
         )
 
 
