@@ -388,6 +388,112 @@ def test_a_scheduler_that_has_looked_at_the_pods_runs(doctor: Doctor) -> None:
     assert "queue.scheduler-missing" not in {f["code"] for f in report["findings"]}
 
 
+def _heard(
+    base: Callable[[datetime], list[Obj]],
+    event: Callable[[Obj, datetime], Obj],
+) -> Callable[[datetime], list[Obj]]:
+    """`base`, its training pods given their uids, with `event` posted on each of them."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = base(now)
+        pods = [o for o in objects if o["kind"] == "Pod" and o["metadata"]["name"].startswith(JOB)]
+        for pod in pods:
+            pod["metadata"]["uid"] = f"uid-pod-{pod['metadata']['name']}"
+        assert len(pods) == 4
+        assert not any("conditions" in p["status"] for p in pods), (
+            "precondition: no pod of the job carries a scheduler's condition"
+        )
+        return [*objects, *(event(pod, now) for pod in pods)]
+
+    return build
+
+
+def test_the_scheduler_s_own_events_on_the_job_s_pods_say_it_runs(doctor: Doctor) -> None:
+    """No pod of the cluster is Volcano's (it runs where doctor does not see it, or under names
+    of its own), and the job's pods carry no `PodScheduled` condition: Volcano posts its
+    `FailedScheduling` Event before it writes the pod's condition (volcano
+    pkg/scheduler/cache/cache.go `taskUnschedulable`), and a status write that failed leaves
+    the Event alone. An Event on the job's own pods whose source is the scheduler those pods
+    name (the recorder's component is its scheduler name) is that scheduler's word: it runs,
+    and its word on the gang is what doctor says."""
+    _install(doctor)
+    base = cluster(runs=False, group=unplaced, queue=gang.volcano_queue("default", gpus=8))
+    doctor.load(
+        _heard(
+            base,
+            lambda pod, now: gang.recorded_warning(
+                pod, now, component="volcano", reason="FailedScheduling", message=TASK_UNPLACED
+            ),
+        )
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report, "queue") == [
+        ("queue.not-used", "ok", "measured"),
+        ("queue.gang-refused", "fail", "measured"),
+    ]
+    assert report["headline"]["code"] == "queue.gang-refused"
+    assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("component", "uid"),
+    [
+        # Volcano's controller manager posts its own Events (volcano
+        # cmd/controller-manager/app/server.go: component `vc-controller-manager`): not the
+        # scheduler.
+        ("vc-controller-manager", None),
+        # The scheduler's word on an earlier pod of the same name (the training operator makes
+        # a pod again under its name; Events outlive it: kube-apiserver --event-ttl, 1 h).
+        ("volcano", "uid-an-earlier-pod"),
+    ],
+)
+def test_events_of_another_component_or_an_earlier_pod_say_nothing_of_the_scheduler(
+    doctor: Doctor, component: str, uid: str | None
+) -> None:
+    _install(doctor)
+    base = cluster(runs=False, group=unplaced, queue=gang.volcano_queue("default", gpus=8))
+    doctor.load(
+        _heard(
+            base,
+            lambda pod, now: gang.recorded_warning(
+                pod, now, component=component, reason="FailedScheduling", message="", uid=uid
+            ),
+        )
+    )
+    result = doctor.live("-o", "json")
+    assert ("queue.scheduler-missing", "fail", "measured") in _findings(result.json(), "queue")
+    assert result.exit_code == 2
+
+
+def test_a_kube_scheduler_profile_s_events_say_it_runs(doctor: Doctor) -> None:
+    """A profile of kube-scheduler shows no pod of its name, and its Events are written through
+    events.k8s.io, read back with `reportingComponent` alone (no `source`): the profile's
+    name there on the job's pods says it runs, where two minutes unjudged would otherwise say
+    it does not. The pods name no gang (a profile places pod by pod)."""
+    _install(doctor)
+    marked = "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."
+    base = cluster(scheduler="gpu-binpack", runs=False)
+
+    def no_gang(now: datetime) -> list[Obj]:
+        objects = base(now)
+        for obj in objects:
+            if obj["kind"] == "Pod" and obj["metadata"]["name"].startswith(JOB):
+                del obj["metadata"]["annotations"]
+        return objects
+
+    doctor.load(
+        _heard(
+            no_gang,
+            lambda pod, now: gang.scheduler_profile_warning(
+                pod, now, profile="gpu-binpack", message=marked
+            ),
+        )
+    )
+    report = doctor.live("-o", "json").json()
+    assert _findings(report, "queue") == [("queue.not-used", "ok", "measured")]
+
+
 def test_the_scheduler_s_own_pod_runs_and_the_gang_is_placed(doctor: Doctor) -> None:
     """Volcano's pod (`volcano-scheduler-…`, `app: volcano-scheduler`) runs and its PodGroup
     is Running: measured ok, ready."""

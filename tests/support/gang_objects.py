@@ -68,6 +68,88 @@ def looked_at(pods: list[Obj], message: str) -> list[Obj]:
     return marked
 
 
+def recorded_warning(
+    pod: Obj, now: datetime, *, component: str, reason: str, message: str, uid: str | None = None
+) -> Obj:
+    """A Warning Event on `pod` as client-go's core/v1 recorder posts it, which Volcano's
+    scheduler uses: its recorder's source is `{component: <its scheduler name>}` (`volcano`
+    unless started with one other `--scheduler-name`: volcano pkg/scheduler/cache/cache.go
+    `newSchedulerCache`, pkg/util/util.go `GenerateComponentName`), and it posts
+    `FailedScheduling` with the task's words on each pod it cannot place, before it writes the
+    pod's condition (cache.go `taskUnschedulable`). client-go tools/record/event.go
+    `generateEvent` copies the source's component into `reportingComponent` and its host
+    (none here) into `reportingInstance`; `makeEvent` names the Event `<pod>.<hex ns>` and
+    refers to the pod with its uid (`uid`: another pod of the same name, made before)."""
+    name = pod["metadata"]["name"]
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {
+            "name": f"{name}.18a2b3c4d5e6f708",
+            "namespace": pod["metadata"]["namespace"],
+            "creationTimestamp": ts(now - timedelta(minutes=1, seconds=40)),
+        },
+        "involvedObject": {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "name": name,
+            "namespace": pod["metadata"]["namespace"],
+            "uid": uid if uid is not None else pod["metadata"]["uid"],
+            "resourceVersion": "4711",
+        },
+        "reason": reason,
+        "message": message,
+        "source": {"component": component},
+        "firstTimestamp": ts(now - timedelta(minutes=1, seconds=40)),
+        "lastTimestamp": ts(now - timedelta(seconds=10)),
+        "count": 11,
+        "type": "Warning",
+        "eventTime": None,
+        "reportingComponent": component,
+        "reportingInstance": "",
+    }
+
+
+def scheduler_profile_warning(pod: Obj, now: datetime, *, profile: str, message: str) -> Obj:
+    """kube-scheduler's `FailedScheduling` on a pod it cannot place, as the API server shows it
+    in core/v1: kube-scheduler posts events.k8s.io/v1 Events (pkg/scheduler/schedule_one.go
+    `handleSchedulingFailure`, action `Scheduling`) through one recorder per profile, named
+    after the profile's `schedulerName` (pkg/scheduler/profile/profile.go `newProfile`,
+    `NewRecorderFactory`); client-go tools/events sets `reportingController` and
+    `reportingInstance` `<name>-<host>` (event_broadcaster.go `NewRecorder`) and no deprecated
+    source, so core/v1 reads `reportingComponent`, an empty `source` and no timestamps but
+    `eventTime` (event_recorder.go `makeEvent`)."""
+    name = pod["metadata"]["name"]
+    at = now - timedelta(seconds=20)
+    return {
+        "apiVersion": "v1",
+        "kind": "Event",
+        "metadata": {
+            "name": f"{name}.18a2b3c4d5e6f709",
+            "namespace": pod["metadata"]["namespace"],
+            "creationTimestamp": ts(at),
+        },
+        "involvedObject": {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "name": name,
+            "namespace": pod["metadata"]["namespace"],
+            "uid": pod["metadata"]["uid"],
+            "resourceVersion": "4712",
+        },
+        "reason": "FailedScheduling",
+        "action": "Scheduling",
+        "message": message,
+        "type": "Warning",
+        "source": {},
+        "eventTime": at.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+        "firstTimestamp": None,
+        "lastTimestamp": None,
+        "reportingComponent": profile,
+        "reportingInstance": f"{profile}-control-plane-1",
+    }
+
+
 def pod_group(
     name: str,
     now: datetime,

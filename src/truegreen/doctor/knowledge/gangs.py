@@ -39,7 +39,7 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import FieldIsNot, Kind, KubeObject
-from truegreen.doctor.knowledge.reports import NAME_CAP, quoted
+from truegreen.doctor.knowledge.reports import NAME_CAP, event_time, names_an_earlier_pod, quoted
 from truegreen.quantity import CPU, QuantityError, Resources, parse_quantity
 
 DEFAULT_SCHEDULER = "default-scheduler"
@@ -330,6 +330,49 @@ def looked_at(pod: KubeObject) -> bool:
     pkg/scheduler/schedule_one.go `handleSchedulingFailure`; volcano
     pkg/scheduler/cache/cache.go `taskUnschedulable`)."""
     return bool(o.node_name(pod)) or o.condition(pod, "PodScheduled") is not None
+
+
+def heard_from_scheduler(pods: Sequence[KubeObject], events: Iterable[KubeObject]) -> bool:
+    """Some Event on one of `pods` was posted by the scheduler that pod names: a scheduler's
+    recorder bears its scheduler name. Volcano's core/v1 recorder has the source component
+    `volcano` (or its one other `--scheduler-name`: volcano pkg/scheduler/cache/cache.go
+    `newSchedulerCache`, pkg/util/util.go `GenerateComponentName`), which client-go copies into
+    `reportingComponent` (tools/record/event.go `generateEvent`); kube-scheduler's
+    events.k8s.io recorder, one per profile, has the reporting controller the profile's
+    `schedulerName` (pkg/scheduler/profile/profile.go `newProfile`). Only a scheduler that runs
+    posts them, on a pod it has judged: it posts `FailedScheduling` before it writes the pod's
+    `PodScheduled` condition (volcano cache.go `taskUnschedulable`; kubernetes
+    pkg/scheduler/schedule_one.go `handleSchedulingFailure`), so an Event may stand where the
+    condition was never written. An Event about an earlier pod of the same name (another uid,
+    or last seen before this pod was made) says nothing of this one."""
+    by_name = {o.name_of(pod): pod for pod in pods}
+    for event in events:
+        involved = o.mapping(event.get("involvedObject") or event.get("regarding"))
+        pod = by_name.get(str(involved.get("name") or ""))
+        if involved.get("kind") != "Pod" or pod is None:
+            continue
+        scheduler = str(o.pod_spec(pod).get("schedulerName") or DEFAULT_SCHEDULER)
+        if scheduler in _reporters(event) and not names_an_earlier_pod(
+            str(involved.get("uid") or ""), event_time(event), pod
+        ):
+            return True
+    return False
+
+
+def _reporters(event: KubeObject) -> frozenset[str]:
+    """Every name an Event gives its writer: core/v1 `source.component` and
+    `reportingComponent`, events.k8s.io/v1 `deprecatedSource.component` and
+    `reportingController`."""
+    return frozenset(
+        value
+        for value in (
+            o.mapping(event.get("source")).get("component"),
+            o.mapping(event.get("deprecatedSource")).get("component"),
+            event.get("reportingComponent"),
+            event.get("reportingController"),
+        )
+        if isinstance(value, str) and value
+    )
 
 
 class GroupCondition(Struct, frozen=True):

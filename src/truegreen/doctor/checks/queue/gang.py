@@ -199,15 +199,20 @@ def _scheduler_missing(
     fields: dict[str, Any],
 ) -> Finding | None:
     """A measured fail where no running pod of the cluster is a named scheduler's own and no
-    scheduler has looked at the job's pods (for a name kube-scheduler may serve as a profile,
-    once a pod has waited `UNJUDGED_SECONDS` unjudged; unknown before); unknown where the
-    cluster's pods can't be read."""
+    scheduler has looked at the job's pods, by their state or in an Event of the scheduler they
+    name (for a name kube-scheduler may serve as a profile, once a pod has waited
+    `UNJUDGED_SECONDS` unjudged; unknown before); unknown where the cluster's pods can't be
+    read."""
     if isinstance(reads.running, CantRead):
         return SAY.cant_check(env, Kind.POD, reads.running, job.ref, everywhere=True)
     running = g.schedulers_running(reads.running.summary)
     if running is None:
         return SAY.cant_check(env, Kind.POD, _MALFORMED, job.ref, everywhere=True)
-    if any(g.looked_at(p) for p in pods):
+    # The namespace's Warning Events are read whenever a pod waits (reads/gather.py
+    # `something_waits`), as unjudged pods do; a scheduler's word on a pod it could not place
+    # is a Warning, and a pod it placed has a machine.
+    events = env.warning_events.items if isinstance(env.warning_events, Listed) else ()
+    if any(g.looked_at(p) for p in pods) or g.heard_from_scheduler(pods, events):
         return None
     absent = [name for name in reads.schedulers if name not in running]
     if not absent:
