@@ -347,7 +347,10 @@ def test_a_name_that_may_be_a_kube_scheduler_profile_is_unconfirmed_until_pods_w
     )
     assert "queue.scheduler-missing" not in {f["code"] for f in planned.json()["findings"]}
 
-    doctor.load(cluster(scheduler="gpu-binpack", runs=False, age=timedelta(seconds=59)))
+    # Ages are counted from the test's start (`doctor.now`), the wait from doctor's own clock:
+    # the runs before this one take seconds, so a pod 59 s old at the start may be past the
+    # minute when doctor looks.
+    doctor.load(cluster(scheduler="gpu-binpack", runs=False, age=timedelta(seconds=40)))
     young = doctor.live("-o", "json")
     assert _finding(young.json(), "queue.scheduler-unconfirmed")["status"] == "unknown"
     assert young.exit_code == 3
