@@ -836,3 +836,38 @@ def test_the_workers_download_the_image_while_rank_0_does(doctor: Doctor) -> Non
     assert "the workers reach each other" in ok["headline"]
     assert result.exit_code == 0
     assert _pods_left(doctor) == []
+
+
+TRAINER_IMAGE = "registry.example.com/trainer:2.1"
+NOT_FOUND = (
+    f'rpc error: code = NotFound desc = failed to pull and unpack image "{TRAINER_IMAGE}": '
+    f'failed to resolve reference "{TRAINER_IMAGE}": {TRAINER_IMAGE}: not found'
+)
+"""containerd's words for a tag the registry does not have (its resolver's ErrNotFound)."""
+
+
+def test_an_image_no_machine_can_pull_is_one_finding_naming_every_trial_pod(
+    doctor: Doctor,
+) -> None:
+    """The registry refuses the image on both machines. Each kubelet writes the same cause
+    several times (image_manager.go EnsureImageExists: `Failed to pull image`, then in
+    back-off `Back-off pulling image`; kuberuntime_container.go startContainer: `Error:
+    ErrImagePull`, `Error: ImagePullBackOff`; the container waiting `ImagePullBackOff`): the
+    operator reads one finding for that cause, naming both trial pods, each with its
+    machine's words."""
+    doctor.load(_distributed_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, pull_failure=NOT_FOUND)
+    result = doctor.live("--trial", "--trial-timeout", "4", "-o", "json", "--verbose")
+    names = sorted(doctor.server.kubelet.pods)
+    assert [name[-2:] for name in names] == ["-0", "-1"], "precondition: both pods tried"
+    found = [f for f in result.json()["findings"] if f["check"] == "trial"]
+    assert [(f["code"], f["status"]) for f in found] == [("trial.image-pull-failed", "fail")], (
+        "\n".join(f"{f['code']} {f['details']}" for f in found)
+    )
+    assert sorted(found[0]["objects"]) == [f"Pod/{name}" for name in names]
+    assert found[0]["details"] == [
+        f'{name}: Failed to pull image "{TRAINER_IMAGE}": {NOT_FOUND}' for name in names
+    ]
+    assert result.exit_code == 2
+    assert _pods_left(doctor) == []

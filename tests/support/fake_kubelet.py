@@ -19,10 +19,11 @@ On a created pod labelled `truegreen.io/trial`, in a thread of its own:
    output served as the container's log (`pods/log`).
 `pull` replaces the Pulled message's durations (a slow pull); `stall` stops after Pulling (a
 pull that does not end); `start_failure` stands in for a kubelet that cannot start the
-container: the Event given (reason, message) and the container left waiting with that reason,
-no process run; `pod_ip` another loopback address than rank 0 listens on (127.0.0.1) stands in
-for a network that keeps the workers from rank 0; `unschedulable` stands in for a scheduler
-that finds no machine with room (its Event and condition, nothing run). A pod with scheduling
+container: the Event given (reason, message) and the container left waiting with that reason, no
+process run; `pod_ip` another loopback address than rank 0 listens on (127.0.0.1) stands in for
+a network that keeps the workers from rank 0; `unschedulable` stands in for a scheduler that
+finds no machine with room (its Event and condition, nothing run); `pull_failure` for a registry
+that refuses the image (the kubelet's Events and waiting reasons for it). A pod with scheduling
 gates is never started, as the scheduler never takes one. `stop` leaves a pod where the trial's
 time finds it: `scheduling` (no scheduler ever takes it: Pending, no condition, no machine),
 `creating` (placed, its container still `ContainerCreating`), `running` (its program started and
@@ -101,6 +102,7 @@ class FakeKubelet:
         shell: bool = True,
         worker_pull: float = 0.0,
         rank0_pull: float = 0.0,
+        pull_failure: str | None = None,
     ) -> None:
         self.server = server
         self.volumes = dict(volumes or {})
@@ -139,6 +141,9 @@ class FakeKubelet:
         and Pulled events (the Pulled event gives that time)."""
         self.rank0_pull = rank0_pull
         """Seconds rank 0's machine takes to download the image, as `worker_pull`."""
+        self.pull_failure = pull_failure
+        """The registry's words for a pull that fails on every machine: the kubelet's whole
+        sequence for it (`_pull_failed`), the pod's sandbox and address up meanwhile."""
         self.threads: list[threading.Thread] = []
         self.ports: dict[str, int] = {}
         """The rendezvous port each trial run was given, by its run label."""
@@ -297,6 +302,33 @@ class FakeKubelet:
         self.server.update_object(stored)
         return True
 
+    def _pull_failed(self, pod: Mapping[str, Any], name: str, image: str, words: str) -> None:
+        """A pull the registry refuses, as the kubelet writes it, each Event on the container
+        (pkg/kubelet/images/image_manager.go EnsureImageExists; kuberuntime_container.go
+        startContainer records "Error: %v" with the error's name after each): Warning `Failed`
+        `Failed to pull image %q: %v`, Warning `Failed` `Error: ErrImagePull`; on the next
+        sync, in back-off, Normal `BackOff` `Back-off pulling image %q` and Warning `Failed`
+        `Error: ImagePullBackOff`. The sandbox runs (its address set) and the container waits,
+        `ErrImagePull` then `ImagePullBackOff` (kubelet_pods.go convertToAPIContainerStatuses);
+        the pod stays Pending."""
+        failed = f'Failed to pull image "{image}": {words}'
+        back_off = f'Back-off pulling image "{image}"'
+        for reason, message, kind, waiting in (
+            ("Failed", failed, "Warning", "ErrImagePull"),
+            ("BackOff", back_off, "Normal", "ImagePullBackOff"),
+        ):
+            self._event(pod, reason, message, kind, field_path=name)
+            self._event(pod, "Failed", f"Error: {waiting}", "Warning", field_path=name)
+            state = {"waiting": {"reason": waiting, "message": message}}
+            status = {
+                "phase": "Pending",
+                "podIP": self.pod_ip,
+                "conditions": [{"type": "PodScheduled", "status": "True"}],
+                "containerStatuses": [{"name": name, "state": state}],
+            }
+            if not self._status(pod, status):
+                return
+
     def _not_found(self, pod: Mapping[str, Any], name: str, instance: str, program: str) -> None:
         """The image lacks the command's program: the kubelet's Warning `Failed` "Error: %v"
         (pkg/kubelet/kuberuntime/kuberuntime_container.go startContainer,
@@ -362,6 +394,9 @@ class FakeKubelet:
             self._creating(pod, name)
             return
         self._event(pod, "Pulling", f'Pulling image "{image}"', "Normal")
+        if self.pull_failure is not None:
+            self._pull_failed(pod, name, image, self.pull_failure)
+            return
         if self.stall:
             # On its machine, the container waits as `ContainerCreating` while its image
             # downloads (pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses).

@@ -309,9 +309,12 @@ _DRIVER_OLD = (
     "driver on your system is too old",
 )
 _NO_GPU = ("No CUDA GPUs are available", "Found no NVIDIA driver on your system")
+_PULL_ERRORS = ("ErrImagePull", "ImagePullBackOff")
+"""The kubelet's names for a pull that failed (pkg/kubelet/images/types.go ErrImagePull,
+ErrImagePullBackOff): the container's waiting reason, and the kubelet's `Failed` "Error: %v"
+Event after each (kuberuntime_container.go startContainer), the same cause as the `Failed to
+pull image` and `Back-off pulling image` Events that carry the registry's words."""
 _NOT_STARTED_WAITING = (
-    "ErrImagePull",
-    "ImagePullBackOff",
     "InvalidImageName",
     "ErrImageNeverPull",
     "CreateContainerConfigError",
@@ -403,9 +406,10 @@ def _event_findings(pod: TrialPod, limits: Thresholds) -> list[TrialFinding]:
         elif event.reason == "Pulled":
             pulled = True
             found.append(_pulled(pod.pod, event.message, limits))
-        elif event.reason in ("Failed", "BackOff") and (
-            event.message.startswith(("Failed to pull image", "Back-off pulling image"))
-        ):
+        elif (
+            event.reason in ("Failed", "BackOff")
+            and event.message.startswith(("Failed to pull image", "Back-off pulling image"))
+        ) or (event.reason == "Failed" and event.message.removeprefix("Error: ") in _PULL_ERRORS):
             pulled = True
             found.append(TrialFinding(Outcome.IMAGE_PULL_FAILED, Level.FAIL, pod.pod, words))
         elif event.reason == "Failed" and _probe_not_in_image(event.message, event.init):
@@ -462,13 +466,24 @@ def _probe_could_not_run(pod: TrialPod) -> str:
     return ""
 
 
+def _said(pod: TrialPod, message: str) -> bool:
+    """Whether an Event of the pod already gave these words: the kubelet's "Error: %v" Event
+    carries the message it leaves on the waiting container (kuberuntime_container.go
+    startContainer returns the same message it records), one cause said twice."""
+    return bool(message.strip()) and any(
+        e.pod == pod.pod and message in e.message for e in pod.events
+    )
+
+
 def _state_findings(pod: TrialPod, report: ProbeReport | None) -> list[TrialFinding]:
     found: list[TrialFinding] = []
     for state in pod.states:
         if _probe_not_in_image(state.message, state.init):
             continue
-        if state.waiting in _NOT_STARTED_WAITING:
-            words = _clip(f"{state.waiting}: {state.message}" if state.message else state.waiting)
+        words = _clip(f"{state.waiting}: {state.message}" if state.message else state.waiting)
+        if state.waiting in _PULL_ERRORS:
+            found.append(TrialFinding(Outcome.IMAGE_PULL_FAILED, Level.FAIL, pod.pod, words))
+        elif state.waiting in _NOT_STARTED_WAITING and not _said(pod, state.message):
             found.append(TrialFinding(Outcome.NOT_STARTED, Level.FAIL, pod.pod, words))
         elif state.exit_code == _SIGBUS_EXIT:
             found.append(
@@ -714,6 +729,15 @@ def _not_reported(pod: TrialPod) -> str:
     return "the trial pod ended without a report"
 
 
+def _one_pull(found: list[TrialFinding]) -> list[TrialFinding]:
+    """The pod's findings with its failed pull said once, in the first words (those of the
+    `Failed to pull image` Event, which carry the registry's): the kubelet repeats that one
+    cause in its back-off Event, its "Error: ErrImagePull" Events and the container's waiting
+    reason."""
+    pulls = [f for f in found if f.outcome is Outcome.IMAGE_PULL_FAILED]
+    return [f for f in found if f.outcome is not Outcome.IMAGE_PULL_FAILED or f is pulls[0]]
+
+
 def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list[TrialFinding]:
     """Every finding of one trial pod: whether it was placed, how its image came, whether its
     container started, and what the probe measured inside it. A pod that left no probe line
@@ -722,7 +746,7 @@ def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list
     if placement is not None:
         return [placement]
     report = probe_report(pod.log)
-    found = [*_event_findings(pod, limits), *_state_findings(pod, report)]
+    found = _one_pull([*_event_findings(pod, limits), *_state_findings(pod, report)])
     if report is not None:
         found += report_findings(pod.pod, report, limits)
     else:
