@@ -680,6 +680,12 @@ def test_a_rank_0_that_ended_before_it_ran_gets_no_workers(doctor: Doctor) -> No
     assert _pods_left(doctor) == []
 
 
+LOG_REFUSED = (
+    "the trial pod's log could not be read: the cluster refused this login the permission get "
+    "pods/log (docs/rbac.md)"
+)
+
+
 def test_a_log_the_login_may_not_read_is_named_not_taken_for_silence(doctor: Doctor) -> None:
     """The login may create and read pods but not `get pods/log` (deploy/doctor/
     trial-run-role.yaml grants it; docs/rbac.md): the API server answers the log read 403
@@ -693,10 +699,7 @@ def test_a_log_the_login_may_not_read_is_named_not_taken_for_silence(doctor: Doc
         ("trial.ok", "ok"),
         ("trial.no-probe-line", "unknown"),
     ]
-    assert found[1]["details"] == [
-        f"{_one_pod(doctor)}: the trial pod's log could not be read: the cluster refused this "
-        "login the permission get pods/log (docs/rbac.md)"
-    ]
+    assert found[1]["details"] == [f"{_one_pod(doctor)}: {LOG_REFUSED}"]
     assert code == 3
 
 
@@ -870,4 +873,58 @@ def test_an_image_no_machine_can_pull_is_one_finding_naming_every_trial_pod(
         f'{name}: Failed to pull image "{TRAINER_IMAGE}": {NOT_FOUND}' for name in names
     ]
     assert result.exit_code == 2
+    assert _pods_left(doctor) == []
+
+
+def _job_with_sidecar(now: datetime) -> list[Obj]:
+    """The CPU job with a native sidecar (an init container with `restartPolicy: Always`,
+    KEP-753, GA in Kubernetes 1.33), a log shipper as the website's sidecar-containers page
+    shows one; the trial pod keeps the job's init containers."""
+    objects = _cpu_job(now)
+    [job] = [o for o in objects if o["kind"] == "Job"]
+    job["spec"]["template"]["spec"]["initContainers"] = [
+        {
+            "name": "log-shipper",
+            "image": "registry.example.com/fluent-bit:3.1",
+            "restartPolicy": "Always",
+        }
+    ]
+    return objects
+
+
+@pytest.mark.parametrize("image", ["distroless", "log-unread"])
+def test_a_sidecar_the_kubelet_stopped_after_the_probe_is_no_failure(
+    doctor: Doctor, image: str
+) -> None:
+    """Once the trial's container has ended, the kubelet stops the job's native sidecar with
+    SIGTERM, after every main container (kuberuntime_manager.go computePodActions, KillPod;
+    kuberuntime_termination_order.go): it ends exit code 143, reason Error, finishedAt at or
+    after the trial container's. That is the kubelet's stop, not a program that crashed: what
+    the trial could not measure stays unknown (a distroless image the probe cannot run in; a
+    log this login may not read), never `trial.container-ended`."""
+    from tests.support.fake_apiserver import Fault
+
+    doctor.load(_job_with_sidecar)
+    doctor.server.admission.allow_creates = True
+    if image == "distroless":
+        doctor.server.kubelet = FakeKubelet(doctor.server, python=None, shell=False)
+    else:
+        doctor.server.inject(Fault.FORBIDDEN, r"/pods/truegreen-trial-[^/]+/log$")
+        doctor.server.kubelet = FakeKubelet(doctor.server)
+    result = doctor.live("--trial", "--trial-timeout", "20", "-o", "json", "--verbose")
+    [pod] = doctor.server.kubelet.pods
+    [sidecar] = doctor.server.kubelet.last_status[pod]["initContainerStatuses"]
+    assert sidecar["state"]["terminated"]["exitCode"] == 143, "precondition: stopped by SIGTERM"
+    found = [f for f in result.json()["findings"] if f["check"] == "trial"]
+    assert [(f["code"], f["status"]) for f in found] == [
+        ("trial.ok", "ok"),
+        ("trial.no-probe-line", "unknown"),
+    ], [(f["code"], f["details"]) for f in found]
+    unmeasured = (
+        f"the probe could not run in this image: {exec_not_found('sh')}"
+        if image == "distroless"
+        else LOG_REFUSED
+    )
+    assert found[1]["details"] == [f"{pod}: {unmeasured}"]
+    assert result.exit_code == 3
     assert _pods_left(doctor) == []

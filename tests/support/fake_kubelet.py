@@ -69,6 +69,11 @@ def image_bin(folder: Path, python: str | None, shell: bool = True) -> Path:
     return folder
 
 
+def _now() -> str:
+    """metav1.Time: RFC 3339 to the second (apimachinery pkg/apis/meta/v1/time.go)."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def exec_not_found(program: str) -> str:
     """containerd's words (with runc) for a command the image does not have: runc's
     `exec.LookPath` error (libcontainer/standard_init_linux.go; Go os/exec `ErrNotFound`) inside
@@ -156,6 +161,10 @@ class FakeKubelet:
         """Per pod name, `time.monotonic()` at its create and when its end was written: the
         pod's own time on the machine (the pull stand-in and the program), for bench/."""
         self._events = 0
+        self.last_status: dict[str, dict[str, Any]] = {}
+        """The last status written on each pod, by name (the pod itself is deleted by then)."""
+        self._sidecar_started: dict[str, str] = {}
+        """When each pod's native sidecars started, by pod name."""
 
     def created(self, pod: Mapping[str, Any]) -> None:
         """Called by the fake on every stored pod; starts the trial pods."""
@@ -281,6 +290,34 @@ class FakeKubelet:
             status["podIP"] = address
         self._status(pod, status)
 
+    def _sidecars(self, pod: Mapping[str, Any], phase: str) -> list[dict[str, Any]]:
+        """The statuses of the pod's native sidecars (init containers with `restartPolicy:
+        Always`, KEP-753), which the kubelet starts before the main container and keeps
+        running beside it: running while the pod runs; once the main container has ended, the
+        kubelet stops them (kuberuntime_manager.go computePodActions: no main container left to
+        keep, KillPod, and "To prevent the restartable init containers to keep pod alive" none
+        restarted) with SIGTERM, each after every main container has exited
+        (kuberuntime_termination_order.go newTerminationOrdering), so they end exit code 143
+        (128 + SIGTERM), reason `Error`, finishedAt no earlier than the main container's. The
+        pod's phase ignores them (kubelet_pods.go getPhase). None while the pod is Pending."""
+        names = [
+            str(c.get("name"))
+            for c in (pod.get("spec") or {}).get("initContainers") or []
+            if c.get("restartPolicy") == "Always"
+        ]
+        if not names or phase not in ("Running", "Succeeded", "Failed"):
+            return []
+        started = self._sidecar_started.setdefault(pod["metadata"]["name"], _now())
+        if phase == "Running":
+            state: dict[str, Any] = {"running": {"startedAt": started}}
+        else:
+            stopped = {"exitCode": 143, "reason": "Error", "startedAt": started}
+            state = {"terminated": {**stopped, "finishedAt": _now()}}
+        return [
+            {"name": name, "state": state, "ready": phase == "Running", "restartCount": 0}
+            for name in names
+        ]
+
     def _pulling(self, pod: Mapping[str, Any], seconds: float) -> bool:
         """Wait out a pull of `seconds`; False when the pod was deleted meanwhile."""
         meta = pod["metadata"]
@@ -292,13 +329,16 @@ class FakeKubelet:
         return True
 
     def _status(self, pod: Mapping[str, Any], status: dict[str, Any]) -> bool:
-        """Set the pod's status; False when the pod is gone (deleted meanwhile)."""
+        """Set the pod's status, its native sidecars' included (`_sidecars`); False when the
+        pod is gone (deleted meanwhile)."""
         meta = pod["metadata"]
         stored = self.server.get_object("Pod", meta["name"], meta["namespace"])
         if stored is None:
             return False
         stored["spec"]["nodeName"] = NODE
-        stored["status"] = status
+        sidecars = self._sidecars(stored, str(status.get("phase", "")))
+        stored["status"] = {**status, "initContainerStatuses": sidecars} if sidecars else status
+        self.last_status[meta["name"]] = stored["status"]
         self.server.update_object(stored)
         return True
 
@@ -337,7 +377,14 @@ class FakeKubelet:
         errorStartReason, errorStartExitCode); restartPolicy Never: the pod Failed."""
         words = exec_not_found(program)
         self._event(pod, "Failed", f"Error: {words}", "Warning", field_path=name)
-        terminated = {"exitCode": 128, "reason": "StartError", "message": words}
+        # A container that never started keeps the zero startedAt; its end is the runtime's.
+        terminated = {
+            "exitCode": 128,
+            "reason": "StartError",
+            "message": words,
+            "startedAt": "1970-01-01T00:00:00Z",
+            "finishedAt": _now(),
+        }
         self._status(
             pod,
             {
@@ -445,8 +492,7 @@ class FakeKubelet:
             self._not_found(pod, name, instance, command[0])
             return
         self._event(pod, "Started", f"Started container {name}", "Normal")
-        # metav1.Time: RFC 3339 to the second (apimachinery pkg/apis/meta/v1/time.go).
-        started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        started = _now()
         running = {
             "phase": "Running",
             "podIP": self.pod_ip,
@@ -482,7 +528,7 @@ class FakeKubelet:
             "reason": "Completed" if done.returncode == 0 else "Error",
             "containerID": instance,
             "startedAt": started,
-            "finishedAt": datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "finishedAt": _now(),
         }
         self._status(
             pod,

@@ -648,3 +648,82 @@ def test_a_log_read_refused_is_kept_in_a_snapshot() -> None:
     assert pod_findings(saved.pods[0]) == [
         TrialFinding(Outcome.NO_PROBE_LINE, Level.UNKNOWN, POD, LOG_FORBIDDEN)
     ]
+
+
+def _sidecar_pod(sidecar_end: str, trainer: dict[str, Any]) -> dict[str, Any]:
+    """A trial pod that kept the job's native sidecar (`restartPolicy: Always` on an init
+    container, KEP-753), in the shape the kubelet reports: the sidecar terminated with SIGTERM's
+    exit code (pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses)."""
+    stopped = {
+        "exitCode": 143,
+        "reason": "Error",
+        "startedAt": "2026-12-07T03:40:00Z",
+        "finishedAt": sidecar_end,
+    }
+    return {
+        "metadata": {"name": POD},
+        "spec": {
+            "initContainers": [
+                {"name": "log-shipper", "image": "fluent-bit:3.1", "restartPolicy": "Always"},
+                {"name": "fetch-weights", "image": "fetch:1"},
+            ],
+            "containers": [{"name": "trainer", "image": IMAGE}],
+        },
+        "status": {
+            "initContainerStatuses": [
+                {"name": "log-shipper", "state": {"terminated": stopped}},
+                {
+                    "name": "fetch-weights",
+                    "state": {"terminated": {"exitCode": 0, "reason": "Completed"}},
+                },
+            ],
+            "containerStatuses": [{"name": "trainer", "state": trainer}],
+        },
+    }
+
+
+ENDED = {
+    "terminated": {
+        "exitCode": 0,
+        "reason": "Completed",
+        "startedAt": "2026-12-07T03:40:01Z",
+        "finishedAt": "2026-12-07T03:40:09Z",
+    }
+}
+
+
+def test_a_sidecar_the_kubelet_stopped_after_the_trial_container_is_no_failure() -> None:
+    """The kubelet stops the native sidecars once every main container has ended
+    (pkg/kubelet/kuberuntime/kuberuntime_manager.go computePodActions: KillPod), each only
+    after them (kuberuntime_termination_order.go newTerminationOrdering), with SIGTERM: exit
+    code 143, or 137 once the grace period ran out. The trial's log unread, nothing failed."""
+    for code in (143, 137):
+        pod = _sidecar_pod("2026-12-07T03:40:09Z", ENDED)
+        pod["status"]["initContainerStatuses"][0]["state"]["terminated"]["exitCode"] = code
+        states = tuple(container_states(pod))
+        assert [(s.container, s.sidecar, s.finished_at) for s in states] == [
+            ("log-shipper", True, 1_796_614_809.0),
+            ("fetch-weights", False, None),
+            ("trainer", False, 1_796_614_809.0),
+        ]
+        found = _findings(states=states, log_unread=LOG_FORBIDDEN)
+        assert [(f.outcome, f.level) for f in found] == [(Outcome.NO_PROBE_LINE, Level.UNKNOWN)]
+
+
+@pytest.mark.parametrize(
+    ("sidecar_end", "trainer"),
+    [
+        ("2026-12-07T03:40:05Z", ENDED),  # ended before the trial's container did
+        ("2026-12-07T03:40:05Z", {"running": {"startedAt": "2026-12-07T03:40:01Z"}}),
+    ],
+)
+def test_a_sidecar_that_ended_while_the_trial_container_ran_is_still_a_failure(
+    sidecar_end: str, trainer: dict[str, Any]
+) -> None:
+    """A native sidecar the kubelet did not stop (it ended before the last main container, or
+    while one still runs) crashed on its own: the job's pods would meet it too."""
+    states = tuple(container_states(_sidecar_pod(sidecar_end, trainer)))
+    found = _findings(states=states, log_unread=LOG_FORBIDDEN)
+    assert [(f.outcome, f.level, f.value) for f in found] == [
+        (Outcome.CONTAINER_ENDED, Level.FAIL, 143.0)
+    ]

@@ -95,6 +95,12 @@ class ContainerState(msgspec.Struct, frozen=True):
     """When its program started, as the kubelet reports it (`state.running.startedAt`, else
     `state.terminated.startedAt`: pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses),
     in POSIX seconds; None while it never ran."""
+    finished_at: float | None = None
+    """When it ended (`state.terminated.finishedAt`), in POSIX seconds; None while it runs."""
+    sidecar: bool = False
+    """One of the job's native sidecars: an init container with `restartPolicy: Always`
+    (KEP-753), which the kubelet keeps running beside the main containers and stops once they
+    have ended."""
 
 
 # The probe's line, schema 1 (docs/trial.md; src/truegreen/trial/probe.schema.json).
@@ -347,8 +353,14 @@ def kubelet_events(objects: Sequence[KubeObject]) -> list[KubeletEvent]:
 
 
 def container_states(pod: KubeObject) -> list[ContainerState]:
-    """The pod's containers' states, from its status."""
+    """The pod's containers' states, from its status; its native sidecars named from its spec
+    (a container status does not say)."""
     found = []
+    sidecars = {
+        str(o.mapping(c).get("name", ""))
+        for c in o.sequence(o.pod_spec(pod).get("initContainers"))
+        if o.mapping(c).get("restartPolicy") == "Always"
+    }
     status_of = o.mapping(pod.get("status"))
     statuses = [
         *((o.mapping(s), True) for s in o.sequence(status_of.get("initContainerStatuses"))),
@@ -360,16 +372,20 @@ def container_states(pod: KubeObject) -> list[ContainerState]:
         terminated = o.mapping(state.get("terminated"))
         code = terminated.get("exitCode")
         started = o.parse_time(o.mapping(state.get("running") or terminated).get("startedAt"))
+        finished = o.parse_time(terminated.get("finishedAt"))
+        name = str(status.get("name", ""))
         found.append(
             ContainerState(
                 pod=o.name_of(pod),
-                container=str(status.get("name", "")),
+                container=name,
                 waiting=str(waiting.get("reason", "")),
                 terminated=str(terminated.get("reason", "")) if terminated else "",
                 exit_code=o.integer(code) if isinstance(code, int) else None,
                 message=str(waiting.get("message") or terminated.get("message") or ""),
                 init=init,
                 started_at=started.timestamp() if started is not None else None,
+                finished_at=finished.timestamp() if finished is not None else None,
+                sidecar=init and name in sidecars,
             )
         )
     return found
@@ -475,10 +491,28 @@ def _said(pod: TrialPod, message: str) -> bool:
     )
 
 
+def _stopped_by_the_kubelet(state: ContainerState, states: Sequence[ContainerState]) -> bool:
+    """Whether a native sidecar ended because the kubelet stopped it: every main container had
+    ended, and it ended no earlier than the last of them. The kubelet stops the sidecars once
+    no main container is left (kuberuntime_manager.go computePodActions: KillPod, none
+    restarted) and only after every main container has exited
+    (kuberuntime_termination_order.go newTerminationOrdering), with SIGTERM (exit code 143, or
+    137 past the grace period), whatever the sidecar's own health. One that ended while a main
+    container still ran crashed on its own."""
+    mains = [s for s in states if not s.init]
+    # A main container still running or waiting has no end yet.
+    ends = [s.finished_at for s in mains if s.finished_at is not None]
+    if not (state.sidecar and state.terminated and state.finished_at is not None):
+        return False
+    return bool(mains) and len(ends) == len(mains) and state.finished_at >= max(ends)
+
+
 def _state_findings(pod: TrialPod, report: ProbeReport | None) -> list[TrialFinding]:
     found: list[TrialFinding] = []
     for state in pod.states:
-        if _probe_not_in_image(state.message, state.init):
+        if _probe_not_in_image(state.message, state.init) or _stopped_by_the_kubelet(
+            state, pod.states
+        ):
             continue
         words = _clip(f"{state.waiting}: {state.message}" if state.message else state.waiting)
         if state.waiting in _PULL_ERRORS:
