@@ -928,3 +928,57 @@ def test_a_sidecar_the_kubelet_stopped_after_the_probe_is_no_failure(
     assert found[1]["details"] == [f"{pod}: {unmeasured}"]
     assert result.exit_code == 3
     assert _pods_left(doctor) == []
+
+
+def _dra_job(count: int | None) -> Any:
+    """A one-pod job whose GPUs come from dynamic resource allocation: a ResourceClaimTemplate
+    of NVIDIA's DeviceClass `gpu.nvidia.com` asking for `count` GPUs (None: `allocationMode:
+    All`, every matching GPU on the machine), named in `spec.resourceClaims` and the trainer's
+    `resources.claims`, no `nvidia.com/gpu` in its resources (the Kubernetes website's
+    dra-example-job.yaml; NVIDIA/k8s-dra-driver-gpu's class and slice, tests/support/
+    nvidia_dra.py)."""
+    from tests.support.filter_objects import claims_from_template, ranks_job
+    from tests.support.nvidia_dra import H200, nvidia_class, nvidia_slice, nvidia_template
+
+    def build(now: datetime) -> list[Obj]:
+        template = nvidia_template("h200", NAMESPACE, count=count or 1)
+        if count is None:
+            exactly = template["spec"]["spec"]["devices"]["requests"][0]["exactly"]
+            exactly["allocationMode"] = "All"
+            del exactly["count"]
+        job = ranks_job("train-dra", now, ranks=1, gpus=0, **claims_from_template("h200"))
+        return [
+            *(o for o in healthy(now) if o["kind"] != "Job"),
+            nvidia_class(),
+            nvidia_slice("gpu-1", H200, 8),
+            template,
+            job,
+        ]
+
+    return build
+
+
+@pytest.mark.parametrize(("count", "told"), [(2, "2"), (None, "1")])
+def test_gpus_a_job_claims_through_dynamic_resource_allocation_are_checked(
+    doctor: Doctor, count: int | None, told: str
+) -> None:
+    """The job asks for its GPUs through a device claim of a GPU DeviceClass, not through
+    `nvidia.com/gpu`: the probe is told how many it asked for, so the GPUs are checked (this
+    machine's Python has no GPU library: `trial.no-gpu-library`, unknown). Where the claim asks
+    for every GPU of its kind on the machine (`allocationMode: All`, at least one device:
+    staging/src/k8s.io/api/resource/v1/types.go ExactDeviceRequest), the probe is told the
+    fewest it can get, and the pod says the number is a floor."""
+    doctor.load(_dra_job(count))
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    result = doctor.live("--trial", "--trial-timeout", "20", "-o", "json", "--verbose")
+    [(name, env)] = doctor.server.kubelet.started.items()
+    assert env["TRUEGREEN_PROBE_GPUS"] == told
+    annotations = doctor.server.kubelet.pods[name]["metadata"].get("annotations") or {}
+    assert annotations.get("truegreen.io/trial-gpus-at-least") == (None if count else "true")
+    found = [f for f in result.json()["findings"] if f["check"] == "trial"]
+    assert [(f["code"], f["status"]) for f in found] == [
+        ("trial.ok", "ok"),
+        ("trial.no-gpu-library", "unknown"),
+    ], [(f["code"], f["details"]) for f in found]
+    assert _pods_left(doctor) == []

@@ -311,6 +311,24 @@ def test_what_went_right_is_one_line() -> None:
     )
 
 
+def test_gpus_a_device_claim_gives_without_a_fixed_number_are_said_as_a_floor() -> None:
+    """The job's device claim asks for every GPU of a kind on its machine (`allocationMode:
+    All`, at least one), so the probe was told the fewest (the pod's
+    `truegreen.io/trial-gpus-at-least`): fewer than that is still measured short, and the GPUs
+    seen are never called all it asked for."""
+    h200 = [{"index": i, "name": "NVIDIA H200"} for i in range(8)]
+    seen = _line(gpu=_gpu(1, device_count=8, devices=h200))
+    [ok] = _findings(_pod(seen, gpus_at_least=True))
+    assert ok.headline == (
+        "The trial start of the training job measured: 8 GPUs seen (the job asks for at least "
+        "1: how many it gets is not fixed ahead)."
+    )
+    [short] = _findings(_pod(_line(gpu=_gpu(2, device_count=1)), gpus_at_least=True))
+    assert short.headline == "The training program sees 1 GPUs, though it asked for at least 2."
+    [exact] = _findings(_pod(_line(gpu=_gpu(2, device_count=1))))
+    assert exact.headline == "The training program sees 1 GPUs, though it asked for 2."
+
+
 def test_a_worker_never_placed_is_the_finding_not_rank_0_s_wait_for_it() -> None:
     """Rank 0 ran and waited for a worker that no machine took (the job's two machines were
     not free): its `workers-missing` is that wait, not a network that keeps the workers apart."""

@@ -36,11 +36,14 @@ from typing import Any
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
-from truegreen.gpu_resources import is_gpu_resource
+from truegreen.gpu_resources import ClaimedGpus, is_gpu_resource
 from truegreen.quantity import QuantityError, parse_quantity
 
 TRIAL_LABEL = "truegreen.io/trial"
 """On every trial pod, value `true`: how the next run finds an interrupted one's pods."""
+GPUS_AT_LEAST = "truegreen.io/trial-gpus-at-least"
+"""On a trial pod whose probe was told the fewest GPUs the job's device claims may give, value
+`true`: how many they give is not fixed ahead (truegreen.gpu_resources.ClaimedGpus.exact)."""
 TRIAL_RUN_LABEL = "truegreen.io/trial-run"
 """This run's id: the workers' anti-affinity names only this run's pods."""
 PROBE_PREFIX = "TRUEGREEN_PROBE_"
@@ -102,6 +105,10 @@ class TrialSettings(Struct, frozen=True):
     selector_keys: tuple[str, ...] = ()
     """The label keys the job's controller selects its pods by (a Job's `spec.selector`):
     never on a trial pod, which that controller would adopt."""
+    claimed_gpus: tuple[ClaimedGpus, ...] = ()
+    """The GPUs the job's pod asks for through its device claims (dynamic resource allocation),
+    by claim and request: a container that names them gets them, as it gets the GPUs of its
+    resources."""
     queue_labels: tuple[tuple[str, str], ...] = ()
     """Labels the job carries on itself rather than on its pod template that decide which queue
     admits its work (Kueue's `kueue.x-k8s.io/queue-name`): a trial pod, owned by nothing, is
@@ -150,11 +157,13 @@ def trial_name(job: str, run: str, rank: int) -> str:
     return head + tail
 
 
-def gpu_count(container: Mapping[str, Any]) -> int:
+def gpu_count(container: Mapping[str, Any], claimed: Sequence[ClaimedGpus] = ()) -> int:
     """The GPUs a container asks for, as doctor counts them (truegreen.gpu_resources: whole
     GPUs, MIG slices, AMD's and Intel's): the sum of its GPU limits, else of its requests (an
-    extended resource's request equals its limit, when both are given)."""
+    extended resource's request equals its limit, when both are given), plus those its device
+    claims give (`claimed`: the fewest, where the number is not fixed ahead)."""
     resources_ = o.mapping(container.get("resources"))
+    devices = sum(c.at_least for c in container_claims(container, claimed))
     for part in ("limits", "requests"):
         amounts = [
             str(amount)
@@ -162,14 +171,41 @@ def gpu_count(container: Mapping[str, Any]) -> int:
             if is_gpu_resource(str(name))
         ]
         if amounts:
-            return sum(int(a) if a.isdigit() else 0 for a in amounts)
-    return 0
+            return sum(int(a) if a.isdigit() else 0 for a in amounts) + devices
+    return devices
 
 
-def trainer_index(spec: Mapping[str, Any]) -> int:
-    """The container that trains: the first asking for GPUs, else the first."""
+def container_claims(
+    container: Mapping[str, Any], claimed: Sequence[ClaimedGpus]
+) -> tuple[ClaimedGpus, ...]:
+    """The claimed GPUs a container gets: those of the pod's claims its `resources.claims`
+    names, every request of one, or the one it names (`request`: "Request is the name chosen
+    for a request in the referenced claim. If empty, everything from the claim is made
+    available", core/v1 ResourceClaim); a claim that could not be read, whatever it names."""
+    refs = [o.mapping(r) for r in o.sequence(o.mapping(container.get("resources")).get("claims"))]
+    return tuple(
+        c
+        for c in claimed
+        if any(
+            r.get("name") == c.claim
+            and (not r.get("request") or not c.request or r.get("request") == c.request)
+            for r in refs
+        )
+    )
+
+
+def trainer_index(spec: Mapping[str, Any], claimed: Sequence[ClaimedGpus] = ()) -> int:
+    """The container that trains: the first asking for GPUs (through its resources or its
+    device claims), else the first."""
     containers = o.containers(spec)
-    return next((i for i, c in enumerate(containers) if gpu_count(c) > 0), 0)
+    return next(
+        (
+            i
+            for i, c in enumerate(containers)
+            if gpu_count(c, claimed) > 0 or container_claims(c, claimed)
+        ),
+        0,
+    )
 
 
 def dataset_path(container: Mapping[str, Any], spec: Mapping[str, Any]) -> str:
@@ -259,17 +295,18 @@ def trial_pod(
     metadata = o.mapping(pod.get("metadata"))
     spec = dict(o.mapping(pod.get("spec")))
     containers = o.containers(spec)
-    chosen = trainer_index(spec)
+    chosen = trainer_index(spec, settings.claimed_gpus)
     trainer: dict[str, Any] = dict(containers[chosen]) if containers else {"name": "trainer"}
     volumes, claims = _read_only_volumes(spec)
     mounts = [
         {**m, "readOnly": True} if isinstance(m, Mapping) and m.get("name") in claims else m
         for m in o.sequence(trainer.get("volumeMounts"))
     ]
+    gpu_claims = container_claims(trainer, settings.claimed_gpus)
     env = [*o.sequence(trainer.get("env"))]
     env += _probe_env(
         settings,
-        gpus=gpu_count(trainer),
+        gpus=gpu_count(trainer, settings.claimed_gpus),
         data=dataset_path(trainer, spec),
         rank=rank,
         world=world,
@@ -305,10 +342,17 @@ def trial_pod(
         "metadata": {
             "name": trial_name(job, settings.run, rank),
             "labels": labels,
-            "annotations": dict(o.mapping(metadata.get("annotations"))),
+            "annotations": _annotations(metadata, gpu_claims),
         },
         "spec": spec,
     }
+
+
+def _annotations(metadata: Mapping[str, Any], claims: Sequence[ClaimedGpus]) -> dict[str, Any]:
+    """The job's annotations, and GPUS_AT_LEAST where the trainer's device claims give a number
+    of GPUs not fixed ahead (only truegreen says so: a template's own is dropped)."""
+    kept = {k: v for k, v in o.mapping(metadata.get("annotations")).items() if k != GPUS_AT_LEAST}
+    return {**kept, GPUS_AT_LEAST: "true"} if not all(c.exact for c in claims) else kept
 
 
 def _unselected(labels: Mapping[str, Any], selector_keys: Sequence[str]) -> dict[str, Any]:

@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 import msgspec
+from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, KubeObject
@@ -64,6 +65,9 @@ class TrialFinding(msgspec.Struct, frozen=True):
     value: float | None = None
     limit: float | None = None
     size_bytes: int | None = None
+    at_least: bool = False
+    """The bound is the fewest GPUs the job's device claims may give (TrialPod.gpus_at_least):
+    how many they give is not fixed ahead."""
 
 
 class KubeletEvent(msgspec.Struct, frozen=True):
@@ -276,6 +280,10 @@ class TrialPod(msgspec.Struct, frozen=True):
     wait_seconds: int | None = None
     """How long its probe waited for its peers from its own start (the pod's
     TRUEGREEN_PROBE_INIT_TIMEOUT_S: rank 0's listen, a worker's tries); None when not told."""
+    gpus_at_least: bool = False
+    """The probe was told the fewest GPUs the job's device claims may give (the pod's
+    `truegreen.io/trial-gpus-at-least` annotation): every GPU of a kind on the machine, or one
+    of alternatives of different sizes."""
 
 
 class Thresholds(msgspec.Struct, frozen=True):
@@ -545,7 +553,14 @@ def log_findings(pod: str, log: str) -> list[TrialFinding]:
     return found
 
 
-def _gpu_findings(pod: str, gpu: GpuPart) -> list[TrialFinding]:
+def _gpu_findings(pod: str, gpu: GpuPart, at_least: bool = False) -> list[TrialFinding]:
+    """What the GPU part measured against the GPUs asked for (`at_least`: the fewest the job's
+    device claims may give)."""
+    found = _gpus_against_asked(pod, gpu)
+    return [replace(f, at_least=True) for f in found] if at_least else found
+
+
+def _gpus_against_asked(pod: str, gpu: GpuPart) -> list[TrialFinding]:
     if gpu.status == "skipped" or gpu.requested == 0:
         return []
     driver = gpu.driver or Driver()
@@ -691,13 +706,15 @@ def _last_error(error: str) -> str:
     return _clip(lines[-1]) if lines else ""
 
 
-def report_findings(pod: str, report: ProbeReport, limits: Thresholds) -> list[TrialFinding]:
-    """What one probe line measured."""
+def report_findings(
+    pod: str, report: ProbeReport, limits: Thresholds, *, gpus_at_least: bool = False
+) -> list[TrialFinding]:
+    """What one probe line measured (`gpus_at_least`: TrialPod.gpus_at_least)."""
     if report.truncated:
         words = "the probe's report was too long and was cut"
         return [TrialFinding(Outcome.NO_PROBE_LINE, Level.UNKNOWN, pod, words)]
     return [
-        *_gpu_findings(pod, report.gpu),
+        *_gpu_findings(pod, report.gpu, gpus_at_least),
         *_shm_findings(pod, report.shm),
         *_data_findings(pod, report.data, limits),
         *_tcp_findings(pod, report.tcp),
@@ -782,7 +799,7 @@ def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list
     report = probe_report(pod.log)
     found = _one_pull([*_event_findings(pod, limits), *_state_findings(pod, report)])
     if report is not None:
-        found += report_findings(pod.pod, report, limits)
+        found += report_findings(pod.pod, report, limits, gpus_at_least=pod.gpus_at_least)
     else:
         found += log_findings(pod.pod, pod.log)
         if pod.turned_away is not None and not any(f.level is Level.FAIL for f in found):

@@ -27,7 +27,7 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Created, CreateResult, GetRead, Got, Kind, Listed, ListRead
 from truegreen.cluster import ReadFailure as Failure
 from truegreen.cluster.logs import Logged, LogRead
-from truegreen.trial.pods import TRIAL_LABEL, WAIT_VARIABLE
+from truegreen.trial.pods import GPUS_AT_LEAST, TRIAL_LABEL, WAIT_VARIABLE
 from truegreen.trial.readback import (
     TrialPod,
     TrialRun,
@@ -232,7 +232,12 @@ def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout:
         log_unread=log_unread,
         turned_away=_turned_away(pod) if pod is not None else None,
         wait_seconds=_wait_seconds(container),
+        gpus_at_least=pod is not None and _annotations(pod).get(GPUS_AT_LEAST) == "true",
     )
+
+
+def _annotations(pod: Mapping[str, Any]) -> Mapping[str, Any]:
+    return o.mapping(o.mapping(pod.get("metadata")).get("annotations"))
 
 
 def _wait_seconds(container: Mapping[str, Any] | None) -> int | None:

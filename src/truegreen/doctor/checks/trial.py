@@ -195,6 +195,13 @@ _SAID_OK = {
 }
 
 
+_GPUS_SEEN_OF_AT_LEAST = (
+    "{value} GPUs seen (the job asks for {limit}: how many it gets is not fixed ahead)"
+)
+"""GPUs seen where the job's device claims give a number not fixed ahead (every GPU of a kind on
+its machine, or one of alternatives of different sizes)."""
+
+
 def _size(value: float | None) -> str:
     if value is None:
         return "an unknown size"
@@ -228,9 +235,10 @@ def _how_slow(found: "TrialFinding") -> str:
 def _fields(found: "TrialFinding") -> dict[str, object]:
     shm = found.outcome in (Outcome.SHM_TOO_SMALL, Outcome.SHM_ENOUGH)
     number = _size if shm else _number
+    limit = number(found.limit)
     return {
         "value": number(found.value),
-        "limit": number(found.limit),
+        "limit": f"at least {limit}" if found.at_least else limit,
         "seconds": _seconds(found.value),
         "size": _size(found.size_bytes),
         "path": found.words,
@@ -262,7 +270,10 @@ def check(env: Environment) -> list[Finding]:
     for pod, found_here in run_findings(run.pods):
         for found in found_here:
             if found.level is Level.OK:
-                went_right.append(_SAID_OK[found.outcome].format(**_fields(found)))
+                said = _SAID_OK[found.outcome]
+                if found.outcome is Outcome.GPUS_SEEN and found.at_least:
+                    said = _GPUS_SEEN_OF_AT_LEAST
+                went_right.append(said.format(**_fields(found)))
                 continue
             default_shm = found.outcome is Outcome.SHM_TOO_SMALL and found.level is Level.WARNING
             findings.append(

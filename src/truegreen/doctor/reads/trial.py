@@ -16,10 +16,11 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import Listed
 from truegreen.doctor.checks.admission.trial import trial_pod as job_pod
 from truegreen.doctor.environment import Environment
+from truegreen.doctor.knowledge.claimed_gpus import claimed_gpus
 from truegreen.doctor.knowledge.fit import pod_requests
 from truegreen.doctor.knowledge.gpu_supply import allocatable_gpus
 from truegreen.doctor.knowledge.training import QUEUE_LABEL, TrainingJob
-from truegreen.gpu_resources import is_gpu_resource
+from truegreen.gpu_resources import ClaimedGpus, is_gpu_resource
 from truegreen.quantity import Resources
 from truegreen.trial.pods import (
     TrialSettings,
@@ -43,11 +44,11 @@ _PROBE_WAIT_LIMIT_SECONDS = 300
 """The probe's own bound on its wait for the other workers (TRUEGREEN_PROBE_INIT_TIMEOUT_S)."""
 
 
-def _port(spec: object) -> int:
+def _port(spec: object, claimed: tuple[ClaimedGpus, ...]) -> int:
     containers = o.containers(o.mapping(spec))
     if not containers:
         return DEFAULT_PORT
-    trainer = containers[trainer_index(o.mapping(spec))]
+    trainer = containers[trainer_index(o.mapping(spec), claimed)]
     for item in o.sequence(trainer.get("env")):
         value = o.mapping(item).get("value")
         if o.mapping(item).get("name") == "MASTER_PORT" and str(value).isdigit():
@@ -55,11 +56,22 @@ def _port(spec: object) -> int:
     return DEFAULT_PORT
 
 
-def _shm_need(spec: object) -> int:
+def _shm_need(spec: object, claimed: tuple[ClaimedGpus, ...]) -> int:
     containers = o.containers(o.mapping(spec))
     if not containers:
         return 0
-    return shm_need_mib(containers[trainer_index(o.mapping(spec))], o.mapping(spec))
+    return shm_need_mib(containers[trainer_index(o.mapping(spec), claimed)], o.mapping(spec))
+
+
+def _claimed(env: Environment, spec: object) -> tuple[ClaimedGpus, ...]:
+    """The GPUs the job's pod asks for through its device claims, from the device objects doctor
+    read for the job (none read: a job without claims)."""
+    devices = env.devices
+    if devices is None:
+        return ()
+    return claimed_gpus(
+        o.mapping(spec), env.namespace, devices.templates, devices.claims, devices.classes
+    )
 
 
 def _gpus(amounts: Resources) -> int:
@@ -106,11 +118,13 @@ def trial_of(env: Environment, client: TrialClient) -> TrialRun | None:
     pods = sum(s.count for s in job.pod_sets)
     world = 2 if job.together and pods > 1 else 1
     timeout = env.settings.trial_timeout
+    claimed = _claimed(env, pod.get("spec"))
     settings = TrialSettings(
         run=new_run_id(),
         deadline_seconds=int(timeout) + _DEADLINE_MARGIN_SECONDS,
-        rendezvous_port=_port(pod.get("spec")),
-        shm_need_mib=_shm_need(pod.get("spec")),
+        rendezvous_port=_port(pod.get("spec"), claimed),
+        shm_need_mib=_shm_need(pod.get("spec"), claimed),
+        claimed_gpus=claimed,
         listen_seconds=_listen_seconds(timeout),
         selector_keys=job.selector_keys,
         queue_labels=((QUEUE_LABEL, job.queue),) if job.queue else (),
