@@ -982,3 +982,33 @@ def test_gpus_a_job_claims_through_dynamic_resource_allocation_are_checked(
         ("trial.no-gpu-library", "unknown"),
     ], [(f["code"], f["details"]) for f in found]
     assert _pods_left(doctor) == []
+
+
+def test_a_worker_that_had_the_image_waits_for_rank_0_s_slow_download(doctor: Doctor) -> None:
+    """The worker's machine has the image and starts its program at once; rank 0's machine
+    downloads it for 12 s (the Pulled event's time, pkg/kubelet/images/image_manager.go), its
+    sandbox and address up meanwhile (kuberuntime_manager.go SyncPod), so the worker is created
+    while rank 0 still downloads. The worker keeps trying until the trial's own end draws near
+    (a moment on the API server's clock, from rank 0's creationTimestamp), not 10 s from its
+    own start: it reaches rank 0 once that starts, and the network is measured, never
+    `trial.not-together` for a slow download."""
+    doctor.load(_distributed_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server, rank0_pull=12.0)
+    result = doctor.live("--trial", "--trial-timeout", "30", "-o", "json", "--verbose")
+    codes = _trial_codes(result.json())
+    assert ("trial.not-together", "unknown") not in codes, "a slow download is no apart"
+    assert codes == [("trial.ok", "ok")], [
+        (f["code"], f["details"]) for f in result.json()["findings"] if f["check"] == "trial"
+    ]
+    [ok] = [f for f in result.json()["findings"] if f["code"] == "trial.ok"]
+    assert "the workers reach each other" in ok["headline"]
+    assert result.exit_code == 0
+    kubelet = doctor.server.kubelet
+    [rank0, worker] = sorted(kubelet.started)
+    created = datetime.fromisoformat(kubelet.pods[rank0]["metadata"]["creationTimestamp"])
+    until = int(kubelet.started[worker]["TRUEGREEN_PROBE_WAIT_UNTIL"])
+    # The trial's 30 s from rank 0's create, less the 10 s its report needs.
+    assert created.timestamp() + 19 <= until <= created.timestamp() + 20
+    assert "TRUEGREEN_PROBE_WAIT_UNTIL" not in kubelet.started[rank0]
+    assert _pods_left(doctor) == []

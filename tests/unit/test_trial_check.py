@@ -8,6 +8,7 @@ from types import SimpleNamespace
 from typing import Any, cast
 
 import msgspec
+from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, ReadFailure
 from truegreen.doctor.catalogue import WORDING
@@ -327,6 +328,39 @@ def test_gpus_a_device_claim_gives_without_a_fixed_number_are_said_as_a_floor() 
     assert short.headline == "The training program sees 1 GPUs, though it asked for at least 2."
     [exact] = _findings(_pod(_line(gpu=_gpu(2, device_count=1))))
     assert exact.headline == "The training program sees 1 GPUs, though it asked for 2."
+
+
+def test_a_worker_told_to_wait_until_rank_0_came_measured_the_network() -> None:
+    """The worker started 30 s before rank 0 (its machine had the image; rank 0's downloaded
+    it) and was told to go on trying until a moment after rank 0's start (its
+    TRUEGREEN_PROBE_WAIT_UNTIL): the two waited at the same time, so the refused connection is
+    the network's failure. Without that moment, the same starts are `not-together`."""
+    rank0_start, worker_start = 1_796_612_164.0, 1_796_612_134.0
+    rank0 = TrialPod(
+        pod=POD,
+        log=_line(world=2, tcp={"status": "incomplete", "role": "rank0", "expected": 1}),
+        states=(ContainerState(POD, "trainer", started_at=rank0_start),),
+        wait_seconds=290,
+    )
+    worker = TrialPod(
+        pod=POD.replace("-0", "-1"),
+        log=_line(world=2, rank=1, tcp={"status": "unreachable", "error": "refused"}),
+        states=(ContainerState(POD, "trainer", started_at=worker_start),),
+        wait_seconds=10,
+    )
+    told = replace(worker, wait_until=int(rank0_start) + 20)
+    assert sorted(_codes(TrialRun(pods=(rank0, told)))) == [
+        ("trial.rank0-unreachable", "fail"),
+        ("trial.workers-missing", "fail"),
+    ]
+    [apart] = _findings(TrialRun(pods=(rank0, worker)))
+    assert apart.code == "trial.not-together"
+    late = replace(worker, wait_until=int(rank0_start) - 5)
+    [still_apart] = _findings(TrialRun(pods=(rank0, late)))
+    assert still_apart.details == (
+        f"{POD}: {POD} started at 02:56:04 and waited 290 s; {worker.pod} started at 02:55:34 "
+        "and waited until 02:55:59",
+    )
 
 
 def test_a_worker_never_placed_is_the_finding_not_rank_0_s_wait_for_it() -> None:

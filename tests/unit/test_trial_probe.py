@@ -229,6 +229,37 @@ def test_a_worker_that_cannot_reach_rank_0_says_what_the_socket_said(tmp_path: P
     assert (waiting["tcp"]["expected"], waiting["tcp"]["joined"]) == (1, 0)
 
 
+def test_a_worker_told_a_moment_waits_for_rank_0_until_then(tmp_path: Path) -> None:
+    """A worker whose machine had the image starts long before a rank 0 whose machine still
+    downloads it: told a moment (TRUEGREEN_PROBE_WAIT_UNTIL, POSIX seconds) later than its own
+    wait, it keeps trying until then, and reaches a rank 0 that starts 3 s after it; a moment
+    already past leaves its own wait as it was."""
+    import time
+
+    port = _free_port()
+    until = str(int(time.time()) + 8)
+    worker = _worker(
+        tmp_path, 1, port, TRUEGREEN_PROBE_INIT_TIMEOUT_S="1", TRUEGREEN_PROBE_WAIT_UNTIL=until
+    )
+    time.sleep(3)
+    rank0 = _worker(tmp_path, 0, port)
+    server, client = _finish(rank0), _finish(worker)
+    assert (client["tcp"]["status"], server["tcp"]["status"]) == ("ok", "ok")
+    assert client["tcp"]["connect_s"] > 2.5, "it was still trying when rank 0 came"
+    past = str(int(time.time()) - 60)
+    lonely = _finish(
+        _worker(
+            tmp_path,
+            1,
+            _free_port(),
+            TRUEGREEN_PROBE_INIT_TIMEOUT_S="1",
+            TRUEGREEN_PROBE_WAIT_UNTIL=past,
+        )
+    )
+    assert lonely["tcp"]["status"] == "unreachable"
+    assert 0.9 < lonely["tcp"]["tried_s"] < 2.0
+
+
 def test_the_line_is_bounded() -> None:
     long_error = "E" * 5000
     assert len(probe_module.clip(long_error)) == probe_module.MAX_TEXT

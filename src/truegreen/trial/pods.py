@@ -49,6 +49,9 @@ TRIAL_RUN_LABEL = "truegreen.io/trial-run"
 PROBE_PREFIX = "TRUEGREEN_PROBE_"
 WAIT_VARIABLE = PROBE_PREFIX + "INIT_TIMEOUT_S"
 """How long a probe waits for its peers, from its own start (probe.py `init_timeout_s`)."""
+WAIT_UNTIL_VARIABLE = PROBE_PREFIX + "WAIT_UNTIL"
+"""A moment (POSIX seconds) until which a worker's probe waits for rank 0 where that is later
+than its own wait (probe.py `wait_seconds`)."""
 HOSTNAME = "kubernetes.io/hostname"
 LOOPBACK = "127.0.0.1"
 """Rank 0's rendezvous address for itself: it hosts the store, and PyTorch's rank 0 connects
@@ -95,9 +98,9 @@ class TrialSettings(Struct, frozen=True):
     read_mib: int = 64
     init_timeout_seconds: int = 10
     """How long a worker tries to reach rank 0, from its own start: short, so that its report
-    is read back within the trial's time even where its image took long to download; a
-    rank 0 that started only after it gave up leaves its wait unjudged
-    (truegreen.trial.readback.run_findings)."""
+    is read back within the trial's time even where its image took long to download. A worker
+    that starts first is also told to go on until near the trial's end (WAIT_UNTIL_VARIABLE,
+    truegreen.trial.run), so a rank 0 whose image came later is still reached."""
     listen_seconds: int = 10
     """How long rank 0 listens for the workers, from its own start: a worker starts only once
     its machine has the image, which may take far longer there than on rank 0's (the job's own
@@ -353,6 +356,20 @@ def _annotations(metadata: Mapping[str, Any], claims: Sequence[ClaimedGpus]) -> 
     of GPUs not fixed ahead (only truegreen says so: a template's own is dropped)."""
     kept = {k: v for k, v in o.mapping(metadata.get("annotations")).items() if k != GPUS_AT_LEAST}
     return {**kept, GPUS_AT_LEAST: "true"} if not all(c.exact for c in claims) else kept
+
+
+def with_wait_until(pod: Mapping[str, Any], until: int) -> dict[str, Any]:
+    """`pod` with its probe told to wait for its peers until `until` (POSIX seconds) where
+    that is later than its own wait."""
+    spec = dict(o.mapping(pod.get("spec")))
+    entry = {"name": WAIT_UNTIL_VARIABLE, "value": str(until)}
+    spec["containers"] = [
+        {**c, "env": [*o.sequence(c.get("env")), entry]}
+        if any(o.mapping(e).get("name") == WAIT_VARIABLE for e in o.sequence(c.get("env")))
+        else c
+        for c in o.containers(spec)
+    ]
+    return {**pod, "spec": spec}
 
 
 def _unselected(labels: Mapping[str, Any], selector_keys: Sequence[str]) -> dict[str, Any]:

@@ -29,6 +29,8 @@ Inputs, all optional (environment variables):
   TRUEGREEN_PROBE_BIND            the address rank 0 listens on (default 0.0.0.0)
   TRUEGREEN_PROBE_TCP_MIB         MiB each worker sends to rank 0 (default 16, at most 256)
   TRUEGREEN_PROBE_INIT_TIMEOUT_S  the wait for the other workers, seconds (default 10)
+  TRUEGREEN_PROBE_WAIT_UNTIL      a moment, POSIX seconds, until which that wait goes on where
+                                  it is later (default: none); the run's deadline still bounds it
   TRUEGREEN_PROBE_TIMEOUT_S       the whole run's deadline, seconds (default 60, at most 600)
   TRUEGREEN_PROBE_SKIP            parts not to run, comma-separated: gpu,shm,data,tcp,collective
 """
@@ -118,6 +120,7 @@ class Settings:
         self.tcp_mib = _int_setting("TRUEGREEN_PROBE_TCP_MIB", 16, 0, 256)
         self.init_timeout_s = _int_setting("TRUEGREEN_PROBE_INIT_TIMEOUT_S", 10, 1, 300)
         self.timeout_s = _int_setting("TRUEGREEN_PROBE_TIMEOUT_S", 60, 1, 600)
+        self.wait_until = _int_setting("TRUEGREEN_PROBE_WAIT_UNTIL", 0, 0, 1 << 40)
         self.skip = {
             p.strip() for p in os.environ.get("TRUEGREEN_PROBE_SKIP", "").split(",") if p.strip()
         }
@@ -406,6 +409,14 @@ def _drain(connection: socket.socket, size: int) -> int:
     return size - left
 
 
+def wait_seconds(settings: Settings) -> float:
+    """How long to wait for the other workers from now: the wait, or until the moment given
+    where that is later (a worker whose machine had the image starts long before a rank 0
+    whose machine still downloads it)."""
+    until = settings.wait_until - time.time() if settings.wait_until else 0.0
+    return max(float(settings.init_timeout_s), until)
+
+
 def tcp_server(settings: Settings, deadline: float) -> dict[str, Any]:
     """Rank 0: wait for every other worker on the rendezvous port, take its bytes, then close
     the port before answering (so the all-reduce after it can listen there)."""
@@ -417,7 +428,7 @@ def tcp_server(settings: Settings, deadline: float) -> dict[str, Any]:
         listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         listener.bind((settings.bind, settings.master_port))
         listener.listen(peers)
-        wait_until = min(deadline, time.monotonic() + settings.init_timeout_s)
+        wait_until = min(deadline, time.monotonic() + wait_seconds(settings))
         while len(joined) < peers and time.monotonic() < wait_until:
             listener.settimeout(max(0.05, wait_until - time.monotonic()))
             try:
@@ -467,7 +478,7 @@ def tcp_client(settings: Settings, deadline: float) -> dict[str, Any]:
         "port": settings.master_port,
     }
     size = settings.tcp_mib * MIB
-    wait_until = min(deadline, time.monotonic() + settings.init_timeout_s)
+    wait_until = min(deadline, time.monotonic() + wait_seconds(settings))
     start = time.monotonic()
     last: BaseException | None = None
     connection: socket.socket | None = None

@@ -280,6 +280,10 @@ class TrialPod(msgspec.Struct, frozen=True):
     wait_seconds: int | None = None
     """How long its probe waited for its peers from its own start (the pod's
     TRUEGREEN_PROBE_INIT_TIMEOUT_S: rank 0's listen, a worker's tries); None when not told."""
+    wait_until: int | None = None
+    """Until when its probe went on waiting for its peers where that was later than its wait
+    (the pod's TRUEGREEN_PROBE_WAIT_UNTIL, POSIX seconds on the API server's clock); None when
+    not told."""
     gpus_at_least: bool = False
     """The probe was told the fewest GPUs the job's device claims may give (the pod's
     `truegreen.io/trial-gpus-at-least` annotation): every GPU of a kind on the machine, or one
@@ -829,10 +833,18 @@ def _waited_together(one: TrialPod, other: TrialPod) -> bool:
     started; one never started, or one that started only after the other had stopped waiting,
     was not there to reach, and the wait measured no network."""
     first, second = _started(one), _started(other)
-    first_wait, second_wait = one.wait_seconds, other.wait_seconds
-    if first is None or second is None or first_wait is None or second_wait is None:
+    first_end, second_end = _wait_end(one, first), _wait_end(other, second)
+    if first is None or second is None or first_end is None or second_end is None:
         return False
-    return second < first + first_wait and first < second + second_wait
+    return second < first_end and first < second_end
+
+
+def _wait_end(pod: TrialPod, start: float | None) -> float | None:
+    """When the pod's probe stopped waiting for its peers: its start plus its wait, or the
+    moment it was told to wait until where that is later (probe.py `wait_seconds`)."""
+    if start is None or pod.wait_seconds is None:
+        return None
+    return max(start + pod.wait_seconds, float(pod.wait_until or 0))
 
 
 def _waits_measured(pod: TrialPod, pods: Sequence[TrialPod], world: int) -> bool:
@@ -849,9 +861,16 @@ def _apart(pods: Sequence[TrialPod]) -> str:
     if None in starts:
         return ""
     return "; ".join(
-        f"{pod.pod} started at {_clock(start)} and waited {pod.wait_seconds} s"
+        f"{pod.pod} started at {_clock(start)} and waited {_waited(pod, start)}"
         for pod, start in zip(pods, starts, strict=True)
     )
+
+
+def _waited(pod: TrialPod, start: float | None) -> str:
+    end = _wait_end(pod, start)
+    if end is not None and start is not None and end > start + (pod.wait_seconds or 0):
+        return f"until {_clock(end)}"
+    return f"{pod.wait_seconds} s"
 
 
 def _clock(posix: float | None) -> str:

@@ -27,7 +27,13 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Created, CreateResult, GetRead, Got, Kind, Listed, ListRead
 from truegreen.cluster import ReadFailure as Failure
 from truegreen.cluster.logs import Logged, LogRead
-from truegreen.trial.pods import GPUS_AT_LEAST, TRIAL_LABEL, WAIT_VARIABLE
+from truegreen.trial.pods import (
+    GPUS_AT_LEAST,
+    TRIAL_LABEL,
+    WAIT_UNTIL_VARIABLE,
+    WAIT_VARIABLE,
+    with_wait_until,
+)
 from truegreen.trial.readback import (
     TrialPod,
     TrialRun,
@@ -45,6 +51,9 @@ LOG_TAIL_LINES = 50
 LOG_LIMIT_BYTES = 64 * 1024
 """The probe's line is at most 16 KiB; the tail around it is kept for a program that failed."""
 _ENDED = ("Succeeded", "Failed")
+REPORT_MARGIN_SECONDS = 10
+"""A probe stops waiting for its peers this long before the trial's time is up: room for the
+exchange, the all-reduce and its line to be read back within the trial's time."""
 
 
 class TrialClient(Protocol):
@@ -232,6 +241,7 @@ def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout:
         log_unread=log_unread,
         turned_away=_turned_away(pod) if pod is not None else None,
         wait_seconds=_wait_seconds(container),
+        wait_until=_env_int(container, WAIT_UNTIL_VARIABLE),
         gpus_at_least=pod is not None and _annotations(pod).get(GPUS_AT_LEAST) == "true",
     )
 
@@ -243,12 +253,31 @@ def _annotations(pod: Mapping[str, Any]) -> Mapping[str, Any]:
 def _wait_seconds(container: Mapping[str, Any] | None) -> int | None:
     """How long the pod's probe was told to wait for its peers (its env's
     TRUEGREEN_PROBE_INIT_TIMEOUT_S, truegreen.trial.pods); None when it was not told."""
+    return _env_int(container, WAIT_VARIABLE)
+
+
+def _env_int(container: Mapping[str, Any] | None, name: str) -> int | None:
+    """A whole number the container's env gives `name`; None when it gives none."""
     for item in o.sequence((container or {}).get("env")):
         entry = o.mapping(item)
-        if entry.get("name") == WAIT_VARIABLE:
+        if entry.get("name") == name:
             value = str(entry.get("value", ""))
             return int(value) if value.isdigit() else None
     return None
+
+
+def _wait_until(rank0: Mapping[str, Any], left: float) -> int | None:
+    """Until when a worker waits for rank 0, on the API server's clock, which the machines'
+    clocks follow (never this computer's, which may be off): rank 0's creationTimestamp (the
+    server's clock at its create, floored to the second: apiserver pkg/registry/rest/create.go
+    FillObjectMetaSystemFields) plus the trial's time that was left when it was sent, less
+    REPORT_MARGIN_SECONDS. A worker whose machine had the image then keeps trying while rank
+    0's machine still downloads it, and still reports within the trial's time. None when the
+    pod shows no creationTimestamp."""
+    created = o.created_at(rank0)
+    if created is None:
+        return None
+    return int(created.timestamp() + left) - REPORT_MARGIN_SECONDS
 
 
 def _turned_away(pod: Mapping[str, Any]) -> TurnedAway | None:
@@ -332,20 +361,25 @@ def _trial(
     pod never stored answers NotFound)."""
     first, *others = make_pods("")
     created.append(o.name_of(first))
+    left = deadline - time.monotonic()
     answer = client.create(Kind.POD, first, namespace=namespace, dry_run=False)
     if not isinstance(answer, Created):
         _forget_refused(created, answer)
         return TrialRun(refused=answer)
     if others:
         _wait(client, created, namespace, deadline, _addressed_or_ended, sleep)
-        master = _address(_pod(client, created[0], namespace) or {})
+        rank0 = _pod(client, created[0], namespace) or {}
+        master = _address(rank0)
+        until = _wait_until(rank0, left)
         # Rank 0 never placed or already ended: the workers would have nobody to reach, and
         # would only hold more GPUs; what rank 0 shows is the measurement. Once it has an
         # address the workers are created, so their machines download the image while rank
         # 0's does, as a Job's controller creates all its pods together
         # (pkg/controller/job/job_controller.go manageJob); whether they waited for each other
-        # at the same time is read from the kubelet's start times (readback.run_findings).
-        for pod in make_pods(master)[1:] if master else ():
+        # at the same time is read from the kubelet's start times (readback.run_findings). A
+        # worker that starts first waits for rank 0 until the trial's end draws near.
+        for made in make_pods(master)[1:] if master else ():
+            pod = with_wait_until(made, until) if until is not None else made
             created.append(o.name_of(pod))
             answer = client.create(Kind.POD, pod, namespace=namespace, dry_run=False)
             if not isinstance(answer, Created):

@@ -31,15 +31,12 @@ from truegreen.trial.pods import (
 )
 from truegreen.trial.readback import TrialRun
 from truegreen.trial.record import redacted
-from truegreen.trial.run import TrialClient, run_trial
+from truegreen.trial.run import REPORT_MARGIN_SECONDS, TrialClient, run_trial
 
 DEFAULT_PORT = 29500
 _DEADLINE_MARGIN_SECONDS = 30
 """The kubelet's own deadline for a trial pod, past doctor's: it ends the pod if doctor
 cannot (killed, or the connection lost)."""
-_REPORT_MARGIN_SECONDS = 10
-"""Rank 0 stops listening this long before the trial's time is up, counted from its own start:
-room for its image's start and for its line to be read back in the trial's time."""
 _PROBE_WAIT_LIMIT_SECONDS = 300
 """The probe's own bound on its wait for the other workers (TRUEGREEN_PROBE_INIT_TIMEOUT_S)."""
 
@@ -96,7 +93,7 @@ def _listen_seconds(timeout: float) -> int:
     image, which may take longer there than on rank 0's; it is waited for as long as the trial
     can, not a fixed few seconds."""
     default = TrialSettings(run="", deadline_seconds=0).init_timeout_seconds
-    wanted = max(default, int(timeout) - _REPORT_MARGIN_SECONDS)
+    wanted = max(default, int(timeout) - REPORT_MARGIN_SECONDS)
     return min(wanted, _PROBE_WAIT_LIMIT_SECONDS)
 
 
