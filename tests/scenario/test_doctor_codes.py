@@ -419,6 +419,23 @@ def test_wait_for_first_use_storage_is_not_unbound(doctor: Doctor) -> None:
     assert [(f["code"], f["status"]) for f in storage] == [("storage.ok", "ok")]
 
 
+def test_a_readiness_script_that_exits_1_when_its_check_fails_is_a_check(doctor: Doctor) -> None:
+    """`CHECK || exit 1` then `echo ready` ends the shell with status 1 when the check fails
+    (POSIX Shell Command Language 2.14 `exit`), which the kubelet counts as a failed probe
+    (kubernetes pkg/probe/exec/exec.go, execProber.Probe): not a check that always passes."""
+    script = "pg_isready -h 127.0.0.1 -U postgres || exit 1\necho ready"
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        manager_container(objects)["readinessProbe"] = {"exec": {"command": ["sh", "-c", script]}}
+        return objects
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    probes = [(f["code"], f["status"]) for f in report["findings"] if f["check"] == "probes"]
+    assert probes == [("probes.ok", "ok")]
+
+
 # Codes other tests pin (scenario, capacity, fault matrix and examples tests).
 COVERED_ELSEWHERE = (
     {

@@ -29,6 +29,8 @@ REAL_PARTS = (
     RealPart("openssl", "openssl", "certificates for the TLS tests"),
     RealPart("chromium", "chromium", "the monitor's status page read in a browser"),
     RealPart("jq", "jq", "docs/ci.md's commands, run as written"),
+    RealPart("dash", "dash", "exec probe scripts run by the shell Debian's /bin/sh is"),
+    RealPart("bash", "bash", "exec probe scripts run by bash"),
 )
 
 

@@ -1,107 +1,289 @@
-"""Whether an exec probe's command can fail, read as a shell reads it (lint/commands.py)."""
+"""Whether an exec probe's command can fail, read as a shell reads it (lint/commands.py).
+
+The real shells are the judge: every script judged unable to fail is run with dash (Debian's
+and Ubuntu's /bin/sh) and bash, once with the check it holds failing and once passing, and must
+exit 0 both times; every script that exits non-zero when its check fails must be judged able
+to fail. `check`, `curl`, `pg_isready` and `wget` are stubs that exit with $CHECK_STATUS, and
+`{ready}` is a file that exists only while the check passes.
+"""
+
+import os
+import random
+import subprocess
+from pathlib import Path
 
 import pytest
 
-from truegreen.lint.commands import always_succeeds
+from tests.support.real_parts import find
+from truegreen.lint.commands import SHELLS, always_succeeds
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        ["true"],
-        ["/bin/true"],
-        [":"],
-        ["exit", "0"],
-        ["exit"],
-        ["echo", "ok"],
-        ["/bin/echo"],
-        ["test", "-d", "/proc/1"],
-        ["test", "-e", "/etc/hosts"],
-        ["[", "-f", "/etc/resolv.conf", "]"],
-        ["cat", "/etc/hostname"],
-        ["sh", "-c", "exit 0"],
-        ["/bin/sh", "-c", "true"],
-        ["bash", "-ec", "true"],
-        ["sh", "-ce", "exit 0"],
-        ["sh", "-c", "echo ok"],
-        ["sh", "-c", "curl -f localhost:8080/healthz || true"],
-        ["sh", "-c", "wget -q -O- x >/dev/null 2>&1 || exit 0"],
-        ["sh", "-c", "check; exit 0"],
-        ["sh", "-c", "check\ntrue"],
-        ["sh", "-c", "check | true"],
-        ["sh", "-c", "true || check"],
-        ["sh", "-c", "exec echo ready"],
-        ["sh", "-c", "test -d /proc/1 && echo up"],
-        ["bash", "-o", "pipefail", "-c", "true | echo x"],
-        ["bash", "+o", "pipefail", "-c", "check | true"],  # pipefail turned off again
-        ["sh", "-x", "-o", "pipefail", "-c", "true"],
-        ["sh", "-c", "-e", "true"],  # -e after -c is still an option
-        ["sh", "-c", "'true'"],  # quotes are the shell's
-        ["sh", "-c", "set -e"],
-        ["sh", "-c", "exit"],
-        ["sh", "-c", "exit 0; check"],  # never reaches check
-        ["sh", "-c", "set +e; check; true"],
-        ["sh", "-c", "A=1 true"],
-        ["sh", "-c", "A=1"],
-        ["sh", "-c", "echo ok >/dev/null"],
-        ["sh", "-c", "echo ok >> /dev/null"],
-        ["sh", "-c", "echo ok 2>&1"],
-        ["sh", "-c", "echo ok &>/dev/null"],
-        ["sh", "-c", "test -d /proc/1 2>/dev/null"],
-        ["sh", "-c", "true >/dev/null >/dev/null"],
-        ["sh", "-c", "test >/dev/null -d /proc/1"],  # a redirection may stand anywhere
-        ["sh", "-c", "echo Xyz"],
-        ["test", "-d", "/proc/1/"],
-        ["test", "-d", "/"],
-    ],
-)
+class Shell:
+    """The real shells a script runs in, with the stubs on PATH and the ready file."""
+
+    def __init__(self, shells: dict[str, str], stubs: Path, ready: Path) -> None:
+        self.shells, self.stubs, self.ready = shells, stubs, ready
+
+    def script(self, text: str) -> str:
+        """The script, naming the ready file."""
+        return text.replace("{ready}", str(self.ready))
+
+    def statuses(self, command: list[str], check_passes: bool) -> list[int]:
+        """The command's exit status in each real shell (a `sh` one in dash and bash)."""
+        named = Path(command[0]).name
+        shells = list(self.shells.values()) if named == "sh" else [self.shells[named]]
+        if check_passes:
+            self.ready.touch()
+        else:
+            self.ready.unlink(missing_ok=True)
+        environment = {
+            **os.environ,
+            "PATH": f"{self.stubs}:{os.environ['PATH']}",
+            "CHECK_STATUS": "0" if check_passes else "1",
+        }
+        return [
+            subprocess.run(
+                [path, *command[1:]], check=False, env=environment, capture_output=True, timeout=10
+            ).returncode
+            for path in shells
+        ]
+
+
+@pytest.fixture(scope="module")
+def shell(tmp_path_factory: pytest.TempPathFactory) -> Shell:
+    shells = {name: find(name) for name in ("dash", "bash")}
+    if None in shells.values():
+        pytest.skip("dash and bash are needed to run the scripts")
+    stubs = tmp_path_factory.mktemp("stubs")
+    for name in ("check", "curl", "pg_isready", "wget"):
+        (stubs / name).write_text('#!/bin/sh\nexit "$CHECK_STATUS"\n')
+        (stubs / name).chmod(0o755)
+    found = {name: path for name, path in shells.items() if path is not None}
+    return Shell(found, stubs, stubs / "ready")
+
+
+CANNOT_FAIL = [
+    ["true"],
+    ["/bin/true"],
+    [":"],
+    ["exit", "0"],
+    ["exit"],
+    ["echo", "ok"],
+    ["/bin/echo"],
+    ["test", "-d", "/proc/1"],
+    ["test", "-e", "/etc/hosts"],
+    ["[", "-f", "/etc/resolv.conf", "]"],
+    ["cat", "/etc/hostname"],
+    ["sh", "-c", "exit 0"],
+    ["/bin/sh", "-c", "true"],
+    ["bash", "-ec", "true"],
+    ["sh", "-ce", "exit 0"],
+    ["sh", "-c", "echo ok"],
+    ["sh", "-c", "curl -f localhost:8080/healthz || true"],
+    ["sh", "-c", "wget -q -O- x >/dev/null 2>&1 || exit 0"],
+    ["sh", "-c", "check; exit 0"],
+    ["sh", "-c", "check\ntrue"],
+    ["sh", "-c", "check | true"],
+    ["sh", "-c", "true || check"],
+    ["sh", "-c", "exec echo ready"],
+    ["sh", "-c", "test -d /proc/1 && echo up"],
+    ["bash", "-o", "pipefail", "-c", "true | echo x"],
+    ["bash", "+o", "pipefail", "-c", "check | true"],  # pipefail turned off again
+    ["sh", "-c", "-e", "true"],  # -e after -c is still an option
+    ["sh", "-c", "'true'"],  # quotes are the shell's
+    ["sh", "-c", "set -e"],
+    ["sh", "-c", "exit"],
+    ["sh", "-c", "exit 0; check"],  # never reaches check
+    ["sh", "-c", "set +e; check; true"],
+    ["sh", "-c", "A=1 true"],
+    ["sh", "-c", "A=1"],
+    ["sh", "-c", "echo ok >/dev/null"],
+    ["sh", "-c", "echo ok >> /dev/null"],
+    ["sh", "-c", "echo ok 2>&1"],
+    ["sh", "-c", "echo ok &>/dev/null"],
+    ["sh", "-c", "test -d /proc/1 2>/dev/null"],
+    ["sh", "-c", "true >/dev/null >/dev/null"],
+    ["sh", "-c", "test >/dev/null -d /proc/1"],  # a redirection may stand anywhere
+    ["sh", "-c", "echo Xyz"],
+    ["test", "-d", "/proc/1/"],
+    ["test", "-d", "/"],
+    ["sh", "-c", "(true)"],  # a subshell's status is its last command's
+    ["sh", "-c", "(check); true"],
+    ["sh", "-c", "if check; then echo ok; else echo no; fi"],
+    ["sh", "-c", "if check; then echo ok; fi"],  # no branch ran: status 0
+    ["sh", "-c", "check || { echo not ready; }; echo ready"],
+    ["sh", "-c", "check || echo failed; exit 0"],
+    ["sh", "-c", "test -f {ready} || exit 0"],
+    ["sh", "-c", "check && exit 0; echo ok"],
+    ["sh", "-c", "! check; true"],
+    ["sh", "-c", "check; echo ok # || exit 1"],  # a comment
+    ["sh", "-c", "check ||\n  true"],
+    ["sh", "-c", "exit 256"],  # 256 modulo 256
+    ["bash", "-c", "set -euo pipefail; true | echo x"],
+]
+
+CAN_FAIL = [
+    [],
+    ["pg_isready"],
+    ["sh", "-c", "test -f /tmp/ready"],
+    ["true", "x"],
+    ["cat", "/tmp/ready", "true"],
+    ["cat"],
+    ["sh", "-x", "true"],  # runs a script file named true
+    ["sh", "-c"],
+    ["sh", "-c", "check; exit"],  # exits with check's status
+    ["sh", "-c", "true && check"],
+    ["sh", "-ec", "check; true"],
+    ["sh", "-c", "set -e; check; true"],
+    ["sh", "-c", "'true"],  # the shell refuses it
+    ["sh", "-c", "echo ok > /tmp/x"],
+    ["sh", "-c", "cat < /etc/hosts"],
+    ["sh", "-c", "true &"],
+    ["sh", "-c", "exit 1"],
+    ["sh", "-o", "pipefail", "-c", "check | true"],
+    ["test", "-d", "/tmp"],
+    ["test", "-f", "/proc/1"],
+    ["python", "-c", "import torch"],
+    ["sh", "-c", ""],
+    ["sh", "-o"],
+    ["sh", "--", "-c", "true"],  # after `--`, -c is a script file's name
+    ["sh", "-e", "-c", "check; true"],
+    ["sh", "-ec", "set -x; check; true"],  # set -x leaves -e on
+    ["bash", "-o", "pipefail", "-o", "xtrace", "-c", "check | true"],
+    ["sh", "-o", "pipefail", "-c", "set -x; check | true"],
+    ["sh", "-c", "set -o pipefail; check | true"],
+    ["sh", "-c", "test -e /etc/hostnameX"],
+    ["sh", "-c", "echo ok >"],
+    ["sh", "-c", "echo ok > 1"],  # writes a file, which may fail
+    ["sh", "-c", "echo ok 2>&x"],
+    ["test", "-d", "/proc/1", "]"],
+    ["test", "-d"],
+    ["test", "-d", "/procX"],
+    ["sh", "-c", "check &&"],
+    ["sh", "-c", "A=1 check"],
+    # dash refuses `-o pipefail` (exit 2), and /bin/sh may be dash
+    ["sh", "-x", "-o", "pipefail", "-c", "true"],
+    ["sh", "-c", "set -o pipefail; true"],
+    ["sh", "-c", "set -h; true"],  # an option dash does not know ends it
+    ["sh", "-c", "echo $(check)"],  # a command's output: not followed
+    ["sh", "-c", "echo `check`"],
+    ["sh", "-c", "while check; do exit 1; done; true"],  # loops: not followed
+    ["sh", "-c", "f() { exit 1; }; f; true"],  # functions: not followed
+    ["sh", "-c", "eval 'exit 1'; true"],
+    ["sh", "-c", "trap 'exit 1' EXIT; true"],
+    ["sh", "-c", "cat <<EOF\nx\nEOF"],
+    ["sh", "-c", "echo ok >&-"],  # writes to a closed descriptor
+    ["sh", "-c", "set -u; echo $X"],  # X unset ends the shell
+    ["sh", "-c", "echo ${X?}"],
+    ["sh", "-c", "exit -1"],
+    ["sh", "-c", "if check; then true fi"],  # the shell refuses it
+    ["sh", "-c", "{ true }"],
+    ["sh", "-c", "true )"],
+    # dash and bash end only the pipeline's subshell; ksh and zsh run `exit 1` in the shell
+    ["sh", "-c", "check | exit 1; echo ok"],
+]
+
+# Scripts that exit non-zero when their check fails (review F1: the shapes Helm charts write).
+# POSIX Shell Command Language 2.14 `exit`: "exit [n]" ends the shell with n, or, with no n,
+# with "the exit status of the last command executed"; the kubelet counts any status but 0 as
+# a failed probe (kubernetes pkg/probe/exec/exec.go, execProber.Probe).
+EXIT_WHEN_CHECK_FAILS = [
+    "curl -sf http://localhost:8080/ready || exit 1\necho ok",
+    "if ! pg_isready -h 127.0.0.1; then exit 1; fi; exit 0",
+    "test -f {ready} || exit",
+    "[ -f {ready} ] || { echo not ready; exit 1; }; echo ready",
+    "curl -sf http://localhost:8080/ready \\\n  || exit 1\necho ok",  # a wrapped line
+    "check ||\n  exit 1\ntrue",
+    "check && echo ok || exit 2\necho done",
+    "if check; then :; else exit 1; fi; true",
+    "if false; then :; elif check; then echo ok; else exit 3; fi; echo end",
+    "exec check; echo never",
+    "check || exit $?; true",
+    "(check) || exit 1; true",
+    "{ check; } || exit 1; echo ok",
+    "check >/dev/null 2>&1 || exit 1; echo ok",
+    "test -f {ready} || exit 1 # not ready yet\necho ok",
+    "set -o errexit; check; echo ok",
+    "set -eu; check; echo ok",
+    "wget -q -O- localhost:8080 >/dev/null || { exit 1; }\nexit 0",
+]
+
+
+@pytest.mark.parametrize("command", CANNOT_FAIL)
 def test_a_command_that_cannot_fail(command: list[str]) -> None:
     assert always_succeeds(command)
 
 
-@pytest.mark.parametrize(
-    "command",
-    [
-        [],
-        ["pg_isready"],
-        ["sh", "-c", "test -f /tmp/ready"],
-        ["true", "x"],
-        ["cat", "/tmp/ready", "true"],
-        ["cat"],
-        ["sh", "-x", "true"],  # runs a script file named true
-        ["sh", "-c"],
-        ["sh", "-c", "check; exit"],  # exits with check's status
-        ["sh", "-c", "true && check"],
-        ["sh", "-ec", "check; true"],
-        ["sh", "-c", "set -e; check; true"],
-        ["sh", "-c", "'true"],  # the shell refuses it
-        ["sh", "-c", "echo ok > /tmp/x"],
-        ["sh", "-c", "cat < /etc/hosts"],
-        ["sh", "-c", "(true)"],
-        ["sh", "-c", "true &"],
-        ["sh", "-c", "exit 1"],
-        ["sh", "-o", "pipefail", "-c", "check | true"],
-        ["test", "-d", "/tmp"],
-        ["test", "-f", "/proc/1"],
-        ["python", "-c", "import torch"],
-        ["sh", "-c", ""],
-        ["sh", "-o"],
-        ["sh", "--", "-c", "true"],  # after `--`, -c is a script file's name
-        ["sh", "-e", "-c", "check; true"],
-        ["sh", "-ec", "set -x; check; true"],  # set -x leaves -e on
-        ["bash", "-o", "pipefail", "-o", "xtrace", "-c", "check | true"],
-        ["sh", "-o", "pipefail", "-c", "set -x; check | true"],
-        ["sh", "-c", "set -o pipefail; check | true"],
-        ["sh", "-c", "test -e /etc/hostnameX"],
-        ["sh", "-c", "echo ok >"],
-        ["sh", "-c", "echo ok > 1"],  # writes a file, which may fail
-        ["sh", "-c", "echo ok 2>&x"],
-        ["test", "-d", "/proc/1", "]"],
-        ["test", "-d"],
-        ["test", "-d", "/procX"],
-        ["sh", "-c", "check &&"],
-        ["sh", "-c", "A=1 check"],
-    ],
-)
+@pytest.mark.parametrize("command", CAN_FAIL)
 def test_a_command_that_can_fail(command: list[str]) -> None:
     assert not always_succeeds(command)
+
+
+@pytest.mark.parametrize("script", EXIT_WHEN_CHECK_FAILS)
+def test_a_script_that_exits_non_zero_when_its_check_fails_can_fail(
+    script: str, shell: Shell
+) -> None:
+    command = ["sh", "-c", shell.script(script)]
+    assert 0 not in shell.statuses(command, check_passes=False), (
+        "precondition: the real shells exit non-zero when the check fails"
+    )
+    assert set(shell.statuses(command, check_passes=True)) == {0}, (
+        "precondition: the real shells exit 0 when the check passes"
+    )
+    assert not always_succeeds(command)
+
+
+@pytest.mark.parametrize(
+    "command", [c for c in CANNOT_FAIL if c[0] in SHELLS], ids=lambda c: repr(c[-1])
+)
+def test_the_shells_agree_that_it_cannot_fail(command: list[str], shell: Shell) -> None:
+    command = [*command[:-1], shell.script(command[-1])]
+    for passes in (False, True):
+        assert set(shell.statuses(command, check_passes=passes)) == {0}, passes
+
+
+_PIECES = [
+    *("check", "true", "false", ":", "echo ok", "exit", "exit 0", "exit 1", "exit 256"),
+    *("test -f /etc/hosts", "[ -d /proc/1 ]", "cat /etc/hostname", "A=1", "exec check"),
+    *("exec true", "command check", "check >/dev/null 2>&1", "echo ok >&2", "set -e", "set +e"),
+    *("set -u", "set -x", "echo $NOPE", "echo ${NOPE:-a}", "exit $?", "return 1", "check # x"),
+]
+
+
+def _script(rng: random.Random, depth: int) -> str:
+    choice = rng.random()
+    if depth == 0 or choice < 0.3:
+        return rng.choice(_PIECES)
+    a, b = _script(rng, depth - 1), _script(rng, depth - 1)
+    forms = [
+        f"{a} || {b}",
+        f"{a} && {b}",
+        f"{a} | {b}",
+        f"{{ {a}; {b}; }}",
+        f"( {a}; {b} )",
+        f"! {a}",
+        f"if {a}; then {b}; fi",
+        f"if {a}; then {b}; else {_script(rng, depth - 1)}; fi",
+        f"{a}\n{b}",
+        f"{a} ||\n  {b}",
+    ]
+    return rng.choice(forms)
+
+
+def test_every_script_judged_unable_to_fail_exits_0_in_the_shells(shell: Shell) -> None:
+    """Generated scripts of exits, groups, branches and lists: whatever the reading calls
+    unable to fail, dash and bash run to status 0 with the check failing and passing."""
+    rng = random.Random(20250101)
+    scripts = ["; ".join(_script(rng, 3) for _ in range(rng.randint(1, 3))) for _ in range(300)]
+    judged = [s for s in scripts if always_succeeds(["sh", "-c", s])]
+    assert len(judged) > 50, "precondition: many scripts are judged unable to fail"
+    wrong = {
+        script: statuses
+        for script in judged
+        for statuses in [
+            shell.statuses(["sh", "-c", script], check_passes=False)
+            + shell.statuses(["sh", "-c", script], check_passes=True)
+        ]
+        if any(statuses)
+    }
+    assert wrong == {}

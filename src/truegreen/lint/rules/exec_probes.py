@@ -24,10 +24,13 @@ PROBE_CANNOT_FAIL = Rule(
     rationale="A probe that cannot fail makes the container look healthy whatever its state.",
     fix="Run a command that fails when the program is broken, or remove the probe.",
     check=_cannot_fail,
-    reads="Exec probes' commands, and the script of `sh -c` (or bash, ash, dash) as the shell "
-    "reads it: `true`, `:`, `exit 0`, `echo`, `cmd || true`, a script ending in one of them, "
-    "and `test` or `cat` of a path every container has (/proc/1, /etc/hosts, /etc/hostname, "
-    "/etc/resolv.conf).",
-    limits="A script the image holds is not read; a command that is unclear counts as able to "
-    "fail.",
+    reads="Exec probes' commands, and the script of `sh -c` (or bash, ash, dash) followed as "
+    "the shell runs it: `true`, `:`, `exit 0`, `echo`, `cmd || true`, a script ending in one of "
+    "them, and `test` or `cat` of a path every container has (/proc/1, /etc/hosts, "
+    "/etc/hostname, /etc/resolv.conf). A script that can reach `exit 1` (`cmd || exit 1`, an "
+    "`if` branch, a `{ …; }` group), a bare `exit` after a failure, `exec cmd`, or `set -e` "
+    "before a command that can fail, can fail.",
+    limits="A script the image holds is not read; loops, `case`, functions, `eval`, `trap`, "
+    "background jobs and a command's output used as a word are not followed, and a command "
+    "that is unclear counts as able to fail.",
 )
