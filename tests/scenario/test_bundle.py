@@ -357,6 +357,77 @@ def test_the_bundle_holds_the_events_newest_first_and_the_failing_logs(doctor: D
     ] == [("true", "200", "65536")]
 
 
+# A training process's log: JSON metric lines of about 700 bytes, then the crash. The last 200
+# lines are about 140 KiB, over the 64 KiB one answer holds.
+METRIC_LINES = [
+    f'{{"level":"info","step":{step},"metrics":{{'
+    + ",".join(f'"m{j}":{j}.{step:04d}' for j in range(50))
+    + "}}"
+    for step in range(1000)
+]
+CRASH = "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB (GPU 0)"
+
+
+def _saved_log(doctor: Doctor) -> dict[str, Any]:
+    folder = doctor.tmp_path / "bundle"
+    result = _snapshot(doctor, *CREDENTIALS, "--output-directory", str(folder))
+    assert result.exit_code == 0, result.stderr
+    [path] = (folder / "reads").glob("*-log-pods-*.yaml")
+    document: dict[str, Any] = yaml.safe_load(path.read_text())["result"]
+    return document
+
+
+def _log_asks(doctor: Doctor) -> list[tuple[str | None, str | None]]:
+    asked = [r for r in doctor.server.requests() if r.path.endswith("/log")]
+    return [(r.query.get("tailLines"), r.query.get("limitBytes")) for r in asked]
+
+
+def test_a_log_tail_over_the_byte_limit_keeps_its_newest_lines_and_says_so(
+    doctor: Doctor,
+) -> None:
+    """The kubelet seeks to the first of the last `tailLines` lines and writes forward until
+    `limitBytes`, cutting the line it is in (kubernetes pkg/kubelet/kuberuntime/logs/logs.go
+    ReadLogs, logWriter.write): the newest bytes, the crash, are the ones a long tail loses.
+    Fewer lines are asked for until they fit, and the saved log says it holds fewer."""
+    doctor.load(seeded_cluster)
+    log = "\n".join([*METRIC_LINES, "Traceback (most recent call last):", CRASH]) + "\n"
+    doctor.server.container_logs[PREVIOUS_INSTANCE] = log
+    assert len("".join(log.splitlines(keepends=True)[-200:]).encode()) > 65536, (
+        "precondition: the last 200 lines are over the limit"
+    )
+    saved = _saved_log(doctor)
+    assert saved["log"].splitlines()[-2:] == ["Traceback (most recent call last):", CRASH]
+    assert saved["log"] == "".join(log.splitlines(keepends=True)[-50:])
+    assert saved["cut"] == (
+        "only the last 50 lines are kept: more would be longer than 65536 bytes"
+    )
+    assert _log_asks(doctor) == [("200", "65536"), ("100", "65536"), ("50", "65536")]
+
+
+def test_a_newest_line_over_the_byte_limit_is_kept_cut_and_marked_cut(doctor: Doctor) -> None:
+    """A progress bar redrawn with carriage returns is one line: alone over the limit, the
+    kubelet sends its first 64 KiB, and the saved log says its end is missing."""
+    doctor.load(seeded_cluster)
+    bar = "".join(f"\r{step}/100000 [{'#' * 40}]" for step in range(2000))
+    doctor.server.container_logs[PREVIOUS_INSTANCE] = f"starting\n{bar}\n"
+    saved = _saved_log(doctor)
+    assert saved["log"] == bar[:65536]
+    assert saved["cut"] == (
+        "the newest line is longer than 65536 bytes: only its first 65536 bytes are kept, "
+        "its end is not"
+    )
+    assert _log_asks(doctor)[-1] == ("1", "65536")
+
+
+def test_a_log_under_the_byte_limit_is_asked_for_once_and_not_marked(doctor: Doctor) -> None:
+    doctor.load(seeded_cluster)
+    _seed_logs(doctor)
+    saved = _saved_log(doctor)
+    assert saved["log"].splitlines()[-1] == "panic: cannot reach the database"
+    assert "cut" not in saved
+    assert _log_asks(doctor) == [("200", "65536")]
+
+
 def test_the_logs_are_read_together_and_kept_in_the_order_chosen(doctor: Doctor) -> None:
     doctor.load(seeded_cluster)
     _seed_logs(doctor)

@@ -1,7 +1,7 @@
 """What a support bundle adds to doctor's reads: which container logs it asks for, the newest
 events it keeps, and the one-line summary it prints."""
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -11,7 +11,16 @@ import pytest
 import yaml
 
 from truegreen.cluster.archive import write_archive
-from truegreen.cluster.logs import LogRequest, is_failing, log_requests, select_logs
+from truegreen.cluster.logs import (
+    Logged,
+    LogRead,
+    LogRequest,
+    is_failing,
+    log_requests,
+    read_newest,
+    select_logs,
+)
+from truegreen.cluster.reads import CantRead, ReadFailure
 from truegreen.cluster.recent_events import MESSAGE_LIMIT, EventView, NewestEvents, last_seen
 from truegreen.cluster.snapshot import Capture, SnapshotInfo, render, write_folder
 from truegreen.doctor.command.request import SnapshotSummary, default_archive_name
@@ -110,6 +119,31 @@ def test_the_first_failing_containers_are_read_up_to_the_cap() -> None:
 
 def _event(name: str, **fields: Any) -> EventView:
     return msgspec.convert({"metadata": {"name": name}, **fields}, EventView)
+
+
+def test_a_log_is_asked_for_with_half_the_lines_while_the_answer_stops_at_the_limit() -> None:
+    """The kubelet stops writing at `limitBytes` (pkg/kubelet/kuberuntime/logs/logs.go
+    logWriter.write), so an answer that long lacks the newest lines: ask for fewer, down to
+    one; a read that fails on the way is the answer."""
+    asked: list[int] = []
+
+    def answers(fit: int, fails_at: int = 0) -> Callable[[int], LogRead]:
+        def read(lines: int) -> LogRead:
+            asked.append(lines)
+            if lines == fails_at:
+                return CantRead(ReadFailure.FORBIDDEN, "no")
+            return Logged(f"{lines}", lines, reached_limit=lines > fit)
+
+        return read
+
+    assert read_newest(answers(fit=60)) == Logged("50", 50)
+    assert asked == [200, 100, 50]
+    asked.clear()
+    assert read_newest(answers(fit=0)) == Logged("1", 1, reached_limit=True)
+    assert asked == [200, 100, 50, 25, 12, 6, 3, 1]
+    asked.clear()
+    assert read_newest(answers(fit=0, fails_at=100)) == CantRead(ReadFailure.FORBIDDEN, "no")
+    assert asked == [200, 100]
 
 
 def test_last_seen_prefers_the_series_then_the_last_time_then_the_event_time() -> None:

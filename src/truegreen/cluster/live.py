@@ -590,8 +590,9 @@ class LiveCluster:
     ) -> LogRead:
         """The last lines of one container's log (`pods/log`, as `kubectl logs --tail`).
 
-        The server cuts the log at `limit_bytes`; an answer much larger than that is refused,
-        not kept (a server that ignores the limit)."""
+        The kubelet writes forward from the first of those lines and stops at `limit_bytes`
+        (cluster/logs.py LIMIT_BYTES): an answer that long is marked `reached_limit`. An answer
+        much larger than that is refused, not kept (a server that ignores the limit)."""
         from truegreen.cluster.logs import Logged
 
         action = f"read the log of {pod}/{container}" + (" (previous)" if previous else "")
@@ -603,14 +604,13 @@ class LiveCluster:
         if previous:
             query["previous"] = "true"
         try:
-            text = _text(
-                self._send(
-                    "GET",
-                    object_path(Kind.POD, pod, namespace) + "/log",
-                    query,
-                    max_bytes=2 * limit_bytes + 4096,
-                )
+            response = self._send(
+                "GET",
+                object_path(Kind.POD, pod, namespace) + "/log",
+                query,
+                max_bytes=2 * limit_bytes + 4096,
             )
+            text = _text(response)
         except _StatusError as refused:
             cant = _cant(refused, action, f"get pods/log in namespace {namespace}")
             if refused.response.status != 400:
@@ -624,7 +624,7 @@ class LiveCluster:
             )
         except Exception as error:  # noqa: BLE001 - _cant re-raises what is not a failed read
             return _cant(error, action, f"get pods/log in namespace {namespace}")
-        return Logged(text)
+        return Logged(text, tail_lines, reached_limit=len(response.body) >= limit_bytes)
 
     # -- writes ------------------------------------------------------------------------------
 

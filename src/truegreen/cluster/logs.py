@@ -7,7 +7,7 @@ terminated): for a container waiting after a crash the kubelet would serve the p
 again (pkg/kubelet/kubelet_pods.go `validateContainerLogStatus`).
 """
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
 from msgspec import Struct
@@ -15,9 +15,12 @@ from msgspec import Struct
 from truegreen.cluster.reads import CantRead, KubeObject
 
 TAIL_LINES = 200
-"""Lines kept from the end of each log (`tailLines`)."""
+"""Lines asked for from the end of each log (`tailLines`)."""
 LIMIT_BYTES = 64 * 1024
-"""Bytes kept from the end of each log at most (`limitBytes`)."""
+"""Bytes one log answer holds at most (`limitBytes`). The kubelet seeks to the first of the
+last `tailLines` lines and writes forward until this many bytes, cutting the line it is in
+(kubernetes pkg/kubelet/kuberuntime/logs/logs.go, ReadLogs and logWriter.write): a tail longer
+than this loses its NEWEST bytes, so `read_newest` asks for fewer lines until they fit."""
 CONTAINER_LIMIT = 20
 """Failing containers whose logs one snapshot holds; the rest are counted, not read."""
 
@@ -34,6 +37,11 @@ class Logged(Struct, frozen=True):
     """A log read that answered: its last lines as text (undecodable bytes replaced)."""
 
     text: str
+    tail_lines: int = TAIL_LINES
+    """The lines asked for."""
+    reached_limit: bool = False
+    """The answer is as long as `limitBytes`: the kubelet stopped there, and what the log
+    holds after it (its newest bytes) is not in the text."""
 
 
 LogRead = Logged | CantRead
@@ -52,8 +60,35 @@ class LogReader(Protocol):
         tail_lines: int,
         limit_bytes: int,
     ) -> LogRead:
-        """The log's last `tail_lines` lines, at most `limit_bytes`; or why it could not."""
+        """The log's last `tail_lines` lines, cut after their first `limit_bytes` bytes as the
+        kubelet cuts them; or why it could not."""
         ...
+
+
+def read_newest(read: Callable[[int], LogRead], tail_lines: int = TAIL_LINES) -> LogRead:
+    """A log's newest lines: asked for with `tail_lines`, then half as many each time the
+    answer stopped at the byte limit (see LIMIT_BYTES), down to the newest line alone."""
+    lines = tail_lines
+    while True:
+        got = read(lines)
+        if not isinstance(got, Logged) or not got.reached_limit or lines <= 1:
+            return got
+        lines //= 2
+
+
+def cut_note(log: Logged, tail_lines: int = TAIL_LINES, limit_bytes: int = LIMIT_BYTES) -> str:
+    """What a saved log leaves out of the lines asked for, in words; "" when nothing."""
+    if log.reached_limit:
+        return (
+            f"the newest line is longer than {limit_bytes} bytes: only its first "
+            f"{limit_bytes} bytes are kept, its end is not"
+        )
+    if log.tail_lines < tail_lines:
+        return (
+            f"only the last {log.tail_lines} lines are kept: more would be longer than "
+            f"{limit_bytes} bytes"
+        )
+    return ""
 
 
 class LogSelection(Struct, frozen=True):

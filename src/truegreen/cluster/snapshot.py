@@ -31,7 +31,7 @@ from truegreen.cluster.archive import META, READS, is_archive, read_archive, wri
 from truegreen.cluster.classify import describe
 from truegreen.cluster.endpoints import get_action
 from truegreen.cluster.kinds import Kind
-from truegreen.cluster.logs import LogRead, LogRequest
+from truegreen.cluster.logs import Logged, LogRead, LogRequest, cut_note
 from truegreen.cluster.reader import (
     ClusterReader,
     FieldSelector,
@@ -204,9 +204,7 @@ def render(capture: Capture) -> list[tuple[str, bytes]]:
                 "container": request.container,
                 "previous": request.previous,
             },
-            "result": _cant_document(log)
-            if isinstance(log, CantRead)
-            else {"log": redact_text(log.text)},
+            "result": _cant_document(log) if isinstance(log, CantRead) else _log_document(log),
         }
         files.append((name, _dump(document)))
     if capture.registry is not None:
@@ -226,6 +224,12 @@ def render(capture: Capture) -> list[tuple[str, bytes]]:
         }
         files.append((_file_name(number, TRIAL_VERB, TRIAL_RESOURCE, None), _dump_json(trial)))
     return files
+
+
+def _log_document(log: Logged) -> dict[str, str]:
+    """The saved log, and, when it holds less than the lines asked for, what it leaves out."""
+    cut = cut_note(log)
+    return {"log": redact_text(log.text), **({"cut": cut} if cut else {})}
 
 
 def _dump(document: Mapping[str, Any]) -> bytes:

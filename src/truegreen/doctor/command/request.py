@@ -731,15 +731,17 @@ class NothingReadError(TruegreenError):
 
 
 def _read_log(cluster: LiveCluster, namespace: str, wanted: LogRequest) -> LogRead:
-    from truegreen.cluster.logs import LIMIT_BYTES, TAIL_LINES
+    from truegreen.cluster.logs import LIMIT_BYTES, read_newest
 
-    return cluster.container_log(
-        wanted.pod,
-        wanted.container,
-        namespace=namespace,
-        previous=wanted.previous,
-        tail_lines=TAIL_LINES,
-        limit_bytes=LIMIT_BYTES,
+    return read_newest(
+        lambda lines: cluster.container_log(
+            wanted.pod,
+            wanted.container,
+            namespace=namespace,
+            previous=wanted.previous,
+            tail_lines=lines,
+            limit_bytes=LIMIT_BYTES,
+        )
     )
 
 
