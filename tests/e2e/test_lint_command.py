@@ -822,6 +822,98 @@ def test_without_kustomize_a_folder_is_its_resources_never_its_patches(
     assert "read without kustomize, from their resources only (no patches applied)" in summary
 
 
+# A kustomize Component (kustomize.config.k8s.io/v1alpha1): a patch every overlay that lists
+# it under `components:` gets, and a resource of its own.
+COMPONENT = """\
+apiVersion: kustomize.config.k8s.io/v1alpha1
+kind: Component
+resources: [worker.yaml]
+patches:
+- target: {kind: Deployment, name: api}
+  patch: |-
+    - op: add
+      path: /spec/template/spec/containers/0/resources
+      value: {limits: {nvidia.com/gpu: 1}}
+"""
+GPU_WORKER = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: gpu-worker
+spec:
+  selector:
+    matchLabels: {app: gpu-worker}
+  template:
+    metadata:
+      labels: {app: gpu-worker}
+    spec:
+      containers:
+      - name: worker
+        image: worker:1.0
+        ports:
+        - containerPort: 9000
+"""
+
+
+def _with_component(root: Path) -> Path:
+    """base/ (healthy), components/gpu/ (a Component: a patch and a Deployment whose worker has
+    no readiness probe), overlays/prod/ using both."""
+    (root / "base").mkdir(parents=True)
+    (root / "base" / "deployment.yaml").write_text(
+        BASE.replace("9000\n", "9000\n        readinessProbe: {tcpSocket: {port: 9000}}\n")
+    )
+    (root / "base" / "kustomization.yaml").write_text("resources: [deployment.yaml]\n")
+    component = root / "components" / "gpu"
+    component.mkdir(parents=True)
+    (component / "kustomization.yaml").write_text(COMPONENT)
+    (component / "worker.yaml").write_text(GPU_WORKER)
+    (root / "overlays" / "prod").mkdir(parents=True)
+    (root / "overlays" / "prod" / "kustomization.yaml").write_text(
+        "resources: [../../base]\ncomponents: [../../components/gpu]\n"
+    )
+    return component
+
+
+@needs_kubectl
+@pytest.mark.parametrize("named", ["folder", "kustomization.yaml"])
+def test_a_kustomize_component_is_linted_as_what_it_builds(tmp_path: Path, named: str) -> None:
+    """kustomize refuses a Component only where a kustomization lists it under `resources:`
+    (kustomize api/krusty/component_test.go TestComponentErrors
+    "components-cannot-be-added-to-resources": "expected kind != 'Component'"); alone, or under
+    `components:`, it builds. lint's own wrapper must list it where kustomize accepts it."""
+    component = _with_component(tmp_path)
+    kubectl = shutil.which("kubectl")
+    assert kubectl is not None
+    built = subprocess.run(
+        [kubectl, "kustomize", str(component)], capture_output=True, text=True, check=False
+    )
+    assert (built.returncode, "name: gpu-worker" in built.stdout) == (0, True), (
+        "precondition: kubectl kustomize builds the component alone"
+    )
+    target = component if named == "folder" else component / "kustomization.yaml"
+    result = run_cli("lint", str(target), "-o", "json")
+    document = result.json()
+    assert [(f["rule"], f["file"], f["container"]) for f in document["findings"]] == [
+        ("readiness-missing", str(component / "worker.yaml"), "worker")
+    ]
+    assert document["kustomizations"] == [
+        {"folder": str(component), "built_with": "kubectl kustomize"}
+    ]
+
+
+@needs_kubectl
+def test_a_tree_with_a_kustomize_component_builds_every_folder(tmp_path: Path) -> None:
+    _with_component(tmp_path)
+    result = run_cli("lint", str(tmp_path), "-o", "json")
+    document = result.json()
+    assert {f["rule"] for f in document["findings"]} == {"readiness-missing"}
+    assert [k["folder"] for k in document["kustomizations"]] == [
+        str(tmp_path / "base"),
+        str(tmp_path / "components" / "gpu"),
+        str(tmp_path / "overlays" / "prod"),
+    ]
+
+
 @needs_kubectl
 def test_a_kustomization_that_does_not_build_is_one_finding(tmp_path: Path) -> None:
     """kubectl logs its failure through klog (`E1206 … run.go:72] "command failed" err="…"`)

@@ -3,9 +3,12 @@
 With `kubectl` (or `kustomize`) on PATH, the folder is built through a wrapping kustomization
 that asks for origin annotations (`buildMetadata: [originAnnotations]`), so each built object
 names the file it came from; the annotation is dropped again and the finding points at that
-file. The build is bounded: a deadline, and no more output than one manifest may hold. Without
-either tool, the folder's `resources` are read as they are (folders of them recursively), and
-never its patches: a patch is not an object.
+file. The wrapper lists the folder where kustomize accepts it: a Component (`kind:
+Component`) under `components:`, any other under `resources:` (kustomize refuses each in the
+other's place: kubernetes-sigs/kustomize api/krusty/component_test.go, TestComponentErrors,
+"expected kind != 'Component'"). The build is bounded: a deadline, and no more output than
+one manifest may hold. Without either tool, the folder's `resources` are read as they are
+(folders of them recursively), and never its patches: a patch is not an object.
 """
 
 import os
@@ -71,8 +74,9 @@ def lint_folder(
     built_with = " ".join([Path(command[0]).name, *command[1:]])
     with tempfile.TemporaryDirectory(prefix="truegreen-kustomize-") as wrapper:
         target = os.path.relpath(os.path.abspath(folder), wrapper)
+        listed = "components" if _is_component(folder, limits) else "resources"
         Path(wrapper, "kustomization.yaml").write_text(
-            f"resources:\n- {_quoted(target)}\nbuildMetadata: [originAnnotations]\n"
+            f"{listed}:\n- {_quoted(target)}\nbuildMetadata: [originAnnotations]\n"
         )
         output, reason = _run([*command, wrapper], limits, seconds)
         if output is None:
@@ -84,6 +88,19 @@ def lint_folder(
             for item in load_text(folder, output, limits, folder)
         )
     return Built(folder, items, built_with)
+
+
+def _is_component(folder: str, limits: Limits) -> bool:
+    """Whether the folder's kustomization says `kind: Component`; one that cannot be read is
+    left to kustomize to say why."""
+    read = read_file(Path(_kustomization_file(folder)), limits)
+    if isinstance(read, Refusal):
+        return False
+    for document in load_all(read, limits, kubernetes=True):
+        return not isinstance(document, Refusal) and (
+            isinstance(document.data, dict) and document.data.get("kind") == "Component"
+        )
+    return False
 
 
 def _quoted(path: str) -> str:
