@@ -475,6 +475,96 @@ def test_a_value_the_api_server_refuses_in_helm_output_names_its_template() -> N
     ]
 
 
+# `helm template` output (helm pkg/action: "---\n# Source: %s\n%s\n"): a PrometheusRule that
+# passes Prometheus's alert templating through, as charts do on purpose (prometheus
+# docs/configuration/alerting_rules.md, Templating: `{{ $labels.<labelname> }}`), and a
+# Deployment that repeats a key.
+ALERTS_RENDERED = """\
+---
+# Source: stack/templates/rules.yaml
+apiVersion: monitoring.coreos.com/v1
+kind: PrometheusRule
+metadata:
+  name: stack-rules
+spec:
+  groups:
+  - name: pods
+    rules:
+    - alert: PodCrashLooping
+      expr: rate(kube_pod_container_status_restarts_total[5m]) > 0
+      annotations:
+        description: 'Pod {{ $labels.namespace }}/{{ $labels.pod }} is crash looping.'
+"""
+DUPLICATE_IMAGE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: stack-api
+spec:
+  selector: {matchLabels: {app: api}}
+  template:
+    metadata: {labels: {app: api}}
+    spec:
+      containers:
+      - name: api
+        image: example/api:1
+        image: example/api:2
+        ports: [{containerPort: 8080}]
+        readinessProbe: {httpGet: {port: 8080, path: /ready}}
+"""
+
+
+@pytest.mark.parametrize("via", ["stdin", "file"])
+def test_a_parse_error_in_rendered_helm_output_is_one_whatever_its_alerts_hold(
+    tmp_path: Path, via: str
+) -> None:
+    """`{{ $labels.pod }}` in a rendered PrometheusRule is no unrendered template: the document
+    that fails is judged, and its `# Source:` comment says helm rendered it."""
+    rendered = f"{ALERTS_RENDERED}---\n# Source: stack/templates/deployment.yaml\n{DUPLICATE_IMAGE}"
+    path = tmp_path / "rendered.yaml"
+    path.write_text(rendered)
+    args = ["-"] if via == "stdin" else [str(path)]
+    result = run_cli("lint", *args, "-o", "json", stdin=rendered if via == "stdin" else None)
+    findings = [(f["rule"], f["file"], f["line"], f["message"]) for f in result.json()["findings"]]
+    duplicate = 'duplicate key: key "image" already set in map'
+    second = rendered.splitlines().index("        image: example/api:2") + 1
+    source = rendered.splitlines().index("# Source: stack/templates/deployment.yaml") + 1
+    assert findings == (
+        [("parse-error", "stack/templates/deployment.yaml", second - source, duplicate)]
+        if via == "stdin"
+        else [("parse-error", str(path), second, duplicate)]
+    )
+    assert result.exit_code == 2
+
+
+@pytest.mark.parametrize("via", ["stdin", "file"])
+def test_a_broken_rendered_document_holding_alert_templating_is_a_parse_error(
+    tmp_path: Path, via: str
+) -> None:
+    """The failing document itself holds `{{ $labels.pod }}`: its `# Source:` comment says
+    helm rendered it, so the `{{ }}` it passes through is no unrendered template."""
+    rendered = ALERTS_RENDERED.replace("      expr:", "      for: 5m\n      for: 10m\n      expr:")
+    path = tmp_path / "rendered.yaml"
+    path.write_text(rendered)
+    args = ["-"] if via == "stdin" else [str(path)]
+    result = run_cli("lint", *args, "-o", "json", stdin=rendered if via == "stdin" else None)
+    assert [(f["rule"], f["message"]) for f in result.json()["findings"]] == [
+        ("parse-error", 'duplicate key: key "for" already set in map')
+    ]
+
+
+def test_a_template_elsewhere_in_the_file_does_not_make_a_broken_document_one(
+    tmp_path: Path,
+) -> None:
+    """Only the document that fails is judged: another one's `{{ .Values.x }}` (here inside a
+    quoted string, which YAML reads) says nothing about it."""
+    quoted = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata: {a: '{{ .Values.x }}'}\n"
+    path = tmp_path / "mixed.yaml"
+    path.write_text(f"{quoted}---\n{DUPLICATE_IMAGE}")
+    findings = run_cli("lint", str(path), "-o", "json").json()["findings"]
+    assert [(f["rule"], f["line"]) for f in findings] == [("parse-error", 18)]
+
+
 @pytest.mark.parametrize("kind", ["notes", "empty-folder", "other-yaml"])
 def test_nothing_to_check_is_said_plainly_and_exits_3(tmp_path: Path, kind: str) -> None:
     target = {

@@ -6,8 +6,9 @@ documents are still read; a document that is no Kubernetes object (no `apiVersio
 a values file, a CI workflow, mkdocs' config) is `Skipped` and counted. Helm is recognised
 twice: a chart's `templates/` (beside a `Chart.yaml`) is reported once per chart instead of
 being parsed, and on stdin the `# Source: chart/templates/x.yaml` comments `helm template`
-writes locate each document. A folder with a kustomization is linted as what it builds
-(`truegreen.lint.kustomize`).
+writes locate each document (anywhere, such a comment says its document is rendered: a YAML
+error in it is a parse error, whatever `{{ }}` it passes through). A folder with a
+kustomization is linted as what it builds (`truegreen.lint.kustomize`).
 """
 
 import os
@@ -43,6 +44,8 @@ KUSTOMIZATIONS = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 STDIN = "-"
 STDIN_NAME = "<stdin>"
 _SOURCE = re.compile(r"^# Source: (\S.*?)\s*$", re.MULTILINE)
+# A line YAML starts a document with (YAML forbids it inside any scalar).
+_DOCUMENT_START = re.compile(r"^---(?=[ \t\r\n]|$)", re.MULTILINE)
 # Go template actions as Helm charts write them: `{{ .Values.x }}`, `{{- include ... }}`,
 # `{{ if }}`, `{{/* */}}`, `{{ $x := }}`. Other tools' placeholders (`{{args.name}}`,
 # `{{ NAME }}`) start with a bare word.
@@ -266,10 +269,14 @@ def _bad(
 
 def _classified(name: str, text: str, refusal: Refusal, file: str, offset: int) -> BadInput:
     """The finding for a document that cannot be checked: a template (Helm's or another
-    tool's) that was never rendered, or YAML the API server would refuse."""
+    tool's) that was never rendered, or YAML the API server would refuse. Only the document
+    that failed is judged, and one under a `# Source:` comment is `helm template`'s output:
+    rendered, whatever `{{ }}` it passes through (Prometheus' `{{ $labels.pod }}`)."""
     where = None if refusal.line is None else refusal.line - offset
-    if "{{" in text and "}}" in text and refusal.problem is not Problem.ALIASES:
-        if _HELM_ACTION.search(text):
+    document = _document_around(text, refusal.line)
+    unrendered = "{{" in document and "}}" in document and not _SOURCE.search(document)
+    if unrendered and refusal.problem is not Problem.ALIASES:
+        if _HELM_ACTION.search(document):
             chart = (
                 "<chart>" if file == name else shlex.quote(file.split("/templates/", maxsplit=1)[0])
             )
@@ -288,6 +295,22 @@ def _classified(name: str, text: str, refusal: Refusal, file: str, offset: int) 
             "that tool renders",
         )
     return BadInput(PARSE_ERROR.id, file, where, _said(refusal))
+
+
+def _document_around(text: str, line: int | None) -> str:
+    """The text of the document holding a line: from the `---` line at or before it to the
+    next one; all of the text when the line is not known."""
+    if line is None:
+        return text
+    position = 0
+    for _ in range(line - 1):
+        position = text.find("\n", position) + 1
+        if not position:
+            return text
+    starts = [m.start() for m in _DOCUMENT_START.finditer(text)]
+    start = max((s for s in starts if s <= position), default=0)
+    end = min((s for s in starts if s > position), default=len(text))
+    return text[start:end]
 
 
 def _said(refusal: Refusal) -> str:
