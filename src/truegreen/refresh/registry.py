@@ -32,6 +32,7 @@ from urllib.parse import urlencode, urljoin, urlsplit
 from msgspec import Struct
 
 from truegreen.cluster import throttle
+from truegreen.cluster.schedule import ReadSchedule
 from truegreen.docker_config import EntryError, EntryLogin, login_entries, read_entry
 from truegreen.http.address_policy import AddressPolicy
 from truegreen.http.deadline import Deadline
@@ -369,28 +370,28 @@ class RegistryClient:
         """Each distinct (reference, logins) looked up once (`lookup_each`), concurrently.
         `on_each` is called after every look-up (a progress bar)."""
         distinct = {LookupKey(str(r), logins): (r, logins) for r, logins in wanted}
-        if not distinct:  # nothing opted in: no pool (and no concurrent.futures) to start
-            return {}
+        stopped = threading.Event()
 
         def lookup(item: tuple[ImageReference, tuple[RegistryLogin, ...]]) -> DigestLookup:
             result = self.lookup_each(*item)
-            if on_each is not None:
+            if on_each is not None and not stopped.is_set():
                 on_each()
             return result
 
-        # Here, not at module import: doctor imports this module (through refresh's reports)
-        # and must not pay for concurrent.futures, which brings logging and traceback.
-        from concurrent.futures import ThreadPoolExecutor
-
-        pool = ThreadPoolExecutor(max_workers=LOOKUPS_IN_FLIGHT)
+        # Daemon threads, as doctor's look-ups run (a ReadSchedule): a signal (Ctrl-C,
+        # SIGTERM) goes up from the main thread's wait at once, and a look-up still in flight
+        # keeps no process alive until its --request-timeout. concurrent.futures' workers
+        # would be joined at exit (concurrent/futures/thread.py `_python_exit`), however the
+        # pool was shut down. A look-up only reads, so ending with one in flight leaves nothing
+        # half written; the ones not started are dropped, and none draws progress any more.
         try:
-            results = pool.map(lookup, distinct.values())
-            return dict(zip(distinct, results, strict=True))
+            with ReadSchedule(LOOKUPS_IN_FLIGHT) as schedule:
+                pending = {
+                    key: schedule.submit(partial(lookup, item)) for key, item in distinct.items()
+                }
+                return {key: each.result() for key, each in pending.items()}
         finally:
-            # Never waits: every result is in, or a signal (Ctrl-C, SIGTERM) is on its way up,
-            # and the tick so far must reach the operator without waiting out a registry
-            # that does not answer.
-            pool.shutdown(wait=False, cancel_futures=True)
+            stopped.set()
 
     def lookup_each(
         self, reference: ImageReference, logins: Sequence[RegistryLogin]
