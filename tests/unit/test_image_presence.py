@@ -33,7 +33,6 @@ from truegreen.doctor.knowledge.image_presence import (
     platform_manifest,
     platforms_offered,
     pod_logins,
-    pull_policy,
     pulled_images,
     registries_with_credentials,
     spared_pulls,
@@ -41,6 +40,7 @@ from truegreen.doctor.knowledge.image_presence import (
     wanted_lookups,
 )
 from truegreen.images import login_covers
+from truegreen.pull_policy import pull_policy
 
 UNCHECKED = "image-pull.image-unchecked"
 

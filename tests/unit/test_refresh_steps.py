@@ -397,10 +397,16 @@ def test_the_restart_moves_exactly_the_containers_decided_restart() -> None:
         (IMAGE, None, "IfNotPresent"),  # a named tag defaults to IfNotPresent
         ("registry.example.com/team/runner:latest", None, ""),  # latest defaults to Always
         ("registry.example.com/team/runner", None, ""),  # no tag is latest
-        (f"registry.example.com/team/runner:latest@{OLD}", None, "IfNotPresent"),
+        # The written tag decides, whatever the digest: ParseImageName's tag is `latest` here.
+        (f"registry.example.com/team/runner:latest@{OLD}", None, ""),
+        (f"registry.example.com/team/runner@{OLD}", None, "IfNotPresent"),  # no tag, a digest
     ],
 )
 def test_pull_policy_and_its_default(image: str, policy: str | None, refused: str) -> None:
+    """Unset, the policy is the one the API server stores (pkg/apis/core/v1/defaults.go
+    `SetDefaults_Container`): Always where pkg/util/parsers `ParseImageName` gives the tag
+    `latest` (distribution/reference keeps a written tag beside a digest), else IfNotPresent;
+    doctor's rule, `truegreen.pull_policy.pull_policy`."""
     obj = _runner(container("runner", image, policy=policy))
     plan = _plan(image=image)
     expected = (

@@ -19,7 +19,8 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
-from truegreen.images import ImageReference, ImageReferenceError, parse_image
+from truegreen.images import ImageReference, ImageReferenceError
+from truegreen.pull_policy import PULL_ALWAYS, pull_policy
 from truegreen.refresh.annotations import (
     ATTEMPTS,
     LATCHED,
@@ -876,15 +877,13 @@ def record_changes(
 
 def pull_policy_refusals(deployment: Mapping[str, Any], restart: Sequence[ContainerPlan]) -> str:
     """Why a restart cannot change the image (the kubelet keeps a cached one), or ""."""
-    policies = {str(c.get("name")): c.get("imagePullPolicy") for c in containers_of(deployment)}
-    refused = []
-    for plan in restart:
-        reference = parse_image(plan.image)
-        # The API server's default: Always for :latest (or no tag), else IfNotPresent.
-        default = "Always" if reference.tag == "latest" and not reference.digest else "IfNotPresent"
-        policy = policies[plan.container] or default
-        if policy != "Always":
-            refused.append(f"{plan.container} ({policy})")
+    # Unset only where no API server stored the object (it stores its default): doctor's rule.
+    policies = {str(c.get("name")): pull_policy(c) for c in containers_of(deployment)}
+    refused = [
+        f"{plan.container} ({policies[plan.container]})"
+        for plan in restart
+        if policies[plan.container] != PULL_ALWAYS
+    ]
     if not refused:
         return ""
     return (

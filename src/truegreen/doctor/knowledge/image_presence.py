@@ -21,7 +21,8 @@ The kubelet's rules, followed here (kubernetes/kubernetes):
 - pkg/kubelet/images/image_manager.go (shouldPullImage): `imagePullPolicy: Never` never pulls;
   `Always` pulls on every start, whatever the machine holds; `IfNotPresent` only what the
   machine lacks. Unset (a `--job-file`), the API server's default applies
-  (pkg/apis/core/v1/defaults.go SetDefaults_Container).
+  (pkg/apis/core/v1/defaults.go SetDefaults_Container: `truegreen.pull_policy`, refresh's
+  rule too).
 - pkg/kubelet/kubelet_pods.go (getPullSecretsForPod): a login the kubelet can't get is left
   out, and the pull goes on with the rest.
 """
@@ -46,6 +47,7 @@ from truegreen.images import (
     login_covers,
     parse_image,
 )
+from truegreen.pull_policy import PULL_ALWAYS, PULL_NEVER, pull_policy
 
 MAX_LOOKUPS = 64
 """Distinct look-ups one run makes at most; the rest are reported as not looked up. A
@@ -56,10 +58,6 @@ ARCH_LABEL = "kubernetes.io/arch"
 OS_LABEL = "kubernetes.io/os"
 """The kubelet labels every machine with its GOOS and GOARCH (k8s.io/api core/v1
 well_known_labels.go); a pod asks for one with a node selector on them."""
-PULL_ALWAYS = "Always"
-PULL_IF_NOT_PRESENT = "IfNotPresent"
-PULL_NEVER = "Never"
-"""A container's imagePullPolicy values (k8s.io/api core/v1 types.go PullPolicy)."""
 
 # Registries whose machines log in on their own, through the cloud's kubelet credential
 # provider, so a pod needs no login there and doctor cannot see the one the machine uses:
@@ -297,22 +295,6 @@ def pod_logins(
         elif read is None or not kubelet_skips(read):
             complete = False  # unread or damaged: its own finding says so
     return PodLogins(names, hosts, complete)
-
-
-def pull_policy(container: Mapping[str, Any]) -> str:
-    """The container's imagePullPolicy; unset, the one the API server stores
-    (pkg/apis/core/v1/defaults.go SetDefaults_Container): Always where the image's tag is
-    `latest`, written or taken when it names neither tag nor digest (pkg/util/parsers
-    ParseImageName, as `parse_image` fills it in), else IfNotPresent (for an image that does
-    not parse too: the default ignores the error)."""
-    policy = container.get("imagePullPolicy")
-    if isinstance(policy, str) and policy:
-        return policy
-    try:
-        tag = parse_image(str(container.get("image", ""))).tag
-    except ImageReferenceError:
-        return PULL_IF_NOT_PRESENT
-    return PULL_ALWAYS if tag == "latest" else PULL_IF_NOT_PRESENT
 
 
 def spared_pulls(spec: Mapping[str, Any], on_machines: frozenset[str]) -> frozenset[str]:
