@@ -13,6 +13,7 @@ import pytest
 from tests.scenario import test_refresh_kinds
 from tests.scenario.test_refresh import RefreshEnv
 from tests.support.cli import run_cli
+from tests.support.kubectl import kubectl
 from tests.support.refresh_kit import container, deployment
 from tests.support.rollout import NO_DEADLINE
 from truegreen.refresh.annotations import ATTEMPTS, PENDING, STALE_PIN, TRACK_TAG, container_key
@@ -186,6 +187,53 @@ def test_a_paused_deployment_still_gets_its_stale_pin_finding(env: RefreshEnv) -
     assert env.restarts("pp") == 0
 
 
+def _without_deadline(env: RefreshEnv, name: str) -> None:
+    """The stored Deployment set to no progress deadline, as the operator writes it."""
+    stored = env.server.get_object("Deployment", name, NS)
+    assert stored is not None
+    stored["spec"]["progressDeadlineSeconds"] = NO_DEADLINE
+    env.server.update_object(stored)
+    env.simulator.remember(stored)
+
+
+def test_someone_else_s_rollout_of_a_deployment_with_no_progress_deadline_is_left_alone(
+    env: RefreshEnv,
+) -> None:
+    """Someone changes the pod template of a Deployment with no progress deadline
+    (`kubectl set env`), and its rollout is under way, 1 of 4 copies updated, when the tag
+    moves. kubectl calls it in progress (polymorphichelpers/rollout_status.go
+    `DeploymentStatusViewer.Status`: observedGeneration caught up, no
+    ProgressDeadlineExceeded, updatedReplicas below replicas: "Waiting for deployment ...
+    rollout to finish"), so refresh leaves it alone: `in-progress`, nothing written, no restart
+    over it. Without a deadline the controller never says an update stopped
+    (deployment_util.go `HasProgressDeadline`); the copies still on an older template differ
+    from the Deployment's by more than a restart, so the update is not one of refresh's."""
+    env.registry.push_image("r/web", "stable", content="v1")
+    _four_copies(env, "web")
+    _without_deadline(env, "web")
+    assert _only(env.tick())["outcome"] == "converged"
+    env.simulator.behaviour["web"] = "deadline"  # its new copies take their time: not Ready yet
+    changed = kubectl(env.kubeconfig, "-n", NS, "set", "env", "deployment/web", "MODE=train")
+    assert changed.returncode == 0, changed.stderr
+    status = kubectl(
+        env.kubeconfig, "-n", NS, "rollout", "status", "deployment/web", "--watch=false"
+    )
+    assert status.stdout.startswith('Waiting for deployment "web" rollout to finish: 1 out of 4'), (
+        status.stdout + status.stderr
+    )
+    restarts, annotations = env.restarts("web"), env.annotations("web")
+    env.registry.push_image("r/web", "stable", content="v2")
+    result = env.tick()
+    workload = _only(result)
+    assert (result.exit_code, workload["outcome"], workload["reason"]) == (
+        0,
+        "in-progress",
+        "a rollout is in progress; not touching it",
+    )
+    assert workload["writes"] == []
+    assert (env.restarts("web"), env.annotations("web")) == (restarts, annotations)
+
+
 @pytest.mark.parametrize("copies", [1, 4])
 def test_a_deployment_with_no_progress_deadline_whose_restart_stops_is_counted_and_latched(
     env: RefreshEnv, copies: int
@@ -204,11 +252,7 @@ def test_a_deployment_with_no_progress_deadline_whose_restart_stops_is_counted_a
         env.install(deployment("web", container("runner", env.image("r/web", "stable"))))
     else:
         _four_copies(env, "web")
-    stored = env.server.get_object("Deployment", "web", NS)
-    assert stored is not None
-    stored["spec"]["progressDeadlineSeconds"] = NO_DEADLINE
-    env.server.update_object(stored)
-    env.simulator.remember(stored)
+    _without_deadline(env, "web")
     assert _only(env.tick())["outcome"] == "converged"
     env.registry.push_image("r/web", "stable", content="v2")
     env.simulator.behaviour["web"] = "deadline"  # new copies never Ready; no deadline to pass

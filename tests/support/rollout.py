@@ -25,9 +25,10 @@ The replacement follows the Deployment's strategy as the controller runs it:
 - The status is computed from the pods as sync.go `calculateStatus` sums its ReplicaSets:
   `replicas`, `updatedReplicas`, `readyReplicas`, `availableReplicas`, `unavailableReplicas`.
 - A stored Deployment's pods belong to the ReplicaSet of their template, as sync.go
-  `getNewReplicaSet` writes it: named `<deployment>-<pod-template-hash>`, the template's labels
-  and the Deployment's selector each with `pod-template-hash` added, controlled by the
-  Deployment; each pod carries the hash label and the ReplicaSet as its controller.
+  `getNewReplicaSet` writes it: named `<deployment>-<pod-template-hash>`, the Deployment's
+  whole template (its annotations too) with the template's labels and the Deployment's
+  selector each with `pod-template-hash` added, controlled by the Deployment; each pod
+  carries the hash label and the ReplicaSet as its controller.
 
 StatefulSets and DaemonSets (`settle` installs one with its pods) roll out one pod at a time,
 the old pod gone before its replacement starts, and stop at the first replacement that is not
@@ -621,7 +622,11 @@ class RolloutSimulator:
             "spec": {
                 "replicas": deployment["spec"].get("replicas", 1),
                 "selector": selector,
-                "template": {**copy.deepcopy(template), "metadata": {"labels": dict(labels)}},
+                # The whole template, its annotations too, with the hash label added.
+                "template": {
+                    **copy.deepcopy(template),
+                    "metadata": {**copy.deepcopy(template["metadata"]), "labels": dict(labels)},
+                },
             },
         }
         self.server.add(replica_set)

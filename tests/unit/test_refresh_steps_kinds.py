@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.support.refresh_kit import container, daemonset, deployment, statefulset
+from tests.unit.test_refresh_updates import env_set, mid_update, restarted
 from truegreen.images import parse_image
 from truegreen.refresh.annotations import PendingRestart
 from truegreen.refresh.plan import ContainerPlan, Decision, RefreshMode
@@ -421,15 +422,25 @@ def test_readiness_that_flaps_is_no_progress_of_the_update(make: Any, flapped: O
     assert update_counts(before) == update_counts(after)
 
 
-def test_a_stopped_update_of_a_deployment_with_no_progress_deadline_is_no_one_elses() -> None:
-    """Fewer updated copies than desired is a rollout under way only while the controller can
-    still say it stopped (ProgressDeadlineExceeded); with no deadline it never will
-    (deployment_util.go `HasProgressDeadline`), so, as for the ordered kinds, only an update
-    the controller has not picked up is someone else's."""
-    stopped = _with(deployment("web"), replicas=2, updatedReplicas=0)
-    assert rolling(stopped, []) is True
-    stopped["spec"]["progressDeadlineSeconds"] = 2147483647
-    assert rolling(stopped, []) is False
-    assert skip(stopped, [], None) is None
-    stopped["status"]["observedGeneration"] = 1
-    assert rolling(stopped, []) is True
+def test_a_deployment_with_no_progress_deadline_is_someone_else_s_rollout_unless_restarted() -> (
+    None
+):
+    """Fewer updated copies than desired is a rollout under way, as kubectl says ("Waiting for
+    deployment ... rollout to finish", polymorphichelpers/rollout_status.go), until the
+    controller says it stopped (ProgressDeadlineExceeded). With no deadline it never will
+    (deployment_util.go `HasProgressDeadline`): an update that only restarts its copies
+    (refresh's own restart that stopped) is left to the table and its flap guard, any other
+    change is someone else's, and a copy that crash-loops is a failed rollout either way."""
+    for change, someone_else_s in ((restarted, False), (env_set, True)):
+        web, pods, replica_sets = mid_update(change)
+        web = _with(web, replicas=4, updatedReplicas=1)
+        web["spec"]["replicas"] = 4
+        assert rolling(web, pods, replica_sets) is True  # a deadline: in progress until it says
+        web["spec"]["progressDeadlineSeconds"] = 2147483647
+        assert rolling(web, pods, replica_sets) is someone_else_s
+        assert (skip(web, pods, None, replica_sets) is None) is not someone_else_s
+        crashing = {"containerStatuses": [{"state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}
+        pods[-1]["status"] |= crashing
+        assert rolling(web, pods, replica_sets) is False
+        web["status"]["observedGeneration"] = 1  # not picked up yet: someone else's
+        assert rolling(web, pods, replica_sets) is True

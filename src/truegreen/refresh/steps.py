@@ -42,6 +42,7 @@ from truegreen.refresh.plan import (
 from truegreen.refresh.registry import DigestLookup, LookupFailed, LookupFailure
 from truegreen.refresh.report import Outcome
 from truegreen.refresh.template import RESTARTED_AT
+from truegreen.refresh.updates import only_restarted
 from truegreen.rollout import rollout_status
 
 _STUCK_REASONS = {
@@ -583,37 +584,47 @@ def skip(
     workload: Mapping[str, Any],
     pods: Sequence[Mapping[str, Any]],
     marker: PendingRestart | None,
+    replica_sets: Sequence[Mapping[str, Any]] = (),
 ) -> Ending | None:
     """A workload the tick leaves alone (once its stale-pin findings are written): a paused
     Deployment, or one rolling out by another hand than a restart toward these very digests
     (`marker`, the one the tick would wait on); a marker toward other digests is no restart
-    under way for this tick to wait on."""
+    under way for this tick to wait on. `replica_sets`: a Deployment's own (`rolling`)."""
     if kind_of(workload) == "Deployment" and o.mapping(workload.get("spec")).get("paused"):
         return Ending(Outcome.PAUSED, "the Deployment is paused")
-    if marker is None and rolling(workload, pods):
+    if marker is None and rolling(workload, pods, replica_sets):
         return Ending(Outcome.IN_PROGRESS, "a rollout is in progress; not touching it")
     return None
 
 
-def rolling(workload: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) -> bool:
+def rolling(
+    workload: Mapping[str, Any],
+    pods: Sequence[Mapping[str, Any]],
+    replica_sets: Sequence[Mapping[str, Any]] = (),
+) -> bool:
     """Generation ahead of observedGeneration, or (a Deployment) fewer updated replicas than
-    desired while the rollout still moves. A rollout past its progress deadline (kubectl's
-    "exceeded its progress deadline") or with a pod that waits in a state it will not leave
-    by itself (a crash loop, an image that cannot be pulled) is not under way: it failed, and
-    the tick decides, bounded by the flap guard, as after its own failed restart. A
-    StatefulSet or DaemonSet update stops at the first new pod that is not healthy
-    (stateful_set_control.go, daemon/update.go), and a Deployment with no progress deadline
-    never says it stopped, so their counts never tell a stopped update from one under way
-    (`update_counts` judges them instead): only an update the controller has not picked up is
-    someone else's."""
+    desired while the rollout still moves, as kubectl's `rollout status` says "Waiting for
+    deployment ... rollout to finish" (polymorphichelpers/rollout_status.go). A rollout past
+    its progress deadline (kubectl's "exceeded its progress deadline") or with a pod that waits
+    in a state it will not leave by itself (a crash loop, an image that cannot be pulled) is
+    not under way: it failed, and the tick decides, bounded by the flap guard, as after its own
+    failed restart. A Deployment with no progress deadline never says its update stopped: one
+    that only restarts its copies (`only_restarted`: refresh's own restart that stopped, or
+    `kubectl rollout restart`) is decided by the table too, and any other change is someone
+    else's rollout under way. A StatefulSet or DaemonSet update stops at the first new pod that
+    is not healthy (stateful_set_control.go, daemon/update.go), so its counts never tell a
+    stopped update from one under way (`update_counts` judges them instead): only an update the
+    controller has not picked up is someone else's."""
     meta, spec, status = (o.mapping(workload.get(k)) for k in ("metadata", "spec", "status"))
     if o.integer(meta.get("generation")) > o.integer(status.get("observedGeneration")):
         return True
-    if update_counts(workload) is not None:
+    if kind_of(workload) != "Deployment":
         return False
     if o.integer(status.get("updatedReplicas")) >= o.integer(spec.get("replicas"), 1):
         return False
-    return not rollout_status(workload, "Deployment").stuck and not stuck_new_pod(pods, None)
+    if rollout_status(workload, "Deployment").stuck or stuck_new_pod(pods, None):
+        return False
+    return update_counts(workload) is None or not only_restarted(workload, pods, replica_sets)
 
 
 def registry_hold(lookups: Iterable[DigestLookup], below_reserve: Iterable[str]) -> str:

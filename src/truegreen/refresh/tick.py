@@ -148,6 +148,9 @@ class _Workload(Struct):
     """The registry logins its pods send (`workload_logins`)."""
     pods_unread: CantRead | None = None
     """Why its pods could not be read: then only its stale-pin findings are written."""
+    replica_sets: Sequence[Mapping[str, Any]] = ()
+    """A Deployment's own ReplicaSets (`claimed_replica_sets`), which its copies' templates are
+    read from."""
 
     @property
     def namespace(self) -> str:
@@ -227,7 +230,8 @@ def _tick_over(
             continue
         # What the pods run is judged on the pods that stay: a terminating one still reports
         # the image it was started with for its grace period.
-        workloads.append(_Workload(kind, obj, o.remaining(pods), logins))
+        sets = reads.replica_sets_of(obj)
+        workloads.append(_Workload(kind, obj, o.remaining(pods), logins, replica_sets=sets))
     views, registry = _resolve(workloads, settings, progress)
     # A registry near its rate limit: restart nothing this tick (findings are still written).
     every = [r for view in views for r in (*view.tracked.values(), *view.pinned.values())]
@@ -293,6 +297,14 @@ def _matching(obj: Mapping[str, Any], pods: Sequence[Mapping[str, Any]]) -> list
 
 def _pods(cluster: ClusterWriter, obj: Mapping[str, Any]) -> list[Mapping[str, Any]] | CantRead:
     """The workload's own pods, read anew (a look while waiting)."""
+    read = _copies(cluster, obj)
+    return read if isinstance(read, CantRead) else read[0]
+
+
+def _copies(
+    cluster: ClusterWriter, obj: Mapping[str, Any]
+) -> tuple[list[Mapping[str, Any]], list[Mapping[str, Any]]] | CantRead:
+    """The workload's own pods and (a Deployment) its own ReplicaSets, read anew."""
     namespace = o.namespace_of(obj)
     labels = {str(k): str(v) for k, v in o.mapping(_selector(obj).get("matchLabels")).items()}
     read = cluster.list(Kind.POD, namespace=namespace, labels=labels or None)
@@ -305,7 +317,8 @@ def _pods(cluster: ClusterWriter, obj: Mapping[str, Any]) -> list[Mapping[str, A
         if isinstance(found, CantRead):
             return found
         replica_sets = found.items
-    return owned_pods(obj, _matching(obj, read.items), replica_sets)
+    owned = owned_pods(obj, _matching(obj, read.items), replica_sets)
+    return owned, claimed_replica_sets(obj, replica_sets)
 
 
 def owned_pods(
@@ -340,15 +353,7 @@ def _deployment_pods(
     being deleted); `getPodMapForDeployment` skips a pod with no controller. An orphan pod is
     a copy only once one of those ReplicaSets adopts it, which takes that ReplicaSet's own
     selector, `pod-template-hash` included (replica_set.go `getPodsForReplicaSet`)."""
-    uid = o.uid_of(deployment)
-    selector = _selector(deployment)
-    adopts = _adopts(deployment)
-    claimed = [
-        r
-        for r in replica_sets
-        if _controller_uid(r) == uid
-        or (_controller_uid(r) is None and adopts and o.selector_matches(selector, o.labels_of(r)))
-    ]
+    claimed = claimed_replica_sets(deployment, replica_sets)
     owners = {o.uid_of(r) for r in claimed}
     adopters = [_selector(r) for r in claimed if _adopts(r)]
     owned: list[Mapping[str, Any]] = []
@@ -359,6 +364,25 @@ def _deployment_pods(
         ):
             owned.append(pod)
     return owned
+
+
+def claimed_replica_sets(
+    workload: Mapping[str, Any], replica_sets: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
+    """The ReplicaSets a Deployment claims (deployment_controller.go
+    `getReplicaSetsForDeployment`): its own, and orphans its selector matches while it is not
+    being deleted; none for another kind."""
+    if kind_of(workload) != "Deployment":
+        return []
+    uid = o.uid_of(workload)
+    selector = _selector(workload)
+    adopts = _adopts(workload)
+    return [
+        r
+        for r in replica_sets
+        if _controller_uid(r) == uid
+        or (_controller_uid(r) is None and adopts and o.selector_matches(selector, o.labels_of(r)))
+    ]
 
 
 def _adopts(controller: Mapping[str, Any]) -> bool:
@@ -444,6 +468,12 @@ class _SharedReads:
         if pairs:
             candidates = min((self._labelled[namespace].get(pair, []) for pair in pairs), key=len)
         return owned_pods(obj, _matching(obj, candidates), replica_sets)
+
+    def replica_sets_of(self, obj: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+        """A Deployment's own ReplicaSets from the namespace's list `pods_of` read (none where
+        it was not read, or could not be)."""
+        found = self._replica_sets.get(o.namespace_of(obj))
+        return claimed_replica_sets(obj, found.items) if isinstance(found, Listed) else []
 
     def get(self, kind: Kind, name: str, *, namespace: str) -> GetRead:
         """One object, read once per tick."""
@@ -618,12 +648,14 @@ class _WorkloadTick:
     def run(self, hold: str) -> WorkloadReport:
         """Steps (1) to (4) for this workload, decided again from a fresh read after each
         conflict (at most _CONFLICT_RETRIES times); then its Events."""
-        obj, pods = self._read, self._workload.pods
+        obj, pods, sets = self._read, self._workload.pods, self._workload.replica_sets
         unread = self._workload.pods_unread
         report = None
         for _ in range(_CONFLICT_RETRIES):
             attempt = (
-                self._attempt(obj, pods, hold) if unread is None else self._pins_only(obj, unread)
+                self._attempt(obj, pods, sets, hold)
+                if unread is None
+                else self._pins_only(obj, unread)
             )
             if not isinstance(attempt, Conflict):
                 report = attempt
@@ -632,7 +664,7 @@ class _WorkloadTick:
             if isinstance(fresh, CantRead):
                 report = self._done(Outcome.COULD_NOT_CHECK, fresh.reason)
                 break
-            obj, pods = fresh
+            obj, pods, sets = fresh
             self._findings = None  # decided again on the fresh read
         if report is None:
             report = self._kept_changing()
@@ -662,19 +694,24 @@ class _WorkloadTick:
 
     def _reread(
         self, *, with_pods: bool
-    ) -> tuple[Mapping[str, Any], list[Mapping[str, Any]]] | CantRead:
+    ) -> tuple[Mapping[str, Any], list[Mapping[str, Any]], list[Mapping[str, Any]]] | CantRead:
+        """The workload read again, with its pods and ReplicaSets (`with_pods`)."""
         workload = self._workload
         read = self._cluster.get(workload.kind, workload.name, namespace=workload.namespace)
         if isinstance(read, CantRead):
             return read
         self._latest = read.obj
         if not with_pods:
-            return read.obj, []
-        pods = _pods(self._cluster, read.obj)
-        return pods if isinstance(pods, CantRead) else (read.obj, pods)
+            return read.obj, [], []
+        copies = _copies(self._cluster, read.obj)
+        return copies if isinstance(copies, CantRead) else (read.obj, *copies)
 
     def _attempt(
-        self, obj: Mapping[str, Any], pods: list[Mapping[str, Any]], hold: str
+        self,
+        obj: Mapping[str, Any],
+        pods: list[Mapping[str, Any]],
+        replica_sets: Sequence[Mapping[str, Any]],
+        hold: str,
     ) -> WorkloadReport | Conflict:
         settings, lookups = self._settings, self._lookups
         annotations = o.annotations_of(obj)
@@ -687,7 +724,7 @@ class _WorkloadTick:
         first = look(
             obj, pods, self._plans, max_attempts=settings.max_attempts, now=datetime.now(UTC)
         )
-        skipped = skip(obj, pods, first.marker)  # as read, for the same reason
+        skipped = skip(obj, pods, first.marker, replica_sets)  # as read, for the same reason
         written = self._stale_pins(obj)
         if isinstance(written, Conflict):
             return written
