@@ -175,11 +175,16 @@ def waiting_ephemeral_claims(pods: Sequence[KubeObject]) -> dict[str, KubeObject
     }
 
 
+def controller_of(obj: KubeObject) -> Mapping[str, Any] | None:
+    """The owner reference marked controller (apimachinery metav1.GetControllerOf), if any."""
+    refs = (mapping(r) for r in sequence(mapping(obj.get("metadata")).get("ownerReferences")))
+    return next((r for r in refs if r.get("controller") is True), None)
+
+
 def controlled_by(obj: KubeObject, owner: KubeObject) -> bool:
     """Whether `owner` is `obj`'s controller: the owner reference marked controller carries
     the owner's uid (apimachinery metav1.IsControlledBy)."""
-    refs = (mapping(r) for r in sequence(mapping(obj.get("metadata")).get("ownerReferences")))
-    controller = next((r for r in refs if r.get("controller") is True), None)
+    controller = controller_of(obj)
     return controller is not None and bool(uid_of(owner)) and controller.get("uid") == uid_of(owner)
 
 

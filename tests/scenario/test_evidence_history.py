@@ -15,7 +15,17 @@ import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.scenario.test_cluster_reports import event, placed_pod
-from tests.support.scenarios import NAMESPACE, Obj, find, healthy, job_pod, training_job, ts
+from tests.support.scenarios import (
+    NAMESPACE,
+    Obj,
+    find,
+    healthy,
+    job_pod,
+    pod_for,
+    running_containers,
+    training_job,
+    ts,
+)
 
 MOUNT_FAILED = 'MountVolume.SetUp failed for volume "hf-token" : secret "hf-token-old" not found'
 """The kubelet's FailedMount message (pkg/kubelet/volumemanager/reconciler, as `kubectl
@@ -223,3 +233,173 @@ def test_a_component_s_name_and_reason_are_one_bounded_line_as_its_message_is(
     for letter in "RC":
         assert letter * 100 in headline, headline
         assert letter * 200 not in headline, headline
+
+
+LOW_ON_MEMORY = (
+    "The node was low on resource: memory. Threshold quantity: 100Mi, available: 91468Ki. "
+    "Container mysql was using 1843200Ki, request is 2Gi, has larger consumption of memory."
+)
+"""The kubelet's eviction message for a machine short of memory (pkg/kubelet/eviction/
+helpers.go evictionMessage), on the evicted pod's status and on its `Evicted` Event."""
+
+
+def _evicted(pod: Obj, now: datetime, message: str) -> Obj:
+    """`pod` as the kubelet leaves it after evicting it 40 minutes ago
+    (pkg/kubelet/eviction/eviction_manager.go evictPod: phase Failed, reason Evicted, the
+    `DisruptionTarget` condition with reason TerminationByKubelet); the object stays until
+    PodGC passes --terminated-pod-gc-threshold (12500 ended pods)."""
+    ended = ts(now - timedelta(minutes=40))
+    pod["metadata"]["uid"] = f"uid-{pod['metadata']['name']}"
+    pod["status"] = {
+        "phase": "Failed",
+        "reason": "Evicted",
+        "message": message,
+        "conditions": [
+            {
+                "type": "DisruptionTarget",
+                "status": "True",
+                "reason": "TerminationByKubelet",
+                "message": "The node was low on resource: memory.",
+                "lastTransitionTime": ended,
+            },
+            {
+                "type": "Ready",
+                "status": "False",
+                "reason": "PodFailed",
+                "lastTransitionTime": ended,
+            },
+        ],
+        "containerStatuses": [
+            {
+                "name": pod["spec"]["containers"][0]["name"],
+                "image": pod["spec"]["containers"][0]["image"],
+                "imageID": "",
+                "ready": False,
+                "restartCount": 0,
+                "state": {
+                    "terminated": {
+                        "exitCode": 137,
+                        "reason": "ContainerStatusUnknown",
+                        "message": "The container could not be located when the pod was terminated",
+                    }
+                },
+            }
+        ],
+    }
+    return pod
+
+
+def _starting_job(now: datetime) -> list[Obj]:
+    """train-003, made 20 seconds ago, its pod placed on gpu-1 and being started: a pod that
+    waits, so the namespace's Warning Events are read."""
+    job = training_job("train-003", now, finished=False, age=timedelta(seconds=20))
+    pod = job_pod(
+        job, now, suffix="w0", node_name="gpu-1", phase="Pending", age=timedelta(seconds=20)
+    )
+    pod["status"]["conditions"] = [{"type": "PodScheduled", "status": "True"}]
+    return [job, pod]
+
+
+def _evicted_copy(*, copies: str) -> Callable[[datetime], list[Obj]]:
+    """mysql's copy mysql-x7k2p, evicted 40 minutes ago, beside `copies`: "none" (its
+    Deployment has no copy available and its ReplicaSet has made none since), "available"
+    (the Deployment runs every copy again), "made-since" (the ReplicaSet made mysql-n3w99
+    39 minutes ago, not available yet)."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = [o for o in healthy(now) if o["metadata"]["name"] != "mysql-def34"]
+        database = find(objects, "Deployment", "mysql")
+        evicted = _evicted(
+            pod_for(database, now, suffix="x7k2p", age=timedelta(hours=5)), now, LOW_ON_MEMORY
+        )
+        said = event(
+            now, evicted, "Evicted", LOW_ON_MEMORY, "kubelet", count=1, age=timedelta(minutes=40)
+        )
+        if copies == "available":
+            objects.append(pod_for(database, now, suffix="def34"))
+        else:
+            database["status"].update({"availableReplicas": 0, "readyReplicas": 0})
+        if copies == "made-since":
+            made = pod_for(database, now, suffix="n3w99", age=timedelta(minutes=39))
+            made["status"]["phase"] = "Pending"
+            objects.append(made)
+        return [*objects, evicted, said, *_starting_job(now)]
+
+    return build
+
+
+@pytest.mark.parametrize("copies", ["available", "made-since"])
+def test_a_failed_copy_its_replica_set_replaced_is_history(doctor: Doctor, copies: str) -> None:
+    """The kubelet evicted a copy of mysql and left the pod behind; its ReplicaSet replaced it
+    (a Failed pod is none of its copies: pkg/controller/controller_utils.go IsPodActive). The
+    eviction is history, whether or not some other pod of the namespace happens to wait."""
+    doctor.load(_evicted_copy(copies="none"))
+    standing = doctor.live("-o", "json").json()
+    assert _quoting(standing, LOW_ON_MEMORY), "precondition: a copy not replaced is quoted"
+
+    doctor.load(_evicted_copy(copies=copies))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _quoting(report, LOW_ON_MEMORY) == [], [
+        (f["code"], f["headline"]) for f in report["findings"] if f["status"] != "ok"
+    ]
+    if copies == "available":
+        assert result.exit_code == 0, report["headline"]
+
+
+TRAINER_EVICTED = (
+    "The node was low on resource: memory. Threshold quantity: 100Mi, available: 80Mi. "
+    "Container trainer was using 60Gi, request is 16Gi, has larger consumption of memory."
+)
+
+
+def _evicted_attempt(*, replaced: bool) -> Callable[[datetime], list[Obj]]:
+    """train-002 (45 minutes old, its Job still on) whose first pod was evicted 40 minutes
+    ago; with `replaced`, the Job controller's next pod, made 38 minutes ago, runs and has
+    been ready for 35 minutes. train-003's pod is being started beside it."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("train-002", now, finished=False, age=timedelta(minutes=45))
+        job["status"] = {"active": 1 if replaced else 0, "failed": 1, "conditions": []}
+        first = _evicted(
+            job_pod(job, now, suffix="aaaaa", node_name="gpu-1", age=timedelta(minutes=45)),
+            now,
+            TRAINER_EVICTED,
+        )
+        said = event(
+            now, first, "Evicted", TRAINER_EVICTED, "kubelet", count=1, age=timedelta(minutes=40)
+        )
+        objects = [*healthy(now), job, first, said, *_starting_job(now)]
+        if replaced:
+            started = ts(now - timedelta(minutes=35))
+            second = job_pod(job, now, suffix="bbbbb", node_name="gpu-1", age=timedelta(minutes=38))
+            second["status"]["conditions"] = [
+                {"type": "PodScheduled", "status": "True"},
+                {"type": "Ready", "status": "True", "lastTransitionTime": started},
+            ]
+            second["status"]["containerStatuses"] = running_containers(
+                "train-002-bbbbb", second["spec"]["containers"], started
+            )
+            objects.append(second)
+        return objects
+
+    return build
+
+
+def test_a_training_pod_its_job_replaced_is_history_and_its_last_attempt_is_not(
+    doctor: Doctor,
+) -> None:
+    """The Job controller replaced the evicted pod (pkg/controller/job/job_controller.go: a
+    Failed pod is not active, and it makes another while backoffLimit allows): its eviction
+    is history. While that pod is the job's last attempt, the eviction stands."""
+    doctor.load(_evicted_attempt(replaced=False))
+    standing = doctor.live("-o", "json").json()
+    assert _quoting(standing, TRAINER_EVICTED), "the last attempt's eviction is quoted"
+
+    doctor.load(_evicted_attempt(replaced=True))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _quoting(report, TRAINER_EVICTED) == [], [
+        (f["code"], f["headline"]) for f in report["findings"] if f["status"] != "ok"
+    ]
+    assert result.exit_code == 0, report["headline"]

@@ -409,8 +409,8 @@ def _owner_of_name(
 
 def unruled_reports(sources: Sources) -> list[Report]:
     """Every report that still stands and no other check says: newest first. History is left
-    out: a report about a pod that is gone, or that became Ready after it; about a workload
-    that runs every copy, or a training job that finished."""
+    out: a report about a pod that is gone, or that became Ready after it, or that failed and
+    was replaced; about a workload that runs every copy, or a training job that finished."""
     pods = {o.name_of(p): p for p in sources.pods}
     owners = {(str(w.get("kind")), o.name_of(w)): w for w in sources.workloads}
     waiting_on = {
@@ -463,6 +463,8 @@ def _history(
             return True
         if _about_an_earlier_pod(report, pod):
             return True
+        if o.phase(pod) == "Failed" and replaced(pod, report.at, sources.pods, owners):
+            return True
         state = pod_state(pod)
         if state.waiting:
             return False
@@ -475,6 +477,53 @@ def _history(
         return _claim_bound_since(report, sources.claims)
     owner = _owner_of_name(report.kind, report.name, owners)
     return owner is not None and report.said is Said.EVENT and settled(owner)
+
+
+def replaced(
+    pod: KubeObject,
+    seen: datetime | None,
+    pods: Sequence[KubeObject],
+    owners: Mapping[tuple[str, str], KubeObject],
+) -> bool:
+    """Whether the controller of a pod that failed has replaced it, so that what was said of
+    it (last at `seen`) is history: the workload it was a copy of runs every copy it asks for
+    again, or its controller made another pod since.
+
+    A Failed pod is none of its controller's copies (pkg/controller/controller_utils.go
+    `IsPodActive`, which `FilterActivePods` applies in the ReplicaSet's `syncReplicaSet` and in
+    the Job controller's sync), so the controller makes a new one. The kubelet leaves the
+    failed one in place (an eviction: pkg/kubelet/eviction/eviction_manager.go `evictPod`; a
+    refusal at admission: pkg/kubelet/kubelet.go `rejectPod`), and PodGC deletes ended pods
+    only above `--terminated-pod-gc-threshold`, 12500 by default. A failed pod no later pod
+    of its controller followed (a Job's last attempt so far, a pod of no controller) still
+    stands."""
+    controller = o.controller_of(pod)
+    if controller is None:
+        return False
+    kind, name = str(controller.get("kind") or ""), str(controller.get("name") or "")
+    owner = _owner_of_name(kind, name, owners)
+    if owner is not None and settled(owner):
+        return True
+    if seen is None:
+        return False
+    uid = str(controller.get("uid") or "")
+    for other in pods:
+        theirs = o.controller_of(other)
+        if other is pod or theirs is None:
+            continue
+        same = (
+            theirs.get("uid") == uid
+            if uid
+            else (theirs.get("kind"), theirs.get("name"))
+            == (
+                kind,
+                name,
+            )
+        )
+        created = o.created_at(other)
+        if same and created is not None and created >= seen:
+            return True
+    return False
 
 
 def _about_an_earlier_pod(report: Report, pod: KubeObject) -> bool:

@@ -780,9 +780,11 @@ def _unplaced_training_pods(work: TrainingWork, pods: ListRead) -> bool:
 
 
 def something_waits(pods: ListRead, workloads: list[KubeObject]) -> bool:
-    """Some pod of the namespace does not run as it should (Pending, Failed, or not Ready), or
-    some workload runs fewer copies than it asks for: a component may have said why. A
-    namespace where everything runs has nothing standing to be told."""
+    """Some pod of the namespace that has not ended does not run as it should (Pending, or
+    Running but not Ready), or some workload runs fewer copies than it asks for: a component
+    may have said why. A pod that ended waits for nothing: its controller replaces a failed one
+    and runs fewer copies until it has (`training_not_running` for a job's). A namespace where
+    everything runs has nothing standing to be told."""
     if isinstance(pods, Listed) and any(pod_state(p).waiting for p in o.remaining(pods.items)):
         return True
     return any(not settled(w) for w in workloads)
