@@ -403,3 +403,59 @@ def test_a_training_pod_its_job_replaced_is_history_and_its_last_attempt_is_not(
         (f["code"], f["headline"]) for f in report["findings"] if f["status"] != "ok"
     ]
     assert result.exit_code == 0, report["headline"]
+
+
+BACKOFF_LIMIT = "Job has reached the specified backoff limit"
+"""The Job controller's Warning on a Job it failed (pkg/controller/job/job_controller.go
+recordJobFinished: `Event(job, Warning, finishedCond.Reason, finishedCond.Message)`)."""
+
+
+def _resubmitted(*, uid: str, age: timedelta) -> Callable[[datetime], list[Obj]]:
+    """train-002 (uid uid-train-002), submitted three minutes ago, its pod placed on gpu-1 and
+    being started; and the Job controller's BackoffLimitExceeded about a Job named train-002
+    with `uid`, last seen `age` ago: with another uid, or seen before this Job was made, it is
+    about the train-002 that was deleted before this one was submitted."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = training_job("train-002", now, finished=False, age=timedelta(minutes=3))
+        job["metadata"]["uid"] = "uid-train-002"
+        pod = job_pod(job, now, suffix="abcde", node_name="gpu-1", phase="Pending")
+        pod["metadata"]["creationTimestamp"] = ts(now - timedelta(minutes=3))
+        pod["status"]["conditions"] = [{"type": "PodScheduled", "status": "True"}]
+        named = {
+            "apiVersion": "batch/v1",
+            "kind": "Job",
+            "metadata": {"name": "train-002", "namespace": NAMESPACE, "uid": uid},
+        }
+        said = event(
+            now, named, "BackoffLimitExceeded", BACKOFF_LIMIT, "job-controller", count=1, age=age
+        )
+        return [*healthy(now), job, pod, said]
+
+    return build
+
+
+@pytest.mark.parametrize(
+    ("uid", "age"),
+    [
+        pytest.param("uid-train-002-old", timedelta(minutes=2), id="another-uid"),
+        pytest.param("", timedelta(minutes=12), id="no-uid-seen-before-the-job-was-made"),
+    ],
+)
+def test_an_event_about_an_earlier_job_of_the_same_name_is_history(
+    doctor: Doctor, uid: str, age: timedelta
+) -> None:
+    """`kubectl delete job train-002; kubectl apply -f job.yaml`: the Job controller's Warning
+    about the deleted Job lives on for the Event's hour, naming the old Job's uid; the new
+    train-002 runs, and that failure is not its own."""
+    doctor.load(_resubmitted(uid="uid-train-002", age=timedelta(minutes=2)))
+    standing = doctor.live("-o", "json").json()
+    assert _quoting(standing, BACKOFF_LIMIT), "precondition: about this Job, it is quoted"
+
+    doctor.load(_resubmitted(uid=uid, age=age))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _quoting(report, BACKOFF_LIMIT) == [], [
+        (f["code"], f["headline"]) for f in report["findings"] if f["status"] != "ok"
+    ]
+    assert result.exit_code == 0, report["headline"]

@@ -279,6 +279,7 @@ class Environment(Struct, frozen=True):
                 pods=self.pods.items if isinstance(self.pods, Listed) else (),
                 workloads=workloads,
                 finished_jobs=frozenset(j.ref for j in self.work().jobs if j.finished),
+                jobs=self.work().jobs,
                 finished_pods=self._finished_pods(),
                 claims=[c.obj for c in self.claims.values() if isinstance(c, Got)],
                 nodes=self.nodes.items if isinstance(self.nodes, Listed) else (),

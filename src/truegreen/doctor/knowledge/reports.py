@@ -18,7 +18,11 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
-from truegreen.doctor.knowledge.training import TRAINING_KIND_NAMES, training_owner
+from truegreen.doctor.knowledge.training import (
+    TRAINING_KIND_NAMES,
+    TrainingJob,
+    training_owner,
+)
 from truegreen.textsafe import terminal_safe
 
 MESSAGE_CAP: Final = 300
@@ -393,6 +397,9 @@ class Sources(Struct, frozen=True):
     """The names of the gang schedulers' PodGroups the queue check read: their state and
     failing condition are its to say (checks/queue/gang.py), so their Events are not evidence
     again."""
+    jobs: Sequence[TrainingJob] = ()
+    """The namespace's training jobs as read: an Event about an earlier job of the same name
+    (one deleted and submitted again) is not about them."""
 
 
 def _owner_of_name(
@@ -472,7 +479,15 @@ def _history(
             state.ready_since is None or report.at is None or report.at <= state.ready_since
         )
     if report.kind in TRAINING_KIND_NAMES:
-        return f"{report.kind}/{report.name}" in sources.finished_jobs
+        ref = f"{report.kind}/{report.name}"
+        if ref in sources.finished_jobs:
+            return True
+        job = next((j for j in sources.jobs if j.ref == ref), None)
+        return (
+            job is not None
+            and report.said is Said.EVENT
+            and names_an_earlier(report.uid, report.at, job.uid, job.created)
+        )
     if report.kind == "PersistentVolumeClaim":
         return _claim_bound_since(report, sources.claims)
     owner = _owner_of_name(report.kind, report.name, owners)
@@ -534,10 +549,18 @@ def names_an_earlier_pod(uid: str, seen: datetime | None, pod: KubeObject) -> bo
     """Whether an Event naming `pod`'s name with `uid`, last seen at `seen`, is about another
     pod of that name made before it (a job submitted again, a StatefulSet's pod made anew): its
     uid differs, or it was last seen before this pod was created."""
-    own = o.uid_of(pod)
+    return names_an_earlier(uid, seen, o.uid_of(pod), o.created_at(pod))
+
+
+def names_an_earlier(uid: str, seen: datetime | None, own: str, created: datetime | None) -> bool:
+    """Whether an Event that names an object by its name with `uid`, last seen at `seen`, is
+    about an earlier object of that name than the one of uid `own` made at `created`: an
+    Event's `involvedObject` carries the uid of the object it was recorded for (client-go
+    tools/reference GetReference), and one deleted and made again under its name has another
+    (a Job submitted again keeps its predecessor's `BackoffLimitExceeded` for the Event's
+    hour-long life: pkg/controller/job/job_controller.go recordJobFinished)."""
     if uid and own and uid != own:
         return True
-    created = o.created_at(pod)
     return seen is not None and created is not None and seen < created
 
 
