@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from tests.scenario.conftest import Doctor
+from tests.scenario.test_cluster_reports import event
 from tests.support.scenarios import (
     NAMESPACE,
     SCENARIOS,
@@ -21,6 +22,7 @@ from tests.support.scenarios import (
     training_job,
     ts,
 )
+from tests.support.training_kinds import jobset
 
 
 def _codes(report: dict[str, Any], check: str) -> list[tuple[str, str, str]]:
@@ -943,3 +945,185 @@ def test_an_attach_failure_a_running_pod_got_past_hides_nothing_of_it(doctor: Do
     said = [code for code, status, _ in _codes(report, "workloads") if status != "ok"]
     assert "workloads.updating" in said, said
     assert len(said) > 1, f"the running pod that is not ready is said: {said}"
+
+
+REFUSED_FOR_SECURITY = (
+    'Error creating: pods "llama-workers-0-0-x7k2p" is forbidden: violates PodSecurity '
+    '"baseline:latest": hostPath volumes (volume "nccl")'
+)
+REFUSED_FOR_QUOTA = (
+    'Error creating: pods "llama-eval-workers-0-0-9qwzt" is forbidden: exceeded quota: '
+    "gpu-quota, requested: requests.nvidia.com/gpu=1, used: requests.nvidia.com/gpu=8, "
+    "limited: requests.nvidia.com/gpu=8"
+)
+"""The Job controller's FailedCreate on its own Job (pkg/controller/controller_utils.go
+RealPodControl.createPods: `Error creating: %v`), in pod-security-admission's and the
+ResourceQuota admission plugin's words."""
+
+
+def _jobset_made(jobset_name: str, now: datetime, *, uid: str = "") -> Obj:
+    """A JobSet of a driver and one worker, made five minutes ago, with no pods yet."""
+    made = jobset(jobset_name, now, workers=1, gpus=1, age=timedelta(minutes=5))
+    made["metadata"]["uid"] = uid or f"uid-{jobset_name}"
+    made["status"] = {}
+    return made
+
+
+def _child_job(parent: Obj, replicated: str, now: datetime, *, uid: str = "") -> Obj:
+    """The Job `<jobset>-<replicated job>-0` as the JobSet controller makes it (jobset
+    pkg/util/placement GenJobName; pkg/controllers/jobset_controller.go labelAndAnnotateObject
+    and SetControllerReference)."""
+    name = parent["metadata"]["name"]
+    template = next(r for r in parent["spec"]["replicatedJobs"] if r["name"] == replicated)
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": f"{name}-{replicated}-0",
+            "namespace": NAMESPACE,
+            "uid": uid or f"uid-{name}-{replicated}-0",
+            "creationTimestamp": ts(now - timedelta(minutes=5)),
+            "labels": {
+                "jobset.sigs.k8s.io/jobset-name": name,
+                "jobset.sigs.k8s.io/replicatedjob-name": replicated,
+            },
+            "ownerReferences": [
+                {
+                    "apiVersion": "jobset.x-k8s.io/v1alpha2",
+                    "kind": "JobSet",
+                    "name": name,
+                    "uid": parent["metadata"]["uid"],
+                    "controller": True,
+                }
+            ],
+        },
+        "spec": template["template"]["spec"],
+        "status": {},
+    }
+
+
+def _refusal_on(child: Obj, now: datetime, message: str, age: timedelta) -> Obj:
+    return event(now, child, "FailedCreate", message, "job-controller", count=6, age=age)
+
+
+def _neighbouring_jobsets(*, children_read: bool) -> Callable[[datetime], list[Obj]]:
+    """JobSets 'llama' and 'llama-eval'. Pod Security refused llama's worker (three minutes
+    ago), the quota llama-eval's (twenty seconds ago); with `children_read`, their Jobs are
+    in the namespace's list, else only the Events name them."""
+
+    def build(now: datetime) -> list[Obj]:
+        llama, evaluation = _jobset_made("llama", now), _jobset_made("llama-eval", now)
+        children = [
+            _child_job(p, r, now) for p in (llama, evaluation) for r in ("driver", "workers")
+        ]
+        refused = [
+            _refusal_on(children[1], now, REFUSED_FOR_SECURITY, timedelta(minutes=3)),
+            _refusal_on(children[3], now, REFUSED_FOR_QUOTA, timedelta(seconds=20)),
+        ]
+        return [*healthy(now), llama, evaluation, *(children if children_read else ()), *refused]
+
+    return build
+
+
+@pytest.mark.parametrize("children_read", [True, False], ids=["jobs-read", "jobs-not-read"])
+def test_a_jobset_s_refusals_are_its_own_jobs_not_a_neighbour_s_it_prefixes(
+    doctor: Doctor, children_read: bool
+) -> None:
+    """'llama' is a prefix of 'llama-eval', and `llama-eval-workers-0` starts with `llama-`:
+    the Job is llama-eval's (its label and owner say so; unread, its name is
+    `<jobset>-<replicated job>-<index>` only with llama-eval's replicated job `workers`), so
+    each JobSet gets its own cause and remedy."""
+    doctor.server.install("jobset.x-k8s.io")
+    doctor.load(_neighbouring_jobsets(children_read=children_read))
+    report = doctor.live("-o", "json").json()
+    refused = {
+        f["objects"][0]: f for f in report["findings"] if f["code"] == "admission.pods-refused"
+    }
+    assert sorted(refused) == ["JobSet/llama", "JobSet/llama-eval"], sorted(refused)
+    llama, evaluation = refused["JobSet/llama"], refused["JobSet/llama-eval"]
+    assert llama["headline"].endswith("they break the environment's security level."), llama
+    assert [d.split(" (")[0] for d in llama["details"]] == ["FailedCreate on Job/llama-workers-0"]
+    assert evaluation["headline"].endswith("they would go over a usage limit of the environment.")
+    assert [d.split(" (")[0] for d in evaluation["details"]] == [
+        "FailedCreate on Job/llama-eval-workers-0"
+    ]
+
+
+def _jobset_submitted_again(
+    *, refused_uid: str, age: timedelta, left_over: bool = False
+) -> Callable[[datetime], list[Obj]]:
+    """JobSet 'llama', deleted and submitted again five minutes ago; the quota's refusal on
+    a Job named llama-workers-0 with `refused_uid`, last seen `age` ago. The Job read is
+    llama-workers-0 of uid `uid-llama-workers-0-new`, the new JobSet's; with `left_over`, it is
+    the earlier JobSet's (uid `uid-llama-old`), of uid `refused_uid`, not yet collected by the
+    garbage collector."""
+
+    def build(now: datetime) -> list[Obj]:
+        llama = _jobset_made("llama", now)
+        earlier = _jobset_made("llama", now, uid="uid-llama-old")
+        child = (
+            _child_job(earlier, "workers", now, uid=refused_uid)
+            if left_over
+            else _child_job(llama, "workers", now, uid="uid-llama-workers-0-new")
+        )
+        named = copy.deepcopy(child)
+        named["metadata"]["uid"] = refused_uid
+        return [
+            *healthy(now),
+            llama,
+            child,
+            _refusal_on(named, now, REFUSED_FOR_QUOTA.replace("llama-eval", "llama"), age),
+        ]
+
+    return build
+
+
+def _not_read(build: Callable[[datetime], list[Obj]]) -> Callable[[datetime], list[Obj]]:
+    """`build`'s objects without the JobSet's Jobs: only the Events name them."""
+    return lambda now: [
+        o for o in build(now) if o["kind"] != "Job" or o["metadata"]["name"] == "train-001"
+    ]
+
+
+@pytest.mark.parametrize(
+    ("refused", "read"),
+    [
+        pytest.param(
+            _jobset_submitted_again(
+                refused_uid="uid-llama-workers-0-old", age=timedelta(minutes=1)
+            ),
+            True,
+            id="the-earlier-job-s-uid",
+        ),
+        pytest.param(
+            _jobset_submitted_again(
+                refused_uid="uid-llama-workers-0-old", age=timedelta(minutes=1), left_over=True
+            ),
+            True,
+            id="a-job-of-the-earlier-jobset",
+        ),
+        pytest.param(
+            _not_read(_jobset_submitted_again(refused_uid="", age=timedelta(minutes=9))),
+            False,
+            id="unread-and-seen-before-the-jobset-was-made",
+        ),
+    ],
+)
+def test_a_refusal_of_an_earlier_jobset_s_job_is_not_the_new_one_s(
+    doctor: Doctor, refused: Callable[[datetime], list[Obj]], read: bool
+) -> None:
+    """The refusal is about the Job of the JobSet deleted before: it names that Job's uid, or
+    was last seen before this JobSet was made; the Job controller has not refused this one."""
+    doctor.server.install("jobset.x-k8s.io")
+    standing = _jobset_submitted_again(
+        refused_uid="uid-llama-workers-0-new", age=timedelta(minutes=1)
+    )
+    doctor.load(standing if read else _not_read(standing))
+    codes = {f["code"] for f in doctor.live("-o", "json").json()["findings"]}
+    assert "admission.pods-refused" in codes, "precondition: this Job's refusal is measured"
+
+    doctor.load(refused)
+    report = doctor.live("-o", "json").json()
+    assert "admission.pods-refused" not in {f["code"] for f in report["findings"]}, [
+        (f["code"], f["headline"]) for f in report["findings"] if f["status"] != "ok"
+    ]

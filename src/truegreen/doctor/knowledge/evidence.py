@@ -10,6 +10,7 @@ whatever arithmetic would predict. Everything here is pure: typed readings of ob
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -17,8 +18,8 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import Kind, KubeObject
-from truegreen.doctor.knowledge.reports import event_time, names_an_earlier_pod
-from truegreen.doctor.knowledge.training import TrainingJob
+from truegreen.doctor.knowledge.reports import event_time, names_an_earlier, names_an_earlier_pod
+from truegreen.doctor.knowledge.training import JOBSET_NAME_LABEL, TrainingJob
 from truegreen.patterns import LazyPattern
 
 # -- the scheduler ------------------------------------------------------------------------------
@@ -299,19 +300,27 @@ _REFUSED_REASONS = frozenset({"FailedCreate", "FailedCreatePod"})
 training operator's copy of it); `FailedCreatePod` where a controller names it so."""
 
 
-def refusals(events: Iterable[KubeObject], job: TrainingJob) -> list[Refusal]:
+def refusals(
+    events: Iterable[KubeObject], job: TrainingJob, jobs: Sequence[KubeObject] = ()
+) -> list[Refusal]:
     """The refused creates recorded for a training job (the newest first): on the job itself
-    (pkg/controller/job/job_controller.go: `Error creating: %v`), or on a Job its controller
-    made (a JobSet's `<jobset>-<replicated job>-<index>`, whose Job controller refuses)."""
+    (pkg/controller/job/job_controller.go: `Error creating: %v`), or on a Job its JobSet made,
+    whose Job controller refuses (`_of_child_job`; `jobs` are the namespace's Jobs as read).
+    An Event about an earlier object of the same name (one deleted and submitted again) is
+    not the job's (`names_an_earlier`)."""
+    read = {o.name_of(j): j for j in jobs}
     found = []
     for event in events:
         reason = str(event.get("reason") or "")
         if reason not in _REFUSED_REASONS:
             continue
         kind, name, uid = _involved(event)
-        own = kind == job.kind.spec.name and name == job.name and uid in ("", job.uid or uid)
-        child = kind == "Job" and job.kind is not Kind.JOB and name.startswith(f"{job.name}-")
-        if not own and not child:
+        seen = event_time(event)
+        if kind == job.kind.spec.name and name == job.name:
+            mine = not names_an_earlier(uid, seen, job.uid, job.created)
+        else:
+            mine = kind == "Job" and _of_child_job(job, name, uid, seen, read.get(name))
+        if not mine:
             continue
         message = str(event.get("message") or "").removeprefix("Error creating: ")
         found.append(
@@ -325,6 +334,37 @@ def refusals(events: Iterable[KubeObject], job: TrainingJob) -> list[Refusal]:
             )
         )
     return sorted(found, key=lambda r: r.last_seen, reverse=True)
+
+
+def _of_child_job(
+    job: TrainingJob, name: str, uid: str, seen: datetime | None, child: KubeObject | None
+) -> bool:
+    """Whether an Event about the Job `name` (with `uid`, last seen at `seen`) is about one of
+    the Jobs `job`'s JobSet made. A Job that was read says whose it is: the JobSet controller
+    labels it `jobset.sigs.k8s.io/jobset-name` and makes the JobSet its controller
+    (pkg/controllers/jobset_controller.go `labelAndAnnotateObject`, `SetControllerReference`),
+    and the Event must name that Job's uid. One not read is the job's only when its name is
+    exactly `<jobset>-<replicated job>-<index>` for one of the JobSet's own replicated jobs
+    (`llama-eval-workers-0` is none of JobSet `llama`'s), and the Event was last seen after
+    the job was made."""
+    if not job.child_jobs:
+        return False
+    if child is not None:
+        controller = o.controller_of(child) or {}
+        owned = o.labels_of(child).get(JOBSET_NAME_LABEL) == job.name and (
+            job.kind is not Kind.JOB_SET
+            or not (job.uid and controller.get("uid"))
+            or controller.get("uid") == job.uid
+        )
+        return owned and not names_an_earlier(uid, seen, o.uid_of(child), o.created_at(child))
+    index = name.removeprefix(f"{job.name}-").rpartition("-")
+    named = (
+        name.startswith(f"{job.name}-")
+        and index[0] in job.child_jobs
+        and index[2].isascii()
+        and index[2].isdigit()
+    )
+    return named and not names_an_earlier("", seen, "", job.created)
 
 
 def waiting_to_attach(pods: Sequence[KubeObject]) -> list[KubeObject]:

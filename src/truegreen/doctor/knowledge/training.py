@@ -149,6 +149,11 @@ class TrainingJob(Struct, frozen=True):
     active_wanted: int | None = None
     """A batch Job some of whose pods succeeded: how many pods its controller still wants
     active (`wanted_active`); None where each pod set's count is wanted."""
+    child_jobs: tuple[str, ...] = ()
+    """The replicated jobs of the JobSet that runs it (a JobSet's own, a TrainJob's runtime's,
+    those others wait for included), by name: the JobSet controller names each Job it makes
+    `<jobset>-<replicated job>-<index>` (jobset pkg/util/placement/placement.go `GenJobName`),
+    and a TrainJob's JobSet is named after it."""
 
     @property
     def ref(self) -> str:
@@ -375,12 +380,19 @@ def _replicated_jobs(jobset_spec: Mapping[str, Any]) -> list[_ReplicatedJob]:
     ]
 
 
+def _replicated_job_names(jobset_spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """Every replicated job's name, in the JobSet's order."""
+    replicated = (o.mapping(r) for r in o.sequence(jobset_spec.get("replicatedJobs")))
+    return tuple(str(r.get("name")) for r in replicated if r.get("name"))
+
+
 def from_jobset(jobset: KubeObject) -> TrainingJob:
     """A JobSet: one set per replicated job that runs beside the others."""
     spec = o.mapping(jobset.get("spec"))
     return TrainingJob(
         kind=Kind.JOB_SET,
         pod_sets=tuple(job.pod_set() for job in _replicated_jobs(spec)),
+        child_jobs=_replicated_job_names(spec),
         together=True,
         suspended=spec.get("suspend") is True,
         finished=_is_condition(jobset, "Completed", "Failed"),
@@ -464,6 +476,7 @@ def from_train_job(train_job: KubeObject, runtime: Got | CantRead) -> TrainingJo
     return TrainingJob(
         kind=Kind.TRAIN_JOB,
         pod_sets=tuple(sets),
+        child_jobs=_replicated_job_names(jobset_spec),
         together=True,
         suspended=spec.get("suspend") is True,
         finished=_is_condition(train_job, "Complete", "Failed"),

@@ -669,11 +669,12 @@ def _refused_creates(env: Environment) -> list[Finding]:
         return []
     if isinstance(events, CantRead):
         return [SAY.cant_check(env, Kind.EVENT, events)]
+    jobs = env.jobs.items if isinstance(env.jobs, Listed) else ()
     found = []
     for job in env.work().jobs:
         if job.finished or job.suspended or len(o.remaining(env.pods_of(job))) >= job.pods:
             continue
-        refused = refusals(events.items, job)
+        refused = refusals(events.items, job, jobs)
         if not refused:
             continue
         newest = refused[0]
