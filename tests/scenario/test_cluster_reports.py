@@ -789,3 +789,81 @@ def test_the_scheduler_s_word_on_a_service_s_copy_is_evidence_not_a_wait(
     assert "its copy 'jobs-manager-zz9x1'" in quoting[0]["headline"], quoting[0]["headline"]
     assert said in quoting[0]["headline"], quoting[0]["headline"]
     assert result.exit_code == 2, report["headline"]
+
+
+MOUNT_TIMED_OUT = (
+    "Unable to attach or mount volumes: unmounted volumes=[datasets], unattached "
+    "volumes=[datasets kube-api-access-8x2lq]: timed out waiting for the condition"
+)
+"""The kubelet pod worker's summary once WaitForAttachAndMount times out (pkg/kubelet/kubelet.go
+SyncPod: `Eventf(pod, Warning, events.FailedMountVolume, "Unable to attach or mount volumes:
+%v", err)`), written again every sync, about two minutes apart."""
+NFS_REFUSED = (
+    'MountVolume.SetUp failed for volume "datasets" : mount failed: exit status 32 Mounting '
+    "command: mount Mounting arguments: -t nfs 10.0.0.5:/exports/data "
+    "/var/lib/kubelet/pods/uid/volumes/kubernetes.io~nfs/datasets Output: mount.nfs: access "
+    "denied by server while mounting 10.0.0.5:/exports/data"
+)
+"""The volume's own failure, with the same reason (pkg/volume/util/operationexecutor/
+operation_generator.go `MountVolume.SetUp failed for volume %q : %v`, the mount helper's
+output)."""
+
+
+def _mount_said(messages: dict[str, timedelta]) -> Callable[[datetime], list[Obj]]:
+    """train-002's pod, placed on gpu-1 and being created, its dataset an NFS export, with the
+    kubelet's FailedMount of each message, last seen its age ago (one Event per message, as
+    the EventRecorder's correlator keeps them: client-go tools/record events_cache.go)."""
+
+    def build(now: datetime) -> list[Obj]:
+        job, pod = _job(now), placed_pod(now)
+        for spec in (job["spec"]["template"]["spec"], pod["spec"]):
+            spec["volumes"] = [
+                {"name": "datasets", "nfs": {"server": "10.0.0.5", "path": "/exports/data"}}
+            ]
+        said = [
+            event(now, pod, "FailedMount", message, "kubelet", count=4, age=age)
+            for message, age in messages.items()
+        ]
+        return [*healthy(now), job, pod, *said]
+
+    return build
+
+
+def test_the_volume_s_own_failure_leads_its_timed_out_summary(doctor: Doctor) -> None:
+    """The kubelet writes FailedMount twice over for one volume: why the mount failed, and its
+    pod worker's summary that it timed out waiting. The summary, though newer, must not hide
+    the cause: the finding quotes the cause and keeps both in its details."""
+    doctor.load(
+        _mount_said({NFS_REFUSED: timedelta(seconds=50), MOUNT_TIMED_OUT: timedelta(seconds=20)})
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = [f for f in report["findings"] if f["code"] == "evidence.cluster-reported"]
+    assert len(found) == 1, [(f["code"], f["headline"]) for f in found]
+    assert "mount.nfs: access denied by server" in found[0]["headline"], found[0]["headline"]
+    assert [d.split(": ", 1)[1] for d in found[0]["details"]] == [NFS_REFUSED, MOUNT_TIMED_OUT]
+    assert (result.exit_code, report["headline"]["code"]) == (2, "evidence.cluster-reported")
+
+
+def test_the_words_of_one_reason_are_kept_up_to_three_and_the_rest_counted(
+    doctor: Doctor,
+) -> None:
+    """Five different FailedMount messages about one pod: the three newest are its details,
+    the other two are counted with where to read them."""
+    messages = {
+        f'MountVolume.SetUp failed for volume "v{n}" : mount failed: exit status 32': timedelta(
+            seconds=10 * n
+        )
+        for n in range(1, 6)
+    }
+    doctor.load(_mount_said(messages))
+    found = [
+        f
+        for f in doctor.live("-o", "json").json()["findings"]
+        if f["code"] == "evidence.cluster-reported"
+    ]
+    assert len(found) == 1, [(f["code"], f["headline"]) for f in found]
+    assert [d.split(": ", 1)[1] for d in found[0]["details"][:3]] == list(messages)[:3]
+    assert found[0]["details"][3].startswith("2 more messages of FailedMount on Pod/train-002-w0: ")
+    assert found[0]["details"][3].endswith(" describe pod train-002-w0`"), found[0]["details"][3]
+    assert len(found[0]["details"]) == 4, found[0]["details"]

@@ -162,6 +162,18 @@ def _programs(env: Environment, group: list[Report]) -> str:
     return f"the training job '{job.name if job else ''}' (its programs {listed}{more})"
 
 
+def _lines(env: Environment, report: Report) -> list[str]:
+    """One line per message of the report (the one its headline quotes first), and how many
+    more messages of its reason there were."""
+    lines = [_line(said) for said in (report, *report.also)]
+    if report.untold:
+        lines.append(
+            f"{report.untold} more messages of {report.reason} on {report.kind}/{report.name}: "
+            f"{_command(env, report)}"
+        )
+    return lines
+
+
 def _line(report: Report) -> str:
     said = "Event" if report.said is Said.EVENT else "condition"
     count = f", {report.count} times" if report.count > 1 else ""
@@ -178,7 +190,7 @@ def _finding(env: Environment, group: list[Report]) -> Finding:
         Status.FAIL if Status.FAIL in statuses else Status.WARN,
         Basis.MEASURED,
         REPORTED,
-        details=tuple(_line(report) for report in group),
+        details=tuple(line for report in group for line in _lines(env, report)),
         objects=tuple(f"{report.kind}/{report.name}" for report in group),
         **_fields(env, group),
     )

@@ -15,6 +15,7 @@ from enum import StrEnum
 from typing import Any, Final
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
@@ -57,6 +58,18 @@ class Report(Struct, frozen=True):
     uid: str = ""
     """The object's uid as an Event names it (empty for a condition, or when not stated): a
     pod made again under the same name is another pod."""
+    also: tuple["Report", ...] = ()
+    """The component's other words for the same reason about the same object, newest first
+    (`said_once`): the kubelet's `FailedMount` is both the volume's own failure and its
+    pod worker's summary that it timed out waiting for it."""
+    untold: int = 0
+    """How many more such words there were than are kept in `also`."""
+
+    @property
+    def latest(self) -> datetime | None:
+        """When any of the words kept was last said."""
+        times = [r.at for r in (self, *self.also) if r.at is not None]
+        return max(times) if times else None
 
 
 NAME_CAP: Final = 128
@@ -104,9 +117,10 @@ def _component(event: Mapping[str, Any]) -> str:
 
 
 def warnings_of(events: Iterable[KubeObject]) -> list[Report]:
-    """The Warning Events, newest first, one per (object, reason, component): a reason the
-    component repeats is one report with its count."""
-    newest: dict[tuple[str, str, str, str, str], Report] = {}
+    """The Warning Events, newest first, one per object, reason, component and words: words
+    the component repeats are one report with its count (`said_once` puts the different
+    words of one reason together)."""
+    newest: dict[tuple[str, str, str, str, str, str], Report] = {}
     for event in events:
         if event.get("type") != "Warning":
             continue
@@ -129,7 +143,7 @@ def warnings_of(events: Iterable[KubeObject]) -> list[Report]:
             event_time(event),
             str(involved.get("uid") or ""),
         )
-        key = (kind, name, reason, component, report.uid)
+        key = (kind, name, reason, component, report.uid, report.message)
         kept = newest.get(key)
         if kept is None or _later(report, kept):
             newest[key] = report
@@ -143,8 +157,50 @@ def _later(one: Report, other: Report) -> bool:
 
 
 def _newest_first(report: Report) -> tuple[float, str, str, str]:
-    stamp = report.at.timestamp() if report.at is not None else 0.0
+    latest = report.latest
+    stamp = latest.timestamp() if latest is not None else 0.0
     return (-stamp, report.kind, report.name, report.reason)
+
+
+MOST_WORDS: Final = 3
+"""At most this many different messages of one reason about one object are kept, the rest
+counted (`Report.untold`): a component that keeps rewording a failure must not crowd out
+every other report."""
+
+SUMMARIES: Final[dict[str, tuple[str, ...]]] = {
+    # pkg/kubelet/kubelet.go SyncPod: once WaitForAttachAndMount times out, the pod worker
+    # writes `Unable to attach or mount volumes: %v` (unmounted volumes=[...] ...: timed out
+    # waiting for the condition) every sync; the volume's own failure
+    # (pkg/volume/util/operationexecutor/operation_generator.go `MountVolume.SetUp failed for
+    # volume ...`) carries the same reason and says why.
+    "FailedMount": ("Unable to attach or mount volumes:",),
+}
+"""Messages that only sum up others of the same reason: the others lead when there are any."""
+
+
+def said_once(reports: Iterable[Report]) -> list[Report]:
+    """The reports, those of one component's one reason about one object as one: its words
+    that say why first, a summary (`SUMMARIES`) after them, then the newest first; at most
+    `MOST_WORDS`, the rest counted. Newest first."""
+    groups: dict[tuple[str, ...], list[Report]] = {}
+    for index, report in enumerate(sorted(reports, key=_newest_first)):
+        key = (
+            (report.kind, report.name, report.reason, report.component, report.uid)
+            if report.said is Said.EVENT
+            else (str(index),)
+        )
+        groups.setdefault(key, []).append(report)
+    said = []
+    for group in groups.values():
+        # sorted() keeps the newest-first order among equals.
+        lead, *rest = sorted(group, key=_summary)
+        kept = rest[: MOST_WORDS - 1]
+        said.append(replace(lead, also=tuple(kept), untold=len(rest) - len(kept)))
+    return sorted(said, key=_newest_first)
+
+
+def _summary(report: Report) -> bool:
+    return report.message.startswith(SUMMARIES.get(report.reason, ()))
 
 
 class Polarity(Struct, frozen=True):
@@ -445,7 +501,7 @@ def unruled_reports(sources: Sources) -> list[Report]:
     said_by_event = {
         r.name for r in kept if r.said is Said.EVENT and r.reason == "FailedScheduling"
     }
-    kept = [
+    return said_once(
         r
         for r in kept
         if not (
@@ -454,8 +510,7 @@ def unruled_reports(sources: Sources) -> list[Report]:
             and r.name in said_by_event
             and r.reason.startswith("PodScheduled=")
         )
-    ]
-    return sorted(kept, key=_newest_first)
+    )
 
 
 def _history(
