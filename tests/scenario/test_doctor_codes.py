@@ -466,6 +466,7 @@ COVERED_ELSEWHERE = (
         "storage.attached-elsewhere",  # test_evidence.py
         "storage.volume-not-its-own",  # test_storage_sources.py
         "workloads.last-job-out-of-memory",  # test_evidence.py
+        "workloads.try-out-of-memory",  # test_out_of_memory.py
         "workloads.job-paused",  # test_evidence.py
         "workloads.schedule-paused",  # test_evidence.py
         "credentials.immutable",  # test_remedies.py

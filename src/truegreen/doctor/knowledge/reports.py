@@ -322,7 +322,8 @@ class Ruling(Struct, frozen=True):
     components: frozenset[str] = frozenset()
     """Only from these components (empty: any)."""
     on_container_state: bool = False
-    """Only while one of the pod's containers waits in a state the workloads check reads."""
+    """Only while one of the pod's containers waits in a state the workloads check reads, or
+    runs again after a memory kill."""
     training_pods_only: bool = False
     """Only about a pod of a training job (the capacity check places no other)."""
 
@@ -365,6 +366,11 @@ def _container_waits_in_read_state(pod: KubeObject | None) -> bool:
     for container in o.container_statuses(pod):
         waiting = o.mapping(o.mapping(container.get("state")).get("waiting"))
         if failing_wait(str(waiting.get("reason") or "")):
+            return True
+        # Restarted after a memory kill: the back-off it waited out is the workloads check's
+        # out-of-memory, between the waits as during them (checks/workloads/memory.py).
+        last = o.mapping(o.mapping(container.get("lastState")).get("terminated"))
+        if last.get("reason") == "OOMKilled":
             return True
     return False
 

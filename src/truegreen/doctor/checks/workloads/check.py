@@ -9,6 +9,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed
 from truegreen.doctor.checks.base import format_age, workloads_of
+from truegreen.doctor.checks.workloads.memory import failed_tries, restarted_after_kill
 from truegreen.doctor.checks.workloads.runtime_needs import SHM_FIX, SHM_PATH, shared_memory_needs
 from truegreen.doctor.checks.workloads.words import (
     CRASH_LOOP,
@@ -39,6 +40,7 @@ from truegreen.doctor.checks.workloads.words import (
     SETTING_NAMED_MISSING,
     STARTING,
     STUCK_ON_MACHINE,
+    TRY_OUT_OF_MEMORY,
     UPDATE_STUCK,
     UPDATING,
     WAITING_TOO_LONG,
@@ -277,6 +279,12 @@ def _pod_problem(
             detail = f"pod {name} container {cname}: {words}"
             fields = (("message", quoted(words)), describe)
             return _PodProblem(WONT_START, Status.FAIL, Basis.MEASURED, detail, fields)
+        # Between the kubelet's back-off waits the container runs again, its memory kill in
+        # its last state: the same loop as during the wait, whatever the moment (memory.py).
+        if (killed := restarted_after_kill(name, container, now)) is not None:
+            return _PodProblem(
+                OUT_OF_MEMORY, Status.FAIL, Basis.MEASURED, killed.detail(now), (describe,)
+            )
     pod_phase = o.phase(pod)
     created = o.created_at(pod)
     if pod_phase == "Pending":
@@ -411,7 +419,38 @@ def check(env: Environment) -> list[Finding]:
             )
         )
     findings += _job_states(env)
+    findings += _tries_out_of_memory(env)
     return findings or [SAY.ok(objects=[o.ref(w) for w in workloads])]
+
+
+def _tries_out_of_memory(env: Environment) -> list[Finding]:
+    """Each unfinished training job with a try the kernel killed for memory while the job
+    tries again (`failed_tries`): a warning, measured. Its controller counts the try toward
+    the job's limit of failed tries (pkg/controller/job job_controller.go
+    `pastBackoffLimitOnFailure`), and the next try with the same settings meets the same
+    limit; whether it runs out again is not yet measured, so no failure."""
+    findings = []
+    for job in env.work().jobs:
+        if job.finished:
+            continue  # its ending is the last job's finding
+        kills = failed_tries(env.pods_of(job), env.now)
+        if not kills:
+            continue
+        newest = kills[0]
+        age = format_age(env.now - newest.ended) if newest.ended is not None else "a while"
+        findings.append(
+            SAY.finding(
+                Status.WARN,
+                Basis.MEASURED,
+                TRY_OUT_OF_MEMORY,
+                details=[kill.detail(env.now) for kill in kills],
+                objects=(job.ref, *(f"Pod/{kill.pod}" for kill in kills)),
+                job=f"'{job.name}'",
+                age=age,
+                command=env.settings.kubectl.here("describe", "pod", newest.pod),
+            )
+        )
+    return findings
 
 
 def _empty(env: Environment, job: TrainingJob, planned: bool) -> Finding:

@@ -11,6 +11,7 @@ OK: Final = "workloads.ok"
 NONE_FOUND: Final = "workloads.none-found"
 CRASH_LOOP: Final = "workloads.crash-loop"
 OUT_OF_MEMORY: Final = "workloads.out-of-memory"
+TRY_OUT_OF_MEMORY: Final = "workloads.try-out-of-memory"
 IMAGE_DOWNLOAD_FAILING: Final = "workloads.image-download-failing"
 IMAGE_NOT_IN_REGISTRY: Final = "workloads.image-not-in-registry"
 IMAGE_LOGIN_REFUSED: Final = "workloads.image-login-refused"
@@ -56,6 +57,12 @@ WORDS: Final[dict[str, Wording]] = {
         "{workload} runs out of memory and is restarted.",
         "Give it more memory in the environment's settings, or make it use less; {command} "
         "shows its last run.",
+    ),
+    TRY_OUT_OF_MEMORY: Wording(
+        "A try of the training job {job} ran out of memory {age} ago and was stopped; the job "
+        "is trying again.",
+        "Give its training program more memory (its memory limit), or make it use less (a "
+        "smaller batch), before its tries run out; {command} shows the try that ran out.",
     ),
     IMAGE_DOWNLOAD_FAILING: Wording(
         "{workload} can't download its image {image}.",
