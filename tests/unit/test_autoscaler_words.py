@@ -11,10 +11,9 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     AutoscalerWord,
     CannotAdd,
     Word,
-    claim_launches,
-    launched,
     plain_cannot_add,
 )
+from truegreen.doctor.checks.capacity.karpenter_claims import claim_launches, launched
 
 
 @pytest.mark.parametrize(
@@ -77,6 +76,10 @@ def _nominated(claim: str) -> AutoscalerWord:
     )
 
 
+NOW = datetime(2026, 5, 1, 12, 0, tzinfo=UTC)
+"""The moment the claims are judged at."""
+
+
 def _claim(name: str, **launched: str) -> dict[str, Any]:
     """A NodeClaim (karpenter.sh/v1); its `Launched` condition as lifecycle/launch.go sets it."""
     conditions = [{"type": "Launched", **launched}] if launched else []
@@ -86,7 +89,7 @@ def _claim(name: str, **launched: str) -> dict[str, Any]:
 def test_a_nominated_claim_the_list_no_longer_holds_is_a_launch_that_ended() -> None:
     """lifecycle/launch.go launchNodeClaim deletes the claim on an InsufficientCapacityError
     or a NodeClass not ready: a claim the list does not hold is no machine on its way."""
-    launches = claim_launches([_claim("cpu-pool-4mzl2", status="True")])
+    launches = claim_launches([_claim("cpu-pool-4mzl2", status="True")], NOW)
     word = launched(_nominated("nodeclaim/gpu-pool-8xk2q"), launches)
     assert (word.word, word.message) == (
         Word.LAUNCH_ENDED,
@@ -98,10 +101,10 @@ def test_a_nominated_claim_the_list_no_longer_holds_is_a_launch_that_ended() -> 
 def test_a_nominated_claim_is_judged_only_where_the_claims_were_listed() -> None:
     nominated = _nominated("nodeclaim/gpu-pool-8xk2q")
     assert launched(nominated, None) == nominated
-    still = claim_launches([_claim("gpu-pool-8xk2q", status="Unknown", reason="")])
+    still = claim_launches([_claim("gpu-pool-8xk2q", status="Unknown", reason="")], NOW)
     assert launched(nominated, still) == nominated
     failed = claim_launches(
-        [_claim("gpu-pool-8xk2q", status="Unknown", reason="LaunchFailed", message="boom")]
+        [_claim("gpu-pool-8xk2q", status="Unknown", reason="LaunchFailed", message="boom")], NOW
     )
     assert launched(nominated, failed) == AutoscalerWord(
         "big-w1",
@@ -111,4 +114,62 @@ def test_a_nominated_claim_is_judged_only_where_the_claims_were_listed() -> None
         nominated.at,
     )
     triggered = AutoscalerWord("big-w1", Word.ADDING, "cluster-autoscaler", "pod triggered", None)
-    assert launched(triggered, claim_launches([])) == triggered
+    assert launched(triggered, claim_launches([], NOW)) == triggered
+
+
+def _pool_claim(**launched: str) -> dict[str, Any]:
+    claim = _claim("gpu-pool-8xk2q", **launched)
+    claim["metadata"]["labels"] = {"karpenter.sh/nodepool": "gpu-pool"}
+    return claim
+
+
+def _failing_pool(reason: str, message: str) -> dict[str, Any]:
+    """A NodePool whose NodeRegistrationHealthy is False as lifecycle/liveness.go
+    updateNodePoolRegistrationHealth sets it: `RegistrationFailed` for machines that did not
+    join, the launch's own reason and message for launches that failed."""
+    condition = {"type": "NodeRegistrationHealthy", "status": "False", "reason": reason}
+    return {
+        "metadata": {"name": "gpu-pool"},
+        "status": {"conditions": [{**condition, "message": message}]},
+    }
+
+
+def test_a_launching_claim_of_a_pool_whose_launches_fail_is_no_machine_on_its_way() -> None:
+    pool = _failing_pool("InsufficientCapacityError", "creating instance, insufficient capacity")
+    claims = claim_launches(
+        [_pool_claim(status="Unknown", reason="AwaitingReconciliation")], NOW, [pool]
+    )
+    word = launched(_nominated("nodeclaim/gpu-pool-8xk2q"), claims)
+    assert (word.word, word.message, word.shown_by) == (
+        Word.CANNOT_ADD,
+        "nodeclaim/gpu-pool-8xk2q is still launching; NodePool gpu-pool: "
+        "NodeRegistrationHealthy=False (InsufficientCapacityError): creating instance, "
+        "insufficient capacity",
+        "nodepool/gpu-pool",
+    )
+    assert plain_cannot_add(word.message).why == (
+        "the cloud has no machine of that kind to give right now"
+    )
+
+
+def test_a_claim_karpenter_says_did_not_join_is_no_machine_on_its_way() -> None:
+    """lifecycle/registration.go: `Registered` False when several Nodes match the claim."""
+    claim = _pool_claim(status="True", reason="Launched")
+    claim["status"]["conditions"].append(
+        {
+            "type": "Registered",
+            "status": "False",
+            "reason": "MultipleNodesFound",
+            "message": "Invariant violated, matched multiple nodes",
+        }
+    )
+    word = launched(_nominated("nodeclaim/gpu-pool-8xk2q"), claim_launches([claim], NOW))
+    assert (word.word, word.message, word.shown_by) == (
+        Word.CANNOT_ADD,
+        "nodeclaim/gpu-pool-8xk2q did not join the cluster: Registered=False "
+        "(MultipleNodesFound): Invariant violated, matched multiple nodes",
+        "nodeclaim/gpu-pool-8xk2q",
+    )
+    assert plain_cannot_add(word.message).why == (
+        "the machine Karpenter made for it could not join the cluster"
+    )

@@ -70,6 +70,9 @@ class AutoscalerWord(Struct, frozen=True):
     source: str
     message: str
     at: datetime | None
+    shown_by: str = ""
+    """The object whose `kubectl describe` shows the autoscaler's words (`nodepool/gpu`); ''
+    for the pod's own Events."""
 
 
 def _word(event: Mapping[str, Any]) -> Word | None:
@@ -242,11 +245,43 @@ def _listed(words: list[str]) -> str:
     return " and ".join(filter(None, (", ".join(words[:-1]), words[-1])))
 
 
+_JOIN_TODO = (
+    "its start-up settings, or its permission to join, in the pool's machine class); until "
+    "then Karpenter keeps making machines there that never join"
+)
+_POOL_NOT_JOINING = LazyPattern(
+    r"NodePool (?P<pool>\S+): NodeRegistrationHealthy=False \(RegistrationFailed\)"
+    r"(?:: (?P<said>[^;]+))?"
+)
+_NOT_JOINED_IN_TIME = LazyPattern(r"has not joined the cluster for \d+ minutes, past")
+_NOT_JOINED = LazyPattern(r"did not join the cluster")
+
+
+def _not_joining(message: str) -> CannotAdd | None:
+    """A Karpenter machine that does not join the cluster: its pool's own word that its
+    machines fail to (quoted), else the claim's; None for any other reason."""
+    found = _POOL_NOT_JOINING.search(message)
+    if found is not None:
+        said = f" (Karpenter says “{found['said']}”)" if found["said"] else ""
+        return CannotAdd(
+            f"the machines Karpenter makes from its pool {found['pool']} fail to join the "
+            f"cluster{said}",
+            "Find out why that pool's new machines can't join the cluster (often " + _JOIN_TODO,
+        )
+    todo = "Find out why the new machine could not join the cluster (often " + _JOIN_TODO
+    if _NOT_JOINED_IN_TIME.search(message):
+        why = "did not join the cluster in the 15 minutes Karpenter waits"
+        return CannotAdd(f"the machine Karpenter made for it {why}", todo)
+    if _NOT_JOINED.search(message):
+        return CannotAdd("the machine Karpenter made for it could not join the cluster", todo)
+    return None
+
+
 def plain_cannot_add(message: str) -> CannotAdd:
-    """The autoscaler's reason in plain words: its cluster-wide cap where it names one, else
-    the first rule that matches; a reason no rule names is quoted in the autoscaler's own
-    words, with no remedy of doctor's beside it."""
-    capped = _cluster_limit(message)
+    """The autoscaler's reason in plain words: its cluster-wide cap where it names one, a
+    Karpenter machine that does not join, else the first rule that matches; a reason no rule
+    names is quoted in the autoscaler's own words, with no remedy of doctor's beside it."""
+    capped = _cluster_limit(message) or _not_joining(message)
     if capped is not None:
         return capped
     for pattern, words in _NO_SCALE_UP:
@@ -256,60 +291,6 @@ def plain_cannot_add(message: str) -> CannotAdd:
         f"the autoscaler says “{quoted(message, 300)}”",
         "Read the autoscaler's reason in full",
     )
-
-
-_LAUNCH_PENDING = frozenset({"", "AwaitingReconciliation", "CapacityEvidencePending"})
-"""The reasons of a NodeClaim's `Launched` condition while its launch is still under way
-(operatorpkg's initial condition; the cloud provider deferring the launch)."""
-
-
-def failed_launches(claims: Iterable[KubeObject]) -> dict[str, str]:
-    """Per NodeClaim whose launch failed, the provider's words: `Launched` False, or Unknown
-    with a reason other than a wait (pkg/controllers/nodeclaim/lifecycle/launch.go sets the
-    cloud provider's CreateError reason and message, else `LaunchFailed`)."""
-    failed = {}
-    for claim in claims:
-        launched = o.condition(claim, "Launched")
-        if launched is None or launched.get("status") == "True":
-            continue
-        reason = str(launched.get("reason") or "")
-        if launched.get("status") == "Unknown" and reason in _LAUNCH_PENDING:
-            continue
-        message = str(launched.get("message") or "")[:600]
-        failed[o.name_of(claim)] = f"{reason}: {message}".strip(": ")
-    return failed
-
-
-class Launches(Struct, frozen=True):
-    """Karpenter's NodeClaims as listed: every one's name, and the provider's words for each
-    whose launch failed (`failed_launches`)."""
-
-    names: frozenset[str]
-    failed: Mapping[str, str]
-
-
-def claim_launches(claims: Sequence[KubeObject]) -> Launches:
-    """The NodeClaims of a list that was read whole."""
-    return Launches(frozenset(o.name_of(c) for c in claims), failed_launches(claims))
-
-
-def launched(word: AutoscalerWord, launches: Launches | None) -> AutoscalerWord:
-    """Karpenter's nomination against the NodeClaim it names, where the claims were listed:
-    a claim whose launch failed is no machine on its way, its `Launched` condition the
-    measurement (CANNOT_ADD); a claim the list no longer holds is a launch that ended
-    (LAUNCH_ENDED): pkg/controllers/nodeclaim/lifecycle/launch.go `launchNodeClaim` deletes
-    the claim when the cloud has no capacity for it or its NodeClass is not ready, and its
-    provisioner tries again for a pod that still waits. Any other word stands."""
-    claim = nominated_claim(word) if word.word is Word.ADDING else None
-    if claim is None or launches is None:
-        return word
-    if claim not in launches.names:
-        said = f"{word.message}; nodeclaim/{claim} no longer exists"
-        return replace(word, word=Word.LAUNCH_ENDED, message=said)
-    if claim in launches.failed:
-        said = f"nodeclaim/{claim} did not launch: {launches.failed[claim]}"
-        return replace(word, word=Word.CANNOT_ADD, message=said)
-    return word
 
 
 def nominated_claim(word: AutoscalerWord) -> str | None:
@@ -599,7 +580,7 @@ class UnreadyPool(Struct, frozen=True):
 _POOL_READY_BY = ("NodeClassReady", "ValidationSucceeded")
 
 
-def _condition_words(kind: str, condition: Mapping[str, Any]) -> tuple[str, str]:
+def condition_words(kind: str, condition: Mapping[str, Any]) -> tuple[str, str]:
     """A condition in Karpenter's words (`NodeClassReady=False (NodeClassNotFound): …`), and
     its message alone. The object is the cluster's: one bounded line each, control characters
     escaped."""
@@ -637,6 +618,6 @@ def unready_pools(pools: Iterable[KubeObject]) -> tuple[list[UnreadyPool], bool]
             if (condition := o.condition(pool, kind)) is not None
             and condition.get("status") != "True"
         ] or [("Ready", ready)]
-        words = [_condition_words(kind, condition) for kind, condition in failing]
+        words = [condition_words(kind, condition) for kind, condition in failing]
         unready.append(UnreadyPool(name, "; ".join(s for s, _ in words), words[0][1]))
     return unready, measured and dynamic > 0 and len(unready) == dynamic

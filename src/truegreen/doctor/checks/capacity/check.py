@@ -24,10 +24,8 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     Word,
     autoscaler_health,
     autoscaler_words,
-    claim_launches,
     group_scale_ups,
     latest_status,
-    launched,
     limited_pools,
     nominated_claim,
     plain_adding,
@@ -37,6 +35,7 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     triggered_group,
     unready_pools,
 )
+from truegreen.doctor.checks.capacity.karpenter_claims import claim_launches, launched
 from truegreen.doctor.checks.capacity.kubelet_admission import every_set_named
 from truegreen.doctor.checks.capacity.machines import (
     Judged,
@@ -384,8 +383,12 @@ def _autoscaler_words(
                 kept = found.get(pod)
                 if kept is None or (word.at is not None and (kept.at is None or word.at > kept.at)):
                     found[pod] = word
-    claims = env.node_claims
-    launches = claim_launches(claims.items) if isinstance(claims, Listed) else None
+    claims, pools = env.node_claims, env.node_pools
+    launches = (
+        claim_launches(claims.items, env.now, pools.items if isinstance(pools, Listed) else ())
+        if isinstance(claims, Listed)
+        else None
+    )
     return sorted(
         (_scaling(launched(w, launches), groups) for w in found.values()), key=lambda w: w.pod
     )
@@ -507,8 +510,10 @@ def _provision_lines(env: Environment, provision: ProvisionTime) -> list[str]:
 
 
 def _where_said(env: Environment, word: AutoscalerWord, on_pod: str) -> str:
-    """Where the autoscaler's own words are: its status ConfigMap for a group's backoff, else
-    the pod's Events."""
+    """Where the autoscaler's own words are: the Karpenter object whose conditions say them,
+    its status ConfigMap for a group's backoff, else the pod's Events."""
+    if word.shown_by:
+        return env.settings.kubectl.cluster("describe", *word.shown_by.split("/", 1))
     if not word.message.startswith(STATUS_SAID):
         return on_pod
     status = _status(env)

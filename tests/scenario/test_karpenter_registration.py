@@ -1,0 +1,225 @@
+"""A machine Karpenter launched is on its way only until it should have joined the cluster.
+
+kubernetes-sigs/karpenter (v1): pkg/controllers/nodeclaim/lifecycle/registration.go keeps a
+NodeClaim's `Registered` Unknown (`NodeNotFound`, "Node not registered with cluster") until its
+Node joins; liveness.go deletes the claim 15 minutes after (`registrationTimeout`) and, once half
+of a pool's last launches or registrations failed, sets the NodePool's
+`NodeRegistrationHealthy` False (`RegistrationFailed`, "Failed to register node",
+`updateNodePoolRegistrationHealth`): "a misconfiguration exists that is preventing successful
+node launch/registrations that requires manual investigation" (pkg/apis/v1/nodepool_status.go).
+Its provisioner still makes machines from such a pool.
+"""
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+
+from tests.scenario.conftest import Doctor
+from tests.scenario.test_autoscaler import _node_pool, _ready, _scaler_event, _waiting
+from tests.support.scenarios import Obj, ts
+
+CLAIM = "gpu-pool-8xk2q"
+
+
+def _claim(now: datetime, *, age: timedelta, registered: Obj, initialized: Obj) -> Obj:
+    """NodeClaim gpu-pool-8xk2q of NodePool gpu-pool as Karpenter writes it once the cloud
+    made the instance (`Launched` True, providerID set); `Registered` and `Initialized` as
+    given, `Ready` made of the three (pkg/apis/v1/nodeclaim_status.go)."""
+    made = ts(now - age)
+
+    def condition(kind: str, fields: Obj) -> Obj:
+        return {"type": kind, "message": "", "lastTransitionTime": made, **fields}
+
+    return {
+        "apiVersion": "karpenter.sh/v1",
+        "kind": "NodeClaim",
+        "metadata": {
+            "name": CLAIM,
+            "labels": {"karpenter.sh/nodepool": "gpu-pool"},
+            "creationTimestamp": made,
+        },
+        "spec": {
+            "nodeClassRef": {"group": "karpenter.k8s.aws", "kind": "EC2NodeClass", "name": "gpu"},
+            "requirements": [
+                {
+                    "key": "node.kubernetes.io/instance-type",
+                    "operator": "In",
+                    "values": ["p5.48xlarge"],
+                }
+            ],
+            "resources": {"requests": {"nvidia.com/gpu": "8"}},
+        },
+        "status": {
+            "providerID": "aws:///us-east-1a/i-0abc",
+            "conditions": [
+                condition("Launched", {"status": "True", "reason": "Launched"}),
+                condition("Registered", registered),
+                condition("Initialized", initialized),
+                condition(
+                    "Ready",
+                    {
+                        "status": "Unknown",
+                        "reason": "UnhealthyDependents",
+                        "message": "Registered=Unknown, Initialized=Unknown",
+                    },
+                ),
+            ],
+        },
+    }
+
+
+NOT_FOUND = {
+    "status": "Unknown",
+    "reason": "NodeNotFound",
+    "message": "Node not registered with cluster",
+}
+"""lifecycle/registration.go while no Node of the claim has joined."""
+AWAITING = {"status": "Unknown", "reason": "AwaitingReconciliation"}
+REGISTRATION_FAILED = {
+    "type": "NodeRegistrationHealthy",
+    "status": "False",
+    "reason": "RegistrationFailed",
+    "message": "Failed to register node",
+}
+
+
+def _nominated(
+    now: datetime,
+    *,
+    age: timedelta,
+    registered: Obj = NOT_FOUND,
+    initialized: Obj = AWAITING,
+    pool_condition: Obj | None = None,
+) -> list[Obj]:
+    """The 8-GPU job 'big', its pod Unschedulable, Karpenter's `Nominated` 40 s ago for the
+    claim, the claim `age` old, and NodePool gpu-pool Ready (with `pool_condition` besides)."""
+    objects, pod = _waiting(now)
+    nominated = _scaler_event(
+        now,
+        pod,
+        "Nominated",
+        f"Pod should schedule on: nodeclaim/{CLAIM}",
+        source="karpenter",
+        age=timedelta(seconds=40),
+    )
+    pool = _ready(_node_pool("gpu-pool", {"nvidia.com/gpu": "64"}, {}), now)
+    if pool_condition is not None:
+        pool["status"]["conditions"].append(
+            {**pool_condition, "lastTransitionTime": ts(now - timedelta(minutes=30))}
+        )
+    claim = _claim(now, age=age, registered=registered, initialized=initialized)
+    return [*objects, pod, nominated, claim, pool]
+
+
+def test_a_pool_whose_machines_fail_to_join_is_no_machine_on_its_way(doctor: Doctor) -> None:
+    """The claim launched 14 minutes ago and has not joined (within Karpenter's 15), but its
+    pool says its machines fail to join: a measured failure, in Karpenter's words."""
+    doctor.server.install("karpenter.sh")
+    doctor.load(
+        lambda now: _nominated(now, age=timedelta(minutes=14), pool_condition=REGISTRATION_FAILED)
+    )
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    assert report["headline"]["code"] == "capacity.no-machine-can-be-added"
+    assert report["headline"]["text"] == (
+        "No machine can be added for 1 program of the training job 'big': the machines "
+        "Karpenter makes from its pool gpu-pool fail to join the cluster (Karpenter says "
+        "“Failed to register node”)."
+    )
+    remedy = report["headline"]["remedy"]
+    assert remedy.startswith("Find out why that pool's new machines can't join the cluster"), remedy
+    assert remedy.endswith(" describe nodepool gpu-pool` shows the autoscaler's own words."), remedy
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.no-machine-can-be-added"]
+    assert (found["status"], found["basis"]) == ("fail", "measured")
+    assert (
+        f"karpenter on big-w1: nodeclaim/{CLAIM} has not joined the cluster: Registered=Unknown "
+        "(NodeNotFound): Node not registered with cluster; NodePool gpu-pool: "
+        "NodeRegistrationHealthy=False (RegistrationFailed): Failed to register node"
+    ) in found["details"], found["details"]
+    codes = [f["code"] for f in report["findings"]]
+    assert "capacity.machine-coming" not in codes, codes
+    assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("registered", "initialized", "detail"),
+    [
+        (
+            NOT_FOUND,
+            AWAITING,
+            f"nodeclaim/{CLAIM} has not joined the cluster yet for 6 minutes: "
+            "Registered=Unknown (NodeNotFound): Node not registered with cluster",
+        ),
+        (
+            {"status": "True", "reason": "Registered"},
+            {
+                "status": "Unknown",
+                "reason": "ResourceNotRegistered",
+                "message": 'Resource "nvidia.com/gpu" was requested but not registered',
+            },
+            f"nodeclaim/{CLAIM} joined the cluster and is not ready for work yet: "
+            'Initialized=Unknown (ResourceNotRegistered): Resource "nvidia.com/gpu" was '
+            "requested but not registered",
+        ),
+    ],
+    ids=["not-joined-yet", "joined-not-initialized"],
+)
+def test_a_machine_within_karpenter_s_wait_is_still_coming_and_says_how_far(
+    doctor: Doctor, registered: Obj, initialized: Obj, detail: str
+) -> None:
+    """Launched 6 minutes ago and not joined, or joined and its GPUs not yet registered
+    (lifecycle/initialization.go: no timeout): a machine on its way, how far it has come in
+    the details. The pool's own failed launches (its NodeRegistrationHealthy False with a
+    launch's reason) say nothing of a machine that did launch."""
+    doctor.server.install("karpenter.sh")
+    doctor.load(
+        lambda now: _nominated(
+            now,
+            age=timedelta(minutes=6),
+            registered=registered,
+            initialized=initialized,
+            pool_condition={
+                "type": "NodeRegistrationHealthy",
+                "status": "False",
+                "reason": "InsufficientCapacityError",
+                "message": "creating instance, insufficient capacity",
+            },
+        )
+    )
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    assert report["headline"]["code"] == "capacity.machine-coming"
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.machine-coming"]
+    assert (
+        f"karpenter on big-w1: Pod should schedule on: nodeclaim/{CLAIM}; {detail}"
+        in found["details"]
+    ), found["details"]
+    assert result.exit_code == 0
+
+
+def test_a_machine_not_joined_past_karpenter_s_wait_is_no_machine_on_its_way(
+    doctor: Doctor,
+) -> None:
+    """Launched 16 minutes ago and not joined, its pool not (yet) marked: past the 15 minutes
+    Karpenter waits, it deletes the claim and counts a failed registration."""
+    doctor.server.install("karpenter.sh")
+    doctor.load(lambda now: _nominated(now, age=timedelta(minutes=16)))
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    assert report["headline"]["code"] == "capacity.no-machine-can-be-added"
+    assert report["headline"]["text"] == (
+        "No machine can be added for 1 program of the training job 'big': the machine "
+        "Karpenter made for it did not join the cluster in the 15 minutes Karpenter waits."
+    )
+    remedy = report["headline"]["remedy"]
+    assert remedy.endswith(f" describe nodeclaim {CLAIM}` shows the autoscaler's own words."), (
+        remedy
+    )
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.no-machine-can-be-added"]
+    assert (
+        f"karpenter on big-w1: nodeclaim/{CLAIM} has not joined the cluster for 16 minutes, "
+        "past the 15 minutes Karpenter waits: Registered=Unknown (NodeNotFound): Node not "
+        "registered with cluster"
+    ) in found["details"], found["details"]
+    assert result.exit_code == 2
