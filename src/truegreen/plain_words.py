@@ -201,14 +201,15 @@ def read_remedy(
     namespace: str | None = None,
     name: str | None = None,
     noun: str | None = None,
+    listed: bool = False,
 ) -> str:
     """The step that fixes one failed read: the permission to ask for (with the `kubectl auth
     can-i` that proves it), the login or network to check, or a new snapshot.
     `everywhere`: the read covered every namespace (the cluster's pods); `namespace`: it was
     of another namespace than the one judged; `name`: one object got by name (a grant limited
     to named objects answers only a question that names one); `noun` names what was read where
-    the kind's own noun would not."""
-    verb = "get" if kind in _GOT_BY_NAME else "list"
+    the kind's own noun would not; `listed`: a kind mostly got by name was listed whole."""
+    verb = "get" if kind in _GOT_BY_NAME and not listed else "list"
     if everywhere:
         scope = ["--all-namespaces"]
         where = kubectl.cluster

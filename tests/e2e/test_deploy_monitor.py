@@ -194,6 +194,7 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     assert "/apis/discovery.k8s.io/v1/namespaces/policy/endpointslices" in paths, "precondition"
     assert "/apis/scheduling.k8s.io/v1/priorityclasses" in paths, "precondition"
     assert "/api/v1/persistentvolumes/pvc-0a1b2c" in paths, "precondition: the volume read"
+    assert "/api/v1/persistentvolumes" in paths, "precondition: every volume listed"
     assert "/apis/resource.k8s.io/v1/resourceslices" in paths, "precondition: devices read"
     assert "/apis/karpenter.sh/v1/nodeclaims" in paths, "precondition: NodeClaims read"
     writes = {g for g in namespaced if g[2] == "create"}

@@ -157,6 +157,7 @@ def test_the_fleet_roles_grant_exactly_what_a_fleet_monitor_asked_for(
         "/apis/resource.k8s.io/v1/namespaces/team-a/resourceclaimtemplates/one-gpu",
         "/apis/scheduling.k8s.io/v1/priorityclasses",
         "/api/v1/persistentvolumes/pvc-0a1b2c",
+        "/api/v1/persistentvolumes",
         "/apis/karpenter.sh/v1/nodeclaims",
         "/apis/kueue.x-k8s.io/v1beta2/admissionchecks",
         "/apis/kueue.x-k8s.io/v1beta2/localqueues",

@@ -465,6 +465,7 @@ COVERED_ELSEWHERE = (
         "admission.operator-container-refused",  # test_admission_pod_sets.py
         "storage.attached-elsewhere",  # test_evidence.py
         "storage.volume-not-its-own",  # test_storage_sources.py
+        "storage.no-free-volume",  # test_storage.py
         "workloads.last-job-out-of-memory",  # test_evidence.py
         "workloads.try-out-of-memory",  # test_out_of_memory.py
         "workloads.job-paused",  # test_evidence.py

@@ -297,6 +297,7 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     doctor.live("-o", "json")
     paths = {r.path for r in doctor.server.requests()}
     assert "/api/v1/persistentvolumes/pvc-0a1b2c" in paths, "precondition: the volume read"
+    assert "/api/v1/persistentvolumes" in paths, "precondition: every volume listed"
     assert "/apis/storage.k8s.io/v1/csidrivers/ebs.csi.aws.com" in paths, "precondition"
     assert "/apis/resource.k8s.io/v1/resourceclaims" in paths, "precondition: devices read"
     assert "/apis/kueue.x-k8s.io/v1beta2/admissionchecks" in paths, "precondition: Kueue read"

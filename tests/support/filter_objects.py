@@ -181,6 +181,74 @@ def zonal_volume(name: str, claim: str, zone: str, modes: tuple[str, ...]) -> Ob
     }
 
 
+def local_class() -> Obj:
+    """The Kubernetes docs' StorageClass for local volumes (website content/en/docs/concepts/
+    storage/storage-classes.md "Local"): no provisioner, so nothing is ever made for a claim
+    of it, and binding waits for the first pod."""
+    return {
+        "apiVersion": "storage.k8s.io/v1",
+        "kind": "StorageClass",
+        "metadata": {"name": "local-storage"},
+        "provisioner": "kubernetes.io/no-provisioner",
+        "reclaimPolicy": "Delete",
+        "volumeBindingMode": "WaitForFirstConsumer",
+    }
+
+
+def local_volume(
+    name: str,
+    size: str = "1Ti",
+    *,
+    phase: str = "Available",
+    storage_class: str = "local-storage",
+    modes: tuple[str, ...] = ("ReadWriteOnce",),
+    claim: str | None = None,
+) -> Obj:
+    """A local PersistentVolume as the docs make one (website content/en/docs/concepts/
+    storage/volumes.md "local": capacity, Filesystem, a path, node affinity on one machine);
+    `claim` fills `claimRef` as the PV controller does when it binds one."""
+    term = {"matchExpressions": [{"key": HOSTNAME, "operator": "In", "values": ["gpu-1"]}]}
+    volume: Obj = {
+        "apiVersion": "v1",
+        "kind": "PersistentVolume",
+        "metadata": {"name": name},
+        "spec": {
+            "capacity": {"storage": size},
+            "volumeMode": "Filesystem",
+            "accessModes": list(modes),
+            "persistentVolumeReclaimPolicy": "Delete",
+            "storageClassName": storage_class,
+            "local": {"path": "/mnt/disks/ssd1"},
+            "nodeAffinity": {"required": {"nodeSelectorTerms": [term]}},
+        },
+        "status": {"phase": phase},
+    }
+    if claim is not None:
+        volume["spec"]["claimRef"] = {
+            "kind": "PersistentVolumeClaim",
+            "namespace": NAMESPACE,
+            "name": claim,
+        }
+    return volume
+
+
+def waiting_claim(name: str, storage_class: str, size: str = "100Gi") -> Obj:
+    """A claim not bound yet, as the API server stores it before the first pod that mounts it
+    is placed (status.phase Pending, no volumeName)."""
+    return {
+        "apiVersion": "v1",
+        "kind": "PersistentVolumeClaim",
+        "metadata": {"name": name, "namespace": NAMESPACE},
+        "spec": {
+            "accessModes": ["ReadWriteOnce"],
+            "resources": {"requests": {"storage": size}},
+            "storageClassName": storage_class,
+            "volumeMode": "Filesystem",
+        },
+        "status": {"phase": "Pending"},
+    }
+
+
 def device_class(expression: str = f"device.driver == '{DRIVER}'") -> Obj:
     """dra-example-driver's DeviceClass (deployments/helm/dra-example-driver/templates/
     deviceclass.yaml)."""
@@ -289,9 +357,10 @@ def claims_from_template(template: str) -> dict[str, Any]:
 def every_filter_read(now: datetime) -> list[Obj]:
     """Objects that make doctor read every filter's objects: the newest training job mounts a
     bound claim (its PersistentVolume is read, and, ReadWriteOnce of the EBS CSI driver, that
-    driver's CSIDriver), claims a device from a template (the device objects are read) and runs
-    on a named container runtime (its RuntimeClass is read: the GPU operator's `nvidia`,
-    handler `nvidia`)."""
+    driver's CSIDriver) and a claim waiting for a local volume made in advance (every volume is
+    listed; a free one fits it), claims a device from a template (the device objects are read)
+    and runs on a named container runtime (its RuntimeClass is read: the GPU operator's
+    `nvidia`, handler `nvidia`)."""
     volume = zonal_volume("pvc-0a1b2c", "checkpoints", "", ("ReadWriteOnce",))
     del volume["spec"]["nodeAffinity"]
     job = ranks_job(
@@ -300,7 +369,7 @@ def every_filter_read(now: datetime) -> list[Obj]:
         ranks=1,
         gpus=0,
         age=timedelta(seconds=30),
-        volumes=claim_volume("checkpoints"),
+        volumes=[*claim_volume("checkpoints"), *claim_volume("scratch-local")],
         **claims_from_template("one-gpu"),
     )
     job["spec"]["template"]["spec"]["runtimeClassName"] = "nvidia"
@@ -313,6 +382,9 @@ def every_filter_read(now: datetime) -> list[Obj]:
         },
         bound_claim("checkpoints", "pvc-0a1b2c", ("ReadWriteOnce",)),
         volume,
+        waiting_claim("scratch-local", "local-storage"),
+        local_class(),
+        local_volume("local-gpu-1"),
         # As the aws-ebs-csi-driver chart installs it (charts/aws-ebs-csi-driver/templates/
         # csidriver.yaml): EBS volumes are attached.
         {

@@ -216,6 +216,10 @@ class Environment(Struct, frozen=True):
     (doctor/checks/capacity/preemption.py `priorities_matter`); None when not read."""
     volumes: Mapping[str, GetRead] = field(default_factory=dict)
     """The PersistentVolumes the judged job's bound claims are bound to, by name."""
+    made_volumes: ListRead | None = None
+    """Every PersistentVolume of the cluster, listed only while a claim waits for a volume
+    made in advance (its class makes none: doctor/knowledge/made_volumes.py); None when not
+    listed."""
     csi_drivers: Mapping[str, GetRead] = field(default_factory=dict)
     """The CSIDrivers of those volumes that could keep the job on one machine, by name
     (doctor/checks/capacity/filters/volume_attachment.py `driver_to_ask`)."""

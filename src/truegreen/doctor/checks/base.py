@@ -69,12 +69,13 @@ class Words(Struct, frozen=True):
         namespace: str | None = None,
         name: str | None = None,
         noun: str | None = None,
+        listed: bool = False,
     ) -> Finding:
         """The check could not look: unknown, never ok and never a failure. The remedy is the
         step that fixes this read (`everywhere`: it covered every namespace; `namespace`: it
         was of another namespace than the one judged; `name`: one object got by name, which a
-        grant limited to named objects needs asked for); `noun` names what was read where the
-        kind's own noun would not."""
+        grant limited to named objects needs asked for; `listed`: a kind mostly got by name was
+        listed whole); `noun` names what was read where the kind's own noun would not."""
         why = plain_why(kind, cant, noun)
         unknown = self.finding(
             Status.UNKNOWN,
@@ -91,6 +92,7 @@ class Words(Struct, frozen=True):
                 namespace=namespace,
                 name=name,
                 noun=noun,
+                listed=listed,
             ),
         )
         return replace(unknown, why=why)

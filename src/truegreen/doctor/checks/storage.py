@@ -4,12 +4,14 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from truegreen import kubeobjects as o
-from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed
+from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.checks.base import Words
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.evidence import attach_failures, waiting_to_attach
+from truegreen.doctor.knowledge.made_volumes import awaits_made_volume, free_volumes
 from truegreen.plain_words import Wording
+from truegreen.quantity import MEMORY, QuantityError, format_amount, parse_quantity, scheduler_units
 
 CHECK = CheckId.STORAGE
 
@@ -17,6 +19,7 @@ OK: Final = "storage.ok"
 VOLUME_MISSING: Final = "storage.volume-missing"
 VOLUME_UNBOUND: Final = "storage.volume-unbound"
 VOLUME_NO_MATCH: Final = "storage.volume-no-match"
+NO_FREE_VOLUME: Final = "storage.no-free-volume"
 VOLUME_LOST: Final = "storage.volume-lost"
 VOLUME_BEING_DELETED: Final = "storage.volume-being-deleted"
 TYPE_MISSING: Final = "storage.type-missing"
@@ -43,6 +46,13 @@ WORDS: Final[dict[str, Wording]] = {
         "Ask your cluster admin for a volume that matches it (its size and access modes, no "
         "storage type), or create it again naming a storage type that can provide it "
         "({command} lists them).",
+    ),
+    NO_FREE_VOLUME: Wording(
+        "The dataset volume '{name}' has no storage behind it: its storage type "
+        "'{storage_type}' only uses volumes made in advance, and none that is free fits it.",
+        "Ask your cluster admin for a volume of storage type '{storage_type}' that fits it "
+        "({size}, and its access modes), or create it again naming a storage type that makes "
+        "volumes ({command} lists the volumes there are).",
     ),
     VOLUME_LOST: Wording(
         "The dataset volume '{name}' lost its storage.",
@@ -95,6 +105,7 @@ def check(env: Environment) -> list[Finding]:
     findings = [SAY.cant_check(env, kind, read) for kind, read in env.unread_template_sources()]
     ephemeral = o.waiting_ephemeral_claims(env.pods.items) if isinstance(env.pods, Listed) else {}
     made_later: set[str] = set()
+    awaiting: list[KubeObject] = []
     for name, read in env.claims.items():
         ref = f"PersistentVolumeClaim/{name}"
         if isinstance(read, CantRead):
@@ -152,7 +163,9 @@ def check(env: Environment) -> list[Finding]:
             findings.append(_type_unread(env, name, ref, str(type_name), type_read))
             continue
         storage_type = type_read.obj if isinstance(type_read, Got) else None
-        if not _waits_for_first_use(storage_type):
+        if awaits_made_volume(read.obj, storage_type):
+            awaiting.append(read.obj)
+        elif not _waits_for_first_use(storage_type):
             findings.append(
                 SAY.finding(
                     Status.FAIL,
@@ -166,6 +179,7 @@ def check(env: Environment) -> list[Finding]:
                     command=env.settings.kubectl.here("describe", "pvc", name),
                 )
             )
+    findings += _no_free_volume(env, awaiting)
     findings += _planned_ephemeral(env)
     findings += _not_attached(env)
     if findings:
@@ -191,6 +205,66 @@ def _type_unread(env: Environment, name: str, ref: str, type_name: str, read: Ca
         storage_type=type_name,
         command=env.settings.kubectl.cluster("get", "storageclasses"),
     )
+
+
+def _no_free_volume(env: Environment, claims: list[KubeObject]) -> list[Finding]:
+    """The claims that only a volume made in advance can bind and for which no free volume of
+    the cluster fits (doctor/knowledge/made_volumes.py): kube-scheduler refuses every machine
+    to the pods that mount them ("node(s) didn't find available persistent volumes to bind").
+    Without the list of volumes nothing says whether one is free: unknown."""
+    if not claims:
+        return []
+    refs = [f"PersistentVolumeClaim/{o.name_of(c)}" for c in claims]
+    read = env.made_volumes or CantRead(ReadFailure.NOT_CAPTURED, "persistentvolumes not listed")
+    if isinstance(read, CantRead):
+        return [SAY.cant_check(env, Kind.PERSISTENT_VOLUME, read, *refs, listed=True)]
+    try:
+        matches = free_volumes(claims, read.items)
+    except QuantityError as error:
+        cant = CantRead(ReadFailure.MALFORMED, f"a volume's size is not a quantity: {error}")
+        return [SAY.cant_check(env, Kind.PERSISTENT_VOLUME, cant, *refs, listed=True)]
+    return [
+        _none_free(env, claim, match.refused)
+        for claim, match in zip(claims, matches, strict=True)
+        if match.volume is None
+    ]
+
+
+def _none_free(
+    env: Environment, claim: KubeObject, refused: tuple[tuple[str, str], ...]
+) -> Finding:
+    """One claim no free volume fits, with why each volume of its class would not do."""
+    name, spec = o.name_of(claim), o.mapping(claim.get("spec"))
+    type_name = str(spec.get("storageClassName"))
+    asked = str(o.mapping(o.mapping(spec.get("resources")).get("requests")).get("storage") or 0)
+    modes = ", ".join(str(m) for m in o.sequence(spec.get("accessModes"))) or "(none)"
+    phase = str(o.mapping(claim.get("status")).get("phase") or "Pending")
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        NO_FREE_VOLUME,
+        details=(
+            f"persistentvolumeclaim {name} is {phase}; storageclass {type_name}: provisioner "
+            "kubernetes.io/no-provisioner, volumeBindingMode WaitForFirstConsumer",
+            f"no Available PersistentVolume of storageClassName {type_name} with capacity >= "
+            f"{asked}, accessModes {modes}, volumeMode {spec.get('volumeMode') or 'Filesystem'}: "
+            "node(s) didn't find available persistent volumes to bind",
+            *(f"persistentvolume {volume}: {why}" for volume, why in refused),
+        ),
+        objects=(f"PersistentVolumeClaim/{name}", f"StorageClass/{type_name}"),
+        name=name,
+        storage_type=type_name,
+        size=f"{_plain_size(asked)} or more",
+        command=env.settings.kubectl.cluster("get", "persistentvolumes"),
+    )
+
+
+def _plain_size(text: str) -> str:
+    """`500 GiB` from `500Gi`; the text as written where it is not a quantity."""
+    try:
+        return format_amount(MEMORY, scheduler_units(MEMORY, parse_quantity(text)))
+    except QuantityError:
+        return text
 
 
 def _planned_ephemeral(env: Environment) -> list[Finding]:

@@ -84,6 +84,7 @@ from truegreen.doctor.knowledge.kueue import (
     kinds_served,
     still_to_create,
 )
+from truegreen.doctor.knowledge.made_volumes import awaits_made_volume
 from truegreen.doctor.knowledge.reports import pod_state, settled
 from truegreen.doctor.knowledge.training import (
     TrainingJob,
@@ -260,6 +261,7 @@ def gather(
             namespace,
             [s.spec for s in job.pod_sets] if job is not None else [],
             claims,
+            storage_types,
             api_groups,
         )
         accounts = results(service_accounts)
@@ -314,6 +316,7 @@ def gather(
             node_pools=None if evidence.node_pools is None else evidence.node_pools.result(),
             priority_classes=None if classes is None else classes.result(),
             volumes=filtered.volumes,
+            made_volumes=filtered.made_volumes,
             csi_drivers=filtered.drivers,
             devices=filtered.devices,
             queue=None
@@ -873,6 +876,23 @@ def _waiting_storage_types(claims: Mapping[str, GetRead]) -> list[str]:
     ]
 
 
+def waiting_for_made_volumes(
+    claims: Mapping[str, GetRead], storage_types: Mapping[str, GetRead]
+) -> bool:
+    """Whether a claim not bound yet names a class that waits for the first pod and makes no
+    volume (knowledge/made_volumes.py): only a volume made in advance can bind it, so the
+    cluster's volumes are listed. Nothing else needs that list, which a large cluster makes
+    long."""
+    for read in claims.values():
+        if not isinstance(read, Got):
+            continue
+        named = o.mapping(read.obj.get("spec")).get("storageClassName")
+        type_read = storage_types.get(str(named)) if named else None
+        if isinstance(type_read, Got) and awaits_made_volume(read.obj, type_read.obj):
+            return True
+    return False
+
+
 DEVICE_GROUP = Kind.RESOURCE_SLICE.spec.group
 
 
@@ -895,6 +915,9 @@ class _FilterReads(Struct, frozen=True):
     volumes: dict[str, GetRead]
     drivers: dict[str, GetRead]
     devices: DeviceReads | None
+    made_volumes: ListRead | None
+    """Every volume, listed only while a claim waits for one made in advance: the volumes
+    VolumeBinding's FindMatchingVolume picks from, which the storage check judges."""
 
 
 def _filter_reads(
@@ -903,11 +926,13 @@ def _filter_reads(
     namespace: str,
     specs: list[Mapping[str, Any]],
     claims: Mapping[str, GetRead],
+    storage_types: Mapping[str, Pending[GetRead]],
     api_groups: GetRead,
 ) -> Callable[[], "_FilterReads"]:
     """The reads of the scheduler's filters for the judged job's pod specs, sent now: the
     volumes its bound claims are bound to (then the CSIDrivers of those a driver could keep on
-    one machine), and the device objects when its pods claim devices (discovery says whether
+    one machine, and, once the storage types are in, every volume while any claim waits for
+    one made in advance), and the device objects when its pods claim devices (discovery says whether
     the cluster serves them; after a failed discovery, they are tried). Their answers, once
     they are in."""
     asked = {
@@ -923,7 +948,17 @@ def _filter_reads(
             n: schedule.submit(partial(reader.get, Kind.CSI_DRIVER, n, namespace=None))
             for n in dict.fromkeys(d for d in wanted if d)
         }
-        return _FilterReads(volumes, results(drivers), None if devices is None else devices())
+        made = (
+            schedule.submit(partial(reader.list, Kind.PERSISTENT_VOLUME, namespace=None))
+            if waiting_for_made_volumes(claims, results(storage_types))
+            else None
+        )
+        return _FilterReads(
+            volumes,
+            results(drivers),
+            None if devices is None else devices(),
+            None if made is None else made.result(),
+        )
 
     return answers
 
