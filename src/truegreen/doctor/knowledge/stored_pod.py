@@ -439,8 +439,11 @@ _Broken = tuple[str, str, str] | None
 """(what breaks it, what the pod states, the plugin's sentence), or None."""
 
 
-def _min(scope: str, name: str, enforced: Amount, requests: _Amounts, limits: _Amounts) -> _Broken:
-    """minConstraint: a request must be stated and at least it, and so must a stated limit."""
+def min_constraint(
+    scope: str, name: str, enforced: Amount, requests: _Amounts, limits: _Amounts
+) -> _Broken:
+    """minConstraint: a request must be stated and at least it, and so must a stated limit
+    (a claim's items pass no limits: PersistentVolumeClaimValidateLimitFunc)."""
     head = f"minimum {name} usage per {scope} is {enforced}"
     request, limit = requests.get(name), limits.get(name)
     if request is None:
@@ -482,7 +485,7 @@ def _ratio(
     return None
 
 
-_CONSTRAINTS = (("min", _min), ("max", _max), ("ratio", _ratio))
+_CONSTRAINTS = (("min", min_constraint), ("max", _max), ("ratio", _ratio))
 
 
 def _add(total: _Amounts, more: _Amounts) -> _Amounts:

@@ -18,6 +18,7 @@ from msgspec.structs import replace
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.checks.admission.added import operator_security_finding
+from truegreen.doctor.checks.admission.claims import claim_limit_findings, claim_quota_findings
 from truegreen.doctor.checks.admission.limits import limit_range_findings
 from truegreen.doctor.checks.admission.podsecurity import Level, Policy, enforced_policy, violations
 from truegreen.doctor.checks.admission.podsecurity import Violation as PodSecurityViolation
@@ -27,6 +28,7 @@ from truegreen.doctor.checks.admission.quota import (
     QuotaPod,
     QuotaVerdict,
     Refusal,
+    applies_to_pod,
     gang_verdicts,
     job_verdicts,
     object_count,
@@ -279,7 +281,13 @@ def _quota_findings(
     # Without a job its kind is unknown, and so is the object count it would be charged.
     verdicts = job_verdicts(quotas, _job_count(job)) if job is not None else []
     for_job = [_quota_finding(v, for_job=True) for v in verdicts]
+    # The claims its pods make are admitted after them, whatever their own gates answer.
+    by_claims, compared, claim_notes = claim_quota_findings(env, job, quotas)
+    for_job += by_claims
+    if job is not None:
+        compared |= {q.name for q in quotas if _job_count(job) in q.hard and not q.scopes}
     pods, notes, problem = _training_quota_pods(env, job)
+    notes += claim_notes
     if not pods:
         return for_job, [problem] if problem else [], notes
     if job is None:
@@ -305,7 +313,21 @@ def _quota_findings(
             for v in gang_verdicts(quotas, counted, holders, (v.quota for v in refused))
         ]
     for_pod = [_quota_finding(v, _whose(job, sets)) for v, sets in refused.items()]
-    return for_job, for_pod, [*notes, *(f"usage limit {q.name} compared" for q in quotas)]
+    compared |= {q.name for q in quotas for _, pod in pods if applies_to_pod(q, pod)}
+    # A quota nothing the job creates is counted in compared nothing: it says so.
+    return (
+        for_job,
+        for_pod,
+        [
+            *notes,
+            *(
+                f"usage limit {q.name} compared"
+                if q.name in compared
+                else f"usage limit {q.name}: counts nothing the training job creates"
+                for q in quotas
+            ),
+        ],
+    )
 
 
 def _whose(job: TrainingJob | None, sets: Sequence[str]) -> str:
@@ -724,6 +746,7 @@ def _pod_gates(
     for_job, for_pod, quota_notes = _quota_findings(env, job)
     security, security_by_operator, security_notes = _security_findings(env, job)
     limits, limits_by_operator = limit_range_findings(env, job)
+    for_job += claim_limit_findings(env, job)
     gates = [
         *_priority_findings(env, job),
         *_account_findings(env, job),

@@ -1,0 +1,181 @@
+"""ResourceQuota admission of the claims a training job's pods make, as pure functions.
+
+A pod's generic ephemeral volume (`volumes[].ephemeral.volumeClaimTemplate`) is a claim the
+ephemeral volume controller creates once the pod exists (pkg/controller/volume/ephemeral/
+controller.go `handleVolume`), one per pod per such volume. That create goes through the quota
+plugin like any other (plugin/pkg/admission/resourcequota, `checkRequest`), charged by the
+claim evaluator, pkg/quota/v1/evaluator/core/persistent_volume_claims.go:
+- `Usage`: `persistentvolumeclaims` and `count/persistentvolumeclaims` 1, `requests.storage`
+  the claim's storage request rounded up to whole bytes (`getStorageUsage`), and, for a claim of
+  a storage class, `<class>.storageclass.storage.k8s.io/persistentvolumeclaims` and
+  `…/requests.storage` alike;
+- `MatchingResources`: those names, a class's by their suffix;
+- `Matches`: the quota covers one of them and every scope matches the claim, and only the
+  `VolumeAttributesClass` scope can (`pvcMatchesScopeFunc`; the VolumeAttributesClass feature is
+  GA and on since 1.34): a quota scoped by anything else never counts a claim;
+- `Constraints`: none (no size a claim must state).
+A claim refused is retried by the controller and never made while the quota stays full; its
+pod waits for it forever ("waiting for ephemeral volume controller to create the
+persistentvolumeclaim").
+"""
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from msgspec import Struct
+
+from truegreen import kubeobjects as o
+from truegreen.doctor.checks.admission.quota import (
+    Quota,
+    QuotaVerdict,
+    Refusal,
+    ScopeTerm,
+    Shortfall,
+    amount,
+)
+
+CLAIM_COUNT = "persistentvolumeclaims"
+CLAIM_OBJECTS = "count/persistentvolumeclaims"
+STORAGE = "requests.storage"
+BY_CLASS = ".storageclass.storage.k8s.io/"
+"""The infix of a resource counted per storage class: `gold.storageclass.storage.k8s.io/…`."""
+_ATTRIBUTES_SCOPE = "VolumeAttributesClass"
+
+
+class QuotaClaim(Struct, frozen=True):
+    """What the quota plugin looks at in a claim about to be created."""
+
+    volume: str
+    """The pod's volume the claim is made for."""
+    storage_class: str
+    """The class the claim names; "" when it names none (the DefaultStorageClass admission
+    plugin then gives it the cluster's default class, which doctor does not read)."""
+    storage: int | None
+    """The storage it requests, in bytes; None when it states none."""
+    attributes_class: str = ""
+    """`volumeAttributesClassName`, for the VolumeAttributesClass scope."""
+
+
+def quota_claim(volume: str, spec: Mapping[str, Any]) -> QuotaClaim:
+    """The quota view of a claim template's spec; QuantityError on a bad size."""
+    requested = o.mapping(o.mapping(spec.get("resources")).get("requests")).get("storage")
+    return QuotaClaim(
+        volume,
+        str(spec.get("storageClassName") or ""),
+        None if requested is None else amount(STORAGE, requested),
+        str(spec.get("volumeAttributesClassName") or ""),
+    )
+
+
+def claim_charge(claim: QuotaClaim) -> dict[str, int]:
+    """What creating the claim counts against a quota (pvcEvaluator.Usage)."""
+    charged = {CLAIM_COUNT: 1, CLAIM_OBJECTS: 1}
+    if claim.storage_class:
+        charged[f"{claim.storage_class}{BY_CLASS}{CLAIM_COUNT}"] = 1
+    if claim.storage is not None:
+        charged[STORAGE] = claim.storage
+        if claim.storage_class:
+            charged[f"{claim.storage_class}{BY_CLASS}{STORAGE}"] = claim.storage
+    return charged
+
+
+def covered_for_claims(quota: Quota) -> frozenset[str]:
+    """The quota's resources a claim is charged for (pvcEvaluator.MatchingResources)."""
+    return frozenset(
+        name
+        for name in quota.hard
+        if name in (CLAIM_COUNT, CLAIM_OBJECTS, STORAGE)
+        or name.endswith((f"{BY_CLASS}{CLAIM_COUNT}", f"{BY_CLASS}{STORAGE}"))
+    )
+
+
+def _term_matches(term: ScopeTerm, claim: QuotaClaim) -> bool:
+    """pvcMatchesScopeFunc: a label selector over {"VolumeAttributesClass": <class>}, empty
+    when the claim names none; every other scope matches no claim."""
+    if term.scope != _ATTRIBUTES_SCOPE:
+        return False
+    named = claim.attributes_class
+    if term.operator == "Exists":
+        return bool(named)
+    if term.operator == "DoesNotExist":
+        return not named
+    inside = bool(named) and named in term.values
+    return inside if term.operator == "In" else term.operator == "NotIn" and not inside
+
+
+def applies_to_claim(quota: Quota, claim: QuotaClaim) -> bool:
+    """generic.Matches: the quota covers a claim resource and every scope matches the claim."""
+    return bool(covered_for_claims(quota)) and all(_term_matches(t, claim) for t in quota.scopes)
+
+
+def unnamed_class_limits(quota: Quota, claims: Iterable[QuotaClaim]) -> list[str]:
+    """The volumes whose per-class charge this quota may take but doctor cannot say: they name
+    no class, and the per-class resources the quota limits are of the default class's name."""
+    if not any(BY_CLASS in name for name in covered_for_claims(quota)):
+        return []
+    return [c.volume for c in claims if not c.storage_class and applies_to_claim(quota, c)]
+
+
+def _total(charges: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for charged in charges:
+        for name, value in charged.items():
+            total[name] = total.get(name, 0) + value
+    return total
+
+
+def _made(quota: Quota, charges: Sequence[Mapping[str, int]]) -> int:
+    """How many of the claims charged `charges`, created in that order, the quota lets in: a
+    claim let in is charged at once, a refused one nothing (checkQuotas)."""
+    used = dict(quota.used)
+    made = 0
+    for charged in charges:
+        covered = [name for name in charged if name in quota.hard]
+        if all(used[name] + charged[name] <= quota.hard[name] for name in covered):
+            made += 1
+            for name in covered:
+                used[name] += charged[name]
+    return made
+
+
+class ClaimVerdict(Struct, frozen=True):
+    """A quota that refuses some of the claims, and how many of them it lets in."""
+
+    verdict: QuotaVerdict
+    claims: int
+    """How many claims were judged together (one pod's, or the whole job's)."""
+    made: int
+    """Of those, how many the quota lets in, created one by one."""
+
+
+def claim_verdicts(
+    quotas: Sequence[Quota], claims: Sequence[QuotaClaim], judged: Iterable[str] = ()
+) -> list[ClaimVerdict]:
+    """Every quota that would refuse some of `claims`, which all must be made for the work to
+    start (one pod's claims, or every pod's of a job whose pods run only together), in the
+    quotas' order. A covered resource the quota controller has not counted refuses every
+    claim (`status unknown for quota`); else the claims' charges together against
+    `hard - used`. `judged` names quotas already said for these claims (per pod set)."""
+    skipped = set(judged)
+    verdicts = []
+    for quota in quotas:
+        applied = [c for c in claims if applies_to_claim(quota, c)]
+        if quota.name in skipped or not applied:
+            continue
+        uncounted = sorted(n for n in covered_for_claims(quota) if n not in quota.used)
+        if uncounted:
+            verdict = QuotaVerdict(quota.name, Refusal.UNCOUNTED, uncounted=tuple(uncounted))
+            verdicts.append(ClaimVerdict(verdict, len(claims), 0))
+            continue
+        charges = [claim_charge(c) for c in applied]
+        total = _total(charges)
+        shortfalls = tuple(
+            Shortfall(name, total[name], quota.used[name], hard)
+            for name, hard in sorted(quota.hard.items())
+            if name in total and quota.used[name] + total[name] > hard
+        )
+        if shortfalls:
+            verdict = QuotaVerdict(quota.name, Refusal.EXCEEDED, shortfalls=shortfalls)
+            made = len(claims) - len(applied) + _made(quota, charges)
+            verdicts.append(ClaimVerdict(verdict, len(claims), made))
+    return verdicts

@@ -1,0 +1,198 @@
+"""Admission of the claims a training job's pods make (generic ephemeral volumes), over the fake
+API server.
+
+The ephemeral volume controller creates `<pod>-<volume>` once the pod exists
+(pkg/controller/volume/ephemeral/controller.go `handleVolume`); the create is refused by a
+ResourceQuota on claims (pkg/quota/v1/evaluator/core/persistent_volume_claims.go `Usage`) or a
+LimitRange `PersistentVolumeClaim` item (plugin/pkg/admission/limitranger/admission.go
+`PersistentVolumeClaimValidateLimitFunc`), and the pod waits forever.
+"""
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from tests.scenario.conftest import Doctor
+from tests.scenario.test_admission import quota
+from tests.support import scenarios
+from tests.support.scenarios import NAMESPACE, find, healthy
+from tests.support.training_kinds import indexed_job
+
+Obj = dict[str, Any]
+
+
+def scratch(size: str = "200Gi", storage_class: str | None = "standard") -> Obj:
+    """The docs' per-pod scratch space (website content/en/docs/concepts/storage/
+    ephemeral-volumes.md "Generic ephemeral volumes"): a claim template in the pod's volumes."""
+    spec: Obj = {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": size}}}
+    if storage_class is not None:
+        spec["storageClassName"] = storage_class
+    return {"name": "scratch", "ephemeral": {"volumeClaimTemplate": {"spec": spec}}}
+
+
+def _with_scratch(*extra: Obj, volume: Obj | None = None) -> Any:
+    """The healthy namespace whose training job's pods each get a scratch volume, and `extra`."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        job = find(objects, "Job", "train-001")
+        job["spec"]["template"]["spec"]["volumes"].append(volume or scratch())
+        return [*objects, *extra]
+
+    return build
+
+
+def _admission(report: dict[str, Any]) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["check"] == "admission"]
+
+
+def _codes(report: dict[str, Any]) -> list[tuple[str, str, str]]:
+    return [(f["code"], f["status"], f["basis"]) for f in _admission(report)]
+
+
+FULL = quota(
+    "storage",
+    {"persistentvolumeclaims": "1", "requests.storage": "1Ti"},
+    {"persistentvolumeclaims": "1", "requests.storage": "1Ti"},
+)
+"""The reviewer's quota: one claim and 1 TiB, all in use."""
+
+
+def test_a_full_claim_quota_refuses_the_volume_each_pod_makes(doctor: Doctor) -> None:
+    """The pod is let in; its claim is not (`exceeded quota: storage, requested:
+    persistentvolumeclaims=1,requests.storage=200Gi`), so it never starts."""
+    doctor.load(_with_scratch(FULL))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+    (found,) = _admission(report)
+    assert found["headline"] == (
+        "A training job can't start: the usage limit 'storage' is reached (volumes: 1 of 1 in "
+        "use, the job needs 1; volume space: 1 TiB of 1 TiB in use, the job needs 200 GiB)."
+    )
+    assert found["remedy"].startswith("Delete volumes that are no longer needed (`kubectl ")
+    assert found["remedy"].endswith(
+        " get persistentvolumeclaims` lists them), or ask your cluster admin to raise the "
+        "limit 'storage'."
+    )
+    assert found["details"] == [
+        "quota storage: persistentvolumeclaims used 1 + requested 1 > hard 1",
+        "quota storage: requests.storage used 1099511627776 + requested 214748364800 > hard "
+        "1099511627776",
+        "refuses the claims of volume scratch of the pods of Job/train-001 (worker): the "
+        "ephemeral volume controller makes one for each pod once it exists, and the pod waits "
+        "for it",
+    ]
+    assert found["objects"] == ["ResourceQuota/storage", "Job/train-001"]
+    assert result.exit_code == 2
+
+
+def test_an_admitted_trial_start_does_not_answer_for_the_claims(doctor: Doctor) -> None:
+    """A dry-run pod create makes no claim: the server letting it in says nothing of them."""
+    doctor.load(_with_scratch(FULL))
+    report = doctor.live("-o", "json", "--admission-dry-run").json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+    assert any(r.method == "POST" for r in doctor.server.requests()), "precondition: tried"
+
+
+def test_a_quota_per_storage_type_counts_the_claims_of_that_type(doctor: Doctor) -> None:
+    """`<class>.storageclass.storage.k8s.io/requests.storage` charges the claims of that class
+    alone."""
+    per_type = quota(
+        "standard-space",
+        {"standard.storageclass.storage.k8s.io/requests.storage": "100Gi"},
+        {"standard.storageclass.storage.k8s.io/requests.storage": "0"},
+    )
+    doctor.load(_with_scratch(per_type))
+    report = doctor.live("-o", "json").json()
+    (found,) = _admission(report)
+    assert found["headline"] == (
+        "A training job can't start: the usage limit 'standard-space' is reached (volume space "
+        "of storage type 'standard': 0 bytes of 100 GiB in use, the job needs 200 GiB)."
+    )
+
+
+def test_a_claim_quota_with_room_is_compared_and_one_of_other_things_is_not(
+    doctor: Doctor,
+) -> None:
+    """The ok finding says which quotas the job was compared with: none covering only what the
+    job never creates is said to be compared."""
+    room = quota("storage", {"requests.storage": "1Ti"}, {"requests.storage": "100Gi"})
+    services = quota("objects", {"services": "5"}, {"services": "1"})
+    doctor.load(_with_scratch(room, services))
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")]
+    details = _admission(report)[0]["details"]
+    assert "usage limit storage compared" in details
+    assert "usage limit objects: counts nothing the training job creates" in details
+    assert "usage limit objects compared" not in details
+
+
+def test_a_claim_quota_without_volumes_to_charge_compares_nothing(doctor: Doctor) -> None:
+    """The reviewer's note: the job makes no claim, so a quota of claims compared nothing."""
+    doctor.load("healthy")
+    doctor.server.add(FULL)
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")]
+    assert (
+        "usage limit storage: counts nothing the training job creates"
+        in (_admission(report)[0]["details"])
+    )
+
+
+def test_a_claim_larger_than_the_size_limit_of_a_volume_is_refused(doctor: Doctor) -> None:
+    """LimitRanger refuses the claim: `persistentvolumeclaims "<pod>-scratch" is forbidden:
+    maximum storage usage per PersistentVolumeClaim is 100Gi, but request is 200Gi`."""
+    limits = {
+        "apiVersion": "v1",
+        "kind": "LimitRange",
+        "metadata": {"name": "storage-limits", "namespace": NAMESPACE},
+        "spec": {"limits": [{"type": "PersistentVolumeClaim", "max": {"storage": "100Gi"}}]},
+    }
+    doctor.load(_with_scratch(limits))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.limit-range-refused", "fail", "measured")]
+    (found,) = _admission(report)
+    assert found["headline"] == (
+        "A training job can't start: the environment's size limits 'storage-limits' refuse it "
+        "(the volume 'scratch' each program makes asks for 200 GiB, more than the 100 GiB each "
+        "volume may have)."
+    )
+    assert found["details"] == [
+        "LimitRange storage-limits refuses the claim of volume scratch of the pods of "
+        "Job/train-001 (worker): forbidden: maximum storage usage per PersistentVolumeClaim is "
+        "100Gi, but request is 200Gi; the ephemeral volume controller makes one for each pod "
+        "once it exists, and the pod waits for it"
+    ]
+    assert found["objects"] == ["LimitRange/storage-limits", "Job/train-001"]
+    assert result.exit_code == 2
+
+
+def test_a_job_whose_pods_run_together_needs_room_for_every_pod_s_volume(
+    doctor: Doctor,
+) -> None:
+    """4 ranks, 200 GiB of scratch each, 700 GiB of room: each claim alone fits, the ranks' four
+    do not. The controller's creates are admitted one by one, each charged as it is let in
+    (checkQuotas), so the fourth rank waits forever and the run never assembles."""
+    job = indexed_job("bert", doctor.now, ranks=4, gpus=1, age=timedelta(minutes=5))
+    job["spec"]["template"]["spec"]["volumes"] = [scratch()]
+    space = quota("storage", {"requests.storage": "1Ti"}, {"requests.storage": "324Gi"})
+
+    def build(now: datetime) -> list[Obj]:
+        kept = [o for o in healthy(now) if o["kind"] not in ("Job", "Node")]
+        return [*kept, scenarios.node("gpu-1", "64", "512Gi", gpus=8), job, space]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+    (found,) = _admission(report)
+    assert found["headline"] == (
+        "A training job can't start: the usage limit 'storage' is reached (volume space: 324 "
+        "GiB of 1 TiB in use, the job needs 800 GiB; only 3 of its 4 volumes would be made, and "
+        "its programs run only all together)."
+    )
+    assert found["details"][-1] == (
+        "the job's 4 volumes are made one by one, each charged as it is let in: 3 made, 1 refused"
+    )
+    assert result.exit_code == 2
