@@ -35,9 +35,10 @@ def silent_registry() -> Iterator[str]:
 
 def test_a_signal_during_look_ups_goes_up_without_waiting_for_them(silent_registry: str) -> None:
     """As Python raises KeyboardInterrupt (or truegreen's SIGTERM handler, Terminated) in the
-    main thread while it waits on the look-up threads: the pool is left without waiting for
-    look-ups that have 20 seconds left, so the tick so far reaches the operator at once (a
-    CronJob's pod gets 30 seconds after SIGTERM, terminationGracePeriodSeconds' default)."""
+    main thread while it waits on the look-up threads (a ReadSchedule's daemon threads, named
+    "read"): they are left without waiting for look-ups that have 20 seconds left, so the tick
+    so far reaches the operator at once (a CronJob's pod gets 30 seconds after SIGTERM,
+    terminationGracePeriodSeconds' default)."""
 
     def stop(signum: int, frame: FrameType | None) -> None:
         raise KeyboardInterrupt
@@ -53,9 +54,7 @@ def test_a_signal_during_look_ups_goes_up_without_waiting_for_them(silent_regist
         with pytest.raises(KeyboardInterrupt):
             client.resolve_all(wanted)
         waiting = [
-            t
-            for t in threading.enumerate()
-            if t.name.startswith("ThreadPoolExecutor") and t.is_alive()
+            t for t in threading.enumerate() if t.name == "read" and t.is_alive() and t.daemon
         ]
         assert waiting, "the signal went up only once the look-ups had ended"
     finally:
