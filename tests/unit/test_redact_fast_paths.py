@@ -82,6 +82,7 @@ _KEYS = st.one_of(
         [
             *("metadata", "env", "command", "args", "annotations", "managedFields", "name"),
             *("value", "image", "imageID", "labels", "nodeSelector", "tolerations", "values"),
+            *("redis-password", "secretName", "example.com/db-password", "nodeLabels"),
         ]
     ),
     st.just(redact.LAST_APPLIED),

@@ -10,8 +10,10 @@ The policy, listed for operators in docs/snapshot.md:
   value but those doctor reads (`status`, `*.yaml`, `service.policyGroup`), which are kept as
   written, and every `binaryData` value.
 - Every object: `metadata.managedFields` and the `kubectl.kubernetes.io/last-applied-configuration`
-  annotation (a second copy of everything, secrets included); the values of env vars whose
-  names look secret; the value after a command-line flag whose name looks secret.
+  annotation (a second copy of everything, secrets included); the value of every `{name,
+  value}` pair whose name looks secret (an env var, an HTTP probe's header); a setting's value
+  whose key looks secret (`redis-password: …` in a map, an annotation `example.com/db-password`);
+  the value after a command-line flag whose name looks secret.
 - Every string anywhere (log lines and event messages too; not an image reference or a
   label value that selectors match on): URL userinfo
   (`postgres://user:pass@host`), AWS access key ids and secret-key shapes, and `name=value`,
@@ -29,7 +31,7 @@ import binascii
 import json
 import re
 from collections.abc import Mapping, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from truegreen.cluster.kinds import Kind
@@ -278,14 +280,15 @@ def _walk(value: object) -> object:
     if kind is str:
         return redact_text(value)  # type: ignore[arg-type]
     if kind is dict:
-        return {
+        walked = {
             key: _member(key, item)
             if type(key) is not str or key in _RULED_MEMBERS
-            else redact_text(item)
+            else (REDACTED if item and _names_a_secret(key) else redact_text(item))
             if type(item) is str
             else _walk(item)
             for key, item in value.items()  # type: ignore[attr-defined]
         }
+        return _pair_redacted(walked, value) if "value" in walked else walked  # type: ignore[arg-type]
     if kind is list:
         return [redact_text(item) if type(item) is str else _walk(item) for item in value]  # type: ignore[attr-defined]
     if kind in _PLAIN_SCALARS:
@@ -293,7 +296,8 @@ def _walk(value: object) -> object:
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, Mapping):
-        return {key: _member(key, item) for key, item in value.items()}
+        walked = {key: _member(key, item) for key, item in value.items()}
+        return _pair_redacted(walked, value) if "value" in walked else walked
     if isinstance(value, list | tuple):
         return [_walk(item) for item in value]
     return value
@@ -303,11 +307,14 @@ _PLAIN_SCALARS = frozenset({int, float, bool, type(None)})
 _IMAGE_MEMBERS = frozenset({"image", "imageID"})
 """A container's image (containers, initContainers, ephemeralContainers) and the runtime's in
 its status (`imageID`: `docker-pullable://repo@sha256:…`)."""
-_LABEL_MAPS = frozenset({"labels", "nodeSelector", "matchLabels"})
+_LABEL_MAPS = frozenset({"labels", "nodeSelector", "matchLabels", "nodeLabels"})
+"""Maps of label keys to values: an object's labels, a pod's node selector, a selector's, and
+a Kueue ResourceFlavor's `nodeLabels` (matched against the machines' labels: knowledge/kueue.py);
+a label key may read like a secret setting's name (`private-pool`), its value matched as is."""
 _LABEL_TERMS = frozenset({"matchExpressions", "matchFields", "tolerations", "taints"})
 """Selector requirements (`key`, `values`), taints and tolerations (`key`, `value`)."""
 _RULED_MEMBERS = frozenset(
-    {"metadata", "env", "command", "args", *_IMAGE_MEMBERS, *_LABEL_MAPS, *_LABEL_TERMS}
+    {"metadata", "command", "args", *_IMAGE_MEMBERS, *_LABEL_MAPS, *_LABEL_TERMS}
 )
 """The members `_member` has a rule for; any other member is walked as it is."""
 # apimachinery validation.go IsValidLabelValue: 63 characters at most, no `:`, `=`, `/` or
@@ -321,8 +328,6 @@ def _member(key: object, value: object) -> object:
     key = str(key)
     if key == "metadata" and isinstance(value, Mapping):
         return _metadata(value)
-    if key == "env" and isinstance(value, list):
-        return [_env_entry(entry) for entry in value]
     if key in ("command", "args") and isinstance(value, list):
         return _arguments(value)
     if key in _IMAGE_MEMBERS and isinstance(value, str) and _is_image_reference(value):
@@ -331,7 +336,32 @@ def _member(key: object, value: object) -> object:
         return {name: _label_value(item) for name, item in value.items()}
     if key in _LABEL_TERMS and isinstance(value, list):
         return [_label_term(term) for term in value]
+    if isinstance(value, str) and value and _names_a_secret(key):
+        return REDACTED
     return _walk(value)
+
+
+def _pair_redacted(walked: dict[Any, Any], pair: Mapping[Any, Any]) -> dict[Any, Any]:
+    """A `{name, value}` pair's value replaced when its name looks secret, wherever the pair
+    stands: an env var (core/v1 EnvVar) and an HTTP probe's or hook's header (core/v1
+    HTTPHeader in HTTPGetAction.httpHeaders: `{name: Authorization, value: "Basic …"}`,
+    `X-Api-Key`) alike. An empty value stays empty; `walked` is the pair already walked."""
+    if pair.get("value") and "name" in pair and looks_secret(str(pair["name"])):
+        walked["value"] = REDACTED
+    return walked
+
+
+@lru_cache(maxsize=4096)  # a pure answer per key: an object's keys repeat in every object
+def _names_a_secret(key: str) -> bool:
+    """Whether a map's key names a secret setting, its text value redacted: `redis-password`
+    (KubeRay's rayStartParams, which ray-operator's pod.go convertParamMap passes as
+    `--redis-password=VALUE`), `spark.ssl.keyPassword`, `DB_PASSWORD`. Not a Kubernetes
+    field's name (lower camel case: `secretName`, `topologyKey`, `key` name a Secret, a label
+    or an entry; they never hold one), nor a prefixed name (`example.com/private-gpu: 2` is a
+    resource's amount, a Kueue flavor's resource, a device's attribute)."""
+    if (key.isalnum() and key[:1].islower()) or "/" in key:
+        return False
+    return looks_secret(key)
 
 
 def _is_image_reference(text: str) -> bool:
@@ -387,20 +417,23 @@ def _annotations(annotations: object) -> object:
             value
             if str(key).startswith(OWN_PREFIX)
             else REDACTED
-            if key == LAST_APPLIED
+            if key == LAST_APPLIED or (value and _annotation_names_a_secret(str(key)))
             else _walk(value)
         )
         for key, value in annotations.items()
     }
 
 
-def _env_entry(entry: object) -> object:
-    if not isinstance(entry, Mapping):
-        return _walk(entry)
-    redacted = {key: _walk(value) for key, value in entry.items()}
-    if entry.get("value") and looks_secret(str(entry.get("name", ""))):
-        redacted["value"] = REDACTED
-    return redacted
+def _annotation_names_a_secret(key: str) -> bool:
+    """Whether an annotation's name (after its prefix) looks secret: `example.com/db-password`.
+    Not one under Kubernetes' own prefixes (`kubernetes.io/`, `k8s.io/` and their subdomains,
+    reserved for Kubernetes' components: Kubernetes docs, "Annotations", Syntax and character
+    set), whose names hold a container's (`container.apparmor.security.beta.kubernetes.io/
+    auth-proxy`, which Pod Security reads) and never a secret."""
+    prefix, _, name = key.rpartition("/")
+    if prefix in ("kubernetes.io", "k8s.io") or prefix.endswith((".kubernetes.io", ".k8s.io")):
+        return False
+    return looks_secret(name)
 
 
 def _arguments(arguments: list[Any]) -> list[Any]:
