@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from truegreen.cluster import CantRead, Got, Kind, Listed, ReadFailure
@@ -232,12 +232,25 @@ _PIECES = st.sampled_from(
         "-",
         "topology.kubernetes.io/zone",
         "us-east-1a",
+        # What the credential shapes need (cluster/credential_shapes.py): a JWT's start and
+        # parts, a token's prefix and run, a signature parameter.
+        "eyJ",
+        ".",
+        "ghp_",
+        "hf_",
+        "github_pat_",
+        "_",
+        "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+        "sig",
+        "&",
+        "?",
     ]
 )
 
 
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_PIECES, max_size=6).map("".join) | st.text(max_size=60))
+@example("eyJ.sig.")  # a JWT holds no `=`, `:`, blank or run of 20: only its `eyJ` says so
 def test_only_text_that_no_rule_changes_skips_the_rules(text: str) -> None:
     """Most text (names, labels, numbers) is let through by a quick look; only text that every
     rule would have left as it is."""
@@ -594,6 +607,9 @@ def test_text_redaction_is_idempotent(text: str) -> None:
         '\t"/keyhttps://@key=/key@',
         "auth'/x,Zz9/+AKIAABCDEFGHIJKLMNOPpasswordhttps://;@",
         "https://u:p@h@sha256:" + "0123456789ABCDEFabcdef" * 2,
+        # A key id redacted uncovers a token's start that ran on from it.
+        "AKIAIOSFODNN7EXAMPLEeyJa.b.c",
+        "ASIAIOSFODNN7EXAMPLEhf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
     ],
 )
 def test_text_redaction_is_idempotent_where_one_rule_changes_what_another_sees(
@@ -658,6 +674,9 @@ HOSTILE_LINES = {
     "quoted values": 'password="' * 6_554,
     "unclosed quotes": "token: '\\" * 8_192,
     "authorization headers": "authorization: " * 4_370,
+    "JWT starts": "eyJa." * 13_108,
+    "token prefixes": "ghp_" * 16_384,
+    "signature parameters": "&sig=" * 13_108,
 }
 
 

@@ -1,10 +1,104 @@
 """Credentials the redaction policy finds beyond a secret-named env var or flag (docs/snapshot.md
-rule 4): the value of any `{name, value}` pair and of a secret-named setting or annotation.
-Each with the near misses that must stay readable, because doctor reads them."""
+rules 4 and 6): the value of any `{name, value}` pair and of a secret-named setting or
+annotation, tokens and signed URLs known by their form. Each with the near misses that must
+stay readable, because doctor reads them."""
 
 from typing import Any
 
-from truegreen.cluster.redact import REDACTED, redact_object
+import pytest
+
+from truegreen.cluster.redact import REDACTED, redact_object, redact_shapes, redact_text
+
+JWT = (
+    "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+    "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c"
+)
+SAS_QUERY = "sv=2022-11-02&ss=b&srt=co&sp=rl&se=2026-12-31T00:00:00Z&spr=https"
+S3_SIGNATURE = "5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # RFC 7519 §7.1 compact JWS, an unsecured JWT (empty signature), a five-part JWE.
+        (JWT, REDACTED),
+        (f"Bearer {JWT}", f"Bearer {REDACTED}"),
+        ("cached eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0. is stale", f"cached {REDACTED} is stale"),
+        ("eyJhbGciOiJSU0EtT0FFUCJ9.a2V5.aXY.Y2lwaGVy.dGFn end", f"{REDACTED} end"),
+        # GitHub's token formats (github.blog changelog 2021-03-31), Hugging Face's.
+        ("ghp_16C7e42F292c6912E7710c838347Ae178B4a", REDACTED),
+        ("GH=gho_16C7e42F292c6912E7710c838347Ae178B4a;", f"GH={REDACTED};"),
+        ("ghs_16C7e42F292c6912E7710c838347Ae178B4a", REDACTED),
+        (
+            "ghu_16C7e42F292c6912E7710c838347Ae178B4a ghr_16C7e42F292c6912E7710c838347Ae178B4a",
+            f"{REDACTED} {REDACTED}",
+        ),
+        (
+            "github_pat_11ABCDEFG0123456789abc_" + "x1Y2z3" * 9 + "abcde",
+            REDACTED,
+        ),
+        ("token hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567 ok", f"token {REDACTED} ok"),
+        ("api_org_AbCdEfGhIjKlMnOpQrStUvWxYzabcdefgh", REDACTED),
+        # Signed URLs: Azure SAS, S3 presigned, GCS V4 (gcloud's lower case) and V2; what else
+        # the URL says stays.
+        (
+            f"azcopy copy 'https://acct.blob.core.windows.net/d/x?{SAS_QUERY}&sig=a%2Fb%3D' /d",
+            f"azcopy copy 'https://acct.blob.core.windows.net/d/x?{SAS_QUERY}&sig={REDACTED}' /d",
+        ),
+        (f"?{SAS_QUERY}&sig=a%2Fb%3D", f"?{SAS_QUERY}&sig={REDACTED}"),
+        (
+            "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+            f"&X-Amz-SignedHeaders=host&X-Amz-Signature={S3_SIGNATURE}#frag",
+            "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256"
+            f"&X-Amz-SignedHeaders=host&X-Amz-Signature={REDACTED}#frag",
+        ),
+        (
+            f"https://storage.googleapis.com/b/o?x-goog-date=20260101&x-goog-signature={S3_SIGNATURE}",
+            f"https://storage.googleapis.com/b/o?x-goog-date=20260101&x-goog-signature={REDACTED}",
+        ),
+        (
+            "https://storage.googleapis.com/b/o?Expires=1&Signature=ab%2Bc%3D",
+            f"https://storage.googleapis.com/b/o?Expires=1&Signature={REDACTED}",
+        ),
+    ],
+)
+def test_credentials_known_by_their_form_are_redacted_anywhere(text: str, expected: str) -> None:
+    assert redact_shapes(text) == expected
+    assert redact_text(text) == expected
+    assert redact_text(expected) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "eyJhbGciOiJIUzI1NiJ9",  # one part: no token
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0",  # two parts
+        "keyJa.b.c",  # `eyJ` inside a word
+        "hf_hub_download",
+        "ghp_short1234",
+        "my_ghp_16C7e42F292c6912E7710c838347Ae178B4a",  # inside an identifier
+        "github_pat_1234",
+        "signal=9 design=x assign=y",
+        "https://example.com/search?signed=1&sigma=2",
+        "Xsig=abc",
+    ],
+)
+def test_what_only_looks_like_a_credential_s_form_is_kept(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_the_other_credential_parameters_of_a_signed_url_go_by_their_names() -> None:
+    """S3's session token and credential, GCS's credential, OAuth's `access_token` (RFC 6750
+    §2.3): their names hold a secret word, so rule 6's named form takes them, as before."""
+    url = (
+        "https://b.s3.amazonaws.com/k?X-Amz-Credential=AKID%2F20260101&X-Amz-Security-Token=IQo"
+        "&X-Goog-Credential=sa%40p.iam&token=t&access_token=u"
+    )
+    assert redact_text(url) == (
+        f"https://b.s3.amazonaws.com/k?X-Amz-Credential={REDACTED}"
+        f"&X-Amz-Security-Token={REDACTED}&X-Goog-Credential={REDACTED}"
+        f"&token={REDACTED}&access_token={REDACTED}"
+    )
 
 
 def _container(**fields: Any) -> dict[str, Any]:

@@ -13,12 +13,12 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from truegreen.cluster import redact
+from truegreen.cluster import credential_shapes, redact
 from truegreen.cluster.redact import REDACTED, redact_object
 
 # The characters the rules turn on, with the Kelvin sign and the long s, which a
 # case-insensitive search folds to `k` and `s`.
-_ALPHABET = "aAkKsSpPwWdDtTeEnNcCrRuUlLyYiIvV019/+:=@.-_ \t\"'\u212a\u017f"
+_ALPHABET = "aAkKsSpPwWdDtTeEnNcCrRuUlLyYiIvVgGhHfJmoq019/+:=@.-_?& \t\"'\u212a\u017f"
 _PIECES = st.sampled_from(
     [
         "postgres://",
@@ -40,13 +40,25 @@ _PIECES = st.sampled_from(
         "--password",
         "=",
         ": ",
+        "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.",
+        "ghp_16C7e42F292c6912E7710c838347Ae178B4a",
+        "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
+        "&sig=",
+        "?X-Goog-Signature=",
+        "Signature=",
     ]
 )
 _TEXT = st.lists(st.one_of(st.text(_ALPHABET, max_size=12), _PIECES), max_size=8).map("".join)
 
 
 def _every_shape_rule(text: str) -> str:
+    text = credential_shapes._JWT.sub(REDACTED, text)
+    text = credential_shapes._PREFIXED_TOKEN.sub(REDACTED, text)
+    text = credential_shapes._URL_SIGNATURE.sub(credential_shapes._signature_redacted, text)
     text = redact._AWS_KEY_ID.sub(REDACTED, text)
+    text = credential_shapes._JWT.sub(REDACTED, text)
+    text = credential_shapes._PREFIXED_TOKEN.sub(REDACTED, text)
+    text = credential_shapes._URL_SIGNATURE.sub(credential_shapes._signature_redacted, text)
     text = redact._AWS_SECRET_SHAPE.sub(REDACTED, text)
     return redact._redact_userinfo(text)
 
@@ -70,6 +82,10 @@ def test_the_quick_looks_still_let_each_rule_through() -> None:
     assert redact._redact_shapes("id ASIAABCDEFGHIJKLMNOP") == f"id {REDACTED}"
     key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
     assert redact._redact_shapes(f"k {key}") == f"k {REDACTED}"
+    assert redact._redact_shapes("eyJa.b.c") == REDACTED
+    assert redact._redact_shapes("hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567") == REDACTED
+    assert redact._redact_shapes("?a=1&SIG=x") == f"?a=1&SIG={REDACTED}"
+    assert redact._redact_shapes("?a=1&x-goog-signature=x") == f"?a=1&x-goog-signature={REDACTED}"
     assert redact._has_secret_word("DB_PASSWORD")
     assert redact._has_secret_word("api-\u212aey")  # the Kelvin sign folds to `k`
     assert redact._has_secret_word("\u017fecret")  # the long s folds to `s`, not in lower()

@@ -55,16 +55,15 @@ SAID_LIMIT = 200
 # Go's time.RFC3339 layout as metav1.Time parses it; Python 3.11 reads every such text
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})", re.ASCII)
 _NOT_A_TIME = "answered an expirationTimestamp that is not an RFC 3339 time"
-# What a plugin's complaint may hold beyond the shapes redact_text finds: the token it failed
-# with, after an auth scheme (`Bearer <token68>`, RFC 7235) or a secret word (`refresh token
-# ya29…`, `password hunter2`), and a JWT standing alone (RFC 7519: three base64url parts, the
-# header's JSON starting `{"` so its text `eyJ`). A sentence's full stop ends a value.
+# What a plugin's complaint may hold beyond the shapes redact_text finds (a JWT standing alone
+# is one of those: cluster/credential_shapes.py): the token it failed with, after an auth
+# scheme (`Bearer <token68>`, RFC 7235) or a secret word (`refresh token ya29…`, `password
+# hunter2`). A sentence's full stop ends a value.
 _TOKEN68 = r"[A-Za-z0-9._~+/-]*[A-Za-z0-9_~+/-]=*"
 _LOGIN_WORD_AND_VALUE = re.compile(
     r"(?i)(?<![a-z0-9])(bearer|basic|negotiate|token|password|passwd|secret)([ \t]+)"
     rf"({_TOKEN68})"
 )
-_JWT = re.compile(r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*")
 # The plugin's own words after such a word (`token expired`, `Basic realm=…`) are not a secret.
 _PLAIN_WORD = re.compile(r"[A-Za-z][a-z]*(?:-[a-z]+)*")
 # Go's encoding/json escapes these inside strings; byte-identical requests keep plugins that
@@ -552,10 +551,10 @@ def _said(run: PluginRun, interactive: bool) -> str:
 
 
 def redact_login_words(text: str) -> str:
-    """`text` with the logins a plugin may echo replaced by `<redacted>`: a JWT, and the value
-    after an auth scheme or after password, token or secret, unless that value is a plain word
-    (`token expired` stays)."""
-    text = _JWT.sub(REDACTED, text)
+    """`text` with the logins a plugin may echo replaced by `<redacted>`: the value after an
+    auth scheme or after password, token or secret, unless that value is a plain word (`token
+    expired` stays). A JWT standing alone is redact_text's, which every line goes through
+    first."""
     return _LOGIN_WORD_AND_VALUE.sub(_login_value_redacted, text)
 
 

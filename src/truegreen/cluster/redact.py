@@ -16,8 +16,9 @@ The policy, listed for operators in docs/snapshot.md:
   the value after a command-line flag whose name looks secret.
 - Every string anywhere (log lines and event messages too; not an image reference or a
   label value that selectors match on): URL userinfo
-  (`postgres://user:pass@host`), AWS access key ids and secret-key shapes, and `name=value`,
-  `name: value` and `--name value` where the name looks secret.
+  (`postgres://user:pass@host`), AWS access key ids and secret-key shapes, JWTs, GitHub and
+  Hugging Face tokens and signed URLs' signatures (cluster/credential_shapes.py), and
+  `name=value`, `name: value` and `--name value` where the name looks secret.
 truegreen's own annotations (`truegreen.io/…`) hold intent, never secrets, and are kept whole.
 
 A redacted value reads `<redacted>`, so the reader knows something was there; an empty value
@@ -34,6 +35,8 @@ from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
 from typing import Any
 
+from truegreen.cluster import credential_shapes
+from truegreen.cluster.credential_shapes import redact_credential_shapes
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.reader import ClusterReader, FieldSelector, Fold
 from truegreen.cluster.reads import FoldRead, GetRead, Got, KubeObject, Listed, ListRead
@@ -41,7 +44,8 @@ from truegreen.docker_config import EntryError, login_entries, read_entry
 from truegreen.images import ImageReferenceError, keyring_key, parse_image
 from truegreen.patterns import LazyPattern
 
-REDACTED = "<redacted>"
+REDACTED = credential_shapes.REDACTED
+"""What a redacted value reads, by every rule (the shape rules' modules write it too)."""
 UNPARSABLE = "<redacted: unparsable>"
 DOCKER_CONFIG_KEYS = (".dockerconfigjson", ".dockercfg")
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
@@ -136,8 +140,10 @@ def _has_secret_word(text: str) -> bool:
 
 
 def redact_shapes(text: str) -> str:
-    """`text` with URL userinfo and AWS key shapes replaced: the rules that never mistake
-    plain words for a secret (for truegreen's own lines, such as a failed read's reason)."""
+    """`text` with URL userinfo, AWS key shapes and credentials known by their form (JWTs,
+    GitHub and Hugging Face tokens, URL signatures) replaced: the rules that never mistake
+    plain words for a secret (for truegreen's own lines naming what it read, such as a failed
+    read's reason, and the addresses it prints: the server's, a registry login's)."""
     if _plainly_safe(text):
         return text
     return _redact_shapes(text)
@@ -147,11 +153,19 @@ def _redact_shapes(text: str) -> str:
     # Each rule only where what it needs is there: userinfo lies between `://` and `@`, a key
     # id starts with AKIA or ASIA, a secret key is 40 characters with an upper-case one (a
     # digest's hex has none). Most text of an object (times, images, digests) needs none.
-    # The key rules go first: a digest-shaped run they have redacted cannot hide the userinfo
+    # The credential shapes go first: a JWT, a token or a signature holds runs of an AWS
+    # secret key's alphabet, and one of those redacted alone would leave the rest of it. The
+    # key rules go next: a digest-shaped run they have redacted cannot hide the userinfo
     # before it, and the userinfo rule never joins or splits a key's run, so a second pass is
     # a no-op.
+    text = redact_credential_shapes(text)
     if "AKIA" in text or "ASIA" in text:
-        text = _AWS_KEY_ID.sub(REDACTED, text)
+        keyed = _AWS_KEY_ID.sub(REDACTED, text)
+        # A key id may stand right before a token it hid from the credential shapes
+        # (`AKIA…EXAMPLEeyJ…`, `…EXAMPLEhf_…`: not a token's start inside a run): once more,
+        # so a second pass finds nothing. Their redaction never uncovers a key id (each takes
+        # a whole run of a key's letters), so once is enough.
+        text = redact_credential_shapes(keyed) if keyed != text else text
     if len(text) >= _SECRET_KEY_LENGTH and text.lower() != text:
         text = _AWS_SECRET_SHAPE.sub(REDACTED, text)
     if "@" in text and "://" in text:
@@ -223,13 +237,15 @@ def _value_redacted(named: re.Match[str]) -> str:
 
 def _plainly_safe(text: str) -> bool:
     """True when no rule can match: most strings (names, labels, numbers) are this, and cheap
-    to see. Userinfo and assignments need `:` or `=`, a flag's value a space or tab after a
-    `-`, and an AWS key a run of 20 or more of its characters."""
+    to see. Userinfo, assignments, URL signatures and curl's `-u` need `:` or `=`, a flag's
+    value and a MySQL `-p` a space or tab before a `-`, an AWS key a run of 20 or more of its
+    characters (a GitHub or Hugging Face token holds a longer run), and a JWT `eyJ`."""
     return (
         "=" not in text
         and ":" not in text
         and not ("-" in text and (" " in text or "\t" in text))
         and (len(text) < _KEY_RUN_LENGTH or _KEY_RUN.search(text) is None)
+        and "eyJ" not in text
     )
 
 
