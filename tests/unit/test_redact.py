@@ -12,6 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from truegreen.cluster import CantRead, Got, Kind, Listed, ReadFailure
+from truegreen.cluster.command_logins import redact_command_logins
 from truegreen.cluster.logs import LIMIT_BYTES
 from truegreen.cluster.reader import FieldSelector, Fold
 from truegreen.cluster.reads import Folded, FoldRead, GetRead, ListRead
@@ -232,8 +233,9 @@ _PIECES = st.sampled_from(
         "-",
         "topology.kubernetes.io/zone",
         "us-east-1a",
-        # What the credential shapes need (cluster/credential_shapes.py): a JWT's start and
-        # parts, a token's prefix and run, a signature parameter.
+        # What the credential shapes and command logins need (cluster/credential_shapes.py,
+        # cluster/command_logins.py): a JWT's start and parts, a token's prefix and run, a
+        # signature parameter, curl's -u and a MySQL client's -p.
         "eyJ",
         ".",
         "ghp_",
@@ -244,6 +246,11 @@ _PIECES = st.sampled_from(
         "sig",
         "&",
         "?",
+        "-u",
+        "mysql",
+        "-p",
+        "'",
+        '"',
     ]
 )
 
@@ -263,7 +270,7 @@ def test_only_text_that_no_rule_changes_skips_the_rules(text: str) -> None:
 def test_the_named_rules_are_skipped_only_where_they_change_nothing(text: str) -> None:
     """The rules for secret-named values are not tried (nor compiled) where the text lacks a
     secret word or their separator: only where trying them would have left it as it is."""
-    tried = _redact_shapes(text)
+    tried = _redact_shapes(redact_command_logins(text))
     for rule in (_assignment(), _flag_and_value()):
         tried = rule.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", tried)
     assert _redact_every_rule(text) == tried
@@ -610,6 +617,10 @@ def test_text_redaction_is_idempotent(text: str) -> None:
         # A key id redacted uncovers a token's start that ran on from it.
         "AKIAIOSFODNN7EXAMPLEeyJa.b.c",
         "ASIAIOSFODNN7EXAMPLEhf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567",
+        # curl's `-u` breaks a digest that hid a userinfo; a key redacted in a `-u` value
+        # leaves a `user:password` shape behind (so a URL after `-u` is not spared).
+        "https://-p=--user@sha256:" + "a" * 64,
+        "-U'https://A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8hf_eyJa.b.c\t",
     ],
 )
 def test_text_redaction_is_idempotent_where_one_rule_changes_what_another_sees(
@@ -677,6 +688,10 @@ HOSTILE_LINES = {
     "JWT starts": "eyJa." * 13_108,
     "token prefixes": "ghp_" * 16_384,
     "signature parameters": "&sig=" * 13_108,
+    "curl users after an equals sign": "=-u" * 21_846,
+    "curl users in quotes": ' -u"' * 16_384,
+    "MySQL passwords in quotes": "mysql" + " -p'" * 16_384,
+    "MySQL passwords quoted before the option": "mysql" + " '-p" * 16_384,
 }
 
 

@@ -1,13 +1,19 @@
 """Credentials the redaction policy finds beyond a secret-named env var or flag (docs/snapshot.md
-rules 4 and 6): the value of any `{name, value}` pair and of a secret-named setting or
-annotation, tokens and signed URLs known by their form. Each with the near misses that must
-stay readable, because doctor reads them."""
+rules 4-6): the value of any `{name, value}` pair and of a secret-named setting or annotation,
+tokens and signed URLs known by their form, and the passwords curl and MySQL clients take by
+short options. Each with the near misses that must stay readable, because doctor reads them."""
 
 from typing import Any
 
 import pytest
 
-from truegreen.cluster.redact import REDACTED, redact_object, redact_shapes, redact_text
+from truegreen.cluster.redact import (
+    REDACTED,
+    redact_arguments,
+    redact_object,
+    redact_shapes,
+    redact_text,
+)
 
 JWT = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
@@ -99,6 +105,83 @@ def test_the_other_credential_parameters_of_a_signed_url_go_by_their_names() -> 
         f"&X-Amz-Security-Token={REDACTED}&X-Goog-Credential={REDACTED}"
         f"&token={REDACTED}&access_token={REDACTED}"
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "curl -fsS -u admin:hunter2 https://mlflow/health",
+            f"curl -fsS -u admin:{REDACTED} https://mlflow/health",
+        ),
+        ("curl -uadmin:hunter2 https://h/", f"curl -uadmin:{REDACTED} https://h/"),
+        ("curl --user 'admin:two words' https://h/", f"curl --user 'admin:{REDACTED}' https://h/"),
+        (
+            'curl -U "proxy:p:w" -x http://p:3128 https://h/',
+            f'curl -U "proxy:{REDACTED}" -x http://p:3128 https://h/',
+        ),
+        ("CURL_OPTS=-u admin:hunter2", f"CURL_OPTS=-u admin:{REDACTED}"),
+        ("mysql -uroot -phunter2 -e 'select 1'", f"mysql -uroot -p{REDACTED} -e 'select 1'"),
+        (
+            '/usr/bin/mysqladmin ping -h 127.0.0.1 -p"${MYSQL_ROOT_PASSWORD}"',
+            f'/usr/bin/mysqladmin ping -h 127.0.0.1 -p"{REDACTED}"',
+        ),
+        ("mariadb-dump -u app '-pa b' db", f"mariadb-dump -u app '-p{REDACTED}' db"),
+        ("mysql -h db -phunter2;echo done", f"mysql -h db -p{REDACTED};echo done"),
+        # Another tool's `-u` with a `:` pays for it: a value is judged alone (docs).
+        ("docker run -u 1000:1000 img", f"docker run -u 1000:{REDACTED} img"),
+        ("ffuf -u https://h/FUZZ", f"ffuf -u https:{REDACTED}"),
+    ],
+)
+def test_passwords_given_by_curl_s_and_mysql_s_short_options_are_redacted(
+    text: str, expected: str
+) -> None:
+    """curl's `-u user:password` splits at the first colon (curl docs/cmdline-opts/user.md);
+    a MySQL client's `-p` takes the password attached (MySQL Reference Manual, "Using Options
+    on the Command Line"). The user name stays: it says whose login it was."""
+    assert redact_text(text) == expected
+    assert redact_text(expected) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "python -u train.py --rdzv-endpoint=h:29500",
+        "curl -u admin https://h/",  # curl asks for the password
+        "mysql -p db",  # asks for the password
+        "mysql -P3306 -h db",  # the port
+        "mkdir -p/data && ssh -p22 host",  # no MySQL client: `-p` means something else
+        "cat /var/run/mysqld/mysqld.sock.lock",
+    ],
+)
+def test_what_is_no_password_of_curl_or_mysql_is_kept(text: str) -> None:
+    assert redact_text(text) == text
+
+
+def test_argument_lists_redact_curl_s_and_mysql_s_passwords_item_by_item() -> None:
+    assert redact_arguments(["curl", "-fsS", "-u", "admin:hunter2", "https://h/"]) == [
+        "curl",
+        "-fsS",
+        "-u",
+        f"admin:{REDACTED}",
+        "https://h/",
+    ]
+    assert redact_arguments(["--proxy-user", "p:w", "-U", "https://h/", "--user", "me"]) == [
+        "--proxy-user",
+        f"p:{REDACTED}",
+        "-U",
+        f"https:{REDACTED}",
+        "--user",
+        "me",
+    ]
+    assert redact_arguments(["/usr/bin/mysql", "-uroot", "-phunter2", "-p", "-P3306"]) == [
+        "/usr/bin/mysql",
+        "-uroot",
+        f"-p{REDACTED}",
+        "-p",
+        "-P3306",
+    ]
+    assert redact_arguments(["ssh", "-p22", "host"]) == ["ssh", "-p22", "host"]
 
 
 def _container(**fields: Any) -> dict[str, Any]:

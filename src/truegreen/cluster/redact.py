@@ -13,7 +13,8 @@ The policy, listed for operators in docs/snapshot.md:
   annotation (a second copy of everything, secrets included); the value of every `{name,
   value}` pair whose name looks secret (an env var, an HTTP probe's header); a setting's value
   whose key looks secret (`redis-password: …` in a map, an annotation `example.com/db-password`);
-  the value after a command-line flag whose name looks secret.
+  the value after a command-line flag whose name looks secret, curl's `-u user:password` and a
+  MySQL client's `-pPASSWORD` (cluster/command_logins.py).
 - Every string anywhere (log lines and event messages too; not an image reference or a
   label value that selectors match on): URL userinfo
   (`postgres://user:pass@host`), AWS access key ids and secret-key shapes, JWTs, GitHub and
@@ -36,6 +37,13 @@ from functools import cache, lru_cache
 from typing import Any
 
 from truegreen.cluster import credential_shapes
+from truegreen.cluster.command_logins import (
+    USER_OPTIONS,
+    names_database_client,
+    redact_command_logins,
+    short_password_redacted,
+    user_password_redacted,
+)
 from truegreen.cluster.credential_shapes import redact_credential_shapes
 from truegreen.cluster.kinds import Kind
 from truegreen.cluster.reader import ClusterReader, FieldSelector, Fold
@@ -221,7 +229,9 @@ def redact_text(text: str) -> str:
 def _redact_every_rule(text: str) -> str:
     """`text` through every rule that can match it: a named rule needs a secret word, and what
     its separator needs (a timestamp or a service account's mount path needs neither rule)."""
-    text = _redact_shapes(text)
+    # The command-line logins first: one may break an image digest after a userinfo's `@`
+    # (`--user@sha256:…`), which the userinfo rule must see broken on the first pass too.
+    text = _redact_shapes(redact_command_logins(text))
     if not _has_secret_word(text):
         return text
     if "=" in text or ":" in text:  # what an assignment's separator needs
@@ -453,21 +463,32 @@ def _annotation_names_a_secret(key: str) -> bool:
 
 
 def _arguments(arguments: list[Any]) -> list[Any]:
-    """Each argument's text redacted, and the argument after a secret-named flag
-    (`--password hunter2`) replaced whole."""
+    """Each argument's text redacted, the argument after a secret-named flag
+    (`--password hunter2`) replaced whole, the password of the one after curl's `-u`
+    (`admin:hunter2`), and a `-pPASSWORD` after a MySQL or MariaDB client
+    (cluster/command_logins.py)."""
     redacted: list[Any] = []
+    database_client = False
     for index, argument in enumerate(arguments):
         previous = arguments[index - 1] if index else None
+        if not isinstance(argument, str):
+            redacted.append(_walk(argument))
+            continue
         if (
-            isinstance(argument, str)
-            and not argument.startswith("-")
+            not argument.startswith("-")
             and isinstance(previous, str)
             and looks_secret(previous)  # the flag's rule needs a secret word: a quick look first
             and _secret_flag().fullmatch(previous)
         ):
             redacted.append(REDACTED)
-        else:
-            redacted.append(_walk(argument))
+            continue
+        text = argument
+        if isinstance(previous, str) and previous in USER_OPTIONS and not argument.startswith("-"):
+            text = user_password_redacted(argument)
+        elif database_client:
+            text = short_password_redacted(argument)
+        database_client = database_client or names_database_client(argument)
+        redacted.append(redact_text(text))
     return redacted
 
 
