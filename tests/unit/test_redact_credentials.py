@@ -3,10 +3,14 @@ rules 4-6): the value of any `{name, value}` pair and of a secret-named setting 
 tokens and signed URLs known by their form, and the passwords curl and MySQL clients take by
 short options. Each with the near misses that must stay readable, because doctor reads them."""
 
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+import yaml
 
+from truegreen.cluster import CantRead, Kind, ReadFailure
+from truegreen.cluster.reader import ReadKey
 from truegreen.cluster.redact import (
     REDACTED,
     redact_arguments,
@@ -14,6 +18,7 @@ from truegreen.cluster.redact import (
     redact_shapes,
     redact_text,
 )
+from truegreen.cluster.snapshot import Capture, SnapshotInfo, render
 
 JWT = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
@@ -315,3 +320,18 @@ def test_an_annotation_whose_name_looks_secret_is_redacted_but_kubernetes_own_ar
         "kubernetes.io/enforce-mountable-secrets": "true",
         "example.com/empty-password": "",
     }
+
+
+def test_a_failed_read_s_reason_keeps_the_names_it_gives_and_loses_every_shape() -> None:
+    """A reason is truegreen's own line naming what it read: the named rules would take a
+    Secret named `regcred` (`cred`) for a secret's name (doctor offline would then say other
+    words than live); the shape rules, tokens and signatures included, apply."""
+    info = SnapshotInfo("train", datetime(2025, 1, 2, tzinfo=UTC), "https://cluster:6443", {})
+    reason = f"read secret 'regcred': not found (404) via https://u:p@proxy/?sig=x {JWT}"
+    read = CantRead(ReadFailure.NOT_FOUND, reason)
+    files = dict(render(Capture(info, [(ReadKey("get", Kind.SECRET, "train", "regcred"), read)])))
+    saved = yaml.safe_load(files["reads/001-get-secrets-regcred.yaml"])
+    assert saved["result"]["cant_read"]["reason"] == (
+        f"read secret 'regcred': not found (404) via https://{REDACTED}@proxy/?sig={REDACTED} "
+        f"{REDACTED}"
+    )

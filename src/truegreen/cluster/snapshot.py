@@ -313,6 +313,10 @@ def _result_document(kind: Kind, read: Recorded) -> dict[str, Any]:
 
 
 def _cant_document(read: CantRead) -> dict[str, Any]:
+    # A reason is truegreen's own line naming what it read (`read secret 'regcred': not found`):
+    # the named rules would take a name holding a secret word for one (`regcred': <redacted>`)
+    # and doctor offline would say other words than live. Text from elsewhere in it went
+    # through every rule where it was quoted (a login plugin's words: exec_plugin.py `_said`).
     cant: dict[str, Any] = {"failure": read.failure.value, "reason": redact_shapes(read.reason)}
     if not read.reached:
         cant["reached"] = False
