@@ -190,6 +190,11 @@ def test_a_machine_within_karpenter_s_wait_is_still_coming_and_says_how_far(
     result = doctor.live("-o", "json")
     report: dict[str, Any] = result.json()
     assert report["headline"]["code"] == "capacity.machine-coming"
+    # How far the machine has come is for the details: the headline names the machine alone.
+    assert report["headline"]["text"] == (
+        f"A machine is being added for the training job 'big': Karpenter makes the machine "
+        f"{CLAIM} for it."
+    )
     [found] = [f for f in report["findings"] if f["code"] == "capacity.machine-coming"]
     assert (
         f"karpenter on big-w1: Pod should schedule on: nodeclaim/{CLAIM}; {detail}"

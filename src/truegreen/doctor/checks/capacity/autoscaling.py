@@ -73,6 +73,10 @@ class AutoscalerWord(Struct, frozen=True):
     shown_by: str = ""
     """The object whose `kubectl describe` shows the autoscaler's words (`nodepool/gpu`); ''
     for the pod's own Events."""
+    progress: str = ""
+    """How far the machine on its way has come, in its NodeClaim's words (`nodeclaim/x has
+    not joined the cluster yet …`), for the details; kept apart from `message`, which holds
+    the autoscaler's own words that the headline is read from."""
 
 
 def _word(event: Mapping[str, Any]) -> Word | None:
@@ -313,9 +317,9 @@ def plain_adding(word: AutoscalerWord) -> str:
             f"the machine group {found['group']} goes from {found['before']} to "
             f"{found['after']} machines"
         )
-    claim = re.search(r"nodeclaim/(\S+)", word.message)
+    claim = nominated_claim(word)
     if claim is not None:
-        return f"Karpenter makes the machine {claim.group(1).rstrip('.,')} for it"
+        return f"Karpenter makes the machine {claim} for it"
     return "the autoscaler adds one"
 
 

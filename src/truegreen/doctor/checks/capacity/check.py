@@ -626,8 +626,9 @@ def _scheduler_lines(
 
 
 def _said(word: AutoscalerWord) -> str:
-    """An autoscaler's word on a pod, for the details."""
-    return f"{word.source} on {word.pod}: {word.message}"
+    """An autoscaler's word on a pod, and how far its machine has come, for the details."""
+    progress = f"; {word.progress}" if word.progress else ""
+    return f"{word.source} on {word.pod}: {word.message}{progress}"
 
 
 def _coming(

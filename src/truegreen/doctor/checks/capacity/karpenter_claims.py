@@ -163,7 +163,7 @@ def launched(word: AutoscalerWord, launches: Launches | None) -> AutoscalerWord:
     holds is a launch that ended (LAUNCH_ENDED): pkg/controllers/nodeclaim/lifecycle/launch.go
     `launchNodeClaim` deletes the claim when the cloud has no capacity for it or its NodeClass
     is not ready, and its provisioner tries again for a pod that still waits. A machine still
-    on its way keeps its word, with how far it has come."""
+    on its way keeps its word, with how far it has come beside it (`progress`)."""
     claim = nominated_claim(word) if word.word is Word.ADDING else None
     if claim is None or launches is None:
         return word
@@ -175,5 +175,5 @@ def launched(word: AutoscalerWord, launches: Launches | None) -> AutoscalerWord:
         said = f"nodeclaim/{claim} {state.failed}"
         return replace(word, word=Word.CANNOT_ADD, message=said, shown_by=state.shown_by)
     if state.progress:
-        return replace(word, message=f"{word.message}; nodeclaim/{claim} {state.progress}")
+        return replace(word, progress=f"nodeclaim/{claim} {state.progress}")
     return word
