@@ -86,31 +86,39 @@ class ClaimState(Struct, frozen=True):
     """The object `kubectl describe` shows the failure on ('' for the pod's Events)."""
 
 
+def _earlier(pool: str, failing: FailingPool) -> str:
+    """The pool's condition, said beside a claim still on its way as what it is: a count of
+    the pool's earlier machines."""
+    return f"of the pool's earlier machines, NodePool {pool} says {failing.said}"
+
+
 def _claim_state(
     claim: KubeObject, now: datetime, pools_failing: Mapping[str, FailingPool]
 ) -> ClaimState:
     """A claim's launch, registration and initialization (pkg/apis/v1/nodeclaim_status.go:
-    Ready is made of Launched, Registered and Initialized). Still launching, it is no machine
-    on its way where its pool says its launches or registrations fail; launched and not yet
-    joined the cluster, where its pool says its registrations fail, where `Registered` is
-    False, or past REGISTRATION_TIMEOUT; otherwise it is still coming
-    (lifecycle/registration.go keeps `Registered` Unknown, `NodeNotFound`, until its Node
-    joins)."""
+    Ready is made of Launched, Registered and Initialized). It is no machine on its way only
+    by its own conditions: its launch failed, `Registered` is False, or it has not joined
+    the cluster past REGISTRATION_TIMEOUT (lifecycle/registration.go keeps `Registered`
+    Unknown, `NodeNotFound`, until its Node joins). Its pool's `NodeRegistrationHealthy`
+    False counts the pool's earlier machines (a claim counts there only once it failed,
+    lifecycle/liveness.go, which then deletes it), and stays False after a failure while
+    later machines join (pkg/state/nodepoolhealth: False at 2 failures of the last 4), so
+    it is said beside a claim still on its way, and names the failure of one that did not
+    join when it says that the pool's machines fail to join."""
     name = o.name_of(claim)
     failure = _launch_failure(claim)
     if failure is not None:
         return ClaimState(f"did not launch: {failure}")
     pool = o.labels_of(claim).get(POOL_LABEL, "")
     failing = pools_failing.get(pool)
-    pool_says = f"NodePool {pool}: {failing.said}" if failing is not None else ""
     launched = o.condition(claim, "Launched")
     if launched is None or launched.get("status") != "True":
-        if pool_says:
-            return ClaimState(f"is still launching; {pool_says}", shown_by=f"nodepool/{pool}")
-        return ClaimState()
-    # Launched: the pool's failed launches are no word on this one, its failed joins are.
-    if failing is None or failing.reason != REGISTRATION_FAILED:
-        pool_says = ""
+        return ClaimState(
+            progress=f"is still launching; {_earlier(pool, failing)}" if failing else ""
+        )
+    # Launched: the pool's failed launches are no word on it, its failed joins are.
+    if failing is not None and failing.reason != REGISTRATION_FAILED:
+        failing = None
     registered = o.condition(claim, "Registered")
     if registered is not None and registered.get("status") == "True":
         initialized = o.condition(claim, "Initialized")
@@ -119,21 +127,22 @@ def _claim_state(
         words = condition_words("Initialized", initialized)[0]
         return ClaimState(progress=f"joined the cluster and is not ready for work yet: {words}")
     words = condition_words("Registered", registered)[0] if registered else "Registered not stated"
-    if pool_says:
-        said = f"has not joined the cluster: {words}; {pool_says}"
-        return ClaimState(said, shown_by=f"nodepool/{pool}")
-    if registered is not None and registered.get("status") == "False":
-        return ClaimState(f"did not join the cluster: {words}", shown_by=f"nodeclaim/{name}")
     since = o.parse_time((registered or {}).get("lastTransitionTime")) or o.created_at(claim)
     waited = max(now - since, timedelta(0)) if since is not None else None
     minutes = f" for {int(waited.total_seconds() // 60)} minutes" if waited is not None else ""
-    if waited is not None and waited > REGISTRATION_TIMEOUT:
-        said = (
+    if registered is not None and registered.get("status") == "False":
+        failed = f"did not join the cluster: {words}"
+    elif waited is not None and waited > REGISTRATION_TIMEOUT:
+        failed = (
             f"has not joined the cluster{minutes}, past the "
             f"{REGISTRATION_TIMEOUT.total_seconds() / 60:g} minutes Karpenter waits: {words}"
         )
-        return ClaimState(said, shown_by=f"nodeclaim/{name}")
-    return ClaimState(progress=f"has not joined the cluster yet{minutes}: {words}")
+    else:
+        coming = f"has not joined the cluster yet{minutes}: {words}"
+        return ClaimState(progress=f"{coming}; {_earlier(pool, failing)}" if failing else coming)
+    if failing is not None:
+        return ClaimState(f"{failed}; NodePool {pool}: {failing.said}", shown_by=f"nodepool/{pool}")
+    return ClaimState(failed, shown_by=f"nodeclaim/{name}")
 
 
 class Launches(Struct, frozen=True):
@@ -158,12 +167,13 @@ def claim_launches(
 
 def launched(word: AutoscalerWord, launches: Launches | None) -> AutoscalerWord:
     """Karpenter's nomination against the NodeClaim it names, where the claims were listed:
-    a claim that failed to launch, or to join the cluster, is no machine on its way, its
-    conditions (or its pool's) the measurement (CANNOT_ADD); a claim the list no longer
-    holds is a launch that ended (LAUNCH_ENDED): pkg/controllers/nodeclaim/lifecycle/launch.go
-    `launchNodeClaim` deletes the claim when the cloud has no capacity for it or its NodeClass
-    is not ready, and its provisioner tries again for a pod that still waits. A machine still
-    on its way keeps its word, with how far it has come beside it (`progress`)."""
+    a claim that failed to launch, or to join the cluster, is no machine on its way, its own
+    conditions the measurement (CANNOT_ADD, its pool's word beside them); a claim the list
+    no longer holds is a launch that ended (LAUNCH_ENDED):
+    pkg/controllers/nodeclaim/lifecycle/launch.go `launchNodeClaim` deletes the claim when the
+    cloud has no capacity for it or its NodeClass is not ready, and its provisioner tries
+    again for a pod that still waits. A machine still on its way keeps its word, with how far
+    it has come beside it (`progress`)."""
     claim = nominated_claim(word) if word.word is Word.ADDING else None
     if claim is None or launches is None:
         return word
