@@ -8,12 +8,8 @@ from typing import Any
 import pytest
 from msgspec.structs import replace
 
-from truegreen.doctor.checks.capacity.autoscaling import (
-    AutoscalerWord,
-    CannotAdd,
-    Word,
-    plain_cannot_add,
-)
+from truegreen.doctor.checks.autoscaler_refusals import CannotAdd
+from truegreen.doctor.checks.capacity.autoscaling import AutoscalerWord, Word, plain_cannot_add
 from truegreen.doctor.checks.capacity.karpenter_claims import claim_launches, launched
 
 

@@ -6,6 +6,7 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Folded, Got, Kind, KubeObject, Listed
+from truegreen.doctor.checks.autoscaler_refusals import CannotAdd
 from truegreen.doctor.checks.capacity.autoscaler_flags import (
     DEFAULT_PROVISION_TIME,
     ProvisionTime,
@@ -18,7 +19,6 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     STATUS_CONFIG_MAP,
     STATUS_FRESH,
     AutoscalerWord,
-    CannotAdd,
     GroupScaleUp,
     UnreadyPool,
     Word,
