@@ -1241,8 +1241,11 @@ def test_a_job_kueue_evicted_waits_out_its_backoff_as_kueue_said(
     assert result.exit_code == 2
 
 
-PROVISION_FAILED = "Retrying after failure: Failed to scale up: max node group size reached"
-RETRY_EVICTED = f'Evicted due to AdmissionCheck in Retry state: "provision" ({PROVISION_FAILED})'
+BOOKING_EXPIRED = "Retrying after booking expired: Capacity reservation time is expired"
+"""provisioning/controller.go: the machines came, and their booking ran out before the job's
+pods did (cluster-autoscaler provisioningrequest/conditions `CapacityReservationTimeExpiredMsg`):
+nothing failed, Kueue asks again."""
+RETRY_EVICTED = f'Evicted due to AdmissionCheck in Retry state: "provision" ({BOOKING_EXPIRED})'
 RETRY_EVICTED_BEFORE_V018 = "At least one admission check is false"
 RETRY_TODO = (
     "Nothing to do: the start check 'provision', which asks the cluster for machines for it, "
@@ -1267,8 +1270,9 @@ def test_a_start_check_that_asks_to_retry_is_a_wait_not_a_refusal(
     backoff: timedelta | None,
     when: str,
 ) -> None:
-    """A ProvisioningRequest check in Retry (provisioning/controller.go: the request Failed,
-    attempts left under `retryStrategy.backoffLimitCount`, "Retrying after failure: …"):
+    """A ProvisioningRequest check in Retry (provisioning/controller.go: the request's
+    booking expired, attempts left under `retryStrategy.backoffLimitCount`, "Retrying after
+    booking expired: …"; or a failure whose words name no cause doctor has a rule for):
     workload_controller.go `reconcileCheckBasedEviction` evicts the workload with reason
     `AdmissionCheck` (since v0.18 its message names each check and quotes its words,
     `buildAdmissionChecksMessage`; before, "At least one admission check is false"), evict.go
@@ -1296,7 +1300,7 @@ def test_a_start_check_that_asks_to_retry_is_a_wait_not_a_refusal(
             *kq.admitted("team-a-cq"),
             kq.condition("Evicted", "True", "AdmissionCheck", message),
         ]
-        check = {"name": "provision", "state": "Retry", "message": PROVISION_FAILED}
+        check = {"name": "provision", "state": "Retry", "message": BOOKING_EXPIRED}
 
     def build(now: datetime) -> list[Obj]:
         objects = queued(
@@ -1327,6 +1331,104 @@ def test_a_start_check_that_asks_to_retry_is_a_wait_not_a_refusal(
         f"{check['state']} {check['message']}"
     ]
     assert result.exit_code == 0
+
+
+PROVISION_FAILED = "Retrying after failure: Failed to scale up: max node group size reached"
+"""provisioning/controller.go, the request `Failed` ("it is impossible to obtain resources",
+cluster-autoscaler apis/provisioningrequest/autoscaling.x-k8s.io/v1 types.go) with attempts
+left: Kueue quotes the autoscaler's words after "Retrying after failure: "."""
+QUOTA_FAILED = (
+    "Retrying after failure: QUOTA_EXCEEDED: Quota 'GPUS_ALL_REGIONS' exceeded. Limit: 0.0 "
+    "globally."
+)
+
+
+@pytest.mark.parametrize(
+    ("stage", "failed", "todo", "when"),
+    [
+        (
+            "evicted",
+            PROVISION_FAILED,
+            "Raise the machine groups' limits, or free room (the start check 'provision' could "
+            "not get machines for it: its machine groups are at their largest)",
+            "in 10 minutes",
+        ),
+        (
+            "evicting",
+            QUOTA_FAILED,
+            "Ask your cloud admin for more quota or capacity for that machine group, or give "
+            "the job a group of another kind or zone (the start check 'provision' could not get "
+            "machines for it: the cloud gave its machine group no more machines (no capacity or "
+            "quota left there))",
+            "shortly",
+        ),
+    ],
+    ids=["group-at-its-largest-evicted", "cloud-quota-evicting"],
+)
+def test_a_start_check_that_retries_a_scale_up_the_autoscaler_refused_is_a_failure(
+    doctor: Doctor, stage: str, failed: str, todo: str, when: str
+) -> None:
+    """The ProvisioningRequest check retries after the autoscaler said why it could add no
+    machine: the words that, on a pod, are capacity.no-machine-can-be-added (autoscaling.py's
+    rules). Retry is Kueue's mechanism, not a verdict: provisioning/controller.go asks again
+    while `attempt <= backoffLimitCount`, then writes Rejected and the workload is turned off
+    (workload_controller.go `reconcileCheckBasedEviction`), and with the group at its largest
+    every try fails the same way. A measured failure, exit 2, with that rule's remedy; the
+    autoscaler's words are Kueue's, quoted (since v0.18 the eviction quotes each check's
+    message, `buildAdmissionChecksMessage`, and evict.go `resetChecksOnEviction` then
+    overwrites the check's own)."""
+    evicted = f'Evicted due to AdmissionCheck in Retry state: "provision" ({failed})'
+    if stage == "evicted":
+        said = [
+            kq.condition("QuotaReserved", "False", "PendingEvaluation", evicted),
+            kq.condition("Evicted", "True", "AdmissionCheck", evicted),
+            kq.condition("Requeued", "False", "AdmissionCheck", evicted),
+            kq.condition("Admitted", "False", "NoReservation", "The workload has no reservation"),
+        ]
+        check = {
+            "name": "provision",
+            "state": "Pending",
+            "message": "Reset to Pending after eviction. Previously: Retry",
+            "retryCount": 1,
+        }
+    else:
+        said = [
+            *kq.admitted("team-a-cq"),
+            kq.condition("Evicted", "True", "AdmissionCheck", evicted),
+        ]
+        check = {"name": "provision", "state": "Retry", "message": failed, "retryCount": 1}
+
+    def build(now: datetime) -> list[Obj]:
+        objects = queued(
+            kq.V1BETA2,
+            said=said,
+            cluster_queue=lambda v: _gpu_queue(v, nominal="16", admission_checks=["provision"]),
+            extra=lambda now: [kq.admission_check("provision", version=kq.V1BETA2)],
+        )(now)
+        own = next(o for o in objects if o["kind"] == "Workload" and JOB in o["metadata"]["name"])
+        own["status"]["admissionChecks"] = [{**check, "lastTransitionTime": ts(now)}]
+        if stage == "evicted":
+            own["status"]["requeueState"] = {
+                "count": 1,
+                "requeueAt": ts(now + timedelta(minutes=10, seconds=30)),
+            }
+        return objects
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.kueue-reported", "fail", "measured")]
+    found = _finding(report, "queue.kueue-reported")
+    assert found["headline"] == (
+        "Kueue holds the training job 'train-042' in the queue 'team-a': it says "
+        f"“AdmissionCheck: {evicted}”."
+    )
+    assert found["remedy"].startswith(
+        f"{todo}; Kueue tries again {when}, and turns the job off after its last try; `kubectl"
+    ), found["remedy"]
+    assert report["headline"]["code"] == "queue.kueue-reported"
+    assert result.exit_code == 2
 
 
 def test_an_eviction_beside_a_rejected_check_is_no_retry(doctor: Doctor) -> None:

@@ -748,6 +748,42 @@ def test_an_eviction_for_a_check_that_said_retry(
     assert [c.retried for c in checks] == [retry] * len(checks)
 
 
+@pytest.mark.parametrize(
+    ("checks", "evicted", "words"),
+    [
+        ([k.CheckState("p", "Retry", "Retrying after failure: no room")], "", "no room"),
+        (
+            [k.CheckState("p", "Pending", "Reset to Pending after eviction. Previously: Retry")],
+            'Evicted due to AdmissionChecks in Retry state: "a" (Retrying after booking '
+            'expired: gone); "p" (Retrying after failure: max node group size reached (2))',
+            "max node group size reached (2)",
+        ),
+        (
+            [k.CheckState("p", "Retry", "Retrying after booking expired: gone")],
+            'Evicted due to AdmissionCheck in Retry state: "p" (Retrying after booking '
+            "expired: gone)",
+            "",
+        ),
+        (
+            [k.CheckState("p", "Pending", "Reset to Pending after eviction. Previously: Retry")],
+            "At least one admission check is false",
+            "",
+        ),
+    ],
+    ids=["check-retrying", "quoted-by-the-eviction", "booking-expired", "before-v0.18"],
+)
+def test_the_autoscaler_s_words_of_a_retried_failure(
+    checks: list[k.CheckState], evicted: str, words: str
+) -> None:
+    """provisioning/controller.go writes "Retrying after failure: <the request's Failed
+    message>" on the check; since v0.18 the eviction quotes each check as `"name" (message)`,
+    joined by "; " (workload_controller.go `buildAdmissionChecksMessage`), before evict.go
+    resets the check's own words."""
+    conditions = {"Evicted": k.Condition("True", "AdmissionCheck", evicted)}
+    found = k.Workload("w", "ns", "q", frozenset(), conditions=conditions, checks=tuple(checks))
+    assert k.retry_failure(found) == words
+
+
 def test_a_check_that_never_said_retry_is_not_retried() -> None:
     """evict.go `resetChecksOnEviction` writes "Previously: <state>" for every check it resets."""
     assert not k.CheckState(

@@ -615,6 +615,35 @@ def check_retry(found: Workload) -> bool:
     )
 
 
+_RETRIED_FAILURE = "Retrying after failure: "
+"""How Kueue's ProvisioningRequest check words a retry after the request `Failed`, the
+autoscaler's message after it (pkg/controller/admissionchecks/provisioning/controller.go:
+`fmt.Sprintf("Retrying after failure: %s", …Failed.Message)`; its other retry, after a
+booking expired, says "Retrying after booking expired: ")."""
+_QUOTED_RETRIED_FAILURE = re.compile(r'"[^"]*" \(Retrying after failure: (?P<said>.*?)\)(?=; "|$)')
+"""One check in Kueue's eviction words since v0.18: `"name" (message)`, joined by "; "
+(workload_controller.go `buildAdmissionChecksMessage`)."""
+_EVICTED_READ = 4096
+"""Characters of an eviction's words read for a check's."""
+
+
+def retry_failure(found: Workload) -> str:
+    """The autoscaler's words where a ProvisioningRequest check retries after the request
+    `Failed` ("it is impossible to obtain resources", cluster-autoscaler
+    apis/provisioningrequest/autoscaling.x-k8s.io/v1 types.go): from the check in Retry, else
+    as the eviction quotes it (evict.go `resetChecksOnEviction` overwrites the check's own
+    words with "Reset to Pending after eviction"); "" where neither says (a booking that
+    expired, or Kueue before v0.18: "At least one admission check is false")."""
+    for check in found.checks:
+        if check.state == "Retry" and check.message.startswith(_RETRIED_FAILURE):
+            return check.message.removeprefix(_RETRIED_FAILURE)
+    evicted = found.conditions.get("Evicted")
+    # The message is the cluster's: read within a bound, as the checks' words are short.
+    said = evicted.message[:_EVICTED_READ] if evicted is not None else ""
+    quoted = _QUOTED_RETRIED_FAILURE.search(said)
+    return quoted["said"] if quoted is not None else ""
+
+
 _NEVER_REASONS = frozenset({"NoMatchingFlavor", "ExceedsMaxQuota", "TopologyPlacementFailed"})
 
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ListRead, ReadFailure
+from truegreen.doctor.checks.autoscaler_refusals import plain_refusal
 from truegreen.doctor.checks.base import format_age
 from truegreen.doctor.checks.queue import flavor_assigner as fa
 from truegreen.doctor.checks.queue.gang import gang_findings
@@ -416,24 +417,45 @@ def _check_retry(
     """Kueue took the job out of line because a start check said Retry: it waits out the
     check's backoff and is queued again (a check that gives up says Rejected, and Kueue turns
     the job off). Kueue's eviction words are quoted: since v0.18 they carry each check's own
-    message (workload_controller.go `buildAdmissionChecksMessage`)."""
+    message (workload_controller.go `buildAdmissionChecksMessage`). Where those words are
+    the autoscaler's reason it could add no machine, and a rule names it, the retry is no
+    wait but that measured failure (`_refused`)."""
     controllers = dict(map(k.admission_check, _listed(reads.admission_checks)))
     retried = next((c for c in own.checks if c.retried), None)
-    step = "a start check"
-    if retried is not None:
-        does = _CONTROLLER_WORDS.get(controllers.get(retried.name, ""), "")
-        step = f"the start check '{retried.name}'{does}{',' if does else ''}"
-    wait = _requeue_wait(env, own)
-    todo = (
-        f"Nothing to do: {step} asked to try again later, and Kueue puts the job back in the "
-        f"queue {'in ' + wait if wait else 'shortly'}"
-    )
     checks = tuple(
         f"admission check {c.name} ({controllers.get(c.name, 'controller unknown')}): "
         f"{c.state} {c.message}"
         for c in own.checks
     )
+    wait = _requeue_wait(env, own)
+    when = f"in {wait}" if wait else "shortly"
+    refused = _refused(own, retried)
+    if refused is not None:
+        todo = f"{refused}; Kueue tries again {when}, and turns the job off after its last try"
+        return _reported(env, job, own, fields, Status.FAIL, todo, "Evicted", checks)
+    step = "a start check"
+    if retried is not None:
+        does = _CONTROLLER_WORDS.get(controllers.get(retried.name, ""), "")
+        step = f"the start check '{retried.name}'{does}{',' if does else ''}"
+    todo = (
+        f"Nothing to do: {step} asked to try again later, and Kueue puts the job back in the "
+        f"queue {when}"
+    )
     return _reported(env, job, own, fields, Status.WARN, todo, "Evicted", checks)
+
+
+def _refused(own: k.Workload, retried: k.CheckState | None) -> str | None:
+    """The remedy, and why, where a ProvisioningRequest check retries after the autoscaler
+    said why it could add no machine, in words a rule names (the words that on a pod are
+    capacity's no-machine-can-be-added); None otherwise. Kueue's Retry is a mechanism, not a
+    verdict: provisioning/controller.go retries while `attempt <= backoffLimitCount`, then
+    writes Rejected, and with the cause unchanged every try fails the same way."""
+    said = k.retry_failure(own)
+    refusal = plain_refusal(said) if said else None
+    if refusal is None:
+        return None
+    step = f"the start check '{retried.name}'" if retried is not None else "a start check"
+    return f"{refusal.todo} ({step} could not get machines for it: {refusal.why})"
 
 
 def _requeue_wait(env: Environment, own: k.Workload) -> str:
