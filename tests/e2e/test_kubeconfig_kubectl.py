@@ -61,17 +61,25 @@ class Pki:
     """For DNS:api.internal only: reaching 127.0.0.1 with it needs tls-server-name."""
     client: ServerCertificate
     """A client certificate the same authority signed, for a plugin to answer."""
+    intermediate: Path
+    """An intermediate authority the same authority signed."""
+    chained: ServerCertificate
+    """A client certificate the intermediate signed: a server trusting `ca` accepts it only
+    with the intermediate sent after it."""
 
 
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
     folder = tmp_path_factory.mktemp("pki")
     authority = hostile.make_authority(folder, "ca")
+    intermediate = hostile.make_intermediate(folder, authority)
     return Pki(
         authority[0],
         hostile.issue(folder, authority, "server", f"IP:127.0.0.1,DNS:{API_NAME}"),
         hostile.issue(folder, authority, "named", f"DNS:{API_NAME}"),
         hostile.issue(folder, authority, "client", "DNS:plugin-user", client=True),
+        intermediate[0],
+        hostile.issue(folder, intermediate, "chained", "DNS:chained-user", client=True),
     )
 
 
@@ -384,6 +392,8 @@ def _broken_pem(folder: Path, pki: Pki) -> dict[str, Path]:
         "empty-key": "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n",
         # what `openssl ecparam -name prime256v1` prints: PEM, but neither certificate nor key
         "params": "-----BEGIN EC PARAMETERS-----\nBggqhkjOPQMBBw==\n-----END EC PARAMETERS-----\n",
+        # pem.go Decode skips a block whose body is not base64: no PEM data is left
+        "not-base64": "-----BEGIN CERTIFICATE-----\nAA*A\n-----END CERTIFICATE-----\n",
     }
     for name, text in made.items():
         (folder / name).write_text(text)
@@ -455,6 +465,14 @@ def _broken_pem(folder: Path, pki: Pki) -> dict[str, Path]:
             '"PRIVATE KEY" in key input)',
         ),
         (
+            "not-base64",
+            "key",
+            True,
+            "cannot use the client certificate client-certificate-data in {config} of the "
+            "kubeconfig user 'u': kubectl cannot use it either (tls: failed to find any PEM "
+            "data in certificate input)",
+        ),
+        (
             "cert",
             "other-key",
             False,
@@ -472,6 +490,7 @@ def _broken_pem(folder: Path, pki: Pki) -> dict[str, Path]:
         "key-malformed",
         "certificate-of-other-blocks",
         "key-of-other-blocks-data",
+        "certificate-not-base64-data",
         "key-of-another-certificate",
     ],
 )
@@ -516,6 +535,87 @@ def test_a_client_certificate_or_key_that_is_not_usable_is_named_by_both(
     shown = ours.result.stdout + ours.result.stderr
     assert _KEY_MATERIAL not in shown
     assert pki.client.key.read_text().splitlines()[1] not in shown
+
+
+def _readable_pairs(pki: Pki) -> dict[str, tuple[str, str]]:
+    """Client certificates and keys Go's encoding/pem `Decode` and crypto/tls `X509KeyPair`
+    read, in shapes people write by hand or by `cat`: (certificate input, key input)."""
+    cert, key = pki.client.cert.read_text(), pki.client.key.read_text()
+    return {
+        # X509KeyPair keeps every CERTIFICATE block in order, parses only the first (the leaf,
+        # the key's), and the handshake sends them all (handshake_client.go certificateMsg)
+        "leaf-then-intermediate": (
+            pki.chained.cert.read_text() + pki.intermediate.read_text(),
+            pki.chained.key.read_text(),
+        ),
+        "leaf-then-authority": (cert + pki.ca.read_text(), key),
+        # pem.go getLine drops the blanks that end a line, the BEGIN and END lines' too
+        "blanks-after-begin-and-end": (
+            cert.replace("CERTIFICATE-----\n", "CERTIFICATE----- \t\n"),
+            key.replace("PRIVATE KEY-----\n", "PRIVATE KEY-----\t\n", 1),
+        ),
+        # pem.go Decode reads "Key: Value" lines after BEGIN as headers; X509KeyPair ignores them
+        "headers": (
+            cert.replace("-----\n", "-----\nComment: made by hand\n\n", 1),
+            key.replace("-----\n", "-----\nComment: made by hand\n\n", 1),
+        ),
+    }
+
+
+@pytest.mark.parametrize("data", [False, True], ids=["files", "data"])
+@pytest.mark.parametrize(
+    "shape",
+    ["leaf-then-intermediate", "leaf-then-authority", "blanks-after-begin-and-end", "headers"],
+)
+def test_a_client_certificate_go_reads_connects_both(
+    serve: Serve,
+    pki: Pki,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    shape: str,
+    data: bool,
+) -> None:
+    """What Go's encoding/pem (pem.go `Decode`) and crypto/tls (tls.go `X509KeyPair`) read,
+    kubectl uses, and so does truegreen: a certificate chain (the server here trusts only the
+    root, so `leaf-then-intermediate` connects only if the intermediate is sent too), blanks
+    ending a BEGIN or END line, headers in a block."""
+    api = serve(any_login=True)
+    api.require_client_certificates(pki.ca)
+    cert, key = _readable_pairs(pki)[shape]
+    files = tmp_path / "pem"
+    files.mkdir()
+    (files / "cert").write_text(cert)
+    (files / "key").write_text(key)
+    user = (
+        {
+            "client-certificate-data": base64.b64encode(cert.encode()).decode(),
+            "client-key-data": base64.b64encode(key.encode()).decode(),
+        }
+        if data
+        else {"client-certificate": str(files / "cert"), "client-key": str(files / "key")}
+    )
+    config = _write(tmp_path, _cluster(api.url, pki), user)
+    by_kubectl = kubectl(config, tmp_path)
+    assert by_kubectl.connected, by_kubectl.result.stderr
+    ours = truegreen(config, monkeypatch)
+    assert ours.connected, ours.report["headline"]
+
+
+def test_a_chained_client_certificate_without_its_intermediate_is_refused_by_the_server(
+    serve: Serve, pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The control of `leaf-then-intermediate` above: the server, trusting only the root,
+    refuses the leaf shown alone, to kubectl and to truegreen (whose every read breaks: under
+    TLS 1.3 the server's refusal of a client certificate comes after the client's handshake)."""
+    api = serve(any_login=True)
+    api.require_client_certificates(pki.ca)
+    user = {"client-certificate": str(pki.chained.cert), "client-key": str(pki.chained.key)}
+    config = _write(tmp_path, _cluster(api.url, pki), user)
+    assert not kubectl(config, tmp_path).connected
+    ours = truegreen(config, monkeypatch)
+    assert ours.result.exit_code == 3
+    assert not ours.connected
+    assert api.authorizations == []
 
 
 def test_a_plugin_answering_a_client_key_behind_a_passphrase_is_refused_by_both(

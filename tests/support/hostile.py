@@ -417,6 +417,26 @@ def make_authority(folder: Path, name: str = "ca") -> tuple[Path, Path]:
     return cert, key
 
 
+def make_intermediate(
+    folder: Path, authority: tuple[Path, Path], name: str = "intermediate"
+) -> tuple[Path, Path]:
+    """An intermediate certificate authority `authority` signed: (certificate, key). A peer
+    that trusts only `authority` accepts what it signs only when the intermediate is sent too."""
+    cert, key, request = folder / f"{name}.crt", folder / f"{name}.key", folder / f"{name}.csr"
+    _openssl(
+        "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+        "-subj", f"/CN={name}", "-keyout", str(key), "-out", str(request),
+    )  # fmt: skip
+    extensions = folder / f"{name}.ext"
+    extensions.write_text("basicConstraints=critical,CA:TRUE\nkeyUsage=keyCertSign\n")
+    _openssl(
+        "x509", "-req", "-in", str(request), "-CA", str(authority[0]), "-CAkey",
+        str(authority[1]), "-CAcreateserial", "-days", "2", "-out", str(cert),
+        "-extfile", str(extensions),
+    )  # fmt: skip
+    return cert, key
+
+
 def issue(
     folder: Path, authority: tuple[Path, Path], name: str, alt_names: str, *, client: bool = False
 ) -> ServerCertificate:

@@ -1,9 +1,10 @@
 """What a TLS connection needs: whom to trust, which name to check, which certificate to show."""
 
-import re
 from typing import Literal
 
 from msgspec import Struct
+
+from truegreen.http.pem import PemBlock, pem_blocks
 
 KEY_NOT_PARSED = "tls: failed to parse private key"
 """What kubectl says of a client key it cannot parse (Go's crypto/tls `X509KeyPair`,
@@ -15,17 +16,10 @@ KEY_MISMATCH = "tls: private key does not match public key"
 MALFORMED_CERTIFICATE = "x509: malformed certificate"
 """What kubectl says of a CERTIFICATE block that holds no certificate (x509.ParseCertificate)."""
 
-_PEM_BLOCK = rb"^-----BEGIN ([^\r\n]*?)-----\r?$(.*?)^-----END \1-----"
-"""A PEM block, its type and its body, as encoding/pem `Decode` finds one (compiled by `re`'s
-cache on first use: most runs have no client certificate)."""
 
-
-def pem_blocks(data: bytes) -> list[tuple[str, bytes]]:
-    """Each PEM block in `data`, in order: its type and the whole block."""
-    return [
-        (found.group(1).decode("ascii", "replace"), found.group(0))
-        for found in re.finditer(_PEM_BLOCK, data, re.M | re.S)
-    ]
+def _is_private_key(kind: str) -> bool:
+    """The block types Go's `X509KeyPair` takes as the key (tls.go)."""
+    return kind == "PRIVATE KEY" or kind.endswith(" PRIVATE KEY")
 
 
 class PairProblem(Struct, frozen=True):
@@ -51,7 +45,7 @@ class ClientCertificate(Struct, frozen=True):
         PEM blocks, in its words; None when it finds both. Its order: the certificate input
         must hold a CERTIFICATE block, the key input a block whose type is PRIVATE KEY or ends
         in " PRIVATE KEY" (Go names the other types it skipped; these words do not)."""
-        certificates = [kind for kind, _ in pem_blocks(self.cert_pem)]
+        certificates = [block.kind for block in pem_blocks(self.cert_pem)]
         if "CERTIFICATE" not in certificates:
             if not certificates:
                 reason = "tls: failed to find any PEM data in certificate input"
@@ -64,10 +58,10 @@ class ClientCertificate(Struct, frozen=True):
                 reason = 'tls: failed to find "CERTIFICATE" PEM block in certificate input'
             return PairProblem("certificate", reason)
         skipped: list[str] = []
-        for kind, _ in pem_blocks(self.key_pem):
-            if kind == "PRIVATE KEY" or kind.endswith(" PRIVATE KEY"):
+        for block in pem_blocks(self.key_pem):
+            if _is_private_key(block.kind):
                 return None
-            skipped.append(kind)
+            skipped.append(block.kind)
         if not skipped:
             reason = "tls: failed to find any PEM data in key input"
         elif skipped == ["CERTIFICATE"]:
@@ -77,9 +71,17 @@ class ClientCertificate(Struct, frozen=True):
         return PairProblem("key", reason)
 
     @property
-    def certificates(self) -> bytes:
-        """The CERTIFICATE blocks of the certificate input, and nothing else it holds."""
-        return b"".join(block for kind, block in pem_blocks(self.cert_pem) if kind == "CERTIFICATE")
+    def chain(self) -> list[PemBlock]:
+        """The CERTIFICATE blocks of the certificate input in order, nothing else it holds:
+        what `X509KeyPair` keeps, the first the client's own (the one it parses and matches
+        to the key), all of them sent in the handshake (handshake_client.go)."""
+        return [block for block in pem_blocks(self.cert_pem) if block.kind == "CERTIFICATE"]
+
+    @property
+    def key(self) -> PemBlock | None:
+        """The block `X509KeyPair` takes as the key: the key input's first whose type is
+        PRIVATE KEY or ends in " PRIVATE KEY"."""
+        return next((b for b in pem_blocks(self.key_pem) if _is_private_key(b.kind)), None)
 
     @property
     def key_is_encrypted(self) -> bool:

@@ -20,6 +20,7 @@ from truegreen.http.errors import (
     TlsClosedError,
     TlsFailedError,
 )
+from truegreen.http.pem import PemBlock, pem_encode
 from truegreen.http.tls import (
     KEY_MISMATCH,
     KEY_NOT_PARSED,
@@ -84,7 +85,7 @@ def _no_passphrase() -> bytes:
 
 def _load_client_certificate(context: ssl.SSLContext, certificate: ClientCertificate) -> None:
     try:
-        _load_pair(context, certificate)
+        _load_pair(context, certificate.chain, certificate.key)
     except _PassphraseAskedError:
         raise TlsFailedError(
             "the client key is protected by a passphrase, which cannot be asked for"
@@ -93,13 +94,19 @@ def _load_client_certificate(context: ssl.SSLContext, certificate: ClientCertifi
         raise TlsFailedError("the client certificate or its key is not usable") from None
 
 
-def _load_pair(context: ssl.SSLContext, certificate: ClientCertificate) -> None:
-    """`ssl` reads client keys only from files: write them to a private folder, load, delete;
-    OpenSSL's own error (or _PassphraseAskedError) is raised."""
+def _load_pair(context: ssl.SSLContext, chain: list[PemBlock], key_block: PemBlock | None) -> None:
+    """`ssl` reads client keys only from files: write the certificates and the key Go's
+    `X509KeyPair` takes to a private folder, as Go's pem.Encode writes them (so OpenSSL's PEM
+    reader, which differs in corners, reads what Go read), load, delete; OpenSSL's own error
+    (or _PassphraseAskedError) is raised."""
     folder = Path(tempfile.mkdtemp(prefix="truegreen-tls-"))  # mkdtemp makes it 0700
     cert, key = folder / "client.crt", folder / "client.key"
+    contents = (
+        (cert, b"".join(pem_encode(block) for block in chain)),
+        (key, b"" if key_block is None else pem_encode(key_block)),
+    )
     try:
-        for path, content in ((cert, certificate.cert_pem), (key, certificate.key_pem)):
+        for path, content in contents:
             handle = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(handle, "wb") as file:
                 file.write(content)
@@ -118,14 +125,15 @@ def client_certificate_problem(certificate: ClientCertificate) -> PairProblem | 
     problem = certificate.pem_problem()
     if problem is not None:
         return problem
+    # Go parses the first certificate only (the client's own); the others of a chain are
+    # sent as they are, for the server to judge.
+    leaf = certificate.chain[:1]
     try:
-        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(
-            cadata=certificate.certificates.decode("ascii", "replace")
-        )
+        ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT).load_verify_locations(cadata=leaf[0].der)
     except (ssl.SSLError, ValueError):
         return PairProblem("certificate", MALFORMED_CERTIFICATE)
     try:
-        _load_pair(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT), certificate)
+        _load_pair(ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT), leaf, certificate.key)
     except ssl.SSLError as error:
         # OpenSSL's X509_check_private_key: the certificate read, the key read, not its key
         mismatch = error.reason == "KEY_VALUES_MISMATCH"
