@@ -144,6 +144,39 @@ def test_an_input_named_twice_is_one_input(twice: list[str]) -> None:
     assert "in 1 file (2 objects read)" in text
 
 
+@pytest.mark.parametrize(
+    "names",
+    [
+        ["./dir", "dir/a.yaml"],
+        ["dir", "{root}/dir/a.yaml"],
+        ["dir/", "dir/../dir/a.yaml", "link.yaml"],
+        ["dir", "{root}/dir/chart/templates/deployment.yaml"],
+    ],
+    ids=["dot-folder", "absolute-file", "dotdot-and-symlink", "chart-template-absolute"],
+)
+def test_a_file_named_beside_its_folder_in_other_words_is_one_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, names: list[str]
+) -> None:
+    """A file is one input however it is spelled (`./dir`, an absolute path, `..`, a symbolic
+    link: the same file, os.path.realpath), beside its folder as alone; a chart's template named
+    beside its folder leaves one chart."""
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "a.yaml").write_text(INCIDENT.read_text())
+    _chart(tmp_path / "dir")
+    (tmp_path / "link.yaml").symlink_to(tmp_path / "dir" / "a.yaml")
+    monkeypatch.chdir(tmp_path)
+
+    def counted(*paths: str) -> tuple[int, int, int, list[str]]:
+        result = run_cli("lint", *paths, "-o", "json")
+        report = result.json()
+        rules = sorted(finding["rule"] for finding in report["findings"])
+        return result.exit_code, report["files"], report["objects"], rules
+
+    once = counted("dir")
+    assert once[2] == 2, "precondition: a.yaml's two objects (the chart's are not read)"
+    assert counted(*(name.format(root=tmp_path) for name in names)) == once
+
+
 def test_broken_file_is_a_finding_and_the_others_are_still_linted(tmp_path: Path) -> None:
     (tmp_path / "a-broken.yaml").write_text("kind: Deployment\nmetadata: {name: x\n")
     (tmp_path / "b.yml").write_text(INCIDENT.read_text())

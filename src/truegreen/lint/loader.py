@@ -151,10 +151,12 @@ def _walk(folder: str, kustomizations: list[str]) -> list[str]:
 
 def input_files(paths: list[str]) -> Inputs:
     """The files to lint: each path, folders searched for manifests; `-` is stdin. An input
-    named twice (`lint - -`, a file and its folder) is one input: stdin is read once, and a
-    file's objects are counted once."""
+    named twice (`lint - -`, a file and its folder, however spelled: `./dir`, an absolute
+    path, a symbolic link) is one input, under the name it was first found by: stdin is read
+    once, and a file's objects are counted once."""
     files: list[str] = []
     charts: dict[str, list[str]] = {}
+    chart_names: dict[str, str] = {}
     kustomizations: list[str] = []
     for path in paths or [STDIN]:
         if path == STDIN:
@@ -175,12 +177,23 @@ def input_files(paths: list[str]) -> Inputs:
             if chart is None:
                 files.append(file)
             else:
-                charts.setdefault(chart, []).append(file)
+                name = chart_names.setdefault(os.path.realpath(chart), chart)
+                charts.setdefault(name, []).append(file)
     return Inputs(
-        tuple(dict.fromkeys(files)),
-        {chart: tuple(dict.fromkeys(found)) for chart, found in charts.items()},
-        tuple(dict.fromkeys(kustomizations)),
+        _once(files),
+        {chart: _once(found) for chart, found in charts.items()},
+        _once(kustomizations),
     )
+
+
+def _once(paths: list[str]) -> tuple[str, ...]:
+    """Each path once, under its first name: names of the same file or folder are one
+    (`dir/a.yaml`, `./dir/a.yaml`, its absolute path, a symbolic link to it:
+    os.path.realpath); stdin is only ever itself."""
+    first: dict[str, str] = {}
+    for path in paths:
+        first.setdefault(path if path == STDIN else os.path.realpath(path), path)
+    return tuple(first.values())
 
 
 def chart_findings(inputs: Inputs) -> list[BadInput]:
