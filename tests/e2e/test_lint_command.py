@@ -1037,6 +1037,62 @@ def test_a_tree_with_a_kustomize_component_builds_every_folder(tmp_path: Path) -
     ]
 
 
+PATCH_ONLY_COMPONENT = """\
+apiVersion: kustomize.config.k8s.io/v1alpha1
+kind: Component
+patches:
+- path: gpu.yaml
+"""
+GPU_PATCH = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec:
+  template:
+    spec:
+      containers:
+      - name: api
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+@needs_kubectl
+def test_a_component_whose_patch_names_its_object_does_not_build_alone(tmp_path: Path) -> None:
+    """docs/ci.md: a strategic-merge patch with no `target:` is applied to the object of the
+    patch's own kind and name, which must be there (kustomize api/internal/builtins/
+    PatchTransformer.go transformStrategicMerge: `GetById(patch.OrgId())`), so a Component of
+    such patches alone does not build, in kubectl as in lint (one kustomize-error, exit 2);
+    with a `target:` that selects nothing (`Select`), it builds and patches nothing."""
+    component = tmp_path / "gpu"
+    component.mkdir()
+    (component / "kustomization.yaml").write_text(PATCH_ONLY_COMPONENT)
+    (component / "gpu.yaml").write_text(GPU_PATCH)
+    kubectl = shutil.which("kubectl")
+    assert kubectl is not None
+    cause = "failed to find unique target for patch Deployment.v1.apps/api.[noNs]"
+
+    def build() -> subprocess.CompletedProcess[str]:
+        command = [kubectl, "kustomize", str(component)]
+        return subprocess.run(command, capture_output=True, text=True, check=False)
+
+    built = build()
+    assert built.returncode == 1
+    assert "no resource matches strategic merge patch" in built.stderr
+    assert cause in built.stderr
+    result = run_cli("lint", str(component), "-o", "json")
+    findings = result.json()["findings"]
+    assert [f["rule"] for f in findings] == ["kustomize-error"]
+    assert findings[0]["message"].rstrip('"').endswith(cause)
+    assert result.exit_code == 2
+
+    (component / "kustomization.yaml").write_text(
+        PATCH_ONLY_COMPONENT + "  target: {kind: Deployment, name: api}\n"
+    )
+    assert (build().returncode, build().stdout) == (0, "")
+    selected = run_cli("lint", str(component), "-o", "json")
+    assert (selected.json()["findings"], selected.json()["objects"]) == ([], 0)
+
+
 @needs_kubectl
 def test_a_kustomization_that_does_not_build_is_one_finding(tmp_path: Path) -> None:
     """kubectl logs its failure through klog (`E1206 … run.go:72] "command failed" err="…"`)
