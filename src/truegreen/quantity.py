@@ -23,6 +23,8 @@ CPU = "cpu"
 MEMORY = "memory"
 PODS = "pods"
 EPHEMERAL_STORAGE = "ephemeral-storage"
+_DEVICES = " devices"
+"""How the name of a count of devices of dynamic resource allocation ends (`devices_of`)."""
 
 
 class QuantityError(ValueError):
@@ -121,8 +123,21 @@ class Resources(Struct, frozen=True):
         return not self.amounts
 
 
+def devices_of(device_class: str) -> str:
+    """The name the devices of a DeviceClass are counted under as a resource: `gpu.nvidia.com
+    devices` (`gpu.nvidia.com devices (gpu)` where a request of that class takes other devices
+    than its others). A resource name holds no space (core/v1 validation: a qualified name), so
+    it never meets one the machines report."""
+    return f"{device_class}{_DEVICES}"
+
+
+def is_devices(resource: str) -> bool:
+    """Whether `resource` counts devices of a DeviceClass (`devices_of`): a plural noun."""
+    return _DEVICES in resource
+
+
 def format_amount(resource: str, amount: int) -> str:
-    """A human amount: `1.5 CPUs`, `16 GiB`, `2 nvidia.com/gpu`."""
+    """A human amount: `1.5 CPUs`, `16 GiB`, `2 nvidia.com/gpu`, `1 gpu.nvidia.com device`."""
     if resource == CPU:
         cores = Decimal(amount) / 1000
         return f"{cores.normalize():f} CPU" + ("" if cores == 1 else "s")
@@ -132,6 +147,8 @@ def format_amount(resource: str, amount: int) -> str:
                 value = (Decimal(amount) / (1024**power)).quantize(Decimal("0.1"))
                 return f"{value.normalize():f} {unit}"
         return f"{amount} bytes"
+    if amount == 1 and is_devices(resource):
+        return "1 " + resource.replace(_DEVICES, " device", 1)
     return f"{amount} {resource}"
 
 

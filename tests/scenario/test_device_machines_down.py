@@ -81,7 +81,7 @@ def test_every_machine_with_the_claimed_devices_down_is_the_reason(doctor: Docto
         "measured",
     )
     assert found["headline"] == (
-        f"The training job 'dra' needs {NVIDIA} devices, and every machine that has it is down: "
+        f"The training job 'dra' needs {NVIDIA} devices, and every machine that has them is down: "
         "gpu-1, gpu-2."
     )
     assert "describe node gpu-1 gpu-2" in found["remedy"]
@@ -98,7 +98,7 @@ def test_the_machines_down_are_those_with_devices_the_request_takes(doctor: Doct
     found = _capacity(result.json())
     assert (found["status"], found["code"]) == ("fail", "capacity.machines-down")
     assert found["headline"] == (
-        f"The training job 'dra' needs {NVIDIA} devices, and every machine that has it is down: "
+        f"The training job 'dra' needs {NVIDIA} devices, and every machine that has them is down: "
         "gpu-1."
     )
     assert result.exit_code == 2

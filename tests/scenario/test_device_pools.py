@@ -122,7 +122,7 @@ def test_a_pool_that_names_a_device_twice_is_not_counted(doctor: Doctor) -> None
         "measured",
     )
     assert found["headline"] == (
-        f"A training job of 2 programs of 2 CPUs, 2 {DRIVER} devices, 8 GiB memory each can't "
+        f"A training job of 2 programs of 2 CPUs, 8 GiB memory, 2 {DRIVER} devices each can't "
         f"start: 0 of its 2 programs fit; the next needs 2 {DRIVER} devices and the most free "
         f"on one machine is 0 {DRIVER} devices (gpu-2)."
     )

@@ -71,8 +71,8 @@ def test_a_selector_for_h200s_where_the_machines_have_a100s_leaves_no_device(
         "measured",
     )
     assert found["headline"] == (
-        f"A training job of 2 programs of 2 CPUs, 1 {NVIDIA} devices, 8 GiB memory each can't "
-        f"start: 0 of its 2 programs fit; the next needs 1 {NVIDIA} devices and the most free "
+        f"A training job of 2 programs of 2 CPUs, 8 GiB memory, 1 {NVIDIA} device each can't "
+        f"start: 0 of its 2 programs fit; the next needs 1 {NVIDIA} device and the most free "
         f"on one machine is 0 {NVIDIA} devices (gpu-2)."
     )
     assert result.exit_code == 2

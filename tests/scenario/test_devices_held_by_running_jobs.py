@@ -80,7 +80,7 @@ def _one_running_one_waiting(now: datetime, *, scheduler_said: bool) -> list[Obj
 
 _HELD = (
     "Training can run, but the free capacity is held by the running training job 'train-002' "
-    f"(2 CPUs, 2 {NVIDIA} devices, 8 GiB memory on gpu-1); the next training job waits for it."
+    f"(2 CPUs, 8 GiB memory, 2 {NVIDIA} devices on gpu-1); the next training job waits for it."
 )
 
 
@@ -154,8 +154,8 @@ def test_a_training_job_that_runs_whole_holds_its_own_devices_for_the_next_run(
     assert (found["status"], found["code"]) == ("warn", "capacity.held-by-running-job")
     assert found["headline"] == (
         "Training can run, but the free capacity is held by the running training job 'train-7' "
-        f"(2 CPUs, 2 {NVIDIA} devices, 8 GiB memory on gpu-1; 2 CPUs, 2 {NVIDIA} devices, "
-        "8 GiB memory on gpu-2); the next training job waits for it."
+        f"(2 CPUs, 8 GiB memory, 2 {NVIDIA} devices on gpu-1; 2 CPUs, 8 GiB memory, 2 "
+        f"{NVIDIA} devices on gpu-2); the next training job waits for it."
     )
     assert result.exit_code == 0
 
@@ -180,7 +180,7 @@ def test_devices_held_for_a_program_of_no_training_job_stay_taken(doctor: Doctor
         "measured",
     )
     assert found["headline"] == (
-        f"A training job of 2 CPUs, 2 {NVIDIA} devices, 8 GiB memory can't start: best machine "
+        f"A training job of 2 CPUs, 8 GiB memory, 2 {NVIDIA} devices can't start: best machine "
         f"gpu-1 is 2 {NVIDIA} devices short."
     )
     assert result.exit_code == 2

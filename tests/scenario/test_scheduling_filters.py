@@ -787,7 +787,7 @@ def test_devices_allocated_elsewhere_leave_too_few_for_the_ranks(doctor: Doctor)
     found = _only(result.json())
     assert (found["code"], found["basis"]) == ("capacity.rules-block", "measured")
     assert found["headline"].endswith(
-        f"can't start: 2 of its 4 programs fit; the next needs 1 {DRIVER} devices and the most "
+        f"can't start: 2 of its 4 programs fit; the next needs 1 {DRIVER} device and the most "
         f"free on one machine is 0 {DRIVER} devices (gpu-2)."
     )
     assert found["remedy"] == (
@@ -830,7 +830,7 @@ def test_a_device_rule_no_device_meets_leaves_none(doctor: Doctor) -> None:
         "measured",
     )
     assert found["headline"].endswith(
-        f"can't start: 0 of its 2 programs fit; the next needs 1 {DRIVER} devices and the most "
+        f"can't start: 0 of its 2 programs fit; the next needs 1 {DRIVER} device and the most "
         f"free on one machine is 0 {DRIVER} devices (gpu-2)."
     )
     assert result.exit_code == 2
@@ -963,14 +963,12 @@ def test_a_pod_s_own_device_and_a_shared_one_need_two_on_one_machine(doctor: Doc
         "measured",
     )
     assert found["headline"] == (
-        f"A training job of 2 CPUs, 1 {DRIVER} devices, 8 GiB memory can't start: 1 machine "
+        f"A training job of 2 CPUs, 8 GiB memory, 1 {DRIVER} device can't start: 1 machine "
         "lacking the free devices "
-        f"its shared device claim 'shared' needs, and best machine gpu-1 is 1 {DRIVER} devices "
+        f"its shared device claim 'shared' needs, and best machine gpu-1 is 1 {DRIVER} device "
         "short."
     )
-    assert (
-        f"gpu-1: 1 {DRIVER} devices (0 allocated, 1 for ResourceClaim shared)" in found["details"]
-    )
+    assert f"gpu-1: 1 {DRIVER} device (0 allocated, 1 for ResourceClaim shared)" in found["details"]
     assert result.exit_code == 2
 
 

@@ -576,7 +576,7 @@ def test_requests_of_distinct_devices_are_distinct_resources() -> None:
     assert found.unchecked == []
     assert room.of("worker") == Resources.of({GPUS: 1, "nic.example.com devices": 1})
     assert room.on("a") == (Resources.of({GPUS: 2, "nic.example.com devices": 1}), Resources())
-    assert found.details == [f"a: 2 {GPUS} (0 allocated), 1 nic.example.com devices (0 allocated)"]
+    assert found.details == [f"a: 2 {GPUS} (0 allocated), 1 nic.example.com device (0 allocated)"]
 
 
 def test_a_shared_claim_counts_only_free_devices() -> None:
@@ -696,7 +696,7 @@ def test_a_pod_s_own_claim_and_a_shared_claim_take_distinct_devices() -> None:
     assert room.on("a") == (Resources(), Resources())
     assert room.on("b") == (Resources.of({GPUS: 2}), Resources.of({GPUS: 1}))
     assert found.details[:2] == [
-        f"a: 1 {GPUS} (0 allocated, 1 for ResourceClaim shared)",
+        f"a: 1 {DRIVER} device (0 allocated, 1 for ResourceClaim shared)",
         f"b: 3 {GPUS} (1 allocated, 1 for ResourceClaim shared)",
     ]
 

@@ -293,6 +293,19 @@ def test_local_disk_reads_with_its_noun() -> None:
     assert format_resources(amounts) == "4 CPUs, 10 GiB scratch disk, 16 GiB memory"
 
 
+def test_what_some_machines_have_comes_after_what_every_machine_has() -> None:
+    """CPUs, scratch disk and memory first, then the GPUs and devices some machines have, by
+    name: `2 CPUs, 8 GiB memory, 1 gpu.nvidia.com device`, never the devices between the
+    CPUs and the memory, nor `1 amd.com/gpu` before the CPUs, as the names sort."""
+    from truegreen.doctor.knowledge.fit import format_resources
+    from truegreen.quantity import devices_of
+
+    amounts = Resources.of({"cpu": 2000, devices_of("gpu.nvidia.com"): 1, "memory": 8 * 2**30})
+    assert format_resources(amounts) == "2 CPUs, 8 GiB memory, 1 gpu.nvidia.com device"
+    amd = Resources.of({"amd.com/gpu": 2, "cpu": 2000, "ephemeral-storage": 2**30})
+    assert format_resources(amd) == "2 CPUs, 1 GiB scratch disk, 2 amd.com/gpu"
+
+
 def test_the_closest_machine_misses_by_the_fewest_resources_then_the_least() -> None:
     from truegreen.doctor.knowledge.fit import MachineRoom, Shortfall, closest
 

@@ -133,6 +133,21 @@ def test_format_amount() -> None:
     assert format_amount("nvidia.com/gpu", 2) == "2 nvidia.com/gpu"
 
 
+def test_one_device_of_a_class_is_said_in_the_singular() -> None:
+    """Devices of dynamic resource allocation are counted under `<DeviceClass> devices`
+    (quantity.devices_of), a noun: one of them is `1 gpu.nvidia.com device`, whatever
+    request name the count carries."""
+    from truegreen.quantity import devices_of
+
+    assert devices_of("gpu.nvidia.com") == "gpu.nvidia.com devices"
+    assert format_amount(devices_of("gpu.nvidia.com"), 1) == "1 gpu.nvidia.com device"
+    assert format_amount(devices_of("gpu.nvidia.com"), 0) == "0 gpu.nvidia.com devices"
+    assert format_amount(devices_of("gpu.nvidia.com"), 2) == "2 gpu.nvidia.com devices"
+    assert format_amount(f"{devices_of('gpu.nvidia.com')} (gpu)", 1) == (
+        "1 gpu.nvidia.com device (gpu)"
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "normalised"),
     [

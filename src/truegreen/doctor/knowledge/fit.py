@@ -216,14 +216,19 @@ def machine_room(node: KubeObject) -> MachineRoom:
     return MachineRoom(o.name_of(node), Resources.parse(allocatable), max_pods)
 
 
+_EVERY_MACHINE = frozenset({CPU, EPHEMERAL_STORAGE, MEMORY})
+"""The resources every machine has (core/v1 ResourceName), said before the others."""
 _BYTE_NOUNS = {MEMORY: "memory", EPHEMERAL_STORAGE: "scratch disk"}
 """What an amount of bytes is of: both read `16 GiB` alone."""
 
 
 def format_resources(resources: Resources) -> str:
-    """`4 CPUs, 10 GiB scratch disk, 16 GiB memory, 1 nvidia.com/gpu`."""
+    """`4 CPUs, 10 GiB scratch disk, 16 GiB memory, 1 nvidia.com/gpu`: what every machine has
+    first, then the GPUs and devices some machines have, by name (by name alone, `1
+    amd.com/gpu` would come before the CPUs and `gpu.nvidia.com devices` between the CPUs and
+    the memory)."""
     parts = []
-    for name, amount in resources.amounts:
+    for name, amount in sorted(resources.amounts, key=lambda a: (a[0] not in _EVERY_MACHINE, a)):
         text = format_amount(name, amount)
         parts.append(f"{text} {_BYTE_NOUNS[name]}" if name in _BYTE_NOUNS else text)
     return ", ".join(parts) or "no resources"

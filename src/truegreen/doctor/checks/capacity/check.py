@@ -100,6 +100,7 @@ from truegreen.doctor.knowledge.training import (
     training_owner,
 )
 from truegreen.doctor.knowledge.usage import ClusterUsage
+from truegreen.quantity import is_devices
 
 CHECK = CheckId.CAPACITY
 
@@ -181,6 +182,8 @@ def _machines_down(env: Environment, down: DownSupply) -> Finding:
         if job is not None and env.settings.job_requests is None
         else "A training job",
         resource=down.resource,
+        # `gpu.nvidia.com devices` are many; `nvidia.com/gpu` is named as one resource.
+        it="them" if is_devices(down.resource) else "it",
         machines=names,
         them="it" if len(down.machines) == 1 else "them",
         command=env.settings.kubectl.cluster("describe", "node", *down.machines),

@@ -40,7 +40,7 @@ CANT_READ: Final = "capacity.cant-read"
 WORDS: Final[dict[str, Wording]] = {
     FITS: Wording("A training job of {size} fits now.", ""),
     MACHINES_DOWN: Wording(
-        "{job} needs {resource}, and every machine that has it is down: {machines}.",
+        "{job} needs {resource}, and every machine that has {it} is down: {machines}.",
         "Look at {machines} ({command} shows why) and bring {them} back or replace {them}; the "
         "cluster lets work onto a machine again by itself once it is ready. No setting of the "
         "job changes this.",

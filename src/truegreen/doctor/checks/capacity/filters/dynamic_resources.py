@@ -51,7 +51,7 @@ from truegreen.doctor.environment import DeviceReads
 from truegreen.doctor.knowledge.device_cel import Selectors, Unevaluable
 from truegreen.doctor.knowledge.fit import matches_node_selector, tolerates
 from truegreen.kubectl import Kubectl
-from truegreen.quantity import Resources
+from truegreen.quantity import Resources, devices_of, format_amount
 
 _RULE = "whether the machines have the devices the training job asks for"
 _SHOWN = 100
@@ -450,7 +450,7 @@ def _requests(
             )
             return None
         count = max(o.integer(exactly.get("count"), 1), 1)
-        requests.append(_Request(name, f"{class_name} devices", candidates, count))
+        requests.append(_Request(name, devices_of(class_name), candidates, count))
     return requests
 
 
@@ -852,9 +852,8 @@ def _room(
             if here:
                 offered[resource].append(machine)
                 held = "".join(f", {n} for ResourceClaim {c}" for c, n in reserved if n)
-                words.append(
-                    (resource, f"{len(here)} {resource} ({used[resource]} allocated{held})")
-                )
+                counted = format_amount(resource, len(here))
+                words.append((resource, f"{counted} ({used[resource]} allocated{held})"))
         room.append((machine, Resources.of(there), Resources.of(used)))
         if words:
             found.details.append(f"{machine}: {', '.join(w for _, w in sorted(words))}")
