@@ -1012,3 +1012,41 @@ def test_a_worker_that_had_the_image_waits_for_rank_0_s_slow_download(doctor: Do
     assert created.timestamp() + 19 <= until <= created.timestamp() + 20
     assert "TRUEGREEN_PROBE_WAIT_UNTIL" not in kubelet.started[rank0]
     assert _pods_left(doctor) == []
+
+
+def _chatty_python(folder: Path, lines: int, width: int) -> str:
+    """An image's `python3` that writes `lines` lines of `width` characters on stdout before
+    the program it runs does (a library's INFO lines as it loads, as NCCL_DEBUG=INFO writes
+    them): the probe's own line comes last, after them."""
+    script = folder / "chatty-python"
+    noise = f"for i in range({lines}): print(f'NCCL INFO line {{i:03d}} ' + '.' * {width})"
+    script.write_text(
+        f'#!/bin/sh\n{sys.executable} -c "{noise}"\nexec {sys.executable} "$@"\n',
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return str(script)
+
+
+def test_a_probe_line_after_a_long_log_is_read_whole(doctor: Doctor, tmp_path: Path) -> None:
+    """60 lines of 2 KiB before the probe's line: the last 50 are longer than the 64 KiB a log
+    answer holds, and the kubelet writes forward from the first of them and stops at the limit
+    (pkg/kubelet/kuberuntime/logs/logs.go ReadLogs: `tail.FindTailLineStartIndex`, then
+    `logWriter.write` cuts at `limitBytes`), so that answer holds none of the probe's line. The
+    trial asks again for fewer lines (cluster/logs.py `read_newest`) until they fit, and reads
+    the probe's measurement."""
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(
+        doctor.server, python=_chatty_python(tmp_path, lines=60, width=2048)
+    )
+    result = doctor.live("--trial", "-o", "json", "--verbose")
+    [log] = doctor.server.container_logs.values()
+    assert log.count("NCCL INFO line") == 60
+    assert '"probe_schema"' in log.splitlines()[-1]
+    assert len("\n".join(log.splitlines()[-50:]).encode()) > 64 * 1024, "the tail is cut"
+    assert _trial_codes(result.json()) == [("trial.ok", "ok")], result.json()["findings"]
+    asked = [r.query.get("tailLines") for r in doctor.server.log if r.path.endswith("/log")]
+    assert asked == ["50", "25"], asked
+    assert result.exit_code == 0
+    assert _pods_left(doctor) == []

@@ -26,7 +26,7 @@ from msgspec.structs import replace
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Created, CreateResult, GetRead, Got, Kind, Listed, ListRead
 from truegreen.cluster import ReadFailure as Failure
-from truegreen.cluster.logs import Logged, LogRead
+from truegreen.cluster.logs import Logged, LogRead, read_newest
 from truegreen.trial.pods import (
     GPUS_AT_LEAST,
     TRIAL_LABEL,
@@ -49,7 +49,10 @@ a fraction of a second (an image already on the machine) is seen at once, a long
 once a second."""
 LOG_TAIL_LINES = 50
 LOG_LIMIT_BYTES = 64 * 1024
-"""The probe's line is at most 16 KiB; the tail around it is kept for a program that failed."""
+"""The probe's line is at most 16 KiB; the tail around it is kept for a program that failed.
+The kubelet writes forward from the first of the last lines and stops at this many bytes
+(pkg/kubelet/kuberuntime/logs/logs.go ReadLogs), so where the tail is longer the log is asked
+again for fewer lines (cluster/logs.py `read_newest`): the probe's line is the newest."""
 _ENDED = ("Succeeded", "Failed")
 REPORT_MARGIN_SECONDS = 10
 """A probe stops waiting for its peers this long before the trial's time is up: room for the
@@ -218,13 +221,17 @@ def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout:
     log = log_unread = ""
     container = next(iter(o.containers(o.pod_spec(pod))), None) if pod is not None else None
     if container is not None and any(s.terminated or not s.waiting for s in states):
-        read = client.container_log(
-            name,
-            str(container.get("name", "")),
-            namespace=namespace,
-            previous=False,
-            tail_lines=LOG_TAIL_LINES,
-            limit_bytes=LOG_LIMIT_BYTES,
+        container_name = str(container.get("name", ""))
+        read = read_newest(
+            lambda lines: client.container_log(
+                name,
+                container_name,
+                namespace=namespace,
+                previous=False,
+                tail_lines=lines,
+                limit_bytes=LOG_LIMIT_BYTES,
+            ),
+            LOG_TAIL_LINES,
         )
         log = read.text if isinstance(read, Logged) else ""
         log_unread = _log_unread(read)
