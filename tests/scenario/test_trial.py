@@ -1050,3 +1050,68 @@ def test_a_probe_line_after_a_long_log_is_read_whole(doctor: Doctor, tmp_path: P
     assert asked == ["50", "25"], asked
     assert result.exit_code == 0
     assert _pods_left(doctor) == []
+
+
+NIC = "nic.example.com"
+
+
+def _dra_ranks(gpus_each: int, nic: bool) -> Any:
+    """Two ranks that run together, each claiming `gpus_each` GPUs from a ResourceClaimTemplate
+    of NVIDIA's DeviceClass (and, with `nic`, one network card of a DeviceClass of its own in
+    the same claim); gpu-1 offers its 8 H200s (and 8 cards) through ResourceSlices alone
+    (NVIDIA's DRA driver, no `nvidia.com/gpu` device plugin beside it:
+    NVIDIA/k8s-dra-driver-gpu)."""
+    from tests.support.filter_objects import claims_from_template, device_class, ranks_job
+    from tests.support.nvidia_dra import H200, nvidia_class, nvidia_slice, nvidia_template
+
+    def build(now: datetime) -> list[Obj]:
+        objects = [o for o in healthy(now) if o["kind"] != "Job"]
+        for node in (o for o in objects if o["kind"] == "Node"):
+            node["status"]["allocatable"].pop("nvidia.com/gpu", None)
+            node["status"].get("capacity", {}).pop("nvidia.com/gpu", None)
+        template = nvidia_template("h200", NAMESPACE, count=gpus_each)
+        extra: list[Obj] = []
+        if nic:
+            template["spec"]["spec"]["devices"]["requests"].append(
+                {"name": "nic", "exactly": {"deviceClassName": NIC, "count": 1}}
+            )
+            cards = nvidia_slice("gpu-1", H200, 8)
+            cards["metadata"]["name"] = f"gpu-1-{NIC}-r4m2t"
+            cards["spec"]["driver"] = NIC
+            nic_class = device_class(f"device.driver == '{NIC}'")
+            nic_class["metadata"]["name"] = NIC
+            extra = [nic_class, cards]
+        job = ranks_job("train-dra", now, ranks=2, gpus=0, **claims_from_template("h200"))
+        return [
+            *objects,
+            nvidia_class(),
+            nvidia_slice("gpu-1", H200, 8),
+            *extra,
+            template,
+            job,
+        ]
+
+    return build
+
+
+def test_workers_claiming_gpus_through_device_claims_are_kept_apart_as_the_job_s_pods_are(
+    doctor: Doctor,
+) -> None:
+    """GPUs a job claims through dynamic resource allocation count as its GPUs, and those a
+    machine's ResourceSlices offer as that machine's (knowledge/claimed_gpus.py; the capacity
+    check's device filter): two ranks of 4 GPUs fit on gpu-1's 8, as the job's own pods would;
+    two ranks of 8 span two machines, so the trial keeps its workers apart and measures the
+    network between machines. A network card claimed beside the GPUs is no GPU: gpu-1's 8 cards
+    do not make it a machine of 16 GPUs."""
+    for gpus_each, nic, apart in ((4, False, False), (8, False, True), (8, True, True)):
+        doctor.load(_dra_ranks(gpus_each, nic))
+        doctor.server.admission.allow_creates = True
+        doctor.server.kubelet = FakeKubelet(doctor.server)
+        doctor.live("--trial", "--trial-timeout", "20", "-o", "json")
+        pods = list(doctor.server.kubelet.pods.values())
+        assert len(pods) == 2, "precondition: both ranks were created"
+        assert [p["spec"]["resourceClaims"] for p in pods] == [
+            [{"name": "gpu", "resourceClaimTemplateName": "h200"}]
+        ] * 2, "precondition: each rank claims its own GPUs"
+        each = f"{gpus_each} GPUs each" + (" and a card" if nic else "")
+        assert [_kept_apart(p) for p in pods] == [apart, apart], each

@@ -65,6 +65,7 @@ def test_the_one_alternative_left_is_the_request() -> None:
         (("worker", Resources.of({GPUS: 1})),),
         (("a", Resources.of({GPUS: 1}), Resources()), ("b", Resources(), Resources())),
         offered=((GPUS, ("a",)),),
+        classes=((GPUS, DRIVER),),
     )
     assert (found.unchecked, found.exclusions) == ([], [])
 

@@ -94,6 +94,7 @@ def test_a_selector_that_refuses_before_one_doctor_cannot_evaluate_refuses() -> 
         (("worker", Resources.of({GPUS: 1})),),
         (("a", Resources(), Resources()), ("b", Resources(), Resources())),
         offered=((GPUS, ()),),
+        classes=((GPUS, DRIVER),),
     )
     assert (found.unchecked, found.exclusions) == ([], [])
 

@@ -191,6 +191,7 @@ def test_each_machine_offers_its_devices_less_those_allocated() -> None:
             ("b", Resources.of({GPUS: 4}), Resources.of({GPUS: 2})),
         ),
         offered=((GPUS, ("a", "b")),),
+        classes=((GPUS, DRIVER),),
     )
     assert room.of("worker") == Resources.of({GPUS: 1})
     assert room.of("driver") == Resources()

@@ -15,12 +15,14 @@ from msgspec.structs import replace
 from truegreen import kubeobjects as o
 from truegreen.cluster import Listed
 from truegreen.doctor.checks.admission.trial import trial_pod as job_pod
+from truegreen.doctor.checks.capacity.filters.dynamic_resources import device_rules
+from truegreen.doctor.checks.capacity.filters.framework import Found, JobPodSet
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.knowledge.claimed_gpus import claimed_gpus
 from truegreen.doctor.knowledge.fit import pod_requests
 from truegreen.doctor.knowledge.gpu_supply import allocatable_gpus
 from truegreen.doctor.knowledge.training import QUEUE_LABEL, TrainingJob
-from truegreen.gpu_resources import ClaimedGpus, is_gpu_resource
+from truegreen.gpu_resources import ClaimedGpus, is_gpu_class, is_gpu_resource
 from truegreen.quantity import Resources
 from truegreen.trial.pods import (
     TrialSettings,
@@ -76,15 +78,45 @@ def _gpus(amounts: Resources) -> int:
 
 
 def _needs_machines_apart(env: Environment, job: TrainingJob) -> bool:
-    """Whether the job's pods would span machines: all its GPUs more than the largest machine
-    offers. Then the workers are kept on two machines, so the network between machines is what
-    is measured; otherwise they may share one, as the job's own pods would. Machines not read:
-    kept apart (the harder case)."""
+    """Whether the job's pods would span machines: all its GPUs, those of a GPU resource and
+    those its device claims take (knowledge/claimed_gpus.py, the fewest where the number is not
+    fixed), more than the largest machine offers, by its allocatable GPU resources and the GPU
+    devices of its ResourceSlices (`_gpu_devices`). Then the workers are kept on two machines,
+    so the network between machines is what is measured; otherwise they may share one, as the
+    job's own pods would. Machines not read: kept apart (the harder case)."""
     if not isinstance(env.nodes, Listed):
         return True
-    wanted = sum(_gpus(pod_requests(s.spec)) * s.count for s in job.pod_sets)
-    largest = max((allocatable_gpus(n) for n in env.nodes.items), default=0)
+    wanted = sum(
+        (_gpus(pod_requests(s.spec)) + sum(c.at_least for c in _claimed(env, s.spec))) * s.count
+        for s in job.pod_sets
+    )
+    devices = _gpu_devices(env, job)
+    largest = max(
+        (allocatable_gpus(n) + devices.get(o.name_of(n), 0) for n in env.nodes.items), default=0
+    )
     return wanted > largest
+
+
+def _gpu_devices(env: Environment, job: TrainingJob) -> dict[str, int]:
+    """Per machine, the devices of a GPU DeviceClass (truegreen.gpu_resources.is_gpu_class)
+    that the job's device claims could take there, counted as the capacity check counts them
+    (filters/dynamic_resources.py `device_rules`: the classes' and the requests' selectors,
+    device taints, the newest generation of each pool); none where they can't be counted, and
+    then the job is kept apart if it asks for any."""
+    devices = env.devices
+    if devices is None or not isinstance(env.nodes, Listed):
+        return {}
+    sets = [JobPodSet(s.name, s.spec, s.labels) for s in job.pod_sets]
+    room = device_rules(
+        sets, env.namespace, env.nodes.items, devices, env.settings.kubectl, Found()
+    )
+    classes = (
+        {o.name_of(c): c for c in devices.classes.items}
+        if isinstance(devices.classes, Listed)
+        else {}
+    )
+    gpus = [kind for kind, name in room.classes if is_gpu_class(name, classes.get(name))]
+    return {machine: sum(there.get(k) for k in gpus) for machine, there, _ in room.machines}
 
 
 def _listen_seconds(timeout: float) -> int:

@@ -34,6 +34,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from msgspec import Struct
+from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, GetRead, Kind, KubeObject, Listed, ReadFailure
@@ -99,9 +100,14 @@ class _Request(Struct, frozen=True):
     """One request of a claim, as doctor counts it: which devices, how many."""
 
     name: str
-    resource: str
+    device_class: str
     candidates: frozenset[tuple[str, str, str]]
     count: int
+
+    @property
+    def resource(self) -> str:
+        """The name its devices are counted under (`gpu.nvidia.com devices`)."""
+        return devices_of(self.device_class)
 
 
 class _Context(Struct, frozen=True):
@@ -194,11 +200,15 @@ def device_rules(
                 requests = _shared_claim(claim, shared.get(claim), pod_set, context, found)
                 if requests is not None:
                     pending[claim] = _Pending(claim, tuple(requests), _users(claim, context))
-    names = _resources([*per_pod.values(), *(p.requests for p in pending.values())], kubectl, found)
+    asked = [*per_pod.values(), *(p.requests for p in pending.values())]
+    names = _resources(asked, kubectl, found)
     if not names:
         return DeviceRoom()
     kept = [p for p in pending.values() if _kept(p, per_pod, pending, names, context, found)]
-    room = _room(per_pod, names, kept, context, found)
+    room = replace(
+        _room(per_pod, names, kept, context, found),
+        classes=tuple(sorted({(names[r.candidates], r.device_class) for q in asked for r in q})),
+    )
     for waiting in pending.values():
         _placed_once(waiting, names, context, found)
     return room
@@ -450,7 +460,7 @@ def _requests(
             )
             return None
         count = max(o.integer(exactly.get("count"), 1), 1)
-        requests.append(_Request(name, devices_of(class_name), candidates, count))
+        requests.append(_Request(name, class_name, candidates, count))
     return requests
 
 

@@ -83,6 +83,8 @@ class DeviceRoom(Struct, frozen=True):
     """Per machine, of the devices allocated there: those whose claims are reserved for pods of
     the namespace alone, with the names of those pods (the devices come back once they are
     done)."""
+    classes: tuple[tuple[str, str], ...] = ()
+    """Per kind of device the pods ask for, the DeviceClass its requests name."""
 
     def of(self, group: str) -> Resources:
         """The devices each pod of `group` asks for."""
