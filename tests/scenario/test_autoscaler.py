@@ -9,6 +9,7 @@ import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.support import read_faults
+from tests.support.cli import run_cli
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import NAMESPACE, Obj, healthy, job_pod, training_job, ts
 
@@ -1161,7 +1162,7 @@ def test_a_snapshot_taken_before_the_status_was_listed_reads_it_at_its_default_p
 
     doctor.load(build)
     doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/configmaps$")
-    directory = doctor.snapshot(exit_code=3)
+    directory = doctor.snapshot()
     listed = [
         path
         for path in (directory / "reads").iterdir()
@@ -1177,3 +1178,53 @@ def test_a_snapshot_taken_before_the_status_was_listed_reads_it_at_its_default_p
     listed[0].unlink()
     report = doctor.offline(directory, "-o", "json").json()
     assert ("capacity.autoscaler-unhealthy", "fail", "measured") in _capacity(report)
+
+
+@pytest.mark.parametrize(
+    ("at_default_place", "get_allowed", "code", "failed"),
+    [
+        (True, True, 0, 0),
+        (False, True, 0, 0),
+        (True, False, 3, 2),
+    ],
+    ids=["got-there", "none-there", "get-refused"],
+)
+def test_a_refused_list_whose_get_read_the_status_leaves_the_snapshot_whole(
+    doctor: Doctor, at_default_place: bool, get_allowed: bool, code: int, failed: int
+) -> None:
+    """With a role that grants the status ConfigMap's `get` alone, doctor reads the status at
+    its default place instead of listing it (reads/gather.py `_autoscaler_status`), and the
+    refused list is no finding of doctor's: what the status is for was read there (a status, or
+    none: a NotFound is a measurement). The snapshot saves both reads, and is not incomplete for
+    the list (docs/snapshot.md: exit 3 when some reads could not be made); refused there too,
+    nothing of the status was read, and both are counted as before."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects, pod = _waiting(now)
+        return [*objects, pod, *([_unhealthy_status(now, "kube-system", now)] * at_default_place)]
+
+    doctor.load(build)
+    doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/configmaps$")
+    if not get_allowed:
+        doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/namespaces/kube-system/configmaps/")
+    folder = doctor.tmp_path / "bundle"
+    result = run_cli(
+        "snapshot",
+        "--kubeconfig",
+        str(doctor.kubeconfig),
+        *doctor.registry_flags(),
+        "--output-directory",
+        str(folder),
+        "-o",
+        "json",
+    )
+    document = result.json()
+    assert (document["exit_code"], document["failed_reads"]) == (code, failed), document
+    assert result.exit_code == code
+    saved = [json.loads(p.read_text())["read"] for p in (folder / "reads").iterdir()]
+    assert {"verb": "list", "resource": "configmaps", "namespace": None} | {
+        "fields": "metadata.name=cluster-autoscaler-status"
+    } in saved, "the refused list is saved: offline, doctor falls back as live"
+    offline = doctor.offline(folder, "-o", "json").json()
+    live = doctor.live("-o", "json").json()
+    assert _capacity(offline) == _capacity(live)

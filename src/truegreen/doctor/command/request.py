@@ -635,9 +635,7 @@ def take_snapshot(
         folder=target.folder,
         namespace=namespace,
         reads=len(reads),
-        could_not_read=tuple(
-            read.reason for read in reads if isinstance(read, CantRead) and not read.is_measurement
-        ),
+        could_not_read=_could_not_read(recorder.recorded, logs),
         failed_plainly=_failed_plainly(recorder.recorded, logs),
         events=events,
         logs=sum(1 for log in logs if isinstance(log[1], Logged)),
@@ -705,6 +703,26 @@ def _nothing_read(
     )
 
 
+def _could_not_read(
+    recorded: list[tuple[ReadKey, Recorded]], logs: list[tuple[LogRequest, LogRead]]
+) -> tuple[str, ...]:
+    """The reason of each read that failed (`_unmade`)."""
+    reads = [read for _, read in _unmade(recorded)] + [log for _, log in logs]
+    return tuple(
+        read.reason for read in reads if isinstance(read, CantRead) and not read.is_measurement
+    )
+
+
+def _unmade(recorded: list[tuple[ReadKey, Recorded]]) -> list[tuple[ReadKey, Recorded]]:
+    """The reads as made, less those that failed and whose fallback read what they were for
+    (reads/autoscaler_status.py `made_up_for`): saved, so that doctor falls back offline as it
+    did live, and no read that could not be made, as doctor makes no finding of them."""
+    from truegreen.doctor.reads.autoscaler_status import made_up_for
+
+    made_up = made_up_for(recorded)
+    return [(key, read) for key, read in recorded if key not in made_up]
+
+
 def _failed_plainly(
     recorded: list[tuple[ReadKey, Recorded]], logs: list[tuple[LogRequest, LogRead]]
 ) -> tuple[str, ...]:
@@ -713,7 +731,7 @@ def _failed_plainly(
 
     said = [
         plain_why(key.kind, read)
-        for key, read in recorded
+        for key, read in _unmade(recorded)
         if isinstance(read, CantRead) and not read.is_measurement
     ]
     said += [

@@ -31,11 +31,7 @@ from truegreen.cluster import (
 )
 from truegreen.cluster.schedule import Pending, ReadSchedule, in_flight_for
 from truegreen.doctor.checks.capacity.autoscaler_flags import AutoscalerFlags
-from truegreen.doctor.checks.capacity.autoscaling import (
-    AUTOSCALER_SOURCES,
-    STATUS_CONFIG_MAP,
-    old_scale_ups,
-)
+from truegreen.doctor.checks.capacity.autoscaling import AUTOSCALER_SOURCES, old_scale_ups
 from truegreen.doctor.checks.capacity.filters.dynamic_resources import (
     claim_refs,
     template_names,
@@ -109,6 +105,7 @@ from truegreen.doctor.knowledge.yunikorn import (
     held_requests,
     noted_pods,
 )
+from truegreen.doctor.reads.autoscaler_status import read_status
 from truegreen.refresh.annotations import ATTEMPTS, LATCHED, EventReason
 
 # Only pods that hold capacity: the scheduler ignores Succeeded and Failed pods.
@@ -713,7 +710,7 @@ def _evidence_reads(
         )
         for source in (AUTOSCALER_SOURCES if unplaced else ())
     }
-    scaler_status = schedule.submit(partial(_autoscaler_status, reader)) if unplaced else None
+    scaler_status = schedule.submit(partial(read_status, reader)) if unplaced else None
     problems = gpu_problems(nodes.items)[:GPU_MACHINES_READ] if isinstance(nodes, Listed) else []
     gpu_pods: dict[str, Pending[ListRead]] = {
         problem.machine: schedule.submit(
@@ -737,23 +734,6 @@ def _evidence_reads(
         else None
     )
     return _EvidenceReads(warnings, scaler_events, scaler_status, gpu_pods, node_claims, node_pools)
-
-
-def _autoscaler_status(reader: ClusterReader) -> ListRead | GetRead:
-    """cluster-autoscaler's status ConfigMap, in whichever namespace it runs: every ConfigMap of
-    its name, one list (`fieldSelector=metadata.name=…`, which RBAC grants by `resourceNames`:
-    apiserver pkg/endpoints/request/requestinfo.go takes the selector's name as the request's).
-    Where that list is refused (a role granting the `get` alone) or a snapshot taken before
-    holds none, the default place is read instead (`STATUS_CONFIG_MAP`)."""
-    namespace, name = STATUS_CONFIG_MAP
-    found = reader.list(Kind.CONFIG_MAP, namespace=None, fields={"metadata.name": name})
-    if isinstance(found, CantRead) and found.failure in _STATUS_LIST_NOT_ASKED:
-        return reader.get(Kind.CONFIG_MAP, name, namespace=namespace)
-    return found
-
-
-_STATUS_LIST_NOT_ASKED = frozenset({ReadFailure.FORBIDDEN, ReadFailure.NOT_CAPTURED})
-"""Why the list by name tells nothing of the default place: it was not allowed, or not made."""
 
 
 def _autoscaler_flags(
