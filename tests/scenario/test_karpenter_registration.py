@@ -295,3 +295,81 @@ def test_a_machine_not_joined_past_karpenter_s_wait_is_no_machine_on_its_way(
         "registered with cluster"
     ) in found["details"], found["details"]
     assert result.exit_code == 2
+
+
+LAUNCH_FAILED = {
+    "type": "NodeRegistrationHealthy",
+    "status": "False",
+    "reason": "InsufficientCapacityError",
+    "message": "creating instance, insufficient capacity",
+}
+"""A pool whose launches failed: the launch's own reason (liveness.go
+`updateNodePoolRegistrationHealth`)."""
+
+
+def _claim_gone(pool: str, condition: Obj) -> Any:
+    """The pod nominated for nodeclaim/gpu-pool-8xk2q 16 minutes after it launched: Karpenter
+    deleted the claim at its registration timeout (liveness.go `deleteNodeClaimForTimeout`), so
+    the list no longer holds it; NodePool `pool` Ready, with `condition` besides."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _nominated(now, age=timedelta(minutes=16))
+        kept = [o for o in objects if o["kind"] not in ("NodeClaim", "NodePool")]
+        found = _ready(_node_pool(pool, {"nvidia.com/gpu": "64"}, {}), now)
+        found["status"]["conditions"].append(
+            {**condition, "lastTransitionTime": ts(now - timedelta(minutes=1))}
+        )
+        return [*kept, found]
+
+    return build
+
+
+def test_a_claim_gone_from_a_pool_whose_machines_fail_to_join_is_that_pool_s_failure(
+    doctor: Doctor,
+) -> None:
+    """Karpenter names a NodeClaim after its NodePool: `generateName: <pool>-`
+    (pkg/controllers/provisioning/scheduling/nodeclaimtemplate.go `ToNodeClaim`), to which the
+    API server adds five characters (apiserver pkg/storage/names `SimpleNameGenerator`). The
+    claim the pod was nominated for is gone, and its pool gpu-pool says its machines fail to
+    join: the pool's failure is the measurement, as for a claim still there."""
+    doctor.server.install("karpenter.sh")
+    doctor.load(_claim_gone("gpu-pool", REGISTRATION_FAILED))
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    assert report["headline"]["code"] == "capacity.no-machine-can-be-added"
+    assert report["headline"]["text"] == (
+        "No machine can be added for 1 program of the training job 'big': the machines "
+        "Karpenter makes from its pool gpu-pool fail to join the cluster (Karpenter says "
+        "“Failed to register node”)."
+    )
+    remedy = report["headline"]["remedy"]
+    assert remedy.endswith(" describe nodepool gpu-pool` shows the autoscaler's own words."), remedy
+    [found] = [f for f in report["findings"] if f["code"] == "capacity.no-machine-can-be-added"]
+    assert (found["status"], found["basis"]) == ("fail", "measured")
+    assert (
+        f"karpenter on big-w1: nodeclaim/{CLAIM} no longer exists; NodePool gpu-pool: "
+        "NodeRegistrationHealthy=False (RegistrationFailed): Failed to register node"
+    ) in found["details"], found["details"]
+    assert "capacity.cant-read" not in [f["code"] for f in report["findings"]]
+    assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("pool", "condition"),
+    [("gpu-pool", LAUNCH_FAILED), ("gpu", REGISTRATION_FAILED)],
+    ids=["its-pool-launches-fail", "another-pool-fails"],
+)
+def test_a_claim_gone_that_no_failing_pool_names_is_not_known(
+    doctor: Doctor, pool: str, condition: Obj
+) -> None:
+    """Where the gone claim's own pool says only that launches fail (the cloud's capacity,
+    which Karpenter retries elsewhere), or the pool that fails to join machines is another
+    (`gpu` made `gpu-xxxxx`, never gpu-pool-8xk2q), nothing ties the claim's end to a cause:
+    still not known."""
+    doctor.server.install("karpenter.sh")
+    doctor.load(_claim_gone(pool, condition))
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    codes = [f["code"] for f in report["findings"] if f["check"] == "capacity"]
+    assert codes == ["capacity.cant-read"], codes
+    assert result.exit_code == 3

@@ -172,3 +172,38 @@ def test_a_claim_karpenter_says_did_not_join_is_no_machine_on_its_way() -> None:
     assert plain_cannot_add(word.message).why == (
         "the machine Karpenter made for it could not join the cluster"
     )
+
+
+@pytest.mark.parametrize(
+    ("claim", "pool", "tied"),
+    [
+        ("gpu-pool-8xk2q", "gpu-pool", True),
+        ("gpu-pool-8xk2q", "gpu", False),
+        ("gpu-pool-8xk2qz", "gpu-pool", False),
+        ("gpu-pool-abcde", "gpu-pool", False),
+        ("gpu-pool", "gpu-pool", False),
+    ],
+)
+def test_a_gone_claim_is_its_failing_pool_s_where_its_name_was_made_from_that_pool(
+    claim: str, pool: str, tied: bool
+) -> None:
+    """Karpenter creates a NodeClaim with `generateName: <pool>-`
+    (provisioning/scheduling/nodeclaimtemplate.go `ToNodeClaim`), and the API server adds five
+    characters of apimachinery pkg/util/rand's `alphanums` (no vowels, no 0, 1 or 3): a gone
+    claim whose name is that of a pool whose machines fail to join is that pool's failure; any
+    other name ties it to no pool, and it stays a launch that ended."""
+    failing = _failing_pool("RegistrationFailed", "Failed to register")
+    failing["metadata"]["name"] = pool
+    word = launched(_nominated(f"nodeclaim/{claim}"), claim_launches([], NOW, [failing]))
+    if tied:
+        assert (word.word, word.shown_by) == (Word.CANNOT_ADD, f"nodepool/{pool}")
+        assert word.message == (
+            f"nodeclaim/{claim} no longer exists; NodePool {pool}: NodeRegistrationHealthy=False "
+            "(RegistrationFailed): Failed to register"
+        )
+        assert plain_cannot_add(word.message).why == (
+            f"the machines Karpenter makes from its pool {pool} fail to join the cluster "
+            "(Karpenter says “Failed to register”)"
+        )
+    else:
+        assert word.word is Word.LAUNCH_ENDED, word

@@ -147,10 +147,11 @@ def _claim_state(
 
 class Launches(Struct, frozen=True):
     """Karpenter's NodeClaims as listed: every one's name, and where each stands
-    (`_claim_state`)."""
+    (`_claim_state`); and the NodePools that say their machines fail (`failing_registrations`)."""
 
     names: frozenset[str]
     states: Mapping[str, ClaimState]
+    failing: Mapping[str, FailingPool]
 
 
 def claim_launches(
@@ -162,7 +163,29 @@ def claim_launches(
     return Launches(
         frozenset(o.name_of(c) for c in claims),
         {o.name_of(c): _claim_state(c, now, failing) for c in claims},
+        failing,
     )
+
+
+_GENERATED = 5
+"""The characters the API server adds to a `generateName` (apiserver pkg/storage/names
+`SimpleNameGenerator`: `randomLength`)."""
+_GENERATED_FROM = frozenset("bcdfghjklmnpqrstvwxz2456789")
+"""What those characters are drawn from (apimachinery pkg/util/rand `alphanums`, which its
+`String` uses)."""
+
+
+def _made_from(claim: str, pools: Iterable[str]) -> str | None:
+    """The pool of `pools` a NodeClaim's name says it was made from: Karpenter creates each
+    claim with `generateName: <pool>-` (pkg/controllers/provisioning/scheduling/
+    nodeclaimtemplate.go `ToNodeClaim`), so its name is the pool's, a dash and five generated
+    characters, and no other pool's name leaves exactly that. None when none does (also a name
+    the API server cut short, its base past 58 characters)."""
+    for pool in pools:
+        rest = claim.removeprefix(f"{pool}-")
+        if rest != claim and len(rest) == _GENERATED and set(rest) <= _GENERATED_FROM:
+            return pool
+    return None
 
 
 def launched(word: AutoscalerWord, launches: Launches | None) -> AutoscalerWord:
@@ -178,8 +201,15 @@ def launched(word: AutoscalerWord, launches: Launches | None) -> AutoscalerWord:
     if claim is None or launches is None:
         return word
     if claim not in launches.names:
-        said = f"{word.message}; nodeclaim/{claim} no longer exists"
-        return replace(word, word=Word.LAUNCH_ENDED, message=said)
+        gone = f"nodeclaim/{claim} no longer exists"
+        pool = _made_from(claim, launches.failing)
+        failing = launches.failing.get(pool) if pool is not None else None
+        if failing is not None and failing.reason == REGISTRATION_FAILED:
+            # Its pool's machines fail to join: Karpenter deletes a claim whose machine has not
+            # joined in REGISTRATION_TIMEOUT, and makes the next from the same pool.
+            said = f"{gone}; NodePool {pool}: {failing.said}"
+            return replace(word, word=Word.CANNOT_ADD, message=said, shown_by=f"nodepool/{pool}")
+        return replace(word, word=Word.LAUNCH_ENDED, message=f"{word.message}; {gone}")
     state = launches.states.get(claim, ClaimState())
     if state.failed:
         said = f"nodeclaim/{claim} {state.failed}"
