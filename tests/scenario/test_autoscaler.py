@@ -1193,7 +1193,7 @@ def test_a_refused_list_whose_get_read_the_status_leaves_the_snapshot_whole(
     doctor: Doctor, at_default_place: bool, get_allowed: bool, code: int, failed: int
 ) -> None:
     """With a role that grants the status ConfigMap's `get` alone, doctor reads the status at
-    its default place instead of listing it (reads/gather.py `_autoscaler_status`), and the
+    its default place instead of listing it (reads/autoscaler_status.py `read_status`), and the
     refused list is no finding of doctor's: what the status is for was read there (a status, or
     none: a NotFound is a measurement). The snapshot saves both reads, and is not incomplete for
     the list (docs/snapshot.md: exit 3 when some reads could not be made); refused there too,
