@@ -14,15 +14,18 @@ from tests.scenario.conftest import Doctor
 from tests.scenario.test_cluster_reports import event
 from tests.support.scenarios import (
     NAMESPACE,
+    REGISTRY,
     SCENARIOS,
     Obj,
+    container,
     find,
     healthy,
     job_pod,
+    running_containers,
     training_job,
     ts,
 )
-from tests.support.training_kinds import jobset
+from tests.support.training_kinds import cluster_training_runtime, jobset, train_job
 
 
 def _codes(report: dict[str, Any], check: str) -> list[tuple[str, str, str]]:
@@ -1123,6 +1126,217 @@ def test_a_refusal_of_an_earlier_jobset_s_job_is_not_the_new_one_s(
     assert "admission.pods-refused" in codes, "precondition: this Job's refusal is measured"
 
     doctor.load(refused)
+    report = doctor.live("-o", "json").json()
+    assert "admission.pods-refused" not in {f["code"] for f in report["findings"]}, [
+        (f["code"], f["headline"]) for f in report["findings"] if f["status"] != "ok"
+    ]
+
+
+MPI_LAUNCHER_REFUSED = (
+    'Error creating: pods "mpi-launcher-x7k2p" is forbidden: violates PodSecurity '
+    '"baseline:latest": hostPath volumes (volume "nccl")'
+)
+
+
+def _mpi_template(role: str) -> Obj:
+    return {
+        "metadata": {"labels": {}},
+        "spec": {
+            "restartPolicy": "Never",
+            "containers": [container(role, f"{REGISTRY}/trainer:2.1", cpu="1", memory="2Gi")],
+        },
+    }
+
+
+def _mpi_job_made(now: datetime, *, uid: str = "uid-mpi") -> Obj:
+    """MPIJob 'mpi' (kubeflow.org/v2beta1) of a launcher and two workers, made five minutes
+    ago."""
+    return {
+        "apiVersion": "kubeflow.org/v2beta1",
+        "kind": "MPIJob",
+        "metadata": {
+            "name": "mpi",
+            "namespace": NAMESPACE,
+            "uid": uid,
+            "creationTimestamp": ts(now - timedelta(minutes=5)),
+        },
+        "spec": {
+            "slotsPerWorker": 1,
+            "mpiReplicaSpecs": {
+                "Launcher": {"replicas": 1, "template": _mpi_template("launcher")},
+                "Worker": {"replicas": 2, "template": _mpi_template("worker")},
+            },
+        },
+        "status": {},
+    }
+
+
+def _mpi_owner(mpi: Obj) -> list[Obj]:
+    return [
+        {
+            "apiVersion": "kubeflow.org/v2beta1",
+            "kind": "MPIJob",
+            "name": mpi["metadata"]["name"],
+            "uid": mpi["metadata"]["uid"],
+            "controller": True,
+            "blockOwnerDeletion": True,
+        }
+    ]
+
+
+def _mpi_worker(mpi: Obj, index: int, now: datetime) -> Obj:
+    """A worker pod as mpi-operator makes it (pkg/controller/mpi_job_controller.go
+    `newWorker`: `<mpijob>-worker-<index>`, `defaultLabels` and the replica index), running."""
+    made = ts(now - timedelta(minutes=5))
+    name = f"mpi-worker-{index}"
+    spec = {**copy.deepcopy(_mpi_template("worker")["spec"]), "nodeName": "cpu-1"}
+    return {
+        "apiVersion": "v1",
+        "kind": "Pod",
+        "metadata": {
+            "name": name,
+            "namespace": NAMESPACE,
+            "uid": f"uid-{name}",
+            "creationTimestamp": made,
+            "labels": {
+                "training.kubeflow.org/operator-name": "mpi-operator",
+                "training.kubeflow.org/job-name": "mpi",
+                "training.kubeflow.org/job-role": "worker",
+                "training.kubeflow.org/replica-index": str(index),
+            },
+            "ownerReferences": _mpi_owner(mpi),
+        },
+        "spec": spec,
+        "status": {
+            "phase": "Running",
+            "conditions": [
+                {"type": "PodScheduled", "status": "True"},
+                {"type": "Ready", "status": "True", "lastTransitionTime": made},
+            ],
+            "containerStatuses": running_containers(name, spec["containers"], made),
+        },
+    }
+
+
+def _mpi_launcher_job(mpi: Obj, now: datetime, *, uid: str = "uid-mpi-launcher") -> Obj:
+    """The launcher as mpi-operator makes it: a batch Job `<mpijob>-launcher` labelled `app`,
+    the MPIJob its controller (pkg/controller/mpi_job_controller.go `newLauncherJob`)."""
+    return {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {
+            "name": "mpi-launcher",
+            "namespace": NAMESPACE,
+            "uid": uid,
+            "creationTimestamp": ts(now - timedelta(minutes=5)),
+            "labels": {"app": "mpi"},
+            "ownerReferences": _mpi_owner(mpi),
+        },
+        "spec": {"backoffLimit": 6, "template": _mpi_template("launcher")},
+        "status": {},
+    }
+
+
+def _mpi_launcher_refused(
+    *, launcher_read: bool, launcher_of: str = "uid-mpi", refused_ago: timedelta = timedelta(0)
+) -> Callable[[datetime], list[Obj]]:
+    """MPIJob 'mpi': both workers run, and the Job controller's FailedCreate on its launcher
+    Job says Pod Security refused the launcher's pod (seen 30 s ago, plus `refused_ago`).
+    With `launcher_read` the launcher Job is in the namespace's list, made by the MPIJob of
+    uid `launcher_of` (another uid: an earlier MPIJob of the same name, not yet collected)."""
+
+    def build(now: datetime) -> list[Obj]:
+        mpi = _mpi_job_made(now)
+        launcher = _mpi_launcher_job(_mpi_job_made(now, uid=launcher_of), now)
+        refused = _refusal_on(
+            launcher, now, MPI_LAUNCHER_REFUSED, timedelta(seconds=30) + refused_ago
+        )
+        workers = [_mpi_worker(mpi, i, now) for i in range(2)]
+        return [*healthy(now), mpi, *workers, *([launcher] if launcher_read else []), refused]
+
+    return build
+
+
+@pytest.mark.parametrize("launcher_read", [True, False], ids=["launcher-read", "launcher-not-read"])
+def test_an_mpi_job_s_refused_launcher_is_its_own(doctor: Doctor, launcher_read: bool) -> None:
+    """mpi-operator runs an MPIJob's launcher as a batch Job `<mpijob>-launcher`, so the Job
+    controller's refusal is on that Job, not on the MPIJob: the training job's programs are
+    refused all the same (the launcher never starts), and the cause is Pod Security's."""
+    doctor.server.install("kubeflow.org")
+    doctor.load(_mpi_launcher_refused(launcher_read=launcher_read))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    refused = _finding(report, "admission.pods-refused")
+    assert result.exit_code == 2, report["headline"]
+    assert refused["objects"] == ["MPIJob/mpi"], refused
+    assert refused["headline"].endswith("they break the environment's security level."), refused
+    assert [d.split(" (")[0] for d in refused["details"]] == ["FailedCreate on Job/mpi-launcher"]
+
+
+@pytest.mark.parametrize(
+    "refused",
+    [
+        pytest.param(
+            _mpi_launcher_refused(launcher_read=True, launcher_of="uid-mpi-old"),
+            id="launcher-of-an-earlier-mpijob",
+        ),
+        pytest.param(
+            _mpi_launcher_refused(launcher_read=False, refused_ago=timedelta(minutes=6)),
+            id="unread-and-seen-before-the-mpijob-was-made",
+        ),
+    ],
+)
+def test_a_refusal_of_an_earlier_mpi_job_s_launcher_is_not_the_new_one_s(
+    doctor: Doctor, refused: Callable[[datetime], list[Obj]]
+) -> None:
+    """The launcher Job read is an earlier MPIJob's of the same name (its controller's uid is
+    not this MPIJob's), or, unread, the refusal was last seen before this MPIJob was made: the
+    Job controller has not refused this one's launcher."""
+    doctor.server.install("kubeflow.org")
+    doctor.load(refused)
+    report = doctor.live("-o", "json").json()
+    assert "admission.pods-refused" not in {f["code"] for f in report["findings"]}, [
+        (f["code"], f["headline"]) for f in report["findings"] if f["status"] != "ok"
+    ]
+
+
+def _train_job_s_job_refused(*, job_made_ago: timedelta) -> Callable[[datetime], list[Obj]]:
+    """TrainJob 'llama', made five minutes ago, and the Job `llama-node-0` its JobSet (named
+    after it, Kubeflow Trainer pkg/runtime/framework/plugins/jobset) made `job_made_ago`, with
+    the quota's refusal of that Job's pod a minute ago. A JobSet's Job does not name the
+    TrainJob's uid: its controller is the JobSet."""
+
+    def build(now: datetime) -> list[Obj]:
+        llama = train_job("llama", now, nodes=1, gpus=1, age=timedelta(minutes=5))
+        llama["metadata"]["uid"] = "uid-llama"
+        parent = {
+            "metadata": {"name": "llama", "uid": "uid-jobset-llama"},
+            "spec": {"replicatedJobs": [{"name": "node", "template": {"spec": {}}}]},
+        }
+        child = _child_job(parent, "node", now)
+        child["metadata"]["creationTimestamp"] = ts(now - job_made_ago)
+        refused = _refusal_on(
+            child,
+            now,
+            REFUSED_FOR_QUOTA.replace("llama-eval-workers", "llama-node"),
+            timedelta(minutes=1),
+        )
+        return [*healthy(now), cluster_training_runtime(), llama, child, refused]
+
+    return build
+
+
+def test_a_job_made_before_its_trainjob_is_an_earlier_one_s(doctor: Doctor) -> None:
+    """A TrainJob's Jobs are its JobSet's, whose uid the TrainJob does not hold; a Job made
+    before the TrainJob was is one of an earlier TrainJob of the same name, its JobSet not yet
+    collected with it: its refusal is not this one's."""
+    doctor.server.install("trainer.kubeflow.org")
+    doctor.load(_train_job_s_job_refused(job_made_ago=timedelta(minutes=4)))
+    report = doctor.live("-o", "json").json()
+    refused = _finding(report, "admission.pods-refused")
+    assert refused["objects"] == ["TrainJob/llama"], "precondition: its own Job's refusal counts"
+
+    doctor.load(_train_job_s_job_refused(job_made_ago=timedelta(minutes=20)))
     report = doctor.live("-o", "json").json()
     assert "admission.pods-refused" not in {f["code"] for f in report["findings"]}, [
         (f["code"], f["headline"]) for f in report["findings"] if f["status"] != "ok"

@@ -19,7 +19,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import Kind, KubeObject
 from truegreen.doctor.knowledge.reports import event_time, names_an_earlier, names_an_earlier_pod
-from truegreen.doctor.knowledge.training import JOBSET_NAME_LABEL, TrainingJob
+from truegreen.doctor.knowledge.training import TrainingJob
 from truegreen.patterns import LazyPattern
 
 # -- the scheduler ------------------------------------------------------------------------------
@@ -304,10 +304,10 @@ def refusals(
     events: Iterable[KubeObject], job: TrainingJob, jobs: Sequence[KubeObject] = ()
 ) -> list[Refusal]:
     """The refused creates recorded for a training job (the newest first): on the job itself
-    (pkg/controller/job/job_controller.go: `Error creating: %v`), or on a Job its JobSet made,
-    whose Job controller refuses (`_of_child_job`; `jobs` are the namespace's Jobs as read).
-    An Event about an earlier object of the same name (one deleted and submitted again) is
-    not the job's (`names_an_earlier`)."""
+    (pkg/controller/job/job_controller.go: `Error creating: %v`), or on a Job its controller
+    made (a JobSet's, an MPIJob's launcher), whose Job controller refuses (`_of_child_job`;
+    `jobs` are the namespace's Jobs as read). An Event about an earlier object of the same
+    name (one deleted and submitted again) is not the job's (`names_an_earlier`)."""
     read = {o.name_of(j): j for j in jobs}
     found = []
     for event in events:
@@ -340,31 +340,33 @@ def _of_child_job(
     job: TrainingJob, name: str, uid: str, seen: datetime | None, child: KubeObject | None
 ) -> bool:
     """Whether an Event about the Job `name` (with `uid`, last seen at `seen`) is about one of
-    the Jobs `job`'s JobSet made. A Job that was read says whose it is: the JobSet controller
-    labels it `jobset.sigs.k8s.io/jobset-name` and makes the JobSet its controller
-    (pkg/controllers/jobset_controller.go `labelAndAnnotateObject`, `SetControllerReference`),
-    and the Event must name that Job's uid. One not read is the job's only when its name is
-    exactly `<jobset>-<replicated job>-<index>` for one of the JobSet's own replicated jobs
-    (`llama-eval-workers-0` is none of JobSet `llama`'s), and the Event was last seen after
-    the job was made."""
-    if not job.child_jobs:
-        return False
+    the Jobs `job`'s controller made. A Job that was read says whose it is: its controller
+    owner reference (`_made_by`), and the Event must name that Job's uid. One not read is the
+    job's only when its name is one its controller gives a Job it makes (`makes_job`:
+    `llama-eval-workers-0` is none of JobSet `llama`'s, `mpi-launcher` is MPIJob `mpi`'s), and
+    the Event was last seen after the job was made."""
     if child is not None:
-        controller = o.controller_of(child) or {}
-        owned = o.labels_of(child).get(JOBSET_NAME_LABEL) == job.name and (
-            job.kind is not Kind.JOB_SET
-            or not (job.uid and controller.get("uid"))
-            or controller.get("uid") == job.uid
+        return _made_by(job, child) and not names_an_earlier(
+            uid, seen, o.uid_of(child), o.created_at(child)
         )
-        return owned and not names_an_earlier(uid, seen, o.uid_of(child), o.created_at(child))
-    index = name.removeprefix(f"{job.name}-").rpartition("-")
-    named = (
-        name.startswith(f"{job.name}-")
-        and index[0] in job.child_jobs
-        and index[2].isascii()
-        and index[2].isdigit()
-    )
-    return named and not names_an_earlier("", seen, "", job.created)
+    return job.makes_job(name) and not names_an_earlier("", seen, "", job.created)
+
+
+def _made_by(job: TrainingJob, child: KubeObject) -> bool:
+    """Whether the training job's controller made the Job `child`: the Job's controller owner
+    reference names the job, by its uid where both are known (the JobSet controller's
+    `SetControllerReference`, mpi-operator's `newLauncherJob`, kuberay's submitter Job:
+    rayjob_controller.go `createNewK8sJob`), or, for a TrainJob, the JobSet named after it
+    (whose uid the TrainJob's record does not hold). A Job made before the job was is an
+    earlier job's of the same name: a controller makes its Jobs after its job exists."""
+    controller = o.controller_of(child) or {}
+    kind, owner, owner_uid = (str(controller.get(k) or "") for k in ("kind", "name", "uid"))
+    if job.kind is Kind.TRAIN_JOB:
+        named = kind == Kind.JOB_SET.spec.name and owner == job.name
+    else:
+        named = kind == job.kind.spec.name and owner == job.name
+        named = named and not (owner_uid and job.uid and owner_uid != job.uid)
+    return named and not names_an_earlier("", o.created_at(child), "", job.created)
 
 
 def waiting_to_attach(pods: Sequence[KubeObject]) -> list[KubeObject]:

@@ -150,10 +150,13 @@ class TrainingJob(Struct, frozen=True):
     """A batch Job some of whose pods succeeded: how many pods its controller still wants
     active (`wanted_active`); None where each pod set's count is wanted."""
     child_jobs: tuple[str, ...] = ()
-    """The replicated jobs of the JobSet that runs it (a JobSet's own, a TrainJob's runtime's,
-    those others wait for included), by name: the JobSet controller names each Job it makes
-    `<jobset>-<replicated job>-<index>` (jobset pkg/util/placement/placement.go `GenJobName`),
-    and a TrainJob's JobSet is named after it."""
+    """The names of the batch Jobs its controller makes, whose Job controller then makes (and
+    may be refused) the pods; a name ending in `-` stands for itself followed by any index (a
+    Kubernetes name never ends in `-`). A JobSet's, and a TrainJob's (its JobSet is named after
+    it), are `<jobset>-<replicated job>-<index>` for each replicated job, those others wait for
+    included (jobset pkg/util/placement/placement.go `GenJobName`); an MPIJob's (v2beta1) is its
+    launcher, `<mpijob>-launcher` (mpi-operator pkg/controller/mpi_job_controller.go
+    `newLauncherJob`, `launcherSuffix`)."""
 
     @property
     def ref(self) -> str:
@@ -181,12 +184,24 @@ class TrainingJob(Struct, frozen=True):
         admission gates are tried with."""
         return max(self.pod_sets, key=lambda s: s.count) if self.pod_sets else _NO_POD_SET
 
+    def makes_job(self, name: str) -> bool:
+        """Whether its controller names one of the Jobs it makes `name` (`child_jobs`)."""
+        return any(
+            name == made
+            or (made.endswith("-") and name.startswith(made) and _is_index(name[len(made) :]))
+            for made in self.child_jobs
+        )
+
     def words(self) -> str:
         """`the training job 'run-7'`."""
         return f"the training job '{self.name}'"
 
 
 _NO_POD_SET = PodSet("", 0, {})
+
+
+def _is_index(text: str) -> bool:
+    return text.isascii() and text.isdigit()
 
 
 class PodSetSummary(Struct, frozen=True):
@@ -380,10 +395,11 @@ def _replicated_jobs(jobset_spec: Mapping[str, Any]) -> list[_ReplicatedJob]:
     ]
 
 
-def _replicated_job_names(jobset_spec: Mapping[str, Any]) -> tuple[str, ...]:
-    """Every replicated job's name, in the JobSet's order."""
+def _jobset_jobs(jobset: str, jobset_spec: Mapping[str, Any]) -> tuple[str, ...]:
+    """The Jobs a JobSet named `jobset` makes, as `child_jobs` names them: `<jobset>-<replicated
+    job>-` and an index, for every replicated job in the JobSet's order."""
     replicated = (o.mapping(r) for r in o.sequence(jobset_spec.get("replicatedJobs")))
-    return tuple(str(r.get("name")) for r in replicated if r.get("name"))
+    return tuple(f"{jobset}-{r.get('name')}-" for r in replicated if r.get("name"))
 
 
 def from_jobset(jobset: KubeObject) -> TrainingJob:
@@ -392,7 +408,7 @@ def from_jobset(jobset: KubeObject) -> TrainingJob:
     return TrainingJob(
         kind=Kind.JOB_SET,
         pod_sets=tuple(job.pod_set() for job in _replicated_jobs(spec)),
-        child_jobs=_replicated_job_names(spec),
+        child_jobs=_jobset_jobs(o.name_of(jobset), spec),
         together=True,
         suspended=spec.get("suspend") is True,
         finished=_is_condition(jobset, "Completed", "Failed"),
@@ -476,7 +492,7 @@ def from_train_job(train_job: KubeObject, runtime: Got | CantRead) -> TrainingJo
     return TrainingJob(
         kind=Kind.TRAIN_JOB,
         pod_sets=tuple(sets),
-        child_jobs=_replicated_job_names(jobset_spec),
+        child_jobs=_jobset_jobs(common["name"], jobset_spec),
         together=True,
         suspended=spec.get("suspend") is True,
         finished=_is_condition(train_job, "Complete", "Failed"),
@@ -485,6 +501,10 @@ def from_train_job(train_job: KubeObject, runtime: Got | CantRead) -> TrainingJo
     )
 
 
+_MPI_LAUNCHER_SUFFIX = "-launcher"
+"""mpi-operator (v2beta1) runs an MPIJob's launcher as a batch Job `<mpijob>-launcher`
+(pkg/controller/mpi_job_controller.go `newLauncherJob`); the training operator's MPIJob (v1)
+runs it as a pod of its own (pkg/controller.v1/mpi/mpijob_controller.go), no Job."""
 _MPI_WORKER = "Worker"
 """An MPIJob's worker replica type, whose `replicas` defaults to 0 (mpi-operator pkg/apis/
 kubeflow/v2beta1/default.go setDefaultsTypeWorker; training-operator pkg/apis/kubeflow.org/v1/
@@ -552,6 +572,7 @@ def from_kubeflow(kind: Kind, job: KubeObject) -> TrainingJob:
     return TrainingJob(
         kind=kind,
         pod_sets=sets,
+        child_jobs=(f"{o.name_of(job)}{_MPI_LAUNCHER_SUFFIX}",) if kind is Kind.MPI_JOB else (),
         together=True,
         suspended=o.mapping(spec.get("runPolicy")).get("suspend") is True,
         finished=_is_condition(job, "Succeeded", "Failed"),
