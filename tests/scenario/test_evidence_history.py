@@ -300,11 +300,33 @@ def _starting_job(now: datetime) -> list[Obj]:
     return [job, pod]
 
 
+def _not_started(pod: Obj) -> Obj:
+    """`pod` as it stands before the kubelet starts it: Pending, placed, no container started
+    yet (pkg/kubelet/kubelet_pods.go: `ContainerCreating` while its sandbox is made)."""
+    pod["status"] = {
+        "phase": "Pending",
+        "conditions": [{"type": "PodScheduled", "status": "True"}],
+        "containerStatuses": [
+            {
+                "name": c["name"],
+                "image": c["image"],
+                "imageID": "",
+                "ready": False,
+                "restartCount": 0,
+                "state": {"waiting": {"reason": "ContainerCreating"}},
+            }
+            for c in pod["spec"]["containers"]
+        ],
+    }
+    return pod
+
+
 def _evicted_copy(*, copies: str) -> Callable[[datetime], list[Obj]]:
     """mysql's copy mysql-x7k2p, evicted 40 minutes ago, beside `copies`: "none" (its
     Deployment has no copy available and its ReplicaSet has made none since), "available"
     (the Deployment runs every copy again), "made-since" (the ReplicaSet made mysql-n3w99
-    39 minutes ago, not available yet)."""
+    39 minutes ago, not started yet), "ran-since" (mysql-n3w99 runs, not ready: not
+    available yet)."""
 
     def build(now: datetime) -> list[Obj]:
         objects = [o for o in healthy(now) if o["metadata"]["name"] != "mysql-def34"]
@@ -319,20 +341,24 @@ def _evicted_copy(*, copies: str) -> Callable[[datetime], list[Obj]]:
             objects.append(pod_for(database, now, suffix="def34"))
         else:
             database["status"].update({"availableReplicas": 0, "readyReplicas": 0})
+        made = pod_for(database, now, suffix="n3w99", age=timedelta(minutes=39))
         if copies == "made-since":
-            made = pod_for(database, now, suffix="n3w99", age=timedelta(minutes=39))
-            made["status"]["phase"] = "Pending"
+            objects.append(_not_started(made))
+        if copies == "ran-since":
+            made["status"]["conditions"][1].update(status="False", reason="ContainersNotReady")
+            made["status"]["containerStatuses"][0]["ready"] = False
             objects.append(made)
         return [*objects, evicted, said, *_starting_job(now)]
 
     return build
 
 
-@pytest.mark.parametrize("copies", ["available", "made-since"])
+@pytest.mark.parametrize("copies", ["available", "ran-since"])
 def test_a_failed_copy_its_replica_set_replaced_is_history(doctor: Doctor, copies: str) -> None:
     """The kubelet evicted a copy of mysql and left the pod behind; its ReplicaSet replaced it
-    (a Failed pod is none of its copies: pkg/controller/controller_utils.go IsPodActive). The
-    eviction is history, whether or not some other pod of the namespace happens to wait."""
+    (a Failed pod is none of its copies: pkg/controller/controller_utils.go IsPodActive) with a
+    copy that runs. The eviction is history, whether or not some other pod of the namespace
+    happens to wait."""
     doctor.load(_evicted_copy(copies="none"))
     standing = doctor.live("-o", "json").json()
     assert _quoting(standing, LOW_ON_MEMORY), "precondition: a copy not replaced is quoted"
@@ -347,16 +373,36 @@ def test_a_failed_copy_its_replica_set_replaced_is_history(doctor: Doctor, copie
         assert result.exit_code == 0, report["headline"]
 
 
+def test_a_failed_copy_whose_replacement_has_not_started_still_stands(doctor: Doctor) -> None:
+    """The ReplicaSet made a copy after the eviction, and that copy has not started: nothing
+    shows the machine's shortage is over, so the kubelet's word still stands."""
+    doctor.load(_evicted_copy(copies="ran-since"))
+    assert _quoting(doctor.live("-o", "json").json(), LOW_ON_MEMORY) == [], (
+        "precondition: a replacement that runs makes it history"
+    )
+
+    doctor.load(_evicted_copy(copies="made-since"))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    quoted = [f["status"] for f in _quoting(report, LOW_ON_MEMORY)]
+    assert quoted == ["fail"], report["headline"]["text"]
+    assert result.exit_code == 2, report["headline"]["text"]
+
+
 TRAINER_EVICTED = (
     "The node was low on resource: memory. Threshold quantity: 100Mi, available: 80Mi. "
     "Container trainer was using 60Gi, request is 16Gi, has larger consumption of memory."
 )
 
 
-def _evicted_attempt(*, replaced: bool) -> Callable[[datetime], list[Obj]]:
+def _evicted_attempt(
+    *, replaced: bool, next_failed: bool = False
+) -> Callable[[datetime], list[Obj]]:
     """train-002 (45 minutes old, its Job still on) whose first pod was evicted 40 minutes
     ago; with `replaced`, the Job controller's next pod, made 38 minutes ago, runs and has
-    been ready for 35 minutes. train-003's pod is being started beside it."""
+    been ready for 35 minutes (with `next_failed`, it ran those 30 minutes and then its
+    program exited with an error 5 minutes ago). train-003's pod is being started beside
+    it."""
 
     def build(now: datetime) -> list[Obj]:
         job = training_job("train-002", now, finished=False, age=timedelta(minutes=45))
@@ -380,6 +426,23 @@ def _evicted_attempt(*, replaced: bool) -> Callable[[datetime], list[Obj]]:
             second["status"]["containerStatuses"] = running_containers(
                 "train-002-bbbbb", second["spec"]["containers"], started
             )
+            if next_failed:
+                # As the kubelet writes a pod whose program exited non-zero under
+                # restartPolicy Never (pkg/kubelet/kubelet_pods.go getPhase: Failed).
+                job["status"].update(active=0, failed=2)
+                second["status"]["phase"] = "Failed"
+                second["status"]["conditions"][1].update(status="False", reason="PodFailed")
+                second["status"]["containerStatuses"][0].update(
+                    ready=False,
+                    state={
+                        "terminated": {
+                            "exitCode": 1,
+                            "reason": "Error",
+                            "startedAt": started,
+                            "finishedAt": ts(now - timedelta(minutes=5)),
+                        }
+                    },
+                )
             objects.append(second)
         return objects
 
@@ -459,3 +522,106 @@ def test_an_event_about_an_earlier_job_of_the_same_name_is_history(
         (f["code"], f["headline"]) for f in report["findings"] if f["status"] != "ok"
     ]
     assert result.exit_code == 0, report["headline"]
+
+
+def test_an_eviction_a_later_try_ran_past_is_history_though_that_try_failed(
+    doctor: Doctor,
+) -> None:
+    """The Job's next pod was admitted and ran for half an hour after the eviction before its
+    program failed: the kubelet got past what it said of the first, which is history; how the
+    next try ended is the workloads check's to say."""
+    doctor.load(_evicted_attempt(replaced=False))
+    standing = doctor.live("-o", "json").json()
+    assert _quoting(standing, TRAINER_EVICTED), "precondition: the last attempt's eviction"
+
+    doctor.load(_evicted_attempt(replaced=True, next_failed=True))
+    report = doctor.live("-o", "json").json()
+    assert _quoting(report, TRAINER_EVICTED) == [], [
+        (f["code"], f["headline"]) for f in report["findings"] if f["status"] != "ok"
+    ]
+
+
+GPU_NOT_ALLOCATED = (
+    "Allocate failed due to requested number of devices unavailable for nvidia.com/gpu. "
+    "Requested: 1, Available: 0, which is unexpected"
+)
+"""The device manager's refusal when the kubelet admits a pod (pkg/kubelet/cm/devicemanager/
+manager.go `devicesToAllocate`), which the kubelet's admission turns into the reason
+`UnexpectedAdmissionError` (pkg/kubelet/lifecycle/predicate.go)."""
+
+
+def _turned_away(pod: Obj) -> Obj:
+    """`pod` as the kubelet leaves a pod it refused at admission (pkg/kubelet/kubelet.go
+    `rejectPod`: the phase Failed, the reason and `Pod was rejected: <message>`, no container
+    ever started)."""
+    pod["metadata"]["uid"] = f"uid-{pod['metadata']['name']}"
+    pod["status"] = {
+        "phase": "Failed",
+        "reason": "UnexpectedAdmissionError",
+        "message": f"Pod was rejected: {GPU_NOT_ALLOCATED}",
+    }
+    return pod
+
+
+def _rejection_loop(kind: str, *, next_made: bool) -> Callable[[datetime], list[Obj]]:
+    """gpu-1's kubelet turns `kind`'s pod away at admission (its device plugin has no GPU to
+    hand out) and records `UnexpectedAdmissionError` on it; with `next_made`, the controller's
+    next pod is made and placed on gpu-1 again, not yet started: the other moment of the same
+    loop (the ReplicaSet makes it at once, the Job controller after its back-off)."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        if kind == "deployment":
+            owner = find(objects, "Deployment", "mysql")
+            owner["status"].update({"availableReplicas": 0, "readyReplicas": 0})
+            objects = [o for o in objects if o["metadata"]["name"] != "mysql-def34"]
+            refused = pod_for(
+                owner, now, suffix="aaaaa", node_name="gpu-1", age=timedelta(seconds=12)
+            )
+            following = pod_for(
+                owner, now, suffix="bbbbb", node_name="gpu-1", age=timedelta(seconds=11)
+            )
+            seen = timedelta(seconds=12)
+        else:
+            owner = training_job("train-5", now, gpus=1, finished=False, age=timedelta(minutes=3))
+            owner["metadata"]["uid"] = "uid-train-5"
+            owner["status"] = {"active": 1 if next_made else 0, "failed": 2}
+            objects.append(owner)
+            refused = job_pod(
+                owner, now, suffix="aaaaa", node_name="gpu-1", age=timedelta(seconds=40)
+            )
+            following = job_pod(
+                owner, now, suffix="bbbbb", node_name="gpu-1", age=timedelta(seconds=10)
+            )
+            seen = timedelta(seconds=40)
+        refused = _turned_away(refused)
+        said = event(
+            now,
+            refused,
+            "UnexpectedAdmissionError",
+            GPU_NOT_ALLOCATED,
+            "kubelet",
+            count=1,
+            age=seen,
+        )
+        return [*objects, refused, said, *([_not_started(following)] if next_made else [])]
+
+    return build
+
+
+@pytest.mark.parametrize("kind", ["deployment", "training-job"])
+def test_a_kubelet_that_turns_every_pod_away_is_said_at_every_moment_of_its_loop(
+    doctor: Doctor, kind: str
+) -> None:
+    """A controller's next pod, made and not yet started, does not make the kubelet's refusal
+    of the last one history: in a loop of refusals the newest pod is, from one moment to the
+    next, a fresh one or a refused one, and the verdict must not flip with it."""
+    verdicts = []
+    for next_made in (False, True):
+        doctor.load(_rejection_loop(kind, next_made=next_made))
+        result = doctor.live("-o", "json")
+        report = result.json()
+        quoted = [f["status"] for f in _quoting(report, GPU_NOT_ALLOCATED)]
+        assert quoted == ["fail"], (next_made, report["headline"]["text"])
+        verdicts.append((result.exit_code, report["headline"]["code"]))
+    assert verdicts == [(2, "evidence.cluster-reported")] * 2, verdicts

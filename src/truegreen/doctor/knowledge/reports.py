@@ -563,16 +563,19 @@ def replaced(
 ) -> bool:
     """Whether the controller of a pod that failed has replaced it, so that what was said of
     it (last at `seen`) is history: the workload it was a copy of runs every copy it asks for
-    again, or its controller made another pod since.
+    again, or a pod its controller made since has run (`_has_run`).
 
     A Failed pod is none of its controller's copies (pkg/controller/controller_utils.go
     `IsPodActive`, which `FilterActivePods` applies in the ReplicaSet's `syncReplicaSet` and in
     the Job controller's sync), so the controller makes a new one. The kubelet leaves the
     failed one in place (an eviction: pkg/kubelet/eviction/eviction_manager.go `evictPod`; a
     refusal at admission: pkg/kubelet/kubelet.go `rejectPod`), and PodGC deletes ended pods
-    only above `--terminated-pod-gc-threshold`, 12500 by default. A failed pod no later pod
-    of its controller followed (a Job's last attempt so far, a pod of no controller) still
-    stands."""
+    only above `--terminated-pod-gc-threshold`, 12500 by default. A replacement that was only
+    made proves nothing: a machine that turns pods away at admission (a device plugin with no
+    GPU to allocate, `UnexpectedAdmissionError`) turns the next away too, and the ReplicaSet
+    makes another at once (the Job controller after its back-off), so the newest pod is one
+    moment a fresh Pending one and the next a refused one. A failed pod no later pod of its
+    controller ran past (a Job's last attempt so far, a pod of no controller) still stands."""
     controller = o.controller_of(pod)
     if controller is None:
         return False
@@ -590,15 +593,26 @@ def replaced(
         same = (
             theirs.get("uid") == uid
             if uid
-            else (theirs.get("kind"), theirs.get("name"))
-            == (
-                kind,
-                name,
-            )
+            else (theirs.get("kind"), theirs.get("name")) == (kind, name)
         )
         created = o.created_at(other)
-        if same and created is not None and created >= seen:
+        if same and created is not None and created >= seen and _has_run(other):
             return True
+    return False
+
+
+def _has_run(pod: KubeObject) -> bool:
+    """Whether the kubelet admitted `pod` and started it: it runs or succeeded, or one of its
+    containers was started (a `startedAt` in its state: pkg/kubelet/kubelet_pods.go
+    `convertToAPIContainerStatuses`), as none of a pod it turned away at admission ever is
+    (`rejectPod` writes only the phase, reason and message)."""
+    if o.phase(pod) in ("Running", "Succeeded"):
+        return True
+    for container in o.container_statuses(pod):
+        state = o.mapping(container.get("state"))
+        for now in ("running", "terminated"):
+            if o.mapping(state.get(now)).get("startedAt"):
+                return True
     return False
 
 
