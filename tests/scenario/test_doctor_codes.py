@@ -468,6 +468,7 @@ COVERED_ELSEWHERE = (
         "storage.no-free-volume",  # test_storage.py
         "workloads.last-job-out-of-memory",  # test_evidence.py
         "workloads.try-out-of-memory",  # test_out_of_memory.py
+        "workloads.out-of-memory-once",  # test_out_of_memory.py
         "workloads.job-paused",  # test_evidence.py
         "workloads.schedule-paused",  # test_evidence.py
         "credentials.immutable",  # test_remedies.py

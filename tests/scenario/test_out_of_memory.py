@@ -293,3 +293,142 @@ def test_a_failed_job_s_memory_kill_is_its_ending_not_a_try(doctor: Doctor) -> N
     codes = [f["code"] for f in report["findings"] if f["status"] != "ok"]
     assert "workloads.try-out-of-memory" not in codes, codes
     assert "workloads.last-job-out-of-memory" in codes, codes
+
+
+def _mysql_killed(now: datetime, *, restarts: int, ended: timedelta) -> list[Obj]:
+    """mysql's copy killed for memory `ended` ago, restarted by the kubelet a second later
+    (`restarts` times in all) and running, Ready, since."""
+    objects = healthy(now)
+    pod = find(objects, "Pod", "mysql-def34")
+    since = ts(now - ended + timedelta(seconds=1))
+    pod["status"]["containerStatuses"][0].update(
+        {
+            "restartCount": restarts,
+            "state": {"running": {"startedAt": since}},
+            "lastState": _killed(now, ended=ended),
+        }
+    )
+    pod["status"]["conditions"][1]["lastTransitionTime"] = ts(now - ended + timedelta(seconds=5))
+    return objects
+
+
+def test_a_single_memory_kill_restarted_at_once_is_a_warning_not_a_loop(doctor: Doctor) -> None:
+    """The kubelet restarts a container's first end at once: its back-off holds no entry for it
+    yet (kuberuntime_manager.go doBackOff: IsInBackOffSince is false, then backOff.Next). One
+    kill 4 minutes ago, running and Ready since, is no restart loop: a warning. A second end
+    meets the back-off: the loop, a failure."""
+    doctor.load(lambda now: _mysql_killed(now, restarts=2, ended=timedelta(minutes=4)))
+    looping = doctor.live("-o", "json").json()
+    codes = [(f["code"], f["status"]) for f in looping["findings"] if f["status"] != "ok"]
+    assert codes == [("workloads.out-of-memory", "fail")], "precondition: two ends loop"
+
+    # killed 4.5 minutes ago: both ages read 4 minutes, however long the run takes to start
+    doctor.load(lambda now: _mysql_killed(now, restarts=1, ended=timedelta(minutes=4, seconds=30)))
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    said = [(f["code"], f["status"], f["basis"]) for f in report["findings"] if f["status"] != "ok"]
+    assert said == [("workloads.out-of-memory-once", "warn", "measured")], said
+    assert report["headline"]["text"] == (
+        "The workload 'mysql' ran out of memory once and was restarted right away; it runs again."
+    )
+    [found] = [f for f in report["findings"] if f["code"] == "workloads.out-of-memory-once"]
+    assert found["details"] == [
+        "pod mysql-def34 container mysql: OOMKilled 4 minutes ago (exit code 137), 1 restart, "
+        "running again for 4 minutes"
+    ], found["details"]
+    assert result.exit_code == 0
+
+
+def test_a_second_kill_before_the_restart_is_the_loop_not_a_single_kill(doctor: Doctor) -> None:
+    """restartCount 1 and killed again 5 seconds ago, before the kubelet's next sync shows its
+    back-off wait: the container ended twice, the loop has begun."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _mysql_killed(now, restarts=1, ended=timedelta(minutes=4))
+        status = find(objects, "Pod", "mysql-def34")["status"]["containerStatuses"][0]
+        status.update({"ready": False, "state": _killed(now, ended=timedelta(seconds=5))})
+        return objects
+
+    doctor.load(build)
+    report: dict[str, Any] = doctor.live("-o", "json").json()
+    said = [(f["code"], f["status"]) for f in report["findings"] if f["status"] != "ok"]
+    assert ("workloads.out-of-memory", "fail") in said, said
+
+
+def test_a_single_memory_kill_speaks_over_no_failure_of_its_pod(doctor: Doctor) -> None:
+    """The warning for one kill waits for the pod's other containers: a helper beside it that
+    keeps crashing is the pod's failure."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _mysql_killed(now, restarts=1, ended=timedelta(minutes=4))
+        pod = find(objects, "Pod", "mysql-def34")
+        pod["spec"]["containers"].append({"name": "exporter", "image": "prom/mysqld-exporter:0.15"})
+        pod["status"]["containerStatuses"].append(
+            {
+                "name": "exporter",
+                "image": "prom/mysqld-exporter:0.15",
+                "imageID": "",
+                "ready": False,
+                "restartCount": 6,
+                "state": {
+                    "waiting": {
+                        "reason": "CrashLoopBackOff",
+                        "message": "back-off 2m40s restarting failed container=exporter "
+                        "pod=mysql-def34_train(uid-mysql-def34)",
+                    }
+                },
+                "lastState": {"terminated": {"exitCode": 1, "reason": "Error"}},
+            }
+        )
+        return objects
+
+    doctor.load(build)
+    report: dict[str, Any] = doctor.live("-o", "json").json()
+    said = [(f["code"], f["status"]) for f in report["findings"] if f["check"] == "workloads"]
+    assert said == [("workloads.crash-loop", "fail")], said
+
+
+def _init_step_killed_then_completed(now: datetime) -> list[Obj]:
+    """train-009's pod: its setup step `fetch` (an init container) killed for memory 6 minutes
+    ago, restarted by the kubelet, completed 2 minutes ago; its trainer runs, Ready, since."""
+    job = training_job("train-009", now, gpus=1, finished=False, age=timedelta(minutes=8))
+    fetch = {"name": "fetch", "image": "registry.example.com/fetch:1"}
+    job["spec"]["template"]["spec"]["initContainers"] = [fetch]
+    pod = job_pod(job, now, suffix="w0abc", node_name="gpu-1", age=timedelta(minutes=8))
+    started = ts(now - timedelta(minutes=2))
+    pod["status"]["conditions"] = [
+        {"type": "PodScheduled", "status": "True"},
+        {"type": "Ready", "status": "True", "lastTransitionTime": started},
+    ]
+    pod["status"]["containerStatuses"] = running_containers(
+        pod["metadata"]["name"], pod["spec"]["containers"], started
+    )
+    pod["status"]["initContainerStatuses"] = [
+        {
+            **fetch,
+            "imageID": "registry.example.com/fetch@sha256:" + "2" * 64,
+            "ready": True,
+            "restartCount": 1,
+            "lastState": _killed(now, ended=timedelta(minutes=6)),
+            "state": {
+                "terminated": {
+                    "exitCode": 0,
+                    "reason": "Completed",
+                    "startedAt": ts(now - timedelta(minutes=5, seconds=50)),
+                    "finishedAt": ts(now - timedelta(minutes=2, seconds=5)),
+                }
+            },
+        }
+    ]
+    return [*healthy(now), job, pod]
+
+
+def test_a_setup_step_that_completed_after_a_memory_kill_is_past_it(doctor: Doctor) -> None:
+    """An init container that completed is never run again (kuberuntime_container.go
+    computeInitContainerActions): its kill before is history, however recent."""
+    doctor.load(_init_step_killed_then_completed)
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    codes = [f["code"] for f in report["findings"] if f["status"] != "ok"]
+    assert codes == [], codes
+    assert result.exit_code == 0, report["headline"]["text"]

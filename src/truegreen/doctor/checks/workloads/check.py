@@ -32,6 +32,7 @@ from truegreen.doctor.checks.workloads.words import (
     NONE_FOUND,
     NOT_READY,
     OUT_OF_MEMORY,
+    OUT_OF_MEMORY_ONCE,
     PREPARING,
     REGISTRY_UNREACHABLE,
     SAY,
@@ -211,6 +212,7 @@ def _pod_problem(
 ) -> _PodProblem | None:
     name = o.name_of(pod)
     describe = ("command", kubectl.here("describe", "pod", name))
+    killed_once: _PodProblem | None = None
     for container in o.container_statuses(pod):
         waiting = o.mapping(o.mapping(container.get("state")).get("waiting"))
         reason = str(waiting.get("reason", ""))
@@ -281,10 +283,31 @@ def _pod_problem(
             return _PodProblem(WONT_START, Status.FAIL, Basis.MEASURED, detail, fields)
         # Between the kubelet's back-off waits the container runs again, its memory kill in
         # its last state: the same loop as during the wait, whatever the moment (memory.py).
-        if (killed := restarted_after_kill(name, container, now)) is not None:
+        # A single kill it was restarted from at once is no loop yet: a warning, said only
+        # when nothing of the pod fails (another container, its start).
+        killed = restarted_after_kill(name, container, now)
+        if killed is not None and not killed.once:
             return _PodProblem(
                 OUT_OF_MEMORY, Status.FAIL, Basis.MEASURED, killed.detail(now), (describe,)
             )
+        if killed is not None and killed_once is None:
+            killed_once = _PodProblem(
+                OUT_OF_MEMORY_ONCE, Status.WARN, Basis.MEASURED, killed.detail(now), (describe,)
+            )
+    waits = _waits(pod, now, grace, is_job, kubectl)
+    if killed_once is not None and (waits is None or waits.status is not Status.FAIL):
+        return killed_once
+    return waits
+
+
+def _waits(
+    pod: KubeObject, now: datetime, grace: timedelta, is_job: bool, kubectl: Kubectl
+) -> _PodProblem | None:
+    """A pod whose containers report no failure, by its phase: Pending (`_pending`), or a
+    service's copy Running and not Ready (starting within the grace period, then not
+    ready)."""
+    name = o.name_of(pod)
+    describe = ("command", kubectl.here("describe", "pod", name))
     pod_phase = o.phase(pod)
     created = o.created_at(pod)
     if pod_phase == "Pending":

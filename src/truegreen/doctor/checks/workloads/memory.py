@@ -38,6 +38,12 @@ class MemoryKill(Struct, frozen=True):
     restarts: int = 0
     running_since: datetime | None = None
     """When the container started again (None when it does not run now)."""
+    once: bool = False
+    """The container's first end, which the kubelet restarts at once: its back-off holds no
+    entry for the container yet, so it starts it again without a wait and only then keeps one
+    (pkg/kubelet/kuberuntime/kuberuntime_manager.go `doBackOff`: `IsInBackOffSince` is false
+    for an unknown container, then `backOff.Next`; client-go util/flowcontrol/backoff.go). The
+    restart loop, with its `CrashLoopBackOff` waits, starts at the second end."""
 
     def detail(self, now: datetime) -> str:
         """The kill in the kubelet's words, with its age and what runs since."""
@@ -45,7 +51,7 @@ class MemoryKill(Struct, frozen=True):
         said = f"pod {self.pod} container {self.container}: OOMKilled{ago} (exit code "
         said += f"{self.exit_code})"
         if self.restarts:
-            said += f", {self.restarts} restarts"
+            said += f", {self.restarts} restart{'' if self.restarts == 1 else 's'}"
         if self.running_since is not None:
             said += f", running again for {format_age(now - self.running_since)}"
         return said
@@ -61,10 +67,18 @@ def restarted_after_kill(
 ) -> MemoryKill | None:
     """The container's last end, where the kernel killed it for memory, the kubelet restarted
     it (`restartCount` above 0) and it has not yet run STABLE_RUN since: measured from its
-    current start (the kubelet's own measure), else from the kill when it does not run."""
+    current start (the kubelet's own measure), else from the kill when it does not run. A
+    container whose current run completed (exit code 0: an init container that
+    finished its step, which the kubelet never runs again, computeInitContainerActions) is
+    past the kill. `once` marks a single kill (`restartCount` 1) the container runs again
+    after: no restart loop yet."""
     last = o.mapping(o.mapping(container.get("lastState")).get("terminated"))
     restarts = o.integer(container.get("restartCount"))
     if last.get("reason") != OOM_KILLED or restarts < 1:
+        return None
+    state = o.mapping(container.get("state"))
+    ended_again = o.mapping(state.get("terminated"))
+    if ended_again and o.integer(ended_again.get("exitCode"), 1) == 0:
         return None
     ended = o.parse_time(last.get("finishedAt"))
     started = _running_since(container)
@@ -72,7 +86,8 @@ def restarted_after_kill(
     if since is not None and now - since > STABLE_RUN:
         return None
     code = o.integer(last.get("exitCode"), 137)
-    return MemoryKill(pod, str(container.get("name") or ""), code, ended, restarts, started)
+    once = restarts == 1 and not ended_again
+    return MemoryKill(pod, str(container.get("name") or ""), code, ended, restarts, started, once)
 
 
 def failed_tries(pods: Sequence[KubeObject], now: datetime) -> list[MemoryKill]:

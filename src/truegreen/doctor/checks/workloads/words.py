@@ -11,6 +11,7 @@ OK: Final = "workloads.ok"
 NONE_FOUND: Final = "workloads.none-found"
 CRASH_LOOP: Final = "workloads.crash-loop"
 OUT_OF_MEMORY: Final = "workloads.out-of-memory"
+OUT_OF_MEMORY_ONCE: Final = "workloads.out-of-memory-once"
 TRY_OUT_OF_MEMORY: Final = "workloads.try-out-of-memory"
 IMAGE_DOWNLOAD_FAILING: Final = "workloads.image-download-failing"
 IMAGE_NOT_IN_REGISTRY: Final = "workloads.image-not-in-registry"
@@ -57,6 +58,12 @@ WORDS: Final[dict[str, Wording]] = {
         "{workload} runs out of memory and is restarted.",
         "Give it more memory in the environment's settings, or make it use less; {command} "
         "shows its last run.",
+    ),
+    OUT_OF_MEMORY_ONCE: Wording(
+        "{workload} ran out of memory once and was restarted right away; it runs again.",
+        "Nothing to do while it keeps running; if it runs out again, give it more memory in "
+        "the environment's settings, or make it use less; {command} shows the run that ran "
+        "out.",
     ),
     TRY_OUT_OF_MEMORY: Wording(
         "A try of the training job {job} ran out of memory {age} ago and was stopped; the job "
