@@ -360,6 +360,50 @@ def test_an_integer_past_python_s_digit_limit_is_a_finding_and_the_rest_is_linte
         assert result.exit_code == 2
 
 
+def _probed_deployment(name: str, script: str) -> str:
+    """A Deployment whose readiness probe runs `sh -c SCRIPT`."""
+    container = {
+        "name": "c",
+        "image": "registry.example.com/a:1",
+        "readinessProbe": {"exec": {"command": ["sh", "-c", script]}},
+    }
+    return yaml.safe_dump(
+        {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": name},
+            "spec": {
+                "selector": {"matchLabels": {"app": name}},
+                "template": {
+                    "metadata": {"labels": {"app": name}},
+                    "spec": {"containers": [container]},
+                },
+            },
+        }
+    )
+
+
+# Probe scripts and whether lint calls them unable to fail; dash and bash exit 0 for each
+# (tests/unit/test_lint_commands.py holds the reading to the real shells).
+PROBE_SCRIPTS = {
+    "deep-if": ("if " * 1000 + "true" + "; then true; fi" * 1000, False),  # review R6
+    "deep-group": ("{ " * 1000 + "true; " + "}; " * 999 + "}", False),
+    "exit": ("exit 0", True),
+}
+
+
+def test_probe_scripts_are_judged_and_a_deep_one_crashes_nothing(tmp_path: Path) -> None:
+    """A script nested past what the reading follows is not flagged (it is not followed),
+    and the run goes on: before, 200 nested `if`s ended it with "internal error
+    (RecursionError)", exit 1, and no file was linted (review R6)."""
+    for name, (script, _) in PROBE_SCRIPTS.items():
+        (tmp_path / f"{name}.yaml").write_text(_probed_deployment(name, script))
+    result = run_cli("lint", str(tmp_path), "-o", "json")
+    assert result.exit_code == 0, result.stderr
+    flagged = {f["name"] for f in result.json()["findings"] if f["rule"] == "probe-cannot-fail"}
+    assert flagged == {name for name, (_, cannot_fail) in PROBE_SCRIPTS.items() if cannot_fail}
+
+
 def test_a_duplicate_key_cannot_hide_a_probe_behind_another(tmp_path: Path) -> None:
     """Last-wins would keep the httpGet probe and hide the one that cannot fail."""
     path = tmp_path / "dup.yaml"

@@ -436,6 +436,33 @@ def test_a_readiness_script_that_exits_1_when_its_check_fails_is_a_check(doctor:
     assert probes == [("probes.ok", "ok")]
 
 
+@pytest.mark.parametrize(
+    ("script", "expected"),
+    [
+        # review R6: nested past what the reading follows: not followed, and no crash
+        ("if " * 1000 + "true" + "; then true; fi" * 1000, ("probes.ok", "ok")),
+    ],
+    ids=["a thousand nested ifs"],
+)
+def test_a_readiness_script_s_shape_decides_whether_it_can_fail(
+    doctor: Doctor, script: str, expected: tuple[str, str]
+) -> None:
+    """The doctor reads a live pod's probe script as lint does (lint/commands.py); dash and
+    bash run each of these scripts to 0 (tests/unit/test_lint_commands.py). Before, the
+    thousand nested `if`s ended the whole doctor run with an internal error, exit 1."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        manager_container(objects)["readinessProbe"] = {"exec": {"command": ["sh", "-c", script]}}
+        return objects
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    probes = [(f["code"], f["status"]) for f in result.json()["findings"] if f["check"] == "probes"]
+    assert probes == [expected]
+    assert result.exit_code == 0
+
+
 # Codes other tests pin (scenario, capacity, fault matrix and examples tests).
 COVERED_ELSEWHERE = (
     {

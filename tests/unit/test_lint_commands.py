@@ -242,6 +242,47 @@ def test_the_shells_agree_that_it_cannot_fail(command: list[str], shell: Shell) 
         assert set(shell.statuses(command, check_passes=passes)) == {0}, passes
 
 
+# Review R6: nesting past what the reading follows is "not followed", never a crash. dash and
+# bash run each of these to 0; the reading stops at _MAX_DEPTH levels and calls them able to
+# fail (the rule never flags what it has not followed), and shallower ones are still read.
+_DEEP = 1000
+NESTED = {
+    "groups": "{ " * _DEEP + "true; " + "}; " * (_DEEP - 1) + "}",
+    "ifs": "if " * _DEEP + "true" + "; then true; fi" * _DEEP,
+}
+
+
+@pytest.mark.parametrize("script", NESTED.values(), ids=NESTED.keys())
+def test_a_script_nested_past_the_reading_s_depth_can_fail_and_does_not_crash(
+    script: str, shell: Shell
+) -> None:
+    assert set(shell.statuses(["sh", "-c", script], check_passes=False)) == {0}, (
+        "precondition: the real shells run it to 0"
+    )
+    assert not always_succeeds(["sh", "-c", script])
+
+
+def test_a_thousand_prefixes_are_read_without_crashing(shell: Shell) -> None:
+    """`command command … true` runs `true` however many there are: read in a loop."""
+    script = "command " * _DEEP + "true"
+    assert set(shell.statuses(["sh", "-c", script], check_passes=False)) == {0}
+    assert always_succeeds(["sh", "-c", script])
+    assert always_succeeds(["nohup"] * _DEEP + ["true"])  # no shell: nohup runs nohup …
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "{ " * 20 + "true; " + "}; " * 19 + "}",
+        "if " * 20 + "true" + "; then true; fi" * 20,
+        "command " * 20 + "true",
+    ],
+    ids=["groups", "ifs", "command prefixes"],
+)
+def test_a_script_nested_twenty_deep_is_still_read(script: str) -> None:
+    assert always_succeeds(["sh", "-c", script])
+
+
 _PIECES = [
     *("check", "true", "false", ":", "echo ok", "exit", "exit 0", "exit 1", "exit 256"),
     *("test -f /etc/hosts", "[ -d /proc/1 ]", "cat /etc/hostname", "A=1", "exec check"),

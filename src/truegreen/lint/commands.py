@@ -17,7 +17,8 @@ pipeline's status is its last command's (any command's under `pipefail`); `set -
 `echo`, and `test` or `cat` of a path every container has (the kubelet mounts /etc/hosts,
 /etc/hostname and /etc/resolv.conf into each one, and /proc/1 is the container's own first
 process); any other command may succeed or fail. Loops, `case`, functions, `eval`, `trap`,
-background jobs, here-documents and a command's output used as a word are not followed.
+background jobs, here-documents, a command's output used as a word and nesting deeper than
+_MAX_DEPTH are not followed.
 """
 
 import re
@@ -56,6 +57,10 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _NUMBER = re.compile(r"[0-9]+")
 _REDIRECTION = re.compile(r"[0-9]*(>>|>&|<&|&>|<>|>\||<|>)")
 _SEPARATORS = frozenset({";", "\n"})
+# How deep groups, `if`s and subshells are followed (review R6: 250 nested `{ }` exhausted
+# Python's stack). Probes nest a few levels; dash and bash run far deeper scripts to 0, so a
+# deeper one is "not followed" (able to fail), never a crash.
+_MAX_DEPTH = 64
 _ENDS_COMMAND = frozenset({";", "\n", "&&", "||", "|", "&", "(", ")", ";;"})
 
 OK, FAILED = True, False
@@ -151,6 +156,7 @@ class _Reader:
         self.knows_pipefail = knows_pipefail
         self.errexit = self.pipefail = self.nounset = False
         self.in_condition = 0
+        self.depth = 0
 
     # -- reading the tokens ----------------------------------------------------------------
 
@@ -256,6 +262,17 @@ class _Reader:
         return flow
 
     def command(self, before: frozenset[bool]) -> _Flow:
+        """One command. Groups, branches and subshells nest by recursion: past _MAX_DEPTH
+        levels the script is not followed, so no script can exhaust Python's stack."""
+        if self.depth >= _MAX_DEPTH:
+            raise _NotFollowedError
+        self.depth += 1
+        try:
+            return self.compound_or_simple(before)
+        finally:
+            self.depth -= 1
+
+    def compound_or_simple(self, before: frozenset[bool]) -> _Flow:
         token = self.peek()
         if isinstance(token, Operator) and token.text == "(":
             return self.subshell(before)
@@ -378,14 +395,24 @@ class _Reader:
         """A command by its name and arguments, run after a command with a status in before."""
         if not words:
             return _Flow(_OK)  # only assignments or redirections
+        # `exec`, `command` and `nohup` run the rest of the words: read in a loop, since a
+        # script may stack thousands of them.
+        replaced = False
+        start = 0
+        while words[start] == "exec" or words[start] in _PREFIXES:
+            if start == len(words) - 1:
+                flow = _Flow(_OK) if words[start] == "exec" else _Flow(_EITHER)
+                break
+            replaced |= words[start] == "exec"
+            start += 1
+        else:
+            flow = self.named_utility(words[start:], before)
+        # after `exec`, the command is the shell: its status is the shell's ending
+        return _Flow(ends=flow.goes_on | flow.ends) if replaced else flow
+
+    def named_utility(self, words: list[str], before: frozenset[bool]) -> _Flow:
+        """A command that is not `exec` or a prefix, by its name and arguments."""
         name, arguments = words[0], words[1:]
-        if name == "exec":
-            if not arguments:
-                return _Flow(_OK)
-            replaced = self.utility(arguments, before)
-            return _Flow(ends=replaced.goes_on | replaced.ends)  # the command is the shell now
-        if name in _PREFIXES:
-            return self.utility(arguments, before) if arguments else _Flow(_EITHER)
         if name == "exit":
             return _Flow(ends=_exit_status(arguments, before))
         if name == "set":

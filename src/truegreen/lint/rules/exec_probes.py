@@ -31,6 +31,6 @@ PROBE_CANNOT_FAIL = Rule(
     "`if` branch, a `{ …; }` group), a bare `exit` after a failure, `exec cmd`, or `set -e` "
     "before a command that can fail, can fail.",
     limits="A script the image holds is not read; loops, `case`, functions, `eval`, `trap`, "
-    "background jobs and a command's output used as a word are not followed, and a command "
-    "that is unclear counts as able to fail.",
+    "background jobs, a command's output used as a word and groups, `if`s or subshells nested "
+    "more than 64 deep are not followed, and a command that is unclear counts as able to fail.",
 )
