@@ -389,6 +389,10 @@ PROBE_SCRIPTS = {
     "deep-if": ("if " * 1000 + "true" + "; then true; fi" * 1000, False),  # review R6
     "deep-group": ("{ " * 1000 + "true; " + "}; " * 999 + "}", False),
     "exit": ("exit 0", True),
+    # review R5: POSIX 2.6.2, only `${x?}` and `${x:?}` end the shell
+    "echo-assign-default": ("echo ready ${READY:=yes}", True),
+    "echo-url-default": ('echo "${URL:-http://x/?a=b}"', True),
+    "echo-unset-check": ("echo ${URL:?}", False),
 }
 
 

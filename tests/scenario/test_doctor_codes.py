@@ -441,8 +441,10 @@ def test_a_readiness_script_that_exits_1_when_its_check_fails_is_a_check(doctor:
     [
         # review R6: nested past what the reading follows: not followed, and no crash
         ("if " * 1000 + "true" + "; then true; fi" * 1000, ("probes.ok", "ok")),
+        # review R5: `${x:=word}` assigns, it does not end the shell (POSIX 2.6.2)
+        ("echo ready ${READY:=yes}", ("probes.cannot-fail", "warn")),
     ],
-    ids=["a thousand nested ifs"],
+    ids=["a thousand nested ifs", "a default assigned"],
 )
 def test_a_readiness_script_s_shape_decides_whether_it_can_fail(
     doctor: Doctor, script: str, expected: tuple[str, str]

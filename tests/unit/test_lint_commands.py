@@ -120,6 +120,13 @@ CANNOT_FAIL = [
     ["sh", "-c", "check ||\n  true"],
     ["sh", "-c", "exit 256"],  # 256 modulo 256
     ["bash", "-c", "set -euo pipefail; true | echo x"],
+    # review R5: of the `${…}` forms only `${x?}` and `${x:?}` end the shell (POSIX 2.6.2);
+    # `=` assigns, `-` and `+` substitute, and a `?` or `=` inside the word is a letter
+    ["sh", "-c", "echo ready ${TG_READY:=yes}"],
+    ["sh", "-c", 'echo "${TG_URL:-http://x/?a=b}"'],
+    ["sh", "-c", "echo ${TG_X-a=b} ${TG_X:+?} ${TG_X+x} ${TG_X=1}"],
+    ["sh", "-c", "echo ${#TG_X} ${#} ${TG_X%%=*} ${TG_X#?}"],
+    ["sh", "-c", 'echo "${TG_A:-"b}c"}" ${TG_A:-\\}} ${TG_A:-${TG_B:-${TG_C}}}'],
 ]
 
 CAN_FAIL = [
@@ -175,6 +182,7 @@ CAN_FAIL = [
     ["sh", "-c", "echo ok >&-"],  # writes to a closed descriptor
     ["sh", "-c", "set -u; echo $X"],  # X unset ends the shell
     ["sh", "-c", "echo ${X?}"],
+    ["sh", "-c", "echo \"${TG_A:-'}'}\""],  # dash and bash close this `${` at different braces
     ["sh", "-c", "exit -1"],
     ["sh", "-c", "if check; then true fi"],  # the shell refuses it
     ["sh", "-c", "{ true }"],
@@ -207,6 +215,31 @@ EXIT_WHEN_CHECK_FAILS = [
     "set -eu; check; echo ok",
     "wget -q -O- localhost:8080 >/dev/null || { exit 1; }\nexit 0",
 ]
+
+
+# Expansions that end dash or bash, or that one of them refuses (POSIX 2.6.2; bash 5.2 will
+# not assign FUNCNAME, nor a variable `declare -r` made read-only; dash refuses bash's
+# `${x:1:2}`, "Bad substitution"). Each is able to fail.
+ENDS_A_SHELL = [
+    "echo ${TG_UNSET:?}; true",
+    'echo "${TG_UNSET?not set}"; true',
+    "echo ${1=x}; true",  # a positional parameter cannot be assigned so
+    "echo ${!=x}; true",
+    "echo ${FUNCNAME:=x}; true",
+    "declare -r TG_A= || true; echo ${TG_A:=y}; true",
+    "echo ${TG_A:1:2}; true",
+    "echo ${}; true",
+    "echo ${TG_A:-${TG_UNSET?}}; true",
+    "echo ${TG_A:-; true",
+]
+
+
+@pytest.mark.parametrize("script", ENDS_A_SHELL)
+def test_an_expansion_that_ends_a_shell_can_fail(script: str, shell: Shell) -> None:
+    assert any(shell.statuses(["sh", "-c", script], check_passes=True)), (
+        "precondition: dash or bash exits non-zero"
+    )
+    assert not always_succeeds(["sh", "-c", script])
 
 
 @pytest.mark.parametrize("command", CANNOT_FAIL)
@@ -249,6 +282,7 @@ _DEEP = 1000
 NESTED = {
     "groups": "{ " * _DEEP + "true; " + "}; " * (_DEEP - 1) + "}",
     "ifs": "if " * _DEEP + "true" + "; then true; fi" * _DEEP,
+    "expansions": "echo " + "${TG_A:-" * _DEEP + "x" + "}" * _DEEP,
 }
 
 

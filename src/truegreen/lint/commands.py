@@ -38,8 +38,9 @@ _PREFIXES = frozenset({"command", "builtin", "nohup"})
 # or that cannot start a command at all.
 _NOT_FOLLOWED = frozenset({"while", "until", "for", "case", "select", "function"})
 _RESERVED = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "in", "}", "!"})
-# Utilities that run other text as script, or change how the shell ends.
-_RUN_OTHER_SCRIPT = frozenset({"eval", ".", "source", "trap"})
+# Utilities that run other text as script, change how the shell ends, or make a variable
+# read-only, after which assigning it (`${X:=…}` too) ends bash (bash's `declare -r`).
+_NOT_FOLLOWED_UTILITIES = frozenset({"eval", ".", "source", "trap", "declare", "typeset"})
 # POSIX 2.14: a special built-in's error (a bad option, a failed redirection) ends the shell.
 _SPECIAL = frozenset(
     {":", "break", "continue", "exec", "exit", "export", "readonly", "return", "set", "shift"}
@@ -417,7 +418,7 @@ class _Reader:
             return _Flow(ends=_exit_status(arguments, before))
         if name == "set":
             return self.set(arguments)
-        if name in _RUN_OTHER_SCRIPT:
+        if name in _NOT_FOLLOWED_UTILITIES:
             raise _NotFollowedError
         if name in _SPECIAL and name != ":":
             return _Flow(_EITHER, _FAILED)  # may end the shell, by its own rule or an error

@@ -1,8 +1,9 @@
 """A `sh -c` script's tokens, as POSIX sh recognises them (Shell Command Language 2.3, Token
 Recognition), as far as lint reads a script: words with their quotes removed, operators, and
 whether a word expands a parameter. Anything whose words depend on another command's output
-(`$(…)`, backquotes, `$((…))`) or that the shell would refuse (an open quote) gives None:
-the reader cannot follow it.
+(`$(…)`, backquotes, `$((…))`), that the shell would refuse (an open quote, a `${…}` form
+dash does not know) or that dash and bash read differently gives None: the reader cannot
+follow it.
 """
 
 import re
@@ -33,6 +34,16 @@ _OPERATORS = (
 )
 _BLANKS = frozenset(" \t")
 _DIGITS = re.compile(r"[0-9]+")
+# POSIX 2.6.2: `${name…}` names a variable, a positional parameter or a special parameter;
+# `${#name}` is a length. Anything else (`${}`, bash's `${!x}`) dash refuses: "Bad substitution".
+_PARAMETER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-]")
+_LENGTH = re.compile(r"#(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+)(?=})")
+_VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# The operators after the name that dash and bash both know (2.6.2); bash's own (`${x:1}`,
+# `${x/a/b}`, `${x^^}`) dash refuses, so the reader does not follow them.
+_PARAMETER_OPERATOR = re.compile(r":?[-=?+]|%%?|##?")
+# Nested `${…}` are read by recursion: deeper than this is not followed (review R6).
+_MAX_DEPTH = 64
 
 
 class Word(Struct, frozen=True):
@@ -45,7 +56,11 @@ class Word(Struct, frozen=True):
     """It holds a parameter expansion (`$x`, `${x}`): under `set -u`, an unset one ends the
     shell."""
     may_abort: bool = False
-    """It holds `${x?…}` or `${x=…}`, which end the shell when x is unset (2.6.2)."""
+    """It holds an expansion that may end the shell (2.6.2): `${x?…}` or `${x:?…}` when x is
+    unset (or null), or `${x=…}`/`${x:=…}` where x cannot be assigned so: a positional or
+    special parameter, or a variable of bash's own (`FUNCNAME`, `BASH_SOURCE`; bash 5.2
+    ends the script). `${x-…}`, `${x:-…}`, `${x+…}`, `${x:+…}`, a `?` or `=` inside the word,
+    and `${x=…}` of an ordinary variable (it assigns it) end nothing."""
 
 
 class Operator(Struct, frozen=True):
@@ -69,6 +84,7 @@ class _Lexer:
         self.in_word = False
         self.expands = False
         self.may_abort = False
+        self.depth = 0
 
     def end_word(self) -> None:
         if self.in_word:
@@ -99,7 +115,7 @@ class _Lexer:
                 self.position = len(script) if end < 0 else end
             elif operator is not None:
                 self.add_operator(operator)
-            elif not self.read_quoted_or_expansion(char):
+            elif not self.read_quoted_or_expansion(char, quoted=False):
                 return None
         self.end_word()
         return self.tokens
@@ -113,10 +129,13 @@ class _Lexer:
         self.end_word()
         self.tokens.append(Operator(operator))
 
-    def read_quoted_or_expansion(self, char: str) -> bool:
-        """One piece of a word; False where the reader cannot follow the script."""
+    def read_quoted_or_expansion(self, char: str, quoted: bool) -> bool:
+        """One piece of a word (inside double quotes when quoted: only the word of a `${…}`
+        there); False where the reader cannot follow the script."""
         script, start = self.script, self.position
         if char == "'":
+            if quoted:
+                return False  # dash keeps it as a letter in "${x:-'…'}", bash quotes with it
             end = script.find("'", start + 1)
             if end < 0:
                 return False
@@ -130,7 +149,7 @@ class _Lexer:
         elif char == "`":
             return False
         elif char == "$":
-            return self.read_expansion(quoted=False)
+            return self.read_expansion(quoted)
         else:
             self.add(char, char)
             self.position += 1
@@ -170,15 +189,7 @@ class _Lexer:
         if following == "(":
             return False  # a command's output or arithmetic: not followed
         if following == "{":
-            end = script.find("}", start)
-            inner = script[start + 2 : end]
-            if end < 0 or any(quote in inner for quote in "'\"`$"):
-                return False
-            self.may_abort |= "?" in inner or "=" in inner
-            self.expands = True
-            self.add(script[start : end + 1], script[start : end + 1])
-            self.position = end + 1
-            return True
+            return self.read_braced(quoted)
         if following == "'" and not quoted:
             self.position += 1  # bash's $'…': a quoted word
             return True
@@ -186,6 +197,51 @@ class _Lexer:
         self.add("$", "$")
         self.position += 1
         return True
+
+    def read_braced(self, quoted: bool) -> bool:
+        """`${…}` (2.6.2): its name, its operator and its word, whose quotes and expansions
+        are read as a word's are, up to the `}` that closes it; the piece is kept as written."""
+        script, start = self.script, self.position
+        if self.depth >= _MAX_DEPTH:
+            return False
+        length = _LENGTH.match(script, start + 2)
+        name = _PARAMETER.match(script, start + 2)
+        if length is not None:
+            self.position = length.end()
+        elif name is None:
+            return False
+        else:
+            self.position = name.end()
+            operator = _PARAMETER_OPERATOR.match(script, self.position)
+            if operator is not None:
+                self.position = operator.end()
+                self.may_abort |= operator.group().endswith("?") or (
+                    operator.group().endswith("=") and not _assignable(name.group())
+                )
+            elif not script.startswith("}", self.position):
+                return False
+        marks = len(self.text), len(self.value)
+        self.depth += 1
+        while self.position < len(script) and script[self.position] != "}":
+            if not self.read_quoted_or_expansion(script[self.position], quoted):
+                return False
+        self.depth -= 1
+        if self.position >= len(script):
+            return False  # an open `${`: the shell refuses the script
+        self.position += 1
+        del self.text[marks[0] :], self.value[marks[1] :]
+        self.expands = True
+        self.add(script[start : self.position], script[start : self.position])
+        return True
+
+
+def _assignable(name: str) -> bool:
+    """Whether `${name=…}` may assign name without ending the shell: an ordinary variable.
+    bash refuses some of its own (FUNCNAME, BASH_ARGV, BASH_LINENO, BASH_SOURCE) and ends the
+    script; its read-only ones (UID, EUID, PPID, SHELLOPTS, BASHOPTS) are always set."""
+    return (
+        _VARIABLE.fullmatch(name) is not None and name != "FUNCNAME" and not name.startswith("BASH")
+    )
 
 
 def tokens(script: str) -> list[Token] | None:
