@@ -393,6 +393,10 @@ PROBE_SCRIPTS = {
     "echo-assign-default": ("echo ready ${READY:=yes}", True),
     "echo-url-default": ('echo "${URL:-http://x/?a=b}"', True),
     "echo-unset-check": ("echo ${URL:?}", False),
+    # review R5: POSIX 2.9.1, the status of `echo` with a command's output in it is echo's
+    "echo-date": ('echo "alive at $(date)"', True),
+    "echo-backquote": ('echo "alive at `date`"', True),
+    "assign-output": ("STATUS=$(curl -sf localhost:8080/ready)", False),
 }
 
 

@@ -443,8 +443,10 @@ def test_a_readiness_script_that_exits_1_when_its_check_fails_is_a_check(doctor:
         ("if " * 1000 + "true" + "; then true; fi" * 1000, ("probes.ok", "ok")),
         # review R5: `${x:=word}` assigns, it does not end the shell (POSIX 2.6.2)
         ("echo ready ${READY:=yes}", ("probes.cannot-fail", "warn")),
+        # review R5: echo's status, whatever the command whose output it prints (2.9.1)
+        ('echo "alive at $(date)"', ("probes.cannot-fail", "warn")),
     ],
-    ids=["a thousand nested ifs", "a default assigned"],
+    ids=["a thousand nested ifs", "a default assigned", "a command's output echoed"],
 )
 def test_a_readiness_script_s_shape_decides_whether_it_can_fail(
     doctor: Doctor, script: str, expected: tuple[str, str]

@@ -127,6 +127,17 @@ CANNOT_FAIL = [
     ["sh", "-c", "echo ${TG_X-a=b} ${TG_X:+?} ${TG_X+x} ${TG_X=1}"],
     ["sh", "-c", "echo ${#TG_X} ${#} ${TG_X%%=*} ${TG_X#?}"],
     ["sh", "-c", 'echo "${TG_A:-"b}c"}" ${TG_A:-\\}} ${TG_A:-${TG_B:-${TG_C}}}'],
+    # review R5: a command's output in an argument leaves the status the command's (POSIX
+    # 2.9.1), and its `exit`, `${x?}` or `set -u` end only its subshell (2.6.3)
+    ["sh", "-c", 'echo "alive at $(date)"'],
+    ["sh", "-c", 'echo "alive at `date`"'],
+    ["sh", "-c", "cat /etc/hostname; echo $(check)"],
+    ["sh", "-c", "echo $(exit 3) `check` ${TG_A:-$(check)} $(echo ${TG_UNSET?})"],
+    ["sh", "-ec", "echo $(check); set -u; echo $(echo $TG_UNSET)"],
+    ["sh", "-c", 'echo "$(echo "$(check)")" `echo \\`check\\``'],
+    ["sh", "-c", "TG_A=$(check) true"],
+    ["sh", "-c", "echo $(echo a # )\n)"],
+    ["sh", "-c", "set -- $TG_A $(check); true"],
 ]
 
 CAN_FAIL = [
@@ -172,8 +183,9 @@ CAN_FAIL = [
     ["sh", "-x", "-o", "pipefail", "-c", "true"],
     ["sh", "-c", "set -o pipefail; true"],
     ["sh", "-c", "set -h; true"],  # an option dash does not know ends it
-    ["sh", "-c", "echo $(check)"],  # a command's output: not followed
-    ["sh", "-c", "echo `check`"],
+    ["sh", "-c", "echo $((1 + 1))"],  # arithmetic: not followed
+    ["sh", "-c", "echo $()"],  # an empty substitution: not followed
+    ["sh", "-c", "echo $(case x in a) echo;; esac)"],  # `case`: not followed
     ["sh", "-c", "while check; do exit 1; done; true"],  # loops: not followed
     ["sh", "-c", "f() { exit 1; }; f; true"],  # functions: not followed
     ["sh", "-c", "eval 'exit 1'; true"],
@@ -214,6 +226,11 @@ EXIT_WHEN_CHECK_FAILS = [
     "set -o errexit; check; echo ok",
     "set -eu; check; echo ok",
     "wget -q -O- localhost:8080 >/dev/null || { exit 1; }\nexit 0",
+    # 2.9.1: with no command name, the status is the last command substitution's
+    "TG_X=$(check)",
+    "set -e; TG_X=$(check); true",
+    "TG_A=1 $(check)",
+    "`check`",
 ]
 
 
@@ -231,6 +248,13 @@ ENDS_A_SHELL = [
     "echo ${}; true",
     "echo ${TG_A:-${TG_UNSET?}}; true",
     "echo ${TG_A:-; true",
+    # a substitution the shell cannot parse ends the script; `set` of an expanded word may
+    # meet an option the shell refuses (dash: "set: Illegal option -h", exit 2)
+    "echo $(if); true",
+    "echo $(; true",
+    "echo `date; true",
+    "set $(echo -h); true",
+    "TG_X=-h; set $TG_X; true",
 ]
 
 
@@ -317,11 +341,24 @@ def test_a_script_nested_twenty_deep_is_still_read(script: str) -> None:
     assert always_succeeds(["sh", "-c", script])
 
 
+def _substitutions(depth: int) -> str:
+    return "echo " + '"$(echo ' * depth + "x" + ')"' * depth
+
+
+def test_nested_command_substitutions_are_read_to_a_depth_and_never_crash(shell: Shell) -> None:
+    """Twenty nested `$(…)` are read (the shells run them to 0); a thousand are not followed
+    (dash and bash need a process each, so only the reading runs them)."""
+    assert set(shell.statuses(["sh", "-c", _substitutions(20)], check_passes=False)) == {0}
+    assert always_succeeds(["sh", "-c", _substitutions(20)])
+    assert not always_succeeds(["sh", "-c", _substitutions(_DEEP)])
+
+
 _PIECES = [
     *("check", "true", "false", ":", "echo ok", "exit", "exit 0", "exit 1", "exit 256"),
     *("test -f /etc/hosts", "[ -d /proc/1 ]", "cat /etc/hostname", "A=1", "exec check"),
     *("exec true", "command check", "check >/dev/null 2>&1", "echo ok >&2", "set -e", "set +e"),
     *("set -u", "set -x", "echo $NOPE", "echo ${NOPE:-a}", "exit $?", "return 1", "check # x"),
+    *("echo $(check)", "A=$(check)", "echo `exit 1`", "$(check)", "echo ${NOPE:=a} ${NOPE?}"),
 ]
 
 

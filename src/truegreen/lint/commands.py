@@ -16,9 +16,10 @@ pipeline's status is its last command's (any command's under `pipefail`); `set -
 "always true" only when nothing in the container can make it fail: `true`, `:`, `exit 0`,
 `echo`, and `test` or `cat` of a path every container has (the kubelet mounts /etc/hosts,
 /etc/hostname and /etc/resolv.conf into each one, and /proc/1 is the container's own first
-process); any other command may succeed or fail. Loops, `case`, functions, `eval`, `trap`,
-background jobs, here-documents, a command's output used as a word and nesting deeper than
-_MAX_DEPTH are not followed.
+process); any other command may succeed or fail. A command's output in a word (`$(…)`) comes
+from a subshell: it ends nothing but that, and the status is the named command's (2.9.1).
+Loops, `case`, functions, `eval`, `trap`, background jobs, here-documents, arithmetic and
+nesting deeper than _MAX_DEPTH are not followed.
 """
 
 import re
@@ -151,13 +152,15 @@ class _Reader:
     judging each piece as it reads it. The options only ever turn on: a script that turns
     one off is judged as if it had stayed on, which finds more ways to fail, never fewer."""
 
-    def __init__(self, script: list[Token] | None, knows_pipefail: bool) -> None:
-        self.tokens = script or []
+    def __init__(
+        self, script: Sequence[Token] | None, knows_pipefail: bool, depth: int = 0
+    ) -> None:
+        self.tokens = list(script or ())
         self.position = 0
         self.knows_pipefail = knows_pipefail
         self.errexit = self.pipefail = self.nounset = False
         self.in_condition = 0
-        self.depth = 0
+        self.depth = depth
 
     # -- reading the tokens ----------------------------------------------------------------
 
@@ -355,6 +358,7 @@ class _Reader:
         if not isinstance(target, Word):
             raise _NotFollowedError  # `echo >` alone: the shell refuses it
         self.position += 1
+        self.follow_substitutions(target)
         if target.value == "/dev/null":
             return True
         return operator in (">&", "<&") and _NUMBER.fullmatch(target.value) is not None
@@ -380,17 +384,31 @@ class _Reader:
             self.position += 1
         if self.position == start:
             raise _NotFollowedError  # no command where one must be: `&& x`, `;;`
+        every = words + assigned
+        for word in every:
+            self.follow_substitutions(word)
         if not before:
             return _UNREACHED
         flow = self.utility([word.value for word in words], before)
+        if not words and any(word.substitutions for word in assigned):
+            # 2.9.1: with no command name, the status is the last command substitution's
+            flow = _Flow(_EITHER)
         if not safe:  # the redirection may fail: the command does not run (2.8.1)
             flow = _Flow(flow.goes_on | _FAILED, flow.ends | _FAILED)
-        every = words + assigned
         if any(word.may_abort for word in every) or (
             self.nounset and any(word.expands for word in every)
         ):
             flow = _Flow(flow.goes_on, flow.ends | _FAILED)
         return flow
+
+    def follow_substitutions(self, word: Word) -> None:
+        """A command's output in a word (`$(…)`, backquotes) comes from a subshell (2.6.3):
+        its `exit`, `set -e` or `${x?}` end only that, and where the command has a name, its
+        status is the command's, not the substitution's (2.9.1), so `echo "$(date)"` cannot
+        fail. The shell parses the substitution with the script, so one this reading cannot
+        follow leaves the whole script not followed."""
+        for script in word.substitutions:
+            _Reader(script, self.knows_pipefail, self.depth + 1).script()
 
     def utility(self, words: list[str], before: frozenset[bool]) -> _Flow:
         """A command by its name and arguments, run after a command with a status in before."""
@@ -431,6 +449,8 @@ class _Reader:
         position = 0
         while position < len(arguments):
             argument = arguments[position]
+            if "$" in argument or "`" in argument:
+                return _Flow(_EITHER, _FAILED)  # it may expand to an option the shell refuses
             if argument in ("-", "--") or argument[:1] not in ("-", "+"):
                 break
             on = argument[0] == "-"

@@ -1,9 +1,9 @@
 """A `sh -c` script's tokens, as POSIX sh recognises them (Shell Command Language 2.3, Token
-Recognition), as far as lint reads a script: words with their quotes removed, operators, and
-whether a word expands a parameter. Anything whose words depend on another command's output
-(`$(…)`, backquotes, `$((…))`), that the shell would refuse (an open quote, a `${…}` form
-dash does not know) or that dash and bash read differently gives None: the reader cannot
-follow it.
+Recognition), as far as lint reads a script: words with their quotes removed, operators,
+whether a word expands a parameter, and the tokens of the commands whose output it holds
+(`$(…)`, backquotes). Arithmetic (`$((…))`), what the shell would refuse (an open quote, a
+`${…}` form dash does not know) and what dash and bash read differently give None: the
+reader cannot follow it.
 """
 
 import re
@@ -42,8 +42,11 @@ _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # The operators after the name that dash and bash both know (2.6.2); bash's own (`${x:1}`,
 # `${x/a/b}`, `${x^^}`) dash refuses, so the reader does not follow them.
 _PARAMETER_OPERATOR = re.compile(r":?[-=?+]|%%?|##?")
-# Nested `${…}` are read by recursion: deeper than this is not followed (review R6).
+# Nested `${…}`, `$(…)` and backquotes are read by recursion: deeper than this is not
+# followed, so no script can exhaust Python's stack (review R6).
 _MAX_DEPTH = 64
+# 2.6.3: inside backquotes a backslash quotes only these (and `"` inside double quotes).
+_BACKQUOTE_ESCAPES = frozenset("$`\\")
 
 
 class Word(Struct, frozen=True):
@@ -61,6 +64,9 @@ class Word(Struct, frozen=True):
     special parameter, or a variable of bash's own (`FUNCNAME`, `BASH_SOURCE`; bash 5.2
     ends the script). `${x-…}`, `${x:-…}`, `${x+…}`, `${x:+…}`, a `?` or `=` inside the word,
     and `${x=…}` of an ordinary variable (it assigns it) end nothing."""
+    substitutions: "tuple[tuple[Token, ...], ...]" = ()
+    """The tokens of each command whose output it holds (`$(…)`, backquotes, 2.6.3): each
+    runs in a subshell, so its `exit` or `${x?}` ends only that."""
 
 
 class Operator(Struct, frozen=True):
@@ -73,25 +79,35 @@ Token = Word | Operator
 
 
 class _Lexer:
-    def __init__(self, script: str) -> None:
-        # 2.2.1: a backslash-newline outside single quotes joins the lines (charts wrap long
-        # commands so); inside single quotes it would stay, which no probe relies on.
-        self.script = script.replace("\\\n", "")
-        self.position = 0
+    """Reads a script from position to its end or, for the script of a `$(…)` (closes), to
+    the `)` that closes it; depth counts the `${…}` and substitutions it is nested in."""
+
+    def __init__(self, script: str, position: int = 0, depth: int = 0, closes: bool = False):
+        self.script = script
+        self.position = position
+        self.depth = depth
+        self.closes = closes
+        self.open_parentheses = 0
         self.tokens: list[Token] = []
         self.text: list[str] = []
         self.value: list[str] = []
+        self.substitutions: list[tuple[Token, ...]] = []
         self.in_word = False
         self.expands = False
         self.may_abort = False
-        self.depth = 0
 
     def end_word(self) -> None:
         if self.in_word:
             self.tokens.append(
-                Word("".join(self.text), "".join(self.value), self.expands, self.may_abort)
+                Word(
+                    "".join(self.text),
+                    "".join(self.value),
+                    self.expands,
+                    self.may_abort,
+                    tuple(self.substitutions),
+                )
             )
-        self.text, self.value = [], []
+        self.text, self.value, self.substitutions = [], [], []
         self.in_word = self.expands = self.may_abort = False
 
     def add(self, text: str, value: str) -> None:
@@ -113,10 +129,17 @@ class _Lexer:
             elif char == "#" and not self.in_word:  # 2.3 rule 9: a comment, to the newline
                 end = script.find("\n", self.position)
                 self.position = len(script) if end < 0 else end
+            elif operator == ")" and self.closes and not self.open_parentheses:
+                self.end_word()
+                self.position += 1
+                return self.tokens
             elif operator is not None:
+                self.open_parentheses += {"(": 1, ")": -1}.get(operator, 0)
                 self.add_operator(operator)
             elif not self.read_quoted_or_expansion(char, quoted=False):
                 return None
+        if self.closes:
+            return None  # an open `$(`: the shell refuses the script
         self.end_word()
         return self.tokens
 
@@ -147,7 +170,7 @@ class _Lexer:
             self.add(script[start : start + 2], script[start + 1 : start + 2])
             self.position = start + 2
         elif char == "`":
-            return False
+            return self.read_backquoted(quoted)
         elif char == "$":
             return self.read_expansion(quoted)
         else:
@@ -170,7 +193,8 @@ class _Lexer:
                 self.add(script[self.position : self.position + 2], script[self.position + 1])
                 self.position += 2
             elif char == "`":
-                return False
+                if not self.read_backquoted(quoted=True):
+                    return False
             elif char == "$":
                 if not self.read_expansion(quoted=True):
                     return False
@@ -187,7 +211,16 @@ class _Lexer:
         script, start = self.script, self.position
         following = script[start + 1 : start + 2]
         if following == "(":
-            return False  # a command's output or arithmetic: not followed
+            if script.startswith("((", start + 1) or self.depth >= _MAX_DEPTH:
+                return False  # arithmetic, or nested too deep: not followed
+            inner = _Lexer(script, start + 2, self.depth + 1, closes=True)
+            found = inner.read()
+            if found is None:
+                return False
+            self.substitutions.append(tuple(found))
+            self.add(script[start : inner.position], script[start : inner.position])
+            self.position = inner.position
+            return True
         if following == "{":
             return self.read_braced(quoted)
         if following == "'" and not quoted:
@@ -234,6 +267,30 @@ class _Lexer:
         self.add(script[start : self.position], script[start : self.position])
         return True
 
+    def read_backquoted(self, quoted: bool) -> bool:
+        """`` `…` ``, the older form of `$(…)` (2.6.3): its script is the text up to the next
+        backquote no backslash quotes, with those backslashes removed."""
+        script, start = self.script, self.position
+        escapes = _BACKQUOTE_ESCAPES | ({'"'} if quoted else set())
+        inner: list[str] = []
+        position = start + 1
+        while position < len(script) and script[position] != "`":
+            if script[position] == "\\" and script[position + 1 : position + 2] in escapes:
+                position += 1
+            inner.append(script[position])
+            position += 1
+        if position >= len(script):
+            return False  # an open backquote: the shell refuses the script
+        if self.depth >= _MAX_DEPTH:
+            return False
+        found = _Lexer("".join(inner), depth=self.depth + 1).read()
+        if found is None:
+            return False
+        self.substitutions.append(tuple(found))
+        self.add(script[start : position + 1], script[start : position + 1])
+        self.position = position + 1
+        return True
+
 
 def _assignable(name: str) -> bool:
     """Whether `${name=…}` may assign name without ending the shell: an ordinary variable.
@@ -246,4 +303,6 @@ def _assignable(name: str) -> bool:
 
 def tokens(script: str) -> list[Token] | None:
     """The script's tokens, or None where the reader cannot follow it."""
-    return _Lexer(script).read()
+    # 2.2.1: a backslash-newline outside single quotes joins the lines (charts wrap long
+    # commands so); inside single quotes it would stay, which no probe relies on.
+    return _Lexer(script.replace("\\\n", "")).read()

@@ -30,8 +30,9 @@ PROBE_CANNOT_FAIL = Rule(
     "/etc/hostname, /etc/resolv.conf). A script that can reach `exit 1` (`cmd || exit 1`, an "
     "`if` branch, a `{ …; }` group), a bare `exit` after a failure, `exec cmd`, `set -e` "
     "before a command that can fail, or `${x?}` (which ends the shell when x is not set), can "
-    "fail; `${x:-default}` and `${x:=default}` cannot.",
+    'fail; `${x:-default}`, `${x:=default}` and `echo "$(cmd)"` (echo\'s status, whatever '
+    "cmd does) cannot, but `x=$(cmd)` alone can.",
     limits="A script the image holds is not read; loops, `case`, functions, `eval`, `trap`, "
-    "background jobs, a command's output used as a word and groups, `if`s or subshells nested "
-    "more than 64 deep are not followed, and a command that is unclear counts as able to fail.",
+    "background jobs, arithmetic (`$((…))`) and groups, `if`s or subshells nested more than 64 "
+    "deep are not followed, and a command that is unclear counts as able to fail.",
 )
