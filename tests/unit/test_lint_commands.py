@@ -138,6 +138,8 @@ CANNOT_FAIL = [
     ["sh", "-c", "TG_A=$(check) true"],
     ["sh", "-c", "echo $(echo a # )\n)"],
     ["sh", "-c", "set -- $TG_A $(check); true"],
+    ["sh", "-c", "exec nohup echo ok"],
+    ["sh", "-c", "command exec true"],  # `command` finds the shell's own exec
 ]
 
 CAN_FAIL = [
@@ -256,6 +258,21 @@ ENDS_A_SHELL = [
     "set $(echo -h); true",
     "TG_X=-h; set $TG_X; true",
 ]
+
+
+# `exec` and `nohup` run a program found on PATH (POSIX 2.14 exec; nohup is a program):
+# the shell's own `:`, `exit`, `exec` or `command` are not found there, status 127. `builtin`
+# is bash's alone; dash has no such command.
+NOT_FOUND = ["exec :", "exec exec true", "exec command true", "nohup :", "nohup exit 0"]
+NOT_FOUND += ["builtin true"]
+
+
+@pytest.mark.parametrize("script", NOT_FOUND)
+def test_a_shell_s_own_command_run_as_a_program_can_fail(script: str, shell: Shell) -> None:
+    assert any(shell.statuses(["sh", "-c", script], check_passes=True)), (
+        "precondition: dash or bash does not find it"
+    )
+    assert not always_succeeds(["sh", "-c", script])
 
 
 @pytest.mark.parametrize("script", ENDS_A_SHELL)

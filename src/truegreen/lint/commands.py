@@ -34,7 +34,10 @@ _ALWAYS_PRESENT_FILES = frozenset({"/etc/hosts", "/etc/hostname", "/etc/resolv.c
 _ALWAYS_PRESENT_FOLDERS = frozenset({"/", "/proc", "/proc/1", "/proc/self", "/etc", "/dev"})
 _TEST_FILE = frozenset({"-e", "-f", "-r", "-s"})
 _TEST_FOLDER = frozenset({"-e", "-d", "-r", "-x"})
-_PREFIXES = frozenset({"command", "builtin", "nohup"})
+# Words that run the rest as a command; `exec` and `nohup` run it as a program found on PATH.
+# (bash's `builtin` is not one: dash has no such command and exits 127.)
+_PREFIXES = frozenset({"command", "exec", "nohup"})
+_RUN_PROGRAMS = frozenset({"exec", "nohup"})
 # Reserved words that start a construct this reading does not follow (bash's and ksh's too),
 # or that cannot start a command at all.
 _NOT_FOLLOWED = frozenset({"while", "until", "for", "case", "select", "function"})
@@ -416,16 +419,23 @@ class _Reader:
             return _Flow(_OK)  # only assignments or redirections
         # `exec`, `command` and `nohup` run the rest of the words: read in a loop, since a
         # script may stack thousands of them.
-        replaced = False
+        replaced = runs_program = False
         start = 0
-        while words[start] == "exec" or words[start] in _PREFIXES:
+        while words[start] in _PREFIXES and not (runs_program and words[start] != "nohup"):
             if start == len(words) - 1:
                 flow = _Flow(_OK) if words[start] == "exec" else _Flow(_EITHER)
                 break
             replaced |= words[start] == "exec"
+            runs_program |= words[start] in _RUN_PROGRAMS
             start += 1
         else:
-            flow = self.named_utility(words[start:], before)
+            name, arguments = words[start], words[start + 1 :]
+            if runs_program and (name == ":" or not _always_true(_basename(name), arguments)):
+                # a program found on PATH: the shell's own `:`, `exit` or `command` are not
+                # there, and exec's search finds no built-in (POSIX 2.14 exec): status 127
+                flow = _Flow(_EITHER)
+            else:
+                flow = self.named_utility(words[start:], before)
         # after `exec`, the command is the shell: its status is the shell's ending
         return _Flow(ends=flow.goes_on | flow.ends) if replaced else flow
 
