@@ -38,6 +38,7 @@ from truegreen.refresh.annotations import (
     LATCHED,
     PENDING,
     RECORDED_DIGEST,
+    RESTARTED,
     STALE_PIN,
     container_key,
 )
@@ -678,7 +679,7 @@ def test_a_dry_run_shows_the_restart_it_would_make_stamped_in_utc(
     assert workload["reason"] == f"would restart: {behind}, {behind}"
     [write] = workload["writes"]
     assert (write["step"], write["applied"], write["error"]) == ("restart", False, "")
-    assert set(write["annotations"]) == {ATTEMPTS, PENDING}
+    assert set(write["annotations"]) == {ATTEMPTS, PENDING, RESTARTED}
     assert write["annotations"][ATTEMPTS].startswith("1 ")
     stamp = write["template"].removeprefix("template annotation kubectl.kubernetes.io/restartedAt=")
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", stamp), write["template"]

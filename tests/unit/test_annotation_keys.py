@@ -55,7 +55,7 @@ def test_key_validity(key: str, valid: bool) -> None:
 
 def test_every_key_is_documented() -> None:
     docs = (Path(__file__).resolve().parents[2] / "docs" / "refresh.md").read_text()
-    for name in (a.LATCHED, a.ATTEMPTS, a.PENDING, a.OPT_IN_LABEL):
+    for name in (a.LATCHED, a.ATTEMPTS, a.PENDING, a.RESTARTED, a.OPT_IN_LABEL):
         assert f"`{name}`" in docs or f"`{name}` (label)" in docs, name
     for kind in (a.STALE_PIN, a.DANGLING_PIN, a.RECORDED_DIGEST, a.TRACK_TAG):
         assert f"`truegreen.io/{kind}.<container>`" in docs, kind

@@ -16,6 +16,7 @@ from truegreen.refresh.annotations import (
     LATCHED,
     PENDING,
     RECORDED_DIGEST,
+    RESTARTED,
     TRACK_TAG,
     PendingRestart,
     container_key,
@@ -438,14 +439,16 @@ def _target_id(*plans: ContainerPlan) -> str:
 TARGET = {"runner": NEW}
 
 
-def test_a_restart_counts_the_attempt_and_leaves_the_marker_in_one_write() -> None:
+def test_a_restart_counts_the_attempt_and_leaves_the_marker_and_its_record_in_one_write() -> None:
+    """The record (RESTARTED) outlives the marker, which a failed restart clears: a later tick
+    tells its own restart still in the template from someone else's update by it."""
     tid = _target_id(_plan())
     marker = PendingRestart({"runner": NEW}, STAMP)
     assert restart_write({}, TARGET, STAMP) == RestartWrite(
-        {ATTEMPTS: f"1 {tid}", PENDING: marker.text()}, marker
+        {ATTEMPTS: f"1 {tid}", PENDING: marker.text(), RESTARTED: marker.text()}, marker
     )
     assert restart_write({ATTEMPTS: f"2 {tid}"}, TARGET, STAMP) == RestartWrite(
-        {ATTEMPTS: f"3 {tid}", PENDING: marker.text()}, marker
+        {ATTEMPTS: f"3 {tid}", PENDING: marker.text(), RESTARTED: marker.text()}, marker
     )
 
 

@@ -8,9 +8,15 @@ from typing import Any
 import pytest
 
 from tests.support.refresh_kit import container, daemonset, deployment, statefulset
-from tests.unit.test_refresh_updates import env_set, mid_update, restarted
+from tests.unit.test_refresh_updates import (
+    STAMP,
+    env_set,
+    kubectl_restart,
+    mid_update,
+    restarted,
+)
 from truegreen.images import parse_image
-from truegreen.refresh.annotations import PendingRestart
+from truegreen.refresh.annotations import PENDING, RESTARTED, PendingRestart
 from truegreen.refresh.plan import ContainerPlan, Decision, RefreshMode
 from truegreen.refresh.report import Outcome
 from truegreen.refresh.steps import (
@@ -83,17 +89,70 @@ def test_the_kind_is_the_workloads_own_and_a_deployment_when_it_says_none() -> N
 
 
 @pytest.mark.parametrize("make", [statefulset, daemonset], ids=["statefulset", "daemonset"])
-def test_only_an_update_not_yet_picked_up_is_someone_elses_for_the_ordered_kinds(make: Any) -> None:
-    # Fewer updated copies than desired is an update stopped at a crashing pod: ours to retry.
-    stopped = _with(make("x"), updatedReplicas=0, updatedNumberScheduled=0)
-    assert rolling(stopped, []) is False
-    assert skip(stopped, [], None) is None
-    ahead = _with(make("x"))
-    ahead["status"]["observedGeneration"] = 1
-    assert rolling(ahead, []) is True
-    assert skip(ahead, [], None) == Ending(
-        Outcome.IN_PROGRESS, "a rollout is in progress; not touching it"
+def test_an_update_under_way_is_someone_else_s_unless_it_is_refresh_s_latest_restart(
+    make: Any,
+) -> None:
+    """Neither controller has a progress deadline (stateful_set_control.go, daemon/update.go):
+    nothing will say an update stopped. One kubectl calls unfinished
+    (polymorphichelpers/rollout_status.go: "Waiting for partitioned roll out to finish",
+    "Waiting for daemon set ... rollout to finish") is someone else's, left alone, unless the
+    template carries refresh's latest restart (its record, RESTARTED): then it is refresh's
+    own, still rolling or stopped, and the table decides (retried, bounded by the flap
+    guard)."""
+    under_way = _with(
+        make("x", replicas=1) if make is statefulset else make("x"),
+        readyReplicas=1,
+        updatedReplicas=0,
+        currentRevision="x-1",
+        updateRevision="x-2",
+        desiredNumberScheduled=1,
+        updatedNumberScheduled=0,
+        numberAvailable=1,
     )
+    in_progress = Ending(Outcome.IN_PROGRESS, "a rollout is in progress; not touching it")
+    assert rolling(under_way, []) is True
+    assert skip(under_way, [], None) == in_progress
+    ours = PendingRestart({"db": NEW}, STAMP)
+    under_way["metadata"]["annotations"] = {RESTARTED: ours.text()}
+    assert rolling(under_way, []) is True, "the record alone: the template carries no restart"
+    restarted(under_way["spec"]["template"])
+    assert rolling(under_way, []) is False
+    assert skip(under_way, [], None) is None
+    # A marker left before the record was written is refresh's latest restart too.
+    under_way["metadata"]["annotations"] = {PENDING: ours.text()}
+    assert rolling(under_way, []) is False
+    # Not picked up yet: someone else's, whatever the template carries.
+    under_way["status"]["observedGeneration"] = 1
+    assert rolling(under_way, []) is True
+    # A copy that crash-loops: a failed rollout, whoever made it; the table decides.
+    under_way["status"]["observedGeneration"] = 2
+    under_way["metadata"]["annotations"] = {}
+    crashing = {"waiting": {"reason": "CrashLoopBackOff"}}
+    pod = {"metadata": {"name": "x-0"}, "status": {"containerStatuses": [{"state": crashing}]}}
+    assert rolling(under_way, [pod]) is False
+
+
+@pytest.mark.parametrize("make", [statefulset, daemonset], ids=["statefulset", "daemonset"])
+def test_copies_short_of_ready_with_no_update_under_way_are_the_tables(make: Any) -> None:
+    """kubectl waits for a copy that stopped being ready ("Waiting for 1 pods to be ready", "N
+    of M updated pods are available"), but no update is under way (`updating`): the tick
+    judges the copies, never "in progress" for as long as one stays unready. OnDelete has no
+    rollout for kubectl to judge ("rollout status is only available for RollingUpdate")."""
+    settled = _with(
+        make("x", replicas=2) if make is statefulset else make("x"),
+        readyReplicas=1,
+        updatedReplicas=2,
+        currentRevision="x-2",
+        updateRevision="x-2",
+        desiredNumberScheduled=2,
+        updatedNumberScheduled=2,
+        numberAvailable=1,
+    )
+    assert rolling(settled, []) is False
+    on_delete = _on_delete(
+        _with(make("x"), updatedReplicas=0, desiredNumberScheduled=1, updatedNumberScheduled=0)
+    )
+    assert rolling(on_delete, []) is False
 
 
 def test_paused_is_a_deployments_word_only() -> None:
@@ -422,18 +481,26 @@ def test_readiness_that_flaps_is_no_progress_of_the_update(make: Any, flapped: O
     assert update_counts(before) == update_counts(after)
 
 
-def test_a_deployment_with_no_progress_deadline_is_someone_else_s_rollout_unless_restarted() -> (
+def test_a_deployment_with_no_progress_deadline_is_someone_else_s_rollout_unless_refresh_s() -> (
     None
 ):
     """Fewer updated copies than desired is a rollout under way, as kubectl says ("Waiting for
     deployment ... rollout to finish", polymorphichelpers/rollout_status.go), until the
     controller says it stopped (ProgressDeadlineExceeded). With no deadline it never will
-    (deployment_util.go `HasProgressDeadline`): an update that only restarts its copies
-    (refresh's own restart that stopped) is left to the table and its flap guard, any other
-    change is someone else's, and a copy that crash-loops is a failed rollout either way."""
-    for change, someone_else_s in ((restarted, False), (env_set, True)):
+    (deployment_util.go `HasProgressDeadline`): an update that is refresh's latest restart (its
+    record, RESTARTED, and the copies on older templates differing by that restart alone) is
+    left to the table and its flap guard; `kubectl rollout restart` (another stamp) or any
+    other change is someone else's; a copy that crash-loops is a failed rollout either way."""
+    ours = {RESTARTED: PendingRestart({"runner": "sha256:" + "4" * 64}, STAMP).text()}
+    for change, annotations, someone_else_s in (
+        (restarted, ours, False),
+        (restarted, {}, True),
+        (kubectl_restart, ours, True),
+        (env_set, ours, True),
+    ):
         web, pods, replica_sets = mid_update(change)
         web = _with(web, replicas=4, updatedReplicas=1)
+        web["metadata"]["annotations"] = dict(annotations)
         web["spec"]["replicas"] = 4
         assert rolling(web, pods, replica_sets) is True  # a deadline: in progress until it says
         web["spec"]["progressDeadlineSeconds"] = 2147483647

@@ -1,9 +1,10 @@
-"""Whose update a Deployment is rolling out (refresh/updates.py): only a restart, or someone
-else's change, told by the templates of the ReplicaSets its copies still run.
+"""Whether a workload's update is under way, and whose (refresh/updates.py): refresh's own
+latest restart, or someone else's change, told for a Deployment by the templates of the
+ReplicaSets its copies still run, for a StatefulSet or DaemonSet by its template.
 
-The shapes are the Deployment controller's: each ReplicaSet holds the whole template it rolled
-out with `pod-template-hash` added to its labels, controlled by the Deployment, and each copy
-is controlled by its ReplicaSet (pkg/controller/deployment/sync.go `getNewReplicaSet`,
+The shapes are the controllers': each ReplicaSet holds the whole template it rolled out with
+`pod-template-hash` added to its labels, controlled by the Deployment, and each copy is
+controlled by its ReplicaSet (pkg/controller/deployment/sync.go `getNewReplicaSet`,
 apimachinery metav1.NewControllerRef)."""
 
 import copy
@@ -12,14 +13,18 @@ from typing import Any
 
 import pytest
 
-from tests.support.refresh_kit import container, deployment
+from tests.support.refresh_kit import container, daemonset, deployment, statefulset
 from tests.support.rollout import controller_reference
+from truegreen.refresh.annotations import PendingRestart
 from truegreen.refresh.template import RESTARTED_AT
-from truegreen.refresh.updates import only_restarted
+from truegreen.refresh.updates import own_update, updating
 
 Obj = dict[str, Any]
 IMAGE = "registry.example.com/team/web:stable"
 DIGEST = "sha256:" + "4" * 64
+STAMP = "2026-12-04T11:00:00.000000Z"
+OURS = PendingRestart({"runner": DIGEST}, STAMP)
+"""Refresh's latest restart, as its record holds it: the digest aimed at, the stamp written."""
 
 
 def _web() -> Obj:
@@ -66,6 +71,12 @@ def mid_update(change: Callable[[Obj], None]) -> tuple[Obj, list[Obj], list[Obj]
 
 
 def restarted(template: Obj) -> None:
+    """Refresh's --mode restart: its stamp on the template."""
+    template["metadata"].setdefault("annotations", {})[RESTARTED_AT] = STAMP
+
+
+def kubectl_restart(template: Obj) -> None:
+    """`kubectl rollout restart`: a stamp of its own (RFC 3339, whole seconds)."""
     template["metadata"].setdefault("annotations", {})[RESTARTED_AT] = "2026-12-04T11:00:00Z"
 
 
@@ -96,22 +107,53 @@ def _restart_and_label(template: Obj) -> None:
 
 
 @pytest.mark.parametrize(
-    ("change", "restart"),
+    ("change", "ours"),
     [
-        (restarted, True),  # refresh's --mode restart, or `kubectl rollout restart`
+        (restarted, True),  # refresh's --mode restart
         (_pinned, True),  # refresh's --mode pin: the tag's digest pinned
         (_both, True),
+        (kubectl_restart, False),  # `kubectl rollout restart`: someone else's restart
         (env_set, False),  # `kubectl set env`: someone else's change
         (_tag_moved, False),  # another tag
         (_other_repository, False),
         (_restart_and_label, False),  # a restart beside another change is not only a restart
     ],
 )
-def test_an_update_is_a_restart_only_where_the_older_copies_differ_only_as_a_restart(
-    change: Callable[[Obj], None], restart: bool
+def test_an_update_is_refresh_s_only_where_the_older_copies_differ_by_its_latest_restart(
+    change: Callable[[Obj], None], ours: bool
 ) -> None:
     web, pods, replica_sets = mid_update(change)
-    assert only_restarted(web, pods, replica_sets) is restart
+    assert own_update(web, "Deployment", pods, replica_sets, OURS) is ours
+    # Without refresh's record of a restart, no restart is its own.
+    assert own_update(web, "Deployment", pods, replica_sets, None) is False
+
+
+def test_a_restart_aimed_elsewhere_is_not_refresh_s_latest() -> None:
+    """Another stamp, or a pin of another digest than the one refresh's latest restart aimed at:
+    someone else's restart or pin."""
+    other = PendingRestart({"runner": "sha256:" + "5" * 64}, "2026-12-04T10:00:00.000000Z")
+    for change in (restarted, _pinned):
+        web, pods, replica_sets = mid_update(change)
+        assert own_update(web, "Deployment", pods, replica_sets, other) is False
+
+
+def test_an_unpinned_image_is_no_pin_of_refresh_s() -> None:
+    """A pin taken out (`app@sha256:…` back to `app:stable`) names no digest, and a container
+    refresh's restart did not aim at is no pin of its own."""
+
+    def unpinned(template: Obj) -> None:
+        template["spec"]["containers"][0]["image"] = IMAGE
+
+    web = _web()
+    web["spec"]["template"]["spec"]["containers"][0]["image"] = f"{IMAGE}@{DIGEST}"
+    old = _replica_set(web, web["spec"]["template"], "b4c5d6")
+    unpinned(web["spec"]["template"])
+    new = _replica_set(web, web["spec"]["template"], "f7g8h9")
+    pods = [_pod(old, 0), _pod(new, 0)]
+    assert own_update(web, "Deployment", pods, [old, new], OURS) is False
+    elsewhere = PendingRestart({"side": DIGEST}, "2026-12-04T10:00:00.000000Z")
+    web, pods, replica_sets = mid_update(_pinned)
+    assert own_update(web, "Deployment", pods, replica_sets, elsewhere) is False
 
 
 def test_what_cannot_be_told_is_no_restart() -> None:
@@ -119,9 +161,9 @@ def test_what_cannot_be_told_is_no_restart() -> None:
     among the Deployment's (an orphan, another owner's): the update's author is not known, and
     kubectl's in-progress stands."""
     web, pods, replica_sets = mid_update(restarted)
-    assert only_restarted(web, pods[3:], replica_sets) is False
-    assert only_restarted(web, pods, replica_sets[1:]) is False
-    assert only_restarted(web, [], replica_sets) is False
+    assert own_update(web, "Deployment", pods[3:], replica_sets, OURS) is False
+    assert own_update(web, "Deployment", pods, replica_sets[1:], OURS) is False
+    assert own_update(web, "Deployment", [], replica_sets, OURS) is False
 
 
 def test_copies_on_their_way_out_are_not_compared() -> None:
@@ -130,4 +172,69 @@ def test_copies_on_their_way_out_are_not_compared() -> None:
     other = _replica_set(web, {**web["spec"]["template"], "spec": {"containers": []}}, "x1y2z3")
     leaving = _pod(other, 0)
     leaving["metadata"]["deletionTimestamp"] = "2026-12-04T11:00:00Z"
-    assert only_restarted(web, [*pods, leaving], [*replica_sets, other]) is True
+    assert own_update(web, "Deployment", [*pods, leaving], [*replica_sets, other], OURS) is True
+
+
+@pytest.mark.parametrize("make", [statefulset, daemonset], ids=["statefulset", "daemonset"])
+@pytest.mark.parametrize(
+    ("change", "ours"),
+    [(restarted, True), (_pinned, True), (kubectl_restart, False), (env_set, False)],
+)
+def test_a_statefulset_or_daemonset_update_is_refresh_s_where_its_template_carries_it(
+    make: Callable[..., Obj], change: Callable[[Obj], None], ours: bool
+) -> None:
+    """Their older templates are ControllerRevisions, which refresh does not read: the template
+    still carrying refresh's latest restart (its stamp, or its pins) makes the update its own."""
+    workload = make("x", container("runner", IMAGE))
+    change(workload["spec"]["template"])
+    assert own_update(workload, workload["kind"], [], [], OURS) is ours
+    assert own_update(workload, workload["kind"], [], [], None) is False
+
+
+def _status(workload: Obj, **status: Any) -> Obj:
+    workload["status"] = {"observedGeneration": 1, **status}
+    return workload
+
+
+def _db(partition: int = 0, **status: Any) -> Obj:
+    db = statefulset("db", container("runner", IMAGE), replicas=3)
+    db["spec"]["updateStrategy"]["rollingUpdate"]["partition"] = partition
+    return _status(db, **status)
+
+
+@pytest.mark.parametrize(
+    ("workload", "under_way"),
+    [
+        # kubectl: "Waiting for partitioned roll out to finish: 1 out of 3 new pods ..."
+        (_db(updatedReplicas=1, readyReplicas=3, currentRevision="a", updateRevision="b"), True),
+        # kubectl: "Waiting for 1 pods to be ready": the update's last copy starting
+        (_db(updatedReplicas=3, readyReplicas=2, currentRevision="a", updateRevision="b"), True),
+        # ... or a copy that stopped being ready after the update completed (completeRollingUpdate
+        # made currentRevision the updateRevision)
+        (_db(updatedReplicas=3, readyReplicas=2, currentRevision="b", updateRevision="b"), False),
+        # a partition keeps the revisions apart by design: only copies above it are updated
+        (_db(2, updatedReplicas=0, readyReplicas=3, currentRevision="a", updateRevision="b"), True),
+        (
+            _db(2, updatedReplicas=1, readyReplicas=2, currentRevision="a", updateRevision="b"),
+            False,
+        ),
+    ],
+    ids=["not-updated", "last-copy-starting", "copy-unready-after", "partition", "partition-done"],
+)
+def test_a_statefulset_s_update_is_under_way_until_its_revisions_meet(
+    workload: Obj, under_way: bool
+) -> None:
+    """stateful_set_utils.go `completeRollingUpdate` makes currentRevision the updateRevision
+    once every copy is updated and ready; kubectl (StatefulSetStatusViewer) counts the
+    partition."""
+    assert updating(workload, "StatefulSet") is under_way
+
+
+def test_a_daemonset_s_update_is_under_way_while_machines_wait_for_the_updated_copy() -> None:
+    """kubectl (DaemonSetStatusViewer): "N out of M new pods have been updated"; "N of M updated
+    pods are available" with every machine updated counts no revision that would tell the
+    update's last copy starting from a copy that stopped being available after it."""
+    agent = daemonset("agent", container("runner", IMAGE))
+    assert updating(_status(agent, desiredNumberScheduled=2, updatedNumberScheduled=1), "DaemonSet")
+    every = _status(agent, desiredNumberScheduled=2, updatedNumberScheduled=2, numberAvailable=1)
+    assert not updating(every, "DaemonSet")

@@ -28,6 +28,10 @@ RECORDED_DIGEST = "digest"
 LATCHED = f"{PREFIX}/refresh-latched"
 ATTEMPTS = f"{PREFIX}/refresh-attempts"
 PENDING = f"{PREFIX}/refresh-pending"
+RESTARTED = f"{PREFIX}/refresh-restarted"
+"""Refresh's latest restart (its target and stamp, as the marker holds them), written with each
+restart and cleared only by a verified record: the marker goes when a restart fails, but the
+template still carries that restart, and a later tick must tell it from someone else's."""
 
 _COUNT_DIGITS = 9
 """The most digits an attempt count is read with: any flap guard's bound fits."""
@@ -101,10 +105,11 @@ class PendingRestart(Struct, frozen=True):
     stamp: str
 
     @classmethod
-    def read(cls, annotations: Mapping[str, str]) -> "PendingRestart | None":
-        """The marker, or None when absent or unreadable."""
+    def read(cls, annotations: Mapping[str, str], key: str = PENDING) -> "PendingRestart | None":
+        """The marker (or, with `key` RESTARTED, the latest restart's record), or None when
+        absent or unreadable."""
         try:
-            value = json.loads(annotations.get(PENDING, ""))
+            value = json.loads(annotations.get(key, ""))
             target = {str(k): str(v) for k, v in dict(value["target"]).items()}
             return cls(target, str(value["stamp"]))
         except (ValueError, KeyError, TypeError, RecursionError):  # nested past the stack
@@ -113,3 +118,9 @@ class PendingRestart(Struct, frozen=True):
     def text(self) -> str:
         """The annotation value."""
         return json.dumps({"target": dict(sorted(self.target.items())), "stamp": self.stamp})
+
+
+def latest_restart(annotations: Mapping[str, str]) -> PendingRestart | None:
+    """The latest restart refresh made that no verified record has closed: its record, else a
+    pending marker (one left before the record was written with each restart)."""
+    return PendingRestart.read(annotations, RESTARTED) or PendingRestart.read(annotations)

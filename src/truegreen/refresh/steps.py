@@ -26,9 +26,11 @@ from truegreen.refresh.annotations import (
     LATCHED,
     PENDING,
     RECORDED_DIGEST,
+    RESTARTED,
     AttemptCounter,
     PendingRestart,
     container_key,
+    latest_restart,
 )
 from truegreen.refresh.plan import (
     ContainerPlan,
@@ -42,7 +44,7 @@ from truegreen.refresh.plan import (
 from truegreen.refresh.registry import DigestLookup, LookupFailed, LookupFailure
 from truegreen.refresh.report import Outcome
 from truegreen.refresh.template import RESTARTED_AT
-from truegreen.refresh.updates import only_restarted
+from truegreen.refresh.updates import own_update, updating
 from truegreen.rollout import rollout_status
 
 _STUCK_REASONS = {
@@ -602,29 +604,31 @@ def rolling(
     pods: Sequence[Mapping[str, Any]],
     replica_sets: Sequence[Mapping[str, Any]] = (),
 ) -> bool:
-    """Generation ahead of observedGeneration, or (a Deployment) fewer updated replicas than
-    desired while the rollout still moves, as kubectl's `rollout status` says "Waiting for
-    deployment ... rollout to finish" (polymorphichelpers/rollout_status.go). A rollout past
-    its progress deadline (kubectl's "exceeded its progress deadline") or with a pod that waits
-    in a state it will not leave by itself (a crash loop, an image that cannot be pulled) is
-    not under way: it failed, and the tick decides, bounded by the flap guard, as after its own
-    failed restart. A Deployment with no progress deadline never says its update stopped: one
-    that only restarts its copies (`only_restarted`: refresh's own restart that stopped, or
-    `kubectl rollout restart`) is decided by the table too, and any other change is someone
-    else's rollout under way. A StatefulSet or DaemonSet update stops at the first new pod that
-    is not healthy (stateful_set_control.go, daemon/update.go), so its counts never tell a
-    stopped update from one under way (`update_counts` judges them instead): only an update the
-    controller has not picked up is someone else's."""
-    meta, spec, status = (o.mapping(workload.get(k)) for k in ("metadata", "spec", "status"))
+    """Someone else's update under way: generation ahead of observedGeneration, or a rollout
+    kubectl's `rollout status` calls unfinished (polymorphichelpers/rollout_status.go) while
+    its controller shows an update under way (`updating`). A rollout past its progress deadline
+    (kubectl's "exceeded its progress deadline") or with a pod that waits in a state it will
+    not leave by itself (a crash loop, an image that cannot be pulled) is not under way: it
+    failed, and the tick decides, bounded by the flap guard, as after its own failed restart.
+    A Deployment with a progress deadline says itself when its update stopped, so until then
+    its update is under way, whoever made it. A StatefulSet, a DaemonSet or a Deployment with
+    no deadline never says so (stateful_set_control.go, daemon/update.go, deployment_util.go
+    `HasProgressDeadline`): an update that is refresh's own latest restart (`own_update`, read
+    from `RESTARTED`), still rolling or stopped, is the table's to decide; any other is someone
+    else's. `replica_sets`: a Deployment's own."""
+    meta, status = o.mapping(workload.get("metadata")), o.mapping(workload.get("status"))
     if o.integer(meta.get("generation")) > o.integer(status.get("observedGeneration")):
         return True
-    if kind_of(workload) != "Deployment":
+    kind = kind_of(workload)
+    verdict = rollout_status(workload, kind)
+    if verdict.done or verdict.stuck or not verdict.ruled or stuck_new_pod(pods, None):
         return False
-    if o.integer(status.get("updatedReplicas")) >= o.integer(spec.get("replicas"), 1):
+    if not updating(workload, kind):
         return False
-    if rollout_status(workload, "Deployment").stuck or stuck_new_pod(pods, None):
-        return False
-    return update_counts(workload) is None or not only_restarted(workload, pods, replica_sets)
+    if update_counts(workload) is None:
+        return True
+    latest = latest_restart(o.annotations_of(workload))
+    return not own_update(workload, kind, pods, replica_sets, latest)
 
 
 def registry_hold(lookups: Iterable[DigestLookup], below_reserve: Iterable[str]) -> str:
@@ -804,7 +808,11 @@ def restart_write(
     tid = target_id(target)
     attempts = AttemptCounter.read(annotations).at(tid)
     marker = PendingRestart(target, stamp)
-    counted = {ATTEMPTS: AttemptCounter(attempts + 1, tid).text(), PENDING: marker.text()}
+    counted = {
+        ATTEMPTS: AttemptCounter(attempts + 1, tid).text(),
+        PENDING: marker.text(),
+        RESTARTED: marker.text(),
+    }
     return RestartWrite(counted, marker)
 
 
@@ -874,12 +882,19 @@ def _recorded(annotations: Mapping[str, str], target: Mapping[str, str]) -> bool
 def record_changes(
     annotations: Mapping[str, str], plans: Sequence[ContainerPlan], *, force: bool = False
 ) -> dict[str, str | None]:
-    """Record the newest digests and clear the counter, latch and marker (only what changes).
-    `force`: the restarted containers are verified, so their digests are recorded too."""
+    """Record the newest digests and clear the counter, latch, marker and the latest restart's
+    record (only what changes): the rollout is verified, so an update under way later is not
+    refresh's. `force`: the restarted containers are verified, so their digests are recorded
+    too."""
     recordable = {Decision.RECORD_RUNNING, Decision.UP_TO_DATE} | (
         {Decision.RESTART} if force else set()
     )
-    desired: dict[str, str | None] = {ATTEMPTS: None, LATCHED: None, PENDING: None}
+    desired: dict[str, str | None] = {
+        ATTEMPTS: None,
+        LATCHED: None,
+        PENDING: None,
+        RESTARTED: None,
+    }
     for plan in plans:
         if plan.decision in recordable and plan.newest:
             desired[container_key(RECORDED_DIGEST, plan.container)] = plan.newest

@@ -1,17 +1,27 @@
-"""Whose update a Deployment is rolling out: a restart, or someone else's change to its pods.
+"""Whether a workload's update is under way, and whose: refresh's own restart, or someone
+else's change to its pods, which refresh leaves alone.
 
-A Deployment with no progress deadline (deployment_util.go `HasProgressDeadline`) never says
-that its update stopped, so its counts cannot tell refresh's own restart that stopped (a new
-copy that never becomes Ready) from someone else's rollout that takes its time; kubectl calls
-both in progress (polymorphichelpers/rollout_status.go `DeploymentStatusViewer.Status`). What
-the update changes tells them apart: the Deployment controller keeps each template it rolled out
-as a ReplicaSet (deployment/sync.go `getNewReplicaSet`: the whole template, `pod-template-hash`
-added to its labels), so the copies still running an older template are those of the
-ReplicaSets whose template is not the Deployment's (deployment_util.go `FindOldReplicaSets`,
-`EqualIgnoreHash`). An update that changes those templates only as a restart does
-(refresh's `template_change`: the `kubectl.kubernetes.io/restartedAt` annotation that `kubectl
-rollout restart` sets too, or a container's image pinned to a digest of its own repository and
-tag) is a restart, which refresh may take over; any other change is someone else's.
+`kubectl rollout status` (polymorphichelpers/rollout_status.go) calls a rollout unfinished also
+where no update is under way: a copy that stopped being ready or available after the rollout
+completed. `updating` asks the controller: copies not updated yet, or its own word that the
+update is not complete (a StatefulSet's currentRevision behind its updateRevision,
+stateful_set_utils.go `completeRollingUpdate`).
+
+A StatefulSet, a DaemonSet and a Deployment with no progress deadline (deployment_util.go
+`HasProgressDeadline`) never say that their update stopped, so their counts cannot tell
+refresh's own restart that stopped (a new copy that never becomes Ready) from someone else's
+rollout that takes its time. Refresh's own restart is the one it recorded (`RESTARTED`: its
+restartedAt stamp, the digests it pinned), and `own_update` looks for it. A Deployment keeps each
+template it rolled out as a ReplicaSet (deployment/sync.go `getNewReplicaSet`: the whole
+template, `pod-template-hash` added to its labels), so the copies still running an older
+template are those of the ReplicaSets whose template is not the Deployment's
+(deployment_util.go `FindOldReplicaSets`, `EqualIgnoreHash`): the update is refresh's only where
+those templates differ from the Deployment's by refresh's latest restart alone (its
+`kubectl.kubernetes.io/restartedAt` stamp, or a container's image pinned to the digest it aimed
+at, of the same repository and tag). `kubectl rollout restart` writes a stamp of its own: that
+restart is someone else's. A StatefulSet's or DaemonSet's older templates are ControllerRevisions,
+which refresh does not read: its update is refresh's where its template still carries refresh's
+latest restart.
 """
 
 import json
@@ -20,6 +30,7 @@ from typing import Any, Final
 
 from truegreen import kubeobjects as o
 from truegreen.images import ImageReferenceError, parse_image
+from truegreen.refresh.annotations import PendingRestart
 from truegreen.refresh.template import RESTARTED_AT
 
 TEMPLATE_HASH: Final = "pod-template-hash"
@@ -28,16 +39,46 @@ DefaultDeploymentUniqueLabelKey), which two templates are compared without."""
 _CONTAINER_LISTS: Final = ("initContainers", "containers")
 
 
-def only_restarted(
-    deployment: Mapping[str, Any],
+def updating(workload: Mapping[str, Any], kind: str) -> bool:
+    """Whether the controller of a workload (`kind`) whose rollout kubectl calls unfinished, and
+    not stuck, shows an update of its pod template under way: a Deployment with fewer updated
+    copies than desired; a StatefulSet with fewer updated copies than its partition leaves to
+    update, or (partition 0) its currentRevision not yet its updateRevision; a DaemonSet with
+    fewer machines running the updated copy than desired. A copy short of ready or available
+    after the update completed is no update: the tick judges it. A DaemonSet counts no
+    revision, so its updated copies not all available yet cannot be told from a copy that
+    stopped being so: no update either."""
+    spec, status = o.mapping(workload.get("spec")), o.mapping(workload.get("status"))
+    if kind == "StatefulSet":
+        rolling = o.mapping(o.mapping(spec.get("updateStrategy")).get("rollingUpdate"))
+        partition = o.integer(rolling.get("partition"))
+        wanted = o.integer(spec.get("replicas"), 1) - partition
+        if o.integer(status.get("updatedReplicas")) < wanted:
+            return True
+        return partition == 0 and status.get("currentRevision") != status.get("updateRevision")
+    if kind == "DaemonSet":
+        desired = o.integer(status.get("desiredNumberScheduled"))
+        return o.integer(status.get("updatedNumberScheduled")) < desired
+    return o.integer(status.get("updatedReplicas")) < o.integer(spec.get("replicas"), 1)
+
+
+def own_update(
+    workload: Mapping[str, Any],
+    kind: str,
     pods: Sequence[Mapping[str, Any]],
     replica_sets: Sequence[Mapping[str, Any]],
+    latest: PendingRestart | None,
 ) -> bool:
-    """Whether the copies in `pods` (those that stay) that do not run the Deployment's template
-    run one that differs from it only as a restart changes a template. False where that cannot
-    be told: no copy on an older template (nothing to compare), or a copy whose ReplicaSet is
-    not among `replica_sets` (the Deployment's own)."""
-    current = _plain(o.pod_template(deployment))
+    """Whether the update under way is refresh's `latest` restart: for a Deployment, its copies
+    that stay on an older template differ from it by that restart alone (`replica_sets`: the
+    Deployment's own); for a StatefulSet or DaemonSet, its template carries that restart. False
+    without one, or where it cannot be told (no copy on an older template to compare, or a copy
+    whose ReplicaSet is not the Deployment's)."""
+    if latest is None:
+        return False
+    if kind != "Deployment":
+        return _carries(o.pod_template(workload), latest)
+    current = _plain(o.pod_template(workload))
     older: list[dict[str, Any]] = []
     for pod in o.remaining(pods):
         owner = next((r for r in replica_sets if o.controlled_by(pod, r)), None)
@@ -46,7 +87,20 @@ def only_restarted(
         template = _plain(o.pod_template(owner))
         if template != current:
             older.append(template)
-    return bool(older) and all(_restart_of(template, current) for template in older)
+    return bool(older) and all(_restart_of(template, current, latest) for template in older)
+
+
+def _carries(template: Mapping[str, Any], latest: PendingRestart) -> bool:
+    """Whether `template` carries refresh's `latest` restart: its restartedAt stamp, or (`--mode
+    pin`) each of its containers pinned to the digest the restart aimed at."""
+    if _stamp(template) == latest.stamp:
+        return True
+    spec = o.pod_spec(template)
+    every = [*o.init_containers(spec), *o.containers(spec)]
+    images = {str(c.get("name")): c.get("image") for c in every}
+    return bool(latest.target) and all(
+        _digest(images.get(name)) == digest for name, digest in latest.target.items()
+    )
 
 
 def _plain(template: Mapping[str, Any], *, restart: bool = False) -> dict[str, Any]:
@@ -64,19 +118,38 @@ def _plain(template: Mapping[str, Any], *, restart: bool = False) -> dict[str, A
     return plain
 
 
-def _restart_of(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
-    """Whether `new` is `old` changed only as a restart changes it: the restartedAt annotation,
-    and images pinned (`_pinned_alike`)."""
+def _restart_of(old: Mapping[str, Any], new: Mapping[str, Any], latest: PendingRestart) -> bool:
+    """Whether `new` is `old` changed only as refresh's `latest` restart changed it: the
+    restartedAt annotation set to its stamp, and images pinned (`_pinned_alike`) to the digests
+    it aimed at. Another stamp (`kubectl rollout restart`'s) or another pin is someone else's."""
+    if _stamp(old) != _stamp(new) and _stamp(new) != latest.stamp:
+        return False
     before, after = _plain(old, restart=True), _plain(new, restart=True)
     for field in _CONTAINER_LISTS:
         earlier = {
             c.get("name"): c.get("image") for c in _entries(o.mapping(before.get("spec")), field)
         }
         for container in _entries(o.mapping(after.get("spec")), field):
-            image = earlier.get(container.get("name"))
-            if _pinned_alike(image, container.get("image")):
-                container["image"] = image
+            name, image = container.get("name"), container.get("image")
+            aimed = latest.target.get(str(name))
+            if aimed and _pinned_alike(earlier.get(name), image) and _digest(image) == aimed:
+                container["image"] = earlier.get(name)
     return bool(before == after)
+
+
+def _stamp(template: Mapping[str, Any]) -> object:
+    """The template's restartedAt annotation, or None."""
+    return o.mapping(o.mapping(template.get("metadata")).get("annotations")).get(RESTARTED_AT)
+
+
+def _digest(image: object) -> str | None:
+    """The digest an image names, or None (no digest, or no image reference)."""
+    if not isinstance(image, str):
+        return None
+    try:
+        return parse_image(image).digest
+    except ImageReferenceError:
+        return None
 
 
 def _entries(spec: Mapping[str, Any], field: str) -> list[dict[str, Any]]:
