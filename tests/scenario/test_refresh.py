@@ -1711,17 +1711,18 @@ def test_a_rollout_is_recorded_only_once_its_pods_are_ready_for_min_ready_second
 def test_pods_already_on_the_newest_digest_still_settling_are_waited_for_not_restarted(
     env: RefreshEnv,
 ) -> None:
-    """Nothing recorded yet; the controller has just rolled the newest digest out on its own and
-    its pod is Ready but not yet for minReadySeconds. The tick waits for it, then records it,
-    with no restart."""
+    """Nothing recorded yet; the controller has just replaced the copy on its own (its
+    template unchanged) with one on the newest digest, Ready but not yet for minReadySeconds.
+    No update is under way: the controller still says its rollout completed (progress.go
+    `syncRolloutStatus` keeps NewReplicaSetAvailable while copies come and go under the same
+    template), though kubectl waits for the copy to be available. The tick waits for it, then
+    records it, with no restart."""
     env.registry.push_image("r/settling", "stable", content="v1")
-    _install_with(
-        env,
-        deployment("settling", container("runner", env.image("r/settling", "stable"))),
-        1,
-        minReadySeconds=2,
-        **_RECREATE,
-    )
+    settled = deployment("settling", container("runner", env.image("r/settling", "stable")))
+    settled["status"]["conditions"] = [
+        {"type": "Progressing", "status": "True", "reason": "NewReplicaSetAvailable"}
+    ]
+    _install_with(env, settled, 1, minReadySeconds=2, **_RECREATE)
     newest = env.registry.push_image("r/settling", "stable", content="v2")
     env.simulator.terminating_reads = 0
     stored = env.server.get_object("Deployment", "settling", NS)
@@ -1733,6 +1734,7 @@ def test_pods_already_on_the_newest_digest_still_settling_are_waited_for_not_res
         1,
         False,
     ), "precondition: the new pod is not available yet"
+    assert [c["reason"] for c in settling["status"]["conditions"]] == ["NewReplicaSetAvailable"]
     recorded_at = _when_recorded(env, newest)
     result = env.tick()
     workload = _workload(result.json(), "settling")

@@ -8,6 +8,7 @@ kubectl is the oracle of each state (pkg/polymorphichelpers/rollout_status.go
 server's rollout simulator plays the controllers, and a real docker-registry serves the tag.
 """
 
+import copy
 from typing import Any
 
 import pytest
@@ -44,6 +45,24 @@ def _oracle(env: RefreshEnv, target: str) -> str:
     return (said.stdout + said.stderr).strip()
 
 
+def _four_available_copies(env: RefreshEnv, name: str, strategy: dict[str, Any]) -> None:
+    """A Deployment of four copies on what the tag names now, each Ready for an hour, whose new
+    copies count as available only an hour after they are Ready (minReadySeconds 3600, as a
+    training server that loads for long): an update someone makes stays under way."""
+    web = deployment(name, container("runner", env.image("r/web", "stable")))
+    web["spec"] |= {"replicas": 4, "minReadySeconds": 3600, "strategy": strategy}
+    web["status"] |= {"replicas": 4, "updatedReplicas": 4, "readyReplicas": 4}
+    web["status"] |= {"availableReplicas": 4}
+    env.server.add(web)
+    stored = _stored(env, "Deployment", name)
+    env.simulator.remember(stored)
+    for index in range(4):
+        pod = copy.deepcopy(env.simulator.make_pod(stored, f"{name}-{index}"))
+        for condition in pod["status"]["conditions"]:
+            condition["lastTransitionTime"] = "2020-01-01T00:00:00Z"  # Ready long ago
+        env.server.add(pod)
+
+
 def _left_alone(env: RefreshEnv, name: str, content: str = "v2") -> None:
     """The tag moves (to an image of `content`) and a tick runs: in-progress, no write, no
     restart over the rollout."""
@@ -57,6 +76,51 @@ def _left_alone(env: RefreshEnv, name: str, content: str = "v2") -> None:
     assert found["writes"] == []
     assert env.restarts(name) == restarts
     assert _stored(env, kind, name)["metadata"].get("annotations") == annotations
+
+
+@pytest.mark.parametrize(
+    ("strategy", "reads", "said"),
+    [
+        (
+            # Every new copy made beside the old ones (maxSurge 100%), which stay until the new
+            # are available (maxUnavailable 0): updatedReplicas is replicas, status.replicas
+            # is more.
+            {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": "100%", "maxUnavailable": 0}},
+            0,
+            'Waiting for deployment "web" rollout to finish: 4 old replicas are pending '
+            "termination...",
+        ),
+        (
+            # Recreate (recreate.go): the old copies go first, then the new start; none is
+            # available for an hour.
+            {"type": "Recreate"},
+            2,
+            'Waiting for deployment "web" rollout to finish: 0 of 4 updated replicas are '
+            "available...",
+        ),
+    ],
+    ids=["old-copies-pending-termination", "updated-copies-not-available"],
+)
+def test_someone_else_s_rollout_of_a_deployment_with_every_copy_updated_is_left_alone(
+    env: RefreshEnv, strategy: dict[str, Any], reads: int, said: str
+) -> None:
+    """A Deployment with a progress deadline (the API server's 600s) whose template someone
+    changed (`kubectl set env`): every copy is updated, but the old copies still run, or the
+    new ones are not available yet. kubectl says the rollout is unfinished, and the controller
+    says it is under way (its Progressing condition: ReplicaSetUpdated, progress.go
+    `syncRolloutStatus`). Before, refresh restarted over it, waited, called it rollout-failed
+    (exit 2) and counted an attempt against its own flap guard."""
+    env.registry.push_image("r/web", "stable", content="v1")
+    _four_available_copies(env, "web", strategy)
+    assert _only(env.tick())["outcome"] == "converged"
+    changed = kubectl(env.kubeconfig, "-n", NS, "set", "env", "deployment/web", "MODE=train")
+    assert changed.returncode == 0, changed.stderr
+    for _ in range(reads):
+        kubectl(env.kubeconfig, "-n", NS, "get", "pods")  # the old copies' grace period ends
+    assert _oracle(env, "deployment/web") == said
+    progressing = _stored(env, "Deployment", "web")["status"]["conditions"]
+    assert [(c["type"], c["reason"]) for c in progressing] == [("Progressing", "ReplicaSetUpdated")]
+    _left_alone(env, "web")
 
 
 @pytest.mark.parametrize(

@@ -24,6 +24,11 @@ The replacement follows the Deployment's strategy as the controller runs it:
   after minReadySeconds).
 - The status is computed from the pods as sync.go `calculateStatus` sums its ReplicaSets:
   `replicas`, `updatedReplicas`, `readyReplicas`, `availableReplicas`, `unavailableReplicas`.
+  Its Progressing condition is progress.go `syncRolloutStatus`'s: none without a progress
+  deadline (the controller removes it); else `NewReplicaSetAvailable` once the rollout is
+  complete, and kept while copies are replaced under the same template (`isCompleteDeployment`:
+  no new ReplicaSet, every copy updated), `ReplicaSetUpdated` while a new template rolls out,
+  `ProgressDeadlineExceeded` past the deadline.
 - A stored Deployment's pods belong to the ReplicaSet of their template, as sync.go
   `getNewReplicaSet` writes it: named `<deployment>-<pod-template-hash>`, the Deployment's
   whole template (its annotations too) with the template's labels and the Deployment's
@@ -175,6 +180,10 @@ class RolloutSimulator:
         self._new_pods: dict[str, set[str]] = {}
         """The pods of each Deployment's newest rollout (its new ReplicaSet's)."""
         self._current: dict[str, tuple[int, str]] = {}
+        self._new_template: dict[str, bool] = {}
+        """Whether each Deployment's newest rollout is of a new template (a new ReplicaSet,
+        whose creation moves the Progressing condition off NewReplicaSetAvailable: sync.go
+        `getNewReplicaSet`), not copies replaced under the same one."""
         """Each Deployment's newest rollout, numbered, and its behaviour: a step of an older
         rollout is dropped."""
         self._count = 0
@@ -245,7 +254,7 @@ class RolloutSimulator:
         if plural in _ORDERED:
             self._roll_ordered(obj, behaviour)
         else:
-            self.roll_out(obj, behaviour)
+            self.roll_out(obj, behaviour, new_template=True)
 
     def _on_request(self, server: FakeApiServer, method: str, path: str) -> None:
         """Between a client's reads: terminating pods finish, new pods become available, a late
@@ -294,9 +303,10 @@ class RolloutSimulator:
                 if leaving.then is not None:
                     leaving.then()
 
-    def roll_out(self, deployment: Obj, behaviour: str) -> None:
-        """Replace the Deployment's pods as its strategy and new template say, with
-        `behaviour`."""
+    def roll_out(self, deployment: Obj, behaviour: str, *, new_template: bool = False) -> None:
+        """Replace the Deployment's pods as its strategy and template say, with `behaviour`:
+        a `new_template` (a change to it), or its copies replaced under the same one (the
+        controller on its own)."""
         assert behaviour in BEHAVIOURS, behaviour
         if behaviour == "stall":
             return
@@ -304,6 +314,7 @@ class RolloutSimulator:
             self._count += 1
             key = self._key(deployment)
             self._current[key] = (self._count, behaviour)
+            self._new_template[key] = new_template
             self._new_pods[key] = set()
             current = [p for p in pods_of(self.server, deployment) if not _terminating(p)]
             old_ids = {
@@ -395,17 +406,29 @@ class RolloutSimulator:
         ready = [p for p in active if _ready_since(p) is not None]
         available = [p for p in active if _available(p, wait, now)]
         # deployment_util.go `HasProgressDeadline`: MaxInt32 is no deadline, never exceeded.
-        deadline = (
-            self._current.get(key, (0, ""))[1] == "deadline"
-            and stored["spec"].get("progressDeadlineSeconds") != NO_DEADLINE
-        )
+        has_deadline = stored["spec"].get("progressDeadlineSeconds") != NO_DEADLINE
+        deadline = has_deadline and self._current.get(key, (0, ""))[1] == "deadline"
         complete = len(updated) == replicas == len(active) and len(available) >= replicas
+        before = next(
+            (
+                c.get("reason")
+                for c in stored.get("status", {}).get("conditions", [])
+                if c.get("type") == "Progressing"
+            ),
+            None,
+        )
+        kept = (
+            not self._new_template.get(key, False)
+            and before == "NewReplicaSetAvailable"
+            and len(updated) == len(active)
+        )
         if deadline:
             progressing = {"status": "False", "reason": "ProgressDeadlineExceeded"}
-        elif complete:
+        elif complete or kept:
             progressing = {"status": "True", "reason": "NewReplicaSetAvailable"}
         else:
             progressing = {"status": "True", "reason": "ReplicaSetUpdated"}
+        conditions = [{"type": "Progressing", **progressing}] if has_deadline else []
         return {
             "observedGeneration": stored["metadata"]["generation"],
             "replicas": len(active),
@@ -413,7 +436,7 @@ class RolloutSimulator:
             "readyReplicas": len(ready),
             "availableReplicas": len(available),
             "unavailableReplicas": max(len(active) - len(available), 0),
-            "conditions": [{"type": "Progressing", **progressing}],
+            "conditions": conditions,
         }
 
     def _publish(self, namespace: str, name: str) -> None:

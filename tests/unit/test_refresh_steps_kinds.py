@@ -506,8 +506,37 @@ def test_a_deployment_with_no_progress_deadline_is_someone_else_s_rollout_unless
         web["spec"]["progressDeadlineSeconds"] = 2147483647
         assert rolling(web, pods, replica_sets) is someone_else_s
         assert (skip(web, pods, None, replica_sets) is None) is not someone_else_s
+        # Every copy updated, the old ones still running ("old replicas are pending
+        # termination"): the same verdict.
+        web["status"] |= {"replicas": 7, "updatedReplicas": 4}
+        assert rolling(web, pods, replica_sets) is someone_else_s
+        web["status"] |= {"replicas": 4, "updatedReplicas": 1}
         crashing = {"containerStatuses": [{"state": {"waiting": {"reason": "CrashLoopBackOff"}}}]}
         pods[-1]["status"] |= crashing
         assert rolling(web, pods, replica_sets) is False
         web["status"]["observedGeneration"] = 1  # not picked up yet: someone else's
         assert rolling(web, pods, replica_sets) is True
+
+
+def test_a_deployment_with_a_deadline_is_in_progress_until_its_controller_says_otherwise() -> None:
+    """kubectl's three ways of "Waiting for deployment ... rollout to finish": fewer updated
+    copies than desired, old copies pending termination, updated copies not all available. The
+    controller says itself when its update stopped (ProgressDeadlineExceeded) or completed
+    (NewReplicaSetAvailable, kept while copies come and go: progress.go `syncRolloutStatus`),
+    so until then it is under way, whoever made it."""
+    web = _with(deployment("web"), replicas=4, updatedReplicas=4, availableReplicas=4)
+    web["spec"]["replicas"] = 4
+    under_way = {"type": "Progressing", "status": "True", "reason": "ReplicaSetUpdated"}
+    for status in (
+        {"updatedReplicas": 2},
+        {"replicas": 5},
+        {"availableReplicas": 3, "conditions": [under_way]},
+    ):
+        assert rolling({**web, "status": {**web["status"], **status}}, []) is True, status
+    complete = {**under_way, "reason": "NewReplicaSetAvailable"}
+    unavailable = {**web["status"], "availableReplicas": 3, "conditions": [complete]}
+    assert rolling({**web, "status": unavailable}, []) is False
+    stuck = {**under_way, "status": "False", "reason": "ProgressDeadlineExceeded"}
+    assert rolling(
+        {**web, "status": {**web["status"], "replicas": 5, "conditions": [stuck]}}, []
+    ) is (False)

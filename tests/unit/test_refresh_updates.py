@@ -196,6 +196,65 @@ def _status(workload: Obj, **status: Any) -> Obj:
     return workload
 
 
+def _progressing(reason: str) -> list[Obj]:
+    return [{"type": "Progressing", "status": "True", "reason": reason}]
+
+
+def _four(**spec: Any) -> Obj:
+    web = deployment("web", container("runner", IMAGE))
+    web["spec"] |= {"replicas": 4, **spec}
+    return web
+
+
+@pytest.mark.parametrize(
+    ("workload", "under_way"),
+    [
+        # kubectl: "N out of M new replicas have been updated"
+        (_status(_four(), replicas=4, updatedReplicas=1), True),
+        # kubectl: "N old replicas are pending termination": an older template still runs
+        (_status(_four(), replicas=5, updatedReplicas=4, availableReplicas=4), True),
+        # kubectl: "N of M updated replicas are available", and the controller says the
+        # update is not complete (progress.go `syncRolloutStatus`)
+        (
+            _status(
+                _four(),
+                replicas=4,
+                updatedReplicas=4,
+                availableReplicas=0,
+                conditions=_progressing("ReplicaSetUpdated"),
+            ),
+            True,
+        ),
+        # ... while the controller says the rollout completed: a copy went unavailable after
+        (
+            _status(
+                _four(),
+                replicas=4,
+                updatedReplicas=4,
+                availableReplicas=3,
+                conditions=_progressing("NewReplicaSetAvailable"),
+            ),
+            False,
+        ),
+        # ... with no progress deadline (no Progressing condition): not to be told
+        (
+            _status(
+                _four(progressDeadlineSeconds=2147483647),
+                replicas=4,
+                updatedReplicas=4,
+                availableReplicas=3,
+            ),
+            False,
+        ),
+    ],
+    ids=["not-updated", "old-copies", "not-available", "copy-unavailable-after", "no-deadline"],
+)
+def test_a_deployment_s_update_is_under_way_while_its_controller_says_so(
+    workload: Obj, under_way: bool
+) -> None:
+    assert updating(workload, "Deployment") is under_way
+
+
 def _db(partition: int = 0, **status: Any) -> Obj:
     db = statefulset("db", container("runner", IMAGE), replicas=3)
     db["spec"]["updateStrategy"]["rollingUpdate"]["partition"] = partition

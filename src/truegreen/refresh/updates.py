@@ -3,9 +3,10 @@ else's change to its pods, which refresh leaves alone.
 
 `kubectl rollout status` (polymorphichelpers/rollout_status.go) calls a rollout unfinished also
 where no update is under way: a copy that stopped being ready or available after the rollout
-completed. `updating` asks the controller: copies not updated yet, or its own word that the
-update is not complete (a StatefulSet's currentRevision behind its updateRevision,
-stateful_set_utils.go `completeRollingUpdate`).
+completed. `updating` asks the controller: old copies still running, or its own word that the
+update is not complete (a Deployment's Progressing condition, progress.go `syncRolloutStatus`;
+a StatefulSet's currentRevision behind its updateRevision, stateful_set_utils.go
+`completeRollingUpdate`).
 
 A StatefulSet, a DaemonSet and a Deployment with no progress deadline (deployment_util.go
 `HasProgressDeadline`) never say that their update stopped, so their counts cannot tell
@@ -37,17 +38,23 @@ TEMPLATE_HASH: Final = "pod-template-hash"
 """The label the Deployment controller adds to each ReplicaSet's template (apps/v1
 DefaultDeploymentUniqueLabelKey), which two templates are compared without."""
 _CONTAINER_LISTS: Final = ("initContainers", "containers")
+_COMPLETE: Final = "NewReplicaSetAvailable"
+"""The Progressing reason a Deployment's controller writes once its latest rollout is complete,
+and keeps while copies come and go (progress.go `syncRolloutStatus`: `isCompleteDeployment`)."""
 
 
 def updating(workload: Mapping[str, Any], kind: str) -> bool:
     """Whether the controller of a workload (`kind`) whose rollout kubectl calls unfinished, and
     not stuck, shows an update of its pod template under way: a Deployment with fewer updated
-    copies than desired; a StatefulSet with fewer updated copies than its partition leaves to
-    update, or (partition 0) its currentRevision not yet its updateRevision; a DaemonSet with
-    fewer machines running the updated copy than desired. A copy short of ready or available
-    after the update completed is no update: the tick judges it. A DaemonSet counts no
-    revision, so its updated copies not all available yet cannot be told from a copy that
-    stopped being so: no update either."""
+    copies than desired, or copies of an older template still running ("old replicas are
+    pending termination"), or updated copies not all available while its Progressing condition
+    does not say the rollout completed; a StatefulSet with fewer updated copies than its
+    partition leaves to update, or (partition 0) its currentRevision not yet its updateRevision;
+    a DaemonSet with fewer machines running the updated copy than desired. A copy short of
+    ready or available after the update completed is no update: the tick judges it. A Deployment
+    with no progress deadline has no Progressing condition (the controller removes it) and a
+    DaemonSet counts no revision, so their updated copies not all available yet cannot be told
+    from a copy that stopped being so: no update either."""
     spec, status = o.mapping(workload.get("spec")), o.mapping(workload.get("status"))
     if kind == "StatefulSet":
         rolling = o.mapping(o.mapping(spec.get("updateStrategy")).get("rollingUpdate"))
@@ -59,7 +66,11 @@ def updating(workload: Mapping[str, Any], kind: str) -> bool:
     if kind == "DaemonSet":
         desired = o.integer(status.get("desiredNumberScheduled"))
         return o.integer(status.get("updatedNumberScheduled")) < desired
-    return o.integer(status.get("updatedReplicas")) < o.integer(spec.get("replicas"), 1)
+    updated = o.integer(status.get("updatedReplicas"))
+    if updated < o.integer(spec.get("replicas"), 1) or o.integer(status.get("replicas")) > updated:
+        return True
+    progressing = o.condition(workload, "Progressing")
+    return progressing is not None and progressing.get("reason") != _COMPLETE
 
 
 def own_update(
