@@ -14,7 +14,7 @@ from tests.scenario.conftest import Doctor
 from tests.support import rbac, scenarios
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import NAMESPACE, healthy, job_pod, training_job
-from tests.support.training_kinds import ALL_GROUPS, indexed_job, pytorch_job
+from tests.support.training_kinds import ALL_GROUPS, indexed_job, pytorch_job, pytorch_pod
 
 Obj = dict[str, Any]
 
@@ -749,6 +749,142 @@ def test_a_parallel_job_s_pods_that_do_not_wait_for_each_other_are_judged_one_by
     doctor.load(_gang_of_four(job))
     report = doctor.live("-o", "json").json()
     assert _codes(report) == [("admission.ok", "ok", "measured")]
+
+
+# -- a job under way: the quota already counts the pods it created --------------------------------
+
+
+def _under_way(
+    job: Obj, pods: list[Obj], hard: str, used: str, notebook_gpus: int = 0
+) -> Callable[[datetime], list[Obj]]:
+    """The healthy namespace with `job` and the pods its controller created so far (1 GPU
+    each), one machine with room for all of it, a notebook holding `notebook_gpus`, and a GPU
+    quota whose `used` the quota controller counted from them: every pod not finished
+    (pkg/quota/v1/evaluator/core/pods.go QuotaV1Pod)."""
+
+    def build(now: datetime) -> list[Obj]:
+        kept = [o for o in healthy(now) if o["kind"] not in ("Job", "Node")]
+        objects = [
+            *kept,
+            scenarios.node("gpu-1", "64", "512Gi", gpus=8),
+            scenarios.node("cpu-1", "8", "32Gi"),
+            job,
+            *pods,
+            quota("gpus", {"requests.nvidia.com/gpu": hard}, {"requests.nvidia.com/gpu": used}),
+        ]
+        if notebook_gpus:
+            notebook = scenarios.deployment(
+                "notebook",
+                [
+                    scenarios.container(
+                        "nb",
+                        f"{scenarios.REGISTRY}/nb:1",
+                        extra={"nvidia.com/gpu": str(notebook_gpus)},
+                    )
+                ],
+            )
+            objects += [
+                notebook,
+                scenarios.pod_for(notebook, now, suffix="nb111", node_name="gpu-1"),
+            ]
+        return objects
+
+    return build
+
+
+def _half_admitted_pytorch_job(now: datetime) -> tuple[Obj, list[Obj]]:
+    """PyTorchJob bert (Master + 3 Workers, 1 GPU each) whose Master-0 and Worker-0 were let in
+    and run; Worker-1 and Worker-2 were not created yet."""
+    job = pytorch_job("bert", now, workers=3, gpus=1, age=timedelta(minutes=5))
+    pods = [
+        pytorch_pod(job, "Master", 0, now, node_name="gpu-1"),
+        pytorch_pod(job, "Worker", 0, now, node_name="gpu-1"),
+    ]
+    return job, pods
+
+
+def test_a_job_under_way_is_charged_only_the_pods_it_has_still_to_create(doctor: Doctor) -> None:
+    """Its 2 pods hold 2 of the quota's 4 GPUs, counted in `used`; the operator creates only
+    the pods missing (training-operator pkg/controller.v1/common/pod.go ReconcilePods: a pod
+    for an index that has none), and the 2 it still creates fit in the 2 GPUs left: each
+    create is charged on top of `used` (apiserver admission/plugin/resourcequota/controller.go
+    checkQuotas), which already holds the job's own."""
+    doctor.server.install(*ALL_GROUPS)
+    job, pods = _half_admitted_pytorch_job(doctor.now)
+    doctor.load(_under_way(job, pods, hard="4", used="2"))
+    result = doctor.live("-o", "json")
+    assert _codes(result.json()) == [("admission.ok", "ok", "measured")]
+    assert result.exit_code == 0
+
+
+def test_an_indexed_job_under_way_is_charged_only_its_ranks_still_to_create(
+    doctor: Doctor,
+) -> None:
+    """Ranks 0 and 1 of 4 run and hold 2 of 4 GPUs: the Job controller creates only ranks 2
+    and 3 (pkg/controller/job/job_controller.go manageJob: up to `parallelism` active), which
+    fit. The job is never told to wait for itself."""
+    job = indexed_job("bert", doctor.now, ranks=4, gpus=1, age=timedelta(minutes=5))
+    job["status"] = {"active": 2}
+    pods = [job_pod(job, doctor.now, suffix=f"r{i}", node_name="gpu-1") for i in range(2)]
+    doctor.load(_under_way(job, pods, hard="4", used="2"))
+    assert _codes(doctor.live("-o", "json").json()) == [("admission.ok", "ok", "measured")]
+
+
+def test_a_job_under_way_short_of_room_names_what_else_holds_it_not_itself(
+    doctor: Doctor,
+) -> None:
+    """Its 2 pods and a notebook's 1 GPU hold 3 of 4: of the 2 pods still to create, 1 is let
+    in and 1 refused, and the job never assembles. What to free is the notebook's; the job's
+    own pods run only with the rest, so they are never what to wait for or stop."""
+    doctor.server.install(*ALL_GROUPS)
+    job, pods = _half_admitted_pytorch_job(doctor.now)
+    doctor.load(_under_way(job, pods, hard="4", used="3", notebook_gpus=1))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+    (found,) = _admission(report)
+    assert found["headline"] == (
+        "A training job can't start: the usage limit 'gpus' is reached (nvidia.com/gpu: 3 of 4 "
+        "in use, the job needs 2 more; only 3 of its 4 programs would be let in, and they run "
+        "only all together)."
+    )
+    assert found["remedy"] == (
+        "Wait for or stop what uses it ('notebook-nb111'), or ask your cluster admin to raise "
+        "the limit 'gpus'."
+    )
+    assert found["details"] == [
+        "quota gpus: requests.nvidia.com/gpu used 3 + requested 2 > hard 4",
+        "held by 'notebook-nb111'",
+        "2 of the job's 4 pods were let in and are counted in used: charged the 2 still to create",
+        "the job's 4 pods are admitted one by one, each charged as it is let in: 3 let in, "
+        "1 refused",
+        "refuses the pods of PyTorchJob/bert (Worker)",
+    ]
+    assert result.exit_code == 2
+
+
+def test_a_running_pytorch_job_holding_the_quota_is_what_the_next_one_waits_for(
+    doctor: Doctor,
+) -> None:
+    """bert runs whole (Master + 3 Workers, 1 GPU each) and holds 4 of 6 GPUs. As capacity does
+    for a job under way with every pod placed, the next run of its shape is judged: it needs 4,
+    2 are left, and bert's end frees them. Its pods are a running training job's whatever its
+    kind (the operator's `training.kubeflow.org/job-name` label and owner), so this is the
+    wait, never a measured refusal naming its pods to stop."""
+    doctor.server.install(*ALL_GROUPS)
+    job = pytorch_job("bert", doctor.now, workers=3, gpus=1, age=timedelta(minutes=30))
+    pods = [pytorch_pod(job, "Master", 0, doctor.now, node_name="gpu-1")]
+    pods += [pytorch_pod(job, "Worker", i, doctor.now, node_name="gpu-1") for i in range(3)]
+    doctor.load(_under_way(job, pods, hard="6", used="4"))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.quota-held-by-running-job", "warn", "inferred")]
+    (found,) = _admission(report)
+    assert found["remedy"] == (
+        "Wait for 'bert' to finish, or ask your cluster admin to raise the limit 'gpus'."
+    )
+    assert found["objects"] == ["ResourceQuota/gpus", "PyTorchJob/bert"]
+    assert result.exit_code == 0
 
 
 def test_a_hook_only_the_master_s_pods_call_is_still_called(doctor: Doctor, tmp_path: Path) -> None:

@@ -445,7 +445,7 @@ def test_a_quota_without_a_count_for_a_covered_resource_refuses() -> None:
 
 
 def _job_holder(job: str, gpus: int, **fields: Any) -> Holder:
-    return Holder(f"the training job '{job}'", job, _pod(gpus=gpus, **fields))
+    return Holder(f"the training job '{job}'", f"Job/{job}", _pod(gpus=gpus, **fields))
 
 
 def test_a_quota_full_because_of_running_training_jobs_names_them() -> None:
@@ -457,7 +457,7 @@ def test_a_quota_full_because_of_running_training_jobs_names_them() -> None:
     ]
     (verdict,) = pod_verdicts([quota], _pod(gpus=2), holders)
     assert verdict.users == ("the training job 'big'", "the training job 'small'")
-    assert verdict.waiting_for == ("big", "small")
+    assert verdict.waiting_for == ("Job/big", "Job/small")
 
 
 def test_no_wait_when_the_running_jobs_would_not_free_enough() -> None:
@@ -471,7 +471,7 @@ def test_no_wait_when_the_running_jobs_would_not_free_enough() -> None:
 def test_exactly_enough_freed_is_a_wait() -> None:
     quota = Quota("gpus", {"requests.nvidia.com/gpu": 2}, {"requests.nvidia.com/gpu": 2})
     (verdict,) = pod_verdicts([quota], _pod(gpus=2), [_job_holder("run", 2)])
-    assert verdict.waiting_for == ("run",)
+    assert verdict.waiting_for == ("Job/run",)
 
 
 def test_a_job_holding_only_one_of_the_exceeded_resources_frees_only_that() -> None:
@@ -482,10 +482,10 @@ def test_a_job_holding_only_one_of_the_exceeded_resources_frees_only_that() -> N
     )
     holders = [
         _job_holder("gpu-run", 2),
-        Holder("the training job 'cpu-run'", "cpu-run", _pod(cpu=1000)),
+        Holder("the training job 'cpu-run'", "Job/cpu-run", _pod(cpu=1000)),
     ]
     (verdict,) = pod_verdicts([quota], _pod(cpu=1000, gpus=2), holders)
-    assert verdict.waiting_for == ("cpu-run", "gpu-run")
+    assert verdict.waiting_for == ("Job/cpu-run", "Job/gpu-run")
     (verdict,) = pod_verdicts([quota], _pod(cpu=1000, gpus=2), holders[:1])
     assert verdict.waiting_for == ()
 
@@ -548,6 +548,20 @@ def test_pods_outside_the_quota_s_scope_are_let_in_without_a_charge() -> None:
     )
 
 
+def test_a_job_under_way_is_charged_only_the_pods_it_has_still_to_create() -> None:
+    """2 of 4 pods were let in and are in `used` (with 1 GPU someone else holds): only the 2
+    still to create are charged, and the 2 present count among those let in."""
+    quota = Quota("gpus", {"requests.nvidia.com/gpu": 4}, {"requests.nvidia.com/gpu": 3})
+    (verdict,) = gang_verdicts([quota], [(_pod(gpus=1), 2)], present=2)
+    assert (verdict.shortfalls, verdict.pods, verdict.admitted, verdict.present) == (
+        (Shortfall("requests.nvidia.com/gpu", 2, 3, 4),),
+        4,
+        3,
+        2,
+    )
+    assert gang_verdicts([GPUS_HALF_USED], [(_pod(gpus=1), 2)], present=2) == []
+
+
 def test_a_quota_already_refusing_a_pod_alone_is_said_per_pod() -> None:
     assert gang_verdicts([GPUS_HALF_USED], [(_pod(gpus=1), 4)], judged=["gpus"]) == []
 
@@ -555,7 +569,7 @@ def test_a_quota_already_refusing_a_pod_alone_is_said_per_pod() -> None:
 def test_a_gang_waits_for_the_running_job_whose_end_makes_room_for_all_of_it() -> None:
     holders = [_job_holder("run", 2)]
     (verdict,) = gang_verdicts([GPUS_HALF_USED], [(_pod(gpus=1), 4)], holders)
-    assert (verdict.users, verdict.waiting_for) == (("the training job 'run'",), ("run",))
+    assert (verdict.users, verdict.waiting_for) == (("the training job 'run'",), ("Job/run",))
     (verdict,) = gang_verdicts([GPUS_HALF_USED], [(_pod(gpus=1), 5)], holders)
     assert verdict.waiting_for == ()
 
@@ -571,8 +585,8 @@ def test_finished_pods_holding_the_object_count_are_named_apart() -> None:
     quota = Quota("objects", {"count/pods": 3}, {"count/pods": 3})
     holders = [
         Holder("'svc-0'", None, _pod(cpu=1)),
-        Holder("'run-0'", "run", _pod(cpu=1), finished=True),
-        Holder("'run-1'", "run", _pod(cpu=1), finished=True),
+        Holder("'run-0'", "Job/run", _pod(cpu=1), finished=True),
+        Holder("'run-1'", "Job/run", _pod(cpu=1), finished=True),
     ]
     (verdict,) = pod_verdicts([quota], _pod(), holders)
     assert (verdict.users, verdict.finished) == (("'svc-0'",), ("'run-0'", "'run-1'"))
@@ -580,7 +594,7 @@ def test_finished_pods_holding_the_object_count_are_named_apart() -> None:
 
 def test_finished_pods_hold_no_running_programs_nor_sizes() -> None:
     quota = Quota("compute", {"pods": 1, "cpu": 1000}, {"pods": 1, "cpu": 1000})
-    finished = [Holder("'run-0'", "run", _pod(cpu=1000), finished=True)]
+    finished = [Holder("'run-0'", "Job/run", _pod(cpu=1000), finished=True)]
     (verdict,) = pod_verdicts([quota], _pod(cpu=1000), finished)
     assert (verdict.users, verdict.finished, verdict.waiting_for) == ((), (), ())
 

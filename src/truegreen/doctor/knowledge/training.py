@@ -196,6 +196,17 @@ class TrainingJob(Struct, frozen=True):
         """`the training job 'run-7'`."""
         return f"the training job '{self.name}'"
 
+    def wanted(self) -> dict[str, int]:
+        """Per pod set, how many pods its controller wants running while it is under way: the
+        set's count, fewer once some of a batch Job's pods succeeded (the Job controller's own
+        arithmetic: `active_wanted`). A job that wants none now is taken whole, as a next
+        run."""
+        wanted = self.active_wanted
+        counts = {
+            s.name: s.count if wanted is None else min(s.count, wanted) for s in self.pod_sets
+        }
+        return counts if any(counts.values()) else {s.name: s.count for s in self.pod_sets}
+
 
 _NO_POD_SET = PodSet("", 0, {})
 

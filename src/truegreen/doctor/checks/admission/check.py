@@ -36,6 +36,7 @@ from truegreen.doctor.checks.admission.quota import (
     pod_verdicts,
     quota_pod,
 )
+from truegreen.doctor.checks.admission.under_way import StillToCreate, still_to_create
 from truegreen.doctor.checks.admission.words import (
     ACCOUNT_MISSING,
     NAMESPACE_MISSING,
@@ -98,22 +99,29 @@ def _plain_resource(resource: str, for_job: bool) -> str:
 
 
 def _exceeded(verdict: QuotaVerdict, for_job: bool) -> Finding:
+    # A job under way is charged only the pods it still creates: it needs that much more.
+    still = " more" if verdict.present else ""
     shortfall = "; ".join(
         f"{_plain_resource(s.resource, for_job)}: {_plain_amount(s.resource, s.used)} of "
         f"{_plain_amount(s.resource, s.hard)} in use, the job needs "
-        f"{_plain_amount(s.resource, s.requested)}"
+        f"{_plain_amount(s.resource, s.requested)}{still}"
         for s in verdict.shortfalls
     )
     one_by_one = []
+    if verdict.present:
+        one_by_one.append(
+            f"{verdict.present} of the job's {verdict.pods} pods were let in and are counted in "
+            f"used: charged the {verdict.pods - verdict.present} still to create"
+        )
     if verdict.pods:
         shortfall += (
             f"; only {verdict.admitted} of its {verdict.pods} programs would be let in, and "
             "they run only all together"
         )
-        one_by_one = [
+        one_by_one.append(
             f"the job's {verdict.pods} pods are admitted one by one, each charged as it is let "
             f"in: {verdict.admitted} let in, {verdict.pods - verdict.admitted} refused"
-        ]
+        )
     if all(s.hard == 0 for s in verdict.shortfalls):
         # A limit of none: nothing holds any of it, so nothing can be freed.
         free = "This environment allows none of it, so run the job elsewhere"
@@ -188,13 +196,14 @@ def _quota_refusal(verdict: QuotaVerdict, for_job: bool) -> Finding:
             quota=verdict.quota,
         )
     if verdict.waiting_for:
-        jobs = ", ".join(f"'{j}'" for j in verdict.waiting_for)
+        # Each is a training job's `Kind/name`: the words name it, the objects keep its kind.
+        jobs = ", ".join(f"'{ref.partition('/')[2]}'" for ref in verdict.waiting_for)
         return SAY.finding(
             Status.WARN,
             Basis.INFERRED,
             QUOTA_HELD_BY_RUNNING_JOB,
             details=_exceeded(verdict, for_job).details,
-            objects=[*objects, *(f"Job/{j}" for j in verdict.waiting_for)],
+            objects=[*objects, *verdict.waiting_for],
             quota=verdict.quota,
             jobs=jobs,
         )
@@ -206,16 +215,31 @@ def _invalid(env: Environment, error: QuantityError) -> Finding:
     return SAY.cant_check(env, Kind.RESOURCE_QUOTA, cant)
 
 
-def _holders(pods: Sequence[KubeObject]) -> list[Holder]:
+def _training_job_of(env: Environment, pod: KubeObject) -> tuple[str, str] | None:
+    """(`Kind/name`, name) of the training job `pod` belongs to, of whatever kind: the one its
+    controller or its controller's label points at (TrainingWork.job_of), else the batch Job
+    that owns it (a Job whose list was not read); None for a pod of no training job."""
+    job = env.work().job_of(pod)
+    if job is not None:
+        return job.ref, job.name
+    name = o.job_owner(pod)
+    return (f"{Kind.JOB.spec.name}/{name}", name) if name else None
+
+
+def _holders(env: Environment, pods: Sequence[KubeObject], own: frozenset[str]) -> list[Holder]:
     """The namespace's pods, which count against quotas: a finished one only in `count/pods`,
-    named itself, since deleting it is what frees that."""
+    named itself, since deleting it is what frees that; a training job's by the job. `own`, the
+    judged job's pods it runs only with, hold nothing it could wait for or stop."""
     holders = []
     for pod in pods:
-        job = o.job_owner(pod)
+        if o.name_of(pod) in own:
+            continue
+        job = _training_job_of(env, pod)
         finished = o.is_terminated(pod)
-        owner = f"the training job '{job}'" if job and not finished else f"'{o.name_of(pod)}'"
+        owner = f"the training job '{job[1]}'" if job and not finished else f"'{o.name_of(pod)}'"
+        ref = job[0] if job else None
         try:
-            holders.append(Holder(owner, job, quota_pod(o.pod_spec(pod)), finished))
+            holders.append(Holder(owner, ref, quota_pod(o.pod_spec(pod)), finished))
         except QuantityError:
             continue  # the server would not have admitted it; it holds nothing we can count
     return holders
@@ -293,24 +317,28 @@ def _quota_findings(
     if job is None:
         # Without a template the pod's scopes are unknown: only unscoped quotas are compared.
         quotas = [q for q in quotas if not q.scopes]
-    holders = _holders(env.pods.items) if isinstance(env.pods, Listed) else []
+    still = still_to_create(env, job) if job is not None else StillToCreate({"": 1})
+    holders = _holders(env, env.pods.items, still.own) if isinstance(env.pods, Listed) else []
     if isinstance(env.pods, CantRead):
         notes.append("couldn't read the running programs: no wait for running jobs inferred")
     # Each set's pods are created and admitted apart: one verdict per refusal, naming its sets.
+    # A set whose pods are all there (a job under way) creates none: nothing of it is judged.
+    pods = [(name, pod) for name, pod in pods if still.counts[name]]
     refused: dict[QuotaVerdict, list[str]] = {}
     for name, pod in pods:
         for verdict in pod_verdicts(quotas, pod, holders):
             refused.setdefault(verdict, []).append(name)
     if job is not None and job.together:
         # The job's pods use the room up between them (each is charged as it is let in), and
-        # it runs only with all of them: it needs room for the whole job. One pod's trial
-        # start (a dry run, never charged) does not answer for that, so it goes with the
-        # refusals of the Job object, which the trial leaves standing.
-        counted = [(pod, s.count) for (_, pod), s in zip(pods, job.pod_sets, strict=True)]
-        whole = _whose(job, [s.name for s in job.pod_sets])
+        # it runs only with all of them: it needs room for every pod it has still to create.
+        # One pod's trial start (a dry run, never charged) does not answer for that, so it
+        # goes with the refusals of the Job object, which the trial leaves standing.
+        counted = [(pod, still.counts[name]) for name, pod in pods]
+        whole = _whose(job, [name for name, _ in pods])
+        judged = (v.quota for v in refused)
         for_job += [
             _quota_finding(v, whole)
-            for v in gang_verdicts(quotas, counted, holders, (v.quota for v in refused))
+            for v in gang_verdicts(quotas, counted, holders, judged, still.present)
         ]
     for_pod = [_quota_finding(v, _whose(job, sets)) for v, sets in refused.items()]
     compared |= {q.name for q in quotas for _, pod in pods if applies_to_pod(q, pod)}

@@ -296,7 +296,7 @@ class Holder(Struct, frozen=True):
     """Plain words for what runs it: `the training job 'run-7'`, `'mysql-0'`; a finished
     pod's own name (`'train-001-s0'`), the thing to delete."""
     training_job: str | None
-    """The training job it belongs to, if it is one."""
+    """The training job it belongs to (`Kind/name`: `PyTorchJob/bert`), if it is one."""
     pod: QuotaPod
     finished: bool = False
     """Succeeded or Failed: it holds only its object count (`count/pods`) until deleted."""
@@ -323,12 +323,16 @@ class QuotaVerdict(Struct, frozen=True):
     finished: tuple[str, ...] = ()
     """The finished pods that hold the exceeded object count: only deleting them frees it."""
     waiting_for: tuple[str, ...] = ()
-    """The running training jobs whose end would make room; empty when none would."""
+    """The running training jobs (`Kind/name`) whose end would make room; empty when none
+    would."""
     pods: int = 0
     """For the whole of a job whose pods run only together: how many pods it creates (its
     charge, in `shortfalls`, is theirs together); 0 for one pod's refusal."""
     admitted: int = 0
     """Of those `pods`, how many the quota lets in, created one by one in their sets' order."""
+    present: int = 0
+    """Of those `pods`, how many a job under way already has, let in and counted in `used`:
+    `shortfalls` charge only the rest."""
 
 
 def _shortfalls(quota: Quota, charged: Mapping[str, int]) -> list[Shortfall]:
@@ -402,6 +406,7 @@ def _exceeded(
     holders: Sequence[Holder],
     pods: int = 0,
     admitted: int = 0,
+    present: int = 0,
 ) -> QuotaVerdict:
     """The refusal for `shortfalls`, naming what holds them, largest first, and the running
     training jobs whose end would make room."""
@@ -416,6 +421,7 @@ def _exceeded(
         waiting_for=_released_by_jobs(shortfalls, held),
         pods=pods,
         admitted=admitted,
+        present=present,
     )
 
 
@@ -446,12 +452,15 @@ def gang_verdicts(
     pods: Sequence[tuple[QuotaPod, int]],
     holders: Sequence[Holder] = (),
     judged: Iterable[str] = (),
+    present: int = 0,
 ) -> list[QuotaVerdict]:
     """Every quota that would refuse some of the pods of a job whose pods run only together
-    (`pods`: each pod set's pod and how many of it), though it lets each pod in alone: the
-    job's pods are created one by one and each is charged as it is let in, so the job needs
-    room for all of them. `judged` names every quota pod_verdicts refuses some pod set by (a
-    size not stated, a count missing, no room for even one pod): those are said per pod set."""
+    (`pods`: each pod set's pod and how many of it are still to be created), though it lets
+    each pod in alone: the job's pods are created one by one and each is charged as it is let
+    in, so the job needs room for all of them. `present` are those a job under way already has:
+    the quota counts them in `used` and they are not created again. `judged` names every quota
+    pod_verdicts refuses some pod set by (a size not stated, a count missing, no room for even
+    one pod): those are said per pod set."""
     skipped = set(judged)
     verdicts = []
     for quota in quotas:
@@ -465,8 +474,8 @@ def gang_verdicts(
             continue
         total = sum(count for _, count in pods)
         # The pods the quota does not apply to (its scopes) it lets in without a charge.
-        admitted = total - len(charges) + _admitted(quota, charges)
-        verdicts.append(_exceeded(quota, shortfalls, holders, total, admitted))
+        admitted = present + total - len(charges) + _admitted(quota, charges)
+        verdicts.append(_exceeded(quota, shortfalls, holders, present + total, admitted, present))
     return verdicts
 
 

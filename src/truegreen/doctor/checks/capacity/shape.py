@@ -158,16 +158,6 @@ def judged_priority(env: Environment) -> PriorityLevel | CantRead:
     return job_level(job_priority(s.spec, items) for s in sets)
 
 
-def _wanted(job: TrainingJob) -> dict[str, int]:
-    """Per pod set, how many pods of a job under way its controller wants running: the set's
-    count, fewer once some of a batch Job's pods succeeded (the Job controller's own
-    arithmetic: `TrainingJob.active_wanted`). A job that wants none now is placed whole, as a
-    next run."""
-    wanted = job.active_wanted
-    counts = {s.name: s.count if wanted is None else min(s.count, wanted) for s in job.pod_sets}
-    return counts if any(counts.values()) else {s.name: s.count for s in job.pod_sets}
-
-
 def _still_to_place(
     job: TrainingJob, usage: ClusterUsage, work: TrainingWork, wanted: Mapping[str, int]
 ) -> dict[str, int]:
@@ -204,7 +194,7 @@ def job_shape(env: Environment, usage: ClusterUsage, tolerate: bool) -> Shape | 
     if not job.pods and given is None:
         return None  # a job that asks for no pods places nothing (the workloads check says so)
     under_way = not job.finished and job is not work.planned
-    wanted = _wanted(job) if under_way else {s.name: s.count for s in job.pod_sets}
+    wanted = job.wanted() if under_way else {s.name: s.count for s in job.pod_sets}
     missing = _still_to_place(job, usage, work, wanted) if under_way else {}
     fresh = not under_way or not any(missing.values())
     counts = wanted if fresh else missing
