@@ -7,12 +7,14 @@ admits each pod on its own: one refused set leaves the job without its pods.
 """
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from tests.scenario.conftest import Doctor
+from tests.support import training_kinds as kinds
 from tests.support.scenarios import NAMESPACE, healthy
+from tests.support.training_kinds import ALL_GROUPS
 
 Obj = dict[str, Any]
 
@@ -292,16 +294,44 @@ def _restricted(replica: Obj) -> Obj:
     return replica
 
 
+RESTRICTED_CONTAINER = {"allowPrivilegeEscalation": False, "capabilities": {"drop": ["ALL"]}}
+"""What `restricted` asks of every container, init containers included."""
+
+
+def _operator_ran(doctor: Doctor, *, meets_restricted: bool) -> None:
+    """Another PyTorchJob, 'gpt', that the training operator took up (its `Created` condition,
+    training-operator pytorchjob_controller.go onOwnerCreateFunc) and created the pods of: its
+    Worker carries the init container the operator adds to every Worker, from its default
+    template, or (`meets_restricted`) from one the operator was given that meets `restricted`
+    (--pytorch-init-container-template-file)."""
+    doctor.server.install(*ALL_GROUPS)
+    job = kinds.pytorch_job("gpt", doctor.now, workers=1, gpus=0, age=timedelta(hours=1))
+    small = {"cpu": "100m", "memory": "128Mi"}
+    for replica in job["spec"]["pytorchReplicaSpecs"].values():
+        replica["template"]["spec"]["containers"][0]["resources"] = {
+            "requests": small,
+            "limits": small,
+        }
+    master = kinds.pytorch_pod(job, "Master", 0, doctor.now, node_name="cpu-1")
+    worker = kinds.pytorch_pod(job, "Worker", 0, doctor.now, node_name="cpu-1")
+    assert worker["spec"]["initContainers"][-1]["name"] == "init-pytorch"
+    if meets_restricted:
+        worker["spec"]["initContainers"][-1]["securityContext"] = RESTRICTED_CONTAINER
+    doctor.server.add(job, master, worker)
+
+
 def test_the_operator_s_init_container_breaks_the_security_level_of_the_workers(
     doctor: Doctor, tmp_path: Path
 ) -> None:
-    """kubeflow/training-operator v1.4-v1.9 appends `init-pytorch` (no securityContext) to every
-    Worker pod of a PyTorchJob with a Master (pkg/controller.v1/pytorch/initcontainer.go
-    setInitContainer); Pod Security visits init containers (pod-security-admission policy/
+    """kubeflow/training-operator v1.4-v1.9 appends `init-pytorch` to every Worker pod of a
+    PyTorchJob with a Master (pkg/controller.v1/pytorch/initcontainer.go setInitContainer);
+    here its default template, no securityContext, as it added it to gpt's Worker. Pod
+    Security visits init containers (pod-security-admission policy/
     check_allowPrivilegeEscalation.go, check_capabilities_restricted.go), so every Worker is
-    refused though the job's own settings meet `restricted`."""
+    refused though the job's own settings meet `restricted`: measured on that pod."""
     doctor.load("healthy")
     doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "restricted"}))
+    _operator_ran(doctor, meets_restricted=False)
     path = pytorch_job(
         tmp_path,
         master=_restricted(_replica(1, "2", **RESTRICTED_POD)),
@@ -321,13 +351,14 @@ def test_the_operator_s_init_container_breaks_the_security_level_of_the_workers(
         "the security level (its `--pytorch-init-container-template-file` setting), or to "
         "lower the security level; a PyTorch job without a Master gets no such program."
     )
-    assert found["details"][:2] == [
+    assert found["details"] == [
         'the pods of PyTorchJob/bert-large (Worker): violates PodSecurity "restricted:latest": '
         'allowPrivilegeEscalation (container "init-pytorch" must set '
         "securityContext.allowPrivilegeEscalation=false)",
         'the pods of PyTorchJob/bert-large (Worker): violates PodSecurity "restricted:latest": '
         'capabilities (container "init-pytorch" must set '
         'securityContext.capabilities.drop=["ALL"])',
+        "init-pytorch: as the training operator added it to pod gpt-worker-0",
     ]
     assert result.exit_code == 2
 
@@ -339,6 +370,7 @@ def test_an_admitted_trial_start_does_not_answer_for_the_operator_s_init_contain
     only to the pods it creates, so the server's admission of the trial says nothing of it."""
     doctor.load("healthy")
     doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "restricted"}))
+    _operator_ran(doctor, meets_restricted=False)
     path = pytorch_job(
         tmp_path,
         master=_restricted(_replica(1, "2", **RESTRICTED_POD)),
@@ -352,10 +384,12 @@ def test_an_admitted_trial_start_does_not_answer_for_the_operator_s_init_contain
 def test_the_operator_s_init_container_is_under_a_range_s_minimum(
     doctor: Doctor, tmp_path: Path
 ) -> None:
-    """`init-pytorch` requests memory 10Mi (its default template): a range's Container `min`
-    of 64Mi refuses every Worker (limitranger/admission.go minConstraint), not the Master."""
+    """`init-pytorch` requests memory 10Mi (the default template, on gpt's Worker): a range's
+    Container `min` of 64Mi refuses every Worker (limitranger/admission.go minConstraint), not
+    the Master."""
     doctor.load("healthy")
     doctor.server.add(limit_range("mins", min={"memory": "64Mi"}))
+    _operator_ran(doctor, meets_restricted=False)
     path = pytorch_job(tmp_path, master=_replica(1, "2"), worker=_replica(2, "2"))
     report = doctor.live("-o", "json", "--job-file", str(path)).json()
     assert _codes(report) == [("admission.operator-container-refused", "fail", "measured")]
@@ -370,6 +404,146 @@ def test_the_operator_s_init_container_is_under_a_range_s_minimum(
         "LimitRange mins refuses the pods of PyTorchJob/bert-large (Worker): forbidden: minimum "
         "memory usage per Container is 64Mi, but request is 10Mi"
     )
+
+
+def test_a_template_the_operator_was_given_that_meets_the_level_lets_the_workers_in(
+    doctor: Doctor, tmp_path: Path
+) -> None:
+    """The operator was given a template that meets `restricted` (gpt's Worker shows it):
+    that, not the default, is what it adds to the next job's Workers."""
+    doctor.load("healthy")
+    doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "restricted"}))
+    _operator_ran(doctor, meets_restricted=True)
+    path = pytorch_job(
+        tmp_path,
+        master=_restricted(_replica(1, "2", **RESTRICTED_POD)),
+        worker=_restricted(_replica(2, "2", **RESTRICTED_POD)),
+    )
+    report = doctor.live("-o", "json", "--job-file", str(path)).json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")]
+
+
+def _restricted_pytorch_job(now: datetime) -> Obj:
+    """PyTorchJob bert (Master + 2 Workers of 1 CPU and 1 GiB), taken up by the operator, whose
+    own settings meet `restricted`."""
+    job = kinds.pytorch_job("bert", now, workers=2, gpus=0, age=timedelta(minutes=30))
+    size = {"cpu": "1", "memory": "1Gi"}
+    for replica in job["spec"]["pytorchReplicaSpecs"].values():
+        replica["template"]["spec"]["containers"][0]["resources"] = {
+            "requests": size,
+            "limits": size,
+        }
+        _restricted(replica)
+        replica["template"]["spec"].update(RESTRICTED_POD)
+    return job
+
+
+def test_the_job_s_own_workers_show_what_the_operator_adds(doctor: Doctor) -> None:
+    """bert runs; its Workers, as the operator created them, carry an `init-pytorch` that meets
+    `restricted` (the only way such a job runs there): measured on them, it lets them in."""
+    doctor.server.install(*ALL_GROUPS)
+    doctor.load("healthy")
+    doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "restricted"}))
+    job = _restricted_pytorch_job(doctor.now)
+    pods = [kinds.pytorch_pod(job, "Master", 0, doctor.now, node_name="gpu-1")]
+    for index in range(2):
+        worker = kinds.pytorch_pod(job, "Worker", index, doctor.now, node_name="gpu-1")
+        worker["spec"]["initContainers"][-1]["securityContext"] = RESTRICTED_CONTAINER
+        pods.append(worker)
+    doctor.server.add(job, *pods)
+    result = doctor.live("-o", "json")
+    assert _codes(result.json()) == [("admission.ok", "ok", "measured")]
+    assert result.exit_code == 0
+
+
+def test_the_job_s_own_init_container_on_its_workers_is_the_job_s_not_the_operator_s(
+    doctor: Doctor,
+) -> None:
+    """The Workers' template has an init container of its own, 'fetch-data', that breaks
+    `restricted`; the operator appends its compliant 'init-pytorch' after it. Only what the
+    template does not hold is the operator's: 'fetch-data' is the job's own refusal."""
+    doctor.server.install(*ALL_GROUPS)
+    doctor.load("healthy")
+    doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "restricted"}))
+    job = _restricted_pytorch_job(doctor.now)
+    fetch = {"name": "fetch-data", "image": "registry.example.com/fetch:1"}
+    job["spec"]["pytorchReplicaSpecs"]["Worker"]["template"]["spec"]["initContainers"] = [fetch]
+    worker = kinds.pytorch_pod(job, "Worker", 0, doctor.now, node_name="gpu-1")
+    assert [c["name"] for c in worker["spec"]["initContainers"]] == ["fetch-data", "init-pytorch"]
+    worker["spec"]["initContainers"][-1]["securityContext"] = RESTRICTED_CONTAINER
+    master = kinds.pytorch_pod(job, "Master", 0, doctor.now, node_name="gpu-1")
+    doctor.server.add(job, master, worker)
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.security-level", "fail", "measured")]
+
+
+def test_with_no_worker_to_read_the_operator_s_default_is_not_a_measurement(
+    doctor: Doctor,
+) -> None:
+    """The operator took bert up and created its Master, no Worker yet: what it adds is not
+    visible through the API (its template file and version are its own settings), so its
+    default template breaking `restricted` is what doctor could not check, never a measured
+    refusal."""
+    doctor.server.install(*ALL_GROUPS)
+    doctor.load("healthy")
+    doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "restricted"}))
+    job = _restricted_pytorch_job(doctor.now)
+    doctor.server.add(job, kinds.pytorch_pod(job, "Master", 0, doctor.now, node_name="gpu-1"))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.operator-container-unverified", "unknown", "cant-check")]
+    (found,) = _admission(report)
+    assert found["headline"] == (
+        "Couldn't check the start-up program the training operator adds to the job's Worker "
+        "programs: none of them exists yet, and its settings can't be read; its default one, "
+        "'init-pytorch', breaks the environment's security level 'restricted' (it asks for the "
+        "right to gain more privileges and 1 more)."
+    )
+    assert found["remedy"] == (
+        "Ask your cluster admin whether the training operator is given a start-up program that "
+        "meets the security level (its `--pytorch-init-container-template-file` setting), and "
+        "if not, for one, or to lower the security level; once the job's Worker programs "
+        "exist, doctor checks theirs."
+    )
+    assert result.exit_code == 3
+
+
+def test_with_no_training_operator_seen_doctor_says_so(doctor: Doctor, tmp_path: Path) -> None:
+    """No PyTorchJob here was ever taken up (none has a status; both operators set `Created`
+    when they first see one: training-operator pytorchjob_controller.go onOwnerCreateFunc,
+    pytorch-operator pkg/controller.v1/pytorch/job.go) and no pod of one exists: whether an
+    operator runs at all, and what it would add, can't be seen."""
+    doctor.server.install(*ALL_GROUPS)
+    doctor.load("healthy")
+    doctor.server.add(_namespace({"pod-security.kubernetes.io/enforce": "restricted"}))
+    path = pytorch_job(
+        tmp_path,
+        master=_restricted(_replica(1, "2", **RESTRICTED_POD)),
+        worker=_restricted(_replica(2, "2", **RESTRICTED_POD)),
+    )
+    result = doctor.live("-o", "json", "--job-file", str(path))
+    report = result.json()
+    assert _codes(report) == [("admission.operator-not-seen", "unknown", "cant-check")]
+    (found,) = _admission(report)
+    assert found["headline"] == (
+        "Couldn't check the start-up program a training operator adds to the job's Worker "
+        "programs: no training operator has taken up a PyTorch job here yet; the default one, "
+        "'init-pytorch', breaks the environment's security level 'restricted' (it asks for the "
+        "right to gain more privileges and 1 more)."
+    )
+    assert found["remedy"] == (
+        "Ask your cluster admin whether a training operator runs for PyTorch jobs, and whether "
+        "the start-up program it adds meets the security level (its "
+        "`--pytorch-init-container-template-file` setting); if not, ask for one that does, or "
+        "to lower the security level."
+    )
+    assert result.exit_code == 3
+    # A submitted job no operator took up (no status, no pods) is no sign of one either.
+    job = _restricted_pytorch_job(doctor.now)
+    del job["status"]
+    doctor.server.add(job)
+    report = doctor.live("-o", "json").json()
+    assert _codes(report) == [("admission.operator-not-seen", "unknown", "cant-check")]
 
 
 def test_a_pytorch_job_without_a_master_gets_no_init_container(

@@ -494,6 +494,8 @@ COVERED_ELSEWHERE = (
         "capacity.volume-held-by-running-job",  # test_scheduling_filters.py
         "admission.pods-refused",  # test_evidence.py
         "admission.operator-container-refused",  # test_admission_pod_sets.py
+        "admission.operator-container-unverified",  # test_admission_pod_sets.py
+        "admission.operator-not-seen",  # test_admission_pod_sets.py
         "storage.attached-elsewhere",  # test_evidence.py
         "storage.volume-not-its-own",  # test_storage_sources.py
         "storage.no-free-volume",  # test_storage.py

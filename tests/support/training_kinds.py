@@ -81,12 +81,40 @@ def pytorch_job(name: str, now: datetime, *, workers: int, gpus: int, age: timed
     }
 
 
+def init_pytorch(master: str) -> Obj:
+    """The init container the training operator appends to a PyTorchJob's Worker pods when the
+    job has a Master, from its default template (kubeflow/training-operator v1.9
+    pkg/controller.v1/pytorch/initcontainer.go `initContainerTemplate`, image alpine:3.10 and
+    100 tries from pkg/config/config.go), as the API server stores it."""
+    return {
+        "name": "init-pytorch",
+        "image": "alpine:3.10",
+        "imagePullPolicy": "IfNotPresent",
+        "resources": {
+            "limits": {"cpu": "100m", "memory": "20Mi"},
+            "requests": {"cpu": "50m", "memory": "10Mi"},
+        },
+        "command": [
+            "sh",
+            "-c",
+            f"err=1;for i in $(seq 100); do if nslookup {master}; then err=0 && break; fi;"
+            "echo waiting for master; sleep 2; done; exit $err",
+        ],
+        "terminationMessagePath": "/dev/termination-log",
+        "terminationMessagePolicy": "File",
+    }
+
+
 def pytorch_pod(job: Obj, role: str, index: int, now: datetime, *, node_name: str | None) -> Obj:
     """A pod the training operator made for a PyTorchJob: owned by the job itself, labelled
     with its name and replica type (training-operator pkg/controller.v1/common/pod.go,
-    pkg/apis/kubeflow.org/v1/common_types.go `ReplicaTypeLabel`)."""
+    pkg/apis/kubeflow.org/v1/common_types.go `ReplicaTypeLabel`); a Worker's of a job with a
+    Master with the operator's `init_pytorch` appended (initcontainer.go setInitContainer)."""
     name = job["metadata"]["name"]
-    spec = copy.deepcopy(job["spec"]["pytorchReplicaSpecs"][role]["template"]["spec"])
+    replicas = job["spec"]["pytorchReplicaSpecs"]
+    spec = copy.deepcopy(replicas[role]["template"]["spec"])
+    if role == "Worker" and "Master" in replicas:
+        spec["initContainers"] = [*spec.get("initContainers", []), init_pytorch(f"{name}-master-0")]
     if node_name:
         spec["nodeName"] = node_name
     return {

@@ -95,6 +95,9 @@ class PodSet(Struct, frozen=True):
     added: tuple[Mapping[str, Any], ...] = ()
     """Init containers the job's controller appends to every pod it creates from the template
     (a PyTorchJob's Workers: `INIT_PYTORCH`), which the API server admits with the pod."""
+    added_from: str = ""
+    """The pod the controller created that `added` was read from (a measurement); "" while
+    `added` is the operator's default template, assumed."""
 
     @property
     def spec(self) -> Mapping[str, Any]:
@@ -149,6 +152,10 @@ class TrainingJob(Struct, frozen=True):
     active_wanted: int | None = None
     """A batch Job some of whose pods succeeded: how many pods its controller still wants
     active (`wanted_active`); None where each pod set's count is wanted."""
+    taken_up: bool = False
+    """Its Kubeflow operator has seen it: the status holds a condition (both operators set
+    `Created` first: training-operator pkg/controller.v1/pytorch/pytorchjob_controller.go
+    onOwnerCreateFunc, pytorch-operator pkg/controller.v1/pytorch/job.go addPyTorchJob)."""
     child_jobs: tuple[str, ...] = ()
     """The names of the batch Jobs its controller makes, whose Job controller then makes (and
     may be refused) the pods; a name ending in `-` stands for itself followed by any index (a
@@ -539,15 +546,21 @@ INIT_PYTORCH: Mapping[str, Any] = {
 PyTorchJob that has a Master, to wait until the Master's name resolves
 (pkg/controller.v1/pytorch/initcontainer.go setInitContainer, called from SetClusterSpec for
 each pod it creates; its default `initContainerTemplate`, with no securityContext, and
-pkg/config/config.go PyTorchInitContainerImageDefault). Its `command` (an nslookup loop) is left
-out: no gate doctor judges reads it. The standalone pytorch-operator before it added none, and
-Kubeflow Trainer v2 (TrainJob) has no PyTorchJob controller."""
+pkg/config/config.go PyTorchInitContainerImageDefault). The standalone kubeflow/pytorch-operator
+from v0.7.0 adds the same to every pod but the Master's (pkg/controller.v1/pytorch/pod.go
+createNewPod -> util.go AddInitContainerForWorkerPod; template pkg/common/config/config.go), and
+its jobs always have a Master (pkg/apis/pytorch/validation/validation.go): its Workers, too.
+Either reads its template from /etc/config/initContainer.yaml when given one. Its `command` (an
+nslookup loop) is left out: no gate doctor judges reads it. Kubeflow Trainer v2 (TrainJob) has
+no PyTorchJob controller."""
 INIT_PYTORCH_ASSUMED = (
     "'init-pytorch' is added by the training operator to every Worker pod of a PyTorchJob with "
     "a Master (kubeflow/training-operator v1.4 to v1.9, pkg/controller.v1/pytorch/"
-    "initcontainer.go setInitContainer); judged at its default template (alpine:3.10, requests "
-    "cpu 50m memory 10Mi, limits cpu 100m memory 20Mi, no securityContext): the operator's "
-    "version and its --pytorch-init-container-template-file are not visible through the API"
+    "initcontainer.go setInitContainer; kubeflow/pytorch-operator from v0.7.0, pod.go "
+    "AddInitContainerForWorkerPod); assumed at its default template (alpine:3.10, requests "
+    "cpu 50m memory 10Mi, limits cpu 100m memory 20Mi, no securityContext): no Worker pod of "
+    "a PyTorchJob here shows what it adds, and the operator's version and its "
+    "--pytorch-init-container-template-file are not visible through the API"
 )
 """What doctor assumes of the operator, for the details of a finding about `INIT_PYTORCH`."""
 
@@ -588,6 +601,7 @@ def from_kubeflow(kind: Kind, job: KubeObject) -> TrainingJob:
         suspended=o.mapping(spec.get("runPolicy")).get("suspend") is True,
         finished=_is_condition(job, "Succeeded", "Failed"),
         failed=_is_condition(job, "Failed"),
+        taken_up=bool(o.sequence(o.mapping(job.get("status")).get("conditions"))),
         **_common(job),
     )
 

@@ -17,7 +17,7 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailure
-from truegreen.doctor.checks.admission.added import operator_security_finding
+from truegreen.doctor.checks.admission.added import as_created, operator_security_finding
 from truegreen.doctor.checks.admission.claims import claim_limit_findings, claim_quota_findings
 from truegreen.doctor.checks.admission.limits import limit_range_findings
 from truegreen.doctor.checks.admission.podsecurity import Level, Policy, enforced_policy, violations
@@ -807,7 +807,9 @@ def _kept(tried: str, untried: TrainingJob, finding: Finding) -> Finding:
 
 def check(env: Environment) -> list[Finding]:
     """Findings about whether the API server would let a training job's pod in."""
-    job = env.judged_job()
+    judged = env.judged_job()
+    # What the job's controller adds to its pods, as a pod it created shows it.
+    job = None if judged is None else as_created(env, judged)
     hooks, notes = _webhook_findings(env)
     for_job, pod_gates, gate_notes = _pod_gates(env, job, hooks)
     notes += gate_notes

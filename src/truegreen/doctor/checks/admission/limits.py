@@ -174,6 +174,7 @@ def _operator_limit_finding(
     first = refusal.violations[0]
     more = len({v.message for v in refusal.violations}) - 1
     finding = operator_finding(
+        env,
         job,
         sets,
         f"the environment's size limits '{refusal.limit_range}'",

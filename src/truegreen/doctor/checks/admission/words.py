@@ -26,6 +26,8 @@ TRIAL_FAILED: Final = "admission.trial-failed"
 LIMIT_RANGE_REFUSED: Final = "admission.limit-range-refused"
 DEFAULT_LIMIT_BELOW_REQUEST: Final = "admission.default-limit-below-request"
 OPERATOR_CONTAINER_REFUSED: Final = "admission.operator-container-refused"
+OPERATOR_CONTAINER_UNVERIFIED: Final = "admission.operator-container-unverified"
+OPERATOR_NOT_SEEN: Final = "admission.operator-not-seen"
 PRIORITY_MISSING: Final = "admission.priority-missing"
 ACCOUNT_MISSING: Final = "admission.account-missing"
 RUNTIME_MISSING: Final = "admission.runtime-class-missing"
@@ -119,6 +121,22 @@ WORDS: Final[dict[str, Wording]] = {
         "Ask your cluster admin to give the training operator a start-up program that {fits} "
         "(its `--pytorch-init-container-template-file` setting), or to {relax}; a PyTorch job "
         "without a Master gets no such program.",
+    ),
+    OPERATOR_CONTAINER_UNVERIFIED: Wording(
+        "Couldn't check the start-up program the training operator adds to the job's {sets} "
+        "programs: none of them exists yet, and its settings can't be read; its default one, "
+        "'{container}', breaks {gate} ({problem}).",
+        "Ask your cluster admin whether the training operator is given a start-up program that "
+        "{fits} (its `--pytorch-init-container-template-file` setting), and if not, for one, or "
+        "to {relax}; once the job's {sets} programs exist, doctor checks theirs.",
+    ),
+    OPERATOR_NOT_SEEN: Wording(
+        "Couldn't check the start-up program a training operator adds to the job's {sets} "
+        "programs: no training operator has taken up a PyTorch job here yet; the default one, "
+        "'{container}', breaks {gate} ({problem}).",
+        "Ask your cluster admin whether a training operator runs for PyTorch jobs, and whether "
+        "the start-up program it adds {fits} (its `--pytorch-init-container-template-file` "
+        "setting); if not, ask for one that does, or to {relax}.",
     ),
     ACCOUNT_MISSING: Wording(
         "A training job can't start: the identity '{name}' its programs run as doesn't exist in "
