@@ -496,6 +496,7 @@ COVERED_ELSEWHERE = (
         "admission.operator-container-refused",  # test_admission_pod_sets.py
         "admission.operator-container-unverified",  # test_admission_pod_sets.py
         "admission.operator-not-seen",  # test_admission_pod_sets.py
+        "admission.trial-offline",  # test_snapshot.py
         "storage.attached-elsewhere",  # test_evidence.py
         "storage.volume-not-its-own",  # test_storage_sources.py
         "storage.no-free-volume",  # test_storage.py

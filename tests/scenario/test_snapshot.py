@@ -373,6 +373,8 @@ def test_a_snapshot_asked_about_a_context_says_it_reads_only_the_snapshot() -> N
     )
 
 
+_HEADLINE_WORDS = ("code", "status", "text", "remedy")
+
 DRY_RUN_NOT_CHECKED = {
     "check": "admission",
     "reason": "the trial start of the training job's pod (admission-dry-run) asks the live "
@@ -382,9 +384,12 @@ DRY_RUN_NOT_CHECKED = {
 
 def test_a_config_s_trial_start_is_said_not_checked_offline(doctor: Doctor, tmp_path: Path) -> None:
     """`admission-dry-run: true` in the config: live, the server's webhook refuses the trial
-    start (create.go, dryRun=All) and doctor is not ready; a snapshot holds no answer to a
-    create, so offline, with the config or with the snapshot alone (it saves the setting),
-    the coverage says the trial start was not checked instead of dropping it."""
+    start (kube-apiserver runs admission on a dry-run create: staging/src/k8s.io/apiserver/
+    pkg/endpoints/handlers/create.go `createHandler`) and doctor is not ready; a snapshot holds
+    no answer to a create, so offline, with the config or with the snapshot alone (it saves
+    the setting), the trial start is an unknown finding: exit 3, could not check (README: 3 is
+    "could not check something, and found no failure"), never ✓ READY with exit 0, and the
+    remedy is the live run that can answer it."""
     doctor.load("healthy")
     doctor.server.admission.webhook_denial = (
         "gpu-policy.example.com",
@@ -409,12 +414,25 @@ def test_a_config_s_trial_start_is_said_not_checked_offline(doctor: Doctor, tmp_
     for extra in (("--config", str(config)), ()):
         offline = run_cli("doctor", "--snapshot", str(saved), *extra, "-o", "json")
         report = offline.json()
+        assert (offline.exit_code, report["verdict"]) == (3, "unknown"), (extra, report)
+        assert report["headline"] == {
+            "code": "admission.trial-offline",
+            "status": "unknown",
+            "text": "Couldn't make a trial start of the training job: a snapshot cannot ask "
+            "the cluster.",
+            "remedy": "Run `truegreen doctor --admission-dry-run -n train` against the live "
+            "cluster: only it can answer.",
+        } | {k: v for k, v in report["headline"].items() if k not in _HEADLINE_WORDS}, report
         assert DRY_RUN_NOT_CHECKED in report["coverage"]["not_checked"], (extra, report["coverage"])
-        text = run_cli("doctor", "--snapshot", str(saved), *extra, "--no-color").stdout
-        assert (
-            "1 could not be checked (admission: the trial start of the training job's pod "
-            "(admission-dry-run) asks the live cluster; a snapshot cannot answer it)"
-        ) in text, text
+        text = run_cli("doctor", "--snapshot", str(saved), *extra, "--no-color")
+        assert text.exit_code == 3, text.stdout
+        assert text.stdout.startswith(
+            "? COULD NOT CHECK  Couldn't make a trial start of the training job: a snapshot "
+            "cannot ask the cluster.\n"
+        ), text.stdout
+        assert "8 checks measured, 1 could not be checked (admission: as said above)." in (
+            " ".join(text.stdout.split())
+        ), text.stdout
 
 
 def test_the_pending_grace_a_snapshot_was_taken_with_is_the_one_it_is_read_with(

@@ -79,14 +79,15 @@ def diagnose(
     registry: ImageRegistry | RegistryOff = MONITOR_REGISTRY_OFF,
     trial: "TrialClient | None" = None,
     recorded_trial: "TrialRun | CantRead | None" = None,
-    unanswered: tuple[NotChecked, ...] = (),
+    recorded_dry_run: CantRead | None = None,
 ) -> Report:
     """Check one namespace. `where` names the cluster and login for the lines that say it could
     not be read; `creator` makes the trial start when one is asked for (live only);
     `registry` answers whether the images are in their registry, or says why it is not asked;
     `trial` runs the trial pods (`--trial`, live only), after every other read;
-    `recorded_trial` is what a snapshot's trial read back, judged in its place; `unanswered`
-    are the parts asked for that this reader cannot answer (a snapshot's trial start)."""
+    `recorded_trial` is what a snapshot's trial read back, judged in its place;
+    `recorded_dry_run` is what a snapshot holds of the trial start it was asked for: no answer
+    (a create only the live server answers), judged as a could-not-check."""
     asked = None if isinstance(registry, RegistryOff) else registry
     gathered = gather(RedactingReader(reader), namespace, now, settings, creator, registry=asked)
     if settings.trial and trial is not None and isinstance(gathered, Environment):
@@ -95,7 +96,9 @@ def diagnose(
         gathered = with_trial(gathered, trial)
     elif settings.trial and recorded_trial is not None and isinstance(gathered, Environment):
         gathered = replace(gathered, trial_run=recorded_trial)
-    return report_of(gathered, settings, where, registry, unanswered)
+    if recorded_dry_run is not None and isinstance(gathered, Environment):
+        gathered = replace(gathered, trial=recorded_dry_run)
+    return report_of(gathered, settings, where, registry)
 
 
 def report_of(
@@ -103,13 +106,11 @@ def report_of(
     settings: DoctorSettings,
     where: Where,
     registry: ImageRegistry | RegistryOff = MONITOR_REGISTRY_OFF,
-    unanswered: tuple[NotChecked, ...] = (),
 ) -> Report:
     """Every check run on what `gather` read, rolled up; every check unknown for one reason
-    when nothing could be read. `registry` is the one `gather` asked, or why none was;
-    `unanswered` is said not checked beside them."""
+    when nothing could be read. `registry` is the one `gather` asked, or why none was."""
     ran = _ran(settings)
-    skipped = [*unanswered, *_not_asked(settings)]
+    skipped = _not_asked(settings)
     if isinstance(gathered, Unreachable):
         return roll_up(unreachable_findings(ran, gathered, where, settings.kubectl), ran, skipped)
     if isinstance(registry, RegistryOff):

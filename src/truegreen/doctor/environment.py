@@ -182,7 +182,9 @@ class Environment(Struct, frozen=True):
     endpoint_slices: Mapping[tuple[str, str], ListRead] = field(default_factory=dict)
     """Per (namespace, name) of a Service behind a webhook that pod creation calls."""
     trial: CreateResult | None = None
-    """The server's answer to the trial start; None when none was made."""
+    """The server's answer to the trial start; None when none was made; offline, when the
+    snapshot or the config asks for it, a CantRead NOT_CAPTURED: a snapshot holds no answer to
+    a create."""
     trial_run: "TrialRun | CantRead | None" = None
     """What the trial pods measured (`--trial`); None when no trial ran; a CantRead when a
     snapshot taken with the trial holds no readable record of it."""

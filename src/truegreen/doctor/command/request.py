@@ -29,7 +29,7 @@ from truegreen.doctor.environment import DoctorSettings, Environment, Unreachabl
 from truegreen.doctor.findings import CheckId
 from truegreen.doctor.knowledge.image_presence import ImageRegistry
 from truegreen.doctor.reads.gather import gather
-from truegreen.doctor.rollup import NotChecked, Report
+from truegreen.doctor.rollup import Report
 from truegreen.errors import TruegreenError, UsageError, WriteError
 from truegreen.exitcodes import ExitCode
 from truegreen.kubectl import Kubectl, for_connection, truegreen_command
@@ -50,14 +50,14 @@ if TYPE_CHECKING:  # logs and events are read only for a snapshot; progress only
 NO_REGISTRY = RegistryOff("--no-registry")
 SNAPSHOT_WITHOUT_REGISTRY = RegistryOff("the snapshot holds no registry answers")
 
-DRY_RUN_UNANSWERED = NotChecked(
-    CheckId.ADMISSION,
+DRY_RUN_UNANSWERED = CantRead(
+    ReadFailure.NOT_CAPTURED,
     "the trial start of the training job's pod (admission-dry-run) asks the live cluster; "
     "a snapshot cannot answer it",
-    part="the trial start of the training job's pod",
 )
 """Offline, a config's `admission-dry-run: true` (or the snapshot's): no server to ask, so the
-trial start is said not checked (the flag itself is refused: the operator asked this run)."""
+trial start is an unknown finding, as a trial the snapshot holds no record of is (the flag
+itself is refused: the operator asked this run)."""
 
 MAX_TRIAL_SECONDS = 3600
 """An hour: a trial holds GPUs while it runs; longer is a typo, not a trial."""
@@ -248,9 +248,9 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
                 _no_registry(request, config) or taken_with.get("no_registry") == "true",
             ),
             recorded_trial=_recorded_trial(snapshot.trial) if settings.trial else None,
-            unanswered=(DRY_RUN_UNANSWERED,)
+            recorded_dry_run=DRY_RUN_UNANSWERED
             if config.admission_dry_run or taken_with.get("admission_dry_run") == "true"
-            else (),
+            else None,
         )
     _check_trial_timeout(request)
     settings = doctor_settings(

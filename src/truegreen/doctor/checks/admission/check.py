@@ -55,6 +55,7 @@ from truegreen.doctor.checks.admission.words import (
     SECURITY_LEVEL,
     TRIAL_FAILED,
     TRIAL_NOT_ALLOWED,
+    TRIAL_OFFLINE,
     TRIAL_REFUSED,
     WEBHOOK_DOWN,
     WEBHOOK_DOWN_IGNORED,
@@ -72,6 +73,7 @@ from truegreen.doctor.knowledge.stored_pod import (
 )
 from truegreen.doctor.knowledge.training import TrainingJob
 from truegreen.doctor.knowledge.webhooks import Applies, ready_endpoints
+from truegreen.kubectl import truegreen_command
 from truegreen.quantity import (
     CPU,
     MEMORY,
@@ -646,6 +648,20 @@ def _webhook_findings(env: Environment) -> tuple[list[Finding], list[str]]:
 def _trial_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
     if env.trial is None or job is None:
         return []
+    if isinstance(env.trial, CantRead) and env.trial.failure is ReadFailure.NOT_CAPTURED:
+        # Read from a snapshot that asks for the trial start: the answer is the live server's
+        # admission on a dry-run create (create.go `createHandler`), which no snapshot holds.
+        # Asked for and not made is could-not-check, never a pass (as trial.not-saved).
+        command = truegreen_command("doctor", "--admission-dry-run", *env.settings.kubectl.flags())
+        offline = SAY.finding(
+            Status.UNKNOWN,
+            Basis.CANT_CHECK,
+            TRIAL_OFFLINE,
+            details=[env.trial.reason],
+            objects=[job.ref],
+            command=command,
+        )
+        return [replace(offline, why=env.trial.reason)]
     # Imported here: only --admission-dry-run makes a trial start for the server to answer.
     from truegreen.doctor.checks.admission.trial import TrialOutcome, judge, trial_name
 

@@ -23,6 +23,9 @@ WEBHOOK_UNVERIFIABLE: Final = "admission.webhook-unverifiable"
 TRIAL_REFUSED: Final = "admission.trial-refused"
 TRIAL_NOT_ALLOWED: Final = "admission.trial-not-allowed"
 TRIAL_FAILED: Final = "admission.trial-failed"
+TRIAL_OFFLINE: Final = "admission.trial-offline"
+"""A snapshot read with `admission-dry-run: true`: the trial start is a create only the live
+server answers."""
 LIMIT_RANGE_REFUSED: Final = "admission.limit-range-refused"
 DEFAULT_LIMIT_BELOW_REQUEST: Final = "admission.default-limit-below-request"
 OPERATOR_CONTAINER_REFUSED: Final = "admission.operator-container-refused"
@@ -102,6 +105,10 @@ WORDS: Final[dict[str, Wording]] = {
     TRIAL_FAILED: Wording(
         "Couldn't make a trial start of the training job: the cluster gave no usable answer.",
         "Run again; if it stays, ask your cluster admin to check the cluster's health ({command}).",
+    ),
+    TRIAL_OFFLINE: Wording(
+        "Couldn't make a trial start of the training job: a snapshot cannot ask the cluster.",
+        "Run {command} against the live cluster: only it can answer.",
     ),
     LIMIT_RANGE_REFUSED: Wording(
         "A training job can't start: the environment's size limits '{limit}' refuse it "
