@@ -867,3 +867,126 @@ def test_the_words_of_one_reason_are_kept_up_to_three_and_the_rest_counted(
     assert found[0]["details"][3].startswith("2 more messages of FailedMount on Pod/train-002-w0: ")
     assert found[0]["details"][3].endswith(" describe pod train-002-w0`"), found[0]["details"][3]
     assert len(found[0]["details"]) == 4, found[0]["details"]
+
+
+# -- truegreen refresh's own Warning Events: the freshness check's to say ---------------------
+
+_GONE = "sha256:" + "e" * 64
+REFRESH_WARNINGS = {
+    # Each message as refresh's tick words it (truegreen.refresh.events `planned_events`,
+    # truegreen.refresh.steps `latch`).
+    "RefreshRolloutFailed": "the restart toward the newest image did not complete: the new "
+    "copies did not become ready in time; nothing was recorded, a later run tries again",
+    "RefreshLatched": "2 tries at the same digests did not roll out healthy; stopped until "
+    "someone looks (clear truegreen.io/refresh-latched and truegreen.io/refresh-attempts to "
+    "retry)",
+    "StalePin": f"mysql stays on its pinned image while its tag 8.0 has moved on to {_GONE}",
+    "DanglingPin": f"mysql's pinned image is gone: 8.0 {_GONE}",
+}
+"""The Warning reasons docs/refresh.md's Events table gives for `truegreen refresh`."""
+
+
+def _mid_rollout(now: datetime, event: Callable[[Obj], Obj] | None) -> list[Obj]:
+    """The healthy namespace with its Deployment `mysql` mid-rollout: its new copy started a
+    minute ago and is not Ready yet. The deployment controller's status while the new
+    ReplicaSet's pod is unavailable (pkg/controller/deployment/sync.go `syncRolloutStatus`:
+    Available=False MinimumReplicasUnavailable, Progressing=True ReplicaSetUpdated); the
+    kubelet's Ready=False ContainersNotReady on the pod (pkg/kubelet/status
+    generateContainersReadyCondition). `event`, given the Deployment, adds an Event about it."""
+    objects = healthy(now)
+    started = ts(now - timedelta(minutes=1))
+    for obj in objects:
+        name = obj["metadata"]["name"]
+        if obj["kind"] == "Deployment" and name == "mysql":
+            obj["metadata"]["uid"] = "uid-mysql"
+            obj["status"] = {
+                "observedGeneration": 3,
+                "replicas": 1,
+                "updatedReplicas": 1,
+                "unavailableReplicas": 1,
+                "conditions": [
+                    {
+                        "type": "Available",
+                        "status": "False",
+                        "reason": "MinimumReplicasUnavailable",
+                    },
+                    {"type": "Progressing", "status": "True", "reason": "ReplicaSetUpdated"},
+                ],
+            }
+            mysql = obj
+        if obj["kind"] == "Pod" and name.startswith("mysql-"):
+            obj["metadata"]["creationTimestamp"] = started
+            obj["status"]["conditions"] = [
+                {"type": "PodScheduled", "status": "True"},
+                {
+                    "type": "Ready",
+                    "status": "False",
+                    "reason": "ContainersNotReady",
+                    "lastTransitionTime": started,
+                },
+            ]
+            for status in obj["status"]["containerStatuses"]:
+                status["ready"] = False
+                status["state"] = {"running": {"startedAt": started}}
+    return objects if event is None else [*objects, event(mysql)]
+
+
+def _refresh_event(reason: str, now: datetime) -> Callable[[Obj], Obj]:
+    """The Event `truegreen refresh` writes on a workload, made by refresh's own code
+    (truegreen.refresh.events `event_object`), half a minute old."""
+    from truegreen.refresh.annotations import EventReason
+    from truegreen.refresh.events import event_object
+
+    return lambda workload: event_object(
+        EventReason(reason),
+        REFRESH_WARNINGS[reason],
+        workload,
+        now=now - timedelta(seconds=30),
+        sequence=1,
+        instance="truegreen-refresh-29012345-abcde",
+    )
+
+
+def test_the_reasons_here_are_every_warning_refresh_writes() -> None:
+    """The table below covers refresh's every Warning reason, as docs/refresh.md lists them."""
+    from truegreen.refresh.annotations import EventReason
+
+    assert {r.value for r in EventReason if r.warning} == set(REFRESH_WARNINGS)
+
+
+@pytest.mark.parametrize("reason", list(REFRESH_WARNINGS))
+def test_refresh_s_own_warning_events_are_no_evidence_the_freshness_check_says_them(
+    doctor: Doctor, reason: str
+) -> None:
+    """refresh's Warning Events stand for the API server's event TTL (an hour by default:
+    cmd/kube-apiserver/app/options `EventTTL`); what each says is refresh's record on the
+    workload (its annotations), which the freshness check reads (docs/evidence.md). Quoted
+    again as unexplained evidence, one would make a rollout under way NOT READY, exit 2, with
+    "doctor has no plainer words for this one" about truegreen's own note."""
+    doctor.load(lambda now: _mid_rollout(now, _refresh_event(reason, now)))
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    evidence = [(f["code"], f["headline"]) for f in report["findings"] if f["check"] == "evidence"]
+    assert evidence == [("evidence.ok", evidence[0][1])], evidence
+    # What stands is the rollout under way and its copy starting, each a warning.
+    not_ok = [(f["code"], f["status"]) for f in report["findings"] if f["status"] != "ok"]
+    assert not_ok == [("workloads.updating", "warn"), ("workloads.starting", "warn")], not_ok
+    assert (result.exit_code, report["verdict"]) == (0, "ready"), report["headline"]
+
+
+def test_another_component_s_event_of_the_same_reason_is_still_evidence(doctor: Doctor) -> None:
+    """The ruling is for truegreen refresh's Events alone: the same reason from another
+    component is that component's word, quoted (a control for the test above)."""
+
+    def other(workload: Obj) -> Obj:
+        written = _refresh_event("RefreshRolloutFailed", doctor.now)(workload)
+        written["source"] = {"component": "acme-refresher"}
+        written["reportingComponent"] = "acme-refresher"
+        return written
+
+    doctor.load(lambda now: _mid_rollout(now, other))
+    result = doctor.live("-o", "json")
+    report: dict[str, Any] = result.json()
+    assert report["headline"]["code"] == "evidence.cluster-reported", report["headline"]
+    assert "“acme-refresher” says “RefreshRolloutFailed: " in report["headline"]["text"]
+    assert result.exit_code == 2

@@ -1493,6 +1493,33 @@ def test_after_a_failed_refresh_doctor_says_it_failed_and_when(env: RefreshEnv) 
     assert not jargon_in(str(failed["headline"]))
 
 
+def test_refresh_s_failure_event_is_the_freshness_check_s_not_evidence_quoted_again(
+    env: RefreshEnv,
+) -> None:
+    """The tour's refresh-fails scene: a copy that holds its machine's GPU is replaced with
+    `strategy: Recreate` (the old copy stops before the new one starts), the tag moved to an
+    image that crashes, and a real tick fails and writes its `RefreshRolloutFailed` Event. The
+    freshness check says the failed try (a warning); the Event, refresh's own note of the same
+    fact (refresh/events.py), is not quoted again as unexplained evidence (docs/evidence.md,
+    "What another check says")."""
+    env.registry.push_image("r/api", "stable", content="v1")
+    api = deployment("api", container("server", env.image("r/api", "stable")))
+    api["spec"]["strategy"] = {"type": "Recreate"}
+    env.install(api)
+    assert env.tick().exit_code == 0
+    env.registry.push_image("r/api", "stable", content="v2")
+    env.simulator.behaviour["api"] = "crash"
+    assert env.tick().exit_code == 2, "precondition: the rollout failed"
+    assert _events(env, "api") == [("Warning", "RefreshRolloutFailed")]  # precondition
+    report = _doctor_report(env)
+    (failed,) = _freshness(report)
+    assert (failed["code"], failed["status"]) == ("freshness.refresh-failed", "warn")
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    quoting = [(f["code"], f["headline"]) for f in findings if "truegreen-refresh" in f["headline"]]
+    assert quoting == [], quoting
+
+
 def test_after_refresh_latched_doctor_says_it_stopped(env: RefreshEnv) -> None:
     env.registry.push_image("r/crashy", "stable", content="v1")
     env.install(deployment("crashy", container("runner", env.image("r/crashy", "stable"))))

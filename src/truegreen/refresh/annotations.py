@@ -32,6 +32,9 @@ RESTARTED = f"{PREFIX}/refresh-restarted"
 """Refresh's latest restart (its target and stamp, as the marker holds them), written with each
 restart and cleared only by a verified record: the marker goes when a restart fails, but the
 template still carries that restart, and a later tick must tell it from someone else's."""
+EVENT_COMPONENT = "truegreen-refresh"
+"""Who refresh's Events say wrote them (`source.component` and `reportingComponent`): doctor
+knows its own tool's Events by it."""
 
 _COUNT_DIGITS = 9
 """The most digits an attempt count is read with: any flap guard's bound fits."""

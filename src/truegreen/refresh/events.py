@@ -11,13 +11,17 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from truegreen import kubeobjects as o
-from truegreen.refresh.annotations import DANGLING_PIN, STALE_PIN, EventReason, container_key
+from truegreen.refresh.annotations import (
+    DANGLING_PIN,
+    EVENT_COMPONENT,
+    STALE_PIN,
+    EventReason,
+    container_key,
+)
 from truegreen.refresh.plan import Decision, containers_of
 from truegreen.refresh.report import Outcome, WorkloadReport
 from truegreen.refresh.steps import kind_of
 
-COMPONENT = "truegreen-refresh"
-"""Who the Events say wrote them (`source.component` and `reportingComponent`)."""
 MESSAGE_LIMIT = 1024
 """events.k8s.io/v1 refuses a note longer than this (its validation's noteLengthLimit)."""
 _FIELD_LIMIT = 128
@@ -133,8 +137,8 @@ def event_object(
         "reason": reason.value,
         "message": message,
         "type": "Warning" if reason.warning else "Normal",
-        "source": {"component": COMPONENT},
-        "reportingComponent": COMPONENT,
+        "source": {"component": EVENT_COMPONENT},
+        "reportingComponent": EVENT_COMPONENT,
         "reportingInstance": instance[:_FIELD_LIMIT],
         "firstTimestamp": stamp,
         "lastTimestamp": stamp,

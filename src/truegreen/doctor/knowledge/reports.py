@@ -24,6 +24,7 @@ from truegreen.doctor.knowledge.training import (
     TrainingJob,
     training_owner,
 )
+from truegreen.refresh.annotations import EVENT_COMPONENT, REFRESHED_KINDS, EventReason
 from truegreen.textsafe import terminal_safe
 
 MESSAGE_CAP: Final = 300
@@ -349,8 +350,20 @@ RULED: Final[tuple[Ruling, ...]] = (
     Ruling("BackOff", frozenset({"Pod"}), "workloads", on_container_state=True),
     Ruling("InspectFailed", frozenset({"Pod"}), "workloads", on_container_state=True),
     Ruling("ErrImageNeverPull", frozenset({"Pod"}), "workloads", on_container_state=True),
-    # refresh's own record of a failed rollout: the freshness check.
-    Ruling("rollout-failed", frozenset({"Deployment", "StatefulSet", "DaemonSet"}), "freshness"),
+    # truegreen refresh's own Warning Events (refresh/events.py `event_object`, docs/refresh.md
+    # "Events"): each says what refresh's annotations on the workload record (a failed try, the
+    # latch, a stale or dangling pin), which the freshness check reads. Only from refresh: the
+    # same reason from another component is that component's word.
+    *(
+        Ruling(
+            reason.value,
+            frozenset(kind.spec.name for kind in REFRESHED_KINDS),
+            "freshness",
+            frozenset({EVENT_COMPONENT}),
+        )
+        for reason in EventReason
+        if reason.warning
+    ),
     # The kubelet's probe failures: the workloads check's not-ready copy (after its grace) and
     # crash loop; a probe failing while a program starts is no evidence of anything.
     Ruling("Unhealthy", frozenset({"Pod"}), "workloads"),
