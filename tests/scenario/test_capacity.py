@@ -231,3 +231,41 @@ def test_a_page_that_fails_mid_list_sums_nothing(doctor: Doctor) -> None:
     assert result.exit_code == 3
     (finding,) = _capacity(result.json())
     assert (finding["status"], finding["code"]) == ("unknown", "capacity.cant-read")
+
+
+def test_the_json_job_is_the_job_judged_with_the_sizes_job_requests_gave(doctor: Doctor) -> None:
+    """`--job-requests` gives each pod of the training job its requests (README: "one training
+    job pod's requests (default: the newest training job's template)"): the verdict judges the
+    newest job's pod sets at that size, and the JSON `job` describes that job, its `source`
+    naming the flag, never the template's 4 GPUs beside a verdict that judged 1 CPU."""
+    doctor.load("job-too-large")
+    template = doctor.live("-o", "json").json()
+    assert template["job"] == {
+        "kind": "Job",
+        "name": "train-002",
+        "source": "newest",
+        "together": False,
+        "pod_sets": [
+            {
+                "name": "worker",
+                "count": 1,
+                "requests": {"cpu": 4000, "memory": 16 * 2**30, "nvidia.com/gpu": 4},
+            }
+        ],
+    }, "precondition: the template's sizes do not fit"
+    assert template["headline"]["code"] == "capacity.too-large"
+    result = doctor.live("-o", "json", "--job-requests", "cpu=1")
+    report = result.json()
+    (finding,) = _capacity(report)
+    assert (finding["code"], finding["headline"]) == (
+        "capacity.fits",
+        "A training job of 1 CPU fits now.",
+    )
+    assert report["job"] == {
+        "kind": "Job",
+        "name": "train-002",
+        "source": "job-requests",
+        "together": False,
+        "pod_sets": [{"name": "worker", "count": 1, "requests": {"cpu": 1000}}],
+    }
+    assert result.exit_code == 0

@@ -238,7 +238,9 @@ class JobSummary(Struct, frozen=True):
     kind: str
     name: str
     source: str
-    """`newest` (the newest training job of the namespace) or `job-file` (`--job-file`)."""
+    """Where the pod sets' sizes came from: `newest` (the newest training job of the
+    namespace's template), `job-file` (`--job-file`'s), or `job-requests` (`--job-requests`
+    gave each pod's requests; the pod sets are still the judged job's)."""
     together: bool
     pod_sets: tuple[PodSetSummary, ...]
 

@@ -3,10 +3,12 @@
 The JSON document (`schema_version` 1): `verdict` (ready, not-ready, unknown), `exit_code`,
 `headline` {check, code, status, rule, text, remedy}, `findings` [{check, status, basis, code,
 headline, remedy, details, objects}] and `coverage` {checked, not_checked [{check, reason}]}.
-`job` names the training job judged (null when there is none): `kind`, `name`, `source`
-(`newest`, or `job-file` for `--job-file`), `together` (every pod must run at once) and
-`pod_sets` [{name, count, requests}], each pod's requests as the API server would store it, in
-scheduler units (CPU in millicores, memory in bytes).
+`job` names the training job judged (null when there is none): `kind`, `name`, `source` (where
+the sizes judged came from: `newest`, the newest training job's template; `job-file`,
+`--job-file`'s; `job-requests`, `--job-requests`, given to each pod of the judged job's pod
+sets), `together` (every pod must run at once) and `pod_sets` [{name, count, requests}], each
+pod's requests as judged: as the API server would store it, or as `--job-requests` gives them,
+in scheduler units (CPU in millicores, memory in bytes).
 `check` is one of, in root-cause order: credentials, image-pull, storage, queue (Kueue and
 the gang schedulers), admission (the API server's gates: namespace state, service account,
 ResourceQuota, webhooks, Pod Security, the trial start; codes `admission.*`,

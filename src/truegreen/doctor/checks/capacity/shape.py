@@ -230,10 +230,15 @@ def job_shape(env: Environment, usage: ClusterUsage, tolerate: bool) -> Shape | 
 
 def job_summary(env: Environment) -> JobSummary | None:
     """The judged training job, for the report: its kind, name and pod sets with each pod's
-    requests (None when there is none, or its sizes cannot be read)."""
+    requests as the capacity check judged them (`--job-requests`' when given, as `job_shape`
+    places them); None when there is none, or its sizes cannot be read."""
     job = env.judged_job()
     if job is None:
         return None
+    given = env.settings.job_requests
+    if given is not None:
+        sets = tuple(PodSetSummary(s.name, s.count, given.as_dict()) for s in job.pod_sets)
+        return JobSummary(job.kind.spec.name, job.name, "job-requests", job.together, sets)
     try:
         tolerate = added_tolerations(env).added
         sets = tuple(
