@@ -189,18 +189,23 @@ def performance_block(document: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def quoted_block(readme: str) -> str:
+def quoted_block(readme: str, begin: str = BEGIN, end: str = END) -> str:
     """The block of `readme` between the markers, markers included ("" when it has none)."""
-    if BEGIN not in readme or END not in readme:
+    if begin not in readme or end not in readme:
         return ""
-    start = readme.index(BEGIN)
-    return readme[start : readme.index(END, start) + len(END)]
+    start = readme.index(begin)
+    return readme[start : readme.index(end, start) + len(end)]
+
+
+def write_block(path: Path, block: str, begin: str = BEGIN, end: str = END) -> None:
+    """Replace the block between `begin` and `end` in the file at `path` with `block`."""
+    text = path.read_text()
+    old = quoted_block(text, begin, end)
+    if not old:
+        raise SystemExit(f"bench: {path} has no block between {begin} and {end}")
+    path.write_text(text.replace(old, block))
 
 
 def write_readme(path: Path, document: dict[str, Any]) -> None:
     """Replace the README's block with the one written from `document`."""
-    readme = path.read_text()
-    old = quoted_block(readme)
-    if not old:
-        raise SystemExit(f"bench: {path} has no block between {BEGIN} and {END}")
-    path.write_text(readme.replace(old, performance_block(document)))
+    write_block(path, performance_block(document))

@@ -45,6 +45,7 @@ from bench.imports import startup
 from bench.lint_bench import bench_lint
 from bench.measure import installed, measured, summary
 from bench.monitor_bench import bench_monitor, bench_monitor_fleet
+from bench.monitor_page import write_monitor_page
 from bench.probe_bench import bench_probe
 from bench.readme import write_readme
 from bench.refresh_bench import bench_refresh
@@ -854,6 +855,7 @@ def main() -> None:
     text = markdown(document)
     (RESULTS / "latest.md").write_text(text)
     write_readme(ROOT / "README.md", document)
+    write_monitor_page(ROOT / "docs" / "monitor.md", document)
     sys.stdout.write(text)
 
 
