@@ -7,6 +7,7 @@ import signal
 import socket
 import subprocess
 import sys
+import urllib.parse
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -569,3 +570,38 @@ def test_a_stop_ends_the_monitor_while_its_reads_wait_on_a_cluster_that_never_an
     if said is not None:
         wait_for("its last line", lambda: said in running.err)
         assert [line for line in running.err if line] == [said]
+
+
+@pytest.mark.parametrize(
+    ("listen", "said"),
+    [
+        # `:PORT`, every address (IPv6 and IPv4, as Go's listener): no one address to name, so
+        # the line names this machine's own, and says the rest.
+        (":0", r"http://localhost:(\d+)/ and every other address of this machine"),
+        # An IPv6 literal in a URL is in brackets (RFC 3986 §3.2.2), as Go's net.JoinHostPort
+        # writes a host with a colon.
+        ("[::1]:0", r"http://\[::1\]:(\d+)/"),
+        ("127.0.0.1:0", r"http://127\.0\.0\.1:(\d+)/"),
+    ],
+)
+def test_the_start_line_names_a_url_that_answers(cluster: Path, listen: str, said: str) -> None:
+    """The monitor's start line gives where its metrics and status are as a URL a browser or
+    curl takes, never `http://:::9108/`; that URL answers."""
+    monitor = Process("monitor", "--kubeconfig", str(cluster), "--listen", listen)
+    try:
+
+        def start() -> list[str]:
+            return [said for said in monitor.err if "metrics and status on" in said]
+
+        wait_for("the start line", lambda: bool(start()))
+        line = start()[0]
+        found = re.fullmatch(
+            r"truegreen: watching namespace 'train'; metrics and status on " + said, line
+        )
+        assert found is not None, line
+        url = re.search(r"http://\S+/", line)
+        assert url is not None
+        assert urllib.parse.urlsplit(url[0]).port == int(found[1]) != 0
+        assert http_get(url[0] + "healthz") == (200, "ok\n")
+    finally:
+        monitor.end(signal.SIGTERM)

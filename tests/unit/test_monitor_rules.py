@@ -20,7 +20,7 @@ from truegreen.monitor.page import status_page
 from truegreen.monitor.refresh_state import RefreshState, last_refreshed, refresh_states
 from truegreen.monitor.requests import failure_outcome, outcome_of, request_kind
 from truegreen.monitor.schedule import Schedule
-from truegreen.monitor.server import parse_listen
+from truegreen.monitor.server import parse_listen, status_url
 
 FORBIDDEN = CantRead(ReadFailure.FORBIDDEN, "list nodes: no permission (403)")
 TIMEOUT = CantRead(ReadFailure.TIMEOUT, "list nodes: no answer in time")
@@ -459,6 +459,23 @@ def test_a_refresh_event_with_no_readable_time_dates_nothing() -> None:
 )
 def test_parse_listen(listen: str, address: tuple[str, int]) -> None:
     assert parse_listen(listen) == address
+
+
+@pytest.mark.parametrize(
+    ("host", "url"),
+    [
+        ("127.0.0.1", "http://127.0.0.1:9108/"),
+        # An IPv6 literal is bracketed (RFC 3986 §3.2.2; Go's net.JoinHostPort), its zone's `%`
+        # escaped as `%25` (RFC 6874), as a kubeconfig's `server: http://[::1%25lo]:PORT` is.
+        ("::1", "http://[::1]:9108/"),
+        ("fe80::1%eth0", "http://[fe80::1%25eth0]:9108/"),
+        # Every address (`:PORT`): no URL names the wildcard; this machine's own name does.
+        ("::", "http://localhost:9108/"),
+        ("0.0.0.0", "http://localhost:9108/"),
+    ],
+)
+def test_the_status_url_of_each_bound_address(host: str, url: str) -> None:
+    assert status_url(host, 9108) == url
 
 
 @pytest.mark.parametrize("listen", ["9108", "host:", ":http", ":٣", ""])

@@ -135,6 +135,7 @@ def monitor(
     from truegreen.doctor.command.request import DoctorRequest
     from truegreen.monitor.command import EventOutcome, MonitorRequest, RunningMonitor
     from truegreen.monitor.engine import Evaluation
+    from truegreen.monitor.server import WILDCARDS, status_url
 
     loaded()
     err = make_consoles(no_color).err
@@ -186,8 +187,10 @@ def monitor(
             if fleet
             else f"namespace '{running.monitor.namespace}'"
         )
+        everywhere = " and every other address of this machine" if host in WILDCARDS else ""
         err.print(
-            f"truegreen: watching {what}; metrics and status on http://{host}:{port}/",
+            f"truegreen: watching {what}; metrics and status on {status_url(host, port)}"
+            + everywhere,
             markup=False,
         )
         stop_on_signals(running.stop)

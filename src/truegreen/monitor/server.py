@@ -54,6 +54,21 @@ def parse_listen(listen: str) -> tuple[str, int]:
     return host or "0.0.0.0", int(port)  # :PORT means every address, as servers take it
 
 
+WILDCARDS = frozenset({"0.0.0.0", "::"})
+"""The addresses a `:PORT` listener binds: every address of the machine, none a URL can name."""
+
+
+def status_url(host: str, port: int) -> str:
+    """Where the bound server answers, as a URL: `http://127.0.0.1:9108/`; an IPv6 literal in
+    brackets, its zone's `%` escaped (RFC 3986 §3.2.2, RFC 6874), as Go's net.JoinHostPort
+    writes a host with a colon; for every address (`:PORT`), this machine's own name."""
+    if host in WILDCARDS:
+        host = "localhost"
+    elif ":" in host:
+        host = "[" + host.replace("%", "%25") + "]"
+    return f"http://{host}:{port}/"
+
+
 def _split_host_port(listen: str) -> tuple[str, str]:
     """Go's net.SplitHostPort: a host in brackets may hold colons, one without may not."""
     colon = listen.rfind(":")
