@@ -9,6 +9,7 @@ import base64
 import json
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from tests.scenario.test_admission import PINNED_HERE as ADMISSION_CODES
 from tests.scenario.test_pull_logins import PINNED_HERE as PULL_LOGIN_CODES
 from tests.scenario.test_runtime_class import PINNED_HERE as RUNTIME_CLASS_CODES
 from tests.scenario.test_stored_pod import PINNED_HERE as STORED_POD_CODES
+from tests.support.cli import run_cli
 from tests.support.scenarios import healthy, ts
 from truegreen.doctor.catalogue import WORDING
 
@@ -465,6 +467,64 @@ def test_a_readiness_script_s_shape_decides_whether_it_can_fail(
     probes = [(f["code"], f["status"]) for f in result.json()["findings"] if f["check"] == "probes"]
     assert probes == [expected]
     assert result.exit_code == 0
+
+
+def _probe_with_header(value: str) -> Obj:
+    """An HTTP probe sending `Authorization: VALUE` (core/v1 HTTPGetAction.httpHeaders)."""
+    return {
+        "httpGet": {
+            "port": 3306,
+            "path": "/health",
+            "httpHeaders": [{"name": "Authorization", "value": value}],
+        }
+    }
+
+
+@pytest.mark.parametrize(
+    ("readiness", "liveness", "lint_rules", "doctor_probes"),
+    [
+        # review reg4 F1: the kubelet sends each probe's own header values (kubernetes
+        # pkg/probe/http/request.go NewRequestForHTTPGetAction, v1HeaderToHTTPHeader), so
+        # these are two different checks: lint says nothing, and neither may doctor.
+        ("Bearer ready-token-BBBB", "Bearer live-token-AAAA", [], ("probes.ok", "ok")),
+        # The same secret value in both: lint reads it and warns; doctor reads it redacted
+        # (cluster/redact.py) and cannot tell, so it does not claim the two are the same.
+        (
+            "Bearer same-token-CCCC",
+            "Bearer same-token-CCCC",
+            ["liveness-same-as-readiness"],
+            ("probes.ok", "ok"),
+        ),
+    ],
+    ids=["different secret headers", "the same secret header"],
+)
+def test_probes_differing_only_in_a_secret_header_are_never_judged_the_same(
+    doctor: Doctor,
+    tmp_path: Path,
+    readiness: str,
+    liveness: str,
+    lint_rules: list[str],
+    doctor_probes: tuple[str, str],
+) -> None:
+    """A header value doctor reads redacted is unknown: two probes are never judged to check
+    the same thing on it, where before both read `<redacted>` and compared equal."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = healthy(now)
+        mysql = find(objects, "Deployment", "mysql")["spec"]["template"]["spec"]["containers"][0]
+        mysql.update(
+            readinessProbe=_probe_with_header(readiness), livenessProbe=_probe_with_header(liveness)
+        )
+        manifest.write_text(json.dumps(find(objects, "Deployment", "mysql")))
+        return objects
+
+    manifest = tmp_path / "mysql.json"
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    probes = [(f["code"], f["status"]) for f in report["findings"] if f["check"] == "probes"]
+    assert probes == [doctor_probes]
+    linted = run_cli("lint", str(manifest), "-o", "json").json()
+    assert [f["rule"] for f in linted["findings"]] == lint_rules
 
 
 # Codes other tests pin (scenario, capacity, fault matrix and examples tests).

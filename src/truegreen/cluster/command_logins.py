@@ -18,8 +18,8 @@ redacts `--password x` because the flag's name says so; these flags' names do no
 
 import re
 
-from truegreen.cluster.credential_shapes import REDACTED
 from truegreen.patterns import LazyPattern
+from truegreen.redacted import REDACTED
 
 USER_OPTIONS = frozenset({"-u", "--user", "-U", "--proxy-user"})
 """curl's options whose value is `user:password`."""

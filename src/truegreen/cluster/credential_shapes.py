@@ -10,9 +10,7 @@ permissions, expiry) stays readable.
 import re
 
 from truegreen.patterns import LazyPattern
-
-REDACTED = "<redacted>"
-"""What a redacted value reads, for every rule of the policy (cluster/redact.py)."""
+from truegreen.redacted import REDACTED
 
 # RFC 7519 §7.1 and RFC 7515 §7.1: a JWT in compact serialization is base64url parts joined by
 # `.`, the first a JSON object, so its text starts `eyJ` (`{"`); a JWE (RFC 7516 §7.1) has five

@@ -36,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache, lru_cache
 from typing import Any
 
-from truegreen.cluster import credential_shapes
+from truegreen import redacted
 from truegreen.cluster.command_logins import (
     USER_OPTIONS,
     names_database_client,
@@ -52,8 +52,8 @@ from truegreen.docker_config import EntryError, login_entries, read_entry
 from truegreen.images import ImageReferenceError, keyring_key, parse_image
 from truegreen.patterns import LazyPattern
 
-REDACTED = credential_shapes.REDACTED
-"""What a redacted value reads, by every rule (the shape rules' modules write it too)."""
+REDACTED = redacted.REDACTED
+"""What a redacted value reads, by every rule (truegreen/redacted.py holds it for its readers)."""
 UNPARSABLE = "<redacted: unparsable>"
 DOCKER_CONFIG_KEYS = (".dockerconfigjson", ".dockercfg")
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"

@@ -22,6 +22,7 @@ from truegreen.lint.commands import always_succeeds
 from truegreen.lint.fieldtypes import WrongType, not_an_object, wrong_types
 from truegreen.lint.kinds import PodTemplate, Work, understand
 from truegreen.lint.training import training_signal
+from truegreen.redacted import REDACTED
 
 KEEP_RUNNING = "truegreen.io/keep-running"
 DISABLED_BY = "truegreen.io/disabled-by"
@@ -425,9 +426,19 @@ def same_port(container: ContainerModel, a: Port | None, b: Port | None) -> bool
     return resolved_a is not None and resolved_a == resolved_b
 
 
+def _header_unknown(probe: Probe) -> bool:
+    """Whether a header value of the probe was redacted (doctor reads live objects through
+    cluster/redact.py, which replaces a secret-named header's value): that value is unknown."""
+    return any(value == REDACTED for _, value in probe.headers)
+
+
 def same_check(container: ContainerModel, a: Probe, b: Probe) -> bool:
     """Whether two probes check the same thing: handler, port, path, scheme, host, headers, grpc
-    service and command."""
+    service and command. Never on a header value read redacted: the kubelet sends each probe's
+    own values (kubernetes pkg/probe/http/request.go NewRequestForHTTPGetAction,
+    v1HeaderToHTTPHeader), and two secrets both read `<redacted>` may differ."""
+    if _header_unknown(a) or _header_unknown(b):
+        return False
     if (a.handler, a.path, a.command, a.scheme, a.host, a.headers, a.service) != (
         b.handler,
         b.path,
