@@ -15,7 +15,7 @@ from tests.scenario.conftest import Doctor
 from tests.scenario.test_admission import quota
 from tests.support import scenarios
 from tests.support.scenarios import NAMESPACE, find, healthy
-from tests.support.training_kinds import indexed_job
+from tests.support.training_kinds import ALL_GROUPS, indexed_job, pytorch_job, pytorch_pod
 
 Obj = dict[str, Any]
 
@@ -195,4 +195,71 @@ def test_a_job_whose_pods_run_together_needs_room_for_every_pod_s_volume(
     assert found["details"][-1] == (
         "the job's 4 volumes are made one by one, each charged as it is let in: 3 made, 1 refused"
     )
+    assert result.exit_code == 2
+
+
+def _pytorch_with_scratch(now: datetime) -> Obj:
+    """A PyTorchJob of a Master and 3 Workers, 1 GPU each, each pod with 100 GiB of scratch."""
+    job = pytorch_job("bert", now, workers=3, gpus=1, age=timedelta(minutes=5))
+    for role in ("Master", "Worker"):
+        job["spec"]["pytorchReplicaSpecs"][role]["template"]["spec"]["volumes"] = [scratch("100Gi")]
+    return job
+
+
+def _pytorch_under_way(space_used: str, count_used: str) -> Any:
+    """bert's Master-0 and Worker-0 run, their 2 claims counted in the claim quota's `used`."""
+
+    def build(now: datetime) -> list[Obj]:
+        job = _pytorch_with_scratch(now)
+        kept = [o for o in healthy(now) if o["kind"] not in ("Job", "Node")]
+        return [
+            *kept,
+            scenarios.node("gpu-1", "64", "512Gi", gpus=8),
+            job,
+            pytorch_pod(job, "Master", 0, now, node_name="gpu-1"),
+            pytorch_pod(job, "Worker", 0, now, node_name="gpu-1"),
+            quota("gpus", {"requests.nvidia.com/gpu": "4"}, {"requests.nvidia.com/gpu": "2"}),
+            quota(
+                "storage",
+                {"requests.storage": "400Gi", "persistentvolumeclaims": "4"},
+                {"requests.storage": space_used, "persistentvolumeclaims": count_used},
+            ),
+        ]
+
+    return build
+
+
+def test_a_job_under_way_is_charged_only_the_volumes_of_the_pods_it_still_creates(
+    doctor: Doctor,
+) -> None:
+    """Master-0 and Worker-0 run, and their 2 claims are in used; the quota has room for exactly
+    the 2 Workers' claims still to make. The ephemeral volume controller makes a claim only for
+    a pod that exists and lacks it (controller.go `handleVolume`), and the training operator
+    creates only the pods it lacks (training-operator common/pod.go ReconcilePods): nothing of
+    the 2 present pods is charged again."""
+    doctor.server.install(*ALL_GROUPS)
+    doctor.load(_pytorch_under_way("200Gi", "2"))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.ok", "ok", "measured")]
+    assert result.exit_code == 0
+
+
+def test_a_job_under_way_short_of_volume_room_is_told_what_more_it_needs(doctor: Doctor) -> None:
+    """Something else holds 100 GiB more: of the 2 claims still to make, 1 fits."""
+    doctor.server.install(*ALL_GROUPS)
+    doctor.load(_pytorch_under_way("300Gi", "2"))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [("admission.quota-exceeded", "fail", "measured")]
+    (found,) = _admission(report)
+    assert found["headline"] == (
+        "A training job can't start: the usage limit 'storage' is reached (volume space: 300 "
+        "GiB of 400 GiB in use, the job needs 200 GiB more; only 3 of its 4 volumes would be "
+        "made, and its programs run only all together)."
+    )
+    assert found["details"][-2:] == [
+        "2 of the job's 4 volumes were made and are counted in used: charged the 2 still to make",
+        "the job's 4 volumes are made one by one, each charged as it is let in: 3 made, 1 refused",
+    ]
     assert result.exit_code == 2

@@ -307,8 +307,9 @@ def _quota_findings(
     # Without a job its kind is unknown, and so is the object count it would be charged.
     verdicts = job_verdicts(quotas, _job_count(job)) if job is not None else []
     for_job = [_quota_finding(v, for_job=True) for v in verdicts]
+    still = still_to_create(env, job) if job is not None else StillToCreate({"": 1})
     # The claims its pods make are admitted after them, whatever their own gates answer.
-    by_claims, compared, claim_notes = claim_quota_findings(env, job, quotas)
+    by_claims, compared, claim_notes = claim_quota_findings(env, job, quotas, still)
     for_job += by_claims
     if job is not None:
         compared |= {q.name for q in quotas if _job_count(job) in q.hard and not q.scopes}
@@ -319,7 +320,6 @@ def _quota_findings(
     if job is None:
         # Without a template the pod's scopes are unknown: only unscoped quotas are compared.
         quotas = [q for q in quotas if not q.scopes]
-    still = still_to_create(env, job) if job is not None else StillToCreate({"": 1})
     holders = _holders(env, env.pods.items, still.own) if isinstance(env.pods, Listed) else []
     if isinstance(env.pods, CantRead):
         notes.append("couldn't read the running programs: no wait for running jobs inferred")

@@ -146,16 +146,23 @@ class ClaimVerdict(Struct, frozen=True):
     """How many claims were judged together (one pod's, or the whole job's)."""
     made: int
     """Of those, how many the quota lets in, created one by one."""
+    present: int = 0
+    """Of those `claims`, how many a job under way already has, counted in `used`: the
+    shortfalls charge only the rest."""
 
 
 def claim_verdicts(
-    quotas: Sequence[Quota], claims: Sequence[QuotaClaim], judged: Iterable[str] = ()
+    quotas: Sequence[Quota],
+    claims: Sequence[QuotaClaim],
+    judged: Iterable[str] = (),
+    present: int = 0,
 ) -> list[ClaimVerdict]:
     """Every quota that would refuse some of `claims`, which all must be made for the work to
     start (one pod's claims, or every pod's of a job whose pods run only together), in the
     quotas' order. A covered resource the quota controller has not counted refuses every
     claim (`status unknown for quota`); else the claims' charges together against
-    `hard - used`. `judged` names quotas already said for these claims (per pod set)."""
+    `hard - used`. `judged` names quotas already said for these claims (per pod set);
+    `present`, the claims a job under way already has, in `used` and never made again."""
     skipped = set(judged)
     verdicts = []
     for quota in quotas:
@@ -165,7 +172,7 @@ def claim_verdicts(
         uncounted = sorted(n for n in covered_for_claims(quota) if n not in quota.used)
         if uncounted:
             verdict = QuotaVerdict(quota.name, Refusal.UNCOUNTED, uncounted=tuple(uncounted))
-            verdicts.append(ClaimVerdict(verdict, len(claims), 0))
+            verdicts.append(ClaimVerdict(verdict, present + len(claims), present, present))
             continue
         charges = [claim_charge(c) for c in applied]
         total = _total(charges)
@@ -176,6 +183,6 @@ def claim_verdicts(
         )
         if shortfalls:
             verdict = QuotaVerdict(quota.name, Refusal.EXCEEDED, shortfalls=shortfalls)
-            made = len(claims) - len(applied) + _made(quota, charges)
-            verdicts.append(ClaimVerdict(verdict, len(claims), made))
+            made = present + len(claims) - len(applied) + _made(quota, charges)
+            verdicts.append(ClaimVerdict(verdict, present + len(claims), made, present))
     return verdicts

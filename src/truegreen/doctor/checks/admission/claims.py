@@ -27,6 +27,7 @@ from truegreen.doctor.checks.admission.claim_quota import (
     unnamed_class_limits,
 )
 from truegreen.doctor.checks.admission.quota import Quota, Refusal, Shortfall
+from truegreen.doctor.checks.admission.under_way import StillToCreate
 from truegreen.doctor.checks.admission.words import (
     LIMIT_RANGE_REFUSED,
     QUOTA_EXCEEDED,
@@ -64,11 +65,14 @@ def _set_claims(job: TrainingJob) -> list[tuple[str, int, list[QuotaClaim]]]:
 
 
 def claim_quota_findings(
-    env: Environment, job: TrainingJob | None, quotas: Sequence[Quota]
+    env: Environment, job: TrainingJob | None, quotas: Sequence[Quota], still: StillToCreate
 ) -> tuple[list[Finding], set[str], list[str]]:
     """(refusals of the claims the job's pods make, the quotas compared with them, notes):
-    one pod's claims for each pod set, and, for a job whose pods run only together, every
-    pod's, created one by one and each charged as it is let in."""
+    one pod's claims for each pod set with pods `still` to create, and, for a job whose pods
+    run only together, the claims of every pod it still creates, made one by one and each
+    charged as it is let in. A job under way is charged nothing for the pods it has: the
+    ephemeral volume controller makes a claim only for a pod that lacks it (`handleVolume`
+    returns when `<pod>-<volume>` exists), and those claims are already in `used`."""
     try:
         sets = _set_claims(job) if job is not None else []
     except QuantityError:
@@ -84,17 +88,21 @@ def claim_quota_findings(
         for q in quotas
         if (names := unnamed_class_limits(q, every))
     ]
+    # The claims of the pods a job under way has, which it never makes again.
+    present = sum((count - still.counts.get(name, 0)) * len(claims) for name, count, claims in sets)
+    # A set whose pods are all there (a job under way) makes no claim: nothing of it is judged.
+    sets = [(name, count, claims) for name, count, claims in sets if still.counts.get(name)]
     refused: dict[ClaimVerdict, list[str]] = {}
     for name, _, claims in sets:
         for verdict in claim_verdicts(quotas, claims):
             refused.setdefault(verdict, []).append(name)
     findings = [_finding(env, job, v, names) for v, names in refused.items()]
-    if job.together:
-        whole = [c for _, count, claims in sets for _ in range(count) for c in claims]
+    if job.together and sets:
+        whole = [c for name, _, claims in sets for _ in range(still.counts[name]) for c in claims]
         judged = {v.verdict.quota for v in refused}
         findings += [
             _finding(env, job, v, [name for name, _, _ in sets], whole=True)
-            for v in claim_verdicts(quotas, whole, judged)
+            for v in claim_verdicts(quotas, whole, judged, present)
         ]
     return findings, compared, notes
 
@@ -110,10 +118,11 @@ def _amount(resource: str, value: int) -> str:
     return format_amount(MEMORY, value) if resource.endswith(STORAGE) else str(value)
 
 
-def _shortfall(s: Shortfall) -> str:
+def _shortfall(s: Shortfall, more: bool) -> str:
+    """One shortfall in plain words; `more` where a job under way is charged only the rest."""
     return (
         f"{_noun(s.resource)}: {_amount(s.resource, s.used)} of {_amount(s.resource, s.hard)} "
-        f"in use, the job needs {_amount(s.resource, s.requested)}"
+        f"in use, the job needs {_amount(s.resource, s.requested)}{' more' if more else ''}"
     )
 
 
@@ -142,13 +151,18 @@ def _finding(
             objects=objects,
             quota=verdict.quota,
         )
-    shortfall = "; ".join(_shortfall(s) for s in verdict.shortfalls)
+    shortfall = "; ".join(_shortfall(s, bool(found.present)) for s in verdict.shortfalls)
     details = [
         f"quota {verdict.quota}: {s.resource} used {s.used} + requested {s.requested} "
         f"> hard {s.hard}"
         for s in verdict.shortfalls
     ]
     details.append(whose)
+    if found.present:
+        details.append(
+            f"{found.present} of the job's {found.claims} volumes were made and are counted in "
+            f"used: charged the {found.claims - found.present} still to make"
+        )
     if whole:
         shortfall += (
             f"; only {found.made} of its {found.claims} volumes would be made, and its "
