@@ -14,7 +14,7 @@ from typing import Any
 from tests.scenario.conftest import Doctor
 from tests.scenario.test_admission import quota
 from tests.support import scenarios
-from tests.support.scenarios import NAMESPACE, find, healthy
+from tests.support.scenarios import NAMESPACE, find, healthy, job_pod
 from tests.support.training_kinds import ALL_GROUPS, indexed_job, pytorch_job, pytorch_pod
 
 Obj = dict[str, Any]
@@ -262,4 +262,84 @@ def test_a_job_under_way_short_of_volume_room_is_told_what_more_it_needs(doctor:
         "2 of the job's 4 volumes were made and are counted in used: charged the 2 still to make",
         "the job's 4 volumes are made one by one, each charged as it is let in: 3 made, 1 refused",
     ]
+    assert result.exit_code == 2
+
+
+def test_volumes_of_a_running_job_s_programs_are_what_the_next_run_waits_for(
+    doctor: Doctor,
+) -> None:
+    """bert (Indexed, 4 ranks, 1 GPU and 100 GiB of scratch each) runs whole; its 4 pods' claims
+    fill the claim quota (400 GiB, 4 of 4) and its pods the GPU quota. The ephemeral volume
+    controller makes each claim owned by its pod (pkg/controller/volume/ephemeral/
+    controller.go `handleVolume`: an OwnerReference to the pod, controller: true), so the
+    garbage collector deletes the claims with bert's pods: the same wait the GPU quota names,
+    never "delete volumes" a running job's programs use."""
+    job = indexed_job("bert", doctor.now, ranks=4, gpus=1, age=timedelta(minutes=30))
+    job["status"] = {"active": 4}
+    job["spec"]["template"]["spec"]["volumes"] = [scratch("100Gi")]
+    pods = [job_pod(job, doctor.now, suffix=f"r{i}", node_name="gpu-1") for i in range(4)]
+
+    def build(now: datetime) -> list[Obj]:
+        kept = [o for o in healthy(now) if o["kind"] not in ("Job", "Node")]
+        return [
+            *kept,
+            scenarios.node("gpu-1", "64", "512Gi", gpus=8),
+            job,
+            *pods,
+            quota("gpus", {"requests.nvidia.com/gpu": "4"}, {"requests.nvidia.com/gpu": "4"}),
+            quota(
+                "storage",
+                {"requests.storage": "400Gi", "persistentvolumeclaims": "4"},
+                {"requests.storage": "400Gi", "persistentvolumeclaims": "4"},
+            ),
+        ]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report) == [
+        ("admission.quota-held-by-running-job", "warn", "inferred"),
+        ("admission.quota-held-by-running-job", "warn", "inferred"),
+    ]
+    by_quota = {f["objects"][0]: f for f in _admission(report)}
+    held = by_quota["ResourceQuota/storage"]
+    assert held["remedy"] == (
+        "Wait for 'bert' to finish, or ask your cluster admin to raise the limit 'storage'."
+    )
+    assert held["objects"] == ["ResourceQuota/storage", "Job/bert"]
+    assert held["details"][2] == (
+        "held by the claims of the running programs of 'bert', each owned by its program and "
+        "deleted with it"
+    )
+    assert result.exit_code == 0
+
+
+def test_volumes_of_finished_programs_are_not_waited_for(doctor: Doctor) -> None:
+    """The same quota full, but bert's pods have finished: they keep their claims until they
+    are deleted (the claims go with the pod objects, not with their end), so no wait frees
+    the room: the refusal stands, measured."""
+    job = indexed_job("bert", doctor.now, ranks=4, gpus=1, age=timedelta(minutes=30))
+    job["spec"]["template"]["spec"]["volumes"] = [scratch("100Gi")]
+    pods = [
+        job_pod(job, doctor.now, suffix=f"r{i}", node_name="gpu-1", phase="Succeeded")
+        for i in range(4)
+    ]
+
+    def build(now: datetime) -> list[Obj]:
+        kept = [o for o in healthy(now) if o["kind"] not in ("Job", "Node")]
+        return [
+            *kept,
+            scenarios.node("gpu-1", "64", "512Gi", gpus=8),
+            job,
+            *pods,
+            quota(
+                "storage",
+                {"requests.storage": "400Gi", "persistentvolumeclaims": "4"},
+                {"requests.storage": "400Gi", "persistentvolumeclaims": "4"},
+            ),
+        ]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    assert ("admission.quota-exceeded", "fail", "measured") in _codes(result.json())
     assert result.exit_code == 2

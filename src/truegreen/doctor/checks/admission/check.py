@@ -18,6 +18,7 @@ from msgspec.structs import replace
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.checks.admission.added import as_created, operator_security_finding
+from truegreen.doctor.checks.admission.claim_quota import ClaimHolder, quota_claim
 from truegreen.doctor.checks.admission.claims import claim_limit_findings, claim_quota_findings
 from truegreen.doctor.checks.admission.limits import limit_range_findings
 from truegreen.doctor.checks.admission.podsecurity import Level, Policy, enforced_policy, violations
@@ -247,6 +248,27 @@ def _holders(env: Environment, pods: Sequence[KubeObject], own: frozenset[str]) 
     return holders
 
 
+def _claim_holders(
+    env: Environment, pods: Sequence[KubeObject], own: frozenset[str]
+) -> list[ClaimHolder]:
+    """The running pods of training jobs with the claims their generic ephemeral volumes made
+    (a running pod has its volumes: the kubelet mounts them before it starts a container).
+    A finished pod keeps its claims until it is deleted, and a pending one may not have them
+    yet: neither is a job's end to wait for. `own`, as for _holders, hold nothing."""
+    holders = []
+    for pod in pods:
+        job = _training_job_of(env, pod)
+        if job is None or o.name_of(pod) in own or o.phase(pod) != "Running":
+            continue
+        try:
+            claims = tuple(quota_claim(v, spec) for v, spec in o.ephemeral_claims(o.pod_spec(pod)))
+        except QuantityError:
+            continue  # the controller's create would be invalid: no claim to count
+        if claims:
+            holders.append(ClaimHolder(job[0], claims))
+    return holders
+
+
 def _set_quota_pod(env: Environment, spec: Mapping[str, Any]) -> QuotaPod:
     """One pod set's pod as the quota plugin sees it (QuantityError on a bad amount)."""
     limit_ranges = env.limit_ranges.items if isinstance(env.limit_ranges, Listed) else ()
@@ -308,8 +330,11 @@ def _quota_findings(
     verdicts = job_verdicts(quotas, _job_count(job)) if job is not None else []
     for_job = [_quota_finding(v, for_job=True) for v in verdicts]
     still = still_to_create(env, job) if job is not None else StillToCreate({"": 1})
+    listed = env.pods.items if isinstance(env.pods, Listed) else []
     # The claims its pods make are admitted after them, whatever their own gates answer.
-    by_claims, compared, claim_notes = claim_quota_findings(env, job, quotas, still)
+    by_claims, compared, claim_notes = claim_quota_findings(
+        env, job, quotas, still, _claim_holders(env, listed, still.own)
+    )
     for_job += by_claims
     if job is not None:
         compared |= {q.name for q in quotas if _job_count(job) in q.hard and not q.scopes}

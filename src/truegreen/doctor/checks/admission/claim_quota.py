@@ -138,6 +138,38 @@ def _made(quota: Quota, charges: Sequence[Mapping[str, int]]) -> int:
     return made
 
 
+class ClaimHolder(Struct, frozen=True):
+    """A running pod of a training job and the claims its generic ephemeral volumes made. The
+    ephemeral volume controller makes each claim owned by its pod (`handleVolume`: an
+    OwnerReference to the pod, controller: true), so the garbage collector deletes the claims
+    with the pod: they are held by its job, as the pod's own sizes are."""
+
+    training_job: str
+    """The training job (`Kind/name`) the pod belongs to."""
+    claims: tuple[QuotaClaim, ...]
+
+
+def _released_by_jobs(
+    quota: Quota, shortfalls: Sequence[Shortfall], holders: Sequence[ClaimHolder]
+) -> tuple[str, ...]:
+    """The training jobs whose pods' claims, gone, would leave room for every shortfall; ()
+    when they would not. Every claim resource, `count/persistentvolumeclaims` too, goes with
+    the claim (a finished pod keeps its claims until deleted, so only running pods count)."""
+    short = {s.resource for s in shortfalls}
+    held = [
+        (h.training_job, [claim_charge(c) for c in h.claims if applies_to_claim(quota, c)])
+        for h in holders
+    ]
+    held = [(job, charges) for job, charges in held if any(short & c.keys() for c in charges)]
+    if not held:
+        return ()
+    for shortfall in shortfalls:
+        freed = sum(c.get(shortfall.resource, 0) for _, charges in held for c in charges)
+        if shortfall.used - min(freed, shortfall.used) + shortfall.requested > shortfall.hard:
+            return ()
+    return tuple(sorted({job for job, _ in held}))
+
+
 class ClaimVerdict(Struct, frozen=True):
     """A quota that refuses some of the claims, and how many of them it lets in."""
 
@@ -156,13 +188,16 @@ def claim_verdicts(
     claims: Sequence[QuotaClaim],
     judged: Iterable[str] = (),
     present: int = 0,
+    holders: Sequence[ClaimHolder] = (),
 ) -> list[ClaimVerdict]:
     """Every quota that would refuse some of `claims`, which all must be made for the work to
     start (one pod's claims, or every pod's of a job whose pods run only together), in the
     quotas' order. A covered resource the quota controller has not counted refuses every
     claim (`status unknown for quota`); else the claims' charges together against
     `hard - used`. `judged` names quotas already said for these claims (per pod set);
-    `present`, the claims a job under way already has, in `used` and never made again."""
+    `present`, the claims a job under way already has, in `used` and never made again;
+    `holders`, running training jobs' pods' claims: where their end alone makes room, the
+    verdict names those jobs to wait for."""
     skipped = set(judged)
     verdicts = []
     for quota in quotas:
@@ -182,7 +217,12 @@ def claim_verdicts(
             if name in total and quota.used[name] + total[name] > hard
         )
         if shortfalls:
-            verdict = QuotaVerdict(quota.name, Refusal.EXCEEDED, shortfalls=shortfalls)
+            verdict = QuotaVerdict(
+                quota.name,
+                Refusal.EXCEEDED,
+                shortfalls=shortfalls,
+                waiting_for=_released_by_jobs(quota, shortfalls, holders),
+            )
             made = present + len(claims) - len(applied) + _made(quota, charges)
             verdicts.append(ClaimVerdict(verdict, present + len(claims), made, present))
     return verdicts

@@ -19,6 +19,7 @@ from truegreen.cluster import KubeObject, Listed
 from truegreen.doctor.checks.admission.claim_quota import (
     BY_CLASS,
     STORAGE,
+    ClaimHolder,
     ClaimVerdict,
     QuotaClaim,
     applies_to_claim,
@@ -31,6 +32,7 @@ from truegreen.doctor.checks.admission.under_way import StillToCreate
 from truegreen.doctor.checks.admission.words import (
     LIMIT_RANGE_REFUSED,
     QUOTA_EXCEEDED,
+    QUOTA_HELD_BY_RUNNING_JOB,
     QUOTA_NOT_COUNTED,
     SAY,
 )
@@ -65,14 +67,19 @@ def _set_claims(job: TrainingJob) -> list[tuple[str, int, list[QuotaClaim]]]:
 
 
 def claim_quota_findings(
-    env: Environment, job: TrainingJob | None, quotas: Sequence[Quota], still: StillToCreate
+    env: Environment,
+    job: TrainingJob | None,
+    quotas: Sequence[Quota],
+    still: StillToCreate,
+    holders: Sequence[ClaimHolder] = (),
 ) -> tuple[list[Finding], set[str], list[str]]:
     """(refusals of the claims the job's pods make, the quotas compared with them, notes):
     one pod's claims for each pod set with pods `still` to create, and, for a job whose pods
     run only together, the claims of every pod it still creates, made one by one and each
     charged as it is let in. A job under way is charged nothing for the pods it has: the
     ephemeral volume controller makes a claim only for a pod that lacks it (`handleVolume`
-    returns when `<pod>-<volume>` exists), and those claims are already in `used`."""
+    returns when `<pod>-<volume>` exists), and those claims are already in `used`. Where the
+    claims of running training jobs' pods (`holders`) alone fill a quota, it is a wait."""
     try:
         sets = _set_claims(job) if job is not None else []
     except QuantityError:
@@ -94,7 +101,7 @@ def claim_quota_findings(
     sets = [(name, count, claims) for name, count, claims in sets if still.counts.get(name)]
     refused: dict[ClaimVerdict, list[str]] = {}
     for name, _, claims in sets:
-        for verdict in claim_verdicts(quotas, claims):
+        for verdict in claim_verdicts(quotas, claims, holders=holders):
             refused.setdefault(verdict, []).append(name)
     findings = [_finding(env, job, v, names) for v, names in refused.items()]
     if job.together and sets:
@@ -102,7 +109,7 @@ def claim_quota_findings(
         judged = {v.verdict.quota for v in refused}
         findings += [
             _finding(env, job, v, [name for name, _, _ in sets], whole=True)
-            for v in claim_verdicts(quotas, whole, judged, present)
+            for v in claim_verdicts(quotas, whole, judged, present, holders)
         ]
     return findings, compared, notes
 
@@ -171,6 +178,22 @@ def _finding(
         details.append(
             f"the job's {found.claims} volumes are made one by one, each charged as it is let "
             f"in: {found.made} made, {found.claims - found.made} refused"
+        )
+    if verdict.waiting_for:
+        jobs = ", ".join(f"'{ref.partition('/')[2]}'" for ref in verdict.waiting_for)
+        details.insert(
+            len(verdict.shortfalls),
+            f"held by the claims of the running programs of {jobs}, each owned by its program "
+            "and deleted with it",
+        )
+        return SAY.finding(
+            Status.WARN,
+            Basis.INFERRED,
+            QUOTA_HELD_BY_RUNNING_JOB,
+            details=details,
+            objects=[f"ResourceQuota/{verdict.quota}", *verdict.waiting_for],
+            quota=verdict.quota,
+            jobs=jobs,
         )
     if all(s.hard == 0 for s in verdict.shortfalls):
         free = "This environment allows none of it, so run the job elsewhere"
