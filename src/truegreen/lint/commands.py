@@ -64,8 +64,10 @@ _REDIRECTION = re.compile(r"[0-9]*(>>|>&|<&|&>|<>|>\||<|>)")
 _SEPARATORS = frozenset({";", "\n"})
 # How deep groups, `if`s and subshells are followed (review R6: 250 nested `{ }` exhausted
 # Python's stack). Probes nest a few levels; dash and bash run far deeper scripts to 0, so a
-# deeper one is "not followed" (able to fail), never a crash.
-_MAX_DEPTH = 64
+# deeper one is "not followed" (able to fail), never a crash. 32 leaves room on the stack for
+# a caller's own frames and for instrumented runs (the mutation gate's trampolines triple the
+# frames a level takes: at 64, 64 nested groups overflowed the stack there).
+_MAX_DEPTH = 32
 _ENDS_COMMAND = frozenset({";", "\n", "&&", "||", "|", "&", "(", ")", ";;"})
 
 OK, FAILED = True, False

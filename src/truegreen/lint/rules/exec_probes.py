@@ -33,6 +33,6 @@ PROBE_CANNOT_FAIL = Rule(
     'fail; `${x:-default}`, `${x:=default}` and `echo "$(cmd)"` (echo\'s status, whatever '
     "cmd does) cannot, but `x=$(cmd)` alone can.",
     limits="A script the image holds is not read; loops, `case`, functions, `eval`, `trap`, "
-    "background jobs, arithmetic (`$((…))`) and groups, `if`s or subshells nested more than 64 "
+    "background jobs, arithmetic (`$((…))`) and groups, `if`s or subshells nested more than 32 "
     "deep are not followed, and a command that is unclear counts as able to fail.",
 )
