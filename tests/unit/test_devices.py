@@ -381,6 +381,9 @@ def test_requests_that_could_take_the_same_devices_are_unchecked() -> None:
         _reads([_slice("a", 1), nic], classes=[bare], templates={"t": _template(one, every)})
     )
     assert room == DeviceRoom()
+    assert [u.why for u in found.unchecked] == [
+        "two of its device requests could take the same devices, which doctor doesn't count"
+    ]
     assert [u.detail for u in found.unchecked] == [
         f"requests for {GPUS} and {GPUS} (every) share candidate devices"
     ]
