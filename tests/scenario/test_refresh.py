@@ -2052,7 +2052,10 @@ def test_a_refresh_stopped_after_its_restart_says_so_in_its_document(
     with subprocess.Popen(
         with_default_ctrl_c(argv), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     ) as running:
-        wait_for("the restart to be written", lambda: env.restarts("slow") == 1)
+        # The restart is on the server, and refresh has had its answer: it asks again (the
+        # rollout's progress) only once the PATCH answered. A signal between the two is the
+        # "whether it landed is not known" case, which its own test holds.
+        wait_for("refresh to wait on the restart it wrote", lambda: _asked_after_restart(env))
         running.send_signal(how)
         out, err = running.communicate(timeout=60)
     line = (
@@ -2067,6 +2070,13 @@ def test_a_refresh_stopped_after_its_restart_says_so_in_its_document(
     (slow,) = document["workloads"]
     assert (slow["name"], slow["outcome"]) == ("slow", "interrupted")
     assert [(w["step"], w["applied"]) for w in slow["writes"]] == [("restart", True)]
+
+
+def _asked_after_restart(env: RefreshEnv) -> bool:
+    """The restart PATCH is applied and refresh has sent a request after it."""
+    seen = env.server.requests()
+    patches = [i for i, r in enumerate(seen) if r.method == "PATCH"]
+    return env.restarts("slow") == 1 and bool(patches) and len(seen) > patches[-1] + 1
 
 
 def _stopped_refresh(env: RefreshEnv, landed: "threading.Event") -> dict[str, Any]:
