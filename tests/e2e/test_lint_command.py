@@ -386,14 +386,14 @@ def _probed_deployment(name: str, script: str) -> str:
 # Probe scripts and whether lint calls them unable to fail; dash and bash exit 0 for each
 # (tests/unit/test_lint_commands.py holds the reading to the real shells).
 PROBE_SCRIPTS = {
-    "deep-if": ("if " * 1000 + "true" + "; then true; fi" * 1000, False),  # review R6
+    "deep-if": ("if " * 1000 + "true" + "; then true; fi" * 1000, False),  # too deep to read
     "deep-group": ("{ " * 1000 + "true; " + "}; " * 999 + "}", False),
     "exit": ("exit 0", True),
-    # review R5: POSIX 2.6.2, only `${x?}` and `${x:?}` end the shell
+    # POSIX 2.6.2, only `${x?}` and `${x:?}` end the shell
     "echo-assign-default": ("echo ready ${READY:=yes}", True),
     "echo-url-default": ('echo "${URL:-http://x/?a=b}"', True),
     "echo-unset-check": ("echo ${URL:?}", False),
-    # review R5: POSIX 2.9.1, the status of `echo` with a command's output in it is echo's
+    # POSIX 2.9.1, the status of `echo` with a command's output in it is echo's
     "echo-date": ('echo "alive at $(date)"', True),
     "echo-backquote": ('echo "alive at `date`"', True),
     "assign-output": ("STATUS=$(curl -sf localhost:8080/ready)", False),
@@ -403,7 +403,7 @@ PROBE_SCRIPTS = {
 def test_probe_scripts_are_judged_and_a_deep_one_crashes_nothing(tmp_path: Path) -> None:
     """A script nested past what the reading follows is not flagged (it is not followed),
     and the run goes on: before, 200 nested `if`s ended it with "internal error
-    (RecursionError)", exit 1, and no file was linted (review R6)."""
+    (RecursionError)", exit 1, and no file was linted."""
     for name, (script, _) in PROBE_SCRIPTS.items():
         (tmp_path / f"{name}.yaml").write_text(_probed_deployment(name, script))
     result = run_cli("lint", str(tmp_path), "-o", "json")

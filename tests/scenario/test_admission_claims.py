@@ -54,7 +54,7 @@ FULL = quota(
     {"persistentvolumeclaims": "1", "requests.storage": "1Ti"},
     {"persistentvolumeclaims": "1", "requests.storage": "1Ti"},
 )
-"""The reviewer's quota: one claim and 1 TiB, all in use."""
+"""A quota of one claim and 1 TiB, all in use."""
 
 
 def test_a_full_claim_quota_refuses_the_volume_each_pod_makes(doctor: Doctor) -> None:
@@ -128,7 +128,7 @@ def test_a_claim_quota_with_room_is_compared_and_one_of_other_things_is_not(
 
 
 def test_a_claim_quota_without_volumes_to_charge_compares_nothing(doctor: Doctor) -> None:
-    """The reviewer's note: the job makes no claim, so a quota of claims compared nothing."""
+    """The job makes no claim, so a quota of claims compares nothing."""
     doctor.load("healthy")
     doctor.server.add(FULL)
     report = doctor.live("-o", "json").json()

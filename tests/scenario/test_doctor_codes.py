@@ -441,11 +441,11 @@ def test_a_readiness_script_that_exits_1_when_its_check_fails_is_a_check(doctor:
 @pytest.mark.parametrize(
     ("script", "expected"),
     [
-        # review R6: nested past what the reading follows: not followed, and no crash
+        # nested past what the reading follows: not followed, and no crash
         ("if " * 1000 + "true" + "; then true; fi" * 1000, ("probes.ok", "ok")),
-        # review R5: `${x:=word}` assigns, it does not end the shell (POSIX 2.6.2)
+        # `${x:=word}` assigns, it does not end the shell (POSIX 2.6.2)
         ("echo ready ${READY:=yes}", ("probes.cannot-fail", "warn")),
-        # review R5: echo's status, whatever the command whose output it prints (2.9.1)
+        # echo's status, whatever the command whose output it prints (2.9.1)
         ('echo "alive at $(date)"', ("probes.cannot-fail", "warn")),
     ],
     ids=["a thousand nested ifs", "a default assigned", "a command's output echoed"],
@@ -483,7 +483,7 @@ def _probe_with_header(value: str) -> Obj:
 @pytest.mark.parametrize(
     ("readiness", "liveness", "lint_rules", "doctor_probes"),
     [
-        # review reg4 F1: the kubelet sends each probe's own header values (kubernetes
+        # the kubelet sends each probe's own header values (kubernetes
         # pkg/probe/http/request.go NewRequestForHTTPGetAction, v1HeaderToHTTPHeader), so
         # these are two different checks: lint says nothing, and neither may doctor.
         ("Bearer ready-token-BBBB", "Bearer live-token-AAAA", [], ("probes.ok", "ok")),

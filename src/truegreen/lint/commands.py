@@ -62,7 +62,7 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _NUMBER = re.compile(r"[0-9]+")
 _REDIRECTION = re.compile(r"[0-9]*(>>|>&|<&|&>|<>|>\||<|>)")
 _SEPARATORS = frozenset({";", "\n"})
-# How deep groups, `if`s and subshells are followed (review R6: 250 nested `{ }` exhausted
+# How deep groups, `if`s and subshells are followed (250 nested `{ }` would exhaust
 # Python's stack). Probes nest a few levels; dash and bash run far deeper scripts to 0, so a
 # deeper one is "not followed" (able to fail), never a crash. 32 leaves room on the stack for
 # a caller's own frames and for instrumented runs (the mutation gate's trampolines triple the

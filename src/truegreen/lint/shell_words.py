@@ -43,7 +43,7 @@ _VARIABLE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # `${x/a/b}`, `${x^^}`) dash refuses, so the reader does not follow them.
 _PARAMETER_OPERATOR = re.compile(r":?[-=?+]|%%?|##?")
 # Nested `${…}`, `$(…)` and backquotes are read by recursion: deeper than this is not
-# followed, so no script can exhaust Python's stack (review R6).
+# followed, so no script can exhaust Python's stack.
 _MAX_DEPTH = 64
 # 2.6.3: inside backquotes a backslash quotes only these (and `"` inside double quotes).
 _BACKQUOTE_ESCAPES = frozenset("$`\\")
