@@ -201,6 +201,8 @@ CAN_FAIL = [
     ["sh", "-c", "if check; then true fi"],  # the shell refuses it
     ["sh", "-c", "{ true }"],
     ["sh", "-c", "true )"],
+    # without a shell, `set` is a program PATH does not hold; pipefail is never known there
+    ["set", "-o", "pipefail"],
     # dash and bash end only the pipeline's subshell; ksh and zsh run `exit 1` in the shell
     ["sh", "-c", "check | exit 1; echo ok"],
 ]
@@ -416,3 +418,97 @@ def test_every_script_judged_unable_to_fail_exits_0_in_the_shells(shell: Shell) 
         if any(statuses)
     }
     assert wrong == {}
+
+
+# Cases that pin each step of the reading (the mutation gate's survivors): how `sh`'s own
+# flags, `set`, `if … elif … else`, pipelines, prefixes and redirections change what can fail.
+# POSIX Shell Command Language 2.14 `set` (the options, `-`/`--`, `+` turning one off), 2.9.2
+# (a pipeline's status is its last command's), 2.9.4.4 (`if`), 2.8.1 (a redirection error
+# ends the shell at a special built-in), and `sh` in the Shell & Utilities volume (`-o name`
+# and `-c` with its operands, the first becoming $0). The real shells run each one first.
+SHELLS_RUN_TO_0 = [
+    ["bash", "-o", "noglob", "-c", "check | true"],  # `-o name` other than pipefail
+    ["sh", "-o", "errexit", "-c", "true", "probe"],  # an operand after the script is $0
+    ["sh", "-c", "! exit 0"],  # `exit` in a lone command ends the shell: `!` never applies
+    ["bash", "-o", "pipefail", "-c", "exit 1 | true && exit 1; true"],  # the pipeline failed
+    ["sh", "-c", "check | check | true"],  # only the last command's status counts
+    ["sh", "-c", "true | exit 1 | true"],  # `exit` ends only its part of the pipeline
+    ["sh", "-c", "{ true; } >/dev/null 2>&1"],
+    ["sh", "-c", "(check) 2>/dev/null; true"],
+    ["sh", "-c", "echo ok <&1"],  # to an open descriptor
+    ["sh", "-c", "echo $(set -o pipefail)"],  # dash refuses it, ending only the subshell
+    ["sh", "-ec", "if if true; then true; fi; check; then true; fi; true"],  # still a condition
+    ["sh", "-c", "if exit 0; then exit 1; fi"],  # the condition ended the shell
+    ["sh", "-c", "if check; then true; elif check; then true; else true; fi"],
+    ["sh", "-c", "if true; then true; else exit 1; fi"],  # the else never runs
+    ["sh", "-c", "exec"],  # `exec` alone changes nothing and succeeds
+    ["sh", "-c", "exec nohup true; exit 1"],  # the shell became nohup: `exit 1` never runs
+    ["sh", "-c", "exec cat /etc/hosts"],
+    ["sh", "-c", "set - -h; true"],  # after `-`, -h is an operand, not an option
+    ["sh", "-c", "set -o; true"],  # `set -o` alone prints the options
+    ["sh", "-c", "set -x -o noglob; true"],
+    ["bash", "-c", "set -x; check | true"],  # -x leaves pipefail off
+]
+
+SHELLS_CAN_EXIT_NON_0 = [
+    ["sh", "-c", "-o", "true"],  # `-o` takes `true` as an option's name: no script
+    ["sh", "-e", "-o", "noglob", "-c", "check; true"],  # -o noglob leaves -e on
+    ["sh", "-o", "errexit", "-c", "check; true"],
+    ["sh", "-o", "pipefail", "-o", "errexit", "-c", "true"],  # dash refuses pipefail
+    ["sh", "-c", "{ }"],  # an empty list: the shells refuse it
+    ["sh", "-c", "if true; then fi"],
+    ["sh", "-c", "((true))"],  # bash: arithmetic, `true` is 0, status 1
+    ["sh", "-c", "if ! check; then exit 1; elif true; then true; fi"],
+    ["sh", "-c", "if check; then ! check; elif true; then true; fi"],
+    ["sh", "-c", "if check; then ! check; else true; fi"],
+    ["sh", "-c", "if check; then ! check; fi"],
+    ["sh", "-c", "echo ok >/nonexistent/x 2>&1"],  # the first redirection fails
+    ["sh", "-c", ": >/nonexistent/x || true"],  # dash ends at a special built-in's error
+    ["sh", "-c", "nohup"],  # nohup with no command exits 125
+    ["sh", "-c", "set `echo -h`; true"],  # dash: "set: Illegal option -h"
+    ["sh", "-c", "TG_X=-h; set $TG_X"],
+    ["sh", "-c", "set +h; true"],  # dash refuses +h as it refuses -h
+    ["sh", "-c", "set -h"],
+    ["sh", "-c", "set -h -o noglob; true"],
+    ["sh", "-c", "set -hx; true"],
+    ["sh", "-c", "set -x -e; check; true"],  # -e in a later argument
+    ["bash", "-c", "set -o pipefail; set -x; check | true"],  # -x leaves pipefail on
+    ["bash", "-c", "set -o pipefail -x; check | true"],
+    ["sh", "-c", "set -u; set -x; echo $TG_UNSET"],  # -x leaves nounset on
+]
+
+
+@pytest.mark.parametrize("command", SHELLS_RUN_TO_0, ids=lambda c: repr(c[1:]))
+def test_a_command_the_shells_run_to_0_cannot_fail(command: list[str], shell: Shell) -> None:
+    for passes in (False, True):
+        assert set(shell.statuses(command, check_passes=passes)) == {0}, (
+            f"precondition: the real shells exit 0 (check passes: {passes})"
+        )
+    assert always_succeeds(command)
+
+
+@pytest.mark.parametrize("command", SHELLS_CAN_EXIT_NON_0, ids=lambda c: repr(c[1:]))
+def test_a_command_a_shell_can_end_non_zero_can_fail(command: list[str], shell: Shell) -> None:
+    statuses = shell.statuses(command, check_passes=False)
+    statuses += shell.statuses(command, check_passes=True)
+    assert any(statuses), "precondition: dash or bash exits non-zero"
+    assert not always_succeeds(command)
+
+
+def _groups(depth: int) -> str:
+    return "{ " * depth + "true; " + "}; " * (depth - 1) + "}"
+
+
+def test_the_reading_follows_exactly_thirty_two_levels(shell: Shell) -> None:
+    """_MAX_DEPTH is 32: `true` inside 31 groups is read, inside 32 it is not, after any
+    number of commands before it; each `$(…)` takes two levels (its command and its own)."""
+    scripts = [_groups(31), _groups(32), "true; " + _groups(31), "true; " + _groups(32)]
+    scripts += [_substitutions(15), _substitutions(16)]
+    for script in scripts:
+        assert set(shell.statuses(["sh", "-c", script], check_passes=False)) == {0}, script
+    assert always_succeeds(["sh", "-c", _groups(31)])
+    assert not always_succeeds(["sh", "-c", _groups(32)])
+    assert always_succeeds(["sh", "-c", "true; " + _groups(31)])
+    assert not always_succeeds(["sh", "-c", "true; " + _groups(32)])
+    assert always_succeeds(["sh", "-c", _substitutions(15)])
+    assert not always_succeeds(["sh", "-c", _substitutions(16)])
