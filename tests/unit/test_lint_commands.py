@@ -120,14 +120,14 @@ CANNOT_FAIL = [
     ["sh", "-c", "check ||\n  true"],
     ["sh", "-c", "exit 256"],  # 256 modulo 256
     ["bash", "-c", "set -euo pipefail; true | echo x"],
-    # review R5: of the `${…}` forms only `${x?}` and `${x:?}` end the shell (POSIX 2.6.2);
+    # of the `${…}` forms only `${x?}` and `${x:?}` end the shell (POSIX 2.6.2);
     # `=` assigns, `-` and `+` substitute, and a `?` or `=` inside the word is a letter
     ["sh", "-c", "echo ready ${TG_READY:=yes}"],
     ["sh", "-c", 'echo "${TG_URL:-http://x/?a=b}"'],
     ["sh", "-c", "echo ${TG_X-a=b} ${TG_X:+?} ${TG_X+x} ${TG_X=1}"],
     ["sh", "-c", "echo ${#TG_X} ${#} ${TG_X%%=*} ${TG_X#?}"],
     ["sh", "-c", 'echo "${TG_A:-"b}c"}" ${TG_A:-\\}} ${TG_A:-${TG_B:-${TG_C}}}'],
-    # review R5: a command's output in an argument leaves the status the command's (POSIX
+    # a command's output in an argument leaves the status the command's (POSIX
     # 2.9.1), and its `exit`, `${x?}` or `set -u` end only its subshell (2.6.3)
     ["sh", "-c", 'echo "alive at $(date)"'],
     ["sh", "-c", 'echo "alive at `date`"'],
