@@ -32,6 +32,8 @@ from truegreen.doctor.checks.admission.quota import (
     ScopeTerm,
     Shortfall,
     amount,
+    let_in,
+    total_charge,
 )
 
 CLAIM_COUNT = "persistentvolumeclaims"
@@ -116,28 +118,6 @@ def unnamed_class_limits(quota: Quota, claims: Iterable[QuotaClaim]) -> list[str
     return [c.volume for c in claims if not c.storage_class and applies_to_claim(quota, c)]
 
 
-def _total(charges: Iterable[Mapping[str, int]]) -> dict[str, int]:
-    total: dict[str, int] = {}
-    for charged in charges:
-        for name, value in charged.items():
-            total[name] = total.get(name, 0) + value
-    return total
-
-
-def _made(quota: Quota, charges: Sequence[Mapping[str, int]]) -> int:
-    """How many of the claims charged `charges`, created in that order, the quota lets in: a
-    claim let in is charged at once, a refused one nothing (checkQuotas)."""
-    used = dict(quota.used)
-    made = 0
-    for charged in charges:
-        covered = [name for name in charged if name in quota.hard]
-        if all(used[name] + charged[name] <= quota.hard[name] for name in covered):
-            made += 1
-            for name in covered:
-                used[name] += charged[name]
-    return made
-
-
 class ClaimHolder(Struct, frozen=True):
     """A running pod of a training job and the claims its generic ephemeral volumes made. The
     ephemeral volume controller makes each claim owned by its pod (`handleVolume`: an
@@ -210,7 +190,7 @@ def claim_verdicts(
             verdicts.append(ClaimVerdict(verdict, present + len(claims), present, present))
             continue
         charges = [claim_charge(c) for c in applied]
-        total = _total(charges)
+        total = total_charge(charges)
         shortfalls = tuple(
             Shortfall(name, total[name], quota.used[name], hard)
             for name, hard in sorted(quota.hard.items())
@@ -223,6 +203,6 @@ def claim_verdicts(
                 shortfalls=shortfalls,
                 waiting_for=_released_by_jobs(quota, shortfalls, holders),
             )
-            made = present + len(claims) - len(applied) + _made(quota, charges)
+            made = present + len(claims) - len(applied) + let_in(quota, charges)
             verdicts.append(ClaimVerdict(verdict, present + len(claims), made, present))
     return verdicts

@@ -425,7 +425,8 @@ def _exceeded(
     )
 
 
-def _total(charges: Iterable[Mapping[str, int]]) -> dict[str, int]:
+def total_charge(charges: Iterable[Mapping[str, int]]) -> dict[str, int]:
+    """The sum of several creates' charges, per resource."""
     total: dict[str, int] = {}
     for charged in charges:
         for name, value in charged.items():
@@ -433,9 +434,10 @@ def _total(charges: Iterable[Mapping[str, int]]) -> dict[str, int]:
     return total
 
 
-def _admitted(quota: Quota, charges: Sequence[Mapping[str, int]]) -> int:
-    """How many of the pods charged `charges`, created in that order, the quota lets in: a
-    pod let in is charged at once, a refused one is charged nothing (checkQuotas)."""
+def let_in(quota: Quota, charges: Sequence[Mapping[str, int]]) -> int:
+    """How many of the creates (pods, or the claims their volumes make) charged `charges`,
+    made in that order, the quota lets in: one let in is charged at once, a refused one is
+    charged nothing (checkQuotas)."""
     used = dict(quota.used)
     admitted = 0
     for charged in charges:
@@ -469,12 +471,12 @@ def gang_verdicts(
         charges = [
             charge(pod) for pod, count in pods if applies_to_pod(quota, pod) for _ in range(count)
         ]
-        shortfalls = _shortfalls(quota, _total(charges))
+        shortfalls = _shortfalls(quota, total_charge(charges))
         if not shortfalls:
             continue
         total = sum(count for _, count in pods)
         # The pods the quota does not apply to (its scopes) it lets in without a charge.
-        admitted = present + total - len(charges) + _admitted(quota, charges)
+        admitted = present + total - len(charges) + let_in(quota, charges)
         verdicts.append(_exceeded(quota, shortfalls, holders, present + total, admitted, present))
     return verdicts
 
