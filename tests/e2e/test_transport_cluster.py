@@ -386,7 +386,9 @@ class _FailingSource:
     def current(self, deadline: Deadline | None = None) -> Credential:
         raise CredentialError("the login plugin 'cloud-login' failed", "exit status 1")
 
-    def after_unauthorized(self, deadline: Deadline | None = None) -> Credential | None:
+    def after_unauthorized(
+        self, refused: Credential, deadline: Deadline | None = None
+    ) -> Credential | None:
         return None
 
     def describe(self) -> str:
@@ -497,5 +499,5 @@ def test_concurrent_reads_share_one_client(
 
 def test_static_credentials_never_refresh() -> None:
     source = StaticCredentials(Credential("Bearer x"), "user 'a'")
-    assert source.after_unauthorized() is None
+    assert source.after_unauthorized(Credential("Bearer x")) is None
     assert source.current() == Credential("Bearer x")

@@ -567,10 +567,28 @@ def test_a_401_runs_the_plugin_again_and_hands_over_the_new_credential(
 ) -> None:
     plugin.plan(exec_credential(token="stale"), exec_credential(token="fresh"))
     login = source(plugin)
-    assert login.current().authorization == "Bearer stale"
-    assert login.after_unauthorized() == Credential(authorization="Bearer fresh")
+    stale = login.current()
+    assert stale.authorization == "Bearer stale"
+    assert login.after_unauthorized(stale) == Credential(authorization="Bearer fresh")
     assert login.current().authorization == "Bearer fresh"
     assert len(plugin.runs()) == 2
+
+
+def test_requests_refused_together_run_the_plugin_once(plugin: RecordingPlugin) -> None:
+    """Reads in flight together, all sent with the credential that expired, are all refused:
+    the first to ask runs the plugin; the others are handed what it answered
+    (client-go exec.go maybeRefreshCreds: "Credentials already rotated")."""
+    plugin.plan(exec_credential(token="stale"), exec_credential(token="fresh"))
+    login = source(plugin)
+    stale = login.current()
+    answers = [login.after_unauthorized(stale) for _ in range(5)]
+    assert answers == [Credential(authorization="Bearer fresh")] * 5
+    assert len(plugin.runs()) == 2
+    # refused with the fresh one as well: the plugin is asked again
+    plugin.plan(exec_credential(token="fresher"))
+    fresh = login.current()
+    assert login.after_unauthorized(fresh) == Credential(authorization="Bearer fresher")
+    assert len(plugin.runs()) == 3
 
 
 def test_a_401_answered_with_the_same_credential_again_says_asking_cannot_help(
@@ -578,8 +596,11 @@ def test_a_401_answered_with_the_same_credential_again_says_asking_cannot_help(
 ) -> None:
     plugin.plan(exec_credential(token="same"))
     login = source(plugin)
-    login.current()
-    assert login.after_unauthorized() is None
+    sent = login.current()
+    assert login.after_unauthorized(sent) is None
+    assert len(plugin.runs()) == 2
+    # another request refused with it: the plugin's answer is already the one refused
+    assert login.after_unauthorized(sent) is None
     assert len(plugin.runs()) == 2
 
 

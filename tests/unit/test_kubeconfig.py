@@ -293,8 +293,9 @@ def test_a_token_file_holding_no_token_is_no_login(tmp_path: Path, content: str)
     source = TokenFileCredentials(path, "test", clock=lambda: now[0])
     path.write_text(content)
     now[0] = 60.0
-    assert source.current().authorization == "Bearer first"
-    assert source.after_unauthorized() is None
+    first = source.current()
+    assert first.authorization == "Bearer first"
+    assert source.after_unauthorized(first) is None
 
 
 def test_plugins_are_handed_to_auth_plugins(
@@ -335,9 +336,12 @@ def test_in_cluster_service_account(tmp_path: Path, monkeypatch: pytest.MonkeyPa
         "in-cluster",
     )
     assert resolved.tls == TlsSettings(ca_pem=CA_PEM)
-    assert resolved.credentials.current().authorization == "Bearer sa-token"
+    sent = resolved.credentials.current()
+    assert sent.authorization == "Bearer sa-token"
     (account / "token").write_text("rotated\n")
-    assert resolved.credentials.after_unauthorized() == Credential("Bearer rotated")
+    assert resolved.credentials.after_unauthorized(sent) == Credential("Bearer rotated")
+    # a request refused with the old token after the file was re-read gets the new one
+    assert resolved.credentials.after_unauthorized(sent) == Credential("Bearer rotated")
     monkeypatch.setenv("POD_NAMESPACE", "elsewhere")
     assert resolve(ConnectionSettings(), service_account=account).namespace == "elsewhere"
     monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "fd00::1")

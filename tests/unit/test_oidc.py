@@ -135,7 +135,7 @@ def test_a_payload_of_any_length_decodes(name_length: int) -> None:
 def test_asking_again_after_a_401_cannot_help() -> None:
     token = jwt({"exp": int(NOW.timestamp()) + 3600})
     source = login(config(token))
-    assert source.after_unauthorized() is None
+    assert source.after_unauthorized(source.current()) is None
     assert source.describe() == "the OIDC login of user 'carol'"
 
 

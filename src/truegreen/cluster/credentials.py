@@ -74,9 +74,11 @@ class CredentialSource(Protocol):
         `deadline` (the run's time limit) is stopped."""
         ...
 
-    def after_unauthorized(self, deadline: Deadline | None = None) -> Credential | None:
-        """A fresh credential after the server answered 401, or None when asking again cannot
-        help (a static token); `deadline` as for `current`."""
+    def after_unauthorized(
+        self, refused: Credential, deadline: Deadline | None = None
+    ) -> Credential | None:
+        """A fresher credential than `refused`, the one the server just answered 401 to, or
+        None when asking again cannot help (a static token); `deadline` as for `current`."""
         ...
 
     def describe(self) -> str:
@@ -118,7 +120,9 @@ class StaticCredentials:
         """The one credential this source has."""
         return self._credential
 
-    def after_unauthorized(self, deadline: Deadline | None = None) -> Credential | None:
+    def after_unauthorized(
+        self, refused: Credential, deadline: Deadline | None = None
+    ) -> Credential | None:
         """Nothing fresher exists."""
         return None
 
@@ -217,12 +221,15 @@ class TokenFileCredentials:
                 self._refresh()
             return self._credential()
 
-    def after_unauthorized(self, deadline: Deadline | None = None) -> Credential | None:
-        """Re-read the file now; a new token is worth one more try, the same one is not."""
+    def after_unauthorized(
+        self, refused: Credential, deadline: Deadline | None = None
+    ) -> Credential | None:
+        """Re-read the file now; a token other than the refused one is worth one more try
+        (the file may have been re-read for another request since this one was sent)."""
         with self._lock:
-            before = self._token
             self._refresh()
-            return self._credential() if self._token != before else None
+            fresh = self._credential()
+            return fresh if fresh.authorization != refused.authorization else None
 
     def describe(self) -> str:
         """Plain words naming the source."""

@@ -421,17 +421,22 @@ class ExecCredentialSource:
             self._cached = self._run(deadline)
             return self._cached
 
-    def after_unauthorized(self, deadline: Deadline | None = None) -> Credential | None:
-        """Run the plugin again; None when it answers what the server just refused."""
+    def after_unauthorized(
+        self, refused: Credential, deadline: Deadline | None = None
+    ) -> Credential | None:
+        """Run the plugin again, unless the credential was renewed since `refused` was sent
+        (requests in flight together that are all refused run it once: client-go's
+        `maybeRefreshCreds`, plugin/pkg/client/auth/exec/exec.go); None when the answer is
+        what the server just refused."""
         with self._lock:
-            before = self._cached
-            self._cached = self._run(deadline)
-            if before is not None and (
-                before.authorization,
-                before.certificate,
-            ) == (self._cached.authorization, self._cached.certificate):
-                return None
-            return self._cached
+            if self._cached is None or self._cached is refused:
+                self._cached = self._run(deadline)
+            fresh = self._cached
+        same = (fresh.authorization, fresh.certificate) == (
+            refused.authorization,
+            refused.certificate,
+        )
+        return None if same else fresh
 
     def describe(self) -> str:
         """Names the plugin and the user, for messages."""

@@ -308,6 +308,13 @@ class LiveCluster:
         return redact_shapes(self._connection.server)
 
     @property
+    def address_key(self) -> str:
+        """The API server's address as the connection has it, a password included: to tell
+        one server from another (cluster/discovery_memory.py keeps only its digest), never to
+        show."""
+        return self._connection.server
+
+    @property
     def cluster_name(self) -> str:
         """The kubeconfig's name for the cluster; "" in a pod (none is known there)."""
         return self._connection.cluster_name
@@ -390,7 +397,9 @@ class LiveCluster:
             if response.status == 401 and not reauthenticated:
                 # client-go's exec authenticator asks its plugin again after a 401, once.
                 reauthenticated = True
-                fresh = self._connection.credentials.after_unauthorized(self._run_deadline)
+                fresh = self._connection.credentials.after_unauthorized(
+                    credential, self._run_deadline
+                )
                 if fresh is not None:
                     credential = fresh
                     continue
@@ -783,7 +792,7 @@ class LiveCluster:
                 return WatchStream(lines, kind, view, action, wanted)
             body = credential.without_secret(_bounded_body(lines))
             if lines.status == 401 and attempt == 0:
-                fresh = self._connection.credentials.after_unauthorized()
+                fresh = self._connection.credentials.after_unauthorized(credential)
                 if fresh is not None:
                     credential = fresh
                     continue

@@ -72,7 +72,9 @@ class OidcLogin:
             raise self._expired(f"its id-token expired at {expires_at:%Y-%m-%d %H:%M:%S} UTC")
         return Credential(authorization=f"Bearer {self._id_token}", expires_at=valid_until)
 
-    def after_unauthorized(self, deadline: Deadline | None = None) -> Credential | None:
+    def after_unauthorized(
+        self, refused: Credential, deadline: Deadline | None = None
+    ) -> Credential | None:
         """None: the stored token is all there is, and truegreen does not renew it."""
         return None
 
