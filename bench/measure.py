@@ -52,12 +52,17 @@ def environment() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def measured(command: list[str], ok_exits: tuple[int, ...] = (0,)) -> Measurement:
-    """Run `command` through the launcher; SystemExit when it exits otherwise than expected.
-    The first run of a command writes its byte-code caches (every caller warms up first)."""
+def measured(
+    command: list[str], ok_exits: tuple[int, ...] = (0,), env: dict[str, str] | None = None
+) -> Measurement:
+    """Run `command` through the launcher, with `env` added to this environment; SystemExit
+    when it exits otherwise than expected. The first run of a command writes its byte-code
+    caches (every caller warms up first)."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         subprocess.run(
-            [sys.executable, str(LAUNCHER), out.name, *command], check=True, env=environment()
+            [sys.executable, str(LAUNCHER), out.name, *command],
+            check=True,
+            env={**environment(), **(env or {})},
         )
         result = json.loads(Path(out.name).read_text(encoding="utf-8"))
     if result["exit"] not in ok_exits:

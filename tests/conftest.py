@@ -21,6 +21,17 @@ def _kubectl_cache_of_its_own(
     monkeypatch.setenv("KUBECACHEDIR", str(tmp_path_factory.mktemp("kubectl-cache")))
 
 
+@pytest.fixture(autouse=True)
+def _truegreen_memory_of_its_own(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """Every test's doctor keeps what servers served apart (XDG_CACHE_HOME,
+    cluster/discovery_memory.py): a fake API server on a port an earlier test's server used
+    would otherwise be guessed from the other server's groups, and no test writes to the home
+    folder of whoever runs the suite."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+
+
 @pytest.fixture
 def fake_api() -> Iterator[FakeApiServer]:
     """A started, empty fake API server; stopped after the test."""

@@ -146,3 +146,28 @@ def test_a_server_far_away_is_read_many_reads_at_a_time(tmp_path: Path) -> None:
     go out together (the waves above)."""
     assert NEAR_ANSWER * 10 == 0.05, "precondition: the delay is far past NEAR_ANSWER"
     assert _most_at_once(tmp_path, 0.05) > 2 * NEAR_IN_FLIGHT
+
+
+def test_a_namespace_read_again_sends_discovery_with_the_lists(tmp_path: Path) -> None:
+    """The second run remembers what the server served (cluster/discovery_memory.py): discovery
+    goes out with the lists, the optional training kinds' lists included, and the reads that
+    depend on what came back follow; one wave fewer, the same report."""
+    with FakeApiServer() as server, Waves() as waves:
+        server.install(*ALL_GROUPS)
+        now = datetime.now(UTC)
+        server.add(*healthy(now), *every_training_read(now))
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace="train")
+        args = ("doctor", "--kubeconfig", str(kubeconfig), "--no-registry", "-o", "json")
+        server.request_hooks.append(waves.hook)
+        first = run_cli(*args)
+        cold = len(waves.waves)
+        second = run_cli(*args)
+        server.request_hooks.remove(waves.hook)
+    warm = waves.waves[cold:]
+    shown = [[r.split("?")[0] for r in wave] for wave in warm]
+    assert cold == 3, "precondition: the first run reads discovery alone"
+    assert "GET /apis" in warm[0], shown
+    assert any("/pytorchjobs" in r for r in warm[0]), f"remembered kinds listed at once: {shown}"
+    assert len(warm) == 2, shown
+    assert second.exit_code == first.exit_code
+    assert second.stdout == first.stdout

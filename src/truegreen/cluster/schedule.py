@@ -19,9 +19,10 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 T = TypeVar("T")
 
-IN_FLIGHT = 24
-"""Reads in flight at once (the transport keeps 24 connections per server): enough for every
-list doctor makes of a namespace to go out in one wave (tests/scenario/test_read_waves.py)."""
+IN_FLIGHT = 32
+"""Reads in flight at once (the transport keeps 32 connections per server): enough for every
+read doctor makes of a namespace that depends on nothing to go out in one wave, discovery and
+the lists of every training kind among them (tests/scenario/test_read_waves.py)."""
 
 NEAR_ANSWER = 0.005
 """A server whose first answer (discovery, a new connection's included) comes within this many
@@ -113,6 +114,12 @@ class ReadSchedule:
         if worker is not None:
             worker.start()
         return pending
+
+    def abandon(self) -> None:
+        """Drop every read not yet started: no one will want their answers (the cluster did
+        not answer the read they were sent beside). Reads under way finish, each by its
+        deadline."""
+        self._dropped = True
 
     def _work(self) -> None:
         while (submitted := self._waiting.get()) is not None:

@@ -9,6 +9,7 @@ from msgspec.structs import replace
 
 from truegreen.apinames import NAMESPACE_NAME_RULE
 from truegreen.cluster import CantRead, ClusterReader, ReadFailure
+from truegreen.cluster.discovery_memory import DiscoveryMemory
 from truegreen.cluster.redact import RedactingReader
 from truegreen.doctor.catalogue import OFFLINE_REMEDY, render
 from truegreen.doctor.checks.capacity.shape import job_summary
@@ -80,6 +81,7 @@ def diagnose(
     trial: "TrialClient | None" = None,
     recorded_trial: "TrialRun | CantRead | None" = None,
     recorded_dry_run: CantRead | None = None,
+    memory: DiscoveryMemory | None = None,
 ) -> Report:
     """Check one namespace. `where` names the cluster and login for the lines that say it could
     not be read; `creator` makes the trial start when one is asked for (live only);
@@ -87,9 +89,12 @@ def diagnose(
     `trial` runs the trial pods (`--trial`, live only), after every other read;
     `recorded_trial` is what a snapshot's trial read back, judged in its place;
     `recorded_dry_run` is what a snapshot holds of the trial start it was asked for: no answer
-    (a create only the live server answers), judged as a could-not-check."""
+    (a create only the live server answers), judged as a could-not-check; `memory` is what the
+    live server served at an earlier run (reads/gather.py)."""
     asked = None if isinstance(registry, RegistryOff) else registry
-    gathered = gather(RedactingReader(reader), namespace, now, settings, creator, registry=asked)
+    gathered = gather(
+        RedactingReader(reader), namespace, now, settings, creator, registry=asked, memory=memory
+    )
     if settings.trial and trial is not None and isinstance(gathered, Environment):
         from truegreen.doctor.reads.trial import with_trial
 

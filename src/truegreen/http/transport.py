@@ -32,7 +32,7 @@ from truegreen.http.framing import Body, BodyBuffers, FramedBody, Piece
 from truegreen.http.head import AnswerHead, Framing, read_final_head, request_head, says_close
 from truegreen.http.tls import TlsSettings
 
-CONNECTIONS_PER_HOST = 24
+CONNECTIONS_PER_HOST = 32
 """Connections open at once to one origin: one per read in flight (cluster/schedule.py
 IN_FLIGHT), since HTTP/1.1 carries one request per connection at a time."""
 MAX_HEAD_BYTES = 65536

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import math
+import os
 import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
@@ -15,6 +16,7 @@ from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen.cluster import CantRead, ClusterReader, Folded, Kind, Listed, ReadFailure
+from truegreen.cluster.discovery_memory import DiscoveryMemory, memory_folder
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.redact import RedactingReader
 from truegreen.cluster.settings import ConnectionSettings
@@ -283,6 +285,7 @@ def run_doctor(request: DoctorRequest, told: Told | None = None) -> Report:
             cluster,
             NO_REGISTRY if registry is None else registry,
             trial=cluster if settings.trial else None,
+            memory=DiscoveryMemory(memory_folder(os.environ), cluster.address_key),
         )
 
 

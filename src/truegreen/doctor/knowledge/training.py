@@ -916,7 +916,11 @@ def served_versions(api_groups: KubeObject) -> dict[str, tuple[str, ...]]:
 def optional_kinds_served(api_groups: KubeObject) -> list[Kind]:
     """The optional training kinds whose group serves their version; of two versions of one
     resource (MPIJob), the first listed in OPTIONAL_KINDS."""
-    served = served_versions(api_groups)
+    return optional_kinds_of(served_versions(api_groups))
+
+
+def optional_kinds_of(served: Mapping[str, tuple[str, ...]]) -> list[Kind]:
+    """`optional_kinds_served`, from each served group's versions."""
     kinds: list[Kind] = []
     taken: set[tuple[str, str]] = set()
     for kind in OPTIONAL_KINDS:

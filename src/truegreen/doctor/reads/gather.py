@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import partial
-from typing import Any
+from typing import Any, TypeGuard
 
 from msgspec import Struct
 
@@ -29,6 +29,7 @@ from truegreen.cluster import (
     ListRead,
     ReadFailure,
 )
+from truegreen.cluster.discovery_memory import DiscoveryMemory
 from truegreen.cluster.schedule import Pending, ReadSchedule, in_flight_for
 from truegreen.doctor.checks.capacity.autoscaler_flags import AutoscalerFlags
 from truegreen.doctor.checks.capacity.autoscaling import AUTOSCALER_SOURCES, old_scale_ups
@@ -85,6 +86,7 @@ from truegreen.doctor.knowledge.reports import pod_state, settled
 from truegreen.doctor.knowledge.training import (
     TrainingJob,
     TrainingWork,
+    optional_kinds_of,
     optional_kinds_served,
     runtime_of,
     served_versions,
@@ -126,6 +128,69 @@ def _discovery(reader: ClusterReader) -> tuple[Got | CantRead, float]:
     return found, time.monotonic() - asked
 
 
+class _Discovery:
+    """Discovery's answer for one run: read first and alone; or, where the server's earlier
+    answer is remembered, sent with the first wave, beside the lists of the optional training
+    kinds it remembers."""
+
+    def __init__(self, reader: ClusterReader, memory: DiscoveryMemory | None) -> None:
+        self._reader = reader
+        self._memory = memory
+        self._recalled = None if memory is None else memory.recall()
+        self._answer: Got | CantRead | None = None
+        self._seconds = 0.0 if self._recalled is None else self._recalled.seconds
+        self._pending: Pending[tuple[Got | CantRead, float]] | None = None
+        self._guessed: dict[Kind, Pending[ListRead]] = {}
+
+    def first(self) -> Got | CantRead | None:
+        """Discovery read alone, when nothing is remembered; None otherwise."""
+        if self._recalled is None:
+            self._settle(*_discovery(self._reader))
+        return self._answer
+
+    def in_flight(self) -> int:
+        """Reads to have in flight, by how long discovery's answer took (or last took)."""
+        return in_flight_for(self._seconds)
+
+    def send(self, schedule: ReadSchedule, listing: Callable[[Kind], Pending[ListRead]]) -> None:
+        """Where the answer is remembered: discovery, and the lists of the optional kinds the
+        server served, go out now."""
+        if self._recalled is None:
+            return
+        self._pending = schedule.submit(partial(_discovery, self._reader))
+        self._guessed = {kind: listing(kind) for kind in optional_kinds_of(self._recalled.served)}
+
+    def answered(self) -> Got | CantRead:
+        """The fresh answer, once it is in."""
+        if self._pending is not None:
+            self._settle(*self._pending.result())
+        assert self._answer is not None, "first() or send() comes first"
+        return self._answer
+
+    def optional(
+        self, listing: Callable[[Kind], Pending[ListRead]]
+    ) -> dict[Kind, Pending[ListRead]]:
+        """The lists of the optional training kinds the fresh answer says are served: those
+        already sent from the memory, the others sent now. A remembered kind no longer served
+        is not among them."""
+        if not isinstance(self._answer, Got):
+            return {}
+        served = optional_kinds_served(self._answer.obj)
+        return {kind: self._guessed.get(kind) or listing(kind) for kind in served}
+
+    def _settle(self, answer: Got | CantRead, seconds: float) -> None:
+        self._answer, self._seconds = answer, seconds
+        if self._memory is not None and isinstance(answer, Got):
+            self._memory.keep(served_versions(answer.obj), seconds)
+
+
+def _unreachable(api_groups: Got | CantRead) -> TypeGuard[CantRead]:
+    """Whether discovery's answer says no other read can be answered either."""
+    return isinstance(api_groups, CantRead) and (
+        not api_groups.reached or api_groups.failure is ReadFailure.UNAUTHORIZED
+    )
+
+
 def gather(
     reader: ClusterReader,
     namespace: str,
@@ -134,58 +199,44 @@ def gather(
     creator: PodCreator | None = None,
     in_flight: int | None = None,
     registry: ImageRegistry | None = None,
+    memory: DiscoveryMemory | None = None,
 ) -> Environment | Unreachable:
     """Make every read doctor needs, once. Stops at once if the cluster cannot be reached.
 
-    The first read goes alone: it learns whether the cluster answers at all (and fetches a
-    login once). The other reads then go out together, at most `in_flight` at a time, each
-    as soon as what it depends on is in: the gets that follow from the templates are made
-    while the cluster's pods still stream. The reads, and their order, are the same for any
-    `in_flight` (1 is one after another; None: as many as the first answer's time calls for,
-    `in_flight_for`). The trial start is made only when asked for and
+    Without a remembered discovery, the first read goes alone: it learns whether the cluster
+    answers at all (and fetches a login once). The other reads then go out together, at most
+    `in_flight` at a time, each as soon as what it depends on is in: the gets that follow from
+    the templates are made while the cluster's pods still stream. The reads, and their order,
+    are the same for any `in_flight` (1 is one after another; None: as many as the first
+    answer's time calls for, `in_flight_for`). The trial start is made only when asked for and
     `creator` is given (never offline). `registry`, when given, is asked about the images
     once the logins they need are in, while the last reads are still out.
+
+    With `memory` holding what the server served at an earlier run, discovery goes out with
+    the lists, the optional training kinds it remembers included, in one wave: one round trip
+    fewer. Only the fresh answer decides what is judged, so the findings are the same as
+    without the memory; what it answers is remembered for the next run.
     """
-    # Discovery first: every list that depends on nothing goes out with its answer, the optional
-    # training kinds included, in one wave.
-    api_groups, took = _discovery(reader)
-    if isinstance(api_groups, CantRead) and (
-        not api_groups.reached or api_groups.failure is ReadFailure.UNAUTHORIZED
-    ):
-        return Unreachable(api_groups)  # a refused login refuses every later read too
-    with ReadSchedule(in_flight_for(took) if in_flight is None else in_flight) as schedule:
+    discovery = _Discovery(reader, memory)
+    first = discovery.first()
+    if first is not None and _unreachable(first):
+        return Unreachable(first)  # a refused login refuses every later read too
+    with ReadSchedule(discovery.in_flight() if in_flight is None else in_flight) as schedule:
 
         def listing(kind: Kind, where: str | None = namespace) -> Pending[ListRead]:
             return schedule.submit(partial(reader.list, kind, namespace=where))
 
         get_each = _NamedGets(schedule, reader, namespace).each
 
-        listed_workloads = {kind: listing(kind) for kind in WORKLOAD_KINDS}
-        # Which optional training kinds the cluster serves, so that only those are listed.
-        optional = (
-            {kind: listing(kind) for kind in optional_kinds_served(api_groups.obj)}
-            if isinstance(api_groups, Got)
-            else {}
-        )
-        jobs = listing(Kind.JOB)
-        cron_jobs = listing(Kind.CRON_JOB)
-        pods = listing(Kind.POD)
-        limit_ranges = listing(Kind.LIMIT_RANGE)
-        nodes = schedule.submit(lambda: machines_for_fit(reader.list(Kind.NODE, namespace=None)))
-        usage = schedule.submit(
-            lambda: reader.fold(
-                Kind.POD,
-                CapacityTally(namespace, settings.fleet),
-                namespace=None,
-                fields=HOLDING_CAPACITY,
-            )
-        )
-        namespace_object = schedule.submit(
-            partial(reader.get, Kind.NAMESPACE, namespace, namespace=None)
-        )
-        quotas = listing(Kind.RESOURCE_QUOTA)
-        webhook_lists = {kind: listing(kind, None) for kind in WEBHOOK_KINDS}
-        workloads = {kind: read.result() for kind, read in listed_workloads.items()}
+        discovery.send(schedule, listing)
+        first_wave = _independent_reads(schedule, reader, namespace, settings)
+        api_groups = discovery.answered()
+        if _unreachable(api_groups):
+            schedule.abandon()  # what has not started would go unanswered as well
+            return Unreachable(api_groups)
+        # Only the optional training kinds the cluster serves are listed.
+        optional = discovery.optional(listing)
+        workloads = {kind: read.result() for kind, read in first_wave.workloads.items()}
         # refresh's own word on why it failed, only where its annotations say it has been trying.
         failures = (
             schedule.submit(
@@ -194,7 +245,10 @@ def gather(
             if any(refresh_tried(o.annotations_of(w)) for w in _listed(workloads))
             else None
         )
-        lists: dict[Kind, ListRead] = {Kind.JOB: jobs.result(), Kind.CRON_JOB: cron_jobs.result()}
+        lists: dict[Kind, ListRead] = {
+            Kind.JOB: first_wave.jobs.result(),
+            Kind.CRON_JOB: first_wave.cron_jobs.result(),
+        }
         if isinstance(api_groups, CantRead):
             lists[Kind.API_GROUPS] = api_groups
         lists.update({kind: read.result() for kind, read in optional.items()})
@@ -204,8 +258,8 @@ def gather(
             else None
         )
         work = _training(schedule, reader, namespace, lists, settings.planned_job)
-        pod_list = pods.result()
-        node_list = nodes.result()
+        pod_list = first_wave.pods.result()
+        node_list = first_wave.nodes.result()
         evidence = _evidence_reads(
             schedule, reader, namespace, work, pod_list, node_list, _listed(workloads), api_groups
         )
@@ -263,16 +317,16 @@ def gather(
         )
         accounts = results(service_accounts)
         secrets = get_each(Kind.SECRET, pull_secret_names(templates, accounts))
-        namespace_read = namespace_object.result()
-        webhook_configurations = {kind: read.result() for kind, read in webhook_lists.items()}
+        namespace_read = first_wave.namespace_object.result()
+        webhook_configurations = {kind: read.result() for kind, read in first_wave.webhooks.items()}
         slices = _webhook_slices(schedule, reader, webhook_configurations, namespace_read, job)
-        capacity = cluster_usage(usage.result(), namespace if settings.fleet else None)
+        capacity = cluster_usage(first_wave.usage.result(), namespace if settings.fleet else None)
         flags = _autoscaler_flags(schedule, reader, evidence, now)
         # Read only when the job's priority can change its verdict
         # (doctor/checks/capacity/preemption.py).
         classes = (
             listing(Kind.PRIORITY_CLASS, None)
-            if priorities_matter(capacity, job) or _priority_scoped(quotas.result())
+            if priorities_matter(capacity, job) or _priority_scoped(first_wave.quotas.result())
             else None
         )
         lookups = _ask_registry(
@@ -286,7 +340,7 @@ def gather(
             workloads=workloads,
             jobs=job_list,
             pods=pod_list,
-            limit_ranges=limit_ranges.result(),
+            limit_ranges=first_wave.limit_ranges.result(),
             nodes=node_list,
             cluster_usage=capacity,
             service_accounts=accounts,
@@ -296,7 +350,7 @@ def gather(
             runtime_classes=results(runtime_classes),
             credentials=None if credentials is None else credentials.result(),
             namespace_object=namespace_read,
-            quotas=quotas.result(),
+            quotas=first_wave.quotas.result(),
             webhook_configurations=webhook_configurations,
             endpoint_slices={service: read.result() for service, read in slices.items()},
             trial=None if trial is None else trial.result(),
@@ -322,6 +376,53 @@ def gather(
             registry=None if lookups is None else lookups.result(),
             gangs=None if gangs is None else gangs(),
         )
+
+
+class _IndependentReads(Struct):
+    """The reads that depend on nothing, under way."""
+
+    workloads: dict[Kind, Pending[ListRead]]
+    jobs: Pending[ListRead]
+    cron_jobs: Pending[ListRead]
+    pods: Pending[ListRead]
+    limit_ranges: Pending[ListRead]
+    nodes: Pending[ListRead]
+    usage: Pending[FoldRead]
+    namespace_object: Pending[GetRead]
+    quotas: Pending[ListRead]
+    webhooks: dict[Kind, Pending[ListRead]]
+
+
+def _independent_reads(
+    schedule: ReadSchedule, reader: ClusterReader, namespace: str, settings: DoctorSettings
+) -> _IndependentReads:
+    """Send every read that depends on nothing: the namespace's workloads, jobs, pods, limits
+    and quotas, the machines, what the cluster's pods hold, the namespace, the webhooks."""
+
+    def listing(kind: Kind, where: str | None = namespace) -> Pending[ListRead]:
+        return schedule.submit(partial(reader.list, kind, namespace=where))
+
+    return _IndependentReads(
+        workloads={kind: listing(kind) for kind in WORKLOAD_KINDS},
+        jobs=listing(Kind.JOB),
+        cron_jobs=listing(Kind.CRON_JOB),
+        pods=listing(Kind.POD),
+        limit_ranges=listing(Kind.LIMIT_RANGE),
+        nodes=schedule.submit(lambda: machines_for_fit(reader.list(Kind.NODE, namespace=None))),
+        usage=schedule.submit(
+            lambda: reader.fold(
+                Kind.POD,
+                CapacityTally(namespace, settings.fleet),
+                namespace=None,
+                fields=HOLDING_CAPACITY,
+            )
+        ),
+        namespace_object=schedule.submit(
+            partial(reader.get, Kind.NAMESPACE, namespace, namespace=None)
+        ),
+        quotas=listing(Kind.RESOURCE_QUOTA),
+        webhooks={kind: listing(kind, None) for kind in WEBHOOK_KINDS},
+    )
 
 
 def pull_secret_names(templates: list[PodTemplate], accounts: Mapping[str, GetRead]) -> list[str]:
