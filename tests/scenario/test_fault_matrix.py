@@ -5,7 +5,10 @@ For each cell: no traceback, valid JSON, the checks that consume that read becom
 no other check changes status. The exit code follows the rollup rules.
 """
 
+import os
 import re
+import shutil
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -112,6 +115,10 @@ def test_fault_matrix(doctor: Doctor, capsys: pytest.CaptureFixture[str]) -> Non
                 # within a request timeout that leaves room for the wait.
                 count=1 if throttled else None,
             )
+            # Each cell is a first run against the server: what it pins is how each read's
+            # failure is taken where discovery goes alone (a run that remembers the server's
+            # discovery sends it with the lists: test_discovery_memory.py).
+            shutil.rmtree(Path(os.environ["XDG_CACHE_HOME"]) / "truegreen", ignore_errors=True)
             before = len(doctor.server.log)
             result = doctor.live("-o", "json", "--request-timeout", "3" if throttled else "0.9")
             cell = f"{fault.name} on {record.method} {record.path}"
