@@ -475,6 +475,13 @@ SHELLS_CAN_EXIT_NON_0 = [
     ["bash", "-c", "set -o pipefail; set -x; check | true"],  # -x leaves pipefail on
     ["bash", "-c", "set -o pipefail -x; check | true"],
     ["sh", "-c", "set -u; set -x; echo $TG_UNSET"],  # -x leaves nounset on
+    # an operator where a command must start: the shells refuse the script (2.10's grammar)
+    ["sh", "-c", "&& true"],
+    ["sh", "-c", ";; true"],
+    ["sh", "-c", "true; && true"],
+    ["sh", "-c", "true | && true"],
+    ["sh", "-c", "true && ;; true"],
+    ["sh", "-c", "! && true"],
 ]
 
 

@@ -373,7 +373,8 @@ class _Reader:
         words: list[Word] = []
         assigned: list[Word] = []
         safe = True
-        start = self.position
+        # Never empty: compound_or_simple calls this only at a Word, which the loop takes first
+        # (`&& x` and `;;` stop there, at an operator where a command must start).
         while (token := self.peek()) is not None:
             if isinstance(token, Operator):
                 if token.text in _ENDS_COMMAND:
@@ -387,8 +388,6 @@ class _Reader:
             else:
                 words.append(token)
             self.position += 1
-        if self.position == start:
-            raise _NotFollowedError  # no command where one must be: `&& x`, `;;`
         every = words + assigned
         for word in every:
             self.follow_substitutions(word)
