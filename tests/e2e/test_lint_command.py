@@ -693,8 +693,8 @@ def test_an_unknown_rule_in_an_ignore_annotation_is_an_error(tmp_path: Path) -> 
             "truegreen.io/ignore names an unknown rule: readiness-mising; known rules are "
             "readiness-missing, restart-probe-on-keep-running, probe-port-undeclared, "
             "probe-targets-disabled-server, liveness-same-as-readiness, probe-cannot-fail, "
-            "readiness-missing-no-port, probe-port-unlisted, readiness-missing-after-startup, "
-            "unknown-field, wrong-field-type",
+            "probe-cannot-pass, readiness-missing-no-port, probe-port-unlisted, "
+            "readiness-missing-after-startup, unknown-field, wrong-field-type",
         ),
         ("readiness-missing", "error", found[1][2]),  # the known rule is still silenced
     ]

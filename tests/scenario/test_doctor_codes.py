@@ -347,6 +347,12 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
         ("probes.cannot-fail", "warn", "measured"),
     ),
     (
+        # the kubelet runs it without a shell, and no program is named `exit`
+        "probe that cannot pass",
+        _container(readinessProbe={"exec": {"command": ["exit", "0"]}}),
+        ("probes.cannot-pass", "warn", "measured"),
+    ),
+    (
         "stale pin",
         _annotate(**{"truegreen.io/stale-pin.api": "1.5 sha256:" + "a" * 64}),
         ("freshness.stale-pin", "warn", "measured"),

@@ -9,13 +9,14 @@ to fail. `check`, `curl`, `pg_isready` and `wget` are stubs that exit with $CHEC
 
 import os
 import random
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.support.real_parts import find
-from truegreen.lint.commands import SHELLS, always_succeeds
+from truegreen.lint.commands import SHELLS, always_succeeds, names_no_program
 
 
 class Shell:
@@ -65,9 +66,6 @@ def shell(tmp_path_factory: pytest.TempPathFactory) -> Shell:
 CANNOT_FAIL = [
     ["true"],
     ["/bin/true"],
-    [":"],
-    ["exit", "0"],
-    ["exit"],
     ["echo", "ok"],
     ["/bin/echo"],
     ["test", "-d", "/proc/1"],
@@ -140,6 +138,10 @@ CANNOT_FAIL = [
     ["sh", "-c", "set -- $TG_A $(check); true"],
     ["sh", "-c", "exec nohup echo ok"],
     ["sh", "-c", "command exec true"],  # `command` finds the shell's own exec
+    # without a shell, nohup runs the rest as a program and exits with its status
+    ["nohup", "true"],
+    ["/usr/bin/nohup", "echo", "ok"],
+    ["nohup", "nohup", "test", "-e", "/etc/hosts"],
 ]
 
 CAN_FAIL = [
@@ -203,9 +205,79 @@ CAN_FAIL = [
     ["sh", "-c", "true )"],
     # without a shell, `set` is a program PATH does not hold; pipefail is never known there
     ["set", "-o", "pipefail"],
+    # without a shell nothing reads the words: `A=1` and `command` would be the programs'
+    # names, `||` and `>/dev/null` arguments of `true` (which exits 0 only with none)
+    ["A=1", "true"],
+    ["command", "true"],  # a program on some images (Fedora's bash package), on most none
+    ["true", "||", "false"],
+    ["true", ">/dev/null"],
+    # nohup finds no `:` or `exit` program (127) and, given nothing to run, exits 125
+    ["nohup", ":"],
+    ["nohup", "exit", "0"],
+    ["nohup"],
+    ["/usr/bin/exit", "0"],  # a path, run as it is: a file the image may or may not hold
     # dash and bash end only the pipeline's subshell; ksh and zsh run `exit 1` in the shell
     ["sh", "-c", "check | exit 1; echo ok"],
 ]
+
+# Without a shell, the runtime starts the program the first word names, found on PATH (runc:
+# `exec: "exit": executable file not found in $PATH`), and a shell's special built-in (POSIX
+# 2.14) is none: the probe never runs, so it never passes (lint/commands.py's docstring).
+NO_PROGRAM = [
+    [":"],
+    ["exit", "0"],
+    ["exit"],
+    ["set", "-e"],
+    ["exec", "true"],
+    ["export", "READY=1"],
+    [".", "/etc/profile"],
+    ["eval", "true"],
+    ["trap", "", "TERM"],
+    ["unset", "X"],
+    ["readonly", "X"],
+    ["return", "0"],
+    ["shift"],
+    ["times"],
+    ["break"],
+    ["continue"],
+]
+
+A_PROGRAM = [
+    [],
+    ["true"],
+    ["/bin/true"],
+    ["sh", "-c", "exit 0"],
+    ["sh", "-c", ":"],
+    ["bash", "-c", "set -e; true"],
+    ["nohup", "exit", "0"],  # nohup is the program; it exits 127, a plain failure
+    ["/usr/bin/exit", "0"],  # a path is run as it is, not looked up
+    ["command", "true"],  # a regular built-in: Fedora's bash package ships it as a program
+    ["exit0"],
+    ["EXIT", "0"],
+    ["sh"],
+]
+
+
+@pytest.mark.parametrize("command", NO_PROGRAM, ids=repr)
+def test_a_shell_s_own_command_without_a_shell_names_no_program(command: list[str]) -> None:
+    assert shutil.which(command[0]) is None, "precondition: no program of that name on PATH"
+    # started as the runtime starts it: an error, no exit status (`.` finds PATH's folders)
+    with pytest.raises((FileNotFoundError, PermissionError)):
+        subprocess.run(command, check=False, capture_output=True, timeout=10)
+    assert names_no_program(command)
+    assert not always_succeeds(command)
+
+
+@pytest.mark.parametrize("command", A_PROGRAM, ids=repr)
+def test_a_program_or_a_shell_is_not_judged_to_name_no_program(command: list[str]) -> None:
+    assert not names_no_program(command)
+
+
+@pytest.mark.parametrize("command", [c for c in CANNOT_FAIL if c[0] not in SHELLS], ids=repr)
+def test_a_command_without_a_shell_that_cannot_fail_runs_to_0(command: list[str]) -> None:
+    """Run as the runtime runs it: the program found on PATH, with no shell between."""
+    assert subprocess.run(command, check=False, capture_output=True, timeout=10).returncode == 0
+
 
 # Scripts that exit non-zero when their check fails (review F1: the shapes Helm charts write).
 # POSIX Shell Command Language 2.14 `exit`: "exit [n]" ends the shell with n, or, with no n,

@@ -67,6 +67,46 @@ CASES: list[tuple[dict[str, Any], str, str, dict[str, str]]] = [
         {},
     ),
     (
+        workload(
+            "Deployment", server(port=None, readinessProbe={"exec": {"command": ["exit", "0"]}})
+        ),
+        "probe-cannot-pass",
+        "container app's readinessProbe runs 'exit 0' without a shell, and 'exit' is a shell's "
+        "own command, not a program: the probe can never pass, so the container never becomes "
+        "ready.",
+        {},
+    ),
+    (
+        workload(
+            "Deployment",
+            server(
+                port=None,
+                readinessProbe={"exec": {"command": ["pg_isready"]}},
+                startupProbe={"exec": {"command": [":"]}},
+            ),
+        ),
+        "probe-cannot-pass",
+        "container app's startupProbe runs ':' without a shell, and ':' is a shell's own "
+        "command, not a program: the probe can never pass, so the container never counts as "
+        "started and never becomes ready.",
+        {},
+    ),
+    (
+        workload(
+            "Deployment",
+            server(
+                port=None,
+                readinessProbe={"exec": {"command": ["pg_isready"]}},
+                livenessProbe={"exec": {"command": ["set", "-e"]}},
+            ),
+        ),
+        "probe-cannot-pass",
+        "container app's livenessProbe runs 'set -e' without a shell, and 'set' is a shell's own "
+        "command, not a program: the probe can never pass or fail, so it never restarts the "
+        "container, whatever its state.",
+        {},
+    ),
+    (
         workload("Deployment", server(port=None)),
         "readiness-missing-no-port",
         "container app declares no port and has no readinessProbe: rollout status only means the "

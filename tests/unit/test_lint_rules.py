@@ -367,6 +367,34 @@ def test_exec_probe_that_can_fail(command: list[str]) -> None:
     assert hits(workload("Deployment", container)) == []
 
 
+# -- probe-cannot-pass -------------------------------------------------------------------------
+# The kubelet runs an exec probe without a shell; a shell's special built-in is no program, the
+# runtime cannot start it, and the kubelet throws each try away (lint/commands.py's docstring).
+
+
+@pytest.mark.parametrize("kind", ["readinessProbe", "livenessProbe", "startupProbe"])
+@pytest.mark.parametrize("command", [["exit", "0"], [":"], ["exit"], ["set", "-e"]])
+def test_exec_probe_of_a_shell_s_own_command_cannot_pass(kind: str, command: list[str]) -> None:
+    probes: dict[str, Any] = {kind: {"exec": {"command": command}}}
+    if kind != "readinessProbe":  # keep readiness-missing-no-port out of the way
+        probes["readinessProbe"] = {"exec": {"command": ["pg_isready"]}}
+    container = server(port=None, **probes)
+    assert hits(workload("Deployment", container)) == [("probe-cannot-pass", "app")]
+
+
+@pytest.mark.parametrize(
+    "command", [["true"], ["sh", "-c", "exit 0"], ["sh", "-c", ":"], ["nohup", "exit", "0"]]
+)
+def test_exec_probe_of_a_program_or_a_shell_can_pass(command: list[str]) -> None:
+    container = server(port=None, readinessProbe={"exec": {"command": command}})
+    assert "probe-cannot-pass" not in [rule for rule, _ in hits(workload("Deployment", container))]
+
+
+def test_a_probe_that_cannot_pass_is_not_also_one_that_cannot_fail() -> None:
+    container = server(port=None, readinessProbe={"exec": {"command": ["exit", "0"]}})
+    assert hits(workload("Deployment", container)) == [("probe-cannot-pass", "app")]
+
+
 # -- readiness-missing-no-port and ignore ------------------------------------------------------
 
 

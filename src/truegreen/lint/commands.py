@@ -6,6 +6,20 @@ shell. A command "cannot fail" only when no path through it can end with a statu
 0; anything this reading does not follow counts as able to fail, since the rule's remedy is to
 change or remove the probe.
 
+Without a shell the runtime starts the program the first word names, found on the container's
+PATH, with the other words as its arguments, which no shell parses (the kubelet only expands
+`$(VAR)` from the container's env: pkg/kubelet/container/helpers.go
+ExpandContainerCommandOnlyStatic). A shell's special built-in (`exit`, `:`, `set`: POSIX 2.14
+says they "need not be provided in a manner accessible via the exec family of functions", and
+a program of such a name is assumed absent) is no program there: the runtime cannot start it
+(runc: `exec: "exit": executable file not found in $PATH`) and answers
+with an error, not an exit status (containerd internal/cri/server/container_execsync.go
+execInternal, "failed to start exec"; CRI-O internal/oci/runtime_oci.go ExecSyncContainer,
+ExecSyncError with exit code -1). The kubelet makes that error probe.Unknown (execProber.Probe),
+records a warning event and throws the result away (pkg/kubelet/prober/worker.go doProbe,
+"Prober error, throw away the result"; kubernetes issue 106682): such a probe never passes,
+and never counts a failure either (`names_no_program`).
+
 The script is followed as POSIX sh runs it (Shell Command Language 2.9, 2.14): every
 command's possible statuses (0 or not), and every point where the shell ends. `exit N` ends it
 with N wherever it stands (inside `A || exit 1`, a `{ …; }` group, an `if` branch), a bare
@@ -45,10 +59,11 @@ _RESERVED = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "in",
 # Utilities that run other text as script, change how the shell ends, or make a variable
 # read-only, after which assigning it (`${X:=…}` too) ends bash (bash's `declare -r`).
 _NOT_FOLLOWED_UTILITIES = frozenset({"eval", ".", "source", "trap", "declare", "typeset"})
-# POSIX 2.14: a special built-in's error (a bad option, a failed redirection) ends the shell.
+# POSIX 2.14's special built-ins: an error of one (a bad option, a failed redirection) ends the
+# shell, and none is a program a command run without a shell can name.
 _SPECIAL = frozenset(
-    {":", "break", "continue", "exec", "exit", "export", "readonly", "return", "set", "shift"}
-    | {"times", "unset"}
+    {":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return"}
+    | {"set", "shift", "times", "trap", "unset"}
 )
 _SET_LETTERS = frozenset("abCeEfmnuvx")  # the letters dash and bash both know
 # The `set -o` names every POSIX shell knows; `pipefail` only bash, ksh, zsh and busybox's ash
@@ -102,20 +117,37 @@ def always_succeeds(command: Sequence[str]) -> bool:
     if not words:
         return False
     shell = _basename(words[0])
-    if shell in SHELLS:
-        knows_pipefail = shell in _PIPEFAIL_SHELLS
-        invocation = _shell_script(words[1:], knows_pipefail)
-        if invocation is None or invocation.may_refuse:
-            return False
-        reader = _Reader(tokens(invocation.script), knows_pipefail)
-        reader.errexit, reader.pipefail = invocation.errexit, invocation.pipefail
-    else:  # no shell: the command's own words, which nothing expands
-        reader = _Reader([Word(word, word) for word in words], knows_pipefail=False)
+    if shell not in SHELLS:
+        return _program_always_succeeds(words)
+    knows_pipefail = shell in _PIPEFAIL_SHELLS
+    invocation = _shell_script(words[1:], knows_pipefail)
+    if invocation is None or invocation.may_refuse:
+        return False
+    reader = _Reader(tokens(invocation.script), knows_pipefail)
+    reader.errexit, reader.pipefail = invocation.errexit, invocation.pipefail
     try:
         flow = reader.script()
     except _NotFollowedError:
         return False
     return flow.goes_on | flow.ends == _OK
+
+
+def names_no_program(command: Sequence[str]) -> bool:
+    """Whether an exec probe's command, which runs without a shell, starts with a shell's own
+    command (`exit 0`, `:`, `set -e`): there is no such program, so the probe never runs."""
+    return bool(command) and str(command[0]) in _SPECIAL
+
+
+def _program_always_succeeds(words: list[str]) -> bool:
+    """A command run without a shell: the program its first word names, with the other words
+    as its arguments, which no shell reads (`true || x` is `true` given two arguments).
+    `nohup` runs the rest the same way, after any number of nohups; with nothing to run it
+    exits 125, and a special built-in it cannot find, 127 (POSIX nohup)."""
+    start = 0
+    while _basename(words[start]) == "nohup" and start < len(words) - 1:
+        start += 1
+    name = words[start]
+    return name not in _SPECIAL and _always_true(_basename(name), words[start + 1 :])
 
 
 class _Invocation(Struct, frozen=True):

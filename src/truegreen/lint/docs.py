@@ -26,6 +26,7 @@ _EXAMPLES = {
     "liveness-same-as-readiness": "both probes `httpGet /healthz` on port `http` (or 8080, when "
     "`http` is 8080).",
     "probe-cannot-fail": '`exec: {command: ["sh", "-c", "exit 0"]}`.',
+    "probe-cannot-pass": '`exec: {command: ["exit", "0"]}` or `exec: {command: [":"]}`.',
     "readiness-missing-no-port": "a long-running worker with no ports and no readiness probe.",
     "parse-error": "`metadata: {name: x` (a brace never closed), or `image:` twice in one "
     "container.",

@@ -18,7 +18,7 @@ from typing import Any
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from truegreen.lint.commands import always_succeeds
+from truegreen.lint.commands import always_succeeds, names_no_program
 from truegreen.lint.fieldtypes import WrongType, not_an_object, wrong_types
 from truegreen.lint.kinds import PodTemplate, Work, understand
 from truegreen.lint.training import training_signal
@@ -163,6 +163,13 @@ class Probe(Struct, frozen=True):
     def cannot_fail(self) -> bool:
         """An exec probe whose command always succeeds (`true`, `echo ok`, `cmd || true`)."""
         return self.handler == "exec" and always_succeeds(self.command)
+
+    @property
+    def cannot_pass(self) -> bool:
+        """An exec probe whose command is a shell's own (`exit 0`, `:`) run without a shell:
+        the runtime finds no such program, so the probe never passes. (Only an exec probe
+        has a command.)"""
+        return names_no_program(self.command)
 
 
 # k8s.io/api core/v1 types.go: the fields the API server knows; strict field validation refuses

@@ -22,6 +22,7 @@ WRONG_PORT: Final = "probes.wrong-port"
 CHECKS_DISABLED_SERVER: Final = "probes.checks-disabled-server"
 LIVENESS_SAME_AS_READINESS: Final = "probes.liveness-same-as-readiness"
 CANNOT_FAIL: Final = "probes.cannot-fail"
+CANNOT_PASS: Final = "probes.cannot-pass"
 CANT_READ: Final = "probes.cant-read"
 
 WORDS: Final[dict[str, Wording]] = {
@@ -53,6 +54,11 @@ WORDS: Final[dict[str, Wording]] = {
         "{workload}'s health check on '{container}' always passes, so it tells nothing.",
         "Check something that fails when the program is broken.",
     ),
+    CANNOT_PASS: Wording(
+        "{workload}'s health check on '{container}' can never pass: it runs a command only a "
+        "shell knows, with no shell to run it.",
+        "Check something that fails when the program is broken, through a shell if it needs one.",
+    ),
     CANT_READ: Wording("Couldn't check the environment's health checks: {why}.", "{remedy}"),
 }
 """Every headline and remedy of the check, by code."""
@@ -65,6 +71,7 @@ _CODES = {
     "probe-targets-disabled-server": CHECKS_DISABLED_SERVER,
     "liveness-same-as-readiness": LIVENESS_SAME_AS_READINESS,
     "probe-cannot-fail": CANNOT_FAIL,
+    "probe-cannot-pass": CANNOT_PASS,
     "probe-port-unlisted": WRONG_PORT,
 }
 # What a live object cannot show or doctor has no words for: the API server has already

@@ -2,7 +2,7 @@
 
 from truegreen.lint.probes import WorkloadModel
 from truegreen.lint.rules.base import Context, Rule, RuleHit, RuleInfo, Severity
-from truegreen.lint.rules.exec_probes import PROBE_CANNOT_FAIL
+from truegreen.lint.rules.exec_probes import PROBE_CANNOT_FAIL, PROBE_CANNOT_PASS
 from truegreen.lint.rules.fields import UNKNOWN_FIELD, WRONG_FIELD_TYPE
 from truegreen.lint.rules.inputs import INPUT_RULES
 from truegreen.lint.rules.ports import (
@@ -24,6 +24,7 @@ RULES: tuple[Rule, ...] = (
     PROBE_TARGETS_DISABLED_SERVER,
     LIVENESS_SAME_AS_READINESS,
     PROBE_CANNOT_FAIL,
+    PROBE_CANNOT_PASS,
     READINESS_MISSING_NO_PORT,
     PROBE_PORT_UNLISTED,
     READINESS_MISSING_AFTER_STARTUP,
