@@ -296,6 +296,7 @@ def test_a_workload_s_record() -> None:
     ]
     assert found.pod_sets[0].spec == {"containers": [{"name": "c"}]}
     assert found.requeue_at == datetime(2026, 12, 1, 12, 10, tzinfo=UTC)
+    assert found.requeue_count == 2
 
 
 def test_a_workload_without_a_controller_owner_is_its_first_owner_s() -> None:
@@ -308,6 +309,7 @@ def test_a_workload_without_a_controller_owner_is_its_first_owner_s() -> None:
     assert found.active is True
     assert found.cluster_queue == ""
     assert found.requeue_at is None
+    assert found.requeue_count == 0
 
 
 def test_the_job_s_workload_by_owner_or_by_the_job_uid_label() -> None:
@@ -791,6 +793,25 @@ def test_a_check_that_never_said_retry_is_not_retried() -> None:
     ).retried
     assert not k.CheckState("p", "Pending", "Waiting for resources").retried
     assert not k.check_retry(k.Workload("w", "ns", "q", frozenset()))
+
+
+@pytest.mark.parametrize(
+    ("reason", "timed_out"),
+    [
+        ("PodsReadyTimeout", True),
+        ("AdmissionCheck", False),
+        ("Preempted", False),
+        ("Deactivated", False),
+    ],
+)
+def test_an_eviction_for_the_pods_ready_timeout(reason: str, timed_out: bool) -> None:
+    """workload_controller.go `reconcileNotReadyTimeout` evicts with reason PodsReadyTimeout
+    only while requeues remain (`triggerDeactivation` first), and Kueue queues the workload
+    again once its backoff ends: a wait. Other reasons are not that wait."""
+    conditions = {"Evicted": k.Condition("True", reason, "m")}
+    found = k.Workload("w", "ns", "q", frozenset(), conditions=conditions)
+    assert k.timed_out(found) is timed_out
+    assert not k.timed_out(k.Workload("w", "ns", "q", frozenset()))
 
 
 @pytest.mark.parametrize("reason", ["PodsReadyTimeout", "AdmissionCheck"])

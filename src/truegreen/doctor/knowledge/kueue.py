@@ -260,6 +260,10 @@ class Workload(Struct, frozen=True):
     requeue_at: datetime | None = None
     """`status.requeueState.requeueAt`: when an evicted workload's backoff ends and Kueue may
     queue it again."""
+    requeue_count: int = 0
+    """`status.requeueState.count`: how many times Kueue evicted it because its pods were not
+    all ready in time (pkg/workload/workload.go `UpdateRequeueState` counts each; an admission
+    check's retry sets `requeueAt` alone, `SetRequeueState(..., false)`)."""
 
     def holds(self, condition: str) -> bool:
         """The condition is there and True."""
@@ -452,6 +456,7 @@ def workload(obj: KubeObject, requests_of: RequestsOf) -> Workload:
         tuple(sets),
         o.integer(spec.get("priority")),
         o.parse_time(o.mapping(status.get("requeueState")).get("requeueAt")),
+        o.integer(o.mapping(status.get("requeueState")).get("count")),
     )
 
 
@@ -596,6 +601,25 @@ def requeued(found: Workload) -> bool:
     """Kueue evicts the workload to queue it again: preempted, or its machines failed."""
     evicted = found.conditions.get("Evicted")
     return evicted is not None and evicted.reason in _REQUEUED_EVICTIONS
+
+
+PODS_READY_TIMEOUT = "PodsReadyTimeout"
+"""The eviction of a workload whose pods were not all ready within Kueue's
+`waitForPodsReady.timeout` (or, once running, `recoveryTimeout`): apis/kueue/v1beta2
+workload_types.go `WorkloadEvictedByPodsReadyTimeout`."""
+
+
+def timed_out(found: Workload) -> bool:
+    """Kueue evicts the workload because its pods were not all ready in time, and queues it
+    again once the backoff it wrote ends: a wait, not a refusal. workload_controller.go
+    `reconcileNotReadyTimeout` evicts with this reason only while requeues remain: once
+    `requeuingStrategy.backoffLimitCount` is reached, `triggerDeactivation` turns the workload
+    off instead (`spec.active` false: Said.DEACTIVATED), and with no limit set it requeues
+    endlessly (site/content/en/docs/tasks/manage/setup_wait_for_pods_ready.md, "Requeuing
+    Strategy"). The eviction writes `status.requeueState` (`UpdateRequeueState`); once
+    `requeueAt` passes, Requeued turns True (`BackoffFinished`) and the workload waits its turn."""
+    evicted = found.conditions.get("Evicted")
+    return evicted is not None and evicted.reason == PODS_READY_TIMEOUT
 
 
 def check_retry(found: Workload) -> bool:

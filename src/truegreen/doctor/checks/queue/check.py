@@ -358,6 +358,8 @@ def _said(
         return _reported(env, job, own, fields, Status.WARN, todo, "Evicted")
     if state is k.Said.EVICTED and k.check_retry(own):
         return _check_retry(env, job, own, reads, fields)
+    if state is k.Said.EVICTED and k.timed_out(own):
+        return _timed_out(env, job, own, fields)
     if state is k.Said.EVICTED:
         todo = "Fix what Kueue names" + _back_in_queue(env, own)
         return _reported(env, job, own, fields, Status.FAIL, todo, "Evicted")
@@ -442,6 +444,25 @@ def _check_retry(
         f"queue {when}"
     )
     return _reported(env, job, own, fields, Status.WARN, todo, "Evicted", checks)
+
+
+def _timed_out(
+    env: Environment, job: TrainingJob, own: k.Workload, fields: Mapping[str, Any]
+) -> Finding:
+    """Kueue stopped the job because its pods were not all ready in time, and queues it again
+    once its backoff ends (knowledge/kueue.py `timed_out`): a wait in Kueue's words, with how
+    many times it has timed out; past the limit Kueue's settings may set, the Workload is
+    turned off, which is `queue.deactivated`."""
+    wait = _requeue_wait(env, own)
+    when = f"in {wait}" if wait else "shortly"
+    tries = f" (it has timed out {own.requeue_count} times)" if own.requeue_count > 1 else ""
+    todo = (
+        "Nothing to do for now: not all of its programs were running within the time Kueue "
+        f"allows, so Kueue stopped it and puts it back in the queue {when}{tries}; if that "
+        "keeps happening, find out why its programs don't start (Kueue may turn the job off "
+        "after a set number of tries)"
+    )
+    return _reported(env, job, own, fields, Status.WARN, todo, "Evicted")
 
 
 def _refused(own: k.Workload, retried: k.CheckState | None) -> str | None:
