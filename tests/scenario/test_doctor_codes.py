@@ -613,6 +613,7 @@ COVERED_ELSEWHERE = (
         "queue.deactivated",
         "queue.kueue-reported",
         "queue.default-unconfirmed",
+        "queue.not-taken",
         # test_gangs.py
         "queue.scheduler-missing",
         "queue.scheduler-unconfirmed",

@@ -64,18 +64,21 @@ def queued(
     gpus: int = 8,
     extra: Callable[[datetime], list[Obj]] | None = None,
     label: bool = True,
+    age: timedelta | None = None,
 ) -> Callable[[datetime], list[Obj]]:
     """A GPU job handed to the queue 'team-a' and suspended by Kueue, next to an idle 8-GPU
     machine; the ClusterQueue's 8 GPUs of flavor gpu-a100 are reserved by the running
     training job 'train-041' (its admitted Workload). `said`: the conditions Kueue wrote on
-    the job's own Workload (None: no Workload yet)."""
+    the job's own Workload (None: no Workload yet). `age`: the job's; by default 20 seconds
+    where Kueue has made no Workload yet (its reconciler makes one within seconds of the
+    job's creation, jobframework/reconciler.go), else 10 minutes."""
 
     def build(now: datetime) -> list[Obj]:
         holder = training_job(HOLDER, now, gpus=8, age=timedelta(hours=1), finished=False)
         holder = with_shared_memory(holder)
         holder["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "team-a"}
         holder["metadata"]["uid"] = f"uid-{HOLDER}"
-        job = training_job(JOB, now, gpus=gpus, age=timedelta(minutes=10), finished=False)
+        job = training_job(JOB, now, gpus=gpus, age=age or timedelta(minutes=10), finished=False)
         job = kq.queued_job(with_shared_memory(job), "team-a", f"uid-{JOB}")
         if not label:
             del job["metadata"]["labels"]
@@ -102,9 +105,17 @@ def queued(
             objects.append(kq.local_queue("team-a", "team-a-cq", version=version))
         if said is not None:
             objects.append(kq.workload(job, "team-a", version=version, conditions=said))
-        return objects + (extra(now) if extra else [])
+        objects += extra(now) if extra else []
+        owners = {r["uid"] for w in objects if w["kind"] == "Workload" for r in _owners(w)}
+        if age is None and f"uid-{JOB}" not in owners:
+            job["metadata"]["creationTimestamp"] = ts(now - timedelta(seconds=20))
+        return objects
 
     return build
+
+
+def _owners(obj: Obj) -> list[Obj]:
+    return list(obj["metadata"].get("ownerReferences", []))
 
 
 def with_shared_memory(job: Obj) -> Obj:
@@ -193,6 +204,91 @@ def test_a_queue_with_room_lets_the_job_in(doctor: Doctor) -> None:
     assert _findings(report) == [("queue.fits", "ok", "inferred")]
     assert report["headline"]["code"] == "ready"
     assert result.exit_code == 0
+
+
+NOT_TAKEN_DETAIL = (
+    "Kueue ignores a job whose namespace its managedJobsNamespaceSelector does not match, "
+    "queue label or not (v0.15 on), and one whose kind its integrations.frameworks leave out; "
+    "doctor does not read its Configuration"
+)
+
+
+@pytest.mark.parametrize(
+    ("nominal", "would"),
+    [("16", "queue.fits"), ("8", "queue.held")],
+    ids=["room", "quota-in-use"],
+)
+def test_a_job_kueue_has_not_taken_up_is_unknown_not_room_in_the_queue(
+    doctor: Doctor, nominal: str, would: str
+) -> None:
+    """The job names the queue and Kueue's webhook suspended it, but 10 minutes on no
+    Workload is its: Kueue's reconciler makes one within seconds for a job it manages
+    (jobframework/reconciler.go `ReconcileGenericJob`), and ignores, label or not, one in a
+    namespace its `managedJobsNamespaceSelector` does not match ("Namespace not opted in for
+    Kueue management"; `ManagedJobsNamespaceSelectorAlwaysRespected` on since v0.15, locked
+    since v0.19), which the webhook still suspends (jobframework/utils.go
+    `WorkloadShouldBeSuspended`: a queue label is enough). That setting lives in Kueue's
+    Configuration, which doctor does not read: the room in the queue would say ready (or
+    waiting), so it says it can't tell."""
+    _install(doctor, kq.V1BETA2)
+    doctor.load(
+        queued(cluster_queue=lambda v: _gpu_queue(v, nominal=nominal), age=timedelta(minutes=10))
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _findings(report) == [("queue.not-taken", "unknown", "cant-check")]
+    found = _finding(report, "queue.not-taken")
+    assert found["headline"] == (
+        "Couldn't tell whether Kueue will ever start the training job 'train-042': it has "
+        "waited 10 minutes for the queue 'team-a', and Kueue, which takes up a job it manages "
+        "within seconds, has not taken it up."
+    )
+    assert found["remedy"].startswith(
+        "Ask your cluster admin whether Kueue manages this environment and this kind of job "
+        "(its settings `managedJobsNamespaceSelector` and `integrations.frameworks`; for a "
+        "Kueue installed with its defaults, `kubectl "
+    ), found["remedy"]
+    assert found["remedy"].endswith(
+        "-n kueue-system get configmap kueue-manager-config -o yaml` shows them) and whether "
+        "Kueue is running; until Kueue takes the job up, it stays paused."
+    ), found["remedy"]
+    assert found["details"][:3] == [
+        "Job/train-042 names LocalQueue team-a and is suspended; no Workload is owned by it or "
+        "labelled kueue.x-k8s.io/job-uid=uid-train-042",
+        NOT_TAKEN_DETAIL,
+        f"were Kueue to take it up: {would}",
+    ]
+    assert report["headline"]["code"] == "queue.not-taken"
+    assert result.exit_code == 3
+
+
+def test_a_young_job_kueue_has_not_taken_up_yet_is_judged_by_the_room(doctor: Doctor) -> None:
+    """Within the pending grace (5 minutes) a job without a Workload is one Kueue has not
+    reached yet: the queue's room is the verdict (inferred)."""
+    _install(doctor, kq.V1BETA2)
+    doctor.load(
+        queued(cluster_queue=lambda v: _gpu_queue(v, nominal="16"), age=timedelta(minutes=4))
+    )
+    result = doctor.live("-o", "json")
+    assert _findings(result.json()) == [("queue.fits", "ok", "inferred")]
+    assert result.exit_code == 0
+
+
+def test_a_job_kueue_has_not_taken_up_that_no_queue_would_take_stays_a_failure(
+    doctor: Doctor,
+) -> None:
+    """Taken up or not, a job no flavor of its queue will ever take never starts: the unknown
+    is said only where it changes the verdict."""
+    _install(doctor, kq.V1BETA2)
+    doctor.load(
+        queued(
+            cluster_queue=lambda v: _gpu_queue(v, covered=("cpu", "memory"), reserved="0"),
+            age=timedelta(minutes=10),
+        )
+    )
+    result = doctor.live("-o", "json")
+    assert _findings(result.json()) == [("queue.never-fits", "fail", "inferred")]
+    assert result.exit_code == 2
 
 
 def test_an_admitted_job_is_measured_ok(doctor: Doctor) -> None:
@@ -585,6 +681,27 @@ def test_a_cron_job_names_its_queue_in_its_job_template(
     assert _finding(report, "queue.not-used")["details"] == [
         "CronJob/nightly names no queue and there is no LocalQueue 'default'"
     ], "the CronJob's own label is on none of its Jobs"
+
+
+def test_a_job_still_to_be_created_has_no_workload_to_miss(doctor: Doctor, tmp_path: Any) -> None:
+    """Kueue makes a Workload for a job once it is created: a `--job-file` job (here one
+    exported from the cluster, its creation time, uid, label and suspension kept) has none
+    yet, however old its creation time, and the queue's room is its verdict
+    (knowledge/kueue.py `still_to_create`)."""
+    import json
+
+    _install(doctor, kq.V1BETA2)
+    doctor.load(queued(cluster_queue=lambda v: _gpu_queue(v, nominal="16")))
+    now = datetime.now()
+    exported = kq.queued_job(
+        training_job("planned", now, gpus=8, finished=False), "team-a", "uid-planned"
+    )
+    assert exported["metadata"]["creationTimestamp"] == ts(now - timedelta(hours=3))
+    path = tmp_path / "job.json"
+    path.write_text(json.dumps(exported))
+    report = doctor.live("-o", "json", "--job-file", str(path)).json()
+    assert _findings(report) == [("queue.fits", "ok", "inferred")]
+    assert "Job/planned" in _finding(report, "queue.fits")["objects"]
 
 
 def _default_queue_only(version: str) -> Callable[[datetime], list[Obj]]:

@@ -30,6 +30,7 @@ from truegreen.doctor.checks.queue.words import (
     NEVER_FITS,
     NONE_NAMED,
     NOT_ALLOWED,
+    NOT_TAKEN,
     NOT_USED,
     SAY,
     STOPPED,
@@ -228,7 +229,69 @@ def _judged(env: Environment, job: TrainingJob, reads: QueueReads) -> Finding:
     said = _said(env, job, own, reads, fields)
     if said is not None:
         return said
-    return _arithmetic(env, job, reads, own, workloads, shared, queues, fields)
+    found = _arithmetic(env, job, reads, own, workloads, shared, queues, fields)
+    if found.status in (Status.FAIL, Status.UNKNOWN) or own is not None:
+        return found
+    return _not_taken(env, job, planned, fields, found) or found
+
+
+_KUEUE_SETTINGS = ("kueue-system", "kueue-manager-config")
+"""Where Kueue's Configuration lives as it comes: config/default/kustomization.yaml
+(`namespace: kueue-system`, `namePrefix: kueue-`, the `manager-config` ConfigMap) and the
+Helm chart (`<fullname>-manager-config`). doctor does not read it."""
+
+
+def _not_taken(
+    env: Environment,
+    job: TrainingJob,
+    planned: bool,
+    fields: Mapping[str, Any],
+    would: Finding,
+) -> Finding | None:
+    """An unknown in place of `would` (the queue's room, which says the job fits or waits)
+    where Kueue has not taken the stored job up: it names a queue and is suspended, yet past
+    the pending grace no Workload is its. Kueue's reconciler makes one within seconds for
+    every job it manages (jobframework/reconciler.go `ReconcileGenericJob`), but ignores a
+    job whose namespace its `managedJobsNamespaceSelector` does not match, queue label or
+    not ("Namespace not opted in for Kueue management"; pkg/features/kube_features.go
+    `ManagedJobsNamespaceSelectorAlwaysRespected`: alpha v0.13, beta and on since v0.15, GA
+    and locked since v0.19), while its job webhook still suspends one with the label
+    (jobframework/utils.go `WorkloadShouldBeSuspended`): the job waits forever. The selector,
+    like `integrations.frameworks`, is in Kueue's Configuration, which doctor does not read,
+    so it can't tell; a job still to be created has no Workload yet and is not judged so."""
+    if (
+        k.still_to_create(job.kind, planned)
+        or not job.queue
+        or not job.suspended
+        or job.finished
+        or job.managed_by
+        or job.created is None
+        or env.now - job.created <= env.settings.pending_grace
+    ):
+        return None
+    namespace, config = _KUEUE_SETTINGS
+    return SAY.finding(
+        Status.UNKNOWN,
+        Basis.CANT_CHECK,
+        NOT_TAKEN,
+        details=(
+            f"{job.ref} names LocalQueue {job.queue} and is suspended; no Workload is owned by "
+            f"it or labelled {k.JOB_UID_LABEL}={job.uid}",
+            "Kueue ignores a job whose namespace its managedJobsNamespaceSelector does not "
+            "match, queue label or not (v0.15 on), and one whose kind its "
+            "integrations.frameworks leave out; doctor does not read its Configuration",
+            f"were Kueue to take it up: {would.code}",
+            *would.details,
+        ),
+        objects=(job.ref,),
+        **{
+            **fields,
+            "age": format_age(env.now - job.created),
+            "command": env.settings.kubectl.elsewhere(
+                namespace, "get", "configmap", config, "-o", "yaml"
+            ),
+        },
+    )
 
 
 def _default_unconfirmed(env: Environment, job: TrainingJob) -> Finding:

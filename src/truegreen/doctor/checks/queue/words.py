@@ -23,6 +23,7 @@ CHECK_REJECTED: Final = "queue.check-rejected"
 DEACTIVATED: Final = "queue.deactivated"
 KUEUE_REPORTED: Final = "queue.kueue-reported"
 DEFAULT_UNCONFIRMED: Final = "queue.default-unconfirmed"
+NOT_TAKEN: Final = "queue.not-taken"
 CANT_READ: Final = "queue.cant-read"
 SCHEDULER_MISSING: Final = "queue.scheduler-missing"
 SCHEDULER_DOWN: Final = "queue.scheduler-down"
@@ -110,6 +111,15 @@ WORDS: Final[dict[str, Wording]] = {
         "where a setting of its own that doctor can't read is on.",
         "Hand the job to the queue for certain with `kueue.x-k8s.io/queue-name: default` in "
         "{where}; {command} lists the queues.",
+    ),
+    NOT_TAKEN: Wording(
+        "Couldn't tell whether Kueue will ever start the training job {job}: it has waited "
+        "{age} for the queue '{queue}', and Kueue, which takes up a job it manages within "
+        "seconds, has not taken it up.",
+        "Ask your cluster admin whether Kueue manages this environment and this kind of job "
+        "(its settings `managedJobsNamespaceSelector` and `integrations.frameworks`; for a "
+        "Kueue installed with its defaults, {command} shows them) and whether Kueue is "
+        "running; until Kueue takes the job up, it stays paused.",
     ),
     SCHEDULER_MISSING: Wording(
         "The training job {job} waits to be placed by `{scheduler}`, which doesn't run in this "
