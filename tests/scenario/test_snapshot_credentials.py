@@ -1,6 +1,7 @@
 """Credentials that stand elsewhere than an env var's value or a secret-named flag reach no
-snapshot: HTTP probe and hook headers, KubeRay's `rayStartParams`, signed URLs, tokens known by
-their form, curl's and MySQL's own password options, a secret-named annotation.
+snapshot: HTTP probe and hook headers (cookie headers too), KubeRay's `rayStartParams`, signed
+URLs, tokens known by their form, curl's and MySQL's own password options, a secret-named
+annotation.
 
 The objects are the shapes the reviewer reproduced the leaks with (/tmp/probe_snapshot
 t1_redact.py, t2_headers.py, t3_ray.py, t7_sas.py), served by the fake API server and read by
@@ -55,6 +56,10 @@ HF_TOKEN = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567"
 CURL_PASSWORD = "CurlPassw0rdValue"
 MYSQL_PASSWORD = "MysqlPwValue123"
 ANNOTATION_VALUE = "AnnotationSecretValue42"
+# Cookie headers (cluster/credential_headers.py) and a proxy's login, in a probe's headers.
+COOKIE_SESSION = "s%3ACookieSessionValue.Kd8Gq2"
+SET_COOKIE_SESSION = "SetCookieSessionValue77"
+PROXY_LOGIN = "UHJveHlVc2VyOlByb3h5UGFzcw=="  # ProxyUser:ProxyPass
 PLANTED = (
     BASIC,
     BEARER,
@@ -70,6 +75,9 @@ PLANTED = (
     CURL_PASSWORD,
     MYSQL_PASSWORD,
     ANNOTATION_VALUE,
+    COOKIE_SESSION,
+    SET_COOKIE_SESSION,
+    PROXY_LOGIN,
 )
 
 
@@ -99,6 +107,18 @@ def _search() -> Obj:
             "httpHeaders": _headers(("Authorization", f"Bearer {BEARER}"), ("X-Api-Key", API_KEY)),
         },
         "failureThreshold": 10,
+    }
+    es["startupProbe"] = {
+        "httpGet": {
+            "path": "/_nodes/_local",
+            "port": 9200,
+            "httpHeaders": _headers(
+                ("Cookie", f"connect.sid={COOKIE_SESSION}; theme=dark"),
+                ("Set-Cookie", f"sid={SET_COOKIE_SESSION}; Path=/; HttpOnly"),
+                ("Proxy-Authorization", f"Basic {PROXY_LOGIN}"),
+            ),
+        },
+        "failureThreshold": 30,
     }
     es["lifecycle"] = {
         "preStop": {
@@ -192,6 +212,9 @@ def test_no_credential_outside_env_and_flags_reaches_a_snapshot(doctor: Doctor) 
         b"curl -fsS -u admin:",
         b"mysql -uroot -p",
         b'"example.com/db-password": ',
+        b'"name": "Cookie"',
+        b'"name": "Set-Cookie"',
+        b'"name": "Proxy-Authorization"',
     ):
         assert saved in written, saved
     assert [value for value in PLANTED if value.encode() in written] == []

@@ -22,6 +22,7 @@ from truegreen.cluster.redact import (
     UNPARSABLE,
     RedactingReader,
     _assignment,
+    _cookie_header,
     _flag_and_value,
     _plainly_safe,  # the quick checks and the rules they let text skip, tested against each other
     _redact_every_rule,
@@ -251,6 +252,9 @@ _PIECES = st.sampled_from(
         "-p",
         "'",
         '"',
+        # A cookie header's name (cluster/credential_headers.py).
+        "Set-Cookie",
+        "cookie",
     ]
 )
 
@@ -268,10 +272,11 @@ def test_only_text_that_no_rule_changes_skips_the_rules(text: str) -> None:
 @settings(max_examples=500, deadline=None)
 @given(st.lists(_PIECES, max_size=6).map("".join) | st.text(max_size=60))
 def test_the_named_rules_are_skipped_only_where_they_change_nothing(text: str) -> None:
-    """The rules for secret-named values are not tried (nor compiled) where the text lacks a
-    secret word or their separator: only where trying them would have left it as it is."""
+    """The rules for secret-named values and cookie headers are not tried (nor compiled) where
+    the text lacks a secret word or a cookie header's name, or their separator: only where
+    trying them would have left it as it is."""
     tried = _redact_shapes(redact_command_logins(text))
-    for rule in (_assignment(), _flag_and_value()):
+    for rule in (_cookie_header(), _assignment(), _flag_and_value()):
         tried = rule.sub(lambda m: f"{m['name']}{m['sep']}{REDACTED}", tried)
     assert _redact_every_rule(text) == tried
     assert looks_secret(text) or not _secret_flag().fullmatch(text)
@@ -692,6 +697,8 @@ HOSTILE_LINES = {
     "curl users in quotes": ' -u"' * 16_384,
     "MySQL passwords in quotes": "mysql" + " -p'" * 16_384,
     "MySQL passwords quoted before the option": "mysql" + " '-p" * 16_384,
+    "cookie headers": "cookie: " * 8_192,
+    "cookie headers in quotes": "cookie: '" * 7_282,
 }
 
 

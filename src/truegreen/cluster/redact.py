@@ -11,15 +11,17 @@ The policy, listed for operators in docs/snapshot.md:
   written, and every `binaryData` value.
 - Every object: `metadata.managedFields` and the `kubectl.kubernetes.io/last-applied-configuration`
   annotation (a second copy of everything, secrets included); the value of every `{name,
-  value}` pair whose name looks secret (an env var, an HTTP probe's header); a setting's value
-  whose key looks secret (`redis-password: …` in a map, an annotation `example.com/db-password`);
+  value}` pair whose name looks secret (an env var, an HTTP probe's header) or is a cookie
+  header's (`Cookie`, `Set-Cookie`: cluster/credential_headers.py); a setting's value whose key
+  looks secret (`redis-password: …` in a map, an annotation `example.com/db-password`);
   the value after a command-line flag whose name looks secret, curl's `-u user:password` and a
   MySQL client's `-pPASSWORD` (cluster/command_logins.py).
 - Every string anywhere (log lines and event messages too; not an image reference or a
   label value that selectors match on): URL userinfo
   (`postgres://user:pass@host`), AWS access key ids and secret-key shapes, JWTs, GitHub and
   Hugging Face tokens and signed URLs' signatures (cluster/credential_shapes.py), and
-  `name=value`, `name: value` and `--name value` where the name looks secret.
+  `name=value`, `name: value` and `--name value` where the name looks secret, and a cookie
+  header's whole value (`Cookie: sid=…; theme=dark`).
 truegreen's own annotations (`truegreen.io/…`) hold intent, never secrets, and are kept whole.
 
 A redacted value reads `<redacted>`, so the reader knows something was there; an empty value
@@ -43,6 +45,11 @@ from truegreen.cluster.command_logins import (
     redact_command_logins,
     short_password_redacted,
     user_password_redacted,
+)
+from truegreen.cluster.credential_headers import (
+    COOKIE_HEADER_NAME,
+    may_hold_cookie_header,
+    names_cookie_header,
 )
 from truegreen.cluster.credential_shapes import redact_credential_shapes
 from truegreen.cluster.kinds import Kind
@@ -121,6 +128,19 @@ def _assignment() -> re.Pattern[str]:
     return re.compile(
         rf"(?i)(?<![a-z0-9_.\-])(?P<name>{_NAME}){_AUTHORIZATION}"
         rf"(?P<sep>(?:[\"']?[ \t]*=[ \t]*|[\"']?:[ \t]+|[\"']:){_OPENING}){_VALUE}"
+    )
+
+
+@cache
+def _cookie_header() -> re.Pattern[str]:
+    """`Cookie: sid=x; theme=dark`, `"Set-Cookie": "sid=x; Path=/"`: a cookie header's whole
+    value (cluster/credential_headers.py), as an authorization header's: to its closing quote
+    or, unquoted, to the line's end or a quote. Its separator is a header's `:`, with a space
+    after it or quotes around it as for a secret-named setting (`cookie:1.2` is an image)."""
+    return re.compile(
+        rf"(?i)(?<![a-z0-9_.\-])(?P<name>{COOKIE_HEADER_NAME})"
+        rf"(?P<sep>(?:[\"']?:[ \t]+|[\"']:){_OPENING})"
+        r"(?P<value>(?(q)(?:\\.|(?!(?P=q))[^\\\r\n])++|[^\s\"'][^\r\n\"']*+))"
     )
 
 
@@ -232,6 +252,8 @@ def _redact_every_rule(text: str) -> str:
     # The command-line logins first: one may break an image digest after a userinfo's `@`
     # (`--user@sha256:…`), which the userinfo rule must see broken on the first pass too.
     text = _redact_shapes(redact_command_logins(text))
+    if ":" in text and may_hold_cookie_header(text):  # a header's separator, and its name
+        text = _cookie_header().sub(_value_redacted, text)
     if not _has_secret_word(text):
         return text
     if "=" in text or ":" in text:  # what an assignment's separator needs
@@ -371,10 +393,17 @@ def _pair_redacted(walked: dict[Any, Any], pair: Mapping[Any, Any]) -> dict[Any,
     """A `{name, value}` pair's value replaced when its name looks secret, wherever the pair
     stands: an env var (core/v1 EnvVar) and an HTTP probe's or hook's header (core/v1
     HTTPHeader in HTTPGetAction.httpHeaders: `{name: Authorization, value: "Basic …"}`,
-    `X-Api-Key`) alike. An empty value stays empty; `walked` is the pair already walked."""
-    if pair.get("value") and "name" in pair and looks_secret(str(pair["name"])):
+    `X-Api-Key`; a cookie header, `Cookie` or `Set-Cookie`: credential_headers.py) alike. An
+    empty value stays empty; `walked` is the pair already walked."""
+    if pair.get("value") and "name" in pair and _names_a_credential(str(pair["name"])):
         walked["value"] = REDACTED
     return walked
+
+
+def _names_a_credential(name: str) -> bool:
+    """Whether a pair's name says its value is a credential: a secret word, or a cookie
+    header's name."""
+    return looks_secret(name) or names_cookie_header(name)
 
 
 @lru_cache(maxsize=4096)  # a pure answer per key: an object's keys repeat in every object
@@ -384,10 +413,11 @@ def _names_a_secret(key: str) -> bool:
     `--redis-password=VALUE`), `spark.ssl.keyPassword`, `DB_PASSWORD`. Not a Kubernetes
     field's name (lower camel case: `secretName`, `topologyKey`, `key` name a Secret, a label
     or an entry; they never hold one), nor a prefixed name (`example.com/private-gpu: 2` is a
-    resource's amount, a Kueue flavor's resource, a device's attribute)."""
+    resource's amount, a Kueue flavor's resource, a device's attribute). A cookie header's name
+    is one too, as `Authorization` is (a map of headers: `Cookie: sid=…`)."""
     if (key.isalnum() and key[:1].islower()) or "/" in key:
         return False
-    return looks_secret(key)
+    return _names_a_credential(key)
 
 
 def _is_image_reference(text: str) -> bool:
