@@ -1,19 +1,21 @@
 """Credentials that stand elsewhere than an env var's value or a secret-named flag reach no
 snapshot: HTTP probe and hook headers (cookie headers too), KubeRay's `rayStartParams`, signed
-URLs, tokens known by their form, curl's and MySQL's own password options, a secret-named
-annotation.
+URLs, tokens known by their form, curl's, MySQL's, redis-cli's and mongosh's own password
+options, a secret-named annotation.
 
 The objects are the shapes the reviewer reproduced the leaks with (/tmp/probe_snapshot
 t1_redact.py, t2_headers.py, t3_ray.py, t7_sas.py), served by the fake API server and read by
 the real `truegreen snapshot`; every byte it writes is scanned for the planted values, and the
 snapshot gives the live verdict (the round trip of `Doctor.live`)."""
 
+import re
 from datetime import datetime
 from pathlib import Path
 
 from tests.scenario.conftest import Doctor
 from tests.support import training_kinds
 from tests.support.scenarios import REGISTRY, Obj, container, deployment, healthy, pod_for
+from truegreen.cluster.redact import REDACTED
 
 # core/v1 HTTPHeader (HTTPGetAction.httpHeaders), in a readiness and a liveness probe and a
 # preStop hook: Elasticsearch's basic login, a bearer JWT, an API key, a token header.
@@ -60,6 +62,11 @@ ANNOTATION_VALUE = "AnnotationSecretValue42"
 COOKIE_SESSION = "s%3ACookieSessionValue.Kd8Gq2"
 SET_COOKIE_SESSION = "SetCookieSessionValue77"
 PROXY_LOGIN = "UHJveHlVc2VyOlByb3h5UGFzcw=="  # ProxyUser:ProxyPass
+# redis-cli's `-a` (redis src/redis-cli.c parseOptions) in exec probes, the shape of the Redis
+# health checks people write by hand, and mongosh's `-p` (mongosh arg-parser.ts) in a command.
+REDIS_PROBE_PASSWORD = "RedisProbePassw0rd"
+REDIS_LIST_PASSWORD = "RedisListPassw0rd"
+MONGOSH_PASSWORD = "MongoshPassw0rd"
 PLANTED = (
     BASIC,
     BEARER,
@@ -78,6 +85,9 @@ PLANTED = (
     COOKIE_SESSION,
     SET_COOKIE_SESSION,
     PROXY_LOGIN,
+    REDIS_PROBE_PASSWORD,
+    REDIS_LIST_PASSWORD,
+    MONGOSH_PASSWORD,
 )
 
 
@@ -165,7 +175,27 @@ def _helper() -> Obj:
             "value": f"curl -fsS -u admin:{CURL_PASSWORD} https://mlflow/health",
         },
     ]
-    helper["args"] = ["sh", "-c", f"mysql -uroot -p{MYSQL_PASSWORD} -e 'select 1'"]
+    helper["args"] = [
+        "sh",
+        "-c",
+        f"mysql -uroot -p{MYSQL_PASSWORD} -e 'select 1' && "
+        f"mongosh -u admin -p {MONGOSH_PASSWORD} --eval 'db.runCommand({{ping: 1}})'",
+    ]
+    return workload
+
+
+def _cache() -> Obj:
+    """Redis whose health checks log in with redis-cli's `-a`: one in a shell line that cannot
+    fail (doctor quotes its command in the finding it makes; the password quoted, so that the
+    line redacted still reads as the shell reads it), one as an argument list."""
+    workload = deployment("cache", [container("redis", f"{REGISTRY}/redis:7.4", port=6379)])
+    redis = workload["spec"]["template"]["spec"]["containers"][0]
+    redis["livenessProbe"] = {
+        "exec": {"command": ["sh", "-c", f'redis-cli -a "{REDIS_PROBE_PASSWORD}" ping || true']}
+    }
+    redis["readinessProbe"] = {
+        "exec": {"command": ["redis-cli", "-h", "127.0.0.1", "-a", REDIS_LIST_PASSWORD, "ping"]}
+    }
     return workload
 
 
@@ -184,7 +214,7 @@ def _ray(now: datetime) -> Obj:
 def credentials_everywhere(now: datetime) -> list[Obj]:
     """The healthy namespace, with the three workloads above (and a pod of each) and a
     RayCluster."""
-    workloads = [_search(), _loader(), _helper()]
+    workloads = [_search(), _loader(), _helper(), _cache()]
     pods = [pod_for(w, now, suffix=f"cr{i}01") for i, w in enumerate(workloads)]
     return [*healthy(now), *workloads, *pods, _ray(now)]
 
@@ -199,6 +229,12 @@ def test_no_credential_outside_env_and_flags_reaches_a_snapshot(doctor: Doctor) 
     live = doctor.live("-o", "json")  # and from a snapshot of the same cluster: same verdict
     assert doctor.round_trips == 1, "precondition: the verdict was checked from a snapshot"
     assert not [value for value in PLANTED if value in live.stdout + live.stderr]
+    # doctor quotes the probe that cannot fail, redacted, in JSON and in its verbose text.
+    quoted = f'redis-cli -a "{REDACTED}" ping || true'
+    assert quoted in " ".join(d for f in live.json()["findings"] for d in f["details"])
+    text = doctor.live("--verbose")
+    assert quoted in text.stdout, text.stdout
+    assert not [value for value in PLANTED if value in text.stdout + text.stderr]
     written = _written(doctor.snapshot())
     # Preconditions: each place was read and saved.
     for saved in (
@@ -215,6 +251,8 @@ def test_no_credential_outside_env_and_flags_reaches_a_snapshot(doctor: Doctor) 
         b'"name": "Cookie"',
         b'"name": "Set-Cookie"',
         b'"name": "Proxy-Authorization"',
+        b'redis-cli -a \\"',
+        b"mongosh -u admin -p ",
     ):
         assert saved in written, saved
     assert [value for value in PLANTED if value.encode() in written] == []
@@ -226,5 +264,8 @@ def test_no_credential_outside_env_and_flags_reaches_a_snapshot(doctor: Doctor) 
         b"X-Amz-SignedHeaders=host&X-Amz-Signature=<redacted>",
         b"curl -fsS -u admin:<redacted> https://mlflow/health",
         b"mysql -uroot -p<redacted> -e 'select 1'",
+        b"mongosh -u admin -p <redacted> --eval",
     ):
         assert kept in written, kept
+    # The argument list, one item a line: the item after redis-cli's `-a` is replaced whole.
+    assert re.search(rb'"redis-cli",\s+"-h",\s+"127.0.0.1",\s+"-a",\s+"<redacted>",', written)

@@ -252,9 +252,13 @@ _PIECES = st.sampled_from(
         "-p",
         "'",
         '"',
-        # A cookie header's name (cluster/credential_headers.py).
+        # A cookie header's name (cluster/credential_headers.py) and the clients whose own
+        # short options take a password (redis-cli's -a, mongosh's -p).
         "Set-Cookie",
         "cookie",
+        "redis-cli",
+        "-a",
+        "mongosh",
     ]
 )
 
@@ -699,6 +703,10 @@ HOSTILE_LINES = {
     "MySQL passwords quoted before the option": "mysql" + " '-p" * 16_384,
     "cookie headers": "cookie: " * 8_192,
     "cookie headers in quotes": "cookie: '" * 7_282,
+    "redis-cli passwords": "redis-cli" + " -a" * 21_846,
+    "redis-cli passwords in quotes": "redis-cli" + ' -a "' * 13_108,
+    "mongosh passwords": "mongosh" + " -p " * 16_384,
+    "mongosh passwords after an equals sign": "mongosh" + " -p=" * 16_384,
 }
 
 

@@ -14,8 +14,9 @@ The policy, listed for operators in docs/snapshot.md:
   value}` pair whose name looks secret (an env var, an HTTP probe's header) or is a cookie
   header's (`Cookie`, `Set-Cookie`: cluster/credential_headers.py); a setting's value whose key
   looks secret (`redis-password: …` in a map, an annotation `example.com/db-password`);
-  the value after a command-line flag whose name looks secret, curl's `-u user:password` and a
-  MySQL client's `-pPASSWORD` (cluster/command_logins.py).
+  the value after a command-line flag whose name looks secret, curl's `-u user:password`, and
+  the password of a client's own option after that client: MySQL's `-pPASSWORD`, redis-cli's
+  `-a PASSWORD`, mongosh's `-p PASSWORD` (cluster/command_logins.py).
 - Every string anywhere (log lines and event messages too; not an image reference or a
   label value that selectors match on): URL userinfo
   (`postgres://user:pass@host`), AWS access key ids and secret-key shapes, JWTs, GitHub and
@@ -41,9 +42,10 @@ from typing import Any
 from truegreen import redacted
 from truegreen.cluster.command_logins import (
     USER_OPTIONS,
-    names_database_client,
+    Client,
+    client_password_redacted,
+    clients_named,
     redact_command_logins,
-    short_password_redacted,
     user_password_redacted,
 )
 from truegreen.cluster.credential_headers import (
@@ -495,10 +497,10 @@ def _annotation_names_a_secret(key: str) -> bool:
 def _arguments(arguments: list[Any]) -> list[Any]:
     """Each argument's text redacted, the argument after a secret-named flag
     (`--password hunter2`) replaced whole, the password of the one after curl's `-u`
-    (`admin:hunter2`), and a `-pPASSWORD` after a MySQL or MariaDB client
-    (cluster/command_logins.py)."""
+    (`admin:hunter2`), and the password of a client's own option after that client: MySQL's
+    `-pPASSWORD`, redis-cli's `-a PASSWORD`, mongosh's `-p PASSWORD` (cluster/command_logins.py)."""
     redacted: list[Any] = []
-    database_client = False
+    clients: frozenset[Client] = frozenset()
     for index, argument in enumerate(arguments):
         previous = arguments[index - 1] if index else None
         if not isinstance(argument, str):
@@ -515,9 +517,9 @@ def _arguments(arguments: list[Any]) -> list[Any]:
         text = argument
         if isinstance(previous, str) and previous in USER_OPTIONS and not argument.startswith("-"):
             text = user_password_redacted(argument)
-        elif database_client:
-            text = short_password_redacted(argument)
-        database_client = database_client or names_database_client(argument)
+        elif clients:
+            text = client_password_redacted(argument, previous, clients)
+        clients |= clients_named(argument)
         redacted.append(redact_text(text))
     return redacted
 
