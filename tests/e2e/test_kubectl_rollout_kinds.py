@@ -141,3 +141,22 @@ def test_a_daemonset_stops_at_a_crashing_pod(fake_api: FakeApiServer, kubeconfig
         'Waiting for daemon set "agent" rollout to finish: 1 out of 2 new pods have been '
         "updated...",
     )
+
+
+def test_a_statefulset_whose_last_new_pod_is_never_ready_is_waited_on_by_kubectl(
+    fake_api: FakeApiServer, kubeconfig: Path
+) -> None:
+    """`last-unready`: every copy replaced, the last one running and never Ready. kubectl's
+    StatefulSetStatusViewer has no deadline: it keeps waiting for the copy to be ready."""
+    simulator = _simulator(fake_api, "last-unready", "db")
+    _settled(fake_api, simulator, statefulset("db", replicas=2))
+    assert kubectl(kubeconfig, "rollout", "restart", "statefulset/db").returncode == 0
+    for _ in range(4):
+        _pods(kubeconfig)
+    assert simulator.replaced == ["db-1", "db-0"]
+    stored = fake_api.get_object("StatefulSet", "db", "train")
+    assert stored is not None
+    status = stored["status"]
+    assert (status["updatedReplicas"], status["readyReplicas"]) == (2, 1)
+    assert status["currentRevision"] != status["updateRevision"]
+    assert _verdict(kubeconfig, "statefulset/db") == (1, "Waiting for 1 pods to be ready...")

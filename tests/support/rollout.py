@@ -54,6 +54,14 @@ Ready, as their controllers do:
   `numberReady`, `updatedNumberScheduled` (by `controller-revision-hash`), `numberAvailable`
   and `numberUnavailable`.
 - `updateStrategy: OnDelete`: a template change replaces nothing (only the revision moves).
+- Their behaviours (`ORDERED_BEHAVIOURS`) add `unready` and `last-unready`: a new pod that
+  runs and is never Ready (a readiness probe that keeps failing: Running, Ready False, no
+  waiting reason), at the first pod replaced or at the last. The controller waits on it
+  without end (stateful_set_control.go `updateStatefulSet` "waiting for Pod to update",
+  daemon/update.go `rollingUpdate` within maxUnavailable); a later template change replaces it
+  again in turn, as a DaemonSet's controller does and a StatefulSet's with
+  `podManagementPolicy: Parallel` (with OrderedReady, `processReplica` would wait for it
+  first; not modelled).
 
 As on a real cluster (kubernetes/kubectl#1628, kubernetes/kubernetes#110171), the replaced pods
 do not vanish when the Deployment reports complete: they stay Terminating for their grace
@@ -82,6 +90,10 @@ from tests.support.fake_apiserver import FakeApiServer
 
 Obj = dict[str, Any]
 BEHAVIOURS = ("ok", "old-image", "crash", "pull-fail", "deadline", "stall")
+ORDERED_BEHAVIOURS = ("ok", "old-image", "crash", "pull-fail", "stall", "unready", "last-unready")
+"""A StatefulSet's or DaemonSet's: `unready`, its first new pod runs and is never Ready (a
+readiness probe that keeps failing: no waiting reason, nothing that says it never will);
+`last-unready`, every new pod Ready but the last one the update replaces."""
 HEALTHY = ("ok", "old-image")
 """The behaviours whose new pods become Ready."""
 NO_DEADLINE = 2**31 - 1
@@ -475,7 +487,7 @@ class RolloutSimulator:
     def _roll_ordered(self, workload: Obj, behaviour: str) -> None:
         """A StatefulSet's or DaemonSet's new template: its pods replaced one at a time, in its
         controller's order, until one is not Ready."""
-        assert behaviour in ("ok", "old-image", "crash", "pull-fail", "stall"), behaviour
+        assert behaviour in ORDERED_BEHAVIOURS, behaviour
         with self._lock:
             self._count += 1
             key = self._key(workload)
@@ -536,6 +548,8 @@ class RolloutSimulator:
             stored = self.server.get_object(state.kind, state.name, state.namespace)
             assert stored is not None
             behaviour = state.rollout[1]
+            if behaviour == "last-unready":
+                behaviour = "ok" if state.slots else "unready"
             self.server.add(self._slot_pod(stored, slot, state.revision, behaviour, old_ids))
             self.replaced.append(slot)
             if behaviour in HEALTHY:
