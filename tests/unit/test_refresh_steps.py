@@ -481,7 +481,16 @@ def test_a_failure_with_no_restart_counts_the_attempt_and_drops_a_stale_marker()
         AnnotationWrite("count", {ATTEMPTS: f"2 {tid}"}),
     )
     older = PendingRestart({"runner": OLD}, STAMP).text()
+    recorded = {PENDING: older, RESTARTED: older}
+    assert count_failure(recorded, TARGET, "why").write == AnnotationWrite(
+        "count", {ATTEMPTS: f"1 {tid}", PENDING: None}
+    )
+    # A marker left with no record of refresh's latest restart (by a truegreen that kept none)
+    # becomes that record as it goes: the template still carries its restart.
     assert count_failure({PENDING: older}, TARGET, "why").write == AnnotationWrite(
+        "count", {ATTEMPTS: f"1 {tid}", PENDING: None, RESTARTED: older}
+    )
+    assert count_failure({PENDING: "{bad"}, TARGET, "why").write == AnnotationWrite(
         "count", {ATTEMPTS: f"1 {tid}", PENDING: None}
     )
 
@@ -762,8 +771,16 @@ def test_an_operator_pin_is_never_recorded_even_after_a_verified_rollout() -> No
 
 def test_a_failed_rollout_drops_the_marker_a_timed_out_one_keeps_it() -> None:
     crashed = "new pod new keeps crashing (CrashLoopBackOff)"
-    assert after_wait(Action.FAIL, crashed, OURS, [_plan()], MARKER, ours=True) == Ending(
+    restarted = {**OURS, RESTARTED: MARKER.text()}
+    assert after_wait(Action.FAIL, crashed, restarted, [_plan()], MARKER, ours=True) == Ending(
         Outcome.ROLLOUT_FAILED, crashed, AnnotationWrite("clear-pending", {PENDING: None})
+    )
+    # Marked by its marker alone (no record of the latest restart kept): the marker becomes
+    # that record, so the next tick still knows the stopped update for refresh's own.
+    assert after_wait(Action.FAIL, crashed, OURS, [_plan()], MARKER, ours=False) == Ending(
+        Outcome.ROLLOUT_FAILED,
+        crashed,
+        AnnotationWrite("clear-pending", {PENDING: None, RESTARTED: MARKER.text()}),
     )
     timed_out = "timed out after 5s"
     assert after_wait(Action.STOP_WAITING, timed_out, OURS, [_plan()], MARKER, ours=True) == Ending(

@@ -834,8 +834,22 @@ def count_failure(annotations: Mapping[str, str], target: Mapping[str, str], rea
     attempts = AttemptCounter.read(annotations).at(tid)
     changes: dict[str, str | None] = {ATTEMPTS: AttemptCounter(attempts + 1, tid).text()}
     if PENDING in annotations:
-        changes[PENDING] = None
+        changes |= _clear_marker(annotations)
     return Ending(Outcome.ROLLOUT_FAILED, reason, AnnotationWrite("count", changes))
+
+
+def _clear_marker(annotations: Mapping[str, str]) -> dict[str, str | None]:
+    """The pending marker cleared, once its restart failed or another is due. Where no record
+    of refresh's latest restart is kept (`RESTARTED`: a marker left by a truegreen that wrote
+    none), the marker becomes it: the template still carries that restart, and without a
+    record a later tick takes its stopped update (a StatefulSet's, a DaemonSet's, a Deployment's
+    with no progress deadline: none says that its update stopped) for someone else's, in
+    progress forever."""
+    changes: dict[str, str | None] = {PENDING: None}
+    marker = PendingRestart.read(annotations)
+    if marker is not None and PendingRestart.read(annotations, RESTARTED) is None:
+        changes[RESTARTED] = marker.text()
+    return changes
 
 
 def after_wait(
@@ -857,7 +871,7 @@ def after_wait(
     if action is Action.STOP_WAITING:
         return Ending(Outcome.ROLLOUT_FAILED, reason)
     if action is not Action.RECORD:
-        clear = AnnotationWrite("clear-pending", {PENDING: None}) if still_ours else None
+        clear = AnnotationWrite("clear-pending", _clear_marker(annotations)) if still_ours else None
         return Ending(Outcome.ROLLOUT_FAILED, reason, clear)
     if not still_ours:
         if _recorded(annotations, marker.target):
