@@ -10,7 +10,8 @@ status` waits with them (pkg/polymorphichelpers/rollout_status.go `StatefulSetSt
 `DaemonSetStatusViewer`). refresh bounds its own wait on such an update by its counts (a whole
 `--rollout-timeout` in which they did not move: rollout-failed, counted, then latched) and
 tells its own stopped update from someone else's by its record of its latest restart. These
-tests hold that the record survives a failed restart marked only by its pending marker.
+tests hold that the record survives every way a failed restart is left: the tag moved back to
+the recorded image, and a restart marked only by its pending marker.
 
 Through the CLI, against the fake API server (the rollout simulator plays the controllers)
 and a real docker-registry.
@@ -41,9 +42,18 @@ NS = "train"
 NODES = ("node-1", "node-2")
 RUNNER = container_key(RECORDED_DIGEST, "runner")
 KINDS = ("StatefulSet", "DaemonSet", "Deployment")
+LAST_UNREADY = {
+    "StatefulSet": "last-unready",
+    "DaemonSet": "last-unready",
+    "Deployment": "deadline",
+}
+"""Each kind's update stopped at a copy that runs and never becomes Ready (a readiness probe
+that keeps failing): the last one a StatefulSet or DaemonSet replaces; a Deployment's new copy,
+beside the old one it keeps while no new copy is available (rolling.go)."""
 FIRST_UNREADY = {"StatefulSet": "unready", "DaemonSet": "unready", "Deployment": "deadline"}
 """Each kind's update stopped at its first new copy, which runs and never becomes Ready (a
 readiness probe that keeps failing), while every other copy still runs the old digest."""
+FAILED = ("Warning", "RefreshRolloutFailed")
 
 env = test_refresh_kinds.env
 """The fake API server and a real registry, a replaced copy terminating for one read."""
@@ -88,6 +98,64 @@ def _pods_run(env: RefreshEnv) -> list[tuple[str, bool]]:
 
 def _events(env: RefreshEnv, kind: str) -> list[tuple[str, str]]:
     return test_refresh_kinds._events(env, kind, "db")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_tag_moved_back_while_refresh_s_restart_stands_stopped_is_restarted_not_converged(
+    env: RefreshEnv, kind: str
+) -> None:
+    """refresh restarts `db` toward the tag's new image, whose last new copy never becomes
+    Ready: the restart fails (its counts stood still a whole --rollout-timeout). The image's
+    owner moves the tag back to the image recorded before. The copies do not run it: the
+    update refresh started stands stopped in the template, its copies on the other image. That
+    is no "converged", and refresh must not forget its restart then: with its record cleared,
+    the update no controller will ever call stopped read as someone else's, in progress, and
+    every later move of the tag was left alone forever. The restart that brings the copies
+    back to the tag is verified, recorded and announced."""
+    first = env.registry.push_image("r/own", "stable", content="v1")
+    _install(env, kind)
+    assert _tick(env)[0]["outcome"] == "converged"
+    moved = env.registry.push_image("r/own", "stable", content="v2")
+    env.simulator.behaviour["db"] = LAST_UNREADY[kind]
+    for _ in range(3):  # resumed from its marker while its counts still moved
+        found, code = _tick(env, "--rollout-timeout", "1")
+        assert (found["outcome"], code) == ("rollout-failed", 2), found["reason"]
+        if PENDING not in _annotations(env, kind):
+            break
+    assert found["reason"].startswith("the update stopped: its controller counted no change")
+    annotations = _annotations(env, kind)
+    assert annotations[RUNNER] == first
+    assert PendingRestart.read(annotations, RESTARTED) is not None
+    env.simulator.finish_terminating()  # the controller reaches its last copy, which stays so
+    assert (moved, False) in _pods_run(env)
+    failures = _events(env, kind)
+    assert set(failures) == {FAILED}
+
+    assert env.registry.push_image("r/own", "stable", content="v1") == first
+    env.simulator.behaviour["db"] = "ok"  # the image that worked still works
+    found, code = _tick(env, "--rollout-timeout", "30")
+    assert (found["outcome"], found["reason"], code) == (
+        "restarted",
+        "rolled out and verified: the pods run the newest digest",
+        0,
+    )
+    (plan,) = found["containers"]
+    assert (plan["decision"], plan["reason"]) == (
+        "restart",
+        f"its last restart, toward {moved[:19]}…, never finished; the tag is back on the "
+        f"recorded {first[:19]}…",
+    )
+    copies = 1 if kind == "Deployment" else 2
+    assert _pods_run(env) == [(first, True)] * copies
+    annotations = _annotations(env, kind)
+    assert annotations[RUNNER] == first
+    assert {ATTEMPTS, PENDING, RESTARTED} & annotations.keys() == set()
+    assert _events(env, kind) == [*failures, ("Normal", "ImageRefreshed")]
+
+    newest = env.registry.push_image("r/own", "stable", content="v3")
+    found, code = _tick(env, "--rollout-timeout", "30")
+    assert (found["outcome"], code) == ("restarted", 0), found["reason"]
+    assert _annotations(env, kind)[RUNNER] == newest
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -235,6 +235,49 @@ def test_tag_tracking_decisions(
     )
 
 
+@pytest.mark.parametrize(
+    ("recorded", "aimed", "decision", "reason"),
+    [
+        # The tag is back on the recorded digest, while refresh's restart toward another one
+        # stands unfinished in the template: its copies do not run the recorded digest.
+        (
+            NEW,
+            OTHER,
+            Decision.RESTART,
+            f"its last restart, toward {OTHER[:19]}…, never finished; the tag is back on the "
+            f"recorded {NEW[:19]}…",
+        ),
+        (
+            ARM,
+            OLD,
+            Decision.RESTART,
+            f"its last restart, toward {OLD[:19]}…, never finished; the tag is back on the "
+            f"recorded {ARM[:19]}…",
+        ),
+        # A restart toward the newest digest itself (or a platform child of it) is the table's.
+        (NEW, NEW, Decision.UP_TO_DATE, ""),
+        (NEW, ARM, Decision.UP_TO_DATE, ""),
+        (NEW, None, Decision.UP_TO_DATE, ""),
+        # Another digest recorded: restarted as ever, whatever the last restart aimed at.
+        (OLD, OTHER, Decision.RESTART, f"recorded {OLD[:19]}… is not the newest"),
+    ],
+)
+def test_a_restart_of_refresh_s_own_left_unfinished_is_what_the_template_runs(
+    recorded: str, aimed: str | None, decision: Decision, reason: str
+) -> None:
+    annotations = {container_key(RECORDED_DIGEST, "runner"): recorded}
+    on_record = [_pod(("runner", recorded))]
+    plan = plan_container(
+        _runner(), annotations, {str(REF): NEWEST}, on_record, RESTART, aimed=aimed
+    )
+    assert (plan.decision, plan.reason, plan.newest, plan.recorded) == (
+        decision,
+        reason,
+        NEW,
+        recorded,
+    )
+
+
 def test_in_pin_mode_the_template_pin_is_what_runs() -> None:
     own_pin = f"{IMAGE}@{NEW}"
     stale = {container_key(RECORDED_DIGEST, "runner"): OLD}

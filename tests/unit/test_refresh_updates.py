@@ -15,9 +15,9 @@ import pytest
 
 from tests.support.refresh_kit import container, daemonset, deployment, statefulset
 from tests.support.rollout import controller_reference
-from truegreen.refresh.annotations import PendingRestart
+from truegreen.refresh.annotations import PENDING, RESTARTED, PendingRestart
 from truegreen.refresh.template import RESTARTED_AT
-from truegreen.refresh.updates import own_update, updating
+from truegreen.refresh.updates import carried_restart, own_update, updating
 
 Obj = dict[str, Any]
 IMAGE = "registry.example.com/team/web:stable"
@@ -189,6 +189,24 @@ def test_a_statefulset_or_daemonset_update_is_refresh_s_where_its_template_carri
     change(workload["spec"]["template"])
     assert own_update(workload, workload["kind"], [], [], OURS) is ours
     assert own_update(workload, workload["kind"], [], [], None) is False
+
+
+@pytest.mark.parametrize("make", [statefulset, daemonset, deployment])
+@pytest.mark.parametrize(
+    ("change", "carried"),
+    [(restarted, True), (_pinned, True), (kubectl_restart, False), (env_set, False)],
+)
+@pytest.mark.parametrize("key", [RESTARTED, PENDING])
+def test_refresh_s_restart_is_carried_while_its_record_stands_and_its_template_holds_it(
+    make: Callable[..., Obj], change: Callable[[Obj], None], carried: bool, key: str
+) -> None:
+    """The restart the record (or, left before records were kept, the pending marker) names,
+    while the template still carries it (its stamp, or its pins); no record, none."""
+    workload = make("x", container("runner", IMAGE))
+    change(workload["spec"]["template"])
+    assert carried_restart(workload) is None
+    workload["metadata"]["annotations"] = {key: OURS.text()}
+    assert carried_restart(workload) == (OURS if carried else None)
 
 
 def _status(workload: Obj, **status: Any) -> Obj:

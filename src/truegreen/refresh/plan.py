@@ -140,8 +140,12 @@ def plan_container(
     lookups: Mapping[str, DigestLookup],
     pods: Sequence[Mapping[str, Any]],
     mode: RefreshMode,
+    *,
+    aimed: str | None = None,
 ) -> ContainerPlan:
-    """The decision for one container."""
+    """The decision for one container. `aimed`: the digest refresh's own restart, which the
+    template still carries and no verified record has closed (`updates.carried_restart`),
+    aimed this container at."""
     name, image = str(container.get("name", "")), str(container.get("image", ""))
     try:
         tracked, pinned = tracked_reference(container, annotations, mode)
@@ -182,6 +186,16 @@ def plan_container(
         lookup.all_digests,
     )
     if current is not None and current in lookup.all_digests:
+        if aimed is not None and aimed not in lookup.all_digests:
+            # The tag names the recorded digest again, but refresh's own restart toward another
+            # one stands unfinished in the template: its pods run, or wait to run, that other
+            # digest, and a StatefulSet's or DaemonSet's controller never says that its update
+            # stopped. A restart brings them back to the tag; never "nothing to do".
+            why = (
+                f"its last restart, toward {aimed[:19]}…, never finished; the tag is back on "
+                f"the recorded {current[:19]}…"
+            )
+            return replace(plan, decision=Decision.RESTART, reason=why)
         if recorded is None or recorded not in lookup.all_digests:
             return replace(
                 plan, decision=Decision.RECORD_RUNNING, reason="the pods run the newest digest"

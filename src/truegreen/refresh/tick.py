@@ -89,6 +89,7 @@ from truegreen.refresh.steps import (
     update_counts,
 )
 from truegreen.refresh.template import describe_template, template_change
+from truegreen.refresh.updates import carried_restart
 
 _CONFLICT_RETRIES = 3
 _UNDECIDED = "the tick was stopped before this workload was decided; nothing was restarted"
@@ -715,8 +716,17 @@ class _WorkloadTick:
     ) -> WorkloadReport | Conflict:
         settings, lookups = self._settings, self._lookups
         annotations = o.annotations_of(obj)
+        carried = carried_restart(obj)
+        aimed = carried.target if carried is not None else {}
         self._plans = tuple(
-            plan_container(c, annotations, lookups.tracked, pods, settings.mode)
+            plan_container(
+                c,
+                annotations,
+                lookups.tracked,
+                pods,
+                settings.mode,
+                aimed=aimed.get(str(c.get("name", ""))),
+            )
             for c in containers_of(obj)
         )
         # The table's first look is at the Deployment as read: the tick's own annotation writes

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from truegreen import kubeobjects as o
 from truegreen.images import ImageReferenceError, parse_image
-from truegreen.refresh.annotations import PendingRestart
+from truegreen.refresh.annotations import PendingRestart, latest_restart
 from truegreen.refresh.template import RESTARTED_AT
 
 TEMPLATE_HASH: Final = "pod-template-hash"
@@ -99,6 +99,17 @@ def own_update(
         if template != current:
             older.append(template)
     return bool(older) and all(_restart_of(template, current, latest) for template in older)
+
+
+def carried_restart(workload: Mapping[str, Any]) -> PendingRestart | None:
+    """Refresh's latest restart that no verified record has closed (`latest_restart`), where
+    the workload's template still carries it, or None. Until a record closes it, the template
+    is that restart's: its pods are moving to (or stopped on the way to) the digests it aimed
+    at, not to the ones recorded before it."""
+    latest = latest_restart(o.annotations_of(workload))
+    if latest is None or not _carries(o.pod_template(workload), latest):
+        return None
+    return latest
 
 
 def _carries(template: Mapping[str, Any], latest: PendingRestart) -> bool:
