@@ -97,6 +97,8 @@ ALSO_COPY = [
     "README.md",
     "CONTRIBUTING.md",
 ]
+TORCH_PYTHON = Path(".venv-torch/bin/python")
+"""The probe's PyTorch (`make .venv-torch/.installed`), run by test_trial_probe_gloo.py."""
 GATE_PYTEST_ARGS = ["-p", "no:cacheprovider", "--timeout=30"]
 JUDGED = ("killed", "survived", "no tests", "timeout", "suspicious", "segfault")
 RECORD = Path(".ci/mutation-scores.json")
@@ -418,6 +420,8 @@ def mutate(
         run = subprocess.Popen(
             [sys.executable, "-m", "mutmut", "run", "--max-children", str(os.cpu_count() or 2)],
             cwd=scratch,
+            # The copy holds no venvs: the probe's all-reduce test runs the checkout's PyTorch.
+            env=os.environ | {"TRUEGREEN_TORCH_PYTHON": str((checkout / TORCH_PYTHON).resolve())},
             stdout=written,
             stderr=subprocess.STDOUT,
         )

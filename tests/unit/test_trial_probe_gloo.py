@@ -5,9 +5,11 @@ gloo carries the all-reduce; the TCP exchange before it reaches rank 0 first.
 PyTorch lives in a venv of its own (`make .venv-torch/.installed`: torch 2.13.0, CPU build),
 apart from the suite's, where it would turn every other trial test's "no GPU library" into a
 multi-second import. Without it these tests skip, and under CI (`TRUEGREEN_REQUIRE_REAL_PARTS`)
-they fail: .ci/run builds it."""
+they fail: .ci/run builds it. TRUEGREEN_TORCH_PYTHON names that venv's interpreter where the tests
+run outside the checkout (the mutation gate's scratch copy holds no venvs)."""
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +21,9 @@ from truegreen.trial.outcomes import Outcome
 from truegreen.trial.readback import DEFAULT_THRESHOLDS, probe_report, report_findings
 
 ROOT = Path(__file__).resolve().parents[2]
-TORCH_PYTHON = ROOT / ".venv-torch" / "bin" / "python"
+TORCH_PYTHON = Path(
+    os.environ.get("TRUEGREEN_TORCH_PYTHON") or ROOT / ".venv-torch" / "bin" / "python"
+)
 
 
 @pytest.fixture(scope="module")
