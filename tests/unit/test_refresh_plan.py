@@ -236,12 +236,13 @@ def test_tag_tracking_decisions(
 
 
 @pytest.mark.parametrize(
-    ("recorded", "aimed", "decision", "reason"),
+    ("recorded", "aimed", "running", "decision", "reason"),
     [
         # The tag is back on the recorded digest, while refresh's restart toward another one
-        # stands unfinished in the template: its copies do not run the recorded digest.
+        # stands unfinished in the template: its copies run that other digest.
         (
             NEW,
+            OTHER,
             OTHER,
             Decision.RESTART,
             f"its last restart, toward {OTHER[:19]}…, never finished; the tag is back on the "
@@ -250,26 +251,29 @@ def test_tag_tracking_decisions(
         (
             ARM,
             OLD,
+            OLD,
             Decision.RESTART,
             f"its last restart, toward {OLD[:19]}…, never finished; the tag is back on the "
             f"recorded {ARM[:19]}…",
         ),
+        # Every copy already runs the tag's digest (someone set the image back, and the
+        # template kept refresh's restartedAt stamp): nothing to restart.
+        (NEW, OTHER, NEW, Decision.UP_TO_DATE, ""),
+        (NEW, OTHER, ARM, Decision.UP_TO_DATE, ""),
         # A restart toward the newest digest itself (or a platform child of it) is the table's.
-        (NEW, NEW, Decision.UP_TO_DATE, ""),
-        (NEW, ARM, Decision.UP_TO_DATE, ""),
-        (NEW, None, Decision.UP_TO_DATE, ""),
+        (NEW, NEW, NEW, Decision.UP_TO_DATE, ""),
+        (NEW, ARM, NEW, Decision.UP_TO_DATE, ""),
+        (NEW, None, NEW, Decision.UP_TO_DATE, ""),
         # Another digest recorded: restarted as ever, whatever the last restart aimed at.
-        (OLD, OTHER, Decision.RESTART, f"recorded {OLD[:19]}… is not the newest"),
+        (OLD, OTHER, OLD, Decision.RESTART, f"recorded {OLD[:19]}… is not the newest"),
     ],
 )
 def test_a_restart_of_refresh_s_own_left_unfinished_is_what_the_template_runs(
-    recorded: str, aimed: str | None, decision: Decision, reason: str
+    recorded: str, aimed: str | None, running: str, decision: Decision, reason: str
 ) -> None:
     annotations = {container_key(RECORDED_DIGEST, "runner"): recorded}
-    on_record = [_pod(("runner", recorded))]
-    plan = plan_container(
-        _runner(), annotations, {str(REF): NEWEST}, on_record, RESTART, aimed=aimed
-    )
+    pods = [_pod(("runner", NEW)), _pod(("runner", running))]
+    plan = plan_container(_runner(), annotations, {str(REF): NEWEST}, pods, RESTART, aimed=aimed)
     assert (plan.decision, plan.reason, plan.newest, plan.recorded) == (
         decision,
         reason,

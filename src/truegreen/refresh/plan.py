@@ -186,11 +186,16 @@ def plan_container(
         lookup.all_digests,
     )
     if current is not None and current in lookup.all_digests:
-        if aimed is not None and aimed not in lookup.all_digests:
+        if (
+            aimed is not None
+            and aimed not in lookup.all_digests
+            and not pods_run(pods, name, lookup.all_digests)
+        ):
             # The tag names the recorded digest again, but refresh's own restart toward another
-            # one stands unfinished in the template: its pods run, or wait to run, that other
-            # digest, and a StatefulSet's or DaemonSet's controller never says that its update
-            # stopped. A restart brings them back to the tag; never "nothing to do".
+            # one stands unfinished in the template and some copy runs, or waits to run, that
+            # other digest; a StatefulSet's or DaemonSet's controller never says that its
+            # update stopped. A restart brings them back to the tag; never "nothing to do".
+            # Where every copy already runs the tag's digest, nothing is restarted.
             why = (
                 f"its last restart, toward {aimed[:19]}…, never finished; the tag is back on "
                 f"the recorded {current[:19]}…"
