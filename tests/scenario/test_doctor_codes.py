@@ -266,9 +266,9 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
         ("image-pull.login-damaged", "fail", "measured"),
     ),
     (
-        "no login for the registry",
+        "no login for a registry not asked",
         _image("other-registry.example.com/jobs-manager:1.4"),
-        ("image-pull.no-login-for-registry", "fail", "measured"),
+        ("image-pull.no-login-not-asked", "warn", "inferred"),
     ),
     (
         "claim missing",
@@ -542,6 +542,7 @@ COVERED_ELSEWHERE = (
         "cluster-login-no-answer",  # test_login_plugin_blame.py
         "cluster-login-refused",  # test_remedies.py
         "image-pull.login-missing",
+        "image-pull.no-login-for-registry",  # test_pull_logins.py, test_image_presence.py
         "storage.volume-unbound",
         "capacity.fits",
         "capacity.free-only",

@@ -21,6 +21,7 @@ from truegreen.doctor.checks.image_pull.words import (
     LOGIN_WRONG_TYPE,
     LOGIN_WRONG_TYPE_SKIPPED,
     NO_LOGIN_FOR_REGISTRY,
+    NO_LOGIN_NOT_ASKED,
     REGISTRY_REMEDIES,
     REGISTRY_WHY,
     SAY,
@@ -36,6 +37,7 @@ from truegreen.doctor.knowledge.image_presence import (
     kubelet_pulled,
     kubelet_skips,
     login_names,
+    machines_log_in,
     plain_size,
     pulled_images,
     registries_with_credentials,
@@ -179,31 +181,44 @@ def _login_finding(
 
 
 def _uncovered(
-    env: Environment, waiting: list[_Unresolved], usable: dict[str, frozenset[str]]
+    env: Environment,
+    waiting: list[_Unresolved],
+    usable: dict[str, frozenset[str]],
+    presence: "_Presence",
 ) -> list[Finding]:
-    """A finding per registry that images still to pull need a login for, and that none of
-    their logins covers, all of them usable (else the unusable one is the finding)."""
-    uncovered: dict[str, tuple[set[str], set[str]]] = {}
+    """A finding per registry that images still to pull find no login for, all of their
+    logins usable (else the unusable one is the finding). With no login that applies, the
+    kubelet pulls anonymously (kuberuntime_image.go PullImage), so no login is a failure only
+    where the registry measurably wants one (`presence.wants_login`); where it was not asked,
+    a warning that says so; where it was asked and answered otherwise, its answer's finding
+    speaks (missing, unreachable, or a registry whose machines may log in by their own means)."""
+    uncovered: dict[tuple[str, bool], tuple[set[str], set[str]]] = {}
     for entry in waiting:
-        if all(n in usable for n in entry.logins):
-            owners, logins = uncovered.setdefault(entry.image.registry, (set(), set()))
-            owners.add(entry.owner)
-            logins |= entry.logins
+        pair = (entry.owner, str(entry.image))
+        if not all(n in usable for n in entry.logins) or (
+            pair in presence.answered and pair not in presence.wants_login
+        ):
+            continue
+        key = (entry.image.registry, pair in presence.wants_login)
+        owners, logins = uncovered.setdefault(key, (set(), set()))
+        owners.add(entry.owner)
+        logins |= entry.logins
     return [
         SAY.finding(
-            Status.FAIL,
-            Basis.MEASURED,
-            NO_LOGIN_FOR_REGISTRY,
+            Status.FAIL if measured else Status.WARN,
+            Basis.MEASURED if measured else Basis.INFERRED,
+            NO_LOGIN_FOR_REGISTRY if measured else NO_LOGIN_NOT_ASKED,
             details=(
                 f"no imagePullSecret among {', '.join(sorted(logins))} has credentials "
                 f"for {registry}",
+                *(() if measured else ("the registry was not asked whether it needs one",)),
             ),
             objects=(*sorted(f"Secret/{n}" for n in logins), *sorted(owners)),
             registry=registry,
             names=", ".join(f"'{n}'" for n in sorted(logins)),
             command=_create_login(env, _login_name(registry), {registry}),
         )
-        for registry, (owners, logins) in sorted(uncovered.items())
+        for (registry, measured), (owners, logins) in sorted(uncovered.items())
     ]
 
 
@@ -255,7 +270,7 @@ def check(env: Environment) -> list[Finding]:
     presence = _presence(env, pulled)
     waiting = _still_to_pull(unresolved, usable, presence.served)
     findings += [_login_finding(env, n, uses[n], u, waiting) for n, u in unusable.items()]
-    findings += _uncovered(env, waiting, usable)
+    findings += _uncovered(env, waiting, usable, presence)
     findings += presence.findings
     if findings:
         return findings
@@ -271,6 +286,11 @@ class _Presence(Struct):
     served: set[tuple[str, str]] = field(default_factory=set)
     """(owner `Kind/name`, image) pairs the registry served to the logins the pods send
     (without one, when none applies)."""
+    answered: set[tuple[str, str]] = field(default_factory=set)
+    """The (owner, image) pairs a registry answer (or a snapshot's lack of one) speaks for."""
+    wants_login: set[tuple[str, str]] = field(default_factory=set)
+    """The pairs whose registry wanted a login the pods do not send, and whose machines hold
+    none of their own (`machines_log_in`)."""
 
 
 class _Statement(Struct):
@@ -311,8 +331,12 @@ def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
                 continue
             answer = answers.get(lookup, _NOT_CAPTURED)
             registry = parse_image(lookup.image).registry
+            pair = (template.ref, lookup.image)
+            found.answered.add(pair)
+            if answer.presence is Presence.LOGIN_NEEDED and not machines_log_in(registry):
+                found.wants_login.add(pair)
             if answer.presence is Presence.PRESENT:
-                found.served.add((template.ref, lookup.image))
+                found.served.add(pair)
                 line = _present_line(lookup, answer, template.owner)
                 if line not in found.present:
                     found.present.append(line)

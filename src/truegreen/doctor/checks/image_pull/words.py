@@ -15,6 +15,7 @@ LOGIN_MISSING_SKIPPED: Final = "image-pull.login-missing-skipped"
 LOGIN_WRONG_TYPE_SKIPPED: Final = "image-pull.login-wrong-type-skipped"
 LOGIN_DAMAGED: Final = "image-pull.login-damaged"
 NO_LOGIN_FOR_REGISTRY: Final = "image-pull.no-login-for-registry"
+NO_LOGIN_NOT_ASKED: Final = "image-pull.no-login-not-asked"
 CANT_READ: Final = "image-pull.cant-read"
 IMAGE_MISSING: Final = "image-pull.image-missing"
 LOGIN_REFUSED: Final = "image-pull.login-refused"
@@ -51,6 +52,13 @@ WORDS: Final[dict[str, Wording]] = {
         "Training images from {registry} can't be downloaded: no registry login covers it.",
         "Add a login for {registry} to one of the registry logins in use ({names}), or create "
         "one with {command} and name it in the workload's settings.",
+    ),
+    NO_LOGIN_NOT_ASKED: Wording(
+        "No registry login covers {registry}: the machines will download its training images "
+        "without one, which works only if {registry} hands them out to anyone.",
+        "Let doctor ask {registry} (it does unless told --no-registry); if it wants a login, "
+        "add one for it to one of the registry logins in use ({names}), or create one with "
+        "{command}.",
     ),
     CANT_READ: Wording(
         "Couldn't check whether training images can be downloaded: {why}.",
