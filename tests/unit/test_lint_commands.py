@@ -591,3 +591,19 @@ def test_the_reading_follows_exactly_thirty_two_levels(shell: Shell) -> None:
     assert not always_succeeds(["sh", "-c", "true; " + _groups(32)])
     assert always_succeeds(["sh", "-c", _substitutions(15)])
     assert not always_succeeds(["sh", "-c", _substitutions(16)])
+
+
+@pytest.mark.parametrize(
+    ("command", "succeeds"),
+    [
+        (["sh", "-c", "echo <redacted>"], True),
+        (["sh", "-c", "echo -p<redacted> && exit 0"], True),
+        (["sh", "-c", "redis-cli -a <redacted> ping"], False),
+    ],
+)
+def test_a_redacted_value_is_one_word_never_a_redirection(
+    command: list[str], succeeds: bool
+) -> None:
+    """doctor reads live objects redacted (cluster/redact.py): `echo s3cret` reads
+    `echo <redacted>`, whose `<` and `>` are the marker's, not the shell's redirections."""
+    assert always_succeeds(command) is succeeds

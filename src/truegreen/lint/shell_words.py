@@ -10,6 +10,8 @@ import re
 
 from msgspec import Struct
 
+from truegreen.redacted import REDACTED
+
 # Longest first: POSIX 2.3 rule 2, an operator grows while the longer one is still an operator.
 # `&>` is bash's "both outputs to", which probes often use.
 _OPERATORS = (
@@ -129,6 +131,11 @@ class _Lexer:
             elif char == "#" and not self.in_word:  # 2.3 rule 9: a comment, to the newline
                 end = script.find("\n", self.position)
                 self.position = len(script) if end < 0 else end
+            elif script.startswith(REDACTED, self.position):
+                # doctor reads live objects redacted (cluster/redact.py): `echo s3cret` reads
+                # `echo <redacted>`, whose `<` and `>` were never redirections.
+                self.add(REDACTED, REDACTED)
+                self.position += len(REDACTED)
             elif operator == ")" and self.closes and not self.open_parentheses:
                 self.end_word()
                 self.position += 1
