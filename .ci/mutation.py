@@ -420,8 +420,9 @@ def mutate(
         run = subprocess.Popen(
             [sys.executable, "-m", "mutmut", "run", "--max-children", str(os.cpu_count() or 2)],
             cwd=scratch,
-            # The copy holds no venvs: the probe's all-reduce test runs the checkout's PyTorch.
-            env=os.environ | {"TRUEGREEN_TORCH_PYTHON": str((checkout / TORCH_PYTHON).resolve())},
+            # The copy holds no venvs: the probe's all-reduce test runs the checkout's PyTorch
+            # (by the venv's own path: resolved, the link leads to a Python without PyTorch).
+            env=os.environ | {"TRUEGREEN_TORCH_PYTHON": str((checkout / TORCH_PYTHON).absolute())},
             stdout=written,
             stderr=subprocess.STDOUT,
         )

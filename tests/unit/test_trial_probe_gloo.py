@@ -50,7 +50,8 @@ def test_two_workers_all_reduce_over_gloo(torch_python: str, tmp_path: Path) -> 
     server, client = _finish(rank0), _finish(worker)
     for report in (server, client):
         assert report["tcp"]["status"] == "ok", "precondition: the workers reached rank 0"
-        collective = report["collective"]
+        collective, gpu = report["collective"], report["gpu"]
+        assert collective["status"] == "ok", (collective, gpu)
         assert (collective["status"], collective["backend"], collective["world"]) == (
             "ok",
             "gloo",
