@@ -224,3 +224,37 @@ def test_a_head_trickled_byte_by_byte_is_cut_at_its_deadline_and_honest_clients_
         assert max(kept_open) < 3.0, f"slow heads kept open {sorted(kept_open)} s (deadline 2 s)"
     finally:
         server.stop()
+
+
+def _head_and_body(answer: bytes) -> tuple[list[bytes], bytes]:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return head.split(b"\r\n"), body
+
+
+@pytest.mark.parametrize("method", [b"POST", b"PUT", b"DELETE", b"PATCH", b"OPTIONS", b"BREW"])
+def test_a_method_other_than_get_or_head_is_405_with_allow(
+    server: StatusServer, method: bytes
+) -> None:
+    """RFC 9110 section 15.5.6: a 405 MUST carry Allow. Go's ServeMux answers a path it serves
+    for other methods so (net/http server.go `(*ServeMux).findHandler`: `Allow` from
+    `matchingMethods`, HEAD beside GET, then `Error(w, StatusText(405), 405)`), a short plain
+    line as body; http.server would answer 501 with an HTML page."""
+    host, port = server.address
+    answer = _get(host, port, line=method + b" /healthz HTTP/1.1")
+    head, body = _head_and_body(answer)
+    assert head[0] == b"HTTP/1.0 405 Method Not Allowed", answer[:200]
+    assert b"Allow: GET, HEAD" in head[1:]
+    assert b"Content-Type: text/plain; charset=utf-8" in head[1:]
+    assert body == b"Method Not Allowed\n"
+
+
+def test_a_method_other_than_get_or_head_on_a_path_not_served_is_404(
+    server: StatusServer,
+) -> None:
+    """Go's ServeMux: no pattern for the path under any method is Not Found, whatever the
+    method (`findHandler` falls back to NotFoundHandler when `matchingMethods` is empty)."""
+    host, port = server.address
+    head, body = _head_and_body(_get(host, port, line=b"POST /nothing HTTP/1.1"))
+    assert head[0] == b"HTTP/1.0 404 Not Found"
+    assert not any(line.startswith(b"Allow:") for line in head)
+    assert body == b"not found\n"

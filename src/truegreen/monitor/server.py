@@ -3,7 +3,8 @@
 `/healthz` says the process answers; `/readyz` that a first evaluation has completed (a
 readiness probe on it keeps the Service from routing to a monitor with nothing to say yet).
 Only GET and HEAD, over HTTP/1.x: a target in absolute form (`http://host/metrics`, as a proxy
-forwards it) routes on its path, and every refusal has a status line. Bounded as Go's
+forwards it) routes on its path, another method on a path served is 405 with `Allow: GET, HEAD`
+(404 on one not served), and every refusal has a status line. Bounded as Go's
 http.Server is when given ReadHeaderTimeout: a client has REQUEST_HEAD_SECONDS for its whole
 request head, however slowly it trickles it in; at most MAX_CONNECTIONS are served at once. One
 more closes the connection that has waited longest for its head to make room (slow clients
@@ -39,6 +40,13 @@ class Page(Struct, frozen=True):
 
 
 Routes = dict[str, Callable[[], Page]]
+
+ALLOWED_METHODS = ("GET", "HEAD")
+"""The methods every path served answers; any other gets 405 with these in `Allow`."""
+_TEXT = "text/plain; charset=utf-8"
+_NOT_FOUND = Page(404, _TEXT, b"not found\n")
+# Go's http.Error(w, StatusText(405), 405): the reason phrase as one plain line.
+_METHOD_NOT_ALLOWED = Page(405, _TEXT, b"Method Not Allowed\n")
 
 
 def parse_listen(listen: str) -> tuple[str, int]:
@@ -300,7 +308,20 @@ def _handler(routes: Routes, head_seconds: float) -> type[BaseHTTPRequestHandler
                 return False
             parsed = super().parse_request()  # reads the header lines too
             self.server.head_done(self.head)  # type: ignore[attr-defined]  # a _Server
+            if parsed and self.command not in ALLOWED_METHODS:
+                self._refuse_method()
+                return False  # answered: http.server would look for a do_ method, 501 if none
             return parsed
+
+        def _refuse_method(self) -> None:
+            """Go's ServeMux (net/http server.go `(*ServeMux).findHandler`): a path served
+            under other methods is 405 with those methods in `Allow` (RFC 9110 section 15.5.6:
+            a 405 MUST carry it), a path served under none is 404 whatever the method."""
+            if request_path(self.path) not in routes:
+                self._send(_NOT_FOUND, send_body=True)
+                return
+            allow = ("Allow", ", ".join(ALLOWED_METHODS))
+            self._send(_METHOD_NOT_ALLOWED, send_body=True, headers=(allow,))
 
         def send_error(
             self, code: int, message: str | None = None, explain: str | None = None
@@ -324,8 +345,14 @@ def _handler(routes: Routes, head_seconds: float) -> type[BaseHTTPRequestHandler
 
         def _answer(self, *, send_body: bool) -> None:
             route = routes.get(request_path(self.path))
-            page = route() if route else Page(404, "text/plain; charset=utf-8", b"not found\n")
+            self._send(route() if route else _NOT_FOUND, send_body=send_body)
+
+        def _send(
+            self, page: Page, *, send_body: bool, headers: tuple[tuple[str, str], ...] = ()
+        ) -> None:
             self.send_response(page.status)
+            for name, value in headers:
+                self.send_header(name, value)
             self.send_header("Content-Type", page.content_type)
             self.send_header("Content-Length", str(len(page.body)))
             self.send_header("Cache-Control", "no-store")
