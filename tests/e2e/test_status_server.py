@@ -258,3 +258,11 @@ def test_a_method_other_than_get_or_head_on_a_path_not_served_is_404(
     assert head[0] == b"HTTP/1.0 404 Not Found"
     assert not any(line.startswith(b"Allow:") for line in head)
     assert body == b"not found\n"
+
+
+def test_the_server_header_is_the_name_alone(server: StatusServer) -> None:
+    """http.server writes `server_version + " " + sys_version`: with no sys_version, a
+    trailing space (RFC 9110 section 10.2.4: Server is product tokens, nothing after)."""
+    host, port = server.address
+    head, _ = _head_and_body(_get(host, port))
+    assert [line for line in head if line.startswith(b"Server:")] == [b"Server: truegreen"]

@@ -279,11 +279,14 @@ def _handler(routes: Routes, head_seconds: float) -> type[BaseHTTPRequestHandler
     class Handler(BaseHTTPRequestHandler):
         timeout = head_seconds
         server_version = "truegreen"
-        sys_version = ""
         # Until its version is read, a request is answered as HTTP/1.0, with a status line:
         # http.server's default, HTTP/0.9, sends a refusal (a version it does not speak) as a
         # bare page no client can tell from an answer.
         default_request_version = "HTTP/1.0"
+
+        def version_string(self) -> str:
+            # http.server joins server_version and sys_version with a space: the name alone.
+            return self.server_version
 
         def setup(self) -> None:
             super().setup()
