@@ -266,3 +266,49 @@ def test_the_server_header_is_the_name_alone(server: StatusServer) -> None:
     host, port = server.address
     head, _ = _head_and_body(_get(host, port))
     assert [line for line in head if line.startswith(b"Server:")] == [b"Server: truegreen"]
+
+
+def test_a_client_that_never_reads_its_answer_is_closed_at_the_write_deadline(
+    said: list[str],
+) -> None:
+    """Go's http.Server WriteTimeout (server.go `(*conn).readRequest`: `SetWriteDeadline`):
+    an answer larger than the client's receive window, which it never reads, stops being
+    written at the deadline; the connection is closed with one line, and its slot (the only
+    one here) serves the next client. The head's 30 s are not what bounds the answer."""
+    body = b"x" * (16 << 20)  # far past the socket buffers on both sides
+    routes = {**ROUTES, "/big": lambda: Page(200, "text/plain; charset=utf-8", body)}
+    server = StatusServer(
+        ("127.0.0.1", 0),
+        routes,
+        on_client_error=said.append,
+        head_seconds=30.0,
+        write_seconds=0.5,
+        max_connections=1,
+    ).start()
+    host, port = server.address
+    try:
+        with socket.socket() as stalled:
+            stalled.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)  # before connect
+            stalled.settimeout(10)
+            stalled.connect((host, port))
+            stalled.sendall(b"GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+            waited = time.monotonic() + 10
+            while not said and time.monotonic() < waited:
+                time.sleep(0.05)  # not reading: the server's writes stall
+            assert said == [
+                "a client of the status page at 127.0.0.1 was dropped "
+                "(it did not take its answer within 0.5 s)"
+            ]
+            taken = 0
+            with contextlib.suppress(ConnectionResetError):
+                while chunk := stalled.recv(1 << 16):
+                    taken += len(chunk)
+            assert 0 < taken < len(body), "the answer was cut and the connection closed"
+        answer = b""
+        waited = time.monotonic() + 10
+        while not answer.startswith(b"HTTP/1.0 200") and time.monotonic() < waited:
+            with contextlib.suppress(OSError):
+                answer = _get(host, port)
+        assert answer.startswith(b"HTTP/1.0 200"), "the slot came back"
+    finally:
+        server.stop()

@@ -8,9 +8,11 @@ forwards it) routes on its path, another method on a path served is 405 with `Al
 http.Server is when given ReadHeaderTimeout: a client has REQUEST_HEAD_SECONDS for its whole
 request head, however slowly it trickles it in; at most MAX_CONNECTIONS are served at once. One
 more closes the connection that has waited longest for its head to make room (slow clients
-cannot keep an honest one out), and is closed at once when every slot is answering. A client
-that goes away mid-request is one line, never a traceback. `:PORT` listens on every address,
-IPv6 and IPv4, as Go's listener does; `[::1]:PORT` on IPv6.
+cannot keep an honest one out), and is closed at once when every slot is answering. The answer
+has WRITE_SECONDS to be taken, as Go's WriteTimeout bounds it: a client that asks and never
+reads is closed then. A client that goes away mid-request, or takes no answer, is one line,
+never a traceback. `:PORT` listens on every address, IPv6 and IPv4, as Go's listener does;
+`[::1]:PORT` on IPv6.
 """
 
 import contextlib
@@ -27,8 +29,14 @@ REQUEST_HEAD_SECONDS = 10.0
 """The longest a client may take to send its whole request head."""
 MAX_CONNECTIONS = 32
 """Connections served at once: Prometheus, a browser or two, a probe; more are refused."""
+WRITE_SECONDS = 10.0
+"""The longest a client may take to take the whole answer, from its first byte written."""
 ROOM_SECONDS = 1.0
 """How long a new connection waits for the slot of one closed to make room for it."""
+
+
+class AnswerNotTakenError(OSError):
+    """The client did not take the answer within its deadline: its connection is closed."""
 
 
 class Page(Struct, frozen=True):
@@ -176,15 +184,17 @@ class _Server(ThreadingHTTPServer):
         import sys
 
         error = sys.exc_info()[1]
+        why = type(error).__name__ if error else "unknown"
+        if isinstance(error, AnswerNotTakenError):
+            why = str(error)
         self.on_client_error(
-            f"a client of the status page at {client_address[0]} was dropped "
-            f"({type(error).__name__ if error else 'unknown'})"
+            f"a client of the status page at {client_address[0]} was dropped ({why})"
         )
 
 
 class StatusServer:
     """Serves `routes` on a thread; `stop()` ends it. `on_client_error` hears, in one line, a
-    client that went away mid-request or sent its head too slowly."""
+    client that went away mid-request or did not take its answer within `write_seconds`."""
 
     def __init__(
         self,
@@ -193,9 +203,10 @@ class StatusServer:
         *,
         on_client_error: Callable[[str], None] = lambda line: None,
         head_seconds: float = REQUEST_HEAD_SECONDS,
+        write_seconds: float = WRITE_SECONDS,
         max_connections: int = MAX_CONNECTIONS,
     ) -> None:
-        handler = _handler(routes, head_seconds)
+        handler = _handler(routes, head_seconds, write_seconds)
         self._server = _Server(listen, handler, on_client_error, max_connections)
         self._thread = threading.Thread(
             target=self._server.serve_forever, name="status-server", daemon=True
@@ -262,6 +273,35 @@ class _HeadDeadline:
         return getattr(self._stream, name)
 
 
+class _WriteDeadline:
+    """The answer's stream, written under one deadline for the whole answer (Go's http.Server
+    WriteTimeout: server.go `(*conn).readRequest` sets one write deadline per request). A
+    socket timeout bounds one sendall, so each write may wait only for what is left of it;
+    without one, the answer waited on a client that never reads for whatever time the head's
+    last read left behind, and said nothing. Go's deadline runs from the end of the head; this
+    one from the first byte written, the handler's time being this process's, not the client's.
+    """
+
+    def __init__(self, stream: Any, connection: socket.socket, seconds: float) -> None:
+        self._stream = stream
+        self._connection = connection
+        self._seconds = seconds
+        self._deadline: float | None = None
+
+    def write(self, data: bytes) -> int:
+        if self._deadline is None:
+            self._deadline = time.monotonic() + self._seconds
+        left = self._deadline - time.monotonic()
+        if left > 0:
+            self._connection.settimeout(left)
+            with contextlib.suppress(TimeoutError):
+                return int(self._stream.write(data))
+        raise AnswerNotTakenError(f"it did not take its answer within {self._seconds:g} s")
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def request_path(target: str) -> str:
     """The path a request target routes on: origin form (`/metrics?x`) or absolute form
     (`http://host/metrics`), which RFC 9112 section 3.2.2 says a server MUST accept; Go's server
@@ -275,7 +315,9 @@ def request_path(target: str) -> str:
     return "/" if slash < 0 else rest[slash:].split("?", 1)[0]
 
 
-def _handler(routes: Routes, head_seconds: float) -> type[BaseHTTPRequestHandler]:
+def _handler(
+    routes: Routes, head_seconds: float, write_seconds: float
+) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         timeout = head_seconds
         server_version = "truegreen"
@@ -294,6 +336,9 @@ def _handler(routes: Routes, head_seconds: float) -> type[BaseHTTPRequestHandler
             self.head = _HeadDeadline(self.rfile, self.connection, head_seconds)
             self.rfile = self.head  # type: ignore[assignment]
             self.server.waiting_for_head(self.head)  # type: ignore[attr-defined]  # a _Server
+            # Every answer, refusals included, is written under one deadline.
+            answer = _WriteDeadline(self.wfile, self.connection, write_seconds)
+            self.wfile = answer  # type: ignore[assignment]
 
         def finish(self) -> None:
             self.server.head_done(self.head)  # type: ignore[attr-defined]  # a _Server
