@@ -632,6 +632,7 @@ COVERED_ELSEWHERE = (
         "queue.gang-queue-no-room",
         "queue.gang-user-quota-no-room",
         "image-pull.image-missing",  # test_image_presence.py
+        "image-pull.no-build-for-platform",  # test_image_presence.py
         "image-pull.login-refused",  # test_image_presence.py
         "image-pull.login-needed",  # test_image_presence.py
         "image-pull.image-unchecked",  # test_image_presence.py

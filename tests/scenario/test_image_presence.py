@@ -150,6 +150,83 @@ def test_an_index_is_sized_for_the_platform_of_the_machines(
     )
 
 
+def _platform_machines(host: str, image: str, *labels: dict[str, str]) -> Any:
+    """The environment of `_environment(host)` whose training job runs `image`, its machines
+    labelled in turn with `labels` (the kubelet's `kubernetes.io/os` and `kubernetes.io/arch`;
+    the healthy scenario's machines carry neither)."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = _environment(host)(now)
+        machines = [o for o in objects if o["kind"] == "Node"]
+        for machine, extra in zip(machines, labels * len(machines), strict=False):
+            machine["metadata"]["labels"].update(extra)
+        job = find(objects, "Job", "train-001")
+        job["spec"]["template"]["spec"]["containers"][0]["image"] = image
+        return objects
+
+    return build
+
+
+AMD64 = {"kubernetes.io/os": "linux", "kubernetes.io/arch": "amd64"}
+ARM64 = {"kubernetes.io/os": "linux", "kubernetes.io/arch": "arm64"}
+
+
+def test_an_index_with_no_build_for_the_machines_platform_can_t_be_downloaded(
+    asking: Doctor, open_registry: Registry
+) -> None:
+    """containerd picks the index's entry for the machine's platform, and with none stops the
+    pull with `no match for platform in manifest: not found` (core/images/image.go,
+    Manifest; platforms.Default is Only(the machine's platform): containerd/platforms
+    defaults_unix.go, compare.go): the pod waits in ErrImagePull, though the tag exists."""
+    _push_environment(open_registry)
+    open_registry.push_index("trainer", "arm-only", content="arm-only", arches=("arm64",))
+    host = open_registry.host
+    image = f"{host}/trainer:arm-only"
+    asking.load(_platform_machines(host, image, AMD64))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 2
+    assert (report["headline"]["rule"], report["headline"]["code"]) == (
+        "root-cause-failure",
+        "image-pull.no-build-for-platform",
+    )
+    assert report["headline"]["text"] == (
+        f"The image {image} of the training job 'train-001' has no build for the machines' "
+        "platform linux/amd64 (its builds: linux/arm64), so it can't be downloaded there."
+    )
+    assert report["headline"]["remedy"] == (
+        f"Build {image} for linux/amd64 too and push it under the same name, or correct its "
+        "name or tag in the settings of the training job 'train-001'."
+    )
+    assert _image_pull(report) == [("fail", "measured", "image-pull.no-build-for-platform")]
+    assert (
+        f"{image}: its image index holds no image for linux/amd64 (it holds: linux/arm64)"
+        in _details(report)
+    )
+    assert asking.round_trips == 1, "precondition: the snapshot's answers gave the same verdict"
+
+
+def test_an_index_with_no_build_for_a_platform_doctor_guessed_is_no_failure(
+    asking: Doctor, open_registry: Registry
+) -> None:
+    """Machines of several platforms (or none labelled) and a job whose node selector names
+    none: doctor can't tell which platform the pod lands on, so an index without linux/amd64
+    (the platform it reads sizes for then) is only noted, never a failure."""
+    _push_environment(open_registry)
+    open_registry.push_index("trainer", "arm-only", content="arm-only", arches=("arm64",))
+    host = open_registry.host
+    image = f"{host}/trainer:arm-only"
+    asking.load(_platform_machines(host, image, AMD64, ARM64))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (0, "ready")
+    assert _image_pull(report) == [("ok", "measured", "image-pull.ok")]
+    assert _details(report)[-1] == (
+        f"{image} (the training job 'train-001'): in its registry; it holds no image for "
+        "linux/amd64 (it holds: linux/arm64)"
+    )
+
+
 def test_a_tag_never_pushed_does_not_exist_in_its_registry(
     asking: Doctor, open_registry: Registry
 ) -> None:

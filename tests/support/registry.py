@@ -1,7 +1,7 @@
 """A real OCI registry for tests: Debian's `docker-registry`, started on loopback.
 
 Tests push their own tiny images through the registry's HTTP API (config + layer + manifest,
-and two-platform indexes), move tags, and delete manifests.
+and indexes of several platforms, or of one), move tags, and delete manifests.
 """
 
 from __future__ import annotations
@@ -110,11 +110,17 @@ class Registry:
             response.raise_for_status()
             return digest_of(manifest)
 
-    def push_index(self, repository: str, tag: str, *, content: str) -> tuple[str, list[str]]:
-        """Push a two-platform index under `tag`; returns (index digest, platform digests)."""
-        children = [
-            self.push_image(repository, None, content=content, arch=a) for a in ("amd64", "arm64")
-        ]
+    def push_index(
+        self,
+        repository: str,
+        tag: str,
+        *,
+        content: str,
+        arches: tuple[str, ...] = ("amd64", "arm64"),
+    ) -> tuple[str, list[str]]:
+        """Push an index under `tag`, one linux image per architecture of `arches` (two
+        platforms unless told); returns (index digest, platform digests)."""
+        children = [self.push_image(repository, None, content=content, arch=a) for a in arches]
         with self._client() as client:
             index = json.dumps(
                 {
@@ -127,7 +133,7 @@ class Registry:
                             "size": 1,
                             "platform": {"architecture": a, "os": "linux"},
                         }
-                        for d, a in zip(children, ("amd64", "arm64"), strict=True)
+                        for d, a in zip(children, arches, strict=True)
                     ],
                 }
             ).encode()

@@ -19,6 +19,7 @@ from truegreen.doctor.knowledge.image_presence import (
     DEFAULT_PLATFORM,
     MACHINE_LOGIN_REGISTRIES,
     ImageLookup,
+    MachinePlatform,
     Presence,
     RegistryAnswer,
     combined,
@@ -29,6 +30,8 @@ from truegreen.doctor.knowledge.image_presence import (
     login_names,
     machine_platform,
     machines_log_in,
+    may_pick,
+    offered_words,
     plain_size,
     platform_manifest,
     platforms_offered,
@@ -249,26 +252,35 @@ def test_the_images_pulled_init_containers_first_each_once() -> None:
     assert pulled_images(spec) == ["docker.io/library/busybox:latest", "ghcr.io/team/app:1"]
 
 
+BOTH = {"kubernetes.io/os": "linux", "kubernetes.io/arch": "arm64"}
+
+
 @pytest.mark.parametrize(
-    ("selector", "machines", "platform"),
+    ("selector", "machines", "platform", "sure"),
     [
-        ({}, [_machine("arm64")], "linux/arm64"),
-        ({}, [_machine("arm64"), _machine("arm64")], "linux/arm64"),
-        ({}, [_machine("arm64"), _machine("amd64")], DEFAULT_PLATFORM),
-        ({}, [_machine(None)], DEFAULT_PLATFORM),
-        ({"kubernetes.io/arch": "arm64"}, [_machine("amd64")], "linux/arm64"),
-        ({}, [_machine("amd64", os_name=None)], "linux/amd64"),
-        ({}, [_machine("amd64", os_name="windows")], "windows/amd64"),
-        ({"kubernetes.io/os": "windows"}, [_machine("amd64")], "windows/amd64"),
+        ({}, [_machine("arm64")], "linux/arm64", True),
+        ({}, [_machine("arm64"), _machine("arm64")], "linux/arm64", True),
+        ({}, [_machine("arm64"), _machine("amd64")], DEFAULT_PLATFORM, False),
+        ({}, [_machine(None)], DEFAULT_PLATFORM, False),
+        ({}, [_machine("arm64"), _machine(None)], "linux/arm64", False),  # one not labelled
+        ({}, [], DEFAULT_PLATFORM, False),
+        ({"kubernetes.io/arch": "arm64"}, [_machine("amd64")], "linux/arm64", True),
+        ({"kubernetes.io/arch": "arm64"}, [_machine("amd64", os_name=None)], "linux/arm64", False),
+        ({}, [_machine("amd64", os_name=None)], "linux/amd64", False),
+        ({}, [_machine("amd64", os_name="windows")], "windows/amd64", True),
+        ({"kubernetes.io/os": "windows"}, [_machine("amd64")], "windows/amd64", True),
+        (BOTH, [_machine("amd64"), _machine("s390x", os_name=None)], "linux/arm64", True),
     ],
 )
-def test_the_platform_a_pod_runs_on(
-    selector: dict[str, str], machines: list[dict[str, Any]], platform: str
+def test_the_platform_a_pod_runs_on_and_whether_doctor_knows_it(
+    selector: dict[str, str], machines: list[dict[str, Any]], platform: str, sure: bool
 ) -> None:
     spec = {"nodeSelector": selector} if selector else {}
-    assert machine_platform(spec, Listed(tuple(machines))) == platform
+    assert machine_platform(spec, Listed(tuple(machines))) == MachinePlatform(platform, sure)
     unread = machine_platform(spec, CantRead(ReadFailure.FORBIDDEN, "no"))
-    assert unread == (platform if selector else DEFAULT_PLATFORM)
+    known = (selector.get("kubernetes.io/os"), selector.get("kubernetes.io/arch"))
+    guessed = "/".join(p or d for p, d in zip(known, DEFAULT_PLATFORM.split("/"), strict=True))
+    assert unread == MachinePlatform(guessed, all(known))
 
 
 def test_one_look_up_per_image_and_logins_the_judged_job_s_first_with_its_platform() -> None:
@@ -335,6 +347,60 @@ def test_the_platforms_an_index_offers() -> None:
     assert platforms_offered({"manifests": "garbage"}) == []
 
 
+def _entry(os_name: str, arch: str, variant: str | None = None) -> dict[str, Any]:
+    platform = {"os": os_name, "architecture": arch, **({"variant": variant} if variant else {})}
+    return {"digest": f"sha256:{arch}", "platform": platform}
+
+
+@pytest.mark.parametrize(
+    ("entries", "platform", "picked"),
+    [
+        ([_entry("linux", "arm64")], "linux/amd64", False),
+        ([_entry("unknown", "unknown"), _entry("linux", "arm64")], "linux/amd64", False),
+        ([_entry("windows", "amd64")], "linux/amd64", False),
+        ([_entry("linux", "amd64")], "linux/s390x", False),
+        ([], "linux/amd64", False),  # containerd: no entry at all matches no platform
+        ([_entry("linux", "arm64")], "linux/arm64", True),
+        ([_entry("linux", "386")], "linux/amd64", True),  # Only(amd64) takes 386
+        ([_entry("linux", "amd64", "v3")], "linux/amd64", True),  # the machine's variant unknown
+        ([_entry("linux", "arm", "v7")], "linux/arm64", True),  # Only(arm64) takes arm v8 to v5
+        ([_entry("Linux", "x86_64")], "linux/amd64", True),  # Normalize
+        ([_entry("", "amd64")], "linux/amd64", True),  # no os: the machine's own
+        ([{"digest": "sha256:a"}], "linux/amd64", True),  # no platform: its config's says
+        (["garbage"], "linux/amd64", True),  # does not decode: the pull fails otherwise
+        ([{"platform": {"os": 7, "architecture": "arm64"}}], "linux/amd64", True),
+    ],
+)
+def test_whether_containerd_may_pick_an_image_of_an_index(
+    entries: list[Any], platform: str, picked: bool
+) -> None:
+    assert may_pick({"manifests": entries}, platform) is picked
+
+
+def test_an_index_with_no_list_of_images() -> None:
+    assert not may_pick({}, "linux/amd64")  # decodes as none: `no match for platform`
+    assert may_pick({"manifests": "garbage"}, "linux/amd64")  # does not decode
+
+
+@pytest.mark.parametrize(
+    ("offered", "words"),
+    [
+        ([], "none"),
+        (["linux/arm64"], "linux/arm64"),
+        (
+            [f"linux/a{n}" for n in range(6)],
+            "linux/a0, linux/a1, linux/a2, linux/a3, linux/a4, linux/a5",
+        ),
+        (
+            [f"linux/a{n}" for n in range(8)],
+            "linux/a0, linux/a1, linux/a2, linux/a3, linux/a4, linux/a5 and 2 more",
+        ),
+    ],
+)
+def test_an_index_s_platforms_in_a_bounded_line(offered: list[str], words: str) -> None:
+    assert offered_words(offered) == words
+
+
 @pytest.mark.parametrize(
     ("manifest", "size"),
     [
@@ -367,6 +433,7 @@ FOUND = RegistryAnswer(Presence.PRESENT, size=1)
 GONE = RegistryAnswer(Presence.MISSING, "gone")
 REFUSED = RegistryAnswer(Presence.REFUSED, "refused")
 SLOW = RegistryAnswer(Presence.TIMEOUT, "slow")
+NO_BUILD = RegistryAnswer(Presence.NO_BUILD, "no arm64", offered=("linux/amd64",))
 
 
 @pytest.mark.parametrize(
@@ -378,6 +445,8 @@ SLOW = RegistryAnswer(Presence.TIMEOUT, "slow")
         ([REFUSED, REFUSED], REFUSED),
         ([REFUSED, SLOW], SLOW),  # the second login was never answered: nothing is measured
         ([SLOW, GONE], SLOW),
+        ([REFUSED, NO_BUILD], NO_BUILD),  # served: the index is the same to every login
+        ([SLOW, NO_BUILD], NO_BUILD),
         ([], RegistryAnswer(Presence.NOT_ASKED)),
     ],
 )
@@ -390,6 +459,7 @@ def test_the_answer_over_every_login_the_kubelet_tries(
 MISSING_FAIL = Outcome("image-pull.image-missing", Status.FAIL, Basis.MEASURED)
 REFUSED_FAIL = Outcome("image-pull.login-refused", Status.FAIL, Basis.MEASURED)
 NEEDED_FAIL = Outcome("image-pull.login-needed", Status.FAIL, Basis.INFERRED)
+NO_BUILD_FAIL = Outcome("image-pull.no-build-for-platform", Status.FAIL, Basis.MEASURED)
 
 
 def _unknown(cause: Presence) -> Outcome:
@@ -402,6 +472,7 @@ def _unknown(cause: Presence) -> Outcome:
         (Presence.PRESENT, "ghcr.io", False, None),
         (Presence.MISSING, "ghcr.io", True, MISSING_FAIL),
         (Presence.MISSING, "gcr.io", False, MISSING_FAIL),
+        (Presence.NO_BUILD, "gcr.io", True, NO_BUILD_FAIL),
         (Presence.REFUSED, "ghcr.io", True, REFUSED_FAIL),
         (Presence.LOGIN_NEEDED, "ghcr.io", False, NEEDED_FAIL),
         (Presence.LOGIN_NEEDED, "ghcr.io", True, None),  # no login of the pod's applies: said once
@@ -422,6 +493,7 @@ def test_only_an_answer_about_the_image_is_a_measurement() -> None:
     measured = {p for p in Presence if p.is_measurement}
     assert measured == {
         Presence.PRESENT,
+        Presence.NO_BUILD,
         Presence.MISSING,
         Presence.REFUSED,
         Presence.LOGIN_NEEDED,

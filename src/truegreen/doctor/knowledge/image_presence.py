@@ -87,6 +87,12 @@ class Presence(StrEnum):
     """What the registry said about one image, as the pod's logins see it."""
 
     PRESENT = "present"
+    NO_BUILD = "no-build-for-platform"
+    """The tag is an image index, and none of its images is one containerd's default matcher
+    picks on the look-up's platform (`may_pick`): the pull stops with `no match for platform
+    in manifest: not found` (containerd core/images/image.go, Manifest). A measurement of the
+    index; whether it fails the pull is the check's to say, as only a platform doctor is sure
+    of makes it one (`MachinePlatform.sure`)."""
     MISSING = "missing"
     """404: the tag or digest (or the repository) does not exist. A measurement."""
     REFUSED = "refused"
@@ -121,11 +127,26 @@ class Presence(StrEnum):
 
     @property
     def is_measurement(self) -> bool:
-        """The registry answered about the image itself (present, missing, or refused)."""
+        """The registry answered about the image itself (present, an index with no image for
+        the platform, missing, or refused)."""
         return self in _MEASURED
 
+    @property
+    def is_served(self) -> bool:
+        """The registry handed the tag out to the login (an index with no image for the
+        platform too: every other login the kubelet tries gets the same index)."""
+        return self in (Presence.PRESENT, Presence.NO_BUILD)
 
-_MEASURED = frozenset({Presence.PRESENT, Presence.MISSING, Presence.REFUSED, Presence.LOGIN_NEEDED})
+
+_MEASURED = frozenset(
+    {
+        Presence.PRESENT,
+        Presence.NO_BUILD,
+        Presence.MISSING,
+        Presence.REFUSED,
+        Presence.LOGIN_NEEDED,
+    }
+)
 
 
 class ImageLookup(Struct, frozen=True):
@@ -152,6 +173,8 @@ class RegistryAnswer(Struct, frozen=True):
     layers: int | None = None
     note: str = ""
     """What else was learned (the index holds no image for the platform)."""
+    offered: tuple[str, ...] = ()
+    """NO_BUILD: the platforms (`os/arch`) the index holds images for (`platforms_offered`)."""
 
 
 RegistryAnswers = Mapping[ImageLookup, RegistryAnswer]
@@ -368,19 +391,41 @@ def kubelet_pulled(pods: ListRead) -> frozenset[str]:
     return frozenset(found)
 
 
-def machine_platform(spec: Mapping[str, Any], machines: ListRead) -> str:
-    """The `os/arch` a pod of `spec` runs on: its node selector's, else the one platform every
-    machine has, else linux/amd64."""
+class MachinePlatform(Struct, frozen=True):
+    """The `os/arch` a pod runs on, and whether doctor knows it or took a default."""
+
+    name: str
+    sure: bool
+    """Both parts known: each named by the pod's node selector, or the one value that every
+    machine, all of them read, is labelled with. Otherwise a part is a guess (linux, amd64)."""
+
+
+def _platform_part(
+    selector: Mapping[str, Any], machines: ListRead, label: str, default: str
+) -> tuple[str, bool]:
+    """One part of a pod's platform (`label`'s value) and whether it is known: the node
+    selector's; else the one value the machines labelled with it carry (known when every
+    machine carries it); else `default`, a guess."""
+    named = selector.get(label)
+    if named:
+        return str(named), True
+    listed = machines.items if isinstance(machines, Listed) else ()
+    values = [o.labels_of(m).get(label) for m in listed]
+    found = {str(v) for v in values if v}
+    if len(found) == 1:
+        return next(iter(found)), all(values)
+    return default, False
+
+
+def machine_platform(spec: Mapping[str, Any], machines: ListRead) -> MachinePlatform:
+    """The `os/arch` a pod of `spec` runs on: each part its node selector's, else the one
+    every machine carries, else linux/amd64's. The kubelet labels every machine with both
+    (pkg/kubelet/kubelet_node_status.go, initialNode)."""
     selector = o.mapping(spec.get("nodeSelector"))
-    platforms = {
-        (str(labels.get(OS_LABEL) or "linux"), str(labels[ARCH_LABEL]))
-        for labels in (
-            o.labels_of(m) for m in (machines.items if isinstance(machines, Listed) else ())
-        )
-        if labels.get(ARCH_LABEL)
-    }
-    os_name, arch = next(iter(platforms)) if len(platforms) == 1 else ("linux", "amd64")
-    return f"{selector.get(OS_LABEL) or os_name}/{selector.get(ARCH_LABEL) or arch}"
+    default_os, _, default_arch = DEFAULT_PLATFORM.partition("/")
+    os_name, os_known = _platform_part(selector, machines, OS_LABEL, default_os)
+    arch, arch_known = _platform_part(selector, machines, ARCH_LABEL, default_arch)
+    return MachinePlatform(f"{os_name}/{arch}", os_known and arch_known)
 
 
 def template_lookups(
@@ -404,7 +449,7 @@ def template_lookups_of(
     (`judged`: its `Kind/name`) also ask for the download size on its machines' platform."""
     account = accounts.get(o.service_account_name(template.spec))
     logins = pod_logins(template.spec, account, secrets)
-    platform = machine_platform(template.spec, machines) if template.ref == judged else None
+    platform = machine_platform(template.spec, machines).name if template.ref == judged else None
     return logins, template_lookups(template.spec, logins, platform)
 
 
@@ -447,6 +492,48 @@ def platform_manifest(index: Mapping[str, Any], platform: str) -> str | None:
     return None
 
 
+_ACCEPTED_ARCHES = {"amd64": frozenset({"amd64", "386"}), "arm64": frozenset({"arm64", "arm"})}
+"""The architectures containerd's default matcher takes on a machine of each (containerd/
+platforms compare.go, platformVector: amd64 also takes 386, arm64 also arm v8 to v5; any
+variant, as doctor does not know the machine's own); any other takes its own alone."""
+_ARCH_NAMES = {
+    "x86_64": "amd64",
+    "x86-64": "amd64",
+    "i386": "386",
+    "aarch64": "arm64",
+    "armhf": "arm",
+    "armel": "arm",
+}
+"""containerd/platforms database.go, normalizeArch: the other names of an architecture."""
+
+
+def may_pick(index: Mapping[str, Any], platform: str) -> bool:
+    """Whether containerd's default matcher on machines of `platform` (`os/arch`) may pick an
+    image of `index`. platforms.Default is Only(the machine's own platform) (containerd/
+    platforms defaults_unix.go), which takes an entry of the same os (one naming none is the
+    machine's own: Normalize) and an architecture of `_ACCEPTED_ARCHES`, whatever its variant.
+    An entry naming no platform is read further (its config's platform: core/images/image.go,
+    Manifest), and an index or entry that does not decode fails the pull otherwise: either may
+    be picked, as far as doctor can tell. False only where no entry could be the one, so the
+    pull stops with `no match for platform in manifest` (an index with no entries too)."""
+    os_name, _, arch = platform.partition("/")
+    accepted = _ACCEPTED_ARCHES.get(arch, frozenset({arch}))
+    entries = index.get("manifests", [])
+    if not isinstance(entries, list):
+        return True
+    for entry in entries:
+        offered = entry.get("platform") if isinstance(entry, Mapping) else None
+        if not isinstance(offered, Mapping):
+            return True
+        entry_os, entry_arch = offered.get("os") or os_name, offered.get("architecture") or ""
+        if not isinstance(entry_os, str) or not isinstance(entry_arch, str):
+            return True
+        entry_arch = entry_arch.lower()
+        if entry_os.lower() == os_name and _ARCH_NAMES.get(entry_arch, entry_arch) in accepted:
+            return True
+    return False
+
+
 def platforms_offered(index: Mapping[str, Any]) -> list[str]:
     """`os/arch` of every image an index holds (attestations, `unknown/unknown`, left out)."""
     found: list[str] = []
@@ -456,6 +543,19 @@ def platforms_offered(index: Mapping[str, Any]) -> list[str]:
         if offered.get("os") not in (None, "unknown") and name not in found:
             found.append(name)
     return found
+
+
+OFFERED_NAMED = 6
+"""At most this many of an index's platforms are named in a line; the rest are counted."""
+
+
+def offered_words(offered: Sequence[str]) -> str:
+    """`linux/arm64, linux/s390x`; past OFFERED_NAMED, `… and 3 more`; `none` for none."""
+    if not offered:
+        return "none"
+    named = ", ".join(offered[:OFFERED_NAMED])
+    rest = len(offered) - OFFERED_NAMED
+    return f"{named} and {rest} more" if rest > 0 else named
 
 
 def download_size(manifest: Mapping[str, Any]) -> tuple[int, int] | None:
@@ -484,11 +584,11 @@ _INDEX_TYPES = frozenset(
 
 
 def combined(answers: Sequence[RegistryAnswer]) -> RegistryAnswer:
-    """One answer from the answers to each login the kubelet tries, in order: the first that
-    found the image; else one that could not look (then no failure is measured for every
-    login); else missing before refused."""
+    """One answer from the answers to each login the kubelet tries, in order: the first the
+    registry served the tag to (`Presence.is_served`); else one that could not look (then no
+    failure is measured for every login); else missing before refused."""
     for answer in answers:
-        if answer.presence is Presence.PRESENT:
+        if answer.presence.is_served:
             return answer
     unknown = [a for a in answers if not a.presence.is_measurement]
     if unknown:

@@ -32,6 +32,8 @@ from truegreen.doctor.knowledge.image_presence import (
     combined,
     download_size,
     is_index,
+    may_pick,
+    offered_words,
     platform_manifest,
     platforms_offered,
 )
@@ -197,7 +199,7 @@ class LiveRegistry:
         answers: list[RegistryAnswer] = []
         for login in logins or [None]:
             answers.append(_ask(client, reference, login, lookup.platform, deadline))
-            if answers[-1].presence is Presence.PRESENT:
+            if answers[-1].presence.is_served:
                 break
         answer = combined(answers)
         if answer.presence is Presence.TIMEOUT:
@@ -213,7 +215,8 @@ def _ask(
     deadline: Deadline,
 ) -> RegistryAnswer:
     """Whether the registry serves `reference` to `login`; with `platform`, also the size of
-    the image for it (the index's entry for the platform, read by its digest)."""
+    the image for it (the index's entry for the platform, read by its digest), and whether an
+    index holds any image the machines may pull (NO_BUILD where none: `may_pick`)."""
     if platform is None:
         head = client.manifest(reference, login, deadline=deadline)
         if isinstance(head, LookupFailed):
@@ -228,9 +231,15 @@ def _ask(
     if is_index(got.media_type, document):
         child = platform_manifest(document, platform)
         if child is None:
-            offered = ", ".join(platforms_offered(document)) or "none"
+            offered = platforms_offered(document)
+            held = f"holds no image for {platform} (it holds: {offered_words(offered)})"
+            if may_pick(document, platform):
+                return RegistryAnswer(Presence.PRESENT, note=f"it {held}")
             return RegistryAnswer(
-                Presence.PRESENT, note=f"it holds no image for {platform} (it holds: {offered})"
+                Presence.NO_BUILD,
+                f"{reference}: its image index {held}",
+                note=f"it {held}",
+                offered=tuple(offered),
             )
         one = ImageReference(reference.registry, reference.repository, None, child)
         got = client.manifest(one, login, content=True, deadline=deadline)

@@ -37,7 +37,9 @@ from truegreen.doctor.knowledge.image_presence import (
     kubelet_pulled,
     kubelet_skips,
     login_names,
+    machine_platform,
     machines_log_in,
+    offered_words,
     plain_size,
     pulled_images,
     registries_with_credentials,
@@ -300,6 +302,8 @@ class _Statement(Struct):
     image: str
     registry: str
     answer: RegistryAnswer
+    platform: str | None
+    """The machines' `os/arch` the image was asked for (the judged job's), else None."""
     owners: list[PodTemplate] = field(default_factory=list)
     logins: list[str] = field(default_factory=list)
 
@@ -330,13 +334,22 @@ def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
                     found.present.append(line)
                 continue
             answer = answers.get(lookup, _NOT_CAPTURED)
+            if (
+                answer.presence is Presence.NO_BUILD
+                and not machine_platform(template.spec, env.nodes).sure
+            ):
+                # The platform was doctor's guess (linux/amd64 for machines of several, or for
+                # machines it could not read): the pods may land where the index has an image.
+                # Said in the details, never a failure.
+                answer = replace(answer, presence=Presence.PRESENT)
             registry = parse_image(lookup.image).registry
             pair = (template.ref, lookup.image)
             found.answered.add(pair)
             if answer.presence is Presence.LOGIN_NEEDED and not machines_log_in(registry):
                 found.wants_login.add(pair)
-            if answer.presence is Presence.PRESENT:
+            if answer.presence.is_served:
                 found.served.add(pair)
+            if answer.presence is Presence.PRESENT:
                 line = _present_line(lookup, answer, template.owner)
                 if line not in found.present:
                     found.present.append(line)
@@ -346,7 +359,7 @@ def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
                 continue
             key = (outcome.code, lookup.image, outcome.cause)
             statement = statements.setdefault(
-                key, _Statement(outcome, lookup.image, registry, answer)
+                key, _Statement(outcome, lookup.image, registry, answer, lookup.platform)
             )
             statement.owners.append(template)
             statement.logins += [n for n in lookup.logins if n not in statement.logins]
@@ -416,4 +429,6 @@ def _finding(env: Environment, statement: _Statement) -> Finding:
         owners=owners,
         names=names,
         command=_create_login(env, first, {registry}),
+        platform=statement.platform or "",
+        offered=offered_words(statement.answer.offered),
     )

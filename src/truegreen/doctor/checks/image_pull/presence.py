@@ -8,6 +8,7 @@ from truegreen.doctor.checks.image_pull.words import (
     IMAGE_UNCHECKED,
     LOGIN_NEEDED,
     LOGIN_REFUSED,
+    NO_BUILD_FOR_PLATFORM,
 )
 from truegreen.doctor.findings import Basis, Status
 from truegreen.doctor.knowledge.image_presence import Presence, RegistryAnswer, machines_log_in
@@ -32,6 +33,10 @@ def judge(answer: RegistryAnswer, registry: str, pod_has_logins: bool) -> Outcom
         return None
     if presence is Presence.MISSING:
         return Outcome(IMAGE_MISSING, Status.FAIL, Basis.MEASURED)
+    if presence is Presence.NO_BUILD:
+        # Only for a platform doctor is sure of (check.py reads the answer for a guessed one
+        # as PRESENT): containerd stops the pull with `no match for platform in manifest`.
+        return Outcome(NO_BUILD_FOR_PLATFORM, Status.FAIL, Basis.MEASURED)
     if presence in (Presence.REFUSED, Presence.LOGIN_NEEDED) and machines_log_in(registry):
         # The machine's own login (a credential provider) may be the one that works.
         return Outcome(IMAGE_UNCHECKED, Status.UNKNOWN, Basis.CANT_CHECK, Presence.REFUSED)

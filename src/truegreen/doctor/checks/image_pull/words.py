@@ -18,6 +18,7 @@ NO_LOGIN_FOR_REGISTRY: Final = "image-pull.no-login-for-registry"
 NO_LOGIN_NOT_ASKED: Final = "image-pull.no-login-not-asked"
 CANT_READ: Final = "image-pull.cant-read"
 IMAGE_MISSING: Final = "image-pull.image-missing"
+NO_BUILD_FOR_PLATFORM: Final = "image-pull.no-build-for-platform"
 LOGIN_REFUSED: Final = "image-pull.login-refused"
 LOGIN_NEEDED: Final = "image-pull.login-needed"
 IMAGE_UNCHECKED: Final = "image-pull.image-unchecked"
@@ -67,6 +68,12 @@ WORDS: Final[dict[str, Wording]] = {
     IMAGE_MISSING: Wording(
         "The image {image} of {owners} doesn't exist in its registry, so it can't be downloaded.",
         "Push {image} to {registry}, or correct its name or tag in the settings of {owners}.",
+    ),
+    NO_BUILD_FOR_PLATFORM: Wording(
+        "The image {image} of {owners} has no build for the machines' platform {platform} "
+        "(its builds: {offered}), so it can't be downloaded there.",
+        "Build {image} for {platform} too and push it under the same name, or correct its "
+        "name or tag in the settings of {owners}.",
     ),
     LOGIN_REFUSED: Wording(
         "The registry {registry} refuses the registry login {names}, so {image} can't be "
