@@ -156,7 +156,19 @@ class _LoopbackProxy:
 
 class HttpConnectProxy(_LoopbackProxy):
     """An HTTP proxy that opens CONNECT tunnels; with `tls`, an https proxy; with `login`, it
-    answers 407 to a request without that Basic Proxy-Authorization."""
+    answers 407 to a request without that Basic Proxy-Authorization. `heads` keeps the
+    headers of every request it was sent (names lower-cased), so a test can see all that
+    reached the proxy itself rather than the server at the tunnel's end."""
+
+    def __init__(
+        self,
+        *,
+        login: tuple[str, str] | None = None,
+        names: Mapping[str, str] | None = None,
+        tls: tuple[Path, Path] | None = None,
+    ) -> None:
+        super().__init__(login=login, names=names, tls=tls)
+        self.heads: list[dict[str, str]] = []
 
     @property
     def url(self) -> str:
@@ -177,6 +189,8 @@ class HttpConnectProxy(_LoopbackProxy):
             name.strip().lower(): value.strip()
             for name, _, value in (line.partition(":") for line in lines[1:])
         }
+        with self._lock:
+            self.heads.append(headers)
         login = _basic_login(headers.get("proxy-authorization"))
         if method != "CONNECT":
             sock.sendall(b"HTTP/1.1 405 Method Not Allowed\r\nContent-Length: 0\r\n\r\n")

@@ -13,16 +13,20 @@ import json
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bcrypt
 import httpx2
 import pytest
+
+if TYPE_CHECKING:
+    from tests.support.hostile import ServerCertificate
 
 OCI_MANIFEST = "application/vnd.oci.image.manifest.v1+json"
 OCI_INDEX = "application/vnd.oci.image.index.v1+json"
@@ -52,20 +56,26 @@ def digest_of(content: bytes) -> str:
 
 @dataclass
 class Registry:
-    """A running registry; `host` is what image references name (127.0.0.1:PORT)."""
+    """A running registry; `host` is what image references name (127.0.0.1:PORT). Over TLS
+    when `ca` is the authority that signed its certificate."""
 
     host: str
     process: subprocess.Popen[bytes]
     username: str | None
     password: str | None
+    ca: Path | None = None
 
     @property
     def url(self) -> str:
-        return f"http://{self.host}"
+        return f"{'https' if self.ca else 'http'}://{self.host}"
 
     def _client(self) -> httpx2.Client:
         auth = (self.username, self.password) if self.username and self.password else None
-        return httpx2.Client(base_url=self.url, auth=auth, timeout=10)
+        verify = ssl.create_default_context(cafile=self.ca) if self.ca else True
+        # trust_env off: a test's HTTPS_PROXY is for the client under test, not for the pushes
+        return httpx2.Client(
+            base_url=self.url, auth=auth, timeout=10, verify=verify, trust_env=False
+        )
 
     def _push_blob(self, client: httpx2.Client, repository: str, content: bytes) -> str:
         digest = digest_of(content)
@@ -158,14 +168,18 @@ class Registry:
 
 @contextlib.contextmanager
 def running_registry(
-    workdir: Path, *, username: str | None = None, password: str | None = None
+    workdir: Path,
+    *,
+    username: str | None = None,
+    password: str | None = None,
+    tls: ServerCertificate | None = None,
 ) -> Iterator[Registry]:
     """A real registry for the length of the block (`start_registry`); a skip where
     docker-registry is missing, a failure under CI (`registry_binary`)."""
     binary = registry_binary()
     if binary is None:
         pytest.skip("docker-registry is not installed (Debian package docker-registry)")
-    running = start_registry(binary, workdir, username=username, password=password)
+    running = start_registry(binary, workdir, username=username, password=password, tls=tls)
     try:
         yield running
     finally:
@@ -173,9 +187,15 @@ def running_registry(
 
 
 def start_registry(
-    binary: str, workdir: Path, *, username: str | None = None, password: str | None = None
+    binary: str,
+    workdir: Path,
+    *,
+    username: str | None = None,
+    password: str | None = None,
+    tls: ServerCertificate | None = None,
 ) -> Registry:
-    """Start a registry with its own storage; basic auth through htpasswd when a user is given."""
+    """Start a registry with its own storage; basic auth through htpasswd when a user is given,
+    https with `tls`'s certificate when given."""
     workdir.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     auth = ""
@@ -189,7 +209,9 @@ def start_registry(
         "log:\n  level: error\n  accesslog:\n    disabled: true\n"
         f"storage:\n  filesystem:\n    rootdirectory: {workdir / 'data'}\n"
         "  delete:\n    enabled: true\n"
-        f"http:\n  addr: 127.0.0.1:{port}\n" + auth
+        f"http:\n  addr: 127.0.0.1:{port}\n"
+        + (f"  tls:\n    certificate: {tls.cert}\n    key: {tls.key}\n" if tls else "")
+        + auth
     )
     log = (workdir / "registry.log").open("wb")
     process = subprocess.Popen([binary, "serve", str(config)], stdout=log, stderr=subprocess.STDOUT)
@@ -197,7 +219,8 @@ def start_registry(
     while time.monotonic() < deadline:
         try:
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return Registry(f"127.0.0.1:{port}", process, username, password)
+                ca = tls.ca if tls else None
+                return Registry(f"127.0.0.1:{port}", process, username, password, ca)
         except OSError:
             if process.poll() is not None:
                 break
