@@ -26,6 +26,7 @@ from tests.support import hostile
 from tests.support.cli import run_cli
 from tests.support.fake_apiserver import Fault
 from tests.support.hostile import HostileServer, Received, ScriptedApi
+from tests.support.proxies import HttpConnectProxy
 from tests.support.registry import (
     MANIFEST_LAYER_BYTES,
     Registry,
@@ -269,6 +270,36 @@ def test_the_pods_own_login_reaches_a_private_registry(asking: Doctor, registry:
     assert _details(result.json())[0] == (
         f"{host}/jobs-manager:1.4 (the workload 'jobs-manager'): in its registry"
     )
+
+
+def test_the_registry_is_asked_through_the_proxy_the_environment_names(
+    asking: Doctor, registry: Registry, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where only a proxy reaches the registry (kubectl goes through it too), doctor asks the
+    registry through the proxy HTTP_PROXY names for this plain-HTTP registry, by Go's rules
+    (docs/image-pull.md): by a name only the proxy resolves, the pods' login inside the
+    tunnel, never sent to the proxy. The cluster, on loopback, is never proxied."""
+    _push_environment(registry)
+    host = f"registry.test:{registry.host.rsplit(':', 1)[1]}"
+    asking.load(_environment(host))
+    for name in ("HTTPS_PROXY", "https_proxy", "http_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    login = ("ops", "pr0xy-s3cret")
+    with HttpConnectProxy(login=login, names={"registry.test": "127.0.0.1"}) as proxy:
+        monkeypatch.setenv("HTTP_PROXY", f"http://{login[0]}:{login[1]}@127.0.0.1:{proxy.port}")
+        result = asking.live("--registry-allow", host, "-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (0, "ready")
+    assert _image_pull(report) == [("ok", "measured", "image-pull.ok")]
+    assert _details(report)[0] == (
+        f"{host}/jobs-manager:1.4 (the workload 'jobs-manager'): in its registry"
+    )
+    assert asking.round_trips == 1, "precondition: the snapshot asked through the proxy too"
+    assert {(p.target, p.login, p.opened) for p in proxy.passages} == {(host, login, True)}
+    robot = base64.b64encode(f"robot:{REGISTRY_PASSWORD}".encode()).decode()
+    for head in proxy.heads:
+        assert "authorization" not in head
+        assert not any(robot in value for value in head.values())
 
 
 def test_a_login_the_registry_refuses_is_a_measured_failure_and_never_printed(

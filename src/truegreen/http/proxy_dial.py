@@ -6,14 +6,19 @@ cluster's own TLS settings, as Go clones `TLSClientConfig`); a socks5 proxy is a
 1928, with the RFC 1929 login when the URL has userinfo (golang.org/x/net `internal/socks`), and
 is sent the server's NAME, not an address, so the proxy resolves it. The stream returned reaches
 the server; the transport then starts the server's TLS inside it.
+
+`EnvironmentProxies` picks the way to each server of a client that talks to many (the registry
+client: a registry, its token service, the hosts it redirects to), per origin, as Go's
+`http.ProxyFromEnvironment` picks it per request.
 """
 
 import ipaddress
 import struct
+from collections.abc import Mapping
 
 from truegreen import __version__
 from truegreen.http.deadline import Deadline
-from truegreen.http.dial import Dialer, DirectDialer, Stream
+from truegreen.http.dial import AddressCheck, Dialer, DirectDialer, Stream, resolve_name
 from truegreen.http.errors import (
     AddressNotFoundError,
     ConnectFailedError,
@@ -24,7 +29,13 @@ from truegreen.http.errors import (
     TimedOutError,
 )
 from truegreen.http.head import read_final_head, request_head
-from truegreen.http.proxy import Proxy, ascii_host, join_host_port
+from truegreen.http.proxy import (
+    Proxy,
+    ProxyUrlError,
+    ascii_host,
+    join_host_port,
+    proxy_from_environment,
+)
 from truegreen.http.tls import TlsSettings
 
 MAX_PROXY_HEAD_BYTES = 16384
@@ -53,14 +64,28 @@ _REPLIES = {
 class ProxyDialer:
     """A `Dialer` that reaches every server through one proxy (http, https or socks5)."""
 
-    def __init__(self, proxy: Proxy, tls: TlsSettings, first_hop: Dialer | None = None) -> None:
-        """`tls` verifies an https proxy (the cluster's settings, as Go uses them for both)."""
+    def __init__(
+        self,
+        proxy: Proxy,
+        tls: TlsSettings,
+        first_hop: Dialer | None = None,
+        target_check: AddressCheck | None = None,
+    ) -> None:
+        """`tls` verifies an https proxy (the cluster's settings, as Go uses them for both).
+        `target_check`, when given, judges a server written as an address before the proxy is
+        reached; a server's name is the proxy's to resolve, and the proxy's own address is
+        not judged by it."""
         self._proxy = proxy
         self._tls = tls
         self._first_hop = first_hop or DirectDialer()
+        self._target_check = target_check
 
     def connect(self, host: str, port: int, deadline: Deadline) -> Stream:
-        """A stream to `host:port` through the proxy; ProxyFailedError when the proxy fails."""
+        """A stream to `host:port` through the proxy; ProxyFailedError when the proxy fails,
+        AddressRefusedError when `target_check` refuses the address `host` is."""
+        if self._target_check is not None and _is_address(host):
+            for address in resolve_name(host, port, deadline):  # an address: no one is asked
+                self._target_check(host, port, address)
         stream = self._reach_proxy(deadline)
         try:
             if self._proxy.scheme == "socks5":
@@ -109,6 +134,54 @@ class ProxyDialer:
     def describe(self) -> str:
         """How this dialer reaches a server."""
         return f"through the proxy {self._proxy.address}"
+
+
+def _is_address(host: str) -> bool:
+    """Whether `host` is an IP address (an IPv6 one maybe with its zone), not a name."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+class EnvironmentProxies:
+    """The way to each server, as Go's `http.ProxyFromEnvironment` picks it per request: through
+    the proxy `HTTPS_PROXY` (https) or `HTTP_PROXY` (http) names, unless `NO_PROXY` exempts the
+    server or it is this machine (`proxy.proxy_from_environment`, the rules kubectl follows for
+    the cluster); else `direct`. The variables are read once, as Go's `envProxyFunc` reads them.
+
+    Through a proxy, the proxy resolves the server's name and only a server written as an
+    address is judged by `check` (the same check `direct` applies to every address it dials);
+    the proxy's own address is the operator's setting and is not judged by it. An https proxy
+    is verified with `tls`, as Go verifies it with the transport's `TLSClientConfig`.
+    """
+
+    def __init__(
+        self,
+        environ: Mapping[str, str],
+        tls: TlsSettings,
+        direct: Dialer,
+        check: AddressCheck | None = None,
+    ) -> None:
+        """`environ`: the process's environment (copied now)."""
+        self._environ = dict(environ)
+        self._tls = tls
+        self._direct = direct
+        self._check = check
+
+    def dialer(self, scheme: str, host: str, port: int) -> Dialer:
+        """The dialer for `scheme://host:port` (a `transport.Route`). Raises ProxyFailedError
+        when the variable for `scheme` names a proxy of a kind that cannot be used, as Go then
+        fails every request it would send through it."""
+        try:
+            proxy = proxy_from_environment(self._environ, scheme, host, port)
+        except ProxyUrlError as error:
+            named = f"{scheme.upper()}_PROXY (or {scheme}_proxy)"
+            raise ProxyFailedError(f"{named} names a proxy that cannot be used: {error}") from None
+        if proxy is None:
+            return self._direct
+        return ProxyDialer(proxy, self._tls, target_check=self._check)
 
 
 def _http_connect(stream: Stream, proxy: Proxy, host: str, port: int, deadline: Deadline) -> None:

@@ -41,6 +41,9 @@ _REPLAYABLE = frozenset({"GET", "HEAD", "OPTIONS"})
 _USER_AGENT = f"truegreen/{__version__}"
 
 Headers = Sequence[tuple[str, str]]
+Route = Callable[[str, str, int], Dialer]
+"""The dialer for one origin's scheme, host and port: the way Go's `Transport.Proxy` picks per
+request, directly or through a proxy (`proxy_dial.EnvironmentProxies.dialer`)."""
 T = TypeVar("T")
 
 
@@ -182,12 +185,15 @@ class Transport:
         dialer: Dialer | None = None,
         per_host: int = CONNECTIONS_PER_HOST,
         streams: int | None = None,
+        route: Route | None = None,
     ) -> None:
         """`streams`: at most that many streamed answers (watches) open at once, so that they
         never hold every connection and starve the short requests (None: no bound of their
-        own beyond `per_host`)."""
+        own beyond `per_host`). `route`, when given, picks the dialer for each origin (a
+        client of many servers, each maybe behind its own proxy); else `dialer` dials all."""
         self._tls = tls or TlsSettings()
         self._dialer = dialer or DirectDialer()
+        self._route = route
         self._per_host = per_host
         self._stream_slots = None if streams is None else threading.Semaphore(streams)
         self._cond = threading.Condition()
@@ -225,7 +231,11 @@ class Transport:
 
     def _dial(self, origin: _Origin, deadline: Deadline) -> _Connection:
         try:
-            stream = self._dialer.connect(origin.host, origin.port, deadline)
+            route = self._route
+            dialer = (
+                self._dialer if route is None else route(origin.scheme, origin.host, origin.port)
+            )
+            stream = dialer.connect(origin.host, origin.port, deadline)
             if origin.tls is not None:
                 from truegreen.http.tlsstream import start_tls  # ssl only for https
 

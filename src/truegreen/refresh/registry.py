@@ -8,7 +8,12 @@ bearer-token challenge flow, with each login of the workload that names the imag
 realm that registry names): the URL is built from the reference's parsed host and port
 (images.py), and a login goes with a request only when the URL dialled has that very host and
 port. Every address a name resolves to is judged before it is dialled (http/address_policy.py):
-never link-local, unspecified or multicast; loopback as `RegistryAccess.outside` says. Redirects
+never link-local, unspecified or multicast; loopback as `RegistryAccess.outside` says. Each
+server (registry, token service, redirect target) the environment's HTTPS_PROXY or HTTP_PROXY
+applies to, by Go's rules (NO_PROXY; never loopback), is reached through a tunnel the proxy
+opens to it (CONNECT, or SOCKS5; http/proxy_dial.py `EnvironmentProxies`): the proxy resolves
+its name, so only an address written in the URL is judged, and a login travels inside the
+tunnel, never to the proxy. Redirects
 are followed without credentials elsewhere and never from https to http. One deadline bounds
 each look-up, a cap each answer. Every failure is a value naming what went wrong; nothing here
 raises on a registry's answer.
@@ -20,6 +25,7 @@ digest verification, credentials per host), whose bounds are tested together.
 import base64
 import ipaddress
 import json
+import os
 import re
 import threading
 import time
@@ -44,11 +50,13 @@ from truegreen.http.errors import (
     ConnectionDroppedError,
     Place,
     ProtocolViolationError,
+    ProxyFailedError,
     TimedOutError,
     TlsFailedError,
     TransportError,
 )
 from truegreen.http.framing import Body
+from truegreen.http.proxy_dial import EnvironmentProxies
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import Response, Transport
 from truegreen.images import ImageReference, keyring_key, keyring_lookup, split_domain
@@ -335,16 +343,19 @@ class RegistryClient:
     ) -> None:
         """`resolver` finds a registry name's addresses (`resolve_name` unless given);
         `connector` dials them once the policy passed every one (`connect_first` unless
-        given): a test's resolve and record without dialling anything but loopback."""
+        given): a test's resolve and record without dialling anything but loopback. A server
+        the environment's HTTPS_PROXY or HTTP_PROXY applies to (NO_PROXY and loopback aside)
+        is reached through that proxy, which resolves its name (`EnvironmentProxies`)."""
         self._timeout = access.timeout
         self._named = named_registries(access.insecure_registries)
         self._outside = access.outside
         self._reserve = rate_limit_reserve
         policy = AddressPolicy(self._named if access.outside else None)
+        tls = TlsSettings(verify=access.verify_tls)
+        direct = DirectDialer(resolver, check=policy.check, connector=connector)
+        proxies = EnvironmentProxies(os.environ, tls, direct, check=policy.check)
         self._transport = transport or Transport(
-            TlsSettings(verify=access.verify_tls),
-            DirectDialer(resolver, check=policy.check, connector=connector),
-            per_host=LOOKUPS_IN_FLIGHT,
+            tls, direct, per_host=LOOKUPS_IN_FLIGHT, route=proxies.dialer
         )
         # Keyed by the login too: one workload's token never answers for another's login.
         self._tokens: dict[tuple[RegistryLogin | None, str, str], str] = {}
@@ -546,6 +557,8 @@ class RegistryClient:
                 LookupFailure.TOO_LARGE,
                 f"{host}'s answer was larger than {error.limit:,} bytes",
             )
+        except ProxyFailedError as error:
+            return LookupFailed(LookupFailure.UNREACHABLE, f"could not connect to {host}: {error}")
         except TlsFailedError:
             return LookupFailed(
                 LookupFailure.UNREACHABLE,
