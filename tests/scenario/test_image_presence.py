@@ -401,7 +401,7 @@ def test_a_registry_no_login_covers_that_cannot_be_reached_is_unknown_never_a_fa
     that applies the kubelet pulls anonymously (kuberuntime_image.go PullImage), which may work,
     so the missing login is no measured failure; the unreachable registry's unknowns speak."""
     host = f"127.0.0.1:{_closed_port()}"
-    other = {"other-registry.example.com": {"auth": _b64("robot:pw")}}
+    other: dict[str, object] = {"other-registry.example.com": {"auth": _b64("robot:pw")}}
     asking.load(_with_login_entries(host, other))
     result = asking.live("-o", "json")
     report = result.json()
