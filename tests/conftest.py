@@ -32,6 +32,22 @@ def _truegreen_memory_of_its_own(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
 
 
+PROXY_VARIABLES = tuple(
+    name
+    for base in ("HTTP_PROXY", "HTTPS_PROXY", "NO_PROXY", "ALL_PROXY")
+    for name in (base, base.lower())
+)
+
+
+@pytest.fixture(autouse=True)
+def _no_proxy_of_the_runner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test goes through a proxy its runner's environment names: truegreen honours
+    HTTPS_PROXY and its kin for clusters and registries, and a test's made-up registry names
+    would reach the runner's proxy. Tests of the proxies set their own."""
+    for name in PROXY_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+
+
 @pytest.fixture
 def fake_api() -> Iterator[FakeApiServer]:
     """A started, empty fake API server; stopped after the test."""
