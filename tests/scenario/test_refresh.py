@@ -2199,6 +2199,9 @@ def test_an_insecure_registry_that_is_no_registry_name_is_refused_before_any_req
     [
         ("a=b=c", "found '=', expected: ',' or 'end of string'"),
         ("bad key=x", "found 'key', expected: in, notin, =, ==, !=, gt, lt"),
+        # Parse takes these as "everything": no workload opted in, every one selected.
+        ("", "it names no label, so it would select every workload"),
+        (" ", "it names no label, so it would select every workload"),
     ],
 )
 def test_a_selector_kubectl_would_refuse_is_bad_usage_before_any_request(

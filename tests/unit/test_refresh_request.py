@@ -25,7 +25,6 @@ def _request(selector: str = "truegreen.io/refresh=enabled", **fields: object) -
         (" team = ml , tier=train", {"team": "ml", "tier": "train"}),
         ("paused=", {"paused": ""}),
         ("team==ml,team=ml", {"team": "ml"}),
-        ("", {}),
     ],
 )
 def test_a_selector_is_read_as_the_labels_it_names(selector: str, labels: dict[str, str]) -> None:
@@ -42,6 +41,18 @@ def test_a_selector_that_is_not_key_value_is_bad_usage(selector: str) -> None:
     with pytest.raises(UsageError) as raised:
         selector_labels(_request(selector))
     assert raised.value.line() == f"--selector {selector!r} is not key=value[,key=value]"
+
+
+@pytest.mark.parametrize("selector", ["", " ", "\t"])
+def test_a_selector_that_names_no_label_is_bad_usage(selector: str) -> None:
+    """The API server reads an empty selector as "everything" (labels.Parse gives an empty
+    selector, which matches every object): refresh would act on workloads nobody opted in."""
+    with pytest.raises(UsageError) as raised:
+        selector_labels(_request(selector))
+    assert raised.value.line() == (
+        f"--selector {selector!r} is not key=value[,key=value]: it names no label, so it would "
+        "select every workload"
+    )
 
 
 @pytest.mark.parametrize(

@@ -59,7 +59,7 @@ def selector_labels(request: RefreshRequest) -> dict[str, str]:
     The selector is read as the API server reads it (apimachinery labels.Parse), so one it
     would refuse is the flag's fault, in Parse's words. Of what Parse takes, only equal labels
     name what `kubectl label` sets to opt a workload in; a label named with two values
-    selects nothing.
+    selects nothing, and a selector that names none (empty or blank) selects everything.
     """
     if request.all_namespaces and request.connection.namespace:
         raise UsageError("-n and --all-namespaces cannot be used together")
@@ -75,6 +75,9 @@ def selector_labels(request: RefreshRequest) -> dict[str, str]:
         (value,) = requirement.values  # Parse gives an equality exactly one value
         if labels.setdefault(requirement.key, value) != value:
             raise UsageError(not_labels)
+    if not labels:
+        # Parse takes an empty selector as "everything": every workload, none opted in.
+        raise UsageError(not_labels, "it names no label, so it would select every workload")
     return labels
 
 
