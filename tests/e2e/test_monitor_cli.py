@@ -511,6 +511,27 @@ def test_doctor_watch_ends_on_ctrl_c_with_the_last_verdict_s_code(
     assert "NOT READY" in out
 
 
+def test_doctor_watch_on_a_pipe_prints_whole_lines(
+    fake_api: FakeApiServer, cluster: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Off a terminal nothing is redrawn in place: the report is printed in whole lines, as
+    doctor prints it on a pipe, never cropped to COLUMNS (README: text is wrapped between
+    words, a command never split)."""
+    monkeypatch.setenv("COLUMNS", "30")
+    watching = Process("doctor", "--watch", "--kubeconfig", str(cluster))
+    try:
+        wait_for("a first evaluation", lambda: bool(fake_api.requests("GET", "/secrets/")))
+        code, out = watching.end(signal.SIGINT)
+    finally:
+        if watching.process.poll() is None:
+            watching.process.kill()
+    assert code == 0, watching.err
+    lines = out.splitlines()
+    assert any(line.endswith("READY  Ready: training can run.") for line in lines), out
+    footer = r"Last change \d\d:\d\d:\d\d; checked \d\d:\d\d:\d\d\. Ctrl-C to stop\."
+    assert [line for line in lines if re.fullmatch(footer, line)], out
+
+
 STOP_BOUND = 20.0
 """Seconds a stopped monitor may take to exit in the test below: far below the kubelet's 30 s
 grace before SIGKILL, and a third of the --request-timeout its reads wait under."""

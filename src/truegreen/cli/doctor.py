@@ -271,6 +271,7 @@ def _watch_doctor(request: "DoctorRequest", *, verbose: bool, no_color: bool) ->
 
     consoles = make_consoles(no_color)
     shown: list[Evaluation] = []
+    printed: list[str] = []  # off a terminal: the report last printed
     # rich redraws the report in place; the lines are truegreen's markup, made rich Text span
     # by span, so that rich never reads markup or emoji codes in the cluster's words
     system: Literal["auto"] | None = None if plain_wanted(no_color) else "auto"
@@ -290,10 +291,22 @@ def _watch_doctor(request: "DoctorRequest", *, verbose: bool, no_color: bool) ->
         report_lines = to_text(evaluation.report, verbose=verbose, width=consoles.width)
         lines = [text_of(line) for line in report_lines]
         footer = f"Last change {changed}; checked {checked}. Ctrl-C to stop."
+        if not drawn.is_terminal:
+            # Nothing to redraw in place on a pipe or a file: each new report in whole lines,
+            # as doctor prints it there (a live display would crop them to its width), once.
+            if report_lines != printed:
+                printed[:] = report_lines
+                for line in [*report_lines, "", footer, ""]:
+                    consoles.out.print(line)
+            return
         live.update(Group(*lines, Text(""), Text(footer, style="dim")), refresh=True)
 
     watching = MonitorRequest(request, listen=None, min_interval=2.0, events=False)
-    with RunningMonitor(watching, on_evaluation=draw, on_event=lambda _: None) as running, live:
+    shown_live = live if drawn.is_terminal else contextlib.nullcontext()
+    with (
+        RunningMonitor(watching, on_evaluation=draw, on_event=lambda _: None) as running,
+        shown_live,
+    ):
         # A Ctrl-C until here is the KeyboardInterrupt of a run with no result yet.
         stopped_by = stop_on_signals(running.stop)
         with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C
