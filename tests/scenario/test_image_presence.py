@@ -394,6 +394,35 @@ def test_a_registry_that_cannot_be_reached_is_unknown_never_a_failure(asking: Do
     ]
 
 
+def test_a_snapshot_counts_a_registry_it_could_not_reach_as_a_read_not_made(
+    asking: Doctor, tmp_path: Path
+) -> None:
+    """snapshot --help: "3 saved but some reads could not be made". doctor on the snapshot
+    can't check the images the unreachable registry holds, as live: the snapshot says so."""
+    host = f"127.0.0.1:{_closed_port()}"
+    asking.load(_environment(host))
+    saved = run_cli(
+        "snapshot",
+        "--kubeconfig",
+        str(asking.kubeconfig),
+        *asking.registry_flags(),
+        "--output-directory",
+        str(tmp_path / "snap"),
+        "-o",
+        "json",
+    )
+    summary = saved.json()
+    assert (saved.exit_code, summary["verdict"]) == (3, "incomplete"), saved.stderr
+    unreached = f"(could not connect to {host})"
+    assert sorted(r for r in summary["could_not_read"] if r.startswith("whether ")) == [
+        f"whether {host}/{image} is in its registry {unreached}"
+        for image in ("jobs-manager:1.4", "library/mysql:8.0", "trainer:2.1")
+    ]
+    assert summary["failed_reads"] == len(summary["could_not_read"])
+    offline = asking.offline(tmp_path / "snap", "-o", "json")
+    assert offline.exit_code == 3
+
+
 def test_a_registry_no_login_covers_that_cannot_be_reached_is_unknown_never_a_failure(
     asking: Doctor,
 ) -> None:

@@ -638,8 +638,8 @@ def take_snapshot(
         folder=target.folder,
         namespace=namespace,
         reads=len(reads),
-        could_not_read=_could_not_read(recorder.recorded, logs),
-        failed_plainly=_failed_plainly(recorder.recorded, logs),
+        could_not_read=_could_not_read(recorder.recorded, logs) + _unanswered(registry),
+        failed_plainly=_failed_plainly(recorder.recorded, logs) + _unanswered(registry),
         events=events,
         logs=sum(1 for log in logs if isinstance(log[1], Logged)),
         logs_left_out=left_out,
@@ -714,6 +714,12 @@ def _could_not_read(
     return tuple(
         read.reason for read in reads if isinstance(read, CantRead) and not read.is_measurement
     )
+
+
+def _unanswered(registry: RecordingRegistry | None) -> tuple[str, ...]:
+    """The look-ups a registry did not answer: reads not made, as doctor on the snapshot can't
+    check those images, as it could not live."""
+    return () if registry is None else registry.unanswered()
 
 
 def _unmade(recorded: list[tuple[ReadKey, Recorded]]) -> list[tuple[ReadKey, Recorded]]:

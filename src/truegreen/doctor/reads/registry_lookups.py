@@ -294,6 +294,19 @@ class RecordingRegistry:
         """The record as plain JSON values (the snapshot redacts and writes them)."""
         return [msgspec.to_builtins(entry) for entry in self.recorded]
 
+    def unanswered(self) -> tuple[str, ...]:
+        """Each look-up whose registry did not answer about the image (unreachable, too slow,
+        not asked), once: `whether registry.example.com/trainer:2.1 is in its registry
+        (couldn't connect to registry.example.com)`. doctor reads each as a could-not-check."""
+        return tuple(
+            dict.fromkeys(
+                f"whether {entry.lookup.image} is in its registry"
+                + (f" ({entry.answer.reason})" if entry.answer.reason else "")
+                for entry in self.recorded
+                if not entry.answer.presence.is_measurement
+            )
+        )
+
 
 class RecordedRegistry:
     """Answers from a snapshot's record; a look-up it does not hold was not captured."""
