@@ -1,5 +1,6 @@
 """`truegreen lint` through its command-line contract."""
 
+import errno
 import fcntl
 import json
 import os
@@ -12,6 +13,7 @@ import subprocess
 import sys
 import termios
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -20,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.support.cli import run_cli
+from tests.support.real_parts import find
 from truegreen.lint.rules import ALL_RULES, ALL_RULES_BY_ID
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -321,6 +324,63 @@ def test_each_hostile_file_is_one_finding_and_the_good_one_is_still_linted(
         ("z-good.yaml", "restart-probe-on-keep-running", 38, found[-1][3]),
     ]
     assert result.exit_code == 2
+
+
+def _where_permissions_bind() -> list[str]:
+    """The prefix that runs a command in a process that folder permissions bind. Root lists any
+    folder whatever its mode (CAP_DAC_READ_SEARCH and CAP_DAC_OVERRIDE, capabilities(7)), and
+    the suite runs as root in CI, so there the command runs under setpriv without both: listing
+    a `chmod 000` folder then fails in os.scandir with PermissionError, as it does for any
+    user."""
+    if os.geteuid() != 0:
+        return []
+    setpriv = find("setpriv")
+    if setpriv is None:
+        pytest.skip("setpriv is not installed (Debian package util-linux)")
+    dropped = "-dac_override,-dac_read_search"
+    return [setpriv, f"--bounding-set={dropped}", f"--inh-caps={dropped}"]
+
+
+def _run(command: list[str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+
+DENIED = os.strerror(errno.EACCES)
+
+
+def _said(document: dict[str, Any]) -> list[tuple[str, str, str, int | None, str]]:
+    return [
+        (f["rule"], f["severity"], f["file"], f["line"], f["message"]) for f in document["findings"]
+    ]
+
+
+def test_a_folder_that_cannot_be_listed_is_a_finding_never_skipped(tmp_path: Path) -> None:
+    """Named or met while searching, a folder lint may not list is one `unreadable-file` error
+    for that folder: exit 2, never a silent 0 over the manifests it holds."""
+    tree = tmp_path / "tree"
+    (tree / "good").mkdir(parents=True)
+    shutil.copy(FIXED, tree / "good" / "fixed.yaml")
+    locked = tree / "locked"
+    locked.mkdir()
+    shutil.copy(INCIDENT, locked / "incident.yaml")  # two error findings, if it could be read
+    locked.chmod(0)
+    bound = _where_permissions_bind()
+    lint = [*bound, str(BIN), "lint"]
+    try:
+        listing = _run([*bound, sys.executable, "-c", f"import os; os.listdir({str(locked)!r})"])
+        searched = _run([*lint, str(tree), "-o", "json"])
+        named = _run([*lint, str(locked), "--allow-empty", "-o", "json"])
+        twice = _run([*lint, str(tree), str(locked), f"{tmp_path}/./tree/locked"])
+    finally:
+        locked.chmod(0o755)
+    assert "PermissionError" in listing.stderr  # the precondition: the run may not list it
+    unlisted = [("unreadable-file", "error", str(locked), None, f"cannot be read: {DENIED}")]
+    document, alone = json.loads(searched.stdout), json.loads(named.stdout)
+    assert (searched.returncode, _said(document), document["objects"]) == (2, unlisted, 2)
+    assert (named.returncode, _said(alone)) == (2, unlisted)
+    assert twice.returncode == 2
+    assert twice.stdout.count("unreadable-file") == 1
+    assert "1 error, 0 warnings, 0 info" in twice.stdout
 
 
 HUGE_PORT = "1" + "0" * 5000

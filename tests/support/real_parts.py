@@ -31,6 +31,7 @@ REAL_PARTS = (
     RealPart("jq", "jq", "docs/ci.md's commands, run as written"),
     RealPart("dash", "dash", "exec probe scripts run by the shell Debian's /bin/sh is"),
     RealPart("bash", "bash", "exec probe scripts run by bash"),
+    RealPart("setpriv", "util-linux", "lint as root without its read-any-folder override"),
 )
 
 

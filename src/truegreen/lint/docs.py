@@ -30,8 +30,8 @@ _EXAMPLES = {
     "readiness-missing-no-port": "a long-running worker with no ports and no readiness probe.",
     "parse-error": "`metadata: {name: x` (a brace never closed), or `image:` twice in one "
     "container.",
-    "unreadable-file": "a `.yaml` that is a link to `/dev/zero`, a 200 MB file, or a file saved "
-    "as UTF-16.",
+    "unreadable-file": "a `.yaml` that is a link to `/dev/zero`, a 200 MB file, a file saved "
+    "as UTF-16, or a folder with no read permission for the user running lint.",
     "helm-template": "`name: {{ .Release.Name }}-api` read as it is, or any file under "
     "`templates/` beside a `Chart.yaml` (reported once per chart).",
     "ignore-unknown-rule": f'`{IGNORE}: "readiness-mising"`.',
@@ -87,7 +87,8 @@ def rules_markdown() -> str:
     lines += [
         "# Findings about the input",
         "",
-        "Each is one finding for the file (or chart) it names; the other files are still checked.",
+        "Each is one finding for the file (or chart, or folder) it names; the other files are "
+        "still checked.",
         "",
     ]
     for info in INPUT_RULES:

@@ -1,14 +1,15 @@
 """Loading manifests for lint: files, folders and stdin, multi-document YAML with line numbers.
 
 Every byte goes through `truegreen.yamlsafe`, read as Kubernetes reads YAML. A file that cannot
-be read is a `BadInput`; a document that cannot be parsed is one `BadInput` and the file's other
-documents are still read; a document that is no Kubernetes object (no `apiVersion` and `kind`:
-a values file, a CI workflow, mkdocs' config) is `Skipped` and counted. Helm is recognised
-twice: a chart's `templates/` (beside a `Chart.yaml`) is reported once per chart instead of
-being parsed, and on stdin the `# Source: chart/templates/x.yaml` comments `helm template`
-writes locate each document (anywhere, such a comment says its document is rendered: a YAML
-error in it is a parse error, whatever `{{ }}` it passes through). A folder with a
-kustomization is linted as what it builds (`truegreen.lint.kustomize`).
+be read is a `BadInput`, and so is a folder that cannot be listed; a document that cannot be
+parsed is one `BadInput` and the file's other documents are still read; a document that is
+no Kubernetes object (no `apiVersion` and `kind`: a values file, a CI workflow, mkdocs'
+config) is `Skipped` and counted. Helm is recognised twice: a chart's `templates/` (beside a
+`Chart.yaml`) is reported once per chart instead of being parsed, and on stdin the
+`# Source: chart/templates/x.yaml` comments `helm template` writes locate each document
+(anywhere, such a comment says its document is rendered: a YAML error in it is a parse error,
+whatever `{{ }}` it passes through). A folder with a kustomization is linted as what it builds
+(`truegreen.lint.kustomize`).
 """
 
 import os
@@ -106,6 +107,9 @@ class Inputs(Struct, frozen=True):
     """Chart folder -> the template files found under its `templates/`."""
     kustomizations: tuple[str, ...] = ()
     """Folders holding a kustomization, linted as what they build."""
+    unlisted: tuple[BadInput, ...] = ()
+    """Folders that could not be listed (named, or met while searching): one finding each,
+    since nothing under them was read."""
 
 
 def _chart_of(path: Path) -> str | None:
@@ -135,11 +139,21 @@ def _kustomization_of(file: str) -> str | None:
         folder, resolved = folder.parent, resolved.parent
 
 
-def _walk(folder: str, kustomizations: list[str]) -> list[str]:
+def _walk(folder: str, kustomizations: list[str], unlisted: list[BadInput]) -> list[str]:
     """Manifest files under a folder; a folder holding a kustomization is taken whole, as what
-    it builds, and not searched."""
+    it builds, and not searched. A folder that cannot be listed (the folder itself, or one met
+    on the way) is an `unreadable-file` finding, never skipped in silence: whatever it holds
+    went unchecked. kubectl fails the same way: `kubectl apply -f DIR` walks DIR with
+    filepath.Walk and stops at the first folder it cannot open (k8s.io/cli-runtime
+    pkg/resource/visitor.go, ExpandPathsToFileVisitors)."""
     found: list[str] = []
-    for parent, folders, files in os.walk(folder):
+
+    def refused(error: OSError) -> None:
+        where = error.filename if isinstance(error.filename, str) else folder
+        reason = error.strerror or str(error)
+        unlisted.append(BadInput(UNREADABLE_FILE.id, where, None, f"cannot be read: {reason}"))
+
+    for parent, folders, files in os.walk(folder, onerror=refused):
         if is_kustomization(parent):
             kustomizations.append(parent)
             folders.clear()
@@ -158,12 +172,13 @@ def input_files(paths: list[str]) -> Inputs:
     charts: dict[str, list[str]] = {}
     chart_names: dict[str, str] = {}
     kustomizations: list[str] = []
+    unlisted: list[BadInput] = []
     for path in paths or [STDIN]:
         if path == STDIN:
             files.append(STDIN)
             continue
         if os.path.isdir(path):
-            found = _walk(path, kustomizations)
+            found = _walk(path, kustomizations, unlisted)
         elif os.path.lexists(path):
             built = _kustomization_of(path)
             if built is not None:
@@ -179,10 +194,14 @@ def input_files(paths: list[str]) -> Inputs:
             else:
                 name = chart_names.setdefault(os.path.realpath(chart), chart)
                 charts.setdefault(name, []).append(file)
+    first: dict[str, BadInput] = {}
+    for bad in unlisted:  # a folder met twice is one finding, under its first name
+        first.setdefault(os.path.realpath(bad.file), bad)
     return Inputs(
         _once(files),
         {chart: _once(found) for chart, found in charts.items()},
         _once(kustomizations),
+        tuple(first.values()),
     )
 
 

@@ -196,7 +196,9 @@ def lint(
     if no_ignores:
         config = LintConfig(config.ignore, no_ignores=True)
     inputs = input_files(paths)
-    collected = _Collected([], [_input_finding(bad) for bad in chart_findings(inputs)])
+    collected = _Collected(
+        [], [_input_finding(bad) for bad in (*chart_findings(inputs), *inputs.unlisted)]
+    )
     stream: Loaded | None = None
     for file in inputs.files:
         loaded = load_file(file, limits, stdin, charts)
@@ -219,6 +221,7 @@ def lint(
         *inputs.files,
         *(f for templates_ in inputs.charts.values() for f in templates_),
         *inputs.kustomizations,
+        *(bad.file for bad in inputs.unlisted),
     )
     return LintResult(
         tuple(dict.fromkeys(findings)),

@@ -34,12 +34,15 @@ PARSE_ERROR = RuleInfo(
 UNREADABLE_FILE = RuleInfo(
     id="unreadable-file",
     severity=Severity.ERROR,
-    summary="A file that could not be read as text.",
+    summary="A file that could not be read as text, or a folder that could not be listed.",
     rationale="Nothing in it was checked: it is not a regular file (a pipe, a device, a link to "
     "one), it is larger than the size cap (16 MiB unless `--max-file-size` says otherwise), or "
-    "it is binary or not UTF-8.",
-    fix="Lint the manifest itself, saved as UTF-8 text; raise `--max-file-size` if a manifest "
-    "really is that large.",
+    "it is binary or not UTF-8. A folder (named, or met while searching) that lint may not "
+    "list is this finding too, never skipped: whatever it holds went unchecked. `kubectl apply "
+    "-f` stops at such a folder (k8s.io/cli-runtime pkg/resource/visitor.go, "
+    "ExpandPathsToFileVisitors).",
+    fix="Lint the manifest itself, saved as UTF-8 text, in folders the run may read; raise "
+    "`--max-file-size` if a manifest really is that large.",
 )
 
 HELM_TEMPLATE = RuleInfo(
