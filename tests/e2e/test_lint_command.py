@@ -231,6 +231,69 @@ def test_config_with_unknown_rule_is_bad_usage(tmp_path: Path) -> None:
     assert "unknown rules: no-such-rule" in result.stderr
 
 
+FAILURE_SCHEMA = json.loads((ROOT / "docs" / "failure.schema.json").read_text())
+PATTERN = "must be text (a name or a pattern such as `train*`)"
+RULE_IDS = "must be a rule id or a list of rule ids"
+
+
+@pytest.mark.parametrize(
+    ("config_text", "said"),
+    [
+        ("ignore: 5\n", "`ignore` must be a list of entries, each with `rules`"),
+        (
+            "ignore: {rules: [readiness-missing]}\n",
+            "`ignore` must be a list of entries, each with `rules`",
+        ),
+        ("ignore: [{rules: 5}]\n", f"`rules` in ignore entry 1 {RULE_IDS}"),
+        ("ignore: [{rules: }]\n", f"`rules` in ignore entry 1 {RULE_IDS}"),
+        ("ignore: [{rules: [readiness-missing, 5]}]\n", f"`rules` in ignore entry 1 {RULE_IDS}"),
+        ("ignore: [{rules: {readiness-missing: 1}}]\n", f"`rules` in ignore entry 1 {RULE_IDS}"),
+        (
+            "ignore: [{rules: readiness-missing}, {rules: [readiness-missing], namespace: 5}]\n",
+            f"`namespace` in ignore entry 2 {PATTERN}",
+        ),
+        (
+            "ignore: [{rules: [readiness-missing], name: [a]}]\n",
+            f"`name` in ignore entry 1 {PATTERN}",
+        ),
+        (
+            "ignore: [{rules: [readiness-missing], kind: {a: 1}}]\n",
+            f"`kind` in ignore entry 1 {PATTERN}",
+        ),
+    ],
+    ids=[
+        "ignore-number",
+        "ignore-mapping",
+        "rules-number",
+        "rules-null",
+        "rules-list-with-number",
+        "rules-mapping",
+        "namespace-number",
+        "name-list",
+        "kind-mapping",
+    ],
+)
+def test_a_config_field_of_the_wrong_type_is_bad_usage_in_one_line(
+    tmp_path: Path, config_text: str, said: str
+) -> None:
+    """A mistyped field is the operator's mistake, said in one line naming the file, the field
+    and what it must be: never "a bug in truegreen" (exit 1), never accepted as something else."""
+    config = tmp_path / "lint.yaml"
+    config.write_text(config_text)
+    line = f"truegreen: lint config {config}: {said}\n"
+    text = run_cli("lint", str(INCIDENT), "--config", str(config))
+    assert (text.exit_code, text.stdout, text.stderr) == (64, "", line)
+    as_json = run_cli("lint", str(INCIDENT), "--config", str(config), "-o", "json")
+    assert (as_json.exit_code, as_json.stderr) == (64, line)
+    document = as_json.json()
+    jsonschema.validate(document, FAILURE_SCHEMA)
+    assert (document["exit_code"], document["headline"]["code"], document["findings"]) == (
+        64,
+        "bad-usage",
+        [],
+    )
+
+
 def test_a_config_s_names_reach_the_terminal_escaped(tmp_path: Path) -> None:
     config = tmp_path / "lint.yaml"
     config.write_text('ignore:\n  - rules: ["x\\e[2J"]\n    "k\\e[31m": 1\n')

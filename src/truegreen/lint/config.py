@@ -61,12 +61,16 @@ def load_lint_config(path: Path | None, known_rules: frozenset[str]) -> LintConf
     no_ignores = loaded.get("no-ignores", False)
     if not isinstance(no_ignores, bool):
         raise UsageError(f"lint config {path}: `no-ignores` is true or false")
+    ignore = loaded.get("ignore")
+    if ignore is not None and not isinstance(ignore, list):
+        raise UsageError(
+            f"lint config {path}: `ignore` must be a list of entries, each with `rules`"
+        )
     entries = []
-    for raw in loaded.get("ignore") or []:
+    for number, raw in enumerate(ignore or [], 1):
         if not isinstance(raw, Mapping) or "rules" not in raw:
             raise UsageError(f"lint config {path}: each ignore entry needs `rules`")
-        rules = raw["rules"]
-        rule_set = frozenset([rules] if isinstance(rules, str) else map(str, rules or []))
+        rule_set = _rules(raw["rules"], path, number)
         unknown = sorted(rule_set - known_rules - {"*"})
         if unknown:
             raise UsageError(
@@ -80,9 +84,35 @@ def load_lint_config(path: Path | None, known_rules: frozenset[str]) -> LintConf
         entries.append(
             IgnoreEntry(
                 rule_set,
-                str(raw.get("namespace", "*")),
-                str(raw.get("name", "*")),
-                str(raw.get("kind", "*")),
+                _pattern(raw, "namespace", path, number),
+                _pattern(raw, "name", path, number),
+                _pattern(raw, "kind", path, number),
             )
         )
     return LintConfig(tuple(entries), no_ignores)
+
+
+def _rules(rules: object, path: Path, number: int) -> frozenset[str]:
+    """An entry's `rules`: one rule id, or a list of them. Anything else (a number, a mapping,
+    null) is refused, never read as some other rule or as none."""
+    if isinstance(rules, str):
+        return frozenset([rules])
+    if isinstance(rules, list) and all(isinstance(rule, str) for rule in rules):
+        return frozenset(rules)
+    raise UsageError(
+        f"lint config {path}: `rules` in ignore entry {number} must be a rule id or a list of "
+        "rule ids"
+    )
+
+
+def _pattern(entry: Mapping[object, object], field: str, path: Path, number: int) -> str:
+    """An entry's namespace, name or kind pattern: text, `*` when not given. YAML reads
+    `namespace: 5` as a number and `name: [a]` as a list: refused, not turned into some text
+    the writer never wrote (`['a']`)."""
+    pattern = entry.get(field, "*")
+    if not isinstance(pattern, str):
+        raise UsageError(
+            f"lint config {path}: `{field}` in ignore entry {number} must be text (a name or a "
+            "pattern such as `train*`)"
+        )
+    return pattern

@@ -72,6 +72,11 @@ def rules_markdown() -> str:
         '    name: "*"',
         "```",
         "",
+        "`rules` is a rule id or a list of them; `namespace`, `name` and `kind` are text (glob",
+        "patterns, `*` when left out). A config file that says otherwise (`ignore: 5`,",
+        "`rules: 5`, `namespace: 5`, an unknown rule or key) is bad usage: one line naming the",
+        "file and the field, exit 64.",
+        "",
         "Batch work (a Job, a CronJob, a Pod that runs to completion, and the training kinds "
         "built of them) has no readiness to gate: the readiness rules do not apply to it.",
         "",
