@@ -110,6 +110,52 @@ def test_bearer_token_flow(open_registry: Registry, token_registry: TokenFront) 
     assert refused.failure is LookupFailure.UNAUTHORIZED
 
 
+def test_a_token_granted_without_access_to_the_repository_is_not_a_refused_login(
+    open_registry: Registry, token_registry: TokenFront
+) -> None:
+    """distribution's token auth: the token service grants a token whose access list lacks
+    pull on the repository, and the registry answers 401 `error="insufficient_scope"`
+    (registry/auth/token/accesscontroller.go, Authorized): the login was taken, the repository
+    refused (or not there). The token service's own 401 refuses the login."""
+    open_registry.push_image("team/closed", "v1", content="closed")
+    token_registry.no_access.add("team/closed")
+    reference = parse_image(f"{token_registry.host}/team/closed:v1")
+    closed = RegistryClient().lookup(reference, _login(token_registry.host))
+    assert closed == LookupFailed(
+        LookupFailure.NOT_ALLOWED,
+        f"{token_registry.host} granted a token, then refused pull access to team/closed with "
+        "it (insufficient_scope)",
+    )
+    assert token_registry.seen[-1][1] == f"Bearer {token_registry.scopeless_token}", (
+        "precondition: the token the service granted was sent"
+    )
+    refused = RegistryClient().lookup(reference, _login(token_registry.host, "wrong"))
+    assert isinstance(refused, LookupFailed)
+    assert refused.failure is LookupFailure.UNAUTHORIZED
+    token_registry.anonymous = True
+    anonymous = RegistryClient().lookup(reference)
+    assert isinstance(anonymous, LookupFailed)
+    assert anonymous.failure is LookupFailure.NOT_ALLOWED
+
+
+def test_a_403_denied_to_the_login_is_a_repository_refused(
+    open_registry: Registry, token_registry: TokenFront
+) -> None:
+    """403 DENIED (distribution-spec spec.md, Error Codes: `requested access to the resource
+    is denied`) to a login the token service took: the registry's code, in the body of a GET's
+    answer, is in the reason; a HEAD's answer has none."""
+    open_registry.push_image("team/denied", "v1", content="denied")
+    token_registry.faults["/team/denied/"] = "denied"
+    reference = parse_image(f"{token_registry.host}/team/denied:v1")
+    client = RegistryClient()
+    login = _login(token_registry.host)
+    refused = f"{token_registry.host} refused pull access to team/denied"
+    read = client.manifest(reference, login, content=True)
+    assert read == LookupFailed(LookupFailure.NOT_ALLOWED, f"{refused} (403 DENIED)")
+    head = client.lookup(reference, login)
+    assert head == LookupFailed(LookupFailure.NOT_ALLOWED, f"{refused} (403)")
+
+
 def test_redirect_to_another_host_drops_the_credentials(
     open_registry: Registry, token_registry: TokenFront
 ) -> None:

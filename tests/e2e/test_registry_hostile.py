@@ -266,6 +266,70 @@ def test_garbage_is_a_plain_reason() -> None:
 
 
 @pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        (json.dumps({"errors": [{"code": "DENIED", "message": "no"}]}).encode(), "403 DENIED"),
+        (json.dumps({"errors": [{"code": "DENIED\x1b[2J\u202e"}]}).encode(), "403"),
+        (json.dumps({"errors": [{"code": "D" * 65}]}).encode(), "403"),
+        (json.dumps({"errors": [{"code": ["DENIED"]}]}).encode(), "403"),
+        (b"[" * 100_000, "403"),
+        (b"<html>Forbidden</html>", "403"),
+        (b"", "403"),
+    ],
+)
+def test_a_403_names_the_registry_s_error_code_only_when_it_is_one(body: bytes, said: str) -> None:
+    """A 403 refuses the repository (distribution-spec DENIED); the code the registry sends in
+    the body of a GET's answer is its text, named only when it has the form of one (never a
+    terminal's escape, never a page). A HEAD's answer has no body: its 403 is named alone."""
+
+    def forbidden(request: Received, _: int) -> Answer:
+        return 403, {"Content-Type": "application/json"}, body
+
+    client = RegistryClient(RegistryAccess(timeout=5))
+    with _loopback(forbidden) as server:
+        host = f"127.0.0.1:{server.port}"
+        try:
+            read = client.manifest(parse_image(f"{host}/team/app:v1"), content=True)
+            head = client.manifest(parse_image(f"{host}/team/app:v1"))
+        finally:
+            client.close()
+    refused = f"{host} refused pull access to team/app"
+    assert read == LookupFailed(LookupFailure.NOT_ALLOWED, f"{refused} ({said})")
+    assert head == LookupFailed(LookupFailure.NOT_ALLOWED, f"{refused} (403)")
+
+
+@pytest.mark.parametrize(
+    "challenge",
+    ['Bearer realm="https://auth.test/token",error="insufficient_scope"', 'Basic error="x"'],
+)
+def test_insufficient_scope_to_a_basic_login_is_a_refused_login(challenge: str) -> None:
+    """`insufficient_scope` speaks of a token the registry took (RFC 6750 3.1): said to a
+    basic login, the login was refused, as containerd reads a bearer challenge's `error` only
+    after a token was sent (remotes/docker/authorizer.go, invalidAuthorization)."""
+
+    def script(request: Received, _: int) -> Answer:
+        if request.headers.get("authorization") != _basic(LOGIN):
+            return 401, {"WWW-Authenticate": 'Basic realm="registry"'}, b""
+        return 401, {"WWW-Authenticate": challenge}, b""
+
+    client = RegistryClient(RegistryAccess(timeout=5))
+    with _loopback(script) as server:
+        host = f"127.0.0.1:{server.port}"
+        try:
+            result = client.lookup(
+                parse_image(f"{host}/team/app:v1"), RegistryLogin(host, "robot", SECRET)
+            )
+        finally:
+            client.close()
+        assert _basic(LOGIN) in [r.headers.get("authorization") for r in server.received], (
+            "precondition: the login was sent"
+        )
+    assert result == LookupFailed(
+        LookupFailure.UNAUTHORIZED, f"{host} refused the credentials for team/app"
+    )
+
+
+@pytest.mark.parametrize(
     ("retry_after", "requests", "reason"),
     [
         ("-1", 11, "is rate limiting"),  # a wait below zero is no wait; ten retries, as client-go

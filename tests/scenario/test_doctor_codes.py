@@ -634,6 +634,7 @@ COVERED_ELSEWHERE = (
         "image-pull.image-missing",  # test_image_presence.py
         "image-pull.no-build-for-platform",  # test_image_presence.py
         "image-pull.login-refused",  # test_image_presence.py
+        "image-pull.repository-not-allowed",  # test_image_presence.py
         "image-pull.login-needed",  # test_image_presence.py
         "image-pull.image-unchecked",  # test_image_presence.py
         "image-pull.invalid-name",  # test_hostile_image_names.py

@@ -345,6 +345,53 @@ def test_a_bearer_token_login_reaches_the_registry(
     assert f"Bearer {token_registry.token}" in asked
 
 
+@pytest.mark.parametrize(
+    ("password", "code"),
+    [
+        (REGISTRY_PASSWORD, "image-pull.repository-not-allowed"),
+        (WRONG_PASSWORD, "image-pull.login-refused"),
+    ],
+)
+def test_a_login_accepted_but_not_let_read_the_repository_is_no_wrong_password(
+    asking: Doctor, open_registry: Registry, token_registry: TokenFront, password: str, code: str
+) -> None:
+    """The token service grants the robot's login a token with no access to `trainer`, and the
+    registry answers the manifest 401 `error="insufficient_scope"` (distribution
+    registry/auth/token/accesscontroller.go, Authorized; Docker Hub answers so for a private
+    repository the account may not read and for one that does not exist; containerd then says
+    `pull access denied, repository does not exist or may require authorization: server
+    message: insufficient_scope: authorization failed`, remotes/docker/authorizer.go
+    invalidAuthorization and resolver.go Resolve): the login was accepted, the repository was
+    not, or is not there. A wrong password is refused by the token service itself (401): the
+    login is refused, as ever."""
+    _push_environment(open_registry)
+    token_registry.no_access.add("trainer")
+    host = token_registry.host
+    asking.load(_environment(host, login=("robot", password)))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert result.exit_code == 2
+    assert report["headline"]["code"] == code
+    image = f"{host}/trainer:2.1"
+    if code == "image-pull.login-refused":
+        assert _image_pull(report) == [("fail", "measured", code)] * 3
+        return
+    assert _image_pull(report) == [("fail", "measured", code)]
+    assert report["headline"]["text"] == (
+        f"The registry {host} accepts the registry login 'regcred' but won't let it download "
+        f"{image}: the image doesn't exist there, or the login's account may not read it."
+    )
+    assert report["headline"]["remedy"] == (
+        f"Check that {image} exists in {host} (its name and tag in the settings of the training "
+        "job 'train-001'), and give the account of 'regcred' read access to it there."
+    )
+    assert _details(report) == [
+        f"{host} granted a token, then refused pull access to trainer with it (insufficient_scope)",
+        "asked with the imagePullSecrets regcred",
+    ]
+    assert asking.round_trips == 1, "precondition: the snapshot's answers gave the same verdict"
+
+
 def test_a_private_registry_and_no_login_is_a_failure_inferred(
     asking: Doctor, registry: Registry
 ) -> None:

@@ -235,10 +235,15 @@ class TokenFront:
     """A bearer-token front for a registry: the challenge flow Docker Hub and others use.
 
     GET /token with the right basic login returns a token; /v2/ requests without it get a 401
-    Bearer challenge. Requests with it are forwarded to the upstream registry. Faults can be
+    Bearer challenge. Requests with it are forwarded to the upstream registry. As
+    distribution's token auth does (registry/auth/token/accesscontroller.go, Authorized), a
+    token the service issued whose access list lacks the repository asked for is answered 401
+    with `error="insufficient_scope"` in the challenge: the token service grants the robot a
+    token with an empty access list for each repository of `no_access`, and, when `anonymous`
+    (as Docker Hub does), a request without a login one that grants nothing. Faults can be
     set per path fragment: 429 with Retry-After, a missing Docker-Content-Digest, a schema-1
-    answer, a redirect to `redirect_to` (another host), or an answer `slow_seconds` late.
-    `seen` records each request's path and Authorization header.
+    answer, 403 DENIED, a redirect to `redirect_to` (another host), or an answer
+    `slow_seconds` late. `seen` records each request's path and Authorization header.
     """
 
     def __init__(self, upstream: Registry, username: str, password: str) -> None:
@@ -248,6 +253,10 @@ class TokenFront:
         self.upstream = upstream
         self.username, self.password = username, password
         self.token = "tok-" + digest_of(os.urandom(8))[7:19]
+        self.scopeless_token = "tok-none-" + digest_of(os.urandom(8))[7:19]
+        """A token the service issued whose access list is empty."""
+        self.no_access: set[str] = set()
+        self.anonymous = False
         self.faults: dict[str, str] = {}
         self.slow_seconds = 3.0
         self.seen: list[tuple[str, str | None]] = []
@@ -273,28 +282,12 @@ class TokenFront:
             def _serve(self) -> None:
                 front.seen.append((self.path, self.headers.get("Authorization")))
                 if self.path.startswith("/token"):
-                    import base64
-
-                    expected = (
-                        "Basic "
-                        + base64.b64encode(f"{front.username}:{front.password}".encode()).decode()
-                    )
-                    if self.headers.get("Authorization") != expected:
-                        self._reply(401, b'{"errors":[{"code":"UNAUTHORIZED"}]}')
-                        return
-                    self._reply(
-                        200,
-                        json.dumps({"token": front.token}).encode(),
-                        {"Content-Type": "application/json"},
-                    )
+                    self._token()
                     return
-                if self.headers.get("Authorization") != f"Bearer {front.token}":
-                    name = self.path.split("/manifests/")[0].removeprefix("/v2/")
-                    challenge = (
-                        f'Bearer realm="http://{front.host}/token",service="test-registry",'
-                        f'scope="repository:{name}:pull"'
-                    )
-                    self._reply(401, b"{}", {"WWW-Authenticate": challenge})
+                name = self.path.split("/manifests/")[0].removeprefix("/v2/")
+                authorization = self.headers.get("Authorization")
+                if authorization != f"Bearer {front.token}" or name in front.no_access:
+                    self._challenge(name, authorization)
                     return
                 fault = next((f for part, f in front.faults.items() if part in self.path), None)
                 if fault == "429":
@@ -305,6 +298,17 @@ class TokenFront:
                     return
                 if fault == "slow":
                     time.sleep(front.slow_seconds)  # past a client's timeout
+                if fault == "denied":
+                    denied = {
+                        "code": "DENIED",
+                        "message": "requested access to the resource is denied",
+                    }
+                    self._reply(
+                        403,
+                        json.dumps({"errors": [denied]}).encode(),
+                        {"Content-Type": "application/json"},
+                    )
+                    return
                 if fault == "schema1":
                     self._reply(
                         200,
@@ -327,6 +331,48 @@ class TokenFront:
                     headers.pop("docker-content-digest", None)
                     headers.pop("Docker-Content-Digest", None)
                 self._reply(upstream.status_code, upstream.content, headers)
+
+            def _token(self) -> None:
+                """The robot's token; one that grants nothing for a repository of `no_access`,
+                and without a login where `anonymous`; else 401."""
+                from urllib.parse import parse_qs, urlsplit
+
+                expected = (
+                    "Basic "
+                    + base64.b64encode(f"{front.username}:{front.password}".encode()).decode()
+                )
+                scope = parse_qs(urlsplit(self.path).query).get("scope", [""])[0]
+                repository = scope.removeprefix("repository:").rpartition(":")[0]
+                authorization = self.headers.get("Authorization")
+                if authorization is None and front.anonymous:
+                    token = front.scopeless_token
+                elif authorization != expected:
+                    self._reply(401, b'{"errors":[{"code":"UNAUTHORIZED"}]}')
+                    return
+                else:
+                    token = front.scopeless_token if repository in front.no_access else front.token
+                self._reply(
+                    200, json.dumps({"token": token}).encode(), {"Content-Type": "application/json"}
+                )
+
+            def _challenge(self, name: str, authorization: str | None) -> None:
+                """401 with the Bearer challenge, and `error="insufficient_scope"` where the
+                request carried a token the service issued (accesscontroller.go
+                challengeParams); the body as distribution's registry/handlers/app.go writes it
+                (UNAUTHORIZED, the access asked for in its detail)."""
+                challenge = (
+                    f'Bearer realm="http://{front.host}/token",service="test-registry",'
+                    f'scope="repository:{name}:pull"'
+                )
+                issued = (f"Bearer {front.token}", f"Bearer {front.scopeless_token}")
+                if authorization in issued:
+                    challenge += ',error="insufficient_scope"'
+                detail = [{"Type": "repository", "Class": "", "Name": name, "Action": "pull"}]
+                error = {"code": "UNAUTHORIZED", "message": "authentication required"}
+                body = json.dumps({"errors": [{**error, "detail": detail}]}).encode()
+                self._reply(
+                    401, body, {"WWW-Authenticate": challenge, "Content-Type": "application/json"}
+                )
 
             def do_GET(self) -> None:
                 self._serve()

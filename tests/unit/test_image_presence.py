@@ -432,6 +432,7 @@ def test_an_index_by_its_media_type_or_its_shape() -> None:
 FOUND = RegistryAnswer(Presence.PRESENT, size=1)
 GONE = RegistryAnswer(Presence.MISSING, "gone")
 REFUSED = RegistryAnswer(Presence.REFUSED, "refused")
+NOT_ALLOWED = RegistryAnswer(Presence.NOT_ALLOWED, "insufficient_scope")
 SLOW = RegistryAnswer(Presence.TIMEOUT, "slow")
 NO_BUILD = RegistryAnswer(Presence.NO_BUILD, "no arm64", offered=("linux/amd64",))
 
@@ -443,6 +444,9 @@ NO_BUILD = RegistryAnswer(Presence.NO_BUILD, "no arm64", offered=("linux/amd64",
         ([GONE, REFUSED], GONE),
         ([REFUSED, GONE], GONE),
         ([REFUSED, REFUSED], REFUSED),
+        ([REFUSED, NOT_ALLOWED], NOT_ALLOWED),  # a login the registry took speaks of the image
+        ([NOT_ALLOWED, GONE], GONE),
+        ([NOT_ALLOWED, SLOW], SLOW),
         ([REFUSED, SLOW], SLOW),  # the second login was never answered: nothing is measured
         ([SLOW, GONE], SLOW),
         ([REFUSED, NO_BUILD], NO_BUILD),  # served: the index is the same to every login
@@ -459,6 +463,7 @@ def test_the_answer_over_every_login_the_kubelet_tries(
 MISSING_FAIL = Outcome("image-pull.image-missing", Status.FAIL, Basis.MEASURED)
 REFUSED_FAIL = Outcome("image-pull.login-refused", Status.FAIL, Basis.MEASURED)
 NEEDED_FAIL = Outcome("image-pull.login-needed", Status.FAIL, Basis.INFERRED)
+NOT_ALLOWED_FAIL = Outcome("image-pull.repository-not-allowed", Status.FAIL, Basis.MEASURED)
 NO_BUILD_FAIL = Outcome("image-pull.no-build-for-platform", Status.FAIL, Basis.MEASURED)
 
 
@@ -476,7 +481,14 @@ def _unknown(cause: Presence) -> Outcome:
         (Presence.REFUSED, "ghcr.io", True, REFUSED_FAIL),
         (Presence.LOGIN_NEEDED, "ghcr.io", False, NEEDED_FAIL),
         (Presence.LOGIN_NEEDED, "ghcr.io", True, None),  # no login of the pod's applies: said once
+        (Presence.NOT_ALLOWED, "ghcr.io", True, NOT_ALLOWED_FAIL),
         (Presence.REFUSED, "gcr.io", True, _unknown(Presence.REFUSED)),
+        (
+            Presence.NOT_ALLOWED,
+            "1.dkr.ecr.us-east-1.amazonaws.com",
+            True,
+            _unknown(Presence.REFUSED),
+        ),
         (Presence.LOGIN_NEEDED, "team.azurecr.io", False, _unknown(Presence.REFUSED)),
         (Presence.TIMEOUT, "ghcr.io", True, _unknown(Presence.TIMEOUT)),
         (Presence.NOT_CAPTURED, "ghcr.io", True, _unknown(Presence.NOT_CAPTURED)),
@@ -495,6 +507,7 @@ def test_only_an_answer_about_the_image_is_a_measurement() -> None:
         Presence.PRESENT,
         Presence.NO_BUILD,
         Presence.MISSING,
+        Presence.NOT_ALLOWED,
         Presence.REFUSED,
         Presence.LOGIN_NEEDED,
     }

@@ -30,6 +30,8 @@ from truegreen.refresh.registry import (
         (LookupFailure.NOT_FOUND, None, Presence.MISSING),
         (LookupFailure.UNAUTHORIZED, RegistryLogin("r", "u", "p"), Presence.REFUSED),
         (LookupFailure.UNAUTHORIZED, None, Presence.LOGIN_NEEDED),
+        (LookupFailure.NOT_ALLOWED, RegistryLogin("r", "u", "p"), Presence.NOT_ALLOWED),
+        (LookupFailure.NOT_ALLOWED, None, Presence.LOGIN_NEEDED),  # Docker Hub's anonymous token
         (LookupFailure.TIMEOUT, None, Presence.TIMEOUT),
         (LookupFailure.UNREACHABLE, None, Presence.UNREACHABLE),
         (LookupFailure.SERVER_ERROR, None, Presence.SERVER_ERROR),

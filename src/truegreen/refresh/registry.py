@@ -95,6 +95,15 @@ class LookupFailure(StrEnum):
     NOT_FOUND = "not-found"
     """The registry answered that the tag or digest does not exist: a measurement."""
     UNAUTHORIZED = "unauthorized"
+    """The login was refused (the token service's 401, a 401 to basic auth or to a token
+    with no `error` of insufficient scope), or the registry wants one and none was sent."""
+    NOT_ALLOWED = "not-allowed"
+    """The registry took the login, or handed out an anonymous token, and refused this
+    repository: 401 with `error="insufficient_scope"` to a token the token service granted
+    (distribution registry/auth/token/accesscontroller.go, Authorized: the token's access
+    list lacks pull on it), or 403 (distribution-spec spec.md: DENIED). Docker Hub answers so
+    for a private repository the account may not read and for one that does not exist
+    alike."""
     RATE_LIMITED = "rate-limited"
     SERVER_ERROR = "server-error"
     TIMEOUT = "timeout"
@@ -595,10 +604,9 @@ class RegistryClient:
         while True:
             headers = [("accept", ACCEPT)]
             at_home = _Origin.of(current) == home
-            if at_home:
-                authorization = self._authorization(login, registry, scope)
-                if authorization:
-                    headers.append(("authorization", authorization))
+            authorization = self._authorization(login, registry, scope) if at_home else None
+            if authorization:
+                headers.append(("authorization", authorization))
             response = self._send(method, current, headers, deadline)
             if isinstance(response, LookupFailed):
                 return response
@@ -635,10 +643,7 @@ class RegistryClient:
                     LookupFailure.RATE_LIMITED, f"{registry} is rate limiting{asked}"
                 )
             if status in (401, 403):
-                return LookupFailed(
-                    LookupFailure.UNAUTHORIZED,
-                    f"{registry} refused the credentials for {reference.repository}",
-                )
+                return _refusal(response, registry, reference.repository, authorization)
             if status == 404:
                 return LookupFailed(
                     LookupFailure.NOT_FOUND, f"{reference} does not exist in the registry"
@@ -768,6 +773,53 @@ class RegistryClient:
                     f"{registry} has {match.group(1)} lookups left, "
                     f"below the reserve of {self._reserve}"
                 )
+
+
+_ERROR_CODE = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,63}", re.ASCII)
+"""A registry's error code as it may be shown: `insufficient_scope`, `DENIED` (the
+distribution spec's codes and RFC 6750's are of this form); any other text is the registry's
+and is not repeated."""
+
+
+def _refusal(
+    response: Response, registry: str, repository: str, authorization: str | None
+) -> LookupFailed:
+    """What a 401 or 403 to the manifest, after the login flow, says. NOT_ALLOWED where the
+    registry took the request's credentials and refused the repository: a 401 to a bearer
+    token the token service granted whose challenge says `error="insufficient_scope"` (as
+    containerd reads it: remotes/docker/authorizer.go invalidAuthorization, and resolver.go
+    Resolve then says `pull access denied, repository does not exist or may require
+    authorization: server message: insufficient_scope`), or a 403 (RFC 9110 15.5.4: the
+    credentials were understood and are not enough; distribution-spec DENIED). Any other 401
+    refused the credentials, or wants some. The registry's own code is named when it is one
+    (`_ERROR_CODE`)."""
+    if response.status == 403:
+        code = _body_error_code(response.body)
+        said = f"403 {code}" if code else "403"
+        return LookupFailed(
+            LookupFailure.NOT_ALLOWED, f"{registry} refused pull access to {repository} ({said})"
+        )
+    _, params = _challenge(response.header("www-authenticate") or "")
+    bearer = authorization is not None and authorization.startswith("Bearer ")
+    if bearer and params.get("error") == "insufficient_scope":
+        return LookupFailed(
+            LookupFailure.NOT_ALLOWED,
+            f"{registry} granted a token, then refused pull access to {repository} with it "
+            "(insufficient_scope)",
+        )
+    return LookupFailed(
+        LookupFailure.UNAUTHORIZED, f"{registry} refused the credentials for {repository}"
+    )
+
+
+def _body_error_code(body: Body) -> str | None:
+    """The first error code of a distribution error body (`{"errors": [{"code": "DENIED"}]}`,
+    distribution-spec spec.md, Error Codes), when it has the form of one."""
+    try:
+        code = json.loads(bytes(body))["errors"][0]["code"]  # json reads no memoryview
+    except (ValueError, KeyError, IndexError, TypeError, RecursionError):
+        return None
+    return code if isinstance(code, str) and _ERROR_CODE.fullmatch(code) else None
 
 
 def _is_home_of(origin: "_Origin | None", reference: ImageReference) -> bool:

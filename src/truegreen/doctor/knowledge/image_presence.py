@@ -96,7 +96,13 @@ class Presence(StrEnum):
     MISSING = "missing"
     """404: the tag or digest (or the repository) does not exist. A measurement."""
     REFUSED = "refused"
-    """401/403 to every login the pod sends for it (after the token flow)."""
+    """The login was refused: the token service's 401, or a 401 to the login itself (basic
+    auth), for every login the pod sends for it."""
+    NOT_ALLOWED = "not-allowed"
+    """The registry took the pod's login and refused the repository to it: 401
+    `insufficient_scope` to the token it granted, or 403 (refresh/registry.py `_refusal`).
+    The account may not read it, or it does not exist (Docker Hub answers both alike). A
+    measurement."""
     LOGIN_NEEDED = "login-needed"
     """The pod sends no login for it, and the registry refuses to answer without one."""
     LOGIN_UNUSABLE = "login-unusable"
@@ -143,6 +149,7 @@ _MEASURED = frozenset(
         Presence.PRESENT,
         Presence.NO_BUILD,
         Presence.MISSING,
+        Presence.NOT_ALLOWED,
         Presence.REFUSED,
         Presence.LOGIN_NEEDED,
     }
@@ -586,14 +593,16 @@ _INDEX_TYPES = frozenset(
 def combined(answers: Sequence[RegistryAnswer]) -> RegistryAnswer:
     """One answer from the answers to each login the kubelet tries, in order: the first the
     registry served the tag to (`Presence.is_served`); else one that could not look (then no
-    failure is measured for every login); else missing before refused."""
+    failure is measured for every login); else missing, then refused to a login the registry
+    took (both said of the image by a login that works), before a login refused."""
     for answer in answers:
         if answer.presence.is_served:
             return answer
     unknown = [a for a in answers if not a.presence.is_measurement]
     if unknown:
         return unknown[0]
-    for presence in (Presence.MISSING, Presence.REFUSED, Presence.LOGIN_NEEDED):
+    order = (Presence.MISSING, Presence.NOT_ALLOWED, Presence.REFUSED, Presence.LOGIN_NEEDED)
+    for presence in order:
         for answer in answers:
             if answer.presence is presence:
                 return answer

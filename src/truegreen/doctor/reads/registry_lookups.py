@@ -69,10 +69,16 @@ _PRESENCE_OF_FAILURE = {
 
 
 def answer_of(failed: LookupFailed, login: RegistryLogin | None) -> RegistryAnswer:
-    """A failed look-up as an answer: a refusal is REFUSED when a login was sent, else
-    LOGIN_NEEDED (the registry wants one)."""
-    if failed.failure is LookupFailure.UNAUTHORIZED:
-        presence = Presence.REFUSED if login is not None else Presence.LOGIN_NEEDED
+    """A failed look-up as an answer: a refusal is REFUSED when a login was sent, and a
+    repository refused to a login the registry took NOT_ALLOWED; without a login, either is
+    LOGIN_NEEDED (the registry wants one, or does not have the image: Docker Hub's anonymous
+    token is refused a repository that does not exist as one that is private)."""
+    if failed.failure in (LookupFailure.UNAUTHORIZED, LookupFailure.NOT_ALLOWED) and login is None:
+        presence = Presence.LOGIN_NEEDED
+    elif failed.failure is LookupFailure.UNAUTHORIZED:
+        presence = Presence.REFUSED
+    elif failed.failure is LookupFailure.NOT_ALLOWED:
+        presence = Presence.NOT_ALLOWED
     else:
         presence = _PRESENCE_OF_FAILURE[failed.failure]
     return RegistryAnswer(presence, failed.reason)

@@ -9,6 +9,7 @@ from truegreen.doctor.checks.image_pull.words import (
     LOGIN_NEEDED,
     LOGIN_REFUSED,
     NO_BUILD_FOR_PLATFORM,
+    REPOSITORY_NOT_ALLOWED,
 )
 from truegreen.doctor.findings import Basis, Status
 from truegreen.doctor.knowledge.image_presence import Presence, RegistryAnswer, machines_log_in
@@ -37,11 +38,15 @@ def judge(answer: RegistryAnswer, registry: str, pod_has_logins: bool) -> Outcom
         # Only for a platform doctor is sure of (check.py reads the answer for a guessed one
         # as PRESENT): containerd stops the pull with `no match for platform in manifest`.
         return Outcome(NO_BUILD_FOR_PLATFORM, Status.FAIL, Basis.MEASURED)
-    if presence in (Presence.REFUSED, Presence.LOGIN_NEEDED) and machines_log_in(registry):
+    refusals = (Presence.REFUSED, Presence.NOT_ALLOWED, Presence.LOGIN_NEEDED)
+    if presence in refusals and machines_log_in(registry):
         # The machine's own login (a credential provider) may be the one that works.
         return Outcome(IMAGE_UNCHECKED, Status.UNKNOWN, Basis.CANT_CHECK, Presence.REFUSED)
     if presence is Presence.REFUSED:
         return Outcome(LOGIN_REFUSED, Status.FAIL, Basis.MEASURED)
+    if presence is Presence.NOT_ALLOWED:
+        # The login was taken; the repository was refused to it, or is not there.
+        return Outcome(REPOSITORY_NOT_ALLOWED, Status.FAIL, Basis.MEASURED)
     if presence is Presence.LOGIN_NEEDED:
         if pod_has_logins:
             return None

@@ -20,6 +20,7 @@ CANT_READ: Final = "image-pull.cant-read"
 IMAGE_MISSING: Final = "image-pull.image-missing"
 NO_BUILD_FOR_PLATFORM: Final = "image-pull.no-build-for-platform"
 LOGIN_REFUSED: Final = "image-pull.login-refused"
+REPOSITORY_NOT_ALLOWED: Final = "image-pull.repository-not-allowed"
 LOGIN_NEEDED: Final = "image-pull.login-needed"
 IMAGE_UNCHECKED: Final = "image-pull.image-unchecked"
 INVALID_NAME: Final = "image-pull.invalid-name"
@@ -80,6 +81,12 @@ WORDS: Final[dict[str, Wording]] = {
         "downloaded.",
         "Check the user name and password in {names} (they may have expired), then create the "
         "login again with {command}.",
+    ),
+    REPOSITORY_NOT_ALLOWED: Wording(
+        "The registry {registry} accepts the registry login {names} but won't let it download "
+        "{image}: the image doesn't exist there, or the login's account may not read it.",
+        "Check that {image} exists in {registry} (its name and tag in the settings of "
+        "{owners}), and give the account of {names} read access to it there.",
     ),
     LOGIN_NEEDED: Wording(
         "The registry {registry} won't hand out {image} without a login, and {owners} has no "
