@@ -392,6 +392,36 @@ def test_a_login_accepted_but_not_let_read_the_repository_is_no_wrong_password(
     assert asking.round_trips == 1, "precondition: the snapshot's answers gave the same verdict"
 
 
+def test_an_anonymous_token_refused_the_repository_is_no_word_that_the_image_exists(
+    asking: Doctor, open_registry: Registry, token_registry: TokenFront
+) -> None:
+    """Docker Hub hands out a token without a login and answers a repository the token may
+    not read 401 `insufficient_scope`, whether the repository is private or does not exist:
+    with no login of the pods' own, the registry wants one or has no such image, and the
+    words say both."""
+    _push_environment(open_registry)
+    token_registry.anonymous = True
+    host = token_registry.host
+    asking.load(_environment(host, login=None))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (2, "image-pull.login-needed")
+    assert report["headline"]["text"] == (
+        f"The registry {host} won't hand out {host}/jobs-manager:1.4 without a login (it "
+        "doesn't exist there, or needs a login), and the workload 'jobs-manager' has no "
+        "registry login for it."
+    )
+    assert _image_pull(report) == [("fail", "inferred", "image-pull.login-needed")] * 3
+    assert (
+        f"{host} granted a token, then refused pull access to jobs-manager with it "
+        "(insufficient_scope)" in _details(report)
+    )
+    assert [p for p, auth in token_registry.seen if p.startswith("/token") and auth is None], (
+        "precondition: the token service handed out a token without a login"
+    )
+    assert asking.round_trips == 1, "precondition: the snapshot's answers gave the same verdict"
+
+
 def test_a_private_registry_and_no_login_is_a_failure_inferred(
     asking: Doctor, registry: Registry
 ) -> None:
@@ -408,8 +438,9 @@ def test_a_private_registry_and_no_login_is_a_failure_inferred(
         "image-pull.login-needed",
     )
     assert report["headline"]["text"] == (
-        f"The registry {host} won't hand out {host}/jobs-manager:1.4 without a login, and the "
-        "workload 'jobs-manager' has no registry login for it."
+        f"The registry {host} won't hand out {host}/jobs-manager:1.4 without a login (it "
+        "doesn't exist there, or needs a login), and the workload 'jobs-manager' has no "
+        "registry login for it."
     )
     assert _image_pull(report) == [("fail", "inferred", "image-pull.login-needed")] * 3
 

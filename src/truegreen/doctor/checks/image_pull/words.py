@@ -89,8 +89,8 @@ WORDS: Final[dict[str, Wording]] = {
         "{owners}), and give the account of {names} read access to it there.",
     ),
     LOGIN_NEEDED: Wording(
-        "The registry {registry} won't hand out {image} without a login, and {owners} has no "
-        "registry login for it.",
+        "The registry {registry} won't hand out {image} without a login (it doesn't exist "
+        "there, or needs a login), and {owners} has no registry login for it.",
         "If the image is private, create a registry login with {command} and name it in the "
         "settings of {owners}; if it should be public, check its name: a registry may answer "
         "this way for an image that doesn't exist.",
