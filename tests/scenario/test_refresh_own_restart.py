@@ -11,7 +11,8 @@ status` waits with them (pkg/polymorphichelpers/rollout_status.go `StatefulSetSt
 `--rollout-timeout` in which they did not move: rollout-failed, counted, then latched) and
 tells its own stopped update from someone else's by its record of its latest restart. These
 tests hold that the record survives every way a failed restart is left: the tag moved back to
-the recorded image, and a restart marked only by its pending marker.
+the recorded image, a restart back to it that stopped too, and a restart marked only by its
+pending marker.
 
 Through the CLI, against the fake API server (the rollout simulator plays the controllers)
 and a real docker-registry.
@@ -100,6 +101,41 @@ def _events(env: RefreshEnv, kind: str) -> list[tuple[str, str]]:
     return test_refresh_kinds._events(env, kind, "db")
 
 
+def _stopped(env: RefreshEnv, kind: str, *args: str) -> dict[str, Any]:
+    """Ticks (with `args`) until refresh's restart has failed, its wait resumed from its marker
+    while the controller's counts still moved: the report of the tick that found the update
+    stopped."""
+    for _ in range(3):
+        found, code = _tick(env, "--rollout-timeout", "1", *args)
+        assert (found["outcome"], code) == ("rollout-failed", 2), found["reason"]
+        if PENDING not in _annotations(env, kind):
+            break
+    assert found["reason"].startswith("the update stopped: its controller counted no change")
+    env.simulator.finish_terminating()  # the controller reaches the copy it stops at
+    return found
+
+
+def _stopped_toward_a_moved_tag(
+    env: RefreshEnv, kind: str
+) -> tuple[str, str, list[tuple[str, str]]]:
+    """`db` on the tag's first image, recorded; the tag moves and refresh's restart toward the
+    new image stops at its last new copy, which runs and never becomes Ready. The first image,
+    the moved one, and the Events so far."""
+    first = env.registry.push_image("r/own", "stable", content="v1")
+    _install(env, kind)
+    assert _tick(env)[0]["outcome"] == "converged"
+    moved = env.registry.push_image("r/own", "stable", content="v2")
+    env.simulator.behaviour["db"] = LAST_UNREADY[kind]
+    _stopped(env, kind)
+    annotations = _annotations(env, kind)
+    assert annotations[RUNNER] == first
+    assert PendingRestart.read(annotations, RESTARTED) is not None
+    assert (moved, False) in _pods_run(env)
+    failures = _events(env, kind)
+    assert set(failures) == {FAILED}
+    return first, moved, failures
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_tag_moved_back_while_refresh_s_restart_stands_stopped_is_restarted_not_converged(
     env: RefreshEnv, kind: str
@@ -112,25 +148,7 @@ def test_a_tag_moved_back_while_refresh_s_restart_stands_stopped_is_restarted_no
     the update no controller will ever call stopped read as someone else's, in progress, and
     every later move of the tag was left alone forever. The restart that brings the copies
     back to the tag is verified, recorded and announced."""
-    first = env.registry.push_image("r/own", "stable", content="v1")
-    _install(env, kind)
-    assert _tick(env)[0]["outcome"] == "converged"
-    moved = env.registry.push_image("r/own", "stable", content="v2")
-    env.simulator.behaviour["db"] = LAST_UNREADY[kind]
-    for _ in range(3):  # resumed from its marker while its counts still moved
-        found, code = _tick(env, "--rollout-timeout", "1")
-        assert (found["outcome"], code) == ("rollout-failed", 2), found["reason"]
-        if PENDING not in _annotations(env, kind):
-            break
-    assert found["reason"].startswith("the update stopped: its controller counted no change")
-    annotations = _annotations(env, kind)
-    assert annotations[RUNNER] == first
-    assert PendingRestart.read(annotations, RESTARTED) is not None
-    env.simulator.finish_terminating()  # the controller reaches its last copy, which stays so
-    assert (moved, False) in _pods_run(env)
-    failures = _events(env, kind)
-    assert set(failures) == {FAILED}
-
+    first, moved, failures = _stopped_toward_a_moved_tag(env, kind)
     assert env.registry.push_image("r/own", "stable", content="v1") == first
     env.simulator.behaviour["db"] = "ok"  # the image that worked still works
     found, code = _tick(env, "--rollout-timeout", "30")
@@ -154,6 +172,118 @@ def test_a_tag_moved_back_while_refresh_s_restart_stands_stopped_is_restarted_no
 
     newest = env.registry.push_image("r/own", "stable", content="v3")
     found, code = _tick(env, "--rollout-timeout", "30")
+    assert (found["outcome"], code) == ("restarted", 0), found["reason"]
+    assert _annotations(env, kind)[RUNNER] == newest
+
+
+@pytest.mark.parametrize("kind", ["StatefulSet", "DaemonSet"])
+def test_a_restart_back_to_the_tag_that_stops_too_is_retried_and_latched_not_converged(
+    env: RefreshEnv, kind: str
+) -> None:
+    """refresh's restart toward the tag's new image stops at its last new copy, and the tag
+    moves back to the image recorded before: refresh restarts back toward it. That restart
+    stops too, at its first new copy, which runs the recorded image and never becomes Ready,
+    while a copy still runs the other image. Its record now names the tag's own image, and the
+    next tick said `converged` ("every tracked image runs its newest digest") and cleared it,
+    with copies on the other image and not Ready. A restart of refresh's own that no record
+    closed, with a copy not on the tag's image, is retried, counted and latched like any
+    other; the record stays, so a later move of the tag is still refresh's to restart."""
+    first, moved, _ = _stopped_toward_a_moved_tag(env, kind)
+    assert env.registry.push_image("r/own", "stable", content="v1") == first
+    env.simulator.behaviour["db"] = FIRST_UNREADY[kind]  # the copy back on it never Ready
+    restarts = env.restarts("db")
+    (plan,) = _stopped(env, kind)["containers"]
+    assert (plan["decision"], plan["reason"]) == (
+        "restart",
+        f"its last restart, toward {moved[:19]}…, never finished; the tag is back on the "
+        f"recorded {first[:19]}…",
+    )
+    back = PendingRestart.read(_annotations(env, kind), RESTARTED)
+    assert back is not None
+    assert dict(back.target) == {"runner": first}
+    assert _annotations(env, kind)[ATTEMPTS] == f"1 {target_id(back.target)}"
+    assert (first, False) in _pods_run(env)
+    assert (moved, False) in _pods_run(env)
+
+    found = _stopped(env, kind)
+    (plan,) = found["containers"]
+    assert (plan["decision"], plan["reason"]) == (
+        "restart",
+        f"its last restart, toward {first[:19]}…, which the tag names, never finished: a "
+        "copy does not run it",
+    )
+    assert found["writes"][0]["step"] == "restart"
+    assert env.restarts("db") == restarts + 2
+    annotations = _annotations(env, kind)
+    assert annotations[ATTEMPTS] == f"2 {target_id(back.target)}"
+    assert annotations[RUNNER] == first
+
+    for _ in range(2):
+        found, code = _tick(env, "--rollout-timeout", "1")
+        assert (found["outcome"], code) == ("latched", 0), found["reason"]
+    assert env.restarts("db") == restarts + 2
+    annotations = _annotations(env, kind)
+    assert PendingRestart.read(annotations, RESTARTED) is not None
+    assert annotations[RUNNER] == first
+    assert _events(env, kind)[-1] == ("Warning", "RefreshLatched")
+
+    env.simulator.behaviour["db"] = "ok"
+    newest = env.registry.push_image("r/own", "stable", content="v3")
+    found, code = _tick(env, "--rollout-timeout", "30")
+    assert (found["outcome"], code) == ("restarted", 0), found["reason"]
+    assert _annotations(env, kind)[RUNNER] == newest
+
+
+@pytest.mark.parametrize("kind", ["StatefulSet", "DaemonSet"])
+def test_in_pin_mode_a_pin_back_to_the_tag_that_stops_too_is_counted_and_latched_not_converged(
+    env: RefreshEnv, kind: str
+) -> None:
+    """With --mode pin: refresh pins `db` to the tag's new image, whose last new copy never
+    becomes Ready; the tag moves back and refresh pins the recorded image again, whose first
+    new copy never becomes Ready either, beside a copy of the other image. Before, the next tick
+    said `converged`, cleared the record of the pin, and every later tick took the stopped
+    update for someone else's: `in-progress` forever. The template already pins the tag's
+    image, so a restart would replace nothing: the copies are waited for, the failure counted,
+    then latched; the record stays, and a later move of the tag is pinned."""
+    pin = ("--mode", "pin")
+    first = env.registry.push_image("r/own", "stable", content="v1")
+    _install(env, kind)
+    assert _tick(env, *pin)[0]["outcome"] == "converged"
+    moved = env.registry.push_image("r/own", "stable", content="v2")
+    env.simulator.behaviour["db"] = LAST_UNREADY[kind]
+    _stopped(env, kind, *pin)
+    assert env.registry.push_image("r/own", "stable", content="v1") == first
+    env.simulator.behaviour["db"] = FIRST_UNREADY[kind]
+    (plan,) = _stopped(env, kind, *pin)["containers"]
+    assert (plan["decision"], plan["reason"]) == (
+        "restart",
+        f"recorded {moved[:19]}… is not the newest",  # the template's pin is what runs
+    )
+    assert (first, False) in _pods_run(env)
+    assert (moved, False) in _pods_run(env)
+    restarts = env.restarts("db")
+
+    found, code = _tick(env, "--rollout-timeout", "1", *pin)
+    assert (found["outcome"], code) == ("rollout-failed", 2), found["reason"]
+    (plan,) = found["containers"]
+    assert (plan["decision"], plan["reason"]) == (
+        "record-running",
+        f"its last restart, toward {first[:19]}…, which the tag names, never finished: a "
+        "copy does not run it, and the template already pins it",
+    )
+    assert [w["step"] for w in found["writes"]] == ["count"]
+    assert _annotations(env, kind)[ATTEMPTS] == f"2 {target_id({'runner': first})}"
+    for _ in range(2):
+        found, code = _tick(env, "--rollout-timeout", "1", *pin)
+        assert (found["outcome"], code) == ("latched", 0), found["reason"]
+    assert env.restarts("db") == restarts
+    annotations = _annotations(env, kind)
+    assert PendingRestart.read(annotations, RESTARTED) is not None
+    assert annotations[RUNNER] == first
+
+    env.simulator.behaviour["db"] = "ok"
+    newest = env.registry.push_image("r/own", "stable", content="v3")
+    found, code = _tick(env, "--rollout-timeout", "30", *pin)
     assert (found["outcome"], code) == ("restarted", 0), found["reason"]
     assert _annotations(env, kind)[RUNNER] == newest
 

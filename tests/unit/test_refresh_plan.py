@@ -256,16 +256,38 @@ def test_tag_tracking_decisions(
             f"its last restart, toward {OLD[:19]}…, never finished; the tag is back on the "
             f"recorded {ARM[:19]}…",
         ),
+        # refresh's restart toward the tag's digest itself (or a platform child of it) stands
+        # unfinished, a copy not on it (a restart back that stopped too): retried, never
+        # "nothing to do".
+        (
+            NEW,
+            NEW,
+            OTHER,
+            Decision.RESTART,
+            f"its last restart, toward {NEW[:19]}…, which the tag names, never finished: a "
+            "copy does not run it",
+        ),
+        (
+            NEW,
+            ARM,
+            OTHER,
+            Decision.RESTART,
+            f"its last restart, toward {ARM[:19]}…, which the tag names, never finished: a "
+            "copy does not run it",
+        ),
         # Every copy already runs the tag's digest (someone set the image back, and the
         # template kept refresh's restartedAt stamp): nothing to restart.
         (NEW, OTHER, NEW, Decision.UP_TO_DATE, ""),
         (NEW, OTHER, ARM, Decision.UP_TO_DATE, ""),
-        # A restart toward the newest digest itself (or a platform child of it) is the table's.
+        # A restart toward the newest digest itself (or a platform child of it), every copy on
+        # it, or none: the table's.
         (NEW, NEW, NEW, Decision.UP_TO_DATE, ""),
         (NEW, ARM, NEW, Decision.UP_TO_DATE, ""),
         (NEW, None, NEW, Decision.UP_TO_DATE, ""),
+        (NEW, None, OTHER, Decision.UP_TO_DATE, ""),
         # Another digest recorded: restarted as ever, whatever the last restart aimed at.
         (OLD, OTHER, OLD, Decision.RESTART, f"recorded {OLD[:19]}… is not the newest"),
+        (OLD, NEW, OLD, Decision.RESTART, f"recorded {OLD[:19]}… is not the newest"),
     ],
 )
 def test_a_restart_of_refresh_s_own_left_unfinished_is_what_the_template_runs(
@@ -280,6 +302,38 @@ def test_a_restart_of_refresh_s_own_left_unfinished_is_what_the_template_runs(
         NEW,
         recorded,
     )
+
+
+@pytest.mark.parametrize(
+    ("recorded", "running", "decision", "reason"),
+    [
+        # The template already pins the tag's digest: a restart would write the same template.
+        # The copies are left to run it, waited for, counted and latched (the table).
+        (
+            NEW,
+            OTHER,
+            Decision.RECORD_RUNNING,
+            f"its last restart, toward {NEW[:19]}…, which the tag names, never finished: a "
+            "copy does not run it, and the template already pins it",
+        ),
+        (NEW, NEW, Decision.UP_TO_DATE, ""),
+        (OLD, OTHER, Decision.RECORD_RUNNING, "the pods run the newest digest"),
+    ],
+)
+def test_in_pin_mode_refresh_s_own_pin_left_unfinished_is_never_pinned_again(
+    recorded: str, running: str, decision: Decision, reason: str
+) -> None:
+    annotations = {container_key(RECORDED_DIGEST, "runner"): recorded}
+    pods = [_pod(("runner", NEW)), _pod(("runner", running))]
+    plan = plan_container(
+        _runner(f"{IMAGE}@{NEW}"),
+        annotations,
+        {str(REF): NEWEST},
+        pods,
+        RefreshMode.PIN,
+        aimed=NEW,
+    )
+    assert (plan.decision, plan.reason) == (decision, reason)
 
 
 def test_in_pin_mode_the_template_pin_is_what_runs() -> None:

@@ -171,7 +171,8 @@ def plan_container(
         )
     newest = lookup.digest
     current = recorded
-    if mode is RefreshMode.PIN and parse_image(image).digest:
+    own_pin = mode is RefreshMode.PIN and parse_image(image).digest is not None
+    if own_pin:
         current = parse_image(image).digest  # refresh's own pin is what the pods run
     plan = ContainerPlan(
         name,
@@ -186,25 +187,12 @@ def plan_container(
         lookup.all_digests,
     )
     if current is not None and current in lookup.all_digests:
-        if (
-            aimed is not None
-            and aimed not in lookup.all_digests
-            and not pods_run(pods, name, lookup.all_digests)
-        ):
-            # The tag names the recorded digest again, but refresh's own restart toward another
-            # one stands unfinished in the template and some copy runs, or waits to run, that
-            # other digest; a StatefulSet's or DaemonSet's controller never says that its
-            # update stopped. A restart brings them back to the tag; never "nothing to do".
-            # Where every copy already runs the tag's digest, nothing is restarted.
-            why = (
-                f"its last restart, toward {aimed[:19]}…, never finished; the tag is back on "
-                f"the recorded {current[:19]}…"
-            )
-            return replace(plan, decision=Decision.RESTART, reason=why)
         if recorded is None or recorded not in lookup.all_digests:
             return replace(
                 plan, decision=Decision.RECORD_RUNNING, reason="the pods run the newest digest"
             )
+        if aimed is not None and not pods_run(pods, name, lookup.all_digests):
+            return _unfinished(plan, aimed, recorded, own_pin=own_pin)
         return plan
     if current is None and pods_run(pods, name, lookup.all_digests):
         reason = "first run: the pods already run the newest digest"
@@ -213,6 +201,32 @@ def plan_container(
         "nothing recorded yet" if current is None else f"recorded {current[:19]}… is not the newest"
     )
     return replace(plan, decision=Decision.RESTART, reason=why)
+
+
+def _unfinished(plan: ContainerPlan, aimed: str, recorded: str, *, own_pin: bool) -> ContainerPlan:
+    """The decision where the tag names the recorded digest, refresh's own restart (toward
+    `aimed`), which no verified record closed, stands in the template, and some copy does not
+    run the tag's digest: whatever that restart aimed at, its update stopped or still runs, and
+    a StatefulSet's, a DaemonSet's or a Deployment's with no progress deadline never says that
+    it stopped (stateful_set_control.go `processReplica`, daemon/update.go `rollingUpdate`,
+    deployment_util.go `HasProgressDeadline`). A restart (a new restartedAt stamp, a new
+    template) replaces the copies again, counted toward the latch as any restart of refresh's;
+    never "nothing to do". Where that restart's own pin (--mode pin) already names the tag's
+    digest, a restart would write the same template and replace nothing: the copies are left
+    to run it, waited for, counted and latched as after a failed pin toward a newer digest."""
+    if aimed not in plan.newest_digests:
+        # The tag moved back to the recorded digest while the restart toward another one
+        # stands: its copies run, or wait to run, that other one.
+        why = (
+            f"its last restart, toward {aimed[:19]}…, never finished; the tag is back on the "
+            f"recorded {recorded[:19]}…"
+        )
+        return replace(plan, decision=Decision.RESTART, reason=why)
+    why = f"its last restart, toward {aimed[:19]}…, which the tag names, never finished: a copy"
+    if own_pin:
+        why += " does not run it, and the template already pins it"
+        return replace(plan, decision=Decision.RECORD_RUNNING, reason=why)
+    return replace(plan, decision=Decision.RESTART, reason=f"{why} does not run it")
 
 
 def pin_findings(
