@@ -11,8 +11,9 @@ status` waits with them (pkg/polymorphichelpers/rollout_status.go `StatefulSetSt
 `--rollout-timeout` in which they did not move: rollout-failed, counted, then latched) and
 tells its own stopped update from someone else's by its record of its latest restart. These
 tests hold that the record survives every way a failed restart is left: the tag moved back to
-the recorded image, a restart back to it that stopped too, and a restart marked only by its
-pending marker.
+the recorded image, a restart back to it that stopped too (a copy of the other image left, or
+every copy on the tag's image and one never Ready), and a restart marked only by its pending
+marker.
 
 Through the CLI, against the fake API server (the rollout simulator plays the controllers)
 and a real docker-registry.
@@ -226,6 +227,51 @@ def test_a_restart_back_to_the_tag_that_stops_too_is_retried_and_latched_not_con
     assert PendingRestart.read(annotations, RESTARTED) is not None
     assert annotations[RUNNER] == first
     assert _events(env, kind)[-1] == ("Warning", "RefreshLatched")
+
+    env.simulator.behaviour["db"] = "ok"
+    newest = env.registry.push_image("r/own", "stable", content="v3")
+    found, code = _tick(env, "--rollout-timeout", "30")
+    assert (found["outcome"], code) == ("restarted", 0), found["reason"]
+    assert _annotations(env, kind)[RUNNER] == newest
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_restart_back_whose_copies_all_run_the_tag_but_one_never_ready_is_not_converged(
+    env: RefreshEnv, kind: str
+) -> None:
+    """refresh's restart back to the recorded image replaces every copy of the other image,
+    but its last new copy (a Deployment's new copy, beside the old one it keeps while no new
+    copy is available) runs the recorded image and never becomes Ready. Every copy runs the
+    tag's image, so nothing is restarted; but the update refresh started stands unfinished.
+    Before, the next tick said `converged`, cleared the record of the restart, and a later
+    move of the tag found the unfinished update someone else's: `in-progress` forever. The
+    copies are waited for, the failure counted, then latched; the record stays."""
+    first, _, _ = _stopped_toward_a_moved_tag(env, kind)
+    assert env.registry.push_image("r/own", "stable", content="v1") == first
+    env.simulator.behaviour["db"] = LAST_UNREADY[kind]
+    (plan,) = _stopped(env, kind)["containers"]
+    assert plan["decision"] == "restart"
+    assert _pods_run(env) == [(first, False), (first, True)]
+    restarts = env.restarts("db")
+
+    found, code = _tick(env, "--rollout-timeout", "1")
+    assert (found["outcome"], code) == ("rollout-failed", 2), found["reason"]
+    assert found["reason"].startswith("the pods run the newest digest, but timed out after 1s")
+    (plan,) = found["containers"]
+    assert (plan["decision"], plan["reason"]) == (
+        "record-running",
+        f"the pods run the newest digest, but its last restart, toward {first[:19]}…, was "
+        "never verified: recorded once they are healthy",
+    )
+    assert [w["step"] for w in found["writes"]] == ["count"]
+    assert _annotations(env, kind)[ATTEMPTS] == f"2 {target_id({'runner': first})}"
+    for _ in range(2):
+        found, code = _tick(env, "--rollout-timeout", "1")
+        assert (found["outcome"], code) == ("latched", 0), found["reason"]
+    assert env.restarts("db") == restarts
+    annotations = _annotations(env, kind)
+    assert PendingRestart.read(annotations, RESTARTED) is not None
+    assert annotations[RUNNER] == first
 
     env.simulator.behaviour["db"] = "ok"
     newest = env.registry.push_image("r/own", "stable", content="v3")

@@ -53,6 +53,15 @@ def _runner(image: str = IMAGE) -> dict[str, str]:
     return {"name": "runner", "image": image}
 
 
+def _unverified(aimed: str) -> str:
+    """The reason where every copy runs the tag's digest while refresh's restart toward
+    `aimed` stands unclosed."""
+    return (
+        f"the pods run the newest digest, but its last restart, toward {aimed[:19]}…, was "
+        "never verified: recorded once they are healthy"
+    )
+
+
 def test_running_digests_are_the_named_container_s_in_live_pods_once_each() -> None:
     pods = [
         _pod(("runner", OLD), phase="Succeeded"),  # finished: runs nothing
@@ -276,13 +285,13 @@ def test_tag_tracking_decisions(
             "copy does not run it",
         ),
         # Every copy already runs the tag's digest (someone set the image back, and the
-        # template kept refresh's restartedAt stamp): nothing to restart.
-        (NEW, OTHER, NEW, Decision.UP_TO_DATE, ""),
-        (NEW, OTHER, ARM, Decision.UP_TO_DATE, ""),
-        # A restart toward the newest digest itself (or a platform child of it), every copy on
-        # it, or none: the table's.
-        (NEW, NEW, NEW, Decision.UP_TO_DATE, ""),
-        (NEW, ARM, NEW, Decision.UP_TO_DATE, ""),
+        # template kept refresh's restartedAt stamp; or the restart back replaced every copy,
+        # one never Ready): nothing to restart, recorded once the table finds them healthy.
+        (NEW, OTHER, NEW, Decision.RECORD_RUNNING, _unverified(OTHER)),
+        (NEW, OTHER, ARM, Decision.RECORD_RUNNING, _unverified(OTHER)),
+        (NEW, NEW, NEW, Decision.RECORD_RUNNING, _unverified(NEW)),
+        (NEW, ARM, NEW, Decision.RECORD_RUNNING, _unverified(ARM)),
+        # No restart of refresh's stands unclosed: the record is the verified rollout.
         (NEW, None, NEW, Decision.UP_TO_DATE, ""),
         (NEW, None, OTHER, Decision.UP_TO_DATE, ""),
         # Another digest recorded: restarted as ever, whatever the last restart aimed at.
@@ -316,7 +325,7 @@ def test_a_restart_of_refresh_s_own_left_unfinished_is_what_the_template_runs(
             f"its last restart, toward {NEW[:19]}…, which the tag names, never finished: a "
             "copy does not run it, and the template already pins it",
         ),
-        (NEW, NEW, Decision.UP_TO_DATE, ""),
+        (NEW, NEW, Decision.RECORD_RUNNING, _unverified(NEW)),
         (OLD, OTHER, Decision.RECORD_RUNNING, "the pods run the newest digest"),
     ],
 )

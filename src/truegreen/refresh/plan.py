@@ -191,9 +191,20 @@ def plan_container(
             return replace(
                 plan, decision=Decision.RECORD_RUNNING, reason="the pods run the newest digest"
             )
-        if aimed is not None and not pods_run(pods, name, lookup.all_digests):
+        if aimed is None:
+            return plan
+        if not pods_run(pods, name, lookup.all_digests):
             return _unfinished(plan, aimed, recorded, own_pin=own_pin)
-        return plan
+        # Every copy runs the tag's digest, but the update of refresh's own restart, which no
+        # verified record closed, may stand unfinished: a copy that never became Ready keeps a
+        # StatefulSet's currentRevision behind (stateful_set_utils.go `completeRollingUpdate`),
+        # a Deployment's old ReplicaSet up (rolling.go). Nothing to restart; recorded, and the
+        # restart closed, only once the table finds the rollout healthy.
+        why = (
+            f"the pods run the newest digest, but its last restart, toward {aimed[:19]}…, was "
+            "never verified: recorded once they are healthy"
+        )
+        return replace(plan, decision=Decision.RECORD_RUNNING, reason=why)
     if current is None and pods_run(pods, name, lookup.all_digests):
         reason = "first run: the pods already run the newest digest"
         return replace(plan, decision=Decision.RECORD_RUNNING, reason=reason)
