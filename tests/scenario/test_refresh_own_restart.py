@@ -334,6 +334,52 @@ def test_in_pin_mode_a_pin_back_to_the_tag_that_stops_too_is_counted_and_latched
     assert _annotations(env, kind)[RUNNER] == newest
 
 
+@pytest.mark.parametrize(
+    ("kind", "how", "behaviour", "decision"),
+    [
+        ("StatefulSet", ("rollout", "restart"), "stall", "up-to-date"),
+        ("DaemonSet", ("rollout", "restart"), "stall", "up-to-date"),
+        ("Deployment", ("rollout", "restart"), "deadline", "up-to-date"),
+        # refresh's stamp stays in the template: its plan alone would act.
+        ("Deployment", ("set", "env"), "deadline", "record-running"),
+    ],
+    ids=["statefulset", "daemonset", "deployment", "deployment-set-env"],
+)
+def test_someone_else_s_update_after_refresh_s_restart_back_stopped_is_left_alone(
+    env: RefreshEnv, kind: str, how: tuple[str, str], behaviour: str, decision: str
+) -> None:
+    """refresh's restart back to the recorded image stopped, its record kept. The operator then
+    updates the workload themselves, its new copies taking their time: `kubectl rollout
+    restart` (a stamp of its own), or `kubectl set env` on a Deployment, which keeps refresh's
+    stamp in the template (its copies left on older templates differ from it by more than
+    refresh's restart: updates.py `own_update`). The update under way is someone else's: left
+    alone, nothing written, no restart over it, where refresh's own would be retried. (A
+    StatefulSet's or DaemonSet's template change that keeps refresh's stamp cannot be told
+    from refresh's own restart: their older templates are ControllerRevisions, which refresh
+    does not read.)"""
+    first, _, _ = _stopped_toward_a_moved_tag(env, kind)
+    assert env.registry.push_image("r/own", "stable", content="v1") == first
+    env.simulator.behaviour["db"] = FIRST_UNREADY[kind]
+    _stopped(env, kind)
+    env.simulator.behaviour["db"] = behaviour
+    change = ["MODE=train"] if how[0] == "set" else []
+    updated = kubectl(env.kubeconfig, "-n", NS, *how, f"{kind.lower()}/db", *change)
+    assert updated.returncode == 0, updated.stderr
+    restarts, annotations = env.restarts("db"), _annotations(env, kind)
+    for _ in range(2):
+        found, code = _tick(env, "--rollout-timeout", "1")
+        assert (code, found["outcome"], found["reason"]) == (
+            0,
+            "in-progress",
+            "a rollout is in progress; not touching it",
+        )
+        assert found["writes"] == []
+        (plan,) = found["containers"]
+        assert plan["decision"] == decision
+    assert env.restarts("db") == restarts
+    assert _annotations(env, kind) == annotations
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_failed_restart_marked_only_by_its_marker_stays_refresh_s_own(
     env: RefreshEnv, kind: str
