@@ -243,7 +243,9 @@ class TokenFront:
     (as Docker Hub does), a request without a login one that grants nothing. Faults can be
     set per path fragment: 429 with Retry-After, a missing Docker-Content-Digest, a schema-1
     answer, 403 DENIED, a redirect to `redirect_to` (another host), or an answer
-    `slow_seconds` late. `seen` records each request's path and Authorization header.
+    `slow_seconds` late. `seen` records each request's path and Authorization header;
+    `manifest_asks` the method and path of each manifest request past the login check: what
+    Docker Hub counts, each GET a pull (docs.docker.com/docker-hub/usage/pulls).
     """
 
     def __init__(self, upstream: Registry, username: str, password: str) -> None:
@@ -260,6 +262,7 @@ class TokenFront:
         self.faults: dict[str, str] = {}
         self.slow_seconds = 3.0
         self.seen: list[tuple[str, str | None]] = []
+        self.manifest_asks: list[tuple[str, str]] = []
         front = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -289,6 +292,8 @@ class TokenFront:
                 if authorization != f"Bearer {front.token}" or name in front.no_access:
                     self._challenge(name, authorization)
                     return
+                if "/manifests/" in self.path:
+                    front.manifest_asks.append((self.command, self.path))
                 fault = next((f for part, f in front.faults.items() if part in self.path), None)
                 if fault == "429":
                     self._reply(429, b"{}", {"Retry-After": "120"})
