@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.conftest import REGISTRY_PASSWORD
-from tests.support.registry import Registry, TokenFront
+from tests.support.registry import OCI_INDEX, Registry, TokenFront
 from truegreen.images import parse_image
 from truegreen.refresh.registry import (
     LookupFailed,
@@ -199,6 +199,44 @@ def test_missing_digest_header_is_computed_from_the_body(
     )
     assert isinstance(result, Resolved)
     assert result.digest == digest
+
+
+def test_an_index_is_read_only_for_platform_manifests_that_are_wanted(
+    open_registry: Registry, token_registry: TokenFront
+) -> None:
+    """Docker Hub counts each manifest GET as a pull and no HEAD
+    (docs.docker.com/docker-hub/usage/pulls): an index whose digest the caller already judges
+    without its platform manifests (`known`), or a pinned one, is asked with a HEAD alone;
+    any other index is read, once."""
+    index, children = open_registry.push_index("team/counted", "v1", content="counted")
+    tag = parse_image(f"{token_registry.host}/team/counted:v1")
+    pinned = parse_image(f"{token_registry.host}/team/counted@{index}")
+    login, client = _login(token_registry.host), RegistryClient()
+    by_tag, by_digest = "/v2/team/counted/manifests/v1", f"/v2/team/counted/manifests/{index}"
+
+    assert client.lookup(tag, login, known=index) == Resolved(index, OCI_INDEX, None)
+    assert client.lookup(pinned, login) == Resolved(index, OCI_INDEX, None)
+    assert token_registry.manifest_asks == [("HEAD", by_tag), ("HEAD", by_digest)]
+
+    token_registry.manifest_asks.clear()
+    other = "sha256:" + "0" * 64
+    assert client.lookup(tag, login, known=other) == Resolved(index, OCI_INDEX, tuple(children))
+    assert client.lookup(tag, login) == Resolved(index, OCI_INDEX, tuple(children))
+    assert token_registry.manifest_asks == [("HEAD", by_tag), ("GET", by_tag)] * 2
+
+
+def test_a_head_that_names_no_digest_reads_the_index_even_when_known(
+    open_registry: Registry, token_registry: TokenFront
+) -> None:
+    """An old registry without Docker-Content-Digest on HEAD: the digest comes from the body,
+    so the manifest is read, whatever the caller knows."""
+    index, children = open_registry.push_index("team/olden", "v1", content="olden")
+    token_registry.faults["/team/olden/"] = "no-digest"
+    reference = parse_image(f"{token_registry.host}/team/olden:v1")
+    result = RegistryClient().lookup(reference, _login(token_registry.host), known=index)
+    assert result == Resolved(index, OCI_INDEX, tuple(children))
+    path = "/v2/team/olden/manifests/v1"
+    assert token_registry.manifest_asks == [("HEAD", path), ("GET", path)]
 
 
 def test_rate_limit_reserve_stops_further_lookups(

@@ -1186,6 +1186,54 @@ def test_first_run_accepts_a_platform_manifest_of_an_index(env: RefreshEnv) -> N
     assert env.restarts("multi") == 0
 
 
+def _runs(env: RefreshEnv, name: str, image_id: str) -> None:
+    """The Deployment's one pod reports running `image_id` (as a runtime names a pulled
+    platform image: repository@digest)."""
+    pod = env.server.get_object("Pod", f"{name}-0", NS)
+    assert pod is not None
+    pod["status"]["containerStatuses"][0]["imageID"] = image_id
+    env.server.update_object(pod)
+
+
+def test_a_multi_platform_tag_that_did_not_move_costs_no_pull(
+    env: RefreshEnv, open_registry: Registry, token_registry: TokenFront
+) -> None:
+    """Docker Hub counts each manifest GET as a pull and no HEAD
+    (docs.docker.com/docker-hub/usage/pulls): a tick reads a tag's index only where its
+    platform manifests decide something (nothing recorded yet, or the tag moved); a tick over
+    a tag still on the recorded digest, and over a pin of it, makes HEADs alone."""
+    index, children = open_registry.push_index("team/multi", "stable", content="one")
+    image = f"{token_registry.host}/team/multi:stable"
+    env.install(deployment("multi", container("runner", image)))
+    env.install(deployment("pinned", container("runner", f"{image}@{index}")))
+    env.set_regcred(_regcred(env.registry.host, token_registry.host))
+    _runs(env, "multi", f"{token_registry.host}/team/multi@{children[0]}")
+    by_tag = "/v2/team/multi/manifests/stable"
+
+    def asked(result: CliResult) -> list[tuple[str, str]]:
+        assert result.exit_code == 0, result.stdout
+        made = list(token_registry.manifest_asks)
+        token_registry.manifest_asks.clear()
+        return made
+
+    first = env.tick()
+    assert _workload(first.json(), "multi")["containers"][0]["decision"] == "record-running"
+    assert env.annotations("multi")[container_key(RECORDED_DIGEST, "runner")] == index
+    assert [path for method, path in asked(first) if method == "GET"] == [by_tag]
+
+    for _ in range(2):
+        steady = env.tick()
+        decisions = {w["name"]: w["containers"][0]["decision"] for w in steady.json()["workloads"]}
+        assert decisions == {"multi": "up-to-date", "pinned": "pinned"}
+        assert {method for method, _ in asked(steady)} == {"HEAD"}
+
+    moved, _ = open_registry.push_index("team/multi", "stable", content="two")
+    after = env.tick("--dry-run")
+    assert _workload(after.json(), "multi")["containers"][0]["decision"] == "restart"
+    assert _workload(after.json(), "multi")["containers"][0]["newest_digest"] == moved
+    assert [path for method, path in asked(after) if method == "GET"] == [by_tag]
+
+
 @pytest.mark.parametrize(
     ("step", "method", "after"),
     [

@@ -25,6 +25,7 @@ from truegreen.refresh.plan import (
     plan_container,
     pods_run,
     running_digests,
+    settled_digest,
     target_id,
     tracked_reference,
 )
@@ -35,6 +36,7 @@ IMAGE = "registry.example.com/team/runner:stable"
 REF = parse_image(IMAGE)
 NEWEST = Resolved(NEW, "application/vnd.oci.image.index.v1+json", (ARM,))
 RESTART = RefreshMode.RESTART
+PIN_MODE = RefreshMode.PIN
 
 
 def _pod(*statuses: tuple[str, str], phase: str = "Running") -> dict[str, Any]:
@@ -364,6 +366,59 @@ def test_in_pin_mode_the_template_pin_is_what_runs() -> None:
     )
 
 
+UNREAD = Resolved(NEW, "application/vnd.oci.image.index.v1+json", None)
+"""The tag's index, its platform manifests not read: its HEAD named the digest settled on."""
+
+
+@pytest.mark.parametrize(
+    ("image", "annotations", "mode", "aimed", "settled"),
+    [
+        # The tag on the recorded digest judges nothing by the platform manifests.
+        (IMAGE, {container_key(RECORDED_DIGEST, "runner"): NEW}, RESTART, None, NEW),
+        # A restart of refresh's own unverified, even toward the recorded digest: whether every
+        # copy runs the tag's image (a platform manifest included) is asked of the pods.
+        (IMAGE, {container_key(RECORDED_DIGEST, "runner"): NEW}, RESTART, NEW, None),
+        # Nothing recorded: the pods may run a platform manifest.
+        (IMAGE, {}, RESTART, None, None),
+        # An unfinished restart toward another digest: its copies are judged by them.
+        (IMAGE, {container_key(RECORDED_DIGEST, "runner"): NEW}, RESTART, ARM, None),
+        # Pin mode: refresh's own pin is what runs; it must be the recorded digest.
+        (f"{IMAGE}@{NEW}", {container_key(RECORDED_DIGEST, "runner"): NEW}, PIN_MODE, None, NEW),
+        (f"{IMAGE}@{OLD}", {container_key(RECORDED_DIGEST, "runner"): NEW}, PIN_MODE, None, None),
+        # An operator pin is stale only where the tag names another image.
+        (f"{IMAGE}@{OLD}", {}, RESTART, None, OLD),
+        ("Not An Image", {}, RESTART, None, None),
+    ],
+)
+def test_settled_digest(
+    image: str,
+    annotations: dict[str, str],
+    mode: RefreshMode,
+    aimed: str | None,
+    settled: str | None,
+) -> None:
+    assert settled_digest(_runner(image), annotations, mode, aimed=aimed) == settled
+
+
+def test_an_index_left_unread_decides_only_where_its_digest_was_settled_on() -> None:
+    """A look-up that left the index unread (the workload as first read needed no platform
+    manifest) decides the workload as read again only where it still needs none: else the
+    newest image is not known, never guessed from the index digest alone."""
+    recorded = {container_key(RECORDED_DIGEST, "runner"): NEW}
+    pods = [_pod(("runner", ARM))]
+    settled = plan_container(_runner(), recorded, {str(REF): UNREAD}, pods, RESTART)
+    assert (settled.decision, settled.newest_digests) == (Decision.UP_TO_DATE, frozenset({NEW}))
+    fresh = plan_container(_runner(), {}, {str(REF): UNREAD}, pods, RESTART)
+    assert (fresh.decision, fresh.newest, fresh.reason) == (
+        Decision.LOOKUP_FAILED,
+        None,
+        f"the workload changed while the tick ran, and the per-platform images of {REF} were "
+        "not read this tick; the next tick reads them",
+    )
+    aimed = plan_container(_runner(), recorded, {str(REF): UNREAD}, pods, RESTART, aimed=OLD)
+    assert aimed.decision is Decision.LOOKUP_FAILED
+
+
 @pytest.mark.parametrize(
     ("value", "counter"),
     [
@@ -403,6 +458,7 @@ def _pinned_workload(annotations: dict[str, str], *images: tuple[str, str]) -> d
 STALE = container_key(STALE_PIN, "side")
 DANGLING = container_key(DANGLING_PIN, "side")
 PIN = parse_image(f"{IMAGE}@{OLD}")
+UNREAD_OLD = Resolved(OLD, "application/vnd.oci.image.index.v1+json", None)
 
 
 @pytest.mark.parametrize(
@@ -433,6 +489,16 @@ PIN = parse_image(f"{IMAGE}@{OLD}")
             {str(PIN): LookupFailed(LookupFailure.NOT_FOUND, "gone")},
             {DANGLING: f"{OLD} no longer exists in registry.example.com"},
         ),
+        # The index left unread (its HEAD named the pin's digest): the pin is current.
+        (
+            {STALE: "stable x"},
+            {str(REF): UNREAD_OLD},
+            {str(PIN): Resolved(OLD, "m")},
+            {STALE: None},
+        ),
+        # Left unread while the tag names another digest: whether the pin is one of its
+        # platform manifests is not known; leave the finding as it is.
+        ({STALE: "stable x"}, {str(REF): UNREAD}, {str(PIN): Resolved(OLD, "m")}, {}),
         # Could not check the pin: leave a dangling finding as it is.
         (
             {DANGLING: "said before"},

@@ -134,6 +134,50 @@ def pods_run(pods: Sequence[Mapping[str, Any]], container: str, digests: frozens
     return True
 
 
+def settled_digest(
+    container: Mapping[str, Any],
+    annotations: Mapping[str, str],
+    mode: RefreshMode,
+    *,
+    aimed: str | None = None,
+) -> str | None:
+    """The newest digest of the tag `container` tracks at which its decision reads nothing of
+    the tag's index but its digest, so the index's platform manifests need not be read (a
+    GET, which Docker Hub counts as a pull: registry.py `RegistryClient.lookup`). An operator
+    pin's digest: the pin is stale only where the tag names another image. Else the recorded
+    digest, where the image refresh keeps (its own pin, in pin mode) is that one and no
+    restart of refresh's own (`aimed`, as `plan_container` takes it) stands unverified: the
+    tag has not moved, and nothing is asked of the pods. None where the platform manifests
+    may decide: nothing recorded (the pods may run one of them), another digest in the
+    template, or a restart of refresh's own unverified (whether every copy runs the tag's
+    image is then asked of the pods)."""
+    try:
+        _, pinned = tracked_reference(container, annotations, mode)
+    except ImageReferenceError:
+        return None
+    if pinned is not None:
+        return pinned.digest
+    recorded = annotations.get(container_key(RECORDED_DIGEST, str(container.get("name", ""))))
+    return _settled_at(recorded, _kept(container, recorded, mode), aimed)
+
+
+def _kept(container: Mapping[str, Any], recorded: str | None, mode: RefreshMode) -> str | None:
+    """The digest the container is kept on: the recorded one, or in pin mode the digest of
+    refresh's own pin, which is what the pods run."""
+    pin = parse_image(str(container.get("image", ""))).digest
+    return pin if mode is RefreshMode.PIN and pin else recorded
+
+
+def _settled_at(recorded: str | None, current: str | None, aimed: str | None) -> str | None:
+    """`settled_digest` for a tracked tag: the recorded digest where the kept one is it and no
+    restart of refresh's own stands unverified."""
+    if recorded is None or current != recorded or aimed is not None:
+        # A restart of refresh's own that no verified record closed, whatever it aimed at: the
+        # decision asks whether every copy runs the tag's image, a platform manifest included.
+        return None
+    return recorded
+
+
 def plan_container(
     container: Mapping[str, Any],
     annotations: Mapping[str, str],
@@ -170,10 +214,18 @@ def plan_container(
             name, image, tag, None, recorded, running, Decision.LOOKUP_FAILED, reason, tracked
         )
     newest = lookup.digest
-    current = recorded
+    current = _kept(container, recorded, mode)
     own_pin = mode is RefreshMode.PIN and parse_image(image).digest is not None
-    if own_pin:
-        current = parse_image(image).digest  # refresh's own pin is what the pods run
+    if lookup.children is None and _settled_at(recorded, current, aimed) != newest:
+        # The look-up left the index's platform manifests unread for the workload as first
+        # read; read again after a conflict, it needs them: not known, never guessed.
+        reason = (
+            f"the workload changed while the tick ran, and the per-platform images of {tracked} "
+            "were not read this tick; the next tick reads them"
+        )
+        return ContainerPlan(
+            name, image, tag, None, recorded, running, Decision.LOOKUP_FAILED, reason, tracked
+        )
     plan = ContainerPlan(
         name,
         image,
@@ -273,11 +325,12 @@ def pin_findings(
         if tracked is None:
             continue  # pin tracking disabled: clear
         newest = lookups.get(str(tracked))
-        if isinstance(newest, Resolved):
-            if pinned.digest not in newest.all_digests:
-                desired[stale_key] = f"{tracked.tag} {newest.digest}"
-        else:
+        unread = isinstance(newest, Resolved) and newest.children is None
+        if not isinstance(newest, Resolved) or (unread and pinned.digest != newest.digest):
+            # Not looked up, or the index left unread for the pin as first read: not known.
             unknown.add(stale_key)
+        elif pinned.digest not in newest.all_digests:
+            desired[stale_key] = f"{tracked.tag} {newest.digest}"
     prefixes = (key_prefix(STALE_PIN), key_prefix(DANGLING_PIN))
     for key in annotations:
         if key.startswith(prefixes) and key not in desired:

@@ -1,8 +1,11 @@
 """Resolving image tags to digests with the OCI distribution API, on truegreen's own transport.
 
 HEAD /v2/<name>/manifests/<tag> with the index and manifest Accept types; the digest comes from
-Docker-Content-Digest, or from the body when a registry leaves it out. Whenever the body is read
-(GET), every digest claimed for it is checked against it. Auth is anonymous, basic, or the
+Docker-Content-Digest, or from the body when a registry leaves it out. An index is read (GET)
+only for its platform manifests, and not where its HEAD names a digest the caller needs none
+for: Docker Hub counts each manifest GET as a pull against the rate limit, never a HEAD
+(docs.docker.com/docker-hub/usage/pulls). Whenever the body is read (GET), every digest
+claimed for it is checked against it. Auth is anonymous, basic, or the
 bearer-token challenge flow, with each login of the workload that names the image in turn
 (`in_turn`): credentials go only to the scheme, host and port they belong to (and to the token
 realm that registry names): the URL is built from the reference's parsed host and port
@@ -134,12 +137,16 @@ class Resolved(Struct, frozen=True):
 
     digest: str
     media_type: str
-    children: tuple[str, ...] = ()
+    children: tuple[str, ...] | None = ()
+    """The index's platform manifests (none for an image manifest); None for an index that was
+    not read: its HEAD named a digest whose platform manifests nobody wanted (the caller's
+    `known`, or the pinned digest looked up: `RegistryClient.lookup`)."""
 
     @property
     def all_digests(self) -> frozenset[str]:
-        """The digest and its platform children: any of them proves a pod runs this image."""
-        return frozenset((self.digest, *self.children))
+        """The digest and its platform children: any of them proves a pod runs this image
+        (only the digest where the children were not read)."""
+        return frozenset((self.digest, *(self.children or ())))
 
 
 class LookupFailed(Struct, frozen=True):
@@ -386,14 +393,20 @@ class RegistryClient:
         self,
         wanted: Iterable[tuple[ImageReference, tuple[RegistryLogin, ...]]],
         on_each: Callable[[], None] | None = None,
+        known: Mapping[LookupKey, str] | None = None,
     ) -> dict[LookupKey, DigestLookup]:
         """Each distinct (reference, logins) looked up once (`lookup_each`), concurrently.
-        `on_each` is called after every look-up (a progress bar)."""
+        `on_each` is called after every look-up (a progress bar); `known`: per look-up, the
+        digest whose platform manifests nobody needs (`lookup`)."""
         distinct = {LookupKey(str(r), logins): (r, logins) for r, logins in wanted}
         stopped = threading.Event()
+        settled = known or {}
 
         def lookup(item: tuple[ImageReference, tuple[RegistryLogin, ...]]) -> DigestLookup:
-            result = self.lookup_each(*item)
+            reference, logins = item
+            result = self.lookup_each(
+                reference, logins, known=settled.get(LookupKey(str(reference), logins))
+            )
             if on_each is not None and not stopped.is_set():
                 on_each()
             return result
@@ -414,15 +427,33 @@ class RegistryClient:
             stopped.set()
 
     def lookup_each(
-        self, reference: ImageReference, logins: Sequence[RegistryLogin]
+        self,
+        reference: ImageReference,
+        logins: Sequence[RegistryLogin],
+        *,
+        known: str | None = None,
     ) -> DigestLookup:
         """`lookup` with each of `logins` in turn (`in_turn`): the workload's logins that the
         kubelet tries for `reference`, in its order (`PullCredentials.applying_to`)."""
-        return in_turn(partial(self.lookup, reference), logins)
+        return in_turn(partial(self.lookup, reference, known=known), logins)
 
-    def lookup(self, reference: ImageReference, login: RegistryLogin | None = None) -> DigestLookup:
+    def lookup(
+        self,
+        reference: ImageReference,
+        login: RegistryLogin | None = None,
+        *,
+        known: str | None = None,
+    ) -> DigestLookup:
         """The digest a tag points to, or whether a pinned digest still exists, as `login`
-        (the workload's own login for this registry, or None) sees it."""
+        (the workload's own login for this registry, or None) sees it.
+
+        The HEAD's Docker-Content-Digest names the digest. The manifest is read (GET) where
+        the HEAD names none, or names an index whose platform manifests are wanted: every
+        index but `known` (a digest the caller judges without them) and, looked up by digest,
+        that digest itself (only whether it exists is asked); the children of an index not
+        read are None. Docker Hub counts each GET of a manifest as a pull, and no HEAD
+        (docs.docker.com/docker-hub/usage/pulls: "A pull is defined as a GET request to
+        /v2/<name>/manifests/<reference>"), so a tag that did not move costs no pull."""
         deadline = Deadline.after(self._timeout)
         if login is not None and login.registry != reference.registry:
             login = None  # a login goes only to the registry it belongs to
@@ -439,8 +470,10 @@ class RegistryClient:
         media_type = _media_type(head, "")
         if media_type in SCHEMA1_TYPES:
             return _schema1(reference)
-        children: tuple[str, ...] = ()
-        if not digest or media_type in INDEX_TYPES:
+        children: tuple[str, ...] | None = ()
+        if digest and media_type in INDEX_TYPES and digest == (reference.digest or known):
+            children = None  # the index's platform manifests are not wanted: no GET, no pull
+        elif not digest or media_type in INDEX_TYPES:
             got = self._request("GET", url, reference, login, deadline)
             if isinstance(got, LookupFailed):
                 return got

@@ -54,6 +54,7 @@ from truegreen.refresh.plan import (
     containers_of,
     pin_findings,
     plan_container,
+    settled_digest,
     tracked_reference,
 )
 from truegreen.refresh.registry import (
@@ -533,6 +534,36 @@ def _references(
     return tracked, pinned
 
 
+def _known(workloads: Sequence[_Workload], mode: RefreshMode) -> dict[LookupKey, str]:
+    """Per tag look-up, the digest at which no container that shares it reads the index's
+    platform manifests (`settled_digest`, with the restart `_attempt` reads as aimed at): a
+    HEAD naming it makes the look-up, which then costs no pull (registry.py
+    `RegistryClient.lookup`). No entry where any container may need them, or two settle
+    apart."""
+    settled: dict[LookupKey, set[str | None]] = {}
+    for workload in workloads:
+        annotations = o.annotations_of(workload.obj)
+        carried = carried_restart(workload.obj)
+        aimed = carried.target if carried is not None else {}
+        for container in containers_of(workload.obj):
+            try:
+                tracked, _ = tracked_reference(container, annotations, mode)
+            except ImageReferenceError:
+                continue
+            if tracked is None:
+                continue
+            key = LookupKey(str(tracked), tuple(workload.logins.applying_to(tracked)))
+            digest = settled_digest(
+                container, annotations, mode, aimed=aimed.get(str(container.get("name", "")))
+            )
+            settled.setdefault(key, set()).add(digest)
+    return {
+        key: digest
+        for key, digests in settled.items()
+        if len(digests) == 1 and (digest := next(iter(digests))) is not None
+    }
+
+
 def _resolve(
     workloads: Sequence[_Workload],
     settings: RefreshSettings,
@@ -558,7 +589,7 @@ def _resolve(
         progress.looking_up(total)
         advance = progress.looked_up
     try:
-        tracked_results = client.resolve_all(tracked, advance)
+        tracked_results = client.resolve_all(tracked, advance, _known(workloads, settings.mode))
         pinned_results = client.resolve_all(pinned, advance)
     finally:
         client.close()
