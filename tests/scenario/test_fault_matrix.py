@@ -18,14 +18,18 @@ from tests.support.fake_apiserver import Fault, RequestRecord
 from truegreen.cluster.throttle import MAX_RETRIES
 
 SERVICES = {"workloads", "probes", "freshness", "image-pull", "storage"}
+# What a list of training jobs not read leaves unknown: the jobs' images and volumes, and the
+# judged job (the newest could be in it), whose room, queue and gates are then not known; and
+# the state of every job in it (the workloads check).
+TRAINING = {"image-pull", "storage", "capacity", "queue", "admission", "workloads"}
 # Which checks consume each read (a path pattern); derived from what each check looks at.
 OWNERS: list[tuple[str, set[str]]] = [
     (r"/deployments$|/statefulsets$|/daemonsets$", SERVICES),
-    (r"/namespaces/train/jobs$", {"image-pull", "storage", "capacity"}),
+    (r"/namespaces/train/jobs$", TRAINING),
     # Which training kinds are served, and the scheduled jobs: where the next job comes from;
     # and whether Kueue is installed, so whether a queue holds the job.
-    (r"^/apis$", {"image-pull", "storage", "capacity", "queue"}),
-    (r"/namespaces/train/cronjobs$", {"image-pull", "storage", "capacity"}),
+    (r"^/apis$", TRAINING),
+    (r"/namespaces/train/cronjobs$", TRAINING),
     # The namespace's pods: any of them may hold a rule that keeps the job away (required
     # anti-affinity), and they count for the job's own placement rules.
     (r"/namespaces/train/pods$", {"workloads", "capacity"}),

@@ -762,6 +762,14 @@ class TrainingWork(Struct, frozen=True):
         return None
 
     @property
+    def judged_unknown(self) -> tuple[tuple[Kind, CantRead], ...]:
+        """The lists of training jobs (discovery, which says which kinds there are, included)
+        that could not be read, where the judged job is the newest one listed: any of them
+        could hold a newer job, so which job the next run is judged by is not known. None
+        matters where `--job-file`'s job is judged."""
+        return () if self.planned is not None else self.unread
+
+    @property
     def judged(self) -> TrainingJob | None:
         """The job whose shape the next training run is judged by: the planned one, else the
         newest (by creation, then kind and name)."""

@@ -288,8 +288,6 @@ def _training_quota_pods(
     left out, or an unknown finding."""
     requests = env.settings.job_requests
     if job is None:
-        if isinstance(env.jobs, CantRead) and requests is None:
-            return [], [], SAY.cant_check(env, Kind.JOB, env.jobs)
         note = "no training job to copy: compared the program count and --job-requests only"
         return [("", QuotaPod(requests or Resources(), Resources()))], [note], None
     if isinstance(env.limit_ranges, CantRead):
@@ -538,8 +536,6 @@ def _security_findings(
     if policy.level is Level.PRIVILEGED:
         return [], [], [*notes, "security level: privileged (every program is let in)"]
     if job is None:
-        if isinstance(env.jobs, CantRead):
-            return [SAY.cant_check(env, Kind.JOB, env.jobs)], [], notes
         return [], [], [*notes, f"security level {policy}: no training job to compare"]
     refused: dict[tuple[str, ...], tuple[list[PodSecurityViolation], list[str]]] = {}
     by_operator: dict[tuple[str, ...], tuple[list[PodSecurityViolation], list[str]]] = {}
@@ -848,7 +844,10 @@ def _kept(tried: str, untried: TrainingJob, finding: Finding) -> Finding:
 
 def check(env: Environment) -> list[Finding]:
     """Findings about whether the API server would let a training job's pod in."""
-    judged = env.judged_job()
+    # A list of training jobs not read could hold the newest job: the gates of the judged
+    # job's pods are not known, and only what needs no job is judged.
+    unknown = env.work().judged_unknown
+    judged = None if unknown else env.judged_job()
     # What the job's controller adds to its pods, as a pod it created shows it.
     job = None if judged is None else as_created(env, judged)
     hooks, notes = _webhook_findings(env)
@@ -873,6 +872,7 @@ def check(env: Environment) -> list[Finding]:
         *pod_gates,
         *_trial_findings(env, job),
         *_refused_creates(env),
+        *(SAY.cant_check(env, kind, cant) for kind, cant in unknown),
     ]
     if problems:
         return problems

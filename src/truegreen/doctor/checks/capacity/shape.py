@@ -178,8 +178,8 @@ def job_shape(env: Environment, usage: ClusterUsage, tolerate: bool) -> Shape | 
     job = work.judged
     given = env.settings.job_requests
     # A list of training jobs not read could hold the newest job: the judged one is not known.
-    if work.unread and work.planned is None:
-        kind, cant = work.unread[0]
+    if work.judged_unknown:
+        kind, cant = work.judged_unknown[0]
         return SAY.cant_check(env, kind, cant)
     unshaped = work.judged_unshaped
     if unshaped is not None:

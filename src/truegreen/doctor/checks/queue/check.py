@@ -60,6 +60,10 @@ def check(env: Environment) -> list[Finding]:
     """What the queue says, or would say, about the judged training job."""
     work = env.work()
     job = work.judged
+    # A list of training jobs not read could hold the newest job: which job is judged, and so
+    # whether it waits in a queue (Kueue's, or its own scheduler's), is not known.
+    if work.judged_unknown:
+        return [SAY.cant_check(env, kind, cant) for kind, cant in work.judged_unknown]
     discovery = next((cant for kind, cant in work.unread if kind is Kind.API_GROUPS), None)
     if job is not None and discovery is not None:
         return [SAY.cant_check(env, Kind.API_GROUPS, discovery)]

@@ -350,6 +350,10 @@ def check(env: Environment) -> list[Finding]:
     workloads, findings = workloads_of(env, SAY)
     kubectl = env.settings.kubectl
     all_listed = not findings
+    # A list of training jobs not read holds jobs whose state (paused, empty, failed, short of
+    # shared memory) is not known: never all well. Their pods are still judged below, each
+    # tied to its job by the pod's own owner and labels.
+    findings += [SAY.cant_check(env, kind, cant) for kind, cant in env.work().unread]
     for workload in workloads:
         rollout = rollout_status(workload)
         if rollout.done or not rollout.ruled:

@@ -1,0 +1,117 @@
+"""With a list of training jobs not read, no check that judges those jobs reads as passing.
+
+Each check whose answer depends on the training jobs says it could not look (unknown,
+cant-check, naming the read in plain words), as image-pull, storage and capacity do; what a
+check measured from other reads (a crash-looping service) still stands. Live (the API server's
+403) and offline (a snapshot whose read of the jobs is missing or garbled) alike.
+"""
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.scenario.conftest import Doctor
+from tests.support.fake_apiserver import Fault
+from tests.support.scenarios import SCENARIOS, Obj, find, training_job
+from tests.support.training_kinds import ALL_GROUPS
+
+JOBS = r"^/apis/batch/v1/namespaces/train/jobs$"
+JUDGED = ("image-pull", "storage", "queue", "admission", "capacity")
+"""The checks that judge the newest training job, or every job's images and volumes."""
+
+
+def _of(report: dict[str, Any], check: str) -> list[dict[str, Any]]:
+    return [f for f in report["findings"] if f["check"] == check]
+
+
+def _codes(report: dict[str, Any], check: str) -> set[tuple[str, str, str]]:
+    return {(f["code"], f["status"], f["basis"]) for f in _of(report, check)}
+
+
+def _crash_loop_and_a_job_short_of_shared_memory(now: datetime) -> list[Obj]:
+    """A service that crash-loops (measured from the pods), and as the newest training job
+    one of 4 GPUs with the container default of 64 MiB of shared memory (a warning of the
+    workloads check, from the job's own template)."""
+    objects = SCENARIOS["crash-looping-manager"](now)
+    find(objects, "Node", "gpu-1")["status"]["allocatable"]["nvidia.com/gpu"] = "4"
+    job = training_job("train-004", now, gpus=4, cpu="8", memory="32Gi", age=timedelta(minutes=1))
+    return [*objects, job]
+
+
+def _assert_jobs_unknown(report: dict[str, Any], why: str) -> None:
+    """Every check that judges the jobs is unknown for `why`; the crash loop still stands."""
+    for check in JUDGED:
+        assert _codes(report, check) == {(f"{check}.cant-read", "unknown", "cant-check")}, check
+        assert _of(report, check)[0]["headline"].endswith(f": {why}."), check
+    assert _codes(report, "workloads") == {
+        ("workloads.crash-loop", "fail", "measured"),
+        ("workloads.cant-read", "unknown", "cant-check"),
+    }
+    (unknown,) = [f for f in _of(report, "workloads") if f["status"] == "unknown"]
+    assert unknown["headline"] == (
+        f"Couldn't check whether the environment's workloads are healthy: {why}."
+    )
+    # The same read, the same step to take, as every other check that needed it says it.
+    assert unknown["remedy"] == _of(report, "capacity")[0]["remedy"]
+    assert report["exit_code"] == 2
+
+
+def test_each_check_that_judges_the_jobs_is_unknown_and_what_else_was_measured_stands(
+    doctor: Doctor,
+) -> None:
+    doctor.load(_crash_loop_and_a_job_short_of_shared_memory)
+    readable = doctor.live("-o", "json").json()
+    # Precondition: read, the job's own warning and the crash loop are found; queue, admission
+    # and capacity measure it.
+    assert ("workloads.no-shared-memory", "warn", "inferred") in _codes(readable, "workloads")
+    assert ("workloads.crash-loop", "fail", "measured") in _codes(readable, "workloads")
+    assert _codes(readable, "queue") == {("queue.not-used", "ok", "measured")}
+    assert _codes(readable, "admission") == {("admission.ok", "ok", "measured")}
+    doctor.server.inject(Fault.FORBIDDEN, JOBS)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    _assert_jobs_unknown(report, "no permission to read the training jobs")
+    (unknown,) = [f for f in _of(report, "workloads") if f["status"] == "unknown"]
+    assert "needs list jobs.batch in namespace train" in " ".join(unknown["details"])
+    assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        ("missing", "the snapshot doesn't include the training jobs"),
+        ("garbled", "the cluster's answer about the training jobs was garbled"),
+    ],
+)
+def test_offline_a_snapshot_without_a_readable_jobs_read_gives_the_same_unknowns(
+    doctor: Doctor, damage: str, why: str
+) -> None:
+    doctor.load(_crash_loop_and_a_job_short_of_shared_memory)
+    directory = doctor.snapshot()
+    jobs = next((directory / "reads").glob("*-list-jobs.yaml"))
+    if damage == "missing":
+        jobs.unlink()
+    else:
+        document = yaml.safe_load(jobs.read_text())
+        document["result"] = {"items": 7, "was": document["result"]["items"]}
+        jobs.write_text(yaml.safe_dump(document))
+    result = doctor.offline(directory, "-o", "json")
+    report = result.json()
+    _assert_jobs_unknown(report, why)
+    assert "workloads.no-shared-memory" not in {f["code"] for f in report["findings"]}
+    assert result.exit_code == 2
+
+
+def test_another_training_kind_not_listed_leaves_the_same_checks_unknown(doctor: Doctor) -> None:
+    doctor.server.install(*ALL_GROUPS)
+    doctor.load("healthy")
+    doctor.server.inject(Fault.FORBIDDEN, r"/pytorchjobs$")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    why = "no permission to read the training jobs (PyTorchJob)"
+    for check in (*JUDGED, "workloads"):
+        assert _codes(report, check) == {(f"{check}.cant-read", "unknown", "cant-check")}, check
+        assert _of(report, check)[0]["headline"].endswith(f": {why}."), check
+    assert result.exit_code == 3
