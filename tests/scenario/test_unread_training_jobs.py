@@ -2,8 +2,10 @@
 
 Each check whose answer depends on the training jobs says it could not look (unknown,
 cant-check, naming the read in plain words), as image-pull, storage and capacity do; what a
-check measured from other reads (a crash-looping service) still stands. Live (the API server's
-403) and offline (a snapshot whose read of the jobs is missing or garbled) alike.
+check measured from other reads (a crash-looping service) still stands. Whether a training job
+runs short is then unknown, so the namespace's Warning Events are read, as when the pods are
+unknown; a report whose standing needs the jobs is unknown, never a failure. Live (the API
+server's 403) and offline (a snapshot whose read of the jobs is missing or garbled) alike.
 """
 
 from datetime import datetime, timedelta
@@ -13,11 +15,13 @@ import pytest
 import yaml
 
 from tests.scenario.conftest import Doctor
+from tests.scenario.test_cluster_reports import event
 from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import SCENARIOS, Obj, find, training_job
 from tests.support.training_kinds import ALL_GROUPS
 
 JOBS = r"^/apis/batch/v1/namespaces/train/jobs$"
+EVENTS = "/api/v1/namespaces/train/events"
 JUDGED = ("image-pull", "storage", "queue", "admission", "capacity")
 """The checks that judge the newest training job, or every job's images and volumes."""
 
@@ -76,6 +80,76 @@ def test_each_check_that_judges_the_jobs_is_unknown_and_what_else_was_measured_s
     (unknown,) = [f for f in _of(report, "workloads") if f["status"] == "unknown"]
     assert "needs list jobs.batch in namespace train" in " ".join(unknown["details"])
     assert result.exit_code == 2
+
+
+def test_with_the_jobs_unknown_the_warnings_are_read_as_with_the_pods_unknown(
+    doctor: Doctor,
+) -> None:
+    """Whether a training job runs short is not known: the cluster's own word is read (one
+    read more), and a namespace that holds none is measured as reporting nothing."""
+    doctor.load("healthy")
+    doctor.live("-o", "json")
+    assert EVENTS not in {r.path for r in doctor.server.log}, "precondition: no read when all runs"
+    doctor.server.inject(Fault.FORBIDDEN, JOBS)
+    before = len(doctor.server.log)
+    report = doctor.live("-o", "json").json()
+    asked = [r for r in doctor.server.log[before:] if r.path == EVENTS]
+    assert [r.query.get("fieldSelector") for r in asked] == ["type=Warning"]
+    assert _codes(report, "evidence") == {("evidence.ok", "ok", "measured")}
+    assert report["exit_code"] == 3
+
+
+def _reports_about_a_finished_job_and_a_service(now: datetime) -> list[Obj]:
+    """The Job controller's word on train-001, which completed (history, with the jobs read),
+    and the kubelet's on the crash-looping service's pod (it stands: the pod waits)."""
+    objects = SCENARIOS["crash-looping-manager"](now)
+    finished = find(objects, "Job", "train-001")
+    pod = find(objects, "Pod", "jobs-manager-abc12")
+    return [
+        *objects,
+        # pkg/controller/job/job_controller.go: the Warning it records when pods run on
+        # after the completion count was reached.
+        event(
+            now,
+            finished,
+            "TooManyActivePods",
+            "Too many active pods running after completion count reached",
+            "job-controller",
+        ),
+        event(
+            now,
+            pod,
+            "FailedPostStartHook",
+            "PostStartHook failed",
+            "kubelet",
+        ),
+    ]
+
+
+def test_a_report_that_stands_only_if_its_job_has_not_finished_is_unknown_never_a_failure(
+    doctor: Doctor,
+) -> None:
+    doctor.load(_reports_about_a_finished_job_and_a_service)
+    readable = doctor.live("-o", "json").json()
+    (said,) = _of(readable, "evidence")
+    # Precondition: with the jobs read, train-001's report is history and the pod's stands.
+    assert (said["code"], said["status"], said["objects"]) == (
+        "evidence.cluster-reported",
+        "fail",
+        ["Pod/jobs-manager-abc12"],
+    )
+    doctor.server.inject(Fault.FORBIDDEN, JOBS)
+    report = doctor.live("-o", "json").json()
+    evidence = _of(report, "evidence")
+    assert [(f["code"], f["status"], f["objects"]) for f in evidence] == [
+        ("evidence.cluster-reported", "fail", ["Pod/jobs-manager-abc12"]),
+        ("evidence.cant-read", "unknown", ["Job/train-001"]),
+    ]
+    assert evidence[1]["headline"] == (
+        "Couldn't check what the cluster itself reported about the environment: "
+        "no permission to read the training jobs."
+    )
+    assert report["exit_code"] == 2
 
 
 @pytest.mark.parametrize(

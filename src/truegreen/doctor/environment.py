@@ -211,8 +211,9 @@ class Environment(Struct, frozen=True):
     node_pools: ListRead | None = None
     """Karpenter's NodePools, read with its NodeClaims: the limits a pool has reached."""
     warning_events: ListRead | None = None
-    """The namespace's Warning Events, read only while some training job does not run whole
-    (`training_not_running`): the controllers' own word on why."""
+    """The namespace's Warning Events, read only while some training job does not run whole,
+    or whether one does is not known (`training_not_running`), or something of the namespace
+    waits (`something_waits`): the controllers' own word on why."""
     priority_classes: ListRead | None = None
     """The cluster's PriorityClasses, read only when the job's priority can change its verdict
     (doctor/checks/capacity/preemption.py `priorities_matter`); None when not read."""

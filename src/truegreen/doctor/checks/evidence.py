@@ -19,7 +19,7 @@ from truegreen.doctor.checks.base import Words
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.reports import Report, Said, pod_state
-from truegreen.doctor.knowledge.training import TRAINING_KIND_NAMES
+from truegreen.doctor.knowledge.training import TRAINING_KIND_NAMES, training_owner
 from truegreen.plain_words import Wording
 
 CHECK = CheckId.EVIDENCE
@@ -66,7 +66,12 @@ def check(env: Environment) -> list[Finding]:
     scheduler says them about every pod of the gang)."""
     if isinstance(env.warning_events, CantRead):
         return [SAY.cant_check(env, Kind.EVENT, env.warning_events)]
-    groups = _same_words(env, env.reports())
+    unread = env.work().unread
+    judged: list[Report] = []
+    unjudged: list[Report] = []
+    for report in env.reports():
+        (unjudged if unread and _of_a_job_not_read(env, report) else judged).append(report)
+    groups = _same_words(env, judged)
     findings = [_finding(env, group) for group in groups[:MOST_FINDINGS]]
     if len(groups) > MOST_FINDINGS:
         command = env.settings.kubectl.here("get", "events", "--field-selector", "type=Warning")
@@ -74,7 +79,29 @@ def check(env: Environment) -> list[Finding]:
         findings[-1] = replace(
             last, details=(*last.details, f"{len(groups) - MOST_FINDINGS} more: {command}")
         )
+    if unjudged:
+        about = [f"{report.kind}/{report.name}" for report in unjudged]
+        findings += [SAY.cant_check(env, kind, cant, *about) for kind, cant in unread]
     return findings or [SAY.ok()]
+
+
+def _of_a_job_not_read(env: Environment, report: Report) -> bool:
+    """Whether `report` is about a training job that was not read, or about an ended pod of
+    one: it stands only if that job has not finished (knowledge/reports.py `_history`), which
+    nothing read says. A pod that has not ended stands whatever its job: the Job controller
+    deletes a job's active pods before it declares the job finished
+    (pkg/controller/job/job_controller.go syncJob: `deleteActivePods` once `finishedCondition`
+    is set, which is dropped again while any is left)."""
+    work = env.work()
+    if report.kind in TRAINING_KIND_NAMES:
+        return not any(job.ref == f"{report.kind}/{report.name}" for job in work.jobs)
+    pod = _pod(env, report.name) if report.kind == "Pod" else None
+    return (
+        pod is not None
+        and o.phase(pod) in ("Succeeded", "Failed")
+        and training_owner(pod) is not None
+        and work.job_of(pod) is None
+    )
 
 
 def _same_words(env: Environment, reports: list[Report]) -> list[list[Report]]:

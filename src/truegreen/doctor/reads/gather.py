@@ -875,8 +875,11 @@ def something_waits(pods: ListRead, workloads: list[KubeObject]) -> bool:
 
 
 def training_not_running(work: TrainingWork, pods: ListRead) -> bool:
-    """Some unfinished training job runs fewer pods than it should (or the pods could not be
-    read): the cluster may have said why."""
+    """Some unfinished training job runs fewer pods than it should, or whether one does is
+    not known (the pods, or a list of training jobs, could not be read): the cluster may have
+    said why."""
+    if work.unread:
+        return True  # a job in the list not read may be one that does not run
     unfinished = [j for j in work.jobs if not j.finished and not j.suspended]
     if not unfinished:
         return False
