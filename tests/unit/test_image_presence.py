@@ -283,6 +283,69 @@ def test_the_platform_a_pod_runs_on_and_whether_doctor_knows_it(
     assert unread == MachinePlatform(guessed, all(known))
 
 
+def _required(*terms: list[tuple[str, str, list[str]]]) -> dict[str, Any]:
+    """A required node affinity of `terms`, each a list of (key, operator, values)."""
+    return {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {
+                "nodeSelectorTerms": [
+                    {
+                        "matchExpressions": [
+                            {"key": k, "operator": op, "values": v} for k, op, v in t
+                        ]
+                    }
+                    for t in terms
+                ]
+            }
+        }
+    }
+
+
+ARCH = "kubernetes.io/arch"
+OS = "kubernetes.io/os"
+
+
+@pytest.mark.parametrize(
+    ("spec", "platform", "sure"),
+    [
+        # Every required term names arm64: the scheduler places it on an arm64 machine, none
+        # of which is up yet (a pool that scales from zero).
+        ({"affinity": _required([(ARCH, "In", ["arm64"])])}, "linux/arm64", False),
+        (
+            {"affinity": _required([(ARCH, "In", ["arm64"])]), "nodeSelector": {OS: "linux"}},
+            "linux/arm64",
+            True,
+        ),
+        # Two platforms allowed, or one term silent: not known.
+        ({"affinity": _required([(ARCH, "In", ["arm64", "amd64"])])}, "linux/amd64", False),
+        (
+            {"affinity": _required([(ARCH, "In", ["arm64"])], [("pool", "In", ["a"])])},
+            "linux/amd64",
+            False,
+        ),
+        # A pool the job selects may scale from zero, of another platform: the machines up now
+        # say nothing sure of it.
+        ({"nodeSelector": {"karpenter.sh/nodepool": "gh200"}}, "linux/amd64", False),
+        ({"affinity": _required([("pool", "In", ["a"])])}, "linux/amd64", False),
+        # A job that asks for no particular machines runs on those there are.
+        ({}, "linux/amd64", True),
+    ],
+)
+def test_the_platform_is_sure_only_where_the_job_or_every_machine_it_may_use_says_it(
+    spec: dict[str, Any], platform: str, sure: bool
+) -> None:
+    machines = Listed(
+        (
+            _machine("amd64"),
+            {
+                **_machine("amd64"),
+                "metadata": {"name": "m2", "labels": {ARCH: "amd64", OS: "linux"}},
+            },
+        )
+    )
+    assert machine_platform(spec, machines) == MachinePlatform(platform, sure)
+
+
 def test_one_look_up_per_image_and_logins_the_judged_job_s_first_with_its_platform() -> None:
     secrets = {"regcred": _login("regcred", "ghcr.io")}
     shared = {"imagePullSecrets": [{"name": "regcred"}], "containers": [{"image": "ghcr.io/a:1"}]}

@@ -403,35 +403,79 @@ class MachinePlatform(Struct, frozen=True):
 
     name: str
     sure: bool
-    """Both parts known: each named by the pod's node selector, or the one value that every
+    """Both parts known: each named by the pod's node selector or by every term of its required
+    node affinity; or, for a pod that asks for no particular machines, the one value every
     machine, all of them read, is labelled with. Otherwise a part is a guess (linux, amd64)."""
 
 
+def _required_terms(spec: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The pod's required node affinity terms (any one of them admits a machine)."""
+    affinity = o.mapping(o.mapping(spec.get("affinity")).get("nodeAffinity"))
+    required = o.mapping(affinity.get("requiredDuringSchedulingIgnoredDuringExecution"))
+    terms = required.get("nodeSelectorTerms")
+    return [o.mapping(term) for term in terms] if isinstance(terms, list) else []
+
+
+def _affinity_part(terms: list[Mapping[str, Any]], label: str) -> tuple[str | None, bool]:
+    """The one value every required term names for `label` (`In` with one value), and whether
+    any term names the label at all (then the machines' labels say nothing sure of it)."""
+    values: set[str] = set()
+    mentioned = False
+    every = bool(terms)
+    for term in terms:
+        expressions = term.get("matchExpressions")
+        on = [
+            e
+            for e in (o.mapping(x) for x in (expressions if isinstance(expressions, list) else ()))
+            if e.get("key") == label
+        ]
+        mentioned = mentioned or bool(on)
+        single = [
+            e
+            for e in on
+            if e.get("operator") == "In"
+            and isinstance(e.get("values"), list)
+            and len(e["values"]) == 1
+        ]
+        if single:
+            values.add(str(single[0]["values"][0]))
+        else:
+            every = False
+    return (next(iter(values)) if every and len(values) == 1 else None), mentioned
+
+
 def _platform_part(
-    selector: Mapping[str, Any], machines: ListRead, label: str, default: str
+    spec: Mapping[str, Any], machines: ListRead, label: str, default: str
 ) -> tuple[str, bool]:
     """One part of a pod's platform (`label`'s value) and whether it is known: the node
-    selector's; else the one value the machines labelled with it carry (known when every
-    machine carries it); else `default`, a guess."""
+    selector's, or the one every required affinity term names; else the one value the
+    machines labelled with it carry, known when every machine carries it and the pod asks for
+    no particular machines (a pool it selects may scale from zero, of another platform);
+    else `default`, a guess."""
+    selector = o.mapping(spec.get("nodeSelector"))
     named = selector.get(label)
     if named:
         return str(named), True
+    terms = _required_terms(spec)
+    by_affinity, mentioned = _affinity_part(terms, label)
+    if by_affinity is not None:
+        return by_affinity, True
     listed = machines.items if isinstance(machines, Listed) else ()
     values = [o.labels_of(m).get(label) for m in listed]
     found = {str(v) for v in values if v}
     if len(found) == 1:
-        return next(iter(found)), all(values)
+        free = not mentioned and not terms and set(selector) <= {OS_LABEL, ARCH_LABEL}
+        return next(iter(found)), all(values) and free
     return default, False
 
 
 def machine_platform(spec: Mapping[str, Any], machines: ListRead) -> MachinePlatform:
-    """The `os/arch` a pod of `spec` runs on: each part its node selector's, else the one
-    every machine carries, else linux/amd64's. The kubelet labels every machine with both
-    (pkg/kubelet/kubelet_node_status.go, initialNode)."""
-    selector = o.mapping(spec.get("nodeSelector"))
+    """The `os/arch` a pod of `spec` runs on: each part its node selector's or its required
+    node affinity's, else the one every machine carries, else linux/amd64's. The kubelet labels
+    every machine with both (pkg/kubelet/kubelet_node_status.go, initialNode)."""
     default_os, _, default_arch = DEFAULT_PLATFORM.partition("/")
-    os_name, os_known = _platform_part(selector, machines, OS_LABEL, default_os)
-    arch, arch_known = _platform_part(selector, machines, ARCH_LABEL, default_arch)
+    os_name, os_known = _platform_part(spec, machines, OS_LABEL, default_os)
+    arch, arch_known = _platform_part(spec, machines, ARCH_LABEL, default_arch)
     return MachinePlatform(f"{os_name}/{arch}", os_known and arch_known)
 
 
