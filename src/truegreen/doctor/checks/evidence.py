@@ -94,7 +94,12 @@ def _of_a_job_not_read(env: Environment, report: Report) -> bool:
     is set, which is dropped again while any is left)."""
     work = env.work()
     if report.kind in TRAINING_KIND_NAMES:
-        return not any(job.ref == f"{report.kind}/{report.name}" for job in work.jobs)
+        # Its own kind's list was read: the job is there (as a job of its own, or one of a
+        # JobSet's or a RayJob's parts) or gone, and the report is judged as ever.
+        unread = {kind.spec.name for kind, _ in work.unread}
+        return report.kind in unread and not any(
+            job.ref == f"{report.kind}/{report.name}" for job in work.jobs
+        )
     pod = _pod(env, report.name) if report.kind == "Pod" else None
     return (
         pod is not None
