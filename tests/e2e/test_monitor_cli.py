@@ -511,13 +511,18 @@ def test_doctor_watch_ends_on_ctrl_c_with_the_last_verdict_s_code(
     assert "NOT READY" in out
 
 
+@pytest.mark.parametrize("force_color", [None, "1"])
 def test_doctor_watch_on_a_pipe_prints_whole_lines(
-    fake_api: FakeApiServer, cluster: Path, monkeypatch: pytest.MonkeyPatch
+    fake_api: FakeApiServer, cluster: Path, monkeypatch: pytest.MonkeyPatch, force_color: str | None
 ) -> None:
     """Off a terminal nothing is redrawn in place: the report is printed in whole lines, as
     doctor prints it on a pipe, never cropped to COLUMNS (README: text is wrapped between
-    words, a command never split)."""
+    words, a command never split); FORCE_COLOR, which makes rich take a pipe for a terminal,
+    changes nothing of it."""
     monkeypatch.setenv("COLUMNS", "30")
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    if force_color is not None:
+        monkeypatch.setenv("FORCE_COLOR", force_color)
     watching = Process("doctor", "--watch", "--kubeconfig", str(cluster))
     try:
         wait_for("a first evaluation", lambda: bool(fake_api.requests("GET", "/secrets/")))

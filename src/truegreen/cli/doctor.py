@@ -277,6 +277,8 @@ def _watch_doctor(request: "DoctorRequest", *, verbose: bool, no_color: bool) ->
     system: Literal["auto"] | None = None if plain_wanted(no_color) else "auto"
     drawn = Console(file=sys.stdout, color_system=system, highlight=False, soft_wrap=True)
     live = Live(console=drawn, auto_refresh=False, redirect_stderr=False)
+    # The terminal itself, not rich's guess (FORCE_COLOR makes rich take a pipe for one).
+    on_screen = sys.stdout.isatty()
 
     def text_of(line: str) -> Text:
         text = Text()
@@ -291,7 +293,7 @@ def _watch_doctor(request: "DoctorRequest", *, verbose: bool, no_color: bool) ->
         report_lines = to_text(evaluation.report, verbose=verbose, width=consoles.width)
         lines = [text_of(line) for line in report_lines]
         footer = f"Last change {changed}; checked {checked}. Ctrl-C to stop."
-        if not drawn.is_terminal:
+        if not on_screen:
             # Nothing to redraw in place on a pipe or a file: each new report in whole lines,
             # as doctor prints it there (a live display would crop them to its width), once.
             if report_lines != printed:
@@ -302,7 +304,7 @@ def _watch_doctor(request: "DoctorRequest", *, verbose: bool, no_color: bool) ->
         live.update(Group(*lines, Text(""), Text(footer, style="dim")), refresh=True)
 
     watching = MonitorRequest(request, listen=None, min_interval=2.0, events=False)
-    shown_live = live if drawn.is_terminal else contextlib.nullcontext()
+    shown_live = live if on_screen else contextlib.nullcontext()
     with (
         RunningMonitor(watching, on_evaluation=draw, on_event=lambda _: None) as running,
         shown_live,
