@@ -15,8 +15,9 @@ never link-local, unspecified or multicast; loopback as `RegistryAccess.outside`
 server (registry, token service, redirect target) the environment's HTTPS_PROXY or HTTP_PROXY
 applies to, by Go's rules (NO_PROXY; never loopback), is reached through a tunnel the proxy
 opens to it (CONNECT, or SOCKS5; http/proxy_dial.py `EnvironmentProxies`): the proxy resolves
-its name, so only an address written in the URL is judged, and a login travels inside the
-tunnel, never to the proxy. Redirects
+its name, so only an address written in the URL is judged; a login travels inside the tunnel,
+never to the proxy as its own, and only TLS keeps it from the proxy's eyes: to a plain-HTTP
+registry (one the operator named insecure) the proxy carries it in the clear. Redirects
 are followed without credentials elsewhere and never from https to http. One deadline bounds
 each look-up, a cap each answer. Every failure is a value naming what went wrong; nothing here
 raises on a registry's answer.
