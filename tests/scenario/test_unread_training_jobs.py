@@ -17,7 +17,7 @@ import yaml
 from tests.scenario.conftest import Doctor
 from tests.scenario.test_cluster_reports import event
 from tests.support.fake_apiserver import Fault
-from tests.support.scenarios import SCENARIOS, Obj, find, training_job
+from tests.support.scenarios import SCENARIOS, Obj, find, healthy, job_pod, training_job
 from tests.support.training_kinds import ALL_GROUPS
 
 JOBS = r"^/apis/batch/v1/namespaces/train/jobs$"
@@ -188,4 +188,59 @@ def test_another_training_kind_not_listed_leaves_the_same_checks_unknown(doctor:
     for check in (*JUDGED, "workloads"):
         assert _codes(report, check) == {(f"{check}.cant-read", "unknown", "cant-check")}, check
         assert _of(report, check)[0]["headline"].endswith(f": {why}."), check
+    assert result.exit_code == 3
+
+
+def _a_failed_job_short_of_shared_memory(now: datetime) -> list[Obj]:
+    """As the newest Job listed, one of 4 GPUs that failed (its program exited 1) and has the
+    container default of 64 MiB of shared memory."""
+    objects = healthy(now)
+    find(objects, "Node", "gpu-1")["status"]["allocatable"]["nvidia.com/gpu"] = "4"
+    job = training_job("train-002", now, gpus=4, finished=False, age=timedelta(minutes=40))
+    job["status"] = {
+        "failed": 1,
+        "conditions": [
+            {
+                "type": "Failed",
+                "status": "True",
+                "reason": "BackoffLimitExceeded",
+                "message": "Job has reached the specified backoff limit",
+            }
+        ],
+    }
+    pod = job_pod(job, now, suffix="f1", node_name="gpu-1", phase="Failed")
+    pod["status"]["containerStatuses"] = [
+        {
+            "name": "trainer",
+            "ready": False,
+            "restartCount": 0,
+            "state": {"terminated": {"exitCode": 1, "reason": "Error"}},
+        }
+    ]
+    return [*objects, job, pod]
+
+
+def test_the_newest_listed_job_s_failure_is_not_said_while_another_kind_is_unread(
+    doctor: Doctor,
+) -> None:
+    """A newer PyTorchJob (a healthy one) may be in the list not read: which job the next run
+    is judged by is not known, so the listed Job's failure and shared memory speak for
+    nothing known; the workloads check says it could not look, as capacity does."""
+    doctor.server.install(*ALL_GROUPS)
+    doctor.load(_a_failed_job_short_of_shared_memory)
+    readable = doctor.live("-o", "json")
+    # Precondition: read, the Job is the newest, and its failure and warning are said.
+    assert _codes(readable.json(), "workloads") == {
+        ("workloads.last-job-failed", "fail", "measured"),
+        ("workloads.no-shared-memory", "warn", "inferred"),
+    }
+    assert readable.exit_code == 2
+    doctor.server.inject(Fault.FORBIDDEN, r"/pytorchjobs$")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "workloads") == {("workloads.cant-read", "unknown", "cant-check")}
+    assert _of(report, "workloads")[0]["headline"].endswith(
+        ": no permission to read the training jobs (PyTorchJob)."
+    )
+    assert _codes(report, "capacity") == {("capacity.cant-read", "unknown", "cant-check")}
     assert result.exit_code == 3

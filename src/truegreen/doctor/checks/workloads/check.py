@@ -607,7 +607,8 @@ def _job_states(env: Environment) -> list[Finding]:
     A queued job is the queue check's to judge where Kueue's queues were read; where they
     could not be (discovery or the LocalQueues unread), or for a job another controller
     manages, it waits (a warning). Where Kueue is not installed, a job held for a queue is
-    paused and nothing will start it."""
+    paused and nothing will start it. While a list of training jobs is unread, no job is
+    judged the newest (`TrainingWork.judged_unknown`)."""
     work = env.work()
     kubectl = env.settings.kubectl
     findings = []
@@ -658,7 +659,11 @@ def _job_states(env: Environment) -> list[Finding]:
                 ),
             )
         )
-    judged = work.judged
+    # A list of training jobs not read could hold a newer job (a healthy one): which job is
+    # the newest, and so whose failure or shared memory speaks for the next run, is not known.
+    # The `cant-read` finding `check` adds for each such list says so, as capacity, queue and
+    # admission do (`TrainingWork.judged_unknown`).
+    judged = None if work.judged_unknown else work.judged
     if judged is not None:
         findings += _shared_memory(env, judged)
     if judged is not None and judged is not work.planned and judged.failed:
