@@ -12,6 +12,7 @@ import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.scenario.test_cluster_reports import event
+from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import (
     NAMESPACE,
     REGISTRY,
@@ -660,6 +661,75 @@ def test_warnings_are_read_only_while_training_does_not_run(doctor: Doctor) -> N
     doctor.live("-o", "json")
     asked = [r for r in doctor.server.log[before:] if r.path.endswith("/events")]
     assert "type=Warning" in [r.query.get("fieldSelector") for r in asked]
+
+
+PODS = r"^/api/v1/namespaces/train/pods$"
+EVENTS = "/api/v1/namespaces/train/events"
+
+
+def test_with_the_pods_unread_the_warnings_are_read_though_every_training_job_finished(
+    doctor: Doctor,
+) -> None:
+    """Whether some pod waits is not known: the cluster's own word is read (one read more), and
+    a namespace that holds none is measured as reporting nothing."""
+    doctor.load("healthy")
+    doctor.live("-o", "json")
+    assert EVENTS not in {r.path for r in doctor.server.log}, "precondition: no read when all runs"
+    doctor.server.inject(Fault.FORBIDDEN, PODS)
+    before = len(doctor.server.log)
+    result = doctor.live("-o", "json")
+    asked = [r for r in doctor.server.log[before:] if r.path == EVENTS]
+    assert [r.query.get("fieldSelector") for r in asked] == ["type=Warning"]
+    assert _codes(result.json(), "evidence") == [("evidence.ok", "ok", "measured")]
+    assert result.exit_code == 3
+
+
+def _reports_about_a_pod_and_a_machine(now: datetime) -> list[Obj]:
+    """Every training job finished; the kubelet's word on the manager's pod (whether it stands
+    is the pod's to say) and on a machine (it stands whatever the pods)."""
+    objects = healthy(now)
+    return [
+        *objects,
+        event(
+            now,
+            find(objects, "Pod", "jobs-manager-abc12"),
+            "FailedMount",
+            'MountVolume.SetUp failed for volume "config" : configmap "manager-config" not found',
+            "kubelet",
+        ),
+        # pkg/kubelet/images/image_gc_manager.go: the Warning of an image garbage collection
+        # that freed too little (pkg/kubelet/events/event.go FreeDiskSpaceFailed).
+        event(
+            now,
+            find(objects, "Node", "gpu-1"),
+            "FreeDiskSpaceFailed",
+            "Failed to garbage collect required amount of images. Attempted to free "
+            "4294967296 bytes, but only found 0 bytes eligible to free.",
+            "kubelet",
+        ),
+    ]
+
+
+def test_with_the_pods_unread_a_report_about_a_pod_is_unknown_and_the_rest_stand(
+    doctor: Doctor,
+) -> None:
+    """Whether a report about a pod still stands (the pod is gone, Ready since, replaced), and
+    whether another check says it, needs the pod: unknown, never dropped as history and never
+    a failure; the report about the machine is measured as ever."""
+    doctor.load(_reports_about_a_pod_and_a_machine)
+    doctor.server.inject(Fault.FORBIDDEN, PODS)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    evidence = [f for f in report["findings"] if f["check"] == "evidence"]
+    assert [(f["code"], f["status"], f["objects"]) for f in evidence] == [
+        ("evidence.cluster-reported", "fail", ["Node/gpu-1"]),
+        ("evidence.cant-read", "unknown", ["Pod/jobs-manager-abc12"]),
+    ]
+    assert evidence[1]["headline"] == (
+        "Couldn't check what the cluster itself reported about the environment: "
+        "no permission to read the running programs."
+    )
+    assert result.exit_code == 2
 
 
 def _failed_job(now: datetime, reason: str, message: str) -> tuple[Obj, Obj]:

@@ -68,10 +68,10 @@ NO_API_WITHOUT = (
 )
 # A list answered 404 is a kind the server does not serve: no scheduled jobs, measured.
 ABSENCE_CHANGES_NOTHING = {r"/cronjobs$"}
-# A failed read that leaves unknown whether some training job runs short adds one read: the
-# namespace's Warning Events, as a job that runs short calls for (reads/gather.py
-# `training_not_running`).
-ADDS_THE_WARNINGS = r"^/apis$|/jobs$|/cronjobs$"
+# A failed read that leaves unknown whether some training job runs short, or whether some pod
+# of the namespace waits, adds one read: the namespace's Warning Events, as a job that runs
+# short or a pod that waits calls for (reads/gather.py `_evidence_reads`).
+ADDS_THE_WARNINGS = r"^/apis$|/jobs$|/cronjobs$|/namespaces/train/pods$"
 
 
 def _statuses(report: dict[str, Any]) -> dict[str, set[str]]:

@@ -213,7 +213,8 @@ class Environment(Struct, frozen=True):
     warning_events: ListRead | None = None
     """The namespace's Warning Events, read only while some training job does not run whole,
     or whether one does is not known (`training_not_running`), or something of the namespace
-    waits (`something_waits`): the controllers' own word on why."""
+    waits (`something_waits`), or the pods could not be read: the controllers' own word on
+    why."""
     priority_classes: ListRead | None = None
     """The cluster's PriorityClasses, read only when the job's priority can change its verdict
     (doctor/checks/capacity/preemption.py `priorities_matter`); None when not read."""

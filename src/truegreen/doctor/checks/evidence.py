@@ -18,7 +18,7 @@ from truegreen.cluster import CantRead, Kind, KubeObject, Listed
 from truegreen.doctor.checks.base import Words
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.knowledge.reports import Report, Said, pod_state
+from truegreen.doctor.knowledge.reports import Report, Said, pod_state, warnings_of
 from truegreen.doctor.knowledge.training import TRAINING_KIND_NAMES, training_owner
 from truegreen.plain_words import Wording
 
@@ -82,7 +82,23 @@ def check(env: Environment) -> list[Finding]:
     if unjudged:
         about = [f"{report.kind}/{report.name}" for report in unjudged]
         findings += [SAY.cant_check(env, kind, cant, *about) for kind, cant in unread]
-    return findings or [SAY.ok()]
+    return [*findings, *_about_pods_not_read(env)] or [SAY.ok()]
+
+
+def _about_pods_not_read(env: Environment) -> list[Finding]:
+    """With the namespace's pods not read, no Warning about a pod can be judged: whether it
+    still stands (knowledge/reports.py `_history`: the pod is gone, Ready since, replaced)
+    and whether another check says it (`ruled_by`, by the pod's own state) both need the pod,
+    and `unruled_reports` would leave it out as history. Such a report is no finding of its
+    own: `evidence.cant-read`, naming the read and the reports' pods, says so, never `ok`."""
+    if not isinstance(env.pods, CantRead) or not isinstance(env.warning_events, Listed):
+        return []
+    about = dict.fromkeys(
+        f"Pod/{report.name}"
+        for report in warnings_of(env.warning_events.items)
+        if report.kind == "Pod"
+    )
+    return [SAY.cant_check(env, Kind.POD, env.pods, *about)] if about else []
 
 
 def _of_a_job_not_read(env: Environment, report: Report) -> bool:

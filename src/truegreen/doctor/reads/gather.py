@@ -797,11 +797,15 @@ def _evidence_reads(
     component reported), about training pods the scheduler could not place (the autoscalers'
     Events and status, Karpenter's NodeClaims and NodePools), and about GPU machines whose
     GPUs cannot all be used (the pods on them)."""
+    # With the pods not read, whether some pod waits or some training job runs short is not
+    # known: the cluster's own word is read, as where one does.
     warnings = (
         schedule.submit(
             partial(reader.list, Kind.EVENT, namespace=namespace, fields=WARNING_EVENTS)
         )
-        if training_not_running(work, pods) or something_waits(pods, workloads)
+        if not isinstance(pods, Listed)
+        or training_not_running(work, pods)
+        or something_waits(pods, workloads)
         else None
     )
     unplaced = _unplaced_training_pods(work, pods)
@@ -863,28 +867,25 @@ def _unplaced_training_pods(work: TrainingWork, pods: ListRead) -> bool:
     )
 
 
-def something_waits(pods: ListRead, workloads: list[KubeObject]) -> bool:
+def something_waits(pods: Listed, workloads: list[KubeObject]) -> bool:
     """Some pod of the namespace that has not ended does not run as it should (Pending, or
     Running but not Ready), or some workload runs fewer copies than it asks for: a component
     may have said why. A pod that ended waits for nothing: its controller replaces a failed one
     and runs fewer copies until it has (`training_not_running` for a job's). A namespace where
     everything runs has nothing standing to be told."""
-    if isinstance(pods, Listed) and any(pod_state(p).waiting for p in o.remaining(pods.items)):
+    if any(pod_state(p).waiting for p in o.remaining(pods.items)):
         return True
     return any(not settled(w) for w in workloads)
 
 
-def training_not_running(work: TrainingWork, pods: ListRead) -> bool:
+def training_not_running(work: TrainingWork, pods: Listed) -> bool:
     """Some unfinished training job runs fewer pods than it should, or whether one does is
-    not known (the pods, or a list of training jobs, could not be read): the cluster may have
-    said why."""
+    not known (a list of training jobs could not be read): the cluster may have said why."""
     if work.unread:
         return True  # a job in the list not read may be one that does not run
     unfinished = [j for j in work.jobs if not j.finished and not j.suspended]
     if not unfinished:
         return False
-    if not isinstance(pods, Listed):
-        return True
     running: dict[str, int] = {}
     for pod in o.remaining(pods.items):
         job = work.job_of(pod)
