@@ -481,6 +481,30 @@ def test_a_job_file_without_a_training_job_is_bad_usage(doctor: Doctor) -> None:
     assert "Traceback" not in result.stderr
 
 
+def test_a_job_file_of_several_training_jobs_is_bad_usage_never_a_verdict_on_one(
+    doctor: Doctor,
+) -> None:
+    """A Job of 1 CPU, then one of 4000 that fits no machine: a verdict on the first (READY)
+    would say nothing of the second, whichever order they come in."""
+    doctor.round_trip = False  # nothing was checked: there is no verdict to compare
+    doctor.load("healthy")
+    small = (
+        "apiVersion: batch/v1\nkind: Job\nmetadata: {name: t1}\nspec: {template: {spec: "
+        "{restartPolicy: Never, containers: [{name: c, image: x/y:1, resources: {requests: "
+        "{cpu: '1'}}}]}}}\n"
+    )
+    huge = small.replace("t1", "huge").replace("cpu: '1'", "cpu: '4000'")
+    path = doctor.tmp_path / "jobs.yaml"
+    path.write_text(f"{small}---\n{huge}")
+    result = doctor.live("--job-file", str(path), "-o", "json")
+    assert (result.exit_code, result.json()["headline"]["code"]) == (64, "bad-usage")
+    assert result.stderr == (
+        f"truegreen: the job file {path} holds 2 training jobs (Job/t1, Job/huge); doctor judges "
+        "one. give a file that holds the one to judge, and run doctor once for each\n"
+    )
+    assert doctor.server.requests() == []
+
+
 def test_a_parallel_job_whose_pods_start_one_by_one_partly_fits(doctor: Doctor) -> None:
     """A plain parallel Job (not Indexed: its pods need not meet) of 4 pods of 8 GPUs: one runs
     now on gpu-8, the others as room frees up. A warning, not a failure."""

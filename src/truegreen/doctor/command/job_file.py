@@ -1,9 +1,10 @@
 """`--job-file`: a training job's manifest, checked before it is submitted.
 
-The file (or `-`, standard input) goes through the one bounded YAML loader; its first document
-of a training kind (a Job, CronJob, JobSet, TrainJob, Kubeflow, Ray or LeaderWorkerSet object)
-is the job doctor judges, as the job it would become. Any other document is passed over, so a
-Helm chart's whole output or a kustomization's build can be given as it is. A job the API server
+The file (or `-`, standard input) goes through the one bounded YAML loader; its one document of
+a training kind (a Job, CronJob, JobSet, TrainJob, Kubeflow, Ray or LeaderWorkerSet object) is
+the job doctor judges, as the job it would become; a file of several is refused, since a verdict
+on one would say nothing of the others. Any other document is passed over, so a Helm chart's
+whole output or a kustomization's build can be given as it is. A job the API server
 would refuse (doctor/knowledge/pod_validation.py) is bad input, in the server's words: no
 verdict about its placement would mean anything.
 
@@ -29,8 +30,8 @@ _TRAINING_KINDS = {
 
 
 def load_job_file(path: Path) -> tuple[Kind, Mapping[str, Any]]:
-    """The first training job in `path` (`-` reads standard input); UsageError naming the file
-    and what is wrong with it."""
+    """The one training job in `path` (`-` reads standard input); UsageError naming the file
+    and what is wrong with it (none, or several)."""
     from truegreen.yamlsafe import Refusal, load_all, read_file, read_stream
 
     named = "standard input" if str(path) == "-" else str(path)
@@ -38,6 +39,7 @@ def load_job_file(path: Path) -> tuple[Kind, Mapping[str, Any]]:
     if isinstance(text, Refusal):
         raise UsageError(f"cannot read the job file {named}", text.detail)
     others = 0
+    jobs: list[tuple[Kind, Mapping[str, Any]]] = []
     for loaded in load_all(text, lines=False):
         if isinstance(loaded, Refusal):
             where = f" at line {loaded.line}" if loaded.line is not None else ""
@@ -47,16 +49,36 @@ def load_job_file(path: Path) -> tuple[Kind, Mapping[str, Any]]:
             continue
         key = (str(document.get("apiVersion")), str(document.get("kind")))
         kind = _TRAINING_KINDS.get(key)
-        if kind is not None:
-            _refuse_invalid(named, kind, document)
-            return kind, document
-        others += 1
+        if kind is None:
+            others += 1
+        else:
+            jobs.append((kind, document))
+    if len(jobs) > 1:
+        # One job is judged: a verdict on the first would say nothing of the others.
+        names = ", ".join(_name(kind, document) for kind, document in jobs[:_SHOWN])
+        more = f" and {len(jobs) - _SHOWN} more" if len(jobs) > _SHOWN else ""
+        raise UsageError(
+            f"the job file {named} holds {len(jobs)} training jobs ({names}{more}); doctor "
+            "judges one",
+            todo="give a file that holds the one to judge, and run doctor once for each",
+        )
+    if jobs:
+        kind, document = jobs[0]
+        _refuse_invalid(named, kind, document)
+        return kind, document
     found = f" (its {others} document{'s are' if others != 1 else ' is'} of other kinds)"
     raise UsageError(
         f"the job file {named} holds no training job{found if others else ''}",
         todo="give a Job, CronJob, JobSet, TrainJob, PyTorchJob, TFJob, MPIJob, XGBoostJob, "
         "PaddleJob, JAXJob, RayJob, RayCluster or LeaderWorkerSet",
     )
+
+
+def _name(kind: Kind, document: Mapping[str, Any]) -> str:
+    """`PyTorchJob/bert`, as kubectl names an object; a job without a name by its kind."""
+    metadata = document.get("metadata")
+    name = metadata.get("name") if isinstance(metadata, Mapping) else None
+    return f"{kind.spec.name}/{name}" if isinstance(name, str) and name else kind.spec.name
 
 
 def job_namespace(document: Mapping[str, Any]) -> str | None:
