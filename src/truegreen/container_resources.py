@@ -136,6 +136,10 @@ def parse_requests_flag(text: str) -> Resources:
         wrong = name_problem(name)
         if wrong is not None:
             raise QuantityError(f"{name!r} is not a resource a container can ask for: {wrong}")
+        if name in amounts:
+            # A container's requests hold each name once (a ResourceList is a map), as the
+            # config file's job-requests does; the last of two would be a guess.
+            raise QuantityError(f"{name!r} is named twice")
         quantity = parse_quantity(value)
         refused = amount_problem(name, quantity)
         if refused is not None:

@@ -69,6 +69,9 @@ def test_bad_requests_flag(text: str) -> None:
         ("Nvidia.com/gpu=1", "prefix part must be a lowercase RFC 1123 subdomain"),
         ("a/b/c=1", "a qualified name must consist of an optional prefix"),
         ("nvidia.com/gpu=-1", "must be greater than or equal to 0"),
+        # A ResourceList is a map: the config file's job-requests refuses a key twice too.
+        ("cpu=1000,cpu=4", "'cpu' is named twice"),
+        ("cpu=4, memory=1Gi,cpu=4", "'cpu' is named twice"),
     ],
 )
 def test_requests_flag_refuses_what_the_api_server_refuses(text: str, why: str) -> None:
