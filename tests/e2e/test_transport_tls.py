@@ -99,10 +99,16 @@ def _leftover_key_folders() -> set[str]:
     return {p.name for p in Path(tempfile.gettempdir()).glob("truegreen-tls-*")}
 
 
-def test_a_client_certificate_is_shown_and_its_files_are_gone(pki: Pki) -> None:
+def test_a_client_certificate_is_shown_and_its_files_are_gone(
+    pki: Pki, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A temporary folder of this test's own: another test's client certificate, shown at the
+    # same moment in the shared one, is not this run's leftover.
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     ca = pki.authority[0].read_bytes()
     certificate = ClientCertificate(pki.client.cert.read_bytes(), pki.client.key.read_bytes())
     before = _leftover_key_folders()
+    assert before == set(), "precondition: nothing shown yet in the test's own folder"
     with HostileServer(hostile.keep_alive, pki.server, client_ca=pki.authority[0]) as mutual:
         with pytest.raises((TlsFailedError, ConnectionDroppedError)):
             _status(mutual.url, TlsSettings(ca_pem=ca))
