@@ -3,7 +3,7 @@ reflector's list-then-watch, and the monitor's engine over the watch cache."""
 
 import time
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 from pathlib import Path
 
@@ -359,10 +359,17 @@ def test_machines_that_become_forbidden_make_capacity_unknown(
 
 def test_a_verdict_past_its_maximum_age_is_served_as_unknown(training: LiveCluster) -> None:
     now = [1000.0]
-    monitor = Monitor(training, _settings(max_age=120.0), clock=lambda: now[0])
+    epoch = datetime(2026, 1, 1, tzinfo=UTC)
+    monitor = Monitor(
+        training,
+        _settings(max_age=120.0),
+        clock=lambda: now[0],
+        wall=lambda: epoch + timedelta(seconds=now[0]),
+    )
     metrics = MonitorMetrics("", monitor.evaluations)
     try:
-        assert monitor.evaluate().report.verdict is Verdict.READY
+        evaluated = monitor.evaluate()
+        assert evaluated.report.verdict is Verdict.READY
         assert b'truegreen_verdict{namespace="train"} 0.0' in metrics.exposition()
         now[0] += 120.0
         current = monitor.current()
@@ -375,7 +382,21 @@ def test_a_verdict_past_its_maximum_age_is_served_as_unknown(training: LiveClust
             Verdict.UNKNOWN,
             {3},
         )
+        # The served verdict changed when the reads aged past the limit, at every look.
+        went_stale = epoch + timedelta(seconds=evaluated.as_of + 120.0)
+        assert went_stale > evaluated.changed_at, "precondition: the ready verdict came first"
+        assert current.changed_at == went_stale
+        now[0] += 30.0
+        later = monitor.current()
+        assert later is not None
+        assert later.changed_at == went_stale
         exposed = metrics.exposition().decode()
+        (served,) = [
+            float(line.rsplit(" ", 1)[1])
+            for line in exposed.splitlines()
+            if line.startswith('truegreen_verdict_changed_timestamp_seconds{namespace="train"}')
+        ]
+        assert served == went_stale.timestamp()
         assert 'truegreen_verdict{namespace="train"} 3.0' in exposed
         assert 'truegreen_check_status{check="capacity",namespace="train"} 3.0' in exposed
         assert (

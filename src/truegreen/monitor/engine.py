@@ -4,7 +4,7 @@ interval, from the watch cache; every value ages into `unknown` past its maximum
 import threading
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
 from msgspec import Struct, field
@@ -197,7 +197,15 @@ class Monitor:
         now = self._clock()
         if not is_stale(latest.as_of, now, self._settings.max_age):
             return latest
-        return replace(latest, report=stale_report(latest.report, now - latest.as_of), refresh=())
+        # The verdict served changed when the reads aged past the limit: the same moment at
+        # every look, so `time() - changed` reads how long it has been unknown.
+        went_stale = self._wall() - timedelta(seconds=now - (latest.as_of + self._settings.max_age))
+        return replace(
+            latest,
+            report=stale_report(latest.report, now - latest.as_of),
+            refresh=(),
+            changed_at=went_stale,
+        )
 
     def _note_change(self) -> None:
         with self._cond:
