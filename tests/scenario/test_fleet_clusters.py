@@ -105,6 +105,22 @@ def test_each_context_is_checked_in_its_own_namespace_worst_first(
     assert not two.requests("GET", r"/namespaces/train/")
 
 
+def test_a_selector_matching_nothing_names_each_cluster_in_its_remedy(clusters: Path) -> None:
+    """docs/fleet.md: remedies name the cluster with `--context` over clusters; pasted without
+    it, the command would ask the current context's cluster for every one."""
+    result = _doctor(clusters, "--contexts", "one,two", "--namespace-selector", "team=nobody")
+    assert result.exit_code == 3
+    document = _doctor(
+        clusters, "--contexts", "one,two", "--namespace-selector", "team=nobody", "-o", "json"
+    ).json()
+    remedies = {c["context"]: c["failure"]["remedy"] for c in document["clusters"]}
+    assert remedies == {
+        name: "check the labels with "
+        f"`kubectl --kubeconfig {clusters} --context {name} get namespaces --show-labels`"
+        for name in ("one", "two")
+    }
+
+
 def test_an_unreachable_cluster_is_its_own_unknown_line(clusters: Path) -> None:
     result = _doctor(clusters, "--all-contexts", "--no-color")
     assert result.exit_code == 2, result.stdout  # two's not ready beats down's unknown

@@ -178,7 +178,7 @@ def test_a_selector_matching_nothing_is_one_line_and_exit_3(
     assert result.stdout == ""
     assert result.stderr.strip().splitlines() == [
         "truegreen: No namespace has labels matching --namespace-selector 'team=nobody'. "
-        "check the labels with `kubectl get namespaces --show-labels`"
+        f"check the labels with `kubectl --kubeconfig {kubeconfig} get namespaces --show-labels`"
     ]
 
 

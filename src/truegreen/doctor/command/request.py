@@ -508,7 +508,11 @@ def _fleet_of(
     """One cluster's namespaces of `selection` (none named: the context's), judged; each
     namespace asks the registries with its own logins unless `no_registry` (`allowed`: the
     registries the operator named)."""
-    from truegreen.cluster.namespace_selection import NamespacesNotListedError, resolve_namespaces
+    from truegreen.cluster.namespace_selection import (
+        NamespacesNotListedError,
+        NoNamespaceMatchedError,
+        resolve_namespaces,
+    )
     from truegreen.doctor.command.fleet import diagnose_fleet
 
     settings = replace(settings, kubectl=for_connection(connection))
@@ -519,6 +523,12 @@ def _fleet_of(
             namespaces = resolve_namespaces(selection, cluster) or (cluster.namespace,)
         except NamespacesNotListedError as error:
             raise namespaces_not_listed(error, where, settings.kubectl) from None
+        except NoNamespaceMatchedError as error:
+            # The labels to look at are this cluster's: the command names it as doctor was.
+            shown = settings.kubectl.cluster("get", "namespaces", "--show-labels")
+            raise NoNamespaceMatchedError(
+                error.what, todo=f"check the labels with {shown}"
+            ) from None
         reader = _telling(cluster, told)
         budget = _registry_budget(connection)  # one for every namespace of the cluster
 
