@@ -303,7 +303,7 @@ class RecordingRegistry:
     def unanswered(self) -> tuple[str, ...]:
         """Each look-up whose registry did not answer about the image (unreachable, too slow,
         not asked), once: `whether registry.example.com/trainer:2.1 is in its registry
-        (couldn't connect to registry.example.com)`. doctor reads each as a could-not-check."""
+        (could not connect to registry.example.com)`. doctor reads each as a could-not-check."""
         return tuple(
             dict.fromkeys(
                 f"whether {entry.lookup.image} is in its registry"
