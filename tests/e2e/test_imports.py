@@ -188,6 +188,9 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
     # The fake's kubeconfig is block YAML, as kubectl writes one: read without PyYAML.
     assert "truegreen.cluster.blockyaml" in doctor, "precondition: the kubeconfig was read"
     assert _packages(doctor, "yaml") == set()
+    # The discovery memory's file is named without a digest: hashlib starts OpenSSL (~5 ms).
+    assert "truegreen.cluster.discovery_memory" in doctor, "precondition: discovery remembered"
+    assert _packages(doctor, "hashlib", "_hashlib") == set()
 
 
 SERVICE_ACCOUNT_MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -348,4 +351,5 @@ def test_a_command_run_in_process_leaves_the_collector_as_it_found_it() -> None:
     result = run_cli("lint", str(ROOT / "examples" / "manifests"), "-o", "json")
     assert result.exit_code in (0, 2), "precondition: lint ran"
     assert gc.isenabled()
-    assert gc.get_freeze_count() == frozen, "an in-process lint froze its caller's objects"
+    # Frozen objects that die meanwhile leave the count lower; freezing would raise it.
+    assert gc.get_freeze_count() <= frozen, "an in-process lint froze its caller's objects"

@@ -11,6 +11,7 @@ from truegreen.cluster.discovery_memory import (
     DiscoveryMemory,
     RecalledDiscovery,
     memory_folder,
+    memory_name,
 )
 
 SERVER = "https://admin:hunter2-pw@10.0.0.1:6443"
@@ -32,12 +33,48 @@ def test_what_is_kept_is_recalled(tmp_path: Path) -> None:
     assert _memory(tmp_path, T0 + 60).recall() == RecalledDiscovery(SERVED, 0.0421)
 
 
-def test_the_address_and_its_password_are_never_written(tmp_path: Path) -> None:
+def test_the_login_in_an_address_is_never_written(tmp_path: Path) -> None:
+    """The file is named as kubectl names its discovery cache (the address, each character but
+    letters, digits, `.` and `-` made `_`), less the login the address carries."""
     _memory(tmp_path).keep(SERVED, 0.01)
     kept = _file(tmp_path)
-    for secret in ("hunter2", "10.0.0.1", "admin"):
-        assert secret not in kept.name
+    assert kept.name == "https_10.0.0.1_6443.json"
+    for secret in ("hunter2", "admin"):
         assert secret not in kept.read_text()
+
+
+@pytest.mark.parametrize(
+    ("server", "name"),
+    [
+        (
+            "https://API.Example.com/k8s/clusters/c-1?x=1#f",
+            "https_api.example.com__k8s_clusters_c-1.json",
+        ),
+        ("https://[fd00::1]:443", "https_fd00__1_443.json"),
+        ("http://127.0.0.1:8080/", "http_127.0.0.1_8080_.json"),
+        ("https://[::1", None),
+        ("10.0.0.1:6443", None),
+        ("", None),
+    ],
+)
+def test_the_file_name_is_the_address_made_safe(server: str, name: str | None) -> None:
+    assert memory_name(server) == name
+
+
+def test_a_long_address_is_cut_to_a_name_the_file_system_takes(tmp_path: Path) -> None:
+    server = "https://api.example.com/" + "p" * 400
+    name = memory_name(server)
+    assert name is not None
+    assert len(name) == 200 + len(".json")
+    DiscoveryMemory(tmp_path, server, clock=lambda: T0).keep(SERVED, 0.01)
+    assert _file(tmp_path).name == name
+
+
+def test_an_address_that_is_no_url_is_not_remembered(tmp_path: Path) -> None:
+    memory = DiscoveryMemory(tmp_path, "https://[::1", clock=lambda: T0)
+    memory.keep(SERVED, 0.01)
+    assert memory.recall() is None
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_another_server_recalls_nothing(tmp_path: Path) -> None:
