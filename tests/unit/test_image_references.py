@@ -7,6 +7,7 @@ Login matching: kubernetes pkg/credentialprovider/keyring.go (URLsMatchStr, URLs
 """
 
 import socket
+import string
 
 import pytest
 from hypothesis import given
@@ -234,3 +235,19 @@ def test_the_metadata_address_through_nat64_is_never_dialled() -> None:
         AddressPolicy().check("r.example", 443, _v4("64:ff9b::a9fe:a9fe"))
     assert refused.value.place is Place.NEVER
     AddressPolicy().check("r.example", 443, _v4("64:ff9b::808:808"))  # 8.8.8.8: anyone's
+
+
+def test_a_login_host_takes_the_characters_go_lets_through_a_host_unescaped() -> None:
+    """net/url's shouldEscape(c, encodeHost): ASCII letters and digits, `-_.~`, the sub-delims
+    `!$&'()*+,;=`, `:[]<>"`, and every character past ASCII; everything else stops the host.
+    The pattern spells the refusals, every code point checked against this list."""
+    from truegreen.images import _HOST_TEXT
+
+    allowed_ascii = set(string.ascii_letters + string.digits + "-_.~!$&'()*+,;=:[]<>\"")
+    wrong = [
+        hex(code)
+        for code in range(0x110000)
+        if (_HOST_TEXT.fullmatch(chr(code)) is not None)
+        != (code >= 0x80 or chr(code) in allowed_ascii)
+    ]
+    assert wrong == []
