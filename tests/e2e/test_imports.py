@@ -195,8 +195,8 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
 
 SERVICE_ACCOUNT_MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"
 _COMPILED_PROBE = f"""{_PROBE}
-from truegreen.cluster import redact
-named = (redact._assignment, redact._flag_and_value, redact._secret_flag)
+from truegreen.redaction import text
+named = (text._assignment, text._flag_and_value, text.secret_flag)
 print(json.dumps([rule.__name__ for rule in named if rule.cache_info().currsize]))
 """
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from tests.scenario.conftest import Doctor
 from tests.support import training_kinds
 from tests.support.scenarios import REGISTRY, Obj, container, deployment, healthy, pod_for
-from truegreen.cluster.redact import REDACTED
+from truegreen.redacted import REDACTED
 
 # core/v1 HTTPHeader (HTTPGetAction.httpHeaders), in a readiness and a liveness probe and a
 # preStop hook: Elasticsearch's basic login, a bearer JWT, an API key, a token header.
@@ -58,7 +58,7 @@ HF_TOKEN = "hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567"
 CURL_PASSWORD = "CurlPassw0rdValue"
 MYSQL_PASSWORD = "MysqlPwValue123"
 ANNOTATION_VALUE = "AnnotationSecretValue42"
-# Cookie headers (cluster/credential_headers.py) and a proxy's login, in a probe's headers.
+# Cookie headers (redaction/credential_headers.py) and a proxy's login, in a probe's headers.
 COOKIE_SESSION = "s%3ACookieSessionValue.Kd8Gq2"
 SET_COOKIE_SESSION = "SetCookieSessionValue77"
 PROXY_LOGIN = "UHJveHlVc2VyOlByb3h5UGFzcw=="  # ProxyUser:ProxyPass

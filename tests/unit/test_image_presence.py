@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from truegreen.cluster import CantRead, Got, Listed, ReadFailure
-from truegreen.cluster.redact import REDACTED, UNPARSABLE
+from truegreen.cluster.redact import UNPARSABLE
 from truegreen.doctor.checks.image_pull.presence import Outcome, judge
 from truegreen.doctor.findings import Basis, Status
 from truegreen.doctor.knowledge.image_presence import (
@@ -44,6 +44,7 @@ from truegreen.doctor.knowledge.image_presence import (
 )
 from truegreen.images import login_covers
 from truegreen.pull_policy import pull_policy
+from truegreen.redacted import REDACTED
 
 UNCHECKED = "image-pull.image-unchecked"
 

@@ -12,28 +12,30 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from truegreen.cluster import CantRead, Got, Kind, Listed, ReadFailure
-from truegreen.cluster.command_logins import redact_command_logins
 from truegreen.cluster.logs import LIMIT_BYTES
 from truegreen.cluster.reader import FieldSelector, Fold
 from truegreen.cluster.reads import Folded, FoldRead, GetRead, ListRead
 from truegreen.cluster.redact import (
     LAST_APPLIED,
-    REDACTED,
     UNPARSABLE,
     RedactingReader,
+    redact_object,
+    redact_value,
+)
+from truegreen.redacted import REDACTED
+from truegreen.redaction.command_logins import redact_command_logins
+from truegreen.redaction.text import (
     _assignment,
     _cookie_header,
     _flag_and_value,
     _plainly_safe,  # the quick checks and the rules they let text skip, tested against each other
     _redact_every_rule,
     _redact_shapes,
-    _secret_flag,
     looks_secret,
-    redact_object,
     redact_shapes,
     redact_text,
-    redact_value,
 )
+from truegreen.redaction.text import secret_flag as _secret_flag
 
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 DIGEST = "sha256:" + "0123456789abcdef" * 4
@@ -234,8 +236,8 @@ _PIECES = st.sampled_from(
         "-",
         "topology.kubernetes.io/zone",
         "us-east-1a",
-        # What the credential shapes and command logins need (cluster/credential_shapes.py,
-        # cluster/command_logins.py): a JWT's start and parts, a token's prefix and run, a
+        # What the credential shapes and command logins need (redaction/credential_shapes.py,
+        # redaction/command_logins.py): a JWT's start and parts, a token's prefix and run, a
         # signature parameter, curl's -u and a MySQL client's -p.
         "eyJ",
         ".",
@@ -252,7 +254,7 @@ _PIECES = st.sampled_from(
         "-p",
         "'",
         '"',
-        # A cookie header's name (cluster/credential_headers.py) and the clients whose own
+        # A cookie header's name (redaction/credential_headers.py) and the clients whose own
         # short options take a password (redis-cli's -a, mongosh's -p).
         "Set-Cookie",
         "cookie",

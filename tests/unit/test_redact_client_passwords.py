@@ -1,13 +1,15 @@
-"""Passwords given to redis-cli and mongosh by their own short options (cluster/command_logins.py),
-after the client stands in the same string or argument list, and the database logins that
-other rules already take (by a secret word in the name, by a URI's userinfo), pinned here so
-that no change to the client rules loses them."""
+"""Passwords given to redis-cli and mongosh by their own short options
+(redaction/command_logins.py), after the client stands in the same string or argument list, and
+the database logins that other rules already take (by a secret word in the name, by a URI's
+userinfo), pinned here so that no change to the client rules loses them."""
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from truegreen.cluster.redact import REDACTED, redact_arguments, redact_text
+from truegreen.cluster.redact import redact_arguments
+from truegreen.redacted import REDACTED
+from truegreen.redaction.text import redact_text
 
 
 @pytest.mark.parametrize(

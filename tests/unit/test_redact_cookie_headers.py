@@ -1,4 +1,4 @@
-"""A cookie header's value is a login whatever its name says (cluster/credential_headers.py):
+"""A cookie header's value is a login whatever its name says (redaction/credential_headers.py):
 Go's net/http keeps `Cookie` from other hosts as it keeps `Authorization` (client.go
 shouldCopyHeaderOnRedirect), and `Set-Cookie` is the server's side of the same `name=value`
 (RFC 6265 §4.1). Redacted as an `Authorization` header is: as a `{name, value}` pair (an HTTP
@@ -8,7 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from truegreen.cluster.redact import REDACTED, redact_object, redact_text
+from truegreen.cluster.redact import redact_object
+from truegreen.redacted import REDACTED
+from truegreen.redaction.text import redact_text
 
 SESSION = "s%3AJ0hnD0eSessi0n.kd8Gq2"
 

@@ -11,14 +11,10 @@ import yaml
 
 from truegreen.cluster import CantRead, Kind, ReadFailure
 from truegreen.cluster.reader import ReadKey
-from truegreen.cluster.redact import (
-    REDACTED,
-    redact_arguments,
-    redact_object,
-    redact_shapes,
-    redact_text,
-)
+from truegreen.cluster.redact import redact_arguments, redact_object
 from truegreen.cluster.snapshot import Capture, SnapshotInfo, render
+from truegreen.redacted import REDACTED
+from truegreen.redaction.text import redact_shapes, redact_text
 
 JWT = (
     "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."

@@ -1,4 +1,5 @@
-"""The redaction's quick looks (cluster/redact.py) decide exactly as its full rules do.
+"""The redaction's quick looks (redaction/text.py, cluster/redact.py) decide exactly as its full
+rules do.
 
 Each rule is skipped where what it needs is absent (`@` and `://` for userinfo, `AKIA`/`ASIA`
 for a key id, 40 characters with an upper-case one for a secret key, a secret word's stem for
@@ -13,8 +14,11 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from truegreen.cluster import credential_shapes, redact
-from truegreen.cluster.redact import REDACTED, redact_object
+from truegreen.cluster import redact
+from truegreen.cluster.redact import redact_object
+from truegreen.redacted import REDACTED
+from truegreen.redaction import credential_shapes
+from truegreen.redaction import text as rules
 
 # The characters the rules turn on, with the Kelvin sign and the long s, which a
 # case-insensitive search folds to `k` and `s`.
@@ -55,41 +59,41 @@ def _every_shape_rule(text: str) -> str:
     text = credential_shapes._JWT.sub(REDACTED, text)
     text = credential_shapes._PREFIXED_TOKEN.sub(REDACTED, text)
     text = credential_shapes._URL_SIGNATURE.sub(credential_shapes._signature_redacted, text)
-    text = redact._AWS_KEY_ID.sub(REDACTED, text)
+    text = rules._AWS_KEY_ID.sub(REDACTED, text)
     text = credential_shapes._JWT.sub(REDACTED, text)
     text = credential_shapes._PREFIXED_TOKEN.sub(REDACTED, text)
     text = credential_shapes._URL_SIGNATURE.sub(credential_shapes._signature_redacted, text)
-    text = redact._AWS_SECRET_SHAPE.sub(REDACTED, text)
-    return redact._redact_userinfo(text)
+    text = rules._AWS_SECRET_SHAPE.sub(REDACTED, text)
+    return rules._redact_userinfo(text)
 
 
 @settings(max_examples=400, deadline=None)
 @given(_TEXT)
 def test_the_stems_rule_out_only_text_without_a_secret_word(text: str) -> None:
-    assert redact._has_secret_word(text) == (redact._SECRET_NAME.search(text) is not None)
+    assert rules._has_secret_word(text) == (rules._SECRET_NAME.search(text) is not None)
 
 
 @settings(max_examples=400, deadline=None)
 @given(_TEXT)
 def test_a_shape_rule_skipped_is_one_that_matches_nothing(text: str) -> None:
-    assert redact._redact_shapes(text) == _every_shape_rule(text)
+    assert rules._redact_shapes(text) == _every_shape_rule(text)
 
 
 def test_the_quick_looks_still_let_each_rule_through() -> None:
     # Preconditions of the properties above: each rule does change text that needs it.
-    assert redact._redact_shapes("postgres://u:p@db") == f"postgres://{REDACTED}@db"
-    assert redact._redact_shapes("id AKIAABCDEFGHIJKLMNOP") == f"id {REDACTED}"
-    assert redact._redact_shapes("id ASIAABCDEFGHIJKLMNOP") == f"id {REDACTED}"
+    assert rules._redact_shapes("postgres://u:p@db") == f"postgres://{REDACTED}@db"
+    assert rules._redact_shapes("id AKIAABCDEFGHIJKLMNOP") == f"id {REDACTED}"
+    assert rules._redact_shapes("id ASIAABCDEFGHIJKLMNOP") == f"id {REDACTED}"
     key = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
-    assert redact._redact_shapes(f"k {key}") == f"k {REDACTED}"
-    assert redact._redact_shapes("eyJa.b.c") == REDACTED
-    assert redact._redact_shapes("hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567") == REDACTED
-    assert redact._redact_shapes("?a=1&SIG=x") == f"?a=1&SIG={REDACTED}"
-    assert redact._redact_shapes("?a=1&x-goog-signature=x") == f"?a=1&x-goog-signature={REDACTED}"
-    assert redact._has_secret_word("DB_PASSWORD")
-    assert redact._has_secret_word("api-\u212aey")  # the Kelvin sign folds to `k`
-    assert redact._has_secret_word("\u017fecret")  # the long s folds to `s`, not in lower()
-    assert not redact._has_secret_word("registry.example.com/trainer:2.1")
+    assert rules._redact_shapes(f"k {key}") == f"k {REDACTED}"
+    assert rules._redact_shapes("eyJa.b.c") == REDACTED
+    assert rules._redact_shapes("hf_AbCdEfGhIjKlMnOpQrStUvWxYz01234567") == REDACTED
+    assert rules._redact_shapes("?a=1&SIG=x") == f"?a=1&SIG={REDACTED}"
+    assert rules._redact_shapes("?a=1&x-goog-signature=x") == f"?a=1&x-goog-signature={REDACTED}"
+    assert rules._has_secret_word("DB_PASSWORD")
+    assert rules._has_secret_word("api-\u212aey")  # the Kelvin sign folds to `k`
+    assert rules._has_secret_word("\u017fecret")  # the long s folds to `s`, not in lower()
+    assert not rules._has_secret_word("registry.example.com/trainer:2.1")
 
 
 _SCALARS = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False), _TEXT)

@@ -34,10 +34,12 @@ from msgspec import Struct
 from truegreen.cluster.credentials import Credential, CredentialError, PluginNoAnswerError
 from truegreen.cluster.kubeconfig_file import decode_base64
 from truegreen.cluster.plugin_process import Ending, PluginRun, one_line, run_plugin
-from truegreen.cluster.redact import REDACTED, redact_arguments, redact_text
+from truegreen.cluster.redact import redact_arguments
 from truegreen.errors import ConnectionSetupError
 from truegreen.http.deadline import Deadline
 from truegreen.http.tls import ENCRYPTED_KEY_REASON, ClientCertificate
+from truegreen.redacted import REDACTED
+from truegreen.redaction.text import redact_text
 
 V1 = "client.authentication.k8s.io/v1"
 V1BETA1 = "client.authentication.k8s.io/v1beta1"
@@ -56,7 +58,7 @@ SAID_LIMIT = 200
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})", re.ASCII)
 _NOT_A_TIME = "answered an expirationTimestamp that is not an RFC 3339 time"
 # What a plugin's complaint may hold beyond the shapes redact_text finds (a JWT standing alone
-# is one of those: cluster/credential_shapes.py): the token it failed with, after an auth
+# is one of those: redaction/credential_shapes.py): the token it failed with, after an auth
 # scheme (`Bearer <token68>`, RFC 7235) or a secret word (`refresh token ya29…`, `password
 # hunter2`). A sentence's full stop ends a value.
 _TOKEN68 = r"[A-Za-z0-9._~+/-]*[A-Za-z0-9_~+/-]=*"

@@ -31,12 +31,12 @@ from truegreen.cluster.kubeconfig_file import (
     load_kubeconfig,
     read_small_file,
 )
-from truegreen.cluster.redact import REDACTED
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.errors import ConnectionSetupError, TruegreenError, UsageError
 from truegreen.http.proxy import Proxy, ProxyUrlError, parse_proxy_url, proxy_from_environment
 from truegreen.http.tls import ENCRYPTED_KEY_REASON, ClientCertificate, TlsSettings
 from truegreen.patterns import LazyPattern
+from truegreen.redacted import REDACTED
 
 SERVICE_ACCOUNT = Path("/var/run/secrets/kubernetes.io/serviceaccount")
 """Where Kubernetes mounts a pod's service account (token, ca.crt, namespace)."""

@@ -62,7 +62,6 @@ from truegreen.cluster.reads import (
     PatchResult,
     ReadFailure,
 )
-from truegreen.cluster.redact import redact_shapes
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.cluster.views import as_object, item_view
 from truegreen.http.deadline import Deadline
@@ -72,6 +71,7 @@ from truegreen.http.framing import Body, BodyBuffers, mappings_can_grow
 from truegreen.http.proxy_dial import ProxyDialer
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import LineStream, Response, Transport
+from truegreen.redaction.text import redact_shapes
 
 if TYPE_CHECKING:  # logs (bundles) and watches (the monitor) load when a command uses them
     from truegreen.cluster.logs import LogRead

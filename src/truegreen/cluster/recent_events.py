@@ -12,7 +12,7 @@ from typing import Any
 
 import msgspec
 
-from truegreen.cluster.redact import redact_text
+from truegreen.redaction.text import redact_text
 
 EVENT_LIMIT = 200
 """Events kept per snapshot, newest first."""

@@ -50,7 +50,7 @@ from truegreen.cluster.reads import (
     ListRead,
     ReadFailure,
 )
-from truegreen.cluster.redact import redact_object, redact_shapes, redact_text, redact_value
+from truegreen.cluster.redact import redact_object, redact_value
 from truegreen.cluster.schedule import read_ticket
 from truegreen.cluster.snapshot_reads import (
     Recorded,
@@ -61,6 +61,7 @@ from truegreen.cluster.snapshot_reads import (
     parsed,
 )
 from truegreen.errors import UsageError
+from truegreen.redaction.text import redact_shapes, redact_text
 from truegreen.yamlsafe import Document, Refusal
 from truegreen.yamlwords import plain
 

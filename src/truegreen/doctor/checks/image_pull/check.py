@@ -10,7 +10,6 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, GetRead, Kind
-from truegreen.cluster.redact import redact_shapes
 from truegreen.docker_config import LOGIN_KEYS
 from truegreen.doctor.checks.image_pull.invalid import invalid_names
 from truegreen.doctor.checks.image_pull.presence import Outcome, judge
@@ -54,6 +53,7 @@ from truegreen.images import (
     parse_image,
 )
 from truegreen.kubectl import truegreen_command
+from truegreen.redaction.text import redact_shapes
 
 CHECK = CheckId.IMAGE_PULL
 
