@@ -114,6 +114,23 @@ class Kind(Enum):
     # Karpenter's machine pools and their limits (karpenter.sh/v1 NodePool: pkg/apis/v1/
     # nodepool.go `Limits`, status `Resources`).
     NODE_POOL = KindSpec("NodePool", "karpenter.sh", "v1", "nodepools", False)
+    # Cluster API's machine groups, which cluster-autoscaler's clusterapi provider scales
+    # (kubernetes/autoscaler cluster-autoscaler/cloudprovider/clusterapi: MachineDeployment,
+    # MachineSet, MachinePool of cluster.x-k8s.io, at the version discovery prefers): v1beta2
+    # (Cluster API v1.11 and later, stored) or v1beta1; discovery picks the one read. Got one at a
+    # time, for the per-group provision time on its annotations (capacity/capi_groups.py).
+    MACHINE_DEPLOYMENT = KindSpec(
+        "MachineDeployment", "cluster.x-k8s.io", "v1beta2", "machinedeployments", True
+    )
+    MACHINE_SET = KindSpec("MachineSet", "cluster.x-k8s.io", "v1beta2", "machinesets", True)
+    MACHINE_POOL = KindSpec("MachinePool", "cluster.x-k8s.io", "v1beta2", "machinepools", True)
+    MACHINE_DEPLOYMENT_V1BETA1 = KindSpec(
+        "MachineDeployment", "cluster.x-k8s.io", "v1beta1", "machinedeployments", True
+    )
+    MACHINE_SET_V1BETA1 = KindSpec("MachineSet", "cluster.x-k8s.io", "v1beta1", "machinesets", True)
+    MACHINE_POOL_V1BETA1 = KindSpec(
+        "MachinePool", "cluster.x-k8s.io", "v1beta1", "machinepools", True
+    )
     # Kueue's queue (kueue.x-k8s.io, apis/kueue/v1beta2 and v1beta1): a release serves both
     # versions (v1beta2 stored) or, before v0.15, v1beta1 alone; discovery picks the one read.
     LOCAL_QUEUE = KindSpec("LocalQueue", "kueue.x-k8s.io", "v1beta2", "localqueues", True)

@@ -155,6 +155,18 @@ class GangReads(Struct, frozen=True):
     configs_namespace: str = ""
 
 
+class MachineGroups(Struct, frozen=True):
+    """The Cluster API machine groups that cluster-autoscaler's scale-ups of unplaced training
+    pods name (`MachineDeployment/ns/name`), for their own provision times
+    (doctor/checks/capacity/capi_groups.py)."""
+
+    served: bool
+    """Whether the cluster serves cluster.x-k8s.io (discovery): where it does not, the groups
+    live in a management cluster apart from this one, and none is read."""
+    reads: Mapping[str, GetRead] = field(default_factory=dict)
+    """Per group, its object; got only where served."""
+
+
 class Environment(Struct, frozen=True):
     """The reads doctor made of one namespace (and the cluster's machines)."""
 
@@ -205,6 +217,9 @@ class Environment(Struct, frozen=True):
     """The fold of the cluster's running pods that finds cluster-autoscaler's own and the
     provision time it was given, read only when one of its scale-ups is older than the
     default (doctor/checks/capacity/autoscaler_flags.py)."""
+    machine_groups: "MachineGroups | None" = None
+    """The Cluster API machine groups cluster-autoscaler's scale-ups of training pods name;
+    None where its Events or discovery were not read."""
     node_claims: ListRead | None = None
     """Karpenter's NodeClaims, read with the autoscalers' Events where karpenter.sh is served:
     whether a machine it nominated failed to launch."""

@@ -32,7 +32,18 @@ from truegreen.cluster import (
 from truegreen.cluster.discovery_memory import DiscoveryMemory
 from truegreen.cluster.schedule import Pending, ReadSchedule, in_flight_for
 from truegreen.doctor.checks.capacity.autoscaler_flags import AutoscalerFlags
-from truegreen.doctor.checks.capacity.autoscaling import AUTOSCALER_SOURCES, old_scale_ups
+from truegreen.doctor.checks.capacity.autoscaling import (
+    AUTOSCALER_SOURCES,
+    old_scale_ups,
+    scale_up_groups,
+)
+from truegreen.doctor.checks.capacity.capi_groups import (
+    CAPI_GROUP,
+    CAPI_VERSIONS,
+    GROUPS_READ,
+    capi_group,
+    capi_kind,
+)
 from truegreen.doctor.checks.capacity.filters.dynamic_resources import (
     claim_refs,
     template_names,
@@ -47,6 +58,7 @@ from truegreen.doctor.environment import (
     DoctorSettings,
     Environment,
     GangReads,
+    MachineGroups,
     PodCreator,
     PodTemplate,
     QueueReads,
@@ -322,6 +334,7 @@ def gather(
         slices = _webhook_slices(schedule, reader, webhook_configurations, namespace_read, job)
         capacity = cluster_usage(first_wave.usage.result(), namespace if settings.fleet else None)
         flags = _autoscaler_flags(schedule, reader, evidence, now)
+        machine_groups = _machine_groups(schedule, reader, evidence, api_groups, work, pod_list)
         # Read only when the job's priority can change its verdict
         # (doctor/checks/capacity/preemption.py).
         classes = (
@@ -362,6 +375,9 @@ def gather(
             if evidence.scaler_status is None
             else (evidence.scaler_status.result()),
             autoscaler_flags=None if flags is None else flags.result(),
+            machine_groups=None
+            if machine_groups is None
+            else MachineGroups(machine_groups[0], results(machine_groups[1])),
             warning_events=None if evidence.warnings is None else evidence.warnings.result(),
             node_claims=None if evidence.node_claims is None else evidence.node_claims.result(),
             node_pools=None if evidence.node_pools is None else evidence.node_pools.result(),
@@ -856,15 +872,53 @@ def _autoscaler_flags(
     )
 
 
+def _machine_groups(
+    schedule: ReadSchedule,
+    reader: ClusterReader,
+    evidence: _EvidenceReads,
+    api_groups: GetRead,
+    work: TrainingWork,
+    pods: ListRead,
+) -> tuple[bool, dict[str, Pending[GetRead]]] | None:
+    """Whether the cluster serves Cluster API, and there, each machine group (at most
+    GROUPS_READ) that a cluster-autoscaler scale-up of an unplaced training pod names as a
+    Cluster API one, got once, for the provision time its annotation gives
+    (doctor/checks/capacity/capi_groups.py). None where its Events or discovery were not read;
+    no get where no such scale-up was said."""
+    events = evidence.scaler_events.get("cluster-autoscaler")
+    read = None if events is None else events.result()
+    if not isinstance(read, Listed) or not isinstance(api_groups, Got):
+        return None
+    served = served_versions(api_groups.obj).get(CAPI_GROUP, ())
+    gets: dict[str, Pending[GetRead]] = {}
+    for name in scale_up_groups(read.items, _unplaced_training_pod_names(work, pods)):
+        group = capi_group(name)
+        kind = None if group is None else capi_kind(group, served)
+        if group is None or kind is None:
+            continue
+        gets[name] = schedule.submit(
+            partial(reader.get, kind, group.name, namespace=group.namespace)
+        )
+        if len(gets) == GROUPS_READ:
+            break
+    return any(version in served for version in CAPI_VERSIONS), gets
+
+
+def _unplaced_training_pod_names(work: TrainingWork, pods: ListRead) -> set[str]:
+    """The training pods the scheduler marked as ones it could not place."""
+    if not isinstance(pods, Listed):
+        return set()
+    return {
+        o.name_of(p)
+        for p in o.remaining(pods.items)
+        if scheduler_verdict(p) is not None and work.job_of(p) is not None
+    }
+
+
 def _unplaced_training_pods(work: TrainingWork, pods: ListRead) -> bool:
     """Some training pod the scheduler marked as one it could not place: an autoscaler may
     have said whether a machine comes for it."""
-    if not isinstance(pods, Listed):
-        return False
-    return any(
-        scheduler_verdict(p) is not None and work.job_of(p) is not None
-        for p in o.remaining(pods.items)
-    )
+    return bool(_unplaced_training_pod_names(work, pods))
 
 
 def something_waits(pods: Listed, workloads: list[KubeObject]) -> bool:

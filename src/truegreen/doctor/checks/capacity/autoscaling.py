@@ -13,7 +13,7 @@ the job will not run. Everything here is pure.
 """
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from functools import lru_cache
@@ -96,13 +96,16 @@ def autoscaler_words(
     now: datetime,
     scaling_up: Mapping[str, datetime] | None = None,
     provision: timedelta = PROVISION_TIME,
+    group_waits: Mapping[str, timedelta] | None = None,
 ) -> dict[str, AutoscalerWord]:
     """Per pod, the newest word of an autoscaler about it; an addition older than the
-    provision time cluster-autoscaler was given (`provision`: its flag, else PROVISION_TIME)
-    is EXPIRED (the machine did not come, or did not help), unless its own fresh status
-    shows its machine group's scale-up in progress without a break since that trigger
+    provision time cluster-autoscaler was given for its machine group (`group_waits`: group →
+    the group's own, where it gives one; else `provision`: its flag, else PROVISION_TIME) is
+    EXPIRED (the machine did not come, or did not help), unless its own fresh status shows
+    its machine group's scale-up in progress without a break since that trigger
     (`scaling_up`: group → since when), by whatever provision time the group was given."""
     scaling = scaling_up or {}
+    waits = group_waits or {}
     wanted = set(pods)
     newest: dict[str, AutoscalerWord] = {}
     for event in events:
@@ -114,8 +117,9 @@ def autoscaler_words(
         at = event_time(event)
         source = str(o.mapping(event.get("source")).get("component") or "")
         found = AutoscalerWord(name, word, source, str(event.get("message") or "")[:600], at)
-        if word is Word.ADDING and (at is None or now - at > provision):
-            since = scaling.get(triggered_group(found) or "")
+        group = triggered_group(found) or ""
+        if word is Word.ADDING and (at is None or now - at > waits.get(group, provision)):
+            since = scaling.get(group)
             if at is None or since is None or since > at + TRIGGER_SLACK:
                 found = replace(found, word=Word.EXPIRED)
         kept = newest.get(name)
@@ -370,6 +374,25 @@ def triggered_group(word: AutoscalerWord) -> str | None:
     """The machine group a cluster-autoscaler TriggeredScaleUp names (the first)."""
     found = _TRIGGERED.search(word.message)
     return found["group"] if found is not None else None
+
+
+def scale_up_groups(events: Iterable[KubeObject], pods: Collection[str]) -> list[str]:
+    """The machine groups cluster-autoscaler's TriggeredScaleUp Events on these pods name (the
+    first of each, as `triggered_group` reads it), newest Event first, each once."""
+    found: list[tuple[datetime, str]] = []
+    for event in events:
+        involved = o.mapping(event.get("involvedObject"))
+        if event.get("reason") != "TriggeredScaleUp" or involved.get("kind") != "Pod":
+            continue
+        if involved.get("name") not in pods:
+            continue
+        named = _TRIGGERED.search(str(event.get("message") or "")[:600])
+        if named is not None:
+            found.append((event_time(event) or _UNDATED, named["group"]))
+    return list(dict.fromkeys(g for _, g in sorted(found, key=lambda f: f[0], reverse=True)))
+
+
+_UNDATED = datetime.min.replace(tzinfo=UTC)
 
 
 def old_scale_ups(events: Iterable[KubeObject], now: datetime) -> bool:

@@ -31,10 +31,12 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     plain_adding,
     plain_cannot_add,
     pool_use,
+    scale_up_groups,
     status_time,
     triggered_group,
     unready_pools,
 )
+from truegreen.doctor.checks.capacity.capi_groups import group_lines, group_waits
 from truegreen.doctor.checks.capacity.karpenter_claims import claim_launches, launched
 from truegreen.doctor.checks.capacity.kubelet_admission import every_set_named
 from truegreen.doctor.checks.capacity.machines import (
@@ -295,8 +297,11 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     lines += [_said(w) for w in cannot] + health[1]
     flags = env.autoscaler_flags
     expired = [w for w in words if w.word is Word.EXPIRED]
-    lines += [_expired(w, env, known=not isinstance(flags, CantRead)) for w in expired]
-    if isinstance(flags, CantRead) and expired and not cannot:
+    # A group that gives its own provision time is judged by it, whatever the flag's read.
+    own = group_waits(env.machine_groups)
+    unsure = [w for w in expired if isinstance(flags, CantRead) and triggered_group(w) not in own]
+    lines += [_expired(w, env, known=w not in unsure) for w in expired]
+    if isinstance(flags, CantRead) and unsure and not cannot:
         # Whether a scale-up past the default still stands depends on the provision time the
         # autoscaler was given, which could not be read: neither a wait nor a failure.
         unknown = SAY.cant_check(env, Kind.POD, flags, everywhere=True, noun=_AUTOSCALER_SETTINGS)
@@ -369,6 +374,7 @@ def _autoscaler_words(
     """What the autoscalers said about these pods, newest per pod (their Events' reads that
     failed are left out: the scheduler's own verdict still stands)."""
     status = _status(env)
+    waits = {group: own.wait for group, own in group_waits(env.machine_groups).items()}
     known = None if isinstance(status, CantRead) else status
     groups = group_scale_ups(known) if known is not None else {}
     written = status_time(known) if known is not None else None
@@ -381,7 +387,7 @@ def _autoscaler_words(
     found: dict[str, AutoscalerWord] = {}
     for read in env.autoscaler_events.values():
         if isinstance(read, Listed):
-            words = autoscaler_words(read.items, pods, env.now, scaling_up, provision.wait)
+            words = autoscaler_words(read.items, pods, env.now, scaling_up, provision.wait, waits)
             for pod, word in words.items():
                 kept = found.get(pod)
                 if kept is None or (word.at is not None and (kept.at is None or word.at > kept.at)):
@@ -623,9 +629,16 @@ def _autoscaler_health(env: Environment) -> tuple[list[Finding], list[str]]:
 def _scheduler_lines(
     env: Environment, verdicts: Sequence[tuple[KubeObject, SchedulerVerdict]]
 ) -> list[str]:
-    """The scheduler's words on each pod, and where the provision time came from."""
+    """The scheduler's words on each pod, and where the provision time came from: the flag,
+    and each Cluster API machine group's own that a scale-up of these pods names."""
     lines = [f"scheduler on {v.pod}: {v.message}" for _, v in verdicts]
-    return lines + _provision_lines(env, _provision(env))
+    events = env.autoscaler_events.get("cluster-autoscaler")
+    named = (
+        scale_up_groups(events.items, {v.pod for _, v in verdicts})
+        if isinstance(events, Listed)
+        else []
+    )
+    return lines + _provision_lines(env, _provision(env)) + group_lines(env.machine_groups, named)
 
 
 def _said(word: AutoscalerWord) -> str:
