@@ -20,13 +20,16 @@ ANNOTATION = "cluster.x-k8s.io/autoscaling-options-maxnodeprovisiontime"
 PATH = "/apis/cluster.x-k8s.io/v1beta2/namespaces/default/machinedeployments/training-gpu-md-0"
 
 
-def _machine_deployment(now: datetime, provision: str | None, version: str = "v1beta2") -> Obj:
+def _machine_deployment(
+    now: datetime, provision: str | None, version: str = "v1beta2", kind: str = "MachineDeployment"
+) -> Obj:
     """A GPU MachineDeployment as a Cluster API cluster made with `clusterctl generate cluster`
     holds it, scaled by cluster-autoscaler from zero: the min/max size annotations the
     clusterapi provider requires (cloudprovider/clusterapi/README.md "Enabling Autoscaling"),
     `provision` as the per-group option (README.md "Per-NodeGroup autoscaling options"), the
     v1beta2 references by apiGroup (cluster-api api/core/v1beta2 machinedeployment_types.go,
-    `ContractVersionedObjectReference`), v1beta1's by apiVersion."""
+    `ContractVersionedObjectReference`), v1beta1's by apiVersion. `kind`: the same group as a
+    MachineSet or MachinePool, the other kinds the provider scales (their spec is not read)."""
     annotations = {
         "cluster.x-k8s.io/cluster-api-autoscaler-node-group-min-size": "0",
         "cluster.x-k8s.io/cluster-api-autoscaler-node-group-max-size": "4",
@@ -46,7 +49,7 @@ def _machine_deployment(now: datetime, provision: str | None, version: str = "v1
     }
     return {
         "apiVersion": f"cluster.x-k8s.io/{version}",
-        "kind": "MachineDeployment",
+        "kind": kind,
         "metadata": {
             "name": "training-gpu-md-0",
             "namespace": "default",
@@ -76,14 +79,15 @@ def _machine_deployment(now: datetime, provision: str | None, version: str = "v1
     }
 
 
-def _triggered(now: datetime, pod: Obj, age: timedelta) -> Obj:
+def _triggered(now: datetime, pod: Obj, age: timedelta, kind: str = "MachineDeployment") -> Obj:
     """cluster-autoscaler's TriggeredScaleUp naming the group by its clusterapi `Id()`
     (clusterapi_unstructured.go `ID`: `path.Join(Kind, Namespace, Name)`)."""
+    group = GROUP.replace("MachineDeployment", kind, 1)
     return _scaler_event(
         now,
         pod,
         "TriggeredScaleUp",
-        f"pod triggered scale-up: [{{{GROUP} 0->1 (max: 4)}}]",
+        f"pod triggered scale-up: [{{{group} 0->1 (max: 4)}}]",
         source="cluster-autoscaler",
         age=age,
     )

@@ -265,6 +265,7 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     objects, and a run over the namespaces a label selector picks lists the namespaces, so
     every read is exercised."""
     from tests.scenario.test_admission import webhook_behind
+    from tests.scenario.test_capi_provision_time import PATH, _machine_deployment, _triggered
     from tests.support import rbac
     from tests.support.cli import run_cli
     from tests.support.filter_objects import every_filter_read
@@ -282,13 +283,27 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
         # A training pod the scheduler could not place: its warnings and the autoscalers' word
         # on it are read too.
         waiting = training_job("train-002", now, finished=False)
-        return [
-            *objects,
-            waiting,
-            job_pod(waiting, now, suffix="w", node_name=None, phase="Pending"),
+        pods = [
+            job_pod(waiting, now, suffix=s, node_name=None, phase="Pending")
+            for s in ("w", "w2", "w3")
         ]
+        # cluster-autoscaler adds machines for them from Cluster API groups of each kind it
+        # scales: each group is got.
+        scaling = [
+            _triggered(now, pod, timedelta(minutes=2), kind)
+            for pod, kind in zip(
+                pods, ("MachineDeployment", "MachineSet", "MachinePool"), strict=True
+            )
+        ]
+        groups = [
+            _machine_deployment(now, "30m", kind=kind)
+            for kind in ("MachineDeployment", "MachineSet", "MachinePool")
+        ]
+        return [*objects, waiting, *pods, *scaling, *groups]
 
-    doctor.server.install(*ALL_GROUPS, "kueue.x-k8s.io", "karpenter.sh", *GANG_GROUPS)
+    doctor.server.install(
+        *ALL_GROUPS, "kueue.x-k8s.io", "karpenter.sh", "cluster.x-k8s.io", *GANG_GROUPS
+    )
     doctor.load(build)
     doctor.server.add(*webhook_behind(ready=True), *every_training_read(datetime.now(UTC)))
     filtered = handed_to_team_a(every_filter_read(datetime.now(UTC)))
@@ -305,6 +320,7 @@ def test_the_doctor_roles_grant_exactly_what_doctor_and_snapshot_read(doctor: Do
     assert "/apis/karpenter.sh/v1/nodeclaims" in paths, "precondition: NodeClaims read"
     assert "/apis/kubeflow.org/v2beta1/namespaces/train/mpijobs" in paths, "precondition"
     assert "/api/v1/configmaps" in paths, "precondition: the autoscaler's status listed"
+    assert PATH in paths, "precondition: the Cluster API machine group got"
     assert "/apis/trainer.kubeflow.org/v1alpha1/namespaces/train/trainingruntimes/torch-local" in (
         paths
     ), "precondition: both kinds of runtime read"
