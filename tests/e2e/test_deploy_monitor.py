@@ -6,7 +6,7 @@ import copy
 import shutil
 import subprocess
 import threading
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +117,9 @@ def every_read(fake_api: FakeApiServer, now: datetime) -> list[dict[str, Any]]:
     """Install every API group a monitor can follow and return a training namespace's objects
     (and the cluster's) that make it read every kind it can: an admission webhook behind a
     Service (its EndpointSlices), a TrainJob on each kind of runtime, a training pod the
-    scheduler could not place with a machine on its way (the autoscalers' word on it), a pod
+    scheduler could not place with a machine on its way (the autoscalers' word on it), others
+    that cluster-autoscaler adds machines for from a Cluster API group of each kind (the
+    groups got), a pod
     holding room at a priority (the PriorityClasses), and the newest job mounting a bound
     volume (its PersistentVolume, its CSIDriver), claiming a device (the DRA objects), on a
     named container runtime, handed to a Kueue LocalQueue and to each gang scheduler. The
@@ -125,19 +127,27 @@ def every_read(fake_api: FakeApiServer, now: datetime) -> list[dict[str, Any]]:
     feature one package grants cannot be missing from the other."""
     from tests.scenario.test_admission import webhook_behind
     from tests.scenario.test_autoscaler import scale_up_event
+    from tests.scenario.test_capi_provision_time import _machine_deployment, _triggered
     from tests.support.filter_objects import every_filter_read
     from tests.support.gang_objects import GANG_GROUPS, every_gang_read
     from tests.support.kueue_objects import every_queue_read, handed_to_team_a
     from tests.support.scenarios import job_pod, training_job
     from tests.support.training_kinds import ALL_GROUPS, every_training_read
 
-    fake_api.install(*ALL_GROUPS, "karpenter.sh", "kueue.x-k8s.io", *GANG_GROUPS)
+    fake_api.install(
+        *ALL_GROUPS, "karpenter.sh", "kueue.x-k8s.io", "cluster.x-k8s.io", *GANG_GROUPS
+    )
     objects = healthy(now)
     for obj in objects:
         if obj["metadata"]["name"] == "mysql-def34":
             obj["spec"]["priority"] = 1000  # so the PriorityClasses are listed too
     waiting = training_job("train-002", now, finished=False)
     pod = job_pod(waiting, now, suffix="w", node_name=None, phase="Pending")
+    capi_kinds = ("MachineDeployment", "MachineSet", "MachinePool")
+    scaled = [
+        job_pod(waiting, now, suffix=f"w{n}", node_name=None, phase="Pending")
+        for n in range(2, 2 + len(capi_kinds))
+    ]
     filtered = handed_to_team_a(every_filter_read(now))
     return [
         *objects,
@@ -146,6 +156,12 @@ def every_read(fake_api: FakeApiServer, now: datetime) -> list[dict[str, Any]]:
         waiting,
         pod,
         scale_up_event(now, pod),
+        *scaled,
+        *(
+            _triggered(now, p, timedelta(minutes=2), kind)
+            for p, kind in zip(scaled, capi_kinds, strict=True)
+        ),
+        *(_machine_deployment(now, "30m", kind=kind) for kind in capi_kinds),
         *every_gang_read(filtered, "filtered", now),
         *every_queue_read(now),
     ]
@@ -197,6 +213,7 @@ def test_the_roles_grant_exactly_what_the_monitor_asked_for(
     assert "/api/v1/persistentvolumes" in paths, "precondition: every volume listed"
     assert "/apis/resource.k8s.io/v1/resourceslices" in paths, "precondition: devices read"
     assert "/apis/karpenter.sh/v1/nodeclaims" in paths, "precondition: NodeClaims read"
+    assert any(p.startswith("/apis/cluster.x-k8s.io/") for p in paths), "precondition: groups"
     writes = {g for g in namespaced if g[2] == "create"}
     assert writes == {("", "events", "create")}
     # and `patch`, for a verdict that comes back (test_monitor_cli.py, a flapping verdict)
