@@ -1488,3 +1488,53 @@ def test_a_build_that_fails_loudly_is_told_by_its_last_words(
     assert [f["message"] for f in result.json()["findings"]] == [
         "kustomize could not build it: Error: no such base"
     ]
+
+
+def _probe_deployment(name: str, command: list[str]) -> dict[str, Any]:
+    container = {
+        "name": name,
+        "image": "nginx:1.27",
+        "readinessProbe": {"exec": {"command": command}},
+    }
+    return {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "selector": {"matchLabels": {"app": name}},
+            "template": {
+                "metadata": {"labels": {"app": name}},
+                "spec": {"containers": [container]},
+            },
+        },
+    }
+
+
+# Probes lint refuses (probe-cannot-pass: a shell's own command run without a shell), each with
+# a login in the shape an operator writes one: an assignment, a secret-named flag, redis-cli's
+# own option, a URL's userinfo.
+SECRET_PROBES = {
+    "pg": ["export", "PGPASSWORD=pg-Secret-4417"],
+    "flagged": ["exec", "psql-check", "--db-password", "flag-Secret-8812"],
+    "redis": ["exec", "redis-cli", "-a", "redis-Secret-3390", "ping"],
+    "url": ["exec", "curl", "-f", "https://deploy:url-Secret-5561@config.example.com/ready"],
+}
+
+
+@pytest.mark.parametrize("output", ["text", "json", "sarif"])
+def test_lint_never_prints_a_manifest_s_secret(tmp_path: Path, output: str) -> None:
+    """lint's lines land in CI logs: a login a probe's command holds is `<redacted>` there, by
+    the policy doctor and snapshot redact what they read with (redaction/text.py)."""
+    manifest = tmp_path / "probes.yaml"
+    manifest.write_text(
+        yaml.safe_dump_all(_probe_deployment(n, c) for n, c in SECRET_PROBES.items())
+    )
+    result = run_cli("lint", str(manifest), "-o", output)
+    assert result.exit_code == 2, "precondition: lint refused the probes"
+    printed = result.stdout + result.stderr
+    assert printed.count("probe-cannot-pass") >= len(SECRET_PROBES), (
+        "precondition: every probe is quoted in a finding"
+    )
+    leaked = sorted(set(re.findall(r"[a-z]+-Secret-\d{4}", printed)))
+    assert leaked == []
+    assert "<redacted>" in printed

@@ -5,6 +5,14 @@ from collections.abc import Iterator
 
 from truegreen.lint.probes import ProbeKind, WorkloadModel
 from truegreen.lint.rules.base import Context, Rule, RuleHit, Severity
+from truegreen.redaction.text import redact_text
+
+
+def _shown(command: tuple[str, ...]) -> str:
+    """A probe's command as a finding quotes it: its words joined, every secret in them
+    `<redacted>` by the policy doctor's reads follow (redaction/text.py), since lint's lines
+    land in CI logs."""
+    return redact_text(" ".join(command))
 
 
 def _cannot_fail(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
@@ -13,7 +21,7 @@ def _cannot_fail(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
             if probe.cannot_fail:
                 yield RuleHit(
                     container.name,
-                    f"container {container.name}'s {probe.kind} runs {' '.join(probe.command)!r}, "
+                    f"container {container.name}'s {probe.kind} runs {_shown(probe.command)!r}, "
                     "which always succeeds: the probe reports healthy whatever the state.",
                 )
 
@@ -58,7 +66,7 @@ def _cannot_pass(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
             if probe.cannot_pass:
                 yield RuleHit(
                     container.name,
-                    f"container {container.name}'s {probe.kind} runs {' '.join(probe.command)!r} "
+                    f"container {container.name}'s {probe.kind} runs {_shown(probe.command)!r} "
                     f"without a shell, and {probe.command[0]!r} is a shell's own command, not a "
                     f"program: {_NEVER_RUNS[probe.kind]}",
                 )
