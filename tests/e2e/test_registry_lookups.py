@@ -64,30 +64,69 @@ def test_each_login_is_tried_in_turn_until_one_is_let_in() -> None:
     assert ("/v2/team/app/manifests/2", _basic("robot", "right")) not in sent
 
 
-def test_a_login_without_a_user_and_password_cannot_be_used() -> None:
-    registry = _registry()
-    token_only = {"auths": {"127.0.0.1:1": {"identitytoken": "refresh-token"}}}
+def _token_only(host: str) -> dict[str, Any]:
+    """A login whose entry holds an identity token alone (as `az acr login --expose-token`
+    style logins do): the kubelet reads no identitytoken (config.go DockerConfigEntry)."""
+    token_only = {"auths": {host: {"identitytoken": "refresh-token"}}}
     value = base64.b64encode(json.dumps(token_only).encode()).decode()
-    registry.keep(
-        "acr",
-        {"type": "kubernetes.io/dockerconfigjson", "data": {".dockerconfigjson": value}},
-    )
-    lookup = ImageLookup("127.0.0.1:1/team/app:1", ("acr",))
-    assert registry.look_up([lookup])[lookup] == RegistryAnswer(
+    return {"type": "kubernetes.io/dockerconfigjson", "data": {".dockerconfigjson": value}}
+
+
+def _anonymous_only(request: Received, count: int) -> Answer:
+    if request.headers.get("authorization"):
+        return 400, {}, b"a login was sent"
+    return serving_manifests(request, count)
+
+
+def test_a_login_without_a_user_and_password_is_asked_without_one() -> None:
+    """The machines pull with an empty login there, that is anonymously (containerd ParseAuth:
+    "An empty auth config is valid for anonymous registry"): doctor asks the same way, and an
+    image served so is there."""
+    with ScriptedApi(_anonymous_only) as server:
+        host = f"127.0.0.1:{server.port}"
+        registry = _registry()
+        registry.keep("acr", _token_only(host))
+        lookup = ImageLookup(f"{host}/team/app:1", ("acr",))
+        answer = registry.look_up([lookup])[lookup]
+        sent = [r.headers.get("authorization") for r in server.received]
+    assert sent, "precondition: the registry was asked"
+    assert sent == [None] * len(sent)
+    assert answer == RegistryAnswer(Presence.PRESENT)
+
+
+def test_a_login_without_a_user_and_password_refused_leaves_the_image_unchecked() -> None:
+    """Refused without a login, the image may still download where the machines hold a login
+    of their own: not known, never a measured failure of the pod's login."""
+
+    def script(request: Received, _: int) -> Answer:
+        return 401, {"WWW-Authenticate": 'Basic realm="registry"'}, b""
+
+    with ScriptedApi(script) as server:
+        host = f"127.0.0.1:{server.port}"
+        registry = _registry()
+        registry.keep("acr", _token_only(host))
+        lookup = ImageLookup(f"{host}/team/app:1", ("acr",))
+        answer = registry.look_up([lookup])[lookup]
+    assert answer == RegistryAnswer(
         Presence.LOGIN_UNUSABLE,
-        "the registry logins acr hold no user name and password for 127.0.0.1:1",
+        f"the registry logins acr hold no user name and password for {host}, which refuses "
+        "to answer without one",
     )
-    assert registry.requests_made == 0
 
 
 def test_only_the_login_types_the_kubelet_reads_are_kept() -> None:
     """secrets.go: a dockerconfigjson login's .dockerconfigjson; an Opaque secret holding the
-    same key is no login."""
-    registry = _registry()
-    login = pull_login("127.0.0.1:1", "robot", "pw")
-    registry.keep("opaque", {**login, "type": "Opaque"})
-    lookup = ImageLookup("127.0.0.1:1/team/app:1", ("opaque",))
-    assert registry.look_up([lookup])[lookup].presence is Presence.LOGIN_UNUSABLE
+    same key is no login, and the image is asked for without one."""
+    with ScriptedApi(_anonymous_only) as server:
+        host = f"127.0.0.1:{server.port}"
+        registry = _registry()
+        login = pull_login(host, "robot", "pw")
+        registry.keep("opaque", {**login, "type": "Opaque"})
+        lookup = ImageLookup(f"{host}/team/app:1", ("opaque",))
+        answer = registry.look_up([lookup])[lookup]
+        sent = [r.headers.get("authorization") for r in server.received]
+    assert sent == [None] * len(sent)
+    assert answer.presence is Presence.PRESENT
 
 
 def test_an_index_is_sized_by_its_entry_for_the_platform() -> None:

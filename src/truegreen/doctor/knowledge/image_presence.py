@@ -106,7 +106,9 @@ class Presence(StrEnum):
     LOGIN_NEEDED = "login-needed"
     """The pod sends no login for it, and the registry refuses to answer without one."""
     LOGIN_UNUSABLE = "login-unusable"
-    """The pod's logins for it hold no user name and password (an identity token only)."""
+    """The pod's logins for it hold no user name and password (an identity token only, or no
+    login type the kubelet reads), so the machines pull without one, and the registry refused
+    doctor's look-up made the same way: whether the machines log in on their own is not known."""
     UNREACHABLE = "unreachable"
     TIMEOUT = "timeout"
     SERVER_ERROR = "server-error"

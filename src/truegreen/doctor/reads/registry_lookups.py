@@ -185,12 +185,6 @@ class LiveRegistry:
         """One look-up: each login the kubelet would try, until one finds the image."""
         reference = parse_image(lookup.image)
         logins: list[RegistryLogin | None] = list(self._logins_for(lookup.logins, reference))
-        if lookup.logins and not logins:
-            return RegistryAnswer(
-                Presence.LOGIN_UNUSABLE,
-                f"the registry logins {', '.join(lookup.logins)} hold no user name and password "
-                f"for {reference.registry}",
-            )
         if self._budget.stalled(reference.registry):
             return RegistryAnswer(
                 Presence.TIMEOUT,
@@ -210,7 +204,21 @@ class LiveRegistry:
         answer = combined(answers)
         if answer.presence is Presence.TIMEOUT:
             self._budget.timed_out(reference.registry)
+        if lookup.logins and not logins and answer.presence in _REFUSALS:
+            # The pod's logins give no user name and password for it (an identity token alone,
+            # or no login type the kubelet reads), so the machines pull without one, as doctor
+            # just asked (config.go DockerConfigEntry reads no identitytoken; containerd's
+            # ParseAuth: "An empty auth config is valid for anonymous registry"). Refused that
+            # way, whether the machines hold a login of their own is not known.
+            return RegistryAnswer(
+                Presence.LOGIN_UNUSABLE,
+                f"the registry logins {', '.join(lookup.logins)} hold no user name and password "
+                f"for {reference.registry}, which refuses to answer without one",
+            )
         return answer
+
+
+_REFUSALS = frozenset({Presence.LOGIN_NEEDED, Presence.REFUSED, Presence.NOT_ALLOWED})
 
 
 def _ask(

@@ -116,7 +116,8 @@ REGISTRY_WHY: Final[dict[Presence, str]] = {
     Presence.GARBLED: "{registry}'s answer could not be understood",
     Presence.TOO_LARGE: "{registry}'s answer was too large to read",
     Presence.INSECURE: "{registry} would have to be asked without encryption",
-    Presence.LOGIN_UNUSABLE: "the registry login {names} holds a kind of login doctor can't use",
+    Presence.LOGIN_UNUSABLE: "the registry login {names} holds no user name and password, so "
+    "the machines download without one, and {registry} wants one",
     Presence.OWN_ADDRESS: "a registry on the machines' own address can't be asked from here",
     Presence.ADDRESS_REFUSED: "{registry} leads to an address doctor never connects to",
     Presence.PRIVATE_ADDRESS: "{registry} is on a private network, which doctor asks only "
