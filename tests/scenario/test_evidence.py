@@ -28,6 +28,9 @@ from tests.support.scenarios import (
 )
 from tests.support.training_kinds import cluster_training_runtime, jobset, train_job
 
+PODS = r"^/api/v1/namespaces/train/pods$"
+EVENTS = "/api/v1/namespaces/train/events"
+
 
 def _codes(report: dict[str, Any], check: str) -> list[tuple[str, str, str]]:
     return [(f["code"], f["status"], f["basis"]) for f in report["findings"] if f["check"] == check]
@@ -264,28 +267,51 @@ def test_a_refusal_for_a_job_that_has_its_pods_now_is_over(doctor: Doctor) -> No
     assert "admission.pods-refused" not in {f["code"] for f in report["findings"]}
 
 
+def _attached_to_another_machine(now: datetime) -> list[Obj]:
+    """train-002's pod is on gpu-1 and cannot start: the attach-detach controller's
+    Multi-Attach error (pkg/controller/volume/attachdetach/reconciler: `Multi-Attach error for
+    volume … Volume is already exclusively attached to one node and can't be attached to
+    another`)."""
+    job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=3))
+    pod = job_pod(
+        job, now, suffix="m1", node_name="gpu-1", phase="Pending", age=timedelta(minutes=3)
+    )
+    message = (
+        'Multi-Attach error for volume "pvc-6b1f3e0a-8d0c-4a57-9b43-2f4d0c0f5a11" Volume is '
+        "already exclusively attached to one node and can't be attached to another"
+    )
+    return [*healthy(now), job, pod, _event(now, pod, "FailedAttachVolume", message)]
+
+
 def test_a_volume_attached_to_another_machine_is_measured(doctor: Doctor) -> None:
-    """The pod is on gpu-1 and cannot start: the attach-detach controller's Multi-Attach error
-    (pkg/controller/volume/attachdetach/reconciler: `Multi-Attach error for volume … Volume is
-    already exclusively attached to one node and can't be attached to another`)."""
-
-    def build(now: datetime) -> list[Obj]:
-        job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=3))
-        pod = job_pod(
-            job, now, suffix="m1", node_name="gpu-1", phase="Pending", age=timedelta(minutes=3)
-        )
-        message = (
-            'Multi-Attach error for volume "pvc-6b1f3e0a-8d0c-4a57-9b43-2f4d0c0f5a11" Volume is '
-            "already exclusively attached to one node and can't be attached to another"
-        )
-        return [*healthy(now), job, pod, _event(now, pod, "FailedAttachVolume", message)]
-
-    doctor.load(build)
+    doctor.load(_attached_to_another_machine)
     result = doctor.live("-o", "json")
     report = result.json()
     assert _codes(report, "storage") == [("storage.attached-elsewhere", "fail", "measured")]
     assert report["headline"]["code"] == "storage.attached-elsewhere"
     assert result.exit_code == 2
+
+
+def test_with_the_pods_unread_a_volume_that_would_not_attach_is_unknown_never_ready(
+    doctor: Doctor,
+) -> None:
+    """Whether the attach-detach controller's word still stands needs the pod it names: one
+    that runs got past it, one of another uid is an earlier pod of the name, one that ended
+    waits for nothing. Without the pods none of that is known: unknown, naming the read and
+    the pod, never `storage.ok`."""
+    doctor.load(_attached_to_another_machine)
+    doctor.server.inject(Fault.FORBIDDEN, PODS)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    storage = [f for f in report["findings"] if f["check"] == "storage"]
+    assert [(f["code"], f["status"], f["basis"], f["objects"]) for f in storage] == [
+        ("storage.cant-read", "unknown", "cant-check", ["Pod/train-002-m1"])
+    ]
+    assert storage[0]["headline"] == (
+        "Couldn't check the dataset volumes: no permission to read the running programs."
+    )
+    assert "needs list pods in namespace train" in " ".join(storage[0]["details"])
+    assert result.exit_code == 3
 
 
 @pytest.mark.parametrize(
@@ -661,10 +687,6 @@ def test_warnings_are_read_only_while_training_does_not_run(doctor: Doctor) -> N
     doctor.live("-o", "json")
     asked = [r for r in doctor.server.log[before:] if r.path.endswith("/events")]
     assert "type=Warning" in [r.query.get("fieldSelector") for r in asked]
-
-
-PODS = r"^/api/v1/namespaces/train/pods$"
-EVENTS = "/api/v1/namespaces/train/events"
 
 
 def test_with_the_pods_unread_the_warnings_are_read_though_every_training_job_finished(

@@ -8,7 +8,11 @@ from truegreen.cluster import CantRead, Got, Kind, KubeObject, Listed, ReadFailu
 from truegreen.doctor.checks.base import Words
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.knowledge.evidence import attach_failures, waiting_to_attach
+from truegreen.doctor.knowledge.evidence import (
+    attach_failures,
+    attach_reported,
+    waiting_to_attach,
+)
 from truegreen.doctor.knowledge.made_volumes import awaits_made_volume, free_volumes
 from truegreen.plain_words import Wording
 from truegreen.quantity import MEMORY, QuantityError, format_amount, parse_quantity, scheduler_units
@@ -385,8 +389,13 @@ def _not_attached(env: Environment) -> list[Finding]:
         return []
     if isinstance(events, CantRead):
         return [SAY.cant_check(env, Kind.EVENT, events)]
-    if not isinstance(env.pods, Listed):
-        return []
+    if isinstance(env.pods, CantRead):
+        # Whether a report still stands needs the pod it names (running, ended, or an earlier
+        # pod of the name: `waiting_to_attach`, `names_an_earlier_pod`): unknown, never ready.
+        # With no such report there is nothing the pods would decide: the same answer as
+        # with them read.
+        about = [f"Pod/{name}" for name in attach_reported(events.items)]
+        return [SAY.cant_check(env, Kind.POD, env.pods, *about)] if about else []
     waiting = {o.name_of(pod): pod for pod in waiting_to_attach(env.pods.items)}
     found = []
     for failure in attach_failures(events.items, list(waiting.values())):

@@ -400,6 +400,13 @@ def attach_failures(
     return [failure for _, failure in sorted(newest.values(), key=lambda v: v[1].pod)]
 
 
+def attach_reported(events: Iterable[KubeObject]) -> list[str]:
+    """The pods `FailedAttachVolume` Events name, whatever their state: what
+    `attach_failures` would judge, once the pods are read."""
+    names = (_involved(event) for event in events if event.get("reason") == "FailedAttachVolume")
+    return sorted({name for kind, name, _ in names if kind == "Pod" and name})
+
+
 # -- a job that failed --------------------------------------------------------------------------
 
 
