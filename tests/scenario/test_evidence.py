@@ -754,6 +754,84 @@ def test_with_the_pods_unread_a_report_about_a_pod_is_unknown_and_the_rest_stand
     assert result.exit_code == 2
 
 
+@pytest.mark.parametrize(
+    ("path", "why", "objects"),
+    [
+        pytest.param(
+            r"^/apis/apps/v1/namespaces/train/deployments$",
+            "no permission to read the workloads",
+            [],
+            id="deployments",
+        ),
+        pytest.param(
+            r"^/api/v1/namespaces/train/persistentvolumeclaims/datasets$",
+            "no permission to read the dataset volumes",
+            ["PersistentVolumeClaim/datasets"],
+            id="a-claim",
+        ),
+    ],
+)
+def test_a_read_whose_failing_conditions_are_judged_not_made_is_unknown_never_ok(
+    doctor: Doctor, path: str, why: str, objects: list[str]
+) -> None:
+    """A Deployment's `Progressing`/`ReplicaFailure` and a claim's resize errors are evidence
+    (knowledge/reports.py `POLARITIES`): with the objects not read, none of them was looked
+    at, so nothing says the cluster reports nothing."""
+    doctor.load("healthy")
+    assert _codes(doctor.live("-o", "json").json(), "evidence") == [
+        ("evidence.ok", "ok", "measured")
+    ], "precondition: read, nothing is reported"
+    doctor.server.inject(Fault.FORBIDDEN, path, method="GET")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    evidence = [f for f in report["findings"] if f["check"] == "evidence"]
+    assert [(f["code"], f["status"], f["basis"], f["objects"]) for f in evidence] == [
+        ("evidence.cant-read", "unknown", "cant-check", objects)
+    ]
+    assert evidence[0]["headline"] == (
+        f"Couldn't check what the cluster itself reported about the environment: {why}."
+    )
+    assert result.exit_code == 3
+
+
+def _a_machine_reported_and_a_pod_waits_on_it(now: datetime) -> list[Obj]:
+    """train-002's pod waits on gpu-1 (a volume that would not attach), and the kubelet
+    reported on gpu-1 an image garbage collection that freed too little
+    (pkg/kubelet/images/image_gc_manager.go, FreeDiskSpaceFailed)."""
+    objects = _attached_to_another_machine(now)
+    machine = event(
+        now,
+        find(objects, "Node", "gpu-1"),
+        "FreeDiskSpaceFailed",
+        "Failed to garbage collect required amount of images. Attempted to free "
+        "4294967296 bytes, but only found 0 bytes eligible to free.",
+        "kubelet",
+    )
+    return [*objects, machine]
+
+
+def test_with_the_machines_unread_a_report_stands_and_their_conditions_are_unknown(
+    doctor: Doctor,
+) -> None:
+    """A pod waits on gpu-1: its machine's conditions (Ready, the pressures) are evidence, and
+    with the machines not read they were not looked at: unknown beside the report about gpu-1,
+    which stands whatever its conditions (a measured failure is never hidden)."""
+    doctor.load(_a_machine_reported_and_a_pod_waits_on_it)
+    doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/nodes$", method="GET")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    evidence = [f for f in report["findings"] if f["check"] == "evidence"]
+    assert [(f["code"], f["status"], f["basis"], f["objects"]) for f in evidence] == [
+        ("evidence.cluster-reported", "fail", "measured", ["Node/gpu-1"]),
+        ("evidence.cant-read", "unknown", "cant-check", []),
+    ]
+    assert evidence[1]["headline"] == (
+        "Couldn't check what the cluster itself reported about the environment: "
+        "no permission to read the machines."
+    )
+    assert result.exit_code == 2
+
+
 def _failed_job(now: datetime, reason: str, message: str) -> tuple[Obj, Obj]:
     job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=40))
     job["status"] = {

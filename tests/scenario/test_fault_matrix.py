@@ -25,7 +25,10 @@ SERVICES = {"workloads", "probes", "freshness", "image-pull", "storage"}
 TRAINING = {"image-pull", "storage", "capacity", "queue", "admission", "workloads"}
 # Which checks consume each read (a path pattern); derived from what each check looks at.
 OWNERS: list[tuple[str, set[str]]] = [
-    (r"/deployments$|/statefulsets$|/daemonsets$", SERVICES),
+    # The Deployments' failing conditions (Progressing, ReplicaFailure) are evidence too; the
+    # other workloads have none it reads (knowledge/reports.py `POLARITIES`).
+    (r"/deployments$", SERVICES | {"evidence"}),
+    (r"/statefulsets$|/daemonsets$", SERVICES),
     (r"/namespaces/train/jobs$", TRAINING),
     # Which training kinds are served, and the scheduled jobs: where the next job comes from;
     # and whether Kueue is installed, so whether a queue holds the job.
@@ -44,8 +47,9 @@ OWNERS: list[tuple[str, set[str]]] = [
     (r"/serviceaccounts/default$", {"admission"}),
     (r"/secrets/regcred$", {"image-pull"}),
     (r"/secrets/backend-credentials$", {"credentials"}),
-    # The training job's volume: a bound one may tie it to some machines (its node affinity).
-    (r"/persistentvolumeclaims/datasets$", {"storage", "capacity"}),
+    # The training job's volume: a bound one may tie it to some machines (its node affinity);
+    # its failing conditions (a resize error) are evidence.
+    (r"/persistentvolumeclaims/datasets$", {"storage", "capacity", "evidence"}),
     (r"^/api/v1/namespaces/train$|/resourcequotas$|webhookconfigurations$", {"admission"}),
 ]
 # A 404 on a get is a measurement: the referenced object is absent.

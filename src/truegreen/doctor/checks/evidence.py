@@ -18,7 +18,14 @@ from truegreen.cluster import CantRead, Kind, KubeObject, Listed
 from truegreen.doctor.checks.base import Words
 from truegreen.doctor.environment import Environment, owner_words
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
-from truegreen.doctor.knowledge.reports import Report, Said, pod_state, warnings_of
+from truegreen.doctor.knowledge.reports import (
+    POLARITIES,
+    Report,
+    Said,
+    machines_waited_on,
+    pod_state,
+    warnings_of,
+)
 from truegreen.doctor.knowledge.training import TRAINING_KIND_NAMES, training_owner
 from truegreen.plain_words import Wording
 
@@ -82,7 +89,30 @@ def check(env: Environment) -> list[Finding]:
     if unjudged:
         about = [f"{report.kind}/{report.name}" for report in unjudged]
         findings += [SAY.cant_check(env, kind, cant, *about) for kind, cant in unread]
-    return [*findings, *_about_pods_not_read(env)] or [SAY.ok()]
+    return [*findings, *_about_pods_not_read(env), *_conditions_not_read(env)] or [SAY.ok()]
+
+
+def _conditions_not_read(env: Environment) -> list[Finding]:
+    """The reads whose objects' failing conditions are evidence (knowledge/reports.py
+    `POLARITIES`) that could not be made: the namespace's Deployments, a claim the environment
+    mounts (one measured absent has no conditions), the machines while a pod waits on one
+    (`machines_waited_on`; with the pods unread, which ones is not known either). What they
+    would have shown was not looked at: unknown, never `ok`, beside whatever else stands."""
+    unknown = [
+        SAY.cant_check(env, kind, read)
+        for kind, read in env.workloads.items()
+        if kind.spec.name in POLARITIES and isinstance(read, CantRead)
+    ]
+    unknown += [
+        SAY.cant_check(env, Kind.PERSISTENT_VOLUME_CLAIM, read, f"PersistentVolumeClaim/{name}")
+        for name, read in env.claims.items()
+        if isinstance(read, CantRead) and not read.is_measurement
+    ]
+    if isinstance(env.nodes, CantRead) and (
+        not isinstance(env.pods, Listed) or machines_waited_on(env.pods.items)
+    ):
+        unknown.append(SAY.cant_check(env, Kind.NODE, env.nodes))
+    return unknown
 
 
 def _about_pods_not_read(env: Environment) -> list[Finding]:

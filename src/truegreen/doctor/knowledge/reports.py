@@ -489,15 +489,21 @@ def _owner_of_name(
     return owners.get(("Deployment", deployment))
 
 
+def machines_waited_on(pods: Sequence[KubeObject]) -> frozenset[str]:
+    """The machines a pod that has not ended waits on: their failing conditions (not Ready,
+    a pressure) may be why it waits, and are evidence."""
+    return frozenset(
+        o.node_name(p) for p in o.remaining(pods) if pod_state(p).waiting and o.node_name(p)
+    )
+
+
 def unruled_reports(sources: Sources) -> list[Report]:
     """Every report that still stands and no other check says: newest first. History is left
     out: a report about a pod that is gone, or that became Ready after it, or that failed and
     was replaced; about a workload that runs every copy, or a training job that finished."""
     pods = {o.name_of(p): p for p in sources.pods}
     owners = {(str(w.get("kind")), o.name_of(w)): w for w in sources.workloads}
-    waiting_on = {
-        o.node_name(p) for p in o.remaining(sources.pods) if pod_state(p).waiting and o.node_name(p)
-    }
+    waiting_on = machines_waited_on(sources.pods)
     objects = [
         *o.remaining(sources.pods),
         *(w for w in sources.workloads if w.get("kind") in POLARITIES),
