@@ -244,3 +244,42 @@ def test_the_newest_listed_job_s_failure_is_not_said_while_another_kind_is_unrea
     )
     assert _codes(report, "capacity") == {("capacity.cant-read", "unknown", "cant-check")}
     assert result.exit_code == 3
+
+
+@pytest.mark.parametrize(
+    ("path", "groups", "why"),
+    [
+        pytest.param(
+            r"/namespaces/train/cronjobs$",
+            (),
+            "no permission to read the scheduled training jobs",
+            id="cronjobs",
+        ),
+        pytest.param(
+            r"/pytorchjobs$",
+            ALL_GROUPS,
+            "no permission to read the training jobs (PyTorchJob)",
+            id="another-kind",
+        ),
+    ],
+)
+def test_no_trial_start_is_sent_for_a_job_that_may_not_be_the_judged_one(
+    doctor: Doctor, path: str, groups: tuple[str, ...], why: str
+) -> None:
+    """A list not read could hold a newer job than train-001, the newest listed: the server's
+    answer to a trial start of train-001's pod could not change the verdict (admission is
+    unknown for the judged job whatever it says), so the write is not made at all."""
+    doctor.server.install(*groups)
+    doctor.load("healthy")
+    doctor.live("-o", "json", "--admission-dry-run")
+    trial = ("POST", "/api/v1/namespaces/train/pods", "All")
+    sent = [(r.method, r.path, r.query.get("dryRun")) for r in doctor.server.requests("POST")]
+    assert sent == [trial], "precondition: with every list read, the trial start is made"
+    doctor.server.inject(Fault.FORBIDDEN, path, method="GET")
+    before = len(doctor.server.log)
+    result = doctor.live("-o", "json", "--admission-dry-run")
+    report = result.json()
+    assert [r for r in doctor.server.log[before:] if r.method != "GET"] == []
+    assert _codes(report, "admission") == {("admission.cant-read", "unknown", "cant-check")}
+    assert _of(report, "admission")[0]["headline"].endswith(f": {why}.")
+    assert result.exit_code == 3

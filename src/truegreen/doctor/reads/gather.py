@@ -281,13 +281,19 @@ def gather(
         queue_start = _queue_start(
             schedule, reader, namespace, api_groups, job, early_start, job is work.planned
         )
+        # A list of training jobs not read could hold a newer job than `job`: admission is
+        # unknown for the judged job whatever the server answers about this one's pod
+        # (`judged_unknown`), so the write is not made.
         trial = (
             schedule.submit(
                 partial(
                     creator.create, Kind.POD, _dry_run_pod(job), namespace=namespace, dry_run=True
                 )
             )
-            if settings.admission_dry_run and creator is not None and job is not None
+            if settings.admission_dry_run
+            and creator is not None
+            and job is not None
+            and not work.judged_unknown
             else None
         )
         templates = templates_of(workloads, work)
