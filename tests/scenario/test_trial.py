@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from tests.scenario.conftest import Doctor
+from tests.support.fake_apiserver import Fault
 from tests.support.fake_kubelet import FakeKubelet, exec_not_found
 from tests.support.real_parts import required
 from tests.support.scenarios import NAMESPACE, healthy, training_job
@@ -1115,3 +1116,25 @@ def test_workers_claiming_gpus_through_device_claims_are_kept_apart_as_the_job_s
         ] * 2, "precondition: each rank claims its own GPUs"
         each = f"{gpus_each} GPUs each" + (" and a card" if nic else "")
         assert [_kept_apart(p) for p in pods] == [apart, apart], each
+
+
+def test_no_trial_pod_is_made_for_a_job_that_may_not_be_the_judged_one(doctor: Doctor) -> None:
+    """The scheduled jobs not read could hold a newer job than train-llm, the newest listed:
+    the trial's pods would try a job that may not be the one judged, so none is made (a real
+    write, unlike the trial start), and the trial says what it could not read."""
+    doctor.load(_cpu_job)
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    doctor.server.inject(Fault.FORBIDDEN, r"/namespaces/train/cronjobs$", method="GET")
+    before = len(doctor.server.log)
+    result = doctor.live("--trial", "-o", "json")
+    report = result.json()
+    assert [(r.method, r.path) for r in doctor.server.log[before:] if r.method != "GET"] == []
+    [trial] = [f for f in report["findings"] if f["check"] == "trial"]
+    assert (trial["code"], trial["status"], trial["basis"]) == (
+        "trial.cant-read",
+        "unknown",
+        "cant-check",
+    )
+    assert trial["headline"].endswith(": no permission to read the scheduled training jobs.")
+    assert result.exit_code == 3

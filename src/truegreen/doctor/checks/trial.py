@@ -27,6 +27,8 @@ NOT_SAVED: Final = "trial.not-saved"
 """A snapshot taken with the trial that holds no readable record of it."""
 SHM_DEFAULT: Final = "trial.shm-default-size"
 """Shared memory at the container runtime's 64 MiB default, with no need stated by the job."""
+CANT_READ: Final = "trial.cant-read"
+"""A list of training jobs not read: which job to try was not known, and no pod was made."""
 
 _MIB = 1 << 20
 
@@ -41,6 +43,7 @@ WORDS: Final[dict[str, Wording]] = {
         "Couldn't read what the trial measured: the snapshot's record of it is missing or damaged.",
         "Take a new snapshot with --trial and check that one.",
     ),
+    CANT_READ: Wording("Couldn't run the trial of the training job: {why}.", "{remedy}"),
     NOT_DELETED: Wording(
         "The trial left {count} of its runs behind ({names}).",
         "Delete them with {command}.",
@@ -247,10 +250,12 @@ def _fields(found: "TrialFinding") -> dict[str, object]:
 
 
 def check(env: Environment) -> list[Finding]:
-    """The trial's findings; none when no trial ran."""
+    """The trial's findings; none when there was no training job to try; unknown naming the
+    read when a list of training jobs was not read, so that which job to try was not known
+    (reads/trial.py makes no pod then)."""
     run = env.trial_run
     if run is None:
-        return []
+        return [SAY.cant_check(env, kind, cant) for kind, cant in env.work().judged_unknown]
     if isinstance(run, CantRead):
         return [SAY.finding(Status.UNKNOWN, Basis.CANT_CHECK, NOT_SAVED, details=(run.reason,))]
     if run.refused is not None:

@@ -139,8 +139,11 @@ def with_trial(env: Environment, client: TrialClient) -> Environment:
 def trial_of(env: Environment, client: TrialClient) -> TrialRun | None:
     """What the trial of `env`'s judged training job read back, redacted by the snapshot's
     policy (a live run and its snapshot judge the same text); None when there is no training
-    job to try."""
-    job = env.training.judged if env.training is not None else None
+    job to try, or which job is judged is not known (no pod is made then)."""
+    work = env.training
+    # A list of training jobs not read could hold a newer job than the newest listed: the
+    # trial's pods would be made for a job that may not be the one judged (`judged_unknown`).
+    job = work.judged if work is not None and not work.judged_unknown else None
     if job is None:
         return None
     pod = job_pod(job)
