@@ -631,6 +631,7 @@ COVERED_ELSEWHERE = (
         # test_yunikorn.py
         "queue.gang-queue-no-room",
         "queue.gang-user-quota-no-room",
+        "queue.gang-user-limit-never-fits",
         "image-pull.image-missing",  # test_image_presence.py
         "image-pull.no-build-for-platform",  # test_image_presence.py
         "image-pull.login-refused",  # test_image_presence.py

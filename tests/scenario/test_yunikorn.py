@@ -11,6 +11,8 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
+import pytest
+
 from tests.scenario.conftest import Doctor
 from tests.support import gang_objects as gang
 from tests.support import read_faults
@@ -343,3 +345,184 @@ def test_a_snapshot_keeps_yunikorn_s_queues_and_no_secret_beside_them(doctor: Do
     offline = doctor.offline(directory, "-o", "json")
     assert offline.exit_code == 2
     assert _finding(offline.json(), "queue.gang-never-fits")["status"] == "fail"
+
+
+# A queue with room for the whole job (64 GPUs), and user and group limits in the shape
+# YuniKorn's docs give them (yunikorn-site docs/user_guide/queue_config.md "Limits";
+# docs/design/user_group_resource_usage_enforcement.md): a list under a queue, each limit
+# naming `users` and/or `groups` (`*` for any) with `maxresources`.
+LIMITED = """partitions:
+  - name: default
+    queues:
+      - name: root
+        queues:
+          - name: train
+            resources:
+              max: {{vcore: 256, memory: 2Ti, nvidia.com/gpu: 64}}
+            limits:
+{limits}
+"""
+
+
+def _limits(*limits: str) -> str:
+    return LIMITED.format(limits="\n".join(limits))
+
+
+def _user_limit(users: str, gpus: int, *, key: str = "users") -> str:
+    return (
+        f"              - limit: {key} {users}\n"
+        f"                {key}: [{users}]\n"
+        f"                maxresources: {{nvidia.com/gpu: {gpus}}}"
+    )
+
+
+def _over_user_quota(pods: list[Obj], now: datetime) -> list[Obj]:
+    """YuniKorn says of each pod that it exceeds its user's quota: such a note names no queue."""
+    at = now - timedelta(seconds=20)
+    return [
+        gang.yunikorn_note(p, gang.exceeds_user_quota(p, 2, 0), at, i) for i, p in enumerate(pods)
+    ]
+
+
+def _submitted_by(
+    user: str | None, groups: list[str], queues: str
+) -> Callable[[datetime], list[Obj]]:
+    """The cluster with only user-quota notes, the pods annotated with `user` (none: no
+    annotation, as where YuniKorn's admission controller did not admit them)."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = cluster(queues=queues, notes=_over_user_quota)(now)
+        if user is not None:
+            gang.yunikorn_user([o for o in objects if o["kind"] == "Pod"], user, groups)
+        return objects
+
+    return build
+
+
+def test_a_job_past_its_user_s_limit_never_fits(doctor: Doctor) -> None:
+    """The user 'alice' may use 4 GPUs in 'root.train'; the job needs 8 at once. YuniKorn
+    only says the user's quota has no room now; the user's limit can never hold the job
+    (yunikorn-core pkg/scheduler/ugm/manager.go `Headroom`)."""
+    _load(doctor, _submitted_by("alice", ["ml"], _limits(_user_limit("alice", 4))))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = _finding(report, "queue.gang-user-limit-never-fits")
+    assert (found["status"], found["basis"]) == ("fail", "inferred")
+    assert found["headline"] == (
+        "The training job 'bert-large' needs 8 nvidia.com/gpu, more than the user 'alice' may "
+        "ever use in the queue 'root.train' of `yunikorn` (4 nvidia.com/gpu): it will never "
+        "start."
+    )
+    assert found["remedy"].startswith(
+        "Ask for less, or ask your cluster admin to raise that limit in `yunikorn`'s settings;"
+    )
+    assert found["remedy"].endswith("-n yunikorn describe configmap yunikorn-configs` shows them.")
+    assert any(
+        "limit for users [alice] maxresources 4 nvidia.com/gpu" in d for d in found["details"]
+    )
+    assert "queue.gang-user-quota-no-room" not in _codes(report)
+    assert report["headline"]["code"] == "queue.gang-user-limit-never-fits"
+    assert result.exit_code == 2
+
+
+def test_a_user_limit_that_holds_the_job_leaves_yunikorn_s_wait(doctor: Doctor) -> None:
+    """The user's limit holds 16 GPUs: the job fits once the user's other work ends."""
+    _load(doctor, _submitted_by("alice", [], _limits(_user_limit("alice", 16))))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _finding(report, "queue.gang-user-quota-no-room")["status"] == "warn"
+    assert "queue.gang-user-limit-never-fits" not in _codes(report)
+    assert result.exit_code == 0
+    read = {r.path for r in doctor.server.requests()}
+    assert "/api/v1/namespaces/yunikorn/configmaps/yunikorn-configs" in read
+
+
+@pytest.mark.parametrize(
+    ("user", "code"),
+    [("alice", "queue.gang-user-limit-never-fits"), ("bob", "queue.gang-user-quota-no-room")],
+)
+def test_the_limit_for_any_user_holds_a_user_without_one(
+    doctor: Doctor, user: str, code: str
+) -> None:
+    """'bob' has a limit of his own; 'alice' has none, so the wildcard's 4 GPUs are hers
+    (queue_tracker.go `newQueueTracker`); a user's own limit is never replaced by the
+    wildcard's (`setLimit`), so 'bob' may wait for his 64."""
+    limits = _limits(_user_limit("bob", 64), _user_limit("'*'", 4))
+    _load(doctor, _submitted_by(user, [], limits))
+    report = doctor.live("-o", "json").json()
+    found = _finding(report, code)
+    assert [c for c in _codes(report) if c.startswith("queue.gang-user")] == [code]
+    if user == "alice":
+        assert (
+            "more than any user without a limit of their own, as 'alice', may ever use"
+            in (found["headline"])
+        )
+
+
+def test_a_group_limit_holds_the_user_s_group_from_the_annotation(doctor: Doctor) -> None:
+    """'alice' is in the groups 'dev' and 'ml'; 'ml' is the configured group she belongs to
+    (manager.go `ensureGroupInternal`), and the group's 4 GPUs are for all its users together."""
+    limits = _limits(_user_limit("ops", 64, key="groups"), _user_limit("ml", 4, key="groups"))
+    _load(doctor, _submitted_by("alice", ["dev", "ml"], limits))
+    found = _finding(doctor.live("-o", "json").json(), "queue.gang-user-limit-never-fits")
+    assert found["headline"].startswith(
+        "The training job 'bert-large' needs 8 nvidia.com/gpu, more than the group 'ml' of the "
+        "user 'alice' together may ever use in the queue 'root.train'"
+    )
+
+
+def test_a_pod_without_a_user_runs_as_yunikorn_s_default_user(doctor: Doctor) -> None:
+    """No user-info annotation: the shim runs the application as `nobody`
+    (yunikorn-k8shim pkg/common/utils/utils.go `GetUserFromPod`, constants.go `DefaultUser`)."""
+    _load(doctor, _submitted_by(None, [], _limits(_user_limit("nobody", 4))))
+    found = _finding(doctor.live("-o", "json").json(), "queue.gang-user-limit-never-fits")
+    assert "the user 'nobody'" in found["headline"]
+    assert any("YuniKorn's default" in d for d in found["details"]), found["details"]
+
+
+def test_user_limits_that_cannot_be_read_leave_yunikorn_s_wait_said_so(doctor: Doctor) -> None:
+    """Queues kept as binary data are not read: YuniKorn's word stands, and the finding says
+    the user's limits could not be judged."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _submitted_by("alice", [], _limits(_user_limit("alice", 4)))(now)
+        configs = next(o for o in objects if o["metadata"]["name"] == "yunikorn-configs")
+        configs["binaryData"] = {"queues.yaml.gz": "H4sIAAAAAAAA/wMAAAAAAAAAAAA="}
+        return objects
+
+    _load(doctor, build)
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.gang-user-quota-no-room")
+    assert found["status"] == "warn"
+    assert any(
+        d.startswith("whether the user's limits could ever hold the job is not known: ")
+        for d in found["details"]
+    ), found["details"]
+    assert result.exit_code == 0
+
+
+def test_user_limits_yunikorn_s_configuration_forbids_are_unknown(doctor: Doctor) -> None:
+    _load(doctor, _submitted_by("alice", [], _limits(_user_limit("alice", 4))))
+    doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/namespaces/yunikorn/configmaps/")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _finding(report, "queue.gang-user-quota-no-room")["status"] == "warn"
+    assert _finding(report, "queue.cant-read")["status"] == "unknown"
+    assert result.exit_code == 3
+
+
+def test_a_user_quota_note_on_a_job_whose_queue_is_unknown_is_not_judged(doctor: Doctor) -> None:
+    """A user-quota note names no queue, YuniKorn left no queue note, and the pods name no
+    queue: the user's limits on the way to it can't be found."""
+
+    def build(now: datetime) -> list[Obj]:
+        objects = _submitted_by("alice", [], _limits(_user_limit("alice", 4)))(now)
+        for pod in (o for o in objects if o["kind"] == "Pod"):
+            pod["metadata"]["labels"].pop("yunikorn.apache.org/queue", None)
+        return objects
+
+    _load(doctor, build)
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.gang-user-quota-no-room")
+    assert any("not known: no note of YuniKorn's names the queue" in d for d in found["details"])
+    assert result.exit_code == 0

@@ -2,6 +2,7 @@
 PodGroup and Queue, and a PyTorchJob whose pods it places. Each builder names its source."""
 
 import copy
+import json
 from datetime import datetime, timedelta
 
 from tests.support.scenarios import REGISTRY, Obj, job_pod, node, running_containers, ts
@@ -562,6 +563,25 @@ def does_not_fit(pod: Obj, queue: str, gpus: int, available: int) -> str:
         f"map[memory:68719476736 nvidia.com/gpu:{gpus} pods:1 vcore:8000], available "
         f"map[nvidia.com/gpu:{available}])"
     )
+
+
+def exceeds_user_quota(pod: Obj, gpus: int, available: int) -> str:
+    """A pod of `yunikorn_job` over its user's headroom (yunikorn-core
+    pkg/scheduler/objects/events/ask_events.go `SendRequestExceedsUserQuota`): no queue named."""
+    return (
+        f"Request '{pod['metadata']['uid']}' exceeds the available user quota (requested "
+        f"map[memory:68719476736 nvidia.com/gpu:{gpus} pods:1 vcore:8000], available "
+        f"map[nvidia.com/gpu:{available}])"
+    )
+
+
+def yunikorn_user(pods: list[Obj], user: str, groups: list[str]) -> None:
+    """The submitter YuniKorn's admission controller writes on each pod it admits: the
+    annotation `yunikorn.apache.org/user.info`, Go's json.Marshal of si.UserGroupInformation
+    (yunikorn-k8shim pkg/admission/metadata/usergroup.go `getPatchOperation`)."""
+    info = json.dumps({"user": user, "groups": groups}, separators=(",", ":"))
+    for pod in pods:
+        pod["metadata"].setdefault("annotations", {})["yunikorn.apache.org/user.info"] = info
 
 
 def yunikorn_configs(queues_yaml: str, name: str = "yunikorn-configs") -> Obj:

@@ -151,7 +151,7 @@ class GangReads(Struct, frozen=True):
     where the job's pods name YuniKorn (doctor/knowledge/yunikorn.py)."""
     configs: Mapping[str, GetRead] = field(default_factory=dict)
     """YuniKorn's ConfigMaps by name, read in `configs_namespace` where a note says a pod of
-    the job has no room in its queue."""
+    the job has no room in its queue or its user's quota."""
     configs_namespace: str = ""
 
 

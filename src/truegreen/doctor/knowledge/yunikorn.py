@@ -17,12 +17,16 @@ Each is sent once per change (objects/allocation.go `setHeadroomCheckFailed`,
 The queues' limits are YuniKorn's configuration: the `queues.yaml` key of the ConfigMap
 `yunikorn-configs`, over the one of `yunikorn-defaults`, in YuniKorn's namespace
 (yunikorn-k8shim pkg/conf/schedulerconf.go). Partition `default` is the one the shim uses.
+The same configuration holds each queue's user and group `limits` (yunikorn-core
+pkg/common/configs/config.go `Limit`), which the core keeps per user and per group
+(pkg/scheduler/ugm/manager.go).
 """
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any, Final
 
+import msgspec
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
@@ -122,6 +126,21 @@ def _owners(pod: KubeObject) -> Sequence[Any]:
     return o.sequence(o.mapping(pod.get("metadata")).get("ownerReferences"))
 
 
+def application_pod(
+    name: str, job_pods: Sequence[KubeObject], namespace_pods: Sequence[KubeObject]
+) -> KubeObject | None:
+    """The job's pod that speaks for YuniKorn's application a noted pod belongs to: the pod
+    itself, or, for a placeholder, the originator pod that owns it (placeholder.go
+    `newPlaceholder`). The application's user and queue are read from the pods of the job
+    (yunikorn-k8shim pkg/cache/metadata.go `getAppMetadata`), not from its placeholders."""
+    own = next((p for p in job_pods if o.name_of(p) == name), None)
+    if own is not None:
+        return own
+    placeholder = next((p for p in namespace_pods if o.name_of(p) == name), None)
+    owners = {str(o.mapping(r).get("uid") or "") for r in _owners(placeholder or {})} - {""}
+    return next((p for p in job_pods if o.uid_of(p) in owners), None)
+
+
 class QueueNote(Struct, frozen=True):
     """YuniKorn's newest word on one pod's request: no room in its queue or its user quota."""
 
@@ -145,12 +164,41 @@ def _said(message: str) -> tuple[str, str, bool] | None:
     return None
 
 
+_Newest = dict[tuple[str, str], tuple[datetime | None, str, str, bool]]
+"""(pod, kind of note): its newest note's time, queue, message and whether it says no room."""
+
+
 def held_requests(events: Sequence[KubeObject], pods: Sequence[PodRef]) -> list[QueueNote]:
     """The pods among `pods` whose newest queue note, or newest user-quota note, says there is
     no room: one note per pod, the queue's first, in the order of `pods`. A note counts when
     YuniKorn reported it (`reportingComponent`, or `source` for an older recorder) about that
     very pod (its uid, where the Event names one)."""
-    newest: dict[tuple[str, str], tuple[datetime | None, str, str, bool]] = {}
+    newest = _newest(events, pods)
+    held = []
+    for ref in pods:
+        for kind in ("queue", "user"):
+            note = newest.get((ref.name, kind))
+            if note is not None and note[3]:
+                held.append(QueueNote(ref.name, note[1], note[2], note[0]))
+                break
+    return held
+
+
+def noted_queue(events: Sequence[KubeObject], pods: Sequence[PodRef]) -> str:
+    """The queue YuniKorn's newest queue note on any of `pods` names, room or none: the queue
+    the application was placed in, which a user-quota note leaves out
+    (ask_events.go `SendRequestExceedsUserQuota`); empty where no such note is left."""
+    queues = [note for (_, kind), note in _newest(events, pods).items() if kind == "queue"]
+    newest: tuple[datetime | None, str, str, bool] | None = None
+    for note in queues:
+        if newest is None or _later(note[0], newest[0]):
+            newest = note
+    return "" if newest is None else newest[1]
+
+
+def _newest(events: Sequence[KubeObject], pods: Sequence[PodRef]) -> _Newest:
+    """Each pod's newest note of each kind."""
+    newest: _Newest = {}
     wanted = {pod.name: pod.uid for pod in pods}
     for event in events:
         involved = o.mapping(event.get("involvedObject") or event.get("regarding"))
@@ -169,14 +217,7 @@ def held_requests(events: Sequence[KubeObject], pods: Sequence[PodRef]) -> list[
         known = newest.get((pod, kind))
         if known is None or _later(at, known[0]):
             newest[(pod, kind)] = (at, queue, message, no_room)
-    held = []
-    for ref in pods:
-        for kind in ("queue", "user"):
-            note = newest.get((ref.name, kind))
-            if note is not None and note[3]:
-                held.append(QueueNote(ref.name, note[1], note[2], note[0]))
-                break
-    return held
+    return newest
 
 
 def _reporter(event: KubeObject) -> str:
@@ -219,20 +260,11 @@ def queue_limits(config: Mapping[str, Any], path: str) -> list[QueueMax]:
     configuration does not name was made by a placement rule: the leaf takes the `childtemplate`
     of its nearest parent that has one (objects/queue.go `addChildQueue`: a parent without a
     template passes its own parent's down), and a parent made on the way has no max."""
-    partitions = [o.mapping(p) for p in o.sequence(config.get("partitions"))]
-    # An unnamed partition is the default one, and names are kept lower case
-    # (configs/configvalidator.go `Validate`; objects/queue.go `NewConfiguredQueue`).
-    partition = next(
-        (p for p in partitions if str(p.get("name") or PARTITION).lower() == PARTITION), None
-    )
+    partition = _partition(config)
     names = path.lower().split(".")
     if partition is None or names[0] != ROOT:
         return []
-    top = [o.mapping(q) for q in o.sequence(partition.get("queues"))]
-    # Without one top queue called root, YuniKorn puts root above the configured ones
-    # (configvalidator.go `checkQueuesStructure`).
-    only_root = len(top) == 1 and str(top[0].get("name") or "").lower() == ROOT
-    level: Mapping[str, Any] = top[0] if only_root else {"name": ROOT, "queues": top}
+    level = _root(partition)
     template = _template(level)
     found: list[QueueMax] = []
     walked = ROOT
@@ -249,6 +281,178 @@ def queue_limits(config: Mapping[str, Any], path: str) -> list[QueueMax]:
         template = _template(child) or template
         level = child
     return found
+
+
+def _partition(config: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The default partition of the configuration; an unnamed partition is the default one,
+    and names are kept lower case (configs/configvalidator.go `Validate`; objects/queue.go
+    `NewConfiguredQueue`)."""
+    partitions = [o.mapping(p) for p in o.sequence(config.get("partitions"))]
+    return next(
+        (p for p in partitions if str(p.get("name") or PARTITION).lower() == PARTITION), None
+    )
+
+
+def _root(partition: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The partition's root queue. Without one top queue called root, YuniKorn puts root
+    above the configured ones (configvalidator.go `checkQueuesStructure`)."""
+    top = [o.mapping(q) for q in o.sequence(partition.get("queues"))]
+    if len(top) == 1 and str(top[0].get("name") or "").lower() == ROOT:
+        return top[0]
+    return {"name": ROOT, "queues": top}
+
+
+USER_INFO: Final = "yunikorn.apache.org/user.info"
+"""The annotation YuniKorn's admission controller writes with the submitter as JSON
+`{"user": …, "groups": […]}` (yunikorn-k8shim pkg/admission/common/common.go
+`UserInfoAnnotation`, pkg/admission/metadata/usergroup.go)."""
+DEFAULT_USER: Final = "nobody"
+"""The user of a pod without one (yunikorn-k8shim pkg/common/constants/constants.go
+`DefaultUser`)."""
+WILDCARD: Final = "*"
+"""A limit's user or group that stands for any (yunikorn-core pkg/common/constants.go
+`Wildcard`)."""
+_QUEUE_LABEL: Final = "yunikorn.apache.org/queue"
+_OLD_QUEUE_LABEL: Final = "queue"
+
+
+class Submitter(Struct, frozen=True):
+    """The user YuniKorn runs an application as, and that user's groups."""
+
+    user: str
+    groups: tuple[str, ...]
+    annotated: bool
+    """Whether the pod carries the user (else YuniKorn's default user)."""
+
+
+def submitter(pod: KubeObject) -> Submitter:
+    """The user and groups of a pod as the shim reads them (yunikorn-k8shim
+    pkg/common/utils/utils.go `GetUserFromPod`): the user-info annotation's JSON, the default
+    user where it is missing, not JSON of that shape (no groups then), or names no user."""
+    text = str(o.annotations_of(pod).get(USER_INFO) or "")
+    if not text:
+        return Submitter(DEFAULT_USER, (), annotated=False)
+    try:
+        # Go's json.Unmarshal matches field names whatever their case.
+        info = {str(k).lower(): v for k, v in o.mapping(msgspec.json.decode(text)).items()}
+    except msgspec.DecodeError:
+        return Submitter(DEFAULT_USER, (), annotated=False)
+    user, groups = info.get("user"), info.get("groups")
+    # A field of the wrong type fails the whole unmarshal (si.UserGroupInformation).
+    if not isinstance(user, str | None) or not (
+        groups is None or (isinstance(groups, list) and all(isinstance(g, str) for g in groups))
+    ):
+        return Submitter(DEFAULT_USER, (), annotated=False)
+    return Submitter(user or DEFAULT_USER, tuple(groups or ()), annotated=bool(user))
+
+
+def pod_queue(pod: KubeObject) -> str:
+    """The queue a pod asks for, as the shim reads it (utils.go `GetQueueNameFromPod`): the
+    label `yunikorn.apache.org/queue`, else the annotation of that name, else the label
+    `queue`; empty where none names one."""
+    labels, annotations = o.labels_of(pod), o.annotations_of(pod)
+    return str(
+        labels.get(_QUEUE_LABEL)
+        or annotations.get(_QUEUE_LABEL)
+        or labels.get(_OLD_QUEUE_LABEL)
+        or ""
+    )
+
+
+class UserLimit(Struct, frozen=True):
+    """A configured `maxresources` that applies to an application's user on one queue of its
+    path: the user's own, the one for any user, its group's or the one for any group."""
+
+    limit: QueueMax
+    """The queue's path and the limit, as a `max` is read."""
+    name: str
+    """The user or group the limit names (`*` for any)."""
+    group: bool
+
+
+def user_limits(config: Mapping[str, Any], path: str, who: Submitter) -> list[UserLimit]:
+    """Each configured limit on the resources of `who` on the way from root down to the queue
+    `path`, as yunikorn-core's user and group manager applies them (pkg/scheduler/ugm/):
+
+    - on each queue, the limit that names the user, else the one for any user (`*`)
+      (manager.go `internalProcessConfig`, queue_tracker.go `newQueueTracker` and `setLimit`:
+      a named user's limit is never overridden by the wildcard's);
+    - one group for the application: the first configured group of the user's at the queue,
+      else the wildcard group there, else the same one queue up (manager.go
+      `ensureGroupInternal`); that group's limit on every queue of the path
+      (group_tracker.go `headroom`).
+
+    Both hold the application (manager.go `Headroom`: the smaller of the two). Root's limits
+    are the partition's where root has none (configvalidator.go `checkLimitsStructure`);
+    a queue a placement rule created has none of its own (only configured queues' limits are
+    kept). A limit with no resource above 0 limits no resource (queue_tracker.go `headroom`:
+    `IsZero`)."""
+    partition = _partition(config)
+    names = path.lower().split(".")
+    if partition is None or names[0] != ROOT:
+        return []
+    level = _root(partition)
+    root_limits = o.sequence(level.get("limits")) or o.sequence(partition.get("limits"))
+    levels: list[tuple[str, list[Mapping[str, Any]]]] = [
+        (ROOT, [o.mapping(limit) for limit in root_limits])
+    ]
+    walked = ROOT
+    for name in names[1:]:
+        child = _named(level, name)
+        if child is None:
+            break
+        walked = f"{walked}.{name}"
+        levels.append((walked, [o.mapping(limit) for limit in o.sequence(child.get("limits"))]))
+        level = child
+    group = _application_group(levels, who.groups)
+    found: list[UserLimit] = []
+    for queue, limits in levels:
+        named = _limit_for(limits, "users", who.user)
+        if named is not None and (maximum := _max_resources(named[1])):
+            found.append(UserLimit(QueueMax(queue, maximum), named[0], group=False))
+    for queue, limits in levels:
+        named = _limit_for(limits, "groups", group, wildcard=False) if group else None
+        if named is not None and (maximum := _max_resources(named[1])):
+            found.append(UserLimit(QueueMax(queue, maximum), group, group=True))
+    return found
+
+
+def _names(limit: Mapping[str, Any], key: str) -> list[str]:
+    return [str(name) for name in o.sequence(limit.get(key)) if name]
+
+
+def _limit_for(
+    limits: list[Mapping[str, Any]], key: str, name: str, *, wildcard: bool = True
+) -> tuple[str, Mapping[str, Any]] | None:
+    """The limit of a queue that names `name` among its `key` (users or groups), else, with
+    `wildcard`, the one that names `*`: (the name it matched, the limit)."""
+    for wanted in (name, WILDCARD) if wildcard else (name,):
+        for limit in limits:
+            if wanted in _names(limit, key):
+                return wanted, limit
+    return None
+
+
+def _application_group(
+    levels: list[tuple[str, list[Mapping[str, Any]]]], groups: tuple[str, ...]
+) -> str:
+    """The group YuniKorn tracks an application under (manager.go `ensureGroupInternal`): from
+    the leaf up, the queue's configured groups in order, the first the user belongs to, else
+    `*` where the queue has a wildcard group limit; empty where none matches."""
+    for _, limits in reversed(levels):
+        configured_groups = [g for limit in limits for g in _names(limit, "groups")]
+        matched = next((g for g in configured_groups if g != WILDCARD and g in groups), None)
+        if matched is not None:
+            return matched
+        if WILDCARD in configured_groups:
+            return WILDCARD
+    return ""
+
+
+def _max_resources(limit: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:
+    """A limit's `maxresources`, read as a queue's `max` is (manager.go
+    `internalProcessConfig`: resources.go `NewResourceFromConf`)."""
+    return configured(o.mapping(limit.get("maxresources")))
 
 
 def _template(queue: Mapping[str, Any]) -> tuple[tuple[str, int], ...]:

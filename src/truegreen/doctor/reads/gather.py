@@ -777,11 +777,12 @@ def _yunikorn_configs(
     pods: list[PodRef],
 ) -> tuple[str, dict[str, Pending[GetRead]]]:
     """YuniKorn's ConfigMaps, asked for in the namespace its running pod is in, where one of
-    its notes says a pod of the job has no room in its queue: its queues' limits then say
-    whether the job could ever fit. ("", {}) where there is nothing to read."""
+    its notes says a pod of the job has no room in its queue or its user's quota: its queues'
+    limits, and their user and group limits, then say whether the job could ever fit.
+    ("", {}) where there is nothing to read."""
     if not isinstance(notes, Listed) or isinstance(running, CantRead):
         return "", {}
-    if not any(note.queue for note in held_requests(notes.items, pods)):
+    if not held_requests(notes.items, pods):
         return "", {}
     pod = (schedulers_running(running.summary) or {}).get(YUNIKORN, "")
     namespace = pod.partition("/")[0]

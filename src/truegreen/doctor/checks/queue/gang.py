@@ -6,9 +6,11 @@ replaced by doctor's arithmetic. What each object means is doctor/knowledge/gang
 """
 
 import math
+from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
+from msgspec import Struct
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
@@ -24,6 +26,7 @@ from truegreen.doctor.checks.queue.words import (
     GANG_QUEUE_NOT_LEAF,
     GANG_QUEUE_ORPHANED,
     GANG_REFUSED,
+    GANG_USER_LIMIT_NEVER_FITS,
     GANG_USER_QUOTA_NO_ROOM,
     SAY,
     SCHEDULER_DOWN,
@@ -97,16 +100,18 @@ def _yunikorn(
         "command": kubectl.here("describe", "pod", note.pod),
     }
     if not note.queue:
-        return [
-            SAY.finding(
-                Status.WARN,
-                Basis.MEASURED,
-                GANG_USER_QUOTA_NO_ROOM,
-                details=details,
-                objects=objects,
-                **said,
-            )
-        ]
+        user, unread = _yunikorn_user_limit(env, job, reads, note, pods, fields)
+        if user is not None and user.status is Status.FAIL:
+            return [user]
+        quota = SAY.finding(
+            Status.WARN,
+            Basis.MEASURED,
+            GANG_USER_QUOTA_NO_ROOM,
+            details=(*details, *unread),
+            objects=objects,
+            **said,
+        )
+        return [quota] if user is None else [quota, user]
     never, unread = _yunikorn_never_fits(env, job, reads, note, fields)
     if never is not None and never.status is Status.FAIL:
         return [never]
@@ -124,22 +129,25 @@ def _yunikorn(
     return [no_room] if never is None else [no_room, never]
 
 
-def _yunikorn_never_fits(
-    env: Environment,
-    job: TrainingJob,
-    reads: GangReads,
-    note: yk.QueueNote,
-    fields: dict[str, Any],
-) -> tuple[Finding | None, tuple[str, ...]]:
-    """The whole job (all its pods at once, as training needs them, one pod each in YuniKorn's
-    `pods`) against each configured `max` on the way to the queue YuniKorn placed it in; an
-    unknown where YuniKorn's ConfigMaps can't be read; the lines that say why the queues
-    themselves could not be judged."""
+class _Config(Struct, frozen=True):
+    """YuniKorn's configuration as read: its queues' text and where it came from, and the
+    YAML (empty where there is none: YuniKorn's defaults, no limits)."""
+
+    queues: yk.QueuesText
+    config: Mapping[str, Any]
+    namespace: str
+
+
+def _yunikorn_config(
+    env: Environment, job: TrainingJob, reads: GangReads
+) -> _Config | Finding | str:
+    """YuniKorn's configuration; an unknown where its ConfigMaps can't be read; why, where
+    they were read but the queues in them can't be."""
     namespace = reads.configs_namespace
     read = {name: reads.configs.get(name) for name in yk.CONFIG_MAPS}
     for name, answer in read.items():
         if isinstance(answer, CantRead) and not answer.is_measurement:
-            unknown = SAY.cant_check(
+            return SAY.cant_check(
                 env,
                 Kind.CONFIG_MAP,
                 answer,
@@ -148,18 +156,46 @@ def _yunikorn_never_fits(
                 name=name,
                 noun=_CONFIG_NOUN,
             )
-            return unknown, ()
     found = [(n, a.obj) for n in reversed(yk.CONFIG_MAPS) if isinstance(a := read[n], Got)]
     queues = yk.queues_text(found)
     if queues.unread:
-        return None, (f"whether the queue could ever hold the job is not known: {queues.unread}",)
+        return queues.unread
     config = yk.queues_config(queues.text) if queues.text else None
     if queues.text and config is None:
-        why = f"YuniKorn's {queues.key} in {queues.config_map} is not YAML doctor can read"
-        return None, (f"whether the queue could ever hold the job is not known: {why}",)
+        return f"YuniKorn's {queues.key} in {queues.config_map} is not YAML doctor can read"
+    return _Config(queues, config or {}, namespace)
+
+
+def _whole_job(job: TrainingJob) -> Resources:
+    """The whole job (all its pods at once, as training needs them) in YuniKorn's terms: one
+    `pods` each (yunikorn-k8shim pkg/common/resource.go `GetPodResource`)."""
     wanted = sum((pod_requests(s.spec) * s.count for s in job.pod_sets), Resources())
-    wanted = wanted + Resources.of({PODS: job.pods})
-    for limit in yk.queue_limits(config or {}, note.queue):
+    return wanted + Resources.of({PODS: job.pods})
+
+
+def _describe_config(env: Environment, config: _Config) -> str:
+    return env.settings.kubectl.cluster(
+        "-n", config.namespace, "describe", "configmap", config.queues.config_map
+    )
+
+
+def _yunikorn_never_fits(
+    env: Environment,
+    job: TrainingJob,
+    reads: GangReads,
+    note: yk.QueueNote,
+    fields: dict[str, Any],
+) -> tuple[Finding | None, tuple[str, ...]]:
+    """The whole job against each configured `max` on the way to the queue YuniKorn placed it
+    in; an unknown where YuniKorn's ConfigMaps can't be read; the lines that say why the
+    queues themselves could not be judged."""
+    read = _yunikorn_config(env, job, reads)
+    if isinstance(read, Finding):
+        return read, ()
+    if isinstance(read, str):
+        return None, (f"whether the queue could ever hold the job is not known: {read}",)
+    wanted = _whole_job(job)
+    for limit in yk.queue_limits(read.config, note.queue):
         over = limit.beyond(wanted)
         if not over:
             continue
@@ -172,23 +208,102 @@ def _yunikorn_never_fits(
             GANG_NEVER_FITS,
             details=(
                 f"YuniKorn on pod {note.pod}: {quoted(note.message)}",
-                f"ConfigMap {namespace}/{queues.config_map} {queues.key}: queue {limit.path} "
-                f"max{template} {holds}",
+                f"ConfigMap {read.namespace}/{read.queues.config_map} {read.queues.key}: queue "
+                f"{limit.path} max{template} {holds}",
                 f"the job's {job.pods} pods request {needs}",
             ),
-            objects=(f"ConfigMap/{queues.config_map}", job.ref),
-            **{
-                **fields,
-                "queue": limit.path,
-                "command": env.settings.kubectl.cluster(
-                    "-n", namespace, "describe", "configmap", queues.config_map
-                ),
-            },
+            objects=(f"ConfigMap/{read.queues.config_map}", job.ref),
+            **{**fields, "queue": limit.path, "command": _describe_config(env, read)},
             needs=needs,
             holds=holds,
         )
         return never, ()
     return None, ()
+
+
+def _yunikorn_user_limit(
+    env: Environment,
+    job: TrainingJob,
+    reads: GangReads,
+    note: yk.QueueNote,
+    pods: list[KubeObject],
+    fields: dict[str, Any],
+) -> tuple[Finding | None, tuple[str, ...]]:
+    """The whole job against each user or group limit that applies to the user YuniKorn runs
+    it as, on the way to its queue: the queue YuniKorn's own queue notes name, else the one
+    the pod asks for where it is written out from root (the `provided` placement rule keeps
+    such a name: yunikorn-core pkg/scheduler/placement/provided_rule.go `placeApplication`).
+    An unknown where YuniKorn's ConfigMaps can't be read; the lines that say why the limits
+    could not be judged."""
+    everyone = env.pods.items if isinstance(env.pods, Listed) else ()
+    staying = o.remaining(pods)
+    pod = yk.application_pod(note.pod, staying, everyone)
+    if pod is None:
+        return None, (f"{_USER_UNKNOWN}: pod {note.pod} is not one of the job's",)
+    noted = yk.noted_queue(
+        reads.notes.items if isinstance(reads.notes, Listed) else (),
+        yk.noted_pods(staying, everyone),
+    )
+    asked = yk.pod_queue(pod)
+    queue = noted or (asked.lower() if asked.lower().startswith(f"{yk.ROOT}.") else "")
+    if not queue:
+        why = (
+            f"pod {o.name_of(pod)} asks for queue '{asked}', which YuniKorn's placement rules place"
+            if asked
+            else f"no note of YuniKorn's names the queue and pod {o.name_of(pod)} names none"
+        )
+        return None, (f"{_USER_UNKNOWN}: {why}",)
+    read = _yunikorn_config(env, job, reads)
+    if isinstance(read, Finding):
+        return read, ()
+    if isinstance(read, str):
+        return None, (f"{_USER_UNKNOWN}: {read}",)
+    who = yk.submitter(pod)
+    wanted = _whole_job(job)
+    for found in yk.user_limits(read.config, queue, who):
+        over = found.limit.beyond(wanted)
+        if not over:
+            continue
+        needs = _amounts(wanted, over)
+        holds = ", ".join(_amount(name, found.limit.get(name)) for name in over)
+        kind = "groups" if found.group else "users"
+        user = (
+            f"user {who.user} (annotation {yk.USER_INFO})"
+            if who.annotated
+            else f"user {who.user} (no user in annotation {yk.USER_INFO}: YuniKorn's default)"
+        )
+        return SAY.finding(
+            Status.FAIL,
+            Basis.INFERRED,
+            GANG_USER_LIMIT_NEVER_FITS,
+            details=(
+                f"YuniKorn on pod {note.pod}: {quoted(note.message)}",
+                f"pod {o.name_of(pod)}: {user}, groups {list(who.groups)}; queue {queue}",
+                f"ConfigMap {read.namespace}/{read.queues.config_map} {read.queues.key}: queue "
+                f"{found.limit.path} limit for {kind} [{found.name}] maxresources {holds}",
+                f"the job's {job.pods} pods request {needs}",
+            ),
+            objects=(f"ConfigMap/{read.queues.config_map}", job.ref),
+            **{**fields, "queue": found.limit.path, "command": _describe_config(env, read)},
+            needs=needs,
+            holds=holds,
+            who=_whose(found, who.user),
+        ), ()
+    return None, ()
+
+
+_USER_UNKNOWN = "whether the user's limits could ever hold the job is not known"
+
+
+def _whose(found: yk.UserLimit, user: str) -> str:
+    """Whose limit it is, in plain words."""
+    if not found.group:
+        if found.name == yk.WILDCARD:
+            return f"any user without a limit of their own, as '{user}',"
+        return f"the user '{user}'"
+    if found.name == yk.WILDCARD:
+        return f"the users outside the named groups together, '{user}' among them,"
+    return f"the group '{found.name}' of the user '{user}' together"
 
 
 def _scheduler_missing(

@@ -39,6 +39,7 @@ GANG_QUEUE_NOT_LEAF: Final = "queue.gang-queue-not-leaf"
 GANG_QUEUE_NO_ROOM: Final = "queue.gang-queue-no-room"
 GANG_QUEUE_FULL: Final = "queue.gang-queue-full"
 GANG_USER_QUOTA_NO_ROOM: Final = "queue.gang-user-quota-no-room"
+GANG_USER_LIMIT_NEVER_FITS: Final = "queue.gang-user-limit-never-fits"
 
 WORDS: Final[dict[str, Wording]] = {
     NOT_USED: Wording("Training jobs here start without waiting in a queue.", ""),
@@ -194,6 +195,12 @@ WORDS: Final[dict[str, Wording]] = {
         "{message}.",
         "Wait for the user's running work to finish, or ask your cluster admin about the "
         "user's and group's limits; {command} shows `{scheduler}`'s words.",
+    ),
+    GANG_USER_LIMIT_NEVER_FITS: Wording(
+        "The training job {job} needs {needs}, more than {who} may ever use in the queue "
+        "'{queue}' of `{scheduler}` ({holds}): it will never start.",
+        "Ask for less, or ask your cluster admin to raise that limit in `{scheduler}`'s "
+        "settings; {command} shows them.",
     ),
 }
 """Every headline and remedy of the check, by code."""
