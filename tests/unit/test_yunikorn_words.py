@@ -1,6 +1,6 @@
 """YuniKorn's notes and configuration read as YuniKorn writes and reads them
 (doctor/knowledge/yunikorn.py): quantities by yunikorn-core's `parse`, `max` walked from root,
-the newest note of a pod standing."""
+the newest note of a pod standing, a pod's user and the user and group limits that apply."""
 
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -11,11 +11,17 @@ from truegreen.doctor.knowledge.yunikorn import (
     PodRef,
     QueueMax,
     QueuesText,
+    Submitter,
+    UserLimit,
     configured,
     held_requests,
     noted_pods,
+    noted_queue,
+    pod_queue,
     queue_limits,
     queues_text,
+    submitter,
+    user_limits,
     yunikorn_quantity,
 )
 
@@ -240,3 +246,117 @@ def test_the_gang_s_placeholders_speak_for_the_job_and_placed_pods_do_not() -> N
     job = [pod("train-0"), pod("train-1", node="gpu-1")]
     others = [pod("tg-train-workers-abc12", owner="train-0"), pod("unrelated"), *job]
     assert noted_pods(job, others) == _refs("train-0", "tg-train-workers-abc12")
+
+
+def test_a_user_quota_note_leaves_the_queue_to_the_newest_queue_note() -> None:
+    """A user-quota note names no queue (ask_events.go `SendRequestExceedsUserQuota`); the
+    newest queue note on any of the job's pods, room or none, does."""
+    events = [
+        _note("p0", NO_QUOTA, 5),
+        _note("p1", NO_ROOM.replace("root.a", "root.old"), 90),
+        _note("p2", ROOM, 30),
+    ]
+    assert noted_queue(events, _refs("p0", "p1", "p2")) == "root.a"
+    assert noted_queue([_note("p0", NO_QUOTA, 5)], _refs("p0")) == ""
+
+
+def _pod(annotations: dict[str, str], labels: dict[str, str] | None = None) -> Any:
+    return {"metadata": {"name": "p0", "annotations": annotations, "labels": labels or {}}}
+
+
+INFO = "yunikorn.apache.org/user.info"
+
+
+@pytest.mark.parametrize(
+    ("annotation", "expected"),
+    [
+        ('{"user":"alice","groups":["ml","dev"]}', Submitter("alice", ("ml", "dev"), True)),
+        ('{"User":"alice"}', Submitter("alice", (), True)),  # Go matches names of any case
+        ('{"groups":["ml"]}', Submitter("nobody", ("ml",), False)),  # no user: the default
+        ('{"user":"alice","groups":"ml"}', Submitter("nobody", (), False)),  # unmarshal fails
+        ("alice", Submitter("nobody", (), False)),  # not JSON
+        (None, Submitter("nobody", (), False)),
+    ],
+)
+def test_a_pod_s_user_as_the_shim_reads_it(annotation: str | None, expected: Submitter) -> None:
+    """yunikorn-k8shim pkg/common/utils/utils.go `GetUserFromPod`."""
+    assert submitter(_pod({} if annotation is None else {INFO: annotation})) == expected
+
+
+def test_a_pod_s_queue_as_the_shim_reads_it() -> None:
+    """utils.go `GetQueueNameFromPod`: the canonical label, the annotation, the old label."""
+    canonical = "yunikorn.apache.org/queue"
+    assert pod_queue(_pod({canonical: "root.b"}, {canonical: "root.a", "queue": "c"})) == "root.a"
+    assert pod_queue(_pod({canonical: "root.b"}, {"queue": "c"})) == "root.b"
+    assert pod_queue(_pod({}, {"queue": "c"})) == "c"
+    assert pod_queue(_pod({})) == ""
+
+
+LIMITS = {
+    "partitions": [
+        {
+            "name": "default",
+            "limits": [{"users": ["alice"], "maxresources": {"nvidia.com/gpu": "32"}}],
+            "queues": [
+                {
+                    "name": "root",
+                    "queues": [
+                        {
+                            "name": "train",
+                            "limits": [
+                                {"users": ["bob"], "maxapplications": 2},
+                                {"users": ["*"], "maxresources": {"nvidia.com/gpu": "4"}},
+                                {"groups": ["ml", "dev"], "maxresources": {"vcore": "16"}},
+                                {"groups": ["*"], "maxresources": {"memory": "64Gi"}},
+                            ],
+                            "queues": [
+                                {
+                                    "name": "big",
+                                    "limits": [
+                                        {"groups": ["ops"], "maxresources": {"pods": "3"}},
+                                    ],
+                                }
+                            ],
+                        }
+                    ],
+                }
+            ],
+        }
+    ]
+}
+
+
+def _found(user: str, groups: tuple[str, ...], path: str = "root.train.big") -> list[Any]:
+    return [
+        (f.limit.path, f.name, f.group, f.limit.limits)
+        for f in user_limits(LIMITS, path, Submitter(user, groups, annotated=True))
+    ]
+
+
+def test_a_user_s_own_limit_else_the_wildcard_s_on_each_queue() -> None:
+    """Root takes the partition's limits where it has none (configvalidator.go
+    `checkLimitsStructure`); on 'root.train', 'alice' has no limit of her own and takes the
+    wildcard's (queue_tracker.go `newQueueTracker`); 'bob''s own limit, of applications
+    only, is never replaced by the wildcard's (`setLimit`) and limits no resource."""
+    assert _found("alice", ()) == [
+        ("root", "alice", False, (("nvidia.com/gpu", 32),)),
+        ("root.train", "*", False, (("nvidia.com/gpu", 4),)),
+    ]
+    assert _found("bob", ()) == []
+
+
+def test_one_group_from_the_leaf_up_and_its_limits_on_the_whole_path() -> None:
+    """manager.go `ensureGroupInternal`: 'ops' is configured on the leaf, 'dev' on its parent
+    (in the order the limits list it, the user's own order aside), `*` where no named group
+    of the user's is."""
+    assert _found("bob", ("x", "ops", "dev")) == [
+        ("root.train.big", "ops", True, (("pods", 3),)),
+    ]
+    assert _found("bob", ("dev", "ml")) == [("root.train", "ml", True, (("cpu", 16000),))]
+    assert _found("bob", ("x",)) == [("root.train", "*", True, (("memory", 64 << 30),))]
+    assert _found("bob", ("ml",), path="root") == []
+
+
+def test_a_queue_a_placement_rule_made_has_only_its_parents_limits() -> None:
+    assert [f[0] for f in _found("alice", (), path="root.train.made")] == ["root", "root.train"]
+    assert isinstance(user_limits(LIMITS, "root", Submitter("alice", (), True))[0], UserLimit)

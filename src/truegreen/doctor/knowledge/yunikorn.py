@@ -377,9 +377,10 @@ def user_limits(config: Mapping[str, Any], path: str, who: Submitter) -> list[Us
     - on each queue, the limit that names the user, else the one for any user (`*`)
       (manager.go `internalProcessConfig`, queue_tracker.go `newQueueTracker` and `setLimit`:
       a named user's limit is never overridden by the wildcard's);
-    - one group for the application: the first configured group of the user's at the queue,
-      else the wildcard group there, else the same one queue up (manager.go
-      `ensureGroupInternal`); that group's limit on every queue of the path
+    - one group for the application, where the user has any: the first configured group of
+      the user's at the queue, else the wildcard group there, else the same one queue up
+      (manager.go `ensureGroup`, `ensureGroupInternal`); that group's limit on every queue of
+      the path
       (group_tracker.go `headroom`).
 
     Both hold the application (manager.go `Headroom`: the smaller of the two). Root's limits
@@ -438,7 +439,10 @@ def _application_group(
 ) -> str:
     """The group YuniKorn tracks an application under (manager.go `ensureGroupInternal`): from
     the leaf up, the queue's configured groups in order, the first the user belongs to, else
-    `*` where the queue has a wildcard group limit; empty where none matches."""
+    `*` where the queue has a wildcard group limit; empty where none matches, and for a user
+    of no group at all (manager.go `ensureGroup`)."""
+    if not groups:
+        return ""
     for _, limits in reversed(levels):
         configured_groups = [g for limit in limits for g in _names(limit, "groups")]
         matched = next((g for g in configured_groups if g != WILDCARD and g in groups), None)
