@@ -173,6 +173,19 @@ def test_restart_probe_on_keep_running_container(probe: str) -> None:
     assert found == [("restart-probe-on-keep-running", "app")]
 
 
+@pytest.mark.parametrize("probe", ["livenessProbe", "startupProbe"])
+def test_a_restart_probe_that_never_runs_restarts_nothing(probe: str) -> None:
+    """`["exit", "0"]` without a shell: the runtime finds no program `exit`, the kubelet throws
+    each try's result away (prober/worker.go doProbe), so the probe never fails and never
+    restarts the container; probe-cannot-pass alone says what is wrong."""
+    container = server(readinessProbe=TCP)
+    container[probe] = {"exec": {"command": ["exit", "0"]}}
+    found = hits(
+        workload("Deployment", container, annotations={"truegreen.io/keep-running": "app"})
+    )
+    assert found == [("probe-cannot-pass", "app")]
+
+
 def test_keep_running_on_the_pod_template_counts_too() -> None:
     obj = workload("Deployment", server(readinessProbe=TCP, livenessProbe=ALIVE))
     obj["spec"]["template"]["metadata"]["annotations"] = {"truegreen.io/keep-running": "app"}

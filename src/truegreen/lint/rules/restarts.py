@@ -13,7 +13,9 @@ def _keep_running(workload: WorkloadModel, context: Context) -> Iterator[RuleHit
         if reason is None:
             continue
         for probe in container.probes:
-            if probe.kind.restarts_container:
+            # A probe that never runs (a shell's own command without a shell) never fails, so
+            # it never restarts anything: probe-cannot-pass says what is wrong with it.
+            if probe.kind.restarts_container and not probe.cannot_pass:
                 yield RuleHit(container.name, _restart_message(workload, container, probe, reason))
 
 
@@ -92,7 +94,8 @@ RESTART_PROBE_ON_KEEP_RUNNING = Rule(
     "readinessProbe, and the Services in the input that route to it.",
     limits="A launcher hidden in a script file the image holds, or env set by envFrom, is not "
     "seen. A liveness probe an operator adds itself (KubeRay's, when none is set) is not in "
-    "the manifest and not reported.",
+    "the manifest and not reported. A probe that never runs (probe-cannot-pass) restarts "
+    "nothing and is left to that rule.",
 )
 
 LIVENESS_SAME_AS_READINESS = Rule(
