@@ -1,7 +1,7 @@
 """Credentials that stand elsewhere than an env var's value or a secret-named flag reach no
 snapshot: HTTP probe and hook headers (cookie headers too), KubeRay's `rayStartParams`, signed
-URLs, tokens known by their form, curl's, MySQL's, redis-cli's and mongosh's own password
-options, a secret-named annotation.
+URLs, tokens known by their form, curl's, MySQL's, redis-cli's (valkey-cli's) and MongoDB
+clients' own password options, curl's cookie data, a secret-named annotation.
 
 The objects are the shapes the reviewer reproduced the leaks with (/tmp/probe_snapshot
 t1_redact.py, t2_headers.py, t3_ray.py, t7_sas.py), served by the fake API server and read by
@@ -67,6 +67,11 @@ PROXY_LOGIN = "UHJveHlVc2VyOlByb3h5UGFzcw=="  # ProxyUser:ProxyPass
 REDIS_PROBE_PASSWORD = "RedisProbePassw0rd"
 REDIS_LIST_PASSWORD = "RedisListPassw0rd"
 MONGOSH_PASSWORD = "MongoshPassw0rd"
+# valkey-cli's `-a` (valkey src/valkey-cli.c parseOptions), mongodump's `-p` (mongo-tools
+# common/options/options.go) and curl's `-b NAME=VALUE` (curl src/tool_getparam.c C_COOKIE).
+VALKEY_PASSWORD = "ValkeyPassw0rd"
+MONGODUMP_PASSWORD = "MongodumpPassw0rd"
+CURL_COOKIE = "CurlCookieSession31"
 PLANTED = (
     BASIC,
     BEARER,
@@ -88,6 +93,9 @@ PLANTED = (
     REDIS_PROBE_PASSWORD,
     REDIS_LIST_PASSWORD,
     MONGOSH_PASSWORD,
+    VALKEY_PASSWORD,
+    MONGODUMP_PASSWORD,
+    CURL_COOKIE,
 )
 
 
@@ -179,7 +187,9 @@ def _helper() -> Obj:
         "sh",
         "-c",
         f"mysql -uroot -p{MYSQL_PASSWORD} -e 'select 1' && "
-        f"mongosh -u admin -p {MONGOSH_PASSWORD} --eval 'db.runCommand({{ping: 1}})'",
+        f"mongosh -u admin -p {MONGOSH_PASSWORD} --eval 'db.runCommand({{ping: 1}})' && "
+        f"valkey-cli -a {VALKEY_PASSWORD} ping && mongodump -p{MONGODUMP_PASSWORD} --out /b && "
+        f"curl -fsS -b sid={CURL_COOKIE} -b cookies.txt http://app/health",
     ]
     return workload
 
@@ -253,6 +263,9 @@ def test_no_credential_outside_env_and_flags_reaches_a_snapshot(doctor: Doctor) 
         b'"name": "Proxy-Authorization"',
         b'redis-cli -a \\"',
         b"mongosh -u admin -p ",
+        b"valkey-cli -a ",
+        b"mongodump -p",
+        b"curl -fsS -b ",
     ):
         assert saved in written, saved
     assert [value for value in PLANTED if value.encode() in written] == []
@@ -265,6 +278,8 @@ def test_no_credential_outside_env_and_flags_reaches_a_snapshot(doctor: Doctor) 
         b"curl -fsS -u admin:<redacted> https://mlflow/health",
         b"mysql -uroot -p<redacted> -e 'select 1'",
         b"mongosh -u admin -p <redacted> --eval",
+        b"valkey-cli -a <redacted> ping && mongodump -p<redacted> --out /b",
+        b"curl -fsS -b <redacted> -b cookies.txt http://app/health",
     ):
         assert kept in written, kept
     # The argument list, one item a line: the item after redis-cli's `-a` is replaced whole.

@@ -1,5 +1,6 @@
-"""Passwords given to redis-cli and mongosh by their own short options
-(redaction/command_logins.py), after the client stands in the same string or argument list, and
+"""Passwords given to redis-cli (and its forks valkey-cli and keydb-cli) and MongoDB's clients by
+their own short options, and curl's cookie data (redaction/command_logins.py), after the client
+stands in the same string or argument list, and
 the database logins that other rules already take (by a secret word in the name, by a URI's
 userinfo), pinned here so that no change to the client rules loses them."""
 
@@ -31,6 +32,9 @@ from truegreen.redaction.text import redact_text
         ),
         ("redis-cli -a hunter2;echo ok", f"redis-cli -a {REDACTED};echo ok"),
         ("redis-cli --pass hunter2 ping", f"redis-cli --pass {REDACTED} ping"),  # by its name
+        # redis-cli's forks: valkey src/valkey-cli.c and KeyDB src/redis-cli.c parseOptions.
+        ("valkey-cli -a hunter2 ping", f"valkey-cli -a {REDACTED} ping"),
+        ("/usr/bin/keydb-cli -h k -a 'x y' ping", f"/usr/bin/keydb-cli -h k -a '{REDACTED}' ping"),
         # Another program's `-a` after the client, in the same line, pays for it (docs).
         ("redis-cli ping; ls -a /data", f"redis-cli ping; ls -a {REDACTED}"),
         # mongosh packages/arg-parser: `-p` is `--password`, read by yargs-parser.
@@ -41,6 +45,35 @@ from truegreen.redaction.text import redact_text
         ("mongosh -p=hunter2 mongodb://db:27017", f"mongosh -p={REDACTED} mongodb://db:27017"),
         ('mongosh -p "two words"', f'mongosh -p "{REDACTED}"'),
         ("mongosh --password hunter2", f"mongosh --password {REDACTED}"),  # by its name
+        # mongo-tools common/options/options.go `Password`, short `p`, read by go-flags: the
+        # next argument, one attached, or after `=`.
+        (
+            "mongodump -u admin -p hunter2 --out /backup",
+            f"mongodump -u admin -p {REDACTED} --out /backup",
+        ),
+        ("mongorestore -phunter2 /backup", f"mongorestore -p{REDACTED} /backup"),
+        ('mongoexport -p"two words" -c x', f'mongoexport -p"{REDACTED}" -c x'),
+        ("mongostat -p=hunter2 --host db", f"mongostat -p={REDACTED} --host db"),
+        ("/opt/bin/mongotop -u a -p hunter2 5", f"/opt/bin/mongotop -u a -p {REDACTED} 5"),
+        ("mongoimport --password=hunter2", f"mongoimport --password={REDACTED}"),  # by its name
+        # The legacy shell: mongodb/mongo shell_options.idl `password`, single name `p`.
+        ("mongo -u admin -p hunter2 admin", f"mongo -u admin -p {REDACTED} admin"),
+        # curl src/tool_getparam.c C_COOKIE: a value holding a `=` is cookie data.
+        (
+            "curl -sf -b session=abc123 http://app:8080/healthz",
+            f"curl -sf -b {REDACTED} http://app:8080/healthz",
+        ),
+        (
+            'curl --cookie "sid=abc; theme=dark" http://app',
+            f'curl --cookie "{REDACTED}" http://app',
+        ),
+        ("curl -bsid=abc --cookie=sid=abc u", f"curl -b{REDACTED} --cookie={REDACTED} u"),
+        (
+            "sh -c 'curl -b sid=abc http://a | grep ok'",
+            f"sh -c 'curl -b {REDACTED} http://a | grep ok'",
+        ),
+        # A cookie header goes by its name (text.py): curl's `-H` needs no rule of its own.
+        ('curl -H "Cookie: sid=abc123" http://app', f'curl -H "Cookie: {REDACTED}" http://app'),
         # What other rules already take, in the same lines.
         (
             "psql postgres://app:hunter2@db:5432/x -c 'select 1'",
@@ -73,6 +106,13 @@ def test_a_client_s_password_option_is_redacted(text: str, expected: str) -> Non
         "psql -h db -p 5432 -U app",  # no mongosh: psql's `-p` is the port
         "mongod --port 27017 --bind_ip_all",
         "docker run -p 27017:27017 mongo:7",
+        "valkey-cli -h valkey -p 6379 ping",  # valkey-cli's `-p` is the port
+        "mongodump -u admin -p --out /backup",  # a next word starting with `-` is no value
+        "mongoexport -p= -c x",  # an empty value stays empty
+        "valkey-cli ping && ls -b /data",  # no curl: `-b` is another option
+        "curl -b cookies.txt -c cookies.txt http://app",  # no `=`: a file's name
+        'curl -b "" http://app',  # the cookie engine, no cookie
+        "wget --load-cookies=jar http://app",
     ],
 )
 def test_what_is_no_client_password_is_kept(text: str) -> None:
@@ -101,12 +141,54 @@ def test_argument_lists_redact_the_client_s_password_item_by_item() -> None:
     assert redact_arguments(once) == once
 
 
+def test_argument_lists_redact_redis_cli_s_forks_passwords() -> None:
+    assert redact_arguments(["valkey-cli", "-a", "x"]) == ["valkey-cli", "-a", REDACTED]
+    assert redact_arguments(["keydb-cli", "-a", "x"]) == ["keydb-cli", "-a", REDACTED]
+
+
+def test_argument_lists_redact_a_mongodb_client_s_password() -> None:
+    assert redact_arguments(["mongodump", "-p", "x", "-py", "-p=z", "-p=", "-p", "--gzip"]) == [
+        *("mongodump", "-p", REDACTED, f"-p{REDACTED}", f"-p={REDACTED}", "-p=", "-p", "--gzip")
+    ]
+    assert redact_arguments(["mongo", "-u", "admin", "-p", "x"]) == [
+        *("mongo", "-u", "admin", "-p", REDACTED)
+    ]
+
+
+def test_argument_lists_redact_curl_s_cookie_data_and_keep_its_cookie_files() -> None:
+    cookies = ["curl", "-b", "sid=x", "--cookie", "a=b; c=d", "--cookie=e=f", "-bg=h"]
+    assert redact_arguments(cookies) == [
+        *("curl", "-b", REDACTED, "--cookie", REDACTED, f"--cookie={REDACTED}", f"-b{REDACTED}")
+    ]
+    files = ["curl", "-b", "jar.txt", "--cookie", "", "--cookie=jar", "-bjar", "-b"]
+    assert redact_arguments(files) == files
+    assert redact_arguments(["curl", "-H", "Cookie: sid=x"]) == [
+        "curl",
+        "-H",
+        f"Cookie: {REDACTED}",
+    ]
+    # Without curl, another program's `-b` is kept.
+    assert redact_arguments(["git", "checkout", "-b", "a=b"]) == ["git", "checkout", "-b", "a=b"]
+
+
+def test_a_client_s_name_inside_a_secret_or_a_word_names_no_client() -> None:
+    # The first `mongosh` is a password's, which the assignment rule takes; the second is
+    # glued to `-p`, no option of its own: a second pass finds nothing more to redact.
+    once = redact_text("echo password=mongosh; mongosh-p y")
+    assert once == f"echo password={REDACTED}; mongosh-p y"
+    assert redact_text(once) == once
+    listed = redact_arguments(["mysql", "password=mongosh", "-p=x"])
+    assert listed == ["mysql", f"password={REDACTED}", f"-p{REDACTED}"]
+    assert redact_arguments(listed) == listed
+
+
 @settings(max_examples=400, deadline=None)
 @given(
     st.lists(
         st.sampled_from(
             [
                 *("redis-cli", "mongosh", "mysql", " -a ", " -p ", "-p=", "-a", "-p", " ", "\t"),
+                *("valkey-cli", "mongo", "mongodump", "curl", " -b ", "-b", "--cookie", "=", "-p"),
                 *("\n", '"', "'", ";", "|", "x", "-x", "password=", "--pass ", "Cookie: "),
                 *("AKIAIOSFODNN7EXAMPLE", "u:p@", "https://"),
             ]

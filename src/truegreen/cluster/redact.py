@@ -16,7 +16,9 @@ The policy, listed for operators in docs/snapshot.md:
   looks secret (`redis-password: …` in a map, an annotation `example.com/db-password`);
   the value after a command-line flag whose name looks secret, curl's `-u user:password`, and
   the password of a client's own option after that client: MySQL's `-pPASSWORD`, redis-cli's
-  `-a PASSWORD`, mongosh's `-p PASSWORD` (redaction/command_logins.py).
+  (valkey-cli's, keydb-cli's) `-a PASSWORD`, a MongoDB client's `-p PASSWORD` (mongosh, the
+  legacy `mongo` shell, mongodump and the other Database Tools), and curl's cookie data
+  (`-b NAME=VALUE`; one without `=` names a file, kept) (redaction/command_logins.py).
 - Every string anywhere (log lines and event messages too; not an image reference or a
   label value that selectors match on): URL userinfo
   (`postgres://user:pass@host`), AWS access key ids and secret-key shapes, JWTs, GitHub and
@@ -276,8 +278,8 @@ def _arguments(arguments: list[Any]) -> list[Any]:
     """Each argument's text redacted, the argument after a secret-named flag
     (`--password hunter2`) replaced whole, the password of the one after curl's `-u`
     (`admin:hunter2`), and the password of a client's own option after that client: MySQL's
-    `-pPASSWORD`, redis-cli's `-a PASSWORD`, mongosh's `-p PASSWORD`
-    (redaction/command_logins.py)."""
+    `-pPASSWORD`, redis-cli's `-a PASSWORD`, a MongoDB client's `-p PASSWORD`, curl's
+    `-b NAME=VALUE` (redaction/command_logins.py)."""
     redacted: list[Any] = []
     clients: frozenset[Client] = frozenset()
     for index, argument in enumerate(arguments):
@@ -298,8 +300,11 @@ def _arguments(arguments: list[Any]) -> list[Any]:
             text = user_password_redacted(argument)
         elif clients:
             text = client_password_redacted(argument, previous, clients)
-        clients |= clients_named(argument)
-        redacted.append(redact_text(text))
+        text = redact_text(text)
+        # Named by what is left: a client's name inside a secret (`password=mongo…`) is gone
+        # from the item once redacted, and a second pass must find the same clients.
+        clients |= clients_named(text)
+        redacted.append(text)
     return redacted
 
 

@@ -16,18 +16,38 @@ redacts `--password x` because the flag's name says so; these flags' names do no
   rule's `<redacted>` before it can make it one on a second pass (redaction is idempotent).
 - redis-cli's `-a PASSWORD`, the next argument whatever it is (redis src/redis-cli.c
   parseOptions: `-a` and its alias `--pass` take `argv[++i]`; usage: "-a <password> Password
-  to use when connecting to the server"). `--pass` goes by its name already. redis-cli reads no
-  password attached (`-aPASSWORD` is "Unrecognized option"), so none is looked for.
-- mongosh's `-p PASSWORD` and `-p=PASSWORD` (mongosh packages/arg-parser/src/arg-parser.ts:
-  `p` is the alias of the string option `password`, read by yargs-parser with
-  `short-option-groups` off, which takes the next argument unless it starts with `-`, or what
-  follows `=`; a lone `-p` asks for the password). `--password` goes by its name already.
-  mongosh reads no password attached (`-pPASSWORD` is an unknown argument).
-The last two, like MySQL's, only after their client stands earlier in the same string or
-argument list (`redis-cli`, `mongosh`, as text): to most programs `-a` and `-p` mean something
-else. A value after the client that another program of the same shell line takes
-(`redis-cli ping; ls -a /data`) is lost too: found as text, a client's options never depend on
-how the shell line was cut, which other rules' redactions may change.
+  to use when connecting to the server"), and the same in its forks: valkey-cli (valkey
+  src/valkey-cli.c parseOptions) and keydb-cli (KeyDB src/redis-cli.c parseOptions, built as
+  `keydb-cli` by src/Makefile). `--pass` goes by its name already. redis-cli reads no password
+  attached (`-aPASSWORD` is "Unrecognized option"), so none is looked for.
+- a MongoDB client's `-p PASSWORD`, `-p=PASSWORD` and `-pPASSWORD`: the Database Tools
+  (mongodump, mongorestore, mongoexport, mongoimport, mongostat, mongotop, mongofiles; mongo-tools
+  common/options/options.go: the `Auth` struct's `Password` field, `short:"p"`, read by
+  jessevdk/go-flags: parser.go parseOption takes the next argument unless it looks like an
+  option (optstyle_other.go argumentIsOption: `-x`, `--x`), splitShortConcatArg takes a value
+  attached, and splitOption the one after `-p=`), the legacy `mongo` shell (mongodb/mongo
+  src/mongo/shell/shell_options.idl: `password`, single name `p`, whose own censoring,
+  src/mongo/util/cmdline_utils/censor_cmdline.cpp censorArgvArray, hides the same three forms)
+  and mongosh (packages/arg-parser/src/arg-parser.ts: `p` is the alias of the string option
+  `password`, read by yargs-parser with `short-option-groups` off, which takes the next
+  argument unless it starts with `-`, or what follows `=`; a lone `-p` asks for the password).
+  A next word starting with `-` is no value to any of them. mongosh reads no password attached
+  (`-pPASSWORD` is an unknown argument): after `mongosh` such a word is lost all the same.
+  `--password` goes by its name already.
+- curl's cookie data, `-b NAME=VALUE` (`--cookie`, `--cookie=…`, `-bNAME=VALUE`): curl
+  src/tool_getparam.c, `case C_COOKIE`: an argument holding a `=` is the `Cookie` header's
+  content ("A cookie string must have a =-letter"), a login the server handed out as a cookie
+  header's is (credential_headers.py); one without is a file's name, kept (docs/cmdline-opts/
+  cookie.md: "If no `=` symbol is used in the argument, it is instead treated as a filename").
+  curl takes the next argument whatever it is. `-H "Cookie: …"` goes by the cookie header's
+  rule (text.py) already.
+The last three, like MySQL's, only after their client stands earlier in the same string or
+argument list (`redis-cli`, `valkey-cli`, `keydb-cli`, `mongo`, `curl`, as text: `mongo` names
+mongosh, the tools and the legacy shell alike, and `mongod` or a `mongodb://` URI too): to most
+programs `-a`, `-p` and `-b` mean something else. A value after the client that another program
+of the same shell line takes (`redis-cli ping; ls -a /data`) is lost too: found as text, a
+client's options never depend on how the shell line was cut, which other rules' redactions may
+change.
 """
 
 import re
@@ -38,6 +58,8 @@ from truegreen.redacted import REDACTED
 
 USER_OPTIONS = frozenset({"-u", "--user", "-U", "--proxy-user"})
 """curl's options whose value is `user:password`."""
+COOKIE_OPTIONS = frozenset({"-b", "--cookie"})
+"""curl's options whose value is cookie data when it holds a `=`, else a file's name."""
 
 # The option (a word of its own, or a setting's value: `CURL_OPTS=-u …`), then its value
 # attached or after blanks, quoted or not: the user name runs to the first `:` (never past a
@@ -62,16 +84,29 @@ _SHORT_PASSWORD = LazyPattern(
 _NEXT_WORD = r"(?P<q>[\"'])?(?P<value>(?(q)(?:(?!(?P=q))[^\r\n])++|[^\s\"';|&]++))"
 # redis-cli's `-a PASSWORD`: any next word, one starting with `-` too.
 _REDIS_PASSWORD = LazyPattern(rf"(?<![^\s\"'])(?P<flag>-a[ \t]++){_NEXT_WORD}")
-# mongosh's `-p PASSWORD` (a next word not starting with `-`) and `-p=PASSWORD`.
-_MONGOSH_PASSWORD = LazyPattern(rf"(?<![^\s\"'])(?P<flag>-p(?:=|[ \t]++(?!-))){_NEXT_WORD}")
+# A MongoDB client's `-p PASSWORD` (a next word not starting with `-`), `-p=PASSWORD` and
+# `-pPASSWORD` (attached: quoted, `-p"…"`, or not; after a blank, as MySQL's, which text.py's
+# quick look `_plainly_safe` counts on); an empty `-p=` stays as it is.
+_MONGO_PASSWORD = LazyPattern(
+    r"(?<![^\s\"'])(?P<flag>-p(?:=|[ \t]++(?!-)"
+    rf"|(?:(?<=[ \t]-p)|(?<=[ \t][\"']-p))(?=[^\s=]))){_NEXT_WORD}"
+)
+# curl's `-b`/`--cookie` value holding a `=` (cookie data; one without names a file): attached to
+# `-b`, after `--cookie=`, or after blanks; quoted (its `=` before the closing quote) or not.
+_CURL_COOKIE = LazyPattern(
+    r"(?<![^\s\"'])(?P<flag>(?:-b[ \t]*+|--cookie(?:[ \t]++|=)))(?P<q>[\"'])?"
+    r"(?P<value>(?(q)(?:(?!(?P=q))[^\r\n=])*+=(?:(?!(?P=q))[^\r\n])*+"
+    r"|[^\s\"';|&=]*+=[^\s\"';|&]*+))"
+)
 
 
 class Client(Enum):
     """A client whose own short option takes a password."""
 
     MYSQL = ("mysql", "mariadb")
-    REDIS = ("redis-cli",)
-    MONGOSH = ("mongosh",)
+    REDIS = ("redis-cli", "valkey-cli", "keydb-cli")
+    MONGO = ("mongo",)  # mongosh, mongodump and the other tools, the legacy `mongo` shell
+    CURL = ("curl",)
 
 
 # Each client's names and its rule, by plain tuples: looked up for every string redacted, where
@@ -79,24 +114,38 @@ class Client(Enum):
 _CLIENT_RULES = (
     (Client.MYSQL.value, _SHORT_PASSWORD),
     (Client.REDIS.value, _REDIS_PASSWORD),
-    (Client.MONGOSH.value, _MONGOSH_PASSWORD),
+    (Client.MONGO.value, _MONGO_PASSWORD),
+    (Client.CURL.value, _CURL_COOKIE),
 )
 _CLIENTS = tuple((client, client.value) for client in Client)
 
 
 def redact_command_logins(text: str) -> str:
     """`text` with the password of every curl `-u user:password`, and of every client's own
-    password option after that client (MySQL's `-pPASSWORD`, redis-cli's `-a PASSWORD`,
-    mongosh's `-p PASSWORD`), replaced; each rule only where what it needs is there (`-u` or
-    `-U`, which `--user` and `--proxy-user` hold too, and a `:`; the client's name): most text
-    of an object holds neither, and costs a few scans."""
+    password option after that client (MySQL's `-pPASSWORD`, redis-cli's `-a PASSWORD`, a
+    MongoDB client's `-p PASSWORD`, curl's `-b NAME=VALUE`), replaced; each rule only where
+    what it needs is there (`-u` or `-U`, which `--user` and `--proxy-user` hold too, and a `:`;
+    the client's name): most text of an object holds neither, and costs a few scans."""
     if ("-u" in text or "-U" in text) and ":" in text:
         text = _USER_AND_PASSWORD.sub(_user_kept, text)
     for names, rule in _CLIENT_RULES:
         end = _client_end(text, names)
         if end >= 0:
-            text = text[:end] + rule.sub(_password_redacted, text[end:])
+            text = _redacted_after(rule.pattern, text, end)
     return text
+
+
+def _redacted_after(rule: re.Pattern[str], text: str, start: int) -> str:
+    """`text` with each of `rule`'s matches from `start` on redacted. The rule's look-behind
+    still reads the text before `start`, so an option glued to the client's name
+    (`mongodb://mongo-p`) is no word of its own here either, as on a second pass that finds
+    the client's name later in the text."""
+    pieces: list[str] = [text[:start]]
+    kept = start
+    for found in rule.finditer(text, start):
+        pieces += [text[kept : found.start()], _password_redacted(found)]
+        kept = found.end()
+    return "".join([*pieces, text[kept:]])
 
 
 def _client_end(text: str, names: tuple[str, ...]) -> int:
@@ -130,18 +179,27 @@ def clients_named(argument: str) -> frozenset[Client]:
 
 def client_password_redacted(argument: str, previous: object, clients: frozenset[Client]) -> str:
     """An argument list's item after `clients` stood earlier in the list, `previous` the item
-    before it: the password of a client's own option replaced (redis-cli's `-a PASSWORD`,
-    mongosh's `-p PASSWORD` and `-p=PASSWORD`, MySQL's `-pPASSWORD`); any other as it is, and
-    an empty one stays empty."""
+    before it: the password of a client's own option replaced (redis-cli's `-a PASSWORD`, a
+    MongoDB client's `-p PASSWORD`, `-p=PASSWORD` and `-pPASSWORD`, MySQL's `-pPASSWORD`), and
+    curl's cookie data (`-b NAME=VALUE`, `--cookie=…`, `-bNAME=VALUE`); any other as it is,
+    and an empty one stays empty."""
     if not argument:
         return argument
     if Client.REDIS in clients and previous == "-a":
         return REDACTED
-    if Client.MONGOSH in clients:
+    if Client.CURL in clients:
+        if previous in COOKIE_OPTIONS and "=" in argument:
+            return REDACTED
+        for flag in ("--cookie=", "-b"):
+            if argument.startswith(flag) and "=" in argument[len(flag) :]:
+                return f"{flag}{REDACTED}"
+    if Client.MONGO in clients:
         if previous == "-p" and not argument.startswith("-"):
             return REDACTED
-        if len(argument) > len("-p=") and argument.startswith("-p="):
+        if argument.startswith("-p=") and len(argument) > len("-p="):
             return f"-p={REDACTED}"
+        if argument.startswith("-p") and argument not in ("-p", "-p="):
+            return f"-p{REDACTED}"
     if Client.MYSQL in clients and len(argument) > len("-p") and argument.startswith("-p"):
         return f"-p{REDACTED}"
     return argument

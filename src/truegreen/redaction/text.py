@@ -219,9 +219,10 @@ def _value_redacted(named: re.Match[str]) -> str:
 
 def _plainly_safe(text: str) -> bool:
     """True when no rule can match: most strings (names, labels, numbers) are this, and cheap
-    to see. Userinfo, assignments, URL signatures and curl's `-u` need `:` or `=`, a flag's
-    value and a MySQL `-p` a space or tab before a `-`, an AWS key a run of 20 or more of its
-    characters (a GitHub or Hugging Face token holds a longer run), and a JWT `eyJ`."""
+    to see. Userinfo, assignments, URL signatures, curl's `-u` and `-b` need `:` or `=`, a
+    flag's value and a client's option (a MySQL or MongoDB client's `-p`, redis-cli's `-a`) a
+    space or tab before a `-`, an AWS key a run of 20 or more of its characters (a GitHub or
+    Hugging Face token holds a longer run), and a JWT `eyJ`."""
     return (
         "=" not in text
         and ":" not in text
