@@ -122,6 +122,12 @@ def test_the_other_credential_parameters_of_a_signed_url_go_by_their_names() -> 
             f'curl -U "proxy:{REDACTED}" -x http://p:3128 https://h/',
         ),
         ("CURL_OPTS=-u admin:hunter2", f"CURL_OPTS=-u admin:{REDACTED}"),
+        # `--long=value` (curl tool_getparam.c, curl pull request 17789) and short options
+        # run together, the last taking the next argument (`-sSu`: getparameter).
+        ("curl --user=admin:hunter2 https://h/", f"curl --user=admin:{REDACTED} https://h/"),
+        ("curl --proxy-user=p:hunter2 https://h/", f"curl --proxy-user=p:{REDACTED} https://h/"),
+        ("curl -sSu admin:hunter2 https://h/", f"curl -sSu admin:{REDACTED} https://h/"),
+        ("curl -fsSLU 'proxy:p w' https://h/", f"curl -fsSLU 'proxy:{REDACTED}' https://h/"),
         ("mysql -uroot -phunter2 -e 'select 1'", f"mysql -uroot -p{REDACTED} -e 'select 1'"),
         (
             '/usr/bin/mysqladmin ping -h 127.0.0.1 -p"${MYSQL_ROOT_PASSWORD}"',
@@ -183,6 +189,14 @@ def test_argument_lists_redact_curl_s_and_mysql_s_passwords_item_by_item() -> No
         "-P3306",
     ]
     assert redact_arguments(["ssh", "-p22", "host"]) == ["ssh", "-p22", "host"]
+    assert redact_arguments(["curl", "-sSu", "admin:hunter2", "--user=me:pw", "https://h/"]) == [
+        "curl",
+        "-sSu",
+        f"admin:{REDACTED}",
+        f"--user=me:{REDACTED}",
+        "https://h/",
+    ]
+    assert redact_arguments(["tar", "-xzf", "a:b.tgz"]) == ["tar", "-xzf", "a:b.tgz"]
 
 
 def _container(**fields: Any) -> dict[str, Any]:

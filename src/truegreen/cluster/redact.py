@@ -48,10 +48,10 @@ from truegreen.images import ImageReferenceError, keyring_key, parse_image
 from truegreen.patterns import LazyPattern
 from truegreen.redacted import REDACTED
 from truegreen.redaction.command_logins import (
-    USER_OPTIONS,
     Client,
     client_password_redacted,
     clients_named,
+    takes_user,
     user_password_redacted,
 )
 from truegreen.redaction.credential_headers import names_cookie_header
@@ -296,7 +296,7 @@ def _arguments(arguments: list[Any]) -> list[Any]:
             redacted.append(REDACTED)
             continue
         text = argument
-        if isinstance(previous, str) and previous in USER_OPTIONS and not argument.startswith("-"):
+        if takes_user(previous) and not argument.startswith("-"):
             text = user_password_redacted(argument)
         elif clients:
             text = client_password_redacted(argument, previous, clients)

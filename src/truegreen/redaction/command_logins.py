@@ -2,7 +2,8 @@
 
 Part of redaction rule 5 (docs/snapshot.md; cluster/redact.py applies it): the named rule
 redacts `--password x` because the flag's name says so; these flags' names do not.
-- curl's `-u user:password` (`--user`, and `-U`/`--proxy-user` for its proxy): curl's
+- curl's `-u user:password` (`--user`, and `-U`/`--proxy-user` for its proxy; `--user=…`, and
+  a group of short options ending in one, `-sSu`: src/tool_getparam.c getparameter): curl's
   docs/cmdline-opts/user.md, "The username and passwords are split up on the first colon".
   The user name is kept. Another tool's `-u` with a `:` in its value loses what follows it
   too (`docker run -u 1000:<redacted>`, `ffuf -u https:<redacted>`): a value is judged
@@ -58,6 +59,10 @@ from truegreen.redacted import REDACTED
 
 USER_OPTIONS = frozenset({"-u", "--user", "-U", "--proxy-user"})
 """curl's options whose value is `user:password`."""
+_GROUPED_USER_OPTION = LazyPattern(r"-[A-Za-z]+[uU]")
+"""Short options run together, the last of them `-u` or `-U` (`-sSu`): curl reads each letter
+as its own option and gives the last one the next argument (src/tool_getparam.c
+getparameter, a short option's argument "in the next argv" when the group ends)."""
 COOKIE_OPTIONS = frozenset({"-b", "--cookie"})
 """curl's options whose value is cookie data when it holds a `=`, else a file's name."""
 
@@ -67,7 +72,7 @@ COOKIE_OPTIONS = frozenset({"-b", "--cookie"})
 # costs linear time), the password to the closing quote, or to a blank or quote when
 # unquoted.
 _USER_AND_PASSWORD = LazyPattern(
-    r"(?<![^\s\"'=])(?P<flag>(?:-[uU]|--user|--proxy-user)[ \t]*)(?P<q>[\"'])?"
+    r"(?<![^\s\"'=])(?P<flag>(?:-[A-Za-z]*[uU][ \t]*|--(?:proxy-)?user(?:[ \t]*|=)))(?P<q>[\"'])?"
     r"(?P<user>(?(q)[^\"'\r\n:]*+|[^\s\"':=]*+)):"
     r"(?P<value>(?(q)(?:(?!(?P=q))[^\r\n])++|[^\s\"']++))"
 )
@@ -126,7 +131,7 @@ def redact_command_logins(text: str) -> str:
     MongoDB client's `-p PASSWORD`, curl's `-b NAME=VALUE`), replaced; each rule only where
     what it needs is there (`-u` or `-U`, which `--user` and `--proxy-user` hold too, and a `:`;
     the client's name): most text of an object holds neither, and costs a few scans."""
-    if ("-u" in text or "-U" in text) and ":" in text:
+    if "-" in text and ":" in text and ("u" in text or "U" in text):
         text = _USER_AND_PASSWORD.sub(_user_kept, text)
     for names, rule in _CLIENT_RULES:
         end = _client_end(text, names)
@@ -161,6 +166,14 @@ def _user_kept(found: re.Match[str]) -> str:
 
 def _password_redacted(found: re.Match[str]) -> str:
     return f"{found['flag']}{found['q'] or ''}{REDACTED}"
+
+
+def takes_user(option: object) -> bool:
+    """Whether the argument after `option` is curl's `user:password`: `-u`, `--user`, `-U`,
+    `--proxy-user`, or a group of short options that ends in `-u` or `-U` (`-sSu`)."""
+    return isinstance(option, str) and (
+        option in USER_OPTIONS or _GROUPED_USER_OPTION.fullmatch(option) is not None
+    )
 
 
 def user_password_redacted(argument: str) -> str:
