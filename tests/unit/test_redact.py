@@ -151,6 +151,9 @@ def test_what_only_looks_like_a_shape_is_kept(text: str) -> None:
         ("credentials=x", "credentials=<redacted>"),
         ("passphrase=x", "passphrase=<redacted>"),
         ("passwd=x", "passwd=<redacted>"),
+        # Quoted parts a shell joins to an unquoted value are the value too.
+        ("export PGPASSWORD=pa'ss word' && psql", "export PGPASSWORD=<redacted> && psql"),
+        ('app --db-password a"b c" --verbose', "app --db-password <redacted> --verbose"),
     ],
 )
 def test_secret_named_assignments_and_flags_are_redacted(text: str, expected: str) -> None:
@@ -694,6 +697,7 @@ HOSTILE_LINES = {
     "flags without a value": "--token " * 8_192,
     "key-shaped runs": "A/b1+" * 13_108,
     "quoted values": 'password="' * 6_554,
+    "quoted parts of unquoted values": "password=a'" * 5_958,
     "unclosed quotes": "token: '\\" * 8_192,
     "authorization headers": "authorization: " * 4_370,
     "JWT starts": "eyJa." * 13_108,
@@ -701,6 +705,8 @@ HOSTILE_LINES = {
     "signature parameters": "&sig=" * 13_108,
     "curl users after an equals sign": "=-u" * 21_846,
     "curl users in quotes": ' -u"' * 16_384,
+    "curl users in a group of short options": " -" + "u" * 65_536 + " :",
+    "curl cookies in a group of short options": "curl" + " -ab" * 16_384,
     "MySQL passwords in quotes": "mysql" + " -p'" * 16_384,
     "MySQL passwords quoted before the option": "mysql" + " '-p" * 16_384,
     "cookie headers": "cookie: " * 8_192,

@@ -68,6 +68,10 @@ from truegreen.redaction.text import redact_text
             f'curl --cookie "{REDACTED}" http://app',
         ),
         ("curl -bsid=abc --cookie=sid=abc u", f"curl -b{REDACTED} --cookie={REDACTED} u"),
+        # `-b` at the end of a group of short options (curl getparameter: each character an
+        # option of its own, the one taking an argument given the rest or the next word).
+        ("curl -sSLb sid=abc http://a", f"curl -sSLb {REDACTED} http://a"),
+        ("curl -fsSb session=abc http://a", f"curl -fsSb {REDACTED} http://a"),
         (
             "sh -c 'curl -b sid=abc http://a | grep ok'",
             f"sh -c 'curl -b {REDACTED} http://a | grep ok'",
@@ -159,6 +163,10 @@ def test_argument_lists_redact_curl_s_cookie_data_and_keep_its_cookie_files() ->
     cookies = ["curl", "-b", "sid=x", "--cookie", "a=b; c=d", "--cookie=e=f", "-bg=h"]
     assert redact_arguments(cookies) == [
         *("curl", "-b", REDACTED, "--cookie", REDACTED, f"--cookie={REDACTED}", f"-b{REDACTED}")
+    ]
+    grouped = ["curl", "-sb", "sid=x", "-4sSbg=h", "-sb", "jar.txt"]
+    assert redact_arguments(grouped) == [
+        *("curl", "-sb", REDACTED, f"-4sSb{REDACTED}", "-sb", "jar.txt")
     ]
     files = ["curl", "-b", "jar.txt", "--cookie", "", "--cookie=jar", "-bjar", "-b"]
     assert redact_arguments(files) == files

@@ -128,6 +128,13 @@ def test_the_other_credential_parameters_of_a_signed_url_go_by_their_names() -> 
         ("curl --proxy-user=p:hunter2 https://h/", f"curl --proxy-user=p:{REDACTED} https://h/"),
         ("curl -sSu admin:hunter2 https://h/", f"curl -sSu admin:{REDACTED} https://h/"),
         ("curl -fsSLU 'proxy:p w' https://h/", f"curl -fsSLU 'proxy:{REDACTED}' https://h/"),
+        # curl's short options also hold digits and `#` (`-4`: IPv4 only, `-#`: progress bar).
+        ("curl -4u admin:hunter2 https://h/", f"curl -4u admin:{REDACTED} https://h/"),
+        ("curl -#u admin:hunter2 https://h/", f"curl -#u admin:{REDACTED} https://h/"),
+        ("curl -sSuadmin:hunter2 https://h/", f"curl -sSuadmin:{REDACTED} https://h/"),
+        # Quoted parts of an unquoted password: the shell joins them into one argument.
+        ('curl -u admin:"two words" https://h/', f"curl -u admin:{REDACTED} https://h/"),
+        ("curl -u admin:pre'fix\" https://h/", f"curl -u admin:{REDACTED}"),
         ("mysql -uroot -phunter2 -e 'select 1'", f"mysql -uroot -p{REDACTED} -e 'select 1'"),
         (
             '/usr/bin/mysqladmin ping -h 127.0.0.1 -p"${MYSQL_ROOT_PASSWORD}"',
@@ -197,6 +204,9 @@ def test_argument_lists_redact_curl_s_and_mysql_s_passwords_item_by_item() -> No
         "https://h/",
     ]
     assert redact_arguments(["tar", "-xzf", "a:b.tgz"]) == ["tar", "-xzf", "a:b.tgz"]
+    assert redact_arguments(["curl", "-4u", "admin:hunter2", "-#U", "p:w"]) == [
+        *("curl", "-4u", f"admin:{REDACTED}", "-#U", f"p:{REDACTED}")
+    ]
 
 
 def _container(**fields: Any) -> dict[str, Any]:

@@ -59,10 +59,15 @@ from truegreen.redacted import REDACTED
 
 USER_OPTIONS = frozenset({"-u", "--user", "-U", "--proxy-user"})
 """curl's options whose value is `user:password`."""
-_GROUPED_USER_OPTION = LazyPattern(r"-[A-Za-z]+[uU]")
-"""Short options run together, the last of them `-u` or `-U` (`-sSu`): curl reads each letter
-as its own option and gives the last one the next argument (src/tool_getparam.c
-getparameter, a short option's argument "in the next argv" when the group ends)."""
+_GROUPED_USER_OPTION = LazyPattern(r"-[A-TV-Za-tv-z0-9#]*+[uU]")
+"""Short options run together, the last of them `-u` or `-U` (`-sSu`, `-4u`): curl reads each
+character as its own option (letters, digits, `#`) and gives the first that takes an argument
+the rest of the word, or the next argument when the word ends (src/tool_getparam.c
+getparameter)."""
+_GROUPED_COOKIE_OPTION = LazyPattern(r"-[A-Za-ac-z0-9#]*+b")
+"""Short options run together, the last of them `-b` (`-sSLb`)."""
+_GROUPED_COOKIE_DATA = LazyPattern(r"(?P<flag>-[A-Za-ac-z0-9#]*+b)(?P<value>[^=]*=.*)", re.DOTALL)
+"""`-b` at the end of a group with its cookie data attached (`-sbNAME=VALUE`)."""
 COOKIE_OPTIONS = frozenset({"-b", "--cookie"})
 """curl's options whose value is cookie data when it holds a `=`, else a file's name."""
 
@@ -71,10 +76,15 @@ COOKIE_OPTIONS = frozenset({"-b", "--cookie"})
 # quote, a blank or an `=` where unquoted, so each try reads a short run: a line of `=-u=-u…`
 # costs linear time), the password to the closing quote, or to a blank or quote when
 # unquoted.
+# A group of short options takes the first `u` or `U` in it (the characters before it are no
+# `u`: one deterministic run, never a backtrack per `u` of a hostile `-uuuu…`). An unquoted
+# password may hold quoted parts (`admin:"two words"`: the shell joins them), each to its
+# closing quote or the line's end.
 _USER_AND_PASSWORD = LazyPattern(
-    r"(?<![^\s\"'=])(?P<flag>(?:-[A-Za-z]*[uU][ \t]*|--(?:proxy-)?user(?:[ \t]*|=)))(?P<q>[\"'])?"
-    r"(?P<user>(?(q)[^\"'\r\n:]*+|[^\s\"':=]*+)):"
-    r"(?P<value>(?(q)(?:(?!(?P=q))[^\r\n])++|[^\s\"']++))"
+    r"(?<![^\s\"'=])(?P<flag>(?:-[A-TV-Za-tv-z0-9#]*+[uU][ \t]*|--(?:proxy-)?user(?:[ \t]*|=)))"
+    r"(?P<q>[\"'])?(?P<user>(?(q)[^\"'\r\n:]*+|[^\s\"':=]*+)):"
+    r"(?P<value>(?(q)(?:(?!(?P=q))[^\r\n])++"
+    r"|(?:[^\s\"']|\"[^\"\r\n]*+\"?|'[^'\r\n]*+'?)++))"
 )
 # `-pPASSWORD` after a blank, its value quoted (to the closing quote: `-p"…"`, or `'-p…'` whose
 # quote opens before the option) or not (to a blank, a quote or the end of the shell command);
@@ -99,7 +109,7 @@ _MONGO_PASSWORD = LazyPattern(
 # curl's `-b`/`--cookie` value holding a `=` (cookie data; one without names a file): attached to
 # `-b`, after `--cookie=`, or after blanks; quoted (its `=` before the closing quote) or not.
 _CURL_COOKIE = LazyPattern(
-    r"(?<![^\s\"'])(?P<flag>(?:-b[ \t]*+|--cookie(?:[ \t]++|=)))(?P<q>[\"'])?"
+    r"(?<![^\s\"'])(?P<flag>(?:-[A-Za-ac-z0-9#]*+b[ \t]*+|--cookie(?:[ \t]++|=)))(?P<q>[\"'])?"
     r"(?P<value>(?(q)(?:(?!(?P=q))[^\r\n=])*+=(?:(?!(?P=q))[^\r\n])*+"
     r"|[^\s\"';|&=]*+=[^\s\"';|&]*+))"
 )
@@ -201,11 +211,13 @@ def client_password_redacted(argument: str, previous: object, clients: frozenset
     if Client.REDIS in clients and previous == "-a":
         return REDACTED
     if Client.CURL in clients:
-        if previous in COOKIE_OPTIONS and "=" in argument:
+        grouped = isinstance(previous, str) and _GROUPED_COOKIE_OPTION.fullmatch(previous)
+        if (previous in COOKIE_OPTIONS or grouped) and "=" in argument:
             return REDACTED
-        for flag in ("--cookie=", "-b"):
-            if argument.startswith(flag) and "=" in argument[len(flag) :]:
-                return f"{flag}{REDACTED}"
+        if argument.startswith("--cookie=") and "=" in argument[len("--cookie=") :]:
+            return f"--cookie={REDACTED}"
+        if (attached := _GROUPED_COOKIE_DATA.fullmatch(argument)) is not None:
+            return f"{attached['flag']}{REDACTED}"
     if Client.MONGO in clients:
         if previous == "-p" and not argument.startswith("-"):
             return REDACTED

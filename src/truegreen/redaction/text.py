@@ -55,11 +55,13 @@ _OPENING = r"(?P<q>[\"'])?"
 # A quoted value runs to its closing quote (a backslash escapes one), or the line's end; an
 # authorization header's is its scheme and what follows to the line's end or a quote (RFC 7235
 # 2.1: `auth-scheme [ 1*SP ( token68 / #auth-param ) ]`, any scheme); any other value is one
-# word, or two after `bearer` or `basic`.
+# word, or two after `bearer` or `basic`, with the quoted parts a shell joins to it
+# (`PGPASSWORD=pa'ss word'`), each to its closing quote or the line's end (an empty quoted
+# value, `"token": ""`, stays: it starts with no quote).
 _VALUE = (
     r"(?P<value>(?(q)(?:\\.|(?!(?P=q))[^\\\r\n])++"
     r"|(?(authz)[^\s\"'&;,]++(?:[ \t][^\r\n\"']*+)?"
-    r"|(?:(?:bearer|basic)[ \t]+)?[^\s\"'&;,]+)))"
+    r"|(?:(?:bearer|basic)[ \t]+)?[^\s\"'&;,](?:[^\s\"'&;,]|\"[^\"\r\n]*+\"?|'[^'\r\n]*+'?)*+)))"
 )
 
 
