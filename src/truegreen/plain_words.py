@@ -84,6 +84,12 @@ _GOT_BY_NAME = frozenset(
         Kind.PERSISTENT_VOLUME,
         Kind.CSI_DRIVER,
         Kind.RESOURCE_CLAIM_TEMPLATE,
+        Kind.MACHINE_DEPLOYMENT,
+        Kind.MACHINE_SET,
+        Kind.MACHINE_POOL,
+        Kind.MACHINE_DEPLOYMENT_V1BETA1,
+        Kind.MACHINE_SET_V1BETA1,
+        Kind.MACHINE_POOL_V1BETA1,
     }
 )
 

@@ -118,6 +118,15 @@ def _said(report: dict[str, Any]) -> list[str]:
 
 
 _STANDS = "the wait cluster-autoscaler was given for every group stands"
+_UNSURE = (
+    "a scale-up of it older than the wait cluster-autoscaler was given for every group may "
+    "still stand"
+)
+_UNSURE_BY_DEFAULT = (
+    f"cluster-autoscaler on big-w1, 20 minutes ago, longer ago than its default wait of 15 "
+    f"minutes (whether a machine is still on its way is not known): pod triggered scale-up: "
+    f"[{{{GROUP} 0->1 (max: 4)}}]"
+)
 _EXPIRED_BY_DEFAULT = (
     f"cluster-autoscaler on big-w1, 20 minutes ago, longer ago than it waits for a machine (no "
     f"machine is on its way): pod triggered scale-up: [{{{GROUP} 0->1 (max: 4)}}]"
@@ -184,23 +193,71 @@ def test_a_group_that_gives_no_duration_is_judged_by_the_flag_or_default(
     assert result.exit_code == 2
 
 
-def test_a_refused_group_leaves_the_default_and_says_so(doctor: Doctor) -> None:
-    """No permission to get the MachineDeployment: the default stands, the details say the
-    group's own time could not be read, and the verdict stays measured (the trigger is the
-    autoscaler's measurement)."""
+def test_a_refused_group_leaves_a_scale_up_past_the_default_unknown(doctor: Doctor) -> None:
+    """No permission to get the MachineDeployment, whose annotation says 30 minutes: the
+    trigger, 20 minutes old, is past the 15-minute default, and whether the group gives a
+    longer time of its own could not be read, so whether its machine still comes is not known
+    (unknown, exit 3; neither the wait nor a measured failure), as where the autoscaler's flag
+    could not be read; the unknown's remedy is the group's get."""
     doctor.server.install("cluster.x-k8s.io")
     doctor.load(_scenario(timedelta(minutes=20), "30m"))
     doctor.server.inject(Fault.FORBIDDEN, "^" + PATH + "$")
     result = doctor.live("-o", "json")
     report = result.json()
-    assert "capacity.machine-coming" not in {c for c, _, _ in _capacity(report)}
-    assert {s for _, s, _ in _capacity(report)} <= {"fail", "warn"}
-    assert _EXPIRED_BY_DEFAULT in _details(report)
+    assert _capacity(report) == [("capacity.cant-read", "unknown", "cant-check")]
+    [unknown] = [f for f in report["findings"] if f["check"] == "capacity"]
+    assert unknown["headline"] == (
+        "Couldn't check whether there is room for a training job: no permission to read the "
+        "autoscaler's machine groups (MachineDeployment)."
+    )
+    assert "auth can-i get machinedeployments/training-gpu-md-0" in unknown["remedy"]
+    assert _UNSURE_BY_DEFAULT in _details(report)
+    assert not [d for d in _details(report) if "no machine is on its way" in d]
     [said] = _said(report)
     assert said.startswith(f"whether {GROUP} gives a provision time of its own could not be read")
     assert "needs get machinedeployments.cluster.x-k8s.io in namespace default" in said
-    assert said.endswith(_STANDS)
-    assert result.exit_code == 2
+    assert said.endswith(_UNSURE)
+    assert result.exit_code == 3
+
+
+def test_a_refused_group_past_the_flag_it_was_given_is_unknown_too(doctor: Doctor) -> None:
+    """cluster-autoscaler's own flag gives every group 18 minutes; the trigger is 20 minutes
+    old and the group's get is refused: its own time may be longer, so the scale-up is not
+    known to stand or not (exit 3), and the details say which wait it is past."""
+    from tests.scenario.test_autoscaler import _autoscaler_pod
+
+    doctor.server.install("cluster.x-k8s.io")
+
+    def build(now: datetime) -> list[Obj]:
+        flagged = _autoscaler_pod(now, "--max-node-provision-time=18m")
+        return [*_scenario(timedelta(minutes=20), "30m")(now), flagged]
+
+    doctor.load(build)
+    doctor.server.inject(Fault.FORBIDDEN, "^" + PATH + "$")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _capacity(report) == [("capacity.cant-read", "unknown", "cant-check")]
+    assert (
+        f"cluster-autoscaler on big-w1, 20 minutes ago, longer ago than its wait of 18 minutes "
+        f"for every group (whether a machine is still on its way is not known): pod triggered "
+        f"scale-up: [{{{GROUP} 0->1 (max: 4)}}]"
+    ) in _details(report)
+    assert result.exit_code == 3
+
+
+def test_a_refused_group_within_the_default_is_still_a_machine_coming(doctor: Doctor) -> None:
+    """The group's get refused, its trigger 10 minutes old: within the wait given for every
+    group, the autoscaler still waits for the machine whatever the group's own time adds, so
+    the wait stands (exit 0) and the details say the group could not be read."""
+    doctor.server.install("cluster.x-k8s.io")
+    doctor.load(_scenario(timedelta(minutes=10), "30m"))
+    doctor.server.inject(Fault.FORBIDDEN, "^" + PATH + "$")
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _capacity(report) == [("capacity.machine-coming", "warn", "measured")]
+    [said] = _said(report)
+    assert said.startswith(f"whether {GROUP} gives a provision time of its own could not be read")
+    assert result.exit_code == 0
 
 
 def test_a_group_not_there_or_not_served_leaves_the_default(doctor: Doctor) -> None:
@@ -267,15 +324,16 @@ def test_no_group_is_asked_for_without_a_cluster_api_scale_up(doctor: Doctor) ->
     assert _said(report) == []
 
 
-def test_every_fault_on_the_group_leaves_the_default_and_says_the_unknown(
+def test_every_fault_on_the_group_leaves_an_old_scale_up_unknown(
     doctor: Doctor,
 ) -> None:
-    """The fault matrix (tests/support/read_faults.py) for the group's get: the trigger is the
-    autoscaler's measurement, so where the group's own time could not be read the default
-    stands (past it: no machine on its way, exit 2), never unknown; the details say it could
-    not be read (a 404 says the group is not there: the API server's NotFound, or Go's
-    `404 page not found` for a group no longer served); no other check changes; a throttle is
-    waited out and the group's 30 minutes stand."""
+    """The fault matrix (tests/support/read_faults.py) for the group's get, the trigger 20
+    minutes old, past the 15-minute default: where the group's own time could not be read,
+    whether its machine still comes is not known (unknown, exit 3), never the wait and never
+    the failure; a 404 says the group is not there (the API server's NotFound, or Go's `404
+    page not found` for a group no longer served), a measurement, so the default stands (past
+    it: no machine on its way, exit 2); no other check changes; a throttle is waited out and
+    the group's 30 minutes stand."""
     doctor.server.install("cluster.x-k8s.io")
     doctor.load(_scenario(timedelta(minutes=20), "30m"))
     doctor.round_trip = False
@@ -290,12 +348,15 @@ def test_every_fault_on_the_group_leaves_the_default_and_says_the_unknown(
         if cell.throttled:
             assert _capacity(report) == _capacity(baseline), cell.name
             continue
-        assert "capacity.machine-coming" not in {c for c, _, _ in _capacity(report)}, cell.name
-        assert found["capacity"] <= {"fail", "warn"}, cell.name
-        assert _EXPIRED_BY_DEFAULT in _details(report), cell.name
         [said] = _said(report)
-        absent = cell.fault in (Fault.NOT_FOUND, Fault.PAGE_NOT_FOUND)
-        assert said.startswith(
-            f"{GROUP} was not found" if absent else f"whether {GROUP} gives a provision time"
-        ), cell.name
-        assert cell.result.exit_code == 2, cell.name
+        if cell.fault in (Fault.NOT_FOUND, Fault.PAGE_NOT_FOUND):
+            assert "capacity.machine-coming" not in {c for c, _, _ in _capacity(report)}
+            assert found["capacity"] <= {"fail", "warn"}, cell.name
+            assert _EXPIRED_BY_DEFAULT in _details(report), cell.name
+            assert said.startswith(f"{GROUP} was not found"), cell.name
+            assert cell.result.exit_code == 2, cell.name
+            continue
+        assert _capacity(report) == [("capacity.cant-read", "unknown", "cant-check")], cell.name
+        assert _UNSURE_BY_DEFAULT in _details(report), cell.name
+        assert said.startswith(f"whether {GROUP} gives a provision time"), cell.name
+        assert cell.result.exit_code == 3, cell.name

@@ -117,14 +117,43 @@ def group_waits(groups: MachineGroups | None) -> dict[str, ProvisionTime]:
     return waits
 
 
+class UnreadGroup(Struct, frozen=True):
+    """A machine group whose get failed other than by the group's absence: whether it gives a
+    provision time of its own, longer than the wait given for every group, is not known."""
+
+    group: CapiGroup
+    cant: CantRead
+
+    @property
+    def kind(self) -> Kind:
+        """The group's kind, for the read's plain words and remedy: its resource and noun are
+        the same at every version served, so the newest's stands for whichever was got."""
+        return CAPI_VERSIONS["v1beta2"][self.group.kind]
+
+
+def unread_groups(groups: MachineGroups | None) -> dict[str, UnreadGroup]:
+    """Per machine group got, the failed get (refused, timed out, a server error: not a 404,
+    which measures the group gone), where one failed."""
+    unread: dict[str, UnreadGroup] = {}
+    for name, read in (groups.reads if groups is not None else {}).items():
+        group = capi_group(name)
+        if isinstance(read, CantRead) and not read.is_measurement and group is not None:
+            unread[name] = UnreadGroup(group, read)
+    return unread
+
+
 _STANDS = "the wait cluster-autoscaler was given for every group stands"
+_UNSURE = (
+    "a scale-up of it older than the wait cluster-autoscaler was given for every group may "
+    "still stand"
+)
 
 
 def group_lines(groups: MachineGroups | None, named: Sequence[str]) -> list[str]:
     """For the details: of each Cluster API machine group `named` (a scale-up's), the provision
     time it gives, or why the wait given for every group stands for it (it gives none, or none
-    that is a duration above zero; it is not found; it could not be read; the cluster serves no
-    Cluster API)."""
+    that is a duration above zero; it is not found; the cluster serves no Cluster API), or that
+    it could not be read, so a scale-up of it past that wait may still stand."""
     if groups is None:
         return []
     waits = group_waits(groups)
@@ -151,7 +180,7 @@ def group_lines(groups: MachineGroups | None, named: Sequence[str]) -> list[str]
                 f"{group} was not found ({read.reason}): {_STANDS}"
                 if read.is_measurement
                 else f"whether {group} gives a provision time of its own could not be read "
-                f"({read.reason}): {_STANDS}"
+                f"({read.reason}): {_UNSURE}"
             )
         else:
             written = group_provision(read.obj).written

@@ -36,7 +36,12 @@ from truegreen.doctor.checks.capacity.autoscaling import (
     triggered_group,
     unready_pools,
 )
-from truegreen.doctor.checks.capacity.capi_groups import group_lines, group_waits
+from truegreen.doctor.checks.capacity.capi_groups import (
+    UnreadGroup,
+    group_lines,
+    group_waits,
+    unread_groups,
+)
 from truegreen.doctor.checks.capacity.karpenter_claims import claim_launches, launched
 from truegreen.doctor.checks.capacity.kubelet_admission import every_set_named
 from truegreen.doctor.checks.capacity.machines import (
@@ -297,14 +302,27 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
     lines += [_said(w) for w in cannot] + health[1]
     flags = env.autoscaler_flags
     expired = [w for w in words if w.word is Word.EXPIRED]
-    # A group that gives its own provision time is judged by it, whatever the flag's read.
+    # A group that gives its own provision time is judged by it, whatever the flag's read; a
+    # group whose get failed may give one longer than the wait that expired its scale-up.
     own = group_waits(env.machine_groups)
-    unsure = [w for w in expired if isinstance(flags, CantRead) and triggered_group(w) not in own]
+    unread = unread_groups(env.machine_groups)
+    unsure = [
+        w
+        for w in expired
+        if (group := triggered_group(w) or "") in unread
+        or (isinstance(flags, CantRead) and group not in own)
+    ]
     lines += [_expired(w, env, known=w not in unsure) for w in expired]
-    if isinstance(flags, CantRead) and unsure and not cannot:
-        # Whether a scale-up past the default still stands depends on the provision time the
-        # autoscaler was given, which could not be read: neither a wait nor a failure.
-        unknown = SAY.cant_check(env, Kind.POD, flags, everywhere=True, noun=_AUTOSCALER_SETTINGS)
+    if unsure and not cannot:
+        # Whether a scale-up past that wait still stands depends on the provision time the
+        # autoscaler was given, or the group's own, which could not be read: neither a wait nor
+        # a failure.
+        unknown = (
+            SAY.cant_check(env, Kind.POD, flags, everywhere=True, noun=_AUTOSCALER_SETTINGS)
+            if isinstance(flags, CantRead)
+            # Else each such scale-up's group is one whose get failed.
+            else _unread_group(env, unread[triggered_group(unsure[0]) or ""])
+        )
         details = (*unknown.details, *lines)
         return [replace(unknown, details=details), *_beside_room(findings), *health[0]]
     down, pool_lines = _pools_down(env, cannot)
@@ -480,20 +498,34 @@ def _pools_not_ready(
 
 def _expired(word: AutoscalerWord, env: Environment, *, known: bool) -> str:
     """A scale-up past the provision time, said with its age: no machine is on its way; past
-    the default only, where the time cluster-autoscaler was given is not `known`."""
+    the wait given for every group only (the default, where the flag could not be read), where
+    the time cluster-autoscaler was given for its group is not `known`."""
     age = (
         "" if word.at is None else f", {int((env.now - word.at).total_seconds() // 60)} minutes ago"
     )
     if not known:
+        provision = _provision(env)
+        wait = (
+            f"its default wait of {_DEFAULT_WAIT}"
+            if provision == DEFAULT_PROVISION_TIME
+            else f"its wait of {provision.wait.total_seconds() / 60:g} minutes for every group"
+        )
         return (
-            f"{word.source} on {word.pod}{age}, longer ago than its default wait of "
-            f"{_DEFAULT_WAIT} (whether a machine is still on its way is not known): "
-            f"{word.message}"
+            f"{word.source} on {word.pod}{age}, longer ago than {wait} (whether a machine is "
+            f"still on its way is not known): {word.message}"
         )
     return (
         f"{word.source} on {word.pod}{age}, longer ago than it waits for a machine "
         f"(no machine is on its way): {word.message}"
     )
+
+
+def _unread_group(env: Environment, unread: UnreadGroup) -> Finding:
+    """Unknown: the get of a scale-up's Cluster API machine group failed, so whether the
+    autoscaler still waits for its machine, by a provision time of the group's own, is not
+    known; the remedy is that get's."""
+    group = unread.group
+    return SAY.cant_check(env, unread.kind, unread.cant, namespace=group.namespace, name=group.name)
 
 
 def _provision(env: Environment) -> ProvisionTime:
