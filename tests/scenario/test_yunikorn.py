@@ -526,3 +526,76 @@ def test_a_user_quota_note_on_a_job_whose_queue_is_unknown_is_not_judged(doctor:
     found = _finding(result.json(), "queue.gang-user-quota-no-room")
     assert any("not known: no note of YuniKorn's names the queue" in d for d in found["details"])
     assert result.exit_code == 0
+
+
+def _placed_by(rules: str, *limits: str) -> str:
+    """`_limits`, with the default partition's `placementrules` given as YAML list items."""
+    return _limits(*limits).replace(
+        "  - name: default\n", f"  - name: default\n    placementrules:\n{rules}\n", 1
+    )
+
+
+_FIXED_OTHER = "      - name: fixed\n        value: root.other"
+
+
+def test_a_job_other_placement_rules_may_have_moved_is_not_judged(doctor: Doctor) -> None:
+    """The pods ask for 'root.train', where 'alice' may use 4 GPUs, but the partition's only
+    placement rule is `fixed` to 'root.other': YuniKorn runs the implicit `provided` rule only
+    where none is configured (yunikorn-core pkg/scheduler/placement/placement.go
+    `buildRules`), so the job is not in the queue its pods ask for, and no note names the
+    one it is in. Its user's limits there are not judged, and YuniKorn's wait stands."""
+    _load(doctor, _submitted_by("alice", [], _placed_by(_FIXED_OTHER, _user_limit("alice", 4))))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = _finding(report, "queue.gang-user-quota-no-room")
+    assert found["status"] == "warn"
+    assert "queue.gang-user-limit-never-fits" not in _codes(report)
+    assert any(
+        "not known: pod " in d and "YuniKorn's placement rules (fixed) may place" in d
+        for d in found["details"]
+    ), found["details"]
+    assert result.exit_code == 0
+
+
+@pytest.mark.parametrize("create", ["false", "true"])
+def test_a_job_the_provided_rule_alone_places_is_judged_in_the_queue_it_asks_for(
+    doctor: Doctor, create: str
+) -> None:
+    """`provided` as the only configured rule keeps the fully qualified queue the pods ask
+    for (placement/provided_rule.go `placeApplication`), and what it does not place nothing
+    else does (`buildRules` adds only the recovery rule): the job is in 'root.train'."""
+    rules = f"      - name: Provided\n        create: {create}"
+    _load(doctor, _submitted_by("alice", [], _placed_by(rules, _user_limit("alice", 4))))
+    result = doctor.live("-o", "json")
+    found = _finding(result.json(), "queue.gang-user-limit-never-fits")
+    assert any("queue root.train" in d for d in found["details"]), found["details"]
+    assert result.exit_code == 2
+
+
+def test_the_queue_yunikorn_s_note_names_is_judged_whatever_the_rules(doctor: Doctor) -> None:
+    """YuniKorn said the job's pods had become schedulable in 'root.train', then that they
+    exceed the user's quota: the queue it named is where it placed the job, whatever its
+    placement rules, and the user's 4 GPUs there can never hold the job."""
+
+    def build(now: datetime) -> list[Obj]:
+        queues = _placed_by(_FIXED_OTHER, _user_limit("alice", 4))
+        objects = _submitted_by("alice", [], queues)(now)
+        pods = [o for o in objects if o["kind"] == "Pod" and o["metadata"]["name"].startswith(JOB)]
+        at = now - timedelta(seconds=90)
+        objects += [
+            gang.yunikorn_note(
+                p,
+                f"Request '{p['metadata']['uid']}' has become schedulable in queue 'root.train'",
+                at,
+                10 + i,
+            )
+            for i, p in enumerate(pods)
+        ]
+        return objects
+
+    _load(doctor, build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    found = _finding(report, "queue.gang-user-limit-never-fits")
+    assert any("queue root.train" in d for d in found["details"]), found["details"]
+    assert result.exit_code == 2

@@ -17,6 +17,8 @@ from truegreen.doctor.knowledge.yunikorn import (
     held_requests,
     noted_pods,
     noted_queue,
+    placement_rules,
+    places_where_asked,
     pod_queue,
     queue_limits,
     queues_text,
@@ -360,3 +362,29 @@ def test_one_group_from_the_leaf_up_and_its_limits_on_the_whole_path() -> None:
 def test_a_queue_a_placement_rule_made_has_only_its_parents_limits() -> None:
     assert [f[0] for f in _found("alice", (), path="root.train.made")] == ["root", "root.train"]
     assert isinstance(user_limits(LIMITS, "root", Submitter("alice", (), True))[0], UserLimit)
+
+
+@pytest.mark.parametrize(
+    ("partition", "rules", "as_asked"),
+    [
+        ({"name": "default"}, ("provided",), True),
+        ({"placementrules": []}, ("provided",), True),
+        ({"placementrules": [{"name": "Provided", "create": True}]}, ("provided",), True),
+        ({"placementrules": [{"name": "fixed", "value": "root.other"}]}, ("fixed",), False),
+        (
+            {"placementrules": [{"name": "provided"}, {"name": "tag", "value": "namespace"}]},
+            ("provided", "tag"),
+            False,
+        ),
+        ({"name": "other", "placementrules": []}, (), False),
+    ],
+)
+def test_the_queue_a_pod_asks_for_holds_only_under_the_provided_rule_alone(
+    partition: dict[str, Any], rules: tuple[str, ...], as_asked: bool
+) -> None:
+    """No rule configured is the implicit `provided` rule (placement.go `buildRules`); names
+    match lower case (rule.go `normalise`); any other rule, after `provided` too, may place
+    the application elsewhere; without a default partition nothing is known."""
+    config = {"partitions": [partition]}
+    assert placement_rules(config) == rules
+    assert places_where_asked(config) is as_asked

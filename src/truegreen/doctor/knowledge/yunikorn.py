@@ -359,6 +359,38 @@ def pod_queue(pod: KubeObject) -> str:
     )
 
 
+PROVIDED: Final = "provided"
+"""The placement rule that places an application in the queue it was submitted with
+(yunikorn-core pkg/scheduler/placement/types `Provided`)."""
+
+
+def placement_rules(config: Mapping[str, Any]) -> tuple[str, ...]:
+    """The names of the default partition's placement rules, in order, lower case as the core
+    matches them (placement/rule.go `normalise`); the one implicit `provided` rule where the
+    partition configures none (placement/placement.go `buildRules`: "using implicit provided
+    rule"); none where there is no default partition."""
+    partition = _partition(config)
+    if partition is None:
+        return ()
+    rules = [o.mapping(rule) for rule in o.sequence(partition.get("placementrules"))]
+    if not rules:
+        return (PROVIDED,)
+    return tuple(str(rule.get("name") or "").lower() for rule in rules)
+
+
+def places_where_asked(config: Mapping[str, Any]) -> bool:
+    """Whether an application YuniKorn placed is in the fully qualified queue (`root.…`) its
+    pod asks for: where `provided` is the only rule, configured or implicit. That rule keeps
+    a fully qualified name as it is and runs no parent rule for it
+    (placement/provided_rule.go `placeApplication`); what it does not place (a filter, a
+    queue missing without `create`, a parent queue, a submit ACL: placement.go
+    `PlaceApplication`) falls to the recovery rule alone (`buildRules`), which places only
+    applications recovered with their allocations (recovery_rule.go `placeApplication`) and
+    otherwise leaves the application rejected. With any other rule configured, another rule
+    may have placed it elsewhere."""
+    return placement_rules(config) == (PROVIDED,)
+
+
 class UserLimit(Struct, frozen=True):
     """A configured `maxresources` that applies to an application's user on one queue of its
     path: the user's own, the one for any user, its group's or the one for any group."""

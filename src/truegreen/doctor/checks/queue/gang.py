@@ -231,8 +231,9 @@ def _yunikorn_user_limit(
 ) -> tuple[Finding | None, tuple[str, ...]]:
     """The whole job against each user or group limit that applies to the user YuniKorn runs
     it as, on the way to its queue: the queue YuniKorn's own queue notes name, else the one
-    the pod asks for where it is written out from root (the `provided` placement rule keeps
-    such a name: yunikorn-core pkg/scheduler/placement/provided_rule.go `placeApplication`).
+    the pod asks for where it is written out from root and `provided` is the only placement
+    rule (it keeps such a name: yunikorn-core pkg/scheduler/placement/provided_rule.go
+    `placeApplication`; `yk.places_where_asked`).
     An unknown where YuniKorn's ConfigMaps can't be read; the lines that say why the limits
     could not be judged."""
     everyone = env.pods.items if isinstance(env.pods, Listed) else ()
@@ -258,6 +259,19 @@ def _yunikorn_user_limit(
         return read, ()
     if isinstance(read, str):
         return None, (f"{_USER_UNKNOWN}: {read}",)
+    if not read.queues.text:
+        # YuniKorn then runs with its built-in configuration, which sets no user or group
+        # limit (yunikorn-core pkg/common/configs/config.go `DefaultSchedulerConfig`).
+        return None, ()
+    if not noted and not yk.places_where_asked(read.config):
+        # Only the `provided` rule, alone, is sure to have put the application in the queue
+        # its pod asks for; another rule may have put it elsewhere.
+        rules = ", ".join(yk.placement_rules(read.config)) or "none: no partition 'default'"
+        why = (
+            f"pod {o.name_of(pod)} asks for queue '{asked}', and no note of YuniKorn's names "
+            f"the queue; YuniKorn's placement rules ({rules}) may place the job elsewhere"
+        )
+        return None, (f"{_USER_UNKNOWN}: {why}",)
     who = yk.submitter(pod)
     wanted = _whole_job(job)
     for found in yk.user_limits(read.config, queue, who):
