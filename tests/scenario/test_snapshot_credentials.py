@@ -72,6 +72,8 @@ MONGOSH_PASSWORD = "MongoshPassw0rd"
 VALKEY_PASSWORD = "ValkeyPassw0rd"
 MONGODUMP_PASSWORD = "MongodumpPassw0rd"
 CURL_COOKIE = "CurlCookieSession31"
+SPLIT_PASSWORD = "SplitMysqlPw77"
+"""A password whose client is named in `command` and given in `args`: one argument list."""
 PLANTED = (
     BASIC,
     BEARER,
@@ -96,6 +98,7 @@ PLANTED = (
     VALKEY_PASSWORD,
     MONGODUMP_PASSWORD,
     CURL_COOKIE,
+    SPLIT_PASSWORD,
 )
 
 
@@ -163,6 +166,12 @@ def _loader() -> Obj:
             "name": "ckpt",
             "image": "curlimages/curl:8.10.1",
             "args": ["-fsSL", "-o", "/ckpt/model.pt", S3_URL],
+        },
+        {
+            "name": "migrate",
+            "image": "mysql:8.4",
+            "command": ["mysql"],
+            "args": ["-h", "db", "-uroot", f"-p{SPLIT_PASSWORD}", "-e", "select 1"],
         },
     ]
     return workload

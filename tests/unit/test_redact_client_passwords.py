@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from truegreen.cluster.redact import redact_arguments
+from truegreen.cluster.redact import redact_arguments, redact_object
 from truegreen.redacted import REDACTED
 from truegreen.redaction.text import redact_text
 
@@ -208,3 +208,24 @@ def test_client_password_redaction_is_idempotent(text: str) -> None:
     once = redact_text(text)
     assert redact_text(once) == once
     assert redact_arguments(redact_arguments(text.split(" "))) == redact_arguments(text.split(" "))
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "expected"),
+    [
+        (["mysql"], ["-h", "db", "-pS1"], ["-h", "db", f"-p{REDACTED}"]),
+        (["redis-cli"], ["-a", "S2", "ping"], ["-a", REDACTED, "ping"]),
+        (["mysql", "--password"], ["S3"], [REDACTED]),
+        (["curl", "-u"], ["me:S4"], [f"me:{REDACTED}"]),
+        (["python"], ["-pX", "-a", "y"], ["-pX", "-a", "y"]),  # no client: kept
+    ],
+)
+def test_a_container_s_command_and_args_are_one_argument_list(
+    command: list[str], args: list[str], expected: list[str]
+) -> None:
+    """The runtime runs `args` after `command` (k8s.io/api core/v1 Container): a client named
+    in one and its password in the other are one command line."""
+    pod = {"kind": "Pod", "spec": {"containers": [{"name": "c", "command": command, "args": args}]}}
+    [container] = redact_object(pod)["spec"]["containers"]
+    assert (container["command"], container["args"]) == (command, expected)
+    assert redact_object(redact_object(pod)) == redact_object(pod)

@@ -118,6 +118,8 @@ def _walk(value: object) -> object:
             else _walk(item)
             for key, item in value.items()  # type: ignore[attr-defined]
         }
+        if "args" in walked and "command" in walked:
+            _one_command_line(walked, value)  # type: ignore[arg-type]
         return _pair_redacted(walked, value) if "value" in walked else walked  # type: ignore[arg-type]
     if kind is list:
         return [redact_text(item) if type(item) is str else _walk(item) for item in value]  # type: ignore[attr-defined]
@@ -127,6 +129,8 @@ def _walk(value: object) -> object:
         return redact_text(value)
     if isinstance(value, Mapping):
         walked = {key: _member(key, item) for key, item in value.items()}
+        if "args" in walked and "command" in walked:
+            _one_command_line(walked, value)
         return _pair_redacted(walked, value) if "value" in walked else walked
     if isinstance(value, list | tuple):
         return [_walk(item) for item in value]
@@ -169,6 +173,17 @@ def _member(key: object, value: object) -> object:
     if isinstance(value, str) and value and _names_a_secret(key):
         return REDACTED
     return _walk(value)
+
+
+def _one_command_line(walked: dict[Any, Any], container: Mapping[Any, Any]) -> None:
+    """A container's `command` and `args` redacted as the one argument list the runtime runs
+    (k8s.io/api core/v1 Container: `args` are the entrypoint's arguments, after `command`): a
+    client named in `command` (`["mysql"]`) makes its password option in `args` (`["-pX"]`)
+    one, as a flag at the end of `command` does for the first of `args`. `walked` holds each
+    list redacted alone; its `args` are replaced."""
+    command, args = container.get("command"), container.get("args")
+    if isinstance(command, list) and isinstance(args, list) and command and args:
+        walked["args"] = _arguments([*command, *args])[len(command) :]
 
 
 def _pair_redacted(walked: dict[Any, Any], pair: Mapping[Any, Any]) -> dict[Any, Any]:
