@@ -339,6 +339,45 @@ def test_failed_rollout_records_nothing_and_the_guard_latches(env: RefreshEnv) -
     assert _events(env, "crashy") == [failed, failed, latched]  # latched once, said once
 
 
+def test_a_new_pod_that_crashed_between_two_looks_fails_the_rollout(env: RefreshEnv) -> None:
+    """Between two crashes of a crash loop the kubelet shows the container running, even Ready,
+    with its restartCount up and the run that ended in lastState: kubectl calls the rollout
+    done, but a pod the restart made that was started again is not healthy."""
+    old = env.registry.push_image("r/flaky", "stable", content="v1")
+    env.install(deployment("flaky", container("runner", env.image("r/flaky", "stable"))))
+    env.tick()
+    env.registry.push_image("r/flaky", "stable", content="v2")
+
+    def crashed_since(server: FakeApiServer, method: str, path: str) -> None:
+        """Each new pod, when listed, has crashed once and is running again."""
+        if method != "GET" or "/pods" not in path:
+            return
+        for pod in server.list_objects("Pod", NS):
+            if RESTARTED_AT not in (pod["metadata"].get("annotations") or {}):
+                continue
+            status = pod["status"]["containerStatuses"][0]
+            if status["restartCount"]:
+                continue
+            ended = (datetime.now(UTC) - timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+            status["restartCount"] = 5
+            status["lastState"] = {
+                "terminated": {"exitCode": 137, "reason": "Error", "finishedAt": ended}
+            }
+            server.update_object(pod)
+
+    env.server.request_hooks.append(crashed_since)
+    result = env.tick()
+    workload = _workload(result.json(), "flaky")
+    assert (workload["outcome"], result.exit_code) == ("rollout-failed", 2)
+    assert "crashed and was started again" in workload["reason"]
+    assert "restartCount 5, last exit code 137" in workload["reason"]
+    annotations = env.annotations("flaky")
+    assert annotations[container_key(RECORDED_DIGEST, "runner")] == old
+    assert annotations[ATTEMPTS].startswith("1 ")
+    assert PENDING not in annotations
+    assert _events(env, "flaky") == [("Warning", "RefreshRolloutFailed")]
+
+
 def test_rollout_whose_pods_run_the_old_digest_records_nothing(env: RefreshEnv) -> None:
     old = env.registry.push_image("r/cache", "stable", content="v1")
     env.install(deployment("cache", container("runner", env.image("r/cache", "stable"))))

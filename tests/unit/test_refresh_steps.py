@@ -44,6 +44,7 @@ from truegreen.refresh.steps import (
     Situation,
     after_wait,
     count_failure,
+    crashed_new_pod,
     dangling_pins,
     failure_reason,
     latch,
@@ -51,6 +52,7 @@ from truegreen.refresh.steps import (
     pull_policy_refusals,
     record_changes,
     registry_hold,
+    restart_counts,
     restart_refusal,
     restart_write,
     rolling,
@@ -649,6 +651,43 @@ def test_a_new_pod_that_is_merely_starting_is_not_stuck() -> None:
     assert stuck_new_pod([starting], MARKER) == ""
     running = _pod("new", ("runner", NEW), stamp=STAMP)
     assert stuck_new_pod([running], MARKER) == ""
+
+
+def _restarted(pod: Obj, count: int, *, uid: str = "uid-1") -> Obj:
+    """`pod` with its container started `count` times again, the last run ended (exit 137)."""
+    pod["metadata"]["uid"] = uid
+    status = pod["status"]["containerStatuses"][0]
+    status["restartCount"] = count
+    status["lastState"] = {"terminated": {"exitCode": 137, "finishedAt": "2026-11-30T11:59:59Z"}}
+    return pod
+
+
+def test_a_pod_of_the_rollout_started_again_since_refresh_watched_it_has_crashed() -> None:
+    new = _restarted(_pod("new", ("runner", NEW), stamp=STAMP), 1)
+    crashed = "new pod new crashed and was started again while it rolled out"
+    assert crashed_new_pod([new], MARKER, None).startswith(crashed)  # the restart made it
+    assert crashed_new_pod([new], MARKER, None).endswith("restartCount 1, last exit code 137)")
+    old = _restarted(_pod("old", ("runner", OLD), stamp="2026-01-01T00:00:00.000000Z"), 4)
+    assert crashed_new_pod([old], MARKER, None) == ""  # not this restart's
+    # Without a restart, counted from the wait's first look: only a count that rose since.
+    settled = _restarted(_pod("settled", ("runner", NEW)), 41)
+    assert crashed_new_pod([settled], None, None) == ""  # no wait began: nothing to count from
+    before = restart_counts([settled])
+    assert crashed_new_pod([settled], None, before) == ""
+    again = _restarted(_pod("settled", ("runner", NEW)), 42)
+    assert crashed_new_pod([again], None, before).startswith("pod settled crashed")
+    remade = _restarted(_pod("settled", ("runner", NEW)), 1, uid="uid-2")  # same name, new pod
+    assert crashed_new_pod([remade], None, before).startswith("pod settled crashed")
+    unended = _restarted(_pod("new", ("runner", NEW), stamp=STAMP), 1)
+    del unended["status"]["containerStatuses"][0]["lastState"]
+    assert crashed_new_pod([unended], MARKER, None) == ""
+
+
+def test_a_new_pod_that_crashed_makes_a_done_rollout_failing() -> None:
+    new = _restarted(_pod("new", ("runner", NEW), stamp=STAMP), 5)
+    found = _observe(_rolled(), [new])
+    assert found.health is Health.FAILING
+    assert found.detail.startswith("new pod new crashed and was started again")
 
 
 def _leaving(pod: Obj) -> Obj:

@@ -307,6 +307,14 @@ def decide(situation: Situation) -> Action:
 # The table's inputs --------------------------------------------------------------------------
 
 
+class RestartCounts(Struct, frozen=True):
+    """Each listed pod's containers' restart counts (core/v1 ContainerStatus `restartCount`)
+    when a wait began, by pod uid and container name: a StatefulSet's pod made again under the
+    same name is another pod, counted from 0."""
+
+    counts: Mapping[tuple[str, str], int]
+
+
 class Observation(Struct, frozen=True):
     """What the Deployment and its pods show at one look, and why it is not healthy."""
 
@@ -381,14 +389,16 @@ def look_again(
     timed_out: bool,
     marker: PendingRestart | None,
     since: tuple[int, ...] | None = None,
+    restarts: RestartCounts | None = None,
 ) -> Look:
     """A look while waiting: what is recorded and the attempts stay as the first look found
     them, the marker is the one waited on (None: waiting for pods already on the newest
     digest); the pods and the Deployment are read again. `since`: the controller's counts
     when the wait began (`update_counts`); a restart of a StatefulSet, a DaemonSet or a
     Deployment with no progress deadline whose counts did not change in the whole wait has
-    stopped (without a restart, the timeout alone ends the wait counted)."""
-    observation = observe(deployment, pods, plans, marker, now)
+    stopped (without a restart, the timeout alone ends the wait counted). `restarts`: the
+    pods' restart counts when the wait began (`crashed_new_pod`)."""
+    observation = observe(deployment, pods, plans, marker, now, restarts)
     if (
         timed_out
         and marker is not None
@@ -446,11 +456,13 @@ def observe(
     plans: Sequence[ContainerPlan],
     marker: PendingRestart | None,
     now: datetime,
+    restarts: RestartCounts | None = None,
 ) -> Observation:
     """What the pods that stay run (by their imageIDs) and how healthy the rollout is. Pods on
     their way out (terminating, or finished) still report the old image and prove nothing:
     only the pods that stay are judged. `marker`: the restart waited on, whose new pods alone
-    can make it fail (None: every pod counts)."""
+    can make it fail (None: every pod counts). `restarts`: the restart counts when the wait
+    began (`crashed_new_pod`)."""
     staying = o.remaining(pods)
     unproven = tuple(
         p.container
@@ -458,7 +470,7 @@ def observe(
         if p.decision in _MOVING and not pods_run(staying, p.container, p.newest_digests)
     )
     running = Running.OTHER if unproven else Running.NEWEST
-    health, detail = _health(deployment, pods, marker, now)
+    health, detail = _health(deployment, pods, marker, now, restarts)
     return Observation(running, health, detail, unproven)
 
 
@@ -467,6 +479,7 @@ def _health(
     pods: Sequence[Mapping[str, Any]],
     marker: PendingRestart | None,
     now: datetime,
+    restarts: RestartCounts | None,
 ) -> tuple[Health, str]:
     """The rollout's health and, when it is not healthy, why. The old pods may still be
     terminating when the status reports complete (kubectl#1628): they are on their way out and
@@ -475,7 +488,7 @@ def _health(
     status = rollout_status(deployment, kind_of(deployment))
     if status.stuck:
         return Health.FAILING, f"the rollout {status.progress}"
-    stuck = stuck_new_pod(staying, marker)
+    stuck = stuck_new_pod(staying, marker) or crashed_new_pod(staying, marker, restarts)
     if stuck:
         return Health.FAILING, stuck
     if not status.done:
@@ -505,25 +518,82 @@ def _not_available(pod: Mapping[str, Any], min_ready_seconds: int, now: datetime
     return ""
 
 
+def _of_rollout(pod: Mapping[str, Any], marker: PendingRestart | None) -> bool:
+    """The pod belongs to the rollout judged: with a marker, one the restart made (its template
+    stamp, or under --mode pin its pinned digest); without one, every pod does."""
+    return marker is None or (
+        o.annotations_of(pod).get(RESTARTED_AT) == marker.stamp
+        or any(
+            image.endswith(digest)
+            for image in o.all_images(o.pod_spec(pod))
+            for digest in marker.target.values()
+        )
+    )
+
+
 def stuck_new_pod(pods: Sequence[Mapping[str, Any]], marker: PendingRestart | None) -> str:
     """A pod of this rollout that waits in a state it will not leave by itself, named, or "".
     With a marker, only the restart's new pods count; without one, every pod does."""
     for pod in pods:
-        is_new = marker is None or (
-            o.annotations_of(pod).get(RESTARTED_AT) == marker.stamp
-            or any(
-                image.endswith(digest)
-                for image in o.all_images(o.pod_spec(pod))
-                for digest in marker.target.values()
-            )
-        )
-        if not is_new:
+        if not _of_rollout(pod, marker):
             continue
         for status in o.container_statuses(pod):
             reason = o.mapping(o.mapping(status.get("state")).get("waiting")).get("reason")
             if isinstance(reason, str) and reason in _STUCK_REASONS:
                 which = "new pod" if marker is not None else "pod"
                 return f"{which} {o.name_of(pod)} {_STUCK_REASONS[reason]} ({reason})"
+    return ""
+
+
+def restart_counts(pods: Sequence[Mapping[str, Any]]) -> RestartCounts:
+    """The restart counts of `pods`, taken when a wait begins."""
+    return RestartCounts(
+        {
+            (o.uid_of(pod), str(status.get("name"))): o.integer(status.get("restartCount"))
+            for pod in pods
+            for status in o.container_statuses(pod)
+        }
+    )
+
+
+def crashed_new_pod(
+    pods: Sequence[Mapping[str, Any]],
+    marker: PendingRestart | None,
+    restarts: RestartCounts | None,
+) -> str:
+    """A pod of this rollout whose container exited and was started again since refresh began
+    watching it, named, or "". The kubelet counts each start of a container after the first
+    in core/v1 ContainerStatus `restartCount` and keeps the previous run's end in `lastState`
+    (`terminated`: exit code, finishedAt), pkg/kubelet/kuberuntime/kuberuntime_container.go
+    `getPodContainerStatuses`/kubelet_pods.go `convertToAPIContainerStatuses`. Between two
+    crashes of a crash loop the container is running, even Ready, and its waiting reason
+    (`stuck_new_pod`) is gone: kubectl's `rollout status`, which only compares counts, calls
+    it done, but a rollout is verified only healthy. Counted from: a pod the restart made
+    (`marker`), from 0, since each of its restarts came after the restart; any other, from its
+    count when the wait began (`restarts`; 0 for a pod not listed then, made during the wait).
+    With neither (a first look with no restart under way) nothing is counted: a count that
+    was there before refresh looked says when the pod crashed no more than that it did once.
+    The kubelet's finishedAt is not compared with this machine's clock: the two clocks differ,
+    and a count that rose is a restart whatever the clocks say."""
+    if marker is None and restarts is None:
+        return ""
+    for pod in pods:
+        if not _of_rollout(pod, marker):
+            continue
+        for status in o.container_statuses(pod):
+            name = str(status.get("name"))
+            before = 0
+            if marker is None and restarts is not None:
+                before = restarts.counts.get((o.uid_of(pod), name), 0)
+            count = o.integer(status.get("restartCount"))
+            ended = o.mapping(o.mapping(status.get("lastState")).get("terminated"))
+            if count > before and ended:
+                which = "new pod" if marker is not None else "pod"
+                code = ended.get("exitCode")
+                return (
+                    f"{which} {o.name_of(pod)} crashed and was started again while it rolled "
+                    f"out (container {name}: restartCount {count}, last exit code {code})"
+                )
     return ""
 
 

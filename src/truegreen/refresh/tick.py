@@ -72,6 +72,7 @@ from truegreen.refresh.steps import (
     AnnotationWrite,
     Ending,
     Look,
+    RestartCounts,
     after_wait,
     count_failure,
     decide,
@@ -82,6 +83,7 @@ from truegreen.refresh.steps import (
     look,
     look_again,
     registry_hold,
+    restart_counts,
     restart_refusal,
     restart_write,
     settled,
@@ -984,6 +986,7 @@ class _WorkloadTick:
         workload, settings = self._workload, self._settings
         deadline = self._clock() + settings.rollout_timeout
         since: tuple[int, ...] | None = None  # the counts when the wait began
+        restarts: RestartCounts | None = None  # the pods' restart counts then
         while True:
             read = self._cluster.get(workload.kind, workload.name, namespace=workload.namespace)
             if isinstance(read, CantRead):
@@ -994,6 +997,8 @@ class _WorkloadTick:
             pods = _pods(self._cluster, read.obj)
             if isinstance(pods, CantRead):
                 return pods
+            if restarts is None:
+                restarts = restart_counts(pods)
             again = look_again(
                 first,
                 read.obj,
@@ -1003,6 +1008,7 @@ class _WorkloadTick:
                 timed_out=self._clock() >= deadline,
                 marker=marker,
                 since=since,
+                restarts=restarts,
             )
             if self._progress is not None:
                 self._progress.waiting(
