@@ -4,6 +4,8 @@ from datetime import datetime
 from typing import Any
 
 from tests.scenario.conftest import Doctor
+from tests.support.fake_apiserver import Fault
+from tests.support.filter_objects import HOSTNAME, ranks_job, running_pod
 from tests.support.raw_http import raw_get
 from tests.support.scenarios import healthy
 
@@ -222,8 +224,6 @@ def _whole_utf8(data: bytes) -> bool:
 
 def test_a_page_that_fails_mid_list_sums_nothing(doctor: Doctor) -> None:
     """Two pages summed and the third lost must not read as a lightly loaded cluster."""
-    from tests.support.fake_apiserver import Fault
-
     doctor.load("healthy")
     doctor.server.add(*_many_small_pods(1201))
     doctor.server.inject(Fault.SERVER_ERROR, r"^/api/v1/pods$", after=2)
@@ -269,3 +269,89 @@ def test_the_json_job_is_the_job_judged_with_the_sizes_job_requests_gave(doctor:
         "pod_sets": [{"name": "worker", "count": 1, "requests": {"cpu": 1000}}],
     }
     assert result.exit_code == 0
+
+
+def _unread_cluster_pods(doctor: Doctor) -> None:
+    """The account may not list the pods of every namespace: what runs on the machines is
+    not known (its own namespace's pods are still read)."""
+    doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/pods$", method="GET")
+
+
+_NOT_READ = (
+    "the machines' current use was not read (list pods: no permission (403); needs list pods "
+    "in every namespace (a ClusterRole)): judged as if empty"
+)
+
+
+def test_a_job_too_large_for_empty_machines_fails_with_their_use_unread(doctor: Doctor) -> None:
+    """4 GPUs where the largest machine has 2: no running program could make room for it, so
+    the pods of other namespaces not read hide no part of the failure."""
+    doctor.load("job-too-large")
+    _unread_cluster_pods(doctor)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    (finding,) = _capacity(report)
+    assert (finding["status"], finding["basis"], finding["code"]) == (
+        "fail",
+        "measured",
+        "capacity.too-large",
+    )
+    assert report["headline"]["code"] == "capacity.too-large"
+    assert _NOT_READ in finding["details"]
+    assert "best machine gpu-1 is 2 nvidia.com/gpu short even when empty" in finding["details"]
+    assert result.exit_code == 2
+
+
+def test_closed_machines_fail_with_their_use_unread(doctor: Doctor) -> None:
+    """Every machine cordoned: the Node objects alone say no machine may take the job."""
+    doctor.load("cordoned-machines")
+    _unread_cluster_pods(doctor)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    (finding,) = _capacity(report)
+    assert (finding["status"], finding["code"]) == ("fail", "capacity.no-eligible-machine")
+    assert report["headline"]["code"] == "capacity.no-eligible-machine"
+    assert _NOT_READ in finding["details"]
+    assert "excluded (cordoned): cpu-1, gpu-1" in finding["details"]
+    assert result.exit_code == 2
+
+
+def test_a_job_that_fits_on_empty_machines_is_unknown_with_their_use_unread(
+    doctor: Doctor,
+) -> None:
+    """Whether the room the job fits in on empty machines is free now is what was not read."""
+    doctor.load("healthy")
+    _unread_cluster_pods(doctor)
+    result = doctor.live("-o", "json")
+    (finding,) = _capacity(result.json())
+    assert (finding["status"], finding["basis"], finding["code"]) == (
+        "unknown",
+        "cant-check",
+        "capacity.cant-read",
+    )
+    assert result.exit_code == 3
+
+
+def test_a_rule_about_other_programs_stays_unknown_with_their_use_unread(doctor: Doctor) -> None:
+    """The job must stay apart from the cache, which runs on the only GPU machine (read: it is
+    the namespace's own pod): with the machines' use unread, that rule is no measured failure,
+    nor the job's room on empty machines a fit."""
+    stay_apart = {
+        "podAntiAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"app": "cache"}}, "topologyKey": HOSTNAME}
+            ]
+        }
+    }
+    doctor.load(
+        lambda now: [
+            *healthy(now),
+            running_pod("cache-0", "gpu-1", now, labels={"app": "cache"}),
+            ranks_job("solo", now, ranks=1, gpus=1, affinity=stay_apart),
+        ]
+    )
+    _unread_cluster_pods(doctor)
+    result = doctor.live("-o", "json")
+    (finding,) = _capacity(result.json())
+    assert (finding["status"], finding["code"]) == ("unknown", "capacity.cant-read")
+    assert result.exit_code == 3

@@ -220,7 +220,32 @@ def _judge(env: Environment, tolerate: bool) -> list[Finding]:
     judged = prepare(env, tolerate)
     if isinstance(judged, list):
         return judged
+    if judged.unread is not None:
+        return _machines_alone(judged, judged.unread)
     return with_unchecked(_verdict(judged), judged.unknown)
+
+
+def _machines_alone(judged: Judged, unread: CantRead) -> list[Finding]:
+    """The verdict on machines judged as if empty, where the cluster's pods could not be read:
+    one that no running program could change (the job too large for every machine it may use,
+    or asking for a GPU no machine offers), else unknown. A job that fits on empty machines
+    may or may not fit now; one whose pods start one by one and some of which fit runs in
+    part, or not, by what runs; GPUs that cannot all be used, or machines it may not use that
+    are big enough, name the verdict only after the devices its claims hold are counted: all
+    depend on what was not read."""
+    env = judged.env
+    unknown = [SAY.cant_check(env, Kind.POD, unread, everywhere=True)]
+    job = judged.shape.job
+    empty = judged.now
+    runs_in_part = job is not None and not job.together and empty.placed > 0
+    if empty.whole or runs_in_part:
+        return unknown
+    if gpus_unusable(judged) is not None or kept_out(judged) is not None:
+        return unknown
+    verdict = no_such_gpu(judged)
+    if verdict is None:
+        verdict = too_large(judged)
+    return [verdict, *gpu_warnings(env, verdict)]
 
 
 def _verdict(judged: Judged) -> list[Finding]:

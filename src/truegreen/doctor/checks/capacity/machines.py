@@ -103,6 +103,9 @@ class Judged(Struct, frozen=True):
     """The same pods placed by room alone: the machines before the filters took theirs."""
     unknown: tuple[Finding, ...] = ()
     """The filters' rules that could not be evaluated."""
+    unread: CantRead | None = None
+    """The cluster-wide pods read that failed, when the machines are judged as if empty
+    (`_as_if_empty`): only what the machines alone decide may be said then."""
 
     @property
     def size(self) -> str:
@@ -152,7 +155,7 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
         return [SAY.cant_check(env, Kind.NODE, env.nodes)]
     usage = env.cluster_usage
     if isinstance(usage, CantRead):
-        return [SAY.cant_check(env, Kind.POD, usage, everywhere=True)]
+        return _as_if_empty(env, env.nodes.items, tolerate, usage)
     shape = job_shape(env, usage, tolerate)
     if isinstance(shape, Finding):
         return [shape]
@@ -164,27 +167,14 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
     except QuantityError as error:  # only a hand-edited snapshot gets here
         return [_invalid_amount(env, str(error))]
     if not env.nodes.items:
-        return [
-            SAY.finding(
-                Status.FAIL,
-                Basis.MEASURED,
-                NO_ELIGIBLE_MACHINE,
-                details=("the cluster lists no nodes",),
-                why="there are no machines",
-                todo="Add a machine to the cluster",
-            )
-        ]
+        return [_no_machines()]
     if shape is None:
         free_lines = [
             f"{room.name}: free {format_resources(room.allocatable - room.requested)}"
             for room in rooms.values()
         ]
         return [SAY.finding(Status.OK, Basis.MEASURED, FREE_ONLY, details=free_lines)]
-    details = [f"job size {size_words(shape.groups)} (from {shape.source})"]
-    if shape.job is not None:
-        details.append(pod_set_line(shape.job))
-    if isinstance(level, CantRead) or level.value or level.class_name:
-        details.append(priority_line(level))
+    details = _job_lines(shape, level)
     named = [g for g in shape.groups if named_machine(g.spec)]
     scheduled = tuple(g for g in shape.groups if not named_machine(g.spec))
     # Admitted named sets are placed with the rest, on their one machine each, by room alone.
@@ -299,6 +289,103 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
         rules,
         plain,
         (*unchecked(env, rules), *_unknown(env, claimed)),
+    )
+
+
+def _no_machines() -> Finding:
+    """The cluster lists no node: no machine may take the job, whatever runs."""
+    return SAY.finding(
+        Status.FAIL,
+        Basis.MEASURED,
+        NO_ELIGIBLE_MACHINE,
+        details=("the cluster lists no nodes",),
+        why="there are no machines",
+        todo="Add a machine to the cluster",
+    )
+
+
+def _job_lines(shape: Shape, level: PriorityLevel | CantRead) -> list[str]:
+    """The job's size, its pod sets and its priority, for a verdict's details."""
+    details = [f"job size {size_words(shape.groups)} (from {shape.source})"]
+    if shape.job is not None:
+        details.append(pod_set_line(shape.job))
+    if isinstance(level, CantRead) or level.value or level.class_name:
+        details.append(priority_line(level))
+    return details
+
+
+def _unread_line(unread: CantRead) -> str:
+    """The detail a verdict judged on machines as if empty carries."""
+    return f"the machines' current use was not read ({unread.reason}): judged as if empty"
+
+
+def _as_if_empty(
+    env: Environment, nodes: tuple[KubeObject, ...], tolerate: bool, unread: CantRead
+) -> Judged | list[Finding]:
+    """The job judged on the machines as if nothing ran on them, where the cluster's pods
+    could not be read: what the machine objects alone decide stands (no node at all; no
+    machine some pod set may use: closed, reserved by a taint, outside its node selector or
+    required node affinity, `node_exclusion` as kube-scheduler's NodeUnschedulable,
+    TaintToleration, NodeAffinity filters judge them from the Node alone); the rest is a
+    `Judged` with `unread` set, whose verdict only says what room alone decides (check.py).
+    Each pod set is placed on every machine it may use, by its own requests only: fewer
+    devices and more machines than the filters' rules (some of which read other pods: inter-pod
+    affinity, topology spread) could leave, so a job that does not fit so fits nowhere."""
+    unknown = [SAY.cant_check(env, Kind.POD, unread, everywhere=True)]
+    blank = ClusterUsage()
+    shape = job_shape(env, blank, tolerate)
+    if isinstance(shape, Finding):
+        # The job's own size or runtime is wrong whatever runs; with another read missing,
+        # the pods' read is the one named, as before.
+        return [shape] if shape.status is Status.FAIL else unknown
+    if shape is None:
+        return unknown  # the free room is what the pods would have said
+    if not nodes:
+        return [_no_machines()]
+    level = judged_priority(env)
+    details = [*_job_lines(shape, level), _unread_line(unread)]
+    # A set that names its machine is admitted by its kubelet on the room what is bound
+    # there leaves: not known.
+    scheduled = tuple(g for g in shape.groups if not named_machine(g.spec))
+    allowed, excluded = _eligibility(nodes, scheduled)
+    details += [f"excluded ({reason}): {', '.join(names)}" for reason, names in excluded.items()]
+    if any(g.name not in allowed for g in scheduled):
+        return [
+            SAY.finding(
+                Status.FAIL,
+                Basis.MEASURED,
+                NO_ELIGIBLE_MACHINE,
+                details=details,
+                why=exclusion_words(excluded),
+                todo=exclusion_remedy(env, excluded),
+            )
+        ]
+    if len(scheduled) < len(shape.groups):
+        return unknown
+    try:
+        rooms = _rooms(nodes, {})
+    except QuantityError as error:  # only a hand-edited snapshot gets here
+        return [_invalid_amount(env, str(error))]
+    groups = tuple(
+        PodGroup(g.name, g.count, g.requests, tuple(sorted(allowed[g.name]))) for g in scheduled
+    )
+    eligible = sorted({m for names in allowed.values() for m in names})
+    return Judged(
+        env,
+        blank,
+        shape,
+        rooms,
+        {},
+        groups,
+        place(groups, rooms),
+        tuple(details),
+        (),
+        (),
+        tuple(f"Node/{name}" for name in eligible),
+        {reason: tuple(names) for reason, names in excluded.items()},
+        level,
+        plain_groups=groups,
+        unread=unread,
     )
 
 
