@@ -355,3 +355,23 @@ def test_a_rule_about_other_programs_stays_unknown_with_their_use_unread(doctor:
     (finding,) = _capacity(result.json())
     assert (finding["status"], finding["code"]) == ("unknown", "capacity.cant-read")
     assert result.exit_code == 3
+
+
+def test_room_the_scheduler_lacks_is_no_failure_while_the_default_sizes_are_unread(
+    doctor: Doctor,
+) -> None:
+    """The scheduler says `Insufficient nvidia.com/gpu` for a pod of a job that waits for the
+    running one; with the LimitRanges unread, the job's size (which their defaults may change)
+    is not known, so whether the room is short for now or for ever is not known either: an
+    unknown with the scheduler's words, never a failure (read, it is a wait: a warning)."""
+    doctor.load("held-by-running-job")
+    read = _capacity(doctor.live("-o", "json").json())
+    assert [(f["code"], f["status"]) for f in read] == [("capacity.held-by-running-job", "warn")]
+    doctor.server.inject(Fault.FORBIDDEN, r"/limitranges$", method="GET")
+    result = doctor.live("-o", "json")
+    findings = _capacity(result.json())
+    assert [(f["code"], f["status"], f["basis"]) for f in findings] == [
+        ("capacity.cant-read", "unknown", "cant-check")
+    ]
+    assert any("Insufficient nvidia.com/gpu" in d for d in findings[0]["details"])
+    assert result.exit_code == 3

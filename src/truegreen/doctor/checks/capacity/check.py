@@ -356,7 +356,11 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
         for index, found in enumerate(findings):
             explained_by_wait = found.code == HELD_BY_RUNNING_JOB or not (cannot or down)
             waits = found.code in _EXPLAINS_A_WAIT_FOR_ROOM and explained_by_wait
-            if waits or found.code in _NO_GPU_OFFERED:
+            # Room alone, where placing could not run (a read it needs failed): whether the
+            # room is short for now (a wait) or for ever is not known, so the scheduler's words
+            # go with that unknown instead of making a failure of it.
+            unplaced = found.code == CANT_READ and not (cannot or down)
+            if waits or unplaced or found.code in _NO_GPU_OFFERED:
                 explained = replace(found, details=(*found.details, *lines))
                 return [*findings[:index], explained, *findings[index + 1 :], *health[0]]
     pod, newest = max(verdicts, key=lambda pv: (str(o.created_at(pv[0]) or ""), pv[1].pod))
