@@ -91,6 +91,19 @@ def _manager_waiting(reason: str, message: str) -> Any:
             "unexpected EOF”.",
         ),
         (
+            # pkg/kubelet/images/image_manager.go EnsureImageExists: with imagePullPolicy Never
+            # and the image absent, `Container image %q is not present with pull policy of
+            # Never` under ErrImageNeverPull. Nothing is downloaded, so no download failed:
+            # quoted, never a registry's or a login's fault.
+            "ErrImageNeverPull",
+            'Container image "registry.example.com/jobs-manager:1.4" is not present with pull '
+            "policy of Never",
+            "workloads.container-wont-start",
+            "The workload 'jobs-manager' can't start its program: its machine says "
+            '“ErrImageNeverPull: Container image "registry.example.com/jobs-manager:1.4" is not '
+            "present with pull policy of Never”.",
+        ),
+        (
             # kuberuntime_container.go startContainer: the runtime's error after ErrRunContainer
             # (containerd/runc's words for a command the image lacks).
             "RunContainerError",

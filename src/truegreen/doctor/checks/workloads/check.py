@@ -79,7 +79,10 @@ from truegreen.rollout import rollout_status
 
 CHECK = CheckId.WORKLOADS
 _CRASHING = {"CrashLoopBackOff"}
-_IMAGE_FAILING = {"ImagePullBackOff", "ErrImagePull", "InvalidImageName", "ErrImageNeverPull"}
+_IMAGE_FAILING = {"ImagePullBackOff", "ErrImagePull", "InvalidImageName"}
+"""The kubelet's waits on an image it could not download or name. Not `ErrImageNeverPull`: with
+pull policy Never nothing is downloaded (image_manager.go EnsureImageExists), so that wait is
+quoted as any other error of the kubelet's is."""
 _SETTING_MISSING = {"CreateContainerConfigError"}
 _WONT_START = {"CreateContainerError", "RunContainerError"}
 """The runtime refused to create or start the container (pkg/kubelet/kuberuntime
