@@ -519,6 +519,28 @@ def test_pin_mode_sets_the_template_image_to_the_digest(env: RefreshEnv) -> None
     assert env.tick("--mode", "pin").json()["workloads"][0]["outcome"] == "converged"
 
 
+def test_pin_mode_leaves_an_operators_pin_alone(env: RefreshEnv) -> None:
+    """`repo:tag@digest` that refresh neither recorded nor aimed a restart at is the operator's
+    pin in pin mode too: never restarted, never recorded, its stale-pin finding written."""
+    pinned = env.registry.push_image("r/oppin", "stable", content="a")
+    image = f"{env.image('r/oppin', 'stable')}@{pinned}"
+    env.install(deployment("oppin", container("runner", image, policy=None)))
+    moved = env.registry.push_image("r/oppin", "stable", content="b")
+    assert not [k for k in env.annotations("oppin") if k.startswith("truegreen.io/")], (
+        "precondition: refresh never recorded nor restarted anything here"
+    )
+    result = env.tick("--mode", "pin")
+    workload = _workload(result.json(), "oppin")
+    assert (workload["outcome"], result.exit_code) == ("converged", 0), workload
+    annotations = env.annotations("oppin")
+    assert annotations[container_key(STALE_PIN, "runner")] == f"stable {moved}"
+    assert container_key(RECORDED_DIGEST, "runner") not in annotations
+    assert env.restarts("oppin") == 0
+    stored = env.server.get_object("Deployment", "oppin", NS)
+    assert stored is not None
+    assert stored["spec"]["template"]["spec"]["containers"][0]["image"] == image
+
+
 def test_paused_and_moving_deployments_are_left_alone(env: RefreshEnv) -> None:
     env.registry.push_image("r/held", "stable", content="a")
     image = env.image("r/held", "stable")
@@ -1223,6 +1245,19 @@ def test_first_run_accepts_a_platform_manifest_of_an_index(env: RefreshEnv) -> N
     assert workload["containers"][0]["decision"] == "record-running"
     assert env.annotations("multi")[container_key(RECORDED_DIGEST, "runner")] == index
     assert env.restarts("multi") == 0
+
+
+def test_a_pin_of_one_platforms_image_of_the_tags_index_is_current(env: RefreshEnv) -> None:
+    """The tag names an index whose amd64 image the operator pinned: the pin is current, in the
+    reason as in the annotations (no stale-pin finding)."""
+    _, children = env.registry.push_index("r/platpin", "stable", content="p")
+    image = f"{env.image('r/platpin', 'stable')}@{children[0]}"
+    env.install(deployment("platpin", container("runner", image)))
+    result = env.tick()
+    workload = _workload(result.json(), "platpin")
+    assert (workload["outcome"], result.exit_code) == ("converged", 0)
+    assert container_key(STALE_PIN, "runner") not in env.annotations("platpin")
+    assert workload["reason"] == "every tracked image runs its newest digest"
 
 
 def _runs(env: RefreshEnv, name: str, image_id: str) -> None:

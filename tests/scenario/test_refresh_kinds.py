@@ -21,7 +21,15 @@ from tests.support.refresh_kit import container, daemonset, deployment, stateful
 from tests.support.registry import Registry
 from tests.support.rollout import RolloutSimulator
 from truegreen.images import parse_image
-from truegreen.refresh.annotations import ATTEMPTS, LATCHED, PENDING, RECORDED_DIGEST, container_key
+from truegreen.refresh.annotations import (
+    ATTEMPTS,
+    LATCHED,
+    PENDING,
+    RECORDED_DIGEST,
+    RESTARTED,
+    PendingRestart,
+    container_key,
+)
 from truegreen.refresh.registry import PullCredentials, RegistryClient, Resolved
 from truegreen.rollout import rollout_status
 
@@ -522,7 +530,8 @@ def test_pin_mode_leaves_a_workload_with_no_copies_alone_not_failed_toward_a_lat
     env: RefreshEnv,
 ) -> None:
     """--mode pin, each template already on refresh's own pin of the tag's newest digest
-    (`repo:stable@sha256:…`), nothing recorded, and no copy running: a Deployment and a
+    (`repo:stable@sha256:…`, the one its restart, never verified, aimed at), nothing recorded,
+    and no copy running: a Deployment and a
     StatefulSet of `replicas: 0` and a DaemonSet its controller schedules on no machine
     (daemon_controller.go `updateDaemonSetStatus`: desiredNumberScheduled 0). kubectl calls a
     0-replica rollout complete (pkg/polymorphichelpers/rollout_status.go
@@ -531,13 +540,18 @@ def test_pin_mode_leaves_a_workload_with_no_copies_alone_not_failed_toward_a_lat
     failed or latched, as in restart mode."""
     newest = env.registry.push_image("r/zero", "stable", content="v1")
     pinned = f"{env.image('r/zero', 'stable')}@{newest}"
-    web = deployment("web", container("runner", pinned))
+    aimed = {RESTARTED: PendingRestart({"runner": newest}, "2026-11-30T12:00:00Z").text()}
+    web = deployment("web", container("runner", pinned), annotations=aimed)
     _scaled_to_zero(web)
     env.server.add(web)
     stored = _stored(env, "Deployment", "web")
     env.simulator.remember(stored)
-    env.simulator.settle(statefulset("db", container("runner", pinned), replicas=0), nodes=())
-    env.simulator.settle(daemonset("agent", container("runner", pinned)), nodes=())
+    db = statefulset("db", container("runner", pinned), replicas=0)
+    agent = daemonset("agent", container("runner", pinned))
+    for workload in (db, agent):
+        workload["metadata"].setdefault("annotations", {}).update(aimed)
+    env.simulator.settle(db, nodes=())
+    env.simulator.settle(agent, nodes=())
     assert env.server.list_objects("Pod", NS) == [], "precondition: no copy runs"
     reasons = {
         "web": "scaled to zero copies (replicas 0): nothing to verify until it runs again",

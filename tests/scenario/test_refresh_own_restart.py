@@ -303,7 +303,7 @@ def test_in_pin_mode_a_pin_back_to_the_tag_that_stops_too_is_counted_and_latched
     (plan,) = _stopped(env, kind, *pin)["containers"]
     assert (plan["decision"], plan["reason"]) == (
         "restart",
-        f"recorded {moved[:19]}… is not the newest",  # the template's pin is what runs
+        f"pinned {moved[:19]}… is not the newest",  # the template's pin is what runs
     )
     assert (first, False) in _pods_run(env)
     assert (moved, False) in _pods_run(env)

@@ -11,6 +11,7 @@ from truegreen.refresh.annotations import (
     DANGLING_PIN,
     PENDING,
     RECORDED_DIGEST,
+    RESTARTED,
     STALE_PIN,
     TRACK_TAG,
     AttemptCounter,
@@ -53,6 +54,12 @@ def _pod(*statuses: tuple[str, str], phase: str = "Running") -> dict[str, Any]:
 
 def _runner(image: str = IMAGE) -> dict[str, str]:
     return {"name": "runner", "image": image}
+
+
+def _aimed_at(digest: str, container: str = "runner") -> dict[str, str]:
+    """The record of refresh's restart toward `digest`, which no verified record has closed:
+    what makes a `repo:tag@digest` in the template refresh's own pin in pin mode."""
+    return {RESTARTED: PendingRestart({container: digest}, "2026-11-30T12:00:00Z").text()}
 
 
 def _unverified(aimed: str) -> str:
@@ -104,7 +111,22 @@ def test_pods_run_needs_every_live_pod_on_one_of_the_digests() -> None:
     [
         (IMAGE, {}, RESTART, IMAGE, None),
         (f"{IMAGE}@{OLD}", {}, RESTART, IMAGE, f"{IMAGE}@{OLD}"),
-        (f"{IMAGE}@{OLD}", {}, RefreshMode.PIN, IMAGE, None),  # refresh's own pin
+        # In pin mode, refresh's own pin (the digest it recorded or last aimed a restart at)
+        # tracks its tag; any other is the operator's.
+        (f"{IMAGE}@{OLD}", {container_key(RECORDED_DIGEST, "runner"): OLD}, PIN_MODE, IMAGE, None),
+        (f"{IMAGE}@{OLD}", _aimed_at(OLD), PIN_MODE, IMAGE, None),
+        (f"{IMAGE}@{OLD}", {}, PIN_MODE, IMAGE, f"{IMAGE}@{OLD}"),
+        (
+            f"{IMAGE}@{OLD}",
+            {
+                container_key(RECORDED_DIGEST, "runner"): NEW,
+                **_aimed_at(NEW),
+                **_aimed_at(OLD, "x"),
+            },
+            PIN_MODE,
+            IMAGE,
+            f"{IMAGE}@{OLD}",
+        ),
         (
             f"registry.example.com/team/runner@{OLD}",
             {container_key(TRACK_TAG, "runner"): "stable"},
@@ -169,7 +191,7 @@ def test_a_digest_only_image_is_a_pin_tracking_the_annotated_tag_if_any() -> Non
     track = {container_key(TRACK_TAG, "runner"): "stable"}
     tracked = plan_container(_runner(bare), track, {str(REF): NEWEST}, [], RESTART)
     assert tracked == ContainerPlan(
-        "runner", bare, "stable", NEW, None, (), Decision.PINNED, "", REF
+        "runner", bare, "stable", NEW, None, (), Decision.PINNED, "", REF, NEWEST.all_digests
     )
 
 
@@ -186,7 +208,7 @@ def test_a_pinned_container_is_never_restarted_and_says_its_tag_s_newest() -> No
         _runner(pinned), recorded, {str(REF): NEWEST}, [_pod(("runner", OLD))], RESTART
     )
     assert plan == ContainerPlan(
-        "runner", pinned, "stable", NEW, OLD, (OLD,), Decision.PINNED, "", REF
+        "runner", pinned, "stable", NEW, OLD, (OLD,), Decision.PINNED, "", REF, NEWEST.all_digests
     )
     unknown = plan_container(_runner(pinned), {}, {}, [], RESTART)
     assert (unknown.decision, unknown.newest) == (Decision.PINNED, None)
@@ -334,7 +356,7 @@ def test_a_restart_of_refresh_s_own_left_unfinished_is_what_the_template_runs(
 def test_in_pin_mode_refresh_s_own_pin_left_unfinished_is_never_pinned_again(
     recorded: str, running: str, decision: Decision, reason: str
 ) -> None:
-    annotations = {container_key(RECORDED_DIGEST, "runner"): recorded}
+    annotations = {container_key(RECORDED_DIGEST, "runner"): recorded, **_aimed_at(NEW)}
     pods = [_pod(("runner", NEW)), _pod(("runner", running))]
     plan = plan_container(
         _runner(f"{IMAGE}@{NEW}"),
@@ -349,16 +371,28 @@ def test_in_pin_mode_refresh_s_own_pin_left_unfinished_is_never_pinned_again(
 
 def test_in_pin_mode_the_template_pin_is_what_runs() -> None:
     own_pin = f"{IMAGE}@{NEW}"
-    stale = {container_key(RECORDED_DIGEST, "runner"): OLD}
+    stale = {container_key(RECORDED_DIGEST, "runner"): OLD, **_aimed_at(NEW)}
     plan = plan_container(_runner(own_pin), stale, {str(REF): NEWEST}, [], RefreshMode.PIN)
     assert (plan.decision, plan.reason) == (
         Decision.RECORD_RUNNING,
         "the pods run the newest digest",
     )
-    behind = plan_container(_runner(f"{IMAGE}@{OLD}"), {}, {str(REF): NEWEST}, [], RefreshMode.PIN)
+    recorded = {container_key(RECORDED_DIGEST, "runner"): OLD}
+    behind = plan_container(
+        _runner(f"{IMAGE}@{OLD}"), recorded, {str(REF): NEWEST}, [], RefreshMode.PIN
+    )
     assert (behind.decision, behind.reason) == (
         Decision.RESTART,
         f"recorded {OLD[:19]}… is not the newest",
+    )
+    # The template pins what refresh last aimed at, not what it recorded: the pin is named.
+    aimed = {**recorded, **_aimed_at(ARM)}
+    behind = plan_container(
+        _runner(f"{IMAGE}@{ARM}"), aimed, {str(REF): Resolved(NEW, "", ())}, [], RefreshMode.PIN
+    )
+    assert (behind.decision, behind.reason) == (
+        Decision.RESTART,
+        f"pinned {ARM[:19]}… is not the newest",
     )
     # In restart mode the same image is an operator pin, never restarted.
     assert plan_container(_runner(own_pin), {}, {str(REF): NEWEST}, [], RESTART).decision is (
@@ -384,7 +418,15 @@ UNREAD = Resolved(NEW, "application/vnd.oci.image.index.v1+json", None)
         (IMAGE, {container_key(RECORDED_DIGEST, "runner"): NEW}, RESTART, ARM, None),
         # Pin mode: refresh's own pin is what runs; it must be the recorded digest.
         (f"{IMAGE}@{NEW}", {container_key(RECORDED_DIGEST, "runner"): NEW}, PIN_MODE, None, NEW),
-        (f"{IMAGE}@{OLD}", {container_key(RECORDED_DIGEST, "runner"): NEW}, PIN_MODE, None, None),
+        (
+            f"{IMAGE}@{OLD}",
+            {container_key(RECORDED_DIGEST, "runner"): NEW, **_aimed_at(OLD)},
+            PIN_MODE,
+            None,
+            None,
+        ),
+        # Pin mode, a pin refresh neither recorded nor aimed at: the operator's.
+        (f"{IMAGE}@{OLD}", {container_key(RECORDED_DIGEST, "runner"): NEW}, PIN_MODE, None, OLD),
         # An operator pin is stale only where the tag names another image.
         (f"{IMAGE}@{OLD}", {}, RESTART, None, OLD),
         ("Not An Image", {}, RESTART, None, None),
@@ -550,9 +592,13 @@ def test_pin_findings_are_cleared_when_the_pin_or_its_container_goes() -> None:
     # A broken image reference: its findings are cleared, nothing else is said about it.
     broken = _pinned_workload({STALE: "stable x"}, ("side", "Not An Image"), moved)
     assert pin_findings(broken, lookups, {}, RESTART) == {STALE: None, later: f"stable {NEW}"}
-    # In pin mode `repo:tag@digest` is refresh's own pin, not an operator's: no finding.
-    own = _pinned_workload({STALE: "stable x"}, ("side", f"{IMAGE}@{OLD}"))
+    # In pin mode refresh's own pin (`repo:tag@digest` with the digest it recorded) is no
+    # operator's: no finding. Any other pin is judged as in restart mode.
+    own_said = {STALE: "stable x", container_key(RECORDED_DIGEST, "side"): OLD}
+    own = _pinned_workload(own_said, ("side", f"{IMAGE}@{OLD}"))
     assert pin_findings(own, lookups, {}, RefreshMode.PIN) == {STALE: None}
+    operators = _pinned_workload({STALE: "stable x"}, ("side", f"{IMAGE}@{OLD}"))
+    assert pin_findings(operators, lookups, {}, RefreshMode.PIN) == {STALE: f"stable {NEW}"}
 
 
 def test_the_pending_marker_reads_back_what_was_written() -> None:

@@ -241,7 +241,15 @@ def test_dangling_pins_are_the_operator_pins_the_registry_says_are_gone() -> Non
     assert dangling_pins(obj, lookups, RESTART) == [PIN]
     lookups |= {other_pin: NOT_FOUND, digest_only: NOT_FOUND}
     assert dangling_pins(obj, lookups, RESTART) == [PIN, other_pin, digest_only]
-    # In pin mode `repo:tag@digest` is refresh's own pin, not the operator's.
+    # In pin mode an operator's `repo:tag@digest` dangles as in restart mode...
+    assert dangling_pins(obj, lookups, PIN_MODE) == [PIN, other_pin, digest_only]
+    # ...but refresh's own pin (the digest it recorded, or aimed its latest restart at) is no
+    # operator's.
+    own = {
+        container_key(RECORDED_DIGEST, "gone"): OLD,
+        RESTARTED: PendingRestart({"unknown": ARM}, STAMP).text(),
+    }
+    obj["metadata"]["annotations"] |= own
     assert dangling_pins(obj, lookups, PIN_MODE) == [digest_only]
 
 
@@ -334,12 +342,15 @@ def test_a_dangling_pin_is_a_failure_even_with_the_record_written() -> None:
 
 def test_pins_behind_their_tag_are_named_and_never_restarted() -> None:
     current = f"registry.example.com/team/runner:stable@{NEW}"
+    platform = f"registry.example.com/team/runner:stable@{ARM}"  # one platform's, of the index
     obj = _runner(container("a", PIN), container("b", current), container("c", PIN))
     plans = [
         _plan("a", Decision.PINNED, image=PIN),
         _plan("b", Decision.PINNED, image=current),
         _plan("c", Decision.PINNED, image=PIN, newest=None),  # tag not known: not "behind"
         _plan("d", Decision.PINNED, image=PIN),
+        _plan("f", Decision.PINNED, image=platform),
+        _plan("g", Decision.PINNED, image=current, digests=frozenset()),  # children unread
     ]
     assert settled(obj, plans, {}, RESTART) == Ending(
         Outcome.CONVERGED, "pinned, never restarted; behind its tag: a, d"
@@ -353,7 +364,7 @@ def test_pins_behind_their_tag_are_named_and_never_restarted() -> None:
 
 
 def test_refresh_s_own_pin_is_not_the_operator_s_so_it_cannot_dangle() -> None:
-    obj = _runner(container("runner", PIN))
+    obj = _runner(container("runner", PIN), annotations={DIGEST_KEY: OLD})
     plans = [_plan(image=PIN, decision=Decision.UP_TO_DATE)]
     assert settled(obj, plans, {PIN: NOT_FOUND}, PIN_MODE) == Ending(
         Outcome.CONVERGED,

@@ -18,6 +18,7 @@ from truegreen.refresh.annotations import (
     TRACK_TAG,
     container_key,
     key_prefix,
+    latest_restart,
 )
 from truegreen.refresh.registry import (
     DIGEST_TEXT,
@@ -88,8 +89,9 @@ def tracked_reference(
     """(reference to look up for the newest digest, operator pin to check), either may be None.
 
     `repo:tag` tracks the tag. `repo:tag@digest` is an operator pin tracking `tag`, except in
-    pin mode, where it is refresh's own pin and tracks `tag` like a tag image. A digest-only
-    image tracks the tag named by the `track-tag.<container>` annotation, if any.
+    pin mode where the digest is refresh's own (`_pinned_by_refresh`): that pin tracks `tag`
+    like a tag image. A digest-only image tracks the tag named by the `track-tag.<container>`
+    annotation, if any.
     """
     reference = parse_image(str(container.get("image", "")))
     name = str(container.get("name", ""))
@@ -104,9 +106,26 @@ def tracked_reference(
         )
     tag = reference.tag or annotated
     tracked = ImageReference(reference.registry, reference.repository, tag, None) if tag else None
-    if mode is RefreshMode.PIN and reference.tag:
+    if (
+        mode is RefreshMode.PIN
+        and reference.tag
+        and _pinned_by_refresh(reference, name, annotations)
+    ):
         return tracked, None
     return tracked, reference
+
+
+def _pinned_by_refresh(
+    reference: ImageReference, container: str, annotations: Mapping[str, str]
+) -> bool:
+    """Whether the pin's digest is one refresh wrote: the digest it recorded for `container`,
+    or the one its latest restart, which no verified record closed yet, aimed it at. Any other
+    `repo:tag@digest` is the operator's (DESIGN: a digest-pinned image is never restarted), so
+    an operator's pin stays one when the workload opts into pin mode."""
+    if reference.digest == annotations.get(container_key(RECORDED_DIGEST, container)):
+        return True
+    restart = latest_restart(annotations)
+    return restart is not None and restart.target.get(container) == reference.digest
 
 
 def running_digests(pods: Sequence[Mapping[str, Any]], container: str) -> tuple[str, ...]:
@@ -200,12 +219,21 @@ def plan_container(
     tag = tracked.tag if tracked else None
     lookup = lookups.get(str(tracked)) if tracked else None
     if pinned is not None:
-        newest = lookup.digest if isinstance(lookup, Resolved) else None
+        resolved = lookup if isinstance(lookup, Resolved) else None
         reason = ""
-        if tracked is not None and newest is None:
+        if tracked is not None and resolved is None:
             reason = lookup.reason if isinstance(lookup, LookupFailed) else "not looked up"
         return ContainerPlan(
-            name, image, tag, newest, recorded, running, Decision.PINNED, reason, tracked
+            name,
+            image,
+            tag,
+            resolved.digest if resolved else None,
+            recorded,
+            running,
+            Decision.PINNED,
+            reason,
+            tracked,
+            resolved.all_digests if resolved else frozenset(),
         )
     assert tracked is not None
     if isinstance(lookup, LookupFailed) or lookup is None:
@@ -260,8 +288,11 @@ def plan_container(
     if current is None and pods_run(pods, name, lookup.all_digests):
         reason = "first run: the pods already run the newest digest"
         return replace(plan, decision=Decision.RECORD_RUNNING, reason=reason)
+    kept_as = "recorded" if current == recorded else "pinned"
     why = (
-        "nothing recorded yet" if current is None else f"recorded {current[:19]}… is not the newest"
+        "nothing recorded yet"
+        if current is None
+        else f"{kept_as} {current[:19]}… is not the newest"
     )
     return replace(plan, decision=Decision.RESTART, reason=why)
 

@@ -779,10 +779,14 @@ def settled(
     )
     if unknown:
         return Ending(Outcome.COULD_NOT_CHECK, "; ".join(unknown), write)
+    # Behind where the tag names neither the pinned image nor an index holding it (a pin of
+    # one platform's image is current while the tag's index lists it), as `pin_findings` says.
     behind = [
         p.container
         for p in plans
-        if p.decision is Decision.PINNED and p.newest and not p.image.endswith(p.newest)
+        if p.decision is Decision.PINNED
+        and p.newest
+        and p.image.rpartition("@")[2] not in {p.newest, *p.newest_digests}
     ]
     outcome = Outcome.RESTARTED_BY_OTHER if lost_race else Outcome.CONVERGED
     if behind:
