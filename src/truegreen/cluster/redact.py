@@ -23,8 +23,9 @@ The policy, listed for operators in docs/snapshot.md:
   label value that selectors match on): URL userinfo
   (`postgres://user:pass@host`), AWS access key ids and secret-key shapes, JWTs, GitHub and
   Hugging Face tokens and signed URLs' signatures (redaction/credential_shapes.py), and
-  `name=value`, `name: value` and `--name value` where the name looks secret, and a cookie
-  header's whole value (`Cookie: sid=…; theme=dark`).
+  `name=value`, `name: value` and `--name value` where the name looks secret (not a Go error
+  chain's own words, `token: unexpected status …`: redaction/text.py), and a cookie header's
+  whole value (`Cookie: sid=…; theme=dark`).
 truegreen's own annotations (`truegreen.io/…`) hold intent, never secrets, and are kept whole.
 
 A redacted value reads `<redacted>`, so the reader knows something was there; an empty value

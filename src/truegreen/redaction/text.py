@@ -63,6 +63,35 @@ _VALUE = (
     r"|(?(authz)[^\s\"'&;,]++(?:[ \t][^\r\n\"']*+)?"
     r"|(?:(?:bearer|basic)[ \t]+)?[^\s\"'&;,](?:[^\s\"'&;,]|\"[^\"\r\n]*+\"?|'[^'\r\n]*+'?)*+)))"
 )
+# Not a `name: value` but a Go error chain (fmt.Errorf("...: %w")): the container runtime's
+# words for a failed pull, which the kubelet quotes, end a phrase with a secret word and go on
+# with the wrapped error after `: `. Each value below is kept where it follows exactly `: `
+# (no quote before the colon, no quote after it, one space), case as written:
+# - a word that opens a wrapped error in these grammars, with a space and a lower-case word
+#   after it: containerd's `failed to authorize: failed to fetch oauth token: unexpected
+#   status from POST request to …` (core/remotes/docker resolver.go request.do, authorizer.go
+#   doBearerAuth, core/remotes/errors ErrUnexpectedStatus.Error), `token: unable to decode
+#   token response` and `token: authorization server did not include a token` (auth/fetch.go,
+#   ErrNoToken), `authorization: server message: insufficient_scope: authorization failed`
+#   and `authorization: authorization failed: no basic auth credentials` (resolver.go Resolve
+#   around authorizer.go invalidAuthorization and ErrInvalidAuthorization); distribution's
+#   `unauthorized: authentication required` (registry/api/errcode errors.go Error.Error,
+#   register.go ErrorCodeUnauthorized), which CRI-O quotes (containers/image docker/errors.go);
+# - an HTTP error status and its reason phrase: containerd's `…/token: 403 Forbidden`
+#   (ErrUnexpectedStatus prints the response's Status after the token service's URL);
+# - Go's url.Error, a method as net/http's urlErrorOp writes it and the quoted URL: containerd's
+#   `failed to fetch oauth token: Post "https://…": dial tcp …` (auth/fetch.go returns the
+#   client's error as it is).
+# The trade-off: a credential that is one of these six words, written unquoted after `: ` with a
+# lower-case word after it (`password: server room`), or three digits from 400 to 599 before a
+# capitalised word, is kept. Random tokens, base64, JWTs and passwords of any other shape are
+# not: `token: abc def` and `token: Failed to` still lose their value.
+_ERROR_CHAIN = (
+    r"(?!(?<=[^\"']: )(?-i:"
+    r"(?:failed|unexpected|unable|authorization|authentication|server) [a-z]"
+    r"|[45][0-9]{2} [A-Z]"
+    r"|(?:Get|Head|Post|Put|Patch|Delete|Options) \"))"
+)
 
 
 # The rules for a secret-named value are compiled on first use (about 3 ms of start-up): each is
@@ -76,10 +105,11 @@ def secret_flag() -> re.Pattern[str]:
 @cache
 def _assignment() -> re.Pattern[str]:
     """`password=x`, `"token": "x"`, `api-key: x`; a colon needs a space after it, or quotes
-    around it, so that an image reference (`auth-proxy:1.2`) is never taken for one."""
+    around it, so that an image reference (`auth-proxy:1.2`) is never taken for one. A Go
+    error chain's `token: unexpected status …` is none (`_ERROR_CHAIN`)."""
     return re.compile(
         rf"(?i)(?<![a-z0-9_.\-])(?P<name>{_NAME}){_AUTHORIZATION}"
-        rf"(?P<sep>(?:[\"']?[ \t]*=[ \t]*|[\"']?:[ \t]+|[\"']:){_OPENING}){_VALUE}"
+        rf"(?P<sep>(?:[\"']?[ \t]*=[ \t]*|[\"']?:[ \t]+|[\"']:){_OPENING}){_ERROR_CHAIN}{_VALUE}"
     )
 
 
