@@ -6,6 +6,7 @@ pkg/remotes/docker; CRI-O's, containers/image) with the registry's own text insi
 import pytest
 
 from truegreen.doctor.knowledge.pull_errors import PullError, pod_images, pull_error
+from truegreen.redaction.text import redact_text
 
 REF = "registry.example.com/trainer:2.1"
 PULL = f'failed to pull and unpack image "{REF}": failed to resolve reference "{REF}":'
@@ -216,3 +217,42 @@ def test_a_pod_s_images_are_its_spec_s_and_its_statuses() -> None:
         },
     }
     assert pod_images(pod) == ("busybox", "unauthorized:2.1", "docker.io/library/busybox:latest")
+
+
+@pytest.mark.parametrize(
+    ("message", "said"),
+    [
+        # containerd authorizer.go doBearerAuth and ErrUnexpectedStatus.Error: GHCR's token
+        # service refusing the login (POST to the realm, which has no query).
+        pytest.param(
+            f"{PULL} failed to authorize: failed to fetch oauth token: unexpected status from "
+            "POST request to https://ghcr.io/token: 403 Forbidden",
+            PullError.LOGIN_REFUSED,
+            id="containerd-oauth-403",
+        ),
+        pytest.param(
+            f"{PULL} failed to authorize: failed to fetch anonymous token: unexpected status "
+            "from GET request to https://auth.docker.io/token?scope=repository%3Alibrary%2F"
+            "mysql%3Apull&service=registry.docker.io: 401 Unauthorized",
+            PullError.LOGIN_REFUSED,
+            id="containerd-anonymous-401",
+        ),
+        pytest.param(
+            "initializing source docker://mysql:8.0: reading manifest 8.0 in "
+            "docker.io/library/mysql: unauthorized: authentication required",
+            PullError.LOGIN_REFUSED,
+            id="crio-unauthorized",
+        ),
+        pytest.param(
+            f"{PULL} pull access denied, repository does not exist or may require "
+            "authorization: server message: insufficient_scope: authorization failed",
+            None,
+            id="containerd-insufficient-scope",
+        ),
+    ],
+)
+def test_what_doctor_reads_says_what_the_kubelet_said(message: str, said: PullError | None) -> None:
+    """doctor reads the kubelet's words redacted (cluster/redact.py RedactingReader), and a
+    snapshot saves them so: the redaction keeps every word the verdict is read from."""
+    assert redact_text(message) == message
+    assert pull_error(redact_text(message)) is pull_error(message) is said

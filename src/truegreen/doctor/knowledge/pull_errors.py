@@ -14,6 +14,11 @@ Docker Hub's
 the first two, so it is read as neither. A message that says none of these is left to the
 generic finding, quoted.
 
+The message is read as doctor reads everything, redacted (cluster/redact.py), as a snapshot
+saves it: the redaction keeps a runtime's error chain word for word (`oauth token: unexpected
+status from POST request to https://ghcr.io/token: 403 Forbidden`: redaction/text.py), so what
+is read here is what the kubelet said, live and offline alike.
+
 The words are read with the image references taken out: a repository, tag or registry named
 `unauthorized-apps`, `toomanyrequests` or `denied` is the image's name, not the registry's
 answer. What is taken out: every URL (Go's url.Error `Head "https://…"`, containerd's
