@@ -118,6 +118,26 @@ def test_volcano_s_fit_errors_are_read_as_their_reasons() -> None:
     assert parse_scheduler_message("1/3 nodes are unavailable: 2 Insufficient cpu.") == (None, ())
 
 
+def test_a_prefilter_refusal_is_one_reason_of_every_machine_quoted_whole() -> None:
+    """kube-scheduler's framework/types.go `FitError.Error`: `0/%v nodes are available:`, then
+    ` %v.` with the PreFilter message and no filter's reasons (a PreFilter refusal holds every
+    machine back); a Status's reasons are joined with ", " (framework Status.Message)."""
+    said = "pod waits for a licence, 2 of 2 seats in use"
+    assert parse_scheduler_message(
+        f"0/3 nodes are available: {said}. preemption: 0/3 nodes are available: 3 Preemption "
+        "is not helpful for scheduling."
+    ) == (3, (Reason(3, said, Obstacle.OTHER),))
+    assert parse_scheduler_message(
+        "0/2 nodes are available: pod has unbound immediate PersistentVolumeClaims."
+    ) == (2, (Reason(2, "pod has unbound immediate PersistentVolumeClaims", Obstacle.OTHER),))
+    assert parse_scheduler_message("0/2 nodes are available: .") == (2, ())
+    # Volcano's `all nodes are unavailable: ` always counts its reasons: no count is made up.
+    assert parse_scheduler_message("all nodes are unavailable: pod group is not ready.") == (
+        None,
+        (),
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "obstacle"),
     [

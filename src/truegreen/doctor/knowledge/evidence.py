@@ -140,18 +140,28 @@ def _reason(count: int, text: str) -> Reason:
 def parse_scheduler_message(message: str) -> tuple[int | None, tuple[Reason, ...]]:
     """`0/5 nodes are available: 1 Insufficient nvidia.com/gpu, 4 node(s) had untolerated
     taint {node.kubernetes.io/unreachable: }. preemption: …` as (5, its reasons). The part after
-    `preemption:` says what preemption could do, not why the machines were held back."""
+    `preemption:` says what preemption could do, not why the machines were held back.
+
+    A PreFilter plugin's refusal comes without a count (`0/2 nodes are available: pod has
+    unbound immediate PersistentVolumeClaims. preemption: …`): kube-scheduler writes
+    `0/N nodes are available: <PreFilterMsg>.` and then no filter's reasons, for the refusal
+    holds every machine back (framework/types.go `FitError.Error`). That text, whole (a
+    plugin's reasons are joined with commas, `Status.Message`), is the one reason, of all N
+    machines, and is quoted as written: its words say more than a rule for its kind would."""
     head = _HEAD.match(message)
     if head is None:
         return None, ()
     body = message[head.end() :].split(" preemption:", 1)[0]
+    said = _filter_reasons(body).strip().rstrip(".")
+    machines = int(head["machines"]) if head["machines"] is not None else None
+    if machines is not None and said and _COUNTED.match(said) is None:
+        return machines, (Reason(machines, said, Obstacle.OTHER),)
     reasons = []
-    for part in _split_reasons(_filter_reasons(body).strip().rstrip(".")):
+    for part in _split_reasons(said):
         counted = _COUNTED.match(part.strip())
         if counted is not None:
             reasons.append(_reason(int(counted["count"]), counted["reason"].strip()))
-    machines = head["machines"]
-    return (int(machines) if machines is not None else None), tuple(reasons)
+    return machines, tuple(reasons)
 
 
 def _filter_reasons(body: str) -> str:
