@@ -1,6 +1,12 @@
 """kube-scheduler's FailedScheduling words on a training pod, read as the scheduler writes them.
 
-A PreFilter plugin's refusal comes with no count, for it holds back every machine
+Two shapes of its message decide what doctor says. A machine the pod may not use (closed,
+reserved by a taint, outside its placement rules) is counted by the filter that refuses it
+first, and kube-scheduler reports only that one (framework/runtime/framework.go
+`RunFilterPlugins` returns at the first failure; NodeUnschedulable, TaintToleration and
+NodeAffinity run before NodeResourcesFit: pkg/scheduler/apis/config/v1/default_plugins.go), so
+whether those machines have room is never in its words: doctor reads their allocatable. And a
+PreFilter plugin's refusal comes with no count, for it holds back every machine
 (framework/types.go `FitError.Error`: `0/%v nodes are available:` then ` %v.` with the
 PreFilter message, and no filter's reasons)."""
 
@@ -11,30 +17,63 @@ from typing import Any
 import pytest
 
 from tests.scenario.conftest import Doctor
+from tests.support.fake_apiserver import Fault
 from tests.support.scenarios import (
     Obj,
     find,
     gpu_held_by_notebook,
     job_pod,
+    node,
     training_job,
 )
 
+CONTROL_PLANE = {"key": "node-role.kubernetes.io/control-plane", "effect": "NoSchedule"}
+"""kubeadm's taint on its control-plane machines (cmd/kubeadm/app/constants)."""
+NO_VICTIM = "No preemption victims found for incoming pod"
 NOT_HELPFUL = "Preemption is not helpful for scheduling"
+ROOM = "Wait for room to free up, free some, or add a machine"
+RESERVED = "Let the job onto the reserved machines in its settings, or use others"
 
 
-def _waiting(message: str) -> Callable[[datetime], list[Obj]]:
+def _waiting(
+    message: str,
+    *machines: Obj,
+    change: Callable[[Obj], None] | None = None,
+    closed: str = "",
+) -> Callable[[datetime], list[Obj]]:
     """train-002's one pod, marked Unschedulable by kube-scheduler with `message`, on the
-    machines cpu-1 (no GPU) and gpu-1 (both GPUs held by a notebook in 'research')."""
+    machines cpu-1 (no GPU) and gpu-1 (both GPUs held by a notebook in 'research'), and
+    `machines` beside them; `change` edits the pod's spec (and the Job's template with it),
+    `closed` names a machine cordoned."""
 
     def build(now: datetime) -> list[Obj]:
         job = training_job("train-002", now, gpus=1, finished=False, age=timedelta(minutes=3))
+        if change is not None:
+            change(job["spec"]["template"]["spec"])
         pod = job_pod(
             job, now, suffix="w0", node_name=None, phase="Pending", age=timedelta(minutes=3)
         )
         pod["status"]["conditions"][0]["message"] = message
-        return [*gpu_held_by_notebook(now), job, pod]
+        objects = [*gpu_held_by_notebook(now), *machines, job, pod]
+        if closed:
+            find(objects, "Node", closed)["spec"]["unschedulable"] = True
+        return objects
 
     return build
+
+
+def _on_gpu_machines(spec: Obj) -> None:
+    spec["nodeSelector"] = {"accelerator": "gpu"}
+
+
+def _on_gpu_1(spec: Obj) -> None:
+    """A required node affinity to gpu-1 by name (a `matchFields` term on `metadata.name`)."""
+    term = {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["gpu-1"]}]}
+    spec["affinity"] = {
+        "nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [term]}
+        }
+    }
 
 
 def _said(doctor: Doctor) -> tuple[int, dict[str, Any]]:
@@ -52,6 +91,174 @@ def _remedy(doctor: Doctor, todo: str) -> str:
 
 def _headline(reasons: str) -> str:
     return f"The cluster found no machine for 1 program of the training job 'train-002': {reasons}."
+
+
+def test_a_control_plane_without_gpus_is_no_remedy_for_gpus_that_are_taken(
+    doctor: Doctor,
+) -> None:
+    """The everyday message: the control plane, reserved by kubeadm's taint, has no GPU in its
+    allocatable, so letting the job onto it places nothing; the GPUs are what is short. Before,
+    the remedy was to let the job onto the reserved machines."""
+    doctor.load(
+        _waiting(
+            "0/3 nodes are available: 1 node(s) had untolerated taint "
+            "{node-role.kubernetes.io/control-plane: }, 2 Insufficient nvidia.com/gpu. "
+            f"preemption: 0/3 nodes are available: 1 {NOT_HELPFUL}, 2 {NO_VICTIM}.",
+            node("control-plane-1", "8", "32Gi", taints=[CONTROL_PLANE]),
+        )
+    )
+    exit_code, headline = _said(doctor)
+    assert (exit_code, headline["code"], headline["status"]) == (
+        2,
+        "capacity.unschedulable",
+        "fail",
+    )
+    assert headline["text"] == _headline(
+        "of 3 machines, 1 is reserved for other work and 2 lack nvidia.com/gpu"
+    )
+    assert headline["remedy"] == _remedy(doctor, ROOM)
+
+
+A100 = {"key": "pool", "value": "a100", "effect": "NoSchedule"}
+UNREACHABLE = {"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}
+
+
+@pytest.mark.parametrize(
+    ("scene", "reasons", "todo"),
+    [
+        pytest.param(
+            _waiting(
+                "0/4 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had "
+                "untolerated taint {node-role.kubernetes.io/control-plane: }, 1 node(s) had "
+                "untolerated taint {pool: a100}, 1 node(s) didn't match Pod's node "
+                f"affinity/selector. preemption: 0/4 nodes are available: 1 {NO_VICTIM}, 3 "
+                f"{NOT_HELPFUL}.",
+                node("control-plane-1", "8", "32Gi", taints=[CONTROL_PLANE]),
+                node("gpu-2", "16", "64Gi", gpus=2, taints=[A100]),
+                change=_on_gpu_machines,
+            ),
+            "of 4 machines, 1 lacks nvidia.com/gpu, 1 is reserved for other work, 1 is "
+            "reserved for other work and 1 is outside the job's placement rules",
+            RESERVED,
+            id="reserved-gpu-machine",
+        ),
+        pytest.param(
+            _waiting(
+                "0/4 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had "
+                "untolerated taint {node-role.kubernetes.io/control-plane: }, 1 node(s) had "
+                "untolerated taint {node.kubernetes.io/unreachable: }, 1 node(s) didn't match "
+                f"Pod's node affinity/selector. preemption: 0/4 nodes are available: 1 "
+                f"{NO_VICTIM}, 3 {NOT_HELPFUL}.",
+                node("control-plane-1", "8", "32Gi", taints=[CONTROL_PLANE]),
+                node("gpu-2", "16", "64Gi", gpus=2, taints=[UNREACHABLE]),
+                change=_on_gpu_machines,
+            ),
+            "of 4 machines, 1 lacks nvidia.com/gpu, 1 is reserved for other work, 1 can't be "
+            "reached and 1 is outside the job's placement rules",
+            "Look after the machines that can't be reached (the cluster lets work onto them "
+            "again by itself once they are well)",
+            id="unreachable-gpu-machine-after-the-control-plane",
+        ),
+        pytest.param(
+            _waiting(
+                "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) didn't match "
+                f"Pod's node affinity/selector. preemption: 0/2 nodes are available: 1 "
+                f"{NO_VICTIM}, 1 {NOT_HELPFUL}.",
+                change=_on_gpu_machines,
+            ),
+            "of 2 machines, 1 lacks nvidia.com/gpu and 1 is outside the job's placement rules",
+            ROOM,
+            id="selector-leaves-out-a-machine-without-gpus",
+        ),
+        pytest.param(
+            _waiting(
+                "0/3 nodes are available: 1 Insufficient nvidia.com/gpu, 2 node(s) didn't match "
+                f"Pod's node affinity/selector. preemption: 0/3 nodes are available: 1 "
+                f"{NO_VICTIM}, 2 {NOT_HELPFUL}.",
+                node("gpu-2", "16", "64Gi", gpus=2),
+                change=_on_gpu_1,
+            ),
+            "of 3 machines, 1 lacks nvidia.com/gpu and 2 are outside the job's placement rules",
+            "Change where the job may run in its settings, or add a machine that matches them",
+            id="affinity-leaves-out-a-free-gpu-machine",
+        ),
+        pytest.param(
+            _waiting(
+                "0/2 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) were "
+                f"unschedulable. preemption: 0/2 nodes are available: 1 {NO_VICTIM}, 1 "
+                f"{NOT_HELPFUL}.",
+                closed="cpu-1",
+            ),
+            "of 2 machines, 1 lacks nvidia.com/gpu and 1 is closed to new work",
+            ROOM,
+            id="closed-machine-without-gpus",
+        ),
+        pytest.param(
+            _waiting(
+                "0/4 nodes are available: 1 Insufficient nvidia.com/gpu, 1 node(s) had "
+                "untolerated taint {node-role.kubernetes.io/control-plane: }, 1 node(s) were "
+                "unschedulable, 1 node(s) didn't match Pod's node affinity/selector. preemption: "
+                f"0/4 nodes are available: 1 {NO_VICTIM}, 3 {NOT_HELPFUL}.",
+                node("control-plane-1", "8", "32Gi", taints=[CONTROL_PLANE]),
+                node("gpu-2", "16", "64Gi", gpus=2),
+                change=_on_gpu_machines,
+                closed="gpu-2",
+            ),
+            "of 4 machines, 1 lacks nvidia.com/gpu, 1 is reserved for other work, 1 is closed "
+            "to new work and 1 is outside the job's placement rules",
+            "If the maintenance on the closed machines is done, open them to new work again (an "
+            "administrator may have closed them on purpose)",
+            id="closed-gpu-machine",
+        ),
+    ],
+)
+def test_a_machine_the_job_may_not_use_is_the_remedy_only_where_it_could_hold_the_job(
+    doctor: Doctor, scene: Callable[[datetime], list[Obj]], reasons: str, todo: str
+) -> None:
+    """Each reason the scheduler counts a machine out by (a taint by its key, closed, the
+    node selector or required affinity) is the remedy where one of the machines doctor finds
+    kept out for it has the allocatable room for the pod; the room that is short where none
+    has. The headline keeps every reason the scheduler gave."""
+    doctor.load(scene)
+    exit_code, headline = _said(doctor)
+    assert (exit_code, headline["code"]) == (2, "capacity.unschedulable")
+    assert headline["text"] == _headline(reasons)
+    assert headline["remedy"] == _remedy(doctor, todo)
+
+
+_CONTROL_PLANE_ONLY = (
+    "0/3 nodes are available: 1 node(s) had untolerated taint "
+    "{node-role.kubernetes.io/control-plane: }, 2 Insufficient nvidia.com/gpu. preemption: 0/3 "
+    f"nodes are available: 1 {NOT_HELPFUL}, 2 {NO_VICTIM}."
+)
+
+
+def test_with_the_machines_unread_the_scheduler_s_first_reason_stands(doctor: Doctor) -> None:
+    """Whether the reserved machine could hold the job is not known: its reservation stays the
+    remedy, as the scheduler's first reason that is not room."""
+    doctor.load(
+        _waiting(_CONTROL_PLANE_ONLY, node("control-plane-1", "8", "32Gi", taints=[CONTROL_PLANE]))
+    )
+    doctor.server.inject(Fault.FORBIDDEN, r"^/api/v1/nodes$", method="GET")
+    exit_code, headline = _said(doctor)
+    assert (exit_code, headline["code"]) == (2, "capacity.unschedulable")
+    assert headline["text"] == _headline(
+        "of 3 machines, 1 is reserved for other work and 2 lack nvidia.com/gpu"
+    )
+    assert headline["remedy"] == _remedy(doctor, RESERVED)
+
+
+def test_with_a_machine_s_amount_unreadable_the_scheduler_s_first_reason_stands(
+    doctor: Doctor,
+) -> None:
+    """A hand-edited snapshot's machine whose allocatable is no quantity: its room is not
+    known, so its reservation stays the remedy."""
+    broken = node("control-plane-1", "8", "32Gi", taints=[CONTROL_PLANE])
+    broken["status"]["allocatable"]["cpu"] = "lots"
+    doctor.load(_waiting(_CONTROL_PLANE_ONLY, broken))
+    exit_code, headline = _said(doctor)
+    assert (exit_code, headline["code"]) == (2, "capacity.unschedulable")
+    assert headline["remedy"] == _remedy(doctor, RESERVED)
 
 
 READ_THEIR_WORDS = "Read the cluster's own words on it"

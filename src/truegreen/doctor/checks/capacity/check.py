@@ -365,7 +365,7 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
                 return [*findings[:index], explained, *findings[index + 1 :], *health[0]]
     pod, newest = max(verdicts, key=lambda pv: (str(o.created_at(pv[0]) or ""), pv[1].pod))
     job = training_owner(pod)
-    of_job = [v for p, v in verdicts if training_owner(p) == job]
+    of_job = [(p, v) for p, v in verdicts if training_owner(p) == job]
     count = len(of_job)
     what = f"{count} program{'s' if count != 1 else ''} of the training job '{job}'"
     command = env.settings.kubectl.here("describe", "pod", newest.pod)
@@ -397,7 +397,7 @@ def _with_evidence(env: Environment, findings: list[Finding]) -> list[Finding]:
             objects=[f"Pod/{v.pod}" for _, v in verdicts],
             what=what,
             reasons=plain_reasons(newest),
-            todo=first_todo(of_job),
+            todo=first_todo(of_job, env.nodes.items if isinstance(env.nodes, Listed) else None),
             command=command,
         )
     )

@@ -1,11 +1,21 @@
 """The scheduler's reasons in plain words, and what to do about the first that matters."""
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from truegreen import kubeobjects as o
+from truegreen.cluster import KubeObject
+from truegreen.doctor.checks.capacity.filters.node_affinity import (
+    AFFINITY_MISMATCH,
+    SELECTOR_MISMATCH,
+)
+from truegreen.doctor.checks.capacity.filters.node_unschedulable import CORDONED
+from truegreen.doctor.checks.capacity.filters.rules import node_exclusion
 from truegreen.doctor.knowledge.evidence import Obstacle, Reason, SchedulerVerdict
+from truegreen.doctor.knowledge.fit import machine_room, pod_requests, shortfalls
 from truegreen.doctor.knowledge.reports import NAME_CAP, quoted
 from truegreen.doctor.knowledge.taints import system_taint
-from truegreen.quantity import CPU, MEMORY, PODS
+from truegreen.quantity import CPU, MEMORY, PODS, QuantityError
 
 _RESOURCE_NOUNS = {CPU: "CPU", MEMORY: "memory", "ephemeral-storage": "scratch disk", PODS: "room"}
 
@@ -78,11 +88,34 @@ def plain_reasons(verdict: SchedulerVerdict) -> str:
     return f"of {verdict.machines} machine{'s' if verdict.machines != 1 else ''}, {listed}"
 
 
-def first_todo(verdicts: Sequence[SchedulerVerdict]) -> str:
+_NOT_ALLOWED = frozenset({Obstacle.CLOSED, Obstacle.TAINT, Obstacle.PLACEMENT_RULES})
+"""The reasons of the filters that judge the Node alone and run before NodeResourcesFit
+(NodeUnschedulable, TaintToleration, NodeAffinity: pkg/scheduler/apis/config/v1/
+default_plugins.go). kube-scheduler reports only the first filter that refuses a machine
+(framework/runtime/framework.go `RunFilterPlugins` returns at the first failure), so whether
+the machines these reasons count have room for the pod is never said."""
+
+
+def first_todo(
+    verdicts: Sequence[tuple[KubeObject, SchedulerVerdict]], nodes: Sequence[KubeObject] | None
+) -> str:
     """What to do about the first obstacle that is not room (room is often a wait), else about
-    room; a controller's taint says what to do about its machine."""
-    reasons = [r for v in verdicts for r in v.reasons]
-    chosen = next((r for r in reasons if r.obstacle is not Obstacle.ROOM), None)
+    room; a controller's taint says what to do about its machine. A machine the pod may not
+    use (`_NOT_ALLOWED`) is the answer only where one the reason counts could hold the pod
+    (`_could_hold`): letting the job onto machines too small for it places nothing, and the
+    room that is short is what to act on. `nodes`: the machines as read, None when they could
+    not be, and then the scheduler's first reason stands."""
+    reasons = [r for _, v in verdicts for r in v.reasons]
+    chosen = next(
+        (
+            r
+            for pod, v in verdicts
+            for r in v.reasons
+            if r.obstacle is not Obstacle.ROOM
+            and (r.obstacle not in _NOT_ALLOWED or _could_hold(r, o.pod_spec(pod), nodes))
+        ),
+        None,
+    )
     if chosen is None:
         return _TODO[Obstacle.ROOM] if reasons else _TODO[Obstacle.OTHER]
     if chosen.obstacle is Obstacle.TAINT:
@@ -93,3 +126,35 @@ def first_todo(verdicts: Sequence[SchedulerVerdict]) -> str:
                 "again by itself once they are well)"
             )
     return _TODO[chosen.obstacle]
+
+
+def _could_hold(
+    reason: Reason, spec: Mapping[str, Any], nodes: Sequence[KubeObject] | None
+) -> bool:
+    """Whether some machine that `reason` keeps the pod `spec` off, as doctor's own filters
+    judge it (`node_exclusion`, in kube-scheduler's order), has the allocatable room for the
+    pod were it empty (NodeResourcesFit's sums, `shortfalls`). Devices that claims ask for are
+    not in allocatable and are not counted. Where the machines or an amount could not be read,
+    the scheduler's reason stands."""
+    if nodes is None:
+        return True
+    try:
+        requests = pod_requests(spec)
+        return any(
+            _same(reason, node_exclusion(node, spec))
+            and not shortfalls(requests, machine_room(node))
+            for node in nodes
+        )
+    except QuantityError:  # only a hand-edited snapshot gets here
+        return True
+
+
+def _same(reason: Reason, exclusion: str | None) -> bool:
+    """Whether doctor's exclusion of a machine (`node_exclusion`) is the scheduler's `reason`:
+    closed, the same taint's key (`taint KEY=VALUE:EFFECT not tolerated`), or the node
+    selector and required node affinity, which the scheduler words as one."""
+    if reason.obstacle is Obstacle.CLOSED:
+        return exclusion == CORDONED
+    if reason.obstacle is Obstacle.TAINT:
+        return exclusion is not None and exclusion.startswith(f"taint {reason.detail}=")
+    return exclusion in (SELECTOR_MISMATCH, AFFINITY_MISMATCH)
