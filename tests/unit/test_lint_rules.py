@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from truegreen.lint.probes import WorkloadModel, workload_models
+from truegreen.lint.probes import Probe, ProbeKind, WorkloadModel, workload_models
 from truegreen.lint.rules import Context, evaluate
 from truegreen.lint.services import ServiceModel, routed_containers
 
@@ -434,6 +434,32 @@ def test_a_null_probe_is_no_probe() -> None:
     assert hits(workload("Deployment", server(readinessProbe=None))) == [
         ("readiness-missing", "app")
     ]
+
+
+def test_a_handler_written_with_no_value_hides_no_other_handler() -> None:
+    """`httpGet:` with no value is JSON null, a nil pointer: pkg/apis/core/validation
+    validateHandler counts only the non-nil handlers, so the one that holds an object is the
+    probe's, and its defects are reported."""
+    container = server(
+        readinessProbe={"httpGet": None, "tcpSocket": {"port": "metrics"}},
+        livenessProbe={"tcpSocket": None, "exec": {"command": ["exit", "0"]}},
+    )
+    assert hits(workload("Deployment", container)) == [
+        ("probe-port-undeclared", "app"),
+        ("probe-cannot-pass", "app"),
+    ]
+
+
+@pytest.mark.parametrize("null", ["httpGet", "tcpSocket", "grpc"])
+def test_no_network_handler_written_with_no_value_hides_an_exec(null: str) -> None:
+    container = server(readinessProbe={null: None, "exec": {"command": ["exit", "0"]}})
+    assert hits(workload("Deployment", container)) == [("probe-cannot-pass", "app")]
+
+
+def test_an_exec_written_with_no_value_is_no_handler() -> None:
+    kind = ProbeKind.LIVENESS
+    assert Probe.parse(kind, {"exec": None}) == Probe.parse(kind, {})
+    assert Probe.parse(kind, {"exec": {}}).handler == "exec"
 
 
 def test_the_service_index_offers_every_service_that_could_select_and_keeps_input_order() -> None:

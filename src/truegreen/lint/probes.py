@@ -129,9 +129,12 @@ class Probe(Struct, frozen=True):
         period = _seconds(spec, "periodSeconds")
         timeout = _seconds(spec, "timeoutSeconds")
         failures = _seconds(spec, "failureThreshold")
+        # A handler written with no value (`httpGet:`) is JSON null, which decodes to a nil
+        # pointer: no handler at all. pkg/apis/core/validation validateHandler counts only the
+        # non-nil ones, so the probe's handler is the one that holds an object.
         for network in ("httpGet", "tcpSocket", "grpc"):
-            if network in spec:
-                target = _mapping(spec[network])
+            target = spec.get(network)
+            if isinstance(target, Mapping):
                 http = network == "httpGet"
                 return cls(
                     kind,
@@ -149,9 +152,9 @@ class Probe(Struct, frozen=True):
                 )
         handler = ""
         command: tuple[str, ...] = ()
-        if "exec" in spec:
+        if isinstance(spec.get("exec"), Mapping):
             handler = "exec"
-            command = tuple(str(c) for c in _sequence(_mapping(spec["exec"]).get("command")))
+            command = tuple(str(c) for c in _sequence(spec["exec"].get("command")))
         return cls(kind, handler, None, "", command, period, timeout, failures)
 
     @property
