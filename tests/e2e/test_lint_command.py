@@ -1474,6 +1474,30 @@ def test_json_files_are_read_the_same_way(tmp_path: Path) -> None:
     assert (document["objects"], document["not_objects"]) == (1, 1)
 
 
+def test_a_workload_without_its_apiversion_is_refused_not_passed_over(tmp_path: Path) -> None:
+    """A Deployment whose `apiVersion:` rendered empty: kubectl refuses it (`apiVersion not
+    set`), so lint fails, even under the hook's --allow-empty, and still checks the rest."""
+    broken = INCIDENT.read_text().split("---\n")[1].replace("apiVersion: apps/v1", "apiVersion:")
+    path = tmp_path / "noapi.yaml"
+    path.write_text(broken)
+    result = run_cli("lint", str(path), "--allow-empty", "-o", "json")
+    assert [(f["rule"], f["line"], f["message"]) for f in result.json()["findings"]] == [
+        (
+            "parse-error",
+            1,
+            "this document has no apiVersion: kubectl refuses it (apiVersion not set).",
+        )
+    ]
+    assert result.exit_code == 2
+    path.write_text(f"{broken}---\n{FIXED.read_text()}")
+    document = run_cli("lint", str(path), "-o", "json").json()
+    assert [f["rule"] for f in document["findings"]] == ["parse-error"]
+    assert (document["objects"], document["not_objects"]) == (
+        2,
+        0,
+    )  # the fixed Service and Deployment
+
+
 def test_a_build_that_fails_loudly_is_told_by_its_last_words(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -107,6 +107,76 @@ def test_kubectl_reads_and_refuses_the_same_items(tmp_path: Path) -> None:
     assert _kubectl(tmp_path, "apiVersion: v1\nkind: List\nitems:\n- 7\n").returncode == 1
 
 
+NAMES_ONE = [
+    ("kind: Deployment", "has no apiVersion: kubectl refuses it (apiVersion not set)"),
+    ("apiVersion:\nkind: Deployment", "has no apiVersion: kubectl refuses it (apiVersion not set)"),
+    (
+        "apiVersion: 5\nkind: Deployment",
+        "has no apiVersion: kubectl refuses it (apiVersion isn't string type)",
+    ),
+    ("apiVersion: ''\nkind: Deployment", "has an empty apiVersion: kubectl refuses it"),
+    ("apiVersion: apps/v1", "has no kind: kubectl refuses it (kind not set)"),
+    ("apiVersion: apps/v1\nkind:", "has no kind: kubectl refuses it (kind not set)"),
+    (
+        "apiVersion: apps/v1\nkind: [Deployment]",
+        "has no kind: kubectl refuses it (kind isn't string type)",
+    ),
+    ("apiVersion: apps/v1\nkind: ''", "has an empty kind: kubectl refuses it"),
+]
+"""A document naming one of apiVersion and kind (as text), and why kubectl refuses it."""
+
+
+@pytest.mark.parametrize(("names", "said"), NAMES_ONE)
+def test_a_document_naming_only_its_kind_or_only_its_apiversion_is_a_finding(
+    names: str, said: str
+) -> None:
+    """A Deployment whose apiVersion line was lost, or rendered empty where a Helm capabilities
+    helper yields nothing (`apiVersion:`): kubectl refuses it, so it is never passed over as
+    other YAML."""
+    read = _read(f"# rendered\n{names}\nmetadata: {{name: x}}\n")
+    assert read == [BadInput("parse-error", "f.yaml", 2, f"this document {said}.")]
+
+
+def test_both_keys_written_make_an_object_without_metadata() -> None:
+    said = "this document has no apiVersion: kubectl refuses it (apiVersion not set)."
+    assert _read("apiVersion:\nkind: Deployment\n") == [BadInput("parse-error", "f.yaml", 1, said)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "metadata: {name: x}\n",
+        "apiVersion:\nkind: ''\nmetadata: {name: x}\n",  # neither holds anything
+        "apiVersion: v2\nname: chart\nversion: 1.0.0\n",  # a Helm Chart.yaml
+        "kind: DaemonSet\nreplicaCount: 1\n",  # a chart's values (tests/lint_corpus/fluent-bit)
+        "- kind: Deployment\n  metadata: {name: x}\n",
+    ],
+)
+def test_a_document_not_meant_as_an_object_is_other_yaml(text: str) -> None:
+    assert _read("# a values file\n" + text) == [Skipped("f.yaml", 2)]
+
+
+@needs_kubectl
+@pytest.mark.parametrize(("names", "said"), [n for n in NAMES_ONE if "(" in n[1]])
+def test_kubectl_refuses_a_document_in_the_words_lint_quotes(
+    tmp_path: Path, names: str, said: str
+) -> None:
+    """kubectl's own validation, offline (it refuses before it asks any server)."""
+    path = tmp_path / "f.yaml"
+    path.write_text(f"{names}\nmetadata: {{name: x}}\n")
+    assert KUBECTL is not None
+    refused = subprocess.run(
+        [KUBECTL, "create", "--dry-run=client", "-o", "name", "-f", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        env={**os.environ, "KUBECONFIG": os.devnull},
+    )
+    assert refused.returncode == 1
+    assert f"error validating data: {said.partition('(')[2].rstrip(')')};" in refused.stderr
+
+
 def test_every_object_a_jq_stream_holds_is_read() -> None:
     """`kubectl get ... -o json | jq '.items[]'`: one JSON object after another, all read, each
     on the line it starts (apimachinery decoder.go YAMLOrJSONDecoder reads a JSON stream)."""

@@ -2,14 +2,15 @@
 
 Every byte goes through `truegreen.yamlsafe`, read as Kubernetes reads YAML. A file that cannot
 be read is a `BadInput`, and so is a folder that cannot be listed; a document that cannot be
-parsed is one `BadInput` and the file's other documents are still read; a document that is
-no Kubernetes object (no `apiVersion` and `kind`: a values file, a CI workflow, mkdocs'
-config) is `Skipped` and counted. Helm is recognised twice: a chart's `templates/` (beside a
-`Chart.yaml`) is reported once per chart instead of being parsed, and on stdin the
-`# Source: chart/templates/x.yaml` comments `helm template` writes locate each document
-(anywhere, such a comment says its document is rendered: a YAML error in it is a parse error,
-whatever `{{ }}` it passes through). A folder with a kustomization is linted as what it builds
-(`truegreen.lint.kustomize`).
+parsed is one `BadInput` and the file's other documents are still read; a document that is no
+Kubernetes object (neither `apiVersion` nor `kind`: a values file, a CI workflow, mkdocs'
+config; or only one of them, without `metadata`: a Helm Chart.yaml) is `Skipped` and counted,
+and an object that lacks either is a `BadInput`, as kubectl refuses it. Helm is recognised
+twice: a chart's `templates/` (beside a `Chart.yaml`) is reported once per chart instead of
+being parsed, and on stdin the `# Source: chart/templates/x.yaml` comments `helm template`
+writes locate each document (anywhere, such a comment says its document is rendered: a YAML
+error in it is a parse error, whatever `{{ }}` it passes through). A folder with a kustomization
+is linted as what it builds (`truegreen.lint.kustomize`).
 """
 
 import os
@@ -398,11 +399,15 @@ def _objects(
         yield Skipped(file, loaded.start_line - offset)
         return
     assert isinstance(document, dict)
+    object_line = loaded.lines.get(id(document), loaded.start_line) - offset
+    refused = _unnamed(document)
+    if refused is not None:
+        yield BadInput(PARSE_ERROR.id, file, object_line, f"this document {refused}.")
+        return
     items = document.get("items")
     if not (str(document["kind"]).endswith("List") and isinstance(items, list)):
         yield Manifest(file, document, loaded.lines, offset, source, rendered)
         return
-    list_line = loaded.lines.get(id(document), loaded.start_line) - offset
     for number, item in enumerate(items, 1):
         refused = _list_item(document, item)
         if refused is None:
@@ -412,7 +417,7 @@ def _objects(
         yield BadInput(
             PARSE_ERROR.id,
             file,
-            list_line if line is None else line - offset,
+            object_line if line is None else line - offset,
             f"item {number} of this {document['kind']} {refused}.",
         )
 
@@ -438,9 +443,30 @@ def _list_item(listed: Mapping[str, Any], item: object) -> str | None:
 
 
 def _is_object(document: object) -> bool:
-    """A Kubernetes object names its apiVersion and kind."""
-    return (
-        isinstance(document, dict)
-        and isinstance(document.get("apiVersion"), str)
-        and isinstance(document.get("kind"), str)
-    )
+    """Whether a document is meant as a Kubernetes object (which needs both its apiVersion and
+    its kind: `_unnamed`): it names one of them, and writes both keys or carries the `metadata`
+    every object has. Other YAML may name one: a Helm Chart.yaml its `apiVersion: v2`, a
+    chart's values file the `kind: DaemonSet` it renders."""
+    if not isinstance(document, dict):
+        return False
+    names = bool(document.get("apiVersion") or document.get("kind"))
+    both = "apiVersion" in document and "kind" in document
+    return names and (both or "metadata" in document)
+
+
+def _unnamed(document: Mapping[str, Any]) -> str | None:
+    """Why kubectl refuses an object that lacks its apiVersion or its kind, else None.
+
+    kubectl's validation, on unless `--validate=false`, checks both before anything else, in
+    kubectl's words (k8s.io/kubectl pkg/validation/validation.go getObjectKind); an empty one
+    names no API group or kind that exists.
+    """
+    for field in ("apiVersion", "kind"):
+        value = document.get(field)
+        if value is None:
+            return f"has no {field}: kubectl refuses it ({field} not set)"
+        if not isinstance(value, str):
+            return f"has no {field}: kubectl refuses it ({field} isn't string type)"
+        if not value:
+            return f"has an empty {field}: kubectl refuses it"
+    return None
