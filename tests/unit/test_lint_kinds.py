@@ -12,6 +12,7 @@ import pytest
 
 from truegreen.lint.kinds import PodTemplate, Work, group_of, understand
 from truegreen.lint.probes import ProbeKind, workload_models
+from truegreen.lint.rules import Context, evaluate
 
 Obj = dict[str, Any]
 
@@ -183,6 +184,31 @@ def test_kuberay_probes_the_first_container_of_every_group() -> None:
         "ray.io/cluster": "r"
     }
     assert head.controller == "KubeRay"
+
+
+@pytest.mark.parametrize("kind", ["RayCluster", "RayJob", "RayService"])
+def test_kuberay_declares_the_metrics_port_on_the_ray_container_unless_the_name_is(
+    kind: str,
+) -> None:
+    """ray-operator/controllers/ray/common/pod.go DefaultHeadPodTemplate and
+    DefaultWorkerPodTemplate: "If the metrics port does not exist in the Ray container, add a
+    default one" (`metrics`, 8080), looked up by name (utils.FindContainerPort)."""
+    obj = _ray(kind)
+    key = {"RayCluster": "", "RayJob": "rayClusterSpec", "RayService": "rayClusterConfig"}[kind]
+    cluster = obj["spec"][key] if key else obj["spec"]
+    head = cluster["headGroupSpec"]["template"]["spec"]["containers"][0]
+    head["ports"] = [{"name": "metrics", "containerPort": 9090}]
+    head["readinessProbe"] = {"httpGet": {"path": "/metrics", "port": "metrics"}}
+    worker = cluster["workerGroupSpecs"][0]["template"]["spec"]["containers"][0]
+    worker["readinessProbe"] = {"httpGet": {"path": "/metrics", "port": "metrics"}}
+    worker["livenessProbe"] = {"tcpSocket": {"port": 8080}}
+    models = workload_models(obj)
+    assert models is not None
+    ports = {m.role: [[(p.number, p.name) for p in c.ports] for c in m.containers] for m in models}
+    assert ports["head"] == [[(9090, "metrics")], []]  # the sidecar is no Ray container
+    assert ports["worker group gpu"] == [[(8080, "metrics")]]
+    findings = [(rule.id, hit.container) for m in models for rule, hit in evaluate(m, Context({}))]
+    assert not [f for f in findings if f[0].startswith("probe-port")], findings
 
 
 def test_a_ray_job_is_batch_work_with_a_submitter() -> None:

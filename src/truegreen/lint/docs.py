@@ -122,10 +122,11 @@ _KIND_NOTES = {
     ("trainer.kubeflow.org", "ClusterTrainingRuntime"): "batch, each replicated job of its "
     "JobSet template",
     ("ray.io", "RayCluster"): "the head and each worker group; KubeRay adds a readiness and a "
-    "liveness probe to the first (Ray) container when it has none",
-    ("ray.io", "RayJob"): "batch: its cluster's groups (probes as for RayCluster) and the "
-    "submitter",
-    ("ray.io", "RayService"): "its cluster's groups, probes as for RayCluster",
+    "liveness probe to the first (Ray) container when it has none, and a port `metrics` (8080) "
+    "when it declares no port of that name",
+    ("ray.io", "RayJob"): "batch: its cluster's groups (probes and ports as for RayCluster) and "
+    "the submitter",
+    ("ray.io", "RayService"): "its cluster's groups, probes and ports as for RayCluster",
     ("serving.knative.dev", "Service"): "its revision template; Knative's queue-proxy gives the "
     "serving container a readiness probe when it has none",
     ("serving.knative.dev", "Configuration"): "as a Knative Service",

@@ -243,12 +243,19 @@ def _nothing(_: Mapping[str, Any]) -> Iterator[PodTemplate]:
 # -- Ray (KubeRay) ------------------------------------------------------------------------------
 
 
+_RAY_METRICS_PORT = ("metrics", 8080)
+"""The port KubeRay declares on the Ray container of every head and worker pod when no port of
+that name is (ray-operator/controllers/ray/common/pod.go DefaultHeadPodTemplate and
+DefaultWorkerPodTemplate: utils.MetricsPortName, utils.DefaultMetricsPort)."""
+
+
 def _ray_cluster_templates(
     cluster: Mapping[str, Any], work: Work, why: str, cluster_name: str | None
 ) -> Iterator[PodTemplate]:
     """The head group and each worker group. KubeRay gives the Ray container (the first one) a
     readiness and a liveness probe when it has none (ray-operator/controllers/ray/common/pod.go,
-    initLivenessAndReadinessProbe, unless the operator runs with ENABLE_PROBES_INJECTION=false)."""
+    initLivenessAndReadinessProbe, unless the operator runs with ENABLE_PROBES_INJECTION=false),
+    and its `metrics` port (_RAY_METRICS_PORT)."""
     groups = [("head", "headgroup", _mapping(cluster.get("headGroupSpec")))]
     for worker in map(_mapping, _sequence(cluster.get("workerGroupSpecs"))):
         name = str(worker.get("groupName", ""))
@@ -269,6 +276,7 @@ def _ray_cluster_templates(
             labels=labels,
             ready_by_controller=ray_container,
             restarted_by_controller=ray_container,
+            ports_by_controller=tuple((name, *_RAY_METRICS_PORT) for name in ray_container),
             controller="KubeRay",
         )
 
