@@ -70,8 +70,8 @@ def hits(obj: Obj, services: list[Obj] | None = None) -> list[tuple[str, str | N
     return [(rule.id, hit.container) for rule, hit in evaluate(model, Context(routed))]
 
 
-def service(selector: dict[str, str] | None, target: int | str = 8080) -> Obj:
-    spec: Obj = {"ports": [{"port": 80, "targetPort": target}]}
+def service(selector: dict[str, str] | None, target: int | str = 8080, **fields: str) -> Obj:
+    spec: Obj = {"ports": [{"port": 80, "targetPort": target}], **fields}
     if selector is not None:
         spec["selector"] = selector
     return {"kind": "Service", "metadata": {"name": "svc"}, "spec": spec}
@@ -131,6 +131,8 @@ def test_service_routing_to_a_container_without_ports_fires_and_names_the_servic
         service(None),  # no selector: selects nothing
         service({"app": "w", "tier": "api"}),  # partial match: every key must match
         service({"app": "other"}),
+        # endpointslice_controller.go syncService: an ExternalName Service gets no endpoints
+        service({"app": "w"}, type="ExternalName"),
     ],
 )
 def test_services_that_do_not_select_the_pods(svc: Obj) -> None:
@@ -138,6 +140,12 @@ def test_services_that_do_not_select_the_pods(svc: Obj) -> None:
     assert hits(workload("Deployment", server(port=None)), [svc]) == [
         ("readiness-missing-no-port", "app")
     ]
+
+
+@pytest.mark.parametrize("kind", ["ClusterIP", "NodePort", "LoadBalancer"])
+def test_services_of_every_other_type_route_to_the_pods_they_select(kind: str) -> None:
+    svc = service({"app": "w"}, type=kind)
+    assert hits(workload("Deployment", server(port=None)), [svc]) == [("readiness-missing", "app")]
 
 
 def test_named_target_port_picks_the_container_that_declares_it() -> None:

@@ -18,7 +18,8 @@ class ServiceModel(Struct, frozen=True):
     name: str
     namespace: str | None
     selector: Mapping[str, str]
-    """Empty when the Service has no selector: it then selects nothing (endpoints are manual)."""
+    """Empty when the Service has no selector (endpoints are manual) or is an ExternalName (a
+    DNS name elsewhere): it then selects nothing."""
     target_ports: tuple[Port, ...]
     source: str = ""
     """The file, chart or kustomization it came from."""
@@ -28,7 +29,10 @@ class ServiceModel(Struct, frozen=True):
         """The model of a Service object."""
         meta = _mapping(obj.get("metadata"))
         spec = _mapping(obj.get("spec"))
-        selector = _mapping(spec.get("selector"))
+        # pkg/controller/endpointslice/endpointslice_controller.go syncService: an ExternalName
+        # Service gets no endpoints, whatever pods its selector matches.
+        external = spec.get("type") == "ExternalName"
+        selector = {} if external else _mapping(spec.get("selector"))
         targets: list[Port] = []
         ports = spec.get("ports")
         for entry in ports if isinstance(ports, list) else []:

@@ -122,7 +122,8 @@ READINESS_MISSING = Rule(
     ),
     check=_missing,
     reads="Each main container of a long-running pod: its declared ports (minus those its env "
-    "turns off) and the Services of the same source that select the pod; its readiness and "
+    "turns off) and the Services of the same source that select the pod (an ExternalName "
+    "Service routes to none: endpointslice_controller.go syncService); its readiness and "
     "startup probes, and the readiness probe its controller adds (KubeRay, Knative).",
     limits="A port is taken as served when declared; a server listening on an undeclared port "
     "with no Service is not seen.",
