@@ -328,6 +328,30 @@ def test_probes_are_compared_after_the_api_server_s_defaults() -> None:
     assert hits(workload("Deployment", container)) == [("liveness-same-as-readiness", "app")]
 
 
+def _header_probe(port: int | str, name: str, value: str) -> Obj:
+    return {
+        "httpGet": {"path": "/h", "port": port, "httpHeaders": [{"name": name, "value": value}]}
+    }
+
+
+def test_header_names_are_compared_as_the_kubelet_sends_them() -> None:
+    """pkg/probe/http/request.go v1HeaderToHTTPHeader: Go's http.Header.Add canonicalises each
+    name (textproto.CanonicalMIMEHeaderKey), so `x-probe` goes out as `X-Probe`; a value goes
+    out as written."""
+    same = server(
+        readinessProbe=_header_probe("http", "X-PROBE", "1"),
+        livenessProbe=_header_probe(8080, "x-probe", "1"),
+    )
+    assert hits(workload("Deployment", same)) == [("liveness-same-as-readiness", "app")]
+    sent = Probe.parse(ProbeKind.LIVENESS, _header_probe(80, "x-probe-2id", "v"))
+    assert sent.headers == (("X-Probe-2id", "v"),)
+    other_value = server(
+        readinessProbe=_header_probe("http", "X-Probe", "a"),
+        livenessProbe=_header_probe(8080, "X-Probe", "A"),
+    )
+    assert hits(workload("Deployment", other_value)) == []
+
+
 @pytest.mark.parametrize(
     ("readiness", "liveness"),
     [

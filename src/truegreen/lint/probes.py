@@ -92,11 +92,21 @@ def _seconds(spec: Mapping[str, Any], key: str) -> int:
     return _PROBE_DEFAULTS[key]
 
 
+def _canonical(name: str) -> str:
+    """A header name as the kubelet sends it: it builds the request with Go's http.Header.Add
+    (pkg/probe/http/request.go v1HeaderToHTTPHeader), which writes each name in canonical form
+    (textproto.CanonicalMIMEHeaderKey: `x-probe` goes out as `X-Probe`). For the names the API
+    server takes (letters, digits and `-`: IsHTTPHeaderName) that is each word's first letter
+    upper case and the rest lower case."""
+    return "-".join(word[:1].upper() + word[1:].lower() for word in name.split("-"))
+
+
 def _headers(target: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    """httpGet's httpHeaders as (name, value) pairs, in a stable order."""
+    """httpGet's httpHeaders as (name, value) pairs, each name as it is sent (a value is sent
+    as written), in a stable order."""
     return tuple(
         sorted(
-            (str(h.get("name")), str(h.get("value", "")))
+            (_canonical(str(h.get("name"))), str(h.get("value", "")))
             for h in _sequence(target.get("httpHeaders"))
             if isinstance(h, Mapping)
         )
@@ -119,7 +129,7 @@ class Probe(Struct, frozen=True):
     scheme: str = ""
     host: str = ""
     headers: tuple[tuple[str, str], ...] = ()
-    """httpGet's httpHeaders as (name, value), sorted."""
+    """httpGet's httpHeaders as (canonical name, value), sorted."""
     service: str = ""
     """grpc's service ("" when left out: the kubelet asks for the server's overall health)."""
 

@@ -113,7 +113,8 @@ LIVENESS_SAME_AS_READINESS = Rule(
     check=_liveness_is_readiness,
     reads="Each container's liveness and readiness probes after the API server's defaults "
     "(defaults.go SetDefaults_HTTPGetAction: a path left out is `/`, a scheme HTTP): handler, "
-    "port (a name and its number are the same port), path, scheme, host, httpHeaders, grpc "
+    "port (a name and its number are the same port), path, scheme, host, httpHeaders (a "
+    "name in any case: the kubelet sends it canonical, pkg/probe/http/request.go), grpc "
     "service, command, failureThreshold x periodSeconds and timeoutSeconds. A header value "
     "read redacted (doctor reads live objects redacted, docs/snapshot.md) is unknown: two probes "
     "are never the same on it.",
