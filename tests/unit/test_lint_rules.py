@@ -662,6 +662,17 @@ def test_on_the_machine_s_network_an_unlisted_port_number_is_not_judged() -> Non
     assert hits(obj) == []
 
 
+@pytest.mark.parametrize("handler", ["httpGet", "tcpSocket"])
+def test_a_probe_aimed_at_another_host_is_not_judged_on_the_pod_s_ports(handler: str) -> None:
+    """pkg/kubelet/prober/prober.go runProbe: `host` is dialled as written, the pod's IP only
+    when it is empty; the port is that host's, which no container of the pod lists."""
+    elsewhere = {handler: {"host": "upstream.internal", "port": 443}}
+    obj = workload("Deployment", server(readinessProbe=TCP, livenessProbe=elsewhere))
+    assert hits(obj) == []
+    del elsewhere[handler]["host"]
+    assert hits(obj) == [("probe-port-unlisted", "app")]
+
+
 # -- unknown fields ------------------------------------------------------------------------------
 
 

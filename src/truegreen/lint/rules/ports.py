@@ -37,7 +37,11 @@ def _number_unlisted(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
         return  # the pod uses the machine's network: its ports need not be listed at all
     for container in workload.containers:
         for probe in container.probes:
-            if not isinstance(probe.port, int) or workload.declares_anywhere(probe.port):
+            # A probe with a host dials that host, not the pod (pkg/kubelet/prober/prober.go
+            # runProbe: the pod's IP only when host is empty), so no container lists its port.
+            if not isinstance(probe.port, int) or probe.host:
+                continue
+            if workload.declares_anywhere(probe.port):
                 continue
             yield RuleHit(
                 container.name,
@@ -100,7 +104,8 @@ PROBE_PORT_UNLISTED = Rule(
     check=_number_unlisted,
     reads="Numeric probe ports against the ports of every container of the pod.",
     limits="Pods on the machine's network (`hostNetwork: true`) are not judged: their ports "
-    "are the machine's.",
+    "are the machine's; nor is a probe with a `host`, which the kubelet dials instead of the "
+    "pod (prober.go runProbe; even `127.0.0.1` is then the machine's own address).",
 )
 
 PROBE_TARGETS_DISABLED_SERVER = Rule(
