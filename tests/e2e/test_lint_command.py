@@ -1438,6 +1438,43 @@ def test_sarif_results_carry_fingerprints_and_the_object_they_are_about(tmp_path
     assert [r["partialFingerprints"]["truegreenFinding/v1"] for r in moved] == prints
 
 
+TWO_PROBES = """\
+apiVersion: batch/v1
+kind: Job
+metadata: {name: train, namespace: ml}
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: trainer
+        image: pytorch
+        command: [torchrun, train.py]
+        ports: [{containerPort: 8080, name: http}]
+        startupProbe: {tcpSocket: {port: metrics}}
+        livenessProbe: {httpGet: {path: /live, port: admin}}
+"""
+
+
+def test_sarif_fingerprints_tell_apart_findings_on_two_probes_of_one_container(
+    tmp_path: Path,
+) -> None:
+    """SARIF 2.1.0 §3.27.17: partialFingerprints are part of a result's unique identity, and code
+    scanning merges results that share them. Each rule fires twice on this container, once per
+    probe (and port): four alerts, kept when the lines move."""
+    path = tmp_path / "job.yaml"
+    path.write_text(TWO_PROBES)
+    results = run_cli("lint", str(path), "-o", "sarif").json()["runs"][0]["results"]
+    assert sorted(r["ruleId"] for r in results) == 2 * ["probe-port-undeclared"] + 2 * [
+        "restart-probe-on-keep-running"
+    ]
+    prints = [r["partialFingerprints"]["truegreenFinding/v1"] for r in results]
+    assert len(set(prints)) == 4
+    path.write_text("# moved\n" + TWO_PROBES)
+    moved = run_cli("lint", str(path), "-o", "sarif").json()["runs"][0]["results"]
+    assert [r["partialFingerprints"]["truegreenFinding/v1"] for r in moved] == prints
+
+
 def test_helm_and_other_templates_are_told_apart_on_stdin() -> None:
     argo = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: x\ndata:\n  q: {{args.name}}\n"
     helm = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Release.Name }}-x\n"

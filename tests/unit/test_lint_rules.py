@@ -673,6 +673,43 @@ def test_a_probe_aimed_at_another_host_is_not_judged_on_the_pod_s_ports(handler:
     assert hits(obj) == [("probe-port-unlisted", "app")]
 
 
+def test_each_hit_names_the_probe_it_is_about() -> None:
+    """Two findings of one rule on one container (on two probes) are told apart by the probe:
+    SARIF's fingerprint keeps them two alerts."""
+    job = workload(
+        "Job",
+        server(
+            startupProbe={"exec": {"command": ["true"]}},
+            livenessProbe={"tcpSocket": {"port": "admin"}},
+            readinessProbe={"exec": {"command": ["exit", "0"]}},
+        ),
+    )
+    served = workload(
+        "Deployment",
+        server(
+            readinessProbe={"tcpSocket": {"port": 9090}},
+            livenessProbe={"tcpSocket": {"port": 8080}},
+            env=[{"name": "OFF", "value": "1"}],
+        ),
+        annotations={"truegreen.io/disabled-by": "8080=OFF"},
+    )
+    about = []
+    for obj in (job, served):
+        model = workload_model(obj)
+        assert model is not None
+        about += [(rule.id, hit.probe) for rule, hit in evaluate(model, Context())]
+    assert sorted(about) == [
+        ("probe-cannot-fail", "startupProbe"),
+        ("probe-cannot-pass", "readinessProbe"),
+        ("probe-port-undeclared", "livenessProbe"),
+        ("probe-port-unlisted", "readinessProbe"),
+        ("probe-targets-disabled-server", ""),  # the port the container declares
+        ("probe-targets-disabled-server", "livenessProbe"),
+        ("restart-probe-on-keep-running", "livenessProbe"),
+        ("restart-probe-on-keep-running", "startupProbe"),
+    ]
+
+
 # -- unknown fields ------------------------------------------------------------------------------
 
 

@@ -118,7 +118,9 @@ def _sarif_result(finding: LintFinding, index: dict[str, int]) -> dict[str, Any]
 
 
 def _fingerprint(finding: LintFinding) -> str:
-    """The same problem on the same object keeps its fingerprint when lines move."""
+    """The same problem on the same object keeps its fingerprint when lines move; two problems
+    a rule finds in one container (on two probes, two ports) have two (SARIF 2.1.0 §3.27.17:
+    part of a result's unique identity)."""
     identity = "\0".join(
         [
             finding.rule,
@@ -128,6 +130,7 @@ def _fingerprint(finding: LintFinding) -> str:
             finding.name,
             finding.role,
             finding.container or "",
+            *finding.about,
         ]
     )
     return hashlib.sha256(identity.encode()).hexdigest()[:32]

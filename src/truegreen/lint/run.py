@@ -19,7 +19,14 @@ from truegreen.lint.loader import (
     load_file,
 )
 from truegreen.lint.probes import IGNORE, WorkloadModel, workload_models
-from truegreen.lint.rules import ALL_RULES_BY_ID, RULES_BY_ID, Context, Severity, evaluate
+from truegreen.lint.rules import (
+    ALL_RULES_BY_ID,
+    RULES_BY_ID,
+    Context,
+    RuleHit,
+    Severity,
+    evaluate,
+)
 from truegreen.lint.rules.inputs import IGNORE_FORBIDDEN, IGNORE_UNKNOWN_RULE
 from truegreen.lint.services import ServiceIndex, ServiceModel, routed_containers
 from truegreen.lint.templates import TemplateLines, chart_folders
@@ -43,6 +50,10 @@ class LintFinding(Struct, frozen=True):
     """`file` names a Helm template and `line` counts in the document rendered from it."""
     role: str = ""
     """Which pod template of the object (`Worker`, `head`), when it has several."""
+    about: tuple[str, ...] = ()
+    """What in the container it is about, beside the rule: the probe, then the values it names
+    (`port=metrics`); SARIF's fingerprint tells two findings of a rule on a container apart by
+    it."""
 
 
 class Kustomized(Struct, frozen=True):
@@ -270,6 +281,13 @@ def _rule_findings(
                         rule.fix,
                         manifest.rendered and mapped is None,
                         model.role,
+                        _about(hit),
                     )
                 )
     return findings
+
+
+def _about(hit: RuleHit) -> tuple[str, ...]:
+    """The probe a hit is about and the values it names, as `LintFinding.about` keeps them."""
+    probe = (hit.probe,) if hit.probe else ()
+    return probe + tuple(f"{key}={value}" for key, value in sorted(hit.values.items()))

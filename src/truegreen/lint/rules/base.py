@@ -23,6 +23,8 @@ class RuleHit(Struct, frozen=True):
     message: str
     values: Mapping[str, str] = field(default_factory=dict)
     """Plain values for doctor's wording (`port`, `setting`)."""
+    probe: str = ""
+    """The probe it is about (`livenessProbe`); "" when it is about the container as a whole."""
 
 
 class Context(Struct, frozen=True):

@@ -23,6 +23,7 @@ def _cannot_fail(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
                     container.name,
                     f"container {container.name}'s {probe.kind} runs {_shown(probe.command)!r}, "
                     "which always succeeds: the probe reports healthy whatever the state.",
+                    probe=probe.kind,
                 )
 
 
@@ -69,6 +70,7 @@ def _cannot_pass(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
                     f"container {container.name}'s {probe.kind} runs {_shown(probe.command)!r} "
                     f"without a shell, and {probe.command[0]!r} is a shell's own command, not a "
                     f"program: {_NEVER_RUNS[probe.kind]}",
+                    probe=probe.kind,
                 )
 
 

@@ -29,6 +29,7 @@ def _named_undeclared(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
                 f"container {container.name}'s {probe.kind} targets named port {probe.port}, which "
                 f"the container does not declare{elsewhere}.",
                 {"port": probe.port},
+                probe=probe.kind,
             )
 
 
@@ -49,6 +50,7 @@ def _number_unlisted(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
                 "container of the pod lists: the probe works if the server listens there, but "
                 "nothing in the manifest says it does.",
                 {"port": str(probe.port)},
+                probe=probe.kind,
             )
 
 
@@ -63,6 +65,7 @@ def _disabled_server(workload: WorkloadModel, _: Context) -> Iterator[RuleHit]:
                         f"container {container.name}'s {probe.kind} targets port {probe.port}, but "
                         f"{setting} turns that server off: the pod never becomes Ready.",
                         {"setting": off.env_var, "port": str(probe.port)},
+                        probe=probe.kind,
                     )
             for port in container.ports:
                 if same_port(container, port.number, off.port):

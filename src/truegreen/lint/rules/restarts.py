@@ -16,7 +16,8 @@ def _keep_running(workload: WorkloadModel, context: Context) -> Iterator[RuleHit
             # A probe that never runs (a shell's own command without a shell) never fails, so
             # it never restarts anything: probe-cannot-pass says what is wrong with it.
             if probe.kind.restarts_container and not probe.cannot_pass:
-                yield RuleHit(container.name, _restart_message(workload, container, probe, reason))
+                message = _restart_message(workload, container, probe, reason)
+                yield RuleHit(container.name, message, probe=probe.kind)
 
 
 def _restart_message(
