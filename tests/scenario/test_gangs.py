@@ -656,6 +656,70 @@ def test_a_coscheduling_group_that_does_not_exist_and_one_running(doctor: Doctor
     assert result.exit_code == 0
 
 
+PERMIT_TIMEOUT = "rejected due to timeout after waiting 60s at plugin Coscheduling"
+"""kube-scheduler's words on a pod a Permit plugin kept waiting past its timeout
+(framework/runtime/waiting_pods_map.go `newWaitingPod`: `rejected due to timeout after waiting
+%v at plugin %v`), written whole as the `PodScheduled` message with reason `Unschedulable`
+(schedule_one.go `handleSchedulingFailure`); coscheduling's wait is the PodGroup's
+`scheduleTimeoutSeconds`."""
+
+WHOLE_REASON = "The cluster found no machine for 4 programs of the training job 'bert-large': "
+
+
+def test_a_permit_timeout_is_quoted_in_the_scheduler_s_words(doctor: Doctor) -> None:
+    """The coscheduling Permit plugin held each pod for its group, then gave up: the message
+    counts no machines, and is the scheduler's whole reason. Before, it was dropped: "it gave
+    no reason doctor knows"."""
+    doctor.server.install(*ALL_GROUPS, gang.COSCHEDULING_GROUP)
+
+    def build(now: datetime) -> list[Obj]:
+        job, *pods = gang.volcano_job(
+            JOB, now, scheduler="scheduler-plugins-scheduler", age=timedelta(minutes=20)
+        )
+        for pod in pods:
+            pod["metadata"]["annotations"] = {}
+            pod["metadata"]["labels"]["scheduling.x-k8s.io/pod-group"] = JOB
+        mine = gang.volcano_scheduler_pod(now)
+        mine["metadata"].update(name="scheduler-plugins-scheduler-7d9c5b8f6-xk2lm", labels={})
+        group = gang.coscheduling_pod_group(JOB, now, phase="Scheduling")
+        waiting = gang.looked_at(pods, PERMIT_TIMEOUT)
+        return [*healthy(now), gang.gpu_machine(), job, *waiting, mine, group]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    headline = result.json()["headline"]
+    assert (result.exit_code, headline["code"], headline["status"]) == (
+        2,
+        "capacity.unschedulable",
+        "fail",
+    )
+    assert headline["text"] == f"{WHOLE_REASON}it said “{PERMIT_TIMEOUT}”."
+    assert headline["remedy"].startswith("Read the cluster's own words on it; `kubectl")
+
+
+def test_volcano_s_word_on_the_pods_is_quoted_beside_its_word_on_the_group(
+    doctor: Doctor,
+) -> None:
+    """Volcano marks each pod of a gang it cannot place with the job's fit error (volcano
+    pkg/scheduler/api/job_info.go `TaskSchedulingReason`: `JobFitErrors`, the gang plugin's
+    `4/4 tasks in gang unschedulable: …`): the group's finding leads, and the capacity finding
+    beside it quotes those words rather than saying it gave no reason."""
+    _install(doctor)
+
+    def group(now: datetime) -> Obj:
+        return gang.pod_group(JOB, now, phase="Inqueue", message=gang.UNPLACED)
+
+    doctor.load(
+        cluster(group=group, queue=gang.volcano_queue("default", gpus=8), marked=gang.UNPLACED)
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (2, "queue.gang-refused")
+    capacity = _finding(report, "capacity.unschedulable")
+    assert (capacity["status"], capacity["basis"]) == ("fail", "measured")
+    assert capacity["headline"] == f"{WHOLE_REASON}it said “{gang.UNPLACED}”."
+
+
 GANG_READS = {
     # The cluster's pods: the capacity fold and the scheduler fold share the path.
     "/api/v1/pods": Read(frozenset({"capacity", "queue"}), uses=2),

@@ -95,7 +95,7 @@ def test_a_scheduler_message_is_read_as_its_reasons() -> None:
         (1, Obstacle.VOLUME, ""),
         (2, Obstacle.PLACEMENT_RULES, ""),
     ]
-    assert parse_scheduler_message("something else") == (None, ())
+    assert parse_scheduler_message("") == (None, ()), "no message, no reason"
 
 
 def test_volcano_s_fit_errors_are_read_as_their_reasons() -> None:
@@ -115,7 +115,9 @@ def test_volcano_s_fit_errors_are_read_as_their_reasons() -> None:
         "all nodes are unavailable: 2 Insufficient nvidia.com/gpu."
     )
     assert (machines, [(r.machines, r.obstacle) for r in reasons]) == (None, [(2, Obstacle.ROOM)])
-    assert parse_scheduler_message("1/3 nodes are unavailable: 2 Insufficient cpu.") == (None, ())
+    # No `0/N` in front: not a count of machines, so the whole message is the reason.
+    odd = "1/3 nodes are unavailable: 2 Insufficient cpu."
+    assert parse_scheduler_message(odd) == (None, (Reason(None, odd, Obstacle.OTHER),))
 
 
 def test_a_prefilter_refusal_is_one_reason_of_every_machine_quoted_whole() -> None:
@@ -136,6 +138,46 @@ def test_a_prefilter_refusal_is_one_reason_of_every_machine_quoted_whole() -> No
         None,
         (),
     )
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        # kube-scheduler's Permit timeout (framework/runtime/waiting_pods_map.go
+        # `newWaitingPod`), written whole by schedule_one.go `handleSchedulingFailure`.
+        "rejected due to timeout after waiting 60s at plugin Coscheduling",
+        # Its `ErrNoNodesAvailable` (schedule_one.go), reason Unschedulable too.
+        "no nodes available to schedule pods",
+        # Volcano's job fit error on a pod with none of its own (api/job_info.go
+        # `TaskSchedulingReason`), up to v1.9 the gang plugin's, then `JobInfo.FitError()`.
+        "4/4 tasks in gang unschedulable: pod group is not ready, 4 Pending, 4 minAvailable; "
+        "Pending: 4 Unschedulable",
+        "pod group is not ready, 4 Pending, 4 minAvailable; Pending: 4 Unschedulable",
+    ],
+    ids=["permit-timeout", "no-nodes", "volcano-gang", "volcano-fit-error"],
+)
+def test_a_message_that_counts_no_machines_is_the_scheduler_s_whole_reason(said: str) -> None:
+    """With no `0/N nodes are available:` in front, nothing in the message counts machines:
+    it is one reason, of no count, in the scheduler's words; and said so in plain words."""
+    assert parse_scheduler_message(said) == (None, (Reason(None, said, Obstacle.OTHER),))
+    pod = {
+        "metadata": {"name": "p"},
+        "spec": {},
+        "status": {
+            "conditions": [
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "reason": "Unschedulable",
+                    "message": said,
+                }
+            ]
+        },
+    }
+    verdict = scheduler_verdict(pod)
+    assert verdict is not None
+    assert plain_reasons(verdict) == f"it said “{said}”"
+    assert verdict.only_room is False
 
 
 @pytest.mark.parametrize(

@@ -52,7 +52,9 @@ class Obstacle(StrEnum):
 class Reason(Struct, frozen=True):
     """One reason of a scheduler's message: how many machines it held back, and why."""
 
-    machines: int
+    machines: int | None
+    """None for a message that counts no machines: the scheduler's whole reason, as written
+    (`parse_scheduler_message`)."""
     text: str
     """As the scheduler wrote it (`Insufficient nvidia.com/gpu`)."""
     obstacle: Obstacle
@@ -147,10 +149,23 @@ def parse_scheduler_message(message: str) -> tuple[int | None, tuple[Reason, ...
     `0/N nodes are available: <PreFilterMsg>.` and then no filter's reasons, for the refusal
     holds every machine back (framework/types.go `FitError.Error`). That text, whole (a
     plugin's reasons are joined with commas, `Status.Message`), is the one reason, of all N
-    machines, and is quoted as written: its words say more than a rule for its kind would."""
+    machines, and is quoted as written: its words say more than a rule for its kind would.
+
+    A message with no `0/N nodes are available:` part is the scheduler's whole reason, quoted
+    as written with no count. kube-scheduler writes a Permit plugin's rejection that way: a
+    pod a Permit plugin held waiting is rejected with `rejected due to timeout after waiting
+    %v at plugin %v` (framework/runtime/waiting_pods_map.go `newWaitingPod`), which
+    schedule_one.go `handleSchedulingFailure` writes as the condition's message, reason
+    `Unschedulable` (until kubernetes#119046 and #119785 wrapped Permit's rejections in a
+    FitError of one machine, `0/1 nodes are available: 1 rejected …`, a counted reason); so is
+    `no nodes available to schedule pods` (`ErrNoNodesAvailable`). Volcano writes on a pod with
+    no fit error of its own the job's (volcano pkg/scheduler/api/job_info.go
+    `TaskSchedulingReason`: `JobFitErrors`, the gang plugin's `4/4 tasks in gang
+    unschedulable: …` up to v1.9; from v1.10 cache.go `RecordJobStatusEvent` falls back to
+    `JobInfo.FitError()`, `pod group is not ready, …`)."""
     head = _HEAD.match(message)
     if head is None:
-        return None, ()
+        return None, ((Reason(None, message, Obstacle.OTHER),) if message else ())
     body = message[head.end() :].split(" preemption:", 1)[0]
     said = _filter_reasons(body).strip().rstrip(".")
     machines = int(head["machines"]) if head["machines"] is not None else None

@@ -58,6 +58,10 @@ _TODO: dict[Obstacle, str] = {
 def _one_reason(reason: Reason, noun: bool) -> str:
     """`4 lack nvidia.com/gpu` (`4 machines lack …` with `noun`)."""
     count = reason.machines
+    if count is None:
+        # A message that counts no machines is the scheduler's whole reason (a Permit plugin's
+        # rejection, a gang scheduler's word on its group): its own words, whole.
+        return f"it said “{quoted(reason.text, NAME_CAP)}”"
     counted = f"{count} machine{'s' if count != 1 else ''}" if noun else str(count)
     one = count == 1
     if reason.obstacle is Obstacle.ROOM:
