@@ -446,6 +446,74 @@ def test_a_ray_job_kuberay_refused_is_a_measured_failure(doctor: Doctor) -> None
     assert remedy.endswith(" describe rayjob rj` shows the job.")
 
 
+_RAY_FAILED_MESSAGE = (
+    "Job entrypoint command failed with exit code 1, last available logs (truncated to 20,000 "
+    "chars):\nTraceback ... RuntimeError: CUDA error"
+)
+
+
+def test_a_ray_job_that_failed_under_kuberay_1_0_is_a_measured_failure(doctor: Doctor) -> None:
+    """KubeRay v1.0 ends a RayJob whose Ray job failed at jobDeploymentStatus `Complete`, with
+    the Ray job's own `jobStatus: FAILED` and its message, and no reason (ray-operator/
+    controllers/ray/rayjob_controller.go v1.0.0 Reconcile: `isJobSucceedOrFailed` ->
+    `JobDeploymentStatusComplete`; the `Failed` deployment status came with v1.1.0). The
+    cluster is gone (shutdownAfterJobFinishes), so no pod says more."""
+    doctor.server.install("ray.io")
+
+    def build(now: datetime) -> list[Obj]:
+        job = ray_job("rj", now, workers=1, gpus=1, age=timedelta(hours=1))
+        job["status"].update(
+            jobDeploymentStatus="Complete",
+            jobStatus="FAILED",
+            jobId="rj-abcde",
+            message=_RAY_FAILED_MESSAGE,
+        )
+        return [*healthy(now), job]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["verdict"]) == (2, "not-ready")
+    (finding,) = [f for f in report["findings"] if f["code"] == "workloads.last-job-failed"]
+    assert (finding["status"], finding["basis"]) == ("fail", "measured")
+    assert finding["headline"] == (
+        "The last training job 'rj' failed: its program ended with an error."
+    )
+    assert finding["details"] == ["RayJob/rj failed (jobStatus FAILED)", _RAY_FAILED_MESSAGE]
+
+
+@pytest.mark.parametrize(
+    ("deployment", "ray_job_status"),
+    [("Complete", "STOPPED"), ("Retrying", "FAILED")],
+    ids=["stopped-by-a-person", "kuberay-tries-again"],
+)
+def test_a_ray_job_stopped_or_tried_again_is_no_failure(
+    doctor: Doctor, deployment: str, ray_job_status: str
+) -> None:
+    """A Ray job a person stopped (`STOPPED`, "Job was intentionally stopped.") did not fail;
+    one kuberay runs again on a new cluster (`Retrying`, its backoffLimit not reached:
+    rayjob_controller.go checkBackoffLimitAndUpdateStatusIfNeeded) still shows the try's
+    `FAILED` until kuberay resets it, and has not ended."""
+    doctor.server.install("ray.io")
+
+    def build(now: datetime) -> list[Obj]:
+        job = ray_job("rj", now, workers=1, gpus=1, age=timedelta(hours=1))
+        job["spec"]["backoffLimit"] = 2
+        job["status"].update(
+            jobDeploymentStatus=deployment,
+            jobStatus=ray_job_status,
+            message=_RAY_FAILED_MESSAGE
+            if ray_job_status == "FAILED"
+            else "Job was intentionally stopped.",
+        )
+        return [*healthy(now), job]
+
+    doctor.load(build)
+    report = doctor.live("-o", "json").json()
+    codes = [f["code"] for f in report["findings"]]
+    assert not [c for c in codes if c.startswith("workloads.last-job-")], codes
+
+
 def test_a_job_file_is_judged_as_the_job_it_would_become(doctor: Doctor) -> None:
     """`--job-file` with a PyTorchJob manifest that is not submitted: its 1 + 3 pods of 8 GPUs
     are placed, not the namespace's newest job."""

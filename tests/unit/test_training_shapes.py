@@ -476,6 +476,39 @@ def test_a_ray_job_kuberay_refused_has_failed_and_was_refused() -> None:
     assert (from_ray_job(obj).failed, from_ray_job(obj).refused) == (True, False)
 
 
+@pytest.mark.parametrize(
+    ("deployment", "ray_job_status", "failed", "finished"),
+    [
+        ("Complete", "FAILED", True, True),
+        ("Running", "FAILED", True, True),
+        ("Retrying", "FAILED", False, False),
+        ("Complete", "STOPPED", False, True),
+        ("Complete", "SUCCEEDED", False, True),
+    ],
+    ids=["v1.0-complete", "v1.0-cluster-kept", "retrying", "stopped", "succeeded"],
+)
+def test_a_ray_job_whose_ray_job_failed_has_failed_whatever_its_deployment_says(
+    deployment: str, ray_job_status: str, failed: bool, finished: bool
+) -> None:
+    """KubeRay v1.0.0 ends a failed Ray job at `Complete` once its cluster is gone, and leaves
+    it at `Running` while it keeps the cluster (rayjob_controller.go Reconcile,
+    `isJobSucceedOrFailed`); v1.2.0 on, `Retrying` still shows the failed try's `FAILED`
+    (checkBackoffLimitAndUpdateStatusIfNeeded). `STOPPED` is a person's stop."""
+    obj = ray_job("r", NOW, workers=1, gpus=1, age=timedelta(0))
+    obj["status"] = {
+        "jobDeploymentStatus": deployment,
+        "jobStatus": ray_job_status,
+        "message": "Job entrypoint command failed with exit code 1",
+    }
+    job = from_ray_job(obj)
+    assert (job.failed, job.finished, job.refused) == (failed, finished, False)
+    assert job.failure == (
+        ("jobStatus FAILED", "Job entrypoint command failed with exit code 1")
+        if failed
+        else ("", "")
+    )
+
+
 def test_a_leader_worker_set_is_leaders_and_workers_per_group() -> None:
     obj = leader_worker_set("l", NOW, size=4, gpus=8, age=timedelta(0))
     obj["spec"]["replicas"] = 2

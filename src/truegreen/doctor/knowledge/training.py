@@ -659,19 +659,35 @@ _RAY_JOB_REFUSED = "ValidationFailed"
 error as message; it then returns without creating the RayCluster, and no later state follows
 (rayjob_controller.go Reconcile: validateRayJob; apis/ray/v1/rayjob_types.go)."""
 _RAY_JOB_FAILED = ("Failed", _RAY_JOB_REFUSED)
+_RAY_APP_FAILED = "FAILED"
+"""The Ray job's own `jobStatus` when its entrypoint failed (apis/ray/v1/rayjob_types.go
+`JobStatusFailed`). KubeRay before v1.1.0 ends such a RayJob at jobDeploymentStatus `Complete`
+(v1.0.0 rayjob_controller.go Reconcile: `isJobSucceedOrFailed` -> `JobDeploymentStatusComplete`)
+or leaves it at `Running` while it keeps the cluster; `Failed` came with v1.1.0 (#1942). So
+this status is a failure whatever the deployment status says, but for `Retrying`."""
+_RAY_RETRYING = "Retrying"
+"""The deployment status of a failed RayJob that kuberay runs again on a new cluster (its
+`backoffLimit` not reached, v1.2.0 on: checkBackoffLimitAndUpdateStatusIfNeeded); its
+`jobStatus` stays `FAILED` until it resets it to `NEW`. A retry, not an ending."""
 
 
 def from_ray_job(job: KubeObject) -> TrainingJob:
     """A RayJob: the RayCluster it creates, or none when `spec.clusterSelector` names an
     existing one, whose name is the selector's `ray.io/cluster` (rayjob_controller.go
     initRayJobStatusIfNeed; getOrCreateRayClusterInstance then creates nothing and ignores
-    any rayClusterSpec)."""
+    any rayClusterSpec). Failed at a failed deployment status, or at the Ray job's own
+    `FAILED` (`_RAY_APP_FAILED`); a `STOPPED` Ray job is one a person stopped, no failure."""
     spec = o.mapping(job.get("spec"))
     status = o.mapping(job.get("status"))
     state = status.get("jobDeploymentStatus")
     common = _common(job)
-    if state in _RAY_JOB_FAILED:
-        common["failure"] = (str(status.get("reason") or ""), str(status.get("message") or ""))
+    app_failed = status.get("jobStatus") == _RAY_APP_FAILED and state != _RAY_RETRYING
+    failed = state in _RAY_JOB_FAILED or app_failed
+    if failed:
+        # KubeRay before v1.1.0 writes no reason: the Ray job's own status stands for one.
+        reason = str(status.get("reason") or "")
+        reason = reason or (f"jobStatus {_RAY_APP_FAILED}" if app_failed else "")
+        common["failure"] = (reason, str(status.get("message") or ""))
     selector = o.mapping(spec.get("clusterSelector"))
     cluster = status.get("rayClusterName") or selector.get(RAY_CLUSTER_LABEL)
     return TrainingJob(
@@ -679,8 +695,8 @@ def from_ray_job(job: KubeObject) -> TrainingJob:
         pod_sets=() if selector else _ray_sets(o.mapping(spec.get("rayClusterSpec"))),
         together=True,
         suspended=spec.get("suspend") is True,
-        finished=state in ("Complete", *_RAY_JOB_FAILED),
-        failed=state in _RAY_JOB_FAILED,
+        finished=state in ("Complete", *_RAY_JOB_FAILED) or failed,
+        failed=failed,
         refused=state == _RAY_JOB_REFUSED,
         cluster_name=str(cluster or ""),
         on_existing_cluster=bool(selector),
