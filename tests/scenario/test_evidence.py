@@ -22,11 +22,17 @@ from tests.support.scenarios import (
     find,
     healthy,
     job_pod,
+    node,
     running_containers,
     training_job,
     ts,
 )
-from tests.support.training_kinds import cluster_training_runtime, jobset, train_job
+from tests.support.training_kinds import (
+    cluster_training_runtime,
+    indexed_job,
+    jobset,
+    train_job,
+)
 
 PODS = r"^/api/v1/namespaces/train/pods$"
 EVENTS = "/api/v1/namespaces/train/events"
@@ -567,6 +573,147 @@ def test_a_job_failed_while_its_last_pod_still_stops_is_a_failure(doctor: Doctor
         "pod train-002-a1 container trainer: exit code 1 (Error)",
     ]
     assert result.exit_code == 2
+
+
+def _ranks_given_up(
+    now: datetime, *, failed_indexes: str, ended: dict[int, Obj], success_policy: bool = False
+) -> list[Obj]:
+    """train-002, an Indexed Job of 2 ranks with `backoffLimitPerIndex: 0`, 15 minutes old,
+    whose controller wrote `failedIndexes` (pkg/controller/job/indexed_job_utils.go
+    calculateFailedIndexes) and no Failed or FailureTarget condition yet: it fails the Job
+    only once the other index has ended (job_controller.go syncJob, `FailedIndexes`). The pod
+    of each index in `ended` ended Failed with that terminated state 2 minutes ago; the other
+    runs."""
+    job = indexed_job("train-002", now, ranks=2, gpus=1, age=timedelta(minutes=15))
+    job["metadata"]["uid"] = "uid-train-002"
+    job["spec"]["backoffLimitPerIndex"] = 0
+    # ranks run together want a memory-backed /dev/shm: given, so that nothing else is said
+    template = job["spec"]["template"]["spec"]
+    template["volumes"] = [{"name": "shm", "emptyDir": {"medium": "Memory"}}]
+    template["containers"][0]["volumeMounts"] = [{"name": "shm", "mountPath": "/dev/shm"}]
+    if success_policy:
+        job["spec"]["successPolicy"] = {"rules": [{"succeededIndexes": "1"}]}
+    job["status"] = {
+        "active": 2 - len(ended),
+        "failed": len(ended),
+        "failedIndexes": failed_indexes,
+        "ready": 2 - len(ended),
+        "uncountedTerminatedPods": {},
+        "startTime": ts(now - timedelta(minutes=14)),
+    }
+    objects = [*healthy(now), node("gpu-8", "64", "512Gi", gpus=8), job]
+    for index in range(2):
+        failed = index in ended
+        pod = job_pod(
+            job,
+            now,
+            suffix=f"{index}-ab{index}cd",
+            node_name="gpu-1",
+            phase="Failed" if failed else "Running",
+            age=timedelta(minutes=14),
+        )
+        pod["metadata"]["annotations"] = {"batch.kubernetes.io/job-completion-index": str(index)}
+        pod["metadata"]["labels"]["batch.kubernetes.io/job-completion-index"] = str(index)
+        since = ts(now - timedelta(minutes=13))
+        statuses = running_containers(pod["metadata"]["name"], pod["spec"]["containers"], since)
+        if failed:
+            statuses[0].update(
+                ready=False,
+                started=False,
+                state={
+                    "terminated": {
+                        **ended[index],
+                        "startedAt": since,
+                        "finishedAt": ts(now - timedelta(minutes=2)),
+                    }
+                },
+            )
+        pod["status"]["conditions"] = [
+            {"type": "PodScheduled", "status": "True"},
+            {"type": "Ready", "status": "False" if failed else "True"},
+        ]
+        pod["status"]["containerStatuses"] = statuses
+        objects.append(pod)
+    return objects
+
+
+_OOM_KILLED = {"exitCode": 137, "reason": "OOMKilled"}
+_EXIT_1 = {"exitCode": 1, "reason": "Error"}
+
+
+@pytest.mark.parametrize(
+    ("ended", "code", "said"),
+    [
+        (
+            _OOM_KILLED,
+            "workloads.last-job-out-of-memory",
+            "pod train-002-0-ab0cd container trainer: OOMKilled (exit code 137)",
+        ),
+        (
+            _EXIT_1,
+            "workloads.last-job-failed",
+            "pod train-002-0-ab0cd container trainer: exit code 1 (Error)",
+        ),
+    ],
+    ids=["out-of-memory", "exit-1"],
+)
+def test_an_index_its_controller_gave_up_on_is_how_the_job_ends(
+    doctor: Doctor, ended: Obj, code: str, said: str
+) -> None:
+    """Index 0 is in `failedIndexes`: the Job controller never makes a pod for it again
+    (firstPendingIndexes counts failed indexes as not pending), and fails the Job once index 1
+    ends. Nothing tries again: the job's ending is measured, as for a failed job."""
+    doctor.load(lambda now: _ranks_given_up(now, failed_indexes="0", ended={0: ended}))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert _codes(report, "workloads") == [(code, "fail", "measured")]
+    assert _finding(report, code)["details"] == [
+        "Job/train-002 index 0 failed for good (status.failedIndexes, backoffLimitPerIndex): its "
+        "controller makes no new pod for it and fails the Job (FailedIndexes) once its other "
+        "indexes have ended",
+        said,
+    ]
+    assert result.exit_code == 2
+
+
+def test_a_try_of_an_index_not_given_up_on_is_still_a_try(doctor: Doctor) -> None:
+    """Index 1 is given up on (exit 1); index 0 was killed for memory, but it is not in
+    `failedIndexes`, so its controller makes it another pod: that one is a try, the Job's
+    ending is index 1's."""
+    doctor.load(
+        lambda now: _ranks_given_up(now, failed_indexes="1", ended={0: _OOM_KILLED, 1: _EXIT_1})
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert sorted(_codes(report, "workloads")) == [
+        ("workloads.last-job-failed", "fail", "measured"),
+        ("workloads.try-out-of-memory", "warn", "measured"),
+    ]
+    assert _finding(report, "workloads.last-job-failed")["details"][1:] == [
+        "pod train-002-1-ab1cd container trainer: exit code 1 (Error)"
+    ]
+    assert _finding(report, "workloads.try-out-of-memory")["details"] == [
+        "pod train-002-0-ab0cd container trainer: OOMKilled 2 minutes ago (exit code 137)"
+    ]
+    assert result.exit_code == 2
+
+
+def test_an_index_given_up_on_under_a_success_policy_is_no_try_and_no_ending(
+    doctor: Doctor,
+) -> None:
+    """With a success policy (`succeededIndexes: "1"`), index 1's success ends the Job
+    `SuccessCriteriaMet` though index 0 failed (job_controller.go syncJob: matchSuccessPolicy,
+    which `FailedIndexes` comes before only once each index has ended): how the Job ends is not
+    measured yet. Index 0 is still no try."""
+    doctor.load(
+        lambda now: _ranks_given_up(
+            now, failed_indexes="0", ended={0: _OOM_KILLED}, success_policy=True
+        )
+    )
+    result = doctor.live("-o", "json")
+    report = result.json()
+    assert [c for c in _codes(report, "workloads") if c[1] != "ok"] == []
+    assert result.exit_code == 0
 
 
 def _suspended(now: datetime, **labels: str) -> list[Obj]:

@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from tests.support.scenarios import job_pod, training_job
-from tests.support.training_kinds import ray_job
+from tests.support.training_kinds import indexed_job, ray_job
 from truegreen.doctor.knowledge.evidence import (
     DiskLimit,
     DiskLimitOf,
@@ -248,3 +248,27 @@ def test_a_job_its_controller_refused_ended_refused_in_its_controller_s_words(
     job = ray_job("r", NOW, workers=1, gpus=1, age=timedelta(0))
     job["status"] = {"jobDeploymentStatus": "ValidationFailed", **status}
     assert job_failure(from_ray_job(job), []) == failure
+
+
+def test_a_job_bound_to_fail_ends_as_the_pods_of_its_given_up_indexes_did() -> None:
+    """An Indexed Job whose controller gave up on index 1 (`failedIndexes`, backoffLimitPerIndex)
+    and wrote no Failed condition yet: index 1's pod says how it ends, not index 0's earlier
+    try; with that pod gone, the status alone says it."""
+    job = indexed_job("train-002", NOW, ranks=2, gpus=1, age=timedelta(minutes=15))
+    job["spec"]["backoffLimitPerIndex"] = 1
+    job["status"] = {"failed": 3, "failedIndexes": "1"}
+    pods = []
+    for index, ended in ((0, {"exitCode": 137, "reason": "OOMKilled"}), (1, {"exitCode": 2})):
+        pod = job_pod(job, NOW, suffix=f"{index}-x", node_name="gpu-1", phase="Failed")
+        pod["metadata"]["annotations"] = {"batch.kubernetes.io/job-completion-index": str(index)}
+        pod["status"]["containerStatuses"] = [{"name": "trainer", "state": {"terminated": ended}}]
+        pods.append(pod)
+    shaped = from_job(job)
+    assert job_failure(shaped, pods) == JobFailure(
+        Ending.PROGRAM_FAILED, "", "pod train-002-1-x container trainer: exit code 2 (Error)"
+    )
+    assert job_failure(shaped, pods[:1]) == JobFailure(
+        Ending.UNKNOWN, "", "status.failedIndexes: 1"
+    )
+    del job["status"]["failedIndexes"]
+    assert job_failure(from_job(job), pods) is None

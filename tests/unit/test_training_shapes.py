@@ -28,7 +28,9 @@ from truegreen.doctor.knowledge.training import (
     from_leader_worker_set,
     from_ray_job,
     from_train_job,
+    indexes_text,
     optional_kinds_served,
+    parse_indexes,
     pod_set_of,
     pods_of_job_spec,
     training_owner,
@@ -167,6 +169,73 @@ def test_a_job_s_terminal_target_condition_finishes_it_before_its_pods_have_stop
     assert (shaped.finished, shaped.failed, shaped.failure) == (True, False, ("", ""))
     job["status"]["conditions"][0]["status"] = "False"
     assert (from_job(job).finished, from_job(job).failed) == (False, False)
+
+
+@pytest.mark.parametrize(
+    ("text", "completions", "ranges"),
+    [
+        ("1,3-5,7", 10, ((1, 1), (3, 5), (7, 7))),
+        ("0,1", 4, ((0, 1),)),
+        ("0-2,3", 8, ((0, 3),)),
+        ("2-9", 5, ((2, 4),)),
+        ("1,6,2", 5, ((1, 1),)),
+        ("x,2,-1,3-y,4", 10, ((2, 2), (4, 4))),
+        ("0-" + "9" * 5000, 3, ()),
+        ("0-99999999999", 100000, ((0, 99999),)),
+        ("", 4, ()),
+    ],
+    ids=[
+        "ranges",
+        "two-as-written",
+        "adjacent-merged",
+        "cut-at-completions",
+        "past-completions-ends-the-list",
+        "not-numbers-skipped",
+        "a-number-atoi-refuses",
+        "a-huge-range-kept-as-one",
+        "empty",
+    ],
+)
+def test_failed_indexes_read_as_the_job_controller_reads_them(
+    text: str, completions: int, ranges: tuple[tuple[int, int], ...]
+) -> None:
+    """pkg/controller/job/indexed_job_utils.go parseIndexesFromString: a part that is no
+    number is skipped, one from `completions` on ends the list, a range is cut at
+    `completions - 1`; orderedIntervals.String writes `0,1` for two and `3-5` for more."""
+    assert parse_indexes(text, completions) == ranges
+    assert indexes_text(parse_indexes("1,3-5,7,8", 10)) == "1,3-5,7,8"
+
+
+def test_an_indexed_job_s_failed_indexes_are_given_up_on_and_bind_it_to_fail() -> None:
+    """calculateFailedIndexes writes `status.failedIndexes` under `backoffLimitPerIndex`;
+    firstPendingIndexes never makes those indexes a pod again, and syncJob fails the Job
+    (`FailedIndexes`) once each other index has ended, before it looks at a success policy."""
+    job = indexed_job("t", NOW, ranks=4, gpus=1, age=timedelta(0))
+    job["spec"]["backoffLimitPerIndex"] = 1
+    job["status"] = {"failedIndexes": "1-2", "active": 2}
+
+    def pod(index: str) -> dict[str, Any]:
+        return {"metadata": {"annotations": {"batch.kubernetes.io/job-completion-index": index}}}
+
+    shaped = from_job(job)
+    assert (shaped.failed_indexes, shaped.failing, shaped.failed, shaped.finished) == (
+        ((1, 2),),
+        True,
+        False,
+        False,
+    )
+    gave_up = [shaped.gave_up_on(pod(i)) for i in ("0", "1", "2", "3", "x", "-1")]
+    assert gave_up == [False, True, True, False, False, False]
+    assert not shaped.gave_up_on({"metadata": {"labels": {"job-name": "t"}}})
+    job["spec"]["successPolicy"] = {"rules": [{"succeededIndexes": "0"}]}
+    assert (from_job(job).failed_indexes, from_job(job).failing) == (((1, 2),), False)
+    del job["spec"]["successPolicy"]
+    job["status"]["conditions"] = [{"type": "FailureTarget", "status": "True"}]
+    assert (from_job(job).failed, from_job(job).failing) == (True, False), "failed already"
+    del job["spec"]["backoffLimitPerIndex"]
+    assert (from_job(job).failed_indexes, from_job(job).failing) == ((), False), (
+        "without backoffLimitPerIndex its controller keeps no failed indexes"
+    )
 
 
 def test_a_cron_job_is_the_job_its_next_run_creates() -> None:

@@ -19,7 +19,7 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import Kind, KubeObject
 from truegreen.doctor.knowledge.reports import event_time, names_an_earlier, names_an_earlier_pod
-from truegreen.doctor.knowledge.training import TrainingJob
+from truegreen.doctor.knowledge.training import TrainingJob, indexes_text
 from truegreen.patterns import LazyPattern
 
 # -- the scheduler ------------------------------------------------------------------------------
@@ -590,14 +590,18 @@ def job_failure(job: TrainingJob, pods: Sequence[KubeObject]) -> JobFailure | No
     out of time, whatever an earlier attempt showed), else its pods decide how (an
     out-of-memory kill over an eviction for its own disk limit, over an image that would not
     download, over a pod stopped at its deadline, over an eviction by a machine that ran
-    short, over a plain exit); None for a job that did not fail."""
-    if not job.failed:
+    short, over a plain exit). A job bound to fail (`failing`: an index its controller gave up
+    on) ends as the pods of those indexes did. None for a job that did not fail."""
+    if not (job.failed or job.failing):
         return None
     reason, message = job.failure
     if job.refused:
         return JobFailure(Ending.REFUSED, reason, _bounded(message or reason or _REFUSED))
     if reason == _DEADLINE_EXCEEDED:
         return JobFailure(Ending.DEADLINE, reason, _bounded(message or reason))
+    if not job.failed:
+        pods = [p for p in pods if job.gave_up_on(p)]
+        message = f"status.failedIndexes: {indexes_text(job.failed_indexes)}"
     endings = [e for e in (_pod_ending(p) for p in pods) if e is not None]
     for ending in _ORDER:
         for found in endings:

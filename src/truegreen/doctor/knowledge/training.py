@@ -28,6 +28,7 @@ One module past 600 lines: one table of every training kind's shape, each read t
 (pod sets, replicas, all at once or not), so that a new kind is one more row.
 """
 
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
@@ -47,6 +48,9 @@ RAY_CLUSTER_LABEL = "ray.io/cluster"
 RAY_GROUP_LABEL = "ray.io/group"
 RAY_HEAD_GROUP = "headgroup"
 """The `ray.io/group` value of a Ray head pod (ray-operator pkg/utils/constant.go)."""
+JOB_COMPLETION_INDEX = "batch.kubernetes.io/job-completion-index"
+"""The annotation that holds an Indexed Job's pod's index; the Job controller reads the index
+from it alone (pkg/controller/job/indexed_job_utils.go getCompletionIndex)."""
 LWS_NAME_LABEL = "leaderworkerset.sigs.k8s.io/name"
 LWS_WORKER_INDEX_LABEL = "leaderworkerset.sigs.k8s.io/worker-index"
 TRAINER_NODE = "node"
@@ -156,6 +160,15 @@ class TrainingJob(Struct, frozen=True):
     """Its Kubeflow operator has seen it: the status holds a condition (both operators set
     `Created` first: training-operator pkg/controller.v1/pytorch/pytorchjob_controller.go
     onOwnerCreateFunc, pytorch-operator pkg/controller.v1/pytorch/job.go addPyTorchJob)."""
+    failed_indexes: tuple[tuple[int, int], ...] = ()
+    """A batch Indexed Job's indexes its controller gave up on (`status.failedIndexes` under
+    `spec.backoffLimitPerIndex`), as ranges of first and last index: it makes no pod for them
+    again (pkg/controller/job/indexed_job_utils.go isIndexFailed, calculateFailedIndexes;
+    firstPendingIndexes counts them as not pending)."""
+    failing: bool = False
+    """Not yet failed, but bound to: an index is in `failed_indexes`, and no success policy can
+    end it first. The Job controller fails a Job `FailedIndexes` once each other index has
+    ended, and looks at a success policy only after that (job_controller.go syncJob)."""
     child_jobs: tuple[str, ...] = ()
     """The names of the batch Jobs its controller makes, whose Job controller then makes (and
     may be refused) the pods; a name ending in `-` stands for itself followed by any index (a
@@ -199,6 +212,15 @@ class TrainingJob(Struct, frozen=True):
             for made in self.child_jobs
         )
 
+    def gave_up_on(self, pod: KubeObject) -> bool:
+        """Whether `pod` is of an index its controller gave up on (`failed_indexes`)."""
+        index = completion_index(pod)
+        if index is None:
+            return False
+        # The ranges are ordered and apart: the one starting at or before the index holds it.
+        at = bisect_right(self.failed_indexes, index, key=lambda r: r[0])
+        return at > 0 and self.failed_indexes[at - 1][1] >= index
+
     def words(self) -> str:
         """`the training job 'run-7'`."""
         return f"the training job '{self.name}'"
@@ -220,6 +242,13 @@ _NO_POD_SET = PodSet("", 0, {})
 
 def _is_index(text: str) -> bool:
     return text.isascii() and text.isdigit()
+
+
+def _number(text: str) -> int | None:
+    """A count or index as Go's strconv.Atoi reads one the Job controller wrote: decimal
+    digits, at most 18 of them (Atoi refuses what overflows 64 bits, and Python will not read
+    a number of thousands of digits); None for anything else."""
+    return int(text) if _is_index(text) and len(text) <= 18 else None
 
 
 class PodSetSummary(Struct, frozen=True):
@@ -297,6 +326,67 @@ def _is_condition(obj: KubeObject, *kinds: str) -> bool:
     return any((c := o.condition(obj, k)) is not None and c.get("status") == "True" for k in kinds)
 
 
+def completion_index(pod: KubeObject) -> int | None:
+    """The index of an Indexed Job's pod, as its controller reads it (`JOB_COMPLETION_INDEX`: a
+    number not below 0); None for none."""
+    value = o.annotations_of(pod).get(JOB_COMPLETION_INDEX)
+    return _number(value) if isinstance(value, str) else None
+
+
+def parse_indexes(text: str, completions: int) -> tuple[tuple[int, int], ...]:
+    """An index list as the Job controller writes it (`1,3-5,7`: indexed_job_utils.go
+    orderedIntervals.String) and reads it back (parseIndexesFromString): a part that is no
+    number is skipped, a part from `completions` on ends the list, a range ends at
+    `completions - 1` at most. Kept as ranges, in order and merged, never expanded: a range of
+    a million indexes is one entry, and the parts are at most the text's commas."""
+    ranges: list[tuple[int, int]] = []
+    for part in text.split(","):
+        bounds = [_number(b) for b in part.split("-")]
+        first, last = bounds[0], bounds[-1]
+        if len(bounds) > 2 or first is None or last is None:
+            continue
+        if first >= completions:
+            break
+        if first <= last:
+            ranges.append((first, min(last, completions - 1)))
+    merged: list[tuple[int, int]] = []
+    for first, last in sorted(ranges):
+        if merged and first <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], last))
+        else:
+            merged.append((first, last))
+    return tuple(merged)
+
+
+def indexes_text(ranges: Iterable[tuple[int, int]]) -> str:
+    """Index ranges as the Job controller writes them: `0,1` for two, `3-5` for more."""
+    parts = []
+    for first, last in ranges:
+        if last == first:
+            parts.append(str(first))
+        else:
+            parts.append(f"{first}{',' if last == first + 1 else '-'}{last}")
+    return ",".join(parts)
+
+
+def _failed_indexes(job: KubeObject) -> tuple[tuple[int, int], ...]:
+    """`status.failedIndexes` of an Indexed Job with `backoffLimitPerIndex`: without it the
+    controller keeps no failed indexes and makes a pod for every index (hasBackoffLimitPerIndex,
+    firstPendingIndexes)."""
+    spec = o.mapping(job.get("spec"))
+    completions = spec.get("completions")
+    text = o.mapping(job.get("status")).get("failedIndexes")
+    if (
+        spec.get("completionMode") != "Indexed"
+        or spec.get("backoffLimitPerIndex") is None
+        or not isinstance(completions, int)
+        or isinstance(completions, bool)
+        or not isinstance(text, str)
+    ):
+        return ()
+    return parse_indexes(text, completions)
+
+
 def _job_ranks(spec: Mapping[str, Any]) -> bool:
     """An Indexed Job that runs all its indexes at once: ranks of one run."""
     parallelism = _count(spec.get("parallelism"))
@@ -348,8 +438,12 @@ delayTerminalCondition()); from the first it starts no pod, so the job's fate is
 
 
 def from_job(job: KubeObject) -> TrainingJob:
-    """A batch/v1 Job: one set of `parallelism` pods (at most `completions`)."""
+    """A batch/v1 Job: one set of `parallelism` pods (at most `completions`), and the indexes
+    its controller gave up on."""
     spec = o.mapping(job.get("spec"))
+    finished = _is_condition(job, "Complete", "SuccessCriteriaMet", *_JOB_FAILED)
+    failed = _is_condition(job, *_JOB_FAILED)
+    failed_indexes = _failed_indexes(job)
     return TrainingJob(
         kind=Kind.JOB,
         pod_sets=(PodSet("worker", pods_of_job_spec(spec), o.pod_template(job)),),
@@ -357,8 +451,10 @@ def from_job(job: KubeObject) -> TrainingJob:
         selector_keys=_selector_keys(spec),
         active_wanted=wanted_active(job),
         suspended=spec.get("suspend") is True,
-        finished=_is_condition(job, "Complete", "SuccessCriteriaMet", *_JOB_FAILED),
-        failed=_is_condition(job, *_JOB_FAILED),
+        finished=finished,
+        failed=failed,
+        failed_indexes=failed_indexes,
+        failing=bool(failed_indexes) and not finished and not spec.get("successPolicy"),
         **{**_common(job), "failure": _failure(job, *_JOB_FAILED)},
     )
 

@@ -65,7 +65,7 @@ from truegreen.doctor.knowledge.pull_errors import (
     pull_error,
 )
 from truegreen.doctor.knowledge.reports import failing_wait, pods_with_evidence, quoted
-from truegreen.doctor.knowledge.training import TrainingJob, training_owner
+from truegreen.doctor.knowledge.training import TrainingJob, indexes_text, training_owner
 from truegreen.images import ImageReferenceError, parse_image
 from truegreen.kubectl import Kubectl
 from truegreen.quantity import (
@@ -458,12 +458,15 @@ def _tries_out_of_memory(env: Environment) -> list[Finding]:
     tries again (`failed_tries`): a warning, measured. Its controller counts the try toward
     the job's limit of failed tries (pkg/controller/job job_controller.go
     `pastBackoffLimitOnFailure`), and the next try with the same settings meets the same
-    limit; whether it runs out again is not yet measured, so no failure."""
+    limit; whether it runs out again is not yet measured, so no failure. A pod of an index
+    its controller gave up on (`TrainingJob.failed_indexes`) is no try: nothing tries that
+    index again."""
     findings = []
     for job in env.work().jobs:
         if job.finished:
             continue  # its ending is the last job's finding
-        kills = failed_tries(env.pods_of(job), env.now)
+        tries = [p for p in env.pods_of(job) if not job.gave_up_on(p)]
+        kills = failed_tries(tries, env.now)
         if not kills:
             continue
         newest = kills[0]
@@ -481,6 +484,27 @@ def _tries_out_of_memory(env: Environment) -> list[Finding]:
             )
         )
     return findings
+
+
+_INDEX_RANGES_SHOWN = 10
+"""How many ranges of given-up indexes a detail line shows: the list can be thousands long."""
+
+
+def _given_up(job: TrainingJob) -> str:
+    """What the status of a Job bound to fail says: the indexes its controller gave up on,
+    which it makes no new pod for, and how the Job ends (job_controller.go syncJob:
+    `FailedIndexes` once each other index has ended)."""
+    shown = _INDEX_RANGES_SHOWN
+    text = indexes_text(job.failed_indexes[:shown])
+    if len(job.failed_indexes) > shown:
+        text += f",… ({len(job.failed_indexes)} ranges in all)"
+    several = len(job.failed_indexes) > 1 or job.failed_indexes[0][0] != job.failed_indexes[0][1]
+    return (
+        f"{job.ref} {'indexes' if several else 'index'} {text} failed for good "
+        f"(status.failedIndexes, backoffLimitPerIndex): its controller makes no new pod for "
+        f"{'them' if several else 'it'} and fails the Job (FailedIndexes) once its other "
+        "indexes have ended"
+    )
 
 
 def _empty(env: Environment, job: TrainingJob, planned: bool) -> Finding:
@@ -669,9 +693,12 @@ def _job_states(env: Environment) -> list[Finding]:
     judged = None if work.judged_unknown else work.judged
     if judged is not None:
         findings += _shared_memory(env, judged)
-    if judged is not None and judged is not work.planned and judged.failed:
+    if judged is not None and judged is not work.planned and (judged.failed or judged.failing):
         pods = env.pods_of(judged)
         failure = job_failure(judged, pods)
+        if judged.failing:
+            # Bound to fail, not yet failed: the pods of the indexes given up on say how.
+            pods = [p for p in pods if judged.gave_up_on(p)]
         if failure is not None:
             code, status = _ENDING_CODES[failure.ending]
             failed_pod = next((o.name_of(p) for p in pods if o.phase(p) == "Failed"), "")
@@ -690,7 +717,9 @@ def _job_states(env: Environment) -> list[Finding]:
                     Basis.MEASURED,
                     code,
                     details=(
-                        f"{judged.ref} failed ({failure.reason or 'no reason given'})",
+                        _given_up(judged)
+                        if judged.failing
+                        else f"{judged.ref} failed ({failure.reason or 'no reason given'})",
                         failure.detail,
                     ),
                     objects=(judged.ref,),
