@@ -14,7 +14,16 @@ import pytest
 
 from tests.scenario.conftest import Doctor
 from tests.support.fake_apiserver import RESOURCE_TYPES
-from tests.support.scenarios import NAMESPACE, Obj, healthy, job_pod, pod_for, training_job, ts
+from tests.support.scenarios import (
+    NAMESPACE,
+    Obj,
+    healthy,
+    held_by_running_job,
+    job_pod,
+    pod_for,
+    training_job,
+    ts,
+)
 
 ARITHMETIC = frozenset(
     {
@@ -990,3 +999,32 @@ def test_another_component_s_event_of_the_same_reason_is_still_evidence(doctor: 
     assert report["headline"]["code"] == "evidence.cluster-reported", report["headline"]
     assert "“acme-refresher” says “RefreshRolloutFailed: " in report["headline"]["text"]
     assert result.exit_code == 2
+
+
+@pytest.mark.parametrize(
+    ("component", "exit_code"), [("truegreen-monitor", 0), ("acme-operator", 2)]
+)
+def test_the_monitor_s_own_verdict_events_are_never_the_cluster_s_word(
+    doctor: Doctor, component: str, exit_code: int
+) -> None:
+    """truegreen monitor writes a Warning `TrainingUnknown` (or `TrainingNotReady`) Event on the
+    namespace when its verdict changes (monitor/events.py): truegreen's own output, never a
+    problem the cluster reported. Read as one, a could-not-check became NOT READY, and each
+    verdict Event quoted the one before. The same Event from another component is its word."""
+    message = (
+        "Couldn't check whether training images can be downloaded: the cluster did not answer "
+        "in time when reading the workloads."
+    )
+
+    def build(now: datetime) -> list[Obj]:
+        objects = held_by_running_job(now)
+        space = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NAMESPACE}}
+        return [*objects, event(now, space, "TrainingUnknown", message, component, count=1)]
+
+    doctor.load(build)
+    result = doctor.live("-o", "json")
+    report = result.json()
+    reported = [f["code"] for f in report["findings"] if f["code"] == "evidence.cluster-reported"]
+    assert (result.exit_code, reported) == (
+        (0, []) if exit_code == 0 else (2, ["evidence.cluster-reported"])
+    ), report["headline"]

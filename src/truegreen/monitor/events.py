@@ -23,10 +23,11 @@ from typing import Any
 
 from msgspec import Struct
 
+from truegreen.doctor.knowledge.reports import MONITOR_COMPONENT
 from truegreen.doctor.rollup import Verdict
 
-COMPONENT = "truegreen-monitor"
-"""Who the Events say wrote them."""
+COMPONENT = MONITOR_COMPONENT
+"""Who the Events say wrote them; doctor never takes what it wrote for the cluster's word."""
 MESSAGE_LIMIT = 1024
 """events.k8s.io/v1 refuses a note longer than this; core/v1 Events are kept to it too."""
 REASONS = {

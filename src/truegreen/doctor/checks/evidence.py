@@ -198,6 +198,8 @@ def _what(report: Report, env: Environment) -> str:
         return f"the training job '{report.name}'"
     if report.kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
         return f"the workload '{report.name}'"
+    if report.kind == "Namespace":
+        return f"the environment's space '{report.name}'"
     return f"the {report.kind} '{report.name}'"
 
 

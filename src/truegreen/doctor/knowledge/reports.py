@@ -329,6 +329,12 @@ class Ruling(Struct, frozen=True):
     """Only about a pod of a training job (the capacity check places no other)."""
 
 
+MONITOR_COMPONENT: Final = "truegreen-monitor"
+"""The component truegreen monitor writes its verdict Events as (monitor/events.py): truegreen's
+own output on the namespace, never a problem the cluster reported. Read as one, a could-not-check
+became NOT READY, and each verdict Event quoted the one before it."""
+
+
 RULED: Final[tuple[Ruling, ...]] = (
     # kube-scheduler's FailedScheduling mirrors the PodScheduled condition capacity reads;
     # Karpenter's is the autoscaler word capacity reads (checks/capacity/autoscaling.py).
@@ -516,6 +522,8 @@ def unruled_reports(sources: Sources) -> list[Report]:
     ]
     kept = []
     for report in reports:
+        if report.component == MONITOR_COMPONENT:
+            continue
         if ruled_by(report, pods) is not None or _history(report, pods, owners, sources):
             continue
         if report.kind == GROUP_KIND and report.name in sources.gang_groups:
