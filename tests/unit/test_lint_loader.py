@@ -91,6 +91,20 @@ def test_a_list_item_kubectl_refuses_is_a_finding_never_dropped() -> None:
     )
 
 
+def test_a_list_inside_a_list_is_a_finding_not_a_kind_never_understood() -> None:
+    """kubectl refuses a List item that is itself a list (`error: *unstructured.Unstructured is
+    not a list: no Items field in this object`, kubectl 1.32), whatever its kind, and with it
+    the objects inside; an item with no `items` array is an object as ever."""
+    nested = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: List\n  items: []\n"
+    said = (
+        "item 1 of this List is itself a list: kubectl refuses it (*unstructured.Unstructured "
+        "is not a list: no Items field in this object)."
+    )
+    assert _read(nested) == [BadInput("parse-error", "f.yaml", 4, said)]
+    holder = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Thing\n  items: {}\n"
+    assert [type(r).__name__ for r in _read(holder)] == ["Manifest"]
+
+
 def test_a_list_item_that_is_no_object_is_a_finding() -> None:
     read = _read("apiVersion: v1\nkind: List\nitems:\n- 7\n")
     said = "item 1 of this List is no object: kubectl refuses it."

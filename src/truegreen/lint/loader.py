@@ -439,6 +439,14 @@ def _list_item(listed: Mapping[str, Any], item: object) -> str | None:
         return "has no apiVersion: kubectl refuses it (Object 'apiVersion' is missing)"
     if not isinstance(item.get("kind"), str) or not item["kind"]:
         return "has no kind: kubectl refuses it (Object 'Kind' is missing)"
+    if isinstance(item.get("items"), list):
+        # A list inside a list: kubectl's builder flattens the outer one and takes the item for
+        # a list too (apimachinery Unstructured.IsList: an `items` array), but an item is decoded
+        # as a single object, whose Items it cannot find (meta.ExtractList, GetItemsPtr).
+        return (
+            "is itself a list: kubectl refuses it (*unstructured.Unstructured is not a list: "
+            "no Items field in this object)"
+        )
     return None
 
 
