@@ -11,6 +11,7 @@ import json
 import shutil
 import stat
 import subprocess
+import sys
 import tarfile
 import threading
 import time
@@ -618,6 +619,50 @@ def test_a_sparse_member_is_refused_before_its_holes_are_made_up(doctor: Doctor)
         "snapshot never does: 'snap/reads/999-list-zz.yaml'. pass a folder or an archive "
         "written by `truegreen snapshot`"
     ]
+
+
+def test_a_name_of_400_mib_is_refused_from_its_header_in_megabytes(doctor: Doctor) -> None:
+    """A sound snapshot plus one member whose GNU long name truly holds 400 MiB (its path,
+    then NULs): tarfile read the name whole (`TarInfo._proc_gnulong`) before any cap saw it,
+    held 1.3 GB and read the snapshot as READY. The archive is 400 KB: the NULs are one
+    gzip member of 1 MiB repeated (a gzip file may be many). Measured by the doctor process
+    itself: VmHWM, its peak RSS since its exec."""
+    snap = io.BytesIO()
+    with tarfile.open(fileobj=snap, mode="w", format=tarfile.GNU_FORMAT) as tar:
+        tar.add(EXAMPLES / "healthy", arcname="snap")
+    sound = snap.getvalue().rstrip(b"\0")
+    sound += bytes(-len(sound) % tarfile.BLOCKSIZE)
+    name = b"snap/reads/999-list-zz.yaml"
+    long_name = tarfile.TarInfo("././@LongLink")
+    long_name.type, long_name.size = tarfile.GNUTYPE_LONGNAME, 400 << 20
+    member = tarfile.TarInfo(name.decode())
+    member.size = 3
+    mib = gzip.compress(bytes(1 << 20), mtime=0)
+    archive = doctor.tmp_path / "long-name.tar.gz"
+    archive.write_bytes(
+        gzip.compress(sound + long_name.tobuf(format=tarfile.GNU_FORMAT), mtime=0)
+        + gzip.compress(name.ljust(1 << 20, b"\0"), mtime=0)
+        + mib * 399
+        + gzip.compress(member.tobuf() + b"{}\n".ljust(1536, b"\0"), mtime=0)
+    )
+    assert archive.stat().st_size < 1 << 20, "precondition: small on disk, 400 MiB of name"
+    program = (
+        "import sys; from pathlib import Path; from truegreen.cli import main\n"
+        "try:\n    main(['doctor', '--snapshot', sys.argv[1]]); code = 0\n"
+        "except SystemExit as done:\n    code = done.code\n"
+        "status = Path('/proc/self/status').read_text().splitlines()\n"
+        "print(code, next(line.split()[1] for line in status if line.startswith('VmHWM:')))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", program, str(archive)], capture_output=True, text=True, check=True
+    )
+    code, peak_kb = done.stdout.splitlines()[-1].split()
+    assert code == "64", done.stdout
+    assert done.stderr.splitlines() == [
+        f"truegreen: snapshot {archive} cannot be read: it holds a name of 419,430,400 bytes, "
+        "longer than any path (4,096). pass a folder or an archive written by `truegreen snapshot`"
+    ]
+    assert int(peak_kb) < 100 * 1024, f"peak {peak_kb} KB"
 
 
 def test_a_read_file_that_is_a_link_is_not_read(doctor: Doctor) -> None:

@@ -96,3 +96,68 @@ def test_what_members_say_they_hold_is_capped_before_it_is_read(
     with pytest.raises(UsageError) as refused:
         read_archive(path)
     assert "cannot be read: it holds more than 1 MiB. " in str(refused.value)
+
+
+def _header(name: str, kind: bytes, size: int) -> bytes:
+    info = tarfile.TarInfo(name)
+    info.type, info.size = kind, size
+    return info.tobuf(format=tarfile.GNU_FORMAT)
+
+
+def _padded(data: bytes) -> bytes:
+    return data + bytes(-len(data) % tarfile.BLOCKSIZE)
+
+
+def _pax(path: str, size: int) -> bytes:
+    """A pax header's records, `size` bytes in all: the member's path, then a comment."""
+    record = f" path={path}\n"
+    record = f"{len(record) + len(str(len(record) + 2))}{record}"
+    rest = size - len(record)
+    comment = f"{rest} comment=".ljust(rest - 1, "z") + "\n"
+    assert len(comment) == rest, "precondition: the comment's length counts itself"
+    return (record + comment).encode()
+
+
+def _with_header(path: Path, kind: bytes, size: int) -> Path:
+    """The files of FILES under `b/`; the read file's name comes in a header of `kind` that
+    truly holds `size` bytes (the name, then NULs or a comment)."""
+    name = f"b/{FILES[1][0]}"
+    body = _pax(name, size) if kind in (tarfile.XHDTYPE, tarfile.XGLTYPE) else name.encode()
+    with gzip.open(path, "wb") as packed:
+        packed.write(_header("b/snapshot.yaml", tarfile.REGTYPE, len(FILES[0][1])))
+        packed.write(_padded(FILES[0][1]))
+        packed.write(_header("././@LongLink", kind, size))
+        packed.write(_padded(body.ljust(size, b"\0")))
+        packed.write(_header(name, tarfile.REGTYPE, len(FILES[1][1])))
+        packed.write(_padded(FILES[1][1]))
+        packed.write(bytes(2 * tarfile.BLOCKSIZE))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("kind", "why"),
+    [
+        (tarfile.GNUTYPE_LONGNAME, "a name of 4,097 bytes, longer than any path (4,096)"),
+        (tarfile.GNUTYPE_LONGLINK, "a name of 4,097 bytes, longer than any path (4,096)"),
+        (tarfile.XHDTYPE, "an extended header of 4,097 bytes, more than a snapshot needs (4,096)"),
+        (tarfile.XGLTYPE, "an extended header of 4,097 bytes, more than a snapshot needs (4,096)"),
+    ],
+    ids=["long-name", "long-link", "pax", "pax-global"],
+)
+def test_a_name_or_pax_header_longer_than_a_path_is_refused_from_its_header(
+    tmp_path: Path, kind: bytes, why: str
+) -> None:
+    """tarfile reads a GNU long name or link and a pax header whole into memory before it
+    returns the member they belong to: one that said 400 MiB held 1.3 GB, and the archive
+    was read. A header of 4,096 bytes (PATH_MAX) reads; one byte more is refused."""
+    assert read_archive(_with_header(tmp_path / "fits.tar.gz", kind, 4096)) == {
+        META: FILES[0][1],
+        FILES[1][0]: FILES[1][1],
+    }
+    path = _with_header(tmp_path / "long.tar.gz", kind, 4097)
+    with pytest.raises(UsageError) as refused:
+        read_archive(path)
+    assert str(refused.value) == (
+        f"snapshot {path} cannot be read: it holds {why}. "
+        "pass a folder or an archive written by `truegreen snapshot`"
+    )

@@ -4,7 +4,8 @@ Reading never extracts to disk: members are read into memory, so no member name 
 path. Still, an archive is refused, as one plain error, when a member is anything but a
 regular file or folder of the snapshot layout (links, devices, absolute or `..` names), when
 it holds more members or bytes than any snapshot needs, or when it is not gzip and tar at all.
-Every byte counts against the caps as it is decompressed, so a compression bomb stops early.
+Every byte counts against the caps as it is decompressed, so a compression bomb stops early,
+and every header is bounded from its own 512 bytes before tarfile reads what it says follows.
 """
 
 import gzip
@@ -17,6 +18,7 @@ import tempfile
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Self
 
 import msgspec
 
@@ -32,6 +34,11 @@ MAX_FILE_BYTES = SNAPSHOT_LIMITS.max_bytes
 """Bytes of one file: no more than the YAML loader reads of one."""
 MAX_MEMBERS = 20_000
 """Members of an archive: a snapshot has a few dozen."""
+MAX_HEADER_BYTES = 4096
+"""Bytes of a GNU long name or link and of a pax extended header. A name is one path, and no
+path Linux opens is longer than PATH_MAX, 4096 bytes with its NUL (include/uapi/linux/limits.h);
+a pax header holds a path and a few times, and a snapshot's paths are two names of at most
+NAME_MAX (255) bytes around `reads/`."""
 META = "snapshot.yaml"
 READS = "reads"
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -143,6 +150,38 @@ class _RefusedError(Exception):
     """Why an archive is not read; the message is one plain clause."""
 
 
+def _sparse(name: str) -> _RefusedError:
+    return _RefusedError(f"it holds a sparse file, which a snapshot never does: {name!r}")
+
+
+_NAME_TYPES = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
+_PAX_TYPES = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
+
+
+class _BoundedHeader(tarfile.TarInfo):
+    """A header, refused from its own 512 bytes when tarfile would read on for it more than a
+    snapshot needs. CPython's tarfile reads a GNU long name or link (`TarInfo._proc_gnulong`)
+    and a pax header (`TarInfo._proc_pax`) whole into memory before it returns the member
+    they belong to (Lib/tarfile.py): a 400 KB archive whose long name said 400 MiB held 1.3 GB."""
+
+    @classmethod
+    def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
+        """The header in `buf`; refused when it says a long name or pax header follows that
+        is longer than `MAX_HEADER_BYTES`."""
+        header = super().frombuf(buf, encoding, errors)
+        if header.type in _NAME_TYPES and header.size > MAX_HEADER_BYTES:
+            raise _RefusedError(
+                f"it holds a name of {header.size:,} bytes, "
+                f"longer than any path ({MAX_HEADER_BYTES:,})"
+            )
+        if header.type in _PAX_TYPES and header.size > MAX_HEADER_BYTES:
+            raise _RefusedError(
+                f"it holds an extended header of {header.size:,} bytes, "
+                f"more than a snapshot needs ({MAX_HEADER_BYTES:,})"
+            )
+        return header
+
+
 def read_archive(path: Path) -> dict[str, bytes]:
     """The snapshot files an archive holds, by layout-relative name (`reads/001-….yaml`).
 
@@ -172,7 +211,7 @@ def _read(path: Path) -> dict[str, bytes]:
             raise _RefusedError(f"it is larger than {MAX_ARCHIVE_BYTES >> 20} MiB")
         with gzip.GzipFile(fileobj=raw, mode="rb") as unpacked:
             capped = io.BufferedReader(_Capped(unpacked, MAX_CONTENT_BYTES))
-            with tarfile.open(fileobj=capped, mode="r|") as tar:
+            with tarfile.open(fileobj=capped, mode="r|", tarinfo=_BoundedHeader) as tar:
                 return _members(tar)
 
 
@@ -199,9 +238,7 @@ def _members(tar: tarfile.TarFile) -> dict[str, bytes]:
         if member.issparse():
             # tarfile makes up a sparse file's holes itself, past the count of decompressed
             # bytes: a few kilobytes of archive would unpack to any size.
-            raise _RefusedError(
-                f"it holds a sparse file, which a snapshot never does: {member.name!r}"
-            )
+            raise _sparse(member.name)
         # Refused from the header, before a byte is read: a compression bomb says its size.
         if member.size > MAX_FILE_BYTES:
             raise _RefusedError(
