@@ -4,6 +4,7 @@ hostile archive is refused before what it says it holds is read into memory."""
 import gzip
 import io
 import tarfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -160,4 +161,68 @@ def test_a_name_or_pax_header_longer_than_a_path_is_refused_from_its_header(
     assert str(refused.value) == (
         f"snapshot {path} cannot be read: it holds {why}. "
         "pass a folder or an archive written by `truegreen snapshot`"
+    )
+
+
+@pytest.mark.parametrize(("names", "read"), [(7, True), (8, False), (3000, False)])
+def test_a_member_behind_more_headers_than_any_tar_writes_is_refused(
+    tmp_path: Path, names: int, read: bool
+) -> None:
+    """tarfile reads the header after a long name from within the call that read the long
+    name: 3,000 in a row ran past Python's recursion limit (an internal error). GNU tar writes
+    at most a long link and a long name before a member; 8 headers in all are refused."""
+    name = f"b/{FILES[1][0]}".encode()
+    path = tmp_path / "chain.tar.gz"
+    with gzip.open(path, "wb") as packed:
+        packed.write(_header("b/snapshot.yaml", tarfile.REGTYPE, len(FILES[0][1])))
+        packed.write(_padded(FILES[0][1]))
+        for _ in range(names):
+            packed.write(_header("././@LongLink", tarfile.GNUTYPE_LONGNAME, len(name)))
+            packed.write(_padded(name))
+        packed.write(_header("b/x", tarfile.REGTYPE, len(FILES[1][1])))
+        packed.write(_padded(FILES[1][1]))
+        packed.write(bytes(2 * tarfile.BLOCKSIZE))
+    if read:
+        assert read_archive(path) == dict(FILES)
+        return
+    with pytest.raises(UsageError) as refused:
+        read_archive(path)
+    assert "cannot be read: it holds a member with more than 8 headers. " in str(refused.value)
+
+
+def _old_gnu_sparse(packed: gzip.GzipFile) -> None:
+    """An old GNU sparse header that says more map blocks follow (byte 482), and none does:
+    tarfile read map blocks until one said it was the last, and failed on the missing one."""
+    header = bytearray(_header("b/reads/001-list-pods.yaml", tarfile.GNUTYPE_SPARSE, 0))
+    header[482] = 1
+    header[148:156] = b" " * 8
+    header[148:156] = f"{sum(header):06o}\0 ".encode()
+    packed.write(bytes(header))
+
+
+def _pax_sparse_map(packed: gzip.GzipFile) -> None:
+    """A GNU 1.0 sparse map (pax GNU.sparse.major=1) that says it holds 10**12 numbers:
+    tarfile read numbers into a list as long as the archive gave them (20 MiB of `0\\n` held
+    190 MB), then failed where it ended."""
+    records = b"22 GNU.sparse.major=1\n22 GNU.sparse.minor=0\n"
+    packed.write(_header("././@PaxHeader", tarfile.XHDTYPE, len(records)))
+    packed.write(_padded(records))
+    packed.write(_header("b/reads/001-list-pods.yaml", tarfile.REGTYPE, 512))
+    packed.write(_padded(b"1000000000000\n0\n0\n"))
+
+
+@pytest.mark.parametrize("sparse", [_old_gnu_sparse, _pax_sparse_map], ids=["gnu", "pax-1.0"])
+def test_a_sparse_map_is_refused_before_it_is_read(
+    tmp_path: Path, sparse: Callable[[gzip.GzipFile], None]
+) -> None:
+    """A snapshot never holds a sparse file: refused from the header that says a map
+    follows, before tarfile reads the map."""
+    path = tmp_path / "sparse.tar.gz"
+    with gzip.open(path, "wb") as packed:
+        sparse(packed)
+    with pytest.raises(UsageError) as refused:
+        read_archive(path)
+    assert str(refused.value) == (
+        f"snapshot {path} cannot be read: it holds a sparse file, which a snapshot never does: "
+        "'b/reads/001-list-pods.yaml'. pass a folder or an archive written by `truegreen snapshot`"
     )

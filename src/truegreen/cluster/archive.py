@@ -17,6 +17,7 @@ import tarfile
 import tempfile
 import zlib
 from collections.abc import Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Self
 
@@ -39,6 +40,9 @@ MAX_HEADER_BYTES = 4096
 path Linux opens is longer than PATH_MAX, 4096 bytes with its NUL (include/uapi/linux/limits.h);
 a pax header holds a path and a few times, and a snapshot's paths are two names of at most
 NAME_MAX (255) bytes around `reads/`."""
+MAX_HEADERS = 8
+"""Headers one member has, its own included: GNU tar writes a long link and a long name before
+it (3 in all), a pax writer a global and an extended header (3)."""
 META = "snapshot.yaml"
 READS = "reads"
 _GZIP_MAGIC = b"\x1f\x8b"
@@ -156,18 +160,21 @@ def _sparse(name: str) -> _RefusedError:
 
 _NAME_TYPES = (tarfile.GNUTYPE_LONGNAME, tarfile.GNUTYPE_LONGLINK)
 _PAX_TYPES = (tarfile.XHDTYPE, tarfile.XGLTYPE, tarfile.SOLARIS_XHDTYPE)
+_HEADERS_DEEP: ContextVar[int] = ContextVar("headers_deep", default=0)
+"""Headers read so far for the member being read (see `_BoundedHeader.fromtarfile`)."""
 
 
 class _BoundedHeader(tarfile.TarInfo):
     """A header, refused from its own 512 bytes when tarfile would read on for it more than a
     snapshot needs. CPython's tarfile reads a GNU long name or link (`TarInfo._proc_gnulong`)
-    and a pax header (`TarInfo._proc_pax`) whole into memory before it returns the member
-    they belong to (Lib/tarfile.py): a 400 KB archive whose long name said 400 MiB held 1.3 GB."""
+    and a pax header (`TarInfo._proc_pax`) whole into memory, and a GNU sparse map block by
+    block (`TarInfo._proc_sparse`, `_proc_gnusparse_10`), before it returns the member they
+    belong to (Lib/tarfile.py): a 400 KB archive whose long name said 400 MiB held 1.3 GB."""
 
     @classmethod
     def frombuf(cls, buf: bytes | bytearray, encoding: str, errors: str) -> Self:
         """The header in `buf`; refused when it says a long name or pax header follows that
-        is longer than `MAX_HEADER_BYTES`."""
+        is longer than `MAX_HEADER_BYTES`, or a sparse map (which a snapshot never has)."""
         header = super().frombuf(buf, encoding, errors)
         if header.type in _NAME_TYPES and header.size > MAX_HEADER_BYTES:
             raise _RefusedError(
@@ -179,7 +186,32 @@ class _BoundedHeader(tarfile.TarInfo):
                 f"it holds an extended header of {header.size:,} bytes, "
                 f"more than a snapshot needs ({MAX_HEADER_BYTES:,})"
             )
+        if header.type == tarfile.GNUTYPE_SPARSE:
+            raise _sparse(header.name)
         return header
+
+    @classmethod
+    def fromtarfile(cls, archive: tarfile.TarFile) -> Self:
+        """The next member. tarfile reads the header after a long name or pax header by
+        calling this again from within (`_proc_gnulong`, `_proc_pax`), so a chain of them
+        nests one call each: refused past `MAX_HEADERS`, before Python's recursion limit."""
+        deep = _HEADERS_DEEP.get() + 1
+        if deep > MAX_HEADERS:
+            raise _RefusedError(f"it holds a member with more than {MAX_HEADERS} headers")
+        token = _HEADERS_DEEP.set(deep)
+        try:
+            return super().fromtarfile(archive)
+        finally:
+            _HEADERS_DEEP.reset(token)
+
+    def _proc_gnusparse_10(
+        self, member: tarfile.TarInfo, pax_headers: dict[str, str], archive: tarfile.TarFile
+    ) -> None:
+        """Refused: a GNU 1.0 sparse map sits in the member's data, and tarfile's
+        `TarInfo._proc_gnusparse_10` (called from `_proc_pax` when the pax header says
+        GNU.sparse.major=1) reads as many numbers as the map's first line says into a list,
+        capped only by the archive's 512 MiB."""
+        raise _sparse(pax_headers.get("GNU.sparse.name", member.name))
 
 
 def read_archive(path: Path) -> dict[str, bytes]:
@@ -237,7 +269,8 @@ def _members(tar: tarfile.TarFile) -> dict[str, bytes]:
             raise _RefusedError(f"it holds something a snapshot does not: {member.name!r}")
         if member.issparse():
             # tarfile makes up a sparse file's holes itself, past the count of decompressed
-            # bytes: a few kilobytes of archive would unpack to any size.
+            # bytes: a few kilobytes of archive would unpack to any size. (The pax forms whose
+            # map fits in their bounded header reach here; the others are refused from it.)
             raise _sparse(member.name)
         # Refused from the header, before a byte is read: a compression bomb says its size.
         if member.size > MAX_FILE_BYTES:
