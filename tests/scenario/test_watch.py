@@ -407,6 +407,72 @@ def test_a_verdict_past_its_maximum_age_is_served_as_unknown(training: LiveClust
         monitor.cache.close()
 
 
+def _watched(fake_api: FakeApiServer, since: int = 0) -> set[tuple[str, str, str]]:
+    """Each collection watched in the requests from `since` on: path and selectors."""
+    return {
+        (r.path, r.query.get("labelSelector", ""), r.query.get("fieldSelector", ""))
+        for r in fake_api.requests()[since:]
+        if r.method == "GET" and r.query.get("watch") == "1"
+    }
+
+
+def _served_change_time(metrics: MonitorMetrics) -> float:
+    (value,) = [
+        float(line.rsplit(" ", 1)[1])
+        for line in metrics.exposition().decode().splitlines()
+        if line.startswith('truegreen_verdict_changed_timestamp_seconds{namespace="train"}')
+    ]
+    return value
+
+
+def test_the_answer_s_change_time_moves_on_when_a_stale_verdict_is_current_again(
+    fake_api: FakeApiServer, training: LiveCluster
+) -> None:
+    """docs/monitor.md Metrics: `truegreen_verdict_changed_timestamp_seconds` (and the page's
+    "the answer last changed") is when the verdict served last changed. The unknown served past
+    --max-age is a change, and so is its end: a ready verdict that comes back after a stale
+    spell changed when it came back. Never the time from before the spell, which would make
+    `time() - truegreen_verdict_changed_timestamp_seconds` read the namespace as ready all
+    along, and the served time go back."""
+    now = [1000.0]
+    epoch = datetime(2026, 1, 1, tzinfo=UTC)
+    monitor = Monitor(
+        training,
+        _settings(max_age=120.0),
+        clock=lambda: now[0],
+        wall=lambda: epoch + timedelta(seconds=now[0]),
+    )
+    metrics = MonitorMetrics("", monitor.evaluations)
+    try:
+        first = monitor.evaluate()
+        assert first.report.verdict is Verdict.READY
+        now[0] += 121.0
+        stale = monitor.current()
+        assert stale is not None
+        assert stale.report.verdict is Verdict.UNKNOWN
+        assert _served_change_time(metrics) == stale.changed_at.timestamp() > first.at.timestamp()
+        # Every watch ends cleanly and is opened again: the reflector confirms its collection
+        # (at the new time) before it asks again, so the next evaluation reads nothing stale.
+        watched = _watched(fake_api)
+        mark = len(fake_api.requests())
+        fake_api.drop_watches()
+        wait_for("every watch opened again", lambda: _watched(fake_api, mark) >= watched)
+        back = monitor.evaluate()
+        assert (back.report.verdict, back.report.headline.text) == (
+            first.report.verdict,
+            first.report.headline.text,
+        ), "precondition: the same verdict as before the spell, every read current"
+        assert back.changed_at == back.at
+        assert _served_change_time(metrics) == back.at.timestamp() > stale.changed_at.timestamp()
+        current = monitor.current()
+        assert current is not None
+        assert current.changed_at == back.at
+        now[0] += 1.0
+        assert monitor.evaluate().changed_at == back.at, "a verdict that stays keeps its time"
+    finally:
+        monitor.cache.close()
+
+
 def _login_reads(fake_api: FakeApiServer) -> list[int]:
     """The status of each live get of the registry login, in order."""
     return [r.status for r in fake_api.requests("GET", "/secrets/regcred$")]

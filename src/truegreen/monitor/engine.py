@@ -70,7 +70,8 @@ class Evaluation(Struct, frozen=True):
     """How long it took."""
     refresh: tuple[RefreshState, ...]
     changed_at: datetime
-    """When the verdict or headline last changed (this evaluation's time if it changed)."""
+    """When the verdict or headline served last changed: this evaluation's time if it changed,
+    or if the one before it was served stale (`Monitor.current`) until it came."""
     number: int
     ready_at: datetime | None = None
     """When an evaluation last measured the namespace ready (this one's time if it did);
@@ -285,9 +286,19 @@ class Monitor:
         refresh = self._refresh_states(namespace)
         previous = self._latest.get(namespace)
         at = self._wall()
-        same = previous is not None and (
-            (previous.report.verdict, previous.report.headline.text)
-            == (report.verdict, report.headline.text)
+        # The change time is the served verdict's: where the one before aged past the limit,
+        # what was served until now was its stale unknown (`current`), and this evaluation
+        # changes it, whatever the verdict before the spell was; the time never goes back.
+        served_stale = previous is not None and is_stale(
+            previous.as_of, self._clock(), self._settings.max_age
+        )
+        same = (
+            previous is not None
+            and not served_stale
+            and (
+                (previous.report.verdict, previous.report.headline.text)
+                == (report.verdict, report.headline.text)
+            )
         )
         evaluation = Evaluation(
             namespace,
