@@ -66,6 +66,8 @@ READ_REMEDIES: Final[dict[ReadFailure, str]] = {
     ReadFailure.TOO_LARGE: "Ask your cluster admin why {noun} are so many or so large; "
     "{count} lists them.",
     ReadFailure.NOT_CAPTURED: "Take a new snapshot with {snapshot} and check that one.",
+    ReadFailure.UNCONFIRMED: "Check that the cluster is well ({health}); if it is, allow the "
+    "monitor a longer --max-age: a quiet cluster confirms what it follows about once a minute.",
     ReadFailure.NOT_FOUND: "Check that {noun} exist; {count} lists them.",
 }
 """What to do when a read could not look, per failure: the step that fixes that read."""
@@ -174,6 +176,8 @@ _FAILURE_WORDS = {
     ReadFailure.MALFORMED: "the cluster's answer about {noun} was garbled",
     ReadFailure.TOO_LARGE: "the cluster's answer about {noun} was too large to read",
     ReadFailure.NOT_CAPTURED: "the snapshot doesn't include {noun}",
+    ReadFailure.UNCONFIRMED: "the cluster has not confirmed {noun} for longer than the monitor "
+    "allows",
     ReadFailure.NOT_FOUND: "{noun} were not found",
 }
 

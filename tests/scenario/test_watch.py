@@ -8,6 +8,7 @@ from functools import partial
 from pathlib import Path
 
 import pytest
+from msgspec.structs import replace
 
 from tests.support import refresh_kit
 from tests.support.fake_apiserver import FakeApiServer, Fault
@@ -469,6 +470,38 @@ def test_the_answer_s_change_time_moves_on_when_a_stale_verdict_is_current_again
         assert current.changed_at == back.at
         now[0] += 1.0
         assert monitor.evaluate().changed_at == back.at, "a verdict that stays keeps its time"
+    finally:
+        monitor.cache.close()
+
+
+def test_a_read_left_unconfirmed_past_the_maximum_age_says_so_not_that_the_cluster_timed_out(
+    fake_api: FakeApiServer, training: LiveCluster
+) -> None:
+    """docs/monitor.md, Never a stale green: a read unconfirmed for --max-age is a could-not-read
+    `not confirmed by the cluster for N s`. Here nothing failed: every request was answered,
+    and the cluster sent no bookmark and ended no watch in that time (kube-apiserver's come
+    about once a minute and at the watch's end: cacher.go defaultBookmarkFrequency,
+    cache_watcher.go nextBookmarkTime). Saying the cluster "did not answer in time", and
+    advising a longer --request-timeout, would blame what did not happen."""
+    fake_api.watch_bookmark_seconds = 3600.0
+    now = [1000.0]
+    settings = replace(_settings(max_age=120.0), watch=WatchSettings(300.0))
+    monitor = Monitor(training, settings, clock=lambda: now[0])
+    try:
+        assert monitor.evaluate().report.verdict is Verdict.READY
+        now[0] += 121.0
+        aged = monitor.evaluate()
+        assert aged.report.verdict is Verdict.UNKNOWN
+        assert {r.status for r in fake_api.requests()} == {200}, "precondition: all answered"
+        assert aged.report.headline.text == (
+            "Couldn't check whether training images can be downloaded: the cluster has not "
+            "confirmed the workloads for longer than the monitor allows."
+        )
+        unknown = [f for f in aged.report.findings if f.status.value == "unknown"]
+        assert {f.code.rpartition(".")[2] for f in unknown} == {"cant-read"}
+        said = [text for f in unknown for text in (f.headline, f.remedy, *f.details)]
+        assert [text for text in said if "in time" in text or "request-timeout" in text] == []
+        assert "list nodes: not confirmed by the cluster for 121 s (the limit is 120 s)" in said
     finally:
         monitor.cache.close()
 

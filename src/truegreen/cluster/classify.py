@@ -73,6 +73,7 @@ def describe(failure: ReadFailure, action: str, detail: str = "") -> str:
         ReadFailure.MALFORMED: f"{action}: the cluster's answer was not valid",
         ReadFailure.TOO_LARGE: f"{action}: the cluster's answer was too large",
         ReadFailure.NOT_CAPTURED: f"{action}: not in the snapshot",
+        ReadFailure.UNCONFIRMED: f"{action}: not confirmed by the cluster",
     }[failure]
     return f"{text} ({detail})" if detail else text
 

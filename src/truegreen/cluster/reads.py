@@ -35,6 +35,10 @@ class ReadFailure(StrEnum):
     """The answer (or a list's pages) went past truegreen's cap; nothing partial is kept."""
     NOT_CAPTURED = "not-captured"
     """Offline: the snapshot does not hold this read."""
+    UNCONFIRMED = "unconfirmed"
+    """The monitor holds the objects, but the cluster has not confirmed them current within its
+    `--max-age` (no list, event, bookmark or clean end of the watch): nothing failed, and
+    nothing can vouch for them (monitor/age.py `served`)."""
 
     @property
     def is_measurement(self) -> bool:

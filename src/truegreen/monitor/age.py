@@ -10,9 +10,17 @@ from msgspec import Struct
 from truegreen.cluster.classify import describe
 from truegreen.cluster.reads import CantRead, ReadFailure
 
-TRANSIENT = frozenset({ReadFailure.TIMEOUT, ReadFailure.UNREACHABLE, ReadFailure.SERVER_ERROR})
-"""Failures that may pass by themselves: the objects read before stay usable until they age.
-Any other failure (no permission, a garbled answer) is reported at once."""
+TRANSIENT = frozenset(
+    {
+        ReadFailure.TIMEOUT,
+        ReadFailure.UNREACHABLE,
+        ReadFailure.SERVER_ERROR,
+        ReadFailure.UNCONFIRMED,
+    }
+)
+"""Failures that may pass by themselves: the objects read before stay usable until they age
+(and a read that aged, UNCONFIRMED, is current again at the cluster's next confirmation). Any
+other failure (no permission, a garbled answer) is reported at once."""
 
 
 class Held(Struct, frozen=True):
@@ -41,7 +49,9 @@ def served(held: Held, now: float, max_age: float, action: str) -> CantRead | No
                 held.failure.reached,
                 held.failure.server_message,
             )
-        return CantRead(ReadFailure.TIMEOUT, describe(ReadFailure.TIMEOUT, action, stale))
+        # Nothing failed: the cluster sent nothing that confirms the objects (docs/monitor.md,
+        # Never a stale green); never worded as a timeout, which did not happen.
+        return CantRead(ReadFailure.UNCONFIRMED, f"{action}: {stale}")
     return None
 
 
