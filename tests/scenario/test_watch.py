@@ -506,6 +506,29 @@ def test_a_read_left_unconfirmed_past_the_maximum_age_says_so_not_that_the_clust
         monitor.cache.close()
 
 
+def test_a_login_read_live_can_hold_a_healthy_verdict_two_intervals(
+    fake_api: FakeApiServer, training: LiveCluster
+) -> None:
+    """Why --max-age must outlast two --interval (monitor/age.py `shortest_max_age`): a login
+    read live is used until it is an --interval old, so an evaluation just before that uses it
+    as it was, and its verdict is served until the next evaluation, an --interval later. With
+    --interval 60 and --max-age 100, a healthy cluster read unknown here."""
+    now = [1000.0]
+    monitor = Monitor(training, _settings(max_age=100.0), clock=lambda: now[0])
+    try:
+        assert monitor.evaluate().report.verdict is Verdict.READY
+        now[0] += 59.0
+        reused = monitor.evaluate()
+        assert (reused.report.verdict, reused.as_of) == (Verdict.READY, 1000.0)
+        assert _login_reads(fake_api) == [200], "precondition: the login was not read again"
+        now[0] += 42.0  # before the next evaluation is due, 60 s after the last one
+        current = monitor.current()
+        assert current is not None
+        assert current.report.verdict is Verdict.UNKNOWN
+    finally:
+        monitor.cache.close()
+
+
 def _login_reads(fake_api: FakeApiServer) -> list[int]:
     """The status of each live get of the registry login, in order."""
     return [r.status for r in fake_api.requests("GET", "/secrets/regcred$")]

@@ -8,11 +8,15 @@ import pytest
 
 from truegreen.cluster import CantRead, ReadFailure
 from truegreen.cluster.reflector import Backoff, Next, after_watch
+from truegreen.cluster.settings import ConnectionSettings
 from truegreen.cluster.watch import Closed, Expired, WatchRefused
+from truegreen.doctor.command.request import DoctorRequest
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.rollup import NotChecked, Verdict, roll_up
+from truegreen.errors import UsageError
 from truegreen.http.errors import ConnectionDroppedError, ConnectRefusedError, TimedOutError
 from truegreen.monitor.age import Held, is_stale, served
+from truegreen.monitor.command import MonitorRequest, check_request
 from truegreen.monitor.engine import Evaluation, stale_report
 from truegreen.monitor.events import EventCorrelator, Write, event_due, verdict_event
 from truegreen.monitor.metrics import check_codes
@@ -78,6 +82,70 @@ def test_nothing_listed_yet_is_the_failure_or_not_listed() -> None:
     assert served(Held(False, None, FORBIDDEN), now=1.0, max_age=180.0, action="x") == FORBIDDEN
     assert served(Held(False, None, None), now=1.0, max_age=180.0, action="list pods") == CantRead(
         ReadFailure.TIMEOUT, "list pods: no answer in time (not listed yet)"
+    )
+
+
+def _asked(interval: float, max_age: float, watch_timeout: float) -> MonitorRequest:
+    connection = ConnectionSettings(None, None, None, 5.0, False, None)
+    return MonitorRequest(
+        DoctorRequest(connection),
+        interval=interval,
+        min_interval=1.0,
+        max_age=max_age,
+        watch_timeout=watch_timeout,
+    )
+
+
+@pytest.mark.parametrize(
+    ("interval", "max_age", "watch_timeout", "shortest"),
+    [
+        # A quiet watch is confirmed by kube-apiserver's bookmark about once a minute (up to
+        # 62.25 s apart) or by its end within 2x --watch-timeout: the review's settings read
+        # unknown every minute on a healthy cluster, however many evaluations ran.
+        (10.0, 30.0, 300.0, 72.25),
+        (5.0, 12.0, 5.0, 15.0),  # watches renewed within 10 s, served up to 5 s after
+        # A login read live is used until an --interval old: the verdict may then be served
+        # up to two --interval after it was read.
+        (60.0, 100.0, 300.0, 122.25),
+        (60.0, 122.25, 300.0, 122.25),  # strictly longer
+        (1.0, 5.0, 2.0, 5.0),
+    ],
+)
+def test_a_max_age_a_quiet_healthy_monitor_cannot_meet_is_bad_usage(
+    interval: float, max_age: float, watch_timeout: float, shortest: float
+) -> None:
+    with pytest.raises(UsageError) as refused:
+        check_request(_asked(interval, max_age, watch_timeout))
+    assert refused.value.exit_code == 64
+    assert refused.value.what == f"--max-age {max_age:g} must be longer than {shortest:g} s"
+
+
+@pytest.mark.parametrize(
+    ("interval", "max_age", "watch_timeout"),
+    [
+        (60.0, 180.0, 300.0),  # the defaults (and doctor --watch's)
+        (60.0, 123.0, 300.0),
+        (5.0, 30.0, 2.0),  # the tests' monitors
+        (15.0, 60.0, 5.0),  # examples/monitor_demo.py
+        (10.0, 73.0, 300.0),
+    ],
+)
+def test_a_max_age_that_outlasts_the_cluster_s_confirmations_is_accepted(
+    interval: float, max_age: float, watch_timeout: float
+) -> None:
+    check_request(_asked(interval, max_age, watch_timeout))
+
+
+def test_the_refusal_says_where_the_shortest_max_age_comes_from() -> None:
+    with pytest.raises(UsageError) as refused:
+        check_request(_asked(10.0, 30.0, 300.0))
+    assert refused.value.line() == (
+        "--max-age 30 must be longer than 72.25 s: on a quiet, healthy cluster a read may go "
+        "62.25 s unconfirmed (a watch is confirmed about once a minute, or when it ends, within "
+        "2x --watch-timeout 300; a read made live is made again each --interval), and a verdict "
+        "is served until the next evaluation, up to --interval 10 later: a healthy monitor "
+        "would read unknown. Pass a longer --max-age, or a shorter --interval or "
+        "--watch-timeout."
     )
 
 

@@ -55,6 +55,35 @@ def served(held: Held, now: float, max_age: float, action: str) -> CantRead | No
     return None
 
 
+BOOKMARK_SECONDS = 60.0
+"""How often kube-apiserver confirms a quiet watch that asked for bookmarks (every watch here
+does, `allowWatchBookmarks=true`): one bookmark about every minute, and one 2 s before the
+watch's deadline (cacher.go `defaultBookmarkFrequency`, cache_watcher.go `nextBookmarkTime`)."""
+
+BOOKMARK_LATE_SECONDS = 2.25
+"""How much later than its minute a bookmark may come: the watcher waits in a one-second
+bucket (cacher.go `watcherBookmarkTimeBuckets`: "within (X-1,X+1)"), which a timer firing
+every 1 to 1.25 s empties (cacher.go `dispatchEvents`, `wait.Jitter(time.Second, 0.25)`)."""
+
+
+def longest_unconfirmed(interval: float, watch_timeout: float) -> float:
+    """The longest a read may go unconfirmed on a healthy, quiet cluster, as an evaluation finds
+    it: a watched collection until its next bookmark, or until the server ends the watch,
+    cleanly, within 2x `watch_timeout` (cluster/reflector.py asks for [T, 2T)), whichever
+    comes first; a get made live until it is made again, `interval` later (cache.py
+    `_read_live`). An open watch that brings nothing confirms nothing: no heartbeat tells a
+    quiet connection from a dead one."""
+    watched = min(BOOKMARK_SECONDS + BOOKMARK_LATE_SECONDS, 2 * watch_timeout)
+    return max(watched, interval)
+
+
+def shortest_max_age(interval: float, watch_timeout: float) -> float:
+    """What `--max-age` must be longer than for a healthy, quiet monitor never to read unknown:
+    an evaluation may find a read `longest_unconfirmed` old, and its verdict is served until
+    the next one, up to `interval` later."""
+    return interval + longest_unconfirmed(interval, watch_timeout)
+
+
 def is_stale(as_of: float, now: float, max_age: float) -> bool:
     """Whether a value confirmed at `as_of` is past `max_age` seconds at `now`."""
     return now - as_of > max_age

@@ -22,6 +22,7 @@ from truegreen.errors import TruegreenError, UsageError
 from truegreen.http.dial import Dialer
 from truegreen.http.tls import TlsSettings
 from truegreen.kubectl import for_connection
+from truegreen.monitor.age import longest_unconfirmed, shortest_max_age
 from truegreen.monitor.engine import Evaluation, Monitor, MonitorSettings
 from truegreen.monitor.events import EventCorrelator, Write, event_due, verdict_event
 from truegreen.monitor.metrics import CONTENT_TYPE, MonitorMetrics
@@ -82,10 +83,17 @@ def check_request(request: MonitorRequest) -> None:
             f"--min-interval {request.min_interval:g} must be above 0 and at most "
             f"--interval {request.interval:g}"
         )
-    if request.max_age <= request.interval:
+    shortest = shortest_max_age(request.interval, request.watch_timeout)
+    if request.max_age <= shortest:
+        unconfirmed = longest_unconfirmed(request.interval, request.watch_timeout)
         raise UsageError(
-            f"--max-age {request.max_age:g} must be longer than --interval {request.interval:g}",
-            "a value would read unknown between two evaluations",
+            f"--max-age {request.max_age:g} must be longer than {shortest:g} s",
+            f"on a quiet, healthy cluster a read may go {unconfirmed:g} s unconfirmed (a watch "
+            "is confirmed about once a minute, or when it ends, within 2x --watch-timeout "
+            f"{request.watch_timeout:g}; a read made live is made again each --interval), and "
+            f"a verdict is served until the next evaluation, up to --interval "
+            f"{request.interval:g} later: a healthy monitor would read unknown",
+            "Pass a longer --max-age, or a shorter --interval or --watch-timeout.",
         )
     name = request.cluster_name
     if name is not None and not (0 < len(name) <= MAX_CLUSTER_NAME and name.isprintable()):
