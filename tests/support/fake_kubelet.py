@@ -17,6 +17,14 @@ On a created pod labelled `truegreen.io/trial`, in a thread of its own:
    replaced by a temp folder standing in for the volume (`volumes`, by claim name);
 3. the pod Succeeded or Failed with the container terminated (exit code, `containerID`), its
    output served as the container's log (`pods/log`).
+The job's init containers (native sidecars included) come first, each with its own image's
+`Pulling`, `Pulled`, `Created` and `Started` on `spec.initContainers{NAME}` (the kubelet starts
+them, in order, before the main container: pkg/kubelet/kuberuntime/kuberuntime_manager.go
+computePodActions; each Event names its container by `involvedObject.fieldPath`,
+pkg/kubelet/container/ref.go GenerateContainerRef), their pulls taking `init_pull`; while the
+main container's image downloads it waits as `PodInitializing`, a pod with init containers'
+default (pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses). Only the native sidecars
+get statuses (`_sidecars`); a regular init container is not run.
 `pull` replaces the Pulled message's durations (a slow pull); `stall` stops after Pulling (a
 pull that does not end); `start_failure` stands in for a kubelet that cannot start the
 container: the Event given (reason, message) and the container left waiting with that reason, no
@@ -108,6 +116,7 @@ class FakeKubelet:
         worker_pull: float = 0.0,
         rank0_pull: float = 0.0,
         pull_failure: str | None = None,
+        init_pull: str = "0.412s",
     ) -> None:
         self.server = server
         self.volumes = dict(volumes or {})
@@ -149,6 +158,8 @@ class FakeKubelet:
         self.pull_failure = pull_failure
         """The registry's words for a pull that fails on every machine: the kubelet's whole
         sequence for it (`_pull_failed`), the pod's sandbox and address up meanwhile."""
+        self.init_pull = init_pull
+        """How long each init container's image takes to download (its Pulled message)."""
         self.threads: list[threading.Thread] = []
         self.ports: dict[str, int] = {}
         """The rendezvous port each trial run was given, by its run label."""
@@ -216,9 +227,11 @@ class FakeKubelet:
         kind: str,
         component: str = "kubelet",
         field_path: str = "",
+        init: bool = False,
     ) -> None:
         """One Event on the pod; `field_path` names the container it is about
-        (pkg/kubelet/container/ref.go GenerateContainerRef: `spec.containers{name}`)."""
+        (pkg/kubelet/container/ref.go GenerateContainerRef: `spec.containers{name}`, or
+        `spec.initContainers{name}` for an init container, `init`)."""
         self._events += 1
         meta = pod["metadata"]
         involved = {
@@ -228,7 +241,9 @@ class FakeKubelet:
             "uid": meta.get("uid", ""),
         }
         if field_path:
-            involved["fieldPath"] = f"spec.containers{{{field_path}}}"
+            involved["fieldPath"] = (
+                f"spec.{'initContainers' if init else 'containers'}{{{field_path}}}"
+            )
         self.server.add(
             {
                 "apiVersion": "v1",
@@ -275,15 +290,20 @@ class FakeKubelet:
     def _creating(self, pod: Mapping[str, Any], container: str, address: str = "") -> None:
         """A pod placed whose container the kubelet is still creating (a volume attaching, the
         sandbox starting): Pending, `PodScheduled` True and the container waiting as
-        `ContainerCreating`, the kubelet's default waiting reason
-        (pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses). `address`: the sandbox
-        runs and has its IP while the image downloads (kuberuntime_manager.go SyncPod creates
-        the sandbox before it starts the containers, which pulls their images)."""
+        `ContainerCreating`, the kubelet's default waiting reason (`PodInitializing` for a pod
+        with init containers: pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses).
+        `address`: the sandbox runs and has its IP while the image downloads
+        (kuberuntime_manager.go SyncPod creates the sandbox before it starts the containers,
+        which pulls their images)."""
+        waiting = "PodInitializing" if (pod.get("spec") or {}).get("initContainers") else ""
         status: dict[str, Any] = {
             "phase": "Pending",
             "conditions": [{"type": "PodScheduled", "status": "True"}],
             "containerStatuses": [
-                {"name": container, "state": {"waiting": {"reason": "ContainerCreating"}}}
+                {
+                    "name": container,
+                    "state": {"waiting": {"reason": waiting or "ContainerCreating"}},
+                }
             ],
         }
         if address:
@@ -317,6 +337,24 @@ class FakeKubelet:
             {"name": name, "state": state, "ready": phase == "Running", "restartCount": 0}
             for name in names
         ]
+
+    def _init_containers(self, pod: Mapping[str, Any]) -> None:
+        """Each init container's start, in order, as the kubelet writes it on that container
+        (`spec.initContainers{NAME}`): its own image's `Pulling` and `Pulled`
+        (image_manager.go), `Created` and `Started` (kuberuntime_container.go startContainer)."""
+        for container in (pod.get("spec") or {}).get("initContainers") or []:
+            name, image = container["name"], container["image"]
+            pulled = (
+                f'Successfully pulled image "{image}" in {self.init_pull} '
+                f"({self.init_pull} including waiting). Image size: 5242880 bytes."
+            )
+            for reason, message in (
+                ("Pulling", f'Pulling image "{image}"'),
+                ("Pulled", pulled),
+                ("Created", f"Created container: {name}"),
+                ("Started", f"Started container {name}"),
+            ):
+                self._event(pod, reason, message, "Normal", field_path=name, init=True)
 
     def _pulling(self, pod: Mapping[str, Any], seconds: float) -> bool:
         """Wait out a pull of `seconds`; False when the pod was deleted meanwhile."""
@@ -440,6 +478,7 @@ class FakeKubelet:
             # (pkg/kubelet/kubelet.go SyncPod, kuberuntime_manager.go SyncPod).
             self._creating(pod, name)
             return
+        self._init_containers(pod)
         self._event(pod, "Pulling", f'Pulling image "{image}"', "Normal")
         if self.pull_failure is not None:
             self._pull_failed(pod, name, image, self.pull_failure)

@@ -142,6 +142,125 @@ def test_still_pulling_when_the_trial_s_time_ran_out() -> None:
     ], "a pod that ended with no container status measured nothing"
 
 
+INIT_IMAGE = "registry.example.com/tools/fetch-config:1.0"
+
+
+def _on(container: str, reason: str, message: str, kind: str = "Normal") -> dict[str, Any]:
+    """A kubelet Event on one container of the trial pod, named as
+    pkg/kubelet/container/ref.go fieldPath names it (`spec.containers{NAME}`,
+    `spec.initContainers{NAME}`)."""
+    field_path = (
+        "spec.containers{trainer}"
+        if container == "trainer"
+        else f"spec.initContainers{{{container}}}"
+    )
+    return {
+        "kind": "Event",
+        "involvedObject": {"kind": "Pod", "name": POD, "fieldPath": field_path},
+        "reason": reason,
+        "message": message,
+        "type": kind,
+    }
+
+
+def _came(image: str, total: str) -> str:
+    return (
+        f'Successfully pulled image "{image}" in {total} ({total} including waiting). '
+        "Image size: 5242880 bytes."
+    )
+
+
+def test_an_init_container_s_image_is_not_the_training_image() -> None:
+    """The job's init container pulls its own image first (kuberuntime_manager.go
+    computePodActions starts the main container after it): its quick pull is not the training
+    image's, whose pull had not ended when the trial's time ran out. Judged by the image the
+    Event names, or, where the pod was not read back, by the container it is on."""
+    events = kubelet_events(
+        [
+            _on("fetch-config", "Pulling", f'Pulling image "{INIT_IMAGE}"'),
+            _on("fetch-config", "Pulled", _came(INIT_IMAGE, "1.204s")),
+            _on("trainer", "Pulling", f'Pulling image "{IMAGE}"'),
+        ]
+    )
+    for image in (IMAGE, ""):
+        found = _findings(events=tuple(events), ended_by_timeout=True, image=image)
+        assert found == [TrialFinding(Outcome.STILL_PULLING, Level.FAIL, POD)], image
+    # The init container's image still coming: the training image was never asked for.
+    initializing = ContainerState(POD, "trainer", waiting="PodInitializing")
+    found = _findings(
+        events=tuple(events[:1]), states=(initializing,), ended_by_timeout=True, image=IMAGE
+    )
+    assert found == [
+        TrialFinding(
+            Outcome.NO_PROBE_LINE,
+            Level.UNKNOWN,
+            POD,
+            "the trial pod was still being created (PodInitializing) when the trial's time ran out",
+        )
+    ]
+
+
+def test_an_init_container_of_the_training_image_is_the_training_image_coming() -> None:
+    """An init container of the training image pulls it (image_manager.go names the image
+    the container states): that pull is the training image's, still downloading when the time
+    ran out, or the time it took; the trainer then finds it already there, the same
+    download."""
+    pulling = _on("prepare", "Pulling", f'Pulling image "{IMAGE}"')
+    stalled = _findings(events=tuple(kubelet_events([pulling])), ended_by_timeout=True, image=IMAGE)
+    assert stalled == [TrialFinding(Outcome.STILL_PULLING, Level.FAIL, POD)]
+    came = kubelet_events(
+        [
+            pulling,
+            _on("prepare", "Pulled", _came(IMAGE, "41.5s")),
+            _on("trainer", "Pulled", f'Container image "{IMAGE}" already present on machine'),
+        ]
+    )
+    found = _findings(_line(), events=tuple(came), image=IMAGE)
+    assert [(f.outcome, f.value) for f in found] == [(Outcome.IMAGE_PULLED, 41.5)]
+
+
+def test_an_init_container_s_image_that_fails_keeps_the_program_from_starting() -> None:
+    """The kubelet's whole sequence for an init container's image the registry refuses
+    (image_manager.go; kuberuntime_container.go startContainer's "Error: %v" after each; the
+    init container waiting ErrImagePull, then ImagePullBackOff): the training program never
+    starts, said once in the registry's words, never as the training image's failure."""
+    refused = f'Failed to pull image "{INIT_IMAGE}": rpc error: code = NotFound desc = not found'
+    events = kubelet_events(
+        [
+            _on("fetch-config", "Pulling", f'Pulling image "{INIT_IMAGE}"'),
+            _on("fetch-config", "Failed", refused, "Warning"),
+            _on("fetch-config", "Failed", "Error: ErrImagePull", "Warning"),
+            _on("fetch-config", "BackOff", f'Back-off pulling image "{INIT_IMAGE}"'),
+            _on("fetch-config", "Failed", "Error: ImagePullBackOff", "Warning"),
+        ]
+    )
+    waiting = {
+        "metadata": {"name": POD},
+        "status": {
+            "phase": "Pending",
+            "initContainerStatuses": [
+                {
+                    "name": "fetch-config",
+                    "state": {"waiting": {"reason": "ImagePullBackOff", "message": refused}},
+                }
+            ],
+            "containerStatuses": [
+                {"name": "trainer", "state": {"waiting": {"reason": "PodInitializing"}}}
+            ],
+        },
+    }
+    states = tuple(container_states(waiting))
+    for image in (IMAGE, ""):
+        found = _findings(events=tuple(events), states=states, ended_by_timeout=True, image=image)
+        assert found == [TrialFinding(Outcome.NOT_STARTED, Level.FAIL, POD, refused)], image
+    found = _findings(states=states, ended_by_timeout=True, image=IMAGE)
+    assert found == [
+        TrialFinding(
+            Outcome.NOT_STARTED, Level.FAIL, POD, f"fetch-config: ImagePullBackOff: {refused}"
+        )
+    ], "the container's status alone says it too"
+
+
 def test_a_container_that_could_not_start_keeps_the_kubelet_s_words() -> None:
     mount = 'MountVolume.SetUp failed for volume "dataset" : mount failed: exit status 32'
     sandbox = (

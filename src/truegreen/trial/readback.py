@@ -12,6 +12,16 @@ Three sources, each in the shape its producer writes:
 - the container statuses (core/v1 ContainerStatus: `state.waiting.reason`,
   `state.terminated.exitCode`).
 
+The image findings (pulled, slow, already there, failed, still downloading) are the training
+image's alone: a pull Event counts where the image its message names is the trainer's (the
+kubelet names the container's image as the pod states it: image_manager.go
+EnsureImageExists), else, naming none (`Error: ErrImagePull`), where it is on the trainer's
+container (`involvedObject.fieldPath` `spec.containers{NAME}`, not `spec.initContainers{NAME}`:
+pkg/kubelet/container/ref.go GenerateContainerRef, fieldPath). The job's init containers and
+native sidecars pull their own images first (kuberuntime_manager.go computePodActions starts
+no main container before them): their download is not the training image's, and one that
+fails keeps the training program from starting.
+
 The container runtime's words for a program the image does not have (runc's `exec: "sh":
 executable file not found in $PATH`, crun's "executable file `sh` not found in $PATH") about the
 trial's own command say the probe could not run in that image: unknown, never a failure of the
@@ -288,6 +298,10 @@ class TrialPod(msgspec.Struct, frozen=True):
     """The probe was told the fewest GPUs the job's device claims may give (the pod's
     `truegreen.io/trial-gpus-at-least` annotation): every GPU of a kind on the machine, or one
     of alternatives of different sizes."""
+    image: str = ""
+    """The training image: the trainer's `image` as the pod states it (the probe's container,
+    the pod's only regular one); '' when the pod was not read back. The pull Events that name
+    it are the training image's."""
 
 
 class Thresholds(msgspec.Struct, frozen=True):
@@ -307,6 +321,13 @@ _PULLED = LazyPattern(
     r"(?: \((?P<total>\S+) including waiting\)\. Image size: (?P<size>\d+) bytes\.)?$"
 )
 _PRESENT = LazyPattern(r'^Container image "[^"]*" already present on machine')
+_PULL_IMAGE = LazyPattern(
+    r"^(?:Pulling image|Successfully pulled image|Container image|Failed to pull image"
+    r'|Back-off pulling image) "(?P<image>[^"]*)"'
+)
+"""The image a pull Event names (image_manager.go: `Pulling image %q`, `Successfully pulled
+image %q ...`, `Container image %q already present on machine`, `Failed to pull image %q: %v`,
+`Back-off pulling image %q`)."""
 KUEUE_GATE = "kueue.x-k8s.io/admission"
 """The scheduling gate Kueue's pod webhook puts on a pod it manages, removed once the pod's
 Workload is admitted (kueue pkg/controller/jobs/pod/constants `SchedulingGateName`)."""
@@ -422,22 +443,47 @@ def probe_report(log: str) -> ProbeReport | None:
 # Judging.
 
 
+def _pull_failed(event: KubeletEvent) -> bool:
+    """Whether an Event says a pull failed: `Failed to pull image`, `Back-off pulling image`,
+    or the kubelet's `Error: ErrImagePull` / `Error: ImagePullBackOff` after each."""
+    return (
+        event.reason in ("Failed", "BackOff")
+        and event.message.startswith(("Failed to pull image", "Back-off pulling image"))
+    ) or (event.reason == "Failed" and event.message.removeprefix("Error: ") in _PULL_ERRORS)
+
+
+def _training_image(pod: TrialPod, event: KubeletEvent) -> bool:
+    """Whether a pull Event is the training image's: the image it names is the trainer's (an
+    init container of the same image pulls it first, and that is the training image coming);
+    one naming none, or of a pod not read back, by the container it is on (the module's
+    docstring): an init container's or a native sidecar's is theirs."""
+    named = _PULL_IMAGE.match(event.message)
+    if named is not None and pod.image:
+        return named["image"] == pod.image
+    return not event.init
+
+
 def _event_findings(pod: TrialPod, limits: Thresholds) -> list[TrialFinding]:
     found: list[TrialFinding] = []
-    pulling = pulled = False
+    pulling = pulled = came = False
     for event in pod.events:
         if event.pod != pod.pod:
             continue
         words = _clip(event.message)
+        pull = event.reason in ("Pulling", "Pulled") or _pull_failed(event)
+        if pull and not _training_image(pod, event):
+            # Another container's image: its failure is `_their_pull_failed`'s.
+            continue
         if event.reason == "Pulling":
             pulling = True
         elif event.reason == "Pulled":
             pulled = True
-            found.append(_pulled(pod.pod, event.message, limits))
-        elif (
-            event.reason in ("Failed", "BackOff")
-            and event.message.startswith(("Failed to pull image", "Back-off pulling image"))
-        ) or (event.reason == "Failed" and event.message.removeprefix("Error: ") in _PULL_ERRORS):
+            # The first says how the image came; a later container of the same image finds
+            # it already there, the same download.
+            if not came:
+                found.append(_pulled(pod.pod, event.message, limits))
+            came = True
+        elif _pull_failed(event):
             pulled = True
             found.append(TrialFinding(Outcome.IMAGE_PULL_FAILED, Level.FAIL, pod.pod, words))
         elif event.reason == "Failed" and _probe_not_in_image(event.message, event.init):
@@ -447,6 +493,27 @@ def _event_findings(pod: TrialPod, limits: Thresholds) -> list[TrialFinding]:
     if pulling and not pulled and pod.ended_by_timeout:
         found.append(TrialFinding(Outcome.STILL_PULLING, Level.FAIL, pod.pod))
     return found
+
+
+def _their_pull_failed(pod: TrialPod) -> list[TrialFinding]:
+    """Another container's image (an init container's, a native sidecar's) that could not be
+    downloaded: the kubelet starts the main container only after them (kuberuntime_manager.go
+    computePodActions), so the training program could not start. One cause, said once in the
+    first words (those of the `Failed to pull image` Event, which carry the registry's); never
+    as the training image's."""
+    words = [
+        e.message
+        for e in pod.events
+        if e.pod == pod.pod and _pull_failed(e) and not _training_image(pod, e)
+    ]
+    words += [
+        f"{s.container}: {s.waiting}: {s.message}" if s.message else f"{s.container}: {s.waiting}"
+        for s in pod.states
+        if s.init and s.waiting in _PULL_ERRORS
+    ]
+    return (
+        [TrialFinding(Outcome.NOT_STARTED, Level.FAIL, pod.pod, _clip(words[0]))] if words else []
+    )
 
 
 def _pulled(pod: str, message: str, limits: Thresholds) -> TrialFinding:
@@ -527,6 +594,8 @@ def _state_findings(pod: TrialPod, report: ProbeReport | None) -> list[TrialFind
         ):
             continue
         words = _clip(f"{state.waiting}: {state.message}" if state.message else state.waiting)
+        if state.waiting in _PULL_ERRORS and state.init:
+            continue  # another container's image: `_their_pull_failed`
         if state.waiting in _PULL_ERRORS:
             found.append(TrialFinding(Outcome.IMAGE_PULL_FAILED, Level.FAIL, pod.pod, words))
         elif state.waiting in _NOT_STARTED_WAITING and not _said(pod, state.message):
@@ -802,6 +871,9 @@ def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list
         return [placement]
     report = probe_report(pod.log)
     found = _one_pull([*_event_findings(pod, limits), *_state_findings(pod, report)])
+    if not any(f.outcome is Outcome.IMAGE_PULL_FAILED for f in found):
+        # An init container of the training image that failed to pull it is that failure.
+        found += _their_pull_failed(pod)
     if report is not None:
         found += report_findings(pod.pod, report, limits, gpus_at_least=pod.gpus_at_least)
     else:

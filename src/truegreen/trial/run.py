@@ -250,6 +250,7 @@ def _read_back(client: TrialClient, name: str, namespace: str, ended_by_timeout:
         wait_seconds=_wait_seconds(container),
         wait_until=_env_int(container, WAIT_UNTIL_VARIABLE),
         gpus_at_least=pod is not None and _annotations(pod).get(GPUS_AT_LEAST) == "true",
+        image=str(container.get("image", "")) if container is not None else "",
     )
 
 
