@@ -1138,3 +1138,27 @@ def test_no_trial_pod_is_made_for_a_job_that_may_not_be_the_judged_one(doctor: D
     )
     assert trial["headline"].endswith(": no permission to read the scheduled training jobs.")
     assert result.exit_code == 3
+
+
+def test_a_trial_with_no_training_job_to_try_is_not_counted_as_measured(doctor: Doctor) -> None:
+    """The namespace holds no training job (and no --job-file is given): no trial pod is made,
+    nothing is measured, and the coverage says so and why, never that the trial was checked."""
+    doctor.load(lambda now: [o for o in healthy(now) if o["kind"] != "Job"])
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    before = len(doctor.server.log)
+    result = doctor.live("--trial", "-o", "json")
+    report = result.json()
+    assert [(r.method, r.path) for r in doctor.server.log[before:] if r.method != "GET"] == []
+    assert _trial_codes(report) == []
+    assert "trial" not in report["coverage"]["checked"]
+    assert {"check": "trial", "reason": "no training job to try"} in report["coverage"][
+        "not_checked"
+    ]
+    assert result.exit_code == 0
+    text = doctor.live("--trial").stdout
+    measured = len(report["coverage"]["checked"])
+    assert (
+        f"{measured} checks measured, 1 could not be checked (trial: no training job to try)."
+        in (" ".join(text.split()))
+    ), text

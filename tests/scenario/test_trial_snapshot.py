@@ -100,6 +100,24 @@ def test_a_snapshot_without_the_trial_claims_none(doctor: Doctor, tmp_path: Path
     assert doctor.server.kubelet.threads == [], "no trial pod was started"
 
 
+def test_a_snapshot_whose_trial_had_no_job_to_try_says_so(doctor: Doctor, tmp_path: Path) -> None:
+    """Taken with --trial where the namespace holds no training job: the record says no job was
+    tried, and `doctor --snapshot` counts the trial as not measured, saying why, as the live
+    run does."""
+    doctor.load(lambda now: [o for o in healthy(now) if o["kind"] != "Job"])
+    doctor.server.admission.allow_creates = True
+    doctor.server.kubelet = FakeKubelet(doctor.server)
+    saved = _snapshot(doctor, tmp_path / "snap", "--trial")
+    assert saved.exit_code == 0, saved.stdout + saved.stderr
+    offline = doctor.offline(tmp_path / "snap", "-o", "json").json()
+    assert _trial_codes(offline) == []
+    assert "trial" not in offline["coverage"]["checked"]
+    assert {"check": "trial", "reason": "no training job to try"} in offline["coverage"][
+        "not_checked"
+    ]
+    assert doctor.server.kubelet.threads == [], "no trial pod was started"
+
+
 def test_the_trial_s_evidence_is_saved_redacted(doctor: Doctor, tmp_path: Path) -> None:
     doctor.load(_cpu_job)
     doctor.server.admission.allow_creates = True

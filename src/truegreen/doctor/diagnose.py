@@ -14,6 +14,7 @@ from truegreen.cluster.redact import RedactingReader
 from truegreen.doctor.catalogue import OFFLINE_REMEDY, render
 from truegreen.doctor.checks.capacity.shape import job_summary
 from truegreen.doctor.checks.registry import CHECKS
+from truegreen.doctor.checks.trial import untried
 from truegreen.doctor.environment import DoctorSettings, Environment, PodCreator, Unreachable
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.doctor.knowledge.image_presence import ImageRegistry
@@ -121,6 +122,10 @@ def report_of(
     if isinstance(registry, RegistryOff):
         part = f"{REGISTRY_PART}: {registry.why}"
         skipped.append(NotChecked(CheckId.IMAGE_PULL, f"not asked for: {part}", False, part))
+    if CheckId.TRIAL in ran and (why := untried(gathered)):
+        # Asked for, with nothing to try: no pod was made and nothing measured.
+        ran = [c for c in ran if c is not CheckId.TRIAL]
+        skipped.append(NotChecked(CheckId.TRIAL, why))
     findings = [f for c in CHECKS if c.CHECK in ran for f in c.check(gathered)]
     return replace(roll_up(findings, ran, skipped), job=job_summary(gathered))
 

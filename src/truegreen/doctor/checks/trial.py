@@ -29,6 +29,8 @@ SHM_DEFAULT: Final = "trial.shm-default-size"
 """Shared memory at the container runtime's 64 MiB default, with no need stated by the job."""
 CANT_READ: Final = "trial.cant-read"
 """A list of training jobs not read: which job to try was not known, and no pod was made."""
+NO_JOB: Final = "no training job to try"
+"""The coverage's reason where the trial asked for found no training job: no pod was made."""
 
 _MIB = 1 << 20
 
@@ -249,10 +251,18 @@ def _fields(found: "TrialFinding") -> dict[str, object]:
     }
 
 
+def untried(env: Environment) -> str:
+    """Why the trial asked for made no pod where no finding says it ('' otherwise): no training
+    job to try (none in the namespace, and no --job-file; reads/trial.py `trial_of`). Nothing
+    was measured: the coverage says so, never that the trial was checked (doctor/diagnose.py
+    `report_of`)."""
+    return NO_JOB if env.trial_run is None and not env.work().judged_unknown else ""
+
+
 def check(env: Environment) -> list[Finding]:
-    """The trial's findings; none when there was no training job to try; unknown naming the
-    read when a list of training jobs was not read, so that which job to try was not known
-    (reads/trial.py makes no pod then)."""
+    """The trial's findings; none when there was no training job to try (`untried`: the
+    coverage says so); unknown naming the read when a list of training jobs was not read, so
+    that which job to try was not known (reads/trial.py makes no pod then)."""
     run = env.trial_run
     if run is None:
         return [SAY.cant_check(env, kind, cant) for kind, cant in env.work().judged_unknown]
