@@ -31,9 +31,11 @@ container: the Event given (reason, message) and the container left waiting with
 process run; `pod_ip` another loopback address than rank 0 listens on (127.0.0.1) stands in for
 a network that keeps the workers from rank 0; `unschedulable` stands in for a scheduler that
 finds no machine with room (its Event and condition, nothing run); `pull_failure` for a registry
-that refuses the image (the kubelet's Events and waiting reasons for it). A pod with scheduling
-gates is never started, as the scheduler never takes one. `stop` leaves a pod where the trial's
-time finds it: `scheduling` (no scheduler ever takes it: Pending, no condition, no machine),
+that refuses the image (the kubelet's Events and waiting reasons for it); `coscheduling` for
+scheduler-plugins' coscheduling in the scheduler of that name (`_short_of_siblings`). A pod
+with scheduling gates is never started, as the scheduler never takes one. `stop` leaves a pod
+where the trial's time finds it: `scheduling` (no scheduler ever takes it: Pending, no
+condition, no machine),
 `creating` (placed, its container still `ContainerCreating`), `running` (its program started and
 has printed nothing yet), `deleted` (removed by someone else once running).
 """
@@ -117,6 +119,7 @@ class FakeKubelet:
         rank0_pull: float = 0.0,
         pull_failure: str | None = None,
         init_pull: str = "0.412s",
+        coscheduling: str | None = None,
     ) -> None:
         self.server = server
         self.volumes = dict(volumes or {})
@@ -160,6 +163,9 @@ class FakeKubelet:
         sequence for it (`_pull_failed`), the pod's sandbox and address up meanwhile."""
         self.init_pull = init_pull
         """How long each init container's image takes to download (its Pulled message)."""
+        self.coscheduling = coscheduling
+        """The name of a scheduler running scheduler-plugins' coscheduling: a pod naming it is
+        held for its gang as that plugin holds one (`_short_of_siblings`)."""
         self.threads: list[threading.Thread] = []
         self.ports: dict[str, int] = {}
         """The rendezvous port each trial run was given, by its run label."""
@@ -189,6 +195,10 @@ class FakeKubelet:
             return
         if self.unschedulable is not None:
             self._unschedulable(pod, self.unschedulable)
+            return
+        short = self._short_of_siblings(pod)
+        if short:
+            self._unschedulable(pod, short, component=str(self.coscheduling))
             return
         if self.reject is not None:
             self._rejected(pod, *self.reject)
@@ -265,11 +275,49 @@ class FakeKubelet:
             }
         )
 
-    def _unschedulable(self, pod: Mapping[str, Any], words: str) -> None:
+    def _short_of_siblings(self, pod: Mapping[str, Any]) -> str:
+        """Coscheduling's refusal of a pod of the scheduler `coscheduling` names ('' when it lets
+        it through): a pod labelled `scheduling.x-k8s.io/pod-group` with a PodGroup of that name
+        is refused at PreFilter while fewer pods of its namespace carry the label than the
+        group's `minMember` (kubernetes-sigs/scheduler-plugins pkg/coscheduling/core/core.go
+        `PreFilter`: "pre-filter pod %v cannot find enough sibling pods, current pods number:
+        %v, minMember of group: %v"); a pod without the label is in no group and PreFilter lets
+        it through. The words are kube-scheduler's FitError with that PreFilter message
+        (pkg/scheduler/framework/types.go `FitError.Error`: "0/%v nodes are available: %v.")."""
+        spec = pod.get("spec") or {}
+        meta = pod["metadata"]
+        group = (meta.get("labels") or {}).get("scheduling.x-k8s.io/pod-group")
+        if self.coscheduling is None or spec.get("schedulerName") != self.coscheduling:
+            return ""
+        if not group:
+            return ""
+        found = [
+            g
+            for g in self.server.list_objects("PodGroup", meta["namespace"])
+            if g["apiVersion"].startswith("scheduling.x-k8s.io/") and g["metadata"]["name"] == group
+        ]
+        if not found:
+            return ""
+        siblings = sum(
+            (p["metadata"].get("labels") or {}).get("scheduling.x-k8s.io/pod-group") == group
+            for p in self.server.list_objects("Pod", meta["namespace"])
+        )
+        least = int(found[0]["spec"].get("minMember", 0))
+        if siblings >= least:
+            return ""
+        return (
+            f"0/{len(self.server.list_objects('Node'))} nodes are available: pre-filter pod "
+            f"{meta['name']} cannot find enough sibling pods, current pods number: {siblings}, "
+            f"minMember of group: {least}."
+        )
+
+    def _unschedulable(
+        self, pod: Mapping[str, Any], words: str, component: str = "default-scheduler"
+    ) -> None:
         """What kube-scheduler writes for a pod no machine fits: a `FailedScheduling` Warning
-        from `default-scheduler` and `PodScheduled` False, `Unschedulable`, with the same words
-        (pkg/scheduler/schedule_one.go handleSchedulingFailure, updatePod)."""
-        self._event(pod, "FailedScheduling", words, "Warning", component="default-scheduler")
+        from the scheduler (`component`) and `PodScheduled` False, `Unschedulable`, with the
+        same words (pkg/scheduler/schedule_one.go handleSchedulingFailure, updatePod)."""
+        self._event(pod, "FailedScheduling", words, "Warning", component=component)
         meta = pod["metadata"]
         stored = self.server.get_object("Pod", meta["name"], meta["namespace"])
         if stored is None:

@@ -11,6 +11,11 @@ shows it) and the volumes. It changes only what a trial needs:
   by nothing (no ownerReferences) and without the labels a controller selects pods by (those
   controllers stamp, and those the job's selector names): the job's controller must not adopt
   or count it;
+- in none of the job's gangs (truegreen.gang_membership: the labels, annotations and
+  `spec.workloadRef` that tie a pod to a gang scheduler's or a queue's group): a gang
+  scheduler would hold it for siblings that never come, or count it as one of the job's own
+  (scheduler-plugins pkg/coscheduling/core/core.go PreFilter, Permit). It keeps the job's
+  `schedulerName`, which places it as a single pod;
 - `restartPolicy: Never` and `activeDeadlineSeconds`: the kubelet ends it by itself
   (pkg/kubelet/active_deadline.go) if truegreen cannot;
 - the trainer container (the one asking for GPUs, else the first) runs the probe
@@ -36,6 +41,7 @@ from typing import Any
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
+from truegreen.gang_membership import GANG_ANNOTATIONS, GANG_FIELDS, GANG_LABELS
 from truegreen.gpu_resources import ClaimedGpus, is_gpu_resource
 from truegreen.quantity import QuantityError, parse_quantity
 
@@ -296,7 +302,7 @@ def trial_pod(
     """One trial pod of rank `rank` among `world`, made from the job's pod: a worker is told
     `master` (rank 0's address), rank 0 itself LOOPBACK."""
     metadata = o.mapping(pod.get("metadata"))
-    spec = dict(o.mapping(pod.get("spec")))
+    spec = {k: v for k, v in o.mapping(pod.get("spec")).items() if k not in GANG_FIELDS}
     containers = o.containers(spec)
     chosen = trainer_index(spec, settings.claimed_gpus)
     trainer: dict[str, Any] = dict(containers[chosen]) if containers else {"name": "trainer"}
@@ -352,9 +358,14 @@ def trial_pod(
 
 
 def _annotations(metadata: Mapping[str, Any], claims: Sequence[ClaimedGpus]) -> dict[str, Any]:
-    """The job's annotations, and GPUS_AT_LEAST where the trainer's device claims give a number
-    of GPUs not fixed ahead (only truegreen says so: a template's own is dropped)."""
-    kept = {k: v for k, v in o.mapping(metadata.get("annotations")).items() if k != GPUS_AT_LEAST}
+    """The job's annotations less those that put a pod in a gang, and GPUS_AT_LEAST where the
+    trainer's device claims give a number of GPUs not fixed ahead (only truegreen says so: a
+    template's own is dropped)."""
+    kept = {
+        k: v
+        for k, v in o.mapping(metadata.get("annotations")).items()
+        if k != GPUS_AT_LEAST and k not in GANG_ANNOTATIONS
+    }
     return {**kept, GPUS_AT_LEAST: "true"} if not all(c.exact for c in claims) else kept
 
 
@@ -373,13 +384,14 @@ def with_wait_until(pod: Mapping[str, Any], until: int) -> dict[str, Any]:
 
 
 def _unselected(labels: Mapping[str, Any], selector_keys: Sequence[str]) -> dict[str, Any]:
-    """The job's labels less those a controller selects its pods by: the keys controllers
-    stamp, and those the job's own selector names. The rest stay: other pods' affinity and
-    spreading, and the job's own, may match them."""
+    """The job's labels less those a controller selects its pods by (the keys controllers
+    stamp, and those the job's own selector names) and those that put a pod in a gang. The
+    rest stay: other pods' affinity and spreading, and the job's own, may match them."""
     return {
         k: v
         for k, v in labels.items()
         if k not in CONTROLLER_LABELS
+        and k not in GANG_LABELS
         and k not in selector_keys
         and not str(k).startswith(CONTROLLER_PREFIXES)
     }

@@ -40,15 +40,16 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import FieldIsNot, Kind, KubeObject
 from truegreen.doctor.knowledge.reports import NAME_CAP, event_time, names_an_earlier_pod, quoted
+from truegreen.gang_membership import (
+    COSCHEDULING_GROUP_LABEL,
+    KAI_GROUP_ANNOTATION,
+    VOLCANO_GROUP_ANNOTATION,
+)
 from truegreen.quantity import CPU, QuantityError, Resources, parse_quantity
 
 DEFAULT_SCHEDULER = "default-scheduler"
 """The name the API server defaults `spec.schedulerName` to (pkg/apis/core/v1/defaults.go via
 `v1.DefaultSchedulerName`): the cluster's own scheduler."""
-
-VOLCANO_GROUP_ANNOTATION = "scheduling.k8s.io/group-name"
-COSCHEDULING_GROUP_LABEL = "scheduling.x-k8s.io/pod-group"
-KAI_GROUP_ANNOTATION = "pod-group-name"
 
 VOLCANO_DEFAULT_QUEUE = "default"
 """The Queue a Volcano PodGroup without `spec.queue` belongs to (types.go `DefaultQueue`)."""
