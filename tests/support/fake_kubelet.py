@@ -32,7 +32,8 @@ process run; `pod_ip` another loopback address than rank 0 listens on (127.0.0.1
 a network that keeps the workers from rank 0; `unschedulable` stands in for a scheduler that
 finds no machine with room (its Event and condition, nothing run); `pull_failure` for a registry
 that refuses the image (the kubelet's Events and waiting reasons for it); `coscheduling` for
-scheduler-plugins' coscheduling in the scheduler of that name (`_short_of_siblings`). A pod
+scheduler-plugins' coscheduling in the scheduler of that name (`_short_of_siblings`);
+`init_writers` runs the pod's regular init containers first (`_init_containers`). A pod
 with scheduling gates is never started, as the scheduler never takes one. `stop` leaves a pod
 where the trial's time finds it: `scheduling` (no scheduler ever takes it: Pending, no
 condition, no machine),
@@ -47,7 +48,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -120,6 +121,7 @@ class FakeKubelet:
         pull_failure: str | None = None,
         init_pull: str = "0.412s",
         coscheduling: str | None = None,
+        init_writers: Collection[str] | None = None,
     ) -> None:
         self.server = server
         self.volumes = dict(volumes or {})
@@ -166,6 +168,11 @@ class FakeKubelet:
         self.coscheduling = coscheduling
         """The name of a scheduler running scheduler-plugins' coscheduling: a pod naming it is
         held for its gang as that plugin holds one (`_short_of_siblings`)."""
+        self.init_writers = None if init_writers is None else frozenset(init_writers)
+        """None: the pod's regular init containers are not run. Else they are, first
+        (`_init_containers`), and those named write to every claim they mount."""
+        self._init_done: dict[str, list[dict[str, Any]]] = {}
+        """The statuses of each pod's regular init containers once they have all completed."""
         self.threads: list[threading.Thread] = []
         self.ports: dict[str, int] = {}
         """The rendezvous port each trial run was given, by its run label."""
@@ -422,10 +429,83 @@ class FakeKubelet:
         if stored is None:
             return False
         stored["spec"]["nodeName"] = NODE
-        sidecars = self._sidecars(stored, str(status.get("phase", "")))
-        stored["status"] = {**status, "initContainerStatuses": sidecars} if sidecars else status
+        init = [
+            *self._init_done.get(meta["name"], []),
+            *self._sidecars(stored, str(status.get("phase", ""))),
+        ]
+        if "initContainerStatuses" not in status and init:
+            status = {**status, "initContainerStatuses": init}
+        stored["status"] = status
         self.last_status[meta["name"]] = stored["status"]
         self.server.update_object(stored)
+        return True
+
+    def _init_containers(self, pod: Mapping[str, Any]) -> bool:
+        """The pod's regular init containers, each run to its end in order before the main
+        container, as the kubelet runs them (kuberuntime_manager.go computeInitContainerActions);
+        False when one failed and ended the pod. One named in `init_writers` writes to every
+        claim it mounts: where the kubelet mounts that claim read-only for it (the mount's
+        `readOnly`, or the volume's `persistentVolumeClaim.readOnly`, which forces every mount
+        of it: pkg/kubelet/kubelet_pods.go makeMounts), the kernel refuses the write (EROFS)
+        and the container ends as dash ends on a redirection it cannot open: exit code 2,
+        `sh: 1: cannot create <path>: Read-only file system` in its log. With `restartPolicy:
+        Never` a failed init container fails the pod, its main container left waiting
+        `PodInitializing` (kubelet_pods.go getPhase, convertToAPIContainerStatuses). Scripted:
+        no process runs, and no Events are written for them."""
+        meta, spec = pod["metadata"], pod["spec"]
+        read_only = {
+            v["name"]: bool(v["persistentVolumeClaim"].get("readOnly"))
+            for v in spec.get("volumes") or []
+            if "persistentVolumeClaim" in v
+        }
+        statuses: list[dict[str, Any]] = []
+        for container in spec.get("initContainers") or []:
+            if container.get("restartPolicy") == "Always":
+                continue  # a native sidecar (`_sidecars`)
+            name = container["name"]
+            refused = [
+                m["mountPath"]
+                for m in container.get("volumeMounts") or []
+                if m["name"] in read_only and (m.get("readOnly") or read_only[m["name"]])
+            ]
+            failed = bool(refused) and name in (self.init_writers or ())
+            instance = f"containerd://{meta['name']}-{name}"
+            self.server.container_logs[instance] = (
+                f"sh: 1: cannot create {refused[0]}/.prepared: Read-only file system\n"
+                if failed
+                else ""
+            )
+            terminated = {
+                "exitCode": 2 if failed else 0,
+                "reason": "Error" if failed else "Completed",
+                "containerID": instance,
+                "startedAt": _now(),
+                "finishedAt": _now(),
+            }
+            statuses.append(
+                {
+                    "name": name,
+                    "containerID": instance,
+                    "state": {"terminated": terminated},
+                    "ready": False,
+                    "restartCount": 0,
+                }
+            )
+            if failed:
+                waiting = {"waiting": {"reason": "PodInitializing"}}
+                main = [{"name": c["name"], "state": waiting} for c in spec["containers"]]
+                self._status(
+                    pod,
+                    {
+                        "phase": "Failed",
+                        "podIP": self.pod_ip,
+                        "conditions": [{"type": "PodScheduled", "status": "True"}],
+                        "initContainerStatuses": statuses,
+                        "containerStatuses": main,
+                    },
+                )
+                return False
+        self._init_done[meta["name"]] = statuses
         return True
 
     def _pull_failed(self, pod: Mapping[str, Any], name: str, image: str, words: str) -> None:
@@ -521,6 +601,8 @@ class FakeKubelet:
             f"Successfully assigned {meta['namespace']}/{meta['name']} to {NODE}",
             "Normal",
         )
+        if self.init_writers is not None and not self._init_containers(pod):
+            return
         if self.stop == "creating":
             # Volumes are mounted and the sandbox made before the image is pulled
             # (pkg/kubelet/kubelet.go SyncPod, kuberuntime_manager.go SyncPod).

@@ -88,6 +88,17 @@ CASES: list[tuple[TrialRun | CantRead, tuple[str, str]]] = [
         ),
         ("trial.container-ended", "fail"),
     ),
+    (
+        # The job's init container the trial kept from writing to its claim, failed.
+        _pod(
+            states=(
+                ContainerState(
+                    POD, "prepare", terminated="Error", exit_code=2, init=True, made_read_only=True
+                ),
+            )
+        ),
+        ("trial.read-only-for-trial", "unknown"),
+    ),
     (_pod("hello\n"), ("trial.no-probe-line", "unknown")),
     (
         TrialRun(

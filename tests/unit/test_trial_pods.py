@@ -117,18 +117,54 @@ def test_the_trial_pod_keeps_the_job_s_placement_and_runs_the_probe() -> None:
 
 def test_the_dataset_is_mounted_read_only() -> None:
     spec = trial_pod("llama", JOB_POD, SETTINGS)["spec"]
-    assert spec["volumes"] == [
-        {
-            "name": "dataset",
-            "persistentVolumeClaim": {"claimName": "imagenet", "readOnly": True},
-        },
-        {"name": "shm", "emptyDir": {"medium": "Memory"}},
-    ]
+    assert spec["volumes"] == JOB_POD["spec"]["volumes"], "the volumes are the job's"
     assert spec["containers"][0]["volumeMounts"] == [
         {"name": "dataset", "mountPath": "/data", "readOnly": True},
         {"name": "shm", "mountPath": "/dev/shm"},
     ]
     assert JOB_POD["spec"]["volumes"][0]["persistentVolumeClaim"] == {"claimName": "imagenet"}
+
+
+@pytest.mark.parametrize(
+    ("volume", "mount", "named"),
+    [
+        ({}, {}, "prepare,cache-sync"),
+        ({}, {"readOnly": True}, None),
+        ({"readOnly": True}, {}, None),
+    ],
+    ids=["writable", "mount-read-only", "volume-read-only"],
+)
+def test_the_job_s_init_containers_and_sidecars_mount_its_claims_read_only(
+    volume: dict[str, Any], mount: dict[str, Any], named: str | None
+) -> None:
+    """Every container of the trial pod mounts the job's claims read-only, the job's own init
+    containers and native sidecars too; those the job lets write there (neither the mount nor
+    the volume read-only: pkg/kubelet/kubelet_pods.go makeMounts) are named on the pod, and a
+    template's own naming is never taken."""
+    job = msgspec.json.decode(msgspec.json.encode(JOB_POD))
+    job["metadata"]["annotations"] = {"truegreen.io/trial-read-only": "trainer"}
+    job["spec"]["volumes"][0]["persistentVolumeClaim"].update(volume)
+    data = {"name": "dataset", "mountPath": "/data", **mount}
+    job["spec"]["initContainers"] = [
+        {"name": "prepare", "image": "busybox", "volumeMounts": [data]},
+        {"name": "fetch", "image": "busybox"},
+        {
+            "name": "cache-sync",
+            "image": "busybox",
+            "restartPolicy": "Always",
+            "volumeMounts": [data, {"name": "shm", "mountPath": "/dev/shm"}],
+        },
+    ]
+    pod = trial_pod("llama", job, SETTINGS)
+    prepare, fetch, sidecar = pod["spec"]["initContainers"]
+    assert prepare["volumeMounts"] == [{**data, "readOnly": True}]
+    assert fetch == {"name": "fetch", "image": "busybox"}
+    assert sidecar["volumeMounts"] == [
+        {**data, "readOnly": True},
+        {"name": "shm", "mountPath": "/dev/shm"},
+    ]
+    assert pod["spec"]["volumes"] == job["spec"]["volumes"]
+    assert pod["metadata"]["annotations"].get("truegreen.io/trial-read-only") == named
 
 
 def test_workers_are_kept_apart_and_given_rank_0_s_address() -> None:

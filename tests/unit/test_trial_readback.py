@@ -321,7 +321,9 @@ def test_events_in_their_api_shape() -> None:
         "type": "Normal",
         "source": {"component": "kubelet", "host": "gpu-1"},
     }
-    assert kubelet_events([event]) == [KubeletEvent(POD, "Pulling", f'Pulling image "{IMAGE}"')]
+    assert kubelet_events([event]) == [
+        KubeletEvent(POD, "Pulling", f'Pulling image "{IMAGE}"', container="trainer")
+    ]
 
 
 def test_the_h200_s_gpu_seen_and_one_too_few() -> None:
@@ -845,4 +847,76 @@ def test_a_sidecar_that_ended_while_the_trial_container_ran_is_still_a_failure(
     found = _findings(states=states, log_unread=LOG_FORBIDDEN)
     assert [(f.outcome, f.level, f.value) for f in found] == [
         (Outcome.CONTAINER_ENDED, Level.FAIL, 143.0)
+    ]
+
+
+def _read_only_sidecar_pod(sidecar: dict[str, Any], annotated: bool) -> dict[str, Any]:
+    """A trial pod whose native sidecar `cache-sync` the job lets write to its claim and the
+    trial mounts it read-only (named in `truegreen.io/trial-read-only` where `annotated`),
+    in `sidecar`'s state while the trial's container runs."""
+    pod = _sidecar_pod("2026-12-07T03:40:05Z", {"running": {"startedAt": "2026-12-07T03:40:01Z"}})
+    pod["spec"]["initContainers"][0]["name"] = "cache-sync"
+    pod["status"]["initContainerStatuses"][0] = {"name": "cache-sync", "state": sidecar}
+    if annotated:
+        pod["metadata"]["annotations"] = {"truegreen.io/trial-read-only": "cache-sync,prepare"}
+    return pod
+
+
+RESTARTING = "Back-off restarting failed container cache-sync in pod " + POD
+CRASH_LOOP = {
+    "waiting": {
+        "reason": "CrashLoopBackOff",
+        "message": f"back-off 10s restarting failed container=cache-sync pod={POD}_train(u-1)",
+    }
+}
+CRASHED = {
+    "terminated": {
+        "exitCode": 1,
+        "reason": "Error",
+        "startedAt": "2026-12-07T03:40:00Z",
+        "finishedAt": "2026-12-07T03:40:02Z",
+    }
+}
+
+
+@pytest.mark.parametrize("sidecar", [CRASH_LOOP, CRASHED], ids=["crash-loop", "ended"])
+def test_a_sidecar_the_trial_kept_from_writing_the_job_s_data_is_unknown_not_a_failure(
+    sidecar: dict[str, Any],
+) -> None:
+    """A native sidecar the job lets write to its claim, mounted read-only by the trial, that
+    ends with an error and is restarted (the kubelet's BackOff Event on it, its waiting reason
+    CrashLoopBackOff: kuberuntime_manager.go doBackOff) may fail only for that: one unknown
+    naming it, never `trial.container-not-started` or `trial.container-ended`. The same
+    sidecar the job itself keeps from writing is the job's own failure."""
+    event = {
+        "involvedObject": {"name": POD, "fieldPath": "spec.initContainers{cache-sync}"},
+        "reason": "BackOff",
+        "message": RESTARTING,
+        "type": "Warning",
+    }
+    events = tuple(kubelet_events([event]))
+    assert [(e.container, e.init) for e in events] == [("cache-sync", True)]
+    changed = tuple(container_states(_read_only_sidecar_pod(sidecar, annotated=True)))
+    assert [s.container for s in changed if s.made_read_only] == ["cache-sync"]
+    found = _findings(states=changed, events=events, log_unread=LOG_FORBIDDEN)
+    [read_only] = found
+    assert (read_only.outcome, read_only.level) == (Outcome.READ_ONLY_FOR_TRIAL, Level.UNKNOWN)
+    assert read_only.words.startswith("cache-sync: ")
+    own = tuple(container_states(_read_only_sidecar_pod(sidecar, annotated=False)))
+    failed = _findings(states=own, events=events, log_unread=LOG_FORBIDDEN)
+    assert {f.level for f in failed} == {Level.FAIL}
+    assert Outcome.READ_ONLY_FOR_TRIAL not in {f.outcome for f in failed}
+
+
+def test_an_init_container_the_trial_kept_from_writing_is_why_nothing_was_measured() -> None:
+    """A regular init container the trial made read-only that failed ends the pod before the
+    probe starts: its unknown says why, and no second unknown says the probe left no line."""
+    prepare = ContainerState(
+        POD, "prepare", terminated="Error", exit_code=2, init=True, made_read_only=True
+    )
+    states = (prepare, ContainerState(POD, "trainer", waiting="PodInitializing"))
+    assert _findings(states=states) == [
+        TrialFinding(
+            Outcome.READ_ONLY_FOR_TRIAL, Level.UNKNOWN, POD, "prepare: Error (exit code 2)"
+        )
     ]

@@ -29,6 +29,7 @@ class Outcome(StrEnum):
     HELD_BACK = "held-back"
     NOT_STARTED = "container-not-started"
     CONTAINER_ENDED = "container-ended"
+    READ_ONLY_FOR_TRIAL = "read-only-for-trial"
     NO_PROBE_LINE = "no-probe-line"
     NOT_MEASURED = "not-measured"
     NOT_TOGETHER = "not-together"

@@ -24,8 +24,16 @@ shows it) and the volumes. It changes only what a trial needs:
   (liveness, readiness, startup) and lifecycle hooks are dropped (they would judge the training
   program); the other regular containers are dropped (a sidecar that never ends would hold the
   GPUs until the deadline);
-- every persistentVolumeClaim volume is mounted read-only (`persistentVolumeClaim.readOnly` and
-  each `volumeMounts[].readOnly`): the probe reads the dataset and must never write to it;
+- every mount of a persistentVolumeClaim volume, the probe's and those of the job's init
+  containers and native sidecars, is read-only (`volumeMounts[].readOnly`): no program of the
+  trial pod writes to the job's data. The volumes stay as the job states them, so the kubelet
+  attaches and prepares them as for the job's pods; a pod-level
+  `persistentVolumeClaim.readOnly` would force every mount read-only as well
+  (pkg/apis/core/types.go PersistentVolumeClaimVolumeSource.ReadOnly), and also refuse the
+  kubelet the subPath folders and fsGroup it prepares for the job's pods
+  (pkg/kubelet/kubelet_pods.go makeMounts; pkg/volume/csi/csi_mounter.go supportsFSGroup).
+  The job's containers the job lets write to a claim are named in TRIAL_READ_ONLY: one that
+  fails may fail only for that;
 - for a distributed job, workers are kept off rank 0's machine (a required podAntiAffinity on
   `kubernetes.io/hostname`) where the job's pods would use more than one machine, and given rank
   0's address; rank 0 is given loopback, never the job's MASTER_ADDR; a job pinned to one
@@ -50,6 +58,10 @@ TRIAL_LABEL = "truegreen.io/trial"
 GPUS_AT_LEAST = "truegreen.io/trial-gpus-at-least"
 """On a trial pod whose probe was told the fewest GPUs the job's device claims may give, value
 `true`: how many they give is not fixed ahead (truegreen.gpu_resources.ClaimedGpus.exact)."""
+TRIAL_READ_ONLY = "truegreen.io/trial-read-only"
+"""On a trial pod, the job's own containers (init containers, native sidecars) that mount a
+claim the job lets them write and the trial mounts read-only, comma-separated: one that fails
+may fail only because of that (truegreen.trial.readback)."""
 TRIAL_RUN_LABEL = "truegreen.io/trial-run"
 """This run's id: the workers' anti-affinity names only this run's pods."""
 PROBE_PREFIX = "TRUEGREEN_PROBE_"
@@ -256,18 +268,32 @@ def shm_need_mib(container: Mapping[str, Any], spec: Mapping[str, Any]) -> int:
     return 0
 
 
-def _read_only_volumes(spec: Mapping[str, Any]) -> tuple[list[Any], set[str]]:
-    volumes: list[Any] = []
-    claims: set[str] = set()
-    for volume in o.sequence(spec.get("volumes")):
-        if isinstance(volume, Mapping) and "persistentVolumeClaim" in volume:
-            claim = dict(o.mapping(volume["persistentVolumeClaim"]))
-            claim["readOnly"] = True
-            volumes.append({**volume, "persistentVolumeClaim": claim})
-            claims.add(str(volume.get("name")))
+def _claim_volumes(spec: Mapping[str, Any]) -> dict[str, bool]:
+    """The pod's claim-backed volumes by name, each with whether the job makes it read-only for
+    every container (`persistentVolumeClaim.readOnly`)."""
+    return {
+        str(v.get("name")): o.mapping(v["persistentVolumeClaim"]).get("readOnly") is True
+        for v in o.sequence(spec.get("volumes"))
+        if isinstance(v, Mapping) and "persistentVolumeClaim" in v
+    }
+
+
+def _read_only_mounts(
+    container: Mapping[str, Any], claims: Mapping[str, bool]
+) -> tuple[dict[str, Any], bool]:
+    """`container` with every mount of a claim read-only, and whether the job lets it write to
+    one (neither the mount nor the volume read-only: the kubelet mounts it read-only where
+    either says so, pkg/kubelet/kubelet_pods.go makeMounts)."""
+    mounts: list[Any] = []
+    writable = False
+    for mount in o.sequence(container.get("volumeMounts")):
+        name = o.mapping(mount).get("name")
+        if isinstance(mount, Mapping) and name in claims:
+            writable |= not (mount.get("readOnly") is True or claims[str(name)])
+            mounts.append({**mount, "readOnly": True})
         else:
-            volumes.append(volume)
-    return volumes, claims
+            mounts.append(mount)
+    return ({**container, "volumeMounts": mounts} if mounts else dict(container)), writable
 
 
 def _probe_env(
@@ -305,12 +331,19 @@ def trial_pod(
     spec = {k: v for k, v in o.mapping(pod.get("spec")).items() if k not in GANG_FIELDS}
     containers = o.containers(spec)
     chosen = trainer_index(spec, settings.claimed_gpus)
-    trainer: dict[str, Any] = dict(containers[chosen]) if containers else {"name": "trainer"}
-    volumes, claims = _read_only_volumes(spec)
-    mounts = [
-        {**m, "readOnly": True} if isinstance(m, Mapping) and m.get("name") in claims else m
-        for m in o.sequence(trainer.get("volumeMounts"))
+    claims = _claim_volumes(spec)
+    # The probe never writes; whether the job's trainer would is not the trial's to judge.
+    job_trainer = containers[chosen] if containers else {"name": "trainer"}
+    trainer, _ = _read_only_mounts(job_trainer, claims)
+    # The job's init containers and native sidecars run as the job states them, but for their
+    # mounts of its claims: the ones the job lets write there are named on the pod.
+    init = [
+        _read_only_mounts(c, claims) if isinstance(c, Mapping) else (c, False)
+        for c in o.sequence(spec.get("initContainers"))
     ]
+    if init:
+        spec["initContainers"] = [c for c, _ in init]
+    writers = [str(o.mapping(c).get("name", "")) for c, writes in init if writes]
     gpu_claims = container_claims(trainer, settings.claimed_gpus)
     env = [*o.sequence(trainer.get("env"))]
     env += _probe_env(
@@ -324,8 +357,6 @@ def trial_pod(
     for field in _DROPPED:
         trainer.pop(field, None)
     trainer.update({"command": probe_command(), "env": env})
-    if mounts:
-        trainer["volumeMounts"] = mounts
     spec.update(
         {
             "containers": [trainer],
@@ -333,8 +364,6 @@ def trial_pod(
             "activeDeadlineSeconds": settings.deadline_seconds,
         }
     )
-    if volumes:
-        spec["volumes"] = volumes
     # A job pinned to a machine (`nodeName`) keeps it: its pods skip the scheduler and that
     # machine's kubelet admits them, and its workers share it, so none is kept apart.
     if separate_machines and world > 1 and not spec.get("nodeName"):
@@ -351,22 +380,28 @@ def trial_pod(
         "metadata": {
             "name": trial_name(job, settings.run, rank),
             "labels": labels,
-            "annotations": _annotations(metadata, gpu_claims),
+            "annotations": _annotations(metadata, gpu_claims, writers),
         },
         "spec": spec,
     }
 
 
-def _annotations(metadata: Mapping[str, Any], claims: Sequence[ClaimedGpus]) -> dict[str, Any]:
-    """The job's annotations less those that put a pod in a gang, and GPUS_AT_LEAST where the
-    trainer's device claims give a number of GPUs not fixed ahead (only truegreen says so: a
-    template's own is dropped)."""
+def _annotations(
+    metadata: Mapping[str, Any], claims: Sequence[ClaimedGpus], writers: Sequence[str]
+) -> dict[str, Any]:
+    """The job's annotations less those that put a pod in a gang; GPUS_AT_LEAST where the
+    trainer's device claims give a number of GPUs not fixed ahead, and TRIAL_READ_ONLY naming
+    `writers` (only truegreen says either: a template's own is dropped)."""
     kept = {
         k: v
         for k, v in o.mapping(metadata.get("annotations")).items()
-        if k != GPUS_AT_LEAST and k not in GANG_ANNOTATIONS
+        if k not in (GPUS_AT_LEAST, TRIAL_READ_ONLY) and k not in GANG_ANNOTATIONS
     }
-    return {**kept, GPUS_AT_LEAST: "true"} if not all(c.exact for c in claims) else kept
+    if not all(c.exact for c in claims):
+        kept[GPUS_AT_LEAST] = "true"
+    if writers:
+        kept[TRIAL_READ_ONLY] = ",".join(writers)
+    return kept
 
 
 def with_wait_until(pod: Mapping[str, Any], until: int) -> dict[str, Any]:

@@ -22,6 +22,11 @@ native sidecars pull their own images first (kuberuntime_manager.go computePodAc
 no main container before them): their download is not the training image's, and one that
 fails keeps the training program from starting.
 
+A container of the job's own that the job lets write to a claim, which the trial mounts
+read-only (truegreen.trial.pods.TRIAL_READ_ONLY), and that ended with an error or was restarted
+after one may have failed only for that: unknown, never a failure of the job, which may write
+there, and never a pass.
+
 The container runtime's words for a program the image does not have (runc's `exec: "sh":
 executable file not found in $PATH`, crun's "executable file `sh` not found in $PATH") about the
 trial's own command say the probe could not run in that image: unknown, never a failure of the
@@ -48,7 +53,7 @@ from truegreen.cluster import CantRead, KubeObject
 from truegreen.goduration import go_duration
 from truegreen.patterns import LazyPattern
 from truegreen.trial.outcomes import Level, Outcome
-from truegreen.trial.pods import PROBE_SHELL
+from truegreen.trial.pods import PROBE_SHELL, TRIAL_READ_ONLY
 
 PROBE_SCHEMA = 1
 PULL_SLOW_SECONDS = 120.0
@@ -91,6 +96,8 @@ class KubeletEvent(msgspec.Struct, frozen=True):
     """About one of the job's init containers (`involvedObject.fieldPath`
     `spec.initContainers{…}`, pkg/kubelet/container/ref.go GenerateContainerRef), which the
     trial pod keeps: the job's own, never the probe's."""
+    container: str = ""
+    """The container it is about (the name in `involvedObject.fieldPath`); '' for the pod."""
 
 
 class ContainerState(msgspec.Struct, frozen=True):
@@ -115,6 +122,9 @@ class ContainerState(msgspec.Struct, frozen=True):
     """One of the job's native sidecars: an init container with `restartPolicy: Always`
     (KEP-753), which the kubelet keeps running beside the main containers and stops once they
     have ended."""
+    made_read_only: bool = False
+    """One of the job's containers that the job lets write to a claim and the trial mounts it
+    read-only (the pod's TRIAL_READ_ONLY): its failure may be the trial's doing."""
 
 
 # The probe's line, schema 1 (docs/trial.md; src/truegreen/trial/probe.schema.json).
@@ -353,6 +363,12 @@ _PULL_ERRORS = ("ErrImagePull", "ImagePullBackOff")
 ErrImagePullBackOff): the container's waiting reason, and the kubelet's `Failed` "Error: %v"
 Event after each (kuberuntime_container.go startContainer), the same cause as the `Failed to
 pull image` and `Back-off pulling image` Events that carry the registry's words."""
+_FIELD_PATH = LazyPattern(r"^spec\.(?:initContainers|containers)\{(?P<name>[^}]*)\}$")
+"""A container's reference in an Event (pkg/kubelet/container/ref.go GenerateContainerRef)."""
+_CRASH_LOOP = "CrashLoopBackOff"
+_RESTARTING = "Back-off restarting failed container"
+"""The kubelet's Event on a container it restarts after it ended with an error
+(kuberuntime_manager.go doBackOff: `Back-off restarting failed container %s in pod %s`)."""
 _NOT_STARTED_WAITING = (
     "InvalidImageName",
     "ErrImageNeverPull",
@@ -373,6 +389,7 @@ def kubelet_events(objects: Sequence[KubeObject]) -> list[KubeletEvent]:
     found = []
     for event in objects:
         involved = o.mapping(event.get("involvedObject"))
+        container = _FIELD_PATH.match(str(involved.get("fieldPath", "")))
         found.append(
             KubeletEvent(
                 pod=str(involved.get("name", "")),
@@ -380,6 +397,7 @@ def kubelet_events(objects: Sequence[KubeObject]) -> list[KubeletEvent]:
                 message=str(event.get("message", "")),
                 type=str(event.get("type", "Normal")),
                 init=str(involved.get("fieldPath", "")).startswith("spec.initContainers{"),
+                container=container["name"] if container else "",
             )
         )
     return found
@@ -387,8 +405,10 @@ def kubelet_events(objects: Sequence[KubeObject]) -> list[KubeletEvent]:
 
 def container_states(pod: KubeObject) -> list[ContainerState]:
     """The pod's containers' states, from its status; its native sidecars named from its spec
-    (a container status does not say)."""
+    (a container status does not say), and those the trial made read-only from its
+    TRIAL_READ_ONLY annotation."""
     found = []
+    read_only = set(str(o.annotations_of(pod).get(TRIAL_READ_ONLY, "")).split(",")) - {""}
     sidecars = {
         str(o.mapping(c).get("name", ""))
         for c in o.sequence(o.pod_spec(pod).get("initContainers"))
@@ -419,6 +439,7 @@ def container_states(pod: KubeObject) -> list[ContainerState]:
                 started_at=started.timestamp() if started is not None else None,
                 finished_at=finished.timestamp() if finished is not None else None,
                 sidecar=init and name in sidecars,
+                made_read_only=name in read_only,
             )
         )
     return found
@@ -488,6 +509,8 @@ def _event_findings(pod: TrialPod, limits: Thresholds) -> list[TrialFinding]:
             found.append(TrialFinding(Outcome.IMAGE_PULL_FAILED, Level.FAIL, pod.pod, words))
         elif event.reason == "Failed" and _probe_not_in_image(event.message, event.init):
             continue
+        elif _restarted(event) and event.container in _made_read_only(pod):
+            continue  # _read_only_failures
         elif event.reason in ("Failed", "FailedMount", "FailedCreatePodSandBox", "BackOff"):
             found.append(TrialFinding(Outcome.NOT_STARTED, Level.FAIL, pod.pod, words))
     if pulling and not pulled and pod.ended_by_timeout:
@@ -586,6 +609,41 @@ def _stopped_by_the_kubelet(state: ContainerState, states: Sequence[ContainerSta
     return bool(mains) and len(ends) == len(mains) and state.finished_at >= max(ends)
 
 
+def _restarted(event: KubeletEvent) -> bool:
+    return event.reason == "BackOff" and event.message.startswith(_RESTARTING)
+
+
+def _ended_badly(state: ContainerState, states: Sequence[ContainerState]) -> bool:
+    """A container that ended with an error (not stopped by the kubelet) or waits to be
+    restarted after one."""
+    if state.waiting == _CRASH_LOOP:
+        return True
+    return bool(state.exit_code) and not _stopped_by_the_kubelet(state, states)
+
+
+def _made_read_only(pod: TrialPod) -> set[str]:
+    return {s.container for s in pod.states if s.made_read_only}
+
+
+def _read_only_failures(pod: TrialPod) -> list[TrialFinding]:
+    """The job's containers the trial made read-only that ended with an error, or that the
+    kubelet restarts after one: each may fail only because it could not write to a claim the
+    job lets it write, so what it would do for the job was not measured (unknown, in its words,
+    once per container)."""
+    said: dict[str, str] = {}
+    for state in pod.states:
+        if state.made_read_only and _ended_badly(state, pod.states):
+            how = f"{state.terminated} (exit code {state.exit_code})" if state.terminated else ""
+            said.setdefault(state.container, f"{how or state.waiting} {state.message}")
+    for event in pod.events:
+        if event.pod == pod.pod and _restarted(event) and event.container in _made_read_only(pod):
+            said.setdefault(event.container, event.message)
+    return [
+        TrialFinding(Outcome.READ_ONLY_FOR_TRIAL, Level.UNKNOWN, pod.pod, _clip(f"{name}: {words}"))
+        for name, words in said.items()
+    ]
+
+
 def _state_findings(pod: TrialPod, report: ProbeReport | None) -> list[TrialFinding]:
     found: list[TrialFinding] = []
     for state in pod.states:
@@ -593,6 +651,8 @@ def _state_findings(pod: TrialPod, report: ProbeReport | None) -> list[TrialFind
             state, pod.states
         ):
             continue
+        if state.made_read_only and _ended_badly(state, pod.states):
+            continue  # _read_only_failures
         words = _clip(f"{state.waiting}: {state.message}" if state.message else state.waiting)
         if state.waiting in _PULL_ERRORS and state.init:
             continue  # another container's image: `_their_pull_failed`
@@ -870,7 +930,13 @@ def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list
     if placement is not None:
         return [placement]
     report = probe_report(pod.log)
-    found = _one_pull([*_event_findings(pod, limits), *_state_findings(pod, report)])
+    found = _one_pull(
+        [
+            *_event_findings(pod, limits),
+            *_state_findings(pod, report),
+            *_read_only_failures(pod),
+        ]
+    )
     if not any(f.outcome is Outcome.IMAGE_PULL_FAILED for f in found):
         # An init container of the training image that failed to pull it is that failure.
         found += _their_pull_failed(pod)
@@ -880,7 +946,10 @@ def pod_findings(pod: TrialPod, limits: Thresholds = DEFAULT_THRESHOLDS) -> list
         found += log_findings(pod.pod, pod.log)
         if pod.turned_away is not None and not any(f.level is Level.FAIL for f in found):
             found.append(_turned_away(pod.pod, pod.turned_away))
-        if not any(f.level is Level.FAIL for f in found):
+        # A container the trial made read-only that failed is why nothing was measured.
+        if not any(
+            f.level is Level.FAIL or f.outcome is Outcome.READ_ONLY_FOR_TRIAL for f in found
+        ):
             words = _clip(_not_reported(pod))
             found.append(TrialFinding(Outcome.NO_PROBE_LINE, Level.UNKNOWN, pod.pod, words))
     return found

@@ -87,6 +87,13 @@ WORDS: Final[dict[str, Wording]] = {
         "The trial's program ended with an error before it could measure anything.",
         "The details give the exit code and the last words it printed.",
     ),
+    f"trial.{Outcome.READ_ONLY_FOR_TRIAL}": Wording(
+        "Couldn't measure the trial: a program of the job's own ended with an error where the "
+        "trial keeps the job's data read-only.",
+        "The trial never writes to the job's data, so a step of the job that writes there "
+        "cannot run in it; the details name that step and give its words. The job's own run "
+        "shows whether it works.",
+    ),
     f"trial.{Outcome.NO_PROBE_LINE}": Wording(
         "The trial's program left no measurement.",
         "The details say how far it got: the last line it printed, or what it was still doing "
