@@ -33,7 +33,7 @@ a network that keeps the workers from rank 0; `unschedulable` stands in for a sc
 finds no machine with room (its Event and condition, nothing run); `pull_failure` for a registry
 that refuses the image (the kubelet's Events and waiting reasons for it); `coscheduling` for
 scheduler-plugins' coscheduling in the scheduler of that name (`_short_of_siblings`);
-`init_writers` runs the pod's regular init containers first (`_init_containers`). A pod
+`init_writers` runs the pod's regular init containers first (`_run_init_containers`). A pod
 with scheduling gates is never started, as the scheduler never takes one. `stop` leaves a pod
 where the trial's time finds it: `scheduling` (no scheduler ever takes it: Pending, no
 condition, no machine),
@@ -170,7 +170,7 @@ class FakeKubelet:
         held for its gang as that plugin holds one (`_short_of_siblings`)."""
         self.init_writers = None if init_writers is None else frozenset(init_writers)
         """None: the pod's regular init containers are not run. Else they are, first
-        (`_init_containers`), and those named write to every claim they mount."""
+        (`_run_init_containers`), and those named write to every claim they mount."""
         self._init_done: dict[str, list[dict[str, Any]]] = {}
         """The statuses of each pod's regular init containers once they have all completed."""
         self.threads: list[threading.Thread] = []
@@ -440,7 +440,7 @@ class FakeKubelet:
         self.server.update_object(stored)
         return True
 
-    def _init_containers(self, pod: Mapping[str, Any]) -> bool:
+    def _run_init_containers(self, pod: Mapping[str, Any]) -> bool:
         """The pod's regular init containers, each run to its end in order before the main
         container, as the kubelet runs them (kuberuntime_manager.go computeInitContainerActions);
         False when one failed and ended the pod. One named in `init_writers` writes to every
@@ -601,7 +601,7 @@ class FakeKubelet:
             f"Successfully assigned {meta['namespace']}/{meta['name']} to {NODE}",
             "Normal",
         )
-        if self.init_writers is not None and not self._init_containers(pod):
+        if self.init_writers is not None and not self._run_init_containers(pod):
             return
         if self.stop == "creating":
             # Volumes are mounted and the sandbox made before the image is pulled
