@@ -229,10 +229,28 @@ CASES: list[tuple[TrialRun | CantRead, tuple[str, str]]] = [
     (
         TrialRun(
             refused=CantRead(
-                ReadFailure.FORBIDDEN, "create pod", server_message="pods is forbidden"
-            )
+                ReadFailure.FORBIDDEN,
+                "create pod: no permission; needs create pods in namespace ml",
+                server_message=f'pods "{POD}" is forbidden: exceeded quota: gpus',
+            ),
+            refused_pod=POD,
         ),
         ("trial.refused", "unknown"),
+    ),
+    (
+        TrialRun(
+            refused=CantRead(
+                ReadFailure.FORBIDDEN,
+                "create pod: no permission; needs create pods in namespace ml",
+                server_message='pods is forbidden: User "u" cannot create resource "pods"',
+            ),
+            refused_pod=POD,
+        ),
+        ("trial.not-allowed", "unknown"),
+    ),
+    (
+        TrialRun(refused=CantRead(ReadFailure.TIMEOUT, "create pod: no answer in time")),
+        ("trial.no-answer", "unknown"),
     ),
     (
         TrialRun(not_deleted=((POD, CantRead(ReadFailure.TIMEOUT, "delete pod")),)),
@@ -415,6 +433,30 @@ def test_the_pods_a_delete_left_are_removed_by_name() -> None:
     run = TrialRun(not_deleted=((POD, CantRead(ReadFailure.TIMEOUT, "delete pod")),))
     [left] = _findings(run)
     assert left.remedy == f"Delete them with `kubectl -n ml delete pod {POD}`."
+
+
+def test_a_refusal_naming_the_trial_pod_is_the_cluster_s_word_not_a_missing_permission() -> None:
+    """A webhook, a quota or the security level refuses the pod by name (`pods "<name>" is
+    forbidden: …`: apimachinery errors.go NewForbidden, webhook/errors/statuserror.go); the
+    login's refusal names none (responsewriters/errors.go forbiddenMessage). Only the second
+    is a grant to ask for."""
+    said = f'pods "{POD}" is forbidden: admission webhook "p.example.com" denied the request: no'
+    refused = CantRead(ReadFailure.FORBIDDEN, "create pod: no permission", server_message=said)
+    [pod] = _findings(TrialRun(refused=refused, refused_pod=POD))
+    assert (pod.code, pod.details) == ("trial.refused", (said,))
+    assert "Grant" not in pod.remedy
+    [login] = _findings(TrialRun(refused=refused, refused_pod="truegreen-trial-llama-0e20-1"))
+    assert login.code == "trial.not-allowed", "a refusal naming another pod is not this one's"
+    assert login.remedy.startswith("Grant the rights docs/trial.md lists")
+
+
+def test_a_create_with_no_answer_is_never_worded_a_refusal() -> None:
+    [none] = _findings(
+        TrialRun(refused=CantRead(ReadFailure.TIMEOUT, "create pod: no answer in time"))
+    )
+    assert none.code == "trial.no-answer"
+    assert "refused" not in none.headline
+    assert none.details == ("create pod: no answer in time",), "no empty line for no words"
 
 
 WORKER = POD.replace("-0", "-1")

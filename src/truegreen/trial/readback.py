@@ -1047,7 +1047,11 @@ class TrialRun(msgspec.Struct, frozen=True):
 
     pods: tuple[TrialPod, ...] = ()
     refused: CantRead | None = None
-    """A create the server did not accept: its words, for the gate's own check."""
+    """A create the server did not accept, or did not answer: its words, for the gate's own
+    check."""
+    refused_pod: str = ""
+    """The pod that create was for: a refusal that names it is the pod's (admission), one that
+    names none the login's (authorization)."""
     removed_leftovers: tuple[str, ...] = ()
     not_deleted: tuple[tuple[str, CantRead], ...] = ()
     """Trial pods a delete did not remove (the operator is told their names)."""

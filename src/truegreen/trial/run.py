@@ -373,7 +373,7 @@ def _trial(
     answer = client.create(Kind.POD, first, namespace=namespace, dry_run=False)
     if not isinstance(answer, Created):
         _forget_refused(created, answer)
-        return TrialRun(refused=answer)
+        return TrialRun(refused=answer, refused_pod=o.name_of(first))
     if others:
         _wait(client, created, namespace, deadline, _addressed_or_ended, sleep)
         rank0 = _pod(client, created[0], namespace) or {}
@@ -392,6 +392,6 @@ def _trial(
             answer = client.create(Kind.POD, pod, namespace=namespace, dry_run=False)
             if not isinstance(answer, Created):
                 _forget_refused(created, answer)
-                return TrialRun(refused=answer)
+                return TrialRun(refused=answer, refused_pod=o.name_of(pod))
     finished = _wait(client, created, namespace, deadline, _ended, sleep)
     return TrialRun(pods=tuple(_read_back(client, n, namespace, not finished) for n in created))

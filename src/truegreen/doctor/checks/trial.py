@@ -4,15 +4,19 @@ The trial itself ran before the checks (doctor/reads/gather.py, truegreen.trial.
 check only words what it read back (truegreen.trial.readback): one finding per warning or
 failure, the source's own words (the kubelet's message, the library's error) kept as details,
 and one ok finding listing what went right. A trial the API server refused to start is the
-measurement of that gate, said as such, never as a failure of the probe.
+measurement of that gate, said as such, never as a failure of the probe: a refusal of the trial
+pod itself (admission, by the rule doctor's trial start judges its own create by:
+doctor/knowledge/pod_refusal.py) in the server's words, a refusal of the login
+(authorization) as the permission it lacks, and no usable answer as that.
 """
 
 from typing import TYPE_CHECKING, Final
 
-from truegreen.cluster import CantRead
+from truegreen.cluster import CantRead, ReadFailure
 from truegreen.doctor.checks.base import Words
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.knowledge.pod_refusal import refusal
 from truegreen.plain_words import Wording
 from truegreen.trial.outcomes import Level, Outcome
 
@@ -22,6 +26,11 @@ if TYPE_CHECKING:
 CHECK = CheckId.TRIAL
 OK: Final = "trial.ok"
 REFUSED: Final = "trial.refused"
+"""The cluster turned the trial pod away: its create's refusal names the pod (admission)."""
+NOT_ALLOWED: Final = "trial.not-allowed"
+"""The login may not create pods there: a refusal that names no pod (authorization)."""
+NO_ANSWER: Final = "trial.no-answer"
+"""The create had no usable answer: a timeout, a reset, an error of the server's own."""
 NOT_DELETED: Final = "trial.not-deleted"
 NOT_SAVED: Final = "trial.not-saved"
 """A snapshot taken with the trial that holds no readable record of it."""
@@ -37,9 +46,20 @@ _MIB = 1 << 20
 WORDS: Final[dict[str, Wording]] = {
     OK: Wording("The trial start of the training job measured: {what}.", ""),
     REFUSED: Wording(
-        "Couldn't start the trial of the training job: the cluster refused it.",
-        "The details give the cluster's words: grant the rights docs/trial.md lists, or run "
+        "Couldn't start the trial of the training job: the cluster turned its program away.",
+        "The details give the cluster's words (a usage limit, a security level, an approval "
+        "hook): fix what they name, or ask your cluster admin; doctor's other lines may "
+        "already explain it, and --admission-dry-run tries the job's own program.",
+    ),
+    NOT_ALLOWED: Wording(
+        "Couldn't start the trial of the training job: this login may not start programs here.",
+        "Grant the rights docs/trial.md lists (deploy/doctor/trial-run-role.yaml), or run "
         "without --trial.",
+    ),
+    NO_ANSWER: Wording(
+        "Couldn't start the trial of the training job: the cluster gave no usable answer.",
+        "The details say what happened; run again, with a longer --request-timeout if the "
+        "cluster is slow to answer.",
     ),
     NOT_SAVED: Wording(
         "Couldn't read what the trial measured: the snapshot's record of it is missing or damaged.",
@@ -276,14 +296,7 @@ def check(env: Environment) -> list[Finding]:
     if isinstance(run, CantRead):
         return [SAY.finding(Status.UNKNOWN, Basis.CANT_CHECK, NOT_SAVED, details=(run.reason,))]
     if run.refused is not None:
-        return [
-            SAY.finding(
-                Status.UNKNOWN,
-                Basis.CANT_CHECK,
-                REFUSED,
-                details=(run.refused.reason, run.refused.server_message),
-            )
-        ]
+        return [_not_started(run.refused, run.refused_pod)]
     # Imported here: only a run with --trial (or its snapshot) has measurements to read back.
     from truegreen.trial.readback import run_findings
 
@@ -333,3 +346,20 @@ def check(env: Environment) -> list[Finding]:
     if went_right:
         findings.insert(0, SAY.ok(what="; ".join(dict.fromkeys(went_right))))
     return findings
+
+
+def _not_started(answer: CantRead, pod: str) -> Finding:
+    """The create that ended the trial, judged as doctor's trial start judges its own
+    (doctor/knowledge/pod_refusal.py): a refusal naming the trial pod is the cluster's word on
+    the pod, quoted; a 403 naming none is the permission the login lacks; anything else is no
+    usable answer, never worded as a refusal."""
+    if pod and refusal(answer, pod) is not None:
+        return SAY.finding(
+            Status.UNKNOWN,
+            Basis.CANT_CHECK,
+            REFUSED,
+            details=(answer.server_message,),
+        )
+    code = NOT_ALLOWED if answer.failure is ReadFailure.FORBIDDEN else NO_ANSWER
+    details = (answer.reason, answer.server_message)
+    return SAY.finding(Status.UNKNOWN, Basis.CANT_CHECK, code, details=tuple(filter(None, details)))

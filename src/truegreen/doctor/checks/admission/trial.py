@@ -3,16 +3,10 @@ what the server's answer means.
 
 The server runs every admission step on a dry-run create and stores nothing
 (staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go), so its answer is the
-measurement. Which answers are refusals of the pod follows the shapes the API builds them in:
-- apimachinery/pkg/api/errors/errors.go NewForbidden / NewInvalid: `pods "<name>" is forbidden:
-  …` (the resource, from admission: quota, Pod Security, namespace lifecycle) and `Pod "<name>"
-  is invalid: …` (the kind, `qualifiedKind.String()`, from the create's validation) name the
-  object; a refusal by authorization names no object (`pods is forbidden: User … cannot create
-  …`), so it is a missing permission, not a refusal of the pod;
-- apiserver/pkg/admission/plugin/webhook/errors/statuserror.go: a webhook's denial carries the
-  same `pods "<name>" is forbidden:` prefix, or `Internal error occurred:` for code 500, as does
-  a fail-closed webhook that could not be called (`failed calling webhook`);
-  NewDryRunUnsupportedErr (`… does not support dry run`) means the trial could not be made.
+measurement. Which answers are refusals of the pod follows the shapes the API builds them in
+(doctor/knowledge/pod_refusal.py, the rule `--trial` judges its own creates by too); a webhook
+that cannot take a dry run (NewDryRunUnsupportedErr, `… does not support dry run`) means the
+trial could not be made.
 """
 
 from enum import StrEnum
@@ -22,13 +16,11 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Created, CreateResult, ReadFailure
+from truegreen.doctor.knowledge.pod_refusal import refusal
 from truegreen.doctor.knowledge.training import TrainingJob
 
 TRIAL_PREFIX = "truegreen-trial-"
 _LONGEST_REASON = 400
-_INTERNAL = "Internal error occurred: "
-_NO_DRY_RUN = "does not support dry run"
-_WEBHOOK_FAILURES = ('admission webhook "', 'failed calling webhook "')
 
 
 def trial_name(job: TrainingJob) -> str:
@@ -93,14 +85,9 @@ def judge(result: CreateResult, pod_name: str) -> Trial:
     if isinstance(result, Created):
         return Trial(TrialOutcome.ADMITTED)
     message = result.server_message
-    for prefix in (f'pods "{pod_name}" is forbidden: ', f'Pod "{pod_name}" is invalid: '):
-        if message.startswith(prefix) and not message.endswith(_NO_DRY_RUN):
-            return Trial(TrialOutcome.REFUSED, _bounded(message.removeprefix(prefix)), result)
-    internal = message.removeprefix(_INTERNAL)
-    if message.startswith(_INTERNAL) and internal.startswith(_WEBHOOK_FAILURES):
-        return Trial(TrialOutcome.REFUSED, _bounded(internal), result)
-    if result.failure is ReadFailure.NOT_FOUND and message:
-        return Trial(TrialOutcome.REFUSED, _bounded(message), result)
+    refused = refusal(result, pod_name)
+    if refused is not None:
+        return Trial(TrialOutcome.REFUSED, _bounded(refused), result)
     if result.failure is ReadFailure.FORBIDDEN:
         return Trial(TrialOutcome.NOT_ALLOWED, _bounded(message or result.reason), result)
     return Trial(TrialOutcome.FAILED, _bounded(message or result.reason), result)
