@@ -56,6 +56,13 @@ class Failure(Struct, frozen=True):
         by = "Ctrl-C" if exit_code is ExitCode.INTERRUPTED else "SIGTERM"
         return cls(exit_code, "interrupted", f"stopped by {by} before {before}", remedy)
 
+    def leaving(self, what: str, todo: str) -> "Failure":
+        """This failure, saying what the run left in the cluster (`what`) and what removes it
+        (`todo`) before its own remedy."""
+        return Failure(
+            self.exit_code, self.code, f"{self.text}; {what}", f"{todo}, then {self.remedy}"
+        )
+
     def line(self) -> str:
         """The one line on stderr: `what: why. remedy`."""
         return f"{self.text}. {self.remedy}" if self.remedy else self.text

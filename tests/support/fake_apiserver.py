@@ -16,6 +16,7 @@ and names the source it follows (files are in kubernetes/kubernetes unless named
 | field values as the registries compute them: pod `spec.hostNetwork` is `false` when unset, `status.podIP` the first of `status.podIPs`, job `status.successful` the succeeded count, event `source` its component | pkg/registry/core/pod/strategy.go `ToSelectableFields`, pkg/registry/batch/job/strategy.go `JobToSelectableFields`, pkg/registry/core/event/strategy.go `ToSelectableFields`, pkg/registry/core/node/strategy.go |
 | 429 from priority and fairness (`Fault.TOO_MANY_REQUESTS`): plain text `Too many requests, please try again later.`, `Retry-After: 1`, `text/plain; charset=utf-8`, `X-Content-Type-Options: nosniff` | staging/src/k8s.io/apiserver/pkg/server/filters/maxinflight.go `tooManyRequests` (called by priority-and-fairness.go), Go's `net/http.Error` |
 | 429 as a JSON Status (`Fault.TOO_MANY_REQUESTS_STATUS`): `storage is (re)initializing`, reason `TooManyRequests`, `details.retryAfterSeconds` 1 and the same number in `Retry-After` (the watch cache while it starts) | staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go `NewTooManyRequests`, staging/src/k8s.io/apiserver/pkg/storage/cacher (ready wait), staging/src/k8s.io/apiserver/pkg/endpoints/handlers/responsewriters/writers.go `ErrorNegotiated` |
+| a request held by `Fault.DELAY` is served in full once the delay is over, whether or not its client is still there: a create held past the client's timeout (or its Ctrl-C) is stored then, after a delete the client sent meanwhile answered 404, and its answer goes to a closed connection | staging/src/k8s.io/apiserver/pkg/endpoints/handlers/finisher/finisher.go `asyncFinisher` ("the callee goroutine may continue to run after the given context expires"), handlers/create.go `createHandler` (the write bounded by `requestTimeoutUpperBound`, 34 s: handlers/rest.go) |
 | a list is written kind, apiVersion, metadata (resourceVersion, continue, remainingItemCount), then items: the continue token comes before the first item | staging/src/k8s.io/api/core/v1/types.go `PodList` (TypeMeta, ListMeta, Items: encoding/json writes fields in declaration order); staging/src/k8s.io/apimachinery/pkg/runtime/serializer/json/collections.go `streamingEncodeList` (`{`, kind, apiVersion, `"metadata":…,`, `"items":[`) |
 | a continue token older than the last compaction: 410 `Expired`, no details, the "inconsistent" message and a fresh token in `metadata.continue` that lists the rest at the newest version | staging/src/k8s.io/apiserver/pkg/storage/etcd3/errors.go `handleCompactedErrorForPaging` |
 | 404 `NotFound` and 409 `Conflict` Status bodies with `details` {name, group, kind: the resource}; core resources have no group | staging/src/k8s.io/apimachinery/pkg/api/errors/errors.go `NewNotFound`, `NewConflict` |
@@ -384,7 +385,8 @@ class Fault(Enum):
     SERVER_ERROR = 500
     UNAVAILABLE = 503
     DELAY = "delay"
-    """Sleep `delay` seconds before answering (past the client's timeout)."""
+    """Sleep `delay` seconds, then serve the request in full (past the client's timeout: a
+    create is stored then, as the API server finishes a write its client gave up on)."""
     RESET = "reset"
     """Close the connection with a TCP reset and no answer."""
     MALFORMED = "malformed"

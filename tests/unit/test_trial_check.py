@@ -427,12 +427,18 @@ def test_a_slow_dataset_says_how_it_was_slow() -> None:
     ]
 
 
-def test_the_pods_a_delete_left_are_removed_by_name() -> None:
-    """The remedy deletes the pods named, never every pod with the trial label: another run's
-    live trial pods carry that label too."""
-    run = TrialRun(not_deleted=((POD, CantRead(ReadFailure.TIMEOUT, "delete pod")),))
-    [left] = _findings(run)
-    assert left.remedy == f"Delete them with `kubectl -n ml delete pod {POD}`."
+def test_the_pods_a_delete_left_are_removed_by_their_run_s_label() -> None:
+    """The remedy deletes this run's pods by its own label, which also takes a pod the cluster
+    stores after the trial stopped looking; never every pod with the trial label: another
+    run's live trial pods carry that label too. A snapshot that kept no run id: by name."""
+    left = ((POD, CantRead(ReadFailure.TIMEOUT, "delete pod")),)
+    [by_label] = _findings(TrialRun(not_deleted=left, run="0e20"))
+    assert (
+        by_label.remedy
+        == "Delete them with `kubectl -n ml delete pod -l truegreen.io/trial-run=0e20`."
+    )
+    [by_name] = _findings(TrialRun(not_deleted=left))
+    assert by_name.remedy == f"Delete them with `kubectl -n ml delete pod {POD}`."
 
 
 def test_a_refusal_naming_the_trial_pod_is_the_cluster_s_word_not_a_missing_permission() -> None:

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NoReturn, ParamSpec
 
 from truegreen.exitcodes import ExitCode
+from truegreen.left_behind import LeftBehind
 
 if TYPE_CHECKING:
     from _typeshed import ReadableBuffer
@@ -79,11 +80,9 @@ def reporting_errors(
                 _fail(failure, failure_json, kwargs.get("output"), error.line())
             except BrokenPipeError:
                 quiet_after_broken_pipe()  # the reader went away (`| head -1`)
-            except (KeyboardInterrupt, Terminated) as stopped:
-                from truegreen.failure import Failure
-
+            except (KeyboardInterrupt, Terminated, LeftBehind) as stopped:
                 print(file=sys.stderr)  # past the ^C the terminal echoed
-                _fail(Failure.interrupted(stopped_by(stopped)), failure_json, kwargs.get("output"))
+                _fail(_stopped(stopped), failure_json, kwargs.get("output"))
             except Exception as error:  # noqa: BLE001 - a bug still exits 1 with one line
                 if isinstance(error, OutputLostError):
                     output_lost(error)
@@ -96,6 +95,17 @@ def reporting_errors(
         return wrapper
 
     return decorate
+
+
+def _stopped(stopped: BaseException) -> "Failure":
+    """The failure of a run a signal stopped; where it left something in the cluster it could
+    not remove (LeftBehind), saying what and the command that removes it."""
+    from truegreen.failure import Failure
+
+    if isinstance(stopped, LeftBehind):
+        failure = Failure.interrupted(stopped_by(stopped.signal))
+        return failure.leaving(stopped.what, stopped.todo)
+    return Failure.interrupted(stopped_by(stopped))
 
 
 def _failure_of(error: "TruegreenError", command: str) -> "Failure":

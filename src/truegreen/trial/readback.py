@@ -1054,4 +1054,8 @@ class TrialRun(msgspec.Struct, frozen=True):
     names none the login's (authorization)."""
     removed_leftovers: tuple[str, ...] = ()
     not_deleted: tuple[tuple[str, CantRead], ...] = ()
-    """Trial pods a delete did not remove (the operator is told their names)."""
+    """Trial pods a delete did not remove, or whose create had no answer and that could not be
+    confirmed gone (the operator is told their names)."""
+    run: str = ""
+    """This run's id, its pods' `truegreen.io/trial-run` label: what removes them all ('' in a
+    snapshot taken before it was kept)."""

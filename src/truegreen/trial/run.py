@@ -5,20 +5,29 @@ The order follows what a distributed job's controller and its pods do: rank 0 fi
 API server shows rank 0's address (`status.podIP`, set before its image is pulled), the other
 workers, given that address, so that their images download side by side.
 Every wait is bounded by one deadline (the trial's timeout, the image pull included); the pods
-are deleted in a `finally`, so a failed read, the deadline, Ctrl-C (KeyboardInterrupt) and a
-SIGTERM the command line turns into an exception all remove them. Pods a previous, interrupted
-trial left (found by the trial label, their own deadline past) are removed first; another
-run's live pods are not. A pod that is gone before it is read back
-(deleted by someone else) is waited for no longer and read back as gone: its measurement was
-never read.
+are deleted on every path: the end of the trial, a failed read, the deadline, Ctrl-C
+(KeyboardInterrupt) and a SIGTERM the command line turns into an exception. While they are
+deleted, further Ctrl-C and SIGTERM are held (`_SignalsHeld`), so that each pod gets its delete;
+a signal that stopped the trial goes up once they are, with the pods that could not be removed
+(`TrialInterrupted`). Pods a previous, interrupted trial left (found by the trial label, their
+own deadline past) are removed first; another run's live pods are not. A pod that is gone
+before it is read back (deleted by someone else) is waited for no longer and read back as gone:
+its measurement was never read.
 
 A create the API server refuses (admission, quota, authorization) ends the trial: the refusal
 is the measurement of that gate, returned as the server's answer for the checks that judge it.
+A create whose answer never came (a timeout, a reset, an error of the server's own, a signal)
+ends it too, and its pod may still be stored after the client has gone: it is looked for by
+this run's label until the server can no longer store it (`WRITE_BOUND_SECONDS`), and deleted
+once it shows.
 """
 
+import signal
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from types import FrameType, TracebackType
 from typing import Any, Protocol
 
 from msgspec.structs import replace
@@ -30,6 +39,7 @@ from truegreen.cluster.logs import Logged, LogRead, read_newest
 from truegreen.trial.pods import (
     GPUS_AT_LEAST,
     TRIAL_LABEL,
+    TRIAL_RUN_LABEL,
     WAIT_UNTIL_VARIABLE,
     WAIT_VARIABLE,
     with_wait_until,
@@ -57,6 +67,17 @@ _ENDED = ("Succeeded", "Failed")
 REPORT_MARGIN_SECONDS = 10
 """A probe stops waiting for its peers this long before the trial's time is up: room for the
 exchange, the all-reduce and its line to be read back within the trial's time."""
+WRITE_BOUND_SECONDS = 34.0
+"""How long after its create was sent the API server may still store a pod whose answer never
+came: the create handler bounds the write by requestTimeoutUpperBound, 34 s
+(staging/src/k8s.io/apiserver/pkg/endpoints/handlers/create.go createHandler, rest.go), and runs
+it on a goroutine of its own that goes on after the client has gone
+(handlers/finisher/finisher.go asyncFinisher: "the callee goroutine may continue to run after
+the given context expires"). A list of the run's pods made after that shows whether it was."""
+_TURNED_DOWN = (Failure.UNAUTHORIZED, Failure.FORBIDDEN, Failure.NOT_FOUND)
+"""The answers that say the server did not store the pod (401, 403, 404). Any other failure
+may come after it stored it (an error of its own, an answer cut off or not readable) or
+before it was done (a timeout, a reset)."""
 
 
 class TrialClient(Protocol):
@@ -316,6 +337,18 @@ def _gates(pod: Mapping[str, Any]) -> tuple[str, ...]:
     )
 
 
+class TrialInterrupted(BaseException):
+    """A signal (Ctrl-C, SIGTERM) stopped the trial, and its pods could not all be confirmed
+    gone: `signal` is what the signal raised; `run` holds those pods (`not_deleted`) and this
+    run's id. A BaseException, as the signal is, so that nothing on the way up takes it for an
+    error to report."""
+
+    def __init__(self, raised: BaseException, run: TrialRun) -> None:
+        super().__init__("the trial was stopped by a signal before its pods were all removed")
+        self.signal = raised
+        self.run = run
+
+
 def run_trial(
     client: TrialClient,
     namespace: str,
@@ -325,55 +358,204 @@ def run_trial(
     sleep: Callable[[float], None] = time.sleep,
 ) -> TrialRun:
     """Run one trial. `make_pods(master)` gives the trial pods, rank 0 first, the others told
-    `master` (rank 0's address; '' before it is known, when only rank 0 is created)."""
+    `master` (rank 0's address; '' before it is known, when only rank 0 is created).
+    TrialInterrupted where a signal stopped it and a pod may be left."""
     deadline = time.monotonic() + timeout_seconds
     leftovers = remove_leftovers(client, namespace)
-    created: list[str] = []
+    creates = _Creates()
     try:
-        result = _trial(client, namespace, make_pods, created, deadline, sleep)
-    finally:
-        not_deleted = _delete(client, namespace, created)
-    return replace(result, removed_leftovers=leftovers, not_deleted=not_deleted)
+        result = _trial(client, namespace, make_pods, creates, deadline, sleep)
+    except BaseException as stopped:
+        with _SignalsHeld() as held:
+            left = _remove(client, namespace, creates, sleep, held.came)
+        if left and not isinstance(stopped, Exception):
+            raise TrialInterrupted(
+                stopped, TrialRun(not_deleted=left, run=creates.run)
+            ) from stopped
+        raise
+    with _SignalsHeld() as held:
+        left = _remove(client, namespace, creates, sleep, held.came)
+    run = replace(result, removed_leftovers=leftovers, not_deleted=left, run=creates.run)
+    signalled = held.raised()
+    if signalled is not None:
+        # Ctrl-C or SIGTERM while the pods were deleted: the run ends as the signal ends it.
+        raise TrialInterrupted(signalled, run) if left else signalled
+    return run
 
 
-def _delete(
-    client: TrialClient, namespace: str, names: Sequence[str]
+class _Creates:
+    """The trial's creates so far: each pod's name, kept before its create is sent (a signal
+    that arrives while the server stores it must not leave it behind), and when each create
+    whose answer has not come was sent."""
+
+    def __init__(self) -> None:
+        self.names: list[str] = []
+        self.unanswered: dict[str, float] = {}
+        self.run = ""
+        """This run's id, from its pods' label."""
+
+    def sending(self, pod: Mapping[str, Any]) -> str:
+        """`pod`'s name, kept: its create is about to be sent."""
+        name = o.name_of(pod)
+        self.names.append(name)
+        self.unanswered[name] = time.monotonic()
+        self.run = self.run or str(o.labels_of(pod).get(TRIAL_RUN_LABEL) or "")
+        return name
+
+    def answered(self, name: str, answer: CreateResult) -> None:
+        """The server's answer to `name`'s create. A pod it stored stays to be deleted; one it
+        turned down, or a create that never reached it, was not stored: nothing to delete (a
+        delete where the create was not allowed would be refused too, and read as a pod left
+        behind). One whose answer says neither may have been stored, or be stored yet: it
+        stays unanswered (`_remove` looks for it)."""
+        if isinstance(answer, Created):
+            del self.unanswered[name]
+        elif answer.failure in _TURNED_DOWN or not answer.reached:
+            del self.unanswered[name]
+            self.names.remove(name)
+
+
+def _remove(
+    client: TrialClient,
+    namespace: str,
+    creates: _Creates,
+    sleep: Callable[[float], None],
+    signalled: Sequence[int],
 ) -> tuple[tuple[str, CantRead], ...]:
-    """Delete each pod; those a delete did not remove (NotFound: already gone)."""
-    kept = []
-    for name in names:
+    """Delete each pod created; then look for those whose create had no answer and that were
+    not there to delete (`_late`). The pods a delete did not remove, and those not confirmed
+    gone (NotFound after an answered create: already gone)."""
+    kept: dict[str, CantRead] = {}
+    unseen: list[str] = []
+    for name in creates.names:
         gone = client.delete(Kind.POD, name, namespace=namespace)
-        if isinstance(gone, CantRead) and gone.failure is not Failure.NOT_FOUND:
-            kept.append((name, gone))
-    return tuple(kept)
+        if not isinstance(gone, CantRead):
+            continue
+        if gone.failure is not Failure.NOT_FOUND:
+            kept[name] = gone
+        elif name in creates.unanswered:
+            unseen.append(name)  # not stored yet, or never
+    if unseen:
+        kept.update(_late(client, namespace, creates, unseen, sleep, signalled))
+    return tuple((name, kept[name]) for name in creates.names if name in kept)
 
 
-def _forget_refused(created: list[str], answer: CantRead) -> None:
-    """A pod the server answered about was not stored: nothing to delete (a delete where the
-    create was not allowed would be refused too, and read as a pod left behind). One whose
-    answer never came may have been stored: it stays to be deleted."""
-    if answer.failure not in (Failure.TIMEOUT, Failure.UNREACHABLE, Failure.SERVER_ERROR):
-        created.pop()
+STOPPED_LOOKING = (
+    "its create had no answer, so the cluster may still store it; the trial was stopped before "
+    "it could look for it to the end"
+)
+NOT_LOOKED_FOR = (
+    "its create had no answer, so the cluster may still store it, and it could not be looked for"
+)
+
+
+def _late(
+    client: TrialClient,
+    namespace: str,
+    creates: _Creates,
+    unseen: Sequence[str],
+    sleep: Callable[[float], None],
+    signalled: Sequence[int],
+) -> dict[str, CantRead]:
+    """Pods whose create had no answer and that were not there to delete: looked for by this
+    run's label until the server can no longer store them (WRITE_BOUND_SECONDS from each
+    create), each deleted once it shows; a list made after that without them shows they were
+    never stored. Those a delete did not remove, and those not confirmed gone: the list failed,
+    or a signal (`signalled`) stopped the looking."""
+    until = max(creates.unanswered[name] for name in unseen) + WRITE_BOUND_SECONDS
+    labels = {TRIAL_RUN_LABEL: creates.run} if creates.run else {TRIAL_LABEL: "true"}
+    left = set(unseen)
+    kept: dict[str, CantRead] = {}
+    while True:
+        last = time.monotonic() >= until
+        listed = client.list(Kind.POD, namespace=namespace, labels=labels)
+        if not isinstance(listed, Listed):
+            cant = replace(listed, reason=f"{NOT_LOOKED_FOR}: {listed.reason}")
+            return kept | dict.fromkeys(left, cant)
+        for name in (o.name_of(pod) for pod in listed.items):
+            if name in left:
+                left.discard(name)
+                gone = client.delete(Kind.POD, name, namespace=namespace)
+                if isinstance(gone, CantRead) and gone.failure is not Failure.NOT_FOUND:
+                    kept[name] = gone
+        if not left or last:
+            return kept
+        if signalled:
+            return kept | dict.fromkeys(left, CantRead(Failure.TIMEOUT, STOPPED_LOOKING))
+        sleep(min(POLL_SECONDS, max(0.0, until - time.monotonic())))
+
+
+_Handler = Callable[[int, FrameType | None], object] | int | None
+
+
+class _SignalsHeld:
+    """Ctrl-C and SIGTERM held while the trial's pods are deleted, so that each gets its delete
+    even when the operator presses Ctrl-C again (a delete cut off leaves a pod holding its GPUs
+    until its own deadline). The signals that came are in `came`: one ends the looking for a
+    late pod (`_late`), and the first is raised once the deletes are done, as the handler it
+    was held from would have raised it (`raised`). Python runs signal handlers in the main
+    thread only: elsewhere nothing is held."""
+
+    def __init__(self) -> None:
+        self.came: list[int] = []
+        self._before: dict[int, _Handler] = {}
+
+    def __enter__(self) -> "_SignalsHeld":
+        if threading.current_thread() is threading.main_thread():
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                before = signal.getsignal(signum)
+                if before is not None:  # a handler Python did not install cannot be put back
+                    self._before[signum] = signal.signal(signum, self._hold)
+        return self
+
+    def _hold(self, signum: int, frame: FrameType | None) -> None:
+        self.came.append(signum)
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        for signum, handler in self._before.items():
+            signal.signal(signum, handler)
+
+    def raised(self) -> BaseException | None:
+        """What the first signal held raises under the handler it was held from; None when
+        none came or that handler raises nothing. One whose default ends the process (SIGTERM
+        where the command line set no handler) ends it now."""
+        if not self.came:
+            return None
+        signum = self.came[0]
+        handler = self._before[signum]
+        if callable(handler):
+            try:
+                handler(signum, None)
+            except BaseException as raised:  # noqa: BLE001 - the signal's own exception
+                return raised
+        elif handler == signal.SIG_DFL:
+            signal.raise_signal(signum)
+        return None
 
 
 def _trial(
     client: TrialClient,
     namespace: str,
     make_pods: Callable[[str], list[dict[str, Any]]],
-    created: list[str],
+    creates: _Creates,
     deadline: float,
     sleep: Callable[[float], None],
 ) -> TrialRun:
-    """Create, wait, read back. Each pod's name goes into `created` before its create is sent:
-    a signal that arrives while the server stores it must not leave it behind (a delete of a
-    pod never stored answers NotFound)."""
+    """Create, wait, read back; each create kept in `creates` (a delete of a pod never stored
+    answers NotFound)."""
     first, *others = make_pods("")
-    created.append(o.name_of(first))
     left = deadline - time.monotonic()
+    name = creates.sending(first)
     answer = client.create(Kind.POD, first, namespace=namespace, dry_run=False)
+    creates.answered(name, answer)
     if not isinstance(answer, Created):
-        _forget_refused(created, answer)
-        return TrialRun(refused=answer, refused_pod=o.name_of(first))
+        return TrialRun(refused=answer, refused_pod=name)
+    created = creates.names
     if others:
         _wait(client, created, namespace, deadline, _addressed_or_ended, sleep)
         rank0 = _pod(client, created[0], namespace) or {}
@@ -388,10 +570,10 @@ def _trial(
         # worker that starts first waits for rank 0 until the trial's end draws near.
         for made in make_pods(master)[1:] if master else ():
             pod = with_wait_until(made, until) if until is not None else made
-            created.append(o.name_of(pod))
+            name = creates.sending(pod)
             answer = client.create(Kind.POD, pod, namespace=namespace, dry_run=False)
+            creates.answered(name, answer)
             if not isinstance(answer, Created):
-                _forget_refused(created, answer)
-                return TrialRun(refused=answer, refused_pod=o.name_of(pod))
+                return TrialRun(refused=answer, refused_pod=name)
     finished = _wait(client, created, namespace, deadline, _ended, sleep)
     return TrialRun(pods=tuple(_read_back(client, n, namespace, not finished) for n in created))

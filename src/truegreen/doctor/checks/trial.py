@@ -21,7 +21,7 @@ from truegreen.plain_words import Wording
 from truegreen.trial.outcomes import Level, Outcome
 
 if TYPE_CHECKING:
-    from truegreen.trial.readback import TrialFinding
+    from truegreen.trial.readback import TrialFinding, TrialRun
 
 CHECK = CheckId.TRIAL
 OK: Final = "trial.ok"
@@ -296,7 +296,7 @@ def check(env: Environment) -> list[Finding]:
     if isinstance(run, CantRead):
         return [SAY.finding(Status.UNKNOWN, Basis.CANT_CHECK, NOT_SAVED, details=(run.reason,))]
     if run.refused is not None:
-        return [_not_started(run.refused, run.refused_pod)]
+        return [_not_started(run.refused, run.refused_pod), *_left(env, run)]
     # Imported here: only a run with --trial (or its snapshot) has measurements to read back.
     from truegreen.trial.readback import run_findings
 
@@ -321,22 +321,7 @@ def check(env: Environment) -> list[Finding]:
                     **_fields(found),
                 )
             )
-    if run.not_deleted:
-        names = ", ".join(name for name, _ in run.not_deleted)
-        findings.append(
-            SAY.finding(
-                Status.WARN,
-                Basis.MEASURED,
-                NOT_DELETED,
-                details=tuple(cant.reason for _, cant in run.not_deleted),
-                count=len(run.not_deleted),
-                names=names,
-                # By name: another run's live trial pods carry the trial label too.
-                command=env.settings.kubectl.here(
-                    "delete", "pod", *(name for name, _ in run.not_deleted)
-                ),
-            )
-        )
+    findings += _left(env, run)
     if run.removed_leftovers:
         # Said, not hidden: the operator may wonder where those runs went.
         went_right.append(
@@ -363,3 +348,42 @@ def _not_started(answer: CantRead, pod: str) -> Finding:
     code = NOT_ALLOWED if answer.failure is ReadFailure.FORBIDDEN else NO_ANSWER
     details = (answer.reason, answer.server_message)
     return SAY.finding(Status.UNKNOWN, Basis.CANT_CHECK, code, details=tuple(filter(None, details)))
+
+
+def _left(env: Environment, run: "TrialRun") -> list[Finding]:
+    """The pods a delete did not remove or that could not be confirmed gone, with the
+    command that removes them (`removal`); none when none were left."""
+    if not run.not_deleted:
+        return []
+    return [
+        SAY.finding(
+            Status.WARN,
+            Basis.MEASURED,
+            NOT_DELETED,
+            details=tuple(f"{name}: {cant.reason}" for name, cant in run.not_deleted),
+            count=len(run.not_deleted),
+            names=", ".join(name for name, _ in run.not_deleted),
+            command=removal(env, run),
+        )
+    ]
+
+
+def removal(env: Environment, run: "TrialRun") -> str:
+    """The command that deletes the pods `run` left: by this run's label, which every pod it
+    made carries and no other run's does (never the trial label: another run's live trial pods
+    carry that too), so a pod the cluster stored after the trial stopped looking goes too; by
+    name where the run's id is not known (a snapshot taken before it was kept)."""
+    if run.run:
+        # Imported here: only a run with --trial (or its snapshot) has pods to remove.
+        from truegreen.trial.pods import TRIAL_RUN_LABEL
+
+        return env.settings.kubectl.here("delete", "pod", "-l", f"{TRIAL_RUN_LABEL}={run.run}")
+    return env.settings.kubectl.here("delete", "pod", *(name for name, _ in run.not_deleted))
+
+
+def left_behind(env: Environment, run: "TrialRun") -> tuple[str, str]:
+    """What a trial a signal stopped left, and what removes it, as the line a stopped run ends
+    with says them (truegreen.left_behind): `trial.not-deleted` in one clause each."""
+    names = ", ".join(name for name, _ in run.not_deleted)
+    what = f"the trial left {len(run.not_deleted)} of its runs behind ({names})"
+    return what, f"delete them with {removal(env, run)}"

@@ -7,7 +7,8 @@ on every path. A distributed job (pods that run together, more than one) gets tw
 rank 0 first, kept on two machines where the job's pods would span machines; the rendezvous
 port is the job's `MASTER_PORT` where its trainer states one; the /dev/shm it needs is the
 size its memory-backed /dev/shm volume states. A job handed to a Kueue queue hands its trial
-pods to the same queue.
+pods to the same queue. A signal that stops the trial before its pods could all be removed
+ends the run saying which are left and the command that removes them (truegreen.left_behind).
 """
 
 from msgspec.structs import replace
@@ -17,12 +18,14 @@ from truegreen.cluster import Listed
 from truegreen.doctor.checks.admission.trial import trial_pod as job_pod
 from truegreen.doctor.checks.capacity.filters.dynamic_resources import device_rules
 from truegreen.doctor.checks.capacity.filters.framework import Found, JobPodSet
+from truegreen.doctor.checks.trial import left_behind
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.knowledge.claimed_gpus import claimed_gpus
 from truegreen.doctor.knowledge.fit import pod_requests
 from truegreen.doctor.knowledge.gpu_supply import allocatable_gpus
 from truegreen.doctor.knowledge.training import QUEUE_LABEL, TrainingJob
 from truegreen.gpu_resources import ClaimedGpus, is_gpu_class, is_gpu_resource
+from truegreen.left_behind import LeftBehind
 from truegreen.quantity import Resources
 from truegreen.trial.pods import (
     TrialSettings,
@@ -33,7 +36,7 @@ from truegreen.trial.pods import (
 )
 from truegreen.trial.readback import TrialRun
 from truegreen.trial.record import redacted
-from truegreen.trial.run import REPORT_MARGIN_SECONDS, TrialClient, run_trial
+from truegreen.trial.run import REPORT_MARGIN_SECONDS, TrialClient, TrialInterrupted, run_trial
 
 DEFAULT_PORT = 29500
 _DEADLINE_MARGIN_SECONDS = 30
@@ -172,4 +175,9 @@ def trial_of(env: Environment, client: TrialClient) -> TrialRun | None:
             for r in range(world)
         ]
 
-    return redacted(run_trial(client, env.namespace, make, timeout_seconds=timeout))
+    try:
+        run = run_trial(client, env.namespace, make, timeout_seconds=timeout)
+    except TrialInterrupted as stopped:
+        what, todo = left_behind(env, stopped.run)
+        raise LeftBehind(stopped.signal, what, todo) from stopped
+    return redacted(run)
