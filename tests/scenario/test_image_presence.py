@@ -29,8 +29,10 @@ from tests.support.hostile import HostileServer, Received, ScriptedApi
 from tests.support.proxies import HttpConnectProxy
 from tests.support.registry import (
     MANIFEST_LAYER_BYTES,
+    DockerHub,
     Registry,
     TokenFront,
+    docker_hub,
     pull_login,
     running_registry,
     served_from,
@@ -38,6 +40,7 @@ from tests.support.registry import (
 )
 from tests.support.scenarios import Obj, find, healthy, job_pod
 from truegreen.doctor.knowledge.image_presence import MAX_LOOKUPS
+from truegreen.http import tlsstream
 
 WRONG_PASSWORD = "not-the-robot-s-password-31x"
 LAYER = {"trainer": len(b"layer trainer amd64"), "trainer-arm": len(b"layer multi arm64")}
@@ -101,6 +104,30 @@ def asking(doctor: Doctor) -> Doctor:
     """The scenario kit with the registries asked (it passes --no-registry otherwise)."""
     doctor.registry = True
     return doctor
+
+
+HUB_USER = ("hubuser", "hub-pass-5531")
+"""The one account of the test's Docker Hub."""
+
+
+@pytest.fixture
+def hub(
+    open_registry: Registry, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[DockerHub]:
+    """Docker Hub, serving `open_registry`'s images (tests/support/registry.py docker_hub),
+    reached as doctor reaches the real one from behind a company proxy: through HTTPS_PROXY,
+    its certificate's authority the one SSL_CERT_FILE names. The tests run doctor in this
+    process, which reads the system's authorities once (tlsstream caches the context), so the
+    cache starts empty here as it does in a fresh `truegreen` process, and again after."""
+    folder = tmp_path / "hub"
+    folder.mkdir()
+    with docker_hub(open_registry, folder, *HUB_USER) as running:
+        for name in ("https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HTTPS_PROXY", running.proxy.url)
+        monkeypatch.setenv("SSL_CERT_FILE", str(running.authority))
+        monkeypatch.setattr(tlsstream, "_contexts", {})
+        yield running
 
 
 def test_every_image_is_in_its_registry_and_the_job_s_download_size_is_read(
@@ -418,6 +445,52 @@ def test_an_anonymous_token_refused_the_repository_is_no_word_that_the_image_exi
     )
     assert [p for p, auth in token_registry.seen if p.startswith("/token") and auth is None], (
         "precondition: the token service handed out a token without a login"
+    )
+    assert asking.round_trips == 1, "precondition: the snapshot's answers gave the same verdict"
+
+
+@pytest.mark.parametrize(
+    ("image", "expected"),
+    [("python:3.12", (0, "ready")), ("pyhton:3.12", (2, "image-pull.login-needed"))],
+)
+def test_an_official_image_that_does_not_exist_is_refused_though_the_pods_send_logins(
+    asking: Doctor, open_registry: Registry, hub: DockerHub, image: str, expected: tuple[int, str]
+) -> None:
+    """A misspelt Docker Hub official image (`pyhton`): Docker Hub hands out a token without a
+    login and answers a repository that does not exist as one that is private, 401
+    `insufficient_scope` (docker-archive/docker-registry#1071); containerd stops the pull with
+    `pull access denied, repository does not exist or may require authorization`
+    (remotes/docker/resolver.go, Resolve). The pods name a login, but none for Docker Hub, so
+    the kubelet pulls it anonymously (kuberuntime_image.go PullImage) exactly as for pods that
+    name none: the same finding, and never ready. The real `python` is served to anyone."""
+    _push_environment(open_registry)
+    open_registry.push_image("library/python", "3.12", content="python")
+    hub.front.public.add("library/python")
+    environment = _environment(open_registry.host)
+
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = environment(now)
+        job = find(objects, "Job", "train-001")
+        job["spec"]["template"]["spec"]["containers"][0]["image"] = image
+        return objects
+
+    asking.load(build)
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == expected
+    official = f"docker.io/library/{image}"
+    assert any(p.startswith("/v2/library/") for p, _ in hub.front.seen), (
+        "precondition: Docker Hub was asked"
+    )
+    if expected[0] == 0:
+        assert _image_pull(report) == [("ok", "measured", "image-pull.ok")]
+        assert any(d.startswith(f"{official} (the training job") for d in _details(report))
+        return
+    assert _image_pull(report) == [("fail", "inferred", "image-pull.login-needed")]
+    assert report["headline"]["text"] == (
+        f"The registry docker.io won't hand out {official} without a login (it doesn't exist "
+        "there, or needs a login), and the training job 'train-001' has no registry login for "
+        "it."
     )
     assert asking.round_trips == 1, "precondition: the snapshot's answers gave the same verdict"
 

@@ -4,7 +4,8 @@ TLS as an https proxy) and a SOCKS5 proxy (RFC 1928, with the RFC 1929 login).
 Both serve kubectl and truegreen alike, so a test can hand one kubeconfig to each and compare
 what reached the proxy: the target asked for (a name or an address), and the login presented.
 A name is resolved through `names` first (`api.internal` → `127.0.0.1`), as a corporate proxy
-resolves names its clients cannot.
+resolves names its clients cannot; a target of `routes` (`registry-1.docker.io:443`) is taken to
+the address and port given instead, so a test can stand in for a public server on loopback.
 """
 
 import base64
@@ -84,10 +85,12 @@ class _LoopbackProxy:
         login: tuple[str, str] | None = None,
         names: Mapping[str, str] | None = None,
         tls: tuple[Path, Path] | None = None,
+        routes: Mapping[str, tuple[str, int]] | None = None,
     ) -> None:
         self.passages: list[Passage] = []
         self._login = login
         self._names = dict(names or {})
+        self._routes = dict(routes or {})
         self._lock = threading.Lock()
         self._listener = socket.create_server(("127.0.0.1", 0))
         self.port = int(self._listener.getsockname()[1])
@@ -143,10 +146,12 @@ class _LoopbackProxy:
             self.passages.append(passage)
 
     def _upstream(self, host: str, port: int) -> socket.socket | None:
-        """A connection to the target, its name resolved through `names`; None if refused.
+        """A connection to the target, its name resolved through `names` (or the whole target
+        taken elsewhere by `routes`); None if refused.
         `_relay` closes it when either side ends, as a proxy closes both halves of a tunnel."""
+        address = self._routes.get(f"{host}:{port}", (self._names.get(host, host), port))
         try:
-            upstream = socket.create_connection((self._names.get(host, host), port), timeout=10)
+            upstream = socket.create_connection(address, timeout=10)
         except OSError:
             return None
         with self._lock:
@@ -166,8 +171,9 @@ class HttpConnectProxy(_LoopbackProxy):
         login: tuple[str, str] | None = None,
         names: Mapping[str, str] | None = None,
         tls: tuple[Path, Path] | None = None,
+        routes: Mapping[str, tuple[str, int]] | None = None,
     ) -> None:
-        super().__init__(login=login, names=names, tls=tls)
+        super().__init__(login=login, names=names, tls=tls, routes=routes)
         self.heads: list[dict[str, str]] = []
 
     @property

@@ -25,6 +25,9 @@ import bcrypt
 import httpx2
 import pytest
 
+from tests.support.hostile import issue, make_authority
+from tests.support.proxies import HttpConnectProxy
+
 if TYPE_CHECKING:
     from tests.support.hostile import ServerCertificate
 
@@ -246,9 +249,22 @@ class TokenFront:
     `slow_seconds` late. `seen` records each request's path and Authorization header;
     `manifest_asks` the method and path of each manifest request past the login check: what
     Docker Hub counts, each GET a pull (docs.docker.com/docker-hub/usage/pulls).
+
+    With `tls`, it answers over https with that certificate; `realm` then names the token
+    service as the challenge sends it (Docker Hub's `https://auth.docker.io/token`), and
+    `public` the repositories the token handed out without a login may read (an official
+    image), so that, as on Docker Hub, a repository that does not exist is refused to it as a
+    private one is.
     """
 
-    def __init__(self, upstream: Registry, username: str, password: str) -> None:
+    def __init__(
+        self,
+        upstream: Registry,
+        username: str,
+        password: str,
+        *,
+        tls: ServerCertificate | None = None,
+    ) -> None:
         import threading
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -259,6 +275,10 @@ class TokenFront:
         """A token the service issued whose access list is empty."""
         self.no_access: set[str] = set()
         self.anonymous = False
+        self.public: set[str] = set()
+        """Repositories the token handed out without a login may read (where `anonymous`)."""
+        self.realm: str | None = None
+        """The token service the challenge names; None: this front's own `/token`."""
         self.faults: dict[str, str] = {}
         self.slow_seconds = 3.0
         self.seen: list[tuple[str, str | None]] = []
@@ -350,7 +370,7 @@ class TokenFront:
                 repository = scope.removeprefix("repository:").rpartition(":")[0]
                 authorization = self.headers.get("Authorization")
                 if authorization is None and front.anonymous:
-                    token = front.scopeless_token
+                    token = front.token if repository in front.public else front.scopeless_token
                 elif authorization != expected:
                     self._reply(401, b'{"errors":[{"code":"UNAUTHORIZED"}]}')
                     return
@@ -365,9 +385,9 @@ class TokenFront:
                 request carried a token the service issued (accesscontroller.go
                 challengeParams); the body as distribution's registry/handlers/app.go writes it
                 (UNAUTHORIZED, the access asked for in its detail)."""
+                realm = front.realm or f"http://{front.host}/token"
                 challenge = (
-                    f'Bearer realm="http://{front.host}/token",service="test-registry",'
-                    f'scope="repository:{name}:pull"'
+                    f'Bearer realm="{realm}",service="test-registry",scope="repository:{name}:pull"'
                 )
                 issued = (f"Bearer {front.token}", f"Bearer {front.scopeless_token}")
                 if authorization in issued:
@@ -386,6 +406,10 @@ class TokenFront:
                 self._serve()
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        if tls is not None:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(str(tls.cert), str(tls.key))
+            self._server.socket = context.wrap_socket(self._server.socket, server_side=True)
         self.host = f"127.0.0.1:{self._server.server_address[1]}"
         self.redirect_to = ""
         self._thread = threading.Thread(
@@ -396,6 +420,45 @@ class TokenFront:
     def stop(self) -> None:
         self._server.shutdown()
         self._server.server_close()
+
+
+DOCKER_HUB_NAMES = ("registry-1.docker.io", "auth.docker.io")
+"""Docker Hub's registry (where containerd and doctor send `docker.io` look-ups) and its token
+service (the realm its challenge names)."""
+
+
+@dataclass
+class DockerHub:
+    """Docker Hub for a test: `front` answers as registry-1.docker.io and as its token service
+    auth.docker.io, over https, and `proxy` is the only way there: it takes every tunnel to
+    either name on port 443 to the front. A client trusts `authority` to accept the front's
+    certificate, and goes through `proxy` (HTTPS_PROXY), as it would reach the real one."""
+
+    front: TokenFront
+    proxy: HttpConnectProxy
+    authority: Path
+
+
+@contextlib.contextmanager
+def docker_hub(
+    upstream: Registry, folder: Path, username: str, password: str
+) -> Iterator[DockerHub]:
+    """A Docker Hub whose images are `upstream`'s, and whose one account is `username`: a token
+    without a login reads only the repositories of `front.public` (an official image), and a
+    repository it may not read, or that does not exist, is answered 401 `insufficient_scope`
+    (TokenFront), as Docker Hub answers both."""
+    authority = make_authority(folder, "hub-ca")
+    names = ",".join(f"DNS:{name}" for name in DOCKER_HUB_NAMES)
+    front = TokenFront(upstream, username, password, tls=issue(folder, authority, "hub", names))
+    front.anonymous = True
+    front.realm = f"https://{DOCKER_HUB_NAMES[1]}/token"
+    port = int(front.host.rsplit(":", 1)[1])
+    routes = {f"{name}:443": ("127.0.0.1", port) for name in DOCKER_HUB_NAMES}
+    try:
+        with HttpConnectProxy(routes=routes) as proxy:
+            yield DockerHub(front, proxy, authority[0])
+    finally:
+        front.stop()
 
 
 MANIFEST_LAYER_BYTES = 1_234_567

@@ -536,7 +536,7 @@ def _unknown(cause: Presence) -> Outcome:
 
 
 @pytest.mark.parametrize(
-    ("presence", "registry", "has_logins", "outcome"),
+    ("presence", "registry", "reported", "outcome"),
     [
         (Presence.PRESENT, "ghcr.io", False, None),
         (Presence.MISSING, "ghcr.io", True, MISSING_FAIL),
@@ -560,9 +560,10 @@ def _unknown(cause: Presence) -> Outcome:
     ],
 )
 def test_what_each_answer_means(
-    presence: Presence, registry: str, has_logins: bool, outcome: Outcome | None
+    presence: Presence, registry: str, reported: bool, outcome: Outcome | None
 ) -> None:
-    assert judge(RegistryAnswer(presence), registry, has_logins) == outcome
+    """`reported`: the check reports the registry no login of the pod covers on its own."""
+    assert judge(RegistryAnswer(presence), registry, uncovered_reported=reported) == outcome
 
 
 def test_only_an_answer_about_the_image_is_a_measurement() -> None:

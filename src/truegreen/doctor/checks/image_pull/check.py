@@ -66,7 +66,10 @@ class _LoginUse(Struct):
 
 
 def _is_public_library(image: str) -> bool:
-    """Docker's official images (docker.io/library/…) never need a login."""
+    """Docker's official images (docker.io/library/…), which Docker Hub serves to anyone: no
+    login of the pods has to cover them. A name that is no official image (`pyhton`) is refused
+    to an anonymous look-up as a private repository is, and that answer speaks for it
+    (`_presence`)."""
     try:
         reference = parse_image(image)
     except ImageReferenceError:
@@ -354,7 +357,10 @@ def _presence(env: Environment, pulled: frozenset[str]) -> _Presence:
                 if line not in found.present:
                     found.present.append(line)
                 continue
-            outcome = judge(answer, registry, bool(logins.names))
+            # A registry no login of the pods covers is the check's own finding (`_uncovered`),
+            # but never an official image's: there the registry's answer is the finding.
+            reported = bool(logins.names) and not _is_public_library(lookup.image)
+            outcome = judge(answer, registry, uncovered_reported=reported)
             if outcome is None or not logins.complete:
                 continue
             key = (outcome.code, lookup.image, outcome.cause)

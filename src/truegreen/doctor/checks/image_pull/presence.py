@@ -25,10 +25,10 @@ class Outcome(Struct, frozen=True):
     """For an unknown: why the registry could not say (the key of its words)."""
 
 
-def judge(answer: RegistryAnswer, registry: str, pod_has_logins: bool) -> Outcome | None:
+def judge(answer: RegistryAnswer, registry: str, *, uncovered_reported: bool) -> Outcome | None:
     """What an answer about an image means, for a pod whose every login doctor saw. None:
-    nothing to report (present; or refused without a login while the pod has logins, none
-    for this registry, which the check reports as a login missing for the registry)."""
+    nothing to report (present; or refused without a login where `uncovered_reported`: the
+    check reports the registry no login of the pod covers on its own)."""
     presence = answer.presence
     if presence is Presence.PRESENT:
         return None
@@ -48,7 +48,7 @@ def judge(answer: RegistryAnswer, registry: str, pod_has_logins: bool) -> Outcom
         # The login was taken; the repository was refused to it, or is not there.
         return Outcome(REPOSITORY_NOT_ALLOWED, Status.FAIL, Basis.MEASURED)
     if presence is Presence.LOGIN_NEEDED:
-        if pod_has_logins:
+        if uncovered_reported:
             return None
         # Measured: the registry wants a login. Inferred: that the machines hold none of
         # their own (a node's config.json or the runtime's registry settings may).
