@@ -495,6 +495,60 @@ def test_an_official_image_that_does_not_exist_is_refused_though_the_pods_send_l
     assert asking.round_trips == 1, "precondition: the snapshot's answers gave the same verdict"
 
 
+@pytest.mark.parametrize("split", [False, True], ids=["one-login", "two-logins"])
+def test_an_empty_docker_hub_entry_keeps_the_other_login_s_entry_away_in_any_login(
+    asking: Doctor, open_registry: Registry, hub: DockerHub, split: bool
+) -> None:
+    """A private Docker Hub image, and the entries `docker.io: {}` and
+    `https://index.docker.io/v1/: <the account's login>`, in one login or in two the pods name.
+    The kubelet puts every login of the pod into one keyring (pkg/credentialprovider/secrets/
+    secrets.go, MakeDockerKeyring), files the empty entry too (keyring.go, Add), and Lookup
+    finds the key `docker.io`, so it never falls back to `index.docker.io`: the machines pull
+    without a login, whichever login holds which entry. doctor asks the same way, sends the
+    account's login in neither case, and gives one answer."""
+    _push_environment(open_registry)
+    open_registry.push_image("team/private", "1", content="private")
+    host = open_registry.host
+    own = {host: {"auth": _b64(f"robot:{REGISTRY_PASSWORD}")}}
+    hub_login = {"https://index.docker.io/v1/": {"auth": _b64(":".join(HUB_USER))}}
+    environment = _with_login_entries(host, own if split else {**own, "docker.io": {}, **hub_login})
+
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = environment(now)
+        spec = find(objects, "Job", "train-001")["spec"]["template"]["spec"]
+        spec["containers"][0]["image"] = "team/private:1"
+        if split:
+            names = ("regcred", "hub-empty", "hub-login")
+            spec["imagePullSecrets"] = [{"name": n} for n in names]
+            objects += [
+                _secret_holding("hub-empty", {"docker.io": {}}),
+                _secret_holding("hub-login", hub_login),
+            ]
+        return objects
+
+    asking.load(build)
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (3, "image-pull.image-unchecked")
+    assert _image_pull(report) == [("unknown", "cant-check", "image-pull.image-unchecked")]
+    empty = "hub-empty" if split else "regcred"
+    assert (
+        f"the registry logins {empty} hold no user name and password for docker.io, which "
+        "refuses to answer without one"
+    ) in _details(report)
+    tokens = [auth for path, auth in hub.front.seen if path.startswith("/token")]
+    assert tokens, "precondition: Docker Hub's token service was asked"
+    assert tokens == [None] * len(tokens), "the account's login is never sent"
+    assert asking.round_trips == 1, "precondition: the snapshot's answers gave the same verdict"
+
+
+def _secret_holding(name: str, auths: dict[str, object]) -> Obj:
+    """A registry login of namespace `train` named `name`, holding `auths` as written."""
+    login: Obj = pull_login("unused.example.com", "x", "y", name=name)
+    login["data"] = {".dockerconfigjson": _b64(json.dumps({"auths": auths}))}
+    return login
+
+
 def test_a_private_registry_and_no_login_is_a_failure_inferred(
     asking: Doctor, registry: Registry
 ) -> None:

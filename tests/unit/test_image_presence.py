@@ -25,6 +25,7 @@ from truegreen.doctor.knowledge.image_presence import (
     combined,
     download_size,
     is_index,
+    keyring_keys,
     kubelet_pulled,
     kubelet_skips,
     login_names,
@@ -142,6 +143,8 @@ def test_a_login_with_an_entry_the_kubelet_cannot_read_covers_nothing() -> None:
     config = base64.b64encode(json.dumps({"auths": auths}).encode()).decode()
     whole = {**_login("d", "ghcr.io").obj, "data": {".dockerconfigjson": config}}
     assert registries_with_credentials(whole) == frozenset({"ghcr.io"})  # c.io holds none
+    assert keyring_keys(whole) == frozenset({"ghcr.io", "c.io"}), "keyring.go Add files it too"
+    assert keyring_keys(damaged) is None
 
 
 def test_a_pod_sends_its_own_logins_and_its_account_s_only_when_it_names_none() -> None:

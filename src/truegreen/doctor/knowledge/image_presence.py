@@ -204,15 +204,19 @@ class PodLogins(Struct, frozen=True):
     names: tuple[str, ...]
     """Login names, each once: the pod's own, or with none its account's."""
     hosts: Mapping[str, frozenset[str]]
-    """Each usable login's registry hosts (patterns), by name."""
+    """Each usable login's keyring keys (registry host patterns), by name: an empty entry's too
+    (`keyring_keys`), as the kubelet's one keyring of the pod's logins files it."""
     complete: bool
     """Every login the pod names was read and usable, and its account was read: a refusal is
     then a measurement of everything the kubelet would try."""
 
     def applying_to(self, image_name: str) -> tuple[str, ...]:
-        """The usable logins the kubelet's keyring finds credentials in for `image_name`
-        (`registry/repository`), in the order the pod names them (the look-up tries their
-        credentials in the keyring's own order)."""
+        """The usable logins whose entries the kubelet's one keyring of them all returns for
+        `image_name` (`registry/repository`), in the order the pod names them (the look-up
+        builds the same keyring of these logins and tries their credentials in its order).
+        An empty entry's login is among them: it holds the key that keeps another login's
+        `index.docker.io` entry from being read (keyring.go Lookup), whichever login holds
+        which entry."""
         return applying_logins(self.names, self.hosts, image_name)
 
 
@@ -272,11 +276,22 @@ def registries_with_credentials(secret: Mapping[str, object]) -> frozenset[str] 
     """The keyring keys a (redacted) registry login holds credentials under (keyring.go Add:
     `https://index.docker.io/v1/` → `index.docker.io`; an entry url.Parse refuses is ignored);
     None when it is not a login the kubelet reads, does not parse, or holds an entry the
-    kubelet cannot read."""
+    kubelet cannot read. What the pods' logins cover is judged by these."""
+    return _keys(secret, empty_too=False)
+
+
+def keyring_keys(secret: Mapping[str, object]) -> frozenset[str] | None:
+    """Every keyring key of a (redacted) registry login, an empty entry's (`{}`, `null`) too:
+    keyring.go Add files it, and Lookup then finds that key and never falls back to
+    `index.docker.io`. None as for `registries_with_credentials`."""
+    return _keys(secret, empty_too=True)
+
+
+def _keys(secret: Mapping[str, object], *, empty_too: bool) -> frozenset[str] | None:
     auths = _auths(secret)
     if auths is None or unreadable_entries(secret):
         return None
-    keys = (keyring_key(host) for host, entry in auths.items() if o.mapping(entry))
+    keys = (keyring_key(host) for host, entry in auths.items() if empty_too or o.mapping(entry))
     return frozenset(key for key in keys if key is not None)
 
 
@@ -321,7 +336,7 @@ def pod_logins(
     hosts: dict[str, frozenset[str]] = {}
     for name in names:
         read = secrets.get(name)
-        found = registries_with_credentials(read.obj) if isinstance(read, Got) else None
+        found = keyring_keys(read.obj) if isinstance(read, Got) else None
         if found is not None:
             hosts[name] = found
         elif read is None or not kubelet_skips(read):

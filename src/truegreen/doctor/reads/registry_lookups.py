@@ -206,10 +206,10 @@ class LiveRegistry:
             self._budget.timed_out(reference.registry)
         if lookup.logins and not logins and answer.presence in _REFUSALS:
             # The pod's logins give no user name and password for it (an identity token alone,
-            # or no login type the kubelet reads), so the machines pull without one, as doctor
-            # just asked (config.go DockerConfigEntry reads no identitytoken; containerd's
-            # ParseAuth: "An empty auth config is valid for anonymous registry"). Refused that
-            # way, whether the machines hold a login of their own is not known.
+            # an empty entry, or no login type the kubelet reads), so the machines pull without
+            # one, as doctor just asked (config.go DockerConfigEntry reads no identitytoken;
+            # containerd's ParseAuth: "An empty auth config is valid for anonymous registry").
+            # Refused that way, whether the machines hold a login of their own is not known.
             return RegistryAnswer(
                 Presence.LOGIN_UNUSABLE,
                 f"the registry logins {', '.join(lookup.logins)} hold no user name and password "
