@@ -26,8 +26,8 @@ from tests.support.monitoring import (
 )
 from tests.support.scenarios import (
     NAMESPACE,
+    damaged_pull_credentials,
     healthy,
-    missing_pull_credentials,
     unbound_dataset_volume,
 )
 
@@ -73,7 +73,7 @@ def prometheus_path() -> str:
 @pytest.fixture
 def clusters(tmp_path: Path) -> Iterator[dict[str, Path]]:
     """east: `train` ready, `team-a`'s dataset volume pending; west: `train` ready, `team-b`
-    without its registry login; and `scratch` on west, unlabelled, never watched. west's
+    with a damaged registry login; and `scratch` on west, unlabelled, never watched. west's
     kubeconfig names its cluster `west` (the monitor's default cluster label)."""
     now = datetime.now(UTC)
     with FakeApiServer() as east, FakeApiServer() as west:
@@ -81,7 +81,7 @@ def clusters(tmp_path: Path) -> Iterator[dict[str, Path]]:
             server.watch_bookmark_seconds = 0.5
             server.add(_training(NAMESPACE), *_in(NAMESPACE, healthy(now)))
         east.add(_training("team-a"), *_in("team-a", unbound_dataset_volume(now)))
-        west.add(_training("team-b"), *_in("team-b", missing_pull_credentials(now)))
+        west.add(_training("team-b"), *_in("team-b", damaged_pull_credentials(now)))
         scratch = {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "scratch"}}
         west.add(scratch, *_in("scratch", unbound_dataset_volume(now)))
         east_config = east.write_kubeconfig(tmp_path / "east.kubeconfig")
@@ -127,7 +127,7 @@ def test_the_fleet_s_prometheus_answers_which_namespaces_cannot_run_and_why(
     servers: list[Prometheus] = []
     expected = {
         ("east", "team-a", "storage", "storage.volume-unbound"),
-        ("west", "team-b", "image-pull", "image-pull.login-missing"),
+        ("west", "team-b", "image-pull", "image-pull.login-damaged"),
     }
     try:
         east, east_base = _monitor(clusters["east"], "--cluster-name", "east")

@@ -4,6 +4,7 @@ Quota, a webhook with nobody behind it, the namespace's Pod Security level, a na
 deleted, and the trial start (`--admission-dry-run`) whose answer is the server's own.
 """
 
+import base64
 import json
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -13,7 +14,7 @@ from typing import Any
 from tests.scenario.conftest import Doctor
 from tests.support import rbac, scenarios
 from tests.support.fake_apiserver import Fault
-from tests.support.scenarios import NAMESPACE, healthy, job_pod, training_job
+from tests.support.scenarios import NAMESPACE, find, healthy, job_pod, training_job
 from tests.support.training_kinds import ALL_GROUPS, indexed_job, pytorch_job, pytorch_pod
 
 Obj = dict[str, Any]
@@ -175,10 +176,12 @@ def test_quota_used_up_by_a_running_training_job_is_a_wait(doctor: Doctor) -> No
 
 
 def test_the_quota_wait_never_outranks_a_measured_failure(doctor: Doctor) -> None:
-    doctor.load(_running_job_holds_the_gpu_quota)
-    doctor.server.delete_object("Secret", "regcred", NAMESPACE)
+    objects = doctor.load(_running_job_holds_the_gpu_quota)
+    regcred = find(objects, "Secret", "regcred")
+    regcred["data"] = {".dockerconfigjson": base64.b64encode(b"not json").decode()}
+    doctor.server.update_object(regcred)
     report = doctor.live("-o", "json").json()
-    assert report["headline"]["code"] == "image-pull.login-missing"
+    assert report["headline"]["code"] == "image-pull.login-damaged"
     assert ("admission.quota-held-by-running-job", "warn", "inferred") in _codes(report)
 
 
@@ -387,7 +390,7 @@ def test_without_the_flag_doctor_sends_no_write(doctor: Doctor) -> None:
 
 
 def test_a_terminating_namespace_comes_first(doctor: Doctor) -> None:
-    doctor.load("missing-pull-credentials")
+    doctor.load("damaged-pull-credentials")
     doctor.server.add(namespace(phase="Terminating"))
     result = doctor.live("-o", "json")
     report = result.json()
@@ -396,7 +399,7 @@ def test_a_terminating_namespace_comes_first(doctor: Doctor) -> None:
     assert report["headline"]["text"] == (
         "The environment's space 'train' is being deleted, so nothing new can start there."
     )
-    assert ("image-pull.login-missing", "fail", "measured") in {
+    assert ("image-pull.login-damaged", "fail", "measured") in {
         (f["code"], f["status"], f["basis"]) for f in report["findings"]
     }, "precondition: a root cause that would otherwise be the headline"
 

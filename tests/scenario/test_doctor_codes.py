@@ -256,9 +256,11 @@ VARIANTS: list[tuple[str, Change, tuple[str, str, str]]] = [
     ),
     ("nothing installed", _only_kinds("Node"), ("workloads.none-found", "fail", "measured")),
     (
+        # The kubelet skips it and pulls without a login; the registry not asked, that is a
+        # warning (a failure where the registry wants a login: test_pull_logins.py).
         "login of the wrong type",
         _secret("regcred", type="Opaque"),
-        ("image-pull.login-wrong-type", "fail", "measured"),
+        ("image-pull.login-wrong-type-skipped", "warn", "measured"),
     ),
     (
         "damaged login",
@@ -541,7 +543,8 @@ COVERED_ELSEWHERE = (
         "cluster-login-failed",  # test_remedies.py
         "cluster-login-no-answer",  # test_login_plugin_blame.py
         "cluster-login-refused",  # test_remedies.py
-        "image-pull.login-missing",
+        "image-pull.login-missing",  # test_pull_logins.py (the registry wants a login)
+        "image-pull.login-wrong-type",  # test_pull_logins.py (the registry wants a login)
         "image-pull.no-login-for-registry",  # test_pull_logins.py, test_image_presence.py
         "storage.volume-unbound",
         "capacity.fits",

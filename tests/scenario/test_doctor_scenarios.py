@@ -3,6 +3,7 @@
 Each case pins the exact headline rule and code, not merely the status.
 """
 
+import base64
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -15,7 +16,7 @@ from tests.scenario.conftest import (
     without_connection_flags,
 )
 from tests.support.fake_apiserver import Fault
-from tests.support.scenarios import Obj, healthy, missing_pull_credentials, pod_for, ts
+from tests.support.scenarios import Obj, find, healthy, missing_pull_credentials, pod_for, ts
 
 
 def _statuses(report: dict[str, Any]) -> dict[str, set[str]]:
@@ -33,7 +34,10 @@ def _codes(report: dict[str, Any]) -> list[str]:
     ("scenario", "exit_code", "rule", "code"),
     [
         ("healthy", 0, "ready", "ready"),
-        ("missing-pull-credentials", 2, "root-cause-failure", "image-pull.login-missing"),
+        # The kubelet pulls without the missing login: whether that works, the registry, not
+        # asked here, would say (the warning beside it: image-pull.no-login-not-asked).
+        ("missing-pull-credentials", 0, "warning", "image-pull.login-missing-skipped"),
+        ("damaged-pull-credentials", 2, "root-cause-failure", "image-pull.login-damaged"),
         ("unbound-dataset-volume", 2, "root-cause-failure", "storage.volume-unbound"),
         ("held-by-running-job", 0, "waiting-for-running-job", "capacity.held-by-running-job"),
         ("job-too-large", 2, "measured-failure", "capacity.too-large"),
@@ -98,15 +102,16 @@ def test_healthy_lists_every_check_as_ok(doctor: Doctor) -> None:
 def test_measured_failure_beside_the_wait_wins(doctor: Doctor) -> None:
     """The seed's bug: a comforting wait warning must never shadow a measured failure."""
     objects = doctor.load("held-by-running-job")
-    doctor.server.delete_object("Secret", "regcred", "train")
-    assert any(o["kind"] == "Secret" and o["metadata"]["name"] == "regcred" for o in objects)
+    regcred = find(objects, "Secret", "regcred")
+    regcred["data"] = {".dockerconfigjson": base64.b64encode(b"not json").decode()}
+    doctor.server.update_object(regcred)
     result = doctor.live("-o", "json")
     report = result.json()
     # Precondition, pinned to the exact rule: the wait is still found, as an also-line.
     assert "capacity.held-by-running-job" in _codes(report)
     assert (report["headline"]["rule"], report["headline"]["code"]) == (
         "root-cause-failure",
-        "image-pull.login-missing",
+        "image-pull.login-damaged",
     )
     assert result.exit_code == 2
     text = doctor.live("--no-color").stdout

@@ -15,7 +15,7 @@ from tests.scenario.test_fleet_doctor import _moved
 from tests.support.cli import CliResult, run_cli
 from tests.support.fake_apiserver import FakeApiServer
 from tests.support.hostile import HostileServer, issue, make_authority
-from tests.support.scenarios import healthy, missing_pull_credentials
+from tests.support.scenarios import damaged_pull_credentials, healthy
 
 
 @pytest.fixture
@@ -53,12 +53,12 @@ def _kubeconfig(path: Path, servers: dict[str, tuple[str, str]]) -> Path:
 def clusters(
     fake_api: FakeApiServer, two: FakeApiServer, down: HostileServer, tmp_path: Path
 ) -> Path:
-    """`one`: `train` healthy (the context's namespace); `two`: `team-a` without its pull
-    credentials (the context's namespace); `down`: unreachable."""
+    """`one`: `train` healthy (the context's namespace); `two`: `team-a` with a damaged
+    registry login (the context's namespace); `down`: unreachable."""
     now = datetime.now(UTC)
     fake_api.add(*healthy(now))
     two.add(*[o for o in healthy(now) if "namespace" not in o["metadata"]])
-    two.add(*_moved(missing_pull_credentials(now), "team-a"))
+    two.add(*_moved(damaged_pull_credentials(now), "team-a"))
     return _kubeconfig(
         tmp_path / "kubeconfig",
         {"one": (fake_api.url, "train"), "two": (two.url, "team-a"), "down": (down.url, "x")},
@@ -152,11 +152,11 @@ def test_a_namespace_selection_applies_in_every_cluster(
 def test_the_count_names_clusters_and_namespaces_each_by_its_own_number(
     clusters: Path, fake_api: FakeApiServer
 ) -> None:
-    """Cluster `one` holds two namespaces (`train` healthy, `team-b` without its pull
-    credentials), `two` one: the table has a line per namespace, and the closing count says
+    """Cluster `one` holds two namespaces (`train` healthy, `team-b` with a damaged
+    registry login), `two` one: the table has a line per namespace, and the closing count says
     how many clusters and how many namespaces it counts, so the verdicts add up to the
     namespaces, not the clusters."""
-    fake_api.add(*_moved(missing_pull_credentials(datetime.now(UTC)), "team-b"))
+    fake_api.add(*_moved(damaged_pull_credentials(datetime.now(UTC)), "team-b"))
     result = _doctor(clusters, "--contexts", "one,two", "-A", "--no-color")
     assert result.exit_code == 2, result.stdout
     lines = result.stdout.splitlines()
@@ -228,7 +228,7 @@ def test_names_are_shown_with_their_control_characters_made_visible(
     show the server's text (cli-runtime pkg/printers/terminal.go `EscapeTerminal`, from
     tableprinter.go `printRows`; kubernetes PR #112553)."""
     now = datetime.now(UTC)
-    fake_api.add(*healthy(now), *_moved(missing_pull_credentials(now), "team-b"))
+    fake_api.add(*healthy(now), *_moved(damaged_pull_credentials(now), "team-b"))
     fake_api.add({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x\x1b[2J"}})
     config = _kubeconfig(tmp_path / "kubeconfig", {"one\x1b]0;t\x07": (fake_api.url, "train")})
     result = _doctor(config, "--all-contexts", "-A", "--no-color")

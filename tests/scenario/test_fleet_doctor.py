@@ -19,9 +19,9 @@ from tests.support.fake_apiserver import FakeApiServer, Fault
 from tests.support.hostile import HostileServer, issue, make_authority
 from tests.support.scenarios import (
     NAMESPACE,
+    damaged_pull_credentials,
     healthy,
     held_by_running_job,
-    missing_pull_credentials,
 )
 
 Obj = dict[str, Any]
@@ -46,14 +46,14 @@ def _namespace(name: str, **labels: str) -> Obj:
 
 @pytest.fixture
 def fleet(fake_api: FakeApiServer) -> FakeApiServer:
-    """`train` and `team-a` healthy, `team-b` without its pull credentials; the first two
+    """`train` and `team-a` healthy, `team-b` with a damaged registry login; the first two
     labelled `team=ml`."""
     now = datetime.now(UTC)
     fake_api.add(_namespace(NAMESPACE, team="ml"), _namespace("team-a", team="ml"))
     fake_api.add(_namespace("team-b", team="web"))
     fake_api.add(*healthy(now))
     fake_api.add(*_moved(healthy(now), "team-a"))
-    fake_api.add(*_moved(missing_pull_credentials(now), "team-b"))
+    fake_api.add(*_moved(damaged_pull_credentials(now), "team-b"))
     return fake_api
 
 

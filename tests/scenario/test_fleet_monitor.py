@@ -27,9 +27,9 @@ from tests.support.monitoring import BOUND, wait_for
 from tests.support.scenarios import (
     NAMESPACE,
     PULL_SECRET_VALUE,
+    damaged_pull_credentials,
     healthy,
     held_by_running_job,
-    missing_pull_credentials,
 )
 from truegreen.cluster import Got, Kind, Listed
 from truegreen.cluster.namespace_selection import (
@@ -67,15 +67,15 @@ def _namespace(name: str, **labels: str) -> Obj:
 
 @pytest.fixture
 def fleet(fake_api: FakeApiServer, tmp_path: Path) -> Path:
-    """`train` and `team-a` healthy and labelled team=ml; `team-b` without its pull
-    credentials, labelled team=web."""
+    """`train` and `team-a` healthy and labelled team=ml; `team-b` with a damaged
+    registry login, labelled team=web."""
     fake_api.watch_bookmark_seconds = 0.2
     now = datetime.now(UTC)
     fake_api.add(_namespace(NAMESPACE, team="ml"), _namespace("team-a", team="ml"))
     fake_api.add(_namespace("team-b", team="web"))
     fake_api.add(*healthy(now))
     fake_api.add(*_moved(healthy(now), "team-a"))
-    fake_api.add(*_moved(missing_pull_credentials(now), "team-b"))
+    fake_api.add(*_moved(damaged_pull_credentials(now), "team-b"))
     return fake_api.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
 
 

@@ -24,7 +24,8 @@ def test_a_name_no_object_can_have_is_measured_absent_without_asking(
     """The API server stores no object whose name breaks the path-segment rule
     (apimachinery api/validation/path IsValidPathSegmentName, applied by rest.BeforeCreate):
     a pull secret named `team/regcred` is missing, measured, and never asked for (a GET of it
-    would name another object's subresource)."""
+    would name another object's subresource). The kubelet pulls without it, which the registry,
+    not asked here, would say works or not: a warning."""
 
     def build(now: datetime) -> list[Obj]:
         job = training_job("train-013", now, gpus=1, finished=False)
@@ -34,7 +35,9 @@ def test_a_name_no_object_can_have_is_measured_absent_without_asking(
     doctor.load(build)
     result = doctor.live("-o", "json")
     report = result.json()
-    assert ("image-pull.login-missing", "fail", "measured") in _checked(report, "image-pull")
-    assert result.exit_code == 2, report["headline"]
+    assert ("image-pull.login-missing-skipped", "warn", "measured") in _checked(
+        report, "image-pull"
+    )
+    assert result.exit_code == 0, report["headline"]
     asked = {r.path.rsplit("/", 1)[1] for r in doctor.server.requests() if "/secrets/" in r.path}
     assert asked == {"regcred", "backend-credentials"}, "only the names an object can have"

@@ -16,6 +16,7 @@ image-pull check judges them.
 """
 
 import base64
+import socket
 from datetime import datetime
 from typing import Any
 
@@ -305,15 +306,14 @@ def _second_login(name: str, *, stored: Obj | None, trainer: str | None = None) 
             None,
             "image-pull.login-missing-skipped",
             "The registry login 'old-login' doesn't exist; the machines download the images "
-            "without it, and no image still to download needs it.",
+            "without it.",
             "imagePullSecret old-login not found: read secret 'old-login': not found (404)",
         ),
         (
             "notes",
             NOTES,
             "image-pull.login-wrong-type-skipped",
-            "'notes' is not a registry login; the machines download the images without it, and "
-            "no image still to download needs it.",
+            "'notes' is not a registry login; the machines download the images without it.",
             "secret notes has type Opaque",
         ),
     ],
@@ -353,26 +353,104 @@ def test_a_login_the_kubelet_skips_is_a_warning_while_another_covers_the_images(
     ids=["missing", "wrong-type"],
 )
 def test_a_login_the_kubelet_skips_fails_where_an_image_still_to_pull_has_no_other(
-    doctor: Doctor, name: str, stored: Obj | None, code: str
+    doctor: Doctor, registry: Registry, name: str, stored: Obj | None, code: str
 ) -> None:
-    """The same, the training job's new image on a registry `regcred` does not cover: no login
-    the kubelet uses covers it, so the broken login is the measured failure."""
-    trainer = "other-registry.example.com/trainer:2.1"
-    doctor.load(_second_login(name, stored=stored, trainer=trainer))
+    """The same, the training job's new image on a registry `regcred` does not cover, which,
+    asked, wants a login: no login the kubelet uses covers it, so the broken login is the
+    measured failure."""
+    _push(registry)
+    doctor.registry = True
+    doctor.load(_second_login(name, stored=stored, trainer=f"{registry.host}/trainer:2.1"))
     result = doctor.live("-o", "json")
     report = result.json()
     assert (result.exit_code, report["headline"]["code"]) == (2, code)
     assert _image_pull(report) == [("fail", "measured", code)]
 
 
-def test_a_missing_login_an_image_pulled_on_every_start_needs_fails(doctor: Doctor) -> None:
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("wants-a-login", (2, [("fail", "measured", "image-pull.login-missing")])),
+        (
+            "unreachable",
+            (
+                3,
+                [("unknown", "cant-check", "image-pull.image-unchecked")] * 3
+                + [("warn", "measured", "image-pull.login-missing-skipped")],
+            ),
+        ),
+        (
+            "not-asked",
+            (
+                0,
+                [
+                    ("warn", "inferred", "image-pull.no-login-not-asked"),
+                    ("warn", "measured", "image-pull.login-missing-skipped"),
+                ],
+            ),
+        ),
+        ("serves-anyone", (0, [("warn", "measured", "image-pull.login-missing-skipped")])),
+    ],
+)
+def test_a_missing_login_fails_only_where_the_registry_wants_one(
+    doctor: Doctor,
+    registry: Registry,
+    open_registry: Registry,
+    answer: str,
+    expected: tuple[int, list[tuple[str, str, str]]],
+) -> None:
+    """The pods name only `regcred`, which does not exist, and no machine has pulled their
+    images. The kubelet leaves the login out, with a FailedToRetrieveImagePullSecret Warning,
+    and pulls as for pods that name no login: anonymously (kubelet_pods.go
+    getPullSecretsForPod, kuberuntime_image.go PullImage). That fails only where the registry
+    wants a login: asked and wanting one (401), the missing login is the measured failure;
+    asked and not answering, the images are unknown; not asked (--no-registry), the warning
+    that the machines pull without a login; asked and serving anyone, the login is named only."""
+    if answer == "wants-a-login":
+        _push(registry)
+        host = registry.host
+    elif answer == "serves-anyone":
+        _push(open_registry)
+        host = open_registry.host
+    else:
+        host = f"127.0.0.1:{_closed_port()}"
+    doctor.registry = answer != "not-asked"
+    doctor.load(lambda now: _served_without_pulls(host, now))
+    result = doctor.live("-o", "json")
+    report = result.json()
+    exit_code, findings = expected
+    assert (result.exit_code, sorted(_image_pull(report))) == (exit_code, sorted(findings))
+    skipped = [f for f in report["findings"] if f["code"] == "image-pull.login-missing-skipped"]
+    assert [f["details"] for f in skipped] == [
+        ["imagePullSecret regcred not found: read secret 'regcred': not found (404)"]
+    ] * len(skipped)
+
+
+def test_a_missing_login_an_image_pulled_on_every_start_needs_fails(
+    doctor: Doctor, registry: Registry
+) -> None:
     """As below, but the manager's container has `imagePullPolicy: Always`: the kubelet pulls
     its image again on each start, whatever the machine holds (image_manager.go
     `shouldPullImage`: `case v1.PullAlways: return true`), without the missing login
-    (kubelet_pods.go `getPullSecretsForPod`), so the next restart fails to pull."""
+    (kubelet_pods.go `getPullSecretsForPod`), and its registry, asked, wants one: the next
+    restart fails to pull."""
+    _push(registry)
+    host = registry.host
 
     def build(now: datetime) -> list[Obj]:
-        objects = healthy(now)
+        objects = [
+            o
+            for o in served_from(healthy(now), host)
+            if not (o["kind"] == "Secret" and o["metadata"]["name"] == "regcred")
+        ]
+        objects.append(pull_login(host, "robot", REGISTRY_PASSWORD))
         manager = find(objects, "Deployment", "jobs-manager")["spec"]["template"]["spec"]
         pod = find(objects, "Pod", "jobs-manager-abc12")["spec"]
         for spec in (manager, pod):
@@ -380,6 +458,7 @@ def test_a_missing_login_an_image_pulled_on_every_start_needs_fails(doctor: Doct
             spec["containers"][0]["imagePullPolicy"] = "Always"
         return objects
 
+    doctor.registry = True
     doctor.load(build)
     result = doctor.live("-o", "json")
     report = result.json()

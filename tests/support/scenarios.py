@@ -345,7 +345,19 @@ def find(objects: list[Obj], kind: str, name: str) -> Obj:
 
 
 def missing_pull_credentials(now: datetime) -> list[Obj]:
+    """The pods name `regcred`, which does not exist: the kubelet leaves it out and pulls
+    without a login (pkg/kubelet/kubelet_pods.go getPullSecretsForPod), which only the registry
+    can say works; not asked, doctor warns."""
     return _without(healthy(now), "Secret", "regcred")
+
+
+def damaged_pull_credentials(now: datetime) -> list[Obj]:
+    """`regcred` holds no docker config (not JSON): the kubelet reads none of it and fails every
+    pull of the pods that name it (pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring
+    returns the error), whatever the registry would say: a measured failure unasked."""
+    objects = healthy(now)
+    find(objects, "Secret", "regcred")["data"] = {".dockerconfigjson": b64("not json")}
+    return objects
 
 
 def unbound_dataset_volume(now: datetime) -> list[Obj]:
@@ -452,6 +464,7 @@ def gpu_held_by_notebook(now: datetime) -> list[Obj]:
 SCENARIOS: dict[str, Callable[[datetime], list[Obj]]] = {
     "healthy": healthy,
     "missing-pull-credentials": missing_pull_credentials,
+    "damaged-pull-credentials": damaged_pull_credentials,
     "unbound-dataset-volume": unbound_dataset_volume,
     "held-by-running-job": held_by_running_job,
     "job-too-large": job_too_large,

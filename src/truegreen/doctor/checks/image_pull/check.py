@@ -166,12 +166,24 @@ def _still_to_pull(
 
 
 def _login_finding(
-    env: Environment, name: str, use: _LoginUse, unusable: _Unusable, waiting: list[_Unresolved]
+    env: Environment,
+    name: str,
+    use: _LoginUse,
+    unusable: _Unusable,
+    waiting: list[_Unresolved],
+    presence: "_Presence",
 ) -> Finding:
-    """A login the kubelet can't use: a measured failure where an image still to pull needs
-    it (`waiting`: those no usable login covers), else, where the kubelet pulls without it, a
-    warning that names it."""
-    needed = not unusable.skipped or any(name in entry.logins for entry in waiting)
+    """A login the kubelet can't use: a measured failure where it fails every pull (a damaged
+    one), or where the kubelet pulls without it and an image still to pull that no usable login
+    covers (`waiting`) is on a registry that, asked, wants a login (`presence.wants_login`).
+    Else a warning that names it: the kubelet leaves it out and pulls as for pods that name
+    no login (kubelet_pods.go getPullSecretsForPod, kuberuntime_image.go PullImage), so whether
+    that works is the registry's to say; not asked, `_uncovered` warns beside it, and asked
+    without an answer, the image is unknown."""
+    needed = not unusable.skipped or any(
+        name in entry.logins and (entry.owner, str(entry.image)) in presence.wants_login
+        for entry in waiting
+    )
     return SAY.finding(
         Status.FAIL if needed else Status.WARN,
         Basis.MEASURED,
@@ -189,19 +201,25 @@ def _uncovered(
     env: Environment,
     waiting: list[_Unresolved],
     usable: dict[str, frozenset[str]],
+    skipped: set[str],
     presence: "_Presence",
 ) -> list[Finding]:
-    """A finding per registry that images still to pull find no login for, all of their
-    logins usable (else the unusable one is the finding). With no login that applies, the
-    kubelet pulls anonymously (kuberuntime_image.go PullImage), so no login is a failure only
-    where the registry measurably wants one (`presence.wants_login`); where it was not asked,
-    a warning that says so; where it was asked and answered otherwise, its answer's finding
-    speaks (missing, unreachable, or a registry whose machines may log in by their own means)."""
+    """A finding per registry that images still to pull find no login for, each of their
+    logins usable or one the kubelet leaves out (`skipped`; a login that could not be read, or
+    a damaged one, is the finding instead). With no login that applies, the kubelet pulls
+    anonymously (kuberuntime_image.go PullImage), so no login is a failure only where the
+    registry measurably wants one (`presence.wants_login`), and there a skipped login's own
+    failure names it; where it was not asked, a warning that says so; where it was asked and
+    answered otherwise, its answer's finding speaks (missing, unreachable, or a registry whose
+    machines may log in by their own means)."""
     uncovered: dict[tuple[str, bool], tuple[set[str], set[str]]] = {}
     for entry in waiting:
         pair = (entry.owner, str(entry.image))
-        if not all(n in usable for n in entry.logins) or (
-            pair in presence.answered and pair not in presence.wants_login
+        left_out = entry.logins & skipped
+        if (
+            not all(n in usable or n in left_out for n in entry.logins)
+            or (pair in presence.answered and pair not in presence.wants_login)
+            or (left_out and pair in presence.wants_login)
         ):
             continue
         key = (entry.image.registry, pair in presence.wants_login)
@@ -274,8 +292,9 @@ def check(env: Environment) -> list[Finding]:
             usable[name] = judged
     presence = _presence(env, pulled)
     waiting = _still_to_pull(unresolved, usable, presence.served)
-    findings += [_login_finding(env, n, uses[n], u, waiting) for n, u in unusable.items()]
-    findings += _uncovered(env, waiting, usable, presence)
+    findings += [_login_finding(env, n, uses[n], u, waiting, presence) for n, u in unusable.items()]
+    skipped = {n for n, u in unusable.items() if u.skipped}
+    findings += _uncovered(env, waiting, usable, skipped, presence)
     findings += presence.findings
     if findings:
         return findings

@@ -36,13 +36,11 @@ WORDS: Final[dict[str, Wording]] = {
         "Delete it with {delete} and create it again with {command}.",
     ),
     LOGIN_MISSING_SKIPPED: Wording(
-        "The registry login '{name}' doesn't exist; the machines download the images without "
-        "it, and no image still to download needs it.",
+        "The registry login '{name}' doesn't exist; the machines download the images without it.",
         "Create it for {registries} with {command}, or stop referring to it.",
     ),
     LOGIN_WRONG_TYPE_SKIPPED: Wording(
-        "'{name}' is not a registry login; the machines download the images without it, and no "
-        "image still to download needs it.",
+        "'{name}' is not a registry login; the machines download the images without it.",
         "Stop referring to it as a registry login; if it is meant to be one, delete it with "
         "{delete} and create it again with {command}.",
     ),
