@@ -1036,6 +1036,34 @@ def test_the_login_in_auth_is_the_one_the_kubelet_sends(
         assert secret not in output
 
 
+@pytest.mark.parametrize(
+    "entry",
+    [{"auth": _b64("robot:")}, {"username": "robot", "password": ""}],
+    ids=["auth", "username-and-password"],
+)
+def test_a_login_with_an_empty_password_asks_a_token_service_without_one(
+    asking: Doctor, open_registry: Registry, token_registry: TokenFront, entry: dict[str, str]
+) -> None:
+    """The same user name and empty password, in `auth` or spelt out: the kubelet reads both
+    alike (config.go decodeDockerConfigFieldAuth; keyring.go Add keeps the user name and
+    password alone) and hands containerd that user name and no password (CRI ParseAuth), which
+    sends credentials to a token service only with a password (core/remotes/docker/
+    authorizer.go, doBearerAuth: `if to.Secret != ""`), else asks for a token anonymously. The
+    registry serves its images to anyone: both spellings are ready, and no login is sent."""
+    _push_environment(open_registry)
+    token_registry.anonymous = True
+    token_registry.public |= {"jobs-manager", "library/mysql", "trainer"}
+    host = token_registry.host
+    asking.load(_with_login_entries(host, {host: entry}))
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["code"]) == (0, "ready")
+    assert _image_pull(report) == [("ok", "measured", "image-pull.ok")]
+    tokens = [auth for path, auth in token_registry.seen if path.startswith("/token")]
+    assert tokens, "precondition: the token service was asked"
+    assert tokens == [None] * len(tokens), "no login goes to the token service"
+
+
 PADDED_PASSWORD = "reg-s3cret-PASSWORD-77a1x"
 """A password whose login (`robot:` and it) is base64 with `==` padding: 31 bytes."""
 

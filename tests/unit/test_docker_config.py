@@ -112,7 +112,9 @@ def test_refresh_sends_the_login_the_kubelet_reads() -> None:
     auths: dict[str, object] = {
         "a.example.com": {"username": "robot", "password": "NEW", "auth": _b64(b"robot:OLD")},
         "b.example.com": {"auth": _b64(b"robot:pw").rstrip("=")},
-        "c.example.com": {"auth": _b64(b"robot:")},  # an empty password, as `auth` gives it
+        # An empty password, as `auth` gives it: as spelt out, nothing to send (containerd's
+        # doBearerAuth sends credentials only with a password; basic auth: none at all).
+        "c.example.com": {"auth": _b64(b"robot:")},
         "d.example.com": {"username": "robot"},  # a user name alone: no login
         "e.example.com": {"auth": _b64(b":pw")},  # no user name: no login
     }
@@ -120,7 +122,7 @@ def test_refresh_sends_the_login_the_kubelet_reads() -> None:
     assert logins.entries == (
         ("a.example.com", RegistryLogin("a.example.com", "robot", "OLD")),
         ("b.example.com", RegistryLogin("b.example.com", "robot", "pw")),
-        ("c.example.com", RegistryLogin("c.example.com", "robot", "")),
+        ("c.example.com", None),
         ("d.example.com", None),
         ("e.example.com", None),
     )

@@ -613,6 +613,8 @@ def test_a_registry_login_is_judged_by_what_it_holds() -> None:
         "token.example.com": {"identitytoken": "t"},
         "pair.example.com": {"username": "u", "password": "p"},
         "user-only.example.com": {"username": "u"},
+        "user-only-auth.example.com": {"auth": _b64("u:")},  # as spelt out: nothing to send
+        "password-only-auth.example.com": {"auth": _b64(":p-secret5")},
         "blank.example.com": {"auth": ""},
         "null.example.com": None,
         "unpadded.example.com": {"auth": _b64("u:p-secret1").rstrip("=")},
@@ -630,6 +632,8 @@ def test_a_registry_login_is_judged_by_what_it_holds() -> None:
         "token.example.com": {"auth": REDACTED},
         "pair.example.com": {"auth": REDACTED},
         "user-only.example.com": {},
+        "user-only-auth.example.com": {},
+        "password-only-auth.example.com": {"auth": REDACTED},
         "blank.example.com": {},
         "null.example.com": {},
         "unpadded.example.com": {"auth": REDACTED},
@@ -640,7 +644,7 @@ def test_a_registry_login_is_judged_by_what_it_holds() -> None:
     }
     assert redact_object(redacted) == redacted
     shown = json.dumps(redacted) + base64.b64decode(redacted["data"][".dockerconfigjson"]).decode()
-    for value in ("secret1", "secret2", "secret3", "secret4", _b64("u-secret3")):
+    for value in ("secret1", "secret2", "secret3", "secret4", "secret5", _b64("u-secret3")):
         assert value not in shown
 
 

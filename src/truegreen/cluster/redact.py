@@ -378,9 +378,12 @@ def _entry_verdict(entry: object) -> dict[str, str]:
         read = read_entry(entry)
     except EntryError:
         return {"auth": UNPARSABLE}
+    # An empty password gives the machines nothing to send, whichever field it came from
+    # (refresh/registry.py `_login`): that entry holds none. A password without a user name,
+    # from `auth`, is kept as one (containerd sends it to a token service).
     if (
         read is None
-        or read.from_auth
+        or (read.from_auth and read.password)
         or (read.username and read.password)
         or (isinstance(entry, Mapping) and entry.get("identitytoken"))
     ):

@@ -229,9 +229,12 @@ class PullCredentials(Struct, frozen=True):
 
 def _login(registry: str, read: EntryLogin | None) -> RegistryLogin | None:
     """The login the kubelet sends from one entry as it reads it (docker_config.py: a
-    non-empty `auth` wins over `username` and `password`); None where it holds no user name, a
-    user name without a password outside `auth`, or one doctor cannot send."""
-    if read is None or not read.username or not (read.password or read.from_auth):
+    non-empty `auth` wins over `username` and `password`); None where it holds no user name,
+    no password (whichever field gave them: containerd asks a token service for a token with
+    credentials only when the password is not empty, core/remotes/docker/authorizer.go
+    doBearerAuth, and sends a basic-auth registry none, `no basic auth credentials`), or one
+    doctor cannot send."""
+    if read is None or not read.username or not read.password:
         return None
     return RegistryLogin(registry, read.username, read.password)
 
