@@ -572,6 +572,35 @@ def test_a_private_registry_and_no_login_is_a_failure_inferred(
     assert _image_pull(report) == [("fail", "inferred", "image-pull.login-needed")] * 3
 
 
+@pytest.mark.parametrize("other_login", [False, True], ids=["no-login", "login-for-another"])
+def test_no_login_covering_a_registry_that_wants_one_is_inferred_whatever_else_is_named(
+    asking: Doctor, registry: Registry, other_login: bool
+) -> None:
+    """The registry wants a login (401 to the anonymous look-up) and no login of the pods
+    covers it, whether they name none or one for another registry only. Either way the kubelet
+    pulls with its keyring of the pod's logins joined to the machine's own
+    (pkg/credentialprovider/secrets/secrets.go MakeDockerKeyring: UnionDockerKeyring with the
+    default keyring), which a node's config.json or a credential provider may fill: a login
+    named for another registry measures nothing more, so both failures are inferred."""
+    _push_environment(registry)
+    host = registry.host
+    environment = _environment(host, login=("robot", REGISTRY_PASSWORD) if other_login else None)
+
+    def build(now: datetime) -> list[Obj]:
+        objects: list[Obj] = environment(now)
+        if other_login:  # `regcred` holds a login for another registry alone
+            find(objects, "Secret", "regcred").update(
+                pull_login("other.example.com", "robot", REGISTRY_PASSWORD)
+            )
+        return objects
+
+    asking.load(build)
+    result = asking.live("-o", "json")
+    report = result.json()
+    assert (result.exit_code, report["headline"]["rule"]) == (2, "inferred-failure")
+    assert {basis for _, basis, _ in _image_pull(report)} == {"inferred"}
+
+
 def _closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -1216,7 +1245,7 @@ def test_a_login_covers_a_registry_named_in_its_own_case_only(
     report = result.json()
     assert (result.exit_code, report["headline"]["code"]) == expected
     if expected[0] == 2:
-        assert _image_pull(report) == [("fail", "measured", "image-pull.no-login-for-registry")]
+        assert _image_pull(report) == [("fail", "inferred", "image-pull.no-login-for-registry")]
         assert report["headline"]["text"] == (
             f"Training images from {host} can't be downloaded: no registry login covers it."
         )

@@ -101,7 +101,7 @@ def test_a_pod_that_names_its_own_login_never_gets_its_account_s(
     assert report["headline"]["text"] == (
         f"Training images from {host} can't be downloaded: no registry login covers it."
     )
-    assert _image_pull(report) == [("fail", "measured", "image-pull.no-login-for-registry")]
+    assert _image_pull(report) == [("fail", "inferred", "image-pull.no-login-for-registry")]
     found = next(f for f in report["findings"] if f["check"] == "image-pull")
     assert found["details"] == [f"no imagePullSecret among regcred has credentials for {host}"]
     assert found["objects"] == [

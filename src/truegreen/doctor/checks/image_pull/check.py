@@ -207,8 +207,9 @@ def _uncovered(
     """A finding per registry that images still to pull find no login for, each of their
     logins usable or one the kubelet leaves out (`skipped`; a login that could not be read, or
     a damaged one, is the finding instead). With no login that applies, the kubelet pulls
-    anonymously (kuberuntime_image.go PullImage), so no login is a failure only where the
-    registry measurably wants one (`presence.wants_login`), and there a skipped login's own
+    anonymously (kuberuntime_image.go PullImage), so no login is a failure (inferred: the
+    machines may hold one of their own) only where the registry measurably wants one
+    (`presence.wants_login`), and there a skipped login's own
     failure names it; where it was not asked, a warning that says so; where it was asked and
     answered otherwise, its answer's finding speaks (missing, unreachable, or a registry whose
     machines may log in by their own means)."""
@@ -226,10 +227,13 @@ def _uncovered(
         owners, logins = uncovered.setdefault(key, (set(), set()))
         owners.add(entry.owner)
         logins |= entry.logins
+    # Inferred either way, as for pods that name no login (presence.judge): the kubelet joins
+    # the pod's logins to the machine's own keyring (secrets.go MakeDockerKeyring,
+    # UnionDockerKeyring), which a node's config.json or a credential provider may fill.
     return [
         SAY.finding(
             Status.FAIL if measured else Status.WARN,
-            Basis.MEASURED if measured else Basis.INFERRED,
+            Basis.INFERRED,
             NO_LOGIN_FOR_REGISTRY if measured else NO_LOGIN_NOT_ASKED,
             details=(
                 f"no imagePullSecret among {', '.join(sorted(logins))} has credentials "
