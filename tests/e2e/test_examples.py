@@ -17,7 +17,7 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
     ("example", "exit_code", "code"),
     [
         ("healthy", 0, "ready"),
-        ("missing-pull-credentials", 0, "image-pull.login-missing-skipped"),
+        ("damaged-pull-credentials", 2, "image-pull.login-damaged"),
         ("unbound-dataset-volume", 2, "storage.volume-unbound"),
         ("held-by-running-job", 0, "capacity.held-by-running-job"),
         ("job-too-large", 2, "capacity.too-large"),

@@ -18,7 +18,7 @@ CREDENTIALS = ("--credentials-secret", "backend-credentials:username,password")
 # example name -> (scenario, fault injected on a path, if any)
 EXAMPLE_SNAPSHOTS: dict[str, tuple[str, tuple[Fault, str] | None]] = {
     "healthy": ("healthy", None),
-    "missing-pull-credentials": ("missing-pull-credentials", None),
+    "damaged-pull-credentials": ("damaged-pull-credentials", None),
     "unbound-dataset-volume": ("unbound-dataset-volume", None),
     "held-by-running-job": ("held-by-running-job", None),
     "job-too-large": ("job-too-large", None),
@@ -41,6 +41,9 @@ def main() -> None:
                 "--kubeconfig",
                 str(kubeconfig),
                 *CREDENTIALS,
+                # The examples' registry (registry.example.com) is nowhere: unasked, doctor
+                # on them reads the same on any machine, with no network.
+                "--no-registry",
                 "--output-directory",
                 str(target),
             )
