@@ -13,7 +13,7 @@ verdict.
 import base64
 import json
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -542,7 +542,7 @@ def test_an_empty_docker_hub_entry_keeps_the_other_login_s_entry_away_in_any_log
     assert asking.round_trips == 1, "precondition: the snapshot's answers gave the same verdict"
 
 
-def _secret_holding(name: str, auths: dict[str, object]) -> Obj:
+def _secret_holding(name: str, auths: Mapping[str, object]) -> Obj:
     """A registry login of namespace `train` named `name`, holding `auths` as written."""
     login: Obj = pull_login("unused.example.com", "x", "y", name=name)
     login["data"] = {".dockerconfigjson": _b64(json.dumps({"auths": auths}))}
@@ -1012,7 +1012,7 @@ def _b64(text: str) -> str:
     return base64.b64encode(text.encode()).decode()
 
 
-def _with_login_entries(host: str, auths: dict[str, object]) -> Any:
+def _with_login_entries(host: str, auths: Mapping[str, object]) -> Any:
     """The healthy namespace served from `host`, its login 'regcred' holding `auths` as written
     (a `.dockerconfigjson` as kubectl or a hand-written file leaves it)."""
     environment = _environment(host)
