@@ -12,6 +12,7 @@ verdict.
 
 import base64
 import json
+import shutil
 import socket
 from collections.abc import Iterator, Mapping
 from datetime import datetime
@@ -758,11 +759,17 @@ def test_an_image_the_snapshot_holds_no_answer_for_is_unknown(
     )
 
 
-def test_a_snapshot_that_holds_no_registry_answers_reports_them_not_asked() -> None:
-    """A snapshot taken before snapshots held registry answers (the bundled examples)."""
-    examples = Path(__file__).resolve().parents[2] / "examples" / "snapshots" / "healthy"
-    assert not list((examples / "reads").glob("*-registry-images.yaml")), "precondition"
-    result = run_cli("doctor", "--snapshot", str(examples), "-o", "json")
+def test_a_snapshot_that_holds_no_registry_answers_reports_them_not_asked(tmp_path: Path) -> None:
+    """A snapshot taken before snapshots held registry answers: a bundled example (taken with
+    --no-registry, so it holds none) without that setting, as such a snapshot's settings read."""
+    example = Path(__file__).resolve().parents[2] / "examples" / "snapshots" / "healthy"
+    folder = tmp_path / "snapshot"
+    shutil.copytree(example, folder)
+    assert not list((folder / "reads").glob("*-registry-images.yaml")), "precondition"
+    meta = folder / "snapshot.yaml"
+    assert "  no_registry: 'true'\n" in meta.read_text(), "precondition: taken with --no-registry"
+    meta.write_text(meta.read_text().replace("  no_registry: 'true'\n", ""))
+    result = run_cli("doctor", "--snapshot", str(folder), "-o", "json")
     assert result.exit_code == 0
     assert result.json()["coverage"]["not_checked"] == [
         {
