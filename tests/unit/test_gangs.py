@@ -11,13 +11,14 @@ import pytest
 from truegreen.cluster import Kind
 from truegreen.doctor.knowledge import gangs as g
 from truegreen.doctor.knowledge.gangs import SchedulerPods, SchedulerPodView
+from truegreen.doctor.knowledge.scheduler_name import schedulers_named
 from truegreen.quantity import Resources
 
 
 def test_only_schedulers_other_than_the_cluster_s_own_are_named() -> None:
     specs = [{}, {"schedulerName": "default-scheduler"}, {"schedulerName": "volcano"}]
-    assert g.schedulers_named([*specs, {"schedulerName": "volcano"}]) == ("volcano",)
-    assert g.schedulers_named([{}, {"schedulerName": ""}]) == ()
+    assert schedulers_named([*specs, {"schedulerName": "volcano"}]) == ("volcano",)
+    assert schedulers_named([{}, {"schedulerName": ""}]) == ()
 
 
 @pytest.mark.parametrize(

@@ -10,6 +10,7 @@ import pytest
 from truegreen.cluster import Kind
 from truegreen.doctor.checks.queue import flavor_assigner as fa
 from truegreen.doctor.knowledge import kueue as k
+from truegreen.doctor.knowledge.kueue_kinds import V1BETA1, V1BETA2, kinds_served
 from truegreen.quantity import Resources
 
 GPU = "nvidia.com/gpu"
@@ -38,12 +39,12 @@ def _pod_set(gpus: int, count: int = 1, name: str = "main", **spec: Any) -> k.Po
 
 
 def test_discovery_picks_v1beta2_where_served_else_v1beta1() -> None:
-    assert k.kinds_served(("v1beta1", "v1beta2")) is k.V1BETA2
-    assert k.kinds_served(("v1beta1",)) is k.V1BETA1
-    assert k.kinds_served(("v1alpha1",)) is None
-    assert k.kinds_served(()) is None
-    assert k.V1BETA2.cluster_queue is Kind.CLUSTER_QUEUE
-    assert k.V1BETA1.workload.spec.api_version == "kueue.x-k8s.io/v1beta1"
+    assert kinds_served(("v1beta1", "v1beta2")) is V1BETA2
+    assert kinds_served(("v1beta1",)) is V1BETA1
+    assert kinds_served(("v1alpha1",)) is None
+    assert kinds_served(()) is None
+    assert V1BETA2.cluster_queue is Kind.CLUSTER_QUEUE
+    assert V1BETA1.workload.spec.api_version == "kueue.x-k8s.io/v1beta1"
 
 
 def _cluster_queue_object(version: str) -> dict[str, Any]:
@@ -1101,7 +1102,7 @@ def test_kueue_sizes_a_limit_only_container_from_the_limit_range_not_from_its_li
     pod the other way round (pkg/apis/core/v1/defaults.go `SetDefaults_Pod` runs before the
     LimitRanger plugin). A container with only a 2Gi memory limit counts 1Gi in the quota and
     2Gi on its machine."""
-    from truegreen.doctor.checks.queue.check import kueue_sized
+    from truegreen.doctor.checks.queue.kueue_verdict import kueue_sized
     from truegreen.doctor.knowledge.fit import pod_requests
     from truegreen.doctor.knowledge.stored_pod import stored_spec
 

@@ -24,7 +24,7 @@ from truegreen.cluster import (
     ReadFailure,
 )
 from truegreen.doctor.knowledge.image_presence import RegistryAnswers
-from truegreen.doctor.knowledge.kueue import KueueKinds
+from truegreen.doctor.knowledge.kueue_kinds import KueueKinds
 from truegreen.doctor.knowledge.reports import Report, Sources, unruled_reports
 from truegreen.doctor.knowledge.training import (
     TRAINING_KIND_NAMES,

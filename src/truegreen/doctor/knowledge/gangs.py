@@ -40,16 +40,13 @@ from msgspec import Struct
 from truegreen import kubeobjects as o
 from truegreen.cluster import FieldIsNot, Kind, KubeObject
 from truegreen.doctor.knowledge.reports import NAME_CAP, event_time, names_an_earlier_pod, quoted
+from truegreen.doctor.knowledge.scheduler_name import DEFAULT_SCHEDULER
 from truegreen.gang_membership import (
     COSCHEDULING_GROUP_LABEL,
     KAI_GROUP_ANNOTATION,
     VOLCANO_GROUP_ANNOTATION,
 )
 from truegreen.quantity import CPU, QuantityError, Resources, parse_quantity
-
-DEFAULT_SCHEDULER = "default-scheduler"
-"""The name the API server defaults `spec.schedulerName` to (pkg/apis/core/v1/defaults.go via
-`v1.DefaultSchedulerName`): the cluster's own scheduler."""
 
 VOLCANO_DEFAULT_QUEUE = "default"
 """The Queue a Volcano PodGroup without `spec.queue` belongs to (types.go `DefaultQueue`)."""
@@ -81,9 +78,6 @@ show is taken as not running: a running scheduler takes a new pod from its activ
 once and retries within seconds (kube-scheduler's podInitialBackoffSeconds is 1), so a minute
 with no judgement is no backlog."""
 
-RUNNING_PODS = {"status.phase": "Running"}
-"""The field selector of the pods that run now (pods accept `status.phase`)."""
-
 UNFINISHED_PODS = {"status.phase": FieldIsNot(("Succeeded", "Failed"))}
 """The field selector of the pods that run or are to run: a scheduler's pod that is Pending
 (not yet placed, its image not yet pulled) is there, and not running."""
@@ -104,12 +98,6 @@ class GangRef(Struct, frozen=True):
 
     kind: Kind
     name: str
-
-
-def schedulers_named(specs: Iterable[Mapping[str, Any]]) -> tuple[str, ...]:
-    """The schedulers other than the cluster's own that the pod specs name, in order."""
-    names = (str(spec.get("schedulerName") or DEFAULT_SCHEDULER) for spec in specs)
-    return tuple(dict.fromkeys(n for n in names if n != DEFAULT_SCHEDULER))
 
 
 def gang_of(pod: KubeObject) -> GangRef | None:

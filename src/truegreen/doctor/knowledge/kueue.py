@@ -15,12 +15,14 @@ What is not rebuilt: preemption (`SimulatePreemption`: a job that waits for quot
 take the place of lower-priority work), fair sharing, topology-aware placement, partial
 admission, resource transformations and the `IgnoreUndeclared` quota check strategy.
 
+Which version of Kueue's API the cluster serves is knowledge/kueue_kinds.py.
+
 One module past 600 lines: Kueue's objects in both API versions and the quota tree built from
 them are read together, as Kueue's own cache holds them.
 """
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from enum import IntEnum
 from typing import Any
@@ -29,10 +31,8 @@ from msgspec import Struct
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import Kind, KubeObject
+from truegreen.doctor.knowledge.kueue_kinds import V1BETA2, KueueKinds
 from truegreen.quantity import QuantityError, Resources, parse_quantity, scheduler_units
-
-GROUP = "kueue.x-k8s.io"
-
 
 JOB_UID_LABEL = "kueue.x-k8s.io/job-uid"
 """The label Kueue puts on a job's Workload: the job's uid (pkg/controller/constants)."""
@@ -71,47 +71,6 @@ def stops(stop_policy: str, admitted: bool) -> bool:
 
 FlavorResource = tuple[str, str]
 """(flavor, resource): what one quota is of."""
-
-
-class KueueKinds(Struct, frozen=True):
-    """The kinds of one served version of kueue.x-k8s.io."""
-
-    local_queue: Kind
-    cluster_queue: Kind
-    resource_flavor: Kind
-    cohort: Kind
-    workload: Kind
-    admission_check: Kind
-
-
-V1BETA2 = KueueKinds(
-    Kind.LOCAL_QUEUE,
-    Kind.CLUSTER_QUEUE,
-    Kind.RESOURCE_FLAVOR,
-    Kind.COHORT,
-    Kind.WORKLOAD,
-    Kind.ADMISSION_CHECK,
-)
-
-
-V1BETA1 = KueueKinds(
-    Kind.LOCAL_QUEUE_V1BETA1,
-    Kind.CLUSTER_QUEUE_V1BETA1,
-    Kind.RESOURCE_FLAVOR_V1BETA1,
-    Kind.COHORT_V1BETA1,
-    Kind.WORKLOAD_V1BETA1,
-    Kind.ADMISSION_CHECK_V1BETA1,
-)
-
-
-def kinds_served(versions: Sequence[str]) -> KueueKinds | None:
-    """The version doctor reads, of those discovery lists for kueue.x-k8s.io: v1beta2 where it
-    is served (Kueue's storage version since v0.15), else v1beta1; None: Kueue is not installed."""
-    if V1BETA2.local_queue.spec.version in versions:
-        return V1BETA2
-    if V1BETA1.local_queue.spec.version in versions:
-        return V1BETA1
-    return None
 
 
 def defaults_to_queue(kinds: KueueKinds) -> bool:

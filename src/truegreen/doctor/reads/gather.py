@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from functools import partial
-from typing import Any, TypeGuard
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from msgspec import Struct
 
@@ -67,17 +67,6 @@ from truegreen.doctor.environment import (
     webhooks_called,
 )
 from truegreen.doctor.knowledge.evidence import scheduler_verdict
-from truegreen.doctor.knowledge.gangs import (
-    GANG_KINDS,
-    RUNNING_PODS,
-    UNFINISHED_PODS,
-    SchedulerPods,
-    kai_pod_group,
-    pod_group,
-    schedulers_named,
-    schedulers_running,
-    still_to_place,
-)
 from truegreen.doctor.knowledge.gpu_supply import gpu_problems
 from truegreen.doctor.knowledge.image_presence import (
     ImageRegistry,
@@ -85,16 +74,10 @@ from truegreen.doctor.knowledge.image_presence import (
     kubelet_pulled,
     wanted_lookups,
 )
-from truegreen.doctor.knowledge.kueue import (
-    DEFAULT_QUEUE,
-    GROUP,
-    KueueKinds,
-    defaults_to_queue,
-    kinds_served,
-    still_to_create,
-)
+from truegreen.doctor.knowledge.kueue_kinds import GROUP, KueueKinds, kinds_served
 from truegreen.doctor.knowledge.made_volumes import awaits_made_volume
 from truegreen.doctor.knowledge.reports import pod_state, settled
+from truegreen.doctor.knowledge.scheduler_name import RUNNING_PODS, schedulers_named
 from truegreen.doctor.knowledge.training import (
     TrainingJob,
     TrainingWork,
@@ -111,16 +94,11 @@ from truegreen.doctor.knowledge.usage import (
     machines_for_fit,
 )
 from truegreen.doctor.knowledge.webhooks import SERVICE_NAME_LABEL
-from truegreen.doctor.knowledge.yunikorn import (
-    CONFIG_MAPS,
-    NOTES,
-    YUNIKORN,
-    PodRef,
-    held_requests,
-    noted_pods,
-)
 from truegreen.doctor.reads.autoscaler_status import read_status
 from truegreen.refresh.annotations import ATTEMPTS, LATCHED, EventReason
+
+if TYPE_CHECKING:
+    from truegreen.doctor.knowledge.yunikorn import PodRef
 
 # Only pods that hold capacity: the scheduler ignores Succeeded and Failed pods.
 HOLDING_CAPACITY = {"status.phase": FieldIsNot(("Succeeded", "Failed"))}
@@ -640,6 +618,10 @@ def _queue_reads(
     LocalQueue `default` and the Kueue served surely hands it there when it is created, or
     while it is suspended (Kueue may hold it without a queue); then the cohorts and admission
     checks are read only where a ClusterQueue names them."""
+    # Imported on use: only a cluster that serves Kueue reads its queues (doctor's start-up on
+    # a small namespace, bench/imports.py).
+    from truegreen.doctor.knowledge.kueue import DEFAULT_QUEUE, defaults_to_queue, still_to_create
+
     listing = partial(_kueue_listing, schedule, reader, namespace)
     kinds = start.kinds
     queues = start.local_queues.result()
@@ -703,6 +685,17 @@ def _gang_reads(
     schedulers = schedulers_named([*templates, *map(o.pod_spec, own)])
     if not schedulers:
         return None
+    # Imported on use: only a job whose pods name a scheduler of their own reads what it keeps.
+    from truegreen.doctor.knowledge.gangs import (
+        GANG_KINDS,
+        UNFINISHED_PODS,
+        SchedulerPods,
+        kai_pod_group,
+        pod_group,
+        still_to_place,
+    )
+    from truegreen.doctor.knowledge.yunikorn import NOTES, YUNIKORN, noted_pods
+
     running = schedule.submit(
         partial(
             reader.fold,
@@ -774,7 +767,7 @@ def _yunikorn_configs(
     reader: ClusterReader,
     running: FoldRead,
     notes: ListRead | None,
-    pods: list[PodRef],
+    pods: "list[PodRef]",
 ) -> tuple[str, dict[str, Pending[GetRead]]]:
     """YuniKorn's ConfigMaps, asked for in the namespace its running pod is in, where one of
     its notes says a pod of the job has no room in its queue or its user's quota: its queues'
@@ -782,6 +775,9 @@ def _yunikorn_configs(
     ("", {}) where there is nothing to read."""
     if not isinstance(notes, Listed) or isinstance(running, CantRead):
         return "", {}
+    from truegreen.doctor.knowledge.gangs import schedulers_running
+    from truegreen.doctor.knowledge.yunikorn import CONFIG_MAPS, YUNIKORN, held_requests
+
     if not held_requests(notes.items, pods):
         return "", {}
     pod = (schedulers_running(running.summary) or {}).get(YUNIKORN, "")

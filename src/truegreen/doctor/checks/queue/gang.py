@@ -47,11 +47,8 @@ LONGEST_MESSAGE = 400
 """A scheduler's message is quoted up to this many characters."""
 
 
-def gang_findings(env: Environment, job: TrainingJob) -> list[Finding]:
+def gang_findings(env: Environment, job: TrainingJob, reads: GangReads) -> list[Finding]:
     """What the job's own scheduler, and the group and queue it keeps, say about the job."""
-    reads = env.gangs
-    if reads is None:
-        return []
     pods = env.pods_of(job)
     fields: dict[str, Any] = {"job": f"'{job.name}'", "scheduler": reads.schedulers[0]}
     missing = _scheduler_missing(env, job, reads, pods, fields)
