@@ -8,13 +8,8 @@ from typing import Any
 
 import pytest
 
-from truegreen.doctor.checks.admission.podsecurity import (
-    Level,
-    Policy,
-    Violation,
-    enforced_policy,
-    violations,
-)
+from truegreen.doctor.checks.admission.podsecurity import Violation, violations
+from truegreen.doctor.checks.admission.podsecurity_api import Level, Policy, enforced_policy
 
 ENFORCE = "pod-security.kubernetes.io/enforce"
 VERSION = "pod-security.kubernetes.io/enforce-version"

@@ -9,15 +9,15 @@ version): the default one is then an assumption, and a gate refusing it is what 
 not check, never a measured refusal.
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import Kind, KubeObject, Listed
-from truegreen.doctor.checks.admission.podsecurity import Policy
-from truegreen.doctor.checks.admission.podsecurity import Violation as PodSecurityViolation
 from truegreen.doctor.checks.admission.words import (
     OPERATOR_CONTAINER_REFUSED,
     OPERATOR_CONTAINER_UNVERIFIED,
@@ -27,6 +27,10 @@ from truegreen.doctor.checks.admission.words import (
 from truegreen.doctor.environment import Environment
 from truegreen.doctor.findings import Basis, Finding, Status
 from truegreen.doctor.knowledge.training import INIT_PYTORCH_ASSUMED, TrainingJob, pod_set_of
+
+if TYPE_CHECKING:
+    from truegreen.doctor.checks.admission.podsecurity import Violation as PodSecurityViolation
+    from truegreen.doctor.checks.admission.podsecurity_api import Policy
 
 _NOT_SEEN = "no PyTorchJob here has a status condition (an operator sets `Created` on each it sees)"
 

@@ -10,8 +10,10 @@ quota, Pod Security, webhooks, the dry-run create) in the order the API server a
 each a short function over the same stored pod.
 """
 
+from __future__ import annotations
+
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from msgspec.structs import replace
 
@@ -21,8 +23,7 @@ from truegreen.doctor.checks.admission.added import as_created, operator_securit
 from truegreen.doctor.checks.admission.claim_quota import ClaimHolder, quota_claim
 from truegreen.doctor.checks.admission.claims import claim_limit_findings, claim_quota_findings
 from truegreen.doctor.checks.admission.limits import limit_range_findings
-from truegreen.doctor.checks.admission.podsecurity import Level, Policy, enforced_policy, violations
-from truegreen.doctor.checks.admission.podsecurity import Violation as PodSecurityViolation
+from truegreen.doctor.checks.admission.podsecurity_api import Level, Policy, enforced_policy
 from truegreen.doctor.checks.admission.quota import (
     JOB_COUNT,
     Holder,
@@ -82,6 +83,9 @@ from truegreen.quantity import (
     Resources,
     format_amount,
 )
+
+if TYPE_CHECKING:
+    from truegreen.doctor.checks.admission.podsecurity import Violation as PodSecurityViolation
 
 CHECK = CheckId.ADMISSION
 _IGNORED_HOOK = WEBHOOK_DOWN_IGNORED
@@ -537,6 +541,10 @@ def _security_findings(
         return [], [], [*notes, "security level: privileged (every program is let in)"]
     if job is None:
         return [], [], [*notes, f"security level {policy}: no training job to compare"]
+    # Imported on use: only a namespace that enforces more than privileged runs its rules
+    # (doctor's start-up on a small namespace, bench/imports.py).
+    from truegreen.doctor.checks.admission.podsecurity import violations
+
     refused: dict[tuple[str, ...], tuple[list[PodSecurityViolation], list[str]]] = {}
     by_operator: dict[tuple[str, ...], tuple[list[PodSecurityViolation], list[str]]] = {}
     for pod_set in job.pod_sets:

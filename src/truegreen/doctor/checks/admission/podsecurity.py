@@ -1,77 +1,25 @@
 """Pod Security admission, as pure functions: does a namespace's enforced level refuse a pod?
 
 Ground truth, kubernetes/kubernetes staging/src/k8s.io/pod-security-admission:
-- api/helpers.go (PolicyToEvaluate, ParseLevel, ParseVersion): the `enforce` and
-  `enforce-version` labels; a value that does not parse is enforced as `restricted:latest`.
+- api/helpers.go: the level a namespace enforces (podsecurity_api.py);
 - policy/check_*.go: each check, its level, the version it starts at, and the field it names;
   policy/registry.go: a restricted check replaces the baseline check it overrides.
 Not visible through the API, so not modelled: the cluster's default level for unlabelled
 namespaces (privileged unless an AdmissionConfiguration says otherwise) and its exemptions.
 """
 
-import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from enum import StrEnum
 from typing import Any
 
 from msgspec import Struct
 
 from truegreen import kubeobjects as o
-
-ENFORCE_LABEL = "pod-security.kubernetes.io/enforce"
-VERSION_LABEL = "pod-security.kubernetes.io/enforce-version"
-_VERSION = re.compile(r"^v1\.(0|[1-9][0-9]*)$")
-
-
-class Level(StrEnum):
-    """The Pod Security Standards levels, least to most strict."""
-
-    PRIVILEGED = "privileged"
-    BASELINE = "baseline"
-    RESTRICTED = "restricted"
-
-
-Version = tuple[int, int] | None
-"""(1, minor), or None for `latest`."""
+from truegreen.doctor.checks.admission.podsecurity_api import Level, Policy, Version
 
 
 def _at_least(version: Version, minimum: tuple[int, int]) -> bool:
     """`latest` is the newest version of the standards, so every check applies at it."""
     return version is None or version >= minimum
-
-
-class Policy(Struct, frozen=True):
-    """The level a namespace enforces, at a version of the standards."""
-
-    level: Level
-    version: Version = None
-    unparsed: tuple[str, ...] = ()
-    """Labels whose value did not parse (the server then enforces restricted:latest)."""
-
-    def __str__(self) -> str:
-        version = "latest" if self.version is None else f"v{self.version[0]}.{self.version[1]}"
-        return f"{self.level}:{version}"
-
-
-def enforced_policy(labels: Mapping[str, str]) -> Policy:
-    """The enforced policy from a namespace's labels; privileged when none is set."""
-    unparsed = []
-    level = Level.PRIVILEGED
-    if ENFORCE_LABEL in labels:
-        text = labels[ENFORCE_LABEL]
-        if text in tuple(Level):
-            level = Level(text)
-        else:
-            level = Level.RESTRICTED
-            unparsed.append(f"{ENFORCE_LABEL}={text}")
-    version: Version = None
-    text = labels.get(VERSION_LABEL, "latest")
-    match = _VERSION.match(text)
-    if match:
-        version = (1, int(match[1]))
-    elif text != "latest":
-        unparsed.append(f"{VERSION_LABEL}={text}")
-    return Policy(level, version, tuple(unparsed))
 
 
 class Violation(Struct, frozen=True):
