@@ -13,7 +13,7 @@ from collections.abc import Iterable
 
 from truegreen.cluster import CantRead, ClusterReader, GetRead, Kind, ListRead, ReadFailure, ReadKey
 from truegreen.cluster.reader import field_selector_text
-from truegreen.doctor.checks.capacity.autoscaling import STATUS_CONFIG_MAP
+from truegreen.doctor.checks.capacity.autoscaler_sources import STATUS_CONFIG_MAP
 
 _NAMESPACE, _NAME = STATUS_CONFIG_MAP
 _FIELDS = {"metadata.name": _NAME}

@@ -31,19 +31,7 @@ from truegreen.cluster import (
 )
 from truegreen.cluster.discovery_memory import DiscoveryMemory
 from truegreen.cluster.schedule import Pending, ReadSchedule, in_flight_for
-from truegreen.doctor.checks.capacity.autoscaler_flags import AutoscalerFlags
-from truegreen.doctor.checks.capacity.autoscaling import (
-    AUTOSCALER_SOURCES,
-    old_scale_ups,
-    scale_up_groups,
-)
-from truegreen.doctor.checks.capacity.capi_groups import (
-    CAPI_GROUP,
-    CAPI_VERSIONS,
-    GROUPS_READ,
-    capi_group,
-    capi_kind,
-)
+from truegreen.doctor.checks.capacity.autoscaler_sources import AUTOSCALER_SOURCES
 from truegreen.doctor.checks.capacity.filters.dynamic_resources import (
     claim_refs,
     template_names,
@@ -868,7 +856,14 @@ def _autoscaler_flags(
     it waits (doctor/checks/capacity/autoscaler_flags.py)."""
     events = evidence.scaler_events.get("cluster-autoscaler")
     read = None if events is None else events.result()
-    if not isinstance(read, Listed) or not old_scale_ups(read.items, now):
+    if not isinstance(read, Listed):
+        return None
+    # Imported on use: only a namespace whose training pods an autoscaler spoke of runs it
+    # (doctor's start-up on a small namespace, bench/imports.py).
+    from truegreen.doctor.checks.capacity.autoscaler_flags import AutoscalerFlags
+    from truegreen.doctor.checks.capacity.autoscaling import old_scale_ups
+
+    if not old_scale_ups(read.items, now):
         return None
     return schedule.submit(
         partial(reader.fold, Kind.POD, AutoscalerFlags(), namespace=None, fields=RUNNING_PODS)
@@ -892,6 +887,15 @@ def _machine_groups(
     read = None if events is None else events.result()
     if not isinstance(read, Listed) or not isinstance(api_groups, Got):
         return None
+    from truegreen.doctor.checks.capacity.autoscaling import scale_up_groups
+    from truegreen.doctor.checks.capacity.capi_groups import (
+        CAPI_GROUP,
+        CAPI_VERSIONS,
+        GROUPS_READ,
+        capi_group,
+        capi_kind,
+    )
+
     served = served_versions(api_groups.obj).get(CAPI_GROUP, ())
     gets: dict[str, Pending[GetRead]] = {}
     for name in scale_up_groups(read.items, _unplaced_training_pod_names(work, pods)):

@@ -26,19 +26,11 @@ from msgspec.structs import replace
 from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
 from truegreen.doctor.checks.autoscaler_refusals import CannotAdd, plain_refusal
+from truegreen.doctor.checks.capacity.autoscaler_sources import STATUS_CONFIG_MAP
 from truegreen.doctor.knowledge.reports import event_time, quoted
 from truegreen.patterns import LazyPattern
 from truegreen.quantity import QuantityError, parse_quantity
 
-AUTOSCALER_SOURCES = ("cluster-autoscaler", "karpenter")
-"""The event sources read, each by its own field selector (`source=…`)."""
-STATUS_CONFIG_MAP = ("kube-system", "cluster-autoscaler-status")
-"""Where cluster-autoscaler writes its status by default: the namespace of its `--namespace`
-flag ("Namespace in which cluster-autoscaler run.", default kube-system) under the name of its
-`--status-config-map-name` (config/flags/flags.go). Its Helm chart passes the release's own
-namespace (charts/cluster-autoscaler/templates/deployment.yaml `--namespace={{
-.Release.Namespace }}`), so the status is looked for in every namespace by this name, and read
-here only where that list is refused."""
 STATUS_WRITTEN = "cluster-autoscaler.kubernetes.io/last-updated"
 """The annotation every release writes with its status, in Go's time format
 (pkg/clusterstate/utils/status.go WriteStatusConfigMap, ConfigMapLastUpdatedKey)."""

@@ -50,6 +50,15 @@ from truegreen.doctor.knowledge.usage import ClusterUsage
 from truegreen.quantity import PODS, QuantityError, Resources, format_amount
 
 
+def training_pods(env: Environment) -> Sequence[KubeObject]:
+    """This namespace's pods, whole when the namespace's list was read, else as the capacity
+    fold kept them."""
+    if isinstance(env.pods, Listed):
+        return env.pods.items
+    usage = env.cluster_usage
+    return usage.pods_here if isinstance(usage, ClusterUsage) else ()
+
+
 def stuck_job_pods(env: Environment, pods: Sequence[KubeObject]) -> list[KubeObject]:
     """Training job pods of this namespace still unscheduled after the grace period, of which
     no component has said why: the scheduler's `Unschedulable` is `_with_evidence`'s; any other
