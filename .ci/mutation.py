@@ -81,6 +81,7 @@ GATE_MODULES = [
     "src/truegreen/doctor/checks/capacity/filters/volume_attachment.py",
     "src/truegreen/doctor/checks/capacity/filters/volume_zone.py",
     "src/truegreen/doctor/checks/capacity/filters/dynamic_resources.py",
+    "src/truegreen/doctor/checks/capacity/filters/device_room.py",
     "src/truegreen/doctor/knowledge/kueue.py",
     "src/truegreen/doctor/checks/queue/flavor_assigner.py",
 ]

@@ -1,5 +1,5 @@
 """A request's alternatives (`firstAvailable`) and selectors doctor can't evaluate, pinned to
-the words and amounts doctor reports (doctor/checks/capacity/filters/dynamic_resources.py
+the words and amounts doctor reports (doctor/checks/capacity/filters/device_room.py
 `_first_available`, `_unevaluable`).
 
 Source: staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/

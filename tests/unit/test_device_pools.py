@@ -1,5 +1,5 @@
 """The pools whose devices the allocator gives out
-(doctor/checks/capacity/filters/dynamic_resources.py `_devices`, `_incomplete`).
+(doctor/checks/capacity/filters/device_room.py `_devices`, `_incomplete`).
 
 Sources: staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/
 pools_stable.go (`GatherPools`: the newest generation of each pool; a pool with fewer slices

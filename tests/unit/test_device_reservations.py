@@ -1,6 +1,6 @@
 """Devices of claims reserved for the namespace's own pods, which come back when those pods are
-done (doctor/checks/capacity/filters/dynamic_resources.py `_reserved`, `_names_pod`, `_room`,
-`filter`), and shared claims not allocated yet (`_kept`, `_placed_once`).
+done (doctor/checks/capacity/filters/device_room.py `_reserved`, `_names_pod`, `_room`;
+dynamic_resources.py `filter`), and shared claims not allocated yet (`_kept`, `_placed_once`).
 
 Sources: staging/src/k8s.io/api/resource/v1/types.go (`ResourceClaimStatus.reservedFor`: a
 `ResourceClaimConsumerReference` of apiGroup, resource, name, uid; at most 256);
@@ -18,12 +18,8 @@ from tests.unit.test_devices import DRIVER, GPUS, NS, Obj, _class, _nodes, _read
 from truegreen.cluster import Got
 from truegreen.doctor.checks.capacity.filters import dynamic_resources
 from truegreen.doctor.checks.capacity.filters.cycle import Cycle, Placed
-from truegreen.doctor.checks.capacity.filters.dynamic_resources import (
-    _names_pod,
-    _reserved,
-    device_rules,
-    unserved,
-)
+from truegreen.doctor.checks.capacity.filters.device_room import _names_pod, _reserved, unserved
+from truegreen.doctor.checks.capacity.filters.dynamic_resources import device_rules
 from truegreen.doctor.checks.capacity.filters.framework import (
     DeviceRoom,
     Found,

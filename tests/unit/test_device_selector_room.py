@@ -1,5 +1,5 @@
 """CEL selectors as the devices a request may take
-(doctor/checks/capacity/filters/dynamic_resources.py `_chosen`, `_unevaluable`).
+(doctor/checks/capacity/filters/device_room.py `_chosen`, `_unevaluable`).
 
 Sources: staging/src/k8s.io/dynamic-resource-allocation/structured/internal/stable/
 allocator_stable.go (`selectorsMatch`: the class's selectors, then the request's, each device

@@ -1,5 +1,5 @@
 """Devices of dynamic resource allocation as room per machine
-(doctor/checks/capacity/filters/dynamic_resources.py).
+(doctor/checks/capacity/filters/dynamic_resources.py, device_room.py).
 
 Sources: staging/src/k8s.io/api/resource/v1/types.go; staging/src/k8s.io/
 dynamic-resource-allocation/structured/internal/stable/pools_stable.go (`GatherPools`,

@@ -23,7 +23,8 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject
-from truegreen.doctor.checks.capacity.filters.dynamic_resources import claim_refs, unserved
+from truegreen.doctor.checks.capacity.filters.device_room import unserved
+from truegreen.doctor.checks.capacity.filters.dynamic_resources import claim_refs
 from truegreen.doctor.checks.capacity.filters.framework import FailedRead, Found, Unchecked
 from truegreen.doctor.checks.capacity.kubelet_admission import Admission, Outcome
 from truegreen.doctor.checks.capacity.shape import Group

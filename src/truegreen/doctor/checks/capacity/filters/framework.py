@@ -1,7 +1,7 @@
 """What the scheduler's filters ask of a job's placement, in the words findings use.
 
 Shared by the pod and volume rules (doctor/checks/capacity/filters/rules.py) and the device rules
-(doctor/checks/capacity/filters/dynamic_resources.py):
+(doctor/checks/capacity/filters/dynamic_resources.py, device_room.py):
 machines a rule takes away from a pod set, rules between pods, rules doctor could not evaluate,
 and the reads they needed that failed.
 """
