@@ -4,7 +4,6 @@ from msgspec.structs import replace
 
 from truegreen import kubeobjects as o
 from truegreen.cluster import CantRead, Kind, KubeObject, Listed
-from truegreen.doctor.checks.capacity.kubelet_admission import every_set_named
 from truegreen.doctor.checks.capacity.machines import (
     Judged,
     kept_machines,
@@ -12,6 +11,7 @@ from truegreen.doctor.checks.capacity.machines import (
     requested_resources,
 )
 from truegreen.doctor.checks.capacity.machines_down import DownSupply, down_supply, machine_down
+from truegreen.doctor.checks.capacity.named_machine import every_set_named
 from truegreen.doctor.checks.capacity.rule_findings import (
     blocked_by_rules,
     claimed_devices,

@@ -47,6 +47,7 @@ from truegreen.container_resources import is_extended
 from truegreen.doctor.checks.capacity.filters import node_affinity
 from truegreen.doctor.checks.capacity.filters.node_ports import HostPort, conflict, host_ports
 from truegreen.doctor.checks.capacity.machines_down import machine_down
+from truegreen.doctor.checks.capacity.named_machine import named_machine
 from truegreen.doctor.checks.capacity.shape import Group, joined_words
 from truegreen.doctor.checks.capacity.words import (
     FITS,
@@ -90,19 +91,6 @@ class Admission(Struct, frozen=True):
     """The machine with the set's pods counted, when admitted."""
     todo: str = ""
     """The step that lets it run, when the outcome's own step is not it."""
-
-
-def named_machine(spec: Mapping[str, Any]) -> str:
-    """The machine a pod spec names (`spec.nodeName`); '' when it leaves the choice to the
-    scheduler."""
-    return str(spec.get("nodeName") or "")
-
-
-def every_set_named(env: Environment) -> bool:
-    """Every pod set of the judged job names its machine: no scheduler places any of them."""
-    job = env.judged_job()
-    sets = job.pod_sets if job is not None else ()
-    return bool(sets) and all(named_machine(s.spec) for s in sets)
 
 
 def _reported(node: KubeObject) -> frozenset[str]:

@@ -17,15 +17,7 @@ from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ReadFailure
 from truegreen.doctor.checks.base import format_age
 from truegreen.doctor.checks.capacity.filters.framework import DeviceRoom, Found
 from truegreen.doctor.checks.capacity.filters.rules import Rules, node_exclusion
-from truegreen.doctor.checks.capacity.kubelet_admission import (
-    admitted,
-    bound_ports,
-    fits,
-    kubelet_refusal,
-    named_machine,
-    verdict,
-)
-from truegreen.doctor.checks.capacity.named_devices import shared_claims, with_claims
+from truegreen.doctor.checks.capacity.named_machine import named_machine
 from truegreen.doctor.checks.capacity.placement import Placement, PodGroup, place
 from truegreen.doctor.checks.capacity.preemption import (
     with_nominated,
@@ -185,6 +177,16 @@ def prepare(env: Environment, tolerate: bool) -> Judged | list[Finding]:
     to_admit = [g for g in named if g.name in said or not shape.all_bound]
     claimed = Found()
     if to_admit:
+        # Imported on use: only a job with a pod set that names its machine runs them (doctor's
+        # start-up on a small namespace, bench/imports.py).
+        from truegreen.doctor.checks.capacity.kubelet_admission import (
+            admitted,
+            bound_ports,
+            fits,
+            verdict,
+        )
+        from truegreen.doctor.checks.capacity.named_devices import shared_claims, with_claims
+
         # No scheduler sees these sets: their machines' kubelets admit them, on the room that
         # what is bound there leaves (nominations are the scheduler's, not theirs); what a
         # kubelet already said of the job's pods is its answer.
@@ -411,6 +413,8 @@ def _refusals(env: Environment, shape: Shape, named: Sequence[Group]) -> dict[st
     job = shape.job
     if job is None or not named:
         return {}
+    from truegreen.doctor.checks.capacity.kubelet_admission import kubelet_refusal
+
     pods = env.pods_of(job)
     found = {g.name: kubelet_refusal(job, pods, g) for g in named}
     return {name: pod for name, pod in found.items() if pod is not None}

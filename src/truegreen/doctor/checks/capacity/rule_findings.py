@@ -21,7 +21,7 @@ from truegreen.doctor.checks.capacity.filters.framework import (
     JobPodSet,
 )
 from truegreen.doctor.checks.capacity.filters.rules import Rules, scheduling_rules
-from truegreen.doctor.checks.capacity.kubelet_admission import named_machine
+from truegreen.doctor.checks.capacity.named_machine import named_machine
 from truegreen.doctor.checks.capacity.placement import Placement, PodGroup, place
 from truegreen.doctor.checks.capacity.words import (
     NO_ELIGIBLE_MACHINE,
