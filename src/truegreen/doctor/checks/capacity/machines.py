@@ -3,6 +3,7 @@ filters' exclusions per pod set, the room left by what runs, the machines kept f
 and the job judged against them (`Judged`), which every verdict reads.
 """
 
+import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
@@ -68,8 +69,12 @@ from truegreen.kubectl import truegreen_command
 from truegreen.plain_words import sentence
 from truegreen.quantity import QuantityError, Resources
 
-_TAINT = re.compile(r"^taint ([^=]+)=")
-"""A reserved machine's reason from `node_exclusion`: `taint KEY=VALUE:EFFECT not tolerated`."""
+
+@functools.cache
+def _taint_reason() -> re.Pattern[str]:
+    """A reserved machine's reason from `node_exclusion`: `taint KEY=VALUE:EFFECT not tolerated`
+    (compiled on first use: only a job some machines are kept from matches it)."""
+    return re.compile(r"^taint ([^=]+)=")
 
 
 class Judged(Struct, frozen=True):
@@ -568,7 +573,7 @@ def exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> str
     steps = []
     tainted: dict[str, list[str]] = {}
     for reason, names in excluded.items():
-        taint = _TAINT.match(reason)
+        taint = _taint_reason().match(reason)
         key = (
             "node.kubernetes.io/unschedulable"
             if reason == "cordoned"
@@ -645,7 +650,7 @@ def exclusion_words(excluded: Mapping[str, list[str]]) -> str:
     for reason, names in excluded.items():
         count = len(names)
         noun = "machine" if count == 1 else "machines"
-        taint = _TAINT.match(reason)
+        taint = _taint_reason().match(reason)
         known = system_taint(taint.group(1)) if taint is not None else None
         if known is not None:
             plain = known.one if count == 1 else known.many
