@@ -68,7 +68,6 @@ from truegreen.http.deadline import Deadline
 from truegreen.http.dial import Dialer
 from truegreen.http.errors import AnswerCutError, ConnectionDroppedError, TimedOutError
 from truegreen.http.framing import Body, BodyBuffers, mappings_can_grow
-from truegreen.http.proxy_dial import ProxyDialer
 from truegreen.http.tls import TlsSettings
 from truegreen.http.transport import LineStream, Response, Transport
 from truegreen.redaction.text import redact_shapes
@@ -230,6 +229,10 @@ def _dialer(connection: ResolvedConnection) -> Dialer | None:
     """How to reach the server: through the connection's proxy, or directly (None)."""
     if connection.proxy is None:
         return None
+    # Imported on use: only a cluster reached through a proxy dials one (doctor's start-up on a
+    # small namespace, bench/imports.py).
+    from truegreen.http.proxy_dial import ProxyDialer
+
     # an https proxy is verified with the cluster's TLS settings, as Go's transport does
     return ProxyDialer(connection.proxy, connection.tls)
 

@@ -1,10 +1,13 @@
 """What a TLS connection needs: whom to trust, which name to check, which certificate to show."""
 
-from typing import Literal
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Literal
 
 from msgspec import Struct
 
-from truegreen.http.pem import PemBlock, pem_blocks
+if TYPE_CHECKING:
+    from truegreen.http.pem import PemBlock
 
 KEY_NOT_PARSED = "tls: failed to parse private key"
 """What kubectl says of a client key it cannot parse (Go's crypto/tls `X509KeyPair`,
@@ -45,6 +48,10 @@ class ClientCertificate(Struct, frozen=True):
         PEM blocks, in its words; None when it finds both. Its order: the certificate input
         must hold a CERTIFICATE block, the key input a block whose type is PRIVATE KEY or ends
         in " PRIVATE KEY" (Go names the other types it skipped; these words do not)."""
+        # Imported on use: only a kubeconfig with a client certificate reads PEM blocks (doctor's
+        # start-up on a small namespace, bench/imports.py).
+        from truegreen.http.pem import pem_blocks
+
         certificates = [block.kind for block in pem_blocks(self.cert_pem)]
         if "CERTIFICATE" not in certificates:
             if not certificates:
@@ -75,12 +82,16 @@ class ClientCertificate(Struct, frozen=True):
         """The CERTIFICATE blocks of the certificate input in order, nothing else it holds:
         what `X509KeyPair` keeps, the first the client's own (the one it parses and matches
         to the key), all of them sent in the handshake (handshake_client.go)."""
+        from truegreen.http.pem import pem_blocks
+
         return [block for block in pem_blocks(self.cert_pem) if block.kind == "CERTIFICATE"]
 
     @property
     def key(self) -> PemBlock | None:
         """The block `X509KeyPair` takes as the key: the key input's first whose type is
         PRIVATE KEY or ends in " PRIVATE KEY"."""
+        from truegreen.http.pem import pem_blocks
+
         return next((b for b in pem_blocks(self.key_pem) if _is_private_key(b.kind)), None)
 
     @property
