@@ -62,6 +62,7 @@ GATE_MODULES = [
     "src/truegreen/lint/kinds.py",
     "src/truegreen/lint/training.py",
     "src/truegreen/lint/commands.py",
+    "src/truegreen/lint/shells.py",
     "src/truegreen/lint/probes.py",
     "src/truegreen/doctor/checks/admission/quota.py",
     "src/truegreen/doctor/knowledge/webhooks.py",

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.real_parts import find
-from truegreen.lint.commands import SHELLS, always_succeeds, names_no_program
+from truegreen.lint.commands import always_succeeds
+from truegreen.lint.shells import SHELLS, names_no_program
 
 
 class Shell:

@@ -18,7 +18,7 @@ execInternal, "failed to start exec"; CRI-O internal/oci/runtime_oci.go ExecSync
 ExecSyncError with exit code -1). The kubelet makes that error probe.Unknown (execProber.Probe),
 records a warning event and throws the result away (pkg/kubelet/prober/worker.go doProbe,
 "Prober error, throw away the result"; kubernetes issue 106682): such a probe never passes,
-and never counts a failure either (`names_no_program`).
+and never counts a failure either (`truegreen.lint.shells.names_no_program`).
 
 The script is followed as POSIX sh runs it (Shell Command Language 2.9, 2.14): every
 command's possible statuses (0 or not), and every point where the shell ends. `exit N` ends it
@@ -42,8 +42,8 @@ from collections.abc import Sequence
 from msgspec import Struct
 
 from truegreen.lint.shell_words import Operator, Token, Word, tokens
+from truegreen.lint.shells import SHELLS, SPECIAL_BUILTINS
 
-SHELLS = frozenset({"sh", "bash", "ash", "dash", "zsh", "ksh"})
 _ALWAYS_PRESENT_FILES = frozenset({"/etc/hosts", "/etc/hostname", "/etc/resolv.conf"})
 _ALWAYS_PRESENT_FOLDERS = frozenset({"/", "/proc", "/proc/1", "/proc/self", "/etc", "/dev"})
 _TEST_FILE = frozenset({"-e", "-f", "-r", "-s"})
@@ -59,12 +59,6 @@ _RESERVED = frozenset({"then", "else", "elif", "fi", "do", "done", "esac", "in",
 # Utilities that run other text as script, change how the shell ends, or make a variable
 # read-only, after which assigning it (`${X:=…}` too) ends bash (bash's `declare -r`).
 _NOT_FOLLOWED_UTILITIES = frozenset({"eval", ".", "source", "trap", "declare", "typeset"})
-# POSIX 2.14's special built-ins: an error of one (a bad option, a failed redirection) ends the
-# shell, and none is a program a command run without a shell can name.
-_SPECIAL = frozenset(
-    {":", ".", "break", "continue", "eval", "exec", "exit", "export", "readonly", "return"}
-    | {"set", "shift", "times", "trap", "unset"}
-)
 _SET_LETTERS = frozenset("abCeEfmnuvx")  # the letters dash and bash both know
 # The `set -o` names every POSIX shell knows; `pipefail` only bash, ksh, zsh and busybox's ash
 # (dash 0.5.12, Debian's and Ubuntu's /bin/sh, refuses it and exits 2).
@@ -132,12 +126,6 @@ def always_succeeds(command: Sequence[str]) -> bool:
     return flow.goes_on | flow.ends == _OK
 
 
-def names_no_program(command: Sequence[str]) -> bool:
-    """Whether an exec probe's command, which runs without a shell, starts with a shell's own
-    command (`exit 0`, `:`, `set -e`): there is no such program, so the probe never runs."""
-    return bool(command) and str(command[0]) in _SPECIAL
-
-
 def _program_always_succeeds(words: list[str]) -> bool:
     """A command run without a shell: the program its first word names, with the other words
     as its arguments, which no shell reads (`true || x` is `true` given two arguments).
@@ -147,7 +135,7 @@ def _program_always_succeeds(words: list[str]) -> bool:
     while _basename(words[start]) == "nohup" and start < len(words) - 1:
         start += 1
     name = words[start]
-    return name not in _SPECIAL and _always_true(_basename(name), words[start + 1 :])
+    return name not in SPECIAL_BUILTINS and _always_true(_basename(name), words[start + 1 :])
 
 
 class _Invocation(Struct, frozen=True):
@@ -481,7 +469,7 @@ class _Reader:
             return self.set(arguments)
         if name in _NOT_FOLLOWED_UTILITIES:
             raise _NotFollowedError
-        if name in _SPECIAL and name != ":":
+        if name in SPECIAL_BUILTINS and name != ":":
             return _Flow(_EITHER, _FAILED)  # may end the shell, by its own rule or an error
         return _Flow(_OK if _always_true(_basename(name), arguments) else _EITHER)
 

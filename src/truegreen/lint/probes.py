@@ -18,9 +18,9 @@ from typing import Any
 from msgspec import Struct, field
 from msgspec.structs import replace
 
-from truegreen.lint.commands import always_succeeds, names_no_program
 from truegreen.lint.fieldtypes import WrongType, not_an_object, wrong_types
 from truegreen.lint.kinds import PodTemplate, Work, understand
+from truegreen.lint.shells import names_no_program
 from truegreen.lint.training import training_signal
 from truegreen.redacted import REDACTED
 
@@ -175,7 +175,13 @@ class Probe(Struct, frozen=True):
     @property
     def cannot_fail(self) -> bool:
         """An exec probe whose command always succeeds (`true`, `echo ok`, `cmd || true`)."""
-        return self.handler == "exec" and always_succeeds(self.command)
+        if self.handler != "exec":
+            return False
+        # Imported on use: only an exec probe's command is read as the shell reads it (doctor's
+        # start-up on a small namespace, bench/imports.py).
+        from truegreen.lint.commands import always_succeeds
+
+        return always_succeeds(self.command)
 
     @property
     def cannot_pass(self) -> bool:

@@ -11,7 +11,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from truegreen.lint.commands import SHELLS
+from truegreen.lint.shells import SHELLS
 
 LAUNCHERS = ("torchrun", "deepspeed", "mpirun", "mpiexec", "horovodrun")
 """Commands that start distributed training (PyTorch elastic, DeepSpeed, MPI, Horovod)."""
