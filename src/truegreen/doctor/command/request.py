@@ -294,10 +294,12 @@ def _job_namespace(
 ) -> ConnectionSettings:
     """The connection to the namespace the job file's job would be created in: as kubectl
     create -f, its own namespace when none was given, and a refusal when another was."""
-    from truegreen.doctor.command.job_file import job_namespace, other_namespace
-
     if job_file is None or settings.planned_job is None:
         return connection
+    # Imported past the check: only a run with --job-file reads one (doctor's start-up on a
+    # small namespace, bench/imports.py).
+    from truegreen.doctor.command.job_file import job_namespace, other_namespace
+
     named = job_namespace(settings.planned_job[1])
     if named is None or connection.namespace == named:
         return connection
@@ -310,10 +312,10 @@ def _job_in_snapshot(
     settings: DoctorSettings, job_file: Path | None, snapshot: Path, namespace: str
 ) -> None:
     """A snapshot holds one namespace: a job file for another is refused."""
-    from truegreen.doctor.command.job_file import job_namespace, other_namespace
-
     if job_file is None or settings.planned_job is None:
         return
+    from truegreen.doctor.command.job_file import job_namespace, other_namespace
+
     named = job_namespace(settings.planned_job[1])
     if named not in (None, namespace):
         raise other_namespace(
@@ -330,10 +332,11 @@ def _job_in_selection(
     """The namespaces to check with a job file: its own namespace when none was named (as
     kubectl create -f), and a refusal when the selection checks any other."""
     from truegreen.cluster.namespace_selection import NamespaceSelection, SelectionMode
-    from truegreen.doctor.command.job_file import job_namespace, other_namespace
 
     if job_file is None or settings.planned_job is None:
         return selection
+    from truegreen.doctor.command.job_file import job_namespace, other_namespace
+
     named = job_namespace(settings.planned_job[1])
     if named is None:
         return selection
