@@ -2,7 +2,8 @@
 
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from msgspec import Struct
 
@@ -57,13 +58,6 @@ from truegreen.doctor.knowledge.evidence import (
     job_failure,
     waiting_to_attach,
 )
-from truegreen.doctor.knowledge.missing_settings import missing_setting
-from truegreen.doctor.knowledge.pull_errors import (
-    PullError,
-    last_pull_failure,
-    pod_images,
-    pull_error,
-)
 from truegreen.doctor.knowledge.reports import failing_wait, pods_with_evidence, quoted
 from truegreen.doctor.knowledge.training import TrainingJob, indexes_text, training_owner
 from truegreen.images import ImageReferenceError, parse_image
@@ -77,6 +71,9 @@ from truegreen.quantity import (
 )
 from truegreen.rollout import rollout_status
 
+if TYPE_CHECKING:
+    from truegreen.doctor.knowledge.pull_errors import PullError
+
 CHECK = CheckId.WORKLOADS
 _CRASHING = {"CrashLoopBackOff"}
 _IMAGE_FAILING = {"ImagePullBackOff", "ErrImagePull", "InvalidImageName"}
@@ -89,14 +86,22 @@ _WONT_START = {"CreateContainerError", "RunContainerError"}
 kuberuntime_container.go `ErrCreateContainer`, `ErrRunContainer`): its error is the reason."""
 _WAITS = frozenset({WAITING_TOO_LONG, STUCK_ON_MACHINE, STARTING, NOT_READY})
 """What the check infers from a pod's wait alone; a component's own word on it comes first."""
-_PULL_CODES = {
-    PullError.NOT_FOUND: IMAGE_NOT_IN_REGISTRY,
-    PullError.LOGIN_REFUSED: IMAGE_LOGIN_REFUSED,
-    PullError.PULL_LIMIT: IMAGE_PULL_LIMIT,
-    PullError.UNREACHABLE: REGISTRY_UNREACHABLE,
-    PullError.WRONG_PLATFORM: IMAGE_WRONG_PLATFORM,
-}
-"""The kubelet's reason for a failed pull, read from its message, as a finding."""
+
+
+@cache
+def _pull_codes() -> dict["PullError", str]:
+    """The kubelet's reason for a failed pull, read from its message, as a finding."""
+    # Imported on use: only a pod whose image failed to download has a pull error to read
+    # (doctor's start-up on a small namespace, bench/imports.py).
+    from truegreen.doctor.knowledge.pull_errors import PullError
+
+    return {
+        PullError.NOT_FOUND: IMAGE_NOT_IN_REGISTRY,
+        PullError.LOGIN_REFUSED: IMAGE_LOGIN_REFUSED,
+        PullError.PULL_LIMIT: IMAGE_PULL_LIMIT,
+        PullError.UNREACHABLE: REGISTRY_UNREACHABLE,
+        PullError.WRONG_PLATFORM: IMAGE_WRONG_PLATFORM,
+    }
 
 
 def _registry_of(image: str) -> str:
@@ -237,6 +242,12 @@ def _pod_problem(
                 CRASH_LOOP, Status.FAIL, Basis.MEASURED, detail, (("command", logs),)
             )
         if reason in _IMAGE_FAILING:
+            from truegreen.doctor.knowledge.pull_errors import (
+                last_pull_failure,
+                pod_images,
+                pull_error,
+            )
+
             image = str(container.get("image", ""))
             message = str(waiting.get("message", ""))
             detail = f"pod {name} container {cname}: {reason}: {message}"
@@ -255,13 +266,15 @@ def _pod_problem(
                 machine = f"'{o.node_name(pod)}'"
                 fields = (*fields, ("registry", _registry_of(image)), ("machine", machine))
             return _PodProblem(
-                _PULL_CODES[said] if said is not None else IMAGE_DOWNLOAD_FAILING,
+                _pull_codes()[said] if said is not None else IMAGE_DOWNLOAD_FAILING,
                 Status.FAIL,
                 Basis.MEASURED,
                 detail.rstrip(": "),
                 fields,
             )
         if reason in _SETTING_MISSING or reason in _WONT_START:
+            from truegreen.doctor.knowledge.missing_settings import missing_setting
+
             message = str(waiting.get("message", ""))
             detail = f"pod {name} container {cname}: {reason}: {message}"
             missing = missing_setting(message) if reason in _SETTING_MISSING else None
