@@ -9,13 +9,8 @@ from typing import Any
 import pytest
 
 from tests.support.filter_objects import local_class, local_volume, waiting_claim
-from truegreen.doctor.knowledge.made_volumes import (
-    Match,
-    awaits_made_volume,
-    free_volumes,
-    makes_no_volumes,
-    why_not,
-)
+from truegreen.doctor.knowledge.made_volumes import Match, free_volumes, why_not
+from truegreen.doctor.knowledge.no_provisioner import awaits_made_volume, makes_no_volumes
 
 CLAIM = waiting_claim("data", "local-storage", "500Gi")
 

@@ -13,7 +13,7 @@ from truegreen.doctor.knowledge.evidence import (
     attach_reported,
     waiting_to_attach,
 )
-from truegreen.doctor.knowledge.made_volumes import awaits_made_volume, free_volumes
+from truegreen.doctor.knowledge.no_provisioner import awaits_made_volume
 from truegreen.plain_words import Wording
 from truegreen.quantity import MEMORY, QuantityError, format_amount, parse_quantity, scheduler_units
 
@@ -218,6 +218,10 @@ def _no_free_volume(env: Environment, claims: list[KubeObject]) -> list[Finding]
     Without the list of volumes nothing says whether one is free: unknown."""
     if not claims:
         return []
+    # Imported on use: only a claim that awaits a volume made in advance looks for a free one
+    # (doctor's start-up on a small namespace, bench/imports.py).
+    from truegreen.doctor.knowledge.made_volumes import free_volumes
+
     refs = [f"PersistentVolumeClaim/{o.name_of(c)}" for c in claims]
     read = env.made_volumes or CantRead(ReadFailure.NOT_CAPTURED, "persistentvolumes not listed")
     if isinstance(read, CantRead):

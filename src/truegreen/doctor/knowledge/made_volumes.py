@@ -1,8 +1,9 @@
 """Claims only a volume made in advance can take: which free PersistentVolume each would bind.
 
 A StorageClass whose provisioner is `kubernetes.io/no-provisioner` (the class of local volumes)
-makes no volume for a claim. Under `WaitForFirstConsumer`, kube-scheduler binds such a claim
-when it places the first pod that mounts it, to an existing volume, or refuses every machine:
+makes no volume for a claim (which claims wait on one: knowledge/no_provisioner.py). Under
+`WaitForFirstConsumer`, kube-scheduler binds such a claim when it places the first pod that
+mounts it, to an existing volume, or refuses every machine:
 pkg/scheduler/framework/plugins/volumebinding/binder.go `FindPodVolumes` looks for a volume
 (`findMatchingVolumes`, claims smallest first, a volume taken by one claim is not offered to the
 next), then asks the class to provision the rest (`checkVolumeProvisions`: `provisioner ==
@@ -25,34 +26,9 @@ from truegreen import kubeobjects as o
 from truegreen.cluster import KubeObject
 from truegreen.quantity import parse_quantity
 
-NO_PROVISIONER: Final = "kubernetes.io/no-provisioner"
-"""component-helpers storage/volume `NotSupportedProvisioner`."""
 _BETA_CLASS: Final = "volume.beta.kubernetes.io/storage-class"
 """The annotation that named a class before `storageClassName` (GetPersistentVolumeClass)."""
 _FILESYSTEM: Final = "Filesystem"
-
-
-def makes_no_volumes(storage_type: Mapping[str, Any]) -> bool:
-    """A class that waits for the first pod and makes no volume: only one made in advance can
-    bind its claims. (An empty provisioner, which binder.go treats alike, is refused by the
-    API server's validation of a StorageClass, so no class holds one.)"""
-    return (
-        storage_type.get("volumeBindingMode") == "WaitForFirstConsumer"
-        and storage_type.get("provisioner") == NO_PROVISIONER
-    )
-
-
-def awaits_made_volume(claim: KubeObject, storage_type: Mapping[str, Any] | None) -> bool:
-    """A claim not bound yet, naming no volume of its own (`spec.volumeName`, which the PV
-    controller binds as it is), of a class that makes no volumes: only a free volume made in
-    advance can bind it."""
-    spec = o.mapping(claim.get("spec"))
-    return (
-        storage_type is not None
-        and makes_no_volumes(storage_type)
-        and not spec.get("volumeName")
-        and o.mapping(claim.get("status")).get("phase") != "Bound"
-    )
 
 
 def _storage(resources: Mapping[str, Any]) -> Decimal:

@@ -63,7 +63,7 @@ from truegreen.doctor.knowledge.image_presence import (
     wanted_lookups,
 )
 from truegreen.doctor.knowledge.kueue_kinds import GROUP, KueueKinds, kinds_served
-from truegreen.doctor.knowledge.made_volumes import awaits_made_volume
+from truegreen.doctor.knowledge.no_provisioner import awaits_made_volume
 from truegreen.doctor.knowledge.reports import pod_state, settled
 from truegreen.doctor.knowledge.scheduler_name import RUNNING_PODS, schedulers_named
 from truegreen.doctor.knowledge.training import (
@@ -1026,7 +1026,7 @@ def waiting_for_made_volumes(
     claims: Mapping[str, GetRead], storage_types: Mapping[str, GetRead]
 ) -> bool:
     """Whether a claim not bound yet names a class that waits for the first pod and makes no
-    volume (knowledge/made_volumes.py): only a volume made in advance can bind it, so the
+    volume (knowledge/no_provisioner.py): only a volume made in advance can bind it, so the
     cluster's volumes are listed. Nothing else needs that list, which a large cluster makes
     long."""
     for read in claims.values():
