@@ -19,10 +19,10 @@ from tests.support.cli import run_cli
 from tests.support.fake_apiserver import FakeApiServer, Fault, RequestRecord
 from tests.support.monitoring import BOUND, wait_for
 from tests.support.scenarios import NAMESPACE
+from truegreen.cluster.label_selector import parse_selector
 from truegreen.cluster.namespace_selection import (
     NamespaceSelection,
     SelectionMode,
-    parse_selector,
 )
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.doctor.command.request import DoctorRequest

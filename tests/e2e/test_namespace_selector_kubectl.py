@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from tests.support.fake_apiserver import FakeApiServer, Fault
+from truegreen.cluster.label_selector import parse_selector
 from truegreen.cluster.live import LiveCluster
 from truegreen.cluster.namespace_selection import (
     LabelSelector,
@@ -25,7 +26,6 @@ from truegreen.cluster.namespace_selection import (
     NoNamespaceMatchedError,
     Operator,
     SelectionMode,
-    parse_selector,
     resolve_namespaces,
 )
 from truegreen.cluster.settings import ConnectionSettings

@@ -32,11 +32,11 @@ from tests.support.scenarios import (
     held_by_running_job,
 )
 from truegreen.cluster import Got, Kind, Listed
+from truegreen.cluster.label_selector import parse_selector
 from truegreen.cluster.namespace_selection import (
     NamespaceSelection,
     NamespacesNotListedError,
     SelectionMode,
-    parse_selector,
 )
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.doctor.command.request import DoctorRequest

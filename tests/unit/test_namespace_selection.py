@@ -7,13 +7,13 @@ the values and the refusals one by one (kubernetes/apimachinery pkg/labels/selec
 import pytest
 
 from truegreen.cluster import Listed, ListRead
+from truegreen.cluster.label_selector import parse_selector
 from truegreen.cluster.namespace_selection import (
     MAX_NAMESPACES,
     NamespaceSelection,
     Operator,
     Requirement,
     SelectionMode,
-    parse_selector,
     resolve_namespaces,
     selection_from_flags,
 )

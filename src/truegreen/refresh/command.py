@@ -7,8 +7,9 @@ from contextlib import AbstractContextManager, nullcontext
 
 from msgspec import Struct
 
+from truegreen.cluster.label_selector import parse_selector
 from truegreen.cluster.live import LiveCluster
-from truegreen.cluster.namespace_selection import Operator, parse_selector
+from truegreen.cluster.namespace_selection import Operator
 from truegreen.cluster.settings import ConnectionSettings
 from truegreen.errors import UsageError
 from truegreen.kubectl import for_connection
