@@ -9,6 +9,7 @@ a command's modules with the cyclic garbage collector off, and every command tur
 before its work."""
 
 import gc
+import importlib.util
 import json
 import subprocess
 import sys
@@ -191,6 +192,56 @@ def test_doctor_loads_no_registry_client_watches_logs_or_plugins(tmp_path: Path)
     # The discovery memory's file is named without a digest: hashlib starts OpenSSL (~5 ms).
     assert "truegreen.cluster.discovery_memory" in doctor, "precondition: discovery remembered"
     assert _packages(doctor, "hashlib", "_hashlib") == set()
+
+
+ENGINES = (
+    "truegreen.doctor.checks.queue.kueue_verdict",  # Kueue's verdict: a job in Kueue's queues
+    "truegreen.doctor.checks.queue.flavor_assigner",
+    "truegreen.doctor.knowledge.kueue",
+    "truegreen.doctor.checks.queue.gang",  # a gang scheduler's word: pods that name one
+    "truegreen.doctor.knowledge.gangs",
+    "truegreen.doctor.knowledge.yunikorn",
+    "truegreen.doctor.checks.admission.podsecurity",  # the rules: a level above privileged
+    "truegreen.doctor.checks.capacity.unplaced",  # pods the scheduler could not place
+    "truegreen.doctor.checks.capacity.autoscaling",
+    "truegreen.doctor.checks.capacity.capi_groups",
+    "truegreen.doctor.checks.capacity.karpenter_claims",
+    "truegreen.doctor.checks.capacity.scheduler_reasons",
+    "truegreen.doctor.checks.capacity.filters.device_room",  # devices a pod claims
+    "truegreen.doctor.knowledge.device_cel",
+    "truegreen.doctor.checks.capacity.kubelet_admission",  # a pod set that names its machine
+    "truegreen.http.proxy_dial",  # a proxy between doctor and the cluster
+    "truegreen.http.pem",  # a client certificate
+    "truegreen.lint.shell_words",  # a probe that runs a command
+    "truegreen.lint.commands",
+    "truegreen.doctor.command.job_file",  # --job-file
+    "truegreen.doctor.knowledge.pull_errors",  # a pod that shows a pull error
+    "truegreen.doctor.knowledge.missing_settings",
+    "truegreen.doctor.knowledge.made_volumes",  # a claim that awaits a volume made in advance
+    "truegreen.cluster.label_selector",  # --namespace-selector
+)
+"""What doctor loads only for what a healthy namespace with no queue system, gang scheduler,
+autoscaler, claimed devices, Pod Security level, proxy or exec probe lacks: loading them
+cost a small namespace's run about a quarter of its byte-code (bench/imports.py)."""
+
+
+def test_doctor_loads_no_engine_for_what_the_namespace_does_not_have(tmp_path: Path) -> None:
+    with FakeApiServer() as server:
+        server.add(*healthy(datetime.now(UTC)))
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig", namespace=NAMESPACE)
+        code, doctor = _imported(
+            "doctor", "--kubeconfig", str(kubeconfig), "--no-registry", "-o", "json"
+        )
+    assert code == 0, "precondition: the namespace is healthy"
+    assert all(map(importlib.util.find_spec, ENGINES)), "precondition: each module exists"
+    assert {
+        "truegreen.doctor.checks.queue.check",
+        "truegreen.doctor.checks.capacity.placement",
+        "truegreen.doctor.checks.capacity.filters.dynamic_resources",
+        "truegreen.doctor.checks.admission.podsecurity_api",
+        "truegreen.doctor.checks.probes",
+    } <= doctor, "precondition: the queue, capacity, admission and probe checks ran"
+    assert sorted(set(ENGINES) & doctor) == []
 
 
 SERVICE_ACCOUNT_MOUNT = "/var/run/secrets/kubernetes.io/serviceaccount"

@@ -3,8 +3,6 @@ filters' exclusions per pod set, the room left by what runs, the machines kept f
 and the job judged against them (`Judged`), which every verdict reads.
 """
 
-import functools
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
@@ -66,15 +64,13 @@ from truegreen.doctor.knowledge.training import (
 )
 from truegreen.doctor.knowledge.usage import ClusterUsage, MachineUsage
 from truegreen.kubectl import truegreen_command
+from truegreen.patterns import LazyPattern
 from truegreen.plain_words import sentence
 from truegreen.quantity import QuantityError, Resources
 
-
-@functools.cache
-def _taint_reason() -> re.Pattern[str]:
-    """A reserved machine's reason from `node_exclusion`: `taint KEY=VALUE:EFFECT not tolerated`
-    (compiled on first use: only a job some machines are kept from matches it)."""
-    return re.compile(r"^taint ([^=]+)=")
+_TAINT_REASON = LazyPattern(r"^taint ([^=]+)=")
+"""A reserved machine's reason from `node_exclusion`: `taint KEY=VALUE:EFFECT not tolerated`
+(compiled on first use: only a job some machines are kept from matches it)."""
 
 
 class Judged(Struct, frozen=True):
@@ -573,7 +569,7 @@ def exclusion_remedy(env: Environment, excluded: Mapping[str, list[str]]) -> str
     steps = []
     tainted: dict[str, list[str]] = {}
     for reason, names in excluded.items():
-        taint = _taint_reason().match(reason)
+        taint = _TAINT_REASON.match(reason)
         key = (
             "node.kubernetes.io/unschedulable"
             if reason == "cordoned"
@@ -650,7 +646,7 @@ def exclusion_words(excluded: Mapping[str, list[str]]) -> str:
     for reason, names in excluded.items():
         count = len(names)
         noun = "machine" if count == 1 else "machines"
-        taint = _taint_reason().match(reason)
+        taint = _TAINT_REASON.match(reason)
         known = system_taint(taint.group(1)) if taint is not None else None
         if known is not None:
             plain = known.one if count == 1 else known.many

@@ -6,9 +6,9 @@ says of it is kueue_verdict.py; what a gang scheduler says is gang.py.
 """
 
 from truegreen.cluster import Kind
-from truegreen.doctor.checks.queue.words import NOT_USED, SAY
+from truegreen.doctor.checks.queue.words import SAY, not_used
 from truegreen.doctor.environment import Environment
-from truegreen.doctor.findings import Basis, CheckId, Finding, Status
+from truegreen.doctor.findings import CheckId, Finding
 from truegreen.doctor.knowledge.training import TrainingJob
 
 CHECK = CheckId.QUEUE
@@ -45,8 +45,3 @@ def _gang_findings(env: Environment, job: TrainingJob | None) -> list[Finding]:
     from truegreen.doctor.checks.queue.gang import gang_findings
 
     return gang_findings(env, job, env.gangs)
-
-
-def not_used(why: str) -> Finding:
-    """No queue holds the judged job back, and why."""
-    return SAY.finding(Status.OK, Basis.MEASURED, NOT_USED, details=(why,))

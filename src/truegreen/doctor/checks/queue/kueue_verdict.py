@@ -14,7 +14,6 @@ from truegreen.cluster import CantRead, Kind, KubeObject, Listed, ListRead, Read
 from truegreen.doctor.checks.autoscaler_refusals import plain_refusal
 from truegreen.doctor.checks.base import format_age
 from truegreen.doctor.checks.queue import flavor_assigner as fa
-from truegreen.doctor.checks.queue.check import not_used
 from truegreen.doctor.checks.queue.words import (
     ADMITTED,
     CHECK_PENDING,
@@ -33,6 +32,7 @@ from truegreen.doctor.checks.queue.words import (
     NOT_TAKEN,
     SAY,
     STOPPED,
+    not_used,
 )
 from truegreen.doctor.environment import Environment, QueueReads
 from truegreen.doctor.findings import Basis, Finding, Status

@@ -4,7 +4,7 @@ filled in with names and plain amounts."""
 from typing import Final
 
 from truegreen.doctor.checks.base import Words
-from truegreen.doctor.findings import CheckId
+from truegreen.doctor.findings import Basis, CheckId, Finding, Status
 from truegreen.plain_words import Wording
 
 NOT_USED: Final = "queue.not-used"
@@ -207,3 +207,8 @@ WORDS: Final[dict[str, Wording]] = {
 
 SAY: Final = Words(CheckId.QUEUE, WORDS)
 """The check's findings, in these words."""
+
+
+def not_used(why: str) -> Finding:
+    """No queue holds the judged job back, and why."""
+    return SAY.finding(Status.OK, Basis.MEASURED, NOT_USED, details=(why,))
