@@ -3,9 +3,11 @@
 The figure is the cumulative import time of everything the command imports, at any moment
 of its run (lazy imports included), less what the interpreter imports before any program
 runs (`python -X importtime -c pass`). Byte-code caches are written by the first run, as
-for any installed package.
+for any installed package. The Python floor (`python_floor`) is the interpreter loading the
+libraries a command loads, without the command.
 """
 
+import json
 import statistics
 import subprocess
 import sys
@@ -94,3 +96,43 @@ def calibration_seconds() -> float:
     code = "import time; t = time.perf_counter(); sum(range(10**7)); print(time.perf_counter() - t)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return float(done.stdout)
+
+
+_LIBRARIES_PROBE = """
+import sys
+before = set(sys.modules)
+import contextlib, io, json
+sys.argv = ["truegreen", *json.loads(sys.argv[1])]
+from truegreen.start import main
+with contextlib.redirect_stdout(io.StringIO()):
+    try:
+        main()
+    except SystemExit:
+        pass
+print(json.dumps([m for m in sys.modules if m not in before and m.split(".")[0] != "truegreen"]))
+"""
+
+_FLOOR = """
+import gc, sys
+gc.disable()
+sys.modules["typing_extensions"] = None  # as truegreen imports msgspec (truegreen/__init__.py)
+for name in {names!r}:
+    __import__(name)
+"""
+
+
+def python_floor(arguments: list[str]) -> list[str]:
+    """A command that starts the installed interpreter and imports every module of the standard
+    library and of msgspec that `truegreen ARGUMENTS...` imports during its run, in the order it
+    does, and none of truegreen's own: what any Python program that loads those libraries pays
+    before it does anything."""
+    python = installed("python")
+    done = subprocess.run(
+        [python, "-c", _LIBRARIES_PROBE, json.dumps(arguments)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=environment(),
+    )
+    names = json.loads(done.stdout.splitlines()[-1])
+    return [python, "-c", _FLOOR.format(names=names)]

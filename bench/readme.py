@@ -79,6 +79,16 @@ def _doctor_table(document: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _python_floor(doctor: dict[str, Any], small: dict[str, Any]) -> str:
+    """The small row's Python floor in words: the interpreter loading doctor's libraries."""
+    if "small_python_floor_vs_kubectl" not in doctor:
+        return f"; the Python floor: {NOT_MEASURED}"
+    return (
+        f"; the interpreter alone, loading the libraries doctor loads, takes "
+        f"{_seconds(small, 'python_floor')} s ({doctor['small_python_floor_vs_kubectl']}x)"
+    )
+
+
 def _small_and_large(document: dict[str, Any]) -> str:
     doctor = document.get("doctor", {})
     small = _get(doctor, "points", "3")
@@ -87,7 +97,7 @@ def _small_and_large(document: dict[str, Any]) -> str:
     said = (
         f"On a three-pod namespace doctor takes {_seconds(small, 'doctor')} s against "
         f"{_seconds(small, 'kubectl_namespace')} s for `kubectl get pods` "
-        f"({doctor.get('small_ratio_vs_kubectl')}x)"
+        f"({doctor.get('small_ratio_vs_kubectl')}x){_python_floor(doctor, small)}"
         if small and "small_ratio_vs_kubectl" in doctor
         else f"A three-pod namespace: {NOT_MEASURED}"
     )

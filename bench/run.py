@@ -41,7 +41,7 @@ from tests.support.real_parts import REAL_PARTS
 
 from bench.compression_bench import bench_compression
 from bench.fleet_bench import bench_fleet
-from bench.imports import startup
+from bench.imports import python_floor, startup
 from bench.lint_bench import bench_lint
 from bench.measure import installed, measured, summary
 from bench.monitor_bench import bench_monitor, bench_monitor_fleet
@@ -81,6 +81,10 @@ def _server_floor(url: str) -> float:
     connection.close()
     return time.perf_counter() - start
 
+
+SMALL = 3
+"""The small row's pods: doctor's start-up, next to `kubectl get pods` and the Python floor
+(the interpreter loading the libraries doctor loads, bench/imports.py)."""
 
 NO_REGISTRY = ("--no-registry",)
 """doctor's and snapshot's runs ask no registry: the realistic namespace's images name
@@ -153,6 +157,8 @@ def bench_size(
         )
         server.freeze()
         tools = _tools(server, kubeconfig, snapshot, baselines)
+        if pods == SMALL:
+            tools["python_floor"] = python_floor(tools["doctor"][1:])
         before = len(server.log)
         measured(tools["doctor"], DOCTOR_OK)  # warm-up, which also fills the pre-encoded answers
         doctor_requests = len(server.log) - before
@@ -215,7 +221,7 @@ def doctor_section(points: dict[int, dict[str, Any]]) -> dict[str, Any]:
     at = 30000 if 30000 in points else max(points)
     point = points[at]
     doctor = _median(point, "doctor")
-    small = points.get(3)
+    small = points.get(SMALL)
     at_100k = points.get(100000)
     section = {
         "pods": at,
@@ -230,6 +236,11 @@ def doctor_section(points: dict[int, dict[str, Any]]) -> dict[str, Any]:
         "server_floor_share": _ratio(_median(point, "server_floor"), _median(point, "kubectl"), 3),
         "small_ratio_vs_kubectl": (
             _ratio(_median(small, "doctor"), _median(small, "kubectl_namespace")) if small else None
+        ),
+        "small_python_floor_vs_kubectl": (
+            _ratio(_median(small, "python_floor"), _median(small, "kubectl_namespace"))
+            if small
+            else None
         ),
         "linear_100k_over_30k": (
             _ratio(_median(at_100k, "doctor"), doctor) if at_100k and at == 30000 else None
@@ -294,6 +305,10 @@ def _doctor_sentence(doctor: dict[str, Any]) -> str:
         doctor.get("small_ratio_vs_kubectl"),
         "On a three-pod namespace doctor takes {}x `kubectl get pods`",
         "The three-pod namespace",
+    ) + _said(
+        doctor.get("small_python_floor_vs_kubectl"),
+        " (the Python floor, the interpreter loading the libraries doctor loads, {}x)",
+        "; the Python floor",
     )
     large = (
         f"100,000 pods take {doctor['linear_100k_over_30k']}x the time of 30,000 "

@@ -51,15 +51,17 @@ def test_sizes_not_run_are_said_to_be_unmeasured_not_none() -> None:
     assert sentence == (
         "At 30000 pods doctor is 1.25x the decode floor; kubectl: not measured this run; the "
         "official client: not measured this run; the server floor's share of kubectl's time: "
-        "not measured this run. On a three-pod namespace doctor takes 2.0x `kubectl get pods`. "
-        "100,000 pods: not measured this run."
+        "not measured this run. On a three-pod namespace doctor takes 2.0x `kubectl get pods`; "
+        "the Python floor: not measured this run. 100,000 pods: not measured this run."
     )
 
 
 def test_every_size_run_gives_every_figure() -> None:
+    small = _point(0.1, 3, baselines=True)
+    small["python_floor"] = _tool(0.04)
     section = doctor_section(
         {
-            3: _point(0.1, 3, baselines=True),
+            3: small,
             30000: _point(0.7, 30000, baselines=True),
             100000: _point(2.1, 100000, baselines=False),
         }
@@ -69,7 +71,8 @@ def test_every_size_run_gives_every_figure() -> None:
     assert sentence == (
         "At 30000 pods doctor is 1.25x the decode floor; 50.0x faster than kubectl; 40.0x "
         "faster than the official client; the server floor is 0.0 of kubectl's time. On a "
-        "three-pod namespace doctor takes 2.0x `kubectl get pods`. 100,000 pods take 3.0x the "
+        "three-pod namespace doctor takes 2.0x `kubectl get pods` (the Python floor, the "
+        "interpreter loading the libraries doctor loads, 0.8x). 100,000 pods take 3.0x the "
         "time of 30,000 (40.0 MB)."
     )
 
