@@ -146,7 +146,7 @@ def test_an_interrupted_trial_whose_delete_fails_names_what_it_left(
     document = json.loads(out)
     assert (run.returncode, document["exit_code"]) == (code, code), err
     assert document["headline"]["code"] == "interrupted"
-    assert document["headline"]["text"].endswith(f"; the trial left 1 of its runs behind ({left})")
+    assert document["headline"]["text"].endswith(f"; the trial left 1 of its programs behind ({left})")
     assert f"delete pod -l {label}`, then run it again" in document["headline"]["remedy"]
     said = f"{document['headline']['text']}. {document['headline']['remedy']}"
     assert err.decode().endswith(f"truegreen: {said}\n")
@@ -189,7 +189,7 @@ def test_a_second_ctrl_c_while_a_late_create_is_looked_for_names_the_pod(doctor:
         _, err = run.communicate(timeout=60)
     assert run.returncode == 130, err
     said = re.search(
-        r"the trial left 1 of its runs behind \((truegreen-trial-train-llm-[0-9a-f]{8}-0)\)\. "
+        r"the trial left 1 of its programs behind \((truegreen-trial-train-llm-[0-9a-f]{8}-0)\)\. "
         r"delete them with `kubectl .*delete pod -l truegreen\.io/trial-run=([0-9a-f]{8})`",
         err.decode(),
     )

@@ -67,7 +67,7 @@ WORDS: Final[dict[str, Wording]] = {
     ),
     CANT_READ: Wording("Couldn't run the trial of the training job: {why}.", "{remedy}"),
     NOT_DELETED: Wording(
-        "The trial left {count} of its runs behind ({names}).",
+        "The trial left {count} of its programs behind ({names}).",
         "Delete them with {command}.",
     ),
     f"trial.{Outcome.NOT_PLACED}": Wording(
@@ -385,5 +385,5 @@ def left_behind(env: Environment, run: "TrialRun") -> tuple[str, str]:
     """What a trial a signal stopped left, and what removes it, as the line a stopped run ends
     with says them (truegreen.left_behind): `trial.not-deleted` in one clause each."""
     names = ", ".join(name for name, _ in run.not_deleted)
-    what = f"the trial left {len(run.not_deleted)} of its runs behind ({names})"
+    what = f"the trial left {len(run.not_deleted)} of its programs behind ({names})"
     return what, f"delete them with {removal(env, run)}"
