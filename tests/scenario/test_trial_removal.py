@@ -146,7 +146,9 @@ def test_an_interrupted_trial_whose_delete_fails_names_what_it_left(
     document = json.loads(out)
     assert (run.returncode, document["exit_code"]) == (code, code), err
     assert document["headline"]["code"] == "interrupted"
-    assert document["headline"]["text"].endswith(f"; the trial left 1 of its programs behind ({left})")
+    assert document["headline"]["text"].endswith(
+        f"; the trial left 1 of its programs behind ({left})"
+    )
     assert f"delete pod -l {label}`, then run it again" in document["headline"]["remedy"]
     said = f"{document['headline']['text']}. {document['headline']['remedy']}"
     assert err.decode().endswith(f"truegreen: {said}\n")
