@@ -1028,3 +1028,28 @@ def test_the_monitor_s_own_verdict_events_are_never_the_cluster_s_word(
     assert (result.exit_code, reported) == (
         (0, []) if exit_code == 0 else (2, ["evidence.cluster-reported"])
     ), report["headline"]
+
+
+NAMED_IN_PLAIN_WORDS = {
+    "horizontal-pod-autoscaler FailedGetResourceMetric": "the autoscaling rule 'jobs-manager'",
+    "volcano PodGroup Unschedulable": "the group 'train-002' that a training job starts as",
+    "kai-scheduler PodGroup Unschedulable": (
+        "the group 'pg-train-002' that a training job starts as"
+    ),
+    "endpoint-controller FailedToCreateEndpoint": "the network service 'train-002-master-0'",
+    "made up: QuantumFlux on a Widget": "the Widget 'flux-capacitor'",
+}
+"""What a report is about, as its headline names it: in plain words for the kinds an
+operator meets, and by the cluster's own kind for one doctor knows nothing of."""
+
+
+@pytest.mark.parametrize("row_id", sorted(NAMED_IN_PLAIN_WORDS))
+def test_the_object_a_report_is_about_is_named_in_plain_words(doctor: Doctor, row_id: str) -> None:
+    row = next(r for r in ROWS if r.id == row_id)
+    doctor.load(row.build)
+    report: dict[str, Any] = doctor.live("-o", "json").json()
+    headlines = [f["headline"] for f in report["findings"] if row.quote in f["headline"]]
+    assert headlines, f"precondition: a finding quotes {row.quote!r}"
+    assert headlines[0].startswith(
+        f"The cluster reports a problem with {NAMED_IN_PLAIN_WORDS[row_id]}: "
+    ), headlines[0]

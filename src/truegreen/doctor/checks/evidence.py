@@ -65,6 +65,20 @@ _DESCRIBE: Final = {
     "Job": "job",
 }
 _CLUSTER_SCOPED: Final = frozenset({"Node", "PersistentVolume", "StorageClass"})
+_PLAIN_NAMES: Final = {
+    "Namespace": "the environment's space '{name}'",
+    "HorizontalPodAutoscaler": "the autoscaling rule '{name}'",
+    # Volcano's, coscheduling's and KAI's PodGroup alike: the gang a job's pods start as.
+    "PodGroup": "the group '{name}' that a training job starts as",
+    "Service": "the network service '{name}'",
+    "CronJob": "the job schedule '{name}'",
+    "ConfigMap": "the settings '{name}'",
+    "ServiceAccount": "the account '{name}'",
+    "LocalQueue": "the queue '{name}'",
+    "ClusterQueue": "the shared queue '{name}'",
+    "Workload": "the queue's record '{name}' of a training job",
+}
+"""Plain words for the other kinds an operator meets in the cluster's reports, by kind."""
 
 
 def check(env: Environment) -> list[Finding]:
@@ -198,8 +212,9 @@ def _what(report: Report, env: Environment) -> str:
         return f"the training job '{report.name}'"
     if report.kind in ("Deployment", "ReplicaSet", "StatefulSet", "DaemonSet"):
         return f"the workload '{report.name}'"
-    if report.kind == "Namespace":
-        return f"the environment's space '{report.name}'"
+    if report.kind in _PLAIN_NAMES:
+        return _PLAIN_NAMES[report.kind].format(name=report.name)
+    # A kind doctor has no words for is named as the cluster names it, never guessed at.
     return f"the {report.kind} '{report.name}'"
 
 
