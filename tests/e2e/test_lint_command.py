@@ -1599,3 +1599,18 @@ def test_lint_never_prints_a_manifest_s_secret(tmp_path: Path, output: str) -> N
     leaked = sorted(set(re.findall(r"[a-z]+-Secret-\d{4}", printed)))
     assert leaked == []
     assert "<redacted>" in printed
+
+
+def test_sarif_fingerprints_tell_apart_two_documents_that_cannot_be_read(tmp_path: Path) -> None:
+    """Two documents of one file that kubectl refuses alike have no object to tell them apart:
+    their order in the file does, so code scanning keeps two alerts, kept when lines move."""
+    path = tmp_path / "two.yaml"
+    unnamed = "kind: ConfigMap\nmetadata: {name: a}\n"
+    path.write_text(unnamed + "---\n" + unnamed.replace("name: a", "name: b"))
+    results = run_cli("lint", str(path), "-o", "sarif").json()["runs"][0]["results"]
+    assert [r["ruleId"] for r in results] == 2 * ["parse-error"], "precondition: both refused"
+    prints = [r["partialFingerprints"]["truegreenFinding/v1"] for r in results]
+    assert len(set(prints)) == 2
+    path.write_text("# moved\n" + path.read_text())
+    moved = run_cli("lint", str(path), "-o", "sarif").json()["runs"][0]["results"]
+    assert [r["partialFingerprints"]["truegreenFinding/v1"] for r in moved] == prints

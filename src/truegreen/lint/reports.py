@@ -6,6 +6,7 @@ lines wrap at word boundaries when a width is given. JSON and SARIF keep every v
 
 import hashlib
 import textwrap
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
@@ -85,7 +86,7 @@ RENDERED = "HELM_RENDERED"
 template it came from, the region counts in the rendered document, not in that file."""
 
 
-def _sarif_result(finding: LintFinding, index: dict[str, int]) -> dict[str, Any]:
+def _sarif_result(finding: LintFinding, index: dict[str, int], fingerprint: str) -> dict[str, Any]:
     artifact: dict[str, Any] = {"uri": _uri(finding.file)}
     if finding.rendered:
         artifact["uriBaseId"] = RENDERED
@@ -110,30 +111,39 @@ def _sarif_result(finding: LintFinding, index: dict[str, int]) -> dict[str, Any]
         "level": _SARIF_LEVELS[finding.severity],
         "message": {"text": f"{where}: {finding.message} Fix: {finding.fix}"},
         "locations": [{"physicalLocation": location}],
-        "partialFingerprints": {"truegreenFinding/v1": _fingerprint(finding)},
+        "partialFingerprints": {"truegreenFinding/v1": fingerprint},
     }
     if properties:
         result["properties"] = properties
     return result
 
 
-def _fingerprint(finding: LintFinding) -> str:
+def _fingerprints(findings: Sequence[LintFinding]) -> list[str]:
     """The same problem on the same object keeps its fingerprint when lines move; two problems
     a rule finds in one container (on two probes, two ports) have two (SARIF 2.1.0 §3.27.17:
-    part of a result's unique identity)."""
-    identity = "\0".join(
-        [
-            finding.rule,
-            _uri(finding.file),
-            finding.kind,
-            finding.namespace or "",
-            finding.name,
-            finding.role,
-            finding.container or "",
-            *finding.about,
-        ]
-    )
-    return hashlib.sha256(identity.encode()).hexdigest()[:32]
+    part of a result's unique identity). Findings with nothing else to tell them apart (two
+    documents of a file that cannot be read, which name no object) are told apart by their
+    order in the file; the first keeps the fingerprint it would have alone."""
+    seen: Counter[str] = Counter()
+    prints = []
+    for finding in findings:
+        identity = "\0".join(
+            [
+                finding.rule,
+                _uri(finding.file),
+                finding.kind,
+                finding.namespace or "",
+                finding.name,
+                finding.role,
+                finding.container or "",
+                *finding.about,
+            ]
+        )
+        seen[identity] += 1
+        if seen[identity] > 1:
+            identity += f"\0{seen[identity]}"
+        prints.append(hashlib.sha256(identity.encode()).hexdigest()[:32])
+    return prints
 
 
 def to_sarif(result: LintResult) -> dict[str, Any]:
@@ -153,7 +163,12 @@ def to_sarif(result: LintResult) -> dict[str, Any]:
                         "rules": rules,
                     }
                 },
-                "results": [_sarif_result(f, index) for f in result.findings],
+                "results": [
+                    _sarif_result(finding, index, fingerprint)
+                    for finding, fingerprint in zip(
+                        result.findings, _fingerprints(result.findings), strict=True
+                    )
+                ],
                 **(
                     {
                         "originalUriBaseIds": {
