@@ -45,7 +45,7 @@ CLUSTER_WORDING: Final[dict[str, Wording]] = {
         "{todo}, then run again; {check} shows whether the login works.",
     ),
     "cluster-login-refused": Wording(
-        "The cluster at {server} did not accept the login of {login}: {message}.",
+        "The cluster at {server} did not accept {login}: {message}.",
         "{todo}, then run again; {check} shows whether the login works.",
     ),
 }

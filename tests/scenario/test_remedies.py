@@ -282,6 +282,26 @@ def tls_fake(tmp_path: Path) -> Iterator[tuple[FakeApiServer, Path]]:
         server.stop()
 
 
+def test_a_refused_request_over_plain_http_says_no_login_was_sent(tmp_path: Path) -> None:
+    """Over plain http client-go merges no user credentials into the request
+    (client_config.go ClientConfig: only where IsConfigTransportTLS), so a 401 there refuses a
+    request that carried no login: the remedy is the https address, not the login's details."""
+    with FakeApiServer() as server:
+        kubeconfig = server.write_kubeconfig(tmp_path / "kubeconfig")
+        assert server.url.startswith("http://"), "precondition: the server is plain http"
+        server.inject(Fault.UNAUTHORIZED, r".")
+        report = run_cli("doctor", "--kubeconfig", str(kubeconfig), "-o", "json").json()
+    assert report["headline"]["code"] == "cluster-login-refused"
+    assert report["headline"]["text"] == (
+        f"The cluster at {server.url} did not accept a request without a login: Unauthorized."
+    )
+    assert report["headline"]["remedy"] == (
+        f"Use the cluster's https address in {kubeconfig}: over plain http no login is sent "
+        "(kubectl sends none either), then run again; "
+        f"`kubectl --kubeconfig {kubeconfig} auth whoami` shows whether the login works."
+    )
+
+
 def test_a_refused_login_is_one_headline_naming_server_and_login(
     tls_fake: tuple[FakeApiServer, Path],
 ) -> None:

@@ -196,11 +196,25 @@ def unreachable_findings(
     elif cant.failure is ReadFailure.UNAUTHORIZED:
         code = "cluster-login-refused"
         message = cant.server_message or "401 Unauthorized"
-        why = f"the cluster did not accept the login of {where.login or 'this user'}"
+        # Over plain http client-go sends no login at all (client_config.go ClientConfig
+        # merges the user's credentials only where IsConfigTransportTLS): what was refused is
+        # a request without one, and no login detail can fix that.
+        plain_http = not where.server.lower().startswith("https://")
+        login = (
+            "a request without a login"
+            if plain_http
+            else f"the login of {where.login or 'this user'}"
+        )
+        why = f"the cluster did not accept {login}"
         fields = {
-            "login": where.login or "this user",
+            "login": login,
             "message": message.rstrip("."),
-            "todo": _login_todo(where, ""),
+            "todo": (
+                f"use the cluster's https address in {where.source}: over plain http no login "
+                "is sent (kubectl sends none either)"
+                if plain_http
+                else _login_todo(where, "")
+            ),
         }
     else:
         code, why = "cluster-unreachable", plain_connection_why(cant)
