@@ -643,6 +643,7 @@ COVERED_ELSEWHERE = (
         "image-pull.image-unchecked",  # test_image_presence.py
         "image-pull.invalid-name",  # test_hostile_image_names.py
         "monitor-stale",  # the monitor's aged-out checks: test_watch.py, test_monitor_rules.py
+        "watch-stale",  # doctor --watch's aged-out checks: test_watch.py
         # a listed name no namespace can have: test_fleet_namespace_names.py, test_fleet_monitor.py
         "namespace-name-impossible",
     }

@@ -734,3 +734,36 @@ def test_a_reflector_keeps_only_what_it_is_told_to_keep(
         assert reflector.state("other").items == ()
     finally:
         reflector.stop()
+
+
+def test_doctor_watch_s_verdict_past_its_maximum_age_speaks_to_who_runs_it(
+    training: LiveCluster,
+) -> None:
+    """doctor --watch runs the monitor's engine in the operator's terminal: an aged verdict
+    there is no monitor to check on or log to read (`watch-stale`); the monitor's own stays
+    `monitor-stale`."""
+    said: dict[bool, tuple[str, str]] = {}
+    now = [1000.0]
+    for watching in (False, True):
+        now[0] = 1000.0
+        settings = replace(_settings(max_age=120.0), watching=watching)
+        monitor = Monitor(training, settings, clock=lambda: now[0])
+        try:
+            assert monitor.evaluate().report.verdict is Verdict.READY, "precondition: ready"
+            now[0] += 120.5
+            current = monitor.current()
+            assert current is not None
+            assert current.report.verdict is Verdict.UNKNOWN, "precondition: aged past the limit"
+            finding = current.report.findings[0]
+            said[watching] = (finding.code, finding.remedy)
+        finally:
+            monitor.cache.close()
+    assert said[False] == (
+        "monitor-stale",
+        "Check that truegreen monitor is running and can reach the cluster; its log says why.",
+    )
+    assert said[True] == (
+        "watch-stale",
+        "Check that this computer still reaches the cluster; --watch checks again by itself "
+        "as soon as the cluster answers.",
+    )

@@ -29,6 +29,11 @@ WORDING: Final[dict[str, Wording]] = {
         "Couldn't keep the verdict current: nothing was confirmed for {age} seconds.",
         "Check that truegreen monitor is running and can reach the cluster; its log says why.",
     ),
+    "watch-stale": Wording(
+        "Couldn't keep the verdict current: nothing was confirmed for {age} seconds.",
+        "Check that this computer still reaches the cluster; --watch checks again by itself "
+        "as soon as the cluster answers.",
+    ),
     **credentials.WORDS,
     **image_pull.WORDS,
     **storage.WORDS,

@@ -208,6 +208,7 @@ class RunningMonitor:
                 WatchSettings(request.watch_timeout),
                 # Serving nothing is doctor --watch: its footer speaks to someone who ran doctor.
                 MONITOR_REGISTRY_OFF if request.listen is not None else WATCH_REGISTRY_OFF,
+                watching=request.listen is None,
             ),
             on_evaluation=self._evaluated,
             namespaces=namespaces,

@@ -55,6 +55,9 @@ class MonitorSettings(Struct, frozen=True):
     registry_off: RegistryOff = MONITOR_REGISTRY_OFF
     """Why the registries are not asked, in the footer of every report: the monitor's words,
     or doctor --watch's."""
+    watching: bool = False
+    """The engine runs for doctor --watch in the operator's terminal, not for truegreen
+    monitor: an aged verdict there says so (`watch-stale`), with no monitor to look after."""
 
 
 class Evaluation(Struct, frozen=True):
@@ -78,18 +81,19 @@ class Evaluation(Struct, frozen=True):
     None when none has since the monitor started."""
 
 
-def stale_report(report: Report, age: float) -> Report:
-    """Every check that ran reads unknown: its value is `age` seconds old, past the limit."""
+def stale_report(report: Report, age: float, code: str = "monitor-stale") -> Report:
+    """Every check that ran reads unknown: its value is `age` seconds old, past the limit;
+    `code` says whose verdict aged (`monitor-stale`, or doctor --watch's `watch-stale`)."""
     asked = [n for n in report.not_checked if n.asked]
     ran = [*report.checked, *(n.check for n in asked)]
     skipped: list[NotChecked] = [n for n in report.not_checked if not n.asked]
-    headline, remedy = render("monitor-stale", age=f"{age:.0f}")
+    headline, remedy = render(code, age=f"{age:.0f}")
     findings = [
         Finding(
             check,
             Status.UNKNOWN,
             Basis.CANT_CHECK,
-            "monitor-stale",
+            code,
             headline,
             remedy,
             (f"the newest evaluation used reads last confirmed {age:.0f} s ago",),
@@ -203,7 +207,11 @@ class Monitor:
         went_stale = self._wall() - timedelta(seconds=now - (latest.as_of + self._settings.max_age))
         return replace(
             latest,
-            report=stale_report(latest.report, now - latest.as_of),
+            report=stale_report(
+                latest.report,
+                now - latest.as_of,
+                "watch-stale" if self._settings.watching else "monitor-stale",
+            ),
             refresh=(),
             changed_at=went_stale,
         )
