@@ -151,6 +151,10 @@ def test_what_only_looks_like_a_shape_is_kept(text: str) -> None:
         ("credentials=x", "credentials=<redacted>"),
         ("passphrase=x", "passphrase=<redacted>"),
         ("passwd=x", "passwd=<redacted>"),
+        # A session cookie is a login (RFC 6265 §8.4), whatever the variable holding it.
+        ("SESSION_COOKIE=abc123def456ghi", "SESSION_COOKIE=<redacted>"),
+        ("JUPYTER_COOKIE: x", "JUPYTER_COOKIE: <redacted>"),
+        ("--session-cookie=c2VjcmV0", "--session-cookie=<redacted>"),
         # Quoted parts a shell joins to an unquoted value are the value too.
         ("export PGPASSWORD=pa'ss word' && psql", "export PGPASSWORD=<redacted> && psql"),
         ('app --db-password a"b c" --verbose', "app --db-password <redacted> --verbose"),

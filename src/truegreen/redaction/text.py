@@ -15,10 +15,14 @@ from truegreen.redaction.command_logins import redact_command_logins
 from truegreen.redaction.credential_headers import COOKIE_HEADER_NAME, may_hold_cookie_header
 from truegreen.redaction.credential_shapes import redact_credential_shapes
 
-# A name looks secret when it contains one of these (case-insensitive, anywhere in the name).
+# A name looks secret when it contains one of these (case-insensitive, anywhere in the name);
+# `cookie` only as the last word of a longer name (`SESSION_COOKIE` holds a session, which is a
+# login: RFC 6265 §8.4), so a cookie's settings (`COOKIE_DOMAIN`, `SESSION_COOKIE_SECURE`) stay
+# readable and a cookie header (`Cookie`, `Set-Cookie`) is left to its own rule.
 SECRET_WORDS = (
     r"pass(?:wd|word|phrase)?|pwd|secret|token|key|cred|auth|private|dsn"
     r"|conn(?:ection)?[_.\-]?str(?:ing)?|(?:database|db)[_.\-]?url"
+    r"|(?<=[a-z0-9][_.\-])(?<!set-)cookie(?![a-z0-9_.\-])"
 )
 # Atomic: a name is its whole run of name characters, never a part of it; without this, a long
 # run holding many secret words ("keykeykey…" in a log line) takes quadratic time to reject.
@@ -26,7 +30,7 @@ _NAME = rf"(?>[a-z0-9_.\-]*(?:{SECRET_WORDS})[a-z0-9_.\-]*)"
 _SECRET_NAME = LazyPattern(SECRET_WORDS, re.IGNORECASE)
 # What every secret word holds, lower case: an alternation searched case-insensitively costs
 # about 10 µs on a 70-character digest, a lookup of these in lowered ASCII text about 1.
-_WORD_STEMS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "private", "dsn")
+_WORD_STEMS = ("pass", "pwd", "secret", "token", "key", "cred", "auth", "private", "dsn", "cookie")
 _SECRET_STEMS = (*_WORD_STEMS, "conn", "url")  # conn…str(ing), (database|db)…url
 # `scheme://`, where a URL's userinfo may start.
 _SCHEME = LazyPattern(r"(?i)(?<![a-z0-9+.\-])[a-z][a-z0-9+.\-]*://")
