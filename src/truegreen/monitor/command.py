@@ -17,7 +17,7 @@ from truegreen.cluster.reflector import WatchSettings
 from truegreen.doctor.command.config import DoctorConfig, doctor_settings, load_config
 from truegreen.doctor.command.request import DoctorRequest, namespaces_not_listed, with_planned_job
 from truegreen.doctor.command.request import _with_config as connection_with_config
-from truegreen.doctor.diagnose import MONITOR_REGISTRY_OFF, WATCH_REGISTRY_OFF, Where
+from truegreen.doctor.diagnose import Where
 from truegreen.errors import TruegreenError, UsageError
 from truegreen.http.dial import Dialer
 from truegreen.http.tls import TlsSettings
@@ -206,8 +206,7 @@ class RunningMonitor:
                 request.min_interval,
                 request.max_age,
                 WatchSettings(request.watch_timeout),
-                # Serving nothing is doctor --watch: its footer speaks to someone who ran doctor.
-                MONITOR_REGISTRY_OFF if request.listen is not None else WATCH_REGISTRY_OFF,
+                # Serving nothing is doctor --watch: it speaks to someone who ran doctor.
                 watching=request.listen is None,
             ),
             on_evaluation=self._evaluated,

@@ -18,7 +18,7 @@ from truegreen.cluster.schedule import IN_MEMORY
 from truegreen.doctor.catalogue import render
 from truegreen.doctor.diagnose import (
     MONITOR_REGISTRY_OFF,
-    RegistryOff,
+    WATCH_REGISTRY_OFF,
     Where,
     impossible_namespace_report,
     report_of,
@@ -52,12 +52,11 @@ class MonitorSettings(Struct, frozen=True):
     max_age: float = 180.0
     """Seconds a read, or a verdict, may go unconfirmed before it reads unknown."""
     watch: WatchSettings = field(default_factory=WatchSettings)
-    registry_off: RegistryOff = MONITOR_REGISTRY_OFF
-    """Why the registries are not asked, in the footer of every report: the monitor's words,
-    or doctor --watch's."""
     watching: bool = False
     """The engine runs for doctor --watch in the operator's terminal, not for truegreen
-    monitor: an aged verdict there says so (`watch-stale`), with no monitor to look after."""
+    monitor: every report's footer says why the registries are not asked in words for someone
+    who ran doctor, and an aged verdict says so (`watch-stale`), with no monitor to look
+    after."""
 
 
 class Evaluation(Struct, frozen=True):
@@ -329,7 +328,8 @@ class Monitor:
         if not is_namespace_name(namespace):
             return impossible_namespace_report(namespace, doctor)
         gathered = gather(self._redacted, namespace, self._wall(), doctor, None, IN_MEMORY)
-        return report_of(gathered, doctor, self._settings.where, self._settings.registry_off)
+        registry_off = WATCH_REGISTRY_OFF if self._settings.watching else MONITOR_REGISTRY_OFF
+        return report_of(gathered, doctor, self._settings.where, registry_off)
 
     def _refresh_states(self, namespace: str) -> tuple[RefreshState, ...]:
         # The lists doctor made of the namespace's workloads, from the same reflectors; a kind
