@@ -221,8 +221,8 @@ ENGINES = (
     "truegreen.cluster.label_selector",  # --namespace-selector
 )
 """What doctor loads only for what a healthy namespace with no queue system, gang scheduler,
-autoscaler, claimed devices, Pod Security level, proxy or exec probe lacks: loading them
-cost a small namespace's run about a quarter of its byte-code (bench/imports.py)."""
+autoscaler, claimed devices, Pod Security level, proxy or exec probe lacks: together about
+a quarter of the byte-code a small namespace's run would load with them (bench/imports.py)."""
 
 
 def test_doctor_loads_no_engine_for_what_the_namespace_does_not_have(tmp_path: Path) -> None:
